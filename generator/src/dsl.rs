@@ -1,0 +1,448 @@
+//! The expression language of the spec's `body` and combiner keys.
+//!
+//! A body is a list of statements, one per line (or separated by `;`):
+//! `name = expr` binds a value, `out = expr`, `out[i] = expr`,
+//! `out[r][c] = expr` and `out.x = expr` define the result. Operators follow C:
+//! `* /` bind tighter than `+ -`, both left-associative; comparisons, `&&`,
+//! `||`, `!` and `c ? a : b` as in C. A leading `-` is allowed on a number
+//! only: negating an expression is the contract's `neg`, spelled `x * -1`.
+
+use std::fmt;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Lt,
+    Gt,
+    Le,
+    Ge,
+    Eq,
+    Ne,
+    And,
+    Or,
+}
+
+impl BinOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Lt => "<",
+            BinOp::Gt => ">",
+            BinOp::Le => "<=",
+            BinOp::Ge => ">=",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::And => "&&",
+            BinOp::Or => "||",
+        }
+    }
+
+    pub fn is_comparison(self) -> bool {
+        matches!(self, BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge | BinOp::Eq | BinOp::Ne)
+    }
+
+    pub fn is_logical(self) -> bool {
+        matches!(self, BinOp::And | BinOp::Or)
+    }
+}
+
+/// An expression as written, with the column where it starts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ast {
+    pub col: usize,
+    pub kind: AstKind,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum AstKind {
+    Number(f64),
+    Ident(String),
+    Index(Box<Ast>, Box<Ast>),
+    Field(Box<Ast>, String),
+    Call(String, Vec<Ast>),
+    Bin(BinOp, Box<Ast>, Box<Ast>),
+    Not(Box<Ast>),
+    Select(Box<Ast>, Box<Ast>, Box<Ast>),
+}
+
+/// The left side of a statement.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Target {
+    /// `name = ...`
+    Let(String),
+    /// `out = ...`
+    Out,
+    /// `out[i] = ...` or `out[r][c] = ...`: index variables over the result.
+    OutIndexed(Vec<String>),
+    /// `out.x = ...`
+    OutField(String),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stmt {
+    /// 1-based line within the body text.
+    pub line: usize,
+    pub target: Target,
+    pub value: Ast,
+}
+
+/// A parse error at a line and column of the body text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParseError {
+    pub line: usize,
+    pub col: usize,
+    pub message: String,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {} column {} of the expression: {}", self.line, self.col, self.message)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    Num(f64),
+    Ident(String),
+    Sym(&'static str),
+}
+
+const SYMBOLS: [&str; 21] = [
+    "&&", "||", "==", "!=", "<=", ">=", "(", ")", "[", "]", ",", ".", "?", ":", "+", "-", "*", "/",
+    "<", ">", "!",
+];
+
+fn lex(line: &str, line_no: usize) -> Result<Vec<(Tok, usize)>, ParseError> {
+    let bytes = line.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i] as char;
+        let col = i + 1;
+        if c.is_ascii_whitespace() {
+            i += 1;
+        } else if c.is_ascii_digit() {
+            let start = i;
+            while i < bytes.len() && (bytes[i].is_ascii_digit() || bytes[i] == b'.') {
+                i += 1;
+            }
+            if i < bytes.len() && (bytes[i] == b'e' || bytes[i] == b'E') {
+                i += 1;
+                if i < bytes.len() && (bytes[i] == b'+' || bytes[i] == b'-') {
+                    i += 1;
+                }
+                while i < bytes.len() && bytes[i].is_ascii_digit() {
+                    i += 1;
+                }
+            }
+            let text = &line[start..i];
+            let v: f64 = text.parse().map_err(|_| ParseError {
+                line: line_no,
+                col,
+                message: format!("malformed number `{text}`"),
+            })?;
+            out.push((Tok::Num(v), col));
+        } else if c.is_ascii_alphabetic() || c == '_' {
+            let start = i;
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                i += 1;
+            }
+            out.push((Tok::Ident(line[start..i].to_string()), col));
+        } else if c == '=' && bytes.get(i + 1) != Some(&b'=') {
+            out.push((Tok::Sym("="), col));
+            i += 1;
+        } else if let Some(s) = SYMBOLS.iter().find(|s| line[i..].starts_with(**s)) {
+            out.push((Tok::Sym(s), col));
+            i += s.len();
+        } else {
+            return Err(ParseError { line: line_no, col, message: format!("unexpected character `{c}`") });
+        }
+    }
+    Ok(out)
+}
+
+struct Parser {
+    toks: Vec<(Tok, usize)>,
+    pos: usize,
+    line: usize,
+    end_col: usize,
+}
+
+impl Parser {
+    fn peek(&self) -> Option<&Tok> {
+        self.toks.get(self.pos).map(|(t, _)| t)
+    }
+
+    fn col(&self) -> usize {
+        self.toks.get(self.pos).map_or(self.end_col, |(_, c)| *c)
+    }
+
+    fn err<T>(&self, message: impl Into<String>) -> Result<T, ParseError> {
+        Err(ParseError { line: self.line, col: self.col(), message: message.into() })
+    }
+
+    fn eat(&mut self, sym: &str) -> bool {
+        if matches!(self.peek(), Some(Tok::Sym(s)) if *s == sym) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, sym: &str) -> Result<(), ParseError> {
+        if self.eat(sym) {
+            Ok(())
+        } else {
+            self.err(format!("expected `{sym}`"))
+        }
+    }
+
+    fn ident(&mut self) -> Result<String, ParseError> {
+        match self.peek() {
+            Some(Tok::Ident(s)) => {
+                let s = s.clone();
+                self.pos += 1;
+                Ok(s)
+            }
+            _ => self.err("expected a name"),
+        }
+    }
+
+    fn expr(&mut self) -> Result<Ast, ParseError> {
+        let col = self.col();
+        let cond = self.binary(0)?;
+        if self.eat("?") {
+            let a = self.expr()?;
+            self.expect(":")?;
+            let b = self.expr()?;
+            return Ok(Ast { col, kind: AstKind::Select(Box::new(cond), Box::new(a), Box::new(b)) });
+        }
+        Ok(cond)
+    }
+
+    fn binop(&self, level: usize) -> Option<BinOp> {
+        let Some(Tok::Sym(s)) = self.peek() else { return None };
+        let op = match *s {
+            "||" => BinOp::Or,
+            "&&" => BinOp::And,
+            "==" => BinOp::Eq,
+            "!=" => BinOp::Ne,
+            "<" => BinOp::Lt,
+            ">" => BinOp::Gt,
+            "<=" => BinOp::Le,
+            ">=" => BinOp::Ge,
+            "+" => BinOp::Add,
+            "-" => BinOp::Sub,
+            "*" => BinOp::Mul,
+            "/" => BinOp::Div,
+            _ => return None,
+        };
+        let op_level = match op {
+            BinOp::Or => 0,
+            BinOp::And => 1,
+            BinOp::Eq | BinOp::Ne => 2,
+            BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge => 3,
+            BinOp::Add | BinOp::Sub => 4,
+            BinOp::Mul | BinOp::Div => 5,
+        };
+        (op_level == level).then_some(op)
+    }
+
+    /// Precedence climbing; every level is left-associative, as in C.
+    fn binary(&mut self, level: usize) -> Result<Ast, ParseError> {
+        if level > 5 {
+            return self.unary();
+        }
+        let col = self.col();
+        let mut lhs = self.binary(level + 1)?;
+        while let Some(op) = self.binop(level) {
+            self.pos += 1;
+            let rhs = self.binary(level + 1)?;
+            lhs = Ast { col, kind: AstKind::Bin(op, Box::new(lhs), Box::new(rhs)) };
+        }
+        Ok(lhs)
+    }
+
+    fn unary(&mut self) -> Result<Ast, ParseError> {
+        let col = self.col();
+        if self.eat("!") {
+            let inner = self.unary()?;
+            return Ok(Ast { col, kind: AstKind::Not(Box::new(inner)) });
+        }
+        if self.eat("-") {
+            return match self.peek() {
+                Some(Tok::Num(v)) => {
+                    let v = -*v;
+                    self.pos += 1;
+                    Ok(Ast { col, kind: AstKind::Number(v) })
+                }
+                _ => self.err("a leading `-` is allowed on a number only; negate an expression as `x * -1`"),
+            };
+        }
+        self.postfix()
+    }
+
+    fn postfix(&mut self) -> Result<Ast, ParseError> {
+        let col = self.col();
+        let mut e = self.primary()?;
+        loop {
+            if self.eat("[") {
+                let idx = self.expr()?;
+                self.expect("]")?;
+                e = Ast { col, kind: AstKind::Index(Box::new(e), Box::new(idx)) };
+            } else if self.eat(".") {
+                let name = self.ident()?;
+                e = Ast { col, kind: AstKind::Field(Box::new(e), name) };
+            } else {
+                return Ok(e);
+            }
+        }
+    }
+
+    fn primary(&mut self) -> Result<Ast, ParseError> {
+        let col = self.col();
+        match self.peek().cloned() {
+            Some(Tok::Num(v)) => {
+                self.pos += 1;
+                Ok(Ast { col, kind: AstKind::Number(v) })
+            }
+            Some(Tok::Ident(name)) => {
+                self.pos += 1;
+                if self.eat("(") {
+                    let mut args = Vec::new();
+                    if !self.eat(")") {
+                        loop {
+                            args.push(self.expr()?);
+                            if self.eat(")") {
+                                break;
+                            }
+                            self.expect(",")?;
+                        }
+                    }
+                    Ok(Ast { col, kind: AstKind::Call(name, args) })
+                } else {
+                    Ok(Ast { col, kind: AstKind::Ident(name) })
+                }
+            }
+            Some(Tok::Sym("(")) => {
+                self.pos += 1;
+                let e = self.expr()?;
+                self.expect(")")?;
+                Ok(e)
+            }
+            Some(_) => self.err("expected a number, a name or `(`"),
+            None => self.err("the expression ends too early"),
+        }
+    }
+}
+
+fn parser(line: &str, line_no: usize) -> Result<Parser, ParseError> {
+    Ok(Parser { toks: lex(line, line_no)?, pos: 0, line: line_no, end_col: line.len() + 1 })
+}
+
+/// Parses one expression (a combiner such as `new + acc`).
+pub fn parse_expr(text: &str) -> Result<Ast, ParseError> {
+    let mut p = parser(text, 1)?;
+    let e = p.expr()?;
+    if p.pos != p.toks.len() {
+        return p.err("unexpected text after the expression");
+    }
+    Ok(e)
+}
+
+/// Parses a body: statements separated by newlines or `;`.
+pub fn parse_body(text: &str) -> Result<Vec<Stmt>, ParseError> {
+    let mut stmts = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line_no = i + 1;
+        for piece in line.split(';') {
+            if piece.trim().is_empty() {
+                continue;
+            }
+            let mut p = parser(piece, line_no)?;
+            let target = parse_target(&mut p)?;
+            p.expect("=")?;
+            let value = p.expr()?;
+            if p.pos != p.toks.len() {
+                return p.err("unexpected text after the expression");
+            }
+            stmts.push(Stmt { line: line_no, target, value });
+        }
+    }
+    if stmts.is_empty() {
+        return Err(ParseError { line: 1, col: 1, message: "the body has no statement".into() });
+    }
+    Ok(stmts)
+}
+
+fn parse_target(p: &mut Parser) -> Result<Target, ParseError> {
+    let name = p.ident()?;
+    if name != "out" {
+        return Ok(Target::Let(name));
+    }
+    if p.eat(".") {
+        return Ok(Target::OutField(p.ident()?));
+    }
+    let mut vars = Vec::new();
+    while p.eat("[") {
+        vars.push(p.ident()?);
+        p.expect("]")?;
+    }
+    Ok(if vars.is_empty() { Target::Out } else { Target::OutIndexed(vars) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn show(a: &Ast) -> String {
+        match &a.kind {
+            AstKind::Number(v) => format!("{v}"),
+            AstKind::Ident(s) => s.clone(),
+            AstKind::Index(b, i) => format!("{}[{}]", show(b), show(i)),
+            AstKind::Field(b, f) => format!("{}.{f}", show(b)),
+            AstKind::Call(n, args) => {
+                format!("{n}({})", args.iter().map(show).collect::<Vec<_>>().join(", "))
+            }
+            AstKind::Bin(op, l, r) => format!("({} {} {})", show(l), op.symbol(), show(r)),
+            AstKind::Not(e) => format!("!{}", show(e)),
+            AstKind::Select(c, a, b) => format!("({} ? {} : {})", show(c), show(a), show(b)),
+        }
+    }
+
+    #[test]
+    fn c_precedence_and_left_association() {
+        let e = parse_expr("a.w * b.w - a.x * b.x - a.y * b.y").unwrap();
+        assert_eq!(show(&e), "(((a.w * b.w) - (a.x * b.x)) - (a.y * b.y))");
+        let e = parse_expr("n > 0 ? d[i] : a[i]").unwrap();
+        assert_eq!(show(&e), "((n > 0) ? d[i] : a[i])");
+        let e = parse_expr("m[r][c] * -1").unwrap();
+        assert_eq!(show(&e), "(m[r][c] * -1)");
+    }
+
+    #[test]
+    fn unary_minus_on_an_expression_is_refused() {
+        let e = parse_expr("-a").unwrap_err();
+        assert!(e.message.contains("x * -1"), "{e}");
+        assert_eq!(e.col, 2);
+    }
+
+    #[test]
+    fn statements_and_targets() {
+        let s = parse_body("r = 1 / s\nout[i] = r * a[i]; out.x = 1\nout[r][c] = 0").unwrap();
+        assert_eq!(s.len(), 4);
+        assert_eq!(s[0].target, Target::Let("r".into()));
+        assert_eq!(s[1].target, Target::OutIndexed(vec!["i".into()]));
+        assert_eq!(s[2].target, Target::OutField("x".into()));
+        assert_eq!(s[3].line, 3);
+        assert!(parse_body("out = (a").is_err());
+        assert!(parse_body("out = a $ b").unwrap_err().message.contains("unexpected character"));
+    }
+}

@@ -1,0 +1,180 @@
+//! Evaluates a lowered function exactly as the generated C evaluates it: one
+//! IEEE operation per tree node, in the element type. The generator uses it to
+//! check the spec's model against the hand-written reference and to find the
+//! inputs that tell a rule from its mutants.
+
+use crate::dsl::BinOp;
+use crate::model::{Builtin, Expr, Function};
+
+/// The IEEE operations a tree node can perform, for f32 and f64.
+pub trait Ieee: Copy + PartialOrd {
+    fn from_word(w: u64) -> Self;
+    fn to_word(self) -> u64;
+    fn lit(v: f64) -> Self;
+    fn add(self, o: Self) -> Self;
+    fn sub(self, o: Self) -> Self;
+    fn mul(self, o: Self) -> Self;
+    fn div(self, o: Self) -> Self;
+    fn sqrt(self) -> Self;
+    fn fabs(self) -> Self;
+    fn fmin(self, o: Self) -> Self;
+    fn fmax(self, o: Self) -> Self;
+    fn hypot(self, o: Self) -> Self;
+    fn fma(self, b: Self, c: Self) -> Self;
+    fn finite(self) -> bool;
+}
+
+macro_rules! ieee {
+    ($t:ty, $bits:ty) => {
+        impl Ieee for $t {
+            fn from_word(w: u64) -> Self {
+                <$t>::from_bits(w as $bits)
+            }
+            fn to_word(self) -> u64 {
+                self.to_bits() as u64
+            }
+            fn lit(v: f64) -> Self {
+                v as $t
+            }
+            fn add(self, o: Self) -> Self {
+                self + o
+            }
+            fn sub(self, o: Self) -> Self {
+                self - o
+            }
+            fn mul(self, o: Self) -> Self {
+                self * o
+            }
+            fn div(self, o: Self) -> Self {
+                self / o
+            }
+            fn sqrt(self) -> Self {
+                <$t>::sqrt(self)
+            }
+            fn fabs(self) -> Self {
+                <$t>::abs(self)
+            }
+            fn fmin(self, o: Self) -> Self {
+                <$t>::min(self, o)
+            }
+            fn fmax(self, o: Self) -> Self {
+                <$t>::max(self, o)
+            }
+            fn hypot(self, o: Self) -> Self {
+                <$t>::hypot(self, o)
+            }
+            fn fma(self, b: Self, c: Self) -> Self {
+                <$t>::mul_add(self, b, c)
+            }
+            fn finite(self) -> bool {
+                <$t>::is_finite(self)
+            }
+        }
+    };
+}
+ieee!(f32, u32);
+ieee!(f64, u64);
+
+#[derive(Clone, Copy)]
+enum V<T> {
+    F(T),
+    B(bool),
+}
+
+impl<T: Ieee> V<T> {
+    fn f(self) -> T {
+        match self {
+            V::F(x) => x,
+            V::B(_) => unreachable!("the model is type-checked"),
+        }
+    }
+    fn b(self) -> bool {
+        match self {
+            V::B(x) => x,
+            V::F(_) => unreachable!("the model is type-checked"),
+        }
+    }
+}
+
+fn eval<T: Ieee>(e: &Expr, inputs: &[Vec<T>], temps: &[V<T>]) -> V<T> {
+    match e {
+        Expr::Lit(v) => V::F(T::lit(*v)),
+        Expr::Truth(b) => V::B(*b),
+        Expr::Input { param, comp } => V::F(inputs[*param][*comp]),
+        Expr::Temp(t) => temps[*t],
+        Expr::Not(a) => V::B(!eval(a, inputs, temps).b()),
+        Expr::Select(c, a, b) => {
+            if eval(c, inputs, temps).b() {
+                eval(a, inputs, temps)
+            } else {
+                eval(b, inputs, temps)
+            }
+        }
+        Expr::Bin(op, a, b) => {
+            let x = eval(a, inputs, temps);
+            if *op == BinOp::And {
+                return V::B(x.b() && eval(b, inputs, temps).b());
+            }
+            if *op == BinOp::Or {
+                return V::B(x.b() || eval(b, inputs, temps).b());
+            }
+            let (x, y) = (x.f(), eval(b, inputs, temps).f());
+            match op {
+                BinOp::Add => V::F(x.add(y)),
+                BinOp::Sub => V::F(x.sub(y)),
+                BinOp::Mul => V::F(x.mul(y)),
+                BinOp::Div => V::F(x.div(y)),
+                BinOp::Lt => V::B(x < y),
+                BinOp::Gt => V::B(x > y),
+                BinOp::Le => V::B(x <= y),
+                BinOp::Ge => V::B(x >= y),
+                BinOp::Eq => V::B(x == y),
+                BinOp::Ne => V::B(x != y),
+                BinOp::And | BinOp::Or => unreachable!(),
+            }
+        }
+        Expr::Call(b, args) => {
+            let a: Vec<V<T>> = args.iter().map(|x| eval(x, inputs, temps)).collect();
+            match b {
+                Builtin::Sqrt => V::F(a[0].f().sqrt()),
+                Builtin::Fabs => V::F(a[0].f().fabs()),
+                Builtin::Fmin => V::F(a[0].f().fmin(a[1].f())),
+                Builtin::Fmax => V::F(a[0].f().fmax(a[1].f())),
+                Builtin::Hypot => V::F(a[0].f().hypot(a[1].f())),
+                Builtin::Fma => V::F(a[0].f().fma(a[1].f(), a[2].f())),
+                Builtin::IsFinite => V::B(a[0].f().finite()),
+            }
+        }
+        Expr::Fold { .. } | Expr::Hole(_) => panic!("evaluate a lowered function"),
+    }
+}
+
+fn run<T: Ieee>(f: &Function, words: &[u64]) -> Vec<u64> {
+    let mut inputs: Vec<Vec<T>> = f.params.iter().map(|p| Vec::with_capacity(p.kind.words())).collect();
+    for ((p, _), w) in f.input_slots().into_iter().zip(words) {
+        inputs[p].push(T::from_word(*w));
+    }
+    let mut temps: Vec<V<T>> = Vec::with_capacity(f.temps.len());
+    for t in &f.temps {
+        let v = eval(&t.expr, &inputs, &temps);
+        temps.push(v);
+    }
+    f.outputs
+        .iter()
+        .map(|o| match eval(o, &inputs, &temps) {
+            V::F(x) => x.to_word(),
+            V::B(b) => u64::from(b),
+        })
+        .collect()
+}
+
+/// Evaluates a lowered function on input words (bit patterns in the function's
+/// element type), returning its result words.
+pub fn evaluate(f: &Function, bits: u32, words: &[u64]) -> Vec<u64> {
+    assert_eq!(words.len(), f.input_words(), "{}: wrong number of input words", f.family);
+    if bits == 32 {
+        run::<f32>(f, words)
+    } else {
+        run::<f64>(f, words)
+    }
+}

@@ -1,0 +1,69 @@
+//! `cargo run -p generator [-- --check] [--root DIR]`
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use aether_generator::{load, output};
+
+const USAGE: &str = "usage: generator [--check] [--root DIR]
+  (no flag)   regenerate c_core/ and corpus/ from spec/aether.toml
+  --check     regenerate in memory; exit 1 and name every stale, missing or
+              orphaned file if the tree differs
+  --root DIR  the repository root (default: the one this binary was built in)";
+
+fn main() -> ExitCode {
+    let mut check = false;
+    let mut root: Option<PathBuf> = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--check" => check = true,
+            "--root" => match args.next() {
+                Some(r) => root = Some(PathBuf::from(r)),
+                None => {
+                    eprintln!("--root needs a directory\n{USAGE}");
+                    return ExitCode::from(2);
+                }
+            },
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return ExitCode::SUCCESS;
+            }
+            other => {
+                eprintln!("unknown argument `{other}`\n{USAGE}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let root = root.unwrap_or_else(aether_generator::default_root);
+    let outputs = match load(&root).and_then(|m| output::generate(&m)) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: {e}");
+            eprintln!("nothing was written");
+            return ExitCode::from(2);
+        }
+    };
+    if check {
+        let drift = output::check(&root, &outputs);
+        if drift.is_empty() {
+            println!("generator --check: {} generated files are current", outputs.len());
+            return ExitCode::SUCCESS;
+        }
+        for d in &drift {
+            eprintln!("{d}");
+        }
+        eprintln!("{} file(s) out of date: run `cargo run -p generator` to regenerate them", drift.len());
+        return ExitCode::from(1);
+    }
+    match output::write(&root, &outputs) {
+        Ok(n) => {
+            println!("generator: {} files generated, {n} changed", outputs.len());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,859 @@
+//! The target-neutral model: one expression tree per output component of every
+//! function, built from the spec's bodies. Calls are inlined, names resolved to
+//! memory indices, literals checked to be exact. Folds stay `Fold` nodes until
+//! `lower` expands them by the spec's fold rule, so the rule lives in one place.
+
+use std::collections::HashMap;
+
+use crate::dsl::{Ast, AstKind, BinOp, Target};
+use crate::error::SpecError;
+use crate::spec::{Body, Family, Nesting, ParamKind, Seed, Shape, ShapeKind, Spec};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Builtin {
+    Sqrt,
+    Fabs,
+    Fmin,
+    Fmax,
+    IsFinite,
+    Hypot,
+    /// Fused multiply-add: appears only in mutants.
+    Fma,
+}
+
+impl Builtin {
+    pub fn name(self) -> &'static str {
+        match self {
+            Builtin::Sqrt => "sqrt",
+            Builtin::Fabs => "fabs",
+            Builtin::Fmin => "fmin",
+            Builtin::Fmax => "fmax",
+            Builtin::IsFinite => "isfinite",
+            Builtin::Hypot => "hypot",
+            Builtin::Fma => "fma",
+        }
+    }
+
+    fn from_name(s: &str) -> Option<(Builtin, usize)> {
+        Some(match s {
+            "sqrt" => (Builtin::Sqrt, 1),
+            "fabs" => (Builtin::Fabs, 1),
+            "fmin" => (Builtin::Fmin, 2),
+            "fmax" => (Builtin::Fmax, 2),
+            "isfinite" => (Builtin::IsFinite, 1),
+            "hypot" => (Builtin::Hypot, 2),
+            _ => return None,
+        })
+    }
+}
+
+/// A scalar expression. Every value is of the function's element type, or a
+/// truth value (comparisons, `isfinite`, `&&`, `||`, `!`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expr {
+    /// A literal, exactly representable in every element type.
+    Lit(f64),
+    /// Component `comp` (memory index) of parameter `param`.
+    Input { param: usize, comp: usize },
+    /// A named intermediate (`Function::temps`).
+    Temp(usize),
+    Bin(BinOp, Box<Expr>, Box<Expr>),
+    Not(Box<Expr>),
+    Call(Builtin, Vec<Expr>),
+    Select(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// A fold over `terms` (ascending index) with a combiner, before the fold
+    /// rule orders it.
+    Fold { combiner: String, op: Box<Expr>, identity: f64, terms: Vec<Expr> },
+    /// Inside a combiner: 0 is the new term, 1 the folded rest.
+    Hole(u8),
+    /// A truth constant (only a seeded truth fold, a mutant, makes one).
+    Truth(bool),
+}
+
+impl Expr {
+    fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
+        Expr::Bin(op, Box::new(a), Box::new(b))
+    }
+
+    /// Whether the expression is truth-valued.
+    pub fn is_truth(&self) -> bool {
+        match self {
+            Expr::Bin(op, ..) => op.is_comparison() || op.is_logical(),
+            Expr::Not(_) | Expr::Truth(_) => true,
+            Expr::Call(b, _) => *b == Builtin::IsFinite,
+            Expr::Select(_, a, _) => a.is_truth(),
+            _ => false,
+        }
+    }
+
+    fn is_trivial(&self) -> bool {
+        matches!(self, Expr::Lit(_) | Expr::Input { .. } | Expr::Temp(_))
+    }
+
+    /// Applies `f` to every node, children first.
+    pub fn map(self, f: &mut impl FnMut(Expr) -> Expr) -> Expr {
+        let e = match self {
+            Expr::Bin(op, a, b) => Expr::Bin(op, Box::new(a.map(f)), Box::new(b.map(f))),
+            Expr::Not(a) => Expr::Not(Box::new(a.map(f))),
+            Expr::Call(b, args) => Expr::Call(b, args.into_iter().map(|a| a.map(f)).collect()),
+            Expr::Select(c, a, b) => Expr::Select(Box::new(c.map(f)), Box::new(a.map(f)), Box::new(b.map(f))),
+            Expr::Fold { combiner, op, identity, terms } => Expr::Fold {
+                combiner,
+                op,
+                identity,
+                terms: terms.into_iter().map(|t| t.map(f)).collect(),
+            },
+            leaf => leaf,
+        };
+        f(e)
+    }
+
+    /// Visits every node, parents first.
+    pub fn visit(&self, f: &mut impl FnMut(&Expr)) {
+        f(self);
+        match self {
+            Expr::Bin(_, a, b) => {
+                a.visit(f);
+                b.visit(f);
+            }
+            Expr::Not(a) => a.visit(f),
+            Expr::Call(_, args) => args.iter().for_each(|a| a.visit(f)),
+            Expr::Select(c, a, b) => {
+                c.visit(f);
+                a.visit(f);
+                b.visit(f);
+            }
+            Expr::Fold { terms, .. } => terms.iter().for_each(|t| t.visit(f)),
+            _ => {}
+        }
+    }
+
+    fn substitute_holes(&self, new: &Expr, acc: &Expr) -> Expr {
+        self.clone().map(&mut |e| match e {
+            Expr::Hole(0) => new.clone(),
+            Expr::Hole(_) => acc.clone(),
+            other => other,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ty {
+    Float,
+    Bool,
+}
+
+/// What a parameter or a result is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Kind {
+    Bool,
+    /// A value of a shape (the `scalar` shape for a plain number).
+    Shape(Shape),
+}
+
+impl Kind {
+    pub fn words(&self) -> usize {
+        match self {
+            Kind::Bool => 1,
+            Kind::Shape(s) => s.len(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Param {
+    pub name: String,
+    pub kind: Kind,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Temp {
+    pub name: String,
+    pub ty: Ty,
+    pub expr: Expr,
+}
+
+/// One function of one family, shape and element type.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Function {
+    pub family: String,
+    pub op: String,
+    pub shape: String,
+    pub elem: String,
+    pub params: Vec<Param>,
+    pub ret: Kind,
+    pub temps: Vec<Temp>,
+    /// One expression per result component, in memory order.
+    pub outputs: Vec<Expr>,
+    /// The comparison policy lets a +0 match a -0 in this function's results.
+    pub either_zero: bool,
+}
+
+impl Function {
+    pub fn input_words(&self) -> usize {
+        self.params.iter().map(|p| p.kind.words()).sum()
+    }
+
+    pub fn output_words(&self) -> usize {
+        self.ret.words()
+    }
+
+    pub fn returns_bool(&self) -> bool {
+        self.ret == Kind::Bool
+    }
+
+    /// `(param, component)` of every input word, in order.
+    pub fn input_slots(&self) -> Vec<(usize, usize)> {
+        let mut v = Vec::new();
+        for (p, param) in self.params.iter().enumerate() {
+            for c in 0..param.kind.words() {
+                v.push((p, c));
+            }
+        }
+        v
+    }
+
+    /// Every node of the function, temps first.
+    pub fn exprs(&self) -> impl Iterator<Item = &Expr> {
+        self.temps.iter().map(|t| &t.expr).chain(self.outputs.iter())
+    }
+
+    pub fn map_exprs(&mut self, f: &mut impl FnMut(Expr) -> Expr) {
+        for t in &mut self.temps {
+            t.expr = std::mem::replace(&mut t.expr, Expr::Lit(0.0)).map(f);
+        }
+        for o in &mut self.outputs {
+            *o = std::mem::replace(o, Expr::Lit(0.0)).map(f);
+        }
+    }
+}
+
+/// Every function of the spec, in spec order: family, then shape, then type.
+#[derive(Debug, Clone)]
+pub struct Model {
+    pub spec: Spec,
+    pub functions: Vec<Function>,
+}
+
+impl Model {
+    pub fn build(spec: &Spec) -> Result<Model, SpecError> {
+        let mut functions = Vec::new();
+        for fam in &spec.families {
+            for shape_name in &fam.shapes {
+                let shape = spec.shape(shape_name).unwrap().clone();
+                let mut b = Builder { spec, temps: Vec::new(), depth: 0 };
+                let body = fam.body_for(shape_name).unwrap();
+                let params = resolve_params(spec, fam, &shape, body)?;
+                let ret = resolve_kind(spec, &fam.returns, &shape, body, "returns")?;
+                let args: Vec<Val> = params
+                    .iter()
+                    .enumerate()
+                    .map(|(p, param)| match &param.kind {
+                        Kind::Shape(s) => Val::Agg(s.clone(), (0..s.len()).map(|comp| Expr::Input { param: p, comp }).collect()),
+                        Kind::Bool => unreachable!("parameters are never bool"),
+                    })
+                    .collect();
+                let result = b.instantiate(fam, &shape, body, args, "")?;
+                let outputs = match result {
+                    Val::Agg(_, comps) => comps,
+                    Val::F(e) | Val::B(e) => vec![e],
+                    _ => unreachable!("instantiate returns a value of the result kind"),
+                };
+                for elem in &spec.types {
+                    functions.push(Function {
+                        family: fam.name.clone(),
+                        op: fam.op.clone(),
+                        shape: shape_name.clone(),
+                        elem: elem.name.clone(),
+                        params: params.clone(),
+                        ret: ret.clone(),
+                        temps: b.temps.clone(),
+                        outputs: outputs.clone(),
+                        either_zero: spec.policy.either_zero.contains(&fam.name),
+                    });
+                }
+            }
+        }
+        let model = Model { spec: spec.clone(), functions };
+        model.check_policy()?;
+        Ok(model)
+    }
+
+    /// A family given either-zero slack must return fmin/fmax results directly,
+    /// or the slack would hide real differences.
+    fn check_policy(&self) -> Result<(), SpecError> {
+        for f in self.functions.iter().filter(|f| f.either_zero) {
+            let ok = f.outputs.iter().all(|o| matches!(o, Expr::Call(Builtin::Fmin | Builtin::Fmax, _)));
+            if !ok {
+                return Err(SpecError {
+                    file: self.spec.file.clone(),
+                    line: self.spec.policy.line,
+                    key: "policy.either_zero".into(),
+                    message: format!("family `{}` is given either-zero slack, but its results are not fmin/fmax results", f.family),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The function with every fold expanded by the spec's fold rule.
+    pub fn lower(&self, f: &Function) -> Function {
+        let mut g = f.clone();
+        let rule = &self.spec.fold;
+        g.map_exprs(&mut |e| match e {
+            Expr::Fold { op, identity, terms, .. } => {
+                let combine = |new: &Expr, acc: &Expr| op.substitute_holes(new, acc);
+                let mut order: Vec<&Expr> = terms.iter().collect();
+                if rule.nesting == Nesting::Left {
+                    order.reverse();
+                }
+                let (mut acc, rest) = match rule.seed {
+                    Seed::None => (order[0].clone(), &order[1..]),
+                    Seed::Identity if op.is_truth() => (Expr::Truth(identity != 0.0), &order[..]),
+                    Seed::Identity => (Expr::Lit(identity), &order[..]),
+                };
+                for t in rest {
+                    acc = combine(t, &acc);
+                }
+                acc
+            }
+            other => other,
+        });
+        g
+    }
+
+    pub fn lowered(&self) -> Vec<Function> {
+        self.functions.iter().map(|f| self.lower(f)).collect()
+    }
+
+    /// C-style name of a function, e.g. `aether_vec3f_dot`.
+    pub fn c_name(&self, f: &Function) -> String {
+        format!("aether_{}_{}", self.prefix(&f.shape, &f.elem), f.op)
+    }
+
+    /// `vec3f`, `quatd`, or `f32` for a scalar.
+    pub fn prefix(&self, shape: &str, elem: &str) -> String {
+        let t = self.spec.types.iter().find(|t| t.name == elem).unwrap();
+        match self.spec.shape(shape).map(|s| &s.kind) {
+            Some(ShapeKind::Scalar) | None => t.name.clone(),
+            _ => format!("{shape}{}", t.letter),
+        }
+    }
+}
+
+fn resolve_kind(spec: &Spec, k: &ParamKind, shape: &Shape, body: &Body, what: &str) -> Result<Kind, SpecError> {
+    let err = |m: String| SpecError { file: spec.file.clone(), line: body.line, key: body.key.clone(), message: m };
+    let named = |n: String| {
+        spec.shape(&n)
+            .cloned()
+            .map(Kind::Shape)
+            .ok_or_else(|| err(format!("{what}: shape `{n}` is needed for `{}` but the spec has none", shape.name)))
+    };
+    match k {
+        ParamKind::SelfShape => Ok(Kind::Shape(shape.clone())),
+        ParamKind::Scalar => named("scalar".into()),
+        ParamKind::Bool => Ok(Kind::Bool),
+        ParamKind::Named(n) => named(n.clone()),
+        ParamKind::VecCols | ParamKind::VecRows => match shape.kind {
+            ShapeKind::Matrix { rows, cols, .. } => named(format!("vec{}", if *k == ParamKind::VecCols { cols } else { rows })),
+            _ => Err(err(format!("{what}: `vec_cols`/`vec_rows` need a matrix shape, not `{}`", shape.name))),
+        },
+    }
+}
+
+fn resolve_params(spec: &Spec, fam: &Family, shape: &Shape, body: &Body) -> Result<Vec<Param>, SpecError> {
+    fam.params
+        .iter()
+        .map(|(name, k)| Ok(Param { name: name.clone(), kind: resolve_kind(spec, k, shape, body, "params")? }))
+        .collect()
+}
+
+/// A value while a body is evaluated.
+#[derive(Debug, Clone)]
+enum Val {
+    F(Expr),
+    B(Expr),
+    /// A number not yet given a role: an index or a literal.
+    Num(f64),
+    /// A compile-time truth (comparisons of indices).
+    Static(bool),
+    Agg(Shape, Vec<Expr>),
+}
+
+struct Builder<'a> {
+    spec: &'a Spec,
+    temps: Vec<Temp>,
+    depth: usize,
+}
+
+type Env = HashMap<String, Val>;
+
+/// An error inside one body, before it is given a file and line.
+struct BodyErr {
+    col: usize,
+    message: String,
+}
+
+fn berr<T>(ast: &Ast, message: impl Into<String>) -> Result<T, BodyErr> {
+    Err(BodyErr { col: ast.col, message: message.into() })
+}
+
+impl<'a> Builder<'a> {
+    fn temp(&mut self, name: &str, ty: Ty, expr: Expr) -> Expr {
+        if expr.is_trivial() {
+            return expr;
+        }
+        let mut unique = name.to_string();
+        let mut n = 2;
+        while self.temps.iter().any(|t| t.name == unique) {
+            unique = format!("{name}_{n}");
+            n += 1;
+        }
+        self.temps.push(Temp { name: unique, ty, expr });
+        Expr::Temp(self.temps.len() - 1)
+    }
+
+    /// Binds a value to temps, component by component.
+    fn bind(&mut self, name: &str, v: Val) -> Val {
+        match v {
+            Val::F(e) => Val::F(self.temp(name, Ty::Float, e)),
+            Val::B(e) => Val::B(self.temp(name, Ty::Bool, e)),
+            Val::Agg(shape, comps) => {
+                let comps = comps
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, e)| {
+                        let suffix = match &shape.kind {
+                            ShapeKind::Vector(names) => names[k].clone(),
+                            _ => k.to_string(),
+                        };
+                        self.temp(&format!("{name}_{suffix}"), Ty::Float, e)
+                    })
+                    .collect();
+                Val::Agg(shape, comps)
+            }
+            other => other,
+        }
+    }
+
+    /// Evaluates `body` of `fam` for `shape` with the given arguments; the
+    /// result is a value of the family's result kind.
+    fn instantiate(&mut self, fam: &Family, shape: &Shape, body: &Body, args: Vec<Val>, prefix: &str) -> Result<Val, SpecError> {
+        let spec = self.spec;
+        let ret = resolve_kind(spec, &fam.returns, shape, body, "returns")?;
+        let at = |line: usize, col: usize, m: String| SpecError {
+            file: spec.file.clone(),
+            line: body.line + line - 1,
+            key: body.key.clone(),
+            message: format!("column {col}: {m}"),
+        };
+        self.depth += 1;
+        if self.depth > 16 {
+            return Err(at(1, 1, format!("calls nest more than 16 deep while instantiating `{}` for `{}`", fam.name, shape.name)));
+        }
+        let mut env: Env = HashMap::new();
+        for ((name, _), v) in fam.params.iter().zip(args) {
+            env.insert(name.clone(), v);
+        }
+        let len = |n: usize| Val::Num(n as f64);
+        match &shape.kind {
+            ShapeKind::Matrix { rows, cols, .. } => {
+                env.insert("R".into(), len(*rows));
+                env.insert("C".into(), len(*cols));
+                env.insert("N".into(), len(rows * cols));
+            }
+            _ => {
+                env.insert("N".into(), len(shape.len()));
+            }
+        }
+        let out_len = ret.words();
+        let mut outs: Vec<Option<Expr>> = vec![None; out_len];
+        for st in &body.stmts {
+            let wrap = |e: BodyErr| at(st.line, e.col, e.message);
+            let assign = |outs: &mut Vec<Option<Expr>>, k: usize, v: Val| -> Result<(), BodyErr> {
+                let e = match (&ret, v) {
+                    (Kind::Bool, Val::B(e)) => e,
+                    (Kind::Shape(_), Val::F(e)) => e,
+                    (Kind::Shape(_), Val::Num(n)) => lit(&st.value, n)?,
+                    (Kind::Shape(s), Val::Agg(a, comps)) if a.len() == 1 && s.len() == 1 => comps[0].clone(),
+                    _ => return berr(&st.value, "this value does not have the type of the result component"),
+                };
+                if outs[k].is_some() {
+                    return berr(&st.value, format!("result component {k} is assigned twice"));
+                }
+                outs[k] = Some(e);
+                Ok(())
+            };
+            match &st.target {
+                Target::Let(name) => {
+                    if env.contains_key(name) || name == "out" {
+                        return Err(at(st.line, 1, format!("`{name}` is already bound")));
+                    }
+                    let v = self.eval(&st.value, &env).map_err(wrap)?;
+                    let temp_name = if prefix.is_empty() { name.clone() } else { format!("{prefix}_{name}") };
+                    let v = self.bind(&temp_name, v);
+                    env.insert(name.clone(), v);
+                }
+                Target::Out => {
+                    let v = self.eval(&st.value, &env).map_err(wrap)?;
+                    match v {
+                        Val::Agg(s, comps) if s.len() == out_len && out_len > 1 || matches!(&ret, Kind::Shape(r) if *r == s) => {
+                            for (k, e) in comps.into_iter().enumerate() {
+                                assign(&mut outs, k, Val::F(e)).map_err(wrap)?;
+                            }
+                        }
+                        other => assign(&mut outs, 0, other).map_err(wrap)?,
+                    }
+                }
+                Target::OutField(field) => {
+                    let k = match &ret {
+                        Kind::Shape(Shape { kind: ShapeKind::Vector(names), .. }) => names.iter().position(|n| n == field),
+                        _ => None,
+                    };
+                    let Some(k) = k else {
+                        return Err(at(st.line, 1, format!("the result has no component `{field}`")));
+                    };
+                    let v = self.eval(&st.value, &env).map_err(wrap)?;
+                    assign(&mut outs, k, v).map_err(wrap)?;
+                }
+                Target::OutIndexed(vars) => {
+                    let Kind::Shape(rs) = &ret else {
+                        return Err(at(st.line, 1, "a truth-valued result has no components".into()));
+                    };
+                    let ranges: Vec<(usize, Box<dyn Fn(&[usize]) -> Option<usize>>)> = match (&rs.kind, vars.len()) {
+                        (ShapeKind::Matrix { rows, cols, .. }, 2) => {
+                            let s2 = rs.clone();
+                            vec![(*rows, Box::new(|_: &[usize]| None)), (*cols, Box::new(move |ix: &[usize]| s2.matrix_index(ix[0], ix[1])))]
+                        }
+                        (ShapeKind::Vector(_) | ShapeKind::Scalar, 1) => vec![(rs.len(), Box::new(|ix: &[usize]| Some(ix[0])))],
+                        _ => {
+                            return Err(at(st.line, 1, format!("`out` of shape `{}` cannot be indexed with {} index(es)", rs.name, vars.len())));
+                        }
+                    };
+                    let mut ix = vec![0usize; vars.len()];
+                    let total: usize = ranges.iter().map(|r| r.0).product();
+                    for flat in 0..total {
+                        let mut rem = flat;
+                        for d in (0..vars.len()).rev() {
+                            ix[d] = rem % ranges[d].0;
+                            rem /= ranges[d].0;
+                        }
+                        let mut env2 = env.clone();
+                        for (v, i) in vars.iter().zip(&ix) {
+                            env2.insert(v.clone(), Val::Num(*i as f64));
+                        }
+                        let k = (ranges.last().unwrap().1)(&ix).unwrap();
+                        let v = self.eval(&st.value, &env2).map_err(wrap)?;
+                        assign(&mut outs, k, v).map_err(wrap)?;
+                    }
+                }
+            }
+        }
+        self.depth -= 1;
+        let mut comps = Vec::new();
+        for (k, o) in outs.into_iter().enumerate() {
+            match o {
+                Some(e) => comps.push(e),
+                None => return Err(at(1, 1, format!("result component {k} of `{}` for `{}` is never assigned", fam.name, shape.name))),
+            }
+        }
+        Ok(match ret {
+            Kind::Bool => Val::B(comps.remove(0)),
+            Kind::Shape(s) if matches!(s.kind, ShapeKind::Scalar) => Val::F(comps.remove(0)),
+            Kind::Shape(s) => Val::Agg(s, comps),
+        })
+    }
+
+    fn eval(&mut self, ast: &Ast, env: &Env) -> Result<Val, BodyErr> {
+        match &ast.kind {
+            AstKind::Number(v) => Ok(Val::Num(*v)),
+            AstKind::Ident(name) => match env.get(name) {
+                Some(v) => Ok(v.clone()),
+                None => berr(ast, format!("unknown name `{name}`")),
+            },
+            AstKind::Field(base, field) => {
+                let b = self.eval(base, env)?;
+                match &b {
+                    Val::Agg(Shape { kind: ShapeKind::Vector(names), name }, comps) => match names.iter().position(|n| n == field) {
+                        Some(k) => Ok(Val::F(comps[k].clone())),
+                        None => berr(ast, format!("shape `{name}` has no component `{field}`")),
+                    },
+                    _ => berr(ast, format!("`.{field}` needs a vector or quaternion")),
+                }
+            }
+            AstKind::Index(base, idx) => {
+                if let AstKind::Index(inner, row) = &base.kind {
+                    let m = self.eval(inner, env)?;
+                    let r = self.index(row, env)?;
+                    let c = self.index(idx, env)?;
+                    return match &m {
+                        Val::Agg(s, comps) => match s.matrix_index(r, c) {
+                            Some(k) => Ok(Val::F(comps[k].clone())),
+                            None => berr(ast, format!("[{r}][{c}] is not an element of `{}`", s.name)),
+                        },
+                        _ => berr(ast, "only a matrix is indexed twice"),
+                    };
+                }
+                let b = self.eval(base, env)?;
+                let i = self.index(idx, env)?;
+                match &b {
+                    Val::Agg(s, _) if matches!(s.kind, ShapeKind::Matrix { .. }) => berr(ast, "a matrix element is m[r][c]"),
+                    Val::Agg(s, comps) => match comps.get(i) {
+                        Some(e) => Ok(Val::F(e.clone())),
+                        None => berr(ast, format!("index {i} is past the end of `{}`", s.name)),
+                    },
+                    _ => berr(ast, "only a vector is indexed"),
+                }
+            }
+            AstKind::Not(a) => {
+                let v = self.eval(a, env)?;
+                match v {
+                    Val::B(e) => Ok(Val::B(Expr::Not(Box::new(e)))),
+                    Val::Static(b) => Ok(Val::Static(!b)),
+                    _ => berr(ast, "`!` needs a truth value"),
+                }
+            }
+            AstKind::Select(c, a, b) => {
+                let cv = self.eval(c, env)?;
+                let av = self.eval(a, env)?;
+                let bv = self.eval(b, env)?;
+                match cv {
+                    Val::Static(t) => Ok(if t { av } else { bv }),
+                    Val::B(ce) => match (self.scalar(a, av)?, self.scalar(b, bv)?) {
+                        (Val::F(x), Val::F(y)) => Ok(Val::F(Expr::Select(Box::new(ce), Box::new(x), Box::new(y)))),
+                        (Val::B(x), Val::B(y)) => Ok(Val::B(Expr::Select(Box::new(ce), Box::new(x), Box::new(y)))),
+                        _ => berr(ast, "both branches of `?:` need the same type"),
+                    },
+                    _ => berr(c, "the condition of `?:` must be a truth value"),
+                }
+            }
+            AstKind::Bin(op, a, b) => {
+                let av = self.eval(a, env)?;
+                let bv = self.eval(b, env)?;
+                self.binary(ast, *op, a, av, b, bv)
+            }
+            AstKind::Call(name, args) => self.call(ast, name, args, env),
+        }
+    }
+
+    fn index(&mut self, ast: &Ast, env: &Env) -> Result<usize, BodyErr> {
+        match self.eval(ast, env)? {
+            Val::Num(n) if n >= 0.0 && n.fract() == 0.0 => Ok(n as usize),
+            _ => berr(ast, "an index must be a non-negative whole number or an index name"),
+        }
+    }
+
+    /// Coerces a value used as a number: literals become exact constants, a
+    /// one-component aggregate its component.
+    fn scalar(&self, ast: &Ast, v: Val) -> Result<Val, BodyErr> {
+        match v {
+            Val::Num(n) => Ok(Val::F(lit(ast, n)?)),
+            Val::Agg(s, mut comps) if s.len() == 1 && matches!(s.kind, ShapeKind::Scalar) => Ok(Val::F(comps.remove(0))),
+            Val::Agg(s, _) => berr(ast, format!("a `{}` is used where a number is expected", s.name)),
+            other => Ok(other),
+        }
+    }
+
+    fn binary(&mut self, ast: &Ast, op: BinOp, a: &Ast, av: Val, b: &Ast, bv: Val) -> Result<Val, BodyErr> {
+        if let (Val::Num(x), Val::Num(y)) = (&av, &bv) {
+            let (x, y) = (*x, *y);
+            return Ok(match op {
+                BinOp::Add => Val::Num(x + y),
+                BinOp::Sub => Val::Num(x - y),
+                BinOp::Mul => Val::Num(x * y),
+                BinOp::Lt => Val::Static(x < y),
+                BinOp::Gt => Val::Static(x > y),
+                BinOp::Le => Val::Static(x <= y),
+                BinOp::Ge => Val::Static(x >= y),
+                BinOp::Eq => Val::Static(x == y),
+                BinOp::Ne => Val::Static(x != y),
+                _ => return berr(ast, format!("`{}` of two numbers is not evaluated at build time: write the result", op.symbol())),
+            });
+        }
+        if let (Val::Static(x), Val::Static(y)) = (&av, &bv) {
+            match op {
+                BinOp::And => return Ok(Val::Static(*x && *y)),
+                BinOp::Or => return Ok(Val::Static(*x || *y)),
+                _ => {}
+            }
+        }
+        let av = self.scalar(a, av)?;
+        let bv = self.scalar(b, bv)?;
+        match (av, bv) {
+            (Val::F(x), Val::F(y)) if !op.is_logical() => {
+                let e = Expr::bin(op, x, y);
+                Ok(if op.is_comparison() { Val::B(e) } else { Val::F(e) })
+            }
+            (Val::B(x), Val::B(y)) if op.is_logical() => Ok(Val::B(Expr::bin(op, x, y))),
+            _ => berr(ast, format!("`{}` does not apply to these operand types", op.symbol())),
+        }
+    }
+
+    fn call(&mut self, ast: &Ast, name: &str, args: &[Ast], env: &Env) -> Result<Val, BodyErr> {
+        let spec = self.spec;
+        if name == "fold" {
+            return self.fold(ast, args, env);
+        }
+        if name == "minor" {
+            if args.len() != 3 {
+                return berr(ast, "minor(m, r, c) takes three arguments");
+            }
+            let m = self.eval(&args[0], env)?;
+            let r = self.index(&args[1], env)?;
+            let c = self.index(&args[2], env)?;
+            let Val::Agg(s, comps) = m else { return berr(&args[0], "minor needs a matrix") };
+            let ShapeKind::Matrix { rows, cols, .. } = s.kind else { return berr(&args[0], "minor needs a matrix") };
+            let Some(sub) = spec.shapes.iter().find(|x| matches!(x.kind, ShapeKind::Matrix { rows: r2, cols: c2, .. } if r2 + 1 == rows && c2 + 1 == cols)) else {
+                return berr(ast, format!("no {}x{} matrix shape for the minor of `{}`", rows - 1, cols - 1, s.name));
+            };
+            let mut out = vec![Expr::Lit(0.0); sub.len()];
+            for i in 0..rows - 1 {
+                for j in 0..cols - 1 {
+                    let (si, sj) = (i + usize::from(i >= r), j + usize::from(j >= c));
+                    out[sub.matrix_index(i, j).unwrap()] = comps[s.matrix_index(si, sj).unwrap()].clone();
+                }
+            }
+            return Ok(Val::Agg(sub.clone(), out));
+        }
+        if let Some((b, arity)) = Builtin::from_name(name) {
+            if args.len() != arity {
+                return berr(ast, format!("`{name}` takes {arity} argument(s)"));
+            }
+            let mut xs = Vec::new();
+            for a in args {
+                let v = self.eval(a, env)?;
+                match self.scalar(a, v)? {
+                    Val::F(e) => xs.push(e),
+                    _ => return berr(a, format!("`{name}` needs a number")),
+                }
+            }
+            let e = Expr::Call(b, xs);
+            return Ok(if b == Builtin::IsFinite { Val::B(e) } else { Val::F(e) });
+        }
+        if let Some(shape) = spec.shape(name) {
+            // A constructor: components in memory order.
+            if args.len() != shape.len() {
+                return berr(ast, format!("`{name}` takes {} components", shape.len()));
+            }
+            let mut comps = Vec::new();
+            for a in args {
+                let v = self.eval(a, env)?;
+                match self.scalar(a, v)? {
+                    Val::F(e) => comps.push(e),
+                    _ => return berr(a, "a component must be a number"),
+                }
+            }
+            return Ok(Val::Agg(shape.clone(), comps));
+        }
+        let Some(fam) = spec.family(name) else {
+            return berr(ast, format!("unknown function `{name}` (not a builtin, a shape or a family)"));
+        };
+        if args.len() != fam.params.len() {
+            return berr(ast, format!("`{name}` takes {} argument(s)", fam.params.len()));
+        }
+        let mut vals = Vec::new();
+        for a in args {
+            let v = self.eval(a, env)?;
+            vals.push(match v {
+                Val::Num(n) => Val::F(lit(a, n)?),
+                other => other,
+            });
+        }
+        // The instance is the first shape (the family's own first, then any
+        // other) for which every argument fits its parameter.
+        let candidates = fam.shapes.iter().filter_map(|s| spec.shape(s)).chain(spec.shapes.iter());
+        for shape in candidates {
+            let Some(body) = fam.body_for(&shape.name) else { continue };
+            let Ok(params) = resolve_params(spec, fam, shape, body) else { continue };
+            let fits = params.iter().zip(&vals).all(|(p, v)| match (&p.kind, v) {
+                (Kind::Shape(s), Val::Agg(a, _)) => s == a,
+                (Kind::Shape(s), Val::F(_)) => matches!(s.kind, ShapeKind::Scalar),
+                _ => false,
+            });
+            if !fits {
+                continue;
+            }
+            let mut bound = Vec::new();
+            for (p, v) in params.iter().zip(vals) {
+                let v = match v {
+                    Val::F(e) => Val::Agg(p_shape(p), vec![e]),
+                    other => other,
+                };
+                bound.push(self.bind(&format!("{name}_{}", p.name), v));
+            }
+            return self.instantiate(fam, shape, body, bound, name).map_err(|e| BodyErr { col: ast.col, message: format!("in `{name}`: {}", e.message) });
+        }
+        berr(ast, format!("no shape of family `{name}` takes these arguments"))
+    }
+
+    fn fold(&mut self, ast: &Ast, args: &[Ast], env: &Env) -> Result<Val, BodyErr> {
+        let spec = self.spec;
+        if args.len() < 3 {
+            return berr(ast, "fold(combiner, i < N, ..., term) needs a combiner, at least one index and a term");
+        }
+        let AstKind::Ident(cname) = &args[0].kind else { return berr(&args[0], "the first argument of fold names a combiner") };
+        let Some(comb) = spec.combiner(cname) else { return berr(&args[0], format!("unknown combiner `{cname}`")) };
+        let mut ranges = Vec::new();
+        for b in &args[1..args.len() - 1] {
+            let AstKind::Bin(BinOp::Lt, v, bound) = &b.kind else { return berr(b, "a fold index is written `i < N`") };
+            let AstKind::Ident(vname) = &v.kind else { return berr(b, "a fold index is written `i < N`") };
+            let n = self.index(bound, env)?;
+            ranges.push((vname.clone(), n));
+        }
+        let term_ast = &args[args.len() - 1];
+        let total: usize = ranges.iter().map(|r| r.1).product();
+        if total == 0 {
+            return berr(ast, "a fold over no term has no value (the contract's folds have no seed)");
+        }
+        let mut terms = Vec::new();
+        let mut ty = None;
+        for flat in 0..total {
+            let mut env2 = env.clone();
+            let mut rem = flat;
+            for (name, n) in ranges.iter().rev() {
+                env2.insert(name.clone(), Val::Num((rem % n) as f64));
+                rem /= n;
+            }
+            let v = self.eval(term_ast, &env2)?;
+            let (t, e) = match self.scalar(term_ast, v)? {
+                Val::F(e) => (Ty::Float, e),
+                Val::B(e) => (Ty::Bool, e),
+                _ => return berr(term_ast, "a fold term must be a number or a truth value"),
+            };
+            ty = Some(t);
+            terms.push(e);
+        }
+        let ty = ty.unwrap();
+        let hole = |k: u8| if ty == Ty::Float { Val::F(Expr::Hole(k)) } else { Val::B(Expr::Hole(k)) };
+        let mut cenv: Env = HashMap::new();
+        cenv.insert("new".into(), hole(0));
+        cenv.insert("acc".into(), hole(1));
+        let op = self.eval(&comb.expr, &cenv).map_err(|e| BodyErr { col: ast.col, message: format!("combiner `{cname}` (column {}): {}", e.col, e.message) })?;
+        let (op, rty) = match self.scalar(&comb.expr, op)? {
+            Val::F(e) => (e, Ty::Float),
+            Val::B(e) => (e, Ty::Bool),
+            _ => return berr(ast, format!("combiner `{cname}` does not give a value")),
+        };
+        if rty != ty {
+            return berr(ast, format!("combiner `{cname}` turns {ty:?} terms into {rty:?}: a fold keeps its type"));
+        }
+        let e = Expr::Fold { combiner: cname.clone(), op: Box::new(op), identity: comb.identity, terms };
+        Ok(if ty == Ty::Float { Val::F(e) } else { Val::B(e) })
+    }
+}
+
+fn p_shape(p: &Param) -> Shape {
+    match &p.kind {
+        Kind::Shape(s) => s.clone(),
+        Kind::Bool => unreachable!("parameters are never bool"),
+    }
+}
+
+/// A literal must be exact in binary32 (and so in binary64): the spec never
+/// relies on a rounding of its own constants.
+fn lit(ast: &Ast, v: f64) -> Result<Expr, BodyErr> {
+    if (v as f32) as f64 != v || !v.is_finite() {
+        return berr(ast, format!("literal {v} is not exactly representable in binary32"));
+    }
+    Ok(Expr::Lit(v))
+}

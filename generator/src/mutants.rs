@@ -1,0 +1,226 @@
+//! Plausible mistakes in a rule, each as a change to the spec or to the
+//! lowered trees. The corpus carries, for every function a mutant changes, an
+//! input on which the mutant gives other bits; the tests build the C core from
+//! each mutant and show that the corpus catches it.
+
+use crate::dsl::{self, BinOp};
+use crate::error::SpecError;
+use crate::model::{Builtin, Expr, Function, Model};
+use crate::spec::{Layout, Nesting, Seed, ShapeKind, Spec};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mutant {
+    FoldLeft,
+    FoldSeeded,
+    TrueDivision,
+    Fma,
+    Hypot,
+    NegSub,
+    MaxSelectSwapped,
+    ColumnMajor,
+    QuatXyzw,
+}
+
+pub const ALL: [Mutant; 9] = [
+    Mutant::FoldLeft,
+    Mutant::FoldSeeded,
+    Mutant::TrueDivision,
+    Mutant::Fma,
+    Mutant::Hypot,
+    Mutant::NegSub,
+    Mutant::MaxSelectSwapped,
+    Mutant::ColumnMajor,
+    Mutant::QuatXyzw,
+];
+
+impl Mutant {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mutant::FoldLeft => "fold-left",
+            Mutant::FoldSeeded => "fold-seeded",
+            Mutant::TrueDivision => "true-division",
+            Mutant::Fma => "fma",
+            Mutant::Hypot => "hypot",
+            Mutant::NegSub => "neg-sub",
+            Mutant::MaxSelectSwapped => "max-select-swapped",
+            Mutant::ColumnMajor => "column-major",
+            Mutant::QuatXyzw => "quat-xyzw",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Mutant> {
+        ALL.into_iter().find(|m| m.name() == s)
+    }
+
+    pub fn description(self) -> &'static str {
+        match self {
+            Mutant::FoldLeft => "folds accumulate from the highest index down",
+            Mutant::FoldSeeded => "folds start from the combiner's identity (a zero seed)",
+            Mutant::TrueDivision => "r * x with r = 1/s becomes the correctly rounded x / s",
+            Mutant::Fma => "a product feeding an addition or subtraction is fused (contraction)",
+            Mutant::Hypot => "sqrt of a sum of squares becomes a chain of hypot",
+            Mutant::NegSub => "x * -1 becomes 0 - x",
+            Mutant::MaxSelectSwapped => "the max_select combiner becomes acc > new ? acc : new",
+            Mutant::ColumnMajor => "matrices are read and written column-major",
+            Mutant::QuatXyzw => "quaternions are laid out (x, y, z, w)",
+        }
+    }
+
+    /// The spec as this mutant states it (unchanged for tree mutants).
+    pub fn spec(self, spec: &Spec) -> Spec {
+        let mut s = spec.clone();
+        match self {
+            Mutant::FoldLeft => s.fold.nesting = Nesting::Left,
+            Mutant::FoldSeeded => s.fold.seed = Seed::Identity,
+            Mutant::MaxSelectSwapped => {
+                if let Some(c) = s.combiners.iter_mut().find(|c| c.name == "max_select") {
+                    c.source = "acc > new ? acc : new".into();
+                    c.expr = dsl::parse_expr(&c.source).expect("a fixed, valid expression");
+                }
+            }
+            Mutant::ColumnMajor => {
+                for sh in &mut s.shapes {
+                    if let ShapeKind::Matrix { layout, .. } = &mut sh.kind {
+                        *layout = Layout::ColumnMajor;
+                    }
+                }
+            }
+            Mutant::QuatXyzw => {
+                if let Some(sh) = s.shapes.iter_mut().find(|sh| sh.name == "quat") {
+                    if let ShapeKind::Vector(names) = &mut sh.kind {
+                        names.rotate_left(1);
+                    }
+                }
+            }
+            _ => {}
+        }
+        s
+    }
+
+    /// The mutant's model, lowered: one function per function of `model`, in
+    /// the same order.
+    pub fn lowered(self, model: &Model) -> Result<Vec<Function>, SpecError> {
+        let m = Model::build(&self.spec(&model.spec))?;
+        Ok(m.functions
+            .iter()
+            .map(|f| {
+                let mut f = f.clone();
+                if self == Mutant::Hypot {
+                    f.map_exprs(&mut hypot);
+                }
+                let mut g = m.lower(&f);
+                match self {
+                    Mutant::TrueDivision => true_division(&mut g),
+                    Mutant::Fma => g.map_exprs(&mut fma),
+                    Mutant::NegSub => g.map_exprs(&mut |e| match e {
+                        Expr::Bin(BinOp::Mul, x, m1) if *m1 == Expr::Lit(-1.0) => Expr::Bin(BinOp::Sub, Box::new(Expr::Lit(0.0)), x),
+                        other => other,
+                    }),
+                    _ => {}
+                }
+                g
+            })
+            .collect())
+    }
+}
+
+fn hypot(e: Expr) -> Expr {
+    if let Expr::Call(Builtin::Sqrt, args) = &e {
+        if let Expr::Fold { terms, identity, .. } = &args[0] {
+            let xs: Option<Vec<Expr>> = terms
+                .iter()
+                .map(|t| match t {
+                    Expr::Bin(BinOp::Mul, a, b) if a == b => Some((**a).clone()),
+                    _ => None,
+                })
+                .collect();
+            if let Some(xs) = xs {
+                if xs.len() >= 2 {
+                    return Expr::Fold {
+                        combiner: "hypot".into(),
+                        op: Box::new(Expr::Call(Builtin::Hypot, vec![Expr::Hole(0), Expr::Hole(1)])),
+                        identity: *identity,
+                        terms: xs,
+                    };
+                }
+            }
+        }
+    }
+    e
+}
+
+fn true_division(f: &mut Function) {
+    let recips: Vec<Option<Expr>> = f
+        .temps
+        .iter()
+        .map(|t| match &t.expr {
+            Expr::Bin(BinOp::Div, one, s) if **one == Expr::Lit(1.0) => Some((**s).clone()),
+            _ => None,
+        })
+        .collect();
+    f.map_exprs(&mut |e| match e {
+        Expr::Bin(BinOp::Mul, r, x) | Expr::Bin(BinOp::Mul, x, r) if matches!(*r, Expr::Temp(t) if recips[t].is_some()) => {
+            let Expr::Temp(t) = *r else { unreachable!() };
+            Expr::Bin(BinOp::Div, x, Box::new(recips[t].clone().unwrap()))
+        }
+        other => other,
+    });
+}
+
+fn neg(e: Expr) -> Expr {
+    Expr::Bin(BinOp::Mul, Box::new(e), Box::new(Expr::Lit(-1.0)))
+}
+
+fn fma(e: Expr) -> Expr {
+    match e {
+        Expr::Bin(BinOp::Add, l, r) => match (*l, *r) {
+            (Expr::Bin(BinOp::Mul, a, b), c) | (c, Expr::Bin(BinOp::Mul, a, b)) => Expr::Call(Builtin::Fma, vec![*a, *b, c]),
+            (l, r) => Expr::Bin(BinOp::Add, Box::new(l), Box::new(r)),
+        },
+        Expr::Bin(BinOp::Sub, l, r) => match (*l, *r) {
+            (Expr::Bin(BinOp::Mul, a, b), c) => Expr::Call(Builtin::Fma, vec![*a, *b, neg(c)]),
+            (c, Expr::Bin(BinOp::Mul, a, b)) => Expr::Call(Builtin::Fma, vec![neg(*a), *b, c]),
+            (l, r) => Expr::Bin(BinOp::Sub, Box::new(l), Box::new(r)),
+        },
+        other => other,
+    }
+}
+
+/// A canonical text of a lowered function, blind to operand order where the
+/// operation is commutative, so an order change that cannot change a bit
+/// (`t1 + t0` against `t0 + t1`) is not counted as a change.
+pub fn canonical(f: &Function) -> String {
+    fn canon(e: &Expr, temps: &[String]) -> String {
+        match e {
+            Expr::Lit(v) => format!("{:x}", v.to_bits()),
+            Expr::Truth(b) => format!("{b}"),
+            Expr::Input { param, comp } => format!("i{param}.{comp}"),
+            Expr::Temp(t) => temps[*t].clone(),
+            Expr::Not(a) => format!("!{}", canon(a, temps)),
+            Expr::Select(c, a, b) => format!("({}?{}:{})", canon(c, temps), canon(a, temps), canon(b, temps)),
+            Expr::Bin(op, a, b) => {
+                let (mut x, mut y) = (canon(a, temps), canon(b, temps));
+                if matches!(op, BinOp::Add | BinOp::Mul | BinOp::Eq | BinOp::Ne | BinOp::And | BinOp::Or) && x > y {
+                    std::mem::swap(&mut x, &mut y);
+                }
+                format!("({x}{}{y})", op.symbol())
+            }
+            Expr::Call(b, args) => {
+                let mut xs: Vec<String> = args.iter().map(|a| canon(a, temps)).collect();
+                if matches!(b, Builtin::Fmin | Builtin::Fmax | Builtin::Hypot | Builtin::Fma) {
+                    let k = if *b == Builtin::Fma { 2 } else { xs.len() };
+                    xs[..k].sort();
+                }
+                format!("{}({})", b.name(), xs.join(","))
+            }
+            Expr::Fold { .. } | Expr::Hole(_) => unreachable!("canonical forms are of lowered functions"),
+        }
+    }
+    // Temps are expanded in place, so naming and binding choices do not count.
+    let mut temps: Vec<String> = Vec::new();
+    for t in &f.temps {
+        let c = canon(&t.expr, &temps);
+        temps.push(c);
+    }
+    f.outputs.iter().map(|o| canon(o, &temps)).collect::<Vec<_>>().join(";")
+}

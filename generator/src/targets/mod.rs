@@ -1,0 +1,47 @@
+//! Language targets. Each renders the model into the files of its core
+//! folder; `registry` is the one list of targets.
+
+use minijinja::{Environment, UndefinedBehavior};
+use serde::Serialize;
+
+use crate::error::Error;
+use crate::model::Model;
+
+pub mod c;
+
+/// A generated file, with its path relative to the repository root.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Output {
+    pub path: String,
+    pub contents: String,
+}
+
+impl Output {
+    pub fn new(path: impl Into<String>, contents: impl Into<String>) -> Self {
+        Output { path: path.into(), contents: contents.into() }
+    }
+}
+
+/// A language core beside `c_core`.
+pub trait Target {
+    fn name(&self) -> &'static str;
+    /// Every file of the target; `banner` is the do-not-edit comment.
+    fn render(&self, model: &Model, banner: &str) -> Result<Vec<Output>, Error>;
+}
+
+/// Every target the generator writes.
+pub fn registry() -> Vec<Box<dyn Target>> {
+    vec![Box::new(c::C)]
+}
+
+/// Renders a template in strict mode: an undefined name is an error.
+pub fn render(name: &str, source: &str, ctx: &impl Serialize) -> Result<String, Error> {
+    let mut env = Environment::new();
+    env.set_undefined_behavior(UndefinedBehavior::Strict);
+    env.set_keep_trailing_newline(true);
+    env.set_trim_blocks(true);
+    env.set_lstrip_blocks(true);
+    let err = |e: minijinja::Error| Error::Template { template: name.to_string(), message: format!("{e:#}") };
+    env.add_template(name, source).map_err(err)?;
+    env.get_template(name).map_err(err)?.render(ctx).map_err(err)
+}

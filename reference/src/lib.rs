@@ -1,0 +1,36 @@
+//! The hand-written Rust reference of the aether numerics contract: the oracle
+//! every language core is checked against.
+//!
+//! Every function is written out by hand from the contract
+//! (`spec/aether.toml` and the prose numerics contract), in its exact order of
+//! IEEE operations:
+//!
+//! * element types `f32` and `f64` ([`Real`]); nothing promotes, and no
+//!   product is ever fused into a sum (Rust never contracts or reassociates);
+//! * every reduction is the one [`fold::fold()`]: sequential, right-nested with
+//!   the highest index outermost, unseeded,
+//!   `t[N-1] + (t[N-2] + (... + t[0]))`;
+//! * division by a scalar is one reciprocal `1/s` and a product per component;
+//! * `neg` is `x * -1`; `norm` is `sqrt` of the squared norm (no hypot).
+//!
+//! The shapes are [`Vec2`], [`Vec3`], [`Vec4`] (components `x, y, z, w`),
+//! [`Quat`] (`w, x, y, z`) and the row-major [`Mat2`], [`Mat3`], [`Mat4`].
+//! The scalar families live in [`scalar`], the vector rules on plain arrays in
+//! [`arrays`], and [`flat`] exposes every instantiated function to checkers
+//! as raw IEEE words.
+
+#![warn(missing_docs)]
+
+pub mod arrays;
+pub mod flat;
+pub mod fold;
+mod matrix;
+mod quat;
+pub mod real;
+pub mod scalar;
+mod vector;
+
+pub use matrix::{Mat, Mat2, Mat3, Mat4};
+pub use quat::Quat;
+pub use real::Real;
+pub use vector::{Vec2, Vec3, Vec4};
