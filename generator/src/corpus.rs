@@ -132,13 +132,16 @@ pub fn build(model: &Model) -> Result<Vec<FunctionCases>, Error> {
             rows.push((format!("random #{k}"), rng::input(&mut r, w, n_in)));
         }
 
-        // Drop repeated inputs, keeping the first label; compute expectations.
-        let mut seen = std::collections::HashSet::new();
-        let mut cases = Vec::new();
+        // One case per distinct input; a repeated input adds its label to the
+        // first case's (a special row can be a mutant's witness too).
+        let mut first: std::collections::HashMap<Vec<u64>, usize> = std::collections::HashMap::new();
+        let mut cases: Vec<Case> = Vec::new();
         for (label, inputs) in rows {
-            if !seen.insert(inputs.clone()) {
+            if let Some(&k) = first.get(&inputs) {
+                cases[k].label = format!("{}; {label}", cases[k].label);
                 continue;
             }
+            first.insert(inputs.clone(), cases.len());
             let expected = reference(model, f, &inputs)?;
             let ours = interp::evaluate(f, w, &inputs);
             if !policy::matches(&expected, &ours, w, !f.returns_bool(), f.either_zero) {
@@ -228,8 +231,8 @@ pub fn fence(name: &str, body: &str) -> String {
 pub fn render_part(name: &str, banner: &str, fns: &[&FunctionCases]) -> String {
     let mut b = String::new();
     let _ = writeln!(b, "{banner}");
-    let _ = writeln!(b, "/* Corpus part {name}. Each row: the input words, then `/* => */` and the expected result words,");
-    let _ = writeln!(b, "   all IEEE bit patterns; a truth-valued result is one word, 0 or 1. */");
+    let _ = writeln!(b, "/* Corpus part {name}. Each row: the input words, a `=>` comment, then the expected result");
+    let _ = writeln!(b, "   words, all IEEE bit patterns; a truth-valued result is one word, 0 or 1. */");
     for f in fns {
         let ty = if f.width == 32 { "uint32_t" } else { "uint64_t" };
         let _ = writeln!(b);

@@ -100,8 +100,15 @@ impl Mutant {
     /// The mutant's model, lowered: one function per function of `model`, in
     /// the same order.
     pub fn lowered(self, model: &Model) -> Result<Vec<Function>, SpecError> {
+        Ok(self.build(model)?.1)
+    }
+
+    /// The mutant's model (its spec states the mutant's layouts) and its
+    /// lowered functions.
+    pub fn build(self, model: &Model) -> Result<(Model, Vec<Function>), SpecError> {
         let m = Model::build(&self.spec(&model.spec))?;
-        Ok(m.functions
+        let lowered = m
+            .functions
             .iter()
             .map(|f| {
                 let mut f = f.clone();
@@ -120,7 +127,8 @@ impl Mutant {
                 }
                 g
             })
-            .collect())
+            .collect();
+        Ok((m, lowered))
     }
 }
 

@@ -1,1 +1,75 @@
+//! Test support: the C core built by build.rs and bound by bindgen, a flat
+//! caller for every function, the reference's flat callers, and the corpus
+//! read back from `corpus/`.
 
+#[allow(non_camel_case_types, non_snake_case, non_upper_case_globals, dead_code, clippy::all)]
+pub mod sys {
+    include!(concat!(env!("OUT_DIR"), "/bindings.rs"));
+}
+
+use std::collections::BTreeMap;
+
+use aether_generator::corpus::{self, ParsedFunction};
+use aether_generator::model::Model;
+pub use aether_generator::policy;
+use sys::*;
+
+/// One C function: a typed caller behind a flat one.
+#[derive(Debug, Clone, Copy)]
+pub struct CFunction {
+    pub name: &'static str,
+    pub family: &'static str,
+    pub shape: &'static str,
+    pub elem: &'static str,
+    /// Calls the function at the given address with input words.
+    pub call: fn(*const (), &[u64]) -> Vec<u64>,
+    /// The address of the function linked into this crate.
+    pub linked: *const (),
+}
+
+impl CFunction {
+    /// Calls the linked C function.
+    pub fn run(&self, words: &[u64]) -> Vec<u64> {
+        (self.call)(self.linked, words)
+    }
+}
+
+include!(concat!(env!("OUT_DIR"), "/glue.rs"));
+
+/// The spec's model.
+pub fn model() -> Model {
+    aether_generator::load(&aether_generator::default_root()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Every corpus part's functions, read back and fence-checked, by C name.
+pub fn corpus() -> Result<BTreeMap<String, ParsedFunction>, String> {
+    let dir = aether_generator::default_root().join("corpus");
+    let mut out = BTreeMap::new();
+    let mut names: Vec<_> = std::fs::read_dir(&dir).map_err(|e| e.to_string())?.flatten().map(|e| e.file_name().to_string_lossy().to_string()).collect();
+    names.sort();
+    for name in names {
+        if name == "aether_c_corpus.h" || !name.ends_with(".h") {
+            continue;
+        }
+        let text = std::fs::read_to_string(dir.join(&name)).map_err(|e| e.to_string())?;
+        for f in corpus::parse_part(&name, &text)? {
+            out.insert(f.c_name.clone(), f);
+        }
+    }
+    Ok(out)
+}
+
+/// Bits as hex, for failure messages.
+pub fn hex(words: &[u64], width: u32) -> String {
+    let v: Vec<String> = words.iter().map(|w| if width == 32 { format!("{w:08x}") } else { format!("{w:016x}") }).collect();
+    format!("[{}]", v.join(" "))
+}
+
+/// The width in bits of an element type name.
+pub fn width(elem: &str) -> u32 {
+    if elem == "f32" {
+        32
+    } else {
+        64
+    }
+}

@@ -1,0 +1,4 @@
+#include "aether_core.h"
+#include "aether_c_corpus.h"
+unsigned aether_test_corpus_count(void);
+const aether_corpus_function *aether_test_corpus_table(void);

@@ -1,0 +1,119 @@
+//! The spec is the one list: every function has a C binding, a reference
+//! implementation and corpus cases of every kind; nothing exists beyond it.
+
+use std::collections::BTreeSet;
+
+use aether_generator::{interp, mutants, policy};
+use aether_tests::{corpus, functions, model, width};
+
+#[test]
+fn every_spec_function_has_binding_reference_and_cases() {
+    let model = model();
+    let corpus = corpus().unwrap_or_else(|e| panic!("{e}"));
+    let fns = functions();
+    let mut missing = Vec::new();
+    for f in &model.functions {
+        let name = model.c_name(f);
+        if !fns.iter().any(|c| c.name == name) {
+            missing.push(format!("{name}: no C binding"));
+        }
+        if aether_reference::flat::lookup(&f.family, &f.shape, &f.elem).is_none() {
+            missing.push(format!("{name}: no reference implementation"));
+        }
+        match corpus.get(&name) {
+            None => missing.push(format!("{name}: no corpus cases")),
+            Some(p) if f.input_words() == 0 => {
+                if p.cases.is_empty() {
+                    missing.push(format!("{name}: no case"));
+                }
+            }
+            Some(p) => {
+                for kind in ["special", "random"] {
+                    if !p.cases.iter().any(|c| c.label.starts_with(kind)) {
+                        missing.push(format!("{name}: no {kind} case"));
+                    }
+                }
+            }
+        }
+    }
+    let spec_names: BTreeSet<String> = model.functions.iter().map(|f| model.c_name(f)).collect();
+    for extra in corpus.keys().filter(|k| !spec_names.contains(*k)) {
+        missing.push(format!("{extra}: corpus cases for a function the spec does not list"));
+    }
+    let spec_keys: BTreeSet<(String, String, String)> = model.functions.iter().map(|f| (f.family.clone(), f.shape.clone(), f.elem.clone())).collect();
+    for (fam, shape, elem) in aether_reference::flat::entries() {
+        if !spec_keys.contains(&(fam.to_string(), shape.to_string(), elem.to_string())) {
+            missing.push(format!("reference entry {fam}/{shape}/{elem} is not in the spec"));
+        }
+    }
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
+}
+
+/// Every mutant that changes a function's tree has a corpus case on which it
+/// gives other bits, unless it is listed in the part as changing no bit; and
+/// every case labelled as discriminating does discriminate.
+#[test]
+fn discriminating_cases_discriminate() {
+    let model = model();
+    let corpus = corpus().unwrap_or_else(|e| panic!("{e}"));
+    let lowered = model.lowered();
+    let mut problems = Vec::new();
+    let mut count = 0;
+    for m in mutants::ALL {
+        let mutated = m.lowered(&model).unwrap();
+        for (f, g) in lowered.iter().zip(&mutated) {
+            let name = model.c_name(f);
+            let w = width(&f.elem);
+            let cases = &corpus[&name].cases;
+            let label = format!("discriminates {}:", m.name());
+            let changed = mutants::canonical(f) != mutants::canonical(g);
+            let tagged: Vec<_> = cases.iter().filter(|c| c.label.contains(&label)).collect();
+            if !changed && !tagged.is_empty() {
+                problems.push(format!("{name}: a case is tagged {} but the mutant does not change the function", m.name()));
+            }
+            for c in tagged {
+                count += 1;
+                let got = interp::evaluate(g, w, &c.inputs);
+                if policy::matches(&c.expected, &got, w, !f.returns_bool(), f.either_zero) {
+                    problems.push(format!("{name}: the case tagged {} gives the same bits under the mutant", m.name()));
+                }
+            }
+        }
+    }
+    println!("{count} discriminating cases checked against their mutants");
+    assert!(count > 100, "too few discriminating cases: {count}");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The functions the contract singles out have the discriminating cases it
+/// names: fold order, fused multiply-add, true division, hypot, zero seed.
+#[test]
+fn key_rules_have_witnesses() {
+    let corpus = corpus().unwrap_or_else(|e| panic!("{e}"));
+    let want = [
+        ("aether_vec3f_dot", "fold-left"),
+        ("aether_vec3f_dot", "fma"),
+        ("aether_vec3f_dot", "fold-seeded"),
+        ("aether_vec4d_sum", "fold-left"),
+        ("aether_vec3f_sum", "fold-seeded"),
+        ("aether_vec3f_div", "true-division"),
+        ("aether_vec3d_normalize", "true-division"),
+        ("aether_vec3f_norm", "hypot"),
+        ("aether_vec3f_norm", "fma"),
+        ("aether_vec2f_neg", "neg-sub"),
+        ("aether_vec3f_max_norm", "max-select-swapped"),
+        ("aether_vec3f_cross", "fma"),
+        ("aether_quatf_mul", "fma"),
+        ("aether_quatd_mul", "quat-xyzw"),
+        ("aether_mat3f_mul_vec", "column-major"),
+        ("aether_mat4d_mul", "fold-left"),
+        ("aether_mat3f_dot", "fold-seeded"),
+        ("aether_mat4f_determinant", "fma"),
+    ];
+    for (name, m) in want {
+        assert!(
+            corpus[name].cases.iter().any(|c| c.label.contains(&format!("discriminates {m}:"))),
+            "{name} has no case that discriminates {m}"
+        );
+    }
+}
