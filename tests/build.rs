@@ -106,7 +106,10 @@ fn glue(model: &Model) -> String {
             args.push(build_value(model, &p.kind, elem, at));
             at += p.kind.words();
         }
-        let _ = writeln!(g, "#[allow(clippy::missing_transmute_annotations, unused_variables)]\nfn call_{name}(ptr: *const (), w: &[u64]) -> Vec<u64> {{");
+        let _ = writeln!(
+            g,
+            "#[allow(clippy::missing_transmute_annotations, unused_variables)]\nfn call_{name}(ptr: *const (), w: &[u64]) -> Vec<u64> {{"
+        );
         let _ = writeln!(g, "    assert_eq!(w.len(), {at}, \"{name}: wrong number of input words\");");
         let _ = writeln!(g, "    // SAFETY: `ptr` is the address of `{name}`, whose C type is checked\n    // against bindgen's declaration in `functions()`.");
         let _ = writeln!(g, "    let f = unsafe {{ std::mem::transmute::<*const (), {fty}>(ptr) }};");

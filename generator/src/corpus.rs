@@ -58,11 +58,7 @@ fn width(model: &Model, f: &Function) -> u32 {
 }
 
 fn hex_list(words: &[u64], width: u32) -> String {
-    words
-        .iter()
-        .map(|w| if width == 32 { format!("0x{w:08x}") } else { format!("0x{w:016x}") })
-        .collect::<Vec<_>>()
-        .join(" ")
+    words.iter().map(|w| if width == 32 { format!("0x{w:08x}") } else { format!("0x{w:016x}") }).collect::<Vec<_>>().join(" ")
 }
 
 /// Builds every function's cases: specials, discriminating witnesses, random.
@@ -181,7 +177,15 @@ fn signature(model: &Model, f: &Function) -> String {
 
 /// The first input on which `mutant` gives other bits than `f` under the
 /// comparison policy: the special rows first, then seeded random inputs.
-fn witness(model: &Model, f: &Function, mutant: &Function, rows: &[(String, Vec<u64>)], w: u32, c_name: &str, m: Mutant) -> Option<Vec<u64>> {
+fn witness(
+    model: &Model,
+    f: &Function,
+    mutant: &Function,
+    rows: &[(String, Vec<u64>)],
+    w: u32,
+    c_name: &str,
+    m: Mutant,
+) -> Option<Vec<u64>> {
     let _ = model;
     let differs = |inputs: &[u64]| {
         let a = interp::evaluate(f, w, inputs);
@@ -241,7 +245,13 @@ pub fn render_part(name: &str, banner: &str, fns: &[&FunctionCases]) -> String {
             let names: Vec<&str> = f.no_witness.iter().map(|m| m.name()).collect();
             let _ = writeln!(b, "/* mutants that change the tree but no bit on {} tried inputs: {} */", WITNESS_TRIES, names.join(", "));
         }
-        let _ = writeln!(b, "static const {ty} aether_corpus_{}[{}][{}] = {{", f.c_name.trim_start_matches("aether_"), f.cases.len(), f.n_in + f.n_out);
+        let _ = writeln!(
+            b,
+            "static const {ty} aether_corpus_{}[{}][{}] = {{",
+            f.c_name.trim_start_matches("aether_"),
+            f.cases.len(),
+            f.n_in + f.n_out
+        );
         for c in &f.cases {
             let ins: Vec<String> = c.inputs.iter().map(|w| word_literal(*w, f.width)).collect();
             let outs: Vec<String> = c.expected.iter().map(|w| word_literal(*w, f.width)).collect();
@@ -303,7 +313,7 @@ pub fn parse_part(file_name: &str, text: &str) -> Result<Vec<ParsedFunction>, St
     if name1 != name2 || md1 != md2 {
         return Err(format!("{file_name}: part {name1}: the fences disagree ({name1} {md1} / {name2} {md2})"));
     }
-    if format!("{file_name}") != format!("{name1}.h") {
+    if file_name != format!("{name1}.h") {
         return Err(format!("{file_name}: part {name1}: the fence names another part"));
     }
     let digest = format!("{:x}", md5::compute(body.as_bytes()));
@@ -321,7 +331,12 @@ pub fn parse_part(file_name: &str, text: &str) -> Result<Vec<ParsedFunction>, St
             if dims.len() != 2 {
                 return Err(format!("{file_name}: part {name1}: malformed array line `{t}`"));
             }
-            out.push(ParsedFunction { c_name: format!("aether_{}", name.trim_start_matches("aether_corpus_")), n_in: 0, n_out: 0, cases: Vec::with_capacity(dims[0]) });
+            out.push(ParsedFunction {
+                c_name: format!("aether_{}", name.trim_start_matches("aether_corpus_")),
+                n_in: 0,
+                n_out: 0,
+                cases: Vec::with_capacity(dims[0]),
+            });
             let f = out.last_mut().unwrap();
             f.n_in = dims[1];
         } else if let Some(l) = t.strip_prefix("/* ").and_then(|s| s.strip_suffix(" */")) {

@@ -113,18 +113,15 @@ enum Tok {
     Sym(&'static str),
 }
 
-const SYMBOLS: [&str; 21] = [
-    "&&", "||", "==", "!=", "<=", ">=", "(", ")", "[", "]", ",", ".", "?", ":", "+", "-", "*", "/",
-    "<", ">", "!",
-];
+const SYMBOLS: [&str; 21] = ["&&", "||", "==", "!=", "<=", ">=", "(", ")", "[", "]", ",", ".", "?", ":", "+", "-", "*", "/", "<", ">", "!"];
 
-fn lex(line: &str, line_no: usize) -> Result<Vec<(Tok, usize)>, ParseError> {
+fn lex(line: &str, line_no: usize, col0: usize) -> Result<Vec<(Tok, usize)>, ParseError> {
     let bytes = line.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
         let c = bytes[i] as char;
-        let col = i + 1;
+        let col = col0 + i + 1;
         if c.is_ascii_whitespace() {
             i += 1;
         } else if c.is_ascii_digit() {
@@ -142,11 +139,7 @@ fn lex(line: &str, line_no: usize) -> Result<Vec<(Tok, usize)>, ParseError> {
                 }
             }
             let text = &line[start..i];
-            let v: f64 = text.parse().map_err(|_| ParseError {
-                line: line_no,
-                col,
-                message: format!("malformed number `{text}`"),
-            })?;
+            let v: f64 = text.parse().map_err(|_| ParseError { line: line_no, col, message: format!("malformed number `{text}`") })?;
             out.push((Tok::Num(v), col));
         } else if c.is_ascii_alphabetic() || c == '_' {
             let start = i;
@@ -343,13 +336,14 @@ impl Parser {
     }
 }
 
-fn parser(line: &str, line_no: usize) -> Result<Parser, ParseError> {
-    Ok(Parser { toks: lex(line, line_no)?, pos: 0, line: line_no, end_col: line.len() + 1 })
+/// A parser over one statement that starts at column `col0 + 1` of its line.
+fn parser(text: &str, line_no: usize, col0: usize) -> Result<Parser, ParseError> {
+    Ok(Parser { toks: lex(text, line_no, col0)?, pos: 0, line: line_no, end_col: col0 + text.len() + 1 })
 }
 
 /// Parses one expression (a combiner such as `new + acc`).
 pub fn parse_expr(text: &str) -> Result<Ast, ParseError> {
-    let mut p = parser(text, 1)?;
+    let mut p = parser(text, 1, 0)?;
     let e = p.expr()?;
     if p.pos != p.toks.len() {
         return p.err("unexpected text after the expression");
@@ -362,11 +356,14 @@ pub fn parse_body(text: &str) -> Result<Vec<Stmt>, ParseError> {
     let mut stmts = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line_no = i + 1;
+        let mut col0 = 0;
         for piece in line.split(';') {
+            let start = col0;
+            col0 += piece.len() + 1;
             if piece.trim().is_empty() {
                 continue;
             }
-            let mut p = parser(piece, line_no)?;
+            let mut p = parser(piece, line_no, start)?;
             let target = parse_target(&mut p)?;
             p.expect("=")?;
             let value = p.expr()?;

@@ -24,8 +24,14 @@ impl std::error::Error for SpecError {}
 #[derive(Debug)]
 pub enum Error {
     Spec(SpecError),
-    Io { path: String, source: std::io::Error },
-    Template { template: String, message: String },
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    Template {
+        template: String,
+        message: String,
+    },
     /// The spec's model and the hand-written reference disagree, or a corpus
     /// invariant does not hold: a bug in one of them, never in the inputs.
     Inconsistent(String),

@@ -54,7 +54,10 @@ pub enum Expr {
     /// A literal, exactly representable in every element type.
     Lit(f64),
     /// Component `comp` (memory index) of parameter `param`.
-    Input { param: usize, comp: usize },
+    Input {
+        param: usize,
+        comp: usize,
+    },
     /// A named intermediate (`Function::temps`).
     Temp(usize),
     Bin(BinOp, Box<Expr>, Box<Expr>),
@@ -63,7 +66,12 @@ pub enum Expr {
     Select(Box<Expr>, Box<Expr>, Box<Expr>),
     /// A fold over `terms` (ascending index) with a combiner, before the fold
     /// rule orders it.
-    Fold { combiner: String, op: Box<Expr>, identity: f64, terms: Vec<Expr> },
+    Fold {
+        combiner: String,
+        op: Box<Expr>,
+        identity: f64,
+        terms: Vec<Expr>,
+    },
     /// Inside a combiner: 0 is the new term, 1 the folded rest.
     Hole(u8),
     /// A truth constant (only a seeded truth fold, a mutant, makes one).
@@ -97,12 +105,9 @@ impl Expr {
             Expr::Not(a) => Expr::Not(Box::new(a.map(f))),
             Expr::Call(b, args) => Expr::Call(b, args.into_iter().map(|a| a.map(f)).collect()),
             Expr::Select(c, a, b) => Expr::Select(Box::new(c.map(f)), Box::new(a.map(f)), Box::new(b.map(f))),
-            Expr::Fold { combiner, op, identity, terms } => Expr::Fold {
-                combiner,
-                op,
-                identity,
-                terms: terms.into_iter().map(|t| t.map(f)).collect(),
-            },
+            Expr::Fold { combiner, op, identity, terms } => {
+                Expr::Fold { combiner, op, identity, terms: terms.into_iter().map(|t| t.map(f)).collect() }
+            }
             leaf => leaf,
         };
         f(e)
@@ -362,10 +367,7 @@ fn resolve_kind(spec: &Spec, k: &ParamKind, shape: &Shape, body: &Body, what: &s
 }
 
 fn resolve_params(spec: &Spec, fam: &Family, shape: &Shape, body: &Body) -> Result<Vec<Param>, SpecError> {
-    fam.params
-        .iter()
-        .map(|(name, k)| Ok(Param { name: name.clone(), kind: resolve_kind(spec, k, shape, body, "params")? }))
-        .collect()
+    fam.params.iter().map(|(name, k)| Ok(Param { name: name.clone(), kind: resolve_kind(spec, k, shape, body, "params")? })).collect()
 }
 
 /// A value while a body is evaluated.
@@ -520,29 +522,26 @@ impl<'a> Builder<'a> {
                     let Kind::Shape(rs) = &ret else {
                         return Err(at(st.line, 1, "a truth-valued result has no components".into()));
                     };
-                    let ranges: Vec<(usize, Box<dyn Fn(&[usize]) -> Option<usize>>)> = match (&rs.kind, vars.len()) {
-                        (ShapeKind::Matrix { rows, cols, .. }, 2) => {
-                            let s2 = rs.clone();
-                            vec![(*rows, Box::new(|_: &[usize]| None)), (*cols, Box::new(move |ix: &[usize]| s2.matrix_index(ix[0], ix[1])))]
-                        }
-                        (ShapeKind::Vector(_) | ShapeKind::Scalar, 1) => vec![(rs.len(), Box::new(|ix: &[usize]| Some(ix[0])))],
+                    // Every index tuple of the result, with its memory index.
+                    let slots: Vec<(Vec<usize>, usize)> = match (&rs.kind, vars.len()) {
+                        (ShapeKind::Matrix { rows, cols, .. }, 2) => (0..*rows)
+                            .flat_map(|r| (0..*cols).map(move |c| (r, c)))
+                            .map(|(r, c)| (vec![r, c], rs.matrix_index(r, c).unwrap()))
+                            .collect(),
+                        (ShapeKind::Vector(_) | ShapeKind::Scalar, 1) => (0..rs.len()).map(|i| (vec![i], i)).collect(),
                         _ => {
-                            return Err(at(st.line, 1, format!("`out` of shape `{}` cannot be indexed with {} index(es)", rs.name, vars.len())));
+                            return Err(at(
+                                st.line,
+                                1,
+                                format!("`out` of shape `{}` cannot be indexed with {} index(es)", rs.name, vars.len()),
+                            ));
                         }
                     };
-                    let mut ix = vec![0usize; vars.len()];
-                    let total: usize = ranges.iter().map(|r| r.0).product();
-                    for flat in 0..total {
-                        let mut rem = flat;
-                        for d in (0..vars.len()).rev() {
-                            ix[d] = rem % ranges[d].0;
-                            rem /= ranges[d].0;
-                        }
+                    for (ix, k) in slots {
                         let mut env2 = env.clone();
                         for (v, i) in vars.iter().zip(&ix) {
                             env2.insert(v.clone(), Val::Num(*i as f64));
                         }
-                        let k = (ranges.last().unwrap().1)(&ix).unwrap();
                         let v = self.eval(&st.value, &env2).map_err(wrap)?;
                         assign(&mut outs, k, v).map_err(wrap)?;
                     }
@@ -703,7 +702,11 @@ impl<'a> Builder<'a> {
             let c = self.index(&args[2], env)?;
             let Val::Agg(s, comps) = m else { return berr(&args[0], "minor needs a matrix") };
             let ShapeKind::Matrix { rows, cols, .. } = s.kind else { return berr(&args[0], "minor needs a matrix") };
-            let Some(sub) = spec.shapes.iter().find(|x| matches!(x.kind, ShapeKind::Matrix { rows: r2, cols: c2, .. } if r2 + 1 == rows && c2 + 1 == cols)) else {
+            let Some(sub) = spec
+                .shapes
+                .iter()
+                .find(|x| matches!(x.kind, ShapeKind::Matrix { rows: r2, cols: c2, .. } if r2 + 1 == rows && c2 + 1 == cols))
+            else {
                 return berr(ast, format!("no {}x{} matrix shape for the minor of `{}`", rows - 1, cols - 1, s.name));
             };
             let mut out = vec![Expr::Lit(0.0); sub.len()];
@@ -781,7 +784,9 @@ impl<'a> Builder<'a> {
                 };
                 bound.push(self.bind(&format!("{name}_{}", p.name), v));
             }
-            return self.instantiate(fam, shape, body, bound, name).map_err(|e| BodyErr { col: ast.col, message: format!("in `{name}`: {}", e.message) });
+            return self
+                .instantiate(fam, shape, body, bound, name)
+                .map_err(|e| BodyErr { col: ast.col, message: format!("in `{name}`: {}", e.message) });
         }
         berr(ast, format!("no shape of family `{name}` takes these arguments"))
     }
@@ -828,7 +833,9 @@ impl<'a> Builder<'a> {
         let mut cenv: Env = HashMap::new();
         cenv.insert("new".into(), hole(0));
         cenv.insert("acc".into(), hole(1));
-        let op = self.eval(&comb.expr, &cenv).map_err(|e| BodyErr { col: ast.col, message: format!("combiner `{cname}` (column {}): {}", e.col, e.message) })?;
+        let op = self
+            .eval(&comb.expr, &cenv)
+            .map_err(|e| BodyErr { col: ast.col, message: format!("combiner `{cname}` (column {}): {}", e.col, e.message) })?;
         let (op, rty) = match self.scalar(&comb.expr, op)? {
             Val::F(e) => (e, Ty::Float),
             Val::B(e) => (e, Ty::Bool),

@@ -34,8 +34,7 @@ pub fn word_matches(expected: u64, actual: u64, width: u32, is_float: bool, eith
 
 /// Whether all result words match.
 pub fn matches(expected: &[u64], actual: &[u64], width: u32, is_float: bool, either_zero: bool) -> bool {
-    expected.len() == actual.len()
-        && expected.iter().zip(actual).all(|(e, a)| word_matches(*e, *a, width, is_float, either_zero))
+    expected.len() == actual.len() && expected.iter().zip(actual).all(|(e, a)| word_matches(*e, *a, width, is_float, either_zero))
 }
 
 #[cfg(test)]

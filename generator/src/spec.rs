@@ -109,7 +109,11 @@ pub enum ShapeKind {
     Scalar,
     /// Named components in memory order.
     Vector(Vec<String>),
-    Matrix { rows: usize, cols: usize, layout: Layout },
+    Matrix {
+        rows: usize,
+        cols: usize,
+        layout: Layout,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -220,10 +224,7 @@ pub struct Family {
 
 impl Family {
     pub fn body_for(&self, shape: &str) -> Option<&Body> {
-        self.bodies
-            .iter()
-            .find(|b| b.shape.as_deref() == Some(shape))
-            .or_else(|| self.bodies.iter().find(|b| b.shape.is_none()))
+        self.bodies.iter().find(|b| b.shape.as_deref() == Some(shape)).or_else(|| self.bodies.iter().find(|b| b.shape.is_none()))
     }
 }
 
@@ -264,19 +265,16 @@ struct Loc<'a> {
 
 impl Loc<'_> {
     fn err(&self, offset: usize, key: impl Into<String>, message: impl Into<String>) -> SpecError {
-        SpecError {
-            file: self.file.to_string(),
-            line: self.lines.line(offset),
-            key: key.into(),
-            message: message.into(),
-        }
+        SpecError { file: self.file.to_string(), line: self.lines.line(offset), key: key.into(), message: message.into() }
     }
 }
 
 /// The dotted key of the table whose header precedes `offset`, for errors that
 /// serde reports with a span but no key.
 fn enclosing_key(text: &str, offset: usize) -> String {
-    let before = &text[..offset.min(text.len())];
+    let offset = offset.min(text.len());
+    let end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
+    let before = &text[..end];
     for line in before.lines().rev() {
         let t = line.trim();
         if t.starts_with('[') && t.ends_with(']') {
@@ -298,7 +296,7 @@ pub fn parse(file: &str, text: &str) -> Result<Spec, SpecError> {
     let loc = Loc { file, lines: LineIndex::new(text) };
     let raw: RawSpec = toml::from_str(text).map_err(|e| {
         let offset = e.span().map_or(0, |s| s.start);
-        let message = e.message().trim().to_string();
+        let message = e.message().trim().replace('\n', "; ");
         let table = enclosing_key(text, offset);
         let key = match key_in_message(&message) {
             Some(k) if message.starts_with("unknown field") || message.starts_with("missing field") => {
@@ -338,8 +336,7 @@ fn in_file_order<T>(map: &BTreeMap<String, Spanned<T>>) -> Vec<(&String, &Spanne
 
 fn is_c_identifier(s: &str) -> bool {
     let mut chars = s.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_') && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 fn types(loc: &Loc, raw: &RawSpec) -> Result<Vec<ElemType>, SpecError> {
@@ -414,7 +411,11 @@ fn shapes(loc: &Loc, raw: &RawSpec) -> Result<Vec<Shape>, SpecError> {
                 let mut names = Vec::new();
                 for c in comps.get_ref() {
                     if !is_c_identifier(c.get_ref()) || names.contains(c.get_ref()) {
-                        return Err(loc.err(c.span().start, format!("{key}.components"), format!("component `{}` is not a fresh C identifier", c.get_ref())));
+                        return Err(loc.err(
+                            c.span().start,
+                            format!("{key}.components"),
+                            format!("component `{}` is not a fresh C identifier", c.get_ref()),
+                        ));
                     }
                     names.push(c.get_ref().clone());
                 }
@@ -433,7 +434,11 @@ fn shapes(loc: &Loc, raw: &RawSpec) -> Result<Vec<Shape>, SpecError> {
                     "row-major" => Layout::RowMajor,
                     "column-major" => Layout::ColumnMajor,
                     other => {
-                        return Err(loc.err(layout.span().start, format!("{key}.layout"), format!("unknown layout `{other}` (expected `row-major` or `column-major`)")));
+                        return Err(loc.err(
+                            layout.span().start,
+                            format!("{key}.layout"),
+                            format!("unknown layout `{other}` (expected `row-major` or `column-major`)"),
+                        ));
                     }
                 };
                 let rows = *r.rows.as_ref().unwrap().get_ref();
@@ -444,7 +449,11 @@ fn shapes(loc: &Loc, raw: &RawSpec) -> Result<Vec<Shape>, SpecError> {
                 ShapeKind::Matrix { rows, cols, layout: layout_v }
             }
             other => {
-                return Err(loc.err(r.kind.span().start, format!("{key}.kind"), format!("unknown shape kind `{other}` (expected `scalar`, `vector` or `matrix`)")));
+                return Err(loc.err(
+                    r.kind.span().start,
+                    format!("{key}.kind"),
+                    format!("unknown shape kind `{other}` (expected `scalar`, `vector` or `matrix`)"),
+                ));
             }
         };
         out.push(Shape { name: name.clone(), kind });
@@ -458,7 +467,11 @@ fn fold(loc: &Loc, raw: &RawSpec) -> Result<FoldRule, SpecError> {
         "right" => Nesting::Right,
         "left" => Nesting::Left,
         other => {
-            return Err(loc.err(f.nesting.span().start, "rules.fold.nesting", format!("unknown nesting `{other}` (expected `right` or `left`)")));
+            return Err(loc.err(
+                f.nesting.span().start,
+                "rules.fold.nesting",
+                format!("unknown nesting `{other}` (expected `right` or `left`)"),
+            ));
         }
     };
     let seed = match f.seed.get_ref().as_str() {
@@ -477,8 +490,7 @@ fn combiners(loc: &Loc, raw: &RawSpec, text: &str) -> Result<Vec<Combiner>, Spec
         let key = format!("combiners.{name}");
         let r = c.get_ref();
         let line = loc.lines.line(r.expr.span().start);
-        let expr = dsl::parse_expr(r.expr.get_ref())
-            .map_err(|e| loc.err(r.expr.span().start, format!("{key}.expr"), e.to_string()))?;
+        let expr = dsl::parse_expr(r.expr.get_ref()).map_err(|e| loc.err(r.expr.span().start, format!("{key}.expr"), e.to_string()))?;
         let identity: f64 = r.identity.get_ref().trim().parse().map_err(|_| {
             loc.err(r.identity.span().start, format!("{key}.identity"), format!("`{}` is not a number", r.identity.get_ref()))
         })?;
@@ -554,7 +566,11 @@ fn families(loc: &Loc, raw: &RawSpec, text: &str, spec: &Spec) -> Result<Vec<Fam
             let (pname, kind) = p.get_ref().split_once(':').ok_or_else(bad)?;
             let (pname, kind) = (pname.trim(), kind.trim());
             if !is_c_identifier(pname) || pname == "out" || params.iter().any(|(n, _)| n == pname) {
-                return Err(loc.err(p.span().start, format!("{key}.params"), format!("parameter name `{pname}` is not a fresh C identifier (and not `out`)")));
+                return Err(loc.err(
+                    p.span().start,
+                    format!("{key}.params"),
+                    format!("parameter name `{pname}` is not a fresh C identifier (and not `out`)"),
+                ));
             }
             let k = parse_kind(kind).ok_or_else(bad)?;
             if let ParamKind::Named(n) = &k {
@@ -582,7 +598,11 @@ fn families(loc: &Loc, raw: &RawSpec, text: &str, spec: &Spec) -> Result<Vec<Fam
         if let Some(bs) = &r.bodies {
             for (shape, b) in in_file_order(bs) {
                 if !shapes.contains(shape) {
-                    return Err(loc.err(b.span().start, format!("{key}.bodies.{shape}"), format!("`{shape}` is not one of the family's shapes")));
+                    return Err(loc.err(
+                        b.span().start,
+                        format!("{key}.bodies.{shape}"),
+                        format!("`{shape}` is not one of the family's shapes"),
+                    ));
                 }
                 bodies.push(body(loc, text, format!("{key}.bodies.{shape}"), Some(shape.clone()), b)?);
             }
@@ -593,7 +613,11 @@ fn families(loc: &Loc, raw: &RawSpec, text: &str, spec: &Spec) -> Result<Vec<Fam
             }
         }
         if let Some(other) = out.iter().find(|o| o.op == op && o.shapes.iter().any(|s| shapes.contains(s))) {
-            return Err(loc.err(f.span().start, format!("{key}.op"), format!("C name clash: family `{}` already defines `{op}` for a shape of this family", other.name)));
+            return Err(loc.err(
+                f.span().start,
+                format!("{key}.op"),
+                format!("C name clash: family `{}` already defines `{op}` for a shape of this family", other.name),
+            ));
         }
         out.push(Family {
             name: name.clone(),
@@ -625,5 +649,5 @@ fn policy(loc: &Loc, raw: &RawSpec, families: &[Family]) -> Result<Policy, SpecE
         }
         either_zero.push(f.get_ref().clone());
     }
-    Ok(Policy { either_zero, line: loc.lines.line(raw.policy.span().start) })
+    Ok(Policy { either_zero, line: loc.lines.line(p.either_zero.span().start) })
 }

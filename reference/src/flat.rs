@@ -44,12 +44,7 @@ pub trait Flat: Sized {
 }
 
 fn element<T: Real>(word: u64) -> T {
-    T::from_word(word).unwrap_or_else(|| {
-        panic!(
-            "aether_reference::flat: word {word:#x} is not an {} bit pattern",
-            T::NAME
-        )
-    })
+    T::from_word(word).unwrap_or_else(|| panic!("aether_reference::flat: word {word:#x} is not an {} bit pattern", T::NAME))
 }
 
 macro_rules! flat_scalar {
@@ -127,16 +122,9 @@ impl<'a> Params<'a> {
     /// Checks the input of `name` (its length, and that every word is a bit
     /// pattern of the element type `T`) before anything is decoded.
     fn new<T: Real>(name: &'static str, words: &'a [u64], expected: usize) -> Self {
-        assert!(
-            words.len() == expected,
-            "aether_reference::flat: {name} takes {expected} words, got {}",
-            words.len()
-        );
+        assert!(words.len() == expected, "aether_reference::flat: {name} takes {expected} words, got {}", words.len());
         if let Some(bad) = words.iter().find(|&&w| T::from_word(w).is_none()) {
-            panic!(
-                "aether_reference::flat: {name}: word {bad:#x} is not an {} bit pattern",
-                T::NAME
-            );
+            panic!("aether_reference::flat: {name}: word {bad:#x} is not an {} bit pattern", T::NAME);
         }
         Self { name, words }
     }
@@ -261,22 +249,15 @@ static TABLE: LazyLock<Vec<Entry>> = LazyLock::new(|| {
     }
 });
 
-static KEYS: LazyLock<Vec<(&'static str, &'static str, &'static str)>> = LazyLock::new(|| {
-    TABLE
-        .iter()
-        .map(|&(family, shape, elem, _)| (family, shape, elem))
-        .collect()
-});
+static KEYS: LazyLock<Vec<(&'static str, &'static str, &'static str)>> =
+    LazyLock::new(|| TABLE.iter().map(|&(family, shape, elem, _)| (family, shape, elem)).collect());
 
 /// The flat function for `(family, shape, elem)`, e.g. `("dot", "vec3",
 /// "f32")`, `("fmin", "scalar", "f64")`, `("quat_mul", "quat", "f32")`,
 /// `("mul_vec", "mat3", "f64")`; `None` when the spec does not list that
 /// combination.
 pub fn lookup(family: &str, shape: &str, elem: &str) -> Option<FlatFn> {
-    TABLE
-        .iter()
-        .find(|&&(f, s, e, _)| (f, s, e) == (family, shape, elem))
-        .map(|&(_, _, _, function)| function)
+    TABLE.iter().find(|&&(f, s, e, _)| (f, s, e) == (family, shape, elem)).map(|&(_, _, _, function)| function)
 }
 
 /// Every `(family, shape, elem)` implemented: each family of the spec for

@@ -32,9 +32,7 @@ where
     F: Fn(T, T) -> T,
 {
     let mut terms = terms.into_iter();
-    let mut acc = terms
-        .next()
-        .expect("aether_reference::fold: a contract fold has at least one term");
+    let mut acc = terms.next().expect("aether_reference::fold: a contract fold has at least one term");
     for new in terms {
         acc = combine(new, acc);
     }

@@ -30,9 +30,7 @@ impl<T: Real, const N: usize> Mat<T, N> {
 
     /// The matrix whose element `(r, c)` is `f(r, c)`.
     pub fn from_fn(mut f: impl FnMut(usize, usize) -> T) -> Self {
-        Self {
-            rows: std::array::from_fn(|r| std::array::from_fn(|c| f(r, c))),
-        }
+        Self { rows: std::array::from_fn(|r| std::array::from_fn(|c| f(r, c))) }
     }
 
     /// The elements in memory (row-major) order.
@@ -69,10 +67,7 @@ impl<T: Real, const N: usize> Mat<T, N> {
     /// elements in row-major order (`r` outer, `c` inner, ascending), i.e.
     /// the `dot` of the two flat element arrays.
     pub fn dot(self, b: Self) -> T {
-        fold(
-            self.elements().zip(b.elements()).map(|(x, y)| x * y),
-            fold::add,
-        )
+        fold(self.elements().zip(b.elements()).map(|(x, y)| x * y), fold::add)
     }
 
     /// The `M x M` matrix (`M = N - 1`) without row `row` and column `col`,
@@ -103,8 +98,7 @@ impl<T: Real> Mat3<T> {
     /// [`minor`](Self::minor)`(0, j)` and each product is rounded.
     pub fn determinant(self) -> T {
         let m = self.rows;
-        m[0][0] * self.minor(0, 0).determinant() - m[0][1] * self.minor(0, 1).determinant()
-            + m[0][2] * self.minor(0, 2).determinant()
+        m[0][0] * self.minor(0, 0).determinant() - m[0][1] * self.minor(0, 1).determinant() + m[0][2] * self.minor(0, 2).determinant()
     }
 }
 
@@ -120,8 +114,7 @@ impl<T: Real> Mat4<T> {
     /// mat3 rule, and each product is rounded.
     pub fn determinant(self) -> T {
         let m = self.rows;
-        m[0][0] * self.minor(0, 0).determinant() - m[0][1] * self.minor(0, 1).determinant()
-            + m[0][2] * self.minor(0, 2).determinant()
+        m[0][0] * self.minor(0, 0).determinant() - m[0][1] * self.minor(0, 1).determinant() + m[0][2] * self.minor(0, 2).determinant()
             - m[0][3] * self.minor(0, 3).determinant()
     }
 }

@@ -72,12 +72,7 @@ impl<T: Real> Quat<T> {
 
     /// `conjugate`: `(w, x * -1, y * -1, z * -1)`.
     pub fn conjugate(self) -> Self {
-        Self {
-            w: self.w,
-            x: scalar::neg(self.x),
-            y: scalar::neg(self.y),
-            z: scalar::neg(self.z),
-        }
+        Self { w: self.w, x: scalar::neg(self.x), y: scalar::neg(self.y), z: scalar::neg(self.z) }
     }
 
     /// `rotate` `v` by `self` (`q`): with `u = (q.x, q.y, q.z)`,

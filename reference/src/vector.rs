@@ -197,10 +197,6 @@ impl<T: Real> Vec3<T> {
     /// ```
     pub fn cross(self, b: Self) -> Self {
         let a = self;
-        Self {
-            x: a.y * b.z - a.z * b.y,
-            y: a.z * b.x - a.x * b.z,
-            z: a.x * b.y - a.y * b.x,
-        }
+        Self { x: a.y * b.z - a.z * b.y, y: a.z * b.x - a.x * b.z, z: a.x * b.y - a.y * b.x }
     }
 }

@@ -13,12 +13,7 @@ fn bits32(x: f32) -> u32 {
 }
 
 fn assert_bits32(got: f32, want: u32) {
-    assert_eq!(
-        got.to_bits(),
-        want,
-        "got {got:e} ({:#x}), want {want:#x}",
-        got.to_bits()
-    );
+    assert_eq!(got.to_bits(), want, "got {got:e} ({:#x}), want {want:#x}", got.to_bits());
 }
 
 fn assert_vec_bits32<const N: usize>(got: [f32; N], want: [u32; N]) {
@@ -74,9 +69,7 @@ fn fold_has_no_zero_seed() {
 #[test]
 fn fold_helper_puts_the_new_term_on_the_left() {
     // Record the operand order: combine(new, acc) = format "(new acc)".
-    let order = aether_reference::fold::fold(["0", "1", "2", "3"].map(String::from), |new, acc| {
-        format!("({new} {acc})")
-    });
+    let order = aether_reference::fold::fold(["0", "1", "2", "3"].map(String::from), |new, acc| format!("({new} {acc})"));
     assert_eq!(order, "(3 (2 (1 0)))");
 }
 
@@ -143,10 +136,7 @@ fn abs_clears_the_sign_bit() {
     assert_bits32(scalar::abs(-0.0f32), 0);
     let nan = f32::from_bits(0xffc0_0001);
     assert_eq!(scalar::abs(nan).to_bits(), 0x7fc0_0001);
-    assert_vec_bits32(
-        Vec2::new(-1.0f32, 2.0).abs().to_array(),
-        [0x3f80_0000, 0x4000_0000],
-    );
+    assert_vec_bits32(Vec2::new(-1.0f32, 2.0).abs().to_array(), [0x3f80_0000, 0x4000_0000]);
 }
 
 #[test]
@@ -201,10 +191,7 @@ fn cross_is_right_handed() {
     assert_eq!(x.cross(y), Vec3::new(0.0, 0.0, 1.0));
     assert_eq!(y.cross(x), Vec3::new(0.0, 0.0, -1.0));
     // (2,3,4) x (5,6,7) = (3*7-4*6, 4*5-2*7, 2*6-3*5) = (-3, 6, -3)
-    assert_eq!(
-        Vec3::new(2.0f64, 3.0, 4.0).cross(Vec3::new(5.0, 6.0, 7.0)),
-        Vec3::new(-3.0, 6.0, -3.0)
-    );
+    assert_eq!(Vec3::new(2.0f64, 3.0, 4.0).cross(Vec3::new(5.0, 6.0, 7.0)), Vec3::new(-3.0, 6.0, -3.0));
 }
 
 // -------------------------------------------------------------- normalize
@@ -227,10 +214,7 @@ fn normalize_returns_the_input_when_the_norm_is_not_positive() {
     // A NaN norm: returned unchanged (payload and all).
     let nan = f32::from_bits(0x7fc0_1234);
     let v = Vec4::new(1.0f32, nan, 2.0, 3.0);
-    assert_vec_bits32(
-        v.normalize().to_array(),
-        [0x3f80_0000, 0x7fc0_1234, 0x4000_0000, 0x4040_0000],
-    );
+    assert_vec_bits32(v.normalize().to_array(), [0x3f80_0000, 0x7fc0_1234, 0x4000_0000, 0x4040_0000]);
     let q = Quat::new(0.0f64, -0.0, 0.0, 0.0);
     assert_eq!(q.normalize().x.to_bits(), 0x8000_0000_0000_0000);
 }
@@ -242,10 +226,7 @@ fn quat_normalize_folds_in_memory_order() {
     // even 2^24, so n = sqrt(2^24) = 4096 and r = 2^-12 exactly. Folding
     // x, y, z first would give 2^24 + 3 -> 2^24 + 4 and n = 4096 + 2^-11.
     let q = Quat::new(4096.0f32, 1.0, 1.0, 1.0).normalize();
-    assert_vec_bits32(
-        q.to_array(),
-        [0x3f80_0000, 0x3980_0000, 0x3980_0000, 0x3980_0000],
-    );
+    assert_vec_bits32(q.to_array(), [0x3f80_0000, 0x3980_0000, 0x3980_0000, 0x3980_0000]);
     let q = Quat::new(0.0f64, 3.0, 0.0, 4.0).normalize();
     // r = 1/5 = 0.2 (rounded); 0.2 * 3 = 0.6000000000000001, 0.2 * 4 = 0.8.
     assert_eq!(q.to_array(), [0.0, 0.6000000000000001, 0.0, 0.8]);
@@ -304,10 +285,7 @@ fn rotate_half_turn_about_z() {
 fn identity_bits() {
     let id = Mat3::<f32>::identity();
     let words: Vec<u32> = id.elements().map(bits32).collect();
-    assert_eq!(
-        words,
-        [0x3f80_0000, 0, 0, 0, 0x3f80_0000, 0, 0, 0, 0x3f80_0000]
-    );
+    assert_eq!(words, [0x3f80_0000, 0, 0, 0, 0x3f80_0000, 0, 0, 0, 0x3f80_0000]);
     let id = Mat2::<f64>::identity();
     let words: Vec<u64> = id.elements().map(f64::to_bits).collect();
     assert_eq!(words, [0x3ff0_0000_0000_0000, 0, 0, 0x3ff0_0000_0000_0000]);
@@ -325,10 +303,7 @@ fn transpose_and_products() {
     assert_eq!(a.dot(b), 70.0);
     let m = Mat4::<f64>::from_fn(|r, c| (r * 4 + c) as f64);
     assert_eq!(m.mul(Mat4::identity()), m);
-    assert_eq!(
-        m.mul_vec(Vec4::new(1.0, 1.0, 1.0, 1.0)),
-        Vec4::new(6.0, 22.0, 38.0, 54.0)
-    );
+    assert_eq!(m.mul_vec(Vec4::new(1.0, 1.0, 1.0, 1.0)), Vec4::new(6.0, 22.0, 38.0, 54.0));
 }
 
 #[test]
@@ -357,12 +332,7 @@ fn determinants_of_known_matrices() {
     assert_eq!(m2.determinant(), -14.0);
     let m3 = Mat3::from_rows([[1.0f32, 2.0, 3.0], [0.0, 1.0, 4.0], [5.0, 6.0, 0.0]]);
     assert_eq!(m3.determinant(), 1.0);
-    let m4 = Mat4::from_rows([
-        [1.0f64, 0.0, 2.0, -1.0],
-        [3.0, 0.0, 0.0, 5.0],
-        [2.0, 1.0, 4.0, -3.0],
-        [1.0, 0.0, 5.0, 0.0],
-    ]);
+    let m4 = Mat4::from_rows([[1.0f64, 0.0, 2.0, -1.0], [3.0, 0.0, 0.0, 5.0], [2.0, 1.0, 4.0, -3.0], [1.0, 0.0, 5.0, 0.0]]);
     assert_eq!(m4.determinant(), 30.0);
     assert_eq!(Mat4::<f32>::identity().determinant(), 1.0);
 }
@@ -383,10 +353,7 @@ fn determinant_is_a_left_to_right_chain() {
 fn mat4_minor_keeps_the_original_order() {
     let m = Mat4::<f64>::from_fn(|r, c| (r * 4 + c) as f64);
     let minor = m.minor(0, 2);
-    assert_eq!(
-        minor,
-        Mat3::from_rows([[4.0, 5.0, 7.0], [8.0, 9.0, 11.0], [12.0, 13.0, 15.0]])
-    );
+    assert_eq!(minor, Mat3::from_rows([[4.0, 5.0, 7.0], [8.0, 9.0, 11.0], [12.0, 13.0, 15.0]]));
 }
 
 // ------------------------------------------------------------ arrays layer
@@ -395,10 +362,7 @@ fn mat4_minor_keeps_the_original_order() {
 fn arrays_match_the_vector_methods() {
     let a = [1.5f64, -2.0, 0.25];
     let b = [4.0f64, 0.5, -8.0];
-    assert_eq!(
-        arrays::dot(a, b),
-        Vec3::from_array(a).dot(Vec3::from_array(b))
-    );
+    assert_eq!(arrays::dot(a, b), Vec3::from_array(a).dot(Vec3::from_array(b)));
     assert_eq!(arrays::sum(a), -0.25);
     assert_eq!(<f64 as Real>::NAME, "f64");
 }
@@ -443,10 +407,7 @@ fn spec_pairs() -> Vec<(String, String)> {
     for line in text.lines().map(str::trim) {
         if let Some(header) = line.strip_prefix('[') {
             let name = header.trim_end_matches(']');
-            family = name
-                .strip_prefix("families.")
-                .filter(|f| !f.contains('.'))
-                .map(String::from);
+            family = name.strip_prefix("families.").filter(|f| !f.contains('.')).map(String::from);
         } else if let (Some(f), Some(list)) = (&family, line.strip_prefix("shapes = [")) {
             for shape in list.trim_end_matches(']').split(',') {
                 let shape = shape.trim().trim_matches('"');
@@ -459,15 +420,10 @@ fn spec_pairs() -> Vec<(String, String)> {
 
 #[test]
 fn entries_equal_the_spec_listing() {
-    let mut want: Vec<(String, String, String)> = spec_pairs()
-        .into_iter()
-        .flat_map(|(f, s)| ["f32", "f64"].map(|e| (f.clone(), s.clone(), e.to_string())))
-        .collect();
+    let mut want: Vec<(String, String, String)> =
+        spec_pairs().into_iter().flat_map(|(f, s)| ["f32", "f64"].map(|e| (f.clone(), s.clone(), e.to_string()))).collect();
     want.sort();
-    let mut got: Vec<(String, String, String)> = entries()
-        .iter()
-        .map(|&(f, s, e)| (f.to_string(), s.to_string(), e.to_string()))
-        .collect();
+    let mut got: Vec<(String, String, String)> = entries().iter().map(|&(f, s, e)| (f.to_string(), s.to_string(), e.to_string())).collect();
     got.sort();
     assert_eq!(got, want);
 }
@@ -500,10 +456,7 @@ fn flat_calls_match_the_typed_api() {
     assert_eq!(is_finite(&[w32(1.0), w32(f32::INFINITY)]), [0]);
 
     let div = lookup("div", "vec2", "f32").unwrap();
-    assert_eq!(
-        div(&[w32(5.0), w32(7.0), w32(3.0)]),
-        [0x3fd5_5556, 0x4015_5556]
-    );
+    assert_eq!(div(&[w32(5.0), w32(7.0), w32(3.0)]), [0x3fd5_5556, 0x4015_5556]);
 
     let neg = lookup("neg", "scalar", "f32").unwrap();
     assert_eq!(neg(&[0]), [0x8000_0000]);
@@ -511,10 +464,7 @@ fn flat_calls_match_the_typed_api() {
     let quat_mul = lookup("quat_mul", "quat", "f64").unwrap();
     let i = [0.0f64, 1.0, 0.0, 0.0].map(f64::to_bits);
     let j = [0.0f64, 0.0, 1.0, 0.0].map(f64::to_bits);
-    assert_eq!(
-        quat_mul(&[i, j].concat()),
-        [0.0f64, 0.0, 0.0, 1.0].map(f64::to_bits)
-    );
+    assert_eq!(quat_mul(&[i, j].concat()), [0.0f64, 0.0, 0.0, 1.0].map(f64::to_bits));
 }
 
 #[test]
@@ -534,8 +484,7 @@ fn every_entry_runs_and_sizes_its_output() {
         let n = width(shape);
         let (inputs, outputs) = match family {
             "identity" => (0, n),
-            "fmin" | "fmax" | "add" | "sub" | "mul" | "min" | "max" | "cross" | "quat_mul"
-            | "mat_mul" => (2 * n, n),
+            "fmin" | "fmax" | "add" | "sub" | "mul" | "min" | "max" | "cross" | "quat_mul" | "mat_mul" => (2 * n, n),
             "sign" | "neg" | "abs" | "normalize" | "conjugate" | "transpose" => (n, n),
             "scale" | "div" => (n + 1, n),
             "lerp" => (2 * n + 1, n),
@@ -552,11 +501,7 @@ fn every_entry_runs_and_sizes_its_output() {
             }
             other => panic!("unknown family {other}"),
         };
-        let one = if elem == "f32" {
-            w32(1.0)
-        } else {
-            1.0f64.to_bits()
-        };
+        let one = if elem == "f32" { w32(1.0) } else { 1.0f64.to_bits() };
         let f = lookup(family, shape, elem).unwrap();
         let out = f(&vec![one; inputs]);
         assert_eq!(out.len(), outputs, "{family}/{shape}/{elem}");

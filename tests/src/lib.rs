@@ -12,7 +12,6 @@ use std::collections::BTreeMap;
 use aether_generator::corpus::{self, ParsedFunction};
 use aether_generator::model::Model;
 pub use aether_generator::policy;
-use sys::*;
 
 /// One C function: a typed caller behind a flat one.
 #[derive(Debug, Clone, Copy)]
@@ -34,7 +33,15 @@ impl CFunction {
     }
 }
 
-include!(concat!(env!("OUT_DIR"), "/glue.rs"));
+/// Generated from the spec by build.rs; the casts are the same text for f32
+/// and f64, so some are no-ops.
+#[allow(clippy::unnecessary_cast)]
+mod glue {
+    use super::sys::*;
+    use super::CFunction;
+    include!(concat!(env!("OUT_DIR"), "/glue.rs"));
+}
+pub use glue::functions;
 
 /// The spec's model.
 pub fn model() -> Model {
@@ -45,7 +52,8 @@ pub fn model() -> Model {
 pub fn corpus() -> Result<BTreeMap<String, ParsedFunction>, String> {
     let dir = aether_generator::default_root().join("corpus");
     let mut out = BTreeMap::new();
-    let mut names: Vec<_> = std::fs::read_dir(&dir).map_err(|e| e.to_string())?.flatten().map(|e| e.file_name().to_string_lossy().to_string()).collect();
+    let mut names: Vec<_> =
+        std::fs::read_dir(&dir).map_err(|e| e.to_string())?.flatten().map(|e| e.file_name().to_string_lossy().to_string()).collect();
     names.sort();
     for name in names {
         if name == "aether_c_corpus.h" || !name.ends_with(".h") {

@@ -43,7 +43,9 @@ fn umbrella_table_agrees_with_the_parts() {
     let corpus = corpus().unwrap_or_else(|e| panic!("{e}"));
     let model = model();
     // SAFETY: plain C functions returning a count and a pointer to a static table of that length.
-    let table = unsafe { std::slice::from_raw_parts(aether_tests::sys::aether_test_corpus_table(), aether_tests::sys::aether_test_corpus_count() as usize) };
+    let table = unsafe {
+        std::slice::from_raw_parts(aether_tests::sys::aether_test_corpus_table(), aether_tests::sys::aether_test_corpus_count() as usize)
+    };
     assert_eq!(table.len(), model.functions.len(), "the umbrella lists {} functions, the spec has {}", table.len(), model.functions.len());
     for (entry, f) in table.iter().zip(&model.functions) {
         // SAFETY: the table's names are static NUL-terminated C strings.

@@ -40,7 +40,8 @@ fn every_spec_function_has_binding_reference_and_cases() {
     for extra in corpus.keys().filter(|k| !spec_names.contains(*k)) {
         missing.push(format!("{extra}: corpus cases for a function the spec does not list"));
     }
-    let spec_keys: BTreeSet<(String, String, String)> = model.functions.iter().map(|f| (f.family.clone(), f.shape.clone(), f.elem.clone())).collect();
+    let spec_keys: BTreeSet<(String, String, String)> =
+        model.functions.iter().map(|f| (f.family.clone(), f.shape.clone(), f.elem.clone())).collect();
     for (fam, shape, elem) in aether_reference::flat::entries() {
         if !spec_keys.contains(&(fam.to_string(), shape.to_string(), elem.to_string())) {
             missing.push(format!("reference entry {fam}/{shape}/{elem} is not in the spec"));

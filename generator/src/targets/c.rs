@@ -69,7 +69,9 @@ pub fn render_core(model: &Model, lowered: &[Function], banner: &str) -> Result<
                 ShapeKind::Matrix { .. } => vec![format!("{} m[{}]", elem.c_type, shape.len())],
             };
             let doc = match &shape.kind {
-                ShapeKind::Vector(names) => format!("{shape} of {}: components in memory order ({})", elem.c_type, names.join(", "), shape = shape.name),
+                ShapeKind::Vector(names) => {
+                    format!("{shape} of {}: components in memory order ({})", elem.c_type, names.join(", "), shape = shape.name)
+                }
                 ShapeKind::Matrix { rows, cols, layout } => format!(
                     "{}x{} matrix of {}, stored {}: element (r, c) at m[{}]",
                     rows,
@@ -189,13 +191,19 @@ pub fn literal(v: f64, elem: &ElemType) -> String {
     format!("{sign}0x1{frac}p{exp:+}{s}")
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn f32t() -> ElemType {
-        ElemType { name: "f32".into(), c_type: "float".into(), letter: "f".into(), literal_suffix: "f".into(), libm_suffix: "f".into(), bits: 32 }
+        ElemType {
+            name: "f32".into(),
+            c_type: "float".into(),
+            letter: "f".into(),
+            literal_suffix: "f".into(),
+            libm_suffix: "f".into(),
+            bits: 32,
+        }
     }
 
     #[test]
@@ -203,7 +211,9 @@ mod tests {
         assert_eq!(literal(2.0, &f32t()), "2.0f");
         assert_eq!(literal(-1.0, &f32t()), "-1.0f");
         assert_eq!(literal(-0.0, &f32t()), "-0.0f");
-        assert_eq!(literal(0.5, &f32t()), "0x1.8p-1f".replace("1.8p-1", "1p-1"));
-        assert_eq!(literal(1.5e30_f32 as f64, &f32t()), format!("0x1.2ee0bp+100f").replace("2ee0b", &format!("{:x}", ((1.5e30_f32 as f64).to_bits() & ((1 << 52) - 1)) >> 20)));
+        assert_eq!(literal(0.5, &f32t()), "0x1p-1f");
+        assert_eq!(literal(0.75, &f32t()), "0x1.8p-1f");
+        assert_eq!(literal(-16777216.0, &f32t()), "-0x1p+24f");
+        assert_eq!(literal(3.0 * 2f64.powi(-130), &f32t()), "0x1.8p-129f");
     }
 }

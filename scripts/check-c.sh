@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The generated C core compiles cleanly as C99 with gcc and clang, the header
+# compiles from C++, and every corpus part's fence verifies with sed + md5sum.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+for cc in gcc clang; do
+    command -v "$cc" >/dev/null || { echo "check-c: $cc is not installed" >&2; exit 1; }
+    "$cc" -std=c99 -Wall -Wextra -Wpedantic -Werror -ffp-contract=off -c c_core/aether_core.c -o "$tmp/core-$cc.o"
+    # The umbrella corpus header compiles too, as a consumer includes it.
+    printf '#include "aether_c_corpus.h"\nunsigned n(void) { return AETHER_CORPUS_FUNCTION_COUNT + (unsigned)sizeof aether_corpus_functions; }\n' > "$tmp/corpus.c"
+    "$cc" -std=c99 -Wall -Wextra -Wpedantic -Werror -Wno-unused-const-variable -Icorpus -c "$tmp/corpus.c" -o "$tmp/corpus-$cc.o"
+    echo "check-c: $cc -std=c99 -Wall -Wextra -Wpedantic -Werror: ok"
+done
+printf '#include "aether_core.h"\nint main() { aether_vec3f a = {1, 2, 3}; return (int)aether_vec3f_dot(a, a) == 14 ? 0 : 1; }\n' > "$tmp/use.cpp"
+g++ -x c++ -std=c++11 -Wall -Wextra -Werror -fsyntax-only -Ic_core "$tmp/use.cpp"
+echo "check-c: g++ -x c++ -fsyntax-only with aether_core.h: ok"
+
+n=0
+for part in corpus/*.h; do
+    [ "$part" = corpus/aether_c_corpus.h ] && continue
+    want=$(head -n1 "$part" | sed -n 's/.* md5: \([0-9a-f]\{32\}\) \*\//\1/p')
+    end=$(tail -n1 "$part" | sed -n 's/.* md5: \([0-9a-f]\{32\}\) \*\//\1/p')
+    got=$(sed '1d;$d' "$part" | md5sum | cut -d' ' -f1)
+    if [ "$want" != "$got" ] || [ "$end" != "$got" ]; then
+        echo "check-c: fence mismatch in $part: fences say $want / $end, body is $got" >&2
+        exit 1
+    fi
+    n=$((n + 1))
+done
+echo "check-c: $n corpus part fences verify with sed '1d;\$d' | md5sum"

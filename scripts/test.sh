@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The whole test suite, on a fresh machine of this kind: installs clang and
+# libclang-dev (bindgen needs libclang) through apt when they are missing, then
+# runs every Rust test and the C compile and fence checks.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+command -v clang >/dev/null || need+=(clang)
+ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 || need+=(libclang-dev)
+if [ ${#need[@]} -gt 0 ]; then
+    echo "test: installing ${need[*]} through apt"
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO=sudo
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+cargo test --workspace -- --nocapture 2>&1 | tee /tmp/aether-test.log | grep -E '^(test result|corpus:|random:|mutant |[0-9]+ discriminating|error|thread)' || true
+status=${PIPESTATUS[0]}
+if [ "$status" -ne 0 ]; then
+    echo "test: cargo test failed; the full log is in /tmp/aether-test.log" >&2
+    grep -E -A20 '^(failures:|thread .* panicked)' /tmp/aether-test.log | head -80 >&2
+    exit "$status"
+fi
+bash scripts/check-c.sh
