@@ -7,7 +7,6 @@
 //! searches, for every mutant of a rule that changes a function, an input that
 //! tells them apart.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::error::Error;
@@ -387,8 +386,6 @@ pub fn render_umbrella(banner: &str, version: &str, parts: &[String], all: &[Fun
     let _ = writeln!(b, "   +0 against -0. A result with is_float 0 is a truth value, compared as bytes. */");
     let _ = writeln!(b, "typedef struct aether_corpus_function {{\n    const char *name;\n    const char *part;\n    unsigned elem_bits;\n    unsigned n_in;\n    unsigned n_out;\n    unsigned n_cases;\n    const void *rows;\n    int is_float;\n    int either_zero;\n}} aether_corpus_function;\n");
     let _ = writeln!(b, "static const aether_corpus_function aether_corpus_functions[] = {{");
-    let by_name: BTreeMap<&str, &FunctionCases> = all.iter().map(|f| (f.c_name.as_str(), f)).collect();
-    let _ = by_name;
     for f in all {
         let _ = writeln!(
             b,
