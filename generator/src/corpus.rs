@@ -115,7 +115,7 @@ pub fn build(model: &Model) -> Result<Vec<FunctionCases>, Error> {
             if mutants::canonical(g) == base {
                 continue;
             }
-            match witness(model, f, g, &rows, w, &c_name, *m) {
+            match witness(f, g, &rows, w, &c_name, *m) {
                 Some(inputs) => rows.push((format!("discriminates {}: {}", m.name(), m.description()), inputs)),
                 None => no_witness.push(*m),
             }
@@ -176,16 +176,7 @@ fn signature(model: &Model, f: &Function) -> String {
 
 /// The first input on which `mutant` gives other bits than `f` under the
 /// comparison policy: the special rows first, then seeded random inputs.
-fn witness(
-    model: &Model,
-    f: &Function,
-    mutant: &Function,
-    rows: &[(String, Vec<u64>)],
-    w: u32,
-    c_name: &str,
-    m: Mutant,
-) -> Option<Vec<u64>> {
-    let _ = model;
+fn witness(f: &Function, mutant: &Function, rows: &[(String, Vec<u64>)], w: u32, c_name: &str, m: Mutant) -> Option<Vec<u64>> {
     let differs = |inputs: &[u64]| {
         let a = interp::evaluate(f, w, inputs);
         let b = interp::evaluate(mutant, w, inputs);
@@ -267,7 +258,7 @@ pub fn render_part(name: &str, banner: &str, fns: &[&FunctionCases]) -> String {
 }
 
 /// Every part, keyed by part name, in spec order.
-pub fn parts(model: &Model, all: &[FunctionCases]) -> Vec<(String, Vec<usize>)> {
+pub fn parts(model: &Model) -> Vec<(String, Vec<usize>)> {
     let mut order: Vec<(String, Vec<usize>)> = Vec::new();
     for (i, f) in model.functions.iter().enumerate() {
         let name = part_name(&f.family, &f.elem);
@@ -276,7 +267,6 @@ pub fn parts(model: &Model, all: &[FunctionCases]) -> Vec<(String, Vec<usize>)> 
             None => order.push((name, vec![i])),
         }
     }
-    let _ = all;
     order
 }
 

@@ -29,7 +29,7 @@ pub fn generate(model: &Model) -> Result<Vec<Output>, Error> {
         out.extend(t.render(model, &banner)?);
     }
     let all = corpus::build(model)?;
-    let parts = corpus::parts(model, &all);
+    let parts = corpus::parts(model);
     let mut names = Vec::new();
     for (name, idx) in &parts {
         let fns: Vec<&corpus::FunctionCases> = idx.iter().map(|i| &all[*i]).collect();

@@ -318,7 +318,7 @@ pub fn parse(file: &str, text: &str) -> Result<Spec, SpecError> {
         types: types(&loc, &raw)?,
         shapes: shapes(&loc, &raw)?,
         fold: fold(&loc, &raw)?,
-        combiners: combiners(&loc, &raw, text)?,
+        combiners: combiners(&loc, &raw)?,
         policy: Policy { either_zero: Vec::new(), line: 0 },
         families: Vec::new(),
     };
@@ -484,7 +484,7 @@ fn fold(loc: &Loc, raw: &RawSpec) -> Result<FoldRule, SpecError> {
     Ok(FoldRule { nesting, seed })
 }
 
-fn combiners(loc: &Loc, raw: &RawSpec, text: &str) -> Result<Vec<Combiner>, SpecError> {
+fn combiners(loc: &Loc, raw: &RawSpec) -> Result<Vec<Combiner>, SpecError> {
     let mut out = Vec::new();
     for (name, c) in in_file_order(&raw.combiners) {
         let key = format!("combiners.{name}");
@@ -494,7 +494,6 @@ fn combiners(loc: &Loc, raw: &RawSpec, text: &str) -> Result<Vec<Combiner>, Spec
         let identity: f64 = r.identity.get_ref().trim().parse().map_err(|_| {
             loc.err(r.identity.span().start, format!("{key}.identity"), format!("`{}` is not a number", r.identity.get_ref()))
         })?;
-        let _ = text;
         out.push(Combiner { name: name.clone(), source: r.expr.get_ref().clone(), expr, identity, line });
     }
     Ok(out)
