@@ -4,6 +4,20 @@
 
 #include "aether_core.h"
 
+/* barrier() of the spec for f32: the value, stored to and reloaded from a volatile object, so it is rounded to float and no product is fused through it (portable C99; a compiler may not see through a volatile access). */
+static float aether_barrier_f32(float x)
+{
+    volatile float v = x;
+    return v;
+}
+
+/* barrier() of the spec for f64: the value, stored to and reloaded from a volatile object, so it is rounded to double and no product is fused through it (portable C99; a compiler may not see through a volatile access). */
+static double aether_barrier_f64(double x)
+{
+    volatile double v = x;
+    return v;
+}
+
 float aether_f32_fmin(float a, float b)
 {
     return fminf(a, b);
@@ -1396,4 +1410,392 @@ float aether_mat4f_determinant(aether_mat4f m)
 double aether_mat4d_determinant(aether_mat4d m)
 {
     return ((((m.m[0] * (((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))))) - (m.m[1] * (((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))))) + (m.m[2] * (((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))) - (m.m[3] * (((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12]))))));
+}
+
+float aether_f32_two_sum_err(float a, float b, float s)
+{
+    const float x = aether_barrier_f32(a);
+    const float y = aether_barrier_f32(b);
+    const float t = aether_barrier_f32(s);
+    const float bv = (t - x);
+    return ((x - (t - bv)) + (y - bv));
+}
+
+double aether_f64_two_sum_err(double a, double b, double s)
+{
+    const double x = aether_barrier_f64(a);
+    const double y = aether_barrier_f64(b);
+    const double t = aether_barrier_f64(s);
+    const double bv = (t - x);
+    return ((x - (t - bv)) + (y - bv));
+}
+
+aether_pairf aether_f32_two_sum(float a, float b)
+{
+    const float x = aether_barrier_f32(a);
+    const float y = aether_barrier_f32(b);
+    const float s = (x + y);
+    const float two_sum_err_t = aether_barrier_f32(s);
+    const float two_sum_err_bv = (two_sum_err_t - x);
+    aether_pairf out;
+    out.hi = s;
+    out.comp = (isfinite(s) ? ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv)) : 0.0f);
+    return out;
+}
+
+aether_paird aether_f64_two_sum(double a, double b)
+{
+    const double x = aether_barrier_f64(a);
+    const double y = aether_barrier_f64(b);
+    const double s = (x + y);
+    const double two_sum_err_t = aether_barrier_f64(s);
+    const double two_sum_err_bv = (two_sum_err_t - x);
+    aether_paird out;
+    out.hi = s;
+    out.comp = (isfinite(s) ? ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv)) : 0.0);
+    return out;
+}
+
+aether_pairf aether_pairf_neumaier_add(aether_pairf p, float x)
+{
+    const float h = aether_barrier_f32(p.hi);
+    const float c = aether_barrier_f32(p.comp);
+    const float t = aether_barrier_f32(x);
+    const float s = (h + t);
+    const float two_sum_err_t = aether_barrier_f32(s);
+    const float two_sum_err_bv = (two_sum_err_t - h);
+    aether_pairf out;
+    out.hi = s;
+    out.comp = (isfinite(s) ? (c + ((h - (two_sum_err_t - two_sum_err_bv)) + (t - two_sum_err_bv))) : 0.0f);
+    return out;
+}
+
+aether_paird aether_paird_neumaier_add(aether_paird p, double x)
+{
+    const double h = aether_barrier_f64(p.hi);
+    const double c = aether_barrier_f64(p.comp);
+    const double t = aether_barrier_f64(x);
+    const double s = (h + t);
+    const double two_sum_err_t = aether_barrier_f64(s);
+    const double two_sum_err_bv = (two_sum_err_t - h);
+    aether_paird out;
+    out.hi = s;
+    out.comp = (isfinite(s) ? (c + ((h - (two_sum_err_t - two_sum_err_bv)) + (t - two_sum_err_bv))) : 0.0);
+    return out;
+}
+
+aether_pairf aether_pairf_combine(aether_pairf a, aether_pairf b)
+{
+    const float x = aether_barrier_f32(a.hi);
+    const float y = aether_barrier_f32(b.hi);
+    const float s = (x + y);
+    const float two_sum_err_t = aether_barrier_f32(s);
+    const float two_sum_err_bv = (two_sum_err_t - x);
+    aether_pairf out;
+    out.hi = s;
+    out.comp = (isfinite(s) ? ((aether_barrier_f32(a.comp) + aether_barrier_f32(b.comp)) + ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv))) : 0.0f);
+    return out;
+}
+
+aether_paird aether_paird_combine(aether_paird a, aether_paird b)
+{
+    const double x = aether_barrier_f64(a.hi);
+    const double y = aether_barrier_f64(b.hi);
+    const double s = (x + y);
+    const double two_sum_err_t = aether_barrier_f64(s);
+    const double two_sum_err_bv = (two_sum_err_t - x);
+    aether_paird out;
+    out.hi = s;
+    out.comp = (isfinite(s) ? ((aether_barrier_f64(a.comp) + aether_barrier_f64(b.comp)) + ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv))) : 0.0);
+    return out;
+}
+
+float aether_pairf_value(aether_pairf p)
+{
+    const float h = aether_barrier_f32(p.hi);
+    return (isfinite(h) ? (h + aether_barrier_f32(p.comp)) : h);
+}
+
+double aether_paird_value(aether_paird p)
+{
+    const double h = aether_barrier_f64(p.hi);
+    return (isfinite(h) ? (h + aether_barrier_f64(p.comp)) : h);
+}
+
+aether_pairf aether_pairf_reduce32(const aether_pairf lanes[32])
+{
+    static const unsigned rounds[5] = { 16u, 8u, 4u, 2u, 1u };
+    aether_pairf v[32];
+    aether_pairf w[32];
+    unsigned r, i;
+    for (i = 0; i < 32u; ++i) v[i] = lanes[i];
+    for (r = 0; r < 5u; ++r) {
+        for (i = 0; i < 32u; ++i) w[i] = aether_pairf_combine(v[i], v[i ^ rounds[r]]);
+        for (i = 0; i < 32u; ++i) v[i] = w[i];
+    }
+    return v[0];
+}
+
+aether_paird aether_paird_reduce32(const aether_paird lanes[32])
+{
+    static const unsigned rounds[5] = { 16u, 8u, 4u, 2u, 1u };
+    aether_paird v[32];
+    aether_paird w[32];
+    unsigned r, i;
+    for (i = 0; i < 32u; ++i) v[i] = lanes[i];
+    for (r = 0; r < 5u; ++r) {
+        for (i = 0; i < 32u; ++i) w[i] = aether_paird_combine(v[i], v[i ^ rounds[r]]);
+        for (i = 0; i < 32u; ++i) v[i] = w[i];
+    }
+    return v[0];
+}
+
+void aether_f32_lanes_sum(aether_pairf lanes[32], size_t first, const float *x, size_t n)
+{
+    size_t j;
+    for (j = 0; j < n; ++j) {
+        const float term = x[j];
+        aether_pairf *lane = &lanes[(first + j) % 32u];
+        *lane = aether_pairf_neumaier_add(*lane, term);
+    }
+}
+
+void aether_f64_lanes_sum(aether_paird lanes[32], size_t first, const double *x, size_t n)
+{
+    size_t j;
+    for (j = 0; j < n; ++j) {
+        const double term = x[j];
+        aether_paird *lane = &lanes[(first + j) % 32u];
+        *lane = aether_paird_neumaier_add(*lane, term);
+    }
+}
+
+void aether_f32_lanes_dot(aether_pairf lanes[32], size_t first, const float *a, const float *b, size_t n)
+{
+    size_t j;
+    for (j = 0; j < n; ++j) {
+        const float term = (a[j] * b[j]);
+        aether_pairf *lane = &lanes[(first + j) % 32u];
+        *lane = aether_pairf_neumaier_add(*lane, term);
+    }
+}
+
+void aether_f64_lanes_dot(aether_paird lanes[32], size_t first, const double *a, const double *b, size_t n)
+{
+    size_t j;
+    for (j = 0; j < n; ++j) {
+        const double term = (a[j] * b[j]);
+        aether_paird *lane = &lanes[(first + j) % 32u];
+        *lane = aether_paird_neumaier_add(*lane, term);
+    }
+}
+
+float aether_f32_sum_array(const float *x, size_t n)
+{
+    aether_pairf lanes[32];
+    unsigned i;
+    for (i = 0; i < 32u; ++i) {
+        lanes[i].hi = 0.0f;
+        lanes[i].comp = 0.0f;
+    }
+    aether_f32_lanes_sum(lanes, 0, x, n);
+    return aether_pairf_value(aether_pairf_reduce32(lanes));
+}
+
+double aether_f64_sum_array(const double *x, size_t n)
+{
+    aether_paird lanes[32];
+    unsigned i;
+    for (i = 0; i < 32u; ++i) {
+        lanes[i].hi = 0.0;
+        lanes[i].comp = 0.0;
+    }
+    aether_f64_lanes_sum(lanes, 0, x, n);
+    return aether_paird_value(aether_paird_reduce32(lanes));
+}
+
+float aether_f32_dot_array(const float *a, const float *b, size_t n)
+{
+    aether_pairf lanes[32];
+    unsigned i;
+    for (i = 0; i < 32u; ++i) {
+        lanes[i].hi = 0.0f;
+        lanes[i].comp = 0.0f;
+    }
+    aether_f32_lanes_dot(lanes, 0, a, b, n);
+    return aether_pairf_value(aether_pairf_reduce32(lanes));
+}
+
+double aether_f64_dot_array(const double *a, const double *b, size_t n)
+{
+    aether_paird lanes[32];
+    unsigned i;
+    for (i = 0; i < 32u; ++i) {
+        lanes[i].hi = 0.0;
+        lanes[i].comp = 0.0;
+    }
+    aether_f64_lanes_dot(lanes, 0, a, b, n);
+    return aether_paird_value(aether_paird_reduce32(lanes));
+}
+
+void aether_f32_plane_add(float *value, float *comp, size_t element, float term)
+{
+    aether_pairf p;
+    p.hi = value[element];
+    p.comp = comp[element];
+    p = aether_pairf_neumaier_add(p, term);
+    value[element] = p.hi;
+    comp[element] = p.comp;
+}
+
+void aether_f64_plane_add(double *value, double *comp, size_t element, double term)
+{
+    aether_paird p;
+    p.hi = value[element];
+    p.comp = comp[element];
+    p = aether_paird_neumaier_add(p, term);
+    value[element] = p.hi;
+    comp[element] = p.comp;
+}
+
+void aether_vec2f_plane_add(float *value, float *comp, size_t element, aether_vec2f term)
+{
+    aether_pairf p;
+    p.hi = value[element * 2u + 0u];
+    p.comp = comp[element * 2u + 0u];
+    p = aether_pairf_neumaier_add(p, term.x);
+    value[element * 2u + 0u] = p.hi;
+    comp[element * 2u + 0u] = p.comp;
+    p.hi = value[element * 2u + 1u];
+    p.comp = comp[element * 2u + 1u];
+    p = aether_pairf_neumaier_add(p, term.y);
+    value[element * 2u + 1u] = p.hi;
+    comp[element * 2u + 1u] = p.comp;
+}
+
+void aether_vec2d_plane_add(double *value, double *comp, size_t element, aether_vec2d term)
+{
+    aether_paird p;
+    p.hi = value[element * 2u + 0u];
+    p.comp = comp[element * 2u + 0u];
+    p = aether_paird_neumaier_add(p, term.x);
+    value[element * 2u + 0u] = p.hi;
+    comp[element * 2u + 0u] = p.comp;
+    p.hi = value[element * 2u + 1u];
+    p.comp = comp[element * 2u + 1u];
+    p = aether_paird_neumaier_add(p, term.y);
+    value[element * 2u + 1u] = p.hi;
+    comp[element * 2u + 1u] = p.comp;
+}
+
+void aether_vec3f_plane_add(float *value, float *comp, size_t element, aether_vec3f term)
+{
+    aether_pairf p;
+    p.hi = value[element * 3u + 0u];
+    p.comp = comp[element * 3u + 0u];
+    p = aether_pairf_neumaier_add(p, term.x);
+    value[element * 3u + 0u] = p.hi;
+    comp[element * 3u + 0u] = p.comp;
+    p.hi = value[element * 3u + 1u];
+    p.comp = comp[element * 3u + 1u];
+    p = aether_pairf_neumaier_add(p, term.y);
+    value[element * 3u + 1u] = p.hi;
+    comp[element * 3u + 1u] = p.comp;
+    p.hi = value[element * 3u + 2u];
+    p.comp = comp[element * 3u + 2u];
+    p = aether_pairf_neumaier_add(p, term.z);
+    value[element * 3u + 2u] = p.hi;
+    comp[element * 3u + 2u] = p.comp;
+}
+
+void aether_vec3d_plane_add(double *value, double *comp, size_t element, aether_vec3d term)
+{
+    aether_paird p;
+    p.hi = value[element * 3u + 0u];
+    p.comp = comp[element * 3u + 0u];
+    p = aether_paird_neumaier_add(p, term.x);
+    value[element * 3u + 0u] = p.hi;
+    comp[element * 3u + 0u] = p.comp;
+    p.hi = value[element * 3u + 1u];
+    p.comp = comp[element * 3u + 1u];
+    p = aether_paird_neumaier_add(p, term.y);
+    value[element * 3u + 1u] = p.hi;
+    comp[element * 3u + 1u] = p.comp;
+    p.hi = value[element * 3u + 2u];
+    p.comp = comp[element * 3u + 2u];
+    p = aether_paird_neumaier_add(p, term.z);
+    value[element * 3u + 2u] = p.hi;
+    comp[element * 3u + 2u] = p.comp;
+}
+
+void aether_vec4f_plane_add(float *value, float *comp, size_t element, aether_vec4f term)
+{
+    aether_pairf p;
+    p.hi = value[element * 4u + 0u];
+    p.comp = comp[element * 4u + 0u];
+    p = aether_pairf_neumaier_add(p, term.x);
+    value[element * 4u + 0u] = p.hi;
+    comp[element * 4u + 0u] = p.comp;
+    p.hi = value[element * 4u + 1u];
+    p.comp = comp[element * 4u + 1u];
+    p = aether_pairf_neumaier_add(p, term.y);
+    value[element * 4u + 1u] = p.hi;
+    comp[element * 4u + 1u] = p.comp;
+    p.hi = value[element * 4u + 2u];
+    p.comp = comp[element * 4u + 2u];
+    p = aether_pairf_neumaier_add(p, term.z);
+    value[element * 4u + 2u] = p.hi;
+    comp[element * 4u + 2u] = p.comp;
+    p.hi = value[element * 4u + 3u];
+    p.comp = comp[element * 4u + 3u];
+    p = aether_pairf_neumaier_add(p, term.w);
+    value[element * 4u + 3u] = p.hi;
+    comp[element * 4u + 3u] = p.comp;
+}
+
+void aether_vec4d_plane_add(double *value, double *comp, size_t element, aether_vec4d term)
+{
+    aether_paird p;
+    p.hi = value[element * 4u + 0u];
+    p.comp = comp[element * 4u + 0u];
+    p = aether_paird_neumaier_add(p, term.x);
+    value[element * 4u + 0u] = p.hi;
+    comp[element * 4u + 0u] = p.comp;
+    p.hi = value[element * 4u + 1u];
+    p.comp = comp[element * 4u + 1u];
+    p = aether_paird_neumaier_add(p, term.y);
+    value[element * 4u + 1u] = p.hi;
+    comp[element * 4u + 1u] = p.comp;
+    p.hi = value[element * 4u + 2u];
+    p.comp = comp[element * 4u + 2u];
+    p = aether_paird_neumaier_add(p, term.z);
+    value[element * 4u + 2u] = p.hi;
+    comp[element * 4u + 2u] = p.comp;
+    p.hi = value[element * 4u + 3u];
+    p.comp = comp[element * 4u + 3u];
+    p = aether_paird_neumaier_add(p, term.w);
+    value[element * 4u + 3u] = p.hi;
+    comp[element * 4u + 3u] = p.comp;
+}
+
+void aether_f32_plane_resolve(float *out, const float *value, const float *comp, size_t n)
+{
+    aether_pairf p;
+    size_t i;
+    for (i = 0; i < n; ++i) {
+        p.hi = value[i];
+        p.comp = comp[i];
+        out[i] = aether_pairf_value(p);
+    }
+}
+
+void aether_f64_plane_resolve(double *out, const double *value, const double *comp, size_t n)
+{
+    aether_paird p;
+    size_t i;
+    for (i = 0; i < n; ++i) {
+        p.hi = value[i];
+        p.comp = comp[i];
+        out[i] = aether_paird_value(p);
+    }
 }

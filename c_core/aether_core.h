@@ -7,6 +7,8 @@
    -ffp-contract=off (and no fast-math): a fused multiply-add changes bits. */
 #define AETHER_CONTRACT_VERSION "0.1.0"
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -39,6 +41,12 @@ typedef struct aether_quatf {
     float y;
     float z;
 } aether_quatf;
+
+/* pair of float: components in memory order (hi, comp) */
+typedef struct aether_pairf {
+    float hi;
+    float comp;
+} aether_pairf;
 
 /* 2x2 matrix of float, stored row-major: element (r, c) at m[r*2 + c] */
 typedef struct aether_mat2f {
@@ -83,6 +91,12 @@ typedef struct aether_quatd {
     double y;
     double z;
 } aether_quatd;
+
+/* pair of double: components in memory order (hi, comp) */
+typedef struct aether_paird {
+    double hi;
+    double comp;
+} aether_paird;
 
 /* 2x2 matrix of double, stored row-major: element (r, c) at m[r*2 + c] */
 typedef struct aether_mat2d {
@@ -930,6 +944,156 @@ float aether_mat4f_determinant(aether_mat4f m);
    Spec:
        out = m[0][0] * determinant(minor(m, 0, 0)) - m[0][1] * determinant(minor(m, 0, 1)) + m[0][2] * determinant(minor(m, 0, 2)) - m[0][3] * determinant(minor(m, 0, 3)) */
 double aether_mat4d_determinant(aether_mat4d m);
+
+/* aether_f32_two_sum_err: The exact residual (a + b) - s of the rounded sum s = a + b (Knuth's two-sum, no magnitude test), for any order and signs of a and b; exact whenever s is finite. Inputs pass the barrier.
+   Spec:
+       x = barrier(a)
+       y = barrier(b)
+       t = barrier(s)
+       bv = t - x
+       out = (x - (t - bv)) + (y - bv) */
+float aether_f32_two_sum_err(float a, float b, float s);
+
+/* aether_f64_two_sum_err: The exact residual (a + b) - s of the rounded sum s = a + b (Knuth's two-sum, no magnitude test), for any order and signs of a and b; exact whenever s is finite. Inputs pass the barrier.
+   Spec:
+       x = barrier(a)
+       y = barrier(b)
+       t = barrier(s)
+       bv = t - x
+       out = (x - (t - bv)) + (y - bv) */
+double aether_f64_two_sum_err(double a, double b, double s);
+
+/* aether_f32_two_sum: The error-free sum of a and b: hi = a + b rounded, comp = two_sum_err(a, b, hi); comp is +0 when hi is not finite.
+   Spec:
+       x = barrier(a)
+       y = barrier(b)
+       s = x + y
+       out.hi = s
+       out.comp = isfinite(s) ? two_sum_err(x, y, s) : 0 */
+aether_pairf aether_f32_two_sum(float a, float b);
+
+/* aether_f64_two_sum: The error-free sum of a and b: hi = a + b rounded, comp = two_sum_err(a, b, hi); comp is +0 when hi is not finite.
+   Spec:
+       x = barrier(a)
+       y = barrier(b)
+       s = x + y
+       out.hi = s
+       out.comp = isfinite(s) ? two_sum_err(x, y, s) : 0 */
+aether_paird aether_f64_two_sum(double a, double b);
+
+/* aether_pairf_neumaier_add: Neumaier step: adds the term x to the pair p. hi = p.hi + x rounded; comp = p.comp + two_sum_err(p.hi, x, hi), or +0 once hi is not finite.
+   Spec:
+       h = barrier(p.hi)
+       c = barrier(p.comp)
+       t = barrier(x)
+       s = h + t
+       out.hi = s
+       out.comp = isfinite(s) ? c + two_sum_err(h, t, s) : 0 */
+aether_pairf aether_pairf_neumaier_add(aether_pairf p, float x);
+
+/* aether_paird_neumaier_add: Neumaier step: adds the term x to the pair p. hi = p.hi + x rounded; comp = p.comp + two_sum_err(p.hi, x, hi), or +0 once hi is not finite.
+   Spec:
+       h = barrier(p.hi)
+       c = barrier(p.comp)
+       t = barrier(x)
+       s = h + t
+       out.hi = s
+       out.comp = isfinite(s) ? c + two_sum_err(h, t, s) : 0 */
+aether_paird aether_paird_neumaier_add(aether_paird p, double x);
+
+/* aether_pairf_combine: Merges two pairs: hi = a.hi + b.hi rounded; comp = (a.comp + b.comp) + two_sum_err(a.hi, b.hi, hi), or +0 once hi is not finite. Swapping a and b gives the same bits.
+   Spec:
+       x = barrier(a.hi)
+       y = barrier(b.hi)
+       s = x + y
+       out.hi = s
+       out.comp = isfinite(s) ? (barrier(a.comp) + barrier(b.comp)) + two_sum_err(x, y, s) : 0 */
+aether_pairf aether_pairf_combine(aether_pairf a, aether_pairf b);
+
+/* aether_paird_combine: Merges two pairs: hi = a.hi + b.hi rounded; comp = (a.comp + b.comp) + two_sum_err(a.hi, b.hi, hi), or +0 once hi is not finite. Swapping a and b gives the same bits.
+   Spec:
+       x = barrier(a.hi)
+       y = barrier(b.hi)
+       s = x + y
+       out.hi = s
+       out.comp = isfinite(s) ? (barrier(a.comp) + barrier(b.comp)) + two_sum_err(x, y, s) : 0 */
+aether_paird aether_paird_combine(aether_paird a, aether_paird b);
+
+/* aether_pairf_value: The value a pair delivers: hi + comp rounded, or hi itself when hi is not finite.
+   Spec:
+       h = barrier(p.hi)
+       out = isfinite(h) ? h + barrier(p.comp) : h */
+float aether_pairf_value(aether_pairf p);
+
+/* aether_paird_value: The value a pair delivers: hi + comp rounded, or hi itself when hi is not finite.
+   Spec:
+       h = barrier(p.hi)
+       out = isfinite(h) ? h + barrier(p.comp) : h */
+double aether_paird_value(aether_paird p);
+
+/* aether_pairf_reduce32: The 32-slot tree: combines the 32 lane pairs by the butterfly of [rules.reduction] (rounds xor 16, 8, 4, 2, 1) and returns lane 0. Lanes past a ragged end must hold +0 pairs. */
+aether_pairf aether_pairf_reduce32(const aether_pairf lanes[32]);
+
+/* aether_paird_reduce32: The 32-slot tree: combines the 32 lane pairs by the butterfly of [rules.reduction] (rounds xor 16, 8, 4, 2, 1) and returns lane 0. Lanes past a ragged end must hold +0 pairs. */
+aether_paird aether_paird_reduce32(const aether_paird lanes[32]);
+
+/* aether_f32_lanes_sum: Adds x[0..n) to the 32 lanes: element j (global index first + j) to lane (first + j) mod 32 with neumaier_add, j ascending. Adding an array in consecutive chunks, each with its first global index, leaves the same lanes.
+   Spec term: x */
+void aether_f32_lanes_sum(aether_pairf lanes[32], size_t first, const float *x, size_t n);
+
+/* aether_f64_lanes_sum: Adds x[0..n) to the 32 lanes: element j (global index first + j) to lane (first + j) mod 32 with neumaier_add, j ascending. Adding an array in consecutive chunks, each with its first global index, leaves the same lanes.
+   Spec term: x */
+void aether_f64_lanes_sum(aether_paird lanes[32], size_t first, const double *x, size_t n);
+
+/* aether_f32_lanes_dot: Adds the products a[j] * b[j] (each rounded once, then through the barrier) of a[0..n) and b[0..n) to the lanes, like lanes_sum.
+   Spec term: a * b */
+void aether_f32_lanes_dot(aether_pairf lanes[32], size_t first, const float *a, const float *b, size_t n);
+
+/* aether_f64_lanes_dot: Adds the products a[j] * b[j] (each rounded once, then through the barrier) of a[0..n) and b[0..n) to the lanes, like lanes_sum.
+   Spec term: a * b */
+void aether_f64_lanes_dot(aether_paird lanes[32], size_t first, const double *a, const double *b, size_t n);
+
+/* aether_f32_sum_array: Reproducible compensated sum of x[0..n): lanes from +0 pairs, lanes_sum from index 0, reduce32, pair value. The same bits on any target that follows [rules.reduction], for any n; the empty array gives +0. */
+float aether_f32_sum_array(const float *x, size_t n);
+
+/* aether_f64_sum_array: Reproducible compensated sum of x[0..n): lanes from +0 pairs, lanes_sum from index 0, reduce32, pair value. The same bits on any target that follows [rules.reduction], for any n; the empty array gives +0. */
+double aether_f64_sum_array(const double *x, size_t n);
+
+/* aether_f32_dot_array: Reproducible compensated dot product of a[0..n) and b[0..n): lanes from +0 pairs, lanes_dot from index 0, reduce32, pair value. */
+float aether_f32_dot_array(const float *a, const float *b, size_t n);
+
+/* aether_f64_dot_array: Reproducible compensated dot product of a[0..n) and b[0..n): lanes from +0 pairs, lanes_dot from index 0, reduce32, pair value. */
+double aether_f64_dot_array(const double *a, const double *b, size_t n);
+
+/* aether_f32_plane_add: Accumulation plane: adds the term to element e of the plane (value, comp), component c in ascending order to slot e*K + c with neumaier_add, K the shape's component count. The caller starts both slots at +0. */
+void aether_f32_plane_add(float *value, float *comp, size_t element, float term);
+
+/* aether_f64_plane_add: Accumulation plane: adds the term to element e of the plane (value, comp), component c in ascending order to slot e*K + c with neumaier_add, K the shape's component count. The caller starts both slots at +0. */
+void aether_f64_plane_add(double *value, double *comp, size_t element, double term);
+
+/* aether_vec2f_plane_add: Accumulation plane: adds the term to element e of the plane (value, comp), component c in ascending order to slot e*K + c with neumaier_add, K the shape's component count. The caller starts both slots at +0. */
+void aether_vec2f_plane_add(float *value, float *comp, size_t element, aether_vec2f term);
+
+/* aether_vec2d_plane_add: Accumulation plane: adds the term to element e of the plane (value, comp), component c in ascending order to slot e*K + c with neumaier_add, K the shape's component count. The caller starts both slots at +0. */
+void aether_vec2d_plane_add(double *value, double *comp, size_t element, aether_vec2d term);
+
+/* aether_vec3f_plane_add: Accumulation plane: adds the term to element e of the plane (value, comp), component c in ascending order to slot e*K + c with neumaier_add, K the shape's component count. The caller starts both slots at +0. */
+void aether_vec3f_plane_add(float *value, float *comp, size_t element, aether_vec3f term);
+
+/* aether_vec3d_plane_add: Accumulation plane: adds the term to element e of the plane (value, comp), component c in ascending order to slot e*K + c with neumaier_add, K the shape's component count. The caller starts both slots at +0. */
+void aether_vec3d_plane_add(double *value, double *comp, size_t element, aether_vec3d term);
+
+/* aether_vec4f_plane_add: Accumulation plane: adds the term to element e of the plane (value, comp), component c in ascending order to slot e*K + c with neumaier_add, K the shape's component count. The caller starts both slots at +0. */
+void aether_vec4f_plane_add(float *value, float *comp, size_t element, aether_vec4f term);
+
+/* aether_vec4d_plane_add: Accumulation plane: adds the term to element e of the plane (value, comp), component c in ascending order to slot e*K + c with neumaier_add, K the shape's component count. The caller starts both slots at +0. */
+void aether_vec4d_plane_add(double *value, double *comp, size_t element, aether_vec4d term);
+
+/* aether_f32_plane_resolve: Delivers n slots of an accumulation plane: out[i] = pair value of (value[i], comp[i]). */
+void aether_f32_plane_resolve(float *out, const float *value, const float *comp, size_t n);
+
+/* aether_f64_plane_resolve: Delivers n slots of an accumulation plane: out[i] = pair value of (value[i], comp[i]). */
+void aether_f64_plane_resolve(double *out, const double *value, const double *comp, size_t n);
 
 #ifdef __cplusplus
 }

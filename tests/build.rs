@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use aether_generator::model::{Function, Kind, Model};
+use aether_generator::model::{Function, Kernel, KernelKind, Kind, Model};
 use aether_generator::spec::ShapeKind;
 
 /// The flags every build of the core in this crate uses.
@@ -120,6 +120,109 @@ fn glue(model: &Model) -> String {
             "        CFunction {{ name: \"{name}\", family: \"{family}\", shape: \"{shape}\", elem: \"{elem}\", call: call_{name}, linked: {name} as {fty} as *const () }},"
         );
     }
-    let _ = writeln!(g, "/// Every function of the spec, linked from the C core built by build.rs.\npub fn functions() -> Vec<CFunction> {{\n    vec![\n{table}    ]\n}}");
+    for k in &model.kernels {
+        let (caller, fty) = kernel_glue(model, k);
+        g.push_str(&caller);
+        let name = model.kernel_c_name(k);
+        let _ = writeln!(
+            table,
+            "        CFunction {{ name: \"{name}\", family: \"{}\", shape: \"{}\", elem: \"{}\", call: call_{name}, linked: {name} as {fty} as *const () }},",
+            k.name, k.shape, k.elem
+        );
+    }
+    let _ = writeln!(g, "/// Every function and kernel of the spec, linked from the C core built by build.rs.\npub fn functions() -> Vec<CFunction> {{\n    vec![\n{table}    ]\n}}");
     g
+}
+
+/// The flat caller of a kernel (the convention of `aether_generator::kernel`)
+/// and the kernel's C function type.
+fn kernel_glue(model: &Model, k: &Kernel) -> (String, String) {
+    let t = model.spec.types.iter().find(|t| t.name == k.elem).unwrap();
+    let red = model.spec.reduction.as_ref().unwrap();
+    let e = t.name.clone();
+    let bits = if t.bits == 32 { "u32" } else { "u64" };
+    let pair = format!("aether_{}{}", red.pair, t.letter);
+    let lanes = red.lanes;
+    let name = model.kernel_c_name(k);
+    let word = |x: &str| format!("{e}::from_bits({x} as {bits})");
+    let read_lanes = format!(
+        "let mut lanes: Vec<{pair}> = w[..{}].chunks(2).map(|p| {pair} {{ hi: {}, comp: {} }}).collect();",
+        2 * lanes,
+        word("p[0]"),
+        word("p[1]")
+    );
+    let lanes_out = "lanes.iter().flat_map(|p| [p.hi.to_bits() as u64, p.comp.to_bits() as u64]).collect()";
+    let (fty, body) = match &k.kind {
+        KernelKind::Butterfly => (
+            format!("unsafe extern \"C\" fn(*const {pair}) -> {pair}"),
+            format!("    assert_eq!(w.len(), {});\n    {read_lanes}\n    let r = unsafe {{ f(lanes.as_mut_ptr()) }};\n    vec![r.hi.to_bits() as u64, r.comp.to_bits() as u64]", 2 * lanes),
+        ),
+        KernelKind::Lanes { arrays, .. } => {
+            let ptrs = vec![format!("*const {e}"); arrays.len()].join(", ");
+            let args: Vec<String> = (0..arrays.len()).map(|a| format!("arrays[{a}].as_ptr()")).collect();
+            (
+                format!("unsafe extern \"C\" fn(*mut {pair}, usize, {ptrs}, usize)"),
+                format!(
+                    "    {read_lanes}\n    let first = w[{}] as usize;\n    let n = (w.len() - {}) / {};\n    let arrays: Vec<Vec<{e}>> = w[{}..].chunks(n.max(1)).take({}).map(|a| a.iter().map(|x| {}).collect()).chain(std::iter::repeat(Vec::new())).take({}).collect();\n    unsafe {{ f(lanes.as_mut_ptr(), first, {}, n) }};\n    {lanes_out}",
+                    2 * lanes,
+                    2 * lanes + 1,
+                    arrays.len(),
+                    2 * lanes + 1,
+                    arrays.len(),
+                    word("*x"),
+                    arrays.len(),
+                    args.join(", ")
+                ),
+            )
+        }
+        KernelKind::Array { lanes: lk } => {
+            let count = match model.kernels.iter().find(|x| &x.name == lk).map(|x| &x.kind) {
+                Some(KernelKind::Lanes { arrays, .. }) => arrays.len(),
+                _ => unreachable!(),
+            };
+            let ptrs = vec![format!("*const {e}"); count].join(", ");
+            let args: Vec<String> = (0..count).map(|a| format!("arrays[{a}].as_ptr()")).collect();
+            (
+                format!("unsafe extern \"C\" fn({ptrs}, usize) -> {e}"),
+                format!(
+                    "    let n = w.len() / {count};\n    let arrays: Vec<Vec<{e}>> = w.chunks(n.max(1)).take({count}).map(|a| a.iter().map(|x| {}).collect()).chain(std::iter::repeat(Vec::new())).take({count}).collect();\n    let r = unsafe {{ f({}, n) }};\n    vec![r.to_bits() as u64]",
+                    word("*x"),
+                    args.join(", ")
+                ),
+            )
+        }
+        KernelKind::Plane { width } => {
+            let shape = model.spec.shape(&k.shape).unwrap();
+            let (term_ty, term) = match &shape.kind {
+                ShapeKind::Vector(names) => (
+                    format!("aether_{}{}", shape.name, t.letter),
+                    format!(
+                        "aether_{}{} {{ {} }}",
+                        shape.name,
+                        t.letter,
+                        names.iter().enumerate().map(|(c, n)| format!("{n}: {}", word(&format!("r[{}]", 1 + c)))).collect::<Vec<_>>().join(", ")
+                    ),
+                ),
+                _ => (e.clone(), word("r[1]")),
+            };
+            (
+                format!("unsafe extern \"C\" fn(*mut {e}, *mut {e}, usize, {term_ty})"),
+                format!(
+                    "    let count = w[0] as usize;\n    let mut value = vec![0.0 as {e}; count * {width}];\n    let mut comp = vec![0.0 as {e}; count * {width}];\n    for r in w[1..].chunks({}) {{\n        assert!((r[0] as usize) < count, \"element index out of range\");\n        unsafe {{ f(value.as_mut_ptr(), comp.as_mut_ptr(), r[0] as usize, {term}) }};\n    }}\n    value.iter().chain(&comp).map(|x| x.to_bits() as u64).collect()",
+                    width + 1
+                ),
+            )
+        }
+        KernelKind::Resolve => (
+            format!("unsafe extern \"C\" fn(*mut {e}, *const {e}, *const {e}, usize)"),
+            format!(
+                "    let n = w.len() / 2;\n    let v: Vec<{e}> = w.iter().map(|x| {}).collect();\n    let mut out = vec![0.0 as {e}; n];\n    unsafe {{ f(out.as_mut_ptr(), v.as_ptr(), v[n..].as_ptr(), n) }};\n    out.iter().map(|x| x.to_bits() as u64).collect()",
+                word("*x")
+            ),
+        ),
+    };
+    let caller = format!(
+        "#[allow(clippy::missing_transmute_annotations, unused_variables, unused_mut)]\nfn call_{name}(ptr: *const (), w: &[u64]) -> Vec<u64> {{\n    // SAFETY: `ptr` is the address of `{name}`, whose C type is checked\n    // against bindgen's declaration in `functions()`; the arrays passed\n    // hold the lengths the kernel reads.\n    let f = unsafe {{ std::mem::transmute::<*const (), {fty}>(ptr) }};\n{body}\n}}\n\n"
+    );
+    (caller, fty)
 }

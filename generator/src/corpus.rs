@@ -9,9 +9,9 @@
 
 use std::fmt::Write as _;
 
-use crate::error::Error;
-use crate::interp;
-use crate::model::{Function, Model};
+use crate::error::{Error, SpecError};
+use crate::kernel;
+use crate::model::{Callable, Function, Kernel, KernelKind, Model};
 use crate::mutants::{self, Mutant};
 use crate::policy;
 use crate::rng::{self, SplitMix64};
@@ -21,6 +21,8 @@ pub const RANDOM_CASES: usize = 24;
 /// Inputs tried per (function, mutant) before the mutant is declared to
 /// change no bit.
 pub const WITNESS_TRIES: usize = 20_000;
+/// The same for a kernel, whose inputs are arrays.
+pub const KERNEL_WITNESS_TRIES: usize = 6_000;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Case {
@@ -36,6 +38,9 @@ pub struct FunctionCases {
     pub width: u32,
     pub n_in: usize,
     pub n_out: usize,
+    /// Rows are records `n_in, n_out, inputs, results` (kernels, whose
+    /// word counts depend on their arrays); `n_in` and `n_out` are then 0.
+    pub records: bool,
     pub is_float: bool,
     pub either_zero: bool,
     pub signature: String,
@@ -44,78 +49,174 @@ pub struct FunctionCases {
     pub no_witness: Vec<Mutant>,
 }
 
-/// The reference's result words for a function on some inputs.
-pub fn reference(model: &Model, f: &Function, inputs: &[u64]) -> Result<Vec<u64>, Error> {
-    let call = aether_reference::flat::lookup(&f.family, &f.shape, &f.elem).ok_or_else(|| {
-        Error::Inconsistent(format!("the reference has no `{}` for {} {} ({})", f.family, f.shape, f.elem, model.c_name(f)))
+/// The reference's result words for a function or kernel on some inputs.
+pub fn reference(model: &Model, c: Callable, inputs: &[u64]) -> Result<Vec<u64>, Error> {
+    let call = aether_reference::flat::lookup(c.family(), c.shape(), c.elem()).ok_or_else(|| {
+        Error::Inconsistent(format!("the reference has no `{}` for {} {} ({})", c.family(), c.shape(), c.elem(), c.c_name(model)))
     })?;
     Ok(call(inputs))
 }
 
-fn width(model: &Model, f: &Function) -> u32 {
-    model.spec.types.iter().find(|t| t.name == f.elem).unwrap().bits
+fn width_of(model: &Model, elem: &str) -> u32 {
+    model.spec.types.iter().find(|t| t.name == elem).unwrap().bits
 }
 
 fn hex_list(words: &[u64], width: u32) -> String {
     words.iter().map(|w| if width == 32 { format!("0x{w:08x}") } else { format!("0x{w:016x}") }).collect::<Vec<_>>().join(" ")
 }
 
-/// Builds every function's cases: specials, discriminating witnesses, random.
+/// The spec's named probes of a callable, as rows.
+fn probe_rows(model: &Model, c: Callable, w: u32) -> Result<Vec<(String, Vec<u64>)>, Error> {
+    let probes = match c {
+        Callable::Function(f) => &model.spec.family(&f.family).unwrap().cases,
+        Callable::Kernel(k) => &model.spec.kernel(&k.name).unwrap().cases,
+    };
+    let mut rows = Vec::new();
+    for p in probes {
+        let words: Vec<u64> = p.words.iter().map(|x| x.word(w)).collect();
+        if let Some((n_in, _)) = c.fixed_words() {
+            if words.len() != n_in {
+                return Err(Error::Spec(SpecError {
+                    file: model.spec.file.clone(),
+                    line: p.line,
+                    key: p.key.clone(),
+                    message: format!("probe `{}` has {} words; {} takes {n_in}", p.label, words.len(), c.c_name(model)),
+                }));
+            }
+        }
+        rows.push((format!("probe: {}", p.label), words));
+    }
+    Ok(rows)
+}
+
+/// What a kernel's bits depend on, as text: the canonical trees of the steps
+/// it runs and the reduction constants it uses. A mutant changes the kernel
+/// when this changes.
+fn kernel_signature(model: &Model, lowered: &[Function], k: &Kernel) -> String {
+    let red = model.spec.reduction.as_ref().expect("kernels need [rules.reduction]");
+    let step = |family: &str| lowered.iter().find(|f| f.family == family && f.elem == k.elem).map(mutants::canonical).unwrap_or_default();
+    let term = |name: &str| match model.kernels.iter().find(|x| x.name == name && x.elem == k.elem).map(|x| &x.kind) {
+        Some(KernelKind::Lanes { term, .. }) => mutants::canonical(term),
+        _ => String::new(),
+    };
+    let lanes = |name: &str| format!("{}|{:?}|{}|{}", step(&red.step), red.assignment, red.lanes, term(name));
+    let tree = || format!("{}|{:?}", step(&red.combine), red.rounds);
+    match &k.kind {
+        KernelKind::Butterfly => tree(),
+        KernelKind::Lanes { .. } => lanes(&k.name),
+        KernelKind::Array { lanes: l } => format!("{}|{}|{}", lanes(l), tree(), step(&red.value)),
+        KernelKind::Plane { .. } => step(&red.step),
+        KernelKind::Resolve => step(&red.value),
+    }
+}
+
+/// Rows every function gets: special values, signed zeros by parameter,
+/// special pairs.
+fn function_rows(model: &Model, f: &Function, w: u32) -> Vec<(String, Vec<u64>)> {
+    let n_in = f.input_words();
+    let c_name = model.c_name(f);
+    let mut rows: Vec<(String, Vec<u64>)> = Vec::new();
+    let specials = rng::specials(w);
+    // Special values: every word one special; one special among ordinary
+    // words; for two-word inputs, every pair.
+    let mut ord = SplitMix64::for_name(&c_name, 0);
+    let ordinary: Vec<u64> = (0..n_in).map(|_| rng::word(&mut ord, w, rng::Mode::Narrow)).collect();
+    for (k, (name, s)) in specials.iter().enumerate() {
+        if n_in > 0 {
+            rows.push((format!("special: every input word {name}"), vec![*s; n_in]));
+            let mut v = ordinary.clone();
+            v[k % n_in] = *s;
+            rows.push((format!("special: word {} is {name}, the rest ordinary", k % n_in), v));
+        }
+    }
+    // Signed zeros split by parameter: products of them are -0, which is
+    // what tells an unseeded fold of products from a zero-seeded one.
+    if f.params.len() > 1 {
+        let slots = f.input_slots();
+        for p in 0..f.params.len() {
+            let v: Vec<u64> = slots.iter().map(|(q, _)| if *q == p { specials[1].1 } else { specials[0].1 }).collect();
+            rows.push((format!("special: parameter {} all -0, the rest +0", f.params[p].name), v));
+        }
+    }
+    if n_in == 2 {
+        for (na, a) in &specials {
+            for (nb, b) in &specials {
+                rows.push((format!("special pair: {na}, {nb}"), vec![*a, *b]));
+            }
+        }
+    }
+    if n_in == 0 {
+        rows.push(("no input".into(), Vec::new()));
+    }
+    rows
+}
+
+/// Rows a kernel gets besides its probes: ragged ends for the butterfly,
+/// long arrays of heavy cancellation for the array kernels.
+fn kernel_rows(model: &Model, lowered: &[Function], k: &Kernel) -> Vec<(String, Vec<u64>)> {
+    let mut rows = Vec::new();
+    match &k.kind {
+        KernelKind::Butterfly => {
+            let steps = kernel::Steps::new(model, lowered, &k.elem);
+            let lanes = steps.reduction.lanes;
+            for ragged in 1..=lanes {
+                let mut r = SplitMix64::for_name(&model.kernel_c_name(k), 0x7a99 + ragged as u64);
+                let mut ls = vec![[0u64, 0u64]; lanes];
+                let xs = kernel::elements(&mut r, steps.bits, 3 * ragged);
+                for (i, x) in xs.into_iter().enumerate() {
+                    ls[i % ragged] = steps.step(ls[i % ragged], x);
+                }
+                rows.push((format!("ragged end: lanes 0..{ragged} hold pairs, the rest +0 pairs"), ls.into_iter().flatten().collect()));
+            }
+        }
+        KernelKind::Array { .. } => {
+            for (n, seed) in [(1000, 1), (4096, 2)] {
+                rows.push((format!("heavy cancellation in a long array, n = {n}"), kernel::long_cancellation(model, k, n, seed)));
+            }
+        }
+        _ => {}
+    }
+    rows
+}
+
+/// Builds every function's and kernel's cases: probes, specials,
+/// discriminating witnesses, random.
 pub fn build(model: &Model) -> Result<Vec<FunctionCases>, Error> {
     let lowered = model.lowered();
-    let mut mutant_fns = Vec::new();
+    let mut mutant_builds = Vec::new();
     for m in mutants::ALL {
-        mutant_fns.push((m, m.lowered(model)?));
+        let (mm, ml) = m.build(model)?;
+        mutant_builds.push((m, mm, ml));
     }
     let mut out = Vec::new();
-    for (i, f) in lowered.iter().enumerate() {
-        let w = width(model, f);
-        let n_in = f.input_words();
-        let c_name = model.c_name(f);
-        let mut rows: Vec<(String, Vec<u64>)> = Vec::new();
-        let specials = rng::specials(w);
-
-        // Special values: every word one special; one special among ordinary
-        // words; for two-word inputs, every pair.
-        let mut ord = SplitMix64::for_name(&c_name, 0);
-        let ordinary: Vec<u64> = (0..n_in).map(|_| rng::word(&mut ord, w, rng::Mode::Narrow)).collect();
-        for (k, (name, s)) in specials.iter().enumerate() {
-            if n_in > 0 {
-                rows.push((format!("special: every input word {name}"), vec![*s; n_in]));
-                let mut v = ordinary.clone();
-                v[k % n_in] = *s;
-                rows.push((format!("special: word {} is {name}, the rest ordinary", k % n_in), v));
-            }
-        }
-        // Signed zeros split by parameter: products of them are -0, which is
-        // what tells an unseeded fold of products from a zero-seeded one.
-        if f.params.len() > 1 {
-            let slots = f.input_slots();
-            for p in 0..f.params.len() {
-                let v: Vec<u64> = slots.iter().map(|(q, _)| if *q == p { specials[1].1 } else { specials[0].1 }).collect();
-                rows.push((format!("special: parameter {} all -0, the rest +0", f.params[p].name), v));
-            }
-        }
-        if n_in == 2 {
-            for (na, a) in &specials {
-                for (nb, b) in &specials {
-                    rows.push((format!("special pair: {na}, {nb}"), vec![*a, *b]));
-                }
-            }
-        }
-        if n_in == 0 {
-            rows.push(("no input".into(), Vec::new()));
+    for (i, c) in model.callables().into_iter().enumerate() {
+        let w = width_of(model, c.elem());
+        let c_name = c.c_name(model);
+        let mut rows = probe_rows(model, c, w)?;
+        match c {
+            Callable::Function(f) => rows.extend(function_rows(model, f, w)),
+            Callable::Kernel(k) => rows.extend(kernel_rows(model, &lowered, k)),
         }
 
         // Discriminating cases: one witness per mutant that changes the tree.
-        let base = mutants::canonical(f);
         let mut no_witness = Vec::new();
-        for (m, fns) in &mutant_fns {
-            let g = &fns[i];
-            if mutants::canonical(g) == base {
+        for (m, mm, ml) in &mutant_builds {
+            let changed = match c {
+                Callable::Function(f) => mutants::canonical(&lowered[i]) != mutants::canonical(&ml[i]) && f.family == lowered[i].family,
+                Callable::Kernel(k) => kernel_signature(model, &lowered, k) != kernel_signature(mm, ml, &mm.kernels[i - lowered.len()]),
+            };
+            if !changed {
                 continue;
             }
-            match witness(f, g, &rows, w, &c_name, *m) {
+            let differs = |inputs: &[u64]| {
+                let a = kernel::evaluate_callable(model, &lowered, i, inputs);
+                let b = kernel::evaluate_callable(mm, ml, i, inputs);
+                match (a, b) {
+                    (Ok(a), Ok(b)) => !policy::matches(&a, &b, w, c.is_float(), c.either_zero()),
+                    _ => false,
+                }
+            };
+            match witness(model, &lowered, c, &rows, &c_name, *m, &differs) {
                 Some(inputs) => rows.push((format!("discriminates {}: {}", m.name(), m.description()), inputs)),
                 None => no_witness.push(*m),
             }
@@ -124,7 +225,7 @@ pub fn build(model: &Model) -> Result<Vec<FunctionCases>, Error> {
         // Seeded random cases.
         for k in 0..RANDOM_CASES {
             let mut r = SplitMix64::for_name(&c_name, 1000 + k as u64);
-            rows.push((format!("random #{k}"), rng::input(&mut r, w, n_in)));
+            rows.push((format!("random #{k}"), kernel::random_callable_input(model, &lowered, c, &mut r)));
         }
 
         // One case per distinct input; a repeated input adds its label to the
@@ -137,9 +238,9 @@ pub fn build(model: &Model) -> Result<Vec<FunctionCases>, Error> {
                 continue;
             }
             first.insert(inputs.clone(), cases.len());
-            let expected = reference(model, f, &inputs)?;
-            let ours = interp::evaluate(f, w, &inputs);
-            if !policy::matches(&expected, &ours, w, !f.returns_bool(), f.either_zero) {
+            let expected = reference(model, c, &inputs)?;
+            let ours = kernel::evaluate_callable(model, &lowered, i, &inputs).map_err(Error::Inconsistent)?;
+            if !policy::matches(&expected, &ours, w, c.is_float(), c.either_zero()) {
                 return Err(Error::Inconsistent(format!(
                     "the spec's model and the reference disagree on {c_name} for inputs [{}]: reference [{}], model [{}] ({label})",
                     hex_list(&inputs, w),
@@ -149,20 +250,43 @@ pub fn build(model: &Model) -> Result<Vec<FunctionCases>, Error> {
             }
             cases.push(Case { label, inputs, expected });
         }
+        let (n_in, n_out) = c.fixed_words().unwrap_or((0, 0));
         out.push(FunctionCases {
             c_name: c_name.clone(),
-            family: f.family.clone(),
+            family: c.family().to_string(),
             width: w,
             n_in,
-            n_out: f.output_words(),
-            is_float: !f.returns_bool(),
-            either_zero: f.either_zero,
-            signature: signature(model, f),
+            n_out,
+            records: c.fixed_words().is_none(),
+            is_float: c.is_float(),
+            either_zero: c.either_zero(),
+            signature: match c {
+                Callable::Function(f) => signature(model, f),
+                Callable::Kernel(k) => kernel_signature_line(model, k),
+            },
             cases,
             no_witness,
         });
     }
     Ok(out)
+}
+
+fn kernel_signature_line(model: &Model, k: &Kernel) -> String {
+    let conv = match &k.kind {
+        KernelKind::Butterfly => "lane pairs (hi, comp) -> the pair of lane 0".to_string(),
+        KernelKind::Lanes { arrays, .. } => {
+            format!("lane pairs, #first, {} -> lane pairs", arrays.iter().map(|a| format!("{a}[n]")).collect::<Vec<_>>().join(", "))
+        }
+        KernelKind::Array { lanes } => match model.kernels.iter().find(|x| &x.name == lanes).map(|x| &x.kind) {
+            Some(KernelKind::Lanes { arrays, .. }) => {
+                format!("{} -> value", arrays.iter().map(|a| format!("{a}[n]")).collect::<Vec<_>>().join(", "))
+            }
+            _ => String::new(),
+        },
+        KernelKind::Plane { width } => format!("#S, records (#element, {width} term word(s)) -> S*{width} values, S*{width} companions"),
+        KernelKind::Resolve => "value[n], comp[n] -> out[n]".to_string(),
+    };
+    format!("{} (kernel; flat words: {conv})", model.kernel_c_name(k))
 }
 
 fn signature(model: &Model, f: &Function) -> String {
@@ -174,28 +298,24 @@ fn signature(model: &Model, f: &Function) -> String {
     format!("{}({}) -> {}", model.c_name(f), params.join(", "), kind(&f.ret))
 }
 
-/// The first input on which `mutant` gives other bits than `f` under the
-/// comparison policy: the special rows first, then seeded random inputs.
-fn witness(f: &Function, mutant: &Function, rows: &[(String, Vec<u64>)], w: u32, c_name: &str, m: Mutant) -> Option<Vec<u64>> {
-    let differs = |inputs: &[u64]| {
-        let a = interp::evaluate(f, w, inputs);
-        let b = interp::evaluate(mutant, w, inputs);
-        !policy::matches(&a, &b, w, !f.returns_bool(), f.either_zero)
-    };
-    if let Some((_, v)) = rows.iter().find(|(_, v)| differs(v)) {
-        // Prefer a witness of its own, so the case says what it is for; fall
-        // back to the special row if random inputs never differ.
-        let mut r = SplitMix64::for_name(c_name, 0x5eed_0000 + m as u64);
-        for _ in 0..WITNESS_TRIES {
-            let v2 = rng::input(&mut r, w, f.input_words());
-            if differs(&v2) {
-                return Some(v2);
-            }
-        }
-        return Some(v.clone());
-    }
+/// The first input on which a mutant gives other bits under the comparison
+/// policy: seeded random inputs first, so the case says what it is for, then
+/// the rows already present.
+fn witness(
+    model: &Model,
+    lowered: &[Function],
+    c: Callable,
+    rows: &[(String, Vec<u64>)],
+    c_name: &str,
+    m: Mutant,
+    differs: &dyn Fn(&[u64]) -> bool,
+) -> Option<Vec<u64>> {
+    let tries = if c.fixed_words().is_some() { WITNESS_TRIES } else { KERNEL_WITNESS_TRIES };
     let mut r = SplitMix64::for_name(c_name, 0x5eed_0000 + m as u64);
-    (0..WITNESS_TRIES).map(|_| rng::input(&mut r, w, f.input_words())).find(|v| differs(v))
+    (0..tries)
+        .map(|_| kernel::random_callable_input(model, lowered, c, &mut r))
+        .find(|v| differs(v))
+        .or_else(|| rows.iter().find(|(_, v)| differs(v)).map(|(_, v)| v.clone()))
 }
 
 // ------------------------------------------------------------------ writing
@@ -230,18 +350,42 @@ pub fn render_part(name: &str, banner: &str, fns: &[&FunctionCases]) -> String {
     for f in fns {
         let ty = if f.width == 32 { "uint32_t" } else { "uint64_t" };
         let _ = writeln!(b);
-        let _ = writeln!(b, "/* {}: {} input word(s), {} result word(s), {} cases */", f.signature, f.n_in, f.n_out, f.cases.len());
+        let array = f.c_name.trim_start_matches("aether_");
+        if f.records {
+            let _ = writeln!(
+                b,
+                "/* {}: {} cases, each a record: n_in, n_out, the n_in input words, the n_out result words */",
+                f.signature,
+                f.cases.len()
+            );
+        } else {
+            let _ = writeln!(b, "/* {}: {} input word(s), {} result word(s), {} cases */", f.signature, f.n_in, f.n_out, f.cases.len());
+        }
         if !f.no_witness.is_empty() {
             let names: Vec<&str> = f.no_witness.iter().map(|m| m.name()).collect();
-            let _ = writeln!(b, "/* mutants that change the tree but no bit on {} tried inputs: {} */", WITNESS_TRIES, names.join(", "));
+            let tries = if f.records { KERNEL_WITNESS_TRIES } else { WITNESS_TRIES };
+            let _ = writeln!(b, "/* mutants that change the tree but no bit on {tries} tried inputs: {} */", names.join(", "));
         }
-        let _ = writeln!(
-            b,
-            "static const {ty} aether_corpus_{}[{}][{}] = {{",
-            f.c_name.trim_start_matches("aether_"),
-            f.cases.len(),
-            f.n_in + f.n_out
-        );
+        if f.records {
+            let total: usize = f.cases.iter().map(|c| 2 + c.inputs.len() + c.expected.len()).sum();
+            let _ = writeln!(b, "static const {ty} aether_corpus_{array}[{total}] = {{");
+            for c in &f.cases {
+                let _ = writeln!(b, "    /* {} */", c.label);
+                let counts = [c.inputs.len() as u64, c.expected.len() as u64];
+                let _ = writeln!(b, "    {},", counts.iter().map(|w| word_literal(*w, f.width)).collect::<Vec<_>>().join(", "));
+                for chunk in c.inputs.chunks(8) {
+                    let _ = writeln!(b, "    {},", chunk.iter().map(|w| word_literal(*w, f.width)).collect::<Vec<_>>().join(", "));
+                }
+                let outs: Vec<String> = c.expected.iter().map(|w| word_literal(*w, f.width)).collect();
+                for (k, chunk) in outs.chunks(8).enumerate() {
+                    let arrow = if k == 0 { "/* => */ " } else { "" };
+                    let _ = writeln!(b, "    {arrow}{},", chunk.join(", "));
+                }
+            }
+            let _ = writeln!(b, "}};");
+            continue;
+        }
+        let _ = writeln!(b, "static const {ty} aether_corpus_{array}[{}][{}] = {{", f.cases.len(), f.n_in + f.n_out);
         for c in &f.cases {
             let ins: Vec<String> = c.inputs.iter().map(|w| word_literal(*w, f.width)).collect();
             let outs: Vec<String> = c.expected.iter().map(|w| word_literal(*w, f.width)).collect();
@@ -260,8 +404,8 @@ pub fn render_part(name: &str, banner: &str, fns: &[&FunctionCases]) -> String {
 /// Every part, keyed by part name, in spec order.
 pub fn parts(model: &Model) -> Vec<(String, Vec<usize>)> {
     let mut order: Vec<(String, Vec<usize>)> = Vec::new();
-    for (i, f) in model.functions.iter().enumerate() {
-        let name = part_name(&f.family, &f.elem);
+    for (i, c) in model.callables().into_iter().enumerate() {
+        let name = part_name(c.family(), c.elem());
         match order.iter_mut().find(|(n, _)| *n == name) {
             Some((_, v)) => v.push(i),
             None => order.push((name, vec![i])),
@@ -276,8 +420,10 @@ pub fn parts(model: &Model) -> Vec<(String, Vec<usize>)> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ParsedFunction {
     pub c_name: String,
+    /// 0 for a table of records.
     pub n_in: usize,
     pub n_out: usize,
+    pub records: bool,
     pub cases: Vec<Case>,
 }
 
@@ -311,44 +457,83 @@ pub fn parse_part(file_name: &str, text: &str) -> Result<Vec<ParsedFunction>, St
     }
     let mut out: Vec<ParsedFunction> = Vec::new();
     let mut label = String::new();
+    // A table of records: its labels and words, read to its end.
+    let mut pending: Option<(Vec<String>, Vec<u64>, usize)> = None;
+    let bad_word = |x: &str| format!("{file_name}: part {name1}: bad word `{x}`");
+    let words_of = |s: &str| -> Result<Vec<u64>, String> {
+        s.split(',')
+            .map(str::trim)
+            .filter(|x| !x.is_empty())
+            .map(|x| {
+                let h = x.trim_start_matches("0x").trim_end_matches("ull").trim_end_matches('u');
+                u64::from_str_radix(h, 16).map_err(|_| bad_word(x))
+            })
+            .collect()
+    };
     for line in body.lines() {
         let t = line.trim();
+        if let Some((labels, words, total)) = &mut pending {
+            if t == "};" {
+                if words.len() != *total {
+                    return Err(format!("{file_name}: part {name1}: a record table declares {total} words and holds {}", words.len()));
+                }
+                let f = out.last_mut().unwrap();
+                let mut at = 0;
+                for l in labels.iter() {
+                    let (Some(&n_in), Some(&n_out)) = (words.get(at), words.get(at + 1)) else {
+                        return Err(format!("{file_name}: part {name1}: {} has a record cut short", f.c_name));
+                    };
+                    let (n_in, n_out) = (n_in as usize, n_out as usize);
+                    let end = at + 2 + n_in + n_out;
+                    if end > words.len() {
+                        return Err(format!("{file_name}: part {name1}: {} has a record cut short", f.c_name));
+                    }
+                    f.cases.push(Case {
+                        label: l.clone(),
+                        inputs: words[at + 2..at + 2 + n_in].to_vec(),
+                        expected: words[at + 2 + n_in..end].to_vec(),
+                    });
+                    at = end;
+                }
+                if at != words.len() {
+                    return Err(format!("{file_name}: part {name1}: {} has words after its last record", f.c_name));
+                }
+                pending = None;
+            } else if let Some(l) = t.strip_prefix("/* ").and_then(|s| s.strip_suffix(" */")) {
+                labels.push(l.to_string());
+            } else {
+                words.extend(words_of(t.trim_start_matches("/* => */"))?);
+            }
+            continue;
+        }
         if let Some(rest) = t.strip_prefix("static const ") {
             // static const uint32_t aether_corpus_vec3f_dot[N][W] = {
+            // static const uint32_t aether_corpus_f32_sum_array[TOTAL] = {
             let name = rest.split_whitespace().nth(1).and_then(|s| s.split('[').next()).unwrap_or_default();
             let dims: Vec<usize> = rest.split('[').skip(1).filter_map(|d| d.split(']').next()?.parse().ok()).collect();
-            if dims.len() != 2 {
-                return Err(format!("{file_name}: part {name1}: malformed array line `{t}`"));
+            let c_name = format!("aether_{}", name.trim_start_matches("aether_corpus_"));
+            match dims.len() {
+                2 => out.push(ParsedFunction { c_name, n_in: dims[1], n_out: 0, records: false, cases: Vec::with_capacity(dims[0]) }),
+                1 => {
+                    out.push(ParsedFunction { c_name, n_in: 0, n_out: 0, records: true, cases: Vec::new() });
+                    pending = Some((Vec::new(), Vec::new(), dims[0]));
+                }
+                _ => return Err(format!("{file_name}: part {name1}: malformed array line `{t}`")),
             }
-            out.push(ParsedFunction {
-                c_name: format!("aether_{}", name.trim_start_matches("aether_corpus_")),
-                n_in: 0,
-                n_out: 0,
-                cases: Vec::with_capacity(dims[0]),
-            });
-            let f = out.last_mut().unwrap();
-            f.n_in = dims[1];
         } else if let Some(l) = t.strip_prefix("/* ").and_then(|s| s.strip_suffix(" */")) {
             label = l.to_string();
         } else if t.starts_with('{') {
             let f = out.last_mut().ok_or_else(|| format!("{file_name}: part {name1}: a row before any array"))?;
             let inner = t.trim_start_matches('{').trim_end_matches(',').trim_end_matches('}');
             let (ins, outs) = inner.split_once("/* => */").ok_or_else(|| format!("{file_name}: part {name1}: row without `/* => */`"))?;
-            let words = |s: &str| -> Result<Vec<u64>, String> {
-                s.split(',')
-                    .map(str::trim)
-                    .filter(|x| !x.is_empty())
-                    .map(|x| {
-                        let h = x.trim_start_matches("0x").trim_end_matches("ull").trim_end_matches('u');
-                        u64::from_str_radix(h, 16).map_err(|_| format!("{file_name}: part {name1}: bad word `{x}`"))
-                    })
-                    .collect()
-            };
-            let (ins, outs) = (words(ins)?, words(outs)?);
+            let (ins, outs) = (words_of(ins)?, words_of(outs)?);
             f.cases.push(Case { label: label.clone(), inputs: ins, expected: outs });
         }
     }
-    for f in &mut out {
+    if pending.is_some() {
+        return Err(format!("{file_name}: part {name1}: a record table has no end"));
+    }
+    for f in out.iter_mut().filter(|f| !f.records) {
         let width = f.n_in;
         let first = f.cases.first().ok_or_else(|| format!("{file_name}: part {name1}: {} has no case", f.c_name))?;
         f.n_out = first.expected.len();
@@ -356,6 +541,9 @@ pub fn parse_part(file_name: &str, text: &str) -> Result<Vec<ParsedFunction>, St
         if f.n_in + f.n_out != width || f.cases.iter().any(|c| c.inputs.len() != f.n_in || c.expected.len() != f.n_out) {
             return Err(format!("{file_name}: part {name1}: {} has rows of the wrong width", f.c_name));
         }
+    }
+    if let Some(f) = out.iter().find(|f| f.cases.is_empty()) {
+        return Err(format!("{file_name}: part {name1}: {} has no case", f.c_name));
     }
     Ok(out)
 }
@@ -372,14 +560,16 @@ pub fn render_umbrella(banner: &str, version: &str, parts: &[String], all: &[Fun
     }
     let _ = writeln!(b);
     let _ = writeln!(b, "/* One entry per function: rows of n_in input words then n_out result words, each word");
-    let _ = writeln!(b, "   elem_bits wide. Compare with the spec's policy: bytes equal, or both NaN, or (either_zero)");
-    let _ = writeln!(b, "   +0 against -0. A result with is_float 0 is a truth value, compared as bytes. */");
-    let _ = writeln!(b, "typedef struct aether_corpus_function {{\n    const char *name;\n    const char *part;\n    unsigned elem_bits;\n    unsigned n_in;\n    unsigned n_out;\n    unsigned n_cases;\n    const void *rows;\n    int is_float;\n    int either_zero;\n}} aether_corpus_function;\n");
+    let _ = writeln!(b, "   elem_bits wide. A kernel (records 1, n_in and n_out 0) has a flat array of records instead:");
+    let _ = writeln!(b, "   n_in, n_out, the n_in input words, the n_out result words; its flat convention is in its");
+    let _ = writeln!(b, "   part. Compare with the spec's policy: bytes equal, or both NaN, or (either_zero) +0");
+    let _ = writeln!(b, "   against -0. A result with is_float 0 is a truth value, compared as bytes. */");
+    let _ = writeln!(b, "typedef struct aether_corpus_function {{\n    const char *name;\n    const char *part;\n    unsigned elem_bits;\n    unsigned n_in;\n    unsigned n_out;\n    unsigned n_cases;\n    const void *rows;\n    int is_float;\n    int either_zero;\n    int records;\n}} aether_corpus_function;\n");
     let _ = writeln!(b, "static const aether_corpus_function aether_corpus_functions[] = {{");
     for f in all {
         let _ = writeln!(
             b,
-            "    {{ \"{}\", \"{}\", {}, {}, {}, {}, aether_corpus_{}, {}, {} }},",
+            "    {{ \"{}\", \"{}\", {}, {}, {}, {}, aether_corpus_{}, {}, {}, {} }},",
             f.c_name,
             part_name(&f.family, if f.width == 32 { "f32" } else { "f64" }),
             f.width,
@@ -388,7 +578,8 @@ pub fn render_umbrella(banner: &str, version: &str, parts: &[String], all: &[Fun
             f.cases.len(),
             f.c_name.trim_start_matches("aether_"),
             i32::from(f.is_float),
-            i32::from(f.either_zero)
+            i32::from(f.either_zero),
+            i32::from(f.records)
         );
     }
     let _ = writeln!(b, "}};\n");

@@ -142,6 +142,7 @@ fn eval<T: Ieee>(e: &Expr, inputs: &[Vec<T>], temps: &[V<T>]) -> V<T> {
                 Builtin::Fmax => V::F(a[0].f().fmax(a[1].f())),
                 Builtin::Hypot => V::F(a[0].f().hypot(a[1].f())),
                 Builtin::Fma => V::F(a[0].f().fma(a[1].f(), a[2].f())),
+                Builtin::Barrier => V::F(a[0].f()),
                 Builtin::IsFinite => V::B(a[0].f().finite()),
             }
         }
@@ -176,5 +177,14 @@ pub fn evaluate(f: &Function, bits: u32, words: &[u64]) -> Vec<u64> {
         run::<f32>(f, words)
     } else {
         run::<f64>(f, words)
+    }
+}
+
+/// Replaces the words of `f`'s derived parameters (`s = a + b`) by their
+/// values computed from the other words.
+pub fn fill_derived(f: &Function, bits: u32, words: &mut [u64]) {
+    for (p, g) in &f.derived {
+        let at: usize = f.params[..*p].iter().map(|q| q.kind.words()).sum();
+        words[at] = evaluate(g, bits, words)[0];
     }
 }

@@ -6,6 +6,7 @@ pub mod corpus;
 pub mod dsl;
 pub mod error;
 pub mod interp;
+pub mod kernel;
 pub mod model;
 pub mod mutants;
 pub mod output;

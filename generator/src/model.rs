@@ -5,9 +5,9 @@
 
 use std::collections::HashMap;
 
-use crate::dsl::{Ast, AstKind, BinOp, Target};
+use crate::dsl::{Ast, AstKind, BinOp, Stmt, Target};
 use crate::error::SpecError;
-use crate::spec::{Body, Family, Nesting, ParamKind, Seed, Shape, ShapeKind, Spec};
+use crate::spec::{Body, Family, Nesting, ParamKind, Schedule, Seed, Shape, ShapeKind, Spec};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Builtin {
@@ -17,6 +17,9 @@ pub enum Builtin {
     Fmax,
     IsFinite,
     Hypot,
+    /// The optimisation barrier: the value itself, rounded to the element
+    /// type and opaque to the compiler, so no product is fused through it.
+    Barrier,
     /// Fused multiply-add: appears only in mutants.
     Fma,
 }
@@ -30,6 +33,7 @@ impl Builtin {
             Builtin::Fmax => "fmax",
             Builtin::IsFinite => "isfinite",
             Builtin::Hypot => "hypot",
+            Builtin::Barrier => "barrier",
             Builtin::Fma => "fma",
         }
     }
@@ -42,6 +46,7 @@ impl Builtin {
             "fmax" => (Builtin::Fmax, 2),
             "isfinite" => (Builtin::IsFinite, 1),
             "hypot" => (Builtin::Hypot, 2),
+            "barrier" => (Builtin::Barrier, 1),
             _ => return None,
         })
     }
@@ -192,6 +197,9 @@ pub struct Function {
     pub outputs: Vec<Expr>,
     /// The comparison policy lets a +0 match a -0 in this function's results.
     pub either_zero: bool,
+    /// Parameters that test inputs compute from the others: the parameter
+    /// index and a one-output function of all parameters.
+    pub derived: Vec<(usize, Function)>,
 }
 
 impl Function {
@@ -238,6 +246,114 @@ impl Function {
 pub struct Model {
     pub spec: Spec,
     pub functions: Vec<Function>,
+    /// Every kernel of the spec, in spec order: kernel, then shape, then type.
+    pub kernels: Vec<Kernel>,
+}
+
+/// What a kernel instance does; see `spec::Schedule`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum KernelKind {
+    Butterfly,
+    /// `term` is a function of one scalar per array (element j of each).
+    Lanes {
+        arrays: Vec<String>,
+        term: Function,
+    },
+    /// The name of the `Lanes` kernel it accumulates with.
+    Array {
+        lanes: String,
+    },
+    /// Elements of `width` components.
+    Plane {
+        width: usize,
+    },
+    Resolve,
+}
+
+/// One kernel of one shape and element type: a function over caller-owned
+/// arrays whose every floating-point step is a family of the model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Kernel {
+    pub name: String,
+    pub op: String,
+    pub shape: String,
+    pub elem: String,
+    pub kind: KernelKind,
+}
+
+/// The parameters, result and trees of one family instance.
+type Instance = (Vec<Param>, Kind, Vec<Temp>, Vec<Expr>);
+
+fn instance(spec: &Spec, fam: &Family, shape: &Shape) -> Result<Instance, SpecError> {
+    let mut b = Builder { spec, temps: Vec::new(), depth: 0 };
+    let body = fam.body_for(&shape.name).unwrap();
+    let params = resolve_params(spec, fam, shape, body)?;
+    let ret = resolve_kind(spec, &fam.returns, shape, body, "returns")?;
+    let args: Vec<Val> = params
+        .iter()
+        .enumerate()
+        .map(|(p, param)| match &param.kind {
+            Kind::Shape(s) => Val::Agg(s.clone(), (0..s.len()).map(|comp| Expr::Input { param: p, comp }).collect()),
+            Kind::Bool => unreachable!("parameters are never bool"),
+        })
+        .collect();
+    let result = b.instantiate(fam, shape, body, args, "")?;
+    let outputs = match result {
+        Val::Agg(_, comps) => comps,
+        Val::F(e) | Val::B(e) => vec![e],
+        _ => unreachable!("instantiate returns a value of the result kind"),
+    };
+    Ok((params, ret, b.temps, outputs))
+}
+
+/// A scalar function of the given scalar parameters whose one result is
+/// `expr`: a kernel's term, or a derived parameter.
+fn expr_function(
+    spec: &Spec,
+    name: &str,
+    params: &[String],
+    expr: &Ast,
+    source: &str,
+    line: usize,
+    key: &str,
+) -> Result<Function, SpecError> {
+    let scalar = spec.shape("scalar").cloned().ok_or_else(|| SpecError {
+        file: spec.file.clone(),
+        line,
+        key: key.to_string(),
+        message: "needs the `scalar` shape".into(),
+    })?;
+    let fam = Family {
+        name: name.to_string(),
+        op: name.to_string(),
+        doc: String::new(),
+        shapes: vec!["scalar".into()],
+        params: params.iter().map(|p| (p.clone(), ParamKind::Scalar)).collect(),
+        returns: ParamKind::Scalar,
+        bodies: vec![Body {
+            shape: None,
+            stmts: vec![Stmt { line: 1, target: Target::Out, value: expr.clone() }],
+            source: source.to_string(),
+            line,
+            key: key.to_string(),
+        }],
+        derived: Vec::new(),
+        cases: Vec::new(),
+        line,
+    };
+    let (params, ret, temps, outputs) = instance(spec, &fam, &scalar)?;
+    Ok(Function {
+        family: name.to_string(),
+        op: name.to_string(),
+        shape: "scalar".into(),
+        elem: String::new(),
+        params,
+        ret,
+        temps,
+        outputs,
+        either_zero: false,
+        derived: Vec::new(),
+    })
 }
 
 impl Model {
@@ -246,25 +362,17 @@ impl Model {
         for fam in &spec.families {
             for shape_name in &fam.shapes {
                 let shape = spec.shape(shape_name).unwrap().clone();
-                let mut b = Builder { spec, temps: Vec::new(), depth: 0 };
-                let body = fam.body_for(shape_name).unwrap();
-                let params = resolve_params(spec, fam, &shape, body)?;
-                let ret = resolve_kind(spec, &fam.returns, &shape, body, "returns")?;
-                let args: Vec<Val> = params
-                    .iter()
-                    .enumerate()
-                    .map(|(p, param)| match &param.kind {
-                        Kind::Shape(s) => Val::Agg(s.clone(), (0..s.len()).map(|comp| Expr::Input { param: p, comp }).collect()),
-                        Kind::Bool => unreachable!("parameters are never bool"),
-                    })
-                    .collect();
-                let result = b.instantiate(fam, &shape, body, args, "")?;
-                let outputs = match result {
-                    Val::Agg(_, comps) => comps,
-                    Val::F(e) | Val::B(e) => vec![e],
-                    _ => unreachable!("instantiate returns a value of the result kind"),
-                };
+                let (params, ret, temps, outputs) = instance(spec, fam, &shape)?;
+                let mut derived = Vec::new();
+                for (pname, ast, source) in &fam.derived {
+                    let names: Vec<String> = fam.params.iter().map(|(n, _)| n.clone()).collect();
+                    let key = format!("families.{}.derived", fam.name);
+                    let g = expr_function(spec, &format!("{}_{pname}", fam.name), &names, ast, source, fam.line, &key)?;
+                    derived.push((names.iter().position(|n| n == pname).unwrap(), g));
+                }
                 for elem in &spec.types {
+                    let derived =
+                        derived.iter().map(|(p, g): &(usize, Function)| (*p, Function { elem: elem.name.clone(), ..g.clone() })).collect();
                     functions.push(Function {
                         family: fam.name.clone(),
                         op: fam.op.clone(),
@@ -272,16 +380,53 @@ impl Model {
                         elem: elem.name.clone(),
                         params: params.clone(),
                         ret: ret.clone(),
-                        temps: b.temps.clone(),
+                        temps: temps.clone(),
                         outputs: outputs.clone(),
                         either_zero: spec.policy.either_zero.contains(&fam.name),
+                        derived,
                     });
                 }
             }
         }
-        let model = Model { spec: spec.clone(), functions };
+        let mut kernels = Vec::new();
+        for k in &spec.kernels {
+            for shape_name in &k.shapes {
+                let kind = match &k.schedule {
+                    Schedule::Butterfly => KernelKind::Butterfly,
+                    Schedule::Lanes { arrays, term, term_source } => {
+                        let key = format!("kernels.{}.term", k.name);
+                        let term = expr_function(spec, &format!("{}_term", k.name), arrays, term, term_source, k.line, &key)?;
+                        KernelKind::Lanes { arrays: arrays.clone(), term }
+                    }
+                    Schedule::Array { lanes } => KernelKind::Array { lanes: lanes.clone() },
+                    Schedule::Plane => KernelKind::Plane { width: spec.shape(shape_name).unwrap().len() },
+                    Schedule::Resolve => KernelKind::Resolve,
+                };
+                for elem in &spec.types {
+                    let kind = match &kind {
+                        KernelKind::Lanes { arrays, term } => {
+                            KernelKind::Lanes { arrays: arrays.clone(), term: Function { elem: elem.name.clone(), ..term.clone() } }
+                        }
+                        other => other.clone(),
+                    };
+                    kernels.push(Kernel {
+                        name: k.name.clone(),
+                        op: k.op.clone(),
+                        shape: shape_name.clone(),
+                        elem: elem.name.clone(),
+                        kind,
+                    });
+                }
+            }
+        }
+        let model = Model { spec: spec.clone(), functions, kernels };
         model.check_policy()?;
         Ok(model)
+    }
+
+    /// C-style name of a kernel, e.g. `aether_f32_sum_array`.
+    pub fn kernel_c_name(&self, k: &Kernel) -> String {
+        format!("aether_{}_{}", self.prefix(&k.shape, &k.elem), k.op)
     }
 
     /// A family given either-zero slack must return fmin/fmax results directly,
@@ -401,6 +546,14 @@ fn berr<T>(ast: &Ast, message: impl Into<String>) -> Result<T, BodyErr> {
 }
 
 impl<'a> Builder<'a> {
+    fn is_barrier(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Call(Builtin::Barrier, _) => true,
+            Expr::Temp(t) => self.is_barrier(&self.temps[*t].expr),
+            _ => false,
+        }
+    }
+
     fn temp(&mut self, name: &str, ty: Ty, expr: Expr) -> Expr {
         if expr.is_trivial() {
             return expr;
@@ -730,6 +883,10 @@ impl<'a> Builder<'a> {
                     _ => return berr(a, format!("`{name}` needs a number")),
                 }
             }
+            if b == Builtin::Barrier && self.is_barrier(&xs[0]) {
+                // A barrier of a value that has passed one is that value.
+                return Ok(Val::F(xs.remove(0)));
+            }
             let e = Expr::Call(b, xs);
             return Ok(if b == Builtin::IsFinite { Val::B(e) } else { Val::F(e) });
         }
@@ -863,4 +1020,74 @@ fn lit(ast: &Ast, v: f64) -> Result<Expr, BodyErr> {
         return berr(ast, format!("literal {v} is not exactly representable in binary32"));
     }
     Ok(Expr::Lit(v))
+}
+
+/// A function or a kernel: anything with a C name, a flat calling convention
+/// and corpus cases.
+#[derive(Debug, Clone, Copy)]
+pub enum Callable<'a> {
+    Function(&'a Function),
+    Kernel(&'a Kernel),
+}
+
+impl<'a> Callable<'a> {
+    pub fn c_name(&self, model: &Model) -> String {
+        match self {
+            Callable::Function(f) => model.c_name(f),
+            Callable::Kernel(k) => model.kernel_c_name(k),
+        }
+    }
+
+    /// The family or kernel key.
+    pub fn family(&self) -> &'a str {
+        match self {
+            Callable::Function(f) => &f.family,
+            Callable::Kernel(k) => &k.name,
+        }
+    }
+
+    pub fn shape(&self) -> &'a str {
+        match self {
+            Callable::Function(f) => &f.shape,
+            Callable::Kernel(k) => &k.shape,
+        }
+    }
+
+    pub fn elem(&self) -> &'a str {
+        match self {
+            Callable::Function(f) => &f.elem,
+            Callable::Kernel(k) => &k.elem,
+        }
+    }
+
+    /// Whether the results are floating-point words (not truth values).
+    pub fn is_float(&self) -> bool {
+        match self {
+            Callable::Function(f) => !f.returns_bool(),
+            Callable::Kernel(_) => true,
+        }
+    }
+
+    pub fn either_zero(&self) -> bool {
+        match self {
+            Callable::Function(f) => f.either_zero,
+            Callable::Kernel(_) => false,
+        }
+    }
+
+    /// The number of input and result words, when fixed (functions); a
+    /// kernel's depend on its arrays.
+    pub fn fixed_words(&self) -> Option<(usize, usize)> {
+        match self {
+            Callable::Function(f) => Some((f.input_words(), f.output_words())),
+            Callable::Kernel(_) => None,
+        }
+    }
+}
+
+impl Model {
+    /// Every function, then every kernel, in spec order.
+    pub fn callables(&self) -> Vec<Callable<'_>> {
+        self.functions.iter().map(Callable::Function).chain(self.kernels.iter().map(Callable::Kernel)).collect()
+    }
 }

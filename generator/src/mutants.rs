@@ -6,7 +6,7 @@
 use crate::dsl::{self, BinOp};
 use crate::error::SpecError;
 use crate::model::{Builtin, Expr, Function, Model};
-use crate::spec::{Layout, Nesting, Seed, ShapeKind, Spec};
+use crate::spec::{Assignment, Layout, Nesting, Seed, ShapeKind, Spec};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mutant {
@@ -19,9 +19,14 @@ pub enum Mutant {
     MaxSelectSwapped,
     ColumnMajor,
     QuatXyzw,
+    Uncompensated,
+    NonFiniteKept,
+    NoBarrier,
+    RoundsReversed,
+    SingleLane,
 }
 
-pub const ALL: [Mutant; 9] = [
+pub const ALL: [Mutant; 14] = [
     Mutant::FoldLeft,
     Mutant::FoldSeeded,
     Mutant::TrueDivision,
@@ -31,6 +36,11 @@ pub const ALL: [Mutant; 9] = [
     Mutant::MaxSelectSwapped,
     Mutant::ColumnMajor,
     Mutant::QuatXyzw,
+    Mutant::Uncompensated,
+    Mutant::NonFiniteKept,
+    Mutant::NoBarrier,
+    Mutant::RoundsReversed,
+    Mutant::SingleLane,
 ];
 
 impl Mutant {
@@ -45,6 +55,11 @@ impl Mutant {
             Mutant::MaxSelectSwapped => "max-select-swapped",
             Mutant::ColumnMajor => "column-major",
             Mutant::QuatXyzw => "quat-xyzw",
+            Mutant::Uncompensated => "uncompensated",
+            Mutant::NonFiniteKept => "non-finite-kept",
+            Mutant::NoBarrier => "no-barrier",
+            Mutant::RoundsReversed => "rounds-reversed",
+            Mutant::SingleLane => "single-lane",
         }
     }
 
@@ -63,6 +78,11 @@ impl Mutant {
             Mutant::MaxSelectSwapped => "the max_select combiner becomes acc > new ? acc : new",
             Mutant::ColumnMajor => "matrices are read and written column-major",
             Mutant::QuatXyzw => "quaternions are laid out (x, y, z, w)",
+            Mutant::Uncompensated => "the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone",
+            Mutant::NonFiniteKept => "the correction is kept when the high part is not finite",
+            Mutant::NoBarrier => "barrier() is dropped (the same bits unless the compiler contracts)",
+            Mutant::RoundsReversed => "the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)",
+            Mutant::SingleLane => "every array element goes to lane 0: one sequential Neumaier chain",
         }
     }
 
@@ -92,6 +112,27 @@ impl Mutant {
                     }
                 }
             }
+            Mutant::Uncompensated => {
+                let plain = [("two_sum_err", "out = 0".to_string()), ("pair_value", "out = p.hi".to_string())];
+                for (family, body) in plain {
+                    if let Some(f) = s.families.iter_mut().find(|f| f.name == family) {
+                        for b in &mut f.bodies {
+                            b.stmts = dsl::parse_body(&body).expect("a fixed, valid body");
+                            b.source = body.clone();
+                        }
+                    }
+                }
+            }
+            Mutant::RoundsReversed => {
+                if let Some(r) = &mut s.reduction {
+                    r.rounds.reverse();
+                }
+            }
+            Mutant::SingleLane => {
+                if let Some(r) = &mut s.reduction {
+                    r.assignment = Assignment::Single;
+                }
+            }
             _ => {}
         }
         s
@@ -118,6 +159,14 @@ impl Mutant {
                 let mut g = m.lower(&f);
                 match self {
                     Mutant::TrueDivision => true_division(&mut g),
+                    Mutant::NonFiniteKept => g.map_exprs(&mut |e| match e {
+                        Expr::Select(c, a, _) if matches!(*c, Expr::Call(Builtin::IsFinite, _)) => *a,
+                        other => other,
+                    }),
+                    Mutant::NoBarrier => g.map_exprs(&mut |e| match e {
+                        Expr::Call(Builtin::Barrier, mut args) => args.remove(0),
+                        other => other,
+                    }),
                     Mutant::Fma => g.map_exprs(&mut fma),
                     Mutant::NegSub => g.map_exprs(&mut |e| match e {
                         Expr::Bin(BinOp::Mul, x, m1) if *m1 == Expr::Lit(-1.0) => Expr::Bin(BinOp::Sub, Box::new(Expr::Lit(0.0)), x),

@@ -19,6 +19,8 @@ struct RawSpec {
     combiners: BTreeMap<String, Spanned<RawCombiner>>,
     policy: Spanned<RawPolicy>,
     families: BTreeMap<String, Spanned<RawFamily>>,
+    #[serde(default)]
+    kernels: BTreeMap<String, Spanned<RawKernel>>,
 }
 
 #[derive(Deserialize)]
@@ -52,6 +54,31 @@ struct RawShape {
 #[serde(deny_unknown_fields)]
 struct RawRules {
     fold: Spanned<RawFold>,
+    reduction: Option<Spanned<RawReduction>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawReduction {
+    lanes: Spanned<usize>,
+    rounds: Spanned<Vec<Spanned<usize>>>,
+    assignment: Spanned<String>,
+    step: Spanned<String>,
+    combine: Spanned<String>,
+    value: Spanned<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawKernel {
+    op: Option<Spanned<String>>,
+    doc: Spanned<String>,
+    schedule: Spanned<String>,
+    shapes: Spanned<Vec<Spanned<String>>>,
+    arrays: Option<Spanned<Vec<Spanned<String>>>>,
+    term: Option<Spanned<String>>,
+    lanes: Option<Spanned<String>>,
+    cases: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
 #[derive(Deserialize)]
@@ -85,6 +112,8 @@ struct RawFamily {
     returns: Spanned<String>,
     body: Option<Spanned<String>>,
     bodies: Option<BTreeMap<String, Spanned<String>>>,
+    derived: Option<Spanned<Vec<Spanned<String>>>>,
+    cases: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
 /// An IEEE binary element type and how C spells it.
@@ -219,7 +248,82 @@ pub struct Family {
     pub params: Vec<(String, ParamKind)>,
     pub returns: ParamKind,
     pub bodies: Vec<Body>,
+    /// Parameters that test inputs compute from the others (`s = a + b`):
+    /// the name and the expression, in order.
+    pub derived: Vec<(String, Ast, String)>,
+    /// Named probe inputs that go into the corpus as they are.
+    pub cases: Vec<Probe>,
     pub line: usize,
+}
+
+/// One word of a probe: a number in the element type, or a whole number
+/// (a count or an index).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ProbeWord {
+    /// A decimal or named value (`0.5`, `1e8`, `inf`, `-inf`, `nan`, `max`,
+    /// `-max`, `tiny`), rounded once to the element type.
+    Float(String),
+    /// `#n`: the integer n itself.
+    Int(u64),
+}
+
+/// A named probe input: `"label: w0, w1, ..."` in the spec.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Probe {
+    pub label: String,
+    pub words: Vec<ProbeWord>,
+    pub line: usize,
+    pub key: String,
+}
+
+impl ProbeWord {
+    /// The bit pattern in an element type of `bits` bits.
+    pub fn word(&self, bits: u32) -> u64 {
+        match self {
+            ProbeWord::Int(n) => *n,
+            ProbeWord::Float(s) => {
+                let (neg, name) = s.strip_prefix('-').map_or((false, s.as_str()), |r| (true, r));
+                let v32 = |v: f32| u64::from(if neg { -v } else { v }.to_bits());
+                let v64 = |v: f64| if neg { -v } else { v }.to_bits();
+                match (name, bits) {
+                    ("inf", 32) => v32(f32::INFINITY),
+                    ("inf", _) => v64(f64::INFINITY),
+                    ("nan", 32) => v32(f32::NAN),
+                    ("nan", _) => v64(f64::NAN),
+                    ("max", 32) => v32(f32::MAX),
+                    ("max", _) => v64(f64::MAX),
+                    ("tiny", 32) => v32(f32::from_bits(1)),
+                    ("tiny", _) => v64(f64::from_bits(1)),
+                    (_, 32) => u64::from(s.parse::<f32>().expect("checked when the spec was read").to_bits()),
+                    _ => s.parse::<f64>().expect("checked when the spec was read").to_bits(),
+                }
+            }
+        }
+    }
+}
+
+fn probes(loc: &Loc, key: &str, raw: Option<&Spanned<Vec<Spanned<String>>>>) -> Result<Vec<Probe>, SpecError> {
+    let mut out = Vec::new();
+    for item in raw.map(|r| r.get_ref().as_slice()).unwrap_or_default() {
+        let bad = |m: String| loc.err(item.span().start, key.to_string(), m);
+        let (label, rest) =
+            item.get_ref().rsplit_once(':').ok_or_else(|| bad(format!("`{}` is not `label: word, word, ...`", item.get_ref())))?;
+        let mut words = Vec::new();
+        for w in rest.split(',').map(str::trim).filter(|w| !w.is_empty()) {
+            let word = if let Some(n) = w.strip_prefix('#') {
+                ProbeWord::Int(n.parse().map_err(|_| bad(format!("`{w}` is not a whole number")))?)
+            } else {
+                let name = w.strip_prefix('-').unwrap_or(w);
+                if !matches!(name, "inf" | "nan" | "max" | "tiny") && w.parse::<f64>().map_or(true, |v| !v.is_finite()) {
+                    return Err(bad(format!("`{w}` is not a number, `inf`, `nan`, `max`, `tiny` or `#n`")));
+                }
+                ProbeWord::Float(w.to_string())
+            };
+            words.push(word);
+        }
+        out.push(Probe { label: label.trim().to_string(), words, line: loc.lines.line(item.span().start), key: key.to_string() });
+    }
+    Ok(out)
 }
 
 impl Family {
@@ -242,6 +346,62 @@ pub struct Spec {
     pub combiners: Vec<Combiner>,
     pub policy: Policy,
     pub families: Vec<Family>,
+    pub reduction: Option<Reduction>,
+    pub kernels: Vec<KernelSpec>,
+}
+
+/// Where element i of an array goes among the lanes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Assignment {
+    /// Element i (counted from the array's first global index) to lane
+    /// `i mod lanes`: what a warp-strided loop does.
+    Strided,
+    /// Every element to lane 0: one sequential Neumaier chain (a mutant).
+    Single,
+}
+
+/// `[rules.reduction]`: the compensated reduction across lanes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reduction {
+    pub lanes: usize,
+    /// Butterfly partner offsets, in the order the rounds run.
+    pub rounds: Vec<usize>,
+    pub assignment: Assignment,
+    /// Families: a lane takes one term (`step`), two lanes merge
+    /// (`combine`), a pair is delivered as one value (`value`).
+    pub step: String,
+    pub combine: String,
+    pub value: String,
+    /// The shape of a (hi, comp) pair: the combine family's shape.
+    pub pair: String,
+    pub line: usize,
+}
+
+/// How a kernel walks its arrays.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Schedule {
+    /// 32 pairs in, the butterfly, lane 0 out.
+    Butterfly,
+    /// Adds the terms of arrays to lanes in ascending element order.
+    Lanes { arrays: Vec<String>, term: Ast, term_source: String },
+    /// Lanes from +0 pairs, a `Lanes` kernel, the butterfly, the value.
+    Array { lanes: String },
+    /// Adds one term to an element of an accumulation plane.
+    Plane,
+    /// Delivers every slot of a plane.
+    Resolve,
+}
+
+/// `[kernels.<name>]`: a function over caller-owned arrays.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelSpec {
+    pub name: String,
+    pub op: String,
+    pub doc: String,
+    pub schedule: Schedule,
+    pub shapes: Vec<String>,
+    pub cases: Vec<Probe>,
+    pub line: usize,
 }
 
 impl Spec {
@@ -255,6 +415,10 @@ impl Spec {
 
     pub fn combiner(&self, name: &str) -> Option<&Combiner> {
         self.combiners.iter().find(|c| c.name == name)
+    }
+
+    pub fn kernel(&self, name: &str) -> Option<&KernelSpec> {
+        self.kernels.iter().find(|k| k.name == name)
     }
 }
 
@@ -321,10 +485,16 @@ pub fn parse(file: &str, text: &str) -> Result<Spec, SpecError> {
         combiners: combiners(&loc, &raw)?,
         policy: Policy { either_zero: Vec::new(), line: 0 },
         families: Vec::new(),
+        reduction: None,
+        kernels: Vec::new(),
     };
     let families = families(&loc, &raw, text, &spec)?;
     let policy = policy(&loc, &raw, &families)?;
-    Ok(Spec { families, policy, ..spec })
+    let spec = Spec { families, policy, ..spec };
+    let reduction = reduction(&loc, &raw, &spec)?;
+    let spec = Spec { reduction, ..spec };
+    let kernels = kernels(&loc, &raw, &spec)?;
+    Ok(Spec { kernels, ..spec })
 }
 
 /// Table entries in the order they appear in the file.
@@ -618,6 +788,27 @@ fn families(loc: &Loc, raw: &RawSpec, text: &str, spec: &Spec) -> Result<Vec<Fam
                 format!("C name clash: family `{}` already defines `{op}` for a shape of this family", other.name),
             ));
         }
+        let mut derived = Vec::new();
+        if let Some(d) = &r.derived {
+            for item in d.get_ref() {
+                let dkey = format!("{key}.derived");
+                let bad = |m: String| loc.err(item.span().start, dkey.clone(), m);
+                let (pname, expr) =
+                    item.get_ref().split_once('=').ok_or_else(|| bad(format!("`{}` is not `param = expression`", item.get_ref())))?;
+                let pname = pname.trim();
+                match params.iter().find(|(n, _)| n == pname) {
+                    Some((_, ParamKind::Scalar)) => {}
+                    Some((_, ParamKind::SelfShape)) if shapes.iter().all(|s| s == "scalar") => {}
+                    Some(_) => return Err(bad(format!("derived parameter `{pname}` must be a scalar"))),
+                    None => return Err(bad(format!("`{pname}` is not a parameter of the family"))),
+                }
+                if derived.iter().any(|(n, _, _): &(String, Ast, String)| n == pname) {
+                    return Err(bad(format!("`{pname}` is derived twice")));
+                }
+                let ast = dsl::parse_expr(expr.trim()).map_err(|e| bad(e.to_string()))?;
+                derived.push((pname.to_string(), ast, expr.trim().to_string()));
+            }
+        }
         out.push(Family {
             name: name.clone(),
             op,
@@ -626,6 +817,8 @@ fn families(loc: &Loc, raw: &RawSpec, text: &str, spec: &Spec) -> Result<Vec<Fam
             params,
             returns,
             bodies,
+            derived,
+            cases: probes(loc, &format!("{key}.cases"), r.cases.as_ref())?,
             line: loc.lines.line(f.span().start),
         });
     }
@@ -649,4 +842,231 @@ fn policy(loc: &Loc, raw: &RawSpec, families: &[Family]) -> Result<Policy, SpecE
         either_zero.push(f.get_ref().clone());
     }
     Ok(Policy { either_zero, line: loc.lines.line(p.either_zero.span().start) })
+}
+
+fn reduction(loc: &Loc, raw: &RawSpec, spec: &Spec) -> Result<Option<Reduction>, SpecError> {
+    let Some(r) = &raw.rules.reduction else { return Ok(None) };
+    let key = "rules.reduction";
+    let rr = r.get_ref();
+    let lanes = *rr.lanes.get_ref();
+    if lanes < 2 || !lanes.is_power_of_two() {
+        return Err(loc.err(
+            rr.lanes.span().start,
+            format!("{key}.lanes"),
+            format!("{lanes} lanes: the butterfly needs a power of two, at least 2"),
+        ));
+    }
+    let mut rounds = Vec::new();
+    for k in rr.rounds.get_ref() {
+        let v = *k.get_ref();
+        if !v.is_power_of_two() || v >= lanes {
+            return Err(loc.err(k.span().start, format!("{key}.rounds"), format!("round offset {v} is not a power of two below {lanes}")));
+        }
+        if rounds.contains(&v) {
+            return Err(loc.err(k.span().start, format!("{key}.rounds"), format!("round offset {v} is listed twice")));
+        }
+        rounds.push(v);
+    }
+    if rounds.len() != lanes.trailing_zeros() as usize {
+        return Err(loc.err(
+            rr.rounds.span().start,
+            format!("{key}.rounds"),
+            format!("{} round(s) cannot merge {lanes} lanes: list every offset 1, 2, 4, ..., {} once", rounds.len(), lanes / 2),
+        ));
+    }
+    let assignment = match rr.assignment.get_ref().as_str() {
+        "strided" => Assignment::Strided,
+        "single" => Assignment::Single,
+        other => {
+            return Err(loc.err(
+                rr.assignment.span().start,
+                format!("{key}.assignment"),
+                format!("unknown assignment `{other}` (expected `strided` or `single`)"),
+            ));
+        }
+    };
+    // The three families and the pair shape they share.
+    let family = |field: &str, v: &Spanned<String>, params: &[&str], returns: &str| -> Result<String, SpecError> {
+        let bad = |m: String| loc.err(v.span().start, format!("{key}.{field}"), m);
+        let f = spec.family(v.get_ref()).ok_or_else(|| bad(format!("unknown family `{}`", v.get_ref())))?;
+        let kinds: Vec<String> = f
+            .params
+            .iter()
+            .map(|(_, k)| match k {
+                ParamKind::SelfShape => "self".to_string(),
+                ParamKind::Scalar => "scalar".to_string(),
+                ParamKind::Named(n) => n.clone(),
+                other => format!("{other:?}"),
+            })
+            .collect();
+        let ret = match &f.returns {
+            ParamKind::SelfShape => "self",
+            ParamKind::Scalar => "scalar",
+            _ => "?",
+        };
+        if kinds != params || ret != returns || f.shapes.len() != 1 {
+            return Err(bad(format!(
+                "family `{}` must have one shape and take ({}) to {returns}, like a {field} of (hi, comp) pairs",
+                f.name,
+                params.join(", ")
+            )));
+        }
+        Ok(f.name.clone())
+    };
+    let step = family("step", &rr.step, &["self", "scalar"], "self")?;
+    let combine = family("combine", &rr.combine, &["self", "self"], "self")?;
+    let value = family("value", &rr.value, &["self"], "scalar")?;
+    let pair = spec.family(&combine).unwrap().shapes[0].clone();
+    for f in [&step, &value] {
+        if spec.family(f).unwrap().shapes[0] != pair {
+            return Err(loc.err(r.span().start, key, format!("`{f}` and `{combine}` must share one pair shape")));
+        }
+    }
+    if spec.shape(&pair).map(Shape::len) != Some(2) {
+        return Err(loc.err(
+            rr.combine.span().start,
+            format!("{key}.combine"),
+            format!("the pair shape `{pair}` must have two components (hi, comp)"),
+        ));
+    }
+    Ok(Some(Reduction { lanes, rounds, assignment, step, combine, value, pair, line: loc.lines.line(r.span().start) }))
+}
+
+fn kernels(loc: &Loc, raw: &RawSpec, spec: &Spec) -> Result<Vec<KernelSpec>, SpecError> {
+    let mut out: Vec<KernelSpec> = Vec::new();
+    for (name, k) in in_file_order(&raw.kernels) {
+        let key = format!("kernels.{name}");
+        let r = k.get_ref();
+        let Some(red) = &spec.reduction else {
+            return Err(loc.err(k.span().start, key, "a kernel needs `[rules.reduction]`"));
+        };
+        if !is_c_identifier(name) {
+            return Err(loc.err(k.span().start, key, "a kernel name must be a C identifier"));
+        }
+        let op = r.op.as_ref().map_or(name.clone(), |o| o.get_ref().clone());
+        let mut shapes = Vec::new();
+        for s in r.shapes.get_ref() {
+            if spec.shape(s.get_ref()).is_none() || shapes.contains(s.get_ref()) {
+                return Err(loc.err(s.span().start, format!("{key}.shapes"), format!("`{}` is not a new, known shape", s.get_ref())));
+            }
+            shapes.push(s.get_ref().clone());
+        }
+        let need = |field: &str, present: bool, what: &str| -> Result<(), SpecError> {
+            if present {
+                Ok(())
+            } else {
+                Err(loc.err(k.span().start, format!("{key}.{field}"), format!("missing field `{field}` for a `{what}` kernel")))
+            }
+        };
+        let refuse = |field: &str, present: bool, what: &str| -> Result<(), SpecError> {
+            if present {
+                Err(loc.err(k.span().start, format!("{key}.{field}"), format!("a `{what}` kernel has no `{field}`")))
+            } else {
+                Ok(())
+            }
+        };
+        let only = |allowed: &dyn Fn(&Shape) -> bool, what: &str| -> Result<(), SpecError> {
+            match shapes.iter().find(|s| !allowed(spec.shape(s).unwrap())) {
+                Some(s) => {
+                    Err(loc.err(r.shapes.span().start, format!("{key}.shapes"), format!("a `{what}` kernel cannot take shape `{s}`")))
+                }
+                None if shapes.is_empty() => {
+                    Err(loc.err(r.shapes.span().start, format!("{key}.shapes"), "a kernel needs at least one shape"))
+                }
+                None => Ok(()),
+            }
+        };
+        let sched = r.schedule.get_ref().as_str();
+        let scalar = |s: &Shape| matches!(s.kind, ShapeKind::Scalar);
+        let schedule = match sched {
+            "butterfly" => {
+                only(&|s: &Shape| s.name == red.pair, sched)?;
+                Schedule::Butterfly
+            }
+            "lanes" => {
+                only(&scalar, sched)?;
+                need("arrays", r.arrays.is_some(), sched)?;
+                need("term", r.term.is_some(), sched)?;
+                refuse("lanes", r.lanes.is_some(), sched)?;
+                let mut arrays = Vec::new();
+                for a in r.arrays.as_ref().unwrap().get_ref() {
+                    if !is_c_identifier(a.get_ref()) || arrays.contains(a.get_ref()) || a.get_ref() == "lanes" || a.get_ref() == "first" {
+                        return Err(loc.err(
+                            a.span().start,
+                            format!("{key}.arrays"),
+                            format!("`{}` is not a fresh array name", a.get_ref()),
+                        ));
+                    }
+                    arrays.push(a.get_ref().clone());
+                }
+                if arrays.is_empty() {
+                    return Err(loc.err(r.shapes.span().start, format!("{key}.arrays"), "a `lanes` kernel reads at least one array"));
+                }
+                let t = r.term.as_ref().unwrap();
+                let term = dsl::parse_expr(t.get_ref()).map_err(|e| loc.err(t.span().start, format!("{key}.term"), e.to_string()))?;
+                Schedule::Lanes { arrays, term, term_source: t.get_ref().clone() }
+            }
+            "array" => {
+                only(&scalar, sched)?;
+                need("lanes", r.lanes.is_some(), sched)?;
+                refuse("term", r.term.is_some(), sched)?;
+                let l = r.lanes.as_ref().unwrap();
+                match out.iter().find(|o| &o.name == l.get_ref()) {
+                    Some(KernelSpec { schedule: Schedule::Lanes { .. }, .. }) => {}
+                    _ => {
+                        return Err(loc.err(
+                            l.span().start,
+                            format!("{key}.lanes"),
+                            format!("`{}` is not a `lanes` kernel declared above", l.get_ref()),
+                        ));
+                    }
+                }
+                Schedule::Array { lanes: l.get_ref().clone() }
+            }
+            "plane" | "resolve" => {
+                if sched == "plane" {
+                    only(&|s: &Shape| matches!(s.kind, ShapeKind::Scalar | ShapeKind::Vector(_)) && s.name != red.pair, sched)?;
+                } else {
+                    only(&scalar, sched)?;
+                }
+                refuse("term", r.term.is_some(), sched)?;
+                refuse("lanes", r.lanes.is_some(), sched)?;
+                if sched == "plane" {
+                    Schedule::Plane
+                } else {
+                    Schedule::Resolve
+                }
+            }
+            other => {
+                return Err(loc.err(
+                    r.schedule.span().start,
+                    format!("{key}.schedule"),
+                    format!("unknown schedule `{other}` (expected butterfly, lanes, array, plane or resolve)"),
+                ));
+            }
+        };
+        if !matches!(schedule, Schedule::Lanes { .. }) {
+            refuse("arrays", r.arrays.is_some(), sched)?;
+        }
+        let clash = spec.families.iter().any(|f| f.op == op && f.shapes.iter().any(|s| shapes.contains(s)))
+            || out.iter().any(|o| o.op == op && o.shapes.iter().any(|s| shapes.contains(s)));
+        if clash {
+            return Err(loc.err(
+                k.span().start,
+                format!("{key}.op"),
+                format!("C name clash: `{op}` is already defined for a shape of this kernel"),
+            ));
+        }
+        let cases = probes(loc, &format!("{key}.cases"), r.cases.as_ref())?;
+        out.push(KernelSpec {
+            name: name.clone(),
+            op,
+            doc: r.doc.get_ref().clone(),
+            schedule,
+            shapes,
+            cases,
+            line: loc.lines.line(k.span().start),
+        });
+    }
+    Ok(out)
 }

@@ -13,9 +13,38 @@
 //! Keys are the spec's: the family key (`"quat_mul"`, `"mat_dot"`, ...), the
 //! shape (`"scalar"`, `"vec2"` ... `"mat4"`) and the element type (`"f32"`,
 //! `"f64"`).
+//!
+//! The compensated-summation functions of [`crate::compensated`] are entries
+//! too. A [`Pair`] (shape `"pair"`) is two words, `hi` then `comp`; the 32
+//! lanes of an accumulator are 64 words, lane 0 first. The array kernels take
+//! inputs of variable length, and some of their words are plain unsigned
+//! integers rather than IEEE bit patterns (a lane index `first`, an element
+//! count `S`, an element index):
+//!
+//! | family | shapes | input words | output words |
+//! |---|---|---|---|
+//! | `two_sum_err` | scalar | `a, b, s` | `e` |
+//! | `two_sum` | scalar | `a, b` | `hi, comp` |
+//! | `neumaier_add` | pair | `hi, comp, x` | `hi, comp` |
+//! | `pair_combine` | pair | `a.hi, a.comp, b.hi, b.comp` | `hi, comp` |
+//! | `pair_value` | pair | `hi, comp` | `v` |
+//! | `reduce32` | pair | 64 lane words | `hi, comp` |
+//! | `sum_array` | scalar | `x[0..n]`, any `n` | `value` |
+//! | `dot_array` | scalar | `a[0..n], b[0..n]` | `value` |
+//! | `lanes_sum` | scalar | 64 lane words, `first`, `x[0..n]` | 64 lane words |
+//! | `lanes_dot` | scalar | 64 lane words, `first`, `a[0..n], b[0..n]` | 64 lane words |
+//! | `plane_add` | scalar, vec2, vec3, vec4 | `S`, then records `elem, t[0..K]` | `value[0..S*K], comp[0..S*K]` |
+//! | `plane_resolve` | scalar | `value[0..n], comp[0..n]` | `pair_value` of each slot |
+//!
+//! `lanes_sum` applies [`compensated::lanes_add`] to the given lanes and
+//! `lanes_dot` [`compensated::lanes_dot`]. `plane_add` starts a plane of `S`
+//! elements of `K` components (`K` = 1, 2, 3, 4 for the shape) at all `+0`
+//! and applies the records in order with [`compensated::plane_add`]; every
+//! `elem` must be below `S`.
 
 use std::sync::LazyLock;
 
+use crate::compensated::{self, Pair, LANES};
 use crate::real::Real;
 use crate::scalar;
 use crate::{Mat, Quat, Vec2, Vec3, Vec4};
@@ -112,6 +141,32 @@ impl<T: Real, const N: usize> Flat for Mat<T, N> {
     }
 }
 
+impl<T: Real> Flat for Pair<T> {
+    const WORDS: usize = 2;
+    fn read(words: &[u64]) -> Self {
+        let [hi, comp] = read_array(words);
+        Pair { hi, comp }
+    }
+    fn write(&self, out: &mut Vec<u64>) {
+        write_all([self.hi, self.comp], out);
+    }
+}
+
+/// An array of values, each in its own encoding, in index order (the 32
+/// lanes of `reduce32` are `[Pair<T>; 32]`).
+impl<P: Flat, const N: usize> Flat for [P; N] {
+    const WORDS: usize = N * P::WORDS;
+    fn read(words: &[u64]) -> Self {
+        assert_eq!(words.len(), Self::WORDS, "expected {} words", Self::WORDS);
+        std::array::from_fn(|i| P::read(&words[i * P::WORDS..(i + 1) * P::WORDS]))
+    }
+    fn write(&self, out: &mut Vec<u64>) {
+        for p in self {
+            p.write(out);
+        }
+    }
+}
+
 /// Reads the parameters of one call off its input words, in order.
 struct Params<'a> {
     name: &'static str,
@@ -156,6 +211,7 @@ macro_rules! self_type {
     (mat2) => { Mat<T, 2> };
     (mat3) => { Mat<T, 3> };
     (mat4) => { Mat<T, 4> };
+    (pair) => { Pair<T> };
 }
 
 /// The companion vector of a shape: the `v: vec3` of `rotate` for `quat`, the
@@ -205,6 +261,137 @@ macro_rules! table {
     };
 }
 
+// ------------------------------------------------- variable-length kernels
+
+/// The words of a lane accumulator: [`LANES`] pairs, 64 words.
+const LANE_WORDS: usize = LANES * 2;
+
+/// Decodes element words of the function `name`.
+///
+/// # Panics
+///
+/// If a word is not a bit pattern of `T`.
+fn elements<T: Real>(name: &str, words: &[u64]) -> Vec<T> {
+    let decode = |&w: &u64| {
+        T::from_word(w).unwrap_or_else(|| panic!("aether_reference::flat: {name}: word {w:#x} is not an {} bit pattern", T::NAME))
+    };
+    words.iter().map(decode).collect()
+}
+
+/// Decodes an integer word (an index or a count) of the function `name`.
+fn integer(name: &str, word: u64) -> usize {
+    usize::try_from(word).unwrap_or_else(|_| panic!("aether_reference::flat: {name}: integer word {word} does not fit a usize"))
+}
+
+/// Splits the `part` of an input (`"words"`, or the `"a/b words"` after a
+/// header) into its two halves, which must be of equal length.
+fn halves<'a>(name: &str, part: &str, words: &'a [u64]) -> (&'a [u64], &'a [u64]) {
+    let (a, b) = words.split_at(words.len() / 2);
+    assert!(a.len() == b.len(), "aether_reference::flat: {name} takes an even number of {part}, got {}", words.len());
+    (a, b)
+}
+
+/// Decodes the 64 lane words at the start of `words` and returns the rest.
+fn read_lanes<'a, T: Real>(name: &str, words: &'a [u64]) -> ([Pair<T>; LANES], &'a [u64]) {
+    assert!(words.len() > LANE_WORDS, "aether_reference::flat: {name} takes at least {} words, got {}", LANE_WORDS + 1, words.len());
+    let (head, rest) = words.split_at(LANE_WORDS);
+    let lane = elements::<T>(name, head);
+    (std::array::from_fn(|i| Pair { hi: lane[2 * i], comp: lane[2 * i + 1] }), rest)
+}
+
+/// `sum_array`: `x[0..n]` -> `value`.
+fn kernel_sum_array<T: Real>(name: &str, input: &[u64]) -> Vec<u64> {
+    vec![compensated::sum_array(&elements::<T>(name, input)).to_word()]
+}
+
+/// `dot_array`: `a[0..n], b[0..n]` -> `value`.
+fn kernel_dot_array<T: Real>(name: &str, input: &[u64]) -> Vec<u64> {
+    let (a, b) = halves(name, "words", input);
+    vec![compensated::dot_array(&elements::<T>(name, a), &elements::<T>(name, b)).to_word()]
+}
+
+/// `lanes_sum`: 64 lane words, `first`, `x[0..n]` -> 64 lane words.
+fn kernel_lanes_sum<T: Real>(name: &str, input: &[u64]) -> Vec<u64> {
+    let (mut lanes, rest) = read_lanes::<T>(name, input);
+    let (&first, x) = rest.split_first().expect("read_lanes leaves the first word");
+    compensated::lanes_add(&mut lanes, integer(name, first), &elements::<T>(name, x));
+    encode(lanes)
+}
+
+/// `lanes_dot`: 64 lane words, `first`, `a[0..n], b[0..n]` -> 64 lane words.
+fn kernel_lanes_dot<T: Real>(name: &str, input: &[u64]) -> Vec<u64> {
+    let (mut lanes, rest) = read_lanes::<T>(name, input);
+    let (&first, ab) = rest.split_first().expect("read_lanes leaves the first word");
+    let (a, b) = halves(name, "a/b words", ab);
+    compensated::lanes_dot(&mut lanes, integer(name, first), &elements::<T>(name, a), &elements::<T>(name, b));
+    encode(lanes)
+}
+
+/// `plane_add` with `K` components per element: `S`, then records
+/// `elem, t[0..K]` -> `value[0..S*K], comp[0..S*K]`.
+fn kernel_plane_add<T: Real, const K: usize>(name: &str, input: &[u64]) -> Vec<u64> {
+    let record = K + 1;
+    let (&count, records) = input.split_first().unwrap_or_else(|| panic!("aether_reference::flat: {name} takes S first, got no words"));
+    let records = records.chunks_exact(record);
+    assert!(
+        records.remainder().is_empty(),
+        "aether_reference::flat: {name} takes S and records of {record} words, got {} words",
+        input.len()
+    );
+    let count = integer(name, count);
+    let records: Vec<(usize, Vec<T>)> = records
+        .map(|r| {
+            let elem = integer(name, r[0]);
+            assert!(elem < count, "aether_reference::flat: {name}: element index {elem} is not below the element count {count}");
+            (elem, elements::<T>(name, &r[1..]))
+        })
+        .collect();
+    let slots = count
+        .checked_mul(K)
+        .unwrap_or_else(|| panic!("aether_reference::flat: {name}: {count} elements of {K} components overflow a usize"));
+    let (mut value, mut comp) = (vec![T::ZERO; slots], vec![T::ZERO; slots]);
+    for (elem, term) in &records {
+        compensated::plane_add(&mut value, &mut comp, K, *elem, term);
+    }
+    let mut out = Vec::with_capacity(2 * slots);
+    write_all(value, &mut out);
+    write_all(comp, &mut out);
+    out
+}
+
+/// `plane_resolve`: `value[0..n], comp[0..n]` -> `pair_value` of each slot.
+fn kernel_plane_resolve<T: Real>(name: &str, input: &[u64]) -> Vec<u64> {
+    let (value, comp) = halves(name, "words", input);
+    let mut out = Vec::with_capacity(value.len());
+    write_all(compensated::plane_resolve(&elements::<T>(name, value), &elements::<T>(name, comp)), &mut out);
+    out
+}
+
+/// The kernel table: one line per (family, shape), naming a kernel
+/// `fn(name, input) -> output` (in `$kernel`, `T` is the element type);
+/// each line is instantiated for `f32` and `f64`. The kernel checks the
+/// input itself, naming the function (`family/shape/elem`) when it panics.
+macro_rules! kernels {
+    ($($family:ident [$shape:ident] => $kernel:expr;)*) => {
+        vec![$(
+            (stringify!($family), stringify!($shape), "f32", kernel_adapter!($family, $shape, f32, $kernel)),
+            (stringify!($family), stringify!($shape), "f64", kernel_adapter!($family, $shape, f64, $kernel)),
+        )*]
+    };
+}
+
+/// One [`FlatFn`] of the kernel table.
+macro_rules! kernel_adapter {
+    ($family:ident, $shape:ident, $elem:ident, $kernel:expr) => {{
+        fn adapter(input: &[u64]) -> Vec<u64> {
+            type T = $elem;
+            const NAME: &str = concat!(stringify!($family), "/", stringify!($shape), "/", stringify!($elem));
+            $kernel(NAME, input)
+        }
+        adapter as FlatFn
+    }};
+}
+
 type Entry = (&'static str, &'static str, &'static str, FlatFn);
 
 static TABLE: LazyLock<Vec<Entry>> = LazyLock::new(|| {
@@ -246,7 +433,28 @@ static TABLE: LazyLock<Vec<Entry>> = LazyLock::new(|| {
         identity [mat2, mat3, mat4] () => S::identity();
         mat_dot [mat2, mat3, mat4] (a: S, b: S) => a.dot(b);
         determinant [mat2, mat3, mat4] (m: S) => m.determinant();
+        // compensated summation: fixed-size pairs
+        two_sum_err [scalar] (a: T, b: T, s: T) => compensated::two_sum_err(a, b, s);
+        two_sum [scalar] (a: T, b: T) => compensated::two_sum(a, b);
+        neumaier_add [pair] (p: S, x: T) => compensated::neumaier_add(p, x);
+        pair_combine [pair] (a: S, b: S) => compensated::pair_combine(a, b);
+        pair_value [pair] (p: S) => compensated::pair_value(p);
+        reduce32 [pair] (lanes: [S; LANES]) => compensated::reduce32(lanes);
     }
+    .into_iter()
+    .chain(kernels! {
+        // compensated summation: variable-length arrays, lanes and planes
+        sum_array [scalar] => kernel_sum_array::<T>;
+        dot_array [scalar] => kernel_dot_array::<T>;
+        lanes_sum [scalar] => kernel_lanes_sum::<T>;
+        lanes_dot [scalar] => kernel_lanes_dot::<T>;
+        plane_add [scalar] => kernel_plane_add::<T, 1>;
+        plane_add [vec2] => kernel_plane_add::<T, 2>;
+        plane_add [vec3] => kernel_plane_add::<T, 3>;
+        plane_add [vec4] => kernel_plane_add::<T, 4>;
+        plane_resolve [scalar] => kernel_plane_resolve::<T>;
+    })
+    .collect()
 });
 
 static KEYS: LazyLock<Vec<(&'static str, &'static str, &'static str)>> =
@@ -254,14 +462,15 @@ static KEYS: LazyLock<Vec<(&'static str, &'static str, &'static str)>> =
 
 /// The flat function for `(family, shape, elem)`, e.g. `("dot", "vec3",
 /// "f32")`, `("fmin", "scalar", "f64")`, `("quat_mul", "quat", "f32")`,
-/// `("mul_vec", "mat3", "f64")`; `None` when the spec does not list that
-/// combination.
+/// `("mul_vec", "mat3", "f64")`, `("sum_array", "scalar", "f32")`,
+/// `("reduce32", "pair", "f64")`; `None` when no such function exists.
 pub fn lookup(family: &str, shape: &str, elem: &str) -> Option<FlatFn> {
     TABLE.iter().find(|&&(f, s, e, _)| (f, s, e) == (family, shape, elem)).map(|&(_, _, _, function)| function)
 }
 
 /// Every `(family, shape, elem)` implemented: each family of the spec for
-/// each shape it lists, for `f32` and for `f64`.
+/// each shape it lists, and each compensated-summation function, for `f32`
+/// and for `f64`.
 pub fn entries() -> &'static [(&'static str, &'static str, &'static str)] {
     &KEYS
 }

@@ -18,10 +18,19 @@
 //! The scalar families live in [`scalar`], the vector rules on plain arrays in
 //! [`arrays`], and [`flat`] exposes every instantiated function to checkers
 //! as raw IEEE words.
+//!
+//! [`compensated`] is the compensated (Neumaier) summation of arrays: the
+//! error-free [`compensated::two_sum`] and its residual, the
+//! [`compensated::Pair`] of a rounded sum and its compensation, the 32-lane
+//! accumulator whose lane is the element's global index modulo 32 (so batching
+//! changes no bit), the xor-butterfly [`compensated::reduce32`], and the
+//! per-component accumulation plane. A compensation is reset to `+0` whenever
+//! the rounded sum is not finite.
 
 #![warn(missing_docs)]
 
 pub mod arrays;
+pub mod compensated;
 pub mod flat;
 pub mod fold;
 mod matrix;

@@ -373,6 +373,26 @@ fn w32(x: f32) -> u64 {
     u64::from(x.to_bits())
 }
 
+/// The compensated-summation entries (`aether_reference::compensated`),
+/// which the flat layer exposes beside the spec's families.
+const COMPENSATED: [(&str, &str); 15] = [
+    ("two_sum_err", "scalar"),
+    ("two_sum", "scalar"),
+    ("neumaier_add", "pair"),
+    ("pair_combine", "pair"),
+    ("pair_value", "pair"),
+    ("reduce32", "pair"),
+    ("sum_array", "scalar"),
+    ("dot_array", "scalar"),
+    ("lanes_sum", "scalar"),
+    ("lanes_dot", "scalar"),
+    ("plane_add", "scalar"),
+    ("plane_add", "vec2"),
+    ("plane_add", "vec3"),
+    ("plane_add", "vec4"),
+    ("plane_resolve", "scalar"),
+];
+
 #[test]
 fn entries_cover_the_spec() {
     // Family x shape pairs in spec/aether.toml: fmin, fmax, sign (1 each) = 3;
@@ -381,20 +401,26 @@ fn entries_cover_the_spec() {
     // is_finite (3 each) = 18; normalize 4; cross 1; quat_mul, conjugate,
     // rotate (1 each) = 3; mul_vec, mat_mul, transpose, identity, mat_dot,
     // determinant (3 each) = 18. Total 79 per element type, 158 in all.
+    // The compensated summation adds 15 per element type: 94 and 188.
     let all = entries();
-    assert_eq!(all.len(), 158);
-    assert_eq!(all.iter().filter(|e| e.2 == "f32").count(), 79);
-    assert_eq!(all.iter().filter(|e| e.2 == "f64").count(), 79);
+    assert_eq!(all.len(), 188);
+    assert_eq!(all.iter().filter(|e| e.2 == "f32").count(), 94);
+    assert_eq!(all.iter().filter(|e| e.2 == "f64").count(), 94);
     let mut sorted = all.to_vec();
     sorted.sort_unstable();
     sorted.dedup();
-    assert_eq!(sorted.len(), 158, "duplicate entries");
+    assert_eq!(sorted.len(), 188, "duplicate entries");
     for &(family, shape, elem) in all {
         assert!(lookup(family, shape, elem).is_some());
+    }
+    for (family, shape) in COMPENSATED {
+        assert!(all.contains(&(family, shape, "f32")) && all.contains(&(family, shape, "f64")), "{family}/{shape}");
     }
     assert!(lookup("dot", "vec5", "f32").is_none());
     assert!(lookup("cross", "vec2", "f32").is_none());
     assert!(lookup("dot", "vec3", "f16").is_none());
+    assert!(lookup("reduce32", "scalar", "f32").is_none());
+    assert!(lookup("plane_add", "mat2", "f64").is_none());
 }
 
 /// Reads `[families.X]` headers and their `shapes = [...]` line from the
@@ -418,11 +444,16 @@ fn spec_pairs() -> Vec<(String, String)> {
     pairs
 }
 
+/// The entries are the spec's families and the compensated ones (which the
+/// spec may or may not list yet), nothing else.
 #[test]
 fn entries_equal_the_spec_listing() {
+    let mut pairs = spec_pairs();
+    pairs.extend(COMPENSATED.map(|(f, s)| (f.to_string(), s.to_string())));
     let mut want: Vec<(String, String, String)> =
-        spec_pairs().into_iter().flat_map(|(f, s)| ["f32", "f64"].map(|e| (f.clone(), s.clone(), e.to_string()))).collect();
+        pairs.into_iter().flat_map(|(f, s)| ["f32", "f64"].map(|e| (f.clone(), s.clone(), e.to_string()))).collect();
     want.sort();
+    want.dedup();
     let mut got: Vec<(String, String, String)> = entries().iter().map(|&(f, s, e)| (f.to_string(), s.to_string(), e.to_string())).collect();
     got.sort();
     assert_eq!(got, want);
@@ -472,7 +503,7 @@ fn every_entry_runs_and_sizes_its_output() {
     fn width(shape: &str) -> usize {
         match shape {
             "scalar" => 1,
-            "vec2" => 2,
+            "vec2" | "pair" => 2,
             "vec3" => 3,
             "vec4" | "quat" | "mat2" => 4,
             "mat3" => 9,
@@ -482,28 +513,43 @@ fn every_entry_runs_and_sizes_its_output() {
     }
     for &(family, shape, elem) in entries() {
         let n = width(shape);
+        let one = if elem == "f32" { w32(1.0) } else { 1.0f64.to_bits() };
+        let ones = |k: usize| vec![one; k];
         let (inputs, outputs) = match family {
-            "identity" => (0, n),
-            "fmin" | "fmax" | "add" | "sub" | "mul" | "min" | "max" | "cross" | "quat_mul" | "mat_mul" => (2 * n, n),
-            "sign" | "neg" | "abs" | "normalize" | "conjugate" | "transpose" => (n, n),
-            "scale" | "div" => (n + 1, n),
-            "lerp" => (2 * n + 1, n),
-            "sum" | "squared_norm" | "norm" | "max_norm" | "is_finite" | "determinant" => (n, 1),
-            "dot" | "mat_dot" => (2 * n, 1),
-            "rotate" => (7, 3),
+            "identity" => (ones(0), n),
+            "fmin" | "fmax" | "add" | "sub" | "mul" | "min" | "max" | "cross" | "quat_mul" | "mat_mul" => (ones(2 * n), n),
+            "sign" | "neg" | "abs" | "normalize" | "conjugate" | "transpose" => (ones(n), n),
+            "scale" | "div" => (ones(n + 1), n),
+            "lerp" => (ones(2 * n + 1), n),
+            "sum" | "squared_norm" | "norm" | "max_norm" | "is_finite" | "determinant" => (ones(n), 1),
+            "dot" | "mat_dot" => (ones(2 * n), 1),
+            "rotate" => (ones(7), 3),
             "mul_vec" => {
                 let side = match shape {
                     "mat2" => 2,
                     "mat3" => 3,
                     _ => 4,
                 };
-                (n + side, side)
+                (ones(n + side), side)
             }
+            "two_sum_err" => (ones(3), 1),
+            "two_sum" => (ones(2), 2),
+            "neumaier_add" => (ones(3), 2),
+            "pair_combine" => (ones(4), 2),
+            "pair_value" => (ones(2), 1),
+            "reduce32" => (ones(64), 2),
+            "sum_array" => (ones(5), 1),
+            "dot_array" => (ones(6), 1),
+            "plane_resolve" => (ones(6), 3),
+            // 64 lane words, the integer `first`, then the terms.
+            "lanes_sum" => ([ones(64), vec![3], ones(5)].concat(), 64),
+            "lanes_dot" => ([ones(64), vec![3], ones(6)].concat(), 64),
+            // S = 2 elements of n components; records (1, ones), (0, ones).
+            "plane_add" => ([vec![2, 1], ones(n), vec![0], ones(n)].concat(), 4 * n),
             other => panic!("unknown family {other}"),
         };
-        let one = if elem == "f32" { w32(1.0) } else { 1.0f64.to_bits() };
         let f = lookup(family, shape, elem).unwrap();
-        let out = f(&vec![one; inputs]);
+        let out = f(&inputs);
         assert_eq!(out.len(), outputs, "{family}/{shape}/{elem}");
     }
 }

@@ -7,6 +7,8 @@ pub mod sys {
     include!(concat!(env!("OUT_DIR"), "/bindings.rs"));
 }
 
+pub mod exact;
+
 use std::collections::BTreeMap;
 
 use aether_generator::corpus::{self, ParsedFunction};

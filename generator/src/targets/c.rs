@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::{render, Output, Target};
 use crate::error::Error;
-use crate::model::{Builtin, Expr, Function, Kind, Model, Ty};
+use crate::model::{Builtin, Expr, Function, Kernel, KernelKind, Kind, Model, Param, Ty};
 use crate::spec::{ElemType, ShapeKind};
 
 #[derive(Debug)]
@@ -18,6 +18,12 @@ struct CType {
     name: String,
     doc: String,
     fields: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct Helper {
+    doc: String,
+    lines: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -91,8 +97,28 @@ pub fn render_core(model: &Model, lowered: &[Function], banner: &str) -> Result<
             types.push(CType { name: type_name(model, &shape.name, elem), doc, fields });
         }
     }
-    let functions: Vec<CFunction> = lowered.iter().map(|f| function(model, f)).collect();
-    let ctx = context! { banner, version => model.spec.version, types, functions };
+    let mut functions: Vec<CFunction> = lowered.iter().map(|f| function(model, f)).collect();
+    functions.extend(model.kernels.iter().map(|k| kernel(model, k)));
+    let helpers: Vec<Helper> = model
+        .spec
+        .types
+        .iter()
+        .map(|t| Helper {
+            doc: format!(
+                "barrier() of the spec for {}: the value, stored to and reloaded from a volatile object, so it is rounded to {} \
+                 and no product is fused through it (portable C99; a compiler may not see through a volatile access).",
+                t.name, t.c_type
+            ),
+            lines: vec![
+                format!("static {} {}({} x)", t.c_type, barrier_name(t), t.c_type),
+                "{".into(),
+                format!("    volatile {} v = x;", t.c_type),
+                "    return v;".into(),
+                "}".into(),
+            ],
+        })
+        .collect();
+    let ctx = context! { banner, version => model.spec.version, types, functions, helpers };
     let h = render("c/aether_core.h.j2", HEADER_TEMPLATE, &ctx)?;
     let c = render("c/aether_core.c.j2", SOURCE_TEMPLATE, &ctx)?;
     Ok((h, c))
@@ -161,6 +187,7 @@ impl Printer<'_> {
             Expr::Call(b, args) => {
                 let name = match b {
                     Builtin::IsFinite => "isfinite".to_string(),
+                    Builtin::Barrier => barrier_name(self.elem),
                     other => format!("{}{}", other.name(), self.elem.libm_suffix),
                 };
                 let args: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
@@ -169,6 +196,123 @@ impl Printer<'_> {
             Expr::Fold { .. } | Expr::Hole(_) => unreachable!("the C target prints lowered functions"),
         }
     }
+}
+
+fn barrier_name(t: &ElemType) -> String {
+    format!("aether_barrier_{}", t.name)
+}
+
+/// The C function of a kernel: loops over caller-owned arrays that call the
+/// step families by their C names.
+fn kernel(model: &Model, k: &Kernel) -> CFunction {
+    let elem = model.spec.types.iter().find(|t| t.name == k.elem).unwrap();
+    let red = model.spec.reduction.as_ref().expect("kernels need [rules.reduction]");
+    let ks = model.spec.kernel(&k.name).unwrap();
+    let t = &elem.c_type;
+    let pair = type_name(model, &red.pair, elem);
+    let step_name = |family: &str| {
+        let f = model.functions.iter().find(|f| f.family == family && f.elem == k.elem).unwrap();
+        model.c_name(f)
+    };
+    let (step, combine, value) = (step_name(&red.step), step_name(&red.combine), step_name(&red.value));
+    let lanes = red.lanes;
+    let name = model.kernel_c_name(k);
+    let lane_of = |index: &str| match red.assignment {
+        crate::spec::Assignment::Strided => format!("({index}) % {lanes}u"),
+        crate::spec::Assignment::Single => "0u".to_string(),
+    };
+    let mut body: Vec<String> = Vec::new();
+    let signature;
+    match &k.kind {
+        KernelKind::Butterfly => {
+            signature = format!("{pair} {name}(const {pair} lanes[{lanes}])");
+            let rounds: Vec<String> = red.rounds.iter().map(|r| format!("{r}u")).collect();
+            body.push(format!("static const unsigned rounds[{}] = {{ {} }};", rounds.len(), rounds.join(", ")));
+            body.push(format!("{pair} v[{lanes}];"));
+            body.push(format!("{pair} w[{lanes}];"));
+            body.push("unsigned r, i;".into());
+            body.push(format!("for (i = 0; i < {lanes}u; ++i) v[i] = lanes[i];"));
+            body.push(format!("for (r = 0; r < {}u; ++r) {{", rounds.len()));
+            body.push(format!("    for (i = 0; i < {lanes}u; ++i) w[i] = {combine}(v[i], v[i ^ rounds[r]]);"));
+            body.push(format!("    for (i = 0; i < {lanes}u; ++i) v[i] = w[i];"));
+            body.push("}".into());
+            body.push("return v[0];".into());
+        }
+        KernelKind::Lanes { arrays, term } => {
+            let arrs: Vec<String> = arrays.iter().map(|a| format!("const {t} *{a}")).collect();
+            signature = format!("void {name}({pair} lanes[{lanes}], size_t first, {}, size_t n)", arrs.join(", "));
+            // The term, printed with each array parameter read at element j.
+            let mut g = term.clone();
+            g.params = g.params.iter().map(|p| Param { name: format!("{}[j]", p.name), kind: p.kind.clone() }).collect();
+            let p = Printer { f: &g, elem };
+            body.push("size_t j;".into());
+            body.push("for (j = 0; j < n; ++j) {".into());
+            for tmp in &g.temps {
+                body.push(format!("    const {t} {} = {};", tmp.name, p.expr(&tmp.expr)));
+            }
+            body.push(format!("    const {t} term = {};", p.expr(&g.outputs[0])));
+            body.push(format!("    {pair} *lane = &lanes[{}];", lane_of("first + j")));
+            body.push(format!("    *lane = {step}(*lane, term);"));
+            body.push("}".into());
+        }
+        KernelKind::Array { lanes: lk } => {
+            let lk_kernel = model.kernels.iter().find(|x| &x.name == lk && x.elem == k.elem).unwrap();
+            let KernelKind::Lanes { arrays, .. } = &lk_kernel.kind else { unreachable!("checked when the spec was read") };
+            let arrs: Vec<String> = arrays.iter().map(|a| format!("const {t} *{a}")).collect();
+            signature = format!("{t} {name}({}, size_t n)", arrs.join(", "));
+            body.push(format!("{pair} lanes[{lanes}];"));
+            body.push("unsigned i;".into());
+            body.push(format!("for (i = 0; i < {lanes}u; ++i) {{"));
+            body.push(format!("    lanes[i].{} = {};", component_name(model, &red.pair, 0), literal(0.0, elem)));
+            body.push(format!("    lanes[i].{} = {};", component_name(model, &red.pair, 1), literal(0.0, elem)));
+            body.push("}".into());
+            body.push(format!("{}(lanes, 0, {}, n);", model.kernel_c_name(lk_kernel), arrays.join(", ")));
+            let bfly = model.kernels.iter().find(|x| x.kind == KernelKind::Butterfly && x.elem == k.elem).map(|x| model.kernel_c_name(x));
+            match bfly {
+                Some(b) => body.push(format!("return {value}({b}(lanes));")),
+                None => unreachable!("an array kernel needs the butterfly kernel"),
+            }
+        }
+        KernelKind::Plane { width } => {
+            let term_ty = type_name(model, &k.shape, elem);
+            signature = format!("void {name}({t} *value, {t} *comp, size_t element, {term_ty} term)");
+            let shape = model.spec.shape(&k.shape).unwrap();
+            body.push(format!("{pair} p;"));
+            for c in 0..*width {
+                let comp_expr = match &shape.kind {
+                    ShapeKind::Vector(names) => format!("term.{}", names[c]),
+                    _ => "term".into(),
+                };
+                let slot = if *width == 1 { "element".to_string() } else { format!("element * {width}u + {c}u") };
+                body.push(format!("p.{} = value[{slot}];", component_name(model, &red.pair, 0)));
+                body.push(format!("p.{} = comp[{slot}];", component_name(model, &red.pair, 1)));
+                body.push(format!("p = {step}(p, {comp_expr});"));
+                body.push(format!("value[{slot}] = p.{};", component_name(model, &red.pair, 0)));
+                body.push(format!("comp[{slot}] = p.{};", component_name(model, &red.pair, 1)));
+            }
+        }
+        KernelKind::Resolve => {
+            signature = format!("void {name}({t} *out, const {t} *value, const {t} *comp, size_t n)");
+            body.push(format!("{pair} p;"));
+            body.push("size_t i;".into());
+            body.push("for (i = 0; i < n; ++i) {".into());
+            body.push(format!("    p.{} = value[i];", component_name(model, &red.pair, 0)));
+            body.push(format!("    p.{} = comp[i];", component_name(model, &red.pair, 1)));
+            body.push(format!("    out[i] = {value}(p);"));
+            body.push("}".into());
+        }
+    }
+    let mut doc = vec![ks.doc.clone()];
+    if let KernelKind::Lanes { .. } = &k.kind {
+        if let crate::spec::Schedule::Lanes { term_source, .. } = &ks.schedule {
+            doc.push(format!("Spec term: {term_source}"));
+        }
+    }
+    CFunction { name, doc, signature, body }
+}
+
+fn component_name(model: &Model, shape: &str, k: usize) -> String {
+    component(&model.spec.shape(shape).unwrap().kind, k)
 }
 
 /// An exact C literal of the element type: `2.0f`, `-1.0`, or a hexadecimal
