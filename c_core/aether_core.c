@@ -1439,7 +1439,7 @@ aether_pairf aether_f32_two_sum(float a, float b)
     const float two_sum_err_bv = (two_sum_err_t - x);
     aether_pairf out;
     out.hi = s;
-    out.comp = (isfinite(s) ? ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv)) : 0.0f);
+    out.comp = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
     return out;
 }
 
@@ -1452,7 +1452,7 @@ aether_paird aether_f64_two_sum(double a, double b)
     const double two_sum_err_bv = (two_sum_err_t - x);
     aether_paird out;
     out.hi = s;
-    out.comp = (isfinite(s) ? ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv)) : 0.0);
+    out.comp = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
     return out;
 }
 
@@ -1466,7 +1466,7 @@ aether_pairf aether_pairf_neumaier_add(aether_pairf p, float x)
     const float two_sum_err_bv = (two_sum_err_t - h);
     aether_pairf out;
     out.hi = s;
-    out.comp = (isfinite(s) ? (c + ((h - (two_sum_err_t - two_sum_err_bv)) + (t - two_sum_err_bv))) : 0.0f);
+    out.comp = (c + ((h - (two_sum_err_t - two_sum_err_bv)) + (t - two_sum_err_bv)));
     return out;
 }
 
@@ -1480,7 +1480,7 @@ aether_paird aether_paird_neumaier_add(aether_paird p, double x)
     const double two_sum_err_bv = (two_sum_err_t - h);
     aether_paird out;
     out.hi = s;
-    out.comp = (isfinite(s) ? (c + ((h - (two_sum_err_t - two_sum_err_bv)) + (t - two_sum_err_bv))) : 0.0);
+    out.comp = (c + ((h - (two_sum_err_t - two_sum_err_bv)) + (t - two_sum_err_bv)));
     return out;
 }
 
@@ -1493,7 +1493,7 @@ aether_pairf aether_pairf_combine(aether_pairf a, aether_pairf b)
     const float two_sum_err_bv = (two_sum_err_t - x);
     aether_pairf out;
     out.hi = s;
-    out.comp = (isfinite(s) ? ((aether_barrier_f32(a.comp) + aether_barrier_f32(b.comp)) + ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv))) : 0.0f);
+    out.comp = ((aether_barrier_f32(a.comp) + aether_barrier_f32(b.comp)) + ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv)));
     return out;
 }
 
@@ -1506,7 +1506,7 @@ aether_paird aether_paird_combine(aether_paird a, aether_paird b)
     const double two_sum_err_bv = (two_sum_err_t - x);
     aether_paird out;
     out.hi = s;
-    out.comp = (isfinite(s) ? ((aether_barrier_f64(a.comp) + aether_barrier_f64(b.comp)) + ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv))) : 0.0);
+    out.comp = ((aether_barrier_f64(a.comp) + aether_barrier_f64(b.comp)) + ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv)));
     return out;
 }
 

@@ -963,22 +963,22 @@ float aether_f32_two_sum_err(float a, float b, float s);
        out = (x - (t - bv)) + (y - bv) */
 double aether_f64_two_sum_err(double a, double b, double s);
 
-/* aether_f32_two_sum: The error-free sum of a and b: hi = a + b rounded, comp = two_sum_err(a, b, hi); comp is +0 when hi is not finite.
+/* aether_f32_two_sum: The error-free sum of a and b: hi = a + b rounded, comp = two_sum_err(a, b, hi) (meaningless when hi is not finite).
    Spec:
        x = barrier(a)
        y = barrier(b)
        s = x + y
        out.hi = s
-       out.comp = isfinite(s) ? two_sum_err(x, y, s) : 0 */
+       out.comp = two_sum_err(x, y, s) */
 aether_pairf aether_f32_two_sum(float a, float b);
 
-/* aether_f64_two_sum: The error-free sum of a and b: hi = a + b rounded, comp = two_sum_err(a, b, hi); comp is +0 when hi is not finite.
+/* aether_f64_two_sum: The error-free sum of a and b: hi = a + b rounded, comp = two_sum_err(a, b, hi) (meaningless when hi is not finite).
    Spec:
        x = barrier(a)
        y = barrier(b)
        s = x + y
        out.hi = s
-       out.comp = isfinite(s) ? two_sum_err(x, y, s) : 0 */
+       out.comp = two_sum_err(x, y, s) */
 aether_paird aether_f64_two_sum(double a, double b);
 
 /* aether_pairf_neumaier_add: Neumaier step: adds the term x to the pair p. hi = p.hi + x rounded; comp = p.comp + two_sum_err(p.hi, x, hi), or +0 once hi is not finite.
@@ -988,7 +988,7 @@ aether_paird aether_f64_two_sum(double a, double b);
        t = barrier(x)
        s = h + t
        out.hi = s
-       out.comp = isfinite(s) ? c + two_sum_err(h, t, s) : 0 */
+       out.comp = c + two_sum_err(h, t, s) */
 aether_pairf aether_pairf_neumaier_add(aether_pairf p, float x);
 
 /* aether_paird_neumaier_add: Neumaier step: adds the term x to the pair p. hi = p.hi + x rounded; comp = p.comp + two_sum_err(p.hi, x, hi), or +0 once hi is not finite.
@@ -998,7 +998,7 @@ aether_pairf aether_pairf_neumaier_add(aether_pairf p, float x);
        t = barrier(x)
        s = h + t
        out.hi = s
-       out.comp = isfinite(s) ? c + two_sum_err(h, t, s) : 0 */
+       out.comp = c + two_sum_err(h, t, s) */
 aether_paird aether_paird_neumaier_add(aether_paird p, double x);
 
 /* aether_pairf_combine: Merges two pairs: hi = a.hi + b.hi rounded; comp = (a.comp + b.comp) + two_sum_err(a.hi, b.hi, hi), or +0 once hi is not finite. Swapping a and b gives the same bits.
@@ -1007,7 +1007,7 @@ aether_paird aether_paird_neumaier_add(aether_paird p, double x);
        y = barrier(b.hi)
        s = x + y
        out.hi = s
-       out.comp = isfinite(s) ? (barrier(a.comp) + barrier(b.comp)) + two_sum_err(x, y, s) : 0 */
+       out.comp = (barrier(a.comp) + barrier(b.comp)) + two_sum_err(x, y, s) */
 aether_pairf aether_pairf_combine(aether_pairf a, aether_pairf b);
 
 /* aether_paird_combine: Merges two pairs: hi = a.hi + b.hi rounded; comp = (a.comp + b.comp) + two_sum_err(a.hi, b.hi, hi), or +0 once hi is not finite. Swapping a and b gives the same bits.
@@ -1016,16 +1016,16 @@ aether_pairf aether_pairf_combine(aether_pairf a, aether_pairf b);
        y = barrier(b.hi)
        s = x + y
        out.hi = s
-       out.comp = isfinite(s) ? (barrier(a.comp) + barrier(b.comp)) + two_sum_err(x, y, s) : 0 */
+       out.comp = (barrier(a.comp) + barrier(b.comp)) + two_sum_err(x, y, s) */
 aether_paird aether_paird_combine(aether_paird a, aether_paird b);
 
-/* aether_pairf_value: The value a pair delivers: hi + comp rounded, or hi itself when hi is not finite.
+/* aether_pairf_value: The value a pair delivers: hi + comp rounded, or hi itself when hi is not finite (the correction dropped).
    Spec:
        h = barrier(p.hi)
        out = isfinite(h) ? h + barrier(p.comp) : h */
 float aether_pairf_value(aether_pairf p);
 
-/* aether_paird_value: The value a pair delivers: hi + comp rounded, or hi itself when hi is not finite.
+/* aether_paird_value: The value a pair delivers: hi + comp rounded, or hi itself when hi is not finite (the correction dropped).
    Spec:
        h = barrier(p.hi)
        out = isfinite(h) ? h + barrier(p.comp) : h */

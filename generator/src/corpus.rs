@@ -110,6 +110,17 @@ fn kernel_signature(model: &Model, lowered: &[Function], k: &Kernel) -> String {
     }
 }
 
+/// Whether a mutant (its model and lowered functions) changes callable `at`
+/// of `model.callables()`: its tree, or for a kernel what its bits depend on.
+pub fn changes(model: &Model, lowered: &[Function], mutant: &Model, mutant_lowered: &[Function], at: usize) -> bool {
+    if at < lowered.len() {
+        mutants::canonical(&lowered[at]) != mutants::canonical(&mutant_lowered[at])
+    } else {
+        let k = at - lowered.len();
+        kernel_signature(model, lowered, &model.kernels[k]) != kernel_signature(mutant, mutant_lowered, &mutant.kernels[k])
+    }
+}
+
 /// Rows every function gets: special values, signed zeros by parameter,
 /// special pairs.
 fn function_rows(model: &Model, f: &Function, w: u32) -> Vec<(String, Vec<u64>)> {
@@ -201,11 +212,7 @@ pub fn build(model: &Model) -> Result<Vec<FunctionCases>, Error> {
         // Discriminating cases: one witness per mutant that changes the tree.
         let mut no_witness = Vec::new();
         for (m, mm, ml) in &mutant_builds {
-            let changed = match c {
-                Callable::Function(f) => mutants::canonical(&lowered[i]) != mutants::canonical(&ml[i]) && f.family == lowered[i].family,
-                Callable::Kernel(k) => kernel_signature(model, &lowered, k) != kernel_signature(mm, ml, &mm.kernels[i - lowered.len()]),
-            };
-            if !changed {
+            if !changes(model, &lowered, mm, ml, i) {
                 continue;
             }
             let differs = |inputs: &[u64]| {

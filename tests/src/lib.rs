@@ -69,6 +69,41 @@ pub fn corpus() -> Result<BTreeMap<String, ParsedFunction>, String> {
     Ok(out)
 }
 
+/// The C compiler build.rs compiled the core with.
+pub const CC: &str = env!("AETHER_CC");
+
+/// Compiles a core (header and source text) into `dir` as a shared library
+/// with the given compiler and flags, and loads it. `-fPIC -shared
+/// -fno-semantic-interposition`: the last lets the compiler inline the core's
+/// functions into each other as it does in a static build (which a consumer
+/// linking the core into a program gets), instead of calling them through
+/// the PLT.
+pub fn compile_core(dir: &std::path::Path, header: &str, source: &str, cc: &str, flags: &[&str]) -> libloading::Library {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("aether_core.h"), header).unwrap();
+    std::fs::write(dir.join("aether_core.c"), source).unwrap();
+    let so = dir.join("libaether_core_variant.so");
+    let mut cmd = std::process::Command::new(cc);
+    cmd.args(flags).args(["-fPIC", "-shared", "-fno-semantic-interposition", "-o"]).arg(&so).arg(dir.join("aether_core.c")).arg("-lm");
+    let out = cmd.output().unwrap_or_else(|e| panic!("run the C compiler {cc}: {e}"));
+    assert!(out.status.success(), "the core in {} does not compile:\n{}", dir.display(), String::from_utf8_lossy(&out.stderr));
+    // SAFETY: a library just built from generated C; it has no initialisers.
+    unsafe { libloading::Library::new(&so) }.expect("load the compiled core")
+}
+
+/// The flags every build of the core in this crate uses.
+pub fn core_flags() -> Vec<&'static str> {
+    env!("AETHER_CORE_FLAGS").split(' ').collect()
+}
+
+/// The address of symbol `name` in a loaded core.
+pub fn symbol(lib: &libloading::Library, name: &str) -> *const () {
+    // SAFETY: only the address is taken; callers call it through the typed
+    // glue of the same function.
+    let s = unsafe { lib.get::<unsafe extern "C" fn()>(format!("{name}\0").as_bytes()) }.unwrap_or_else(|e| panic!("{name}: {e}"));
+    *s as *const ()
+}
+
 /// Bits as hex, for failure messages.
 pub fn hex(words: &[u64], width: u32) -> String {
     let v: Vec<String> = words.iter().map(|w| if width == 32 { format!("{w:08x}") } else { format!("{w:016x}") }).collect();
