@@ -1418,7 +1418,10 @@ float aether_f32_two_sum_err(float a, float b, float s)
     const float y = aether_barrier_f32(b);
     const float t = aether_barrier_f32(s);
     const float bv = (t - x);
-    return ((x - (t - bv)) + (y - bv));
+    const float ab = ((x - (t - bv)) + (y - bv));
+    const float av = (t - y);
+    const float ba = ((y - (t - av)) + (x - av));
+    return fmaxf(ab, ba);
 }
 
 double aether_f64_two_sum_err(double a, double b, double s)
@@ -1427,7 +1430,10 @@ double aether_f64_two_sum_err(double a, double b, double s)
     const double y = aether_barrier_f64(b);
     const double t = aether_barrier_f64(s);
     const double bv = (t - x);
-    return ((x - (t - bv)) + (y - bv));
+    const double ab = ((x - (t - bv)) + (y - bv));
+    const double av = (t - y);
+    const double ba = ((y - (t - av)) + (x - av));
+    return fmax(ab, ba);
 }
 
 aether_pairf aether_f32_two_sum(float a, float b)
@@ -1437,9 +1443,12 @@ aether_pairf aether_f32_two_sum(float a, float b)
     const float s = (x + y);
     const float two_sum_err_t = aether_barrier_f32(s);
     const float two_sum_err_bv = (two_sum_err_t - x);
+    const float two_sum_err_ab = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
+    const float two_sum_err_av = (two_sum_err_t - y);
+    const float two_sum_err_ba = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
     aether_pairf out;
     out.hi = s;
-    out.comp = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
+    out.comp = fmaxf(two_sum_err_ab, two_sum_err_ba);
     return out;
 }
 
@@ -1450,9 +1459,12 @@ aether_paird aether_f64_two_sum(double a, double b)
     const double s = (x + y);
     const double two_sum_err_t = aether_barrier_f64(s);
     const double two_sum_err_bv = (two_sum_err_t - x);
+    const double two_sum_err_ab = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
+    const double two_sum_err_av = (two_sum_err_t - y);
+    const double two_sum_err_ba = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
     aether_paird out;
     out.hi = s;
-    out.comp = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
+    out.comp = fmax(two_sum_err_ab, two_sum_err_ba);
     return out;
 }
 
@@ -1464,9 +1476,12 @@ aether_pairf aether_pairf_neumaier_add(aether_pairf p, float x)
     const float s = (h + t);
     const float two_sum_err_t = aether_barrier_f32(s);
     const float two_sum_err_bv = (two_sum_err_t - h);
+    const float two_sum_err_ab = ((h - (two_sum_err_t - two_sum_err_bv)) + (t - two_sum_err_bv));
+    const float two_sum_err_av = (two_sum_err_t - t);
+    const float two_sum_err_ba = ((t - (two_sum_err_t - two_sum_err_av)) + (h - two_sum_err_av));
     aether_pairf out;
     out.hi = s;
-    out.comp = (c + ((h - (two_sum_err_t - two_sum_err_bv)) + (t - two_sum_err_bv)));
+    out.comp = (c + fmaxf(two_sum_err_ab, two_sum_err_ba));
     return out;
 }
 
@@ -1478,9 +1493,12 @@ aether_paird aether_paird_neumaier_add(aether_paird p, double x)
     const double s = (h + t);
     const double two_sum_err_t = aether_barrier_f64(s);
     const double two_sum_err_bv = (two_sum_err_t - h);
+    const double two_sum_err_ab = ((h - (two_sum_err_t - two_sum_err_bv)) + (t - two_sum_err_bv));
+    const double two_sum_err_av = (two_sum_err_t - t);
+    const double two_sum_err_ba = ((t - (two_sum_err_t - two_sum_err_av)) + (h - two_sum_err_av));
     aether_paird out;
     out.hi = s;
-    out.comp = (c + ((h - (two_sum_err_t - two_sum_err_bv)) + (t - two_sum_err_bv)));
+    out.comp = (c + fmax(two_sum_err_ab, two_sum_err_ba));
     return out;
 }
 
@@ -1491,9 +1509,12 @@ aether_pairf aether_pairf_combine(aether_pairf a, aether_pairf b)
     const float s = (x + y);
     const float two_sum_err_t = aether_barrier_f32(s);
     const float two_sum_err_bv = (two_sum_err_t - x);
+    const float two_sum_err_ab = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
+    const float two_sum_err_av = (two_sum_err_t - y);
+    const float two_sum_err_ba = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
     aether_pairf out;
     out.hi = s;
-    out.comp = ((aether_barrier_f32(a.comp) + aether_barrier_f32(b.comp)) + ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv)));
+    out.comp = ((aether_barrier_f32(a.comp) + aether_barrier_f32(b.comp)) + fmaxf(two_sum_err_ab, two_sum_err_ba));
     return out;
 }
 
@@ -1504,9 +1525,12 @@ aether_paird aether_paird_combine(aether_paird a, aether_paird b)
     const double s = (x + y);
     const double two_sum_err_t = aether_barrier_f64(s);
     const double two_sum_err_bv = (two_sum_err_t - x);
+    const double two_sum_err_ab = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
+    const double two_sum_err_av = (two_sum_err_t - y);
+    const double two_sum_err_ba = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
     aether_paird out;
     out.hi = s;
-    out.comp = ((aether_barrier_f64(a.comp) + aether_barrier_f64(b.comp)) + ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv)));
+    out.comp = ((aether_barrier_f64(a.comp) + aether_barrier_f64(b.comp)) + fmax(two_sum_err_ab, two_sum_err_ba));
     return out;
 }
 

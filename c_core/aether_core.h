@@ -4,7 +4,12 @@
 #define AETHER_CORE_H
 
 /* The aether numerics contract, plain-C core. Compile aether_core.c with
-   -ffp-contract=off (and no fast-math): a fused multiply-add changes bits. */
+   -ffp-contract=off (and no fast-math): a fused multiply-add changes bits.
+   The compensated helpers and kernels (two_sum, neumaier_add, combine, value,
+   reduce32, lanes_*, *_array, plane_*) pass their inputs through a barrier
+   (a volatile store and load), so they keep their bits even where the core
+   is compiled with contraction on. Kernels take caller-owned arrays; n
+   counts elements. */
 #define AETHER_CONTRACT_VERSION "0.1.0"
 
 #include <stddef.h>
@@ -945,22 +950,34 @@ float aether_mat4f_determinant(aether_mat4f m);
        out = m[0][0] * determinant(minor(m, 0, 0)) - m[0][1] * determinant(minor(m, 0, 1)) + m[0][2] * determinant(minor(m, 0, 2)) - m[0][3] * determinant(minor(m, 0, 3)) */
 double aether_mat4d_determinant(aether_mat4d m);
 
-/* aether_f32_two_sum_err: The exact residual (a + b) - s of the rounded sum s = a + b (Knuth's two-sum, no magnitude test), for any order and signs of a and b; exact whenever s is finite. Inputs pass the barrier.
+/* aether_f32_two_sum_err: The exact residual (a + b) - s of the rounded sum s = a + b, for any order and signs of a and b, whenever s \
+is finite. Knuth's two-sum (no magnitude test) in both operand orders: the two agree, bit for bit, except where one \
+order overflows spuriously (an operand is +-max and s - a rounds to infinity, giving NaN), and fmax keeps the other. \
+A zero residual is +0. Inputs pass the barrier.
    Spec:
        x = barrier(a)
        y = barrier(b)
        t = barrier(s)
        bv = t - x
-       out = (x - (t - bv)) + (y - bv) */
+       ab = (x - (t - bv)) + (y - bv)
+       av = t - y
+       ba = (y - (t - av)) + (x - av)
+       out = fmax(ab, ba) */
 float aether_f32_two_sum_err(float a, float b, float s);
 
-/* aether_f64_two_sum_err: The exact residual (a + b) - s of the rounded sum s = a + b (Knuth's two-sum, no magnitude test), for any order and signs of a and b; exact whenever s is finite. Inputs pass the barrier.
+/* aether_f64_two_sum_err: The exact residual (a + b) - s of the rounded sum s = a + b, for any order and signs of a and b, whenever s \
+is finite. Knuth's two-sum (no magnitude test) in both operand orders: the two agree, bit for bit, except where one \
+order overflows spuriously (an operand is +-max and s - a rounds to infinity, giving NaN), and fmax keeps the other. \
+A zero residual is +0. Inputs pass the barrier.
    Spec:
        x = barrier(a)
        y = barrier(b)
        t = barrier(s)
        bv = t - x
-       out = (x - (t - bv)) + (y - bv) */
+       ab = (x - (t - bv)) + (y - bv)
+       av = t - y
+       ba = (y - (t - av)) + (x - av)
+       out = fmax(ab, ba) */
 double aether_f64_two_sum_err(double a, double b, double s);
 
 /* aether_f32_two_sum: The error-free sum of a and b: hi = a + b rounded, comp = two_sum_err(a, b, hi) (meaningless when hi is not finite).

@@ -97,7 +97,7 @@ fn pairs(words: &[u64]) -> Vec<Pair> {
 
 /// Splits `words` into `count` arrays of equal length.
 fn split(words: &[u64], count: usize, what: &str) -> Result<Vec<Vec<u64>>, String> {
-    if words.len() % count != 0 {
+    if !words.len().is_multiple_of(count) {
         return Err(format!("{what}: {} words do not split into {count} arrays of one length", words.len()));
     }
     let n = words.len() / count;
@@ -167,7 +167,7 @@ pub fn evaluate(model: &Model, lowered: &[Function], k: &Kernel, words: &[u64]) 
             Ok(value)
         }
         KernelKind::Resolve => {
-            if words.len() % 2 != 0 {
+            if !words.len().is_multiple_of(2) {
                 return Err(format!("{name}: takes value and companion words of one length, got {} words", words.len()));
             }
             let n = words.len() / 2;

@@ -257,7 +257,7 @@ pub enum KernelKind {
     /// `term` is a function of one scalar per array (element j of each).
     Lanes {
         arrays: Vec<String>,
-        term: Function,
+        term: Box<Function>,
     },
     /// The name of the `Lanes` kernel it accumulates with.
     Array {
@@ -396,7 +396,7 @@ impl Model {
                     Schedule::Lanes { arrays, term, term_source } => {
                         let key = format!("kernels.{}.term", k.name);
                         let term = expr_function(spec, &format!("{}_term", k.name), arrays, term, term_source, k.line, &key)?;
-                        KernelKind::Lanes { arrays: arrays.clone(), term }
+                        KernelKind::Lanes { arrays: arrays.clone(), term: Box::new(term) }
                     }
                     Schedule::Array { lanes } => KernelKind::Array { lanes: lanes.clone() },
                     Schedule::Plane => KernelKind::Plane { width: spec.shape(shape_name).unwrap().len() },
@@ -404,9 +404,10 @@ impl Model {
                 };
                 for elem in &spec.types {
                     let kind = match &kind {
-                        KernelKind::Lanes { arrays, term } => {
-                            KernelKind::Lanes { arrays: arrays.clone(), term: Function { elem: elem.name.clone(), ..term.clone() } }
-                        }
+                        KernelKind::Lanes { arrays, term } => KernelKind::Lanes {
+                            arrays: arrays.clone(),
+                            term: Box::new(Function { elem: elem.name.clone(), ..(**term).clone() }),
+                        },
                         other => other.clone(),
                     };
                     kernels.push(Kernel {
@@ -421,12 +422,30 @@ impl Model {
         }
         let model = Model { spec: spec.clone(), functions, kernels };
         model.check_policy()?;
+        model.check_probes()?;
         Ok(model)
     }
 
     /// C-style name of a kernel, e.g. `aether_f32_sum_array`.
     pub fn kernel_c_name(&self, k: &Kernel) -> String {
         format!("aether_{}_{}", self.prefix(&k.shape, &k.elem), k.op)
+    }
+
+    /// A family's probes have as many words as its functions take.
+    fn check_probes(&self) -> Result<(), SpecError> {
+        for f in &self.functions {
+            for p in &self.spec.family(&f.family).unwrap().cases {
+                if p.words.len() != f.input_words() {
+                    return Err(SpecError {
+                        file: self.spec.file.clone(),
+                        line: p.line,
+                        key: p.key.clone(),
+                        message: format!("probe `{}` has {} words; {} takes {}", p.label, p.words.len(), self.c_name(f), f.input_words()),
+                    });
+                }
+            }
+        }
+        Ok(())
     }
 
     /// A family given either-zero slack must return fmin/fmax results directly,

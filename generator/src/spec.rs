@@ -282,24 +282,53 @@ impl ProbeWord {
         match self {
             ProbeWord::Int(n) => *n,
             ProbeWord::Float(s) => {
-                let (neg, name) = s.strip_prefix('-').map_or((false, s.as_str()), |r| (true, r));
-                let v32 = |v: f32| u64::from(if neg { -v } else { v }.to_bits());
-                let v64 = |v: f64| if neg { -v } else { v }.to_bits();
-                match (name, bits) {
-                    ("inf", 32) => v32(f32::INFINITY),
-                    ("inf", _) => v64(f64::INFINITY),
-                    ("nan", 32) => v32(f32::NAN),
-                    ("nan", _) => v64(f64::NAN),
-                    ("max", 32) => v32(f32::MAX),
-                    ("max", _) => v64(f64::MAX),
-                    ("tiny", 32) => v32(f32::from_bits(1)),
-                    ("tiny", _) => v64(f64::from_bits(1)),
-                    (_, 32) => u64::from(s.parse::<f32>().expect("checked when the spec was read").to_bits()),
-                    _ => s.parse::<f64>().expect("checked when the spec was read").to_bits(),
+                let v = probe_value(s, bits).expect("checked when the spec was read");
+                if bits == 32 {
+                    u64::from((v as f32).to_bits())
+                } else {
+                    v.to_bits()
                 }
             }
         }
     }
+}
+
+/// The value of a probe word in an element type of `bits` bits, carried in
+/// an f64 that holds it exactly: a decimal rounded once to the type, a name
+/// (`inf`, `nan`, `max`, `tiny`, `max_ulp` the spacing of the largest
+/// binade), or `k*name` with a decimal k such that the product is exact.
+fn probe_value(s: &str, bits: u32) -> Option<f64> {
+    let (neg, body) = s.strip_prefix('-').map_or((false, s), |r| (true, r));
+    let named = |name: &str| -> Option<f64> {
+        Some(match (name, bits) {
+            ("inf", _) => f64::INFINITY,
+            ("nan", _) => f64::NAN,
+            ("max", 32) => f64::from(f32::MAX),
+            ("max", _) => f64::MAX,
+            ("tiny", 32) => f64::from(f32::from_bits(1)),
+            ("tiny", _) => f64::from_bits(1),
+            ("max_ulp", 32) => 2f64.powi(104),
+            ("max_ulp", _) => 2f64.powi(971),
+            _ => return None,
+        })
+    };
+    let v = if let Some((k, name)) = body.split_once('*') {
+        let k: f64 = k.parse().ok().filter(|k: &f64| k.is_finite())?;
+        let v = k * named(name)?;
+        // The product must be exact in the element type.
+        let exact = if bits == 32 { f64::from(v as f32) == v } else { v.is_finite() && v / named(name)? == k };
+        if !exact {
+            return None;
+        }
+        v
+    } else if let Some(v) = named(body) {
+        v
+    } else if bits == 32 {
+        f64::from(body.parse::<f32>().ok()?)
+    } else {
+        body.parse::<f64>().ok()?
+    };
+    Some(if neg { -v } else { v })
 }
 
 fn probes(loc: &Loc, key: &str, raw: Option<&Spanned<Vec<Spanned<String>>>>) -> Result<Vec<Probe>, SpecError> {
@@ -313,9 +342,8 @@ fn probes(loc: &Loc, key: &str, raw: Option<&Spanned<Vec<Spanned<String>>>>) -> 
             let word = if let Some(n) = w.strip_prefix('#') {
                 ProbeWord::Int(n.parse().map_err(|_| bad(format!("`{w}` is not a whole number")))?)
             } else {
-                let name = w.strip_prefix('-').unwrap_or(w);
-                if !matches!(name, "inf" | "nan" | "max" | "tiny") && w.parse::<f64>().map_or(true, |v| !v.is_finite()) {
-                    return Err(bad(format!("`{w}` is not a number, `inf`, `nan`, `max`, `tiny` or `#n`")));
+                if probe_value(w, 32).is_none() || probe_value(w, 64).is_none() {
+                    return Err(bad(format!("`{w}` is not a number, `inf`, `nan`, `max`, `tiny`, `k*max_ulp` or `#n`")));
                 }
                 ProbeWord::Float(w.to_string())
             };

@@ -90,7 +90,7 @@ fn malformed_specs_get_exact_messages() {
             "[families.mul]\ncolor = 1\ndoc",
             1,
             "families.mul.color",
-            "unknown field `color`, expected one of `op`, `doc`, `shapes`, `params`, `returns`, `body`, `bodies`",
+            "unknown field `color`, expected one of `op`, `doc`, `shapes`, `params`, `returns`, `body`, `bodies`, `derived`, `cases`",
         ),
         ("doc = \"Componentwise a - b.\"\n", "", -1, "families.sub.doc", "missing field `doc`"),
         (
@@ -165,6 +165,87 @@ fn malformed_specs_get_exact_messages() {
             "families.transpose.op",
             "C name clash: family `mat_mul` already defines `mul` for a shape of this family",
         ),
+        // Compensated sums: the reduction rule, kernels, derived inputs, probes.
+        ("lanes = 32", "lanes = 24", 0, "rules.reduction.lanes", "24 lanes: the butterfly needs a power of two, at least 2"),
+        (
+            "rounds = [16, 8, 4, 2, 1]",
+            "rounds = [16, 8, 4, 2]",
+            0,
+            "rules.reduction.rounds",
+            "4 round(s) cannot merge 32 lanes: list every offset 1, 2, 4, ..., 16 once",
+        ),
+        ("rounds = [16, 8, 4, 2, 1]", "rounds = [16, 8, 4, 2, 2]", 0, "rules.reduction.rounds", "round offset 2 is listed twice"),
+        (
+            "rounds = [16, 8, 4, 2, 1]",
+            "rounds = [16, 8, 4, 3, 1]",
+            0,
+            "rules.reduction.rounds",
+            "round offset 3 is not a power of two below 32",
+        ),
+        (
+            "assignment = \"strided\"",
+            "assignment = \"blocked\"",
+            0,
+            "rules.reduction.assignment",
+            "unknown assignment `blocked` (expected `strided` or `single`)",
+        ),
+        (
+            "combine = \"pair_combine\"",
+            "combine = \"neumaier_add\"",
+            0,
+            "rules.reduction.combine",
+            "family `neumaier_add` must have one shape and take (self, self) to self, like a combine of (hi, comp) pairs",
+        ),
+        ("value = \"pair_value\"", "value = \"pair_worth\"", 0, "rules.reduction.value", "unknown family `pair_worth`"),
+        (
+            "schedule = \"butterfly\"",
+            "schedule = \"tree\"",
+            0,
+            "kernels.reduce32.schedule",
+            "unknown schedule `tree` (expected butterfly, lanes, array, plane or resolve)",
+        ),
+        (
+            "lanes = \"lanes_dot\"",
+            "lanes = \"dot_array\"",
+            0,
+            "kernels.dot_array.lanes",
+            "`dot_array` is not a `lanes` kernel declared above",
+        ),
+        (
+            "term = \"a * b\"",
+            "term = \"a * \"",
+            0,
+            "kernels.lanes_dot.term",
+            "line 1 column 5 of the expression: the expression ends too early",
+        ),
+        (
+            "schedule = \"plane\"\nshapes = [\"scalar\", \"vec2\", \"vec3\", \"vec4\"]",
+            "schedule = \"plane\"\nshapes = [\"scalar\", \"mat2\"]",
+            1,
+            "kernels.plane_add.shapes",
+            "a `plane` kernel cannot take shape `mat2`",
+        ),
+        (
+            "derived = [\"s = a + b\"]",
+            "derived = [\"q = a + b\"]",
+            0,
+            "families.two_sum_err.derived",
+            "`q` is not a parameter of the family",
+        ),
+        (
+            "  \"NaN stays NaN: nan, 1\",",
+            "  \"NaN stays NaN: nan, one\",",
+            0,
+            "families.two_sum.cases",
+            "`one` is not a number, `inf`, `nan`, `max`, `tiny`, `k*max_ulp` or `#n`",
+        ),
+        (
+            "  \"NaN stays NaN: nan, 1\",",
+            "  \"NaN stays NaN: nan, 1, 2\",",
+            0,
+            "families.two_sum.cases",
+            "probe `NaN stays NaN` has 3 words; aether_f32_two_sum takes 2",
+        ),
     ];
     let mut failures = Vec::new();
     for (find, replace, offset, key, message) in &cases {
@@ -175,6 +256,6 @@ fn malformed_specs_get_exact_messages() {
             failures.push(format!("edit `{find}` -> `{replace}`\n  want: {want}\n  got:  {got}"));
         }
     }
-    assert!(cases.len() >= 20);
+    assert!(cases.len() >= 38);
     assert!(failures.is_empty(), "{} of {} messages differ:\n{}", failures.len(), cases.len(), failures.join("\n"));
 }

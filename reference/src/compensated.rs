@@ -56,18 +56,27 @@ pub const LANES: usize = 32;
 /// The xor distances of the butterfly rounds of [`reduce32`], in order.
 pub const ROUNDS: [usize; 5] = [16, 8, 4, 2, 1];
 
-/// `two_sum_err`: the residual of `s = fl(a + b)`, exactly
+/// `two_sum_err`: the residual of `s = fl(a + b)`: Knuth's two-sum in both
+/// operand orders,
 ///
 /// ```text
-/// bb = s - a
-/// e  = (a - (s - bb)) + (b - bb)
+/// bv = s - a;  ab = (a - (s - bv)) + (b - bv)
+/// av = s - b;  ba = (b - (s - av)) + (a - av)
+/// e  = fmax(ab, ba)
 /// ```
 ///
-/// (five rounded operations, in that order). When `s` is the rounded sum of
-/// `a` and `b` and is finite, `e` is the exact error `a + b - s`.
+/// When `s` is the rounded sum of `a` and `b` and is finite, both orders give
+/// the exact error `a + b - s` (a zero error as `+0`), except that one order
+/// overflows spuriously when an operand is `±MAX` and `a + b` is a tie at the
+/// top of the range: its `s - a` rounds to infinity and its residual is NaN.
+/// `fmax` ignores a NaN operand, so `e` is the exact error in every finite
+/// case.
 pub fn two_sum_err<T: Real>(a: T, b: T, s: T) -> T {
-    let bb = s - a;
-    (a - (s - bb)) + (b - bb)
+    let bv = s - a;
+    let ab = (a - (s - bv)) + (b - bv);
+    let av = s - b;
+    let ba = (b - (s - av)) + (a - av);
+    ab.fmax(ba)
 }
 
 /// `two_sum`: `s = a + b`; the pair `(s, two_sum_err(a, b, s))`.

@@ -36,8 +36,9 @@ impl CFunction {
 }
 
 /// Generated from the spec by build.rs; the casts are the same text for f32
-/// and f64, so some are no-ops.
-#[allow(clippy::unnecessary_cast)]
+/// and f64, and a kernel's array count is the same text for one array and
+/// two, so some are no-ops.
+#[allow(clippy::unnecessary_cast, clippy::identity_op)]
 mod glue {
     use super::sys::*;
     use super::CFunction;
