@@ -950,10 +950,7 @@ float aether_mat4f_determinant(aether_mat4f m);
        out = m[0][0] * determinant(minor(m, 0, 0)) - m[0][1] * determinant(minor(m, 0, 1)) + m[0][2] * determinant(minor(m, 0, 2)) - m[0][3] * determinant(minor(m, 0, 3)) */
 double aether_mat4d_determinant(aether_mat4d m);
 
-/* aether_f32_two_sum_err: The exact residual (a + b) - s of the rounded sum s = a + b, for any order and signs of a and b, whenever s \
-is finite. Knuth's two-sum (no magnitude test) in both operand orders: the two agree, bit for bit, except where one \
-order overflows spuriously (an operand is +-max and s - a rounds to infinity, giving NaN), and fmax keeps the other. \
-A zero residual is +0. Inputs pass the barrier.
+/* aether_f32_two_sum_err: The exact residual (a + b) - s of the rounded sum s = a + b, for any order and signs of a and b, whenever s is finite. Knuth's two-sum (no magnitude test) in both operand orders: the two agree, bit for bit, except where one order overflows spuriously (an operand is +-max and s - a rounds to infinity, giving NaN), and fmax keeps the other. A zero residual is +0. Inputs pass the barrier.
    Spec:
        x = barrier(a)
        y = barrier(b)
@@ -965,10 +962,7 @@ A zero residual is +0. Inputs pass the barrier.
        out = fmax(ab, ba) */
 float aether_f32_two_sum_err(float a, float b, float s);
 
-/* aether_f64_two_sum_err: The exact residual (a + b) - s of the rounded sum s = a + b, for any order and signs of a and b, whenever s \
-is finite. Knuth's two-sum (no magnitude test) in both operand orders: the two agree, bit for bit, except where one \
-order overflows spuriously (an operand is +-max and s - a rounds to infinity, giving NaN), and fmax keeps the other. \
-A zero residual is +0. Inputs pass the barrier.
+/* aether_f64_two_sum_err: The exact residual (a + b) - s of the rounded sum s = a + b, for any order and signs of a and b, whenever s is finite. Knuth's two-sum (no magnitude test) in both operand orders: the two agree, bit for bit, except where one order overflows spuriously (an operand is +-max and s - a rounds to infinity, giving NaN), and fmax keeps the other. A zero residual is +0. Inputs pass the barrier.
    Spec:
        x = barrier(a)
        y = barrier(b)
@@ -998,7 +992,7 @@ aether_pairf aether_f32_two_sum(float a, float b);
        out.comp = two_sum_err(x, y, s) */
 aether_paird aether_f64_two_sum(double a, double b);
 
-/* aether_pairf_neumaier_add: Neumaier step: adds the term x to the pair p. hi = p.hi + x rounded; comp = p.comp + two_sum_err(p.hi, x, hi), or +0 once hi is not finite.
+/* aether_pairf_neumaier_add: Neumaier step: adds the term x to the pair p. hi = p.hi + x rounded; comp = p.comp + two_sum_err(p.hi, x, hi): the same two additions an atomic accumulation performs. No test: once hi is not finite, comp is never read.
    Spec:
        h = barrier(p.hi)
        c = barrier(p.comp)
@@ -1008,7 +1002,7 @@ aether_paird aether_f64_two_sum(double a, double b);
        out.comp = c + two_sum_err(h, t, s) */
 aether_pairf aether_pairf_neumaier_add(aether_pairf p, float x);
 
-/* aether_paird_neumaier_add: Neumaier step: adds the term x to the pair p. hi = p.hi + x rounded; comp = p.comp + two_sum_err(p.hi, x, hi), or +0 once hi is not finite.
+/* aether_paird_neumaier_add: Neumaier step: adds the term x to the pair p. hi = p.hi + x rounded; comp = p.comp + two_sum_err(p.hi, x, hi): the same two additions an atomic accumulation performs. No test: once hi is not finite, comp is never read.
    Spec:
        h = barrier(p.hi)
        c = barrier(p.comp)
@@ -1018,7 +1012,7 @@ aether_pairf aether_pairf_neumaier_add(aether_pairf p, float x);
        out.comp = c + two_sum_err(h, t, s) */
 aether_paird aether_paird_neumaier_add(aether_paird p, double x);
 
-/* aether_pairf_combine: Merges two pairs: hi = a.hi + b.hi rounded; comp = (a.comp + b.comp) + two_sum_err(a.hi, b.hi, hi), or +0 once hi is not finite. Swapping a and b gives the same bits.
+/* aether_pairf_combine: Merges two pairs: hi = a.hi + b.hi rounded; comp = (a.comp + b.comp) + two_sum_err(a.hi, b.hi, hi). Swapping a and b gives the same bits (any NaN for a NaN).
    Spec:
        x = barrier(a.hi)
        y = barrier(b.hi)
@@ -1027,7 +1021,7 @@ aether_paird aether_paird_neumaier_add(aether_paird p, double x);
        out.comp = (barrier(a.comp) + barrier(b.comp)) + two_sum_err(x, y, s) */
 aether_pairf aether_pairf_combine(aether_pairf a, aether_pairf b);
 
-/* aether_paird_combine: Merges two pairs: hi = a.hi + b.hi rounded; comp = (a.comp + b.comp) + two_sum_err(a.hi, b.hi, hi), or +0 once hi is not finite. Swapping a and b gives the same bits.
+/* aether_paird_combine: Merges two pairs: hi = a.hi + b.hi rounded; comp = (a.comp + b.comp) + two_sum_err(a.hi, b.hi, hi). Swapping a and b gives the same bits (any NaN for a NaN).
    Spec:
        x = barrier(a.hi)
        y = barrier(b.hi)
