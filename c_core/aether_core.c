@@ -18,6 +18,876 @@ static double aether_barrier_f64(double x)
     return v;
 }
 
+/* The per-lane linear algebra of 2x2 float matrices on row-major arrays ([rules.linalg]). */
+static int aether_lu_f32_2(float *w, int *ipiv)
+{
+    int info = 0, i, j, k, p;
+    for (j = 0; j < 2; ++j) {
+        for (i = 1; i < j; ++i) {
+            float acc = w[(i) * 2 + (0)] * w[(0) * 2 + (j)];
+            for (k = 1; k < i; ++k) acc = (w[(i) * 2 + (k)] * w[(k) * 2 + (j)]) + acc;
+            w[(i) * 2 + (j)] = w[(i) * 2 + (j)] - acc;
+        }
+        if (j > 0) for (i = j; i < 2; ++i) {
+            float acc = w[(i) * 2 + (0)] * w[(0) * 2 + (j)];
+            for (k = 1; k < j; ++k) acc = (w[(i) * 2 + (k)] * w[(k) * 2 + (j)]) + acc;
+            w[(i) * 2 + (j)] = w[(i) * 2 + (j)] - acc;
+        }
+        p = j;
+        {
+            float best = fabsf(w[(j) * 2 + (j)]);
+            for (i = j + 1; i < 2; ++i) {
+                const float m = fabsf(w[(i) * 2 + (j)]);
+                if (m > best) { p = i; best = m; }
+            }
+        }
+        ipiv[j] = p + 1;
+        if (p != j) for (k = 0; k < 2; ++k) { const float s = w[(j) * 2 + (k)]; w[(j) * 2 + (k)] = w[(p) * 2 + (k)]; w[(p) * 2 + (k)] = s; }
+        if (w[(j) * 2 + (j)] == 0.0f) {
+            if (info == 0) info = j + 1;
+        } else {
+            const float r = 1.0f / w[(j) * 2 + (j)];
+            for (i = j + 1; i < 2; ++i) w[(i) * 2 + (j)] = w[(i) * 2 + (j)] * r;
+        }
+    }
+    return info;
+}
+
+static void aether_solve_lower_f32_2(const float *w, const float *b, float *x)
+{
+    int i, k;
+    for (i = 0; i < 2; ++i) {
+        float s = b[i];
+        for (k = 0; k < i; ++k) s = (s - (w[(i) * 2 + (k)] * x[k]));
+        x[i] = s / w[(i) * 2 + (i)];
+    }
+}
+
+static void aether_solve_lower_unit_f32_2(const float *w, const float *b, float *x)
+{
+    int i, k;
+    for (i = 0; i < 2; ++i) {
+        float s = b[i];
+        for (k = 0; k < i; ++k) s = (s - (w[(i) * 2 + (k)] * x[k]));
+        x[i] = s;
+    }
+}
+
+static void aether_solve_upper_f32_2(const float *w, const float *b, float *x)
+{
+    int i, k;
+    for (i = 2; i-- > 0;) {
+        float s = b[i];
+        for (k = i + 1; k < 2; ++k) s = (s - (w[(i) * 2 + (k)] * x[k]));
+        x[i] = s / w[(i) * 2 + (i)];
+    }
+}
+
+static void aether_solve_upper_unit_f32_2(const float *w, const float *b, float *x)
+{
+    int i, k;
+    for (i = 2; i-- > 0;) {
+        float s = b[i];
+        for (k = i + 1; k < 2; ++k) s = (s - (w[(i) * 2 + (k)] * x[k]));
+        x[i] = s;
+    }
+}
+
+static void aether_lu_solve_f32_2(const float *w, const int *ipiv, const float *b, float *x)
+{
+    float y[2], z[2];
+    int k;
+    for (k = 0; k < 2; ++k) y[k] = b[k];
+    for (k = 0; k < 2; ++k) if (ipiv[k] - 1 != k) { const float s = y[k]; y[k] = y[ipiv[k] - 1]; y[ipiv[k] - 1] = s; }
+    aether_solve_lower_unit_f32_2(w, y, z);
+    aether_solve_upper_f32_2(w, z, x);
+}
+
+static int aether_cholesky_f32_2(const float *a, float *w)
+{
+    int i, j, k;
+    for (i = 0; i < 2; ++i) for (j = 0; j < 2; ++j) w[(i) * 2 + (j)] = j <= i ? ((0x1p-1f * a[(i) * 2 + (j)]) + (0x1p-1f * a[(j) * 2 + (i)])) : 0.0f;
+    for (j = 0; j < 2; ++j) {
+        float d = w[(j) * 2 + (j)];
+        float l;
+        for (k = 0; k < j; ++k) d = (d - (w[(j) * 2 + (k)] * w[(j) * 2 + (k)]));
+        if (!(d > 0.0f)) return j + 1;
+        l = sqrtf(d);
+        w[(j) * 2 + (j)] = l;
+        for (i = j + 1; i < 2; ++i) {
+            float s = w[(i) * 2 + (j)];
+            for (k = 0; k < j; ++k) s = (s - (w[(i) * 2 + (k)] * w[(j) * 2 + (k)]));
+            w[(i) * 2 + (j)] = s / l;
+        }
+    }
+    return 0;
+}
+
+static void aether_eigh_f32_2(const float *a, float *e, float *v)
+{
+    float w[2 * 2];
+    int i, j, k, p, q, sweep;
+    for (i = 0; i < 2; ++i) for (j = 0; j < 2; ++j) { w[(i) * 2 + (j)] = ((0x1p-1f * a[(i) * 2 + (j)]) + (0x1p-1f * a[(j) * 2 + (i)])); v[(i) * 2 + (j)] = i == j ? 1.0f : 0.0f; }
+    for (sweep = 0; sweep < 10; ++sweep) {
+        for (p = 0; p + 1 < 2; ++p) for (q = p + 1; q < 2; ++q) {
+            const float app = w[(p) * 2 + (p)], aqq = w[(q) * 2 + (q)], apq = w[(p) * 2 + (q)];
+            aether_rotationf r;
+            aether_vec2f gh;
+            if (apq == 0.0f) continue;
+            r = aether_f32_jacobi_rotation(app, aqq, apq);
+            for (k = 0; k < 2; ++k) {
+                if (k == p || k == q) continue;
+                gh = aether_f32_jacobi_update(w[(k) * 2 + (p)], w[(k) * 2 + (q)], r);
+                w[(k) * 2 + (p)] = gh.x; w[(p) * 2 + (k)] = gh.x;
+                w[(k) * 2 + (q)] = gh.y; w[(q) * 2 + (k)] = gh.y;
+            }
+            gh = aether_f32_jacobi_diag(app, aqq, apq, r);
+            w[(p) * 2 + (p)] = gh.x;
+            w[(q) * 2 + (q)] = gh.y;
+            w[(p) * 2 + (q)] = 0.0f; w[(q) * 2 + (p)] = 0.0f;
+            for (k = 0; k < 2; ++k) {
+                gh = aether_f32_jacobi_update(v[(k) * 2 + (p)], v[(k) * 2 + (q)], r);
+                v[(k) * 2 + (p)] = gh.x; v[(k) * 2 + (q)] = gh.y;
+            }
+        }
+    }
+    for (i = 0; i < 2; ++i) e[i] = w[(i) * 2 + (i)];
+    for (i = 0; i + 1 < 2; ++i) {
+        int m = i;
+        for (j = i + 1; j < 2; ++j) if (e[j] < e[m]) m = j;
+        if (m != i) {
+            const float s = e[i]; e[i] = e[m]; e[m] = s;
+            for (k = 0; k < 2; ++k) { const float u = v[(k) * 2 + (i)]; v[(k) * 2 + (i)] = v[(k) * 2 + (m)]; v[(k) * 2 + (m)] = u; }
+        }
+    }
+}
+
+
+/* The per-lane linear algebra of 2x2 double matrices on row-major arrays ([rules.linalg]). */
+static int aether_lu_f64_2(double *w, int *ipiv)
+{
+    int info = 0, i, j, k, p;
+    for (j = 0; j < 2; ++j) {
+        for (i = 1; i < j; ++i) {
+            double acc = w[(i) * 2 + (0)] * w[(0) * 2 + (j)];
+            for (k = 1; k < i; ++k) acc = (w[(i) * 2 + (k)] * w[(k) * 2 + (j)]) + acc;
+            w[(i) * 2 + (j)] = w[(i) * 2 + (j)] - acc;
+        }
+        if (j > 0) for (i = j; i < 2; ++i) {
+            double acc = w[(i) * 2 + (0)] * w[(0) * 2 + (j)];
+            for (k = 1; k < j; ++k) acc = (w[(i) * 2 + (k)] * w[(k) * 2 + (j)]) + acc;
+            w[(i) * 2 + (j)] = w[(i) * 2 + (j)] - acc;
+        }
+        p = j;
+        {
+            double best = fabs(w[(j) * 2 + (j)]);
+            for (i = j + 1; i < 2; ++i) {
+                const double m = fabs(w[(i) * 2 + (j)]);
+                if (m > best) { p = i; best = m; }
+            }
+        }
+        ipiv[j] = p + 1;
+        if (p != j) for (k = 0; k < 2; ++k) { const double s = w[(j) * 2 + (k)]; w[(j) * 2 + (k)] = w[(p) * 2 + (k)]; w[(p) * 2 + (k)] = s; }
+        if (w[(j) * 2 + (j)] == 0.0) {
+            if (info == 0) info = j + 1;
+        } else {
+            const double r = 1.0 / w[(j) * 2 + (j)];
+            for (i = j + 1; i < 2; ++i) w[(i) * 2 + (j)] = w[(i) * 2 + (j)] * r;
+        }
+    }
+    return info;
+}
+
+static void aether_solve_lower_f64_2(const double *w, const double *b, double *x)
+{
+    int i, k;
+    for (i = 0; i < 2; ++i) {
+        double s = b[i];
+        for (k = 0; k < i; ++k) s = (s - (w[(i) * 2 + (k)] * x[k]));
+        x[i] = s / w[(i) * 2 + (i)];
+    }
+}
+
+static void aether_solve_lower_unit_f64_2(const double *w, const double *b, double *x)
+{
+    int i, k;
+    for (i = 0; i < 2; ++i) {
+        double s = b[i];
+        for (k = 0; k < i; ++k) s = (s - (w[(i) * 2 + (k)] * x[k]));
+        x[i] = s;
+    }
+}
+
+static void aether_solve_upper_f64_2(const double *w, const double *b, double *x)
+{
+    int i, k;
+    for (i = 2; i-- > 0;) {
+        double s = b[i];
+        for (k = i + 1; k < 2; ++k) s = (s - (w[(i) * 2 + (k)] * x[k]));
+        x[i] = s / w[(i) * 2 + (i)];
+    }
+}
+
+static void aether_solve_upper_unit_f64_2(const double *w, const double *b, double *x)
+{
+    int i, k;
+    for (i = 2; i-- > 0;) {
+        double s = b[i];
+        for (k = i + 1; k < 2; ++k) s = (s - (w[(i) * 2 + (k)] * x[k]));
+        x[i] = s;
+    }
+}
+
+static void aether_lu_solve_f64_2(const double *w, const int *ipiv, const double *b, double *x)
+{
+    double y[2], z[2];
+    int k;
+    for (k = 0; k < 2; ++k) y[k] = b[k];
+    for (k = 0; k < 2; ++k) if (ipiv[k] - 1 != k) { const double s = y[k]; y[k] = y[ipiv[k] - 1]; y[ipiv[k] - 1] = s; }
+    aether_solve_lower_unit_f64_2(w, y, z);
+    aether_solve_upper_f64_2(w, z, x);
+}
+
+static int aether_cholesky_f64_2(const double *a, double *w)
+{
+    int i, j, k;
+    for (i = 0; i < 2; ++i) for (j = 0; j < 2; ++j) w[(i) * 2 + (j)] = j <= i ? ((0x1p-1 * a[(i) * 2 + (j)]) + (0x1p-1 * a[(j) * 2 + (i)])) : 0.0;
+    for (j = 0; j < 2; ++j) {
+        double d = w[(j) * 2 + (j)];
+        double l;
+        for (k = 0; k < j; ++k) d = (d - (w[(j) * 2 + (k)] * w[(j) * 2 + (k)]));
+        if (!(d > 0.0)) return j + 1;
+        l = sqrt(d);
+        w[(j) * 2 + (j)] = l;
+        for (i = j + 1; i < 2; ++i) {
+            double s = w[(i) * 2 + (j)];
+            for (k = 0; k < j; ++k) s = (s - (w[(i) * 2 + (k)] * w[(j) * 2 + (k)]));
+            w[(i) * 2 + (j)] = s / l;
+        }
+    }
+    return 0;
+}
+
+static void aether_eigh_f64_2(const double *a, double *e, double *v)
+{
+    double w[2 * 2];
+    int i, j, k, p, q, sweep;
+    for (i = 0; i < 2; ++i) for (j = 0; j < 2; ++j) { w[(i) * 2 + (j)] = ((0x1p-1 * a[(i) * 2 + (j)]) + (0x1p-1 * a[(j) * 2 + (i)])); v[(i) * 2 + (j)] = i == j ? 1.0 : 0.0; }
+    for (sweep = 0; sweep < 10; ++sweep) {
+        for (p = 0; p + 1 < 2; ++p) for (q = p + 1; q < 2; ++q) {
+            const double app = w[(p) * 2 + (p)], aqq = w[(q) * 2 + (q)], apq = w[(p) * 2 + (q)];
+            aether_rotationd r;
+            aether_vec2d gh;
+            if (apq == 0.0) continue;
+            r = aether_f64_jacobi_rotation(app, aqq, apq);
+            for (k = 0; k < 2; ++k) {
+                if (k == p || k == q) continue;
+                gh = aether_f64_jacobi_update(w[(k) * 2 + (p)], w[(k) * 2 + (q)], r);
+                w[(k) * 2 + (p)] = gh.x; w[(p) * 2 + (k)] = gh.x;
+                w[(k) * 2 + (q)] = gh.y; w[(q) * 2 + (k)] = gh.y;
+            }
+            gh = aether_f64_jacobi_diag(app, aqq, apq, r);
+            w[(p) * 2 + (p)] = gh.x;
+            w[(q) * 2 + (q)] = gh.y;
+            w[(p) * 2 + (q)] = 0.0; w[(q) * 2 + (p)] = 0.0;
+            for (k = 0; k < 2; ++k) {
+                gh = aether_f64_jacobi_update(v[(k) * 2 + (p)], v[(k) * 2 + (q)], r);
+                v[(k) * 2 + (p)] = gh.x; v[(k) * 2 + (q)] = gh.y;
+            }
+        }
+    }
+    for (i = 0; i < 2; ++i) e[i] = w[(i) * 2 + (i)];
+    for (i = 0; i + 1 < 2; ++i) {
+        int m = i;
+        for (j = i + 1; j < 2; ++j) if (e[j] < e[m]) m = j;
+        if (m != i) {
+            const double s = e[i]; e[i] = e[m]; e[m] = s;
+            for (k = 0; k < 2; ++k) { const double u = v[(k) * 2 + (i)]; v[(k) * 2 + (i)] = v[(k) * 2 + (m)]; v[(k) * 2 + (m)] = u; }
+        }
+    }
+}
+
+
+/* The per-lane linear algebra of 3x3 float matrices on row-major arrays ([rules.linalg]). */
+static int aether_lu_f32_3(float *w, int *ipiv)
+{
+    int info = 0, i, j, k, p;
+    for (j = 0; j < 3; ++j) {
+        for (i = 1; i < j; ++i) {
+            float acc = w[(i) * 3 + (0)] * w[(0) * 3 + (j)];
+            for (k = 1; k < i; ++k) acc = (w[(i) * 3 + (k)] * w[(k) * 3 + (j)]) + acc;
+            w[(i) * 3 + (j)] = w[(i) * 3 + (j)] - acc;
+        }
+        if (j > 0) for (i = j; i < 3; ++i) {
+            float acc = w[(i) * 3 + (0)] * w[(0) * 3 + (j)];
+            for (k = 1; k < j; ++k) acc = (w[(i) * 3 + (k)] * w[(k) * 3 + (j)]) + acc;
+            w[(i) * 3 + (j)] = w[(i) * 3 + (j)] - acc;
+        }
+        p = j;
+        {
+            float best = fabsf(w[(j) * 3 + (j)]);
+            for (i = j + 1; i < 3; ++i) {
+                const float m = fabsf(w[(i) * 3 + (j)]);
+                if (m > best) { p = i; best = m; }
+            }
+        }
+        ipiv[j] = p + 1;
+        if (p != j) for (k = 0; k < 3; ++k) { const float s = w[(j) * 3 + (k)]; w[(j) * 3 + (k)] = w[(p) * 3 + (k)]; w[(p) * 3 + (k)] = s; }
+        if (w[(j) * 3 + (j)] == 0.0f) {
+            if (info == 0) info = j + 1;
+        } else {
+            const float r = 1.0f / w[(j) * 3 + (j)];
+            for (i = j + 1; i < 3; ++i) w[(i) * 3 + (j)] = w[(i) * 3 + (j)] * r;
+        }
+    }
+    return info;
+}
+
+static void aether_solve_lower_f32_3(const float *w, const float *b, float *x)
+{
+    int i, k;
+    for (i = 0; i < 3; ++i) {
+        float s = b[i];
+        for (k = 0; k < i; ++k) s = (s - (w[(i) * 3 + (k)] * x[k]));
+        x[i] = s / w[(i) * 3 + (i)];
+    }
+}
+
+static void aether_solve_lower_unit_f32_3(const float *w, const float *b, float *x)
+{
+    int i, k;
+    for (i = 0; i < 3; ++i) {
+        float s = b[i];
+        for (k = 0; k < i; ++k) s = (s - (w[(i) * 3 + (k)] * x[k]));
+        x[i] = s;
+    }
+}
+
+static void aether_solve_upper_f32_3(const float *w, const float *b, float *x)
+{
+    int i, k;
+    for (i = 3; i-- > 0;) {
+        float s = b[i];
+        for (k = i + 1; k < 3; ++k) s = (s - (w[(i) * 3 + (k)] * x[k]));
+        x[i] = s / w[(i) * 3 + (i)];
+    }
+}
+
+static void aether_solve_upper_unit_f32_3(const float *w, const float *b, float *x)
+{
+    int i, k;
+    for (i = 3; i-- > 0;) {
+        float s = b[i];
+        for (k = i + 1; k < 3; ++k) s = (s - (w[(i) * 3 + (k)] * x[k]));
+        x[i] = s;
+    }
+}
+
+static void aether_lu_solve_f32_3(const float *w, const int *ipiv, const float *b, float *x)
+{
+    float y[3], z[3];
+    int k;
+    for (k = 0; k < 3; ++k) y[k] = b[k];
+    for (k = 0; k < 3; ++k) if (ipiv[k] - 1 != k) { const float s = y[k]; y[k] = y[ipiv[k] - 1]; y[ipiv[k] - 1] = s; }
+    aether_solve_lower_unit_f32_3(w, y, z);
+    aether_solve_upper_f32_3(w, z, x);
+}
+
+static int aether_cholesky_f32_3(const float *a, float *w)
+{
+    int i, j, k;
+    for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) w[(i) * 3 + (j)] = j <= i ? ((0x1p-1f * a[(i) * 3 + (j)]) + (0x1p-1f * a[(j) * 3 + (i)])) : 0.0f;
+    for (j = 0; j < 3; ++j) {
+        float d = w[(j) * 3 + (j)];
+        float l;
+        for (k = 0; k < j; ++k) d = (d - (w[(j) * 3 + (k)] * w[(j) * 3 + (k)]));
+        if (!(d > 0.0f)) return j + 1;
+        l = sqrtf(d);
+        w[(j) * 3 + (j)] = l;
+        for (i = j + 1; i < 3; ++i) {
+            float s = w[(i) * 3 + (j)];
+            for (k = 0; k < j; ++k) s = (s - (w[(i) * 3 + (k)] * w[(j) * 3 + (k)]));
+            w[(i) * 3 + (j)] = s / l;
+        }
+    }
+    return 0;
+}
+
+static void aether_eigh_f32_3(const float *a, float *e, float *v)
+{
+    float w[3 * 3];
+    int i, j, k, p, q, sweep;
+    for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) { w[(i) * 3 + (j)] = ((0x1p-1f * a[(i) * 3 + (j)]) + (0x1p-1f * a[(j) * 3 + (i)])); v[(i) * 3 + (j)] = i == j ? 1.0f : 0.0f; }
+    for (sweep = 0; sweep < 10; ++sweep) {
+        for (p = 0; p + 1 < 3; ++p) for (q = p + 1; q < 3; ++q) {
+            const float app = w[(p) * 3 + (p)], aqq = w[(q) * 3 + (q)], apq = w[(p) * 3 + (q)];
+            aether_rotationf r;
+            aether_vec2f gh;
+            if (apq == 0.0f) continue;
+            r = aether_f32_jacobi_rotation(app, aqq, apq);
+            for (k = 0; k < 3; ++k) {
+                if (k == p || k == q) continue;
+                gh = aether_f32_jacobi_update(w[(k) * 3 + (p)], w[(k) * 3 + (q)], r);
+                w[(k) * 3 + (p)] = gh.x; w[(p) * 3 + (k)] = gh.x;
+                w[(k) * 3 + (q)] = gh.y; w[(q) * 3 + (k)] = gh.y;
+            }
+            gh = aether_f32_jacobi_diag(app, aqq, apq, r);
+            w[(p) * 3 + (p)] = gh.x;
+            w[(q) * 3 + (q)] = gh.y;
+            w[(p) * 3 + (q)] = 0.0f; w[(q) * 3 + (p)] = 0.0f;
+            for (k = 0; k < 3; ++k) {
+                gh = aether_f32_jacobi_update(v[(k) * 3 + (p)], v[(k) * 3 + (q)], r);
+                v[(k) * 3 + (p)] = gh.x; v[(k) * 3 + (q)] = gh.y;
+            }
+        }
+    }
+    for (i = 0; i < 3; ++i) e[i] = w[(i) * 3 + (i)];
+    for (i = 0; i + 1 < 3; ++i) {
+        int m = i;
+        for (j = i + 1; j < 3; ++j) if (e[j] < e[m]) m = j;
+        if (m != i) {
+            const float s = e[i]; e[i] = e[m]; e[m] = s;
+            for (k = 0; k < 3; ++k) { const float u = v[(k) * 3 + (i)]; v[(k) * 3 + (i)] = v[(k) * 3 + (m)]; v[(k) * 3 + (m)] = u; }
+        }
+    }
+}
+
+
+/* The per-lane linear algebra of 3x3 double matrices on row-major arrays ([rules.linalg]). */
+static int aether_lu_f64_3(double *w, int *ipiv)
+{
+    int info = 0, i, j, k, p;
+    for (j = 0; j < 3; ++j) {
+        for (i = 1; i < j; ++i) {
+            double acc = w[(i) * 3 + (0)] * w[(0) * 3 + (j)];
+            for (k = 1; k < i; ++k) acc = (w[(i) * 3 + (k)] * w[(k) * 3 + (j)]) + acc;
+            w[(i) * 3 + (j)] = w[(i) * 3 + (j)] - acc;
+        }
+        if (j > 0) for (i = j; i < 3; ++i) {
+            double acc = w[(i) * 3 + (0)] * w[(0) * 3 + (j)];
+            for (k = 1; k < j; ++k) acc = (w[(i) * 3 + (k)] * w[(k) * 3 + (j)]) + acc;
+            w[(i) * 3 + (j)] = w[(i) * 3 + (j)] - acc;
+        }
+        p = j;
+        {
+            double best = fabs(w[(j) * 3 + (j)]);
+            for (i = j + 1; i < 3; ++i) {
+                const double m = fabs(w[(i) * 3 + (j)]);
+                if (m > best) { p = i; best = m; }
+            }
+        }
+        ipiv[j] = p + 1;
+        if (p != j) for (k = 0; k < 3; ++k) { const double s = w[(j) * 3 + (k)]; w[(j) * 3 + (k)] = w[(p) * 3 + (k)]; w[(p) * 3 + (k)] = s; }
+        if (w[(j) * 3 + (j)] == 0.0) {
+            if (info == 0) info = j + 1;
+        } else {
+            const double r = 1.0 / w[(j) * 3 + (j)];
+            for (i = j + 1; i < 3; ++i) w[(i) * 3 + (j)] = w[(i) * 3 + (j)] * r;
+        }
+    }
+    return info;
+}
+
+static void aether_solve_lower_f64_3(const double *w, const double *b, double *x)
+{
+    int i, k;
+    for (i = 0; i < 3; ++i) {
+        double s = b[i];
+        for (k = 0; k < i; ++k) s = (s - (w[(i) * 3 + (k)] * x[k]));
+        x[i] = s / w[(i) * 3 + (i)];
+    }
+}
+
+static void aether_solve_lower_unit_f64_3(const double *w, const double *b, double *x)
+{
+    int i, k;
+    for (i = 0; i < 3; ++i) {
+        double s = b[i];
+        for (k = 0; k < i; ++k) s = (s - (w[(i) * 3 + (k)] * x[k]));
+        x[i] = s;
+    }
+}
+
+static void aether_solve_upper_f64_3(const double *w, const double *b, double *x)
+{
+    int i, k;
+    for (i = 3; i-- > 0;) {
+        double s = b[i];
+        for (k = i + 1; k < 3; ++k) s = (s - (w[(i) * 3 + (k)] * x[k]));
+        x[i] = s / w[(i) * 3 + (i)];
+    }
+}
+
+static void aether_solve_upper_unit_f64_3(const double *w, const double *b, double *x)
+{
+    int i, k;
+    for (i = 3; i-- > 0;) {
+        double s = b[i];
+        for (k = i + 1; k < 3; ++k) s = (s - (w[(i) * 3 + (k)] * x[k]));
+        x[i] = s;
+    }
+}
+
+static void aether_lu_solve_f64_3(const double *w, const int *ipiv, const double *b, double *x)
+{
+    double y[3], z[3];
+    int k;
+    for (k = 0; k < 3; ++k) y[k] = b[k];
+    for (k = 0; k < 3; ++k) if (ipiv[k] - 1 != k) { const double s = y[k]; y[k] = y[ipiv[k] - 1]; y[ipiv[k] - 1] = s; }
+    aether_solve_lower_unit_f64_3(w, y, z);
+    aether_solve_upper_f64_3(w, z, x);
+}
+
+static int aether_cholesky_f64_3(const double *a, double *w)
+{
+    int i, j, k;
+    for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) w[(i) * 3 + (j)] = j <= i ? ((0x1p-1 * a[(i) * 3 + (j)]) + (0x1p-1 * a[(j) * 3 + (i)])) : 0.0;
+    for (j = 0; j < 3; ++j) {
+        double d = w[(j) * 3 + (j)];
+        double l;
+        for (k = 0; k < j; ++k) d = (d - (w[(j) * 3 + (k)] * w[(j) * 3 + (k)]));
+        if (!(d > 0.0)) return j + 1;
+        l = sqrt(d);
+        w[(j) * 3 + (j)] = l;
+        for (i = j + 1; i < 3; ++i) {
+            double s = w[(i) * 3 + (j)];
+            for (k = 0; k < j; ++k) s = (s - (w[(i) * 3 + (k)] * w[(j) * 3 + (k)]));
+            w[(i) * 3 + (j)] = s / l;
+        }
+    }
+    return 0;
+}
+
+static void aether_eigh_f64_3(const double *a, double *e, double *v)
+{
+    double w[3 * 3];
+    int i, j, k, p, q, sweep;
+    for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) { w[(i) * 3 + (j)] = ((0x1p-1 * a[(i) * 3 + (j)]) + (0x1p-1 * a[(j) * 3 + (i)])); v[(i) * 3 + (j)] = i == j ? 1.0 : 0.0; }
+    for (sweep = 0; sweep < 10; ++sweep) {
+        for (p = 0; p + 1 < 3; ++p) for (q = p + 1; q < 3; ++q) {
+            const double app = w[(p) * 3 + (p)], aqq = w[(q) * 3 + (q)], apq = w[(p) * 3 + (q)];
+            aether_rotationd r;
+            aether_vec2d gh;
+            if (apq == 0.0) continue;
+            r = aether_f64_jacobi_rotation(app, aqq, apq);
+            for (k = 0; k < 3; ++k) {
+                if (k == p || k == q) continue;
+                gh = aether_f64_jacobi_update(w[(k) * 3 + (p)], w[(k) * 3 + (q)], r);
+                w[(k) * 3 + (p)] = gh.x; w[(p) * 3 + (k)] = gh.x;
+                w[(k) * 3 + (q)] = gh.y; w[(q) * 3 + (k)] = gh.y;
+            }
+            gh = aether_f64_jacobi_diag(app, aqq, apq, r);
+            w[(p) * 3 + (p)] = gh.x;
+            w[(q) * 3 + (q)] = gh.y;
+            w[(p) * 3 + (q)] = 0.0; w[(q) * 3 + (p)] = 0.0;
+            for (k = 0; k < 3; ++k) {
+                gh = aether_f64_jacobi_update(v[(k) * 3 + (p)], v[(k) * 3 + (q)], r);
+                v[(k) * 3 + (p)] = gh.x; v[(k) * 3 + (q)] = gh.y;
+            }
+        }
+    }
+    for (i = 0; i < 3; ++i) e[i] = w[(i) * 3 + (i)];
+    for (i = 0; i + 1 < 3; ++i) {
+        int m = i;
+        for (j = i + 1; j < 3; ++j) if (e[j] < e[m]) m = j;
+        if (m != i) {
+            const double s = e[i]; e[i] = e[m]; e[m] = s;
+            for (k = 0; k < 3; ++k) { const double u = v[(k) * 3 + (i)]; v[(k) * 3 + (i)] = v[(k) * 3 + (m)]; v[(k) * 3 + (m)] = u; }
+        }
+    }
+}
+
+
+/* The per-lane linear algebra of 4x4 float matrices on row-major arrays ([rules.linalg]). */
+static int aether_lu_f32_4(float *w, int *ipiv)
+{
+    int info = 0, i, j, k, p;
+    for (j = 0; j < 4; ++j) {
+        for (i = 1; i < j; ++i) {
+            float acc = w[(i) * 4 + (0)] * w[(0) * 4 + (j)];
+            for (k = 1; k < i; ++k) acc = (w[(i) * 4 + (k)] * w[(k) * 4 + (j)]) + acc;
+            w[(i) * 4 + (j)] = w[(i) * 4 + (j)] - acc;
+        }
+        if (j > 0) for (i = j; i < 4; ++i) {
+            float acc = w[(i) * 4 + (0)] * w[(0) * 4 + (j)];
+            for (k = 1; k < j; ++k) acc = (w[(i) * 4 + (k)] * w[(k) * 4 + (j)]) + acc;
+            w[(i) * 4 + (j)] = w[(i) * 4 + (j)] - acc;
+        }
+        p = j;
+        {
+            float best = fabsf(w[(j) * 4 + (j)]);
+            for (i = j + 1; i < 4; ++i) {
+                const float m = fabsf(w[(i) * 4 + (j)]);
+                if (m > best) { p = i; best = m; }
+            }
+        }
+        ipiv[j] = p + 1;
+        if (p != j) for (k = 0; k < 4; ++k) { const float s = w[(j) * 4 + (k)]; w[(j) * 4 + (k)] = w[(p) * 4 + (k)]; w[(p) * 4 + (k)] = s; }
+        if (w[(j) * 4 + (j)] == 0.0f) {
+            if (info == 0) info = j + 1;
+        } else {
+            const float r = 1.0f / w[(j) * 4 + (j)];
+            for (i = j + 1; i < 4; ++i) w[(i) * 4 + (j)] = w[(i) * 4 + (j)] * r;
+        }
+    }
+    return info;
+}
+
+static void aether_solve_lower_f32_4(const float *w, const float *b, float *x)
+{
+    int i, k;
+    for (i = 0; i < 4; ++i) {
+        float s = b[i];
+        for (k = 0; k < i; ++k) s = (s - (w[(i) * 4 + (k)] * x[k]));
+        x[i] = s / w[(i) * 4 + (i)];
+    }
+}
+
+static void aether_solve_lower_unit_f32_4(const float *w, const float *b, float *x)
+{
+    int i, k;
+    for (i = 0; i < 4; ++i) {
+        float s = b[i];
+        for (k = 0; k < i; ++k) s = (s - (w[(i) * 4 + (k)] * x[k]));
+        x[i] = s;
+    }
+}
+
+static void aether_solve_upper_f32_4(const float *w, const float *b, float *x)
+{
+    int i, k;
+    for (i = 4; i-- > 0;) {
+        float s = b[i];
+        for (k = i + 1; k < 4; ++k) s = (s - (w[(i) * 4 + (k)] * x[k]));
+        x[i] = s / w[(i) * 4 + (i)];
+    }
+}
+
+static void aether_solve_upper_unit_f32_4(const float *w, const float *b, float *x)
+{
+    int i, k;
+    for (i = 4; i-- > 0;) {
+        float s = b[i];
+        for (k = i + 1; k < 4; ++k) s = (s - (w[(i) * 4 + (k)] * x[k]));
+        x[i] = s;
+    }
+}
+
+static void aether_lu_solve_f32_4(const float *w, const int *ipiv, const float *b, float *x)
+{
+    float y[4], z[4];
+    int k;
+    for (k = 0; k < 4; ++k) y[k] = b[k];
+    for (k = 0; k < 4; ++k) if (ipiv[k] - 1 != k) { const float s = y[k]; y[k] = y[ipiv[k] - 1]; y[ipiv[k] - 1] = s; }
+    aether_solve_lower_unit_f32_4(w, y, z);
+    aether_solve_upper_f32_4(w, z, x);
+}
+
+static int aether_cholesky_f32_4(const float *a, float *w)
+{
+    int i, j, k;
+    for (i = 0; i < 4; ++i) for (j = 0; j < 4; ++j) w[(i) * 4 + (j)] = j <= i ? ((0x1p-1f * a[(i) * 4 + (j)]) + (0x1p-1f * a[(j) * 4 + (i)])) : 0.0f;
+    for (j = 0; j < 4; ++j) {
+        float d = w[(j) * 4 + (j)];
+        float l;
+        for (k = 0; k < j; ++k) d = (d - (w[(j) * 4 + (k)] * w[(j) * 4 + (k)]));
+        if (!(d > 0.0f)) return j + 1;
+        l = sqrtf(d);
+        w[(j) * 4 + (j)] = l;
+        for (i = j + 1; i < 4; ++i) {
+            float s = w[(i) * 4 + (j)];
+            for (k = 0; k < j; ++k) s = (s - (w[(i) * 4 + (k)] * w[(j) * 4 + (k)]));
+            w[(i) * 4 + (j)] = s / l;
+        }
+    }
+    return 0;
+}
+
+static void aether_eigh_f32_4(const float *a, float *e, float *v)
+{
+    float w[4 * 4];
+    int i, j, k, p, q, sweep;
+    for (i = 0; i < 4; ++i) for (j = 0; j < 4; ++j) { w[(i) * 4 + (j)] = ((0x1p-1f * a[(i) * 4 + (j)]) + (0x1p-1f * a[(j) * 4 + (i)])); v[(i) * 4 + (j)] = i == j ? 1.0f : 0.0f; }
+    for (sweep = 0; sweep < 10; ++sweep) {
+        for (p = 0; p + 1 < 4; ++p) for (q = p + 1; q < 4; ++q) {
+            const float app = w[(p) * 4 + (p)], aqq = w[(q) * 4 + (q)], apq = w[(p) * 4 + (q)];
+            aether_rotationf r;
+            aether_vec2f gh;
+            if (apq == 0.0f) continue;
+            r = aether_f32_jacobi_rotation(app, aqq, apq);
+            for (k = 0; k < 4; ++k) {
+                if (k == p || k == q) continue;
+                gh = aether_f32_jacobi_update(w[(k) * 4 + (p)], w[(k) * 4 + (q)], r);
+                w[(k) * 4 + (p)] = gh.x; w[(p) * 4 + (k)] = gh.x;
+                w[(k) * 4 + (q)] = gh.y; w[(q) * 4 + (k)] = gh.y;
+            }
+            gh = aether_f32_jacobi_diag(app, aqq, apq, r);
+            w[(p) * 4 + (p)] = gh.x;
+            w[(q) * 4 + (q)] = gh.y;
+            w[(p) * 4 + (q)] = 0.0f; w[(q) * 4 + (p)] = 0.0f;
+            for (k = 0; k < 4; ++k) {
+                gh = aether_f32_jacobi_update(v[(k) * 4 + (p)], v[(k) * 4 + (q)], r);
+                v[(k) * 4 + (p)] = gh.x; v[(k) * 4 + (q)] = gh.y;
+            }
+        }
+    }
+    for (i = 0; i < 4; ++i) e[i] = w[(i) * 4 + (i)];
+    for (i = 0; i + 1 < 4; ++i) {
+        int m = i;
+        for (j = i + 1; j < 4; ++j) if (e[j] < e[m]) m = j;
+        if (m != i) {
+            const float s = e[i]; e[i] = e[m]; e[m] = s;
+            for (k = 0; k < 4; ++k) { const float u = v[(k) * 4 + (i)]; v[(k) * 4 + (i)] = v[(k) * 4 + (m)]; v[(k) * 4 + (m)] = u; }
+        }
+    }
+}
+
+
+/* The per-lane linear algebra of 4x4 double matrices on row-major arrays ([rules.linalg]). */
+static int aether_lu_f64_4(double *w, int *ipiv)
+{
+    int info = 0, i, j, k, p;
+    for (j = 0; j < 4; ++j) {
+        for (i = 1; i < j; ++i) {
+            double acc = w[(i) * 4 + (0)] * w[(0) * 4 + (j)];
+            for (k = 1; k < i; ++k) acc = (w[(i) * 4 + (k)] * w[(k) * 4 + (j)]) + acc;
+            w[(i) * 4 + (j)] = w[(i) * 4 + (j)] - acc;
+        }
+        if (j > 0) for (i = j; i < 4; ++i) {
+            double acc = w[(i) * 4 + (0)] * w[(0) * 4 + (j)];
+            for (k = 1; k < j; ++k) acc = (w[(i) * 4 + (k)] * w[(k) * 4 + (j)]) + acc;
+            w[(i) * 4 + (j)] = w[(i) * 4 + (j)] - acc;
+        }
+        p = j;
+        {
+            double best = fabs(w[(j) * 4 + (j)]);
+            for (i = j + 1; i < 4; ++i) {
+                const double m = fabs(w[(i) * 4 + (j)]);
+                if (m > best) { p = i; best = m; }
+            }
+        }
+        ipiv[j] = p + 1;
+        if (p != j) for (k = 0; k < 4; ++k) { const double s = w[(j) * 4 + (k)]; w[(j) * 4 + (k)] = w[(p) * 4 + (k)]; w[(p) * 4 + (k)] = s; }
+        if (w[(j) * 4 + (j)] == 0.0) {
+            if (info == 0) info = j + 1;
+        } else {
+            const double r = 1.0 / w[(j) * 4 + (j)];
+            for (i = j + 1; i < 4; ++i) w[(i) * 4 + (j)] = w[(i) * 4 + (j)] * r;
+        }
+    }
+    return info;
+}
+
+static void aether_solve_lower_f64_4(const double *w, const double *b, double *x)
+{
+    int i, k;
+    for (i = 0; i < 4; ++i) {
+        double s = b[i];
+        for (k = 0; k < i; ++k) s = (s - (w[(i) * 4 + (k)] * x[k]));
+        x[i] = s / w[(i) * 4 + (i)];
+    }
+}
+
+static void aether_solve_lower_unit_f64_4(const double *w, const double *b, double *x)
+{
+    int i, k;
+    for (i = 0; i < 4; ++i) {
+        double s = b[i];
+        for (k = 0; k < i; ++k) s = (s - (w[(i) * 4 + (k)] * x[k]));
+        x[i] = s;
+    }
+}
+
+static void aether_solve_upper_f64_4(const double *w, const double *b, double *x)
+{
+    int i, k;
+    for (i = 4; i-- > 0;) {
+        double s = b[i];
+        for (k = i + 1; k < 4; ++k) s = (s - (w[(i) * 4 + (k)] * x[k]));
+        x[i] = s / w[(i) * 4 + (i)];
+    }
+}
+
+static void aether_solve_upper_unit_f64_4(const double *w, const double *b, double *x)
+{
+    int i, k;
+    for (i = 4; i-- > 0;) {
+        double s = b[i];
+        for (k = i + 1; k < 4; ++k) s = (s - (w[(i) * 4 + (k)] * x[k]));
+        x[i] = s;
+    }
+}
+
+static void aether_lu_solve_f64_4(const double *w, const int *ipiv, const double *b, double *x)
+{
+    double y[4], z[4];
+    int k;
+    for (k = 0; k < 4; ++k) y[k] = b[k];
+    for (k = 0; k < 4; ++k) if (ipiv[k] - 1 != k) { const double s = y[k]; y[k] = y[ipiv[k] - 1]; y[ipiv[k] - 1] = s; }
+    aether_solve_lower_unit_f64_4(w, y, z);
+    aether_solve_upper_f64_4(w, z, x);
+}
+
+static int aether_cholesky_f64_4(const double *a, double *w)
+{
+    int i, j, k;
+    for (i = 0; i < 4; ++i) for (j = 0; j < 4; ++j) w[(i) * 4 + (j)] = j <= i ? ((0x1p-1 * a[(i) * 4 + (j)]) + (0x1p-1 * a[(j) * 4 + (i)])) : 0.0;
+    for (j = 0; j < 4; ++j) {
+        double d = w[(j) * 4 + (j)];
+        double l;
+        for (k = 0; k < j; ++k) d = (d - (w[(j) * 4 + (k)] * w[(j) * 4 + (k)]));
+        if (!(d > 0.0)) return j + 1;
+        l = sqrt(d);
+        w[(j) * 4 + (j)] = l;
+        for (i = j + 1; i < 4; ++i) {
+            double s = w[(i) * 4 + (j)];
+            for (k = 0; k < j; ++k) s = (s - (w[(i) * 4 + (k)] * w[(j) * 4 + (k)]));
+            w[(i) * 4 + (j)] = s / l;
+        }
+    }
+    return 0;
+}
+
+static void aether_eigh_f64_4(const double *a, double *e, double *v)
+{
+    double w[4 * 4];
+    int i, j, k, p, q, sweep;
+    for (i = 0; i < 4; ++i) for (j = 0; j < 4; ++j) { w[(i) * 4 + (j)] = ((0x1p-1 * a[(i) * 4 + (j)]) + (0x1p-1 * a[(j) * 4 + (i)])); v[(i) * 4 + (j)] = i == j ? 1.0 : 0.0; }
+    for (sweep = 0; sweep < 10; ++sweep) {
+        for (p = 0; p + 1 < 4; ++p) for (q = p + 1; q < 4; ++q) {
+            const double app = w[(p) * 4 + (p)], aqq = w[(q) * 4 + (q)], apq = w[(p) * 4 + (q)];
+            aether_rotationd r;
+            aether_vec2d gh;
+            if (apq == 0.0) continue;
+            r = aether_f64_jacobi_rotation(app, aqq, apq);
+            for (k = 0; k < 4; ++k) {
+                if (k == p || k == q) continue;
+                gh = aether_f64_jacobi_update(w[(k) * 4 + (p)], w[(k) * 4 + (q)], r);
+                w[(k) * 4 + (p)] = gh.x; w[(p) * 4 + (k)] = gh.x;
+                w[(k) * 4 + (q)] = gh.y; w[(q) * 4 + (k)] = gh.y;
+            }
+            gh = aether_f64_jacobi_diag(app, aqq, apq, r);
+            w[(p) * 4 + (p)] = gh.x;
+            w[(q) * 4 + (q)] = gh.y;
+            w[(p) * 4 + (q)] = 0.0; w[(q) * 4 + (p)] = 0.0;
+            for (k = 0; k < 4; ++k) {
+                gh = aether_f64_jacobi_update(v[(k) * 4 + (p)], v[(k) * 4 + (q)], r);
+                v[(k) * 4 + (p)] = gh.x; v[(k) * 4 + (q)] = gh.y;
+            }
+        }
+    }
+    for (i = 0; i < 4; ++i) e[i] = w[(i) * 4 + (i)];
+    for (i = 0; i + 1 < 4; ++i) {
+        int m = i;
+        for (j = i + 1; j < 4; ++j) if (e[j] < e[m]) m = j;
+        if (m != i) {
+            const double s = e[i]; e[i] = e[m]; e[m] = s;
+            for (k = 0; k < 4; ++k) { const double u = v[(k) * 4 + (i)]; v[(k) * 4 + (i)] = v[(k) * 4 + (m)]; v[(k) * 4 + (m)] = u; }
+        }
+    }
+}
+
+
 float aether_f32_fmin(float a, float b)
 {
     return fminf(a, b);
@@ -1546,6 +2416,72 @@ double aether_paird_value(aether_paird p)
     return (isfinite(h) ? (h + aether_barrier_f64(p.comp)) : h);
 }
 
+aether_rotationf aether_f32_jacobi_rotation(float app, float aqq, float apq)
+{
+    const float theta = ((aqq - app) / (2.0f * apq));
+    const float r = sqrtf(((theta * theta) + 1.0f));
+    const float tt = (isfinite(r) ? (1.0f / (fabsf(theta) + r)) : (0x1p-1f / fabsf(theta)));
+    const float t0 = ((theta < 0.0f) ? (tt * -1.0f) : tt);
+    const float t = ((apq == 0.0f) ? 0.0f : t0);
+    const float c = (1.0f / sqrtf(((t * t) + 1.0f)));
+    const float s = (t * c);
+    aether_rotationf out;
+    out.c = c;
+    out.s = s;
+    out.t = t;
+    out.tau = (s / (1.0f + c));
+    return out;
+}
+
+aether_rotationd aether_f64_jacobi_rotation(double app, double aqq, double apq)
+{
+    const double theta = ((aqq - app) / (2.0 * apq));
+    const double r = sqrt(((theta * theta) + 1.0));
+    const double tt = (isfinite(r) ? (1.0 / (fabs(theta) + r)) : (0x1p-1 / fabs(theta)));
+    const double t0 = ((theta < 0.0) ? (tt * -1.0) : tt);
+    const double t = ((apq == 0.0) ? 0.0 : t0);
+    const double c = (1.0 / sqrt(((t * t) + 1.0)));
+    const double s = (t * c);
+    aether_rotationd out;
+    out.c = c;
+    out.s = s;
+    out.t = t;
+    out.tau = (s / (1.0 + c));
+    return out;
+}
+
+aether_vec2f aether_f32_jacobi_update(float g, float h, aether_rotationf r)
+{
+    aether_vec2f out;
+    out.x = (g - (r.s * (h + (r.tau * g))));
+    out.y = (h + (r.s * (g - (r.tau * h))));
+    return out;
+}
+
+aether_vec2d aether_f64_jacobi_update(double g, double h, aether_rotationd r)
+{
+    aether_vec2d out;
+    out.x = (g - (r.s * (h + (r.tau * g))));
+    out.y = (h + (r.s * (g - (r.tau * h))));
+    return out;
+}
+
+aether_vec2f aether_f32_jacobi_diag(float app, float aqq, float apq, aether_rotationf r)
+{
+    aether_vec2f out;
+    out.x = (app - (r.t * apq));
+    out.y = (aqq + (r.t * apq));
+    return out;
+}
+
+aether_vec2d aether_f64_jacobi_diag(double app, double aqq, double apq, aether_rotationd r)
+{
+    aether_vec2d out;
+    out.x = (app - (r.t * apq));
+    out.y = (aqq + (r.t * apq));
+    return out;
+}
+
 aether_pairf aether_pairf_reduce32(const aether_pairf lanes[32])
 {
     static const unsigned rounds[5] = { 16u, 8u, 4u, 2u, 1u };
@@ -1822,4 +2758,1210 @@ void aether_f64_plane_resolve(double *out, const double *value, const double *co
         p.comp = comp[i];
         out[i] = aether_paird_value(p);
     }
+}
+
+int aether_mat2f_lu(aether_mat2f *a, int ipiv[2])
+{
+    return aether_lu_f32_2(a->m, ipiv);
+}
+
+void aether_mat2f_lu_lanes(aether_mat2f *a, int *ipiv, int *info, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) info[l] = aether_mat2f_lu(&a[l], &ipiv[l * 2]);
+}
+
+int aether_mat2d_lu(aether_mat2d *a, int ipiv[2])
+{
+    return aether_lu_f64_2(a->m, ipiv);
+}
+
+void aether_mat2d_lu_lanes(aether_mat2d *a, int *ipiv, int *info, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) info[l] = aether_mat2d_lu(&a[l], &ipiv[l * 2]);
+}
+
+int aether_mat3f_lu(aether_mat3f *a, int ipiv[3])
+{
+    return aether_lu_f32_3(a->m, ipiv);
+}
+
+void aether_mat3f_lu_lanes(aether_mat3f *a, int *ipiv, int *info, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) info[l] = aether_mat3f_lu(&a[l], &ipiv[l * 3]);
+}
+
+int aether_mat3d_lu(aether_mat3d *a, int ipiv[3])
+{
+    return aether_lu_f64_3(a->m, ipiv);
+}
+
+void aether_mat3d_lu_lanes(aether_mat3d *a, int *ipiv, int *info, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) info[l] = aether_mat3d_lu(&a[l], &ipiv[l * 3]);
+}
+
+int aether_mat4f_lu(aether_mat4f *a, int ipiv[4])
+{
+    return aether_lu_f32_4(a->m, ipiv);
+}
+
+void aether_mat4f_lu_lanes(aether_mat4f *a, int *ipiv, int *info, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) info[l] = aether_mat4f_lu(&a[l], &ipiv[l * 4]);
+}
+
+int aether_mat4d_lu(aether_mat4d *a, int ipiv[4])
+{
+    return aether_lu_f64_4(a->m, ipiv);
+}
+
+void aether_mat4d_lu_lanes(aether_mat4d *a, int *ipiv, int *info, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) info[l] = aether_mat4d_lu(&a[l], &ipiv[l * 4]);
+}
+
+aether_vec2f aether_mat2f_lu_solve(const aether_mat2f *lu, const int ipiv[2], aether_vec2f b)
+{
+    float bb[2], xx[2];
+    aether_vec2f x;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    aether_lu_solve_f32_2(lu->m, ipiv, bb, xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    return x;
+}
+
+void aether_mat2f_lu_solve_lanes(const aether_mat2f *lu, const int *ipiv, const aether_vec2f *b, aether_vec2f *x, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) x[l] = aether_mat2f_lu_solve(&lu[l], &ipiv[l * 2], b[l]);
+}
+
+aether_vec2d aether_mat2d_lu_solve(const aether_mat2d *lu, const int ipiv[2], aether_vec2d b)
+{
+    double bb[2], xx[2];
+    aether_vec2d x;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    aether_lu_solve_f64_2(lu->m, ipiv, bb, xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    return x;
+}
+
+void aether_mat2d_lu_solve_lanes(const aether_mat2d *lu, const int *ipiv, const aether_vec2d *b, aether_vec2d *x, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) x[l] = aether_mat2d_lu_solve(&lu[l], &ipiv[l * 2], b[l]);
+}
+
+aether_vec3f aether_mat3f_lu_solve(const aether_mat3f *lu, const int ipiv[3], aether_vec3f b)
+{
+    float bb[3], xx[3];
+    aether_vec3f x;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    bb[2] = b.z;
+    aether_lu_solve_f32_3(lu->m, ipiv, bb, xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    x.z = xx[2];
+    return x;
+}
+
+void aether_mat3f_lu_solve_lanes(const aether_mat3f *lu, const int *ipiv, const aether_vec3f *b, aether_vec3f *x, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) x[l] = aether_mat3f_lu_solve(&lu[l], &ipiv[l * 3], b[l]);
+}
+
+aether_vec3d aether_mat3d_lu_solve(const aether_mat3d *lu, const int ipiv[3], aether_vec3d b)
+{
+    double bb[3], xx[3];
+    aether_vec3d x;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    bb[2] = b.z;
+    aether_lu_solve_f64_3(lu->m, ipiv, bb, xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    x.z = xx[2];
+    return x;
+}
+
+void aether_mat3d_lu_solve_lanes(const aether_mat3d *lu, const int *ipiv, const aether_vec3d *b, aether_vec3d *x, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) x[l] = aether_mat3d_lu_solve(&lu[l], &ipiv[l * 3], b[l]);
+}
+
+aether_vec4f aether_mat4f_lu_solve(const aether_mat4f *lu, const int ipiv[4], aether_vec4f b)
+{
+    float bb[4], xx[4];
+    aether_vec4f x;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    bb[2] = b.z;
+    bb[3] = b.w;
+    aether_lu_solve_f32_4(lu->m, ipiv, bb, xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    x.z = xx[2];
+    x.w = xx[3];
+    return x;
+}
+
+void aether_mat4f_lu_solve_lanes(const aether_mat4f *lu, const int *ipiv, const aether_vec4f *b, aether_vec4f *x, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) x[l] = aether_mat4f_lu_solve(&lu[l], &ipiv[l * 4], b[l]);
+}
+
+aether_vec4d aether_mat4d_lu_solve(const aether_mat4d *lu, const int ipiv[4], aether_vec4d b)
+{
+    double bb[4], xx[4];
+    aether_vec4d x;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    bb[2] = b.z;
+    bb[3] = b.w;
+    aether_lu_solve_f64_4(lu->m, ipiv, bb, xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    x.z = xx[2];
+    x.w = xx[3];
+    return x;
+}
+
+void aether_mat4d_lu_solve_lanes(const aether_mat4d *lu, const int *ipiv, const aether_vec4d *b, aether_vec4d *x, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) x[l] = aether_mat4d_lu_solve(&lu[l], &ipiv[l * 4], b[l]);
+}
+
+aether_vec2f aether_mat2f_solve_lower(aether_mat2f a, aether_vec2f b)
+{
+    float bb[2], xx[2];
+    aether_vec2f x;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    aether_solve_lower_f32_2(a.m, bb, xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    return x;
+}
+
+void aether_mat2f_solve_lower_lanes(const aether_mat2f *a, const aether_vec2f *b, aether_vec2f *x, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) x[l] = aether_mat2f_solve_lower(a[l], b[l]);
+}
+
+aether_vec2d aether_mat2d_solve_lower(aether_mat2d a, aether_vec2d b)
+{
+    double bb[2], xx[2];
+    aether_vec2d x;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    aether_solve_lower_f64_2(a.m, bb, xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    return x;
+}
+
+void aether_mat2d_solve_lower_lanes(const aether_mat2d *a, const aether_vec2d *b, aether_vec2d *x, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) x[l] = aether_mat2d_solve_lower(a[l], b[l]);
+}
+
+aether_vec3f aether_mat3f_solve_lower(aether_mat3f a, aether_vec3f b)
+{
+    float bb[3], xx[3];
+    aether_vec3f x;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    bb[2] = b.z;
+    aether_solve_lower_f32_3(a.m, bb, xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    x.z = xx[2];
+    return x;
+}
+
+void aether_mat3f_solve_lower_lanes(const aether_mat3f *a, const aether_vec3f *b, aether_vec3f *x, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) x[l] = aether_mat3f_solve_lower(a[l], b[l]);
+}
+
+aether_vec3d aether_mat3d_solve_lower(aether_mat3d a, aether_vec3d b)
+{
+    double bb[3], xx[3];
+    aether_vec3d x;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    bb[2] = b.z;
+    aether_solve_lower_f64_3(a.m, bb, xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    x.z = xx[2];
+    return x;
+}
+
+void aether_mat3d_solve_lower_lanes(const aether_mat3d *a, const aether_vec3d *b, aether_vec3d *x, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) x[l] = aether_mat3d_solve_lower(a[l], b[l]);
+}
+
+aether_vec4f aether_mat4f_solve_lower(aether_mat4f a, aether_vec4f b)
+{
+    float bb[4], xx[4];
+    aether_vec4f x;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    bb[2] = b.z;
+    bb[3] = b.w;
+    aether_solve_lower_f32_4(a.m, bb, xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    x.z = xx[2];
+    x.w = xx[3];
+    return x;
+}
+
+void aether_mat4f_solve_lower_lanes(const aether_mat4f *a, const aether_vec4f *b, aether_vec4f *x, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) x[l] = aether_mat4f_solve_lower(a[l], b[l]);
+}
+
+aether_vec4d aether_mat4d_solve_lower(aether_mat4d a, aether_vec4d b)
+{
+    double bb[4], xx[4];
+    aether_vec4d x;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    bb[2] = b.z;
+    bb[3] = b.w;
+    aether_solve_lower_f64_4(a.m, bb, xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    x.z = xx[2];
+    x.w = xx[3];
+    return x;
+}
+
+void aether_mat4d_solve_lower_lanes(const aether_mat4d *a, const aether_vec4d *b, aether_vec4d *x, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) x[l] = aether_mat4d_solve_lower(a[l], b[l]);
+}
+
+aether_vec2f aether_mat2f_solve_lower_unit(aether_mat2f a, aether_vec2f b)
+{
+    float bb[2], xx[2];
+    aether_vec2f x;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    aether_solve_lower_unit_f32_2(a.m, bb, xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    return x;
+}
+
+void aether_mat2f_solve_lower_unit_lanes(const aether_mat2f *a, const aether_vec2f *b, aether_vec2f *x, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) x[l] = aether_mat2f_solve_lower_unit(a[l], b[l]);
+}
+
+aether_vec2d aether_mat2d_solve_lower_unit(aether_mat2d a, aether_vec2d b)
+{
+    double bb[2], xx[2];
+    aether_vec2d x;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    aether_solve_lower_unit_f64_2(a.m, bb, xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    return x;
+}
+
+void aether_mat2d_solve_lower_unit_lanes(const aether_mat2d *a, const aether_vec2d *b, aether_vec2d *x, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) x[l] = aether_mat2d_solve_lower_unit(a[l], b[l]);
+}
+
+aether_vec3f aether_mat3f_solve_lower_unit(aether_mat3f a, aether_vec3f b)
+{
+    float bb[3], xx[3];
+    aether_vec3f x;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    bb[2] = b.z;
+    aether_solve_lower_unit_f32_3(a.m, bb, xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    x.z = xx[2];
+    return x;
+}
+
+void aether_mat3f_solve_lower_unit_lanes(const aether_mat3f *a, const aether_vec3f *b, aether_vec3f *x, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) x[l] = aether_mat3f_solve_lower_unit(a[l], b[l]);
+}
+
+aether_vec3d aether_mat3d_solve_lower_unit(aether_mat3d a, aether_vec3d b)
+{
+    double bb[3], xx[3];
+    aether_vec3d x;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    bb[2] = b.z;
+    aether_solve_lower_unit_f64_3(a.m, bb, xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    x.z = xx[2];
+    return x;
+}
+
+void aether_mat3d_solve_lower_unit_lanes(const aether_mat3d *a, const aether_vec3d *b, aether_vec3d *x, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) x[l] = aether_mat3d_solve_lower_unit(a[l], b[l]);
+}
+
+aether_vec4f aether_mat4f_solve_lower_unit(aether_mat4f a, aether_vec4f b)
+{
+    float bb[4], xx[4];
+    aether_vec4f x;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    bb[2] = b.z;
+    bb[3] = b.w;
+    aether_solve_lower_unit_f32_4(a.m, bb, xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    x.z = xx[2];
+    x.w = xx[3];
+    return x;
+}
+
+void aether_mat4f_solve_lower_unit_lanes(const aether_mat4f *a, const aether_vec4f *b, aether_vec4f *x, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) x[l] = aether_mat4f_solve_lower_unit(a[l], b[l]);
+}
+
+aether_vec4d aether_mat4d_solve_lower_unit(aether_mat4d a, aether_vec4d b)
+{
+    double bb[4], xx[4];
+    aether_vec4d x;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    bb[2] = b.z;
+    bb[3] = b.w;
+    aether_solve_lower_unit_f64_4(a.m, bb, xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    x.z = xx[2];
+    x.w = xx[3];
+    return x;
+}
+
+void aether_mat4d_solve_lower_unit_lanes(const aether_mat4d *a, const aether_vec4d *b, aether_vec4d *x, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) x[l] = aether_mat4d_solve_lower_unit(a[l], b[l]);
+}
+
+aether_vec2f aether_mat2f_solve_upper(aether_mat2f a, aether_vec2f b)
+{
+    float bb[2], xx[2];
+    aether_vec2f x;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    aether_solve_upper_f32_2(a.m, bb, xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    return x;
+}
+
+void aether_mat2f_solve_upper_lanes(const aether_mat2f *a, const aether_vec2f *b, aether_vec2f *x, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) x[l] = aether_mat2f_solve_upper(a[l], b[l]);
+}
+
+aether_vec2d aether_mat2d_solve_upper(aether_mat2d a, aether_vec2d b)
+{
+    double bb[2], xx[2];
+    aether_vec2d x;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    aether_solve_upper_f64_2(a.m, bb, xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    return x;
+}
+
+void aether_mat2d_solve_upper_lanes(const aether_mat2d *a, const aether_vec2d *b, aether_vec2d *x, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) x[l] = aether_mat2d_solve_upper(a[l], b[l]);
+}
+
+aether_vec3f aether_mat3f_solve_upper(aether_mat3f a, aether_vec3f b)
+{
+    float bb[3], xx[3];
+    aether_vec3f x;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    bb[2] = b.z;
+    aether_solve_upper_f32_3(a.m, bb, xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    x.z = xx[2];
+    return x;
+}
+
+void aether_mat3f_solve_upper_lanes(const aether_mat3f *a, const aether_vec3f *b, aether_vec3f *x, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) x[l] = aether_mat3f_solve_upper(a[l], b[l]);
+}
+
+aether_vec3d aether_mat3d_solve_upper(aether_mat3d a, aether_vec3d b)
+{
+    double bb[3], xx[3];
+    aether_vec3d x;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    bb[2] = b.z;
+    aether_solve_upper_f64_3(a.m, bb, xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    x.z = xx[2];
+    return x;
+}
+
+void aether_mat3d_solve_upper_lanes(const aether_mat3d *a, const aether_vec3d *b, aether_vec3d *x, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) x[l] = aether_mat3d_solve_upper(a[l], b[l]);
+}
+
+aether_vec4f aether_mat4f_solve_upper(aether_mat4f a, aether_vec4f b)
+{
+    float bb[4], xx[4];
+    aether_vec4f x;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    bb[2] = b.z;
+    bb[3] = b.w;
+    aether_solve_upper_f32_4(a.m, bb, xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    x.z = xx[2];
+    x.w = xx[3];
+    return x;
+}
+
+void aether_mat4f_solve_upper_lanes(const aether_mat4f *a, const aether_vec4f *b, aether_vec4f *x, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) x[l] = aether_mat4f_solve_upper(a[l], b[l]);
+}
+
+aether_vec4d aether_mat4d_solve_upper(aether_mat4d a, aether_vec4d b)
+{
+    double bb[4], xx[4];
+    aether_vec4d x;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    bb[2] = b.z;
+    bb[3] = b.w;
+    aether_solve_upper_f64_4(a.m, bb, xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    x.z = xx[2];
+    x.w = xx[3];
+    return x;
+}
+
+void aether_mat4d_solve_upper_lanes(const aether_mat4d *a, const aether_vec4d *b, aether_vec4d *x, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) x[l] = aether_mat4d_solve_upper(a[l], b[l]);
+}
+
+aether_vec2f aether_mat2f_solve_upper_unit(aether_mat2f a, aether_vec2f b)
+{
+    float bb[2], xx[2];
+    aether_vec2f x;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    aether_solve_upper_unit_f32_2(a.m, bb, xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    return x;
+}
+
+void aether_mat2f_solve_upper_unit_lanes(const aether_mat2f *a, const aether_vec2f *b, aether_vec2f *x, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) x[l] = aether_mat2f_solve_upper_unit(a[l], b[l]);
+}
+
+aether_vec2d aether_mat2d_solve_upper_unit(aether_mat2d a, aether_vec2d b)
+{
+    double bb[2], xx[2];
+    aether_vec2d x;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    aether_solve_upper_unit_f64_2(a.m, bb, xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    return x;
+}
+
+void aether_mat2d_solve_upper_unit_lanes(const aether_mat2d *a, const aether_vec2d *b, aether_vec2d *x, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) x[l] = aether_mat2d_solve_upper_unit(a[l], b[l]);
+}
+
+aether_vec3f aether_mat3f_solve_upper_unit(aether_mat3f a, aether_vec3f b)
+{
+    float bb[3], xx[3];
+    aether_vec3f x;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    bb[2] = b.z;
+    aether_solve_upper_unit_f32_3(a.m, bb, xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    x.z = xx[2];
+    return x;
+}
+
+void aether_mat3f_solve_upper_unit_lanes(const aether_mat3f *a, const aether_vec3f *b, aether_vec3f *x, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) x[l] = aether_mat3f_solve_upper_unit(a[l], b[l]);
+}
+
+aether_vec3d aether_mat3d_solve_upper_unit(aether_mat3d a, aether_vec3d b)
+{
+    double bb[3], xx[3];
+    aether_vec3d x;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    bb[2] = b.z;
+    aether_solve_upper_unit_f64_3(a.m, bb, xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    x.z = xx[2];
+    return x;
+}
+
+void aether_mat3d_solve_upper_unit_lanes(const aether_mat3d *a, const aether_vec3d *b, aether_vec3d *x, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) x[l] = aether_mat3d_solve_upper_unit(a[l], b[l]);
+}
+
+aether_vec4f aether_mat4f_solve_upper_unit(aether_mat4f a, aether_vec4f b)
+{
+    float bb[4], xx[4];
+    aether_vec4f x;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    bb[2] = b.z;
+    bb[3] = b.w;
+    aether_solve_upper_unit_f32_4(a.m, bb, xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    x.z = xx[2];
+    x.w = xx[3];
+    return x;
+}
+
+void aether_mat4f_solve_upper_unit_lanes(const aether_mat4f *a, const aether_vec4f *b, aether_vec4f *x, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) x[l] = aether_mat4f_solve_upper_unit(a[l], b[l]);
+}
+
+aether_vec4d aether_mat4d_solve_upper_unit(aether_mat4d a, aether_vec4d b)
+{
+    double bb[4], xx[4];
+    aether_vec4d x;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    bb[2] = b.z;
+    bb[3] = b.w;
+    aether_solve_upper_unit_f64_4(a.m, bb, xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    x.z = xx[2];
+    x.w = xx[3];
+    return x;
+}
+
+void aether_mat4d_solve_upper_unit_lanes(const aether_mat4d *a, const aether_vec4d *b, aether_vec4d *x, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) x[l] = aether_mat4d_solve_upper_unit(a[l], b[l]);
+}
+
+float aether_mat2f_det_lu(aether_mat2f a)
+{
+    int ipiv[2], k, swaps = 0;
+    float d;
+    aether_lu_f32_2(a.m, ipiv);
+    d = a.m[0];
+    for (k = 1; k < 2; ++k) d = d * a.m[k * 2 + k];
+    for (k = 0; k < 2; ++k) if (ipiv[k] != k + 1) ++swaps;
+    if (swaps % 2 == 1) d = d * -1.0f;
+    return d;
+}
+
+void aether_mat2f_det_lu_lanes(const aether_mat2f *a, float *d, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) d[l] = aether_mat2f_det_lu(a[l]);
+}
+
+double aether_mat2d_det_lu(aether_mat2d a)
+{
+    int ipiv[2], k, swaps = 0;
+    double d;
+    aether_lu_f64_2(a.m, ipiv);
+    d = a.m[0];
+    for (k = 1; k < 2; ++k) d = d * a.m[k * 2 + k];
+    for (k = 0; k < 2; ++k) if (ipiv[k] != k + 1) ++swaps;
+    if (swaps % 2 == 1) d = d * -1.0;
+    return d;
+}
+
+void aether_mat2d_det_lu_lanes(const aether_mat2d *a, double *d, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) d[l] = aether_mat2d_det_lu(a[l]);
+}
+
+float aether_mat3f_det_lu(aether_mat3f a)
+{
+    int ipiv[3], k, swaps = 0;
+    float d;
+    aether_lu_f32_3(a.m, ipiv);
+    d = a.m[0];
+    for (k = 1; k < 3; ++k) d = d * a.m[k * 3 + k];
+    for (k = 0; k < 3; ++k) if (ipiv[k] != k + 1) ++swaps;
+    if (swaps % 2 == 1) d = d * -1.0f;
+    return d;
+}
+
+void aether_mat3f_det_lu_lanes(const aether_mat3f *a, float *d, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) d[l] = aether_mat3f_det_lu(a[l]);
+}
+
+double aether_mat3d_det_lu(aether_mat3d a)
+{
+    int ipiv[3], k, swaps = 0;
+    double d;
+    aether_lu_f64_3(a.m, ipiv);
+    d = a.m[0];
+    for (k = 1; k < 3; ++k) d = d * a.m[k * 3 + k];
+    for (k = 0; k < 3; ++k) if (ipiv[k] != k + 1) ++swaps;
+    if (swaps % 2 == 1) d = d * -1.0;
+    return d;
+}
+
+void aether_mat3d_det_lu_lanes(const aether_mat3d *a, double *d, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) d[l] = aether_mat3d_det_lu(a[l]);
+}
+
+float aether_mat4f_det_lu(aether_mat4f a)
+{
+    int ipiv[4], k, swaps = 0;
+    float d;
+    aether_lu_f32_4(a.m, ipiv);
+    d = a.m[0];
+    for (k = 1; k < 4; ++k) d = d * a.m[k * 4 + k];
+    for (k = 0; k < 4; ++k) if (ipiv[k] != k + 1) ++swaps;
+    if (swaps % 2 == 1) d = d * -1.0f;
+    return d;
+}
+
+void aether_mat4f_det_lu_lanes(const aether_mat4f *a, float *d, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) d[l] = aether_mat4f_det_lu(a[l]);
+}
+
+double aether_mat4d_det_lu(aether_mat4d a)
+{
+    int ipiv[4], k, swaps = 0;
+    double d;
+    aether_lu_f64_4(a.m, ipiv);
+    d = a.m[0];
+    for (k = 1; k < 4; ++k) d = d * a.m[k * 4 + k];
+    for (k = 0; k < 4; ++k) if (ipiv[k] != k + 1) ++swaps;
+    if (swaps % 2 == 1) d = d * -1.0;
+    return d;
+}
+
+void aether_mat4d_det_lu_lanes(const aether_mat4d *a, double *d, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) d[l] = aether_mat4d_det_lu(a[l]);
+}
+
+int aether_mat2f_inverse(aether_mat2f a, aether_mat2f *inv)
+{
+    int ipiv[2], info, i, j;
+    float e[2], x[2];
+    info = aether_lu_f32_2(a.m, ipiv);
+    for (j = 0; j < 2; ++j) {
+        for (i = 0; i < 2; ++i) e[i] = i == j ? 1.0f : 0.0f;
+        aether_lu_solve_f32_2(a.m, ipiv, e, x);
+        for (i = 0; i < 2; ++i) inv->m[i * 2 + j] = x[i];
+    }
+    return info;
+}
+
+void aether_mat2f_inverse_lanes(const aether_mat2f *a, aether_mat2f *inv, int *info, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) info[l] = aether_mat2f_inverse(a[l], &inv[l]);
+}
+
+int aether_mat2d_inverse(aether_mat2d a, aether_mat2d *inv)
+{
+    int ipiv[2], info, i, j;
+    double e[2], x[2];
+    info = aether_lu_f64_2(a.m, ipiv);
+    for (j = 0; j < 2; ++j) {
+        for (i = 0; i < 2; ++i) e[i] = i == j ? 1.0 : 0.0;
+        aether_lu_solve_f64_2(a.m, ipiv, e, x);
+        for (i = 0; i < 2; ++i) inv->m[i * 2 + j] = x[i];
+    }
+    return info;
+}
+
+void aether_mat2d_inverse_lanes(const aether_mat2d *a, aether_mat2d *inv, int *info, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) info[l] = aether_mat2d_inverse(a[l], &inv[l]);
+}
+
+int aether_mat3f_inverse(aether_mat3f a, aether_mat3f *inv)
+{
+    int ipiv[3], info, i, j;
+    float e[3], x[3];
+    info = aether_lu_f32_3(a.m, ipiv);
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < 3; ++i) e[i] = i == j ? 1.0f : 0.0f;
+        aether_lu_solve_f32_3(a.m, ipiv, e, x);
+        for (i = 0; i < 3; ++i) inv->m[i * 3 + j] = x[i];
+    }
+    return info;
+}
+
+void aether_mat3f_inverse_lanes(const aether_mat3f *a, aether_mat3f *inv, int *info, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) info[l] = aether_mat3f_inverse(a[l], &inv[l]);
+}
+
+int aether_mat3d_inverse(aether_mat3d a, aether_mat3d *inv)
+{
+    int ipiv[3], info, i, j;
+    double e[3], x[3];
+    info = aether_lu_f64_3(a.m, ipiv);
+    for (j = 0; j < 3; ++j) {
+        for (i = 0; i < 3; ++i) e[i] = i == j ? 1.0 : 0.0;
+        aether_lu_solve_f64_3(a.m, ipiv, e, x);
+        for (i = 0; i < 3; ++i) inv->m[i * 3 + j] = x[i];
+    }
+    return info;
+}
+
+void aether_mat3d_inverse_lanes(const aether_mat3d *a, aether_mat3d *inv, int *info, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) info[l] = aether_mat3d_inverse(a[l], &inv[l]);
+}
+
+int aether_mat4f_inverse(aether_mat4f a, aether_mat4f *inv)
+{
+    int ipiv[4], info, i, j;
+    float e[4], x[4];
+    info = aether_lu_f32_4(a.m, ipiv);
+    for (j = 0; j < 4; ++j) {
+        for (i = 0; i < 4; ++i) e[i] = i == j ? 1.0f : 0.0f;
+        aether_lu_solve_f32_4(a.m, ipiv, e, x);
+        for (i = 0; i < 4; ++i) inv->m[i * 4 + j] = x[i];
+    }
+    return info;
+}
+
+void aether_mat4f_inverse_lanes(const aether_mat4f *a, aether_mat4f *inv, int *info, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) info[l] = aether_mat4f_inverse(a[l], &inv[l]);
+}
+
+int aether_mat4d_inverse(aether_mat4d a, aether_mat4d *inv)
+{
+    int ipiv[4], info, i, j;
+    double e[4], x[4];
+    info = aether_lu_f64_4(a.m, ipiv);
+    for (j = 0; j < 4; ++j) {
+        for (i = 0; i < 4; ++i) e[i] = i == j ? 1.0 : 0.0;
+        aether_lu_solve_f64_4(a.m, ipiv, e, x);
+        for (i = 0; i < 4; ++i) inv->m[i * 4 + j] = x[i];
+    }
+    return info;
+}
+
+void aether_mat4d_inverse_lanes(const aether_mat4d *a, aether_mat4d *inv, int *info, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) info[l] = aether_mat4d_inverse(a[l], &inv[l]);
+}
+
+int aether_mat2f_cholesky(aether_mat2f *a)
+{
+    const aether_mat2f a0 = *a;
+    return aether_cholesky_f32_2(a0.m, a->m);
+}
+
+void aether_mat2f_cholesky_lanes(aether_mat2f *a, int *info, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) info[l] = aether_mat2f_cholesky(&a[l]);
+}
+
+int aether_mat2d_cholesky(aether_mat2d *a)
+{
+    const aether_mat2d a0 = *a;
+    return aether_cholesky_f64_2(a0.m, a->m);
+}
+
+void aether_mat2d_cholesky_lanes(aether_mat2d *a, int *info, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) info[l] = aether_mat2d_cholesky(&a[l]);
+}
+
+int aether_mat3f_cholesky(aether_mat3f *a)
+{
+    const aether_mat3f a0 = *a;
+    return aether_cholesky_f32_3(a0.m, a->m);
+}
+
+void aether_mat3f_cholesky_lanes(aether_mat3f *a, int *info, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) info[l] = aether_mat3f_cholesky(&a[l]);
+}
+
+int aether_mat3d_cholesky(aether_mat3d *a)
+{
+    const aether_mat3d a0 = *a;
+    return aether_cholesky_f64_3(a0.m, a->m);
+}
+
+void aether_mat3d_cholesky_lanes(aether_mat3d *a, int *info, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) info[l] = aether_mat3d_cholesky(&a[l]);
+}
+
+int aether_mat4f_cholesky(aether_mat4f *a)
+{
+    const aether_mat4f a0 = *a;
+    return aether_cholesky_f32_4(a0.m, a->m);
+}
+
+void aether_mat4f_cholesky_lanes(aether_mat4f *a, int *info, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) info[l] = aether_mat4f_cholesky(&a[l]);
+}
+
+int aether_mat4d_cholesky(aether_mat4d *a)
+{
+    const aether_mat4d a0 = *a;
+    return aether_cholesky_f64_4(a0.m, a->m);
+}
+
+void aether_mat4d_cholesky_lanes(aether_mat4d *a, int *info, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) info[l] = aether_mat4d_cholesky(&a[l]);
+}
+
+aether_vec2f aether_mat2f_cholesky_solve(aether_mat2f l, aether_vec2f b)
+{
+    float bb[2], y[2], xx[2];
+    aether_vec2f x;
+    int i, k;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    aether_solve_lower_f32_2(l.m, bb, y);
+    for (i = 2; i-- > 0;) {
+        float s = y[i];
+        for (k = i + 1; k < 2; ++k) s = (s - (l.m[k * 2 + i] * xx[k]));
+        xx[i] = s / l.m[i * 2 + i];
+    }
+    x.x = xx[0];
+    x.y = xx[1];
+    return x;
+}
+
+void aether_mat2f_cholesky_solve_lanes(const aether_mat2f *a, const aether_vec2f *b, aether_vec2f *x, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) x[l] = aether_mat2f_cholesky_solve(a[l], b[l]);
+}
+
+aether_vec2d aether_mat2d_cholesky_solve(aether_mat2d l, aether_vec2d b)
+{
+    double bb[2], y[2], xx[2];
+    aether_vec2d x;
+    int i, k;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    aether_solve_lower_f64_2(l.m, bb, y);
+    for (i = 2; i-- > 0;) {
+        double s = y[i];
+        for (k = i + 1; k < 2; ++k) s = (s - (l.m[k * 2 + i] * xx[k]));
+        xx[i] = s / l.m[i * 2 + i];
+    }
+    x.x = xx[0];
+    x.y = xx[1];
+    return x;
+}
+
+void aether_mat2d_cholesky_solve_lanes(const aether_mat2d *a, const aether_vec2d *b, aether_vec2d *x, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) x[l] = aether_mat2d_cholesky_solve(a[l], b[l]);
+}
+
+aether_vec3f aether_mat3f_cholesky_solve(aether_mat3f l, aether_vec3f b)
+{
+    float bb[3], y[3], xx[3];
+    aether_vec3f x;
+    int i, k;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    bb[2] = b.z;
+    aether_solve_lower_f32_3(l.m, bb, y);
+    for (i = 3; i-- > 0;) {
+        float s = y[i];
+        for (k = i + 1; k < 3; ++k) s = (s - (l.m[k * 3 + i] * xx[k]));
+        xx[i] = s / l.m[i * 3 + i];
+    }
+    x.x = xx[0];
+    x.y = xx[1];
+    x.z = xx[2];
+    return x;
+}
+
+void aether_mat3f_cholesky_solve_lanes(const aether_mat3f *a, const aether_vec3f *b, aether_vec3f *x, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) x[l] = aether_mat3f_cholesky_solve(a[l], b[l]);
+}
+
+aether_vec3d aether_mat3d_cholesky_solve(aether_mat3d l, aether_vec3d b)
+{
+    double bb[3], y[3], xx[3];
+    aether_vec3d x;
+    int i, k;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    bb[2] = b.z;
+    aether_solve_lower_f64_3(l.m, bb, y);
+    for (i = 3; i-- > 0;) {
+        double s = y[i];
+        for (k = i + 1; k < 3; ++k) s = (s - (l.m[k * 3 + i] * xx[k]));
+        xx[i] = s / l.m[i * 3 + i];
+    }
+    x.x = xx[0];
+    x.y = xx[1];
+    x.z = xx[2];
+    return x;
+}
+
+void aether_mat3d_cholesky_solve_lanes(const aether_mat3d *a, const aether_vec3d *b, aether_vec3d *x, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) x[l] = aether_mat3d_cholesky_solve(a[l], b[l]);
+}
+
+aether_vec4f aether_mat4f_cholesky_solve(aether_mat4f l, aether_vec4f b)
+{
+    float bb[4], y[4], xx[4];
+    aether_vec4f x;
+    int i, k;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    bb[2] = b.z;
+    bb[3] = b.w;
+    aether_solve_lower_f32_4(l.m, bb, y);
+    for (i = 4; i-- > 0;) {
+        float s = y[i];
+        for (k = i + 1; k < 4; ++k) s = (s - (l.m[k * 4 + i] * xx[k]));
+        xx[i] = s / l.m[i * 4 + i];
+    }
+    x.x = xx[0];
+    x.y = xx[1];
+    x.z = xx[2];
+    x.w = xx[3];
+    return x;
+}
+
+void aether_mat4f_cholesky_solve_lanes(const aether_mat4f *a, const aether_vec4f *b, aether_vec4f *x, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) x[l] = aether_mat4f_cholesky_solve(a[l], b[l]);
+}
+
+aether_vec4d aether_mat4d_cholesky_solve(aether_mat4d l, aether_vec4d b)
+{
+    double bb[4], y[4], xx[4];
+    aether_vec4d x;
+    int i, k;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    bb[2] = b.z;
+    bb[3] = b.w;
+    aether_solve_lower_f64_4(l.m, bb, y);
+    for (i = 4; i-- > 0;) {
+        double s = y[i];
+        for (k = i + 1; k < 4; ++k) s = (s - (l.m[k * 4 + i] * xx[k]));
+        xx[i] = s / l.m[i * 4 + i];
+    }
+    x.x = xx[0];
+    x.y = xx[1];
+    x.z = xx[2];
+    x.w = xx[3];
+    return x;
+}
+
+void aether_mat4d_cholesky_solve_lanes(const aether_mat4d *a, const aether_vec4d *b, aether_vec4d *x, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) x[l] = aether_mat4d_cholesky_solve(a[l], b[l]);
+}
+
+void aether_mat2f_eigh(aether_mat2f a, aether_vec2f *w, aether_mat2f *v)
+{
+    float e[2];
+    aether_eigh_f32_2(a.m, e, v->m);
+    (*w).x = e[0];
+    (*w).y = e[1];
+}
+
+void aether_mat2f_eigh_lanes(const aether_mat2f *a, aether_vec2f *w, aether_mat2f *vecs, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) aether_mat2f_eigh(a[l], &w[l], &vecs[l]);
+}
+
+void aether_mat2d_eigh(aether_mat2d a, aether_vec2d *w, aether_mat2d *v)
+{
+    double e[2];
+    aether_eigh_f64_2(a.m, e, v->m);
+    (*w).x = e[0];
+    (*w).y = e[1];
+}
+
+void aether_mat2d_eigh_lanes(const aether_mat2d *a, aether_vec2d *w, aether_mat2d *vecs, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) aether_mat2d_eigh(a[l], &w[l], &vecs[l]);
+}
+
+void aether_mat3f_eigh(aether_mat3f a, aether_vec3f *w, aether_mat3f *v)
+{
+    float e[3];
+    aether_eigh_f32_3(a.m, e, v->m);
+    (*w).x = e[0];
+    (*w).y = e[1];
+    (*w).z = e[2];
+}
+
+void aether_mat3f_eigh_lanes(const aether_mat3f *a, aether_vec3f *w, aether_mat3f *vecs, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) aether_mat3f_eigh(a[l], &w[l], &vecs[l]);
+}
+
+void aether_mat3d_eigh(aether_mat3d a, aether_vec3d *w, aether_mat3d *v)
+{
+    double e[3];
+    aether_eigh_f64_3(a.m, e, v->m);
+    (*w).x = e[0];
+    (*w).y = e[1];
+    (*w).z = e[2];
+}
+
+void aether_mat3d_eigh_lanes(const aether_mat3d *a, aether_vec3d *w, aether_mat3d *vecs, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) aether_mat3d_eigh(a[l], &w[l], &vecs[l]);
+}
+
+void aether_mat4f_eigh(aether_mat4f a, aether_vec4f *w, aether_mat4f *v)
+{
+    float e[4];
+    aether_eigh_f32_4(a.m, e, v->m);
+    (*w).x = e[0];
+    (*w).y = e[1];
+    (*w).z = e[2];
+    (*w).w = e[3];
+}
+
+void aether_mat4f_eigh_lanes(const aether_mat4f *a, aether_vec4f *w, aether_mat4f *vecs, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) aether_mat4f_eigh(a[l], &w[l], &vecs[l]);
+}
+
+void aether_mat4d_eigh(aether_mat4d a, aether_vec4d *w, aether_mat4d *v)
+{
+    double e[4];
+    aether_eigh_f64_4(a.m, e, v->m);
+    (*w).x = e[0];
+    (*w).y = e[1];
+    (*w).z = e[2];
+    (*w).w = e[3];
+}
+
+void aether_mat4d_eigh_lanes(const aether_mat4d *a, aether_vec4d *w, aether_mat4d *vecs, size_t count)
+{
+    size_t l;
+    for (l = 0; l < count; ++l) aether_mat4d_eigh(a[l], &w[l], &vecs[l]);
 }

@@ -53,6 +53,14 @@ typedef struct aether_pairf {
     float comp;
 } aether_pairf;
 
+/* rotation of float: components in memory order (c, s, t, tau) */
+typedef struct aether_rotationf {
+    float c;
+    float s;
+    float t;
+    float tau;
+} aether_rotationf;
+
 /* 2x2 matrix of float, stored row-major: element (r, c) at m[r*2 + c] */
 typedef struct aether_mat2f {
     float m[4];
@@ -102,6 +110,14 @@ typedef struct aether_paird {
     double hi;
     double comp;
 } aether_paird;
+
+/* rotation of double: components in memory order (c, s, t, tau) */
+typedef struct aether_rotationd {
+    double c;
+    double s;
+    double t;
+    double tau;
+} aether_rotationd;
 
 /* 2x2 matrix of double, stored row-major: element (r, c) at m[r*2 + c] */
 typedef struct aether_mat2d {
@@ -1042,6 +1058,54 @@ float aether_pairf_value(aether_pairf p);
        out = isfinite(h) ? h + barrier(p.comp) : h */
 double aether_paird_value(aether_paird p);
 
+/* aether_f32_jacobi_rotation: The Jacobi rotation that zeroes apq: theta = (aqq - app) / (2 * apq); t = sign(theta) / (|theta| + sqrt(theta^2 + 1)), or 0.5 / |theta| where theta^2 overflows; t = +0 when apq is zero; c = 1 / sqrt(t^2 + 1); s = t * c; tau = s / (1 + c).
+   Spec:
+       theta = (aqq - app) / (2 * apq)
+       r = sqrt(theta * theta + 1)
+       tt = isfinite(r) ? 1 / (fabs(theta) + r) : 0.5 / fabs(theta)
+       t0 = theta < 0 ? tt * -1 : tt
+       t = apq == 0 ? 0 : t0
+       c = 1 / sqrt(t * t + 1)
+       s = t * c
+       out = rotation(c, s, t, s / (1 + c)) */
+aether_rotationf aether_f32_jacobi_rotation(float app, float aqq, float apq);
+
+/* aether_f64_jacobi_rotation: The Jacobi rotation that zeroes apq: theta = (aqq - app) / (2 * apq); t = sign(theta) / (|theta| + sqrt(theta^2 + 1)), or 0.5 / |theta| where theta^2 overflows; t = +0 when apq is zero; c = 1 / sqrt(t^2 + 1); s = t * c; tau = s / (1 + c).
+   Spec:
+       theta = (aqq - app) / (2 * apq)
+       r = sqrt(theta * theta + 1)
+       tt = isfinite(r) ? 1 / (fabs(theta) + r) : 0.5 / fabs(theta)
+       t0 = theta < 0 ? tt * -1 : tt
+       t = apq == 0 ? 0 : t0
+       c = 1 / sqrt(t * t + 1)
+       s = t * c
+       out = rotation(c, s, t, s / (1 + c)) */
+aether_rotationd aether_f64_jacobi_rotation(double app, double aqq, double apq);
+
+/* aether_f32_jacobi_update: A Jacobi rotation applied to a pair (g, h) of a row or column: (g - s * (h + tau * g), h + s * (g - tau * h)).
+   Spec:
+       out.x = g - r.s * (h + r.tau * g)
+       out.y = h + r.s * (g - r.tau * h) */
+aether_vec2f aether_f32_jacobi_update(float g, float h, aether_rotationf r);
+
+/* aether_f64_jacobi_update: A Jacobi rotation applied to a pair (g, h) of a row or column: (g - s * (h + tau * g), h + s * (g - tau * h)).
+   Spec:
+       out.x = g - r.s * (h + r.tau * g)
+       out.y = h + r.s * (g - r.tau * h) */
+aether_vec2d aether_f64_jacobi_update(double g, double h, aether_rotationd r);
+
+/* aether_f32_jacobi_diag: The diagonal after a Jacobi rotation: (app - t * apq, aqq + t * apq).
+   Spec:
+       out.x = app - r.t * apq
+       out.y = aqq + r.t * apq */
+aether_vec2f aether_f32_jacobi_diag(float app, float aqq, float apq, aether_rotationf r);
+
+/* aether_f64_jacobi_diag: The diagonal after a Jacobi rotation: (app - t * apq, aqq + t * apq).
+   Spec:
+       out.x = app - r.t * apq
+       out.y = aqq + r.t * apq */
+aether_vec2d aether_f64_jacobi_diag(double app, double aqq, double apq, aether_rotationd r);
+
 /* aether_pairf_reduce32: The 32-slot tree: combines the 32 lane pairs by the butterfly of [rules.reduction] (rounds xor 16, 8, 4, 2, 1) and returns lane 0. Lanes past a ragged end must hold +0 pairs. */
 aether_pairf aether_pairf_reduce32(const aether_pairf lanes[32]);
 
@@ -1105,6 +1169,468 @@ void aether_f32_plane_resolve(float *out, const float *value, const float *comp,
 
 /* aether_f64_plane_resolve: Delivers n slots of an accumulation plane: out[i] = pair value of (value[i], comp[i]). */
 void aether_f64_plane_resolve(double *out, const double *value, const double *comp, size_t n);
+
+/* aether_mat2f_lu: LU with partial pivoting in place ([rules.linalg]): L strictly below the diagonal (unit diagonal implied), U on and above it; ipiv 1-based as LAPACK's getrf; returns info (0, or k + 1 for the first zero pivot). */
+int aether_mat2f_lu(aether_mat2f *a, int ipiv[2]);
+
+/* aether_mat2f_lu_lanes: LU with partial pivoting in place ([rules.linalg]): L strictly below the diagonal (unit diagonal implied), U on and above it; ipiv 1-based as LAPACK's getrf; returns info (0, or k + 1 for the first zero pivot).
+   Many lanes: aether_mat2f_lu on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2f, its vector the l-th aether_vec2f, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2f_lu. */
+void aether_mat2f_lu_lanes(aether_mat2f *a, int *ipiv, int *info, size_t count);
+
+/* aether_mat2d_lu: LU with partial pivoting in place ([rules.linalg]): L strictly below the diagonal (unit diagonal implied), U on and above it; ipiv 1-based as LAPACK's getrf; returns info (0, or k + 1 for the first zero pivot). */
+int aether_mat2d_lu(aether_mat2d *a, int ipiv[2]);
+
+/* aether_mat2d_lu_lanes: LU with partial pivoting in place ([rules.linalg]): L strictly below the diagonal (unit diagonal implied), U on and above it; ipiv 1-based as LAPACK's getrf; returns info (0, or k + 1 for the first zero pivot).
+   Many lanes: aether_mat2d_lu on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2d, its vector the l-th aether_vec2d, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2d_lu. */
+void aether_mat2d_lu_lanes(aether_mat2d *a, int *ipiv, int *info, size_t count);
+
+/* aether_mat3f_lu: LU with partial pivoting in place ([rules.linalg]): L strictly below the diagonal (unit diagonal implied), U on and above it; ipiv 1-based as LAPACK's getrf; returns info (0, or k + 1 for the first zero pivot). */
+int aether_mat3f_lu(aether_mat3f *a, int ipiv[3]);
+
+/* aether_mat3f_lu_lanes: LU with partial pivoting in place ([rules.linalg]): L strictly below the diagonal (unit diagonal implied), U on and above it; ipiv 1-based as LAPACK's getrf; returns info (0, or k + 1 for the first zero pivot).
+   Many lanes: aether_mat3f_lu on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3f, its vector the l-th aether_vec3f, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3f_lu. */
+void aether_mat3f_lu_lanes(aether_mat3f *a, int *ipiv, int *info, size_t count);
+
+/* aether_mat3d_lu: LU with partial pivoting in place ([rules.linalg]): L strictly below the diagonal (unit diagonal implied), U on and above it; ipiv 1-based as LAPACK's getrf; returns info (0, or k + 1 for the first zero pivot). */
+int aether_mat3d_lu(aether_mat3d *a, int ipiv[3]);
+
+/* aether_mat3d_lu_lanes: LU with partial pivoting in place ([rules.linalg]): L strictly below the diagonal (unit diagonal implied), U on and above it; ipiv 1-based as LAPACK's getrf; returns info (0, or k + 1 for the first zero pivot).
+   Many lanes: aether_mat3d_lu on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3d, its vector the l-th aether_vec3d, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3d_lu. */
+void aether_mat3d_lu_lanes(aether_mat3d *a, int *ipiv, int *info, size_t count);
+
+/* aether_mat4f_lu: LU with partial pivoting in place ([rules.linalg]): L strictly below the diagonal (unit diagonal implied), U on and above it; ipiv 1-based as LAPACK's getrf; returns info (0, or k + 1 for the first zero pivot). */
+int aether_mat4f_lu(aether_mat4f *a, int ipiv[4]);
+
+/* aether_mat4f_lu_lanes: LU with partial pivoting in place ([rules.linalg]): L strictly below the diagonal (unit diagonal implied), U on and above it; ipiv 1-based as LAPACK's getrf; returns info (0, or k + 1 for the first zero pivot).
+   Many lanes: aether_mat4f_lu on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4f, its vector the l-th aether_vec4f, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4f_lu. */
+void aether_mat4f_lu_lanes(aether_mat4f *a, int *ipiv, int *info, size_t count);
+
+/* aether_mat4d_lu: LU with partial pivoting in place ([rules.linalg]): L strictly below the diagonal (unit diagonal implied), U on and above it; ipiv 1-based as LAPACK's getrf; returns info (0, or k + 1 for the first zero pivot). */
+int aether_mat4d_lu(aether_mat4d *a, int ipiv[4]);
+
+/* aether_mat4d_lu_lanes: LU with partial pivoting in place ([rules.linalg]): L strictly below the diagonal (unit diagonal implied), U on and above it; ipiv 1-based as LAPACK's getrf; returns info (0, or k + 1 for the first zero pivot).
+   Many lanes: aether_mat4d_lu on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4d, its vector the l-th aether_vec4d, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4d_lu. */
+void aether_mat4d_lu_lanes(aether_mat4d *a, int *ipiv, int *info, size_t count);
+
+/* aether_mat2f_lu_solve: Solves A x = b from lu's factors and pivots: the interchanges, the unit lower solve, the upper solve. */
+aether_vec2f aether_mat2f_lu_solve(const aether_mat2f *lu, const int ipiv[2], aether_vec2f b);
+
+/* aether_mat2f_lu_solve_lanes: Solves A x = b from lu's factors and pivots: the interchanges, the unit lower solve, the upper solve.
+   Many lanes: aether_mat2f_lu_solve on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2f, its vector the l-th aether_vec2f, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2f_lu_solve. */
+void aether_mat2f_lu_solve_lanes(const aether_mat2f *lu, const int *ipiv, const aether_vec2f *b, aether_vec2f *x, size_t count);
+
+/* aether_mat2d_lu_solve: Solves A x = b from lu's factors and pivots: the interchanges, the unit lower solve, the upper solve. */
+aether_vec2d aether_mat2d_lu_solve(const aether_mat2d *lu, const int ipiv[2], aether_vec2d b);
+
+/* aether_mat2d_lu_solve_lanes: Solves A x = b from lu's factors and pivots: the interchanges, the unit lower solve, the upper solve.
+   Many lanes: aether_mat2d_lu_solve on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2d, its vector the l-th aether_vec2d, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2d_lu_solve. */
+void aether_mat2d_lu_solve_lanes(const aether_mat2d *lu, const int *ipiv, const aether_vec2d *b, aether_vec2d *x, size_t count);
+
+/* aether_mat3f_lu_solve: Solves A x = b from lu's factors and pivots: the interchanges, the unit lower solve, the upper solve. */
+aether_vec3f aether_mat3f_lu_solve(const aether_mat3f *lu, const int ipiv[3], aether_vec3f b);
+
+/* aether_mat3f_lu_solve_lanes: Solves A x = b from lu's factors and pivots: the interchanges, the unit lower solve, the upper solve.
+   Many lanes: aether_mat3f_lu_solve on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3f, its vector the l-th aether_vec3f, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3f_lu_solve. */
+void aether_mat3f_lu_solve_lanes(const aether_mat3f *lu, const int *ipiv, const aether_vec3f *b, aether_vec3f *x, size_t count);
+
+/* aether_mat3d_lu_solve: Solves A x = b from lu's factors and pivots: the interchanges, the unit lower solve, the upper solve. */
+aether_vec3d aether_mat3d_lu_solve(const aether_mat3d *lu, const int ipiv[3], aether_vec3d b);
+
+/* aether_mat3d_lu_solve_lanes: Solves A x = b from lu's factors and pivots: the interchanges, the unit lower solve, the upper solve.
+   Many lanes: aether_mat3d_lu_solve on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3d, its vector the l-th aether_vec3d, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3d_lu_solve. */
+void aether_mat3d_lu_solve_lanes(const aether_mat3d *lu, const int *ipiv, const aether_vec3d *b, aether_vec3d *x, size_t count);
+
+/* aether_mat4f_lu_solve: Solves A x = b from lu's factors and pivots: the interchanges, the unit lower solve, the upper solve. */
+aether_vec4f aether_mat4f_lu_solve(const aether_mat4f *lu, const int ipiv[4], aether_vec4f b);
+
+/* aether_mat4f_lu_solve_lanes: Solves A x = b from lu's factors and pivots: the interchanges, the unit lower solve, the upper solve.
+   Many lanes: aether_mat4f_lu_solve on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4f, its vector the l-th aether_vec4f, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4f_lu_solve. */
+void aether_mat4f_lu_solve_lanes(const aether_mat4f *lu, const int *ipiv, const aether_vec4f *b, aether_vec4f *x, size_t count);
+
+/* aether_mat4d_lu_solve: Solves A x = b from lu's factors and pivots: the interchanges, the unit lower solve, the upper solve. */
+aether_vec4d aether_mat4d_lu_solve(const aether_mat4d *lu, const int ipiv[4], aether_vec4d b);
+
+/* aether_mat4d_lu_solve_lanes: Solves A x = b from lu's factors and pivots: the interchanges, the unit lower solve, the upper solve.
+   Many lanes: aether_mat4d_lu_solve on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4d, its vector the l-th aether_vec4d, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4d_lu_solve. */
+void aether_mat4d_lu_solve_lanes(const aether_mat4d *lu, const int *ipiv, const aether_vec4d *b, aether_vec4d *x, size_t count);
+
+/* aether_mat2f_solve_lower: Solves L x = b, L the lower triangle of a (diagonal included): forward, term by term, divided by l_ii. */
+aether_vec2f aether_mat2f_solve_lower(aether_mat2f a, aether_vec2f b);
+
+/* aether_mat2f_solve_lower_lanes: Solves L x = b, L the lower triangle of a (diagonal included): forward, term by term, divided by l_ii.
+   Many lanes: aether_mat2f_solve_lower on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2f, its vector the l-th aether_vec2f, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2f_solve_lower. */
+void aether_mat2f_solve_lower_lanes(const aether_mat2f *a, const aether_vec2f *b, aether_vec2f *x, size_t count);
+
+/* aether_mat2d_solve_lower: Solves L x = b, L the lower triangle of a (diagonal included): forward, term by term, divided by l_ii. */
+aether_vec2d aether_mat2d_solve_lower(aether_mat2d a, aether_vec2d b);
+
+/* aether_mat2d_solve_lower_lanes: Solves L x = b, L the lower triangle of a (diagonal included): forward, term by term, divided by l_ii.
+   Many lanes: aether_mat2d_solve_lower on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2d, its vector the l-th aether_vec2d, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2d_solve_lower. */
+void aether_mat2d_solve_lower_lanes(const aether_mat2d *a, const aether_vec2d *b, aether_vec2d *x, size_t count);
+
+/* aether_mat3f_solve_lower: Solves L x = b, L the lower triangle of a (diagonal included): forward, term by term, divided by l_ii. */
+aether_vec3f aether_mat3f_solve_lower(aether_mat3f a, aether_vec3f b);
+
+/* aether_mat3f_solve_lower_lanes: Solves L x = b, L the lower triangle of a (diagonal included): forward, term by term, divided by l_ii.
+   Many lanes: aether_mat3f_solve_lower on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3f, its vector the l-th aether_vec3f, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3f_solve_lower. */
+void aether_mat3f_solve_lower_lanes(const aether_mat3f *a, const aether_vec3f *b, aether_vec3f *x, size_t count);
+
+/* aether_mat3d_solve_lower: Solves L x = b, L the lower triangle of a (diagonal included): forward, term by term, divided by l_ii. */
+aether_vec3d aether_mat3d_solve_lower(aether_mat3d a, aether_vec3d b);
+
+/* aether_mat3d_solve_lower_lanes: Solves L x = b, L the lower triangle of a (diagonal included): forward, term by term, divided by l_ii.
+   Many lanes: aether_mat3d_solve_lower on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3d, its vector the l-th aether_vec3d, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3d_solve_lower. */
+void aether_mat3d_solve_lower_lanes(const aether_mat3d *a, const aether_vec3d *b, aether_vec3d *x, size_t count);
+
+/* aether_mat4f_solve_lower: Solves L x = b, L the lower triangle of a (diagonal included): forward, term by term, divided by l_ii. */
+aether_vec4f aether_mat4f_solve_lower(aether_mat4f a, aether_vec4f b);
+
+/* aether_mat4f_solve_lower_lanes: Solves L x = b, L the lower triangle of a (diagonal included): forward, term by term, divided by l_ii.
+   Many lanes: aether_mat4f_solve_lower on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4f, its vector the l-th aether_vec4f, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4f_solve_lower. */
+void aether_mat4f_solve_lower_lanes(const aether_mat4f *a, const aether_vec4f *b, aether_vec4f *x, size_t count);
+
+/* aether_mat4d_solve_lower: Solves L x = b, L the lower triangle of a (diagonal included): forward, term by term, divided by l_ii. */
+aether_vec4d aether_mat4d_solve_lower(aether_mat4d a, aether_vec4d b);
+
+/* aether_mat4d_solve_lower_lanes: Solves L x = b, L the lower triangle of a (diagonal included): forward, term by term, divided by l_ii.
+   Many lanes: aether_mat4d_solve_lower on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4d, its vector the l-th aether_vec4d, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4d_solve_lower. */
+void aether_mat4d_solve_lower_lanes(const aether_mat4d *a, const aether_vec4d *b, aether_vec4d *x, size_t count);
+
+/* aether_mat2f_solve_lower_unit: Solves L x = b, L the strictly lower triangle of a with a unit diagonal (the diagonal is not read). */
+aether_vec2f aether_mat2f_solve_lower_unit(aether_mat2f a, aether_vec2f b);
+
+/* aether_mat2f_solve_lower_unit_lanes: Solves L x = b, L the strictly lower triangle of a with a unit diagonal (the diagonal is not read).
+   Many lanes: aether_mat2f_solve_lower_unit on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2f, its vector the l-th aether_vec2f, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2f_solve_lower_unit. */
+void aether_mat2f_solve_lower_unit_lanes(const aether_mat2f *a, const aether_vec2f *b, aether_vec2f *x, size_t count);
+
+/* aether_mat2d_solve_lower_unit: Solves L x = b, L the strictly lower triangle of a with a unit diagonal (the diagonal is not read). */
+aether_vec2d aether_mat2d_solve_lower_unit(aether_mat2d a, aether_vec2d b);
+
+/* aether_mat2d_solve_lower_unit_lanes: Solves L x = b, L the strictly lower triangle of a with a unit diagonal (the diagonal is not read).
+   Many lanes: aether_mat2d_solve_lower_unit on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2d, its vector the l-th aether_vec2d, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2d_solve_lower_unit. */
+void aether_mat2d_solve_lower_unit_lanes(const aether_mat2d *a, const aether_vec2d *b, aether_vec2d *x, size_t count);
+
+/* aether_mat3f_solve_lower_unit: Solves L x = b, L the strictly lower triangle of a with a unit diagonal (the diagonal is not read). */
+aether_vec3f aether_mat3f_solve_lower_unit(aether_mat3f a, aether_vec3f b);
+
+/* aether_mat3f_solve_lower_unit_lanes: Solves L x = b, L the strictly lower triangle of a with a unit diagonal (the diagonal is not read).
+   Many lanes: aether_mat3f_solve_lower_unit on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3f, its vector the l-th aether_vec3f, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3f_solve_lower_unit. */
+void aether_mat3f_solve_lower_unit_lanes(const aether_mat3f *a, const aether_vec3f *b, aether_vec3f *x, size_t count);
+
+/* aether_mat3d_solve_lower_unit: Solves L x = b, L the strictly lower triangle of a with a unit diagonal (the diagonal is not read). */
+aether_vec3d aether_mat3d_solve_lower_unit(aether_mat3d a, aether_vec3d b);
+
+/* aether_mat3d_solve_lower_unit_lanes: Solves L x = b, L the strictly lower triangle of a with a unit diagonal (the diagonal is not read).
+   Many lanes: aether_mat3d_solve_lower_unit on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3d, its vector the l-th aether_vec3d, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3d_solve_lower_unit. */
+void aether_mat3d_solve_lower_unit_lanes(const aether_mat3d *a, const aether_vec3d *b, aether_vec3d *x, size_t count);
+
+/* aether_mat4f_solve_lower_unit: Solves L x = b, L the strictly lower triangle of a with a unit diagonal (the diagonal is not read). */
+aether_vec4f aether_mat4f_solve_lower_unit(aether_mat4f a, aether_vec4f b);
+
+/* aether_mat4f_solve_lower_unit_lanes: Solves L x = b, L the strictly lower triangle of a with a unit diagonal (the diagonal is not read).
+   Many lanes: aether_mat4f_solve_lower_unit on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4f, its vector the l-th aether_vec4f, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4f_solve_lower_unit. */
+void aether_mat4f_solve_lower_unit_lanes(const aether_mat4f *a, const aether_vec4f *b, aether_vec4f *x, size_t count);
+
+/* aether_mat4d_solve_lower_unit: Solves L x = b, L the strictly lower triangle of a with a unit diagonal (the diagonal is not read). */
+aether_vec4d aether_mat4d_solve_lower_unit(aether_mat4d a, aether_vec4d b);
+
+/* aether_mat4d_solve_lower_unit_lanes: Solves L x = b, L the strictly lower triangle of a with a unit diagonal (the diagonal is not read).
+   Many lanes: aether_mat4d_solve_lower_unit on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4d, its vector the l-th aether_vec4d, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4d_solve_lower_unit. */
+void aether_mat4d_solve_lower_unit_lanes(const aether_mat4d *a, const aether_vec4d *b, aether_vec4d *x, size_t count);
+
+/* aether_mat2f_solve_upper: Solves U x = b, U the upper triangle of a (diagonal included): backward, term by term, divided by u_ii. */
+aether_vec2f aether_mat2f_solve_upper(aether_mat2f a, aether_vec2f b);
+
+/* aether_mat2f_solve_upper_lanes: Solves U x = b, U the upper triangle of a (diagonal included): backward, term by term, divided by u_ii.
+   Many lanes: aether_mat2f_solve_upper on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2f, its vector the l-th aether_vec2f, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2f_solve_upper. */
+void aether_mat2f_solve_upper_lanes(const aether_mat2f *a, const aether_vec2f *b, aether_vec2f *x, size_t count);
+
+/* aether_mat2d_solve_upper: Solves U x = b, U the upper triangle of a (diagonal included): backward, term by term, divided by u_ii. */
+aether_vec2d aether_mat2d_solve_upper(aether_mat2d a, aether_vec2d b);
+
+/* aether_mat2d_solve_upper_lanes: Solves U x = b, U the upper triangle of a (diagonal included): backward, term by term, divided by u_ii.
+   Many lanes: aether_mat2d_solve_upper on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2d, its vector the l-th aether_vec2d, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2d_solve_upper. */
+void aether_mat2d_solve_upper_lanes(const aether_mat2d *a, const aether_vec2d *b, aether_vec2d *x, size_t count);
+
+/* aether_mat3f_solve_upper: Solves U x = b, U the upper triangle of a (diagonal included): backward, term by term, divided by u_ii. */
+aether_vec3f aether_mat3f_solve_upper(aether_mat3f a, aether_vec3f b);
+
+/* aether_mat3f_solve_upper_lanes: Solves U x = b, U the upper triangle of a (diagonal included): backward, term by term, divided by u_ii.
+   Many lanes: aether_mat3f_solve_upper on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3f, its vector the l-th aether_vec3f, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3f_solve_upper. */
+void aether_mat3f_solve_upper_lanes(const aether_mat3f *a, const aether_vec3f *b, aether_vec3f *x, size_t count);
+
+/* aether_mat3d_solve_upper: Solves U x = b, U the upper triangle of a (diagonal included): backward, term by term, divided by u_ii. */
+aether_vec3d aether_mat3d_solve_upper(aether_mat3d a, aether_vec3d b);
+
+/* aether_mat3d_solve_upper_lanes: Solves U x = b, U the upper triangle of a (diagonal included): backward, term by term, divided by u_ii.
+   Many lanes: aether_mat3d_solve_upper on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3d, its vector the l-th aether_vec3d, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3d_solve_upper. */
+void aether_mat3d_solve_upper_lanes(const aether_mat3d *a, const aether_vec3d *b, aether_vec3d *x, size_t count);
+
+/* aether_mat4f_solve_upper: Solves U x = b, U the upper triangle of a (diagonal included): backward, term by term, divided by u_ii. */
+aether_vec4f aether_mat4f_solve_upper(aether_mat4f a, aether_vec4f b);
+
+/* aether_mat4f_solve_upper_lanes: Solves U x = b, U the upper triangle of a (diagonal included): backward, term by term, divided by u_ii.
+   Many lanes: aether_mat4f_solve_upper on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4f, its vector the l-th aether_vec4f, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4f_solve_upper. */
+void aether_mat4f_solve_upper_lanes(const aether_mat4f *a, const aether_vec4f *b, aether_vec4f *x, size_t count);
+
+/* aether_mat4d_solve_upper: Solves U x = b, U the upper triangle of a (diagonal included): backward, term by term, divided by u_ii. */
+aether_vec4d aether_mat4d_solve_upper(aether_mat4d a, aether_vec4d b);
+
+/* aether_mat4d_solve_upper_lanes: Solves U x = b, U the upper triangle of a (diagonal included): backward, term by term, divided by u_ii.
+   Many lanes: aether_mat4d_solve_upper on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4d, its vector the l-th aether_vec4d, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4d_solve_upper. */
+void aether_mat4d_solve_upper_lanes(const aether_mat4d *a, const aether_vec4d *b, aether_vec4d *x, size_t count);
+
+/* aether_mat2f_solve_upper_unit: Solves U x = b, U the strictly upper triangle of a with a unit diagonal (the diagonal is not read). */
+aether_vec2f aether_mat2f_solve_upper_unit(aether_mat2f a, aether_vec2f b);
+
+/* aether_mat2f_solve_upper_unit_lanes: Solves U x = b, U the strictly upper triangle of a with a unit diagonal (the diagonal is not read).
+   Many lanes: aether_mat2f_solve_upper_unit on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2f, its vector the l-th aether_vec2f, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2f_solve_upper_unit. */
+void aether_mat2f_solve_upper_unit_lanes(const aether_mat2f *a, const aether_vec2f *b, aether_vec2f *x, size_t count);
+
+/* aether_mat2d_solve_upper_unit: Solves U x = b, U the strictly upper triangle of a with a unit diagonal (the diagonal is not read). */
+aether_vec2d aether_mat2d_solve_upper_unit(aether_mat2d a, aether_vec2d b);
+
+/* aether_mat2d_solve_upper_unit_lanes: Solves U x = b, U the strictly upper triangle of a with a unit diagonal (the diagonal is not read).
+   Many lanes: aether_mat2d_solve_upper_unit on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2d, its vector the l-th aether_vec2d, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2d_solve_upper_unit. */
+void aether_mat2d_solve_upper_unit_lanes(const aether_mat2d *a, const aether_vec2d *b, aether_vec2d *x, size_t count);
+
+/* aether_mat3f_solve_upper_unit: Solves U x = b, U the strictly upper triangle of a with a unit diagonal (the diagonal is not read). */
+aether_vec3f aether_mat3f_solve_upper_unit(aether_mat3f a, aether_vec3f b);
+
+/* aether_mat3f_solve_upper_unit_lanes: Solves U x = b, U the strictly upper triangle of a with a unit diagonal (the diagonal is not read).
+   Many lanes: aether_mat3f_solve_upper_unit on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3f, its vector the l-th aether_vec3f, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3f_solve_upper_unit. */
+void aether_mat3f_solve_upper_unit_lanes(const aether_mat3f *a, const aether_vec3f *b, aether_vec3f *x, size_t count);
+
+/* aether_mat3d_solve_upper_unit: Solves U x = b, U the strictly upper triangle of a with a unit diagonal (the diagonal is not read). */
+aether_vec3d aether_mat3d_solve_upper_unit(aether_mat3d a, aether_vec3d b);
+
+/* aether_mat3d_solve_upper_unit_lanes: Solves U x = b, U the strictly upper triangle of a with a unit diagonal (the diagonal is not read).
+   Many lanes: aether_mat3d_solve_upper_unit on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3d, its vector the l-th aether_vec3d, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3d_solve_upper_unit. */
+void aether_mat3d_solve_upper_unit_lanes(const aether_mat3d *a, const aether_vec3d *b, aether_vec3d *x, size_t count);
+
+/* aether_mat4f_solve_upper_unit: Solves U x = b, U the strictly upper triangle of a with a unit diagonal (the diagonal is not read). */
+aether_vec4f aether_mat4f_solve_upper_unit(aether_mat4f a, aether_vec4f b);
+
+/* aether_mat4f_solve_upper_unit_lanes: Solves U x = b, U the strictly upper triangle of a with a unit diagonal (the diagonal is not read).
+   Many lanes: aether_mat4f_solve_upper_unit on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4f, its vector the l-th aether_vec4f, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4f_solve_upper_unit. */
+void aether_mat4f_solve_upper_unit_lanes(const aether_mat4f *a, const aether_vec4f *b, aether_vec4f *x, size_t count);
+
+/* aether_mat4d_solve_upper_unit: Solves U x = b, U the strictly upper triangle of a with a unit diagonal (the diagonal is not read). */
+aether_vec4d aether_mat4d_solve_upper_unit(aether_mat4d a, aether_vec4d b);
+
+/* aether_mat4d_solve_upper_unit_lanes: Solves U x = b, U the strictly upper triangle of a with a unit diagonal (the diagonal is not read).
+   Many lanes: aether_mat4d_solve_upper_unit on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4d, its vector the l-th aether_vec4d, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4d_solve_upper_unit. */
+void aether_mat4d_solve_upper_unit_lanes(const aether_mat4d *a, const aether_vec4d *b, aether_vec4d *x, size_t count);
+
+/* aether_mat2f_det_lu: Determinant through LU: the product of U's diagonal left to right, times -1 after an odd number of interchanges. */
+float aether_mat2f_det_lu(aether_mat2f a);
+
+/* aether_mat2f_det_lu_lanes: Determinant through LU: the product of U's diagonal left to right, times -1 after an odd number of interchanges.
+   Many lanes: aether_mat2f_det_lu on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2f, its vector the l-th aether_vec2f, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2f_det_lu. */
+void aether_mat2f_det_lu_lanes(const aether_mat2f *a, float *d, size_t count);
+
+/* aether_mat2d_det_lu: Determinant through LU: the product of U's diagonal left to right, times -1 after an odd number of interchanges. */
+double aether_mat2d_det_lu(aether_mat2d a);
+
+/* aether_mat2d_det_lu_lanes: Determinant through LU: the product of U's diagonal left to right, times -1 after an odd number of interchanges.
+   Many lanes: aether_mat2d_det_lu on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2d, its vector the l-th aether_vec2d, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2d_det_lu. */
+void aether_mat2d_det_lu_lanes(const aether_mat2d *a, double *d, size_t count);
+
+/* aether_mat3f_det_lu: Determinant through LU: the product of U's diagonal left to right, times -1 after an odd number of interchanges. */
+float aether_mat3f_det_lu(aether_mat3f a);
+
+/* aether_mat3f_det_lu_lanes: Determinant through LU: the product of U's diagonal left to right, times -1 after an odd number of interchanges.
+   Many lanes: aether_mat3f_det_lu on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3f, its vector the l-th aether_vec3f, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3f_det_lu. */
+void aether_mat3f_det_lu_lanes(const aether_mat3f *a, float *d, size_t count);
+
+/* aether_mat3d_det_lu: Determinant through LU: the product of U's diagonal left to right, times -1 after an odd number of interchanges. */
+double aether_mat3d_det_lu(aether_mat3d a);
+
+/* aether_mat3d_det_lu_lanes: Determinant through LU: the product of U's diagonal left to right, times -1 after an odd number of interchanges.
+   Many lanes: aether_mat3d_det_lu on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3d, its vector the l-th aether_vec3d, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3d_det_lu. */
+void aether_mat3d_det_lu_lanes(const aether_mat3d *a, double *d, size_t count);
+
+/* aether_mat4f_det_lu: Determinant through LU: the product of U's diagonal left to right, times -1 after an odd number of interchanges. */
+float aether_mat4f_det_lu(aether_mat4f a);
+
+/* aether_mat4f_det_lu_lanes: Determinant through LU: the product of U's diagonal left to right, times -1 after an odd number of interchanges.
+   Many lanes: aether_mat4f_det_lu on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4f, its vector the l-th aether_vec4f, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4f_det_lu. */
+void aether_mat4f_det_lu_lanes(const aether_mat4f *a, float *d, size_t count);
+
+/* aether_mat4d_det_lu: Determinant through LU: the product of U's diagonal left to right, times -1 after an odd number of interchanges. */
+double aether_mat4d_det_lu(aether_mat4d a);
+
+/* aether_mat4d_det_lu_lanes: Determinant through LU: the product of U's diagonal left to right, times -1 after an odd number of interchanges.
+   Many lanes: aether_mat4d_det_lu on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4d, its vector the l-th aether_vec4d, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4d_det_lu. */
+void aether_mat4d_det_lu_lanes(const aether_mat4d *a, double *d, size_t count);
+
+/* aether_mat2f_inverse: Inverse through LU: column j solves A x = e_j; always computed (a singular A gives inf/NaN); returns lu's info. */
+int aether_mat2f_inverse(aether_mat2f a, aether_mat2f *inv);
+
+/* aether_mat2f_inverse_lanes: Inverse through LU: column j solves A x = e_j; always computed (a singular A gives inf/NaN); returns lu's info.
+   Many lanes: aether_mat2f_inverse on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2f, its vector the l-th aether_vec2f, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2f_inverse. */
+void aether_mat2f_inverse_lanes(const aether_mat2f *a, aether_mat2f *inv, int *info, size_t count);
+
+/* aether_mat2d_inverse: Inverse through LU: column j solves A x = e_j; always computed (a singular A gives inf/NaN); returns lu's info. */
+int aether_mat2d_inverse(aether_mat2d a, aether_mat2d *inv);
+
+/* aether_mat2d_inverse_lanes: Inverse through LU: column j solves A x = e_j; always computed (a singular A gives inf/NaN); returns lu's info.
+   Many lanes: aether_mat2d_inverse on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2d, its vector the l-th aether_vec2d, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2d_inverse. */
+void aether_mat2d_inverse_lanes(const aether_mat2d *a, aether_mat2d *inv, int *info, size_t count);
+
+/* aether_mat3f_inverse: Inverse through LU: column j solves A x = e_j; always computed (a singular A gives inf/NaN); returns lu's info. */
+int aether_mat3f_inverse(aether_mat3f a, aether_mat3f *inv);
+
+/* aether_mat3f_inverse_lanes: Inverse through LU: column j solves A x = e_j; always computed (a singular A gives inf/NaN); returns lu's info.
+   Many lanes: aether_mat3f_inverse on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3f, its vector the l-th aether_vec3f, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3f_inverse. */
+void aether_mat3f_inverse_lanes(const aether_mat3f *a, aether_mat3f *inv, int *info, size_t count);
+
+/* aether_mat3d_inverse: Inverse through LU: column j solves A x = e_j; always computed (a singular A gives inf/NaN); returns lu's info. */
+int aether_mat3d_inverse(aether_mat3d a, aether_mat3d *inv);
+
+/* aether_mat3d_inverse_lanes: Inverse through LU: column j solves A x = e_j; always computed (a singular A gives inf/NaN); returns lu's info.
+   Many lanes: aether_mat3d_inverse on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3d, its vector the l-th aether_vec3d, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3d_inverse. */
+void aether_mat3d_inverse_lanes(const aether_mat3d *a, aether_mat3d *inv, int *info, size_t count);
+
+/* aether_mat4f_inverse: Inverse through LU: column j solves A x = e_j; always computed (a singular A gives inf/NaN); returns lu's info. */
+int aether_mat4f_inverse(aether_mat4f a, aether_mat4f *inv);
+
+/* aether_mat4f_inverse_lanes: Inverse through LU: column j solves A x = e_j; always computed (a singular A gives inf/NaN); returns lu's info.
+   Many lanes: aether_mat4f_inverse on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4f, its vector the l-th aether_vec4f, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4f_inverse. */
+void aether_mat4f_inverse_lanes(const aether_mat4f *a, aether_mat4f *inv, int *info, size_t count);
+
+/* aether_mat4d_inverse: Inverse through LU: column j solves A x = e_j; always computed (a singular A gives inf/NaN); returns lu's info. */
+int aether_mat4d_inverse(aether_mat4d a, aether_mat4d *inv);
+
+/* aether_mat4d_inverse_lanes: Inverse through LU: column j solves A x = e_j; always computed (a singular A gives inf/NaN); returns lu's info.
+   Many lanes: aether_mat4d_inverse on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4d, its vector the l-th aether_vec4d, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4d_inverse. */
+void aether_mat4d_inverse_lanes(const aether_mat4d *a, aether_mat4d *inv, int *info, size_t count);
+
+/* aether_mat2f_cholesky: Cholesky factor L (A = L L^T) in place, read from 0.5*a_ij + 0.5*a_ji; +0 above the diagonal; returns info: 0, or j + 1 where !(d > 0) stopped it (columns j.. then hold the symmetrised input). */
+int aether_mat2f_cholesky(aether_mat2f *a);
+
+/* aether_mat2f_cholesky_lanes: Cholesky factor L (A = L L^T) in place, read from 0.5*a_ij + 0.5*a_ji; +0 above the diagonal; returns info: 0, or j + 1 where !(d > 0) stopped it (columns j.. then hold the symmetrised input).
+   Many lanes: aether_mat2f_cholesky on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2f, its vector the l-th aether_vec2f, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2f_cholesky. */
+void aether_mat2f_cholesky_lanes(aether_mat2f *a, int *info, size_t count);
+
+/* aether_mat2d_cholesky: Cholesky factor L (A = L L^T) in place, read from 0.5*a_ij + 0.5*a_ji; +0 above the diagonal; returns info: 0, or j + 1 where !(d > 0) stopped it (columns j.. then hold the symmetrised input). */
+int aether_mat2d_cholesky(aether_mat2d *a);
+
+/* aether_mat2d_cholesky_lanes: Cholesky factor L (A = L L^T) in place, read from 0.5*a_ij + 0.5*a_ji; +0 above the diagonal; returns info: 0, or j + 1 where !(d > 0) stopped it (columns j.. then hold the symmetrised input).
+   Many lanes: aether_mat2d_cholesky on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2d, its vector the l-th aether_vec2d, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2d_cholesky. */
+void aether_mat2d_cholesky_lanes(aether_mat2d *a, int *info, size_t count);
+
+/* aether_mat3f_cholesky: Cholesky factor L (A = L L^T) in place, read from 0.5*a_ij + 0.5*a_ji; +0 above the diagonal; returns info: 0, or j + 1 where !(d > 0) stopped it (columns j.. then hold the symmetrised input). */
+int aether_mat3f_cholesky(aether_mat3f *a);
+
+/* aether_mat3f_cholesky_lanes: Cholesky factor L (A = L L^T) in place, read from 0.5*a_ij + 0.5*a_ji; +0 above the diagonal; returns info: 0, or j + 1 where !(d > 0) stopped it (columns j.. then hold the symmetrised input).
+   Many lanes: aether_mat3f_cholesky on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3f, its vector the l-th aether_vec3f, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3f_cholesky. */
+void aether_mat3f_cholesky_lanes(aether_mat3f *a, int *info, size_t count);
+
+/* aether_mat3d_cholesky: Cholesky factor L (A = L L^T) in place, read from 0.5*a_ij + 0.5*a_ji; +0 above the diagonal; returns info: 0, or j + 1 where !(d > 0) stopped it (columns j.. then hold the symmetrised input). */
+int aether_mat3d_cholesky(aether_mat3d *a);
+
+/* aether_mat3d_cholesky_lanes: Cholesky factor L (A = L L^T) in place, read from 0.5*a_ij + 0.5*a_ji; +0 above the diagonal; returns info: 0, or j + 1 where !(d > 0) stopped it (columns j.. then hold the symmetrised input).
+   Many lanes: aether_mat3d_cholesky on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3d, its vector the l-th aether_vec3d, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3d_cholesky. */
+void aether_mat3d_cholesky_lanes(aether_mat3d *a, int *info, size_t count);
+
+/* aether_mat4f_cholesky: Cholesky factor L (A = L L^T) in place, read from 0.5*a_ij + 0.5*a_ji; +0 above the diagonal; returns info: 0, or j + 1 where !(d > 0) stopped it (columns j.. then hold the symmetrised input). */
+int aether_mat4f_cholesky(aether_mat4f *a);
+
+/* aether_mat4f_cholesky_lanes: Cholesky factor L (A = L L^T) in place, read from 0.5*a_ij + 0.5*a_ji; +0 above the diagonal; returns info: 0, or j + 1 where !(d > 0) stopped it (columns j.. then hold the symmetrised input).
+   Many lanes: aether_mat4f_cholesky on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4f, its vector the l-th aether_vec4f, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4f_cholesky. */
+void aether_mat4f_cholesky_lanes(aether_mat4f *a, int *info, size_t count);
+
+/* aether_mat4d_cholesky: Cholesky factor L (A = L L^T) in place, read from 0.5*a_ij + 0.5*a_ji; +0 above the diagonal; returns info: 0, or j + 1 where !(d > 0) stopped it (columns j.. then hold the symmetrised input). */
+int aether_mat4d_cholesky(aether_mat4d *a);
+
+/* aether_mat4d_cholesky_lanes: Cholesky factor L (A = L L^T) in place, read from 0.5*a_ij + 0.5*a_ji; +0 above the diagonal; returns info: 0, or j + 1 where !(d > 0) stopped it (columns j.. then hold the symmetrised input).
+   Many lanes: aether_mat4d_cholesky on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4d, its vector the l-th aether_vec4d, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4d_cholesky. */
+void aether_mat4d_cholesky_lanes(aether_mat4d *a, int *info, size_t count);
+
+/* aether_mat2f_cholesky_solve: Solves A x = b from the Cholesky factor L: L y = b, then L^T x = y. */
+aether_vec2f aether_mat2f_cholesky_solve(aether_mat2f l, aether_vec2f b);
+
+/* aether_mat2f_cholesky_solve_lanes: Solves A x = b from the Cholesky factor L: L y = b, then L^T x = y.
+   Many lanes: aether_mat2f_cholesky_solve on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2f, its vector the l-th aether_vec2f, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2f_cholesky_solve. */
+void aether_mat2f_cholesky_solve_lanes(const aether_mat2f *a, const aether_vec2f *b, aether_vec2f *x, size_t count);
+
+/* aether_mat2d_cholesky_solve: Solves A x = b from the Cholesky factor L: L y = b, then L^T x = y. */
+aether_vec2d aether_mat2d_cholesky_solve(aether_mat2d l, aether_vec2d b);
+
+/* aether_mat2d_cholesky_solve_lanes: Solves A x = b from the Cholesky factor L: L y = b, then L^T x = y.
+   Many lanes: aether_mat2d_cholesky_solve on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2d, its vector the l-th aether_vec2d, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2d_cholesky_solve. */
+void aether_mat2d_cholesky_solve_lanes(const aether_mat2d *a, const aether_vec2d *b, aether_vec2d *x, size_t count);
+
+/* aether_mat3f_cholesky_solve: Solves A x = b from the Cholesky factor L: L y = b, then L^T x = y. */
+aether_vec3f aether_mat3f_cholesky_solve(aether_mat3f l, aether_vec3f b);
+
+/* aether_mat3f_cholesky_solve_lanes: Solves A x = b from the Cholesky factor L: L y = b, then L^T x = y.
+   Many lanes: aether_mat3f_cholesky_solve on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3f, its vector the l-th aether_vec3f, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3f_cholesky_solve. */
+void aether_mat3f_cholesky_solve_lanes(const aether_mat3f *a, const aether_vec3f *b, aether_vec3f *x, size_t count);
+
+/* aether_mat3d_cholesky_solve: Solves A x = b from the Cholesky factor L: L y = b, then L^T x = y. */
+aether_vec3d aether_mat3d_cholesky_solve(aether_mat3d l, aether_vec3d b);
+
+/* aether_mat3d_cholesky_solve_lanes: Solves A x = b from the Cholesky factor L: L y = b, then L^T x = y.
+   Many lanes: aether_mat3d_cholesky_solve on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3d, its vector the l-th aether_vec3d, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3d_cholesky_solve. */
+void aether_mat3d_cholesky_solve_lanes(const aether_mat3d *a, const aether_vec3d *b, aether_vec3d *x, size_t count);
+
+/* aether_mat4f_cholesky_solve: Solves A x = b from the Cholesky factor L: L y = b, then L^T x = y. */
+aether_vec4f aether_mat4f_cholesky_solve(aether_mat4f l, aether_vec4f b);
+
+/* aether_mat4f_cholesky_solve_lanes: Solves A x = b from the Cholesky factor L: L y = b, then L^T x = y.
+   Many lanes: aether_mat4f_cholesky_solve on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4f, its vector the l-th aether_vec4f, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4f_cholesky_solve. */
+void aether_mat4f_cholesky_solve_lanes(const aether_mat4f *a, const aether_vec4f *b, aether_vec4f *x, size_t count);
+
+/* aether_mat4d_cholesky_solve: Solves A x = b from the Cholesky factor L: L y = b, then L^T x = y. */
+aether_vec4d aether_mat4d_cholesky_solve(aether_mat4d l, aether_vec4d b);
+
+/* aether_mat4d_cholesky_solve_lanes: Solves A x = b from the Cholesky factor L: L y = b, then L^T x = y.
+   Many lanes: aether_mat4d_cholesky_solve on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4d, its vector the l-th aether_vec4d, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4d_cholesky_solve. */
+void aether_mat4d_cholesky_solve_lanes(const aether_mat4d *a, const aether_vec4d *b, aether_vec4d *x, size_t count);
+
+/* aether_mat2f_eigh: Symmetric eigen-decomposition by cyclic Jacobi ([rules.linalg]): eigenvalues w ascending, eigenvectors the columns of v (A v_i = w_i v_i). */
+void aether_mat2f_eigh(aether_mat2f a, aether_vec2f *w, aether_mat2f *v);
+
+/* aether_mat2f_eigh_lanes: Symmetric eigen-decomposition by cyclic Jacobi ([rules.linalg]): eigenvalues w ascending, eigenvectors the columns of v (A v_i = w_i v_i).
+   Many lanes: aether_mat2f_eigh on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2f, its vector the l-th aether_vec2f, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2f_eigh. */
+void aether_mat2f_eigh_lanes(const aether_mat2f *a, aether_vec2f *w, aether_mat2f *vecs, size_t count);
+
+/* aether_mat2d_eigh: Symmetric eigen-decomposition by cyclic Jacobi ([rules.linalg]): eigenvalues w ascending, eigenvectors the columns of v (A v_i = w_i v_i). */
+void aether_mat2d_eigh(aether_mat2d a, aether_vec2d *w, aether_mat2d *v);
+
+/* aether_mat2d_eigh_lanes: Symmetric eigen-decomposition by cyclic Jacobi ([rules.linalg]): eigenvalues w ascending, eigenvectors the columns of v (A v_i = w_i v_i).
+   Many lanes: aether_mat2d_eigh on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2d, its vector the l-th aether_vec2d, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2d_eigh. */
+void aether_mat2d_eigh_lanes(const aether_mat2d *a, aether_vec2d *w, aether_mat2d *vecs, size_t count);
+
+/* aether_mat3f_eigh: Symmetric eigen-decomposition by cyclic Jacobi ([rules.linalg]): eigenvalues w ascending, eigenvectors the columns of v (A v_i = w_i v_i). */
+void aether_mat3f_eigh(aether_mat3f a, aether_vec3f *w, aether_mat3f *v);
+
+/* aether_mat3f_eigh_lanes: Symmetric eigen-decomposition by cyclic Jacobi ([rules.linalg]): eigenvalues w ascending, eigenvectors the columns of v (A v_i = w_i v_i).
+   Many lanes: aether_mat3f_eigh on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3f, its vector the l-th aether_vec3f, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3f_eigh. */
+void aether_mat3f_eigh_lanes(const aether_mat3f *a, aether_vec3f *w, aether_mat3f *vecs, size_t count);
+
+/* aether_mat3d_eigh: Symmetric eigen-decomposition by cyclic Jacobi ([rules.linalg]): eigenvalues w ascending, eigenvectors the columns of v (A v_i = w_i v_i). */
+void aether_mat3d_eigh(aether_mat3d a, aether_vec3d *w, aether_mat3d *v);
+
+/* aether_mat3d_eigh_lanes: Symmetric eigen-decomposition by cyclic Jacobi ([rules.linalg]): eigenvalues w ascending, eigenvectors the columns of v (A v_i = w_i v_i).
+   Many lanes: aether_mat3d_eigh on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3d, its vector the l-th aether_vec3d, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3d_eigh. */
+void aether_mat3d_eigh_lanes(const aether_mat3d *a, aether_vec3d *w, aether_mat3d *vecs, size_t count);
+
+/* aether_mat4f_eigh: Symmetric eigen-decomposition by cyclic Jacobi ([rules.linalg]): eigenvalues w ascending, eigenvectors the columns of v (A v_i = w_i v_i). */
+void aether_mat4f_eigh(aether_mat4f a, aether_vec4f *w, aether_mat4f *v);
+
+/* aether_mat4f_eigh_lanes: Symmetric eigen-decomposition by cyclic Jacobi ([rules.linalg]): eigenvalues w ascending, eigenvectors the columns of v (A v_i = w_i v_i).
+   Many lanes: aether_mat4f_eigh on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4f, its vector the l-th aether_vec4f, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4f_eigh. */
+void aether_mat4f_eigh_lanes(const aether_mat4f *a, aether_vec4f *w, aether_mat4f *vecs, size_t count);
+
+/* aether_mat4d_eigh: Symmetric eigen-decomposition by cyclic Jacobi ([rules.linalg]): eigenvalues w ascending, eigenvectors the columns of v (A v_i = w_i v_i). */
+void aether_mat4d_eigh(aether_mat4d a, aether_vec4d *w, aether_mat4d *v);
+
+/* aether_mat4d_eigh_lanes: Symmetric eigen-decomposition by cyclic Jacobi ([rules.linalg]): eigenvalues w ascending, eigenvectors the columns of v (A v_i = w_i v_i).
+   Many lanes: aether_mat4d_eigh on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4d, its vector the l-th aether_vec4d, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4d_eigh. */
+void aether_mat4d_eigh_lanes(const aether_mat4d *a, aether_vec4d *w, aether_mat4d *vecs, size_t count);
 
 #ifdef __cplusplus
 }

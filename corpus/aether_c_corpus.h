@@ -77,6 +77,12 @@
 #include "pair_combine_f64.h"
 #include "pair_value_f32.h"
 #include "pair_value_f64.h"
+#include "jacobi_rotation_f32.h"
+#include "jacobi_rotation_f64.h"
+#include "jacobi_update_f32.h"
+#include "jacobi_update_f64.h"
+#include "jacobi_diag_f32.h"
+#include "jacobi_diag_f64.h"
 #include "reduce32_f32.h"
 #include "reduce32_f64.h"
 #include "lanes_sum_f32.h"
@@ -91,6 +97,50 @@
 #include "plane_add_f64.h"
 #include "plane_resolve_f32.h"
 #include "plane_resolve_f64.h"
+#include "lu_f32.h"
+#include "lu_lanes_f32.h"
+#include "lu_f64.h"
+#include "lu_lanes_f64.h"
+#include "lu_solve_f32.h"
+#include "lu_solve_lanes_f32.h"
+#include "lu_solve_f64.h"
+#include "lu_solve_lanes_f64.h"
+#include "solve_lower_f32.h"
+#include "solve_lower_lanes_f32.h"
+#include "solve_lower_f64.h"
+#include "solve_lower_lanes_f64.h"
+#include "solve_lower_unit_f32.h"
+#include "solve_lower_unit_lanes_f32.h"
+#include "solve_lower_unit_f64.h"
+#include "solve_lower_unit_lanes_f64.h"
+#include "solve_upper_f32.h"
+#include "solve_upper_lanes_f32.h"
+#include "solve_upper_f64.h"
+#include "solve_upper_lanes_f64.h"
+#include "solve_upper_unit_f32.h"
+#include "solve_upper_unit_lanes_f32.h"
+#include "solve_upper_unit_f64.h"
+#include "solve_upper_unit_lanes_f64.h"
+#include "det_lu_f32.h"
+#include "det_lu_lanes_f32.h"
+#include "det_lu_f64.h"
+#include "det_lu_lanes_f64.h"
+#include "inverse_f32.h"
+#include "inverse_lanes_f32.h"
+#include "inverse_f64.h"
+#include "inverse_lanes_f64.h"
+#include "cholesky_f32.h"
+#include "cholesky_lanes_f32.h"
+#include "cholesky_f64.h"
+#include "cholesky_lanes_f64.h"
+#include "cholesky_solve_f32.h"
+#include "cholesky_solve_lanes_f32.h"
+#include "cholesky_solve_f64.h"
+#include "cholesky_solve_lanes_f64.h"
+#include "eigh_f32.h"
+#include "eigh_lanes_f32.h"
+#include "eigh_f64.h"
+#include "eigh_lanes_f64.h"
 
 /* One entry per function: rows of n_in input words then n_out result words, each word
    elem_bits wide. A kernel (records 1, n_in and n_out 0) has a flat array of records instead:
@@ -279,6 +329,12 @@ static const aether_corpus_function aether_corpus_functions[] = {
     { "aether_paird_combine", "pair_combine_f64", 64, 4, 2, 56, aether_corpus_paird_combine, 1, 0, 0 },
     { "aether_pairf_value", "pair_value_f32", 32, 2, 1, 196, aether_corpus_pairf_value, 1, 0, 0 },
     { "aether_paird_value", "pair_value_f64", 64, 2, 1, 199, aether_corpus_paird_value, 1, 0, 0 },
+    { "aether_f32_jacobi_rotation", "jacobi_rotation_f32", 32, 3, 4, 58, aether_corpus_f32_jacobi_rotation, 1, 0, 0 },
+    { "aether_f64_jacobi_rotation", "jacobi_rotation_f64", 64, 3, 4, 59, aether_corpus_f64_jacobi_rotation, 1, 0, 0 },
+    { "aether_f32_jacobi_update", "jacobi_update_f32", 32, 6, 2, 54, aether_corpus_f32_jacobi_update, 1, 0, 0 },
+    { "aether_f64_jacobi_update", "jacobi_update_f64", 64, 6, 2, 53, aether_corpus_f64_jacobi_update, 1, 0, 0 },
+    { "aether_f32_jacobi_diag", "jacobi_diag_f32", 32, 7, 2, 55, aether_corpus_f32_jacobi_diag, 1, 0, 0 },
+    { "aether_f64_jacobi_diag", "jacobi_diag_f64", 64, 7, 2, 55, aether_corpus_f64_jacobi_diag, 1, 0, 0 },
     { "aether_pairf_reduce32", "reduce32_f32", 32, 0, 0, 56, aether_corpus_pairf_reduce32, 1, 0, 1 },
     { "aether_paird_reduce32", "reduce32_f64", 64, 0, 0, 55, aether_corpus_paird_reduce32, 1, 0, 1 },
     { "aether_f32_lanes_sum", "lanes_sum_f32", 32, 0, 0, 26, aether_corpus_f32_lanes_sum, 1, 0, 1 },
@@ -299,8 +355,140 @@ static const aether_corpus_function aether_corpus_functions[] = {
     { "aether_vec4d_plane_add", "plane_add_f64", 64, 0, 0, 25, aether_corpus_vec4d_plane_add, 1, 0, 1 },
     { "aether_f32_plane_resolve", "plane_resolve_f32", 32, 0, 0, 24, aether_corpus_f32_plane_resolve, 1, 0, 1 },
     { "aether_f64_plane_resolve", "plane_resolve_f64", 64, 0, 0, 23, aether_corpus_f64_plane_resolve, 1, 0, 1 },
+    { "aether_mat2f_lu", "lu_f32", 32, 0, 0, 44, aether_corpus_mat2f_lu, 1, 0, 1 },
+    { "aether_mat2f_lu_lanes", "lu_lanes_f32", 32, 0, 0, 42, aether_corpus_mat2f_lu_lanes, 1, 0, 1 },
+    { "aether_mat2d_lu", "lu_f64", 64, 0, 0, 43, aether_corpus_mat2d_lu, 1, 0, 1 },
+    { "aether_mat2d_lu_lanes", "lu_lanes_f64", 64, 0, 0, 34, aether_corpus_mat2d_lu_lanes, 1, 0, 1 },
+    { "aether_mat3f_lu", "lu_f32", 32, 0, 0, 45, aether_corpus_mat3f_lu, 1, 0, 1 },
+    { "aether_mat3f_lu_lanes", "lu_lanes_f32", 32, 0, 0, 41, aether_corpus_mat3f_lu_lanes, 1, 0, 1 },
+    { "aether_mat3d_lu", "lu_f64", 64, 0, 0, 45, aether_corpus_mat3d_lu, 1, 0, 1 },
+    { "aether_mat3d_lu_lanes", "lu_lanes_f64", 64, 0, 0, 40, aether_corpus_mat3d_lu_lanes, 1, 0, 1 },
+    { "aether_mat4f_lu", "lu_f32", 32, 0, 0, 46, aether_corpus_mat4f_lu, 1, 0, 1 },
+    { "aether_mat4f_lu_lanes", "lu_lanes_f32", 32, 0, 0, 40, aether_corpus_mat4f_lu_lanes, 1, 0, 1 },
+    { "aether_mat4d_lu", "lu_f64", 64, 0, 0, 46, aether_corpus_mat4d_lu, 1, 0, 1 },
+    { "aether_mat4d_lu_lanes", "lu_lanes_f64", 64, 0, 0, 42, aether_corpus_mat4d_lu_lanes, 1, 0, 1 },
+    { "aether_mat2f_lu_solve", "lu_solve_f32", 32, 0, 0, 41, aether_corpus_mat2f_lu_solve, 1, 0, 1 },
+    { "aether_mat2f_lu_solve_lanes", "lu_solve_lanes_f32", 32, 0, 0, 35, aether_corpus_mat2f_lu_solve_lanes, 1, 0, 1 },
+    { "aether_mat2d_lu_solve", "lu_solve_f64", 64, 0, 0, 41, aether_corpus_mat2d_lu_solve, 1, 0, 1 },
+    { "aether_mat2d_lu_solve_lanes", "lu_solve_lanes_f64", 64, 0, 0, 37, aether_corpus_mat2d_lu_solve_lanes, 1, 0, 1 },
+    { "aether_mat3f_lu_solve", "lu_solve_f32", 32, 0, 0, 41, aether_corpus_mat3f_lu_solve, 1, 0, 1 },
+    { "aether_mat3f_lu_solve_lanes", "lu_solve_lanes_f32", 32, 0, 0, 39, aether_corpus_mat3f_lu_solve_lanes, 1, 0, 1 },
+    { "aether_mat3d_lu_solve", "lu_solve_f64", 64, 0, 0, 41, aether_corpus_mat3d_lu_solve, 1, 0, 1 },
+    { "aether_mat3d_lu_solve_lanes", "lu_solve_lanes_f64", 64, 0, 0, 37, aether_corpus_mat3d_lu_solve_lanes, 1, 0, 1 },
+    { "aether_mat4f_lu_solve", "lu_solve_f32", 32, 0, 0, 41, aether_corpus_mat4f_lu_solve, 1, 0, 1 },
+    { "aether_mat4f_lu_solve_lanes", "lu_solve_lanes_f32", 32, 0, 0, 35, aether_corpus_mat4f_lu_solve_lanes, 1, 0, 1 },
+    { "aether_mat4d_lu_solve", "lu_solve_f64", 64, 0, 0, 41, aether_corpus_mat4d_lu_solve, 1, 0, 1 },
+    { "aether_mat4d_lu_solve_lanes", "lu_solve_lanes_f64", 64, 0, 0, 39, aether_corpus_mat4d_lu_solve_lanes, 1, 0, 1 },
+    { "aether_mat2f_solve_lower", "solve_lower_f32", 32, 0, 0, 41, aether_corpus_mat2f_solve_lower, 1, 0, 1 },
+    { "aether_mat2f_solve_lower_lanes", "solve_lower_lanes_f32", 32, 0, 0, 36, aether_corpus_mat2f_solve_lower_lanes, 1, 0, 1 },
+    { "aether_mat2d_solve_lower", "solve_lower_f64", 64, 0, 0, 41, aether_corpus_mat2d_solve_lower, 1, 0, 1 },
+    { "aether_mat2d_solve_lower_lanes", "solve_lower_lanes_f64", 64, 0, 0, 38, aether_corpus_mat2d_solve_lower_lanes, 1, 0, 1 },
+    { "aether_mat3f_solve_lower", "solve_lower_f32", 32, 0, 0, 41, aether_corpus_mat3f_solve_lower, 1, 0, 1 },
+    { "aether_mat3f_solve_lower_lanes", "solve_lower_lanes_f32", 32, 0, 0, 34, aether_corpus_mat3f_solve_lower_lanes, 1, 0, 1 },
+    { "aether_mat3d_solve_lower", "solve_lower_f64", 64, 0, 0, 41, aether_corpus_mat3d_solve_lower, 1, 0, 1 },
+    { "aether_mat3d_solve_lower_lanes", "solve_lower_lanes_f64", 64, 0, 0, 37, aether_corpus_mat3d_solve_lower_lanes, 1, 0, 1 },
+    { "aether_mat4f_solve_lower", "solve_lower_f32", 32, 0, 0, 41, aether_corpus_mat4f_solve_lower, 1, 0, 1 },
+    { "aether_mat4f_solve_lower_lanes", "solve_lower_lanes_f32", 32, 0, 0, 33, aether_corpus_mat4f_solve_lower_lanes, 1, 0, 1 },
+    { "aether_mat4d_solve_lower", "solve_lower_f64", 64, 0, 0, 41, aether_corpus_mat4d_solve_lower, 1, 0, 1 },
+    { "aether_mat4d_solve_lower_lanes", "solve_lower_lanes_f64", 64, 0, 0, 36, aether_corpus_mat4d_solve_lower_lanes, 1, 0, 1 },
+    { "aether_mat2f_solve_lower_unit", "solve_lower_unit_f32", 32, 0, 0, 41, aether_corpus_mat2f_solve_lower_unit, 1, 0, 1 },
+    { "aether_mat2f_solve_lower_unit_lanes", "solve_lower_unit_lanes_f32", 32, 0, 0, 37, aether_corpus_mat2f_solve_lower_unit_lanes, 1, 0, 1 },
+    { "aether_mat2d_solve_lower_unit", "solve_lower_unit_f64", 64, 0, 0, 41, aether_corpus_mat2d_solve_lower_unit, 1, 0, 1 },
+    { "aether_mat2d_solve_lower_unit_lanes", "solve_lower_unit_lanes_f64", 64, 0, 0, 35, aether_corpus_mat2d_solve_lower_unit_lanes, 1, 0, 1 },
+    { "aether_mat3f_solve_lower_unit", "solve_lower_unit_f32", 32, 0, 0, 41, aether_corpus_mat3f_solve_lower_unit, 1, 0, 1 },
+    { "aether_mat3f_solve_lower_unit_lanes", "solve_lower_unit_lanes_f32", 32, 0, 0, 36, aether_corpus_mat3f_solve_lower_unit_lanes, 1, 0, 1 },
+    { "aether_mat3d_solve_lower_unit", "solve_lower_unit_f64", 64, 0, 0, 41, aether_corpus_mat3d_solve_lower_unit, 1, 0, 1 },
+    { "aether_mat3d_solve_lower_unit_lanes", "solve_lower_unit_lanes_f64", 64, 0, 0, 36, aether_corpus_mat3d_solve_lower_unit_lanes, 1, 0, 1 },
+    { "aether_mat4f_solve_lower_unit", "solve_lower_unit_f32", 32, 0, 0, 41, aether_corpus_mat4f_solve_lower_unit, 1, 0, 1 },
+    { "aether_mat4f_solve_lower_unit_lanes", "solve_lower_unit_lanes_f32", 32, 0, 0, 36, aether_corpus_mat4f_solve_lower_unit_lanes, 1, 0, 1 },
+    { "aether_mat4d_solve_lower_unit", "solve_lower_unit_f64", 64, 0, 0, 41, aether_corpus_mat4d_solve_lower_unit, 1, 0, 1 },
+    { "aether_mat4d_solve_lower_unit_lanes", "solve_lower_unit_lanes_f64", 64, 0, 0, 35, aether_corpus_mat4d_solve_lower_unit_lanes, 1, 0, 1 },
+    { "aether_mat2f_solve_upper", "solve_upper_f32", 32, 0, 0, 41, aether_corpus_mat2f_solve_upper, 1, 0, 1 },
+    { "aether_mat2f_solve_upper_lanes", "solve_upper_lanes_f32", 32, 0, 0, 40, aether_corpus_mat2f_solve_upper_lanes, 1, 0, 1 },
+    { "aether_mat2d_solve_upper", "solve_upper_f64", 64, 0, 0, 41, aether_corpus_mat2d_solve_upper, 1, 0, 1 },
+    { "aether_mat2d_solve_upper_lanes", "solve_upper_lanes_f64", 64, 0, 0, 37, aether_corpus_mat2d_solve_upper_lanes, 1, 0, 1 },
+    { "aether_mat3f_solve_upper", "solve_upper_f32", 32, 0, 0, 41, aether_corpus_mat3f_solve_upper, 1, 0, 1 },
+    { "aether_mat3f_solve_upper_lanes", "solve_upper_lanes_f32", 32, 0, 0, 35, aether_corpus_mat3f_solve_upper_lanes, 1, 0, 1 },
+    { "aether_mat3d_solve_upper", "solve_upper_f64", 64, 0, 0, 41, aether_corpus_mat3d_solve_upper, 1, 0, 1 },
+    { "aether_mat3d_solve_upper_lanes", "solve_upper_lanes_f64", 64, 0, 0, 37, aether_corpus_mat3d_solve_upper_lanes, 1, 0, 1 },
+    { "aether_mat4f_solve_upper", "solve_upper_f32", 32, 0, 0, 41, aether_corpus_mat4f_solve_upper, 1, 0, 1 },
+    { "aether_mat4f_solve_upper_lanes", "solve_upper_lanes_f32", 32, 0, 0, 33, aether_corpus_mat4f_solve_upper_lanes, 1, 0, 1 },
+    { "aether_mat4d_solve_upper", "solve_upper_f64", 64, 0, 0, 41, aether_corpus_mat4d_solve_upper, 1, 0, 1 },
+    { "aether_mat4d_solve_upper_lanes", "solve_upper_lanes_f64", 64, 0, 0, 36, aether_corpus_mat4d_solve_upper_lanes, 1, 0, 1 },
+    { "aether_mat2f_solve_upper_unit", "solve_upper_unit_f32", 32, 0, 0, 41, aether_corpus_mat2f_solve_upper_unit, 1, 0, 1 },
+    { "aether_mat2f_solve_upper_unit_lanes", "solve_upper_unit_lanes_f32", 32, 0, 0, 37, aether_corpus_mat2f_solve_upper_unit_lanes, 1, 0, 1 },
+    { "aether_mat2d_solve_upper_unit", "solve_upper_unit_f64", 64, 0, 0, 41, aether_corpus_mat2d_solve_upper_unit, 1, 0, 1 },
+    { "aether_mat2d_solve_upper_unit_lanes", "solve_upper_unit_lanes_f64", 64, 0, 0, 37, aether_corpus_mat2d_solve_upper_unit_lanes, 1, 0, 1 },
+    { "aether_mat3f_solve_upper_unit", "solve_upper_unit_f32", 32, 0, 0, 41, aether_corpus_mat3f_solve_upper_unit, 1, 0, 1 },
+    { "aether_mat3f_solve_upper_unit_lanes", "solve_upper_unit_lanes_f32", 32, 0, 0, 38, aether_corpus_mat3f_solve_upper_unit_lanes, 1, 0, 1 },
+    { "aether_mat3d_solve_upper_unit", "solve_upper_unit_f64", 64, 0, 0, 41, aether_corpus_mat3d_solve_upper_unit, 1, 0, 1 },
+    { "aether_mat3d_solve_upper_unit_lanes", "solve_upper_unit_lanes_f64", 64, 0, 0, 36, aether_corpus_mat3d_solve_upper_unit_lanes, 1, 0, 1 },
+    { "aether_mat4f_solve_upper_unit", "solve_upper_unit_f32", 32, 0, 0, 41, aether_corpus_mat4f_solve_upper_unit, 1, 0, 1 },
+    { "aether_mat4f_solve_upper_unit_lanes", "solve_upper_unit_lanes_f32", 32, 0, 0, 37, aether_corpus_mat4f_solve_upper_unit_lanes, 1, 0, 1 },
+    { "aether_mat4d_solve_upper_unit", "solve_upper_unit_f64", 64, 0, 0, 41, aether_corpus_mat4d_solve_upper_unit, 1, 0, 1 },
+    { "aether_mat4d_solve_upper_unit_lanes", "solve_upper_unit_lanes_f64", 64, 0, 0, 38, aether_corpus_mat4d_solve_upper_unit_lanes, 1, 0, 1 },
+    { "aether_mat2f_det_lu", "det_lu_f32", 32, 0, 0, 44, aether_corpus_mat2f_det_lu, 1, 0, 1 },
+    { "aether_mat2f_det_lu_lanes", "det_lu_lanes_f32", 32, 0, 0, 40, aether_corpus_mat2f_det_lu_lanes, 1, 0, 1 },
+    { "aether_mat2d_det_lu", "det_lu_f64", 64, 0, 0, 44, aether_corpus_mat2d_det_lu, 1, 0, 1 },
+    { "aether_mat2d_det_lu_lanes", "det_lu_lanes_f64", 64, 0, 0, 39, aether_corpus_mat2d_det_lu_lanes, 1, 0, 1 },
+    { "aether_mat3f_det_lu", "det_lu_f32", 32, 0, 0, 45, aether_corpus_mat3f_det_lu, 1, 0, 1 },
+    { "aether_mat3f_det_lu_lanes", "det_lu_lanes_f32", 32, 0, 0, 43, aether_corpus_mat3f_det_lu_lanes, 1, 0, 1 },
+    { "aether_mat3d_det_lu", "det_lu_f64", 64, 0, 0, 45, aether_corpus_mat3d_det_lu, 1, 0, 1 },
+    { "aether_mat3d_det_lu_lanes", "det_lu_lanes_f64", 64, 0, 0, 39, aether_corpus_mat3d_det_lu_lanes, 1, 0, 1 },
+    { "aether_mat4f_det_lu", "det_lu_f32", 32, 0, 0, 46, aether_corpus_mat4f_det_lu, 1, 0, 1 },
+    { "aether_mat4f_det_lu_lanes", "det_lu_lanes_f32", 32, 0, 0, 43, aether_corpus_mat4f_det_lu_lanes, 1, 0, 1 },
+    { "aether_mat4d_det_lu", "det_lu_f64", 64, 0, 0, 46, aether_corpus_mat4d_det_lu, 1, 0, 1 },
+    { "aether_mat4d_det_lu_lanes", "det_lu_lanes_f64", 64, 0, 0, 40, aether_corpus_mat4d_det_lu_lanes, 1, 0, 1 },
+    { "aether_mat2f_inverse", "inverse_f32", 32, 0, 0, 44, aether_corpus_mat2f_inverse, 1, 0, 1 },
+    { "aether_mat2f_inverse_lanes", "inverse_lanes_f32", 32, 0, 0, 41, aether_corpus_mat2f_inverse_lanes, 1, 0, 1 },
+    { "aether_mat2d_inverse", "inverse_f64", 64, 0, 0, 44, aether_corpus_mat2d_inverse, 1, 0, 1 },
+    { "aether_mat2d_inverse_lanes", "inverse_lanes_f64", 64, 0, 0, 36, aether_corpus_mat2d_inverse_lanes, 1, 0, 1 },
+    { "aether_mat3f_inverse", "inverse_f32", 32, 0, 0, 45, aether_corpus_mat3f_inverse, 1, 0, 1 },
+    { "aether_mat3f_inverse_lanes", "inverse_lanes_f32", 32, 0, 0, 41, aether_corpus_mat3f_inverse_lanes, 1, 0, 1 },
+    { "aether_mat3d_inverse", "inverse_f64", 64, 0, 0, 45, aether_corpus_mat3d_inverse, 1, 0, 1 },
+    { "aether_mat3d_inverse_lanes", "inverse_lanes_f64", 64, 0, 0, 39, aether_corpus_mat3d_inverse_lanes, 1, 0, 1 },
+    { "aether_mat4f_inverse", "inverse_f32", 32, 0, 0, 46, aether_corpus_mat4f_inverse, 1, 0, 1 },
+    { "aether_mat4f_inverse_lanes", "inverse_lanes_f32", 32, 0, 0, 43, aether_corpus_mat4f_inverse_lanes, 1, 0, 1 },
+    { "aether_mat4d_inverse", "inverse_f64", 64, 0, 0, 46, aether_corpus_mat4d_inverse, 1, 0, 1 },
+    { "aether_mat4d_inverse_lanes", "inverse_lanes_f64", 64, 0, 0, 44, aether_corpus_mat4d_inverse_lanes, 1, 0, 1 },
+    { "aether_mat2f_cholesky", "cholesky_f32", 32, 0, 0, 42, aether_corpus_mat2f_cholesky, 1, 0, 1 },
+    { "aether_mat2f_cholesky_lanes", "cholesky_lanes_f32", 32, 0, 0, 41, aether_corpus_mat2f_cholesky_lanes, 1, 0, 1 },
+    { "aether_mat2d_cholesky", "cholesky_f64", 64, 0, 0, 42, aether_corpus_mat2d_cholesky, 1, 0, 1 },
+    { "aether_mat2d_cholesky_lanes", "cholesky_lanes_f64", 64, 0, 0, 36, aether_corpus_mat2d_cholesky_lanes, 1, 0, 1 },
+    { "aether_mat3f_cholesky", "cholesky_f32", 32, 0, 0, 42, aether_corpus_mat3f_cholesky, 1, 0, 1 },
+    { "aether_mat3f_cholesky_lanes", "cholesky_lanes_f32", 32, 0, 0, 38, aether_corpus_mat3f_cholesky_lanes, 1, 0, 1 },
+    { "aether_mat3d_cholesky", "cholesky_f64", 64, 0, 0, 42, aether_corpus_mat3d_cholesky, 1, 0, 1 },
+    { "aether_mat3d_cholesky_lanes", "cholesky_lanes_f64", 64, 0, 0, 35, aether_corpus_mat3d_cholesky_lanes, 1, 0, 1 },
+    { "aether_mat4f_cholesky", "cholesky_f32", 32, 0, 0, 42, aether_corpus_mat4f_cholesky, 1, 0, 1 },
+    { "aether_mat4f_cholesky_lanes", "cholesky_lanes_f32", 32, 0, 0, 32, aether_corpus_mat4f_cholesky_lanes, 1, 0, 1 },
+    { "aether_mat4d_cholesky", "cholesky_f64", 64, 0, 0, 42, aether_corpus_mat4d_cholesky, 1, 0, 1 },
+    { "aether_mat4d_cholesky_lanes", "cholesky_lanes_f64", 64, 0, 0, 33, aether_corpus_mat4d_cholesky_lanes, 1, 0, 1 },
+    { "aether_mat2f_cholesky_solve", "cholesky_solve_f32", 32, 0, 0, 41, aether_corpus_mat2f_cholesky_solve, 1, 0, 1 },
+    { "aether_mat2f_cholesky_solve_lanes", "cholesky_solve_lanes_f32", 32, 0, 0, 39, aether_corpus_mat2f_cholesky_solve_lanes, 1, 0, 1 },
+    { "aether_mat2d_cholesky_solve", "cholesky_solve_f64", 64, 0, 0, 41, aether_corpus_mat2d_cholesky_solve, 1, 0, 1 },
+    { "aether_mat2d_cholesky_solve_lanes", "cholesky_solve_lanes_f64", 64, 0, 0, 37, aether_corpus_mat2d_cholesky_solve_lanes, 1, 0, 1 },
+    { "aether_mat3f_cholesky_solve", "cholesky_solve_f32", 32, 0, 0, 41, aether_corpus_mat3f_cholesky_solve, 1, 0, 1 },
+    { "aether_mat3f_cholesky_solve_lanes", "cholesky_solve_lanes_f32", 32, 0, 0, 39, aether_corpus_mat3f_cholesky_solve_lanes, 1, 0, 1 },
+    { "aether_mat3d_cholesky_solve", "cholesky_solve_f64", 64, 0, 0, 41, aether_corpus_mat3d_cholesky_solve, 1, 0, 1 },
+    { "aether_mat3d_cholesky_solve_lanes", "cholesky_solve_lanes_f64", 64, 0, 0, 39, aether_corpus_mat3d_cholesky_solve_lanes, 1, 0, 1 },
+    { "aether_mat4f_cholesky_solve", "cholesky_solve_f32", 32, 0, 0, 41, aether_corpus_mat4f_cholesky_solve, 1, 0, 1 },
+    { "aether_mat4f_cholesky_solve_lanes", "cholesky_solve_lanes_f32", 32, 0, 0, 37, aether_corpus_mat4f_cholesky_solve_lanes, 1, 0, 1 },
+    { "aether_mat4d_cholesky_solve", "cholesky_solve_f64", 64, 0, 0, 41, aether_corpus_mat4d_cholesky_solve, 1, 0, 1 },
+    { "aether_mat4d_cholesky_solve_lanes", "cholesky_solve_lanes_f64", 64, 0, 0, 36, aether_corpus_mat4d_cholesky_solve_lanes, 1, 0, 1 },
+    { "aether_mat2f_eigh", "eigh_f32", 32, 0, 0, 45, aether_corpus_mat2f_eigh, 1, 0, 1 },
+    { "aether_mat2f_eigh_lanes", "eigh_lanes_f32", 32, 0, 0, 38, aether_corpus_mat2f_eigh_lanes, 1, 0, 1 },
+    { "aether_mat2d_eigh", "eigh_f64", 64, 0, 0, 45, aether_corpus_mat2d_eigh, 1, 0, 1 },
+    { "aether_mat2d_eigh_lanes", "eigh_lanes_f64", 64, 0, 0, 37, aether_corpus_mat2d_eigh_lanes, 1, 0, 1 },
+    { "aether_mat3f_eigh", "eigh_f32", 32, 0, 0, 44, aether_corpus_mat3f_eigh, 1, 0, 1 },
+    { "aether_mat3f_eigh_lanes", "eigh_lanes_f32", 32, 0, 0, 44, aether_corpus_mat3f_eigh_lanes, 1, 0, 1 },
+    { "aether_mat3d_eigh", "eigh_f64", 64, 0, 0, 44, aether_corpus_mat3d_eigh, 1, 0, 1 },
+    { "aether_mat3d_eigh_lanes", "eigh_lanes_f64", 64, 0, 0, 41, aether_corpus_mat3d_eigh_lanes, 1, 0, 1 },
+    { "aether_mat4f_eigh", "eigh_f32", 32, 0, 0, 44, aether_corpus_mat4f_eigh, 1, 0, 1 },
+    { "aether_mat4f_eigh_lanes", "eigh_lanes_f32", 32, 0, 0, 42, aether_corpus_mat4f_eigh_lanes, 1, 0, 1 },
+    { "aether_mat4d_eigh", "eigh_f64", 64, 0, 0, 44, aether_corpus_mat4d_eigh, 1, 0, 1 },
+    { "aether_mat4d_eigh_lanes", "eigh_lanes_f64", 64, 0, 0, 42, aether_corpus_mat4d_eigh_lanes, 1, 0, 1 },
 };
 
-#define AETHER_CORPUS_FUNCTION_COUNT 188
+#define AETHER_CORPUS_FUNCTION_COUNT 326
 
 #endif /* AETHER_C_CORPUS_H */

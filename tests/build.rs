@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use aether_generator::model::{Function, Kernel, KernelKind, Kind, Model};
-use aether_generator::spec::ShapeKind;
+use aether_generator::spec::{Routine, ShapeKind};
 
 /// The flags every build of the core in this crate uses.
 const CORE_FLAGS: [&str; 6] = ["-std=c99", "-O2", "-ffp-contract=off", "-Wall", "-Wextra", "-Wpedantic"];
@@ -137,6 +137,9 @@ fn glue(model: &Model) -> String {
 /// The flat caller of a kernel (the convention of `aether_generator::kernel`)
 /// and the kernel's C function type.
 fn kernel_glue(model: &Model, k: &Kernel) -> (String, String) {
+    if let KernelKind::Linalg { routine, n, many } = k.kind {
+        return linalg_glue(model, k, routine, n, many);
+    }
     let t = model.spec.types.iter().find(|t| t.name == k.elem).unwrap();
     let red = model.spec.reduction.as_ref().unwrap();
     let e = t.name.clone();
@@ -220,9 +223,147 @@ fn kernel_glue(model: &Model, k: &Kernel) -> (String, String) {
                 word("*x")
             ),
         ),
+        KernelKind::Linalg { .. } => unreachable!("linalg_glue"),
     };
     let caller = format!(
         "#[allow(clippy::missing_transmute_annotations, unused_variables, unused_mut)]\nfn call_{name}(ptr: *const (), w: &[u64]) -> Vec<u64> {{\n    // SAFETY: `ptr` is the address of `{name}`, whose C type is checked\n    // against bindgen's declaration in `functions()`; the arrays passed\n    // hold the lengths the kernel reads.\n    let f = unsafe {{ std::mem::transmute::<*const (), {fty}>(ptr) }};\n{body}\n}}\n\n"
+    );
+    (caller, fty)
+}
+
+/// The flat caller of a linear-algebra kernel (the convention of
+/// `aether_generator::linalg`) and its C function type.
+fn linalg_glue(model: &Model, k: &Kernel, routine: Routine, n: usize, many: bool) -> (String, String) {
+    let t = model.spec.types.iter().find(|t| t.name == k.elem).unwrap();
+    let e = t.name.clone();
+    let bits = if t.bits == 32 { "u32" } else { "u64" };
+    let (m, v) = (format!("aether_mat{n}{}", t.letter), format!("aether_vec{n}{}", t.letter));
+    let comps: Vec<String> = match &model.spec.shape(&format!("vec{n}")).unwrap().kind {
+        ShapeKind::Vector(names) => names.clone(),
+        _ => unreachable!(),
+    };
+    let nn = n * n;
+    let (w_in, _) = aether_generator::linalg::words(routine, n);
+    let name = model.kernel_c_name(k);
+    // Readers of one lane's words `x`, and writers of results into `out`.
+    let word = |i: String| format!("{e}::from_bits(x[{i}] as {bits})");
+    let mat_at = |at: usize| format!("{m} {{ m: std::array::from_fn(|i| {}) }}", word(format!("{at} + i")));
+    let vec_at = |at: usize| {
+        let f: Vec<String> = comps.iter().enumerate().map(|(i, c)| format!("{c}: {}", word(format!("{}", at + i)))).collect();
+        format!("{v} {{ {} }}", f.join(", "))
+    };
+    let ipiv_at = |at: usize| format!("std::array::from_fn::<::std::os::raw::c_int, {n}, _>(|i| x[{at} + i] as ::std::os::raw::c_int)");
+    let put_mat = |var: &str| format!("out.extend({var}.m.iter().map(|y| y.to_bits() as u64));");
+    let put_vec = |var: &str| {
+        format!("out.extend([{}]);", comps.iter().map(|c| format!("{var}.{c}.to_bits() as u64")).collect::<Vec<_>>().join(", "))
+    };
+    let put_ints = |var: &str| format!("out.extend({var}.iter().map(|&p| p as u64));");
+    let (fty, per_lane) = if !many {
+        match routine {
+            Routine::Lu => (
+                format!("unsafe extern \"C\" fn(*mut {m}, *mut ::std::os::raw::c_int) -> ::std::os::raw::c_int"),
+                format!(
+                    "let mut a = {}; let mut ipiv = [0 as ::std::os::raw::c_int; {n}]; let info = unsafe {{ f(&mut a, ipiv.as_mut_ptr()) }}; {} {} out.push(info as u64);",
+                    mat_at(0),
+                    put_mat("a"),
+                    put_ints("ipiv")
+                ),
+            ),
+            Routine::LuSolve => (
+                format!("unsafe extern \"C\" fn(*const {m}, *const ::std::os::raw::c_int, {v}) -> {v}"),
+                format!("let a = {}; let ipiv = {}; let r = unsafe {{ f(&a, ipiv.as_ptr(), {}) }}; {}", mat_at(0), ipiv_at(nn), vec_at(nn + n), put_vec("r")),
+            ),
+            Routine::SolveLower | Routine::SolveLowerUnit | Routine::SolveUpper | Routine::SolveUpperUnit | Routine::CholeskySolve => (
+                format!("unsafe extern \"C\" fn({m}, {v}) -> {v}"),
+                format!("let r = unsafe {{ f({}, {}) }}; {}", mat_at(0), vec_at(nn), put_vec("r")),
+            ),
+            Routine::DetLu => (format!("unsafe extern \"C\" fn({m}) -> {e}"), format!("let r = unsafe {{ f({}) }}; out.push(r.to_bits() as u64);", mat_at(0))),
+            Routine::Inverse => (
+                format!("unsafe extern \"C\" fn({m}, *mut {m}) -> ::std::os::raw::c_int"),
+                format!("let mut inv = {m}::default(); let info = unsafe {{ f({}, &mut inv) }}; {} out.push(info as u64);", mat_at(0), put_mat("inv")),
+            ),
+            Routine::Cholesky => (
+                format!("unsafe extern \"C\" fn(*mut {m}) -> ::std::os::raw::c_int"),
+                format!("let mut a = {}; let info = unsafe {{ f(&mut a) }}; {} out.push(info as u64);", mat_at(0), put_mat("a")),
+            ),
+            Routine::Eigh => (
+                format!("unsafe extern \"C\" fn({m}, *mut {v}, *mut {m})"),
+                format!("let mut w = {v}::default(); let mut vs = {m}::default(); unsafe {{ f({}, &mut w, &mut vs) }}; {} {}", mat_at(0), put_vec("w"), put_mat("vs")),
+            ),
+        }
+    } else {
+        // Lanes: decode every lane into arrays, call once, encode every lane.
+        let lanes = format!("let xs: Vec<&[u64]> = w.chunks({w_in}).collect(); let count = xs.len();");
+        match routine {
+            Routine::Lu => (
+                format!("unsafe extern \"C\" fn(*mut {m}, *mut ::std::os::raw::c_int, *mut ::std::os::raw::c_int, usize)"),
+                format!(
+                    "{lanes} let mut a: Vec<{m}> = xs.iter().map(|x| {}).collect(); let mut ipiv = vec![0 as ::std::os::raw::c_int; {n} * count]; let mut info = vec![0 as ::std::os::raw::c_int; count]; unsafe {{ f(a.as_mut_ptr(), ipiv.as_mut_ptr(), info.as_mut_ptr(), count) }}; for l in 0..count {{ {} {} out.push(info[l] as u64); }}",
+                    mat_at(0),
+                    put_mat("a[l]"),
+                    put_ints(&format!("ipiv[l * {n}..(l + 1) * {n}]"))
+                ),
+            ),
+            Routine::LuSolve => (
+                format!("unsafe extern \"C\" fn(*const {m}, *const ::std::os::raw::c_int, *const {v}, *mut {v}, usize)"),
+                format!(
+                    "{lanes} let a: Vec<{m}> = xs.iter().map(|x| {}).collect(); let ipiv: Vec<::std::os::raw::c_int> = xs.iter().flat_map(|x| {}).collect(); let b: Vec<{v}> = xs.iter().map(|x| {}).collect(); let mut r = vec![{v}::default(); count]; unsafe {{ f(a.as_ptr(), ipiv.as_ptr(), b.as_ptr(), r.as_mut_ptr(), count) }}; for l in 0..count {{ {} }}",
+                    mat_at(0),
+                    ipiv_at(nn),
+                    vec_at(nn + n),
+                    put_vec("r[l]")
+                ),
+            ),
+            Routine::SolveLower | Routine::SolveLowerUnit | Routine::SolveUpper | Routine::SolveUpperUnit | Routine::CholeskySolve => (
+                format!("unsafe extern \"C\" fn(*const {m}, *const {v}, *mut {v}, usize)"),
+                format!(
+                    "{lanes} let a: Vec<{m}> = xs.iter().map(|x| {}).collect(); let b: Vec<{v}> = xs.iter().map(|x| {}).collect(); let mut r = vec![{v}::default(); count]; unsafe {{ f(a.as_ptr(), b.as_ptr(), r.as_mut_ptr(), count) }}; for l in 0..count {{ {} }}",
+                    mat_at(0),
+                    vec_at(nn),
+                    put_vec("r[l]")
+                ),
+            ),
+            Routine::DetLu => (
+                format!("unsafe extern \"C\" fn(*const {m}, *mut {e}, usize)"),
+                format!(
+                    "{lanes} let a: Vec<{m}> = xs.iter().map(|x| {}).collect(); let mut d = vec![0.0 as {e}; count]; unsafe {{ f(a.as_ptr(), d.as_mut_ptr(), count) }}; out.extend(d.iter().map(|y| y.to_bits() as u64));",
+                    mat_at(0)
+                ),
+            ),
+            Routine::Inverse => (
+                format!("unsafe extern \"C\" fn(*const {m}, *mut {m}, *mut ::std::os::raw::c_int, usize)"),
+                format!(
+                    "{lanes} let a: Vec<{m}> = xs.iter().map(|x| {}).collect(); let mut inv = vec![{m}::default(); count]; let mut info = vec![0 as ::std::os::raw::c_int; count]; unsafe {{ f(a.as_ptr(), inv.as_mut_ptr(), info.as_mut_ptr(), count) }}; for l in 0..count {{ {} out.push(info[l] as u64); }}",
+                    mat_at(0),
+                    put_mat("inv[l]")
+                ),
+            ),
+            Routine::Cholesky => (
+                format!("unsafe extern \"C\" fn(*mut {m}, *mut ::std::os::raw::c_int, usize)"),
+                format!(
+                    "{lanes} let mut a: Vec<{m}> = xs.iter().map(|x| {}).collect(); let mut info = vec![0 as ::std::os::raw::c_int; count]; unsafe {{ f(a.as_mut_ptr(), info.as_mut_ptr(), count) }}; for l in 0..count {{ {} out.push(info[l] as u64); }}",
+                    mat_at(0),
+                    put_mat("a[l]")
+                ),
+            ),
+            Routine::Eigh => (
+                format!("unsafe extern \"C\" fn(*const {m}, *mut {v}, *mut {m}, usize)"),
+                format!(
+                    "{lanes} let a: Vec<{m}> = xs.iter().map(|x| {}).collect(); let mut ws = vec![{v}::default(); count]; let mut vs = vec![{m}::default(); count]; unsafe {{ f(a.as_ptr(), ws.as_mut_ptr(), vs.as_mut_ptr(), count) }}; for l in 0..count {{ {} {} }}",
+                    mat_at(0),
+                    put_vec("ws[l]"),
+                    put_mat("vs[l]")
+                ),
+            ),
+        }
+    };
+    let body = if many {
+        format!("    assert!(w.len() % {w_in} == 0, \"{name}: lanes of {w_in} words\");\n    let mut out = Vec::new();\n    {per_lane}\n    out")
+    } else {
+        format!("    assert_eq!(w.len(), {w_in}, \"{name}: wrong number of input words\");\n    let x = w;\n    let mut out = Vec::new();\n    {per_lane}\n    out")
+    };
+    let caller = format!(
+        "#[allow(clippy::missing_transmute_annotations, unused_variables, unused_mut, clippy::needless_range_loop)]\nfn call_{name}(ptr: *const (), w: &[u64]) -> Vec<u64> {{\n    // SAFETY: `ptr` is the address of `{name}`, whose C type is checked\n    // against bindgen's declaration in `functions()`; the arrays passed\n    // hold `count` lanes each.\n    let f = unsafe {{ std::mem::transmute::<*const (), {fty}>(ptr) }};\n{body}\n}}\n\n"
     );
     (caller, fty)
 }

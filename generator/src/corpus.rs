@@ -11,10 +11,12 @@ use std::fmt::Write as _;
 
 use crate::error::{Error, SpecError};
 use crate::kernel;
+use crate::linalg;
 use crate::model::{Callable, Function, Kernel, KernelKind, Model};
 use crate::mutants::{self, Mutant};
 use crate::policy;
 use crate::rng::{self, SplitMix64};
+use crate::spec::Routine;
 
 /// Random cases per function in the corpus.
 pub const RANDOM_CASES: usize = 24;
@@ -69,7 +71,7 @@ fn hex_list(words: &[u64], width: u32) -> String {
 fn probe_rows(model: &Model, c: Callable, w: u32) -> Result<Vec<(String, Vec<u64>)>, Error> {
     let probes = match c {
         Callable::Function(f) => &model.spec.family(&f.family).unwrap().cases,
-        Callable::Kernel(k) => &model.spec.kernel(&k.name).unwrap().cases,
+        Callable::Kernel(k) => &model.spec.kernel(&k.key).unwrap().cases,
     };
     let mut rows = Vec::new();
     for p in probes {
@@ -93,7 +95,17 @@ fn probe_rows(model: &Model, c: Callable, w: u32) -> Result<Vec<(String, Vec<u64
 /// it runs and the reduction constants it uses. A mutant changes the kernel
 /// when this changes.
 fn kernel_signature(model: &Model, lowered: &[Function], k: &Kernel) -> String {
-    let red = model.spec.reduction.as_ref().expect("kernels need [rules.reduction]");
+    let no_reduction = crate::spec::Reduction {
+        lanes: 0,
+        rounds: Vec::new(),
+        assignment: crate::spec::Assignment::Strided,
+        step: String::new(),
+        combine: String::new(),
+        value: String::new(),
+        pair: String::new(),
+        line: 0,
+    };
+    let red = model.spec.reduction.as_ref().unwrap_or(&no_reduction);
     let step = |family: &str| lowered.iter().find(|f| f.family == family && f.elem == k.elem).map(mutants::canonical).unwrap_or_default();
     let term = |name: &str| match model.kernels.iter().find(|x| x.name == name && x.elem == k.elem).map(|x| &x.kind) {
         Some(KernelKind::Lanes { term, .. }) => mutants::canonical(term),
@@ -107,6 +119,26 @@ fn kernel_signature(model: &Model, lowered: &[Function], k: &Kernel) -> String {
         KernelKind::Array { lanes: l } => format!("{}|{}|{}", lanes(l), tree(), step(&red.value)),
         KernelKind::Plane { .. } => step(&red.step),
         KernelKind::Resolve => step(&red.value),
+        KernelKind::Linalg { routine, n, .. } => {
+            let l = model.spec.linalg.as_ref().expect("linear algebra needs [rules.linalg]");
+            // A dot of two terms is the same sum in either order, so the
+            // fold's nesting matters from n = 4; a 2x2 has one update,
+            // the same left-looking or right-looking.
+            let nesting = if *n >= 4 { format!("{:?}", model.spec.fold.nesting) } else { String::new() };
+            let update = if *n >= 3 { format!("{:?}", l.update) } else { String::new() };
+            let lu = format!("{:?}|{update}|{:?}|{nesting}|{:?}|{}", l.pivot, l.multipliers, model.spec.fold.seed, l.fused);
+            match routine {
+                Routine::Lu | Routine::DetLu | Routine::Inverse => lu,
+                Routine::LuSolve | Routine::SolveLower | Routine::SolveLowerUnit | Routine::SolveUpper | Routine::SolveUpperUnit => {
+                    format!("{}", l.fused)
+                }
+                Routine::Cholesky => format!("{:?}|{}", l.symmetrize, l.fused),
+                Routine::CholeskySolve => format!("{}", l.fused),
+                Routine::Eigh => {
+                    format!("{:?}|{}|{}|{}|{}", l.symmetrize, l.eigh_sweeps, step(&l.rotation), step(&l.update_pair), step(&l.diag))
+                }
+            }
+        }
     }
 }
 
@@ -178,6 +210,14 @@ fn kernel_rows(model: &Model, lowered: &[Function], k: &Kernel) -> Vec<(String, 
                     ls[i % ragged] = steps.step(ls[i % ragged], x);
                 }
                 rows.push((format!("ragged end: lanes 0..{ragged} hold pairs, the rest +0 pairs"), ls.into_iter().flatten().collect()));
+            }
+        }
+        KernelKind::Linalg { routine, n, many } => {
+            // One input of each matrix class, so every class is in the corpus.
+            let rules = linalg::Rules::new(model, lowered, &k.elem);
+            for seed in 0..16u64 {
+                let mut r = SplitMix64::for_name(&model.kernel_c_name(k), 0x11a1 + seed);
+                rows.push((format!("matrix classes #{seed}"), linalg::random_input(&rules, *routine, *n, *many, &mut r)));
             }
         }
         KernelKind::Array { .. } => {
@@ -292,6 +332,11 @@ fn kernel_signature_line(model: &Model, k: &Kernel) -> String {
         },
         KernelKind::Plane { width } => format!("#S, records (#element, {width} term word(s)) -> S*{width} values, S*{width} companions"),
         KernelKind::Resolve => "value[n], comp[n] -> out[n]".to_string(),
+        KernelKind::Linalg { routine, n, many } => {
+            let (i, o) = linalg::words(*routine, *n);
+            let per = if *many { "per lane, lanes one after another" } else { "" };
+            format!("{i} word(s) in, {o} out {per}; see generator/src/linalg.rs")
+        }
     };
     format!("{} (kernel; flat words: {conv})", model.kernel_c_name(k))
 }

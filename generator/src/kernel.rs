@@ -18,6 +18,7 @@
 //! | `resolve`   | n value words, then n companion words               | n values              |
 
 use crate::interp;
+use crate::linalg;
 use crate::model::{Callable, Function, Kernel, KernelKind, Model};
 use crate::rng::{self, SplitMix64};
 use crate::spec::{Assignment, Reduction};
@@ -166,6 +167,9 @@ pub fn evaluate(model: &Model, lowered: &[Function], k: &Kernel, words: &[u64]) 
             value.extend(comp);
             Ok(value)
         }
+        KernelKind::Linalg { routine, n, many } => {
+            linalg::evaluate(&linalg::Rules::new(model, lowered, &k.elem), *routine, *n, *many, words)
+        }
         KernelKind::Resolve => {
             if !words.len().is_multiple_of(2) {
                 return Err(format!("{name}: takes value and companion words of one length, got {} words", words.len()));
@@ -299,6 +303,9 @@ pub fn random_input(model: &Model, lowered: &[Function], k: &Kernel, r: &mut Spl
                 w.extend_from_slice(t);
             }
             w
+        }
+        KernelKind::Linalg { routine, n, many } => {
+            linalg::random_input(&linalg::Rules::new(model, lowered, &k.elem), *routine, *n, *many, r)
         }
         KernelKind::Resolve => {
             let ls = some_lanes(model, lowered, k, r);

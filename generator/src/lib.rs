@@ -7,6 +7,7 @@ pub mod dsl;
 pub mod error;
 pub mod interp;
 pub mod kernel;
+pub mod linalg;
 pub mod model;
 pub mod mutants;
 pub mod output;

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use crate::dsl::{Ast, AstKind, BinOp, Stmt, Target};
 use crate::error::SpecError;
-use crate::spec::{Body, Family, Nesting, ParamKind, Schedule, Seed, Shape, ShapeKind, Spec};
+use crate::spec::{Body, Family, Nesting, ParamKind, Routine, Schedule, Seed, Shape, ShapeKind, Spec};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Builtin {
@@ -268,13 +268,23 @@ pub enum KernelKind {
         width: usize,
     },
     Resolve,
+    /// A linear-algebra routine of size n, single or over many lanes.
+    Linalg {
+        routine: Routine,
+        n: usize,
+        many: bool,
+    },
 }
 
 /// One kernel of one shape and element type: a function over caller-owned
 /// arrays whose every floating-point step is a family of the model.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Kernel {
+    /// The flat and reference key: the spec's kernel name, with `_lanes`
+    /// for a many-lane form.
     pub name: String,
+    /// The spec's `[kernels.<key>]`.
+    pub key: String,
     pub op: String,
     pub shape: String,
     pub elem: String,
@@ -401,6 +411,13 @@ impl Model {
                     Schedule::Array { lanes } => KernelKind::Array { lanes: lanes.clone() },
                     Schedule::Plane => KernelKind::Plane { width: spec.shape(shape_name).unwrap().len() },
                     Schedule::Resolve => KernelKind::Resolve,
+                    Schedule::Linalg(routine) => {
+                        let n = match spec.shape(shape_name).unwrap().kind {
+                            ShapeKind::Matrix { rows, .. } => rows,
+                            _ => unreachable!("checked when the spec was read"),
+                        };
+                        KernelKind::Linalg { routine: *routine, n, many: false }
+                    }
                 };
                 for elem in &spec.types {
                     let kind = match &kind {
@@ -410,13 +427,28 @@ impl Model {
                         },
                         other => other.clone(),
                     };
+                    let many = match kind {
+                        KernelKind::Linalg { routine, n, .. } if k.many => Some(KernelKind::Linalg { routine, n, many: true }),
+                        _ => None,
+                    };
                     kernels.push(Kernel {
                         name: k.name.clone(),
+                        key: k.name.clone(),
                         op: k.op.clone(),
                         shape: shape_name.clone(),
                         elem: elem.name.clone(),
                         kind,
                     });
+                    if let Some(kind) = many {
+                        kernels.push(Kernel {
+                            name: format!("{}_lanes", k.name),
+                            key: k.name.clone(),
+                            op: format!("{}_lanes", k.op),
+                            shape: shape_name.clone(),
+                            elem: elem.name.clone(),
+                            kind,
+                        });
+                    }
                 }
             }
         }

@@ -6,7 +6,7 @@
 use crate::dsl::{self, BinOp};
 use crate::error::SpecError;
 use crate::model::{Builtin, Expr, Function, Model};
-use crate::spec::{Assignment, Layout, Nesting, Seed, ShapeKind, Spec};
+use crate::spec::{Assignment, Layout, Multipliers, Nesting, Pivot, Seed, ShapeKind, Spec, Symmetrize, Update};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mutant {
@@ -24,9 +24,12 @@ pub enum Mutant {
     NoBarrier,
     RoundsReversed,
     SingleLane,
+    PivotLast,
+    RightLooking,
+    NoSymmetrize,
 }
 
-pub const ALL: [Mutant; 14] = [
+pub const ALL: [Mutant; 17] = [
     Mutant::FoldLeft,
     Mutant::FoldSeeded,
     Mutant::TrueDivision,
@@ -41,6 +44,9 @@ pub const ALL: [Mutant; 14] = [
     Mutant::NoBarrier,
     Mutant::RoundsReversed,
     Mutant::SingleLane,
+    Mutant::PivotLast,
+    Mutant::RightLooking,
+    Mutant::NoSymmetrize,
 ];
 
 impl Mutant {
@@ -60,6 +66,9 @@ impl Mutant {
             Mutant::NoBarrier => "no-barrier",
             Mutant::RoundsReversed => "rounds-reversed",
             Mutant::SingleLane => "single-lane",
+            Mutant::PivotLast => "pivot-last",
+            Mutant::RightLooking => "right-looking",
+            Mutant::NoSymmetrize => "no-symmetrize",
         }
     }
 
@@ -71,8 +80,8 @@ impl Mutant {
         match self {
             Mutant::FoldLeft => "folds accumulate from the highest index down",
             Mutant::FoldSeeded => "folds start from the combiner's identity (a zero seed)",
-            Mutant::TrueDivision => "r * x with r = 1/s becomes the correctly rounded x / s",
-            Mutant::Fma => "a product feeding an addition or subtraction is fused (contraction)",
+            Mutant::TrueDivision => "r * x with r = 1/s becomes the correctly rounded x / s (also LU's multipliers)",
+            Mutant::Fma => "a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)",
             Mutant::Hypot => "sqrt of a sum of squares becomes a chain of hypot",
             Mutant::NegSub => "x * -1 becomes 0 - x",
             Mutant::MaxSelectSwapped => "the max_select combiner becomes acc > new ? acc : new",
@@ -83,6 +92,9 @@ impl Mutant {
             Mutant::NoBarrier => "barrier() is dropped (the same bits unless the compiler contracts)",
             Mutant::RoundsReversed => "the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)",
             Mutant::SingleLane => "every array element goes to lane 0: one sequential Neumaier chain",
+            Mutant::PivotLast => "LU pivots on the last entry of largest magnitude",
+            Mutant::RightLooking => "LU updates the trailing matrix after each column, term by term (right-looking)",
+            Mutant::NoSymmetrize => "Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji",
         }
     }
 
@@ -131,6 +143,17 @@ impl Mutant {
             Mutant::SingleLane => {
                 if let Some(r) = &mut s.reduction {
                     r.assignment = Assignment::Single;
+                }
+            }
+            Mutant::PivotLast | Mutant::RightLooking | Mutant::NoSymmetrize | Mutant::TrueDivision | Mutant::Fma => {
+                if let Some(l) = &mut s.linalg {
+                    match self {
+                        Mutant::PivotLast => l.pivot = Pivot::LastLargest,
+                        Mutant::RightLooking => l.update = Update::RightLooking,
+                        Mutant::NoSymmetrize => l.symmetrize = Symmetrize::Lower,
+                        Mutant::TrueDivision => l.multipliers = Multipliers::Division,
+                        _ => l.fused = true,
+                    }
                 }
             }
             _ => {}

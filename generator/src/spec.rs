@@ -55,6 +55,20 @@ struct RawShape {
 struct RawRules {
     fold: Spanned<RawFold>,
     reduction: Option<Spanned<RawReduction>>,
+    linalg: Option<Spanned<RawLinalg>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLinalg {
+    pivot: Spanned<String>,
+    update: Spanned<String>,
+    multipliers: Spanned<String>,
+    symmetrize: Spanned<String>,
+    eigh_sweeps: Spanned<usize>,
+    rotation: Spanned<String>,
+    update_pair: Spanned<String>,
+    diag: Spanned<String>,
 }
 
 #[derive(Deserialize)]
@@ -79,6 +93,7 @@ struct RawKernel {
     term: Option<Spanned<String>>,
     lanes: Option<Spanned<String>>,
     cases: Option<Spanned<Vec<Spanned<String>>>>,
+    many: Option<Spanned<bool>>,
 }
 
 #[derive(Deserialize)]
@@ -375,7 +390,98 @@ pub struct Spec {
     pub policy: Policy,
     pub families: Vec<Family>,
     pub reduction: Option<Reduction>,
+    pub linalg: Option<Linalg>,
     pub kernels: Vec<KernelSpec>,
+}
+
+/// Which entry of a column is the pivot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pivot {
+    /// The first entry of largest magnitude (LAPACK's i?amax).
+    FirstLargest,
+    /// The last one (a mutant).
+    LastLargest,
+}
+
+/// How LU reduces an entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Update {
+    /// By one finished dot product of the earlier columns (left-looking).
+    Dot,
+    /// By a rank-one update after every column, term by term (a mutant).
+    RightLooking,
+}
+
+/// How LU forms its multipliers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Multipliers {
+    /// One reciprocal of the pivot, then a product per entry.
+    Reciprocal,
+    /// A correctly rounded division per entry (a mutant).
+    Division,
+}
+
+/// How Cholesky and eigh read their input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Symmetrize {
+    /// 0.5*a_ij + 0.5*a_ji.
+    HalfSum,
+    /// The lower triangle as it is (a mutant).
+    Lower,
+}
+
+/// `[rules.linalg]`: the orders of the per-lane linear algebra.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Linalg {
+    pub pivot: Pivot,
+    pub update: Update,
+    pub multipliers: Multipliers,
+    pub symmetrize: Symmetrize,
+    pub eigh_sweeps: usize,
+    /// Families: the Jacobi rotation, its update of a pair of entries, and
+    /// of the two diagonal entries.
+    pub rotation: String,
+    pub update_pair: String,
+    pub diag: String,
+    /// Products fused into the subtractions (the fma mutant; no spec key).
+    pub fused: bool,
+    pub line: usize,
+}
+
+/// A routine of the per-lane linear algebra.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Routine {
+    Lu,
+    LuSolve,
+    SolveLower,
+    SolveLowerUnit,
+    SolveUpper,
+    SolveUpperUnit,
+    DetLu,
+    Inverse,
+    Cholesky,
+    CholeskySolve,
+    Eigh,
+}
+
+impl Routine {
+    pub const ALL: [(&'static str, Routine); 11] = [
+        ("lu", Routine::Lu),
+        ("lu_solve", Routine::LuSolve),
+        ("solve_lower", Routine::SolveLower),
+        ("solve_lower_unit", Routine::SolveLowerUnit),
+        ("solve_upper", Routine::SolveUpper),
+        ("solve_upper_unit", Routine::SolveUpperUnit),
+        ("det_lu", Routine::DetLu),
+        ("inverse", Routine::Inverse),
+        ("cholesky", Routine::Cholesky),
+        ("cholesky_solve", Routine::CholeskySolve),
+        ("eigh", Routine::Eigh),
+    ];
+
+    pub fn name(self) -> &'static str {
+        Routine::ALL.iter().find(|(_, r)| *r == self).unwrap().0
+    }
 }
 
 /// Where element i of an array goes among the lanes.
@@ -418,6 +524,8 @@ pub enum Schedule {
     Plane,
     /// Delivers every slot of a plane.
     Resolve,
+    /// A routine of the per-lane linear algebra.
+    Linalg(Routine),
 }
 
 /// `[kernels.<name>]`: a function over caller-owned arrays.
@@ -429,6 +537,8 @@ pub struct KernelSpec {
     pub schedule: Schedule,
     pub shapes: Vec<String>,
     pub cases: Vec<Probe>,
+    /// Also a form over an array of independent problems (`<op>_lanes`).
+    pub many: bool,
     pub line: usize,
 }
 
@@ -514,13 +624,15 @@ pub fn parse(file: &str, text: &str) -> Result<Spec, SpecError> {
         policy: Policy { either_zero: Vec::new(), line: 0 },
         families: Vec::new(),
         reduction: None,
+        linalg: None,
         kernels: Vec::new(),
     };
     let families = families(&loc, &raw, text, &spec)?;
     let policy = policy(&loc, &raw, &families)?;
     let spec = Spec { families, policy, ..spec };
     let reduction = reduction(&loc, &raw, &spec)?;
-    let spec = Spec { reduction, ..spec };
+    let linalg = linalg(&loc, &raw, &spec)?;
+    let spec = Spec { reduction, linalg, ..spec };
     let kernels = kernels(&loc, &raw, &spec)?;
     Ok(Spec { kernels, ..spec })
 }
@@ -965,9 +1077,17 @@ fn kernels(loc: &Loc, raw: &RawSpec, spec: &Spec) -> Result<Vec<KernelSpec>, Spe
     for (name, k) in in_file_order(&raw.kernels) {
         let key = format!("kernels.{name}");
         let r = k.get_ref();
-        let Some(red) = &spec.reduction else {
+        let sched = r.schedule.get_ref().as_str();
+        let routine = Routine::ALL.iter().find(|(n, _)| *n == sched).map(|(_, r)| *r);
+        if routine.is_some() && spec.linalg.is_none() {
+            return Err(loc.err(k.span().start, key, "a linear-algebra kernel needs `[rules.linalg]`"));
+        }
+        let red = spec.reduction.as_ref();
+        if routine.is_none() && red.is_none() {
             return Err(loc.err(k.span().start, key, "a kernel needs `[rules.reduction]`"));
-        };
+        }
+        // The pair shape of the compensated kernels (none for linear algebra).
+        let pair = red.map(|r| r.pair.clone()).unwrap_or_default();
         if !is_c_identifier(name) {
             return Err(loc.err(k.span().start, key, "a kernel name must be a C identifier"));
         }
@@ -1004,11 +1124,19 @@ fn kernels(loc: &Loc, raw: &RawSpec, spec: &Spec) -> Result<Vec<KernelSpec>, Spe
                 None => Ok(()),
             }
         };
-        let sched = r.schedule.get_ref().as_str();
         let scalar = |s: &Shape| matches!(s.kind, ShapeKind::Scalar);
         let schedule = match sched {
+            _ if routine.is_some() => {
+                only(
+                    &|s: &Shape| matches!(s.kind, ShapeKind::Matrix { rows, cols, .. } if rows == cols && spec.shape(&format!("vec{rows}")).is_some()),
+                    sched,
+                )?;
+                refuse("term", r.term.is_some(), sched)?;
+                refuse("lanes", r.lanes.is_some(), sched)?;
+                Schedule::Linalg(routine.unwrap())
+            }
             "butterfly" => {
-                only(&|s: &Shape| s.name == red.pair, sched)?;
+                only(&|s: &Shape| s.name == pair, sched)?;
                 Schedule::Butterfly
             }
             "lanes" => {
@@ -1053,7 +1181,7 @@ fn kernels(loc: &Loc, raw: &RawSpec, spec: &Spec) -> Result<Vec<KernelSpec>, Spe
             }
             "plane" | "resolve" => {
                 if sched == "plane" {
-                    only(&|s: &Shape| matches!(s.kind, ShapeKind::Scalar | ShapeKind::Vector(_)) && s.name != red.pair, sched)?;
+                    only(&|s: &Shape| matches!(s.kind, ShapeKind::Scalar | ShapeKind::Vector(_)) && s.name != pair, sched)?;
                 } else {
                     only(&scalar, sched)?;
                 }
@@ -1069,12 +1197,19 @@ fn kernels(loc: &Loc, raw: &RawSpec, spec: &Spec) -> Result<Vec<KernelSpec>, Spe
                 return Err(loc.err(
                     r.schedule.span().start,
                     format!("{key}.schedule"),
-                    format!("unknown schedule `{other}` (expected butterfly, lanes, array, plane or resolve)"),
+                    format!(
+                        "unknown schedule `{other}` (expected butterfly, lanes, array, plane, resolve, or a linear-algebra routine: {})",
+                        Routine::ALL.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+                    ),
                 ));
             }
         };
         if !matches!(schedule, Schedule::Lanes { .. }) {
             refuse("arrays", r.arrays.is_some(), sched)?;
+        }
+        let many = r.many.as_ref().is_some_and(|m| *m.get_ref());
+        if many && !matches!(schedule, Schedule::Linalg(_)) {
+            return Err(loc.err(k.span().start, format!("{key}.many"), format!("a `{sched}` kernel has no many-lane form")));
         }
         let clash = spec.families.iter().any(|f| f.op == op && f.shapes.iter().any(|s| shapes.contains(s)))
             || out.iter().any(|o| o.op == op && o.shapes.iter().any(|s| shapes.contains(s)));
@@ -1093,8 +1228,54 @@ fn kernels(loc: &Loc, raw: &RawSpec, spec: &Spec) -> Result<Vec<KernelSpec>, Spe
             schedule,
             shapes,
             cases,
+            many,
             line: loc.lines.line(k.span().start),
         });
     }
     Ok(out)
+}
+
+fn linalg(loc: &Loc, raw: &RawSpec, spec: &Spec) -> Result<Option<Linalg>, SpecError> {
+    let Some(l) = &raw.rules.linalg else { return Ok(None) };
+    let key = "rules.linalg";
+    let r = l.get_ref();
+    fn pick<T: Copy>(loc: &Loc, field: &str, v: &Spanned<String>, options: &[(&str, T)]) -> Result<T, SpecError> {
+        options.iter().find(|(n, _)| n == v.get_ref()).map(|(_, t)| *t).ok_or_else(|| {
+            let names: Vec<String> = options.iter().map(|(n, _)| format!("`{n}`")).collect();
+            loc.err(
+                v.span().start,
+                format!("rules.linalg.{field}"),
+                format!("unknown {field} `{}` (expected {})", v.get_ref(), names.join(" or ")),
+            )
+        })
+    }
+    let pivot = pick(loc, "pivot", &r.pivot, &[("first-largest", Pivot::FirstLargest), ("last-largest", Pivot::LastLargest)])?;
+    let update = pick(loc, "update", &r.update, &[("dot", Update::Dot), ("right-looking", Update::RightLooking)])?;
+    let multipliers =
+        pick(loc, "multipliers", &r.multipliers, &[("reciprocal", Multipliers::Reciprocal), ("division", Multipliers::Division)])?;
+    let symmetrize = pick(loc, "symmetrize", &r.symmetrize, &[("half-sum", Symmetrize::HalfSum), ("lower", Symmetrize::Lower)])?;
+    let sweeps = *r.eigh_sweeps.get_ref();
+    if sweeps == 0 || sweeps > 64 {
+        return Err(loc.err(r.eigh_sweeps.span().start, format!("{key}.eigh_sweeps"), format!("{sweeps} sweeps: between 1 and 64")));
+    }
+    let family = |field: &str, v: &Spanned<String>, arity: usize| -> Result<String, SpecError> {
+        let bad = |m: String| loc.err(v.span().start, format!("{key}.{field}"), m);
+        let f = spec.family(v.get_ref()).ok_or_else(|| bad(format!("unknown family `{}`", v.get_ref())))?;
+        if f.params.len() != arity || f.shapes != ["scalar"] {
+            return Err(bad(format!("family `{}` must be a scalar family of {arity} parameter(s)", f.name)));
+        }
+        Ok(f.name.clone())
+    };
+    Ok(Some(Linalg {
+        pivot,
+        update,
+        multipliers,
+        symmetrize,
+        eigh_sweeps: sweeps,
+        rotation: family("rotation", &r.rotation, 3)?,
+        update_pair: family("update_pair", &r.update_pair, 3)?,
+        diag: family("diag", &r.diag, 4)?,
+        fused: false,
+        line: loc.lines.line(l.span().start),
+    }))
 }

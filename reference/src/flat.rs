@@ -41,10 +41,39 @@
 //! elements of `K` components (`K` = 1, 2, 3, 4 for the shape) at all `+0`
 //! and applies the records in order with [`compensated::plane_add`]; every
 //! `elem` must be below `S`.
+//!
+//! The steps of the Jacobi rotation are spec families of the `"scalar"`
+//! shape: `jacobi_rotation` takes `app, aqq, apq` and gives the rotation
+//! `c, s, t, tau`; `jacobi_update` takes `g, h, c, s, t, tau` and gives the
+//! pair `x, y`; `jacobi_diag` takes `app, aqq, apq, c, s, t, tau` and gives
+//! the new `app, aqq`.
+//!
+//! The per-lane linear algebra of [`crate::linalg`] is instantiated for the
+//! shapes `"mat2"`, `"mat3"`, `"mat4"` (size `n` = 2, 3, 4). A matrix is `n²`
+//! words (row-major), a vector `n` words; the pivot rows `ipiv` (1-based) and
+//! `info` are plain unsigned integers (marked `#`):
+//!
+//! | family | input words | output words |
+//! |---|---|---|
+//! | `lu` | `A` | `LU`, `#ipiv[0..n]`, `#info` |
+//! | `lu_solve` | `LU`, `#ipiv[0..n]`, `b` | `x` |
+//! | `solve_lower`, `solve_lower_unit`, `solve_upper`, `solve_upper_unit` | `M`, `b` | `x` |
+//! | `det_lu` | `A` | `d` |
+//! | `inverse` | `A` | `X`, `#info` |
+//! | `cholesky` | `A` | `L`, `#info` |
+//! | `cholesky_solve` | `L`, `b` | `x` |
+//! | `eigh` | `A` | `w[0..n]`, `V` |
+//!
+//! Every `lu_solve` pivot must satisfy `k + 1 <= ipiv[k] <= n`. Each of these
+//! families also has a many-lane form, the family name with the suffix
+//! `_lanes` (`"lu_lanes"`, ...), for the same shapes: its input is any number
+//! (zero included) of single-form inputs one after another, and its output
+//! the single-form outputs in the same order; a panic names the lane.
 
 use std::sync::LazyLock;
 
 use crate::compensated::{self, Pair, LANES};
+use crate::linalg::{self, Rotation};
 use crate::real::Real;
 use crate::scalar;
 use crate::{Mat, Quat, Vec2, Vec3, Vec4};
@@ -138,6 +167,17 @@ impl<T: Real, const N: usize> Flat for Mat<T, N> {
     }
     fn write(&self, out: &mut Vec<u64>) {
         write_all(self.elements(), out);
+    }
+}
+
+impl<T: Real> Flat for Rotation<T> {
+    const WORDS: usize = 4;
+    fn read(words: &[u64]) -> Self {
+        let [c, s, t, tau] = read_array(words);
+        Rotation { c, s, t, tau }
+    }
+    fn write(&self, out: &mut Vec<u64>) {
+        write_all([self.c, self.s, self.t, self.tau], out);
     }
 }
 
@@ -272,10 +312,16 @@ const LANE_WORDS: usize = LANES * 2;
 ///
 /// If a word is not a bit pattern of `T`.
 fn elements<T: Real>(name: &str, words: &[u64]) -> Vec<T> {
-    let decode = |&w: &u64| {
-        T::from_word(w).unwrap_or_else(|| panic!("aether_reference::flat: {name}: word {w:#x} is not an {} bit pattern", T::NAME))
-    };
-    words.iter().map(decode).collect()
+    words.iter().map(|&w| element_of(name, w)).collect()
+}
+
+/// Decodes one element word of the function `name`.
+///
+/// # Panics
+///
+/// If the word is not a bit pattern of `T`.
+fn element_of<T: Real>(name: &str, word: u64) -> T {
+    T::from_word(word).unwrap_or_else(|| panic!("aether_reference::flat: {name}: word {word:#x} is not an {} bit pattern", T::NAME))
 }
 
 /// Decodes an integer word (an index or a count) of the function `name`.
@@ -392,6 +438,159 @@ macro_rules! kernel_adapter {
     }};
 }
 
+// ------------------------------------------------- per-lane linear algebra
+
+/// A linear-algebra kernel: decodes the words of one problem (exactly its
+/// input length), solves it and appends the result words. The `&str` names
+/// the function (and the lane) in a panic message.
+type LinalgKernel = fn(&str, &[u64], &mut Vec<u64>);
+
+/// Decodes an `N x N` matrix from its `N * N` leading words.
+fn read_matrix<T: Real, const N: usize>(name: &str, words: &[u64]) -> Mat<T, N> {
+    Mat::from_fn(|r, c| element_of(name, words[r * N + c]))
+}
+
+/// Decodes an `N`-vector from its `N` leading words.
+fn read_vector<T: Real, const N: usize>(name: &str, words: &[u64]) -> [T; N] {
+    std::array::from_fn(|i| element_of(name, words[i]))
+}
+
+/// Appends plain unsigned integers (pivot rows, `info`).
+fn write_integers(integers: impl IntoIterator<Item = usize>, out: &mut Vec<u64>) {
+    out.extend(integers.into_iter().map(|i| i as u64));
+}
+
+/// `lu`: `A` -> `LU`, `#ipiv`, `#info`.
+fn linalg_lu<T: Real, const N: usize>(name: &str, input: &[u64], out: &mut Vec<u64>) {
+    let f = linalg::lu(read_matrix::<T, N>(name, input));
+    f.lu.write(out);
+    write_integers(f.ipiv, out);
+    write_integers([f.info], out);
+}
+
+/// `lu_solve`: `LU`, `#ipiv`, `b` -> `x`.
+fn linalg_lu_solve<T: Real, const N: usize>(name: &str, input: &[u64], out: &mut Vec<u64>) {
+    let lu = read_matrix::<T, N>(name, input);
+    let ipiv: [usize; N] = std::array::from_fn(|k| {
+        let p = integer(name, input[N * N + k]);
+        assert!(k < p && p <= N, "aether_reference::flat: {name}: ipiv[{k}] = {p} is outside {}..={N}", k + 1);
+        p
+    });
+    let b = read_vector::<T, N>(name, &input[N * N + N..]);
+    write_all(linalg::lu_solve(lu, ipiv, b), out);
+}
+
+/// A triangular solve (or `cholesky_solve`): `M`, `b` -> `x`.
+fn solve_with<T: Real, const N: usize>(name: &str, input: &[u64], out: &mut Vec<u64>, solve: fn(Mat<T, N>, [T; N]) -> [T; N]) {
+    write_all(solve(read_matrix(name, input), read_vector(name, &input[N * N..])), out);
+}
+
+/// `solve_lower`: `L`, `b` -> `x`.
+fn linalg_solve_lower<T: Real, const N: usize>(name: &str, input: &[u64], out: &mut Vec<u64>) {
+    solve_with::<T, N>(name, input, out, linalg::solve_lower);
+}
+
+/// `solve_lower_unit`: `L`, `b` -> `x`.
+fn linalg_solve_lower_unit<T: Real, const N: usize>(name: &str, input: &[u64], out: &mut Vec<u64>) {
+    solve_with::<T, N>(name, input, out, linalg::solve_lower_unit);
+}
+
+/// `solve_upper`: `U`, `b` -> `x`.
+fn linalg_solve_upper<T: Real, const N: usize>(name: &str, input: &[u64], out: &mut Vec<u64>) {
+    solve_with::<T, N>(name, input, out, linalg::solve_upper);
+}
+
+/// `solve_upper_unit`: `U`, `b` -> `x`.
+fn linalg_solve_upper_unit<T: Real, const N: usize>(name: &str, input: &[u64], out: &mut Vec<u64>) {
+    solve_with::<T, N>(name, input, out, linalg::solve_upper_unit);
+}
+
+/// `cholesky_solve`: `L`, `b` -> `x`.
+fn linalg_cholesky_solve<T: Real, const N: usize>(name: &str, input: &[u64], out: &mut Vec<u64>) {
+    solve_with::<T, N>(name, input, out, linalg::cholesky_solve);
+}
+
+/// `det_lu`: `A` -> `d`.
+fn linalg_det_lu<T: Real, const N: usize>(name: &str, input: &[u64], out: &mut Vec<u64>) {
+    write_all([linalg::det_lu(read_matrix::<T, N>(name, input))], out);
+}
+
+/// `inverse`: `A` -> `X`, `#info`.
+fn linalg_inverse<T: Real, const N: usize>(name: &str, input: &[u64], out: &mut Vec<u64>) {
+    let (x, info) = linalg::inverse(read_matrix::<T, N>(name, input));
+    x.write(out);
+    write_integers([info], out);
+}
+
+/// `cholesky`: `A` -> `L`, `#info`.
+fn linalg_cholesky<T: Real, const N: usize>(name: &str, input: &[u64], out: &mut Vec<u64>) {
+    let (l, info) = linalg::cholesky(read_matrix::<T, N>(name, input));
+    l.write(out);
+    write_integers([info], out);
+}
+
+/// `eigh`: `A` -> `w`, `V`.
+fn linalg_eigh<T: Real, const N: usize>(name: &str, input: &[u64], out: &mut Vec<u64>) {
+    let (w, v) = linalg::eigh(read_matrix::<T, N>(name, input));
+    write_all(w, out);
+    v.write(out);
+}
+
+/// The single form: exactly `words` input words, one problem.
+fn linalg_single(name: &str, input: &[u64], words: usize, kernel: LinalgKernel) -> Vec<u64> {
+    assert!(input.len() == words, "aether_reference::flat: {name} takes {words} words, got {}", input.len());
+    let mut out = Vec::new();
+    kernel(name, input, &mut out);
+    out
+}
+
+/// The many-lane form: any number of problems of `words` words each, one
+/// after another; the results one after another.
+fn linalg_lanes(name: &str, input: &[u64], words: usize, kernel: LinalgKernel) -> Vec<u64> {
+    let problems = input.chunks_exact(words);
+    assert!(problems.remainder().is_empty(), "aether_reference::flat: {name} takes whole problems of {words} words, got {}", input.len());
+    let mut out = Vec::new();
+    for (lane, problem) in problems.enumerate() {
+        kernel(&format!("{name} lane {lane}"), problem, &mut out);
+    }
+    out
+}
+
+/// The linear-algebra table: one line per family, with its input words per
+/// problem in terms of the size `N`, and its kernel (generic over the element
+/// type and `N`). Each line gives the single and the `_lanes` form for
+/// `mat2`, `mat3`, `mat4` and `f32`, `f64`.
+macro_rules! linalg {
+    ($($family:ident ($words:expr) => $kernel:ident;)*) => {
+        [$(
+            linalg!(@one $family, mat2, 2, f32, $words, $kernel),
+            linalg!(@one $family, mat2, 2, f64, $words, $kernel),
+            linalg!(@one $family, mat3, 3, f32, $words, $kernel),
+            linalg!(@one $family, mat3, 3, f64, $words, $kernel),
+            linalg!(@one $family, mat4, 4, f32, $words, $kernel),
+            linalg!(@one $family, mat4, 4, f64, $words, $kernel),
+        )*]
+        .into_iter()
+        .flatten()
+    };
+    (@one $family:ident, $shape:ident, $n:literal, $elem:ident, $words:expr, $kernel:ident) => {{
+        fn single(input: &[u64]) -> Vec<u64> {
+            const N: usize = $n;
+            const NAME: &str = concat!(stringify!($family), "/", stringify!($shape), "/", stringify!($elem));
+            linalg_single(NAME, input, $words, $kernel::<$elem, N>)
+        }
+        fn lanes(input: &[u64]) -> Vec<u64> {
+            const N: usize = $n;
+            const NAME: &str = concat!(stringify!($family), "_lanes/", stringify!($shape), "/", stringify!($elem));
+            linalg_lanes(NAME, input, $words, $kernel::<$elem, N>)
+        }
+        [
+            (stringify!($family), stringify!($shape), stringify!($elem), single as FlatFn),
+            (concat!(stringify!($family), "_lanes"), stringify!($shape), stringify!($elem), lanes as FlatFn),
+        ]
+    }};
+}
+
 type Entry = (&'static str, &'static str, &'static str, FlatFn);
 
 static TABLE: LazyLock<Vec<Entry>> = LazyLock::new(|| {
@@ -440,6 +639,10 @@ static TABLE: LazyLock<Vec<Entry>> = LazyLock::new(|| {
         pair_combine [pair] (a: S, b: S) => compensated::pair_combine(a, b);
         pair_value [pair] (p: S) => compensated::pair_value(p);
         reduce32 [pair] (lanes: [S; LANES]) => compensated::reduce32(lanes);
+        // the steps of the Jacobi rotation of eigh: rotation (c, s, t, tau), pair (x, y)
+        jacobi_rotation [scalar] (app: T, aqq: T, apq: T) => linalg::jacobi_rotation(app, aqq, apq);
+        jacobi_update [scalar] (g: T, h: T, r: Rotation<T>) => <[T; 2]>::from(linalg::jacobi_update(g, h, r));
+        jacobi_diag [scalar] (app: T, aqq: T, apq: T, r: Rotation<T>) => <[T; 2]>::from(linalg::jacobi_diag(app, aqq, apq, r));
     }
     .into_iter()
     .chain(kernels! {
@@ -454,6 +657,19 @@ static TABLE: LazyLock<Vec<Entry>> = LazyLock::new(|| {
         plane_add [vec4] => kernel_plane_add::<T, 4>;
         plane_resolve [scalar] => kernel_plane_resolve::<T>;
     })
+    .chain(linalg! {
+        lu (N * N) => linalg_lu;
+        lu_solve (N * N + 2 * N) => linalg_lu_solve;
+        solve_lower (N * N + N) => linalg_solve_lower;
+        solve_lower_unit (N * N + N) => linalg_solve_lower_unit;
+        solve_upper (N * N + N) => linalg_solve_upper;
+        solve_upper_unit (N * N + N) => linalg_solve_upper_unit;
+        det_lu (N * N) => linalg_det_lu;
+        inverse (N * N) => linalg_inverse;
+        cholesky (N * N) => linalg_cholesky;
+        cholesky_solve (N * N + N) => linalg_cholesky_solve;
+        eigh (N * N) => linalg_eigh;
+    })
     .collect()
 });
 
@@ -463,14 +679,16 @@ static KEYS: LazyLock<Vec<(&'static str, &'static str, &'static str)>> =
 /// The flat function for `(family, shape, elem)`, e.g. `("dot", "vec3",
 /// "f32")`, `("fmin", "scalar", "f64")`, `("quat_mul", "quat", "f32")`,
 /// `("mul_vec", "mat3", "f64")`, `("sum_array", "scalar", "f32")`,
-/// `("reduce32", "pair", "f64")`; `None` when no such function exists.
+/// `("reduce32", "pair", "f64")`, `("lu", "mat3", "f32")`,
+/// `("eigh_lanes", "mat4", "f64")`; `None` when no such function exists.
 pub fn lookup(family: &str, shape: &str, elem: &str) -> Option<FlatFn> {
     TABLE.iter().find(|&&(f, s, e, _)| (f, s, e) == (family, shape, elem)).map(|&(_, _, _, function)| function)
 }
 
 /// Every `(family, shape, elem)` implemented: each family of the spec for
-/// each shape it lists, and each compensated-summation function, for `f32`
-/// and for `f64`.
+/// each shape it lists, each compensated-summation function, and each
+/// linear-algebra routine (single and `_lanes`, for `mat2`, `mat3`, `mat4`),
+/// for `f32` and for `f64`.
 pub fn entries() -> &'static [(&'static str, &'static str, &'static str)] {
     &KEYS
 }

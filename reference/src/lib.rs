@@ -26,6 +26,12 @@
 //! changes no bit), the xor-butterfly [`compensated::reduce32`], and the
 //! per-component accumulation plane. A compensation is reset to `+0` whenever
 //! the rounded sum is not finite.
+//!
+//! [`linalg`] is the per-lane linear algebra on [`Mat<T, N>`](Mat) and
+//! `[T; N]` (`N` = 2, 3, 4): LU with partial pivoting (1-based `ipiv`,
+//! reciprocal multipliers, finished dot products), the triangular solves,
+//! `det_lu`, `inverse`, Cholesky of the symmetric part, and the symmetric
+//! eigen-decomposition by [`linalg::EIGH_SWEEPS`] cyclic Jacobi sweeps.
 
 #![warn(missing_docs)]
 
@@ -33,6 +39,7 @@ pub mod arrays;
 pub mod compensated;
 pub mod flat;
 pub mod fold;
+pub mod linalg;
 mod matrix;
 mod quat;
 pub mod real;

@@ -37,6 +37,8 @@ pub trait Real:
     const ONE: Self;
     /// `+2` (the factor in `rotate`).
     const TWO: Self;
+    /// `+0.5` (the factor of the symmetrised reads of `cholesky` and `eigh`).
+    const HALF: Self;
     /// `-1` (the factor of `neg`, which the contract spells `x * -1`).
     const NEG_ONE: Self;
     /// Width of the bit pattern: 32 or 64.
@@ -70,6 +72,7 @@ macro_rules! impl_real {
             const ZERO: Self = 0.0;
             const ONE: Self = 1.0;
             const TWO: Self = 2.0;
+            const HALF: Self = 0.5;
             const NEG_ONE: Self = -1.0;
             const BITS: u32 = $bits;
             const NAME: &'static str = stringify!($t);

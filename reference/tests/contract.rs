@@ -393,6 +393,33 @@ const COMPENSATED: [(&str, &str); 15] = [
     ("plane_resolve", "scalar"),
 ];
 
+/// The per-lane linear-algebra routines (`aether_reference::linalg`), each
+/// for `mat2`, `mat3`, `mat4`, in a single and a many-lane (`_lanes`) form;
+/// the spec lists them as kernels, which `spec_pairs` does not read.
+const LINALG_ROUTINES: [&str; 11] = [
+    "lu",
+    "lu_solve",
+    "solve_lower",
+    "solve_lower_unit",
+    "solve_upper",
+    "solve_upper_unit",
+    "det_lu",
+    "inverse",
+    "cholesky",
+    "cholesky_solve",
+    "eigh",
+];
+
+/// Every `(family, shape)` of the linear algebra: 11 routines x 2 forms x 3
+/// shapes = 66.
+fn linalg() -> Vec<(String, String)> {
+    LINALG_ROUTINES
+        .iter()
+        .flat_map(|r| [r.to_string(), format!("{r}_lanes")])
+        .flat_map(|f| ["mat2", "mat3", "mat4"].map(|s| (f.clone(), s.to_string())))
+        .collect()
+}
+
 #[test]
 fn entries_cover_the_spec() {
     // Family x shape pairs in spec/aether.toml: fmin, fmax, sign (1 each) = 3;
@@ -400,27 +427,38 @@ fn entries_cover_the_spec() {
     // min, max, lerp (3 each) = 9; sum, dot, squared_norm, norm, max_norm,
     // is_finite (3 each) = 18; normalize 4; cross 1; quat_mul, conjugate,
     // rotate (1 each) = 3; mul_vec, mat_mul, transpose, identity, mat_dot,
-    // determinant (3 each) = 18. Total 79 per element type, 158 in all.
-    // The compensated summation adds 15 per element type: 94 and 188.
+    // determinant (3 each) = 18; jacobi_rotation, jacobi_update,
+    // jacobi_diag (1 each) = 3. Total 82 per element type, 164 in all.
+    // The compensated summation adds 15 per element type: 97 and 194.
+    // The linear algebra adds 66 per element type: 163 and 326.
     let all = entries();
-    assert_eq!(all.len(), 188);
-    assert_eq!(all.iter().filter(|e| e.2 == "f32").count(), 94);
-    assert_eq!(all.iter().filter(|e| e.2 == "f64").count(), 94);
+    assert_eq!(all.len(), 326);
+    assert_eq!(all.iter().filter(|e| e.2 == "f32").count(), 163);
+    assert_eq!(all.iter().filter(|e| e.2 == "f64").count(), 163);
     let mut sorted = all.to_vec();
     sorted.sort_unstable();
     sorted.dedup();
-    assert_eq!(sorted.len(), 188, "duplicate entries");
+    assert_eq!(sorted.len(), 326, "duplicate entries");
     for &(family, shape, elem) in all {
         assert!(lookup(family, shape, elem).is_some());
     }
     for (family, shape) in COMPENSATED {
         assert!(all.contains(&(family, shape, "f32")) && all.contains(&(family, shape, "f64")), "{family}/{shape}");
     }
+    let linalg = linalg();
+    assert_eq!(linalg.len(), 66);
+    for (family, shape) in &linalg {
+        for elem in ["f32", "f64"] {
+            assert!(lookup(family, shape, elem).is_some(), "{family}/{shape}/{elem}");
+        }
+    }
     assert!(lookup("dot", "vec5", "f32").is_none());
     assert!(lookup("cross", "vec2", "f32").is_none());
     assert!(lookup("dot", "vec3", "f16").is_none());
     assert!(lookup("reduce32", "scalar", "f32").is_none());
     assert!(lookup("plane_add", "mat2", "f64").is_none());
+    assert!(lookup("lu", "vec3", "f32").is_none());
+    assert!(lookup("eigh_lanes", "mat5", "f64").is_none());
 }
 
 /// Reads `[families.X]` headers and their `shapes = [...]` line from the
@@ -444,12 +482,13 @@ fn spec_pairs() -> Vec<(String, String)> {
     pairs
 }
 
-/// The entries are the spec's families and the compensated ones (which the
-/// spec may or may not list yet), nothing else.
+/// The entries are the spec's families, the compensated ones and the linear
+/// algebra (which the spec may or may not list as families), nothing else.
 #[test]
 fn entries_equal_the_spec_listing() {
     let mut pairs = spec_pairs();
     pairs.extend(COMPENSATED.map(|(f, s)| (f.to_string(), s.to_string())));
+    pairs.extend(linalg());
     let mut want: Vec<(String, String, String)> =
         pairs.into_iter().flat_map(|(f, s)| ["f32", "f64"].map(|e| (f.clone(), s.clone(), e.to_string()))).collect();
     want.sort();
@@ -546,7 +585,30 @@ fn every_entry_runs_and_sizes_its_output() {
             "lanes_dot" => ([ones(64), vec![3], ones(6)].concat(), 64),
             // S = 2 elements of n components; records (1, ones), (0, ones).
             "plane_add" => ([vec![2, 1], ones(n), vec![0], ones(n)].concat(), 4 * n),
-            other => panic!("unknown family {other}"),
+            // The Jacobi steps: a rotation is 4 words (c, s, t, tau).
+            "jacobi_rotation" => (ones(3), 4),
+            "jacobi_update" => (ones(6), 2),
+            "jacobi_diag" => (ones(7), 2),
+            // Linear algebra on a side x side matrix (n words); the lanes
+            // forms on two problems.
+            routine => {
+                let (single, lanes) = match routine.strip_suffix("_lanes") {
+                    Some(single) => (single, 2),
+                    None => (routine, 1),
+                };
+                let side = (2..=4).find(|s| s * s == n).unwrap_or_else(|| panic!("{family}/{shape}"));
+                // ipiv[k] = side is in k+1..=side for every k.
+                let (input, output) = match single {
+                    "lu" => (ones(n), n + side + 1),
+                    "lu_solve" => ([ones(n), vec![side as u64; side], ones(side)].concat(), side),
+                    "solve_lower" | "solve_lower_unit" | "solve_upper" | "solve_upper_unit" | "cholesky_solve" => (ones(n + side), side),
+                    "det_lu" => (ones(n), 1),
+                    "inverse" | "cholesky" => (ones(n), n + 1),
+                    "eigh" => (ones(n), side + n),
+                    other => panic!("unknown family {other}"),
+                };
+                (input.repeat(lanes), output * lanes)
+            }
         };
         let f = lookup(family, shape, elem).unwrap();
         let out = f(&inputs);

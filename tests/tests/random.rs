@@ -3,12 +3,16 @@
 //! and the reference must agree under the comparison policy.
 
 use aether_generator::kernel;
+use aether_generator::model::{Callable, Kernel, KernelKind};
 use aether_generator::rng::SplitMix64;
 use aether_tests::{functions, hex, model, policy, width};
 
 const PER_FUNCTION: usize = 100_000;
 /// Random inputs per kernel: arrays of up to a few hundred elements each.
 const PER_KERNEL: usize = 20_000;
+/// Random matrices per linear-algebra routine, size and type (single form;
+/// a many-lane form gets PER_KERNEL inputs of up to six lanes).
+const PER_ROUTINE: usize = 100_000;
 
 #[test]
 fn random_inputs_match_the_reference() {
@@ -28,7 +32,10 @@ fn random_inputs_match_the_reference() {
         let n = match f.fixed_words() {
             Some((0, _)) => 1,
             Some(_) => PER_FUNCTION,
-            None => PER_KERNEL,
+            None => match f {
+                Callable::Kernel(Kernel { kind: KernelKind::Linalg { many: false, .. }, .. }) => PER_ROUTINE,
+                _ => PER_KERNEL,
+            },
         };
         let mut bad = 0;
         for _ in 0..n {

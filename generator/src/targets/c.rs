@@ -118,6 +118,22 @@ pub fn render_core(model: &Model, lowered: &[Function], banner: &str) -> Result<
             ],
         })
         .collect();
+    let mut helpers = helpers;
+    let mut sizes: Vec<(String, usize)> = Vec::new();
+    for k in &model.kernels {
+        if let KernelKind::Linalg { n, .. } = k.kind {
+            if !sizes.contains(&(k.elem.clone(), n)) {
+                sizes.push((k.elem.clone(), n));
+            }
+        }
+    }
+    for (elem, n) in sizes {
+        let t = model.spec.types.iter().find(|t| t.name == elem).unwrap();
+        helpers.push(Helper {
+            doc: format!("The per-lane linear algebra of {n}x{n} {} matrices on row-major arrays ([rules.linalg]).", t.c_type),
+            lines: super::c_linalg::helpers(model, lowered, t, n),
+        });
+    }
     let ctx = context! { banner, version => model.spec.version, types, functions, helpers };
     let h = render("c/aether_core.h.j2", HEADER_TEMPLATE, &ctx)?;
     let c = render("c/aether_core.c.j2", SOURCE_TEMPLATE, &ctx)?;
@@ -205,9 +221,13 @@ fn barrier_name(t: &ElemType) -> String {
 /// The C function of a kernel: loops over caller-owned arrays that call the
 /// step families by their C names.
 fn kernel(model: &Model, k: &Kernel) -> CFunction {
+    if let KernelKind::Linalg { .. } = k.kind {
+        let p = super::c_linalg::kernel(model, k);
+        return CFunction { name: p.name, doc: p.doc, signature: p.signature, body: p.body };
+    }
     let elem = model.spec.types.iter().find(|t| t.name == k.elem).unwrap();
     let red = model.spec.reduction.as_ref().expect("kernels need [rules.reduction]");
-    let ks = model.spec.kernel(&k.name).unwrap();
+    let ks = model.spec.kernel(&k.key).unwrap();
     let t = &elem.c_type;
     let pair = type_name(model, &red.pair, elem);
     let step_name = |family: &str| {
@@ -301,6 +321,7 @@ fn kernel(model: &Model, k: &Kernel) -> CFunction {
             body.push(format!("    out[i] = {value}(p);"));
             body.push("}".into());
         }
+        KernelKind::Linalg { .. } => unreachable!("printed by c_linalg"),
     }
     let mut doc = vec![ks.doc.clone()];
     if let KernelKind::Lanes { .. } = &k.kind {

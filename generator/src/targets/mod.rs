@@ -8,6 +8,7 @@ use crate::error::Error;
 use crate::model::Model;
 
 pub mod c;
+pub mod c_linalg;
 
 /// A generated file, with its path relative to the repository root.
 #[derive(Debug, Clone, PartialEq)]
