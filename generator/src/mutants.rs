@@ -88,7 +88,9 @@ impl Mutant {
             Mutant::ColumnMajor => "matrices are read and written column-major",
             Mutant::QuatXyzw => "quaternions are laid out (x, y, z, w)",
             Mutant::Uncompensated => "the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone",
-            Mutant::NonFiniteKept => "the correction is kept when the high part is not finite",
+            Mutant::NonFiniteKept => {
+                "a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped"
+            }
             Mutant::NoBarrier => "barrier() is dropped (the same bits unless the compiler contracts)",
             Mutant::RoundsReversed => "the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)",
             Mutant::SingleLane => "every array element goes to lane 0: one sequential Neumaier chain",

@@ -1209,7 +1209,8 @@ fn kernels(loc: &Loc, raw: &RawSpec, spec: &Spec) -> Result<Vec<KernelSpec>, Spe
         }
         let many = r.many.as_ref().is_some_and(|m| *m.get_ref());
         if many && !matches!(schedule, Schedule::Linalg(_)) {
-            return Err(loc.err(k.span().start, format!("{key}.many"), format!("a `{sched}` kernel has no many-lane form")));
+            let at = r.many.as_ref().map_or(k.span().start, |m| m.span().start);
+            return Err(loc.err(at, format!("{key}.many"), format!("a `{sched}` kernel has no many-lane form")));
         }
         let clash = spec.families.iter().any(|f| f.op == op && f.shapes.iter().any(|s| shapes.contains(s)))
             || out.iter().any(|o| o.op == op && o.shapes.iter().any(|s| shapes.contains(s)));

@@ -202,7 +202,8 @@ fn malformed_specs_get_exact_messages() {
             "schedule = \"tree\"",
             0,
             "kernels.reduce32.schedule",
-            "unknown schedule `tree` (expected butterfly, lanes, array, plane or resolve)",
+            "unknown schedule `tree` (expected butterfly, lanes, array, plane, resolve, or a linear-algebra routine: lu, lu_solve, \
+             solve_lower, solve_lower_unit, solve_upper, solve_upper_unit, det_lu, inverse, cholesky, cholesky_solve, eigh)",
         ),
         (
             "lanes = \"lanes_dot\"",
@@ -246,6 +247,36 @@ fn malformed_specs_get_exact_messages() {
             "families.two_sum.cases",
             "probe `NaN stays NaN` has 3 words; aether_f32_two_sum takes 2",
         ),
+        // Per-lane linear algebra.
+        (
+            "pivot = \"first-largest\"",
+            "pivot = \"largest\"",
+            0,
+            "rules.linalg.pivot",
+            "unknown pivot `largest` (expected `first-largest` or `last-largest`)",
+        ),
+        ("eigh_sweeps = 10", "eigh_sweeps = 0", 0, "rules.linalg.eigh_sweeps", "0 sweeps: between 1 and 64"),
+        (
+            "rotation = \"jacobi_rotation\"",
+            "rotation = \"jacobi_diag\"",
+            0,
+            "rules.linalg.rotation",
+            "family `jacobi_diag` must be a scalar family of 3 parameter(s)",
+        ),
+        (
+            "schedule = \"eigh\"\nshapes = [\"mat2\", \"mat3\", \"mat4\"]",
+            "schedule = \"eigh\"\nshapes = [\"mat2\", \"vec3\"]",
+            1,
+            "kernels.eigh.shapes",
+            "a `eigh` kernel cannot take shape `vec3`",
+        ),
+        (
+            "schedule = \"resolve\"\nshapes = [\"scalar\"]",
+            "schedule = \"resolve\"\nshapes = [\"scalar\"]\nmany = true",
+            2,
+            "kernels.plane_resolve.many",
+            "a `resolve` kernel has no many-lane form",
+        ),
     ];
     let mut failures = Vec::new();
     for (find, replace, offset, key, message) in &cases {
@@ -256,6 +287,6 @@ fn malformed_specs_get_exact_messages() {
             failures.push(format!("edit `{find}` -> `{replace}`\n  want: {want}\n  got:  {got}"));
         }
     }
-    assert!(cases.len() >= 38);
+    assert!(cases.len() >= 43);
     assert!(failures.is_empty(), "{} of {} messages differ:\n{}", failures.len(), cases.len(), failures.join("\n"));
 }

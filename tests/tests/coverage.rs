@@ -132,6 +132,30 @@ fn key_rules_have_witnesses() {
         ("aether_f64_dot_array", "non-finite-kept"),
         ("aether_vec3f_plane_add", "uncompensated"),
         ("aether_f64_plane_resolve", "non-finite-kept"),
+        // Per-lane linear algebra: pivot ties, the update order, the
+        // multipliers, the symmetrised read, contraction, the fold of LU's dots.
+        ("aether_mat3f_lu", "pivot-last"),
+        ("aether_mat4d_lu", "pivot-last"),
+        ("aether_mat3f_lu", "right-looking"),
+        ("aether_mat4d_lu", "right-looking"),
+        ("aether_mat2f_lu", "true-division"),
+        ("aether_mat4d_lu", "true-division"),
+        ("aether_mat4f_lu", "fold-left"),
+        ("aether_mat3d_lu", "fold-seeded"),
+        ("aether_mat3f_lu", "fma"),
+        ("aether_mat3f_det_lu", "pivot-last"),
+        ("aether_mat4d_inverse", "right-looking"),
+        ("aether_mat3f_lu_solve", "fma"),
+        ("aether_mat4d_solve_lower", "fma"),
+        ("aether_mat2f_solve_upper_unit", "fma"),
+        ("aether_mat3f_cholesky", "no-symmetrize"),
+        ("aether_mat4d_cholesky", "fma"),
+        ("aether_mat3d_cholesky_solve", "fma"),
+        ("aether_mat3f_eigh", "no-symmetrize"),
+        ("aether_mat4d_eigh", "fma"),
+        ("aether_mat3f_lu_lanes", "pivot-last"),
+        ("aether_mat4d_eigh_lanes", "no-symmetrize"),
+        ("aether_f32_jacobi_rotation", "neg-sub"),
     ];
     for (name, m) in want {
         assert!(
