@@ -358,7 +358,7 @@ fn linalg_glue(model: &Model, k: &Kernel, routine: Routine, n: usize, many: bool
         }
     };
     let body = if many {
-        format!("    assert!(w.len() % {w_in} == 0, \"{name}: lanes of {w_in} words\");\n    let mut out = Vec::new();\n    {per_lane}\n    out")
+        format!("    assert!(w.len().is_multiple_of({w_in}), \"{name}: lanes of {w_in} words\");\n    let mut out = Vec::new();\n    {per_lane}\n    out")
     } else {
         format!("    assert_eq!(w.len(), {w_in}, \"{name}: wrong number of input words\");\n    let x = w;\n    let mut out = Vec::new();\n    {per_lane}\n    out")
     };
