@@ -219,6 +219,22 @@ fn kernel_rows(model: &Model, lowered: &[Function], k: &Kernel) -> Vec<(String, 
                 let mut r = SplitMix64::for_name(&model.kernel_c_name(k), 0x11a1 + seed);
                 rows.push((format!("matrix classes #{seed}"), linalg::random_input(&rules, *routine, *n, *many, &mut r)));
             }
+            if *routine == Routine::Eigh {
+                // A rotation with theta = -inf: (aqq - app) / (2 apq) overflows, t is
+                // -0 (spelled tt * -1), and a -0 eigenvalue keeps its sign only so.
+                let w = |x: f64| if steps_bits(model, k) == 32 { u64::from((x as f32).to_bits()) } else { x.to_bits() };
+                let tiny2 = if steps_bits(model, k) == 32 { u64::from(2u32) } else { 2 };
+                let mut a = vec![w(0.0); n * n];
+                a[0] = w(1.0);
+                a[1] = tiny2;
+                a[*n] = tiny2;
+                a[*n + 1] = w(-0.0);
+                for i in 2..*n {
+                    a[i * n + i] = w(i as f64);
+                }
+                let words = if *many { [a.clone(), a].concat() } else { a };
+                rows.push(("theta = -inf: t = -0, and the eigenvalue -0 keeps its sign".into(), words));
+            }
         }
         KernelKind::Array { .. } => {
             for (n, seed) in [(1000, 1), (4096, 2)] {
@@ -228,6 +244,10 @@ fn kernel_rows(model: &Model, lowered: &[Function], k: &Kernel) -> Vec<(String, 
         _ => {}
     }
     rows
+}
+
+fn steps_bits(model: &Model, k: &Kernel) -> u32 {
+    model.spec.types.iter().find(|t| t.name == k.elem).unwrap().bits
 }
 
 /// Builds every function's and kernel's cases: probes, specials,

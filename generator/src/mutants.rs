@@ -27,9 +27,10 @@ pub enum Mutant {
     PivotLast,
     RightLooking,
     NoSymmetrize,
+    CompDropped,
 }
 
-pub const ALL: [Mutant; 17] = [
+pub const ALL: [Mutant; 18] = [
     Mutant::FoldLeft,
     Mutant::FoldSeeded,
     Mutant::TrueDivision,
@@ -47,6 +48,7 @@ pub const ALL: [Mutant; 17] = [
     Mutant::PivotLast,
     Mutant::RightLooking,
     Mutant::NoSymmetrize,
+    Mutant::CompDropped,
 ];
 
 impl Mutant {
@@ -69,6 +71,7 @@ impl Mutant {
             Mutant::PivotLast => "pivot-last",
             Mutant::RightLooking => "right-looking",
             Mutant::NoSymmetrize => "no-symmetrize",
+            Mutant::CompDropped => "comp-dropped",
         }
     }
 
@@ -97,6 +100,7 @@ impl Mutant {
             Mutant::PivotLast => "LU pivots on the last entry of largest magnitude",
             Mutant::RightLooking => "LU updates the trailing matrix after each column, term by term (right-looking)",
             Mutant::NoSymmetrize => "Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji",
+            Mutant::CompDropped => "pair combine drops the comp parts of its operands (keeps only the new residual)",
         }
     }
 
@@ -134,6 +138,17 @@ impl Mutant {
                             b.stmts = dsl::parse_body(&body).expect("a fixed, valid body");
                             b.source = body.clone();
                         }
+                    }
+                }
+            }
+            Mutant::CompDropped => {
+                let name = s.reduction.as_ref().map_or("pair_combine".to_string(), |r| r.combine.clone());
+                if let Some(f) = s.families.iter_mut().find(|f| f.name == name) {
+                    for b in &mut f.bodies {
+                        // The same body with `(barrier(a.comp) + barrier(b.comp)) + ` removed.
+                        let src = b.source.replace("(barrier(a.comp) + barrier(b.comp)) + ", "");
+                        b.stmts = dsl::parse_body(&src).expect("the combine body without its comp parts");
+                        b.source = src;
                     }
                 }
             }

@@ -4,6 +4,7 @@
 use std::fs;
 use std::path::Path;
 
+use crate::contract_doc;
 use crate::corpus;
 use crate::error::Error;
 use crate::model::Model;
@@ -37,6 +38,7 @@ pub fn generate(model: &Model) -> Result<Vec<Output>, Error> {
         names.push(name.clone());
     }
     out.push(Output::new("corpus/aether_c_corpus.h", corpus::render_umbrella(&banner, &model.spec.version, &names, &all)));
+    out.push(Output::new("docs/numerics-contract.md", contract_doc::render(model)?));
     Ok(out)
 }
 

@@ -22,6 +22,8 @@ fn scratch(name: &str) -> PathBuf {
     for d in ["spec", "c_core", "corpus"] {
         copy_tree(&root.join(d), &tmp.join(d));
     }
+    std::fs::create_dir_all(tmp.join("docs")).unwrap();
+    std::fs::copy(root.join("docs/numerics-contract.md"), tmp.join("docs/numerics-contract.md")).unwrap();
     tmp
 }
 
@@ -46,12 +48,17 @@ fn check_passes_then_names_every_drift() {
     let text = std::fs::read_to_string(&core).unwrap().replacen("(1.0f / s)", "(1.0f / s) ", 1);
     std::fs::write(&core, text).unwrap();
     std::fs::remove_file(tmp.join("corpus/dot_f64.h")).unwrap();
+    // The generated contract document is covered too.
+    let doc = tmp.join("docs/numerics-contract.md");
+    let text = std::fs::read_to_string(&doc).unwrap().replacen("right-nested", "left-nested", 1);
+    std::fs::write(&doc, text).unwrap();
     std::fs::write(tmp.join("corpus/old_part_f32.h"), "stale").unwrap();
     let (code, out) = run(&tmp, true);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("stale: c_core/aether_core.c"), "{out}");
     assert!(out.contains("missing: corpus/dot_f64.h"), "{out}");
     assert!(out.contains("orphaned: corpus/old_part_f32.h"), "{out}");
+    assert!(out.contains("stale: docs/numerics-contract.md"), "{out}");
     assert!(out.contains("run `cargo run -p generator`"), "{out}");
 
     // Regenerating mends all three; a second run is byte-identical.

@@ -171,6 +171,13 @@ fn function(model: &Model, f: &Function) -> CFunction {
     CFunction { name, doc, signature, body: lines }
 }
 
+/// The C signature and body lines of a lowered function (what the core
+/// prints for it), for documents that show the exact arithmetic.
+pub fn signature_and_body(model: &Model, f: &Function) -> (String, Vec<String>) {
+    let c = function(model, f);
+    (c.signature, c.body)
+}
+
 fn component(kind: &ShapeKind, k: usize) -> String {
     match kind {
         ShapeKind::Vector(names) => names[k].clone(),
