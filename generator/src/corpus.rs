@@ -259,8 +259,9 @@ pub fn build(model: &Model) -> Result<Vec<FunctionCases>, Error> {
         let (mm, ml) = m.build(model)?;
         mutant_builds.push((m, mm, ml));
     }
-    let mut out = Vec::new();
-    for (i, c) in model.callables().into_iter().enumerate() {
+    let callables = model.callables();
+    let one = |i: usize| -> Result<FunctionCases, Error> {
+        let c = callables[i];
         let w = width_of(model, c.elem());
         let c_name = c.c_name(model);
         let mut rows = probe_rows(model, c, w)?;
@@ -318,7 +319,7 @@ pub fn build(model: &Model) -> Result<Vec<FunctionCases>, Error> {
             cases.push(Case { label, inputs, expected });
         }
         let (n_in, n_out) = c.fixed_words().unwrap_or((0, 0));
-        out.push(FunctionCases {
+        Ok(FunctionCases {
             c_name: c_name.clone(),
             family: c.family().to_string(),
             width: w,
@@ -333,9 +334,33 @@ pub fn build(model: &Model) -> Result<Vec<FunctionCases>, Error> {
             },
             cases,
             no_witness,
-        });
+        })
+    };
+    // The callables are independent: build them on every core, in order.
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(callables.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut results: Vec<Option<Result<FunctionCases, Error>>> = (0..callables.len()).map(|_| None).collect();
+    let done: Vec<Vec<(usize, Result<FunctionCases, Error>)>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        if i >= callables.len() {
+                            break mine;
+                        }
+                        mine.push((i, one(i)));
+                    }
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().expect("a corpus worker panicked")).collect()
+    });
+    for (i, r) in done.into_iter().flatten() {
+        results[i] = Some(r);
     }
-    Ok(out)
+    results.into_iter().map(|r| r.expect("every callable was built")).collect()
 }
 
 fn kernel_signature_line(model: &Model, k: &Kernel) -> String {
