@@ -18,6 +18,28 @@ static double aether_barrier_f64(double x)
     return v;
 }
 
+/* fmin() and fmax() of the spec for float: C's semantics (a NaN operand is ignored when the other is not NaN), written out so that no libm's treatment of a signalling NaN (returned as NaN by some, ignored by others) reaches the results. The sign of a zero result of +0 and -0 is outside the guarantee. */
+static float aether_fmin_f32(float a, float b)
+{
+    return a != a ? b : (b != b ? a : (b < a ? b : a));
+}
+
+static float aether_fmax_f32(float a, float b)
+{
+    return a != a ? b : (b != b ? a : (b > a ? b : a));
+}
+
+/* fmin() and fmax() of the spec for double: C's semantics (a NaN operand is ignored when the other is not NaN), written out so that no libm's treatment of a signalling NaN (returned as NaN by some, ignored by others) reaches the results. The sign of a zero result of +0 and -0 is outside the guarantee. */
+static double aether_fmin_f64(double a, double b)
+{
+    return a != a ? b : (b != b ? a : (b < a ? b : a));
+}
+
+static double aether_fmax_f64(double a, double b)
+{
+    return a != a ? b : (b != b ? a : (b > a ? b : a));
+}
+
 /* The per-lane linear algebra of 2x2 float matrices on row-major arrays ([rules.linalg]). */
 static int aether_lu_f32_2(float *w, int *ipiv)
 {
@@ -890,22 +912,22 @@ static void aether_eigh_f64_4(const double *a, double *e, double *v)
 
 float aether_f32_fmin(float a, float b)
 {
-    return fminf(a, b);
+    return aether_fmin_f32(a, b);
 }
 
 double aether_f64_fmin(double a, double b)
 {
-    return fmin(a, b);
+    return aether_fmin_f64(a, b);
 }
 
 float aether_f32_fmax(float a, float b)
 {
-    return fmaxf(a, b);
+    return aether_fmax_f32(a, b);
 }
 
 double aether_f64_fmax(double a, double b)
 {
-    return fmax(a, b);
+    return aether_fmax_f64(a, b);
 }
 
 float aether_f32_sign(float a)
@@ -1325,108 +1347,108 @@ aether_vec4d aether_vec4d_abs(aether_vec4d a)
 aether_vec2f aether_vec2f_min(aether_vec2f a, aether_vec2f b)
 {
     aether_vec2f out;
-    out.x = fminf(a.x, b.x);
-    out.y = fminf(a.y, b.y);
+    out.x = aether_fmin_f32(a.x, b.x);
+    out.y = aether_fmin_f32(a.y, b.y);
     return out;
 }
 
 aether_vec2d aether_vec2d_min(aether_vec2d a, aether_vec2d b)
 {
     aether_vec2d out;
-    out.x = fmin(a.x, b.x);
-    out.y = fmin(a.y, b.y);
+    out.x = aether_fmin_f64(a.x, b.x);
+    out.y = aether_fmin_f64(a.y, b.y);
     return out;
 }
 
 aether_vec3f aether_vec3f_min(aether_vec3f a, aether_vec3f b)
 {
     aether_vec3f out;
-    out.x = fminf(a.x, b.x);
-    out.y = fminf(a.y, b.y);
-    out.z = fminf(a.z, b.z);
+    out.x = aether_fmin_f32(a.x, b.x);
+    out.y = aether_fmin_f32(a.y, b.y);
+    out.z = aether_fmin_f32(a.z, b.z);
     return out;
 }
 
 aether_vec3d aether_vec3d_min(aether_vec3d a, aether_vec3d b)
 {
     aether_vec3d out;
-    out.x = fmin(a.x, b.x);
-    out.y = fmin(a.y, b.y);
-    out.z = fmin(a.z, b.z);
+    out.x = aether_fmin_f64(a.x, b.x);
+    out.y = aether_fmin_f64(a.y, b.y);
+    out.z = aether_fmin_f64(a.z, b.z);
     return out;
 }
 
 aether_vec4f aether_vec4f_min(aether_vec4f a, aether_vec4f b)
 {
     aether_vec4f out;
-    out.x = fminf(a.x, b.x);
-    out.y = fminf(a.y, b.y);
-    out.z = fminf(a.z, b.z);
-    out.w = fminf(a.w, b.w);
+    out.x = aether_fmin_f32(a.x, b.x);
+    out.y = aether_fmin_f32(a.y, b.y);
+    out.z = aether_fmin_f32(a.z, b.z);
+    out.w = aether_fmin_f32(a.w, b.w);
     return out;
 }
 
 aether_vec4d aether_vec4d_min(aether_vec4d a, aether_vec4d b)
 {
     aether_vec4d out;
-    out.x = fmin(a.x, b.x);
-    out.y = fmin(a.y, b.y);
-    out.z = fmin(a.z, b.z);
-    out.w = fmin(a.w, b.w);
+    out.x = aether_fmin_f64(a.x, b.x);
+    out.y = aether_fmin_f64(a.y, b.y);
+    out.z = aether_fmin_f64(a.z, b.z);
+    out.w = aether_fmin_f64(a.w, b.w);
     return out;
 }
 
 aether_vec2f aether_vec2f_max(aether_vec2f a, aether_vec2f b)
 {
     aether_vec2f out;
-    out.x = fmaxf(a.x, b.x);
-    out.y = fmaxf(a.y, b.y);
+    out.x = aether_fmax_f32(a.x, b.x);
+    out.y = aether_fmax_f32(a.y, b.y);
     return out;
 }
 
 aether_vec2d aether_vec2d_max(aether_vec2d a, aether_vec2d b)
 {
     aether_vec2d out;
-    out.x = fmax(a.x, b.x);
-    out.y = fmax(a.y, b.y);
+    out.x = aether_fmax_f64(a.x, b.x);
+    out.y = aether_fmax_f64(a.y, b.y);
     return out;
 }
 
 aether_vec3f aether_vec3f_max(aether_vec3f a, aether_vec3f b)
 {
     aether_vec3f out;
-    out.x = fmaxf(a.x, b.x);
-    out.y = fmaxf(a.y, b.y);
-    out.z = fmaxf(a.z, b.z);
+    out.x = aether_fmax_f32(a.x, b.x);
+    out.y = aether_fmax_f32(a.y, b.y);
+    out.z = aether_fmax_f32(a.z, b.z);
     return out;
 }
 
 aether_vec3d aether_vec3d_max(aether_vec3d a, aether_vec3d b)
 {
     aether_vec3d out;
-    out.x = fmax(a.x, b.x);
-    out.y = fmax(a.y, b.y);
-    out.z = fmax(a.z, b.z);
+    out.x = aether_fmax_f64(a.x, b.x);
+    out.y = aether_fmax_f64(a.y, b.y);
+    out.z = aether_fmax_f64(a.z, b.z);
     return out;
 }
 
 aether_vec4f aether_vec4f_max(aether_vec4f a, aether_vec4f b)
 {
     aether_vec4f out;
-    out.x = fmaxf(a.x, b.x);
-    out.y = fmaxf(a.y, b.y);
-    out.z = fmaxf(a.z, b.z);
-    out.w = fmaxf(a.w, b.w);
+    out.x = aether_fmax_f32(a.x, b.x);
+    out.y = aether_fmax_f32(a.y, b.y);
+    out.z = aether_fmax_f32(a.z, b.z);
+    out.w = aether_fmax_f32(a.w, b.w);
     return out;
 }
 
 aether_vec4d aether_vec4d_max(aether_vec4d a, aether_vec4d b)
 {
     aether_vec4d out;
-    out.x = fmax(a.x, b.x);
-    out.y = fmax(a.y, b.y);
-    out.z = fmax(a.z, b.z);
-    out.w = fmax(a.w, b.w);
+    out.x = aether_fmax_f64(a.x, b.x);
+    out.y = aether_fmax_f64(a.y, b.y);
+    out.z = aether_fmax_f64(a.z, b.z);
+    out.w = aether_fmax_f64(a.w, b.w);
     return out;
 }
 
@@ -2291,7 +2313,7 @@ float aether_f32_two_sum_err(float a, float b, float s)
     const float ab = ((x - (t - bv)) + (y - bv));
     const float av = (t - y);
     const float ba = ((y - (t - av)) + (x - av));
-    return fmaxf(ab, ba);
+    return aether_fmax_f32(ab, ba);
 }
 
 double aether_f64_two_sum_err(double a, double b, double s)
@@ -2303,7 +2325,7 @@ double aether_f64_two_sum_err(double a, double b, double s)
     const double ab = ((x - (t - bv)) + (y - bv));
     const double av = (t - y);
     const double ba = ((y - (t - av)) + (x - av));
-    return fmax(ab, ba);
+    return aether_fmax_f64(ab, ba);
 }
 
 aether_pairf aether_f32_two_sum(float a, float b)
@@ -2318,7 +2340,7 @@ aether_pairf aether_f32_two_sum(float a, float b)
     const float two_sum_err_ba = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
     aether_pairf out;
     out.hi = s;
-    out.comp = fmaxf(two_sum_err_ab, two_sum_err_ba);
+    out.comp = aether_fmax_f32(two_sum_err_ab, two_sum_err_ba);
     return out;
 }
 
@@ -2334,7 +2356,7 @@ aether_paird aether_f64_two_sum(double a, double b)
     const double two_sum_err_ba = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
     aether_paird out;
     out.hi = s;
-    out.comp = fmax(two_sum_err_ab, two_sum_err_ba);
+    out.comp = aether_fmax_f64(two_sum_err_ab, two_sum_err_ba);
     return out;
 }
 
@@ -2351,7 +2373,7 @@ aether_pairf aether_pairf_neumaier_add(aether_pairf p, float x)
     const float two_sum_err_ba = ((t - (two_sum_err_t - two_sum_err_av)) + (h - two_sum_err_av));
     aether_pairf out;
     out.hi = s;
-    out.comp = (c + fmaxf(two_sum_err_ab, two_sum_err_ba));
+    out.comp = (c + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba));
     return out;
 }
 
@@ -2368,7 +2390,7 @@ aether_paird aether_paird_neumaier_add(aether_paird p, double x)
     const double two_sum_err_ba = ((t - (two_sum_err_t - two_sum_err_av)) + (h - two_sum_err_av));
     aether_paird out;
     out.hi = s;
-    out.comp = (c + fmax(two_sum_err_ab, two_sum_err_ba));
+    out.comp = (c + aether_fmax_f64(two_sum_err_ab, two_sum_err_ba));
     return out;
 }
 
@@ -2384,7 +2406,7 @@ aether_pairf aether_pairf_combine(aether_pairf a, aether_pairf b)
     const float two_sum_err_ba = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
     aether_pairf out;
     out.hi = s;
-    out.comp = ((aether_barrier_f32(a.comp) + aether_barrier_f32(b.comp)) + fmaxf(two_sum_err_ab, two_sum_err_ba));
+    out.comp = ((aether_barrier_f32(a.comp) + aether_barrier_f32(b.comp)) + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba));
     return out;
 }
 
@@ -2400,7 +2422,7 @@ aether_paird aether_paird_combine(aether_paird a, aether_paird b)
     const double two_sum_err_ba = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
     aether_paird out;
     out.hi = s;
-    out.comp = ((aether_barrier_f64(a.comp) + aether_barrier_f64(b.comp)) + fmax(two_sum_err_ab, two_sum_err_ba));
+    out.comp = ((aether_barrier_f64(a.comp) + aether_barrier_f64(b.comp)) + aether_fmax_f64(two_sum_err_ab, two_sum_err_ba));
     return out;
 }
 

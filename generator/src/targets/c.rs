@@ -119,6 +119,28 @@ pub fn render_core(model: &Model, lowered: &[Function], banner: &str) -> Result<
         })
         .collect();
     let mut helpers = helpers;
+    for t in &model.spec.types {
+        let c = &t.c_type;
+        helpers.push(Helper {
+            doc: format!(
+                "fmin() and fmax() of the spec for {c}: C's semantics (a NaN operand is ignored when the other is not NaN), \
+                 written out so that no libm's treatment of a signalling NaN (returned as NaN by some, ignored by others) \
+                 reaches the results. The sign of a zero result of +0 and -0 is outside the guarantee."
+            ),
+            lines: vec![
+                format!("static {c} aether_fmin_{}({c} a, {c} b)", t.name),
+                "{".into(),
+                "    return a != a ? b : (b != b ? a : (b < a ? b : a));".into(),
+                "}".into(),
+                String::new(),
+                format!("static {c} aether_fmax_{}({c} a, {c} b)", t.name),
+                "{".into(),
+                "    return a != a ? b : (b != b ? a : (b > a ? b : a));".into(),
+                "}".into(),
+            ],
+        });
+    }
+    let mut helpers = helpers;
     let mut sizes: Vec<(String, usize)> = Vec::new();
     for k in &model.kernels {
         if let KernelKind::Linalg { n, .. } = k.kind {
@@ -211,6 +233,7 @@ impl Printer<'_> {
                 let name = match b {
                     Builtin::IsFinite => "isfinite".to_string(),
                     Builtin::Barrier => barrier_name(self.elem),
+                    Builtin::Fmin | Builtin::Fmax => format!("aether_{}_{}", other_name(*b), self.elem.name),
                     other => format!("{}{}", other.name(), self.elem.libm_suffix),
                 };
                 let args: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
@@ -219,6 +242,10 @@ impl Printer<'_> {
             Expr::Fold { .. } | Expr::Hole(_) => unreachable!("the C target prints lowered functions"),
         }
     }
+}
+
+fn other_name(b: Builtin) -> &'static str {
+    b.name()
 }
 
 fn barrier_name(t: &ElemType) -> String {
