@@ -140,7 +140,6 @@ pub fn render_core(model: &Model, lowered: &[Function], banner: &str) -> Result<
             ],
         });
     }
-    let mut helpers = helpers;
     let mut sizes: Vec<(String, usize)> = Vec::new();
     for k in &model.kernels {
         if let KernelKind::Linalg { n, .. } = k.kind {
