@@ -259,7 +259,7 @@ fn sweeps() -> Vec<Sweep> {
     }
     use Word::{K, X};
     add("aether_vec2f_div", "(a = (1, 1), s = x)", vec![K(1.0), K(1.0), X], true);
-    add("aether_vec2f_scale", "(a = (x, x), s = 3)", vec![X, X, K(3.0)], false);
+    add("aether_vec2f_scale", "(a = (x, x), s = 3)", vec![X, X, K(3.0)], true);
     add("aether_vec2f_scale", "(a = (1.5, -2), s = x)", vec![K(1.5), K(-2.0), X], false);
     add("aether_vec2f_norm", "((x, 0))", vec![X, K(0.0)], true);
     add("aether_vec2f_norm", "((0, x))", vec![K(0.0), X], true);
