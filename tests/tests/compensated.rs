@@ -683,6 +683,11 @@ fn butterfly<T: Float>() -> Failures {
 
 #[test]
 fn the_butterfly_equals_its_round_by_round_description_for_every_ragged_length() {
+    // The test's copy of the description must be the spec's, not a second
+    // statement of it that could drift.
+    let model = aether_tests::model();
+    let red = model.spec.reduction.as_ref().expect("the spec states [rules.reduction]");
+    assert_eq!((red.lanes, red.rounds.as_slice()), (LANES, &ROUNDS[..]), "LANES/ROUNDS differ from spec [rules.reduction]");
     let mut f = butterfly::<f32>();
     f.merge(butterfly::<f64>());
     f.assert_none("butterfly");
