@@ -3,20 +3,63 @@
 #ifndef AETHER_CORE_H
 #define AETHER_CORE_H
 
-/* The aether numerics contract, plain-C core. Compile aether_core.c with
-   -ffp-contract=off (and no fast-math): a fused multiply-add changes bits.
-   The compensated helpers and kernels (two_sum, neumaier_add, combine, value,
-   reduce32, lanes_*, *_array, plane_*) pass their inputs through a barrier
-   (a volatile store and load), so they keep their bits even where the core
-   is compiled with contraction on. Kernels take caller-owned arrays; n
-   counts elements. */
+/* The aether numerics contract, plain-C core: every function gives the same bits on every
+   target that follows the contract. Its header comment states each function's exact order of
+   operations.
+
+   Building it: compile aether_core.c with any C99 compiler and your usual optimisation flags
+   (-O0 to -O3, -march=native included; link with -lm). The file refuses, with an #error that
+   says what to change, the flags that break the contract: -ffast-math/-Ofast and its parts
+   (-ffinite-math-only, -fassociative-math, -freciprocal-math, -fno-signed-zeros) and x87
+   excess precision (FLT_EVAL_METHOD != 0: use -msse2 -mfpmath=sse on 32-bit x86). It turns
+   contraction off itself (a pragma, and with GNU C compilers a guard on every product, since
+   clang's -ffp-contract=fast disregards pragmas and gcc's vectoriser can fuse under them), so
+   -ffp-contract=fast and -mfma are safe.
+
+   At start-up, call AETHER_SELFTEST(message, size): it replays witness vectors (cases that
+   tell each rule of the spec from a plausible mistake) and checks the floating-point
+   environment (round-to-nearest, no flush-to-zero or denormals-are-zero, which a library
+   linked with -Ofast can switch on for the whole process). It returns 0 when all is well,
+   else AETHER_SELFTEST_* bits, and writes a message that names each problem.
+
+   The compensated helpers and kernels (two_sum, neumaier_add, combine, value, reduce32,
+   lanes_*, *_array, plane_*) also pass their inputs through a barrier (a volatile store and
+   load). Kernels take caller-owned arrays; n counts elements. */
 #define AETHER_CONTRACT_VERSION "0.1.0"
+#define AETHER_VERSION_MAJOR 0
+#define AETHER_VERSION_MINOR 1
+#define AETHER_VERSION_PATCH 0
+
+/* The contract's fingerprint: the spec's name, version and the md5 of its canonical form
+   (every function's operations; not its comments). aether_contract_id() returns the one the
+   object was generated with; they are equal when header and object come from the same spec. */
+#define AETHER_CONTRACT_ID "aether 0.1.0 9ef31eb58a379ff86b0c797ab189d531"
 
 #include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The fingerprint of the contract aether_core.c was generated from. */
+const char *aether_contract_id(void);
+
+/* aether_selftest() status bits; 0 is success. */
+#define AETHER_SELFTEST_OK 0
+#define AETHER_SELFTEST_ROUNDING 1
+#define AETHER_SELFTEST_FLUSH_TO_ZERO 2
+#define AETHER_SELFTEST_DENORMALS_ARE_ZERO 4
+#define AETHER_SELFTEST_WITNESS 8
+#define AETHER_SELFTEST_CONTRACT_ID 16
+
+/* Replays the core's 136 witness vectors and checks the floating-point environment of
+   the calling thread; with a non-NULL expected_id, also that it equals the object's contract.
+   Returns 0 or AETHER_SELFTEST_* bits. When message is not NULL, writes at most size bytes
+   (NUL-terminated): "aether_selftest: ok: ..." or "aether_selftest: <problem>; <problem>...". */
+int aether_selftest(const char *expected_id, char *message, size_t size);
+
+/* aether_selftest() against the contract of this header. */
+#define AETHER_SELFTEST(message, size) aether_selftest(AETHER_CONTRACT_ID, (message), (size))
 
 /* vec2 of float: components in memory order (x, y) */
 typedef struct aether_vec2f {
@@ -136,608 +179,1170 @@ typedef struct aether_mat4d {
 
 /* aether_f32_fmin: C fmin: a NaN operand is ignored when the other is not NaN.
    Spec:
-       out = fmin(a, b) */
+       out = fmin(a, b)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return aether_fmin_f32(a, b); */
 float aether_f32_fmin(float a, float b);
 
 /* aether_f64_fmin: C fmin: a NaN operand is ignored when the other is not NaN.
    Spec:
-       out = fmin(a, b) */
+       out = fmin(a, b)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return aether_fmin_f64(a, b); */
 double aether_f64_fmin(double a, double b);
 
 /* aether_f32_fmax: C fmax: a NaN operand is ignored when the other is not NaN.
    Spec:
-       out = fmax(a, b) */
+       out = fmax(a, b)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return aether_fmax_f32(a, b); */
 float aether_f32_fmax(float a, float b);
 
 /* aether_f64_fmax: C fmax: a NaN operand is ignored when the other is not NaN.
    Spec:
-       out = fmax(a, b) */
+       out = fmax(a, b)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return aether_fmax_f64(a, b); */
 double aether_f64_fmax(double a, double b);
 
 /* aether_f32_sign: +1 for a > 0, -1 for a < 0, and +0 for +0, -0 and NaN.
    Spec:
-       out = a > 0 ? 1 : (a < 0 ? -1 : 0) */
+       out = a > 0 ? 1 : (a < 0 ? -1 : 0)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return ((a > 0.0f) ? 1.0f : ((a < 0.0f) ? -1.0f : 0.0f)); */
 float aether_f32_sign(float a);
 
 /* aether_f64_sign: +1 for a > 0, -1 for a < 0, and +0 for +0, -0 and NaN.
    Spec:
-       out = a > 0 ? 1 : (a < 0 ? -1 : 0) */
+       out = a > 0 ? 1 : (a < 0 ? -1 : 0)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return ((a > 0.0) ? 1.0 : ((a < 0.0) ? -1.0 : 0.0)); */
 double aether_f64_sign(double a);
 
 /* aether_vec2f_add: Componentwise a + b.
    Spec:
-       out[i] = a[i] + b[i] */
+       out[i] = a[i] + b[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec2f out;
+       out.x = (a.x + b.x);
+       out.y = (a.y + b.y);
+       return out; */
 aether_vec2f aether_vec2f_add(aether_vec2f a, aether_vec2f b);
 
 /* aether_vec2d_add: Componentwise a + b.
    Spec:
-       out[i] = a[i] + b[i] */
+       out[i] = a[i] + b[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec2d out;
+       out.x = (a.x + b.x);
+       out.y = (a.y + b.y);
+       return out; */
 aether_vec2d aether_vec2d_add(aether_vec2d a, aether_vec2d b);
 
 /* aether_vec3f_add: Componentwise a + b.
    Spec:
-       out[i] = a[i] + b[i] */
+       out[i] = a[i] + b[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec3f out;
+       out.x = (a.x + b.x);
+       out.y = (a.y + b.y);
+       out.z = (a.z + b.z);
+       return out; */
 aether_vec3f aether_vec3f_add(aether_vec3f a, aether_vec3f b);
 
 /* aether_vec3d_add: Componentwise a + b.
    Spec:
-       out[i] = a[i] + b[i] */
+       out[i] = a[i] + b[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec3d out;
+       out.x = (a.x + b.x);
+       out.y = (a.y + b.y);
+       out.z = (a.z + b.z);
+       return out; */
 aether_vec3d aether_vec3d_add(aether_vec3d a, aether_vec3d b);
 
 /* aether_vec4f_add: Componentwise a + b.
    Spec:
-       out[i] = a[i] + b[i] */
+       out[i] = a[i] + b[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec4f out;
+       out.x = (a.x + b.x);
+       out.y = (a.y + b.y);
+       out.z = (a.z + b.z);
+       out.w = (a.w + b.w);
+       return out; */
 aether_vec4f aether_vec4f_add(aether_vec4f a, aether_vec4f b);
 
 /* aether_vec4d_add: Componentwise a + b.
    Spec:
-       out[i] = a[i] + b[i] */
+       out[i] = a[i] + b[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec4d out;
+       out.x = (a.x + b.x);
+       out.y = (a.y + b.y);
+       out.z = (a.z + b.z);
+       out.w = (a.w + b.w);
+       return out; */
 aether_vec4d aether_vec4d_add(aether_vec4d a, aether_vec4d b);
 
 /* aether_vec2f_sub: Componentwise a - b.
    Spec:
-       out[i] = a[i] - b[i] */
+       out[i] = a[i] - b[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec2f out;
+       out.x = (a.x - b.x);
+       out.y = (a.y - b.y);
+       return out; */
 aether_vec2f aether_vec2f_sub(aether_vec2f a, aether_vec2f b);
 
 /* aether_vec2d_sub: Componentwise a - b.
    Spec:
-       out[i] = a[i] - b[i] */
+       out[i] = a[i] - b[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec2d out;
+       out.x = (a.x - b.x);
+       out.y = (a.y - b.y);
+       return out; */
 aether_vec2d aether_vec2d_sub(aether_vec2d a, aether_vec2d b);
 
 /* aether_vec3f_sub: Componentwise a - b.
    Spec:
-       out[i] = a[i] - b[i] */
+       out[i] = a[i] - b[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec3f out;
+       out.x = (a.x - b.x);
+       out.y = (a.y - b.y);
+       out.z = (a.z - b.z);
+       return out; */
 aether_vec3f aether_vec3f_sub(aether_vec3f a, aether_vec3f b);
 
 /* aether_vec3d_sub: Componentwise a - b.
    Spec:
-       out[i] = a[i] - b[i] */
+       out[i] = a[i] - b[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec3d out;
+       out.x = (a.x - b.x);
+       out.y = (a.y - b.y);
+       out.z = (a.z - b.z);
+       return out; */
 aether_vec3d aether_vec3d_sub(aether_vec3d a, aether_vec3d b);
 
 /* aether_vec4f_sub: Componentwise a - b.
    Spec:
-       out[i] = a[i] - b[i] */
+       out[i] = a[i] - b[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec4f out;
+       out.x = (a.x - b.x);
+       out.y = (a.y - b.y);
+       out.z = (a.z - b.z);
+       out.w = (a.w - b.w);
+       return out; */
 aether_vec4f aether_vec4f_sub(aether_vec4f a, aether_vec4f b);
 
 /* aether_vec4d_sub: Componentwise a - b.
    Spec:
-       out[i] = a[i] - b[i] */
+       out[i] = a[i] - b[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec4d out;
+       out.x = (a.x - b.x);
+       out.y = (a.y - b.y);
+       out.z = (a.z - b.z);
+       out.w = (a.w - b.w);
+       return out; */
 aether_vec4d aether_vec4d_sub(aether_vec4d a, aether_vec4d b);
 
 /* aether_vec2f_mul: Componentwise a * b.
    Spec:
-       out[i] = a[i] * b[i] */
+       out[i] = a[i] * b[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec2f out;
+       out.x = (a.x * b.x);
+       out.y = (a.y * b.y);
+       return out; */
 aether_vec2f aether_vec2f_mul(aether_vec2f a, aether_vec2f b);
 
 /* aether_vec2d_mul: Componentwise a * b.
    Spec:
-       out[i] = a[i] * b[i] */
+       out[i] = a[i] * b[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec2d out;
+       out.x = (a.x * b.x);
+       out.y = (a.y * b.y);
+       return out; */
 aether_vec2d aether_vec2d_mul(aether_vec2d a, aether_vec2d b);
 
 /* aether_vec3f_mul: Componentwise a * b.
    Spec:
-       out[i] = a[i] * b[i] */
+       out[i] = a[i] * b[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec3f out;
+       out.x = (a.x * b.x);
+       out.y = (a.y * b.y);
+       out.z = (a.z * b.z);
+       return out; */
 aether_vec3f aether_vec3f_mul(aether_vec3f a, aether_vec3f b);
 
 /* aether_vec3d_mul: Componentwise a * b.
    Spec:
-       out[i] = a[i] * b[i] */
+       out[i] = a[i] * b[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec3d out;
+       out.x = (a.x * b.x);
+       out.y = (a.y * b.y);
+       out.z = (a.z * b.z);
+       return out; */
 aether_vec3d aether_vec3d_mul(aether_vec3d a, aether_vec3d b);
 
 /* aether_vec4f_mul: Componentwise a * b.
    Spec:
-       out[i] = a[i] * b[i] */
+       out[i] = a[i] * b[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec4f out;
+       out.x = (a.x * b.x);
+       out.y = (a.y * b.y);
+       out.z = (a.z * b.z);
+       out.w = (a.w * b.w);
+       return out; */
 aether_vec4f aether_vec4f_mul(aether_vec4f a, aether_vec4f b);
 
 /* aether_vec4d_mul: Componentwise a * b.
    Spec:
-       out[i] = a[i] * b[i] */
+       out[i] = a[i] * b[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec4d out;
+       out.x = (a.x * b.x);
+       out.y = (a.y * b.y);
+       out.z = (a.z * b.z);
+       out.w = (a.w * b.w);
+       return out; */
 aether_vec4d aether_vec4d_mul(aether_vec4d a, aether_vec4d b);
 
 /* aether_vec2f_scale: Scale by a scalar: s * a[i].
    Spec:
-       out[i] = s * a[i] */
+       out[i] = s * a[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec2f out;
+       out.x = (s * a.x);
+       out.y = (s * a.y);
+       return out; */
 aether_vec2f aether_vec2f_scale(aether_vec2f a, float s);
 
 /* aether_vec2d_scale: Scale by a scalar: s * a[i].
    Spec:
-       out[i] = s * a[i] */
+       out[i] = s * a[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec2d out;
+       out.x = (s * a.x);
+       out.y = (s * a.y);
+       return out; */
 aether_vec2d aether_vec2d_scale(aether_vec2d a, double s);
 
 /* aether_vec3f_scale: Scale by a scalar: s * a[i].
    Spec:
-       out[i] = s * a[i] */
+       out[i] = s * a[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec3f out;
+       out.x = (s * a.x);
+       out.y = (s * a.y);
+       out.z = (s * a.z);
+       return out; */
 aether_vec3f aether_vec3f_scale(aether_vec3f a, float s);
 
 /* aether_vec3d_scale: Scale by a scalar: s * a[i].
    Spec:
-       out[i] = s * a[i] */
+       out[i] = s * a[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec3d out;
+       out.x = (s * a.x);
+       out.y = (s * a.y);
+       out.z = (s * a.z);
+       return out; */
 aether_vec3d aether_vec3d_scale(aether_vec3d a, double s);
 
 /* aether_vec4f_scale: Scale by a scalar: s * a[i].
    Spec:
-       out[i] = s * a[i] */
+       out[i] = s * a[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec4f out;
+       out.x = (s * a.x);
+       out.y = (s * a.y);
+       out.z = (s * a.z);
+       out.w = (s * a.w);
+       return out; */
 aether_vec4f aether_vec4f_scale(aether_vec4f a, float s);
 
 /* aether_vec4d_scale: Scale by a scalar: s * a[i].
    Spec:
-       out[i] = s * a[i] */
+       out[i] = s * a[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec4d out;
+       out.x = (s * a.x);
+       out.y = (s * a.y);
+       out.z = (s * a.z);
+       out.w = (s * a.w);
+       return out; */
 aether_vec4d aether_vec4d_scale(aether_vec4d a, double s);
 
 /* aether_vec2f_div: Divide by a scalar: one reciprocal r = 1/s, then r * a[i]; not a correctly rounded division per component.
    Spec:
        r = 1 / s
-       out[i] = r * a[i] */
+       out[i] = r * a[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float r = (1.0f / s);
+       aether_vec2f out;
+       out.x = (r * a.x);
+       out.y = (r * a.y);
+       return out; */
 aether_vec2f aether_vec2f_div(aether_vec2f a, float s);
 
 /* aether_vec2d_div: Divide by a scalar: one reciprocal r = 1/s, then r * a[i]; not a correctly rounded division per component.
    Spec:
        r = 1 / s
-       out[i] = r * a[i] */
+       out[i] = r * a[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double r = (1.0 / s);
+       aether_vec2d out;
+       out.x = (r * a.x);
+       out.y = (r * a.y);
+       return out; */
 aether_vec2d aether_vec2d_div(aether_vec2d a, double s);
 
 /* aether_vec3f_div: Divide by a scalar: one reciprocal r = 1/s, then r * a[i]; not a correctly rounded division per component.
    Spec:
        r = 1 / s
-       out[i] = r * a[i] */
+       out[i] = r * a[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float r = (1.0f / s);
+       aether_vec3f out;
+       out.x = (r * a.x);
+       out.y = (r * a.y);
+       out.z = (r * a.z);
+       return out; */
 aether_vec3f aether_vec3f_div(aether_vec3f a, float s);
 
 /* aether_vec3d_div: Divide by a scalar: one reciprocal r = 1/s, then r * a[i]; not a correctly rounded division per component.
    Spec:
        r = 1 / s
-       out[i] = r * a[i] */
+       out[i] = r * a[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double r = (1.0 / s);
+       aether_vec3d out;
+       out.x = (r * a.x);
+       out.y = (r * a.y);
+       out.z = (r * a.z);
+       return out; */
 aether_vec3d aether_vec3d_div(aether_vec3d a, double s);
 
 /* aether_vec4f_div: Divide by a scalar: one reciprocal r = 1/s, then r * a[i]; not a correctly rounded division per component.
    Spec:
        r = 1 / s
-       out[i] = r * a[i] */
+       out[i] = r * a[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float r = (1.0f / s);
+       aether_vec4f out;
+       out.x = (r * a.x);
+       out.y = (r * a.y);
+       out.z = (r * a.z);
+       out.w = (r * a.w);
+       return out; */
 aether_vec4f aether_vec4f_div(aether_vec4f a, float s);
 
 /* aether_vec4d_div: Divide by a scalar: one reciprocal r = 1/s, then r * a[i]; not a correctly rounded division per component.
    Spec:
        r = 1 / s
-       out[i] = r * a[i] */
+       out[i] = r * a[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double r = (1.0 / s);
+       aether_vec4d out;
+       out.x = (r * a.x);
+       out.y = (r * a.y);
+       out.z = (r * a.z);
+       out.w = (r * a.w);
+       return out; */
 aether_vec4d aether_vec4d_div(aether_vec4d a, double s);
 
 /* aether_f32_neg: Negation spelled a * -1.
    Spec:
-       out[i] = a[i] * -1 */
+       out[i] = a[i] * -1
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (a * -1.0f); */
 float aether_f32_neg(float a);
 
 /* aether_f64_neg: Negation spelled a * -1.
    Spec:
-       out[i] = a[i] * -1 */
+       out[i] = a[i] * -1
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (a * -1.0); */
 double aether_f64_neg(double a);
 
 /* aether_vec2f_neg: Negation spelled a * -1.
    Spec:
-       out[i] = a[i] * -1 */
+       out[i] = a[i] * -1
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec2f out;
+       out.x = (a.x * -1.0f);
+       out.y = (a.y * -1.0f);
+       return out; */
 aether_vec2f aether_vec2f_neg(aether_vec2f a);
 
 /* aether_vec2d_neg: Negation spelled a * -1.
    Spec:
-       out[i] = a[i] * -1 */
+       out[i] = a[i] * -1
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec2d out;
+       out.x = (a.x * -1.0);
+       out.y = (a.y * -1.0);
+       return out; */
 aether_vec2d aether_vec2d_neg(aether_vec2d a);
 
 /* aether_vec3f_neg: Negation spelled a * -1.
    Spec:
-       out[i] = a[i] * -1 */
+       out[i] = a[i] * -1
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec3f out;
+       out.x = (a.x * -1.0f);
+       out.y = (a.y * -1.0f);
+       out.z = (a.z * -1.0f);
+       return out; */
 aether_vec3f aether_vec3f_neg(aether_vec3f a);
 
 /* aether_vec3d_neg: Negation spelled a * -1.
    Spec:
-       out[i] = a[i] * -1 */
+       out[i] = a[i] * -1
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec3d out;
+       out.x = (a.x * -1.0);
+       out.y = (a.y * -1.0);
+       out.z = (a.z * -1.0);
+       return out; */
 aether_vec3d aether_vec3d_neg(aether_vec3d a);
 
 /* aether_vec4f_neg: Negation spelled a * -1.
    Spec:
-       out[i] = a[i] * -1 */
+       out[i] = a[i] * -1
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec4f out;
+       out.x = (a.x * -1.0f);
+       out.y = (a.y * -1.0f);
+       out.z = (a.z * -1.0f);
+       out.w = (a.w * -1.0f);
+       return out; */
 aether_vec4f aether_vec4f_neg(aether_vec4f a);
 
 /* aether_vec4d_neg: Negation spelled a * -1.
    Spec:
-       out[i] = a[i] * -1 */
+       out[i] = a[i] * -1
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec4d out;
+       out.x = (a.x * -1.0);
+       out.y = (a.y * -1.0);
+       out.z = (a.z * -1.0);
+       out.w = (a.w * -1.0);
+       return out; */
 aether_vec4d aether_vec4d_neg(aether_vec4d a);
 
 /* aether_f32_abs: Absolute value (fabs): clears the sign bit, NaN payload kept.
    Spec:
-       out[i] = fabs(a[i]) */
+       out[i] = fabs(a[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return fabsf(a); */
 float aether_f32_abs(float a);
 
 /* aether_f64_abs: Absolute value (fabs): clears the sign bit, NaN payload kept.
    Spec:
-       out[i] = fabs(a[i]) */
+       out[i] = fabs(a[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return fabs(a); */
 double aether_f64_abs(double a);
 
 /* aether_vec2f_abs: Absolute value (fabs): clears the sign bit, NaN payload kept.
    Spec:
-       out[i] = fabs(a[i]) */
+       out[i] = fabs(a[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec2f out;
+       out.x = fabsf(a.x);
+       out.y = fabsf(a.y);
+       return out; */
 aether_vec2f aether_vec2f_abs(aether_vec2f a);
 
 /* aether_vec2d_abs: Absolute value (fabs): clears the sign bit, NaN payload kept.
    Spec:
-       out[i] = fabs(a[i]) */
+       out[i] = fabs(a[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec2d out;
+       out.x = fabs(a.x);
+       out.y = fabs(a.y);
+       return out; */
 aether_vec2d aether_vec2d_abs(aether_vec2d a);
 
 /* aether_vec3f_abs: Absolute value (fabs): clears the sign bit, NaN payload kept.
    Spec:
-       out[i] = fabs(a[i]) */
+       out[i] = fabs(a[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec3f out;
+       out.x = fabsf(a.x);
+       out.y = fabsf(a.y);
+       out.z = fabsf(a.z);
+       return out; */
 aether_vec3f aether_vec3f_abs(aether_vec3f a);
 
 /* aether_vec3d_abs: Absolute value (fabs): clears the sign bit, NaN payload kept.
    Spec:
-       out[i] = fabs(a[i]) */
+       out[i] = fabs(a[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec3d out;
+       out.x = fabs(a.x);
+       out.y = fabs(a.y);
+       out.z = fabs(a.z);
+       return out; */
 aether_vec3d aether_vec3d_abs(aether_vec3d a);
 
 /* aether_vec4f_abs: Absolute value (fabs): clears the sign bit, NaN payload kept.
    Spec:
-       out[i] = fabs(a[i]) */
+       out[i] = fabs(a[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec4f out;
+       out.x = fabsf(a.x);
+       out.y = fabsf(a.y);
+       out.z = fabsf(a.z);
+       out.w = fabsf(a.w);
+       return out; */
 aether_vec4f aether_vec4f_abs(aether_vec4f a);
 
 /* aether_vec4d_abs: Absolute value (fabs): clears the sign bit, NaN payload kept.
    Spec:
-       out[i] = fabs(a[i]) */
+       out[i] = fabs(a[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec4d out;
+       out.x = fabs(a.x);
+       out.y = fabs(a.y);
+       out.z = fabs(a.z);
+       out.w = fabs(a.w);
+       return out; */
 aether_vec4d aether_vec4d_abs(aether_vec4d a);
 
 /* aether_vec2f_min: Componentwise C fmin.
    Spec:
-       out[i] = fmin(a[i], b[i]) */
+       out[i] = fmin(a[i], b[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec2f out;
+       out.x = aether_fmin_f32(a.x, b.x);
+       out.y = aether_fmin_f32(a.y, b.y);
+       return out; */
 aether_vec2f aether_vec2f_min(aether_vec2f a, aether_vec2f b);
 
 /* aether_vec2d_min: Componentwise C fmin.
    Spec:
-       out[i] = fmin(a[i], b[i]) */
+       out[i] = fmin(a[i], b[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec2d out;
+       out.x = aether_fmin_f64(a.x, b.x);
+       out.y = aether_fmin_f64(a.y, b.y);
+       return out; */
 aether_vec2d aether_vec2d_min(aether_vec2d a, aether_vec2d b);
 
 /* aether_vec3f_min: Componentwise C fmin.
    Spec:
-       out[i] = fmin(a[i], b[i]) */
+       out[i] = fmin(a[i], b[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec3f out;
+       out.x = aether_fmin_f32(a.x, b.x);
+       out.y = aether_fmin_f32(a.y, b.y);
+       out.z = aether_fmin_f32(a.z, b.z);
+       return out; */
 aether_vec3f aether_vec3f_min(aether_vec3f a, aether_vec3f b);
 
 /* aether_vec3d_min: Componentwise C fmin.
    Spec:
-       out[i] = fmin(a[i], b[i]) */
+       out[i] = fmin(a[i], b[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec3d out;
+       out.x = aether_fmin_f64(a.x, b.x);
+       out.y = aether_fmin_f64(a.y, b.y);
+       out.z = aether_fmin_f64(a.z, b.z);
+       return out; */
 aether_vec3d aether_vec3d_min(aether_vec3d a, aether_vec3d b);
 
 /* aether_vec4f_min: Componentwise C fmin.
    Spec:
-       out[i] = fmin(a[i], b[i]) */
+       out[i] = fmin(a[i], b[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec4f out;
+       out.x = aether_fmin_f32(a.x, b.x);
+       out.y = aether_fmin_f32(a.y, b.y);
+       out.z = aether_fmin_f32(a.z, b.z);
+       out.w = aether_fmin_f32(a.w, b.w);
+       return out; */
 aether_vec4f aether_vec4f_min(aether_vec4f a, aether_vec4f b);
 
 /* aether_vec4d_min: Componentwise C fmin.
    Spec:
-       out[i] = fmin(a[i], b[i]) */
+       out[i] = fmin(a[i], b[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec4d out;
+       out.x = aether_fmin_f64(a.x, b.x);
+       out.y = aether_fmin_f64(a.y, b.y);
+       out.z = aether_fmin_f64(a.z, b.z);
+       out.w = aether_fmin_f64(a.w, b.w);
+       return out; */
 aether_vec4d aether_vec4d_min(aether_vec4d a, aether_vec4d b);
 
 /* aether_vec2f_max: Componentwise C fmax.
    Spec:
-       out[i] = fmax(a[i], b[i]) */
+       out[i] = fmax(a[i], b[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec2f out;
+       out.x = aether_fmax_f32(a.x, b.x);
+       out.y = aether_fmax_f32(a.y, b.y);
+       return out; */
 aether_vec2f aether_vec2f_max(aether_vec2f a, aether_vec2f b);
 
 /* aether_vec2d_max: Componentwise C fmax.
    Spec:
-       out[i] = fmax(a[i], b[i]) */
+       out[i] = fmax(a[i], b[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec2d out;
+       out.x = aether_fmax_f64(a.x, b.x);
+       out.y = aether_fmax_f64(a.y, b.y);
+       return out; */
 aether_vec2d aether_vec2d_max(aether_vec2d a, aether_vec2d b);
 
 /* aether_vec3f_max: Componentwise C fmax.
    Spec:
-       out[i] = fmax(a[i], b[i]) */
+       out[i] = fmax(a[i], b[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec3f out;
+       out.x = aether_fmax_f32(a.x, b.x);
+       out.y = aether_fmax_f32(a.y, b.y);
+       out.z = aether_fmax_f32(a.z, b.z);
+       return out; */
 aether_vec3f aether_vec3f_max(aether_vec3f a, aether_vec3f b);
 
 /* aether_vec3d_max: Componentwise C fmax.
    Spec:
-       out[i] = fmax(a[i], b[i]) */
+       out[i] = fmax(a[i], b[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec3d out;
+       out.x = aether_fmax_f64(a.x, b.x);
+       out.y = aether_fmax_f64(a.y, b.y);
+       out.z = aether_fmax_f64(a.z, b.z);
+       return out; */
 aether_vec3d aether_vec3d_max(aether_vec3d a, aether_vec3d b);
 
 /* aether_vec4f_max: Componentwise C fmax.
    Spec:
-       out[i] = fmax(a[i], b[i]) */
+       out[i] = fmax(a[i], b[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec4f out;
+       out.x = aether_fmax_f32(a.x, b.x);
+       out.y = aether_fmax_f32(a.y, b.y);
+       out.z = aether_fmax_f32(a.z, b.z);
+       out.w = aether_fmax_f32(a.w, b.w);
+       return out; */
 aether_vec4f aether_vec4f_max(aether_vec4f a, aether_vec4f b);
 
 /* aether_vec4d_max: Componentwise C fmax.
    Spec:
-       out[i] = fmax(a[i], b[i]) */
+       out[i] = fmax(a[i], b[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec4d out;
+       out.x = aether_fmax_f64(a.x, b.x);
+       out.y = aether_fmax_f64(a.y, b.y);
+       out.z = aether_fmax_f64(a.z, b.z);
+       out.w = aether_fmax_f64(a.w, b.w);
+       return out; */
 aether_vec4d aether_vec4d_max(aether_vec4d a, aether_vec4d b);
 
 /* aether_vec2f_lerp: Linear interpolation a + t * (b - a), per component, in that order.
    Spec:
-       out[i] = a[i] + t * (b[i] - a[i]) */
+       out[i] = a[i] + t * (b[i] - a[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec2f out;
+       out.x = (a.x + (t * (b.x - a.x)));
+       out.y = (a.y + (t * (b.y - a.y)));
+       return out; */
 aether_vec2f aether_vec2f_lerp(aether_vec2f a, aether_vec2f b, float t);
 
 /* aether_vec2d_lerp: Linear interpolation a + t * (b - a), per component, in that order.
    Spec:
-       out[i] = a[i] + t * (b[i] - a[i]) */
+       out[i] = a[i] + t * (b[i] - a[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec2d out;
+       out.x = (a.x + (t * (b.x - a.x)));
+       out.y = (a.y + (t * (b.y - a.y)));
+       return out; */
 aether_vec2d aether_vec2d_lerp(aether_vec2d a, aether_vec2d b, double t);
 
 /* aether_vec3f_lerp: Linear interpolation a + t * (b - a), per component, in that order.
    Spec:
-       out[i] = a[i] + t * (b[i] - a[i]) */
+       out[i] = a[i] + t * (b[i] - a[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec3f out;
+       out.x = (a.x + (t * (b.x - a.x)));
+       out.y = (a.y + (t * (b.y - a.y)));
+       out.z = (a.z + (t * (b.z - a.z)));
+       return out; */
 aether_vec3f aether_vec3f_lerp(aether_vec3f a, aether_vec3f b, float t);
 
 /* aether_vec3d_lerp: Linear interpolation a + t * (b - a), per component, in that order.
    Spec:
-       out[i] = a[i] + t * (b[i] - a[i]) */
+       out[i] = a[i] + t * (b[i] - a[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec3d out;
+       out.x = (a.x + (t * (b.x - a.x)));
+       out.y = (a.y + (t * (b.y - a.y)));
+       out.z = (a.z + (t * (b.z - a.z)));
+       return out; */
 aether_vec3d aether_vec3d_lerp(aether_vec3d a, aether_vec3d b, double t);
 
 /* aether_vec4f_lerp: Linear interpolation a + t * (b - a), per component, in that order.
    Spec:
-       out[i] = a[i] + t * (b[i] - a[i]) */
+       out[i] = a[i] + t * (b[i] - a[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec4f out;
+       out.x = (a.x + (t * (b.x - a.x)));
+       out.y = (a.y + (t * (b.y - a.y)));
+       out.z = (a.z + (t * (b.z - a.z)));
+       out.w = (a.w + (t * (b.w - a.w)));
+       return out; */
 aether_vec4f aether_vec4f_lerp(aether_vec4f a, aether_vec4f b, float t);
 
 /* aether_vec4d_lerp: Linear interpolation a + t * (b - a), per component, in that order.
    Spec:
-       out[i] = a[i] + t * (b[i] - a[i]) */
+       out[i] = a[i] + t * (b[i] - a[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec4d out;
+       out.x = (a.x + (t * (b.x - a.x)));
+       out.y = (a.y + (t * (b.y - a.y)));
+       out.z = (a.z + (t * (b.z - a.z)));
+       out.w = (a.w + (t * (b.w - a.w)));
+       return out; */
 aether_vec4d aether_vec4d_lerp(aether_vec4d a, aether_vec4d b, double t);
 
 /* aether_vec2f_sum: Sum of the components: the fold of a[k].
    Spec:
-       out = fold(add, i < N, a[i]) */
+       out = fold(add, i < N, a[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (a.y + a.x); */
 float aether_vec2f_sum(aether_vec2f a);
 
 /* aether_vec2d_sum: Sum of the components: the fold of a[k].
    Spec:
-       out = fold(add, i < N, a[i]) */
+       out = fold(add, i < N, a[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (a.y + a.x); */
 double aether_vec2d_sum(aether_vec2d a);
 
 /* aether_vec3f_sum: Sum of the components: the fold of a[k].
    Spec:
-       out = fold(add, i < N, a[i]) */
+       out = fold(add, i < N, a[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (a.z + (a.y + a.x)); */
 float aether_vec3f_sum(aether_vec3f a);
 
 /* aether_vec3d_sum: Sum of the components: the fold of a[k].
    Spec:
-       out = fold(add, i < N, a[i]) */
+       out = fold(add, i < N, a[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (a.z + (a.y + a.x)); */
 double aether_vec3d_sum(aether_vec3d a);
 
 /* aether_vec4f_sum: Sum of the components: the fold of a[k].
    Spec:
-       out = fold(add, i < N, a[i]) */
+       out = fold(add, i < N, a[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (a.w + (a.z + (a.y + a.x))); */
 float aether_vec4f_sum(aether_vec4f a);
 
 /* aether_vec4d_sum: Sum of the components: the fold of a[k].
    Spec:
-       out = fold(add, i < N, a[i]) */
+       out = fold(add, i < N, a[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (a.w + (a.z + (a.y + a.x))); */
 double aether_vec4d_sum(aether_vec4d a);
 
 /* aether_vec2f_dot: Dot product: the fold of a[k] * b[k].
    Spec:
-       out = fold(add, i < N, a[i] * b[i]) */
+       out = fold(add, i < N, a[i] * b[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return ((a.y * b.y) + (a.x * b.x)); */
 float aether_vec2f_dot(aether_vec2f a, aether_vec2f b);
 
 /* aether_vec2d_dot: Dot product: the fold of a[k] * b[k].
    Spec:
-       out = fold(add, i < N, a[i] * b[i]) */
+       out = fold(add, i < N, a[i] * b[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return ((a.y * b.y) + (a.x * b.x)); */
 double aether_vec2d_dot(aether_vec2d a, aether_vec2d b);
 
 /* aether_vec3f_dot: Dot product: the fold of a[k] * b[k].
    Spec:
-       out = fold(add, i < N, a[i] * b[i]) */
+       out = fold(add, i < N, a[i] * b[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return ((a.z * b.z) + ((a.y * b.y) + (a.x * b.x))); */
 float aether_vec3f_dot(aether_vec3f a, aether_vec3f b);
 
 /* aether_vec3d_dot: Dot product: the fold of a[k] * b[k].
    Spec:
-       out = fold(add, i < N, a[i] * b[i]) */
+       out = fold(add, i < N, a[i] * b[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return ((a.z * b.z) + ((a.y * b.y) + (a.x * b.x))); */
 double aether_vec3d_dot(aether_vec3d a, aether_vec3d b);
 
 /* aether_vec4f_dot: Dot product: the fold of a[k] * b[k].
    Spec:
-       out = fold(add, i < N, a[i] * b[i]) */
+       out = fold(add, i < N, a[i] * b[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return ((a.w * b.w) + ((a.z * b.z) + ((a.y * b.y) + (a.x * b.x)))); */
 float aether_vec4f_dot(aether_vec4f a, aether_vec4f b);
 
 /* aether_vec4d_dot: Dot product: the fold of a[k] * b[k].
    Spec:
-       out = fold(add, i < N, a[i] * b[i]) */
+       out = fold(add, i < N, a[i] * b[i])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return ((a.w * b.w) + ((a.z * b.z) + ((a.y * b.y) + (a.x * b.x)))); */
 double aether_vec4d_dot(aether_vec4d a, aether_vec4d b);
 
 /* aether_vec2f_squared_norm: Squared norm: dot(a, a).
    Spec:
-       out = dot(a, a) */
+       out = dot(a, a)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return ((a.y * a.y) + (a.x * a.x)); */
 float aether_vec2f_squared_norm(aether_vec2f a);
 
 /* aether_vec2d_squared_norm: Squared norm: dot(a, a).
    Spec:
-       out = dot(a, a) */
+       out = dot(a, a)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return ((a.y * a.y) + (a.x * a.x)); */
 double aether_vec2d_squared_norm(aether_vec2d a);
 
 /* aether_vec3f_squared_norm: Squared norm: dot(a, a).
    Spec:
-       out = dot(a, a) */
+       out = dot(a, a)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return ((a.z * a.z) + ((a.y * a.y) + (a.x * a.x))); */
 float aether_vec3f_squared_norm(aether_vec3f a);
 
 /* aether_vec3d_squared_norm: Squared norm: dot(a, a).
    Spec:
-       out = dot(a, a) */
+       out = dot(a, a)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return ((a.z * a.z) + ((a.y * a.y) + (a.x * a.x))); */
 double aether_vec3d_squared_norm(aether_vec3d a);
 
 /* aether_vec4f_squared_norm: Squared norm: dot(a, a).
    Spec:
-       out = dot(a, a) */
+       out = dot(a, a)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return ((a.w * a.w) + ((a.z * a.z) + ((a.y * a.y) + (a.x * a.x)))); */
 float aether_vec4f_squared_norm(aether_vec4f a);
 
 /* aether_vec4d_squared_norm: Squared norm: dot(a, a).
    Spec:
-       out = dot(a, a) */
+       out = dot(a, a)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return ((a.w * a.w) + ((a.z * a.z) + ((a.y * a.y) + (a.x * a.x)))); */
 double aether_vec4d_squared_norm(aether_vec4d a);
 
 /* aether_vec2f_norm: Norm: sqrt of the squared norm; no hypot, so it overflows and underflows with the squares.
    Spec:
-       out = sqrt(squared_norm(a)) */
+       out = sqrt(squared_norm(a))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return sqrtf(((a.y * a.y) + (a.x * a.x))); */
 float aether_vec2f_norm(aether_vec2f a);
 
 /* aether_vec2d_norm: Norm: sqrt of the squared norm; no hypot, so it overflows and underflows with the squares.
    Spec:
-       out = sqrt(squared_norm(a)) */
+       out = sqrt(squared_norm(a))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return sqrt(((a.y * a.y) + (a.x * a.x))); */
 double aether_vec2d_norm(aether_vec2d a);
 
 /* aether_vec3f_norm: Norm: sqrt of the squared norm; no hypot, so it overflows and underflows with the squares.
    Spec:
-       out = sqrt(squared_norm(a)) */
+       out = sqrt(squared_norm(a))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return sqrtf(((a.z * a.z) + ((a.y * a.y) + (a.x * a.x)))); */
 float aether_vec3f_norm(aether_vec3f a);
 
 /* aether_vec3d_norm: Norm: sqrt of the squared norm; no hypot, so it overflows and underflows with the squares.
    Spec:
-       out = sqrt(squared_norm(a)) */
+       out = sqrt(squared_norm(a))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return sqrt(((a.z * a.z) + ((a.y * a.y) + (a.x * a.x)))); */
 double aether_vec3d_norm(aether_vec3d a);
 
 /* aether_vec4f_norm: Norm: sqrt of the squared norm; no hypot, so it overflows and underflows with the squares.
    Spec:
-       out = sqrt(squared_norm(a)) */
+       out = sqrt(squared_norm(a))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return sqrtf(((a.w * a.w) + ((a.z * a.z) + ((a.y * a.y) + (a.x * a.x))))); */
 float aether_vec4f_norm(aether_vec4f a);
 
 /* aether_vec4d_norm: Norm: sqrt of the squared norm; no hypot, so it overflows and underflows with the squares.
    Spec:
-       out = sqrt(squared_norm(a)) */
+       out = sqrt(squared_norm(a))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return sqrt(((a.w * a.w) + ((a.z * a.z) + ((a.y * a.y) + (a.x * a.x))))); */
 double aether_vec4d_norm(aether_vec4d a);
 
 /* aether_vec2f_max_norm: Max norm: the fold of fabs(a[k]) with the max_select combiner (new > acc ? new : acc).
    Spec:
-       out = fold(max_select, i < N, fabs(a[i])) */
+       out = fold(max_select, i < N, fabs(a[i]))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x)); */
 float aether_vec2f_max_norm(aether_vec2f a);
 
 /* aether_vec2d_max_norm: Max norm: the fold of fabs(a[k]) with the max_select combiner (new > acc ? new : acc).
    Spec:
-       out = fold(max_select, i < N, fabs(a[i])) */
+       out = fold(max_select, i < N, fabs(a[i]))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x)); */
 double aether_vec2d_max_norm(aether_vec2d a);
 
 /* aether_vec3f_max_norm: Max norm: the fold of fabs(a[k]) with the max_select combiner (new > acc ? new : acc).
    Spec:
-       out = fold(max_select, i < N, fabs(a[i])) */
+       out = fold(max_select, i < N, fabs(a[i]))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return ((fabsf(a.z) > ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x))) ? fabsf(a.z) : ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x))); */
 float aether_vec3f_max_norm(aether_vec3f a);
 
 /* aether_vec3d_max_norm: Max norm: the fold of fabs(a[k]) with the max_select combiner (new > acc ? new : acc).
    Spec:
-       out = fold(max_select, i < N, fabs(a[i])) */
+       out = fold(max_select, i < N, fabs(a[i]))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return ((fabs(a.z) > ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x))) ? fabs(a.z) : ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x))); */
 double aether_vec3d_max_norm(aether_vec3d a);
 
 /* aether_vec4f_max_norm: Max norm: the fold of fabs(a[k]) with the max_select combiner (new > acc ? new : acc).
    Spec:
-       out = fold(max_select, i < N, fabs(a[i])) */
+       out = fold(max_select, i < N, fabs(a[i]))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return ((fabsf(a.w) > ((fabsf(a.z) > ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x))) ? fabsf(a.z) : ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x)))) ? fabsf(a.w) : ((fabsf(a.z) > ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x))) ? fabsf(a.z) : ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x)))); */
 float aether_vec4f_max_norm(aether_vec4f a);
 
 /* aether_vec4d_max_norm: Max norm: the fold of fabs(a[k]) with the max_select combiner (new > acc ? new : acc).
    Spec:
-       out = fold(max_select, i < N, fabs(a[i])) */
+       out = fold(max_select, i < N, fabs(a[i]))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return ((fabs(a.w) > ((fabs(a.z) > ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x))) ? fabs(a.z) : ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x)))) ? fabs(a.w) : ((fabs(a.z) > ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x))) ? fabs(a.z) : ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x)))); */
 double aether_vec4d_max_norm(aether_vec4d a);
 
 /* aether_vec2f_is_finite: 1 when every component is finite, else 0.
    Spec:
-       out = fold(all, i < N, isfinite(a[i])) */
+       out = fold(all, i < N, isfinite(a[i]))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (isfinite(a.y) && isfinite(a.x)) ? 1 : 0; */
 int aether_vec2f_is_finite(aether_vec2f a);
 
 /* aether_vec2d_is_finite: 1 when every component is finite, else 0.
    Spec:
-       out = fold(all, i < N, isfinite(a[i])) */
+       out = fold(all, i < N, isfinite(a[i]))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (isfinite(a.y) && isfinite(a.x)) ? 1 : 0; */
 int aether_vec2d_is_finite(aether_vec2d a);
 
 /* aether_vec3f_is_finite: 1 when every component is finite, else 0.
    Spec:
-       out = fold(all, i < N, isfinite(a[i])) */
+       out = fold(all, i < N, isfinite(a[i]))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (isfinite(a.z) && (isfinite(a.y) && isfinite(a.x))) ? 1 : 0; */
 int aether_vec3f_is_finite(aether_vec3f a);
 
 /* aether_vec3d_is_finite: 1 when every component is finite, else 0.
    Spec:
-       out = fold(all, i < N, isfinite(a[i])) */
+       out = fold(all, i < N, isfinite(a[i]))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (isfinite(a.z) && (isfinite(a.y) && isfinite(a.x))) ? 1 : 0; */
 int aether_vec3d_is_finite(aether_vec3d a);
 
 /* aether_vec4f_is_finite: 1 when every component is finite, else 0.
    Spec:
-       out = fold(all, i < N, isfinite(a[i])) */
+       out = fold(all, i < N, isfinite(a[i]))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (isfinite(a.w) && (isfinite(a.z) && (isfinite(a.y) && isfinite(a.x)))) ? 1 : 0; */
 int aether_vec4f_is_finite(aether_vec4f a);
 
 /* aether_vec4d_is_finite: 1 when every component is finite, else 0.
    Spec:
-       out = fold(all, i < N, isfinite(a[i])) */
+       out = fold(all, i < N, isfinite(a[i]))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (isfinite(a.w) && (isfinite(a.z) && (isfinite(a.y) && isfinite(a.x)))) ? 1 : 0; */
 int aether_vec4d_is_finite(aether_vec4d a);
 
 /* aether_vec2f_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
    Spec:
        n = norm(a)
        d = div(a, n)
-       out[i] = n > 0 ? d[i] : a[i] */
+       out[i] = n > 0 ? d[i] : a[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float n = sqrtf(((a.y * a.y) + (a.x * a.x)));
+       const float div_r = (1.0f / n);
+       const float d_x = (div_r * a.x);
+       const float d_y = (div_r * a.y);
+       aether_vec2f out;
+       out.x = ((n > 0.0f) ? d_x : a.x);
+       out.y = ((n > 0.0f) ? d_y : a.y);
+       return out; */
 aether_vec2f aether_vec2f_normalize(aether_vec2f a);
 
 /* aether_vec2d_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
    Spec:
        n = norm(a)
        d = div(a, n)
-       out[i] = n > 0 ? d[i] : a[i] */
+       out[i] = n > 0 ? d[i] : a[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double n = sqrt(((a.y * a.y) + (a.x * a.x)));
+       const double div_r = (1.0 / n);
+       const double d_x = (div_r * a.x);
+       const double d_y = (div_r * a.y);
+       aether_vec2d out;
+       out.x = ((n > 0.0) ? d_x : a.x);
+       out.y = ((n > 0.0) ? d_y : a.y);
+       return out; */
 aether_vec2d aether_vec2d_normalize(aether_vec2d a);
 
 /* aether_vec3f_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
    Spec:
        n = norm(a)
        d = div(a, n)
-       out[i] = n > 0 ? d[i] : a[i] */
+       out[i] = n > 0 ? d[i] : a[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float n = sqrtf(((a.z * a.z) + ((a.y * a.y) + (a.x * a.x))));
+       const float div_r = (1.0f / n);
+       const float d_x = (div_r * a.x);
+       const float d_y = (div_r * a.y);
+       const float d_z = (div_r * a.z);
+       aether_vec3f out;
+       out.x = ((n > 0.0f) ? d_x : a.x);
+       out.y = ((n > 0.0f) ? d_y : a.y);
+       out.z = ((n > 0.0f) ? d_z : a.z);
+       return out; */
 aether_vec3f aether_vec3f_normalize(aether_vec3f a);
 
 /* aether_vec3d_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
    Spec:
        n = norm(a)
        d = div(a, n)
-       out[i] = n > 0 ? d[i] : a[i] */
+       out[i] = n > 0 ? d[i] : a[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double n = sqrt(((a.z * a.z) + ((a.y * a.y) + (a.x * a.x))));
+       const double div_r = (1.0 / n);
+       const double d_x = (div_r * a.x);
+       const double d_y = (div_r * a.y);
+       const double d_z = (div_r * a.z);
+       aether_vec3d out;
+       out.x = ((n > 0.0) ? d_x : a.x);
+       out.y = ((n > 0.0) ? d_y : a.y);
+       out.z = ((n > 0.0) ? d_z : a.z);
+       return out; */
 aether_vec3d aether_vec3d_normalize(aether_vec3d a);
 
 /* aether_vec4f_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
    Spec:
        n = norm(a)
        d = div(a, n)
-       out[i] = n > 0 ? d[i] : a[i] */
+       out[i] = n > 0 ? d[i] : a[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float n = sqrtf(((a.w * a.w) + ((a.z * a.z) + ((a.y * a.y) + (a.x * a.x)))));
+       const float div_r = (1.0f / n);
+       const float d_x = (div_r * a.x);
+       const float d_y = (div_r * a.y);
+       const float d_z = (div_r * a.z);
+       const float d_w = (div_r * a.w);
+       aether_vec4f out;
+       out.x = ((n > 0.0f) ? d_x : a.x);
+       out.y = ((n > 0.0f) ? d_y : a.y);
+       out.z = ((n > 0.0f) ? d_z : a.z);
+       out.w = ((n > 0.0f) ? d_w : a.w);
+       return out; */
 aether_vec4f aether_vec4f_normalize(aether_vec4f a);
 
 /* aether_vec4d_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
    Spec:
        n = norm(a)
        d = div(a, n)
-       out[i] = n > 0 ? d[i] : a[i] */
+       out[i] = n > 0 ? d[i] : a[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double n = sqrt(((a.w * a.w) + ((a.z * a.z) + ((a.y * a.y) + (a.x * a.x)))));
+       const double div_r = (1.0 / n);
+       const double d_x = (div_r * a.x);
+       const double d_y = (div_r * a.y);
+       const double d_z = (div_r * a.z);
+       const double d_w = (div_r * a.w);
+       aether_vec4d out;
+       out.x = ((n > 0.0) ? d_x : a.x);
+       out.y = ((n > 0.0) ? d_y : a.y);
+       out.z = ((n > 0.0) ? d_z : a.z);
+       out.w = ((n > 0.0) ? d_w : a.w);
+       return out; */
 aether_vec4d aether_vec4d_normalize(aether_vec4d a);
 
 /* aether_quatf_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
    Spec:
        n = norm(a)
        d = div(a, n)
-       out[i] = n > 0 ? d[i] : a[i] */
+       out[i] = n > 0 ? d[i] : a[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float n = sqrtf(((a.z * a.z) + ((a.y * a.y) + ((a.x * a.x) + (a.w * a.w)))));
+       const float div_r = (1.0f / n);
+       const float d_w = (div_r * a.w);
+       const float d_x = (div_r * a.x);
+       const float d_y = (div_r * a.y);
+       const float d_z = (div_r * a.z);
+       aether_quatf out;
+       out.w = ((n > 0.0f) ? d_w : a.w);
+       out.x = ((n > 0.0f) ? d_x : a.x);
+       out.y = ((n > 0.0f) ? d_y : a.y);
+       out.z = ((n > 0.0f) ? d_z : a.z);
+       return out; */
 aether_quatf aether_quatf_normalize(aether_quatf a);
 
 /* aether_quatd_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
    Spec:
        n = norm(a)
        d = div(a, n)
-       out[i] = n > 0 ? d[i] : a[i] */
+       out[i] = n > 0 ? d[i] : a[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double n = sqrt(((a.z * a.z) + ((a.y * a.y) + ((a.x * a.x) + (a.w * a.w)))));
+       const double div_r = (1.0 / n);
+       const double d_w = (div_r * a.w);
+       const double d_x = (div_r * a.x);
+       const double d_y = (div_r * a.y);
+       const double d_z = (div_r * a.z);
+       aether_quatd out;
+       out.w = ((n > 0.0) ? d_w : a.w);
+       out.x = ((n > 0.0) ? d_x : a.x);
+       out.y = ((n > 0.0) ? d_y : a.y);
+       out.z = ((n > 0.0) ? d_z : a.z);
+       return out; */
 aether_quatd aether_quatd_normalize(aether_quatd a);
 
 /* aether_vec3f_cross: Cross product, each component a*b - c*d rounded product by product.
    Spec:
        out.x = a.y * b.z - a.z * b.y
        out.y = a.z * b.x - a.x * b.z
-       out.z = a.x * b.y - a.y * b.x */
+       out.z = a.x * b.y - a.y * b.x
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec3f out;
+       out.x = ((a.y * b.z) - (a.z * b.y));
+       out.y = ((a.z * b.x) - (a.x * b.z));
+       out.z = ((a.x * b.y) - (a.y * b.x));
+       return out; */
 aether_vec3f aether_vec3f_cross(aether_vec3f a, aether_vec3f b);
 
 /* aether_vec3d_cross: Cross product, each component a*b - c*d rounded product by product.
    Spec:
        out.x = a.y * b.z - a.z * b.y
        out.y = a.z * b.x - a.x * b.z
-       out.z = a.x * b.y - a.y * b.x */
+       out.z = a.x * b.y - a.y * b.x
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec3d out;
+       out.x = ((a.y * b.z) - (a.z * b.y));
+       out.y = ((a.z * b.x) - (a.x * b.z));
+       out.z = ((a.x * b.y) - (a.y * b.x));
+       return out; */
 aether_vec3d aether_vec3d_cross(aether_vec3d a, aether_vec3d b);
 
 /* aether_quatf_mul: Hamilton product a b, each component a left-to-right chain of four rounded products.
@@ -745,7 +1350,14 @@ aether_vec3d aether_vec3d_cross(aether_vec3d a, aether_vec3d b);
        out.w = a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z
        out.x = a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y
        out.y = a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x
-       out.z = a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w */
+       out.z = a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_quatf out;
+       out.w = ((((a.w * b.w) - (a.x * b.x)) - (a.y * b.y)) - (a.z * b.z));
+       out.x = ((((a.w * b.x) + (a.x * b.w)) + (a.y * b.z)) - (a.z * b.y));
+       out.y = ((((a.w * b.y) - (a.x * b.z)) + (a.y * b.w)) + (a.z * b.x));
+       out.z = ((((a.w * b.z) + (a.x * b.y)) - (a.y * b.x)) + (a.z * b.w));
+       return out; */
 aether_quatf aether_quatf_mul(aether_quatf a, aether_quatf b);
 
 /* aether_quatd_mul: Hamilton product a b, each component a left-to-right chain of four rounded products.
@@ -753,7 +1365,14 @@ aether_quatf aether_quatf_mul(aether_quatf a, aether_quatf b);
        out.w = a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z
        out.x = a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y
        out.y = a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x
-       out.z = a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w */
+       out.z = a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_quatd out;
+       out.w = ((((a.w * b.w) - (a.x * b.x)) - (a.y * b.y)) - (a.z * b.z));
+       out.x = ((((a.w * b.x) + (a.x * b.w)) + (a.y * b.z)) - (a.z * b.y));
+       out.y = ((((a.w * b.y) - (a.x * b.z)) + (a.y * b.w)) + (a.z * b.x));
+       out.z = ((((a.w * b.z) + (a.x * b.y)) - (a.y * b.x)) + (a.z * b.w));
+       return out; */
 aether_quatd aether_quatd_mul(aether_quatd a, aether_quatd b);
 
 /* aether_quatf_conjugate: Conjugate (w, -x, -y, -z), each negation spelled x * -1.
@@ -761,7 +1380,14 @@ aether_quatd aether_quatd_mul(aether_quatd a, aether_quatd b);
        out.w = a.w
        out.x = neg(a.x)
        out.y = neg(a.y)
-       out.z = neg(a.z) */
+       out.z = neg(a.z)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_quatf out;
+       out.w = a.w;
+       out.x = (a.x * -1.0f);
+       out.y = (a.y * -1.0f);
+       out.z = (a.z * -1.0f);
+       return out; */
 aether_quatf aether_quatf_conjugate(aether_quatf a);
 
 /* aether_quatd_conjugate: Conjugate (w, -x, -y, -z), each negation spelled x * -1.
@@ -769,201 +1395,538 @@ aether_quatf aether_quatf_conjugate(aether_quatf a);
        out.w = a.w
        out.x = neg(a.x)
        out.y = neg(a.y)
-       out.z = neg(a.z) */
+       out.z = neg(a.z)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_quatd out;
+       out.w = a.w;
+       out.x = (a.x * -1.0);
+       out.y = (a.y * -1.0);
+       out.z = (a.z * -1.0);
+       return out; */
 aether_quatd aether_quatd_conjugate(aether_quatd a);
 
 /* aether_quatf_rotate: Rotate v by q: u = (q.x, q.y, q.z), t = scale(cross(u, v), 2), result add(add(v, scale(t, q.w)), cross(u, t)). Equals q v q* for a unit q; a non-unit q is not rescaled, so normalize it first.
    Spec:
        u = vec3(q.x, q.y, q.z)
        t = scale(cross(u, v), 2)
-       out = add(add(v, scale(t, q.w)), cross(u, t)) */
+       out = add(add(v, scale(t, q.w)), cross(u, t))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float scale_a_x = ((q.y * v.z) - (q.z * v.y));
+       const float scale_a_y = ((q.z * v.x) - (q.x * v.z));
+       const float scale_a_z = ((q.x * v.y) - (q.y * v.x));
+       const float t_x = (2.0f * scale_a_x);
+       const float t_y = (2.0f * scale_a_y);
+       const float t_z = (2.0f * scale_a_z);
+       const float add_b_x = (q.w * t_x);
+       const float add_b_y = (q.w * t_y);
+       const float add_b_z = (q.w * t_z);
+       const float add_a_x = (v.x + add_b_x);
+       const float add_a_y = (v.y + add_b_y);
+       const float add_a_z = (v.z + add_b_z);
+       const float add_b_x_2 = ((q.y * t_z) - (q.z * t_y));
+       const float add_b_y_2 = ((q.z * t_x) - (q.x * t_z));
+       const float add_b_z_2 = ((q.x * t_y) - (q.y * t_x));
+       aether_vec3f out;
+       out.x = (add_a_x + add_b_x_2);
+       out.y = (add_a_y + add_b_y_2);
+       out.z = (add_a_z + add_b_z_2);
+       return out; */
 aether_vec3f aether_quatf_rotate(aether_quatf q, aether_vec3f v);
 
 /* aether_quatd_rotate: Rotate v by q: u = (q.x, q.y, q.z), t = scale(cross(u, v), 2), result add(add(v, scale(t, q.w)), cross(u, t)). Equals q v q* for a unit q; a non-unit q is not rescaled, so normalize it first.
    Spec:
        u = vec3(q.x, q.y, q.z)
        t = scale(cross(u, v), 2)
-       out = add(add(v, scale(t, q.w)), cross(u, t)) */
+       out = add(add(v, scale(t, q.w)), cross(u, t))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double scale_a_x = ((q.y * v.z) - (q.z * v.y));
+       const double scale_a_y = ((q.z * v.x) - (q.x * v.z));
+       const double scale_a_z = ((q.x * v.y) - (q.y * v.x));
+       const double t_x = (2.0 * scale_a_x);
+       const double t_y = (2.0 * scale_a_y);
+       const double t_z = (2.0 * scale_a_z);
+       const double add_b_x = (q.w * t_x);
+       const double add_b_y = (q.w * t_y);
+       const double add_b_z = (q.w * t_z);
+       const double add_a_x = (v.x + add_b_x);
+       const double add_a_y = (v.y + add_b_y);
+       const double add_a_z = (v.z + add_b_z);
+       const double add_b_x_2 = ((q.y * t_z) - (q.z * t_y));
+       const double add_b_y_2 = ((q.z * t_x) - (q.x * t_z));
+       const double add_b_z_2 = ((q.x * t_y) - (q.y * t_x));
+       aether_vec3d out;
+       out.x = (add_a_x + add_b_x_2);
+       out.y = (add_a_y + add_b_y_2);
+       out.z = (add_a_z + add_b_z_2);
+       return out; */
 aether_vec3d aether_quatd_rotate(aether_quatd q, aether_vec3d v);
 
 /* aether_mat2f_mul_vec: Matrix times column vector: row r is the fold of m[r][k] * v[k].
    Spec:
-       out[r] = fold(add, k < C, m[r][k] * v[k]) */
+       out[r] = fold(add, k < C, m[r][k] * v[k])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec2f out;
+       out.x = ((m.m[1] * v.y) + (m.m[0] * v.x));
+       out.y = ((m.m[3] * v.y) + (m.m[2] * v.x));
+       return out; */
 aether_vec2f aether_mat2f_mul_vec(aether_mat2f m, aether_vec2f v);
 
 /* aether_mat2d_mul_vec: Matrix times column vector: row r is the fold of m[r][k] * v[k].
    Spec:
-       out[r] = fold(add, k < C, m[r][k] * v[k]) */
+       out[r] = fold(add, k < C, m[r][k] * v[k])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec2d out;
+       out.x = ((m.m[1] * v.y) + (m.m[0] * v.x));
+       out.y = ((m.m[3] * v.y) + (m.m[2] * v.x));
+       return out; */
 aether_vec2d aether_mat2d_mul_vec(aether_mat2d m, aether_vec2d v);
 
 /* aether_mat3f_mul_vec: Matrix times column vector: row r is the fold of m[r][k] * v[k].
    Spec:
-       out[r] = fold(add, k < C, m[r][k] * v[k]) */
+       out[r] = fold(add, k < C, m[r][k] * v[k])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec3f out;
+       out.x = ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x)));
+       out.y = ((m.m[5] * v.z) + ((m.m[4] * v.y) + (m.m[3] * v.x)));
+       out.z = ((m.m[8] * v.z) + ((m.m[7] * v.y) + (m.m[6] * v.x)));
+       return out; */
 aether_vec3f aether_mat3f_mul_vec(aether_mat3f m, aether_vec3f v);
 
 /* aether_mat3d_mul_vec: Matrix times column vector: row r is the fold of m[r][k] * v[k].
    Spec:
-       out[r] = fold(add, k < C, m[r][k] * v[k]) */
+       out[r] = fold(add, k < C, m[r][k] * v[k])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec3d out;
+       out.x = ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x)));
+       out.y = ((m.m[5] * v.z) + ((m.m[4] * v.y) + (m.m[3] * v.x)));
+       out.z = ((m.m[8] * v.z) + ((m.m[7] * v.y) + (m.m[6] * v.x)));
+       return out; */
 aether_vec3d aether_mat3d_mul_vec(aether_mat3d m, aether_vec3d v);
 
 /* aether_mat4f_mul_vec: Matrix times column vector: row r is the fold of m[r][k] * v[k].
    Spec:
-       out[r] = fold(add, k < C, m[r][k] * v[k]) */
+       out[r] = fold(add, k < C, m[r][k] * v[k])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec4f out;
+       out.x = ((m.m[3] * v.w) + ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x))));
+       out.y = ((m.m[7] * v.w) + ((m.m[6] * v.z) + ((m.m[5] * v.y) + (m.m[4] * v.x))));
+       out.z = ((m.m[11] * v.w) + ((m.m[10] * v.z) + ((m.m[9] * v.y) + (m.m[8] * v.x))));
+       out.w = ((m.m[15] * v.w) + ((m.m[14] * v.z) + ((m.m[13] * v.y) + (m.m[12] * v.x))));
+       return out; */
 aether_vec4f aether_mat4f_mul_vec(aether_mat4f m, aether_vec4f v);
 
 /* aether_mat4d_mul_vec: Matrix times column vector: row r is the fold of m[r][k] * v[k].
    Spec:
-       out[r] = fold(add, k < C, m[r][k] * v[k]) */
+       out[r] = fold(add, k < C, m[r][k] * v[k])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec4d out;
+       out.x = ((m.m[3] * v.w) + ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x))));
+       out.y = ((m.m[7] * v.w) + ((m.m[6] * v.z) + ((m.m[5] * v.y) + (m.m[4] * v.x))));
+       out.z = ((m.m[11] * v.w) + ((m.m[10] * v.z) + ((m.m[9] * v.y) + (m.m[8] * v.x))));
+       out.w = ((m.m[15] * v.w) + ((m.m[14] * v.z) + ((m.m[13] * v.y) + (m.m[12] * v.x))));
+       return out; */
 aether_vec4d aether_mat4d_mul_vec(aether_mat4d m, aether_vec4d v);
 
 /* aether_mat2f_mul: Matrix product: entry (r, c) is the fold of a[r][k] * b[k][c].
    Spec:
-       out[r][c] = fold(add, k < C, a[r][k] * b[k][c]) */
+       out[r][c] = fold(add, k < C, a[r][k] * b[k][c])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_mat2f out;
+       out.m[0] = ((a.m[1] * b.m[2]) + (a.m[0] * b.m[0]));
+       out.m[1] = ((a.m[1] * b.m[3]) + (a.m[0] * b.m[1]));
+       out.m[2] = ((a.m[3] * b.m[2]) + (a.m[2] * b.m[0]));
+       out.m[3] = ((a.m[3] * b.m[3]) + (a.m[2] * b.m[1]));
+       return out; */
 aether_mat2f aether_mat2f_mul(aether_mat2f a, aether_mat2f b);
 
 /* aether_mat2d_mul: Matrix product: entry (r, c) is the fold of a[r][k] * b[k][c].
    Spec:
-       out[r][c] = fold(add, k < C, a[r][k] * b[k][c]) */
+       out[r][c] = fold(add, k < C, a[r][k] * b[k][c])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_mat2d out;
+       out.m[0] = ((a.m[1] * b.m[2]) + (a.m[0] * b.m[0]));
+       out.m[1] = ((a.m[1] * b.m[3]) + (a.m[0] * b.m[1]));
+       out.m[2] = ((a.m[3] * b.m[2]) + (a.m[2] * b.m[0]));
+       out.m[3] = ((a.m[3] * b.m[3]) + (a.m[2] * b.m[1]));
+       return out; */
 aether_mat2d aether_mat2d_mul(aether_mat2d a, aether_mat2d b);
 
 /* aether_mat3f_mul: Matrix product: entry (r, c) is the fold of a[r][k] * b[k][c].
    Spec:
-       out[r][c] = fold(add, k < C, a[r][k] * b[k][c]) */
+       out[r][c] = fold(add, k < C, a[r][k] * b[k][c])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_mat3f out;
+       out.m[0] = ((a.m[2] * b.m[6]) + ((a.m[1] * b.m[3]) + (a.m[0] * b.m[0])));
+       out.m[1] = ((a.m[2] * b.m[7]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[1])));
+       out.m[2] = ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[2])));
+       out.m[3] = ((a.m[5] * b.m[6]) + ((a.m[4] * b.m[3]) + (a.m[3] * b.m[0])));
+       out.m[4] = ((a.m[5] * b.m[7]) + ((a.m[4] * b.m[4]) + (a.m[3] * b.m[1])));
+       out.m[5] = ((a.m[5] * b.m[8]) + ((a.m[4] * b.m[5]) + (a.m[3] * b.m[2])));
+       out.m[6] = ((a.m[8] * b.m[6]) + ((a.m[7] * b.m[3]) + (a.m[6] * b.m[0])));
+       out.m[7] = ((a.m[8] * b.m[7]) + ((a.m[7] * b.m[4]) + (a.m[6] * b.m[1])));
+       out.m[8] = ((a.m[8] * b.m[8]) + ((a.m[7] * b.m[5]) + (a.m[6] * b.m[2])));
+       return out; */
 aether_mat3f aether_mat3f_mul(aether_mat3f a, aether_mat3f b);
 
 /* aether_mat3d_mul: Matrix product: entry (r, c) is the fold of a[r][k] * b[k][c].
    Spec:
-       out[r][c] = fold(add, k < C, a[r][k] * b[k][c]) */
+       out[r][c] = fold(add, k < C, a[r][k] * b[k][c])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_mat3d out;
+       out.m[0] = ((a.m[2] * b.m[6]) + ((a.m[1] * b.m[3]) + (a.m[0] * b.m[0])));
+       out.m[1] = ((a.m[2] * b.m[7]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[1])));
+       out.m[2] = ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[2])));
+       out.m[3] = ((a.m[5] * b.m[6]) + ((a.m[4] * b.m[3]) + (a.m[3] * b.m[0])));
+       out.m[4] = ((a.m[5] * b.m[7]) + ((a.m[4] * b.m[4]) + (a.m[3] * b.m[1])));
+       out.m[5] = ((a.m[5] * b.m[8]) + ((a.m[4] * b.m[5]) + (a.m[3] * b.m[2])));
+       out.m[6] = ((a.m[8] * b.m[6]) + ((a.m[7] * b.m[3]) + (a.m[6] * b.m[0])));
+       out.m[7] = ((a.m[8] * b.m[7]) + ((a.m[7] * b.m[4]) + (a.m[6] * b.m[1])));
+       out.m[8] = ((a.m[8] * b.m[8]) + ((a.m[7] * b.m[5]) + (a.m[6] * b.m[2])));
+       return out; */
 aether_mat3d aether_mat3d_mul(aether_mat3d a, aether_mat3d b);
 
 /* aether_mat4f_mul: Matrix product: entry (r, c) is the fold of a[r][k] * b[k][c].
    Spec:
-       out[r][c] = fold(add, k < C, a[r][k] * b[k][c]) */
+       out[r][c] = fold(add, k < C, a[r][k] * b[k][c])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_mat4f out;
+       out.m[0] = ((a.m[3] * b.m[12]) + ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[0]))));
+       out.m[1] = ((a.m[3] * b.m[13]) + ((a.m[2] * b.m[9]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[1]))));
+       out.m[2] = ((a.m[3] * b.m[14]) + ((a.m[2] * b.m[10]) + ((a.m[1] * b.m[6]) + (a.m[0] * b.m[2]))));
+       out.m[3] = ((a.m[3] * b.m[15]) + ((a.m[2] * b.m[11]) + ((a.m[1] * b.m[7]) + (a.m[0] * b.m[3]))));
+       out.m[4] = ((a.m[7] * b.m[12]) + ((a.m[6] * b.m[8]) + ((a.m[5] * b.m[4]) + (a.m[4] * b.m[0]))));
+       out.m[5] = ((a.m[7] * b.m[13]) + ((a.m[6] * b.m[9]) + ((a.m[5] * b.m[5]) + (a.m[4] * b.m[1]))));
+       out.m[6] = ((a.m[7] * b.m[14]) + ((a.m[6] * b.m[10]) + ((a.m[5] * b.m[6]) + (a.m[4] * b.m[2]))));
+       out.m[7] = ((a.m[7] * b.m[15]) + ((a.m[6] * b.m[11]) + ((a.m[5] * b.m[7]) + (a.m[4] * b.m[3]))));
+       out.m[8] = ((a.m[11] * b.m[12]) + ((a.m[10] * b.m[8]) + ((a.m[9] * b.m[4]) + (a.m[8] * b.m[0]))));
+       out.m[9] = ((a.m[11] * b.m[13]) + ((a.m[10] * b.m[9]) + ((a.m[9] * b.m[5]) + (a.m[8] * b.m[1]))));
+       out.m[10] = ((a.m[11] * b.m[14]) + ((a.m[10] * b.m[10]) + ((a.m[9] * b.m[6]) + (a.m[8] * b.m[2]))));
+       out.m[11] = ((a.m[11] * b.m[15]) + ((a.m[10] * b.m[11]) + ((a.m[9] * b.m[7]) + (a.m[8] * b.m[3]))));
+       out.m[12] = ((a.m[15] * b.m[12]) + ((a.m[14] * b.m[8]) + ((a.m[13] * b.m[4]) + (a.m[12] * b.m[0]))));
+       out.m[13] = ((a.m[15] * b.m[13]) + ((a.m[14] * b.m[9]) + ((a.m[13] * b.m[5]) + (a.m[12] * b.m[1]))));
+       out.m[14] = ((a.m[15] * b.m[14]) + ((a.m[14] * b.m[10]) + ((a.m[13] * b.m[6]) + (a.m[12] * b.m[2]))));
+       out.m[15] = ((a.m[15] * b.m[15]) + ((a.m[14] * b.m[11]) + ((a.m[13] * b.m[7]) + (a.m[12] * b.m[3]))));
+       return out; */
 aether_mat4f aether_mat4f_mul(aether_mat4f a, aether_mat4f b);
 
 /* aether_mat4d_mul: Matrix product: entry (r, c) is the fold of a[r][k] * b[k][c].
    Spec:
-       out[r][c] = fold(add, k < C, a[r][k] * b[k][c]) */
+       out[r][c] = fold(add, k < C, a[r][k] * b[k][c])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_mat4d out;
+       out.m[0] = ((a.m[3] * b.m[12]) + ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[0]))));
+       out.m[1] = ((a.m[3] * b.m[13]) + ((a.m[2] * b.m[9]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[1]))));
+       out.m[2] = ((a.m[3] * b.m[14]) + ((a.m[2] * b.m[10]) + ((a.m[1] * b.m[6]) + (a.m[0] * b.m[2]))));
+       out.m[3] = ((a.m[3] * b.m[15]) + ((a.m[2] * b.m[11]) + ((a.m[1] * b.m[7]) + (a.m[0] * b.m[3]))));
+       out.m[4] = ((a.m[7] * b.m[12]) + ((a.m[6] * b.m[8]) + ((a.m[5] * b.m[4]) + (a.m[4] * b.m[0]))));
+       out.m[5] = ((a.m[7] * b.m[13]) + ((a.m[6] * b.m[9]) + ((a.m[5] * b.m[5]) + (a.m[4] * b.m[1]))));
+       out.m[6] = ((a.m[7] * b.m[14]) + ((a.m[6] * b.m[10]) + ((a.m[5] * b.m[6]) + (a.m[4] * b.m[2]))));
+       out.m[7] = ((a.m[7] * b.m[15]) + ((a.m[6] * b.m[11]) + ((a.m[5] * b.m[7]) + (a.m[4] * b.m[3]))));
+       out.m[8] = ((a.m[11] * b.m[12]) + ((a.m[10] * b.m[8]) + ((a.m[9] * b.m[4]) + (a.m[8] * b.m[0]))));
+       out.m[9] = ((a.m[11] * b.m[13]) + ((a.m[10] * b.m[9]) + ((a.m[9] * b.m[5]) + (a.m[8] * b.m[1]))));
+       out.m[10] = ((a.m[11] * b.m[14]) + ((a.m[10] * b.m[10]) + ((a.m[9] * b.m[6]) + (a.m[8] * b.m[2]))));
+       out.m[11] = ((a.m[11] * b.m[15]) + ((a.m[10] * b.m[11]) + ((a.m[9] * b.m[7]) + (a.m[8] * b.m[3]))));
+       out.m[12] = ((a.m[15] * b.m[12]) + ((a.m[14] * b.m[8]) + ((a.m[13] * b.m[4]) + (a.m[12] * b.m[0]))));
+       out.m[13] = ((a.m[15] * b.m[13]) + ((a.m[14] * b.m[9]) + ((a.m[13] * b.m[5]) + (a.m[12] * b.m[1]))));
+       out.m[14] = ((a.m[15] * b.m[14]) + ((a.m[14] * b.m[10]) + ((a.m[13] * b.m[6]) + (a.m[12] * b.m[2]))));
+       out.m[15] = ((a.m[15] * b.m[15]) + ((a.m[14] * b.m[11]) + ((a.m[13] * b.m[7]) + (a.m[12] * b.m[3]))));
+       return out; */
 aether_mat4d aether_mat4d_mul(aether_mat4d a, aether_mat4d b);
 
 /* aether_mat2f_transpose: Transpose.
    Spec:
-       out[r][c] = m[c][r] */
+       out[r][c] = m[c][r]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_mat2f out;
+       out.m[0] = m.m[0];
+       out.m[1] = m.m[2];
+       out.m[2] = m.m[1];
+       out.m[3] = m.m[3];
+       return out; */
 aether_mat2f aether_mat2f_transpose(aether_mat2f m);
 
 /* aether_mat2d_transpose: Transpose.
    Spec:
-       out[r][c] = m[c][r] */
+       out[r][c] = m[c][r]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_mat2d out;
+       out.m[0] = m.m[0];
+       out.m[1] = m.m[2];
+       out.m[2] = m.m[1];
+       out.m[3] = m.m[3];
+       return out; */
 aether_mat2d aether_mat2d_transpose(aether_mat2d m);
 
 /* aether_mat3f_transpose: Transpose.
    Spec:
-       out[r][c] = m[c][r] */
+       out[r][c] = m[c][r]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_mat3f out;
+       out.m[0] = m.m[0];
+       out.m[1] = m.m[3];
+       out.m[2] = m.m[6];
+       out.m[3] = m.m[1];
+       out.m[4] = m.m[4];
+       out.m[5] = m.m[7];
+       out.m[6] = m.m[2];
+       out.m[7] = m.m[5];
+       out.m[8] = m.m[8];
+       return out; */
 aether_mat3f aether_mat3f_transpose(aether_mat3f m);
 
 /* aether_mat3d_transpose: Transpose.
    Spec:
-       out[r][c] = m[c][r] */
+       out[r][c] = m[c][r]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_mat3d out;
+       out.m[0] = m.m[0];
+       out.m[1] = m.m[3];
+       out.m[2] = m.m[6];
+       out.m[3] = m.m[1];
+       out.m[4] = m.m[4];
+       out.m[5] = m.m[7];
+       out.m[6] = m.m[2];
+       out.m[7] = m.m[5];
+       out.m[8] = m.m[8];
+       return out; */
 aether_mat3d aether_mat3d_transpose(aether_mat3d m);
 
 /* aether_mat4f_transpose: Transpose.
    Spec:
-       out[r][c] = m[c][r] */
+       out[r][c] = m[c][r]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_mat4f out;
+       out.m[0] = m.m[0];
+       out.m[1] = m.m[4];
+       out.m[2] = m.m[8];
+       out.m[3] = m.m[12];
+       out.m[4] = m.m[1];
+       out.m[5] = m.m[5];
+       out.m[6] = m.m[9];
+       out.m[7] = m.m[13];
+       out.m[8] = m.m[2];
+       out.m[9] = m.m[6];
+       out.m[10] = m.m[10];
+       out.m[11] = m.m[14];
+       out.m[12] = m.m[3];
+       out.m[13] = m.m[7];
+       out.m[14] = m.m[11];
+       out.m[15] = m.m[15];
+       return out; */
 aether_mat4f aether_mat4f_transpose(aether_mat4f m);
 
 /* aether_mat4d_transpose: Transpose.
    Spec:
-       out[r][c] = m[c][r] */
+       out[r][c] = m[c][r]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_mat4d out;
+       out.m[0] = m.m[0];
+       out.m[1] = m.m[4];
+       out.m[2] = m.m[8];
+       out.m[3] = m.m[12];
+       out.m[4] = m.m[1];
+       out.m[5] = m.m[5];
+       out.m[6] = m.m[9];
+       out.m[7] = m.m[13];
+       out.m[8] = m.m[2];
+       out.m[9] = m.m[6];
+       out.m[10] = m.m[10];
+       out.m[11] = m.m[14];
+       out.m[12] = m.m[3];
+       out.m[13] = m.m[7];
+       out.m[14] = m.m[11];
+       out.m[15] = m.m[15];
+       return out; */
 aether_mat4d aether_mat4d_transpose(aether_mat4d m);
 
 /* aether_mat2f_identity: The identity matrix (+1 on the diagonal, +0 elsewhere).
    Spec:
-       out[r][c] = r == c ? 1 : 0 */
+       out[r][c] = r == c ? 1 : 0
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_mat2f out;
+       out.m[0] = 1.0f;
+       out.m[1] = 0.0f;
+       out.m[2] = 0.0f;
+       out.m[3] = 1.0f;
+       return out; */
 aether_mat2f aether_mat2f_identity(void);
 
 /* aether_mat2d_identity: The identity matrix (+1 on the diagonal, +0 elsewhere).
    Spec:
-       out[r][c] = r == c ? 1 : 0 */
+       out[r][c] = r == c ? 1 : 0
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_mat2d out;
+       out.m[0] = 1.0;
+       out.m[1] = 0.0;
+       out.m[2] = 0.0;
+       out.m[3] = 1.0;
+       return out; */
 aether_mat2d aether_mat2d_identity(void);
 
 /* aether_mat3f_identity: The identity matrix (+1 on the diagonal, +0 elsewhere).
    Spec:
-       out[r][c] = r == c ? 1 : 0 */
+       out[r][c] = r == c ? 1 : 0
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_mat3f out;
+       out.m[0] = 1.0f;
+       out.m[1] = 0.0f;
+       out.m[2] = 0.0f;
+       out.m[3] = 0.0f;
+       out.m[4] = 1.0f;
+       out.m[5] = 0.0f;
+       out.m[6] = 0.0f;
+       out.m[7] = 0.0f;
+       out.m[8] = 1.0f;
+       return out; */
 aether_mat3f aether_mat3f_identity(void);
 
 /* aether_mat3d_identity: The identity matrix (+1 on the diagonal, +0 elsewhere).
    Spec:
-       out[r][c] = r == c ? 1 : 0 */
+       out[r][c] = r == c ? 1 : 0
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_mat3d out;
+       out.m[0] = 1.0;
+       out.m[1] = 0.0;
+       out.m[2] = 0.0;
+       out.m[3] = 0.0;
+       out.m[4] = 1.0;
+       out.m[5] = 0.0;
+       out.m[6] = 0.0;
+       out.m[7] = 0.0;
+       out.m[8] = 1.0;
+       return out; */
 aether_mat3d aether_mat3d_identity(void);
 
 /* aether_mat4f_identity: The identity matrix (+1 on the diagonal, +0 elsewhere).
    Spec:
-       out[r][c] = r == c ? 1 : 0 */
+       out[r][c] = r == c ? 1 : 0
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_mat4f out;
+       out.m[0] = 1.0f;
+       out.m[1] = 0.0f;
+       out.m[2] = 0.0f;
+       out.m[3] = 0.0f;
+       out.m[4] = 0.0f;
+       out.m[5] = 1.0f;
+       out.m[6] = 0.0f;
+       out.m[7] = 0.0f;
+       out.m[8] = 0.0f;
+       out.m[9] = 0.0f;
+       out.m[10] = 1.0f;
+       out.m[11] = 0.0f;
+       out.m[12] = 0.0f;
+       out.m[13] = 0.0f;
+       out.m[14] = 0.0f;
+       out.m[15] = 1.0f;
+       return out; */
 aether_mat4f aether_mat4f_identity(void);
 
 /* aether_mat4d_identity: The identity matrix (+1 on the diagonal, +0 elsewhere).
    Spec:
-       out[r][c] = r == c ? 1 : 0 */
+       out[r][c] = r == c ? 1 : 0
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_mat4d out;
+       out.m[0] = 1.0;
+       out.m[1] = 0.0;
+       out.m[2] = 0.0;
+       out.m[3] = 0.0;
+       out.m[4] = 0.0;
+       out.m[5] = 1.0;
+       out.m[6] = 0.0;
+       out.m[7] = 0.0;
+       out.m[8] = 0.0;
+       out.m[9] = 0.0;
+       out.m[10] = 1.0;
+       out.m[11] = 0.0;
+       out.m[12] = 0.0;
+       out.m[13] = 0.0;
+       out.m[14] = 0.0;
+       out.m[15] = 1.0;
+       return out; */
 aether_mat4d aether_mat4d_identity(void);
 
 /* aether_mat2f_dot: Frobenius product: the fold of a[r][c] * b[r][c] in row-major order (r outer).
    Spec:
-       out = fold(add, r < R, c < C, a[r][c] * b[r][c]) */
+       out = fold(add, r < R, c < C, a[r][c] * b[r][c])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return ((a.m[3] * b.m[3]) + ((a.m[2] * b.m[2]) + ((a.m[1] * b.m[1]) + (a.m[0] * b.m[0])))); */
 float aether_mat2f_dot(aether_mat2f a, aether_mat2f b);
 
 /* aether_mat2d_dot: Frobenius product: the fold of a[r][c] * b[r][c] in row-major order (r outer).
    Spec:
-       out = fold(add, r < R, c < C, a[r][c] * b[r][c]) */
+       out = fold(add, r < R, c < C, a[r][c] * b[r][c])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return ((a.m[3] * b.m[3]) + ((a.m[2] * b.m[2]) + ((a.m[1] * b.m[1]) + (a.m[0] * b.m[0])))); */
 double aether_mat2d_dot(aether_mat2d a, aether_mat2d b);
 
 /* aether_mat3f_dot: Frobenius product: the fold of a[r][c] * b[r][c] in row-major order (r outer).
    Spec:
-       out = fold(add, r < R, c < C, a[r][c] * b[r][c]) */
+       out = fold(add, r < R, c < C, a[r][c] * b[r][c])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return ((a.m[8] * b.m[8]) + ((a.m[7] * b.m[7]) + ((a.m[6] * b.m[6]) + ((a.m[5] * b.m[5]) + ((a.m[4] * b.m[4]) + ((a.m[3] * b.m[3]) + ((a.m[2] * b.m[2]) + ((a.m[1] * b.m[1]) + (a.m[0] * b.m[0]))))))))); */
 float aether_mat3f_dot(aether_mat3f a, aether_mat3f b);
 
 /* aether_mat3d_dot: Frobenius product: the fold of a[r][c] * b[r][c] in row-major order (r outer).
    Spec:
-       out = fold(add, r < R, c < C, a[r][c] * b[r][c]) */
+       out = fold(add, r < R, c < C, a[r][c] * b[r][c])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return ((a.m[8] * b.m[8]) + ((a.m[7] * b.m[7]) + ((a.m[6] * b.m[6]) + ((a.m[5] * b.m[5]) + ((a.m[4] * b.m[4]) + ((a.m[3] * b.m[3]) + ((a.m[2] * b.m[2]) + ((a.m[1] * b.m[1]) + (a.m[0] * b.m[0]))))))))); */
 double aether_mat3d_dot(aether_mat3d a, aether_mat3d b);
 
 /* aether_mat4f_dot: Frobenius product: the fold of a[r][c] * b[r][c] in row-major order (r outer).
    Spec:
-       out = fold(add, r < R, c < C, a[r][c] * b[r][c]) */
+       out = fold(add, r < R, c < C, a[r][c] * b[r][c])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return ((a.m[15] * b.m[15]) + ((a.m[14] * b.m[14]) + ((a.m[13] * b.m[13]) + ((a.m[12] * b.m[12]) + ((a.m[11] * b.m[11]) + ((a.m[10] * b.m[10]) + ((a.m[9] * b.m[9]) + ((a.m[8] * b.m[8]) + ((a.m[7] * b.m[7]) + ((a.m[6] * b.m[6]) + ((a.m[5] * b.m[5]) + ((a.m[4] * b.m[4]) + ((a.m[3] * b.m[3]) + ((a.m[2] * b.m[2]) + ((a.m[1] * b.m[1]) + (a.m[0] * b.m[0])))))))))))))))); */
 float aether_mat4f_dot(aether_mat4f a, aether_mat4f b);
 
 /* aether_mat4d_dot: Frobenius product: the fold of a[r][c] * b[r][c] in row-major order (r outer).
    Spec:
-       out = fold(add, r < R, c < C, a[r][c] * b[r][c]) */
+       out = fold(add, r < R, c < C, a[r][c] * b[r][c])
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return ((a.m[15] * b.m[15]) + ((a.m[14] * b.m[14]) + ((a.m[13] * b.m[13]) + ((a.m[12] * b.m[12]) + ((a.m[11] * b.m[11]) + ((a.m[10] * b.m[10]) + ((a.m[9] * b.m[9]) + ((a.m[8] * b.m[8]) + ((a.m[7] * b.m[7]) + ((a.m[6] * b.m[6]) + ((a.m[5] * b.m[5]) + ((a.m[4] * b.m[4]) + ((a.m[3] * b.m[3]) + ((a.m[2] * b.m[2]) + ((a.m[1] * b.m[1]) + (a.m[0] * b.m[0])))))))))))))))); */
 double aether_mat4d_dot(aether_mat4d a, aether_mat4d b);
 
 /* aether_mat2f_determinant: Determinant by cofactor expansion along row 0, a left-to-right chain m[0][0]*det(M00) - m[0][1]*det(M01) + ...; a 2x2 is m00*m11 - m01*m10.
    Spec:
-       out = m[0][0] * m[1][1] - m[0][1] * m[1][0] */
+       out = m[0][0] * m[1][1] - m[0][1] * m[1][0]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return ((m.m[0] * m.m[3]) - (m.m[1] * m.m[2])); */
 float aether_mat2f_determinant(aether_mat2f m);
 
 /* aether_mat2d_determinant: Determinant by cofactor expansion along row 0, a left-to-right chain m[0][0]*det(M00) - m[0][1]*det(M01) + ...; a 2x2 is m00*m11 - m01*m10.
    Spec:
-       out = m[0][0] * m[1][1] - m[0][1] * m[1][0] */
+       out = m[0][0] * m[1][1] - m[0][1] * m[1][0]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return ((m.m[0] * m.m[3]) - (m.m[1] * m.m[2])); */
 double aether_mat2d_determinant(aether_mat2d m);
 
 /* aether_mat3f_determinant: Determinant by cofactor expansion along row 0, a left-to-right chain m[0][0]*det(M00) - m[0][1]*det(M01) + ...; a 2x2 is m00*m11 - m01*m10.
    Spec:
-       out = m[0][0] * determinant(minor(m, 0, 0)) - m[0][1] * determinant(minor(m, 0, 1)) + m[0][2] * determinant(minor(m, 0, 2)) */
+       out = m[0][0] * determinant(minor(m, 0, 0)) - m[0][1] * determinant(minor(m, 0, 1)) + m[0][2] * determinant(minor(m, 0, 2))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (((m.m[0] * ((m.m[4] * m.m[8]) - (m.m[5] * m.m[7]))) - (m.m[1] * ((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])))) + (m.m[2] * ((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])))); */
 float aether_mat3f_determinant(aether_mat3f m);
 
 /* aether_mat3d_determinant: Determinant by cofactor expansion along row 0, a left-to-right chain m[0][0]*det(M00) - m[0][1]*det(M01) + ...; a 2x2 is m00*m11 - m01*m10.
    Spec:
-       out = m[0][0] * determinant(minor(m, 0, 0)) - m[0][1] * determinant(minor(m, 0, 1)) + m[0][2] * determinant(minor(m, 0, 2)) */
+       out = m[0][0] * determinant(minor(m, 0, 0)) - m[0][1] * determinant(minor(m, 0, 1)) + m[0][2] * determinant(minor(m, 0, 2))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (((m.m[0] * ((m.m[4] * m.m[8]) - (m.m[5] * m.m[7]))) - (m.m[1] * ((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])))) + (m.m[2] * ((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])))); */
 double aether_mat3d_determinant(aether_mat3d m);
 
 /* aether_mat4f_determinant: Determinant by cofactor expansion along row 0, a left-to-right chain m[0][0]*det(M00) - m[0][1]*det(M01) + ...; a 2x2 is m00*m11 - m01*m10.
    Spec:
-       out = m[0][0] * determinant(minor(m, 0, 0)) - m[0][1] * determinant(minor(m, 0, 1)) + m[0][2] * determinant(minor(m, 0, 2)) - m[0][3] * determinant(minor(m, 0, 3)) */
+       out = m[0][0] * determinant(minor(m, 0, 0)) - m[0][1] * determinant(minor(m, 0, 1)) + m[0][2] * determinant(minor(m, 0, 2)) - m[0][3] * determinant(minor(m, 0, 3))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return ((((m.m[0] * (((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))))) - (m.m[1] * (((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))))) + (m.m[2] * (((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))) - (m.m[3] * (((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))); */
 float aether_mat4f_determinant(aether_mat4f m);
 
 /* aether_mat4d_determinant: Determinant by cofactor expansion along row 0, a left-to-right chain m[0][0]*det(M00) - m[0][1]*det(M01) + ...; a 2x2 is m00*m11 - m01*m10.
    Spec:
-       out = m[0][0] * determinant(minor(m, 0, 0)) - m[0][1] * determinant(minor(m, 0, 1)) + m[0][2] * determinant(minor(m, 0, 2)) - m[0][3] * determinant(minor(m, 0, 3)) */
+       out = m[0][0] * determinant(minor(m, 0, 0)) - m[0][1] * determinant(minor(m, 0, 1)) + m[0][2] * determinant(minor(m, 0, 2)) - m[0][3] * determinant(minor(m, 0, 3))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return ((((m.m[0] * (((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))))) - (m.m[1] * (((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))))) + (m.m[2] * (((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))) - (m.m[3] * (((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))); */
 double aether_mat4d_determinant(aether_mat4d m);
 
 /* aether_f32_two_sum_err: The exact residual (a + b) - s of the rounded sum s = a + b, for any order and signs of a and b, whenever s is finite. Knuth's two-sum (no magnitude test) in both operand orders: the two agree, bit for bit, except where one order overflows spuriously (an operand is +-max and s - a rounds to infinity, giving NaN), and fmax keeps the other. A zero residual is +0. Inputs pass the barrier.
@@ -975,7 +1938,16 @@ double aether_mat4d_determinant(aether_mat4d m);
        ab = (x - (t - bv)) + (y - bv)
        av = t - y
        ba = (y - (t - av)) + (x - av)
-       out = fmax(ab, ba) */
+       out = fmax(ab, ba)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float x = aether_barrier_f32(a);
+       const float y = aether_barrier_f32(b);
+       const float t = aether_barrier_f32(s);
+       const float bv = (t - x);
+       const float ab = ((x - (t - bv)) + (y - bv));
+       const float av = (t - y);
+       const float ba = ((y - (t - av)) + (x - av));
+       return aether_fmax_f32(ab, ba); */
 float aether_f32_two_sum_err(float a, float b, float s);
 
 /* aether_f64_two_sum_err: The exact residual (a + b) - s of the rounded sum s = a + b, for any order and signs of a and b, whenever s is finite. Knuth's two-sum (no magnitude test) in both operand orders: the two agree, bit for bit, except where one order overflows spuriously (an operand is +-max and s - a rounds to infinity, giving NaN), and fmax keeps the other. A zero residual is +0. Inputs pass the barrier.
@@ -987,7 +1959,16 @@ float aether_f32_two_sum_err(float a, float b, float s);
        ab = (x - (t - bv)) + (y - bv)
        av = t - y
        ba = (y - (t - av)) + (x - av)
-       out = fmax(ab, ba) */
+       out = fmax(ab, ba)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double x = aether_barrier_f64(a);
+       const double y = aether_barrier_f64(b);
+       const double t = aether_barrier_f64(s);
+       const double bv = (t - x);
+       const double ab = ((x - (t - bv)) + (y - bv));
+       const double av = (t - y);
+       const double ba = ((y - (t - av)) + (x - av));
+       return aether_fmax_f64(ab, ba); */
 double aether_f64_two_sum_err(double a, double b, double s);
 
 /* aether_f32_two_sum: The error-free sum of a and b: hi = a + b rounded, comp = two_sum_err(a, b, hi) (meaningless when hi is not finite).
@@ -996,7 +1977,20 @@ double aether_f64_two_sum_err(double a, double b, double s);
        y = barrier(b)
        s = x + y
        out.hi = s
-       out.comp = two_sum_err(x, y, s) */
+       out.comp = two_sum_err(x, y, s)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float x = aether_barrier_f32(a);
+       const float y = aether_barrier_f32(b);
+       const float s = (x + y);
+       const float two_sum_err_t = aether_barrier_f32(s);
+       const float two_sum_err_bv = (two_sum_err_t - x);
+       const float two_sum_err_ab = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
+       const float two_sum_err_av = (two_sum_err_t - y);
+       const float two_sum_err_ba = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
+       aether_pairf out;
+       out.hi = s;
+       out.comp = aether_fmax_f32(two_sum_err_ab, two_sum_err_ba);
+       return out; */
 aether_pairf aether_f32_two_sum(float a, float b);
 
 /* aether_f64_two_sum: The error-free sum of a and b: hi = a + b rounded, comp = two_sum_err(a, b, hi) (meaningless when hi is not finite).
@@ -1005,7 +1999,20 @@ aether_pairf aether_f32_two_sum(float a, float b);
        y = barrier(b)
        s = x + y
        out.hi = s
-       out.comp = two_sum_err(x, y, s) */
+       out.comp = two_sum_err(x, y, s)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double x = aether_barrier_f64(a);
+       const double y = aether_barrier_f64(b);
+       const double s = (x + y);
+       const double two_sum_err_t = aether_barrier_f64(s);
+       const double two_sum_err_bv = (two_sum_err_t - x);
+       const double two_sum_err_ab = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
+       const double two_sum_err_av = (two_sum_err_t - y);
+       const double two_sum_err_ba = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
+       aether_paird out;
+       out.hi = s;
+       out.comp = aether_fmax_f64(two_sum_err_ab, two_sum_err_ba);
+       return out; */
 aether_paird aether_f64_two_sum(double a, double b);
 
 /* aether_pairf_neumaier_add: Neumaier step: adds the term x to the pair p. hi = p.hi + x rounded; comp = p.comp + two_sum_err(p.hi, x, hi): the same two additions an atomic accumulation performs. No test: once hi is not finite, comp is never read.
@@ -1015,7 +2022,21 @@ aether_paird aether_f64_two_sum(double a, double b);
        t = barrier(x)
        s = h + t
        out.hi = s
-       out.comp = c + two_sum_err(h, t, s) */
+       out.comp = c + two_sum_err(h, t, s)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float h = aether_barrier_f32(p.hi);
+       const float c = aether_barrier_f32(p.comp);
+       const float t = aether_barrier_f32(x);
+       const float s = (h + t);
+       const float two_sum_err_t = aether_barrier_f32(s);
+       const float two_sum_err_bv = (two_sum_err_t - h);
+       const float two_sum_err_ab = ((h - (two_sum_err_t - two_sum_err_bv)) + (t - two_sum_err_bv));
+       const float two_sum_err_av = (two_sum_err_t - t);
+       const float two_sum_err_ba = ((t - (two_sum_err_t - two_sum_err_av)) + (h - two_sum_err_av));
+       aether_pairf out;
+       out.hi = s;
+       out.comp = (c + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba));
+       return out; */
 aether_pairf aether_pairf_neumaier_add(aether_pairf p, float x);
 
 /* aether_paird_neumaier_add: Neumaier step: adds the term x to the pair p. hi = p.hi + x rounded; comp = p.comp + two_sum_err(p.hi, x, hi): the same two additions an atomic accumulation performs. No test: once hi is not finite, comp is never read.
@@ -1025,7 +2046,21 @@ aether_pairf aether_pairf_neumaier_add(aether_pairf p, float x);
        t = barrier(x)
        s = h + t
        out.hi = s
-       out.comp = c + two_sum_err(h, t, s) */
+       out.comp = c + two_sum_err(h, t, s)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double h = aether_barrier_f64(p.hi);
+       const double c = aether_barrier_f64(p.comp);
+       const double t = aether_barrier_f64(x);
+       const double s = (h + t);
+       const double two_sum_err_t = aether_barrier_f64(s);
+       const double two_sum_err_bv = (two_sum_err_t - h);
+       const double two_sum_err_ab = ((h - (two_sum_err_t - two_sum_err_bv)) + (t - two_sum_err_bv));
+       const double two_sum_err_av = (two_sum_err_t - t);
+       const double two_sum_err_ba = ((t - (two_sum_err_t - two_sum_err_av)) + (h - two_sum_err_av));
+       aether_paird out;
+       out.hi = s;
+       out.comp = (c + aether_fmax_f64(two_sum_err_ab, two_sum_err_ba));
+       return out; */
 aether_paird aether_paird_neumaier_add(aether_paird p, double x);
 
 /* aether_pairf_combine: Merges two pairs: hi = a.hi + b.hi rounded; comp = (a.comp + b.comp) + two_sum_err(a.hi, b.hi, hi). Swapping a and b gives the same bits (any NaN for a NaN).
@@ -1034,7 +2069,20 @@ aether_paird aether_paird_neumaier_add(aether_paird p, double x);
        y = barrier(b.hi)
        s = x + y
        out.hi = s
-       out.comp = (barrier(a.comp) + barrier(b.comp)) + two_sum_err(x, y, s) */
+       out.comp = (barrier(a.comp) + barrier(b.comp)) + two_sum_err(x, y, s)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float x = aether_barrier_f32(a.hi);
+       const float y = aether_barrier_f32(b.hi);
+       const float s = (x + y);
+       const float two_sum_err_t = aether_barrier_f32(s);
+       const float two_sum_err_bv = (two_sum_err_t - x);
+       const float two_sum_err_ab = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
+       const float two_sum_err_av = (two_sum_err_t - y);
+       const float two_sum_err_ba = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
+       aether_pairf out;
+       out.hi = s;
+       out.comp = ((aether_barrier_f32(a.comp) + aether_barrier_f32(b.comp)) + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba));
+       return out; */
 aether_pairf aether_pairf_combine(aether_pairf a, aether_pairf b);
 
 /* aether_paird_combine: Merges two pairs: hi = a.hi + b.hi rounded; comp = (a.comp + b.comp) + two_sum_err(a.hi, b.hi, hi). Swapping a and b gives the same bits (any NaN for a NaN).
@@ -1043,19 +2091,38 @@ aether_pairf aether_pairf_combine(aether_pairf a, aether_pairf b);
        y = barrier(b.hi)
        s = x + y
        out.hi = s
-       out.comp = (barrier(a.comp) + barrier(b.comp)) + two_sum_err(x, y, s) */
+       out.comp = (barrier(a.comp) + barrier(b.comp)) + two_sum_err(x, y, s)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double x = aether_barrier_f64(a.hi);
+       const double y = aether_barrier_f64(b.hi);
+       const double s = (x + y);
+       const double two_sum_err_t = aether_barrier_f64(s);
+       const double two_sum_err_bv = (two_sum_err_t - x);
+       const double two_sum_err_ab = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
+       const double two_sum_err_av = (two_sum_err_t - y);
+       const double two_sum_err_ba = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
+       aether_paird out;
+       out.hi = s;
+       out.comp = ((aether_barrier_f64(a.comp) + aether_barrier_f64(b.comp)) + aether_fmax_f64(two_sum_err_ab, two_sum_err_ba));
+       return out; */
 aether_paird aether_paird_combine(aether_paird a, aether_paird b);
 
 /* aether_pairf_value: The value a pair delivers: hi + comp rounded, or hi itself when hi is not finite (the correction dropped).
    Spec:
        h = barrier(p.hi)
-       out = isfinite(h) ? h + barrier(p.comp) : h */
+       out = isfinite(h) ? h + barrier(p.comp) : h
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float h = aether_barrier_f32(p.hi);
+       return (isfinite(h) ? (h + aether_barrier_f32(p.comp)) : h); */
 float aether_pairf_value(aether_pairf p);
 
 /* aether_paird_value: The value a pair delivers: hi + comp rounded, or hi itself when hi is not finite (the correction dropped).
    Spec:
        h = barrier(p.hi)
-       out = isfinite(h) ? h + barrier(p.comp) : h */
+       out = isfinite(h) ? h + barrier(p.comp) : h
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double h = aether_barrier_f64(p.hi);
+       return (isfinite(h) ? (h + aether_barrier_f64(p.comp)) : h); */
 double aether_paird_value(aether_paird p);
 
 /* aether_f32_jacobi_rotation: The Jacobi rotation that zeroes apq: theta = (aqq - app) / (2 * apq); t = sign(theta) / (|theta| + sqrt(theta^2 + 1)), or 0.5 / |theta| where theta^2 overflows; t = +0 when apq is zero; c = 1 / sqrt(t^2 + 1); s = t * c; tau = s / (1 + c).
@@ -1067,7 +2134,21 @@ double aether_paird_value(aether_paird p);
        t = apq == 0 ? 0 : t0
        c = 1 / sqrt(t * t + 1)
        s = t * c
-       out = rotation(c, s, t, s / (1 + c)) */
+       out = rotation(c, s, t, s / (1 + c))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float theta = ((aqq - app) / (2.0f * apq));
+       const float r = sqrtf(((theta * theta) + 1.0f));
+       const float tt = (isfinite(r) ? (1.0f / (fabsf(theta) + r)) : (0x1p-1f / fabsf(theta)));
+       const float t0 = ((theta < 0.0f) ? (tt * -1.0f) : tt);
+       const float t = ((apq == 0.0f) ? 0.0f : t0);
+       const float c = (1.0f / sqrtf(((t * t) + 1.0f)));
+       const float s = (t * c);
+       aether_rotationf out;
+       out.c = c;
+       out.s = s;
+       out.t = t;
+       out.tau = (s / (1.0f + c));
+       return out; */
 aether_rotationf aether_f32_jacobi_rotation(float app, float aqq, float apq);
 
 /* aether_f64_jacobi_rotation: The Jacobi rotation that zeroes apq: theta = (aqq - app) / (2 * apq); t = sign(theta) / (|theta| + sqrt(theta^2 + 1)), or 0.5 / |theta| where theta^2 overflows; t = +0 when apq is zero; c = 1 / sqrt(t^2 + 1); s = t * c; tau = s / (1 + c).
@@ -1079,31 +2160,65 @@ aether_rotationf aether_f32_jacobi_rotation(float app, float aqq, float apq);
        t = apq == 0 ? 0 : t0
        c = 1 / sqrt(t * t + 1)
        s = t * c
-       out = rotation(c, s, t, s / (1 + c)) */
+       out = rotation(c, s, t, s / (1 + c))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double theta = ((aqq - app) / (2.0 * apq));
+       const double r = sqrt(((theta * theta) + 1.0));
+       const double tt = (isfinite(r) ? (1.0 / (fabs(theta) + r)) : (0x1p-1 / fabs(theta)));
+       const double t0 = ((theta < 0.0) ? (tt * -1.0) : tt);
+       const double t = ((apq == 0.0) ? 0.0 : t0);
+       const double c = (1.0 / sqrt(((t * t) + 1.0)));
+       const double s = (t * c);
+       aether_rotationd out;
+       out.c = c;
+       out.s = s;
+       out.t = t;
+       out.tau = (s / (1.0 + c));
+       return out; */
 aether_rotationd aether_f64_jacobi_rotation(double app, double aqq, double apq);
 
 /* aether_f32_jacobi_update: A Jacobi rotation applied to a pair (g, h) of a row or column: (g - s * (h + tau * g), h + s * (g - tau * h)).
    Spec:
        out.x = g - r.s * (h + r.tau * g)
-       out.y = h + r.s * (g - r.tau * h) */
+       out.y = h + r.s * (g - r.tau * h)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec2f out;
+       out.x = (g - (r.s * (h + (r.tau * g))));
+       out.y = (h + (r.s * (g - (r.tau * h))));
+       return out; */
 aether_vec2f aether_f32_jacobi_update(float g, float h, aether_rotationf r);
 
 /* aether_f64_jacobi_update: A Jacobi rotation applied to a pair (g, h) of a row or column: (g - s * (h + tau * g), h + s * (g - tau * h)).
    Spec:
        out.x = g - r.s * (h + r.tau * g)
-       out.y = h + r.s * (g - r.tau * h) */
+       out.y = h + r.s * (g - r.tau * h)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec2d out;
+       out.x = (g - (r.s * (h + (r.tau * g))));
+       out.y = (h + (r.s * (g - (r.tau * h))));
+       return out; */
 aether_vec2d aether_f64_jacobi_update(double g, double h, aether_rotationd r);
 
 /* aether_f32_jacobi_diag: The diagonal after a Jacobi rotation: (app - t * apq, aqq + t * apq).
    Spec:
        out.x = app - r.t * apq
-       out.y = aqq + r.t * apq */
+       out.y = aqq + r.t * apq
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec2f out;
+       out.x = (app - (r.t * apq));
+       out.y = (aqq + (r.t * apq));
+       return out; */
 aether_vec2f aether_f32_jacobi_diag(float app, float aqq, float apq, aether_rotationf r);
 
 /* aether_f64_jacobi_diag: The diagonal after a Jacobi rotation: (app - t * apq, aqq + t * apq).
    Spec:
        out.x = app - r.t * apq
-       out.y = aqq + r.t * apq */
+       out.y = aqq + r.t * apq
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       aether_vec2d out;
+       out.x = (app - (r.t * apq));
+       out.y = (aqq + (r.t * apq));
+       return out; */
 aether_vec2d aether_f64_jacobi_diag(double app, double aqq, double apq, aether_rotationd r);
 
 /* aether_pairf_reduce32: The 32-slot tree: combines the 32 lane pairs by the butterfly of [rules.reduction] (rounds xor 16, 8, 4, 2, 1) and returns lane 0. Lanes past a ragged end must hold +0 pairs. */

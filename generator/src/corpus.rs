@@ -94,7 +94,7 @@ fn probe_rows(model: &Model, c: Callable, w: u32) -> Result<Vec<(String, Vec<u64
 /// What a kernel's bits depend on, as text: the canonical trees of the steps
 /// it runs and the reduction constants it uses. A mutant changes the kernel
 /// when this changes.
-fn kernel_signature(model: &Model, lowered: &[Function], k: &Kernel) -> String {
+pub fn kernel_signature(model: &Model, lowered: &[Function], k: &Kernel) -> String {
     let no_reduction = crate::spec::Reduction {
         lanes: 0,
         rounds: Vec::new(),
@@ -646,12 +646,14 @@ pub fn parse_part(file_name: &str, text: &str) -> Result<Vec<ParsedFunction>, St
 }
 
 /// The umbrella header: includes every part and lists every function's table.
-pub fn render_umbrella(banner: &str, version: &str, parts: &[String], all: &[FunctionCases]) -> String {
+pub fn render_umbrella(banner: &str, version: &str, contract_id: &str, parts: &[String], all: &[FunctionCases]) -> String {
     let mut b = String::new();
     let _ = writeln!(b, "{banner}");
     let _ = writeln!(b, "#ifndef AETHER_C_CORPUS_H\n#define AETHER_C_CORPUS_H\n");
     let _ = writeln!(b, "#include <stdint.h>\n");
-    let _ = writeln!(b, "#define AETHER_CORPUS_CONTRACT_VERSION \"{version}\"\n");
+    let _ = writeln!(b, "#define AETHER_CORPUS_CONTRACT_VERSION \"{version}\"");
+    let _ = writeln!(b, "/* The fingerprint of the contract the corpus was generated from (aether_core.h's AETHER_CONTRACT_ID). */");
+    let _ = writeln!(b, "#define AETHER_CORPUS_CONTRACT_ID \"{contract_id}\"\n");
     for p in parts {
         let _ = writeln!(b, "#include \"{p}.h\"");
     }

@@ -14,6 +14,7 @@ pub mod mutants;
 pub mod output;
 pub mod policy;
 pub mod rng;
+pub mod selftest;
 pub mod spec;
 pub mod targets;
 

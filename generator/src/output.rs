@@ -26,10 +26,10 @@ pub fn banner(model: &Model) -> String {
 pub fn generate(model: &Model) -> Result<Vec<Output>, Error> {
     let banner = banner(model);
     let mut out = Vec::new();
-    for t in targets::registry() {
-        out.extend(t.render(model, &banner)?);
-    }
     let all = corpus::build(model)?;
+    for t in targets::registry() {
+        out.extend(t.render(model, &banner, &all)?);
+    }
     let parts = corpus::parts(model);
     let mut names = Vec::new();
     for (name, idx) in &parts {
@@ -37,7 +37,10 @@ pub fn generate(model: &Model) -> Result<Vec<Output>, Error> {
         out.push(Output::new(format!("corpus/{name}.h"), corpus::render_part(name, &banner, &fns)));
         names.push(name.clone());
     }
-    out.push(Output::new("corpus/aether_c_corpus.h", corpus::render_umbrella(&banner, &model.spec.version, &names, &all)));
+    out.push(Output::new(
+        "corpus/aether_c_corpus.h",
+        corpus::render_umbrella(&banner, &model.spec.version, &crate::selftest::contract_id(model), &names, &all),
+    ));
     out.push(Output::new("docs/numerics-contract.md", contract_doc::render(model)?));
     Ok(out)
 }
@@ -60,16 +63,23 @@ impl std::fmt::Display for Drift {
     }
 }
 
+/// Every file under the owned folders, at any depth.
 fn owned_files(root: &Path) -> Vec<String> {
-    let mut v = Vec::new();
-    for d in OWNED_DIRS {
-        if let Ok(rd) = fs::read_dir(root.join(d)) {
+    fn walk(root: &Path, rel: &str, v: &mut Vec<String>) {
+        if let Ok(rd) = fs::read_dir(root.join(rel)) {
             for e in rd.flatten() {
-                if e.path().is_file() {
-                    v.push(format!("{d}/{}", e.file_name().to_string_lossy()));
+                let path = format!("{rel}/{}", e.file_name().to_string_lossy());
+                if e.path().is_dir() {
+                    walk(root, &path, v);
+                } else if e.path().is_file() {
+                    v.push(path);
                 }
             }
         }
+    }
+    let mut v = Vec::new();
+    for d in OWNED_DIRS {
+        walk(root, d, &mut v);
     }
     v.sort();
     v

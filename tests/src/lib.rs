@@ -70,6 +70,29 @@ pub fn corpus() -> Result<BTreeMap<String, ParsedFunction>, String> {
     Ok(out)
 }
 
+/// The self-test's witnesses, chosen from the committed corpus as the
+/// generator chooses them.
+pub fn witnesses(model: &Model) -> Vec<aether_generator::selftest::Witness> {
+    let corpus = corpus().unwrap_or_else(|e| panic!("{e}"));
+    aether_generator::selftest::witnesses(model, &|name| corpus.get(name).map(|f| f.cases.clone()))
+}
+
+/// Runs `aether_selftest(AETHER_CONTRACT_ID of the model, ...)` of a loaded
+/// core: its status and message.
+pub fn selftest(lib: &libloading::Library, model: &Model) -> (i32, String) {
+    type SelfTest = unsafe extern "C" fn(*const std::os::raw::c_char, *mut std::os::raw::c_char, usize) -> std::os::raw::c_int;
+    let id = std::ffi::CString::new(aether_generator::selftest::contract_id(model)).unwrap();
+    let mut buf = vec![0u8; 4096];
+    // SAFETY: `aether_selftest` has this C type (aether_core.h); the buffer
+    // is writable for its length and the id NUL-terminated.
+    let status = unsafe {
+        let f = std::mem::transmute::<*const (), SelfTest>(symbol(lib, "aether_selftest"));
+        f(id.as_ptr(), buf.as_mut_ptr().cast(), buf.len())
+    };
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    (status, String::from_utf8_lossy(&buf[..end]).into_owned())
+}
+
 /// The C compiler build.rs compiled the core with.
 pub const CC: &str = env!("AETHER_CC");
 

@@ -1,11 +1,13 @@
-//! The barrier holds. The real C core, compiled the way a careless consumer
+//! The guards hold. The real C core, compiled the way a careless consumer
 //! might (`-ffp-contract=fast -mfma`: the compiler may fuse any product into
-//! an addition), with gcc and clang at several optimisation levels, still
-//! gives the corpus's bits on every compensated function and kernel; the same
-//! core without its barriers (the `no-barrier` mutant), compiled the same
-//! ways, fails corpus cases in at least one of them. So the barrier is shown
-//! to matter, not assumed. The plain functions are not protected (the
-//! contract asks for -ffp-contract=off); how many of them move is reported.
+//! an addition), with gcc and clang at several optimisation levels, gives the
+//! corpus's bits on every function, and its self-test passes: the pragmas
+//! (gcc) and the product guards (clang) turn contraction off. Each guard is
+//! shown to matter, not assumed: with `-DAETHER_UNSAFE_ALLOW_CONTRACTION`
+//! the plain functions move and the self-test fails, while the compensated
+//! functions still hold by their volatile barrier; and the same core without
+//! its barriers (the `no-barrier` mutant) fails corpus cases in at least one
+//! configuration.
 //!
 //! Whether a compiler fuses a product that feeds a two-sum depends on the
 //! shape of the code around it: GCC 12 at -O2 vectorises the Neumaier step
@@ -15,7 +17,7 @@
 
 use aether_generator::model::{Builtin, Callable, Expr, KernelKind};
 use aether_generator::{mutants, output, targets};
-use aether_tests::{compile_core, corpus, functions, model, policy, symbol, width};
+use aether_tests::{compile_core, corpus, functions, model, policy, selftest, symbol, width, witnesses};
 
 /// Contraction on, FMA available: the compilers may fuse `a*b + c`, also
 /// across statements, under these flags.
@@ -87,32 +89,49 @@ fn fma_available() -> bool {
 }
 
 #[test]
-fn compensated_functions_keep_their_bits_under_contraction_and_need_the_barrier() {
+fn the_core_keeps_its_bits_under_contraction_and_each_guard_is_needed() {
     // The issue's machine has FMA; without it -mfma code cannot run here.
     assert!(fma_available(), "this check needs an x86-64 CPU with FMA (the project's machines have it)");
     let model = model();
     let banner = output::banner(&model);
+    let witnesses = witnesses(&model);
     let tmp = std::env::temp_dir().join(format!("aether-contraction-{}", std::process::id()));
+    let n_all = model.callables().len();
     let n_comp = model.callables().into_iter().filter(|c| compensated(*c)).count();
-    let (h, c) = targets::c::render_core(&model, &model.lowered(), &banner).unwrap();
+    let (h, c) = targets::c::render_core(&model, &model.lowered(), &banner, &witnesses).unwrap();
     let (mm, ml) = mutants::Mutant::NoBarrier.build(&model).unwrap();
-    let (hn, cn) = targets::c::render_core(&mm, &ml, &banner).unwrap();
+    let (hn, cn) = targets::c::render_core(&mm, &ml, &banner, &witnesses).unwrap();
     let mut control_caught = 0;
     for (k, (cc, opt)) in CONFIGS.iter().enumerate() {
         let flags: Vec<&str> = CONTRACTED.iter().chain(opt.iter()).copied().collect();
         let what = format!("{cc} {}", flags.join(" "));
+        // 1. The core as generated: the pragmas (gcc) and the product guards
+        // (clang) keep every function's bits, and the self-test passes.
         let core = compile_core(&tmp.join(format!("core-{k}")), &h, &c, cc, &flags);
-        let (bad, bad_cases) = failures(&core, Some(true));
-        let (plain_bad, plain_cases) = failures(&core, Some(false));
+        let (all_bad, all_cases) = failures(&core, None);
+        assert!(all_bad.is_empty(), "the core does not hold under {what}: {all_cases} cases fail in {all_bad:?}");
+        let (status, message) = selftest(&core, &model);
+        assert_eq!(status, 0, "the self-test fails under {what}: {message}");
+        // 2. The guards off (AETHER_UNSAFE_ALLOW_CONTRACTION): the flags do
+        // contract, so plain functions move and the self-test says so; the
+        // compensated ones still hold by their volatile barrier.
+        let mut unguarded_flags = flags.clone();
+        unguarded_flags.push("-DAETHER_UNSAFE_ALLOW_CONTRACTION");
+        let unguarded = compile_core(&tmp.join(format!("unguarded-{k}")), &h, &c, cc, &unguarded_flags);
+        let (bad, bad_cases) = failures(&unguarded, Some(true));
+        let (plain_bad, plain_cases) = failures(&unguarded, Some(false));
         assert!(bad.is_empty(), "the barrier does not hold under {what}: {bad:?}");
-        // The flags do contract: fused products change plain functions' bits.
         assert!(!plain_bad.is_empty(), "{what} changed no plain function: the build did not contract");
-        let control = compile_core(&tmp.join(format!("no-barrier-{k}")), &hn, &cn, cc, &flags);
+        let (ustatus, umessage) = selftest(&unguarded, &model);
+        assert!(ustatus & 8 != 0, "the self-test passes a contracted core under {what}: {umessage}");
+        // 3. The barrier off as well (the no-barrier mutant, unguarded).
+        let control = compile_core(&tmp.join(format!("no-barrier-{k}")), &hn, &cn, cc, &unguarded_flags);
         let (caught, caught_cases) = failures(&control, Some(true));
         control_caught += caught.len();
         println!(
-            "contraction: {what}: {n_comp} compensated functions and kernels: {} fail ({bad_cases} cases); plain functions that move: {} \
-             ({plain_cases} cases); without barriers: {} compensated fail ({caught_cases} cases) {}",
+            "contraction: {what}: all {n_all} functions hold, self-test ok; with -DAETHER_UNSAFE_ALLOW_CONTRACTION: {n_comp} compensated \
+             functions and kernels: {} fail ({bad_cases} cases); plain functions that move: {} ({plain_cases} cases), self-test status {ustatus}; \
+             without barriers as well: {} compensated fail ({caught_cases} cases) {}",
             bad.len(),
             plain_bad.len(),
             caught.len(),

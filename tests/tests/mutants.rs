@@ -25,7 +25,7 @@ const EQUIVALENT: [(&str, &[&str], &str); 3] = [
         "a barrier only forbids contraction, which -ffp-contract=off already forbids; tests/contraction.rs kills it under -ffp-contract=fast -mfma",
     ),
 ];
-use aether_tests::{compile_core, core_flags, corpus, functions, model, policy, symbol, width, CC};
+use aether_tests::{compile_core, core_flags, corpus, functions, model, policy, selftest, symbol, width, witnesses, CC};
 
 #[test]
 fn every_mutant_core_fails_the_corpus_where_it_changes_bits() {
@@ -33,12 +33,16 @@ fn every_mutant_core_fails_the_corpus_where_it_changes_bits() {
     let corpus = corpus().unwrap_or_else(|e| panic!("{e}"));
     let fns = functions();
     let lowered = model.lowered();
+    // The self-test's witnesses come from the model's own corpus, so every
+    // mutant core replays them and (but for no-barrier) must fail.
+    let witnesses = witnesses(&model);
+    let mut selftest_failed = 0;
     let tmp = std::env::temp_dir().join(format!("aether-mutants-{}", std::process::id()));
     let mut report = Vec::new();
     let (mut total, mut killed, mut equivalent, mut undocumented) = (0, 0, Vec::new(), Vec::new());
     for m in mutants::ALL {
         let (mutant_model, mutated) = m.build(&model).unwrap();
-        let (h, c) = targets::c::render_core(&mutant_model, &mutated, &output::banner(&model)).unwrap();
+        let (h, c) = targets::c::render_core(&mutant_model, &mutated, &output::banner(&model), &witnesses).unwrap();
         let lib = compile_core(&tmp.join(m.name()), &h, &c, CC, &core_flags());
         let (mut changed, mut witnessed, mut caught) = (BTreeSet::new(), BTreeSet::new(), BTreeSet::new());
         let mut family_of = std::collections::BTreeMap::new();
@@ -70,6 +74,19 @@ fn every_mutant_core_fails_the_corpus_where_it_changes_bits() {
         if m == mutants::Mutant::FoldLeft {
             report.push(format!("  fold-left caught in: {}", caught.iter().cloned().collect::<Vec<_>>().join(" ")));
         }
+        let (status, message) = selftest(&lib, &model);
+        if m == mutants::Mutant::NoBarrier {
+            assert_eq!(status, 0, "no-barrier fails the self-test without contraction: {message}");
+        } else {
+            // The witness bit, and the message names the rule.
+            assert!(status & 8 != 0, "mutant {}: aether_selftest() passes: {message}", m.name());
+            assert!(
+                message.contains("than the contract on its witness for"),
+                "mutant {}: the self-test names no function: {message}",
+                m.name()
+            );
+            selftest_failed += 1;
+        }
         if m == mutants::Mutant::NoBarrier {
             // Without contraction a barrier changes no bit: the corpus cannot
             // and must not catch its absence here. tests/contraction.rs builds
@@ -97,6 +114,10 @@ fn every_mutant_core_fails_the_corpus_where_it_changes_bits() {
     }
     let _ = std::fs::remove_dir_all(&tmp);
     println!("{}", report.join("\n"));
+    println!(
+        "selftest: aether_selftest() fails, naming a function and its rule, in {selftest_failed} of {} mutant cores (all but no-barrier, which changes no bit without contraction)",
+        mutants::ALL.len()
+    );
     let score = 100.0 * f64::from(killed) / f64::from(total - equivalent.len() as u32);
     println!(
         "mutation score: {} mutants, {total} (mutant, function) pairs that change a tree; {killed} killed by the corpus, \

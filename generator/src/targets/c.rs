@@ -6,8 +6,10 @@ use minijinja::context;
 use serde::Serialize;
 
 use super::{render, Output, Target};
+use crate::corpus::FunctionCases;
 use crate::error::Error;
 use crate::model::{Builtin, Expr, Function, Kernel, KernelKind, Kind, Model, Param, Ty};
+use crate::selftest::{self, Witness};
 use crate::spec::{ElemType, ShapeKind};
 
 #[derive(Debug)]
@@ -42,9 +44,12 @@ impl Target for C {
         "c"
     }
 
-    fn render(&self, model: &Model, banner: &str) -> Result<Vec<Output>, Error> {
-        let (h, c) = render_core(model, &model.lowered(), banner)?;
-        Ok(vec![Output::new("c_core/aether_core.h", h), Output::new("c_core/aether_core.c", c)])
+    fn render(&self, model: &Model, banner: &str, corpus: &[FunctionCases]) -> Result<Vec<Output>, Error> {
+        let witnesses = selftest::witnesses(model, &|name| corpus.iter().find(|f| f.c_name == name).map(|f| f.cases.clone()));
+        let (h, c) = render_core(model, &model.lowered(), banner, &witnesses)?;
+        let mut out = vec![Output::new("c_core/aether_core.h", h), Output::new("c_core/aether_core.c", c)];
+        out.extend(super::c_check::files(model, banner)?);
+        Ok(out)
     }
 }
 
@@ -64,8 +69,9 @@ fn kind_type(model: &Model, k: &Kind, elem: &ElemType) -> String {
 }
 
 /// Renders the header and source for the given lowered functions (the
-/// model's own, or a mutant's).
-pub fn render_core(model: &Model, lowered: &[Function], banner: &str) -> Result<(String, String), Error> {
+/// model's own, or a mutant's), with the self-test replaying `witnesses`
+/// (chosen from the model's own corpus, so a mutant's core fails them).
+pub fn render_core(model: &Model, lowered: &[Function], banner: &str, witnesses: &[Witness]) -> Result<(String, String), Error> {
     let mut types = Vec::new();
     for elem in &model.spec.types {
         for shape in &model.spec.shapes {
@@ -155,7 +161,26 @@ pub fn render_core(model: &Model, lowered: &[Function], banner: &str) -> Result<
             lines: super::c_linalg::helpers(model, lowered, t, n),
         });
     }
-    let ctx = context! { banner, version => model.spec.version, types, functions, helpers };
+    let version: Vec<u32> = model.spec.version.split('.').map(|p| p.parse().unwrap_or(0)).chain(std::iter::repeat(0)).take(3).collect();
+    let selftest = super::c_selftest::tables(model, witnesses);
+    let rules: std::collections::BTreeSet<&str> = witnesses.iter().map(|w| w.mutant.name()).collect();
+    let max_out = witnesses.iter().map(|w| w.expected.len()).max().unwrap_or(1);
+    let product_types: Vec<&str> = model.spec.types.iter().map(|t| t.c_type.as_str()).collect();
+    let product_names: Vec<String> = model.spec.types.iter().map(product_name).collect();
+    let ctx = context! {
+        banner,
+        version => model.spec.version,
+        version_parts => version,
+        contract_id => crate::selftest::contract_id(model),
+        types,
+        functions,
+        helpers,
+        selftest,
+        witness_count => witnesses.len(),
+        witness_rules => rules.len(),
+        witness_max_out => max_out,
+        products => product_types.iter().zip(&product_names).map(|(t, n)| context! { c_type => t, name => n }).collect::<Vec<_>>(),
+    };
     let h = render("c/aether_core.h.j2", HEADER_TEMPLATE, &ctx)?;
     let c = render("c/aether_core.c.j2", SOURCE_TEMPLATE, &ctx)?;
     Ok((h, c))
@@ -172,7 +197,19 @@ fn function(model: &Model, f: &Function) -> CFunction {
     let body = fam.body_for(&f.shape).unwrap();
     doc.push("Spec:".into());
     doc.extend(body.source.lines().map(|l| format!("    {}", l.trim())));
-    let p = Printer { f, elem };
+    let lines = body_lines(model, f, elem, true);
+    // The exact order of operations, stated in the header: the body as
+    // printed, without the products' contraction guards.
+    doc.push("Evaluates exactly (the C body, in this order; every operation rounded once):".into());
+    doc.extend(body_lines(model, f, elem, false).iter().map(|l| format!("    {l}")));
+    CFunction { name, doc, signature, body: lines }
+}
+
+/// The C statements of a lowered function; `guard` wraps every product in
+/// its contraction guard.
+fn body_lines(model: &Model, f: &Function, elem: &ElemType, guard: bool) -> Vec<String> {
+    let ret = kind_type(model, &f.ret, elem);
+    let p = Printer { f, elem, guard };
     let mut lines = Vec::new();
     for t in &f.temps {
         let ty = if t.ty == Ty::Bool { "int" } else { elem.c_type.as_str() };
@@ -189,14 +226,15 @@ fn function(model: &Model, f: &Function) -> CFunction {
             lines.push("return out;".into());
         }
     }
-    CFunction { name, doc, signature, body: lines }
+    lines
 }
 
 /// The C signature and body lines of a lowered function (what the core
 /// prints for it), for documents that show the exact arithmetic.
 pub fn signature_and_body(model: &Model, f: &Function) -> (String, Vec<String>) {
     let c = function(model, f);
-    (c.signature, c.body)
+    let elem = model.spec.types.iter().find(|t| t.name == f.elem).unwrap();
+    (c.signature, body_lines(model, f, elem, false))
 }
 
 fn component(kind: &ShapeKind, k: usize) -> String {
@@ -209,6 +247,8 @@ fn component(kind: &ShapeKind, k: usize) -> String {
 struct Printer<'a> {
     f: &'a Function,
     elem: &'a ElemType,
+    /// Wrap every product in its contraction guard (`aether_product_*`).
+    guard: bool,
 }
 
 impl Printer<'_> {
@@ -225,6 +265,9 @@ impl Printer<'_> {
                 }
             }
             Expr::Temp(t) => self.f.temps[*t].name.clone(),
+            Expr::Bin(crate::dsl::BinOp::Mul, a, b) if self.guard => {
+                format!("{}(({} * {}))", product_name(self.elem), self.expr(a), self.expr(b))
+            }
             Expr::Bin(op, a, b) => format!("({} {} {})", self.expr(a), op.symbol(), self.expr(b)),
             Expr::Not(a) => format!("(!{})", self.expr(a)),
             Expr::Select(c, a, b) => format!("({} ? {} : {})", self.expr(c), self.expr(a), self.expr(b)),
@@ -245,6 +288,14 @@ impl Printer<'_> {
 
 fn other_name(b: Builtin) -> &'static str {
     b.name()
+}
+
+/// The contraction guard of a product of the element type: with GNU C
+/// compilers an empty asm no pass can see through (clang's
+/// `-ffp-contract=fast` disregards pragmas, and gcc's vectoriser fuses under
+/// them); elsewhere the identity (see the source's prologue).
+pub fn product_name(t: &ElemType) -> String {
+    format!("aether_product_{}", t.name)
 }
 
 fn barrier_name(t: &ElemType) -> String {
@@ -297,7 +348,7 @@ fn kernel(model: &Model, k: &Kernel) -> CFunction {
             // The term, printed with each array parameter read at element j.
             let mut g = term.clone();
             g.params = g.params.iter().map(|p| Param { name: format!("{}[j]", p.name), kind: p.kind.clone() }).collect();
-            let p = Printer { f: &g, elem };
+            let p = Printer { f: &g, elem, guard: true };
             body.push("size_t j;".into());
             body.push("for (j = 0; j < n; ++j) {".into());
             for tmp in &g.temps {

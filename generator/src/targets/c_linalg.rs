@@ -49,12 +49,16 @@ impl Ctx<'_> {
             _ => unreachable!("a vector shape"),
         }
     }
+    /// `x * y` behind its contraction guard (see `c::product_name`).
+    fn product(&self, x: &str, y: &str) -> String {
+        format!("{}(({x} * {y}))", super::c::product_name(self.e))
+    }
     /// `s - x*y`, or its fused form under the fma mutant.
     fn sub_mul(&self, s: &str, x: &str, y: &str) -> String {
         if self.l.fused {
             format!("{}(-({x}), {y}, {s})", self.fma())
         } else {
-            format!("({s} - ({x} * {y}))")
+            format!("({s} - {})", self.product(x, y))
         }
     }
     /// Lines that set `acc` to the finished dot product of x(k)*y(k) for k
@@ -65,16 +69,16 @@ impl Ctx<'_> {
             if self.l.fused {
                 format!("acc = {}({}, {}, acc);", self.fma(), x(k), y(k))
             } else {
-                format!("acc = ({} * {}) + acc;", x(k), y(k))
+                format!("acc = {} + acc;", self.product(&x(k), &y(k)))
             }
         };
         let rule = &self.model.spec.fold;
         match (rule.nesting, rule.seed) {
             (Nesting::Right, Seed::None) => {
-                vec![format!("{t} acc = {} * {};", x("0"), y("0")), format!("for (k = 1; k < {m}; ++k) {}", step("k"))]
+                vec![format!("{t} acc = {};", self.product(&x("0"), &y("0"))), format!("for (k = 1; k < {m}; ++k) {}", step("k"))]
             }
             (Nesting::Left, Seed::None) => vec![
-                format!("{t} acc = {} * {};", x(&format!("({m} - 1)")), y(&format!("({m} - 1)"))),
+                format!("{t} acc = {};", self.product(&x(&format!("({m} - 1)")), &y(&format!("({m} - 1)")))),
                 format!("for (k = {m} - 1; k-- > 0;) {}", step("k")),
             ],
             (Nesting::Right, Seed::Identity) => {
@@ -213,7 +217,11 @@ pub fn helpers(model: &Model, lowered: &[Function], e: &ElemType, n: usize) -> V
 
     // Cholesky on arrays: reads a, writes w.
     let sym = |i: &str, j: &str| match l.symmetrize {
-        Symmetrize::HalfSum => format!("(({} * a[({i}) * {n} + ({j})]) + ({} * a[({j}) * {n} + ({i})]))", c.lit(0.5), c.lit(0.5)),
+        Symmetrize::HalfSum => format!(
+            "({} + {})",
+            c.product(&c.lit(0.5), &format!("a[({i}) * {n} + ({j})]")),
+            c.product(&c.lit(0.5), &format!("a[({j}) * {n} + ({i})]"))
+        ),
         Symmetrize::Lower => format!("a[({i}) * {n} + ({j})]"),
     };
     out.push(format!("static int aether_cholesky_{suffix}(const {t} *a, {t} *w)"));

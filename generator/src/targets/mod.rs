@@ -4,11 +4,15 @@
 use minijinja::{Environment, UndefinedBehavior};
 use serde::Serialize;
 
+use crate::corpus::FunctionCases;
 use crate::error::Error;
 use crate::model::Model;
 
 pub mod c;
+pub mod c_check;
+pub mod c_flat;
 pub mod c_linalg;
+pub mod c_selftest;
 
 /// A generated file, with its path relative to the repository root.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,8 +30,9 @@ impl Output {
 /// A language core beside `c_core`.
 pub trait Target {
     fn name(&self) -> &'static str;
-    /// Every file of the target; `banner` is the do-not-edit comment.
-    fn render(&self, model: &Model, banner: &str) -> Result<Vec<Output>, Error>;
+    /// Every file of the target; `banner` is the do-not-edit comment, and
+    /// `corpus` the reference corpus (the self-test's witnesses come from it).
+    fn render(&self, model: &Model, banner: &str, corpus: &[FunctionCases]) -> Result<Vec<Output>, Error>;
 }
 
 /// Every target the generator writes.
