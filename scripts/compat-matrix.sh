@@ -1,0 +1,296 @@
+#!/usr/bin/env bash
+# Compatibility matrix of the generated C core: builds and runs the pure-C corpus runner
+# (c_core/check, `make check`) with many compilers, optimisation levels, target CPUs and
+# -ffp-contract settings, each cell with -std=c99 -Wall -Wextra -Wpedantic -Werror, and writes a
+# Markdown report. Exits 0 when every cell passes, 1 when a cell fails (printing that cell's
+# full output), 2 on a set-up error (bad option, a tool that cannot be installed).
+#
+# Usage: scripts/compat-matrix.sh [--quick] [--report FILE] [--jobs N]
+#   --report FILE  where the Markdown report goes (default: docs/reports/compat-matrix.md)
+#   --quick        only the -O2 cells of the main matrix, the -m32 cells and one aarch64 cell
+#   --jobs N       cells run in parallel (default: nproc)
+#   -h, --help     this text
+#
+# Cells (the full run):
+#   main:    {gcc, clang} x {-O0, -O2, -O3} x {-march=x86-64, -march=native}
+#            x {-ffp-contract=off, (no flag), -ffp-contract=fast}                     36 cells
+#   extra:   {gcc, clang} x {-O2, -O3} -march=x86-64 -mfma -ffp-contract=fast
+#            (baseline x86-64 has no FMA, so its contract=fast cells cannot fuse)       4 cells
+#   i386:    gcc -m32 -msse2 -mfpmath=sse -O2, and the same with clang when clang -m32
+#            links here                                                              1-2 cells
+#   aarch64: aarch64-linux-gnu-gcc {-O2, -O3} x {(no flag), -ffp-contract=fast}, run
+#            under qemu-aarch64 -L /usr/aarch64-linux-gnu                               4 cells
+#
+# What is missing is installed with apt-get (through sudo when not root): clang, the gcc
+# multilib (gcc-N-multilib for the installed gcc N, else gcc-multilib: the gcc-multilib
+# metapackage conflicts with gcc-aarch64-linux-gnu on Debian and Ubuntu), gcc-aarch64-linux-gnu,
+# libc6-dev-arm64-cross and qemu-user. Runnable from any directory.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+usage() { sed -n '/^# Usage:/,/^#   -h, --help/s/^# \{0,1\}//p' "$0"; }
+
+report=docs/reports/compat-matrix.md
+quick=0
+jobs_max=$(nproc 2>/dev/null || echo 2)
+command_line="scripts/compat-matrix.sh${*:+ $*}"
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --report) [ $# -ge 2 ] || { echo "compat-matrix: --report needs a file" >&2; exit 2; }; report=$2; shift 2 ;;
+        --report=*) report=${1#--report=}; shift ;;
+        --quick) quick=1; shift ;;
+        --jobs) [ $# -ge 2 ] || { echo "compat-matrix: --jobs needs a number" >&2; exit 2; }; jobs_max=$2; shift 2 ;;
+        --jobs=*) jobs_max=${1#--jobs=}; shift ;;
+        -h|--help) usage; exit 0 ;;
+        *) echo "compat-matrix: unknown option $1" >&2; usage >&2; exit 2 ;;
+    esac
+done
+case "$jobs_max" in ''|*[!0-9]*|0) echo "compat-matrix: --jobs needs a positive number" >&2; exit 2 ;; esac
+
+started=$(date +%s)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/compat-matrix.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# ---------------------------------------------------------------------------------------------
+# 1. Tools: check each by the command or file it provides, install what is missing.
+# ---------------------------------------------------------------------------------------------
+have_multilib() {
+    # libc6-dev-i386 (stubs-32.h) and lib32gcc-N-dev (the 32-bit libgcc.a) for gcc -m32.
+    command -v gcc >/dev/null 2>&1 || return 1
+    [ -f /usr/include/x86_64-linux-gnu/gnu/stubs-32.h ] || [ -f /usr/include/gnu/stubs-32.h ] || return 1
+    [ -f "$(gcc -m32 -print-libgcc-file-name 2>/dev/null)" ]
+}
+multilib_package() {
+    local major
+    major=$(gcc -dumpversion 2>/dev/null | cut -d. -f1)
+    if [ -n "$major" ] && apt-cache show "gcc-$major-multilib" >/dev/null 2>&1; then
+        echo "gcc-$major-multilib"
+    else
+        echo gcc-multilib
+    fi
+}
+
+missing=()
+command -v make >/dev/null 2>&1 || missing+=(make)
+command -v gcc >/dev/null 2>&1 || missing+=(gcc)
+command -v clang >/dev/null 2>&1 || missing+=(clang)
+command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || missing+=(gcc-aarch64-linux-gnu)
+[ -f /usr/aarch64-linux-gnu/include/stdio.h ] && [ -e /usr/aarch64-linux-gnu/lib/libm.so.6 ] || missing+=(libc6-dev-arm64-cross)
+command -v qemu-aarch64 >/dev/null 2>&1 || missing+=(qemu-user)
+have_multilib || missing+=(MULTILIB)
+
+installed_note="none (everything was there)"
+if [ ${#missing[@]} -gt 0 ]; then
+    sudo=()
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null 2>&1 || { echo "compat-matrix: missing ${missing[*]}, not root and no sudo" >&2; exit 2; }
+        sudo=(sudo)
+    fi
+    echo "compat-matrix: apt-get update"
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 update -qq
+    packages=()
+    for p in "${missing[@]}"; do
+        if [ "$p" = MULTILIB ]; then packages+=("$(multilib_package)"); else packages+=("$p"); fi
+    done
+    echo "compat-matrix: apt-get install ${packages[*]}"
+    if ! "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 \
+            install -y -qq --no-install-recommends "${packages[@]}" >"$tmp/apt.log" 2>&1; then
+        cat "$tmp/apt.log" >&2
+        echo "compat-matrix: apt-get install ${packages[*]} failed" >&2
+        exit 2
+    fi
+    installed_note="${packages[*]}"
+fi
+for tool in make gcc clang aarch64-linux-gnu-gcc qemu-aarch64; do
+    command -v "$tool" >/dev/null 2>&1 || { echo "compat-matrix: $tool is still missing" >&2; exit 2; }
+done
+have_multilib || { echo "compat-matrix: gcc -m32 support (multilib) is still missing" >&2; exit 2; }
+
+gcc_version=$(gcc --version | head -n1)
+clang_version=$(clang --version | head -n1)
+a64_version=$(aarch64-linux-gnu-gcc --version | head -n1)
+qemu_version=$(qemu-aarch64 --version | head -n1)
+cpu_model=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo 2>/dev/null | head -n1)
+native_march=$(gcc -march=native -Q --help=target 2>/dev/null | grep -- '-march=' | head -n1 | awk '{print $2}')
+echo "compat-matrix: installed: $installed_note"
+echo "compat-matrix: gcc:     $gcc_version"
+echo "compat-matrix: clang:   $clang_version"
+echo "compat-matrix: aarch64: $a64_version"
+echo "compat-matrix: qemu:    $qemu_version"
+echo "compat-matrix: CPU:     ${cpu_model:-unknown}; gcc -march=native is -march=${native_march:-?}"
+
+# clang -m32: included when it compiles and links a C99 program that uses libm here.
+printf '#include <math.h>\n#include <stdio.h>\nint main(void) { volatile double x = 2.0; printf("%%g\\n", sqrt(x)); return 0; }\n' >"$tmp/m32.c"
+clang_m32=0
+if clang -std=c99 -m32 -msse2 -mfpmath=sse "$tmp/m32.c" -lm -o "$tmp/m32-clang" >"$tmp/m32-clang.log" 2>&1 \
+        && "$tmp/m32-clang" >/dev/null 2>&1; then
+    clang_m32=1
+else
+    echo "compat-matrix: clang -m32 does not link here; its cell is left out:" >&2
+    cat "$tmp/m32-clang.log" >&2
+fi
+
+# ---------------------------------------------------------------------------------------------
+# 2. The cells: kind|compiler|target|CFLAGS|RUN (one a line).
+# ---------------------------------------------------------------------------------------------
+cells=$tmp/cells
+: >"$cells"
+add() { printf '%s|%s|%s|%s|%s\n' "$@" >>"$cells"; }
+# Slowest first (aarch64 under qemu, then -O3), so parallel slots drain evenly.
+qemu_run='qemu-aarch64 -L /usr/aarch64-linux-gnu'
+if [ "$quick" = 1 ]; then
+    add aarch64 aarch64-linux-gnu-gcc "aarch64 (qemu-user)" "-O2 -ffp-contract=fast" "$qemu_run"
+else
+    for opt in -O3 -O2; do
+        for fc in -ffp-contract=fast ""; do
+            add aarch64 aarch64-linux-gnu-gcc "aarch64 (qemu-user)" "$opt${fc:+ $fc}" "$qemu_run"
+        done
+    done
+fi
+add i386 gcc "i386 (-m32)" "-m32 -msse2 -mfpmath=sse -O2" ""
+[ "$clang_m32" = 1 ] && add i386 clang "i386 (-m32)" "-m32 -msse2 -mfpmath=sse -O2" ""
+if [ "$quick" = 1 ]; then opts=(-O2); else opts=(-O3 -O2 -O0); fi
+for opt in "${opts[@]}"; do
+    for cc in gcc clang; do
+        for march in x86-64 native; do
+            for fc in -ffp-contract=off "" -ffp-contract=fast; do
+                add main "$cc" "x86_64" "$opt -march=$march${fc:+ $fc}" ""
+            done
+        done
+    done
+done
+if [ "$quick" = 0 ]; then
+    for opt in -O3 -O2; do
+        for cc in gcc clang; do
+            add extra "$cc" "x86_64 (extra)" "$opt -march=x86-64 -mfma -ffp-contract=fast" ""
+        done
+    done
+fi
+n_cells=$(wc -l <"$cells")
+
+# ---------------------------------------------------------------------------------------------
+# 3. Run them: each cell builds into its own BUILD directory, then runs the corpus.
+# ---------------------------------------------------------------------------------------------
+warnings='-std=c99 -Wall -Wextra -Wpedantic -Werror'
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+
+run_cell() { # index, kind, cc, target, cflags, run
+    local i=$1 cc=$3 cflags=$5 run=$6
+    local dir=$tmp/cell-$i
+    local t0 t1 t2 build_rc=0 run_rc=0
+    mkdir -p "$dir/build"
+    {
+        echo "\$ make -C c_core/check CC='$cc' CFLAGS='$cflags' WARNINGS='$warnings' RUN='$run' BUILD=$dir/build CHECKFLAGS=--quiet check"
+    } >"$dir/out"
+    t0=$(now)
+    make -s -C c_core/check CC="$cc" CFLAGS="$cflags" WARNINGS="$warnings" LDFLAGS= \
+        BUILD="$dir/build" all >>"$dir/out" 2>&1 || build_rc=$?
+    t1=$(now)
+    if [ "$build_rc" = 0 ]; then
+        make -s -C c_core/check CC="$cc" CFLAGS="$cflags" WARNINGS="$warnings" LDFLAGS= \
+            BUILD="$dir/build" RUN="$run" CHECKFLAGS=--quiet check >>"$dir/out" 2>&1 || run_rc=$?
+    fi
+    t2=$(now)
+    printf '%s %s %s %s\n' "$build_rc" "$run_rc" "$(elapsed "$t0" "$t1")" "$(elapsed "$t1" "$t2")" >"$dir/status"
+}
+
+echo "compat-matrix: $n_cells cells, $jobs_max at a time"
+i=0
+while IFS='|' read -r kind cc target cflags run; do
+    i=$((i + 1))
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n || true; done
+    run_cell "$i" "$kind" "$cc" "$target" "$cflags" "$run" </dev/null &
+done <"$cells"
+wait || true
+
+# ---------------------------------------------------------------------------------------------
+# 4. Collect, report.
+# ---------------------------------------------------------------------------------------------
+md_escape() { sed 's/|/\\|/g; s/`/'"'"'/g'; }
+rows=$tmp/rows
+: >"$rows"
+contracts=$tmp/contracts
+: >"$contracts"
+failed_cells=()
+n_pass=0
+i=0
+while IFS='|' read -r kind cc target cflags run; do
+    i=$((i + 1))
+    dir=$tmp/cell-$i
+    read -r build_rc run_rc build_s run_s <"$dir/status" || { build_rc=x; run_rc=x; build_s=0; run_s=0; }
+    corpus_line=$(grep -m1 '^aether_check: corpus: ' "$dir/out" || true)
+    functions=$(printf '%s' "$corpus_line" | sed -n 's/.*corpus: \([0-9]*\) functions.*/\1/p')
+    cases=$(printf '%s' "$corpus_line" | sed -n 's/.* \([0-9]*\) cases.*/\1/p')
+    mismatches=$(printf '%s' "$corpus_line" | sed -n 's/.* \([0-9]*\) mismatches.*/\1/p')
+    selftest_line=$(grep -m1 '^aether_selftest' "$dir/out" || true)
+    case "$selftest_line" in
+        "aether_selftest: ok:"*) selftest=ok ;;
+        "") selftest="-" ;;
+        *) selftest=$(printf '%s' "${selftest_line#aether_selftest}" | sed 's/^: //' | cut -c1-200) ;;
+    esac
+    sed -n 's/^aether_check: contract \(.*\) (header).*/\1/p' "$dir/out" >>"$contracts"
+    if [ "$build_rc" != 0 ]; then
+        result="FAIL (build)"
+    elif [ "$run_rc" != 0 ]; then
+        result="FAIL (exit $run_rc)"
+    elif [ -z "$corpus_line" ]; then
+        result="FAIL (no corpus line)"
+    elif [ "$mismatches" != 0 ]; then
+        result="FAIL ($mismatches mismatches)"
+    else
+        result=pass
+    fi
+    if [ "$result" = pass ]; then
+        n_pass=$((n_pass + 1))
+    else
+        failed_cells+=("$i")
+    fi
+    seconds=$(awk -v a="$build_s" -v b="$run_s" 'BEGIN { printf "%.1f (%.1f + %.1f)", a + b, a, b }')
+    if [ -n "$run" ]; then flags_cell="\`$cflags\` (run: \`$run\`)"; else flags_cell="\`$cflags\`"; fi
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' \
+        "$cc" "$target" "$flags_cell" "${cases:--}${functions:+ ($functions functions)}" "${mismatches:--}" \
+        "$(printf '%s' "$selftest" | md_escape)" "$result" "$seconds" >>"$rows"
+    printf 'compat-matrix: %-22s %-45s %s\n' "$cc" "$cflags" "$result"
+done <"$cells"
+
+contract_ids=$(sort -u "$contracts" | paste -sd';' - | sed 's/;/; /g')
+total_s=$(( $(date +%s) - started ))
+summary="$n_cells cells, $n_pass pass"
+mode=full; [ "$quick" = 1 ] && mode=quick
+
+mkdir -p "$(dirname "$report")"
+{
+    echo "_Generated by \`scripts/compat-matrix.sh\`; do not edit by hand (rerun the script to update it)._"
+    echo
+    echo "# C core compatibility matrix"
+    echo
+    echo "The pure-C corpus runner (\`c_core/check\`, \`make check CHECKFLAGS=--quiet\`) built with"
+    echo "\`WARNINGS='$warnings'\` and each cell's \`CFLAGS\`, each cell in its own build directory."
+    echo "A cell passes when it builds, the runner exits 0 and its corpus line shows 0 mismatches."
+    echo
+    echo "- date (UTC): $(date -u '+%Y-%m-%d %H:%M:%S')"
+    echo "- command: \`$command_line\` ($mode run, $jobs_max cells at a time, ${total_s} s in all)"
+    echo "- machine: ${cpu_model:-unknown}, $(nproc) CPUs; \`gcc -march=native\` resolves to \`-march=${native_march:-?}\`"
+    echo "- gcc: $gcc_version"
+    echo "- clang: $clang_version"
+    echo "- aarch64 gcc: $a64_version"
+    echo "- qemu: $qemu_version"
+    echo "- contract: ${contract_ids:-unknown (no cell printed it)}"
+    if [ "$clang_m32" = 0 ]; then echo "- clang -m32 does not link on this machine: its cell is left out"; fi
+    echo
+    echo "| compiler | target | flags | corpus cases | mismatches | self-test | result | seconds (build + run) |"
+    echo "|---|---|---|---|---|---|---|---|"
+    cat "$rows"
+    echo
+    echo "$summary"
+} >"$report"
+
+echo "compat-matrix: report written to $report"
+for i in "${failed_cells[@]+"${failed_cells[@]}"}"; do
+    echo
+    echo "===== failing cell $i: $(sed -n "${i}p" "$cells" | cut -d'|' -f2,4 | tr '|' ' ') ====="
+    cat "$tmp/cell-$i/out"
+done
+echo "compat-matrix: $summary (${total_s} s)"
+[ ${#failed_cells[@]} -eq 0 ] || exit 1

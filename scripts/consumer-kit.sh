@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# Shows that each documented way to consume the C core works, each in a fresh temp dir:
+# the two files, add_subdirectory, the installed CMake package (find_package EXACT, and
+# another version refused), pkg-config, and the CTest corpus runner. Every way builds
+# examples/consumer/main.c and diffs its stdout with examples/consumer/expected.txt.
+#
+#   bash scripts/consumer-kit.sh
+#   AETHER_C_CORE=/path/to/c_core bash scripts/consumer-kit.sh  # another copy (with corpus/ beside it)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+core=$(cd "${AETHER_C_CORE:-c_core}" && pwd)
+consumer=$repo/examples/consumer
+start=$SECONDS
+jobs=$(nproc 2>/dev/null || echo 2)
+
+if ! command -v cmake >/dev/null || ! command -v pkg-config >/dev/null; then
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo=sudo
+    $sudo apt-get update -qq
+    $sudo apt-get install -y -qq cmake pkg-config >/dev/null
+fi
+for tool in gcc clang cmake pkg-config; do
+    command -v "$tool" >/dev/null || { echo "consumer-kit: $tool is not installed" >&2; exit 1; }
+done
+
+version=$(sed -n 's/^#define AETHER_CONTRACT_VERSION "\([^"]*\)"$/\1/p' "$core/aether_core.h")
+[ -n "$version" ] || { echo "consumer-kit: no AETHER_CONTRACT_VERSION in $core/aether_core.h" >&2; exit 1; }
+
+top=$(mktemp -d)
+trap 'rm -rf "$top"' EXIT
+
+# Runs the consumer binary $1 and diffs its stdout with the expected one.
+check_run() {
+    "$1" >"$1.out"
+    diff -u "$consumer/expected.txt" "$1.out"
+}
+
+# A tiny consumer CMake project in $1; $2 is how it gets aether::core.
+consumer_project() {
+    cp "$consumer/main.c" "$1/"
+    printf 'cmake_minimum_required(VERSION 3.13)\nproject(consumer LANGUAGES C)\n%s\nadd_executable(consumer main.c)\ntarget_link_libraries(consumer PRIVATE aether::core)\n' "$2" >"$1/CMakeLists.txt"
+}
+
+# a. The two files, with the consumer's own defaults (gcc's are GNU mode and -ffp-contract=fast).
+way_two_files() {
+    local d cc opt exe
+    d=$(mktemp -d -p "$top")
+    cp "$core/aether_core.h" "$core/aether_core.c" "$consumer/main.c" "$d/"
+    cd "$d"
+    for cc in gcc clang; do
+        "$cc" -std=c99 -Wall -Wextra -Wpedantic -Werror -fsyntax-only main.c
+        for opt in "-O2" "-O3 -march=native"; do
+            exe=$d/main-$cc-${opt// /}
+            echo "+ $cc $opt main.c aether_core.c -lm"
+            # shellcheck disable=SC2086 # $opt is a list of flags
+            "$cc" $opt main.c aether_core.c -lm -o "$exe"
+            check_run "$exe"
+        done
+    done
+}
+
+# b. add_subdirectory of c_core, linking aether::core.
+way_add_subdirectory() {
+    local d
+    d=$(mktemp -d -p "$top")
+    consumer_project "$d" "add_subdirectory(\"$core\" aether)"
+    cmake -S "$d" -B "$d/build"
+    cmake --build "$d/build" -j "$jobs"
+    check_run "$d/build/consumer"
+}
+
+# c. The installed package: find_package(aether VERSION EXACT CONFIG REQUIRED), and another
+# version refused (another contract version gives other bits).
+way_installed_package() {
+    local d
+    d=$(mktemp -d -p "$top")
+    cmake -S "$core" -B "$d/build" -DCMAKE_BUILD_TYPE=Release
+    cmake --build "$d/build" -j "$jobs"
+    cmake --install "$d/build" --prefix "$prefix"
+    mkdir "$d/consumer" "$d/other"
+    consumer_project "$d/consumer" "find_package(aether $version EXACT CONFIG REQUIRED)"
+    cmake -S "$d/consumer" -B "$d/consumer/build" -DCMAKE_PREFIX_PATH="$prefix"
+    cmake --build "$d/consumer/build" -j "$jobs"
+    check_run "$d/consumer/build/consumer"
+    consumer_project "$d/other" "find_package(aether 0.0.1 EXACT CONFIG REQUIRED)"
+    if cmake -S "$d/other" -B "$d/other/build" -DCMAKE_PREFIX_PATH="$prefix" >"$d/other.log" 2>&1; then
+        echo "find_package(aether 0.0.1 EXACT) configured against aether $version"
+        return 1
+    fi
+    # It must be refused for its version, not for a package that was not found.
+    grep -q "version: $version" "$d/other.log" || { cat "$d/other.log"; return 1; }
+}
+
+# d. pkg-config on the tree that c installed.
+way_pkg_config() {
+    local d pc modversion
+    pc=$(find "$prefix" -name aether_core.pc -path '*/pkgconfig/*' | head -n 1)
+    [ -n "$pc" ] || { echo "no aether_core.pc under $prefix"; return 1; }
+    export PKG_CONFIG_PATH
+    PKG_CONFIG_PATH=$(dirname "$pc")
+    modversion=$(pkg-config --modversion aether_core)
+    [ "$modversion" = "$version" ] || { echo "pkg-config --modversion: $modversion, want $version"; return 1; }
+    d=$(mktemp -d -p "$top")
+    cp "$consumer/main.c" "$d/"
+    cd "$d"
+    # shellcheck disable=SC2046 # pkg-config prints a list of flags
+    gcc main.c $(pkg-config --cflags --libs aether_core) -o main
+    check_run "$d/main"
+}
+
+# e. The corpus runner through CTest.
+way_ctest() {
+    local d
+    d=$(mktemp -d -p "$top")
+    cmake -S "$core" -B "$d/build" -DAETHER_BUILD_CHECK=ON
+    cmake --build "$d/build" -j "$jobs"
+    cd "$d/build"
+    ctest --output-on-failure
+}
+
+prefix=$top/prefix
+failed=0
+for way in "two files:way_two_files" "add_subdirectory:way_add_subdirectory" \
+    "installed package:way_installed_package" "pkg-config:way_pkg_config" "ctest:way_ctest"; do
+    name=${way%%:*}
+    log=$top/${way#*:}.log
+    # Each way runs in a subshell with errexit on, so its first failing command ends it.
+    set +e
+    (set -e; "${way#*:}") >"$log" 2>&1
+    rc=$?
+    set -e
+    if [ "$rc" -eq 0 ]; then
+        echo "consumer-kit: $name: ok"
+    else
+        echo "consumer-kit: $name: FAILED (exit $rc); last output:"
+        tail -n 15 "$log" | sed 's/^/    /'
+        failed=$((failed + 1))
+    fi
+done
+echo "consumer-kit: $((5 - failed)) of 5 ways ok in $((SECONDS - start)) s"
+[ "$failed" -eq 0 ]
