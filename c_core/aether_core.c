@@ -28,7 +28,9 @@
 
 #include <float.h>
 
-#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
+/* 0: every operation in its own type. 16 and 32 (TS 18661-3, e.g. gcc with AVX512-FP16 in GNU
+   mode) widen only _Float16 arithmetic; float and double still round in their own type. */
+#if !defined(FLT_EVAL_METHOD) || (FLT_EVAL_METHOD != 0 && FLT_EVAL_METHOD != 16 && FLT_EVAL_METHOD != 32)
 #error "aether_core.c: FLT_EVAL_METHOD is not 0: float and double operations are evaluated in a wider format (x87 excess precision) and rounded twice. On 32-bit x86 compile with -msse2 -mfpmath=sse."
 #endif
 

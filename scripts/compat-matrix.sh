@@ -193,6 +193,19 @@ run_cell() { # index, kind, cc, target, cflags, run
     fi
     t2=$(now)
     printf '%s %s %s %s\n' "$build_rc" "$run_rc" "$(elapsed "$t0" "$t1")" "$(elapsed "$t1" "$t2")" >"$dir/status"
+    # A build that fails: try it once more without -Werror, to tell warnings from errors (the
+    # cell fails either way; this only goes into the result column).
+    if [ "$build_rc" != 0 ]; then
+        local retry=fails
+        mkdir -p "$dir/retry"
+        if make -s -C c_core/check CC="$cc" CFLAGS="$cflags" WARNINGS="${warnings% -Werror}" LDFLAGS= \
+                BUILD="$dir/retry" RUN="$run" CHECKFLAGS=--quiet check >"$dir/retry.out" 2>&1; then
+            retry=passes
+        elif grep -q '^aether_check: ' "$dir/retry.out"; then
+            retry=builds-fails
+        fi
+        echo "$retry" >"$dir/retry"
+    fi
 }
 
 echo "compat-matrix: $n_cells cells, $jobs_max at a time"
@@ -231,7 +244,11 @@ while IFS='|' read -r kind cc target cflags run; do
     esac
     sed -n 's/^aether_check: contract \(.*\) (header).*/\1/p' "$dir/out" >>"$contracts"
     if [ "$build_rc" != 0 ]; then
-        result="FAIL (build)"
+        case "$(cat "$dir/retry" 2>/dev/null)" in
+            passes) result="FAIL (build: -Werror; without -Werror it builds and passes)" ;;
+            builds-fails) result="FAIL (build: -Werror; without -Werror it builds but fails)" ;;
+            *) result="FAIL (build)" ;;
+        esac
     elif [ "$run_rc" != 0 ]; then
         result="FAIL (exit $run_rc)"
     elif [ -z "$corpus_line" ]; then
@@ -268,6 +285,9 @@ mkdir -p "$(dirname "$report")"
     echo "The pure-C corpus runner (\`c_core/check\`, \`make check CHECKFLAGS=--quiet\`) built with"
     echo "\`WARNINGS='$warnings'\` and each cell's \`CFLAGS\`, each cell in its own build directory."
     echo "A cell passes when it builds, the runner exits 0 and its corpus line shows 0 mismatches."
+    echo "\"(no flag)\" cells take the compiler's default: with \`-std=c99\` gcc defaults to"
+    echo "\`-ffp-contract=off\`, clang to \`-ffp-contract=on\` (fusing within an expression). Baseline"
+    echo "\`-march=x86-64\` has no FMA, so the extra cells add \`-mfma\` to let \`-ffp-contract=fast\` fuse."
     echo
     echo "- date (UTC): $(date -u '+%Y-%m-%d %H:%M:%S')"
     echo "- command: \`$command_line\` ($mode run, $jobs_max cells at a time, ${total_s} s in all)"
@@ -291,6 +311,10 @@ for i in "${failed_cells[@]+"${failed_cells[@]}"}"; do
     echo
     echo "===== failing cell $i: $(sed -n "${i}p" "$cells" | cut -d'|' -f2,4 | tr '|' ' ') ====="
     cat "$tmp/cell-$i/out"
+    if [ -f "$tmp/cell-$i/retry.out" ]; then
+        echo "----- the same cell without -Werror ($(cat "$tmp/cell-$i/retry")):"
+        cat "$tmp/cell-$i/retry.out"
+    fi
 done
 echo "compat-matrix: $summary (${total_s} s)"
 [ ${#failed_cells[@]} -eq 0 ] || exit 1

@@ -35,6 +35,7 @@ fn main() {
         .clang_arg(format!("-I{}", root.join("corpus").display()))
         .allowlist_function("aether_.*")
         .allowlist_type("aether_.*")
+        .allowlist_var("AETHER_.*")
         .derive_debug(true)
         .derive_default(true)
         .layout_tests(true)
