@@ -30,6 +30,15 @@ version=$(sed -n 's/^#define AETHER_CONTRACT_VERSION "\([^"]*\)"$/\1/p' "$core/a
 top=$(mktemp -d)
 trap 'rm -rf "$top"' EXIT
 
+# The README shows the two-file consumer in full: it must be examples/consumer/main.c.
+awk '/^A two-file consumer/ { on = 1 } on && /^```c$/ { grab = 1; next } grab && /^```$/ { exit } grab { print }' \
+    README.md >"$top/readme-main.c"
+if ! diff -u "$consumer/main.c" "$top/readme-main.c"; then
+    echo "consumer-kit: the README's two-file consumer differs from examples/consumer/main.c" >&2
+    exit 1
+fi
+echo "consumer-kit: the README's two-file consumer is examples/consumer/main.c"
+
 # Runs the consumer binary $1 and diffs its stdout with the expected one.
 check_run() {
     "$1" >"$1.out"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, on a fresh machine of this kind: installs clang and
 # libclang-dev (bindgen needs libclang) through apt when they are missing, then
-# runs every Rust test and the C compile and fence checks.
+# runs every Rust test, the C compile and fence checks, and the C consumer kit's
+# checks (which install cmake, pkg-config and gcc-multilib when missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,3 +20,9 @@ fi
 # Every test; the corpus, random and mutant tests print what they compared.
 cargo test --workspace -- --nocapture
 bash scripts/check-c.sh
+# The C consumer kit: the pure-C runner against the cbindgen-exported reference
+# (10^5 random inputs per function), the negative controls, and every documented
+# way to consume the core (installs cmake, pkg-config and gcc-multilib when missing).
+bash scripts/c-random.sh 100000
+bash scripts/negative-controls.sh
+bash scripts/consumer-kit.sh

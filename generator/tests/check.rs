@@ -11,6 +11,8 @@ fn copy_tree(from: &Path, to: &Path) {
         let p = e.path();
         if p.is_file() {
             std::fs::copy(&p, to.join(e.file_name())).unwrap();
+        } else if p.is_dir() {
+            copy_tree(&p, &to.join(e.file_name()));
         }
     }
 }
@@ -53,11 +55,15 @@ fn check_passes_then_names_every_drift() {
     let text = std::fs::read_to_string(&doc).unwrap().replacen("right-nested", "left-nested", 1);
     std::fs::write(&doc, text).unwrap();
     std::fs::write(tmp.join("corpus/old_part_f32.h"), "stale").unwrap();
+    // The owned folders are walked at any depth: a build product left in
+    // c_core/check/ is named too (the runner's Makefile builds elsewhere).
+    std::fs::write(tmp.join("c_core/check/aether_check"), "a binary").unwrap();
     let (code, out) = run(&tmp, true);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("stale: c_core/aether_core.c"), "{out}");
     assert!(out.contains("missing: corpus/dot_f64.h"), "{out}");
     assert!(out.contains("orphaned: corpus/old_part_f32.h"), "{out}");
+    assert!(out.contains("orphaned: c_core/check/aether_check"), "{out}");
     assert!(out.contains("stale: docs/numerics-contract.md"), "{out}");
     assert!(out.contains("run `cargo run -p generator`"), "{out}");
 
