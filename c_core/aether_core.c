@@ -7495,6 +7495,7 @@ static uint64_t aether_selftest_bits64(double x)
     return u;
 }
 
+#if defined(AETHER_SELFTEST_MXCSR)
 static const char *aether_selftest_mode(int mode)
 {
     switch (mode) {
@@ -7504,6 +7505,7 @@ static const char *aether_selftest_mode(int mode)
     default: return "to nearest";
     }
 }
+#endif
 
 /* The floating-point environment: the control register where it can be read, and arithmetic
    probes on every target (volatile operands, so nothing is folded at compile time). */

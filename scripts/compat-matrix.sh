@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Compatibility matrix of the generated C core: builds and runs the pure-C corpus runner
 # (c_core/check, `make check`) with many compilers, optimisation levels, target CPUs and
-# -ffp-contract settings, each cell with -std=c99 -Wall -Wextra -Wpedantic -Werror, and writes a
+# -ffp-contract settings, each cell with -Wall -Wextra -Wpedantic -Werror in the compiler's
+# default dialect (GNU C, so gcc's default is -ffp-contract=fast), and writes a
 # Markdown report. Exits 0 when every cell passes, 1 when a cell fails (printing that cell's
 # full output), 2 on a set-up error (bad option, a tool that cannot be installed).
 #
@@ -54,21 +55,8 @@ trap 'rm -rf "$tmp"' EXIT
 # ---------------------------------------------------------------------------------------------
 # 1. Tools: check each by the command or file it provides, install what is missing.
 # ---------------------------------------------------------------------------------------------
-have_multilib() {
-    # libc6-dev-i386 (stubs-32.h) and lib32gcc-N-dev (the 32-bit libgcc.a) for gcc -m32.
-    command -v gcc >/dev/null 2>&1 || return 1
-    [ -f /usr/include/x86_64-linux-gnu/gnu/stubs-32.h ] || [ -f /usr/include/gnu/stubs-32.h ] || return 1
-    [ -f "$(gcc -m32 -print-libgcc-file-name 2>/dev/null)" ]
-}
-multilib_package() {
-    local major
-    major=$(gcc -dumpversion 2>/dev/null | cut -d. -f1)
-    if [ -n "$major" ] && apt-cache show "gcc-$major-multilib" >/dev/null 2>&1; then
-        echo "gcc-$major-multilib"
-    else
-        echo gcc-multilib
-    fi
-}
+# shellcheck source=scripts/apt.sh
+source scripts/apt.sh
 
 missing=()
 command -v make >/dev/null 2>&1 || missing+=(make)
@@ -81,24 +69,11 @@ have_multilib || missing+=(MULTILIB)
 
 installed_note="none (everything was there)"
 if [ ${#missing[@]} -gt 0 ]; then
-    sudo=()
-    if [ "$(id -u)" -ne 0 ]; then
-        command -v sudo >/dev/null 2>&1 || { echo "compat-matrix: missing ${missing[*]}, not root and no sudo" >&2; exit 2; }
-        sudo=(sudo)
-    fi
-    echo "compat-matrix: apt-get update"
-    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 update -qq
     packages=()
     for p in "${missing[@]}"; do
         if [ "$p" = MULTILIB ]; then packages+=("$(multilib_package)"); else packages+=("$p"); fi
     done
-    echo "compat-matrix: apt-get install ${packages[*]}"
-    if ! "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 \
-            install -y -qq --no-install-recommends "${packages[@]}" >"$tmp/apt.log" 2>&1; then
-        cat "$tmp/apt.log" >&2
-        echo "compat-matrix: apt-get install ${packages[*]} failed" >&2
-        exit 2
-    fi
+    apt_install "${packages[@]}"
     installed_note="${packages[*]}"
 fi
 for tool in make gcc clang aarch64-linux-gnu-gcc qemu-aarch64; do
@@ -171,7 +146,8 @@ n_cells=$(wc -l <"$cells")
 # ---------------------------------------------------------------------------------------------
 # 3. Run them: each cell builds into its own BUILD directory, then runs the corpus.
 # ---------------------------------------------------------------------------------------------
-warnings='-std=c99 -Wall -Wextra -Wpedantic -Werror'
+# No -std: the compilers' default dialect (GNU C), as a consumer's build has it.
+warnings='-Wall -Wextra -Wpedantic -Werror'
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 
@@ -197,9 +173,9 @@ run_cell() { # index, kind, cc, target, cflags, run
     # cell fails either way; this only goes into the result column).
     if [ "$build_rc" != 0 ]; then
         local retry=fails
-        mkdir -p "$dir/retry"
+        mkdir -p "$dir/retry-build"
         if make -s -C c_core/check CC="$cc" CFLAGS="$cflags" WARNINGS="${warnings% -Werror}" LDFLAGS= \
-                BUILD="$dir/retry" RUN="$run" CHECKFLAGS=--quiet check >"$dir/retry.out" 2>&1; then
+                BUILD="$dir/retry-build" RUN="$run" CHECKFLAGS=--quiet check >"$dir/retry.out" 2>&1; then
             retry=passes
         elif grep -q '^aether_check: ' "$dir/retry.out"; then
             retry=builds-fails
@@ -271,6 +247,32 @@ while IFS='|' read -r kind cc target cflags run; do
     printf 'compat-matrix: %-22s %-45s %s\n' "$cc" "$cflags" "$result"
 done <"$cells"
 
+# Controls: the same runner with the guards disabled (-DAETHER_UNSAFE_ALLOW_CONTRACTION) must
+# report mismatches where the compilers contract, so the passing cells above are not luck.
+controls=$tmp/controls
+: >"$controls"
+control_failed=0
+control() { # label, cc, cflags, run
+    local dir=$tmp/control-$(( $(wc -l <"$controls") + 1 )) line bad
+    mkdir -p "$dir"
+    make -s -C c_core/check CC="$2" CFLAGS="$3 -DAETHER_UNSAFE_ALLOW_CONTRACTION" WARNINGS="$warnings" LDFLAGS= \
+        BUILD="$dir" RUN="$4" CHECKFLAGS="--quiet --no-selftest" check >"$dir/out" 2>&1 || true
+    line=$(grep -m1 '^aether_check: corpus: ' "$dir/out" || true)
+    bad=$(printf '%s' "$line" | sed -n 's/.* \([0-9]*\) mismatches.*/\1/p')
+    if [ -n "$bad" ] && [ "$bad" -gt 0 ]; then
+        printf '| %s | `%s -DAETHER_UNSAFE_ALLOW_CONTRACTION` | %s | mismatches, as expected |\n' "$1" "$3" "$bad" >>"$controls"
+        printf 'compat-matrix: control %-30s %s mismatches, as expected\n' "$1" "$bad"
+    else
+        printf '| %s | `%s -DAETHER_UNSAFE_ALLOW_CONTRACTION` | %s | FAIL: no mismatch |\n' "$1" "$3" "${bad:--}" >>"$controls"
+        echo "compat-matrix: control $1: the unguarded core shows no mismatch:" >&2
+        cat "$dir/out" >&2
+        control_failed=1
+    fi
+}
+control "gcc x86_64" gcc "-O2 -march=x86-64 -mfma -ffp-contract=fast" ""
+control "clang x86_64" clang "-O2 -march=x86-64 -mfma -ffp-contract=fast" ""
+control "aarch64-linux-gnu-gcc (default flags)" aarch64-linux-gnu-gcc "-O2" "$qemu_run"
+
 contract_ids=$(sort -u "$contracts" | paste -sd';' - | sed 's/;/; /g')
 total_s=$(( $(date +%s) - started ))
 summary="$n_cells cells, $n_pass pass"
@@ -285,8 +287,8 @@ mkdir -p "$(dirname "$report")"
     echo "The pure-C corpus runner (\`c_core/check\`, \`make check CHECKFLAGS=--quiet\`) built with"
     echo "\`WARNINGS='$warnings'\` and each cell's \`CFLAGS\`, each cell in its own build directory."
     echo "A cell passes when it builds, the runner exits 0 and its corpus line shows 0 mismatches."
-    echo "\"(no flag)\" cells take the compiler's default: with \`-std=c99\` gcc defaults to"
-    echo "\`-ffp-contract=off\`, clang to \`-ffp-contract=on\` (fusing within an expression). Baseline"
+    echo "\"(no flag)\" cells take the compiler's default in its default dialect (GNU C): gcc"
+    echo "\`-ffp-contract=fast\`, clang \`-ffp-contract=on\` (fusing within an expression). Baseline"
     echo "\`-march=x86-64\` has no FMA, so the extra cells add \`-mfma\` to let \`-ffp-contract=fast\` fuse."
     echo
     echo "- date (UTC): $(date -u '+%Y-%m-%d %H:%M:%S')"
@@ -304,6 +306,15 @@ mkdir -p "$(dirname "$report")"
     cat "$rows"
     echo
     echo "$summary"
+    echo
+    echo "## Controls"
+    echo
+    echo "The same runner built with the contraction guards disabled must report mismatches in these"
+    echo "configurations: the compilers do fuse there, so the cells above pass because of the guards."
+    echo
+    echo "| compiler | flags | corpus mismatches | result |"
+    echo "|---|---|---|---|"
+    cat "$controls"
 } >"$report"
 
 echo "compat-matrix: report written to $report"
@@ -317,4 +328,4 @@ for i in "${failed_cells[@]+"${failed_cells[@]}"}"; do
     fi
 done
 echo "compat-matrix: $summary (${total_s} s)"
-[ ${#failed_cells[@]} -eq 0 ] || exit 1
+[ ${#failed_cells[@]} -eq 0 ] && [ "$control_failed" = 0 ] || exit 1

@@ -14,12 +14,12 @@ consumer=$repo/examples/consumer
 start=$SECONDS
 jobs=$(nproc 2>/dev/null || echo 2)
 
-if ! command -v cmake >/dev/null || ! command -v pkg-config >/dev/null; then
-    sudo=""
-    [ "$(id -u)" -eq 0 ] || sudo=sudo
-    $sudo apt-get update -qq
-    $sudo apt-get install -y -qq cmake pkg-config >/dev/null
-fi
+# shellcheck source=scripts/apt.sh
+source scripts/apt.sh
+need=()
+command -v cmake >/dev/null || need+=(cmake)
+command -v pkg-config >/dev/null || need+=(pkg-config)
+[ ${#need[@]} -eq 0 ] || apt_install "${need[@]}"
 for tool in gcc clang cmake pkg-config; do
     command -v "$tool" >/dev/null || { echo "consumer-kit: $tool is not installed" >&2; exit 1; }
 done

@@ -18,13 +18,9 @@ root=$(pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-if ! echo 'int main(void){return 0;}' | gcc -m32 -x c - -o "$tmp/m32" 2>/dev/null; then
-    echo "negative-controls: installing gcc-multilib through apt (for -m32)"
-    SUDO=""
-    [ "$(id -u)" -eq 0 ] || SUDO=sudo
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq gcc-multilib >/dev/null
-fi
+# shellcheck source=scripts/apt.sh
+source scripts/apt.sh
+have_multilib || apt_install "$(multilib_package)"
 
 fail() {
     echo "negative-controls: FAILED: $*" >&2

@@ -9,13 +9,9 @@ cd "$(dirname "$0")/.."
 need=()
 command -v clang >/dev/null || need+=(clang)
 ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 || need+=(libclang-dev)
-if [ ${#need[@]} -gt 0 ]; then
-    echo "test: installing ${need[*]} through apt"
-    SUDO=""
-    [ "$(id -u)" -eq 0 ] || SUDO=sudo
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
-fi
+# shellcheck source=scripts/apt.sh
+source scripts/apt.sh
+[ ${#need[@]} -eq 0 ] || apt_install "${need[@]}"
 
 # Every test; the corpus, random and mutant tests print what they compared.
 cargo test --workspace -- --nocapture
