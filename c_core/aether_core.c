@@ -4109,6 +4109,24 @@ typedef struct aether_selftest_witness {
     unsigned at;
 } aether_selftest_witness;
 
+typedef char aether_flat_layout_aether_vec2f[sizeof(aether_vec2f) == 2 * sizeof(float) ? 1 : -1];
+typedef char aether_flat_layout_aether_vec3f[sizeof(aether_vec3f) == 3 * sizeof(float) ? 1 : -1];
+typedef char aether_flat_layout_aether_vec4f[sizeof(aether_vec4f) == 4 * sizeof(float) ? 1 : -1];
+typedef char aether_flat_layout_aether_quatf[sizeof(aether_quatf) == 4 * sizeof(float) ? 1 : -1];
+typedef char aether_flat_layout_aether_pairf[sizeof(aether_pairf) == 2 * sizeof(float) ? 1 : -1];
+typedef char aether_flat_layout_aether_rotationf[sizeof(aether_rotationf) == 4 * sizeof(float) ? 1 : -1];
+typedef char aether_flat_layout_aether_mat2f[sizeof(aether_mat2f) == 4 * sizeof(float) ? 1 : -1];
+typedef char aether_flat_layout_aether_mat3f[sizeof(aether_mat3f) == 9 * sizeof(float) ? 1 : -1];
+typedef char aether_flat_layout_aether_mat4f[sizeof(aether_mat4f) == 16 * sizeof(float) ? 1 : -1];
+typedef char aether_flat_layout_aether_vec2d[sizeof(aether_vec2d) == 2 * sizeof(double) ? 1 : -1];
+typedef char aether_flat_layout_aether_vec3d[sizeof(aether_vec3d) == 3 * sizeof(double) ? 1 : -1];
+typedef char aether_flat_layout_aether_vec4d[sizeof(aether_vec4d) == 4 * sizeof(double) ? 1 : -1];
+typedef char aether_flat_layout_aether_quatd[sizeof(aether_quatd) == 4 * sizeof(double) ? 1 : -1];
+typedef char aether_flat_layout_aether_paird[sizeof(aether_paird) == 2 * sizeof(double) ? 1 : -1];
+typedef char aether_flat_layout_aether_rotationd[sizeof(aether_rotationd) == 4 * sizeof(double) ? 1 : -1];
+typedef char aether_flat_layout_aether_mat2d[sizeof(aether_mat2d) == 4 * sizeof(double) ? 1 : -1];
+typedef char aether_flat_layout_aether_mat3d[sizeof(aether_mat3d) == 9 * sizeof(double) ? 1 : -1];
+typedef char aether_flat_layout_aether_mat4d[sizeof(aether_mat4d) == 16 * sizeof(double) ? 1 : -1];
 static float aether_flat_rd32(uint64_t w)
 {
     uint32_t u = (uint32_t)w;
@@ -4145,9 +4163,13 @@ static size_t aether_selftest_call_vec3f_sum(const uint64_t *in, size_t n_in, ui
     size_t o = 0;
     (void)in;
     if (n_in != 3u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec3f_sum(p_a);
     out[o++] = aether_flat_wr32(r);
     return o;
@@ -4161,12 +4183,20 @@ static size_t aether_selftest_call_vec3f_dot(const uint64_t *in, size_t n_in, ui
     size_t o = 0;
     (void)in;
     if (n_in != 6u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
-    p_b.x = aether_flat_rd32(in[3u]);
-    p_b.y = aether_flat_rd32(in[4u]);
-    p_b.z = aether_flat_rd32(in[5u]);
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[3u]);
+        e[1] = aether_flat_rd32(in[4u]);
+        e[2] = aether_flat_rd32(in[5u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec3f_dot(p_a, p_b);
     out[o++] = aether_flat_wr32(r);
     return o;
@@ -4179,9 +4209,13 @@ static size_t aether_selftest_call_vec3d_sum(const uint64_t *in, size_t n_in, ui
     size_t o = 0;
     (void)in;
     if (n_in != 3u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec3d_sum(p_a);
     out[o++] = aether_flat_wr64(r);
     return o;
@@ -4195,12 +4229,20 @@ static size_t aether_selftest_call_vec3d_dot(const uint64_t *in, size_t n_in, ui
     size_t o = 0;
     (void)in;
     if (n_in != 6u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
-    p_b.x = aether_flat_rd64(in[3u]);
-    p_b.y = aether_flat_rd64(in[4u]);
-    p_b.z = aether_flat_rd64(in[5u]);
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[3u]);
+        e[1] = aether_flat_rd64(in[4u]);
+        e[2] = aether_flat_rd64(in[5u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec3d_dot(p_a, p_b);
     out[o++] = aether_flat_wr64(r);
     return o;
@@ -4213,8 +4255,12 @@ static size_t aether_selftest_call_vec2f_sum(const uint64_t *in, size_t n_in, ui
     size_t o = 0;
     (void)in;
     if (n_in != 2u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec2f_sum(p_a);
     out[o++] = aether_flat_wr32(r);
     return o;
@@ -4228,10 +4274,18 @@ static size_t aether_selftest_call_vec2f_dot(const uint64_t *in, size_t n_in, ui
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_b.x = aether_flat_rd32(in[2u]);
-    p_b.y = aether_flat_rd32(in[3u]);
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[2u]);
+        e[1] = aether_flat_rd32(in[3u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec2f_dot(p_a, p_b);
     out[o++] = aether_flat_wr32(r);
     return o;
@@ -4244,8 +4298,12 @@ static size_t aether_selftest_call_vec2d_sum(const uint64_t *in, size_t n_in, ui
     size_t o = 0;
     (void)in;
     if (n_in != 2u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec2d_sum(p_a);
     out[o++] = aether_flat_wr64(r);
     return o;
@@ -4259,10 +4317,18 @@ static size_t aether_selftest_call_vec2d_dot(const uint64_t *in, size_t n_in, ui
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_b.x = aether_flat_rd64(in[2u]);
-    p_b.y = aether_flat_rd64(in[3u]);
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[2u]);
+        e[1] = aether_flat_rd64(in[3u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec2d_dot(p_a, p_b);
     out[o++] = aether_flat_wr64(r);
     return o;
@@ -4276,12 +4342,20 @@ static size_t aether_selftest_call_vec2f_div(const uint64_t *in, size_t n_in, ui
     size_t o = 0;
     (void)in;
     if (n_in != 3u || cap < 2u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     p_s = aether_flat_rd32(in[2u]);
     r = aether_vec2f_div(p_a, p_s);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 }
 
@@ -4292,11 +4366,19 @@ static size_t aether_selftest_call_vec2f_normalize(const uint64_t *in, size_t n_
     size_t o = 0;
     (void)in;
     if (n_in != 2u || cap < 2u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec2f_normalize(p_a);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 }
 
@@ -4308,12 +4390,20 @@ static size_t aether_selftest_call_vec2d_div(const uint64_t *in, size_t n_in, ui
     size_t o = 0;
     (void)in;
     if (n_in != 3u || cap < 2u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     p_s = aether_flat_rd64(in[2u]);
     r = aether_vec2d_div(p_a, p_s);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 }
 
@@ -4324,11 +4414,19 @@ static size_t aether_selftest_call_vec2d_normalize(const uint64_t *in, size_t n_
     size_t o = 0;
     (void)in;
     if (n_in != 2u || cap < 2u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec2d_normalize(p_a);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 }
 
@@ -4341,14 +4439,26 @@ static size_t aether_selftest_call_vec2f_lerp(const uint64_t *in, size_t n_in, u
     size_t o = 0;
     (void)in;
     if (n_in != 5u || cap < 2u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_b.x = aether_flat_rd32(in[2u]);
-    p_b.y = aether_flat_rd32(in[3u]);
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[2u]);
+        e[1] = aether_flat_rd32(in[3u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     p_t = aether_flat_rd32(in[4u]);
     r = aether_vec2f_lerp(p_a, p_b, p_t);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 }
 
@@ -4359,8 +4469,12 @@ static size_t aether_selftest_call_vec2f_squared_norm(const uint64_t *in, size_t
     size_t o = 0;
     (void)in;
     if (n_in != 2u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec2f_squared_norm(p_a);
     out[o++] = aether_flat_wr32(r);
     return o;
@@ -4373,8 +4487,12 @@ static size_t aether_selftest_call_vec2f_norm(const uint64_t *in, size_t n_in, u
     size_t o = 0;
     (void)in;
     if (n_in != 2u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec2f_norm(p_a);
     out[o++] = aether_flat_wr32(r);
     return o;
@@ -4388,16 +4506,28 @@ static size_t aether_selftest_call_vec3f_cross(const uint64_t *in, size_t n_in, 
     size_t o = 0;
     (void)in;
     if (n_in != 6u || cap < 3u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
-    p_b.x = aether_flat_rd32(in[3u]);
-    p_b.y = aether_flat_rd32(in[4u]);
-    p_b.z = aether_flat_rd32(in[5u]);
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[3u]);
+        e[1] = aether_flat_rd32(in[4u]);
+        e[2] = aether_flat_rd32(in[5u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec3f_cross(p_a, p_b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
+    {
+        float e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+    }
     return o;
 }
 
@@ -4409,19 +4539,31 @@ static size_t aether_selftest_call_quatf_mul(const uint64_t *in, size_t n_in, ui
     size_t o = 0;
     (void)in;
     if (n_in != 8u || cap < 4u) return AETHER_FLAT_BAD;
-    p_a.w = aether_flat_rd32(in[0u]);
-    p_a.x = aether_flat_rd32(in[1u]);
-    p_a.y = aether_flat_rd32(in[2u]);
-    p_a.z = aether_flat_rd32(in[3u]);
-    p_b.w = aether_flat_rd32(in[4u]);
-    p_b.x = aether_flat_rd32(in[5u]);
-    p_b.y = aether_flat_rd32(in[6u]);
-    p_b.z = aether_flat_rd32(in[7u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[4u]);
+        e[1] = aether_flat_rd32(in[5u]);
+        e[2] = aether_flat_rd32(in[6u]);
+        e[3] = aether_flat_rd32(in[7u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_quatf_mul(p_a, p_b);
-    out[o++] = aether_flat_wr32(r.w);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     return o;
 }
 
@@ -4433,17 +4575,29 @@ static size_t aether_selftest_call_quatf_rotate(const uint64_t *in, size_t n_in,
     size_t o = 0;
     (void)in;
     if (n_in != 7u || cap < 3u) return AETHER_FLAT_BAD;
-    p_q.w = aether_flat_rd32(in[0u]);
-    p_q.x = aether_flat_rd32(in[1u]);
-    p_q.y = aether_flat_rd32(in[2u]);
-    p_q.z = aether_flat_rd32(in[3u]);
-    p_v.x = aether_flat_rd32(in[4u]);
-    p_v.y = aether_flat_rd32(in[5u]);
-    p_v.z = aether_flat_rd32(in[6u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_q, e, sizeof e);
+    }
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[4u]);
+        e[1] = aether_flat_rd32(in[5u]);
+        e[2] = aether_flat_rd32(in[6u]);
+        memcpy(&p_v, e, sizeof e);
+    }
     r = aether_quatf_rotate(p_q, p_v);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
+    {
+        float e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+    }
     return o;
 }
 
@@ -4455,15 +4609,27 @@ static size_t aether_selftest_call_mat2f_mul_vec(const uint64_t *in, size_t n_in
     size_t o = 0;
     (void)in;
     if (n_in != 6u || cap < 2u) return AETHER_FLAT_BAD;
-    p_m.m[0] = aether_flat_rd32(in[0u]);
-    p_m.m[1] = aether_flat_rd32(in[1u]);
-    p_m.m[2] = aether_flat_rd32(in[2u]);
-    p_m.m[3] = aether_flat_rd32(in[3u]);
-    p_v.x = aether_flat_rd32(in[4u]);
-    p_v.y = aether_flat_rd32(in[5u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_m, e, sizeof e);
+    }
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[4u]);
+        e[1] = aether_flat_rd32(in[5u]);
+        memcpy(&p_v, e, sizeof e);
+    }
     r = aether_mat2f_mul_vec(p_m, p_v);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 }
 
@@ -4475,19 +4641,31 @@ static size_t aether_selftest_call_mat2f_mul(const uint64_t *in, size_t n_in, ui
     size_t o = 0;
     (void)in;
     if (n_in != 8u || cap < 4u) return AETHER_FLAT_BAD;
-    p_a.m[0] = aether_flat_rd32(in[0u]);
-    p_a.m[1] = aether_flat_rd32(in[1u]);
-    p_a.m[2] = aether_flat_rd32(in[2u]);
-    p_a.m[3] = aether_flat_rd32(in[3u]);
-    p_b.m[0] = aether_flat_rd32(in[4u]);
-    p_b.m[1] = aether_flat_rd32(in[5u]);
-    p_b.m[2] = aether_flat_rd32(in[6u]);
-    p_b.m[3] = aether_flat_rd32(in[7u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[4u]);
+        e[1] = aether_flat_rd32(in[5u]);
+        e[2] = aether_flat_rd32(in[6u]);
+        e[3] = aether_flat_rd32(in[7u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_mat2f_mul(p_a, p_b);
-    out[o++] = aether_flat_wr32(r.m[0]);
-    out[o++] = aether_flat_wr32(r.m[1]);
-    out[o++] = aether_flat_wr32(r.m[2]);
-    out[o++] = aether_flat_wr32(r.m[3]);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     return o;
 }
 
@@ -4499,14 +4677,22 @@ static size_t aether_selftest_call_mat2f_dot(const uint64_t *in, size_t n_in, ui
     size_t o = 0;
     (void)in;
     if (n_in != 8u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.m[0] = aether_flat_rd32(in[0u]);
-    p_a.m[1] = aether_flat_rd32(in[1u]);
-    p_a.m[2] = aether_flat_rd32(in[2u]);
-    p_a.m[3] = aether_flat_rd32(in[3u]);
-    p_b.m[0] = aether_flat_rd32(in[4u]);
-    p_b.m[1] = aether_flat_rd32(in[5u]);
-    p_b.m[2] = aether_flat_rd32(in[6u]);
-    p_b.m[3] = aether_flat_rd32(in[7u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[4u]);
+        e[1] = aether_flat_rd32(in[5u]);
+        e[2] = aether_flat_rd32(in[6u]);
+        e[3] = aether_flat_rd32(in[7u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_mat2f_dot(p_a, p_b);
     out[o++] = aether_flat_wr32(r);
     return o;
@@ -4519,10 +4705,14 @@ static size_t aether_selftest_call_mat2f_determinant(const uint64_t *in, size_t 
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 1u) return AETHER_FLAT_BAD;
-    p_m.m[0] = aether_flat_rd32(in[0u]);
-    p_m.m[1] = aether_flat_rd32(in[1u]);
-    p_m.m[2] = aether_flat_rd32(in[2u]);
-    p_m.m[3] = aether_flat_rd32(in[3u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_m, e, sizeof e);
+    }
     r = aether_mat2f_determinant(p_m);
     out[o++] = aether_flat_wr32(r);
     return o;
@@ -4541,10 +4731,14 @@ static size_t aether_selftest_call_f32_jacobi_rotation(const uint64_t *in, size_
     p_aqq = aether_flat_rd32(in[1u]);
     p_apq = aether_flat_rd32(in[2u]);
     r = aether_f32_jacobi_rotation(p_app, p_aqq, p_apq);
-    out[o++] = aether_flat_wr32(r.c);
-    out[o++] = aether_flat_wr32(r.s);
-    out[o++] = aether_flat_wr32(r.t);
-    out[o++] = aether_flat_wr32(r.tau);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     return o;
 }
 
@@ -4559,13 +4753,21 @@ static size_t aether_selftest_call_f32_jacobi_update(const uint64_t *in, size_t 
     if (n_in != 6u || cap < 2u) return AETHER_FLAT_BAD;
     p_g = aether_flat_rd32(in[0u]);
     p_h = aether_flat_rd32(in[1u]);
-    p_r.c = aether_flat_rd32(in[2u]);
-    p_r.s = aether_flat_rd32(in[3u]);
-    p_r.t = aether_flat_rd32(in[4u]);
-    p_r.tau = aether_flat_rd32(in[5u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[2u]);
+        e[1] = aether_flat_rd32(in[3u]);
+        e[2] = aether_flat_rd32(in[4u]);
+        e[3] = aether_flat_rd32(in[5u]);
+        memcpy(&p_r, e, sizeof e);
+    }
     r = aether_f32_jacobi_update(p_g, p_h, p_r);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 }
 
@@ -4582,13 +4784,21 @@ static size_t aether_selftest_call_f32_jacobi_diag(const uint64_t *in, size_t n_
     p_app = aether_flat_rd32(in[0u]);
     p_aqq = aether_flat_rd32(in[1u]);
     p_apq = aether_flat_rd32(in[2u]);
-    p_r.c = aether_flat_rd32(in[3u]);
-    p_r.s = aether_flat_rd32(in[4u]);
-    p_r.t = aether_flat_rd32(in[5u]);
-    p_r.tau = aether_flat_rd32(in[6u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[3u]);
+        e[1] = aether_flat_rd32(in[4u]);
+        e[2] = aether_flat_rd32(in[5u]);
+        e[3] = aether_flat_rd32(in[6u]);
+        memcpy(&p_r, e, sizeof e);
+    }
     r = aether_f32_jacobi_diag(p_app, p_aqq, p_apq, p_r);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 }
 
@@ -4599,15 +4809,23 @@ static size_t aether_selftest_call_mat2f_lu(const uint64_t *in, size_t n_in, uin
     int ipiv[2];
     int info;
     if (n_in != 4u || cap < 7u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
     info = aether_mat2f_lu(&a, ipiv);
-    out[o++] = aether_flat_wr32(a.m[0]);
-    out[o++] = aether_flat_wr32(a.m[1]);
-    out[o++] = aether_flat_wr32(a.m[2]);
-    out[o++] = aether_flat_wr32(a.m[3]);
+    {
+        float e[4];
+        memcpy(e, &a, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     out[o++] = (uint64_t)(int64_t)ipiv[0];
     out[o++] = (uint64_t)(int64_t)ipiv[1];
     out[o++] = (uint64_t)(int64_t)info;
@@ -4628,17 +4846,25 @@ static size_t aether_selftest_call_mat2f_lu_lanes(const uint64_t *in, size_t n_i
     info = (int *)calloc(1u * (count + 1u), sizeof *info);
     if (a == NULL || ipiv == NULL || info == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 4u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 4u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 4u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 4u + 3u]);
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat2f_lu_lanes(a, ipiv, info, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(a[l].m[0]);
-        out[o++] = aether_flat_wr32(a[l].m[1]);
-        out[o++] = aether_flat_wr32(a[l].m[2]);
-        out[o++] = aether_flat_wr32(a[l].m[3]);
+        {
+            float e[4];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
         out[o++] = (uint64_t)(int64_t)ipiv[l * 2u + 0u];
         out[o++] = (uint64_t)(int64_t)ipiv[l * 2u + 1u];
         out[o++] = (uint64_t)(int64_t)info[l];
@@ -4663,19 +4889,31 @@ static size_t aether_selftest_call_mat2f_lu_solve(const uint64_t *in, size_t n_i
     aether_vec2f b;
     aether_vec2f r;
     if (n_in != 8u || cap < 2u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
     if (in[4u] < 1u || in[4u] > 2u) goto bad;
     ipiv[0] = (int)in[4u];
     if (in[5u] < 2u || in[5u] > 2u) goto bad;
     ipiv[1] = (int)in[5u];
-    b.x = aether_flat_rd32(in[6u]);
-    b.y = aether_flat_rd32(in[7u]);
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[6u]);
+        e[1] = aether_flat_rd32(in[7u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat2f_lu_solve(&a, ipiv, b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 
     bad:
@@ -4698,21 +4936,33 @@ static size_t aether_selftest_call_mat2f_lu_solve_lanes(const uint64_t *in, size
     r = (aether_vec2f *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || ipiv == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 8u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 8u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 8u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 8u + 3u]);
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 8u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 8u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 8u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 8u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
         if (in[l * 8u + 4u] < 1u || in[l * 8u + 4u] > 2u) goto bad;
         ipiv[l * 2u + 0u] = (int)in[l * 8u + 4u];
         if (in[l * 8u + 5u] < 2u || in[l * 8u + 5u] > 2u) goto bad;
         ipiv[l * 2u + 1u] = (int)in[l * 8u + 5u];
-        b[l].x = aether_flat_rd32(in[l * 8u + 6u]);
-        b[l].y = aether_flat_rd32(in[l * 8u + 7u]);
+        {
+            float e[2];
+            e[0] = aether_flat_rd32(in[l * 8u + 6u]);
+            e[1] = aether_flat_rd32(in[l * 8u + 7u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat2f_lu_solve_lanes(a, ipiv, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(r[l].x);
-        out[o++] = aether_flat_wr32(r[l].y);
+        {
+            float e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+        }
     }
     free(a);
     free(ipiv);
@@ -4735,15 +4985,27 @@ static size_t aether_selftest_call_mat2f_solve_lower(const uint64_t *in, size_t 
     aether_vec2f b;
     aether_vec2f r;
     if (n_in != 6u || cap < 2u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
-    b.x = aether_flat_rd32(in[4u]);
-    b.y = aether_flat_rd32(in[5u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[4u]);
+        e[1] = aether_flat_rd32(in[5u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat2f_solve_lower(a, b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 }
 
@@ -4761,17 +5023,29 @@ static size_t aether_selftest_call_mat2f_solve_lower_lanes(const uint64_t *in, s
     r = (aether_vec2f *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 6u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 6u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 6u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 6u + 3u]);
-        b[l].x = aether_flat_rd32(in[l * 6u + 4u]);
-        b[l].y = aether_flat_rd32(in[l * 6u + 5u]);
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[2];
+            e[0] = aether_flat_rd32(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat2f_solve_lower_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(r[l].x);
-        out[o++] = aether_flat_wr32(r[l].y);
+        {
+            float e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+        }
     }
     free(a);
     free(b);
@@ -4792,15 +5066,27 @@ static size_t aether_selftest_call_mat2f_solve_lower_unit(const uint64_t *in, si
     aether_vec2f b;
     aether_vec2f r;
     if (n_in != 6u || cap < 2u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
-    b.x = aether_flat_rd32(in[4u]);
-    b.y = aether_flat_rd32(in[5u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[4u]);
+        e[1] = aether_flat_rd32(in[5u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat2f_solve_lower_unit(a, b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 }
 
@@ -4818,17 +5104,29 @@ static size_t aether_selftest_call_mat2f_solve_lower_unit_lanes(const uint64_t *
     r = (aether_vec2f *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 6u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 6u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 6u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 6u + 3u]);
-        b[l].x = aether_flat_rd32(in[l * 6u + 4u]);
-        b[l].y = aether_flat_rd32(in[l * 6u + 5u]);
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[2];
+            e[0] = aether_flat_rd32(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat2f_solve_lower_unit_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(r[l].x);
-        out[o++] = aether_flat_wr32(r[l].y);
+        {
+            float e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+        }
     }
     free(a);
     free(b);
@@ -4849,15 +5147,27 @@ static size_t aether_selftest_call_mat2f_solve_upper(const uint64_t *in, size_t 
     aether_vec2f b;
     aether_vec2f r;
     if (n_in != 6u || cap < 2u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
-    b.x = aether_flat_rd32(in[4u]);
-    b.y = aether_flat_rd32(in[5u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[4u]);
+        e[1] = aether_flat_rd32(in[5u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat2f_solve_upper(a, b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 }
 
@@ -4875,17 +5185,29 @@ static size_t aether_selftest_call_mat2f_solve_upper_lanes(const uint64_t *in, s
     r = (aether_vec2f *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 6u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 6u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 6u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 6u + 3u]);
-        b[l].x = aether_flat_rd32(in[l * 6u + 4u]);
-        b[l].y = aether_flat_rd32(in[l * 6u + 5u]);
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[2];
+            e[0] = aether_flat_rd32(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat2f_solve_upper_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(r[l].x);
-        out[o++] = aether_flat_wr32(r[l].y);
+        {
+            float e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+        }
     }
     free(a);
     free(b);
@@ -4906,15 +5228,27 @@ static size_t aether_selftest_call_mat2f_solve_upper_unit(const uint64_t *in, si
     aether_vec2f b;
     aether_vec2f r;
     if (n_in != 6u || cap < 2u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
-    b.x = aether_flat_rd32(in[4u]);
-    b.y = aether_flat_rd32(in[5u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[4u]);
+        e[1] = aether_flat_rd32(in[5u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat2f_solve_upper_unit(a, b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 }
 
@@ -4932,17 +5266,29 @@ static size_t aether_selftest_call_mat2f_solve_upper_unit_lanes(const uint64_t *
     r = (aether_vec2f *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 6u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 6u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 6u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 6u + 3u]);
-        b[l].x = aether_flat_rd32(in[l * 6u + 4u]);
-        b[l].y = aether_flat_rd32(in[l * 6u + 5u]);
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[2];
+            e[0] = aether_flat_rd32(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat2f_solve_upper_unit_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(r[l].x);
-        out[o++] = aether_flat_wr32(r[l].y);
+        {
+            float e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+        }
     }
     free(a);
     free(b);
@@ -4962,10 +5308,14 @@ static size_t aether_selftest_call_mat2f_det_lu(const uint64_t *in, size_t n_in,
     aether_mat2f a;
     float d;
     if (n_in != 4u || cap < 1u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
     d = aether_mat2f_det_lu(a);
     out[o++] = aether_flat_wr32(d);
     return o;
@@ -4983,10 +5333,14 @@ static size_t aether_selftest_call_mat2f_det_lu_lanes(const uint64_t *in, size_t
     d = (float *)calloc(1u * (count + 1u), sizeof *d);
     if (a == NULL || d == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 4u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 4u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 4u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 4u + 3u]);
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat2f_det_lu_lanes(a, d, count);
     for (l = 0; l < count; ++l) {
@@ -5009,15 +5363,23 @@ static size_t aether_selftest_call_mat2f_inverse(const uint64_t *in, size_t n_in
     aether_mat2f x;
     int info;
     if (n_in != 4u || cap < 5u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
     info = aether_mat2f_inverse(a, &x);
-    out[o++] = aether_flat_wr32(x.m[0]);
-    out[o++] = aether_flat_wr32(x.m[1]);
-    out[o++] = aether_flat_wr32(x.m[2]);
-    out[o++] = aether_flat_wr32(x.m[3]);
+    {
+        float e[4];
+        memcpy(e, &x, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     out[o++] = (uint64_t)(int64_t)info;
     return o;
 }
@@ -5036,17 +5398,25 @@ static size_t aether_selftest_call_mat2f_inverse_lanes(const uint64_t *in, size_
     info = (int *)calloc(1u * (count + 1u), sizeof *info);
     if (a == NULL || x == NULL || info == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 4u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 4u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 4u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 4u + 3u]);
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat2f_inverse_lanes(a, x, info, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(x[l].m[0]);
-        out[o++] = aether_flat_wr32(x[l].m[1]);
-        out[o++] = aether_flat_wr32(x[l].m[2]);
-        out[o++] = aether_flat_wr32(x[l].m[3]);
+        {
+            float e[4];
+            memcpy(e, &x[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
         out[o++] = (uint64_t)(int64_t)info[l];
     }
     free(a);
@@ -5067,15 +5437,23 @@ static size_t aether_selftest_call_mat2f_cholesky(const uint64_t *in, size_t n_i
     aether_mat2f a;
     int info;
     if (n_in != 4u || cap < 5u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
     info = aether_mat2f_cholesky(&a);
-    out[o++] = aether_flat_wr32(a.m[0]);
-    out[o++] = aether_flat_wr32(a.m[1]);
-    out[o++] = aether_flat_wr32(a.m[2]);
-    out[o++] = aether_flat_wr32(a.m[3]);
+    {
+        float e[4];
+        memcpy(e, &a, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     out[o++] = (uint64_t)(int64_t)info;
     return o;
 }
@@ -5092,17 +5470,25 @@ static size_t aether_selftest_call_mat2f_cholesky_lanes(const uint64_t *in, size
     info = (int *)calloc(1u * (count + 1u), sizeof *info);
     if (a == NULL || info == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 4u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 4u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 4u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 4u + 3u]);
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat2f_cholesky_lanes(a, info, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(a[l].m[0]);
-        out[o++] = aether_flat_wr32(a[l].m[1]);
-        out[o++] = aether_flat_wr32(a[l].m[2]);
-        out[o++] = aether_flat_wr32(a[l].m[3]);
+        {
+            float e[4];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
         out[o++] = (uint64_t)(int64_t)info[l];
     }
     free(a);
@@ -5122,15 +5508,27 @@ static size_t aether_selftest_call_mat2f_cholesky_solve(const uint64_t *in, size
     aether_vec2f b;
     aether_vec2f r;
     if (n_in != 6u || cap < 2u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
-    b.x = aether_flat_rd32(in[4u]);
-    b.y = aether_flat_rd32(in[5u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[4u]);
+        e[1] = aether_flat_rd32(in[5u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat2f_cholesky_solve(a, b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 }
 
@@ -5148,17 +5546,29 @@ static size_t aether_selftest_call_mat2f_cholesky_solve_lanes(const uint64_t *in
     r = (aether_vec2f *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 6u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 6u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 6u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 6u + 3u]);
-        b[l].x = aether_flat_rd32(in[l * 6u + 4u]);
-        b[l].y = aether_flat_rd32(in[l * 6u + 5u]);
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[2];
+            e[0] = aether_flat_rd32(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat2f_cholesky_solve_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(r[l].x);
-        out[o++] = aether_flat_wr32(r[l].y);
+        {
+            float e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+        }
     }
     free(a);
     free(b);
@@ -5179,17 +5589,29 @@ static size_t aether_selftest_call_mat2f_eigh(const uint64_t *in, size_t n_in, u
     aether_vec2f ev;
     aether_mat2f vs;
     if (n_in != 4u || cap < 6u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
     aether_mat2f_eigh(a, &ev, &vs);
-    out[o++] = aether_flat_wr32(ev.x);
-    out[o++] = aether_flat_wr32(ev.y);
-    out[o++] = aether_flat_wr32(vs.m[0]);
-    out[o++] = aether_flat_wr32(vs.m[1]);
-    out[o++] = aether_flat_wr32(vs.m[2]);
-    out[o++] = aether_flat_wr32(vs.m[3]);
+    {
+        float e[2];
+        memcpy(e, &ev, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
+    {
+        float e[4];
+        memcpy(e, &vs, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     return o;
 }
 
@@ -5207,19 +5629,31 @@ static size_t aether_selftest_call_mat2f_eigh_lanes(const uint64_t *in, size_t n
     vs = (aether_mat2f *)calloc(1u * (count + 1u), sizeof *vs);
     if (a == NULL || ev == NULL || vs == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 4u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 4u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 4u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 4u + 3u]);
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat2f_eigh_lanes(a, ev, vs, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(ev[l].x);
-        out[o++] = aether_flat_wr32(ev[l].y);
-        out[o++] = aether_flat_wr32(vs[l].m[0]);
-        out[o++] = aether_flat_wr32(vs[l].m[1]);
-        out[o++] = aether_flat_wr32(vs[l].m[2]);
-        out[o++] = aether_flat_wr32(vs[l].m[3]);
+        {
+            float e[2];
+            memcpy(e, &ev[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+        }
+        {
+            float e[4];
+            memcpy(e, &vs[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
     }
     free(a);
     free(ev);
@@ -5242,14 +5676,26 @@ static size_t aether_selftest_call_vec2d_lerp(const uint64_t *in, size_t n_in, u
     size_t o = 0;
     (void)in;
     if (n_in != 5u || cap < 2u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_b.x = aether_flat_rd64(in[2u]);
-    p_b.y = aether_flat_rd64(in[3u]);
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[2u]);
+        e[1] = aether_flat_rd64(in[3u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     p_t = aether_flat_rd64(in[4u]);
     r = aether_vec2d_lerp(p_a, p_b, p_t);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 }
 
@@ -5260,8 +5706,12 @@ static size_t aether_selftest_call_vec2d_squared_norm(const uint64_t *in, size_t
     size_t o = 0;
     (void)in;
     if (n_in != 2u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec2d_squared_norm(p_a);
     out[o++] = aether_flat_wr64(r);
     return o;
@@ -5274,8 +5724,12 @@ static size_t aether_selftest_call_vec2d_norm(const uint64_t *in, size_t n_in, u
     size_t o = 0;
     (void)in;
     if (n_in != 2u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec2d_norm(p_a);
     out[o++] = aether_flat_wr64(r);
     return o;
@@ -5289,16 +5743,28 @@ static size_t aether_selftest_call_vec3d_cross(const uint64_t *in, size_t n_in, 
     size_t o = 0;
     (void)in;
     if (n_in != 6u || cap < 3u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
-    p_b.x = aether_flat_rd64(in[3u]);
-    p_b.y = aether_flat_rd64(in[4u]);
-    p_b.z = aether_flat_rd64(in[5u]);
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[3u]);
+        e[1] = aether_flat_rd64(in[4u]);
+        e[2] = aether_flat_rd64(in[5u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec3d_cross(p_a, p_b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
+    {
+        double e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+    }
     return o;
 }
 
@@ -5310,19 +5776,31 @@ static size_t aether_selftest_call_quatd_mul(const uint64_t *in, size_t n_in, ui
     size_t o = 0;
     (void)in;
     if (n_in != 8u || cap < 4u) return AETHER_FLAT_BAD;
-    p_a.w = aether_flat_rd64(in[0u]);
-    p_a.x = aether_flat_rd64(in[1u]);
-    p_a.y = aether_flat_rd64(in[2u]);
-    p_a.z = aether_flat_rd64(in[3u]);
-    p_b.w = aether_flat_rd64(in[4u]);
-    p_b.x = aether_flat_rd64(in[5u]);
-    p_b.y = aether_flat_rd64(in[6u]);
-    p_b.z = aether_flat_rd64(in[7u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[4u]);
+        e[1] = aether_flat_rd64(in[5u]);
+        e[2] = aether_flat_rd64(in[6u]);
+        e[3] = aether_flat_rd64(in[7u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_quatd_mul(p_a, p_b);
-    out[o++] = aether_flat_wr64(r.w);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     return o;
 }
 
@@ -5334,17 +5812,29 @@ static size_t aether_selftest_call_quatd_rotate(const uint64_t *in, size_t n_in,
     size_t o = 0;
     (void)in;
     if (n_in != 7u || cap < 3u) return AETHER_FLAT_BAD;
-    p_q.w = aether_flat_rd64(in[0u]);
-    p_q.x = aether_flat_rd64(in[1u]);
-    p_q.y = aether_flat_rd64(in[2u]);
-    p_q.z = aether_flat_rd64(in[3u]);
-    p_v.x = aether_flat_rd64(in[4u]);
-    p_v.y = aether_flat_rd64(in[5u]);
-    p_v.z = aether_flat_rd64(in[6u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_q, e, sizeof e);
+    }
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[4u]);
+        e[1] = aether_flat_rd64(in[5u]);
+        e[2] = aether_flat_rd64(in[6u]);
+        memcpy(&p_v, e, sizeof e);
+    }
     r = aether_quatd_rotate(p_q, p_v);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
+    {
+        double e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+    }
     return o;
 }
 
@@ -5356,15 +5846,27 @@ static size_t aether_selftest_call_mat2d_mul_vec(const uint64_t *in, size_t n_in
     size_t o = 0;
     (void)in;
     if (n_in != 6u || cap < 2u) return AETHER_FLAT_BAD;
-    p_m.m[0] = aether_flat_rd64(in[0u]);
-    p_m.m[1] = aether_flat_rd64(in[1u]);
-    p_m.m[2] = aether_flat_rd64(in[2u]);
-    p_m.m[3] = aether_flat_rd64(in[3u]);
-    p_v.x = aether_flat_rd64(in[4u]);
-    p_v.y = aether_flat_rd64(in[5u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_m, e, sizeof e);
+    }
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[4u]);
+        e[1] = aether_flat_rd64(in[5u]);
+        memcpy(&p_v, e, sizeof e);
+    }
     r = aether_mat2d_mul_vec(p_m, p_v);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 }
 
@@ -5376,19 +5878,31 @@ static size_t aether_selftest_call_mat2d_mul(const uint64_t *in, size_t n_in, ui
     size_t o = 0;
     (void)in;
     if (n_in != 8u || cap < 4u) return AETHER_FLAT_BAD;
-    p_a.m[0] = aether_flat_rd64(in[0u]);
-    p_a.m[1] = aether_flat_rd64(in[1u]);
-    p_a.m[2] = aether_flat_rd64(in[2u]);
-    p_a.m[3] = aether_flat_rd64(in[3u]);
-    p_b.m[0] = aether_flat_rd64(in[4u]);
-    p_b.m[1] = aether_flat_rd64(in[5u]);
-    p_b.m[2] = aether_flat_rd64(in[6u]);
-    p_b.m[3] = aether_flat_rd64(in[7u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[4u]);
+        e[1] = aether_flat_rd64(in[5u]);
+        e[2] = aether_flat_rd64(in[6u]);
+        e[3] = aether_flat_rd64(in[7u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_mat2d_mul(p_a, p_b);
-    out[o++] = aether_flat_wr64(r.m[0]);
-    out[o++] = aether_flat_wr64(r.m[1]);
-    out[o++] = aether_flat_wr64(r.m[2]);
-    out[o++] = aether_flat_wr64(r.m[3]);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     return o;
 }
 
@@ -5400,14 +5914,22 @@ static size_t aether_selftest_call_mat2d_dot(const uint64_t *in, size_t n_in, ui
     size_t o = 0;
     (void)in;
     if (n_in != 8u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.m[0] = aether_flat_rd64(in[0u]);
-    p_a.m[1] = aether_flat_rd64(in[1u]);
-    p_a.m[2] = aether_flat_rd64(in[2u]);
-    p_a.m[3] = aether_flat_rd64(in[3u]);
-    p_b.m[0] = aether_flat_rd64(in[4u]);
-    p_b.m[1] = aether_flat_rd64(in[5u]);
-    p_b.m[2] = aether_flat_rd64(in[6u]);
-    p_b.m[3] = aether_flat_rd64(in[7u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[4u]);
+        e[1] = aether_flat_rd64(in[5u]);
+        e[2] = aether_flat_rd64(in[6u]);
+        e[3] = aether_flat_rd64(in[7u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_mat2d_dot(p_a, p_b);
     out[o++] = aether_flat_wr64(r);
     return o;
@@ -5420,10 +5942,14 @@ static size_t aether_selftest_call_mat2d_determinant(const uint64_t *in, size_t 
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 1u) return AETHER_FLAT_BAD;
-    p_m.m[0] = aether_flat_rd64(in[0u]);
-    p_m.m[1] = aether_flat_rd64(in[1u]);
-    p_m.m[2] = aether_flat_rd64(in[2u]);
-    p_m.m[3] = aether_flat_rd64(in[3u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_m, e, sizeof e);
+    }
     r = aether_mat2d_determinant(p_m);
     out[o++] = aether_flat_wr64(r);
     return o;
@@ -5442,10 +5968,14 @@ static size_t aether_selftest_call_f64_jacobi_rotation(const uint64_t *in, size_
     p_aqq = aether_flat_rd64(in[1u]);
     p_apq = aether_flat_rd64(in[2u]);
     r = aether_f64_jacobi_rotation(p_app, p_aqq, p_apq);
-    out[o++] = aether_flat_wr64(r.c);
-    out[o++] = aether_flat_wr64(r.s);
-    out[o++] = aether_flat_wr64(r.t);
-    out[o++] = aether_flat_wr64(r.tau);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     return o;
 }
 
@@ -5460,13 +5990,21 @@ static size_t aether_selftest_call_f64_jacobi_update(const uint64_t *in, size_t 
     if (n_in != 6u || cap < 2u) return AETHER_FLAT_BAD;
     p_g = aether_flat_rd64(in[0u]);
     p_h = aether_flat_rd64(in[1u]);
-    p_r.c = aether_flat_rd64(in[2u]);
-    p_r.s = aether_flat_rd64(in[3u]);
-    p_r.t = aether_flat_rd64(in[4u]);
-    p_r.tau = aether_flat_rd64(in[5u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[2u]);
+        e[1] = aether_flat_rd64(in[3u]);
+        e[2] = aether_flat_rd64(in[4u]);
+        e[3] = aether_flat_rd64(in[5u]);
+        memcpy(&p_r, e, sizeof e);
+    }
     r = aether_f64_jacobi_update(p_g, p_h, p_r);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 }
 
@@ -5483,13 +6021,21 @@ static size_t aether_selftest_call_f64_jacobi_diag(const uint64_t *in, size_t n_
     p_app = aether_flat_rd64(in[0u]);
     p_aqq = aether_flat_rd64(in[1u]);
     p_apq = aether_flat_rd64(in[2u]);
-    p_r.c = aether_flat_rd64(in[3u]);
-    p_r.s = aether_flat_rd64(in[4u]);
-    p_r.t = aether_flat_rd64(in[5u]);
-    p_r.tau = aether_flat_rd64(in[6u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[3u]);
+        e[1] = aether_flat_rd64(in[4u]);
+        e[2] = aether_flat_rd64(in[5u]);
+        e[3] = aether_flat_rd64(in[6u]);
+        memcpy(&p_r, e, sizeof e);
+    }
     r = aether_f64_jacobi_diag(p_app, p_aqq, p_apq, p_r);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 }
 
@@ -5500,15 +6046,23 @@ static size_t aether_selftest_call_mat2d_lu(const uint64_t *in, size_t n_in, uin
     int ipiv[2];
     int info;
     if (n_in != 4u || cap < 7u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
     info = aether_mat2d_lu(&a, ipiv);
-    out[o++] = aether_flat_wr64(a.m[0]);
-    out[o++] = aether_flat_wr64(a.m[1]);
-    out[o++] = aether_flat_wr64(a.m[2]);
-    out[o++] = aether_flat_wr64(a.m[3]);
+    {
+        double e[4];
+        memcpy(e, &a, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     out[o++] = (uint64_t)(int64_t)ipiv[0];
     out[o++] = (uint64_t)(int64_t)ipiv[1];
     out[o++] = (uint64_t)(int64_t)info;
@@ -5529,17 +6083,25 @@ static size_t aether_selftest_call_mat2d_lu_lanes(const uint64_t *in, size_t n_i
     info = (int *)calloc(1u * (count + 1u), sizeof *info);
     if (a == NULL || ipiv == NULL || info == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 4u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 4u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 4u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 4u + 3u]);
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat2d_lu_lanes(a, ipiv, info, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(a[l].m[0]);
-        out[o++] = aether_flat_wr64(a[l].m[1]);
-        out[o++] = aether_flat_wr64(a[l].m[2]);
-        out[o++] = aether_flat_wr64(a[l].m[3]);
+        {
+            double e[4];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
         out[o++] = (uint64_t)(int64_t)ipiv[l * 2u + 0u];
         out[o++] = (uint64_t)(int64_t)ipiv[l * 2u + 1u];
         out[o++] = (uint64_t)(int64_t)info[l];
@@ -5564,19 +6126,31 @@ static size_t aether_selftest_call_mat2d_lu_solve(const uint64_t *in, size_t n_i
     aether_vec2d b;
     aether_vec2d r;
     if (n_in != 8u || cap < 2u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
     if (in[4u] < 1u || in[4u] > 2u) goto bad;
     ipiv[0] = (int)in[4u];
     if (in[5u] < 2u || in[5u] > 2u) goto bad;
     ipiv[1] = (int)in[5u];
-    b.x = aether_flat_rd64(in[6u]);
-    b.y = aether_flat_rd64(in[7u]);
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[6u]);
+        e[1] = aether_flat_rd64(in[7u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat2d_lu_solve(&a, ipiv, b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 
     bad:
@@ -5599,21 +6173,33 @@ static size_t aether_selftest_call_mat2d_lu_solve_lanes(const uint64_t *in, size
     r = (aether_vec2d *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || ipiv == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 8u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 8u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 8u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 8u + 3u]);
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 8u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 8u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 8u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 8u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
         if (in[l * 8u + 4u] < 1u || in[l * 8u + 4u] > 2u) goto bad;
         ipiv[l * 2u + 0u] = (int)in[l * 8u + 4u];
         if (in[l * 8u + 5u] < 2u || in[l * 8u + 5u] > 2u) goto bad;
         ipiv[l * 2u + 1u] = (int)in[l * 8u + 5u];
-        b[l].x = aether_flat_rd64(in[l * 8u + 6u]);
-        b[l].y = aether_flat_rd64(in[l * 8u + 7u]);
+        {
+            double e[2];
+            e[0] = aether_flat_rd64(in[l * 8u + 6u]);
+            e[1] = aether_flat_rd64(in[l * 8u + 7u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat2d_lu_solve_lanes(a, ipiv, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(r[l].x);
-        out[o++] = aether_flat_wr64(r[l].y);
+        {
+            double e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+        }
     }
     free(a);
     free(ipiv);
@@ -5636,15 +6222,27 @@ static size_t aether_selftest_call_mat2d_solve_lower(const uint64_t *in, size_t 
     aether_vec2d b;
     aether_vec2d r;
     if (n_in != 6u || cap < 2u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
-    b.x = aether_flat_rd64(in[4u]);
-    b.y = aether_flat_rd64(in[5u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[4u]);
+        e[1] = aether_flat_rd64(in[5u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat2d_solve_lower(a, b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 }
 
@@ -5662,17 +6260,29 @@ static size_t aether_selftest_call_mat2d_solve_lower_lanes(const uint64_t *in, s
     r = (aether_vec2d *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 6u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 6u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 6u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 6u + 3u]);
-        b[l].x = aether_flat_rd64(in[l * 6u + 4u]);
-        b[l].y = aether_flat_rd64(in[l * 6u + 5u]);
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[2];
+            e[0] = aether_flat_rd64(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat2d_solve_lower_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(r[l].x);
-        out[o++] = aether_flat_wr64(r[l].y);
+        {
+            double e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+        }
     }
     free(a);
     free(b);
@@ -5693,15 +6303,27 @@ static size_t aether_selftest_call_mat2d_solve_lower_unit(const uint64_t *in, si
     aether_vec2d b;
     aether_vec2d r;
     if (n_in != 6u || cap < 2u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
-    b.x = aether_flat_rd64(in[4u]);
-    b.y = aether_flat_rd64(in[5u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[4u]);
+        e[1] = aether_flat_rd64(in[5u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat2d_solve_lower_unit(a, b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 }
 
@@ -5719,17 +6341,29 @@ static size_t aether_selftest_call_mat2d_solve_lower_unit_lanes(const uint64_t *
     r = (aether_vec2d *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 6u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 6u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 6u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 6u + 3u]);
-        b[l].x = aether_flat_rd64(in[l * 6u + 4u]);
-        b[l].y = aether_flat_rd64(in[l * 6u + 5u]);
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[2];
+            e[0] = aether_flat_rd64(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat2d_solve_lower_unit_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(r[l].x);
-        out[o++] = aether_flat_wr64(r[l].y);
+        {
+            double e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+        }
     }
     free(a);
     free(b);
@@ -5750,15 +6384,27 @@ static size_t aether_selftest_call_mat2d_solve_upper(const uint64_t *in, size_t 
     aether_vec2d b;
     aether_vec2d r;
     if (n_in != 6u || cap < 2u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
-    b.x = aether_flat_rd64(in[4u]);
-    b.y = aether_flat_rd64(in[5u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[4u]);
+        e[1] = aether_flat_rd64(in[5u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat2d_solve_upper(a, b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 }
 
@@ -5776,17 +6422,29 @@ static size_t aether_selftest_call_mat2d_solve_upper_lanes(const uint64_t *in, s
     r = (aether_vec2d *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 6u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 6u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 6u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 6u + 3u]);
-        b[l].x = aether_flat_rd64(in[l * 6u + 4u]);
-        b[l].y = aether_flat_rd64(in[l * 6u + 5u]);
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[2];
+            e[0] = aether_flat_rd64(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat2d_solve_upper_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(r[l].x);
-        out[o++] = aether_flat_wr64(r[l].y);
+        {
+            double e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+        }
     }
     free(a);
     free(b);
@@ -5807,15 +6465,27 @@ static size_t aether_selftest_call_mat2d_solve_upper_unit(const uint64_t *in, si
     aether_vec2d b;
     aether_vec2d r;
     if (n_in != 6u || cap < 2u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
-    b.x = aether_flat_rd64(in[4u]);
-    b.y = aether_flat_rd64(in[5u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[4u]);
+        e[1] = aether_flat_rd64(in[5u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat2d_solve_upper_unit(a, b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 }
 
@@ -5833,17 +6503,29 @@ static size_t aether_selftest_call_mat2d_solve_upper_unit_lanes(const uint64_t *
     r = (aether_vec2d *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 6u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 6u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 6u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 6u + 3u]);
-        b[l].x = aether_flat_rd64(in[l * 6u + 4u]);
-        b[l].y = aether_flat_rd64(in[l * 6u + 5u]);
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[2];
+            e[0] = aether_flat_rd64(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat2d_solve_upper_unit_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(r[l].x);
-        out[o++] = aether_flat_wr64(r[l].y);
+        {
+            double e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+        }
     }
     free(a);
     free(b);
@@ -5863,10 +6545,14 @@ static size_t aether_selftest_call_mat2d_det_lu(const uint64_t *in, size_t n_in,
     aether_mat2d a;
     double d;
     if (n_in != 4u || cap < 1u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
     d = aether_mat2d_det_lu(a);
     out[o++] = aether_flat_wr64(d);
     return o;
@@ -5884,10 +6570,14 @@ static size_t aether_selftest_call_mat2d_det_lu_lanes(const uint64_t *in, size_t
     d = (double *)calloc(1u * (count + 1u), sizeof *d);
     if (a == NULL || d == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 4u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 4u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 4u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 4u + 3u]);
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat2d_det_lu_lanes(a, d, count);
     for (l = 0; l < count; ++l) {
@@ -5910,15 +6600,23 @@ static size_t aether_selftest_call_mat2d_inverse(const uint64_t *in, size_t n_in
     aether_mat2d x;
     int info;
     if (n_in != 4u || cap < 5u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
     info = aether_mat2d_inverse(a, &x);
-    out[o++] = aether_flat_wr64(x.m[0]);
-    out[o++] = aether_flat_wr64(x.m[1]);
-    out[o++] = aether_flat_wr64(x.m[2]);
-    out[o++] = aether_flat_wr64(x.m[3]);
+    {
+        double e[4];
+        memcpy(e, &x, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     out[o++] = (uint64_t)(int64_t)info;
     return o;
 }
@@ -5937,17 +6635,25 @@ static size_t aether_selftest_call_mat2d_inverse_lanes(const uint64_t *in, size_
     info = (int *)calloc(1u * (count + 1u), sizeof *info);
     if (a == NULL || x == NULL || info == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 4u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 4u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 4u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 4u + 3u]);
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat2d_inverse_lanes(a, x, info, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(x[l].m[0]);
-        out[o++] = aether_flat_wr64(x[l].m[1]);
-        out[o++] = aether_flat_wr64(x[l].m[2]);
-        out[o++] = aether_flat_wr64(x[l].m[3]);
+        {
+            double e[4];
+            memcpy(e, &x[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
         out[o++] = (uint64_t)(int64_t)info[l];
     }
     free(a);
@@ -5968,15 +6674,23 @@ static size_t aether_selftest_call_mat2d_cholesky(const uint64_t *in, size_t n_i
     aether_mat2d a;
     int info;
     if (n_in != 4u || cap < 5u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
     info = aether_mat2d_cholesky(&a);
-    out[o++] = aether_flat_wr64(a.m[0]);
-    out[o++] = aether_flat_wr64(a.m[1]);
-    out[o++] = aether_flat_wr64(a.m[2]);
-    out[o++] = aether_flat_wr64(a.m[3]);
+    {
+        double e[4];
+        memcpy(e, &a, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     out[o++] = (uint64_t)(int64_t)info;
     return o;
 }
@@ -5993,17 +6707,25 @@ static size_t aether_selftest_call_mat2d_cholesky_lanes(const uint64_t *in, size
     info = (int *)calloc(1u * (count + 1u), sizeof *info);
     if (a == NULL || info == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 4u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 4u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 4u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 4u + 3u]);
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat2d_cholesky_lanes(a, info, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(a[l].m[0]);
-        out[o++] = aether_flat_wr64(a[l].m[1]);
-        out[o++] = aether_flat_wr64(a[l].m[2]);
-        out[o++] = aether_flat_wr64(a[l].m[3]);
+        {
+            double e[4];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
         out[o++] = (uint64_t)(int64_t)info[l];
     }
     free(a);
@@ -6023,15 +6745,27 @@ static size_t aether_selftest_call_mat2d_cholesky_solve(const uint64_t *in, size
     aether_vec2d b;
     aether_vec2d r;
     if (n_in != 6u || cap < 2u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
-    b.x = aether_flat_rd64(in[4u]);
-    b.y = aether_flat_rd64(in[5u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[4u]);
+        e[1] = aether_flat_rd64(in[5u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat2d_cholesky_solve(a, b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 }
 
@@ -6049,17 +6783,29 @@ static size_t aether_selftest_call_mat2d_cholesky_solve_lanes(const uint64_t *in
     r = (aether_vec2d *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 6u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 6u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 6u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 6u + 3u]);
-        b[l].x = aether_flat_rd64(in[l * 6u + 4u]);
-        b[l].y = aether_flat_rd64(in[l * 6u + 5u]);
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[2];
+            e[0] = aether_flat_rd64(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat2d_cholesky_solve_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(r[l].x);
-        out[o++] = aether_flat_wr64(r[l].y);
+        {
+            double e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+        }
     }
     free(a);
     free(b);
@@ -6080,17 +6826,29 @@ static size_t aether_selftest_call_mat2d_eigh(const uint64_t *in, size_t n_in, u
     aether_vec2d ev;
     aether_mat2d vs;
     if (n_in != 4u || cap < 6u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
     aether_mat2d_eigh(a, &ev, &vs);
-    out[o++] = aether_flat_wr64(ev.x);
-    out[o++] = aether_flat_wr64(ev.y);
-    out[o++] = aether_flat_wr64(vs.m[0]);
-    out[o++] = aether_flat_wr64(vs.m[1]);
-    out[o++] = aether_flat_wr64(vs.m[2]);
-    out[o++] = aether_flat_wr64(vs.m[3]);
+    {
+        double e[2];
+        memcpy(e, &ev, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
+    {
+        double e[4];
+        memcpy(e, &vs, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     return o;
 }
 
@@ -6108,19 +6866,31 @@ static size_t aether_selftest_call_mat2d_eigh_lanes(const uint64_t *in, size_t n
     vs = (aether_mat2d *)calloc(1u * (count + 1u), sizeof *vs);
     if (a == NULL || ev == NULL || vs == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 4u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 4u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 4u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 4u + 3u]);
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat2d_eigh_lanes(a, ev, vs, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(ev[l].x);
-        out[o++] = aether_flat_wr64(ev[l].y);
-        out[o++] = aether_flat_wr64(vs[l].m[0]);
-        out[o++] = aether_flat_wr64(vs[l].m[1]);
-        out[o++] = aether_flat_wr64(vs[l].m[2]);
-        out[o++] = aether_flat_wr64(vs[l].m[3]);
+        {
+            double e[2];
+            memcpy(e, &ev[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+        }
+        {
+            double e[4];
+            memcpy(e, &vs[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
     }
     free(a);
     free(ev);
@@ -6154,15 +6924,23 @@ static size_t aether_selftest_call_quatf_conjugate(const uint64_t *in, size_t n_
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 4u) return AETHER_FLAT_BAD;
-    p_a.w = aether_flat_rd32(in[0u]);
-    p_a.x = aether_flat_rd32(in[1u]);
-    p_a.y = aether_flat_rd32(in[2u]);
-    p_a.z = aether_flat_rd32(in[3u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_quatf_conjugate(p_a);
-    out[o++] = aether_flat_wr32(r.w);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     return o;
 }
 
@@ -6186,15 +6964,23 @@ static size_t aether_selftest_call_quatd_conjugate(const uint64_t *in, size_t n_
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 4u) return AETHER_FLAT_BAD;
-    p_a.w = aether_flat_rd64(in[0u]);
-    p_a.x = aether_flat_rd64(in[1u]);
-    p_a.y = aether_flat_rd64(in[2u]);
-    p_a.z = aether_flat_rd64(in[3u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_quatd_conjugate(p_a);
-    out[o++] = aether_flat_wr64(r.w);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     return o;
 }
 
@@ -6205,8 +6991,12 @@ static size_t aether_selftest_call_vec2f_max_norm(const uint64_t *in, size_t n_i
     size_t o = 0;
     (void)in;
     if (n_in != 2u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec2f_max_norm(p_a);
     out[o++] = aether_flat_wr32(r);
     return o;
@@ -6219,8 +7009,12 @@ static size_t aether_selftest_call_vec2d_max_norm(const uint64_t *in, size_t n_i
     size_t o = 0;
     (void)in;
     if (n_in != 2u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec2d_max_norm(p_a);
     out[o++] = aether_flat_wr64(r);
     return o;
@@ -6254,8 +7048,12 @@ static size_t aether_selftest_call_f32_two_sum(const uint64_t *in, size_t n_in, 
     p_a = aether_flat_rd32(in[0u]);
     p_b = aether_flat_rd32(in[1u]);
     r = aether_f32_two_sum(p_a, p_b);
-    out[o++] = aether_flat_wr32(r.hi);
-    out[o++] = aether_flat_wr32(r.comp);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 }
 
@@ -6287,8 +7085,12 @@ static size_t aether_selftest_call_f64_two_sum(const uint64_t *in, size_t n_in, 
     p_a = aether_flat_rd64(in[0u]);
     p_b = aether_flat_rd64(in[1u]);
     r = aether_f64_two_sum(p_a, p_b);
-    out[o++] = aether_flat_wr64(r.hi);
-    out[o++] = aether_flat_wr64(r.comp);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 }
 
@@ -6299,8 +7101,12 @@ static size_t aether_selftest_call_pairf_value(const uint64_t *in, size_t n_in, 
     size_t o = 0;
     (void)in;
     if (n_in != 2u || cap < 1u) return AETHER_FLAT_BAD;
-    p_p.hi = aether_flat_rd32(in[0u]);
-    p_p.comp = aether_flat_rd32(in[1u]);
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        memcpy(&p_p, e, sizeof e);
+    }
     r = aether_pairf_value(p_p);
     out[o++] = aether_flat_wr32(r);
     return o;
@@ -6313,8 +7119,12 @@ static size_t aether_selftest_call_paird_value(const uint64_t *in, size_t n_in, 
     size_t o = 0;
     (void)in;
     if (n_in != 2u || cap < 1u) return AETHER_FLAT_BAD;
-    p_p.hi = aether_flat_rd64(in[0u]);
-    p_p.comp = aether_flat_rd64(in[1u]);
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        memcpy(&p_p, e, sizeof e);
+    }
     r = aether_paird_value(p_p);
     out[o++] = aether_flat_wr64(r);
     return o;
@@ -6327,12 +7137,18 @@ static size_t aether_selftest_call_pairf_reduce32(const uint64_t *in, size_t n_i
     aether_pairf p;
     if (n_in != 64u || cap < 2u) return AETHER_FLAT_BAD;
     for (i = 0; i < 32u; ++i) {
-        lanes[i].hi = aether_flat_rd32(in[2u * i]);
-        lanes[i].comp = aether_flat_rd32(in[2u * i + 1u]);
+        float e[2];
+        e[0] = aether_flat_rd32(in[2u * i]);
+        e[1] = aether_flat_rd32(in[2u * i + 1u]);
+        memcpy(&lanes[i], e, sizeof e);
     }
     p = aether_pairf_reduce32(lanes);
-    out[0] = aether_flat_wr32(p.hi);
-    out[1] = aether_flat_wr32(p.comp);
+    {
+        float e[2];
+        memcpy(e, &p, sizeof e);
+        out[0] = aether_flat_wr32(e[0]);
+        out[1] = aether_flat_wr32(e[1]);
+    }
     return 2u;
 }
 
@@ -6360,12 +7176,18 @@ static size_t aether_selftest_call_paird_reduce32(const uint64_t *in, size_t n_i
     aether_paird p;
     if (n_in != 64u || cap < 2u) return AETHER_FLAT_BAD;
     for (i = 0; i < 32u; ++i) {
-        lanes[i].hi = aether_flat_rd64(in[2u * i]);
-        lanes[i].comp = aether_flat_rd64(in[2u * i + 1u]);
+        double e[2];
+        e[0] = aether_flat_rd64(in[2u * i]);
+        e[1] = aether_flat_rd64(in[2u * i + 1u]);
+        memcpy(&lanes[i], e, sizeof e);
     }
     p = aether_paird_reduce32(lanes);
-    out[0] = aether_flat_wr64(p.hi);
-    out[1] = aether_flat_wr64(p.comp);
+    {
+        double e[2];
+        memcpy(e, &p, sizeof e);
+        out[0] = aether_flat_wr64(e[0]);
+        out[1] = aether_flat_wr64(e[1]);
+    }
     return 2u;
 }
 
@@ -6398,13 +7220,17 @@ static size_t aether_selftest_call_f32_lanes_sum(const uint64_t *in, size_t n_in
     if (x == NULL) return AETHER_FLAT_BAD;
     for (i = 0; i < 1u * n; ++i) x[i] = aether_flat_rd32(in[65u + i]);
     for (i = 0; i < 32u; ++i) {
-        lanes[i].hi = aether_flat_rd32(in[2u * i]);
-        lanes[i].comp = aether_flat_rd32(in[2u * i + 1u]);
+        float e[2];
+        e[0] = aether_flat_rd32(in[2u * i]);
+        e[1] = aether_flat_rd32(in[2u * i + 1u]);
+        memcpy(&lanes[i], e, sizeof e);
     }
     aether_f32_lanes_sum(lanes, (size_t)in[64u], x, n);
     for (i = 0; i < 32u; ++i) {
-        out[2u * i] = aether_flat_wr32(lanes[i].hi);
-        out[2u * i + 1u] = aether_flat_wr32(lanes[i].comp);
+        float e[2];
+        memcpy(e, &lanes[i], sizeof e);
+        out[2u * i] = aether_flat_wr32(e[0]);
+        out[2u * i + 1u] = aether_flat_wr32(e[1]);
     }
     free(x);
     return 64u;
@@ -6422,13 +7248,17 @@ static size_t aether_selftest_call_f32_lanes_dot(const uint64_t *in, size_t n_in
     if (x == NULL) return AETHER_FLAT_BAD;
     for (i = 0; i < 2u * n; ++i) x[i] = aether_flat_rd32(in[65u + i]);
     for (i = 0; i < 32u; ++i) {
-        lanes[i].hi = aether_flat_rd32(in[2u * i]);
-        lanes[i].comp = aether_flat_rd32(in[2u * i + 1u]);
+        float e[2];
+        e[0] = aether_flat_rd32(in[2u * i]);
+        e[1] = aether_flat_rd32(in[2u * i + 1u]);
+        memcpy(&lanes[i], e, sizeof e);
     }
     aether_f32_lanes_dot(lanes, (size_t)in[64u], x, x + 1u * n, n);
     for (i = 0; i < 32u; ++i) {
-        out[2u * i] = aether_flat_wr32(lanes[i].hi);
-        out[2u * i + 1u] = aether_flat_wr32(lanes[i].comp);
+        float e[2];
+        memcpy(e, &lanes[i], sizeof e);
+        out[2u * i] = aether_flat_wr32(e[0]);
+        out[2u * i + 1u] = aether_flat_wr32(e[1]);
     }
     free(x);
     return 64u;
@@ -6458,25 +7288,33 @@ static size_t aether_selftest_call_mat3f_lu(const uint64_t *in, size_t n_in, uin
     int ipiv[3];
     int info;
     if (n_in != 9u || cap < 13u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
-    a.m[4] = aether_flat_rd32(in[4u]);
-    a.m[5] = aether_flat_rd32(in[5u]);
-    a.m[6] = aether_flat_rd32(in[6u]);
-    a.m[7] = aether_flat_rd32(in[7u]);
-    a.m[8] = aether_flat_rd32(in[8u]);
+    {
+        float e[9];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        memcpy(&a, e, sizeof e);
+    }
     info = aether_mat3f_lu(&a, ipiv);
-    out[o++] = aether_flat_wr32(a.m[0]);
-    out[o++] = aether_flat_wr32(a.m[1]);
-    out[o++] = aether_flat_wr32(a.m[2]);
-    out[o++] = aether_flat_wr32(a.m[3]);
-    out[o++] = aether_flat_wr32(a.m[4]);
-    out[o++] = aether_flat_wr32(a.m[5]);
-    out[o++] = aether_flat_wr32(a.m[6]);
-    out[o++] = aether_flat_wr32(a.m[7]);
-    out[o++] = aether_flat_wr32(a.m[8]);
+    {
+        float e[9];
+        memcpy(e, &a, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+        out[o++] = aether_flat_wr32(e[4]);
+        out[o++] = aether_flat_wr32(e[5]);
+        out[o++] = aether_flat_wr32(e[6]);
+        out[o++] = aether_flat_wr32(e[7]);
+        out[o++] = aether_flat_wr32(e[8]);
+    }
     out[o++] = (uint64_t)(int64_t)ipiv[0];
     out[o++] = (uint64_t)(int64_t)ipiv[1];
     out[o++] = (uint64_t)(int64_t)ipiv[2];
@@ -6498,27 +7336,35 @@ static size_t aether_selftest_call_mat3f_lu_lanes(const uint64_t *in, size_t n_i
     info = (int *)calloc(1u * (count + 1u), sizeof *info);
     if (a == NULL || ipiv == NULL || info == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 9u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 9u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 9u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 9u + 3u]);
-        a[l].m[4] = aether_flat_rd32(in[l * 9u + 4u]);
-        a[l].m[5] = aether_flat_rd32(in[l * 9u + 5u]);
-        a[l].m[6] = aether_flat_rd32(in[l * 9u + 6u]);
-        a[l].m[7] = aether_flat_rd32(in[l * 9u + 7u]);
-        a[l].m[8] = aether_flat_rd32(in[l * 9u + 8u]);
+        {
+            float e[9];
+            e[0] = aether_flat_rd32(in[l * 9u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 9u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 9u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 9u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 9u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 9u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 9u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 9u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 9u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat3f_lu_lanes(a, ipiv, info, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(a[l].m[0]);
-        out[o++] = aether_flat_wr32(a[l].m[1]);
-        out[o++] = aether_flat_wr32(a[l].m[2]);
-        out[o++] = aether_flat_wr32(a[l].m[3]);
-        out[o++] = aether_flat_wr32(a[l].m[4]);
-        out[o++] = aether_flat_wr32(a[l].m[5]);
-        out[o++] = aether_flat_wr32(a[l].m[6]);
-        out[o++] = aether_flat_wr32(a[l].m[7]);
-        out[o++] = aether_flat_wr32(a[l].m[8]);
+        {
+            float e[9];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+            out[o++] = aether_flat_wr32(e[4]);
+            out[o++] = aether_flat_wr32(e[5]);
+            out[o++] = aether_flat_wr32(e[6]);
+            out[o++] = aether_flat_wr32(e[7]);
+            out[o++] = aether_flat_wr32(e[8]);
+        }
         out[o++] = (uint64_t)(int64_t)ipiv[l * 3u + 0u];
         out[o++] = (uint64_t)(int64_t)ipiv[l * 3u + 1u];
         out[o++] = (uint64_t)(int64_t)ipiv[l * 3u + 2u];
@@ -6543,25 +7389,33 @@ static size_t aether_selftest_call_mat3d_lu(const uint64_t *in, size_t n_in, uin
     int ipiv[3];
     int info;
     if (n_in != 9u || cap < 13u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
-    a.m[4] = aether_flat_rd64(in[4u]);
-    a.m[5] = aether_flat_rd64(in[5u]);
-    a.m[6] = aether_flat_rd64(in[6u]);
-    a.m[7] = aether_flat_rd64(in[7u]);
-    a.m[8] = aether_flat_rd64(in[8u]);
+    {
+        double e[9];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        memcpy(&a, e, sizeof e);
+    }
     info = aether_mat3d_lu(&a, ipiv);
-    out[o++] = aether_flat_wr64(a.m[0]);
-    out[o++] = aether_flat_wr64(a.m[1]);
-    out[o++] = aether_flat_wr64(a.m[2]);
-    out[o++] = aether_flat_wr64(a.m[3]);
-    out[o++] = aether_flat_wr64(a.m[4]);
-    out[o++] = aether_flat_wr64(a.m[5]);
-    out[o++] = aether_flat_wr64(a.m[6]);
-    out[o++] = aether_flat_wr64(a.m[7]);
-    out[o++] = aether_flat_wr64(a.m[8]);
+    {
+        double e[9];
+        memcpy(e, &a, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+        out[o++] = aether_flat_wr64(e[4]);
+        out[o++] = aether_flat_wr64(e[5]);
+        out[o++] = aether_flat_wr64(e[6]);
+        out[o++] = aether_flat_wr64(e[7]);
+        out[o++] = aether_flat_wr64(e[8]);
+    }
     out[o++] = (uint64_t)(int64_t)ipiv[0];
     out[o++] = (uint64_t)(int64_t)ipiv[1];
     out[o++] = (uint64_t)(int64_t)ipiv[2];
@@ -6583,27 +7437,35 @@ static size_t aether_selftest_call_mat3d_lu_lanes(const uint64_t *in, size_t n_i
     info = (int *)calloc(1u * (count + 1u), sizeof *info);
     if (a == NULL || ipiv == NULL || info == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 9u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 9u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 9u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 9u + 3u]);
-        a[l].m[4] = aether_flat_rd64(in[l * 9u + 4u]);
-        a[l].m[5] = aether_flat_rd64(in[l * 9u + 5u]);
-        a[l].m[6] = aether_flat_rd64(in[l * 9u + 6u]);
-        a[l].m[7] = aether_flat_rd64(in[l * 9u + 7u]);
-        a[l].m[8] = aether_flat_rd64(in[l * 9u + 8u]);
+        {
+            double e[9];
+            e[0] = aether_flat_rd64(in[l * 9u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 9u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 9u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 9u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 9u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 9u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 9u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 9u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 9u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat3d_lu_lanes(a, ipiv, info, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(a[l].m[0]);
-        out[o++] = aether_flat_wr64(a[l].m[1]);
-        out[o++] = aether_flat_wr64(a[l].m[2]);
-        out[o++] = aether_flat_wr64(a[l].m[3]);
-        out[o++] = aether_flat_wr64(a[l].m[4]);
-        out[o++] = aether_flat_wr64(a[l].m[5]);
-        out[o++] = aether_flat_wr64(a[l].m[6]);
-        out[o++] = aether_flat_wr64(a[l].m[7]);
-        out[o++] = aether_flat_wr64(a[l].m[8]);
+        {
+            double e[9];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+            out[o++] = aether_flat_wr64(e[4]);
+            out[o++] = aether_flat_wr64(e[5]);
+            out[o++] = aether_flat_wr64(e[6]);
+            out[o++] = aether_flat_wr64(e[7]);
+            out[o++] = aether_flat_wr64(e[8]);
+        }
         out[o++] = (uint64_t)(int64_t)ipiv[l * 3u + 0u];
         out[o++] = (uint64_t)(int64_t)ipiv[l * 3u + 1u];
         out[o++] = (uint64_t)(int64_t)ipiv[l * 3u + 2u];
@@ -6629,13 +7491,25 @@ static size_t aether_selftest_call_pairf_combine(const uint64_t *in, size_t n_in
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 2u) return AETHER_FLAT_BAD;
-    p_a.hi = aether_flat_rd32(in[0u]);
-    p_a.comp = aether_flat_rd32(in[1u]);
-    p_b.hi = aether_flat_rd32(in[2u]);
-    p_b.comp = aether_flat_rd32(in[3u]);
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[2u]);
+        e[1] = aether_flat_rd32(in[3u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_pairf_combine(p_a, p_b);
-    out[o++] = aether_flat_wr32(r.hi);
-    out[o++] = aether_flat_wr32(r.comp);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 }
 
@@ -6647,13 +7521,25 @@ static size_t aether_selftest_call_paird_combine(const uint64_t *in, size_t n_in
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 2u) return AETHER_FLAT_BAD;
-    p_a.hi = aether_flat_rd64(in[0u]);
-    p_a.comp = aether_flat_rd64(in[1u]);
-    p_b.hi = aether_flat_rd64(in[2u]);
-    p_b.comp = aether_flat_rd64(in[3u]);
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[2u]);
+        e[1] = aether_flat_rd64(in[3u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_paird_combine(p_a, p_b);
-    out[o++] = aether_flat_wr64(r.hi);
-    out[o++] = aether_flat_wr64(r.comp);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 }
 

@@ -273,6 +273,30 @@ control "gcc x86_64" gcc "-O2 -march=x86-64 -mfma -ffp-contract=fast" ""
 control "clang x86_64" clang "-O2 -march=x86-64 -mfma -ffp-contract=fast" ""
 control "aarch64-linux-gnu-gcc (default flags)" aarch64-linux-gnu-gcc "-O2" "$qemu_run"
 
+# The self-test on the second instruction set: FPCR.FZ and a non-default rounding mode set
+# under qemu must make it fail and name the cause.
+a64=$tmp/selftest-a64
+mkdir -p "$a64"
+aarch64-linux-gnu-gcc -O2 $warnings -Ic_core tests/c/selftest_env.c c_core/aether_core.c -lm -o "$a64/env" >"$a64/build.out" 2>&1 \
+    || { cat "$a64/build.out" >&2; echo "compat-matrix: the aarch64 self-test control does not build" >&2; control_failed=1; }
+a64_control() { # mode, status bit, text
+    local rc=0
+    $qemu_run "$a64/env" "$1" >"$a64/$1.out" 2>&1 || rc=$?
+    if { [ "$2" = 0 ] && [ "$rc" = 0 ]; } || { [ "$2" != 0 ] && [ $((rc & $2)) != 0 ]; } && grep -q -- "$3" "$a64/$1.out"; then
+        printf '| aarch64-linux-gnu-gcc (qemu) | `selftest_env %s` | status %s | says "%s" |\n' "$1" "$rc" "$3" >>"$controls"
+        echo "compat-matrix: aarch64 self-test $1: status $rc, says \"$3\""
+    else
+        printf '| aarch64-linux-gnu-gcc (qemu) | `selftest_env %s` | status %s | FAIL |\n' "$1" "$rc" >>"$controls"
+        cat "$a64/$1.out" >&2
+        control_failed=1
+    fi
+}
+if [ -x "$a64/env" ]; then
+    a64_control plain 0 "aether_selftest: ok"
+    a64_control setfz 2 "flush-to-zero is on (FPCR.FZ"
+    a64_control upward 1 "the rounding mode is not round-to-nearest-even (FPCR.RMode"
+fi
+
 contract_ids=$(sort -u "$contracts" | paste -sd';' - | sed 's/;/; /g')
 total_s=$(( $(date +%s) - started ))
 summary="$n_cells cells, $n_pass pass"
@@ -311,8 +335,10 @@ mkdir -p "$(dirname "$report")"
     echo
     echo "The same runner built with the contraction guards disabled must report mismatches in these"
     echo "configurations: the compilers do fuse there, so the cells above pass because of the guards."
+    echo "On aarch64, the self-test (tests/c/selftest_env.c) must fail and name flush-to-zero set in"
+    echo "FPCR and a non-default rounding mode."
     echo
-    echo "| compiler | flags | corpus mismatches | result |"
+    echo "| compiler | flags or mode | corpus mismatches or self-test status | result |"
     echo "|---|---|---|---|"
     cat "$controls"
 } >"$report"

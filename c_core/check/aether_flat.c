@@ -7,6 +7,24 @@
 #include "aether_core.h"
 #include "aether_flat.h"
 
+typedef char aether_flat_layout_aether_vec2f[sizeof(aether_vec2f) == 2 * sizeof(float) ? 1 : -1];
+typedef char aether_flat_layout_aether_vec3f[sizeof(aether_vec3f) == 3 * sizeof(float) ? 1 : -1];
+typedef char aether_flat_layout_aether_vec4f[sizeof(aether_vec4f) == 4 * sizeof(float) ? 1 : -1];
+typedef char aether_flat_layout_aether_quatf[sizeof(aether_quatf) == 4 * sizeof(float) ? 1 : -1];
+typedef char aether_flat_layout_aether_pairf[sizeof(aether_pairf) == 2 * sizeof(float) ? 1 : -1];
+typedef char aether_flat_layout_aether_rotationf[sizeof(aether_rotationf) == 4 * sizeof(float) ? 1 : -1];
+typedef char aether_flat_layout_aether_mat2f[sizeof(aether_mat2f) == 4 * sizeof(float) ? 1 : -1];
+typedef char aether_flat_layout_aether_mat3f[sizeof(aether_mat3f) == 9 * sizeof(float) ? 1 : -1];
+typedef char aether_flat_layout_aether_mat4f[sizeof(aether_mat4f) == 16 * sizeof(float) ? 1 : -1];
+typedef char aether_flat_layout_aether_vec2d[sizeof(aether_vec2d) == 2 * sizeof(double) ? 1 : -1];
+typedef char aether_flat_layout_aether_vec3d[sizeof(aether_vec3d) == 3 * sizeof(double) ? 1 : -1];
+typedef char aether_flat_layout_aether_vec4d[sizeof(aether_vec4d) == 4 * sizeof(double) ? 1 : -1];
+typedef char aether_flat_layout_aether_quatd[sizeof(aether_quatd) == 4 * sizeof(double) ? 1 : -1];
+typedef char aether_flat_layout_aether_paird[sizeof(aether_paird) == 2 * sizeof(double) ? 1 : -1];
+typedef char aether_flat_layout_aether_rotationd[sizeof(aether_rotationd) == 4 * sizeof(double) ? 1 : -1];
+typedef char aether_flat_layout_aether_mat2d[sizeof(aether_mat2d) == 4 * sizeof(double) ? 1 : -1];
+typedef char aether_flat_layout_aether_mat3d[sizeof(aether_mat3d) == 9 * sizeof(double) ? 1 : -1];
+typedef char aether_flat_layout_aether_mat4d[sizeof(aether_mat4d) == 16 * sizeof(double) ? 1 : -1];
 static float aether_flat_rd32(uint64_t w)
 {
     uint32_t u = (uint32_t)w;
@@ -130,13 +148,25 @@ static size_t aether_flat_call_vec2f_add(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 2u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_b.x = aether_flat_rd32(in[2u]);
-    p_b.y = aether_flat_rd32(in[3u]);
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[2u]);
+        e[1] = aether_flat_rd32(in[3u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec2f_add(p_a, p_b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 }
 
@@ -148,13 +178,25 @@ static size_t aether_flat_call_vec2d_add(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 2u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_b.x = aether_flat_rd64(in[2u]);
-    p_b.y = aether_flat_rd64(in[3u]);
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[2u]);
+        e[1] = aether_flat_rd64(in[3u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec2d_add(p_a, p_b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 }
 
@@ -166,16 +208,28 @@ static size_t aether_flat_call_vec3f_add(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 6u || cap < 3u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
-    p_b.x = aether_flat_rd32(in[3u]);
-    p_b.y = aether_flat_rd32(in[4u]);
-    p_b.z = aether_flat_rd32(in[5u]);
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[3u]);
+        e[1] = aether_flat_rd32(in[4u]);
+        e[2] = aether_flat_rd32(in[5u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec3f_add(p_a, p_b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
+    {
+        float e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+    }
     return o;
 }
 
@@ -187,16 +241,28 @@ static size_t aether_flat_call_vec3d_add(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 6u || cap < 3u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
-    p_b.x = aether_flat_rd64(in[3u]);
-    p_b.y = aether_flat_rd64(in[4u]);
-    p_b.z = aether_flat_rd64(in[5u]);
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[3u]);
+        e[1] = aether_flat_rd64(in[4u]);
+        e[2] = aether_flat_rd64(in[5u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec3d_add(p_a, p_b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
+    {
+        double e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+    }
     return o;
 }
 
@@ -208,19 +274,31 @@ static size_t aether_flat_call_vec4f_add(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 8u || cap < 4u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
-    p_a.w = aether_flat_rd32(in[3u]);
-    p_b.x = aether_flat_rd32(in[4u]);
-    p_b.y = aether_flat_rd32(in[5u]);
-    p_b.z = aether_flat_rd32(in[6u]);
-    p_b.w = aether_flat_rd32(in[7u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[4u]);
+        e[1] = aether_flat_rd32(in[5u]);
+        e[2] = aether_flat_rd32(in[6u]);
+        e[3] = aether_flat_rd32(in[7u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec4f_add(p_a, p_b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
-    out[o++] = aether_flat_wr32(r.w);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     return o;
 }
 
@@ -232,19 +310,31 @@ static size_t aether_flat_call_vec4d_add(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 8u || cap < 4u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
-    p_a.w = aether_flat_rd64(in[3u]);
-    p_b.x = aether_flat_rd64(in[4u]);
-    p_b.y = aether_flat_rd64(in[5u]);
-    p_b.z = aether_flat_rd64(in[6u]);
-    p_b.w = aether_flat_rd64(in[7u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[4u]);
+        e[1] = aether_flat_rd64(in[5u]);
+        e[2] = aether_flat_rd64(in[6u]);
+        e[3] = aether_flat_rd64(in[7u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec4d_add(p_a, p_b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
-    out[o++] = aether_flat_wr64(r.w);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     return o;
 }
 
@@ -256,13 +346,25 @@ static size_t aether_flat_call_vec2f_sub(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 2u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_b.x = aether_flat_rd32(in[2u]);
-    p_b.y = aether_flat_rd32(in[3u]);
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[2u]);
+        e[1] = aether_flat_rd32(in[3u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec2f_sub(p_a, p_b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 }
 
@@ -274,13 +376,25 @@ static size_t aether_flat_call_vec2d_sub(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 2u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_b.x = aether_flat_rd64(in[2u]);
-    p_b.y = aether_flat_rd64(in[3u]);
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[2u]);
+        e[1] = aether_flat_rd64(in[3u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec2d_sub(p_a, p_b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 }
 
@@ -292,16 +406,28 @@ static size_t aether_flat_call_vec3f_sub(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 6u || cap < 3u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
-    p_b.x = aether_flat_rd32(in[3u]);
-    p_b.y = aether_flat_rd32(in[4u]);
-    p_b.z = aether_flat_rd32(in[5u]);
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[3u]);
+        e[1] = aether_flat_rd32(in[4u]);
+        e[2] = aether_flat_rd32(in[5u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec3f_sub(p_a, p_b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
+    {
+        float e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+    }
     return o;
 }
 
@@ -313,16 +439,28 @@ static size_t aether_flat_call_vec3d_sub(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 6u || cap < 3u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
-    p_b.x = aether_flat_rd64(in[3u]);
-    p_b.y = aether_flat_rd64(in[4u]);
-    p_b.z = aether_flat_rd64(in[5u]);
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[3u]);
+        e[1] = aether_flat_rd64(in[4u]);
+        e[2] = aether_flat_rd64(in[5u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec3d_sub(p_a, p_b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
+    {
+        double e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+    }
     return o;
 }
 
@@ -334,19 +472,31 @@ static size_t aether_flat_call_vec4f_sub(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 8u || cap < 4u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
-    p_a.w = aether_flat_rd32(in[3u]);
-    p_b.x = aether_flat_rd32(in[4u]);
-    p_b.y = aether_flat_rd32(in[5u]);
-    p_b.z = aether_flat_rd32(in[6u]);
-    p_b.w = aether_flat_rd32(in[7u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[4u]);
+        e[1] = aether_flat_rd32(in[5u]);
+        e[2] = aether_flat_rd32(in[6u]);
+        e[3] = aether_flat_rd32(in[7u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec4f_sub(p_a, p_b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
-    out[o++] = aether_flat_wr32(r.w);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     return o;
 }
 
@@ -358,19 +508,31 @@ static size_t aether_flat_call_vec4d_sub(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 8u || cap < 4u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
-    p_a.w = aether_flat_rd64(in[3u]);
-    p_b.x = aether_flat_rd64(in[4u]);
-    p_b.y = aether_flat_rd64(in[5u]);
-    p_b.z = aether_flat_rd64(in[6u]);
-    p_b.w = aether_flat_rd64(in[7u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[4u]);
+        e[1] = aether_flat_rd64(in[5u]);
+        e[2] = aether_flat_rd64(in[6u]);
+        e[3] = aether_flat_rd64(in[7u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec4d_sub(p_a, p_b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
-    out[o++] = aether_flat_wr64(r.w);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     return o;
 }
 
@@ -382,13 +544,25 @@ static size_t aether_flat_call_vec2f_mul(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 2u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_b.x = aether_flat_rd32(in[2u]);
-    p_b.y = aether_flat_rd32(in[3u]);
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[2u]);
+        e[1] = aether_flat_rd32(in[3u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec2f_mul(p_a, p_b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 }
 
@@ -400,13 +574,25 @@ static size_t aether_flat_call_vec2d_mul(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 2u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_b.x = aether_flat_rd64(in[2u]);
-    p_b.y = aether_flat_rd64(in[3u]);
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[2u]);
+        e[1] = aether_flat_rd64(in[3u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec2d_mul(p_a, p_b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 }
 
@@ -418,16 +604,28 @@ static size_t aether_flat_call_vec3f_mul(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 6u || cap < 3u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
-    p_b.x = aether_flat_rd32(in[3u]);
-    p_b.y = aether_flat_rd32(in[4u]);
-    p_b.z = aether_flat_rd32(in[5u]);
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[3u]);
+        e[1] = aether_flat_rd32(in[4u]);
+        e[2] = aether_flat_rd32(in[5u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec3f_mul(p_a, p_b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
+    {
+        float e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+    }
     return o;
 }
 
@@ -439,16 +637,28 @@ static size_t aether_flat_call_vec3d_mul(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 6u || cap < 3u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
-    p_b.x = aether_flat_rd64(in[3u]);
-    p_b.y = aether_flat_rd64(in[4u]);
-    p_b.z = aether_flat_rd64(in[5u]);
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[3u]);
+        e[1] = aether_flat_rd64(in[4u]);
+        e[2] = aether_flat_rd64(in[5u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec3d_mul(p_a, p_b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
+    {
+        double e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+    }
     return o;
 }
 
@@ -460,19 +670,31 @@ static size_t aether_flat_call_vec4f_mul(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 8u || cap < 4u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
-    p_a.w = aether_flat_rd32(in[3u]);
-    p_b.x = aether_flat_rd32(in[4u]);
-    p_b.y = aether_flat_rd32(in[5u]);
-    p_b.z = aether_flat_rd32(in[6u]);
-    p_b.w = aether_flat_rd32(in[7u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[4u]);
+        e[1] = aether_flat_rd32(in[5u]);
+        e[2] = aether_flat_rd32(in[6u]);
+        e[3] = aether_flat_rd32(in[7u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec4f_mul(p_a, p_b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
-    out[o++] = aether_flat_wr32(r.w);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     return o;
 }
 
@@ -484,19 +706,31 @@ static size_t aether_flat_call_vec4d_mul(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 8u || cap < 4u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
-    p_a.w = aether_flat_rd64(in[3u]);
-    p_b.x = aether_flat_rd64(in[4u]);
-    p_b.y = aether_flat_rd64(in[5u]);
-    p_b.z = aether_flat_rd64(in[6u]);
-    p_b.w = aether_flat_rd64(in[7u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[4u]);
+        e[1] = aether_flat_rd64(in[5u]);
+        e[2] = aether_flat_rd64(in[6u]);
+        e[3] = aether_flat_rd64(in[7u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec4d_mul(p_a, p_b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
-    out[o++] = aether_flat_wr64(r.w);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     return o;
 }
 
@@ -508,12 +742,20 @@ static size_t aether_flat_call_vec2f_scale(const uint64_t *in, size_t n_in, uint
     size_t o = 0;
     (void)in;
     if (n_in != 3u || cap < 2u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     p_s = aether_flat_rd32(in[2u]);
     r = aether_vec2f_scale(p_a, p_s);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 }
 
@@ -525,12 +767,20 @@ static size_t aether_flat_call_vec2d_scale(const uint64_t *in, size_t n_in, uint
     size_t o = 0;
     (void)in;
     if (n_in != 3u || cap < 2u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     p_s = aether_flat_rd64(in[2u]);
     r = aether_vec2d_scale(p_a, p_s);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 }
 
@@ -542,14 +792,22 @@ static size_t aether_flat_call_vec3f_scale(const uint64_t *in, size_t n_in, uint
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 3u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     p_s = aether_flat_rd32(in[3u]);
     r = aether_vec3f_scale(p_a, p_s);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
+    {
+        float e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+    }
     return o;
 }
 
@@ -561,14 +819,22 @@ static size_t aether_flat_call_vec3d_scale(const uint64_t *in, size_t n_in, uint
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 3u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     p_s = aether_flat_rd64(in[3u]);
     r = aether_vec3d_scale(p_a, p_s);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
+    {
+        double e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+    }
     return o;
 }
 
@@ -580,16 +846,24 @@ static size_t aether_flat_call_vec4f_scale(const uint64_t *in, size_t n_in, uint
     size_t o = 0;
     (void)in;
     if (n_in != 5u || cap < 4u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
-    p_a.w = aether_flat_rd32(in[3u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     p_s = aether_flat_rd32(in[4u]);
     r = aether_vec4f_scale(p_a, p_s);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
-    out[o++] = aether_flat_wr32(r.w);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     return o;
 }
 
@@ -601,16 +875,24 @@ static size_t aether_flat_call_vec4d_scale(const uint64_t *in, size_t n_in, uint
     size_t o = 0;
     (void)in;
     if (n_in != 5u || cap < 4u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
-    p_a.w = aether_flat_rd64(in[3u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     p_s = aether_flat_rd64(in[4u]);
     r = aether_vec4d_scale(p_a, p_s);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
-    out[o++] = aether_flat_wr64(r.w);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     return o;
 }
 
@@ -622,12 +904,20 @@ static size_t aether_flat_call_vec2f_div(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 3u || cap < 2u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     p_s = aether_flat_rd32(in[2u]);
     r = aether_vec2f_div(p_a, p_s);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 }
 
@@ -639,12 +929,20 @@ static size_t aether_flat_call_vec2d_div(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 3u || cap < 2u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     p_s = aether_flat_rd64(in[2u]);
     r = aether_vec2d_div(p_a, p_s);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 }
 
@@ -656,14 +954,22 @@ static size_t aether_flat_call_vec3f_div(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 3u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     p_s = aether_flat_rd32(in[3u]);
     r = aether_vec3f_div(p_a, p_s);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
+    {
+        float e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+    }
     return o;
 }
 
@@ -675,14 +981,22 @@ static size_t aether_flat_call_vec3d_div(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 3u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     p_s = aether_flat_rd64(in[3u]);
     r = aether_vec3d_div(p_a, p_s);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
+    {
+        double e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+    }
     return o;
 }
 
@@ -694,16 +1008,24 @@ static size_t aether_flat_call_vec4f_div(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 5u || cap < 4u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
-    p_a.w = aether_flat_rd32(in[3u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     p_s = aether_flat_rd32(in[4u]);
     r = aether_vec4f_div(p_a, p_s);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
-    out[o++] = aether_flat_wr32(r.w);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     return o;
 }
 
@@ -715,16 +1037,24 @@ static size_t aether_flat_call_vec4d_div(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 5u || cap < 4u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
-    p_a.w = aether_flat_rd64(in[3u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     p_s = aether_flat_rd64(in[4u]);
     r = aether_vec4d_div(p_a, p_s);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
-    out[o++] = aether_flat_wr64(r.w);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     return o;
 }
 
@@ -761,11 +1091,19 @@ static size_t aether_flat_call_vec2f_neg(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 2u || cap < 2u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec2f_neg(p_a);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 }
 
@@ -776,11 +1114,19 @@ static size_t aether_flat_call_vec2d_neg(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 2u || cap < 2u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec2d_neg(p_a);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 }
 
@@ -791,13 +1137,21 @@ static size_t aether_flat_call_vec3f_neg(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 3u || cap < 3u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec3f_neg(p_a);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
+    {
+        float e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+    }
     return o;
 }
 
@@ -808,13 +1162,21 @@ static size_t aether_flat_call_vec3d_neg(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 3u || cap < 3u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec3d_neg(p_a);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
+    {
+        double e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+    }
     return o;
 }
 
@@ -825,15 +1187,23 @@ static size_t aether_flat_call_vec4f_neg(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 4u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
-    p_a.w = aether_flat_rd32(in[3u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec4f_neg(p_a);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
-    out[o++] = aether_flat_wr32(r.w);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     return o;
 }
 
@@ -844,15 +1214,23 @@ static size_t aether_flat_call_vec4d_neg(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 4u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
-    p_a.w = aether_flat_rd64(in[3u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec4d_neg(p_a);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
-    out[o++] = aether_flat_wr64(r.w);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     return o;
 }
 
@@ -889,11 +1267,19 @@ static size_t aether_flat_call_vec2f_abs(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 2u || cap < 2u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec2f_abs(p_a);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 }
 
@@ -904,11 +1290,19 @@ static size_t aether_flat_call_vec2d_abs(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 2u || cap < 2u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec2d_abs(p_a);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 }
 
@@ -919,13 +1313,21 @@ static size_t aether_flat_call_vec3f_abs(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 3u || cap < 3u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec3f_abs(p_a);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
+    {
+        float e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+    }
     return o;
 }
 
@@ -936,13 +1338,21 @@ static size_t aether_flat_call_vec3d_abs(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 3u || cap < 3u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec3d_abs(p_a);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
+    {
+        double e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+    }
     return o;
 }
 
@@ -953,15 +1363,23 @@ static size_t aether_flat_call_vec4f_abs(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 4u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
-    p_a.w = aether_flat_rd32(in[3u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec4f_abs(p_a);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
-    out[o++] = aether_flat_wr32(r.w);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     return o;
 }
 
@@ -972,15 +1390,23 @@ static size_t aether_flat_call_vec4d_abs(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 4u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
-    p_a.w = aether_flat_rd64(in[3u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec4d_abs(p_a);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
-    out[o++] = aether_flat_wr64(r.w);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     return o;
 }
 
@@ -992,13 +1418,25 @@ static size_t aether_flat_call_vec2f_min(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 2u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_b.x = aether_flat_rd32(in[2u]);
-    p_b.y = aether_flat_rd32(in[3u]);
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[2u]);
+        e[1] = aether_flat_rd32(in[3u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec2f_min(p_a, p_b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 }
 
@@ -1010,13 +1448,25 @@ static size_t aether_flat_call_vec2d_min(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 2u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_b.x = aether_flat_rd64(in[2u]);
-    p_b.y = aether_flat_rd64(in[3u]);
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[2u]);
+        e[1] = aether_flat_rd64(in[3u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec2d_min(p_a, p_b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 }
 
@@ -1028,16 +1478,28 @@ static size_t aether_flat_call_vec3f_min(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 6u || cap < 3u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
-    p_b.x = aether_flat_rd32(in[3u]);
-    p_b.y = aether_flat_rd32(in[4u]);
-    p_b.z = aether_flat_rd32(in[5u]);
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[3u]);
+        e[1] = aether_flat_rd32(in[4u]);
+        e[2] = aether_flat_rd32(in[5u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec3f_min(p_a, p_b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
+    {
+        float e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+    }
     return o;
 }
 
@@ -1049,16 +1511,28 @@ static size_t aether_flat_call_vec3d_min(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 6u || cap < 3u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
-    p_b.x = aether_flat_rd64(in[3u]);
-    p_b.y = aether_flat_rd64(in[4u]);
-    p_b.z = aether_flat_rd64(in[5u]);
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[3u]);
+        e[1] = aether_flat_rd64(in[4u]);
+        e[2] = aether_flat_rd64(in[5u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec3d_min(p_a, p_b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
+    {
+        double e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+    }
     return o;
 }
 
@@ -1070,19 +1544,31 @@ static size_t aether_flat_call_vec4f_min(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 8u || cap < 4u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
-    p_a.w = aether_flat_rd32(in[3u]);
-    p_b.x = aether_flat_rd32(in[4u]);
-    p_b.y = aether_flat_rd32(in[5u]);
-    p_b.z = aether_flat_rd32(in[6u]);
-    p_b.w = aether_flat_rd32(in[7u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[4u]);
+        e[1] = aether_flat_rd32(in[5u]);
+        e[2] = aether_flat_rd32(in[6u]);
+        e[3] = aether_flat_rd32(in[7u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec4f_min(p_a, p_b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
-    out[o++] = aether_flat_wr32(r.w);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     return o;
 }
 
@@ -1094,19 +1580,31 @@ static size_t aether_flat_call_vec4d_min(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 8u || cap < 4u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
-    p_a.w = aether_flat_rd64(in[3u]);
-    p_b.x = aether_flat_rd64(in[4u]);
-    p_b.y = aether_flat_rd64(in[5u]);
-    p_b.z = aether_flat_rd64(in[6u]);
-    p_b.w = aether_flat_rd64(in[7u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[4u]);
+        e[1] = aether_flat_rd64(in[5u]);
+        e[2] = aether_flat_rd64(in[6u]);
+        e[3] = aether_flat_rd64(in[7u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec4d_min(p_a, p_b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
-    out[o++] = aether_flat_wr64(r.w);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     return o;
 }
 
@@ -1118,13 +1616,25 @@ static size_t aether_flat_call_vec2f_max(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 2u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_b.x = aether_flat_rd32(in[2u]);
-    p_b.y = aether_flat_rd32(in[3u]);
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[2u]);
+        e[1] = aether_flat_rd32(in[3u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec2f_max(p_a, p_b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 }
 
@@ -1136,13 +1646,25 @@ static size_t aether_flat_call_vec2d_max(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 2u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_b.x = aether_flat_rd64(in[2u]);
-    p_b.y = aether_flat_rd64(in[3u]);
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[2u]);
+        e[1] = aether_flat_rd64(in[3u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec2d_max(p_a, p_b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 }
 
@@ -1154,16 +1676,28 @@ static size_t aether_flat_call_vec3f_max(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 6u || cap < 3u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
-    p_b.x = aether_flat_rd32(in[3u]);
-    p_b.y = aether_flat_rd32(in[4u]);
-    p_b.z = aether_flat_rd32(in[5u]);
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[3u]);
+        e[1] = aether_flat_rd32(in[4u]);
+        e[2] = aether_flat_rd32(in[5u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec3f_max(p_a, p_b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
+    {
+        float e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+    }
     return o;
 }
 
@@ -1175,16 +1709,28 @@ static size_t aether_flat_call_vec3d_max(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 6u || cap < 3u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
-    p_b.x = aether_flat_rd64(in[3u]);
-    p_b.y = aether_flat_rd64(in[4u]);
-    p_b.z = aether_flat_rd64(in[5u]);
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[3u]);
+        e[1] = aether_flat_rd64(in[4u]);
+        e[2] = aether_flat_rd64(in[5u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec3d_max(p_a, p_b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
+    {
+        double e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+    }
     return o;
 }
 
@@ -1196,19 +1742,31 @@ static size_t aether_flat_call_vec4f_max(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 8u || cap < 4u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
-    p_a.w = aether_flat_rd32(in[3u]);
-    p_b.x = aether_flat_rd32(in[4u]);
-    p_b.y = aether_flat_rd32(in[5u]);
-    p_b.z = aether_flat_rd32(in[6u]);
-    p_b.w = aether_flat_rd32(in[7u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[4u]);
+        e[1] = aether_flat_rd32(in[5u]);
+        e[2] = aether_flat_rd32(in[6u]);
+        e[3] = aether_flat_rd32(in[7u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec4f_max(p_a, p_b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
-    out[o++] = aether_flat_wr32(r.w);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     return o;
 }
 
@@ -1220,19 +1778,31 @@ static size_t aether_flat_call_vec4d_max(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 8u || cap < 4u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
-    p_a.w = aether_flat_rd64(in[3u]);
-    p_b.x = aether_flat_rd64(in[4u]);
-    p_b.y = aether_flat_rd64(in[5u]);
-    p_b.z = aether_flat_rd64(in[6u]);
-    p_b.w = aether_flat_rd64(in[7u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[4u]);
+        e[1] = aether_flat_rd64(in[5u]);
+        e[2] = aether_flat_rd64(in[6u]);
+        e[3] = aether_flat_rd64(in[7u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec4d_max(p_a, p_b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
-    out[o++] = aether_flat_wr64(r.w);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     return o;
 }
 
@@ -1245,14 +1815,26 @@ static size_t aether_flat_call_vec2f_lerp(const uint64_t *in, size_t n_in, uint6
     size_t o = 0;
     (void)in;
     if (n_in != 5u || cap < 2u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_b.x = aether_flat_rd32(in[2u]);
-    p_b.y = aether_flat_rd32(in[3u]);
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[2u]);
+        e[1] = aether_flat_rd32(in[3u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     p_t = aether_flat_rd32(in[4u]);
     r = aether_vec2f_lerp(p_a, p_b, p_t);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 }
 
@@ -1265,14 +1847,26 @@ static size_t aether_flat_call_vec2d_lerp(const uint64_t *in, size_t n_in, uint6
     size_t o = 0;
     (void)in;
     if (n_in != 5u || cap < 2u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_b.x = aether_flat_rd64(in[2u]);
-    p_b.y = aether_flat_rd64(in[3u]);
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[2u]);
+        e[1] = aether_flat_rd64(in[3u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     p_t = aether_flat_rd64(in[4u]);
     r = aether_vec2d_lerp(p_a, p_b, p_t);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 }
 
@@ -1285,17 +1879,29 @@ static size_t aether_flat_call_vec3f_lerp(const uint64_t *in, size_t n_in, uint6
     size_t o = 0;
     (void)in;
     if (n_in != 7u || cap < 3u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
-    p_b.x = aether_flat_rd32(in[3u]);
-    p_b.y = aether_flat_rd32(in[4u]);
-    p_b.z = aether_flat_rd32(in[5u]);
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[3u]);
+        e[1] = aether_flat_rd32(in[4u]);
+        e[2] = aether_flat_rd32(in[5u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     p_t = aether_flat_rd32(in[6u]);
     r = aether_vec3f_lerp(p_a, p_b, p_t);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
+    {
+        float e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+    }
     return o;
 }
 
@@ -1308,17 +1914,29 @@ static size_t aether_flat_call_vec3d_lerp(const uint64_t *in, size_t n_in, uint6
     size_t o = 0;
     (void)in;
     if (n_in != 7u || cap < 3u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
-    p_b.x = aether_flat_rd64(in[3u]);
-    p_b.y = aether_flat_rd64(in[4u]);
-    p_b.z = aether_flat_rd64(in[5u]);
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[3u]);
+        e[1] = aether_flat_rd64(in[4u]);
+        e[2] = aether_flat_rd64(in[5u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     p_t = aether_flat_rd64(in[6u]);
     r = aether_vec3d_lerp(p_a, p_b, p_t);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
+    {
+        double e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+    }
     return o;
 }
 
@@ -1331,20 +1949,32 @@ static size_t aether_flat_call_vec4f_lerp(const uint64_t *in, size_t n_in, uint6
     size_t o = 0;
     (void)in;
     if (n_in != 9u || cap < 4u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
-    p_a.w = aether_flat_rd32(in[3u]);
-    p_b.x = aether_flat_rd32(in[4u]);
-    p_b.y = aether_flat_rd32(in[5u]);
-    p_b.z = aether_flat_rd32(in[6u]);
-    p_b.w = aether_flat_rd32(in[7u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[4u]);
+        e[1] = aether_flat_rd32(in[5u]);
+        e[2] = aether_flat_rd32(in[6u]);
+        e[3] = aether_flat_rd32(in[7u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     p_t = aether_flat_rd32(in[8u]);
     r = aether_vec4f_lerp(p_a, p_b, p_t);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
-    out[o++] = aether_flat_wr32(r.w);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     return o;
 }
 
@@ -1357,20 +1987,32 @@ static size_t aether_flat_call_vec4d_lerp(const uint64_t *in, size_t n_in, uint6
     size_t o = 0;
     (void)in;
     if (n_in != 9u || cap < 4u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
-    p_a.w = aether_flat_rd64(in[3u]);
-    p_b.x = aether_flat_rd64(in[4u]);
-    p_b.y = aether_flat_rd64(in[5u]);
-    p_b.z = aether_flat_rd64(in[6u]);
-    p_b.w = aether_flat_rd64(in[7u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[4u]);
+        e[1] = aether_flat_rd64(in[5u]);
+        e[2] = aether_flat_rd64(in[6u]);
+        e[3] = aether_flat_rd64(in[7u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     p_t = aether_flat_rd64(in[8u]);
     r = aether_vec4d_lerp(p_a, p_b, p_t);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
-    out[o++] = aether_flat_wr64(r.w);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     return o;
 }
 
@@ -1381,8 +2023,12 @@ static size_t aether_flat_call_vec2f_sum(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 2u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec2f_sum(p_a);
     out[o++] = aether_flat_wr32(r);
     return o;
@@ -1395,8 +2041,12 @@ static size_t aether_flat_call_vec2d_sum(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 2u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec2d_sum(p_a);
     out[o++] = aether_flat_wr64(r);
     return o;
@@ -1409,9 +2059,13 @@ static size_t aether_flat_call_vec3f_sum(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 3u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec3f_sum(p_a);
     out[o++] = aether_flat_wr32(r);
     return o;
@@ -1424,9 +2078,13 @@ static size_t aether_flat_call_vec3d_sum(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 3u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec3d_sum(p_a);
     out[o++] = aether_flat_wr64(r);
     return o;
@@ -1439,10 +2097,14 @@ static size_t aether_flat_call_vec4f_sum(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
-    p_a.w = aether_flat_rd32(in[3u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec4f_sum(p_a);
     out[o++] = aether_flat_wr32(r);
     return o;
@@ -1455,10 +2117,14 @@ static size_t aether_flat_call_vec4d_sum(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
-    p_a.w = aether_flat_rd64(in[3u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec4d_sum(p_a);
     out[o++] = aether_flat_wr64(r);
     return o;
@@ -1472,10 +2138,18 @@ static size_t aether_flat_call_vec2f_dot(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_b.x = aether_flat_rd32(in[2u]);
-    p_b.y = aether_flat_rd32(in[3u]);
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[2u]);
+        e[1] = aether_flat_rd32(in[3u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec2f_dot(p_a, p_b);
     out[o++] = aether_flat_wr32(r);
     return o;
@@ -1489,10 +2163,18 @@ static size_t aether_flat_call_vec2d_dot(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_b.x = aether_flat_rd64(in[2u]);
-    p_b.y = aether_flat_rd64(in[3u]);
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[2u]);
+        e[1] = aether_flat_rd64(in[3u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec2d_dot(p_a, p_b);
     out[o++] = aether_flat_wr64(r);
     return o;
@@ -1506,12 +2188,20 @@ static size_t aether_flat_call_vec3f_dot(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 6u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
-    p_b.x = aether_flat_rd32(in[3u]);
-    p_b.y = aether_flat_rd32(in[4u]);
-    p_b.z = aether_flat_rd32(in[5u]);
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[3u]);
+        e[1] = aether_flat_rd32(in[4u]);
+        e[2] = aether_flat_rd32(in[5u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec3f_dot(p_a, p_b);
     out[o++] = aether_flat_wr32(r);
     return o;
@@ -1525,12 +2215,20 @@ static size_t aether_flat_call_vec3d_dot(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 6u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
-    p_b.x = aether_flat_rd64(in[3u]);
-    p_b.y = aether_flat_rd64(in[4u]);
-    p_b.z = aether_flat_rd64(in[5u]);
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[3u]);
+        e[1] = aether_flat_rd64(in[4u]);
+        e[2] = aether_flat_rd64(in[5u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec3d_dot(p_a, p_b);
     out[o++] = aether_flat_wr64(r);
     return o;
@@ -1544,14 +2242,22 @@ static size_t aether_flat_call_vec4f_dot(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 8u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
-    p_a.w = aether_flat_rd32(in[3u]);
-    p_b.x = aether_flat_rd32(in[4u]);
-    p_b.y = aether_flat_rd32(in[5u]);
-    p_b.z = aether_flat_rd32(in[6u]);
-    p_b.w = aether_flat_rd32(in[7u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[4u]);
+        e[1] = aether_flat_rd32(in[5u]);
+        e[2] = aether_flat_rd32(in[6u]);
+        e[3] = aether_flat_rd32(in[7u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec4f_dot(p_a, p_b);
     out[o++] = aether_flat_wr32(r);
     return o;
@@ -1565,14 +2271,22 @@ static size_t aether_flat_call_vec4d_dot(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 8u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
-    p_a.w = aether_flat_rd64(in[3u]);
-    p_b.x = aether_flat_rd64(in[4u]);
-    p_b.y = aether_flat_rd64(in[5u]);
-    p_b.z = aether_flat_rd64(in[6u]);
-    p_b.w = aether_flat_rd64(in[7u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[4u]);
+        e[1] = aether_flat_rd64(in[5u]);
+        e[2] = aether_flat_rd64(in[6u]);
+        e[3] = aether_flat_rd64(in[7u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec4d_dot(p_a, p_b);
     out[o++] = aether_flat_wr64(r);
     return o;
@@ -1585,8 +2299,12 @@ static size_t aether_flat_call_vec2f_squared_norm(const uint64_t *in, size_t n_i
     size_t o = 0;
     (void)in;
     if (n_in != 2u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec2f_squared_norm(p_a);
     out[o++] = aether_flat_wr32(r);
     return o;
@@ -1599,8 +2317,12 @@ static size_t aether_flat_call_vec2d_squared_norm(const uint64_t *in, size_t n_i
     size_t o = 0;
     (void)in;
     if (n_in != 2u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec2d_squared_norm(p_a);
     out[o++] = aether_flat_wr64(r);
     return o;
@@ -1613,9 +2335,13 @@ static size_t aether_flat_call_vec3f_squared_norm(const uint64_t *in, size_t n_i
     size_t o = 0;
     (void)in;
     if (n_in != 3u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec3f_squared_norm(p_a);
     out[o++] = aether_flat_wr32(r);
     return o;
@@ -1628,9 +2354,13 @@ static size_t aether_flat_call_vec3d_squared_norm(const uint64_t *in, size_t n_i
     size_t o = 0;
     (void)in;
     if (n_in != 3u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec3d_squared_norm(p_a);
     out[o++] = aether_flat_wr64(r);
     return o;
@@ -1643,10 +2373,14 @@ static size_t aether_flat_call_vec4f_squared_norm(const uint64_t *in, size_t n_i
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
-    p_a.w = aether_flat_rd32(in[3u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec4f_squared_norm(p_a);
     out[o++] = aether_flat_wr32(r);
     return o;
@@ -1659,10 +2393,14 @@ static size_t aether_flat_call_vec4d_squared_norm(const uint64_t *in, size_t n_i
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
-    p_a.w = aether_flat_rd64(in[3u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec4d_squared_norm(p_a);
     out[o++] = aether_flat_wr64(r);
     return o;
@@ -1675,8 +2413,12 @@ static size_t aether_flat_call_vec2f_norm(const uint64_t *in, size_t n_in, uint6
     size_t o = 0;
     (void)in;
     if (n_in != 2u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec2f_norm(p_a);
     out[o++] = aether_flat_wr32(r);
     return o;
@@ -1689,8 +2431,12 @@ static size_t aether_flat_call_vec2d_norm(const uint64_t *in, size_t n_in, uint6
     size_t o = 0;
     (void)in;
     if (n_in != 2u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec2d_norm(p_a);
     out[o++] = aether_flat_wr64(r);
     return o;
@@ -1703,9 +2449,13 @@ static size_t aether_flat_call_vec3f_norm(const uint64_t *in, size_t n_in, uint6
     size_t o = 0;
     (void)in;
     if (n_in != 3u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec3f_norm(p_a);
     out[o++] = aether_flat_wr32(r);
     return o;
@@ -1718,9 +2468,13 @@ static size_t aether_flat_call_vec3d_norm(const uint64_t *in, size_t n_in, uint6
     size_t o = 0;
     (void)in;
     if (n_in != 3u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec3d_norm(p_a);
     out[o++] = aether_flat_wr64(r);
     return o;
@@ -1733,10 +2487,14 @@ static size_t aether_flat_call_vec4f_norm(const uint64_t *in, size_t n_in, uint6
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
-    p_a.w = aether_flat_rd32(in[3u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec4f_norm(p_a);
     out[o++] = aether_flat_wr32(r);
     return o;
@@ -1749,10 +2507,14 @@ static size_t aether_flat_call_vec4d_norm(const uint64_t *in, size_t n_in, uint6
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
-    p_a.w = aether_flat_rd64(in[3u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec4d_norm(p_a);
     out[o++] = aether_flat_wr64(r);
     return o;
@@ -1765,8 +2527,12 @@ static size_t aether_flat_call_vec2f_max_norm(const uint64_t *in, size_t n_in, u
     size_t o = 0;
     (void)in;
     if (n_in != 2u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec2f_max_norm(p_a);
     out[o++] = aether_flat_wr32(r);
     return o;
@@ -1779,8 +2545,12 @@ static size_t aether_flat_call_vec2d_max_norm(const uint64_t *in, size_t n_in, u
     size_t o = 0;
     (void)in;
     if (n_in != 2u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec2d_max_norm(p_a);
     out[o++] = aether_flat_wr64(r);
     return o;
@@ -1793,9 +2563,13 @@ static size_t aether_flat_call_vec3f_max_norm(const uint64_t *in, size_t n_in, u
     size_t o = 0;
     (void)in;
     if (n_in != 3u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec3f_max_norm(p_a);
     out[o++] = aether_flat_wr32(r);
     return o;
@@ -1808,9 +2582,13 @@ static size_t aether_flat_call_vec3d_max_norm(const uint64_t *in, size_t n_in, u
     size_t o = 0;
     (void)in;
     if (n_in != 3u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec3d_max_norm(p_a);
     out[o++] = aether_flat_wr64(r);
     return o;
@@ -1823,10 +2601,14 @@ static size_t aether_flat_call_vec4f_max_norm(const uint64_t *in, size_t n_in, u
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
-    p_a.w = aether_flat_rd32(in[3u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec4f_max_norm(p_a);
     out[o++] = aether_flat_wr32(r);
     return o;
@@ -1839,10 +2621,14 @@ static size_t aether_flat_call_vec4d_max_norm(const uint64_t *in, size_t n_in, u
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
-    p_a.w = aether_flat_rd64(in[3u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec4d_max_norm(p_a);
     out[o++] = aether_flat_wr64(r);
     return o;
@@ -1855,8 +2641,12 @@ static size_t aether_flat_call_vec2f_is_finite(const uint64_t *in, size_t n_in, 
     size_t o = 0;
     (void)in;
     if (n_in != 2u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec2f_is_finite(p_a);
     out[o++] = (uint64_t)r;
     return o;
@@ -1869,8 +2659,12 @@ static size_t aether_flat_call_vec2d_is_finite(const uint64_t *in, size_t n_in, 
     size_t o = 0;
     (void)in;
     if (n_in != 2u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec2d_is_finite(p_a);
     out[o++] = (uint64_t)r;
     return o;
@@ -1883,9 +2677,13 @@ static size_t aether_flat_call_vec3f_is_finite(const uint64_t *in, size_t n_in, 
     size_t o = 0;
     (void)in;
     if (n_in != 3u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec3f_is_finite(p_a);
     out[o++] = (uint64_t)r;
     return o;
@@ -1898,9 +2696,13 @@ static size_t aether_flat_call_vec3d_is_finite(const uint64_t *in, size_t n_in, 
     size_t o = 0;
     (void)in;
     if (n_in != 3u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec3d_is_finite(p_a);
     out[o++] = (uint64_t)r;
     return o;
@@ -1913,10 +2715,14 @@ static size_t aether_flat_call_vec4f_is_finite(const uint64_t *in, size_t n_in, 
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
-    p_a.w = aether_flat_rd32(in[3u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec4f_is_finite(p_a);
     out[o++] = (uint64_t)r;
     return o;
@@ -1929,10 +2735,14 @@ static size_t aether_flat_call_vec4d_is_finite(const uint64_t *in, size_t n_in, 
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
-    p_a.w = aether_flat_rd64(in[3u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec4d_is_finite(p_a);
     out[o++] = (uint64_t)r;
     return o;
@@ -1945,11 +2755,19 @@ static size_t aether_flat_call_vec2f_normalize(const uint64_t *in, size_t n_in, 
     size_t o = 0;
     (void)in;
     if (n_in != 2u || cap < 2u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec2f_normalize(p_a);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 }
 
@@ -1960,11 +2778,19 @@ static size_t aether_flat_call_vec2d_normalize(const uint64_t *in, size_t n_in, 
     size_t o = 0;
     (void)in;
     if (n_in != 2u || cap < 2u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec2d_normalize(p_a);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 }
 
@@ -1975,13 +2801,21 @@ static size_t aether_flat_call_vec3f_normalize(const uint64_t *in, size_t n_in, 
     size_t o = 0;
     (void)in;
     if (n_in != 3u || cap < 3u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec3f_normalize(p_a);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
+    {
+        float e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+    }
     return o;
 }
 
@@ -1992,13 +2826,21 @@ static size_t aether_flat_call_vec3d_normalize(const uint64_t *in, size_t n_in, 
     size_t o = 0;
     (void)in;
     if (n_in != 3u || cap < 3u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec3d_normalize(p_a);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
+    {
+        double e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+    }
     return o;
 }
 
@@ -2009,15 +2851,23 @@ static size_t aether_flat_call_vec4f_normalize(const uint64_t *in, size_t n_in, 
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 4u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
-    p_a.w = aether_flat_rd32(in[3u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec4f_normalize(p_a);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
-    out[o++] = aether_flat_wr32(r.w);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     return o;
 }
 
@@ -2028,15 +2878,23 @@ static size_t aether_flat_call_vec4d_normalize(const uint64_t *in, size_t n_in, 
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 4u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
-    p_a.w = aether_flat_rd64(in[3u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_vec4d_normalize(p_a);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
-    out[o++] = aether_flat_wr64(r.w);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     return o;
 }
 
@@ -2047,15 +2905,23 @@ static size_t aether_flat_call_quatf_normalize(const uint64_t *in, size_t n_in, 
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 4u) return AETHER_FLAT_BAD;
-    p_a.w = aether_flat_rd32(in[0u]);
-    p_a.x = aether_flat_rd32(in[1u]);
-    p_a.y = aether_flat_rd32(in[2u]);
-    p_a.z = aether_flat_rd32(in[3u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_quatf_normalize(p_a);
-    out[o++] = aether_flat_wr32(r.w);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     return o;
 }
 
@@ -2066,15 +2932,23 @@ static size_t aether_flat_call_quatd_normalize(const uint64_t *in, size_t n_in, 
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 4u) return AETHER_FLAT_BAD;
-    p_a.w = aether_flat_rd64(in[0u]);
-    p_a.x = aether_flat_rd64(in[1u]);
-    p_a.y = aether_flat_rd64(in[2u]);
-    p_a.z = aether_flat_rd64(in[3u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_quatd_normalize(p_a);
-    out[o++] = aether_flat_wr64(r.w);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     return o;
 }
 
@@ -2086,16 +2960,28 @@ static size_t aether_flat_call_vec3f_cross(const uint64_t *in, size_t n_in, uint
     size_t o = 0;
     (void)in;
     if (n_in != 6u || cap < 3u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd32(in[0u]);
-    p_a.y = aether_flat_rd32(in[1u]);
-    p_a.z = aether_flat_rd32(in[2u]);
-    p_b.x = aether_flat_rd32(in[3u]);
-    p_b.y = aether_flat_rd32(in[4u]);
-    p_b.z = aether_flat_rd32(in[5u]);
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[3u]);
+        e[1] = aether_flat_rd32(in[4u]);
+        e[2] = aether_flat_rd32(in[5u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec3f_cross(p_a, p_b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
+    {
+        float e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+    }
     return o;
 }
 
@@ -2107,16 +2993,28 @@ static size_t aether_flat_call_vec3d_cross(const uint64_t *in, size_t n_in, uint
     size_t o = 0;
     (void)in;
     if (n_in != 6u || cap < 3u) return AETHER_FLAT_BAD;
-    p_a.x = aether_flat_rd64(in[0u]);
-    p_a.y = aether_flat_rd64(in[1u]);
-    p_a.z = aether_flat_rd64(in[2u]);
-    p_b.x = aether_flat_rd64(in[3u]);
-    p_b.y = aether_flat_rd64(in[4u]);
-    p_b.z = aether_flat_rd64(in[5u]);
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[3u]);
+        e[1] = aether_flat_rd64(in[4u]);
+        e[2] = aether_flat_rd64(in[5u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_vec3d_cross(p_a, p_b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
+    {
+        double e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+    }
     return o;
 }
 
@@ -2128,19 +3026,31 @@ static size_t aether_flat_call_quatf_mul(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 8u || cap < 4u) return AETHER_FLAT_BAD;
-    p_a.w = aether_flat_rd32(in[0u]);
-    p_a.x = aether_flat_rd32(in[1u]);
-    p_a.y = aether_flat_rd32(in[2u]);
-    p_a.z = aether_flat_rd32(in[3u]);
-    p_b.w = aether_flat_rd32(in[4u]);
-    p_b.x = aether_flat_rd32(in[5u]);
-    p_b.y = aether_flat_rd32(in[6u]);
-    p_b.z = aether_flat_rd32(in[7u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[4u]);
+        e[1] = aether_flat_rd32(in[5u]);
+        e[2] = aether_flat_rd32(in[6u]);
+        e[3] = aether_flat_rd32(in[7u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_quatf_mul(p_a, p_b);
-    out[o++] = aether_flat_wr32(r.w);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     return o;
 }
 
@@ -2152,19 +3062,31 @@ static size_t aether_flat_call_quatd_mul(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 8u || cap < 4u) return AETHER_FLAT_BAD;
-    p_a.w = aether_flat_rd64(in[0u]);
-    p_a.x = aether_flat_rd64(in[1u]);
-    p_a.y = aether_flat_rd64(in[2u]);
-    p_a.z = aether_flat_rd64(in[3u]);
-    p_b.w = aether_flat_rd64(in[4u]);
-    p_b.x = aether_flat_rd64(in[5u]);
-    p_b.y = aether_flat_rd64(in[6u]);
-    p_b.z = aether_flat_rd64(in[7u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[4u]);
+        e[1] = aether_flat_rd64(in[5u]);
+        e[2] = aether_flat_rd64(in[6u]);
+        e[3] = aether_flat_rd64(in[7u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_quatd_mul(p_a, p_b);
-    out[o++] = aether_flat_wr64(r.w);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     return o;
 }
 
@@ -2175,15 +3097,23 @@ static size_t aether_flat_call_quatf_conjugate(const uint64_t *in, size_t n_in, 
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 4u) return AETHER_FLAT_BAD;
-    p_a.w = aether_flat_rd32(in[0u]);
-    p_a.x = aether_flat_rd32(in[1u]);
-    p_a.y = aether_flat_rd32(in[2u]);
-    p_a.z = aether_flat_rd32(in[3u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_quatf_conjugate(p_a);
-    out[o++] = aether_flat_wr32(r.w);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     return o;
 }
 
@@ -2194,15 +3124,23 @@ static size_t aether_flat_call_quatd_conjugate(const uint64_t *in, size_t n_in, 
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 4u) return AETHER_FLAT_BAD;
-    p_a.w = aether_flat_rd64(in[0u]);
-    p_a.x = aether_flat_rd64(in[1u]);
-    p_a.y = aether_flat_rd64(in[2u]);
-    p_a.z = aether_flat_rd64(in[3u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
     r = aether_quatd_conjugate(p_a);
-    out[o++] = aether_flat_wr64(r.w);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     return o;
 }
 
@@ -2214,17 +3152,29 @@ static size_t aether_flat_call_quatf_rotate(const uint64_t *in, size_t n_in, uin
     size_t o = 0;
     (void)in;
     if (n_in != 7u || cap < 3u) return AETHER_FLAT_BAD;
-    p_q.w = aether_flat_rd32(in[0u]);
-    p_q.x = aether_flat_rd32(in[1u]);
-    p_q.y = aether_flat_rd32(in[2u]);
-    p_q.z = aether_flat_rd32(in[3u]);
-    p_v.x = aether_flat_rd32(in[4u]);
-    p_v.y = aether_flat_rd32(in[5u]);
-    p_v.z = aether_flat_rd32(in[6u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_q, e, sizeof e);
+    }
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[4u]);
+        e[1] = aether_flat_rd32(in[5u]);
+        e[2] = aether_flat_rd32(in[6u]);
+        memcpy(&p_v, e, sizeof e);
+    }
     r = aether_quatf_rotate(p_q, p_v);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
+    {
+        float e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+    }
     return o;
 }
 
@@ -2236,17 +3186,29 @@ static size_t aether_flat_call_quatd_rotate(const uint64_t *in, size_t n_in, uin
     size_t o = 0;
     (void)in;
     if (n_in != 7u || cap < 3u) return AETHER_FLAT_BAD;
-    p_q.w = aether_flat_rd64(in[0u]);
-    p_q.x = aether_flat_rd64(in[1u]);
-    p_q.y = aether_flat_rd64(in[2u]);
-    p_q.z = aether_flat_rd64(in[3u]);
-    p_v.x = aether_flat_rd64(in[4u]);
-    p_v.y = aether_flat_rd64(in[5u]);
-    p_v.z = aether_flat_rd64(in[6u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_q, e, sizeof e);
+    }
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[4u]);
+        e[1] = aether_flat_rd64(in[5u]);
+        e[2] = aether_flat_rd64(in[6u]);
+        memcpy(&p_v, e, sizeof e);
+    }
     r = aether_quatd_rotate(p_q, p_v);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
+    {
+        double e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+    }
     return o;
 }
 
@@ -2258,15 +3220,27 @@ static size_t aether_flat_call_mat2f_mul_vec(const uint64_t *in, size_t n_in, ui
     size_t o = 0;
     (void)in;
     if (n_in != 6u || cap < 2u) return AETHER_FLAT_BAD;
-    p_m.m[0] = aether_flat_rd32(in[0u]);
-    p_m.m[1] = aether_flat_rd32(in[1u]);
-    p_m.m[2] = aether_flat_rd32(in[2u]);
-    p_m.m[3] = aether_flat_rd32(in[3u]);
-    p_v.x = aether_flat_rd32(in[4u]);
-    p_v.y = aether_flat_rd32(in[5u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_m, e, sizeof e);
+    }
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[4u]);
+        e[1] = aether_flat_rd32(in[5u]);
+        memcpy(&p_v, e, sizeof e);
+    }
     r = aether_mat2f_mul_vec(p_m, p_v);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 }
 
@@ -2278,15 +3252,27 @@ static size_t aether_flat_call_mat2d_mul_vec(const uint64_t *in, size_t n_in, ui
     size_t o = 0;
     (void)in;
     if (n_in != 6u || cap < 2u) return AETHER_FLAT_BAD;
-    p_m.m[0] = aether_flat_rd64(in[0u]);
-    p_m.m[1] = aether_flat_rd64(in[1u]);
-    p_m.m[2] = aether_flat_rd64(in[2u]);
-    p_m.m[3] = aether_flat_rd64(in[3u]);
-    p_v.x = aether_flat_rd64(in[4u]);
-    p_v.y = aether_flat_rd64(in[5u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_m, e, sizeof e);
+    }
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[4u]);
+        e[1] = aether_flat_rd64(in[5u]);
+        memcpy(&p_v, e, sizeof e);
+    }
     r = aether_mat2d_mul_vec(p_m, p_v);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 }
 
@@ -2298,22 +3284,34 @@ static size_t aether_flat_call_mat3f_mul_vec(const uint64_t *in, size_t n_in, ui
     size_t o = 0;
     (void)in;
     if (n_in != 12u || cap < 3u) return AETHER_FLAT_BAD;
-    p_m.m[0] = aether_flat_rd32(in[0u]);
-    p_m.m[1] = aether_flat_rd32(in[1u]);
-    p_m.m[2] = aether_flat_rd32(in[2u]);
-    p_m.m[3] = aether_flat_rd32(in[3u]);
-    p_m.m[4] = aether_flat_rd32(in[4u]);
-    p_m.m[5] = aether_flat_rd32(in[5u]);
-    p_m.m[6] = aether_flat_rd32(in[6u]);
-    p_m.m[7] = aether_flat_rd32(in[7u]);
-    p_m.m[8] = aether_flat_rd32(in[8u]);
-    p_v.x = aether_flat_rd32(in[9u]);
-    p_v.y = aether_flat_rd32(in[10u]);
-    p_v.z = aether_flat_rd32(in[11u]);
+    {
+        float e[9];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        memcpy(&p_m, e, sizeof e);
+    }
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[9u]);
+        e[1] = aether_flat_rd32(in[10u]);
+        e[2] = aether_flat_rd32(in[11u]);
+        memcpy(&p_v, e, sizeof e);
+    }
     r = aether_mat3f_mul_vec(p_m, p_v);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
+    {
+        float e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+    }
     return o;
 }
 
@@ -2325,22 +3323,34 @@ static size_t aether_flat_call_mat3d_mul_vec(const uint64_t *in, size_t n_in, ui
     size_t o = 0;
     (void)in;
     if (n_in != 12u || cap < 3u) return AETHER_FLAT_BAD;
-    p_m.m[0] = aether_flat_rd64(in[0u]);
-    p_m.m[1] = aether_flat_rd64(in[1u]);
-    p_m.m[2] = aether_flat_rd64(in[2u]);
-    p_m.m[3] = aether_flat_rd64(in[3u]);
-    p_m.m[4] = aether_flat_rd64(in[4u]);
-    p_m.m[5] = aether_flat_rd64(in[5u]);
-    p_m.m[6] = aether_flat_rd64(in[6u]);
-    p_m.m[7] = aether_flat_rd64(in[7u]);
-    p_m.m[8] = aether_flat_rd64(in[8u]);
-    p_v.x = aether_flat_rd64(in[9u]);
-    p_v.y = aether_flat_rd64(in[10u]);
-    p_v.z = aether_flat_rd64(in[11u]);
+    {
+        double e[9];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        memcpy(&p_m, e, sizeof e);
+    }
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[9u]);
+        e[1] = aether_flat_rd64(in[10u]);
+        e[2] = aether_flat_rd64(in[11u]);
+        memcpy(&p_v, e, sizeof e);
+    }
     r = aether_mat3d_mul_vec(p_m, p_v);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
+    {
+        double e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+    }
     return o;
 }
 
@@ -2352,31 +3362,43 @@ static size_t aether_flat_call_mat4f_mul_vec(const uint64_t *in, size_t n_in, ui
     size_t o = 0;
     (void)in;
     if (n_in != 20u || cap < 4u) return AETHER_FLAT_BAD;
-    p_m.m[0] = aether_flat_rd32(in[0u]);
-    p_m.m[1] = aether_flat_rd32(in[1u]);
-    p_m.m[2] = aether_flat_rd32(in[2u]);
-    p_m.m[3] = aether_flat_rd32(in[3u]);
-    p_m.m[4] = aether_flat_rd32(in[4u]);
-    p_m.m[5] = aether_flat_rd32(in[5u]);
-    p_m.m[6] = aether_flat_rd32(in[6u]);
-    p_m.m[7] = aether_flat_rd32(in[7u]);
-    p_m.m[8] = aether_flat_rd32(in[8u]);
-    p_m.m[9] = aether_flat_rd32(in[9u]);
-    p_m.m[10] = aether_flat_rd32(in[10u]);
-    p_m.m[11] = aether_flat_rd32(in[11u]);
-    p_m.m[12] = aether_flat_rd32(in[12u]);
-    p_m.m[13] = aether_flat_rd32(in[13u]);
-    p_m.m[14] = aether_flat_rd32(in[14u]);
-    p_m.m[15] = aether_flat_rd32(in[15u]);
-    p_v.x = aether_flat_rd32(in[16u]);
-    p_v.y = aether_flat_rd32(in[17u]);
-    p_v.z = aether_flat_rd32(in[18u]);
-    p_v.w = aether_flat_rd32(in[19u]);
+    {
+        float e[16];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        e[9] = aether_flat_rd32(in[9u]);
+        e[10] = aether_flat_rd32(in[10u]);
+        e[11] = aether_flat_rd32(in[11u]);
+        e[12] = aether_flat_rd32(in[12u]);
+        e[13] = aether_flat_rd32(in[13u]);
+        e[14] = aether_flat_rd32(in[14u]);
+        e[15] = aether_flat_rd32(in[15u]);
+        memcpy(&p_m, e, sizeof e);
+    }
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[16u]);
+        e[1] = aether_flat_rd32(in[17u]);
+        e[2] = aether_flat_rd32(in[18u]);
+        e[3] = aether_flat_rd32(in[19u]);
+        memcpy(&p_v, e, sizeof e);
+    }
     r = aether_mat4f_mul_vec(p_m, p_v);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
-    out[o++] = aether_flat_wr32(r.w);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     return o;
 }
 
@@ -2388,31 +3410,43 @@ static size_t aether_flat_call_mat4d_mul_vec(const uint64_t *in, size_t n_in, ui
     size_t o = 0;
     (void)in;
     if (n_in != 20u || cap < 4u) return AETHER_FLAT_BAD;
-    p_m.m[0] = aether_flat_rd64(in[0u]);
-    p_m.m[1] = aether_flat_rd64(in[1u]);
-    p_m.m[2] = aether_flat_rd64(in[2u]);
-    p_m.m[3] = aether_flat_rd64(in[3u]);
-    p_m.m[4] = aether_flat_rd64(in[4u]);
-    p_m.m[5] = aether_flat_rd64(in[5u]);
-    p_m.m[6] = aether_flat_rd64(in[6u]);
-    p_m.m[7] = aether_flat_rd64(in[7u]);
-    p_m.m[8] = aether_flat_rd64(in[8u]);
-    p_m.m[9] = aether_flat_rd64(in[9u]);
-    p_m.m[10] = aether_flat_rd64(in[10u]);
-    p_m.m[11] = aether_flat_rd64(in[11u]);
-    p_m.m[12] = aether_flat_rd64(in[12u]);
-    p_m.m[13] = aether_flat_rd64(in[13u]);
-    p_m.m[14] = aether_flat_rd64(in[14u]);
-    p_m.m[15] = aether_flat_rd64(in[15u]);
-    p_v.x = aether_flat_rd64(in[16u]);
-    p_v.y = aether_flat_rd64(in[17u]);
-    p_v.z = aether_flat_rd64(in[18u]);
-    p_v.w = aether_flat_rd64(in[19u]);
+    {
+        double e[16];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        e[9] = aether_flat_rd64(in[9u]);
+        e[10] = aether_flat_rd64(in[10u]);
+        e[11] = aether_flat_rd64(in[11u]);
+        e[12] = aether_flat_rd64(in[12u]);
+        e[13] = aether_flat_rd64(in[13u]);
+        e[14] = aether_flat_rd64(in[14u]);
+        e[15] = aether_flat_rd64(in[15u]);
+        memcpy(&p_m, e, sizeof e);
+    }
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[16u]);
+        e[1] = aether_flat_rd64(in[17u]);
+        e[2] = aether_flat_rd64(in[18u]);
+        e[3] = aether_flat_rd64(in[19u]);
+        memcpy(&p_v, e, sizeof e);
+    }
     r = aether_mat4d_mul_vec(p_m, p_v);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
-    out[o++] = aether_flat_wr64(r.w);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     return o;
 }
 
@@ -2424,19 +3458,31 @@ static size_t aether_flat_call_mat2f_mul(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 8u || cap < 4u) return AETHER_FLAT_BAD;
-    p_a.m[0] = aether_flat_rd32(in[0u]);
-    p_a.m[1] = aether_flat_rd32(in[1u]);
-    p_a.m[2] = aether_flat_rd32(in[2u]);
-    p_a.m[3] = aether_flat_rd32(in[3u]);
-    p_b.m[0] = aether_flat_rd32(in[4u]);
-    p_b.m[1] = aether_flat_rd32(in[5u]);
-    p_b.m[2] = aether_flat_rd32(in[6u]);
-    p_b.m[3] = aether_flat_rd32(in[7u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[4u]);
+        e[1] = aether_flat_rd32(in[5u]);
+        e[2] = aether_flat_rd32(in[6u]);
+        e[3] = aether_flat_rd32(in[7u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_mat2f_mul(p_a, p_b);
-    out[o++] = aether_flat_wr32(r.m[0]);
-    out[o++] = aether_flat_wr32(r.m[1]);
-    out[o++] = aether_flat_wr32(r.m[2]);
-    out[o++] = aether_flat_wr32(r.m[3]);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     return o;
 }
 
@@ -2448,19 +3494,31 @@ static size_t aether_flat_call_mat2d_mul(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 8u || cap < 4u) return AETHER_FLAT_BAD;
-    p_a.m[0] = aether_flat_rd64(in[0u]);
-    p_a.m[1] = aether_flat_rd64(in[1u]);
-    p_a.m[2] = aether_flat_rd64(in[2u]);
-    p_a.m[3] = aether_flat_rd64(in[3u]);
-    p_b.m[0] = aether_flat_rd64(in[4u]);
-    p_b.m[1] = aether_flat_rd64(in[5u]);
-    p_b.m[2] = aether_flat_rd64(in[6u]);
-    p_b.m[3] = aether_flat_rd64(in[7u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[4u]);
+        e[1] = aether_flat_rd64(in[5u]);
+        e[2] = aether_flat_rd64(in[6u]);
+        e[3] = aether_flat_rd64(in[7u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_mat2d_mul(p_a, p_b);
-    out[o++] = aether_flat_wr64(r.m[0]);
-    out[o++] = aether_flat_wr64(r.m[1]);
-    out[o++] = aether_flat_wr64(r.m[2]);
-    out[o++] = aether_flat_wr64(r.m[3]);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     return o;
 }
 
@@ -2472,34 +3530,46 @@ static size_t aether_flat_call_mat3f_mul(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 18u || cap < 9u) return AETHER_FLAT_BAD;
-    p_a.m[0] = aether_flat_rd32(in[0u]);
-    p_a.m[1] = aether_flat_rd32(in[1u]);
-    p_a.m[2] = aether_flat_rd32(in[2u]);
-    p_a.m[3] = aether_flat_rd32(in[3u]);
-    p_a.m[4] = aether_flat_rd32(in[4u]);
-    p_a.m[5] = aether_flat_rd32(in[5u]);
-    p_a.m[6] = aether_flat_rd32(in[6u]);
-    p_a.m[7] = aether_flat_rd32(in[7u]);
-    p_a.m[8] = aether_flat_rd32(in[8u]);
-    p_b.m[0] = aether_flat_rd32(in[9u]);
-    p_b.m[1] = aether_flat_rd32(in[10u]);
-    p_b.m[2] = aether_flat_rd32(in[11u]);
-    p_b.m[3] = aether_flat_rd32(in[12u]);
-    p_b.m[4] = aether_flat_rd32(in[13u]);
-    p_b.m[5] = aether_flat_rd32(in[14u]);
-    p_b.m[6] = aether_flat_rd32(in[15u]);
-    p_b.m[7] = aether_flat_rd32(in[16u]);
-    p_b.m[8] = aether_flat_rd32(in[17u]);
+    {
+        float e[9];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[9];
+        e[0] = aether_flat_rd32(in[9u]);
+        e[1] = aether_flat_rd32(in[10u]);
+        e[2] = aether_flat_rd32(in[11u]);
+        e[3] = aether_flat_rd32(in[12u]);
+        e[4] = aether_flat_rd32(in[13u]);
+        e[5] = aether_flat_rd32(in[14u]);
+        e[6] = aether_flat_rd32(in[15u]);
+        e[7] = aether_flat_rd32(in[16u]);
+        e[8] = aether_flat_rd32(in[17u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_mat3f_mul(p_a, p_b);
-    out[o++] = aether_flat_wr32(r.m[0]);
-    out[o++] = aether_flat_wr32(r.m[1]);
-    out[o++] = aether_flat_wr32(r.m[2]);
-    out[o++] = aether_flat_wr32(r.m[3]);
-    out[o++] = aether_flat_wr32(r.m[4]);
-    out[o++] = aether_flat_wr32(r.m[5]);
-    out[o++] = aether_flat_wr32(r.m[6]);
-    out[o++] = aether_flat_wr32(r.m[7]);
-    out[o++] = aether_flat_wr32(r.m[8]);
+    {
+        float e[9];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+        out[o++] = aether_flat_wr32(e[4]);
+        out[o++] = aether_flat_wr32(e[5]);
+        out[o++] = aether_flat_wr32(e[6]);
+        out[o++] = aether_flat_wr32(e[7]);
+        out[o++] = aether_flat_wr32(e[8]);
+    }
     return o;
 }
 
@@ -2511,34 +3581,46 @@ static size_t aether_flat_call_mat3d_mul(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 18u || cap < 9u) return AETHER_FLAT_BAD;
-    p_a.m[0] = aether_flat_rd64(in[0u]);
-    p_a.m[1] = aether_flat_rd64(in[1u]);
-    p_a.m[2] = aether_flat_rd64(in[2u]);
-    p_a.m[3] = aether_flat_rd64(in[3u]);
-    p_a.m[4] = aether_flat_rd64(in[4u]);
-    p_a.m[5] = aether_flat_rd64(in[5u]);
-    p_a.m[6] = aether_flat_rd64(in[6u]);
-    p_a.m[7] = aether_flat_rd64(in[7u]);
-    p_a.m[8] = aether_flat_rd64(in[8u]);
-    p_b.m[0] = aether_flat_rd64(in[9u]);
-    p_b.m[1] = aether_flat_rd64(in[10u]);
-    p_b.m[2] = aether_flat_rd64(in[11u]);
-    p_b.m[3] = aether_flat_rd64(in[12u]);
-    p_b.m[4] = aether_flat_rd64(in[13u]);
-    p_b.m[5] = aether_flat_rd64(in[14u]);
-    p_b.m[6] = aether_flat_rd64(in[15u]);
-    p_b.m[7] = aether_flat_rd64(in[16u]);
-    p_b.m[8] = aether_flat_rd64(in[17u]);
+    {
+        double e[9];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[9];
+        e[0] = aether_flat_rd64(in[9u]);
+        e[1] = aether_flat_rd64(in[10u]);
+        e[2] = aether_flat_rd64(in[11u]);
+        e[3] = aether_flat_rd64(in[12u]);
+        e[4] = aether_flat_rd64(in[13u]);
+        e[5] = aether_flat_rd64(in[14u]);
+        e[6] = aether_flat_rd64(in[15u]);
+        e[7] = aether_flat_rd64(in[16u]);
+        e[8] = aether_flat_rd64(in[17u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_mat3d_mul(p_a, p_b);
-    out[o++] = aether_flat_wr64(r.m[0]);
-    out[o++] = aether_flat_wr64(r.m[1]);
-    out[o++] = aether_flat_wr64(r.m[2]);
-    out[o++] = aether_flat_wr64(r.m[3]);
-    out[o++] = aether_flat_wr64(r.m[4]);
-    out[o++] = aether_flat_wr64(r.m[5]);
-    out[o++] = aether_flat_wr64(r.m[6]);
-    out[o++] = aether_flat_wr64(r.m[7]);
-    out[o++] = aether_flat_wr64(r.m[8]);
+    {
+        double e[9];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+        out[o++] = aether_flat_wr64(e[4]);
+        out[o++] = aether_flat_wr64(e[5]);
+        out[o++] = aether_flat_wr64(e[6]);
+        out[o++] = aether_flat_wr64(e[7]);
+        out[o++] = aether_flat_wr64(e[8]);
+    }
     return o;
 }
 
@@ -2550,55 +3632,67 @@ static size_t aether_flat_call_mat4f_mul(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 32u || cap < 16u) return AETHER_FLAT_BAD;
-    p_a.m[0] = aether_flat_rd32(in[0u]);
-    p_a.m[1] = aether_flat_rd32(in[1u]);
-    p_a.m[2] = aether_flat_rd32(in[2u]);
-    p_a.m[3] = aether_flat_rd32(in[3u]);
-    p_a.m[4] = aether_flat_rd32(in[4u]);
-    p_a.m[5] = aether_flat_rd32(in[5u]);
-    p_a.m[6] = aether_flat_rd32(in[6u]);
-    p_a.m[7] = aether_flat_rd32(in[7u]);
-    p_a.m[8] = aether_flat_rd32(in[8u]);
-    p_a.m[9] = aether_flat_rd32(in[9u]);
-    p_a.m[10] = aether_flat_rd32(in[10u]);
-    p_a.m[11] = aether_flat_rd32(in[11u]);
-    p_a.m[12] = aether_flat_rd32(in[12u]);
-    p_a.m[13] = aether_flat_rd32(in[13u]);
-    p_a.m[14] = aether_flat_rd32(in[14u]);
-    p_a.m[15] = aether_flat_rd32(in[15u]);
-    p_b.m[0] = aether_flat_rd32(in[16u]);
-    p_b.m[1] = aether_flat_rd32(in[17u]);
-    p_b.m[2] = aether_flat_rd32(in[18u]);
-    p_b.m[3] = aether_flat_rd32(in[19u]);
-    p_b.m[4] = aether_flat_rd32(in[20u]);
-    p_b.m[5] = aether_flat_rd32(in[21u]);
-    p_b.m[6] = aether_flat_rd32(in[22u]);
-    p_b.m[7] = aether_flat_rd32(in[23u]);
-    p_b.m[8] = aether_flat_rd32(in[24u]);
-    p_b.m[9] = aether_flat_rd32(in[25u]);
-    p_b.m[10] = aether_flat_rd32(in[26u]);
-    p_b.m[11] = aether_flat_rd32(in[27u]);
-    p_b.m[12] = aether_flat_rd32(in[28u]);
-    p_b.m[13] = aether_flat_rd32(in[29u]);
-    p_b.m[14] = aether_flat_rd32(in[30u]);
-    p_b.m[15] = aether_flat_rd32(in[31u]);
+    {
+        float e[16];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        e[9] = aether_flat_rd32(in[9u]);
+        e[10] = aether_flat_rd32(in[10u]);
+        e[11] = aether_flat_rd32(in[11u]);
+        e[12] = aether_flat_rd32(in[12u]);
+        e[13] = aether_flat_rd32(in[13u]);
+        e[14] = aether_flat_rd32(in[14u]);
+        e[15] = aether_flat_rd32(in[15u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[16];
+        e[0] = aether_flat_rd32(in[16u]);
+        e[1] = aether_flat_rd32(in[17u]);
+        e[2] = aether_flat_rd32(in[18u]);
+        e[3] = aether_flat_rd32(in[19u]);
+        e[4] = aether_flat_rd32(in[20u]);
+        e[5] = aether_flat_rd32(in[21u]);
+        e[6] = aether_flat_rd32(in[22u]);
+        e[7] = aether_flat_rd32(in[23u]);
+        e[8] = aether_flat_rd32(in[24u]);
+        e[9] = aether_flat_rd32(in[25u]);
+        e[10] = aether_flat_rd32(in[26u]);
+        e[11] = aether_flat_rd32(in[27u]);
+        e[12] = aether_flat_rd32(in[28u]);
+        e[13] = aether_flat_rd32(in[29u]);
+        e[14] = aether_flat_rd32(in[30u]);
+        e[15] = aether_flat_rd32(in[31u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_mat4f_mul(p_a, p_b);
-    out[o++] = aether_flat_wr32(r.m[0]);
-    out[o++] = aether_flat_wr32(r.m[1]);
-    out[o++] = aether_flat_wr32(r.m[2]);
-    out[o++] = aether_flat_wr32(r.m[3]);
-    out[o++] = aether_flat_wr32(r.m[4]);
-    out[o++] = aether_flat_wr32(r.m[5]);
-    out[o++] = aether_flat_wr32(r.m[6]);
-    out[o++] = aether_flat_wr32(r.m[7]);
-    out[o++] = aether_flat_wr32(r.m[8]);
-    out[o++] = aether_flat_wr32(r.m[9]);
-    out[o++] = aether_flat_wr32(r.m[10]);
-    out[o++] = aether_flat_wr32(r.m[11]);
-    out[o++] = aether_flat_wr32(r.m[12]);
-    out[o++] = aether_flat_wr32(r.m[13]);
-    out[o++] = aether_flat_wr32(r.m[14]);
-    out[o++] = aether_flat_wr32(r.m[15]);
+    {
+        float e[16];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+        out[o++] = aether_flat_wr32(e[4]);
+        out[o++] = aether_flat_wr32(e[5]);
+        out[o++] = aether_flat_wr32(e[6]);
+        out[o++] = aether_flat_wr32(e[7]);
+        out[o++] = aether_flat_wr32(e[8]);
+        out[o++] = aether_flat_wr32(e[9]);
+        out[o++] = aether_flat_wr32(e[10]);
+        out[o++] = aether_flat_wr32(e[11]);
+        out[o++] = aether_flat_wr32(e[12]);
+        out[o++] = aether_flat_wr32(e[13]);
+        out[o++] = aether_flat_wr32(e[14]);
+        out[o++] = aether_flat_wr32(e[15]);
+    }
     return o;
 }
 
@@ -2610,55 +3704,67 @@ static size_t aether_flat_call_mat4d_mul(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 32u || cap < 16u) return AETHER_FLAT_BAD;
-    p_a.m[0] = aether_flat_rd64(in[0u]);
-    p_a.m[1] = aether_flat_rd64(in[1u]);
-    p_a.m[2] = aether_flat_rd64(in[2u]);
-    p_a.m[3] = aether_flat_rd64(in[3u]);
-    p_a.m[4] = aether_flat_rd64(in[4u]);
-    p_a.m[5] = aether_flat_rd64(in[5u]);
-    p_a.m[6] = aether_flat_rd64(in[6u]);
-    p_a.m[7] = aether_flat_rd64(in[7u]);
-    p_a.m[8] = aether_flat_rd64(in[8u]);
-    p_a.m[9] = aether_flat_rd64(in[9u]);
-    p_a.m[10] = aether_flat_rd64(in[10u]);
-    p_a.m[11] = aether_flat_rd64(in[11u]);
-    p_a.m[12] = aether_flat_rd64(in[12u]);
-    p_a.m[13] = aether_flat_rd64(in[13u]);
-    p_a.m[14] = aether_flat_rd64(in[14u]);
-    p_a.m[15] = aether_flat_rd64(in[15u]);
-    p_b.m[0] = aether_flat_rd64(in[16u]);
-    p_b.m[1] = aether_flat_rd64(in[17u]);
-    p_b.m[2] = aether_flat_rd64(in[18u]);
-    p_b.m[3] = aether_flat_rd64(in[19u]);
-    p_b.m[4] = aether_flat_rd64(in[20u]);
-    p_b.m[5] = aether_flat_rd64(in[21u]);
-    p_b.m[6] = aether_flat_rd64(in[22u]);
-    p_b.m[7] = aether_flat_rd64(in[23u]);
-    p_b.m[8] = aether_flat_rd64(in[24u]);
-    p_b.m[9] = aether_flat_rd64(in[25u]);
-    p_b.m[10] = aether_flat_rd64(in[26u]);
-    p_b.m[11] = aether_flat_rd64(in[27u]);
-    p_b.m[12] = aether_flat_rd64(in[28u]);
-    p_b.m[13] = aether_flat_rd64(in[29u]);
-    p_b.m[14] = aether_flat_rd64(in[30u]);
-    p_b.m[15] = aether_flat_rd64(in[31u]);
+    {
+        double e[16];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        e[9] = aether_flat_rd64(in[9u]);
+        e[10] = aether_flat_rd64(in[10u]);
+        e[11] = aether_flat_rd64(in[11u]);
+        e[12] = aether_flat_rd64(in[12u]);
+        e[13] = aether_flat_rd64(in[13u]);
+        e[14] = aether_flat_rd64(in[14u]);
+        e[15] = aether_flat_rd64(in[15u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[16];
+        e[0] = aether_flat_rd64(in[16u]);
+        e[1] = aether_flat_rd64(in[17u]);
+        e[2] = aether_flat_rd64(in[18u]);
+        e[3] = aether_flat_rd64(in[19u]);
+        e[4] = aether_flat_rd64(in[20u]);
+        e[5] = aether_flat_rd64(in[21u]);
+        e[6] = aether_flat_rd64(in[22u]);
+        e[7] = aether_flat_rd64(in[23u]);
+        e[8] = aether_flat_rd64(in[24u]);
+        e[9] = aether_flat_rd64(in[25u]);
+        e[10] = aether_flat_rd64(in[26u]);
+        e[11] = aether_flat_rd64(in[27u]);
+        e[12] = aether_flat_rd64(in[28u]);
+        e[13] = aether_flat_rd64(in[29u]);
+        e[14] = aether_flat_rd64(in[30u]);
+        e[15] = aether_flat_rd64(in[31u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_mat4d_mul(p_a, p_b);
-    out[o++] = aether_flat_wr64(r.m[0]);
-    out[o++] = aether_flat_wr64(r.m[1]);
-    out[o++] = aether_flat_wr64(r.m[2]);
-    out[o++] = aether_flat_wr64(r.m[3]);
-    out[o++] = aether_flat_wr64(r.m[4]);
-    out[o++] = aether_flat_wr64(r.m[5]);
-    out[o++] = aether_flat_wr64(r.m[6]);
-    out[o++] = aether_flat_wr64(r.m[7]);
-    out[o++] = aether_flat_wr64(r.m[8]);
-    out[o++] = aether_flat_wr64(r.m[9]);
-    out[o++] = aether_flat_wr64(r.m[10]);
-    out[o++] = aether_flat_wr64(r.m[11]);
-    out[o++] = aether_flat_wr64(r.m[12]);
-    out[o++] = aether_flat_wr64(r.m[13]);
-    out[o++] = aether_flat_wr64(r.m[14]);
-    out[o++] = aether_flat_wr64(r.m[15]);
+    {
+        double e[16];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+        out[o++] = aether_flat_wr64(e[4]);
+        out[o++] = aether_flat_wr64(e[5]);
+        out[o++] = aether_flat_wr64(e[6]);
+        out[o++] = aether_flat_wr64(e[7]);
+        out[o++] = aether_flat_wr64(e[8]);
+        out[o++] = aether_flat_wr64(e[9]);
+        out[o++] = aether_flat_wr64(e[10]);
+        out[o++] = aether_flat_wr64(e[11]);
+        out[o++] = aether_flat_wr64(e[12]);
+        out[o++] = aether_flat_wr64(e[13]);
+        out[o++] = aether_flat_wr64(e[14]);
+        out[o++] = aether_flat_wr64(e[15]);
+    }
     return o;
 }
 
@@ -2669,15 +3775,23 @@ static size_t aether_flat_call_mat2f_transpose(const uint64_t *in, size_t n_in, 
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 4u) return AETHER_FLAT_BAD;
-    p_m.m[0] = aether_flat_rd32(in[0u]);
-    p_m.m[1] = aether_flat_rd32(in[1u]);
-    p_m.m[2] = aether_flat_rd32(in[2u]);
-    p_m.m[3] = aether_flat_rd32(in[3u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_m, e, sizeof e);
+    }
     r = aether_mat2f_transpose(p_m);
-    out[o++] = aether_flat_wr32(r.m[0]);
-    out[o++] = aether_flat_wr32(r.m[1]);
-    out[o++] = aether_flat_wr32(r.m[2]);
-    out[o++] = aether_flat_wr32(r.m[3]);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     return o;
 }
 
@@ -2688,15 +3802,23 @@ static size_t aether_flat_call_mat2d_transpose(const uint64_t *in, size_t n_in, 
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 4u) return AETHER_FLAT_BAD;
-    p_m.m[0] = aether_flat_rd64(in[0u]);
-    p_m.m[1] = aether_flat_rd64(in[1u]);
-    p_m.m[2] = aether_flat_rd64(in[2u]);
-    p_m.m[3] = aether_flat_rd64(in[3u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_m, e, sizeof e);
+    }
     r = aether_mat2d_transpose(p_m);
-    out[o++] = aether_flat_wr64(r.m[0]);
-    out[o++] = aether_flat_wr64(r.m[1]);
-    out[o++] = aether_flat_wr64(r.m[2]);
-    out[o++] = aether_flat_wr64(r.m[3]);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     return o;
 }
 
@@ -2707,25 +3829,33 @@ static size_t aether_flat_call_mat3f_transpose(const uint64_t *in, size_t n_in, 
     size_t o = 0;
     (void)in;
     if (n_in != 9u || cap < 9u) return AETHER_FLAT_BAD;
-    p_m.m[0] = aether_flat_rd32(in[0u]);
-    p_m.m[1] = aether_flat_rd32(in[1u]);
-    p_m.m[2] = aether_flat_rd32(in[2u]);
-    p_m.m[3] = aether_flat_rd32(in[3u]);
-    p_m.m[4] = aether_flat_rd32(in[4u]);
-    p_m.m[5] = aether_flat_rd32(in[5u]);
-    p_m.m[6] = aether_flat_rd32(in[6u]);
-    p_m.m[7] = aether_flat_rd32(in[7u]);
-    p_m.m[8] = aether_flat_rd32(in[8u]);
+    {
+        float e[9];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        memcpy(&p_m, e, sizeof e);
+    }
     r = aether_mat3f_transpose(p_m);
-    out[o++] = aether_flat_wr32(r.m[0]);
-    out[o++] = aether_flat_wr32(r.m[1]);
-    out[o++] = aether_flat_wr32(r.m[2]);
-    out[o++] = aether_flat_wr32(r.m[3]);
-    out[o++] = aether_flat_wr32(r.m[4]);
-    out[o++] = aether_flat_wr32(r.m[5]);
-    out[o++] = aether_flat_wr32(r.m[6]);
-    out[o++] = aether_flat_wr32(r.m[7]);
-    out[o++] = aether_flat_wr32(r.m[8]);
+    {
+        float e[9];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+        out[o++] = aether_flat_wr32(e[4]);
+        out[o++] = aether_flat_wr32(e[5]);
+        out[o++] = aether_flat_wr32(e[6]);
+        out[o++] = aether_flat_wr32(e[7]);
+        out[o++] = aether_flat_wr32(e[8]);
+    }
     return o;
 }
 
@@ -2736,25 +3866,33 @@ static size_t aether_flat_call_mat3d_transpose(const uint64_t *in, size_t n_in, 
     size_t o = 0;
     (void)in;
     if (n_in != 9u || cap < 9u) return AETHER_FLAT_BAD;
-    p_m.m[0] = aether_flat_rd64(in[0u]);
-    p_m.m[1] = aether_flat_rd64(in[1u]);
-    p_m.m[2] = aether_flat_rd64(in[2u]);
-    p_m.m[3] = aether_flat_rd64(in[3u]);
-    p_m.m[4] = aether_flat_rd64(in[4u]);
-    p_m.m[5] = aether_flat_rd64(in[5u]);
-    p_m.m[6] = aether_flat_rd64(in[6u]);
-    p_m.m[7] = aether_flat_rd64(in[7u]);
-    p_m.m[8] = aether_flat_rd64(in[8u]);
+    {
+        double e[9];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        memcpy(&p_m, e, sizeof e);
+    }
     r = aether_mat3d_transpose(p_m);
-    out[o++] = aether_flat_wr64(r.m[0]);
-    out[o++] = aether_flat_wr64(r.m[1]);
-    out[o++] = aether_flat_wr64(r.m[2]);
-    out[o++] = aether_flat_wr64(r.m[3]);
-    out[o++] = aether_flat_wr64(r.m[4]);
-    out[o++] = aether_flat_wr64(r.m[5]);
-    out[o++] = aether_flat_wr64(r.m[6]);
-    out[o++] = aether_flat_wr64(r.m[7]);
-    out[o++] = aether_flat_wr64(r.m[8]);
+    {
+        double e[9];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+        out[o++] = aether_flat_wr64(e[4]);
+        out[o++] = aether_flat_wr64(e[5]);
+        out[o++] = aether_flat_wr64(e[6]);
+        out[o++] = aether_flat_wr64(e[7]);
+        out[o++] = aether_flat_wr64(e[8]);
+    }
     return o;
 }
 
@@ -2765,39 +3903,47 @@ static size_t aether_flat_call_mat4f_transpose(const uint64_t *in, size_t n_in, 
     size_t o = 0;
     (void)in;
     if (n_in != 16u || cap < 16u) return AETHER_FLAT_BAD;
-    p_m.m[0] = aether_flat_rd32(in[0u]);
-    p_m.m[1] = aether_flat_rd32(in[1u]);
-    p_m.m[2] = aether_flat_rd32(in[2u]);
-    p_m.m[3] = aether_flat_rd32(in[3u]);
-    p_m.m[4] = aether_flat_rd32(in[4u]);
-    p_m.m[5] = aether_flat_rd32(in[5u]);
-    p_m.m[6] = aether_flat_rd32(in[6u]);
-    p_m.m[7] = aether_flat_rd32(in[7u]);
-    p_m.m[8] = aether_flat_rd32(in[8u]);
-    p_m.m[9] = aether_flat_rd32(in[9u]);
-    p_m.m[10] = aether_flat_rd32(in[10u]);
-    p_m.m[11] = aether_flat_rd32(in[11u]);
-    p_m.m[12] = aether_flat_rd32(in[12u]);
-    p_m.m[13] = aether_flat_rd32(in[13u]);
-    p_m.m[14] = aether_flat_rd32(in[14u]);
-    p_m.m[15] = aether_flat_rd32(in[15u]);
+    {
+        float e[16];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        e[9] = aether_flat_rd32(in[9u]);
+        e[10] = aether_flat_rd32(in[10u]);
+        e[11] = aether_flat_rd32(in[11u]);
+        e[12] = aether_flat_rd32(in[12u]);
+        e[13] = aether_flat_rd32(in[13u]);
+        e[14] = aether_flat_rd32(in[14u]);
+        e[15] = aether_flat_rd32(in[15u]);
+        memcpy(&p_m, e, sizeof e);
+    }
     r = aether_mat4f_transpose(p_m);
-    out[o++] = aether_flat_wr32(r.m[0]);
-    out[o++] = aether_flat_wr32(r.m[1]);
-    out[o++] = aether_flat_wr32(r.m[2]);
-    out[o++] = aether_flat_wr32(r.m[3]);
-    out[o++] = aether_flat_wr32(r.m[4]);
-    out[o++] = aether_flat_wr32(r.m[5]);
-    out[o++] = aether_flat_wr32(r.m[6]);
-    out[o++] = aether_flat_wr32(r.m[7]);
-    out[o++] = aether_flat_wr32(r.m[8]);
-    out[o++] = aether_flat_wr32(r.m[9]);
-    out[o++] = aether_flat_wr32(r.m[10]);
-    out[o++] = aether_flat_wr32(r.m[11]);
-    out[o++] = aether_flat_wr32(r.m[12]);
-    out[o++] = aether_flat_wr32(r.m[13]);
-    out[o++] = aether_flat_wr32(r.m[14]);
-    out[o++] = aether_flat_wr32(r.m[15]);
+    {
+        float e[16];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+        out[o++] = aether_flat_wr32(e[4]);
+        out[o++] = aether_flat_wr32(e[5]);
+        out[o++] = aether_flat_wr32(e[6]);
+        out[o++] = aether_flat_wr32(e[7]);
+        out[o++] = aether_flat_wr32(e[8]);
+        out[o++] = aether_flat_wr32(e[9]);
+        out[o++] = aether_flat_wr32(e[10]);
+        out[o++] = aether_flat_wr32(e[11]);
+        out[o++] = aether_flat_wr32(e[12]);
+        out[o++] = aether_flat_wr32(e[13]);
+        out[o++] = aether_flat_wr32(e[14]);
+        out[o++] = aether_flat_wr32(e[15]);
+    }
     return o;
 }
 
@@ -2808,39 +3954,47 @@ static size_t aether_flat_call_mat4d_transpose(const uint64_t *in, size_t n_in, 
     size_t o = 0;
     (void)in;
     if (n_in != 16u || cap < 16u) return AETHER_FLAT_BAD;
-    p_m.m[0] = aether_flat_rd64(in[0u]);
-    p_m.m[1] = aether_flat_rd64(in[1u]);
-    p_m.m[2] = aether_flat_rd64(in[2u]);
-    p_m.m[3] = aether_flat_rd64(in[3u]);
-    p_m.m[4] = aether_flat_rd64(in[4u]);
-    p_m.m[5] = aether_flat_rd64(in[5u]);
-    p_m.m[6] = aether_flat_rd64(in[6u]);
-    p_m.m[7] = aether_flat_rd64(in[7u]);
-    p_m.m[8] = aether_flat_rd64(in[8u]);
-    p_m.m[9] = aether_flat_rd64(in[9u]);
-    p_m.m[10] = aether_flat_rd64(in[10u]);
-    p_m.m[11] = aether_flat_rd64(in[11u]);
-    p_m.m[12] = aether_flat_rd64(in[12u]);
-    p_m.m[13] = aether_flat_rd64(in[13u]);
-    p_m.m[14] = aether_flat_rd64(in[14u]);
-    p_m.m[15] = aether_flat_rd64(in[15u]);
+    {
+        double e[16];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        e[9] = aether_flat_rd64(in[9u]);
+        e[10] = aether_flat_rd64(in[10u]);
+        e[11] = aether_flat_rd64(in[11u]);
+        e[12] = aether_flat_rd64(in[12u]);
+        e[13] = aether_flat_rd64(in[13u]);
+        e[14] = aether_flat_rd64(in[14u]);
+        e[15] = aether_flat_rd64(in[15u]);
+        memcpy(&p_m, e, sizeof e);
+    }
     r = aether_mat4d_transpose(p_m);
-    out[o++] = aether_flat_wr64(r.m[0]);
-    out[o++] = aether_flat_wr64(r.m[1]);
-    out[o++] = aether_flat_wr64(r.m[2]);
-    out[o++] = aether_flat_wr64(r.m[3]);
-    out[o++] = aether_flat_wr64(r.m[4]);
-    out[o++] = aether_flat_wr64(r.m[5]);
-    out[o++] = aether_flat_wr64(r.m[6]);
-    out[o++] = aether_flat_wr64(r.m[7]);
-    out[o++] = aether_flat_wr64(r.m[8]);
-    out[o++] = aether_flat_wr64(r.m[9]);
-    out[o++] = aether_flat_wr64(r.m[10]);
-    out[o++] = aether_flat_wr64(r.m[11]);
-    out[o++] = aether_flat_wr64(r.m[12]);
-    out[o++] = aether_flat_wr64(r.m[13]);
-    out[o++] = aether_flat_wr64(r.m[14]);
-    out[o++] = aether_flat_wr64(r.m[15]);
+    {
+        double e[16];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+        out[o++] = aether_flat_wr64(e[4]);
+        out[o++] = aether_flat_wr64(e[5]);
+        out[o++] = aether_flat_wr64(e[6]);
+        out[o++] = aether_flat_wr64(e[7]);
+        out[o++] = aether_flat_wr64(e[8]);
+        out[o++] = aether_flat_wr64(e[9]);
+        out[o++] = aether_flat_wr64(e[10]);
+        out[o++] = aether_flat_wr64(e[11]);
+        out[o++] = aether_flat_wr64(e[12]);
+        out[o++] = aether_flat_wr64(e[13]);
+        out[o++] = aether_flat_wr64(e[14]);
+        out[o++] = aether_flat_wr64(e[15]);
+    }
     return o;
 }
 
@@ -2851,10 +4005,14 @@ static size_t aether_flat_call_mat2f_identity(const uint64_t *in, size_t n_in, u
     (void)in;
     if (n_in != 0u || cap < 4u) return AETHER_FLAT_BAD;
     r = aether_mat2f_identity();
-    out[o++] = aether_flat_wr32(r.m[0]);
-    out[o++] = aether_flat_wr32(r.m[1]);
-    out[o++] = aether_flat_wr32(r.m[2]);
-    out[o++] = aether_flat_wr32(r.m[3]);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     return o;
 }
 
@@ -2865,10 +4023,14 @@ static size_t aether_flat_call_mat2d_identity(const uint64_t *in, size_t n_in, u
     (void)in;
     if (n_in != 0u || cap < 4u) return AETHER_FLAT_BAD;
     r = aether_mat2d_identity();
-    out[o++] = aether_flat_wr64(r.m[0]);
-    out[o++] = aether_flat_wr64(r.m[1]);
-    out[o++] = aether_flat_wr64(r.m[2]);
-    out[o++] = aether_flat_wr64(r.m[3]);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     return o;
 }
 
@@ -2879,15 +4041,19 @@ static size_t aether_flat_call_mat3f_identity(const uint64_t *in, size_t n_in, u
     (void)in;
     if (n_in != 0u || cap < 9u) return AETHER_FLAT_BAD;
     r = aether_mat3f_identity();
-    out[o++] = aether_flat_wr32(r.m[0]);
-    out[o++] = aether_flat_wr32(r.m[1]);
-    out[o++] = aether_flat_wr32(r.m[2]);
-    out[o++] = aether_flat_wr32(r.m[3]);
-    out[o++] = aether_flat_wr32(r.m[4]);
-    out[o++] = aether_flat_wr32(r.m[5]);
-    out[o++] = aether_flat_wr32(r.m[6]);
-    out[o++] = aether_flat_wr32(r.m[7]);
-    out[o++] = aether_flat_wr32(r.m[8]);
+    {
+        float e[9];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+        out[o++] = aether_flat_wr32(e[4]);
+        out[o++] = aether_flat_wr32(e[5]);
+        out[o++] = aether_flat_wr32(e[6]);
+        out[o++] = aether_flat_wr32(e[7]);
+        out[o++] = aether_flat_wr32(e[8]);
+    }
     return o;
 }
 
@@ -2898,15 +4064,19 @@ static size_t aether_flat_call_mat3d_identity(const uint64_t *in, size_t n_in, u
     (void)in;
     if (n_in != 0u || cap < 9u) return AETHER_FLAT_BAD;
     r = aether_mat3d_identity();
-    out[o++] = aether_flat_wr64(r.m[0]);
-    out[o++] = aether_flat_wr64(r.m[1]);
-    out[o++] = aether_flat_wr64(r.m[2]);
-    out[o++] = aether_flat_wr64(r.m[3]);
-    out[o++] = aether_flat_wr64(r.m[4]);
-    out[o++] = aether_flat_wr64(r.m[5]);
-    out[o++] = aether_flat_wr64(r.m[6]);
-    out[o++] = aether_flat_wr64(r.m[7]);
-    out[o++] = aether_flat_wr64(r.m[8]);
+    {
+        double e[9];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+        out[o++] = aether_flat_wr64(e[4]);
+        out[o++] = aether_flat_wr64(e[5]);
+        out[o++] = aether_flat_wr64(e[6]);
+        out[o++] = aether_flat_wr64(e[7]);
+        out[o++] = aether_flat_wr64(e[8]);
+    }
     return o;
 }
 
@@ -2917,22 +4087,26 @@ static size_t aether_flat_call_mat4f_identity(const uint64_t *in, size_t n_in, u
     (void)in;
     if (n_in != 0u || cap < 16u) return AETHER_FLAT_BAD;
     r = aether_mat4f_identity();
-    out[o++] = aether_flat_wr32(r.m[0]);
-    out[o++] = aether_flat_wr32(r.m[1]);
-    out[o++] = aether_flat_wr32(r.m[2]);
-    out[o++] = aether_flat_wr32(r.m[3]);
-    out[o++] = aether_flat_wr32(r.m[4]);
-    out[o++] = aether_flat_wr32(r.m[5]);
-    out[o++] = aether_flat_wr32(r.m[6]);
-    out[o++] = aether_flat_wr32(r.m[7]);
-    out[o++] = aether_flat_wr32(r.m[8]);
-    out[o++] = aether_flat_wr32(r.m[9]);
-    out[o++] = aether_flat_wr32(r.m[10]);
-    out[o++] = aether_flat_wr32(r.m[11]);
-    out[o++] = aether_flat_wr32(r.m[12]);
-    out[o++] = aether_flat_wr32(r.m[13]);
-    out[o++] = aether_flat_wr32(r.m[14]);
-    out[o++] = aether_flat_wr32(r.m[15]);
+    {
+        float e[16];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+        out[o++] = aether_flat_wr32(e[4]);
+        out[o++] = aether_flat_wr32(e[5]);
+        out[o++] = aether_flat_wr32(e[6]);
+        out[o++] = aether_flat_wr32(e[7]);
+        out[o++] = aether_flat_wr32(e[8]);
+        out[o++] = aether_flat_wr32(e[9]);
+        out[o++] = aether_flat_wr32(e[10]);
+        out[o++] = aether_flat_wr32(e[11]);
+        out[o++] = aether_flat_wr32(e[12]);
+        out[o++] = aether_flat_wr32(e[13]);
+        out[o++] = aether_flat_wr32(e[14]);
+        out[o++] = aether_flat_wr32(e[15]);
+    }
     return o;
 }
 
@@ -2943,22 +4117,26 @@ static size_t aether_flat_call_mat4d_identity(const uint64_t *in, size_t n_in, u
     (void)in;
     if (n_in != 0u || cap < 16u) return AETHER_FLAT_BAD;
     r = aether_mat4d_identity();
-    out[o++] = aether_flat_wr64(r.m[0]);
-    out[o++] = aether_flat_wr64(r.m[1]);
-    out[o++] = aether_flat_wr64(r.m[2]);
-    out[o++] = aether_flat_wr64(r.m[3]);
-    out[o++] = aether_flat_wr64(r.m[4]);
-    out[o++] = aether_flat_wr64(r.m[5]);
-    out[o++] = aether_flat_wr64(r.m[6]);
-    out[o++] = aether_flat_wr64(r.m[7]);
-    out[o++] = aether_flat_wr64(r.m[8]);
-    out[o++] = aether_flat_wr64(r.m[9]);
-    out[o++] = aether_flat_wr64(r.m[10]);
-    out[o++] = aether_flat_wr64(r.m[11]);
-    out[o++] = aether_flat_wr64(r.m[12]);
-    out[o++] = aether_flat_wr64(r.m[13]);
-    out[o++] = aether_flat_wr64(r.m[14]);
-    out[o++] = aether_flat_wr64(r.m[15]);
+    {
+        double e[16];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+        out[o++] = aether_flat_wr64(e[4]);
+        out[o++] = aether_flat_wr64(e[5]);
+        out[o++] = aether_flat_wr64(e[6]);
+        out[o++] = aether_flat_wr64(e[7]);
+        out[o++] = aether_flat_wr64(e[8]);
+        out[o++] = aether_flat_wr64(e[9]);
+        out[o++] = aether_flat_wr64(e[10]);
+        out[o++] = aether_flat_wr64(e[11]);
+        out[o++] = aether_flat_wr64(e[12]);
+        out[o++] = aether_flat_wr64(e[13]);
+        out[o++] = aether_flat_wr64(e[14]);
+        out[o++] = aether_flat_wr64(e[15]);
+    }
     return o;
 }
 
@@ -2970,14 +4148,22 @@ static size_t aether_flat_call_mat2f_dot(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 8u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.m[0] = aether_flat_rd32(in[0u]);
-    p_a.m[1] = aether_flat_rd32(in[1u]);
-    p_a.m[2] = aether_flat_rd32(in[2u]);
-    p_a.m[3] = aether_flat_rd32(in[3u]);
-    p_b.m[0] = aether_flat_rd32(in[4u]);
-    p_b.m[1] = aether_flat_rd32(in[5u]);
-    p_b.m[2] = aether_flat_rd32(in[6u]);
-    p_b.m[3] = aether_flat_rd32(in[7u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[4u]);
+        e[1] = aether_flat_rd32(in[5u]);
+        e[2] = aether_flat_rd32(in[6u]);
+        e[3] = aether_flat_rd32(in[7u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_mat2f_dot(p_a, p_b);
     out[o++] = aether_flat_wr32(r);
     return o;
@@ -2991,14 +4177,22 @@ static size_t aether_flat_call_mat2d_dot(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 8u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.m[0] = aether_flat_rd64(in[0u]);
-    p_a.m[1] = aether_flat_rd64(in[1u]);
-    p_a.m[2] = aether_flat_rd64(in[2u]);
-    p_a.m[3] = aether_flat_rd64(in[3u]);
-    p_b.m[0] = aether_flat_rd64(in[4u]);
-    p_b.m[1] = aether_flat_rd64(in[5u]);
-    p_b.m[2] = aether_flat_rd64(in[6u]);
-    p_b.m[3] = aether_flat_rd64(in[7u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[4u]);
+        e[1] = aether_flat_rd64(in[5u]);
+        e[2] = aether_flat_rd64(in[6u]);
+        e[3] = aether_flat_rd64(in[7u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_mat2d_dot(p_a, p_b);
     out[o++] = aether_flat_wr64(r);
     return o;
@@ -3012,24 +4206,32 @@ static size_t aether_flat_call_mat3f_dot(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 18u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.m[0] = aether_flat_rd32(in[0u]);
-    p_a.m[1] = aether_flat_rd32(in[1u]);
-    p_a.m[2] = aether_flat_rd32(in[2u]);
-    p_a.m[3] = aether_flat_rd32(in[3u]);
-    p_a.m[4] = aether_flat_rd32(in[4u]);
-    p_a.m[5] = aether_flat_rd32(in[5u]);
-    p_a.m[6] = aether_flat_rd32(in[6u]);
-    p_a.m[7] = aether_flat_rd32(in[7u]);
-    p_a.m[8] = aether_flat_rd32(in[8u]);
-    p_b.m[0] = aether_flat_rd32(in[9u]);
-    p_b.m[1] = aether_flat_rd32(in[10u]);
-    p_b.m[2] = aether_flat_rd32(in[11u]);
-    p_b.m[3] = aether_flat_rd32(in[12u]);
-    p_b.m[4] = aether_flat_rd32(in[13u]);
-    p_b.m[5] = aether_flat_rd32(in[14u]);
-    p_b.m[6] = aether_flat_rd32(in[15u]);
-    p_b.m[7] = aether_flat_rd32(in[16u]);
-    p_b.m[8] = aether_flat_rd32(in[17u]);
+    {
+        float e[9];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[9];
+        e[0] = aether_flat_rd32(in[9u]);
+        e[1] = aether_flat_rd32(in[10u]);
+        e[2] = aether_flat_rd32(in[11u]);
+        e[3] = aether_flat_rd32(in[12u]);
+        e[4] = aether_flat_rd32(in[13u]);
+        e[5] = aether_flat_rd32(in[14u]);
+        e[6] = aether_flat_rd32(in[15u]);
+        e[7] = aether_flat_rd32(in[16u]);
+        e[8] = aether_flat_rd32(in[17u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_mat3f_dot(p_a, p_b);
     out[o++] = aether_flat_wr32(r);
     return o;
@@ -3043,24 +4245,32 @@ static size_t aether_flat_call_mat3d_dot(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 18u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.m[0] = aether_flat_rd64(in[0u]);
-    p_a.m[1] = aether_flat_rd64(in[1u]);
-    p_a.m[2] = aether_flat_rd64(in[2u]);
-    p_a.m[3] = aether_flat_rd64(in[3u]);
-    p_a.m[4] = aether_flat_rd64(in[4u]);
-    p_a.m[5] = aether_flat_rd64(in[5u]);
-    p_a.m[6] = aether_flat_rd64(in[6u]);
-    p_a.m[7] = aether_flat_rd64(in[7u]);
-    p_a.m[8] = aether_flat_rd64(in[8u]);
-    p_b.m[0] = aether_flat_rd64(in[9u]);
-    p_b.m[1] = aether_flat_rd64(in[10u]);
-    p_b.m[2] = aether_flat_rd64(in[11u]);
-    p_b.m[3] = aether_flat_rd64(in[12u]);
-    p_b.m[4] = aether_flat_rd64(in[13u]);
-    p_b.m[5] = aether_flat_rd64(in[14u]);
-    p_b.m[6] = aether_flat_rd64(in[15u]);
-    p_b.m[7] = aether_flat_rd64(in[16u]);
-    p_b.m[8] = aether_flat_rd64(in[17u]);
+    {
+        double e[9];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[9];
+        e[0] = aether_flat_rd64(in[9u]);
+        e[1] = aether_flat_rd64(in[10u]);
+        e[2] = aether_flat_rd64(in[11u]);
+        e[3] = aether_flat_rd64(in[12u]);
+        e[4] = aether_flat_rd64(in[13u]);
+        e[5] = aether_flat_rd64(in[14u]);
+        e[6] = aether_flat_rd64(in[15u]);
+        e[7] = aether_flat_rd64(in[16u]);
+        e[8] = aether_flat_rd64(in[17u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_mat3d_dot(p_a, p_b);
     out[o++] = aether_flat_wr64(r);
     return o;
@@ -3074,38 +4284,46 @@ static size_t aether_flat_call_mat4f_dot(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 32u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.m[0] = aether_flat_rd32(in[0u]);
-    p_a.m[1] = aether_flat_rd32(in[1u]);
-    p_a.m[2] = aether_flat_rd32(in[2u]);
-    p_a.m[3] = aether_flat_rd32(in[3u]);
-    p_a.m[4] = aether_flat_rd32(in[4u]);
-    p_a.m[5] = aether_flat_rd32(in[5u]);
-    p_a.m[6] = aether_flat_rd32(in[6u]);
-    p_a.m[7] = aether_flat_rd32(in[7u]);
-    p_a.m[8] = aether_flat_rd32(in[8u]);
-    p_a.m[9] = aether_flat_rd32(in[9u]);
-    p_a.m[10] = aether_flat_rd32(in[10u]);
-    p_a.m[11] = aether_flat_rd32(in[11u]);
-    p_a.m[12] = aether_flat_rd32(in[12u]);
-    p_a.m[13] = aether_flat_rd32(in[13u]);
-    p_a.m[14] = aether_flat_rd32(in[14u]);
-    p_a.m[15] = aether_flat_rd32(in[15u]);
-    p_b.m[0] = aether_flat_rd32(in[16u]);
-    p_b.m[1] = aether_flat_rd32(in[17u]);
-    p_b.m[2] = aether_flat_rd32(in[18u]);
-    p_b.m[3] = aether_flat_rd32(in[19u]);
-    p_b.m[4] = aether_flat_rd32(in[20u]);
-    p_b.m[5] = aether_flat_rd32(in[21u]);
-    p_b.m[6] = aether_flat_rd32(in[22u]);
-    p_b.m[7] = aether_flat_rd32(in[23u]);
-    p_b.m[8] = aether_flat_rd32(in[24u]);
-    p_b.m[9] = aether_flat_rd32(in[25u]);
-    p_b.m[10] = aether_flat_rd32(in[26u]);
-    p_b.m[11] = aether_flat_rd32(in[27u]);
-    p_b.m[12] = aether_flat_rd32(in[28u]);
-    p_b.m[13] = aether_flat_rd32(in[29u]);
-    p_b.m[14] = aether_flat_rd32(in[30u]);
-    p_b.m[15] = aether_flat_rd32(in[31u]);
+    {
+        float e[16];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        e[9] = aether_flat_rd32(in[9u]);
+        e[10] = aether_flat_rd32(in[10u]);
+        e[11] = aether_flat_rd32(in[11u]);
+        e[12] = aether_flat_rd32(in[12u]);
+        e[13] = aether_flat_rd32(in[13u]);
+        e[14] = aether_flat_rd32(in[14u]);
+        e[15] = aether_flat_rd32(in[15u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[16];
+        e[0] = aether_flat_rd32(in[16u]);
+        e[1] = aether_flat_rd32(in[17u]);
+        e[2] = aether_flat_rd32(in[18u]);
+        e[3] = aether_flat_rd32(in[19u]);
+        e[4] = aether_flat_rd32(in[20u]);
+        e[5] = aether_flat_rd32(in[21u]);
+        e[6] = aether_flat_rd32(in[22u]);
+        e[7] = aether_flat_rd32(in[23u]);
+        e[8] = aether_flat_rd32(in[24u]);
+        e[9] = aether_flat_rd32(in[25u]);
+        e[10] = aether_flat_rd32(in[26u]);
+        e[11] = aether_flat_rd32(in[27u]);
+        e[12] = aether_flat_rd32(in[28u]);
+        e[13] = aether_flat_rd32(in[29u]);
+        e[14] = aether_flat_rd32(in[30u]);
+        e[15] = aether_flat_rd32(in[31u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_mat4f_dot(p_a, p_b);
     out[o++] = aether_flat_wr32(r);
     return o;
@@ -3119,38 +4337,46 @@ static size_t aether_flat_call_mat4d_dot(const uint64_t *in, size_t n_in, uint64
     size_t o = 0;
     (void)in;
     if (n_in != 32u || cap < 1u) return AETHER_FLAT_BAD;
-    p_a.m[0] = aether_flat_rd64(in[0u]);
-    p_a.m[1] = aether_flat_rd64(in[1u]);
-    p_a.m[2] = aether_flat_rd64(in[2u]);
-    p_a.m[3] = aether_flat_rd64(in[3u]);
-    p_a.m[4] = aether_flat_rd64(in[4u]);
-    p_a.m[5] = aether_flat_rd64(in[5u]);
-    p_a.m[6] = aether_flat_rd64(in[6u]);
-    p_a.m[7] = aether_flat_rd64(in[7u]);
-    p_a.m[8] = aether_flat_rd64(in[8u]);
-    p_a.m[9] = aether_flat_rd64(in[9u]);
-    p_a.m[10] = aether_flat_rd64(in[10u]);
-    p_a.m[11] = aether_flat_rd64(in[11u]);
-    p_a.m[12] = aether_flat_rd64(in[12u]);
-    p_a.m[13] = aether_flat_rd64(in[13u]);
-    p_a.m[14] = aether_flat_rd64(in[14u]);
-    p_a.m[15] = aether_flat_rd64(in[15u]);
-    p_b.m[0] = aether_flat_rd64(in[16u]);
-    p_b.m[1] = aether_flat_rd64(in[17u]);
-    p_b.m[2] = aether_flat_rd64(in[18u]);
-    p_b.m[3] = aether_flat_rd64(in[19u]);
-    p_b.m[4] = aether_flat_rd64(in[20u]);
-    p_b.m[5] = aether_flat_rd64(in[21u]);
-    p_b.m[6] = aether_flat_rd64(in[22u]);
-    p_b.m[7] = aether_flat_rd64(in[23u]);
-    p_b.m[8] = aether_flat_rd64(in[24u]);
-    p_b.m[9] = aether_flat_rd64(in[25u]);
-    p_b.m[10] = aether_flat_rd64(in[26u]);
-    p_b.m[11] = aether_flat_rd64(in[27u]);
-    p_b.m[12] = aether_flat_rd64(in[28u]);
-    p_b.m[13] = aether_flat_rd64(in[29u]);
-    p_b.m[14] = aether_flat_rd64(in[30u]);
-    p_b.m[15] = aether_flat_rd64(in[31u]);
+    {
+        double e[16];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        e[9] = aether_flat_rd64(in[9u]);
+        e[10] = aether_flat_rd64(in[10u]);
+        e[11] = aether_flat_rd64(in[11u]);
+        e[12] = aether_flat_rd64(in[12u]);
+        e[13] = aether_flat_rd64(in[13u]);
+        e[14] = aether_flat_rd64(in[14u]);
+        e[15] = aether_flat_rd64(in[15u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[16];
+        e[0] = aether_flat_rd64(in[16u]);
+        e[1] = aether_flat_rd64(in[17u]);
+        e[2] = aether_flat_rd64(in[18u]);
+        e[3] = aether_flat_rd64(in[19u]);
+        e[4] = aether_flat_rd64(in[20u]);
+        e[5] = aether_flat_rd64(in[21u]);
+        e[6] = aether_flat_rd64(in[22u]);
+        e[7] = aether_flat_rd64(in[23u]);
+        e[8] = aether_flat_rd64(in[24u]);
+        e[9] = aether_flat_rd64(in[25u]);
+        e[10] = aether_flat_rd64(in[26u]);
+        e[11] = aether_flat_rd64(in[27u]);
+        e[12] = aether_flat_rd64(in[28u]);
+        e[13] = aether_flat_rd64(in[29u]);
+        e[14] = aether_flat_rd64(in[30u]);
+        e[15] = aether_flat_rd64(in[31u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_mat4d_dot(p_a, p_b);
     out[o++] = aether_flat_wr64(r);
     return o;
@@ -3163,10 +4389,14 @@ static size_t aether_flat_call_mat2f_determinant(const uint64_t *in, size_t n_in
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 1u) return AETHER_FLAT_BAD;
-    p_m.m[0] = aether_flat_rd32(in[0u]);
-    p_m.m[1] = aether_flat_rd32(in[1u]);
-    p_m.m[2] = aether_flat_rd32(in[2u]);
-    p_m.m[3] = aether_flat_rd32(in[3u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_m, e, sizeof e);
+    }
     r = aether_mat2f_determinant(p_m);
     out[o++] = aether_flat_wr32(r);
     return o;
@@ -3179,10 +4409,14 @@ static size_t aether_flat_call_mat2d_determinant(const uint64_t *in, size_t n_in
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 1u) return AETHER_FLAT_BAD;
-    p_m.m[0] = aether_flat_rd64(in[0u]);
-    p_m.m[1] = aether_flat_rd64(in[1u]);
-    p_m.m[2] = aether_flat_rd64(in[2u]);
-    p_m.m[3] = aether_flat_rd64(in[3u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_m, e, sizeof e);
+    }
     r = aether_mat2d_determinant(p_m);
     out[o++] = aether_flat_wr64(r);
     return o;
@@ -3195,15 +4429,19 @@ static size_t aether_flat_call_mat3f_determinant(const uint64_t *in, size_t n_in
     size_t o = 0;
     (void)in;
     if (n_in != 9u || cap < 1u) return AETHER_FLAT_BAD;
-    p_m.m[0] = aether_flat_rd32(in[0u]);
-    p_m.m[1] = aether_flat_rd32(in[1u]);
-    p_m.m[2] = aether_flat_rd32(in[2u]);
-    p_m.m[3] = aether_flat_rd32(in[3u]);
-    p_m.m[4] = aether_flat_rd32(in[4u]);
-    p_m.m[5] = aether_flat_rd32(in[5u]);
-    p_m.m[6] = aether_flat_rd32(in[6u]);
-    p_m.m[7] = aether_flat_rd32(in[7u]);
-    p_m.m[8] = aether_flat_rd32(in[8u]);
+    {
+        float e[9];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        memcpy(&p_m, e, sizeof e);
+    }
     r = aether_mat3f_determinant(p_m);
     out[o++] = aether_flat_wr32(r);
     return o;
@@ -3216,15 +4454,19 @@ static size_t aether_flat_call_mat3d_determinant(const uint64_t *in, size_t n_in
     size_t o = 0;
     (void)in;
     if (n_in != 9u || cap < 1u) return AETHER_FLAT_BAD;
-    p_m.m[0] = aether_flat_rd64(in[0u]);
-    p_m.m[1] = aether_flat_rd64(in[1u]);
-    p_m.m[2] = aether_flat_rd64(in[2u]);
-    p_m.m[3] = aether_flat_rd64(in[3u]);
-    p_m.m[4] = aether_flat_rd64(in[4u]);
-    p_m.m[5] = aether_flat_rd64(in[5u]);
-    p_m.m[6] = aether_flat_rd64(in[6u]);
-    p_m.m[7] = aether_flat_rd64(in[7u]);
-    p_m.m[8] = aether_flat_rd64(in[8u]);
+    {
+        double e[9];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        memcpy(&p_m, e, sizeof e);
+    }
     r = aether_mat3d_determinant(p_m);
     out[o++] = aether_flat_wr64(r);
     return o;
@@ -3237,22 +4479,26 @@ static size_t aether_flat_call_mat4f_determinant(const uint64_t *in, size_t n_in
     size_t o = 0;
     (void)in;
     if (n_in != 16u || cap < 1u) return AETHER_FLAT_BAD;
-    p_m.m[0] = aether_flat_rd32(in[0u]);
-    p_m.m[1] = aether_flat_rd32(in[1u]);
-    p_m.m[2] = aether_flat_rd32(in[2u]);
-    p_m.m[3] = aether_flat_rd32(in[3u]);
-    p_m.m[4] = aether_flat_rd32(in[4u]);
-    p_m.m[5] = aether_flat_rd32(in[5u]);
-    p_m.m[6] = aether_flat_rd32(in[6u]);
-    p_m.m[7] = aether_flat_rd32(in[7u]);
-    p_m.m[8] = aether_flat_rd32(in[8u]);
-    p_m.m[9] = aether_flat_rd32(in[9u]);
-    p_m.m[10] = aether_flat_rd32(in[10u]);
-    p_m.m[11] = aether_flat_rd32(in[11u]);
-    p_m.m[12] = aether_flat_rd32(in[12u]);
-    p_m.m[13] = aether_flat_rd32(in[13u]);
-    p_m.m[14] = aether_flat_rd32(in[14u]);
-    p_m.m[15] = aether_flat_rd32(in[15u]);
+    {
+        float e[16];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        e[9] = aether_flat_rd32(in[9u]);
+        e[10] = aether_flat_rd32(in[10u]);
+        e[11] = aether_flat_rd32(in[11u]);
+        e[12] = aether_flat_rd32(in[12u]);
+        e[13] = aether_flat_rd32(in[13u]);
+        e[14] = aether_flat_rd32(in[14u]);
+        e[15] = aether_flat_rd32(in[15u]);
+        memcpy(&p_m, e, sizeof e);
+    }
     r = aether_mat4f_determinant(p_m);
     out[o++] = aether_flat_wr32(r);
     return o;
@@ -3265,22 +4511,26 @@ static size_t aether_flat_call_mat4d_determinant(const uint64_t *in, size_t n_in
     size_t o = 0;
     (void)in;
     if (n_in != 16u || cap < 1u) return AETHER_FLAT_BAD;
-    p_m.m[0] = aether_flat_rd64(in[0u]);
-    p_m.m[1] = aether_flat_rd64(in[1u]);
-    p_m.m[2] = aether_flat_rd64(in[2u]);
-    p_m.m[3] = aether_flat_rd64(in[3u]);
-    p_m.m[4] = aether_flat_rd64(in[4u]);
-    p_m.m[5] = aether_flat_rd64(in[5u]);
-    p_m.m[6] = aether_flat_rd64(in[6u]);
-    p_m.m[7] = aether_flat_rd64(in[7u]);
-    p_m.m[8] = aether_flat_rd64(in[8u]);
-    p_m.m[9] = aether_flat_rd64(in[9u]);
-    p_m.m[10] = aether_flat_rd64(in[10u]);
-    p_m.m[11] = aether_flat_rd64(in[11u]);
-    p_m.m[12] = aether_flat_rd64(in[12u]);
-    p_m.m[13] = aether_flat_rd64(in[13u]);
-    p_m.m[14] = aether_flat_rd64(in[14u]);
-    p_m.m[15] = aether_flat_rd64(in[15u]);
+    {
+        double e[16];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        e[9] = aether_flat_rd64(in[9u]);
+        e[10] = aether_flat_rd64(in[10u]);
+        e[11] = aether_flat_rd64(in[11u]);
+        e[12] = aether_flat_rd64(in[12u]);
+        e[13] = aether_flat_rd64(in[13u]);
+        e[14] = aether_flat_rd64(in[14u]);
+        e[15] = aether_flat_rd64(in[15u]);
+        memcpy(&p_m, e, sizeof e);
+    }
     r = aether_mat4d_determinant(p_m);
     out[o++] = aether_flat_wr64(r);
     return o;
@@ -3331,8 +4581,12 @@ static size_t aether_flat_call_f32_two_sum(const uint64_t *in, size_t n_in, uint
     p_a = aether_flat_rd32(in[0u]);
     p_b = aether_flat_rd32(in[1u]);
     r = aether_f32_two_sum(p_a, p_b);
-    out[o++] = aether_flat_wr32(r.hi);
-    out[o++] = aether_flat_wr32(r.comp);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 }
 
@@ -3347,8 +4601,12 @@ static size_t aether_flat_call_f64_two_sum(const uint64_t *in, size_t n_in, uint
     p_a = aether_flat_rd64(in[0u]);
     p_b = aether_flat_rd64(in[1u]);
     r = aether_f64_two_sum(p_a, p_b);
-    out[o++] = aether_flat_wr64(r.hi);
-    out[o++] = aether_flat_wr64(r.comp);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 }
 
@@ -3360,12 +4618,20 @@ static size_t aether_flat_call_pairf_neumaier_add(const uint64_t *in, size_t n_i
     size_t o = 0;
     (void)in;
     if (n_in != 3u || cap < 2u) return AETHER_FLAT_BAD;
-    p_p.hi = aether_flat_rd32(in[0u]);
-    p_p.comp = aether_flat_rd32(in[1u]);
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        memcpy(&p_p, e, sizeof e);
+    }
     p_x = aether_flat_rd32(in[2u]);
     r = aether_pairf_neumaier_add(p_p, p_x);
-    out[o++] = aether_flat_wr32(r.hi);
-    out[o++] = aether_flat_wr32(r.comp);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 }
 
@@ -3377,12 +4643,20 @@ static size_t aether_flat_call_paird_neumaier_add(const uint64_t *in, size_t n_i
     size_t o = 0;
     (void)in;
     if (n_in != 3u || cap < 2u) return AETHER_FLAT_BAD;
-    p_p.hi = aether_flat_rd64(in[0u]);
-    p_p.comp = aether_flat_rd64(in[1u]);
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        memcpy(&p_p, e, sizeof e);
+    }
     p_x = aether_flat_rd64(in[2u]);
     r = aether_paird_neumaier_add(p_p, p_x);
-    out[o++] = aether_flat_wr64(r.hi);
-    out[o++] = aether_flat_wr64(r.comp);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 }
 
@@ -3394,13 +4668,25 @@ static size_t aether_flat_call_pairf_combine(const uint64_t *in, size_t n_in, ui
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 2u) return AETHER_FLAT_BAD;
-    p_a.hi = aether_flat_rd32(in[0u]);
-    p_a.comp = aether_flat_rd32(in[1u]);
-    p_b.hi = aether_flat_rd32(in[2u]);
-    p_b.comp = aether_flat_rd32(in[3u]);
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[2u]);
+        e[1] = aether_flat_rd32(in[3u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_pairf_combine(p_a, p_b);
-    out[o++] = aether_flat_wr32(r.hi);
-    out[o++] = aether_flat_wr32(r.comp);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 }
 
@@ -3412,13 +4698,25 @@ static size_t aether_flat_call_paird_combine(const uint64_t *in, size_t n_in, ui
     size_t o = 0;
     (void)in;
     if (n_in != 4u || cap < 2u) return AETHER_FLAT_BAD;
-    p_a.hi = aether_flat_rd64(in[0u]);
-    p_a.comp = aether_flat_rd64(in[1u]);
-    p_b.hi = aether_flat_rd64(in[2u]);
-    p_b.comp = aether_flat_rd64(in[3u]);
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[2u]);
+        e[1] = aether_flat_rd64(in[3u]);
+        memcpy(&p_b, e, sizeof e);
+    }
     r = aether_paird_combine(p_a, p_b);
-    out[o++] = aether_flat_wr64(r.hi);
-    out[o++] = aether_flat_wr64(r.comp);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 }
 
@@ -3429,8 +4727,12 @@ static size_t aether_flat_call_pairf_value(const uint64_t *in, size_t n_in, uint
     size_t o = 0;
     (void)in;
     if (n_in != 2u || cap < 1u) return AETHER_FLAT_BAD;
-    p_p.hi = aether_flat_rd32(in[0u]);
-    p_p.comp = aether_flat_rd32(in[1u]);
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        memcpy(&p_p, e, sizeof e);
+    }
     r = aether_pairf_value(p_p);
     out[o++] = aether_flat_wr32(r);
     return o;
@@ -3443,8 +4745,12 @@ static size_t aether_flat_call_paird_value(const uint64_t *in, size_t n_in, uint
     size_t o = 0;
     (void)in;
     if (n_in != 2u || cap < 1u) return AETHER_FLAT_BAD;
-    p_p.hi = aether_flat_rd64(in[0u]);
-    p_p.comp = aether_flat_rd64(in[1u]);
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        memcpy(&p_p, e, sizeof e);
+    }
     r = aether_paird_value(p_p);
     out[o++] = aether_flat_wr64(r);
     return o;
@@ -3463,10 +4769,14 @@ static size_t aether_flat_call_f32_jacobi_rotation(const uint64_t *in, size_t n_
     p_aqq = aether_flat_rd32(in[1u]);
     p_apq = aether_flat_rd32(in[2u]);
     r = aether_f32_jacobi_rotation(p_app, p_aqq, p_apq);
-    out[o++] = aether_flat_wr32(r.c);
-    out[o++] = aether_flat_wr32(r.s);
-    out[o++] = aether_flat_wr32(r.t);
-    out[o++] = aether_flat_wr32(r.tau);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     return o;
 }
 
@@ -3483,10 +4793,14 @@ static size_t aether_flat_call_f64_jacobi_rotation(const uint64_t *in, size_t n_
     p_aqq = aether_flat_rd64(in[1u]);
     p_apq = aether_flat_rd64(in[2u]);
     r = aether_f64_jacobi_rotation(p_app, p_aqq, p_apq);
-    out[o++] = aether_flat_wr64(r.c);
-    out[o++] = aether_flat_wr64(r.s);
-    out[o++] = aether_flat_wr64(r.t);
-    out[o++] = aether_flat_wr64(r.tau);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     return o;
 }
 
@@ -3501,13 +4815,21 @@ static size_t aether_flat_call_f32_jacobi_update(const uint64_t *in, size_t n_in
     if (n_in != 6u || cap < 2u) return AETHER_FLAT_BAD;
     p_g = aether_flat_rd32(in[0u]);
     p_h = aether_flat_rd32(in[1u]);
-    p_r.c = aether_flat_rd32(in[2u]);
-    p_r.s = aether_flat_rd32(in[3u]);
-    p_r.t = aether_flat_rd32(in[4u]);
-    p_r.tau = aether_flat_rd32(in[5u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[2u]);
+        e[1] = aether_flat_rd32(in[3u]);
+        e[2] = aether_flat_rd32(in[4u]);
+        e[3] = aether_flat_rd32(in[5u]);
+        memcpy(&p_r, e, sizeof e);
+    }
     r = aether_f32_jacobi_update(p_g, p_h, p_r);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 }
 
@@ -3522,13 +4844,21 @@ static size_t aether_flat_call_f64_jacobi_update(const uint64_t *in, size_t n_in
     if (n_in != 6u || cap < 2u) return AETHER_FLAT_BAD;
     p_g = aether_flat_rd64(in[0u]);
     p_h = aether_flat_rd64(in[1u]);
-    p_r.c = aether_flat_rd64(in[2u]);
-    p_r.s = aether_flat_rd64(in[3u]);
-    p_r.t = aether_flat_rd64(in[4u]);
-    p_r.tau = aether_flat_rd64(in[5u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[2u]);
+        e[1] = aether_flat_rd64(in[3u]);
+        e[2] = aether_flat_rd64(in[4u]);
+        e[3] = aether_flat_rd64(in[5u]);
+        memcpy(&p_r, e, sizeof e);
+    }
     r = aether_f64_jacobi_update(p_g, p_h, p_r);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 }
 
@@ -3545,13 +4875,21 @@ static size_t aether_flat_call_f32_jacobi_diag(const uint64_t *in, size_t n_in, 
     p_app = aether_flat_rd32(in[0u]);
     p_aqq = aether_flat_rd32(in[1u]);
     p_apq = aether_flat_rd32(in[2u]);
-    p_r.c = aether_flat_rd32(in[3u]);
-    p_r.s = aether_flat_rd32(in[4u]);
-    p_r.t = aether_flat_rd32(in[5u]);
-    p_r.tau = aether_flat_rd32(in[6u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[3u]);
+        e[1] = aether_flat_rd32(in[4u]);
+        e[2] = aether_flat_rd32(in[5u]);
+        e[3] = aether_flat_rd32(in[6u]);
+        memcpy(&p_r, e, sizeof e);
+    }
     r = aether_f32_jacobi_diag(p_app, p_aqq, p_apq, p_r);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 }
 
@@ -3568,13 +4906,21 @@ static size_t aether_flat_call_f64_jacobi_diag(const uint64_t *in, size_t n_in, 
     p_app = aether_flat_rd64(in[0u]);
     p_aqq = aether_flat_rd64(in[1u]);
     p_apq = aether_flat_rd64(in[2u]);
-    p_r.c = aether_flat_rd64(in[3u]);
-    p_r.s = aether_flat_rd64(in[4u]);
-    p_r.t = aether_flat_rd64(in[5u]);
-    p_r.tau = aether_flat_rd64(in[6u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[3u]);
+        e[1] = aether_flat_rd64(in[4u]);
+        e[2] = aether_flat_rd64(in[5u]);
+        e[3] = aether_flat_rd64(in[6u]);
+        memcpy(&p_r, e, sizeof e);
+    }
     r = aether_f64_jacobi_diag(p_app, p_aqq, p_apq, p_r);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 }
 
@@ -3585,12 +4931,18 @@ static size_t aether_flat_call_pairf_reduce32(const uint64_t *in, size_t n_in, u
     aether_pairf p;
     if (n_in != 64u || cap < 2u) return AETHER_FLAT_BAD;
     for (i = 0; i < 32u; ++i) {
-        lanes[i].hi = aether_flat_rd32(in[2u * i]);
-        lanes[i].comp = aether_flat_rd32(in[2u * i + 1u]);
+        float e[2];
+        e[0] = aether_flat_rd32(in[2u * i]);
+        e[1] = aether_flat_rd32(in[2u * i + 1u]);
+        memcpy(&lanes[i], e, sizeof e);
     }
     p = aether_pairf_reduce32(lanes);
-    out[0] = aether_flat_wr32(p.hi);
-    out[1] = aether_flat_wr32(p.comp);
+    {
+        float e[2];
+        memcpy(e, &p, sizeof e);
+        out[0] = aether_flat_wr32(e[0]);
+        out[1] = aether_flat_wr32(e[1]);
+    }
     return 2u;
 }
 
@@ -3601,12 +4953,18 @@ static size_t aether_flat_call_paird_reduce32(const uint64_t *in, size_t n_in, u
     aether_paird p;
     if (n_in != 64u || cap < 2u) return AETHER_FLAT_BAD;
     for (i = 0; i < 32u; ++i) {
-        lanes[i].hi = aether_flat_rd64(in[2u * i]);
-        lanes[i].comp = aether_flat_rd64(in[2u * i + 1u]);
+        double e[2];
+        e[0] = aether_flat_rd64(in[2u * i]);
+        e[1] = aether_flat_rd64(in[2u * i + 1u]);
+        memcpy(&lanes[i], e, sizeof e);
     }
     p = aether_paird_reduce32(lanes);
-    out[0] = aether_flat_wr64(p.hi);
-    out[1] = aether_flat_wr64(p.comp);
+    {
+        double e[2];
+        memcpy(e, &p, sizeof e);
+        out[0] = aether_flat_wr64(e[0]);
+        out[1] = aether_flat_wr64(e[1]);
+    }
     return 2u;
 }
 
@@ -3622,13 +4980,17 @@ static size_t aether_flat_call_f32_lanes_sum(const uint64_t *in, size_t n_in, ui
     if (x == NULL) return AETHER_FLAT_BAD;
     for (i = 0; i < 1u * n; ++i) x[i] = aether_flat_rd32(in[65u + i]);
     for (i = 0; i < 32u; ++i) {
-        lanes[i].hi = aether_flat_rd32(in[2u * i]);
-        lanes[i].comp = aether_flat_rd32(in[2u * i + 1u]);
+        float e[2];
+        e[0] = aether_flat_rd32(in[2u * i]);
+        e[1] = aether_flat_rd32(in[2u * i + 1u]);
+        memcpy(&lanes[i], e, sizeof e);
     }
     aether_f32_lanes_sum(lanes, (size_t)in[64u], x, n);
     for (i = 0; i < 32u; ++i) {
-        out[2u * i] = aether_flat_wr32(lanes[i].hi);
-        out[2u * i + 1u] = aether_flat_wr32(lanes[i].comp);
+        float e[2];
+        memcpy(e, &lanes[i], sizeof e);
+        out[2u * i] = aether_flat_wr32(e[0]);
+        out[2u * i + 1u] = aether_flat_wr32(e[1]);
     }
     free(x);
     return 64u;
@@ -3646,13 +5008,17 @@ static size_t aether_flat_call_f64_lanes_sum(const uint64_t *in, size_t n_in, ui
     if (x == NULL) return AETHER_FLAT_BAD;
     for (i = 0; i < 1u * n; ++i) x[i] = aether_flat_rd64(in[65u + i]);
     for (i = 0; i < 32u; ++i) {
-        lanes[i].hi = aether_flat_rd64(in[2u * i]);
-        lanes[i].comp = aether_flat_rd64(in[2u * i + 1u]);
+        double e[2];
+        e[0] = aether_flat_rd64(in[2u * i]);
+        e[1] = aether_flat_rd64(in[2u * i + 1u]);
+        memcpy(&lanes[i], e, sizeof e);
     }
     aether_f64_lanes_sum(lanes, (size_t)in[64u], x, n);
     for (i = 0; i < 32u; ++i) {
-        out[2u * i] = aether_flat_wr64(lanes[i].hi);
-        out[2u * i + 1u] = aether_flat_wr64(lanes[i].comp);
+        double e[2];
+        memcpy(e, &lanes[i], sizeof e);
+        out[2u * i] = aether_flat_wr64(e[0]);
+        out[2u * i + 1u] = aether_flat_wr64(e[1]);
     }
     free(x);
     return 64u;
@@ -3670,13 +5036,17 @@ static size_t aether_flat_call_f32_lanes_dot(const uint64_t *in, size_t n_in, ui
     if (x == NULL) return AETHER_FLAT_BAD;
     for (i = 0; i < 2u * n; ++i) x[i] = aether_flat_rd32(in[65u + i]);
     for (i = 0; i < 32u; ++i) {
-        lanes[i].hi = aether_flat_rd32(in[2u * i]);
-        lanes[i].comp = aether_flat_rd32(in[2u * i + 1u]);
+        float e[2];
+        e[0] = aether_flat_rd32(in[2u * i]);
+        e[1] = aether_flat_rd32(in[2u * i + 1u]);
+        memcpy(&lanes[i], e, sizeof e);
     }
     aether_f32_lanes_dot(lanes, (size_t)in[64u], x, x + 1u * n, n);
     for (i = 0; i < 32u; ++i) {
-        out[2u * i] = aether_flat_wr32(lanes[i].hi);
-        out[2u * i + 1u] = aether_flat_wr32(lanes[i].comp);
+        float e[2];
+        memcpy(e, &lanes[i], sizeof e);
+        out[2u * i] = aether_flat_wr32(e[0]);
+        out[2u * i + 1u] = aether_flat_wr32(e[1]);
     }
     free(x);
     return 64u;
@@ -3694,13 +5064,17 @@ static size_t aether_flat_call_f64_lanes_dot(const uint64_t *in, size_t n_in, ui
     if (x == NULL) return AETHER_FLAT_BAD;
     for (i = 0; i < 2u * n; ++i) x[i] = aether_flat_rd64(in[65u + i]);
     for (i = 0; i < 32u; ++i) {
-        lanes[i].hi = aether_flat_rd64(in[2u * i]);
-        lanes[i].comp = aether_flat_rd64(in[2u * i + 1u]);
+        double e[2];
+        e[0] = aether_flat_rd64(in[2u * i]);
+        e[1] = aether_flat_rd64(in[2u * i + 1u]);
+        memcpy(&lanes[i], e, sizeof e);
     }
     aether_f64_lanes_dot(lanes, (size_t)in[64u], x, x + 1u * n, n);
     for (i = 0; i < 32u; ++i) {
-        out[2u * i] = aether_flat_wr64(lanes[i].hi);
-        out[2u * i + 1u] = aether_flat_wr64(lanes[i].comp);
+        double e[2];
+        memcpy(e, &lanes[i], sizeof e);
+        out[2u * i] = aether_flat_wr64(e[0]);
+        out[2u * i + 1u] = aether_flat_wr64(e[1]);
     }
     free(x);
     return 64u;
@@ -3866,8 +5240,12 @@ static size_t aether_flat_call_vec2f_plane_add(const uint64_t *in, size_t n_in, 
             free(comp);
             return AETHER_FLAT_BAD;
         }
-        term.x = aether_flat_rd32(in[rec + 1u]);
-        term.y = aether_flat_rd32(in[rec + 2u]);
+        {
+            float e[2];
+            e[0] = aether_flat_rd32(in[rec + 1u]);
+            e[1] = aether_flat_rd32(in[rec + 2u]);
+            memcpy(&term, e, sizeof e);
+        }
         aether_vec2f_plane_add(value, comp, (size_t)in[rec], term);
     }
     for (i = 0; i < slots; ++i) out[i] = aether_flat_wr32(value[i]);
@@ -3901,8 +5279,12 @@ static size_t aether_flat_call_vec2d_plane_add(const uint64_t *in, size_t n_in, 
             free(comp);
             return AETHER_FLAT_BAD;
         }
-        term.x = aether_flat_rd64(in[rec + 1u]);
-        term.y = aether_flat_rd64(in[rec + 2u]);
+        {
+            double e[2];
+            e[0] = aether_flat_rd64(in[rec + 1u]);
+            e[1] = aether_flat_rd64(in[rec + 2u]);
+            memcpy(&term, e, sizeof e);
+        }
         aether_vec2d_plane_add(value, comp, (size_t)in[rec], term);
     }
     for (i = 0; i < slots; ++i) out[i] = aether_flat_wr64(value[i]);
@@ -3936,9 +5318,13 @@ static size_t aether_flat_call_vec3f_plane_add(const uint64_t *in, size_t n_in, 
             free(comp);
             return AETHER_FLAT_BAD;
         }
-        term.x = aether_flat_rd32(in[rec + 1u]);
-        term.y = aether_flat_rd32(in[rec + 2u]);
-        term.z = aether_flat_rd32(in[rec + 3u]);
+        {
+            float e[3];
+            e[0] = aether_flat_rd32(in[rec + 1u]);
+            e[1] = aether_flat_rd32(in[rec + 2u]);
+            e[2] = aether_flat_rd32(in[rec + 3u]);
+            memcpy(&term, e, sizeof e);
+        }
         aether_vec3f_plane_add(value, comp, (size_t)in[rec], term);
     }
     for (i = 0; i < slots; ++i) out[i] = aether_flat_wr32(value[i]);
@@ -3972,9 +5358,13 @@ static size_t aether_flat_call_vec3d_plane_add(const uint64_t *in, size_t n_in, 
             free(comp);
             return AETHER_FLAT_BAD;
         }
-        term.x = aether_flat_rd64(in[rec + 1u]);
-        term.y = aether_flat_rd64(in[rec + 2u]);
-        term.z = aether_flat_rd64(in[rec + 3u]);
+        {
+            double e[3];
+            e[0] = aether_flat_rd64(in[rec + 1u]);
+            e[1] = aether_flat_rd64(in[rec + 2u]);
+            e[2] = aether_flat_rd64(in[rec + 3u]);
+            memcpy(&term, e, sizeof e);
+        }
         aether_vec3d_plane_add(value, comp, (size_t)in[rec], term);
     }
     for (i = 0; i < slots; ++i) out[i] = aether_flat_wr64(value[i]);
@@ -4008,10 +5398,14 @@ static size_t aether_flat_call_vec4f_plane_add(const uint64_t *in, size_t n_in, 
             free(comp);
             return AETHER_FLAT_BAD;
         }
-        term.x = aether_flat_rd32(in[rec + 1u]);
-        term.y = aether_flat_rd32(in[rec + 2u]);
-        term.z = aether_flat_rd32(in[rec + 3u]);
-        term.w = aether_flat_rd32(in[rec + 4u]);
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[rec + 1u]);
+            e[1] = aether_flat_rd32(in[rec + 2u]);
+            e[2] = aether_flat_rd32(in[rec + 3u]);
+            e[3] = aether_flat_rd32(in[rec + 4u]);
+            memcpy(&term, e, sizeof e);
+        }
         aether_vec4f_plane_add(value, comp, (size_t)in[rec], term);
     }
     for (i = 0; i < slots; ++i) out[i] = aether_flat_wr32(value[i]);
@@ -4045,10 +5439,14 @@ static size_t aether_flat_call_vec4d_plane_add(const uint64_t *in, size_t n_in, 
             free(comp);
             return AETHER_FLAT_BAD;
         }
-        term.x = aether_flat_rd64(in[rec + 1u]);
-        term.y = aether_flat_rd64(in[rec + 2u]);
-        term.z = aether_flat_rd64(in[rec + 3u]);
-        term.w = aether_flat_rd64(in[rec + 4u]);
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[rec + 1u]);
+            e[1] = aether_flat_rd64(in[rec + 2u]);
+            e[2] = aether_flat_rd64(in[rec + 3u]);
+            e[3] = aether_flat_rd64(in[rec + 4u]);
+            memcpy(&term, e, sizeof e);
+        }
         aether_vec4d_plane_add(value, comp, (size_t)in[rec], term);
     }
     for (i = 0; i < slots; ++i) out[i] = aether_flat_wr64(value[i]);
@@ -4111,15 +5509,23 @@ static size_t aether_flat_call_mat2f_lu(const uint64_t *in, size_t n_in, uint64_
     int ipiv[2];
     int info;
     if (n_in != 4u || cap < 7u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
     info = aether_mat2f_lu(&a, ipiv);
-    out[o++] = aether_flat_wr32(a.m[0]);
-    out[o++] = aether_flat_wr32(a.m[1]);
-    out[o++] = aether_flat_wr32(a.m[2]);
-    out[o++] = aether_flat_wr32(a.m[3]);
+    {
+        float e[4];
+        memcpy(e, &a, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     out[o++] = (uint64_t)(int64_t)ipiv[0];
     out[o++] = (uint64_t)(int64_t)ipiv[1];
     out[o++] = (uint64_t)(int64_t)info;
@@ -4140,17 +5546,25 @@ static size_t aether_flat_call_mat2f_lu_lanes(const uint64_t *in, size_t n_in, u
     info = (int *)calloc(1u * (count + 1u), sizeof *info);
     if (a == NULL || ipiv == NULL || info == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 4u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 4u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 4u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 4u + 3u]);
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat2f_lu_lanes(a, ipiv, info, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(a[l].m[0]);
-        out[o++] = aether_flat_wr32(a[l].m[1]);
-        out[o++] = aether_flat_wr32(a[l].m[2]);
-        out[o++] = aether_flat_wr32(a[l].m[3]);
+        {
+            float e[4];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
         out[o++] = (uint64_t)(int64_t)ipiv[l * 2u + 0u];
         out[o++] = (uint64_t)(int64_t)ipiv[l * 2u + 1u];
         out[o++] = (uint64_t)(int64_t)info[l];
@@ -4174,15 +5588,23 @@ static size_t aether_flat_call_mat2d_lu(const uint64_t *in, size_t n_in, uint64_
     int ipiv[2];
     int info;
     if (n_in != 4u || cap < 7u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
     info = aether_mat2d_lu(&a, ipiv);
-    out[o++] = aether_flat_wr64(a.m[0]);
-    out[o++] = aether_flat_wr64(a.m[1]);
-    out[o++] = aether_flat_wr64(a.m[2]);
-    out[o++] = aether_flat_wr64(a.m[3]);
+    {
+        double e[4];
+        memcpy(e, &a, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     out[o++] = (uint64_t)(int64_t)ipiv[0];
     out[o++] = (uint64_t)(int64_t)ipiv[1];
     out[o++] = (uint64_t)(int64_t)info;
@@ -4203,17 +5625,25 @@ static size_t aether_flat_call_mat2d_lu_lanes(const uint64_t *in, size_t n_in, u
     info = (int *)calloc(1u * (count + 1u), sizeof *info);
     if (a == NULL || ipiv == NULL || info == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 4u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 4u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 4u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 4u + 3u]);
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat2d_lu_lanes(a, ipiv, info, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(a[l].m[0]);
-        out[o++] = aether_flat_wr64(a[l].m[1]);
-        out[o++] = aether_flat_wr64(a[l].m[2]);
-        out[o++] = aether_flat_wr64(a[l].m[3]);
+        {
+            double e[4];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
         out[o++] = (uint64_t)(int64_t)ipiv[l * 2u + 0u];
         out[o++] = (uint64_t)(int64_t)ipiv[l * 2u + 1u];
         out[o++] = (uint64_t)(int64_t)info[l];
@@ -4237,25 +5667,33 @@ static size_t aether_flat_call_mat3f_lu(const uint64_t *in, size_t n_in, uint64_
     int ipiv[3];
     int info;
     if (n_in != 9u || cap < 13u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
-    a.m[4] = aether_flat_rd32(in[4u]);
-    a.m[5] = aether_flat_rd32(in[5u]);
-    a.m[6] = aether_flat_rd32(in[6u]);
-    a.m[7] = aether_flat_rd32(in[7u]);
-    a.m[8] = aether_flat_rd32(in[8u]);
+    {
+        float e[9];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        memcpy(&a, e, sizeof e);
+    }
     info = aether_mat3f_lu(&a, ipiv);
-    out[o++] = aether_flat_wr32(a.m[0]);
-    out[o++] = aether_flat_wr32(a.m[1]);
-    out[o++] = aether_flat_wr32(a.m[2]);
-    out[o++] = aether_flat_wr32(a.m[3]);
-    out[o++] = aether_flat_wr32(a.m[4]);
-    out[o++] = aether_flat_wr32(a.m[5]);
-    out[o++] = aether_flat_wr32(a.m[6]);
-    out[o++] = aether_flat_wr32(a.m[7]);
-    out[o++] = aether_flat_wr32(a.m[8]);
+    {
+        float e[9];
+        memcpy(e, &a, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+        out[o++] = aether_flat_wr32(e[4]);
+        out[o++] = aether_flat_wr32(e[5]);
+        out[o++] = aether_flat_wr32(e[6]);
+        out[o++] = aether_flat_wr32(e[7]);
+        out[o++] = aether_flat_wr32(e[8]);
+    }
     out[o++] = (uint64_t)(int64_t)ipiv[0];
     out[o++] = (uint64_t)(int64_t)ipiv[1];
     out[o++] = (uint64_t)(int64_t)ipiv[2];
@@ -4277,27 +5715,35 @@ static size_t aether_flat_call_mat3f_lu_lanes(const uint64_t *in, size_t n_in, u
     info = (int *)calloc(1u * (count + 1u), sizeof *info);
     if (a == NULL || ipiv == NULL || info == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 9u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 9u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 9u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 9u + 3u]);
-        a[l].m[4] = aether_flat_rd32(in[l * 9u + 4u]);
-        a[l].m[5] = aether_flat_rd32(in[l * 9u + 5u]);
-        a[l].m[6] = aether_flat_rd32(in[l * 9u + 6u]);
-        a[l].m[7] = aether_flat_rd32(in[l * 9u + 7u]);
-        a[l].m[8] = aether_flat_rd32(in[l * 9u + 8u]);
+        {
+            float e[9];
+            e[0] = aether_flat_rd32(in[l * 9u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 9u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 9u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 9u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 9u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 9u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 9u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 9u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 9u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat3f_lu_lanes(a, ipiv, info, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(a[l].m[0]);
-        out[o++] = aether_flat_wr32(a[l].m[1]);
-        out[o++] = aether_flat_wr32(a[l].m[2]);
-        out[o++] = aether_flat_wr32(a[l].m[3]);
-        out[o++] = aether_flat_wr32(a[l].m[4]);
-        out[o++] = aether_flat_wr32(a[l].m[5]);
-        out[o++] = aether_flat_wr32(a[l].m[6]);
-        out[o++] = aether_flat_wr32(a[l].m[7]);
-        out[o++] = aether_flat_wr32(a[l].m[8]);
+        {
+            float e[9];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+            out[o++] = aether_flat_wr32(e[4]);
+            out[o++] = aether_flat_wr32(e[5]);
+            out[o++] = aether_flat_wr32(e[6]);
+            out[o++] = aether_flat_wr32(e[7]);
+            out[o++] = aether_flat_wr32(e[8]);
+        }
         out[o++] = (uint64_t)(int64_t)ipiv[l * 3u + 0u];
         out[o++] = (uint64_t)(int64_t)ipiv[l * 3u + 1u];
         out[o++] = (uint64_t)(int64_t)ipiv[l * 3u + 2u];
@@ -4322,25 +5768,33 @@ static size_t aether_flat_call_mat3d_lu(const uint64_t *in, size_t n_in, uint64_
     int ipiv[3];
     int info;
     if (n_in != 9u || cap < 13u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
-    a.m[4] = aether_flat_rd64(in[4u]);
-    a.m[5] = aether_flat_rd64(in[5u]);
-    a.m[6] = aether_flat_rd64(in[6u]);
-    a.m[7] = aether_flat_rd64(in[7u]);
-    a.m[8] = aether_flat_rd64(in[8u]);
+    {
+        double e[9];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        memcpy(&a, e, sizeof e);
+    }
     info = aether_mat3d_lu(&a, ipiv);
-    out[o++] = aether_flat_wr64(a.m[0]);
-    out[o++] = aether_flat_wr64(a.m[1]);
-    out[o++] = aether_flat_wr64(a.m[2]);
-    out[o++] = aether_flat_wr64(a.m[3]);
-    out[o++] = aether_flat_wr64(a.m[4]);
-    out[o++] = aether_flat_wr64(a.m[5]);
-    out[o++] = aether_flat_wr64(a.m[6]);
-    out[o++] = aether_flat_wr64(a.m[7]);
-    out[o++] = aether_flat_wr64(a.m[8]);
+    {
+        double e[9];
+        memcpy(e, &a, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+        out[o++] = aether_flat_wr64(e[4]);
+        out[o++] = aether_flat_wr64(e[5]);
+        out[o++] = aether_flat_wr64(e[6]);
+        out[o++] = aether_flat_wr64(e[7]);
+        out[o++] = aether_flat_wr64(e[8]);
+    }
     out[o++] = (uint64_t)(int64_t)ipiv[0];
     out[o++] = (uint64_t)(int64_t)ipiv[1];
     out[o++] = (uint64_t)(int64_t)ipiv[2];
@@ -4362,27 +5816,35 @@ static size_t aether_flat_call_mat3d_lu_lanes(const uint64_t *in, size_t n_in, u
     info = (int *)calloc(1u * (count + 1u), sizeof *info);
     if (a == NULL || ipiv == NULL || info == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 9u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 9u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 9u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 9u + 3u]);
-        a[l].m[4] = aether_flat_rd64(in[l * 9u + 4u]);
-        a[l].m[5] = aether_flat_rd64(in[l * 9u + 5u]);
-        a[l].m[6] = aether_flat_rd64(in[l * 9u + 6u]);
-        a[l].m[7] = aether_flat_rd64(in[l * 9u + 7u]);
-        a[l].m[8] = aether_flat_rd64(in[l * 9u + 8u]);
+        {
+            double e[9];
+            e[0] = aether_flat_rd64(in[l * 9u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 9u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 9u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 9u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 9u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 9u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 9u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 9u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 9u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat3d_lu_lanes(a, ipiv, info, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(a[l].m[0]);
-        out[o++] = aether_flat_wr64(a[l].m[1]);
-        out[o++] = aether_flat_wr64(a[l].m[2]);
-        out[o++] = aether_flat_wr64(a[l].m[3]);
-        out[o++] = aether_flat_wr64(a[l].m[4]);
-        out[o++] = aether_flat_wr64(a[l].m[5]);
-        out[o++] = aether_flat_wr64(a[l].m[6]);
-        out[o++] = aether_flat_wr64(a[l].m[7]);
-        out[o++] = aether_flat_wr64(a[l].m[8]);
+        {
+            double e[9];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+            out[o++] = aether_flat_wr64(e[4]);
+            out[o++] = aether_flat_wr64(e[5]);
+            out[o++] = aether_flat_wr64(e[6]);
+            out[o++] = aether_flat_wr64(e[7]);
+            out[o++] = aether_flat_wr64(e[8]);
+        }
         out[o++] = (uint64_t)(int64_t)ipiv[l * 3u + 0u];
         out[o++] = (uint64_t)(int64_t)ipiv[l * 3u + 1u];
         out[o++] = (uint64_t)(int64_t)ipiv[l * 3u + 2u];
@@ -4407,39 +5869,47 @@ static size_t aether_flat_call_mat4f_lu(const uint64_t *in, size_t n_in, uint64_
     int ipiv[4];
     int info;
     if (n_in != 16u || cap < 21u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
-    a.m[4] = aether_flat_rd32(in[4u]);
-    a.m[5] = aether_flat_rd32(in[5u]);
-    a.m[6] = aether_flat_rd32(in[6u]);
-    a.m[7] = aether_flat_rd32(in[7u]);
-    a.m[8] = aether_flat_rd32(in[8u]);
-    a.m[9] = aether_flat_rd32(in[9u]);
-    a.m[10] = aether_flat_rd32(in[10u]);
-    a.m[11] = aether_flat_rd32(in[11u]);
-    a.m[12] = aether_flat_rd32(in[12u]);
-    a.m[13] = aether_flat_rd32(in[13u]);
-    a.m[14] = aether_flat_rd32(in[14u]);
-    a.m[15] = aether_flat_rd32(in[15u]);
+    {
+        float e[16];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        e[9] = aether_flat_rd32(in[9u]);
+        e[10] = aether_flat_rd32(in[10u]);
+        e[11] = aether_flat_rd32(in[11u]);
+        e[12] = aether_flat_rd32(in[12u]);
+        e[13] = aether_flat_rd32(in[13u]);
+        e[14] = aether_flat_rd32(in[14u]);
+        e[15] = aether_flat_rd32(in[15u]);
+        memcpy(&a, e, sizeof e);
+    }
     info = aether_mat4f_lu(&a, ipiv);
-    out[o++] = aether_flat_wr32(a.m[0]);
-    out[o++] = aether_flat_wr32(a.m[1]);
-    out[o++] = aether_flat_wr32(a.m[2]);
-    out[o++] = aether_flat_wr32(a.m[3]);
-    out[o++] = aether_flat_wr32(a.m[4]);
-    out[o++] = aether_flat_wr32(a.m[5]);
-    out[o++] = aether_flat_wr32(a.m[6]);
-    out[o++] = aether_flat_wr32(a.m[7]);
-    out[o++] = aether_flat_wr32(a.m[8]);
-    out[o++] = aether_flat_wr32(a.m[9]);
-    out[o++] = aether_flat_wr32(a.m[10]);
-    out[o++] = aether_flat_wr32(a.m[11]);
-    out[o++] = aether_flat_wr32(a.m[12]);
-    out[o++] = aether_flat_wr32(a.m[13]);
-    out[o++] = aether_flat_wr32(a.m[14]);
-    out[o++] = aether_flat_wr32(a.m[15]);
+    {
+        float e[16];
+        memcpy(e, &a, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+        out[o++] = aether_flat_wr32(e[4]);
+        out[o++] = aether_flat_wr32(e[5]);
+        out[o++] = aether_flat_wr32(e[6]);
+        out[o++] = aether_flat_wr32(e[7]);
+        out[o++] = aether_flat_wr32(e[8]);
+        out[o++] = aether_flat_wr32(e[9]);
+        out[o++] = aether_flat_wr32(e[10]);
+        out[o++] = aether_flat_wr32(e[11]);
+        out[o++] = aether_flat_wr32(e[12]);
+        out[o++] = aether_flat_wr32(e[13]);
+        out[o++] = aether_flat_wr32(e[14]);
+        out[o++] = aether_flat_wr32(e[15]);
+    }
     out[o++] = (uint64_t)(int64_t)ipiv[0];
     out[o++] = (uint64_t)(int64_t)ipiv[1];
     out[o++] = (uint64_t)(int64_t)ipiv[2];
@@ -4462,41 +5932,49 @@ static size_t aether_flat_call_mat4f_lu_lanes(const uint64_t *in, size_t n_in, u
     info = (int *)calloc(1u * (count + 1u), sizeof *info);
     if (a == NULL || ipiv == NULL || info == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 16u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 16u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 16u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 16u + 3u]);
-        a[l].m[4] = aether_flat_rd32(in[l * 16u + 4u]);
-        a[l].m[5] = aether_flat_rd32(in[l * 16u + 5u]);
-        a[l].m[6] = aether_flat_rd32(in[l * 16u + 6u]);
-        a[l].m[7] = aether_flat_rd32(in[l * 16u + 7u]);
-        a[l].m[8] = aether_flat_rd32(in[l * 16u + 8u]);
-        a[l].m[9] = aether_flat_rd32(in[l * 16u + 9u]);
-        a[l].m[10] = aether_flat_rd32(in[l * 16u + 10u]);
-        a[l].m[11] = aether_flat_rd32(in[l * 16u + 11u]);
-        a[l].m[12] = aether_flat_rd32(in[l * 16u + 12u]);
-        a[l].m[13] = aether_flat_rd32(in[l * 16u + 13u]);
-        a[l].m[14] = aether_flat_rd32(in[l * 16u + 14u]);
-        a[l].m[15] = aether_flat_rd32(in[l * 16u + 15u]);
+        {
+            float e[16];
+            e[0] = aether_flat_rd32(in[l * 16u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 16u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 16u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 16u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 16u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 16u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 16u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 16u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 16u + 8u]);
+            e[9] = aether_flat_rd32(in[l * 16u + 9u]);
+            e[10] = aether_flat_rd32(in[l * 16u + 10u]);
+            e[11] = aether_flat_rd32(in[l * 16u + 11u]);
+            e[12] = aether_flat_rd32(in[l * 16u + 12u]);
+            e[13] = aether_flat_rd32(in[l * 16u + 13u]);
+            e[14] = aether_flat_rd32(in[l * 16u + 14u]);
+            e[15] = aether_flat_rd32(in[l * 16u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat4f_lu_lanes(a, ipiv, info, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(a[l].m[0]);
-        out[o++] = aether_flat_wr32(a[l].m[1]);
-        out[o++] = aether_flat_wr32(a[l].m[2]);
-        out[o++] = aether_flat_wr32(a[l].m[3]);
-        out[o++] = aether_flat_wr32(a[l].m[4]);
-        out[o++] = aether_flat_wr32(a[l].m[5]);
-        out[o++] = aether_flat_wr32(a[l].m[6]);
-        out[o++] = aether_flat_wr32(a[l].m[7]);
-        out[o++] = aether_flat_wr32(a[l].m[8]);
-        out[o++] = aether_flat_wr32(a[l].m[9]);
-        out[o++] = aether_flat_wr32(a[l].m[10]);
-        out[o++] = aether_flat_wr32(a[l].m[11]);
-        out[o++] = aether_flat_wr32(a[l].m[12]);
-        out[o++] = aether_flat_wr32(a[l].m[13]);
-        out[o++] = aether_flat_wr32(a[l].m[14]);
-        out[o++] = aether_flat_wr32(a[l].m[15]);
+        {
+            float e[16];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+            out[o++] = aether_flat_wr32(e[4]);
+            out[o++] = aether_flat_wr32(e[5]);
+            out[o++] = aether_flat_wr32(e[6]);
+            out[o++] = aether_flat_wr32(e[7]);
+            out[o++] = aether_flat_wr32(e[8]);
+            out[o++] = aether_flat_wr32(e[9]);
+            out[o++] = aether_flat_wr32(e[10]);
+            out[o++] = aether_flat_wr32(e[11]);
+            out[o++] = aether_flat_wr32(e[12]);
+            out[o++] = aether_flat_wr32(e[13]);
+            out[o++] = aether_flat_wr32(e[14]);
+            out[o++] = aether_flat_wr32(e[15]);
+        }
         out[o++] = (uint64_t)(int64_t)ipiv[l * 4u + 0u];
         out[o++] = (uint64_t)(int64_t)ipiv[l * 4u + 1u];
         out[o++] = (uint64_t)(int64_t)ipiv[l * 4u + 2u];
@@ -4522,39 +6000,47 @@ static size_t aether_flat_call_mat4d_lu(const uint64_t *in, size_t n_in, uint64_
     int ipiv[4];
     int info;
     if (n_in != 16u || cap < 21u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
-    a.m[4] = aether_flat_rd64(in[4u]);
-    a.m[5] = aether_flat_rd64(in[5u]);
-    a.m[6] = aether_flat_rd64(in[6u]);
-    a.m[7] = aether_flat_rd64(in[7u]);
-    a.m[8] = aether_flat_rd64(in[8u]);
-    a.m[9] = aether_flat_rd64(in[9u]);
-    a.m[10] = aether_flat_rd64(in[10u]);
-    a.m[11] = aether_flat_rd64(in[11u]);
-    a.m[12] = aether_flat_rd64(in[12u]);
-    a.m[13] = aether_flat_rd64(in[13u]);
-    a.m[14] = aether_flat_rd64(in[14u]);
-    a.m[15] = aether_flat_rd64(in[15u]);
+    {
+        double e[16];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        e[9] = aether_flat_rd64(in[9u]);
+        e[10] = aether_flat_rd64(in[10u]);
+        e[11] = aether_flat_rd64(in[11u]);
+        e[12] = aether_flat_rd64(in[12u]);
+        e[13] = aether_flat_rd64(in[13u]);
+        e[14] = aether_flat_rd64(in[14u]);
+        e[15] = aether_flat_rd64(in[15u]);
+        memcpy(&a, e, sizeof e);
+    }
     info = aether_mat4d_lu(&a, ipiv);
-    out[o++] = aether_flat_wr64(a.m[0]);
-    out[o++] = aether_flat_wr64(a.m[1]);
-    out[o++] = aether_flat_wr64(a.m[2]);
-    out[o++] = aether_flat_wr64(a.m[3]);
-    out[o++] = aether_flat_wr64(a.m[4]);
-    out[o++] = aether_flat_wr64(a.m[5]);
-    out[o++] = aether_flat_wr64(a.m[6]);
-    out[o++] = aether_flat_wr64(a.m[7]);
-    out[o++] = aether_flat_wr64(a.m[8]);
-    out[o++] = aether_flat_wr64(a.m[9]);
-    out[o++] = aether_flat_wr64(a.m[10]);
-    out[o++] = aether_flat_wr64(a.m[11]);
-    out[o++] = aether_flat_wr64(a.m[12]);
-    out[o++] = aether_flat_wr64(a.m[13]);
-    out[o++] = aether_flat_wr64(a.m[14]);
-    out[o++] = aether_flat_wr64(a.m[15]);
+    {
+        double e[16];
+        memcpy(e, &a, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+        out[o++] = aether_flat_wr64(e[4]);
+        out[o++] = aether_flat_wr64(e[5]);
+        out[o++] = aether_flat_wr64(e[6]);
+        out[o++] = aether_flat_wr64(e[7]);
+        out[o++] = aether_flat_wr64(e[8]);
+        out[o++] = aether_flat_wr64(e[9]);
+        out[o++] = aether_flat_wr64(e[10]);
+        out[o++] = aether_flat_wr64(e[11]);
+        out[o++] = aether_flat_wr64(e[12]);
+        out[o++] = aether_flat_wr64(e[13]);
+        out[o++] = aether_flat_wr64(e[14]);
+        out[o++] = aether_flat_wr64(e[15]);
+    }
     out[o++] = (uint64_t)(int64_t)ipiv[0];
     out[o++] = (uint64_t)(int64_t)ipiv[1];
     out[o++] = (uint64_t)(int64_t)ipiv[2];
@@ -4577,41 +6063,49 @@ static size_t aether_flat_call_mat4d_lu_lanes(const uint64_t *in, size_t n_in, u
     info = (int *)calloc(1u * (count + 1u), sizeof *info);
     if (a == NULL || ipiv == NULL || info == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 16u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 16u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 16u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 16u + 3u]);
-        a[l].m[4] = aether_flat_rd64(in[l * 16u + 4u]);
-        a[l].m[5] = aether_flat_rd64(in[l * 16u + 5u]);
-        a[l].m[6] = aether_flat_rd64(in[l * 16u + 6u]);
-        a[l].m[7] = aether_flat_rd64(in[l * 16u + 7u]);
-        a[l].m[8] = aether_flat_rd64(in[l * 16u + 8u]);
-        a[l].m[9] = aether_flat_rd64(in[l * 16u + 9u]);
-        a[l].m[10] = aether_flat_rd64(in[l * 16u + 10u]);
-        a[l].m[11] = aether_flat_rd64(in[l * 16u + 11u]);
-        a[l].m[12] = aether_flat_rd64(in[l * 16u + 12u]);
-        a[l].m[13] = aether_flat_rd64(in[l * 16u + 13u]);
-        a[l].m[14] = aether_flat_rd64(in[l * 16u + 14u]);
-        a[l].m[15] = aether_flat_rd64(in[l * 16u + 15u]);
+        {
+            double e[16];
+            e[0] = aether_flat_rd64(in[l * 16u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 16u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 16u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 16u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 16u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 16u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 16u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 16u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 16u + 8u]);
+            e[9] = aether_flat_rd64(in[l * 16u + 9u]);
+            e[10] = aether_flat_rd64(in[l * 16u + 10u]);
+            e[11] = aether_flat_rd64(in[l * 16u + 11u]);
+            e[12] = aether_flat_rd64(in[l * 16u + 12u]);
+            e[13] = aether_flat_rd64(in[l * 16u + 13u]);
+            e[14] = aether_flat_rd64(in[l * 16u + 14u]);
+            e[15] = aether_flat_rd64(in[l * 16u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat4d_lu_lanes(a, ipiv, info, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(a[l].m[0]);
-        out[o++] = aether_flat_wr64(a[l].m[1]);
-        out[o++] = aether_flat_wr64(a[l].m[2]);
-        out[o++] = aether_flat_wr64(a[l].m[3]);
-        out[o++] = aether_flat_wr64(a[l].m[4]);
-        out[o++] = aether_flat_wr64(a[l].m[5]);
-        out[o++] = aether_flat_wr64(a[l].m[6]);
-        out[o++] = aether_flat_wr64(a[l].m[7]);
-        out[o++] = aether_flat_wr64(a[l].m[8]);
-        out[o++] = aether_flat_wr64(a[l].m[9]);
-        out[o++] = aether_flat_wr64(a[l].m[10]);
-        out[o++] = aether_flat_wr64(a[l].m[11]);
-        out[o++] = aether_flat_wr64(a[l].m[12]);
-        out[o++] = aether_flat_wr64(a[l].m[13]);
-        out[o++] = aether_flat_wr64(a[l].m[14]);
-        out[o++] = aether_flat_wr64(a[l].m[15]);
+        {
+            double e[16];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+            out[o++] = aether_flat_wr64(e[4]);
+            out[o++] = aether_flat_wr64(e[5]);
+            out[o++] = aether_flat_wr64(e[6]);
+            out[o++] = aether_flat_wr64(e[7]);
+            out[o++] = aether_flat_wr64(e[8]);
+            out[o++] = aether_flat_wr64(e[9]);
+            out[o++] = aether_flat_wr64(e[10]);
+            out[o++] = aether_flat_wr64(e[11]);
+            out[o++] = aether_flat_wr64(e[12]);
+            out[o++] = aether_flat_wr64(e[13]);
+            out[o++] = aether_flat_wr64(e[14]);
+            out[o++] = aether_flat_wr64(e[15]);
+        }
         out[o++] = (uint64_t)(int64_t)ipiv[l * 4u + 0u];
         out[o++] = (uint64_t)(int64_t)ipiv[l * 4u + 1u];
         out[o++] = (uint64_t)(int64_t)ipiv[l * 4u + 2u];
@@ -4638,19 +6132,31 @@ static size_t aether_flat_call_mat2f_lu_solve(const uint64_t *in, size_t n_in, u
     aether_vec2f b;
     aether_vec2f r;
     if (n_in != 8u || cap < 2u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
     if (in[4u] < 1u || in[4u] > 2u) goto bad;
     ipiv[0] = (int)in[4u];
     if (in[5u] < 2u || in[5u] > 2u) goto bad;
     ipiv[1] = (int)in[5u];
-    b.x = aether_flat_rd32(in[6u]);
-    b.y = aether_flat_rd32(in[7u]);
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[6u]);
+        e[1] = aether_flat_rd32(in[7u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat2f_lu_solve(&a, ipiv, b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 
     bad:
@@ -4673,21 +6179,33 @@ static size_t aether_flat_call_mat2f_lu_solve_lanes(const uint64_t *in, size_t n
     r = (aether_vec2f *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || ipiv == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 8u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 8u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 8u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 8u + 3u]);
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 8u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 8u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 8u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 8u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
         if (in[l * 8u + 4u] < 1u || in[l * 8u + 4u] > 2u) goto bad;
         ipiv[l * 2u + 0u] = (int)in[l * 8u + 4u];
         if (in[l * 8u + 5u] < 2u || in[l * 8u + 5u] > 2u) goto bad;
         ipiv[l * 2u + 1u] = (int)in[l * 8u + 5u];
-        b[l].x = aether_flat_rd32(in[l * 8u + 6u]);
-        b[l].y = aether_flat_rd32(in[l * 8u + 7u]);
+        {
+            float e[2];
+            e[0] = aether_flat_rd32(in[l * 8u + 6u]);
+            e[1] = aether_flat_rd32(in[l * 8u + 7u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat2f_lu_solve_lanes(a, ipiv, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(r[l].x);
-        out[o++] = aether_flat_wr32(r[l].y);
+        {
+            float e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+        }
     }
     free(a);
     free(ipiv);
@@ -4711,19 +6229,31 @@ static size_t aether_flat_call_mat2d_lu_solve(const uint64_t *in, size_t n_in, u
     aether_vec2d b;
     aether_vec2d r;
     if (n_in != 8u || cap < 2u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
     if (in[4u] < 1u || in[4u] > 2u) goto bad;
     ipiv[0] = (int)in[4u];
     if (in[5u] < 2u || in[5u] > 2u) goto bad;
     ipiv[1] = (int)in[5u];
-    b.x = aether_flat_rd64(in[6u]);
-    b.y = aether_flat_rd64(in[7u]);
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[6u]);
+        e[1] = aether_flat_rd64(in[7u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat2d_lu_solve(&a, ipiv, b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 
     bad:
@@ -4746,21 +6276,33 @@ static size_t aether_flat_call_mat2d_lu_solve_lanes(const uint64_t *in, size_t n
     r = (aether_vec2d *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || ipiv == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 8u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 8u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 8u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 8u + 3u]);
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 8u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 8u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 8u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 8u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
         if (in[l * 8u + 4u] < 1u || in[l * 8u + 4u] > 2u) goto bad;
         ipiv[l * 2u + 0u] = (int)in[l * 8u + 4u];
         if (in[l * 8u + 5u] < 2u || in[l * 8u + 5u] > 2u) goto bad;
         ipiv[l * 2u + 1u] = (int)in[l * 8u + 5u];
-        b[l].x = aether_flat_rd64(in[l * 8u + 6u]);
-        b[l].y = aether_flat_rd64(in[l * 8u + 7u]);
+        {
+            double e[2];
+            e[0] = aether_flat_rd64(in[l * 8u + 6u]);
+            e[1] = aether_flat_rd64(in[l * 8u + 7u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat2d_lu_solve_lanes(a, ipiv, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(r[l].x);
-        out[o++] = aether_flat_wr64(r[l].y);
+        {
+            double e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+        }
     }
     free(a);
     free(ipiv);
@@ -4784,28 +6326,40 @@ static size_t aether_flat_call_mat3f_lu_solve(const uint64_t *in, size_t n_in, u
     aether_vec3f b;
     aether_vec3f r;
     if (n_in != 15u || cap < 3u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
-    a.m[4] = aether_flat_rd32(in[4u]);
-    a.m[5] = aether_flat_rd32(in[5u]);
-    a.m[6] = aether_flat_rd32(in[6u]);
-    a.m[7] = aether_flat_rd32(in[7u]);
-    a.m[8] = aether_flat_rd32(in[8u]);
+    {
+        float e[9];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        memcpy(&a, e, sizeof e);
+    }
     if (in[9u] < 1u || in[9u] > 3u) goto bad;
     ipiv[0] = (int)in[9u];
     if (in[10u] < 2u || in[10u] > 3u) goto bad;
     ipiv[1] = (int)in[10u];
     if (in[11u] < 3u || in[11u] > 3u) goto bad;
     ipiv[2] = (int)in[11u];
-    b.x = aether_flat_rd32(in[12u]);
-    b.y = aether_flat_rd32(in[13u]);
-    b.z = aether_flat_rd32(in[14u]);
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[12u]);
+        e[1] = aether_flat_rd32(in[13u]);
+        e[2] = aether_flat_rd32(in[14u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat3f_lu_solve(&a, ipiv, b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
+    {
+        float e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+    }
     return o;
 
     bad:
@@ -4828,30 +6382,42 @@ static size_t aether_flat_call_mat3f_lu_solve_lanes(const uint64_t *in, size_t n
     r = (aether_vec3f *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || ipiv == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 15u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 15u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 15u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 15u + 3u]);
-        a[l].m[4] = aether_flat_rd32(in[l * 15u + 4u]);
-        a[l].m[5] = aether_flat_rd32(in[l * 15u + 5u]);
-        a[l].m[6] = aether_flat_rd32(in[l * 15u + 6u]);
-        a[l].m[7] = aether_flat_rd32(in[l * 15u + 7u]);
-        a[l].m[8] = aether_flat_rd32(in[l * 15u + 8u]);
+        {
+            float e[9];
+            e[0] = aether_flat_rd32(in[l * 15u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 15u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 15u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 15u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 15u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 15u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 15u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 15u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 15u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
         if (in[l * 15u + 9u] < 1u || in[l * 15u + 9u] > 3u) goto bad;
         ipiv[l * 3u + 0u] = (int)in[l * 15u + 9u];
         if (in[l * 15u + 10u] < 2u || in[l * 15u + 10u] > 3u) goto bad;
         ipiv[l * 3u + 1u] = (int)in[l * 15u + 10u];
         if (in[l * 15u + 11u] < 3u || in[l * 15u + 11u] > 3u) goto bad;
         ipiv[l * 3u + 2u] = (int)in[l * 15u + 11u];
-        b[l].x = aether_flat_rd32(in[l * 15u + 12u]);
-        b[l].y = aether_flat_rd32(in[l * 15u + 13u]);
-        b[l].z = aether_flat_rd32(in[l * 15u + 14u]);
+        {
+            float e[3];
+            e[0] = aether_flat_rd32(in[l * 15u + 12u]);
+            e[1] = aether_flat_rd32(in[l * 15u + 13u]);
+            e[2] = aether_flat_rd32(in[l * 15u + 14u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat3f_lu_solve_lanes(a, ipiv, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(r[l].x);
-        out[o++] = aether_flat_wr32(r[l].y);
-        out[o++] = aether_flat_wr32(r[l].z);
+        {
+            float e[3];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+        }
     }
     free(a);
     free(ipiv);
@@ -4875,28 +6441,40 @@ static size_t aether_flat_call_mat3d_lu_solve(const uint64_t *in, size_t n_in, u
     aether_vec3d b;
     aether_vec3d r;
     if (n_in != 15u || cap < 3u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
-    a.m[4] = aether_flat_rd64(in[4u]);
-    a.m[5] = aether_flat_rd64(in[5u]);
-    a.m[6] = aether_flat_rd64(in[6u]);
-    a.m[7] = aether_flat_rd64(in[7u]);
-    a.m[8] = aether_flat_rd64(in[8u]);
+    {
+        double e[9];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        memcpy(&a, e, sizeof e);
+    }
     if (in[9u] < 1u || in[9u] > 3u) goto bad;
     ipiv[0] = (int)in[9u];
     if (in[10u] < 2u || in[10u] > 3u) goto bad;
     ipiv[1] = (int)in[10u];
     if (in[11u] < 3u || in[11u] > 3u) goto bad;
     ipiv[2] = (int)in[11u];
-    b.x = aether_flat_rd64(in[12u]);
-    b.y = aether_flat_rd64(in[13u]);
-    b.z = aether_flat_rd64(in[14u]);
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[12u]);
+        e[1] = aether_flat_rd64(in[13u]);
+        e[2] = aether_flat_rd64(in[14u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat3d_lu_solve(&a, ipiv, b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
+    {
+        double e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+    }
     return o;
 
     bad:
@@ -4919,30 +6497,42 @@ static size_t aether_flat_call_mat3d_lu_solve_lanes(const uint64_t *in, size_t n
     r = (aether_vec3d *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || ipiv == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 15u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 15u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 15u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 15u + 3u]);
-        a[l].m[4] = aether_flat_rd64(in[l * 15u + 4u]);
-        a[l].m[5] = aether_flat_rd64(in[l * 15u + 5u]);
-        a[l].m[6] = aether_flat_rd64(in[l * 15u + 6u]);
-        a[l].m[7] = aether_flat_rd64(in[l * 15u + 7u]);
-        a[l].m[8] = aether_flat_rd64(in[l * 15u + 8u]);
+        {
+            double e[9];
+            e[0] = aether_flat_rd64(in[l * 15u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 15u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 15u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 15u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 15u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 15u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 15u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 15u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 15u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
         if (in[l * 15u + 9u] < 1u || in[l * 15u + 9u] > 3u) goto bad;
         ipiv[l * 3u + 0u] = (int)in[l * 15u + 9u];
         if (in[l * 15u + 10u] < 2u || in[l * 15u + 10u] > 3u) goto bad;
         ipiv[l * 3u + 1u] = (int)in[l * 15u + 10u];
         if (in[l * 15u + 11u] < 3u || in[l * 15u + 11u] > 3u) goto bad;
         ipiv[l * 3u + 2u] = (int)in[l * 15u + 11u];
-        b[l].x = aether_flat_rd64(in[l * 15u + 12u]);
-        b[l].y = aether_flat_rd64(in[l * 15u + 13u]);
-        b[l].z = aether_flat_rd64(in[l * 15u + 14u]);
+        {
+            double e[3];
+            e[0] = aether_flat_rd64(in[l * 15u + 12u]);
+            e[1] = aether_flat_rd64(in[l * 15u + 13u]);
+            e[2] = aether_flat_rd64(in[l * 15u + 14u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat3d_lu_solve_lanes(a, ipiv, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(r[l].x);
-        out[o++] = aether_flat_wr64(r[l].y);
-        out[o++] = aether_flat_wr64(r[l].z);
+        {
+            double e[3];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+        }
     }
     free(a);
     free(ipiv);
@@ -4966,22 +6556,26 @@ static size_t aether_flat_call_mat4f_lu_solve(const uint64_t *in, size_t n_in, u
     aether_vec4f b;
     aether_vec4f r;
     if (n_in != 24u || cap < 4u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
-    a.m[4] = aether_flat_rd32(in[4u]);
-    a.m[5] = aether_flat_rd32(in[5u]);
-    a.m[6] = aether_flat_rd32(in[6u]);
-    a.m[7] = aether_flat_rd32(in[7u]);
-    a.m[8] = aether_flat_rd32(in[8u]);
-    a.m[9] = aether_flat_rd32(in[9u]);
-    a.m[10] = aether_flat_rd32(in[10u]);
-    a.m[11] = aether_flat_rd32(in[11u]);
-    a.m[12] = aether_flat_rd32(in[12u]);
-    a.m[13] = aether_flat_rd32(in[13u]);
-    a.m[14] = aether_flat_rd32(in[14u]);
-    a.m[15] = aether_flat_rd32(in[15u]);
+    {
+        float e[16];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        e[9] = aether_flat_rd32(in[9u]);
+        e[10] = aether_flat_rd32(in[10u]);
+        e[11] = aether_flat_rd32(in[11u]);
+        e[12] = aether_flat_rd32(in[12u]);
+        e[13] = aether_flat_rd32(in[13u]);
+        e[14] = aether_flat_rd32(in[14u]);
+        e[15] = aether_flat_rd32(in[15u]);
+        memcpy(&a, e, sizeof e);
+    }
     if (in[16u] < 1u || in[16u] > 4u) goto bad;
     ipiv[0] = (int)in[16u];
     if (in[17u] < 2u || in[17u] > 4u) goto bad;
@@ -4990,15 +6584,23 @@ static size_t aether_flat_call_mat4f_lu_solve(const uint64_t *in, size_t n_in, u
     ipiv[2] = (int)in[18u];
     if (in[19u] < 4u || in[19u] > 4u) goto bad;
     ipiv[3] = (int)in[19u];
-    b.x = aether_flat_rd32(in[20u]);
-    b.y = aether_flat_rd32(in[21u]);
-    b.z = aether_flat_rd32(in[22u]);
-    b.w = aether_flat_rd32(in[23u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[20u]);
+        e[1] = aether_flat_rd32(in[21u]);
+        e[2] = aether_flat_rd32(in[22u]);
+        e[3] = aether_flat_rd32(in[23u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat4f_lu_solve(&a, ipiv, b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
-    out[o++] = aether_flat_wr32(r.w);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     return o;
 
     bad:
@@ -5021,22 +6623,26 @@ static size_t aether_flat_call_mat4f_lu_solve_lanes(const uint64_t *in, size_t n
     r = (aether_vec4f *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || ipiv == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 24u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 24u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 24u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 24u + 3u]);
-        a[l].m[4] = aether_flat_rd32(in[l * 24u + 4u]);
-        a[l].m[5] = aether_flat_rd32(in[l * 24u + 5u]);
-        a[l].m[6] = aether_flat_rd32(in[l * 24u + 6u]);
-        a[l].m[7] = aether_flat_rd32(in[l * 24u + 7u]);
-        a[l].m[8] = aether_flat_rd32(in[l * 24u + 8u]);
-        a[l].m[9] = aether_flat_rd32(in[l * 24u + 9u]);
-        a[l].m[10] = aether_flat_rd32(in[l * 24u + 10u]);
-        a[l].m[11] = aether_flat_rd32(in[l * 24u + 11u]);
-        a[l].m[12] = aether_flat_rd32(in[l * 24u + 12u]);
-        a[l].m[13] = aether_flat_rd32(in[l * 24u + 13u]);
-        a[l].m[14] = aether_flat_rd32(in[l * 24u + 14u]);
-        a[l].m[15] = aether_flat_rd32(in[l * 24u + 15u]);
+        {
+            float e[16];
+            e[0] = aether_flat_rd32(in[l * 24u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 24u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 24u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 24u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 24u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 24u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 24u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 24u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 24u + 8u]);
+            e[9] = aether_flat_rd32(in[l * 24u + 9u]);
+            e[10] = aether_flat_rd32(in[l * 24u + 10u]);
+            e[11] = aether_flat_rd32(in[l * 24u + 11u]);
+            e[12] = aether_flat_rd32(in[l * 24u + 12u]);
+            e[13] = aether_flat_rd32(in[l * 24u + 13u]);
+            e[14] = aether_flat_rd32(in[l * 24u + 14u]);
+            e[15] = aether_flat_rd32(in[l * 24u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
         if (in[l * 24u + 16u] < 1u || in[l * 24u + 16u] > 4u) goto bad;
         ipiv[l * 4u + 0u] = (int)in[l * 24u + 16u];
         if (in[l * 24u + 17u] < 2u || in[l * 24u + 17u] > 4u) goto bad;
@@ -5045,17 +6651,25 @@ static size_t aether_flat_call_mat4f_lu_solve_lanes(const uint64_t *in, size_t n
         ipiv[l * 4u + 2u] = (int)in[l * 24u + 18u];
         if (in[l * 24u + 19u] < 4u || in[l * 24u + 19u] > 4u) goto bad;
         ipiv[l * 4u + 3u] = (int)in[l * 24u + 19u];
-        b[l].x = aether_flat_rd32(in[l * 24u + 20u]);
-        b[l].y = aether_flat_rd32(in[l * 24u + 21u]);
-        b[l].z = aether_flat_rd32(in[l * 24u + 22u]);
-        b[l].w = aether_flat_rd32(in[l * 24u + 23u]);
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 24u + 20u]);
+            e[1] = aether_flat_rd32(in[l * 24u + 21u]);
+            e[2] = aether_flat_rd32(in[l * 24u + 22u]);
+            e[3] = aether_flat_rd32(in[l * 24u + 23u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat4f_lu_solve_lanes(a, ipiv, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(r[l].x);
-        out[o++] = aether_flat_wr32(r[l].y);
-        out[o++] = aether_flat_wr32(r[l].z);
-        out[o++] = aether_flat_wr32(r[l].w);
+        {
+            float e[4];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
     }
     free(a);
     free(ipiv);
@@ -5079,22 +6693,26 @@ static size_t aether_flat_call_mat4d_lu_solve(const uint64_t *in, size_t n_in, u
     aether_vec4d b;
     aether_vec4d r;
     if (n_in != 24u || cap < 4u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
-    a.m[4] = aether_flat_rd64(in[4u]);
-    a.m[5] = aether_flat_rd64(in[5u]);
-    a.m[6] = aether_flat_rd64(in[6u]);
-    a.m[7] = aether_flat_rd64(in[7u]);
-    a.m[8] = aether_flat_rd64(in[8u]);
-    a.m[9] = aether_flat_rd64(in[9u]);
-    a.m[10] = aether_flat_rd64(in[10u]);
-    a.m[11] = aether_flat_rd64(in[11u]);
-    a.m[12] = aether_flat_rd64(in[12u]);
-    a.m[13] = aether_flat_rd64(in[13u]);
-    a.m[14] = aether_flat_rd64(in[14u]);
-    a.m[15] = aether_flat_rd64(in[15u]);
+    {
+        double e[16];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        e[9] = aether_flat_rd64(in[9u]);
+        e[10] = aether_flat_rd64(in[10u]);
+        e[11] = aether_flat_rd64(in[11u]);
+        e[12] = aether_flat_rd64(in[12u]);
+        e[13] = aether_flat_rd64(in[13u]);
+        e[14] = aether_flat_rd64(in[14u]);
+        e[15] = aether_flat_rd64(in[15u]);
+        memcpy(&a, e, sizeof e);
+    }
     if (in[16u] < 1u || in[16u] > 4u) goto bad;
     ipiv[0] = (int)in[16u];
     if (in[17u] < 2u || in[17u] > 4u) goto bad;
@@ -5103,15 +6721,23 @@ static size_t aether_flat_call_mat4d_lu_solve(const uint64_t *in, size_t n_in, u
     ipiv[2] = (int)in[18u];
     if (in[19u] < 4u || in[19u] > 4u) goto bad;
     ipiv[3] = (int)in[19u];
-    b.x = aether_flat_rd64(in[20u]);
-    b.y = aether_flat_rd64(in[21u]);
-    b.z = aether_flat_rd64(in[22u]);
-    b.w = aether_flat_rd64(in[23u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[20u]);
+        e[1] = aether_flat_rd64(in[21u]);
+        e[2] = aether_flat_rd64(in[22u]);
+        e[3] = aether_flat_rd64(in[23u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat4d_lu_solve(&a, ipiv, b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
-    out[o++] = aether_flat_wr64(r.w);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     return o;
 
     bad:
@@ -5134,22 +6760,26 @@ static size_t aether_flat_call_mat4d_lu_solve_lanes(const uint64_t *in, size_t n
     r = (aether_vec4d *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || ipiv == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 24u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 24u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 24u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 24u + 3u]);
-        a[l].m[4] = aether_flat_rd64(in[l * 24u + 4u]);
-        a[l].m[5] = aether_flat_rd64(in[l * 24u + 5u]);
-        a[l].m[6] = aether_flat_rd64(in[l * 24u + 6u]);
-        a[l].m[7] = aether_flat_rd64(in[l * 24u + 7u]);
-        a[l].m[8] = aether_flat_rd64(in[l * 24u + 8u]);
-        a[l].m[9] = aether_flat_rd64(in[l * 24u + 9u]);
-        a[l].m[10] = aether_flat_rd64(in[l * 24u + 10u]);
-        a[l].m[11] = aether_flat_rd64(in[l * 24u + 11u]);
-        a[l].m[12] = aether_flat_rd64(in[l * 24u + 12u]);
-        a[l].m[13] = aether_flat_rd64(in[l * 24u + 13u]);
-        a[l].m[14] = aether_flat_rd64(in[l * 24u + 14u]);
-        a[l].m[15] = aether_flat_rd64(in[l * 24u + 15u]);
+        {
+            double e[16];
+            e[0] = aether_flat_rd64(in[l * 24u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 24u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 24u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 24u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 24u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 24u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 24u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 24u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 24u + 8u]);
+            e[9] = aether_flat_rd64(in[l * 24u + 9u]);
+            e[10] = aether_flat_rd64(in[l * 24u + 10u]);
+            e[11] = aether_flat_rd64(in[l * 24u + 11u]);
+            e[12] = aether_flat_rd64(in[l * 24u + 12u]);
+            e[13] = aether_flat_rd64(in[l * 24u + 13u]);
+            e[14] = aether_flat_rd64(in[l * 24u + 14u]);
+            e[15] = aether_flat_rd64(in[l * 24u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
         if (in[l * 24u + 16u] < 1u || in[l * 24u + 16u] > 4u) goto bad;
         ipiv[l * 4u + 0u] = (int)in[l * 24u + 16u];
         if (in[l * 24u + 17u] < 2u || in[l * 24u + 17u] > 4u) goto bad;
@@ -5158,17 +6788,25 @@ static size_t aether_flat_call_mat4d_lu_solve_lanes(const uint64_t *in, size_t n
         ipiv[l * 4u + 2u] = (int)in[l * 24u + 18u];
         if (in[l * 24u + 19u] < 4u || in[l * 24u + 19u] > 4u) goto bad;
         ipiv[l * 4u + 3u] = (int)in[l * 24u + 19u];
-        b[l].x = aether_flat_rd64(in[l * 24u + 20u]);
-        b[l].y = aether_flat_rd64(in[l * 24u + 21u]);
-        b[l].z = aether_flat_rd64(in[l * 24u + 22u]);
-        b[l].w = aether_flat_rd64(in[l * 24u + 23u]);
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 24u + 20u]);
+            e[1] = aether_flat_rd64(in[l * 24u + 21u]);
+            e[2] = aether_flat_rd64(in[l * 24u + 22u]);
+            e[3] = aether_flat_rd64(in[l * 24u + 23u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat4d_lu_solve_lanes(a, ipiv, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(r[l].x);
-        out[o++] = aether_flat_wr64(r[l].y);
-        out[o++] = aether_flat_wr64(r[l].z);
-        out[o++] = aether_flat_wr64(r[l].w);
+        {
+            double e[4];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
     }
     free(a);
     free(ipiv);
@@ -5191,15 +6829,27 @@ static size_t aether_flat_call_mat2f_solve_lower(const uint64_t *in, size_t n_in
     aether_vec2f b;
     aether_vec2f r;
     if (n_in != 6u || cap < 2u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
-    b.x = aether_flat_rd32(in[4u]);
-    b.y = aether_flat_rd32(in[5u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[4u]);
+        e[1] = aether_flat_rd32(in[5u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat2f_solve_lower(a, b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 }
 
@@ -5217,17 +6867,29 @@ static size_t aether_flat_call_mat2f_solve_lower_lanes(const uint64_t *in, size_
     r = (aether_vec2f *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 6u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 6u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 6u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 6u + 3u]);
-        b[l].x = aether_flat_rd32(in[l * 6u + 4u]);
-        b[l].y = aether_flat_rd32(in[l * 6u + 5u]);
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[2];
+            e[0] = aether_flat_rd32(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat2f_solve_lower_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(r[l].x);
-        out[o++] = aether_flat_wr32(r[l].y);
+        {
+            float e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+        }
     }
     free(a);
     free(b);
@@ -5248,15 +6910,27 @@ static size_t aether_flat_call_mat2d_solve_lower(const uint64_t *in, size_t n_in
     aether_vec2d b;
     aether_vec2d r;
     if (n_in != 6u || cap < 2u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
-    b.x = aether_flat_rd64(in[4u]);
-    b.y = aether_flat_rd64(in[5u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[4u]);
+        e[1] = aether_flat_rd64(in[5u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat2d_solve_lower(a, b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 }
 
@@ -5274,17 +6948,29 @@ static size_t aether_flat_call_mat2d_solve_lower_lanes(const uint64_t *in, size_
     r = (aether_vec2d *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 6u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 6u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 6u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 6u + 3u]);
-        b[l].x = aether_flat_rd64(in[l * 6u + 4u]);
-        b[l].y = aether_flat_rd64(in[l * 6u + 5u]);
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[2];
+            e[0] = aether_flat_rd64(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat2d_solve_lower_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(r[l].x);
-        out[o++] = aether_flat_wr64(r[l].y);
+        {
+            double e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+        }
     }
     free(a);
     free(b);
@@ -5305,22 +6991,34 @@ static size_t aether_flat_call_mat3f_solve_lower(const uint64_t *in, size_t n_in
     aether_vec3f b;
     aether_vec3f r;
     if (n_in != 12u || cap < 3u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
-    a.m[4] = aether_flat_rd32(in[4u]);
-    a.m[5] = aether_flat_rd32(in[5u]);
-    a.m[6] = aether_flat_rd32(in[6u]);
-    a.m[7] = aether_flat_rd32(in[7u]);
-    a.m[8] = aether_flat_rd32(in[8u]);
-    b.x = aether_flat_rd32(in[9u]);
-    b.y = aether_flat_rd32(in[10u]);
-    b.z = aether_flat_rd32(in[11u]);
+    {
+        float e[9];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[9u]);
+        e[1] = aether_flat_rd32(in[10u]);
+        e[2] = aether_flat_rd32(in[11u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat3f_solve_lower(a, b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
+    {
+        float e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+    }
     return o;
 }
 
@@ -5338,24 +7036,36 @@ static size_t aether_flat_call_mat3f_solve_lower_lanes(const uint64_t *in, size_
     r = (aether_vec3f *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 12u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 12u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 12u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 12u + 3u]);
-        a[l].m[4] = aether_flat_rd32(in[l * 12u + 4u]);
-        a[l].m[5] = aether_flat_rd32(in[l * 12u + 5u]);
-        a[l].m[6] = aether_flat_rd32(in[l * 12u + 6u]);
-        a[l].m[7] = aether_flat_rd32(in[l * 12u + 7u]);
-        a[l].m[8] = aether_flat_rd32(in[l * 12u + 8u]);
-        b[l].x = aether_flat_rd32(in[l * 12u + 9u]);
-        b[l].y = aether_flat_rd32(in[l * 12u + 10u]);
-        b[l].z = aether_flat_rd32(in[l * 12u + 11u]);
+        {
+            float e[9];
+            e[0] = aether_flat_rd32(in[l * 12u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 12u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 12u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 12u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 12u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 12u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 12u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 12u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 12u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[3];
+            e[0] = aether_flat_rd32(in[l * 12u + 9u]);
+            e[1] = aether_flat_rd32(in[l * 12u + 10u]);
+            e[2] = aether_flat_rd32(in[l * 12u + 11u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat3f_solve_lower_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(r[l].x);
-        out[o++] = aether_flat_wr32(r[l].y);
-        out[o++] = aether_flat_wr32(r[l].z);
+        {
+            float e[3];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+        }
     }
     free(a);
     free(b);
@@ -5376,22 +7086,34 @@ static size_t aether_flat_call_mat3d_solve_lower(const uint64_t *in, size_t n_in
     aether_vec3d b;
     aether_vec3d r;
     if (n_in != 12u || cap < 3u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
-    a.m[4] = aether_flat_rd64(in[4u]);
-    a.m[5] = aether_flat_rd64(in[5u]);
-    a.m[6] = aether_flat_rd64(in[6u]);
-    a.m[7] = aether_flat_rd64(in[7u]);
-    a.m[8] = aether_flat_rd64(in[8u]);
-    b.x = aether_flat_rd64(in[9u]);
-    b.y = aether_flat_rd64(in[10u]);
-    b.z = aether_flat_rd64(in[11u]);
+    {
+        double e[9];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[9u]);
+        e[1] = aether_flat_rd64(in[10u]);
+        e[2] = aether_flat_rd64(in[11u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat3d_solve_lower(a, b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
+    {
+        double e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+    }
     return o;
 }
 
@@ -5409,24 +7131,36 @@ static size_t aether_flat_call_mat3d_solve_lower_lanes(const uint64_t *in, size_
     r = (aether_vec3d *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 12u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 12u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 12u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 12u + 3u]);
-        a[l].m[4] = aether_flat_rd64(in[l * 12u + 4u]);
-        a[l].m[5] = aether_flat_rd64(in[l * 12u + 5u]);
-        a[l].m[6] = aether_flat_rd64(in[l * 12u + 6u]);
-        a[l].m[7] = aether_flat_rd64(in[l * 12u + 7u]);
-        a[l].m[8] = aether_flat_rd64(in[l * 12u + 8u]);
-        b[l].x = aether_flat_rd64(in[l * 12u + 9u]);
-        b[l].y = aether_flat_rd64(in[l * 12u + 10u]);
-        b[l].z = aether_flat_rd64(in[l * 12u + 11u]);
+        {
+            double e[9];
+            e[0] = aether_flat_rd64(in[l * 12u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 12u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 12u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 12u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 12u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 12u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 12u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 12u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 12u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[3];
+            e[0] = aether_flat_rd64(in[l * 12u + 9u]);
+            e[1] = aether_flat_rd64(in[l * 12u + 10u]);
+            e[2] = aether_flat_rd64(in[l * 12u + 11u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat3d_solve_lower_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(r[l].x);
-        out[o++] = aether_flat_wr64(r[l].y);
-        out[o++] = aether_flat_wr64(r[l].z);
+        {
+            double e[3];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+        }
     }
     free(a);
     free(b);
@@ -5447,31 +7181,43 @@ static size_t aether_flat_call_mat4f_solve_lower(const uint64_t *in, size_t n_in
     aether_vec4f b;
     aether_vec4f r;
     if (n_in != 20u || cap < 4u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
-    a.m[4] = aether_flat_rd32(in[4u]);
-    a.m[5] = aether_flat_rd32(in[5u]);
-    a.m[6] = aether_flat_rd32(in[6u]);
-    a.m[7] = aether_flat_rd32(in[7u]);
-    a.m[8] = aether_flat_rd32(in[8u]);
-    a.m[9] = aether_flat_rd32(in[9u]);
-    a.m[10] = aether_flat_rd32(in[10u]);
-    a.m[11] = aether_flat_rd32(in[11u]);
-    a.m[12] = aether_flat_rd32(in[12u]);
-    a.m[13] = aether_flat_rd32(in[13u]);
-    a.m[14] = aether_flat_rd32(in[14u]);
-    a.m[15] = aether_flat_rd32(in[15u]);
-    b.x = aether_flat_rd32(in[16u]);
-    b.y = aether_flat_rd32(in[17u]);
-    b.z = aether_flat_rd32(in[18u]);
-    b.w = aether_flat_rd32(in[19u]);
+    {
+        float e[16];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        e[9] = aether_flat_rd32(in[9u]);
+        e[10] = aether_flat_rd32(in[10u]);
+        e[11] = aether_flat_rd32(in[11u]);
+        e[12] = aether_flat_rd32(in[12u]);
+        e[13] = aether_flat_rd32(in[13u]);
+        e[14] = aether_flat_rd32(in[14u]);
+        e[15] = aether_flat_rd32(in[15u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[16u]);
+        e[1] = aether_flat_rd32(in[17u]);
+        e[2] = aether_flat_rd32(in[18u]);
+        e[3] = aether_flat_rd32(in[19u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat4f_solve_lower(a, b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
-    out[o++] = aether_flat_wr32(r.w);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     return o;
 }
 
@@ -5489,33 +7235,45 @@ static size_t aether_flat_call_mat4f_solve_lower_lanes(const uint64_t *in, size_
     r = (aether_vec4f *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 20u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 20u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 20u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 20u + 3u]);
-        a[l].m[4] = aether_flat_rd32(in[l * 20u + 4u]);
-        a[l].m[5] = aether_flat_rd32(in[l * 20u + 5u]);
-        a[l].m[6] = aether_flat_rd32(in[l * 20u + 6u]);
-        a[l].m[7] = aether_flat_rd32(in[l * 20u + 7u]);
-        a[l].m[8] = aether_flat_rd32(in[l * 20u + 8u]);
-        a[l].m[9] = aether_flat_rd32(in[l * 20u + 9u]);
-        a[l].m[10] = aether_flat_rd32(in[l * 20u + 10u]);
-        a[l].m[11] = aether_flat_rd32(in[l * 20u + 11u]);
-        a[l].m[12] = aether_flat_rd32(in[l * 20u + 12u]);
-        a[l].m[13] = aether_flat_rd32(in[l * 20u + 13u]);
-        a[l].m[14] = aether_flat_rd32(in[l * 20u + 14u]);
-        a[l].m[15] = aether_flat_rd32(in[l * 20u + 15u]);
-        b[l].x = aether_flat_rd32(in[l * 20u + 16u]);
-        b[l].y = aether_flat_rd32(in[l * 20u + 17u]);
-        b[l].z = aether_flat_rd32(in[l * 20u + 18u]);
-        b[l].w = aether_flat_rd32(in[l * 20u + 19u]);
+        {
+            float e[16];
+            e[0] = aether_flat_rd32(in[l * 20u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 20u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 20u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 20u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 20u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 20u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 20u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 20u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 20u + 8u]);
+            e[9] = aether_flat_rd32(in[l * 20u + 9u]);
+            e[10] = aether_flat_rd32(in[l * 20u + 10u]);
+            e[11] = aether_flat_rd32(in[l * 20u + 11u]);
+            e[12] = aether_flat_rd32(in[l * 20u + 12u]);
+            e[13] = aether_flat_rd32(in[l * 20u + 13u]);
+            e[14] = aether_flat_rd32(in[l * 20u + 14u]);
+            e[15] = aether_flat_rd32(in[l * 20u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 20u + 16u]);
+            e[1] = aether_flat_rd32(in[l * 20u + 17u]);
+            e[2] = aether_flat_rd32(in[l * 20u + 18u]);
+            e[3] = aether_flat_rd32(in[l * 20u + 19u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat4f_solve_lower_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(r[l].x);
-        out[o++] = aether_flat_wr32(r[l].y);
-        out[o++] = aether_flat_wr32(r[l].z);
-        out[o++] = aether_flat_wr32(r[l].w);
+        {
+            float e[4];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
     }
     free(a);
     free(b);
@@ -5536,31 +7294,43 @@ static size_t aether_flat_call_mat4d_solve_lower(const uint64_t *in, size_t n_in
     aether_vec4d b;
     aether_vec4d r;
     if (n_in != 20u || cap < 4u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
-    a.m[4] = aether_flat_rd64(in[4u]);
-    a.m[5] = aether_flat_rd64(in[5u]);
-    a.m[6] = aether_flat_rd64(in[6u]);
-    a.m[7] = aether_flat_rd64(in[7u]);
-    a.m[8] = aether_flat_rd64(in[8u]);
-    a.m[9] = aether_flat_rd64(in[9u]);
-    a.m[10] = aether_flat_rd64(in[10u]);
-    a.m[11] = aether_flat_rd64(in[11u]);
-    a.m[12] = aether_flat_rd64(in[12u]);
-    a.m[13] = aether_flat_rd64(in[13u]);
-    a.m[14] = aether_flat_rd64(in[14u]);
-    a.m[15] = aether_flat_rd64(in[15u]);
-    b.x = aether_flat_rd64(in[16u]);
-    b.y = aether_flat_rd64(in[17u]);
-    b.z = aether_flat_rd64(in[18u]);
-    b.w = aether_flat_rd64(in[19u]);
+    {
+        double e[16];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        e[9] = aether_flat_rd64(in[9u]);
+        e[10] = aether_flat_rd64(in[10u]);
+        e[11] = aether_flat_rd64(in[11u]);
+        e[12] = aether_flat_rd64(in[12u]);
+        e[13] = aether_flat_rd64(in[13u]);
+        e[14] = aether_flat_rd64(in[14u]);
+        e[15] = aether_flat_rd64(in[15u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[16u]);
+        e[1] = aether_flat_rd64(in[17u]);
+        e[2] = aether_flat_rd64(in[18u]);
+        e[3] = aether_flat_rd64(in[19u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat4d_solve_lower(a, b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
-    out[o++] = aether_flat_wr64(r.w);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     return o;
 }
 
@@ -5578,33 +7348,45 @@ static size_t aether_flat_call_mat4d_solve_lower_lanes(const uint64_t *in, size_
     r = (aether_vec4d *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 20u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 20u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 20u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 20u + 3u]);
-        a[l].m[4] = aether_flat_rd64(in[l * 20u + 4u]);
-        a[l].m[5] = aether_flat_rd64(in[l * 20u + 5u]);
-        a[l].m[6] = aether_flat_rd64(in[l * 20u + 6u]);
-        a[l].m[7] = aether_flat_rd64(in[l * 20u + 7u]);
-        a[l].m[8] = aether_flat_rd64(in[l * 20u + 8u]);
-        a[l].m[9] = aether_flat_rd64(in[l * 20u + 9u]);
-        a[l].m[10] = aether_flat_rd64(in[l * 20u + 10u]);
-        a[l].m[11] = aether_flat_rd64(in[l * 20u + 11u]);
-        a[l].m[12] = aether_flat_rd64(in[l * 20u + 12u]);
-        a[l].m[13] = aether_flat_rd64(in[l * 20u + 13u]);
-        a[l].m[14] = aether_flat_rd64(in[l * 20u + 14u]);
-        a[l].m[15] = aether_flat_rd64(in[l * 20u + 15u]);
-        b[l].x = aether_flat_rd64(in[l * 20u + 16u]);
-        b[l].y = aether_flat_rd64(in[l * 20u + 17u]);
-        b[l].z = aether_flat_rd64(in[l * 20u + 18u]);
-        b[l].w = aether_flat_rd64(in[l * 20u + 19u]);
+        {
+            double e[16];
+            e[0] = aether_flat_rd64(in[l * 20u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 20u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 20u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 20u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 20u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 20u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 20u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 20u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 20u + 8u]);
+            e[9] = aether_flat_rd64(in[l * 20u + 9u]);
+            e[10] = aether_flat_rd64(in[l * 20u + 10u]);
+            e[11] = aether_flat_rd64(in[l * 20u + 11u]);
+            e[12] = aether_flat_rd64(in[l * 20u + 12u]);
+            e[13] = aether_flat_rd64(in[l * 20u + 13u]);
+            e[14] = aether_flat_rd64(in[l * 20u + 14u]);
+            e[15] = aether_flat_rd64(in[l * 20u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 20u + 16u]);
+            e[1] = aether_flat_rd64(in[l * 20u + 17u]);
+            e[2] = aether_flat_rd64(in[l * 20u + 18u]);
+            e[3] = aether_flat_rd64(in[l * 20u + 19u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat4d_solve_lower_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(r[l].x);
-        out[o++] = aether_flat_wr64(r[l].y);
-        out[o++] = aether_flat_wr64(r[l].z);
-        out[o++] = aether_flat_wr64(r[l].w);
+        {
+            double e[4];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
     }
     free(a);
     free(b);
@@ -5625,15 +7407,27 @@ static size_t aether_flat_call_mat2f_solve_lower_unit(const uint64_t *in, size_t
     aether_vec2f b;
     aether_vec2f r;
     if (n_in != 6u || cap < 2u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
-    b.x = aether_flat_rd32(in[4u]);
-    b.y = aether_flat_rd32(in[5u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[4u]);
+        e[1] = aether_flat_rd32(in[5u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat2f_solve_lower_unit(a, b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 }
 
@@ -5651,17 +7445,29 @@ static size_t aether_flat_call_mat2f_solve_lower_unit_lanes(const uint64_t *in, 
     r = (aether_vec2f *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 6u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 6u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 6u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 6u + 3u]);
-        b[l].x = aether_flat_rd32(in[l * 6u + 4u]);
-        b[l].y = aether_flat_rd32(in[l * 6u + 5u]);
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[2];
+            e[0] = aether_flat_rd32(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat2f_solve_lower_unit_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(r[l].x);
-        out[o++] = aether_flat_wr32(r[l].y);
+        {
+            float e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+        }
     }
     free(a);
     free(b);
@@ -5682,15 +7488,27 @@ static size_t aether_flat_call_mat2d_solve_lower_unit(const uint64_t *in, size_t
     aether_vec2d b;
     aether_vec2d r;
     if (n_in != 6u || cap < 2u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
-    b.x = aether_flat_rd64(in[4u]);
-    b.y = aether_flat_rd64(in[5u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[4u]);
+        e[1] = aether_flat_rd64(in[5u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat2d_solve_lower_unit(a, b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 }
 
@@ -5708,17 +7526,29 @@ static size_t aether_flat_call_mat2d_solve_lower_unit_lanes(const uint64_t *in, 
     r = (aether_vec2d *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 6u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 6u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 6u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 6u + 3u]);
-        b[l].x = aether_flat_rd64(in[l * 6u + 4u]);
-        b[l].y = aether_flat_rd64(in[l * 6u + 5u]);
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[2];
+            e[0] = aether_flat_rd64(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat2d_solve_lower_unit_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(r[l].x);
-        out[o++] = aether_flat_wr64(r[l].y);
+        {
+            double e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+        }
     }
     free(a);
     free(b);
@@ -5739,22 +7569,34 @@ static size_t aether_flat_call_mat3f_solve_lower_unit(const uint64_t *in, size_t
     aether_vec3f b;
     aether_vec3f r;
     if (n_in != 12u || cap < 3u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
-    a.m[4] = aether_flat_rd32(in[4u]);
-    a.m[5] = aether_flat_rd32(in[5u]);
-    a.m[6] = aether_flat_rd32(in[6u]);
-    a.m[7] = aether_flat_rd32(in[7u]);
-    a.m[8] = aether_flat_rd32(in[8u]);
-    b.x = aether_flat_rd32(in[9u]);
-    b.y = aether_flat_rd32(in[10u]);
-    b.z = aether_flat_rd32(in[11u]);
+    {
+        float e[9];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[9u]);
+        e[1] = aether_flat_rd32(in[10u]);
+        e[2] = aether_flat_rd32(in[11u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat3f_solve_lower_unit(a, b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
+    {
+        float e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+    }
     return o;
 }
 
@@ -5772,24 +7614,36 @@ static size_t aether_flat_call_mat3f_solve_lower_unit_lanes(const uint64_t *in, 
     r = (aether_vec3f *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 12u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 12u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 12u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 12u + 3u]);
-        a[l].m[4] = aether_flat_rd32(in[l * 12u + 4u]);
-        a[l].m[5] = aether_flat_rd32(in[l * 12u + 5u]);
-        a[l].m[6] = aether_flat_rd32(in[l * 12u + 6u]);
-        a[l].m[7] = aether_flat_rd32(in[l * 12u + 7u]);
-        a[l].m[8] = aether_flat_rd32(in[l * 12u + 8u]);
-        b[l].x = aether_flat_rd32(in[l * 12u + 9u]);
-        b[l].y = aether_flat_rd32(in[l * 12u + 10u]);
-        b[l].z = aether_flat_rd32(in[l * 12u + 11u]);
+        {
+            float e[9];
+            e[0] = aether_flat_rd32(in[l * 12u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 12u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 12u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 12u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 12u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 12u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 12u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 12u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 12u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[3];
+            e[0] = aether_flat_rd32(in[l * 12u + 9u]);
+            e[1] = aether_flat_rd32(in[l * 12u + 10u]);
+            e[2] = aether_flat_rd32(in[l * 12u + 11u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat3f_solve_lower_unit_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(r[l].x);
-        out[o++] = aether_flat_wr32(r[l].y);
-        out[o++] = aether_flat_wr32(r[l].z);
+        {
+            float e[3];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+        }
     }
     free(a);
     free(b);
@@ -5810,22 +7664,34 @@ static size_t aether_flat_call_mat3d_solve_lower_unit(const uint64_t *in, size_t
     aether_vec3d b;
     aether_vec3d r;
     if (n_in != 12u || cap < 3u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
-    a.m[4] = aether_flat_rd64(in[4u]);
-    a.m[5] = aether_flat_rd64(in[5u]);
-    a.m[6] = aether_flat_rd64(in[6u]);
-    a.m[7] = aether_flat_rd64(in[7u]);
-    a.m[8] = aether_flat_rd64(in[8u]);
-    b.x = aether_flat_rd64(in[9u]);
-    b.y = aether_flat_rd64(in[10u]);
-    b.z = aether_flat_rd64(in[11u]);
+    {
+        double e[9];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[9u]);
+        e[1] = aether_flat_rd64(in[10u]);
+        e[2] = aether_flat_rd64(in[11u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat3d_solve_lower_unit(a, b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
+    {
+        double e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+    }
     return o;
 }
 
@@ -5843,24 +7709,36 @@ static size_t aether_flat_call_mat3d_solve_lower_unit_lanes(const uint64_t *in, 
     r = (aether_vec3d *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 12u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 12u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 12u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 12u + 3u]);
-        a[l].m[4] = aether_flat_rd64(in[l * 12u + 4u]);
-        a[l].m[5] = aether_flat_rd64(in[l * 12u + 5u]);
-        a[l].m[6] = aether_flat_rd64(in[l * 12u + 6u]);
-        a[l].m[7] = aether_flat_rd64(in[l * 12u + 7u]);
-        a[l].m[8] = aether_flat_rd64(in[l * 12u + 8u]);
-        b[l].x = aether_flat_rd64(in[l * 12u + 9u]);
-        b[l].y = aether_flat_rd64(in[l * 12u + 10u]);
-        b[l].z = aether_flat_rd64(in[l * 12u + 11u]);
+        {
+            double e[9];
+            e[0] = aether_flat_rd64(in[l * 12u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 12u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 12u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 12u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 12u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 12u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 12u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 12u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 12u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[3];
+            e[0] = aether_flat_rd64(in[l * 12u + 9u]);
+            e[1] = aether_flat_rd64(in[l * 12u + 10u]);
+            e[2] = aether_flat_rd64(in[l * 12u + 11u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat3d_solve_lower_unit_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(r[l].x);
-        out[o++] = aether_flat_wr64(r[l].y);
-        out[o++] = aether_flat_wr64(r[l].z);
+        {
+            double e[3];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+        }
     }
     free(a);
     free(b);
@@ -5881,31 +7759,43 @@ static size_t aether_flat_call_mat4f_solve_lower_unit(const uint64_t *in, size_t
     aether_vec4f b;
     aether_vec4f r;
     if (n_in != 20u || cap < 4u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
-    a.m[4] = aether_flat_rd32(in[4u]);
-    a.m[5] = aether_flat_rd32(in[5u]);
-    a.m[6] = aether_flat_rd32(in[6u]);
-    a.m[7] = aether_flat_rd32(in[7u]);
-    a.m[8] = aether_flat_rd32(in[8u]);
-    a.m[9] = aether_flat_rd32(in[9u]);
-    a.m[10] = aether_flat_rd32(in[10u]);
-    a.m[11] = aether_flat_rd32(in[11u]);
-    a.m[12] = aether_flat_rd32(in[12u]);
-    a.m[13] = aether_flat_rd32(in[13u]);
-    a.m[14] = aether_flat_rd32(in[14u]);
-    a.m[15] = aether_flat_rd32(in[15u]);
-    b.x = aether_flat_rd32(in[16u]);
-    b.y = aether_flat_rd32(in[17u]);
-    b.z = aether_flat_rd32(in[18u]);
-    b.w = aether_flat_rd32(in[19u]);
+    {
+        float e[16];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        e[9] = aether_flat_rd32(in[9u]);
+        e[10] = aether_flat_rd32(in[10u]);
+        e[11] = aether_flat_rd32(in[11u]);
+        e[12] = aether_flat_rd32(in[12u]);
+        e[13] = aether_flat_rd32(in[13u]);
+        e[14] = aether_flat_rd32(in[14u]);
+        e[15] = aether_flat_rd32(in[15u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[16u]);
+        e[1] = aether_flat_rd32(in[17u]);
+        e[2] = aether_flat_rd32(in[18u]);
+        e[3] = aether_flat_rd32(in[19u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat4f_solve_lower_unit(a, b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
-    out[o++] = aether_flat_wr32(r.w);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     return o;
 }
 
@@ -5923,33 +7813,45 @@ static size_t aether_flat_call_mat4f_solve_lower_unit_lanes(const uint64_t *in, 
     r = (aether_vec4f *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 20u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 20u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 20u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 20u + 3u]);
-        a[l].m[4] = aether_flat_rd32(in[l * 20u + 4u]);
-        a[l].m[5] = aether_flat_rd32(in[l * 20u + 5u]);
-        a[l].m[6] = aether_flat_rd32(in[l * 20u + 6u]);
-        a[l].m[7] = aether_flat_rd32(in[l * 20u + 7u]);
-        a[l].m[8] = aether_flat_rd32(in[l * 20u + 8u]);
-        a[l].m[9] = aether_flat_rd32(in[l * 20u + 9u]);
-        a[l].m[10] = aether_flat_rd32(in[l * 20u + 10u]);
-        a[l].m[11] = aether_flat_rd32(in[l * 20u + 11u]);
-        a[l].m[12] = aether_flat_rd32(in[l * 20u + 12u]);
-        a[l].m[13] = aether_flat_rd32(in[l * 20u + 13u]);
-        a[l].m[14] = aether_flat_rd32(in[l * 20u + 14u]);
-        a[l].m[15] = aether_flat_rd32(in[l * 20u + 15u]);
-        b[l].x = aether_flat_rd32(in[l * 20u + 16u]);
-        b[l].y = aether_flat_rd32(in[l * 20u + 17u]);
-        b[l].z = aether_flat_rd32(in[l * 20u + 18u]);
-        b[l].w = aether_flat_rd32(in[l * 20u + 19u]);
+        {
+            float e[16];
+            e[0] = aether_flat_rd32(in[l * 20u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 20u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 20u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 20u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 20u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 20u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 20u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 20u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 20u + 8u]);
+            e[9] = aether_flat_rd32(in[l * 20u + 9u]);
+            e[10] = aether_flat_rd32(in[l * 20u + 10u]);
+            e[11] = aether_flat_rd32(in[l * 20u + 11u]);
+            e[12] = aether_flat_rd32(in[l * 20u + 12u]);
+            e[13] = aether_flat_rd32(in[l * 20u + 13u]);
+            e[14] = aether_flat_rd32(in[l * 20u + 14u]);
+            e[15] = aether_flat_rd32(in[l * 20u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 20u + 16u]);
+            e[1] = aether_flat_rd32(in[l * 20u + 17u]);
+            e[2] = aether_flat_rd32(in[l * 20u + 18u]);
+            e[3] = aether_flat_rd32(in[l * 20u + 19u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat4f_solve_lower_unit_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(r[l].x);
-        out[o++] = aether_flat_wr32(r[l].y);
-        out[o++] = aether_flat_wr32(r[l].z);
-        out[o++] = aether_flat_wr32(r[l].w);
+        {
+            float e[4];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
     }
     free(a);
     free(b);
@@ -5970,31 +7872,43 @@ static size_t aether_flat_call_mat4d_solve_lower_unit(const uint64_t *in, size_t
     aether_vec4d b;
     aether_vec4d r;
     if (n_in != 20u || cap < 4u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
-    a.m[4] = aether_flat_rd64(in[4u]);
-    a.m[5] = aether_flat_rd64(in[5u]);
-    a.m[6] = aether_flat_rd64(in[6u]);
-    a.m[7] = aether_flat_rd64(in[7u]);
-    a.m[8] = aether_flat_rd64(in[8u]);
-    a.m[9] = aether_flat_rd64(in[9u]);
-    a.m[10] = aether_flat_rd64(in[10u]);
-    a.m[11] = aether_flat_rd64(in[11u]);
-    a.m[12] = aether_flat_rd64(in[12u]);
-    a.m[13] = aether_flat_rd64(in[13u]);
-    a.m[14] = aether_flat_rd64(in[14u]);
-    a.m[15] = aether_flat_rd64(in[15u]);
-    b.x = aether_flat_rd64(in[16u]);
-    b.y = aether_flat_rd64(in[17u]);
-    b.z = aether_flat_rd64(in[18u]);
-    b.w = aether_flat_rd64(in[19u]);
+    {
+        double e[16];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        e[9] = aether_flat_rd64(in[9u]);
+        e[10] = aether_flat_rd64(in[10u]);
+        e[11] = aether_flat_rd64(in[11u]);
+        e[12] = aether_flat_rd64(in[12u]);
+        e[13] = aether_flat_rd64(in[13u]);
+        e[14] = aether_flat_rd64(in[14u]);
+        e[15] = aether_flat_rd64(in[15u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[16u]);
+        e[1] = aether_flat_rd64(in[17u]);
+        e[2] = aether_flat_rd64(in[18u]);
+        e[3] = aether_flat_rd64(in[19u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat4d_solve_lower_unit(a, b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
-    out[o++] = aether_flat_wr64(r.w);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     return o;
 }
 
@@ -6012,33 +7926,45 @@ static size_t aether_flat_call_mat4d_solve_lower_unit_lanes(const uint64_t *in, 
     r = (aether_vec4d *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 20u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 20u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 20u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 20u + 3u]);
-        a[l].m[4] = aether_flat_rd64(in[l * 20u + 4u]);
-        a[l].m[5] = aether_flat_rd64(in[l * 20u + 5u]);
-        a[l].m[6] = aether_flat_rd64(in[l * 20u + 6u]);
-        a[l].m[7] = aether_flat_rd64(in[l * 20u + 7u]);
-        a[l].m[8] = aether_flat_rd64(in[l * 20u + 8u]);
-        a[l].m[9] = aether_flat_rd64(in[l * 20u + 9u]);
-        a[l].m[10] = aether_flat_rd64(in[l * 20u + 10u]);
-        a[l].m[11] = aether_flat_rd64(in[l * 20u + 11u]);
-        a[l].m[12] = aether_flat_rd64(in[l * 20u + 12u]);
-        a[l].m[13] = aether_flat_rd64(in[l * 20u + 13u]);
-        a[l].m[14] = aether_flat_rd64(in[l * 20u + 14u]);
-        a[l].m[15] = aether_flat_rd64(in[l * 20u + 15u]);
-        b[l].x = aether_flat_rd64(in[l * 20u + 16u]);
-        b[l].y = aether_flat_rd64(in[l * 20u + 17u]);
-        b[l].z = aether_flat_rd64(in[l * 20u + 18u]);
-        b[l].w = aether_flat_rd64(in[l * 20u + 19u]);
+        {
+            double e[16];
+            e[0] = aether_flat_rd64(in[l * 20u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 20u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 20u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 20u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 20u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 20u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 20u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 20u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 20u + 8u]);
+            e[9] = aether_flat_rd64(in[l * 20u + 9u]);
+            e[10] = aether_flat_rd64(in[l * 20u + 10u]);
+            e[11] = aether_flat_rd64(in[l * 20u + 11u]);
+            e[12] = aether_flat_rd64(in[l * 20u + 12u]);
+            e[13] = aether_flat_rd64(in[l * 20u + 13u]);
+            e[14] = aether_flat_rd64(in[l * 20u + 14u]);
+            e[15] = aether_flat_rd64(in[l * 20u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 20u + 16u]);
+            e[1] = aether_flat_rd64(in[l * 20u + 17u]);
+            e[2] = aether_flat_rd64(in[l * 20u + 18u]);
+            e[3] = aether_flat_rd64(in[l * 20u + 19u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat4d_solve_lower_unit_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(r[l].x);
-        out[o++] = aether_flat_wr64(r[l].y);
-        out[o++] = aether_flat_wr64(r[l].z);
-        out[o++] = aether_flat_wr64(r[l].w);
+        {
+            double e[4];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
     }
     free(a);
     free(b);
@@ -6059,15 +7985,27 @@ static size_t aether_flat_call_mat2f_solve_upper(const uint64_t *in, size_t n_in
     aether_vec2f b;
     aether_vec2f r;
     if (n_in != 6u || cap < 2u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
-    b.x = aether_flat_rd32(in[4u]);
-    b.y = aether_flat_rd32(in[5u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[4u]);
+        e[1] = aether_flat_rd32(in[5u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat2f_solve_upper(a, b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 }
 
@@ -6085,17 +8023,29 @@ static size_t aether_flat_call_mat2f_solve_upper_lanes(const uint64_t *in, size_
     r = (aether_vec2f *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 6u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 6u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 6u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 6u + 3u]);
-        b[l].x = aether_flat_rd32(in[l * 6u + 4u]);
-        b[l].y = aether_flat_rd32(in[l * 6u + 5u]);
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[2];
+            e[0] = aether_flat_rd32(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat2f_solve_upper_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(r[l].x);
-        out[o++] = aether_flat_wr32(r[l].y);
+        {
+            float e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+        }
     }
     free(a);
     free(b);
@@ -6116,15 +8066,27 @@ static size_t aether_flat_call_mat2d_solve_upper(const uint64_t *in, size_t n_in
     aether_vec2d b;
     aether_vec2d r;
     if (n_in != 6u || cap < 2u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
-    b.x = aether_flat_rd64(in[4u]);
-    b.y = aether_flat_rd64(in[5u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[4u]);
+        e[1] = aether_flat_rd64(in[5u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat2d_solve_upper(a, b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 }
 
@@ -6142,17 +8104,29 @@ static size_t aether_flat_call_mat2d_solve_upper_lanes(const uint64_t *in, size_
     r = (aether_vec2d *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 6u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 6u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 6u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 6u + 3u]);
-        b[l].x = aether_flat_rd64(in[l * 6u + 4u]);
-        b[l].y = aether_flat_rd64(in[l * 6u + 5u]);
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[2];
+            e[0] = aether_flat_rd64(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat2d_solve_upper_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(r[l].x);
-        out[o++] = aether_flat_wr64(r[l].y);
+        {
+            double e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+        }
     }
     free(a);
     free(b);
@@ -6173,22 +8147,34 @@ static size_t aether_flat_call_mat3f_solve_upper(const uint64_t *in, size_t n_in
     aether_vec3f b;
     aether_vec3f r;
     if (n_in != 12u || cap < 3u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
-    a.m[4] = aether_flat_rd32(in[4u]);
-    a.m[5] = aether_flat_rd32(in[5u]);
-    a.m[6] = aether_flat_rd32(in[6u]);
-    a.m[7] = aether_flat_rd32(in[7u]);
-    a.m[8] = aether_flat_rd32(in[8u]);
-    b.x = aether_flat_rd32(in[9u]);
-    b.y = aether_flat_rd32(in[10u]);
-    b.z = aether_flat_rd32(in[11u]);
+    {
+        float e[9];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[9u]);
+        e[1] = aether_flat_rd32(in[10u]);
+        e[2] = aether_flat_rd32(in[11u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat3f_solve_upper(a, b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
+    {
+        float e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+    }
     return o;
 }
 
@@ -6206,24 +8192,36 @@ static size_t aether_flat_call_mat3f_solve_upper_lanes(const uint64_t *in, size_
     r = (aether_vec3f *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 12u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 12u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 12u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 12u + 3u]);
-        a[l].m[4] = aether_flat_rd32(in[l * 12u + 4u]);
-        a[l].m[5] = aether_flat_rd32(in[l * 12u + 5u]);
-        a[l].m[6] = aether_flat_rd32(in[l * 12u + 6u]);
-        a[l].m[7] = aether_flat_rd32(in[l * 12u + 7u]);
-        a[l].m[8] = aether_flat_rd32(in[l * 12u + 8u]);
-        b[l].x = aether_flat_rd32(in[l * 12u + 9u]);
-        b[l].y = aether_flat_rd32(in[l * 12u + 10u]);
-        b[l].z = aether_flat_rd32(in[l * 12u + 11u]);
+        {
+            float e[9];
+            e[0] = aether_flat_rd32(in[l * 12u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 12u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 12u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 12u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 12u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 12u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 12u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 12u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 12u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[3];
+            e[0] = aether_flat_rd32(in[l * 12u + 9u]);
+            e[1] = aether_flat_rd32(in[l * 12u + 10u]);
+            e[2] = aether_flat_rd32(in[l * 12u + 11u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat3f_solve_upper_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(r[l].x);
-        out[o++] = aether_flat_wr32(r[l].y);
-        out[o++] = aether_flat_wr32(r[l].z);
+        {
+            float e[3];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+        }
     }
     free(a);
     free(b);
@@ -6244,22 +8242,34 @@ static size_t aether_flat_call_mat3d_solve_upper(const uint64_t *in, size_t n_in
     aether_vec3d b;
     aether_vec3d r;
     if (n_in != 12u || cap < 3u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
-    a.m[4] = aether_flat_rd64(in[4u]);
-    a.m[5] = aether_flat_rd64(in[5u]);
-    a.m[6] = aether_flat_rd64(in[6u]);
-    a.m[7] = aether_flat_rd64(in[7u]);
-    a.m[8] = aether_flat_rd64(in[8u]);
-    b.x = aether_flat_rd64(in[9u]);
-    b.y = aether_flat_rd64(in[10u]);
-    b.z = aether_flat_rd64(in[11u]);
+    {
+        double e[9];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[9u]);
+        e[1] = aether_flat_rd64(in[10u]);
+        e[2] = aether_flat_rd64(in[11u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat3d_solve_upper(a, b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
+    {
+        double e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+    }
     return o;
 }
 
@@ -6277,24 +8287,36 @@ static size_t aether_flat_call_mat3d_solve_upper_lanes(const uint64_t *in, size_
     r = (aether_vec3d *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 12u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 12u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 12u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 12u + 3u]);
-        a[l].m[4] = aether_flat_rd64(in[l * 12u + 4u]);
-        a[l].m[5] = aether_flat_rd64(in[l * 12u + 5u]);
-        a[l].m[6] = aether_flat_rd64(in[l * 12u + 6u]);
-        a[l].m[7] = aether_flat_rd64(in[l * 12u + 7u]);
-        a[l].m[8] = aether_flat_rd64(in[l * 12u + 8u]);
-        b[l].x = aether_flat_rd64(in[l * 12u + 9u]);
-        b[l].y = aether_flat_rd64(in[l * 12u + 10u]);
-        b[l].z = aether_flat_rd64(in[l * 12u + 11u]);
+        {
+            double e[9];
+            e[0] = aether_flat_rd64(in[l * 12u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 12u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 12u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 12u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 12u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 12u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 12u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 12u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 12u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[3];
+            e[0] = aether_flat_rd64(in[l * 12u + 9u]);
+            e[1] = aether_flat_rd64(in[l * 12u + 10u]);
+            e[2] = aether_flat_rd64(in[l * 12u + 11u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat3d_solve_upper_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(r[l].x);
-        out[o++] = aether_flat_wr64(r[l].y);
-        out[o++] = aether_flat_wr64(r[l].z);
+        {
+            double e[3];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+        }
     }
     free(a);
     free(b);
@@ -6315,31 +8337,43 @@ static size_t aether_flat_call_mat4f_solve_upper(const uint64_t *in, size_t n_in
     aether_vec4f b;
     aether_vec4f r;
     if (n_in != 20u || cap < 4u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
-    a.m[4] = aether_flat_rd32(in[4u]);
-    a.m[5] = aether_flat_rd32(in[5u]);
-    a.m[6] = aether_flat_rd32(in[6u]);
-    a.m[7] = aether_flat_rd32(in[7u]);
-    a.m[8] = aether_flat_rd32(in[8u]);
-    a.m[9] = aether_flat_rd32(in[9u]);
-    a.m[10] = aether_flat_rd32(in[10u]);
-    a.m[11] = aether_flat_rd32(in[11u]);
-    a.m[12] = aether_flat_rd32(in[12u]);
-    a.m[13] = aether_flat_rd32(in[13u]);
-    a.m[14] = aether_flat_rd32(in[14u]);
-    a.m[15] = aether_flat_rd32(in[15u]);
-    b.x = aether_flat_rd32(in[16u]);
-    b.y = aether_flat_rd32(in[17u]);
-    b.z = aether_flat_rd32(in[18u]);
-    b.w = aether_flat_rd32(in[19u]);
+    {
+        float e[16];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        e[9] = aether_flat_rd32(in[9u]);
+        e[10] = aether_flat_rd32(in[10u]);
+        e[11] = aether_flat_rd32(in[11u]);
+        e[12] = aether_flat_rd32(in[12u]);
+        e[13] = aether_flat_rd32(in[13u]);
+        e[14] = aether_flat_rd32(in[14u]);
+        e[15] = aether_flat_rd32(in[15u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[16u]);
+        e[1] = aether_flat_rd32(in[17u]);
+        e[2] = aether_flat_rd32(in[18u]);
+        e[3] = aether_flat_rd32(in[19u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat4f_solve_upper(a, b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
-    out[o++] = aether_flat_wr32(r.w);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     return o;
 }
 
@@ -6357,33 +8391,45 @@ static size_t aether_flat_call_mat4f_solve_upper_lanes(const uint64_t *in, size_
     r = (aether_vec4f *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 20u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 20u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 20u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 20u + 3u]);
-        a[l].m[4] = aether_flat_rd32(in[l * 20u + 4u]);
-        a[l].m[5] = aether_flat_rd32(in[l * 20u + 5u]);
-        a[l].m[6] = aether_flat_rd32(in[l * 20u + 6u]);
-        a[l].m[7] = aether_flat_rd32(in[l * 20u + 7u]);
-        a[l].m[8] = aether_flat_rd32(in[l * 20u + 8u]);
-        a[l].m[9] = aether_flat_rd32(in[l * 20u + 9u]);
-        a[l].m[10] = aether_flat_rd32(in[l * 20u + 10u]);
-        a[l].m[11] = aether_flat_rd32(in[l * 20u + 11u]);
-        a[l].m[12] = aether_flat_rd32(in[l * 20u + 12u]);
-        a[l].m[13] = aether_flat_rd32(in[l * 20u + 13u]);
-        a[l].m[14] = aether_flat_rd32(in[l * 20u + 14u]);
-        a[l].m[15] = aether_flat_rd32(in[l * 20u + 15u]);
-        b[l].x = aether_flat_rd32(in[l * 20u + 16u]);
-        b[l].y = aether_flat_rd32(in[l * 20u + 17u]);
-        b[l].z = aether_flat_rd32(in[l * 20u + 18u]);
-        b[l].w = aether_flat_rd32(in[l * 20u + 19u]);
+        {
+            float e[16];
+            e[0] = aether_flat_rd32(in[l * 20u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 20u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 20u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 20u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 20u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 20u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 20u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 20u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 20u + 8u]);
+            e[9] = aether_flat_rd32(in[l * 20u + 9u]);
+            e[10] = aether_flat_rd32(in[l * 20u + 10u]);
+            e[11] = aether_flat_rd32(in[l * 20u + 11u]);
+            e[12] = aether_flat_rd32(in[l * 20u + 12u]);
+            e[13] = aether_flat_rd32(in[l * 20u + 13u]);
+            e[14] = aether_flat_rd32(in[l * 20u + 14u]);
+            e[15] = aether_flat_rd32(in[l * 20u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 20u + 16u]);
+            e[1] = aether_flat_rd32(in[l * 20u + 17u]);
+            e[2] = aether_flat_rd32(in[l * 20u + 18u]);
+            e[3] = aether_flat_rd32(in[l * 20u + 19u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat4f_solve_upper_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(r[l].x);
-        out[o++] = aether_flat_wr32(r[l].y);
-        out[o++] = aether_flat_wr32(r[l].z);
-        out[o++] = aether_flat_wr32(r[l].w);
+        {
+            float e[4];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
     }
     free(a);
     free(b);
@@ -6404,31 +8450,43 @@ static size_t aether_flat_call_mat4d_solve_upper(const uint64_t *in, size_t n_in
     aether_vec4d b;
     aether_vec4d r;
     if (n_in != 20u || cap < 4u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
-    a.m[4] = aether_flat_rd64(in[4u]);
-    a.m[5] = aether_flat_rd64(in[5u]);
-    a.m[6] = aether_flat_rd64(in[6u]);
-    a.m[7] = aether_flat_rd64(in[7u]);
-    a.m[8] = aether_flat_rd64(in[8u]);
-    a.m[9] = aether_flat_rd64(in[9u]);
-    a.m[10] = aether_flat_rd64(in[10u]);
-    a.m[11] = aether_flat_rd64(in[11u]);
-    a.m[12] = aether_flat_rd64(in[12u]);
-    a.m[13] = aether_flat_rd64(in[13u]);
-    a.m[14] = aether_flat_rd64(in[14u]);
-    a.m[15] = aether_flat_rd64(in[15u]);
-    b.x = aether_flat_rd64(in[16u]);
-    b.y = aether_flat_rd64(in[17u]);
-    b.z = aether_flat_rd64(in[18u]);
-    b.w = aether_flat_rd64(in[19u]);
+    {
+        double e[16];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        e[9] = aether_flat_rd64(in[9u]);
+        e[10] = aether_flat_rd64(in[10u]);
+        e[11] = aether_flat_rd64(in[11u]);
+        e[12] = aether_flat_rd64(in[12u]);
+        e[13] = aether_flat_rd64(in[13u]);
+        e[14] = aether_flat_rd64(in[14u]);
+        e[15] = aether_flat_rd64(in[15u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[16u]);
+        e[1] = aether_flat_rd64(in[17u]);
+        e[2] = aether_flat_rd64(in[18u]);
+        e[3] = aether_flat_rd64(in[19u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat4d_solve_upper(a, b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
-    out[o++] = aether_flat_wr64(r.w);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     return o;
 }
 
@@ -6446,33 +8504,45 @@ static size_t aether_flat_call_mat4d_solve_upper_lanes(const uint64_t *in, size_
     r = (aether_vec4d *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 20u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 20u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 20u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 20u + 3u]);
-        a[l].m[4] = aether_flat_rd64(in[l * 20u + 4u]);
-        a[l].m[5] = aether_flat_rd64(in[l * 20u + 5u]);
-        a[l].m[6] = aether_flat_rd64(in[l * 20u + 6u]);
-        a[l].m[7] = aether_flat_rd64(in[l * 20u + 7u]);
-        a[l].m[8] = aether_flat_rd64(in[l * 20u + 8u]);
-        a[l].m[9] = aether_flat_rd64(in[l * 20u + 9u]);
-        a[l].m[10] = aether_flat_rd64(in[l * 20u + 10u]);
-        a[l].m[11] = aether_flat_rd64(in[l * 20u + 11u]);
-        a[l].m[12] = aether_flat_rd64(in[l * 20u + 12u]);
-        a[l].m[13] = aether_flat_rd64(in[l * 20u + 13u]);
-        a[l].m[14] = aether_flat_rd64(in[l * 20u + 14u]);
-        a[l].m[15] = aether_flat_rd64(in[l * 20u + 15u]);
-        b[l].x = aether_flat_rd64(in[l * 20u + 16u]);
-        b[l].y = aether_flat_rd64(in[l * 20u + 17u]);
-        b[l].z = aether_flat_rd64(in[l * 20u + 18u]);
-        b[l].w = aether_flat_rd64(in[l * 20u + 19u]);
+        {
+            double e[16];
+            e[0] = aether_flat_rd64(in[l * 20u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 20u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 20u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 20u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 20u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 20u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 20u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 20u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 20u + 8u]);
+            e[9] = aether_flat_rd64(in[l * 20u + 9u]);
+            e[10] = aether_flat_rd64(in[l * 20u + 10u]);
+            e[11] = aether_flat_rd64(in[l * 20u + 11u]);
+            e[12] = aether_flat_rd64(in[l * 20u + 12u]);
+            e[13] = aether_flat_rd64(in[l * 20u + 13u]);
+            e[14] = aether_flat_rd64(in[l * 20u + 14u]);
+            e[15] = aether_flat_rd64(in[l * 20u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 20u + 16u]);
+            e[1] = aether_flat_rd64(in[l * 20u + 17u]);
+            e[2] = aether_flat_rd64(in[l * 20u + 18u]);
+            e[3] = aether_flat_rd64(in[l * 20u + 19u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat4d_solve_upper_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(r[l].x);
-        out[o++] = aether_flat_wr64(r[l].y);
-        out[o++] = aether_flat_wr64(r[l].z);
-        out[o++] = aether_flat_wr64(r[l].w);
+        {
+            double e[4];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
     }
     free(a);
     free(b);
@@ -6493,15 +8563,27 @@ static size_t aether_flat_call_mat2f_solve_upper_unit(const uint64_t *in, size_t
     aether_vec2f b;
     aether_vec2f r;
     if (n_in != 6u || cap < 2u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
-    b.x = aether_flat_rd32(in[4u]);
-    b.y = aether_flat_rd32(in[5u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[4u]);
+        e[1] = aether_flat_rd32(in[5u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat2f_solve_upper_unit(a, b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 }
 
@@ -6519,17 +8601,29 @@ static size_t aether_flat_call_mat2f_solve_upper_unit_lanes(const uint64_t *in, 
     r = (aether_vec2f *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 6u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 6u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 6u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 6u + 3u]);
-        b[l].x = aether_flat_rd32(in[l * 6u + 4u]);
-        b[l].y = aether_flat_rd32(in[l * 6u + 5u]);
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[2];
+            e[0] = aether_flat_rd32(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat2f_solve_upper_unit_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(r[l].x);
-        out[o++] = aether_flat_wr32(r[l].y);
+        {
+            float e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+        }
     }
     free(a);
     free(b);
@@ -6550,15 +8644,27 @@ static size_t aether_flat_call_mat2d_solve_upper_unit(const uint64_t *in, size_t
     aether_vec2d b;
     aether_vec2d r;
     if (n_in != 6u || cap < 2u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
-    b.x = aether_flat_rd64(in[4u]);
-    b.y = aether_flat_rd64(in[5u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[4u]);
+        e[1] = aether_flat_rd64(in[5u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat2d_solve_upper_unit(a, b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 }
 
@@ -6576,17 +8682,29 @@ static size_t aether_flat_call_mat2d_solve_upper_unit_lanes(const uint64_t *in, 
     r = (aether_vec2d *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 6u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 6u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 6u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 6u + 3u]);
-        b[l].x = aether_flat_rd64(in[l * 6u + 4u]);
-        b[l].y = aether_flat_rd64(in[l * 6u + 5u]);
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[2];
+            e[0] = aether_flat_rd64(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat2d_solve_upper_unit_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(r[l].x);
-        out[o++] = aether_flat_wr64(r[l].y);
+        {
+            double e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+        }
     }
     free(a);
     free(b);
@@ -6607,22 +8725,34 @@ static size_t aether_flat_call_mat3f_solve_upper_unit(const uint64_t *in, size_t
     aether_vec3f b;
     aether_vec3f r;
     if (n_in != 12u || cap < 3u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
-    a.m[4] = aether_flat_rd32(in[4u]);
-    a.m[5] = aether_flat_rd32(in[5u]);
-    a.m[6] = aether_flat_rd32(in[6u]);
-    a.m[7] = aether_flat_rd32(in[7u]);
-    a.m[8] = aether_flat_rd32(in[8u]);
-    b.x = aether_flat_rd32(in[9u]);
-    b.y = aether_flat_rd32(in[10u]);
-    b.z = aether_flat_rd32(in[11u]);
+    {
+        float e[9];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[9u]);
+        e[1] = aether_flat_rd32(in[10u]);
+        e[2] = aether_flat_rd32(in[11u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat3f_solve_upper_unit(a, b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
+    {
+        float e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+    }
     return o;
 }
 
@@ -6640,24 +8770,36 @@ static size_t aether_flat_call_mat3f_solve_upper_unit_lanes(const uint64_t *in, 
     r = (aether_vec3f *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 12u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 12u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 12u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 12u + 3u]);
-        a[l].m[4] = aether_flat_rd32(in[l * 12u + 4u]);
-        a[l].m[5] = aether_flat_rd32(in[l * 12u + 5u]);
-        a[l].m[6] = aether_flat_rd32(in[l * 12u + 6u]);
-        a[l].m[7] = aether_flat_rd32(in[l * 12u + 7u]);
-        a[l].m[8] = aether_flat_rd32(in[l * 12u + 8u]);
-        b[l].x = aether_flat_rd32(in[l * 12u + 9u]);
-        b[l].y = aether_flat_rd32(in[l * 12u + 10u]);
-        b[l].z = aether_flat_rd32(in[l * 12u + 11u]);
+        {
+            float e[9];
+            e[0] = aether_flat_rd32(in[l * 12u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 12u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 12u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 12u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 12u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 12u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 12u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 12u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 12u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[3];
+            e[0] = aether_flat_rd32(in[l * 12u + 9u]);
+            e[1] = aether_flat_rd32(in[l * 12u + 10u]);
+            e[2] = aether_flat_rd32(in[l * 12u + 11u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat3f_solve_upper_unit_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(r[l].x);
-        out[o++] = aether_flat_wr32(r[l].y);
-        out[o++] = aether_flat_wr32(r[l].z);
+        {
+            float e[3];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+        }
     }
     free(a);
     free(b);
@@ -6678,22 +8820,34 @@ static size_t aether_flat_call_mat3d_solve_upper_unit(const uint64_t *in, size_t
     aether_vec3d b;
     aether_vec3d r;
     if (n_in != 12u || cap < 3u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
-    a.m[4] = aether_flat_rd64(in[4u]);
-    a.m[5] = aether_flat_rd64(in[5u]);
-    a.m[6] = aether_flat_rd64(in[6u]);
-    a.m[7] = aether_flat_rd64(in[7u]);
-    a.m[8] = aether_flat_rd64(in[8u]);
-    b.x = aether_flat_rd64(in[9u]);
-    b.y = aether_flat_rd64(in[10u]);
-    b.z = aether_flat_rd64(in[11u]);
+    {
+        double e[9];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[9u]);
+        e[1] = aether_flat_rd64(in[10u]);
+        e[2] = aether_flat_rd64(in[11u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat3d_solve_upper_unit(a, b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
+    {
+        double e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+    }
     return o;
 }
 
@@ -6711,24 +8865,36 @@ static size_t aether_flat_call_mat3d_solve_upper_unit_lanes(const uint64_t *in, 
     r = (aether_vec3d *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 12u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 12u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 12u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 12u + 3u]);
-        a[l].m[4] = aether_flat_rd64(in[l * 12u + 4u]);
-        a[l].m[5] = aether_flat_rd64(in[l * 12u + 5u]);
-        a[l].m[6] = aether_flat_rd64(in[l * 12u + 6u]);
-        a[l].m[7] = aether_flat_rd64(in[l * 12u + 7u]);
-        a[l].m[8] = aether_flat_rd64(in[l * 12u + 8u]);
-        b[l].x = aether_flat_rd64(in[l * 12u + 9u]);
-        b[l].y = aether_flat_rd64(in[l * 12u + 10u]);
-        b[l].z = aether_flat_rd64(in[l * 12u + 11u]);
+        {
+            double e[9];
+            e[0] = aether_flat_rd64(in[l * 12u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 12u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 12u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 12u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 12u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 12u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 12u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 12u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 12u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[3];
+            e[0] = aether_flat_rd64(in[l * 12u + 9u]);
+            e[1] = aether_flat_rd64(in[l * 12u + 10u]);
+            e[2] = aether_flat_rd64(in[l * 12u + 11u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat3d_solve_upper_unit_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(r[l].x);
-        out[o++] = aether_flat_wr64(r[l].y);
-        out[o++] = aether_flat_wr64(r[l].z);
+        {
+            double e[3];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+        }
     }
     free(a);
     free(b);
@@ -6749,31 +8915,43 @@ static size_t aether_flat_call_mat4f_solve_upper_unit(const uint64_t *in, size_t
     aether_vec4f b;
     aether_vec4f r;
     if (n_in != 20u || cap < 4u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
-    a.m[4] = aether_flat_rd32(in[4u]);
-    a.m[5] = aether_flat_rd32(in[5u]);
-    a.m[6] = aether_flat_rd32(in[6u]);
-    a.m[7] = aether_flat_rd32(in[7u]);
-    a.m[8] = aether_flat_rd32(in[8u]);
-    a.m[9] = aether_flat_rd32(in[9u]);
-    a.m[10] = aether_flat_rd32(in[10u]);
-    a.m[11] = aether_flat_rd32(in[11u]);
-    a.m[12] = aether_flat_rd32(in[12u]);
-    a.m[13] = aether_flat_rd32(in[13u]);
-    a.m[14] = aether_flat_rd32(in[14u]);
-    a.m[15] = aether_flat_rd32(in[15u]);
-    b.x = aether_flat_rd32(in[16u]);
-    b.y = aether_flat_rd32(in[17u]);
-    b.z = aether_flat_rd32(in[18u]);
-    b.w = aether_flat_rd32(in[19u]);
+    {
+        float e[16];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        e[9] = aether_flat_rd32(in[9u]);
+        e[10] = aether_flat_rd32(in[10u]);
+        e[11] = aether_flat_rd32(in[11u]);
+        e[12] = aether_flat_rd32(in[12u]);
+        e[13] = aether_flat_rd32(in[13u]);
+        e[14] = aether_flat_rd32(in[14u]);
+        e[15] = aether_flat_rd32(in[15u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[16u]);
+        e[1] = aether_flat_rd32(in[17u]);
+        e[2] = aether_flat_rd32(in[18u]);
+        e[3] = aether_flat_rd32(in[19u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat4f_solve_upper_unit(a, b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
-    out[o++] = aether_flat_wr32(r.w);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     return o;
 }
 
@@ -6791,33 +8969,45 @@ static size_t aether_flat_call_mat4f_solve_upper_unit_lanes(const uint64_t *in, 
     r = (aether_vec4f *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 20u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 20u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 20u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 20u + 3u]);
-        a[l].m[4] = aether_flat_rd32(in[l * 20u + 4u]);
-        a[l].m[5] = aether_flat_rd32(in[l * 20u + 5u]);
-        a[l].m[6] = aether_flat_rd32(in[l * 20u + 6u]);
-        a[l].m[7] = aether_flat_rd32(in[l * 20u + 7u]);
-        a[l].m[8] = aether_flat_rd32(in[l * 20u + 8u]);
-        a[l].m[9] = aether_flat_rd32(in[l * 20u + 9u]);
-        a[l].m[10] = aether_flat_rd32(in[l * 20u + 10u]);
-        a[l].m[11] = aether_flat_rd32(in[l * 20u + 11u]);
-        a[l].m[12] = aether_flat_rd32(in[l * 20u + 12u]);
-        a[l].m[13] = aether_flat_rd32(in[l * 20u + 13u]);
-        a[l].m[14] = aether_flat_rd32(in[l * 20u + 14u]);
-        a[l].m[15] = aether_flat_rd32(in[l * 20u + 15u]);
-        b[l].x = aether_flat_rd32(in[l * 20u + 16u]);
-        b[l].y = aether_flat_rd32(in[l * 20u + 17u]);
-        b[l].z = aether_flat_rd32(in[l * 20u + 18u]);
-        b[l].w = aether_flat_rd32(in[l * 20u + 19u]);
+        {
+            float e[16];
+            e[0] = aether_flat_rd32(in[l * 20u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 20u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 20u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 20u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 20u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 20u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 20u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 20u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 20u + 8u]);
+            e[9] = aether_flat_rd32(in[l * 20u + 9u]);
+            e[10] = aether_flat_rd32(in[l * 20u + 10u]);
+            e[11] = aether_flat_rd32(in[l * 20u + 11u]);
+            e[12] = aether_flat_rd32(in[l * 20u + 12u]);
+            e[13] = aether_flat_rd32(in[l * 20u + 13u]);
+            e[14] = aether_flat_rd32(in[l * 20u + 14u]);
+            e[15] = aether_flat_rd32(in[l * 20u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 20u + 16u]);
+            e[1] = aether_flat_rd32(in[l * 20u + 17u]);
+            e[2] = aether_flat_rd32(in[l * 20u + 18u]);
+            e[3] = aether_flat_rd32(in[l * 20u + 19u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat4f_solve_upper_unit_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(r[l].x);
-        out[o++] = aether_flat_wr32(r[l].y);
-        out[o++] = aether_flat_wr32(r[l].z);
-        out[o++] = aether_flat_wr32(r[l].w);
+        {
+            float e[4];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
     }
     free(a);
     free(b);
@@ -6838,31 +9028,43 @@ static size_t aether_flat_call_mat4d_solve_upper_unit(const uint64_t *in, size_t
     aether_vec4d b;
     aether_vec4d r;
     if (n_in != 20u || cap < 4u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
-    a.m[4] = aether_flat_rd64(in[4u]);
-    a.m[5] = aether_flat_rd64(in[5u]);
-    a.m[6] = aether_flat_rd64(in[6u]);
-    a.m[7] = aether_flat_rd64(in[7u]);
-    a.m[8] = aether_flat_rd64(in[8u]);
-    a.m[9] = aether_flat_rd64(in[9u]);
-    a.m[10] = aether_flat_rd64(in[10u]);
-    a.m[11] = aether_flat_rd64(in[11u]);
-    a.m[12] = aether_flat_rd64(in[12u]);
-    a.m[13] = aether_flat_rd64(in[13u]);
-    a.m[14] = aether_flat_rd64(in[14u]);
-    a.m[15] = aether_flat_rd64(in[15u]);
-    b.x = aether_flat_rd64(in[16u]);
-    b.y = aether_flat_rd64(in[17u]);
-    b.z = aether_flat_rd64(in[18u]);
-    b.w = aether_flat_rd64(in[19u]);
+    {
+        double e[16];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        e[9] = aether_flat_rd64(in[9u]);
+        e[10] = aether_flat_rd64(in[10u]);
+        e[11] = aether_flat_rd64(in[11u]);
+        e[12] = aether_flat_rd64(in[12u]);
+        e[13] = aether_flat_rd64(in[13u]);
+        e[14] = aether_flat_rd64(in[14u]);
+        e[15] = aether_flat_rd64(in[15u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[16u]);
+        e[1] = aether_flat_rd64(in[17u]);
+        e[2] = aether_flat_rd64(in[18u]);
+        e[3] = aether_flat_rd64(in[19u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat4d_solve_upper_unit(a, b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
-    out[o++] = aether_flat_wr64(r.w);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     return o;
 }
 
@@ -6880,33 +9082,45 @@ static size_t aether_flat_call_mat4d_solve_upper_unit_lanes(const uint64_t *in, 
     r = (aether_vec4d *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 20u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 20u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 20u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 20u + 3u]);
-        a[l].m[4] = aether_flat_rd64(in[l * 20u + 4u]);
-        a[l].m[5] = aether_flat_rd64(in[l * 20u + 5u]);
-        a[l].m[6] = aether_flat_rd64(in[l * 20u + 6u]);
-        a[l].m[7] = aether_flat_rd64(in[l * 20u + 7u]);
-        a[l].m[8] = aether_flat_rd64(in[l * 20u + 8u]);
-        a[l].m[9] = aether_flat_rd64(in[l * 20u + 9u]);
-        a[l].m[10] = aether_flat_rd64(in[l * 20u + 10u]);
-        a[l].m[11] = aether_flat_rd64(in[l * 20u + 11u]);
-        a[l].m[12] = aether_flat_rd64(in[l * 20u + 12u]);
-        a[l].m[13] = aether_flat_rd64(in[l * 20u + 13u]);
-        a[l].m[14] = aether_flat_rd64(in[l * 20u + 14u]);
-        a[l].m[15] = aether_flat_rd64(in[l * 20u + 15u]);
-        b[l].x = aether_flat_rd64(in[l * 20u + 16u]);
-        b[l].y = aether_flat_rd64(in[l * 20u + 17u]);
-        b[l].z = aether_flat_rd64(in[l * 20u + 18u]);
-        b[l].w = aether_flat_rd64(in[l * 20u + 19u]);
+        {
+            double e[16];
+            e[0] = aether_flat_rd64(in[l * 20u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 20u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 20u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 20u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 20u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 20u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 20u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 20u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 20u + 8u]);
+            e[9] = aether_flat_rd64(in[l * 20u + 9u]);
+            e[10] = aether_flat_rd64(in[l * 20u + 10u]);
+            e[11] = aether_flat_rd64(in[l * 20u + 11u]);
+            e[12] = aether_flat_rd64(in[l * 20u + 12u]);
+            e[13] = aether_flat_rd64(in[l * 20u + 13u]);
+            e[14] = aether_flat_rd64(in[l * 20u + 14u]);
+            e[15] = aether_flat_rd64(in[l * 20u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 20u + 16u]);
+            e[1] = aether_flat_rd64(in[l * 20u + 17u]);
+            e[2] = aether_flat_rd64(in[l * 20u + 18u]);
+            e[3] = aether_flat_rd64(in[l * 20u + 19u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat4d_solve_upper_unit_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(r[l].x);
-        out[o++] = aether_flat_wr64(r[l].y);
-        out[o++] = aether_flat_wr64(r[l].z);
-        out[o++] = aether_flat_wr64(r[l].w);
+        {
+            double e[4];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
     }
     free(a);
     free(b);
@@ -6926,10 +9140,14 @@ static size_t aether_flat_call_mat2f_det_lu(const uint64_t *in, size_t n_in, uin
     aether_mat2f a;
     float d;
     if (n_in != 4u || cap < 1u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
     d = aether_mat2f_det_lu(a);
     out[o++] = aether_flat_wr32(d);
     return o;
@@ -6947,10 +9165,14 @@ static size_t aether_flat_call_mat2f_det_lu_lanes(const uint64_t *in, size_t n_i
     d = (float *)calloc(1u * (count + 1u), sizeof *d);
     if (a == NULL || d == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 4u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 4u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 4u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 4u + 3u]);
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat2f_det_lu_lanes(a, d, count);
     for (l = 0; l < count; ++l) {
@@ -6972,10 +9194,14 @@ static size_t aether_flat_call_mat2d_det_lu(const uint64_t *in, size_t n_in, uin
     aether_mat2d a;
     double d;
     if (n_in != 4u || cap < 1u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
     d = aether_mat2d_det_lu(a);
     out[o++] = aether_flat_wr64(d);
     return o;
@@ -6993,10 +9219,14 @@ static size_t aether_flat_call_mat2d_det_lu_lanes(const uint64_t *in, size_t n_i
     d = (double *)calloc(1u * (count + 1u), sizeof *d);
     if (a == NULL || d == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 4u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 4u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 4u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 4u + 3u]);
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat2d_det_lu_lanes(a, d, count);
     for (l = 0; l < count; ++l) {
@@ -7018,15 +9248,19 @@ static size_t aether_flat_call_mat3f_det_lu(const uint64_t *in, size_t n_in, uin
     aether_mat3f a;
     float d;
     if (n_in != 9u || cap < 1u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
-    a.m[4] = aether_flat_rd32(in[4u]);
-    a.m[5] = aether_flat_rd32(in[5u]);
-    a.m[6] = aether_flat_rd32(in[6u]);
-    a.m[7] = aether_flat_rd32(in[7u]);
-    a.m[8] = aether_flat_rd32(in[8u]);
+    {
+        float e[9];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        memcpy(&a, e, sizeof e);
+    }
     d = aether_mat3f_det_lu(a);
     out[o++] = aether_flat_wr32(d);
     return o;
@@ -7044,15 +9278,19 @@ static size_t aether_flat_call_mat3f_det_lu_lanes(const uint64_t *in, size_t n_i
     d = (float *)calloc(1u * (count + 1u), sizeof *d);
     if (a == NULL || d == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 9u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 9u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 9u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 9u + 3u]);
-        a[l].m[4] = aether_flat_rd32(in[l * 9u + 4u]);
-        a[l].m[5] = aether_flat_rd32(in[l * 9u + 5u]);
-        a[l].m[6] = aether_flat_rd32(in[l * 9u + 6u]);
-        a[l].m[7] = aether_flat_rd32(in[l * 9u + 7u]);
-        a[l].m[8] = aether_flat_rd32(in[l * 9u + 8u]);
+        {
+            float e[9];
+            e[0] = aether_flat_rd32(in[l * 9u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 9u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 9u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 9u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 9u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 9u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 9u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 9u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 9u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat3f_det_lu_lanes(a, d, count);
     for (l = 0; l < count; ++l) {
@@ -7074,15 +9312,19 @@ static size_t aether_flat_call_mat3d_det_lu(const uint64_t *in, size_t n_in, uin
     aether_mat3d a;
     double d;
     if (n_in != 9u || cap < 1u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
-    a.m[4] = aether_flat_rd64(in[4u]);
-    a.m[5] = aether_flat_rd64(in[5u]);
-    a.m[6] = aether_flat_rd64(in[6u]);
-    a.m[7] = aether_flat_rd64(in[7u]);
-    a.m[8] = aether_flat_rd64(in[8u]);
+    {
+        double e[9];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        memcpy(&a, e, sizeof e);
+    }
     d = aether_mat3d_det_lu(a);
     out[o++] = aether_flat_wr64(d);
     return o;
@@ -7100,15 +9342,19 @@ static size_t aether_flat_call_mat3d_det_lu_lanes(const uint64_t *in, size_t n_i
     d = (double *)calloc(1u * (count + 1u), sizeof *d);
     if (a == NULL || d == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 9u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 9u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 9u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 9u + 3u]);
-        a[l].m[4] = aether_flat_rd64(in[l * 9u + 4u]);
-        a[l].m[5] = aether_flat_rd64(in[l * 9u + 5u]);
-        a[l].m[6] = aether_flat_rd64(in[l * 9u + 6u]);
-        a[l].m[7] = aether_flat_rd64(in[l * 9u + 7u]);
-        a[l].m[8] = aether_flat_rd64(in[l * 9u + 8u]);
+        {
+            double e[9];
+            e[0] = aether_flat_rd64(in[l * 9u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 9u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 9u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 9u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 9u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 9u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 9u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 9u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 9u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat3d_det_lu_lanes(a, d, count);
     for (l = 0; l < count; ++l) {
@@ -7130,22 +9376,26 @@ static size_t aether_flat_call_mat4f_det_lu(const uint64_t *in, size_t n_in, uin
     aether_mat4f a;
     float d;
     if (n_in != 16u || cap < 1u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
-    a.m[4] = aether_flat_rd32(in[4u]);
-    a.m[5] = aether_flat_rd32(in[5u]);
-    a.m[6] = aether_flat_rd32(in[6u]);
-    a.m[7] = aether_flat_rd32(in[7u]);
-    a.m[8] = aether_flat_rd32(in[8u]);
-    a.m[9] = aether_flat_rd32(in[9u]);
-    a.m[10] = aether_flat_rd32(in[10u]);
-    a.m[11] = aether_flat_rd32(in[11u]);
-    a.m[12] = aether_flat_rd32(in[12u]);
-    a.m[13] = aether_flat_rd32(in[13u]);
-    a.m[14] = aether_flat_rd32(in[14u]);
-    a.m[15] = aether_flat_rd32(in[15u]);
+    {
+        float e[16];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        e[9] = aether_flat_rd32(in[9u]);
+        e[10] = aether_flat_rd32(in[10u]);
+        e[11] = aether_flat_rd32(in[11u]);
+        e[12] = aether_flat_rd32(in[12u]);
+        e[13] = aether_flat_rd32(in[13u]);
+        e[14] = aether_flat_rd32(in[14u]);
+        e[15] = aether_flat_rd32(in[15u]);
+        memcpy(&a, e, sizeof e);
+    }
     d = aether_mat4f_det_lu(a);
     out[o++] = aether_flat_wr32(d);
     return o;
@@ -7163,22 +9413,26 @@ static size_t aether_flat_call_mat4f_det_lu_lanes(const uint64_t *in, size_t n_i
     d = (float *)calloc(1u * (count + 1u), sizeof *d);
     if (a == NULL || d == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 16u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 16u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 16u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 16u + 3u]);
-        a[l].m[4] = aether_flat_rd32(in[l * 16u + 4u]);
-        a[l].m[5] = aether_flat_rd32(in[l * 16u + 5u]);
-        a[l].m[6] = aether_flat_rd32(in[l * 16u + 6u]);
-        a[l].m[7] = aether_flat_rd32(in[l * 16u + 7u]);
-        a[l].m[8] = aether_flat_rd32(in[l * 16u + 8u]);
-        a[l].m[9] = aether_flat_rd32(in[l * 16u + 9u]);
-        a[l].m[10] = aether_flat_rd32(in[l * 16u + 10u]);
-        a[l].m[11] = aether_flat_rd32(in[l * 16u + 11u]);
-        a[l].m[12] = aether_flat_rd32(in[l * 16u + 12u]);
-        a[l].m[13] = aether_flat_rd32(in[l * 16u + 13u]);
-        a[l].m[14] = aether_flat_rd32(in[l * 16u + 14u]);
-        a[l].m[15] = aether_flat_rd32(in[l * 16u + 15u]);
+        {
+            float e[16];
+            e[0] = aether_flat_rd32(in[l * 16u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 16u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 16u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 16u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 16u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 16u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 16u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 16u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 16u + 8u]);
+            e[9] = aether_flat_rd32(in[l * 16u + 9u]);
+            e[10] = aether_flat_rd32(in[l * 16u + 10u]);
+            e[11] = aether_flat_rd32(in[l * 16u + 11u]);
+            e[12] = aether_flat_rd32(in[l * 16u + 12u]);
+            e[13] = aether_flat_rd32(in[l * 16u + 13u]);
+            e[14] = aether_flat_rd32(in[l * 16u + 14u]);
+            e[15] = aether_flat_rd32(in[l * 16u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat4f_det_lu_lanes(a, d, count);
     for (l = 0; l < count; ++l) {
@@ -7200,22 +9454,26 @@ static size_t aether_flat_call_mat4d_det_lu(const uint64_t *in, size_t n_in, uin
     aether_mat4d a;
     double d;
     if (n_in != 16u || cap < 1u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
-    a.m[4] = aether_flat_rd64(in[4u]);
-    a.m[5] = aether_flat_rd64(in[5u]);
-    a.m[6] = aether_flat_rd64(in[6u]);
-    a.m[7] = aether_flat_rd64(in[7u]);
-    a.m[8] = aether_flat_rd64(in[8u]);
-    a.m[9] = aether_flat_rd64(in[9u]);
-    a.m[10] = aether_flat_rd64(in[10u]);
-    a.m[11] = aether_flat_rd64(in[11u]);
-    a.m[12] = aether_flat_rd64(in[12u]);
-    a.m[13] = aether_flat_rd64(in[13u]);
-    a.m[14] = aether_flat_rd64(in[14u]);
-    a.m[15] = aether_flat_rd64(in[15u]);
+    {
+        double e[16];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        e[9] = aether_flat_rd64(in[9u]);
+        e[10] = aether_flat_rd64(in[10u]);
+        e[11] = aether_flat_rd64(in[11u]);
+        e[12] = aether_flat_rd64(in[12u]);
+        e[13] = aether_flat_rd64(in[13u]);
+        e[14] = aether_flat_rd64(in[14u]);
+        e[15] = aether_flat_rd64(in[15u]);
+        memcpy(&a, e, sizeof e);
+    }
     d = aether_mat4d_det_lu(a);
     out[o++] = aether_flat_wr64(d);
     return o;
@@ -7233,22 +9491,26 @@ static size_t aether_flat_call_mat4d_det_lu_lanes(const uint64_t *in, size_t n_i
     d = (double *)calloc(1u * (count + 1u), sizeof *d);
     if (a == NULL || d == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 16u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 16u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 16u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 16u + 3u]);
-        a[l].m[4] = aether_flat_rd64(in[l * 16u + 4u]);
-        a[l].m[5] = aether_flat_rd64(in[l * 16u + 5u]);
-        a[l].m[6] = aether_flat_rd64(in[l * 16u + 6u]);
-        a[l].m[7] = aether_flat_rd64(in[l * 16u + 7u]);
-        a[l].m[8] = aether_flat_rd64(in[l * 16u + 8u]);
-        a[l].m[9] = aether_flat_rd64(in[l * 16u + 9u]);
-        a[l].m[10] = aether_flat_rd64(in[l * 16u + 10u]);
-        a[l].m[11] = aether_flat_rd64(in[l * 16u + 11u]);
-        a[l].m[12] = aether_flat_rd64(in[l * 16u + 12u]);
-        a[l].m[13] = aether_flat_rd64(in[l * 16u + 13u]);
-        a[l].m[14] = aether_flat_rd64(in[l * 16u + 14u]);
-        a[l].m[15] = aether_flat_rd64(in[l * 16u + 15u]);
+        {
+            double e[16];
+            e[0] = aether_flat_rd64(in[l * 16u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 16u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 16u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 16u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 16u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 16u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 16u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 16u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 16u + 8u]);
+            e[9] = aether_flat_rd64(in[l * 16u + 9u]);
+            e[10] = aether_flat_rd64(in[l * 16u + 10u]);
+            e[11] = aether_flat_rd64(in[l * 16u + 11u]);
+            e[12] = aether_flat_rd64(in[l * 16u + 12u]);
+            e[13] = aether_flat_rd64(in[l * 16u + 13u]);
+            e[14] = aether_flat_rd64(in[l * 16u + 14u]);
+            e[15] = aether_flat_rd64(in[l * 16u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat4d_det_lu_lanes(a, d, count);
     for (l = 0; l < count; ++l) {
@@ -7271,15 +9533,23 @@ static size_t aether_flat_call_mat2f_inverse(const uint64_t *in, size_t n_in, ui
     aether_mat2f x;
     int info;
     if (n_in != 4u || cap < 5u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
     info = aether_mat2f_inverse(a, &x);
-    out[o++] = aether_flat_wr32(x.m[0]);
-    out[o++] = aether_flat_wr32(x.m[1]);
-    out[o++] = aether_flat_wr32(x.m[2]);
-    out[o++] = aether_flat_wr32(x.m[3]);
+    {
+        float e[4];
+        memcpy(e, &x, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     out[o++] = (uint64_t)(int64_t)info;
     return o;
 }
@@ -7298,17 +9568,25 @@ static size_t aether_flat_call_mat2f_inverse_lanes(const uint64_t *in, size_t n_
     info = (int *)calloc(1u * (count + 1u), sizeof *info);
     if (a == NULL || x == NULL || info == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 4u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 4u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 4u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 4u + 3u]);
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat2f_inverse_lanes(a, x, info, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(x[l].m[0]);
-        out[o++] = aether_flat_wr32(x[l].m[1]);
-        out[o++] = aether_flat_wr32(x[l].m[2]);
-        out[o++] = aether_flat_wr32(x[l].m[3]);
+        {
+            float e[4];
+            memcpy(e, &x[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
         out[o++] = (uint64_t)(int64_t)info[l];
     }
     free(a);
@@ -7330,15 +9608,23 @@ static size_t aether_flat_call_mat2d_inverse(const uint64_t *in, size_t n_in, ui
     aether_mat2d x;
     int info;
     if (n_in != 4u || cap < 5u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
     info = aether_mat2d_inverse(a, &x);
-    out[o++] = aether_flat_wr64(x.m[0]);
-    out[o++] = aether_flat_wr64(x.m[1]);
-    out[o++] = aether_flat_wr64(x.m[2]);
-    out[o++] = aether_flat_wr64(x.m[3]);
+    {
+        double e[4];
+        memcpy(e, &x, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     out[o++] = (uint64_t)(int64_t)info;
     return o;
 }
@@ -7357,17 +9643,25 @@ static size_t aether_flat_call_mat2d_inverse_lanes(const uint64_t *in, size_t n_
     info = (int *)calloc(1u * (count + 1u), sizeof *info);
     if (a == NULL || x == NULL || info == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 4u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 4u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 4u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 4u + 3u]);
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat2d_inverse_lanes(a, x, info, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(x[l].m[0]);
-        out[o++] = aether_flat_wr64(x[l].m[1]);
-        out[o++] = aether_flat_wr64(x[l].m[2]);
-        out[o++] = aether_flat_wr64(x[l].m[3]);
+        {
+            double e[4];
+            memcpy(e, &x[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
         out[o++] = (uint64_t)(int64_t)info[l];
     }
     free(a);
@@ -7389,25 +9683,33 @@ static size_t aether_flat_call_mat3f_inverse(const uint64_t *in, size_t n_in, ui
     aether_mat3f x;
     int info;
     if (n_in != 9u || cap < 10u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
-    a.m[4] = aether_flat_rd32(in[4u]);
-    a.m[5] = aether_flat_rd32(in[5u]);
-    a.m[6] = aether_flat_rd32(in[6u]);
-    a.m[7] = aether_flat_rd32(in[7u]);
-    a.m[8] = aether_flat_rd32(in[8u]);
+    {
+        float e[9];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        memcpy(&a, e, sizeof e);
+    }
     info = aether_mat3f_inverse(a, &x);
-    out[o++] = aether_flat_wr32(x.m[0]);
-    out[o++] = aether_flat_wr32(x.m[1]);
-    out[o++] = aether_flat_wr32(x.m[2]);
-    out[o++] = aether_flat_wr32(x.m[3]);
-    out[o++] = aether_flat_wr32(x.m[4]);
-    out[o++] = aether_flat_wr32(x.m[5]);
-    out[o++] = aether_flat_wr32(x.m[6]);
-    out[o++] = aether_flat_wr32(x.m[7]);
-    out[o++] = aether_flat_wr32(x.m[8]);
+    {
+        float e[9];
+        memcpy(e, &x, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+        out[o++] = aether_flat_wr32(e[4]);
+        out[o++] = aether_flat_wr32(e[5]);
+        out[o++] = aether_flat_wr32(e[6]);
+        out[o++] = aether_flat_wr32(e[7]);
+        out[o++] = aether_flat_wr32(e[8]);
+    }
     out[o++] = (uint64_t)(int64_t)info;
     return o;
 }
@@ -7426,27 +9728,35 @@ static size_t aether_flat_call_mat3f_inverse_lanes(const uint64_t *in, size_t n_
     info = (int *)calloc(1u * (count + 1u), sizeof *info);
     if (a == NULL || x == NULL || info == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 9u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 9u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 9u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 9u + 3u]);
-        a[l].m[4] = aether_flat_rd32(in[l * 9u + 4u]);
-        a[l].m[5] = aether_flat_rd32(in[l * 9u + 5u]);
-        a[l].m[6] = aether_flat_rd32(in[l * 9u + 6u]);
-        a[l].m[7] = aether_flat_rd32(in[l * 9u + 7u]);
-        a[l].m[8] = aether_flat_rd32(in[l * 9u + 8u]);
+        {
+            float e[9];
+            e[0] = aether_flat_rd32(in[l * 9u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 9u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 9u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 9u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 9u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 9u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 9u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 9u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 9u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat3f_inverse_lanes(a, x, info, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(x[l].m[0]);
-        out[o++] = aether_flat_wr32(x[l].m[1]);
-        out[o++] = aether_flat_wr32(x[l].m[2]);
-        out[o++] = aether_flat_wr32(x[l].m[3]);
-        out[o++] = aether_flat_wr32(x[l].m[4]);
-        out[o++] = aether_flat_wr32(x[l].m[5]);
-        out[o++] = aether_flat_wr32(x[l].m[6]);
-        out[o++] = aether_flat_wr32(x[l].m[7]);
-        out[o++] = aether_flat_wr32(x[l].m[8]);
+        {
+            float e[9];
+            memcpy(e, &x[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+            out[o++] = aether_flat_wr32(e[4]);
+            out[o++] = aether_flat_wr32(e[5]);
+            out[o++] = aether_flat_wr32(e[6]);
+            out[o++] = aether_flat_wr32(e[7]);
+            out[o++] = aether_flat_wr32(e[8]);
+        }
         out[o++] = (uint64_t)(int64_t)info[l];
     }
     free(a);
@@ -7468,25 +9778,33 @@ static size_t aether_flat_call_mat3d_inverse(const uint64_t *in, size_t n_in, ui
     aether_mat3d x;
     int info;
     if (n_in != 9u || cap < 10u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
-    a.m[4] = aether_flat_rd64(in[4u]);
-    a.m[5] = aether_flat_rd64(in[5u]);
-    a.m[6] = aether_flat_rd64(in[6u]);
-    a.m[7] = aether_flat_rd64(in[7u]);
-    a.m[8] = aether_flat_rd64(in[8u]);
+    {
+        double e[9];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        memcpy(&a, e, sizeof e);
+    }
     info = aether_mat3d_inverse(a, &x);
-    out[o++] = aether_flat_wr64(x.m[0]);
-    out[o++] = aether_flat_wr64(x.m[1]);
-    out[o++] = aether_flat_wr64(x.m[2]);
-    out[o++] = aether_flat_wr64(x.m[3]);
-    out[o++] = aether_flat_wr64(x.m[4]);
-    out[o++] = aether_flat_wr64(x.m[5]);
-    out[o++] = aether_flat_wr64(x.m[6]);
-    out[o++] = aether_flat_wr64(x.m[7]);
-    out[o++] = aether_flat_wr64(x.m[8]);
+    {
+        double e[9];
+        memcpy(e, &x, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+        out[o++] = aether_flat_wr64(e[4]);
+        out[o++] = aether_flat_wr64(e[5]);
+        out[o++] = aether_flat_wr64(e[6]);
+        out[o++] = aether_flat_wr64(e[7]);
+        out[o++] = aether_flat_wr64(e[8]);
+    }
     out[o++] = (uint64_t)(int64_t)info;
     return o;
 }
@@ -7505,27 +9823,35 @@ static size_t aether_flat_call_mat3d_inverse_lanes(const uint64_t *in, size_t n_
     info = (int *)calloc(1u * (count + 1u), sizeof *info);
     if (a == NULL || x == NULL || info == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 9u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 9u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 9u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 9u + 3u]);
-        a[l].m[4] = aether_flat_rd64(in[l * 9u + 4u]);
-        a[l].m[5] = aether_flat_rd64(in[l * 9u + 5u]);
-        a[l].m[6] = aether_flat_rd64(in[l * 9u + 6u]);
-        a[l].m[7] = aether_flat_rd64(in[l * 9u + 7u]);
-        a[l].m[8] = aether_flat_rd64(in[l * 9u + 8u]);
+        {
+            double e[9];
+            e[0] = aether_flat_rd64(in[l * 9u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 9u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 9u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 9u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 9u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 9u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 9u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 9u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 9u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat3d_inverse_lanes(a, x, info, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(x[l].m[0]);
-        out[o++] = aether_flat_wr64(x[l].m[1]);
-        out[o++] = aether_flat_wr64(x[l].m[2]);
-        out[o++] = aether_flat_wr64(x[l].m[3]);
-        out[o++] = aether_flat_wr64(x[l].m[4]);
-        out[o++] = aether_flat_wr64(x[l].m[5]);
-        out[o++] = aether_flat_wr64(x[l].m[6]);
-        out[o++] = aether_flat_wr64(x[l].m[7]);
-        out[o++] = aether_flat_wr64(x[l].m[8]);
+        {
+            double e[9];
+            memcpy(e, &x[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+            out[o++] = aether_flat_wr64(e[4]);
+            out[o++] = aether_flat_wr64(e[5]);
+            out[o++] = aether_flat_wr64(e[6]);
+            out[o++] = aether_flat_wr64(e[7]);
+            out[o++] = aether_flat_wr64(e[8]);
+        }
         out[o++] = (uint64_t)(int64_t)info[l];
     }
     free(a);
@@ -7547,39 +9873,47 @@ static size_t aether_flat_call_mat4f_inverse(const uint64_t *in, size_t n_in, ui
     aether_mat4f x;
     int info;
     if (n_in != 16u || cap < 17u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
-    a.m[4] = aether_flat_rd32(in[4u]);
-    a.m[5] = aether_flat_rd32(in[5u]);
-    a.m[6] = aether_flat_rd32(in[6u]);
-    a.m[7] = aether_flat_rd32(in[7u]);
-    a.m[8] = aether_flat_rd32(in[8u]);
-    a.m[9] = aether_flat_rd32(in[9u]);
-    a.m[10] = aether_flat_rd32(in[10u]);
-    a.m[11] = aether_flat_rd32(in[11u]);
-    a.m[12] = aether_flat_rd32(in[12u]);
-    a.m[13] = aether_flat_rd32(in[13u]);
-    a.m[14] = aether_flat_rd32(in[14u]);
-    a.m[15] = aether_flat_rd32(in[15u]);
+    {
+        float e[16];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        e[9] = aether_flat_rd32(in[9u]);
+        e[10] = aether_flat_rd32(in[10u]);
+        e[11] = aether_flat_rd32(in[11u]);
+        e[12] = aether_flat_rd32(in[12u]);
+        e[13] = aether_flat_rd32(in[13u]);
+        e[14] = aether_flat_rd32(in[14u]);
+        e[15] = aether_flat_rd32(in[15u]);
+        memcpy(&a, e, sizeof e);
+    }
     info = aether_mat4f_inverse(a, &x);
-    out[o++] = aether_flat_wr32(x.m[0]);
-    out[o++] = aether_flat_wr32(x.m[1]);
-    out[o++] = aether_flat_wr32(x.m[2]);
-    out[o++] = aether_flat_wr32(x.m[3]);
-    out[o++] = aether_flat_wr32(x.m[4]);
-    out[o++] = aether_flat_wr32(x.m[5]);
-    out[o++] = aether_flat_wr32(x.m[6]);
-    out[o++] = aether_flat_wr32(x.m[7]);
-    out[o++] = aether_flat_wr32(x.m[8]);
-    out[o++] = aether_flat_wr32(x.m[9]);
-    out[o++] = aether_flat_wr32(x.m[10]);
-    out[o++] = aether_flat_wr32(x.m[11]);
-    out[o++] = aether_flat_wr32(x.m[12]);
-    out[o++] = aether_flat_wr32(x.m[13]);
-    out[o++] = aether_flat_wr32(x.m[14]);
-    out[o++] = aether_flat_wr32(x.m[15]);
+    {
+        float e[16];
+        memcpy(e, &x, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+        out[o++] = aether_flat_wr32(e[4]);
+        out[o++] = aether_flat_wr32(e[5]);
+        out[o++] = aether_flat_wr32(e[6]);
+        out[o++] = aether_flat_wr32(e[7]);
+        out[o++] = aether_flat_wr32(e[8]);
+        out[o++] = aether_flat_wr32(e[9]);
+        out[o++] = aether_flat_wr32(e[10]);
+        out[o++] = aether_flat_wr32(e[11]);
+        out[o++] = aether_flat_wr32(e[12]);
+        out[o++] = aether_flat_wr32(e[13]);
+        out[o++] = aether_flat_wr32(e[14]);
+        out[o++] = aether_flat_wr32(e[15]);
+    }
     out[o++] = (uint64_t)(int64_t)info;
     return o;
 }
@@ -7598,41 +9932,49 @@ static size_t aether_flat_call_mat4f_inverse_lanes(const uint64_t *in, size_t n_
     info = (int *)calloc(1u * (count + 1u), sizeof *info);
     if (a == NULL || x == NULL || info == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 16u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 16u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 16u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 16u + 3u]);
-        a[l].m[4] = aether_flat_rd32(in[l * 16u + 4u]);
-        a[l].m[5] = aether_flat_rd32(in[l * 16u + 5u]);
-        a[l].m[6] = aether_flat_rd32(in[l * 16u + 6u]);
-        a[l].m[7] = aether_flat_rd32(in[l * 16u + 7u]);
-        a[l].m[8] = aether_flat_rd32(in[l * 16u + 8u]);
-        a[l].m[9] = aether_flat_rd32(in[l * 16u + 9u]);
-        a[l].m[10] = aether_flat_rd32(in[l * 16u + 10u]);
-        a[l].m[11] = aether_flat_rd32(in[l * 16u + 11u]);
-        a[l].m[12] = aether_flat_rd32(in[l * 16u + 12u]);
-        a[l].m[13] = aether_flat_rd32(in[l * 16u + 13u]);
-        a[l].m[14] = aether_flat_rd32(in[l * 16u + 14u]);
-        a[l].m[15] = aether_flat_rd32(in[l * 16u + 15u]);
+        {
+            float e[16];
+            e[0] = aether_flat_rd32(in[l * 16u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 16u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 16u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 16u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 16u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 16u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 16u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 16u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 16u + 8u]);
+            e[9] = aether_flat_rd32(in[l * 16u + 9u]);
+            e[10] = aether_flat_rd32(in[l * 16u + 10u]);
+            e[11] = aether_flat_rd32(in[l * 16u + 11u]);
+            e[12] = aether_flat_rd32(in[l * 16u + 12u]);
+            e[13] = aether_flat_rd32(in[l * 16u + 13u]);
+            e[14] = aether_flat_rd32(in[l * 16u + 14u]);
+            e[15] = aether_flat_rd32(in[l * 16u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat4f_inverse_lanes(a, x, info, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(x[l].m[0]);
-        out[o++] = aether_flat_wr32(x[l].m[1]);
-        out[o++] = aether_flat_wr32(x[l].m[2]);
-        out[o++] = aether_flat_wr32(x[l].m[3]);
-        out[o++] = aether_flat_wr32(x[l].m[4]);
-        out[o++] = aether_flat_wr32(x[l].m[5]);
-        out[o++] = aether_flat_wr32(x[l].m[6]);
-        out[o++] = aether_flat_wr32(x[l].m[7]);
-        out[o++] = aether_flat_wr32(x[l].m[8]);
-        out[o++] = aether_flat_wr32(x[l].m[9]);
-        out[o++] = aether_flat_wr32(x[l].m[10]);
-        out[o++] = aether_flat_wr32(x[l].m[11]);
-        out[o++] = aether_flat_wr32(x[l].m[12]);
-        out[o++] = aether_flat_wr32(x[l].m[13]);
-        out[o++] = aether_flat_wr32(x[l].m[14]);
-        out[o++] = aether_flat_wr32(x[l].m[15]);
+        {
+            float e[16];
+            memcpy(e, &x[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+            out[o++] = aether_flat_wr32(e[4]);
+            out[o++] = aether_flat_wr32(e[5]);
+            out[o++] = aether_flat_wr32(e[6]);
+            out[o++] = aether_flat_wr32(e[7]);
+            out[o++] = aether_flat_wr32(e[8]);
+            out[o++] = aether_flat_wr32(e[9]);
+            out[o++] = aether_flat_wr32(e[10]);
+            out[o++] = aether_flat_wr32(e[11]);
+            out[o++] = aether_flat_wr32(e[12]);
+            out[o++] = aether_flat_wr32(e[13]);
+            out[o++] = aether_flat_wr32(e[14]);
+            out[o++] = aether_flat_wr32(e[15]);
+        }
         out[o++] = (uint64_t)(int64_t)info[l];
     }
     free(a);
@@ -7654,39 +9996,47 @@ static size_t aether_flat_call_mat4d_inverse(const uint64_t *in, size_t n_in, ui
     aether_mat4d x;
     int info;
     if (n_in != 16u || cap < 17u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
-    a.m[4] = aether_flat_rd64(in[4u]);
-    a.m[5] = aether_flat_rd64(in[5u]);
-    a.m[6] = aether_flat_rd64(in[6u]);
-    a.m[7] = aether_flat_rd64(in[7u]);
-    a.m[8] = aether_flat_rd64(in[8u]);
-    a.m[9] = aether_flat_rd64(in[9u]);
-    a.m[10] = aether_flat_rd64(in[10u]);
-    a.m[11] = aether_flat_rd64(in[11u]);
-    a.m[12] = aether_flat_rd64(in[12u]);
-    a.m[13] = aether_flat_rd64(in[13u]);
-    a.m[14] = aether_flat_rd64(in[14u]);
-    a.m[15] = aether_flat_rd64(in[15u]);
+    {
+        double e[16];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        e[9] = aether_flat_rd64(in[9u]);
+        e[10] = aether_flat_rd64(in[10u]);
+        e[11] = aether_flat_rd64(in[11u]);
+        e[12] = aether_flat_rd64(in[12u]);
+        e[13] = aether_flat_rd64(in[13u]);
+        e[14] = aether_flat_rd64(in[14u]);
+        e[15] = aether_flat_rd64(in[15u]);
+        memcpy(&a, e, sizeof e);
+    }
     info = aether_mat4d_inverse(a, &x);
-    out[o++] = aether_flat_wr64(x.m[0]);
-    out[o++] = aether_flat_wr64(x.m[1]);
-    out[o++] = aether_flat_wr64(x.m[2]);
-    out[o++] = aether_flat_wr64(x.m[3]);
-    out[o++] = aether_flat_wr64(x.m[4]);
-    out[o++] = aether_flat_wr64(x.m[5]);
-    out[o++] = aether_flat_wr64(x.m[6]);
-    out[o++] = aether_flat_wr64(x.m[7]);
-    out[o++] = aether_flat_wr64(x.m[8]);
-    out[o++] = aether_flat_wr64(x.m[9]);
-    out[o++] = aether_flat_wr64(x.m[10]);
-    out[o++] = aether_flat_wr64(x.m[11]);
-    out[o++] = aether_flat_wr64(x.m[12]);
-    out[o++] = aether_flat_wr64(x.m[13]);
-    out[o++] = aether_flat_wr64(x.m[14]);
-    out[o++] = aether_flat_wr64(x.m[15]);
+    {
+        double e[16];
+        memcpy(e, &x, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+        out[o++] = aether_flat_wr64(e[4]);
+        out[o++] = aether_flat_wr64(e[5]);
+        out[o++] = aether_flat_wr64(e[6]);
+        out[o++] = aether_flat_wr64(e[7]);
+        out[o++] = aether_flat_wr64(e[8]);
+        out[o++] = aether_flat_wr64(e[9]);
+        out[o++] = aether_flat_wr64(e[10]);
+        out[o++] = aether_flat_wr64(e[11]);
+        out[o++] = aether_flat_wr64(e[12]);
+        out[o++] = aether_flat_wr64(e[13]);
+        out[o++] = aether_flat_wr64(e[14]);
+        out[o++] = aether_flat_wr64(e[15]);
+    }
     out[o++] = (uint64_t)(int64_t)info;
     return o;
 }
@@ -7705,41 +10055,49 @@ static size_t aether_flat_call_mat4d_inverse_lanes(const uint64_t *in, size_t n_
     info = (int *)calloc(1u * (count + 1u), sizeof *info);
     if (a == NULL || x == NULL || info == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 16u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 16u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 16u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 16u + 3u]);
-        a[l].m[4] = aether_flat_rd64(in[l * 16u + 4u]);
-        a[l].m[5] = aether_flat_rd64(in[l * 16u + 5u]);
-        a[l].m[6] = aether_flat_rd64(in[l * 16u + 6u]);
-        a[l].m[7] = aether_flat_rd64(in[l * 16u + 7u]);
-        a[l].m[8] = aether_flat_rd64(in[l * 16u + 8u]);
-        a[l].m[9] = aether_flat_rd64(in[l * 16u + 9u]);
-        a[l].m[10] = aether_flat_rd64(in[l * 16u + 10u]);
-        a[l].m[11] = aether_flat_rd64(in[l * 16u + 11u]);
-        a[l].m[12] = aether_flat_rd64(in[l * 16u + 12u]);
-        a[l].m[13] = aether_flat_rd64(in[l * 16u + 13u]);
-        a[l].m[14] = aether_flat_rd64(in[l * 16u + 14u]);
-        a[l].m[15] = aether_flat_rd64(in[l * 16u + 15u]);
+        {
+            double e[16];
+            e[0] = aether_flat_rd64(in[l * 16u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 16u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 16u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 16u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 16u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 16u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 16u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 16u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 16u + 8u]);
+            e[9] = aether_flat_rd64(in[l * 16u + 9u]);
+            e[10] = aether_flat_rd64(in[l * 16u + 10u]);
+            e[11] = aether_flat_rd64(in[l * 16u + 11u]);
+            e[12] = aether_flat_rd64(in[l * 16u + 12u]);
+            e[13] = aether_flat_rd64(in[l * 16u + 13u]);
+            e[14] = aether_flat_rd64(in[l * 16u + 14u]);
+            e[15] = aether_flat_rd64(in[l * 16u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat4d_inverse_lanes(a, x, info, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(x[l].m[0]);
-        out[o++] = aether_flat_wr64(x[l].m[1]);
-        out[o++] = aether_flat_wr64(x[l].m[2]);
-        out[o++] = aether_flat_wr64(x[l].m[3]);
-        out[o++] = aether_flat_wr64(x[l].m[4]);
-        out[o++] = aether_flat_wr64(x[l].m[5]);
-        out[o++] = aether_flat_wr64(x[l].m[6]);
-        out[o++] = aether_flat_wr64(x[l].m[7]);
-        out[o++] = aether_flat_wr64(x[l].m[8]);
-        out[o++] = aether_flat_wr64(x[l].m[9]);
-        out[o++] = aether_flat_wr64(x[l].m[10]);
-        out[o++] = aether_flat_wr64(x[l].m[11]);
-        out[o++] = aether_flat_wr64(x[l].m[12]);
-        out[o++] = aether_flat_wr64(x[l].m[13]);
-        out[o++] = aether_flat_wr64(x[l].m[14]);
-        out[o++] = aether_flat_wr64(x[l].m[15]);
+        {
+            double e[16];
+            memcpy(e, &x[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+            out[o++] = aether_flat_wr64(e[4]);
+            out[o++] = aether_flat_wr64(e[5]);
+            out[o++] = aether_flat_wr64(e[6]);
+            out[o++] = aether_flat_wr64(e[7]);
+            out[o++] = aether_flat_wr64(e[8]);
+            out[o++] = aether_flat_wr64(e[9]);
+            out[o++] = aether_flat_wr64(e[10]);
+            out[o++] = aether_flat_wr64(e[11]);
+            out[o++] = aether_flat_wr64(e[12]);
+            out[o++] = aether_flat_wr64(e[13]);
+            out[o++] = aether_flat_wr64(e[14]);
+            out[o++] = aether_flat_wr64(e[15]);
+        }
         out[o++] = (uint64_t)(int64_t)info[l];
     }
     free(a);
@@ -7760,15 +10118,23 @@ static size_t aether_flat_call_mat2f_cholesky(const uint64_t *in, size_t n_in, u
     aether_mat2f a;
     int info;
     if (n_in != 4u || cap < 5u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
     info = aether_mat2f_cholesky(&a);
-    out[o++] = aether_flat_wr32(a.m[0]);
-    out[o++] = aether_flat_wr32(a.m[1]);
-    out[o++] = aether_flat_wr32(a.m[2]);
-    out[o++] = aether_flat_wr32(a.m[3]);
+    {
+        float e[4];
+        memcpy(e, &a, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     out[o++] = (uint64_t)(int64_t)info;
     return o;
 }
@@ -7785,17 +10151,25 @@ static size_t aether_flat_call_mat2f_cholesky_lanes(const uint64_t *in, size_t n
     info = (int *)calloc(1u * (count + 1u), sizeof *info);
     if (a == NULL || info == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 4u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 4u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 4u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 4u + 3u]);
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat2f_cholesky_lanes(a, info, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(a[l].m[0]);
-        out[o++] = aether_flat_wr32(a[l].m[1]);
-        out[o++] = aether_flat_wr32(a[l].m[2]);
-        out[o++] = aether_flat_wr32(a[l].m[3]);
+        {
+            float e[4];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
         out[o++] = (uint64_t)(int64_t)info[l];
     }
     free(a);
@@ -7814,15 +10188,23 @@ static size_t aether_flat_call_mat2d_cholesky(const uint64_t *in, size_t n_in, u
     aether_mat2d a;
     int info;
     if (n_in != 4u || cap < 5u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
     info = aether_mat2d_cholesky(&a);
-    out[o++] = aether_flat_wr64(a.m[0]);
-    out[o++] = aether_flat_wr64(a.m[1]);
-    out[o++] = aether_flat_wr64(a.m[2]);
-    out[o++] = aether_flat_wr64(a.m[3]);
+    {
+        double e[4];
+        memcpy(e, &a, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     out[o++] = (uint64_t)(int64_t)info;
     return o;
 }
@@ -7839,17 +10221,25 @@ static size_t aether_flat_call_mat2d_cholesky_lanes(const uint64_t *in, size_t n
     info = (int *)calloc(1u * (count + 1u), sizeof *info);
     if (a == NULL || info == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 4u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 4u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 4u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 4u + 3u]);
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat2d_cholesky_lanes(a, info, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(a[l].m[0]);
-        out[o++] = aether_flat_wr64(a[l].m[1]);
-        out[o++] = aether_flat_wr64(a[l].m[2]);
-        out[o++] = aether_flat_wr64(a[l].m[3]);
+        {
+            double e[4];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
         out[o++] = (uint64_t)(int64_t)info[l];
     }
     free(a);
@@ -7868,25 +10258,33 @@ static size_t aether_flat_call_mat3f_cholesky(const uint64_t *in, size_t n_in, u
     aether_mat3f a;
     int info;
     if (n_in != 9u || cap < 10u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
-    a.m[4] = aether_flat_rd32(in[4u]);
-    a.m[5] = aether_flat_rd32(in[5u]);
-    a.m[6] = aether_flat_rd32(in[6u]);
-    a.m[7] = aether_flat_rd32(in[7u]);
-    a.m[8] = aether_flat_rd32(in[8u]);
+    {
+        float e[9];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        memcpy(&a, e, sizeof e);
+    }
     info = aether_mat3f_cholesky(&a);
-    out[o++] = aether_flat_wr32(a.m[0]);
-    out[o++] = aether_flat_wr32(a.m[1]);
-    out[o++] = aether_flat_wr32(a.m[2]);
-    out[o++] = aether_flat_wr32(a.m[3]);
-    out[o++] = aether_flat_wr32(a.m[4]);
-    out[o++] = aether_flat_wr32(a.m[5]);
-    out[o++] = aether_flat_wr32(a.m[6]);
-    out[o++] = aether_flat_wr32(a.m[7]);
-    out[o++] = aether_flat_wr32(a.m[8]);
+    {
+        float e[9];
+        memcpy(e, &a, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+        out[o++] = aether_flat_wr32(e[4]);
+        out[o++] = aether_flat_wr32(e[5]);
+        out[o++] = aether_flat_wr32(e[6]);
+        out[o++] = aether_flat_wr32(e[7]);
+        out[o++] = aether_flat_wr32(e[8]);
+    }
     out[o++] = (uint64_t)(int64_t)info;
     return o;
 }
@@ -7903,27 +10301,35 @@ static size_t aether_flat_call_mat3f_cholesky_lanes(const uint64_t *in, size_t n
     info = (int *)calloc(1u * (count + 1u), sizeof *info);
     if (a == NULL || info == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 9u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 9u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 9u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 9u + 3u]);
-        a[l].m[4] = aether_flat_rd32(in[l * 9u + 4u]);
-        a[l].m[5] = aether_flat_rd32(in[l * 9u + 5u]);
-        a[l].m[6] = aether_flat_rd32(in[l * 9u + 6u]);
-        a[l].m[7] = aether_flat_rd32(in[l * 9u + 7u]);
-        a[l].m[8] = aether_flat_rd32(in[l * 9u + 8u]);
+        {
+            float e[9];
+            e[0] = aether_flat_rd32(in[l * 9u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 9u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 9u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 9u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 9u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 9u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 9u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 9u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 9u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat3f_cholesky_lanes(a, info, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(a[l].m[0]);
-        out[o++] = aether_flat_wr32(a[l].m[1]);
-        out[o++] = aether_flat_wr32(a[l].m[2]);
-        out[o++] = aether_flat_wr32(a[l].m[3]);
-        out[o++] = aether_flat_wr32(a[l].m[4]);
-        out[o++] = aether_flat_wr32(a[l].m[5]);
-        out[o++] = aether_flat_wr32(a[l].m[6]);
-        out[o++] = aether_flat_wr32(a[l].m[7]);
-        out[o++] = aether_flat_wr32(a[l].m[8]);
+        {
+            float e[9];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+            out[o++] = aether_flat_wr32(e[4]);
+            out[o++] = aether_flat_wr32(e[5]);
+            out[o++] = aether_flat_wr32(e[6]);
+            out[o++] = aether_flat_wr32(e[7]);
+            out[o++] = aether_flat_wr32(e[8]);
+        }
         out[o++] = (uint64_t)(int64_t)info[l];
     }
     free(a);
@@ -7942,25 +10348,33 @@ static size_t aether_flat_call_mat3d_cholesky(const uint64_t *in, size_t n_in, u
     aether_mat3d a;
     int info;
     if (n_in != 9u || cap < 10u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
-    a.m[4] = aether_flat_rd64(in[4u]);
-    a.m[5] = aether_flat_rd64(in[5u]);
-    a.m[6] = aether_flat_rd64(in[6u]);
-    a.m[7] = aether_flat_rd64(in[7u]);
-    a.m[8] = aether_flat_rd64(in[8u]);
+    {
+        double e[9];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        memcpy(&a, e, sizeof e);
+    }
     info = aether_mat3d_cholesky(&a);
-    out[o++] = aether_flat_wr64(a.m[0]);
-    out[o++] = aether_flat_wr64(a.m[1]);
-    out[o++] = aether_flat_wr64(a.m[2]);
-    out[o++] = aether_flat_wr64(a.m[3]);
-    out[o++] = aether_flat_wr64(a.m[4]);
-    out[o++] = aether_flat_wr64(a.m[5]);
-    out[o++] = aether_flat_wr64(a.m[6]);
-    out[o++] = aether_flat_wr64(a.m[7]);
-    out[o++] = aether_flat_wr64(a.m[8]);
+    {
+        double e[9];
+        memcpy(e, &a, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+        out[o++] = aether_flat_wr64(e[4]);
+        out[o++] = aether_flat_wr64(e[5]);
+        out[o++] = aether_flat_wr64(e[6]);
+        out[o++] = aether_flat_wr64(e[7]);
+        out[o++] = aether_flat_wr64(e[8]);
+    }
     out[o++] = (uint64_t)(int64_t)info;
     return o;
 }
@@ -7977,27 +10391,35 @@ static size_t aether_flat_call_mat3d_cholesky_lanes(const uint64_t *in, size_t n
     info = (int *)calloc(1u * (count + 1u), sizeof *info);
     if (a == NULL || info == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 9u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 9u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 9u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 9u + 3u]);
-        a[l].m[4] = aether_flat_rd64(in[l * 9u + 4u]);
-        a[l].m[5] = aether_flat_rd64(in[l * 9u + 5u]);
-        a[l].m[6] = aether_flat_rd64(in[l * 9u + 6u]);
-        a[l].m[7] = aether_flat_rd64(in[l * 9u + 7u]);
-        a[l].m[8] = aether_flat_rd64(in[l * 9u + 8u]);
+        {
+            double e[9];
+            e[0] = aether_flat_rd64(in[l * 9u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 9u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 9u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 9u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 9u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 9u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 9u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 9u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 9u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat3d_cholesky_lanes(a, info, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(a[l].m[0]);
-        out[o++] = aether_flat_wr64(a[l].m[1]);
-        out[o++] = aether_flat_wr64(a[l].m[2]);
-        out[o++] = aether_flat_wr64(a[l].m[3]);
-        out[o++] = aether_flat_wr64(a[l].m[4]);
-        out[o++] = aether_flat_wr64(a[l].m[5]);
-        out[o++] = aether_flat_wr64(a[l].m[6]);
-        out[o++] = aether_flat_wr64(a[l].m[7]);
-        out[o++] = aether_flat_wr64(a[l].m[8]);
+        {
+            double e[9];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+            out[o++] = aether_flat_wr64(e[4]);
+            out[o++] = aether_flat_wr64(e[5]);
+            out[o++] = aether_flat_wr64(e[6]);
+            out[o++] = aether_flat_wr64(e[7]);
+            out[o++] = aether_flat_wr64(e[8]);
+        }
         out[o++] = (uint64_t)(int64_t)info[l];
     }
     free(a);
@@ -8016,39 +10438,47 @@ static size_t aether_flat_call_mat4f_cholesky(const uint64_t *in, size_t n_in, u
     aether_mat4f a;
     int info;
     if (n_in != 16u || cap < 17u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
-    a.m[4] = aether_flat_rd32(in[4u]);
-    a.m[5] = aether_flat_rd32(in[5u]);
-    a.m[6] = aether_flat_rd32(in[6u]);
-    a.m[7] = aether_flat_rd32(in[7u]);
-    a.m[8] = aether_flat_rd32(in[8u]);
-    a.m[9] = aether_flat_rd32(in[9u]);
-    a.m[10] = aether_flat_rd32(in[10u]);
-    a.m[11] = aether_flat_rd32(in[11u]);
-    a.m[12] = aether_flat_rd32(in[12u]);
-    a.m[13] = aether_flat_rd32(in[13u]);
-    a.m[14] = aether_flat_rd32(in[14u]);
-    a.m[15] = aether_flat_rd32(in[15u]);
+    {
+        float e[16];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        e[9] = aether_flat_rd32(in[9u]);
+        e[10] = aether_flat_rd32(in[10u]);
+        e[11] = aether_flat_rd32(in[11u]);
+        e[12] = aether_flat_rd32(in[12u]);
+        e[13] = aether_flat_rd32(in[13u]);
+        e[14] = aether_flat_rd32(in[14u]);
+        e[15] = aether_flat_rd32(in[15u]);
+        memcpy(&a, e, sizeof e);
+    }
     info = aether_mat4f_cholesky(&a);
-    out[o++] = aether_flat_wr32(a.m[0]);
-    out[o++] = aether_flat_wr32(a.m[1]);
-    out[o++] = aether_flat_wr32(a.m[2]);
-    out[o++] = aether_flat_wr32(a.m[3]);
-    out[o++] = aether_flat_wr32(a.m[4]);
-    out[o++] = aether_flat_wr32(a.m[5]);
-    out[o++] = aether_flat_wr32(a.m[6]);
-    out[o++] = aether_flat_wr32(a.m[7]);
-    out[o++] = aether_flat_wr32(a.m[8]);
-    out[o++] = aether_flat_wr32(a.m[9]);
-    out[o++] = aether_flat_wr32(a.m[10]);
-    out[o++] = aether_flat_wr32(a.m[11]);
-    out[o++] = aether_flat_wr32(a.m[12]);
-    out[o++] = aether_flat_wr32(a.m[13]);
-    out[o++] = aether_flat_wr32(a.m[14]);
-    out[o++] = aether_flat_wr32(a.m[15]);
+    {
+        float e[16];
+        memcpy(e, &a, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+        out[o++] = aether_flat_wr32(e[4]);
+        out[o++] = aether_flat_wr32(e[5]);
+        out[o++] = aether_flat_wr32(e[6]);
+        out[o++] = aether_flat_wr32(e[7]);
+        out[o++] = aether_flat_wr32(e[8]);
+        out[o++] = aether_flat_wr32(e[9]);
+        out[o++] = aether_flat_wr32(e[10]);
+        out[o++] = aether_flat_wr32(e[11]);
+        out[o++] = aether_flat_wr32(e[12]);
+        out[o++] = aether_flat_wr32(e[13]);
+        out[o++] = aether_flat_wr32(e[14]);
+        out[o++] = aether_flat_wr32(e[15]);
+    }
     out[o++] = (uint64_t)(int64_t)info;
     return o;
 }
@@ -8065,41 +10495,49 @@ static size_t aether_flat_call_mat4f_cholesky_lanes(const uint64_t *in, size_t n
     info = (int *)calloc(1u * (count + 1u), sizeof *info);
     if (a == NULL || info == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 16u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 16u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 16u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 16u + 3u]);
-        a[l].m[4] = aether_flat_rd32(in[l * 16u + 4u]);
-        a[l].m[5] = aether_flat_rd32(in[l * 16u + 5u]);
-        a[l].m[6] = aether_flat_rd32(in[l * 16u + 6u]);
-        a[l].m[7] = aether_flat_rd32(in[l * 16u + 7u]);
-        a[l].m[8] = aether_flat_rd32(in[l * 16u + 8u]);
-        a[l].m[9] = aether_flat_rd32(in[l * 16u + 9u]);
-        a[l].m[10] = aether_flat_rd32(in[l * 16u + 10u]);
-        a[l].m[11] = aether_flat_rd32(in[l * 16u + 11u]);
-        a[l].m[12] = aether_flat_rd32(in[l * 16u + 12u]);
-        a[l].m[13] = aether_flat_rd32(in[l * 16u + 13u]);
-        a[l].m[14] = aether_flat_rd32(in[l * 16u + 14u]);
-        a[l].m[15] = aether_flat_rd32(in[l * 16u + 15u]);
+        {
+            float e[16];
+            e[0] = aether_flat_rd32(in[l * 16u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 16u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 16u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 16u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 16u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 16u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 16u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 16u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 16u + 8u]);
+            e[9] = aether_flat_rd32(in[l * 16u + 9u]);
+            e[10] = aether_flat_rd32(in[l * 16u + 10u]);
+            e[11] = aether_flat_rd32(in[l * 16u + 11u]);
+            e[12] = aether_flat_rd32(in[l * 16u + 12u]);
+            e[13] = aether_flat_rd32(in[l * 16u + 13u]);
+            e[14] = aether_flat_rd32(in[l * 16u + 14u]);
+            e[15] = aether_flat_rd32(in[l * 16u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat4f_cholesky_lanes(a, info, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(a[l].m[0]);
-        out[o++] = aether_flat_wr32(a[l].m[1]);
-        out[o++] = aether_flat_wr32(a[l].m[2]);
-        out[o++] = aether_flat_wr32(a[l].m[3]);
-        out[o++] = aether_flat_wr32(a[l].m[4]);
-        out[o++] = aether_flat_wr32(a[l].m[5]);
-        out[o++] = aether_flat_wr32(a[l].m[6]);
-        out[o++] = aether_flat_wr32(a[l].m[7]);
-        out[o++] = aether_flat_wr32(a[l].m[8]);
-        out[o++] = aether_flat_wr32(a[l].m[9]);
-        out[o++] = aether_flat_wr32(a[l].m[10]);
-        out[o++] = aether_flat_wr32(a[l].m[11]);
-        out[o++] = aether_flat_wr32(a[l].m[12]);
-        out[o++] = aether_flat_wr32(a[l].m[13]);
-        out[o++] = aether_flat_wr32(a[l].m[14]);
-        out[o++] = aether_flat_wr32(a[l].m[15]);
+        {
+            float e[16];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+            out[o++] = aether_flat_wr32(e[4]);
+            out[o++] = aether_flat_wr32(e[5]);
+            out[o++] = aether_flat_wr32(e[6]);
+            out[o++] = aether_flat_wr32(e[7]);
+            out[o++] = aether_flat_wr32(e[8]);
+            out[o++] = aether_flat_wr32(e[9]);
+            out[o++] = aether_flat_wr32(e[10]);
+            out[o++] = aether_flat_wr32(e[11]);
+            out[o++] = aether_flat_wr32(e[12]);
+            out[o++] = aether_flat_wr32(e[13]);
+            out[o++] = aether_flat_wr32(e[14]);
+            out[o++] = aether_flat_wr32(e[15]);
+        }
         out[o++] = (uint64_t)(int64_t)info[l];
     }
     free(a);
@@ -8118,39 +10556,47 @@ static size_t aether_flat_call_mat4d_cholesky(const uint64_t *in, size_t n_in, u
     aether_mat4d a;
     int info;
     if (n_in != 16u || cap < 17u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
-    a.m[4] = aether_flat_rd64(in[4u]);
-    a.m[5] = aether_flat_rd64(in[5u]);
-    a.m[6] = aether_flat_rd64(in[6u]);
-    a.m[7] = aether_flat_rd64(in[7u]);
-    a.m[8] = aether_flat_rd64(in[8u]);
-    a.m[9] = aether_flat_rd64(in[9u]);
-    a.m[10] = aether_flat_rd64(in[10u]);
-    a.m[11] = aether_flat_rd64(in[11u]);
-    a.m[12] = aether_flat_rd64(in[12u]);
-    a.m[13] = aether_flat_rd64(in[13u]);
-    a.m[14] = aether_flat_rd64(in[14u]);
-    a.m[15] = aether_flat_rd64(in[15u]);
+    {
+        double e[16];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        e[9] = aether_flat_rd64(in[9u]);
+        e[10] = aether_flat_rd64(in[10u]);
+        e[11] = aether_flat_rd64(in[11u]);
+        e[12] = aether_flat_rd64(in[12u]);
+        e[13] = aether_flat_rd64(in[13u]);
+        e[14] = aether_flat_rd64(in[14u]);
+        e[15] = aether_flat_rd64(in[15u]);
+        memcpy(&a, e, sizeof e);
+    }
     info = aether_mat4d_cholesky(&a);
-    out[o++] = aether_flat_wr64(a.m[0]);
-    out[o++] = aether_flat_wr64(a.m[1]);
-    out[o++] = aether_flat_wr64(a.m[2]);
-    out[o++] = aether_flat_wr64(a.m[3]);
-    out[o++] = aether_flat_wr64(a.m[4]);
-    out[o++] = aether_flat_wr64(a.m[5]);
-    out[o++] = aether_flat_wr64(a.m[6]);
-    out[o++] = aether_flat_wr64(a.m[7]);
-    out[o++] = aether_flat_wr64(a.m[8]);
-    out[o++] = aether_flat_wr64(a.m[9]);
-    out[o++] = aether_flat_wr64(a.m[10]);
-    out[o++] = aether_flat_wr64(a.m[11]);
-    out[o++] = aether_flat_wr64(a.m[12]);
-    out[o++] = aether_flat_wr64(a.m[13]);
-    out[o++] = aether_flat_wr64(a.m[14]);
-    out[o++] = aether_flat_wr64(a.m[15]);
+    {
+        double e[16];
+        memcpy(e, &a, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+        out[o++] = aether_flat_wr64(e[4]);
+        out[o++] = aether_flat_wr64(e[5]);
+        out[o++] = aether_flat_wr64(e[6]);
+        out[o++] = aether_flat_wr64(e[7]);
+        out[o++] = aether_flat_wr64(e[8]);
+        out[o++] = aether_flat_wr64(e[9]);
+        out[o++] = aether_flat_wr64(e[10]);
+        out[o++] = aether_flat_wr64(e[11]);
+        out[o++] = aether_flat_wr64(e[12]);
+        out[o++] = aether_flat_wr64(e[13]);
+        out[o++] = aether_flat_wr64(e[14]);
+        out[o++] = aether_flat_wr64(e[15]);
+    }
     out[o++] = (uint64_t)(int64_t)info;
     return o;
 }
@@ -8167,41 +10613,49 @@ static size_t aether_flat_call_mat4d_cholesky_lanes(const uint64_t *in, size_t n
     info = (int *)calloc(1u * (count + 1u), sizeof *info);
     if (a == NULL || info == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 16u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 16u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 16u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 16u + 3u]);
-        a[l].m[4] = aether_flat_rd64(in[l * 16u + 4u]);
-        a[l].m[5] = aether_flat_rd64(in[l * 16u + 5u]);
-        a[l].m[6] = aether_flat_rd64(in[l * 16u + 6u]);
-        a[l].m[7] = aether_flat_rd64(in[l * 16u + 7u]);
-        a[l].m[8] = aether_flat_rd64(in[l * 16u + 8u]);
-        a[l].m[9] = aether_flat_rd64(in[l * 16u + 9u]);
-        a[l].m[10] = aether_flat_rd64(in[l * 16u + 10u]);
-        a[l].m[11] = aether_flat_rd64(in[l * 16u + 11u]);
-        a[l].m[12] = aether_flat_rd64(in[l * 16u + 12u]);
-        a[l].m[13] = aether_flat_rd64(in[l * 16u + 13u]);
-        a[l].m[14] = aether_flat_rd64(in[l * 16u + 14u]);
-        a[l].m[15] = aether_flat_rd64(in[l * 16u + 15u]);
+        {
+            double e[16];
+            e[0] = aether_flat_rd64(in[l * 16u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 16u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 16u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 16u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 16u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 16u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 16u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 16u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 16u + 8u]);
+            e[9] = aether_flat_rd64(in[l * 16u + 9u]);
+            e[10] = aether_flat_rd64(in[l * 16u + 10u]);
+            e[11] = aether_flat_rd64(in[l * 16u + 11u]);
+            e[12] = aether_flat_rd64(in[l * 16u + 12u]);
+            e[13] = aether_flat_rd64(in[l * 16u + 13u]);
+            e[14] = aether_flat_rd64(in[l * 16u + 14u]);
+            e[15] = aether_flat_rd64(in[l * 16u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat4d_cholesky_lanes(a, info, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(a[l].m[0]);
-        out[o++] = aether_flat_wr64(a[l].m[1]);
-        out[o++] = aether_flat_wr64(a[l].m[2]);
-        out[o++] = aether_flat_wr64(a[l].m[3]);
-        out[o++] = aether_flat_wr64(a[l].m[4]);
-        out[o++] = aether_flat_wr64(a[l].m[5]);
-        out[o++] = aether_flat_wr64(a[l].m[6]);
-        out[o++] = aether_flat_wr64(a[l].m[7]);
-        out[o++] = aether_flat_wr64(a[l].m[8]);
-        out[o++] = aether_flat_wr64(a[l].m[9]);
-        out[o++] = aether_flat_wr64(a[l].m[10]);
-        out[o++] = aether_flat_wr64(a[l].m[11]);
-        out[o++] = aether_flat_wr64(a[l].m[12]);
-        out[o++] = aether_flat_wr64(a[l].m[13]);
-        out[o++] = aether_flat_wr64(a[l].m[14]);
-        out[o++] = aether_flat_wr64(a[l].m[15]);
+        {
+            double e[16];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+            out[o++] = aether_flat_wr64(e[4]);
+            out[o++] = aether_flat_wr64(e[5]);
+            out[o++] = aether_flat_wr64(e[6]);
+            out[o++] = aether_flat_wr64(e[7]);
+            out[o++] = aether_flat_wr64(e[8]);
+            out[o++] = aether_flat_wr64(e[9]);
+            out[o++] = aether_flat_wr64(e[10]);
+            out[o++] = aether_flat_wr64(e[11]);
+            out[o++] = aether_flat_wr64(e[12]);
+            out[o++] = aether_flat_wr64(e[13]);
+            out[o++] = aether_flat_wr64(e[14]);
+            out[o++] = aether_flat_wr64(e[15]);
+        }
         out[o++] = (uint64_t)(int64_t)info[l];
     }
     free(a);
@@ -8221,15 +10675,27 @@ static size_t aether_flat_call_mat2f_cholesky_solve(const uint64_t *in, size_t n
     aether_vec2f b;
     aether_vec2f r;
     if (n_in != 6u || cap < 2u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
-    b.x = aether_flat_rd32(in[4u]);
-    b.y = aether_flat_rd32(in[5u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        float e[2];
+        e[0] = aether_flat_rd32(in[4u]);
+        e[1] = aether_flat_rd32(in[5u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat2f_cholesky_solve(a, b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
     return o;
 }
 
@@ -8247,17 +10713,29 @@ static size_t aether_flat_call_mat2f_cholesky_solve_lanes(const uint64_t *in, si
     r = (aether_vec2f *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 6u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 6u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 6u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 6u + 3u]);
-        b[l].x = aether_flat_rd32(in[l * 6u + 4u]);
-        b[l].y = aether_flat_rd32(in[l * 6u + 5u]);
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[2];
+            e[0] = aether_flat_rd32(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat2f_cholesky_solve_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(r[l].x);
-        out[o++] = aether_flat_wr32(r[l].y);
+        {
+            float e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+        }
     }
     free(a);
     free(b);
@@ -8278,15 +10756,27 @@ static size_t aether_flat_call_mat2d_cholesky_solve(const uint64_t *in, size_t n
     aether_vec2d b;
     aether_vec2d r;
     if (n_in != 6u || cap < 2u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
-    b.x = aether_flat_rd64(in[4u]);
-    b.y = aether_flat_rd64(in[5u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        double e[2];
+        e[0] = aether_flat_rd64(in[4u]);
+        e[1] = aether_flat_rd64(in[5u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat2d_cholesky_solve(a, b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
     return o;
 }
 
@@ -8304,17 +10794,29 @@ static size_t aether_flat_call_mat2d_cholesky_solve_lanes(const uint64_t *in, si
     r = (aether_vec2d *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 6u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 6u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 6u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 6u + 3u]);
-        b[l].x = aether_flat_rd64(in[l * 6u + 4u]);
-        b[l].y = aether_flat_rd64(in[l * 6u + 5u]);
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[2];
+            e[0] = aether_flat_rd64(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat2d_cholesky_solve_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(r[l].x);
-        out[o++] = aether_flat_wr64(r[l].y);
+        {
+            double e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+        }
     }
     free(a);
     free(b);
@@ -8335,22 +10837,34 @@ static size_t aether_flat_call_mat3f_cholesky_solve(const uint64_t *in, size_t n
     aether_vec3f b;
     aether_vec3f r;
     if (n_in != 12u || cap < 3u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
-    a.m[4] = aether_flat_rd32(in[4u]);
-    a.m[5] = aether_flat_rd32(in[5u]);
-    a.m[6] = aether_flat_rd32(in[6u]);
-    a.m[7] = aether_flat_rd32(in[7u]);
-    a.m[8] = aether_flat_rd32(in[8u]);
-    b.x = aether_flat_rd32(in[9u]);
-    b.y = aether_flat_rd32(in[10u]);
-    b.z = aether_flat_rd32(in[11u]);
+    {
+        float e[9];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[9u]);
+        e[1] = aether_flat_rd32(in[10u]);
+        e[2] = aether_flat_rd32(in[11u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat3f_cholesky_solve(a, b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
+    {
+        float e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+    }
     return o;
 }
 
@@ -8368,24 +10882,36 @@ static size_t aether_flat_call_mat3f_cholesky_solve_lanes(const uint64_t *in, si
     r = (aether_vec3f *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 12u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 12u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 12u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 12u + 3u]);
-        a[l].m[4] = aether_flat_rd32(in[l * 12u + 4u]);
-        a[l].m[5] = aether_flat_rd32(in[l * 12u + 5u]);
-        a[l].m[6] = aether_flat_rd32(in[l * 12u + 6u]);
-        a[l].m[7] = aether_flat_rd32(in[l * 12u + 7u]);
-        a[l].m[8] = aether_flat_rd32(in[l * 12u + 8u]);
-        b[l].x = aether_flat_rd32(in[l * 12u + 9u]);
-        b[l].y = aether_flat_rd32(in[l * 12u + 10u]);
-        b[l].z = aether_flat_rd32(in[l * 12u + 11u]);
+        {
+            float e[9];
+            e[0] = aether_flat_rd32(in[l * 12u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 12u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 12u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 12u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 12u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 12u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 12u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 12u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 12u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[3];
+            e[0] = aether_flat_rd32(in[l * 12u + 9u]);
+            e[1] = aether_flat_rd32(in[l * 12u + 10u]);
+            e[2] = aether_flat_rd32(in[l * 12u + 11u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat3f_cholesky_solve_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(r[l].x);
-        out[o++] = aether_flat_wr32(r[l].y);
-        out[o++] = aether_flat_wr32(r[l].z);
+        {
+            float e[3];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+        }
     }
     free(a);
     free(b);
@@ -8406,22 +10932,34 @@ static size_t aether_flat_call_mat3d_cholesky_solve(const uint64_t *in, size_t n
     aether_vec3d b;
     aether_vec3d r;
     if (n_in != 12u || cap < 3u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
-    a.m[4] = aether_flat_rd64(in[4u]);
-    a.m[5] = aether_flat_rd64(in[5u]);
-    a.m[6] = aether_flat_rd64(in[6u]);
-    a.m[7] = aether_flat_rd64(in[7u]);
-    a.m[8] = aether_flat_rd64(in[8u]);
-    b.x = aether_flat_rd64(in[9u]);
-    b.y = aether_flat_rd64(in[10u]);
-    b.z = aether_flat_rd64(in[11u]);
+    {
+        double e[9];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[9u]);
+        e[1] = aether_flat_rd64(in[10u]);
+        e[2] = aether_flat_rd64(in[11u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat3d_cholesky_solve(a, b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
+    {
+        double e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+    }
     return o;
 }
 
@@ -8439,24 +10977,36 @@ static size_t aether_flat_call_mat3d_cholesky_solve_lanes(const uint64_t *in, si
     r = (aether_vec3d *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 12u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 12u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 12u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 12u + 3u]);
-        a[l].m[4] = aether_flat_rd64(in[l * 12u + 4u]);
-        a[l].m[5] = aether_flat_rd64(in[l * 12u + 5u]);
-        a[l].m[6] = aether_flat_rd64(in[l * 12u + 6u]);
-        a[l].m[7] = aether_flat_rd64(in[l * 12u + 7u]);
-        a[l].m[8] = aether_flat_rd64(in[l * 12u + 8u]);
-        b[l].x = aether_flat_rd64(in[l * 12u + 9u]);
-        b[l].y = aether_flat_rd64(in[l * 12u + 10u]);
-        b[l].z = aether_flat_rd64(in[l * 12u + 11u]);
+        {
+            double e[9];
+            e[0] = aether_flat_rd64(in[l * 12u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 12u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 12u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 12u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 12u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 12u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 12u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 12u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 12u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[3];
+            e[0] = aether_flat_rd64(in[l * 12u + 9u]);
+            e[1] = aether_flat_rd64(in[l * 12u + 10u]);
+            e[2] = aether_flat_rd64(in[l * 12u + 11u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat3d_cholesky_solve_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(r[l].x);
-        out[o++] = aether_flat_wr64(r[l].y);
-        out[o++] = aether_flat_wr64(r[l].z);
+        {
+            double e[3];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+        }
     }
     free(a);
     free(b);
@@ -8477,31 +11027,43 @@ static size_t aether_flat_call_mat4f_cholesky_solve(const uint64_t *in, size_t n
     aether_vec4f b;
     aether_vec4f r;
     if (n_in != 20u || cap < 4u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
-    a.m[4] = aether_flat_rd32(in[4u]);
-    a.m[5] = aether_flat_rd32(in[5u]);
-    a.m[6] = aether_flat_rd32(in[6u]);
-    a.m[7] = aether_flat_rd32(in[7u]);
-    a.m[8] = aether_flat_rd32(in[8u]);
-    a.m[9] = aether_flat_rd32(in[9u]);
-    a.m[10] = aether_flat_rd32(in[10u]);
-    a.m[11] = aether_flat_rd32(in[11u]);
-    a.m[12] = aether_flat_rd32(in[12u]);
-    a.m[13] = aether_flat_rd32(in[13u]);
-    a.m[14] = aether_flat_rd32(in[14u]);
-    a.m[15] = aether_flat_rd32(in[15u]);
-    b.x = aether_flat_rd32(in[16u]);
-    b.y = aether_flat_rd32(in[17u]);
-    b.z = aether_flat_rd32(in[18u]);
-    b.w = aether_flat_rd32(in[19u]);
+    {
+        float e[16];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        e[9] = aether_flat_rd32(in[9u]);
+        e[10] = aether_flat_rd32(in[10u]);
+        e[11] = aether_flat_rd32(in[11u]);
+        e[12] = aether_flat_rd32(in[12u]);
+        e[13] = aether_flat_rd32(in[13u]);
+        e[14] = aether_flat_rd32(in[14u]);
+        e[15] = aether_flat_rd32(in[15u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[16u]);
+        e[1] = aether_flat_rd32(in[17u]);
+        e[2] = aether_flat_rd32(in[18u]);
+        e[3] = aether_flat_rd32(in[19u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat4f_cholesky_solve(a, b);
-    out[o++] = aether_flat_wr32(r.x);
-    out[o++] = aether_flat_wr32(r.y);
-    out[o++] = aether_flat_wr32(r.z);
-    out[o++] = aether_flat_wr32(r.w);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     return o;
 }
 
@@ -8519,33 +11081,45 @@ static size_t aether_flat_call_mat4f_cholesky_solve_lanes(const uint64_t *in, si
     r = (aether_vec4f *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 20u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 20u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 20u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 20u + 3u]);
-        a[l].m[4] = aether_flat_rd32(in[l * 20u + 4u]);
-        a[l].m[5] = aether_flat_rd32(in[l * 20u + 5u]);
-        a[l].m[6] = aether_flat_rd32(in[l * 20u + 6u]);
-        a[l].m[7] = aether_flat_rd32(in[l * 20u + 7u]);
-        a[l].m[8] = aether_flat_rd32(in[l * 20u + 8u]);
-        a[l].m[9] = aether_flat_rd32(in[l * 20u + 9u]);
-        a[l].m[10] = aether_flat_rd32(in[l * 20u + 10u]);
-        a[l].m[11] = aether_flat_rd32(in[l * 20u + 11u]);
-        a[l].m[12] = aether_flat_rd32(in[l * 20u + 12u]);
-        a[l].m[13] = aether_flat_rd32(in[l * 20u + 13u]);
-        a[l].m[14] = aether_flat_rd32(in[l * 20u + 14u]);
-        a[l].m[15] = aether_flat_rd32(in[l * 20u + 15u]);
-        b[l].x = aether_flat_rd32(in[l * 20u + 16u]);
-        b[l].y = aether_flat_rd32(in[l * 20u + 17u]);
-        b[l].z = aether_flat_rd32(in[l * 20u + 18u]);
-        b[l].w = aether_flat_rd32(in[l * 20u + 19u]);
+        {
+            float e[16];
+            e[0] = aether_flat_rd32(in[l * 20u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 20u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 20u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 20u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 20u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 20u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 20u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 20u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 20u + 8u]);
+            e[9] = aether_flat_rd32(in[l * 20u + 9u]);
+            e[10] = aether_flat_rd32(in[l * 20u + 10u]);
+            e[11] = aether_flat_rd32(in[l * 20u + 11u]);
+            e[12] = aether_flat_rd32(in[l * 20u + 12u]);
+            e[13] = aether_flat_rd32(in[l * 20u + 13u]);
+            e[14] = aether_flat_rd32(in[l * 20u + 14u]);
+            e[15] = aether_flat_rd32(in[l * 20u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 20u + 16u]);
+            e[1] = aether_flat_rd32(in[l * 20u + 17u]);
+            e[2] = aether_flat_rd32(in[l * 20u + 18u]);
+            e[3] = aether_flat_rd32(in[l * 20u + 19u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat4f_cholesky_solve_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(r[l].x);
-        out[o++] = aether_flat_wr32(r[l].y);
-        out[o++] = aether_flat_wr32(r[l].z);
-        out[o++] = aether_flat_wr32(r[l].w);
+        {
+            float e[4];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
     }
     free(a);
     free(b);
@@ -8566,31 +11140,43 @@ static size_t aether_flat_call_mat4d_cholesky_solve(const uint64_t *in, size_t n
     aether_vec4d b;
     aether_vec4d r;
     if (n_in != 20u || cap < 4u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
-    a.m[4] = aether_flat_rd64(in[4u]);
-    a.m[5] = aether_flat_rd64(in[5u]);
-    a.m[6] = aether_flat_rd64(in[6u]);
-    a.m[7] = aether_flat_rd64(in[7u]);
-    a.m[8] = aether_flat_rd64(in[8u]);
-    a.m[9] = aether_flat_rd64(in[9u]);
-    a.m[10] = aether_flat_rd64(in[10u]);
-    a.m[11] = aether_flat_rd64(in[11u]);
-    a.m[12] = aether_flat_rd64(in[12u]);
-    a.m[13] = aether_flat_rd64(in[13u]);
-    a.m[14] = aether_flat_rd64(in[14u]);
-    a.m[15] = aether_flat_rd64(in[15u]);
-    b.x = aether_flat_rd64(in[16u]);
-    b.y = aether_flat_rd64(in[17u]);
-    b.z = aether_flat_rd64(in[18u]);
-    b.w = aether_flat_rd64(in[19u]);
+    {
+        double e[16];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        e[9] = aether_flat_rd64(in[9u]);
+        e[10] = aether_flat_rd64(in[10u]);
+        e[11] = aether_flat_rd64(in[11u]);
+        e[12] = aether_flat_rd64(in[12u]);
+        e[13] = aether_flat_rd64(in[13u]);
+        e[14] = aether_flat_rd64(in[14u]);
+        e[15] = aether_flat_rd64(in[15u]);
+        memcpy(&a, e, sizeof e);
+    }
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[16u]);
+        e[1] = aether_flat_rd64(in[17u]);
+        e[2] = aether_flat_rd64(in[18u]);
+        e[3] = aether_flat_rd64(in[19u]);
+        memcpy(&b, e, sizeof e);
+    }
     r = aether_mat4d_cholesky_solve(a, b);
-    out[o++] = aether_flat_wr64(r.x);
-    out[o++] = aether_flat_wr64(r.y);
-    out[o++] = aether_flat_wr64(r.z);
-    out[o++] = aether_flat_wr64(r.w);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     return o;
 }
 
@@ -8608,33 +11194,45 @@ static size_t aether_flat_call_mat4d_cholesky_solve_lanes(const uint64_t *in, si
     r = (aether_vec4d *)calloc(1u * (count + 1u), sizeof *r);
     if (a == NULL || b == NULL || r == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 20u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 20u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 20u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 20u + 3u]);
-        a[l].m[4] = aether_flat_rd64(in[l * 20u + 4u]);
-        a[l].m[5] = aether_flat_rd64(in[l * 20u + 5u]);
-        a[l].m[6] = aether_flat_rd64(in[l * 20u + 6u]);
-        a[l].m[7] = aether_flat_rd64(in[l * 20u + 7u]);
-        a[l].m[8] = aether_flat_rd64(in[l * 20u + 8u]);
-        a[l].m[9] = aether_flat_rd64(in[l * 20u + 9u]);
-        a[l].m[10] = aether_flat_rd64(in[l * 20u + 10u]);
-        a[l].m[11] = aether_flat_rd64(in[l * 20u + 11u]);
-        a[l].m[12] = aether_flat_rd64(in[l * 20u + 12u]);
-        a[l].m[13] = aether_flat_rd64(in[l * 20u + 13u]);
-        a[l].m[14] = aether_flat_rd64(in[l * 20u + 14u]);
-        a[l].m[15] = aether_flat_rd64(in[l * 20u + 15u]);
-        b[l].x = aether_flat_rd64(in[l * 20u + 16u]);
-        b[l].y = aether_flat_rd64(in[l * 20u + 17u]);
-        b[l].z = aether_flat_rd64(in[l * 20u + 18u]);
-        b[l].w = aether_flat_rd64(in[l * 20u + 19u]);
+        {
+            double e[16];
+            e[0] = aether_flat_rd64(in[l * 20u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 20u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 20u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 20u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 20u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 20u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 20u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 20u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 20u + 8u]);
+            e[9] = aether_flat_rd64(in[l * 20u + 9u]);
+            e[10] = aether_flat_rd64(in[l * 20u + 10u]);
+            e[11] = aether_flat_rd64(in[l * 20u + 11u]);
+            e[12] = aether_flat_rd64(in[l * 20u + 12u]);
+            e[13] = aether_flat_rd64(in[l * 20u + 13u]);
+            e[14] = aether_flat_rd64(in[l * 20u + 14u]);
+            e[15] = aether_flat_rd64(in[l * 20u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 20u + 16u]);
+            e[1] = aether_flat_rd64(in[l * 20u + 17u]);
+            e[2] = aether_flat_rd64(in[l * 20u + 18u]);
+            e[3] = aether_flat_rd64(in[l * 20u + 19u]);
+            memcpy(&b[l], e, sizeof e);
+        }
     }
     aether_mat4d_cholesky_solve_lanes(a, b, r, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(r[l].x);
-        out[o++] = aether_flat_wr64(r[l].y);
-        out[o++] = aether_flat_wr64(r[l].z);
-        out[o++] = aether_flat_wr64(r[l].w);
+        {
+            double e[4];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
     }
     free(a);
     free(b);
@@ -8655,17 +11253,29 @@ static size_t aether_flat_call_mat2f_eigh(const uint64_t *in, size_t n_in, uint6
     aether_vec2f ev;
     aether_mat2f vs;
     if (n_in != 4u || cap < 6u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
     aether_mat2f_eigh(a, &ev, &vs);
-    out[o++] = aether_flat_wr32(ev.x);
-    out[o++] = aether_flat_wr32(ev.y);
-    out[o++] = aether_flat_wr32(vs.m[0]);
-    out[o++] = aether_flat_wr32(vs.m[1]);
-    out[o++] = aether_flat_wr32(vs.m[2]);
-    out[o++] = aether_flat_wr32(vs.m[3]);
+    {
+        float e[2];
+        memcpy(e, &ev, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
+    {
+        float e[4];
+        memcpy(e, &vs, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     return o;
 }
 
@@ -8683,19 +11293,31 @@ static size_t aether_flat_call_mat2f_eigh_lanes(const uint64_t *in, size_t n_in,
     vs = (aether_mat2f *)calloc(1u * (count + 1u), sizeof *vs);
     if (a == NULL || ev == NULL || vs == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 4u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 4u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 4u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 4u + 3u]);
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat2f_eigh_lanes(a, ev, vs, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(ev[l].x);
-        out[o++] = aether_flat_wr32(ev[l].y);
-        out[o++] = aether_flat_wr32(vs[l].m[0]);
-        out[o++] = aether_flat_wr32(vs[l].m[1]);
-        out[o++] = aether_flat_wr32(vs[l].m[2]);
-        out[o++] = aether_flat_wr32(vs[l].m[3]);
+        {
+            float e[2];
+            memcpy(e, &ev[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+        }
+        {
+            float e[4];
+            memcpy(e, &vs[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
     }
     free(a);
     free(ev);
@@ -8716,17 +11338,29 @@ static size_t aether_flat_call_mat2d_eigh(const uint64_t *in, size_t n_in, uint6
     aether_vec2d ev;
     aether_mat2d vs;
     if (n_in != 4u || cap < 6u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&a, e, sizeof e);
+    }
     aether_mat2d_eigh(a, &ev, &vs);
-    out[o++] = aether_flat_wr64(ev.x);
-    out[o++] = aether_flat_wr64(ev.y);
-    out[o++] = aether_flat_wr64(vs.m[0]);
-    out[o++] = aether_flat_wr64(vs.m[1]);
-    out[o++] = aether_flat_wr64(vs.m[2]);
-    out[o++] = aether_flat_wr64(vs.m[3]);
+    {
+        double e[2];
+        memcpy(e, &ev, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
+    {
+        double e[4];
+        memcpy(e, &vs, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     return o;
 }
 
@@ -8744,19 +11378,31 @@ static size_t aether_flat_call_mat2d_eigh_lanes(const uint64_t *in, size_t n_in,
     vs = (aether_mat2d *)calloc(1u * (count + 1u), sizeof *vs);
     if (a == NULL || ev == NULL || vs == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 4u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 4u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 4u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 4u + 3u]);
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat2d_eigh_lanes(a, ev, vs, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(ev[l].x);
-        out[o++] = aether_flat_wr64(ev[l].y);
-        out[o++] = aether_flat_wr64(vs[l].m[0]);
-        out[o++] = aether_flat_wr64(vs[l].m[1]);
-        out[o++] = aether_flat_wr64(vs[l].m[2]);
-        out[o++] = aether_flat_wr64(vs[l].m[3]);
+        {
+            double e[2];
+            memcpy(e, &ev[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+        }
+        {
+            double e[4];
+            memcpy(e, &vs[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
     }
     free(a);
     free(ev);
@@ -8777,28 +11423,40 @@ static size_t aether_flat_call_mat3f_eigh(const uint64_t *in, size_t n_in, uint6
     aether_vec3f ev;
     aether_mat3f vs;
     if (n_in != 9u || cap < 12u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
-    a.m[4] = aether_flat_rd32(in[4u]);
-    a.m[5] = aether_flat_rd32(in[5u]);
-    a.m[6] = aether_flat_rd32(in[6u]);
-    a.m[7] = aether_flat_rd32(in[7u]);
-    a.m[8] = aether_flat_rd32(in[8u]);
+    {
+        float e[9];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        memcpy(&a, e, sizeof e);
+    }
     aether_mat3f_eigh(a, &ev, &vs);
-    out[o++] = aether_flat_wr32(ev.x);
-    out[o++] = aether_flat_wr32(ev.y);
-    out[o++] = aether_flat_wr32(ev.z);
-    out[o++] = aether_flat_wr32(vs.m[0]);
-    out[o++] = aether_flat_wr32(vs.m[1]);
-    out[o++] = aether_flat_wr32(vs.m[2]);
-    out[o++] = aether_flat_wr32(vs.m[3]);
-    out[o++] = aether_flat_wr32(vs.m[4]);
-    out[o++] = aether_flat_wr32(vs.m[5]);
-    out[o++] = aether_flat_wr32(vs.m[6]);
-    out[o++] = aether_flat_wr32(vs.m[7]);
-    out[o++] = aether_flat_wr32(vs.m[8]);
+    {
+        float e[3];
+        memcpy(e, &ev, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+    }
+    {
+        float e[9];
+        memcpy(e, &vs, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+        out[o++] = aether_flat_wr32(e[4]);
+        out[o++] = aether_flat_wr32(e[5]);
+        out[o++] = aether_flat_wr32(e[6]);
+        out[o++] = aether_flat_wr32(e[7]);
+        out[o++] = aether_flat_wr32(e[8]);
+    }
     return o;
 }
 
@@ -8816,30 +11474,42 @@ static size_t aether_flat_call_mat3f_eigh_lanes(const uint64_t *in, size_t n_in,
     vs = (aether_mat3f *)calloc(1u * (count + 1u), sizeof *vs);
     if (a == NULL || ev == NULL || vs == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 9u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 9u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 9u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 9u + 3u]);
-        a[l].m[4] = aether_flat_rd32(in[l * 9u + 4u]);
-        a[l].m[5] = aether_flat_rd32(in[l * 9u + 5u]);
-        a[l].m[6] = aether_flat_rd32(in[l * 9u + 6u]);
-        a[l].m[7] = aether_flat_rd32(in[l * 9u + 7u]);
-        a[l].m[8] = aether_flat_rd32(in[l * 9u + 8u]);
+        {
+            float e[9];
+            e[0] = aether_flat_rd32(in[l * 9u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 9u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 9u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 9u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 9u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 9u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 9u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 9u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 9u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat3f_eigh_lanes(a, ev, vs, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(ev[l].x);
-        out[o++] = aether_flat_wr32(ev[l].y);
-        out[o++] = aether_flat_wr32(ev[l].z);
-        out[o++] = aether_flat_wr32(vs[l].m[0]);
-        out[o++] = aether_flat_wr32(vs[l].m[1]);
-        out[o++] = aether_flat_wr32(vs[l].m[2]);
-        out[o++] = aether_flat_wr32(vs[l].m[3]);
-        out[o++] = aether_flat_wr32(vs[l].m[4]);
-        out[o++] = aether_flat_wr32(vs[l].m[5]);
-        out[o++] = aether_flat_wr32(vs[l].m[6]);
-        out[o++] = aether_flat_wr32(vs[l].m[7]);
-        out[o++] = aether_flat_wr32(vs[l].m[8]);
+        {
+            float e[3];
+            memcpy(e, &ev[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+        }
+        {
+            float e[9];
+            memcpy(e, &vs[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+            out[o++] = aether_flat_wr32(e[4]);
+            out[o++] = aether_flat_wr32(e[5]);
+            out[o++] = aether_flat_wr32(e[6]);
+            out[o++] = aether_flat_wr32(e[7]);
+            out[o++] = aether_flat_wr32(e[8]);
+        }
     }
     free(a);
     free(ev);
@@ -8860,28 +11530,40 @@ static size_t aether_flat_call_mat3d_eigh(const uint64_t *in, size_t n_in, uint6
     aether_vec3d ev;
     aether_mat3d vs;
     if (n_in != 9u || cap < 12u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
-    a.m[4] = aether_flat_rd64(in[4u]);
-    a.m[5] = aether_flat_rd64(in[5u]);
-    a.m[6] = aether_flat_rd64(in[6u]);
-    a.m[7] = aether_flat_rd64(in[7u]);
-    a.m[8] = aether_flat_rd64(in[8u]);
+    {
+        double e[9];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        memcpy(&a, e, sizeof e);
+    }
     aether_mat3d_eigh(a, &ev, &vs);
-    out[o++] = aether_flat_wr64(ev.x);
-    out[o++] = aether_flat_wr64(ev.y);
-    out[o++] = aether_flat_wr64(ev.z);
-    out[o++] = aether_flat_wr64(vs.m[0]);
-    out[o++] = aether_flat_wr64(vs.m[1]);
-    out[o++] = aether_flat_wr64(vs.m[2]);
-    out[o++] = aether_flat_wr64(vs.m[3]);
-    out[o++] = aether_flat_wr64(vs.m[4]);
-    out[o++] = aether_flat_wr64(vs.m[5]);
-    out[o++] = aether_flat_wr64(vs.m[6]);
-    out[o++] = aether_flat_wr64(vs.m[7]);
-    out[o++] = aether_flat_wr64(vs.m[8]);
+    {
+        double e[3];
+        memcpy(e, &ev, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+    }
+    {
+        double e[9];
+        memcpy(e, &vs, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+        out[o++] = aether_flat_wr64(e[4]);
+        out[o++] = aether_flat_wr64(e[5]);
+        out[o++] = aether_flat_wr64(e[6]);
+        out[o++] = aether_flat_wr64(e[7]);
+        out[o++] = aether_flat_wr64(e[8]);
+    }
     return o;
 }
 
@@ -8899,30 +11581,42 @@ static size_t aether_flat_call_mat3d_eigh_lanes(const uint64_t *in, size_t n_in,
     vs = (aether_mat3d *)calloc(1u * (count + 1u), sizeof *vs);
     if (a == NULL || ev == NULL || vs == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 9u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 9u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 9u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 9u + 3u]);
-        a[l].m[4] = aether_flat_rd64(in[l * 9u + 4u]);
-        a[l].m[5] = aether_flat_rd64(in[l * 9u + 5u]);
-        a[l].m[6] = aether_flat_rd64(in[l * 9u + 6u]);
-        a[l].m[7] = aether_flat_rd64(in[l * 9u + 7u]);
-        a[l].m[8] = aether_flat_rd64(in[l * 9u + 8u]);
+        {
+            double e[9];
+            e[0] = aether_flat_rd64(in[l * 9u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 9u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 9u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 9u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 9u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 9u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 9u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 9u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 9u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat3d_eigh_lanes(a, ev, vs, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(ev[l].x);
-        out[o++] = aether_flat_wr64(ev[l].y);
-        out[o++] = aether_flat_wr64(ev[l].z);
-        out[o++] = aether_flat_wr64(vs[l].m[0]);
-        out[o++] = aether_flat_wr64(vs[l].m[1]);
-        out[o++] = aether_flat_wr64(vs[l].m[2]);
-        out[o++] = aether_flat_wr64(vs[l].m[3]);
-        out[o++] = aether_flat_wr64(vs[l].m[4]);
-        out[o++] = aether_flat_wr64(vs[l].m[5]);
-        out[o++] = aether_flat_wr64(vs[l].m[6]);
-        out[o++] = aether_flat_wr64(vs[l].m[7]);
-        out[o++] = aether_flat_wr64(vs[l].m[8]);
+        {
+            double e[3];
+            memcpy(e, &ev[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+        }
+        {
+            double e[9];
+            memcpy(e, &vs[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+            out[o++] = aether_flat_wr64(e[4]);
+            out[o++] = aether_flat_wr64(e[5]);
+            out[o++] = aether_flat_wr64(e[6]);
+            out[o++] = aether_flat_wr64(e[7]);
+            out[o++] = aether_flat_wr64(e[8]);
+        }
     }
     free(a);
     free(ev);
@@ -8943,43 +11637,55 @@ static size_t aether_flat_call_mat4f_eigh(const uint64_t *in, size_t n_in, uint6
     aether_vec4f ev;
     aether_mat4f vs;
     if (n_in != 16u || cap < 20u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd32(in[0u]);
-    a.m[1] = aether_flat_rd32(in[1u]);
-    a.m[2] = aether_flat_rd32(in[2u]);
-    a.m[3] = aether_flat_rd32(in[3u]);
-    a.m[4] = aether_flat_rd32(in[4u]);
-    a.m[5] = aether_flat_rd32(in[5u]);
-    a.m[6] = aether_flat_rd32(in[6u]);
-    a.m[7] = aether_flat_rd32(in[7u]);
-    a.m[8] = aether_flat_rd32(in[8u]);
-    a.m[9] = aether_flat_rd32(in[9u]);
-    a.m[10] = aether_flat_rd32(in[10u]);
-    a.m[11] = aether_flat_rd32(in[11u]);
-    a.m[12] = aether_flat_rd32(in[12u]);
-    a.m[13] = aether_flat_rd32(in[13u]);
-    a.m[14] = aether_flat_rd32(in[14u]);
-    a.m[15] = aether_flat_rd32(in[15u]);
+    {
+        float e[16];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        e[9] = aether_flat_rd32(in[9u]);
+        e[10] = aether_flat_rd32(in[10u]);
+        e[11] = aether_flat_rd32(in[11u]);
+        e[12] = aether_flat_rd32(in[12u]);
+        e[13] = aether_flat_rd32(in[13u]);
+        e[14] = aether_flat_rd32(in[14u]);
+        e[15] = aether_flat_rd32(in[15u]);
+        memcpy(&a, e, sizeof e);
+    }
     aether_mat4f_eigh(a, &ev, &vs);
-    out[o++] = aether_flat_wr32(ev.x);
-    out[o++] = aether_flat_wr32(ev.y);
-    out[o++] = aether_flat_wr32(ev.z);
-    out[o++] = aether_flat_wr32(ev.w);
-    out[o++] = aether_flat_wr32(vs.m[0]);
-    out[o++] = aether_flat_wr32(vs.m[1]);
-    out[o++] = aether_flat_wr32(vs.m[2]);
-    out[o++] = aether_flat_wr32(vs.m[3]);
-    out[o++] = aether_flat_wr32(vs.m[4]);
-    out[o++] = aether_flat_wr32(vs.m[5]);
-    out[o++] = aether_flat_wr32(vs.m[6]);
-    out[o++] = aether_flat_wr32(vs.m[7]);
-    out[o++] = aether_flat_wr32(vs.m[8]);
-    out[o++] = aether_flat_wr32(vs.m[9]);
-    out[o++] = aether_flat_wr32(vs.m[10]);
-    out[o++] = aether_flat_wr32(vs.m[11]);
-    out[o++] = aether_flat_wr32(vs.m[12]);
-    out[o++] = aether_flat_wr32(vs.m[13]);
-    out[o++] = aether_flat_wr32(vs.m[14]);
-    out[o++] = aether_flat_wr32(vs.m[15]);
+    {
+        float e[4];
+        memcpy(e, &ev, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
+    {
+        float e[16];
+        memcpy(e, &vs, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+        out[o++] = aether_flat_wr32(e[4]);
+        out[o++] = aether_flat_wr32(e[5]);
+        out[o++] = aether_flat_wr32(e[6]);
+        out[o++] = aether_flat_wr32(e[7]);
+        out[o++] = aether_flat_wr32(e[8]);
+        out[o++] = aether_flat_wr32(e[9]);
+        out[o++] = aether_flat_wr32(e[10]);
+        out[o++] = aether_flat_wr32(e[11]);
+        out[o++] = aether_flat_wr32(e[12]);
+        out[o++] = aether_flat_wr32(e[13]);
+        out[o++] = aether_flat_wr32(e[14]);
+        out[o++] = aether_flat_wr32(e[15]);
+    }
     return o;
 }
 
@@ -8997,45 +11703,57 @@ static size_t aether_flat_call_mat4f_eigh_lanes(const uint64_t *in, size_t n_in,
     vs = (aether_mat4f *)calloc(1u * (count + 1u), sizeof *vs);
     if (a == NULL || ev == NULL || vs == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd32(in[l * 16u + 0u]);
-        a[l].m[1] = aether_flat_rd32(in[l * 16u + 1u]);
-        a[l].m[2] = aether_flat_rd32(in[l * 16u + 2u]);
-        a[l].m[3] = aether_flat_rd32(in[l * 16u + 3u]);
-        a[l].m[4] = aether_flat_rd32(in[l * 16u + 4u]);
-        a[l].m[5] = aether_flat_rd32(in[l * 16u + 5u]);
-        a[l].m[6] = aether_flat_rd32(in[l * 16u + 6u]);
-        a[l].m[7] = aether_flat_rd32(in[l * 16u + 7u]);
-        a[l].m[8] = aether_flat_rd32(in[l * 16u + 8u]);
-        a[l].m[9] = aether_flat_rd32(in[l * 16u + 9u]);
-        a[l].m[10] = aether_flat_rd32(in[l * 16u + 10u]);
-        a[l].m[11] = aether_flat_rd32(in[l * 16u + 11u]);
-        a[l].m[12] = aether_flat_rd32(in[l * 16u + 12u]);
-        a[l].m[13] = aether_flat_rd32(in[l * 16u + 13u]);
-        a[l].m[14] = aether_flat_rd32(in[l * 16u + 14u]);
-        a[l].m[15] = aether_flat_rd32(in[l * 16u + 15u]);
+        {
+            float e[16];
+            e[0] = aether_flat_rd32(in[l * 16u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 16u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 16u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 16u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 16u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 16u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 16u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 16u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 16u + 8u]);
+            e[9] = aether_flat_rd32(in[l * 16u + 9u]);
+            e[10] = aether_flat_rd32(in[l * 16u + 10u]);
+            e[11] = aether_flat_rd32(in[l * 16u + 11u]);
+            e[12] = aether_flat_rd32(in[l * 16u + 12u]);
+            e[13] = aether_flat_rd32(in[l * 16u + 13u]);
+            e[14] = aether_flat_rd32(in[l * 16u + 14u]);
+            e[15] = aether_flat_rd32(in[l * 16u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat4f_eigh_lanes(a, ev, vs, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr32(ev[l].x);
-        out[o++] = aether_flat_wr32(ev[l].y);
-        out[o++] = aether_flat_wr32(ev[l].z);
-        out[o++] = aether_flat_wr32(ev[l].w);
-        out[o++] = aether_flat_wr32(vs[l].m[0]);
-        out[o++] = aether_flat_wr32(vs[l].m[1]);
-        out[o++] = aether_flat_wr32(vs[l].m[2]);
-        out[o++] = aether_flat_wr32(vs[l].m[3]);
-        out[o++] = aether_flat_wr32(vs[l].m[4]);
-        out[o++] = aether_flat_wr32(vs[l].m[5]);
-        out[o++] = aether_flat_wr32(vs[l].m[6]);
-        out[o++] = aether_flat_wr32(vs[l].m[7]);
-        out[o++] = aether_flat_wr32(vs[l].m[8]);
-        out[o++] = aether_flat_wr32(vs[l].m[9]);
-        out[o++] = aether_flat_wr32(vs[l].m[10]);
-        out[o++] = aether_flat_wr32(vs[l].m[11]);
-        out[o++] = aether_flat_wr32(vs[l].m[12]);
-        out[o++] = aether_flat_wr32(vs[l].m[13]);
-        out[o++] = aether_flat_wr32(vs[l].m[14]);
-        out[o++] = aether_flat_wr32(vs[l].m[15]);
+        {
+            float e[4];
+            memcpy(e, &ev[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
+        {
+            float e[16];
+            memcpy(e, &vs[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+            out[o++] = aether_flat_wr32(e[4]);
+            out[o++] = aether_flat_wr32(e[5]);
+            out[o++] = aether_flat_wr32(e[6]);
+            out[o++] = aether_flat_wr32(e[7]);
+            out[o++] = aether_flat_wr32(e[8]);
+            out[o++] = aether_flat_wr32(e[9]);
+            out[o++] = aether_flat_wr32(e[10]);
+            out[o++] = aether_flat_wr32(e[11]);
+            out[o++] = aether_flat_wr32(e[12]);
+            out[o++] = aether_flat_wr32(e[13]);
+            out[o++] = aether_flat_wr32(e[14]);
+            out[o++] = aether_flat_wr32(e[15]);
+        }
     }
     free(a);
     free(ev);
@@ -9056,43 +11774,55 @@ static size_t aether_flat_call_mat4d_eigh(const uint64_t *in, size_t n_in, uint6
     aether_vec4d ev;
     aether_mat4d vs;
     if (n_in != 16u || cap < 20u) return AETHER_FLAT_BAD;
-    a.m[0] = aether_flat_rd64(in[0u]);
-    a.m[1] = aether_flat_rd64(in[1u]);
-    a.m[2] = aether_flat_rd64(in[2u]);
-    a.m[3] = aether_flat_rd64(in[3u]);
-    a.m[4] = aether_flat_rd64(in[4u]);
-    a.m[5] = aether_flat_rd64(in[5u]);
-    a.m[6] = aether_flat_rd64(in[6u]);
-    a.m[7] = aether_flat_rd64(in[7u]);
-    a.m[8] = aether_flat_rd64(in[8u]);
-    a.m[9] = aether_flat_rd64(in[9u]);
-    a.m[10] = aether_flat_rd64(in[10u]);
-    a.m[11] = aether_flat_rd64(in[11u]);
-    a.m[12] = aether_flat_rd64(in[12u]);
-    a.m[13] = aether_flat_rd64(in[13u]);
-    a.m[14] = aether_flat_rd64(in[14u]);
-    a.m[15] = aether_flat_rd64(in[15u]);
+    {
+        double e[16];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        e[9] = aether_flat_rd64(in[9u]);
+        e[10] = aether_flat_rd64(in[10u]);
+        e[11] = aether_flat_rd64(in[11u]);
+        e[12] = aether_flat_rd64(in[12u]);
+        e[13] = aether_flat_rd64(in[13u]);
+        e[14] = aether_flat_rd64(in[14u]);
+        e[15] = aether_flat_rd64(in[15u]);
+        memcpy(&a, e, sizeof e);
+    }
     aether_mat4d_eigh(a, &ev, &vs);
-    out[o++] = aether_flat_wr64(ev.x);
-    out[o++] = aether_flat_wr64(ev.y);
-    out[o++] = aether_flat_wr64(ev.z);
-    out[o++] = aether_flat_wr64(ev.w);
-    out[o++] = aether_flat_wr64(vs.m[0]);
-    out[o++] = aether_flat_wr64(vs.m[1]);
-    out[o++] = aether_flat_wr64(vs.m[2]);
-    out[o++] = aether_flat_wr64(vs.m[3]);
-    out[o++] = aether_flat_wr64(vs.m[4]);
-    out[o++] = aether_flat_wr64(vs.m[5]);
-    out[o++] = aether_flat_wr64(vs.m[6]);
-    out[o++] = aether_flat_wr64(vs.m[7]);
-    out[o++] = aether_flat_wr64(vs.m[8]);
-    out[o++] = aether_flat_wr64(vs.m[9]);
-    out[o++] = aether_flat_wr64(vs.m[10]);
-    out[o++] = aether_flat_wr64(vs.m[11]);
-    out[o++] = aether_flat_wr64(vs.m[12]);
-    out[o++] = aether_flat_wr64(vs.m[13]);
-    out[o++] = aether_flat_wr64(vs.m[14]);
-    out[o++] = aether_flat_wr64(vs.m[15]);
+    {
+        double e[4];
+        memcpy(e, &ev, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
+    {
+        double e[16];
+        memcpy(e, &vs, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+        out[o++] = aether_flat_wr64(e[4]);
+        out[o++] = aether_flat_wr64(e[5]);
+        out[o++] = aether_flat_wr64(e[6]);
+        out[o++] = aether_flat_wr64(e[7]);
+        out[o++] = aether_flat_wr64(e[8]);
+        out[o++] = aether_flat_wr64(e[9]);
+        out[o++] = aether_flat_wr64(e[10]);
+        out[o++] = aether_flat_wr64(e[11]);
+        out[o++] = aether_flat_wr64(e[12]);
+        out[o++] = aether_flat_wr64(e[13]);
+        out[o++] = aether_flat_wr64(e[14]);
+        out[o++] = aether_flat_wr64(e[15]);
+    }
     return o;
 }
 
@@ -9110,45 +11840,57 @@ static size_t aether_flat_call_mat4d_eigh_lanes(const uint64_t *in, size_t n_in,
     vs = (aether_mat4d *)calloc(1u * (count + 1u), sizeof *vs);
     if (a == NULL || ev == NULL || vs == NULL) goto bad;
     for (l = 0; l < count; ++l) {
-        a[l].m[0] = aether_flat_rd64(in[l * 16u + 0u]);
-        a[l].m[1] = aether_flat_rd64(in[l * 16u + 1u]);
-        a[l].m[2] = aether_flat_rd64(in[l * 16u + 2u]);
-        a[l].m[3] = aether_flat_rd64(in[l * 16u + 3u]);
-        a[l].m[4] = aether_flat_rd64(in[l * 16u + 4u]);
-        a[l].m[5] = aether_flat_rd64(in[l * 16u + 5u]);
-        a[l].m[6] = aether_flat_rd64(in[l * 16u + 6u]);
-        a[l].m[7] = aether_flat_rd64(in[l * 16u + 7u]);
-        a[l].m[8] = aether_flat_rd64(in[l * 16u + 8u]);
-        a[l].m[9] = aether_flat_rd64(in[l * 16u + 9u]);
-        a[l].m[10] = aether_flat_rd64(in[l * 16u + 10u]);
-        a[l].m[11] = aether_flat_rd64(in[l * 16u + 11u]);
-        a[l].m[12] = aether_flat_rd64(in[l * 16u + 12u]);
-        a[l].m[13] = aether_flat_rd64(in[l * 16u + 13u]);
-        a[l].m[14] = aether_flat_rd64(in[l * 16u + 14u]);
-        a[l].m[15] = aether_flat_rd64(in[l * 16u + 15u]);
+        {
+            double e[16];
+            e[0] = aether_flat_rd64(in[l * 16u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 16u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 16u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 16u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 16u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 16u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 16u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 16u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 16u + 8u]);
+            e[9] = aether_flat_rd64(in[l * 16u + 9u]);
+            e[10] = aether_flat_rd64(in[l * 16u + 10u]);
+            e[11] = aether_flat_rd64(in[l * 16u + 11u]);
+            e[12] = aether_flat_rd64(in[l * 16u + 12u]);
+            e[13] = aether_flat_rd64(in[l * 16u + 13u]);
+            e[14] = aether_flat_rd64(in[l * 16u + 14u]);
+            e[15] = aether_flat_rd64(in[l * 16u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
     }
     aether_mat4d_eigh_lanes(a, ev, vs, count);
     for (l = 0; l < count; ++l) {
-        out[o++] = aether_flat_wr64(ev[l].x);
-        out[o++] = aether_flat_wr64(ev[l].y);
-        out[o++] = aether_flat_wr64(ev[l].z);
-        out[o++] = aether_flat_wr64(ev[l].w);
-        out[o++] = aether_flat_wr64(vs[l].m[0]);
-        out[o++] = aether_flat_wr64(vs[l].m[1]);
-        out[o++] = aether_flat_wr64(vs[l].m[2]);
-        out[o++] = aether_flat_wr64(vs[l].m[3]);
-        out[o++] = aether_flat_wr64(vs[l].m[4]);
-        out[o++] = aether_flat_wr64(vs[l].m[5]);
-        out[o++] = aether_flat_wr64(vs[l].m[6]);
-        out[o++] = aether_flat_wr64(vs[l].m[7]);
-        out[o++] = aether_flat_wr64(vs[l].m[8]);
-        out[o++] = aether_flat_wr64(vs[l].m[9]);
-        out[o++] = aether_flat_wr64(vs[l].m[10]);
-        out[o++] = aether_flat_wr64(vs[l].m[11]);
-        out[o++] = aether_flat_wr64(vs[l].m[12]);
-        out[o++] = aether_flat_wr64(vs[l].m[13]);
-        out[o++] = aether_flat_wr64(vs[l].m[14]);
-        out[o++] = aether_flat_wr64(vs[l].m[15]);
+        {
+            double e[4];
+            memcpy(e, &ev[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
+        {
+            double e[16];
+            memcpy(e, &vs[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+            out[o++] = aether_flat_wr64(e[4]);
+            out[o++] = aether_flat_wr64(e[5]);
+            out[o++] = aether_flat_wr64(e[6]);
+            out[o++] = aether_flat_wr64(e[7]);
+            out[o++] = aether_flat_wr64(e[8]);
+            out[o++] = aether_flat_wr64(e[9]);
+            out[o++] = aether_flat_wr64(e[10]);
+            out[o++] = aether_flat_wr64(e[11]);
+            out[o++] = aether_flat_wr64(e[12]);
+            out[o++] = aether_flat_wr64(e[13]);
+            out[o++] = aether_flat_wr64(e[14]);
+            out[o++] = aether_flat_wr64(e[15]);
+        }
     }
     free(a);
     free(ev);

@@ -134,6 +134,7 @@ pub fn render(model: &Model) -> Result<String, Error> {
         either_zero => spec.policy.either_zero.join(", "),
         n_functions => model.functions.len(), n_kernels => model.kernels.len(),
         reduction, linalg,
+        contract_id => crate::selftest::contract_id(model),
     };
     targets::render("docs/numerics-contract.md.j2", TEMPLATE, &ctx)
 }

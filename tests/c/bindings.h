@@ -2,3 +2,4 @@
 #include "aether_c_corpus.h"
 unsigned aether_test_corpus_count(void);
 const aether_corpus_function *aether_test_corpus_table(void);
+#include "aether_flat.h"

@@ -5,6 +5,7 @@
    usage: selftest_env MODE   with MODE one of
      plain        nothing changed: the self-test must pass
      setcsr       flush-to-zero and denormals-are-zero set with _mm_setcsr (x86)
+     setfz        flush-to-zero set in FPCR (aarch64)
      upward, downward, towardzero   fesetround() to that mode
      wrong-id     the self-test asked for another contract's fingerprint */
 #include <fenv.h>
@@ -26,6 +27,16 @@ int main(int argc, char **argv)
         _mm_setcsr(_mm_getcsr() | 0x8040u);
 #else
         fprintf(stderr, "selftest_env: setcsr needs x86\n");
+        return 100;
+#endif
+    } else if (strcmp(mode, "setfz") == 0) {
+#if defined(__aarch64__)
+        unsigned long long fpcr;
+        __asm__ __volatile__("mrs %0, fpcr" : "=r"(fpcr));
+        fpcr |= 1ull << 24;
+        __asm__ __volatile__("msr fpcr, %0" : : "r"(fpcr));
+#else
+        fprintf(stderr, "selftest_env: setfz needs aarch64\n");
         return 100;
 #endif
     } else if (strcmp(mode, "upward") == 0) {

@@ -1,6 +1,6 @@
-//! Test support: the C core built by build.rs and bound by bindgen, a flat
-//! caller for every function, the reference's flat callers, and the corpus
-//! read back from `corpus/`.
+//! Test support: the C core built by build.rs and bound by bindgen, every
+//! function called through its generated flat thunk, and the corpus read back
+//! from `corpus/`.
 
 #[allow(non_camel_case_types, non_snake_case, non_upper_case_globals, dead_code, clippy::all)]
 pub mod sys {
@@ -15,16 +15,17 @@ use aether_generator::corpus::{self, ParsedFunction};
 use aether_generator::model::Model;
 pub use aether_generator::policy;
 
-/// One C function: a typed caller behind a flat one.
+/// One C function, called through its flat thunk (`c_core/check/aether_flat.c`,
+/// generated with the core: input words in, result words out).
 #[derive(Debug, Clone, Copy)]
 pub struct CFunction {
     pub name: &'static str,
     pub family: &'static str,
     pub shape: &'static str,
     pub elem: &'static str,
-    /// Calls the function at the given address with input words.
+    /// Calls the thunk at the given address with input words.
     pub call: fn(*const (), &[u64]) -> Vec<u64>,
-    /// The address of the function linked into this crate.
+    /// The address of this function's thunk linked into this crate.
     pub linked: *const (),
 }
 
@@ -35,16 +36,73 @@ impl CFunction {
     }
 }
 
-/// Generated from the spec by build.rs; the casts are the same text for f32
-/// and f64, and a kernel's array count is the same text for one array and
-/// two, so some are no-ops.
-#[allow(clippy::unnecessary_cast, clippy::identity_op)]
-mod glue {
-    use super::sys::*;
-    use super::CFunction;
-    include!(concat!(env!("OUT_DIR"), "/glue.rs"));
+type Thunk = unsafe extern "C" fn(*const u64, usize, *mut u64, usize) -> usize;
+
+/// Calls a flat thunk with `words`; panics, naming the words, when the
+/// thunk refuses them (a count, index or pivot outside the convention).
+/// `thunk` must come from `functions()` or `thunk()`: it is the `fn` type of
+/// `CFunction::call`, so it takes the address as a plain pointer.
+#[allow(clippy::not_unsafe_ptr_arg_deref)]
+pub fn call_thunk(thunk: *const (), words: &[u64]) -> Vec<u64> {
+    // SAFETY: `thunk` is an `aether_flat_call` taken from an
+    // `aether_flat_entries` table (this crate's or a loaded core's).
+    let f = unsafe { std::mem::transmute::<*const (), Thunk>(thunk) };
+    // The result's size is not known before the call: a thunk that needs more
+    // room says so (and calls nothing), and is called again with more.
+    let mut cap = (4 * words.len()).max(1024);
+    loop {
+        let mut out = vec![0u64; cap];
+        // SAFETY: `words` and `out` are valid for the lengths passed.
+        let n = unsafe { f(words.as_ptr(), words.len(), out.as_mut_ptr(), out.len()) };
+        if n != usize::MAX {
+            out.truncate(n);
+            return out;
+        }
+        assert!(cap < 1 << 26, "the thunk refuses the input words {words:x?}");
+        cap *= 8;
+    }
 }
-pub use glue::functions;
+
+/// A static C string of a flat entry.
+fn static_str(p: *const std::os::raw::c_char) -> &'static str {
+    // SAFETY: the entries' strings are string literals of the C object,
+    // which lives as long as the process (or the loaded library, which the
+    // callers keep alive).
+    unsafe { std::ffi::CStr::from_ptr(p) }.to_str().unwrap()
+}
+
+/// The flat entries of a table of `AETHER_FLAT_COUNT` entries.
+fn entries_at(table: *const sys::aether_flat_entry) -> &'static [sys::aether_flat_entry] {
+    // SAFETY: `table` is `aether_flat_entries`, an array of that many entries.
+    unsafe { std::slice::from_raw_parts(table, sys::AETHER_FLAT_COUNT as usize) }
+}
+
+/// Every function and kernel of the core linked into this crate, through the
+/// flat thunks linked with it.
+pub fn functions() -> Vec<CFunction> {
+    // Only the address of the linked table is taken (no read, so no unsafe).
+    let table = std::ptr::addr_of!(sys::aether_flat_entries).cast::<sys::aether_flat_entry>();
+    entries_at(table)
+        .iter()
+        .map(|e| CFunction {
+            name: static_str(e.name),
+            family: static_str(e.family),
+            shape: static_str(e.shape),
+            elem: static_str(e.elem),
+            call: call_thunk,
+            linked: e.call.expect("every entry has a thunk") as *const (),
+        })
+        .collect()
+}
+
+/// The thunk of `name` in a core loaded with `compile_core`, for `CFunction::call`.
+pub fn thunk(lib: &libloading::Library, name: &str) -> *const () {
+    // SAFETY: the symbol is the `aether_flat_entries` array of the loaded
+    // library; its address is the array's.
+    let table = unsafe { lib.get::<*const sys::aether_flat_entry>(b"aether_flat_entries\0") }.expect("the core has aether_flat_entries");
+    let e = entries_at(*table).iter().find(|e| static_str(e.name) == name).unwrap_or_else(|| panic!("{name}: no flat entry"));
+    e.call.expect("every entry has a thunk") as *const ()
+}
 
 /// The spec's model.
 pub fn model() -> Model {
@@ -97,7 +155,8 @@ pub fn selftest(lib: &libloading::Library, model: &Model) -> (i32, String) {
 pub const CC: &str = env!("AETHER_CC");
 
 /// Compiles a core (header and source text) into `dir` as a shared library
-/// with the given compiler and flags, and loads it. `-fPIC -shared
+/// with the given compiler and flags, with the flat thunks of
+/// `c_core/check/aether_flat.c` built against that header, and loads it. `-fPIC -shared
 /// -fno-semantic-interposition`: the last lets the compiler inline the core's
 /// functions into each other as it does in a static build (which a consumer
 /// linking the core into a program gets), instead of calling them through
@@ -108,7 +167,15 @@ pub fn compile_core(dir: &std::path::Path, header: &str, source: &str, cc: &str,
     std::fs::write(dir.join("aether_core.c"), source).unwrap();
     let so = dir.join("libaether_core_variant.so");
     let mut cmd = std::process::Command::new(cc);
-    cmd.args(flags).args(["-fPIC", "-shared", "-fno-semantic-interposition", "-o"]).arg(&so).arg(dir.join("aether_core.c")).arg("-lm");
+    let check = aether_generator::default_root().join("c_core/check");
+    cmd.args(flags)
+        .args(["-fPIC", "-shared", "-fno-semantic-interposition", "-o"])
+        .arg(&so)
+        .arg(format!("-I{}", dir.display()))
+        .arg(format!("-I{}", check.display()))
+        .arg(dir.join("aether_core.c"))
+        .arg(check.join("aether_flat.c"))
+        .arg("-lm");
     let out = cmd.output().unwrap_or_else(|e| panic!("run the C compiler {cc}: {e}"));
     assert!(out.status.success(), "the core in {} does not compile:\n{}", dir.display(), String::from_utf8_lossy(&out.stderr));
     // SAFETY: a library just built from generated C; it has no initialisers.
@@ -122,8 +189,8 @@ pub fn core_flags() -> Vec<&'static str> {
 
 /// The address of symbol `name` in a loaded core.
 pub fn symbol(lib: &libloading::Library, name: &str) -> *const () {
-    // SAFETY: only the address is taken; callers call it through the typed
-    // glue of the same function.
+    // SAFETY: only the address is taken; callers cast it to the symbol's
+    // C type (aether_core.h).
     let s = unsafe { lib.get::<unsafe extern "C" fn()>(format!("{name}\0").as_bytes()) }.unwrap_or_else(|e| panic!("{name}: {e}"));
     *s as *const ()
 }

@@ -17,7 +17,7 @@
 
 use aether_generator::model::{Builtin, Callable, Expr, KernelKind};
 use aether_generator::{mutants, output, targets};
-use aether_tests::{compile_core, corpus, functions, model, policy, selftest, symbol, width, witnesses};
+use aether_tests::{compile_core, corpus, functions, model, policy, selftest, thunk, width, witnesses};
 
 /// Contraction on, FMA available: the compilers may fuse `a*b + c`, also
 /// across statements, under these flags.
@@ -62,7 +62,7 @@ fn failures(lib: &libloading::Library, only_compensated: Option<bool>) -> (Vec<S
         }
         let name = f.c_name(&model);
         let cf = fns.iter().find(|c| c.name == name).unwrap();
-        let ptr = symbol(lib, &name);
+        let ptr = thunk(lib, &name);
         let w = width(f.elem());
         let bad = corpus[&name]
             .cases

@@ -25,7 +25,7 @@ const EQUIVALENT: [(&str, &[&str], &str); 3] = [
         "a barrier only forbids contraction, which -ffp-contract=off already forbids; tests/contraction.rs kills it under -ffp-contract=fast -mfma",
     ),
 ];
-use aether_tests::{compile_core, core_flags, corpus, functions, model, policy, selftest, symbol, width, witnesses, CC};
+use aether_tests::{compile_core, core_flags, corpus, functions, model, policy, selftest, thunk, width, witnesses, CC};
 
 #[test]
 fn every_mutant_core_fails_the_corpus_where_it_changes_bits() {
@@ -58,7 +58,7 @@ fn every_mutant_core_fails_the_corpus_where_it_changes_bits() {
             }
             let cf = fns.iter().find(|c| c.name == name).unwrap();
             // The mutant's version of `name`, of the same C type.
-            let ptr = symbol(&lib, &name);
+            let ptr = thunk(&lib, &name);
             let w = width(f.elem());
             if cases.iter().any(|c| !policy::matches(&c.expected, &(cf.call)(ptr, &c.inputs), w, f.is_float(), f.either_zero())) {
                 caught.insert(name.clone());

@@ -15,7 +15,7 @@
 
 use aether_generator::interp;
 use aether_generator::model::Callable;
-use aether_tests::{compile_core, core_flags, functions, hex, model, policy, symbol, width, CC};
+use aether_tests::{compile_core, core_flags, functions, hex, model, policy, thunk, width, CC};
 
 /// The 20 special values of a width, as bit patterns.
 fn specials(width: u32) -> Vec<u64> {
@@ -175,7 +175,7 @@ fn special_values_match_the_reference_with_the_system_libm() {
     let source = std::fs::read_to_string(root.join("c_core/aether_core.c")).unwrap();
     let dir = std::env::temp_dir().join(format!("aether-specials-{}", std::process::id()));
     let lib = compile_core(&dir, &header, &source, CC, &core_flags());
-    let result = compare(&|name| symbol(&lib, name));
+    let result = compare(&|name| thunk(&lib, name));
     let _ = std::fs::remove_dir_all(&dir);
     check("core as a shared library on the system libm", result);
 }

@@ -91,6 +91,7 @@ pub fn files(model: &Model, banner: &str) -> Result<Vec<Output>, Error> {
         "#include \"aether_flat.h\"".into(),
         String::new(),
     ];
+    c.extend(c_flat::layout_checks(model));
     c.extend(c_flat::helpers());
     let mut table = Vec::new();
     for callable in &callables {

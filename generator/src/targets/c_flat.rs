@@ -143,24 +143,51 @@ fn c_type(model: &Model, kind: &Kind, t: &ElemType) -> String {
     }
 }
 
-/// Lvalue expressions of the components of a value `v` of a shape.
-fn components(model: &Model, shape: &str, v: &str) -> Vec<String> {
-    let s = model.spec.shape(shape).unwrap();
-    match &s.kind {
-        ShapeKind::Scalar => vec![v.to_string()],
-        ShapeKind::Vector(names) => names.iter().map(|n| format!("{v}.{n}")).collect(),
-        ShapeKind::Matrix { .. } => (0..s.len()).map(|k| format!("{v}.m[{k}]")).collect(),
-    }
-}
-
-/// Statements that fill value `v` of `shape` from words base + at...
+/// Statements that fill value `v` of `shape` from words base + at... by
+/// memory position (the convention's order), through a memcpy of the
+/// elements: a struct whose fields were laid out in another order gets other
+/// values, as a caller compiled against another header would see.
 fn read(model: &Model, shape: &str, t: &ElemType, v: &str, base: &str, at: usize) -> Vec<String> {
-    components(model, shape, v).iter().enumerate().map(|(k, c)| format!("{c} = {}({});", rd(t), word(base, at + k))).collect()
+    let s = model.spec.shape(shape).unwrap();
+    if matches!(s.kind, ShapeKind::Scalar) {
+        return vec![format!("{v} = {}({});", rd(t), word(base, at))];
+    }
+    let n = s.len();
+    let mut lines = vec![format!("{{"), format!("    {} e[{n}];", t.c_type)];
+    lines.extend((0..n).map(|k| format!("    e[{k}] = {}({});", rd(t), word(base, at + k))));
+    lines.push(format!("    memcpy(&{v}, e, sizeof e);"));
+    lines.push("}".into());
+    lines
 }
 
-/// Statements that append the components of `v` to `out[o++]`.
+/// Statements that append the components of `v` to `out[o++]`, in memory
+/// order (a memcpy of the elements, as `read`).
 fn write(model: &Model, shape: &str, t: &ElemType, v: &str) -> Vec<String> {
-    components(model, shape, v).iter().map(|c| format!("out[o++] = {}({c});", wr(t))).collect()
+    let s = model.spec.shape(shape).unwrap();
+    if matches!(s.kind, ShapeKind::Scalar) {
+        return vec![format!("out[o++] = {}({v});", wr(t))];
+    }
+    let n = s.len();
+    let mut lines = vec![format!("{{"), format!("    {} e[{n}];", t.c_type), format!("    memcpy(e, &{v}, sizeof e);")];
+    lines.extend((0..n).map(|k| format!("    out[o++] = {}(e[{k}]);", wr(t))));
+    lines.push("}".into());
+    lines
+}
+
+/// Compile-time checks that every struct of the core is its elements with no
+/// padding, so a memcpy of the elements is the convention's memory order.
+pub fn layout_checks(model: &Model) -> Vec<String> {
+    let mut v = Vec::new();
+    for t in &model.spec.types {
+        for s in &model.spec.shapes {
+            if matches!(s.kind, ShapeKind::Scalar) {
+                continue;
+            }
+            let ty = super::c::type_name(model, &s.name, t);
+            v.push(format!("typedef char aether_flat_layout_{ty}[sizeof({ty}) == {} * sizeof({}) ? 1 : -1];", s.len(), t.c_type));
+        }
+    }
+    v
 }
 
 /// The thunk of a callable: `{storage}size_t name(const uint64_t *in, size_t
@@ -216,18 +243,21 @@ fn kernel(model: &Model, k: &Kernel) -> (Vec<String>, Vec<String>) {
     let name = model.kernel_c_name(k);
     let e = &t.c_type;
     let (r, w) = (rd(t), wr(t));
-    let pc = components(model, &red.pair, "");
-    let (hi, comp) = (&pc[0], &pc[1]);
+    // Lane pairs by memory position, as every other value.
     let read_lanes = vec![
         format!("for (i = 0; i < {lanes}u; ++i) {{"),
-        format!("    lanes[i]{hi} = {r}(in[2u * i]);"),
-        format!("    lanes[i]{comp} = {r}(in[2u * i + 1u]);"),
+        format!("    {e} e[2];"),
+        format!("    e[0] = {r}(in[2u * i]);"),
+        format!("    e[1] = {r}(in[2u * i + 1u]);"),
+        "    memcpy(&lanes[i], e, sizeof e);".into(),
         "}".into(),
     ];
     let write_lanes = vec![
         format!("for (i = 0; i < {lanes}u; ++i) {{"),
-        format!("    out[2u * i] = {w}(lanes[i]{hi});"),
-        format!("    out[2u * i + 1u] = {w}(lanes[i]{comp});"),
+        format!("    {e} e[2];"),
+        "    memcpy(e, &lanes[i], sizeof e);".into(),
+        format!("    out[2u * i] = {w}(e[0]);"),
+        format!("    out[2u * i + 1u] = {w}(e[1]);"),
         "}".into(),
     ];
     let fill = |from: &str, count: &str| vec![format!("for (i = 0; i < {count}; ++i) x[i] = {r}(in[{from} + i]);")];
@@ -241,8 +271,12 @@ fn kernel(model: &Model, k: &Kernel) -> (Vec<String>, Vec<String>) {
             body.push(format!("if (n_in != {}u || cap < 2u) return {BAD};", 2 * lanes));
             body.extend(read_lanes);
             body.push(format!("p = {name}(lanes);"));
-            body.push(format!("out[0] = {w}(p{hi});"));
-            body.push(format!("out[1] = {w}(p{comp});"));
+            body.push("{".into());
+            body.push(format!("    {e} e[2];"));
+            body.push("    memcpy(e, &p, sizeof e);".into());
+            body.push(format!("    out[0] = {w}(e[0]);"));
+            body.push(format!("    out[1] = {w}(e[1]);"));
+            body.push("}".into());
             body.push("return 2u;".into());
         }
         KernelKind::Lanes { arrays, .. } => {

@@ -9,7 +9,8 @@ use crate::selftest::Witness;
 /// The lines of the self-test's tables.
 pub fn tables(model: &Model, witnesses: &[Witness]) -> Vec<String> {
     let callables = model.callables();
-    let mut lines = c_flat::helpers();
+    let mut lines = c_flat::layout_checks(model);
+    lines.extend(c_flat::helpers());
     let mut done: Vec<usize> = Vec::new();
     for w in witnesses {
         if done.contains(&w.callable) {
