@@ -142,7 +142,7 @@ static double aether_fmax_f64(double a, double b)
 }
 
 /* The per-lane linear algebra of 2x2 float matrices on row-major arrays ([rules.linalg]). */
-static int aether_lu_f32_2(float *w, int *ipiv)
+static inline int aether_lu_f32_2(float *w, int *ipiv)
 {
     int info = 0, i, j, k, p;
     for (j = 0; j < 2; ++j) {
@@ -176,7 +176,7 @@ static int aether_lu_f32_2(float *w, int *ipiv)
     return info;
 }
 
-static void aether_solve_lower_f32_2(const float *w, const float *b, float *x)
+static inline void aether_solve_lower_f32_2(const float *w, const float *b, float *x)
 {
     int i, k;
     for (i = 0; i < 2; ++i) {
@@ -186,7 +186,7 @@ static void aether_solve_lower_f32_2(const float *w, const float *b, float *x)
     }
 }
 
-static void aether_solve_lower_unit_f32_2(const float *w, const float *b, float *x)
+static inline void aether_solve_lower_unit_f32_2(const float *w, const float *b, float *x)
 {
     int i, k;
     for (i = 0; i < 2; ++i) {
@@ -196,7 +196,7 @@ static void aether_solve_lower_unit_f32_2(const float *w, const float *b, float 
     }
 }
 
-static void aether_solve_upper_f32_2(const float *w, const float *b, float *x)
+static inline void aether_solve_upper_f32_2(const float *w, const float *b, float *x)
 {
     int i, k;
     for (i = 2; i-- > 0;) {
@@ -206,7 +206,7 @@ static void aether_solve_upper_f32_2(const float *w, const float *b, float *x)
     }
 }
 
-static void aether_solve_upper_unit_f32_2(const float *w, const float *b, float *x)
+static inline void aether_solve_upper_unit_f32_2(const float *w, const float *b, float *x)
 {
     int i, k;
     for (i = 2; i-- > 0;) {
@@ -216,7 +216,7 @@ static void aether_solve_upper_unit_f32_2(const float *w, const float *b, float 
     }
 }
 
-static void aether_lu_solve_f32_2(const float *w, const int *ipiv, const float *b, float *x)
+static inline void aether_lu_solve_f32_2(const float *w, const int *ipiv, const float *b, float *x)
 {
     float y[2], z[2];
     int k;
@@ -226,7 +226,7 @@ static void aether_lu_solve_f32_2(const float *w, const int *ipiv, const float *
     aether_solve_upper_f32_2(w, z, x);
 }
 
-static int aether_cholesky_f32_2(const float *a, float *w)
+static inline int aether_cholesky_f32_2(const float *a, float *w)
 {
     int i, j, k;
     for (i = 0; i < 2; ++i) for (j = 0; j < 2; ++j) w[(i) * 2 + (j)] = j <= i ? (aether_product_f32((0x1p-1f * a[(i) * 2 + (j)])) + aether_product_f32((0x1p-1f * a[(j) * 2 + (i)]))) : 0.0f;
@@ -246,7 +246,7 @@ static int aether_cholesky_f32_2(const float *a, float *w)
     return 0;
 }
 
-static void aether_eigh_f32_2(const float *a, float *e, float *v)
+static inline void aether_eigh_f32_2(const float *a, float *e, float *v)
 {
     float w[2 * 2];
     int i, j, k, p, q, sweep;
@@ -287,7 +287,7 @@ static void aether_eigh_f32_2(const float *a, float *e, float *v)
 
 
 /* The per-lane linear algebra of 2x2 double matrices on row-major arrays ([rules.linalg]). */
-static int aether_lu_f64_2(double *w, int *ipiv)
+static inline int aether_lu_f64_2(double *w, int *ipiv)
 {
     int info = 0, i, j, k, p;
     for (j = 0; j < 2; ++j) {
@@ -321,7 +321,7 @@ static int aether_lu_f64_2(double *w, int *ipiv)
     return info;
 }
 
-static void aether_solve_lower_f64_2(const double *w, const double *b, double *x)
+static inline void aether_solve_lower_f64_2(const double *w, const double *b, double *x)
 {
     int i, k;
     for (i = 0; i < 2; ++i) {
@@ -331,7 +331,7 @@ static void aether_solve_lower_f64_2(const double *w, const double *b, double *x
     }
 }
 
-static void aether_solve_lower_unit_f64_2(const double *w, const double *b, double *x)
+static inline void aether_solve_lower_unit_f64_2(const double *w, const double *b, double *x)
 {
     int i, k;
     for (i = 0; i < 2; ++i) {
@@ -341,7 +341,7 @@ static void aether_solve_lower_unit_f64_2(const double *w, const double *b, doub
     }
 }
 
-static void aether_solve_upper_f64_2(const double *w, const double *b, double *x)
+static inline void aether_solve_upper_f64_2(const double *w, const double *b, double *x)
 {
     int i, k;
     for (i = 2; i-- > 0;) {
@@ -351,7 +351,7 @@ static void aether_solve_upper_f64_2(const double *w, const double *b, double *x
     }
 }
 
-static void aether_solve_upper_unit_f64_2(const double *w, const double *b, double *x)
+static inline void aether_solve_upper_unit_f64_2(const double *w, const double *b, double *x)
 {
     int i, k;
     for (i = 2; i-- > 0;) {
@@ -361,7 +361,7 @@ static void aether_solve_upper_unit_f64_2(const double *w, const double *b, doub
     }
 }
 
-static void aether_lu_solve_f64_2(const double *w, const int *ipiv, const double *b, double *x)
+static inline void aether_lu_solve_f64_2(const double *w, const int *ipiv, const double *b, double *x)
 {
     double y[2], z[2];
     int k;
@@ -371,7 +371,7 @@ static void aether_lu_solve_f64_2(const double *w, const int *ipiv, const double
     aether_solve_upper_f64_2(w, z, x);
 }
 
-static int aether_cholesky_f64_2(const double *a, double *w)
+static inline int aether_cholesky_f64_2(const double *a, double *w)
 {
     int i, j, k;
     for (i = 0; i < 2; ++i) for (j = 0; j < 2; ++j) w[(i) * 2 + (j)] = j <= i ? (aether_product_f64((0x1p-1 * a[(i) * 2 + (j)])) + aether_product_f64((0x1p-1 * a[(j) * 2 + (i)]))) : 0.0;
@@ -391,7 +391,7 @@ static int aether_cholesky_f64_2(const double *a, double *w)
     return 0;
 }
 
-static void aether_eigh_f64_2(const double *a, double *e, double *v)
+static inline void aether_eigh_f64_2(const double *a, double *e, double *v)
 {
     double w[2 * 2];
     int i, j, k, p, q, sweep;
@@ -432,7 +432,7 @@ static void aether_eigh_f64_2(const double *a, double *e, double *v)
 
 
 /* The per-lane linear algebra of 3x3 float matrices on row-major arrays ([rules.linalg]). */
-static int aether_lu_f32_3(float *w, int *ipiv)
+static inline int aether_lu_f32_3(float *w, int *ipiv)
 {
     int info = 0, i, j, k, p;
     for (j = 0; j < 3; ++j) {
@@ -466,7 +466,7 @@ static int aether_lu_f32_3(float *w, int *ipiv)
     return info;
 }
 
-static void aether_solve_lower_f32_3(const float *w, const float *b, float *x)
+static inline void aether_solve_lower_f32_3(const float *w, const float *b, float *x)
 {
     int i, k;
     for (i = 0; i < 3; ++i) {
@@ -476,7 +476,7 @@ static void aether_solve_lower_f32_3(const float *w, const float *b, float *x)
     }
 }
 
-static void aether_solve_lower_unit_f32_3(const float *w, const float *b, float *x)
+static inline void aether_solve_lower_unit_f32_3(const float *w, const float *b, float *x)
 {
     int i, k;
     for (i = 0; i < 3; ++i) {
@@ -486,7 +486,7 @@ static void aether_solve_lower_unit_f32_3(const float *w, const float *b, float 
     }
 }
 
-static void aether_solve_upper_f32_3(const float *w, const float *b, float *x)
+static inline void aether_solve_upper_f32_3(const float *w, const float *b, float *x)
 {
     int i, k;
     for (i = 3; i-- > 0;) {
@@ -496,7 +496,7 @@ static void aether_solve_upper_f32_3(const float *w, const float *b, float *x)
     }
 }
 
-static void aether_solve_upper_unit_f32_3(const float *w, const float *b, float *x)
+static inline void aether_solve_upper_unit_f32_3(const float *w, const float *b, float *x)
 {
     int i, k;
     for (i = 3; i-- > 0;) {
@@ -506,7 +506,7 @@ static void aether_solve_upper_unit_f32_3(const float *w, const float *b, float 
     }
 }
 
-static void aether_lu_solve_f32_3(const float *w, const int *ipiv, const float *b, float *x)
+static inline void aether_lu_solve_f32_3(const float *w, const int *ipiv, const float *b, float *x)
 {
     float y[3], z[3];
     int k;
@@ -516,7 +516,7 @@ static void aether_lu_solve_f32_3(const float *w, const int *ipiv, const float *
     aether_solve_upper_f32_3(w, z, x);
 }
 
-static int aether_cholesky_f32_3(const float *a, float *w)
+static inline int aether_cholesky_f32_3(const float *a, float *w)
 {
     int i, j, k;
     for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) w[(i) * 3 + (j)] = j <= i ? (aether_product_f32((0x1p-1f * a[(i) * 3 + (j)])) + aether_product_f32((0x1p-1f * a[(j) * 3 + (i)]))) : 0.0f;
@@ -536,7 +536,7 @@ static int aether_cholesky_f32_3(const float *a, float *w)
     return 0;
 }
 
-static void aether_eigh_f32_3(const float *a, float *e, float *v)
+static inline void aether_eigh_f32_3(const float *a, float *e, float *v)
 {
     float w[3 * 3];
     int i, j, k, p, q, sweep;
@@ -577,7 +577,7 @@ static void aether_eigh_f32_3(const float *a, float *e, float *v)
 
 
 /* The per-lane linear algebra of 3x3 double matrices on row-major arrays ([rules.linalg]). */
-static int aether_lu_f64_3(double *w, int *ipiv)
+static inline int aether_lu_f64_3(double *w, int *ipiv)
 {
     int info = 0, i, j, k, p;
     for (j = 0; j < 3; ++j) {
@@ -611,7 +611,7 @@ static int aether_lu_f64_3(double *w, int *ipiv)
     return info;
 }
 
-static void aether_solve_lower_f64_3(const double *w, const double *b, double *x)
+static inline void aether_solve_lower_f64_3(const double *w, const double *b, double *x)
 {
     int i, k;
     for (i = 0; i < 3; ++i) {
@@ -621,7 +621,7 @@ static void aether_solve_lower_f64_3(const double *w, const double *b, double *x
     }
 }
 
-static void aether_solve_lower_unit_f64_3(const double *w, const double *b, double *x)
+static inline void aether_solve_lower_unit_f64_3(const double *w, const double *b, double *x)
 {
     int i, k;
     for (i = 0; i < 3; ++i) {
@@ -631,7 +631,7 @@ static void aether_solve_lower_unit_f64_3(const double *w, const double *b, doub
     }
 }
 
-static void aether_solve_upper_f64_3(const double *w, const double *b, double *x)
+static inline void aether_solve_upper_f64_3(const double *w, const double *b, double *x)
 {
     int i, k;
     for (i = 3; i-- > 0;) {
@@ -641,7 +641,7 @@ static void aether_solve_upper_f64_3(const double *w, const double *b, double *x
     }
 }
 
-static void aether_solve_upper_unit_f64_3(const double *w, const double *b, double *x)
+static inline void aether_solve_upper_unit_f64_3(const double *w, const double *b, double *x)
 {
     int i, k;
     for (i = 3; i-- > 0;) {
@@ -651,7 +651,7 @@ static void aether_solve_upper_unit_f64_3(const double *w, const double *b, doub
     }
 }
 
-static void aether_lu_solve_f64_3(const double *w, const int *ipiv, const double *b, double *x)
+static inline void aether_lu_solve_f64_3(const double *w, const int *ipiv, const double *b, double *x)
 {
     double y[3], z[3];
     int k;
@@ -661,7 +661,7 @@ static void aether_lu_solve_f64_3(const double *w, const int *ipiv, const double
     aether_solve_upper_f64_3(w, z, x);
 }
 
-static int aether_cholesky_f64_3(const double *a, double *w)
+static inline int aether_cholesky_f64_3(const double *a, double *w)
 {
     int i, j, k;
     for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) w[(i) * 3 + (j)] = j <= i ? (aether_product_f64((0x1p-1 * a[(i) * 3 + (j)])) + aether_product_f64((0x1p-1 * a[(j) * 3 + (i)]))) : 0.0;
@@ -681,7 +681,7 @@ static int aether_cholesky_f64_3(const double *a, double *w)
     return 0;
 }
 
-static void aether_eigh_f64_3(const double *a, double *e, double *v)
+static inline void aether_eigh_f64_3(const double *a, double *e, double *v)
 {
     double w[3 * 3];
     int i, j, k, p, q, sweep;
@@ -722,7 +722,7 @@ static void aether_eigh_f64_3(const double *a, double *e, double *v)
 
 
 /* The per-lane linear algebra of 4x4 float matrices on row-major arrays ([rules.linalg]). */
-static int aether_lu_f32_4(float *w, int *ipiv)
+static inline int aether_lu_f32_4(float *w, int *ipiv)
 {
     int info = 0, i, j, k, p;
     for (j = 0; j < 4; ++j) {
@@ -756,7 +756,7 @@ static int aether_lu_f32_4(float *w, int *ipiv)
     return info;
 }
 
-static void aether_solve_lower_f32_4(const float *w, const float *b, float *x)
+static inline void aether_solve_lower_f32_4(const float *w, const float *b, float *x)
 {
     int i, k;
     for (i = 0; i < 4; ++i) {
@@ -766,7 +766,7 @@ static void aether_solve_lower_f32_4(const float *w, const float *b, float *x)
     }
 }
 
-static void aether_solve_lower_unit_f32_4(const float *w, const float *b, float *x)
+static inline void aether_solve_lower_unit_f32_4(const float *w, const float *b, float *x)
 {
     int i, k;
     for (i = 0; i < 4; ++i) {
@@ -776,7 +776,7 @@ static void aether_solve_lower_unit_f32_4(const float *w, const float *b, float 
     }
 }
 
-static void aether_solve_upper_f32_4(const float *w, const float *b, float *x)
+static inline void aether_solve_upper_f32_4(const float *w, const float *b, float *x)
 {
     int i, k;
     for (i = 4; i-- > 0;) {
@@ -786,7 +786,7 @@ static void aether_solve_upper_f32_4(const float *w, const float *b, float *x)
     }
 }
 
-static void aether_solve_upper_unit_f32_4(const float *w, const float *b, float *x)
+static inline void aether_solve_upper_unit_f32_4(const float *w, const float *b, float *x)
 {
     int i, k;
     for (i = 4; i-- > 0;) {
@@ -796,7 +796,7 @@ static void aether_solve_upper_unit_f32_4(const float *w, const float *b, float 
     }
 }
 
-static void aether_lu_solve_f32_4(const float *w, const int *ipiv, const float *b, float *x)
+static inline void aether_lu_solve_f32_4(const float *w, const int *ipiv, const float *b, float *x)
 {
     float y[4], z[4];
     int k;
@@ -806,7 +806,7 @@ static void aether_lu_solve_f32_4(const float *w, const int *ipiv, const float *
     aether_solve_upper_f32_4(w, z, x);
 }
 
-static int aether_cholesky_f32_4(const float *a, float *w)
+static inline int aether_cholesky_f32_4(const float *a, float *w)
 {
     int i, j, k;
     for (i = 0; i < 4; ++i) for (j = 0; j < 4; ++j) w[(i) * 4 + (j)] = j <= i ? (aether_product_f32((0x1p-1f * a[(i) * 4 + (j)])) + aether_product_f32((0x1p-1f * a[(j) * 4 + (i)]))) : 0.0f;
@@ -826,7 +826,7 @@ static int aether_cholesky_f32_4(const float *a, float *w)
     return 0;
 }
 
-static void aether_eigh_f32_4(const float *a, float *e, float *v)
+static inline void aether_eigh_f32_4(const float *a, float *e, float *v)
 {
     float w[4 * 4];
     int i, j, k, p, q, sweep;
@@ -867,7 +867,7 @@ static void aether_eigh_f32_4(const float *a, float *e, float *v)
 
 
 /* The per-lane linear algebra of 4x4 double matrices on row-major arrays ([rules.linalg]). */
-static int aether_lu_f64_4(double *w, int *ipiv)
+static inline int aether_lu_f64_4(double *w, int *ipiv)
 {
     int info = 0, i, j, k, p;
     for (j = 0; j < 4; ++j) {
@@ -901,7 +901,7 @@ static int aether_lu_f64_4(double *w, int *ipiv)
     return info;
 }
 
-static void aether_solve_lower_f64_4(const double *w, const double *b, double *x)
+static inline void aether_solve_lower_f64_4(const double *w, const double *b, double *x)
 {
     int i, k;
     for (i = 0; i < 4; ++i) {
@@ -911,7 +911,7 @@ static void aether_solve_lower_f64_4(const double *w, const double *b, double *x
     }
 }
 
-static void aether_solve_lower_unit_f64_4(const double *w, const double *b, double *x)
+static inline void aether_solve_lower_unit_f64_4(const double *w, const double *b, double *x)
 {
     int i, k;
     for (i = 0; i < 4; ++i) {
@@ -921,7 +921,7 @@ static void aether_solve_lower_unit_f64_4(const double *w, const double *b, doub
     }
 }
 
-static void aether_solve_upper_f64_4(const double *w, const double *b, double *x)
+static inline void aether_solve_upper_f64_4(const double *w, const double *b, double *x)
 {
     int i, k;
     for (i = 4; i-- > 0;) {
@@ -931,7 +931,7 @@ static void aether_solve_upper_f64_4(const double *w, const double *b, double *x
     }
 }
 
-static void aether_solve_upper_unit_f64_4(const double *w, const double *b, double *x)
+static inline void aether_solve_upper_unit_f64_4(const double *w, const double *b, double *x)
 {
     int i, k;
     for (i = 4; i-- > 0;) {
@@ -941,7 +941,7 @@ static void aether_solve_upper_unit_f64_4(const double *w, const double *b, doub
     }
 }
 
-static void aether_lu_solve_f64_4(const double *w, const int *ipiv, const double *b, double *x)
+static inline void aether_lu_solve_f64_4(const double *w, const int *ipiv, const double *b, double *x)
 {
     double y[4], z[4];
     int k;
@@ -951,7 +951,7 @@ static void aether_lu_solve_f64_4(const double *w, const int *ipiv, const double
     aether_solve_upper_f64_4(w, z, x);
 }
 
-static int aether_cholesky_f64_4(const double *a, double *w)
+static inline int aether_cholesky_f64_4(const double *a, double *w)
 {
     int i, j, k;
     for (i = 0; i < 4; ++i) for (j = 0; j < 4; ++j) w[(i) * 4 + (j)] = j <= i ? (aether_product_f64((0x1p-1 * a[(i) * 4 + (j)])) + aether_product_f64((0x1p-1 * a[(j) * 4 + (i)]))) : 0.0;
@@ -971,7 +971,7 @@ static int aether_cholesky_f64_4(const double *a, double *w)
     return 0;
 }
 
-static void aether_eigh_f64_4(const double *a, double *e, double *v)
+static inline void aether_eigh_f64_4(const double *a, double *e, double *v)
 {
     double w[4 * 4];
     int i, j, k, p, q, sweep;

@@ -96,6 +96,9 @@ fn indent(lines: Vec<String>, by: usize) -> Vec<String> {
 }
 
 /// The static helpers of one element type and size, shared by its routines.
+/// They are `static inline`: with the products' contraction guards (asm
+/// statements) clang's inliner otherwise keeps them out of line, which made
+/// `aether_mat3f_lu_solve` about ten times slower (docs/reports/guard-cost.md).
 pub fn helpers(model: &Model, lowered: &[Function], e: &ElemType, n: usize) -> Vec<String> {
     let Some(l) = model.spec.linalg.as_ref() else { return Vec::new() };
     let c = Ctx { model, l, e, n };
@@ -105,7 +108,7 @@ pub fn helpers(model: &Model, lowered: &[Function], e: &ElemType, n: usize) -> V
     let w = |i: &str, j: &str| format!("w[({i}) * {n} + ({j})]");
 
     // LU, in place on w (row-major), pivots 1-based.
-    out.push(format!("static int aether_lu_{suffix}({t} *w, int *ipiv)"));
+    out.push(format!("static inline int aether_lu_{suffix}({t} *w, int *ipiv)"));
     out.push("{".into());
     out.push("    int info = 0, i, j, k, p;".into());
     out.push(format!("    for (j = 0; j < {n}; ++j) {{"));
@@ -183,7 +186,7 @@ pub fn helpers(model: &Model, lowered: &[Function], e: &ElemType, n: usize) -> V
     // Triangular solves on arrays: lower or upper, unit or not.
     for (lower, unit) in [(true, false), (true, true), (false, false), (false, true)] {
         let name = format!("aether_solve_{}{}_{suffix}", if lower { "lower" } else { "upper" }, if unit { "_unit" } else { "" });
-        out.push(format!("static void {name}(const {t} *w, const {t} *b, {t} *x)"));
+        out.push(format!("static inline void {name}(const {t} *w, const {t} *b, {t} *x)"));
         out.push("{".into());
         out.push("    int i, k;".into());
         if lower {
@@ -202,7 +205,7 @@ pub fn helpers(model: &Model, lowered: &[Function], e: &ElemType, n: usize) -> V
     }
 
     // lu_solve on arrays.
-    out.push(format!("static void aether_lu_solve_{suffix}(const {t} *w, const int *ipiv, const {t} *b, {t} *x)"));
+    out.push(format!("static inline void aether_lu_solve_{suffix}(const {t} *w, const int *ipiv, const {t} *b, {t} *x)"));
     out.push("{".into());
     out.push(format!("    {t} y[{n}], z[{n}];"));
     out.push("    int k;".into());
@@ -224,7 +227,7 @@ pub fn helpers(model: &Model, lowered: &[Function], e: &ElemType, n: usize) -> V
         ),
         Symmetrize::Lower => format!("a[({i}) * {n} + ({j})]"),
     };
-    out.push(format!("static int aether_cholesky_{suffix}(const {t} *a, {t} *w)"));
+    out.push(format!("static inline int aether_cholesky_{suffix}(const {t} *a, {t} *w)"));
     out.push("{".into());
     out.push("    int i, j, k;".into());
     out.push(format!(
@@ -258,7 +261,7 @@ pub fn helpers(model: &Model, lowered: &[Function], e: &ElemType, n: usize) -> V
     let (rot, upd, diag) = (find(&l.rotation), find(&l.update_pair), find(&l.diag));
     let rot_t = type_name(model, &rotation_shape(model, l), e);
     let v = |i: &str, j: &str| format!("v[({i}) * {n} + ({j})]");
-    out.push(format!("static void aether_eigh_{suffix}(const {t} *a, {t} *e, {t} *v)"));
+    out.push(format!("static inline void aether_eigh_{suffix}(const {t} *a, {t} *e, {t} *v)"));
     out.push("{".into());
     out.push(format!("    {t} w[{n} * {n}];"));
     out.push("    int i, j, k, p, q, sweep;".into());
