@@ -8360,20 +8360,6 @@ static int aether_selftest_word_ok(uint64_t expected, uint64_t actual, unsigned 
     return either_zero && (expected & mag) == 0u && (actual & mag) == 0u;
 }
 
-static uint32_t aether_selftest_bits32(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
-
-static uint64_t aether_selftest_bits64(double x)
-{
-    uint64_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
-
 #if defined(AETHER_SELFTEST_MXCSR)
 static const char *aether_selftest_mode(int mode)
 {
@@ -8437,12 +8423,12 @@ static int aether_selftest_environment(aether_selftest_text *t, int *count)
         aether_selftest_problem(t, count, "the rounding mode is not round-to-nearest-even (1 +- 2^-60 does not round to 1)");
     }
     if (!(status & AETHER_SELFTEST_FLUSH_TO_ZERO)
-        && (aether_selftest_bits32(f_min_normal * f_half) != 0x00400000u || aether_selftest_bits64(d_min_normal * d_half) != 0x0008000000000000ull)) {
+        && (aether_flat_wr32(f_min_normal * f_half) != 0x00400000u || aether_flat_wr64(d_min_normal * d_half) != 0x0008000000000000ull)) {
         status |= AETHER_SELFTEST_FLUSH_TO_ZERO;
         aether_selftest_problem(t, count, "flush-to-zero is on: the smallest normal number times 0.5 gives zero, not a subnormal");
     }
     if (!(status & AETHER_SELFTEST_DENORMALS_ARE_ZERO)
-        && (aether_selftest_bits32(f_min_sub * f_big) != 0x01000000u || aether_selftest_bits64(d_min_sub * d_big) != 0x0020000000000000ull)) {
+        && (aether_flat_wr32(f_min_sub * f_big) != 0x01000000u || aether_flat_wr64(d_min_sub * d_big) != 0x0020000000000000ull)) {
         status |= AETHER_SELFTEST_DENORMALS_ARE_ZERO;
         aether_selftest_problem(t, count, "denormals-are-zero is on: the smallest subnormal is read as zero");
     }

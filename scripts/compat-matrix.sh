@@ -293,8 +293,8 @@ a64_control() { # mode, status bit, text
 }
 if [ -x "$a64/env" ]; then
     a64_control plain 0 "aether_selftest: ok"
-    a64_control setfz 2 "flush-to-zero is on (FPCR.FZ"
-    a64_control upward 1 "the rounding mode is not round-to-nearest-even (FPCR.RMode"
+    a64_control setfz "$(sed -n 's/^#define AETHER_SELFTEST_FLUSH_TO_ZERO \([0-9]*\)$/\1/p' c_core/aether_core.h)" "flush-to-zero is on (FPCR.FZ"
+    a64_control upward "$(sed -n 's/^#define AETHER_SELFTEST_ROUNDING \([0-9]*\)$/\1/p' c_core/aether_core.h)" "the rounding mode is not round-to-nearest-even (FPCR.RMode"
 fi
 
 contract_ids=$(sort -u "$contracts" | paste -sd';' - | sed 's/;/; /g')

@@ -47,6 +47,7 @@ static uint64_t *check_reserve(check_buffer *b, size_t n)
     return b->words;
 }
 
+/* The spec's comparison policy (printed by the generator, as in the core's self-test). */
 static int check_word_ok(uint64_t expected, uint64_t actual, unsigned bits, int is_float, int either_zero)
 {
     const uint64_t mag = bits == 32u ? (uint64_t)0x7fffffffu : (uint64_t)0x7fffffffffffffffull;
@@ -205,15 +206,14 @@ static uint64_t check_below(uint64_t *s, uint64_t n)
     return n == 0u ? 0u : check_next(s) % n;
 }
 
+/* The corpus's special values (generator/src/rng.rs). */
+static const uint32_t check_special32[] = { 0x0u, 0x80000000u, 0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffc01234u, 0x7fa00001u, 0x1u, 0x807fffffu, 0x800000u, 0x7f7fffffu, 0xff7fffffu, 0x3f800000u, 0xbf800000u };
+static const uint64_t check_special64[] = { 0x0ull, 0x8000000000000000ull, 0x7ff0000000000000ull, 0xfff0000000000000ull, 0x7ff8000000000000ull, 0xfff8000000012345ull, 0x7ff4000000000001ull, 0x1ull, 0x800fffffffffffffull, 0x10000000000000ull, 0x7fefffffffffffffull, 0xffefffffffffffffull, 0x3ff0000000000000ull, 0xbff0000000000000ull };
+
 /* A random element word: mostly ordinary numbers of moderate exponent, and small integers
    (ties, exact cancellation), special values, subnormals and raw bit patterns. */
 static uint64_t check_random_word(uint64_t *s, unsigned bits)
 {
-    static const uint32_t special32[] = { 0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffc01234u,
-                                          0x00000001u, 0x807fffffu, 0x00800000u, 0x7f7fffffu, 0x3f800000u, 0xbf800000u };
-    static const uint64_t special64[] = { 0x0ull, 0x8000000000000000ull, 0x7ff0000000000000ull, 0xfff0000000000000ull,
-                                          0x7ff8000000000000ull, 0xfff8000000001234ull, 0x1ull, 0x800fffffffffffffull,
-                                          0x0010000000000000ull, 0x7fefffffffffffffull, 0x3ff0000000000000ull, 0xbff0000000000000ull };
     const uint64_t r = check_next(s);
     const unsigned pick = (unsigned)(r % 100u);
     const uint64_t m = check_next(s);
@@ -226,7 +226,7 @@ static uint64_t check_random_word(uint64_t *s, unsigned bits)
             memcpy(&u, &v, sizeof u);
             return u;
         }
-        if (pick < 77u) return special32[check_below(s, sizeof special32 / sizeof special32[0])];
+        if (pick < 77u) return check_special32[check_below(s, sizeof check_special32 / sizeof check_special32[0])];
         if (pick < 85u) return sign | (uint32_t)(m & 0x7fffffu);
         return (uint32_t)m;
     } else {
@@ -238,7 +238,7 @@ static uint64_t check_random_word(uint64_t *s, unsigned bits)
             memcpy(&u, &v, sizeof u);
             return u;
         }
-        if (pick < 77u) return special64[check_below(s, sizeof special64 / sizeof special64[0])];
+        if (pick < 77u) return check_special64[check_below(s, sizeof check_special64 / sizeof check_special64[0])];
         if (pick < 85u) return sign | (m & 0xfffffffffffffull);
         return m;
     }
@@ -252,11 +252,12 @@ static size_t check_random_input(const aether_flat_entry *e, uint64_t *s, check_
     switch (e->layout) {
     case AETHER_FLAT_LANES:
         n = (size_t)check_below(s, 41u);
-        w = check_reserve(b, 65u + e->arrays * n);
-        for (k = 0; k < 64u; ++k) w[k] = check_random_word(s, e->bits);
-        w[64] = check_below(s, 1000u);
-        for (k = 0; k < e->arrays * n; ++k) w[65u + k] = check_random_word(s, e->bits);
-        return 65u + e->arrays * n;
+        /* n_in lane words, the lane index of element 0, then the arrays. */
+        w = check_reserve(b, e->n_in + 1u + e->arrays * n);
+        for (k = 0; k < e->n_in; ++k) w[k] = check_random_word(s, e->bits);
+        w[e->n_in] = check_below(s, 1000u);
+        for (k = 0; k < e->arrays * n; ++k) w[e->n_in + 1u + k] = check_random_word(s, e->bits);
+        return e->n_in + 1u + e->arrays * n;
     case AETHER_FLAT_ARRAYS:
         n = (size_t)check_below(s, 101u);
         w = check_reserve(b, e->arrays * n);

@@ -15,7 +15,8 @@
 #define AETHER_FLAT_COUNT 326
 
 /* How a callable's input words are laid out (for building random inputs):
-   FIXED: n_in words; LANES: 2*32 lane words, a lane index, then `arrays` arrays of n words;
+   FIXED: n_in words; LANES: n_in lane words (2 per lane), a lane index, then `arrays` arrays
+   of n words;
    ARRAYS: `arrays` arrays of n words; PLANE: a slot count S, then records of an element index
    below S and `arrays` term words; RESOLVE: n values then n companions; LINALG: n_in words, of
    which ipiv_n pivots at ipiv_at (pivot k in k+1..ipiv_n); LINALG_LANES: any number of LINALG

@@ -43,6 +43,12 @@ pub fn words(routine: Routine, n: usize) -> (usize, usize) {
     }
 }
 
+/// Where a routine's input holds pivot rows, and how many: `lu_solve` takes
+/// `LU`, then the n pivots (pivot k in k+1..=n), then `b`.
+pub fn pivot_words(routine: Routine, n: usize) -> Option<(usize, usize)> {
+    (routine == Routine::LuSolve).then_some((n * n, n))
+}
+
 /// The spec's rules in force, with the step families of the rotation.
 #[derive(Debug)]
 pub struct Rules<'a> {
@@ -367,11 +373,12 @@ fn single<T: Ieee>(r: &Rules, routine: Routine, n: usize, words: &[u64]) -> Resu
             v
         }
         Routine::LuSolve => {
-            let ipiv: Vec<usize> = words[nn..nn + n].iter().map(|&p| p as usize).collect();
+            let (at, count) = pivot_words(routine, n).expect("lu_solve takes pivots");
+            let ipiv: Vec<usize> = words[at..at + count].iter().map(|&p| p as usize).collect();
             if let Some((k, p)) = ipiv.iter().enumerate().find(|(k, p)| **p < k + 1 || **p > n) {
                 return Err(format!("lu_solve: ipiv[{k}] = {p} is outside {}..={n}", k + 1));
             }
-            out(&lu_solve(r, &mat, &ipiv, &f(&words[nn + n..])))
+            out(&lu_solve(r, &mat, &ipiv, &f(&words[at + count..])))
         }
         Routine::SolveLower => out(&solve(r, &mat, &f(&words[nn..]), true, false)),
         Routine::SolveLowerUnit => out(&solve(r, &mat, &f(&words[nn..]), true, true)),

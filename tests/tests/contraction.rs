@@ -123,7 +123,10 @@ fn the_core_keeps_its_bits_under_contraction_and_each_guard_is_needed() {
         assert!(bad.is_empty(), "the barrier does not hold under {what}: {bad:?}");
         assert!(!plain_bad.is_empty(), "{what} changed no plain function: the build did not contract");
         let (ustatus, umessage) = selftest(&unguarded, &model);
-        assert!(ustatus & 8 != 0, "the self-test passes a contracted core under {what}: {umessage}");
+        assert!(
+            ustatus & aether_tests::sys::AETHER_SELFTEST_WITNESS as i32 != 0,
+            "the self-test passes a contracted core under {what}: {umessage}"
+        );
         // 3. The barrier off as well (the no-barrier mutant, unguarded).
         let control = compile_core(&tmp.join(format!("no-barrier-{k}")), &hn, &cn, cc, &unguarded_flags);
         let (caught, caught_cases) = failures(&control, Some(true));

@@ -179,6 +179,7 @@ pub fn render_core(model: &Model, lowered: &[Function], banner: &str, witnesses:
         witness_count => witnesses.len(),
         witness_rules => rules.len(),
         witness_max_out => max_out,
+        policy => super::c_flat::policy_function("aether_selftest_word_ok"),
         products => product_types.iter().zip(&product_names).map(|(t, n)| context! { c_type => t, name => n }).collect::<Vec<_>>(),
     };
     let h = render("c/aether_core.h.j2", HEADER_TEMPLATE, &ctx)?;

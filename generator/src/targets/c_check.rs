@@ -38,7 +38,8 @@ pub fn files(model: &Model, banner: &str) -> Result<Vec<Output>, Error> {
         format!("#define AETHER_FLAT_COUNT {}", callables.len()),
         String::new(),
         "/* How a callable's input words are laid out (for building random inputs):".into(),
-        "   FIXED: n_in words; LANES: 2*32 lane words, a lane index, then `arrays` arrays of n words;".into(),
+        "   FIXED: n_in words; LANES: n_in lane words (2 per lane), a lane index, then `arrays` arrays".into(),
+        "   of n words;".into(),
         "   ARRAYS: `arrays` arrays of n words; PLANE: a slot count S, then records of an element index".into(),
         "   below S and `arrays` term words; RESOLVE: n values then n companions; LINALG: n_in words, of".into(),
         "   which ipiv_n pivots at ipiv_at (pivot k in k+1..ipiv_n); LINALG_LANES: any number of LINALG".into(),
@@ -129,6 +130,8 @@ pub fn files(model: &Model, banner: &str) -> Result<Vec<Output>, Error> {
         version => model.spec.version,
         name => model.spec.name,
         contract_id,
+        policy => c_flat::policy_function("check_word_ok"),
+        specials => c_flat::specials_tables(model, "check_special"),
     };
     Ok(vec![
         Output::new("c_core/check/aether_flat.h", h.join("\n")),

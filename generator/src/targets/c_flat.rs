@@ -56,6 +56,37 @@ pub fn helpers() -> Vec<String> {
     .collect()
 }
 
+/// The spec's comparison policy as a C function `static int {name}(uint64_t
+/// expected, uint64_t actual, unsigned bits, int is_float, int either_zero)`:
+/// bytes equal; or both NaN; or +0 against -0 where the function is granted
+/// it (`policy.either_zero`). The one C statement of `crate::policy`, used by
+/// the core's self-test and by the corpus runner.
+pub fn policy_function(name: &str) -> Vec<String> {
+    vec![
+        format!("static int {name}(uint64_t expected, uint64_t actual, unsigned bits, int is_float, int either_zero)"),
+        "{".into(),
+        "    const uint64_t mag = bits == 32u ? (uint64_t)0x7fffffffu : (uint64_t)0x7fffffffffffffffull;".into(),
+        "    const uint64_t inf = bits == 32u ? (uint64_t)0x7f800000u : (uint64_t)0x7ff0000000000000ull;".into(),
+        "    if (expected == actual) return 1;".into(),
+        "    if (!is_float) return 0;".into(),
+        "    if ((expected & mag) > inf && (actual & mag) > inf) return 1;".into(),
+        "    return either_zero && (expected & mag) == 0u && (actual & mag) == 0u;".into(),
+        "}".into(),
+    ]
+}
+
+/// The corpus's special values of each element type (`rng::specials`) as C
+/// arrays `{prefix}{bits}[]`, for the runner's random inputs.
+pub fn specials_tables(model: &Model, prefix: &str) -> Vec<String> {
+    let mut v = Vec::new();
+    for t in &model.spec.types {
+        let (ty, suffix) = if t.bits == 32 { ("uint32_t", "u") } else { ("uint64_t", "ull") };
+        let words: Vec<String> = crate::rng::specials(t.bits).iter().map(|(_, w)| format!("0x{w:x}{suffix}")).collect();
+        v.push(format!("static const {ty} {prefix}{}[] = {{ {} }};", t.bits, words.join(", ")));
+    }
+    v
+}
+
 /// The layout of a callable's input words, as the C runner's random mode
 /// needs it to build valid inputs.
 #[derive(Debug, Clone, PartialEq)]
@@ -64,7 +95,8 @@ pub struct Layout {
     /// `_LINALG` or `_LINALG_LANES`.
     pub kind: &'static str,
     /// Input and result words (fixed and linear-algebra layouts; per lane
-    /// for `_LINALG_LANES`), else 0.
+    /// for `_LINALG_LANES`); for `_LANES` the lane words (2 per lane) before
+    /// the lane index; else 0.
     pub n_in: usize,
     pub n_out: usize,
     /// Arrays of a lanes or arrays kernel; components of a plane element.
@@ -81,14 +113,16 @@ pub fn layout(model: &Model, c: Callable) -> Layout {
         Callable::Function(f) => fixed("AETHER_FLAT_FIXED", f.input_words(), f.output_words()),
         Callable::Kernel(k) => match &k.kind {
             KernelKind::Butterfly => fixed("AETHER_FLAT_FIXED", 2 * lanes(model), 2),
-            KernelKind::Lanes { arrays, .. } => Layout { arrays: arrays.len(), ..fixed("AETHER_FLAT_LANES", 0, 0) },
+            KernelKind::Lanes { arrays, .. } => {
+                Layout { arrays: arrays.len(), ..fixed("AETHER_FLAT_LANES", 2 * lanes(model), 2 * lanes(model)) }
+            }
             KernelKind::Array { lanes: l } => Layout { arrays: lane_arrays(model, l).len(), ..fixed("AETHER_FLAT_ARRAYS", 0, 0) },
             KernelKind::Plane { width } => Layout { arrays: *width, ..fixed("AETHER_FLAT_PLANE", 0, 0) },
             KernelKind::Resolve => fixed("AETHER_FLAT_RESOLVE", 0, 0),
             KernelKind::Linalg { routine, n, many } => {
                 let (i, o) = crate::linalg::words(*routine, *n);
                 let kind = if *many { "AETHER_FLAT_LINALG_LANES" } else { "AETHER_FLAT_LINALG" };
-                let (ipiv_at, ipiv_n) = if *routine == Routine::LuSolve { (n * n, *n) } else { (0, 0) };
+                let (ipiv_at, ipiv_n) = crate::linalg::pivot_words(*routine, *n).unwrap_or((0, 0));
                 Layout { kind, n_in: i, n_out: o, arrays: 0, ipiv_at, ipiv_n }
             }
         },
@@ -425,9 +459,10 @@ fn linalg(model: &Model, k: &Kernel, routine: Routine, n: usize, many: bool) -> 
             alloc("b", &v);
             alloc("r", &v);
             per_lane_in.extend(read(model, &mat, t, &ix("a"), &base, 0));
+            let (ipiv_at, _) = crate::linalg::pivot_words(routine, n).expect("lu_solve takes pivots");
             for i in 0..n {
                 // A pivot outside k+1..=n would index out of the matrix.
-                let wd = word(&base, nn + i);
+                let wd = word(&base, ipiv_at + i);
                 per_lane_in.push(format!("if ({wd} < {}u || {wd} > {n}u) goto bad;", i + 1));
                 per_lane_in.push(format!("{} = (int){wd};", ipiv_lv(i)));
             }
