@@ -148,13 +148,13 @@ static inline int aether_lu_f32_2(float *w, int *ipiv)
     for (j = 0; j < 2; ++j) {
         for (i = 1; i < j; ++i) {
             float acc = aether_product_f32((w[(i) * 2 + (0)] * w[(0) * 2 + (j)]));
-            for (k = 1; k < i; ++k) acc = aether_product_f32((w[(i) * 2 + (k)] * w[(k) * 2 + (j)])) + acc;
-            w[(i) * 2 + (j)] = w[(i) * 2 + (j)] - acc;
+            for (k = 1; k < i; ++k) acc = (aether_product_f32((w[(i) * 2 + (k)] * w[(k) * 2 + (j)])) + acc);
+            w[(i) * 2 + (j)] = (w[(i) * 2 + (j)] - acc);
         }
         if (j > 0) for (i = j; i < 2; ++i) {
             float acc = aether_product_f32((w[(i) * 2 + (0)] * w[(0) * 2 + (j)]));
-            for (k = 1; k < j; ++k) acc = aether_product_f32((w[(i) * 2 + (k)] * w[(k) * 2 + (j)])) + acc;
-            w[(i) * 2 + (j)] = w[(i) * 2 + (j)] - acc;
+            for (k = 1; k < j; ++k) acc = (aether_product_f32((w[(i) * 2 + (k)] * w[(k) * 2 + (j)])) + acc);
+            w[(i) * 2 + (j)] = (w[(i) * 2 + (j)] - acc);
         }
         p = j;
         {
@@ -169,8 +169,8 @@ static inline int aether_lu_f32_2(float *w, int *ipiv)
         if (w[(j) * 2 + (j)] == 0.0f) {
             if (info == 0) info = j + 1;
         } else {
-            const float r = 1.0f / w[(j) * 2 + (j)];
-            for (i = j + 1; i < 2; ++i) w[(i) * 2 + (j)] = w[(i) * 2 + (j)] * r;
+            const float r = (1.0f / w[(j) * 2 + (j)]);
+            for (i = j + 1; i < 2; ++i) w[(i) * 2 + (j)] = aether_product_f32((w[(i) * 2 + (j)] * r));
         }
     }
     return info;
@@ -182,7 +182,7 @@ static inline void aether_solve_lower_f32_2(const float *w, const float *b, floa
     for (i = 0; i < 2; ++i) {
         float s = b[i];
         for (k = 0; k < i; ++k) s = (s - aether_product_f32((w[(i) * 2 + (k)] * x[k])));
-        x[i] = s / w[(i) * 2 + (i)];
+        x[i] = (s / w[(i) * 2 + (i)]);
     }
 }
 
@@ -202,7 +202,7 @@ static inline void aether_solve_upper_f32_2(const float *w, const float *b, floa
     for (i = 2; i-- > 0;) {
         float s = b[i];
         for (k = i + 1; k < 2; ++k) s = (s - aether_product_f32((w[(i) * 2 + (k)] * x[k])));
-        x[i] = s / w[(i) * 2 + (i)];
+        x[i] = (s / w[(i) * 2 + (i)]);
     }
 }
 
@@ -240,7 +240,7 @@ static inline int aether_cholesky_f32_2(const float *a, float *w)
         for (i = j + 1; i < 2; ++i) {
             float s = w[(i) * 2 + (j)];
             for (k = 0; k < j; ++k) s = (s - aether_product_f32((w[(i) * 2 + (k)] * w[(j) * 2 + (k)])));
-            w[(i) * 2 + (j)] = s / l;
+            w[(i) * 2 + (j)] = (s / l);
         }
     }
     return 0;
@@ -293,13 +293,13 @@ static inline int aether_lu_f64_2(double *w, int *ipiv)
     for (j = 0; j < 2; ++j) {
         for (i = 1; i < j; ++i) {
             double acc = aether_product_f64((w[(i) * 2 + (0)] * w[(0) * 2 + (j)]));
-            for (k = 1; k < i; ++k) acc = aether_product_f64((w[(i) * 2 + (k)] * w[(k) * 2 + (j)])) + acc;
-            w[(i) * 2 + (j)] = w[(i) * 2 + (j)] - acc;
+            for (k = 1; k < i; ++k) acc = (aether_product_f64((w[(i) * 2 + (k)] * w[(k) * 2 + (j)])) + acc);
+            w[(i) * 2 + (j)] = (w[(i) * 2 + (j)] - acc);
         }
         if (j > 0) for (i = j; i < 2; ++i) {
             double acc = aether_product_f64((w[(i) * 2 + (0)] * w[(0) * 2 + (j)]));
-            for (k = 1; k < j; ++k) acc = aether_product_f64((w[(i) * 2 + (k)] * w[(k) * 2 + (j)])) + acc;
-            w[(i) * 2 + (j)] = w[(i) * 2 + (j)] - acc;
+            for (k = 1; k < j; ++k) acc = (aether_product_f64((w[(i) * 2 + (k)] * w[(k) * 2 + (j)])) + acc);
+            w[(i) * 2 + (j)] = (w[(i) * 2 + (j)] - acc);
         }
         p = j;
         {
@@ -314,8 +314,8 @@ static inline int aether_lu_f64_2(double *w, int *ipiv)
         if (w[(j) * 2 + (j)] == 0.0) {
             if (info == 0) info = j + 1;
         } else {
-            const double r = 1.0 / w[(j) * 2 + (j)];
-            for (i = j + 1; i < 2; ++i) w[(i) * 2 + (j)] = w[(i) * 2 + (j)] * r;
+            const double r = (1.0 / w[(j) * 2 + (j)]);
+            for (i = j + 1; i < 2; ++i) w[(i) * 2 + (j)] = aether_product_f64((w[(i) * 2 + (j)] * r));
         }
     }
     return info;
@@ -327,7 +327,7 @@ static inline void aether_solve_lower_f64_2(const double *w, const double *b, do
     for (i = 0; i < 2; ++i) {
         double s = b[i];
         for (k = 0; k < i; ++k) s = (s - aether_product_f64((w[(i) * 2 + (k)] * x[k])));
-        x[i] = s / w[(i) * 2 + (i)];
+        x[i] = (s / w[(i) * 2 + (i)]);
     }
 }
 
@@ -347,7 +347,7 @@ static inline void aether_solve_upper_f64_2(const double *w, const double *b, do
     for (i = 2; i-- > 0;) {
         double s = b[i];
         for (k = i + 1; k < 2; ++k) s = (s - aether_product_f64((w[(i) * 2 + (k)] * x[k])));
-        x[i] = s / w[(i) * 2 + (i)];
+        x[i] = (s / w[(i) * 2 + (i)]);
     }
 }
 
@@ -385,7 +385,7 @@ static inline int aether_cholesky_f64_2(const double *a, double *w)
         for (i = j + 1; i < 2; ++i) {
             double s = w[(i) * 2 + (j)];
             for (k = 0; k < j; ++k) s = (s - aether_product_f64((w[(i) * 2 + (k)] * w[(j) * 2 + (k)])));
-            w[(i) * 2 + (j)] = s / l;
+            w[(i) * 2 + (j)] = (s / l);
         }
     }
     return 0;
@@ -438,13 +438,13 @@ static inline int aether_lu_f32_3(float *w, int *ipiv)
     for (j = 0; j < 3; ++j) {
         for (i = 1; i < j; ++i) {
             float acc = aether_product_f32((w[(i) * 3 + (0)] * w[(0) * 3 + (j)]));
-            for (k = 1; k < i; ++k) acc = aether_product_f32((w[(i) * 3 + (k)] * w[(k) * 3 + (j)])) + acc;
-            w[(i) * 3 + (j)] = w[(i) * 3 + (j)] - acc;
+            for (k = 1; k < i; ++k) acc = (aether_product_f32((w[(i) * 3 + (k)] * w[(k) * 3 + (j)])) + acc);
+            w[(i) * 3 + (j)] = (w[(i) * 3 + (j)] - acc);
         }
         if (j > 0) for (i = j; i < 3; ++i) {
             float acc = aether_product_f32((w[(i) * 3 + (0)] * w[(0) * 3 + (j)]));
-            for (k = 1; k < j; ++k) acc = aether_product_f32((w[(i) * 3 + (k)] * w[(k) * 3 + (j)])) + acc;
-            w[(i) * 3 + (j)] = w[(i) * 3 + (j)] - acc;
+            for (k = 1; k < j; ++k) acc = (aether_product_f32((w[(i) * 3 + (k)] * w[(k) * 3 + (j)])) + acc);
+            w[(i) * 3 + (j)] = (w[(i) * 3 + (j)] - acc);
         }
         p = j;
         {
@@ -459,8 +459,8 @@ static inline int aether_lu_f32_3(float *w, int *ipiv)
         if (w[(j) * 3 + (j)] == 0.0f) {
             if (info == 0) info = j + 1;
         } else {
-            const float r = 1.0f / w[(j) * 3 + (j)];
-            for (i = j + 1; i < 3; ++i) w[(i) * 3 + (j)] = w[(i) * 3 + (j)] * r;
+            const float r = (1.0f / w[(j) * 3 + (j)]);
+            for (i = j + 1; i < 3; ++i) w[(i) * 3 + (j)] = aether_product_f32((w[(i) * 3 + (j)] * r));
         }
     }
     return info;
@@ -472,7 +472,7 @@ static inline void aether_solve_lower_f32_3(const float *w, const float *b, floa
     for (i = 0; i < 3; ++i) {
         float s = b[i];
         for (k = 0; k < i; ++k) s = (s - aether_product_f32((w[(i) * 3 + (k)] * x[k])));
-        x[i] = s / w[(i) * 3 + (i)];
+        x[i] = (s / w[(i) * 3 + (i)]);
     }
 }
 
@@ -492,7 +492,7 @@ static inline void aether_solve_upper_f32_3(const float *w, const float *b, floa
     for (i = 3; i-- > 0;) {
         float s = b[i];
         for (k = i + 1; k < 3; ++k) s = (s - aether_product_f32((w[(i) * 3 + (k)] * x[k])));
-        x[i] = s / w[(i) * 3 + (i)];
+        x[i] = (s / w[(i) * 3 + (i)]);
     }
 }
 
@@ -530,7 +530,7 @@ static inline int aether_cholesky_f32_3(const float *a, float *w)
         for (i = j + 1; i < 3; ++i) {
             float s = w[(i) * 3 + (j)];
             for (k = 0; k < j; ++k) s = (s - aether_product_f32((w[(i) * 3 + (k)] * w[(j) * 3 + (k)])));
-            w[(i) * 3 + (j)] = s / l;
+            w[(i) * 3 + (j)] = (s / l);
         }
     }
     return 0;
@@ -583,13 +583,13 @@ static inline int aether_lu_f64_3(double *w, int *ipiv)
     for (j = 0; j < 3; ++j) {
         for (i = 1; i < j; ++i) {
             double acc = aether_product_f64((w[(i) * 3 + (0)] * w[(0) * 3 + (j)]));
-            for (k = 1; k < i; ++k) acc = aether_product_f64((w[(i) * 3 + (k)] * w[(k) * 3 + (j)])) + acc;
-            w[(i) * 3 + (j)] = w[(i) * 3 + (j)] - acc;
+            for (k = 1; k < i; ++k) acc = (aether_product_f64((w[(i) * 3 + (k)] * w[(k) * 3 + (j)])) + acc);
+            w[(i) * 3 + (j)] = (w[(i) * 3 + (j)] - acc);
         }
         if (j > 0) for (i = j; i < 3; ++i) {
             double acc = aether_product_f64((w[(i) * 3 + (0)] * w[(0) * 3 + (j)]));
-            for (k = 1; k < j; ++k) acc = aether_product_f64((w[(i) * 3 + (k)] * w[(k) * 3 + (j)])) + acc;
-            w[(i) * 3 + (j)] = w[(i) * 3 + (j)] - acc;
+            for (k = 1; k < j; ++k) acc = (aether_product_f64((w[(i) * 3 + (k)] * w[(k) * 3 + (j)])) + acc);
+            w[(i) * 3 + (j)] = (w[(i) * 3 + (j)] - acc);
         }
         p = j;
         {
@@ -604,8 +604,8 @@ static inline int aether_lu_f64_3(double *w, int *ipiv)
         if (w[(j) * 3 + (j)] == 0.0) {
             if (info == 0) info = j + 1;
         } else {
-            const double r = 1.0 / w[(j) * 3 + (j)];
-            for (i = j + 1; i < 3; ++i) w[(i) * 3 + (j)] = w[(i) * 3 + (j)] * r;
+            const double r = (1.0 / w[(j) * 3 + (j)]);
+            for (i = j + 1; i < 3; ++i) w[(i) * 3 + (j)] = aether_product_f64((w[(i) * 3 + (j)] * r));
         }
     }
     return info;
@@ -617,7 +617,7 @@ static inline void aether_solve_lower_f64_3(const double *w, const double *b, do
     for (i = 0; i < 3; ++i) {
         double s = b[i];
         for (k = 0; k < i; ++k) s = (s - aether_product_f64((w[(i) * 3 + (k)] * x[k])));
-        x[i] = s / w[(i) * 3 + (i)];
+        x[i] = (s / w[(i) * 3 + (i)]);
     }
 }
 
@@ -637,7 +637,7 @@ static inline void aether_solve_upper_f64_3(const double *w, const double *b, do
     for (i = 3; i-- > 0;) {
         double s = b[i];
         for (k = i + 1; k < 3; ++k) s = (s - aether_product_f64((w[(i) * 3 + (k)] * x[k])));
-        x[i] = s / w[(i) * 3 + (i)];
+        x[i] = (s / w[(i) * 3 + (i)]);
     }
 }
 
@@ -675,7 +675,7 @@ static inline int aether_cholesky_f64_3(const double *a, double *w)
         for (i = j + 1; i < 3; ++i) {
             double s = w[(i) * 3 + (j)];
             for (k = 0; k < j; ++k) s = (s - aether_product_f64((w[(i) * 3 + (k)] * w[(j) * 3 + (k)])));
-            w[(i) * 3 + (j)] = s / l;
+            w[(i) * 3 + (j)] = (s / l);
         }
     }
     return 0;
@@ -728,13 +728,13 @@ static inline int aether_lu_f32_4(float *w, int *ipiv)
     for (j = 0; j < 4; ++j) {
         for (i = 1; i < j; ++i) {
             float acc = aether_product_f32((w[(i) * 4 + (0)] * w[(0) * 4 + (j)]));
-            for (k = 1; k < i; ++k) acc = aether_product_f32((w[(i) * 4 + (k)] * w[(k) * 4 + (j)])) + acc;
-            w[(i) * 4 + (j)] = w[(i) * 4 + (j)] - acc;
+            for (k = 1; k < i; ++k) acc = (aether_product_f32((w[(i) * 4 + (k)] * w[(k) * 4 + (j)])) + acc);
+            w[(i) * 4 + (j)] = (w[(i) * 4 + (j)] - acc);
         }
         if (j > 0) for (i = j; i < 4; ++i) {
             float acc = aether_product_f32((w[(i) * 4 + (0)] * w[(0) * 4 + (j)]));
-            for (k = 1; k < j; ++k) acc = aether_product_f32((w[(i) * 4 + (k)] * w[(k) * 4 + (j)])) + acc;
-            w[(i) * 4 + (j)] = w[(i) * 4 + (j)] - acc;
+            for (k = 1; k < j; ++k) acc = (aether_product_f32((w[(i) * 4 + (k)] * w[(k) * 4 + (j)])) + acc);
+            w[(i) * 4 + (j)] = (w[(i) * 4 + (j)] - acc);
         }
         p = j;
         {
@@ -749,8 +749,8 @@ static inline int aether_lu_f32_4(float *w, int *ipiv)
         if (w[(j) * 4 + (j)] == 0.0f) {
             if (info == 0) info = j + 1;
         } else {
-            const float r = 1.0f / w[(j) * 4 + (j)];
-            for (i = j + 1; i < 4; ++i) w[(i) * 4 + (j)] = w[(i) * 4 + (j)] * r;
+            const float r = (1.0f / w[(j) * 4 + (j)]);
+            for (i = j + 1; i < 4; ++i) w[(i) * 4 + (j)] = aether_product_f32((w[(i) * 4 + (j)] * r));
         }
     }
     return info;
@@ -762,7 +762,7 @@ static inline void aether_solve_lower_f32_4(const float *w, const float *b, floa
     for (i = 0; i < 4; ++i) {
         float s = b[i];
         for (k = 0; k < i; ++k) s = (s - aether_product_f32((w[(i) * 4 + (k)] * x[k])));
-        x[i] = s / w[(i) * 4 + (i)];
+        x[i] = (s / w[(i) * 4 + (i)]);
     }
 }
 
@@ -782,7 +782,7 @@ static inline void aether_solve_upper_f32_4(const float *w, const float *b, floa
     for (i = 4; i-- > 0;) {
         float s = b[i];
         for (k = i + 1; k < 4; ++k) s = (s - aether_product_f32((w[(i) * 4 + (k)] * x[k])));
-        x[i] = s / w[(i) * 4 + (i)];
+        x[i] = (s / w[(i) * 4 + (i)]);
     }
 }
 
@@ -820,7 +820,7 @@ static inline int aether_cholesky_f32_4(const float *a, float *w)
         for (i = j + 1; i < 4; ++i) {
             float s = w[(i) * 4 + (j)];
             for (k = 0; k < j; ++k) s = (s - aether_product_f32((w[(i) * 4 + (k)] * w[(j) * 4 + (k)])));
-            w[(i) * 4 + (j)] = s / l;
+            w[(i) * 4 + (j)] = (s / l);
         }
     }
     return 0;
@@ -873,13 +873,13 @@ static inline int aether_lu_f64_4(double *w, int *ipiv)
     for (j = 0; j < 4; ++j) {
         for (i = 1; i < j; ++i) {
             double acc = aether_product_f64((w[(i) * 4 + (0)] * w[(0) * 4 + (j)]));
-            for (k = 1; k < i; ++k) acc = aether_product_f64((w[(i) * 4 + (k)] * w[(k) * 4 + (j)])) + acc;
-            w[(i) * 4 + (j)] = w[(i) * 4 + (j)] - acc;
+            for (k = 1; k < i; ++k) acc = (aether_product_f64((w[(i) * 4 + (k)] * w[(k) * 4 + (j)])) + acc);
+            w[(i) * 4 + (j)] = (w[(i) * 4 + (j)] - acc);
         }
         if (j > 0) for (i = j; i < 4; ++i) {
             double acc = aether_product_f64((w[(i) * 4 + (0)] * w[(0) * 4 + (j)]));
-            for (k = 1; k < j; ++k) acc = aether_product_f64((w[(i) * 4 + (k)] * w[(k) * 4 + (j)])) + acc;
-            w[(i) * 4 + (j)] = w[(i) * 4 + (j)] - acc;
+            for (k = 1; k < j; ++k) acc = (aether_product_f64((w[(i) * 4 + (k)] * w[(k) * 4 + (j)])) + acc);
+            w[(i) * 4 + (j)] = (w[(i) * 4 + (j)] - acc);
         }
         p = j;
         {
@@ -894,8 +894,8 @@ static inline int aether_lu_f64_4(double *w, int *ipiv)
         if (w[(j) * 4 + (j)] == 0.0) {
             if (info == 0) info = j + 1;
         } else {
-            const double r = 1.0 / w[(j) * 4 + (j)];
-            for (i = j + 1; i < 4; ++i) w[(i) * 4 + (j)] = w[(i) * 4 + (j)] * r;
+            const double r = (1.0 / w[(j) * 4 + (j)]);
+            for (i = j + 1; i < 4; ++i) w[(i) * 4 + (j)] = aether_product_f64((w[(i) * 4 + (j)] * r));
         }
     }
     return info;
@@ -907,7 +907,7 @@ static inline void aether_solve_lower_f64_4(const double *w, const double *b, do
     for (i = 0; i < 4; ++i) {
         double s = b[i];
         for (k = 0; k < i; ++k) s = (s - aether_product_f64((w[(i) * 4 + (k)] * x[k])));
-        x[i] = s / w[(i) * 4 + (i)];
+        x[i] = (s / w[(i) * 4 + (i)]);
     }
 }
 
@@ -927,7 +927,7 @@ static inline void aether_solve_upper_f64_4(const double *w, const double *b, do
     for (i = 4; i-- > 0;) {
         double s = b[i];
         for (k = i + 1; k < 4; ++k) s = (s - aether_product_f64((w[(i) * 4 + (k)] * x[k])));
-        x[i] = s / w[(i) * 4 + (i)];
+        x[i] = (s / w[(i) * 4 + (i)]);
     }
 }
 
@@ -965,7 +965,7 @@ static inline int aether_cholesky_f64_4(const double *a, double *w)
         for (i = j + 1; i < 4; ++i) {
             double s = w[(i) * 4 + (j)];
             for (k = 0; k < j; ++k) s = (s - aether_product_f64((w[(i) * 4 + (k)] * w[(j) * 4 + (k)])));
-            w[(i) * 4 + (j)] = s / l;
+            w[(i) * 4 + (j)] = (s / l);
         }
     }
     return 0;
@@ -3555,9 +3555,9 @@ float aether_mat2f_det_lu(aether_mat2f a)
     float d;
     aether_lu_f32_2(a.m, ipiv);
     d = a.m[0];
-    for (k = 1; k < 2; ++k) d = d * a.m[k * 2 + k];
+    for (k = 1; k < 2; ++k) d = aether_product_f32((d * a.m[k * 2 + k]));
     for (k = 0; k < 2; ++k) if (ipiv[k] != k + 1) ++swaps;
-    if (swaps % 2 == 1) d = d * -1.0f;
+    if (swaps % 2 == 1) d = aether_product_f32((d * -1.0f));
     return d;
 }
 
@@ -3573,9 +3573,9 @@ double aether_mat2d_det_lu(aether_mat2d a)
     double d;
     aether_lu_f64_2(a.m, ipiv);
     d = a.m[0];
-    for (k = 1; k < 2; ++k) d = d * a.m[k * 2 + k];
+    for (k = 1; k < 2; ++k) d = aether_product_f64((d * a.m[k * 2 + k]));
     for (k = 0; k < 2; ++k) if (ipiv[k] != k + 1) ++swaps;
-    if (swaps % 2 == 1) d = d * -1.0;
+    if (swaps % 2 == 1) d = aether_product_f64((d * -1.0));
     return d;
 }
 
@@ -3591,9 +3591,9 @@ float aether_mat3f_det_lu(aether_mat3f a)
     float d;
     aether_lu_f32_3(a.m, ipiv);
     d = a.m[0];
-    for (k = 1; k < 3; ++k) d = d * a.m[k * 3 + k];
+    for (k = 1; k < 3; ++k) d = aether_product_f32((d * a.m[k * 3 + k]));
     for (k = 0; k < 3; ++k) if (ipiv[k] != k + 1) ++swaps;
-    if (swaps % 2 == 1) d = d * -1.0f;
+    if (swaps % 2 == 1) d = aether_product_f32((d * -1.0f));
     return d;
 }
 
@@ -3609,9 +3609,9 @@ double aether_mat3d_det_lu(aether_mat3d a)
     double d;
     aether_lu_f64_3(a.m, ipiv);
     d = a.m[0];
-    for (k = 1; k < 3; ++k) d = d * a.m[k * 3 + k];
+    for (k = 1; k < 3; ++k) d = aether_product_f64((d * a.m[k * 3 + k]));
     for (k = 0; k < 3; ++k) if (ipiv[k] != k + 1) ++swaps;
-    if (swaps % 2 == 1) d = d * -1.0;
+    if (swaps % 2 == 1) d = aether_product_f64((d * -1.0));
     return d;
 }
 
@@ -3627,9 +3627,9 @@ float aether_mat4f_det_lu(aether_mat4f a)
     float d;
     aether_lu_f32_4(a.m, ipiv);
     d = a.m[0];
-    for (k = 1; k < 4; ++k) d = d * a.m[k * 4 + k];
+    for (k = 1; k < 4; ++k) d = aether_product_f32((d * a.m[k * 4 + k]));
     for (k = 0; k < 4; ++k) if (ipiv[k] != k + 1) ++swaps;
-    if (swaps % 2 == 1) d = d * -1.0f;
+    if (swaps % 2 == 1) d = aether_product_f32((d * -1.0f));
     return d;
 }
 
@@ -3645,9 +3645,9 @@ double aether_mat4d_det_lu(aether_mat4d a)
     double d;
     aether_lu_f64_4(a.m, ipiv);
     d = a.m[0];
-    for (k = 1; k < 4; ++k) d = d * a.m[k * 4 + k];
+    for (k = 1; k < 4; ++k) d = aether_product_f64((d * a.m[k * 4 + k]));
     for (k = 0; k < 4; ++k) if (ipiv[k] != k + 1) ++swaps;
-    if (swaps % 2 == 1) d = d * -1.0;
+    if (swaps % 2 == 1) d = aether_product_f64((d * -1.0));
     return d;
 }
 
@@ -3854,7 +3854,7 @@ aether_vec2f aether_mat2f_cholesky_solve(aether_mat2f l, aether_vec2f b)
     for (i = 2; i-- > 0;) {
         float s = y[i];
         for (k = i + 1; k < 2; ++k) s = (s - aether_product_f32((l.m[k * 2 + i] * xx[k])));
-        xx[i] = s / l.m[i * 2 + i];
+        xx[i] = (s / l.m[i * 2 + i]);
     }
     x.x = xx[0];
     x.y = xx[1];
@@ -3878,7 +3878,7 @@ aether_vec2d aether_mat2d_cholesky_solve(aether_mat2d l, aether_vec2d b)
     for (i = 2; i-- > 0;) {
         double s = y[i];
         for (k = i + 1; k < 2; ++k) s = (s - aether_product_f64((l.m[k * 2 + i] * xx[k])));
-        xx[i] = s / l.m[i * 2 + i];
+        xx[i] = (s / l.m[i * 2 + i]);
     }
     x.x = xx[0];
     x.y = xx[1];
@@ -3903,7 +3903,7 @@ aether_vec3f aether_mat3f_cholesky_solve(aether_mat3f l, aether_vec3f b)
     for (i = 3; i-- > 0;) {
         float s = y[i];
         for (k = i + 1; k < 3; ++k) s = (s - aether_product_f32((l.m[k * 3 + i] * xx[k])));
-        xx[i] = s / l.m[i * 3 + i];
+        xx[i] = (s / l.m[i * 3 + i]);
     }
     x.x = xx[0];
     x.y = xx[1];
@@ -3929,7 +3929,7 @@ aether_vec3d aether_mat3d_cholesky_solve(aether_mat3d l, aether_vec3d b)
     for (i = 3; i-- > 0;) {
         double s = y[i];
         for (k = i + 1; k < 3; ++k) s = (s - aether_product_f64((l.m[k * 3 + i] * xx[k])));
-        xx[i] = s / l.m[i * 3 + i];
+        xx[i] = (s / l.m[i * 3 + i]);
     }
     x.x = xx[0];
     x.y = xx[1];
@@ -3956,7 +3956,7 @@ aether_vec4f aether_mat4f_cholesky_solve(aether_mat4f l, aether_vec4f b)
     for (i = 4; i-- > 0;) {
         float s = y[i];
         for (k = i + 1; k < 4; ++k) s = (s - aether_product_f32((l.m[k * 4 + i] * xx[k])));
-        xx[i] = s / l.m[i * 4 + i];
+        xx[i] = (s / l.m[i * 4 + i]);
     }
     x.x = xx[0];
     x.y = xx[1];
@@ -3984,7 +3984,7 @@ aether_vec4d aether_mat4d_cholesky_solve(aether_mat4d l, aether_vec4d b)
     for (i = 4; i-- > 0;) {
         double s = y[i];
         for (k = i + 1; k < 4; ++k) s = (s - aether_product_f64((l.m[k * 4 + i] * xx[k])));
-        xx[i] = s / l.m[i * 4 + i];
+        xx[i] = (s / l.m[i * 4 + i]);
     }
     x.x = xx[0];
     x.y = xx[1];

@@ -5165,7 +5165,7 @@ static size_t aether_flat_call_f32_plane_add(const uint64_t *in, size_t n_in, ui
         free(comp);
         return AETHER_FLAT_BAD;
     }
-    /* calloc's all-zero bytes are +0 in IEEE formats: the plane starts at +0. */
+    /* All-zero bytes are +0 in IEEE formats: the plane starts at +0. */
     for (rec = 1u; rec < n_in; rec += 2u) {
         if (in[rec] >= (uint64_t)s) {
             free(value);
@@ -5199,7 +5199,7 @@ static size_t aether_flat_call_f64_plane_add(const uint64_t *in, size_t n_in, ui
         free(comp);
         return AETHER_FLAT_BAD;
     }
-    /* calloc's all-zero bytes are +0 in IEEE formats: the plane starts at +0. */
+    /* All-zero bytes are +0 in IEEE formats: the plane starts at +0. */
     for (rec = 1u; rec < n_in; rec += 2u) {
         if (in[rec] >= (uint64_t)s) {
             free(value);
@@ -5233,7 +5233,7 @@ static size_t aether_flat_call_vec2f_plane_add(const uint64_t *in, size_t n_in, 
         free(comp);
         return AETHER_FLAT_BAD;
     }
-    /* calloc's all-zero bytes are +0 in IEEE formats: the plane starts at +0. */
+    /* All-zero bytes are +0 in IEEE formats: the plane starts at +0. */
     for (rec = 1u; rec < n_in; rec += 3u) {
         if (in[rec] >= (uint64_t)s) {
             free(value);
@@ -5272,7 +5272,7 @@ static size_t aether_flat_call_vec2d_plane_add(const uint64_t *in, size_t n_in, 
         free(comp);
         return AETHER_FLAT_BAD;
     }
-    /* calloc's all-zero bytes are +0 in IEEE formats: the plane starts at +0. */
+    /* All-zero bytes are +0 in IEEE formats: the plane starts at +0. */
     for (rec = 1u; rec < n_in; rec += 3u) {
         if (in[rec] >= (uint64_t)s) {
             free(value);
@@ -5311,7 +5311,7 @@ static size_t aether_flat_call_vec3f_plane_add(const uint64_t *in, size_t n_in, 
         free(comp);
         return AETHER_FLAT_BAD;
     }
-    /* calloc's all-zero bytes are +0 in IEEE formats: the plane starts at +0. */
+    /* All-zero bytes are +0 in IEEE formats: the plane starts at +0. */
     for (rec = 1u; rec < n_in; rec += 4u) {
         if (in[rec] >= (uint64_t)s) {
             free(value);
@@ -5351,7 +5351,7 @@ static size_t aether_flat_call_vec3d_plane_add(const uint64_t *in, size_t n_in, 
         free(comp);
         return AETHER_FLAT_BAD;
     }
-    /* calloc's all-zero bytes are +0 in IEEE formats: the plane starts at +0. */
+    /* All-zero bytes are +0 in IEEE formats: the plane starts at +0. */
     for (rec = 1u; rec < n_in; rec += 4u) {
         if (in[rec] >= (uint64_t)s) {
             free(value);
@@ -5391,7 +5391,7 @@ static size_t aether_flat_call_vec4f_plane_add(const uint64_t *in, size_t n_in, 
         free(comp);
         return AETHER_FLAT_BAD;
     }
-    /* calloc's all-zero bytes are +0 in IEEE formats: the plane starts at +0. */
+    /* All-zero bytes are +0 in IEEE formats: the plane starts at +0. */
     for (rec = 1u; rec < n_in; rec += 5u) {
         if (in[rec] >= (uint64_t)s) {
             free(value);
@@ -5432,7 +5432,7 @@ static size_t aether_flat_call_vec4d_plane_add(const uint64_t *in, size_t n_in, 
         free(comp);
         return AETHER_FLAT_BAD;
     }
-    /* calloc's all-zero bytes are +0 in IEEE formats: the plane starts at +0. */
+    /* All-zero bytes are +0 in IEEE formats: the plane starts at +0. */
     for (rec = 1u; rec < n_in; rec += 5u) {
         if (in[rec] >= (uint64_t)s) {
             free(value);

@@ -8,6 +8,7 @@ use serde::Serialize;
 use super::{render, Output, Target};
 use crate::corpus::FunctionCases;
 use crate::error::Error;
+use crate::dsl::BinOp;
 use crate::model::{Builtin, Expr, Function, Kernel, KernelKind, Kind, Model, Param, Ty};
 use crate::selftest::{self, Witness};
 use crate::spec::{ElemType, ShapeKind};
@@ -28,12 +29,84 @@ struct Helper {
     lines: Vec<String>,
 }
 
-#[derive(Serialize)]
-struct CFunction {
-    name: String,
-    doc: Vec<String>,
-    signature: String,
-    body: Vec<String>,
+#[derive(Debug, Serialize)]
+pub struct CFunction {
+    pub name: String,
+    pub doc: Vec<String>,
+    pub signature: String,
+    pub body: Vec<String>,
+}
+
+/// How a C-family target spells the contract's arithmetic and its storage
+/// classes. The C core and the CUDA core print the same trees and schedules
+/// through this, so an operation order is written once.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Dialect {
+    pub arith: Arith,
+    /// Storage of a file-local helper (`static inline` in C).
+    pub helper: &'static str,
+}
+
+/// How floating-point operations are printed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Arith {
+    /// C operators, `(a + b)`; every product behind its contraction guard
+    /// (`aether_product_*`) when `guard`.
+    Operators { guard: bool },
+    /// One call per rounded operation, `aether_add_f32(a, b)`, to wrappers
+    /// the target defines (the CUDA core: explicit-rounding intrinsics on
+    /// the device, which no `--fmad` contracts).
+    Calls,
+}
+
+impl Dialect {
+    /// The plain-C core.
+    pub const C: Dialect = Dialect { arith: Arith::Operators { guard: true }, helper: "static inline" };
+
+    /// `a op b` for an arithmetic operation of the element type, or a
+    /// comparison or logical operation (printed as the operator in every
+    /// dialect: they round nothing).
+    pub fn bin(&self, op: BinOp, a: &str, b: &str, elem: &ElemType) -> String {
+        let rounded = matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div);
+        match self.arith {
+            Arith::Calls if rounded => format!("{}({a}, {b})", op_name(op, elem)),
+            Arith::Operators { guard: true } if op == BinOp::Mul => format!("{}(({a} * {b}))", product_name(elem)),
+            _ => format!("({a} {} {b})", op.symbol()),
+        }
+    }
+
+    /// The correctly rounded square root.
+    pub fn sqrt(&self, x: &str, elem: &ElemType) -> String {
+        match self.arith {
+            Arith::Calls => format!("aether_sqrt_{}({x})", elem.name),
+            Arith::Operators { .. } => format!("sqrt{}({x})", elem.libm_suffix),
+        }
+    }
+
+    /// The name of a builtin other than sqrt: the C core's helpers and libm
+    /// (fabs is exact everywhere; hypot and fma appear only in mutants).
+    fn builtin(&self, b: Builtin, elem: &ElemType) -> String {
+        match b {
+            Builtin::IsFinite if self.arith == Arith::Calls => format!("aether_isfinite_{}", elem.name),
+            Builtin::IsFinite => "isfinite".to_string(),
+            Builtin::Barrier => barrier_name(elem),
+            Builtin::Fmin | Builtin::Fmax => format!("aether_{}_{}", b.name(), elem.name),
+            other => format!("{}{}", other.name(), elem.libm_suffix),
+        }
+    }
+}
+
+/// The wrapper a `Calls` dialect prints for a rounded operation:
+/// `aether_add_f32`, `aether_mul_f64`.
+pub fn op_name(op: BinOp, elem: &ElemType) -> String {
+    let verb = match op {
+        BinOp::Add => "add",
+        BinOp::Sub => "sub",
+        BinOp::Mul => "mul",
+        BinOp::Div => "div",
+        _ => unreachable!("only rounded operations have wrappers"),
+    };
+    format!("aether_{verb}_{}", elem.name)
 }
 
 const HEADER_TEMPLATE: &str = include_str!("../../../templates/c/aether_core.h.j2");
@@ -103,8 +176,8 @@ pub fn render_core(model: &Model, lowered: &[Function], banner: &str, witnesses:
             types.push(CType { name: type_name(model, &shape.name, elem), doc, fields });
         }
     }
-    let mut functions: Vec<CFunction> = lowered.iter().map(|f| function(model, f)).collect();
-    functions.extend(model.kernels.iter().map(|k| kernel(model, k)));
+    let mut functions: Vec<CFunction> = lowered.iter().map(|f| function(model, f, &Dialect::C)).collect();
+    functions.extend(model.kernels.iter().map(|k| kernel(model, k, &Dialect::C)));
     let helpers: Vec<Helper> = model
         .spec
         .types
@@ -158,7 +231,7 @@ pub fn render_core(model: &Model, lowered: &[Function], banner: &str, witnesses:
         let t = model.spec.types.iter().find(|t| t.name == elem).unwrap();
         helpers.push(Helper {
             doc: format!("The per-lane linear algebra of {n}x{n} {} matrices on row-major arrays ([rules.linalg]).", t.c_type),
-            lines: super::c_linalg::helpers(model, lowered, t, n),
+            lines: super::c_linalg::helpers(model, lowered, t, n, &Dialect::C),
         });
     }
     let version: Vec<u32> = model.spec.version.split('.').map(|p| p.parse().unwrap_or(0)).chain(std::iter::repeat(0)).take(3).collect();
@@ -187,7 +260,9 @@ pub fn render_core(model: &Model, lowered: &[Function], banner: &str, witnesses:
     Ok((h, c))
 }
 
-fn function(model: &Model, f: &Function) -> CFunction {
+/// A lowered function printed in a dialect; its doc shows the exact body in
+/// C operators.
+pub fn function(model: &Model, f: &Function, dialect: &Dialect) -> CFunction {
     let elem = model.spec.types.iter().find(|t| t.name == f.elem).unwrap();
     let fam = model.spec.family(&f.family).unwrap();
     let name = model.c_name(f);
@@ -198,19 +273,18 @@ fn function(model: &Model, f: &Function) -> CFunction {
     let body = fam.body_for(&f.shape).unwrap();
     doc.push("Spec:".into());
     doc.extend(body.source.lines().map(|l| format!("    {}", l.trim())));
-    let lines = body_lines(model, f, elem, true);
+    let lines = body_lines(model, f, elem, dialect.arith);
     // The exact order of operations, stated in the header: the body as
     // printed, without the products' contraction guards.
     doc.push("Evaluates exactly (the C body, in this order; every operation rounded once):".into());
-    doc.extend(body_lines(model, f, elem, false).iter().map(|l| format!("    {l}")));
+    doc.extend(body_lines(model, f, elem, Arith::Operators { guard: false }).iter().map(|l| format!("    {l}")));
     CFunction { name, doc, signature, body: lines }
 }
 
-/// The C statements of a lowered function; `guard` wraps every product in
-/// its contraction guard.
-fn body_lines(model: &Model, f: &Function, elem: &ElemType, guard: bool) -> Vec<String> {
+/// The C statements of a lowered function, its arithmetic spelled by `arith`.
+fn body_lines(model: &Model, f: &Function, elem: &ElemType, arith: Arith) -> Vec<String> {
     let ret = kind_type(model, &f.ret, elem);
-    let p = Printer { f, elem, guard };
+    let p = Printer { f, elem, dialect: Dialect { arith, ..Dialect::C } };
     let mut lines = Vec::new();
     for t in &f.temps {
         let ty = if t.ty == Ty::Bool { "int" } else { elem.c_type.as_str() };
@@ -233,9 +307,9 @@ fn body_lines(model: &Model, f: &Function, elem: &ElemType, guard: bool) -> Vec<
 /// The C signature and body lines of a lowered function (what the core
 /// prints for it), for documents that show the exact arithmetic.
 pub fn signature_and_body(model: &Model, f: &Function) -> (String, Vec<String>) {
-    let c = function(model, f);
+    let c = function(model, f, &Dialect::C);
     let elem = model.spec.types.iter().find(|t| t.name == f.elem).unwrap();
-    (c.signature, body_lines(model, f, elem, false))
+    (c.signature, body_lines(model, f, elem, Arith::Operators { guard: false }))
 }
 
 fn component(kind: &ShapeKind, k: usize) -> String {
@@ -248,8 +322,7 @@ fn component(kind: &ShapeKind, k: usize) -> String {
 struct Printer<'a> {
     f: &'a Function,
     elem: &'a ElemType,
-    /// Wrap every product in its contraction guard (`aether_product_*`).
-    guard: bool,
+    dialect: Dialect,
 }
 
 impl Printer<'_> {
@@ -266,29 +339,17 @@ impl Printer<'_> {
                 }
             }
             Expr::Temp(t) => self.f.temps[*t].name.clone(),
-            Expr::Bin(crate::dsl::BinOp::Mul, a, b) if self.guard => {
-                format!("{}(({} * {}))", product_name(self.elem), self.expr(a), self.expr(b))
-            }
-            Expr::Bin(op, a, b) => format!("({} {} {})", self.expr(a), op.symbol(), self.expr(b)),
+            Expr::Bin(op, a, b) => self.dialect.bin(*op, &self.expr(a), &self.expr(b), self.elem),
             Expr::Not(a) => format!("(!{})", self.expr(a)),
             Expr::Select(c, a, b) => format!("({} ? {} : {})", self.expr(c), self.expr(a), self.expr(b)),
+            Expr::Call(Builtin::Sqrt, args) => self.dialect.sqrt(&self.expr(&args[0]), self.elem),
             Expr::Call(b, args) => {
-                let name = match b {
-                    Builtin::IsFinite => "isfinite".to_string(),
-                    Builtin::Barrier => barrier_name(self.elem),
-                    Builtin::Fmin | Builtin::Fmax => format!("aether_{}_{}", other_name(*b), self.elem.name),
-                    other => format!("{}{}", other.name(), self.elem.libm_suffix),
-                };
                 let args: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
-                format!("{name}({})", args.join(", "))
+                format!("{}({})", self.dialect.builtin(*b, self.elem), args.join(", "))
             }
             Expr::Fold { .. } | Expr::Hole(_) => unreachable!("the C target prints lowered functions"),
         }
     }
-}
-
-fn other_name(b: Builtin) -> &'static str {
-    b.name()
 }
 
 /// The contraction guard of a product of the element type: with GNU C
@@ -299,15 +360,15 @@ pub fn product_name(t: &ElemType) -> String {
     format!("aether_product_{}", t.name)
 }
 
-fn barrier_name(t: &ElemType) -> String {
+pub fn barrier_name(t: &ElemType) -> String {
     format!("aether_barrier_{}", t.name)
 }
 
 /// The C function of a kernel: loops over caller-owned arrays that call the
 /// step families by their C names.
-fn kernel(model: &Model, k: &Kernel) -> CFunction {
+pub fn kernel(model: &Model, k: &Kernel, dialect: &Dialect) -> CFunction {
     if let KernelKind::Linalg { .. } = k.kind {
-        let p = super::c_linalg::kernel(model, k);
+        let p = super::c_linalg::kernel(model, k, dialect);
         return CFunction { name: p.name, doc: p.doc, signature: p.signature, body: p.body };
     }
     let elem = model.spec.types.iter().find(|t| t.name == k.elem).unwrap();
@@ -349,7 +410,7 @@ fn kernel(model: &Model, k: &Kernel) -> CFunction {
             // The term, printed with each array parameter read at element j.
             let mut g = term.clone();
             g.params = g.params.iter().map(|p| Param { name: format!("{}[j]", p.name), kind: p.kind.clone() }).collect();
-            let p = Printer { f: &g, elem, guard: true };
+            let p = Printer { f: &g, elem, dialect: *dialect };
             body.push("size_t j;".into());
             body.push("for (j = 0; j < n; ++j) {".into());
             for tmp in &g.temps {

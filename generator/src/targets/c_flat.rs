@@ -21,8 +21,28 @@ pub const BAD: &str = "AETHER_FLAT_BAD";
 /// between words and the element types (memcpy, so no value conversion and
 /// no aliasing question).
 pub fn helpers() -> Vec<String> {
+    helpers_with("static ")
+}
+
+/// How a file declares its thunks and where they get scratch memory: the C
+/// files use `static` and calloc/free; the CUDA files `__host__ __device__`
+/// thunks and allocation that works on the device too.
+#[derive(Debug, Clone, Copy)]
+pub struct ThunkStyle<'a> {
+    /// Prefix of every thunk and helper, ending in a space.
+    pub storage: &'a str,
+    /// A calloc-like function (zeroed memory).
+    pub calloc: &'a str,
+    pub free: &'a str,
+}
+
+/// The C files' thunks.
+pub const C_THUNKS: ThunkStyle<'static> = ThunkStyle { storage: "static ", calloc: "calloc", free: "free" };
+
+/// The bit helpers with the given storage prefix (ending in a space).
+pub fn helpers_with(storage: &str) -> Vec<String> {
     [
-        "static float aether_flat_rd32(uint64_t w)",
+        "STORAGEfloat aether_flat_rd32(uint64_t w)",
         "{",
         "    uint32_t u = (uint32_t)w;",
         "    float x;",
@@ -30,21 +50,21 @@ pub fn helpers() -> Vec<String> {
         "    return x;",
         "}",
         "",
-        "static double aether_flat_rd64(uint64_t w)",
+        "STORAGEdouble aether_flat_rd64(uint64_t w)",
         "{",
         "    double x;",
         "    memcpy(&x, &w, sizeof x);",
         "    return x;",
         "}",
         "",
-        "static uint64_t aether_flat_wr32(float x)",
+        "STORAGEuint64_t aether_flat_wr32(float x)",
         "{",
         "    uint32_t u;",
         "    memcpy(&u, &x, sizeof u);",
         "    return (uint64_t)u;",
         "}",
         "",
-        "static uint64_t aether_flat_wr64(double x)",
+        "STORAGEuint64_t aether_flat_wr64(double x)",
         "{",
         "    uint64_t u;",
         "    memcpy(&u, &x, sizeof u);",
@@ -52,7 +72,10 @@ pub fn helpers() -> Vec<String> {
         "}",
     ]
     .iter()
-    .map(|s| s.to_string())
+    .map(|s| match s.strip_prefix("STORAGE") {
+        Some(rest) => format!("{storage}{rest}"),
+        None => s.to_string(),
+    })
     .collect()
 }
 
@@ -228,11 +251,17 @@ pub fn layout_checks(model: &Model) -> Vec<String> {
 /// n_in, uint64_t *out, size_t cap)`, returning the number of result words or
 /// `AETHER_FLAT_BAD`.
 pub fn thunk(model: &Model, c: Callable, name: &str, storage: &str) -> Vec<String> {
+    thunk_with(model, c, name, &ThunkStyle { storage, ..C_THUNKS })
+}
+
+/// The thunk of a callable in a thunk style.
+pub fn thunk_with(model: &Model, c: Callable, name: &str, style: &ThunkStyle) -> Vec<String> {
+    let storage = style.storage;
     let (decls, body) = match c {
         Callable::Function(f) => function(model, f),
         Callable::Kernel(k) => match &k.kind {
-            KernelKind::Linalg { routine, n, many } => linalg(model, k, *routine, *n, *many),
-            _ => kernel(model, k),
+            KernelKind::Linalg { routine, n, many } => linalg(model, k, *routine, *n, *many, style),
+            _ => kernel(model, k, style),
         },
     };
     let mut v = vec![format!("{storage}size_t {name}(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)"), "{".into()];
@@ -269,7 +298,8 @@ fn function(model: &Model, f: &Function) -> (Vec<String>, Vec<String>) {
     (decls, body)
 }
 
-fn kernel(model: &Model, k: &Kernel) -> (Vec<String>, Vec<String>) {
+fn kernel(model: &Model, k: &Kernel, style: &ThunkStyle) -> (Vec<String>, Vec<String>) {
+    let (calloc, free) = (style.calloc, style.free);
     let t = elem(model, &k.elem);
     let red = model.spec.reduction.as_ref().expect("kernels need [rules.reduction]");
     let pair = super::c::type_name(model, &red.pair, t);
@@ -295,7 +325,7 @@ fn kernel(model: &Model, k: &Kernel) -> (Vec<String>, Vec<String>) {
         "}".into(),
     ];
     let fill = |from: &str, count: &str| vec![format!("for (i = 0; i < {count}; ++i) x[i] = {r}(in[{from} + i]);")];
-    let alloc = |count: &str| vec![format!("x = ({e} *)calloc({count} + 1u, sizeof *x);"), format!("if (x == NULL) return {BAD};")];
+    let alloc = |count: &str| vec![format!("x = ({e} *){calloc}({count} + 1u, sizeof *x);"), format!("if (x == NULL) return {BAD};")];
     let mut decls = vec!["size_t i;".to_string()];
     let mut body = Vec::new();
     match &k.kind {
@@ -325,7 +355,7 @@ fn kernel(model: &Model, k: &Kernel) -> (Vec<String>, Vec<String>) {
             let args: Vec<String> = (0..a).map(|j| if j == 0 { "x".to_string() } else { format!("x + {j}u * n") }).collect();
             body.push(format!("{name}(lanes, (size_t)in[{}u], {}, n);", 2 * lanes, args.join(", ")));
             body.extend(write_lanes);
-            body.push("free(x);".into());
+            body.push(format!("{free}(x);"));
             body.push(format!("return {}u;", 2 * lanes));
         }
         KernelKind::Array { lanes: l } => {
@@ -337,7 +367,7 @@ fn kernel(model: &Model, k: &Kernel) -> (Vec<String>, Vec<String>) {
             body.extend(fill("0u", "n_in"));
             let args: Vec<String> = (0..a).map(|j| if j == 0 { "x".to_string() } else { format!("x + {j}u * n") }).collect();
             body.push(format!("v = {name}({}, n);", args.join(", ")));
-            body.push("free(x);".into());
+            body.push(format!("{free}(x);"));
             body.push(format!("out[0] = {w}(v);"));
             body.push("return 1u;".into());
         }
@@ -348,18 +378,18 @@ fn kernel(model: &Model, k: &Kernel) -> (Vec<String>, Vec<String>) {
             body.push(format!("if (n_in < 1u || (n_in - 1u) % {}u != 0u || in[0] > (uint64_t)(cap / {}u)) return {BAD};", kk + 1, 2 * kk));
             body.push("s = (size_t)in[0];".into());
             body.push(format!("slots = s * {kk}u;"));
-            body.push(format!("value = ({e} *)calloc(slots + 1u, sizeof *value);"));
-            body.push(format!("comp = ({e} *)calloc(slots + 1u, sizeof *comp);"));
+            body.push(format!("value = ({e} *){calloc}(slots + 1u, sizeof *value);"));
+            body.push(format!("comp = ({e} *){calloc}(slots + 1u, sizeof *comp);"));
             body.push("if (value == NULL || comp == NULL) {".into());
-            body.push("    free(value);".into());
-            body.push("    free(comp);".into());
+            body.push(format!("    {free}(value);"));
+            body.push(format!("    {free}(comp);"));
             body.push(format!("    return {BAD};"));
             body.push("}".into());
-            body.push("/* calloc's all-zero bytes are +0 in IEEE formats: the plane starts at +0. */".into());
+            body.push("/* All-zero bytes are +0 in IEEE formats: the plane starts at +0. */".into());
             body.push(format!("for (rec = 1u; rec < n_in; rec += {}u) {{", kk + 1));
             body.push("    if (in[rec] >= (uint64_t)s) {".into());
-            body.push("        free(value);".into());
-            body.push("        free(comp);".into());
+            body.push(format!("        {free}(value);"));
+            body.push(format!("        {free}(comp);"));
             body.push(format!("        return {BAD};"));
             body.push("    }".into());
             for l in read(model, &k.shape, t, "term", "rec", 1) {
@@ -369,8 +399,8 @@ fn kernel(model: &Model, k: &Kernel) -> (Vec<String>, Vec<String>) {
             body.push("}".into());
             body.push(format!("for (i = 0; i < slots; ++i) out[i] = {w}(value[i]);"));
             body.push(format!("for (i = 0; i < slots; ++i) out[slots + i] = {w}(comp[i]);"));
-            body.push("free(value);".into());
-            body.push("free(comp);".into());
+            body.push(format!("{free}(value);"));
+            body.push(format!("{free}(comp);"));
             body.push("return 2u * slots;".into());
         }
         KernelKind::Resolve => {
@@ -378,16 +408,16 @@ fn kernel(model: &Model, k: &Kernel) -> (Vec<String>, Vec<String>) {
             body.push(format!("if (n_in % 2u != 0u || cap < n_in / 2u) return {BAD};"));
             body.push("n = n_in / 2u;".into());
             body.extend(alloc("n_in"));
-            body.push(format!("y = ({e} *)calloc(n + 1u, sizeof *y);"));
+            body.push(format!("y = ({e} *){calloc}(n + 1u, sizeof *y);"));
             body.push("if (y == NULL) {".into());
-            body.push("    free(x);".into());
+            body.push(format!("    {free}(x);"));
             body.push(format!("    return {BAD};"));
             body.push("}".into());
             body.extend(fill("0u", "n_in"));
             body.push(format!("{name}(y, x, x + n, n);"));
             body.push(format!("for (i = 0; i < n; ++i) out[i] = {w}(y[i]);"));
-            body.push("free(x);".into());
-            body.push("free(y);".into());
+            body.push(format!("{free}(x);"));
+            body.push(format!("{free}(y);"));
             body.push("return n;".into());
         }
         KernelKind::Linalg { .. } => unreachable!("printed by linalg()"),
@@ -395,7 +425,8 @@ fn kernel(model: &Model, k: &Kernel) -> (Vec<String>, Vec<String>) {
     (decls, body)
 }
 
-fn linalg(model: &Model, k: &Kernel, routine: Routine, n: usize, many: bool) -> (Vec<String>, Vec<String>) {
+fn linalg(model: &Model, k: &Kernel, routine: Routine, n: usize, many: bool, style: &ThunkStyle) -> (Vec<String>, Vec<String>) {
+    let (calloc, free) = (style.calloc, style.free);
     let t = elem(model, &k.elem);
     let e = &t.c_type;
     let (m, v) = (super::c::type_name(model, &format!("mat{n}"), t), super::c::type_name(model, &format!("vec{n}"), t));
@@ -551,7 +582,7 @@ fn linalg(model: &Model, k: &Kernel, routine: Routine, n: usize, many: bool) -> 
         }
     }
     let mut body = Vec::new();
-    let frees: Vec<String> = arrays.iter().map(|(a, _)| format!("free({a});")).collect();
+    let frees: Vec<String> = arrays.iter().map(|(a, _)| format!("{free}({a});")).collect();
     if many {
         decls.push("size_t l, count;".into());
         body.push(format!("if (n_in % {w_in}u != 0u || n_in / {w_in}u > cap / {w_out}u) return {BAD};"));
@@ -562,8 +593,8 @@ fn linalg(model: &Model, k: &Kernel, routine: Routine, n: usize, many: bool) -> 
                 Some(rest) => ("int".to_string(), rest.trim_end_matches(']').to_string()),
                 None => (ty.clone(), "1".to_string()),
             };
-            // calloc: compilers see initialised memory behind every const pointer.
-            body.push(format!("{a} = ({elem_ty} *)calloc({per}u * (count + 1u), sizeof *{a});"));
+            // Zeroed: compilers see initialised memory behind every const pointer.
+            body.push(format!("{a} = ({elem_ty} *){calloc}({per}u * (count + 1u), sizeof *{a});"));
         }
         let nulls: Vec<String> = arrays.iter().map(|(a, _)| format!("{a} == NULL")).collect();
         body.push(format!("if ({}) goto bad;", nulls.join(" || ")));

@@ -6,7 +6,8 @@
 use crate::model::{Function, Kernel, KernelKind, Model};
 use crate::spec::{ElemType, Linalg, Multipliers, Nesting, Pivot, Routine, Seed, ShapeKind, Symmetrize, Update};
 
-use super::c::{literal, type_name};
+use super::c::{literal, type_name, Dialect};
+use crate::dsl::BinOp;
 
 /// A printed C function: name, doc lines, signature, body lines.
 #[derive(Debug)]
@@ -22,6 +23,7 @@ struct Ctx<'a> {
     l: &'a Linalg,
     e: &'a ElemType,
     n: usize,
+    d: &'a Dialect,
 }
 
 impl Ctx<'_> {
@@ -49,16 +51,25 @@ impl Ctx<'_> {
             _ => unreachable!("a vector shape"),
         }
     }
-    /// `x * y` behind its contraction guard (see `c::product_name`).
+    /// `x * y` in the dialect (in C behind its contraction guard).
     fn product(&self, x: &str, y: &str) -> String {
-        format!("{}(({x} * {y}))", super::c::product_name(self.e))
+        self.d.bin(BinOp::Mul, x, y, self.e)
+    }
+    fn add(&self, x: &str, y: &str) -> String {
+        self.d.bin(BinOp::Add, x, y, self.e)
+    }
+    fn sub(&self, x: &str, y: &str) -> String {
+        self.d.bin(BinOp::Sub, x, y, self.e)
+    }
+    fn div(&self, x: &str, y: &str) -> String {
+        self.d.bin(BinOp::Div, x, y, self.e)
     }
     /// `s - x*y`, or its fused form under the fma mutant.
     fn sub_mul(&self, s: &str, x: &str, y: &str) -> String {
         if self.l.fused {
             format!("{}(-({x}), {y}, {s})", self.fma())
         } else {
-            format!("({s} - {})", self.product(x, y))
+            self.sub(s, &self.product(x, y))
         }
     }
     /// Lines that set `acc` to the finished dot product of x(k)*y(k) for k
@@ -69,7 +80,7 @@ impl Ctx<'_> {
             if self.l.fused {
                 format!("acc = {}({}, {}, acc);", self.fma(), x(k), y(k))
             } else {
-                format!("acc = {} + acc;", self.product(&x(k), &y(k)))
+                format!("acc = {};", self.add(&self.product(&x(k), &y(k)), "acc"))
             }
         };
         let rule = &self.model.spec.fold;
@@ -99,27 +110,28 @@ fn indent(lines: Vec<String>, by: usize) -> Vec<String> {
 /// They are `static inline`: with the products' contraction guards (asm
 /// statements) clang's inliner otherwise keeps them out of line, which made
 /// `aether_mat3f_lu_solve` about ten times slower (docs/reports/guard-cost.md).
-pub fn helpers(model: &Model, lowered: &[Function], e: &ElemType, n: usize) -> Vec<String> {
+pub fn helpers(model: &Model, lowered: &[Function], e: &ElemType, n: usize, d: &Dialect) -> Vec<String> {
     let Some(l) = model.spec.linalg.as_ref() else { return Vec::new() };
-    let c = Ctx { model, l, e, n };
+    let c = Ctx { model, l, e, n, d };
+    let st = d.helper;
     let t = c.t().to_string();
     let suffix = format!("{}_{n}", e.name);
     let mut out = Vec::new();
     let w = |i: &str, j: &str| format!("w[({i}) * {n} + ({j})]");
 
     // LU, in place on w (row-major), pivots 1-based.
-    out.push(format!("static inline int aether_lu_{suffix}({t} *w, int *ipiv)"));
+    out.push(format!("{st} int aether_lu_{suffix}({t} *w, int *ipiv)"));
     out.push("{".into());
     out.push("    int info = 0, i, j, k, p;".into());
     out.push(format!("    for (j = 0; j < {n}; ++j) {{"));
     if l.update == Update::Dot {
         let mut b = vec!["for (i = 1; i < j; ++i) {".to_string()];
         b.extend(indent(c.dot("i", &|k| w("i", k), &|k| w(k, "j")), 4));
-        b.push(format!("    {} = {} - acc;", w("i", "j"), w("i", "j")));
+        b.push(format!("    {} = {};", w("i", "j"), c.sub(&w("i", "j"), "acc")));
         b.push("}".into());
         b.push(format!("if (j > 0) for (i = j; i < {n}; ++i) {{"));
         b.extend(indent(c.dot("j", &|k| w("i", k), &|k| w(k, "j")), 4));
-        b.push(format!("    {} = {} - acc;", w("i", "j"), w("i", "j")));
+        b.push(format!("    {} = {};", w("i", "j"), c.sub(&w("i", "j"), "acc")));
         b.push("}".into());
         if l.fused && model.spec.fold.seed == Seed::None {
             // One product: contraction fuses a - x*y whole.
@@ -129,11 +141,11 @@ pub fn helpers(model: &Model, lowered: &[Function], e: &ElemType, n: usize) -> V
             ]
             .into_iter()
             .chain(indent(c.dot("i", &|k| w("i", k), &|k| w(k, "j")), 4))
-            .chain([format!("    {} = {} - acc;", w("i", "j"), w("i", "j")), "}".to_string()])
+            .chain([format!("    {} = {};", w("i", "j"), c.sub(&w("i", "j"), "acc")), "}".to_string()])
             .chain([format!("if (j > 0) for (i = j; i < {n}; ++i) {{")])
             .chain([format!("    if (j == 1) {{ {} = {}; continue; }}", w("i", "j"), c.sub_mul(&w("i", "j"), &w("i", "0"), &w("0", "j")))])
             .chain(indent(c.dot("j", &|k| w("i", k), &|k| w(k, "j")), 4))
-            .chain([format!("    {} = {} - acc;", w("i", "j"), w("i", "j")), "}".to_string()])
+            .chain([format!("    {} = {};", w("i", "j"), c.sub(&w("i", "j"), "acc")), "}".to_string()])
             .collect();
         }
         out.extend(indent(b, 8));
@@ -163,11 +175,11 @@ pub fn helpers(model: &Model, lowered: &[Function], e: &ElemType, n: usize) -> V
     out.push("        } else {".into());
     match l.multipliers {
         Multipliers::Reciprocal => {
-            out.push(format!("            const {t} r = {} / {};", c.lit(1.0), w("j", "j")));
-            out.push(format!("            for (i = j + 1; i < {n}; ++i) {} = {} * r;", w("i", "j"), w("i", "j")));
+            out.push(format!("            const {t} r = {};", c.div(&c.lit(1.0), &w("j", "j"))));
+            out.push(format!("            for (i = j + 1; i < {n}; ++i) {} = {};", w("i", "j"), c.product(&w("i", "j"), "r")));
         }
         Multipliers::Division => {
-            out.push(format!("            for (i = j + 1; i < {n}; ++i) {} = {} / {};", w("i", "j"), w("i", "j"), w("j", "j")));
+            out.push(format!("            for (i = j + 1; i < {n}; ++i) {} = {};", w("i", "j"), c.div(&w("i", "j"), &w("j", "j"))));
         }
     }
     out.push("        }".into());
@@ -186,7 +198,7 @@ pub fn helpers(model: &Model, lowered: &[Function], e: &ElemType, n: usize) -> V
     // Triangular solves on arrays: lower or upper, unit or not.
     for (lower, unit) in [(true, false), (true, true), (false, false), (false, true)] {
         let name = format!("aether_solve_{}{}_{suffix}", if lower { "lower" } else { "upper" }, if unit { "_unit" } else { "" });
-        out.push(format!("static inline void {name}(const {t} *w, const {t} *b, {t} *x)"));
+        out.push(format!("{st} void {name}(const {t} *w, const {t} *b, {t} *x)"));
         out.push("{".into());
         out.push("    int i, k;".into());
         if lower {
@@ -198,14 +210,14 @@ pub fn helpers(model: &Model, lowered: &[Function], e: &ElemType, n: usize) -> V
             out.push(format!("        {t} s = b[i];"));
             out.push(format!("        for (k = i + 1; k < {n}; ++k) s = {};", c.sub_mul("s", &w("i", "k"), "x[k]")));
         }
-        out.push(if unit { "        x[i] = s;".to_string() } else { format!("        x[i] = s / {};", w("i", "i")) });
+        out.push(if unit { "        x[i] = s;".to_string() } else { format!("        x[i] = {};", c.div("s", &w("i", "i"))) });
         out.push("    }".into());
         out.push("}".into());
         out.push(String::new());
     }
 
     // lu_solve on arrays.
-    out.push(format!("static inline void aether_lu_solve_{suffix}(const {t} *w, const int *ipiv, const {t} *b, {t} *x)"));
+    out.push(format!("{st} void aether_lu_solve_{suffix}(const {t} *w, const int *ipiv, const {t} *b, {t} *x)"));
     out.push("{".into());
     out.push(format!("    {t} y[{n}], z[{n}];"));
     out.push("    int k;".into());
@@ -220,14 +232,13 @@ pub fn helpers(model: &Model, lowered: &[Function], e: &ElemType, n: usize) -> V
 
     // Cholesky on arrays: reads a, writes w.
     let sym = |i: &str, j: &str| match l.symmetrize {
-        Symmetrize::HalfSum => format!(
-            "({} + {})",
-            c.product(&c.lit(0.5), &format!("a[({i}) * {n} + ({j})]")),
-            c.product(&c.lit(0.5), &format!("a[({j}) * {n} + ({i})]"))
+        Symmetrize::HalfSum => c.add(
+            &c.product(&c.lit(0.5), &format!("a[({i}) * {n} + ({j})]")),
+            &c.product(&c.lit(0.5), &format!("a[({j}) * {n} + ({i})]")),
         ),
         Symmetrize::Lower => format!("a[({i}) * {n} + ({j})]"),
     };
-    out.push(format!("static inline int aether_cholesky_{suffix}(const {t} *a, {t} *w)"));
+    out.push(format!("{st} int aether_cholesky_{suffix}(const {t} *a, {t} *w)"));
     out.push("{".into());
     out.push("    int i, j, k;".into());
     out.push(format!(
@@ -241,12 +252,12 @@ pub fn helpers(model: &Model, lowered: &[Function], e: &ElemType, n: usize) -> V
     out.push(format!("        {t} l;"));
     out.push(format!("        for (k = 0; k < j; ++k) d = {};", c.sub_mul("d", &w("j", "k"), &w("j", "k"))));
     out.push(format!("        if (!(d > {})) return j + 1;", c.lit(0.0)));
-    out.push(format!("        l = sqrt{}(d);", e.libm_suffix));
+    out.push(format!("        l = {};", d.sqrt("d", e)));
     out.push(format!("        {} = l;", w("j", "j")));
     out.push(format!("        for (i = j + 1; i < {n}; ++i) {{"));
     out.push(format!("            {t} s = {};", w("i", "j")));
     out.push(format!("            for (k = 0; k < j; ++k) s = {};", c.sub_mul("s", &w("i", "k"), &w("j", "k"))));
-    out.push(format!("            {} = s / l;", w("i", "j")));
+    out.push(format!("            {} = {};", w("i", "j"), c.div("s", "l")));
     out.push("        }".into());
     out.push("    }".into());
     out.push("    return 0;".into());
@@ -261,7 +272,7 @@ pub fn helpers(model: &Model, lowered: &[Function], e: &ElemType, n: usize) -> V
     let (rot, upd, diag) = (find(&l.rotation), find(&l.update_pair), find(&l.diag));
     let rot_t = type_name(model, &rotation_shape(model, l), e);
     let v = |i: &str, j: &str| format!("v[({i}) * {n} + ({j})]");
-    out.push(format!("static inline void aether_eigh_{suffix}(const {t} *a, {t} *e, {t} *v)"));
+    out.push(format!("{st} void aether_eigh_{suffix}(const {t} *a, {t} *e, {t} *v)"));
     out.push("{".into());
     out.push(format!("    {t} w[{n} * {n}];"));
     out.push("    int i, j, k, p, q, sweep;".into());
@@ -326,11 +337,11 @@ fn rotation_shape(model: &Model, l: &Linalg) -> String {
 }
 
 /// The public C function of a linear-algebra kernel.
-pub fn kernel(model: &Model, k: &Kernel) -> Printed {
+pub fn kernel(model: &Model, k: &Kernel, d: &Dialect) -> Printed {
     let KernelKind::Linalg { routine, n, many } = k.kind else { unreachable!("a linear-algebra kernel") };
     let l = model.spec.linalg.as_ref().expect("linear algebra needs [rules.linalg]");
     let e = model.spec.types.iter().find(|t| t.name == k.elem).unwrap();
-    let c = Ctx { model, l, e, n };
+    let c = Ctx { model, l, e, n, d };
     let (t, m, v) = (c.t().to_string(), c.mat(), c.vec());
     let suffix = format!("{}_{n}", e.name);
     let name = model.kernel_c_name(k);
@@ -396,9 +407,9 @@ pub fn kernel(model: &Model, k: &Kernel) -> Printed {
             body.push(format!("{t} d;"));
             body.push(format!("aether_lu_{suffix}(a.m, ipiv);"));
             body.push("d = a.m[0];".into());
-            body.push(format!("for (k = 1; k < {n}; ++k) d = d * a.m[k * {n} + k];"));
+            body.push(format!("for (k = 1; k < {n}; ++k) d = {};", c.product("d", &format!("a.m[k * {n} + k]"))));
             body.push(format!("for (k = 0; k < {n}; ++k) if (ipiv[k] != k + 1) ++swaps;"));
-            body.push(format!("if (swaps % 2 == 1) d = d * {};", c.lit(-1.0)));
+            body.push(format!("if (swaps % 2 == 1) d = {};", c.product("d", &c.lit(-1.0))));
             body.push("return d;".into());
             format!("{t} {name}({m} a)")
         }
@@ -428,7 +439,7 @@ pub fn kernel(model: &Model, k: &Kernel) -> Printed {
             body.push(format!("for (i = {n}; i-- > 0;) {{"));
             body.push(format!("    {t} s = y[i];"));
             body.push(format!("    for (k = i + 1; k < {n}; ++k) s = {};", c.sub_mul("s", &format!("l.m[k * {n} + i]"), "xx[k]")));
-            body.push(format!("    xx[i] = s / l.m[i * {n} + i];"));
+            body.push(format!("    xx[i] = {};", c.div("s", &format!("l.m[i * {n} + i]"))));
             body.push("}".into());
             body.extend(store("x", "xx"));
             body.push("return x;".into());
