@@ -2,7 +2,8 @@
 # The whole test suite, on a fresh machine of this kind: installs clang and
 # libclang-dev (bindgen needs libclang) through apt when they are missing, then
 # runs every Rust test, the C compile and fence checks, and the C consumer kit's
-# checks (which install cmake, pkg-config and gcc-multilib when missing).
+# checks (which install cmake, pkg-config and gcc-multilib when missing), and the CUDA core's
+# static checks (which install nvcc from PyPI when it is missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,3 +23,7 @@ bash scripts/check-c.sh
 bash scripts/c-random.sh 100000
 bash scripts/negative-controls.sh
 bash scripts/consumer-kit.sh
+# The CUDA core without a GPU (installs nvcc from PyPI into build/cuda when none is found): PTX
+# of every function for sm_90 and sm_75 with no fma and only .rn arithmetic, the plain-operator
+# control that must show fma, and the GPU runner on the host path over the whole corpus.
+bash scripts/cuda-static.sh

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use aether_generator::{load, output};
 
 const USAGE: &str = "usage: generator [--check] [--root DIR]
-  (no flag)   regenerate c_core/ and corpus/ from spec/aether.toml
+  (no flag)   regenerate c_core/, cuda_core/, corpus/ and docs/ from spec/aether.toml
   --check     regenerate in memory; exit 1 and name every stale, missing or
               orphaned file if the tree differs
   --root DIR  the repository root (default: the one this binary was built in)";

@@ -10,9 +10,12 @@ use crate::error::Error;
 use crate::model::Model;
 use crate::targets::{self, Output};
 
-/// Folders whose every file the generator owns: a file there that the
-/// generator does not produce is an orphan.
-pub const OWNED_DIRS: [&str; 2] = ["c_core", "corpus"];
+/// Folders whose every file the generator owns (the corpus and every
+/// target's core folder): a file there that the generator does not produce
+/// is an orphan.
+pub fn owned_dirs() -> Vec<&'static str> {
+    std::iter::once("corpus").chain(targets::registry().iter().map(|t| t.folder())).collect()
+}
 
 /// The do-not-edit banner of every generated C file.
 pub fn banner(model: &Model) -> String {
@@ -78,7 +81,7 @@ fn owned_files(root: &Path) -> Vec<String> {
         }
     }
     let mut v = Vec::new();
-    for d in OWNED_DIRS {
+    for d in owned_dirs() {
         walk(root, d, &mut v);
     }
     v.sort();

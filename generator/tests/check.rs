@@ -21,7 +21,7 @@ fn scratch(name: &str) -> PathBuf {
     let root = aether_generator::default_root();
     let tmp = std::env::temp_dir().join(format!("aether-check-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
-    for d in ["spec", "c_core", "corpus"] {
+    for d in ["spec", "c_core", "cuda_core", "corpus"] {
         copy_tree(&root.join(d), &tmp.join(d));
     }
     std::fs::create_dir_all(tmp.join("docs")).unwrap();
@@ -58,12 +58,19 @@ fn check_passes_then_names_every_drift() {
     // The owned folders are walked at any depth: a build product left in
     // c_core/check/ is named too (the runner's Makefile builds elsewhere).
     std::fs::write(tmp.join("c_core/check/aether_check"), "a binary").unwrap();
+    // And so is cuda_core/, the second target's folder.
+    std::fs::write(tmp.join("cuda_core/notes.txt"), "by hand").unwrap();
+    let cuh = tmp.join("cuda_core/aether_core.cuh");
+    let text = std::fs::read_to_string(&cuh).unwrap().replacen("__fmul_rn(a, b)", "a * b", 1);
+    std::fs::write(&cuh, text).unwrap();
     let (code, out) = run(&tmp, true);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("stale: c_core/aether_core.c"), "{out}");
     assert!(out.contains("missing: corpus/dot_f64.h"), "{out}");
     assert!(out.contains("orphaned: corpus/old_part_f32.h"), "{out}");
     assert!(out.contains("orphaned: c_core/check/aether_check"), "{out}");
+    assert!(out.contains("orphaned: cuda_core/notes.txt"), "{out}");
+    assert!(out.contains("stale: cuda_core/aether_core.cuh"), "{out}");
     assert!(out.contains("stale: docs/numerics-contract.md"), "{out}");
     assert!(out.contains("run `cargo run -p generator`"), "{out}");
 

@@ -7,8 +7,8 @@ use serde::Serialize;
 
 use super::{render, Output, Target};
 use crate::corpus::FunctionCases;
-use crate::error::Error;
 use crate::dsl::BinOp;
+use crate::error::Error;
 use crate::model::{Builtin, Expr, Function, Kernel, KernelKind, Kind, Model, Param, Ty};
 use crate::selftest::{self, Witness};
 use crate::spec::{ElemType, ShapeKind};
@@ -16,17 +16,17 @@ use crate::spec::{ElemType, ShapeKind};
 #[derive(Debug)]
 pub struct C;
 
-#[derive(Serialize)]
-struct CType {
-    name: String,
-    doc: String,
-    fields: Vec<String>,
+#[derive(Debug, Serialize)]
+pub struct CType {
+    pub name: String,
+    pub doc: String,
+    pub fields: Vec<String>,
 }
 
-#[derive(Serialize)]
-struct Helper {
-    doc: String,
-    lines: Vec<String>,
+#[derive(Debug, Serialize)]
+pub struct Helper {
+    pub doc: String,
+    pub lines: Vec<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -117,6 +117,10 @@ impl Target for C {
         "c"
     }
 
+    fn folder(&self) -> &'static str {
+        "c_core"
+    }
+
     fn render(&self, model: &Model, banner: &str, corpus: &[FunctionCases]) -> Result<Vec<Output>, Error> {
         let witnesses = selftest::witnesses(model, &|name| corpus.iter().find(|f| f.c_name == name).map(|f| f.cases.clone()));
         let (h, c) = render_core(model, &model.lowered(), banner, &witnesses)?;
@@ -141,10 +145,9 @@ fn kind_type(model: &Model, k: &Kind, elem: &ElemType) -> String {
     }
 }
 
-/// Renders the header and source for the given lowered functions (the
-/// model's own, or a mutant's), with the self-test replaying `witnesses`
-/// (chosen from the model's own corpus, so a mutant's core fails them).
-pub fn render_core(model: &Model, lowered: &[Function], banner: &str, witnesses: &[Witness]) -> Result<(String, String), Error> {
+/// The struct of every vector and matrix shape in every element type, in
+/// the order the cores declare them.
+pub fn c_types(model: &Model) -> Vec<CType> {
     let mut types = Vec::new();
     for elem in &model.spec.types {
         for shape in &model.spec.shapes {
@@ -176,6 +179,38 @@ pub fn render_core(model: &Model, lowered: &[Function], banner: &str, witnesses:
             types.push(CType { name: type_name(model, &shape.name, elem), doc, fields });
         }
     }
+    types
+}
+
+/// fmin() and fmax() of the spec for one element type, with a storage
+/// prefix: comparisons only, so they round nothing in any dialect.
+pub fn minmax_helper(t: &ElemType, storage: &str) -> Helper {
+    let c = &t.c_type;
+    Helper {
+        doc: format!(
+            "fmin() and fmax() of the spec for {c}: C's semantics (a NaN operand is ignored when the other is not NaN), \
+             written out so that no libm's treatment of a signalling NaN (returned as NaN by some, ignored by others) \
+             reaches the results. The sign of a zero result of +0 and -0 is outside the guarantee."
+        ),
+        lines: vec![
+            format!("{storage} {c} aether_fmin_{}({c} a, {c} b)", t.name),
+            "{".into(),
+            "    return a != a ? b : (b != b ? a : (b < a ? b : a));".into(),
+            "}".into(),
+            String::new(),
+            format!("{storage} {c} aether_fmax_{}({c} a, {c} b)", t.name),
+            "{".into(),
+            "    return a != a ? b : (b != b ? a : (b > a ? b : a));".into(),
+            "}".into(),
+        ],
+    }
+}
+
+/// Renders the header and source for the given lowered functions (the
+/// model's own, or a mutant's), with the self-test replaying `witnesses`
+/// (chosen from the model's own corpus, so a mutant's core fails them).
+pub fn render_core(model: &Model, lowered: &[Function], banner: &str, witnesses: &[Witness]) -> Result<(String, String), Error> {
+    let types = c_types(model);
     let mut functions: Vec<CFunction> = lowered.iter().map(|f| function(model, f, &Dialect::C)).collect();
     functions.extend(model.kernels.iter().map(|k| kernel(model, k, &Dialect::C)));
     let helpers: Vec<Helper> = model
@@ -199,25 +234,7 @@ pub fn render_core(model: &Model, lowered: &[Function], banner: &str, witnesses:
         .collect();
     let mut helpers = helpers;
     for t in &model.spec.types {
-        let c = &t.c_type;
-        helpers.push(Helper {
-            doc: format!(
-                "fmin() and fmax() of the spec for {c}: C's semantics (a NaN operand is ignored when the other is not NaN), \
-                 written out so that no libm's treatment of a signalling NaN (returned as NaN by some, ignored by others) \
-                 reaches the results. The sign of a zero result of +0 and -0 is outside the guarantee."
-            ),
-            lines: vec![
-                format!("static {c} aether_fmin_{}({c} a, {c} b)", t.name),
-                "{".into(),
-                "    return a != a ? b : (b != b ? a : (b < a ? b : a));".into(),
-                "}".into(),
-                String::new(),
-                format!("static {c} aether_fmax_{}({c} a, {c} b)", t.name),
-                "{".into(),
-                "    return a != a ? b : (b != b ? a : (b > a ? b : a));".into(),
-                "}".into(),
-            ],
-        });
+        helpers.push(minmax_helper(t, "static"));
     }
     let mut sizes: Vec<(String, usize)> = Vec::new();
     for k in &model.kernels {
@@ -312,7 +329,7 @@ pub fn signature_and_body(model: &Model, f: &Function) -> (String, Vec<String>) 
     (c.signature, body_lines(model, f, elem, Arith::Operators { guard: false }))
 }
 
-fn component(kind: &ShapeKind, k: usize) -> String {
+pub fn component(kind: &ShapeKind, k: usize) -> String {
     match kind {
         ShapeKind::Vector(names) => names[k].clone(),
         _ => format!("m[{k}]"),
@@ -407,16 +424,9 @@ pub fn kernel(model: &Model, k: &Kernel, dialect: &Dialect) -> CFunction {
         KernelKind::Lanes { arrays, term } => {
             let arrs: Vec<String> = arrays.iter().map(|a| format!("const {t} *{a}")).collect();
             signature = format!("void {name}({pair} lanes[{lanes}], size_t first, {}, size_t n)", arrs.join(", "));
-            // The term, printed with each array parameter read at element j.
-            let mut g = term.clone();
-            g.params = g.params.iter().map(|p| Param { name: format!("{}[j]", p.name), kind: p.kind.clone() }).collect();
-            let p = Printer { f: &g, elem, dialect: *dialect };
             body.push("size_t j;".into());
             body.push("for (j = 0; j < n; ++j) {".into());
-            for tmp in &g.temps {
-                body.push(format!("    const {t} {} = {};", tmp.name, p.expr(&tmp.expr)));
-            }
-            body.push(format!("    const {t} term = {};", p.expr(&g.outputs[0])));
+            body.extend(lane_term(term, elem, "j", dialect).iter().map(|l| format!("    {l}")));
             body.push(format!("    {pair} *lane = &lanes[{}];", lane_of("first + j")));
             body.push(format!("    *lane = {step}(*lane, term);"));
             body.push("}".into());
@@ -478,7 +488,19 @@ pub fn kernel(model: &Model, k: &Kernel, dialect: &Dialect) -> CFunction {
     CFunction { name, doc, signature, body }
 }
 
-fn component_name(model: &Model, shape: &str, k: usize) -> String {
+/// The statements that set `const T term` to a lanes kernel's term of
+/// element `index` (each array parameter read at that index).
+pub fn lane_term(term: &Function, elem: &ElemType, index: &str, dialect: &Dialect) -> Vec<String> {
+    let t = &elem.c_type;
+    let mut g = term.clone();
+    g.params = g.params.iter().map(|p| Param { name: format!("{}[{index}]", p.name), kind: p.kind.clone() }).collect();
+    let p = Printer { f: &g, elem, dialect: *dialect };
+    let mut lines: Vec<String> = g.temps.iter().map(|tmp| format!("const {t} {} = {};", tmp.name, p.expr(&tmp.expr))).collect();
+    lines.push(format!("const {t} term = {};", p.expr(&g.outputs[0])));
+    lines
+}
+
+pub fn component_name(model: &Model, shape: &str, k: usize) -> String {
     component(&model.spec.shape(shape).unwrap().kind, k)
 }
 

@@ -232,10 +232,9 @@ pub fn helpers(model: &Model, lowered: &[Function], e: &ElemType, n: usize, d: &
 
     // Cholesky on arrays: reads a, writes w.
     let sym = |i: &str, j: &str| match l.symmetrize {
-        Symmetrize::HalfSum => c.add(
-            &c.product(&c.lit(0.5), &format!("a[({i}) * {n} + ({j})]")),
-            &c.product(&c.lit(0.5), &format!("a[({j}) * {n} + ({i})]")),
-        ),
+        Symmetrize::HalfSum => {
+            c.add(&c.product(&c.lit(0.5), &format!("a[({i}) * {n} + ({j})]")), &c.product(&c.lit(0.5), &format!("a[({j}) * {n} + ({i})]")))
+        }
         Symmetrize::Lower => format!("a[({i}) * {n} + ({j})]"),
     };
     out.push(format!("{st} int aether_cholesky_{suffix}(const {t} *a, {t} *w)"));

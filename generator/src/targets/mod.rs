@@ -13,6 +13,7 @@ pub mod c_check;
 pub mod c_flat;
 pub mod c_linalg;
 pub mod c_selftest;
+pub mod cuda;
 
 /// A generated file, with its path relative to the repository root.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,6 +31,9 @@ impl Output {
 /// A language core beside `c_core`.
 pub trait Target {
     fn name(&self) -> &'static str;
+    /// The folder the target owns (`c_core`, `cuda_core`): every file in it
+    /// is generated, and `--check` names any other as an orphan.
+    fn folder(&self) -> &'static str;
     /// Every file of the target; `banner` is the do-not-edit comment, and
     /// `corpus` the reference corpus (the self-test's witnesses come from it).
     fn render(&self, model: &Model, banner: &str, corpus: &[FunctionCases]) -> Result<Vec<Output>, Error>;
@@ -37,7 +41,7 @@ pub trait Target {
 
 /// Every target the generator writes.
 pub fn registry() -> Vec<Box<dyn Target>> {
-    vec![Box::new(c::C)]
+    vec![Box::new(c::C), Box::new(cuda::Cuda)]
 }
 
 /// Renders a template in strict mode: an undefined name is an error.

@@ -1,0 +1,51 @@
+//! The CUDA target: the same functions as the C core, and a spec it cannot
+//! run on a warp is refused with the spec's line.
+
+use aether_generator::targets::{cuda::Cuda, Target};
+use aether_generator::{default_root, spec, Model};
+
+const SPEC: &str = include_str!("../../spec/aether.toml");
+
+/// `type name(params)` of every function the C header declares.
+fn c_declarations() -> Vec<String> {
+    let h = std::fs::read_to_string(default_root().join("c_core/aether_core.h")).unwrap();
+    h.lines()
+        .filter(|l| l.contains(" aether_") && l.ends_with(");") && !l.starts_with(' ') && !l.starts_with("/*") && !l.starts_with('#'))
+        .map(|l| l.trim_end_matches(';').to_string())
+        .collect()
+}
+
+#[test]
+fn every_c_function_is_in_the_cuda_core_with_its_signature() {
+    let cuh = std::fs::read_to_string(default_root().join("cuda_core/aether_core.cuh")).unwrap();
+    let decls = c_declarations();
+    // The self-test and the contract id are the target's own (aether_cuda_selftest).
+    let functions: Vec<&String> = decls.iter().filter(|d| !d.contains("aether_selftest(") && !d.contains("aether_contract_id(")).collect();
+    assert!(functions.len() >= 326, "{} declarations read from the C header", functions.len());
+    for d in &functions {
+        assert!(cuh.contains(&format!("AETHER_HD inline {d};")), "the CUDA core lacks `{d}`");
+    }
+    let batch = std::fs::read_to_string(default_root().join("cuda_core/aether_batch.h")).unwrap();
+    for wanted in [
+        "aether_vec3f_dot_batch(",
+        "aether_vec3d_normalize_batch(",
+        "aether_mat4f_mul_vec_batch(",
+        "aether_mat4d_mul_batch(",
+        "aether_quatf_rotate_batch(",
+        "aether_mat3f_lu_solve_batch(",
+        "aether_mat4d_cholesky_solve_batch(",
+        "aether_f32_sum_array_rows_batch(",
+        "aether_f64_dot_array_rows_batch(",
+    ] {
+        assert!(batch.contains(wanted), "aether_batch.h lacks {wanted}");
+    }
+}
+
+#[test]
+fn a_lane_tree_that_is_not_a_warp_is_refused() {
+    let text = SPEC.replacen("lanes = 32", "lanes = 16", 1).replacen("rounds = [16, 8, 4, 2, 1]", "rounds = [8, 4, 2, 1]", 1);
+    assert_ne!(text, SPEC);
+    let model = Model::build(&spec::parse("spec/aether.toml", &text).unwrap()).unwrap();
+    let err = Cuda.render(&model, "/* banner */", &[]).unwrap_err().to_string();
+    assert!(err.contains("spec/aether.toml:") && err.contains("[rules.reduction]") && err.contains("16 lanes"), "{err}");
+}

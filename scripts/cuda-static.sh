@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The CUDA core's checks that need no GPU (run by .ci/run). Installs nvcc from PyPI when it is
+# missing (scripts/cuda-toolchain.sh), then:
+#  1. PTX of every core function for sm_90 and sm_75 (the oldest architecture nvcc 13 accepts),
+#     with -Werror all-warnings: each function's thunk in cuda_core/check/aether_cuda_flat.cuh
+#     is one PTX function, with the core function inlined; the batched kernels of
+#     cuda_core/aether_batch.cu likewise. scripts/ptx-check.awk fails on any fma or mad, on any
+#     f32/f64 add, sub, mul, div, sqrt or rcp without an explicit .rn, and on .ftz or .approx.
+#  2. The negative control: the same core built with -DAETHER_UNSAFE_ALLOW_CONTRACTION (plain
+#     operators on the device) must show fma instructions, named by function.
+#  3. (information) --use_fast_math: the .ftz instructions no header can see, which is why the
+#     device self-test exists.
+#  4. The CUDA runner built with nvcc and run with --host: every corpus case through the host
+#     path of aether_core.cuh and the self-test's host twin (the device path needs a GPU:
+#     scripts/cuda-device.sh).
+# Prints one line per check and `cuda-static: all checks passed`; exit 1 on a failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=scripts/cuda-toolchain.sh
+source scripts/cuda-toolchain.sh
+cuda_toolchain
+echo "cuda-static: nvcc $NVCC_VERSION ($NVCC)"
+
+out=build/cuda-static
+rm -rf "$out"
+mkdir -p "$out"
+# The translation unit that makes every thunk a PTX function: a kernel that dispatches to them.
+cat >"$out/ptx.cu" <<'EOF'
+#include "aether_core.cuh"
+#include "aether_cuda_flat.cuh"
+extern "C" __global__ void aether_ptx_all(unsigned index, const uint64_t *in, size_t n_in, uint64_t *out, size_t cap, size_t *got)
+{
+    *got = aether_cuda_flat_call(index, in, n_in, out, cap);
+}
+EOF
+includes=(-Icuda_core -Icuda_core/check -Ic_core/check)
+thunks=$(sed -n 's/^#define AETHER_FLAT_COUNT \([0-9]*\)$/\1/p' c_core/check/aether_flat.h)
+batches=$(grep -c '^int aether_[a-z0-9_]*_batch(' cuda_core/aether_batch.h)
+failed=0
+
+ptx() { # name flags...: compiles to $out/name.ptx, printing nvcc's output on failure
+    local name=$1
+    shift
+    if ! "$NVCC" -Werror all-warnings -ptx "$@" -o "$out/$name.ptx" >"$out/$name.log" 2>&1; then
+        cat "$out/$name.log"
+        echo "cuda-static: FAIL: nvcc $* (warnings are errors)"
+        return 1
+    fi
+}
+
+# Two compilations at a time (this machine has two cores).
+pids=()
+for arch in sm_90 sm_75; do
+    ptx "core-$arch" -arch="$arch" "${includes[@]}" "$out/ptx.cu" & pids+=($!)
+    ptx "batch-$arch" -arch="$arch" -Icuda_core cuda_core/aether_batch.cu & pids+=($!)
+    for p in "${pids[@]}"; do wait "$p" || failed=1; done
+    pids=()
+done
+ptx control -arch=sm_90 -DAETHER_UNSAFE_ALLOW_CONTRACTION "${includes[@]}" "$out/ptx.cu" & pids+=($!)
+ptx fastmath -arch=sm_90 --use_fast_math "${includes[@]}" "$out/ptx.cu" & pids+=($!)
+for p in "${pids[@]}"; do wait "$p" || failed=1; done
+[ "$failed" = 0 ] || exit 1
+
+for arch in sm_90 sm_75; do
+    awk -v want_thunks="$thunks" -f scripts/ptx-check.awk "$out/core-$arch.ptx" || failed=1
+    awk -v want_batch="$batches" -f scripts/ptx-check.awk "$out/batch-$arch.ptx" || failed=1
+done
+if awk -v expect_fma=1 -f scripts/ptx-check.awk "$out/control.ptx"; then
+    echo "cuda-static: control: plain operators (-DAETHER_UNSAFE_ALLOW_CONTRACTION) give fma instructions, as they must"
+else
+    echo "cuda-static: FAIL: the control build with plain operators shows no fma: the PTX check cannot see contraction"
+    failed=1
+fi
+ftz=$(grep -cE '^[[:space:]]*[a-z]+(\.[a-z0-9]+)*\.ftz\.f32' "$out/fastmath.ptx" || true)
+fused=$(grep -cE '^[[:space:]]*(fma|mad)\.([a-z]+\.)*f(32|64)' "$out/fastmath.ptx" || true)
+echo "cuda-static: (information) --use_fast_math: $ftz f32 instructions carry .ftz, $fused are fused; no macro shows the flush, the device self-test does"
+
+# The runner on the host path.
+log=$out/host.log
+if make -s -C cuda_core/check host NVCC="$NVCC" BUILD="$PWD/$out/check" CHECKFLAGS=--quiet >"$log" 2>&1; then
+    grep -E '^aether_(check|cuda_selftest)' "$log" | sed 's/^/cuda-static: host: /'
+else
+    cat "$log"
+    echo "cuda-static: FAIL: the CUDA runner on the host path"
+    failed=1
+fi
+
+[ "$failed" = 0 ] || { echo "cuda-static: FAIL"; exit 1; }
+echo "cuda-static: all checks passed"
