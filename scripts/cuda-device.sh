@@ -10,8 +10,8 @@
 #   bash scripts/cuda-device.sh report DIR     # here: docs/reports/cuda-device.md from DIR's logs
 #
 # `run` does, on the device: the corpus and RANDOM (default 10^6) random inputs per function
-# against the Rust reference (aether_check_reference, one line per corpus part and per random
-# part, a line per mismatch), the device self-test built normally and with --use_fast_math (which
+# against the Rust reference (aether_check_reference --each: one line per function for the corpus
+# and for the random inputs, a line per mismatch), the device self-test built normally and with --use_fast_math (which
 # it must name), the negative control (the core with plain operators, which must report
 # mismatches), and the throughput of every batched kernel against a device copy kernel, with the
 # intrinsics and with plain operators. ARCH (default sm_90) is the GPU's architecture.
@@ -84,7 +84,7 @@ run)
         echo "cuda-device: FAIL: the self-test built with --use_fast_math does not see the flush (status ${fast:-none})"
         status=1
     fi
-    run check 420 "$dir/aether_check_reference" --random "$RANDOM_N" || status=1
+    run check 420 "$dir/aether_check_reference" --random "$RANDOM_N" --each || status=1
     run control 120 "$dir/aether_check_control" --control-expected --quiet || status=1
     run bench 120 "$dir/aether_bench" || status=1
     run bench_plain 120 "$dir/aether_bench_plain" || status=1

@@ -10,9 +10,11 @@
 #     operators on the device) must show fma instructions, named by function.
 #  3. (information) --use_fast_math: the .ftz instructions no header can see, which is why the
 #     device self-test exists.
-#  4. The CUDA runner built with nvcc and run with --host: every corpus case through the host
-#     path of aether_core.cuh and the self-test's host twin (the device path needs a GPU:
-#     scripts/cuda-device.sh).
+#  4. The benchmark (cuda_core/check/aether_bench.cu with aether_batch.cu) builds.
+#  5. The CUDA runner built with nvcc and run with --host: every corpus case and
+#     CUDA_STATIC_RANDOM (default 10^4) random inputs per function against the reference,
+#     through the host path of aether_core.cuh and the same dispatcher the device runs, and the
+#     self-test's host twin (the device path needs a GPU: scripts/cuda-device.sh).
 # Prints one line per check and `cuda-static: all checks passed`; exit 1 on a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,17 +50,24 @@ ptx() { # name flags...: compiles to $out/name.ptx, printing nvcc's output on fa
     fi
 }
 
-# Two compilations at a time (this machine has two cores).
-pids=()
-for arch in sm_90 sm_75; do
-    ptx "core-$arch" -arch="$arch" "${includes[@]}" "$out/ptx.cu" & pids+=($!)
-    ptx "batch-$arch" -arch="$arch" -Icuda_core cuda_core/aether_batch.cu & pids+=($!)
-    for p in "${pids[@]}"; do wait "$p" || failed=1; done
-    pids=()
-done
-ptx control -arch=sm_90 -DAETHER_UNSAFE_ALLOW_CONTRACTION "${includes[@]}" "$out/ptx.cu" & pids+=($!)
-ptx fastmath -arch=sm_90 --use_fast_math "${includes[@]}" "$out/ptx.cu" & pids+=($!)
-for p in "${pids[@]}"; do wait "$p" || failed=1; done
+# Two queues, one per core: the core's PTX, the batched kernels' PTX and the benchmark.
+queue_core() {
+    ptx core-sm_90 -arch=sm_90 "${includes[@]}" "$out/ptx.cu" &&
+        ptx core-sm_75 -arch=sm_75 "${includes[@]}" "$out/ptx.cu" &&
+        ptx control -arch=sm_90 -DAETHER_UNSAFE_ALLOW_CONTRACTION "${includes[@]}" "$out/ptx.cu" &&
+        ptx fastmath -arch=sm_90 --use_fast_math "${includes[@]}" "$out/ptx.cu"
+}
+queue_batch() {
+    ptx batch-sm_90 -arch=sm_90 -Icuda_core cuda_core/aether_batch.cu &&
+        ptx batch-sm_75 -arch=sm_75 -Icuda_core cuda_core/aether_batch.cu &&
+        { "$NVCC" -Werror all-warnings -Xcompiler -Wall,-Wextra -O3 -arch=sm_90 -Icuda_core \
+            cuda_core/check/aether_bench.cu cuda_core/aether_batch.cu -o "$out/aether_bench" >"$out/bench.log" 2>&1 ||
+            { cat "$out/bench.log"; echo "cuda-static: FAIL: the benchmark does not build"; false; }; }
+}
+queue_core & core_pid=$!
+queue_batch & batch_pid=$!
+wait "$core_pid" || failed=1
+wait "$batch_pid" || failed=1
 [ "$failed" = 0 ] || exit 1
 
 for arch in sm_90 sm_75; do
@@ -75,9 +84,11 @@ ftz=$(grep -cE '^[[:space:]]*[a-z]+(\.[a-z0-9]+)*\.ftz\.f32' "$out/fastmath.ptx"
 fused=$(grep -cE '^[[:space:]]*(fma|mad)\.([a-z]+\.)*f(32|64)' "$out/fastmath.ptx" || true)
 echo "cuda-static: (information) --use_fast_math: $ftz f32 instructions carry .ftz, $fused are fused; no macro shows the flush, the device self-test does"
 
-# The runner on the host path.
+# The runner on the host path: the corpus, then random inputs against the reference.
+cargo build -q --release -p aether-reference-capi
 log=$out/host.log
-if make -s -C cuda_core/check host NVCC="$NVCC" BUILD="$PWD/$out/check" CHECKFLAGS=--quiet >"$log" 2>&1; then
+if make -s -C cuda_core/check random NVCC="$NVCC" BUILD="$PWD/$out/check" RANDOM="${CUDA_STATIC_RANDOM:-10000}" \
+    CHECKFLAGS="--host --quiet" >"$log" 2>&1; then
     grep -E '^aether_(check|cuda_selftest)' "$log" | sed 's/^/cuda-static: host: /'
 else
     cat "$log"

@@ -68,7 +68,9 @@ END {
             shown += 1
             if (shown <= 10) list = list (shown > 1 ? ", " : "") f
         }
-        if (shown > 0) printf "ptx-check: fma in %s%s\n", list, (shown > 10 ? ", ..." : "")
+        more = ""
+        if (shown > 10) more = ", ..."
+        if (shown > 0) printf "ptx-check: fma in %s%s\n", list, more
     } else {
         for (i = 1; i <= nbad; ++i) printf "ptx-check: %s: %d violation(s), first: %s\n", order[i], count[order[i]], bad[order[i]]
     }

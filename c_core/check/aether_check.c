@@ -6,9 +6,9 @@
    Built with -DAETHER_CHECK_REFERENCE and linked with the reference's C library
    (reference-capi), `--random N` also compares N random inputs per function with the reference.
 
-   usage: aether_check [--random N] [--seed S] [--only TEXT] [--quiet] [--no-selftest]
-   Prints one line per corpus part, a line per mismatch (at most 3 per function), then a summary
-   that names every function with a mismatch. Exit status: 0 all pass, 1 a mismatch or a failed
+   usage: aether_check [--random N] [--seed S] [--only TEXT] [--quiet] [--each] [--no-selftest]
+   Prints one line per corpus part (with --each also one per function), a line per mismatch (at
+   most 3 per function), then a summary that names every function with a mismatch. Exit status: 0 all pass, 1 a mismatch or a failed
    self-test, 2 a usage or set-up error. */
 /* Every function runs in batches through one executor, check_run_batch: all the corpus cases of
    a function as one batch, random inputs in chunks. Built with OpenMP, the random mode runs
@@ -315,6 +315,9 @@ static unsigned long check_corpus_function(const aether_corpus_function *f, size
     return r.mismatches;
 }
 
+/* --each: one line per function as well as per part. */
+static int check_each = 0;
+
 static int check_corpus(const char *only, int quiet, check_totals *t)
 {
     const size_t count = sizeof aether_corpus_functions / sizeof aether_corpus_functions[0];
@@ -339,7 +342,11 @@ static int check_corpus(const char *only, int quiet, check_totals *t)
                 check_batch_free(&b);
                 return 2;
             }
-            m = check_corpus_function(f, index, &b, &cases);
+            {
+                const unsigned long before = cases;
+                m = check_corpus_function(f, index, &b, &cases);
+                if (check_each) printf("corpus %s: %lu cases, %lu mismatches\n", f->name, cases - before, m);
+            }
             functions += 1u;
             bad += m;
             if (m) check_note_failing(t, f->name);
@@ -587,6 +594,7 @@ static int check_random(unsigned long per_function, uint64_t seed, const char *o
                 free(results);
                 return 2;
             }
+            if (check_each) printf("random %s: %lu inputs, %lu mismatches\n", e->name, per_function, r->mismatches);
             functions += 1u;
             inputs += per_function;
             bad += r->mismatches;
@@ -618,9 +626,10 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) seed = strtoull(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
         else if (strcmp(argv[i], "--quiet") == 0) quiet = 1;
+        else if (strcmp(argv[i], "--each") == 0) check_each = 1;
         else if (strcmp(argv[i], "--no-selftest") == 0) selftest = 0;
         else {
-            fprintf(stderr, "usage: %s [--random N] [--seed S] [--only TEXT] [--quiet] [--no-selftest]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--random N] [--seed S] [--only TEXT] [--quiet] [--each] [--no-selftest]\n", argv[0]);
             return 2;
         }
     }

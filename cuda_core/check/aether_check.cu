@@ -10,9 +10,10 @@
    --control-expected turns the verdict around, for a control build that must be caught: the run
    passes only when there are mismatches.
 
-   usage: aether_check [--random N] [--seed S] [--only TEXT] [--quiet] [--no-selftest] [--host]
+   usage: aether_check [--random N] [--seed S] [--only TEXT] [--quiet] [--each] [--no-selftest] [--host]
                        [--control-expected]
-   Prints the device, one line per corpus part, a line per mismatch (at most 3 per function),
+   Prints the device, one line per corpus part (with --each also one per function, for the corpus
+   and for the random inputs), a line per mismatch (at most 3 per function),
    then a summary that names every function with a mismatch. Exit status: 0 all pass, 1 a
    mismatch or a failed self-test, 2 a usage or set-up error (no CUDA device, a CUDA call that
    fails). */
@@ -413,6 +414,9 @@ static unsigned long check_corpus_function(const aether_corpus_function *f, size
     return r.mismatches;
 }
 
+/* --each: one line per function as well as per part. */
+static int check_each = 0;
+
 static int check_corpus(const char *only, int quiet, check_totals *t)
 {
     const size_t count = sizeof aether_corpus_functions / sizeof aether_corpus_functions[0];
@@ -437,7 +441,11 @@ static int check_corpus(const char *only, int quiet, check_totals *t)
                 check_batch_free(&b);
                 return 2;
             }
-            m = check_corpus_function(f, index, &b, &cases);
+            {
+                const unsigned long before = cases;
+                m = check_corpus_function(f, index, &b, &cases);
+                if (check_each) printf("corpus %s: %lu cases, %lu mismatches\n", f->name, cases - before, m);
+            }
             functions += 1u;
             bad += m;
             if (m) check_note_failing(t, f->name);
@@ -686,6 +694,7 @@ static int check_random(unsigned long per_function, uint64_t seed, const char *o
                 free(results);
                 return 2;
             }
+            if (check_each) printf("random %s: %lu inputs, %lu mismatches\n", e->name, per_function, r->mismatches);
             functions += 1u;
             inputs += per_function;
             bad += r->mismatches;
@@ -718,11 +727,12 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) seed = strtoull(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
         else if (strcmp(argv[i], "--quiet") == 0) quiet = 1;
+        else if (strcmp(argv[i], "--each") == 0) check_each = 1;
         else if (strcmp(argv[i], "--no-selftest") == 0) selftest = 0;
         else if (strcmp(argv[i], "--host") == 0) check_host = 1;
         else if (strcmp(argv[i], "--control-expected") == 0) control_expected = 1;
         else {
-            fprintf(stderr, "usage: %s [--random N] [--seed S] [--only TEXT] [--quiet] [--no-selftest] [--host] [--control-expected]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--random N] [--seed S] [--only TEXT] [--quiet] [--each] [--no-selftest] [--host] [--control-expected]\n", argv[0]);
             return 2;
         }
     }
