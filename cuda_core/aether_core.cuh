@@ -10427,8 +10427,7 @@ static const aether_selftest_witness aether_selftest_witnesses[136] = {
     { "aether_paird_reduce32", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 96u, 64u, 1, 0, 64u, 2u, 2491u },
 };
 
-#define AETHER_SELFTEST_WORDS 2557u
-static const uint64_t aether_selftest_words[AETHER_SELFTEST_WORDS] = {
+static const uint64_t aether_selftest_words[2557] = {
     0x00000000c0000000ull, 0x00000000bf6da079ull, 0x000000003ec9e325ull, 0x00000000c0222bb9ull,
     0x00000000be4faecfull, 0x00000000bf56f85full, 0x000000004154f1ddull, 0x000000003e2438eaull,
     0x00000000bf7a6cb8ull, 0x00000000402dbdb6ull, 0x000000004213ad19ull, 0xbfc7d04f62c6569full,

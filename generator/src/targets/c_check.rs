@@ -131,22 +131,7 @@ pub fn files(model: &Model, banner: &str) -> Result<Vec<Output>, Error> {
         let thunk = format!("aether_flat_call_{}", name.trim_start_matches("aether_"));
         c.push(String::new());
         c.extend(c_flat::thunk(model, *callable, &thunk, "static "));
-        let l = c_flat::layout(model, *callable);
-        let bits = model.spec.types.iter().find(|t| t.name == callable.elem()).unwrap().bits;
-        table.push(format!(
-            "    {{ \"{name}\", \"{}\", \"{}\", \"{}\", {bits}u, {}, {}, {}, {}u, {}u, {}u, {}u, {}u, {thunk} }},",
-            callable.family(),
-            callable.shape(),
-            callable.elem(),
-            i32::from(callable.is_float()),
-            i32::from(callable.either_zero()),
-            l.kind,
-            l.n_in,
-            l.n_out,
-            l.arrays,
-            l.ipiv_at,
-            l.ipiv_n
-        ));
+        table.push(c_flat::entry_row(model, *callable, &thunk));
     }
     c.push(String::new());
     c.push("const aether_flat_entry aether_flat_entries[AETHER_FLAT_COUNT] = {".into());

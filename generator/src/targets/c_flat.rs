@@ -247,6 +247,28 @@ pub fn layout_checks(model: &Model) -> Vec<String> {
     v
 }
 
+/// The row of a callable in `aether_flat_entries` (aether_flat.h's
+/// `aether_flat_entry`), with `thunk` as its call.
+pub fn entry_row(model: &Model, c: Callable, thunk: &str) -> String {
+    let l = layout(model, c);
+    let bits = elem(model, c.elem()).bits;
+    format!(
+        "    {{ \"{}\", \"{}\", \"{}\", \"{}\", {bits}u, {}, {}, {}, {}u, {}u, {}u, {}u, {}u, {thunk} }},",
+        c.c_name(model),
+        c.family(),
+        c.shape(),
+        c.elem(),
+        i32::from(c.is_float()),
+        i32::from(c.either_zero()),
+        l.kind,
+        l.n_in,
+        l.n_out,
+        l.arrays,
+        l.ipiv_at,
+        l.ipiv_n
+    )
+}
+
 /// The thunk of a callable: `{storage}size_t name(const uint64_t *in, size_t
 /// n_in, uint64_t *out, size_t cap)`, returning the number of result words or
 /// `AETHER_FLAT_BAD`.

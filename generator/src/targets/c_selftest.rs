@@ -21,6 +21,17 @@ pub fn tables(model: &Model, witnesses: &[Witness]) -> Vec<String> {
         lines.extend(c_flat::thunk(model, callables[w.callable], &thunk_name(&w.c_name), "static "));
     }
     lines.push(String::new());
+    lines.extend(witness_table(model, witnesses, &|w| thunk_name(&w.c_name)));
+    lines
+}
+
+/// The witnesses and their words: `aether_selftest_witnesses` (one row per
+/// witness: function, rule, `thunk(w)`, bits, policy, counts, word offset)
+/// and `aether_selftest_words`. The C core's `thunk` is a function; the CUDA
+/// core's an index for its dispatcher.
+pub fn witness_table(model: &Model, witnesses: &[Witness], thunk: &dyn Fn(&Witness) -> String) -> Vec<String> {
+    let callables = model.callables();
+    let mut lines = Vec::new();
     lines.push(format!("static const aether_selftest_witness aether_selftest_witnesses[{}] = {{", witnesses.len().max(1)));
     let mut at = 0;
     let mut words = Vec::new();
@@ -32,7 +43,7 @@ pub fn tables(model: &Model, witnesses: &[Witness]) -> Vec<String> {
             w.c_name,
             w.mutant.name(),
             w.mutant.description().replace('"', "'"),
-            thunk_name(&w.c_name),
+            thunk(w),
             i32::from(c.is_float()),
             i32::from(c.either_zero()),
             w.inputs.len(),

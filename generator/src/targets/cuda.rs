@@ -316,41 +316,9 @@ fn selftest_tables(model: &Model, witnesses: &[Witness]) -> Vec<String> {
     lines.push("    }".into());
     lines.push("}".into());
     lines.push(String::new());
-    lines.push(format!("static const aether_selftest_witness aether_selftest_witnesses[{}] = {{", witnesses.len().max(1)));
-    let mut at = 0;
-    let mut words = Vec::new();
-    for w in witnesses {
-        let c = callables[w.callable];
-        let bits = elem(model, c.elem()).bits;
-        let thunk = thunks.iter().position(|t| *t == w.callable).unwrap();
-        lines.push(format!(
-            "    {{ \"{}\", \"{}: {}\", {thunk}u, {bits}u, {}, {}, {}u, {}u, {at}u }},",
-            w.c_name,
-            w.mutant.name(),
-            w.mutant.description().replace('"', "'"),
-            i32::from(c.is_float()),
-            i32::from(c.either_zero()),
-            w.inputs.len(),
-            w.expected.len()
-        ));
-        at += w.inputs.len() + w.expected.len();
-        words.extend(w.inputs.iter().chain(&w.expected).copied());
-    }
-    if witnesses.is_empty() {
-        lines.push("    { \"\", \"\", 0u, 0u, 0, 0, 0u, 0u, 0u }".into());
-    }
-    lines.push("};".into());
-    lines.push(String::new());
-    lines.push(format!("#define AETHER_SELFTEST_WORDS {}u", words.len().max(1)));
-    lines.push("static const uint64_t aether_selftest_words[AETHER_SELFTEST_WORDS] = {".into());
-    for chunk in words.chunks(4) {
-        let ws: Vec<String> = chunk.iter().map(|w| format!("0x{w:016x}ull")).collect();
-        lines.push(format!("    {},", ws.join(", ")));
-    }
-    if words.is_empty() {
-        lines.push("    0u".into());
-    }
-    lines.push("};".into());
+    lines.extend(super::c_selftest::witness_table(model, witnesses, &|w| {
+        format!("{}u", thunks.iter().position(|t| *t == w.callable).unwrap())
+    }));
     lines
 }
 
@@ -385,22 +353,7 @@ fn flat(model: &Model, banner: &str) -> String {
         let thunk = format!("aether_flat_call_{}", name.trim_start_matches("aether_"));
         v.push(String::new());
         v.extend(c_flat::thunk_with(model, *callable, &thunk, &style));
-        let l = c_flat::layout(model, *callable);
-        let bits = elem(model, callable.elem()).bits;
-        table.push(format!(
-            "    {{ \"{name}\", \"{}\", \"{}\", \"{}\", {bits}u, {}, {}, {}, {}u, {}u, {}u, {}u, {}u, {thunk} }},",
-            callable.family(),
-            callable.shape(),
-            callable.elem(),
-            i32::from(callable.is_float()),
-            i32::from(callable.either_zero()),
-            l.kind,
-            l.n_in,
-            l.n_out,
-            l.arrays,
-            l.ipiv_at,
-            l.ipiv_n
-        ));
+        table.push(c_flat::entry_row(model, *callable, &thunk));
         cases.push(format!("    case {i}u: return {thunk}(in, n_in, out, cap);"));
     }
     v.push(String::new());
