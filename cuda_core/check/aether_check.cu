@@ -767,8 +767,11 @@ int main(int argc, char **argv)
             cudaFuncAttributes attributes;
             CHECK_CUDA(cudaFuncGetAttributes(&attributes, check_kernel));
             check_block = attributes.maxThreadsPerBlock < 128 ? (unsigned)attributes.maxThreadsPerBlock : 128u;
+            /* The dispatcher's deepest thunk sets the stack a thread needs; give it room. */
+            if (attributes.localSizeBytes + 4096u > 1024u) CHECK_CUDA(cudaDeviceSetLimit(cudaLimitStackSize, attributes.localSizeBytes + 4096u));
+            printf("aether_check: device %s (compute capability %d.%d), kernel: %d registers, %lu bytes of local memory per thread\n", properties.name, properties.major,
+                   properties.minor, attributes.numRegs, (unsigned long)attributes.localSizeBytes);
         }
-        printf("aether_check: device %s (compute capability %d.%d)\n", properties.name, properties.major, properties.minor);
     }
     if (selftest) {
         rc = check_host ? aether_cuda_selftest_host(message, sizeof message) : aether_cuda_selftest(message, sizeof message);

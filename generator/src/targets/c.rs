@@ -540,6 +540,23 @@ mod tests {
     }
 
     #[test]
+    fn dialects_spell_rounded_operations_and_leave_comparisons() {
+        let t = f32t();
+        let calls = Dialect { arith: Arith::Calls, helper: "static" };
+        assert_eq!(Dialect::C.bin(BinOp::Mul, "a", "b", &t), "aether_product_f32((a * b))");
+        assert_eq!(Dialect::C.bin(BinOp::Add, "a", "b", &t), "(a + b)");
+        assert_eq!(Dialect::C.sqrt("x", &t), "sqrtf(x)");
+        assert_eq!(calls.bin(BinOp::Mul, "a", "b", &t), "aether_mul_f32(a, b)");
+        assert_eq!(calls.bin(BinOp::Div, "a", "b", &t), "aether_div_f32(a, b)");
+        assert_eq!(calls.bin(BinOp::Sub, "a", "b", &t), "aether_sub_f32(a, b)");
+        assert_eq!(calls.sqrt("x", &t), "aether_sqrt_f32(x)");
+        // Comparisons round nothing: the operator in every dialect.
+        assert_eq!(calls.bin(BinOp::Lt, "a", "b", &t), "(a < b)");
+        assert_eq!(calls.builtin(Builtin::IsFinite, &t), "aether_isfinite_f32");
+        assert_eq!(Dialect::C.builtin(Builtin::IsFinite, &t), "isfinite");
+    }
+
+    #[test]
     fn literals_are_exact_and_typed() {
         assert_eq!(literal(2.0, &f32t()), "2.0f");
         assert_eq!(literal(-1.0, &f32t()), "-1.0f");
