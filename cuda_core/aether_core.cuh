@@ -11209,6 +11209,8 @@ static inline int aether_cuda_selftest_on(int on_device, char *message, size_t s
     int status, count = 0;
     unsigned i, k, failed = 0;
     const char *where = on_device ? "device" : "host";
+    const char *cause = on_device ? "this code was compiled with -ftz=true, or --use_fast_math, which implies it; compile the CUDA core without them"
+                                  : "flush-to-zero or denormals-are-zero is set in the floating-point environment (MXCSR, FPCR: -Ofast code in the process); aether_selftest() of the C core names the bit";
     t.buf = message;
     t.size = size;
     t.used = 0;
@@ -11222,12 +11224,12 @@ static inline int aether_cuda_selftest_on(int on_device, char *message, size_t s
     }
     if (probe[0] != aether_selftest_probe_expected[0]) {
         status |= AETHER_SELFTEST_FLUSH_TO_ZERO;
-        snprintf(line, sizeof line, "f32 results are flushed to zero on the %s (2^-126 * 0.5 gives 0x%08llx): this code was compiled with -ftz=true, or --use_fast_math, which implies it; compile the CUDA core without them", where, (unsigned long long)probe[0]);
+        snprintf(line, sizeof line, "f32 results are flushed to zero on the %s (2^-126 * 0.5 gives 0x%08llx): %s", where, (unsigned long long)probe[0], cause);
         aether_selftest_problem(&t, &count, line);
     }
     if (probe[1] != aether_selftest_probe_expected[1]) {
         status |= AETHER_SELFTEST_DENORMALS_ARE_ZERO;
-        snprintf(line, sizeof line, "f32 subnormal operands are read as zero on the %s (2^-149 * 2^24 gives 0x%08llx): -ftz=true or --use_fast_math", where, (unsigned long long)probe[1]);
+        snprintf(line, sizeof line, "f32 subnormal operands are read as zero on the %s (2^-149 * 2^24 gives 0x%08llx): %s", where, (unsigned long long)probe[1], cause);
         aether_selftest_problem(&t, &count, line);
     }
     if (probe[2] != aether_selftest_probe_expected[2] || probe[3] != aether_selftest_probe_expected[3]) {

@@ -10,9 +10,10 @@
 #     operators on the device) must show fma instructions, named by function.
 #  3. (information) --use_fast_math: the .ftz instructions no header can see, which is why the
 #     device self-test exists.
-#  4. The benchmark (cuda_core/check/aether_bench.cu with aether_batch.cu) builds.
+#  4. The benchmark (cuda_core/check/aether_bench.cu with aether_batch.cu) builds, and the
+#     self-test's host twin fails as it must under FTZ/DAZ and under host contraction.
 #  5. The CUDA runner built with nvcc and run with --host: every corpus case and
-#     CUDA_STATIC_RANDOM (default 10^4) random inputs per function against the reference,
+#     CUDA_STATIC_RANDOM (default 10^5) random inputs per function against the reference,
 #     through the host path of aether_core.cuh and the same dispatcher the device runs, and the
 #     self-test's host twin (the device path needs a GPU: scripts/cuda-device.sh).
 # Prints one line per check and `cuda-static: all checks passed`; exit 1 on a failure.
@@ -84,10 +85,41 @@ ftz=$(grep -cE '^[[:space:]]*[a-z]+(\.[a-z0-9]+)*\.ftz\.f32' "$out/fastmath.ptx"
 fused=$(grep -cE '^[[:space:]]*(fma|mad)\.([a-z]+\.)*f(32|64)' "$out/fastmath.ptx" || true)
 echo "cuda-static: (information) --use_fast_math: $ftz f32 instructions carry .ftz, $fused are fused; no macro shows the flush, the device self-test does"
 
+# The self-test's host twin must fail in the stated way: flush-to-zero and denormals-are-zero set
+# in MXCSR give bits 2 and 4 (the same probes run on the device; the witnesses fail too, bit 8), and the core built with plain
+# operators under host contraction (-mfma -ffp-contract=fast) fails its witnesses (bit 8).
+if [ "$(uname -m)" = x86_64 ]; then
+    cat >"$out/selftest_host.cu" <<'EOF'
+#include <xmmintrin.h>
+#include "aether_core.cuh"
+int main(int argc, char **argv)
+{
+    char m[4096];
+    int s;
+    (void)argv;
+    if (argc > 1) _mm_setcsr(_mm_getcsr() | 0x8040u);
+    s = aether_cuda_selftest_host(m, sizeof m);
+    printf("status %d: %.200s\n", s, m);
+    return 0;
+}
+EOF
+    "$NVCC" -Werror all-warnings -O2 -Icuda_core "$out/selftest_host.cu" -o "$out/selftest_host" &
+    "$NVCC" -Werror all-warnings -O2 -Icuda_core -DAETHER_UNSAFE_ALLOW_CONTRACTION -Xcompiler -mfma,-ffp-contract=fast \
+        "$out/selftest_host.cu" -o "$out/selftest_host_fused" &
+    wait
+    ftz=$("$out/selftest_host" ftz)
+    fused=$("$out/selftest_host_fused")
+    echo "cuda-static: self-test (host) under FTZ|DAZ: $ftz"
+    echo "cuda-static: self-test (host) with plain operators, -mfma -ffp-contract=fast: $fused"
+    code=$(echo "$ftz" | sed -n 's/^status \([0-9]*\):.*/\1/p')
+    [ -n "$code" ] && [ $((code & 6)) -eq 6 ] || { echo "cuda-static: FAIL: the self-test does not name FTZ and DAZ"; failed=1; }
+    case "$fused" in "status 8:"*) ;; *) echo "cuda-static: FAIL: the self-test does not see contraction"; failed=1 ;; esac
+fi
+
 # The runner on the host path: the corpus, then random inputs against the reference.
 cargo build -q --release -p aether-reference-capi
 log=$out/host.log
-if make -s -C cuda_core/check random NVCC="$NVCC" BUILD="$PWD/$out/check" RANDOM="${CUDA_STATIC_RANDOM:-10000}" \
+if make -s -C cuda_core/check random NVCC="$NVCC" BUILD="$PWD/$out/check" RANDOM="${CUDA_STATIC_RANDOM:-100000}" \
     CHECKFLAGS="--host --quiet" >"$log" 2>&1; then
     grep -E '^aether_(check|cuda_selftest)' "$log" | sed 's/^/cuda-static: host: /'
 else
