@@ -4,7 +4,7 @@
 #  1. PTX of every core function for sm_90 and sm_75 (the oldest architecture nvcc 13 accepts),
 #     with -Werror all-warnings: each function's thunk in cuda_core/check/aether_cuda_flat.cuh
 #     is one PTX function, with the core function inlined; the batched kernels of
-#     cuda_core/aether_batch.cu likewise. scripts/ptx-check.awk fails on any fma or mad, on any
+#     cuda_core/aether_batch.cu likewise (sm_90). scripts/ptx-check.awk fails on any fma or mad, on any
 #     f32/f64 add, sub, mul, div, sqrt or rcp without an explicit .rn, and on .ftz or .approx.
 #  2. The negative control: the same core built with -DAETHER_UNSAFE_ALLOW_CONTRACTION (plain
 #     operators on the device) must show fma instructions, named by function.
@@ -51,45 +51,9 @@ ptx() { # name flags...: compiles to $out/name.ptx, printing nvcc's output on fa
     fi
 }
 
-# Two queues, one per core: the core's PTX, the batched kernels' PTX and the benchmark.
-queue_core() {
-    ptx core-sm_90 -arch=sm_90 "${includes[@]}" "$out/ptx.cu" &&
-        ptx core-sm_75 -arch=sm_75 "${includes[@]}" "$out/ptx.cu" &&
-        ptx control -arch=sm_90 -DAETHER_UNSAFE_ALLOW_CONTRACTION "${includes[@]}" "$out/ptx.cu" &&
-        ptx fastmath -arch=sm_90 --use_fast_math "${includes[@]}" "$out/ptx.cu"
-}
-queue_batch() {
-    ptx batch-sm_90 -arch=sm_90 -Icuda_core cuda_core/aether_batch.cu &&
-        ptx batch-sm_75 -arch=sm_75 -Icuda_core cuda_core/aether_batch.cu &&
-        { "$NVCC" -Werror all-warnings -Xcompiler -Wall,-Wextra -O3 -arch=sm_90 -Icuda_core \
-            cuda_core/check/aether_bench.cu cuda_core/aether_batch.cu -o "$out/aether_bench" >"$out/bench.log" 2>&1 ||
-            { cat "$out/bench.log"; echo "cuda-static: FAIL: the benchmark does not build"; false; }; }
-}
-queue_core & core_pid=$!
-queue_batch & batch_pid=$!
-wait "$core_pid" || failed=1
-wait "$batch_pid" || failed=1
-[ "$failed" = 0 ] || exit 1
-
-for arch in sm_90 sm_75; do
-    awk -v want_thunks="$thunks" -f scripts/ptx-check.awk "$out/core-$arch.ptx" || failed=1
-    awk -v want_batch="$batches" -f scripts/ptx-check.awk "$out/batch-$arch.ptx" || failed=1
-done
-if awk -v expect_fma=1 -f scripts/ptx-check.awk "$out/control.ptx"; then
-    echo "cuda-static: control: plain operators (-DAETHER_UNSAFE_ALLOW_CONTRACTION) give fma instructions, as they must"
-else
-    echo "cuda-static: FAIL: the control build with plain operators shows no fma: the PTX check cannot see contraction"
-    failed=1
-fi
-ftz=$(grep -cE '^[[:space:]]*[a-z]+(\.[a-z0-9]+)*\.ftz\.f32' "$out/fastmath.ptx" || true)
-fused=$(grep -cE '^[[:space:]]*(fma|mad)\.([a-z]+\.)*f(32|64)' "$out/fastmath.ptx" || true)
-echo "cuda-static: (information) --use_fast_math: $ftz f32 instructions carry .ftz, $fused are fused; no macro shows the flush, the device self-test does"
-
-# The self-test's host twin must fail in the stated way: flush-to-zero and denormals-are-zero set
-# in MXCSR give bits 2 and 4 (the same probes run on the device; the witnesses fail too, bit 8), and the core built with plain
-# operators under host contraction (-mfma -ffp-contract=fast) fails its witnesses (bit 8).
-if [ "$(uname -m)" = x86_64 ]; then
-    cat >"$out/selftest_host.cu" <<'EOF'
+# Three queues on the two cores: the core's PTX and the self-test programs; the batched kernels'
+# PTX and the benchmark; the runner.
+cat >"$out/selftest_host.cu" <<'EOF'
 #include <xmmintrin.h>
 #include "aether_core.cuh"
 int main(int argc, char **argv)
@@ -103,10 +67,59 @@ int main(int argc, char **argv)
     return 0;
 }
 EOF
-    "$NVCC" -Werror all-warnings -O2 -Icuda_core "$out/selftest_host.cu" -o "$out/selftest_host" &
-    "$NVCC" -Werror all-warnings -O2 -Icuda_core -DAETHER_UNSAFE_ALLOW_CONTRACTION -Xcompiler -mfma,-ffp-contract=fast \
-        "$out/selftest_host.cu" -o "$out/selftest_host_fused" &
-    wait
+build() { # log command...: runs a build, printing its output on failure
+    local log=$1
+    shift
+    "$@" >"$out/$log.log" 2>&1 || { cat "$out/$log.log"; echo "cuda-static: FAIL: $*"; return 1; }
+}
+queue_core() {
+    ptx core-sm_90 -arch=sm_90 "${includes[@]}" "$out/ptx.cu" &&
+        ptx core-sm_75 -arch=sm_75 "${includes[@]}" "$out/ptx.cu" &&
+        ptx control -arch=sm_90 -DAETHER_UNSAFE_ALLOW_CONTRACTION "${includes[@]}" "$out/ptx.cu" &&
+        ptx fastmath -arch=sm_90 --use_fast_math "${includes[@]}" "$out/ptx.cu" && {
+        [ "$(uname -m)" != x86_64 ] || {
+            build selftest-host "$NVCC" -Werror all-warnings -O2 -Icuda_core "$out/selftest_host.cu" -o "$out/selftest_host" &&
+                build selftest-fused "$NVCC" -Werror all-warnings -O2 -Icuda_core -DAETHER_UNSAFE_ALLOW_CONTRACTION \
+                    -Xcompiler -mfma,-ffp-contract=fast "$out/selftest_host.cu" -o "$out/selftest_host_fused"
+        }
+    }
+}
+queue_batch() {
+    ptx batch-sm_90 -arch=sm_90 -Icuda_core cuda_core/aether_batch.cu &&
+        build bench "$NVCC" -Werror all-warnings -Xcompiler -Wall,-Wextra -O3 -arch=sm_90 -Icuda_core \
+            cuda_core/check/aether_bench.cu cuda_core/aether_batch.cu -o "$out/aether_bench"
+}
+queue_runner() {
+    cargo build -q --release -p aether-reference-capi &&
+        build runner make -s -C cuda_core/check "$PWD/$out/check/aether_check_reference" NVCC="$NVCC" BUILD="$PWD/$out/check"
+}
+queue_core & core_pid=$!
+queue_batch & batch_pid=$!
+queue_runner & runner_pid=$!
+wait "$core_pid" || failed=1
+wait "$batch_pid" || failed=1
+wait "$runner_pid" || failed=1
+[ "$failed" = 0 ] || exit 1
+
+for arch in sm_90 sm_75; do
+    awk -v want_thunks="$thunks" -f scripts/ptx-check.awk "$out/core-$arch.ptx" || failed=1
+done
+awk -v want_batch="$batches" -f scripts/ptx-check.awk "$out/batch-sm_90.ptx" || failed=1
+if awk -v expect_fma=1 -f scripts/ptx-check.awk "$out/control.ptx"; then
+    echo "cuda-static: control: plain operators (-DAETHER_UNSAFE_ALLOW_CONTRACTION) give fma instructions, as they must"
+else
+    echo "cuda-static: FAIL: the control build with plain operators shows no fma: the PTX check cannot see contraction"
+    failed=1
+fi
+ftz=$(grep -cE '^[[:space:]]*[a-z]+(\.[a-z0-9]+)*\.ftz\.f32' "$out/fastmath.ptx" || true)
+fused=$(grep -cE '^[[:space:]]*(fma|mad)\.([a-z]+\.)*f(32|64)' "$out/fastmath.ptx" || true)
+echo "cuda-static: (information) --use_fast_math: $ftz f32 instructions carry .ftz, $fused are fused; no macro shows the flush, the device self-test does"
+
+# The self-test's host twin must fail in the stated way: flush-to-zero and denormals-are-zero set
+# in MXCSR give bits 2 and 4 (the probes the device runs too; the witnesses then fail as well),
+# and the core built with plain operators under host contraction (-mfma -ffp-contract=fast)
+# fails its witnesses (bit 8).
+if [ "$(uname -m)" = x86_64 ]; then
     ftz=$("$out/selftest_host" ftz)
     fused=$("$out/selftest_host_fused")
     echo "cuda-static: self-test (host) under FTZ|DAZ: $ftz"
@@ -117,10 +130,8 @@ EOF
 fi
 
 # The runner on the host path: the corpus, then random inputs against the reference.
-cargo build -q --release -p aether-reference-capi
 log=$out/host.log
-if make -s -C cuda_core/check random NVCC="$NVCC" BUILD="$PWD/$out/check" RANDOM="${CUDA_STATIC_RANDOM:-100000}" \
-    CHECKFLAGS="--host --quiet" >"$log" 2>&1; then
+if "$out/check/aether_check_reference" --host --quiet --random "${CUDA_STATIC_RANDOM:-100000}" >"$log" 2>&1; then
     grep -E '^aether_(check|cuda_selftest)' "$log" | sed 's/^/cuda-static: host: /'
 else
     cat "$log"
