@@ -10,8 +10,8 @@ cd "$(dirname "$0")/.."
 n="${1:-100000}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cargo build -q -p aether-reference-capi
-lib="$(pwd)/target/debug/libaether_reference_capi.a"
+cargo build -q --release -p aether-reference-capi
+lib="$(pwd)/target/release/libaether_reference_capi.a"
 
 run() {
     local what="$1" cc="$2" flags="$3"

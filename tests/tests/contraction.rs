@@ -102,12 +102,43 @@ fn the_core_keeps_its_bits_under_contraction_and_each_guard_is_needed() {
     let (mm, ml) = mutants::Mutant::NoBarrier.build(&model).unwrap();
     let (hn, cn) = targets::c::render_core(&mm, &ml, &banner, &witnesses).unwrap();
     let mut control_caught = 0;
-    for (k, (cc, opt)) in CONFIGS.iter().enumerate() {
+    // Every build of every configuration (the core, unguarded, and without
+    // barriers as well), compiled on every core at once.
+    let builds: Vec<(usize, &str)> = (0..CONFIGS.len()).flat_map(|k| [(k, "core"), (k, "unguarded"), (k, "no-barrier")]).collect();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut libs: Vec<Option<libloading::Library>> = builds.iter().map(|_| None).collect();
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let (builds, tmp, h, c, hn, cn) = (&builds, &tmp, &h, &c, &hn, &cn);
+                s.spawn(move || {
+                    let mut built = Vec::new();
+                    for (i, (k, kind)) in builds.iter().enumerate().filter(|(i, _)| i % threads == t) {
+                        let (cc, opt) = CONFIGS[*k];
+                        let mut flags: Vec<&str> = CONTRACTED.iter().chain(opt.iter()).copied().collect();
+                        if *kind != "core" {
+                            flags.push("-DAETHER_UNSAFE_ALLOW_CONTRACTION");
+                        }
+                        let (hh, cc_src) = if *kind == "no-barrier" { (hn, cn) } else { (h, c) };
+                        built.push((i, compile_core(&tmp.join(format!("{kind}-{k}")), hh, cc_src, cc, &flags)));
+                    }
+                    built
+                })
+            })
+            .collect();
+        for handle in handles {
+            for (i, lib) in handle.join().unwrap() {
+                libs[i] = Some(lib);
+            }
+        }
+    });
+    let mut libs = libs.into_iter().map(|l| l.unwrap());
+    for (cc, opt) in CONFIGS.iter() {
         let flags: Vec<&str> = CONTRACTED.iter().chain(opt.iter()).copied().collect();
         let what = format!("{cc} {}", flags.join(" "));
         // 1. The core as generated: the pragmas (gcc) and the product guards
         // (clang) keep every function's bits, and the self-test passes.
-        let core = compile_core(&tmp.join(format!("core-{k}")), &h, &c, cc, &flags);
+        let core = libs.next().unwrap();
         let (all_bad, all_cases) = failures(&core, None);
         assert!(all_bad.is_empty(), "the core does not hold under {what}: {all_cases} cases fail in {all_bad:?}");
         let (status, message) = selftest(&core, &model);
@@ -115,9 +146,7 @@ fn the_core_keeps_its_bits_under_contraction_and_each_guard_is_needed() {
         // 2. The guards off (AETHER_UNSAFE_ALLOW_CONTRACTION): the flags do
         // contract, so plain functions move and the self-test says so; the
         // compensated ones still hold by their volatile barrier.
-        let mut unguarded_flags = flags.clone();
-        unguarded_flags.push("-DAETHER_UNSAFE_ALLOW_CONTRACTION");
-        let unguarded = compile_core(&tmp.join(format!("unguarded-{k}")), &h, &c, cc, &unguarded_flags);
+        let unguarded = libs.next().unwrap();
         let (bad, bad_cases) = failures(&unguarded, Some(true));
         let (plain_bad, plain_cases) = failures(&unguarded, Some(false));
         assert!(bad.is_empty(), "the barrier does not hold under {what}: {bad:?}");
@@ -128,7 +157,7 @@ fn the_core_keeps_its_bits_under_contraction_and_each_guard_is_needed() {
             "the self-test passes a contracted core under {what}: {umessage}"
         );
         // 3. The barrier off as well (the no-barrier mutant, unguarded).
-        let control = compile_core(&tmp.join(format!("no-barrier-{k}")), &hn, &cn, cc, &unguarded_flags);
+        let control = libs.next().unwrap();
         let (caught, caught_cases) = failures(&control, Some(true));
         control_caught += caught.len();
         println!(

@@ -40,10 +40,34 @@ fn every_mutant_core_fails_the_corpus_where_it_changes_bits() {
     let tmp = std::env::temp_dir().join(format!("aether-mutants-{}", std::process::id()));
     let mut report = Vec::new();
     let (mut total, mut killed, mut equivalent, mut undocumented) = (0, 0, Vec::new(), Vec::new());
-    for m in mutants::ALL {
+    // The mutant cores are rendered and compiled on every core at once; the
+    // checks below run one mutant after another.
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(mutants::ALL.len());
+    let mut libs: Vec<Option<libloading::Library>> = (0..mutants::ALL.len()).map(|_| None).collect();
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let (model, witnesses, tmp) = (&model, &witnesses, &tmp);
+                s.spawn(move || {
+                    let mut built = Vec::new();
+                    for (i, m) in mutants::ALL.iter().enumerate().filter(|(i, _)| i % threads == t) {
+                        let (mutant_model, mutated) = m.build(model).unwrap();
+                        let (h, c) = targets::c::render_core(&mutant_model, &mutated, &output::banner(model), witnesses).unwrap();
+                        built.push((i, compile_core(&tmp.join(m.name()), &h, &c, CC, &core_flags())));
+                    }
+                    built
+                })
+            })
+            .collect();
+        for h in handles {
+            for (i, lib) in h.join().unwrap() {
+                libs[i] = Some(lib);
+            }
+        }
+    });
+    for (m, lib) in mutants::ALL.into_iter().zip(libs) {
         let (mutant_model, mutated) = m.build(&model).unwrap();
-        let (h, c) = targets::c::render_core(&mutant_model, &mutated, &output::banner(&model), &witnesses).unwrap();
-        let lib = compile_core(&tmp.join(m.name()), &h, &c, CC, &core_flags());
+        let lib = lib.unwrap();
         let (mut changed, mut witnessed, mut caught) = (BTreeSet::new(), BTreeSet::new(), BTreeSet::new());
         let mut family_of = std::collections::BTreeMap::new();
         for (i, f) in model.callables().into_iter().enumerate() {
