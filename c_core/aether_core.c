@@ -8325,6 +8325,23 @@ static const uint64_t aether_selftest_words[2557] = {
     0x3cdf800000000000ull,
 };
 
+/* The subnormal probes: a * b in the element type of `bits` must give `expected`; a flushed
+   result (operand 0: the smallest normal times 1/2) or a flushed operand (operand 1: the
+   smallest subnormal times 2^p) gives zero instead. */
+typedef struct aether_selftest_probe {
+    unsigned bits;
+    int operand;
+    uint64_t a, b, expected;
+} aether_selftest_probe;
+
+#define AETHER_SELFTEST_PROBES 4u
+static const aether_selftest_probe aether_selftest_probes[AETHER_SELFTEST_PROBES] = {
+    { 32u, 0, 0x0000000000800000ull, 0x000000003f000000ull, 0x0000000000400000ull },
+    { 32u, 1, 0x0000000000000001ull, 0x000000004b800000ull, 0x0000000001000000ull },
+    { 64u, 0, 0x0010000000000000ull, 0x3fe0000000000000ull, 0x0008000000000000ull },
+    { 64u, 1, 0x0000000000000001ull, 0x4340000000000000ull, 0x0020000000000000ull },
+};
+
 typedef struct aether_selftest_text {
     char *buf;
     size_t size;
@@ -8378,9 +8395,9 @@ static int aether_selftest_environment(aether_selftest_text *t, int *count)
 {
     int status = 0;
     char line[256];
-    volatile float f_min_normal = 0x1p-126f, f_half = 0.5f, f_min_sub = 0x1p-149f, f_big = 0x1p24f;
-    volatile double d_min_normal = 0x1p-1022, d_half = 0.5, d_min_sub = 0x1p-1074, d_big = 0x1p53;
     volatile double one = 1.0, tiny = 0x1p-60;
+    unsigned i;
+    int flushed = 0, flushed_operand = 0;
     (void)line;
 #if defined(AETHER_SELFTEST_MXCSR)
     const unsigned csr = _mm_getcsr();
@@ -8422,13 +8439,19 @@ static int aether_selftest_environment(aether_selftest_text *t, int *count)
         status |= AETHER_SELFTEST_ROUNDING;
         aether_selftest_problem(t, count, "the rounding mode is not round-to-nearest-even (1 +- 2^-60 does not round to 1)");
     }
-    if (!(status & AETHER_SELFTEST_FLUSH_TO_ZERO)
-        && (aether_flat_wr32(f_min_normal * f_half) != 0x00400000u || aether_flat_wr64(d_min_normal * d_half) != 0x0008000000000000ull)) {
+    for (i = 0; i < AETHER_SELFTEST_PROBES; ++i) {
+        const aether_selftest_probe *p = &aether_selftest_probes[i];
+        volatile uint64_t a = p->a, b = p->b;
+        const uint64_t got = p->bits == 32u ? aether_flat_wr32(aether_flat_rd32(a) * aether_flat_rd32(b)) : aether_flat_wr64(aether_flat_rd64(a) * aether_flat_rd64(b));
+        if (got == p->expected) continue;
+        if (p->operand) flushed_operand = 1;
+        else flushed = 1;
+    }
+    if (!(status & AETHER_SELFTEST_FLUSH_TO_ZERO) && flushed) {
         status |= AETHER_SELFTEST_FLUSH_TO_ZERO;
         aether_selftest_problem(t, count, "flush-to-zero is on: the smallest normal number times 0.5 gives zero, not a subnormal");
     }
-    if (!(status & AETHER_SELFTEST_DENORMALS_ARE_ZERO)
-        && (aether_flat_wr32(f_min_sub * f_big) != 0x01000000u || aether_flat_wr64(d_min_sub * d_big) != 0x0020000000000000ull)) {
+    if (!(status & AETHER_SELFTEST_DENORMALS_ARE_ZERO) && flushed_operand) {
         status |= AETHER_SELFTEST_DENORMALS_ARE_ZERO;
         aether_selftest_problem(t, count, "denormals-are-zero is on: the smallest subnormal is read as zero");
     }

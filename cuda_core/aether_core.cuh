@@ -11071,31 +11071,40 @@ static const uint64_t aether_selftest_words[2557] = {
 };
 
 #define AETHER_SELFTEST_CAP 65u
-#define AETHER_SELFTEST_PROBES 8u
+/* The subnormal probes: a * b in the element type of `bits` must give `expected`; a flushed
+   result (operand 0: the smallest normal times 1/2) or a flushed operand (operand 1: the
+   smallest subnormal times 2^p) gives zero instead. */
+typedef struct aether_selftest_probe {
+    unsigned bits;
+    int operand;
+    uint64_t a, b, expected;
+} aether_selftest_probe;
 
-/* The subnormal probes: the smallest normal times 1/2 must give a subnormal (no flush of
-   results) and the smallest subnormal times 2^24 (2^53 for f64) must give a normal number (no
-   flush of operands). in: f32 2^-126, 0.5, 2^-149, 2^24, f64 2^-1022, 0.5, 2^-1074, 2^53. */
-static AETHER_HD inline void aether_selftest_probe(const uint64_t *in, uint64_t *out)
-{
-    out[0] = aether_flat_wr32(aether_mul_f32(aether_flat_rd32(in[0]), aether_flat_rd32(in[1])));
-    out[1] = aether_flat_wr32(aether_mul_f32(aether_flat_rd32(in[2]), aether_flat_rd32(in[3])));
-    out[2] = aether_flat_wr64(aether_mul_f64(aether_flat_rd64(in[4]), aether_flat_rd64(in[5])));
-    out[3] = aether_flat_wr64(aether_mul_f64(aether_flat_rd64(in[6]), aether_flat_rd64(in[7])));
-}
-
-static const uint64_t aether_selftest_probe_in[AETHER_SELFTEST_PROBES] = {
-    0x00800000u, 0x3f000000u, 0x00000001u, 0x4b800000u,
-    0x0010000000000000ull, 0x3fe0000000000000ull, 0x0000000000000001ull, 0x4340000000000000ull
+#define AETHER_SELFTEST_PROBES 4u
+static const aether_selftest_probe aether_selftest_probes[AETHER_SELFTEST_PROBES] = {
+    { 32u, 0, 0x0000000000800000ull, 0x000000003f000000ull, 0x0000000000400000ull },
+    { 32u, 1, 0x0000000000000001ull, 0x000000004b800000ull, 0x0000000001000000ull },
+    { 64u, 0, 0x0010000000000000ull, 0x3fe0000000000000ull, 0x0008000000000000ull },
+    { 64u, 1, 0x0000000000000001ull, 0x4340000000000000ull, 0x0020000000000000ull },
 };
-static const uint64_t aether_selftest_probe_expected[4] = { 0x00400000u, 0x01000000u, 0x0008000000000000ull, 0x0020000000000000ull };
+
+/* Runs the probes into out[k] (volatile operands, so nothing is folded at compile time). */
+static AETHER_HD inline void aether_selftest_run_probes(const aether_selftest_probe *probes, uint64_t *out)
+{
+    unsigned k;
+    for (k = 0; k < AETHER_SELFTEST_PROBES; ++k) {
+        volatile uint64_t a = probes[k].a, b = probes[k].b;
+        out[k] = probes[k].bits == 32u ? aether_flat_wr32(aether_mul_f32(aether_flat_rd32(a), aether_flat_rd32(b)))
+                                       : aether_flat_wr64(aether_mul_f64(aether_flat_rd64(a), aether_flat_rd64(b)));
+    }
+}
 
 /* One thread per witness; thread 0 also runs the probes. */
 static __global__ void aether_selftest_kernel(const aether_selftest_witness *witnesses, const uint64_t *words, unsigned count,
-                                              uint64_t *got, size_t *n_got, const uint64_t *probe_in, uint64_t *probe_out)
+                                              uint64_t *got, size_t *n_got, const aether_selftest_probe *probes, uint64_t *probe_out)
 {
     const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i == 0u) aether_selftest_probe(probe_in, probe_out);
+    if (i == 0u) aether_selftest_run_probes(probes, probe_out);
     if (i < count) {
         const aether_selftest_witness *w = &witnesses[i];
         n_got[i] = aether_selftest_call(w->thunk, words + w->at, w->n_in, got + (size_t)i * AETHER_SELFTEST_CAP, AETHER_SELFTEST_CAP);
@@ -11144,11 +11153,7 @@ static inline int aether_selftest_execute(int on_device, uint64_t *got, size_t *
     const unsigned count = 136u;
     unsigned i;
     if (!on_device) {
-        volatile uint64_t in[AETHER_SELFTEST_PROBES];
-        uint64_t copy[AETHER_SELFTEST_PROBES];
-        for (i = 0; i < AETHER_SELFTEST_PROBES; ++i) in[i] = aether_selftest_probe_in[i];
-        for (i = 0; i < AETHER_SELFTEST_PROBES; ++i) copy[i] = in[i];
-        aether_selftest_probe(copy, probe_out);
+        aether_selftest_run_probes(aether_selftest_probes, probe_out);
         for (i = 0; i < count; ++i) {
             const aether_selftest_witness *w = &aether_selftest_witnesses[i];
             n_got[i] = aether_selftest_call(w->thunk, aether_selftest_words + w->at, w->n_in, got + (size_t)i * AETHER_SELFTEST_CAP, AETHER_SELFTEST_CAP);
@@ -11158,22 +11163,24 @@ static inline int aether_selftest_execute(int on_device, uint64_t *got, size_t *
     {
         aether_selftest_witness *d_w = NULL;
         uint64_t *d_words = NULL, *d_got = NULL, *d_probe = NULL;
+        aether_selftest_probe *d_probes = NULL;
         size_t *d_n = NULL;
         const char *call = "cudaMalloc";
         cudaError_t e = cudaMalloc((void **)&d_w, sizeof aether_selftest_witnesses);
         if (e == cudaSuccess) e = cudaMalloc((void **)&d_words, sizeof aether_selftest_words);
         if (e == cudaSuccess) e = cudaMalloc((void **)&d_got, (size_t)count * AETHER_SELFTEST_CAP * sizeof *d_got + sizeof *d_got);
         if (e == cudaSuccess) e = cudaMalloc((void **)&d_n, (size_t)count * sizeof *d_n + sizeof *d_n);
-        if (e == cudaSuccess) e = cudaMalloc((void **)&d_probe, 2u * AETHER_SELFTEST_PROBES * sizeof *d_probe);
+        if (e == cudaSuccess) e = cudaMalloc((void **)&d_probe, AETHER_SELFTEST_PROBES * sizeof *d_probe);
+        if (e == cudaSuccess) e = cudaMalloc((void **)&d_probes, sizeof aether_selftest_probes);
         if (e == cudaSuccess) {
             call = "cudaMemcpy";
             e = cudaMemcpy(d_w, aether_selftest_witnesses, sizeof aether_selftest_witnesses, cudaMemcpyHostToDevice);
         }
         if (e == cudaSuccess) e = cudaMemcpy(d_words, aether_selftest_words, sizeof aether_selftest_words, cudaMemcpyHostToDevice);
-        if (e == cudaSuccess) e = cudaMemcpy(d_probe, aether_selftest_probe_in, sizeof aether_selftest_probe_in, cudaMemcpyHostToDevice);
+        if (e == cudaSuccess) e = cudaMemcpy(d_probes, aether_selftest_probes, sizeof aether_selftest_probes, cudaMemcpyHostToDevice);
         if (e == cudaSuccess) {
             call = "the self-test kernel";
-            aether_selftest_kernel<<<(count + 63u) / 64u, 64u>>>(d_w, d_words, count, d_got, d_n, d_probe, d_probe + AETHER_SELFTEST_PROBES);
+            aether_selftest_kernel<<<(count + 63u) / 64u, 64u>>>(d_w, d_words, count, d_got, d_n, d_probes, d_probe);
             e = cudaGetLastError();
             if (e == cudaSuccess) e = cudaDeviceSynchronize();
         }
@@ -11182,12 +11189,13 @@ static inline int aether_selftest_execute(int on_device, uint64_t *got, size_t *
             e = cudaMemcpy(got, d_got, (size_t)count * AETHER_SELFTEST_CAP * sizeof *got, cudaMemcpyDeviceToHost);
         }
         if (e == cudaSuccess) e = cudaMemcpy(n_got, d_n, (size_t)count * sizeof *n_got, cudaMemcpyDeviceToHost);
-        if (e == cudaSuccess) e = cudaMemcpy(probe_out, d_probe + AETHER_SELFTEST_PROBES, 4u * sizeof *probe_out, cudaMemcpyDeviceToHost);
+        if (e == cudaSuccess) e = cudaMemcpy(probe_out, d_probe, AETHER_SELFTEST_PROBES * sizeof *probe_out, cudaMemcpyDeviceToHost);
         cudaFree(d_w);
         cudaFree(d_words);
         cudaFree(d_got);
         cudaFree(d_n);
         cudaFree(d_probe);
+        cudaFree(d_probes);
         if (e != cudaSuccess) {
             snprintf(line, size, "the device could not run the self-test: %s failed: %s (%s)", call, cudaGetErrorString(e), cudaGetErrorName(e));
             return AETHER_SELFTEST_DEVICE;
@@ -11203,7 +11211,8 @@ static inline int aether_cuda_selftest_on(int on_device, char *message, size_t s
 {
     static uint64_t got[136u * AETHER_SELFTEST_CAP + 1u];
     static size_t n_got[136u + 1u];
-    uint64_t probe[4] = { 0, 0, 0, 0 };
+    uint64_t probe[AETHER_SELFTEST_PROBES];
+    int flushed = 0, flushed_operand = 0;
     aether_selftest_text t;
     char line[512];
     int status, count = 0;
@@ -11222,19 +11231,19 @@ static inline int aether_cuda_selftest_on(int on_device, char *message, size_t s
         aether_selftest_problem(&t, &count, line);
         return status;
     }
-    if (probe[0] != aether_selftest_probe_expected[0]) {
+    for (i = 0; i < AETHER_SELFTEST_PROBES; ++i) {
+        if (probe[i] == aether_selftest_probes[i].expected) continue;
+        if (aether_selftest_probes[i].operand) flushed_operand = 1;
+        else flushed = 1;
+    }
+    if (flushed) {
         status |= AETHER_SELFTEST_FLUSH_TO_ZERO;
-        snprintf(line, sizeof line, "f32 results are flushed to zero on the %s (2^-126 * 0.5 gives 0x%08llx): %s", where, (unsigned long long)probe[0], cause);
+        snprintf(line, sizeof line, "subnormal results are flushed to zero on the %s (the smallest normal number times 0.5 gives zero): %s", where, cause);
         aether_selftest_problem(&t, &count, line);
     }
-    if (probe[1] != aether_selftest_probe_expected[1]) {
+    if (flushed_operand) {
         status |= AETHER_SELFTEST_DENORMALS_ARE_ZERO;
-        snprintf(line, sizeof line, "f32 subnormal operands are read as zero on the %s (2^-149 * 2^24 gives 0x%08llx): %s", where, (unsigned long long)probe[1], cause);
-        aether_selftest_problem(&t, &count, line);
-    }
-    if (probe[2] != aether_selftest_probe_expected[2] || probe[3] != aether_selftest_probe_expected[3]) {
-        status |= AETHER_SELFTEST_FLUSH_TO_ZERO;
-        snprintf(line, sizeof line, "f64 subnormals are flushed to zero on the %s", where);
+        snprintf(line, sizeof line, "subnormal operands are read as zero on the %s (the smallest subnormal times 2^p gives zero): %s", where, cause);
         aether_selftest_problem(&t, &count, line);
     }
     for (i = 0; i < 136u; ++i) {

@@ -53,20 +53,6 @@ ptx() { # name flags...: compiles to $out/name.ptx, printing nvcc's output on fa
 
 # Three queues on the two cores: the core's PTX and the self-test programs; the batched kernels'
 # PTX and the benchmark; the runner.
-cat >"$out/selftest_host.cu" <<'EOF'
-#include <xmmintrin.h>
-#include "aether_core.cuh"
-int main(int argc, char **argv)
-{
-    char m[4096];
-    int s;
-    (void)argv;
-    if (argc > 1) _mm_setcsr(_mm_getcsr() | 0x8040u);
-    s = aether_cuda_selftest_host(m, sizeof m);
-    printf("status %d: %.200s\n", s, m);
-    return 0;
-}
-EOF
 build() { # log command...: runs a build, printing its output on failure
     local log=$1
     shift
@@ -78,9 +64,9 @@ queue_core() {
         ptx control -arch=sm_90 -DAETHER_UNSAFE_ALLOW_CONTRACTION "${includes[@]}" "$out/ptx.cu" &&
         ptx fastmath -arch=sm_90 --use_fast_math "${includes[@]}" "$out/ptx.cu" && {
         [ "$(uname -m)" != x86_64 ] || {
-            build selftest-host "$NVCC" -Werror all-warnings -O2 -Icuda_core "$out/selftest_host.cu" -o "$out/selftest_host" &&
+            build selftest-host "$NVCC" -Werror all-warnings -O2 -Icuda_core tests/c/cuda_selftest.cu -o "$out/selftest_host" &&
                 build selftest-fused "$NVCC" -Werror all-warnings -O2 -Icuda_core -DAETHER_UNSAFE_ALLOW_CONTRACTION \
-                    -Xcompiler -mfma,-ffp-contract=fast "$out/selftest_host.cu" -o "$out/selftest_host_fused"
+                    -Xcompiler -mfma,-ffp-contract=fast tests/c/cuda_selftest.cu -o "$out/selftest_host_fused"
         }
     }
 }
@@ -120,8 +106,8 @@ echo "cuda-static: (information) --use_fast_math: $ftz f32 instructions carry .f
 # and the core built with plain operators under host contraction (-mfma -ffp-contract=fast)
 # fails its witnesses (bit 8).
 if [ "$(uname -m)" = x86_64 ]; then
-    ftz=$("$out/selftest_host" ftz)
-    fused=$("$out/selftest_host_fused")
+    ftz=$("$out/selftest_host" --host --ftz)
+    fused=$("$out/selftest_host_fused" --host)
     echo "cuda-static: self-test (host) under FTZ|DAZ: $ftz"
     echo "cuda-static: self-test (host) with plain operators, -mfma -ffp-contract=fast: $fused"
     code=$(echo "$ftz" | sed -n 's/^status \([0-9]*\):.*/\1/p')

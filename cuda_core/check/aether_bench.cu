@@ -69,10 +69,39 @@ template <class T> static void bench_fill(T *p, size_t count, size_t n, unsigned
     BENCH_CHECK(cudaGetLastError());
 }
 
-/* The spec's policy for the checked results: bytes equal, or both NaN. */
-static int bench_same(float a, float b) { return memcmp(&a, &b, sizeof a) == 0 || (a != a && b != b); }
-static int bench_same(double a, double b) { return memcmp(&a, &b, sizeof a) == 0 || (a != a && b != b); }
-static int bench_same(int a, int b) { return a == b; }
+/* The spec's comparison policy (printed by the generator, as in the runners and the self-test). */
+static int bench_word_ok(uint64_t expected, uint64_t actual, unsigned bits, int is_float, int either_zero)
+{
+    const uint64_t mag = bits == 32u ? (uint64_t)0x7fffffffu : (uint64_t)0x7fffffffffffffffull;
+    const uint64_t inf = bits == 32u ? (uint64_t)0x7f800000u : (uint64_t)0x7ff0000000000000ull;
+    if (expected == actual) return 1;
+    if (!is_float) return 0;
+    if ((expected & mag) > inf && (actual & mag) > inf) return 1;
+    return either_zero && (expected & mag) == 0u && (actual & mag) == 0u;
+}
+
+/* The policy on a result value of the host (expected) and of the device (actual). */
+static int bench_same(float expected, float actual, int either_zero)
+{
+    uint32_t e, a;
+    memcpy(&e, &expected, sizeof e);
+    memcpy(&a, &actual, sizeof a);
+    return bench_word_ok(e, a, 32u, 1, either_zero);
+}
+
+static int bench_same(double expected, double actual, int either_zero)
+{
+    uint64_t e, a;
+    memcpy(&e, &expected, sizeof e);
+    memcpy(&a, &actual, sizeof a);
+    return bench_word_ok(e, a, 64u, 1, either_zero);
+}
+
+static int bench_same(int expected, int actual, int either_zero)
+{
+    (void)either_zero;
+    return bench_word_ok((uint64_t)(uint32_t)expected, (uint64_t)(uint32_t)actual, 32u, 0, 0);
+}
 
 /* Copies count elements of a device buffer to a new host buffer. */
 template <class T> static T *bench_host_copy(const T *device, size_t count)
@@ -226,7 +255,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 1);
             if (!same) differ += 1;
         }
         free(h0);
@@ -274,7 +303,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 1);
             if (!same) differ += 1;
         }
         free(h0);
@@ -322,7 +351,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 1);
             if (!same) differ += 1;
         }
         free(h0);
@@ -370,7 +399,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 1);
             if (!same) differ += 1;
         }
         free(h0);
@@ -411,7 +440,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -451,7 +480,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -501,7 +530,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -552,7 +581,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -606,7 +635,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 3; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 3; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -660,7 +689,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 3; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 3; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -717,7 +746,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -774,7 +803,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -825,7 +854,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -876,7 +905,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -930,7 +959,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 3; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 3; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -984,7 +1013,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 3; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 3; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -1041,7 +1070,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -1098,7 +1127,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -1149,7 +1178,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -1200,7 +1229,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -1254,7 +1283,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 3; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 3; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -1308,7 +1337,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 3; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 3; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -1365,7 +1394,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -1422,7 +1451,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -1472,7 +1501,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -1522,7 +1551,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -1574,7 +1603,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 3; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 3; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -1626,7 +1655,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 3; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 3; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -1680,7 +1709,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -1734,7 +1763,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -1784,7 +1813,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -1834,7 +1863,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -1886,7 +1915,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 3; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 3; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -1938,7 +1967,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 3; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 3; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -1992,7 +2021,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -2046,7 +2075,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -2087,7 +2116,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -2127,7 +2156,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -2169,7 +2198,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -2211,7 +2240,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -2255,7 +2284,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 3; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 3; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -2299,7 +2328,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 3; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 3; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -2345,7 +2374,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -2391,7 +2420,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -2431,7 +2460,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -2471,7 +2500,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -2513,7 +2542,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -2555,7 +2584,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -2599,7 +2628,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 3; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 3; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -2643,7 +2672,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 3; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 3; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -2689,7 +2718,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -2735,7 +2764,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -2785,7 +2814,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 1);
             if (!same) differ += 1;
         }
         free(h0);
@@ -2836,7 +2865,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 1);
             if (!same) differ += 1;
         }
         free(h0);
@@ -2890,7 +2919,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 3; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 3; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 1);
             if (!same) differ += 1;
         }
         free(h0);
@@ -2944,7 +2973,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 3; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 3; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 1);
             if (!same) differ += 1;
         }
         free(h0);
@@ -3001,7 +3030,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 1);
             if (!same) differ += 1;
         }
         free(h0);
@@ -3058,7 +3087,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 1);
             if (!same) differ += 1;
         }
         free(h0);
@@ -3109,7 +3138,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 1);
             if (!same) differ += 1;
         }
         free(h0);
@@ -3160,7 +3189,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 1);
             if (!same) differ += 1;
         }
         free(h0);
@@ -3214,7 +3243,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 3; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 3; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 1);
             if (!same) differ += 1;
         }
         free(h0);
@@ -3268,7 +3297,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 3; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 3; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 1);
             if (!same) differ += 1;
         }
         free(h0);
@@ -3325,7 +3354,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 1);
             if (!same) differ += 1;
         }
         free(h0);
@@ -3382,7 +3411,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 1);
             if (!same) differ += 1;
         }
         free(h0);
@@ -3440,7 +3469,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h3[c * nv + i], r3[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r3[c * nv + i], h3[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -3499,7 +3528,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h3[c * nv + i], r3[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r3[c * nv + i], h3[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -3561,7 +3590,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 3; ++c) same = same && bench_same(h3[c * nv + i], r3[c * nv + i]);
+            for (c = 0; c < 3; ++c) same = same && bench_same(r3[c * nv + i], h3[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -3623,7 +3652,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 3; ++c) same = same && bench_same(h3[c * nv + i], r3[c * nv + i]);
+            for (c = 0; c < 3; ++c) same = same && bench_same(r3[c * nv + i], h3[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -3688,7 +3717,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h3[c * nv + i], r3[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r3[c * nv + i], h3[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -3753,7 +3782,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h3[c * nv + i], r3[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r3[c * nv + i], h3[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -3796,7 +3825,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -3837,7 +3866,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -3879,7 +3908,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -3921,7 +3950,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -3964,7 +3993,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -4007,7 +4036,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -4056,7 +4085,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -4106,7 +4135,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -4158,7 +4187,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -4210,7 +4239,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -4264,7 +4293,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -4318,7 +4347,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -4360,7 +4389,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -4401,7 +4430,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -4443,7 +4472,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -4485,7 +4514,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -4528,7 +4557,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -4571,7 +4600,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -4612,7 +4641,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -4653,7 +4682,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -4695,7 +4724,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -4737,7 +4766,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -4780,7 +4809,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -4823,7 +4852,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -4864,7 +4893,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -4905,7 +4934,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -4947,7 +4976,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -4989,7 +5018,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -5032,7 +5061,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -5075,7 +5104,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -5115,7 +5144,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -5155,7 +5184,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -5196,7 +5225,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -5237,7 +5266,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -5279,7 +5308,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -5321,7 +5350,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -5363,7 +5392,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -5405,7 +5434,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -5449,7 +5478,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 3; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 3; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -5493,7 +5522,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 3; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 3; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -5539,7 +5568,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -5585,7 +5614,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -5631,7 +5660,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -5677,7 +5706,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -5730,7 +5759,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 3; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 3; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -5784,7 +5813,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 3; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 3; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -5841,7 +5870,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -5898,7 +5927,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -5945,7 +5974,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -5991,7 +6020,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -6045,7 +6074,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 3; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 3; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -6100,7 +6129,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 3; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 3; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -6153,7 +6182,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -6206,7 +6235,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -6266,7 +6295,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 3; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 3; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -6326,7 +6355,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 3; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 3; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -6395,7 +6424,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -6464,7 +6493,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -6521,7 +6550,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -6578,7 +6607,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -6650,7 +6679,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 9; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 9; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -6722,7 +6751,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 9; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 9; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -6815,7 +6844,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 16; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 16; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -6908,7 +6937,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 16; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 16; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -6955,7 +6984,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -7001,7 +7030,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -7057,7 +7086,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 9; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 9; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -7113,7 +7142,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 9; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 9; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -7183,7 +7212,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 16; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 16; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -7253,7 +7282,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 16; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 16; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -7289,7 +7318,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h0[c * nv + i], r0[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r0[c * nv + i], h0[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -7324,7 +7353,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h0[c * nv + i], r0[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r0[c * nv + i], h0[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -7364,7 +7393,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 9; ++c) same = same && bench_same(h0[c * nv + i], r0[c * nv + i]);
+            for (c = 0; c < 9; ++c) same = same && bench_same(r0[c * nv + i], h0[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -7404,7 +7433,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 9; ++c) same = same && bench_same(h0[c * nv + i], r0[c * nv + i]);
+            for (c = 0; c < 9; ++c) same = same && bench_same(r0[c * nv + i], h0[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -7451,7 +7480,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 16; ++c) same = same && bench_same(h0[c * nv + i], r0[c * nv + i]);
+            for (c = 0; c < 16; ++c) same = same && bench_same(r0[c * nv + i], h0[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -7498,7 +7527,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 16; ++c) same = same && bench_same(h0[c * nv + i], r0[c * nv + i]);
+            for (c = 0; c < 16; ++c) same = same && bench_same(r0[c * nv + i], h0[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -7550,7 +7579,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -7604,7 +7633,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -7668,7 +7697,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -7732,7 +7761,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -7810,7 +7839,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -7888,7 +7917,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -7932,7 +7961,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -7975,7 +8004,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -8023,7 +8052,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -8071,7 +8100,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -8126,7 +8155,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -8181,7 +8210,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -8235,7 +8264,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h3[c * nv + i], r3[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r3[c * nv + i], h3[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -8291,7 +8320,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h3[c * nv + i], r3[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r3[c * nv + i], h3[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -8341,7 +8370,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -8390,7 +8419,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -8440,7 +8469,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -8490,7 +8519,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -8541,7 +8570,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -8592,7 +8621,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -8634,7 +8663,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -8675,7 +8704,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -8732,7 +8761,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h3[c * nv + i], r3[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r3[c * nv + i], h3[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -8791,7 +8820,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h3[c * nv + i], r3[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r3[c * nv + i], h3[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -8851,7 +8880,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h3[c * nv + i], r3[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r3[c * nv + i], h3[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -8911,7 +8940,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h3[c * nv + i], r3[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r3[c * nv + i], h3[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -8978,7 +9007,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h4[c * nv + i], r4[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r4[c * nv + i], h4[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -9046,7 +9075,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h4[c * nv + i], r4[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r4[c * nv + i], h4[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -9087,7 +9116,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -9125,7 +9154,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h1[c * nv + i], r1[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -9168,7 +9197,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -9212,7 +9241,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 1; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -9275,8 +9304,8 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
-            for (c = 0; c < 1; ++c) same = same && bench_same(h3[c * nv + i], r3[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r3[c * nv + i], h3[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -9341,8 +9370,8 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
-            for (c = 0; c < 1; ++c) same = same && bench_same(h3[c * nv + i], r3[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r3[c * nv + i], h3[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -9414,8 +9443,8 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 3; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
-            for (c = 0; c < 1; ++c) same = same && bench_same(h3[c * nv + i], r3[c * nv + i]);
+            for (c = 0; c < 3; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r3[c * nv + i], h3[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -9487,8 +9516,8 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 3; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
-            for (c = 0; c < 1; ++c) same = same && bench_same(h3[c * nv + i], r3[c * nv + i]);
+            for (c = 0; c < 3; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r3[c * nv + i], h3[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -9569,8 +9598,8 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
-            for (c = 0; c < 1; ++c) same = same && bench_same(h3[c * nv + i], r3[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r3[c * nv + i], h3[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -9651,8 +9680,8 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
-            for (c = 0; c < 1; ++c) same = same && bench_same(h3[c * nv + i], r3[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r3[c * nv + i], h3[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -9716,8 +9745,8 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
-            for (c = 0; c < 1; ++c) same = same && bench_same(h3[c * nv + i], r3[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r3[c * nv + i], h3[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -9781,8 +9810,8 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 2; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
-            for (c = 0; c < 1; ++c) same = same && bench_same(h3[c * nv + i], r3[c * nv + i]);
+            for (c = 0; c < 2; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r3[c * nv + i], h3[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -9853,8 +9882,8 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 3; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
-            for (c = 0; c < 1; ++c) same = same && bench_same(h3[c * nv + i], r3[c * nv + i]);
+            for (c = 0; c < 3; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r3[c * nv + i], h3[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -9925,8 +9954,8 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 3; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
-            for (c = 0; c < 1; ++c) same = same && bench_same(h3[c * nv + i], r3[c * nv + i]);
+            for (c = 0; c < 3; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r3[c * nv + i], h3[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -10006,8 +10035,8 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
-            for (c = 0; c < 1; ++c) same = same && bench_same(h3[c * nv + i], r3[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r3[c * nv + i], h3[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);
@@ -10087,8 +10116,8 @@ int main(int argc, char **argv)
         for (i = 0; i < nv; ++i) {
             int same = 1;
             size_t c;
-            for (c = 0; c < 4; ++c) same = same && bench_same(h2[c * nv + i], r2[c * nv + i]);
-            for (c = 0; c < 1; ++c) same = same && bench_same(h3[c * nv + i], r3[c * nv + i]);
+            for (c = 0; c < 4; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
+            for (c = 0; c < 1; ++c) same = same && bench_same(r3[c * nv + i], h3[c * nv + i], 0);
             if (!same) differ += 1;
         }
         free(h0);

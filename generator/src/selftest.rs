@@ -21,6 +21,39 @@ pub struct Witness {
     pub expected: Vec<u64>,
 }
 
+/// A probe of the subnormal handling where a core runs: `a * b` in the
+/// element type of `bits` must give `expected`. With `operand` false, `a` is
+/// the smallest normal number and b = 1/2, so a flush of results (FTZ) gives
+/// zero; with `operand` true, `a` is the smallest subnormal, so a flush of
+/// operands (DAZ) gives zero.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Probe {
+    pub bits: u32,
+    pub operand: bool,
+    pub a: u64,
+    pub b: u64,
+    pub expected: u64,
+}
+
+/// The subnormal probes of every element type, computed here in IEEE
+/// arithmetic (Rust neither flushes nor contracts).
+pub fn subnormal_probes(model: &Model) -> Vec<Probe> {
+    let mut out = Vec::new();
+    for t in &model.spec.types {
+        if t.bits == 32 {
+            let (min, sub, big) = (f32::MIN_POSITIVE, f32::from_bits(1), 2f32.powi(f32::MANTISSA_DIGITS as i32));
+            let w = |x: f32| u64::from(x.to_bits());
+            out.push(Probe { bits: 32, operand: false, a: w(min), b: w(0.5), expected: w(min * 0.5) });
+            out.push(Probe { bits: 32, operand: true, a: w(sub), b: w(big), expected: w(sub * big) });
+        } else {
+            let (min, sub, big) = (f64::MIN_POSITIVE, f64::from_bits(1), 2f64.powi(f64::MANTISSA_DIGITS as i32));
+            out.push(Probe { bits: 64, operand: false, a: min.to_bits(), b: 0.5f64.to_bits(), expected: (min * 0.5).to_bits() });
+            out.push(Probe { bits: 64, operand: true, a: sub.to_bits(), b: big.to_bits(), expected: (sub * big).to_bits() });
+        }
+    }
+    out
+}
+
 /// Witnesses with more input words than this stay in the corpus only: the
 /// self-test runs at every start-up and should take microseconds.
 pub const MAX_WITNESS_WORDS: usize = 160;

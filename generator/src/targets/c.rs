@@ -182,6 +182,36 @@ pub fn c_types(model: &Model) -> Vec<CType> {
     types
 }
 
+/// The per-lane linear algebra's helpers of every element type and size a
+/// kernel uses, in a dialect.
+pub fn linalg_helpers(model: &Model, lowered: &[Function], dialect: &Dialect) -> Vec<Helper> {
+    let mut sizes: Vec<(String, usize)> = Vec::new();
+    for k in &model.kernels {
+        if let KernelKind::Linalg { n, .. } = k.kind {
+            if !sizes.contains(&(k.elem.clone(), n)) {
+                sizes.push((k.elem.clone(), n));
+            }
+        }
+    }
+    sizes
+        .into_iter()
+        .map(|(elem, n)| {
+            let t = model.spec.types.iter().find(|t| t.name == elem).unwrap();
+            Helper {
+                doc: format!("The per-lane linear algebra of {n}x{n} {} matrices on row-major arrays ([rules.linalg]).", t.c_type),
+                lines: super::c_linalg::helpers(model, lowered, t, n, dialect),
+            }
+        })
+        .collect()
+}
+
+/// Statements that set both components of the pair `var` to +0, the value
+/// every lane of [rules.reduction] starts from.
+pub fn zero_pair(model: &Model, elem: &ElemType, var: &str) -> Vec<String> {
+    let red = model.spec.reduction.as_ref().expect("kernels need [rules.reduction]");
+    (0..2).map(|k| format!("{var}.{} = {};", component_name(model, &red.pair, k), literal(0.0, elem))).collect()
+}
+
 /// fmin() and fmax() of the spec for one element type, with a storage
 /// prefix: comparisons only, so they round nothing in any dialect.
 pub fn minmax_helper(t: &ElemType, storage: &str) -> Helper {
@@ -236,21 +266,7 @@ pub fn render_core(model: &Model, lowered: &[Function], banner: &str, witnesses:
     for t in &model.spec.types {
         helpers.push(minmax_helper(t, "static"));
     }
-    let mut sizes: Vec<(String, usize)> = Vec::new();
-    for k in &model.kernels {
-        if let KernelKind::Linalg { n, .. } = k.kind {
-            if !sizes.contains(&(k.elem.clone(), n)) {
-                sizes.push((k.elem.clone(), n));
-            }
-        }
-    }
-    for (elem, n) in sizes {
-        let t = model.spec.types.iter().find(|t| t.name == elem).unwrap();
-        helpers.push(Helper {
-            doc: format!("The per-lane linear algebra of {n}x{n} {} matrices on row-major arrays ([rules.linalg]).", t.c_type),
-            lines: super::c_linalg::helpers(model, lowered, t, n, &Dialect::C),
-        });
-    }
+    helpers.extend(linalg_helpers(model, lowered, &Dialect::C));
     let version: Vec<u32> = model.spec.version.split('.').map(|p| p.parse().unwrap_or(0)).chain(std::iter::repeat(0)).take(3).collect();
     let selftest = super::c_selftest::tables(model, witnesses);
     let rules: std::collections::BTreeSet<&str> = witnesses.iter().map(|w| w.mutant.name()).collect();
@@ -270,6 +286,7 @@ pub fn render_core(model: &Model, lowered: &[Function], banner: &str, witnesses:
         witness_rules => rules.len(),
         witness_max_out => max_out,
         policy => super::c_flat::policy_function("aether_selftest_word_ok"),
+        probes => super::c_selftest::probe_table(model),
         products => product_types.iter().zip(&product_names).map(|(t, n)| context! { c_type => t, name => n }).collect::<Vec<_>>(),
     };
     let h = render("c/aether_core.h.j2", HEADER_TEMPLATE, &ctx)?;
@@ -439,8 +456,7 @@ pub fn kernel(model: &Model, k: &Kernel, dialect: &Dialect) -> CFunction {
             body.push(format!("{pair} lanes[{lanes}];"));
             body.push("unsigned i;".into());
             body.push(format!("for (i = 0; i < {lanes}u; ++i) {{"));
-            body.push(format!("    lanes[i].{} = {};", component_name(model, &red.pair, 0), literal(0.0, elem)));
-            body.push(format!("    lanes[i].{} = {};", component_name(model, &red.pair, 1), literal(0.0, elem)));
+            body.extend(zero_pair(model, elem, "lanes[i]").iter().map(|l| format!("    {l}")));
             body.push("}".into());
             body.push(format!("{}(lanes, 0, {}, n);", model.kernel_c_name(lk_kernel), arrays.join(", ")));
             let bfly = model.kernels.iter().find(|x| x.kind == KernelKind::Butterfly && x.elem == k.elem).map(|x| model.kernel_c_name(x));

@@ -69,6 +69,41 @@ pub fn witness_table(model: &Model, witnesses: &[Witness], thunk: &dyn Fn(&Witne
     lines
 }
 
+/// The subnormal probes (`selftest::subnormal_probes`) as a C table
+/// `aether_selftest_probes[AETHER_SELFTEST_PROBES]` of `{ bits, operand, a,
+/// b, expected }`, for the C core's and the CUDA core's self-tests.
+pub fn probe_table(model: &Model) -> Vec<String> {
+    let probes = crate::selftest::subnormal_probes(model);
+    let mut lines = vec![
+        "/* The subnormal probes: a * b in the element type of `bits` must give `expected`; a flushed".into(),
+        "   result (operand 0: the smallest normal times 1/2) or a flushed operand (operand 1: the".into(),
+        "   smallest subnormal times 2^p) gives zero instead. */".into(),
+        "typedef struct aether_selftest_probe {".into(),
+        "    unsigned bits;".into(),
+        "    int operand;".into(),
+        "    uint64_t a, b, expected;".into(),
+        "} aether_selftest_probe;".into(),
+        String::new(),
+        format!("#define AETHER_SELFTEST_PROBES {}u", probes.len().max(1)),
+        "static const aether_selftest_probe aether_selftest_probes[AETHER_SELFTEST_PROBES] = {".into(),
+    ];
+    for p in &probes {
+        lines.push(format!(
+            "    {{ {}u, {}, 0x{:016x}ull, 0x{:016x}ull, 0x{:016x}ull }},",
+            p.bits,
+            i32::from(p.operand),
+            p.a,
+            p.b,
+            p.expected
+        ));
+    }
+    if probes.is_empty() {
+        lines.push("    { 32u, 0, 0u, 0u, 0u }".into());
+    }
+    lines.push("};".into());
+    lines
+}
+
 fn thunk_name(c_name: &str) -> String {
     format!("aether_selftest_call_{}", c_name.trim_start_matches("aether_"))
 }

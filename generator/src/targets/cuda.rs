@@ -74,6 +74,8 @@ struct Batch {
     /// and the body for item i on the host.
     host_decls: Vec<String>,
     host_body: Vec<String>,
+    /// The policy's +0/-0 grant of the function (fmin, fmax, ...).
+    either_zero: bool,
 }
 
 /// A buffer of a batched kernel, for the benchmark: `per_item` elements of
@@ -116,7 +118,8 @@ impl Target for Cuda {
         let lowered = model.lowered();
         let mut out = vec![Output::new("cuda_core/aether_core.cuh", core(model, &lowered, banner, &witnesses)?)];
         let batches = batches(model, &lowered);
-        let ctx = context! { banner, contract_id => selftest::contract_id(model), batches };
+        let ctx =
+            context! { banner, contract_id => selftest::contract_id(model), batches, policy => c_flat::policy_function("bench_word_ok") };
         out.push(Output::new("cuda_core/aether_batch.h", render("cuda/aether_batch.h.j2", BATCH_H_TEMPLATE, &ctx)?));
         out.push(Output::new("cuda_core/aether_batch.cu", render("cuda/aether_batch.cu.j2", BATCH_CU_TEMPLATE, &ctx)?));
         out.push(Output::new("cuda_core/check/aether_bench.cu", render("cuda/check/aether_bench.cu.j2", BENCH_TEMPLATE, &ctx)?));
@@ -168,21 +171,7 @@ fn core(model: &Model, lowered: &[Function], banner: &str, witnesses: &[Witness]
     for t in &model.spec.types {
         helpers.push(c::minmax_helper(t, DIALECT.helper));
     }
-    let mut sizes: Vec<(String, usize)> = Vec::new();
-    for k in &model.kernels {
-        if let KernelKind::Linalg { n, .. } = k.kind {
-            if !sizes.contains(&(k.elem.clone(), n)) {
-                sizes.push((k.elem.clone(), n));
-            }
-        }
-    }
-    for (e, n) in sizes {
-        let t = elem(model, &e);
-        helpers.push(Helper {
-            doc: format!("The per-lane linear algebra of {n}x{n} {} matrices on row-major arrays ([rules.linalg]).", t.c_type),
-            lines: super::c_linalg::helpers(model, lowered, t, n, &DIALECT),
-        });
-    }
+    helpers.extend(c::linalg_helpers(model, lowered, &DIALECT));
     let mut functions: Vec<CFunction> = lowered.iter().map(|f| c::function(model, f, &DIALECT)).collect();
     functions.extend(model.kernels.iter().map(|k| c::kernel(model, k, &DIALECT)));
     let wrappers: Vec<Wrapper> = model.spec.types.iter().flat_map(wrappers).collect();
@@ -215,6 +204,7 @@ fn core(model: &Model, lowered: &[Function], banner: &str, witnesses: &[Witness]
         witness_max_out => witnesses.iter().map(|w| w.expected.len()).max().unwrap_or(1),
         witness_max_in => witnesses.iter().map(|w| w.inputs.len()).max().unwrap_or(1),
         policy => c_flat::policy_function("aether_selftest_word_ok"),
+        probes => super::c_selftest::probe_table(model),
         flat_helpers => c_flat::helpers_with("static AETHER_HD "),
     };
     render("cuda/aether_core.cuh.j2", CORE_TEMPLATE, &ctx)
@@ -269,8 +259,7 @@ fn device_lines(model: &Model, lowered: &[Function]) -> Vec<String> {
             out.push("{".into());
             out.push(format!("    {pair} p;"));
             out.push("    size_t j;".into());
-            out.push(format!("    p.{hi} = {};", c::literal(0.0, t)));
-            out.push(format!("    p.{comp} = {};", c::literal(0.0, t)));
+            out.extend(c::zero_pair(model, t, "p").iter().map(|l| format!("    {l}")));
             out.push(format!("    for (j = threadIdx.x % {WARP}u; j < n; j += {WARP}u) {{"));
             out.extend(c::lane_term(term, t, "j", &DIALECT).iter().map(|l| format!("        {l}")));
             out.push(format!("        p = {}(p, term);", step_name(&red.step, &t.name)));
@@ -465,6 +454,7 @@ fn function_batch(model: &Model, f: &Function) -> Batch {
         call: (0..bufs.len()).map(|k| format!("b{k}")).collect(),
         host_decls: host_decls(&params, &bufs),
         host_body: body.clone(),
+        either_zero: f.either_zero,
         params,
         args,
         body,
@@ -515,6 +505,7 @@ fn solve_batch(model: &Model, k: &Kernel, n: usize, lu: bool) -> Batch {
         args: vec!["a".into(), "b".into(), "x".into(), "info".into()],
         host_decls: host_decls(&params, &bufs),
         host_body: body.clone(),
+        either_zero: false,
         body,
         warp: false,
         bufs,
@@ -552,6 +543,7 @@ fn rows_batch(model: &Model, k: &Kernel, lanes_kernel: &str) -> Batch {
         warp: true,
         host_decls: host_decls(&params, &bufs),
         host_body: vec![format!("out[i] = {name}({}, len);", rows.join(", "))],
+        either_zero: false,
         params,
         bufs,
         call: (0..arrays.len()).map(|k| format!("b{k}")).chain(["len".to_string(), format!("b{}", arrays.len())]).collect(),
