@@ -307,13 +307,21 @@ pub fn build(model: &Model) -> Result<Vec<FunctionCases>, Error> {
             }
             first.insert(inputs.clone(), cases.len());
             let expected = reference(model, c, &inputs)?;
-            let ours = kernel::evaluate_callable(model, &lowered, i, &inputs).map_err(Error::Inconsistent)?;
+            let (line, key) = model.origin(c);
+            let what = format!("{c_name} (family `{}`, shape `{}`, type `{}`)", c.family(), c.shape(), c.elem());
+            let ours = kernel::evaluate_callable(model, &lowered, i, &inputs)
+                .map_err(|m| Error::Spec(model.error_at(line, key.clone(), format!("{what}: {m}"))))?;
             if !policy::matches(&expected, &ours, w, c.is_float(), c.either_zero()) {
-                return Err(Error::Inconsistent(format!(
-                    "the spec's model and the reference disagree on {c_name} for inputs [{}]: reference [{}], model [{}] ({label})",
-                    hex_list(&inputs, w),
-                    hex_list(&expected, w),
-                    hex_list(&ours, w)
+                return Err(Error::Spec(model.error_at(
+                    line,
+                    key,
+                    format!(
+                        "the spec's model and the reference disagree on {what} for inputs [{}]: reference [{}], model [{}] \
+                         ({label}); the body or the reference is wrong",
+                        hex_list(&inputs, w),
+                        hex_list(&expected, w),
+                        hex_list(&ours, w)
+                    ),
                 )));
             }
             cases.push(Case { label, inputs, expected });

@@ -6,8 +6,24 @@
 //! `* /` bind tighter than `+ -`, both left-associative; comparisons, `&&`,
 //! `||`, `!` and `c ? a : b` as in C. A leading `-` is allowed on a number
 //! only: negating an expression is the contract's `neg`, spelled `x * -1`.
+//!
+//! Every body has bounds, so that no spec can exhaust the generator's stack or
+//! memory: [`MAX_DEPTH`] levels of nesting (parentheses, calls, indexes, `!`,
+//! `?:` and each operator of a chain count one), [`MAX_NODES`] nodes per
+//! expression and [`MAX_BODY_BYTES`] bytes of text.
 
 use std::fmt;
+
+/// The deepest nesting an expression may have. Every operator of a chain
+/// (`a + b + c` is `(a + b) + c`) counts one level, like a parenthesis, since
+/// the tree of a chain is as deep as the chain is long.
+pub const MAX_DEPTH: usize = 64;
+
+/// The most nodes (numbers, names, operators, calls) one expression may have.
+pub const MAX_NODES: usize = 4096;
+
+/// The longest text a body or an expression may have.
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BinOp {
@@ -154,7 +170,14 @@ fn lex(line: &str, line_no: usize, col0: usize) -> Result<Vec<(Tok, usize)>, Par
             out.push((Tok::Sym(s), col));
             i += s.len();
         } else {
-            return Err(ParseError { line: line_no, col, message: format!("unexpected character `{c}`") });
+            // A character of the line as written (it may take several bytes).
+            let ch = line[i..].chars().next().unwrap_or(c);
+            let message = if ch.is_ascii_graphic() {
+                format!("unexpected character `{ch}`")
+            } else {
+                format!("unexpected character {} (U+{:04X}): the body language is ASCII", ch.escape_debug(), u32::from(ch))
+            };
+            return Err(ParseError { line: line_no, col, message });
         }
     }
     Ok(out)
@@ -165,6 +188,10 @@ struct Parser {
     pos: usize,
     line: usize,
     end_col: usize,
+    /// The nesting level being parsed (see [`MAX_DEPTH`]).
+    depth: usize,
+    /// Nodes built in the current expression (see [`MAX_NODES`]).
+    nodes: usize,
 }
 
 impl Parser {
@@ -208,16 +235,41 @@ impl Parser {
         }
     }
 
+    /// Enters one more level of nesting, or refuses the expression.
+    fn enter(&mut self) -> Result<(), ParseError> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return self.err(format!(
+                "the expression nests more than {MAX_DEPTH} levels deep (parentheses, calls, indexes, `!`, `?:` and the operators \
+                 of a chain each count one): split it into named steps"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Counts one more node of the expression, or refuses it.
+    fn node(&mut self, kind: AstKind, col: usize) -> Result<Ast, ParseError> {
+        self.nodes += 1;
+        if self.nodes > MAX_NODES {
+            return self.err(format!("the expression has more than {MAX_NODES} terms: split it into named steps"));
+        }
+        Ok(Ast { col, kind })
+    }
+
     fn expr(&mut self) -> Result<Ast, ParseError> {
+        self.enter()?;
         let col = self.col();
         let cond = self.binary(0)?;
-        if self.eat("?") {
+        let e = if self.eat("?") {
             let a = self.expr()?;
             self.expect(":")?;
             let b = self.expr()?;
-            return Ok(Ast { col, kind: AstKind::Select(Box::new(cond), Box::new(a), Box::new(b)) });
-        }
-        Ok(cond)
+            self.node(AstKind::Select(Box::new(cond), Box::new(a), Box::new(b)), col)?
+        } else {
+            cond
+        };
+        self.depth -= 1;
+        Ok(e)
     }
 
     fn binop(&self, level: usize) -> Option<BinOp> {
@@ -254,27 +306,33 @@ impl Parser {
             return self.unary();
         }
         let col = self.col();
+        let outer = self.depth;
         let mut lhs = self.binary(level + 1)?;
         while let Some(op) = self.binop(level) {
             self.pos += 1;
+            // The chain's tree deepens by one with every operator.
+            self.enter()?;
             let rhs = self.binary(level + 1)?;
-            lhs = Ast { col, kind: AstKind::Bin(op, Box::new(lhs), Box::new(rhs)) };
+            lhs = self.node(AstKind::Bin(op, Box::new(lhs), Box::new(rhs)), col)?;
         }
+        self.depth = outer;
         Ok(lhs)
     }
 
     fn unary(&mut self) -> Result<Ast, ParseError> {
         let col = self.col();
         if self.eat("!") {
+            self.enter()?;
             let inner = self.unary()?;
-            return Ok(Ast { col, kind: AstKind::Not(Box::new(inner)) });
+            self.depth -= 1;
+            return self.node(AstKind::Not(Box::new(inner)), col);
         }
         if self.eat("-") {
             return match self.peek() {
                 Some(Tok::Num(v)) => {
                     let v = -*v;
                     self.pos += 1;
-                    Ok(Ast { col, kind: AstKind::Number(v) })
+                    self.node(AstKind::Number(v), col)
                 }
                 _ => self.err("a leading `-` is allowed on a number only; negate an expression as `x * -1`"),
             };
@@ -284,16 +342,20 @@ impl Parser {
 
     fn postfix(&mut self) -> Result<Ast, ParseError> {
         let col = self.col();
+        let outer = self.depth;
         let mut e = self.primary()?;
         loop {
             if self.eat("[") {
+                self.enter()?;
                 let idx = self.expr()?;
                 self.expect("]")?;
-                e = Ast { col, kind: AstKind::Index(Box::new(e), Box::new(idx)) };
+                e = self.node(AstKind::Index(Box::new(e), Box::new(idx)), col)?;
             } else if self.eat(".") {
+                self.enter()?;
                 let name = self.ident()?;
-                e = Ast { col, kind: AstKind::Field(Box::new(e), name) };
+                e = self.node(AstKind::Field(Box::new(e), name), col)?;
             } else {
+                self.depth = outer;
                 return Ok(e);
             }
         }
@@ -304,11 +366,13 @@ impl Parser {
         match self.peek().cloned() {
             Some(Tok::Num(v)) => {
                 self.pos += 1;
-                Ok(Ast { col, kind: AstKind::Number(v) })
+                self.node(AstKind::Number(v), col)
             }
             Some(Tok::Ident(name)) => {
                 self.pos += 1;
                 if self.eat("(") {
+                    // A call's arguments nest one level below it.
+                    self.enter()?;
                     let mut args = Vec::new();
                     if !self.eat(")") {
                         loop {
@@ -319,9 +383,10 @@ impl Parser {
                             self.expect(",")?;
                         }
                     }
-                    Ok(Ast { col, kind: AstKind::Call(name, args) })
+                    self.depth -= 1;
+                    self.node(AstKind::Call(name, args), col)
                 } else {
-                    Ok(Ast { col, kind: AstKind::Ident(name) })
+                    self.node(AstKind::Ident(name), col)
                 }
             }
             Some(Tok::Sym("(")) => {
@@ -338,11 +403,24 @@ impl Parser {
 
 /// A parser over one statement that starts at column `col0 + 1` of its line.
 fn parser(text: &str, line_no: usize, col0: usize) -> Result<Parser, ParseError> {
-    Ok(Parser { toks: lex(text, line_no, col0)?, pos: 0, line: line_no, end_col: col0 + text.len() + 1 })
+    Ok(Parser { toks: lex(text, line_no, col0)?, pos: 0, line: line_no, end_col: col0 + text.len() + 1, depth: 0, nodes: 0 })
+}
+
+/// Refuses a text longer than [`MAX_BODY_BYTES`].
+fn check_length(text: &str) -> Result<(), ParseError> {
+    if text.len() > MAX_BODY_BYTES {
+        return Err(ParseError {
+            line: 1,
+            col: 1,
+            message: format!("{} bytes of expression text: at most {MAX_BODY_BYTES}", text.len()),
+        });
+    }
+    Ok(())
 }
 
 /// Parses one expression (a combiner such as `new + acc`).
 pub fn parse_expr(text: &str) -> Result<Ast, ParseError> {
+    check_length(text)?;
     let mut p = parser(text, 1, 0)?;
     let e = p.expr()?;
     if p.pos != p.toks.len() {
@@ -353,6 +431,7 @@ pub fn parse_expr(text: &str) -> Result<Ast, ParseError> {
 
 /// Parses a body: statements separated by newlines or `;`.
 pub fn parse_body(text: &str) -> Result<Vec<Stmt>, ParseError> {
+    check_length(text)?;
     let mut stmts = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line_no = i + 1;

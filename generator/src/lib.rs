@@ -11,6 +11,7 @@ pub mod kernel;
 pub mod linalg;
 pub mod model;
 pub mod mutants;
+pub mod names;
 pub mod output;
 pub mod policy;
 pub mod rng;
@@ -32,7 +33,17 @@ pub fn default_root() -> std::path::PathBuf {
 /// Reads and builds the model of the spec under `root`.
 pub fn load(root: &std::path::Path) -> Result<Model, Error> {
     let path = root.join(SPEC_PATH);
-    let text = std::fs::read_to_string(&path).map_err(|source| Error::Io { path: SPEC_PATH.into(), source })?;
-    let spec = spec::parse(SPEC_PATH, &text)?;
-    Ok(Model::build(&spec)?)
+    let bytes = std::fs::read(&path).map_err(|source| Error::Io { path: SPEC_PATH.into(), source })?;
+    let spec = spec::parse_bytes(SPEC_PATH, &bytes)?;
+    Ok(model(&spec)?)
+}
+
+/// The model of a spec that every target can print: `Model::build`, then each
+/// target's own checks (`Target::validate`), before anything is evaluated.
+pub fn model(spec: &spec::Spec) -> Result<Model, SpecError> {
+    let m = Model::build(spec)?;
+    for t in targets::registry() {
+        t.validate(&m)?;
+    }
+    Ok(m)
 }

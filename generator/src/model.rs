@@ -138,6 +138,32 @@ impl Expr {
         }
     }
 
+    /// The depth and the node count of the tree once its folds are ordered
+    /// (a fold of n terms becomes a chain n deep), computed without
+    /// recursion.
+    pub fn extent(&self) -> (usize, usize) {
+        let (mut depth, mut nodes) = (0, 0);
+        let mut todo: Vec<(&Expr, usize)> = vec![(self, 1)];
+        while let Some((e, d)) = todo.pop() {
+            depth = depth.max(d);
+            nodes += 1;
+            match e {
+                Expr::Bin(_, a, b) => todo.extend([(&**a, d + 1), (&**b, d + 1)]),
+                Expr::Not(a) => todo.push((a, d + 1)),
+                Expr::Call(_, args) => todo.extend(args.iter().map(|a| (a, d + 1))),
+                Expr::Select(c, a, b) => todo.extend([(&**c, d + 1), (&**a, d + 1), (&**b, d + 1)]),
+                Expr::Fold { op, terms, .. } => {
+                    let (op_depth, op_nodes) = op.extent();
+                    let chain = d + terms.len() * op_depth;
+                    nodes += terms.len() * op_nodes;
+                    todo.extend(terms.iter().map(|t| (t, chain + 1)));
+                }
+                _ => {}
+            }
+        }
+        (depth, nodes)
+    }
+
     fn substitute_holes(&self, new: &Expr, acc: &Expr) -> Expr {
         self.clone().map(&mut |e| match e {
             Expr::Hole(0) => new.clone(),
@@ -295,7 +321,8 @@ pub struct Kernel {
 type Instance = (Vec<Param>, Kind, Vec<Temp>, Vec<Expr>);
 
 fn instance(spec: &Spec, fam: &Family, shape: &Shape) -> Result<Instance, SpecError> {
-    let mut b = Builder { spec, temps: Vec::new(), depth: 0 };
+    let taken = fam.params.iter().map(|(n, _)| n.clone()).chain(std::iter::once("out".to_string())).collect();
+    let mut b = Builder { spec, temps: Vec::new(), stack: Vec::new(), taken };
     let body = fam.body_for(&shape.name).unwrap();
     let params = resolve_params(spec, fam, shape, body)?;
     let ret = resolve_kind(spec, &fam.returns, shape, body, "returns")?;
@@ -307,12 +334,35 @@ fn instance(spec: &Spec, fam: &Family, shape: &Shape) -> Result<Instance, SpecEr
             Kind::Bool => unreachable!("parameters are never bool"),
         })
         .collect();
-    let result = b.instantiate(fam, shape, body, args, "")?;
+    let result = b.instantiate(fam, shape, body, args, "").map_err(|mut e| {
+        if e.key != body.key {
+            e.message = format!("{} (while building `{}` for `{}`)", e.message, fam.name, shape.name);
+        }
+        e
+    })?;
     let outputs = match result {
         Val::Agg(_, comps) => comps,
         Val::F(e) | Val::B(e) => vec![e],
         _ => unreachable!("instantiate returns a value of the result kind"),
     };
+    let (mut depth, mut nodes) = (0, 0);
+    for e in b.temps.iter().map(|t| &t.expr).chain(&outputs) {
+        let (d, n) = e.extent();
+        depth = depth.max(d);
+        nodes += n;
+    }
+    if depth > MAX_TREE_DEPTH || nodes > MAX_TREE_NODES {
+        return Err(SpecError {
+            file: spec.file.clone(),
+            line: body.line,
+            key: body.key.clone(),
+            message: format!(
+                "`{}` for `{}` is a tree {depth} deep with {nodes} nodes once its calls are inlined and its folds ordered: \
+                 at most {MAX_TREE_DEPTH} deep and {MAX_TREE_NODES} nodes",
+                fam.name, shape.name
+            ),
+        });
+    }
     Ok((params, ret, b.temps, outputs))
 }
 
@@ -350,6 +400,7 @@ fn expr_function(
         derived: Vec::new(),
         cases: Vec::new(),
         line,
+        params_line: line,
     };
     let (params, ret, temps, outputs) = instance(spec, &fam, &scalar)?;
     Ok(Function {
@@ -374,10 +425,10 @@ impl Model {
                 let shape = spec.shape(shape_name).unwrap().clone();
                 let (params, ret, temps, outputs) = instance(spec, fam, &shape)?;
                 let mut derived = Vec::new();
-                for (pname, ast, source) in &fam.derived {
+                for (pname, ast, source, line) in &fam.derived {
                     let names: Vec<String> = fam.params.iter().map(|(n, _)| n.clone()).collect();
                     let key = format!("families.{}.derived", fam.name);
-                    let g = expr_function(spec, &format!("{}_{pname}", fam.name), &names, ast, source, fam.line, &key)?;
+                    let g = expr_function(spec, &format!("{}_{pname}", fam.name), &names, ast, source, *line, &key)?;
                     derived.push((names.iter().position(|n| n == pname).unwrap(), g));
                 }
                 for elem in &spec.types {
@@ -403,9 +454,9 @@ impl Model {
             for shape_name in &k.shapes {
                 let kind = match &k.schedule {
                     Schedule::Butterfly => KernelKind::Butterfly,
-                    Schedule::Lanes { arrays, term, term_source } => {
+                    Schedule::Lanes { arrays, term, term_source, term_line } => {
                         let key = format!("kernels.{}.term", k.name);
-                        let term = expr_function(spec, &format!("{}_term", k.name), arrays, term, term_source, k.line, &key)?;
+                        let term = expr_function(spec, &format!("{}_term", k.name), arrays, term, term_source, *term_line, &key)?;
                         KernelKind::Lanes { arrays: arrays.clone(), term: Box::new(term) }
                     }
                     Schedule::Array { lanes } => KernelKind::Array { lanes: lanes.clone() },
@@ -454,8 +505,108 @@ impl Model {
         }
         let model = Model { spec: spec.clone(), functions, kernels };
         model.check_policy()?;
+        model.check_names()?;
+        model.check_reference()?;
         model.check_probes()?;
         Ok(model)
+    }
+
+    /// An error at a line and key of the spec.
+    pub fn error_at(&self, line: usize, key: impl Into<String>, message: impl Into<String>) -> SpecError {
+        SpecError { file: self.spec.file.clone(), line, key: key.into(), message: message.into() }
+    }
+
+    /// The spec line and key of a callable: its family's, or its kernel's.
+    pub fn origin(&self, c: Callable) -> (usize, String) {
+        match c {
+            Callable::Function(f) => {
+                let fam = self.spec.family(&f.family).unwrap();
+                let body = fam.body_for(&f.shape).unwrap();
+                (body.line, body.key.clone())
+            }
+            Callable::Kernel(k) => (self.spec.kernel(&k.key).map_or(0, |s| s.line), format!("kernels.{}", k.key)),
+        }
+    }
+
+    /// Every C name the cores define is defined once: the functions, the
+    /// kernels and the types (two prefixes may spell one name, e.g. a type
+    /// named `vec3f` beside the shape `vec3` of `f32`).
+    fn check_names(&self) -> Result<(), SpecError> {
+        let mut seen: HashMap<String, (usize, String)> = HashMap::new();
+        let types = self.spec.shapes.iter().filter(|s| !matches!(s.kind, ShapeKind::Scalar)).flat_map(|s| {
+            let key = format!("shapes.{}", s.name);
+            self.spec.types.iter().map(move |t| (format!("aether_{}{}", s.name, t.letter), key.clone()))
+        });
+        let functions = self.callables().into_iter().map(|c| (c.c_name(self), self.origin(c).1));
+        for (name, key) in types.chain(functions) {
+            if let Some((_, first)) = seen.get(&name) {
+                let line = self.key_line(&key);
+                return Err(self.error_at(line, key, format!("C name clash: `{name}` is also defined by `{first}`")));
+            }
+            seen.insert(name, (0, key));
+        }
+        Ok(())
+    }
+
+    /// The line of a `families.X`, `kernels.X` or `shapes.X` key.
+    fn key_line(&self, key: &str) -> usize {
+        let name = key.split('.').nth(1).unwrap_or_default();
+        if key.starts_with("families.") {
+            self.spec.family(name).map_or(0, |f| f.line)
+        } else if key.starts_with("kernels.") {
+            self.spec.kernel(name).map_or(0, |k| k.line)
+        } else {
+            let needle = format!("[{key}]");
+            self.spec.source.lines().position(|l| l.trim() == needle).map_or(0, |i| i + 1)
+        }
+    }
+
+    /// The hand-written reference implements every callable, with the input
+    /// words the spec's parameters give: checked before it is ever called.
+    fn check_reference(&self) -> Result<(), SpecError> {
+        for c in self.callables() {
+            let (family, shape, elem) = (c.family(), c.shape(), c.elem());
+            let (line, key) = self.origin(c);
+            if aether_reference::flat::lookup(family, shape, elem).is_none() {
+                let fam_line = self.key_line(&key);
+                return Err(self.error_at(
+                    fam_line,
+                    key.split('.').take(2).collect::<Vec<_>>().join("."),
+                    format!(
+                        "the reference has no `{family}` for shape `{shape}` and type `{elem}` ({}): implement it in reference/ \
+                         and add its line to reference/src/flat.rs first",
+                        c.c_name(self)
+                    ),
+                ));
+            }
+            let ours = match c {
+                Callable::Function(f) => Some((f.input_words(), "its parameters give")),
+                Callable::Kernel(Kernel { kind: KernelKind::Linalg { routine, n, many: false }, .. }) => {
+                    Some((crate::linalg::words(*routine, *n).0, "the routine takes"))
+                }
+                Callable::Kernel(_) => None,
+            };
+            if let Some((words, what)) = ours {
+                let theirs = aether_reference::flat::input_words(family, shape, elem);
+                if theirs != Some(words) {
+                    let (line, key) = match c {
+                        Callable::Function(f) => (self.spec.family(&f.family).unwrap().params_line, format!("families.{family}.params")),
+                        Callable::Kernel(_) => (line, key),
+                    };
+                    return Err(self.error_at(
+                        line,
+                        key,
+                        format!(
+                            "{} takes {words} input words as {what}, but the reference's `{family}` for `{shape}` takes {}: \
+                             the spec and reference/src/flat.rs must agree",
+                            c.c_name(self),
+                            theirs.map_or("a variable number".to_string(), |t| t.to_string())
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// C-style name of a kernel, e.g. `aether_f32_sum_array`.
@@ -463,7 +614,9 @@ impl Model {
         format!("aether_{}_{}", self.prefix(&k.shape, &k.elem), k.op)
     }
 
-    /// A family's probes have as many words as its functions take.
+    /// A family's probes have as many words as its functions take; a
+    /// kernel's probes are inputs its flat convention accepts (checked by
+    /// evaluating them on the model); and every word fits the element type.
     fn check_probes(&self) -> Result<(), SpecError> {
         for f in &self.functions {
             for p in &self.spec.family(&f.family).unwrap().cases {
@@ -474,6 +627,24 @@ impl Model {
                         key: p.key.clone(),
                         message: format!("probe `{}` has {} words; {} takes {}", p.label, p.words.len(), self.c_name(f), f.input_words()),
                     });
+                }
+            }
+        }
+        let lowered = self.lowered();
+        for c in self.callables() {
+            let bits = self.spec.types.iter().find(|t| t.name == c.elem()).map_or(64, |t| t.bits);
+            let probes = match c {
+                Callable::Function(f) => &self.spec.family(&f.family).unwrap().cases,
+                Callable::Kernel(k) => &self.spec.kernel(&k.key).unwrap().cases,
+            };
+            for p in probes {
+                let words: Vec<u64> = p.words.iter().map(|w| w.word(bits)).collect();
+                let err = |m: String| self.error_at(p.line, p.key.clone(), format!("probe `{}`: {m}", p.label));
+                if let Some(w) = words.iter().find(|&&w| bits < 64 && w >> bits != 0) {
+                    return Err(err(format!("word {w} does not fit the {bits} bits of {}", c.c_name(self))));
+                }
+                if let Callable::Kernel(k) = c {
+                    crate::kernel::evaluate(self, &lowered, k, &words).map_err(err)?;
                 }
             }
         }
@@ -581,20 +752,37 @@ enum Val {
 struct Builder<'a> {
     spec: &'a Spec,
     temps: Vec<Temp>,
-    depth: usize,
+    /// The families being instantiated, outermost first.
+    stack: Vec<String>,
+    /// Names a temp must not take: the function's parameters and `out`.
+    taken: Vec<String>,
 }
 
 type Env = HashMap<String, Val>;
 
-/// An error inside one body, before it is given a file and line.
+/// An error inside one body, before it is given a file and line; or one
+/// already located in the body of a family it calls, which passes up as it is.
 struct BodyErr {
     col: usize,
     message: String,
+    located: Option<Box<SpecError>>,
 }
 
 fn berr<T>(ast: &Ast, message: impl Into<String>) -> Result<T, BodyErr> {
-    Err(BodyErr { col: ast.col, message: message.into() })
+    Err(BodyErr { col: ast.col, message: message.into(), located: None })
 }
+
+/// How deep family calls may nest while one function is built.
+pub const MAX_CALL_DEPTH: usize = 16;
+
+/// The most terms one fold may have (the product of its index ranges).
+pub const MAX_FOLD_TERMS: usize = 256;
+
+/// The deepest expression tree a function may have once its calls are
+/// inlined, and the most nodes: every target prints and evaluates these
+/// trees, and none should need a deep stack for it.
+pub const MAX_TREE_DEPTH: usize = 512;
+pub const MAX_TREE_NODES: usize = 1 << 16;
 
 impl<'a> Builder<'a> {
     fn is_barrier(&self, e: &Expr) -> bool {
@@ -611,7 +799,10 @@ impl<'a> Builder<'a> {
         }
         let mut unique = name.to_string();
         let mut n = 2;
-        while self.temps.iter().any(|t| t.name == unique) {
+        // Unique among the temps, and never a parameter's name or a word a
+        // target reserves (a callee's step `cast` of family `const` would be
+        // `const_cast`).
+        while self.temps.iter().any(|t| t.name == unique) || self.taken.contains(&unique) || crate::names::is_reserved(&unique) {
             unique = format!("{name}_{n}");
             n += 1;
         }
@@ -653,9 +844,18 @@ impl<'a> Builder<'a> {
             key: body.key.clone(),
             message: format!("column {col}: {m}"),
         };
-        self.depth += 1;
-        if self.depth > 16 {
-            return Err(at(1, 1, format!("calls nest more than 16 deep while instantiating `{}` for `{}`", fam.name, shape.name)));
+        self.stack.push(fam.name.clone());
+        if self.stack.len() > MAX_CALL_DEPTH {
+            let chain: Vec<&str> = self.stack.iter().map(String::as_str).take(4).collect();
+            return Err(at(
+                1,
+                1,
+                format!(
+                    "calls nest more than {MAX_CALL_DEPTH} deep ({} -> ...): a family that calls itself, directly or through \
+                     others, never ends",
+                    chain.join(" -> ")
+                ),
+            ));
         }
         let mut env: Env = HashMap::new();
         for ((name, _), v) in fam.params.iter().zip(args) {
@@ -675,7 +875,10 @@ impl<'a> Builder<'a> {
         let out_len = ret.words();
         let mut outs: Vec<Option<Expr>> = vec![None; out_len];
         for st in &body.stmts {
-            let wrap = |e: BodyErr| at(st.line, e.col, e.message);
+            let wrap = |e: BodyErr| match e.located {
+                Some(located) => *located,
+                None => at(st.line, e.col, e.message),
+            };
             let assign = |outs: &mut Vec<Option<Expr>>, k: usize, v: Val| -> Result<(), BodyErr> {
                 let e = match (&ret, v) {
                     (Kind::Bool, Val::B(e)) => e,
@@ -752,7 +955,7 @@ impl<'a> Builder<'a> {
                 }
             }
         }
-        self.depth -= 1;
+        self.stack.pop();
         let mut comps = Vec::new();
         for (k, o) in outs.into_iter().enumerate() {
             match o {
@@ -906,6 +1109,12 @@ impl<'a> Builder<'a> {
             let c = self.index(&args[2], env)?;
             let Val::Agg(s, comps) = m else { return berr(&args[0], "minor needs a matrix") };
             let ShapeKind::Matrix { rows, cols, .. } = s.kind else { return berr(&args[0], "minor needs a matrix") };
+            if r >= rows {
+                return berr(&args[1], format!("minor row {r} is not a row of `{}` (0..{rows})", s.name));
+            }
+            if c >= cols {
+                return berr(&args[2], format!("minor column {c} is not a column of `{}` (0..{cols})", s.name));
+            }
             let Some(sub) = spec
                 .shapes
                 .iter()
@@ -994,7 +1203,7 @@ impl<'a> Builder<'a> {
             }
             return self
                 .instantiate(fam, shape, body, bound, name)
-                .map_err(|e| BodyErr { col: ast.col, message: format!("in `{name}`: {}", e.message) });
+                .map_err(|e| BodyErr { col: ast.col, message: String::new(), located: Some(Box::new(e)) });
         }
         berr(ast, format!("no shape of family `{name}` takes these arguments"))
     }
@@ -1014,7 +1223,10 @@ impl<'a> Builder<'a> {
             ranges.push((vname.clone(), n));
         }
         let term_ast = &args[args.len() - 1];
-        let total: usize = ranges.iter().map(|r| r.1).product();
+        let total = ranges.iter().try_fold(1usize, |t, r| t.checked_mul(r.1)).filter(|t| *t <= MAX_FOLD_TERMS);
+        let Some(total) = total else {
+            return berr(ast, format!("a fold of more than {MAX_FOLD_TERMS} terms: fold over a shape's components"));
+        };
         if total == 0 {
             return berr(ast, "a fold over no term has no value (the contract's folds have no seed)");
         }
@@ -1043,7 +1255,11 @@ impl<'a> Builder<'a> {
         cenv.insert("acc".into(), hole(1));
         let op = self
             .eval(&comb.expr, &cenv)
-            .map_err(|e| BodyErr { col: ast.col, message: format!("combiner `{cname}` (column {}): {}", e.col, e.message) })?;
+            .map_err(|e| BodyErr {
+                col: ast.col,
+                message: format!("combiner `{cname}` (column {}): {}", e.col, e.message),
+                located: e.located,
+            })?;
         let (op, rty) = match self.scalar(&comb.expr, op)? {
             Val::F(e) => (e, Ty::Float),
             Val::B(e) => (e, Ty::Bool),

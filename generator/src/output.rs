@@ -29,6 +29,9 @@ pub fn banner(model: &Model) -> String {
 pub fn generate(model: &Model) -> Result<Vec<Output>, Error> {
     let banner = banner(model);
     let mut out = Vec::new();
+    for t in targets::registry() {
+        t.validate(model)?;
+    }
     let all = corpus::build(model)?;
     for t in targets::registry() {
         out.extend(t.render(model, &banner, &all)?);

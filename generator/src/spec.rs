@@ -8,6 +8,19 @@ use toml::Spanned;
 
 use crate::dsl::{self, Ast, Stmt};
 use crate::error::{LineIndex, SpecError};
+use crate::names;
+
+/// The most components a vector shape may have (OpenCL C's widest vector).
+pub const MAX_COMPONENTS: usize = 16;
+/// The most rows or columns of a matrix shape.
+pub const MAX_MATRIX_SIDE: usize = 8;
+/// The most lanes of the compensated reduction: a CUDA thread block, and
+/// more than any WebGPU or OpenCL work-group guarantees (each target may ask
+/// for less; the CUDA core needs exactly its warp of 32).
+pub const MAX_LANES: usize = 1024;
+/// The most words of one probe, and the most probes of one function.
+pub const MAX_PROBE_WORDS: usize = 4096;
+pub const MAX_PROBES: usize = 256;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -264,11 +277,13 @@ pub struct Family {
     pub returns: ParamKind,
     pub bodies: Vec<Body>,
     /// Parameters that test inputs compute from the others (`s = a + b`):
-    /// the name and the expression, in order.
-    pub derived: Vec<(String, Ast, String)>,
+    /// the name, the expression, its text and its spec line, in order.
+    pub derived: Vec<(String, Ast, String, usize)>,
     /// Named probe inputs that go into the corpus as they are.
     pub cases: Vec<Probe>,
     pub line: usize,
+    /// The spec line of `params`.
+    pub params_line: usize,
 }
 
 /// One word of a probe: a number in the element type, or a whole number
@@ -348,10 +363,19 @@ fn probe_value(s: &str, bits: u32) -> Option<f64> {
 
 fn probes(loc: &Loc, key: &str, raw: Option<&Spanned<Vec<Spanned<String>>>>) -> Result<Vec<Probe>, SpecError> {
     let mut out = Vec::new();
-    for item in raw.map(|r| r.get_ref().as_slice()).unwrap_or_default() {
+    let items = raw.map(|r| r.get_ref().as_slice()).unwrap_or_default();
+    if items.len() > MAX_PROBES {
+        let at = raw.map_or(0, |r| r.span().start);
+        return Err(loc.err(at, key.to_string(), format!("{} probes: at most {MAX_PROBES}", items.len())));
+    }
+    for item in items {
         let bad = |m: String| loc.err(item.span().start, key.to_string(), m);
         let (label, rest) =
             item.get_ref().rsplit_once(':').ok_or_else(|| bad(format!("`{}` is not `label: word, word, ...`", item.get_ref())))?;
+        names::check_comment(label, false).map_err(|m| bad(format!("probe label `{}`: {m}", label.trim().escape_debug())))?;
+        if rest.split(',').count() > MAX_PROBE_WORDS {
+            return Err(bad(format!("probe `{}` has more than {MAX_PROBE_WORDS} words", label.trim())));
+        }
         let mut words = Vec::new();
         for w in rest.split(',').map(str::trim).filter(|w| !w.is_empty()) {
             let word = if let Some(n) = w.strip_prefix('#') {
@@ -517,7 +541,7 @@ pub enum Schedule {
     /// 32 pairs in, the butterfly, lane 0 out.
     Butterfly,
     /// Adds the terms of arrays to lanes in ascending element order.
-    Lanes { arrays: Vec<String>, term: Ast, term_source: String },
+    Lanes { arrays: Vec<String>, term: Ast, term_source: String, term_line: usize },
     /// Lanes from +0 pairs, a `Lanes` kernel, the butterfly, the value.
     Array { lanes: String },
     /// Adds one term to an element of an accumulation plane.
@@ -593,6 +617,25 @@ fn key_in_message(msg: &str) -> Option<String> {
     Some(msg[start..end].to_string())
 }
 
+/// Parses and validates a spec file's bytes: text that is not UTF-8 is an
+/// error at the line and column of its first bad byte.
+pub fn parse_bytes(file: &str, bytes: &[u8]) -> Result<Spec, SpecError> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => parse(file, text),
+        Err(e) => {
+            let good = std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default();
+            let line_start = good.rfind('\n').map_or(0, |i| i + 1);
+            let col = good[line_start..].chars().count() + 1;
+            let loc = Loc { file, lines: LineIndex::new(good) };
+            Err(loc.err(
+                good.len(),
+                enclosing_key(good, good.len()),
+                format!("column {col}: byte 0x{:02x} is not UTF-8 (a spec is UTF-8 text)", bytes[e.valid_up_to()]),
+            ))
+        }
+    }
+}
+
 /// Parses and validates a spec text. `file` names it in errors.
 pub fn parse(file: &str, text: &str) -> Result<Spec, SpecError> {
     let loc = Loc { file, lines: LineIndex::new(text) };
@@ -612,6 +655,9 @@ pub fn parse(file: &str, text: &str) -> Result<Spec, SpecError> {
         };
         loc.err(offset, key, message)
     })?;
+    names::check_contract_name(raw.contract.name.get_ref())
+        .map_err(|m| loc.err(raw.contract.name.span().start, "contract.name", m))?;
+    names::check_version(raw.contract.version.get_ref()).map_err(|m| loc.err(raw.contract.version.span().start, "contract.version", m))?;
     let spec = Spec {
         file: file.to_string(),
         source: text.to_string(),
@@ -645,8 +691,7 @@ fn in_file_order<T>(map: &BTreeMap<String, Spanned<T>>) -> Vec<(&String, &Spanne
 }
 
 fn is_c_identifier(s: &str) -> bool {
-    let mut chars = s.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_') && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    names::is_identifier(s)
 }
 
 fn types(loc: &Loc, raw: &RawSpec) -> Result<Vec<ElemType>, SpecError> {
@@ -654,6 +699,7 @@ fn types(loc: &Loc, raw: &RawSpec) -> Result<Vec<ElemType>, SpecError> {
     for (name, t) in in_file_order(&raw.types) {
         let key = format!("types.{name}");
         let t_ref = t.get_ref();
+        names::check_part(name, "type name").map_err(|m| loc.err(t.span().start, key.clone(), m))?;
         let bits = *t_ref.bits.get_ref();
         if bits != 32 && bits != 64 {
             return Err(loc.err(
@@ -671,8 +717,23 @@ fn types(loc: &Loc, raw: &RawSpec) -> Result<Vec<ElemType>, SpecError> {
                 format!("a {bits}-bit element type is C `{expected}`, not `{c_type}`"),
             ));
         }
-        if !is_c_identifier(t_ref.letter.get_ref()) {
+        if !is_c_identifier(t_ref.letter.get_ref()) || t_ref.letter.get_ref().len() > 2 {
             return Err(loc.err(t_ref.letter.span().start, format!("{key}.letter"), "the letter must be a C identifier"));
+        }
+        // What C spells a literal and a libm call with: anything else would
+        // change the type of every constant or call (`sqrtl`, `2.0L`).
+        let (literal, libm) = if bits == 32 { ("f", "f") } else { ("", "") };
+        if t_ref.literal_suffix != literal || t_ref.libm_suffix != libm {
+            return Err(loc.err(
+                t.span().start,
+                key.clone(),
+                format!(
+                    "a {bits}-bit element type has literal_suffix = \"{literal}\" and libm_suffix = \"{libm}\" (C's `{c_type}`), \
+                     not \"{}\" and \"{}\"",
+                    t_ref.literal_suffix.escape_debug(),
+                    t_ref.libm_suffix.escape_debug()
+                ),
+            ));
         }
         out.push(ElemType {
             name: name.clone(),
@@ -694,6 +755,7 @@ fn shapes(loc: &Loc, raw: &RawSpec) -> Result<Vec<Shape>, SpecError> {
     for (name, s) in in_file_order(&raw.shapes) {
         let key = format!("shapes.{name}");
         let r = s.get_ref();
+        names::check_part(name, "shape name").map_err(|m| loc.err(s.span().start, key.clone(), m))?;
         let need = |field: &str, present: bool| -> Result<(), SpecError> {
             if present {
                 Ok(())
@@ -718,21 +780,30 @@ fn shapes(loc: &Loc, raw: &RawSpec) -> Result<Vec<Shape>, SpecError> {
                 need("components", r.components.is_some())?;
                 refuse("rows", r.rows.is_some())?;
                 let comps = r.components.as_ref().unwrap();
-                let mut names = Vec::new();
+                let mut comp_names: Vec<String> = Vec::new();
                 for c in comps.get_ref() {
-                    if !is_c_identifier(c.get_ref()) || names.contains(c.get_ref()) {
+                    if !is_c_identifier(c.get_ref()) || comp_names.contains(c.get_ref()) {
                         return Err(loc.err(
                             c.span().start,
                             format!("{key}.components"),
-                            format!("component `{}` is not a fresh C identifier", c.get_ref()),
+                            format!("component `{}` is not a fresh C identifier", c.get_ref().escape_debug()),
                         ));
                     }
-                    names.push(c.get_ref().clone());
+                    names::check_local(c.get_ref(), "component")
+                        .map_err(|m| loc.err(c.span().start, format!("{key}.components"), m))?;
+                    comp_names.push(c.get_ref().clone());
                 }
-                if names.is_empty() {
+                if comp_names.is_empty() {
                     return Err(loc.err(comps.span().start, format!("{key}.components"), "a vector needs at least one component"));
                 }
-                ShapeKind::Vector(names)
+                if comp_names.len() > MAX_COMPONENTS {
+                    return Err(loc.err(
+                        comps.span().start,
+                        format!("{key}.components"),
+                        format!("{} components: a vector has at most {MAX_COMPONENTS}", comp_names.len()),
+                    ));
+                }
+                ShapeKind::Vector(comp_names)
             }
             "matrix" => {
                 need("rows", r.rows.is_some())?;
@@ -755,6 +826,13 @@ fn shapes(loc: &Loc, raw: &RawSpec) -> Result<Vec<Shape>, SpecError> {
                 let cols = *r.cols.as_ref().unwrap().get_ref();
                 if rows == 0 || cols == 0 {
                     return Err(loc.err(s.span().start, key.clone(), "a matrix needs at least one row and one column"));
+                }
+                if rows > MAX_MATRIX_SIDE || cols > MAX_MATRIX_SIDE {
+                    return Err(loc.err(
+                        s.span().start,
+                        key.clone(),
+                        format!("a {rows}x{cols} matrix: at most {MAX_MATRIX_SIDE} rows and {MAX_MATRIX_SIDE} columns"),
+                    ));
                 }
                 ShapeKind::Matrix { rows, cols, layout: layout_v }
             }
@@ -841,6 +919,16 @@ fn body(loc: &Loc, text: &str, key: String, shape: Option<String>, s: &Spanned<S
         key: key.clone(),
         message: format!("column {}: {}", e.col, e.message),
     })?;
+    for st in &stmts {
+        if let dsl::Target::Let(name) = &st.target {
+            names::check_local(name, "the step").map_err(|m| SpecError {
+                file: loc.file.to_string(),
+                line: first + st.line - 1,
+                key: key.clone(),
+                message: m,
+            })?;
+        }
+    }
     Ok(Body { shape, stmts, source: s.get_ref().trim().to_string(), line: first, key })
 }
 
@@ -852,10 +940,15 @@ fn families(loc: &Loc, raw: &RawSpec, text: &str, spec: &Spec) -> Result<Vec<Fam
         if !is_c_identifier(name) {
             return Err(loc.err(f.span().start, key, "a family name must be a C identifier"));
         }
+        names::check_part(name, "family name").map_err(|m| loc.err(f.span().start, key.clone(), m))?;
         let op = r.op.as_ref().map_or(name.clone(), |o| o.get_ref().clone());
         if !is_c_identifier(&op) {
             return Err(loc.err(r.op.as_ref().unwrap().span().start, format!("{key}.op"), format!("`{op}` is not a C identifier")));
         }
+        if let Some(o) = &r.op {
+            names::check_part(&op, "operation name").map_err(|m| loc.err(o.span().start, format!("{key}.op"), m))?;
+        }
+        names::check_comment(r.doc.get_ref(), true).map_err(|m| loc.err(r.doc.span().start, format!("{key}.doc"), m))?;
         let mut shapes = Vec::new();
         for s in r.shapes.get_ref() {
             if spec.shape(s.get_ref()).is_none() {
@@ -881,6 +974,7 @@ fn families(loc: &Loc, raw: &RawSpec, text: &str, spec: &Spec) -> Result<Vec<Fam
                     format!("parameter name `{pname}` is not a fresh C identifier (and not `out`)"),
                 ));
             }
+            names::check_local(pname, "parameter name").map_err(|m| loc.err(p.span().start, format!("{key}.params"), m))?;
             let k = parse_kind(kind).ok_or_else(bad)?;
             if let ParamKind::Named(n) = &k {
                 if spec.shape(n).is_none() {
@@ -942,11 +1036,11 @@ fn families(loc: &Loc, raw: &RawSpec, text: &str, spec: &Spec) -> Result<Vec<Fam
                     Some(_) => return Err(bad(format!("derived parameter `{pname}` must be a scalar"))),
                     None => return Err(bad(format!("`{pname}` is not a parameter of the family"))),
                 }
-                if derived.iter().any(|(n, _, _): &(String, Ast, String)| n == pname) {
+                if derived.iter().any(|(n, _, _, _): &(String, Ast, String, usize)| n == pname) {
                     return Err(bad(format!("`{pname}` is derived twice")));
                 }
                 let ast = dsl::parse_expr(expr.trim()).map_err(|e| bad(e.to_string()))?;
-                derived.push((pname.to_string(), ast, expr.trim().to_string()));
+                derived.push((pname.to_string(), ast, expr.trim().to_string(), loc.lines.line(item.span().start)));
             }
         }
         out.push(Family {
@@ -960,6 +1054,7 @@ fn families(loc: &Loc, raw: &RawSpec, text: &str, spec: &Spec) -> Result<Vec<Fam
             derived,
             cases: probes(loc, &format!("{key}.cases"), r.cases.as_ref())?,
             line: loc.lines.line(f.span().start),
+            params_line: loc.lines.line(r.params.span().start),
         });
     }
     Ok(out)
@@ -989,6 +1084,9 @@ fn reduction(loc: &Loc, raw: &RawSpec, spec: &Spec) -> Result<Option<Reduction>,
     let key = "rules.reduction";
     let rr = r.get_ref();
     let lanes = *rr.lanes.get_ref();
+    if lanes > MAX_LANES {
+        return Err(loc.err(rr.lanes.span().start, format!("{key}.lanes"), format!("{lanes} lanes: at most {MAX_LANES}")));
+    }
     if lanes < 2 || !lanes.is_power_of_two() {
         return Err(loc.err(
             rr.lanes.span().start,
@@ -1091,7 +1189,12 @@ fn kernels(loc: &Loc, raw: &RawSpec, spec: &Spec) -> Result<Vec<KernelSpec>, Spe
         if !is_c_identifier(name) {
             return Err(loc.err(k.span().start, key, "a kernel name must be a C identifier"));
         }
+        names::check_part(name, "kernel name").map_err(|m| loc.err(k.span().start, key.clone(), m))?;
         let op = r.op.as_ref().map_or(name.clone(), |o| o.get_ref().clone());
+        if let Some(o) = &r.op {
+            names::check_part(&op, "operation name").map_err(|m| loc.err(o.span().start, format!("{key}.op"), m))?;
+        }
+        names::check_comment(r.doc.get_ref(), true).map_err(|m| loc.err(r.doc.span().start, format!("{key}.doc"), m))?;
         let mut shapes = Vec::new();
         for s in r.shapes.get_ref() {
             if spec.shape(s.get_ref()).is_none() || shapes.contains(s.get_ref()) {
@@ -1153,6 +1256,7 @@ fn kernels(loc: &Loc, raw: &RawSpec, spec: &Spec) -> Result<Vec<KernelSpec>, Spe
                             format!("`{}` is not a fresh array name", a.get_ref()),
                         ));
                     }
+                    names::check_local(a.get_ref(), "array name").map_err(|m| loc.err(a.span().start, format!("{key}.arrays"), m))?;
                     arrays.push(a.get_ref().clone());
                 }
                 if arrays.is_empty() {
@@ -1160,7 +1264,7 @@ fn kernels(loc: &Loc, raw: &RawSpec, spec: &Spec) -> Result<Vec<KernelSpec>, Spe
                 }
                 let t = r.term.as_ref().unwrap();
                 let term = dsl::parse_expr(t.get_ref()).map_err(|e| loc.err(t.span().start, format!("{key}.term"), e.to_string()))?;
-                Schedule::Lanes { arrays, term, term_source: t.get_ref().clone() }
+                Schedule::Lanes { arrays, term, term_source: t.get_ref().clone(), term_line: loc.lines.line(t.span().start) }
             }
             "array" => {
                 only(&scalar, sched)?;

@@ -1,7 +1,7 @@
 //! Every spec error names the file, the line and the key. Each case edits the
 //! real spec in one place and expects one exact message.
 
-use aether_generator::{spec, Model};
+use aether_generator::spec;
 
 const SPEC: &str = include_str!("../../spec/aether.toml");
 
@@ -17,7 +17,7 @@ fn edit(find: &str, replace: &str) -> (String, usize) {
 fn error_of(text: &str) -> String {
     match spec::parse("spec/aether.toml", text) {
         Err(e) => e.to_string(),
-        Ok(s) => match Model::build(&s) {
+        Ok(s) => match aether_generator::model(&s) {
             Err(e) => e.to_string(),
             Ok(_) => "no error".into(),
         },

@@ -269,22 +269,24 @@ macro_rules! vec_type {
 /// and `V` its companion vector.
 macro_rules! adapter {
     ($family:ident, $shape:ident, $elem:ident, ($($p:ident: $pt:ty),*) => $body:expr) => {{
+        #[allow(dead_code)]
+        type T = $elem;
+        #[allow(dead_code)]
+        type S = self_type!($shape);
+        #[allow(dead_code)]
+        type V = vec_type!($shape);
+        /// The input words: every parameter's.
+        const WORDS: usize = 0 $(+ <$pt as Flat>::WORDS)*;
         fn adapter(input: &[u64]) -> Vec<u64> {
-            #[allow(dead_code)]
-            type T = $elem;
-            #[allow(dead_code)]
-            type S = self_type!($shape);
-            #[allow(dead_code)]
-            type V = vec_type!($shape);
             const NAME: &str = concat!(
                 stringify!($family), "/", stringify!($shape), "/", stringify!($elem)
             );
-            let mut params = Params::new::<T>(NAME, input, 0 $(+ <$pt as Flat>::WORDS)*);
+            let mut params = Params::new::<T>(NAME, input, WORDS);
             $(let $p: $pt = params.take();)*
             params.finish();
             encode($body)
         }
-        adapter as FlatFn
+        (adapter as FlatFn, WORDS)
     }};
 }
 
@@ -293,10 +295,14 @@ macro_rules! adapter {
 macro_rules! table {
     ($($family:ident [$($shape:ident),+] $params:tt => $body:expr;)*) => {
         vec![$($(
-            (stringify!($family), stringify!($shape), "f32",
-                adapter!($family, $shape, f32, $params => $body)),
-            (stringify!($family), stringify!($shape), "f64",
-                adapter!($family, $shape, f64, $params => $body)),
+            {
+                let (function, words) = adapter!($family, $shape, f32, $params => $body);
+                (stringify!($family), stringify!($shape), "f32", function, Some(words))
+            },
+            {
+                let (function, words) = adapter!($family, $shape, f64, $params => $body);
+                (stringify!($family), stringify!($shape), "f64", function, Some(words))
+            },
         )+)*]
     };
 }
@@ -420,8 +426,8 @@ fn kernel_plane_resolve<T: Real>(name: &str, input: &[u64]) -> Vec<u64> {
 macro_rules! kernels {
     ($($family:ident [$shape:ident] => $kernel:expr;)*) => {
         vec![$(
-            (stringify!($family), stringify!($shape), "f32", kernel_adapter!($family, $shape, f32, $kernel)),
-            (stringify!($family), stringify!($shape), "f64", kernel_adapter!($family, $shape, f64, $kernel)),
+            (stringify!($family), stringify!($shape), "f32", kernel_adapter!($family, $shape, f32, $kernel), None),
+            (stringify!($family), stringify!($shape), "f64", kernel_adapter!($family, $shape, f64, $kernel), None),
         )*]
     };
 }
@@ -574,6 +580,10 @@ macro_rules! linalg {
         .flatten()
     };
     (@one $family:ident, $shape:ident, $n:literal, $elem:ident, $words:expr, $kernel:ident) => {{
+        const WORDS: usize = {
+            const N: usize = $n;
+            $words
+        };
         fn single(input: &[u64]) -> Vec<u64> {
             const N: usize = $n;
             const NAME: &str = concat!(stringify!($family), "/", stringify!($shape), "/", stringify!($elem));
@@ -585,13 +595,15 @@ macro_rules! linalg {
             linalg_lanes(NAME, input, $words, $kernel::<$elem, N>)
         }
         [
-            (stringify!($family), stringify!($shape), stringify!($elem), single as FlatFn),
-            (concat!(stringify!($family), "_lanes"), stringify!($shape), stringify!($elem), lanes as FlatFn),
+            (stringify!($family), stringify!($shape), stringify!($elem), single as FlatFn, Some(WORDS)),
+            (concat!(stringify!($family), "_lanes"), stringify!($shape), stringify!($elem), lanes as FlatFn, None),
         ]
     }};
 }
 
-type Entry = (&'static str, &'static str, &'static str, FlatFn);
+/// A function's keys, its flat form, and its input words when they are fixed
+/// (`None` for the kernels over arrays and the many-lane forms).
+type Entry = (&'static str, &'static str, &'static str, FlatFn, Option<usize>);
 
 static TABLE: LazyLock<Vec<Entry>> = LazyLock::new(|| {
     table! {
@@ -674,7 +686,7 @@ static TABLE: LazyLock<Vec<Entry>> = LazyLock::new(|| {
 });
 
 static KEYS: LazyLock<Vec<(&'static str, &'static str, &'static str)>> =
-    LazyLock::new(|| TABLE.iter().map(|&(family, shape, elem, _)| (family, shape, elem)).collect());
+    LazyLock::new(|| TABLE.iter().map(|&(family, shape, elem, _, _)| (family, shape, elem)).collect());
 
 /// The flat function for `(family, shape, elem)`, e.g. `("dot", "vec3",
 /// "f32")`, `("fmin", "scalar", "f64")`, `("quat_mul", "quat", "f32")`,
@@ -682,7 +694,17 @@ static KEYS: LazyLock<Vec<(&'static str, &'static str, &'static str)>> =
 /// `("reduce32", "pair", "f64")`, `("lu", "mat3", "f32")`,
 /// `("eigh_lanes", "mat4", "f64")`; `None` when no such function exists.
 pub fn lookup(family: &str, shape: &str, elem: &str) -> Option<FlatFn> {
-    TABLE.iter().find(|&&(f, s, e, _)| (f, s, e) == (family, shape, elem)).map(|&(_, _, _, function)| function)
+    TABLE.iter().find(|&&(f, s, e, _, _)| (f, s, e) == (family, shape, elem)).map(|&(_, _, _, function, _)| function)
+}
+
+/// The number of input words the flat function for `(family, shape, elem)`
+/// takes, when it is fixed: its parameters' words for a family of the spec,
+/// the one problem's for a linear-algebra routine. `None` for the kernels over
+/// arrays, the many-lane forms and functions that do not exist. A checker can
+/// compare this with its own idea of the function before it calls it (the
+/// flat function panics on any other length).
+pub fn input_words(family: &str, shape: &str, elem: &str) -> Option<usize> {
+    TABLE.iter().find(|&&(f, s, e, _, _)| (f, s, e) == (family, shape, elem)).and_then(|&(_, _, _, _, words)| words)
 }
 
 /// Every `(family, shape, elem)` implemented: each family of the spec for

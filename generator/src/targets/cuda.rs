@@ -17,7 +17,7 @@ use super::c::{self, Arith, CFunction, Dialect, Helper};
 use super::c_flat::{self, ThunkStyle};
 use super::{render, Output, Target};
 use crate::corpus::FunctionCases;
-use crate::error::Error;
+use crate::error::{Error, SpecError};
 use crate::model::{Function, Kernel, KernelKind, Kind, Model};
 use crate::selftest::{self, Witness};
 use crate::spec::{Assignment, ElemType, Routine, ShapeKind};
@@ -105,15 +105,26 @@ impl Target for Cuda {
         "cuda_core"
     }
 
-    fn render(&self, model: &Model, banner: &str, corpus: &[FunctionCases]) -> Result<Vec<Output>, Error> {
-        let red = model.spec.reduction.as_ref().ok_or_else(|| Error::Inconsistent("the cuda target needs [rules.reduction]".into()))?;
+    fn validate(&self, model: &Model) -> Result<(), SpecError> {
+        let Some(red) = model.spec.reduction.as_ref() else {
+            return Err(model.error_at(1, "rules.reduction", "the cuda target needs [rules.reduction]"));
+        };
         if red.lanes != WARP || red.assignment != Assignment::Strided || red.rounds.iter().any(|r| *r >= WARP) {
-            return Err(Error::Inconsistent(format!(
-                "spec/aether.toml:{}: [rules.reduction]: the cuda target runs the lane tree on a warp of {WARP} strided lanes, \
-                 but the spec has {} lanes ({:?} assignment, rounds {:?})",
-                red.line, red.lanes, red.assignment, red.rounds
-            )));
+            return Err(model.error_at(
+                red.line,
+                "rules.reduction",
+                format!(
+                    "the cuda target runs the lane tree on a warp of {WARP} strided lanes, but the spec has {} lanes \
+                     ({:?} assignment, rounds {:?})",
+                    red.lanes, red.assignment, red.rounds
+                ),
+            ));
         }
+        Ok(())
+    }
+
+    fn render(&self, model: &Model, banner: &str, corpus: &[FunctionCases]) -> Result<Vec<Output>, Error> {
+        self.validate(model)?;
         let witnesses = selftest::witnesses(model, &|name| corpus.iter().find(|f| f.c_name == name).map(|f| f.cases.clone()));
         let lowered = model.lowered();
         let mut out = vec![Output::new("cuda_core/aether_core.cuh", core(model, &lowered, banner, &witnesses)?)];

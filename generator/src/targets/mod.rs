@@ -5,7 +5,7 @@ use minijinja::{Environment, UndefinedBehavior};
 use serde::Serialize;
 
 use crate::corpus::FunctionCases;
-use crate::error::Error;
+use crate::error::{Error, SpecError};
 use crate::model::Model;
 
 pub mod c;
@@ -37,6 +37,11 @@ pub trait Target {
     /// Every file of the target; `banner` is the do-not-edit comment, and
     /// `corpus` the reference corpus (the self-test's witnesses come from it).
     fn render(&self, model: &Model, banner: &str, corpus: &[FunctionCases]) -> Result<Vec<Output>, Error>;
+    /// Refuses a spec this target cannot print, naming the spec line and key,
+    /// before anything is evaluated or rendered (`Model::build` calls it).
+    fn validate(&self, _model: &Model) -> Result<(), SpecError> {
+        Ok(())
+    }
 }
 
 /// Every target the generator writes.
