@@ -14,6 +14,13 @@ ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 || need+=(libclang-dev)
 source scripts/apt.sh
 [ ${#need[@]} -eq 0 ] || apt_install "${need[@]}"
 
+# nvcc from PyPI (into build/cuda) when none is found: the generator's tests compile accepted
+# hostile specs to PTX with it, and cuda-static.sh below reuses it.
+# shellcheck source=scripts/cuda-toolchain.sh
+source scripts/cuda-toolchain.sh
+cuda_toolchain
+export NVCC AETHER_REQUIRE_NVCC=1
+
 # Every test; the corpus, random and mutant tests print what they compared.
 cargo test --workspace -- --nocapture
 bash scripts/check-c.sh

@@ -532,18 +532,29 @@ impl Model {
     /// kernels and the types (two prefixes may spell one name, e.g. a type
     /// named `vec3f` beside the shape `vec3` of `f32`).
     fn check_names(&self) -> Result<(), SpecError> {
-        let mut seen: HashMap<String, (usize, String)> = HashMap::new();
+        let mut seen: HashMap<String, String> = HashMap::new();
         let types = self.spec.shapes.iter().filter(|s| !matches!(s.kind, ShapeKind::Scalar)).flat_map(|s| {
-            let key = format!("shapes.{}", s.name);
-            self.spec.types.iter().map(move |t| (format!("aether_{}{}", s.name, t.letter), key.clone()))
+            self.spec.types.iter().map(move |t| {
+                let key = format!("shapes.{}", s.name);
+                (format!("aether_{}{}", s.name, t.letter), format!("the type of shape `{}` and type `{}`", s.name, t.name), key)
+            })
         });
-        let functions = self.callables().into_iter().map(|c| (c.c_name(self), self.origin(c).1));
-        for (name, key) in types.chain(functions) {
-            if let Some((_, first)) = seen.get(&name) {
-                let line = self.key_line(&key);
-                return Err(self.error_at(line, key, format!("C name clash: `{name}` is also defined by `{first}`")));
+        let functions = self.callables().into_iter().map(|c| {
+            let key = self.origin(c).1.split('.').take(2).collect::<Vec<_>>().join(".");
+            (c.c_name(self), format!("`{}` for shape `{}` and type `{}`", c.family(), c.shape(), c.elem()), key)
+        });
+        for (name, what, key) in types.chain(functions) {
+            if let Some(first) = seen.get(&name) {
+                return Err(self.error_at(
+                    self.key_line(&key),
+                    key,
+                    format!(
+                        "C name clash: `{name}` is both {first} and {what} (a shape's name with a type's letter spells a \
+                         type's name, or two operations share a name)"
+                    ),
+                ));
             }
-            seen.insert(name, (0, key));
+            seen.insert(name, what);
         }
         Ok(())
     }

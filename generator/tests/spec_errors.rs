@@ -290,3 +290,253 @@ fn malformed_specs_get_exact_messages() {
     assert!(cases.len() >= 43);
     assert!(failures.is_empty(), "{} of {} messages differ:\n{}", failures.len(), cases.len(), failures.join("\n"));
 }
+
+/// The error of a spec given as bytes, through the same path as the
+/// generator's `load` (UTF-8 first).
+fn error_of_bytes(bytes: &[u8]) -> String {
+    match spec::parse_bytes("spec/aether.toml", bytes) {
+        Err(e) => e.to_string(),
+        Ok(s) => match aether_generator::model(&s) {
+            Err(e) => e.to_string(),
+            Ok(_) => "no error".into(),
+        },
+    }
+}
+
+/// Specs that once panicked, overflowed the stack, allocated without bound,
+/// emitted C that does not compile, or failed with no location: each is now
+/// one error naming the file, the line and the key.
+#[test]
+fn hostile_specs_get_exact_messages() {
+    let nested = |open: &str, close: &str, n: usize| format!("{}a[i]{} + b[i]", open.repeat(n), close.repeat(n));
+    let add = "body = \"out[i] = a[i] + b[i]\"";
+    let with_body = |b: String| format!("body = \"out[i] = {b}\"");
+    let ternary = format!("{}a[i]", "a[i] > 0 ? a[i] : ".repeat(100));
+    let rounds40 = (0..40).rev().map(|k| (1u64 << k).to_string()).collect::<Vec<_>>().join(", ");
+    let lane_words = |n: usize| vec!["0"; n].join(", ");
+    let depth = "the expression nests more than 64 levels deep (parentheses, calls, indexes, `!`, `?:` and the operators of a \
+                 chain each count one): split it into named steps";
+    // (find, replace, line offset from the edit, key, message)
+    let cases: Vec<(String, String, i64, &str, String)> = vec![
+        // Panics: arity against the reference's table, a kernel probe of the wrong length.
+        (
+            "params = [\"m: self\"]\nreturns = \"self\"\nbody = \"out[r][c] = m[c][r]\"".into(),
+            "params = [\"m: self\", \"k: scalar\"]\nreturns = \"self\"\nbody = \"out[r][c] = m[c][r]\"".into(),
+            0,
+            "families.transpose.params",
+            "aether_mat2f_transpose takes 5 input words as its parameters give, but the reference's `transpose` for `mat2` \
+             takes 4: the spec and reference/src/flat.rs must agree"
+                .into(),
+        ),
+        (
+            format!("\"lone +inf in lane 31: {}, inf, 0\"", lane_words(62)),
+            format!("\"lone +inf in lane 31: {}, inf, 0\"", lane_words(61)),
+            0,
+            "kernels.reduce32.cases",
+            "probe `lone +inf in lane 31`: aether_pairf_reduce32: takes 64 words, got 63".into(),
+        ),
+        (
+            "\"companions round in; +inf ignores a NaN companion: 1, inf, nan, 5.960464477539063e-8, nan, 0\"".into(),
+            "\"odd: 1, inf, nan\"".into(),
+            0,
+            "kernels.plane_resolve.cases",
+            "probe `odd`: aether_f32_plane_resolve: takes value and companion words of one length, got 3 words".into(),
+        ),
+        (
+            "  \"NaN stays NaN: nan, 1\",".into(),
+            "  \"NaN stays NaN: nan, #5000000000\",".into(),
+            0,
+            "families.two_sum.cases",
+            "probe `NaN stays NaN`: word 5000000000 does not fit the 32 bits of aether_f32_two_sum".into(),
+        ),
+        // Stack overflows: deep nesting of every kind, and long flat bodies.
+        (add.into(), with_body(nested("(", ")", 5000)), 0, "families.add.body", format!("column 74: {depth}")),
+        (add.into(), with_body(format!("{}a[i] + b[i]", "!".repeat(20000))), 0, "families.add.body", format!("column 74: {depth}")),
+        (add.into(), with_body(nested("sqrt(", ")", 3000)), 0, "families.add.body", format!("column 170: {depth}")),
+        (add.into(), with_body(ternary), 0, "families.add.body", format!("column 1121: {depth}")),
+        (add.into(), with_body(format!("a[i]{}", " + b[i]".repeat(3000))), 0, "families.add.body", format!("column 446: {depth}")),
+        (
+            add.into(),
+            with_body(format!("a[i]{}", " + b[i]".repeat(1_500_000))),
+            0,
+            "families.add.body",
+            "column 1: 10500013 bytes of expression text: at most 65536".into(),
+        ),
+        (
+            "body = \"out = fold(add, i < N, a[i])\"".into(),
+            "body = \"out = fold(add, i < 100000000, a[0])\"".into(),
+            0,
+            "families.sum.body",
+            "column 7: a fold of more than 256 terms: fold over a shape's components".into(),
+        ),
+        (
+            "body = \"out = dot(a, a)\"".into(),
+            "body = \"out = squared_norm(a)\"".into(),
+            0,
+            "families.squared_norm.body",
+            "column 1: calls nest more than 16 deep (squared_norm -> squared_norm -> squared_norm -> squared_norm -> ...): a \
+             family that calls itself, directly or through others, never ends"
+                .into(),
+        ),
+        // Unbounded sizes.
+        (
+            "lanes = 32\nrounds = [16, 8, 4, 2, 1]".into(),
+            format!("lanes = 1099511627776\nrounds = [{rounds40}]"),
+            0,
+            "rules.reduction.lanes",
+            "1099511627776 lanes: at most 1024".into(),
+        ),
+        (
+            "[shapes.vec2]\nkind = \"vector\"\ncomponents = [\"x\", \"y\"]".into(),
+            format!(
+                "[shapes.vec2]\nkind = \"vector\"\ncomponents = [\"x\", \"y\", {}]",
+                (0..15).map(|k| format!("\"c{k}\"")).collect::<Vec<_>>().join(", ")
+            ),
+            2,
+            "shapes.vec2.components",
+            "17 components: a vector has at most 16".into(),
+        ),
+        (
+            "[shapes.mat2]\nkind = \"matrix\"\nrows = 2\ncols = 2".into(),
+            "[shapes.mat2]\nkind = \"matrix\"\nrows = 2\ncols = 100000".into(),
+            0,
+            "shapes.mat2",
+            "a 2x100000 matrix: at most 8 rows and 8 columns".into(),
+        ),
+        // Accepted specs whose C did not compile.
+        (
+            "doc = \"Componentwise a - b.\"".into(),
+            "doc = \"Componentwise */ a - b.\"".into(),
+            0,
+            "families.sub.doc",
+            "`*/` would end or open the comment this text is printed in; write it with a space (`* /`)".into(),
+        ),
+        (
+            "doc = \"Componentwise a - b.\"".into(),
+            "doc = \"Componentwise /* a - b.\"".into(),
+            0,
+            "families.sub.doc",
+            "`/*` would end or open the comment this text is printed in; write it with a space (`/ *`)".into(),
+        ),
+        (
+            "\"lone +inf: 1, inf, 2\"".into(),
+            "\"lone */ +inf: 1, inf, 2\"".into(),
+            0,
+            "kernels.sum_array.cases",
+            "probe label `lone */ +inf`: `*/` would end or open the comment this text is printed in; write it with a space (`* /`)"
+                .into(),
+        ),
+        (
+            "name = \"aether\"".into(),
+            "name = \"aeth*/er\"".into(),
+            0,
+            "contract.name",
+            "contract name `aeth*/er`: ASCII letters, digits, `_` and `-`, starting with a letter, at most 40 characters".into(),
+        ),
+        (
+            "version = \"0.1.0\"".into(),
+            "version = \"0.1\\\"0\"".into(),
+            0,
+            "contract.version",
+            "version `0.1\\\"0` is not MAJOR.MINOR.PATCH (three whole numbers of at most 9 digits)".into(),
+        ),
+        (
+            "[types.f32]".into(),
+            "[types.\"f-32\"]".into(),
+            0,
+            "types.f-32",
+            "type name `f-32` is not an identifier of every target (ASCII letters, digits and `_`, starting with a letter)".into(),
+        ),
+        (
+            "[shapes.vec2]".into(),
+            "[shapes.\"vec 2\"]".into(),
+            0,
+            "shapes.vec 2",
+            "shape name `vec 2` is not an identifier of every target (ASCII letters, digits and `_`, starting with a letter)".into(),
+        ),
+        (
+            "literal_suffix = \"f\"".into(),
+            "literal_suffix = \"L\"".into(),
+            -3,
+            "types.f32",
+            "a 32-bit element type has literal_suffix = \"f\" and libm_suffix = \"f\" (C's `float`), not \"L\" and \"f\"".into(),
+        ),
+        (
+            "tt = isfinite(r) ? 1 / (fabs(theta) + r) : 0.5 / fabs(theta)".into(),
+            "int = 1\ntt = isfinite(r) ? 1 / (fabs(theta) + r) : 0.5 / fabs(theta)".into(),
+            0,
+            "families.jacobi_rotation.body",
+            "the step `int` is reserved in a target language (C, C++, CUDA, OpenCL C or WGSL)".into(),
+        ),
+        (
+            "params = [\"app: self\", \"aqq: self\", \"apq: self\"]\nreturns = \"rotation\"".into(),
+            "params = [\"app: self\", \"aqq: self\", \"or: self\"]\nreturns = \"rotation\"".into(),
+            0,
+            "families.jacobi_rotation.params",
+            "parameter name `or` is reserved in a target language (C, C++, CUDA, OpenCL C or WGSL)".into(),
+        ),
+        (
+            "[families.transpose]\n".into(),
+            "[families.transpose]\nop = \"trans-pose\"\n".into(),
+            1,
+            "families.transpose.op",
+            "`trans-pose` is not a C identifier".into(),
+        ),
+        (
+            "[types.f64]".into(),
+            "[types.vec3f]".into(),
+            line_of("[families.neg]") - line_of("[types.f64]"),
+            "families.neg",
+            "C name clash: `aether_vec3f_neg` is both `neg` for shape `scalar` and type `vec3f` and `neg` for shape `vec3` and \
+             type `f32` (a shape's name with a type's letter spells a type's name, or two operations share a name)"
+                .into(),
+        ),
+        // Errors that named no location, or the wrong one.
+        (
+            "determinant(minor(m, 0, 2))\n".into(),
+            "determinant(minor(m, 9, 0))\n".into(),
+            -1,
+            "families.determinant.bodies.mat3",
+            "column 118: minor row 9 is not a row of `mat3` (0..3)".into(),
+        ),
+        ("term = \"a * b\"".into(), "term = \"a * c\"".into(), 0, "kernels.lanes_dot.term", "column 5: unknown name `c`".into()),
+        (
+            add.into(),
+            "body = \"out[i] = a[i] \u{d7} b[i]\"".into(),
+            0,
+            "families.add.body",
+            "column 15: unexpected character \u{d7} (U+00D7): the body language is ASCII".into(),
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (find, replace, offset, key, message) in &cases {
+        let (text, line) = edit(find, replace);
+        let want = format!("spec/aether.toml:{}: `{key}`: {message}", line as i64 + offset);
+        let got = error_of(&text);
+        if got != want {
+            failures.push(format!("edit `{}` -> `{}`\n  want: {want}\n  got:  {got}", short(find), short(replace)));
+        }
+    }
+    // Bytes that are not UTF-8: the line and column of the first bad byte.
+    let (text, line) = edit("doc = \"Componentwise a - b.\"", "doc = \"Componentwise @ a - b.\"");
+    let bytes: Vec<u8> = text.bytes().map(|b| if b == b'@' { 0xff } else { b }).collect();
+    let want = format!("spec/aether.toml:{line}: `families.sub`: column 22: byte 0xff is not UTF-8 (a spec is UTF-8 text)");
+    let got = error_of_bytes(&bytes);
+    if got != want {
+        failures.push(format!("invalid UTF-8\n  want: {want}\n  got:  {got}"));
+    }
+    assert!(failures.is_empty(), "{} of {} messages differ:\n{}", failures.len(), cases.len() + 1, failures.join("\n"));
+}
+
+/// The line of the spec's line that is exactly `text`.
+fn line_of(text: &str) -> i64 {
+    SPEC.lines().position(|l| l == text).unwrap() as i64 + 1
+}
+
+fn short(s: &str) -> String {
+    if s.len() > 120 {
+        format!("{}... ({} bytes)", &s[..120], s.len())
+    } else {
+        s.to_string()
+    }
+}

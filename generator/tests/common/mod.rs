@@ -1,0 +1,108 @@
+//! Compiling generated outputs with the real compilers, for the tests that
+//! show an accepted spec never emits code a compiler refuses.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use aether_generator::targets::Output;
+
+/// Writes `outputs` under `dir` (their repository-relative paths).
+pub fn write_tree(dir: &Path, outputs: &[Output]) {
+    let _ = std::fs::remove_dir_all(dir);
+    for o in outputs {
+        let path = dir.join(&o.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &o.contents).unwrap();
+    }
+}
+
+/// The nvcc to compile CUDA with: `$NVCC`, or the one `scripts/cuda-toolchain.sh`
+/// installs into `build/cuda`. `None` when there is none; with
+/// `AETHER_REQUIRE_NVCC=1` (set by `scripts/test.sh`, which installs it) that
+/// is a failure.
+pub fn nvcc() -> Option<PathBuf> {
+    let root = aether_generator::default_root();
+    let found = std::env::var_os("NVCC")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain([root.join("build/cuda/root/bin/nvcc")])
+        .find(|p| p.is_file());
+    if found.is_none() && std::env::var("AETHER_REQUIRE_NVCC").as_deref() == Ok("1") {
+        panic!("AETHER_REQUIRE_NVCC=1 but no nvcc: set NVCC or run scripts/cuda-toolchain.sh");
+    }
+    found
+}
+
+/// One compile: the command line and what it printed, when it failed.
+fn run(mut cmd: Command) -> Result<(), String> {
+    let shown = format!("{cmd:?}");
+    let out = cmd.output().map_err(|e| format!("{shown}: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        let log = String::from_utf8_lossy(&out.stderr);
+        Err(format!("{shown} failed:\n{}", log.lines().take(12).collect::<Vec<_>>().join("\n")))
+    }
+}
+
+/// Compiles the C core, its flat thunks and the corpus runner under `dir` with
+/// `cc` (C99, every warning an error), and includes the header from C++
+/// (`cxx`). Returns the compilers that ran.
+pub fn compile_c(dir: &Path, cc: &str, cxx: &str) -> Result<(), String> {
+    let obj = dir.join("obj");
+    std::fs::create_dir_all(&obj).unwrap();
+    let core = dir.join("c_core");
+    let check = core.join("check");
+    for (src, o) in [
+        (core.join("aether_core.c"), "core.o"),
+        (check.join("aether_flat.c"), "flat.o"),
+        (check.join("aether_check.c"), "check.o"),
+    ] {
+        let mut cmd = Command::new(cc);
+        cmd.args(["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-O1", "-c"])
+            .arg("-I")
+            .arg(&core)
+            .arg("-I")
+            .arg(&check)
+            .arg("-I")
+            .arg(dir.join("corpus"))
+            .arg(&src)
+            .arg("-o")
+            .arg(obj.join(format!("{cc}-{o}")));
+        run(cmd)?;
+    }
+    let cpp = obj.join("include.cpp");
+    std::fs::write(&cpp, "#include \"aether_core.h\"\nint main() { return 0; }\n").unwrap();
+    let mut cmd = Command::new(cxx);
+    cmd.args(["-std=c++17", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-I"]).arg(&core).arg(&cpp);
+    run(cmd)
+}
+
+/// Compiles the CUDA core's header and its flat thunks to PTX with `nvcc`
+/// (every warning an error).
+pub fn compile_cuda(dir: &Path, nvcc: &Path) -> Result<(), String> {
+    let obj = dir.join("obj");
+    std::fs::create_dir_all(&obj).unwrap();
+    // A kernel that dispatches to every thunk, as scripts/cuda-static.sh compiles it.
+    let cu = obj.join("ptx.cu");
+    std::fs::write(
+        &cu,
+        "#include \"aether_core.cuh\"\n#include \"aether_cuda_flat.cuh\"\n\
+         extern \"C\" __global__ void aether_ptx_all(unsigned index, const uint64_t *in, size_t n_in, uint64_t *out, \
+         size_t cap, size_t *got)\n{\n    *got = aether_cuda_flat_call(index, in, n_in, out, cap);\n}\n",
+    )
+    .unwrap();
+    let mut cmd = Command::new(nvcc);
+    cmd.args(["-Werror", "all-warnings", "-ptx", "-arch=sm_90", "-I"])
+        .arg(dir.join("cuda_core"))
+        .arg("-I")
+        .arg(dir.join("cuda_core/check"))
+        .arg("-I")
+        .arg(dir.join("c_core/check"))
+        .arg(&cu)
+        .arg("-o")
+        .arg(obj.join("core.ptx"));
+    run(cmd)
+}

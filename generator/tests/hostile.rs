@@ -1,0 +1,92 @@
+//! Hostile texts in the spec: every one is either refused with a message that
+//! names the file, line and key (see spec_errors.rs for each exact message),
+//! or accepted and printed so that gcc, clang and nvcc (PTX) compile every
+//! output. This test takes the accepted ones together, generates every file
+//! and compiles the C core, its thunks, the corpus runner (which carries the
+//! probe labels), the header from C++, and the CUDA core and thunks.
+
+mod common;
+
+use aether_generator::{output, spec};
+
+const SPEC: &str = include_str!("../../spec/aether.toml");
+
+/// Texts a compiler could trip on in a comment: quotes, backslashes (one at
+/// the end of a line), trigraphs (C99's `??/` is a backslash), `//`, HTML and
+/// Markdown, format directives, and non-ASCII letters.
+const DOC: &str = "Componentwise a - b. \\\"quoted\\\", back\\\\slash ??/ ??= ??' 100% %s // not a comment <!-- html --> | pipe | \
+                   `tick` \u{e9}\u{2713} and a line ending in a backslash \\\\\\n next line";
+const LABEL: &str = "NaN \\\"stays\\\" \\\\ NaN ??= ??/ 50% %d // \u{e9}";
+
+fn hostile_spec() -> String {
+    let doc = "doc = \"Componentwise a - b.\"";
+    let label = "  \"NaN stays NaN: nan, 1\",";
+    assert_eq!(SPEC.matches(doc).count(), 1);
+    assert_eq!(SPEC.matches(label).count(), 1);
+    SPEC.replacen(doc, &format!("doc = \"{DOC}\""), 1).replacen(label, &format!("  \"{LABEL}: nan, 1\","), 1)
+}
+
+#[test]
+fn refused_hostile_texts_name_their_key() {
+    for (find, replace, key) in [
+        ("doc = \"Componentwise a - b.\"", "doc = \"a */ b\"", "families.sub.doc"),
+        ("doc = \"Componentwise a - b.\"", "doc = \"a /* b\"", "families.sub.doc"),
+        ("doc = \"Componentwise a - b.\"", "doc = \"a \\u0007 b\"", "families.sub.doc"),
+        ("  \"NaN stays NaN: nan, 1\",", "  \"NaN */ stays NaN: nan, 1\",", "families.two_sum.cases"),
+        ("  \"NaN stays NaN: nan, 1\",", "  \"NaN\\nstays NaN: nan, 1\",", "families.two_sum.cases"),
+        ("name = \"aether\"", "name = \"aeth\\\"er\"", "contract.name"),
+        ("version = \"0.1.0\"", "version = \"0.1.0 */\"", "contract.version"),
+        ("[shapes.vec2]", "[shapes.\"vec-2\"]", "shapes.vec-2"),
+        ("[types.f32]", "[types.\"f 32\"]", "types.f 32"),
+    ] {
+        assert_eq!(SPEC.matches(find).count(), 1, "{find}");
+        let text = SPEC.replacen(find, replace, 1);
+        let err = spec::parse("spec/aether.toml", &text).map(|_| ()).unwrap_err();
+        assert_eq!(err.key, key, "{replace}: {err}");
+        assert!(err.line > 0, "{err}");
+    }
+}
+
+#[test]
+fn accepted_hostile_texts_compile_everywhere() {
+    let text = hostile_spec();
+    let s = spec::parse("spec/aether.toml", &text).unwrap_or_else(|e| panic!("{e}"));
+    let model = aether_generator::model(&s).unwrap_or_else(|e| panic!("{e}"));
+    let outputs = output::generate(&model).unwrap_or_else(|e| panic!("{e}"));
+    let header = outputs.iter().find(|o| o.path == "c_core/aether_core.h").unwrap();
+    assert!(header.contents.contains("back\\slash ??/"), "the doc is printed as written");
+    let corpus = outputs.iter().find(|o| o.path == "corpus/two_sum_f32.h").unwrap();
+    assert!(corpus.contents.contains("NaN \"stays\" \\ NaN ??= ??/ 50% %d // \u{e9}"), "the label is printed as written");
+
+    let dir = aether_generator::default_root().join("target/hostile-spec");
+    common::write_tree(&dir, &outputs);
+    let mut compiled = Vec::new();
+    for (cc, cxx) in [("gcc", "g++"), ("clang", "clang++")] {
+        common::compile_c(&dir, cc, cxx).unwrap_or_else(|e| panic!("{e}"));
+        compiled.push(cc.to_string());
+    }
+    match common::nvcc() {
+        Some(nvcc) => {
+            common::compile_cuda(&dir, &nvcc).unwrap_or_else(|e| panic!("{e}"));
+            compiled.push("nvcc (PTX, sm_90)".into());
+        }
+        None => println!("hostile: no nvcc here (scripts/cuda-toolchain.sh installs one); the CUDA core was not compiled"),
+    }
+    println!("hostile: the spec with hostile doc and label texts: {} files generated, compiled by {}", outputs.len(), compiled.join(", "));
+}
+
+#[test]
+fn a_model_that_disagrees_with_the_reference_is_located() {
+    let find = "body = \"out[i] = a[i] - b[i]\"";
+    assert_eq!(SPEC.matches(find).count(), 1);
+    let line = SPEC[..SPEC.find(find).unwrap()].matches('\n').count() + 1;
+    let text = SPEC.replacen(find, "body = \"out[i] = b[i] - a[i]\"", 1);
+    let model = aether_generator::model(&spec::parse("spec/aether.toml", &text).unwrap()).unwrap();
+    let err = output::generate(&model).unwrap_err().to_string();
+    let want = format!(
+        "spec/aether.toml:{line}: `families.sub.body`: the spec's model and the reference disagree on aether_vec2f_sub \
+         (family `sub`, shape `vec2`, type `f32`) for inputs ["
+    );
+    assert!(err.starts_with(&want), "want: {want}...\ngot:  {err}");
+    assert!(err.ends_with("the body or the reference is wrong"), "{err}");
+}
