@@ -103,6 +103,12 @@ pub fn check_comment(text: &str, newlines: bool) -> Result<(), String> {
             format!("{} {}", c.next().unwrap(), c.next().unwrap())
         }));
     }
+    // A backslash at the end of a line joins the next one (in C, also the
+    // trigraph `??/`): gcc warns on it inside a comment, and in a `//` comment
+    // it would swallow the next line.
+    if text.lines().any(|l| l.ends_with('\\') || l.ends_with("??/")) {
+        return Err("a line of this text ends in a backslash (or the trigraph `??/`), which joins it to the next line in C".into());
+    }
     if let Some(c) = text.chars().find(|&c| c.is_control() && !(newlines && c == '\n')) {
         return Err(format!("the control character {} cannot be printed in a comment", c.escape_debug()));
     }
@@ -160,6 +166,8 @@ mod tests {
         assert!(check_comment("line\nline", true).is_ok());
         assert!(check_comment("line\nline", false).is_err());
         assert!(check_comment("\"quotes\", \\ and ??/ are fine in a comment", false).is_ok());
+        assert!(check_comment("a line ending in a backslash \\\nnext", true).is_err());
+        assert!(check_comment("a line ending in a trigraph ??/", false).is_err());
         assert!(check_version("0.1.0").is_ok());
         assert!(check_version("0.1\"0").is_err());
         assert!(check_version("1.2").is_err());

@@ -11,11 +11,11 @@ use aether_generator::{output, spec};
 
 const SPEC: &str = include_str!("../../spec/aether.toml");
 
-/// Texts a compiler could trip on in a comment: quotes, backslashes (one at
-/// the end of a line), trigraphs (C99's `??/` is a backslash), `//`, HTML and
+/// Texts a compiler could trip on in a comment: quotes, backslashes,
+/// trigraphs (C99's `??/` is a backslash) inside a line, `//`, HTML and
 /// Markdown, format directives, and non-ASCII letters.
 const DOC: &str = "Componentwise a - b. \\\"quoted\\\", back\\\\slash ??/ ??= ??' 100% %s // not a comment <!-- html --> | pipe | \
-                   `tick` \u{e9}\u{2713} and a line ending in a backslash \\\\\\n next line";
+                   `tick` \u{e9}\u{2713}\\n and a second line";
 const LABEL: &str = "NaN \\\"stays\\\" \\\\ NaN ??= ??/ 50% %d // \u{e9}";
 
 fn hostile_spec() -> String {
@@ -32,6 +32,8 @@ fn refused_hostile_texts_name_their_key() {
         ("doc = \"Componentwise a - b.\"", "doc = \"a */ b\"", "families.sub.doc"),
         ("doc = \"Componentwise a - b.\"", "doc = \"a /* b\"", "families.sub.doc"),
         ("doc = \"Componentwise a - b.\"", "doc = \"a \\u0007 b\"", "families.sub.doc"),
+        ("doc = \"Componentwise a - b.\"", "doc = \"a line ending in a backslash \\\\\\nb\"", "families.sub.doc"),
+        ("doc = \"Componentwise a - b.\"", "doc = \"a line ending in a trigraph ??/\\nb\"", "families.sub.doc"),
         ("  \"NaN stays NaN: nan, 1\",", "  \"NaN */ stays NaN: nan, 1\",", "families.two_sum.cases"),
         ("  \"NaN stays NaN: nan, 1\",", "  \"NaN\\nstays NaN: nan, 1\",", "families.two_sum.cases"),
         ("name = \"aether\"", "name = \"aeth\\\"er\"", "contract.name"),
