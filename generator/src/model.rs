@@ -477,6 +477,27 @@ impl Model {
                 }
             }
         }
+        // A linear-algebra kernel's probe is one problem of its shape: the
+        // single form's words (the many-lane form takes it as one lane).
+        for k in &self.kernels {
+            let KernelKind::Linalg { routine, n, .. } = &k.kind else { continue };
+            let w_in = crate::linalg::words(*routine, *n).0;
+            for p in self.spec.kernel(&k.key).unwrap().cases.iter().filter(|p| p.applies_to(&k.shape)) {
+                if p.words.len() != w_in {
+                    return Err(SpecError {
+                        file: self.spec.file.clone(),
+                        line: p.line,
+                        key: p.key.clone(),
+                        message: format!(
+                            "probe `{}` has {} words; {} takes {w_in} (a probe for one shape goes in `shape_cases.<shape>`)",
+                            p.label,
+                            p.words.len(),
+                            self.kernel_c_name(k)
+                        ),
+                    });
+                }
+            }
+        }
         Ok(())
     }
 
