@@ -7,9 +7,10 @@ use minijinja::context;
 use serde::Serialize;
 
 use crate::error::Error;
-use crate::model::Model;
-use crate::spec::{Assignment, Multipliers, Nesting, Pivot, Seed, ShapeKind, Symmetrize, Update};
+use crate::model::{Callable, KernelKind, Model};
+use crate::spec::{Assignment, Multipliers, Nesting, Pivot, Routine, Seed, ShapeKind, Symmetrize, Update};
 use crate::targets::{self, c};
+use crate::{kernel, mutants, policy};
 
 const TEMPLATE: &str = include_str!("../../templates/docs/numerics-contract.md.j2");
 
@@ -31,6 +32,11 @@ const KEY_CASES: [(&str, &str); 14] = [
     ("Jacobi rotation", "aether_f64_jacobi_rotation"),
 ];
 
+/// The instance whose linear-algebra probes the document shows with their
+/// results (the corpus carries every probe for every size and type).
+const WITNESS_SHAPE: &str = "mat2";
+const WITNESS_ELEM: &str = "f64";
+
 #[derive(Serialize)]
 struct Row {
     a: String,
@@ -51,6 +57,120 @@ struct Entry {
     names: Vec<String>,
     doc: String,
     body: Vec<String>,
+}
+
+/// A probe of a linear-algebra kernel with the model's result, and each rule
+/// mutant that gives other bits on it (under the comparison policy).
+#[derive(Serialize)]
+struct Witness {
+    name: String,
+    label: String,
+    input: String,
+    result: String,
+    others: Vec<String>,
+}
+
+/// A word as a number: signed zeros and infinities spelled out, NaN as NaN,
+/// a small multiple of the least subnormal as the spec's probes write it
+/// (`tiny`, `3*tiny`).
+fn number(w: u64, bits: u32) -> String {
+    let x = if bits == 32 { f64::from(f32::from_bits(w as u32)) } else { f64::from_bits(w) };
+    let tiny = if bits == 32 { f64::from(f32::from_bits(1)) } else { f64::from_bits(1) };
+    let k = (x / tiny).abs();
+    if x != 0.0 && k < 1024.0 {
+        let sign = if x < 0.0 { "-" } else { "" };
+        if k == 1.0 {
+            format!("{sign}tiny")
+        } else {
+            format!("{sign}{k}*tiny")
+        }
+    } else if x.is_nan() {
+        "NaN".into()
+    } else if x == 0.0 {
+        if x.is_sign_negative() { "-0" } else { "+0" }.into()
+    } else if x.is_infinite() {
+        if x < 0.0 { "-inf" } else { "+inf" }.into()
+    } else if x.abs() < 1e-6 || x.abs() >= 1e16 {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
+/// A routine's flat words (`generator/src/linalg.rs`) as named parts:
+/// `A = [[1, -0], [1, -0]]`, `ipiv = [1, 2]`, `info = 2`.
+fn show(routine: Routine, n: usize, input: bool, words: &[u64], bits: u32) -> String {
+    // The parts in order: (name, words, whole numbers, a matrix).
+    let mat = |name| (name, n * n, false, true);
+    let vec = |name| (name, n, false, false);
+    let parts: Vec<(&str, usize, bool, bool)> = match (routine, input) {
+        (Routine::Lu | Routine::DetLu | Routine::Inverse | Routine::Cholesky | Routine::Eigh, true) => vec![mat("A")],
+        (Routine::LuSolve, true) => vec![mat("LU"), ("ipiv", n, true, false), vec("b")],
+        (Routine::CholeskySolve, true) => vec![mat("L"), vec("b")],
+        (_, true) => vec![mat("M"), vec("b")],
+        (Routine::Lu, false) => vec![mat("LU"), ("ipiv", n, true, false), ("info", 1, true, false)],
+        (Routine::DetLu, false) => vec![("d", 1, false, false)],
+        (Routine::Inverse, false) => vec![mat("X"), ("info", 1, true, false)],
+        (Routine::Cholesky, false) => vec![mat("L"), ("info", 1, true, false)],
+        (Routine::Eigh, false) => vec![vec("w"), mat("V")],
+        (_, false) => vec![vec("x")],
+    };
+    let mut at = 0;
+    let mut out = Vec::new();
+    for (name, count, whole, matrix) in parts {
+        let ws = &words[at..at + count];
+        at += count;
+        let item = |w: &u64| if whole { w.to_string() } else { number(*w, bits) };
+        let text = if matrix {
+            let rows: Vec<String> = ws.chunks(n).map(|r| format!("[{}]", r.iter().map(item).collect::<Vec<_>>().join(", "))).collect();
+            format!("[{}]", rows.join(", "))
+        } else if count == 1 {
+            item(&ws[0])
+        } else {
+            format!("[{}]", ws.iter().map(item).collect::<Vec<_>>().join(", "))
+        };
+        out.push(format!("{name} = {text}"));
+    }
+    out.join(", ")
+}
+
+/// The probes of every linear-algebra kernel's `WITNESS_SHAPE`
+/// `WITNESS_ELEM` single form, evaluated by the model and by every mutant.
+fn witnesses(model: &Model) -> Result<Vec<Witness>, Error> {
+    let lowered = model.lowered();
+    let mut builds = Vec::new();
+    for m in mutants::ALL {
+        let (mm, ml) = m.build(model)?;
+        builds.push((m, mm, ml));
+    }
+    let mut out = Vec::new();
+    for (i, c) in model.callables().into_iter().enumerate() {
+        let Callable::Kernel(k) = c else { continue };
+        let KernelKind::Linalg { routine, n, many: false } = k.kind else { continue };
+        if k.shape != WITNESS_SHAPE || k.elem != WITNESS_ELEM {
+            continue;
+        }
+        let bits = model.spec.types.iter().find(|t| t.name == k.elem).map_or(64, |t| t.bits);
+        for p in model.spec.kernel(&k.key).unwrap().cases.iter().filter(|p| p.applies_to(&k.shape)) {
+            let words: Vec<u64> = p.words.iter().map(|w| w.word(bits)).collect();
+            let ours = kernel::evaluate_callable(model, &lowered, i, &words).map_err(Error::Inconsistent)?;
+            let mut others = Vec::new();
+            for (m, mm, ml) in &builds {
+                let Ok(theirs) = kernel::evaluate_callable(mm, ml, i, &words) else { continue };
+                if !policy::matches(&ours, &theirs, bits, c.is_float(), c.either_zero()) {
+                    others.push(format!("`{}` ({}) gives {}", m.name(), m.description(), show(routine, n, false, &theirs, bits)));
+                }
+            }
+            out.push(Witness {
+                name: model.kernel_c_name(k),
+                label: p.label.clone(),
+                input: show(routine, n, true, &words, bits),
+                result: show(routine, n, false, &ours, bits),
+                others,
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// Renders the document.
@@ -115,6 +235,7 @@ pub fn render(model: &Model) -> Result<String, Error> {
             step => r.step, combine => r.combine, value => r.value,
         }
     });
+    let witnesses = if spec.linalg.is_some() { witnesses(model)? } else { Vec::new() };
     let linalg = spec.linalg.as_ref().map(|l| {
         context! {
             first_largest => l.pivot == Pivot::FirstLargest,
@@ -122,6 +243,7 @@ pub fn render(model: &Model) -> Result<String, Error> {
             reciprocal => l.multipliers == Multipliers::Reciprocal,
             half_sum => l.symmetrize == Symmetrize::HalfSum,
             sweeps => l.eigh_sweeps,
+            witnesses, witness_shape => WITNESS_SHAPE, witness_elem => WITNESS_ELEM,
             rotation => l.rotation, update_pair => l.update_pair, diag => l.diag,
         }
     });

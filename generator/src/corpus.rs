@@ -74,7 +74,7 @@ fn probe_rows(model: &Model, c: Callable, w: u32) -> Result<Vec<(String, Vec<u64
         Callable::Kernel(k) => &model.spec.kernel(&k.key).unwrap().cases,
     };
     let mut rows = Vec::new();
-    for p in probes {
+    for p in probes.iter().filter(|p| p.applies_to(c.shape())) {
         let words: Vec<u64> = p.words.iter().map(|x| x.word(w)).collect();
         if let Some((n_in, _)) = c.fixed_words() {
             if words.len() != n_in {

@@ -641,12 +641,33 @@ impl Model {
                 }
             }
         }
+        // A linear-algebra kernel's probe is one problem of its shape: the
+        // single form's words (the many-lane form takes it as one lane).
+        for k in &self.kernels {
+            let KernelKind::Linalg { routine, n, .. } = &k.kind else { continue };
+            let w_in = crate::linalg::words(*routine, *n).0;
+            for p in self.spec.kernel(&k.key).unwrap().cases.iter().filter(|p| p.applies_to(&k.shape)) {
+                if p.words.len() != w_in {
+                    return Err(SpecError {
+                        file: self.spec.file.clone(),
+                        line: p.line,
+                        key: p.key.clone(),
+                        message: format!(
+                            "probe `{}` has {} words; {} takes {w_in} (a probe for one shape goes in `shape_cases.<shape>`)",
+                            p.label,
+                            p.words.len(),
+                            self.kernel_c_name(k)
+                        ),
+                    });
+                }
+            }
+        }
         let lowered = self.lowered();
         for c in self.callables() {
             let bits = self.spec.types.iter().find(|t| t.name == c.elem()).map_or(64, |t| t.bits);
-            let probes = match c {
-                Callable::Function(f) => &self.spec.family(&f.family).unwrap().cases,
-                Callable::Kernel(k) => &self.spec.kernel(&k.key).unwrap().cases,
+            let probes: Vec<&crate::spec::Probe> = match c {
+                Callable::Function(f) => self.spec.family(&f.family).unwrap().cases.iter().collect(),
+                Callable::Kernel(k) => self.spec.kernel(&k.key).unwrap().cases.iter().filter(|p| p.applies_to(&k.shape)).collect(),
             };
             for p in probes {
                 let words: Vec<u64> = p.words.iter().map(|w| w.word(bits)).collect();

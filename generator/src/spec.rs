@@ -106,6 +106,7 @@ struct RawKernel {
     term: Option<Spanned<String>>,
     lanes: Option<Spanned<String>>,
     cases: Option<Spanned<Vec<Spanned<String>>>>,
+    shape_cases: Option<BTreeMap<String, Spanned<Vec<Spanned<String>>>>>,
     many: Option<Spanned<bool>>,
 }
 
@@ -304,6 +305,16 @@ pub struct Probe {
     pub words: Vec<ProbeWord>,
     pub line: usize,
     pub key: String,
+    /// The one shape it is for (a kernel's `shape_cases.<shape>`); `None`
+    /// for every shape of its family or kernel.
+    pub shape: Option<String>,
+}
+
+impl Probe {
+    /// Whether the probe is an input of the instance of shape `shape`.
+    pub fn applies_to(&self, shape: &str) -> bool {
+        self.shape.as_deref().is_none_or(|s| s == shape)
+    }
 }
 
 impl ProbeWord {
@@ -388,7 +399,13 @@ fn probes(loc: &Loc, key: &str, raw: Option<&Spanned<Vec<Spanned<String>>>>) -> 
             };
             words.push(word);
         }
-        out.push(Probe { label: label.trim().to_string(), words, line: loc.lines.line(item.span().start), key: key.to_string() });
+        out.push(Probe {
+            label: label.trim().to_string(),
+            words,
+            line: loc.lines.line(item.span().start),
+            key: key.to_string(),
+            shape: None,
+        });
     }
     Ok(out)
 }
@@ -1325,7 +1342,23 @@ fn kernels(loc: &Loc, raw: &RawSpec, spec: &Spec) -> Result<Vec<KernelSpec>, Spe
                 format!("C name clash: `{op}` is already defined for a shape of this kernel"),
             ));
         }
-        let cases = probes(loc, &format!("{key}.cases"), r.cases.as_ref())?;
+        let mut cases = probes(loc, &format!("{key}.cases"), r.cases.as_ref())?;
+        // `shape_cases.<shape>`: probes for one shape only (a matrix kernel's
+        // words are one matrix of that size), in the order the shapes are listed.
+        for shape in &shapes {
+            let Some(list) = r.shape_cases.as_ref().and_then(|m| m.get(shape)) else { continue };
+            for mut p in probes(loc, &format!("{key}.shape_cases.{shape}"), Some(list))? {
+                p.shape = Some(shape.clone());
+                cases.push(p);
+            }
+        }
+        if let Some((shape, list)) = r.shape_cases.iter().flatten().find(|(s, _)| !shapes.contains(s)) {
+            return Err(loc.err(
+                list.span().start,
+                format!("{key}.shape_cases.{shape}"),
+                format!("`{shape}` is not a shape of this kernel (shapes: {})", shapes.join(", ")),
+            ));
+        }
         out.push(KernelSpec {
             name: name.clone(),
             op,

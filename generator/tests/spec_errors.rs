@@ -271,6 +271,20 @@ fn malformed_specs_get_exact_messages() {
             "a `eigh` kernel cannot take shape `vec3`",
         ),
         (
+            "shape_cases.mat2 = [\"unseeded dot: u11 = +0, so +0",
+            "shape_cases.vec2 = [\"unseeded dot: u11 = +0, so +0",
+            0,
+            "kernels.det_lu.shape_cases.vec2",
+            "`vec2` is not a shape of this kernel (shapes: mat2, mat3, mat4)",
+        ),
+        (
+            "  \"NaN below the diagonal is passed over: 1, 1, nan, 1\",",
+            "  \"NaN below the diagonal is passed over: 1, 1, nan\",",
+            0,
+            "kernels.lu.shape_cases.mat2",
+            "probe `NaN below the diagonal is passed over` has 3 words; aether_mat2f_lu takes 4 (a probe for one shape goes in `shape_cases.<shape>`)",
+        ),
+        (
             "schedule = \"resolve\"\nshapes = [\"scalar\"]",
             "schedule = \"resolve\"\nshapes = [\"scalar\"]\nmany = true",
             2,

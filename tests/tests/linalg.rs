@@ -65,6 +65,8 @@ const BATCHES: usize = 1000;
 trait Elem: Copy + Debug + PartialEq + 'static {
     const NAME: &'static str;
     const EPS: f64;
+    /// The least subnormal.
+    const TINY: Self;
     /// The nearest value to `x`.
     fn of(x: f64) -> Self;
     /// Exact widening to f64.
@@ -76,6 +78,7 @@ trait Elem: Copy + Debug + PartialEq + 'static {
 impl Elem for f32 {
     const NAME: &'static str = "f32";
     const EPS: f64 = f32::EPSILON as f64;
+    const TINY: Self = f32::from_bits(1);
     fn of(x: f64) -> Self {
         x as f32
     }
@@ -90,6 +93,7 @@ impl Elem for f32 {
 impl Elem for f64 {
     const NAME: &'static str = "f64";
     const EPS: f64 = f64::EPSILON;
+    const TINY: Self = f64::from_bits(1);
     fn of(x: f64) -> Self {
         x
     }
@@ -1207,4 +1211,200 @@ fn check_pivot_tie<C: Case>(log: &mut Log) {
 #[test]
 fn lu_pivot_tie_keeps_the_first_row() {
     all_cases!(check_pivot_tie);
+}
+
+// ------------------------------------------------ the contract's fine print
+
+/// [rules.linalg] LU's dot is unseeded: A = [[1, -0], [1, -0]] (the leading
+/// block, I elsewhere) has acc = 1 * -0 = -0 and u11 = -0 - -0 = +0, where a
+/// zero-seeded acc (0 + -0 = +0) gives u11 = -0 - +0 = -0. det_lu is then +0
+/// and inverse's row 1 starts (-inf, +inf); the seeded rule gives -0 and
+/// (+inf, -inf).
+fn check_unseeded_dot<C: Case>(log: &mut Log) {
+    let n = C::N;
+    let label = C::label();
+    let mut a = identity(n);
+    a[1] = -0.0;
+    a[n] = 1.0;
+    a[n + 1] = -0.0;
+    let a = round::<C::E>(&a);
+    let (lu, ipiv, info) = C::lu(&a);
+    // The seeded alternative, written out: -0 - (+0 + 1 * -0).
+    let (one, zero, minus_zero) = (C::E::of(1.0), C::E::of(0.0), C::E::of(-0.0));
+    let seeded = C::E::of(minus_zero.wide() - (zero.wide() + (one.wide() * minus_zero.wide())));
+    let plus_zero_bits = zero.bits();
+    if seeded.bits() == plus_zero_bits || seeded.bits() != minus_zero.bits() {
+        log.fail(format!("lu {label}: the seeded alternative is {seeded:?}, not -0"));
+    }
+    let want_ipiv: Vec<c_int> = (1..=n as c_int).collect();
+    if lu[n + 1].bits() != plus_zero_bits || lu[n].bits() != one.bits() || ipiv != want_ipiv || info != 2 {
+        log.fail(format!(
+            "lu {label}: [[1, -0], [1, -0]] gives u11 = {:?} (bits {:#x}), ipiv {ipiv:?}, info {info}",
+            lu[n + 1],
+            lu[n + 1].bits()
+        ));
+    }
+    let d = C::det_lu(&a);
+    if d.bits() != plus_zero_bits {
+        log.fail(format!("det_lu {label}: [[1, -0], [1, -0]] gives {d:?}, not +0"));
+    }
+    let (x, inv_info) = C::inverse(&a);
+    if x[n].wide() != f64::NEG_INFINITY || x[n + 1].wide() != f64::INFINITY || inv_info != 2 {
+        log.fail(format!("inverse {label}: [[1, -0], [1, -0]] gives row 1 = {:?}, info {inv_info}", &x[n..2 * n]));
+    }
+    log.line(format!(
+        "lu {label} unseeded dot: u11 = {:?} (seeded: {seeded:?}), det_lu = {d:?}, inverse row 1 = ({:?}, {:?}), info {info}",
+        lu[n + 1],
+        x[n],
+        x[n + 1]
+    ));
+}
+
+#[test]
+fn lu_dot_is_unseeded_in_the_signs_of_zeros() {
+    all_cases!(check_unseeded_dot);
+}
+
+/// [rules.linalg] symmetrize = "half-sum": a symmetric entry k*tiny is read
+/// as 0.5*k*tiny + 0.5*k*tiny, which for odd k is the neighbour that is a
+/// multiple of 4*tiny (0.5 * k*tiny is a tie that rounds to even). Read
+/// back through Cholesky's stop: -k*tiny on the diagonal gives d <= 0, so
+/// info = 1 and column 0 holds the symmetrised value. And tiny itself reads
+/// as +0: Cholesky of [[tiny, 0], [0, 1]] stops with info = 1, L = +0 there,
+/// and eigh gives the eigenvalue +0.
+fn check_symmetric_tiny<C: Case>(log: &mut Log) {
+    let n = C::N;
+    let label = C::label();
+    let tiny = C::E::TINY.wide();
+    let with_leading = |x: f64| {
+        let mut a = round::<C::E>(&identity(n));
+        a[0] = C::E::of(x);
+        a
+    };
+    let mut read = Vec::new();
+    for k in 1..=9u32 {
+        let read_as = if k % 2 == 0 {
+            k
+        } else if k % 4 == 1 {
+            k - 1
+        } else {
+            k + 1
+        };
+        let (l, info) = C::cholesky(&with_leading(-f64::from(k) * tiny));
+        let want = C::E::of(-f64::from(read_as) * tiny);
+        if info != 1 || l[0].bits() != want.bits() {
+            log.fail(format!("cholesky {label}: -{k}*tiny is read as {:?} (info {info}), not -{read_as}*tiny", l[0]));
+        }
+        read.push(format!("{k}->{read_as}"));
+    }
+    let (l, info) = C::cholesky(&with_leading(tiny));
+    if info != 1 || l[0].bits() != C::E::of(0.0).bits() {
+        log.fail(format!("cholesky {label}: [[tiny, 0], [0, 1]] gives info {info}, l00 = {:?}, not info 1 and +0", l[0]));
+    }
+    let (w, _) = C::eigh(&with_leading(tiny));
+    if w[0].bits() != C::E::of(0.0).bits() {
+        log.fail(format!("eigh {label}: [[tiny, 0], [0, 1]] gives the eigenvalues {w:?}, not +0 first"));
+    }
+    let (w3, _) = C::eigh(&with_leading(3.0 * tiny));
+    if w3[0].bits() != C::E::of(4.0 * tiny).bits() {
+        log.fail(format!("eigh {label}: [[3*tiny, 0], [0, 1]] gives the eigenvalues {w3:?}, not 4*tiny first"));
+    }
+    log.line(format!(
+        "cholesky {label} symmetric odd multiples of tiny (k*tiny read as): {}; [[tiny, 0], [0, 1]]: info {info}, eigenvalue {:?}",
+        read.join(" "),
+        w[0]
+    ));
+}
+
+#[test]
+fn symmetric_odd_multiples_of_tiny_are_read_rounded() {
+    all_cases!(check_symmetric_tiny);
+}
+
+/// [rules.linalg] pivot: p = j, best = |a_jj|, then p = i when |a_ij| >
+/// best. A NaN on the diagonal stays the pivot over larger entries below it
+/// (nothing compares greater than NaN): ipiv[0] = 1, info = 0 (a NaN is not
+/// zero), NaN multipliers. A NaN below the diagonal is passed over: the
+/// first largest of the others wins (the 5 in row 2 for n >= 3).
+fn check_nan_pivot<C: Case>(log: &mut Log) {
+    let n = C::N;
+    let label = C::label();
+    let mut diag = identity(n);
+    diag[0] = f64::NAN;
+    diag[1] = 1.0;
+    diag[n] = 5.0;
+    diag[n + 1] = 1.0;
+    if n >= 3 {
+        diag[2 * n] = 9.0;
+    }
+    let (lu, ipiv, info) = C::lu(&round::<C::E>(&diag));
+    let multipliers_nan = (1..n).all(|i| lu[i * n].wide().is_nan());
+    if ipiv[0] != 1 || info != 0 || !multipliers_nan {
+        log.fail(format!("lu {label}: NaN on the diagonal over 5 (and 9): ipiv {ipiv:?}, info {info}, factors {lu:?}"));
+    }
+    let mut below = identity(n);
+    below[n] = f64::NAN;
+    if n >= 3 {
+        below[2 * n] = 5.0;
+    }
+    let (_, ipiv_b, info_b) = C::lu(&round::<C::E>(&below));
+    let want = if n >= 3 { 3 } else { 1 };
+    if ipiv_b[0] != want || info_b != 0 {
+        log.fail(format!("lu {label}: NaN below the diagonal: ipiv {ipiv_b:?}, info {info_b}, not ipiv[0] = {want}"));
+    }
+    log.line(format!("lu {label} NaN pivot: on the diagonal ipiv {ipiv:?} info {info}; below it ipiv {ipiv_b:?}"));
+}
+
+#[test]
+fn lu_nan_on_the_diagonal_stays_the_pivot_and_below_it_is_passed_over() {
+    all_cases!(check_nan_pivot);
+}
+
+/// The corpus carries the spec's probes of these three points for every
+/// size, type and form, and each probe that a rule mutant is about tells
+/// that mutant apart (the mutant's model gives other bits under the
+/// policy): the unseeded dot kills fold-seeded in lu, det_lu and inverse,
+/// and the symmetric tiny kills no-symmetrize in cholesky and eigh.
+#[test]
+fn the_fine_print_probes_are_in_the_corpus_and_discriminate() {
+    use aether_generator::{kernel, mutants::Mutant};
+    let model = aether_tests::model();
+    let corpus = aether_tests::corpus().unwrap_or_else(|e| panic!("{e}"));
+    let expect: [(&str, &str, Option<Mutant>); 7] = [
+        ("lu", "probe: unseeded dot", Some(Mutant::FoldSeeded)),
+        ("det_lu", "probe: unseeded dot", Some(Mutant::FoldSeeded)),
+        ("inverse", "probe: unseeded dot", Some(Mutant::FoldSeeded)),
+        ("cholesky", "probe: symmetric tiny", Some(Mutant::NoSymmetrize)),
+        ("eigh", "probe: symmetric tiny", Some(Mutant::NoSymmetrize)),
+        ("lu", "probe: NaN on the diagonal stays the pivot", None),
+        ("lu", "probe: NaN below the diagonal is passed over", None),
+    ];
+    let builds: Vec<_> = [Mutant::FoldSeeded, Mutant::NoSymmetrize].into_iter().map(|m| (m, m.build(&model).unwrap())).collect();
+    let mut seen = 0;
+    let mut failures = Vec::new();
+    for (i, c) in model.callables().into_iter().enumerate() {
+        let aether_generator::model::Callable::Kernel(k) = c else { continue };
+        for (key, label, mutant) in &expect {
+            if k.key != *key {
+                continue;
+            }
+            let name = c.c_name(&model);
+            let cases: Vec<_> = corpus[&name].cases.iter().filter(|x| x.label.starts_with(label)).collect();
+            if cases.len() != 1 {
+                failures.push(format!("{name}: {} corpus cases labelled `{label}...`, not 1", cases.len()));
+                continue;
+            }
+            seen += 1;
+            let Some(m) = mutant else { continue };
+            let (mm, ml) = &builds.iter().find(|(b, _)| b == m).unwrap().1;
+            let theirs = kernel::evaluate_callable(mm, ml, i, &cases[0].inputs).unwrap();
+            let w = aether_tests::width(c.elem());
+            if aether_tests::policy::matches(&cases[0].expected, &theirs, w, c.is_float(), c.either_zero()) {
+                failures.push(format!("{name}: `{label}` does not tell {} apart", m.name()));
+            }
+        }
+    }
+    println!("fine print: {seen} probe cases found in the corpus (lu, det_lu, inverse, cholesky, eigh; 3 sizes, 2 types, 2 forms)");
+    assert_eq!(seen, 2 * 3 * 2 * expect.len(), "probe cases missing: {failures:?}");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
