@@ -139,7 +139,7 @@ fi
 mapfile -t new < <(find "$artifacts" -type f -newer "$marker" | sort)
 rm -f "$marker"
 if ((rc != 0)) || ((${#new[@]} > 0)) ||
-    grep -q 'MISMATCH\|panicked\|deadly signal\|ERROR: libFuzzer\|overflowed its stack' "$log"; then
+    grep -q 'MISMATCH\|panicked\|deadly signal\|ERROR: libFuzzer\|overflowed its stack\|aether spec: fatal' "$log"; then
     echo "== FAILED (exit $rc, ${#new[@]} new artifact(s) in fuzz/$artifacts)"
     grep -h -A2 'MISMATCH\|panicked at' "$log" | head -20 || true
     grep -h 'Test unit written to' "$log" | head -20 || true
@@ -147,7 +147,7 @@ if ((rc != 0)) || ((${#new[@]} > 0)) ||
     for a in "${new[@]}"; do
         # The first line that says what went wrong, from the target itself.
         why=$(timeout 120 "$bin" -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb="${FUZZ_RSS_MB:-2048}" "$a" 2>&1 |
-            grep -m1 'panicked at\|overflowed its stack\|memory allocation of\|ERROR: libFuzzer\|deadly signal' || true)
+            grep -m1 'panicked at\|overflowed its stack\|aether spec: fatal\|memory allocation of\|ERROR: libFuzzer\|deadly signal' || true)
         echo "finding: $a ($(wc -c <"$a") bytes): ${why:-no failure on a rerun (a timeout or a slow unit?)}"
     done
     exit 1

@@ -53,7 +53,60 @@ fn stage(text: &str) -> usize {
     }
 }
 
+// ------------------------------------------------------- stack overflows
+//
+// libFuzzer's main is C, so Rust's runtime never installs its stack
+// overflow handler, and libFuzzer's own SIGSEGV handler runs on the
+// overflowed stack: the process died silently (status 139) and no artifact
+// was written. A handler on an alternate stack names the fault and aborts;
+// libFuzzer's SIGABRT handler (running on that alternate stack) then saves
+// the input as a crash like any other.
+
+/// The stack pointer at the target's entry (an address on the main stack).
+static STACK_TOP: AtomicU64 = AtomicU64::new(0);
+
+extern "C" fn on_segv(sig: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
+    // SAFETY: the kernel passes a valid siginfo_t for an SA_SIGINFO handler.
+    let addr = unsafe { (*info).si_addr() } as u64;
+    let top = STACK_TOP.load(Ordering::Relaxed);
+    let msg: &[u8] = if addr < top && top - addr < 1 << 30 {
+        b"\naether spec: fatal: stack overflow (SIGSEGV just below the stack), aborting\n"
+    } else if sig == libc::SIGBUS {
+        b"\naether spec: fatal: SIGBUS, aborting\n"
+    } else {
+        b"\naether spec: fatal: SIGSEGV (not on the stack), aborting\n"
+    };
+    // SAFETY: write and abort are async-signal-safe.
+    unsafe {
+        libc::write(2, msg.as_ptr().cast(), msg.len());
+        libc::abort();
+    }
+}
+
+fn install_overflow_handler() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        const SIZE: usize = 1 << 20;
+        let stack: &'static mut [u8] = Box::leak(vec![0u8; SIZE].into_boxed_slice());
+        // SAFETY: a leaked buffer that lives as long as the process; plain
+        // libc calls with initialised structs.
+        unsafe {
+            let ss = libc::stack_t { ss_sp: stack.as_mut_ptr().cast(), ss_flags: 0, ss_size: SIZE };
+            libc::sigaltstack(&ss, std::ptr::null_mut());
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_segv as *const () as usize;
+            sa.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
+            libc::sigemptyset(&mut sa.sa_mask);
+            libc::sigaction(libc::SIGSEGV, &sa, std::ptr::null_mut());
+            libc::sigaction(libc::SIGBUS, &sa, std::ptr::null_mut());
+        }
+    });
+}
+
 fuzz_target!(|data: &[u8]| {
+    let here = 0u8;
+    STACK_TOP.store(std::ptr::addr_of!(here) as u64, Ordering::Relaxed);
+    install_overflow_handler();
     let text = String::from_utf8_lossy(data);
     let s = stage(&text);
     COUNTS[s].fetch_add(1, Ordering::Relaxed);

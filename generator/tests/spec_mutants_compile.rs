@@ -299,6 +299,7 @@ fn accepted_mutants_compile() {
         }
     });
     failures.extend(errors.into_inner().unwrap());
+    failures.sort();
     let _ = std::fs::remove_dir_all(&tmp);
 
     for r in &refused {
@@ -308,12 +309,15 @@ fn accepted_mutants_compile() {
     if nvcc.is_some() {
         names.push("nvcc (PTX of the CUDA header)".into());
     }
+    let mut failed_mutants: Vec<&str> = failures.iter().filter_map(|f| f.split(')').next()).collect();
+    failed_mutants.dedup();
     println!(
-        "spec mutants: {} tried ({not_applicable} not applicable), {accepted} accepted, {} refused, {compiled} compiles of distinct outputs with {}: {} failed ({:.1} s)",
+        "spec mutants: {} tried ({not_applicable} not applicable), {accepted} accepted, {} refused, {compiled} compiles of distinct outputs with {}: {} failed, from {} accepted mutant(s) ({:.1} s)",
         all.len() - not_applicable,
         refused.len(),
         names.join(", "),
         failures.len(),
+        failed_mutants.len(),
         start.elapsed().as_secs_f64()
     );
     assert!(failures.is_empty(), "accepted mutants whose output does not compile (or that panicked):\n\n{}", failures.join("\n\n"));
