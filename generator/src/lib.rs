@@ -6,6 +6,7 @@ pub mod contract_doc;
 pub mod corpus;
 pub mod dsl;
 pub mod error;
+pub mod fuzzing;
 pub mod interp;
 pub mod kernel;
 pub mod linalg;
