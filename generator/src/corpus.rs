@@ -68,7 +68,7 @@ fn hex_list(words: &[u64], width: u32) -> String {
 }
 
 /// The spec's named probes of a callable, as rows.
-fn probe_rows(model: &Model, c: Callable, w: u32) -> Result<Vec<(String, Vec<u64>)>, Error> {
+pub fn probe_rows(model: &Model, c: Callable, w: u32) -> Result<Vec<(String, Vec<u64>)>, Error> {
     let probes = match c {
         Callable::Function(f) => &model.spec.family(&f.family).unwrap().cases,
         Callable::Kernel(k) => &model.spec.kernel(&k.key).unwrap().cases,

@@ -31,9 +31,9 @@
 
 use crate::contract_doc;
 use crate::corpus::{self, Case, FunctionCases};
-use crate::error::{Error, SpecError};
+use crate::error::Error;
 use crate::kernel;
-use crate::model::{Callable, Model};
+use crate::model::Model;
 use crate::mutants;
 use crate::output;
 use crate::policy;
@@ -86,7 +86,7 @@ pub fn render_model_with_probe_corpus(model: &Model) -> Result<Vec<Output>, Erro
 /// Parse, validation and the model.
 pub fn build(text: &str) -> Result<Model, Error> {
     let spec = spec::parse(FILE, text)?;
-    Ok(Model::build(&spec)?)
+    Ok(crate::model(&spec)?)
 }
 
 /// Every target's files with the given corpus, then the contract doc.
@@ -111,26 +111,7 @@ pub fn probe_corpus(model: &Model) -> Result<Vec<FunctionCases>, Error> {
     for (i, c) in model.callables().into_iter().enumerate() {
         let w = bits_of(model, c.elem())?;
         let c_name = c.c_name(model);
-        let probes = match c {
-            Callable::Function(f) => model.spec.family(&f.family).map(|x| &x.cases),
-            Callable::Kernel(k) => model.spec.kernel(&k.key).map(|x| &x.cases),
-        }
-        .ok_or_else(|| Error::Inconsistent(format!("{c_name}: its family or kernel is not in the spec")))?;
-        let mut rows: Vec<(String, Vec<u64>)> = Vec::new();
-        for p in probes {
-            let words: Vec<u64> = p.words.iter().map(|x| x.word(w)).collect();
-            if let Some((n_in, _)) = c.fixed_words() {
-                if words.len() != n_in {
-                    return Err(Error::Spec(SpecError {
-                        file: model.spec.file.clone(),
-                        line: p.line,
-                        key: p.key.clone(),
-                        message: format!("probe `{}` has {} words; {c_name} takes {n_in}", p.label, words.len()),
-                    }));
-                }
-            }
-            rows.push((format!("probe: {}", p.label), words));
-        }
+        let mut rows = corpus::probe_rows(model, c, w)?;
         if rows.is_empty() {
             if let Some((n_in, _)) = c.fixed_words() {
                 rows.push(("every input word +0".into(), vec![0; n_in]));

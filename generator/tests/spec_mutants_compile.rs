@@ -224,7 +224,7 @@ fn accepted_mutants_compile() {
             continue;
         };
         assert_ne!(mutant, &text, "{name}: the mutation changes nothing");
-        let outputs = match std::panic::catch_unwind(|| fuzzing::render_without_corpus(mutant)) {
+        let outputs = match std::panic::catch_unwind(|| fuzzing::render_with_probe_corpus(mutant)) {
             Ok(Ok(o)) => o,
             Ok(Err(e)) => {
                 refused.push(format!("{name}: {}", first_lines(&e.to_string(), 1)));
