@@ -409,11 +409,7 @@ fn parser(text: &str, line_no: usize, col0: usize) -> Result<Parser, ParseError>
 /// Refuses a text longer than [`MAX_BODY_BYTES`].
 fn check_length(text: &str) -> Result<(), ParseError> {
     if text.len() > MAX_BODY_BYTES {
-        return Err(ParseError {
-            line: 1,
-            col: 1,
-            message: format!("{} bytes of expression text: at most {MAX_BODY_BYTES}", text.len()),
-        });
+        return Err(ParseError { line: 1, col: 1, message: format!("{} bytes of expression text: at most {MAX_BODY_BYTES}", text.len()) });
     }
     Ok(())
 }

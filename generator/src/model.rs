@@ -1233,9 +1233,11 @@ impl<'a> Builder<'a> {
                 };
                 bound.push(self.bind(&format!("{name}_{}", p.name), v));
             }
-            return self
-                .instantiate(fam, shape, body, bound, name)
-                .map_err(|e| BodyErr { col: ast.col, message: String::new(), located: Some(Box::new(e)) });
+            return self.instantiate(fam, shape, body, bound, name).map_err(|e| BodyErr {
+                col: ast.col,
+                message: String::new(),
+                located: Some(Box::new(e)),
+            });
         }
         berr(ast, format!("no shape of family `{name}` takes these arguments"))
     }
@@ -1285,13 +1287,11 @@ impl<'a> Builder<'a> {
         let mut cenv: Env = HashMap::new();
         cenv.insert("new".into(), hole(0));
         cenv.insert("acc".into(), hole(1));
-        let op = self
-            .eval(&comb.expr, &cenv)
-            .map_err(|e| BodyErr {
-                col: ast.col,
-                message: format!("combiner `{cname}` (column {}): {}", e.col, e.message),
-                located: e.located,
-            })?;
+        let op = self.eval(&comb.expr, &cenv).map_err(|e| BodyErr {
+            col: ast.col,
+            message: format!("combiner `{cname}` (column {}): {}", e.col, e.message),
+            located: e.located,
+        })?;
         let (op, rty) = match self.scalar(&comb.expr, op)? {
             Val::F(e) => (e, Ty::Float),
             Val::B(e) => (e, Ty::Bool),

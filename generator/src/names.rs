@@ -12,6 +12,7 @@
 /// core is included from C++), OpenCL C and WGSL (keywords and reserved
 /// words), WGSL's predeclared types, and the library and built-in names the
 /// cores call inside a function body (a local of that name would hide them).
+#[rustfmt::skip]
 const RESERVED: &[&str] = &[
     // C99 and C11
     "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern", "float", "for",

@@ -672,8 +672,7 @@ pub fn parse(file: &str, text: &str) -> Result<Spec, SpecError> {
         };
         loc.err(offset, key, message)
     })?;
-    names::check_contract_name(raw.contract.name.get_ref())
-        .map_err(|m| loc.err(raw.contract.name.span().start, "contract.name", m))?;
+    names::check_contract_name(raw.contract.name.get_ref()).map_err(|m| loc.err(raw.contract.name.span().start, "contract.name", m))?;
     names::check_version(raw.contract.version.get_ref()).map_err(|m| loc.err(raw.contract.version.span().start, "contract.version", m))?;
     let spec = Spec {
         file: file.to_string(),
@@ -806,8 +805,7 @@ fn shapes(loc: &Loc, raw: &RawSpec) -> Result<Vec<Shape>, SpecError> {
                             format!("component `{}` is not a fresh C identifier", c.get_ref().escape_debug()),
                         ));
                     }
-                    names::check_local(c.get_ref(), "component")
-                        .map_err(|m| loc.err(c.span().start, format!("{key}.components"), m))?;
+                    names::check_local(c.get_ref(), "component").map_err(|m| loc.err(c.span().start, format!("{key}.components"), m))?;
                     comp_names.push(c.get_ref().clone());
                 }
                 if comp_names.is_empty() {

@@ -47,7 +47,10 @@ fn a_lane_tree_that_is_not_a_warp_is_refused() {
     let probes = SPEC.split("[kernels.reduce32]").nth(1).unwrap();
     let probes = &probes[probes.find("cases = [").unwrap()..];
     let probes = &probes[..probes.find("]\n\n").unwrap() + 2];
-    let text = SPEC.replacen("lanes = 32", "lanes = 16", 1).replacen("rounds = [16, 8, 4, 2, 1]", "rounds = [8, 4, 2, 1]", 1).replacen(probes, "", 1);
+    let text = SPEC
+        .replacen("lanes = 32", "lanes = 16", 1)
+        .replacen("rounds = [16, 8, 4, 2, 1]", "rounds = [8, 4, 2, 1]", 1)
+        .replacen(probes, "", 1);
     assert_ne!(text, SPEC);
     let line = SPEC.lines().position(|l| l == "[rules.reduction]").unwrap() + 1;
     let want = format!(

@@ -437,8 +437,7 @@ fn hostile_specs_get_exact_messages() {
             "\"lone */ +inf: 1, inf, 2\"".into(),
             0,
             "kernels.sum_array.cases",
-            "probe label `lone */ +inf`: `*/` would end or open the comment this text is printed in; write it with a space (`* /`)"
-                .into(),
+            "probe label `lone */ +inf`: `*/` would end or open the comment this text is printed in; write it with a space (`* /`)".into(),
         ),
         (
             "name = \"aether\"".into(),

@@ -24,11 +24,8 @@ pub fn write_tree(dir: &Path, outputs: &[Output]) {
 /// is a failure.
 pub fn nvcc() -> Option<PathBuf> {
     let root = aether_generator::default_root();
-    let found = std::env::var_os("NVCC")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain([root.join("build/cuda/root/bin/nvcc")])
-        .find(|p| p.is_file());
+    let found =
+        std::env::var_os("NVCC").map(PathBuf::from).into_iter().chain([root.join("build/cuda/root/bin/nvcc")]).find(|p| p.is_file());
     if found.is_none() && std::env::var("AETHER_REQUIRE_NVCC").as_deref() == Ok("1") {
         panic!("AETHER_REQUIRE_NVCC=1 but no nvcc: set NVCC or run scripts/cuda-toolchain.sh");
     }
@@ -55,11 +52,9 @@ pub fn compile_c(dir: &Path, cc: &str, cxx: &str) -> Result<(), String> {
     std::fs::create_dir_all(&obj).unwrap();
     let core = dir.join("c_core");
     let check = core.join("check");
-    for (src, o) in [
-        (core.join("aether_core.c"), "core.o"),
-        (check.join("aether_flat.c"), "flat.o"),
-        (check.join("aether_check.c"), "check.o"),
-    ] {
+    for (src, o) in
+        [(core.join("aether_core.c"), "core.o"), (check.join("aether_flat.c"), "flat.o"), (check.join("aether_check.c"), "check.o")]
+    {
         let mut cmd = Command::new(cc);
         cmd.args(["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-O1", "-c"])
             .arg("-I")
