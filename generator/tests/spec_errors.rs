@@ -15,13 +15,7 @@ fn edit(find: &str, replace: &str) -> (String, usize) {
 }
 
 fn error_of(text: &str) -> String {
-    match spec::parse("spec/aether.toml", text) {
-        Err(e) => e.to_string(),
-        Ok(s) => match aether_generator::model(&s) {
-            Err(e) => e.to_string(),
-            Ok(_) => "no error".into(),
-        },
-    }
+    error_of_bytes(text.as_bytes())
 }
 
 #[test]
