@@ -58,34 +58,72 @@ fn stage(text: &str) -> usize {
 // libFuzzer's main is C, so Rust's runtime never installs its stack
 // overflow handler, and libFuzzer's own SIGSEGV handler runs on the
 // overflowed stack: the process died silently (status 139) and no artifact
-// was written. A handler on an alternate stack names the fault and aborts;
-// libFuzzer's SIGABRT handler (running on that alternate stack) then saves
-// the input as a crash like any other.
+// was written. Aborting into libFuzzer's handler from an alternate stack is
+// not enough either: an overflow inside malloc leaves the arena locked and
+// libFuzzer's handler allocates, so the process hung. This handler, on an
+// alternate stack, does only async-signal-safe work: it writes the input to
+// `<artifact_prefix>crash-stack-overflow-<fnv64 of the input>`, prints one
+// line, and exits with libFuzzer's crash status (77).
 
 /// The stack pointer at the target's entry (an address on the main stack).
 static STACK_TOP: AtomicU64 = AtomicU64::new(0);
+/// The input being run.
+static INPUT: AtomicU64 = AtomicU64::new(0);
+static INPUT_LEN: AtomicU64 = AtomicU64::new(0);
+/// `-artifact_prefix` (default `./`), NUL-free, set once before any input.
+static PREFIX: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
 
 extern "C" fn on_segv(sig: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
-    // SAFETY: the kernel passes a valid siginfo_t for an SA_SIGINFO handler.
-    let addr = unsafe { (*info).si_addr() } as u64;
-    let top = STACK_TOP.load(Ordering::Relaxed);
-    let msg: &[u8] = if addr < top && top - addr < 1 << 30 {
-        b"\naether spec: fatal: stack overflow (SIGSEGV just below the stack), aborting\n"
-    } else if sig == libc::SIGBUS {
-        b"\naether spec: fatal: SIGBUS, aborting\n"
-    } else {
-        b"\naether spec: fatal: SIGSEGV (not on the stack), aborting\n"
-    };
-    // SAFETY: write and abort are async-signal-safe.
+    // SAFETY: the kernel passes a valid siginfo_t for an SA_SIGINFO handler;
+    // INPUT points at libFuzzer's buffer for the running input; open, write,
+    // close and _exit are async-signal-safe, and nothing here allocates.
     unsafe {
-        libc::write(2, msg.as_ptr().cast(), msg.len());
-        libc::abort();
+        let addr = (*info).si_addr() as u64;
+        let top = STACK_TOP.load(Ordering::Relaxed);
+        let what: &[u8] = if addr < top && top - addr < 1 << 30 {
+            b"stack overflow (SIGSEGV just below the stack)"
+        } else if sig == libc::SIGBUS {
+            b"SIGBUS"
+        } else {
+            b"SIGSEGV (not on the stack)"
+        };
+        let data = std::slice::from_raw_parts(INPUT.load(Ordering::Relaxed) as *const u8, INPUT_LEN.load(Ordering::Relaxed) as usize);
+        let hash = data.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+        let mut path = [0u8; 4200];
+        let mut n = 0;
+        let mut put = |bytes: &[u8], n: &mut usize| {
+            for &b in bytes {
+                if *n < path.len() - 1 {
+                    path[*n] = b;
+                    *n += 1;
+                }
+            }
+        };
+        put(PREFIX.get().map_or(b"./".as_slice(), |p| p.as_slice()), &mut n);
+        put(b"crash-stack-overflow-", &mut n);
+        for k in (0..16).rev() {
+            put(&[b"0123456789abcdef"[((hash >> (4 * k)) & 15) as usize]], &mut n);
+        }
+        let fd = libc::open(path.as_ptr().cast(), libc::O_CREAT | libc::O_WRONLY | libc::O_TRUNC, 0o644);
+        if fd >= 0 {
+            libc::write(fd, data.as_ptr().cast(), data.len());
+            libc::close(fd);
+        }
+        let say = |b: &[u8]| libc::write(2, b.as_ptr().cast(), b.len());
+        say(b"\naether spec: fatal: ");
+        say(what);
+        say(b"; input written to ");
+        say(&path[..n]);
+        say(b"\n");
+        libc::_exit(77);
     }
 }
 
 fn install_overflow_handler() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
+        let prefix = std::env::args().rev().find_map(|a| a.strip_prefix("-artifact_prefix=").map(String::from));
+        let _ = PREFIX.set(prefix.unwrap_or_else(|| "./".into()).into_bytes().into_iter().filter(|&b| b != 0).take(4000).collect());
         const SIZE: usize = 1 << 20;
         let stack: &'static mut [u8] = Box::leak(vec![0u8; SIZE].into_boxed_slice());
         // SAFETY: a leaked buffer that lives as long as the process; plain
@@ -106,6 +144,8 @@ fn install_overflow_handler() {
 fuzz_target!(|data: &[u8]| {
     let here = 0u8;
     STACK_TOP.store(std::ptr::addr_of!(here) as u64, Ordering::Relaxed);
+    INPUT.store(data.as_ptr() as u64, Ordering::Relaxed);
+    INPUT_LEN.store(data.len() as u64, Ordering::Relaxed);
     install_overflow_handler();
     let text = String::from_utf8_lossy(data);
     let s = stage(&text);
