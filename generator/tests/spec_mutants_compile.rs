@@ -2,8 +2,10 @@
 //! deterministic sample of textual mutations of spec/aether.toml (docs,
 //! names, numbers, bodies, dropped lines, copied and dropped tables) goes
 //! through the generator's fast path (`aether_generator::fuzzing::
-//! render_without_corpus`: parse, validation, model, every target, no
-//! corpus, so the self-test replays no witness vector). For every mutant the
+//! render_with_probe_corpus`: parse, validation, model, every mutant's model,
+//! the spec's probes on the reference and the model, every target; with no
+//! corpus at all the self-tests' witness loops run to `0u`, which nvcc's
+//! `-Werror all-warnings` refuses, so the probe corpus it is). For every mutant the
 //! generator accepts, `c_core/aether_core.c` (with its header) and
 //! `c_core/check/aether_flat.c` are compiled with gcc and clang
 //! (`-std=c99 -Wall -Werror -c`), and, when an nvcc is found ($NVCC,
