@@ -27,7 +27,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use aether_generator::{fuzzing, spec, Error, Model};
+use aether_generator::{fuzzing, spec, Error};
 use libfuzzer_sys::{fuzz_mutator, fuzz_target, fuzzer_mutate};
 
 /// The real spec: the mutator's source of identifiers, strings and lines.
@@ -43,7 +43,7 @@ fn stage(text: &str) -> usize {
         Ok(s) => s,
         Err(_) => return if text.parse::<toml::Table>().is_err() { 0 } else { 1 },
     };
-    let model = match Model::build(&parsed) {
+    let model = match aether_generator::model(&parsed) {
         Ok(m) => m,
         Err(_) => return 2,
     };
@@ -438,7 +438,11 @@ fuzz_mutator!(|data: &mut [u8], size: usize, max_size: usize, seed: u32| {
     let Ok(text) = std::str::from_utf8(&data[..size]) else {
         return fuzzer_mutate(data, size, max_size);
     };
-    let mut text = text.to_string();
+    // An input that is no longer TOML mostly exercises the TOML parser's error
+    // paths, which coverage rewards, so the corpus drifts there: in seven of
+    // eight such cases, edit the real spec instead (in a 45 s run before this,
+    // 946 of 1024 inputs were refused as TOML).
+    let mut text = if text.parse::<toml::Table>().is_err() && r.below(8) != 0 { SEED.to_string() } else { text.to_string() };
     // One to three edits.
     for _ in 0..1 + r.below(3) {
         if let Some(t) = mutate_text(&text, &mut r) {
