@@ -29,8 +29,14 @@
 #include <float.h>
 
 /* 0: every operation in its own type. 16 and 32 (TS 18661-3, e.g. gcc with AVX512-FP16 in GNU
-   mode) widen only _Float16 arithmetic; float and double still round in their own type. */
-#if !defined(FLT_EVAL_METHOD) || (FLT_EVAL_METHOD != 0 && FLT_EVAL_METHOD != 16 && FLT_EVAL_METHOD != 32)
+   mode) widen only _Float16 arithmetic; float and double still round in their own type.
+   TinyCC's <float.h> has no FLT_EVAL_METHOD; on x86-64 it emits scalar SSE for float and double
+   (method 0: the corpus passes), so it is let through there and refused elsewhere. */
+#if !defined(FLT_EVAL_METHOD)
+#  if !(defined(__TINYC__) && defined(__x86_64__))
+#error "aether_core.c: this compiler's <float.h> defines no FLT_EVAL_METHOD, so nothing says that float and double operations round in their own type. Use a compiler that defines it (C99 requires it), or check this one with the corpus runner (c_core/check) and aether_selftest()."
+#  endif
+#elif FLT_EVAL_METHOD != 0 && FLT_EVAL_METHOD != 16 && FLT_EVAL_METHOD != 32
 #error "aether_core.c: FLT_EVAL_METHOD is not 0: float and double operations are evaluated in a wider format (x87 excess precision) and rounded twice. On 32-bit x86 compile with -msse2 -mfpmath=sse."
 #endif
 
@@ -88,7 +94,10 @@ static __inline__ double aether_product_f64(double x)
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__x86_64__) || defined(_M_X64) || ((defined(__i386__) || defined(_M_IX86)) && defined(__SSE__))
+/* <xmmintrin.h> (for _mm_getcsr) is included for the compilers known to have it, GNU C and
+   MSVC, not on the strength of the architecture: TinyCC has none (nor stmxcsr in its assembler)
+   and is left to the arithmetic probes, which see flush-to-zero and the rounding mode too. */
+#if (defined(__GNUC__) || defined(_MSC_VER)) && (defined(__x86_64__) || defined(_M_X64) || ((defined(__i386__) || defined(_M_IX86)) && defined(__SSE__)))
 #  include <xmmintrin.h>
 #  define AETHER_SELFTEST_MXCSR 1
 #elif defined(__aarch64__) && defined(__GNUC__)
