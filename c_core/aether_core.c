@@ -69,6 +69,16 @@
 #    define AETHER_FP_REGISTER "+w"
 #  elif defined(__riscv)
 #    define AETHER_FP_REGISTER "+f"
+#  elif defined(__wasm__)
+/* WebAssembly: "+r" keeps the product in a local of its own type (clang's f32/f64 class). Not
+   "+m": each product then lives in a stack slot, stack colouring gives the slots of a function
+   one address (their lifetimes do not overlap), and with -msimd128 clang 14 folds the reload
+   of a product into the v128.load32_splat that builds a vector, issued after later products
+   have overwritten the slot, so mat*_mul and mat4f_mul_vec got other products' values. Nothing
+   can fuse there in any case: WebAssembly 1.0 and simd128 have no fused multiply-add (only
+   relaxed-simd's relaxed_madd, which clang 14 does not form from a*b + c), so the guard only
+   keeps the optimiser from seeing a product, as elsewhere. */
+#    define AETHER_FP_REGISTER "+r"
 #  else
 #    define AETHER_FP_REGISTER "+m"
 #  endif
