@@ -2138,7 +2138,7 @@ double aether_paird_value(aether_paird p);
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const float theta = ((aqq - app) / (2.0f * apq));
        const float r = sqrtf(((theta * theta) + 1.0f));
-       const float tt = (isfinite(r) ? (1.0f / (fabsf(theta) + r)) : (0x1p-1f / fabsf(theta)));
+       const float tt = (isfinite(r) ? (1.0f / (fabsf(theta) + r)) : (0.5f / fabsf(theta)));
        const float t0 = ((theta < 0.0f) ? (tt * -1.0f) : tt);
        const float t = ((apq == 0.0f) ? 0.0f : t0);
        const float c = (1.0f / sqrtf(((t * t) + 1.0f)));
@@ -2164,7 +2164,7 @@ aether_rotationf aether_f32_jacobi_rotation(float app, float aqq, float apq);
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const double theta = ((aqq - app) / (2.0 * apq));
        const double r = sqrt(((theta * theta) + 1.0));
-       const double tt = (isfinite(r) ? (1.0 / (fabs(theta) + r)) : (0x1p-1 / fabs(theta)));
+       const double tt = (isfinite(r) ? (1.0 / (fabs(theta) + r)) : (0.5 / fabs(theta)));
        const double t0 = ((theta < 0.0) ? (tt * -1.0) : tt);
        const double t = ((apq == 0.0) ? 0.0 : t0);
        const double c = (1.0 / sqrt(((t * t) + 1.0)));
