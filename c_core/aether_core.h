@@ -7,8 +7,8 @@
    target that follows the contract. Its header comment states each function's exact order of
    operations.
 
-   Building it: compile aether_core.c with any C99 compiler and your usual optimisation flags
-   (-O0 to -O3, -march=native included; link with -lm). The file refuses, with an #error that
+   Building it: compile aether_core.c with any C99 compiler (or as C++11 or later) and your
+   usual optimisation flags (-O0 to -O3, -march=native included; link with -lm). The file refuses, with an #error that
    says what to change, the flags that break the contract: -ffast-math/-Ofast and its parts
    (-ffinite-math-only, -fassociative-math, -freciprocal-math, -fno-signed-zeros) and x87
    excess precision (FLT_EVAL_METHOD != 0: use -msse2 -mfpmath=sse on 32-bit x86). It turns
