@@ -555,7 +555,8 @@ fn short_exact_decimal(v: f64) -> Option<String> {
     }
     let bits = v.to_bits();
     let field = ((bits >> 52) & 0x7ff) as i64;
-    let (mut m, mut e) = if field == 0 { (bits & ((1u64 << 52) - 1), -1074) } else { ((bits & ((1u64 << 52) - 1)) | (1u64 << 52), field - 1075) };
+    let (mut m, mut e) =
+        if field == 0 { (bits & ((1u64 << 52) - 1), -1074) } else { ((bits & ((1u64 << 52) - 1)) | (1u64 << 52), field - 1075) };
     while m & 1 == 0 {
         m >>= 1;
         e += 1;
@@ -573,7 +574,11 @@ fn short_exact_decimal(v: f64) -> Option<String> {
     }
     let digits = n.to_string();
     let k = k as usize;
-    Some(if digits.len() > k { format!("{}.{}", &digits[..digits.len() - k], &digits[digits.len() - k..]) } else { format!("0.{}{digits}", "0".repeat(k - digits.len())) })
+    Some(if digits.len() > k {
+        format!("{}.{}", &digits[..digits.len() - k], &digits[digits.len() - k..])
+    } else {
+        format!("0.{}{digits}", "0".repeat(k - digits.len()))
+    })
 }
 
 #[cfg(test)]
