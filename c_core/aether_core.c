@@ -29,8 +29,14 @@
 #include <float.h>
 
 /* 0: every operation in its own type. 16 and 32 (TS 18661-3, e.g. gcc with AVX512-FP16 in GNU
-   mode) widen only _Float16 arithmetic; float and double still round in their own type. */
-#if !defined(FLT_EVAL_METHOD) || (FLT_EVAL_METHOD != 0 && FLT_EVAL_METHOD != 16 && FLT_EVAL_METHOD != 32)
+   mode) widen only _Float16 arithmetic; float and double still round in their own type.
+   TinyCC's <float.h> has no FLT_EVAL_METHOD; on x86-64 it emits scalar SSE for float and double
+   (method 0: the corpus passes), so it is let through there and refused elsewhere. */
+#if !defined(FLT_EVAL_METHOD)
+#  if !(defined(__TINYC__) && defined(__x86_64__))
+#error "aether_core.c: this compiler's <float.h> defines no FLT_EVAL_METHOD, so nothing says that float and double operations round in their own type. Use a compiler that defines it (C99 requires it), or check this one with the corpus runner (c_core/check) and aether_selftest()."
+#  endif
+#elif FLT_EVAL_METHOD != 0 && FLT_EVAL_METHOD != 16 && FLT_EVAL_METHOD != 32
 #error "aether_core.c: FLT_EVAL_METHOD is not 0: float and double operations are evaluated in a wider format (x87 excess precision) and rounded twice. On 32-bit x86 compile with -msse2 -mfpmath=sse."
 #endif
 
@@ -63,6 +69,16 @@
 #    define AETHER_FP_REGISTER "+w"
 #  elif defined(__riscv)
 #    define AETHER_FP_REGISTER "+f"
+#  elif defined(__wasm__)
+/* WebAssembly: "+r" keeps the product in a local of its own type (clang's f32/f64 class). Not
+   "+m": each product then lives in a stack slot, stack colouring gives the slots of a function
+   one address (their lifetimes do not overlap), and with -msimd128 clang 14 folds the reload
+   of a product into the v128.load32_splat that builds a vector, issued after later products
+   have overwritten the slot, so mat*_mul and mat4f_mul_vec got other products' values. Nothing
+   can fuse there in any case: WebAssembly 1.0 and simd128 have no fused multiply-add (only
+   relaxed-simd's relaxed_madd, which clang 14 does not form from a*b + c), so the guard only
+   keeps the optimiser from seeing a product, as elsewhere. */
+#    define AETHER_FP_REGISTER "+r"
 #  else
 #    define AETHER_FP_REGISTER "+m"
 #  endif
@@ -88,7 +104,10 @@ static __inline__ double aether_product_f64(double x)
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__x86_64__) || defined(_M_X64) || ((defined(__i386__) || defined(_M_IX86)) && defined(__SSE__))
+/* <xmmintrin.h> (for _mm_getcsr) is included for the compilers known to have it, GNU C and
+   MSVC, not on the strength of the architecture: TinyCC has none (nor stmxcsr in its assembler)
+   and is left to the arithmetic probes, which see flush-to-zero and the rounding mode too. */
+#if (defined(__GNUC__) || defined(_MSC_VER)) && (defined(__x86_64__) || defined(_M_X64) || ((defined(__i386__) || defined(_M_IX86)) && defined(__SSE__)))
 #  include <xmmintrin.h>
 #  define AETHER_SELFTEST_MXCSR 1
 #elif defined(__aarch64__) && defined(__GNUC__)
@@ -229,7 +248,7 @@ static inline void aether_lu_solve_f32_2(const float *w, const int *ipiv, const 
 static inline int aether_cholesky_f32_2(const float *a, float *w)
 {
     int i, j, k;
-    for (i = 0; i < 2; ++i) for (j = 0; j < 2; ++j) w[(i) * 2 + (j)] = j <= i ? (aether_product_f32((0x1p-1f * a[(i) * 2 + (j)])) + aether_product_f32((0x1p-1f * a[(j) * 2 + (i)]))) : 0.0f;
+    for (i = 0; i < 2; ++i) for (j = 0; j < 2; ++j) w[(i) * 2 + (j)] = j <= i ? (aether_product_f32((0.5f * a[(i) * 2 + (j)])) + aether_product_f32((0.5f * a[(j) * 2 + (i)]))) : 0.0f;
     for (j = 0; j < 2; ++j) {
         float d = w[(j) * 2 + (j)];
         float l;
@@ -250,7 +269,7 @@ static inline void aether_eigh_f32_2(const float *a, float *e, float *v)
 {
     float w[2 * 2];
     int i, j, k, p, q, sweep;
-    for (i = 0; i < 2; ++i) for (j = 0; j < 2; ++j) { w[(i) * 2 + (j)] = (aether_product_f32((0x1p-1f * a[(i) * 2 + (j)])) + aether_product_f32((0x1p-1f * a[(j) * 2 + (i)]))); v[(i) * 2 + (j)] = i == j ? 1.0f : 0.0f; }
+    for (i = 0; i < 2; ++i) for (j = 0; j < 2; ++j) { w[(i) * 2 + (j)] = (aether_product_f32((0.5f * a[(i) * 2 + (j)])) + aether_product_f32((0.5f * a[(j) * 2 + (i)]))); v[(i) * 2 + (j)] = i == j ? 1.0f : 0.0f; }
     for (sweep = 0; sweep < 10; ++sweep) {
         for (p = 0; p + 1 < 2; ++p) for (q = p + 1; q < 2; ++q) {
             const float app = w[(p) * 2 + (p)], aqq = w[(q) * 2 + (q)], apq = w[(p) * 2 + (q)];
@@ -374,7 +393,7 @@ static inline void aether_lu_solve_f64_2(const double *w, const int *ipiv, const
 static inline int aether_cholesky_f64_2(const double *a, double *w)
 {
     int i, j, k;
-    for (i = 0; i < 2; ++i) for (j = 0; j < 2; ++j) w[(i) * 2 + (j)] = j <= i ? (aether_product_f64((0x1p-1 * a[(i) * 2 + (j)])) + aether_product_f64((0x1p-1 * a[(j) * 2 + (i)]))) : 0.0;
+    for (i = 0; i < 2; ++i) for (j = 0; j < 2; ++j) w[(i) * 2 + (j)] = j <= i ? (aether_product_f64((0.5 * a[(i) * 2 + (j)])) + aether_product_f64((0.5 * a[(j) * 2 + (i)]))) : 0.0;
     for (j = 0; j < 2; ++j) {
         double d = w[(j) * 2 + (j)];
         double l;
@@ -395,7 +414,7 @@ static inline void aether_eigh_f64_2(const double *a, double *e, double *v)
 {
     double w[2 * 2];
     int i, j, k, p, q, sweep;
-    for (i = 0; i < 2; ++i) for (j = 0; j < 2; ++j) { w[(i) * 2 + (j)] = (aether_product_f64((0x1p-1 * a[(i) * 2 + (j)])) + aether_product_f64((0x1p-1 * a[(j) * 2 + (i)]))); v[(i) * 2 + (j)] = i == j ? 1.0 : 0.0; }
+    for (i = 0; i < 2; ++i) for (j = 0; j < 2; ++j) { w[(i) * 2 + (j)] = (aether_product_f64((0.5 * a[(i) * 2 + (j)])) + aether_product_f64((0.5 * a[(j) * 2 + (i)]))); v[(i) * 2 + (j)] = i == j ? 1.0 : 0.0; }
     for (sweep = 0; sweep < 10; ++sweep) {
         for (p = 0; p + 1 < 2; ++p) for (q = p + 1; q < 2; ++q) {
             const double app = w[(p) * 2 + (p)], aqq = w[(q) * 2 + (q)], apq = w[(p) * 2 + (q)];
@@ -519,7 +538,7 @@ static inline void aether_lu_solve_f32_3(const float *w, const int *ipiv, const 
 static inline int aether_cholesky_f32_3(const float *a, float *w)
 {
     int i, j, k;
-    for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) w[(i) * 3 + (j)] = j <= i ? (aether_product_f32((0x1p-1f * a[(i) * 3 + (j)])) + aether_product_f32((0x1p-1f * a[(j) * 3 + (i)]))) : 0.0f;
+    for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) w[(i) * 3 + (j)] = j <= i ? (aether_product_f32((0.5f * a[(i) * 3 + (j)])) + aether_product_f32((0.5f * a[(j) * 3 + (i)]))) : 0.0f;
     for (j = 0; j < 3; ++j) {
         float d = w[(j) * 3 + (j)];
         float l;
@@ -540,7 +559,7 @@ static inline void aether_eigh_f32_3(const float *a, float *e, float *v)
 {
     float w[3 * 3];
     int i, j, k, p, q, sweep;
-    for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) { w[(i) * 3 + (j)] = (aether_product_f32((0x1p-1f * a[(i) * 3 + (j)])) + aether_product_f32((0x1p-1f * a[(j) * 3 + (i)]))); v[(i) * 3 + (j)] = i == j ? 1.0f : 0.0f; }
+    for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) { w[(i) * 3 + (j)] = (aether_product_f32((0.5f * a[(i) * 3 + (j)])) + aether_product_f32((0.5f * a[(j) * 3 + (i)]))); v[(i) * 3 + (j)] = i == j ? 1.0f : 0.0f; }
     for (sweep = 0; sweep < 10; ++sweep) {
         for (p = 0; p + 1 < 3; ++p) for (q = p + 1; q < 3; ++q) {
             const float app = w[(p) * 3 + (p)], aqq = w[(q) * 3 + (q)], apq = w[(p) * 3 + (q)];
@@ -664,7 +683,7 @@ static inline void aether_lu_solve_f64_3(const double *w, const int *ipiv, const
 static inline int aether_cholesky_f64_3(const double *a, double *w)
 {
     int i, j, k;
-    for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) w[(i) * 3 + (j)] = j <= i ? (aether_product_f64((0x1p-1 * a[(i) * 3 + (j)])) + aether_product_f64((0x1p-1 * a[(j) * 3 + (i)]))) : 0.0;
+    for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) w[(i) * 3 + (j)] = j <= i ? (aether_product_f64((0.5 * a[(i) * 3 + (j)])) + aether_product_f64((0.5 * a[(j) * 3 + (i)]))) : 0.0;
     for (j = 0; j < 3; ++j) {
         double d = w[(j) * 3 + (j)];
         double l;
@@ -685,7 +704,7 @@ static inline void aether_eigh_f64_3(const double *a, double *e, double *v)
 {
     double w[3 * 3];
     int i, j, k, p, q, sweep;
-    for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) { w[(i) * 3 + (j)] = (aether_product_f64((0x1p-1 * a[(i) * 3 + (j)])) + aether_product_f64((0x1p-1 * a[(j) * 3 + (i)]))); v[(i) * 3 + (j)] = i == j ? 1.0 : 0.0; }
+    for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) { w[(i) * 3 + (j)] = (aether_product_f64((0.5 * a[(i) * 3 + (j)])) + aether_product_f64((0.5 * a[(j) * 3 + (i)]))); v[(i) * 3 + (j)] = i == j ? 1.0 : 0.0; }
     for (sweep = 0; sweep < 10; ++sweep) {
         for (p = 0; p + 1 < 3; ++p) for (q = p + 1; q < 3; ++q) {
             const double app = w[(p) * 3 + (p)], aqq = w[(q) * 3 + (q)], apq = w[(p) * 3 + (q)];
@@ -809,7 +828,7 @@ static inline void aether_lu_solve_f32_4(const float *w, const int *ipiv, const 
 static inline int aether_cholesky_f32_4(const float *a, float *w)
 {
     int i, j, k;
-    for (i = 0; i < 4; ++i) for (j = 0; j < 4; ++j) w[(i) * 4 + (j)] = j <= i ? (aether_product_f32((0x1p-1f * a[(i) * 4 + (j)])) + aether_product_f32((0x1p-1f * a[(j) * 4 + (i)]))) : 0.0f;
+    for (i = 0; i < 4; ++i) for (j = 0; j < 4; ++j) w[(i) * 4 + (j)] = j <= i ? (aether_product_f32((0.5f * a[(i) * 4 + (j)])) + aether_product_f32((0.5f * a[(j) * 4 + (i)]))) : 0.0f;
     for (j = 0; j < 4; ++j) {
         float d = w[(j) * 4 + (j)];
         float l;
@@ -830,7 +849,7 @@ static inline void aether_eigh_f32_4(const float *a, float *e, float *v)
 {
     float w[4 * 4];
     int i, j, k, p, q, sweep;
-    for (i = 0; i < 4; ++i) for (j = 0; j < 4; ++j) { w[(i) * 4 + (j)] = (aether_product_f32((0x1p-1f * a[(i) * 4 + (j)])) + aether_product_f32((0x1p-1f * a[(j) * 4 + (i)]))); v[(i) * 4 + (j)] = i == j ? 1.0f : 0.0f; }
+    for (i = 0; i < 4; ++i) for (j = 0; j < 4; ++j) { w[(i) * 4 + (j)] = (aether_product_f32((0.5f * a[(i) * 4 + (j)])) + aether_product_f32((0.5f * a[(j) * 4 + (i)]))); v[(i) * 4 + (j)] = i == j ? 1.0f : 0.0f; }
     for (sweep = 0; sweep < 10; ++sweep) {
         for (p = 0; p + 1 < 4; ++p) for (q = p + 1; q < 4; ++q) {
             const float app = w[(p) * 4 + (p)], aqq = w[(q) * 4 + (q)], apq = w[(p) * 4 + (q)];
@@ -954,7 +973,7 @@ static inline void aether_lu_solve_f64_4(const double *w, const int *ipiv, const
 static inline int aether_cholesky_f64_4(const double *a, double *w)
 {
     int i, j, k;
-    for (i = 0; i < 4; ++i) for (j = 0; j < 4; ++j) w[(i) * 4 + (j)] = j <= i ? (aether_product_f64((0x1p-1 * a[(i) * 4 + (j)])) + aether_product_f64((0x1p-1 * a[(j) * 4 + (i)]))) : 0.0;
+    for (i = 0; i < 4; ++i) for (j = 0; j < 4; ++j) w[(i) * 4 + (j)] = j <= i ? (aether_product_f64((0.5 * a[(i) * 4 + (j)])) + aether_product_f64((0.5 * a[(j) * 4 + (i)]))) : 0.0;
     for (j = 0; j < 4; ++j) {
         double d = w[(j) * 4 + (j)];
         double l;
@@ -975,7 +994,7 @@ static inline void aether_eigh_f64_4(const double *a, double *e, double *v)
 {
     double w[4 * 4];
     int i, j, k, p, q, sweep;
-    for (i = 0; i < 4; ++i) for (j = 0; j < 4; ++j) { w[(i) * 4 + (j)] = (aether_product_f64((0x1p-1 * a[(i) * 4 + (j)])) + aether_product_f64((0x1p-1 * a[(j) * 4 + (i)]))); v[(i) * 4 + (j)] = i == j ? 1.0 : 0.0; }
+    for (i = 0; i < 4; ++i) for (j = 0; j < 4; ++j) { w[(i) * 4 + (j)] = (aether_product_f64((0.5 * a[(i) * 4 + (j)])) + aether_product_f64((0.5 * a[(j) * 4 + (i)]))); v[(i) * 4 + (j)] = i == j ? 1.0 : 0.0; }
     for (sweep = 0; sweep < 10; ++sweep) {
         for (p = 0; p + 1 < 4; ++p) for (q = p + 1; q < 4; ++q) {
             const double app = w[(p) * 4 + (p)], aqq = w[(q) * 4 + (q)], apq = w[(p) * 4 + (q)];
@@ -2543,7 +2562,7 @@ aether_rotationf aether_f32_jacobi_rotation(float app, float aqq, float apq)
 {
     const float theta = ((aqq - app) / aether_product_f32((2.0f * apq)));
     const float r = sqrtf((aether_product_f32((theta * theta)) + 1.0f));
-    const float tt = (isfinite(r) ? (1.0f / (fabsf(theta) + r)) : (0x1p-1f / fabsf(theta)));
+    const float tt = (isfinite(r) ? (1.0f / (fabsf(theta) + r)) : (0.5f / fabsf(theta)));
     const float t0 = ((theta < 0.0f) ? aether_product_f32((tt * -1.0f)) : tt);
     const float t = ((apq == 0.0f) ? 0.0f : t0);
     const float c = (1.0f / sqrtf((aether_product_f32((t * t)) + 1.0f)));
@@ -2560,7 +2579,7 @@ aether_rotationd aether_f64_jacobi_rotation(double app, double aqq, double apq)
 {
     const double theta = ((aqq - app) / aether_product_f64((2.0 * apq)));
     const double r = sqrt((aether_product_f64((theta * theta)) + 1.0));
-    const double tt = (isfinite(r) ? (1.0 / (fabs(theta) + r)) : (0x1p-1 / fabs(theta)));
+    const double tt = (isfinite(r) ? (1.0 / (fabs(theta) + r)) : (0.5 / fabs(theta)));
     const double t0 = ((theta < 0.0) ? aether_product_f64((tt * -1.0)) : tt);
     const double t = ((apq == 0.0) ? 0.0 : t0);
     const double c = (1.0 / sqrt((aether_product_f64((t * t)) + 1.0)));
@@ -8395,7 +8414,7 @@ static int aether_selftest_environment(aether_selftest_text *t, int *count)
 {
     int status = 0;
     char line[256];
-    volatile double one = 1.0, tiny = 0x1p-60;
+    volatile double one = 1.0, tiny = 1e-18; /* below 2^-53, exact or not */
     unsigned i;
     int flushed = 0, flushed_operand = 0;
     (void)line;
@@ -8437,7 +8456,7 @@ static int aether_selftest_environment(aether_selftest_text *t, int *count)
     }
     if (!(status & AETHER_SELFTEST_ROUNDING) && (one + tiny != one || one - tiny != one || -one - tiny != -one || -one + tiny != -one)) {
         status |= AETHER_SELFTEST_ROUNDING;
-        aether_selftest_problem(t, count, "the rounding mode is not round-to-nearest-even (1 +- 2^-60 does not round to 1)");
+        aether_selftest_problem(t, count, "the rounding mode is not round-to-nearest-even (1 +- 1e-18 does not round to 1)");
     }
     for (i = 0; i < AETHER_SELFTEST_PROBES; ++i) {
         const aether_selftest_probe *p = &aether_selftest_probes[i];

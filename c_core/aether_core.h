@@ -7,8 +7,8 @@
    target that follows the contract. Its header comment states each function's exact order of
    operations.
 
-   Building it: compile aether_core.c with any C99 compiler and your usual optimisation flags
-   (-O0 to -O3, -march=native included; link with -lm). The file refuses, with an #error that
+   Building it: compile aether_core.c with any C99 compiler (or as C++11 or later) and your
+   usual optimisation flags (-O0 to -O3, -march=native included; link with -lm). The file refuses, with an #error that
    says what to change, the flags that break the contract: -ffast-math/-Ofast and its parts
    (-ffinite-math-only, -fassociative-math, -freciprocal-math, -fno-signed-zeros) and x87
    excess precision (FLT_EVAL_METHOD != 0: use -msse2 -mfpmath=sse on 32-bit x86). It turns
@@ -2138,7 +2138,7 @@ double aether_paird_value(aether_paird p);
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const float theta = ((aqq - app) / (2.0f * apq));
        const float r = sqrtf(((theta * theta) + 1.0f));
-       const float tt = (isfinite(r) ? (1.0f / (fabsf(theta) + r)) : (0x1p-1f / fabsf(theta)));
+       const float tt = (isfinite(r) ? (1.0f / (fabsf(theta) + r)) : (0.5f / fabsf(theta)));
        const float t0 = ((theta < 0.0f) ? (tt * -1.0f) : tt);
        const float t = ((apq == 0.0f) ? 0.0f : t0);
        const float c = (1.0f / sqrtf(((t * t) + 1.0f)));
@@ -2164,7 +2164,7 @@ aether_rotationf aether_f32_jacobi_rotation(float app, float aqq, float apq);
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const double theta = ((aqq - app) / (2.0 * apq));
        const double r = sqrt(((theta * theta) + 1.0));
-       const double tt = (isfinite(r) ? (1.0 / (fabs(theta) + r)) : (0x1p-1 / fabs(theta)));
+       const double tt = (isfinite(r) ? (1.0 / (fabs(theta) + r)) : (0.5 / fabs(theta)));
        const double t0 = ((theta < 0.0) ? (tt * -1.0) : tt);
        const double t = ((apq == 0.0) ? 0.0 : t0);
        const double c = (1.0 / sqrt(((t * t) + 1.0)));

@@ -779,7 +779,7 @@ static AETHER_HD inline void aether_lu_solve_f32_2(const float *w, const int *ip
 static AETHER_HD inline int aether_cholesky_f32_2(const float *a, float *w)
 {
     int i, j, k;
-    for (i = 0; i < 2; ++i) for (j = 0; j < 2; ++j) w[(i) * 2 + (j)] = j <= i ? aether_add_f32(aether_mul_f32(0x1p-1f, a[(i) * 2 + (j)]), aether_mul_f32(0x1p-1f, a[(j) * 2 + (i)])) : 0.0f;
+    for (i = 0; i < 2; ++i) for (j = 0; j < 2; ++j) w[(i) * 2 + (j)] = j <= i ? aether_add_f32(aether_mul_f32(0.5f, a[(i) * 2 + (j)]), aether_mul_f32(0.5f, a[(j) * 2 + (i)])) : 0.0f;
     for (j = 0; j < 2; ++j) {
         float d = w[(j) * 2 + (j)];
         float l;
@@ -800,7 +800,7 @@ static AETHER_HD inline void aether_eigh_f32_2(const float *a, float *e, float *
 {
     float w[2 * 2];
     int i, j, k, p, q, sweep;
-    for (i = 0; i < 2; ++i) for (j = 0; j < 2; ++j) { w[(i) * 2 + (j)] = aether_add_f32(aether_mul_f32(0x1p-1f, a[(i) * 2 + (j)]), aether_mul_f32(0x1p-1f, a[(j) * 2 + (i)])); v[(i) * 2 + (j)] = i == j ? 1.0f : 0.0f; }
+    for (i = 0; i < 2; ++i) for (j = 0; j < 2; ++j) { w[(i) * 2 + (j)] = aether_add_f32(aether_mul_f32(0.5f, a[(i) * 2 + (j)]), aether_mul_f32(0.5f, a[(j) * 2 + (i)])); v[(i) * 2 + (j)] = i == j ? 1.0f : 0.0f; }
     for (sweep = 0; sweep < 10; ++sweep) {
         for (p = 0; p + 1 < 2; ++p) for (q = p + 1; q < 2; ++q) {
             const float app = w[(p) * 2 + (p)], aqq = w[(q) * 2 + (q)], apq = w[(p) * 2 + (q)];
@@ -924,7 +924,7 @@ static AETHER_HD inline void aether_lu_solve_f64_2(const double *w, const int *i
 static AETHER_HD inline int aether_cholesky_f64_2(const double *a, double *w)
 {
     int i, j, k;
-    for (i = 0; i < 2; ++i) for (j = 0; j < 2; ++j) w[(i) * 2 + (j)] = j <= i ? aether_add_f64(aether_mul_f64(0x1p-1, a[(i) * 2 + (j)]), aether_mul_f64(0x1p-1, a[(j) * 2 + (i)])) : 0.0;
+    for (i = 0; i < 2; ++i) for (j = 0; j < 2; ++j) w[(i) * 2 + (j)] = j <= i ? aether_add_f64(aether_mul_f64(0.5, a[(i) * 2 + (j)]), aether_mul_f64(0.5, a[(j) * 2 + (i)])) : 0.0;
     for (j = 0; j < 2; ++j) {
         double d = w[(j) * 2 + (j)];
         double l;
@@ -945,7 +945,7 @@ static AETHER_HD inline void aether_eigh_f64_2(const double *a, double *e, doubl
 {
     double w[2 * 2];
     int i, j, k, p, q, sweep;
-    for (i = 0; i < 2; ++i) for (j = 0; j < 2; ++j) { w[(i) * 2 + (j)] = aether_add_f64(aether_mul_f64(0x1p-1, a[(i) * 2 + (j)]), aether_mul_f64(0x1p-1, a[(j) * 2 + (i)])); v[(i) * 2 + (j)] = i == j ? 1.0 : 0.0; }
+    for (i = 0; i < 2; ++i) for (j = 0; j < 2; ++j) { w[(i) * 2 + (j)] = aether_add_f64(aether_mul_f64(0.5, a[(i) * 2 + (j)]), aether_mul_f64(0.5, a[(j) * 2 + (i)])); v[(i) * 2 + (j)] = i == j ? 1.0 : 0.0; }
     for (sweep = 0; sweep < 10; ++sweep) {
         for (p = 0; p + 1 < 2; ++p) for (q = p + 1; q < 2; ++q) {
             const double app = w[(p) * 2 + (p)], aqq = w[(q) * 2 + (q)], apq = w[(p) * 2 + (q)];
@@ -1069,7 +1069,7 @@ static AETHER_HD inline void aether_lu_solve_f32_3(const float *w, const int *ip
 static AETHER_HD inline int aether_cholesky_f32_3(const float *a, float *w)
 {
     int i, j, k;
-    for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) w[(i) * 3 + (j)] = j <= i ? aether_add_f32(aether_mul_f32(0x1p-1f, a[(i) * 3 + (j)]), aether_mul_f32(0x1p-1f, a[(j) * 3 + (i)])) : 0.0f;
+    for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) w[(i) * 3 + (j)] = j <= i ? aether_add_f32(aether_mul_f32(0.5f, a[(i) * 3 + (j)]), aether_mul_f32(0.5f, a[(j) * 3 + (i)])) : 0.0f;
     for (j = 0; j < 3; ++j) {
         float d = w[(j) * 3 + (j)];
         float l;
@@ -1090,7 +1090,7 @@ static AETHER_HD inline void aether_eigh_f32_3(const float *a, float *e, float *
 {
     float w[3 * 3];
     int i, j, k, p, q, sweep;
-    for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) { w[(i) * 3 + (j)] = aether_add_f32(aether_mul_f32(0x1p-1f, a[(i) * 3 + (j)]), aether_mul_f32(0x1p-1f, a[(j) * 3 + (i)])); v[(i) * 3 + (j)] = i == j ? 1.0f : 0.0f; }
+    for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) { w[(i) * 3 + (j)] = aether_add_f32(aether_mul_f32(0.5f, a[(i) * 3 + (j)]), aether_mul_f32(0.5f, a[(j) * 3 + (i)])); v[(i) * 3 + (j)] = i == j ? 1.0f : 0.0f; }
     for (sweep = 0; sweep < 10; ++sweep) {
         for (p = 0; p + 1 < 3; ++p) for (q = p + 1; q < 3; ++q) {
             const float app = w[(p) * 3 + (p)], aqq = w[(q) * 3 + (q)], apq = w[(p) * 3 + (q)];
@@ -1214,7 +1214,7 @@ static AETHER_HD inline void aether_lu_solve_f64_3(const double *w, const int *i
 static AETHER_HD inline int aether_cholesky_f64_3(const double *a, double *w)
 {
     int i, j, k;
-    for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) w[(i) * 3 + (j)] = j <= i ? aether_add_f64(aether_mul_f64(0x1p-1, a[(i) * 3 + (j)]), aether_mul_f64(0x1p-1, a[(j) * 3 + (i)])) : 0.0;
+    for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) w[(i) * 3 + (j)] = j <= i ? aether_add_f64(aether_mul_f64(0.5, a[(i) * 3 + (j)]), aether_mul_f64(0.5, a[(j) * 3 + (i)])) : 0.0;
     for (j = 0; j < 3; ++j) {
         double d = w[(j) * 3 + (j)];
         double l;
@@ -1235,7 +1235,7 @@ static AETHER_HD inline void aether_eigh_f64_3(const double *a, double *e, doubl
 {
     double w[3 * 3];
     int i, j, k, p, q, sweep;
-    for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) { w[(i) * 3 + (j)] = aether_add_f64(aether_mul_f64(0x1p-1, a[(i) * 3 + (j)]), aether_mul_f64(0x1p-1, a[(j) * 3 + (i)])); v[(i) * 3 + (j)] = i == j ? 1.0 : 0.0; }
+    for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) { w[(i) * 3 + (j)] = aether_add_f64(aether_mul_f64(0.5, a[(i) * 3 + (j)]), aether_mul_f64(0.5, a[(j) * 3 + (i)])); v[(i) * 3 + (j)] = i == j ? 1.0 : 0.0; }
     for (sweep = 0; sweep < 10; ++sweep) {
         for (p = 0; p + 1 < 3; ++p) for (q = p + 1; q < 3; ++q) {
             const double app = w[(p) * 3 + (p)], aqq = w[(q) * 3 + (q)], apq = w[(p) * 3 + (q)];
@@ -1359,7 +1359,7 @@ static AETHER_HD inline void aether_lu_solve_f32_4(const float *w, const int *ip
 static AETHER_HD inline int aether_cholesky_f32_4(const float *a, float *w)
 {
     int i, j, k;
-    for (i = 0; i < 4; ++i) for (j = 0; j < 4; ++j) w[(i) * 4 + (j)] = j <= i ? aether_add_f32(aether_mul_f32(0x1p-1f, a[(i) * 4 + (j)]), aether_mul_f32(0x1p-1f, a[(j) * 4 + (i)])) : 0.0f;
+    for (i = 0; i < 4; ++i) for (j = 0; j < 4; ++j) w[(i) * 4 + (j)] = j <= i ? aether_add_f32(aether_mul_f32(0.5f, a[(i) * 4 + (j)]), aether_mul_f32(0.5f, a[(j) * 4 + (i)])) : 0.0f;
     for (j = 0; j < 4; ++j) {
         float d = w[(j) * 4 + (j)];
         float l;
@@ -1380,7 +1380,7 @@ static AETHER_HD inline void aether_eigh_f32_4(const float *a, float *e, float *
 {
     float w[4 * 4];
     int i, j, k, p, q, sweep;
-    for (i = 0; i < 4; ++i) for (j = 0; j < 4; ++j) { w[(i) * 4 + (j)] = aether_add_f32(aether_mul_f32(0x1p-1f, a[(i) * 4 + (j)]), aether_mul_f32(0x1p-1f, a[(j) * 4 + (i)])); v[(i) * 4 + (j)] = i == j ? 1.0f : 0.0f; }
+    for (i = 0; i < 4; ++i) for (j = 0; j < 4; ++j) { w[(i) * 4 + (j)] = aether_add_f32(aether_mul_f32(0.5f, a[(i) * 4 + (j)]), aether_mul_f32(0.5f, a[(j) * 4 + (i)])); v[(i) * 4 + (j)] = i == j ? 1.0f : 0.0f; }
     for (sweep = 0; sweep < 10; ++sweep) {
         for (p = 0; p + 1 < 4; ++p) for (q = p + 1; q < 4; ++q) {
             const float app = w[(p) * 4 + (p)], aqq = w[(q) * 4 + (q)], apq = w[(p) * 4 + (q)];
@@ -1504,7 +1504,7 @@ static AETHER_HD inline void aether_lu_solve_f64_4(const double *w, const int *i
 static AETHER_HD inline int aether_cholesky_f64_4(const double *a, double *w)
 {
     int i, j, k;
-    for (i = 0; i < 4; ++i) for (j = 0; j < 4; ++j) w[(i) * 4 + (j)] = j <= i ? aether_add_f64(aether_mul_f64(0x1p-1, a[(i) * 4 + (j)]), aether_mul_f64(0x1p-1, a[(j) * 4 + (i)])) : 0.0;
+    for (i = 0; i < 4; ++i) for (j = 0; j < 4; ++j) w[(i) * 4 + (j)] = j <= i ? aether_add_f64(aether_mul_f64(0.5, a[(i) * 4 + (j)]), aether_mul_f64(0.5, a[(j) * 4 + (i)])) : 0.0;
     for (j = 0; j < 4; ++j) {
         double d = w[(j) * 4 + (j)];
         double l;
@@ -1525,7 +1525,7 @@ static AETHER_HD inline void aether_eigh_f64_4(const double *a, double *e, doubl
 {
     double w[4 * 4];
     int i, j, k, p, q, sweep;
-    for (i = 0; i < 4; ++i) for (j = 0; j < 4; ++j) { w[(i) * 4 + (j)] = aether_add_f64(aether_mul_f64(0x1p-1, a[(i) * 4 + (j)]), aether_mul_f64(0x1p-1, a[(j) * 4 + (i)])); v[(i) * 4 + (j)] = i == j ? 1.0 : 0.0; }
+    for (i = 0; i < 4; ++i) for (j = 0; j < 4; ++j) { w[(i) * 4 + (j)] = aether_add_f64(aether_mul_f64(0.5, a[(i) * 4 + (j)]), aether_mul_f64(0.5, a[(j) * 4 + (i)])); v[(i) * 4 + (j)] = i == j ? 1.0 : 0.0; }
     for (sweep = 0; sweep < 10; ++sweep) {
         for (p = 0; p + 1 < 4; ++p) for (q = p + 1; q < 4; ++q) {
             const double app = w[(p) * 4 + (p)], aqq = w[(q) * 4 + (q)], apq = w[(p) * 4 + (q)];
@@ -4716,7 +4716,7 @@ AETHER_HD inline double aether_paird_value(aether_paird p)
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const float theta = ((aqq - app) / (2.0f * apq));
        const float r = sqrtf(((theta * theta) + 1.0f));
-       const float tt = (isfinite(r) ? (1.0f / (fabsf(theta) + r)) : (0x1p-1f / fabsf(theta)));
+       const float tt = (isfinite(r) ? (1.0f / (fabsf(theta) + r)) : (0.5f / fabsf(theta)));
        const float t0 = ((theta < 0.0f) ? (tt * -1.0f) : tt);
        const float t = ((apq == 0.0f) ? 0.0f : t0);
        const float c = (1.0f / sqrtf(((t * t) + 1.0f)));
@@ -4731,7 +4731,7 @@ AETHER_HD inline aether_rotationf aether_f32_jacobi_rotation(float app, float aq
 {
     const float theta = aether_div_f32(aether_sub_f32(aqq, app), aether_mul_f32(2.0f, apq));
     const float r = aether_sqrt_f32(aether_add_f32(aether_mul_f32(theta, theta), 1.0f));
-    const float tt = (aether_isfinite_f32(r) ? aether_div_f32(1.0f, aether_add_f32(fabsf(theta), r)) : aether_div_f32(0x1p-1f, fabsf(theta)));
+    const float tt = (aether_isfinite_f32(r) ? aether_div_f32(1.0f, aether_add_f32(fabsf(theta), r)) : aether_div_f32(0.5f, fabsf(theta)));
     const float t0 = ((theta < 0.0f) ? aether_mul_f32(tt, -1.0f) : tt);
     const float t = ((apq == 0.0f) ? 0.0f : t0);
     const float c = aether_div_f32(1.0f, aether_sqrt_f32(aether_add_f32(aether_mul_f32(t, t), 1.0f)));
@@ -4757,7 +4757,7 @@ AETHER_HD inline aether_rotationf aether_f32_jacobi_rotation(float app, float aq
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const double theta = ((aqq - app) / (2.0 * apq));
        const double r = sqrt(((theta * theta) + 1.0));
-       const double tt = (isfinite(r) ? (1.0 / (fabs(theta) + r)) : (0x1p-1 / fabs(theta)));
+       const double tt = (isfinite(r) ? (1.0 / (fabs(theta) + r)) : (0.5 / fabs(theta)));
        const double t0 = ((theta < 0.0) ? (tt * -1.0) : tt);
        const double t = ((apq == 0.0) ? 0.0 : t0);
        const double c = (1.0 / sqrt(((t * t) + 1.0)));
@@ -4772,7 +4772,7 @@ AETHER_HD inline aether_rotationd aether_f64_jacobi_rotation(double app, double 
 {
     const double theta = aether_div_f64(aether_sub_f64(aqq, app), aether_mul_f64(2.0, apq));
     const double r = aether_sqrt_f64(aether_add_f64(aether_mul_f64(theta, theta), 1.0));
-    const double tt = (aether_isfinite_f64(r) ? aether_div_f64(1.0, aether_add_f64(fabs(theta), r)) : aether_div_f64(0x1p-1, fabs(theta)));
+    const double tt = (aether_isfinite_f64(r) ? aether_div_f64(1.0, aether_add_f64(fabs(theta), r)) : aether_div_f64(0.5, fabs(theta)));
     const double t0 = ((theta < 0.0) ? aether_mul_f64(tt, -1.0) : tt);
     const double t = ((apq == 0.0) ? 0.0 : t0);
     const double c = aether_div_f64(1.0, aether_sqrt_f64(aether_add_f64(aether_mul_f64(t, t), 1.0)));

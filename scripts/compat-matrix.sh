@@ -21,11 +21,24 @@
 #            links here                                                              1-2 cells
 #   aarch64: aarch64-linux-gnu-gcc {-O2, -O3} x {(no flag), -ffp-contract=fast}, run
 #            under qemu-aarch64 -L /usr/aarch64-linux-gnu                               4 cells
+#   tcc:     tcc -O2 on x86_64 (no FLT_EVAL_METHOD; SSE code)                            1 cell
+#   wasm32:  clang --target=wasm32-wasi {-O2, -O3 -ffp-contract=fast} x {(no flag),
+#            -msimd128}, run under Node's WASI (scripts/wasi-run.mjs)                   4 cells
+#   c++:     the core and runner compiled as C++ (-x c++): g++ and clang++ x {-std=c++11,
+#            -std=c++17}, one optimisation level each                                   4 cells
+#   isa:     s390x (big-endian), ppc64le, riscv64, armhf (-mfpu=neon-vfpv4: FMA), each
+#            <cross>-gcc -O2 -ffp-contract=fast under qemu-user                          4 cells
+#   (--quick keeps tcc, wasm32 -O2 -msimd128 and g++ -std=c++11; not the four ISAs.)
+# Each ISA has its guard-disabled control (-DAETHER_UNSAFE_ALLOW_CONTRACTION with
+# -ffp-contract=fast), which must report mismatches; tcc and wasm32 without SIMD have one that
+# must report none (they do not fuse: nothing for the guard to do there).
 #
 # What is missing is installed with apt-get (through sudo when not root): clang, the gcc
 # multilib (gcc-N-multilib for the installed gcc N, else gcc-multilib: the gcc-multilib
 # metapackage conflicts with gcc-aarch64-linux-gnu on Debian and Ubuntu), gcc-aarch64-linux-gnu,
-# libc6-dev-arm64-cross and qemu-user. Runnable from any directory.
+# libc6-dev-arm64-cross, qemu-user, tcc, lld (wasm-ld), wasi-libc, libclang-rt-N-dev-wasm32 (for
+# clang N), nodejs, and gcc-<isa> with libc6-dev-<isa>-cross for the four ISAs. Runnable from any
+# directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -66,6 +79,24 @@ command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || missing+=(gcc-aarch64-linux-
 [ -f /usr/aarch64-linux-gnu/include/stdio.h ] && [ -e /usr/aarch64-linux-gnu/lib/libm.so.6 ] || missing+=(libc6-dev-arm64-cross)
 command -v qemu-aarch64 >/dev/null 2>&1 || missing+=(qemu-user)
 have_multilib || missing+=(MULTILIB)
+command -v tcc >/dev/null 2>&1 || missing+=(tcc)
+command -v wasm-ld >/dev/null 2>&1 || missing+=(lld)
+[ -f /usr/lib/wasm32-wasi/libc.a ] || [ -f /usr/share/wasi-sysroot/lib/wasm32-wasi/libc.a ] || missing+=(wasi-libc)
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v g++ >/dev/null 2>&1 || missing+=(g++)
+clang_major=$(clang -dumpversion 2>/dev/null | cut -d. -f1 || true)
+if [ -n "$clang_major" ] && [ ! -f "$(clang --target=wasm32-wasi -print-libgcc-file-name 2>/dev/null)" ]; then
+    missing+=("libclang-rt-$clang_major-dev-wasm32")
+fi
+# The four ISAs under qemu-user: triplet|qemu|libc6-dev package suffix|extra CFLAGS.
+isas='s390x-linux-gnu|qemu-s390x|s390x|
+powerpc64le-linux-gnu|qemu-ppc64le|ppc64el|
+riscv64-linux-gnu|qemu-riscv64|riscv64|
+arm-linux-gnueabihf|qemu-arm|armhf|-mfpu=neon-vfpv4'
+while IFS='|' read -r triplet _ libc _; do
+    command -v "$triplet-gcc" >/dev/null 2>&1 || missing+=("gcc-$triplet")
+    [ -f "/usr/$triplet/include/stdio.h" ] || missing+=("libc6-dev-$libc-cross")
+done <<<"$isas"
 
 installed_note="none (everything was there)"
 if [ ${#missing[@]} -gt 0 ]; then
@@ -76,7 +107,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     apt_install "${packages[@]}"
     installed_note="${packages[*]}"
 fi
-for tool in make gcc clang aarch64-linux-gnu-gcc qemu-aarch64; do
+for tool in make gcc clang aarch64-linux-gnu-gcc qemu-aarch64 tcc wasm-ld node g++ clang++; do
     command -v "$tool" >/dev/null 2>&1 || { echo "compat-matrix: $tool is still missing" >&2; exit 2; }
 done
 have_multilib || { echo "compat-matrix: gcc -m32 support (multilib) is still missing" >&2; exit 2; }
@@ -85,6 +116,10 @@ gcc_version=$(gcc --version | head -n1)
 clang_version=$(clang --version | head -n1)
 a64_version=$(aarch64-linux-gnu-gcc --version | head -n1)
 qemu_version=$(qemu-aarch64 --version | head -n1)
+tcc_version=$(tcc -v 2>&1 | head -n1)
+node_version=$(node --version)
+wasi_version=$(dpkg-query -W -f='${Version}' wasi-libc 2>/dev/null || echo unknown)
+isa_versions=$(while IFS='|' read -r triplet _ _ _; do "$triplet-gcc" --version | head -n1; done <<<"$isas" | paste -sd';' - | sed 's/;/; /g')
 cpu_model=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo 2>/dev/null | head -n1)
 native_march=$(gcc -march=native -Q --help=target 2>/dev/null | grep -- '-march=' | head -n1 | awk '{print $2}')
 echo "compat-matrix: installed: $installed_note"
@@ -92,6 +127,9 @@ echo "compat-matrix: gcc:     $gcc_version"
 echo "compat-matrix: clang:   $clang_version"
 echo "compat-matrix: aarch64: $a64_version"
 echo "compat-matrix: qemu:    $qemu_version"
+echo "compat-matrix: tcc:     $tcc_version"
+echo "compat-matrix: node:    $node_version (WASI); wasi-libc $wasi_version"
+echo "compat-matrix: ISAs:    $isa_versions"
 echo "compat-matrix: CPU:     ${cpu_model:-unknown}; gcc -march=native is -march=${native_march:-?}"
 
 # clang -m32: included when it compiles and links a C99 program that uses libm here.
@@ -111,8 +149,16 @@ fi
 cells=$tmp/cells
 : >"$cells"
 add() { printf '%s|%s|%s|%s|%s\n' "$@" >>"$cells"; }
-# Slowest first (aarch64 under qemu, then -O3), so parallel slots drain evenly.
+# Slowest first (the ISAs under qemu, then -O3), so parallel slots drain evenly.
 qemu_run='qemu-aarch64 -L /usr/aarch64-linux-gnu'
+# RUN runs in c_core/check (make -C), hence the path.
+wasi_run='node --no-warnings ../../scripts/wasi-run.mjs'
+wasm_cc='clang --target=wasm32-wasi'
+if [ "$quick" = 0 ]; then
+    while IFS='|' read -r triplet qemu _ extra; do
+        add isa "$triplet-gcc" "${triplet%%-*} (qemu-user)" "-O2${extra:+ $extra} -ffp-contract=fast" "$qemu -L /usr/$triplet"
+    done <<<"$isas"
+fi
 if [ "$quick" = 1 ]; then
     add aarch64 aarch64-linux-gnu-gcc "aarch64 (qemu-user)" "-O2 -ffp-contract=fast" "$qemu_run"
 else
@@ -123,6 +169,20 @@ else
     done
 fi
 add i386 gcc "i386 (-m32)" "-m32 -msse2 -mfpmath=sse -O2" ""
+if [ "$quick" = 1 ]; then
+    add wasm32 "$wasm_cc" "wasm32 (WASI, Node)" "-O2 -msimd128" "$wasi_run"
+    add c++ "g++ -std=c++11 -x c++" "x86_64 (C++11)" "-O2" ""
+else
+    for simd in -msimd128 ""; do
+        add wasm32 "$wasm_cc" "wasm32 (WASI, Node)" "-O3${simd:+ $simd} -ffp-contract=fast" "$wasi_run"
+        add wasm32 "$wasm_cc" "wasm32 (WASI, Node)" "-O2${simd:+ $simd}" "$wasi_run"
+    done
+    add c++ "g++ -std=c++11 -x c++" "x86_64 (C++11)" "-O2" ""
+    add c++ "clang++ -std=c++11 -x c++" "x86_64 (C++11)" "-O3 -march=native -ffp-contract=fast" ""
+    add c++ "g++ -std=c++17 -x c++" "x86_64 (C++17)" "-O3 -march=native" ""
+    add c++ "clang++ -std=c++17 -x c++" "x86_64 (C++17)" "-O2" ""
+fi
+add tcc tcc "x86_64" "-O2" ""
 [ "$clang_m32" = 1 ] && add i386 clang "i386 (-m32)" "-m32 -msse2 -mfpmath=sse -O2" ""
 if [ "$quick" = 1 ]; then opts=(-O2); else opts=(-O3 -O2 -O0); fi
 for opt in "${opts[@]}"; do
@@ -248,30 +308,61 @@ while IFS='|' read -r kind cc target cflags run; do
 done <"$cells"
 
 # Controls: the same runner with the guards disabled (-DAETHER_UNSAFE_ALLOW_CONTRACTION) must
-# report mismatches where the compilers contract, so the passing cells above are not luck.
+# report mismatches where the compilers contract, so the passing cells above are not luck; where
+# a compiler cannot fuse (tcc, wasm32 without relaxed-simd) it must report none. They run in
+# parallel like the cells; their rows keep this order.
 controls=$tmp/controls
 : >"$controls"
 control_failed=0
-control() { # label, cc, cflags, run
-    local dir=$tmp/control-$(( $(wc -l <"$controls") + 1 )) line bad
-    mkdir -p "$dir"
-    make -s -C c_core/check CC="$2" CFLAGS="$3 -DAETHER_UNSAFE_ALLOW_CONTRACTION" WARNINGS="$warnings" LDFLAGS= \
-        BUILD="$dir" RUN="$4" CHECKFLAGS="--quiet --no-selftest" check >"$dir/out" 2>&1 || true
+n_controls=0
+control_run() { # dir, label, cc, cflags, run, expect (mismatches | none)
+    local dir=$1 line bad
+    make -s -C c_core/check CC="$3" CFLAGS="$4 -DAETHER_UNSAFE_ALLOW_CONTRACTION" WARNINGS="$warnings" LDFLAGS= \
+        BUILD="$dir" RUN="$5" CHECKFLAGS="--quiet --no-selftest" check >"$dir/out" 2>&1 || true
     line=$(grep -m1 '^aether_check: corpus: ' "$dir/out" || true)
     bad=$(printf '%s' "$line" | sed -n 's/.* \([0-9]*\) mismatches.*/\1/p')
-    if [ -n "$bad" ] && [ "$bad" -gt 0 ]; then
-        printf '| %s | `%s -DAETHER_UNSAFE_ALLOW_CONTRACTION` | %s | mismatches, as expected |\n' "$1" "$3" "$bad" >>"$controls"
-        printf 'compat-matrix: control %-30s %s mismatches, as expected\n' "$1" "$bad"
+    if [ "$6" = mismatches ] && [ -n "$bad" ] && [ "$bad" -gt 0 ]; then
+        echo "ok|$bad|mismatches, as expected" >"$dir/verdict"
+    elif [ "$6" = none ] && [ "$bad" = 0 ]; then
+        echo "ok|$bad|none, as expected (nothing fuses)" >"$dir/verdict"
+    elif [ "$6" = none ]; then
+        echo "FAIL|${bad:--}|FAIL: expected no mismatch" >"$dir/verdict"
     else
-        printf '| %s | `%s -DAETHER_UNSAFE_ALLOW_CONTRACTION` | %s | FAIL: no mismatch |\n' "$1" "$3" "${bad:--}" >>"$controls"
-        echo "compat-matrix: control $1: the unguarded core shows no mismatch:" >&2
-        cat "$dir/out" >&2
-        control_failed=1
+        echo "FAIL|${bad:--}|FAIL: no mismatch" >"$dir/verdict"
     fi
+}
+control() { # label, cc, cflags, run, [expect]
+    local dir
+    n_controls=$((n_controls + 1))
+    dir=$tmp/control-$n_controls
+    mkdir -p "$dir"
+    printf '%s|%s|%s\n' "$1" "$3" "${5:-mismatches}" >"$dir/what"
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n || true; done
+    control_run "$dir" "$1" "$2" "$3" "$4" "${5:-mismatches}" </dev/null &
 }
 control "gcc x86_64" gcc "-O2 -march=x86-64 -mfma -ffp-contract=fast" ""
 control "clang x86_64" clang "-O2 -march=x86-64 -mfma -ffp-contract=fast" ""
 control "aarch64-linux-gnu-gcc (default flags)" aarch64-linux-gnu-gcc "-O2" "$qemu_run"
+if [ "$quick" = 0 ]; then
+    while IFS='|' read -r triplet qemu _ extra; do
+        control "$triplet-gcc (qemu-user)" "$triplet-gcc" "-O2${extra:+ $extra} -ffp-contract=fast" "$qemu -L /usr/$triplet"
+    done <<<"$isas"
+    control "clang wasm32 (Node WASI), no SIMD" "$wasm_cc" "-O3 -ffp-contract=fast" "$wasi_run" none
+fi
+control "tcc x86_64" tcc "-O2" "" none
+wait || true
+for k in $(seq 1 "$n_controls"); do
+    dir=$tmp/control-$k
+    IFS='|' read -r label cflags _ <"$dir/what"
+    IFS='|' read -r verdict bad text <"$dir/verdict" || { verdict=FAIL; bad=-; text="FAIL: did not run"; }
+    printf '| %s | `%s -DAETHER_UNSAFE_ALLOW_CONTRACTION` | %s | %s |\n' "$label" "$cflags" "$bad" "$text" >>"$controls"
+    printf 'compat-matrix: control %-40s %s: %s\n' "$label" "$bad" "$text"
+    if [ "$verdict" != ok ]; then
+        echo "compat-matrix: control $label failed:" >&2
+        cat "$dir/out" >&2
+        control_failed=1
+    fi
+done
 
 # The self-test on the second instruction set: FPCR.FZ and a non-default rounding mode set
 # under qemu must make it fail and name the cause.
@@ -322,6 +413,9 @@ mkdir -p "$(dirname "$report")"
     echo "- clang: $clang_version"
     echo "- aarch64 gcc: $a64_version"
     echo "- qemu: $qemu_version"
+    echo "- tcc: $tcc_version"
+    echo "- wasm32: $clang_version with wasi-libc $wasi_version, run by Node $node_version (\`node:wasi\`, scripts/wasi-run.mjs)"
+    echo "- other ISAs: $isa_versions"
     echo "- contract: ${contract_ids:-unknown (no cell printed it)}"
     if [ "$clang_m32" = 0 ]; then echo "- clang -m32 does not link on this machine: its cell is left out"; fi
     echo
@@ -331,10 +425,36 @@ mkdir -p "$(dirname "$report")"
     echo
     echo "$summary"
     echo
+    echo "## Platforms beyond gcc and clang on x86 and aarch64"
+    echo
+    echo "- **tcc** defines no \`FLT_EVAL_METHOD\`; on x86-64 it emits scalar SSE for float and double"
+    echo "  (evaluation method 0), so the core lets it through there (and refuses it elsewhere, saying"
+    echo "  that nothing tells how it evaluates). It has no \`<xmmintrin.h>\`: the core includes that for"
+    echo "  GNU C and MSVC only, and under tcc the self-test checks the environment by its arithmetic"
+    echo "  probes. tcc never fuses, so its guard-disabled control shows no mismatch."
+    echo "- **wasm32** (WebAssembly 1.0, with and without simd128) has no fused multiply-add"
+    echo "  instruction (only relaxed-simd's \`relaxed_madd\`, which clang 14 does not form from \`a*b + c\`):"
+    echo "  contraction cannot change a bit there, as the guard-disabled control without SIMD shows. The"
+    echo "  product guard is still an empty \`asm\`, now with \`\"+r\"\` (a local of the product's own type)."
+    echo "  The former \`\"+m\"\` put each product in a stack slot; stack colouring gives the slots of a"
+    echo "  function one address, and with \`-msimd128\` clang 14 folds a product's reload into the"
+    echo "  \`v128.load32_splat\` that builds a vector, issued after later products overwrote the slot:"
+    echo "  \`mat*_mul\`, \`mat4f_mul_vec\` and \`mat4f_eigh\` got other products' values. The same back-end"
+    echo "  fault shows without any guard: the guard-disabled core with \`-msimd128\` gets wrong Cholesky"
+    echo "  factors (at \`-O3 -msimd128 -ffp-contract=off\`, 136 mismatches in \`mat4f_cholesky\`, \`mat4d_cholesky\` and their lanes), so the pragma alone"
+    echo "  would not do there either; with \`\"+r\"\` the products stay in locals and the whole corpus and"
+    echo "  the self-test pass."
+    echo "- **C++**: the core and the runner compile as C++11 and later; the generator writes"
+    echo "  decimal literals (\`0.5\`) where a short one is exact, since hexadecimal floats need C++17."
+    echo "- **s390x, ppc64le, riscv64, armhf** under qemu-user: the guard constraint is \`\"+m\"\` on s390x"
+    echo "  and ppc64le, \`\"+f\"\` on riscv64, \`\"+w\"\` on armhf. armhf is built with"
+    echo "  \`-mfpu=neon-vfpv4\` (Debian's default VFPv3-D16 has no FMA, so nothing could fuse)."
+    echo
     echo "## Controls"
     echo
     echo "The same runner built with the contraction guards disabled must report mismatches in these"
     echo "configurations: the compilers do fuse there, so the cells above pass because of the guards."
+    echo "Where nothing can fuse (tcc; wasm32 without SIMD) it must report none."
     echo "On aarch64, the self-test (tests/c/selftest_env.c) must fail and name flush-to-zero set in"
     echo "FPCR and a non-default rounding mode."
     echo

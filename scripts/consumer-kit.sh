@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Shows that each documented way to consume the C core works, each in a fresh temp dir:
-# the two files, add_subdirectory, the installed CMake package (find_package EXACT, and
-# another version refused), pkg-config, and the CTest corpus runner. Every way builds
-# examples/consumer/main.c and diffs its stdout with examples/consumer/expected.txt.
+# the two files, a C++ consumer, add_subdirectory, the installed CMake package (find_package
+# EXACT, and another version refused), pkg-config, and the CTest corpus runner. Every way builds
+# examples/consumer/main.c (the C++ way examples/consumer/main.cpp) and diffs its stdout with
+# examples/consumer/expected.txt.
 #
 #   bash scripts/consumer-kit.sh
 #   AETHER_C_CORE=/path/to/c_core bash scripts/consumer-kit.sh  # another copy (with corpus/ beside it)
@@ -20,7 +21,7 @@ need=()
 command -v cmake >/dev/null || need+=(cmake)
 command -v pkg-config >/dev/null || need+=(pkg-config)
 [ ${#need[@]} -eq 0 ] || apt_install "${need[@]}"
-for tool in gcc clang cmake pkg-config; do
+for tool in gcc clang g++ clang++ cmake pkg-config; do
     command -v "$tool" >/dev/null || { echo "consumer-kit: $tool is not installed" >&2; exit 1; }
 done
 
@@ -65,6 +66,28 @@ way_two_files() {
             # shellcheck disable=SC2086 # $opt is a list of flags
             "$cc" $opt main.c aether_core.c -lm -o "$exe"
             check_run "$exe"
+        done
+    done
+}
+
+# a2. A C++ consumer (examples/consumer/main.cpp) with g++ and clang++, C++11 and C++17: the
+# core compiled as C and linked, and the core compiled as C++ (-x c++).
+way_cxx() {
+    local d cxx cc std exe
+    d=$(mktemp -d -p "$top")
+    cp "$core/aether_core.h" "$core/aether_core.c" "$consumer/main.cpp" "$d/"
+    cd "$d"
+    for cxx in g++ clang++; do
+        cc=gcc; [ "$cxx" = clang++ ] && cc=clang
+        for std in c++11 c++17; do
+            exe=$d/main-$cxx-$std
+            echo "+ $cc -O2 -c aether_core.c; $cxx -std=$std -O2 main.cpp aether_core.o"
+            "$cc" -O2 -Wall -Wextra -Wpedantic -Werror -c aether_core.c -o "$exe-core.o"
+            "$cxx" -std="$std" -O2 -Wall -Wextra -Wpedantic -Werror main.cpp "$exe-core.o" -o "$exe"
+            check_run "$exe"
+            echo "+ $cxx -std=$std -O2 main.cpp -x c++ aether_core.c"
+            "$cxx" -std="$std" -O2 -Wall -Wextra -Wpedantic -Werror main.cpp -x c++ aether_core.c -o "$exe-cxxcore"
+            check_run "$exe-cxxcore"
         done
     done
 }
@@ -130,7 +153,7 @@ way_ctest() {
 
 prefix=$top/prefix
 failed=0
-for way in "two files:way_two_files" "add_subdirectory:way_add_subdirectory" \
+for way in "two files:way_two_files" "C++ consumer:way_cxx" "add_subdirectory:way_add_subdirectory" \
     "installed package:way_installed_package" "pkg-config:way_pkg_config" "ctest:way_ctest"; do
     name=${way%%:*}
     log=$top/${way#*:}.log
@@ -147,5 +170,5 @@ for way in "two files:way_two_files" "add_subdirectory:way_add_subdirectory" \
         failed=$((failed + 1))
     fi
 done
-echo "consumer-kit: $((5 - failed)) of 5 ways ok in $((SECONDS - start)) s"
+echo "consumer-kit: $((6 - failed)) of 6 ways ok in $((SECONDS - start)) s"
 [ "$failed" -eq 0 ]

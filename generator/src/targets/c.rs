@@ -520,8 +520,12 @@ pub fn component_name(model: &Model, shape: &str, k: usize) -> String {
     component(&model.spec.shape(shape).unwrap().kind, k)
 }
 
-/// An exact C literal of the element type: `2.0f`, `-1.0`, or a hexadecimal
-/// float for anything that is not a small whole number.
+/// An exact C literal of the element type: `2.0f`, `-1.0`, `0.5f`, `0.75`, or
+/// a hexadecimal float only where no decimal of at most 17 significant digits
+/// is exact. A decimal literal whose value is representable is that value in
+/// every C++ (\[lex.fcon\]) and, with at most 17 <= DECIMAL_DIG digits, in C
+/// under Annex F; hexadecimal floats need C99 or C++17, so the decimals keep
+/// the core readable by C++11 compilers.
 pub fn literal(v: f64, elem: &ElemType) -> String {
     let s = &elem.literal_suffix;
     if v.fract() == 0.0 && v.abs() < 16_777_216.0 {
@@ -530,6 +534,9 @@ pub fn literal(v: f64, elem: &ElemType) -> String {
     }
     let bits = v.to_bits();
     let sign = if bits >> 63 == 1 { "-" } else { "" };
+    if let Some(dec) = short_exact_decimal(v.abs()) {
+        return format!("{sign}{dec}{s}");
+    }
     let exp = ((bits >> 52) & 0x7ff) as i64 - 1023;
     let mant = bits & ((1u64 << 52) - 1);
     let mut hex = format!("{mant:013x}");
@@ -538,6 +545,40 @@ pub fn literal(v: f64, elem: &ElemType) -> String {
     }
     let frac = if hex.is_empty() { String::new() } else { format!(".{hex}") };
     format!("{sign}0x1{frac}p{exp:+}{s}")
+}
+
+/// The exact decimal expansion of a finite, non-negative, normal `v` when it
+/// has at most 17 significant digits (`0.5`, `0.75`, `1e-3` is not exact).
+fn short_exact_decimal(v: f64) -> Option<String> {
+    if !v.is_finite() || v == 0.0 {
+        return None;
+    }
+    let bits = v.to_bits();
+    let field = ((bits >> 52) & 0x7ff) as i64;
+    let (mut m, mut e) =
+        if field == 0 { (bits & ((1u64 << 52) - 1), -1074) } else { ((bits & ((1u64 << 52) - 1)) | (1u64 << 52), field - 1075) };
+    while m & 1 == 0 {
+        m >>= 1;
+        e += 1;
+    }
+    const LIMIT: u128 = 100_000_000_000_000_000; // 10^17
+    if e >= 0 {
+        let n = (m as u128).checked_shl(e as u32).filter(|n| *n < LIMIT && e < 64)?;
+        return Some(format!("{n}.0"));
+    }
+    // v = m / 2^k = m * 5^k / 10^k.
+    let k = (-e) as u32;
+    let mut n = m as u128;
+    for _ in 0..k {
+        n = n.checked_mul(5).filter(|n| *n < LIMIT)?;
+    }
+    let digits = n.to_string();
+    let k = k as usize;
+    Some(if digits.len() > k {
+        format!("{}.{}", &digits[..digits.len() - k], &digits[digits.len() - k..])
+    } else {
+        format!("0.{}{digits}", "0".repeat(k - digits.len()))
+    })
 }
 
 #[cfg(test)]
@@ -577,9 +618,13 @@ mod tests {
         assert_eq!(literal(2.0, &f32t()), "2.0f");
         assert_eq!(literal(-1.0, &f32t()), "-1.0f");
         assert_eq!(literal(-0.0, &f32t()), "-0.0f");
-        assert_eq!(literal(0.5, &f32t()), "0x1p-1f");
-        assert_eq!(literal(0.75, &f32t()), "0x1.8p-1f");
-        assert_eq!(literal(-16777216.0, &f32t()), "-0x1p+24f");
+        assert_eq!(literal(0.5, &f32t()), "0.5f");
+        assert_eq!(literal(0.75, &f32t()), "0.75f");
+        assert_eq!(literal(-0.15625, &f32t()), "-0.15625f");
+        assert_eq!(literal(1.5 * 2f64.powi(-20), &f32t()), "0.000001430511474609375f");
+        assert_eq!(literal(-16777216.0, &f32t()), "-16777216.0f");
+        assert_eq!(literal(2f64.powi(60), &f32t()), "0x1p+60f");
+        assert_eq!(literal(2f64.powi(-60), &f32t()), "0x1p-60f");
         assert_eq!(literal(3.0 * 2f64.powi(-130), &f32t()), "0x1.8p-129f");
     }
 }
