@@ -40,6 +40,28 @@
 #error "aether_core.c: FLT_EVAL_METHOD is not 0: float and double operations are evaluated in a wider format (x87 excess precision) and rounded twice. On 32-bit x86 compile with -msse2 -mfpmath=sse."
 #endif
 
+/* The options no macro shows. clang defines nothing for -fno-honor-nans, -fno-honor-infinities,
+   -fassociative-math, -freciprocal-math, -fno-signed-zeros, -funsafe-math-optimizations or
+   -fapprox-func; `float_control(precise, on)` turns all of them off for this file (clang 14:
+   the corpus keeps its bits under each; see docs/reports/compat-matrix.md, "Options"). It also
+   sets contraction to `on`, so it comes before `fp contract(off)`. gcc 12 defines a macro for
+   each of its options (refused above) but one: -fassociative-math alone, which gcc says it
+   disables (signed zeros and traps stay) and yet applies again under any `#pragma GCC optimize`,
+   this file's included; "no-associative-math" in that pragma keeps it off. What stays outside
+   the file: -funsafe-math-optimizations and -ffast-math link crtfastmath.o, which sets
+   flush-to-zero for the whole process; aether_selftest() names it.
+   AETHER_UNSAFE_ALLOW_FP_OPTIONS leaves these options to the command line (a negative control:
+   aether_selftest() must then fail and name the rule). Never define it in a build you rely on. */
+#if !defined(AETHER_UNSAFE_ALLOW_FP_OPTIONS)
+/* float_control came with clang 11 (Apple clang 13); an older clang warns of an unknown pragma,
+   so there the self-test is the only check. */
+#  if defined(__clang__) && ((defined(__apple_build_version__) && __clang_major__ >= 13) || (!defined(__apple_build_version__) && __clang_major__ >= 11))
+#    pragma float_control(precise, on)
+#  elif defined(__GNUC__) && !defined(__clang__)
+#    pragma GCC optimize("no-associative-math")
+#  endif
+#endif
+
 /* AETHER_UNSAFE_ALLOW_CONTRACTION leaves contraction to the command line (a negative control
    for the checks: with -ffp-contract=fast -mfma the corpus runner and aether_selftest() then
    report the functions whose bits move). Never define it in a build you rely on. */
@@ -4109,7 +4131,7 @@ void aether_mat4d_eigh_lanes(const aether_mat4d *a, aether_vec4d *w, aether_mat4
 }
 
 /* ---- aether_selftest() --------------------------------------------------------------------
-   136 witness vectors (17 rules): corpus cases on which a plausible
+   152 witness vectors (21 rules): corpus cases on which a plausible
    mistake in one rule of the spec (a fused product, another fold order, a true division, ...)
    gives other bits, replayed through the flat convention (input words in, result words out);
    then the floating-point environment. */
@@ -7562,7 +7584,67 @@ static size_t aether_selftest_call_paird_combine(const uint64_t *in, size_t n_in
     return o;
 }
 
-static const aether_selftest_witness aether_selftest_witnesses[136] = {
+static size_t aether_selftest_call_f32_fmin(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_a;
+    float p_b;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 2u || cap < 1u) return AETHER_FLAT_BAD;
+    p_a = aether_flat_rd32(in[0u]);
+    p_b = aether_flat_rd32(in[1u]);
+    r = aether_f32_fmin(p_a, p_b);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static size_t aether_selftest_call_f32_fmax(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_a;
+    float p_b;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 2u || cap < 1u) return AETHER_FLAT_BAD;
+    p_a = aether_flat_rd32(in[0u]);
+    p_b = aether_flat_rd32(in[1u]);
+    r = aether_f32_fmax(p_a, p_b);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static size_t aether_selftest_call_f64_fmin(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_a;
+    double p_b;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 2u || cap < 1u) return AETHER_FLAT_BAD;
+    p_a = aether_flat_rd64(in[0u]);
+    p_b = aether_flat_rd64(in[1u]);
+    r = aether_f64_fmin(p_a, p_b);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+static size_t aether_selftest_call_f64_fmax(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_a;
+    double p_b;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 2u || cap < 1u) return AETHER_FLAT_BAD;
+    p_a = aether_flat_rd64(in[0u]);
+    p_b = aether_flat_rd64(in[1u]);
+    r = aether_f64_fmax(p_a, p_b);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+static const aether_selftest_witness aether_selftest_witnesses[152] = {
     { "aether_vec3f_sum", "fold-left: folds accumulate from the highest index down", aether_selftest_call_vec3f_sum, 32u, 1, 0, 3u, 1u, 0u },
     { "aether_vec3f_dot", "fold-left: folds accumulate from the highest index down", aether_selftest_call_vec3f_dot, 32u, 1, 0, 6u, 1u, 4u },
     { "aether_vec3d_sum", "fold-left: folds accumulate from the highest index down", aether_selftest_call_vec3d_sum, 64u, 1, 0, 3u, 1u, 11u },
@@ -7653,10 +7735,10 @@ static const aether_selftest_witness aether_selftest_witnesses[136] = {
     { "aether_vec2f_normalize", "hypot: sqrt of a sum of squares becomes a chain of hypot", aether_selftest_call_vec2f_normalize, 32u, 1, 0, 2u, 2u, 1163u },
     { "aether_vec2d_norm", "hypot: sqrt of a sum of squares becomes a chain of hypot", aether_selftest_call_vec2d_norm, 64u, 1, 0, 2u, 1u, 1167u },
     { "aether_vec2d_normalize", "hypot: sqrt of a sum of squares becomes a chain of hypot", aether_selftest_call_vec2d_normalize, 64u, 1, 0, 2u, 2u, 1170u },
-    { "aether_f32_neg", "neg-sub: x * -1 becomes 0 - x", aether_selftest_call_f32_neg, 32u, 1, 0, 1u, 1u, 1174u },
-    { "aether_quatf_conjugate", "neg-sub: x * -1 becomes 0 - x", aether_selftest_call_quatf_conjugate, 32u, 1, 0, 4u, 4u, 1176u },
-    { "aether_f64_neg", "neg-sub: x * -1 becomes 0 - x", aether_selftest_call_f64_neg, 64u, 1, 0, 1u, 1u, 1184u },
-    { "aether_quatd_conjugate", "neg-sub: x * -1 becomes 0 - x", aether_selftest_call_quatd_conjugate, 64u, 1, 0, 4u, 4u, 1186u },
+    { "aether_f32_neg", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", aether_selftest_call_f32_neg, 32u, 1, 0, 1u, 1u, 1174u },
+    { "aether_quatf_conjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", aether_selftest_call_quatf_conjugate, 32u, 1, 0, 4u, 4u, 1176u },
+    { "aether_f64_neg", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", aether_selftest_call_f64_neg, 64u, 1, 0, 1u, 1u, 1184u },
+    { "aether_quatd_conjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", aether_selftest_call_quatd_conjugate, 64u, 1, 0, 4u, 4u, 1186u },
     { "aether_vec2f_max_norm", "max-select-swapped: the max_select combiner becomes acc > new ? acc : new", aether_selftest_call_vec2f_max_norm, 32u, 1, 0, 2u, 1u, 1194u },
     { "aether_vec2d_max_norm", "max-select-swapped: the max_select combiner becomes acc > new ? acc : new", aether_selftest_call_vec2d_max_norm, 64u, 1, 0, 2u, 1u, 1197u },
     { "aether_mat2f_mul_vec", "column-major: matrices are read and written column-major", aether_selftest_call_mat2f_mul_vec, 32u, 1, 0, 6u, 2u, 1200u },
@@ -7699,9 +7781,25 @@ static const aether_selftest_witness aether_selftest_witnesses[136] = {
     { "aether_pairf_reduce32", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", aether_selftest_call_pairf_reduce32, 32u, 1, 0, 64u, 2u, 2419u },
     { "aether_paird_combine", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", aether_selftest_call_paird_combine, 64u, 1, 0, 4u, 2u, 2485u },
     { "aether_paird_reduce32", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", aether_selftest_call_paird_reduce32, 64u, 1, 0, 64u, 2u, 2491u },
+    { "aether_f32_fmin", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", aether_selftest_call_f32_fmin, 32u, 1, 1, 2u, 1u, 2557u },
+    { "aether_f32_fmax", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", aether_selftest_call_f32_fmax, 32u, 1, 1, 2u, 1u, 2560u },
+    { "aether_f64_fmin", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", aether_selftest_call_f64_fmin, 64u, 1, 1, 2u, 1u, 2563u },
+    { "aether_f64_fmax", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", aether_selftest_call_f64_fmax, 64u, 1, 1, 2u, 1u, 2566u },
+    { "aether_f32_fmin", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", aether_selftest_call_f32_fmin, 32u, 1, 1, 2u, 1u, 2569u },
+    { "aether_f32_fmax", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", aether_selftest_call_f32_fmax, 32u, 1, 1, 2u, 1u, 2572u },
+    { "aether_f64_fmin", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", aether_selftest_call_f64_fmin, 64u, 1, 1, 2u, 1u, 2575u },
+    { "aether_f64_fmax", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", aether_selftest_call_f64_fmax, 64u, 1, 1, 2u, 1u, 2578u },
+    { "aether_quatf_mul", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", aether_selftest_call_quatf_mul, 32u, 1, 0, 8u, 4u, 2581u },
+    { "aether_pairf_combine", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", aether_selftest_call_pairf_combine, 32u, 1, 0, 4u, 2u, 2593u },
+    { "aether_quatd_mul", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", aether_selftest_call_quatd_mul, 64u, 1, 0, 8u, 4u, 2599u },
+    { "aether_paird_combine", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", aether_selftest_call_paird_combine, 64u, 1, 0, 4u, 2u, 2611u },
+    { "aether_f32_jacobi_rotation", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", aether_selftest_call_f32_jacobi_rotation, 32u, 1, 0, 3u, 4u, 2617u },
+    { "aether_mat2f_eigh", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", aether_selftest_call_mat2f_eigh, 32u, 1, 0, 4u, 6u, 2624u },
+    { "aether_f64_jacobi_rotation", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", aether_selftest_call_f64_jacobi_rotation, 64u, 1, 0, 3u, 4u, 2634u },
+    { "aether_mat2d_eigh", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", aether_selftest_call_mat2d_eigh, 64u, 1, 0, 4u, 6u, 2641u },
 };
 
-static const uint64_t aether_selftest_words[2557] = {
+static const uint64_t aether_selftest_words[2651] = {
     0x00000000c0000000ull, 0x00000000bf6da079ull, 0x000000003ec9e325ull, 0x00000000c0222bb9ull,
     0x00000000be4faecfull, 0x00000000bf56f85full, 0x000000004154f1ddull, 0x000000003e2438eaull,
     0x00000000bf7a6cb8ull, 0x00000000402dbdb6ull, 0x000000004213ad19ull, 0xbfc7d04f62c6569full,
@@ -8341,7 +8439,30 @@ static const uint64_t aether_selftest_words[2557] = {
     0xbcb0000000000000ull, 0xc005ef3d2963e3a2ull, 0x3cb6000000000000ull, 0xbfe90ae03d284c37ull,
     0x0000000000000000ull, 0xc020c1aa82a40744ull, 0x3cbc000000000000ull, 0x400f6da781639206ull,
     0x3cb0000000000000ull, 0xc033bba337953b92ull, 0xbcd0000000000000ull, 0xc04911fbed1e7430ull,
-    0x3cdf800000000000ull,
+    0x3cdf800000000000ull, 0x00000000ffc01234ull, 0x000000007f800000ull, 0x000000007f800000ull,
+    0x00000000ffc01234ull, 0x00000000ff800000ull, 0x00000000ff800000ull, 0x7ff8000000000000ull,
+    0x8000000000000000ull, 0x8000000000000000ull, 0x7ff8000000000000ull, 0x0010000000000000ull,
+    0x0010000000000000ull, 0x000000007f800000ull, 0x00000000ffc01234ull, 0x000000007f800000ull,
+    0x00000000ff7fffffull, 0x00000000ffc01234ull, 0x00000000ff7fffffull, 0x7fefffffffffffffull,
+    0xfff8000000012345ull, 0x7fefffffffffffffull, 0x0010000000000000ull, 0xfff8000000012345ull,
+    0x0010000000000000ull, 0x000000003e889f76ull, 0x000000003fc90cb1ull, 0x000000003f6a1472ull,
+    0x00000000c1062e1dull, 0x00000000406d1c90ull, 0x000000004159219aull, 0x000000003e619274ull,
+    0x000000003ea4cb0full, 0x00000000c18ea1feull, 0x000000004139506dull, 0x00000000c2ddbbacull,
+    0x00000000c22c2fecull, 0x00000000be4e36a5ull, 0x000000003fa8b7e6ull, 0x00000000bea9eb72ull,
+    0x00000000bfb82d8dull, 0x00000000bf088362ull, 0x00000000bdf75a72ull, 0x3fe0632f11529c2eull,
+    0xbfd3549e6a1e95f8ull, 0x3ffc0edabca1cb7cull, 0xc0166e1cc3756fe5ull, 0xc001fe7a5f337669ull,
+    0x3fec9e452bff7785ull, 0x4028d0d74b9ecaedull, 0xc02650b4ca6cf07eull, 0xc0554d44913fe568ull,
+    0x404993082f38384full, 0xc017e68fe9037df2ull, 0x3ff953890007cb50ull, 0xbffacaa6c90c1b93ull,
+    0xc02e7019d94787cdull, 0xc02336b6a88869feull, 0x3fdfeed4370d79daull, 0xc026900b81a9ed70ull,
+    0xc02d70a3378f1bfeull, 0x00000000bfed4a3full, 0x00000000c0d10e50ull, 0x00000000bff5574bull,
+    0x000000003f711264ull, 0x000000003eac4873ull, 0x000000003eb6f394ull, 0x000000003e317501ull,
+    0x000000003facc932ull, 0x000000003ea1d2f7ull, 0x000000003ea1d2f7ull, 0x000000003f2dd236ull,
+    0x000000003f0db531ull, 0x000000003fbcd7b4ull, 0x00000000bebce059ull, 0x000000003f6df1b6ull,
+    0x000000003f6df1b6ull, 0x000000003ebce059ull, 0x4010000000000000ull, 0x0000000000000000ull,
+    0xc000000000000000ull, 0x3fed906bcf328d46ull, 0x3fd87de2a6aea963ull, 0x3fda827999fcef33ull,
+    0x3fc975f5e0553158ull, 0x3fdec1d27c9ec247ull, 0x3fb96ec5a051a41full, 0xbfcc519f12f825e1ull,
+    0xc02a280661eaed1eull, 0xc02a282a4a50b092ull, 0x3fdec64f895730c4ull, 0x3f726940a348b049ull,
+    0x3fefffead0732be0ull, 0x3fefffead0732be0ull, 0xbf726940a348b049ull,
 };
 
 /* The subnormal probes: a * b in the element type of `bits` must give `expected`; a flushed
@@ -8477,13 +8598,31 @@ static int aether_selftest_environment(aether_selftest_text *t, int *count)
     return status;
 }
 
+/* Whether a witness gives other bits than it should (or cannot be run). */
+static int aether_selftest_failed(const aether_selftest_witness *w, uint64_t *got, size_t cap)
+{
+    const uint64_t *in = aether_selftest_words + w->at;
+    const uint64_t *expected = in + w->n_in;
+    const size_t n = w->call(in, w->n_in, got, cap);
+    unsigned k;
+    if (n != w->n_out) return 1;
+    for (k = 0; k < w->n_out; ++k) {
+        if (!aether_selftest_word_ok(expected[k], got[k], w->bits, w->is_float, w->either_zero)) return 1;
+    }
+    return 0;
+}
+
 int aether_selftest(const char *expected_id, char *message, size_t size)
 {
     aether_selftest_text t;
     uint64_t got[65];
-    char line[512];
+    char line[768];
+    char rules[256];
+    unsigned char bad[152];
+    size_t rules_used = 0;
     int status = 0, count = 0, env;
-    unsigned i, k, failed = 0;
+    unsigned i, k, named, failed = 0;
+    rules[0] = '\0';
     t.buf = message;
     t.size = size;
     t.used = 0;
@@ -8496,18 +8635,48 @@ int aether_selftest(const char *expected_id, char *message, size_t size)
     }
     env = aether_selftest_environment(&t, &count);
     status |= env;
-    for (i = 0; i < 136u; ++i) {
-        const aether_selftest_witness *w = &aether_selftest_witnesses[i];
-        const uint64_t *in = aether_selftest_words + w->at;
-        const uint64_t *expected = in + w->n_in;
-        const size_t n = w->call(in, w->n_in, got, sizeof got / sizeof got[0]);
-        int ok = n == w->n_out;
-        for (k = 0; ok && k < w->n_out; ++k) ok = aether_selftest_word_ok(expected[k], got[k], w->bits, w->is_float, w->either_zero);
-        if (ok) continue;
+    /* First which witnesses fail, and the rules they stand for (each once, by name), so the
+       message names the rules before anything else. */
+    for (i = 0; i < 152u; ++i) {
+        bad[i] = (unsigned char)aether_selftest_failed(&aether_selftest_witnesses[i], got, sizeof got / sizeof got[0]);
+        if (!bad[i]) continue;
         failed += 1;
-        /* Under a wrong environment many witnesses fail for that reason alone: name them only
-           when the environment is right. */
-        if (failed > 3u || env != 0) continue;
+        {
+            const char *rule = aether_selftest_witnesses[i].rule;
+            const size_t len = strcspn(rule, ":");
+            unsigned j;
+            int seen = 0;
+            for (j = 0; j < i && !seen; ++j) {
+                const char *r = aether_selftest_witnesses[j].rule;
+                seen = bad[j] && strcspn(r, ":") == len && strncmp(r, rule, len) == 0;
+            }
+            if (!seen && rules_used + len + 2u < sizeof rules) {
+                if (rules_used > 0u) rules[rules_used++] = ',';
+                if (rules_used > 0u) rules[rules_used++] = ' ';
+                memcpy(rules + rules_used, rule, len);
+                rules_used += len;
+                rules[rules_used] = '\0';
+            }
+        }
+    }
+    if (failed > 0u) {
+        status |= AETHER_SELFTEST_WITNESS;
+        if (env != 0) {
+            snprintf(line, sizeof line, "%u of 152 witnesses fail, as they must under the environment above", failed);
+        } else {
+            snprintf(line, sizeof line, "%u of 152 witnesses fail, rules: %s. This build of aether_core.c does not follow the contract (a compiler that fused a product into an FMA, reassociated, divided by reciprocals or assumed no NaN); compile it without -ffast-math or its parts (-fassociative-math, -freciprocal-math, -fno-signed-zeros, -fno-honor-nans, ...), with contraction off, without AETHER_UNSAFE_ALLOW_*", failed, rules);
+        }
+        aether_selftest_problem(&t, &count, line);
+    }
+    /* Then the first three failing witnesses. Under a wrong environment many witnesses fail
+       for that reason alone: name them only when the environment is right. */
+    for (i = 0, named = 0u; i < 152u && named < 3u && env == 0; ++i) {
+        const aether_selftest_witness *w = &aether_selftest_witnesses[i];
+        const uint64_t *expected = aether_selftest_words + w->at + w->n_in;
+        size_t n;
+        if (!bad[i]) continue;
+        named += 1u;
+        n = w->call(aether_selftest_words + w->at, w->n_in, got, sizeof got / sizeof got[0]);
         if (n != w->n_out) {
             snprintf(line, sizeof line, "%s could not be run on its witness for %.200s", w->function, w->rule);
         } else {
@@ -8517,17 +8686,8 @@ int aether_selftest(const char *expected_id, char *message, size_t size)
         }
         aether_selftest_problem(&t, &count, line);
     }
-    if (failed > 0u) {
-        status |= AETHER_SELFTEST_WITNESS;
-        if (env != 0) {
-            snprintf(line, sizeof line, "%u of 136 witnesses fail, as they must under the environment above", failed);
-        } else {
-            snprintf(line, sizeof line, "%u of 136 witnesses fail: this build of aether_core.c does not follow the contract (a compiler that fused a product into an FMA, reordered or divided); compile it without -ffast-math, with contraction off and without AETHER_UNSAFE_ALLOW_CONTRACTION", failed);
-        }
-        aether_selftest_problem(&t, &count, line);
-    }
     if (status == 0) {
-        snprintf(line, sizeof line, ": ok: 136 witnesses of 17 rules, round-to-nearest, no flush-to-zero, contract %s", AETHER_CORE_CONTRACT_ID);
+        snprintf(line, sizeof line, ": ok: 152 witnesses of 21 rules, round-to-nearest, no flush-to-zero, contract %s", AETHER_CORE_CONTRACT_ID);
         aether_selftest_put(&t, line);
     }
     return status;

@@ -6,9 +6,11 @@
 # Markdown report. Exits 0 when every cell passes, 1 when a cell fails (printing that cell's
 # full output), 2 on a set-up error (bad option, a tool that cannot be installed).
 #
-# Usage: scripts/compat-matrix.sh [--quick] [--report FILE] [--jobs N]
+# Usage: scripts/compat-matrix.sh [--quick] [--options-only] [--report FILE] [--jobs N]
 #   --report FILE  where the Markdown report goes (default: docs/reports/compat-matrix.md)
 #   --quick        only the -O2 cells of the main matrix, the -m32 cells and one aarch64 cell
+#   --options-only only the options section (gcc and clang, one cell per option; see below),
+#                  written into the report's options section, the rest of the report kept
 #   --jobs N       cells run in parallel (default: nproc)
 #   -h, --help     this text
 #
@@ -32,6 +34,8 @@
 # Each ISA has its guard-disabled control (-DAETHER_UNSAFE_ALLOW_CONTRACTION with
 # -ffp-contract=fast), which must report mismatches; tcc and wasm32 without SIMD have one that
 # must report none (they do not fuse: nothing for the guard to do there).
+#   options: {gcc, clang} x each option that can change a bit, -O2 -march=x86-64; a cell whose
+#            corpus fails while the self-test says ok fails the run                    43 cells
 #
 # What is missing is installed with apt-get (through sudo when not root): clang, the gcc
 # multilib (gcc-N-multilib for the installed gcc N, else gcc-multilib: the gcc-multilib
@@ -46,6 +50,7 @@ usage() { sed -n '/^# Usage:/,/^#   -h, --help/s/^# \{0,1\}//p' "$0"; }
 
 report=docs/reports/compat-matrix.md
 quick=0
+options_only=0
 jobs_max=$(nproc 2>/dev/null || echo 2)
 command_line="scripts/compat-matrix.sh${*:+ $*}"
 while [ $# -gt 0 ]; do
@@ -53,6 +58,7 @@ while [ $# -gt 0 ]; do
         --report) [ $# -ge 2 ] || { echo "compat-matrix: --report needs a file" >&2; exit 2; }; report=$2; shift 2 ;;
         --report=*) report=${1#--report=}; shift ;;
         --quick) quick=1; shift ;;
+        --options-only) options_only=1; shift ;;
         --jobs) [ $# -ge 2 ] || { echo "compat-matrix: --jobs needs a number" >&2; exit 2; }; jobs_max=$2; shift 2 ;;
         --jobs=*) jobs_max=${1#--jobs=}; shift ;;
         -h|--help) usage; exit 0 ;;
@@ -64,6 +70,158 @@ case "$jobs_max" in ''|*[!0-9]*|0) echo "compat-matrix: --jobs needs a positive 
 started=$(date +%s)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/compat-matrix.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+
+# ---------------------------------------------------------------------------------------------
+# 0. The options section: one cell per (compiler, option that can change a bit), -O2
+#    -march=x86-64, each classified as
+#      refused       the build stops with the core's #error (its text is recorded)
+#      held          it builds, 0 corpus mismatches, the self-test says ok
+#      caught        corpus mismatches and the self-test fails (it names the rule or the cause)
+#      flagged       0 mismatches but the self-test fails (not a silent break)
+#      SILENT BREAK  corpus mismatches and the self-test says ok: the script fails
+#    The "unguarded" cells build the core with -DAETHER_UNSAFE_ALLOW_FP_OPTIONS (the in-file
+#    controls off): they show that where the pragmas are all that holds the bits, the
+#    self-test alone would still catch the option. Writes the table between the
+#    <!-- options:begin --> and <!-- options:end --> markers of the report.
+# ---------------------------------------------------------------------------------------------
+options_section() { # out-file; returns 1 on a silent break or a cell that cannot be classified
+    local out=$1 cells=$tmp/option-cells i=0 bad=0 n=0
+    local base='-O2 -march=x86-64'
+    : >"$cells"
+    local o
+    for o in -ffast-math -Ofast -ffinite-math-only -fassociative-math \
+            "-fassociative-math -fno-signed-zeros -fno-trapping-math" -freciprocal-math -fno-signed-zeros \
+            -funsafe-math-optimizations "-ffp-contract=fast -mfma" "-ffp-contract=on -mfma" -ffp-contract=off \
+            -fno-math-errno -fno-trapping-math -fno-rounding-math -frounding-math; do
+        printf 'guarded|gcc|%s\n' "$o" >>"$cells"
+    done
+    for o in -ffast-math -Ofast -ffinite-math-only -fno-honor-nans -fno-honor-infinities -fassociative-math \
+            "-fassociative-math -fno-signed-zeros -fno-trapping-math" -freciprocal-math -fno-signed-zeros \
+            -funsafe-math-optimizations -fapprox-func -fdenormal-fp-math=preserve-sign -fdenormal-fp-math=positive-zero \
+            "-ffp-contract=fast -mfma" "-ffp-contract=on -mfma" -ffp-contract=off -fno-math-errno -fno-trapping-math \
+            -fno-rounding-math -frounding-math; do
+        printf 'guarded|clang|%s\n' "$o" >>"$cells"
+    done
+    # The options the in-file controls hold, with the controls off.
+    printf 'unguarded|gcc|%s\n' -fassociative-math >>"$cells"
+    for o in -fno-honor-nans -fno-honor-infinities -fassociative-math "-fassociative-math -fno-signed-zeros -fno-trapping-math" \
+            -freciprocal-math -fno-signed-zeros -fapprox-func; do
+        printf 'unguarded|clang|%s\n' "$o" >>"$cells"
+    done
+    option_cell() { # index, kind, cc, option
+        local dir=$tmp/option-$1 extra=""
+        [ "$2" = unguarded ] && extra=" -DAETHER_UNSAFE_ALLOW_FP_OPTIONS"
+        mkdir -p "$dir/build"
+        # No -Werror: gcc warns that -fassociative-math alone is disabled, and the cell is about bits.
+        if make -s -C c_core/check CC="$3" CFLAGS="$base $4$extra" WARNINGS='-Wall -Wextra' LDFLAGS= \
+                BUILD="$dir/build" all >"$dir/build.out" 2>&1; then
+            "$dir/build/aether_check" --quiet >"$dir/out" 2>&1 || true
+            echo built >"$dir/state"
+        else
+            echo failed >"$dir/state"
+        fi
+    }
+    while IFS='|' read -r kind cc o; do
+        i=$((i + 1))
+        while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n || true; done
+        option_cell "$i" "$kind" "$cc" "$o" </dev/null &
+    done <"$cells"
+    wait || true
+    local rows=$tmp/option-rows
+    : >"$rows"
+    i=0
+    while IFS='|' read -r kind cc o; do
+        i=$((i + 1)); n=$((n + 1))
+        local dir=$tmp/option-$i state corpus_line cases mismatches selftest_line selftest result err
+        state=$(cat "$dir/state" 2>/dev/null || echo failed)
+        cases="-"; mismatches="-"; selftest="-"
+        if [ "$state" = failed ]; then
+            err=$(grep -m1 -o '#error "aether_core.c: [^"]*' "$dir/build.out" | cut -c9- || true)
+            if [ -n "$err" ]; then
+                result="refused: \"$(printf '%s' "$err" | cut -c1-150)...\""
+            else
+                result="FAIL: the build fails without the core's #error"
+                bad=1
+            fi
+        else
+            corpus_line=$(grep -m1 '^aether_check: corpus: ' "$dir/out" || true)
+            cases=$(printf '%s' "$corpus_line" | sed -n 's/.* \([0-9]*\) cases.*/\1/p')
+            mismatches=$(printf '%s' "$corpus_line" | sed -n 's/.* \([0-9]*\) mismatches.*/\1/p')
+            selftest_line=$(grep -m1 '^aether_selftest' "$dir/out" || true)
+            case "$selftest_line" in
+                "aether_selftest: ok:"*) selftest=ok ;;
+                "") selftest="(none)" ;;
+                *) selftest="fails: $(printf '%s' "${selftest_line#aether_selftest: }" | cut -c1-160)..." ;;
+            esac
+            if [ -z "$mismatches" ] || [ "$selftest" = "(none)" ]; then
+                result="FAIL: no corpus or self-test line"; bad=1
+            elif [ "$mismatches" = 0 ] && [ "$selftest" = ok ]; then
+                result="bits held"
+            elif [ "$mismatches" != 0 ] && [ "$selftest" != ok ]; then
+                result="caught (bits move, the self-test fails)"
+            elif [ "$mismatches" = 0 ]; then
+                result="flagged (bits held, the self-test fails)"
+            else
+                result="SILENT BREAK (bits move, the self-test says ok)"; bad=1
+            fi
+        fi
+        local flags="\`$base $o\`"
+        [ "$kind" = unguarded ] && flags="\`$base $o -DAETHER_UNSAFE_ALLOW_FP_OPTIONS\`"
+        printf '| %s | %s | %s | %s | %s | %s |\n' "$cc" "$flags" "$(printf '%s' "$result" | md_escape)" \
+            "${cases:--}" "${mismatches:--}" "$(printf '%s' "$selftest" | md_escape)" >>"$rows"
+        printf 'compat-matrix: options %-6s %-70s %s\n' "$cc" "$o$( [ "$kind" = unguarded ] && echo " (unguarded)")" "${result%%:*}"
+        if [ "$bad" = 1 ] && [ ! -f "$dir/shown" ]; then touch "$dir/shown"; cat "$dir/build.out" "$dir/out" 2>/dev/null | tail -40 >&2; fi
+    done <"$cells"
+    {
+        echo "<!-- options:begin -->"
+        echo "## Options"
+        echo
+        echo "One cell per compiler and option that can change a bit (the fast-math family and its parts, the"
+        echo "denormal and contraction options, and the harmless ones), \`$base\`, the corpus runner built"
+        echo "with \`WARNINGS='-Wall -Wextra'\` (gcc warns that \`-fassociative-math\` alone is disabled)."
+        echo "**refused**: the build stops with the core's \`#error\` (its text); **bits held**: 0 corpus"
+        echo "mismatches and the self-test says ok; **caught**: corpus mismatches and the self-test fails,"
+        echo "naming the rule or the cause. A cell whose corpus fails while the self-test says ok is a"
+        echo "silent break and fails the script (\`scripts/compat-matrix.sh --options-only\` runs only this"
+        echo "section). The rows with \`-DAETHER_UNSAFE_ALLOW_FP_OPTIONS\` build the core without its in-file"
+        echo "controls (clang \`#pragma float_control(precise, on)\`, gcc \`#pragma GCC optimize(\"no-associative-math\")\`):"
+        echo "where those pragmas hold the bits, the self-test alone still catches the option."
+        echo
+        echo "- date (UTC): $(date -u '+%Y-%m-%d %H:%M:%S'); gcc: $(gcc --version | head -n1); clang: $(clang --version | head -n1)"
+        echo
+        echo "| compiler | flags | result | corpus cases | mismatches | self-test |"
+        echo "|---|---|---|---|---|---|"
+        cat "$rows"
+        echo
+        echo "$n cells; a silent break in none of them$( [ "$bad" = 1 ] && echo ': NO, see above' )."
+        echo "<!-- options:end -->"
+    } >"$out"
+    return "$bad"
+}
+md_escape() { sed 's/|/\\|/g; s/`/'"'"'/g'; }
+
+# Puts an options section into the report: between its markers, or at the end.
+splice_options() { # section-file report
+    if [ -f "$2" ] && grep -q '^<!-- options:begin -->' "$2"; then
+        awk -v f="$1" '/^<!-- options:begin -->/ { while ((getline l < f) > 0) print l; skip = 1; next }
+                       /^<!-- options:end -->/ { skip = 0; next } !skip' "$2" >"$2.new" && mv "$2.new" "$2"
+    else
+        mkdir -p "$(dirname "$2")"
+        { [ -f "$2" ] && cat "$2" && echo; cat "$1"; } >"$2.new" && mv "$2.new" "$2"
+    fi
+}
+
+if [ "$options_only" = 1 ]; then
+    for tool in make gcc clang; do
+        command -v "$tool" >/dev/null 2>&1 || { echo "compat-matrix: $tool is missing" >&2; exit 2; }
+    done
+    options_rc=0
+    options_section "$tmp/options.md" || options_rc=1
+    splice_options "$tmp/options.md" "$report"
+    echo "compat-matrix: options section written to $report"
+    [ "$options_rc" = 0 ] || { echo "compat-matrix: options: a silent break or an unclassified cell" >&2; exit 1; }
+    exit 0
+fi
 
 # ---------------------------------------------------------------------------------------------
 # 1. Tools: check each by the command or file it provides, install what is missing.
@@ -463,6 +621,11 @@ mkdir -p "$(dirname "$report")"
     cat "$controls"
 } >"$report"
 
+# The options section, into the same report.
+options_rc=0
+options_section "$tmp/options.md" || options_rc=1
+splice_options "$tmp/options.md" "$report"
+
 echo "compat-matrix: report written to $report"
 for i in "${failed_cells[@]+"${failed_cells[@]}"}"; do
     echo
@@ -474,4 +637,5 @@ for i in "${failed_cells[@]+"${failed_cells[@]}"}"; do
     fi
 done
 echo "compat-matrix: $summary (${total_s} s)"
-[ ${#failed_cells[@]} -eq 0 ] && [ "$control_failed" = 0 ] || exit 1
+[ "$options_rc" = 0 ] || echo "compat-matrix: options: a silent break or an unclassified cell (see above)" >&2
+[ ${#failed_cells[@]} -eq 0 ] && [ "$control_failed" = 0 ] && [ "$options_rc" = 0 ] || exit 1

@@ -12,6 +12,11 @@
 #   5. A non-default rounding mode (upward, downward, toward zero): the self-test fails and names
 #      the rounding mode.
 #   6. A header and object from different specs: the self-test names the contract fingerprint.
+#   7. The options no macro shows, with the core's in-file controls off
+#      (-DAETHER_UNSAFE_ALLOW_FP_OPTIONS): clang -fno-honor-nans makes the self-test fail and
+#      name nan-first; clang -fassociative-math -fno-signed-zeros -fno-trapping-math names
+#      reassociate; gcc -fassociative-math names fold-left. With the controls on, the same
+#      builds keep every bit (the options section of scripts/compat-matrix.sh shows it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -70,6 +75,9 @@ refused "clang -O2 -ffast-math" "compiled with -ffast-math" clang -O2 -ffast-mat
 refused "gcc -O2 -ffinite-math-only" "compiled with -ffinite-math-only" gcc -O2 -ffinite-math-only
 refused "gcc -O2 -fassociative-math -fno-signed-zeros -fno-trapping-math" "compiled with -fassociative-math" gcc -O2 -fassociative-math -fno-signed-zeros -fno-trapping-math
 refused "gcc -O2 -freciprocal-math" "compiled with -freciprocal-math" gcc -O2 -freciprocal-math
+refused "gcc -O2 -fno-signed-zeros" "compiled with -fno-signed-zeros" gcc -O2 -fno-signed-zeros
+refused "gcc -O2 -funsafe-math-optimizations" "compiled with -fassociative-math" gcc -O2 -funsafe-math-optimizations
+refused "clang -O2 -ffinite-math-only" "compiled with -ffinite-math-only" clang -O2 -ffinite-math-only
 refused "gcc -m32 -mfpmath=387" "FLT_EVAL_METHOD is not 0" gcc -O2 -m32 -mfpmath=387
 refused "clang -m32 -mno-sse" "FLT_EVAL_METHOD is not 0" clang -O2 -m32 -mno-sse
 
@@ -113,5 +121,23 @@ expect "an object built and linked with -Ofast" "flush-to-zero is on" "$FTZ" "$t
 gcc -Ofast -shared -fPIC tests/c/fastmath_lib.c -o "$tmp/libfastmath.so"
 gcc -O2 "$tmp/fastmath_main.o" "$tmp/core.o" -L"$tmp" -lfastmath -Wl,-rpath,"$tmp" -lm -o "$tmp/loaded-ofast"
 expect "a shared library linked with -Ofast" "flush-to-zero is on" "$FTZ" "$tmp/loaded-ofast"
+
+# 7. The in-file controls off: the self-test fails and names the rule.
+unguarded_option() { # cc, option words, rule
+    local dir="$tmp/fp-options-$1-$(printf '%s' "$2" | tr -c 'a-z0-9' '_')" out rc
+    make -s -C c_core/check CC="$1" BUILD="$dir" WARNINGS='-Wall -Wextra' \
+        CFLAGS="-O2 $2 -DAETHER_UNSAFE_ALLOW_FP_OPTIONS" all
+    out="$dir/out.txt"
+    set +e
+    "$dir/aether_check" --quiet >"$out" 2>&1
+    rc=$?
+    set -e
+    [ "$rc" -ne 0 ] || fail "$1 $2 without the in-file controls: the runner passes (no bit moved: this control shows nothing)"
+    grep -q "^aether_selftest: .*witnesses fail, rules: .*\b$3\b" "$out" || { cat "$out" >&2; fail "$1 $2 without the in-file controls: the self-test does not name $3"; }
+    pass "$1 -O2 $2 -DAETHER_UNSAFE_ALLOW_FP_OPTIONS: $(sed -n 's/^aether_check: corpus: //p' "$out"); self-test: $(grep -o 'witnesses fail, rules: [^.]*' "$out" | head -1)"
+}
+unguarded_option clang -fno-honor-nans nan-first
+unguarded_option clang "-fassociative-math -fno-signed-zeros -fno-trapping-math" reassociate
+unguarded_option gcc -fassociative-math fold-left
 
 echo "negative-controls: all controls fail in the stated way"

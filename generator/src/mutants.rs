@@ -28,9 +28,13 @@ pub enum Mutant {
     RightLooking,
     NoSymmetrize,
     CompDropped,
+    NanFirst,
+    NanSecond,
+    Reassociate,
+    Reciprocal,
 }
 
-pub const ALL: [Mutant; 18] = [
+pub const ALL: [Mutant; 22] = [
     Mutant::FoldLeft,
     Mutant::FoldSeeded,
     Mutant::TrueDivision,
@@ -49,6 +53,10 @@ pub const ALL: [Mutant; 18] = [
     Mutant::RightLooking,
     Mutant::NoSymmetrize,
     Mutant::CompDropped,
+    Mutant::NanFirst,
+    Mutant::NanSecond,
+    Mutant::Reassociate,
+    Mutant::Reciprocal,
 ];
 
 impl Mutant {
@@ -72,6 +80,10 @@ impl Mutant {
             Mutant::RightLooking => "right-looking",
             Mutant::NoSymmetrize => "no-symmetrize",
             Mutant::CompDropped => "comp-dropped",
+            Mutant::NanFirst => "nan-first",
+            Mutant::NanSecond => "nan-second",
+            Mutant::Reassociate => "reassociate",
+            Mutant::Reciprocal => "reciprocal",
         }
     }
 
@@ -86,7 +98,7 @@ impl Mutant {
             Mutant::TrueDivision => "r * x with r = 1/s becomes the correctly rounded x / s (also LU's multipliers)",
             Mutant::Fma => "a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)",
             Mutant::Hypot => "sqrt of a sum of squares becomes a chain of hypot",
-            Mutant::NegSub => "x * -1 becomes 0 - x",
+            Mutant::NegSub => "x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)",
             Mutant::MaxSelectSwapped => "the max_select combiner becomes acc > new ? acc : new",
             Mutant::ColumnMajor => "matrices are read and written column-major",
             Mutant::QuatXyzw => "quaternions are laid out (x, y, z, w)",
@@ -101,6 +113,16 @@ impl Mutant {
             Mutant::RightLooking => "LU updates the trailing matrix after each column, term by term (right-looking)",
             Mutant::NoSymmetrize => "Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji",
             Mutant::CompDropped => "pair combine drops the comp parts of its operands (keeps only the new residual)",
+            Mutant::NanFirst => {
+                "a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept \
+                 on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)"
+            }
+            Mutant::NanSecond => {
+                "a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept \
+                 on NaN (x86 minss/maxss, a compiler that assumes no NaN)"
+            }
+            Mutant::Reassociate => "(x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)",
+            Mutant::Reciprocal => "x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)",
         }
     }
 
@@ -208,6 +230,21 @@ impl Mutant {
                         other => other,
                     }),
                     Mutant::Fma => g.map_exprs(&mut fma),
+                    Mutant::NanFirst => g.map_exprs(&mut |e| nan_kept(e, true)),
+                    Mutant::NanSecond => g.map_exprs(&mut |e| nan_kept(e, false)),
+                    Mutant::Reassociate => g.map_exprs(&mut |e| match e {
+                        Expr::Bin(BinOp::Add, l, z) => match *l {
+                            Expr::Bin(BinOp::Add, x, y) => Expr::Bin(BinOp::Add, x, Box::new(Expr::Bin(BinOp::Add, y, z))),
+                            l => Expr::Bin(BinOp::Add, Box::new(l), z),
+                        },
+                        other => other,
+                    }),
+                    Mutant::Reciprocal => g.map_exprs(&mut |e| match e {
+                        Expr::Bin(BinOp::Div, x, y) if *x != Expr::Lit(1.0) => {
+                            Expr::Bin(BinOp::Mul, x, Box::new(Expr::Bin(BinOp::Div, Box::new(Expr::Lit(1.0)), y)))
+                        }
+                        other => other,
+                    }),
                     Mutant::NegSub => g.map_exprs(&mut |e| match e {
                         Expr::Bin(BinOp::Mul, x, m1) if *m1 == Expr::Lit(-1.0) => Expr::Bin(BinOp::Sub, Box::new(Expr::Lit(0.0)), x),
                         other => other,
@@ -262,6 +299,28 @@ fn true_division(f: &mut Function) {
         }
         other => other,
     });
+}
+
+/// fmin/fmax of two inputs as the select a compiler that assumes no NaN
+/// emits: with `first`, the first operand is kept when an operand is NaN,
+/// else the second. Only where both operands are inputs (the fmin, fmax, min
+/// and max families), so a witness can hand it a NaN: inside a computation
+/// (two_sum_err's fmax of two errors, and the kernels built on it) a NaN
+/// operand takes inputs that random search does not find.
+fn nan_kept(e: Expr, first: bool) -> Expr {
+    match e {
+        Expr::Call(b @ (Builtin::Fmin | Builtin::Fmax), mut args)
+            if args.len() == 2 && args.iter().all(|a| matches!(a, Expr::Input { .. })) =>
+        {
+            let y = args.pop().unwrap();
+            let x = args.pop().unwrap();
+            let op = if b == Builtin::Fmin { BinOp::Lt } else { BinOp::Gt };
+            // first: y op x ? y : x (NaN in x gives x); second: x op y ? x : y (NaN in y gives y).
+            let (p, q) = if first { (y, x) } else { (x, y) };
+            Expr::Select(Box::new(Expr::Bin(op, Box::new(p.clone()), Box::new(q.clone()))), Box::new(p), Box::new(q))
+        }
+        other => other,
+    }
 }
 
 fn neg(e: Expr) -> Expr {
