@@ -54,8 +54,9 @@
    aether_selftest() must then fail and name the rule). Never define it in a build you rely on. */
 #if !defined(AETHER_UNSAFE_ALLOW_FP_OPTIONS)
 /* float_control came with clang 11 (Apple clang 13); an older clang warns of an unknown pragma,
-   so there the self-test is the only check. */
-#  if defined(__clang__) && ((defined(__apple_build_version__) && __clang_major__ >= 13) || (!defined(__apple_build_version__) && __clang_major__ >= 11))
+   and clang 14 refuses it on wasm32 ("not supported on this target"), so there the self-test
+   is the only check. */
+#  if defined(__clang__) && !defined(__wasm__) && ((defined(__apple_build_version__) && __clang_major__ >= 13) || (!defined(__apple_build_version__) && __clang_major__ >= 11))
 #    pragma float_control(precise, on)
 #  elif defined(__GNUC__) && !defined(__clang__)
 #    pragma GCC optimize("no-associative-math")
