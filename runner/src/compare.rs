@@ -173,8 +173,13 @@ pub fn judge(model: &Model, c: &EntryCases, got: &[u64]) -> Row {
             if !j.within {
                 row.outside += 1;
                 if row.worst_outside.as_ref().is_none_or(|w| j.ulp > w.ulp) {
-                    row.worst_outside =
-                        Some(Example { inputs: input.to_vec(), expected: expected.to_vec(), got: got.to_vec(), ulp: j.ulp, factor: j.factor });
+                    row.worst_outside = Some(Example {
+                        inputs: input.to_vec(),
+                        expected: expected.to_vec(),
+                        got: got.to_vec(),
+                        ulp: j.ulp,
+                        factor: j.factor,
+                    });
                 }
             }
         } else if !j.identical {

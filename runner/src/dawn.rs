@@ -71,7 +71,7 @@ impl Dawn {
                 if msg.starts_with("requestAdapter gave no adapter") {
                     Err(Error::NotInstalled(format!("dawn: {msg}")))
                 } else {
-                    Err(Error::Failed(format!("dawn ({}): {msg}", adapter_text(&v))))
+                    Err(Error::Failed(format!("{}: {msg}", adapter_text(&v))))
                 }
             }
             _ => Err(Error::Failed(format!("dawn: node exited with {} and no result:\n{}", out.status, stderr.trim_end()))),

@@ -47,7 +47,7 @@ impl Job {
     /// A job of `inputs.len() / n_in` cases of entry `entry`.
     pub fn new(module: &CheckModule, entry: usize, inputs: Vec<u32>) -> Job {
         let n_in = module.entries[entry].n_in;
-        let count = if n_in == 0 { 0 } else { inputs.len() / n_in };
+        let count = inputs.len().checked_div(n_in).unwrap_or(0);
         Job { entry, count, inputs }
     }
 }

@@ -76,7 +76,8 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--mutant" => {
                 let v = value()?;
                 let names: Vec<&str> = mutants::ALL.iter().map(|m| m.name()).collect();
-                o.mutant = Some(Mutant::from_name(&v).ok_or_else(|| format!("--mutant {v}: no such mutant (mutants: {})", names.join(", ")))?);
+                o.mutant =
+                    Some(Mutant::from_name(&v).ok_or_else(|| format!("--mutant {v}: no such mutant (mutants: {})", names.join(", ")))?);
             }
             "--expect-mismatch" => o.expect_mismatch = true,
             "--seed" => {
@@ -181,7 +182,9 @@ fn run(o: &Options, args: &[String]) -> Result<bool, String> {
         ));
     }
     if let Some(name) = &control_name {
-        notes.push(format!("control module: {name}; each stack also runs the model's module (guard bits) on the same inputs to name what changes"));
+        notes.push(format!(
+            "control module: {name}; each stack also runs the model's module (guard bits) on the same inputs to name what changes"
+        ));
     }
     let header = Header { command: format!("aether-runner {}", args.join(" ")), seed: o.seed, random: o.random, notes };
 
@@ -217,7 +220,13 @@ fn run(o: &Options, args: &[String]) -> Result<bool, String> {
                 ok = false;
             } else {
                 let names: Vec<&str> = ch.iter().map(|c| c.c_name.as_str()).collect();
-                println!("expect-mismatch: {} ({}): {} functions changed, as expected: {}", s.run.stack, s.module, ch.len(), names.join(", "));
+                println!(
+                    "expect-mismatch: {} ({}): {} functions changed, as expected: {}",
+                    s.run.stack,
+                    s.module,
+                    ch.len(),
+                    names.join(", ")
+                );
             }
         }
         Ok(ok)

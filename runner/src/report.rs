@@ -120,8 +120,12 @@ pub fn text(h: &Header, sections: &[Section]) -> String {
             }
         }
         let line = |cells: &[String]| -> String {
-            let v: Vec<String> =
-                cells.iter().zip(&width).enumerate().map(|(i, (c, w))| if i < 2 { format!("{c:<w$}") } else { format!("{c:>w$}") }).collect();
+            let v: Vec<String> = cells
+                .iter()
+                .zip(&width)
+                .enumerate()
+                .map(|(i, (c, w))| if i < 2 { format!("{c:<w$}") } else { format!("{c:>w$}") })
+                .collect();
             v.join("  ").trim_end().to_string()
         };
         let _ = writeln!(s);

@@ -53,7 +53,11 @@ impl Wgpu {
         let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
             binding,
             visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer { ty: wgpu::BufferBindingType::Storage { read_only }, has_dynamic_offset: false, min_binding_size: None },
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
             count: None,
         };
         // The layout is explicit, so an entry that does not use a binding
@@ -66,7 +70,11 @@ impl Wgpu {
                 wgpu::BindGroupLayoutEntry {
                     binding: 2,
                     visibility: wgpu::ShaderStages::COMPUTE,
-                    ty: wgpu::BindingType::Buffer { ty: wgpu::BufferBindingType::Uniform, has_dynamic_offset: false, min_binding_size: None },
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
                     count: None,
                 },
             ],
@@ -164,7 +172,7 @@ impl Wgpu {
         rx.recv()
             .map_err(|_| Error::Failed(format!("wgpu: {}: the readback was never mapped", e.entry)))?
             .map_err(|err| Error::Failed(format!("wgpu: {}: map: {err}", e.entry)))?;
-        let view = readback.slice(..).get_mapped_range();
+        let view = readback.slice(..).get_mapped_range().map_err(|err| Error::Failed(format!("wgpu: {}: mapped range: {err}", e.entry)))?;
         let words: Vec<u32> = view.chunks_exact(4).take(n_out).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
         drop(view);
         readback.unmap();

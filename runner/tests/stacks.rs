@@ -146,7 +146,7 @@ fn round_trip(stack: &str) {
         assert_eq!(out[2][2 * k], mul(a, b), "{stack}: mul_per_workgroup({a:08x}, {b:08x})");
         assert_eq!(out[2][2 * k + 1], k as u32, "{stack}: mul_per_workgroup's case index");
     }
-    assert!(nonzero > n / 2, "the inputs exercise the residual ({nonzero} of {n} nonzero)");
+    assert!(nonzero > n / 4, "the inputs exercise the residual ({nonzero} of {n} nonzero)");
 }
 
 #[test]
@@ -179,7 +179,7 @@ fn unguarded_two_sum_loses_the_residual_on_lavapipe() {
         }
     }
     eprintln!("{}: unguarded residual lost in {lost} of {should} cases; guarded kept in {guarded_kept}", exec.adapter());
-    assert!(should > n / 2);
+    assert!(should > n / 4);
     assert_eq!(guarded_kept, should, "the guarded residual is kept");
     assert!(lost > 0, "lavapipe keeps the unguarded residual: the negative control shows nothing");
 }
