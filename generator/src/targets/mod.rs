@@ -14,6 +14,7 @@ pub mod c_flat;
 pub mod c_linalg;
 pub mod c_selftest;
 pub mod cuda;
+pub mod print;
 pub mod wgsl;
 
 /// A generated file, with its path relative to the repository root.
