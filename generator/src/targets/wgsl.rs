@@ -27,8 +27,8 @@ use super::print::{self, Spelling};
 use super::{render, Output, Target};
 use crate::corpus::FunctionCases;
 use crate::dsl::BinOp;
-use crate::error::Error;
-use crate::model::{Builtin, Function, Kernel, KernelKind, Kind, Model, Ty};
+use crate::error::{Error, SpecError};
+use crate::model::{Builtin, Callable, Function, Kernel, KernelKind, Kind, Model, Ty};
 use crate::spec::{ElemType, ShapeKind};
 
 #[derive(Debug)]
@@ -445,6 +445,20 @@ pub fn check_module(model: &Model, lowered: &[Function], guard: Guard) -> CheckM
     CheckModule { source: src.join("\n"), entries }
 }
 
+/// The callables the WGSL core has: every f32 function, and the f32
+/// butterfly kernel.
+pub fn callables(model: &Model) -> Vec<Callable<'_>> {
+    let Some(t) = f32_type(model) else { return Vec::new() };
+    model
+        .callables()
+        .into_iter()
+        .filter(|c| match c {
+            Callable::Function(f) => f.elem == t.name,
+            Callable::Kernel(k) => k.elem == t.name && k.kind == KernelKind::Butterfly,
+        })
+        .collect()
+}
+
 impl Target for WgslTarget {
     fn name(&self) -> &'static str {
         "wgsl"
@@ -452,6 +466,12 @@ impl Target for WgslTarget {
 
     fn folder(&self) -> &'static str {
         "wgsl_core"
+    }
+
+    /// Every f32 function and the butterfly kernel have a metric in
+    /// `[bands.wgsl]` that their trees can have.
+    fn validate(&self, model: &Model) -> Result<(), SpecError> {
+        crate::bands::check(model, "wgsl", &callables(model))
     }
 
     fn render(&self, model: &Model, banner: &str, _corpus: &[FunctionCases]) -> Result<Vec<Output>, Error> {
