@@ -1,17 +1,53 @@
 //! What a target that is not bit-exact may return: each function's metric
-//! and band on the WGSL target, derived from the model's trees and WGSL's
-//! accuracy rules, and the one judgement every checker of such a target
-//! applies to a result (the runner's report counts these).
+//! and band on the WGSL target, derived here from the model's lowered trees
+//! and WGSL's accuracy rules (never typed by hand), and the one judgement
+//! every checker of such a target applies to a result.
 //!
-//! INTERFACE STUB: the derivation is being written; `judge` compares bits
-//! under the policy only until then.
+//! The spec's `[bands.wgsl]` states each family's metric; the number is
+//! derived by walking the tree with, per rounded operation, WGSL's bound in
+//! units of eps = 2^-23 (the ulp of 1.0): `+ - *` are "correctly rounded"
+//! (either neighbour: at most 1 ulp, relative error below eps), `/` is
+//! 2.5 ulp, `sqrt` is inherited from 1 / inverseSqrt (2 + 2.5 = 4.5 ulp);
+//! fabs, fmin, fmax, select, comparisons, `* -1` and products with a power
+//! of two are exact. An implementation may fuse and reassociate, so a sum of
+//! n flattened terms is charged n - 1 additions whatever its tree.
+//!
+//! * relative bound R (every node a product, quotient or square root of
+//!   relatively bounded operands, a sum of terms of one sign, or one rounded
+//!   operation of exact operands): |c' - c| <= R eps |c| to first order, so
+//!   the result is at most 2R + 1 ulp from the reference's (the +1 is the
+//!   reference's own rounding; one operation of exact operands is 1 ulp for
+//!   + - *, 3 for /, 5 for sqrt).
+//! * forward bound K (sums whose terms may cancel): |c' - c| <= K eps M,
+//!   M the sum of the magnitudes of the terms (the tree evaluated with
+//!   |.|: M(a +- b) = M(a) + M(b), M(a * b) = M(a) M(b), M(a / b) = M(a) /
+//!   |b|); K = max(K_i) + n - 1 for a sum of n terms, K_a + K_b + 1 for a
+//!   product, K_a + R_b + 2.5 for a quotient by a relatively bounded b. The
+//!   band is K (1 + K eps), which covers the second-order terms.
+//! * no bound: a division by, or a square root or comparison of, a quantity
+//!   that may cancel; the spec must say `unbounded`, and the runner reports
+//!   what it measured.
+//!
+//! The domain is what WGSL promises anything for: every input, every
+//! intermediate (in the element type, as the reference rounds it) and the
+//! result finite and either zero or normal, and every divisor's magnitude in
+//! [2^-126, 2^126]. Outside it (NaN, infinities, subnormals, which a stack
+//! may flush, overflow) a case is counted apart. The sign of a zero may be
+//! ignored on WGSL: a +0 against a -0 is within every band (it is still not
+//! bit-identical).
 
-use crate::model::{Callable, Model};
+use crate::dsl::BinOp;
+use crate::error::SpecError;
+use crate::model::{Builtin, Callable, Expr, Function, Kind, Model};
+use crate::spec::BandMetric;
+
+/// eps of f32: the ulp of 1.0.
+pub const EPS_F32: f64 = 1.0 / 8_388_608.0;
 
 /// How a result is measured against the reference.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Metric {
-    /// The same bits (under the comparison policy).
+    /// The same bits (under the comparison policy, and either zero sign).
     Bits,
     /// At most `max` units in the last place of the element type from the
     /// reference's result, counted on the ordered integer mapping.
@@ -19,19 +55,60 @@ pub enum Metric {
     /// |computed - exact| <= factor * eps * (sum of |terms|), eps = 2^-23
     /// for f32: where a ULP count is meaningless (cancellation).
     Forward { factor: f64 },
+    /// No bound follows from the target's rules; measured and reported only.
+    Unbounded,
 }
 
-/// One callable's band on a target: per result word.
+impl std::fmt::Display for Metric {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Metric::Bits => write!(f, "bits"),
+            Metric::Ulp { max } => write!(f, "<= {max} ulp"),
+            Metric::Forward { factor } => write!(f, "forward <= {}", trim(*factor)),
+            Metric::Unbounded => write!(f, "unbounded"),
+        }
+    }
+}
+
+fn trim(x: f64) -> String {
+    let s = format!("{x:.6}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// One callable's band on a target: per result word, and the lowered tree
+/// the judgement evaluates (none for a kernel).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Band {
     pub metrics: Vec<Metric>,
+    /// What the spec states for the family.
+    pub stated: BandMetric,
+    pub tree: Option<Function>,
+}
+
+impl Band {
+    /// The loosest metric over the result words, for a one-line report.
+    pub fn summary(&self) -> String {
+        let mut worst = Metric::Bits;
+        for m in &self.metrics {
+            worst = match (worst, *m) {
+                (_, Metric::Unbounded) | (Metric::Unbounded, _) => Metric::Unbounded,
+                (Metric::Forward { factor: a }, Metric::Forward { factor: b }) => Metric::Forward { factor: a.max(b) },
+                (Metric::Forward { .. }, _) => worst,
+                (_, Metric::Forward { .. }) => *m,
+                (Metric::Ulp { max: a }, Metric::Ulp { max: b }) => Metric::Ulp { max: a.max(b) },
+                (Metric::Ulp { .. }, _) => worst,
+                (Metric::Bits, m) => m,
+            };
+        }
+        worst.to_string()
+    }
 }
 
 /// The verdict on one case.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Judgement {
     /// Inputs, result and intermediates inside the domain the target
-    /// promises (finite, no subnormal, no -0 whose sign matters).
+    /// promises (finite, zero or normal, divisors in range).
     pub in_domain: bool,
     /// Every result word matches the reference under the policy.
     pub identical: bool,
@@ -44,18 +121,542 @@ pub struct Judgement {
     pub within: bool,
 }
 
-/// The band of a callable on the WGSL target.
+// ------------------------------------------------------------ the derivation
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Sign {
+    NonNeg,
+    NonPos,
+    Any,
+}
+
+impl Sign {
+    fn flip(self) -> Sign {
+        match self {
+            Sign::NonNeg => Sign::NonPos,
+            Sign::NonPos => Sign::NonNeg,
+            Sign::Any => Sign::Any,
+        }
+    }
+    fn of(v: f64) -> Sign {
+        if v >= 0.0 && v.is_sign_positive() {
+            Sign::NonNeg
+        } else {
+            Sign::NonPos
+        }
+    }
+    fn join(self, o: Sign) -> Sign {
+        if self == o {
+            self
+        } else {
+            Sign::Any
+        }
+    }
+}
+
+/// What the walk knows of a node.
+#[derive(Debug, Clone, Copy)]
+struct Info {
+    /// No rounded operation below (and none here).
+    exact: bool,
+    /// One rounded operation of exact operands: its own ulp count.
+    single: Option<f64>,
+    rel: Option<f64>,
+    fwd: Option<f64>,
+    sign: Sign,
+    /// For a truth value: decided the same way as on exact values.
+    stable: bool,
+}
+
+const EXACT: Info = Info { exact: true, single: None, rel: Some(0.0), fwd: Some(0.0), sign: Sign::Any, stable: true };
+const NONE: Info = Info { exact: false, single: None, rel: None, fwd: None, sign: Sign::Any, stable: false };
+
+fn add_opt(a: Option<f64>, b: Option<f64>, c: f64) -> Option<f64> {
+    Some(a? + b? + c)
+}
+
+fn power_of_two(e: &Expr) -> Option<f64> {
+    match e {
+        Expr::Lit(v) if *v != 0.0 && v.is_finite() && v.abs().log2().fract() == 0.0 => Some(*v),
+        _ => None,
+    }
+}
+
+struct Walk<'a> {
+    f: &'a Function,
+    temps: Vec<Option<Info>>,
+}
+
+impl Walk<'_> {
+    fn temp(&mut self, t: usize) -> Info {
+        if let Some(i) = self.temps[t] {
+            return i;
+        }
+        let i = self.info(&self.f.temps[t].expr.clone());
+        self.temps[t] = Some(i);
+        i
+    }
+
+    /// The summands of a chain of additions and subtractions (through
+    /// temps), each with its effective sign.
+    fn summands(&self, e: &Expr, neg: bool, out: &mut Vec<(Expr, bool)>) {
+        match e {
+            Expr::Bin(BinOp::Add, a, b) => {
+                self.summands(a, neg, out);
+                self.summands(b, neg, out);
+            }
+            Expr::Bin(BinOp::Sub, a, b) => {
+                self.summands(a, neg, out);
+                self.summands(b, !neg, out);
+            }
+            Expr::Temp(t) if matches!(self.f.temps[*t].expr, Expr::Bin(BinOp::Add | BinOp::Sub, ..)) => {
+                let inner = self.f.temps[*t].expr.clone();
+                self.summands(&inner, neg, out)
+            }
+            _ => out.push((e.clone(), neg)),
+        }
+    }
+
+    fn info(&mut self, e: &Expr) -> Info {
+        match e {
+            Expr::Lit(v) => Info { sign: Sign::of(*v), ..EXACT },
+            Expr::Input { .. } => EXACT,
+            Expr::Truth(_) => EXACT,
+            Expr::Temp(t) => self.temp(*t),
+            Expr::Call(Builtin::Barrier, a) => self.info(&a[0]),
+            Expr::Call(Builtin::Fabs, a) => Info { sign: Sign::NonNeg, single: None, ..self.info(&a[0]) },
+            Expr::Call(Builtin::Fmin | Builtin::Fmax, a) => {
+                let (x, y) = (self.info(&a[0]), self.info(&a[1]));
+                if x.exact && y.exact {
+                    return Info { sign: x.sign.join(y.sign), ..EXACT };
+                }
+                Info { fwd: x.fwd.zip(y.fwd).map(|(p, q)| p.max(q)), sign: x.sign.join(y.sign), ..NONE }
+            }
+            Expr::Call(Builtin::IsFinite, _) => Info { stable: true, ..NONE },
+            Expr::Call(Builtin::Sqrt, a) => {
+                let x = self.info(&a[0]);
+                let single = x.exact.then_some(5.0);
+                Info { single, rel: x.rel.map(|r| r / 2.0 + 4.5), fwd: x.rel.map(|r| r / 2.0 + 4.5), sign: Sign::NonNeg, ..NONE }
+            }
+            Expr::Call(Builtin::Hypot | Builtin::Fma, _) => NONE,
+            Expr::Not(a) => Info { stable: self.info(a).stable, ..NONE },
+            Expr::Bin(op, a, b) if op.is_comparison() => {
+                let (x, y) = (self.info(a), self.info(b));
+                let zero = |e: &Expr| matches!(e, Expr::Lit(v) if *v == 0.0);
+                let stable = (x.exact && y.exact) || (zero(b) && x.rel.is_some()) || (zero(a) && y.rel.is_some());
+                Info { stable, ..NONE }
+            }
+            Expr::Bin(_, a, b) if e.is_truth() => {
+                let stable = self.info(a).stable && self.info(b).stable;
+                Info { stable, ..NONE }
+            }
+            Expr::Select(c, a, b) => {
+                let (s, x, y) = (self.info(c), self.info(a), self.info(b));
+                if !s.stable {
+                    return NONE;
+                }
+                if x.exact && y.exact {
+                    return Info { sign: x.sign.join(y.sign), ..EXACT };
+                }
+                Info {
+                    exact: false,
+                    single: None,
+                    rel: x.rel.zip(y.rel).map(|(p, q)| p.max(q)),
+                    fwd: x.fwd.zip(y.fwd).map(|(p, q)| p.max(q)),
+                    sign: x.sign.join(y.sign),
+                    stable: x.stable && y.stable,
+                }
+            }
+            Expr::Bin(BinOp::Mul, a, b) => {
+                if let Some(v) = power_of_two(b).or(power_of_two(a)) {
+                    let other = if power_of_two(b).is_some() { a } else { b };
+                    let x = self.info(other);
+                    return Info { sign: if v < 0.0 { x.sign.flip() } else { x.sign }, single: None, ..x };
+                }
+                let (x, y) = (self.info(a), self.info(b));
+                let sign = if a == b {
+                    Sign::NonNeg
+                } else {
+                    match (x.sign, y.sign) {
+                        (Sign::Any, _) | (_, Sign::Any) => Sign::Any,
+                        (p, q) if p == q => Sign::NonNeg,
+                        _ => Sign::NonPos,
+                    }
+                };
+                Info {
+                    single: (x.exact && y.exact).then_some(1.0),
+                    rel: add_opt(x.rel, y.rel, 1.0),
+                    fwd: add_opt(x.fwd, y.fwd, 1.0),
+                    sign,
+                    ..NONE
+                }
+            }
+            Expr::Bin(BinOp::Div, a, b) => {
+                if let Some(v) = power_of_two(b) {
+                    let x = self.info(a);
+                    return Info { sign: if v < 0.0 { x.sign.flip() } else { x.sign }, single: None, ..x };
+                }
+                let (x, y) = (self.info(a), self.info(b));
+                let sign = match (x.sign, y.sign) {
+                    (Sign::Any, _) | (_, Sign::Any) => Sign::Any,
+                    (p, q) if p == q => Sign::NonNeg,
+                    _ => Sign::NonPos,
+                };
+                Info {
+                    single: (x.exact && y.exact).then_some(3.0),
+                    rel: add_opt(x.rel, y.rel, 2.5),
+                    fwd: add_opt(x.fwd, y.rel, 2.5),
+                    sign,
+                    ..NONE
+                }
+            }
+            Expr::Bin(BinOp::Add | BinOp::Sub, ..) => {
+                let mut terms = Vec::new();
+                self.summands(e, false, &mut terms);
+                let infos: Vec<(Info, bool)> = terms.iter().map(|(t, neg)| (self.info(t), *neg)).collect();
+                let n = infos.len() as f64;
+                let signs: Vec<Sign> = infos.iter().map(|(i, neg)| if *neg { i.sign.flip() } else { i.sign }).collect();
+                let one_sign = signs.iter().all(|s| *s == Sign::NonNeg) || signs.iter().all(|s| *s == Sign::NonPos);
+                let all_exact = infos.iter().all(|(i, _)| i.exact);
+                let max_fwd = infos.iter().try_fold(0.0f64, |m, (i, _)| i.fwd.map(|f| m.max(f)));
+                let max_rel = infos.iter().try_fold(0.0f64, |m, (i, _)| i.rel.map(|r| m.max(r)));
+                let rel = if all_exact && infos.len() == 2 {
+                    Some(1.0)
+                } else if one_sign {
+                    max_rel.map(|r| r + n - 1.0)
+                } else {
+                    None
+                };
+                Info {
+                    single: (all_exact && infos.len() == 2).then_some(1.0),
+                    rel,
+                    fwd: max_fwd.map(|f| f + n - 1.0),
+                    sign: if one_sign { signs[0] } else { Sign::Any },
+                    ..NONE
+                }
+            }
+            Expr::Bin(..) => unreachable!("every operator is handled"),
+            Expr::Fold { .. } | Expr::Hole(_) => unreachable!("bands are derived on lowered trees"),
+        }
+    }
+}
+
+/// The metric of each result word of a lowered function, for the metric the
+/// spec states; an error message when the tree gives no such bound.
+fn derive(f: &Function, stated: BandMetric) -> Result<Vec<Metric>, String> {
+    let mut w = Walk { f, temps: vec![None; f.temps.len()] };
+    let truth = f.ret == Kind::Bool;
+    let mut out = Vec::new();
+    for (k, o) in f.outputs.iter().enumerate() {
+        let i = w.info(o);
+        let exact = if truth { i.stable || i.exact } else { i.exact };
+        let m = match stated {
+            BandMetric::Bits => Metric::Bits,
+            _ if exact => Metric::Bits,
+            _ if truth => return Err(format!("result word {k} is a truth value decided on rounded values: state it `unbounded`")),
+            BandMetric::Ulp => match (i.single, i.rel) {
+                (Some(u), _) => Metric::Ulp { max: u },
+                (None, Some(r)) => Metric::Ulp { max: (2.0 * r * (1.0 + 1e-6)).floor() + 1.0 },
+                (None, None) => {
+                    return Err(format!(
+                        "result word {k} has a sum whose terms may cancel (or a division by one): a ULP count is meaningless there; \
+                         state it `forward`{}",
+                        if i.fwd.is_none() { " or `unbounded`" } else { "" }
+                    ))
+                }
+            },
+            BandMetric::Forward => match i.fwd {
+                Some(kf) => Metric::Forward { factor: kf * (1.0 + kf * EPS_F32) },
+                None => {
+                    return Err(format!(
+                        "result word {k} divides by, takes the square root of or compares a quantity that may cancel: WGSL's rules \
+                         give no forward bound; state it `unbounded`"
+                    ))
+                }
+            },
+            BandMetric::Unbounded => {
+                if let Some(kf) = i.fwd {
+                    return Err(format!("result word {k} has a forward bound ({}): state it `forward`", trim(kf)));
+                }
+                Metric::Unbounded
+            }
+        };
+        out.push(m);
+    }
+    Ok(out)
+}
+
+/// The metric the spec states for a callable's family or kernel on a
+/// target, with its line; `Bits` with line 0 when the target has no table.
+pub fn stated(model: &Model, target: &str, name: &str) -> Option<(BandMetric, usize)> {
+    let t = model.spec.bands.iter().find(|b| b.target == target)?;
+    t.entries.iter().find(|e| e.name == name).map(|e| (e.metric, e.line))
+}
+
+fn key(c: &Callable) -> String {
+    match c {
+        Callable::Function(f) => f.family.clone(),
+        Callable::Kernel(k) => k.key.clone(),
+    }
+}
+
+/// Every band of the WGSL target's callables (its f32 functions and the
+/// butterfly kernel), or the spec line that states a metric the tree cannot
+/// have, or a callable the table leaves out.
+pub fn check(model: &Model, target: &str, callables: &[Callable]) -> Result<(), SpecError> {
+    let Some(table) = model.spec.bands.iter().find(|b| b.target == target) else { return Ok(()) };
+    for c in callables {
+        let name = key(c);
+        let Some((metric, line)) = stated(model, target, &name) else {
+            return Err(model.error_at(
+                table.line,
+                format!("bands.{target}"),
+                format!("`{name}` ({}) has no metric: list it under bits, ulp, forward or unbounded", c.c_name(model)),
+            ));
+        };
+        if let Callable::Function(f) = c {
+            derive(&model.lower(f), metric).map_err(|m| {
+                model.error_at(line, format!("bands.{target}.{}", metric.key()), format!("`{name}` ({}): {m}", c.c_name(model)))
+            })?;
+        } else if metric != BandMetric::Bits {
+            return Err(model.error_at(
+                line,
+                format!("bands.{target}.{}", metric.key()),
+                format!("kernel `{name}` is compared bit for bit: list it under bits"),
+            ));
+        }
+    }
+    for e in &table.entries {
+        if !callables.iter().any(|c| key(c) == e.name) {
+            return Err(model.error_at(
+                e.line,
+                format!("bands.{target}.{}", e.metric.key()),
+                format!("`{}` has no function on the {target} target", e.name),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The band of a callable on the WGSL target (bits where the spec states
+/// none; call `check` first for the spec's errors).
 pub fn band(model: &Model, c: Callable) -> Band {
-    let words = c.fixed_words().map(|(_, o)| o).unwrap_or(1);
-    let _ = model;
-    Band { metrics: vec![Metric::Bits; words] }
+    let (stated, _) = stated(model, "wgsl", &key(&c)).unwrap_or((BandMetric::Bits, 0));
+    match c {
+        Callable::Function(f) => {
+            let tree = model.lower(f);
+            let metrics = derive(&tree, stated).unwrap_or_else(|_| vec![Metric::Unbounded; f.output_words()]);
+            Band { metrics, stated, tree: Some(tree) }
+        }
+        Callable::Kernel(_) => {
+            let words = c.fixed_words().map(|(_, o)| o).unwrap_or(1);
+            Band { metrics: vec![Metric::Bits; words], stated, tree: None }
+        }
+    }
+}
+
+// ------------------------------------------------------------ the judgement
+
+/// The distance in ulps of two f32 on the ordered integer mapping (valid
+/// across signs; +0 and -0 are one point; any NaN matches any NaN, a NaN
+/// against a number is infinitely far).
+pub fn ulp_f32(a: u32, b: u32) -> f64 {
+    let (x, y) = (f32::from_bits(a), f32::from_bits(b));
+    if x.is_nan() || y.is_nan() {
+        return if x.is_nan() && y.is_nan() { 0.0 } else { f64::INFINITY };
+    }
+    let ord = |w: u32| -> i64 {
+        if w & 0x8000_0000 != 0 {
+            -i64::from(w & 0x7fff_ffff)
+        } else {
+            i64::from(w)
+        }
+    };
+    (ord(a) - ord(b)).unsigned_abs() as f64
+}
+
+/// Per node of a lowered f32 tree: the value as the reference rounds it
+/// (f32), the value in f64 (the exact value to about 2^-53 relative to M)
+/// and the magnitude M; `domain` is cleared by an intermediate outside it.
+struct Eval<'a> {
+    f: &'a Function,
+    inputs: Vec<f32>,
+    temps: Vec<Option<(f32, f64, f64)>>,
+    domain: bool,
+}
+
+fn normal_or_zero(x: f32) -> bool {
+    x.is_finite() && (x == 0.0 || x.abs() >= f32::MIN_POSITIVE)
+}
+
+impl Eval<'_> {
+    fn input(&self, param: usize, comp: usize) -> f32 {
+        let at: usize = self.f.params[..param].iter().map(|p| p.kind.words()).sum::<usize>() + comp;
+        self.inputs[at]
+    }
+
+    fn truth(&mut self, e: &Expr) -> bool {
+        match e {
+            Expr::Truth(b) => *b,
+            Expr::Not(a) => !self.truth(a),
+            Expr::Bin(BinOp::And, a, b) => self.truth(a) & self.truth(b),
+            Expr::Bin(BinOp::Or, a, b) => self.truth(a) | self.truth(b),
+            Expr::Bin(op, a, b) => {
+                // Decided on the exact values (f64): what the band assumes.
+                let (x, y) = (self.num(a).1, self.num(b).1);
+                match op {
+                    BinOp::Lt => x < y,
+                    BinOp::Gt => x > y,
+                    BinOp::Le => x <= y,
+                    BinOp::Ge => x >= y,
+                    BinOp::Eq => x == y,
+                    BinOp::Ne => x != y,
+                    _ => unreachable!(),
+                }
+            }
+            Expr::Call(Builtin::IsFinite, a) => self.num(&a[0]).0.is_finite(),
+            Expr::Select(c, a, b) => {
+                if self.truth(c) {
+                    self.truth(a)
+                } else {
+                    self.truth(b)
+                }
+            }
+            Expr::Temp(t) => {
+                let e = self.f.temps[*t].expr.clone();
+                self.truth(&e)
+            }
+            _ => unreachable!("not a truth value"),
+        }
+    }
+
+    fn num(&mut self, e: &Expr) -> (f32, f64, f64) {
+        let r = match e {
+            Expr::Lit(v) => (*v as f32, *v, v.abs()),
+            Expr::Input { param, comp } => {
+                let x = self.input(*param, *comp);
+                (x, f64::from(x), f64::from(x).abs())
+            }
+            Expr::Temp(t) => {
+                if let Some(v) = self.temps[*t] {
+                    return v;
+                }
+                let e = self.f.temps[*t].expr.clone();
+                let v = self.num(&e);
+                self.temps[*t] = Some(v);
+                return v;
+            }
+            Expr::Call(Builtin::Barrier, a) => self.num(&a[0]),
+            Expr::Call(Builtin::Fabs, a) => {
+                let (s, d, m) = self.num(&a[0]);
+                (s.abs(), d.abs(), m)
+            }
+            Expr::Call(b @ (Builtin::Fmin | Builtin::Fmax), a) => {
+                let (x, y) = (self.num(&a[0]), self.num(&a[1]));
+                let pick_x = if *b == Builtin::Fmin { x.1 <= y.1 } else { x.1 >= y.1 };
+                let s = if *b == Builtin::Fmin { x.0.min(y.0) } else { x.0.max(y.0) };
+                (s, if pick_x { x.1 } else { y.1 }, x.2.max(y.2))
+            }
+            Expr::Call(Builtin::Sqrt, a) => {
+                let (s, d, _) = self.num(&a[0]);
+                (s.sqrt(), d.sqrt(), d.abs().sqrt())
+            }
+            Expr::Call(Builtin::Hypot, a) => {
+                let (x, y) = (self.num(&a[0]), self.num(&a[1]));
+                (x.0.hypot(y.0), x.1.hypot(y.1), x.1.hypot(y.1).abs())
+            }
+            Expr::Call(Builtin::Fma, a) => {
+                let (x, y, z) = (self.num(&a[0]), self.num(&a[1]), self.num(&a[2]));
+                (x.0.mul_add(y.0, z.0), x.1 * y.1 + z.1, x.2 * y.2 + z.2)
+            }
+            Expr::Select(c, a, b) => {
+                if self.truth(c) {
+                    self.num(a)
+                } else {
+                    self.num(b)
+                }
+            }
+            Expr::Bin(op, a, b) => {
+                let (x, y) = (self.num(a), self.num(b));
+                match op {
+                    BinOp::Add => (x.0 + y.0, x.1 + y.1, x.2 + y.2),
+                    BinOp::Sub => (x.0 - y.0, x.1 - y.1, x.2 + y.2),
+                    BinOp::Mul => (x.0 * y.0, x.1 * y.1, x.2 * y.2),
+                    BinOp::Div => {
+                        let d = y.0.abs();
+                        if !(2f32.powi(-126)..=2f32.powi(126)).contains(&d) {
+                            self.domain = false;
+                        }
+                        (x.0 / y.0, x.1 / y.1, x.2 / y.1.abs())
+                    }
+                    _ => unreachable!("comparisons are truth values"),
+                }
+            }
+            Expr::Call(Builtin::IsFinite, _) | Expr::Not(_) | Expr::Truth(_) => unreachable!("a truth value"),
+            Expr::Fold { .. } | Expr::Hole(_) => unreachable!("lowered"),
+        };
+        if !normal_or_zero(r.0) {
+            self.domain = false;
+        }
+        r
+    }
 }
 
 /// Judges one case: `inputs` and `got` are the target's words (an f32 in the
 /// low 32 bits), `expected` the reference's.
-pub fn judge(model: &Model, c: Callable, band: &Band, inputs: &[u64], expected: &[u64], got: &[u64]) -> Judgement {
-    let _ = (model, band, inputs);
+pub fn judge(_model: &Model, c: Callable, band: &Band, inputs: &[u64], expected: &[u64], got: &[u64]) -> Judgement {
     let w = if c.elem() == "f32" { 32 } else { 64 };
-    let identical = crate::policy::matches(expected, got, w, c.is_float(), c.either_zero());
-    Judgement { in_domain: true, identical, ulp: 0.0, factor: 0.0, within: identical }
+    let is_float = c.is_float();
+    let identical = crate::policy::matches(expected, got, w, is_float, c.either_zero());
+    let as_f32 = |x: u64| f32::from_bits(x as u32);
+    let mut in_domain =
+        inputs.iter().all(|x| normal_or_zero(as_f32(*x))) && (!is_float || expected.iter().all(|x| normal_or_zero(as_f32(*x))));
+    if c.fixed_words().is_some_and(|(_, o)| o != got.len()) || expected.len() != got.len() {
+        return Judgement { in_domain, identical: false, ulp: f64::INFINITY, factor: f64::INFINITY, within: false };
+    }
+    let mut exact: Vec<Option<(f64, f64)>> = vec![None; got.len()];
+    if let Some(tree) = &band.tree {
+        let mut ev =
+            Eval { f: tree, inputs: inputs.iter().map(|x| as_f32(*x)).collect(), temps: vec![None; tree.temps.len()], domain: true };
+        if tree.ret != Kind::Bool {
+            for (k, o) in tree.outputs.iter().enumerate() {
+                let (_, d, m) = ev.num(o);
+                exact[k] = Some((d, m));
+            }
+        }
+        in_domain &= ev.domain;
+    }
+    let (mut ulp, mut factor, mut within) = (0.0f64, 0.0f64, true);
+    for (k, (&e, &g)) in expected.iter().zip(got).enumerate() {
+        if !is_float {
+            within &= e == g;
+            ulp = ulp.max(if e == g { 0.0 } else { f64::INFINITY });
+            continue;
+        }
+        let d = if crate::policy::is_zero(e, 32) && crate::policy::is_zero(g, 32) { 0.0 } else { ulp_f32(e as u32, g as u32) };
+        ulp = ulp.max(d);
+        let metric = band.metrics.get(k).copied().unwrap_or(Metric::Bits);
+        let fe = exact[k].map(|(x, m)| {
+            let err = (f64::from(as_f32(g)) - x).abs();
+            if m == 0.0 {
+                if err == 0.0 {
+                    0.0
+                } else {
+                    f64::INFINITY
+                }
+            } else {
+                err / (EPS_F32 * m)
+            }
+        });
+        if let (Metric::Forward { .. }, Some(fe)) = (metric, fe) {
+            factor = factor.max(fe);
+        }
+        within &= match metric {
+            Metric::Bits => d == 0.0,
+            Metric::Ulp { max } => d <= max,
+            Metric::Forward { factor: bound } => fe.is_some_and(|fe| fe <= bound) || d == 0.0,
+            Metric::Unbounded => true,
+        };
+    }
+    Judgement { in_domain, identical, ulp, factor, within }
 }

@@ -247,8 +247,19 @@ pub fn render(model: &Model) -> Result<String, Error> {
             rotation => l.rotation, update_pair => l.update_pair, diag => l.diag,
         }
     });
+    let wgsl_bands: Vec<_> = crate::targets::wgsl::callables(model)
+        .into_iter()
+        .filter(|_| spec.bands.iter().any(|b| b.target == "wgsl"))
+        .map(|c| {
+            let band = crate::bands::band(model, c);
+            let words: Vec<String> = band.metrics.iter().map(|m| m.to_string()).collect();
+            let words = if words.iter().all(|w| *w == words[0]) { words[0].clone() } else { words.join("; ") };
+            context! { name => c.c_name(model), stated => band.stated.key(), words }
+        })
+        .collect();
     let ctx = context! {
         banner,
+        wgsl_bands,
         name => spec.name, version => spec.version, file => spec.file,
         types, shapes, combiners, cases, families, kernels,
         right => spec.fold.nesting == Nesting::Right,

@@ -34,6 +34,21 @@ struct RawSpec {
     families: BTreeMap<String, Spanned<RawFamily>>,
     #[serde(default)]
     kernels: BTreeMap<String, Spanned<RawKernel>>,
+    #[serde(default)]
+    bands: BTreeMap<String, Spanned<RawBands>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBands {
+    #[serde(default)]
+    bits: Vec<Spanned<String>>,
+    #[serde(default)]
+    ulp: Vec<Spanned<String>>,
+    #[serde(default)]
+    forward: Vec<Spanned<String>>,
+    #[serde(default)]
+    unbounded: Vec<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -433,7 +448,50 @@ pub struct Spec {
     pub reduction: Option<Reduction>,
     pub linalg: Option<Linalg>,
     pub kernels: Vec<KernelSpec>,
+    /// `[bands.<target>]`: the metric of each family and kernel on a target
+    /// that is not bit-exact (the numbers are derived: `crate::bands`).
+    pub bands: Vec<TargetBands>,
 }
+
+/// The metric a spec states for a family on a target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BandMetric {
+    Bits,
+    Ulp,
+    Forward,
+    Unbounded,
+}
+
+impl BandMetric {
+    /// The key of `[bands.<target>]` that lists it.
+    pub fn key(self) -> &'static str {
+        match self {
+            BandMetric::Bits => "bits",
+            BandMetric::Ulp => "ulp",
+            BandMetric::Forward => "forward",
+            BandMetric::Unbounded => "unbounded",
+        }
+    }
+}
+
+/// One entry of `[bands.<target>]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BandEntry {
+    pub name: String,
+    pub metric: BandMetric,
+    pub line: usize,
+}
+
+/// `[bands.<target>]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TargetBands {
+    pub target: String,
+    pub line: usize,
+    pub entries: Vec<BandEntry>,
+}
+
+/// The targets a `[bands.<target>]` table may name.
+pub const BAND_TARGETS: &[&str] = &["wgsl"];
 
 /// Which entry of a column is the pivot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -688,6 +746,7 @@ pub fn parse(file: &str, text: &str) -> Result<Spec, SpecError> {
         reduction: None,
         linalg: None,
         kernels: Vec::new(),
+        bands: Vec::new(),
     };
     let families = families(&loc, &raw, text, &spec)?;
     let policy = policy(&loc, &raw, &families)?;
@@ -696,7 +755,46 @@ pub fn parse(file: &str, text: &str) -> Result<Spec, SpecError> {
     let linalg = linalg(&loc, &raw, &spec)?;
     let spec = Spec { reduction, linalg, ..spec };
     let kernels = kernels(&loc, &raw, &spec)?;
-    Ok(Spec { kernels, ..spec })
+    let spec = Spec { kernels, ..spec };
+    let bands = bands(&loc, &raw, &spec)?;
+    Ok(Spec { bands, ..spec })
+}
+
+/// `[bands.<target>]`: every name a family or kernel, listed once.
+fn bands(loc: &Loc, raw: &RawSpec, spec: &Spec) -> Result<Vec<TargetBands>, SpecError> {
+    let mut out = Vec::new();
+    for (target, b) in in_file_order(&raw.bands) {
+        let key = format!("bands.{target}");
+        if !BAND_TARGETS.contains(&target.as_str()) {
+            return Err(loc.err(
+                b.span().start,
+                key,
+                format!("unknown target `{target}` (bands are stated for: {})", BAND_TARGETS.join(", ")),
+            ));
+        }
+        let r = b.get_ref();
+        let mut entries: Vec<BandEntry> = Vec::new();
+        for (metric, list) in [
+            (BandMetric::Bits, &r.bits),
+            (BandMetric::Ulp, &r.ulp),
+            (BandMetric::Forward, &r.forward),
+            (BandMetric::Unbounded, &r.unbounded),
+        ] {
+            for n in list {
+                let name = n.get_ref();
+                let k = format!("{key}.{}", metric.key());
+                if !spec.families.iter().any(|f| &f.name == name) && !spec.kernels.iter().any(|x| &x.name == name) {
+                    return Err(loc.err(n.span().start, k, format!("unknown family or kernel `{name}`")));
+                }
+                if let Some(prev) = entries.iter().find(|e| &e.name == name) {
+                    return Err(loc.err(n.span().start, k, format!("`{name}` is listed twice (also under {})", prev.metric.key())));
+                }
+                entries.push(BandEntry { name: name.clone(), metric, line: loc.lines.line(n.span().start) });
+            }
+        }
+        out.push(TargetBands { target: target.clone(), line: loc.lines.line(b.span().start), entries });
+    }
+    Ok(out)
 }
 
 /// Table entries in the order they appear in the file.

@@ -285,6 +285,50 @@ fn malformed_specs_get_exact_messages() {
             "kernels.plane_resolve.many",
             "a `resolve` kernel has no many-lane form",
         ),
+        // The WGSL bands: the metric a tree cannot have is refused where it
+        // is stated, and every function needs one.
+        (
+            "ulp = [\"add\", \"sub\",",
+            "ulp = [\"dot\", \"add\", \"sub\",",
+            2,
+            "bands.wgsl.forward",
+            "`dot` is listed twice (also under ulp)",
+        ),
+        (
+            "  \"lerp\", \"sum\", \"dot\",",
+            "  \"lerp\", \"sum\",",
+            -8,
+            "bands.wgsl",
+            "`dot` (aether_vec2f_dot) has no metric: list it under bits, ulp, forward or unbounded",
+        ),
+        (
+            "\"jacobi_diag\",\n]\nunbounded = []",
+            "\n]\nunbounded = [\"jacobi_diag\"]",
+            2,
+            "bands.wgsl.unbounded",
+            "`jacobi_diag` (aether_f32_jacobi_diag): result word 0 has a forward bound (2): state it `forward`",
+        ),
+        (
+            "\"jacobi_rotation\"]\nforward = [\n  \"lerp\", \"sum\", \"dot\", \"cross\",",
+            "\"jacobi_rotation\", \"cross\"]\nforward = [\n  \"lerp\", \"sum\", \"dot\",",
+            0,
+            "bands.wgsl.ulp",
+            "`cross` (aether_vec3f_cross): result word 0 has a sum whose terms may cancel (or a division by one): a ULP count is meaningless there; state it `forward`",
+        ),
+        (
+            "unbounded = []",
+            "unbounded = [\"dotty\"]",
+            0,
+            "bands.wgsl.unbounded",
+            "unknown family or kernel `dotty`",
+        ),
+        (
+            "[bands.wgsl]",
+            "[bands.metal]",
+            0,
+            "bands.metal",
+            "unknown target `metal` (bands are stated for: wgsl)",
+        ),
     ];
     let mut failures = Vec::new();
     for (find, replace, offset, key, message) in &cases {

@@ -5,6 +5,7 @@
 use minijinja::context;
 use serde::Serialize;
 
+use super::print::{self, Spelling};
 use super::{render, Output, Target};
 use crate::corpus::FunctionCases;
 use crate::dsl::BinOp;
@@ -93,6 +94,43 @@ impl Dialect {
             Builtin::Fmin | Builtin::Fmax => format!("aether_{}_{}", b.name(), elem.name),
             other => format!("{}{}", other.name(), elem.libm_suffix),
         }
+    }
+}
+
+impl Spelling for Dialect {
+    fn lit(&self, v: f64, elem: &ElemType) -> String {
+        literal(v, elem)
+    }
+    fn truth(&self, b: bool) -> String {
+        i32::from(b).to_string()
+    }
+    fn bin(&self, op: BinOp, a: &str, b: &str, elem: &ElemType) -> String {
+        Dialect::bin(self, op, a, b, elem)
+    }
+    fn select(&self, c: &str, a: &str, b: &str) -> String {
+        format!("({c} ? {a} : {b})")
+    }
+    fn sqrt(&self, x: &str, elem: &ElemType) -> String {
+        Dialect::sqrt(self, x, elem)
+    }
+    fn call(&self, b: Builtin, args: &[String], elem: &ElemType) -> String {
+        format!("{}({})", self.builtin(b, elem), args.join(", "))
+    }
+    fn component(&self, var: &str, kind: &ShapeKind, k: usize) -> String {
+        format!("{var}.{}", component(kind, k))
+    }
+    fn kind_type(&self, model: &Model, kind: &Kind, elem: &ElemType) -> String {
+        kind_type(model, kind, elem)
+    }
+    fn bind(&self, name: &str, ty: Ty, elem: &ElemType, value: &str) -> String {
+        let ty = if ty == Ty::Bool { "int" } else { elem.c_type.as_str() };
+        format!("const {ty} {name} = {value};")
+    }
+    fn return_truth(&self, v: &str) -> String {
+        format!("return {v} ? 1 : 0;")
+    }
+    fn declare_out(&self, ty: &str) -> String {
+        format!("{ty} out;")
     }
 }
 
@@ -317,25 +355,7 @@ pub fn function(model: &Model, f: &Function, dialect: &Dialect) -> CFunction {
 
 /// The C statements of a lowered function, its arithmetic spelled by `arith`.
 fn body_lines(model: &Model, f: &Function, elem: &ElemType, arith: Arith) -> Vec<String> {
-    let ret = kind_type(model, &f.ret, elem);
-    let p = Printer { f, elem, dialect: Dialect { arith, ..Dialect::C } };
-    let mut lines = Vec::new();
-    for t in &f.temps {
-        let ty = if t.ty == Ty::Bool { "int" } else { elem.c_type.as_str() };
-        lines.push(format!("const {ty} {} = {};", t.name, p.expr(&t.expr)));
-    }
-    match &f.ret {
-        Kind::Bool => lines.push(format!("return {} ? 1 : 0;", p.expr(&f.outputs[0]))),
-        Kind::Shape(s) if matches!(s.kind, ShapeKind::Scalar) => lines.push(format!("return {};", p.expr(&f.outputs[0]))),
-        Kind::Shape(s) => {
-            lines.push(format!("{ret} out;"));
-            for (k, o) in f.outputs.iter().enumerate() {
-                lines.push(format!("out.{} = {};", component(&s.kind, k), p.expr(o)));
-            }
-            lines.push("return out;".into());
-        }
-    }
-    lines
+    print::body(&Dialect { arith, ..Dialect::C }, model, f, elem)
 }
 
 /// The C signature and body lines of a lowered function (what the core
@@ -350,39 +370,6 @@ pub fn component(kind: &ShapeKind, k: usize) -> String {
     match kind {
         ShapeKind::Vector(names) => names[k].clone(),
         _ => format!("m[{k}]"),
-    }
-}
-
-struct Printer<'a> {
-    f: &'a Function,
-    elem: &'a ElemType,
-    dialect: Dialect,
-}
-
-impl Printer<'_> {
-    fn expr(&self, e: &Expr) -> String {
-        match e {
-            Expr::Lit(v) => literal(*v, self.elem),
-            Expr::Truth(b) => i32::from(*b).to_string(),
-            Expr::Input { param, comp } => {
-                let p = &self.f.params[*param];
-                match &p.kind {
-                    Kind::Shape(s) if matches!(s.kind, ShapeKind::Scalar) => p.name.clone(),
-                    Kind::Shape(s) => format!("{}.{}", p.name, component(&s.kind, *comp)),
-                    Kind::Bool => unreachable!(),
-                }
-            }
-            Expr::Temp(t) => self.f.temps[*t].name.clone(),
-            Expr::Bin(op, a, b) => self.dialect.bin(*op, &self.expr(a), &self.expr(b), self.elem),
-            Expr::Not(a) => format!("(!{})", self.expr(a)),
-            Expr::Select(c, a, b) => format!("({} ? {} : {})", self.expr(c), self.expr(a), self.expr(b)),
-            Expr::Call(Builtin::Sqrt, args) => self.dialect.sqrt(&self.expr(&args[0]), self.elem),
-            Expr::Call(b, args) => {
-                let args: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
-                format!("{}({})", self.dialect.builtin(*b, self.elem), args.join(", "))
-            }
-            Expr::Fold { .. } | Expr::Hole(_) => unreachable!("the C target prints lowered functions"),
-        }
     }
 }
 
@@ -510,9 +497,9 @@ pub fn lane_term(term: &Function, elem: &ElemType, index: &str, dialect: &Dialec
     let t = &elem.c_type;
     let mut g = term.clone();
     g.params = g.params.iter().map(|p| Param { name: format!("{}[{index}]", p.name), kind: p.kind.clone() }).collect();
-    let p = Printer { f: &g, elem, dialect: *dialect };
-    let mut lines: Vec<String> = g.temps.iter().map(|tmp| format!("const {t} {} = {};", tmp.name, p.expr(&tmp.expr))).collect();
-    lines.push(format!("const {t} term = {};", p.expr(&g.outputs[0])));
+    let e = |x: &Expr| print::expr(dialect, &g, elem, x);
+    let mut lines: Vec<String> = g.temps.iter().map(|tmp| format!("const {t} {} = {};", tmp.name, e(&tmp.expr))).collect();
+    lines.push(format!("const {t} term = {};", e(&g.outputs[0])));
     lines
 }
 

@@ -14,6 +14,7 @@ pub mod c_flat;
 pub mod c_linalg;
 pub mod c_selftest;
 pub mod cuda;
+pub mod print;
 pub mod wgsl;
 
 /// A generated file, with its path relative to the repository root.
@@ -47,7 +48,7 @@ pub trait Target {
 
 /// Every target the generator writes.
 pub fn registry() -> Vec<Box<dyn Target>> {
-    vec![Box::new(c::C), Box::new(cuda::Cuda)]
+    vec![Box::new(c::C), Box::new(cuda::Cuda), Box::new(wgsl::WgslTarget)]
 }
 
 /// Renders a template in strict mode: an undefined name is an error.

@@ -1,9 +1,11 @@
-//! The WGSL core: `wgsl_core/aether_core.wgsl` (every f32 function), and the
-//! check module the runner dispatches (one compute entry point per callable
-//! over flat words).
+//! The WGSL core: `wgsl_core/aether_core.wgsl`, every f32 function of the
+//! spec and the 32-slot tree (per invocation and across a workgroup), and the
+//! check module the runner dispatches: one compute entry point per callable
+//! over flat words.
 //!
-//! INTERFACE STUB: the printer is being written; the types and the binding
-//! convention below are fixed.
+//! WGSL is the first target outside the C family. Its trees are printed by
+//! the one walk of `print` with the spelling `Wgsl`; nothing here orders an
+//! operation. f64 functions are left to df64 (WGSL has no f64).
 //!
 //! The check module's bindings, shared by every entry point:
 //!   @group(0) @binding(0) var<storage, read> aether_in: array<u32>;
@@ -19,7 +21,18 @@
 //! per workgroup (case = params.w + workgroup_id.x), its invocations
 //! cooperating. A dispatch has at most 65535 workgroups in x.
 
-use crate::model::{Function, Model};
+use minijinja::context;
+
+use super::print::{self, Spelling};
+use super::{render, Output, Target};
+use crate::corpus::FunctionCases;
+use crate::dsl::BinOp;
+use crate::error::{Error, SpecError};
+use crate::model::{Builtin, Callable, Function, Kernel, KernelKind, Kind, Model, Ty};
+use crate::spec::{ElemType, ShapeKind};
+
+#[derive(Debug)]
+pub struct WgslTarget;
 
 /// How the compensated helpers keep their error terms from being folded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,9 +69,413 @@ pub struct CheckModule {
     pub entries: Vec<CheckEntry>,
 }
 
+/// The spelling of WGSL: operators for the rounded operations (WGSL has no
+/// contraction control: a fused or reassociated product is inside the band
+/// the spec derives), `select` for a choice, and the core's helpers for what
+/// WGSL leaves loose (fabs, isfinite and NaN tests on the bits, since an
+/// implementation may assume no NaN or infinity; the barrier as the guard).
+#[derive(Debug, Clone, Copy)]
+pub struct Wgsl;
+
+impl Spelling for Wgsl {
+    fn lit(&self, v: f64, elem: &ElemType) -> String {
+        super::c::literal(v, elem)
+    }
+    fn truth(&self, b: bool) -> String {
+        b.to_string()
+    }
+    fn bin(&self, op: BinOp, a: &str, b: &str, _elem: &ElemType) -> String {
+        format!("({a} {} {b})", op.symbol())
+    }
+    fn select(&self, c: &str, a: &str, b: &str) -> String {
+        format!("select({b}, {a}, {c})")
+    }
+    fn sqrt(&self, x: &str, _elem: &ElemType) -> String {
+        format!("sqrt({x})")
+    }
+    fn call(&self, b: Builtin, args: &[String], elem: &ElemType) -> String {
+        let e = &elem.name;
+        match b {
+            Builtin::Fabs => format!("aether_fabs_{e}({})", args[0]),
+            Builtin::IsFinite => format!("aether_isfinite_{e}({})", args[0]),
+            Builtin::Fmin | Builtin::Fmax => format!("aether_{}_{e}({}, {})", b.name(), args[0], args[1]),
+            Builtin::Barrier => format!("aether_barrier_{e}({})", args[0]),
+            Builtin::Fma => format!("fma({})", args.join(", ")),
+            // Only a mutant calls hypot; WGSL's length() of a vec2 is one.
+            Builtin::Hypot => format!("length(vec2<{}>({}))", wgsl_scalar(elem), args.join(", ")),
+            Builtin::Sqrt => unreachable!("printed by sqrt()"),
+        }
+    }
+    fn component(&self, var: &str, kind: &ShapeKind, k: usize) -> String {
+        format!("{var}.{}", super::c::component(kind, k))
+    }
+    fn kind_type(&self, model: &Model, kind: &Kind, elem: &ElemType) -> String {
+        match kind {
+            Kind::Bool => "bool".into(),
+            Kind::Shape(s) => type_name(model, &s.name, elem),
+        }
+    }
+    fn bind(&self, name: &str, ty: Ty, elem: &ElemType, value: &str) -> String {
+        let ty = if ty == Ty::Bool { "bool".to_string() } else { wgsl_scalar(elem) };
+        format!("let {name}: {ty} = {value};")
+    }
+    fn return_truth(&self, v: &str) -> String {
+        format!("return {v};")
+    }
+    fn declare_out(&self, ty: &str) -> String {
+        format!("var out: {ty};")
+    }
+}
+
+fn wgsl_scalar(elem: &ElemType) -> String {
+    assert_eq!(elem.bits, 32, "WGSL has no f64 (df64 is a separate target)");
+    "f32".into()
+}
+
+/// The WGSL type of a shape: the C core's struct name, or `f32`.
+pub fn type_name(model: &Model, shape: &str, elem: &ElemType) -> String {
+    match model.spec.shape(shape).map(|s| &s.kind) {
+        Some(ShapeKind::Scalar) | None => wgsl_scalar(elem),
+        _ => format!("aether_{shape}{}", elem.letter),
+    }
+}
+
+/// The f32 element type of the spec, when it has one.
+fn f32_type(model: &Model) -> Option<&ElemType> {
+    model.spec.types.iter().find(|t| t.bits == 32)
+}
+
+#[derive(Debug, serde::Serialize)]
+struct WStruct {
+    name: String,
+    doc: String,
+    fields: Vec<String>,
+    size: usize,
+}
+
+#[derive(Debug, serde::Serialize)]
+struct WFunction {
+    name: String,
+    doc: Vec<String>,
+    signature: String,
+    body: Vec<String>,
+}
+
+/// The structs of every vector and matrix shape in f32: scalar members, so
+/// that a struct has alignment 4 and its size is its words (a `vec3<f32>`
+/// member would align to 16): an array of them in a storage buffer has the
+/// C core's memory order and stride.
+fn structs(model: &Model, t: &ElemType) -> Vec<WStruct> {
+    let mut out = Vec::new();
+    for shape in &model.spec.shapes {
+        let fields = match &shape.kind {
+            ShapeKind::Scalar => continue,
+            ShapeKind::Vector(names) => names.iter().map(|n| format!("{n}: f32")).collect(),
+            ShapeKind::Matrix { .. } => vec![format!("m: array<f32, {}>", shape.len())],
+        };
+        let doc = match &shape.kind {
+            ShapeKind::Vector(names) => format!("{} of f32, components in memory order ({})", shape.name, names.join(", ")),
+            ShapeKind::Matrix { rows, cols, layout } => format!(
+                "{rows}x{cols} matrix of f32, {}: element (r, c) at m[{}]",
+                match layout {
+                    crate::spec::Layout::RowMajor => "row-major",
+                    crate::spec::Layout::ColumnMajor => "column-major",
+                },
+                match layout {
+                    crate::spec::Layout::RowMajor => format!("r*{cols} + c"),
+                    crate::spec::Layout::ColumnMajor => format!("c*{rows} + r"),
+                }
+            ),
+            ShapeKind::Scalar => unreachable!(),
+        };
+        out.push(WStruct { name: type_name(model, &shape.name, t), doc, fields, size: 4 * shape.len() });
+    }
+    out
+}
+
+fn function(model: &Model, f: &Function, t: &ElemType) -> WFunction {
+    let sp = Wgsl;
+    let name = model.c_name(f);
+    let params: Vec<String> = f.params.iter().map(|p| format!("{}: {}", p.name, sp.kind_type(model, &p.kind, t))).collect();
+    let ret = sp.kind_type(model, &f.ret, t);
+    let fam = model.spec.family(&f.family).unwrap();
+    let mut doc = vec![fam.doc.clone()];
+    let body = fam.body_for(&f.shape).unwrap();
+    doc.push("Spec:".into());
+    doc.extend(body.source.lines().map(|l| format!("    {}", l.trim())));
+    WFunction {
+        name: name.clone(),
+        doc,
+        signature: format!("fn {name}({}) -> {ret}", params.join(", ")),
+        body: print::body(&sp, model, f, t),
+    }
+}
+
+/// The guard's helper: the value, its bits XORed with the opaque zero (or,
+/// for the controls, multiplied by the opaque one, or nothing).
+fn barrier_helper(t: &ElemType, guard: Guard) -> Vec<String> {
+    let e = &t.name;
+    let body = match guard {
+        Guard::Bits => "    return bitcast<f32>(bitcast<u32>(x) ^ aether_opaque_zero);",
+        Guard::OpaqueOne => "    return x * aether_opaque_one;",
+        Guard::None => "    return x;",
+    };
+    vec![format!("fn aether_barrier_{e}(x: f32) -> f32 {{"), body.into(), "}".into()]
+}
+
+/// The kernels the WGSL core has: the 32-slot tree per invocation and across
+/// a workgroup, for the f32 pair.
+fn butterfly(model: &Model, t: &ElemType) -> Option<(Kernel, Vec<WFunction>)> {
+    let k = model.kernels.iter().find(|k| k.kind == KernelKind::Butterfly && k.elem == t.name)?.clone();
+    let red = model.spec.reduction.as_ref()?;
+    let pair = type_name(model, &red.pair, t);
+    let combine = model.functions.iter().find(|f| f.family == red.combine && f.elem == t.name).map(|f| model.c_name(f))?;
+    let lanes = red.lanes;
+    let name = model.kernel_c_name(&k);
+    let ks = model.spec.kernel(&k.key).unwrap();
+    let mut per = vec![format!("var v = lanes;"), format!("var w: array<{pair}, {lanes}>;")];
+    for r in &red.rounds {
+        per.push(format!("// round: xor {r}"));
+        per.push(format!("for (var i = 0u; i < {lanes}u; i++) {{ w[i] = {combine}(v[i], v[i ^ {r}u]); }}"));
+        per.push("v = w;".into());
+    }
+    per.push("return v[0];".into());
+    let mut wg = vec![format!("var v = p;")];
+    for r in &red.rounds {
+        wg.push(format!("// round: xor {r}"));
+        wg.push(format!("aether_reduce32_{}[lane] = v;", t.name));
+        wg.push("workgroupBarrier();".into());
+        wg.push(format!("let o{r} = aether_reduce32_{}[lane ^ {r}u];", t.name));
+        wg.push("workgroupBarrier();".into());
+        wg.push(format!("v = {combine}(v, o{r});"));
+    }
+    wg.push("return v;".into());
+    let fns = vec![
+        WFunction {
+            name: name.clone(),
+            doc: vec![ks.doc.clone(), "One invocation, the lanes in an array.".into()],
+            signature: format!("fn {name}(lanes: array<{pair}, {lanes}>) -> {pair}"),
+            body: per,
+        },
+        WFunction {
+            name: format!("{name}_workgroup"),
+            doc: vec![
+                ks.doc.clone(),
+                format!(
+                    "Across a workgroup: invocation `lane` (0..{lanes}) brings its pair `p`, and every invocation gets the result \
+                     (combine is symmetric bit for bit). Call it from uniform control flow in a workgroup of exactly {lanes} \
+                     invocations; it uses the workgroup array aether_reduce32_{}.",
+                    t.name
+                ),
+            ],
+            signature: format!("fn {name}_workgroup(lane: u32, p: {pair}) -> {pair}"),
+            body: wg,
+        },
+    ];
+    Some((k, fns))
+}
+
+const CORE_TEMPLATE: &str = include_str!("../../../templates/wgsl/aether_core.wgsl.j2");
+
+/// The core's source for the given lowered functions and guard.
+pub fn core_source(model: &Model, lowered: &[Function], banner: &str, guard: Guard) -> Result<String, Error> {
+    let Some(t) = f32_type(model) else { return Ok(String::new()) };
+    let mut functions: Vec<WFunction> = lowered.iter().filter(|f| f.elem == t.name).map(|f| function(model, f, t)).collect();
+    let mut pair = String::new();
+    if let Some((_, fns)) = butterfly(model, t) {
+        functions.extend(fns);
+        let red = model.spec.reduction.as_ref().unwrap();
+        pair = format!("var<workgroup> aether_reduce32_{}: array<{}, {}>;", t.name, type_name(model, &red.pair, t), red.lanes);
+    }
+    let ctx = context! {
+        banner,
+        version => model.spec.version,
+        contract_id => crate::selftest::contract_id(model),
+        structs => structs(model, t),
+        barrier => barrier_helper(t, guard),
+        guard => format!("{guard:?}"),
+        functions,
+        workgroup_pair => pair,
+    };
+    render("wgsl/aether_core.wgsl.j2", CORE_TEMPLATE, &ctx)
+}
+
+/// The statements of a check entry that read case `i`'s parameters from
+/// `aether_in` at `base` and bind them by name.
+fn load_params(model: &Model, f: &Function, t: &ElemType) -> Vec<String> {
+    let sp = Wgsl;
+    let mut lines = Vec::new();
+    let mut w = 0usize;
+    for p in &f.params {
+        let Kind::Shape(s) = &p.kind else { unreachable!("no truth parameters") };
+        let word = |k: usize| format!("bitcast<f32>(aether_in[aether_base + {}u])", w + k);
+        let value = match &s.kind {
+            ShapeKind::Scalar => word(0),
+            ShapeKind::Vector(_) => {
+                format!("{}({})", sp.kind_type(model, &p.kind, t), (0..s.len()).map(word).collect::<Vec<_>>().join(", "))
+            }
+            ShapeKind::Matrix { .. } => format!(
+                "{}(array<f32, {}>({}))",
+                sp.kind_type(model, &p.kind, t),
+                s.len(),
+                (0..s.len()).map(word).collect::<Vec<_>>().join(", ")
+            ),
+        };
+        lines.push(format!("let {} = {value};", p.name));
+        w += s.len();
+    }
+    lines
+}
+
+fn store_result(f: &Function, var: &str) -> Vec<String> {
+    let sp = Wgsl;
+    match &f.ret {
+        Kind::Bool => vec![format!("aether_out[aether_obase] = select(0u, 1u, {var});")],
+        Kind::Shape(s) if matches!(s.kind, ShapeKind::Scalar) => vec![format!("aether_out[aether_obase] = bitcast<u32>({var});")],
+        Kind::Shape(s) => {
+            (0..s.len()).map(|k| format!("aether_out[aether_obase + {k}u] = bitcast<u32>({});", sp.component(var, &s.kind, k))).collect()
+        }
+    }
+}
+
+const CHECK_WG: u32 = 64;
+
 /// The check module of the given lowered functions (the model's own, or a
-/// mutant's) with the given guard.
+/// mutant's) with the given guard: the core, then one entry point per f32
+/// function and the butterfly kernel's two forms.
 pub fn check_module(model: &Model, lowered: &[Function], guard: Guard) -> CheckModule {
-    let _ = (model, lowered, guard);
-    CheckModule { source: String::new(), entries: Vec::new() }
+    let Some(t) = f32_type(model) else { return CheckModule { source: String::new(), entries: Vec::new() } };
+    let core = core_source(model, lowered, "// aether check module", guard).expect("the WGSL template renders");
+    let mut src = vec![
+        core,
+        String::new(),
+        "@group(0) @binding(0) var<storage, read> aether_in: array<u32>;".into(),
+        "@group(0) @binding(1) var<storage, read_write> aether_out: array<u32>;".into(),
+        "@group(0) @binding(2) var<uniform> aether_params: vec4<u32>;".into(),
+        String::new(),
+        "fn aether_check_guard() {".into(),
+        "    aether_set_opaque_zero(aether_params.y);".into(),
+        "    aether_set_opaque_one(bitcast<f32>(aether_params.z));".into(),
+        "}".into(),
+    ];
+    let mut entries = Vec::new();
+    for f in lowered.iter().filter(|f| f.elem == t.name) {
+        let name = model.c_name(f);
+        let entry = format!("check_{}", name.trim_start_matches("aether_"));
+        let (n_in, n_out) = (f.input_words(), f.output_words());
+        src.push(String::new());
+        src.push(format!("@compute @workgroup_size({CHECK_WG})"));
+        src.push(format!("fn {entry}(@builtin(global_invocation_id) aether_gid: vec3<u32>) {{"));
+        src.push("    let aether_i = aether_params.w + aether_gid.x;".into());
+        src.push("    if (aether_i >= aether_params.x) { return; }".into());
+        src.push("    aether_check_guard();".into());
+        src.push(format!("    let aether_base = aether_i * {n_in}u;"));
+        src.push(format!("    let aether_obase = aether_i * {n_out}u;"));
+        src.extend(load_params(model, f, t).into_iter().map(|l| format!("    {l}")));
+        let args: Vec<&str> = f.params.iter().map(|p| p.name.as_str()).collect();
+        src.push(format!("    let aether_result = {name}({});", args.join(", ")));
+        src.extend(store_result(f, "aether_result").into_iter().map(|l| format!("    {l}")));
+        src.push("}".into());
+        entries.push(CheckEntry {
+            entry,
+            c_name: name,
+            family: f.family.clone(),
+            shape: f.shape.clone(),
+            elem: f.elem.clone(),
+            n_in,
+            n_out,
+            workgroup_size: CHECK_WG,
+            cases_per_workgroup: CHECK_WG,
+        });
+    }
+    if let Some((k, _)) = butterfly(model, t) {
+        let red = model.spec.reduction.as_ref().unwrap();
+        let (lanes, pair) = (red.lanes, type_name(model, &red.pair, t));
+        let name = model.kernel_c_name(&k);
+        let (hi, comp) = (super::c::component_name(model, &red.pair, 0), super::c::component_name(model, &red.pair, 1));
+        let short = name.trim_start_matches("aether_");
+        src.push(String::new());
+        src.push(format!("@compute @workgroup_size({CHECK_WG})"));
+        src.push(format!("fn check_{short}(@builtin(global_invocation_id) aether_gid: vec3<u32>) {{"));
+        src.push("    let aether_i = aether_params.w + aether_gid.x;".into());
+        src.push("    if (aether_i >= aether_params.x) { return; }".into());
+        src.push("    aether_check_guard();".into());
+        src.push(format!("    let aether_base = aether_i * {}u;", 2 * lanes));
+        src.push(format!("    var lanes: array<{pair}, {lanes}>;"));
+        src.push(format!("    for (var l = 0u; l < {lanes}u; l++) {{"));
+        src.push(format!(
+            "        lanes[l] = {pair}(bitcast<f32>(aether_in[aether_base + 2u * l]), bitcast<f32>(aether_in[aether_base + 2u * l + 1u]));"
+        ));
+        src.push("    }".into());
+        src.push(format!("    let r = {name}(lanes);"));
+        src.push(format!("    aether_out[aether_i * 2u] = bitcast<u32>(r.{hi});"));
+        src.push(format!("    aether_out[aether_i * 2u + 1u] = bitcast<u32>(r.{comp});"));
+        src.push("}".into());
+        src.push(String::new());
+        src.push(format!("@compute @workgroup_size({lanes})"));
+        src.push(format!(
+            "fn check_{short}_workgroup(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lane: u32) {{"
+        ));
+        src.push("    let aether_i = aether_params.w + wid.x;".into());
+        src.push("    if (aether_i >= aether_params.x) { return; }".into());
+        src.push("    aether_check_guard();".into());
+        src.push(format!("    let aether_base = aether_i * {}u + 2u * lane;", 2 * lanes));
+        src.push(format!("    let p = {pair}(bitcast<f32>(aether_in[aether_base]), bitcast<f32>(aether_in[aether_base + 1u]));"));
+        src.push(format!("    let r = {name}_workgroup(lane, p);"));
+        src.push("    if (lane == 0u) {".into());
+        src.push(format!("        aether_out[aether_i * 2u] = bitcast<u32>(r.{hi});"));
+        src.push(format!("        aether_out[aether_i * 2u + 1u] = bitcast<u32>(r.{comp});"));
+        src.push("    }".into());
+        src.push("}".into());
+        for (entry, wg, per) in [(format!("check_{short}"), CHECK_WG, CHECK_WG), (format!("check_{short}_workgroup"), lanes as u32, 1)] {
+            entries.push(CheckEntry {
+                entry,
+                c_name: name.clone(),
+                family: k.name.clone(),
+                shape: k.shape.clone(),
+                elem: k.elem.clone(),
+                n_in: 2 * lanes,
+                n_out: 2,
+                workgroup_size: wg,
+                cases_per_workgroup: per,
+            });
+        }
+    }
+    src.push(String::new());
+    CheckModule { source: src.join("\n"), entries }
+}
+
+/// The callables the WGSL core has: every f32 function, and the f32
+/// butterfly kernel.
+pub fn callables(model: &Model) -> Vec<Callable<'_>> {
+    let Some(t) = f32_type(model) else { return Vec::new() };
+    model
+        .callables()
+        .into_iter()
+        .filter(|c| match c {
+            Callable::Function(f) => f.elem == t.name,
+            Callable::Kernel(k) => k.elem == t.name && k.kind == KernelKind::Butterfly,
+        })
+        .collect()
+}
+
+impl Target for WgslTarget {
+    fn name(&self) -> &'static str {
+        "wgsl"
+    }
+
+    fn folder(&self) -> &'static str {
+        "wgsl_core"
+    }
+
+    /// Every f32 function and the butterfly kernel have a metric in
+    /// `[bands.wgsl]` that their trees can have.
+    fn validate(&self, model: &Model) -> Result<(), SpecError> {
+        crate::bands::check(model, "wgsl", &callables(model))
+    }
+
+    fn render(&self, model: &Model, banner: &str, _corpus: &[FunctionCases]) -> Result<Vec<Output>, Error> {
+        let core = core_source(model, &model.lowered(), banner, Guard::Bits)?;
+        Ok(vec![Output::new("wgsl_core/aether_core.wgsl", core)])
+    }
 }
