@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use aether_generator::bands::{self, Band, Metric};
+use aether_generator::bands;
 use aether_generator::corpus::ParsedFunction;
 use aether_generator::model::{Callable, Model};
 use aether_generator::targets::wgsl::CheckModule;
@@ -16,6 +16,9 @@ use crate::inputs::{self, Inputs, Source};
 /// every control module (matched by C name).
 #[derive(Debug, Clone)]
 pub struct EntryCases {
+    /// The entry point (a callable can have several: the butterfly per
+    /// invocation and across a workgroup).
+    pub entry: String,
     pub c_name: String,
     /// The callable's index in `model.callables()`.
     pub at: usize,
@@ -59,28 +62,32 @@ pub fn prepare(
             .ok_or_else(|| format!("{}: the reference has no {} {} {}", e.c_name, c.family(), c.shape(), c.elem()))?;
         let inputs = inputs::for_entry(c, e, corpus.get(&e.c_name), n_random, seed);
         let mut expected = Vec::with_capacity(inputs.cases() * e.n_out);
-        for case in inputs.words.chunks_exact(e.n_in.max(1)) {
-            let r = reference(case);
+        for k in 0..inputs.cases() {
+            let r = reference(&inputs.words[k * e.n_in..(k + 1) * e.n_in]);
             if r.len() != e.n_out {
                 return Err(format!("{}: the reference gives {} words, the entry {} has {}", e.c_name, r.len(), e.entry, e.n_out));
             }
             expected.extend(r);
         }
-        out.push(EntryCases { c_name: e.c_name.clone(), at, n_in: e.n_in, n_out: e.n_out, inputs, expected });
+        out.push(EntryCases { entry: e.entry.clone(), c_name: e.c_name.clone(), at, n_in: e.n_in, n_out: e.n_out, inputs, expected });
     }
     Ok(out)
 }
 
 /// Runs the cases on a stack through `module` (the model's or a control's);
-/// an entry of the module with no cases of its C name and counts is left
-/// out. The outputs by C name (`n_out` words per case, as u64).
+/// an entry of the module with no cases of its name and counts is left
+/// out. The outputs by entry name (`n_out` words per case, as u64).
 pub fn execute(exec: &mut dyn Executor, module: &CheckModule, cases: &[EntryCases]) -> Result<BTreeMap<String, Vec<u64>>, Error> {
     let mut jobs = Vec::new();
     let mut names = Vec::new();
     for (i, e) in module.entries.iter().enumerate() {
-        if let Some(c) = cases.iter().find(|c| c.c_name == e.c_name && c.n_in == e.n_in && c.n_out == e.n_out) {
-            jobs.push(Job::new(module, i, c.inputs.words.iter().map(|&w| w as u32).collect()));
-            names.push(e.c_name.clone());
+        if let Some(c) = cases.iter().find(|c| c.entry == e.entry && c.c_name == e.c_name && c.n_in == e.n_in && c.n_out == e.n_out) {
+            jobs.push(if e.n_in == 0 {
+                Job::without_inputs(i, c.inputs.cases())
+            } else {
+                Job::new(module, i, c.inputs.words.iter().map(|&w| w as u32).collect())
+            });
+            names.push(e.entry.clone());
         }
     }
     let outs = exec.run(module, &jobs)?;
@@ -100,6 +107,7 @@ pub struct Example {
 /// One entry on one stack.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
+    pub entry: String,
     pub c_name: String,
     pub source: Source,
     pub corpus: usize,
@@ -118,26 +126,10 @@ pub struct Row {
     pub ood_differ: usize,
     /// The in-domain case farthest outside the band (worst ULP), if any.
     pub worst_outside: Option<Example>,
-}
-
-/// A band as the report prints it: each distinct metric of its words.
-pub fn band_text(b: &Band) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    for m in &b.metrics {
-        let t = match m {
-            Metric::Bits => "bits".to_string(),
-            Metric::Ulp { max } => format!("ulp<={max}"),
-            Metric::Forward { factor } => format!("fwd<={factor}"),
-        };
-        if !parts.contains(&t) {
-            parts.push(t);
-        }
-    }
-    if parts.is_empty() {
-        "-".into()
-    } else {
-        parts.join(",")
-    }
+    /// The in-domain cases of the worst ULP distance and of the worst
+    /// forward-error factor, when not zero.
+    pub worst_ulp_case: Option<Example>,
+    pub worst_factor_case: Option<Example>,
 }
 
 /// Judges one entry's outputs against the reference.
@@ -145,6 +137,7 @@ pub fn judge(model: &Model, c: &EntryCases, got: &[u64]) -> Row {
     let callable: Callable = model.callables()[c.at];
     let band = bands::band(model, callable);
     let mut row = Row {
+        entry: c.entry.clone(),
         c_name: c.c_name.clone(),
         source: c.inputs.source,
         corpus: c.inputs.corpus,
@@ -155,31 +148,35 @@ pub fn judge(model: &Model, c: &EntryCases, got: &[u64]) -> Row {
         identical: 0,
         worst_ulp: 0.0,
         worst_factor: 0.0,
-        band: band_text(&band),
+        band: band.summary(),
         outside: 0,
         ood_differ: 0,
         worst_outside: None,
+        worst_ulp_case: None,
+        worst_factor_case: None,
     };
-    let n_in = c.n_in.max(1);
-    for (k, input) in c.inputs.words.chunks_exact(n_in).enumerate() {
+    for k in 0..c.inputs.cases() {
+        let input = &c.inputs.words[k * c.n_in..(k + 1) * c.n_in];
         let expected = &c.expected[k * c.n_out..(k + 1) * c.n_out];
         let got = &got[k * c.n_out..(k + 1) * c.n_out];
         let j = bands::judge(model, callable, &band, input, expected, got);
         row.identical += usize::from(j.identical);
         if j.in_domain {
             row.in_domain += 1;
-            row.worst_ulp = row.worst_ulp.max(j.ulp);
-            row.worst_factor = row.worst_factor.max(j.factor);
+            let example =
+                || Example { inputs: input.to_vec(), expected: expected.to_vec(), got: got.to_vec(), ulp: j.ulp, factor: j.factor };
+            if j.ulp > row.worst_ulp {
+                row.worst_ulp = j.ulp;
+                row.worst_ulp_case = Some(example());
+            }
+            if j.factor > row.worst_factor {
+                row.worst_factor = j.factor;
+                row.worst_factor_case = Some(example());
+            }
             if !j.within {
                 row.outside += 1;
                 if row.worst_outside.as_ref().is_none_or(|w| j.ulp > w.ulp) {
-                    row.worst_outside = Some(Example {
-                        inputs: input.to_vec(),
-                        expected: expected.to_vec(),
-                        got: got.to_vec(),
-                        ulp: j.ulp,
-                        factor: j.factor,
-                    });
+                    row.worst_outside = Some(example());
                 }
             }
         } else if !j.identical {
@@ -195,20 +192,21 @@ pub struct StackRun {
     pub stack: String,
     pub adapter: String,
     pub rows: Vec<Row>,
-    /// The raw outputs by C name (for comparing a control with the baseline).
+    /// The raw outputs by entry name (for comparing a control with the baseline).
     pub outputs: BTreeMap<String, Vec<u64>>,
 }
 
 /// Runs every entry of `module` on `exec` and judges it.
 pub fn run_stack(model: &Model, exec: &mut dyn Executor, module: &CheckModule, cases: &[EntryCases]) -> Result<StackRun, Error> {
     let outputs = execute(exec, module, cases)?;
-    let rows = cases.iter().filter_map(|c| outputs.get(&c.c_name).map(|o| judge(model, c, o))).collect();
+    let rows = cases.iter().filter_map(|c| outputs.get(&c.entry).map(|o| judge(model, c, o))).collect();
     Ok(StackRun { stack: exec.stack().to_string(), adapter: exec.adapter(), rows, outputs })
 }
 
 /// A function whose results a control changed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Change {
+    pub entry: String,
     pub c_name: String,
     /// Bit-identical cases under the model's module and under the control's.
     pub identical_before: usize,
@@ -223,8 +221,8 @@ pub struct Change {
 pub fn changes(baseline: &StackRun, control: &StackRun) -> Vec<Change> {
     let mut out = Vec::new();
     for r in &control.rows {
-        let Some(b) = baseline.rows.iter().find(|b| b.c_name == r.c_name) else { continue };
-        let differ = match (baseline.outputs.get(&r.c_name), control.outputs.get(&r.c_name)) {
+        let Some(b) = baseline.rows.iter().find(|b| b.entry == r.entry) else { continue };
+        let differ = match (baseline.outputs.get(&r.entry), control.outputs.get(&r.entry)) {
             (Some(x), Some(y)) if x.len() == y.len() && r.cases > 0 => {
                 let n_out = x.len() / r.cases;
                 x.chunks_exact(n_out.max(1)).zip(y.chunks_exact(n_out.max(1))).filter(|(p, q)| p != q).count()
@@ -233,6 +231,7 @@ pub fn changes(baseline: &StackRun, control: &StackRun) -> Vec<Change> {
         };
         if r.identical < b.identical {
             out.push(Change {
+                entry: r.entry.clone(),
                 c_name: r.c_name.clone(),
                 identical_before: b.identical,
                 identical_after: r.identical,

@@ -44,11 +44,17 @@ pub struct Job {
 }
 
 impl Job {
-    /// A job of `inputs.len() / n_in` cases of entry `entry`.
+    /// A job of `inputs.len() / n_in` cases of entry `entry` (an entry
+    /// without inputs takes `Job::without_inputs`).
     pub fn new(module: &CheckModule, entry: usize, inputs: Vec<u32>) -> Job {
         let n_in = module.entries[entry].n_in;
         let count = inputs.len().checked_div(n_in).unwrap_or(0);
         Job { entry, count, inputs }
+    }
+
+    /// `count` cases of an entry that reads no input words.
+    pub fn without_inputs(entry: usize, count: usize) -> Job {
+        Job { entry, count, inputs: Vec::new() }
     }
 }
 

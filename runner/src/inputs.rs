@@ -116,7 +116,8 @@ pub fn for_entry(c: Callable, e: &CheckEntry, corpus: Option<&ParsedFunction>, n
             skipped += 1;
         }
     }
-    let source = if random_suits(c, e) { Source::CorpusAndRandom } else { Source::CorpusOnly };
+    // An entry without inputs has one case, which the corpus holds.
+    let source = if random_suits(c, e) && e.n_in > 0 { Source::CorpusAndRandom } else { Source::CorpusOnly };
     let mut n = 0;
     if let (Source::CorpusAndRandom, Callable::Function(f)) = (source, c) {
         let mut r = SplitMix64::for_name(&e.c_name, seed);

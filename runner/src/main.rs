@@ -176,7 +176,7 @@ fn run(o: &Options, args: &[String]) -> Result<bool, String> {
     let corpus_only: Vec<&str> = cases.iter().filter(|c| c.inputs.source == Source::CorpusOnly).map(|c| c.c_name.as_str()).collect();
     if !corpus_only.is_empty() {
         notes.push(format!(
-            "{} entries run their corpus cases only (kernels: some flat words are counts, indices or lane numbers, or the counts vary): {}",
+            "{} entries run their corpus cases only (kernels, whose flat words can be counts, indices or lane numbers and whose counts vary; functions without inputs): {}",
             corpus_only.len(),
             corpus_only.join(", ")
         ));
@@ -219,7 +219,7 @@ fn run(o: &Options, args: &[String]) -> Result<bool, String> {
                 println!("expect-mismatch: FAIL: {} ({}): no function stops being bit-identical", s.run.stack, s.module);
                 ok = false;
             } else {
-                let names: Vec<&str> = ch.iter().map(|c| c.c_name.as_str()).collect();
+                let names: Vec<String> = ch.iter().map(|c| report::label(&c.entry, &c.c_name)).collect();
                 println!(
                     "expect-mismatch: {} ({}): {} functions changed, as expected: {}",
                     s.run.stack,

@@ -39,13 +39,23 @@ fn num(x: f64) -> String {
     }
 }
 
+/// A function as the table names it: its C name, and the entry point when
+/// it is not the one entry of that name (`check_` and the name).
+pub fn label(entry: &str, c_name: &str) -> String {
+    if entry.strip_prefix("check_") == c_name.strip_prefix("aether_") {
+        c_name.to_string()
+    } else {
+        format!("{c_name} [{entry}]")
+    }
+}
+
 fn cells(r: &Row) -> [String; 11] {
     let mut note = String::new();
     if r.corpus_skipped > 0 {
         note = format!("{} corpus cases of other sizes not run", r.corpus_skipped);
     }
     [
-        r.c_name.clone(),
+        label(&r.entry, &r.c_name),
         match r.source {
             Source::CorpusAndRandom => format!("corpus {} + random {}", r.corpus, r.random),
             Source::CorpusOnly => format!("corpus {} only", r.corpus),
@@ -77,7 +87,7 @@ fn outside_lines(rows: &[Row]) -> Vec<String> {
             r.worst_outside.as_ref().map(|x| {
                 format!(
                     "{}: {} in-domain cases outside {}; worst: inputs [{}] reference [{}] got [{}] ({} ulp, factor {})",
-                    r.c_name,
+                    label(&r.entry, &r.c_name),
                     r.outside,
                     r.band,
                     hex(&x.inputs),
@@ -91,13 +101,37 @@ fn outside_lines(rows: &[Row]) -> Vec<String> {
         .collect()
 }
 
+fn worst_lines(rows: &[Row]) -> Vec<String> {
+    let mut out = Vec::new();
+    for r in rows {
+        for (what, x) in [("ulp", &r.worst_ulp_case), ("forward factor", &r.worst_factor_case)] {
+            if let Some(x) = x {
+                out.push(format!(
+                    "{}: worst {what}: inputs [{}] reference [{}] got [{}] ({} ulp, factor {})",
+                    label(&r.entry, &r.c_name),
+                    hex(&x.inputs),
+                    hex(&x.expected),
+                    hex(&x.got),
+                    num(x.ulp),
+                    num(x.factor)
+                ));
+            }
+        }
+    }
+    out
+}
+
 fn change_lines(changes: &[Change]) -> Vec<String> {
     changes
         .iter()
         .map(|c| {
             format!(
                 "{}: identical {} -> {} of {} cases; {} cases give other words than the model's module",
-                c.c_name, c.identical_before, c.identical_after, c.cases, c.cases_differ
+                label(&c.entry, &c.c_name),
+                c.identical_before,
+                c.identical_after,
+                c.cases,
+                c.cases_differ
             )
         })
         .collect()
@@ -205,6 +239,14 @@ pub fn markdown(h: &Header, sections: &[Section]) -> String {
             for l in out {
                 let _ = writeln!(s, "- {}", md_escape(&l));
             }
+        }
+        let worst = worst_lines(&sec.run.rows);
+        if !worst.is_empty() {
+            let _ = writeln!(s, "\n<details><summary>The worst in-domain cases</summary>\n");
+            for l in worst {
+                let _ = writeln!(s, "- {}", md_escape(&l));
+            }
+            let _ = writeln!(s, "\n</details>");
         }
         if let Some(ch) = &sec.changes {
             if ch.is_empty() {
