@@ -173,7 +173,8 @@ fn run(o: &Options, args: &[String]) -> Result<bool, String> {
     if !missing.is_empty() {
         notes.push(format!("{} f32 callables have no entry in the check module: {}", missing.len(), missing.join(", ")));
     }
-    let corpus_only: Vec<&str> = cases.iter().filter(|c| c.inputs.source == Source::CorpusOnly).map(|c| c.c_name.as_str()).collect();
+    let corpus_only: Vec<String> =
+        cases.iter().filter(|c| c.inputs.source == Source::CorpusOnly).map(|c| report::label(&c.entry, &c.c_name)).collect();
     if !corpus_only.is_empty() {
         notes.push(format!(
             "{} entries run their corpus cases only (kernels, whose flat words can be counts, indices or lane numbers and whose counts vary; functions without inputs): {}",
