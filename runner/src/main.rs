@@ -163,15 +163,25 @@ fn run(o: &Options, args: &[String]) -> Result<bool, String> {
 
     let mut notes = Vec::new();
     let with_entry: Vec<&str> = baseline.entries.iter().map(|e| e.c_name.as_str()).collect();
-    let missing: Vec<String> = model
+    let in_core: Vec<String> = wgsl::callables(&model).iter().map(|c| c.c_name(&model)).collect();
+    let wanted = |n: &String| !with_entry.contains(&n.as_str()) && o.only.as_ref().is_none_or(|s| n.contains(s.as_str()));
+    let missing: Vec<String> = in_core.iter().filter(|n| wanted(n)).cloned().collect();
+    if !missing.is_empty() {
+        notes.push(format!("{} callables of the WGSL core have no entry in the check module: {}", missing.len(), missing.join(", ")));
+    }
+    let outside: Vec<String> = model
         .callables()
         .iter()
         .filter(|c| c.elem() == "f32")
         .map(|c| c.c_name(&model))
-        .filter(|n| !with_entry.contains(&n.as_str()) && o.only.as_ref().is_none_or(|s| n.contains(s.as_str())))
+        .filter(|n| !in_core.contains(n) && wanted(n))
         .collect();
-    if !missing.is_empty() {
-        notes.push(format!("{} f32 callables have no entry in the check module: {}", missing.len(), missing.join(", ")));
+    if !outside.is_empty() {
+        notes.push(format!(
+            "{} f32 callables are not in the WGSL core (wgsl::callables) and not checked: {}",
+            outside.len(),
+            outside.join(", ")
+        ));
     }
     let corpus_only: Vec<String> =
         cases.iter().filter(|c| c.inputs.source == Source::CorpusOnly).map(|c| report::label(&c.entry, &c.c_name)).collect();
