@@ -6561,7 +6561,6 @@ AETHER_HD inline void aether_mat4d_eigh_lanes(const aether_mat4d *a, aether_vec4
     for (l = 0; l < count; ++l) aether_mat4d_eigh(a[l], &w[l], &vecs[l]);
 }
 
-
 /* aether_f32_ulp_distance: the distance between two float values in units in the last place (ULP): how many
    representable values lie between a and b, counted on one ordered line valid across signs, for tests
    of results that are not bit-exact. Negative values lie below positive ones; +0 and -0 are one point
