@@ -299,6 +299,9 @@ fn butterfly(model: &Model, t: &ElemType) -> Option<(Kernel, Vec<WFunction>)> {
 }
 
 const CORE_TEMPLATE: &str = include_str!("../../../templates/wgsl/aether_core.wgsl.j2");
+/// The ULP distance, for consumers' own tests (the rules of
+/// `aether_reference::ulp` and the C core's `aether_f32_ulp_distance`).
+const ULP_WGSL: &str = include_str!("../../../templates/wgsl/ulp.wgsl");
 
 /// The core's source for the given lowered functions and guard.
 pub fn core_source(model: &Model, lowered: &[Function], banner: &str, guard: Guard, witnesses: &[Witness]) -> Result<String, Error> {
@@ -321,6 +324,7 @@ pub fn core_source(model: &Model, lowered: &[Function], banner: &str, guard: Gua
         banner,
         selftest,
         witness_words,
+        ulp => ULP_WGSL.trim_end(),
         version => model.spec.version,
         contract_id => crate::selftest::contract_id(model),
         structs => structs(model, t),
