@@ -147,6 +147,34 @@ const char *aether_contract_id(void)
     return AETHER_CORE_CONTRACT_ID;
 }
 
+uint32_t aether_f32_ulp_distance(float a, float b)
+{
+    const uint32_t sign = 0x80000000u, inf = 0x7f800000u;
+    uint32_t ua, ub, ma, mb, pa, pb;
+    memcpy(&ua, &a, sizeof ua);
+    memcpy(&ub, &b, sizeof ub);
+    ma = ua & ~sign;
+    mb = ub & ~sign;
+    if (ma > inf || mb > inf) return (ma > inf && mb > inf) ? 0u : 0xffffffffu;
+    pa = (ua & sign) != 0u ? sign - ma : sign + ma;
+    pb = (ub & sign) != 0u ? sign - mb : sign + mb;
+    return pa > pb ? pa - pb : pb - pa;
+}
+
+uint64_t aether_f64_ulp_distance(double a, double b)
+{
+    const uint64_t sign = 0x8000000000000000u, inf = 0x7ff0000000000000u;
+    uint64_t ua, ub, ma, mb, pa, pb;
+    memcpy(&ua, &a, sizeof ua);
+    memcpy(&ub, &b, sizeof ub);
+    ma = ua & ~sign;
+    mb = ub & ~sign;
+    if (ma > inf || mb > inf) return (ma > inf && mb > inf) ? 0u : 0xffffffffffffffffu;
+    pa = (ua & sign) != 0u ? sign - ma : sign + ma;
+    pb = (ub & sign) != 0u ? sign - mb : sign + mb;
+    return pa > pb ? pa - pb : pb - pa;
+}
+
 /* barrier() of the spec for f32: the value, stored to and reloaded from a volatile object, so it is rounded to float and no product is fused through it (portable C99; a compiler may not see through a volatile access). */
 static float aether_barrier_f32(float x)
 {

@@ -36,6 +36,7 @@
 #define AETHER_CONTRACT_ID "aether 0.1.0 9ef31eb58a379ff86b0c797ab189d531"
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -60,6 +61,28 @@ int aether_selftest(const char *expected_id, char *message, size_t size);
 
 /* aether_selftest() against the contract of this header. */
 #define AETHER_SELFTEST(message, size) aether_selftest(AETHER_CONTRACT_ID, (message), (size))
+
+/* aether_f32_ulp_distance: the distance between two float values in units in the last place (ULP): how many
+   representable values lie between a and b, counted on one ordered line valid across signs, for tests
+   of results that are not bit-exact. Negative values lie below positive ones; +0 and -0 are one point
+   (distance 0), so -tiny and +tiny (the smallest subnormals) are 2 apart; an infinity lies one step past
+   the largest finite value of its sign. NaN follows the comparison policy: any NaN against any NaN is 0;
+   a NaN against a number (infinities included) is UINT32_MAX, which no two numbers reach (-inf to
+   +inf is 0xff000000). Only the bits are read (memcpy, then integer arithmetic): a word's point on the
+   line is 2^31 + m for a clear sign and 2^31 - m for a set one, m its magnitude bits, so no
+   point or difference wraps. */
+uint32_t aether_f32_ulp_distance(float a, float b);
+
+/* aether_f64_ulp_distance: the distance between two double values in units in the last place (ULP): how many
+   representable values lie between a and b, counted on one ordered line valid across signs, for tests
+   of results that are not bit-exact. Negative values lie below positive ones; +0 and -0 are one point
+   (distance 0), so -tiny and +tiny (the smallest subnormals) are 2 apart; an infinity lies one step past
+   the largest finite value of its sign. NaN follows the comparison policy: any NaN against any NaN is 0;
+   a NaN against a number (infinities included) is UINT64_MAX, which no two numbers reach (-inf to
+   +inf is 0xffe0000000000000). Only the bits are read (memcpy, then integer arithmetic): a word's point on the
+   line is 2^63 + m for a clear sign and 2^63 - m for a set one, m its magnitude bits, so no
+   point or difference wraps. */
+uint64_t aether_f64_ulp_distance(double a, double b);
 
 /* vec2 of float: components in memory order (x, y) */
 typedef struct aether_vec2f {

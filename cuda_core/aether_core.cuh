@@ -668,6 +668,8 @@ AETHER_HD inline void aether_mat4f_eigh(aether_mat4f a, aether_vec4f *w, aether_
 AETHER_HD inline void aether_mat4f_eigh_lanes(const aether_mat4f *a, aether_vec4f *w, aether_mat4f *vecs, size_t count);
 AETHER_HD inline void aether_mat4d_eigh(aether_mat4d a, aether_vec4d *w, aether_mat4d *v);
 AETHER_HD inline void aether_mat4d_eigh_lanes(const aether_mat4d *a, aether_vec4d *w, aether_mat4d *vecs, size_t count);
+AETHER_HD inline uint32_t aether_f32_ulp_distance(float a, float b);
+AETHER_HD inline uint64_t aether_f64_ulp_distance(double a, double b);
 
 /* fmin() and fmax() of the spec for float: C's semantics (a NaN operand is ignored when the other is not NaN), written out so that no libm's treatment of a signalling NaN (returned as NaN by some, ignored by others) reaches the results. The sign of a zero result of +0 and -0 is outside the guarantee. */
 static AETHER_HD inline float aether_fmin_f32(float a, float b)
@@ -6557,6 +6559,52 @@ AETHER_HD inline void aether_mat4d_eigh_lanes(const aether_mat4d *a, aether_vec4
 {
     size_t l;
     for (l = 0; l < count; ++l) aether_mat4d_eigh(a[l], &w[l], &vecs[l]);
+}
+
+/* aether_f32_ulp_distance: the distance between two float values in units in the last place (ULP): how many
+   representable values lie between a and b, counted on one ordered line valid across signs, for tests
+   of results that are not bit-exact. Negative values lie below positive ones; +0 and -0 are one point
+   (distance 0), so -tiny and +tiny (the smallest subnormals) are 2 apart; an infinity lies one step past
+   the largest finite value of its sign. NaN follows the comparison policy: any NaN against any NaN is 0;
+   a NaN against a number (infinities included) is UINT32_MAX, which no two numbers reach (-inf to
+   +inf is 0xff000000). Only the bits are read (memcpy, then integer arithmetic): a word's point on the
+   line is 2^31 + m for a clear sign and 2^31 - m for a set one, m its magnitude bits, so no
+   point or difference wraps. */
+AETHER_HD inline uint32_t aether_f32_ulp_distance(float a, float b)
+{
+    const uint32_t sign = 0x80000000u, inf = 0x7f800000u;
+    uint32_t ua, ub, ma, mb, pa, pb;
+    memcpy(&ua, &a, sizeof ua);
+    memcpy(&ub, &b, sizeof ub);
+    ma = ua & ~sign;
+    mb = ub & ~sign;
+    if (ma > inf || mb > inf) return (ma > inf && mb > inf) ? 0u : 0xffffffffu;
+    pa = (ua & sign) != 0u ? sign - ma : sign + ma;
+    pb = (ub & sign) != 0u ? sign - mb : sign + mb;
+    return pa > pb ? pa - pb : pb - pa;
+}
+
+/* aether_f64_ulp_distance: the distance between two double values in units in the last place (ULP): how many
+   representable values lie between a and b, counted on one ordered line valid across signs, for tests
+   of results that are not bit-exact. Negative values lie below positive ones; +0 and -0 are one point
+   (distance 0), so -tiny and +tiny (the smallest subnormals) are 2 apart; an infinity lies one step past
+   the largest finite value of its sign. NaN follows the comparison policy: any NaN against any NaN is 0;
+   a NaN against a number (infinities included) is UINT64_MAX, which no two numbers reach (-inf to
+   +inf is 0xffe0000000000000). Only the bits are read (memcpy, then integer arithmetic): a word's point on the
+   line is 2^63 + m for a clear sign and 2^63 - m for a set one, m its magnitude bits, so no
+   point or difference wraps. */
+AETHER_HD inline uint64_t aether_f64_ulp_distance(double a, double b)
+{
+    const uint64_t sign = 0x8000000000000000u, inf = 0x7ff0000000000000u;
+    uint64_t ua, ub, ma, mb, pa, pb;
+    memcpy(&ua, &a, sizeof ua);
+    memcpy(&ub, &b, sizeof ub);
+    ma = ua & ~sign;
+    mb = ub & ~sign;
+    if (ma > inf || mb > inf) return (ma > inf && mb > inf) ? 0u : 0xffffffffffffffffu;
+    pa = (ua & sign) != 0u ? sign - ma : sign + ma;
+    pb = (ub & sign) != 0u ? sign - mb : sign + mb;
+    return pa > pb ? pa - pb : pb - pa;
 }
 
 /* ---- Device only: the lane tree on a warp, the array kernels on a warp --------------------- */

@@ -100,7 +100,7 @@ struct aether_mat4f {
 
 // barrier() of the spec: the value, opaque to the compiler.
 fn aether_barrier_f32(x: f32) -> f32 {
-    return bitcast<f32>(bitcast<u32>(x) ^ aether_opaque_zero);
+    return bitcast<f32>(bitcast<u32>(x) | aether_opaque_zero);
 }
 
 // fabs() of the spec: clears the sign bit on the bits, NaN payload kept.
@@ -127,6 +127,76 @@ fn aether_fmin_f32(a: f32, b: f32) -> f32 {
 
 fn aether_fmax_f32(a: f32, b: f32) -> f32 {
     return select(select(select(a, b, b > a), a, aether_isnan_f32(b)), b, aether_isnan_f32(a));
+}
+
+// aether: the distance between two f32 values in units in the last place (ULP), the rules of
+// reference/src/ulp.rs and of the C core's aether_f32_ulp_distance. Standalone WGSL (no other
+// declaration needed); WGSL has no 64-bit integer, so there is no f64 form.
+//
+// The distance counts the representable values between a and b on one ordered line valid
+// across signs: the word s | m (sign s, magnitude bits m) is the point 2^31 + m when the sign is
+// clear and 2^31 - m when it is set. Negative values lie below positive ones; +0 and -0 are one
+// point (distance 0: WGSL lets an implementation return either zero), so -tiny and +tiny (the
+// smallest subnormals) are 2 apart; an infinity lies one step past the largest finite value of
+// its sign. NaN follows the spec's comparison policy (any-nan): any NaN against any NaN is 0, a
+// NaN against a number (infinities included) is 0xffffffffu, which no two numbers reach (at
+// most 0xff000000u, -inf to +inf). No point and no difference wraps: m is at most 0x7f800000u.
+//
+// Everything is integer arithmetic on the words. WGSL does not promise that a NaN, an infinity
+// or a subnormal survives as an f32 value (a load or an operation may change it), so a checker
+// that must see them reads its buffers as u32 and calls aether_f32_ulp_distance_bits.
+
+fn aether_f32_ulp_point(bits: u32) -> u32 {
+    let m = bits & 0x7fffffffu;
+    if ((bits & 0x80000000u) != 0u) {
+        return 0x80000000u - m;
+    }
+    return 0x80000000u + m;
+}
+
+fn aether_f32_ulp_distance_bits(a: u32, b: u32) -> u32 {
+    let a_nan = (a & 0x7fffffffu) > 0x7f800000u;
+    let b_nan = (b & 0x7fffffffu) > 0x7f800000u;
+    if (a_nan || b_nan) {
+        return select(0xffffffffu, 0u, a_nan && b_nan);
+    }
+    let pa = aether_f32_ulp_point(a);
+    let pb = aether_f32_ulp_point(b);
+    return max(pa, pb) - min(pa, pb);
+}
+
+fn aether_f32_ulp_distance(a: f32, b: f32) -> u32 {
+    return aether_f32_ulp_distance_bits(bitcast<u32>(a), bitcast<u32>(b));
+}
+
+// What aether_selftest() found (see its comment).
+struct aether_selftest_report {
+    failed_rules: u32,
+    failed: u32,
+    banded_differ: u32,
+    witnesses: u32,
+    flushes_results: u32,
+    flushes_operands: u32,
+    zero_sign_ignored: u32,
+    first_failed: u32,
+    outside_domain_differ: u32,
+}
+
+// The witnesses' and probes' input words, read at an index offset by the
+// opaque zero, so that no compiler evaluates the self-test when it builds the
+// shader.
+var<private> aether_witness_words: array<u32, 308> = array<u32, 308>(0xc0000000u, 0xbf6da079u, 0x3ec9e325u, 0xbe4faecfu, 0xbf56f85fu, 0x4154f1ddu, 0x3e2438eau, 0xbf7a6cb8u, 0x402dbdb6u, 0x80000000u, 0x80000000u, 0x00000000u, 0x80000000u, 0x80000000u, 0x00000000u, 0x00800000u, 0xffc01234u, 0x00000001u, 0x259f12bbu, 0x564931a6u, 0xbfc371f4u, 0x3dae0589u, 0xc135702fu, 0xc13beeb4u, 0x409c61e4u, 0x4014dbbfu, 0xbdf06bb0u, 0xbef476acu, 0xc1442dd7u, 0x3e02e404u, 0xc104fe4bu, 0xbe26544cu, 0x415a506bu, 0xbf0614dau, 0x3faec766u, 0x4095c74cu, 0x40316d57u, 0x3eb8b92du, 0xc05e1ce1u, 0xc02325e7u, 0xbf7e2c70u, 0x4157dc65u, 0x40cef668u, 0xbe7edd58u, 0xbebd1876u, 0x3dfadabdu, 0xbec22962u, 0x4126c2ecu, 0x3f26abd3u, 0xbe3706bcu, 0xbe6fbde3u, 0x3f5eb293u, 0x3f4a8076u, 0x40fc726du, 0xbd8ff205u, 0x409faf8eu, 0x3f901d7bu, 0x3df88e07u, 0xc1665f4cu, 0xbfc00c10u, 0xbfac2047u, 0x40962ab8u, 0x3fdbdee2u, 0xc0bee236u, 0x3f199198u, 0x3eba652fu, 0xc16f3cf1u, 0xbed1f135u, 0x3de72309u, 0x3e227854u, 0xbfc28a4eu, 0xe970390au, 0x00000000u, 0x3f800000u, 0xc0e2b7fcu, 0x40400000u, 0x00000001u, 0x40fc024du, 0xfe950b02u, 0xd6a5edb1u, 0x75b389fbu, 0x780e0606u, 0xbee6eee5u, 0xc03647abu, 0x407eed2fu, 0x4067ee3bu, 0x3e40ac86u, 0x3d99de7bu, 0xc16c416fu, 0x3f25ffdbu, 0xc002778fu, 0xc1068a1eu, 0x40d8329eu, 0xc0bb6dd0u, 0xc0fc015au, 0xc0d4244eu, 0x407ec97cu, 0xbf91df4fu, 0xe9ede4ccu, 0x72961646u, 0xe1e40651u, 0xebe4c125u, 0x00000000u, 0x00000000u, 0x3f58c4d5u, 0x00000000u, 0xbed0b8f3u, 0x7f7fffffu, 0x7fa00001u, 0x33070d96u, 0xe632630bu, 0xdb20ab2eu, 0x6243b34fu, 0xd106807cu, 0x3e76031cu, 0xc0400000u, 0x00000000u, 0x40800000u, 0x3f800000u, 0x40800000u, 0x3f800000u, 0x00000000u, 0x40800000u, 0x00000000u, 0x00000000u, 0x80000000u, 0x80000000u, 0x00000000u, 0x80000000u, 0x80000000u, 0x80000000u, 0x7fc00000u, 0x80000000u, 0x7fa00001u, 0x807fffffu, 0x7f800000u, 0x7f800000u, 0x7f800000u, 0xd9076a22u, 0x447fff91u, 0xff800000u, 0x7fa00001u, 0x7f5f2815u, 0xb796d71du, 0x587c1a2fu, 0xce5968e2u, 0xbebc139cu, 0x4e1d7748u, 0x42721b42u, 0x4d67d81du, 0xc1a5d3f5u, 0x4e70a314u, 0xc22e3dceu, 0x4e053e01u, 0x41ba0000u, 0xcde486a2u, 0xc19f7746u, 0xce849b51u, 0x425a8000u, 0xce1135e8u, 0xc1108137u, 0x4ae760c4u, 0xbfa82385u, 0x4e6bd24du, 0xc0edcc70u, 0xcc624e9eu, 0xc043e6e8u, 0xce2b2da2u, 0x418854a1u, 0x4e1a7b0au, 0xbf56764du, 0xce5b9765u, 0x3e636145u, 0x4d86e3edu, 0xc121f84fu, 0xcd14c982u, 0xc0281ef0u, 0x4cb560f8u, 0xc08117f4u, 0xcaf75e08u, 0x3e3da240u, 0xcdbe79dau, 0xc107d424u, 0xcd1d0d42u, 0xc11464f9u, 0xcdc864e5u, 0xc0c40000u, 0xcbadf4dcu, 0x3f09d5dau, 0xcb98eb57u, 0x3dc5720fu, 0x4dfb6f87u, 0xc0cd2049u, 0x4c9c890eu, 0xc08c94ecu, 0xcc33daf6u, 0x3fe66127u, 0xca808de3u, 0x3e375382u, 0xcdfe694fu, 0x4127f492u, 0x4e3f8e36u, 0x41841730u, 0x4d3b821eu, 0x40fd7278u, 0x4a4e532bu, 0xbd02ce4eu, 0xcca0be32u, 0xbc8f5240u, 0x3871aff8u, 0x86f0ffc8u, 0x12625f10u, 0x9d000672u, 0x6a09c5f7u, 0x8a80788fu, 0xf776e5b3u, 0xd40a849bu, 0xec5a89ddu, 0x9a16a30au, 0xe6501274u, 0x0fa6f576u, 0x352d5cd6u, 0x8397cb6au, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0xffc01234u, 0x7f800000u, 0xffc01234u, 0xff800000u, 0x7f800000u, 0xffc01234u, 0xff7fffffu, 0xffc01234u, 0x3e889f76u, 0x3fc90cb1u, 0x3f6a1472u, 0xc1062e1du, 0x406d1c90u, 0x4159219au, 0x3e619274u, 0x3ea4cb0fu, 0xbe4e36a5u, 0x3fa8b7e6u, 0xbea9eb72u, 0xbfb82d8du, 0xbfed4a3fu, 0xc0d10e50u, 0xbff5574bu, 0x00800000u, 0x3f000000u, 0x00000001u, 0x4b800000u, 0x80000000u, 0x3f800000u, 0x00000000u, 0xbf800000u);
+
+fn aether_w(k: u32) -> f32 {
+    return bitcast<f32>(aether_witness_words[k + aether_opaque_zero]);
+}
+
+// A result word against the expected one under the comparison policy: the
+// same bits, or both NaN, or (for the families the policy names) both zero.
+fn aether_selftest_word(got: u32, want: u32, is_float: bool, either_zero: bool) -> bool {
+    let nan = ((got & 0x7fffffffu) > 0x7f800000u) && ((want & 0x7fffffffu) > 0x7f800000u);
+    let zeros = ((got & 0x7fffffffu) == 0u) && ((want & 0x7fffffffu) == 0u);
+    return got == want || (is_float && (nan || (either_zero && zeros)));
 }
 
 // The workgroup form of the 32-slot tree exchanges pairs through this array.
@@ -1022,10 +1092,10 @@ fn aether_f32_two_sum_err(a: f32, b: f32, s: f32) -> f32 {
     let x: f32 = aether_barrier_f32(a);
     let y: f32 = aether_barrier_f32(b);
     let t: f32 = aether_barrier_f32(s);
-    let bv: f32 = (t - x);
-    let ab: f32 = ((x - (t - bv)) + (y - bv));
-    let av: f32 = (t - y);
-    let ba: f32 = ((y - (t - av)) + (x - av));
+    let bv: f32 = aether_barrier_f32((t - x));
+    let ab: f32 = aether_barrier_f32((aether_barrier_f32((x - aether_barrier_f32((t - bv)))) + aether_barrier_f32((y - bv))));
+    let av: f32 = aether_barrier_f32((t - y));
+    let ba: f32 = aether_barrier_f32((aether_barrier_f32((y - aether_barrier_f32((t - av)))) + aether_barrier_f32((x - av))));
     return aether_fmax_f32(ab, ba);
 }
 
@@ -1039,12 +1109,12 @@ fn aether_f32_two_sum_err(a: f32, b: f32, s: f32) -> f32 {
 fn aether_f32_two_sum(a: f32, b: f32) -> aether_pairf {
     let x: f32 = aether_barrier_f32(a);
     let y: f32 = aether_barrier_f32(b);
-    let s: f32 = (x + y);
+    let s: f32 = aether_barrier_f32((x + y));
     let two_sum_err_t: f32 = aether_barrier_f32(s);
-    let two_sum_err_bv: f32 = (two_sum_err_t - x);
-    let two_sum_err_ab: f32 = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
-    let two_sum_err_av: f32 = (two_sum_err_t - y);
-    let two_sum_err_ba: f32 = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
+    let two_sum_err_bv: f32 = aether_barrier_f32((two_sum_err_t - x));
+    let two_sum_err_ab: f32 = aether_barrier_f32((aether_barrier_f32((x - aether_barrier_f32((two_sum_err_t - two_sum_err_bv)))) + aether_barrier_f32((y - two_sum_err_bv))));
+    let two_sum_err_av: f32 = aether_barrier_f32((two_sum_err_t - y));
+    let two_sum_err_ba: f32 = aether_barrier_f32((aether_barrier_f32((y - aether_barrier_f32((two_sum_err_t - two_sum_err_av)))) + aether_barrier_f32((x - two_sum_err_av))));
     var out: aether_pairf;
     out.hi = s;
     out.comp = aether_fmax_f32(two_sum_err_ab, two_sum_err_ba);
@@ -1063,15 +1133,15 @@ fn aether_pairf_neumaier_add(p: aether_pairf, x: f32) -> aether_pairf {
     let h: f32 = aether_barrier_f32(p.hi);
     let c: f32 = aether_barrier_f32(p.comp);
     let t: f32 = aether_barrier_f32(x);
-    let s: f32 = (h + t);
+    let s: f32 = aether_barrier_f32((h + t));
     let two_sum_err_t: f32 = aether_barrier_f32(s);
-    let two_sum_err_bv: f32 = (two_sum_err_t - h);
-    let two_sum_err_ab: f32 = ((h - (two_sum_err_t - two_sum_err_bv)) + (t - two_sum_err_bv));
-    let two_sum_err_av: f32 = (two_sum_err_t - t);
-    let two_sum_err_ba: f32 = ((t - (two_sum_err_t - two_sum_err_av)) + (h - two_sum_err_av));
+    let two_sum_err_bv: f32 = aether_barrier_f32((two_sum_err_t - h));
+    let two_sum_err_ab: f32 = aether_barrier_f32((aether_barrier_f32((h - aether_barrier_f32((two_sum_err_t - two_sum_err_bv)))) + aether_barrier_f32((t - two_sum_err_bv))));
+    let two_sum_err_av: f32 = aether_barrier_f32((two_sum_err_t - t));
+    let two_sum_err_ba: f32 = aether_barrier_f32((aether_barrier_f32((t - aether_barrier_f32((two_sum_err_t - two_sum_err_av)))) + aether_barrier_f32((h - two_sum_err_av))));
     var out: aether_pairf;
     out.hi = s;
-    out.comp = (c + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba));
+    out.comp = aether_barrier_f32((c + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba)));
     return out;
 }
 
@@ -1085,15 +1155,15 @@ fn aether_pairf_neumaier_add(p: aether_pairf, x: f32) -> aether_pairf {
 fn aether_pairf_combine(a: aether_pairf, b: aether_pairf) -> aether_pairf {
     let x: f32 = aether_barrier_f32(a.hi);
     let y: f32 = aether_barrier_f32(b.hi);
-    let s: f32 = (x + y);
+    let s: f32 = aether_barrier_f32((x + y));
     let two_sum_err_t: f32 = aether_barrier_f32(s);
-    let two_sum_err_bv: f32 = (two_sum_err_t - x);
-    let two_sum_err_ab: f32 = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
-    let two_sum_err_av: f32 = (two_sum_err_t - y);
-    let two_sum_err_ba: f32 = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
+    let two_sum_err_bv: f32 = aether_barrier_f32((two_sum_err_t - x));
+    let two_sum_err_ab: f32 = aether_barrier_f32((aether_barrier_f32((x - aether_barrier_f32((two_sum_err_t - two_sum_err_bv)))) + aether_barrier_f32((y - two_sum_err_bv))));
+    let two_sum_err_av: f32 = aether_barrier_f32((two_sum_err_t - y));
+    let two_sum_err_ba: f32 = aether_barrier_f32((aether_barrier_f32((y - aether_barrier_f32((two_sum_err_t - two_sum_err_av)))) + aether_barrier_f32((x - two_sum_err_av))));
     var out: aether_pairf;
     out.hi = s;
-    out.comp = ((aether_barrier_f32(a.comp) + aether_barrier_f32(b.comp)) + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba));
+    out.comp = aether_barrier_f32((aether_barrier_f32((aether_barrier_f32(a.comp) + aether_barrier_f32(b.comp))) + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba)));
     return out;
 }
 
@@ -1103,7 +1173,7 @@ fn aether_pairf_combine(a: aether_pairf, b: aether_pairf) -> aether_pairf {
 //     out = isfinite(h) ? h + barrier(p.comp) : h
 fn aether_pairf_value(p: aether_pairf) -> f32 {
     let h: f32 = aether_barrier_f32(p.hi);
-    return select(h, (h + aether_barrier_f32(p.comp)), aether_isfinite_f32(h));
+    return select(h, aether_barrier_f32((h + aether_barrier_f32(p.comp))), aether_isfinite_f32(h));
 }
 
 // The Jacobi rotation that zeroes apq: theta = (aqq - app) / (2 * apq); t = sign(theta) / (|theta| + sqrt(theta^2 + 1)), or 0.5 / |theta| where theta^2 overflows; t = +0 when apq is zero; c = 1 / sqrt(t^2 + 1); s = t * c; tau = s / (1 + c).
@@ -1212,4 +1282,439 @@ fn aether_pairf_reduce32_workgroup(lane: u32, p: aether_pairf) -> aether_pairf {
     workgroupBarrier();
     v = aether_pairf_combine(v, o1);
     return v;
+}
+
+// The self-test: replays 44 witness vectors (cases that tell a rule of the spec from a plausible mistake) through the core and probes the stack: subnormal results and operands flushed, the sign of a zero ignored.
+// Call aether_set_opaque_zero() with a zero from a buffer first (the witnesses' inputs pass through it, so no compiler folds them when it builds the shader).
+// failed_rules has bit k set for a failing witness of the k-th rule (mutants::ALL order) among the families the spec states as bits, for witnesses inside WGSL's domain (finite, no subnormal); banded_differ counts witnesses of banded families that differ (allowed within their band), outside_domain_differ those with a NaN, infinity or subnormal word that differ (a stack may flush or assume no NaN).
+fn aether_selftest() -> aether_selftest_report {
+    var aether_report: aether_selftest_report;
+    aether_report.witnesses = 44u;
+    { // witness 0: aether_vec3f_sum discriminates fold-left
+        let a = aether_vec3f(aether_w(0u), aether_w(1u), aether_w(2u));
+        let aether_got = aether_vec3f_sum(a);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got), 0xc0222bb9u, true, false))) {
+            aether_report.banded_differ += 1u;
+        }
+    }
+    { // witness 1: aether_vec3f_dot discriminates fold-left
+        let a = aether_vec3f(aether_w(3u), aether_w(4u), aether_w(5u));
+        let b = aether_vec3f(aether_w(6u), aether_w(7u), aether_w(8u));
+        let aether_got = aether_vec3f_dot(a, b);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x4213ad19u, true, false))) {
+            aether_report.banded_differ += 1u;
+        }
+    }
+    { // witness 2: aether_vec2f_sum discriminates fold-seeded
+        let a = aether_vec2f(aether_w(9u), aether_w(10u));
+        let aether_got = aether_vec2f_sum(a);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x80000000u, true, false))) {
+            aether_report.banded_differ += 1u;
+        }
+    }
+    { // witness 3: aether_vec2f_dot discriminates fold-seeded
+        let a = aether_vec2f(aether_w(11u), aether_w(12u));
+        let b = aether_vec2f(aether_w(13u), aether_w(14u));
+        let aether_got = aether_vec2f_dot(a, b);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x80000000u, true, false))) {
+            aether_report.banded_differ += 1u;
+        }
+    }
+    { // witness 4: aether_vec2f_div discriminates true-division
+        let a = aether_vec2f(aether_w(15u), aether_w(16u));
+        let s = aether_w(17u);
+        let aether_got = aether_vec2f_div(a, s);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got.x), 0x7f800000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0xffc01234u, true, false))) {
+            aether_report.outside_domain_differ += 1u;
+        }
+    }
+    { // witness 5: aether_vec2f_normalize discriminates true-division
+        let a = aether_vec2f(aether_w(18u), aether_w(19u));
+        let aether_got = aether_vec2f_normalize(a);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got.x), 0x0eca67c5u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0x3f7fffffu, true, false))) {
+            aether_report.banded_differ += 1u;
+        }
+    }
+    { // witness 6: aether_vec2f_lerp discriminates fma
+        let a = aether_vec2f(aether_w(20u), aether_w(21u));
+        let b = aether_vec2f(aether_w(22u), aether_w(23u));
+        let t = aether_w(24u);
+        let aether_got = aether_vec2f_lerp(a, b, t);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got.x), 0xc245ee00u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0xc266ecdau, true, false))) {
+            aether_report.banded_differ += 1u;
+        }
+    }
+    { // witness 7: aether_vec2f_dot discriminates fma
+        let a = aether_vec2f(aether_w(25u), aether_w(26u));
+        let b = aether_vec2f(aether_w(27u), aether_w(28u));
+        let aether_got = aether_vec2f_dot(a, b);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x3ea85c34u, true, false))) {
+            aether_report.banded_differ += 1u;
+        }
+    }
+    { // witness 8: aether_vec2f_squared_norm discriminates fma
+        let a = aether_vec2f(aether_w(29u), aether_w(30u));
+        let aether_got = aether_vec2f_squared_norm(a);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x428a36d2u, true, false))) {
+            aether_report.banded_differ += 1u;
+        }
+    }
+    { // witness 9: aether_vec2f_norm discriminates fma
+        let a = aether_vec2f(aether_w(31u), aether_w(32u));
+        let aether_got = aether_vec2f_norm(a);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x415a5460u, true, false))) {
+            aether_report.banded_differ += 1u;
+        }
+    }
+    { // witness 10: aether_vec2f_normalize discriminates fma
+        let a = aether_vec2f(aether_w(33u), aether_w(34u));
+        let aether_got = aether_vec2f_normalize(a);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got.x), 0xbeb75d1du, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0x3f6f050cu, true, false))) {
+            aether_report.banded_differ += 1u;
+        }
+    }
+    { // witness 11: aether_vec3f_cross discriminates fma
+        let a = aether_vec3f(aether_w(35u), aether_w(36u), aether_w(37u));
+        let b = aether_vec3f(aether_w(38u), aether_w(39u), aether_w(40u));
+        let aether_got = aether_vec3f_cross(a, b);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got.x), 0xbfea9951u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0x405948c4u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.z), 0xc013dd40u, true, false))) {
+            aether_report.banded_differ += 1u;
+        }
+    }
+    { // witness 12: aether_quatf_mul discriminates fma
+        let a = aether_quatf(aether_w(41u), aether_w(42u), aether_w(43u), aether_w(44u));
+        let b = aether_quatf(aether_w(45u), aether_w(46u), aether_w(47u), aether_w(48u));
+        let aether_got = aether_quatf_mul(a, b);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got.w), 0x40de121au, true, false) && aether_selftest_word(bitcast<u32>(aether_got.x), 0xbf22febcu, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0x4308835du, true, false) && aether_selftest_word(bitcast<u32>(aether_got.z), 0x42981b1au, true, false))) {
+            aether_report.banded_differ += 1u;
+        }
+    }
+    { // witness 13: aether_quatf_rotate discriminates fma
+        let q = aether_quatf(aether_w(49u), aether_w(50u), aether_w(51u), aether_w(52u));
+        let v = aether_vec3f(aether_w(53u), aether_w(54u), aether_w(55u));
+        let aether_got = aether_quatf_rotate(q, v);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got.x), 0xc18a84c8u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0x3f83ff6cu, true, false) && aether_selftest_word(bitcast<u32>(aether_got.z), 0xc06b93a2u, true, false))) {
+            aether_report.banded_differ += 1u;
+        }
+    }
+    { // witness 14: aether_mat2f_mul_vec discriminates fma
+        let m = aether_mat2f(array<f32, 4>(aether_w(56u), aether_w(57u), aether_w(58u), aether_w(59u)));
+        let v = aether_vec2f(aether_w(60u), aether_w(61u));
+        let aether_got = aether_mat2f_mul_vec(m, v);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got.x), 0xbf71cb38u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0x41452308u, true, false))) {
+            aether_report.banded_differ += 1u;
+        }
+    }
+    { // witness 15: aether_mat2f_mul discriminates fma
+        let a = aether_mat2f(array<f32, 4>(aether_w(62u), aether_w(63u), aether_w(64u), aether_w(65u)));
+        let b = aether_mat2f(array<f32, 4>(aether_w(66u), aether_w(67u), aether_w(68u), aether_w(69u)));
+        let aether_got = aether_mat2f_mul(a, b);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got.m[0]), 0xc1d2dc2eu, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[1]), 0xbfd34cf0u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[2]), 0xc10edb31u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[3]), 0xbe40bb4cu, true, false))) {
+            aether_report.banded_differ += 1u;
+        }
+    }
+    { // witness 16: aether_mat2f_dot discriminates fma
+        let a = aether_mat2f(array<f32, 4>(aether_w(70u), aether_w(71u), aether_w(72u), aether_w(73u)));
+        let b = aether_mat2f(array<f32, 4>(aether_w(74u), aether_w(75u), aether_w(76u), aether_w(77u)));
+        let aether_got = aether_mat2f_dot(a, b);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got), 0xea342ac8u, true, false))) {
+            aether_report.outside_domain_differ += 1u;
+        }
+    }
+    { // witness 17: aether_mat2f_determinant discriminates fma
+        let m = aether_mat2f(array<f32, 4>(aether_w(78u), aether_w(79u), aether_w(80u), aether_w(81u)));
+        let aether_got = aether_mat2f_determinant(m);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got), 0xffc00000u, true, false))) {
+            aether_report.outside_domain_differ += 1u;
+        }
+    }
+    { // witness 18: aether_f32_jacobi_rotation discriminates fma
+        let app = aether_w(82u);
+        let aqq = aether_w(83u);
+        let apq = aether_w(84u);
+        let aether_got = aether_f32_jacobi_rotation(app, aqq, apq);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got.c), 0x3f4d7329u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.s), 0xbf18baceu, true, false) && aether_selftest_word(bitcast<u32>(aether_got.t), 0xbf3e4eebu, true, false) && aether_selftest_word(bitcast<u32>(aether_got.tau), 0xbea975f0u, true, false))) {
+            aether_report.banded_differ += 1u;
+        }
+    }
+    { // witness 19: aether_f32_jacobi_update discriminates fma
+        let g = aether_w(85u);
+        let h = aether_w(86u);
+        let r = aether_rotationf(aether_w(87u), aether_w(88u), aether_w(89u), aether_w(90u));
+        let aether_got = aether_f32_jacobi_update(g, h, r);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got.x), 0xc2cd5d0cu, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0xc26bf1edu, true, false))) {
+            aether_report.banded_differ += 1u;
+        }
+    }
+    { // witness 20: aether_f32_jacobi_diag discriminates fma
+        let app = aether_w(91u);
+        let aqq = aether_w(92u);
+        let apq = aether_w(93u);
+        let r = aether_rotationf(aether_w(94u), aether_w(95u), aether_w(96u), aether_w(97u));
+        let aether_got = aether_f32_jacobi_diag(app, aqq, apq, r);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got.x), 0x416e8ad2u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0xc1847dd0u, true, false))) {
+            aether_report.banded_differ += 1u;
+        }
+    }
+    { // witness 21: aether_vec2f_norm discriminates hypot
+        let a = aether_vec2f(aether_w(98u), aether_w(99u));
+        let aether_got = aether_vec2f_norm(a);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x7f800000u, true, false))) {
+            aether_report.outside_domain_differ += 1u;
+        }
+    }
+    { // witness 22: aether_vec2f_normalize discriminates hypot
+        let a = aether_vec2f(aether_w(100u), aether_w(101u));
+        let aether_got = aether_vec2f_normalize(a);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got.x), 0x80000000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0x80000000u, true, false))) {
+            aether_report.banded_differ += 1u;
+        }
+    }
+    { // witness 23: aether_f32_neg discriminates neg-sub
+        let a = aether_w(102u);
+        let aether_got = aether_f32_neg(a);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x80000000u, true, false))) {
+            aether_report.failed_rules |= 32u; // neg-sub
+            aether_report.failed += 1u;
+            if (aether_report.first_failed == 0u) { aether_report.first_failed = 24u; }
+        }
+    }
+    { // witness 24: aether_quatf_conjugate discriminates neg-sub
+        let a = aether_quatf(aether_w(103u), aether_w(104u), aether_w(105u), aether_w(106u));
+        let aether_got = aether_quatf_conjugate(a);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got.w), 0x00000000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.x), 0xbf58c4d5u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0x80000000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.z), 0x3ed0b8f3u, true, false))) {
+            aether_report.failed_rules |= 32u; // neg-sub
+            aether_report.failed += 1u;
+            if (aether_report.first_failed == 0u) { aether_report.first_failed = 25u; }
+        }
+    }
+    { // witness 25: aether_vec2f_max_norm discriminates max-select-swapped
+        let a = aether_vec2f(aether_w(107u), aether_w(108u));
+        let aether_got = aether_vec2f_max_norm(a);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x7f7fffffu, true, false))) {
+            aether_report.outside_domain_differ += 1u;
+        }
+    }
+    { // witness 26: aether_mat2f_mul_vec discriminates column-major
+        let m = aether_mat2f(array<f32, 4>(aether_w(109u), aether_w(110u), aether_w(111u), aether_w(112u)));
+        let v = aether_vec2f(aether_w(113u), aether_w(114u));
+        let aether_got = aether_mat2f_mul_vec(m, v);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got.x), 0xe52b6d57u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0x6ca8d47cu, true, false))) {
+            aether_report.banded_differ += 1u;
+        }
+    }
+    { // witness 27: aether_mat2f_mul discriminates column-major
+        let a = aether_mat2f(array<f32, 4>(aether_w(115u), aether_w(116u), aether_w(117u), aether_w(118u)));
+        let b = aether_mat2f(array<f32, 4>(aether_w(119u), aether_w(120u), aether_w(121u), aether_w(122u)));
+        let aether_got = aether_mat2f_mul(a, b);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got.m[0]), 0xc1400000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[1]), 0xc0400000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[2]), 0x41800000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[3]), 0x41000000u, true, false))) {
+            aether_report.banded_differ += 1u;
+        }
+    }
+    { // witness 28: aether_quatf_mul discriminates quat-xyzw
+        let a = aether_quatf(aether_w(123u), aether_w(124u), aether_w(125u), aether_w(126u));
+        let b = aether_quatf(aether_w(127u), aether_w(128u), aether_w(129u), aether_w(130u));
+        let aether_got = aether_quatf_mul(a, b);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got.w), 0x00000000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.x), 0x00000000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0x00000000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.z), 0x80000000u, true, false))) {
+            aether_report.banded_differ += 1u;
+        }
+    }
+    { // witness 29: aether_quatf_conjugate discriminates quat-xyzw
+        let a = aether_quatf(aether_w(131u), aether_w(132u), aether_w(133u), aether_w(134u));
+        let aether_got = aether_quatf_conjugate(a);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got.w), 0x7fc00000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.x), 0x00000000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0xffa00001u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.z), 0x007fffffu, true, false))) {
+            aether_report.outside_domain_differ += 1u;
+        }
+    }
+    { // witness 30: aether_f32_two_sum_err discriminates uncompensated
+        let a = aether_w(135u);
+        let b = aether_w(136u);
+        let s = aether_w(137u);
+        let aether_got = aether_f32_two_sum_err(a, b, s);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got), 0xffc00000u, true, false))) {
+            aether_report.outside_domain_differ += 1u;
+        }
+    }
+    { // witness 31: aether_f32_two_sum discriminates uncompensated
+        let a = aether_w(138u);
+        let b = aether_w(139u);
+        let aether_got = aether_f32_two_sum(a, b);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got.hi), 0xd9076a22u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.comp), 0x447fff91u, true, false))) {
+            aether_report.failed_rules |= 512u; // uncompensated
+            aether_report.failed += 1u;
+            if (aether_report.first_failed == 0u) { aether_report.first_failed = 32u; }
+        }
+    }
+    { // witness 32: aether_pairf_value discriminates non-finite-kept
+        let p = aether_pairf(aether_w(140u), aether_w(141u));
+        let aether_got = aether_pairf_value(p);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got), 0xff800000u, true, false))) {
+            aether_report.outside_domain_differ += 1u;
+        }
+    }
+    { // witness 33: aether_f32_jacobi_rotation discriminates non-finite-kept
+        let app = aether_w(142u);
+        let aqq = aether_w(143u);
+        let apq = aether_w(144u);
+        let aether_got = aether_f32_jacobi_rotation(app, aqq, apq);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got.c), 0x3f800000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.s), 0x98909a59u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.t), 0x98909a59u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.tau), 0x98109a59u, true, false))) {
+            aether_report.banded_differ += 1u;
+        }
+    }
+    { // witness 34: aether_pairf_reduce32 discriminates rounds-reversed
+        var aether_lanes: array<aether_pairf, 32>;
+        aether_lanes[0] = aether_pairf(aether_w(145u), aether_w(146u));
+        aether_lanes[1] = aether_pairf(aether_w(147u), aether_w(148u));
+        aether_lanes[2] = aether_pairf(aether_w(149u), aether_w(150u));
+        aether_lanes[3] = aether_pairf(aether_w(151u), aether_w(152u));
+        aether_lanes[4] = aether_pairf(aether_w(153u), aether_w(154u));
+        aether_lanes[5] = aether_pairf(aether_w(155u), aether_w(156u));
+        aether_lanes[6] = aether_pairf(aether_w(157u), aether_w(158u));
+        aether_lanes[7] = aether_pairf(aether_w(159u), aether_w(160u));
+        aether_lanes[8] = aether_pairf(aether_w(161u), aether_w(162u));
+        aether_lanes[9] = aether_pairf(aether_w(163u), aether_w(164u));
+        aether_lanes[10] = aether_pairf(aether_w(165u), aether_w(166u));
+        aether_lanes[11] = aether_pairf(aether_w(167u), aether_w(168u));
+        aether_lanes[12] = aether_pairf(aether_w(169u), aether_w(170u));
+        aether_lanes[13] = aether_pairf(aether_w(171u), aether_w(172u));
+        aether_lanes[14] = aether_pairf(aether_w(173u), aether_w(174u));
+        aether_lanes[15] = aether_pairf(aether_w(175u), aether_w(176u));
+        aether_lanes[16] = aether_pairf(aether_w(177u), aether_w(178u));
+        aether_lanes[17] = aether_pairf(aether_w(179u), aether_w(180u));
+        aether_lanes[18] = aether_pairf(aether_w(181u), aether_w(182u));
+        aether_lanes[19] = aether_pairf(aether_w(183u), aether_w(184u));
+        aether_lanes[20] = aether_pairf(aether_w(185u), aether_w(186u));
+        aether_lanes[21] = aether_pairf(aether_w(187u), aether_w(188u));
+        aether_lanes[22] = aether_pairf(aether_w(189u), aether_w(190u));
+        aether_lanes[23] = aether_pairf(aether_w(191u), aether_w(192u));
+        aether_lanes[24] = aether_pairf(aether_w(193u), aether_w(194u));
+        aether_lanes[25] = aether_pairf(aether_w(195u), aether_w(196u));
+        aether_lanes[26] = aether_pairf(aether_w(197u), aether_w(198u));
+        aether_lanes[27] = aether_pairf(aether_w(199u), aether_w(200u));
+        aether_lanes[28] = aether_pairf(aether_w(201u), aether_w(202u));
+        aether_lanes[29] = aether_pairf(aether_w(203u), aether_w(204u));
+        aether_lanes[30] = aether_pairf(aether_w(205u), aether_w(206u));
+        aether_lanes[31] = aether_pairf(aether_w(207u), aether_w(208u));
+        let aether_got = aether_pairf_reduce32(aether_lanes);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got.hi), 0xce068a2du, true, false) && aether_selftest_word(bitcast<u32>(aether_got.comp), 0x425368b1u, true, false))) {
+            aether_report.failed_rules |= 4096u; // rounds-reversed
+            aether_report.failed += 1u;
+            if (aether_report.first_failed == 0u) { aether_report.first_failed = 35u; }
+        }
+    }
+    { // witness 35: aether_pairf_combine discriminates comp-dropped
+        let a = aether_pairf(aether_w(209u), aether_w(210u));
+        let b = aether_pairf(aether_w(211u), aether_w(212u));
+        let aether_got = aether_pairf_combine(a, b);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got.hi), 0x3871aff8u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.comp), 0x9d00066eu, true, false))) {
+            aether_report.failed_rules |= 131072u; // comp-dropped
+            aether_report.failed += 1u;
+            if (aether_report.first_failed == 0u) { aether_report.first_failed = 36u; }
+        }
+    }
+    { // witness 36: aether_pairf_reduce32 discriminates comp-dropped
+        var aether_lanes: array<aether_pairf, 32>;
+        aether_lanes[0] = aether_pairf(aether_w(213u), aether_w(214u));
+        aether_lanes[1] = aether_pairf(aether_w(215u), aether_w(216u));
+        aether_lanes[2] = aether_pairf(aether_w(217u), aether_w(218u));
+        aether_lanes[3] = aether_pairf(aether_w(219u), aether_w(220u));
+        aether_lanes[4] = aether_pairf(aether_w(221u), aether_w(222u));
+        aether_lanes[5] = aether_pairf(aether_w(223u), aether_w(224u));
+        aether_lanes[6] = aether_pairf(aether_w(225u), aether_w(226u));
+        aether_lanes[7] = aether_pairf(aether_w(227u), aether_w(228u));
+        aether_lanes[8] = aether_pairf(aether_w(229u), aether_w(230u));
+        aether_lanes[9] = aether_pairf(aether_w(231u), aether_w(232u));
+        aether_lanes[10] = aether_pairf(aether_w(233u), aether_w(234u));
+        aether_lanes[11] = aether_pairf(aether_w(235u), aether_w(236u));
+        aether_lanes[12] = aether_pairf(aether_w(237u), aether_w(238u));
+        aether_lanes[13] = aether_pairf(aether_w(239u), aether_w(240u));
+        aether_lanes[14] = aether_pairf(aether_w(241u), aether_w(242u));
+        aether_lanes[15] = aether_pairf(aether_w(243u), aether_w(244u));
+        aether_lanes[16] = aether_pairf(aether_w(245u), aether_w(246u));
+        aether_lanes[17] = aether_pairf(aether_w(247u), aether_w(248u));
+        aether_lanes[18] = aether_pairf(aether_w(249u), aether_w(250u));
+        aether_lanes[19] = aether_pairf(aether_w(251u), aether_w(252u));
+        aether_lanes[20] = aether_pairf(aether_w(253u), aether_w(254u));
+        aether_lanes[21] = aether_pairf(aether_w(255u), aether_w(256u));
+        aether_lanes[22] = aether_pairf(aether_w(257u), aether_w(258u));
+        aether_lanes[23] = aether_pairf(aether_w(259u), aether_w(260u));
+        aether_lanes[24] = aether_pairf(aether_w(261u), aether_w(262u));
+        aether_lanes[25] = aether_pairf(aether_w(263u), aether_w(264u));
+        aether_lanes[26] = aether_pairf(aether_w(265u), aether_w(266u));
+        aether_lanes[27] = aether_pairf(aether_w(267u), aether_w(268u));
+        aether_lanes[28] = aether_pairf(aether_w(269u), aether_w(270u));
+        aether_lanes[29] = aether_pairf(aether_w(271u), aether_w(272u));
+        aether_lanes[30] = aether_pairf(aether_w(273u), aether_w(274u));
+        aether_lanes[31] = aether_pairf(aether_w(275u), aether_w(276u));
+        let aether_got = aether_pairf_reduce32(aether_lanes);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got.hi), 0xf776e5b6u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.comp), 0xea8fd3f6u, true, false))) {
+            aether_report.failed_rules |= 131072u; // comp-dropped
+            aether_report.failed += 1u;
+            if (aether_report.first_failed == 0u) { aether_report.first_failed = 37u; }
+        }
+    }
+    { // witness 37: aether_f32_fmin discriminates nan-first
+        let a = aether_w(277u);
+        let b = aether_w(278u);
+        let aether_got = aether_f32_fmin(a, b);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x7f800000u, true, true))) {
+            aether_report.outside_domain_differ += 1u;
+        }
+    }
+    { // witness 38: aether_f32_fmax discriminates nan-first
+        let a = aether_w(279u);
+        let b = aether_w(280u);
+        let aether_got = aether_f32_fmax(a, b);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got), 0xff800000u, true, true))) {
+            aether_report.outside_domain_differ += 1u;
+        }
+    }
+    { // witness 39: aether_f32_fmin discriminates nan-second
+        let a = aether_w(281u);
+        let b = aether_w(282u);
+        let aether_got = aether_f32_fmin(a, b);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x7f800000u, true, true))) {
+            aether_report.outside_domain_differ += 1u;
+        }
+    }
+    { // witness 40: aether_f32_fmax discriminates nan-second
+        let a = aether_w(283u);
+        let b = aether_w(284u);
+        let aether_got = aether_f32_fmax(a, b);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got), 0xff7fffffu, true, true))) {
+            aether_report.outside_domain_differ += 1u;
+        }
+    }
+    { // witness 41: aether_quatf_mul discriminates reassociate
+        let a = aether_quatf(aether_w(285u), aether_w(286u), aether_w(287u), aether_w(288u));
+        let b = aether_quatf(aether_w(289u), aether_w(290u), aether_w(291u), aether_w(292u));
+        let aether_got = aether_quatf_mul(a, b);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got.w), 0xc18ea1feu, true, false) && aether_selftest_word(bitcast<u32>(aether_got.x), 0x4139506du, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0xc2ddbbacu, true, false) && aether_selftest_word(bitcast<u32>(aether_got.z), 0xc22c2fecu, true, false))) {
+            aether_report.banded_differ += 1u;
+        }
+    }
+    { // witness 42: aether_pairf_combine discriminates reassociate
+        let a = aether_pairf(aether_w(293u), aether_w(294u));
+        let b = aether_pairf(aether_w(295u), aether_w(296u));
+        let aether_got = aether_pairf_combine(a, b);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got.hi), 0xbf088362u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.comp), 0xbdf75a72u, true, false))) {
+            aether_report.failed_rules |= 1048576u; // reassociate
+            aether_report.failed += 1u;
+            if (aether_report.first_failed == 0u) { aether_report.first_failed = 43u; }
+        }
+    }
+    { // witness 43: aether_f32_jacobi_rotation discriminates reciprocal
+        let app = aether_w(297u);
+        let aqq = aether_w(298u);
+        let apq = aether_w(299u);
+        let aether_got = aether_f32_jacobi_rotation(app, aqq, apq);
+        if (!(aether_selftest_word(bitcast<u32>(aether_got.c), 0x3f711264u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.s), 0x3eac4873u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.t), 0x3eb6f394u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.tau), 0x3e317501u, true, false))) {
+            aether_report.banded_differ += 1u;
+        }
+    }
+    aether_report.flushes_results = select(0u, 1u, bitcast<u32>(aether_w(300u) * aether_w(301u)) != 0x00400000u);
+    aether_report.flushes_operands = select(0u, 1u, bitcast<u32>(aether_w(302u) * aether_w(303u)) != 0x01000000u);
+    // -0 * 1 is -0 and +0 * -1 is -0 where the sign of a zero is kept.
+    aether_report.zero_sign_ignored = select(0u, 1u, bitcast<u32>(aether_w(304u) * aether_w(305u)) != 0x80000000u || bitcast<u32>(aether_w(306u) * aether_w(307u)) != 0x80000000u);
+    return aether_report;
 }

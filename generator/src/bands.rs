@@ -457,22 +457,14 @@ pub fn band(model: &Model, c: Callable) -> Band {
 
 // ------------------------------------------------------------ the judgement
 
-/// The distance in ulps of two f32 on the ordered integer mapping (valid
-/// across signs; +0 and -0 are one point; any NaN matches any NaN, a NaN
-/// against a number is infinitely far).
+/// The distance in ulps of two f32 words (`aether_reference::ulp`: the
+/// ordered mapping across signs, +0 and -0 one point, any NaN against any
+/// NaN 0), a NaN against a number infinitely far.
 pub fn ulp_f32(a: u32, b: u32) -> f64 {
-    let (x, y) = (f32::from_bits(a), f32::from_bits(b));
-    if x.is_nan() || y.is_nan() {
-        return if x.is_nan() && y.is_nan() { 0.0 } else { f64::INFINITY };
+    match aether_reference::ulp::f32_ulp_distance_bits(a, b) {
+        u32::MAX => f64::INFINITY,
+        d => f64::from(d),
     }
-    let ord = |w: u32| -> i64 {
-        if w & 0x8000_0000 != 0 {
-            -i64::from(w & 0x7fff_ffff)
-        } else {
-            i64::from(w)
-        }
-    };
-    (ord(a) - ord(b)).unsigned_abs() as f64
 }
 
 /// Per node of a lowered f32 tree: the value as the reference rounds it
@@ -633,7 +625,7 @@ pub fn judge(_model: &Model, c: Callable, band: &Band, inputs: &[u64], expected:
             ulp = ulp.max(if e == g { 0.0 } else { f64::INFINITY });
             continue;
         }
-        let d = if crate::policy::is_zero(e, 32) && crate::policy::is_zero(g, 32) { 0.0 } else { ulp_f32(e as u32, g as u32) };
+        let d = ulp_f32(e as u32, g as u32);
         ulp = ulp.max(d);
         let metric = band.metrics.get(k).copied().unwrap_or(Metric::Bits);
         let fe = exact[k].map(|(x, m)| {

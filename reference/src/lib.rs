@@ -32,6 +32,11 @@
 //! reciprocal multipliers, finished dot products), the triangular solves,
 //! `det_lu`, `inverse`, Cholesky of the symmetric part, and the symmetric
 //! eigen-decomposition by [`linalg::EIGH_SWEEPS`] cyclic Jacobi sweeps.
+//!
+//! [`ulp`] measures the distance between two floats in units in the last
+//! place, on the ordered integer line valid across signs (+0 and -0 one
+//! point, a NaN against a number infinitely far): the unit of the bands of
+//! the cores that are not bit-exact.
 
 #![warn(missing_docs)]
 
@@ -44,6 +49,7 @@ mod matrix;
 mod quat;
 pub mod real;
 pub mod scalar;
+pub mod ulp;
 mod vector;
 
 pub use matrix::{Mat, Mat2, Mat3, Mat4};

@@ -274,6 +274,58 @@ pub fn minmax_helper(t: &ElemType, storage: &str) -> Helper {
     }
 }
 
+/// The ULP distance of every element type (`aether_f32_ulp_distance`,
+/// returning `uint32_t`, and its twins), for consumers' own tests of results
+/// that are not bit-exact: the rules of `aether_reference::ulp`, in integer
+/// arithmetic on the words only (read with `memcpy`, which device code has
+/// too), so no option that assumes no NaN or no signed zero can fold a test.
+/// NaN follows `[policy] nan = "any-nan"`, the only policy the spec accepts.
+/// The same text serves the C and the CUDA core.
+pub fn ulp_functions(model: &Model) -> Vec<CFunction> {
+    model
+        .spec
+        .types
+        .iter()
+        .map(|t| {
+            let w = t.bits;
+            let (inf, span) = if w == 32 {
+                (u64::from(f32::INFINITY.to_bits()), format!("0x{:x}", 2 * f32::INFINITY.to_bits()))
+            } else {
+                (f64::INFINITY.to_bits(), format!("0x{:x}", 2 * f64::INFINITY.to_bits()))
+            };
+            let digits = (w / 4) as usize;
+            let hex = |v: u64| format!("0x{v:0digits$x}u");
+            let u = format!("uint{w}_t");
+            let c = &t.c_type;
+            let name = format!("aether_{}_ulp_distance", t.name);
+            let doc = vec![
+                format!("the distance between two {c} values in units in the last place (ULP): how many"),
+                "representable values lie between a and b, counted on one ordered line valid across signs, for tests".into(),
+                "of results that are not bit-exact. Negative values lie below positive ones; +0 and -0 are one point".into(),
+                "(distance 0), so -tiny and +tiny (the smallest subnormals) are 2 apart; an infinity lies one step past".into(),
+                "the largest finite value of its sign. NaN follows the comparison policy: any NaN against any NaN is 0;".into(),
+                format!("a NaN against a number (infinities included) is UINT{w}_MAX, which no two numbers reach (-inf to"),
+                format!("+inf is {span}). Only the bits are read (memcpy, then integer arithmetic): a word's point on the"),
+                format!("line is 2^{} + m for a clear sign and 2^{} - m for a set one, m its magnitude bits, so no", w - 1, w - 1),
+                "point or difference wraps.".into(),
+            ];
+            let body = vec![
+                format!("const {u} sign = {}, inf = {};", hex(1 << (w - 1)), hex(inf)),
+                format!("{u} ua, ub, ma, mb, pa, pb;"),
+                "memcpy(&ua, &a, sizeof ua);".into(),
+                "memcpy(&ub, &b, sizeof ub);".into(),
+                "ma = ua & ~sign;".into(),
+                "mb = ub & ~sign;".into(),
+                format!("if (ma > inf || mb > inf) return (ma > inf && mb > inf) ? 0u : {};", hex(u64::MAX >> (64 - w))),
+                "pa = (ua & sign) != 0u ? sign - ma : sign + ma;".into(),
+                "pb = (ub & sign) != 0u ? sign - mb : sign + mb;".into(),
+                "return pa > pb ? pa - pb : pb - pa;".into(),
+            ];
+            CFunction { signature: format!("{u} {name}({c} a, {c} b)"), name, doc, body }
+        })
+        .collect()
+}
+
 /// Renders the header and source for the given lowered functions (the
 /// model's own, or a mutant's), with the self-test replaying `witnesses`
 /// (chosen from the model's own corpus, so a mutant's core fails them).
@@ -326,6 +378,7 @@ pub fn render_core(model: &Model, lowered: &[Function], banner: &str, witnesses:
         policy => super::c_flat::policy_function("aether_selftest_word_ok"),
         probes => super::c_selftest::probe_table(model),
         products => product_types.iter().zip(&product_names).map(|(t, n)| context! { c_type => t, name => n }).collect::<Vec<_>>(),
+        ulp => ulp_functions(model),
     };
     let h = render("c/aether_core.h.j2", HEADER_TEMPLATE, &ctx)?;
     let c = render("c/aether_core.c.j2", SOURCE_TEMPLATE, &ctx)?;

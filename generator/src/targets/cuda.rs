@@ -217,6 +217,7 @@ fn core(model: &Model, lowered: &[Function], banner: &str, witnesses: &[Witness]
         policy => c_flat::policy_function("aether_selftest_word_ok"),
         probes => super::c_selftest::probe_table(model),
         flat_helpers => c_flat::helpers_with("static AETHER_HD "),
+        ulp => c::ulp_functions(model),
     };
     render("cuda/aether_core.cuh.j2", CORE_TEMPLATE, &ctx)
 }

@@ -29,6 +29,7 @@ use crate::corpus::FunctionCases;
 use crate::dsl::BinOp;
 use crate::error::{Error, SpecError};
 use crate::model::{Builtin, Callable, Function, Kernel, KernelKind, Kind, Model, Ty};
+use crate::selftest::Witness;
 use crate::spec::{ElemType, ShapeKind};
 
 #[derive(Debug)]
@@ -74,8 +75,18 @@ pub struct CheckModule {
 /// the spec derives), `select` for a choice, and the core's helpers for what
 /// WGSL leaves loose (fabs, isfinite and NaN tests on the bits, since an
 /// implementation may assume no NaN or infinity; the barrier as the guard).
-#[derive(Debug, Clone, Copy)]
-pub struct Wgsl;
+///
+/// In a function whose tree has a barrier (the compensated helpers), every
+/// addition and subtraction is also passed through the guard (`opaque`):
+/// guarding the inputs alone does not stop a compiler that reassociates
+/// (lavapipe rewrites t - (t - x) to x, whatever t is, and loses the
+/// residual), so each rounded sum is opaque before the next operation reads
+/// it. The guard is the identity on the bits: the tree's operations and
+/// their order are unchanged.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Wgsl {
+    pub opaque: bool,
+}
 
 impl Spelling for Wgsl {
     fn lit(&self, v: f64, elem: &ElemType) -> String {
@@ -84,8 +95,11 @@ impl Spelling for Wgsl {
     fn truth(&self, b: bool) -> String {
         b.to_string()
     }
-    fn bin(&self, op: BinOp, a: &str, b: &str, _elem: &ElemType) -> String {
-        format!("({a} {} {b})", op.symbol())
+    fn bin(&self, op: BinOp, a: &str, b: &str, elem: &ElemType) -> String {
+        match op {
+            BinOp::Add | BinOp::Sub if self.opaque => format!("aether_barrier_{}(({a} {} {b}))", elem.name, op.symbol()),
+            _ => format!("({a} {} {b})", op.symbol()),
+        }
     }
     fn select(&self, c: &str, a: &str, b: &str) -> String {
         format!("select({b}, {a}, {c})")
@@ -193,8 +207,17 @@ fn structs(model: &Model, t: &ElemType) -> Vec<WStruct> {
     out
 }
 
+/// Whether a function's tree has a barrier (a compensated helper).
+fn has_barrier(f: &Function) -> bool {
+    let mut found = false;
+    for e in f.exprs() {
+        e.visit(&mut |x| found |= matches!(x, crate::model::Expr::Call(Builtin::Barrier, _)));
+    }
+    found
+}
+
 fn function(model: &Model, f: &Function, t: &ElemType) -> WFunction {
-    let sp = Wgsl;
+    let sp = Wgsl { opaque: has_barrier(f) };
     let name = model.c_name(f);
     let params: Vec<String> = f.params.iter().map(|p| format!("{}: {}", p.name, sp.kind_type(model, &p.kind, t))).collect();
     let ret = sp.kind_type(model, &f.ret, t);
@@ -216,7 +239,7 @@ fn function(model: &Model, f: &Function, t: &ElemType) -> WFunction {
 fn barrier_helper(t: &ElemType, guard: Guard) -> Vec<String> {
     let e = &t.name;
     let body = match guard {
-        Guard::Bits => "    return bitcast<f32>(bitcast<u32>(x) ^ aether_opaque_zero);",
+        Guard::Bits => "    return bitcast<f32>(bitcast<u32>(x) | aether_opaque_zero);",
         Guard::OpaqueOne => "    return x * aether_opaque_one;",
         Guard::None => "    return x;",
     };
@@ -276,9 +299,12 @@ fn butterfly(model: &Model, t: &ElemType) -> Option<(Kernel, Vec<WFunction>)> {
 }
 
 const CORE_TEMPLATE: &str = include_str!("../../../templates/wgsl/aether_core.wgsl.j2");
+/// The ULP distance, for consumers' own tests (the rules of
+/// `aether_reference::ulp` and the C core's `aether_f32_ulp_distance`).
+const ULP_WGSL: &str = include_str!("../../../templates/wgsl/ulp.wgsl");
 
 /// The core's source for the given lowered functions and guard.
-pub fn core_source(model: &Model, lowered: &[Function], banner: &str, guard: Guard) -> Result<String, Error> {
+pub fn core_source(model: &Model, lowered: &[Function], banner: &str, guard: Guard, witnesses: &[Witness]) -> Result<String, Error> {
     let Some(t) = f32_type(model) else { return Ok(String::new()) };
     let mut functions: Vec<WFunction> = lowered.iter().filter(|f| f.elem == t.name).map(|f| function(model, f, t)).collect();
     let mut pair = String::new();
@@ -287,8 +313,18 @@ pub fn core_source(model: &Model, lowered: &[Function], banner: &str, guard: Gua
         let red = model.spec.reduction.as_ref().unwrap();
         pair = format!("var<workgroup> aether_reduce32_{}: array<{}, {}>;", t.name, type_name(model, &red.pair, t), red.lanes);
     }
+    let (witness_words, selftest) = match witnesses.is_empty() {
+        true => (String::new(), None),
+        false => {
+            let (decl, f) = selftest(model, lowered, t, witnesses);
+            (decl, Some(f))
+        }
+    };
     let ctx = context! {
         banner,
+        selftest,
+        witness_words,
+        ulp => ULP_WGSL.trim_end(),
         version => model.spec.version,
         contract_id => crate::selftest::contract_id(model),
         structs => structs(model, t),
@@ -301,25 +337,24 @@ pub fn core_source(model: &Model, lowered: &[Function], banner: &str, guard: Gua
 }
 
 /// The statements of a check entry that read case `i`'s parameters from
-/// `aether_in` at `base` and bind them by name.
+/// `aether_in` at `aether_base` and bind them by name.
 fn load_params(model: &Model, f: &Function, t: &ElemType) -> Vec<String> {
-    let sp = Wgsl;
+    bind_params(model, f, t, &|k| format!("bitcast<f32>(aether_in[aether_base + {k}u])"))
+}
+
+/// Statements that bind every parameter of `f` by name, input word `k`
+/// spelled by `word(k)`.
+fn bind_params(model: &Model, f: &Function, t: &ElemType, word: &dyn Fn(usize) -> String) -> Vec<String> {
+    let sp = Wgsl::default();
     let mut lines = Vec::new();
     let mut w = 0usize;
     for p in &f.params {
         let Kind::Shape(s) = &p.kind else { unreachable!("no truth parameters") };
-        let word = |k: usize| format!("bitcast<f32>(aether_in[aether_base + {}u])", w + k);
+        let words: Vec<String> = (0..s.len()).map(|k| word(w + k)).collect();
         let value = match &s.kind {
-            ShapeKind::Scalar => word(0),
-            ShapeKind::Vector(_) => {
-                format!("{}({})", sp.kind_type(model, &p.kind, t), (0..s.len()).map(word).collect::<Vec<_>>().join(", "))
-            }
-            ShapeKind::Matrix { .. } => format!(
-                "{}(array<f32, {}>({}))",
-                sp.kind_type(model, &p.kind, t),
-                s.len(),
-                (0..s.len()).map(word).collect::<Vec<_>>().join(", ")
-            ),
+            ShapeKind::Scalar => words[0].clone(),
+            ShapeKind::Vector(_) => format!("{}({})", sp.kind_type(model, &p.kind, t), words.join(", ")),
+            ShapeKind::Matrix { .. } => format!("{}(array<f32, {}>({}))", sp.kind_type(model, &p.kind, t), s.len(), words.join(", ")),
         };
         lines.push(format!("let {} = {value};", p.name));
         w += s.len();
@@ -327,15 +362,153 @@ fn load_params(model: &Model, f: &Function, t: &ElemType) -> Vec<String> {
     lines
 }
 
-fn store_result(f: &Function, var: &str) -> Vec<String> {
-    let sp = Wgsl;
+/// The words of a function's result `var`, as u32 expressions.
+fn result_words(f: &Function, var: &str) -> Vec<String> {
+    let sp = Wgsl::default();
     match &f.ret {
-        Kind::Bool => vec![format!("aether_out[aether_obase] = select(0u, 1u, {var});")],
-        Kind::Shape(s) if matches!(s.kind, ShapeKind::Scalar) => vec![format!("aether_out[aether_obase] = bitcast<u32>({var});")],
-        Kind::Shape(s) => {
-            (0..s.len()).map(|k| format!("aether_out[aether_obase + {k}u] = bitcast<u32>({});", sp.component(var, &s.kind, k))).collect()
-        }
+        Kind::Bool => vec![format!("select(0u, 1u, {var})")],
+        Kind::Shape(s) if matches!(s.kind, ShapeKind::Scalar) => vec![format!("bitcast<u32>({var})")],
+        Kind::Shape(s) => (0..s.len()).map(|k| format!("bitcast<u32>({})", sp.component(var, &s.kind, k))).collect(),
     }
+}
+
+/// The words of the self-test's report (`aether_selftest_report`).
+pub const SELFTEST_WORDS: usize = 9;
+
+/// The self-test: replays the witnesses of the WGSL core's callables (their
+/// inputs read through the opaque zero, so no compiler folds them at build
+/// time) and probes subnormal flushing and the sign of zero.
+fn selftest(model: &Model, lowered: &[Function], t: &ElemType, witnesses: &[Witness]) -> (String, WFunction) {
+    let callables = model.callables();
+    let mut body =
+        vec!["var aether_report: aether_selftest_report;".to_string(), format!("aether_report.witnesses = {}u;", witnesses.len())];
+    // Every input word of the witnesses and probes, in a table read at an
+    // index the compiler cannot see (offset by the opaque zero): a literal
+    // input, even guarded, lets the compiler evaluate and rearrange the
+    // arithmetic at build time (measured on lavapipe: witnesses that pass
+    // in a shader of their own failed beside the subnormal probes).
+    let table = std::cell::RefCell::new(Vec::<u32>::new());
+    let word = |x: u64| {
+        let mut t = table.borrow_mut();
+        t.push(x as u32);
+        format!("aether_w({}u)", t.len() - 1)
+    };
+    for (n, w) in witnesses.iter().enumerate() {
+        let c = callables[w.callable];
+        let bit = crate::mutants::ALL.iter().position(|m| *m == w.mutant).unwrap();
+        let banded = crate::bands::band(model, c).stated != crate::spec::BandMetric::Bits;
+        // A witness with a NaN, an infinity or a subnormal among its words is
+        // outside the domain WGSL promises anything for (a stack may flush
+        // subnormals and assume no NaN): counted apart.
+        let in_domain = w.inputs.iter().chain(&w.expected).all(|x| {
+            let v = f32::from_bits(*x as u32);
+            v.is_finite() && (v == 0.0 || v.abs() >= f32::MIN_POSITIVE)
+        }) || !c.is_float();
+        let hex = |x: u64| word(x);
+        let mut block = vec![format!("{{ // witness {n}: {} discriminates {}", w.c_name, w.mutant.name())];
+        let got: Vec<String> = match c {
+            Callable::Function(f) => {
+                let f = lowered.iter().find(|g| g.family == f.family && g.shape == f.shape && g.elem == f.elem).unwrap();
+                block.extend(bind_params(model, f, t, &|k| hex(w.inputs[k])).into_iter().map(|l| format!("    {l}")));
+                let args: Vec<&str> = f.params.iter().map(|p| p.name.as_str()).collect();
+                block.push(format!("    let aether_got = {}({});", model.c_name(f), args.join(", ")));
+                result_words(f, "aether_got")
+            }
+            Callable::Kernel(k) => {
+                let red = model.spec.reduction.as_ref().unwrap();
+                let pair = type_name(model, &red.pair, t);
+                block.push(format!("    var aether_lanes: array<{pair}, {}>;", red.lanes));
+                for l in 0..red.lanes {
+                    block.push(format!("    aether_lanes[{l}] = {pair}({}, {});", hex(w.inputs[2 * l]), hex(w.inputs[2 * l + 1])));
+                }
+                block.push(format!("    let aether_got = {}(aether_lanes);", model.kernel_c_name(k)));
+                let (hi, comp) = (super::c::component_name(model, &red.pair, 0), super::c::component_name(model, &red.pair, 1));
+                vec![format!("bitcast<u32>(aether_got.{hi})"), format!("bitcast<u32>(aether_got.{comp})")]
+            }
+        };
+        let either = c.either_zero();
+        let float = c.is_float();
+        let checks: Vec<String> = got
+            .iter()
+            .zip(&w.expected)
+            .map(|(g, e)| format!("aether_selftest_word({g}, 0x{:08x}u, {float}, {either})", *e as u32))
+            .collect();
+        block.push(format!("    if (!({})) {{", checks.join(" && ")));
+        if !in_domain {
+            block.push("        aether_report.outside_domain_differ += 1u;".into());
+        } else if banded {
+            block.push("        aether_report.banded_differ += 1u;".into());
+        } else {
+            block.push(format!("        aether_report.failed_rules |= {}u; // {}", 1u64 << bit, w.mutant.name()));
+            block.push("        aether_report.failed += 1u;".into());
+            block.push(format!("        if (aether_report.first_failed == 0u) {{ aether_report.first_failed = {}u; }}", n + 1));
+        }
+        block.push("    }".into());
+        block.push("}".into());
+        body.extend(block);
+    }
+    let p = crate::selftest::subnormal_probes(model).into_iter().filter(|p| p.bits == 32).collect::<Vec<_>>();
+    for probe in &p {
+        let field = if probe.operand { "flushes_operands" } else { "flushes_results" };
+        body.push(format!(
+            "aether_report.{field} = select(0u, 1u, bitcast<u32>({} * {}) != 0x{:08x}u);",
+            word(probe.a),
+            word(probe.b),
+            probe.expected as u32
+        ));
+    }
+    body.push("// -0 * 1 is -0 and +0 * -1 is -0 where the sign of a zero is kept.".into());
+    let (nz, one, pz, mone) = (word(0x8000_0000), word(0x3f80_0000), word(0), word(0xbf80_0000));
+    body.push(format!(
+        "aether_report.zero_sign_ignored = select(0u, 1u, bitcast<u32>({nz} * {one}) != 0x80000000u || bitcast<u32>({pz} * {mone}) != 0x80000000u);"
+    ));
+    body.push("return aether_report;".into());
+    let table = table.into_inner();
+    let words: Vec<String> = table.iter().map(|x| format!("0x{x:08x}u")).collect();
+    let decl =
+        format!("var<private> aether_witness_words: array<u32, {}> = array<u32, {}>({});", table.len(), table.len(), words.join(", "));
+    (
+        decl,
+        WFunction {
+            name: "aether_selftest".into(),
+            doc: vec![
+                format!(
+                    "The self-test: replays {} witness vectors (cases that tell a rule of the spec from a plausible mistake) through the \
+                 core and probes the stack: subnormal results and operands flushed, the sign of a zero ignored.",
+                    witnesses.len()
+                ),
+                "Call aether_set_opaque_zero() with a zero from a buffer first (the witnesses' inputs pass through it, so no compiler \
+             folds them when it builds the shader)."
+                    .into(),
+                "failed_rules has bit k set for a failing witness of the k-th rule (mutants::ALL order) among the families the spec \
+             states as bits, for witnesses inside WGSL's domain (finite, no subnormal); banded_differ counts witnesses of banded \
+             families that differ (allowed within their band), outside_domain_differ those with a NaN, infinity or subnormal \
+             word that differ (a stack may flush or assume no NaN)."
+                    .into(),
+            ],
+            signature: "fn aether_selftest() -> aether_selftest_report".into(),
+            body,
+        },
+    )
+}
+
+/// The self-test's witnesses for the WGSL core: those of its callables.
+pub fn selftest_witnesses(model: &Model, cases_of: &dyn Fn(&str) -> Option<Vec<crate::corpus::Case>>) -> Vec<Witness> {
+    let names: Vec<String> = callables(model).iter().map(|c| c.c_name(model)).collect();
+    crate::selftest::witnesses(model, &|name| if names.iter().any(|n| n == name) { cases_of(name) } else { None })
+}
+
+/// A module with one entry point, `check_selftest`, that runs the
+/// self-test once and writes its report (SELFTEST_WORDS words) to
+/// aether_out, with the check module's bindings (n_in is one unused word).
+pub fn selftest_module(model: &Model, lowered: &[Function], guard: Guard, witnesses: &[Witness]) -> CheckModule {
+    let mut m = check_module_with(model, lowered, guard, witnesses);
+    m.entries.retain(|e| e.entry == "check_selftest");
+    m
+}
+
+fn store_result(f: &Function, var: &str) -> Vec<String> {
+    result_words(f, var).into_iter().enumerate().map(|(k, w)| format!("aether_out[aether_obase + {k}u] = {w};")).collect()
 }
 
 const CHECK_WG: u32 = 64;
@@ -344,8 +517,14 @@ const CHECK_WG: u32 = 64;
 /// mutant's) with the given guard: the core, then one entry point per f32
 /// function and the butterfly kernel's two forms.
 pub fn check_module(model: &Model, lowered: &[Function], guard: Guard) -> CheckModule {
+    check_module_with(model, lowered, guard, &[])
+}
+
+/// The check module, with the self-test's entry `check_selftest` when
+/// `witnesses` is not empty.
+pub fn check_module_with(model: &Model, lowered: &[Function], guard: Guard, witnesses: &[Witness]) -> CheckModule {
     let Some(t) = f32_type(model) else { return CheckModule { source: String::new(), entries: Vec::new() } };
-    let core = core_source(model, lowered, "// aether check module", guard).expect("the WGSL template renders");
+    let core = core_source(model, lowered, "// aether check module", guard, witnesses).expect("the WGSL template renders");
     let mut src = vec![
         core,
         String::new(),
@@ -441,9 +620,45 @@ pub fn check_module(model: &Model, lowered: &[Function], guard: Guard) -> CheckM
             });
         }
     }
+    if !witnesses.is_empty() {
+        src.push(String::new());
+        src.push("@compute @workgroup_size(1)".into());
+        src.push("fn check_selftest() {".into());
+        src.push("    aether_check_guard();".into());
+        src.push("    let r = aether_selftest();".into());
+        for (k, f) in SELFTEST_FIELDS.iter().enumerate() {
+            src.push(format!("    aether_out[{k}u] = r.{f};"));
+        }
+        src.push("}".into());
+        entries.push(CheckEntry {
+            entry: "check_selftest".into(),
+            c_name: "aether_selftest".into(),
+            family: "selftest".into(),
+            shape: "scalar".into(),
+            elem: t.name.clone(),
+            n_in: 1,
+            n_out: SELFTEST_WORDS,
+            workgroup_size: 1,
+            cases_per_workgroup: 1,
+        });
+    }
     src.push(String::new());
     CheckModule { source: src.join("\n"), entries }
 }
+
+/// The fields of `aether_selftest_report`, in the order the check entry
+/// writes them.
+pub const SELFTEST_FIELDS: [&str; SELFTEST_WORDS] = [
+    "failed_rules",
+    "failed",
+    "banded_differ",
+    "witnesses",
+    "flushes_results",
+    "flushes_operands",
+    "zero_sign_ignored",
+    "first_failed",
+    "outside_domain_differ",
+];
 
 /// The callables the WGSL core has: every f32 function, and the f32
 /// butterfly kernel.
@@ -474,8 +689,9 @@ impl Target for WgslTarget {
         crate::bands::check(model, "wgsl", &callables(model))
     }
 
-    fn render(&self, model: &Model, banner: &str, _corpus: &[FunctionCases]) -> Result<Vec<Output>, Error> {
-        let core = core_source(model, &model.lowered(), banner, Guard::Bits)?;
+    fn render(&self, model: &Model, banner: &str, corpus: &[FunctionCases]) -> Result<Vec<Output>, Error> {
+        let witnesses = selftest_witnesses(model, &|name| corpus.iter().find(|f| f.c_name == name).map(|f| f.cases.clone()));
+        let core = core_source(model, &model.lowered(), banner, Guard::Bits, &witnesses)?;
         Ok(vec![Output::new("wgsl_core/aether_core.wgsl", core)])
     }
 }
