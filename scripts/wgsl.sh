@@ -13,7 +13,11 @@
 #      --expect-mismatch), on NC = min(N, 20000) random inputs:
 #      guard none on wgpu/lavapipe, in the compensated functions;
 #      guard opaque-one on wgpu/lavapipe;
-#      the rule mutant $MUTANT (default fold-left) on both stacks.
+#      the rule mutant $MUTANT (default fold-left) on both stacks;
+#   3. the core's self-test on both stacks (SwiftShader must be reported as
+#      flushing subnormals), and its controls, which must make it fail: no
+#      guard and the opaque-one guard on lavapipe, the rule mutant
+#      $SELFTEST_MUTANT (default comp-dropped) on both stacks.
 # Prints the build time and the run time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,6 +42,9 @@ while [ $# -gt 0 ]; do
 done
 NC=$((N < 20000 ? N : 20000))
 MUTANT=${MUTANT:-fold-left}
+# A mutant of a family the spec states as bits on WGSL (the self-test can
+# only require the bits of those).
+SELFTEST_MUTANT=${SELFTEST_MUTANT:-comp-dropped}
 
 # shellcheck source=scripts/apt.sh
 source scripts/apt.sh
@@ -84,6 +91,28 @@ control() { # name stack grep-pattern args...: runs a control that must change b
 control guard-none wgpu 'aether_[a-z0-9_]*(two_sum|neumaier|combine|reduce|sum_array|dot_array|lanes)' --guard none
 control guard-opaque-one wgpu '' --guard opaque-one
 control "mutant-$MUTANT" all '' --mutant "$MUTANT"
+
+# The core's self-test on both stacks: every witness of a bits family passes,
+# SwiftShader is reported as flushing subnormals and lavapipe as not; then the
+# controls that must make it fail: the core without its guard and with the
+# opaque-one guard on lavapipe, and a rule mutant's core on both stacks.
+selftest() { # name args...
+    local name=$1 rc=0
+    shift
+    "$bin" wgsl-selftest --expect-flush dawn "$@" >"$log/$name.txt" 2>&1 || rc=$?
+    grep -E '^(selftest|FAIL)' "$log/$name.txt" || true
+    if [ "$rc" -ne 0 ]; then
+        echo "wgsl: FAIL: the self-test ($name) did not report as expected (exit $rc)"
+        tail -n 5 "$log/$name.txt"
+        status=1
+    else
+        echo "wgsl: the self-test ($name) reports as expected"
+    fi
+}
+selftest core --stack all
+selftest guard-none --stack wgpu --guard none --expect-fail
+selftest guard-opaque-one --stack wgpu --guard opaque-one --expect-fail
+selftest "mutant-$SELFTEST_MUTANT" --stack all --mutant "$SELFTEST_MUTANT" --expect-fail
 
 t2=$(date +%s)
 echo "wgsl: ran in $((t2 - t1)) s (build $((t1 - t0)) s); status $status"

@@ -15,6 +15,7 @@ pub mod dawn;
 pub mod exec;
 pub mod inputs;
 pub mod report;
+pub mod selftest;
 pub mod wgpu_stack;
 
 use exec::{Error, Executor};

@@ -2,6 +2,13 @@
 //! [--guard bits|opaque-one|none] [--mutant NAME] [--expect-mismatch]
 //! [--seed S] [--only SUBSTRING]`
 //!
+//! `aether-runner wgsl-selftest [--stack wgpu|dawn|all] [--mutant NAME] [--guard G]
+//! [--expect-flush STACK]... [--expect-fail]`: the core's self-test on each
+//! stack; fails when a witness of a bits family fails (with `--expect-fail`,
+//! a mutant's core: when none does), or when a stack named by
+//! `--expect-flush` is not reported as flushing subnormals (or one not
+//! named is).
+//!
 //! Exit status: 0 when every in-domain case is within its band (with
 //! `--expect-mismatch`: when, on every stack, at least one function stops
 //! being bit-identical under the control module), 1 otherwise, 2 when the run
@@ -114,8 +121,82 @@ fn filtered(mut m: CheckModule, only: &Option<String>) -> CheckModule {
     m
 }
 
+fn selftest_main(args: &[String]) -> Result<bool, String> {
+    let mut stacks: Vec<String> = aether_runner::STACKS.iter().map(|s| s.to_string()).collect();
+    let (mut mutant, mut flushing, mut expect_fail, mut guard) = (None, Vec::new(), false, Guard::Bits);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = || it.next().cloned().ok_or_else(|| format!("{a} needs a value"));
+        match a.as_str() {
+            "--stack" => {
+                let v = value()?;
+                stacks = if v == "all" { aether_runner::STACKS.iter().map(|s| s.to_string()).collect() } else { vec![v] };
+            }
+            "--mutant" => {
+                let v = value()?;
+                mutant = Some(Mutant::from_name(&v).ok_or_else(|| format!("--mutant {v}: no such mutant"))?);
+            }
+            "--expect-flush" => flushing.push(value()?),
+            "--guard" => {
+                let v = value()?;
+                guard = match v.as_str() {
+                    "bits" => Guard::Bits,
+                    "opaque-one" => Guard::OpaqueOne,
+                    "none" => Guard::None,
+                    _ => return Err(format!("--guard {v}: not bits, opaque-one or none")),
+                }
+            }
+            "--expect-fail" => expect_fail = true,
+            other => return Err(format!("unknown option `{other}`")),
+        }
+    }
+    let root = aether_generator::default_root();
+    let model = aether_generator::load(&root).map_err(|e| e.to_string())?;
+    let corpus = aether_generator::corpus::read_committed(&root)?;
+    let witnesses = wgsl::selftest_witnesses(&model, &|name| corpus.get(name).map(|p| p.cases.clone()));
+    let (core_model, lowered) = match mutant {
+        Some(m) => m.build(&model).map_err(|e| e.to_string())?,
+        None => (model.clone(), model.lowered()),
+    };
+    let mut ok = true;
+    for stack in &stacks {
+        let mut exec = aether_runner::open(stack).map_err(|e| format!("{stack}: {e}"))?;
+        let r = aether_runner::selftest::run(exec.as_mut(), &core_model, &lowered, guard, &witnesses)?;
+        println!("{}", r.line());
+        let failed = r.field("failed");
+        if expect_fail && failed == 0 {
+            println!("FAIL: {stack}: the mutant core's self-test passed every witness");
+            ok = false;
+        }
+        if !expect_fail && failed > 0 {
+            println!("FAIL: {stack}: {failed} witnesses of bits families failed");
+            ok = false;
+        }
+        let flushes = r.field("flushes_results") == 1 || r.field("flushes_operands") == 1;
+        if flushes != flushing.contains(stack) {
+            println!(
+                "FAIL: {stack}: reported {}flushing subnormals, expected {}",
+                if flushes { "" } else { "not " },
+                if flushes { "no flush" } else { "a flush" }
+            );
+            ok = false;
+        }
+    }
+    Ok(ok)
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("wgsl-selftest") {
+        return match selftest_main(&args[1..]) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::from(1),
+            Err(e) => {
+                eprintln!("aether-runner: {e}");
+                ExitCode::from(2)
+            }
+        };
+    }
     let o = match parse(&args) {
         Ok(o) => o,
         Err(e) => {
