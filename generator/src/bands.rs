@@ -597,7 +597,10 @@ impl Eval<'_> {
         // stack that reassociates or fuses them may overflow where the
         // reference does not (measured: quat rotate on lavapipe gave -inf for
         // a result of -3.4e38).
-        if !normal_or_zero(r.0) || (r.1 != 0.0 && r.1.abs() < f64::from(f32::MIN_POSITIVE)) || r.2 > f64::from(f32::MAX) * (1.0 - 1.0 / 1_048_576.0) {
+        if !normal_or_zero(r.0)
+            || (r.1 != 0.0 && r.1.abs() < f64::from(f32::MIN_POSITIVE))
+            || r.2 > f64::from(f32::MAX) * (1.0 - 1.0 / 1_048_576.0)
+        {
             self.domain = false;
         }
         r

@@ -47,6 +47,7 @@ fn check_ulp(@builtin(global_invocation_id) gid: vec3<u32>) {{
         n_out: 1,
         workgroup_size: 64,
         cases_per_workgroup: 64,
+        random: true,
     };
     CheckModule { source, entries: vec![entry] }
 }
