@@ -21,7 +21,8 @@ fn scratch(name: &str) -> PathBuf {
     let root = aether_generator::default_root();
     let tmp = std::env::temp_dir().join(format!("aether-check-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
-    for d in ["spec", "c_core", "cuda_core", "corpus"] {
+    // The spec and every folder the generator owns (each target's, and the corpus).
+    for d in std::iter::once("spec").chain(aether_generator::output::owned_dirs()) {
         copy_tree(&root.join(d), &tmp.join(d));
     }
     std::fs::create_dir_all(tmp.join("docs")).unwrap();
