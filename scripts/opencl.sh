@@ -3,7 +3,7 @@
 #
 #   bash scripts/opencl.sh [N] [--report FILE]
 #
-# installs PoCL and the ICD loader when no OpenCL platform is there, builds aether-opencl (release),
+# installs PoCL and the ICD loader when no OpenCL platform is there, builds aether-opencl (dev profile: its dependencies are optimised),
 # and runs it: the check program built with -cl-fp32-correctly-rounded-divide-sqrt (when the device
 # reports correctly rounded divide and sqrt), its self-test kernel, every kernel on the corpus plus
 # N random inputs (default 100000) against the Rust reference under the spec's policy (0
@@ -38,12 +38,12 @@ if ! have_platform; then
 fi
 
 t=$(date +%s)
-cargo build -q --release -p aether-opencl
+cargo build -q -p aether-opencl
 step "aether-opencl built in $(( $(date +%s) - t )) s"
 
 t=$(date +%s)
 rc=0
-./target/release/aether-opencl "$n" "${args[@]}" || rc=$?
+./target/debug/aether-opencl "$n" "${args[@]}" || rc=$?
 step "aether-opencl $n ran in $(( $(date +%s) - t )) s, exit $rc"
 echo "opencl.sh: total wall time $(( $(date +%s) - start )) s"
 exit "$rc"
