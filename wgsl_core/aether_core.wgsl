@@ -40,20 +40,20 @@ fn aether_set_opaque_one(one: f32) {
     aether_opaque_one = one;
 }
 
-// vec2 of f32, components in memory order (x, y) (8 bytes).
+// vec2 of f32: components in memory order (x, y) (8 bytes).
 struct aether_vec2f {
     x: f32,
     y: f32,
 }
 
-// vec3 of f32, components in memory order (x, y, z) (12 bytes).
+// vec3 of f32: components in memory order (x, y, z) (12 bytes).
 struct aether_vec3f {
     x: f32,
     y: f32,
     z: f32,
 }
 
-// vec4 of f32, components in memory order (x, y, z, w) (16 bytes).
+// vec4 of f32: components in memory order (x, y, z, w) (16 bytes).
 struct aether_vec4f {
     x: f32,
     y: f32,
@@ -61,7 +61,7 @@ struct aether_vec4f {
     w: f32,
 }
 
-// quat of f32, components in memory order (w, x, y, z) (16 bytes).
+// quat of f32: components in memory order (w, x, y, z) (16 bytes).
 struct aether_quatf {
     w: f32,
     x: f32,
@@ -69,13 +69,13 @@ struct aether_quatf {
     z: f32,
 }
 
-// pair of f32, components in memory order (hi, comp) (8 bytes).
+// pair of f32: components in memory order (hi, comp) (8 bytes).
 struct aether_pairf {
     hi: f32,
     comp: f32,
 }
 
-// rotation of f32, components in memory order (c, s, t, tau) (16 bytes).
+// rotation of f32: components in memory order (c, s, t, tau) (16 bytes).
 struct aether_rotationf {
     c: f32,
     s: f32,
@@ -83,17 +83,17 @@ struct aether_rotationf {
     tau: f32,
 }
 
-// 2x2 matrix of f32, row-major: element (r, c) at m[r*2 + c] (16 bytes).
+// 2x2 matrix of f32, stored row-major: element (r, c) at m[r*2 + c] (16 bytes).
 struct aether_mat2f {
     m: array<f32, 4>,
 }
 
-// 3x3 matrix of f32, row-major: element (r, c) at m[r*3 + c] (36 bytes).
+// 3x3 matrix of f32, stored row-major: element (r, c) at m[r*3 + c] (36 bytes).
 struct aether_mat3f {
     m: array<f32, 9>,
 }
 
-// 4x4 matrix of f32, row-major: element (r, c) at m[r*4 + c] (64 bytes).
+// 4x4 matrix of f32, stored row-major: element (r, c) at m[r*4 + c] (64 bytes).
 struct aether_mat4f {
     m: array<f32, 16>,
 }

@@ -532,6 +532,29 @@ pub struct ParsedFunction {
     pub cases: Vec<Case>,
 }
 
+/// Every committed corpus part under `root/corpus` (not the umbrella header
+/// `aether_c_corpus.h`), read back and fence-checked, by C name.
+pub fn read_committed(root: &std::path::Path) -> Result<std::collections::BTreeMap<String, ParsedFunction>, String> {
+    let dir = root.join("corpus");
+    let mut out = std::collections::BTreeMap::new();
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .collect();
+    names.sort();
+    for name in names {
+        if name == "aether_c_corpus.h" || !name.ends_with(".h") {
+            continue;
+        }
+        let text = std::fs::read_to_string(dir.join(&name)).map_err(|e| format!("{name}: {e}"))?;
+        for f in parse_part(&name, &text)? {
+            out.insert(f.c_name.clone(), f);
+        }
+    }
+    Ok(out)
+}
+
 /// Checks a part's fences and md5 and reads its rows. Errors name the part.
 pub fn parse_part(file_name: &str, text: &str) -> Result<Vec<ParsedFunction>, String> {
     let first_nl = text.find('\n').ok_or_else(|| format!("{file_name}: no first line"))?;

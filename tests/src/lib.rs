@@ -111,21 +111,7 @@ pub fn model() -> Model {
 
 /// Every corpus part's functions, read back and fence-checked, by C name.
 pub fn corpus() -> Result<BTreeMap<String, ParsedFunction>, String> {
-    let dir = aether_generator::default_root().join("corpus");
-    let mut out = BTreeMap::new();
-    let mut names: Vec<_> =
-        std::fs::read_dir(&dir).map_err(|e| e.to_string())?.flatten().map(|e| e.file_name().to_string_lossy().to_string()).collect();
-    names.sort();
-    for name in names {
-        if name == "aether_c_corpus.h" || !name.ends_with(".h") {
-            continue;
-        }
-        let text = std::fs::read_to_string(dir.join(&name)).map_err(|e| e.to_string())?;
-        for f in corpus::parse_part(&name, &text)? {
-            out.insert(f.c_name.clone(), f);
-        }
-    }
-    Ok(out)
+    corpus::read_committed(&aether_generator::default_root())
 }
 
 /// The self-test's witnesses, chosen from the committed corpus as the

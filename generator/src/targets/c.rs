@@ -220,30 +220,27 @@ pub fn c_types(model: &Model) -> Vec<CType> {
                 ShapeKind::Vector(names) => names.iter().map(|n| format!("{} {n}", elem.c_type)).collect(),
                 ShapeKind::Matrix { .. } => vec![format!("{} m[{}]", elem.c_type, shape.len())],
             };
-            let doc = match &shape.kind {
-                ShapeKind::Vector(names) => {
-                    format!("{shape} of {}: components in memory order ({})", elem.c_type, names.join(", "), shape = shape.name)
-                }
-                ShapeKind::Matrix { rows, cols, layout } => format!(
-                    "{}x{} matrix of {}, stored {}: element (r, c) at m[{}]",
-                    rows,
-                    cols,
-                    elem.c_type,
-                    match layout {
-                        crate::spec::Layout::RowMajor => "row-major",
-                        crate::spec::Layout::ColumnMajor => "column-major",
-                    },
-                    match layout {
-                        crate::spec::Layout::RowMajor => format!("r*{cols} + c"),
-                        crate::spec::Layout::ColumnMajor => format!("c*{rows} + r"),
-                    }
-                ),
-                ShapeKind::Scalar => unreachable!(),
-            };
+            let doc = shape_doc(shape, &elem.c_type);
             types.push(CType { name: type_name(model, &shape.name, elem), doc, fields });
         }
     }
     types
+}
+
+/// What a vector or matrix shape's struct holds, with the element type
+/// spelled `scalar`: the components in memory order, or the matrix layout.
+pub fn shape_doc(shape: &crate::spec::Shape, scalar: &str) -> String {
+    match &shape.kind {
+        ShapeKind::Vector(names) => format!("{} of {scalar}: components in memory order ({})", shape.name, names.join(", ")),
+        ShapeKind::Matrix { rows, cols, layout } => {
+            let (name, at) = match layout {
+                crate::spec::Layout::RowMajor => ("row-major", format!("r*{cols} + c")),
+                crate::spec::Layout::ColumnMajor => ("column-major", format!("c*{rows} + r")),
+            };
+            format!("{rows}x{cols} matrix of {scalar}, stored {name}: element (r, c) at m[{at}]")
+        }
+        ShapeKind::Scalar => format!("a {scalar}"),
+    }
 }
 
 /// The per-lane linear algebra's helpers of every element type and size a

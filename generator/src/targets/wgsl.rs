@@ -187,21 +187,7 @@ fn structs(model: &Model, t: &ElemType) -> Vec<WStruct> {
             ShapeKind::Vector(names) => names.iter().map(|n| format!("{n}: f32")).collect(),
             ShapeKind::Matrix { .. } => vec![format!("m: array<f32, {}>", shape.len())],
         };
-        let doc = match &shape.kind {
-            ShapeKind::Vector(names) => format!("{} of f32, components in memory order ({})", shape.name, names.join(", ")),
-            ShapeKind::Matrix { rows, cols, layout } => format!(
-                "{rows}x{cols} matrix of f32, {}: element (r, c) at m[{}]",
-                match layout {
-                    crate::spec::Layout::RowMajor => "row-major",
-                    crate::spec::Layout::ColumnMajor => "column-major",
-                },
-                match layout {
-                    crate::spec::Layout::RowMajor => format!("r*{cols} + c"),
-                    crate::spec::Layout::ColumnMajor => format!("c*{rows} + r"),
-                }
-            ),
-            ShapeKind::Scalar => unreachable!(),
-        };
+        let doc = super::c::shape_doc(shape, "f32");
         out.push(WStruct { name: type_name(model, &shape.name, t), doc, fields, size: 4 * shape.len() });
     }
     out

@@ -1,0 +1,159 @@
+//! What every stack implements: run the entries of one WGSL check module on
+//! input words, and give back the result words. The binding convention and
+//! the dispatch plan are the check module's (`aether_generator::targets::wgsl`),
+//! shared here by every executor.
+
+use aether_generator::targets::wgsl::{CheckEntry, CheckModule};
+
+/// The most workgroups one dispatch may have in x (WebGPU's
+/// `maxComputeWorkgroupsPerDimension` default, which every stack allows).
+pub const MAX_WORKGROUPS: u32 = 65535;
+
+/// The bits of 1.0f32: `params.z`, the opaque one of the opaque-one control.
+pub const ONE_BITS: u32 = 0x3f80_0000;
+
+/// An executor's failure, as text that says what to do about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Error {
+    /// The stack is not installed here (its driver, runtime or package).
+    NotInstalled(String),
+    /// The stack is there but the module or a run failed (a shader compile
+    /// error carries the compiler's messages).
+    Failed(String),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::NotInstalled(m) => write!(f, "not installed: {m}"),
+            Error::Failed(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// The cases of one entry: `count` inputs of the entry's `n_in` words each,
+/// one after another (an f32's bits per word).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Job {
+    /// The index of the entry in the module's `entries`.
+    pub entry: usize,
+    pub count: usize,
+    pub inputs: Vec<u32>,
+}
+
+impl Job {
+    /// A job of `inputs.len() / n_in` cases of entry `entry` (an entry
+    /// without inputs takes `Job::without_inputs`).
+    pub fn new(module: &CheckModule, entry: usize, inputs: Vec<u32>) -> Job {
+        let n_in = module.entries[entry].n_in;
+        let count = inputs.len().checked_div(n_in).unwrap_or(0);
+        Job { entry, count, inputs }
+    }
+
+    /// `count` cases of an entry that reads no input words.
+    pub fn without_inputs(entry: usize, count: usize) -> Job {
+        Job { entry, count, inputs: Vec::new() }
+    }
+}
+
+/// One stack: a WebGPU implementation on one adapter.
+pub trait Executor {
+    /// The stack's short name (`wgpu`, `dawn`).
+    fn stack(&self) -> &'static str;
+    /// The adapter and driver, as the stack reports them.
+    fn adapter(&self) -> String;
+    /// Runs every job on the module's entries: one vector of result words
+    /// (`count * n_out`) per job, in order.
+    fn run(&mut self, module: &CheckModule, jobs: &[Job]) -> Result<Vec<Vec<u32>>, Error>;
+}
+
+/// One dispatch of an entry: cases `first..first + cases`, in `workgroups`
+/// workgroups; `params.w` = `first`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dispatch {
+    pub first: u32,
+    pub cases: u32,
+    pub workgroups: u32,
+}
+
+/// The dispatches that run `count` cases of an entry, none over
+/// [`MAX_WORKGROUPS`] workgroups.
+pub fn dispatches(entry: &CheckEntry, count: usize) -> Result<Vec<Dispatch>, Error> {
+    let per_group = entry.cases_per_workgroup;
+    if per_group == 0 || (per_group != 1 && per_group != entry.workgroup_size) {
+        return Err(Error::Failed(format!(
+            "entry {}: cases_per_workgroup {} is neither 1 nor the workgroup size {}",
+            entry.entry, per_group, entry.workgroup_size
+        )));
+    }
+    let count = u32::try_from(count).map_err(|_| Error::Failed(format!("entry {}: {count} cases do not fit a u32", entry.entry)))?;
+    let per_dispatch = per_group.saturating_mul(MAX_WORKGROUPS);
+    let mut out = Vec::new();
+    let mut first = 0u32;
+    while first < count {
+        let cases = per_dispatch.min(count - first);
+        out.push(Dispatch { first, cases, workgroups: cases.div_ceil(per_group) });
+        first += cases;
+    }
+    Ok(out)
+}
+
+/// The uniform `params` of a dispatch: (case count, 0, bits of 1.0, first case).
+pub fn params(count: usize, first: u32) -> [u32; 4] {
+    [count as u32, 0, ONE_BITS, first]
+}
+
+/// Checks the jobs against the module before a run.
+pub fn check_jobs(module: &CheckModule, jobs: &[Job]) -> Result<(), Error> {
+    for j in jobs {
+        let e = module.entries.get(j.entry).ok_or_else(|| Error::Failed(format!("job for entry #{}: no such entry", j.entry)))?;
+        if j.inputs.len() != j.count * e.n_in {
+            return Err(Error::Failed(format!(
+                "entry {}: {} input words for {} cases of {} words",
+                e.entry,
+                j.inputs.len(),
+                j.count,
+                e.n_in
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(workgroup_size: u32, cases_per_workgroup: u32) -> CheckEntry {
+        CheckEntry {
+            entry: "e".into(),
+            c_name: "c".into(),
+            family: "f".into(),
+            shape: "scalar".into(),
+            elem: "f32".into(),
+            n_in: 1,
+            n_out: 1,
+            workgroup_size,
+            cases_per_workgroup,
+        }
+    }
+
+    #[test]
+    fn dispatches_cover_every_case_once_within_the_limit() {
+        for (e, count) in [(entry(64, 64), 0usize), (entry(64, 64), 1), (entry(64, 64), 10_000_000), (entry(32, 1), 200_000)] {
+            let d = dispatches(&e, count).unwrap();
+            let mut next = 0;
+            for x in &d {
+                assert_eq!(x.first, next);
+                assert!(x.workgroups <= MAX_WORKGROUPS && x.workgroups >= 1);
+                assert!(x.workgroups * e.cases_per_workgroup >= x.cases);
+                next += x.cases;
+            }
+            assert_eq!(next as usize, count);
+        }
+        assert_eq!(dispatches(&entry(32, 1), 65536).unwrap().len(), 2);
+        assert!(dispatches(&entry(32, 7), 5).is_err());
+    }
+}

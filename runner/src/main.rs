@@ -1,0 +1,332 @@
+//! `aether-runner wgsl --stack wgpu|dawn|all --random N [--report FILE.md]
+//! [--guard bits|opaque-one|none] [--mutant NAME] [--expect-mismatch]
+//! [--seed S] [--only SUBSTRING]`
+//!
+//! `aether-runner wgsl-selftest [--stack wgpu|dawn|all] [--mutant NAME] [--guard G]
+//! [--expect-flush STACK]... [--expect-fail]`: the core's self-test on each
+//! stack; fails when a witness of a bits family fails (with `--expect-fail`,
+//! a mutant's core: when none does), or when a stack named by
+//! `--expect-flush` is not reported as flushing subnormals (or one not
+//! named is).
+//!
+//! Exit status: 0 when every in-domain case is within its band (with
+//! `--expect-mismatch`: when, on every stack, at least one function stops
+//! being bit-identical under the control module), 1 otherwise, 2 when the run
+//! itself fails (a stack not installed, a module that does not compile).
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use aether_generator::mutants::{self, Mutant};
+use aether_generator::targets::wgsl::{self, CheckModule, Guard};
+use aether_runner::compare;
+use aether_runner::inputs::{self, Source};
+use aether_runner::report::{self, Header, Section};
+
+const USAGE: &str = "usage: aether-runner wgsl [--stack wgpu|dawn|all] [--random N] [--report FILE.md] \
+[--guard bits|opaque-one|none] [--mutant NAME] [--expect-mismatch] [--seed S] [--only SUBSTRING]";
+
+#[derive(Debug)]
+struct Options {
+    stacks: Vec<String>,
+    random: usize,
+    report: Option<String>,
+    guard: Guard,
+    mutant: Option<Mutant>,
+    expect_mismatch: bool,
+    seed: u64,
+    only: Option<String>,
+}
+
+fn parse(args: &[String]) -> Result<Options, String> {
+    let mut it = args.iter();
+    match it.next().map(String::as_str) {
+        Some("wgsl") => {}
+        Some(other) => return Err(format!("unknown target `{other}` (targets: wgsl)\n{USAGE}")),
+        None => return Err(USAGE.into()),
+    }
+    let mut o = Options {
+        stacks: aether_runner::STACKS.iter().map(|s| s.to_string()).collect(),
+        random: 100_000,
+        report: None,
+        guard: Guard::Bits,
+        mutant: None,
+        expect_mismatch: false,
+        seed: inputs::DEFAULT_SEED,
+        only: None,
+    };
+    while let Some(a) = it.next() {
+        let mut value = || it.next().cloned().ok_or_else(|| format!("{a} needs a value\n{USAGE}"));
+        match a.as_str() {
+            "--stack" => {
+                let v = value()?;
+                o.stacks = match v.as_str() {
+                    "all" => aether_runner::STACKS.iter().map(|s| s.to_string()).collect(),
+                    s if aether_runner::STACKS.contains(&s) => vec![s.to_string()],
+                    _ => return Err(format!("--stack {v}: not wgpu, dawn or all")),
+                }
+            }
+            "--random" => {
+                let v = value()?;
+                o.random = v.parse().map_err(|_| format!("--random {v}: not a count"))?;
+            }
+            "--report" => o.report = Some(value()?),
+            "--guard" => {
+                let v = value()?;
+                o.guard = match v.as_str() {
+                    "bits" => Guard::Bits,
+                    "opaque-one" => Guard::OpaqueOne,
+                    "none" => Guard::None,
+                    _ => return Err(format!("--guard {v}: not bits, opaque-one or none")),
+                }
+            }
+            "--mutant" => {
+                let v = value()?;
+                let names: Vec<&str> = mutants::ALL.iter().map(|m| m.name()).collect();
+                o.mutant =
+                    Some(Mutant::from_name(&v).ok_or_else(|| format!("--mutant {v}: no such mutant (mutants: {})", names.join(", ")))?);
+            }
+            "--expect-mismatch" => o.expect_mismatch = true,
+            "--seed" => {
+                let v = value()?;
+                let parsed = match v.strip_prefix("0x") {
+                    Some(h) => u64::from_str_radix(h, 16),
+                    None => v.parse(),
+                };
+                o.seed = parsed.map_err(|_| format!("--seed {v}: not a number"))?;
+            }
+            "--only" => o.only = Some(value()?),
+            "-h" | "--help" => return Err(USAGE.into()),
+            other => return Err(format!("unknown option `{other}`\n{USAGE}")),
+        }
+    }
+    if o.expect_mismatch && o.guard == Guard::Bits && o.mutant.is_none() {
+        return Err("--expect-mismatch needs a control: --guard none, --guard opaque-one or --mutant NAME".into());
+    }
+    Ok(o)
+}
+
+fn guard_name(g: Guard) -> &'static str {
+    match g {
+        Guard::Bits => "bits",
+        Guard::OpaqueOne => "opaque-one",
+        Guard::None => "none",
+    }
+}
+
+fn filtered(mut m: CheckModule, only: &Option<String>) -> CheckModule {
+    if let Some(s) = only {
+        m.entries.retain(|e| e.c_name.contains(s.as_str()));
+    }
+    m
+}
+
+fn selftest_main(args: &[String]) -> Result<bool, String> {
+    let mut stacks: Vec<String> = aether_runner::STACKS.iter().map(|s| s.to_string()).collect();
+    let (mut mutant, mut flushing, mut expect_fail, mut guard) = (None, Vec::new(), false, Guard::Bits);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = || it.next().cloned().ok_or_else(|| format!("{a} needs a value"));
+        match a.as_str() {
+            "--stack" => {
+                let v = value()?;
+                stacks = if v == "all" { aether_runner::STACKS.iter().map(|s| s.to_string()).collect() } else { vec![v] };
+            }
+            "--mutant" => {
+                let v = value()?;
+                mutant = Some(Mutant::from_name(&v).ok_or_else(|| format!("--mutant {v}: no such mutant"))?);
+            }
+            "--expect-flush" => flushing.push(value()?),
+            "--guard" => {
+                let v = value()?;
+                guard = match v.as_str() {
+                    "bits" => Guard::Bits,
+                    "opaque-one" => Guard::OpaqueOne,
+                    "none" => Guard::None,
+                    _ => return Err(format!("--guard {v}: not bits, opaque-one or none")),
+                }
+            }
+            "--expect-fail" => expect_fail = true,
+            other => return Err(format!("unknown option `{other}`")),
+        }
+    }
+    let root = aether_generator::default_root();
+    let model = aether_generator::load(&root).map_err(|e| e.to_string())?;
+    let corpus = aether_generator::corpus::read_committed(&root)?;
+    let witnesses = wgsl::selftest_witnesses(&model, &|name| corpus.get(name).map(|p| p.cases.clone()));
+    let (core_model, lowered) = match mutant {
+        Some(m) => m.build(&model).map_err(|e| e.to_string())?,
+        None => (model.clone(), model.lowered()),
+    };
+    let mut ok = true;
+    for stack in &stacks {
+        let mut exec = aether_runner::open(stack).map_err(|e| format!("{stack}: {e}"))?;
+        let r = aether_runner::selftest::run(exec.as_mut(), &core_model, &lowered, guard, &witnesses)?;
+        println!("{}", r.line());
+        let failed = r.field("failed");
+        if expect_fail && failed == 0 {
+            println!("FAIL: {stack}: the mutant core's self-test passed every witness");
+            ok = false;
+        }
+        if !expect_fail && failed > 0 {
+            println!("FAIL: {stack}: {failed} witnesses of bits families failed");
+            ok = false;
+        }
+        let flushes = r.field("flushes_results") == 1 || r.field("flushes_operands") == 1;
+        if flushes != flushing.contains(stack) {
+            println!(
+                "FAIL: {stack}: reported {}flushing subnormals, expected {}",
+                if flushes { "" } else { "not " },
+                if flushes { "no flush" } else { "a flush" }
+            );
+            ok = false;
+        }
+    }
+    Ok(ok)
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("wgsl-selftest") {
+        return match selftest_main(&args[1..]) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::from(1),
+            Err(e) => {
+                eprintln!("aether-runner: {e}");
+                ExitCode::from(2)
+            }
+        };
+    }
+    let o = match parse(&args) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(&o, &args) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("aether-runner: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(o: &Options, args: &[String]) -> Result<bool, String> {
+    let root = aether_generator::default_root();
+    let model = aether_generator::load(&root).map_err(|e| e.to_string())?;
+    let corpus = aether_generator::corpus::read_committed(&root)?;
+    let lowered = model.lowered();
+    let baseline = filtered(wgsl::check_module(&model, &lowered, Guard::Bits), &o.only);
+    if baseline.entries.is_empty() {
+        return Err("the WGSL check module has no entries (check_module of generator/src/targets/wgsl.rs gives none)".into());
+    }
+    let control_name = match (o.mutant, o.guard) {
+        (Some(m), g) => Some(format!("mutant {}, guard {}", m.name(), guard_name(g))),
+        (None, Guard::Bits) => None,
+        (None, g) => Some(format!("guard {}", guard_name(g))),
+    };
+    let control = match o.mutant {
+        Some(m) => {
+            let (mm, ml) = m.build(&model).map_err(|e| e.to_string())?;
+            Some(filtered(wgsl::check_module(&mm, &ml, o.guard), &o.only))
+        }
+        None if o.guard != Guard::Bits => Some(filtered(wgsl::check_module(&model, &lowered, o.guard), &o.only)),
+        None => None,
+    };
+
+    let t = Instant::now();
+    let cases = compare::prepare(&model, &baseline, &corpus, o.random, o.seed)?;
+    let n_cases: usize = cases.iter().map(|c| c.inputs.cases()).sum();
+    eprintln!("aether-runner: {} entries, {n_cases} cases and their reference results in {:.1} s", cases.len(), t.elapsed().as_secs_f64());
+
+    let mut notes = Vec::new();
+    let with_entry: Vec<&str> = baseline.entries.iter().map(|e| e.c_name.as_str()).collect();
+    let in_core: Vec<String> = wgsl::callables(&model).iter().map(|c| c.c_name(&model)).collect();
+    let wanted = |n: &String| !with_entry.contains(&n.as_str()) && o.only.as_ref().is_none_or(|s| n.contains(s.as_str()));
+    let missing: Vec<String> = in_core.iter().filter(|n| wanted(n)).cloned().collect();
+    if !missing.is_empty() {
+        notes.push(format!("{} callables of the WGSL core have no entry in the check module: {}", missing.len(), missing.join(", ")));
+    }
+    let outside: Vec<String> = model
+        .callables()
+        .iter()
+        .filter(|c| c.elem() == "f32")
+        .map(|c| c.c_name(&model))
+        .filter(|n| !in_core.contains(n) && wanted(n))
+        .collect();
+    if !outside.is_empty() {
+        notes.push(format!(
+            "{} f32 callables are not in the WGSL core (wgsl::callables) and not checked: {}",
+            outside.len(),
+            outside.join(", ")
+        ));
+    }
+    let corpus_only: Vec<String> =
+        cases.iter().filter(|c| c.inputs.source == Source::CorpusOnly).map(|c| report::label(&c.entry, &c.c_name)).collect();
+    if !corpus_only.is_empty() {
+        notes.push(format!(
+            "{} entries run their corpus cases only (kernels, whose flat words can be counts, indices or lane numbers and whose counts vary; functions without inputs): {}",
+            corpus_only.len(),
+            corpus_only.join(", ")
+        ));
+    }
+    if let Some(name) = &control_name {
+        notes.push(format!(
+            "control module: {name}; each stack also runs the model's module (guard bits) on the same inputs to name what changes"
+        ));
+    }
+    let header = Header { command: format!("aether-runner {}", args.join(" ")), seed: o.seed, random: o.random, notes };
+
+    let mut sections = Vec::new();
+    for stack in &o.stacks {
+        let t = Instant::now();
+        let mut exec = aether_runner::open(stack).map_err(|e| format!("{stack}: {e}"))?;
+        let base = compare::run_stack(&model, exec.as_mut(), &baseline, &cases).map_err(|e| format!("{stack}: {e}"))?;
+        let section = match &control {
+            None => Section { run: base, module: "guard bits".into(), changes: None },
+            Some(m) => {
+                let run = compare::run_stack(&model, exec.as_mut(), m, &cases).map_err(|e| format!("{stack} (control): {e}"))?;
+                let changes = compare::changes(&base, &run);
+                Section { run, module: control_name.clone().unwrap_or_default(), changes: Some(changes) }
+            }
+        };
+        eprintln!("aether-runner: {stack}: ran in {:.1} s on {}", t.elapsed().as_secs_f64(), section.run.adapter);
+        sections.push(section);
+    }
+
+    print!("{}", report::text(&header, &sections));
+    if let Some(path) = &o.report {
+        std::fs::write(path, report::markdown(&header, &sections)).map_err(|e| format!("{path}: {e}"))?;
+        eprintln!("aether-runner: wrote {path}");
+    }
+
+    if o.expect_mismatch {
+        let mut ok = true;
+        for s in &sections {
+            let ch = s.changes.as_deref().unwrap_or(&[]);
+            if ch.is_empty() {
+                println!("expect-mismatch: FAIL: {} ({}): no function stops being bit-identical", s.run.stack, s.module);
+                ok = false;
+            } else {
+                let names: Vec<String> = ch.iter().map(|c| report::label(&c.entry, &c.c_name)).collect();
+                println!(
+                    "expect-mismatch: {} ({}): {} functions changed, as expected: {}",
+                    s.run.stack,
+                    s.module,
+                    ch.len(),
+                    names.join(", ")
+                );
+            }
+        }
+        Ok(ok)
+    } else {
+        let outside: usize = sections.iter().map(|s| report::totals(&s.run.rows).3).sum();
+        if outside > 0 {
+            println!("FAIL: {outside} in-domain cases outside their band");
+        }
+        Ok(outside == 0)
+    }
+}

@@ -1,0 +1,73 @@
+//! The generated check module (`aether_generator::targets::wgsl`) on both
+//! stacks, on the corpus and a few random inputs per entry: every in-domain
+//! case within its band, and the unguarded module changes the compensated
+//! functions on lavapipe. `scripts/wgsl.sh` runs the same at full size.
+//!
+//! A stack that is not installed is skipped with a message, unless
+//! AETHER_REQUIRE_WGSL=1.
+
+use aether_generator::targets::wgsl::{self, Guard};
+use aether_runner::compare;
+use aether_runner::exec::{Error, Executor};
+
+fn open(stack: &str) -> Option<Box<dyn Executor>> {
+    match aether_runner::open(stack) {
+        Ok(e) => Some(e),
+        Err(Error::NotInstalled(m)) if std::env::var("AETHER_REQUIRE_WGSL").as_deref() != Ok("1") => {
+            eprintln!("SKIPPED: the {stack} stack is not installed here ({m}); AETHER_REQUIRE_WGSL=1 makes this a failure");
+            None
+        }
+        Err(e) => panic!("{stack}: {e}"),
+    }
+}
+
+fn within_bands(stack: &str) {
+    let Some(mut exec) = open(stack) else { return };
+    let root = aether_generator::default_root();
+    let model = aether_generator::load(&root).unwrap();
+    let corpus = aether_generator::corpus::read_committed(&root).unwrap();
+    let module = wgsl::check_module(&model, &model.lowered(), Guard::Bits);
+    assert!(!module.entries.is_empty(), "the check module has entries");
+    let cases = compare::prepare(&model, &module, &corpus, 300, aether_runner::inputs::DEFAULT_SEED).unwrap();
+    let run = compare::run_stack(&model, exec.as_mut(), &module, &cases).unwrap_or_else(|e| panic!("{stack}: {e}"));
+    assert_eq!(run.rows.len(), module.entries.len());
+    let bad: Vec<String> = run
+        .rows
+        .iter()
+        .filter(|r| r.outside > 0)
+        .map(|r| format!("{}: {} in-domain cases outside {} (worst {:?})", r.c_name, r.outside, r.band, r.worst_outside))
+        .collect();
+    assert!(bad.is_empty(), "{stack} ({}):\n{}", run.adapter, bad.join("\n"));
+}
+
+#[test]
+fn the_check_module_is_within_its_bands_on_wgpu() {
+    within_bands("wgpu");
+}
+
+#[test]
+fn the_check_module_is_within_its_bands_on_dawn() {
+    within_bands("dawn");
+}
+
+#[test]
+fn without_the_guard_lavapipe_changes_the_compensated_functions() {
+    let Some(mut exec) = open("wgpu") else { return };
+    let root = aether_generator::default_root();
+    let model = aether_generator::load(&root).unwrap();
+    let corpus = aether_generator::corpus::read_committed(&root).unwrap();
+    let lowered = model.lowered();
+    let only = |m: wgsl::CheckModule| wgsl::CheckModule {
+        source: m.source,
+        entries: m.entries.into_iter().filter(|e| e.c_name.ends_with("_two_sum") || e.c_name.ends_with("_combine")).collect(),
+    };
+    let base = only(wgsl::check_module(&model, &lowered, Guard::Bits));
+    let none = only(wgsl::check_module(&model, &lowered, Guard::None));
+    assert!(!base.entries.is_empty());
+    let cases = compare::prepare(&model, &base, &corpus, 2000, 1).unwrap();
+    let b = compare::run_stack(&model, exec.as_mut(), &base, &cases).unwrap();
+    let n = compare::run_stack(&model, exec.as_mut(), &none, &cases).unwrap();
+    let changed = compare::changes(&b, &n);
+    eprintln!("{}: unguarded: {changed:?}", n.adapter);
+    assert!(changed.iter().any(|c| c.c_name.ends_with("_two_sum")), "the unguarded two_sum keeps its residual on lavapipe: {changed:?}");
+}

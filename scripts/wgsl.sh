@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# The WGSL check module on both API-driven stacks, against the Rust reference:
+#
+#   bash scripts/wgsl.sh [N] [--report FILE.md]
+#
+# Installs what it lacks on a fresh Debian machine (Mesa's lavapipe from
+# mesa-vulkan-drivers, SwiftShader from chromium-common, Node.js, and Dawn for
+# Node by `npm ci` in runner/dawn), builds the runner, and runs:
+#   1. every entry on wgpu/lavapipe and Dawn/SwiftShader with the corpus and N
+#      random inputs (default 100000): fails when an in-domain case is outside
+#      its band;
+#   2. the negative controls, each of which must change bits (the runner's
+#      --expect-mismatch), on NC = min(N, 20000) random inputs:
+#      guard none on wgpu/lavapipe, in the compensated functions;
+#      guard opaque-one on wgpu/lavapipe;
+#      the rule mutant $MUTANT (default fold-left) on both stacks;
+#   3. the core's self-test on both stacks (SwiftShader must be reported as
+#      flushing subnormals), and its controls, which must make it fail: no
+#      guard and the opaque-one guard on lavapipe, the rule mutant
+#      $SELFTEST_MUTANT (default comp-dropped) on both stacks.
+# Prints the build time and the run time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+N=100000
+report=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --report)
+        report=(--report "${2:?--report needs a file}")
+        shift 2
+        ;;
+    [0-9]*)
+        N=$1
+        shift
+        ;;
+    *)
+        echo "usage: scripts/wgsl.sh [N] [--report FILE.md]" >&2
+        exit 2
+        ;;
+    esac
+done
+NC=$((N < 20000 ? N : 20000))
+MUTANT=${MUTANT:-fold-left}
+# A mutant of a family the spec states as bits on WGSL (the self-test can
+# only require the bits of those).
+SELFTEST_MUTANT=${SELFTEST_MUTANT:-comp-dropped}
+
+# shellcheck source=scripts/apt.sh
+source scripts/apt.sh
+need=()
+compgen -G '/usr/share/vulkan/icd.d/lvp_icd.*.json' >/dev/null || need+=(mesa-vulkan-drivers)
+[ -f /usr/lib/chromium/vk_swiftshader_icd.json ] || need+=(chromium-common)
+command -v node >/dev/null 2>&1 || need+=(nodejs)
+command -v npm >/dev/null 2>&1 || need+=(npm)
+if [ ${#need[@]} -gt 0 ]; then
+    apt_install "${need[@]}"
+fi
+if [ ! -f runner/dawn/node_modules/webgpu/package.json ]; then
+    (cd runner/dawn && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+t0=$(date +%s)
+cargo build -q -p aether-runner
+t1=$(date +%s)
+echo "wgsl: built the runner in $((t1 - t0)) s"
+bin=target/debug/aether-runner
+status=0
+log=$(mktemp -d)
+trap 'rm -rf "$log"' EXIT
+
+echo "wgsl: both stacks, corpus and $N random inputs per entry"
+"$bin" wgsl --stack all --random "$N" "${report[@]}" || status=1
+
+control() { # name stack grep-pattern args...: runs a control that must change bits
+    local name=$1 stack=$2 want=$3 rc=0
+    shift 3
+    "$bin" wgsl --stack "$stack" --random "$NC" --expect-mismatch "$@" >"$log/$name.txt" || rc=$?
+    grep -E '^expect-mismatch:' "$log/$name.txt" || true
+    if [ "$rc" -ne 0 ]; then
+        echo "wgsl: FAIL: the control $name ($*) on $stack changes no bit (exit $rc)"
+        tail -n 20 "$log/$name.txt"
+        status=1
+    elif [ -n "$want" ] && ! grep -Eq "^  changed: ($want)" "$log/$name.txt"; then
+        echo "wgsl: FAIL: the control $name on $stack does not change the functions it must ($want)"
+        status=1
+    else
+        echo "wgsl: the control $name on $stack changes bits, as it must"
+    fi
+}
+control guard-none wgpu 'aether_[a-z0-9_]*(two_sum|neumaier|combine|reduce|sum_array|dot_array|lanes)' --guard none
+control guard-opaque-one wgpu '' --guard opaque-one
+control "mutant-$MUTANT" all '' --mutant "$MUTANT"
+
+# The core's self-test on both stacks: every witness of a bits family passes,
+# SwiftShader is reported as flushing subnormals and lavapipe as not; then the
+# controls that must make it fail: the core without its guard and with the
+# opaque-one guard on lavapipe, and a rule mutant's core on both stacks.
+selftest() { # name args...
+    local name=$1 rc=0
+    shift
+    "$bin" wgsl-selftest --expect-flush dawn "$@" >"$log/$name.txt" 2>&1 || rc=$?
+    grep -E '^(selftest|FAIL)' "$log/$name.txt" || true
+    if [ "$rc" -ne 0 ]; then
+        echo "wgsl: FAIL: the self-test ($name) did not report as expected (exit $rc)"
+        tail -n 5 "$log/$name.txt"
+        status=1
+    else
+        echo "wgsl: the self-test ($name) reports as expected"
+    fi
+}
+selftest core --stack all
+selftest guard-none --stack wgpu --guard none --expect-fail
+selftest guard-opaque-one --stack wgpu --guard opaque-one --expect-fail
+selftest "mutant-$SELFTEST_MUTANT" --stack all --mutant "$SELFTEST_MUTANT" --expect-fail
+
+t2=$(date +%s)
+echo "wgsl: ran in $((t2 - t1)) s (build $((t1 - t0)) s); status $status"
+exit "$status"
