@@ -132,9 +132,19 @@ fn hex(ws: &[u64]) -> String {
     ws.iter().map(|w| format!("{w:x}")).collect::<Vec<_>>().join(" ")
 }
 
-/// Runs an entry on its corpus cases and `random` random inputs and compares
-/// every result with the reference under the policy.
-pub fn check_entry(s: &Setup, prog: &cl::Program, e: &ClEntry, random: usize, seed: u64) -> Result<Tally, String> {
+/// The cases of an entry: its corpus cases (those of its word count) and
+/// `random` random inputs, with the expected words (the corpus's, the
+/// reference's for the random ones).
+#[derive(Debug, Clone, Default)]
+pub struct Cases {
+    pub corpus: usize,
+    pub random: usize,
+    pub inputs: Vec<Vec<u64>>,
+    pub expected: Vec<Vec<u64>>,
+}
+
+/// The corpus cases and `random` random inputs of an entry.
+pub fn cases(s: &Setup, e: &ClEntry, random: usize, seed: u64) -> Result<Cases, String> {
     let reference = aether_reference::flat::lookup(&e.check.family, &e.check.shape, &e.check.elem)
         .ok_or_else(|| format!("the reference has no {} {} {}", e.check.family, e.check.shape, e.check.elem))?;
     let corpus: Vec<&Case> =
@@ -144,16 +154,21 @@ pub fn check_entry(s: &Setup, prog: &cl::Program, e: &ClEntry, random: usize, se
     let rand = random_inputs(&s.model, e, random, seed);
     expected.extend(rand.iter().map(|i| reference(i)));
     inputs.extend(rand);
-    let got = run_entry(prog, e, &inputs)?;
+    Ok(Cases { corpus: corpus.len(), random, inputs, expected })
+}
+
+/// Judges an entry's results (`None`: the thunk refused the words) under
+/// the policy.
+pub fn tally(e: &ClEntry, c: &Cases, got: &[Option<Vec<u64>>]) -> Tally {
     let mut t = Tally {
         entry: e.check.entry.clone(),
         c_name: e.check.c_name.clone(),
         elem: e.check.elem.clone(),
-        corpus: corpus.len(),
-        random,
+        corpus: c.corpus,
+        random: c.random,
         ..Tally::default()
     };
-    for ((inp, exp), act) in inputs.iter().zip(&expected).zip(&got) {
+    for ((inp, exp), act) in c.inputs.iter().zip(&c.expected).zip(got) {
         let ok = act.as_ref().is_some_and(|a| policy::matches(exp, a, e.elem_bits, e.is_float, e.either_zero));
         if !ok {
             t.mismatches += 1;
@@ -163,7 +178,15 @@ pub fn check_entry(s: &Setup, prog: &cl::Program, e: &ClEntry, random: usize, se
             }
         }
     }
-    Ok(t)
+    t
+}
+
+/// Runs an entry on its corpus cases and `random` random inputs and compares
+/// every result with the reference under the policy.
+pub fn check_entry(s: &Setup, prog: &cl::Program, e: &ClEntry, random: usize, seed: u64) -> Result<Tally, String> {
+    let c = cases(s, e, random, seed)?;
+    let got = run_entry(prog, e, &c.inputs)?;
+    Ok(tally(e, &c, &got))
 }
 
 /// What the self-test kernel reports.
