@@ -260,9 +260,10 @@ impl Program<'_> {
         }
     }
 
-    /// Runs kernel `name` over `global` work items with the arguments, and
-    /// gives back the bytes of every `Arg::Out`, in order.
-    pub fn run(&self, name: &str, global: usize, args: &[Arg]) -> Result<Vec<Vec<u8>>, String> {
+    /// Runs kernel `name` over `global` work items (in work groups of
+    /// `local`, or of the runtime's choice) with the arguments, and gives
+    /// back the bytes of every `Arg::Out`, in order.
+    pub fn run(&self, name: &str, global: usize, local: Option<usize>, args: &[Arg]) -> Result<Vec<Vec<u8>>, String> {
         let api = &self.dev.api;
         let cname = CString::new(name).map_err(|e| e.to_string())?;
         let mut err = 0;
@@ -304,9 +305,11 @@ impl Program<'_> {
                     }
                 }
                 let g = global.max(1);
+                let l = local.unwrap_or(0);
+                let lp = if local.is_some() { &l as *const usize } else { ptr::null() };
                 check(
                     &format!("clEnqueueNDRangeKernel({name})"),
-                    (api.enqueue)(self.dev.queue, kernel, 1, ptr::null(), &g, ptr::null(), 0, ptr::null(), ptr::null_mut()),
+                    (api.enqueue)(self.dev.queue, kernel, 1, ptr::null(), &g, lp, 0, ptr::null(), ptr::null_mut()),
                 )?;
                 let mut outs = Vec::new();
                 for (m, size, out) in &mems {

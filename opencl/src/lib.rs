@@ -108,9 +108,14 @@ pub fn run_entry(prog: &cl::Program, e: &ClEntry, inputs: &[Vec<u64>]) -> Result
         }
     }
     let count = inputs.len();
+    // One case per work group of `workgroup_size` work items, or one per
+    // work item.
+    let wg = e.check.workgroup_size as usize;
+    let (global, local) = if e.check.cases_per_workgroup == 1 && wg > 1 { (count * wg, Some(wg)) } else { (count, None) };
     let outs = prog.run(
         &e.check.entry,
-        count,
+        global,
+        local,
         &[cl::Arg::In(&bytes), cl::Arg::Out(count * n_out * wb), cl::Arg::Out(count * 8), cl::Arg::U32(count as u32)],
     )?;
     let word = |b: &[u8], i: usize| {
@@ -228,7 +233,7 @@ impl SelfTest {
 /// Runs the self-test kernel (one work item).
 pub fn selftest(prog: &cl::Program) -> Result<SelfTest, String> {
     const CAP: usize = 256;
-    let outs = prog.run("aether_selftest", 1, &[cl::Arg::Out(16), cl::Arg::Out(CAP * 4), cl::Arg::U32(CAP as u32)])?;
+    let outs = prog.run("aether_selftest", 1, None, &[cl::Arg::Out(16), cl::Arg::Out(CAP * 4), cl::Arg::U32(CAP as u32)])?;
     let u = |b: &[u8], i: usize| u32::from_le_bytes(b[i * 4..i * 4 + 4].try_into().unwrap());
     let nfail = u(&outs[0], 1);
     Ok(SelfTest {

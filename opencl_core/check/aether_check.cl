@@ -10023,6 +10023,43 @@ __kernel void aether_check_pairf_reduce32(__global const ulong *in, __global ulo
     for (k = 0; k < 2u; ++k) out[i * 2u + k] = (ulong)r[k];
 }
 
+/* aether_pairf_reduce32 on one work group of 32 work items (local memory and barriers): the host tree's bits. */
+__kernel __attribute__((reqd_work_group_size(32, 1, 1)))
+void aether_check_pairf_reduce32_group(__global const ulong *in, __global ulong *out, __global ulong *n_out, uint count)
+{
+    __local aether_pairf v[32];
+    const size_t c = get_group_id(0), l = get_local_id(0);
+    aether_pairf p;
+    if (c >= count) return; /* the whole group: c is the group's */
+    p.hi = aether_flat_rd32(in[c * 64u + 2u * l]);
+    p.comp = aether_flat_rd32(in[c * 64u + 2u * l + 1u]);
+    v[l] = p;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    p = aether_pairf_combine(p, v[l ^ 16u]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    v[l] = p;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    p = aether_pairf_combine(p, v[l ^ 8u]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    v[l] = p;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    p = aether_pairf_combine(p, v[l ^ 4u]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    v[l] = p;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    p = aether_pairf_combine(p, v[l ^ 2u]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    v[l] = p;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    p = aether_pairf_combine(p, v[l ^ 1u]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (l == 0u) {
+        out[c * 2u] = aether_flat_wr32(p.hi);
+        out[c * 2u + 1u] = aether_flat_wr32(p.comp);
+        n_out[c] = 2ul;
+    }
+}
+
 static size_t aether_flat_call_mat2f_lu(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
 {
     size_t o = 0;
@@ -15227,6 +15264,43 @@ __kernel void aether_check_paird_reduce32(__global const ulong *in, __global ulo
     n = aether_flat_call_paird_reduce32(w, 64u, r, 2u);
     n_out[i] = (ulong)n;
     for (k = 0; k < 2u; ++k) out[i * 2u + k] = (ulong)r[k];
+}
+
+/* aether_paird_reduce32 on one work group of 32 work items (local memory and barriers): the host tree's bits. */
+__kernel __attribute__((reqd_work_group_size(32, 1, 1)))
+void aether_check_paird_reduce32_group(__global const ulong *in, __global ulong *out, __global ulong *n_out, uint count)
+{
+    __local aether_paird v[32];
+    const size_t c = get_group_id(0), l = get_local_id(0);
+    aether_paird p;
+    if (c >= count) return; /* the whole group: c is the group's */
+    p.hi = aether_flat_rd64(in[c * 64u + 2u * l]);
+    p.comp = aether_flat_rd64(in[c * 64u + 2u * l + 1u]);
+    v[l] = p;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    p = aether_paird_combine(p, v[l ^ 16u]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    v[l] = p;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    p = aether_paird_combine(p, v[l ^ 8u]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    v[l] = p;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    p = aether_paird_combine(p, v[l ^ 4u]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    v[l] = p;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    p = aether_paird_combine(p, v[l ^ 2u]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    v[l] = p;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    p = aether_paird_combine(p, v[l ^ 1u]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (l == 0u) {
+        out[c * 2u] = aether_flat_wr64(p.hi);
+        out[c * 2u + 1u] = aether_flat_wr64(p.comp);
+        n_out[c] = 2ul;
+    }
 }
 
 static size_t aether_flat_call_mat2d_lu(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)

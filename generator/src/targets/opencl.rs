@@ -30,6 +30,11 @@
 //! when the program was built for a device with `cl_khr_fp64` (and without
 //! `-DAETHER_NO_FP64`).
 //!
+//! Beside the butterfly's single-thread kernel, `aether_check_<name>_group`
+//! runs the lane tree on one work group (one work item per lane, the
+//! partners through local memory): global size count * lanes, local size
+//! lanes (`workgroup_size`, with `cases_per_workgroup` 1).
+//!
 //! The self-test kernel `aether_selftest(__global uint *status, __global
 //! uint *failed, uint cap)`, run as one work item, replays the witnesses of
 //! the fixed-layout callables and the subnormal probes: status[0] is the C
@@ -45,7 +50,7 @@ use super::c_flat::{self, ThunkStyle};
 use super::wgsl::CheckEntry;
 use super::{render, Output, Target};
 use crate::corpus::FunctionCases;
-use crate::error::Error;
+use crate::error::{Error, SpecError};
 use crate::model::{Callable, Function, KernelKind, Model};
 use crate::selftest::{self, Witness};
 
@@ -60,6 +65,11 @@ pub const DIALECT: Dialect =
 /// The thunks: file-local, private memory only (no allocation in OpenCL C,
 /// so the kernels over arrays of any length have none).
 const THUNKS: ThunkStyle<'static> = ThunkStyle { storage: "static ", calloc: "aether_no_calloc", free: "aether_no_free" };
+
+/// The largest work group every OpenCL device takes (CL_DEVICE_MAX_WORK_GROUP_SIZE
+/// is at least 1 on the embedded profile; 64 holds on every full-profile
+/// GPU and CPU runtime in use).
+const MIN_WORK_GROUP: usize = 64;
 
 const CORE_TEMPLATE: &str = include_str!("../../../templates/opencl/aether_core.cl.j2");
 
@@ -104,7 +114,27 @@ impl Target for OpenCl {
         "opencl_core"
     }
 
+    fn validate(&self, model: &Model) -> Result<(), SpecError> {
+        // The work-group butterfly: one work item per lane, partner l ^ r in
+        // local memory, so the lanes must fit a work group that every
+        // OpenCL device takes and every partner must be a lane.
+        let Some(red) = model.spec.reduction.as_ref() else { return Ok(()) };
+        if red.lanes == 0 || red.lanes > MIN_WORK_GROUP || red.rounds.iter().any(|r| *r == 0 || *r >= red.lanes) {
+            return Err(model.error_at(
+                red.line,
+                "rules.reduction",
+                format!(
+                    "the opencl target runs the lane tree on one work group of at most {MIN_WORK_GROUP} work items with \
+                     partner l ^ r, but the spec has {} lanes and rounds {:?}",
+                    red.lanes, red.rounds
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     fn render(&self, model: &Model, banner: &str, corpus: &[FunctionCases]) -> Result<Vec<Output>, Error> {
+        self.validate(model)?;
         let witnesses = selftest::witnesses(model, &|name| corpus.iter().find(|f| f.c_name == name).map(|f| f.cases.clone()));
         let lowered = model.lowered();
         let core = core(model, &lowered, banner)?;
@@ -227,6 +257,13 @@ pub fn check_program(model: &Model, lowered: &[Function], banner: &str, witnesse
             lines.push("    n_out[i] = (ulong)n;".into());
             lines.push(format!("    for (k = 0; k < {}u; ++k) out[i * {}u + k] = ({w})r[k];", l.n_out, l.n_out));
             lines.push("}".into());
+            if let Callable::Kernel(k) = c {
+                if k.kind == KernelKind::Butterfly {
+                    let (lines_g, e) = group_butterfly(model, k, bits);
+                    lines.extend(lines_g);
+                    entries.push(e);
+                }
+            }
             entries.push(ClEntry {
                 check: CheckEntry {
                     entry,
@@ -402,4 +439,67 @@ fn selftest_lines(model: &Model, witnesses: &[Witness]) -> Vec<String> {
         .map(|s| s.to_string()),
     );
     v
+}
+
+/// The lane tree on one work group (`<name>_group`): work item l holds lane
+/// l's pair; in round r it combines its pair with lane l ^ r's, read from
+/// local memory between barriers, as the host tree's w[l] = combine(v[l],
+/// v[l ^ r]); work item 0 then holds the host tree's result. One case per
+/// work group of `lanes` work items (words as the single-thread entry's).
+fn group_butterfly(model: &Model, k: &crate::model::Kernel, bits: u32) -> (Vec<String>, ClEntry) {
+    let red = model.spec.reduction.as_ref().expect("kernels need [rules.reduction]");
+    let t = model.spec.types.iter().find(|t| t.name == k.elem).expect("a declared element type");
+    let pair = c::type_name(model, &red.pair, t);
+    let (hi, lo) = (c::component_name(model, &red.pair, 0), c::component_name(model, &red.pair, 1));
+    let combine = model.c_name(model.functions.iter().find(|f| f.family == red.combine && f.elem == k.elem).expect("the combine family"));
+    let name = model.kernel_c_name(k);
+    let short = name.trim_start_matches("aether_");
+    let entry = format!("aether_check_{short}_group");
+    let lanes = red.lanes;
+    let (rd, wr) = if bits == 32 { ("aether_flat_rd32", "aether_flat_wr32") } else { ("aether_flat_rd64", "aether_flat_wr64") };
+    let mut v = vec![
+        String::new(),
+        format!("/* {name} on one work group of {lanes} work items (local memory and barriers): the host tree's bits. */"),
+        format!("__kernel __attribute__((reqd_work_group_size({lanes}, 1, 1)))"),
+        format!("void {entry}(__global const ulong *in, __global ulong *out, __global ulong *n_out, uint count)"),
+        "{".into(),
+        format!("    __local {pair} v[{lanes}];"),
+        "    const size_t c = get_group_id(0), l = get_local_id(0);".into(),
+        format!("    {pair} p;"),
+        "    if (c >= count) return; /* the whole group: c is the group's */".into(),
+        format!("    p.{hi} = {rd}(in[c * {}u + 2u * l]);", 2 * lanes),
+        format!("    p.{lo} = {rd}(in[c * {}u + 2u * l + 1u]);", 2 * lanes),
+    ];
+    for r in &red.rounds {
+        v.push("    v[l] = p;".into());
+        v.push("    barrier(CLK_LOCAL_MEM_FENCE);".into());
+        v.push(format!("    p = {combine}(p, v[l ^ {r}u]);"));
+        v.push("    barrier(CLK_LOCAL_MEM_FENCE);".into());
+    }
+    v.extend([
+        "    if (l == 0u) {".to_string(),
+        format!("        out[c * 2u] = {wr}(p.{hi});"),
+        format!("        out[c * 2u + 1u] = {wr}(p.{lo});"),
+        "        n_out[c] = 2ul;".into(),
+        "    }".into(),
+        "}".into(),
+    ]);
+    let e = ClEntry {
+        check: CheckEntry {
+            entry,
+            c_name: name,
+            family: k.name.clone(),
+            shape: k.shape.clone(),
+            elem: k.elem.clone(),
+            n_in: 2 * lanes,
+            n_out: 2,
+            workgroup_size: lanes as u32,
+            cases_per_workgroup: 1,
+        },
+        word_bits: 64,
+        elem_bits: bits,
+        is_float: true,
+        either_zero: false,
+    };
+    (v, e)
 }
