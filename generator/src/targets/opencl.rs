@@ -304,7 +304,6 @@ pub fn check_program(model: &Model, lowered: &[Function], banner: &str, witnesse
 /// The self-test's tables, dispatcher and kernel.
 fn selftest_lines(model: &Model, witnesses: &[Witness]) -> Vec<String> {
     let callables = model.callables();
-    let bits_of = |w: &Witness| model.spec.types.iter().find(|t| t.name == callables[w.callable].elem()).map_or(32, |t| t.bits);
     let mut thunks: Vec<usize> = Vec::new();
     for w in witnesses {
         if !thunks.contains(&w.callable) {
@@ -335,36 +334,27 @@ fn selftest_lines(model: &Model, witnesses: &[Witness]) -> Vec<String> {
     v.push(String::new());
     v.push("/* One row per witness: thunk, bits, is_float, either_zero, n_in, n_out, word offset. */".into());
     v.push(format!("__constant uint aether_selftest_rows[{}][7] = {{", witnesses.len().max(1)));
-    let mut at = 0;
-    let mut words: Vec<u64> = Vec::new();
-    for w in witnesses {
-        let c = callables[w.callable];
+    let (rows, words) = super::c_selftest::witness_rows(model, witnesses);
+    for (w, r) in witnesses.iter().zip(&rows) {
         v.push(format!(
-            "    {{ {}u, {}u, {}u, {}u, {}u, {}u, {at}u }}, /* {}: {} */",
+            "    {{ {}u, {}u, {}u, {}u, {}u, {}u, {}u }}, /* {}: {} */",
             thunks.iter().position(|t| *t == w.callable).unwrap(),
-            bits_of(w),
-            u32::from(c.is_float()),
-            u32::from(c.either_zero()),
+            r.bits,
+            u32::from(r.is_float),
+            u32::from(r.either_zero),
             w.inputs.len(),
             w.expected.len(),
+            r.at,
             w.c_name,
             w.mutant.name()
         ));
-        at += w.inputs.len() + w.expected.len();
-        words.extend(w.inputs.iter().chain(&w.expected).copied());
     }
     if witnesses.is_empty() {
         v.push("    { 0u, 0u, 0u, 0u, 0u, 0u, 0u }".into());
     }
     v.push("};".into());
     v.push(format!("__constant ulong aether_selftest_words[{}] = {{", words.len().max(1)));
-    for chunk in words.chunks(4) {
-        let ws: Vec<String> = chunk.iter().map(|w| format!("0x{w:016x}ul")).collect();
-        v.push(format!("    {},", ws.join(", ")));
-    }
-    if words.is_empty() {
-        v.push("    0ul".into());
-    }
+    v.extend(super::c_selftest::word_lines(&words, "ul"));
     v.push("};".into());
     let max_in = witnesses.iter().map(|w| w.inputs.len()).max().unwrap_or(1).max(1);
     let max_out = witnesses.iter().map(|w| w.expected.len()).max().unwrap_or(1).max(1);
