@@ -159,10 +159,10 @@ fn run(dev: &Device, s: &Setup, random: usize, seed: u64, controls: bool, t0: In
     o.line("");
     o.line("<details><summary>Per kernel: corpus cases + random inputs, mismatches</summary>");
     o.line("");
-    o.line("| function | corpus | random | mismatches |");
+    o.line("| kernel | corpus | random | mismatches |");
     o.line("| --- | ---: | ---: | ---: |");
     for t in &tallies {
-        let _ = writeln!(o.report, "| {} | {} | {} | {} |", t.c_name, t.corpus, t.random, t.mismatches);
+        let _ = writeln!(o.report, "| {} | {} | {} | {} |", t.entry, t.corpus, t.random, t.mismatches);
     }
     o.report.push_str("\n</details>\n");
     drop(prog);

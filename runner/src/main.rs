@@ -387,7 +387,7 @@ fn opencl_main(args: &[String]) -> Result<bool, String> {
         exec.options(),
         aether_generator::selftest::contract_id(&s.model)
     );
-    text.push_str("| function | corpus | random | mismatches |\n| --- | ---: | ---: | ---: |\n");
+    text.push_str("| kernel | corpus | random | mismatches |\n| --- | ---: | ---: | ---: |\n");
     let (mut cases, mut bad) = (0usize, 0usize);
     for ((e, c), o) in s.program.entries.iter().zip(&all).zip(&outs) {
         let got: Vec<Option<Vec<u64>>> = o
@@ -397,7 +397,7 @@ fn opencl_main(args: &[String]) -> Result<bool, String> {
         let t = aether_opencl::tally(e, c, &got);
         cases += t.corpus + t.random;
         bad += t.mismatches;
-        text.push_str(&format!("| {} | {} | {} | {} |\n", t.c_name, t.corpus, t.random, t.mismatches));
+        text.push_str(&format!("| {} | {} | {} | {} |\n", t.entry, t.corpus, t.random, t.mismatches));
         if let Some(f) = &t.first {
             eprintln!("{}: {} of {} differ; first: {f}", t.c_name, t.mismatches, t.corpus + t.random);
         }
