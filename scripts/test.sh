@@ -3,7 +3,9 @@
 # libclang-dev (bindgen needs libclang) through apt when they are missing, then
 # runs every Rust test, the C compile and fence checks, and the C consumer kit's
 # checks (which install cmake, pkg-config and gcc-multilib when missing), and the CUDA core's
-# static checks (which install nvcc from PyPI when it is missing).
+# static checks (which install nvcc from PyPI when it is missing), and the
+# WGSL core on two WebGPU stacks (which installs lavapipe, SwiftShader and
+# Dawn for Node when missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,6 +23,13 @@ source scripts/cuda-toolchain.sh
 cuda_toolchain
 export NVCC AETHER_REQUIRE_NVCC=1
 
+# The two WebGPU stacks (lavapipe for wgpu, SwiftShader for Dawn; apt and npm):
+# the runner's tests run the WGSL core on both, and must not skip them here.
+# shellcheck source=scripts/wgsl-stacks.sh
+source scripts/wgsl-stacks.sh
+wgsl_stacks
+export AETHER_REQUIRE_WGSL=1
+
 # Every test; the corpus, random and mutant tests print what they compared.
 cargo test --workspace -- --nocapture
 bash scripts/check-c.sh
@@ -34,3 +43,8 @@ bash scripts/consumer-kit.sh
 # of every function for sm_90 and sm_75 with no fma and only .rn arithmetic, the plain-operator
 # control that must show fma, and the GPU runner on the host path over the whole corpus.
 bash scripts/cuda-static.sh
+# The WGSL core on wgpu/lavapipe and Dawn/SwiftShader: the corpus and 10^5
+# random inputs per f32 function against the reference under the bands of
+# [bands.wgsl], the self-test, and the negative controls (no guard, the
+# opaque-one guard, rule mutants).
+bash scripts/wgsl.sh 100000

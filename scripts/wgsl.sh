@@ -46,19 +46,9 @@ MUTANT=${MUTANT:-fold-left}
 # only require the bits of those).
 SELFTEST_MUTANT=${SELFTEST_MUTANT:-comp-dropped}
 
-# shellcheck source=scripts/apt.sh
-source scripts/apt.sh
-need=()
-compgen -G '/usr/share/vulkan/icd.d/lvp_icd.*.json' >/dev/null || need+=(mesa-vulkan-drivers)
-[ -f /usr/lib/chromium/vk_swiftshader_icd.json ] || need+=(chromium-common)
-command -v node >/dev/null 2>&1 || need+=(nodejs)
-command -v npm >/dev/null 2>&1 || need+=(npm)
-if [ ${#need[@]} -gt 0 ]; then
-    apt_install "${need[@]}"
-fi
-if [ ! -f runner/dawn/node_modules/webgpu/package.json ]; then
-    (cd runner/dawn && npm ci --no-audit --no-fund --loglevel=error)
-fi
+# shellcheck source=scripts/wgsl-stacks.sh
+source scripts/wgsl-stacks.sh
+wgsl_stacks
 
 t0=$(date +%s)
 cargo build -q -p aether-runner

@@ -27,6 +27,14 @@
 // call aether_set_opaque_zero(z) with a zero read from a uniform or storage
 // buffer; without it the guard is the identity.
 // Guard in this module: Bits.
+//
+// The array kernels (sum_array, dot_array) with the host's bits, in a
+// workgroup of 32 invocations over one array in a storage buffer: invocation
+// `lane` starts from the +0 pair and adds the term of elements lane,
+// lane + 32, ... in ascending order with aether_pairf_neumaier_add (x[j], or
+// a[j] * b[j]), then p = aether_pairf_reduce32_workgroup(lane, p) and the sum
+// is aether_pairf_value(p). The runner checks exactly this schedule against
+// the reference (the check module's check_f32_*_array_workgroup entries).
 
 var<private> aether_opaque_zero: u32;
 var<private> aether_opaque_one: f32 = 1.0;

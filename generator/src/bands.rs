@@ -30,8 +30,10 @@
 //!
 //! The domain is what WGSL promises anything for: every input, every
 //! intermediate (in the element type, as the reference rounds it) and the
-//! result finite and either zero or normal, and every divisor's magnitude in
-//! [2^-126, 2^126]. Outside it (NaN, infinities, subnormals, which a stack
+//! result finite and either zero or normal, no intermediate whose exact value
+//! underflows, every node's sum of magnitudes M below the largest finite
+//! value (so no reassociation of its terms can overflow), and every divisor's
+//! magnitude in [2^-126, 2^126]. Outside it (NaN, infinities, subnormals, which a stack
 //! may flush, overflow) a case is counted apart. The sign of a zero may be
 //! ignored on WGSL: a +0 against a -0 is within every band (it is still not
 //! bit-identical).
@@ -591,7 +593,14 @@ impl Eval<'_> {
         // an infinity or a NaN, and one whose exact value is below the
         // normal range (an underflow to zero, which a flushing stack and the
         // reference reach by different roads).
-        if !normal_or_zero(r.0) || (r.1 != 0.0 && r.1.abs() < f64::from(f32::MIN_POSITIVE)) {
+        // And a node whose terms' magnitudes sum to the top of the range: a
+        // stack that reassociates or fuses them may overflow where the
+        // reference does not (measured: quat rotate on lavapipe gave -inf for
+        // a result of -3.4e38).
+        if !normal_or_zero(r.0)
+            || (r.1 != 0.0 && r.1.abs() < f64::from(f32::MIN_POSITIVE))
+            || r.2 > f64::from(f32::MAX) * (1.0 - 1.0 / 1_048_576.0)
+        {
             self.domain = false;
         }
         r

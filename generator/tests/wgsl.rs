@@ -13,7 +13,7 @@ fn check_module_has_an_entry_per_f32_callable_with_reference_word_counts() {
         std::fs::write(path, &m.source).unwrap();
     }
     let f32_fns = lowered.iter().filter(|f| f.elem == "f32").count();
-    assert_eq!(m.entries.len(), f32_fns + 2, "every f32 function plus reduce32 per invocation and per workgroup");
+    assert_eq!(m.entries.len(), f32_fns + 4, "every f32 function, reduce32 per invocation and per workgroup, sum_array and dot_array");
     for e in &m.entries {
         assert!(m.source.contains(&format!("fn {}(", e.entry)), "{}: no entry point", e.entry);
         if let Some(n) = aether_reference::flat::input_words(&e.family, &e.shape, &e.elem) {

@@ -139,6 +139,7 @@ mod tests {
             n_out: 1,
             workgroup_size,
             cases_per_workgroup,
+            random: true,
         }
     }
 

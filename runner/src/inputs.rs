@@ -96,10 +96,11 @@ pub fn random_input(r: &mut SplitMix64, n: usize) -> Vec<u64> {
     w
 }
 
-/// Whether random inputs suit this callable on this entry: a function (its
-/// words are plain floats, its counts fixed) whose counts are the entry's.
+/// Whether random inputs suit this callable on this entry: the entry says its
+/// words are plain floats of fixed counts, and a function's counts are the
+/// entry's.
 pub fn random_suits(c: Callable, e: &CheckEntry) -> bool {
-    matches!(c, Callable::Function(_)) && c.fixed_words() == Some((e.n_in, e.n_out))
+    e.random && e.n_in > 0 && (matches!(c, Callable::Kernel(_)) || c.fixed_words() == Some((e.n_in, e.n_out)))
 }
 
 /// The corpus cases of the entry's callable (those of the entry's word
@@ -119,14 +120,16 @@ pub fn for_entry(c: Callable, e: &CheckEntry, corpus: Option<&ParsedFunction>, n
     // An entry without inputs has one case, which the corpus holds.
     let source = if random_suits(c, e) && e.n_in > 0 { Source::CorpusAndRandom } else { Source::CorpusOnly };
     let mut n = 0;
-    if let (Source::CorpusAndRandom, Callable::Function(f)) = (source, c) {
-        let mut r = SplitMix64::for_name(&e.c_name, seed);
+    if source == Source::CorpusAndRandom {
+        let mut r = SplitMix64::for_name(&e.entry, seed);
         for _ in 0..n_random {
             let mut w = random_input(&mut r, e.n_in);
             // As the corpus does: derived parameters (`s = a + b`) computed in
             // three inputs of four, left random in the fourth.
-            if !f.derived.is_empty() && r.below(4) != 0 {
-                interp::fill_derived(f, 32, &mut w);
+            if let Callable::Function(f) = c {
+                if !f.derived.is_empty() && r.below(4) != 0 {
+                    interp::fill_derived(f, 32, &mut w);
+                }
             }
             words.extend_from_slice(&w);
         }

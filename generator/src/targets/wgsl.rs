@@ -61,6 +61,9 @@ pub struct CheckEntry {
     pub n_out: usize,
     pub workgroup_size: u32,
     pub cases_per_workgroup: u32,
+    /// Every input word is a plain float and the counts are fixed: random
+    /// inputs suit the entry (not so for counts, indices or lane numbers).
+    pub random: bool,
 }
 
 /// A WGSL module with one entry point per checked callable.
@@ -480,7 +483,13 @@ fn selftest(model: &Model, lowered: &[Function], t: &ElemType, witnesses: &[Witn
 
 /// The self-test's witnesses for the WGSL core: those of its callables.
 pub fn selftest_witnesses(model: &Model, cases_of: &dyn Fn(&str) -> Option<Vec<crate::corpus::Case>>) -> Vec<Witness> {
-    let names: Vec<String> = callables(model).iter().map(|c| c.c_name(model)).collect();
+    // The array kernels run as workgroup entries over buffers, not in the
+    // self-test's one invocation.
+    let names: Vec<String> = callables(model)
+        .iter()
+        .filter(|c| !matches!(c, Callable::Kernel(k) if matches!(k.kind, KernelKind::Array { .. })))
+        .map(|c| c.c_name(model))
+        .collect();
     crate::selftest::witnesses(model, &|name| if names.iter().any(|n| n == name) { cases_of(name) } else { None })
 }
 
@@ -551,6 +560,7 @@ pub fn check_module_with(model: &Model, lowered: &[Function], guard: Guard, witn
             n_out,
             workgroup_size: CHECK_WG,
             cases_per_workgroup: CHECK_WG,
+            random: n_in > 0,
         });
     }
     if let Some((k, _)) = butterfly(model, t) {
@@ -603,8 +613,10 @@ pub fn check_module_with(model: &Model, lowered: &[Function], guard: Guard, witn
                 n_out: 2,
                 workgroup_size: wg,
                 cases_per_workgroup: per,
+                random: true,
             });
         }
+        array_entries(model, t, &mut src, &mut entries);
     }
     if !witnesses.is_empty() {
         src.push(String::new());
@@ -626,10 +638,80 @@ pub fn check_module_with(model: &Model, lowered: &[Function], guard: Guard, witn
             n_out: SELFTEST_WORDS,
             workgroup_size: 1,
             cases_per_workgroup: 1,
+            random: false,
         });
     }
     src.push(String::new());
     CheckModule { source: src.join("\n"), entries }
+}
+
+/// The elements of one array in the check entries of the array kernels: not
+/// a multiple of the lanes, so the last round is ragged.
+pub const ARRAY_CHECK_LEN: usize = 100;
+
+/// The check entries of the array kernels (sum_array, dot_array) in the
+/// workgroup schedule a WGSL kernel gives them, one array of ARRAY_CHECK_LEN
+/// elements per workgroup of `lanes` invocations: invocation l starts from
+/// the +0 pair and adds the terms of elements l, l + lanes, ... in ascending
+/// order with the reduction's step ([rules.reduction], strided), then the
+/// workgroup butterfly and the value. The host's bits, by the spec's
+/// batching rule. (A kernel over a caller's storage buffer is the same loop
+/// with the buffer in place of aether_in.)
+fn array_entries(model: &Model, t: &ElemType, src: &mut Vec<String>, entries: &mut Vec<CheckEntry>) {
+    let Some(red) = model.spec.reduction.as_ref() else { return };
+    let Some((bfly, _)) = butterfly(model, t) else { return };
+    let step = |family: &str| model.functions.iter().find(|f| f.family == family && f.elem == t.name).map(|f| model.c_name(f));
+    let (Some(step), Some(value)) = (step(&red.step), step(&red.value)) else { return };
+    let pair = type_name(model, &red.pair, t);
+    let (lanes, n) = (red.lanes, ARRAY_CHECK_LEN);
+    for k in model.kernels.iter().filter(|k| k.elem == t.name) {
+        let KernelKind::Array { lanes: lk } = &k.kind else { continue };
+        let Some(KernelKind::Lanes { arrays, term }) = model.kernels.iter().find(|x| &x.name == lk && x.elem == k.elem).map(|x| &x.kind)
+        else {
+            continue;
+        };
+        let name = model.kernel_c_name(k);
+        let short = name.trim_start_matches("aether_");
+        let entry = format!("check_{short}_workgroup");
+        let sp = Wgsl::default();
+        let lowered = model.lower(term);
+        src.push(String::new());
+        src.push(format!("@compute @workgroup_size({lanes})"));
+        src.push(format!("fn {entry}(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lane: u32) {{"));
+        src.push("    let aether_i = aether_params.w + wid.x;".into());
+        src.push("    if (aether_i >= aether_params.x) { return; }".into());
+        src.push("    aether_check_guard();".into());
+        src.push(format!("    let aether_base = aether_i * {}u;", n * arrays.len()));
+        src.push(format!("    var aether_p: {pair};"));
+        src.extend(super::c::zero_pair(model, t, "aether_p").into_iter().map(|l| format!("    {l}")));
+        src.push(format!("    for (var aether_j = lane; aether_j < {n}u; aether_j += {lanes}u) {{"));
+        for (a, p) in arrays.iter().zip(&lowered.params) {
+            let at = arrays.iter().position(|x| x == a).unwrap() * n;
+            src.push(format!("        let {} = bitcast<f32>(aether_in[aether_base + {at}u + aether_j]);", p.name));
+        }
+        for tmp in &lowered.temps {
+            src.push(format!("        {}", sp.bind(&tmp.name, tmp.ty, t, &print::expr(&sp, &lowered, t, &tmp.expr))));
+        }
+        src.push(format!("        aether_p = {step}(aether_p, {});", print::expr(&sp, &lowered, t, &lowered.outputs[0])));
+        src.push("    }".into());
+        src.push(format!("    let aether_r = {value}({}_workgroup(lane, aether_p));", model.kernel_c_name(&bfly)));
+        src.push("    if (lane == 0u) {".into());
+        src.push("        aether_out[aether_i] = bitcast<u32>(aether_r);".into());
+        src.push("    }".into());
+        src.push("}".into());
+        entries.push(CheckEntry {
+            entry,
+            c_name: name,
+            family: k.name.clone(),
+            shape: k.shape.clone(),
+            elem: k.elem.clone(),
+            n_in: n * arrays.len(),
+            n_out: 1,
+            workgroup_size: lanes as u32,
+            cases_per_workgroup: 1,
+            random: true,
+        });
+    }
 }
 
 /// The fields of `aether_selftest_report`, in the order the check entry
@@ -646,8 +728,8 @@ pub const SELFTEST_FIELDS: [&str; SELFTEST_WORDS] = [
     "outside_domain_differ",
 ];
 
-/// The callables the WGSL core has: every f32 function, and the f32
-/// butterfly kernel.
+/// The callables the WGSL core has: every f32 function, the f32 butterfly
+/// kernel, and the array kernels in their workgroup schedule (check entries).
 pub fn callables(model: &Model) -> Vec<Callable<'_>> {
     let Some(t) = f32_type(model) else { return Vec::new() };
     model
@@ -655,7 +737,7 @@ pub fn callables(model: &Model) -> Vec<Callable<'_>> {
         .into_iter()
         .filter(|c| match c {
             Callable::Function(f) => f.elem == t.name,
-            Callable::Kernel(k) => k.elem == t.name && k.kind == KernelKind::Butterfly,
+            Callable::Kernel(k) => k.elem == t.name && matches!(k.kind, KernelKind::Butterfly | KernelKind::Array { .. }),
         })
         .collect()
 }
