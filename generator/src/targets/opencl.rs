@@ -275,6 +275,9 @@ pub fn check_program(model: &Model, lowered: &[Function], banner: &str, witnesse
                     n_out: l.n_out,
                     workgroup_size: 1,
                     cases_per_workgroup: 1,
+                    // Every fixed-layout kernel takes random inputs
+                    // (`aether_opencl::random_inputs`).
+                    random: true,
                 },
                 word_bits,
                 elem_bits: bits,
@@ -485,6 +488,7 @@ fn group_butterfly(model: &Model, k: &crate::model::Kernel, bits: u32) -> (Vec<S
             n_out: 2,
             workgroup_size: lanes as u32,
             cases_per_workgroup: 1,
+            random: true,
         },
         word_bits: 64,
         elem_bits: bits,
