@@ -82,16 +82,12 @@ pub fn execute(exec: &mut dyn Executor, module: &CheckModule, cases: &[EntryCase
     let mut names = Vec::new();
     for (i, e) in module.entries.iter().enumerate() {
         if let Some(c) = cases.iter().find(|c| c.entry == e.entry && c.c_name == e.c_name && c.n_in == e.n_in && c.n_out == e.n_out) {
-            jobs.push(if e.n_in == 0 {
-                Job::without_inputs(i, c.inputs.cases())
-            } else {
-                Job::new(module, i, c.inputs.words.iter().map(|&w| w as u32).collect())
-            });
+            jobs.push(if e.n_in == 0 { Job::without_inputs(i, c.inputs.cases()) } else { Job::new(module, i, c.inputs.words.clone()) });
             names.push(e.entry.clone());
         }
     }
     let outs = exec.run(module, &jobs)?;
-    Ok(names.into_iter().zip(outs).map(|(n, o)| (n, o.into_iter().map(u64::from).collect())).collect())
+    Ok(names.into_iter().zip(outs).collect())
 }
 
 /// An input, the reference's words and the stack's, for the report.

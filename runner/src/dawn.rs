@@ -116,7 +116,7 @@ impl Executor for Dawn {
         self.adapter.clone()
     }
 
-    fn run(&mut self, module: &CheckModule, jobs: &[Job]) -> Result<Vec<Vec<u32>>, Error> {
+    fn run(&mut self, module: &CheckModule, jobs: &[Job]) -> Result<Vec<Vec<u64>>, Error> {
         exec::check_jobs(module, jobs)?;
         self.runs += 1;
         let stem = self.work.join(format!("run{}", self.runs));
@@ -127,7 +127,7 @@ impl Executor for Dawn {
         let (mut in_offset, mut out_offset) = (0usize, 0usize);
         for j in jobs {
             let e = &module.entries[j.entry];
-            words.extend(j.inputs.iter().flat_map(|w| w.to_le_bytes()));
+            words.extend(j.inputs.iter().flat_map(|&w| (w as u32).to_le_bytes()));
             // The dispatch plan is checked here too, so both stacks refuse the same entries.
             exec::dispatches(e, j.count)?;
             manifest.push(serde_json::json!({
@@ -152,7 +152,7 @@ impl Executor for Dawn {
         if bytes.len() != out_offset * 4 {
             return Err(Error::Failed(format!("dawn: {} result bytes for {out_offset} words", bytes.len())));
         }
-        let all: Vec<u32> = bytes.chunks_exact(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+        let all: Vec<u64> = bytes.chunks_exact(4).map(|b| u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))).collect();
         let mut at = 0;
         Ok(jobs
             .iter()

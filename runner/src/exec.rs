@@ -34,19 +34,21 @@ impl std::fmt::Display for Error {
 impl std::error::Error for Error {}
 
 /// The cases of one entry: `count` inputs of the entry's `n_in` words each,
-/// one after another (an f32's bits per word).
+/// one after another: 64-bit words, an f32's bits in the low 32 (the flat
+/// convention's), so one job serves the WGSL stacks (which upload and read
+/// back 32-bit words) and the OpenCL stack (f64 and integer words too).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Job {
     /// The index of the entry in the module's `entries`.
     pub entry: usize,
     pub count: usize,
-    pub inputs: Vec<u32>,
+    pub inputs: Vec<u64>,
 }
 
 impl Job {
     /// A job of `inputs.len() / n_in` cases of entry `entry` (an entry
     /// without inputs takes `Job::without_inputs`).
-    pub fn new(module: &CheckModule, entry: usize, inputs: Vec<u32>) -> Job {
+    pub fn new(module: &CheckModule, entry: usize, inputs: Vec<u64>) -> Job {
         let n_in = module.entries[entry].n_in;
         let count = inputs.len().checked_div(n_in).unwrap_or(0);
         Job { entry, count, inputs }
@@ -65,8 +67,8 @@ pub trait Executor {
     /// The adapter and driver, as the stack reports them.
     fn adapter(&self) -> String;
     /// Runs every job on the module's entries: one vector of result words
-    /// (`count * n_out`) per job, in order.
-    fn run(&mut self, module: &CheckModule, jobs: &[Job]) -> Result<Vec<Vec<u32>>, Error>;
+    /// (`count * n_out`, 64-bit as the inputs) per job, in order.
+    fn run(&mut self, module: &CheckModule, jobs: &[Job]) -> Result<Vec<Vec<u64>>, Error>;
 }
 
 /// One dispatch of an entry: cases `first..first + cases`, in `workgroups`

@@ -7,6 +7,8 @@
 //! * [`exec`]: the executor trait and the dispatch plan of the binding convention;
 //! * [`wgpu_stack`]: wgpu on Mesa's lavapipe;
 //! * [`dawn`]: Dawn for Node on SwiftShader (`runner/dawn/run.mjs`);
+//! * [`opencl_stack`]: the OpenCL C core's check program on an OpenCL device
+//!   (`aether-runner opencl`; bit-identical under the policy, not banded);
 //! * [`compare`]: the reference's results and the judgement of each case;
 //! * [`report`]: the plain-text and Markdown tables.
 
@@ -14,6 +16,7 @@ pub mod compare;
 pub mod dawn;
 pub mod exec;
 pub mod inputs;
+pub mod opencl_stack;
 pub mod report;
 pub mod selftest;
 pub mod wgpu_stack;

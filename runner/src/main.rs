@@ -9,6 +9,12 @@
 //! `--expect-flush` is not reported as flushing subnormals (or one not
 //! named is).
 //!
+//! `aether-runner opencl [--random N] [--report FILE.md] [--seed S]`: the
+//! OpenCL C core's check program on the first OpenCL device (PoCL), every
+//! kernel on the corpus and N random inputs (default 100000), bit-identical
+//! with the reference under the policy; the build options are printed. The
+//! negative controls are `aether-opencl`'s (`scripts/opencl.sh`).
+//!
 //! Exit status: 0 when every in-domain case is within its band (with
 //! `--expect-mismatch`: when, on every stack, at least one function stops
 //! being bit-identical under the control module), 1 otherwise, 2 when the run
@@ -197,6 +203,16 @@ fn main() -> ExitCode {
             }
         };
     }
+    if args.first().map(String::as_str) == Some("opencl") {
+        return match opencl_main(&args[1..]) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::from(1),
+            Err(e) => {
+                eprintln!("aether-runner: {e}");
+                ExitCode::from(2)
+            }
+        };
+    }
     let o = match parse(&args) {
         Ok(o) => o,
         Err(e) => {
@@ -329,4 +345,74 @@ fn run(o: &Options, args: &[String]) -> Result<bool, String> {
         }
         Ok(outside == 0)
     }
+}
+
+/// `aether-runner opencl ...`: true when every case of every kernel is
+/// identical with the reference under the policy.
+fn opencl_main(args: &[String]) -> Result<bool, String> {
+    use aether_runner::exec::{Executor, Job};
+    use aether_runner::opencl_stack::OpenCl;
+    const OPENCL_USAGE: &str = "usage: aether-runner opencl [--random N] [--report FILE.md] [--seed S]";
+    let (mut random, mut report, mut seed) = (100_000usize, None::<String>, inputs::DEFAULT_SEED);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = || it.next().cloned().ok_or_else(|| format!("{a} needs a value\n{OPENCL_USAGE}"));
+        match a.as_str() {
+            "--random" => random = value()?.parse().map_err(|_| format!("--random: not a count\n{OPENCL_USAGE}"))?,
+            "--report" => report = Some(value()?),
+            "--seed" => seed = value()?.parse().map_err(|_| format!("--seed: not a number\n{OPENCL_USAGE}"))?,
+            other => return Err(format!("unknown argument `{other}`\n{OPENCL_USAGE}")),
+        }
+    }
+    let t0 = Instant::now();
+    let s = aether_opencl::setup(&aether_generator::default_root())?;
+    let mut exec = OpenCl::new(s.program.entries.clone(), "").map_err(|e| e.to_string())?;
+    if exec.correctly_rounded_divide_sqrt() {
+        exec.set_options(aether_opencl::CORRECT_DIV_SQRT);
+    }
+    let module = CheckModule { source: s.program.source.clone(), entries: s.program.entries.iter().map(|e| e.check.clone()).collect() };
+    let mut all = Vec::new();
+    let mut jobs = Vec::new();
+    for (i, e) in s.program.entries.iter().enumerate() {
+        let c = aether_opencl::cases(&s, e, random, seed)?;
+        jobs.push(Job::new(&module, i, c.inputs.concat()));
+        all.push(c);
+    }
+    let t = Instant::now();
+    let outs = exec.run(&module, &jobs).map_err(|e| e.to_string())?;
+    let mut text = format!(
+        "# aether-runner opencl\n\n- stack: {} on {}\n- build options: `{}`\n- contract: {}\n\n",
+        exec.stack(),
+        exec.adapter(),
+        exec.options(),
+        aether_generator::selftest::contract_id(&s.model)
+    );
+    text.push_str("| kernel | corpus | random | mismatches |\n| --- | ---: | ---: | ---: |\n");
+    let (mut cases, mut bad) = (0usize, 0usize);
+    for ((e, c), o) in s.program.entries.iter().zip(&all).zip(&outs) {
+        let got: Vec<Option<Vec<u64>>> = o
+            .chunks(e.check.n_out.max(1))
+            .map(|w| (!w.iter().all(|&x| x == aether_runner::opencl_stack::REFUSED)).then(|| w.to_vec()))
+            .collect();
+        let t = aether_opencl::tally(e, c, &got);
+        cases += t.corpus + t.random;
+        bad += t.mismatches;
+        text.push_str(&format!("| {} | {} | {} | {} |\n", t.entry, t.corpus, t.random, t.mismatches));
+        if let Some(f) = &t.first {
+            eprintln!("{}: {} of {} differ; first: {f}", t.c_name, t.mismatches, t.corpus + t.random);
+        }
+    }
+    let summary = format!(
+        "{} kernels, {cases} cases (corpus plus {random} random each): {bad} mismatches; run {:.1} s, total {:.1} s",
+        s.program.entries.len(),
+        t.elapsed().as_secs_f64(),
+        t0.elapsed().as_secs_f64()
+    );
+    println!("opencl: {}", exec.adapter());
+    println!("opencl: {summary}");
+    text.push_str(&format!("\n{summary}\n"));
+    if let Some(p) = report {
+        std::fs::write(&p, text).map_err(|e| format!("{p}: {e}"))?;
+    }
+    Ok(bad == 0)
 }

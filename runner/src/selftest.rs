@@ -48,5 +48,5 @@ pub fn run(
     let module = wgsl::selftest_module(model, lowered, guard, witnesses);
     let at = module.entries.iter().position(|e| e.entry == "check_selftest").ok_or("the self-test module has no check_selftest entry")?;
     let out = exec.run(&module, &[Job::new(&module, at, vec![0])]).map_err(|e| format!("{}: {e}", exec.stack()))?;
-    Ok(Report { stack: exec.stack().to_string(), adapter: exec.adapter(), words: out[0].clone() })
+    Ok(Report { stack: exec.stack().to_string(), adapter: exec.adapter(), words: out[0].iter().map(|&w| w as u32).collect() })
 }

@@ -98,7 +98,7 @@ impl Wgpu {
         }
     }
 
-    fn run_job(&self, module: &CheckModule, shader: &wgpu::ShaderModule, job: &Job) -> Result<Vec<u32>, Error> {
+    fn run_job(&self, module: &CheckModule, shader: &wgpu::ShaderModule, job: &Job) -> Result<Vec<u64>, Error> {
         let e = &module.entries[job.entry];
         let n_out = job.count * e.n_out;
         if job.count == 0 || n_out == 0 {
@@ -121,7 +121,8 @@ impl Wgpu {
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        self.queue.write_buffer(&input, 0, &le_bytes(&job.inputs));
+        let words: Vec<u32> = job.inputs.iter().map(|&w| w as u32).collect();
+        self.queue.write_buffer(&input, 0, &le_bytes(&words));
         let output = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("aether_out"),
             size: bytes(n_out),
@@ -173,7 +174,7 @@ impl Wgpu {
             .map_err(|_| Error::Failed(format!("wgpu: {}: the readback was never mapped", e.entry)))?
             .map_err(|err| Error::Failed(format!("wgpu: {}: map: {err}", e.entry)))?;
         let view = readback.slice(..).get_mapped_range().map_err(|err| Error::Failed(format!("wgpu: {}: mapped range: {err}", e.entry)))?;
-        let words: Vec<u32> = view.chunks_exact(4).take(n_out).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+        let words: Vec<u64> = view.chunks_exact(4).take(n_out).map(|b| u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))).collect();
         drop(view);
         readback.unmap();
         Ok(words)
@@ -198,7 +199,7 @@ impl Executor for Wgpu {
         format!("wgpu 30 on {}", describe(&self.info))
     }
 
-    fn run(&mut self, module: &CheckModule, jobs: &[Job]) -> Result<Vec<Vec<u32>>, Error> {
+    fn run(&mut self, module: &CheckModule, jobs: &[Job]) -> Result<Vec<Vec<u64>>, Error> {
         exec::check_jobs(module, jobs)?;
         let shader = self.scoped("shader module", || {
             self.device.create_shader_module(wgpu::ShaderModuleDescriptor {

@@ -120,6 +120,17 @@ fn pairs(n: usize, seed: u64) -> Vec<u32> {
     (0..2 * n).map(|_| inputs::moderate(&mut r)).collect()
 }
 
+/// A job's 64-bit words from 32-bit ones (the Executor's words are u64, an
+/// f32's bits in the low 32).
+fn wide(xs: &[u32]) -> Vec<u64> {
+    xs.iter().map(|&x| u64::from(x)).collect()
+}
+
+/// The WGSL stacks' results as 32-bit words.
+fn narrow(out: Vec<Vec<u64>>) -> Vec<Vec<u32>> {
+    out.into_iter().map(|v| v.into_iter().map(|w| w as u32).collect()).collect()
+}
+
 fn residual(a: u32, b: u32) -> u32 {
     let (a, b) = (f32::from_bits(a), f32::from_bits(b));
     let s = a + b;
@@ -135,8 +146,8 @@ fn round_trip(stack: &str) {
     let m = module();
     let n = 5000;
     let xs = pairs(n, 11);
-    let jobs = vec![Job::new(&m, 0, xs.clone()), Job::new(&m, 2, xs.clone()), Job::new(&m, 3, xs.clone())];
-    let out = exec.run(&m, &jobs).unwrap_or_else(|e| panic!("{stack}: {e}"));
+    let jobs = vec![Job::new(&m, 0, wide(&xs)), Job::new(&m, 2, wide(&xs)), Job::new(&m, 3, wide(&xs))];
+    let out = narrow(exec.run(&m, &jobs).unwrap_or_else(|e| panic!("{stack}: {e}")));
     assert_eq!(out.len(), 3);
     let mut nonzero = 0;
     for k in 0..n {
@@ -169,7 +180,7 @@ fn unguarded_two_sum_loses_the_residual_on_lavapipe() {
     let m = module();
     let n = 2000;
     let xs = pairs(n, 12);
-    let out = exec.run(&m, &[Job::new(&m, 1, xs.clone()), Job::new(&m, 0, xs.clone())]).unwrap();
+    let out = narrow(exec.run(&m, &[Job::new(&m, 1, wide(&xs)), Job::new(&m, 0, wide(&xs))]).unwrap());
     let (mut should, mut lost, mut guarded_kept) = (0, 0, 0);
     for k in 0..n {
         let e = residual(xs[2 * k], xs[2 * k + 1]);
@@ -193,7 +204,7 @@ fn chunking(stack: &str) {
     let n = MAX_WORKGROUPS as usize + 4465;
     let xs = pairs(n, 13);
     let idx: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(0x9e37_79b9)).collect();
-    let out = exec.run(&m, &[Job::new(&m, 3, xs.clone()), Job::new(&m, 4, idx.clone())]).unwrap_or_else(|e| panic!("{stack}: {e}"));
+    let out = narrow(exec.run(&m, &[Job::new(&m, 3, wide(&xs)), Job::new(&m, 4, wide(&idx))]).unwrap_or_else(|e| panic!("{stack}: {e}")));
     for k in 0..n {
         assert_eq!(out[0][2 * k + 1], k as u32, "{stack}: one case per workgroup, case {k}");
         assert_eq!(out[0][2 * k], mul(xs[2 * k], xs[2 * k + 1]), "{stack}: case {k}");

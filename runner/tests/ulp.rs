@@ -77,12 +77,14 @@ fn agrees(stack: &str) {
         }
     }
     let m = module();
-    let out = exec.run(&m, &[Job::new(&m, 0, inputs.clone())]).unwrap_or_else(|e| panic!("{stack}: {e}"));
+    // The Executor's words are 64-bit: an f32's bits in the low 32.
+    let wide: Vec<u64> = inputs.iter().map(|&x| u64::from(x)).collect();
+    let out = exec.run(&m, &[Job::new(&m, 0, wide)]).unwrap_or_else(|e| panic!("{stack}: {e}"));
     let mut bad = Vec::new();
     for (k, got) in out[0].iter().enumerate() {
         let (a, b) = (inputs[2 * k], inputs[2 * k + 1]);
         let want = aether_reference::ulp::f32_ulp_distance_bits(a, b);
-        if *got != want && bad.len() < 10 {
+        if *got != u64::from(want) && bad.len() < 10 {
             bad.push(format!("{a:#010x} {b:#010x}: {got} (reference {want})"));
         }
     }

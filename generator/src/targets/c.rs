@@ -17,20 +17,20 @@ use crate::spec::{ElemType, ShapeKind};
 #[derive(Debug)]
 pub struct C;
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct CType {
     pub name: String,
     pub doc: String,
     pub fields: Vec<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Helper {
     pub doc: String,
     pub lines: Vec<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct CFunction {
     pub name: String,
     pub doc: Vec<String>,
@@ -46,6 +46,22 @@ pub struct Dialect {
     pub arith: Arith,
     /// Storage of a file-local helper (`static inline` in C).
     pub helper: &'static str,
+    /// The math library's spelling: C's suffixed names (`sqrtf`, `fabsf`),
+    /// or OpenCL C's overloaded ones (`sqrt`, `fabs`), which have no `f`
+    /// forms.
+    pub math: Math,
+    /// Storage of a constant table inside a function body (`static const`
+    /// in C; `const` in OpenCL C 1.2, which has no function-scope statics).
+    pub table: &'static str,
+}
+
+/// How a dialect names the math library's functions.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Math {
+    /// `sqrtf`, `sqrt`: the element type's libm suffix.
+    Suffixed,
+    /// `sqrt` for every element type (OpenCL C).
+    Overloaded,
 }
 
 /// How floating-point operations are printed.
@@ -62,7 +78,17 @@ pub enum Arith {
 
 impl Dialect {
     /// The plain-C core.
-    pub const C: Dialect = Dialect { arith: Arith::Operators { guard: true }, helper: "static inline" };
+    pub const C: Dialect =
+        Dialect { arith: Arith::Operators { guard: true }, helper: "static inline", math: Math::Suffixed, table: "static const" };
+
+    /// A math library function of the element type in the dialect's
+    /// spelling: `fabsf` in C, `fabs` in OpenCL C.
+    pub fn libm(&self, base: &str, elem: &ElemType) -> String {
+        match self.math {
+            Math::Suffixed => format!("{base}{}", elem.libm_suffix),
+            Math::Overloaded => base.to_string(),
+        }
+    }
 
     /// `a op b` for an arithmetic operation of the element type, or a
     /// comparison or logical operation (printed as the operator in every
@@ -80,7 +106,7 @@ impl Dialect {
     pub fn sqrt(&self, x: &str, elem: &ElemType) -> String {
         match self.arith {
             Arith::Calls => format!("aether_sqrt_{}({x})", elem.name),
-            Arith::Operators { .. } => format!("sqrt{}({x})", elem.libm_suffix),
+            Arith::Operators { .. } => format!("{}({x})", self.libm("sqrt", elem)),
         }
     }
 
@@ -92,7 +118,7 @@ impl Dialect {
             Builtin::IsFinite => "isfinite".to_string(),
             Builtin::Barrier => barrier_name(elem),
             Builtin::Fmin | Builtin::Fmax => format!("aether_{}_{}", b.name(), elem.name),
-            other => format!("{}{}", other.name(), elem.libm_suffix),
+            other => self.libm(other.name(), elem),
         }
     }
 }
@@ -220,8 +246,13 @@ pub fn shape_doc(shape: &crate::spec::Shape, scalar: &str) -> String {
 /// The per-lane linear algebra's helpers of every element type and size a
 /// kernel uses, in a dialect.
 pub fn linalg_helpers(model: &Model, lowered: &[Function], dialect: &Dialect) -> Vec<Helper> {
+    linalg_helpers_of(model, lowered, dialect, &|_| true)
+}
+
+/// `linalg_helpers` of the element types `elem` accepts (by name).
+pub fn linalg_helpers_of(model: &Model, lowered: &[Function], dialect: &Dialect, elem: &dyn Fn(&str) -> bool) -> Vec<Helper> {
     let mut sizes: Vec<(String, usize)> = Vec::new();
-    for k in &model.kernels {
+    for k in model.kernels.iter().filter(|k| elem(&k.elem)) {
         if let KernelKind::Linalg { n, .. } = k.kind {
             if !sizes.contains(&(k.elem.clone(), n)) {
                 sizes.push((k.elem.clone(), n));
@@ -395,7 +426,7 @@ pub fn function(model: &Model, f: &Function, dialect: &Dialect) -> CFunction {
     let body = fam.body_for(&f.shape).unwrap();
     doc.push("Spec:".into());
     doc.extend(body.source.lines().map(|l| format!("    {}", l.trim())));
-    let lines = body_lines(model, f, elem, dialect.arith);
+    let lines = print::body(dialect, model, f, elem);
     // The exact order of operations, stated in the header: the body as
     // printed, without the products' contraction guards.
     doc.push("Evaluates exactly (the C body, in this order; every operation rounded once):".into());
@@ -464,7 +495,7 @@ pub fn kernel(model: &Model, k: &Kernel, dialect: &Dialect) -> CFunction {
         KernelKind::Butterfly => {
             signature = format!("{pair} {name}(const {pair} lanes[{lanes}])");
             let rounds: Vec<String> = red.rounds.iter().map(|r| format!("{r}u")).collect();
-            body.push(format!("static const unsigned rounds[{}] = {{ {} }};", rounds.len(), rounds.join(", ")));
+            body.push(format!("{} unsigned rounds[{}] = {{ {} }};", dialect.table, rounds.len(), rounds.join(", ")));
             body.push(format!("{pair} v[{lanes}];"));
             body.push(format!("{pair} w[{lanes}];"));
             body.push("unsigned r, i;".into());
@@ -636,7 +667,7 @@ mod tests {
     #[test]
     fn dialects_spell_rounded_operations_and_leave_comparisons() {
         let t = f32t();
-        let calls = Dialect { arith: Arith::Calls, helper: "static" };
+        let calls = Dialect { arith: Arith::Calls, helper: "static", ..Dialect::C };
         assert_eq!(Dialect::C.bin(BinOp::Mul, "a", "b", &t), "aether_product_f32((a * b))");
         assert_eq!(Dialect::C.bin(BinOp::Add, "a", "b", &t), "(a + b)");
         assert_eq!(Dialect::C.sqrt("x", &t), "sqrtf(x)");

@@ -34,10 +34,10 @@ impl Ctx<'_> {
         literal(v, self.e)
     }
     fn fabs(&self) -> String {
-        format!("fabs{}", self.e.libm_suffix)
+        self.d.libm("fabs", self.e)
     }
     fn fma(&self) -> String {
-        format!("fma{}", self.e.libm_suffix)
+        self.d.libm("fma", self.e)
     }
     fn mat(&self) -> String {
         type_name(self.model, &format!("mat{}", self.n), self.e)

@@ -30,27 +30,23 @@ pub fn tables(model: &Model, witnesses: &[Witness]) -> Vec<String> {
 /// and `aether_selftest_words`. The C core's `thunk` is a function; the CUDA
 /// core's an index for its dispatcher.
 pub fn witness_table(model: &Model, witnesses: &[Witness], thunk: &dyn Fn(&Witness) -> String) -> Vec<String> {
-    let callables = model.callables();
     let mut lines = Vec::new();
     lines.push(format!("static const aether_selftest_witness aether_selftest_witnesses[{}] = {{", witnesses.len().max(1)));
-    let mut at = 0;
-    let mut words = Vec::new();
-    for w in witnesses {
-        let c = callables[w.callable];
-        let bits = model.spec.types.iter().find(|t| t.name == c.elem()).unwrap().bits;
+    let (rows, words) = witness_rows(model, witnesses);
+    for (w, r) in witnesses.iter().zip(&rows) {
         lines.push(format!(
-            "    {{ \"{}\", \"{}: {}\", {}, {bits}u, {}, {}, {}u, {}u, {at}u }},",
+            "    {{ \"{}\", \"{}: {}\", {}, {}u, {}, {}, {}u, {}u, {}u }},",
             w.c_name,
             w.mutant.name(),
             w.mutant.description().replace('"', "'"),
             thunk(w),
-            i32::from(c.is_float()),
-            i32::from(c.either_zero()),
+            r.bits,
+            i32::from(r.is_float),
+            i32::from(r.either_zero),
             w.inputs.len(),
-            w.expected.len()
+            w.expected.len(),
+            r.at
         ));
-        at += w.inputs.len() + w.expected.len();
-        words.extend(w.inputs.iter().chain(&w.expected).copied());
     }
     if witnesses.is_empty() {
         lines.push("    { \"\", \"\", 0, 0u, 0, 0, 0u, 0u, 0u }".into());
@@ -58,15 +54,49 @@ pub fn witness_table(model: &Model, witnesses: &[Witness], thunk: &dyn Fn(&Witne
     lines.push("};".into());
     lines.push(String::new());
     lines.push(format!("static const uint64_t aether_selftest_words[{}] = {{", words.len().max(1)));
-    for chunk in words.chunks(4) {
-        let ws: Vec<String> = chunk.iter().map(|w| format!("0x{w:016x}ull")).collect();
-        lines.push(format!("    {},", ws.join(", ")));
-    }
-    if words.is_empty() {
-        lines.push("    0u".into());
-    }
+    lines.extend(word_lines(&words, "ull"));
     lines.push("};".into());
     lines
+}
+
+/// What a self-test's table says of one witness besides its words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WitnessRow {
+    pub bits: u32,
+    pub is_float: bool,
+    pub either_zero: bool,
+    /// Where its inputs, then its expected words, start in the words.
+    pub at: usize,
+}
+
+/// The rows of the witnesses and their words, one after another (inputs,
+/// then expected results), for the C family's self-test tables.
+pub fn witness_rows(model: &Model, witnesses: &[Witness]) -> (Vec<WitnessRow>, Vec<u64>) {
+    let callables = model.callables();
+    let mut rows = Vec::new();
+    let mut words = Vec::new();
+    for w in witnesses {
+        let c = callables[w.callable];
+        let bits = model.spec.types.iter().find(|t| t.name == c.elem()).unwrap().bits;
+        rows.push(WitnessRow { bits, is_float: c.is_float(), either_zero: c.either_zero(), at: words.len() });
+        words.extend(w.inputs.iter().chain(&w.expected).copied());
+    }
+    (rows, words)
+}
+
+/// The words as the lines of a C initialiser, four a line, each with the
+/// 64-bit literal suffix (`ull` in C, `ul` in OpenCL C); a lone 0 for none.
+pub fn word_lines(words: &[u64], suffix: &str) -> Vec<String> {
+    if words.is_empty() {
+        return vec!["    0u".into()];
+    }
+    words
+        .chunks(4)
+        .map(|chunk| {
+            let ws: Vec<String> = chunk.iter().map(|w| format!("0x{w:016x}{suffix}")).collect();
+            format!("    {},", ws.join(", "))
+        })
+        .collect()
 }
 
 /// The subnormal probes (`selftest::subnormal_probes`) as a C table

@@ -26,7 +26,7 @@ use crate::spec::{Assignment, ElemType, Routine, ShapeKind};
 pub struct Cuda;
 
 /// Operations through the wrappers; file-local helpers for host and device.
-pub const DIALECT: Dialect = Dialect { arith: Arith::Calls, helper: "static AETHER_HD inline" };
+pub const DIALECT: Dialect = Dialect { arith: Arith::Calls, helper: "static AETHER_HD inline", ..Dialect::C };
 
 /// Thunks for host and device; device code has malloc and free but no calloc.
 const THUNKS: ThunkStyle<'static> = ThunkStyle { storage: "static AETHER_HD ", calloc: "aether_cuda_calloc", free: "aether_cuda_free" };

@@ -14,6 +14,7 @@ pub mod c_flat;
 pub mod c_linalg;
 pub mod c_selftest;
 pub mod cuda;
+pub mod opencl;
 pub mod print;
 pub mod wgsl;
 
@@ -48,7 +49,7 @@ pub trait Target {
 
 /// Every target the generator writes.
 pub fn registry() -> Vec<Box<dyn Target>> {
-    vec![Box::new(c::C), Box::new(cuda::Cuda), Box::new(wgsl::WgslTarget)]
+    vec![Box::new(c::C), Box::new(cuda::Cuda), Box::new(wgsl::WgslTarget), Box::new(opencl::OpenCl)]
 }
 
 /// Renders a template in strict mode: an undefined name is an error.

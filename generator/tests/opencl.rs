@@ -1,0 +1,73 @@
+//! The OpenCL C target without a device: the check program's kernels and
+//! word counts against the reference, and the text's guards (the pragma, the
+//! refusals, every f64 line under AETHER_FP64). `aether-opencl` and
+//! `scripts/opencl.sh` run it on PoCL.
+
+use aether_generator::model::Callable;
+use aether_generator::targets::opencl::{self, ClProgram};
+
+fn program() -> (aether_generator::Model, ClProgram) {
+    let model = aether_generator::load(&aether_generator::default_root()).unwrap();
+    let lowered = model.lowered();
+    let p = opencl::check_program(&model, &lowered, "/* test */", &[]).unwrap();
+    (model, p)
+}
+
+#[test]
+fn check_program_has_a_kernel_per_fixed_callable_with_reference_word_counts() {
+    let (model, p) = program();
+    let fixed: Vec<Callable> = model.callables().into_iter().filter(|c| opencl::fixed(*c)).collect();
+    // Each butterfly also on one work group.
+    let butterflies = model.kernels.iter().filter(|k| k.kind == aether_generator::model::KernelKind::Butterfly).count();
+    assert_eq!(p.entries.len(), fixed.len() + butterflies);
+    let group: Vec<_> = p.entries.iter().filter(|e| e.check.cases_per_workgroup == 1 && e.check.workgroup_size > 1).collect();
+    assert_eq!(group.len(), butterflies);
+    for e in &p.entries {
+        let c = &e.check;
+        assert!(p.source.contains(&format!("void {}(__global", c.entry)), "{}: no kernel", c.entry);
+        let n_in = aether_reference::flat::input_words(&c.family, &c.shape, &c.elem);
+        assert_eq!(n_in, Some(c.n_in), "{}: input words", c.entry);
+        assert!(e.word_bits == 64 || (e.elem_bits == 32 && e.word_bits == 32), "{}: f64 words in uint", c.entry);
+    }
+}
+
+#[test]
+fn core_is_guarded_and_every_double_is_under_fp64() {
+    let (_, p) = program();
+    let src = &p.source;
+    let pragma = src.find("\n#pragma OPENCL FP_CONTRACT OFF").expect("the contraction pragma");
+    assert!(src.find("\n#if defined(__FAST_RELAXED_MATH__)").expect("the relaxed-math refusal") < pragma);
+    // Every line of code that names double lies inside an `#ifdef
+    // AETHER_FP64` block, but the #define that makes a stray double an error.
+    let code = strip_comments(src);
+    assert!(!code.contains("sqrtf(") && !code.contains("fabsf("), "OpenCL C has only the overloaded math names");
+    assert!(!code.contains("static const unsigned"), "no function-scope statics in OpenCL C 1.2");
+    let mut stack: Vec<bool> = Vec::new();
+    for (i, line) in code.lines().enumerate() {
+        let t = line.trim_start();
+        if t.starts_with("#if") {
+            stack.push(t == "#ifdef AETHER_FP64");
+        } else if t.starts_with("#endif") {
+            stack.pop();
+        }
+        let names_double = t.split(|ch: char| !ch.is_ascii_alphanumeric() && ch != '_').any(|w| w == "double");
+        if names_double && !t.starts_with("#define double") {
+            assert!(stack.iter().any(|f| *f), "line {}: double outside AETHER_FP64: {line}", i + 1);
+        }
+    }
+}
+
+/// The text with its /* */ comments blanked (newlines kept) and its string
+/// literals left as they are (none holds a comment opener).
+fn strip_comments(src: &str) -> String {
+    let mut out = String::with_capacity(src.len());
+    let mut rest = src;
+    while let Some(at) = rest.find("/*") {
+        out.push_str(&rest[..at]);
+        let end = rest[at..].find("*/").map_or(rest.len(), |e| at + e + 2);
+        out.extend(rest[at..end].chars().filter(|c| *c == '\n'));
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}

@@ -1,0 +1,245 @@
+//! The OpenCL stack: the OpenCL C core's check program
+//! (`aether_generator::targets::opencl::check_program`) built on the first
+//! OpenCL device (PoCL through the ICD loader), its kernels run on the corpus
+//! and on random inputs, every result compared with the Rust reference under
+//! the spec's policy (`aether_generator::policy`), and the self-test kernel
+//! read back.
+
+pub mod cl;
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use aether_generator::corpus::{self, Case};
+use aether_generator::linalg::{self, Rules};
+use aether_generator::model::{Callable, KernelKind, Model};
+use aether_generator::policy;
+use aether_generator::rng::{self, SplitMix64};
+use aether_generator::selftest;
+use aether_generator::targets::opencl::{self, ClEntry, ClProgram};
+
+/// The build option a device that reports correctly rounded f32 division
+/// and sqrt gets.
+pub const CORRECT_DIV_SQRT: &str = "-cl-fp32-correctly-rounded-divide-sqrt";
+
+/// The model, its check program and the corpus.
+#[derive(Debug)]
+pub struct Setup {
+    pub model: Model,
+    pub program: ClProgram,
+    pub corpus: HashMap<String, Vec<Case>>,
+}
+
+/// Reads the spec and the committed corpus under `root`, and prints the
+/// check program (its self-test replays the corpus's witnesses).
+pub fn setup(root: &Path) -> Result<Setup, String> {
+    let model = aether_generator::load(root).map_err(|e| e.to_string())?;
+    let mut corpus = HashMap::new();
+    let dir = root.join("corpus");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().to_string()))
+        .filter(|n| n.ends_with(".h") && n != "aether_c_corpus.h")
+        .collect();
+    names.sort();
+    for n in names {
+        let text = std::fs::read_to_string(dir.join(&n)).map_err(|e| format!("{n}: {e}"))?;
+        for f in corpus::parse_part(&n, &text)? {
+            corpus.insert(f.c_name, f.cases);
+        }
+    }
+    let witnesses = selftest::witnesses(&model, &|name| corpus.get(name).cloned());
+    let lowered = model.lowered();
+    let program = opencl::check_program(&model, &lowered, "/* aether: OpenCL check program (aether-opencl) */", &witnesses)
+        .map_err(|e| e.to_string())?;
+    Ok(Setup { model, program, corpus })
+}
+
+/// One entry's results on a set of cases.
+#[derive(Debug, Clone, Default)]
+pub struct Tally {
+    pub entry: String,
+    pub c_name: String,
+    pub elem: String,
+    pub corpus: usize,
+    pub random: usize,
+    pub mismatches: usize,
+    /// The first mismatch: inputs, expected, actual (hex words).
+    pub first: Option<String>,
+}
+
+fn callable<'m>(model: &'m Model, e: &ClEntry) -> Callable<'m> {
+    model.callables().into_iter().find(|c| c.c_name(model) == e.check.c_name).expect("an entry of the model")
+}
+
+/// `count` random inputs of an entry, seeded by its name.
+pub fn random_inputs(model: &Model, e: &ClEntry, count: usize, seed: u64) -> Vec<Vec<u64>> {
+    let mut r = SplitMix64::for_name(&e.check.c_name, seed);
+    let c = callable(model, e);
+    match c {
+        Callable::Kernel(k) => match k.kind {
+            KernelKind::Linalg { routine, n, .. } => {
+                let lowered = model.lowered();
+                let rules = Rules::new(model, &lowered, &k.elem);
+                (0..count).map(|_| linalg::random_single(&rules, routine, n, &mut r)).collect()
+            }
+            _ => (0..count).map(|_| rng::input(&mut r, e.elem_bits, e.check.n_in)).collect(),
+        },
+        Callable::Function(_) => (0..count).map(|_| rng::input(&mut r, e.elem_bits, e.check.n_in)).collect(),
+    }
+}
+
+/// Runs entry `e` of the built program on `inputs`: the result words of each
+/// case, or `None` where the thunk refused the words.
+pub fn run_entry(prog: &cl::Program, e: &ClEntry, inputs: &[Vec<u64>]) -> Result<Vec<Option<Vec<u64>>>, String> {
+    let (n_in, n_out) = (e.check.n_in, e.check.n_out);
+    let wb = (e.word_bits / 8) as usize;
+    let mut bytes = Vec::with_capacity(inputs.len() * n_in * wb);
+    for case in inputs {
+        if case.len() != n_in {
+            return Err(format!("{}: a case of {} words, not {n_in}", e.check.entry, case.len()));
+        }
+        for w in case {
+            if wb == 4 {
+                bytes.extend_from_slice(&(*w as u32).to_le_bytes());
+            } else {
+                bytes.extend_from_slice(&w.to_le_bytes());
+            }
+        }
+    }
+    let count = inputs.len();
+    // One case per work group of `workgroup_size` work items, or one per
+    // work item.
+    let wg = e.check.workgroup_size as usize;
+    let (global, local) = if e.check.cases_per_workgroup == 1 && wg > 1 { (count * wg, Some(wg)) } else { (count, None) };
+    let outs = prog.run(
+        &e.check.entry,
+        global,
+        local,
+        &[cl::Arg::In(&bytes), cl::Arg::Out(count * n_out * wb), cl::Arg::Out(count * 8), cl::Arg::U32(count as u32)],
+    )?;
+    let word = |b: &[u8], i: usize| {
+        if wb == 4 {
+            u64::from(u32::from_le_bytes(b[i * 4..i * 4 + 4].try_into().unwrap()))
+        } else {
+            u64::from_le_bytes(b[i * 8..i * 8 + 8].try_into().unwrap())
+        }
+    };
+    Ok((0..count)
+        .map(|i| {
+            let n = u64::from_le_bytes(outs[1][i * 8..i * 8 + 8].try_into().unwrap());
+            (n == n_out as u64).then(|| (0..n_out).map(|k| word(&outs[0], i * n_out + k)).collect())
+        })
+        .collect())
+}
+
+fn hex(ws: &[u64]) -> String {
+    ws.iter().map(|w| format!("{w:x}")).collect::<Vec<_>>().join(" ")
+}
+
+/// The cases of an entry: its corpus cases (those of its word count) and
+/// `random` random inputs, with the expected words (the corpus's, the
+/// reference's for the random ones).
+#[derive(Debug, Clone, Default)]
+pub struct Cases {
+    pub corpus: usize,
+    pub random: usize,
+    pub inputs: Vec<Vec<u64>>,
+    pub expected: Vec<Vec<u64>>,
+}
+
+/// The corpus cases and `random` random inputs of an entry.
+pub fn cases(s: &Setup, e: &ClEntry, random: usize, seed: u64) -> Result<Cases, String> {
+    let reference = aether_reference::flat::lookup(&e.check.family, &e.check.shape, &e.check.elem)
+        .ok_or_else(|| format!("the reference has no {} {} {}", e.check.family, e.check.shape, e.check.elem))?;
+    let corpus: Vec<&Case> =
+        s.corpus.get(&e.check.c_name).map(|c| c.iter().filter(|k| k.inputs.len() == e.check.n_in).collect()).unwrap_or_default();
+    let mut inputs: Vec<Vec<u64>> = corpus.iter().map(|k| k.inputs.clone()).collect();
+    let mut expected: Vec<Vec<u64>> = corpus.iter().map(|k| k.expected.clone()).collect();
+    let rand = random_inputs(&s.model, e, random, seed);
+    expected.extend(rand.iter().map(|i| reference(i)));
+    inputs.extend(rand);
+    Ok(Cases { corpus: corpus.len(), random, inputs, expected })
+}
+
+/// Judges an entry's results (`None`: the thunk refused the words) under
+/// the policy.
+pub fn tally(e: &ClEntry, c: &Cases, got: &[Option<Vec<u64>>]) -> Tally {
+    let mut t = Tally {
+        entry: e.check.entry.clone(),
+        c_name: e.check.c_name.clone(),
+        elem: e.check.elem.clone(),
+        corpus: c.corpus,
+        random: c.random,
+        ..Tally::default()
+    };
+    for ((inp, exp), act) in c.inputs.iter().zip(&c.expected).zip(got) {
+        let ok = act.as_ref().is_some_and(|a| policy::matches(exp, a, e.elem_bits, e.is_float, e.either_zero));
+        if !ok {
+            t.mismatches += 1;
+            if t.first.is_none() {
+                let a = act.as_ref().map_or("refused".to_string(), |a| hex(a));
+                t.first = Some(format!("in [{}] expected [{}] got [{a}]", hex(inp), hex(exp)));
+            }
+        }
+    }
+    t
+}
+
+/// Runs an entry on its corpus cases and `random` random inputs and compares
+/// every result with the reference under the policy.
+pub fn check_entry(s: &Setup, prog: &cl::Program, e: &ClEntry, random: usize, seed: u64) -> Result<Tally, String> {
+    let c = cases(s, e, random, seed)?;
+    let got = run_entry(prog, e, &c.inputs)?;
+    Ok(tally(e, &c, &got))
+}
+
+/// What the self-test kernel reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SelfTest {
+    pub status: u32,
+    pub failed: Vec<u32>,
+    pub run: u32,
+    pub skipped: u32,
+}
+
+impl SelfTest {
+    /// The status bits by name, and the failed witnesses by function and rule.
+    pub fn describe(&self, program: &ClProgram) -> String {
+        let mut parts = Vec::new();
+        if self.status & 2 != 0 {
+            parts.push("FLUSH_TO_ZERO (f32/f64 results flushed: -cl-denorms-are-zero?)".to_string());
+        }
+        if self.status & 4 != 0 {
+            parts.push("DENORMALS_ARE_ZERO (subnormal operands read as zero: -cl-denorms-are-zero?)".to_string());
+        }
+        if self.status & 8 != 0 {
+            let names: Vec<String> = self
+                .failed
+                .iter()
+                .filter_map(|i| program.witnesses.get(*i as usize))
+                .map(|w| format!("{} ({})", w.c_name, w.mutant.name()))
+                .collect();
+            parts.push(format!("WITNESS: {} of {} failed: {}", self.failed.len(), self.run, names.join(", ")));
+        }
+        if parts.is_empty() {
+            format!("OK ({} witnesses, {} skipped, subnormal probes exact)", self.run, self.skipped)
+        } else {
+            parts.join("; ")
+        }
+    }
+}
+
+/// Runs the self-test kernel (one work item).
+pub fn selftest(prog: &cl::Program) -> Result<SelfTest, String> {
+    const CAP: usize = 256;
+    let outs = prog.run("aether_selftest", 1, None, &[cl::Arg::Out(16), cl::Arg::Out(CAP * 4), cl::Arg::U32(CAP as u32)])?;
+    let u = |b: &[u8], i: usize| u32::from_le_bytes(b[i * 4..i * 4 + 4].try_into().unwrap());
+    let nfail = u(&outs[0], 1);
+    Ok(SelfTest {
+        status: u(&outs[0], 0),
+        failed: (0..(nfail as usize).min(CAP)).map(|i| u(&outs[1], i)).collect(),
+        run: u(&outs[0], 2),
+        skipped: u(&outs[0], 3),
+    })
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The OpenCL C core (opencl_core/) on PoCL, the CPU OpenCL runtime:
+#
+#   bash scripts/opencl.sh [N] [--report FILE]
+#
+# installs PoCL and the ICD loader when no OpenCL platform is there, builds aether-opencl (dev profile: its dependencies are optimised),
+# and runs it: the check program built with -cl-fp32-correctly-rounded-divide-sqrt (when the device
+# reports correctly rounded divide and sqrt), its self-test kernel, every kernel on the corpus plus
+# N random inputs (default 100000) against the Rust reference under the spec's policy (0
+# mismatches expected), then the negative controls: contraction ON (the program without
+# #pragma OPENCL FP_CONTRACT OFF: mismatches named by function), -cl-fast-relaxed-math (refused
+# by the core's #error), -cl-denorms-are-zero (named by the self-test) and the fp64-free build
+# (-DAETHER_NO_FP64 -cl-std=CL3.0: builds, the f64 kernels absent). --report FILE also writes the
+# output as markdown. Prints the wall time of each step.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+n=100000
+args=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --report) args+=(--report "$2"); shift 2 ;;
+    [0-9]*) n=$1; shift ;;
+    *) echo "usage: scripts/opencl.sh [N] [--report FILE]" >&2; exit 2 ;;
+    esac
+done
+start=$(date +%s)
+step() { echo "opencl.sh: $1 ($(( $(date +%s) - start )) s so far)"; }
+
+have_platform() {
+    [ -e /usr/lib/x86_64-linux-gnu/libOpenCL.so.1 ] || ldconfig -p 2>/dev/null | grep -q 'libOpenCL\.so\.1' || return 1
+    ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1
+}
+if ! have_platform; then
+    # shellcheck source=scripts/apt.sh
+    source scripts/apt.sh
+    apt_install pocl-opencl-icd ocl-icd-libopencl1 ocl-icd-opencl-dev
+    step "PoCL installed"
+fi
+
+t=$(date +%s)
+cargo build -q -p aether-opencl
+step "aether-opencl built in $(( $(date +%s) - t )) s"
+
+t=$(date +%s)
+rc=0
+./target/debug/aether-opencl "$n" "${args[@]}" || rc=$?
+step "aether-opencl $n ran in $(( $(date +%s) - t )) s, exit $rc"
+echo "opencl.sh: total wall time $(( $(date +%s) - start )) s"
+exit "$rc"
