@@ -5,7 +5,8 @@
 # checks (which install cmake, pkg-config and gcc-multilib when missing), and the CUDA core's
 # static checks (which install nvcc from PyPI when it is missing), and the
 # WGSL core on two WebGPU stacks (which installs lavapipe, SwiftShader and
-# Dawn for Node when missing).
+# Dawn for Node when missing), and the OpenCL core on PoCL (which installs
+# pocl-opencl-icd when missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,6 +31,13 @@ source scripts/wgsl-stacks.sh
 wgsl_stacks
 export AETHER_REQUIRE_WGSL=1
 
+# PoCL (OpenCL 3.0 on this CPU) and the ICD loader: the OpenCL core's device
+# test runs on it and must not skip here.
+if ! { ldconfig -p 2>/dev/null | grep -q 'libOpenCL\.so\.1' && ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1; }; then
+    apt_install pocl-opencl-icd ocl-icd-libopencl1 ocl-icd-opencl-dev
+fi
+export AETHER_REQUIRE_OPENCL=1
+
 # Every test; the corpus, random and mutant tests print what they compared.
 cargo test --workspace -- --nocapture
 bash scripts/check-c.sh
@@ -48,3 +56,8 @@ bash scripts/cuda-static.sh
 # [bands.wgsl], the self-test, and the negative controls (no guard, the
 # opaque-one guard, rule mutants).
 bash scripts/wgsl.sh 100000
+# The OpenCL core on PoCL: every kernel of the check program (f32 and f64) on
+# the corpus and 10^5 random inputs, bit for bit, with the build options
+# printed; the self-test; the controls (contraction on, -cl-fast-relaxed-math
+# refused, -cl-denorms-are-zero named, the fp64-free build).
+bash scripts/opencl.sh 100000
