@@ -6,9 +6,14 @@
 # Markdown report. Exits 0 when every cell passes, 1 when a cell fails (printing that cell's
 # full output), 2 on a set-up error (bad option, a tool that cannot be installed).
 #
-# Usage: scripts/compat-matrix.sh [--quick] [--options-only] [--report FILE] [--jobs N]
+# Usage: scripts/compat-matrix.sh [--quick | --ci] [--options-only] [--report FILE] [--jobs N]
 #   --report FILE  where the Markdown report goes (default: docs/reports/compat-matrix.md)
 #   --quick        only the -O2 cells of the main matrix, the -m32 cells and one aarch64 cell
+#   --ci           what .ci/run runs (CI's time is bounded): every kind of cell, the four ISAs,
+#                  every control and the options section, with fewer optimisation levels:
+#                  the main matrix at -O2 plus {gcc, clang} -O3 -march=native
+#                  -ffp-contract=fast, the extra cells at -O2, two aarch64, two wasm32 and two
+#                  C++ cells. The full run (this report) has them all.
 #   --options-only only the options section (gcc and clang, one cell per option; see below),
 #                  written into the report's options section, the rest of the report kept
 #   --jobs N       cells run in parallel (default: nproc)
@@ -50,6 +55,7 @@ usage() { sed -n '/^# Usage:/,/^#   -h, --help/s/^# \{0,1\}//p' "$0"; }
 
 report=docs/reports/compat-matrix.md
 quick=0
+ci=0
 options_only=0
 jobs_max=$(nproc 2>/dev/null || echo 2)
 command_line="scripts/compat-matrix.sh${*:+ $*}"
@@ -58,6 +64,7 @@ while [ $# -gt 0 ]; do
         --report) [ $# -ge 2 ] || { echo "compat-matrix: --report needs a file" >&2; exit 2; }; report=$2; shift 2 ;;
         --report=*) report=${1#--report=}; shift ;;
         --quick) quick=1; shift ;;
+        --ci) ci=1; shift ;;
         --options-only) options_only=1; shift ;;
         --jobs) [ $# -ge 2 ] || { echo "compat-matrix: --jobs needs a number" >&2; exit 2; }; jobs_max=$2; shift 2 ;;
         --jobs=*) jobs_max=${1#--jobs=}; shift ;;
@@ -319,6 +326,9 @@ if [ "$quick" = 0 ]; then
 fi
 if [ "$quick" = 1 ]; then
     add aarch64 aarch64-linux-gnu-gcc "aarch64 (qemu-user)" "-O2 -ffp-contract=fast" "$qemu_run"
+elif [ "$ci" = 1 ]; then
+    add aarch64 aarch64-linux-gnu-gcc "aarch64 (qemu-user)" "-O3 -ffp-contract=fast" "$qemu_run"
+    add aarch64 aarch64-linux-gnu-gcc "aarch64 (qemu-user)" "-O2" "$qemu_run"
 else
     for opt in -O3 -O2; do
         for fc in -ffp-contract=fast ""; do
@@ -330,6 +340,11 @@ add i386 gcc "i386 (-m32)" "-m32 -msse2 -mfpmath=sse -O2" ""
 if [ "$quick" = 1 ]; then
     add wasm32 "$wasm_cc" "wasm32 (WASI, Node)" "-O2 -msimd128" "$wasi_run"
     add c++ "g++ -std=c++11 -x c++" "x86_64 (C++11)" "-O2" ""
+elif [ "$ci" = 1 ]; then
+    add wasm32 "$wasm_cc" "wasm32 (WASI, Node)" "-O3 -msimd128 -ffp-contract=fast" "$wasi_run"
+    add wasm32 "$wasm_cc" "wasm32 (WASI, Node)" "-O2" "$wasi_run"
+    add c++ "g++ -std=c++11 -x c++" "x86_64 (C++11)" "-O2" ""
+    add c++ "clang++ -std=c++17 -x c++" "x86_64 (C++17)" "-O3 -march=native -ffp-contract=fast" ""
 else
     for simd in -msimd128 ""; do
         add wasm32 "$wasm_cc" "wasm32 (WASI, Node)" "-O3${simd:+ $simd} -ffp-contract=fast" "$wasi_run"
@@ -342,7 +357,12 @@ else
 fi
 add tcc tcc "x86_64" "-O2" ""
 [ "$clang_m32" = 1 ] && add i386 clang "i386 (-m32)" "-m32 -msse2 -mfpmath=sse -O2" ""
-if [ "$quick" = 1 ]; then opts=(-O2); else opts=(-O3 -O2 -O0); fi
+if [ "$quick" = 1 ] || [ "$ci" = 1 ]; then opts=(-O2); else opts=(-O3 -O2 -O0); fi
+if [ "$ci" = 1 ]; then
+    for cc in gcc clang; do
+        add main "$cc" "x86_64" "-O3 -march=native -ffp-contract=fast" ""
+    done
+fi
 for opt in "${opts[@]}"; do
     for cc in gcc clang; do
         for march in x86-64 native; do
@@ -353,7 +373,8 @@ for opt in "${opts[@]}"; do
     done
 done
 if [ "$quick" = 0 ]; then
-    for opt in -O3 -O2; do
+    if [ "$ci" = 1 ]; then extra_opts=(-O2); else extra_opts=(-O3 -O2); fi
+    for opt in "${extra_opts[@]}"; do
         for cc in gcc clang; do
             add extra "$cc" "x86_64 (extra)" "$opt -march=x86-64 -mfma -ffp-contract=fast" ""
         done
@@ -549,7 +570,7 @@ fi
 contract_ids=$(sort -u "$contracts" | paste -sd';' - | sed 's/;/; /g')
 total_s=$(( $(date +%s) - started ))
 summary="$n_cells cells, $n_pass pass"
-mode=full; [ "$quick" = 1 ] && mode=quick
+mode=full; [ "$quick" = 1 ] && mode=quick; [ "$ci" = 1 ] && mode=ci
 
 mkdir -p "$(dirname "$report")"
 {
