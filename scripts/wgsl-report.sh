@@ -34,7 +34,8 @@ done
 # shellcheck source=scripts/wgsl-stacks.sh
 source scripts/wgsl-stacks.sh
 wgsl_stacks
-cargo build -q -p aether-runner
+# The test profile: after `cargo test` (scripts/test.sh) this builds nothing.
+cargo build -q --profile test -p aether-runner
 bin=target/debug/aether-runner
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

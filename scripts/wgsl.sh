@@ -51,7 +51,8 @@ source scripts/wgsl-stacks.sh
 wgsl_stacks
 
 t0=$(date +%s)
-cargo build -q -p aether-runner
+# The test profile: after `cargo test` (scripts/test.sh) this builds nothing.
+cargo build -q --profile test -p aether-runner
 t1=$(date +%s)
 echo "wgsl: built the runner in $((t1 - t0)) s"
 bin=target/debug/aether-runner
