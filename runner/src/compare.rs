@@ -79,16 +79,35 @@ pub fn prepare(
 /// out. The outputs by entry name (`n_out` words per case, as u64).
 pub fn execute(exec: &mut dyn Executor, module: &CheckModule, cases: &[EntryCases]) -> Result<BTreeMap<String, Vec<u64>>, Error> {
     let mut jobs = Vec::new();
-    let mut names = Vec::new();
+    // Each job's entry name; an entry's cases are cut into jobs whose input
+    // and output words stay under MAX_JOB_BYTES (a stack binds a storage
+    // buffer of at most 128 MiB: wgpu's default limit).
+    let mut names: Vec<String> = Vec::new();
     for (i, e) in module.entries.iter().enumerate() {
         if let Some(c) = cases.iter().find(|c| c.entry == e.entry && c.c_name == e.c_name && c.n_in == e.n_in && c.n_out == e.n_out) {
-            jobs.push(if e.n_in == 0 { Job::without_inputs(i, c.inputs.cases()) } else { Job::new(module, i, c.inputs.words.clone()) });
-            names.push(e.entry.clone());
+            if e.n_in == 0 {
+                jobs.push(Job::without_inputs(i, c.inputs.cases()));
+                names.push(e.entry.clone());
+                continue;
+            }
+            let per_job = (MAX_JOB_BYTES / (8 * e.n_in.max(e.n_out))).max(1);
+            for chunk in c.inputs.words.chunks(per_job * e.n_in) {
+                jobs.push(Job::new(module, i, chunk.to_vec()));
+                names.push(e.entry.clone());
+            }
         }
     }
     let outs = exec.run(module, &jobs)?;
-    Ok(names.into_iter().zip(outs).collect())
+    let mut out: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    for (name, words) in names.into_iter().zip(outs) {
+        out.entry(name).or_default().extend(words);
+    }
+    Ok(out)
 }
+
+/// The most bytes of input or output words one job carries (as 64-bit words
+/// on the host; the WGSL stacks upload half of that).
+pub const MAX_JOB_BYTES: usize = 128 << 20;
 
 /// An input, the reference's words and the stack's, for the report.
 #[derive(Debug, Clone, PartialEq)]
