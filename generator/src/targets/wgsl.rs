@@ -313,6 +313,7 @@ pub fn core_source(model: &Model, lowered: &[Function], banner: &str, guard: Gua
         banner,
         selftest,
         witness_words,
+        selftest_fields => SELFTEST_FIELDS,
         ulp => ULP_WGSL.trim_end(),
         version => model.spec.version,
         contract_id => crate::selftest::contract_id(model),
