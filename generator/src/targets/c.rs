@@ -278,6 +278,23 @@ pub fn zero_pair(model: &Model, elem: &ElemType, var: &str) -> Vec<String> {
     (0..2).map(|k| format!("{var}.{} = {};", component_name(model, &red.pair, k), literal(0.0, elem))).collect()
 }
 
+/// C's fmin (`cmp` "<") or fmax (">") of `a` and `b`, the one statement of
+/// the rule every target prints: a NaN `a` gives `b`, a NaN `b` gives `a`,
+/// else `b cmp a ? b : a`. `isnan` spells the NaN test, `select(c, x, y)` the
+/// choice `c ? x : y` (`y` may be a nested choice).
+pub fn minmax_rule(cmp: &str, isnan: &dyn Fn(&str) -> String, select: &dyn Fn(&str, &str, &str) -> String) -> String {
+    select(&isnan("a"), "b", &select(&isnan("b"), "a", &select(&format!("b {cmp} a"), "b", "a")))
+}
+
+/// C's `c ? x : y`, with `y` in parentheses when it is itself a choice.
+fn c_select(c: &str, x: &str, y: &str) -> String {
+    if y.contains('?') {
+        format!("{c} ? {x} : ({y})")
+    } else {
+        format!("{c} ? {x} : {y}")
+    }
+}
+
 /// fmin() and fmax() of the spec for one element type, with a storage
 /// prefix: comparisons only, so they round nothing in any dialect.
 pub fn minmax_helper(t: &ElemType, storage: &str) -> Helper {
@@ -291,12 +308,12 @@ pub fn minmax_helper(t: &ElemType, storage: &str) -> Helper {
         lines: vec![
             format!("{storage} {c} aether_fmin_{}({c} a, {c} b)", t.name),
             "{".into(),
-            "    return a != a ? b : (b != b ? a : (b < a ? b : a));".into(),
+            format!("    return {};", minmax_rule("<", &|x| format!("{x} != {x}"), &c_select)),
             "}".into(),
             String::new(),
             format!("{storage} {c} aether_fmax_{}({c} a, {c} b)", t.name),
             "{".into(),
-            "    return a != a ? b : (b != b ? a : (b > a ? b : a));".into(),
+            format!("    return {};", minmax_rule(">", &|x| format!("{x} != {x}"), &c_select)),
             "}".into(),
         ],
     }

@@ -292,6 +292,12 @@ const CORE_TEMPLATE: &str = include_str!("../../../templates/wgsl/aether_core.wg
 /// `aether_reference::ulp` and the C core's `aether_f32_ulp_distance`).
 const ULP_WGSL: &str = include_str!("../../../templates/wgsl/ulp.wgsl");
 
+/// fmin or fmax of the spec in WGSL: the C family's rule
+/// (`c::minmax_rule`), the NaN test on the bits.
+fn minmax(cmp: &str) -> String {
+    super::c::minmax_rule(cmp, &|x| format!("aether_isnan_f32({x})"), &|c, x, y| format!("select({y}, {x}, {c})"))
+}
+
 /// The core's source for the given lowered functions and guard.
 pub fn core_source(model: &Model, lowered: &[Function], banner: &str, guard: Guard, witnesses: &[Witness]) -> Result<String, Error> {
     let Some(t) = f32_type(model) else { return Ok(String::new()) };
@@ -314,6 +320,8 @@ pub fn core_source(model: &Model, lowered: &[Function], banner: &str, guard: Gua
         selftest,
         witness_words,
         selftest_fields => SELFTEST_FIELDS,
+        fmin => minmax("<"),
+        fmax => minmax(">"),
         ulp => ULP_WGSL.trim_end(),
         version => model.spec.version,
         contract_id => crate::selftest::contract_id(model),
