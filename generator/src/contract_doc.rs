@@ -257,8 +257,12 @@ pub fn render(model: &Model) -> Result<String, Error> {
             context! { name => c.c_name(model), stated => band.stated.key(), words }
         })
         .collect();
+    // The ULP distance of -inf to +inf, as the reference counts it.
+    let ulp_span_f32 = format!("{:#010x}", aether_reference::ulp::f32_ulp_distance_bits(0xff80_0000, 0x7f80_0000));
+    let ulp_span_f64 = format!("{:#018x}", aether_reference::ulp::f64_ulp_distance_bits(0xfff0_0000_0000_0000, 0x7ff0_0000_0000_0000));
     let ctx = context! {
         banner,
+        ulp_span_f32, ulp_span_f64,
         wgsl_bands,
         name => spec.name, version => spec.version, file => spec.file,
         types, shapes, combiners, cases, families, kernels,
