@@ -10,8 +10,16 @@ cd "$(dirname "$0")/.."
 n="${1:-100000}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cargo build -q --release -p aether-reference-capi
-lib="$(pwd)/target/release/libaether_reference_capi.a"
+# The reference as a C static library: AETHER_REFERENCE_LIB when set (scripts/test.sh passes
+# the one its optimised test build made, so the reference is not built a second time), else a
+# release build.
+if [ -n "${AETHER_REFERENCE_LIB:-}" ]; then
+    lib=$AETHER_REFERENCE_LIB
+else
+    cargo build -q --release -p aether-reference-capi
+    lib="$(pwd)/target/release/libaether_reference_capi.a"
+fi
+[ -f "$lib" ] || { echo "c-random: no reference library at $lib" >&2; exit 2; }
 
 run() {
     local what="$1" cc="$2" flags="$3"

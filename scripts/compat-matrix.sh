@@ -7,6 +7,7 @@
 # full output), 2 on a set-up error (bad option, a tool that cannot be installed).
 #
 # Usage: scripts/compat-matrix.sh [--quick | --ci] [--options-only] [--report FILE] [--jobs N]
+#        scripts/compat-matrix.sh --install-only
 #   --report FILE  where the Markdown report goes (default: docs/reports/compat-matrix.md)
 #   --quick        only the -O2 cells of the main matrix, the -m32 cells and one aarch64 cell
 #   --ci           what .ci/run runs (CI's time is bounded): every kind of cell, the four ISAs,
@@ -17,6 +18,8 @@
 #   --options-only only the options section (gcc and clang, one cell per option; see below),
 #                  written into the report's options section, the rest of the report kept
 #   --jobs N       cells run in parallel (default: nproc)
+#   --install-only install the compilers, emulators and runtimes the cells need (section 1) and
+#                  stop (.ci/run does this while the test suite builds)
 #   -h, --help     this text
 #
 # Cells (the full run):
@@ -57,6 +60,7 @@ report=docs/reports/compat-matrix.md
 quick=0
 ci=0
 options_only=0
+install_only=0
 jobs_max=$(nproc 2>/dev/null || echo 2)
 command_line="scripts/compat-matrix.sh${*:+ $*}"
 while [ $# -gt 0 ]; do
@@ -66,6 +70,7 @@ while [ $# -gt 0 ]; do
         --quick) quick=1; shift ;;
         --ci) ci=1; shift ;;
         --options-only) options_only=1; shift ;;
+        --install-only) install_only=1; shift ;;
         --jobs) [ $# -ge 2 ] || { echo "compat-matrix: --jobs needs a number" >&2; exit 2; }; jobs_max=$2; shift 2 ;;
         --jobs=*) jobs_max=${1#--jobs=}; shift ;;
         -h|--help) usage; exit 0 ;;
@@ -276,6 +281,10 @@ for tool in make gcc clang aarch64-linux-gnu-gcc qemu-aarch64 tcc wasm-ld node g
     command -v "$tool" >/dev/null 2>&1 || { echo "compat-matrix: $tool is still missing" >&2; exit 2; }
 done
 have_multilib || { echo "compat-matrix: gcc -m32 support (multilib) is still missing" >&2; exit 2; }
+if [ "$install_only" = 1 ]; then
+    echo "compat-matrix: installed: $installed_note"
+    exit 0
+fi
 
 gcc_version=$(gcc --version | head -n1)
 clang_version=$(clang --version | head -n1)

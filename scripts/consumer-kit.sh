@@ -7,6 +7,7 @@
 #
 #   bash scripts/consumer-kit.sh
 #   AETHER_C_CORE=/path/to/c_core bash scripts/consumer-kit.sh  # another copy (with corpus/ beside it)
+#   bash scripts/consumer-kit.sh --install-only                  # install cmake and pkg-config, stop
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -21,6 +22,7 @@ need=()
 command -v cmake >/dev/null || need+=(cmake)
 command -v pkg-config >/dev/null || need+=(pkg-config)
 [ ${#need[@]} -eq 0 ] || apt_install "${need[@]}"
+[ "${1:-}" != --install-only ] || exit 0
 for tool in gcc clang g++ clang++ cmake pkg-config; do
     command -v "$tool" >/dev/null || { echo "consumer-kit: $tool is not installed" >&2; exit 1; }
 done

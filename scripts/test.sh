@@ -38,26 +38,104 @@ if ! { ldconfig -p 2>/dev/null | grep -q 'libOpenCL\.so\.1' && ls /etc/OpenCL/ve
 fi
 export AETHER_REQUIRE_OPENCL=1
 
+# While cargo builds (CPU-bound), apt fetches and installs (mostly I/O) what the later steps
+# need: the consumer kit's cmake and pkg-config, the negative controls' gcc multilib and, with
+# AETHER_PREINSTALL_COMPAT=1 (.ci/run, which runs the compatibility matrix next), the
+# matrix's cross compilers, emulators and WASI runtime. One background job, so one apt at a
+# time; it is waited for (and its failure fails the suite) before any step that needs them.
+step() { # name command...: runs a step, printing its wall time
+    local name=$1 t0=$SECONDS
+    shift
+    echo "== test: $name"
+    "$@"
+    echo "== test: $name took $((SECONDS - t0)) s (total $SECONDS s)"
+}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+prefetch() {
+    bash scripts/consumer-kit.sh --install-only
+    bash scripts/negative-controls.sh --install-only
+    if [ "${AETHER_PREINSTALL_COMPAT:-0}" = 1 ]; then bash scripts/compat-matrix.sh --install-only; fi
+}
+prefetch >"$tmp/prefetch.log" 2>&1 &
+prefetch_pid=$!
+
+# Every test binary, and the reference's static library that the C and CUDA runners link:
+# the test profile's (optimised), built with the workspace's features (a `-p` build would
+# resolve them anew and rebuild the reference's dependencies), so there is no second, release
+# build of the reference.
+step "build" cargo test --workspace --no-run
+step "reference static library" cargo build --profile test --workspace --lib
+export AETHER_REFERENCE_LIB=$PWD/target/debug/libaether_reference_capi.a
+t0=$SECONDS
+if ! wait "$prefetch_pid"; then
+    cat "$tmp/prefetch.log"
+    echo "test: installing the later steps' tools failed" >&2
+    exit 2
+fi
+sed 's/^/prefetch: /' "$tmp/prefetch.log"
+echo "== test: waited $((SECONDS - t0)) s for the tools"
+
+# Two lanes on the two cores: the Rust tests (which use every core only part of the time:
+# each test binary ends on its slowest test) beside the C and CUDA scripts (single-threaded
+# compiles and runs). Each lane logs to its own file, printed whole when both are done.
+lane() { # log steps...: runs the steps in order, stopping at the first that fails
+    local log=$1 s t0
+    shift
+    for s in "$@"; do
+        t0=$SECONDS
+        echo "== test: $s"
+        if ! bash -c "$s"; then
+            echo "== test: FAILED: $s"
+            return 1
+        fi
+        echo "== test: $s took $((SECONDS - t0)) s (total $SECONDS s)"
+    done >"$log" 2>&1
+}
 # Every test; the corpus, random and mutant tests print what they compared.
-cargo test --workspace -- --nocapture
-bash scripts/check-c.sh
-# The C consumer kit: the pure-C runner against the cbindgen-exported reference
-# (10^5 random inputs per function), the negative controls, and every documented
-# way to consume the core (installs cmake, pkg-config and gcc-multilib when missing).
-bash scripts/c-random.sh 100000
-bash scripts/negative-controls.sh
-bash scripts/consumer-kit.sh
-# The CUDA core without a GPU (installs nvcc from PyPI into build/cuda when none is found): PTX
-# of every function for sm_90 and sm_75 with no fma and only .rn arithmetic, the plain-operator
-# control that must show fma, and the GPU runner on the host path over the whole corpus.
-bash scripts/cuda-static.sh
+rust_lane=(
+    "cargo test --workspace -- --nocapture"
+)
+c_lane=(
+    "bash scripts/check-c.sh"
+    # The C consumer kit: the pure-C runner against the cbindgen-exported reference
+    # (10^5 random inputs per function), the negative controls, and every documented
+    # way to consume the core.
+    "bash scripts/c-random.sh 100000"
+    "bash scripts/negative-controls.sh"
+    "bash scripts/consumer-kit.sh"
+    # The CUDA core without a GPU (nvcc from PyPI, installed above): PTX of every function
+    # for sm_90 and sm_75 with no fma and only .rn arithmetic, the plain-operator control
+    # that must show fma, and the GPU runner on the host path over the whole corpus.
+    "bash scripts/cuda-static.sh"
+)
+t0=$SECONDS
+lane "$tmp/rust.log" "${rust_lane[@]}" &
+rust_pid=$!
+lane "$tmp/c.log" "${c_lane[@]}" &
+c_pid=$!
+rust_rc=0
+c_rc=0
+wait "$rust_pid" || rust_rc=$?
+wait "$c_pid" || c_rc=$?
+echo "== test: the Rust lane"
+cat "$tmp/rust.log"
+echo "== test: the C and CUDA lane"
+cat "$tmp/c.log"
+echo "== test: both lanes took $((SECONDS - t0)) s (total $SECONDS s)"
+if [ "$rust_rc" != 0 ] || [ "$c_rc" != 0 ]; then
+    echo "test: FAILED (Rust lane exit $rust_rc, C and CUDA lane exit $c_rc)" >&2
+    exit 1
+fi
+
 # The WGSL core on wgpu/lavapipe and Dawn/SwiftShader: the corpus and 10^5
 # random inputs per f32 function against the reference under the bands of
 # [bands.wgsl], the self-test, and the negative controls (no guard, the
-# opaque-one guard, rule mutants).
-bash scripts/wgsl.sh 100000
+# opaque-one guard, rule mutants). Both emulated devices use every core.
+step "wgsl" bash scripts/wgsl.sh 100000
 # The OpenCL core on PoCL: every kernel of the check program (f32 and f64) on
 # the corpus and 10^5 random inputs, bit for bit, with the build options
 # printed; the self-test; the controls (contraction on, -cl-fast-relaxed-math
 # refused, -cl-denorms-are-zero named, the fp64-free build).
-bash scripts/opencl.sh 100000
+step "opencl" bash scripts/opencl.sh 100000
+echo "test: all steps passed in $SECONDS s"

@@ -134,7 +134,13 @@ fn eval<T: Ieee>(e: &Expr, inputs: &[Vec<T>], temps: &[V<T>]) -> V<T> {
             }
         }
         Expr::Call(b, args) => {
-            let a: Vec<V<T>> = args.iter().map(|x| eval(x, inputs, temps)).collect();
+            // At most three arguments (fma): on the stack, not a Vec per node (the
+            // generator evaluates every function thousands of times).
+            debug_assert!(args.len() <= 3, "a builtin takes at most three arguments");
+            let mut a = [V::B(false); 3];
+            for (slot, x) in a.iter_mut().zip(args) {
+                *slot = eval(x, inputs, temps);
+            }
             match b {
                 Builtin::Sqrt => V::F(a[0].f().sqrt()),
                 Builtin::Fabs => V::F(a[0].f().fabs()),
@@ -151,10 +157,10 @@ fn eval<T: Ieee>(e: &Expr, inputs: &[Vec<T>], temps: &[V<T>]) -> V<T> {
 }
 
 fn run<T: Ieee>(f: &Function, words: &[u64]) -> Vec<u64> {
-    let mut inputs: Vec<Vec<T>> = f.params.iter().map(|p| Vec::with_capacity(p.kind.words())).collect();
-    for ((p, _), w) in f.input_slots().into_iter().zip(words) {
-        inputs[p].push(T::from_word(*w));
-    }
+    // The words in parameter order, each parameter's components in order (`input_slots`).
+    let mut words = words.iter();
+    let inputs: Vec<Vec<T>> =
+        f.params.iter().map(|p| words.by_ref().take(p.kind.words()).map(|w| T::from_word(*w)).collect()).collect();
     let mut temps: Vec<V<T>> = Vec::with_capacity(f.temps.len());
     for t in &f.temps {
         let v = eval(&t.expr, &inputs, &temps);
