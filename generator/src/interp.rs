@@ -159,8 +159,7 @@ fn eval<T: Ieee>(e: &Expr, inputs: &[Vec<T>], temps: &[V<T>]) -> V<T> {
 fn run<T: Ieee>(f: &Function, words: &[u64]) -> Vec<u64> {
     // The words in parameter order, each parameter's components in order (`input_slots`).
     let mut words = words.iter();
-    let inputs: Vec<Vec<T>> =
-        f.params.iter().map(|p| words.by_ref().take(p.kind.words()).map(|w| T::from_word(*w)).collect()).collect();
+    let inputs: Vec<Vec<T>> = f.params.iter().map(|p| words.by_ref().take(p.kind.words()).map(|w| T::from_word(*w)).collect()).collect();
     let mut temps: Vec<V<T>> = Vec::with_capacity(f.temps.len());
     for t in &f.temps {
         let v = eval(&t.expr, &inputs, &temps);
