@@ -32,6 +32,27 @@ fn check_program_has_a_kernel_per_fixed_callable_with_reference_word_counts() {
 }
 
 #[test]
+fn check_program_has_a_kernel_per_callable_over_arrays() {
+    let (model, p) = program();
+    let mut over_arrays: Vec<String> = model.callables().into_iter().filter(|c| !opencl::fixed(*c)).map(|c| c.c_name(&model)).collect();
+    assert!(!over_arrays.is_empty());
+    let mut names: Vec<String> = p.arrays.iter().map(|e| e.check.c_name.clone()).collect();
+    over_arrays.sort();
+    names.sort();
+    assert_eq!(names, over_arrays);
+    for e in &p.arrays {
+        assert!(e.variable && e.word_bits == 64 && e.check.n_in == 0, "{}", e.check.entry);
+        assert!(p.source.contains(&format!("__kernel void {}(__global const ulong *in, __global const ulong *at", e.check.entry)));
+        // The thunk takes its scratch from the arena, never from a heap.
+        let thunk = format!("aether_flat_call_{}(const uint64_t *in", e.check.c_name.trim_start_matches("aether_"));
+        let at = p.source.find(&thunk).unwrap_or_else(|| panic!("{}: no thunk", e.check.entry));
+        let body = &p.source[at..at + p.source[at..].find("\n}\n").unwrap()];
+        assert!(body.contains("AETHER_ARENA;") && !body.contains("calloc("), "{}: scratch not from the arena", e.check.entry);
+    }
+    assert!(p.entries.iter().all(|e| !e.variable));
+}
+
+#[test]
 fn core_is_guarded_and_every_double_is_under_fp64() {
     let (_, p) = program();
     let src = &p.source;

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use aether_generator::corpus::{self, Case};
+use aether_generator::kernel;
 use aether_generator::linalg::{self, Rules};
 use aether_generator::model::{Callable, KernelKind, Model};
 use aether_generator::policy;
@@ -28,6 +29,19 @@ pub struct Setup {
     pub model: Model,
     pub program: ClProgram,
     pub corpus: HashMap<String, Vec<Case>>,
+    /// The private buffers the kernels over arrays are built with: input and
+    /// result words per case (the corpus's longest, and at least the
+    /// generated defaults; a longer random case is refused and counted as a
+    /// mismatch).
+    pub array_words: usize,
+    pub array_out: usize,
+}
+
+impl Setup {
+    /// `base` with the options that size the kernels over arrays.
+    pub fn options(&self, base: &str) -> String {
+        format!("{base} {}", opencl::array_options(self.array_words, self.array_out)).trim().to_string()
+    }
 }
 
 /// Reads the spec and the committed corpus under `root`, and prints the
@@ -52,7 +66,9 @@ pub fn setup(root: &Path) -> Result<Setup, String> {
     let lowered = model.lowered();
     let program = opencl::check_program(&model, &lowered, "/* aether: OpenCL check program (aether-opencl) */", &witnesses)
         .map_err(|e| e.to_string())?;
-    Ok(Setup { model, program, corpus })
+    let arrays = program.arrays.iter().filter_map(|e| corpus.get(&e.check.c_name)).flatten();
+    let (words, out) = arrays.fold((opencl::ARRAY_WORDS, opencl::ARRAY_OUT), |(w, o), c| (w.max(c.inputs.len()), o.max(c.expected.len())));
+    Ok(Setup { model, program, corpus, array_words: words, array_out: out })
 }
 
 /// One entry's results on a set of cases.
@@ -76,6 +92,12 @@ fn callable<'m>(model: &'m Model, e: &ClEntry) -> Callable<'m> {
 pub fn random_inputs(model: &Model, e: &ClEntry, count: usize, seed: u64) -> Vec<Vec<u64>> {
     let mut r = SplitMix64::for_name(&e.check.c_name, seed);
     let c = callable(model, e);
+    if e.variable {
+        // The generator's random inputs of a kernel over arrays, as the C
+        // core's random test draws them (lengths 0..257 and the ragged ends).
+        let lowered = model.lowered();
+        return (0..count).map(|_| kernel::random_callable_input(model, &lowered, c, &mut r)).collect();
+    }
     match c {
         Callable::Kernel(k) => match k.kind {
             KernelKind::Linalg { routine, n, .. } => {
@@ -92,6 +114,9 @@ pub fn random_inputs(model: &Model, e: &ClEntry, count: usize, seed: u64) -> Vec
 /// Runs entry `e` of the built program on `inputs`: the result words of each
 /// case, or `None` where the thunk refused the words.
 pub fn run_entry(prog: &cl::Program, e: &ClEntry, inputs: &[Vec<u64>]) -> Result<Vec<Option<Vec<u64>>>, String> {
+    if e.variable {
+        return run_variable(prog, e, inputs, ARRAY_CAP);
+    }
     let (n_in, n_out) = (e.check.n_in, e.check.n_out);
     let wb = (e.word_bits / 8) as usize;
     let mut bytes = Vec::with_capacity(inputs.len() * n_in * wb);
@@ -133,6 +158,47 @@ pub fn run_entry(prog: &cl::Program, e: &ClEntry, inputs: &[Vec<u64>]) -> Result
         .collect())
 }
 
+/// The result words every case of a kernel over arrays has room for.
+const ARRAY_CAP: usize = 256;
+
+/// Runs a kernel over arrays: every case's words back to back, their
+/// offsets, room for `cap` result words a case.
+pub fn run_variable(prog: &cl::Program, e: &ClEntry, inputs: &[Vec<u64>], cap: usize) -> Result<Vec<Option<Vec<u64>>>, String> {
+    let count = inputs.len();
+    let mut words = Vec::new();
+    let mut at = vec![0u8; 0];
+    let mut off = 0u64;
+    for case in inputs {
+        at.extend_from_slice(&off.to_le_bytes());
+        off += case.len() as u64;
+        words.extend(case.iter().flat_map(|w| w.to_le_bytes()));
+    }
+    at.extend_from_slice(&off.to_le_bytes());
+    let outs = prog.run(
+        &e.check.entry,
+        count,
+        // One work item a work group: the private buffers are large, and a
+        // runtime that keeps one copy per work item of a group (PoCL's work
+        // item loops may) would need them many times over.
+        Some(1),
+        &[
+            cl::Arg::In(&words),
+            cl::Arg::In(&at),
+            cl::Arg::Out(count * cap * 8),
+            cl::Arg::Out(count * 8),
+            cl::Arg::U32(count as u32),
+            cl::Arg::U32(cap as u32),
+        ],
+    )?;
+    let word = |b: &[u8], i: usize| u64::from_le_bytes(b[i * 8..i * 8 + 8].try_into().unwrap());
+    Ok((0..count)
+        .map(|i| {
+            let n = word(&outs[1], i);
+            (n as usize <= cap).then(|| (0..n as usize).map(|k| word(&outs[0], i * cap + k)).collect())
+        })
+        .collect())
+}
+
 fn hex(ws: &[u64]) -> String {
     ws.iter().map(|w| format!("{w:x}")).collect::<Vec<_>>().join(" ")
 }
@@ -152,8 +218,11 @@ pub struct Cases {
 pub fn cases(s: &Setup, e: &ClEntry, random: usize, seed: u64) -> Result<Cases, String> {
     let reference = aether_reference::flat::lookup(&e.check.family, &e.check.shape, &e.check.elem)
         .ok_or_else(|| format!("the reference has no {} {} {}", e.check.family, e.check.shape, e.check.elem))?;
-    let corpus: Vec<&Case> =
-        s.corpus.get(&e.check.c_name).map(|c| c.iter().filter(|k| k.inputs.len() == e.check.n_in).collect()).unwrap_or_default();
+    let corpus: Vec<&Case> = s
+        .corpus
+        .get(&e.check.c_name)
+        .map(|c| c.iter().filter(|k| e.variable || k.inputs.len() == e.check.n_in).collect())
+        .unwrap_or_default();
     let mut inputs: Vec<Vec<u64>> = corpus.iter().map(|k| k.inputs.clone()).collect();
     let mut expected: Vec<Vec<u64>> = corpus.iter().map(|k| k.expected.clone()).collect();
     let rand = random_inputs(&s.model, e, random, seed);
@@ -190,7 +259,12 @@ pub fn tally(e: &ClEntry, c: &Cases, got: &[Option<Vec<u64>>]) -> Tally {
 /// every result with the reference under the policy.
 pub fn check_entry(s: &Setup, prog: &cl::Program, e: &ClEntry, random: usize, seed: u64) -> Result<Tally, String> {
     let c = cases(s, e, random, seed)?;
-    let got = run_entry(prog, e, &c.inputs)?;
+    let got = if e.variable {
+        let cap = c.expected.iter().map(Vec::len).max().unwrap_or(0).max(1);
+        run_variable(prog, e, &c.inputs, cap)?
+    } else {
+        run_entry(prog, e, &c.inputs)?
+    };
     Ok(tally(e, &c, &got))
 }
 

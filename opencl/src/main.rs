@@ -12,7 +12,10 @@ use std::fmt::Write as _;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use aether_generator::targets::opencl::{ALLOW_CONTRACTION, NO_FP64};
+use aether_generator::model::KernelKind;
+use aether_generator::mutants::Mutant;
+use aether_generator::targets::opencl::ClEntry;
+use aether_generator::targets::opencl::{self, ALLOW_CONTRACTION, NO_FP64};
 use aether_opencl::cl::{self, Device};
 use aether_opencl::{check_entry, selftest, setup, Setup, Tally, CORRECT_DIV_SQRT};
 
@@ -35,16 +38,35 @@ impl Out {
     }
 }
 
-fn run_all(s: &Setup, prog: &cl::Program, random: usize, seed: u64, only32: bool) -> Result<Vec<Tally>, String> {
+/// Counts of random inputs: per fixed-layout kernel and per kernel over arrays.
+#[derive(Clone, Copy)]
+struct Counts {
+    fixed: usize,
+    arrays: usize,
+}
+
+fn run_all(s: &Setup, prog: &cl::Program, n: Counts, seed: u64, only32: bool) -> Result<(Vec<Tally>, Vec<Tally>), String> {
     let mut v = Vec::new();
     for e in s.program.entries.iter().filter(|e| !only32 || e.elem_bits == 32) {
-        v.push(check_entry(s, prog, e, random, seed)?);
+        v.push(check_entry(s, prog, e, n.fixed, seed)?);
     }
-    Ok(v)
+    let mut a = Vec::new();
+    for e in s.program.arrays.iter().filter(|e| !only32 || e.elem_bits == 32) {
+        a.push(check_entry(s, prog, e, n.arrays, seed)?);
+    }
+    Ok((v, a))
+}
+
+/// `kernels (f32, f64), cases, mismatches` of a set of tallies.
+fn summary(tallies: &[Tally]) -> (usize, usize, usize, usize) {
+    let (cases, bad) = tallies.iter().fold((0, 0), |(c, b), t| (c + t.corpus + t.random, b + t.mismatches));
+    let n32 = tallies.iter().filter(|t| t.elem == "f32").count();
+    (n32, tallies.len() - n32, cases, bad)
 }
 
 fn main() -> ExitCode {
     let mut random = 100_000usize;
+    let mut array_random: Option<usize> = None;
     let mut report_path: Option<String> = None;
     let mut seed = 1u64;
     let mut controls = true;
@@ -54,10 +76,11 @@ fn main() -> ExitCode {
             "--report" => report_path = args.next(),
             "--seed" => seed = args.next().and_then(|s| s.parse().ok()).unwrap_or(1),
             "--no-controls" => controls = false,
+            "--array-random" => array_random = args.next().and_then(|s| s.parse().ok()),
             n => match n.parse() {
                 Ok(n) => random = n,
                 Err(_) => {
-                    eprintln!("usage: aether-opencl [N] [--report FILE] [--seed S] [--no-controls]");
+                    eprintln!("usage: aether-opencl [N] [--report FILE] [--seed S] [--array-random M] [--no-controls]");
                     return ExitCode::from(2);
                 }
             },
@@ -78,7 +101,11 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    match run(&dev, &s, random, seed, controls, t0) {
+    // The kernels over arrays cost more per case (up to 8193 words): a
+    // fifth of N unless told (the C core's random test draws 20000 for
+    // 100000 per function).
+    let n = Counts { fixed: random, arrays: array_random.unwrap_or(random / 5) };
+    match run(&dev, &s, n, seed, controls, t0) {
         Ok(out) => {
             if let Some(p) = report_path {
                 if let Err(e) = std::fs::write(&p, &out.report) {
@@ -100,7 +127,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(dev: &Device, s: &Setup, random: usize, seed: u64, controls: bool, t0: Instant) -> Result<Out, String> {
+fn run(dev: &Device, s: &Setup, n: Counts, seed: u64, controls: bool, t0: Instant) -> Result<Out, String> {
     let mut o = Out { report: String::new(), failed: Vec::new() };
     o.line("# OpenCL C core on an OpenCL device");
     o.line("");
@@ -124,10 +151,15 @@ fn run(dev: &Device, s: &Setup, random: usize, seed: u64, controls: bool, t0: In
     }
     o.line(format!("- contract: {}", aether_generator::selftest::contract_id(&s.model)));
     o.line(format!(
-        "- kernels: {} (the fixed-layout callables; the kernels over arrays of any length are not in the check program)",
-        s.program.entries.len()
+        "- kernels: {} fixed-layout (functions, the butterfly, single-problem linear algebra) and {} over arrays of any length \
+         (lanes, arrays, planes, resolve, many-lane linear algebra; private buffers `{}`)",
+        s.program.entries.len(),
+        s.program.arrays.len(),
+        s.options("")
     ));
     o.line("");
+    let base = s.options(base);
+    let base = base.as_str();
     o.line(format!("## The core, built with `{base}`"));
     o.line("");
     let t = Instant::now();
@@ -137,15 +169,23 @@ fn run(dev: &Device, s: &Setup, random: usize, seed: u64, controls: bool, t0: In
     o.line(format!("- self-test: {}", st.describe(&s.program)));
     o.expect(st.status == 0 && st.failed.is_empty(), "the self-test passes");
     let t = Instant::now();
-    let tallies = run_all(s, &prog, random, seed, false)?;
-    let (cases, bad): (usize, usize) = tallies.iter().fold((0, 0), |(c, b), t| (c + t.corpus + t.random, b + t.mismatches));
-    let n32 = tallies.iter().filter(|t| t.elem == "f32").count();
+    let (fixed, arrays) = run_all(s, &prog, n, seed, false)?;
+    let (n32, n64, cases, bad_f) = summary(&fixed);
     o.line(format!(
-        "- {} kernels ({n32} f32, {} f64), corpus plus {random} random inputs each: {cases} cases, {bad} mismatches, in {:.1} s",
-        tallies.len(),
-        tallies.len() - n32,
-        t.elapsed().as_secs_f64()
+        "- {} kernels ({n32} f32, {n64} f64), corpus plus {} random inputs each: {cases} cases, {bad_f} mismatches",
+        fixed.len(),
+        n.fixed
     ));
+    let (a32, a64, acases, bad_a) = summary(&arrays);
+    let awords: usize = s.program.arrays.iter().filter_map(|e| s.corpus.get(&e.check.c_name)).flatten().map(|c| c.inputs.len()).sum();
+    o.line(format!(
+        "- {} kernels over arrays ({a32} f32, {a64} f64), corpus ({awords} input words) plus {} random inputs each: {acases} cases, {bad_a} mismatches",
+        arrays.len(),
+        n.arrays
+    ));
+    o.line(format!("- in {:.1} s", t.elapsed().as_secs_f64()));
+    let bad = bad_f + bad_a;
+    let tallies: Vec<Tally> = fixed.into_iter().chain(arrays).collect();
     for t in tallies.iter().filter(|t| t.mismatches > 0) {
         o.line(format!(
             "  - {}: {} of {} differ; first: {}",
@@ -167,14 +207,14 @@ fn run(dev: &Device, s: &Setup, random: usize, seed: u64, controls: bool, t0: In
     o.report.push_str("\n</details>\n");
     drop(prog);
     if controls {
-        negative_controls(dev, s, base, random, seed, &mut o)?;
+        negative_controls(dev, s, base, n, seed, &mut o)?;
     }
     o.line("");
     o.line(format!("Total wall time: {:.1} s", t0.elapsed().as_secs_f64()));
     Ok(o)
 }
 
-fn negative_controls(dev: &Device, s: &Setup, base: &str, random: usize, seed: u64, o: &mut Out) -> Result<(), String> {
+fn negative_controls(dev: &Device, s: &Setup, base: &str, n: Counts, seed: u64, o: &mut Out) -> Result<(), String> {
     o.line("");
     o.line("## Negative controls");
     // Contraction ON: the products fuse.
@@ -183,18 +223,69 @@ fn negative_controls(dev: &Device, s: &Setup, base: &str, random: usize, seed: u
     o.line(format!("### Contraction ON (`{opts}`: no `#pragma OPENCL FP_CONTRACT OFF`)"));
     let t = Instant::now();
     let prog = dev.build(&s.program.source, &opts)?;
-    let few = random.min(10_000);
-    let tallies = run_all(s, &prog, few, seed, false)?;
-    let bad: Vec<&Tally> = tallies.iter().filter(|t| t.mismatches > 0).collect();
-    o.line(format!("- corpus plus {few} random inputs per kernel, {:.1} s: {} kernels differ", t.elapsed().as_secs_f64(), bad.len()));
-    for t in &bad {
+    let few = Counts { fixed: n.fixed.min(10_000), arrays: n.arrays.min(2_000) };
+    let (fixed, arrays) = run_all(s, &prog, few, seed, false)?;
+    let bad: Vec<&Tally> = fixed.iter().filter(|t| t.mismatches > 0).collect();
+    let bad_a: Vec<&Tally> = arrays.iter().filter(|t| t.mismatches > 0).collect();
+    o.line(format!(
+        "- corpus plus {} random inputs per kernel ({} per kernel over arrays), {:.1} s: {} kernels differ, {} of them over arrays",
+        few.fixed,
+        few.arrays,
+        t.elapsed().as_secs_f64(),
+        bad.len() + bad_a.len(),
+        bad_a.len()
+    ));
+    for t in bad.iter().chain(&bad_a) {
         o.line(format!("  - {}: {} of {}", t.c_name, t.mismatches, t.corpus + t.random));
     }
     let st = selftest(&prog)?;
     o.line(format!("- self-test: {}", st.describe(&s.program)));
     o.expect(!bad.is_empty(), "contraction shows mismatches, named by function");
+    o.expect(!bad_a.is_empty(), "contraction changes kernels over arrays too (the new check can fail)");
     o.expect(st.status & 8 != 0, "the self-test's witnesses catch contraction");
     drop(prog);
+    // Rule mutants of the kernels over arrays: the check program printed
+    // from a mutant's model must change them (contraction leaves the lanes,
+    // arrays, planes and resolve alone: their products sit behind barriers).
+    o.line("");
+    o.line("### Rule mutants of the kernels over arrays (the check program printed from the mutant's model)");
+    // The many-lane linear algebra is shown by contraction above; these are
+    // the others (each mutant program compiles only the kernels it runs).
+    let linalg = |e: &&ClEntry| {
+        s.model.kernels.iter().any(|k| s.model.kernel_c_name(k) == e.check.c_name && matches!(k.kind, KernelKind::Linalg { .. }))
+    };
+    let targets: Vec<&ClEntry> = s.program.arrays.iter().filter(|e| !linalg(e)).collect();
+    let mut changed: Vec<String> = Vec::new();
+    for m in [Mutant::SingleLane, Mutant::Uncompensated] {
+        let (mm, lowered) = m.build(&s.model).map_err(|e| e.to_string())?;
+        let p = opencl::check_program(&mm, &lowered, "/* aether: mutant check program */", &[]).map_err(|e| e.to_string())?;
+        let t = Instant::now();
+        let prog = dev.build(&p.source, base)?;
+        let mut names = Vec::new();
+        for e in &targets {
+            let pe = p.arrays.iter().find(|x| x.check.entry == e.check.entry).ok_or("a mutant program without an entry")?;
+            let tl = check_entry(s, &prog, pe, few.arrays.min(500), seed)?;
+            if tl.mismatches > 0 {
+                names.push(format!("{} ({} of {})", tl.c_name, tl.mismatches, tl.corpus + tl.random));
+                changed.push(tl.c_name.clone());
+            }
+        }
+        o.line(format!(
+            "- `{}` ({}): {} of the {} lanes, array, plane and resolve kernels differ from the reference on the corpus plus {} random inputs, {:.1} s: {}",
+            m.name(),
+            m.description(),
+            names.len(),
+            targets.len(),
+            few.arrays.min(500),
+            t.elapsed().as_secs_f64(),
+            names.join(", ")
+        ));
+    }
+    let missed: Vec<&str> = targets.iter().map(|e| e.check.c_name.as_str()).filter(|n| !changed.iter().any(|c| c == n)).collect();
+    if !missed.is_empty() {
+        o.line(format!("- unchanged by both: {}", missed.join(", ")));
+    }
+    o.expect(missed.is_empty(), "every lanes, array, plane and resolve kernel is changed by a rule mutant");
     // Fast relaxed math: refused by the core's #error.
     o.line("");
     o.line("### `-cl-fast-relaxed-math`");
@@ -222,12 +313,13 @@ fn negative_controls(dev: &Device, s: &Setup, base: &str, random: usize, seed: u
     o.line("");
     o.line(format!("### fp64-free build (`{opts}`: as on a device without cl_khr_fp64; every `double` left is a compile error)"));
     let prog = dev.build(&s.program.source, &opts)?;
-    let absent = s.program.entries.iter().filter(|e| e.elem_bits == 64).all(|e| !prog.has_kernel(&e.check.entry));
-    let present = s.program.entries.iter().filter(|e| e.elem_bits == 32).all(|e| prog.has_kernel(&e.check.entry));
+    let all = || s.program.entries.iter().chain(&s.program.arrays);
+    let absent = all().filter(|e| e.elem_bits == 64).all(|e| !prog.has_kernel(&e.check.entry));
+    let present = all().filter(|e| e.elem_bits == 32).all(|e| prog.has_kernel(&e.check.entry));
     let st = selftest(&prog)?;
     o.line(format!("- built; f64 kernels absent: {absent}; f32 kernels present: {present}; self-test: {}", st.describe(&s.program)));
-    let tallies = run_all(s, &prog, 0, seed, true)?;
-    let bad: usize = tallies.iter().map(|t| t.mismatches).sum();
+    let (fixed, arrays) = run_all(s, &prog, Counts { fixed: 0, arrays: 0 }, seed, true)?;
+    let bad: usize = fixed.iter().chain(&arrays).map(|t| t.mismatches).sum();
     o.line(format!("- the f32 kernels on the corpus: {bad} mismatches"));
     o.expect(absent && present && st.status == 0 && bad == 0, "the fp64-free build builds, without the f64 functions, and passes");
     Ok(())

@@ -16996,6 +16996,6060 @@ __kernel void aether_check_mat4d_eigh(__global const ulong *in, __global ulong *
 }
 #endif /* AETHER_FP64 */
 
+/* ---- The kernels over arrays of any length: private buffers of these sizes per work item ---- */
+
+#ifndef AETHER_CHECK_WORDS
+#define AETHER_CHECK_WORDS 1024
+#endif
+#ifndef AETHER_CHECK_OUT
+#define AETHER_CHECK_OUT 256
+#endif
+#ifndef AETHER_CHECK_SCRATCH
+#define AETHER_CHECK_SCRATCH (2 * AETHER_CHECK_WORDS + 2 * AETHER_CHECK_OUT + 256)
+#endif
+
+/* calloc for the thunks: n zeroed objects of size bytes from the thunk's arena, 8-byte aligned;
+   NULL (the thunk then refuses the case) when the arena is full. */
+static inline void *aether_arena_take(uint64_t *arena, size_t *at, size_t n, size_t size)
+{
+    const size_t words = (n * size + 7u) / 8u;
+    size_t k;
+    uint64_t *p = arena + *at;
+    if (words > (size_t)AETHER_CHECK_SCRATCH - *at) return NULL;
+    for (k = 0; k < words; ++k) p[k] = 0u;
+    *at += words;
+    return (void *)p;
+}
+#define AETHER_ARENA uint64_t aether_arena_[AETHER_CHECK_SCRATCH]; size_t aether_arena_at_ = 0
+#define AETHER_ARENA_CALLOC(n, size) aether_arena_take(aether_arena_, &aether_arena_at_, (n), (size))
+#define AETHER_ARENA_FREE(p) ((void)(p))
+
+static size_t aether_flat_call_f32_lanes_sum(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t i;
+    aether_pairf lanes[32];
+    float *x;
+    size_t n;
+    if (n_in < 65u || (n_in - 65u) % 1u != 0u || cap < 64u) return AETHER_FLAT_BAD;
+    n = (n_in - 65u) / 1u;
+    x = (float *)AETHER_ARENA_CALLOC(n_in + 1u, sizeof *x);
+    if (x == NULL) return AETHER_FLAT_BAD;
+    for (i = 0; i < 1u * n; ++i) x[i] = aether_flat_rd32(in[65u + i]);
+    for (i = 0; i < 32u; ++i) {
+        float e[2];
+        e[0] = aether_flat_rd32(in[2u * i]);
+        e[1] = aether_flat_rd32(in[2u * i + 1u]);
+        memcpy(&lanes[i], e, sizeof e);
+    }
+    aether_f32_lanes_sum(lanes, (size_t)in[64u], x, n);
+    for (i = 0; i < 32u; ++i) {
+        float e[2];
+        memcpy(e, &lanes[i], sizeof e);
+        out[2u * i] = aether_flat_wr32(e[0]);
+        out[2u * i + 1u] = aether_flat_wr32(e[1]);
+    }
+    AETHER_ARENA_FREE(x);
+    return 64u;
+}
+
+__kernel void aether_check_f32_lanes_sum(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                         __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_f32_lanes_sum(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_f32_lanes_dot(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t i;
+    aether_pairf lanes[32];
+    float *x;
+    size_t n;
+    if (n_in < 65u || (n_in - 65u) % 2u != 0u || cap < 64u) return AETHER_FLAT_BAD;
+    n = (n_in - 65u) / 2u;
+    x = (float *)AETHER_ARENA_CALLOC(n_in + 1u, sizeof *x);
+    if (x == NULL) return AETHER_FLAT_BAD;
+    for (i = 0; i < 2u * n; ++i) x[i] = aether_flat_rd32(in[65u + i]);
+    for (i = 0; i < 32u; ++i) {
+        float e[2];
+        e[0] = aether_flat_rd32(in[2u * i]);
+        e[1] = aether_flat_rd32(in[2u * i + 1u]);
+        memcpy(&lanes[i], e, sizeof e);
+    }
+    aether_f32_lanes_dot(lanes, (size_t)in[64u], x, x + 1u * n, n);
+    for (i = 0; i < 32u; ++i) {
+        float e[2];
+        memcpy(e, &lanes[i], sizeof e);
+        out[2u * i] = aether_flat_wr32(e[0]);
+        out[2u * i + 1u] = aether_flat_wr32(e[1]);
+    }
+    AETHER_ARENA_FREE(x);
+    return 64u;
+}
+
+__kernel void aether_check_f32_lanes_dot(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                         __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_f32_lanes_dot(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_f32_sum_array(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t i;
+    float *x;
+    float v;
+    size_t n;
+    if (n_in % 1u != 0u || cap < 1u) return AETHER_FLAT_BAD;
+    n = n_in / 1u;
+    x = (float *)AETHER_ARENA_CALLOC(n_in + 1u, sizeof *x);
+    if (x == NULL) return AETHER_FLAT_BAD;
+    for (i = 0; i < n_in; ++i) x[i] = aether_flat_rd32(in[0u + i]);
+    v = aether_f32_sum_array(x, n);
+    AETHER_ARENA_FREE(x);
+    out[0] = aether_flat_wr32(v);
+    return 1u;
+}
+
+__kernel void aether_check_f32_sum_array(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                         __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_f32_sum_array(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_f32_dot_array(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t i;
+    float *x;
+    float v;
+    size_t n;
+    if (n_in % 2u != 0u || cap < 1u) return AETHER_FLAT_BAD;
+    n = n_in / 2u;
+    x = (float *)AETHER_ARENA_CALLOC(n_in + 1u, sizeof *x);
+    if (x == NULL) return AETHER_FLAT_BAD;
+    for (i = 0; i < n_in; ++i) x[i] = aether_flat_rd32(in[0u + i]);
+    v = aether_f32_dot_array(x, x + 1u * n, n);
+    AETHER_ARENA_FREE(x);
+    out[0] = aether_flat_wr32(v);
+    return 1u;
+}
+
+__kernel void aether_check_f32_dot_array(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                         __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_f32_dot_array(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_f32_plane_add(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t i;
+    float *value;
+    float *comp;
+    float term;
+    size_t s, rec, slots;
+    if (n_in < 1u || (n_in - 1u) % 2u != 0u || in[0] > (uint64_t)(cap / 2u)) return AETHER_FLAT_BAD;
+    s = (size_t)in[0];
+    slots = s * 1u;
+    value = (float *)AETHER_ARENA_CALLOC(slots + 1u, sizeof *value);
+    comp = (float *)AETHER_ARENA_CALLOC(slots + 1u, sizeof *comp);
+    if (value == NULL || comp == NULL) {
+        AETHER_ARENA_FREE(value);
+        AETHER_ARENA_FREE(comp);
+        return AETHER_FLAT_BAD;
+    }
+    /* All-zero bytes are +0 in IEEE formats: the plane starts at +0. */
+    for (rec = 1u; rec < n_in; rec += 2u) {
+        if (in[rec] >= (uint64_t)s) {
+            AETHER_ARENA_FREE(value);
+            AETHER_ARENA_FREE(comp);
+            return AETHER_FLAT_BAD;
+        }
+        term = aether_flat_rd32(in[rec + 1u]);
+        aether_f32_plane_add(value, comp, (size_t)in[rec], term);
+    }
+    for (i = 0; i < slots; ++i) out[i] = aether_flat_wr32(value[i]);
+    for (i = 0; i < slots; ++i) out[slots + i] = aether_flat_wr32(comp[i]);
+    AETHER_ARENA_FREE(value);
+    AETHER_ARENA_FREE(comp);
+    return 2u * slots;
+}
+
+__kernel void aether_check_f32_plane_add(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                         __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_f32_plane_add(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_vec2f_plane_add(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t i;
+    float *value;
+    float *comp;
+    aether_vec2f term;
+    size_t s, rec, slots;
+    if (n_in < 1u || (n_in - 1u) % 3u != 0u || in[0] > (uint64_t)(cap / 4u)) return AETHER_FLAT_BAD;
+    s = (size_t)in[0];
+    slots = s * 2u;
+    value = (float *)AETHER_ARENA_CALLOC(slots + 1u, sizeof *value);
+    comp = (float *)AETHER_ARENA_CALLOC(slots + 1u, sizeof *comp);
+    if (value == NULL || comp == NULL) {
+        AETHER_ARENA_FREE(value);
+        AETHER_ARENA_FREE(comp);
+        return AETHER_FLAT_BAD;
+    }
+    /* All-zero bytes are +0 in IEEE formats: the plane starts at +0. */
+    for (rec = 1u; rec < n_in; rec += 3u) {
+        if (in[rec] >= (uint64_t)s) {
+            AETHER_ARENA_FREE(value);
+            AETHER_ARENA_FREE(comp);
+            return AETHER_FLAT_BAD;
+        }
+        {
+            float e[2];
+            e[0] = aether_flat_rd32(in[rec + 1u]);
+            e[1] = aether_flat_rd32(in[rec + 2u]);
+            memcpy(&term, e, sizeof e);
+        }
+        aether_vec2f_plane_add(value, comp, (size_t)in[rec], term);
+    }
+    for (i = 0; i < slots; ++i) out[i] = aether_flat_wr32(value[i]);
+    for (i = 0; i < slots; ++i) out[slots + i] = aether_flat_wr32(comp[i]);
+    AETHER_ARENA_FREE(value);
+    AETHER_ARENA_FREE(comp);
+    return 2u * slots;
+}
+
+__kernel void aether_check_vec2f_plane_add(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                           __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_vec2f_plane_add(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_vec3f_plane_add(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t i;
+    float *value;
+    float *comp;
+    aether_vec3f term;
+    size_t s, rec, slots;
+    if (n_in < 1u || (n_in - 1u) % 4u != 0u || in[0] > (uint64_t)(cap / 6u)) return AETHER_FLAT_BAD;
+    s = (size_t)in[0];
+    slots = s * 3u;
+    value = (float *)AETHER_ARENA_CALLOC(slots + 1u, sizeof *value);
+    comp = (float *)AETHER_ARENA_CALLOC(slots + 1u, sizeof *comp);
+    if (value == NULL || comp == NULL) {
+        AETHER_ARENA_FREE(value);
+        AETHER_ARENA_FREE(comp);
+        return AETHER_FLAT_BAD;
+    }
+    /* All-zero bytes are +0 in IEEE formats: the plane starts at +0. */
+    for (rec = 1u; rec < n_in; rec += 4u) {
+        if (in[rec] >= (uint64_t)s) {
+            AETHER_ARENA_FREE(value);
+            AETHER_ARENA_FREE(comp);
+            return AETHER_FLAT_BAD;
+        }
+        {
+            float e[3];
+            e[0] = aether_flat_rd32(in[rec + 1u]);
+            e[1] = aether_flat_rd32(in[rec + 2u]);
+            e[2] = aether_flat_rd32(in[rec + 3u]);
+            memcpy(&term, e, sizeof e);
+        }
+        aether_vec3f_plane_add(value, comp, (size_t)in[rec], term);
+    }
+    for (i = 0; i < slots; ++i) out[i] = aether_flat_wr32(value[i]);
+    for (i = 0; i < slots; ++i) out[slots + i] = aether_flat_wr32(comp[i]);
+    AETHER_ARENA_FREE(value);
+    AETHER_ARENA_FREE(comp);
+    return 2u * slots;
+}
+
+__kernel void aether_check_vec3f_plane_add(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                           __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_vec3f_plane_add(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_vec4f_plane_add(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t i;
+    float *value;
+    float *comp;
+    aether_vec4f term;
+    size_t s, rec, slots;
+    if (n_in < 1u || (n_in - 1u) % 5u != 0u || in[0] > (uint64_t)(cap / 8u)) return AETHER_FLAT_BAD;
+    s = (size_t)in[0];
+    slots = s * 4u;
+    value = (float *)AETHER_ARENA_CALLOC(slots + 1u, sizeof *value);
+    comp = (float *)AETHER_ARENA_CALLOC(slots + 1u, sizeof *comp);
+    if (value == NULL || comp == NULL) {
+        AETHER_ARENA_FREE(value);
+        AETHER_ARENA_FREE(comp);
+        return AETHER_FLAT_BAD;
+    }
+    /* All-zero bytes are +0 in IEEE formats: the plane starts at +0. */
+    for (rec = 1u; rec < n_in; rec += 5u) {
+        if (in[rec] >= (uint64_t)s) {
+            AETHER_ARENA_FREE(value);
+            AETHER_ARENA_FREE(comp);
+            return AETHER_FLAT_BAD;
+        }
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[rec + 1u]);
+            e[1] = aether_flat_rd32(in[rec + 2u]);
+            e[2] = aether_flat_rd32(in[rec + 3u]);
+            e[3] = aether_flat_rd32(in[rec + 4u]);
+            memcpy(&term, e, sizeof e);
+        }
+        aether_vec4f_plane_add(value, comp, (size_t)in[rec], term);
+    }
+    for (i = 0; i < slots; ++i) out[i] = aether_flat_wr32(value[i]);
+    for (i = 0; i < slots; ++i) out[slots + i] = aether_flat_wr32(comp[i]);
+    AETHER_ARENA_FREE(value);
+    AETHER_ARENA_FREE(comp);
+    return 2u * slots;
+}
+
+__kernel void aether_check_vec4f_plane_add(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                           __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_vec4f_plane_add(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_f32_plane_resolve(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t i;
+    float *x;
+    float *y;
+    size_t n;
+    if (n_in % 2u != 0u || cap < n_in / 2u) return AETHER_FLAT_BAD;
+    n = n_in / 2u;
+    x = (float *)AETHER_ARENA_CALLOC(n_in + 1u, sizeof *x);
+    if (x == NULL) return AETHER_FLAT_BAD;
+    y = (float *)AETHER_ARENA_CALLOC(n + 1u, sizeof *y);
+    if (y == NULL) {
+        AETHER_ARENA_FREE(x);
+        return AETHER_FLAT_BAD;
+    }
+    for (i = 0; i < n_in; ++i) x[i] = aether_flat_rd32(in[0u + i]);
+    aether_f32_plane_resolve(y, x, x + n, n);
+    for (i = 0; i < n; ++i) out[i] = aether_flat_wr32(y[i]);
+    AETHER_ARENA_FREE(x);
+    AETHER_ARENA_FREE(y);
+    return n;
+}
+
+__kernel void aether_check_f32_plane_resolve(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                             __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_f32_plane_resolve(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2f_lu_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2f *a = NULL;
+    int *ipiv = NULL;
+    int *info = NULL;
+    size_t l, count;
+    if (n_in % 4u != 0u || n_in / 4u > cap / 7u) return AETHER_FLAT_BAD;
+    count = n_in / 4u;
+    a = (aether_mat2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    ipiv = (int *)AETHER_ARENA_CALLOC(2u * (count + 1u), sizeof *ipiv);
+    info = (int *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *info);
+    if (a == NULL || ipiv == NULL || info == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat2f_lu_lanes(a, ipiv, info, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
+        out[o++] = (uint64_t)(int64_t)ipiv[l * 2u + 0u];
+        out[o++] = (uint64_t)(int64_t)ipiv[l * 2u + 1u];
+        out[o++] = (uint64_t)(int64_t)info[l];
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(info);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(info);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2f_lu_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                          __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2f_lu_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3f_lu_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3f *a = NULL;
+    int *ipiv = NULL;
+    int *info = NULL;
+    size_t l, count;
+    if (n_in % 9u != 0u || n_in / 9u > cap / 13u) return AETHER_FLAT_BAD;
+    count = n_in / 9u;
+    a = (aether_mat3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    ipiv = (int *)AETHER_ARENA_CALLOC(3u * (count + 1u), sizeof *ipiv);
+    info = (int *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *info);
+    if (a == NULL || ipiv == NULL || info == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[9];
+            e[0] = aether_flat_rd32(in[l * 9u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 9u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 9u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 9u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 9u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 9u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 9u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 9u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 9u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat3f_lu_lanes(a, ipiv, info, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[9];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+            out[o++] = aether_flat_wr32(e[4]);
+            out[o++] = aether_flat_wr32(e[5]);
+            out[o++] = aether_flat_wr32(e[6]);
+            out[o++] = aether_flat_wr32(e[7]);
+            out[o++] = aether_flat_wr32(e[8]);
+        }
+        out[o++] = (uint64_t)(int64_t)ipiv[l * 3u + 0u];
+        out[o++] = (uint64_t)(int64_t)ipiv[l * 3u + 1u];
+        out[o++] = (uint64_t)(int64_t)ipiv[l * 3u + 2u];
+        out[o++] = (uint64_t)(int64_t)info[l];
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(info);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(info);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3f_lu_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                          __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3f_lu_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4f_lu_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4f *a = NULL;
+    int *ipiv = NULL;
+    int *info = NULL;
+    size_t l, count;
+    if (n_in % 16u != 0u || n_in / 16u > cap / 21u) return AETHER_FLAT_BAD;
+    count = n_in / 16u;
+    a = (aether_mat4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    ipiv = (int *)AETHER_ARENA_CALLOC(4u * (count + 1u), sizeof *ipiv);
+    info = (int *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *info);
+    if (a == NULL || ipiv == NULL || info == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[16];
+            e[0] = aether_flat_rd32(in[l * 16u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 16u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 16u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 16u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 16u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 16u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 16u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 16u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 16u + 8u]);
+            e[9] = aether_flat_rd32(in[l * 16u + 9u]);
+            e[10] = aether_flat_rd32(in[l * 16u + 10u]);
+            e[11] = aether_flat_rd32(in[l * 16u + 11u]);
+            e[12] = aether_flat_rd32(in[l * 16u + 12u]);
+            e[13] = aether_flat_rd32(in[l * 16u + 13u]);
+            e[14] = aether_flat_rd32(in[l * 16u + 14u]);
+            e[15] = aether_flat_rd32(in[l * 16u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat4f_lu_lanes(a, ipiv, info, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[16];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+            out[o++] = aether_flat_wr32(e[4]);
+            out[o++] = aether_flat_wr32(e[5]);
+            out[o++] = aether_flat_wr32(e[6]);
+            out[o++] = aether_flat_wr32(e[7]);
+            out[o++] = aether_flat_wr32(e[8]);
+            out[o++] = aether_flat_wr32(e[9]);
+            out[o++] = aether_flat_wr32(e[10]);
+            out[o++] = aether_flat_wr32(e[11]);
+            out[o++] = aether_flat_wr32(e[12]);
+            out[o++] = aether_flat_wr32(e[13]);
+            out[o++] = aether_flat_wr32(e[14]);
+            out[o++] = aether_flat_wr32(e[15]);
+        }
+        out[o++] = (uint64_t)(int64_t)ipiv[l * 4u + 0u];
+        out[o++] = (uint64_t)(int64_t)ipiv[l * 4u + 1u];
+        out[o++] = (uint64_t)(int64_t)ipiv[l * 4u + 2u];
+        out[o++] = (uint64_t)(int64_t)ipiv[l * 4u + 3u];
+        out[o++] = (uint64_t)(int64_t)info[l];
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(info);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(info);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4f_lu_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                          __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4f_lu_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2f_lu_solve_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2f *a = NULL;
+    int *ipiv = NULL;
+    aether_vec2f *b = NULL;
+    aether_vec2f *r = NULL;
+    size_t l, count;
+    if (n_in % 8u != 0u || n_in / 8u > cap / 2u) return AETHER_FLAT_BAD;
+    count = n_in / 8u;
+    a = (aether_mat2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    ipiv = (int *)AETHER_ARENA_CALLOC(2u * (count + 1u), sizeof *ipiv);
+    b = (aether_vec2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || ipiv == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 8u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 8u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 8u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 8u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        if (in[l * 8u + 4u] < 1u || in[l * 8u + 4u] > 2u) goto bad;
+        ipiv[l * 2u + 0u] = (int)in[l * 8u + 4u];
+        if (in[l * 8u + 5u] < 2u || in[l * 8u + 5u] > 2u) goto bad;
+        ipiv[l * 2u + 1u] = (int)in[l * 8u + 5u];
+        {
+            float e[2];
+            e[0] = aether_flat_rd32(in[l * 8u + 6u]);
+            e[1] = aether_flat_rd32(in[l * 8u + 7u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat2f_lu_solve_lanes(a, ipiv, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2f_lu_solve_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2f_lu_solve_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3f_lu_solve_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3f *a = NULL;
+    int *ipiv = NULL;
+    aether_vec3f *b = NULL;
+    aether_vec3f *r = NULL;
+    size_t l, count;
+    if (n_in % 15u != 0u || n_in / 15u > cap / 3u) return AETHER_FLAT_BAD;
+    count = n_in / 15u;
+    a = (aether_mat3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    ipiv = (int *)AETHER_ARENA_CALLOC(3u * (count + 1u), sizeof *ipiv);
+    b = (aether_vec3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || ipiv == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[9];
+            e[0] = aether_flat_rd32(in[l * 15u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 15u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 15u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 15u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 15u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 15u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 15u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 15u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 15u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        if (in[l * 15u + 9u] < 1u || in[l * 15u + 9u] > 3u) goto bad;
+        ipiv[l * 3u + 0u] = (int)in[l * 15u + 9u];
+        if (in[l * 15u + 10u] < 2u || in[l * 15u + 10u] > 3u) goto bad;
+        ipiv[l * 3u + 1u] = (int)in[l * 15u + 10u];
+        if (in[l * 15u + 11u] < 3u || in[l * 15u + 11u] > 3u) goto bad;
+        ipiv[l * 3u + 2u] = (int)in[l * 15u + 11u];
+        {
+            float e[3];
+            e[0] = aether_flat_rd32(in[l * 15u + 12u]);
+            e[1] = aether_flat_rd32(in[l * 15u + 13u]);
+            e[2] = aether_flat_rd32(in[l * 15u + 14u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat3f_lu_solve_lanes(a, ipiv, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[3];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3f_lu_solve_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3f_lu_solve_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4f_lu_solve_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4f *a = NULL;
+    int *ipiv = NULL;
+    aether_vec4f *b = NULL;
+    aether_vec4f *r = NULL;
+    size_t l, count;
+    if (n_in % 24u != 0u || n_in / 24u > cap / 4u) return AETHER_FLAT_BAD;
+    count = n_in / 24u;
+    a = (aether_mat4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    ipiv = (int *)AETHER_ARENA_CALLOC(4u * (count + 1u), sizeof *ipiv);
+    b = (aether_vec4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || ipiv == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[16];
+            e[0] = aether_flat_rd32(in[l * 24u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 24u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 24u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 24u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 24u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 24u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 24u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 24u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 24u + 8u]);
+            e[9] = aether_flat_rd32(in[l * 24u + 9u]);
+            e[10] = aether_flat_rd32(in[l * 24u + 10u]);
+            e[11] = aether_flat_rd32(in[l * 24u + 11u]);
+            e[12] = aether_flat_rd32(in[l * 24u + 12u]);
+            e[13] = aether_flat_rd32(in[l * 24u + 13u]);
+            e[14] = aether_flat_rd32(in[l * 24u + 14u]);
+            e[15] = aether_flat_rd32(in[l * 24u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        if (in[l * 24u + 16u] < 1u || in[l * 24u + 16u] > 4u) goto bad;
+        ipiv[l * 4u + 0u] = (int)in[l * 24u + 16u];
+        if (in[l * 24u + 17u] < 2u || in[l * 24u + 17u] > 4u) goto bad;
+        ipiv[l * 4u + 1u] = (int)in[l * 24u + 17u];
+        if (in[l * 24u + 18u] < 3u || in[l * 24u + 18u] > 4u) goto bad;
+        ipiv[l * 4u + 2u] = (int)in[l * 24u + 18u];
+        if (in[l * 24u + 19u] < 4u || in[l * 24u + 19u] > 4u) goto bad;
+        ipiv[l * 4u + 3u] = (int)in[l * 24u + 19u];
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 24u + 20u]);
+            e[1] = aether_flat_rd32(in[l * 24u + 21u]);
+            e[2] = aether_flat_rd32(in[l * 24u + 22u]);
+            e[3] = aether_flat_rd32(in[l * 24u + 23u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat4f_lu_solve_lanes(a, ipiv, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4f_lu_solve_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4f_lu_solve_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2f_solve_lower_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2f *a = NULL;
+    aether_vec2f *b = NULL;
+    aether_vec2f *r = NULL;
+    size_t l, count;
+    if (n_in % 6u != 0u || n_in / 6u > cap / 2u) return AETHER_FLAT_BAD;
+    count = n_in / 6u;
+    a = (aether_mat2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[2];
+            e[0] = aether_flat_rd32(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat2f_solve_lower_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2f_solve_lower_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                   __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2f_solve_lower_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3f_solve_lower_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3f *a = NULL;
+    aether_vec3f *b = NULL;
+    aether_vec3f *r = NULL;
+    size_t l, count;
+    if (n_in % 12u != 0u || n_in / 12u > cap / 3u) return AETHER_FLAT_BAD;
+    count = n_in / 12u;
+    a = (aether_mat3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[9];
+            e[0] = aether_flat_rd32(in[l * 12u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 12u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 12u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 12u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 12u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 12u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 12u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 12u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 12u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[3];
+            e[0] = aether_flat_rd32(in[l * 12u + 9u]);
+            e[1] = aether_flat_rd32(in[l * 12u + 10u]);
+            e[2] = aether_flat_rd32(in[l * 12u + 11u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat3f_solve_lower_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[3];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3f_solve_lower_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                   __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3f_solve_lower_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4f_solve_lower_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4f *a = NULL;
+    aether_vec4f *b = NULL;
+    aether_vec4f *r = NULL;
+    size_t l, count;
+    if (n_in % 20u != 0u || n_in / 20u > cap / 4u) return AETHER_FLAT_BAD;
+    count = n_in / 20u;
+    a = (aether_mat4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[16];
+            e[0] = aether_flat_rd32(in[l * 20u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 20u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 20u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 20u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 20u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 20u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 20u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 20u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 20u + 8u]);
+            e[9] = aether_flat_rd32(in[l * 20u + 9u]);
+            e[10] = aether_flat_rd32(in[l * 20u + 10u]);
+            e[11] = aether_flat_rd32(in[l * 20u + 11u]);
+            e[12] = aether_flat_rd32(in[l * 20u + 12u]);
+            e[13] = aether_flat_rd32(in[l * 20u + 13u]);
+            e[14] = aether_flat_rd32(in[l * 20u + 14u]);
+            e[15] = aether_flat_rd32(in[l * 20u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 20u + 16u]);
+            e[1] = aether_flat_rd32(in[l * 20u + 17u]);
+            e[2] = aether_flat_rd32(in[l * 20u + 18u]);
+            e[3] = aether_flat_rd32(in[l * 20u + 19u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat4f_solve_lower_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4f_solve_lower_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                   __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4f_solve_lower_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2f_solve_lower_unit_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2f *a = NULL;
+    aether_vec2f *b = NULL;
+    aether_vec2f *r = NULL;
+    size_t l, count;
+    if (n_in % 6u != 0u || n_in / 6u > cap / 2u) return AETHER_FLAT_BAD;
+    count = n_in / 6u;
+    a = (aether_mat2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[2];
+            e[0] = aether_flat_rd32(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat2f_solve_lower_unit_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2f_solve_lower_unit_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                        __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2f_solve_lower_unit_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3f_solve_lower_unit_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3f *a = NULL;
+    aether_vec3f *b = NULL;
+    aether_vec3f *r = NULL;
+    size_t l, count;
+    if (n_in % 12u != 0u || n_in / 12u > cap / 3u) return AETHER_FLAT_BAD;
+    count = n_in / 12u;
+    a = (aether_mat3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[9];
+            e[0] = aether_flat_rd32(in[l * 12u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 12u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 12u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 12u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 12u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 12u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 12u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 12u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 12u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[3];
+            e[0] = aether_flat_rd32(in[l * 12u + 9u]);
+            e[1] = aether_flat_rd32(in[l * 12u + 10u]);
+            e[2] = aether_flat_rd32(in[l * 12u + 11u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat3f_solve_lower_unit_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[3];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3f_solve_lower_unit_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                        __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3f_solve_lower_unit_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4f_solve_lower_unit_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4f *a = NULL;
+    aether_vec4f *b = NULL;
+    aether_vec4f *r = NULL;
+    size_t l, count;
+    if (n_in % 20u != 0u || n_in / 20u > cap / 4u) return AETHER_FLAT_BAD;
+    count = n_in / 20u;
+    a = (aether_mat4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[16];
+            e[0] = aether_flat_rd32(in[l * 20u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 20u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 20u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 20u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 20u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 20u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 20u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 20u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 20u + 8u]);
+            e[9] = aether_flat_rd32(in[l * 20u + 9u]);
+            e[10] = aether_flat_rd32(in[l * 20u + 10u]);
+            e[11] = aether_flat_rd32(in[l * 20u + 11u]);
+            e[12] = aether_flat_rd32(in[l * 20u + 12u]);
+            e[13] = aether_flat_rd32(in[l * 20u + 13u]);
+            e[14] = aether_flat_rd32(in[l * 20u + 14u]);
+            e[15] = aether_flat_rd32(in[l * 20u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 20u + 16u]);
+            e[1] = aether_flat_rd32(in[l * 20u + 17u]);
+            e[2] = aether_flat_rd32(in[l * 20u + 18u]);
+            e[3] = aether_flat_rd32(in[l * 20u + 19u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat4f_solve_lower_unit_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4f_solve_lower_unit_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                        __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4f_solve_lower_unit_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2f_solve_upper_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2f *a = NULL;
+    aether_vec2f *b = NULL;
+    aether_vec2f *r = NULL;
+    size_t l, count;
+    if (n_in % 6u != 0u || n_in / 6u > cap / 2u) return AETHER_FLAT_BAD;
+    count = n_in / 6u;
+    a = (aether_mat2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[2];
+            e[0] = aether_flat_rd32(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat2f_solve_upper_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2f_solve_upper_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                   __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2f_solve_upper_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3f_solve_upper_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3f *a = NULL;
+    aether_vec3f *b = NULL;
+    aether_vec3f *r = NULL;
+    size_t l, count;
+    if (n_in % 12u != 0u || n_in / 12u > cap / 3u) return AETHER_FLAT_BAD;
+    count = n_in / 12u;
+    a = (aether_mat3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[9];
+            e[0] = aether_flat_rd32(in[l * 12u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 12u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 12u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 12u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 12u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 12u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 12u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 12u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 12u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[3];
+            e[0] = aether_flat_rd32(in[l * 12u + 9u]);
+            e[1] = aether_flat_rd32(in[l * 12u + 10u]);
+            e[2] = aether_flat_rd32(in[l * 12u + 11u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat3f_solve_upper_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[3];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3f_solve_upper_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                   __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3f_solve_upper_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4f_solve_upper_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4f *a = NULL;
+    aether_vec4f *b = NULL;
+    aether_vec4f *r = NULL;
+    size_t l, count;
+    if (n_in % 20u != 0u || n_in / 20u > cap / 4u) return AETHER_FLAT_BAD;
+    count = n_in / 20u;
+    a = (aether_mat4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[16];
+            e[0] = aether_flat_rd32(in[l * 20u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 20u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 20u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 20u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 20u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 20u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 20u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 20u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 20u + 8u]);
+            e[9] = aether_flat_rd32(in[l * 20u + 9u]);
+            e[10] = aether_flat_rd32(in[l * 20u + 10u]);
+            e[11] = aether_flat_rd32(in[l * 20u + 11u]);
+            e[12] = aether_flat_rd32(in[l * 20u + 12u]);
+            e[13] = aether_flat_rd32(in[l * 20u + 13u]);
+            e[14] = aether_flat_rd32(in[l * 20u + 14u]);
+            e[15] = aether_flat_rd32(in[l * 20u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 20u + 16u]);
+            e[1] = aether_flat_rd32(in[l * 20u + 17u]);
+            e[2] = aether_flat_rd32(in[l * 20u + 18u]);
+            e[3] = aether_flat_rd32(in[l * 20u + 19u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat4f_solve_upper_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4f_solve_upper_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                   __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4f_solve_upper_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2f_solve_upper_unit_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2f *a = NULL;
+    aether_vec2f *b = NULL;
+    aether_vec2f *r = NULL;
+    size_t l, count;
+    if (n_in % 6u != 0u || n_in / 6u > cap / 2u) return AETHER_FLAT_BAD;
+    count = n_in / 6u;
+    a = (aether_mat2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[2];
+            e[0] = aether_flat_rd32(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat2f_solve_upper_unit_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2f_solve_upper_unit_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                        __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2f_solve_upper_unit_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3f_solve_upper_unit_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3f *a = NULL;
+    aether_vec3f *b = NULL;
+    aether_vec3f *r = NULL;
+    size_t l, count;
+    if (n_in % 12u != 0u || n_in / 12u > cap / 3u) return AETHER_FLAT_BAD;
+    count = n_in / 12u;
+    a = (aether_mat3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[9];
+            e[0] = aether_flat_rd32(in[l * 12u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 12u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 12u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 12u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 12u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 12u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 12u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 12u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 12u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[3];
+            e[0] = aether_flat_rd32(in[l * 12u + 9u]);
+            e[1] = aether_flat_rd32(in[l * 12u + 10u]);
+            e[2] = aether_flat_rd32(in[l * 12u + 11u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat3f_solve_upper_unit_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[3];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3f_solve_upper_unit_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                        __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3f_solve_upper_unit_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4f_solve_upper_unit_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4f *a = NULL;
+    aether_vec4f *b = NULL;
+    aether_vec4f *r = NULL;
+    size_t l, count;
+    if (n_in % 20u != 0u || n_in / 20u > cap / 4u) return AETHER_FLAT_BAD;
+    count = n_in / 20u;
+    a = (aether_mat4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[16];
+            e[0] = aether_flat_rd32(in[l * 20u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 20u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 20u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 20u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 20u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 20u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 20u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 20u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 20u + 8u]);
+            e[9] = aether_flat_rd32(in[l * 20u + 9u]);
+            e[10] = aether_flat_rd32(in[l * 20u + 10u]);
+            e[11] = aether_flat_rd32(in[l * 20u + 11u]);
+            e[12] = aether_flat_rd32(in[l * 20u + 12u]);
+            e[13] = aether_flat_rd32(in[l * 20u + 13u]);
+            e[14] = aether_flat_rd32(in[l * 20u + 14u]);
+            e[15] = aether_flat_rd32(in[l * 20u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 20u + 16u]);
+            e[1] = aether_flat_rd32(in[l * 20u + 17u]);
+            e[2] = aether_flat_rd32(in[l * 20u + 18u]);
+            e[3] = aether_flat_rd32(in[l * 20u + 19u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat4f_solve_upper_unit_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4f_solve_upper_unit_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                        __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4f_solve_upper_unit_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2f_det_lu_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2f *a = NULL;
+    float *d = NULL;
+    size_t l, count;
+    if (n_in % 4u != 0u || n_in / 4u > cap / 1u) return AETHER_FLAT_BAD;
+    count = n_in / 4u;
+    a = (aether_mat2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    d = (float *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *d);
+    if (a == NULL || d == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat2f_det_lu_lanes(a, d, count);
+    for (l = 0; l < count; ++l) {
+        out[o++] = aether_flat_wr32(d[l]);
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(d);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(d);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2f_det_lu_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                              __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2f_det_lu_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3f_det_lu_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3f *a = NULL;
+    float *d = NULL;
+    size_t l, count;
+    if (n_in % 9u != 0u || n_in / 9u > cap / 1u) return AETHER_FLAT_BAD;
+    count = n_in / 9u;
+    a = (aether_mat3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    d = (float *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *d);
+    if (a == NULL || d == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[9];
+            e[0] = aether_flat_rd32(in[l * 9u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 9u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 9u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 9u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 9u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 9u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 9u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 9u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 9u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat3f_det_lu_lanes(a, d, count);
+    for (l = 0; l < count; ++l) {
+        out[o++] = aether_flat_wr32(d[l]);
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(d);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(d);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3f_det_lu_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                              __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3f_det_lu_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4f_det_lu_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4f *a = NULL;
+    float *d = NULL;
+    size_t l, count;
+    if (n_in % 16u != 0u || n_in / 16u > cap / 1u) return AETHER_FLAT_BAD;
+    count = n_in / 16u;
+    a = (aether_mat4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    d = (float *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *d);
+    if (a == NULL || d == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[16];
+            e[0] = aether_flat_rd32(in[l * 16u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 16u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 16u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 16u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 16u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 16u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 16u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 16u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 16u + 8u]);
+            e[9] = aether_flat_rd32(in[l * 16u + 9u]);
+            e[10] = aether_flat_rd32(in[l * 16u + 10u]);
+            e[11] = aether_flat_rd32(in[l * 16u + 11u]);
+            e[12] = aether_flat_rd32(in[l * 16u + 12u]);
+            e[13] = aether_flat_rd32(in[l * 16u + 13u]);
+            e[14] = aether_flat_rd32(in[l * 16u + 14u]);
+            e[15] = aether_flat_rd32(in[l * 16u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat4f_det_lu_lanes(a, d, count);
+    for (l = 0; l < count; ++l) {
+        out[o++] = aether_flat_wr32(d[l]);
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(d);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(d);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4f_det_lu_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                              __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4f_det_lu_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2f_inverse_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2f *a = NULL;
+    aether_mat2f *x = NULL;
+    int *info = NULL;
+    size_t l, count;
+    if (n_in % 4u != 0u || n_in / 4u > cap / 5u) return AETHER_FLAT_BAD;
+    count = n_in / 4u;
+    a = (aether_mat2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    x = (aether_mat2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *x);
+    info = (int *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *info);
+    if (a == NULL || x == NULL || info == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat2f_inverse_lanes(a, x, info, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            memcpy(e, &x[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
+        out[o++] = (uint64_t)(int64_t)info[l];
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(x);
+    AETHER_ARENA_FREE(info);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(x);
+    AETHER_ARENA_FREE(info);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2f_inverse_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                               __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2f_inverse_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3f_inverse_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3f *a = NULL;
+    aether_mat3f *x = NULL;
+    int *info = NULL;
+    size_t l, count;
+    if (n_in % 9u != 0u || n_in / 9u > cap / 10u) return AETHER_FLAT_BAD;
+    count = n_in / 9u;
+    a = (aether_mat3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    x = (aether_mat3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *x);
+    info = (int *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *info);
+    if (a == NULL || x == NULL || info == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[9];
+            e[0] = aether_flat_rd32(in[l * 9u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 9u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 9u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 9u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 9u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 9u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 9u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 9u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 9u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat3f_inverse_lanes(a, x, info, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[9];
+            memcpy(e, &x[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+            out[o++] = aether_flat_wr32(e[4]);
+            out[o++] = aether_flat_wr32(e[5]);
+            out[o++] = aether_flat_wr32(e[6]);
+            out[o++] = aether_flat_wr32(e[7]);
+            out[o++] = aether_flat_wr32(e[8]);
+        }
+        out[o++] = (uint64_t)(int64_t)info[l];
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(x);
+    AETHER_ARENA_FREE(info);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(x);
+    AETHER_ARENA_FREE(info);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3f_inverse_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                               __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3f_inverse_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4f_inverse_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4f *a = NULL;
+    aether_mat4f *x = NULL;
+    int *info = NULL;
+    size_t l, count;
+    if (n_in % 16u != 0u || n_in / 16u > cap / 17u) return AETHER_FLAT_BAD;
+    count = n_in / 16u;
+    a = (aether_mat4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    x = (aether_mat4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *x);
+    info = (int *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *info);
+    if (a == NULL || x == NULL || info == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[16];
+            e[0] = aether_flat_rd32(in[l * 16u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 16u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 16u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 16u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 16u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 16u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 16u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 16u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 16u + 8u]);
+            e[9] = aether_flat_rd32(in[l * 16u + 9u]);
+            e[10] = aether_flat_rd32(in[l * 16u + 10u]);
+            e[11] = aether_flat_rd32(in[l * 16u + 11u]);
+            e[12] = aether_flat_rd32(in[l * 16u + 12u]);
+            e[13] = aether_flat_rd32(in[l * 16u + 13u]);
+            e[14] = aether_flat_rd32(in[l * 16u + 14u]);
+            e[15] = aether_flat_rd32(in[l * 16u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat4f_inverse_lanes(a, x, info, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[16];
+            memcpy(e, &x[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+            out[o++] = aether_flat_wr32(e[4]);
+            out[o++] = aether_flat_wr32(e[5]);
+            out[o++] = aether_flat_wr32(e[6]);
+            out[o++] = aether_flat_wr32(e[7]);
+            out[o++] = aether_flat_wr32(e[8]);
+            out[o++] = aether_flat_wr32(e[9]);
+            out[o++] = aether_flat_wr32(e[10]);
+            out[o++] = aether_flat_wr32(e[11]);
+            out[o++] = aether_flat_wr32(e[12]);
+            out[o++] = aether_flat_wr32(e[13]);
+            out[o++] = aether_flat_wr32(e[14]);
+            out[o++] = aether_flat_wr32(e[15]);
+        }
+        out[o++] = (uint64_t)(int64_t)info[l];
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(x);
+    AETHER_ARENA_FREE(info);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(x);
+    AETHER_ARENA_FREE(info);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4f_inverse_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                               __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4f_inverse_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2f_cholesky_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2f *a = NULL;
+    int *info = NULL;
+    size_t l, count;
+    if (n_in % 4u != 0u || n_in / 4u > cap / 5u) return AETHER_FLAT_BAD;
+    count = n_in / 4u;
+    a = (aether_mat2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    info = (int *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *info);
+    if (a == NULL || info == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat2f_cholesky_lanes(a, info, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
+        out[o++] = (uint64_t)(int64_t)info[l];
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(info);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(info);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2f_cholesky_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2f_cholesky_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3f_cholesky_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3f *a = NULL;
+    int *info = NULL;
+    size_t l, count;
+    if (n_in % 9u != 0u || n_in / 9u > cap / 10u) return AETHER_FLAT_BAD;
+    count = n_in / 9u;
+    a = (aether_mat3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    info = (int *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *info);
+    if (a == NULL || info == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[9];
+            e[0] = aether_flat_rd32(in[l * 9u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 9u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 9u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 9u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 9u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 9u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 9u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 9u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 9u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat3f_cholesky_lanes(a, info, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[9];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+            out[o++] = aether_flat_wr32(e[4]);
+            out[o++] = aether_flat_wr32(e[5]);
+            out[o++] = aether_flat_wr32(e[6]);
+            out[o++] = aether_flat_wr32(e[7]);
+            out[o++] = aether_flat_wr32(e[8]);
+        }
+        out[o++] = (uint64_t)(int64_t)info[l];
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(info);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(info);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3f_cholesky_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3f_cholesky_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4f_cholesky_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4f *a = NULL;
+    int *info = NULL;
+    size_t l, count;
+    if (n_in % 16u != 0u || n_in / 16u > cap / 17u) return AETHER_FLAT_BAD;
+    count = n_in / 16u;
+    a = (aether_mat4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    info = (int *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *info);
+    if (a == NULL || info == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[16];
+            e[0] = aether_flat_rd32(in[l * 16u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 16u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 16u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 16u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 16u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 16u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 16u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 16u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 16u + 8u]);
+            e[9] = aether_flat_rd32(in[l * 16u + 9u]);
+            e[10] = aether_flat_rd32(in[l * 16u + 10u]);
+            e[11] = aether_flat_rd32(in[l * 16u + 11u]);
+            e[12] = aether_flat_rd32(in[l * 16u + 12u]);
+            e[13] = aether_flat_rd32(in[l * 16u + 13u]);
+            e[14] = aether_flat_rd32(in[l * 16u + 14u]);
+            e[15] = aether_flat_rd32(in[l * 16u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat4f_cholesky_lanes(a, info, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[16];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+            out[o++] = aether_flat_wr32(e[4]);
+            out[o++] = aether_flat_wr32(e[5]);
+            out[o++] = aether_flat_wr32(e[6]);
+            out[o++] = aether_flat_wr32(e[7]);
+            out[o++] = aether_flat_wr32(e[8]);
+            out[o++] = aether_flat_wr32(e[9]);
+            out[o++] = aether_flat_wr32(e[10]);
+            out[o++] = aether_flat_wr32(e[11]);
+            out[o++] = aether_flat_wr32(e[12]);
+            out[o++] = aether_flat_wr32(e[13]);
+            out[o++] = aether_flat_wr32(e[14]);
+            out[o++] = aether_flat_wr32(e[15]);
+        }
+        out[o++] = (uint64_t)(int64_t)info[l];
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(info);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(info);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4f_cholesky_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4f_cholesky_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2f_cholesky_solve_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2f *a = NULL;
+    aether_vec2f *b = NULL;
+    aether_vec2f *r = NULL;
+    size_t l, count;
+    if (n_in % 6u != 0u || n_in / 6u > cap / 2u) return AETHER_FLAT_BAD;
+    count = n_in / 6u;
+    a = (aether_mat2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[2];
+            e[0] = aether_flat_rd32(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat2f_cholesky_solve_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2f_cholesky_solve_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                      __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2f_cholesky_solve_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3f_cholesky_solve_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3f *a = NULL;
+    aether_vec3f *b = NULL;
+    aether_vec3f *r = NULL;
+    size_t l, count;
+    if (n_in % 12u != 0u || n_in / 12u > cap / 3u) return AETHER_FLAT_BAD;
+    count = n_in / 12u;
+    a = (aether_mat3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[9];
+            e[0] = aether_flat_rd32(in[l * 12u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 12u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 12u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 12u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 12u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 12u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 12u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 12u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 12u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[3];
+            e[0] = aether_flat_rd32(in[l * 12u + 9u]);
+            e[1] = aether_flat_rd32(in[l * 12u + 10u]);
+            e[2] = aether_flat_rd32(in[l * 12u + 11u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat3f_cholesky_solve_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[3];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3f_cholesky_solve_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                      __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3f_cholesky_solve_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4f_cholesky_solve_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4f *a = NULL;
+    aether_vec4f *b = NULL;
+    aether_vec4f *r = NULL;
+    size_t l, count;
+    if (n_in % 20u != 0u || n_in / 20u > cap / 4u) return AETHER_FLAT_BAD;
+    count = n_in / 20u;
+    a = (aether_mat4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[16];
+            e[0] = aether_flat_rd32(in[l * 20u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 20u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 20u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 20u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 20u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 20u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 20u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 20u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 20u + 8u]);
+            e[9] = aether_flat_rd32(in[l * 20u + 9u]);
+            e[10] = aether_flat_rd32(in[l * 20u + 10u]);
+            e[11] = aether_flat_rd32(in[l * 20u + 11u]);
+            e[12] = aether_flat_rd32(in[l * 20u + 12u]);
+            e[13] = aether_flat_rd32(in[l * 20u + 13u]);
+            e[14] = aether_flat_rd32(in[l * 20u + 14u]);
+            e[15] = aether_flat_rd32(in[l * 20u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 20u + 16u]);
+            e[1] = aether_flat_rd32(in[l * 20u + 17u]);
+            e[2] = aether_flat_rd32(in[l * 20u + 18u]);
+            e[3] = aether_flat_rd32(in[l * 20u + 19u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat4f_cholesky_solve_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4f_cholesky_solve_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                      __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4f_cholesky_solve_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2f_eigh_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2f *a = NULL;
+    aether_vec2f *ev = NULL;
+    aether_mat2f *vs = NULL;
+    size_t l, count;
+    if (n_in % 4u != 0u || n_in / 4u > cap / 6u) return AETHER_FLAT_BAD;
+    count = n_in / 4u;
+    a = (aether_mat2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    ev = (aether_vec2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *ev);
+    vs = (aether_mat2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *vs);
+    if (a == NULL || ev == NULL || vs == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat2f_eigh_lanes(a, ev, vs, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[2];
+            memcpy(e, &ev[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+        }
+        {
+            float e[4];
+            memcpy(e, &vs[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ev);
+    AETHER_ARENA_FREE(vs);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ev);
+    AETHER_ARENA_FREE(vs);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2f_eigh_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                            __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2f_eigh_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3f_eigh_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3f *a = NULL;
+    aether_vec3f *ev = NULL;
+    aether_mat3f *vs = NULL;
+    size_t l, count;
+    if (n_in % 9u != 0u || n_in / 9u > cap / 12u) return AETHER_FLAT_BAD;
+    count = n_in / 9u;
+    a = (aether_mat3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    ev = (aether_vec3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *ev);
+    vs = (aether_mat3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *vs);
+    if (a == NULL || ev == NULL || vs == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[9];
+            e[0] = aether_flat_rd32(in[l * 9u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 9u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 9u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 9u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 9u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 9u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 9u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 9u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 9u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat3f_eigh_lanes(a, ev, vs, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[3];
+            memcpy(e, &ev[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+        }
+        {
+            float e[9];
+            memcpy(e, &vs[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+            out[o++] = aether_flat_wr32(e[4]);
+            out[o++] = aether_flat_wr32(e[5]);
+            out[o++] = aether_flat_wr32(e[6]);
+            out[o++] = aether_flat_wr32(e[7]);
+            out[o++] = aether_flat_wr32(e[8]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ev);
+    AETHER_ARENA_FREE(vs);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ev);
+    AETHER_ARENA_FREE(vs);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3f_eigh_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                            __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3f_eigh_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4f_eigh_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4f *a = NULL;
+    aether_vec4f *ev = NULL;
+    aether_mat4f *vs = NULL;
+    size_t l, count;
+    if (n_in % 16u != 0u || n_in / 16u > cap / 20u) return AETHER_FLAT_BAD;
+    count = n_in / 16u;
+    a = (aether_mat4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    ev = (aether_vec4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *ev);
+    vs = (aether_mat4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *vs);
+    if (a == NULL || ev == NULL || vs == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[16];
+            e[0] = aether_flat_rd32(in[l * 16u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 16u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 16u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 16u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 16u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 16u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 16u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 16u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 16u + 8u]);
+            e[9] = aether_flat_rd32(in[l * 16u + 9u]);
+            e[10] = aether_flat_rd32(in[l * 16u + 10u]);
+            e[11] = aether_flat_rd32(in[l * 16u + 11u]);
+            e[12] = aether_flat_rd32(in[l * 16u + 12u]);
+            e[13] = aether_flat_rd32(in[l * 16u + 13u]);
+            e[14] = aether_flat_rd32(in[l * 16u + 14u]);
+            e[15] = aether_flat_rd32(in[l * 16u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat4f_eigh_lanes(a, ev, vs, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            memcpy(e, &ev[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
+        {
+            float e[16];
+            memcpy(e, &vs[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+            out[o++] = aether_flat_wr32(e[4]);
+            out[o++] = aether_flat_wr32(e[5]);
+            out[o++] = aether_flat_wr32(e[6]);
+            out[o++] = aether_flat_wr32(e[7]);
+            out[o++] = aether_flat_wr32(e[8]);
+            out[o++] = aether_flat_wr32(e[9]);
+            out[o++] = aether_flat_wr32(e[10]);
+            out[o++] = aether_flat_wr32(e[11]);
+            out[o++] = aether_flat_wr32(e[12]);
+            out[o++] = aether_flat_wr32(e[13]);
+            out[o++] = aether_flat_wr32(e[14]);
+            out[o++] = aether_flat_wr32(e[15]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ev);
+    AETHER_ARENA_FREE(vs);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ev);
+    AETHER_ARENA_FREE(vs);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4f_eigh_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                            __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4f_eigh_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+#ifdef AETHER_FP64
+
+static size_t aether_flat_call_f64_lanes_sum(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t i;
+    aether_paird lanes[32];
+    double *x;
+    size_t n;
+    if (n_in < 65u || (n_in - 65u) % 1u != 0u || cap < 64u) return AETHER_FLAT_BAD;
+    n = (n_in - 65u) / 1u;
+    x = (double *)AETHER_ARENA_CALLOC(n_in + 1u, sizeof *x);
+    if (x == NULL) return AETHER_FLAT_BAD;
+    for (i = 0; i < 1u * n; ++i) x[i] = aether_flat_rd64(in[65u + i]);
+    for (i = 0; i < 32u; ++i) {
+        double e[2];
+        e[0] = aether_flat_rd64(in[2u * i]);
+        e[1] = aether_flat_rd64(in[2u * i + 1u]);
+        memcpy(&lanes[i], e, sizeof e);
+    }
+    aether_f64_lanes_sum(lanes, (size_t)in[64u], x, n);
+    for (i = 0; i < 32u; ++i) {
+        double e[2];
+        memcpy(e, &lanes[i], sizeof e);
+        out[2u * i] = aether_flat_wr64(e[0]);
+        out[2u * i + 1u] = aether_flat_wr64(e[1]);
+    }
+    AETHER_ARENA_FREE(x);
+    return 64u;
+}
+
+__kernel void aether_check_f64_lanes_sum(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                         __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_f64_lanes_sum(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_f64_lanes_dot(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t i;
+    aether_paird lanes[32];
+    double *x;
+    size_t n;
+    if (n_in < 65u || (n_in - 65u) % 2u != 0u || cap < 64u) return AETHER_FLAT_BAD;
+    n = (n_in - 65u) / 2u;
+    x = (double *)AETHER_ARENA_CALLOC(n_in + 1u, sizeof *x);
+    if (x == NULL) return AETHER_FLAT_BAD;
+    for (i = 0; i < 2u * n; ++i) x[i] = aether_flat_rd64(in[65u + i]);
+    for (i = 0; i < 32u; ++i) {
+        double e[2];
+        e[0] = aether_flat_rd64(in[2u * i]);
+        e[1] = aether_flat_rd64(in[2u * i + 1u]);
+        memcpy(&lanes[i], e, sizeof e);
+    }
+    aether_f64_lanes_dot(lanes, (size_t)in[64u], x, x + 1u * n, n);
+    for (i = 0; i < 32u; ++i) {
+        double e[2];
+        memcpy(e, &lanes[i], sizeof e);
+        out[2u * i] = aether_flat_wr64(e[0]);
+        out[2u * i + 1u] = aether_flat_wr64(e[1]);
+    }
+    AETHER_ARENA_FREE(x);
+    return 64u;
+}
+
+__kernel void aether_check_f64_lanes_dot(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                         __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_f64_lanes_dot(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_f64_sum_array(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t i;
+    double *x;
+    double v;
+    size_t n;
+    if (n_in % 1u != 0u || cap < 1u) return AETHER_FLAT_BAD;
+    n = n_in / 1u;
+    x = (double *)AETHER_ARENA_CALLOC(n_in + 1u, sizeof *x);
+    if (x == NULL) return AETHER_FLAT_BAD;
+    for (i = 0; i < n_in; ++i) x[i] = aether_flat_rd64(in[0u + i]);
+    v = aether_f64_sum_array(x, n);
+    AETHER_ARENA_FREE(x);
+    out[0] = aether_flat_wr64(v);
+    return 1u;
+}
+
+__kernel void aether_check_f64_sum_array(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                         __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_f64_sum_array(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_f64_dot_array(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t i;
+    double *x;
+    double v;
+    size_t n;
+    if (n_in % 2u != 0u || cap < 1u) return AETHER_FLAT_BAD;
+    n = n_in / 2u;
+    x = (double *)AETHER_ARENA_CALLOC(n_in + 1u, sizeof *x);
+    if (x == NULL) return AETHER_FLAT_BAD;
+    for (i = 0; i < n_in; ++i) x[i] = aether_flat_rd64(in[0u + i]);
+    v = aether_f64_dot_array(x, x + 1u * n, n);
+    AETHER_ARENA_FREE(x);
+    out[0] = aether_flat_wr64(v);
+    return 1u;
+}
+
+__kernel void aether_check_f64_dot_array(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                         __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_f64_dot_array(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_f64_plane_add(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t i;
+    double *value;
+    double *comp;
+    double term;
+    size_t s, rec, slots;
+    if (n_in < 1u || (n_in - 1u) % 2u != 0u || in[0] > (uint64_t)(cap / 2u)) return AETHER_FLAT_BAD;
+    s = (size_t)in[0];
+    slots = s * 1u;
+    value = (double *)AETHER_ARENA_CALLOC(slots + 1u, sizeof *value);
+    comp = (double *)AETHER_ARENA_CALLOC(slots + 1u, sizeof *comp);
+    if (value == NULL || comp == NULL) {
+        AETHER_ARENA_FREE(value);
+        AETHER_ARENA_FREE(comp);
+        return AETHER_FLAT_BAD;
+    }
+    /* All-zero bytes are +0 in IEEE formats: the plane starts at +0. */
+    for (rec = 1u; rec < n_in; rec += 2u) {
+        if (in[rec] >= (uint64_t)s) {
+            AETHER_ARENA_FREE(value);
+            AETHER_ARENA_FREE(comp);
+            return AETHER_FLAT_BAD;
+        }
+        term = aether_flat_rd64(in[rec + 1u]);
+        aether_f64_plane_add(value, comp, (size_t)in[rec], term);
+    }
+    for (i = 0; i < slots; ++i) out[i] = aether_flat_wr64(value[i]);
+    for (i = 0; i < slots; ++i) out[slots + i] = aether_flat_wr64(comp[i]);
+    AETHER_ARENA_FREE(value);
+    AETHER_ARENA_FREE(comp);
+    return 2u * slots;
+}
+
+__kernel void aether_check_f64_plane_add(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                         __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_f64_plane_add(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_vec2d_plane_add(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t i;
+    double *value;
+    double *comp;
+    aether_vec2d term;
+    size_t s, rec, slots;
+    if (n_in < 1u || (n_in - 1u) % 3u != 0u || in[0] > (uint64_t)(cap / 4u)) return AETHER_FLAT_BAD;
+    s = (size_t)in[0];
+    slots = s * 2u;
+    value = (double *)AETHER_ARENA_CALLOC(slots + 1u, sizeof *value);
+    comp = (double *)AETHER_ARENA_CALLOC(slots + 1u, sizeof *comp);
+    if (value == NULL || comp == NULL) {
+        AETHER_ARENA_FREE(value);
+        AETHER_ARENA_FREE(comp);
+        return AETHER_FLAT_BAD;
+    }
+    /* All-zero bytes are +0 in IEEE formats: the plane starts at +0. */
+    for (rec = 1u; rec < n_in; rec += 3u) {
+        if (in[rec] >= (uint64_t)s) {
+            AETHER_ARENA_FREE(value);
+            AETHER_ARENA_FREE(comp);
+            return AETHER_FLAT_BAD;
+        }
+        {
+            double e[2];
+            e[0] = aether_flat_rd64(in[rec + 1u]);
+            e[1] = aether_flat_rd64(in[rec + 2u]);
+            memcpy(&term, e, sizeof e);
+        }
+        aether_vec2d_plane_add(value, comp, (size_t)in[rec], term);
+    }
+    for (i = 0; i < slots; ++i) out[i] = aether_flat_wr64(value[i]);
+    for (i = 0; i < slots; ++i) out[slots + i] = aether_flat_wr64(comp[i]);
+    AETHER_ARENA_FREE(value);
+    AETHER_ARENA_FREE(comp);
+    return 2u * slots;
+}
+
+__kernel void aether_check_vec2d_plane_add(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                           __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_vec2d_plane_add(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_vec3d_plane_add(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t i;
+    double *value;
+    double *comp;
+    aether_vec3d term;
+    size_t s, rec, slots;
+    if (n_in < 1u || (n_in - 1u) % 4u != 0u || in[0] > (uint64_t)(cap / 6u)) return AETHER_FLAT_BAD;
+    s = (size_t)in[0];
+    slots = s * 3u;
+    value = (double *)AETHER_ARENA_CALLOC(slots + 1u, sizeof *value);
+    comp = (double *)AETHER_ARENA_CALLOC(slots + 1u, sizeof *comp);
+    if (value == NULL || comp == NULL) {
+        AETHER_ARENA_FREE(value);
+        AETHER_ARENA_FREE(comp);
+        return AETHER_FLAT_BAD;
+    }
+    /* All-zero bytes are +0 in IEEE formats: the plane starts at +0. */
+    for (rec = 1u; rec < n_in; rec += 4u) {
+        if (in[rec] >= (uint64_t)s) {
+            AETHER_ARENA_FREE(value);
+            AETHER_ARENA_FREE(comp);
+            return AETHER_FLAT_BAD;
+        }
+        {
+            double e[3];
+            e[0] = aether_flat_rd64(in[rec + 1u]);
+            e[1] = aether_flat_rd64(in[rec + 2u]);
+            e[2] = aether_flat_rd64(in[rec + 3u]);
+            memcpy(&term, e, sizeof e);
+        }
+        aether_vec3d_plane_add(value, comp, (size_t)in[rec], term);
+    }
+    for (i = 0; i < slots; ++i) out[i] = aether_flat_wr64(value[i]);
+    for (i = 0; i < slots; ++i) out[slots + i] = aether_flat_wr64(comp[i]);
+    AETHER_ARENA_FREE(value);
+    AETHER_ARENA_FREE(comp);
+    return 2u * slots;
+}
+
+__kernel void aether_check_vec3d_plane_add(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                           __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_vec3d_plane_add(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_vec4d_plane_add(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t i;
+    double *value;
+    double *comp;
+    aether_vec4d term;
+    size_t s, rec, slots;
+    if (n_in < 1u || (n_in - 1u) % 5u != 0u || in[0] > (uint64_t)(cap / 8u)) return AETHER_FLAT_BAD;
+    s = (size_t)in[0];
+    slots = s * 4u;
+    value = (double *)AETHER_ARENA_CALLOC(slots + 1u, sizeof *value);
+    comp = (double *)AETHER_ARENA_CALLOC(slots + 1u, sizeof *comp);
+    if (value == NULL || comp == NULL) {
+        AETHER_ARENA_FREE(value);
+        AETHER_ARENA_FREE(comp);
+        return AETHER_FLAT_BAD;
+    }
+    /* All-zero bytes are +0 in IEEE formats: the plane starts at +0. */
+    for (rec = 1u; rec < n_in; rec += 5u) {
+        if (in[rec] >= (uint64_t)s) {
+            AETHER_ARENA_FREE(value);
+            AETHER_ARENA_FREE(comp);
+            return AETHER_FLAT_BAD;
+        }
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[rec + 1u]);
+            e[1] = aether_flat_rd64(in[rec + 2u]);
+            e[2] = aether_flat_rd64(in[rec + 3u]);
+            e[3] = aether_flat_rd64(in[rec + 4u]);
+            memcpy(&term, e, sizeof e);
+        }
+        aether_vec4d_plane_add(value, comp, (size_t)in[rec], term);
+    }
+    for (i = 0; i < slots; ++i) out[i] = aether_flat_wr64(value[i]);
+    for (i = 0; i < slots; ++i) out[slots + i] = aether_flat_wr64(comp[i]);
+    AETHER_ARENA_FREE(value);
+    AETHER_ARENA_FREE(comp);
+    return 2u * slots;
+}
+
+__kernel void aether_check_vec4d_plane_add(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                           __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_vec4d_plane_add(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_f64_plane_resolve(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t i;
+    double *x;
+    double *y;
+    size_t n;
+    if (n_in % 2u != 0u || cap < n_in / 2u) return AETHER_FLAT_BAD;
+    n = n_in / 2u;
+    x = (double *)AETHER_ARENA_CALLOC(n_in + 1u, sizeof *x);
+    if (x == NULL) return AETHER_FLAT_BAD;
+    y = (double *)AETHER_ARENA_CALLOC(n + 1u, sizeof *y);
+    if (y == NULL) {
+        AETHER_ARENA_FREE(x);
+        return AETHER_FLAT_BAD;
+    }
+    for (i = 0; i < n_in; ++i) x[i] = aether_flat_rd64(in[0u + i]);
+    aether_f64_plane_resolve(y, x, x + n, n);
+    for (i = 0; i < n; ++i) out[i] = aether_flat_wr64(y[i]);
+    AETHER_ARENA_FREE(x);
+    AETHER_ARENA_FREE(y);
+    return n;
+}
+
+__kernel void aether_check_f64_plane_resolve(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                             __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_f64_plane_resolve(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2d_lu_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2d *a = NULL;
+    int *ipiv = NULL;
+    int *info = NULL;
+    size_t l, count;
+    if (n_in % 4u != 0u || n_in / 4u > cap / 7u) return AETHER_FLAT_BAD;
+    count = n_in / 4u;
+    a = (aether_mat2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    ipiv = (int *)AETHER_ARENA_CALLOC(2u * (count + 1u), sizeof *ipiv);
+    info = (int *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *info);
+    if (a == NULL || ipiv == NULL || info == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat2d_lu_lanes(a, ipiv, info, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
+        out[o++] = (uint64_t)(int64_t)ipiv[l * 2u + 0u];
+        out[o++] = (uint64_t)(int64_t)ipiv[l * 2u + 1u];
+        out[o++] = (uint64_t)(int64_t)info[l];
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(info);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(info);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2d_lu_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                          __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2d_lu_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3d_lu_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3d *a = NULL;
+    int *ipiv = NULL;
+    int *info = NULL;
+    size_t l, count;
+    if (n_in % 9u != 0u || n_in / 9u > cap / 13u) return AETHER_FLAT_BAD;
+    count = n_in / 9u;
+    a = (aether_mat3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    ipiv = (int *)AETHER_ARENA_CALLOC(3u * (count + 1u), sizeof *ipiv);
+    info = (int *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *info);
+    if (a == NULL || ipiv == NULL || info == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[9];
+            e[0] = aether_flat_rd64(in[l * 9u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 9u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 9u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 9u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 9u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 9u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 9u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 9u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 9u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat3d_lu_lanes(a, ipiv, info, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[9];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+            out[o++] = aether_flat_wr64(e[4]);
+            out[o++] = aether_flat_wr64(e[5]);
+            out[o++] = aether_flat_wr64(e[6]);
+            out[o++] = aether_flat_wr64(e[7]);
+            out[o++] = aether_flat_wr64(e[8]);
+        }
+        out[o++] = (uint64_t)(int64_t)ipiv[l * 3u + 0u];
+        out[o++] = (uint64_t)(int64_t)ipiv[l * 3u + 1u];
+        out[o++] = (uint64_t)(int64_t)ipiv[l * 3u + 2u];
+        out[o++] = (uint64_t)(int64_t)info[l];
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(info);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(info);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3d_lu_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                          __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3d_lu_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4d_lu_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4d *a = NULL;
+    int *ipiv = NULL;
+    int *info = NULL;
+    size_t l, count;
+    if (n_in % 16u != 0u || n_in / 16u > cap / 21u) return AETHER_FLAT_BAD;
+    count = n_in / 16u;
+    a = (aether_mat4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    ipiv = (int *)AETHER_ARENA_CALLOC(4u * (count + 1u), sizeof *ipiv);
+    info = (int *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *info);
+    if (a == NULL || ipiv == NULL || info == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[16];
+            e[0] = aether_flat_rd64(in[l * 16u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 16u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 16u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 16u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 16u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 16u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 16u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 16u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 16u + 8u]);
+            e[9] = aether_flat_rd64(in[l * 16u + 9u]);
+            e[10] = aether_flat_rd64(in[l * 16u + 10u]);
+            e[11] = aether_flat_rd64(in[l * 16u + 11u]);
+            e[12] = aether_flat_rd64(in[l * 16u + 12u]);
+            e[13] = aether_flat_rd64(in[l * 16u + 13u]);
+            e[14] = aether_flat_rd64(in[l * 16u + 14u]);
+            e[15] = aether_flat_rd64(in[l * 16u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat4d_lu_lanes(a, ipiv, info, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[16];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+            out[o++] = aether_flat_wr64(e[4]);
+            out[o++] = aether_flat_wr64(e[5]);
+            out[o++] = aether_flat_wr64(e[6]);
+            out[o++] = aether_flat_wr64(e[7]);
+            out[o++] = aether_flat_wr64(e[8]);
+            out[o++] = aether_flat_wr64(e[9]);
+            out[o++] = aether_flat_wr64(e[10]);
+            out[o++] = aether_flat_wr64(e[11]);
+            out[o++] = aether_flat_wr64(e[12]);
+            out[o++] = aether_flat_wr64(e[13]);
+            out[o++] = aether_flat_wr64(e[14]);
+            out[o++] = aether_flat_wr64(e[15]);
+        }
+        out[o++] = (uint64_t)(int64_t)ipiv[l * 4u + 0u];
+        out[o++] = (uint64_t)(int64_t)ipiv[l * 4u + 1u];
+        out[o++] = (uint64_t)(int64_t)ipiv[l * 4u + 2u];
+        out[o++] = (uint64_t)(int64_t)ipiv[l * 4u + 3u];
+        out[o++] = (uint64_t)(int64_t)info[l];
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(info);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(info);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4d_lu_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                          __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4d_lu_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2d_lu_solve_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2d *a = NULL;
+    int *ipiv = NULL;
+    aether_vec2d *b = NULL;
+    aether_vec2d *r = NULL;
+    size_t l, count;
+    if (n_in % 8u != 0u || n_in / 8u > cap / 2u) return AETHER_FLAT_BAD;
+    count = n_in / 8u;
+    a = (aether_mat2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    ipiv = (int *)AETHER_ARENA_CALLOC(2u * (count + 1u), sizeof *ipiv);
+    b = (aether_vec2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || ipiv == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 8u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 8u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 8u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 8u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        if (in[l * 8u + 4u] < 1u || in[l * 8u + 4u] > 2u) goto bad;
+        ipiv[l * 2u + 0u] = (int)in[l * 8u + 4u];
+        if (in[l * 8u + 5u] < 2u || in[l * 8u + 5u] > 2u) goto bad;
+        ipiv[l * 2u + 1u] = (int)in[l * 8u + 5u];
+        {
+            double e[2];
+            e[0] = aether_flat_rd64(in[l * 8u + 6u]);
+            e[1] = aether_flat_rd64(in[l * 8u + 7u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat2d_lu_solve_lanes(a, ipiv, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2d_lu_solve_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2d_lu_solve_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3d_lu_solve_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3d *a = NULL;
+    int *ipiv = NULL;
+    aether_vec3d *b = NULL;
+    aether_vec3d *r = NULL;
+    size_t l, count;
+    if (n_in % 15u != 0u || n_in / 15u > cap / 3u) return AETHER_FLAT_BAD;
+    count = n_in / 15u;
+    a = (aether_mat3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    ipiv = (int *)AETHER_ARENA_CALLOC(3u * (count + 1u), sizeof *ipiv);
+    b = (aether_vec3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || ipiv == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[9];
+            e[0] = aether_flat_rd64(in[l * 15u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 15u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 15u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 15u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 15u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 15u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 15u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 15u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 15u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        if (in[l * 15u + 9u] < 1u || in[l * 15u + 9u] > 3u) goto bad;
+        ipiv[l * 3u + 0u] = (int)in[l * 15u + 9u];
+        if (in[l * 15u + 10u] < 2u || in[l * 15u + 10u] > 3u) goto bad;
+        ipiv[l * 3u + 1u] = (int)in[l * 15u + 10u];
+        if (in[l * 15u + 11u] < 3u || in[l * 15u + 11u] > 3u) goto bad;
+        ipiv[l * 3u + 2u] = (int)in[l * 15u + 11u];
+        {
+            double e[3];
+            e[0] = aether_flat_rd64(in[l * 15u + 12u]);
+            e[1] = aether_flat_rd64(in[l * 15u + 13u]);
+            e[2] = aether_flat_rd64(in[l * 15u + 14u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat3d_lu_solve_lanes(a, ipiv, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[3];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3d_lu_solve_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3d_lu_solve_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4d_lu_solve_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4d *a = NULL;
+    int *ipiv = NULL;
+    aether_vec4d *b = NULL;
+    aether_vec4d *r = NULL;
+    size_t l, count;
+    if (n_in % 24u != 0u || n_in / 24u > cap / 4u) return AETHER_FLAT_BAD;
+    count = n_in / 24u;
+    a = (aether_mat4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    ipiv = (int *)AETHER_ARENA_CALLOC(4u * (count + 1u), sizeof *ipiv);
+    b = (aether_vec4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || ipiv == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[16];
+            e[0] = aether_flat_rd64(in[l * 24u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 24u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 24u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 24u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 24u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 24u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 24u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 24u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 24u + 8u]);
+            e[9] = aether_flat_rd64(in[l * 24u + 9u]);
+            e[10] = aether_flat_rd64(in[l * 24u + 10u]);
+            e[11] = aether_flat_rd64(in[l * 24u + 11u]);
+            e[12] = aether_flat_rd64(in[l * 24u + 12u]);
+            e[13] = aether_flat_rd64(in[l * 24u + 13u]);
+            e[14] = aether_flat_rd64(in[l * 24u + 14u]);
+            e[15] = aether_flat_rd64(in[l * 24u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        if (in[l * 24u + 16u] < 1u || in[l * 24u + 16u] > 4u) goto bad;
+        ipiv[l * 4u + 0u] = (int)in[l * 24u + 16u];
+        if (in[l * 24u + 17u] < 2u || in[l * 24u + 17u] > 4u) goto bad;
+        ipiv[l * 4u + 1u] = (int)in[l * 24u + 17u];
+        if (in[l * 24u + 18u] < 3u || in[l * 24u + 18u] > 4u) goto bad;
+        ipiv[l * 4u + 2u] = (int)in[l * 24u + 18u];
+        if (in[l * 24u + 19u] < 4u || in[l * 24u + 19u] > 4u) goto bad;
+        ipiv[l * 4u + 3u] = (int)in[l * 24u + 19u];
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 24u + 20u]);
+            e[1] = aether_flat_rd64(in[l * 24u + 21u]);
+            e[2] = aether_flat_rd64(in[l * 24u + 22u]);
+            e[3] = aether_flat_rd64(in[l * 24u + 23u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat4d_lu_solve_lanes(a, ipiv, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4d_lu_solve_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4d_lu_solve_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2d_solve_lower_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2d *a = NULL;
+    aether_vec2d *b = NULL;
+    aether_vec2d *r = NULL;
+    size_t l, count;
+    if (n_in % 6u != 0u || n_in / 6u > cap / 2u) return AETHER_FLAT_BAD;
+    count = n_in / 6u;
+    a = (aether_mat2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[2];
+            e[0] = aether_flat_rd64(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat2d_solve_lower_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2d_solve_lower_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                   __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2d_solve_lower_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3d_solve_lower_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3d *a = NULL;
+    aether_vec3d *b = NULL;
+    aether_vec3d *r = NULL;
+    size_t l, count;
+    if (n_in % 12u != 0u || n_in / 12u > cap / 3u) return AETHER_FLAT_BAD;
+    count = n_in / 12u;
+    a = (aether_mat3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[9];
+            e[0] = aether_flat_rd64(in[l * 12u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 12u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 12u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 12u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 12u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 12u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 12u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 12u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 12u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[3];
+            e[0] = aether_flat_rd64(in[l * 12u + 9u]);
+            e[1] = aether_flat_rd64(in[l * 12u + 10u]);
+            e[2] = aether_flat_rd64(in[l * 12u + 11u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat3d_solve_lower_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[3];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3d_solve_lower_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                   __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3d_solve_lower_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4d_solve_lower_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4d *a = NULL;
+    aether_vec4d *b = NULL;
+    aether_vec4d *r = NULL;
+    size_t l, count;
+    if (n_in % 20u != 0u || n_in / 20u > cap / 4u) return AETHER_FLAT_BAD;
+    count = n_in / 20u;
+    a = (aether_mat4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[16];
+            e[0] = aether_flat_rd64(in[l * 20u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 20u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 20u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 20u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 20u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 20u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 20u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 20u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 20u + 8u]);
+            e[9] = aether_flat_rd64(in[l * 20u + 9u]);
+            e[10] = aether_flat_rd64(in[l * 20u + 10u]);
+            e[11] = aether_flat_rd64(in[l * 20u + 11u]);
+            e[12] = aether_flat_rd64(in[l * 20u + 12u]);
+            e[13] = aether_flat_rd64(in[l * 20u + 13u]);
+            e[14] = aether_flat_rd64(in[l * 20u + 14u]);
+            e[15] = aether_flat_rd64(in[l * 20u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 20u + 16u]);
+            e[1] = aether_flat_rd64(in[l * 20u + 17u]);
+            e[2] = aether_flat_rd64(in[l * 20u + 18u]);
+            e[3] = aether_flat_rd64(in[l * 20u + 19u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat4d_solve_lower_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4d_solve_lower_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                   __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4d_solve_lower_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2d_solve_lower_unit_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2d *a = NULL;
+    aether_vec2d *b = NULL;
+    aether_vec2d *r = NULL;
+    size_t l, count;
+    if (n_in % 6u != 0u || n_in / 6u > cap / 2u) return AETHER_FLAT_BAD;
+    count = n_in / 6u;
+    a = (aether_mat2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[2];
+            e[0] = aether_flat_rd64(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat2d_solve_lower_unit_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2d_solve_lower_unit_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                        __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2d_solve_lower_unit_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3d_solve_lower_unit_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3d *a = NULL;
+    aether_vec3d *b = NULL;
+    aether_vec3d *r = NULL;
+    size_t l, count;
+    if (n_in % 12u != 0u || n_in / 12u > cap / 3u) return AETHER_FLAT_BAD;
+    count = n_in / 12u;
+    a = (aether_mat3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[9];
+            e[0] = aether_flat_rd64(in[l * 12u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 12u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 12u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 12u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 12u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 12u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 12u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 12u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 12u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[3];
+            e[0] = aether_flat_rd64(in[l * 12u + 9u]);
+            e[1] = aether_flat_rd64(in[l * 12u + 10u]);
+            e[2] = aether_flat_rd64(in[l * 12u + 11u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat3d_solve_lower_unit_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[3];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3d_solve_lower_unit_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                        __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3d_solve_lower_unit_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4d_solve_lower_unit_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4d *a = NULL;
+    aether_vec4d *b = NULL;
+    aether_vec4d *r = NULL;
+    size_t l, count;
+    if (n_in % 20u != 0u || n_in / 20u > cap / 4u) return AETHER_FLAT_BAD;
+    count = n_in / 20u;
+    a = (aether_mat4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[16];
+            e[0] = aether_flat_rd64(in[l * 20u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 20u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 20u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 20u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 20u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 20u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 20u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 20u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 20u + 8u]);
+            e[9] = aether_flat_rd64(in[l * 20u + 9u]);
+            e[10] = aether_flat_rd64(in[l * 20u + 10u]);
+            e[11] = aether_flat_rd64(in[l * 20u + 11u]);
+            e[12] = aether_flat_rd64(in[l * 20u + 12u]);
+            e[13] = aether_flat_rd64(in[l * 20u + 13u]);
+            e[14] = aether_flat_rd64(in[l * 20u + 14u]);
+            e[15] = aether_flat_rd64(in[l * 20u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 20u + 16u]);
+            e[1] = aether_flat_rd64(in[l * 20u + 17u]);
+            e[2] = aether_flat_rd64(in[l * 20u + 18u]);
+            e[3] = aether_flat_rd64(in[l * 20u + 19u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat4d_solve_lower_unit_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4d_solve_lower_unit_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                        __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4d_solve_lower_unit_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2d_solve_upper_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2d *a = NULL;
+    aether_vec2d *b = NULL;
+    aether_vec2d *r = NULL;
+    size_t l, count;
+    if (n_in % 6u != 0u || n_in / 6u > cap / 2u) return AETHER_FLAT_BAD;
+    count = n_in / 6u;
+    a = (aether_mat2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[2];
+            e[0] = aether_flat_rd64(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat2d_solve_upper_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2d_solve_upper_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                   __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2d_solve_upper_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3d_solve_upper_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3d *a = NULL;
+    aether_vec3d *b = NULL;
+    aether_vec3d *r = NULL;
+    size_t l, count;
+    if (n_in % 12u != 0u || n_in / 12u > cap / 3u) return AETHER_FLAT_BAD;
+    count = n_in / 12u;
+    a = (aether_mat3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[9];
+            e[0] = aether_flat_rd64(in[l * 12u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 12u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 12u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 12u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 12u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 12u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 12u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 12u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 12u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[3];
+            e[0] = aether_flat_rd64(in[l * 12u + 9u]);
+            e[1] = aether_flat_rd64(in[l * 12u + 10u]);
+            e[2] = aether_flat_rd64(in[l * 12u + 11u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat3d_solve_upper_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[3];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3d_solve_upper_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                   __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3d_solve_upper_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4d_solve_upper_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4d *a = NULL;
+    aether_vec4d *b = NULL;
+    aether_vec4d *r = NULL;
+    size_t l, count;
+    if (n_in % 20u != 0u || n_in / 20u > cap / 4u) return AETHER_FLAT_BAD;
+    count = n_in / 20u;
+    a = (aether_mat4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[16];
+            e[0] = aether_flat_rd64(in[l * 20u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 20u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 20u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 20u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 20u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 20u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 20u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 20u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 20u + 8u]);
+            e[9] = aether_flat_rd64(in[l * 20u + 9u]);
+            e[10] = aether_flat_rd64(in[l * 20u + 10u]);
+            e[11] = aether_flat_rd64(in[l * 20u + 11u]);
+            e[12] = aether_flat_rd64(in[l * 20u + 12u]);
+            e[13] = aether_flat_rd64(in[l * 20u + 13u]);
+            e[14] = aether_flat_rd64(in[l * 20u + 14u]);
+            e[15] = aether_flat_rd64(in[l * 20u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 20u + 16u]);
+            e[1] = aether_flat_rd64(in[l * 20u + 17u]);
+            e[2] = aether_flat_rd64(in[l * 20u + 18u]);
+            e[3] = aether_flat_rd64(in[l * 20u + 19u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat4d_solve_upper_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4d_solve_upper_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                   __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4d_solve_upper_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2d_solve_upper_unit_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2d *a = NULL;
+    aether_vec2d *b = NULL;
+    aether_vec2d *r = NULL;
+    size_t l, count;
+    if (n_in % 6u != 0u || n_in / 6u > cap / 2u) return AETHER_FLAT_BAD;
+    count = n_in / 6u;
+    a = (aether_mat2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[2];
+            e[0] = aether_flat_rd64(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat2d_solve_upper_unit_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2d_solve_upper_unit_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                        __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2d_solve_upper_unit_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3d_solve_upper_unit_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3d *a = NULL;
+    aether_vec3d *b = NULL;
+    aether_vec3d *r = NULL;
+    size_t l, count;
+    if (n_in % 12u != 0u || n_in / 12u > cap / 3u) return AETHER_FLAT_BAD;
+    count = n_in / 12u;
+    a = (aether_mat3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[9];
+            e[0] = aether_flat_rd64(in[l * 12u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 12u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 12u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 12u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 12u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 12u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 12u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 12u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 12u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[3];
+            e[0] = aether_flat_rd64(in[l * 12u + 9u]);
+            e[1] = aether_flat_rd64(in[l * 12u + 10u]);
+            e[2] = aether_flat_rd64(in[l * 12u + 11u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat3d_solve_upper_unit_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[3];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3d_solve_upper_unit_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                        __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3d_solve_upper_unit_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4d_solve_upper_unit_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4d *a = NULL;
+    aether_vec4d *b = NULL;
+    aether_vec4d *r = NULL;
+    size_t l, count;
+    if (n_in % 20u != 0u || n_in / 20u > cap / 4u) return AETHER_FLAT_BAD;
+    count = n_in / 20u;
+    a = (aether_mat4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[16];
+            e[0] = aether_flat_rd64(in[l * 20u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 20u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 20u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 20u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 20u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 20u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 20u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 20u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 20u + 8u]);
+            e[9] = aether_flat_rd64(in[l * 20u + 9u]);
+            e[10] = aether_flat_rd64(in[l * 20u + 10u]);
+            e[11] = aether_flat_rd64(in[l * 20u + 11u]);
+            e[12] = aether_flat_rd64(in[l * 20u + 12u]);
+            e[13] = aether_flat_rd64(in[l * 20u + 13u]);
+            e[14] = aether_flat_rd64(in[l * 20u + 14u]);
+            e[15] = aether_flat_rd64(in[l * 20u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 20u + 16u]);
+            e[1] = aether_flat_rd64(in[l * 20u + 17u]);
+            e[2] = aether_flat_rd64(in[l * 20u + 18u]);
+            e[3] = aether_flat_rd64(in[l * 20u + 19u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat4d_solve_upper_unit_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4d_solve_upper_unit_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                        __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4d_solve_upper_unit_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2d_det_lu_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2d *a = NULL;
+    double *d = NULL;
+    size_t l, count;
+    if (n_in % 4u != 0u || n_in / 4u > cap / 1u) return AETHER_FLAT_BAD;
+    count = n_in / 4u;
+    a = (aether_mat2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    d = (double *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *d);
+    if (a == NULL || d == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat2d_det_lu_lanes(a, d, count);
+    for (l = 0; l < count; ++l) {
+        out[o++] = aether_flat_wr64(d[l]);
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(d);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(d);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2d_det_lu_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                              __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2d_det_lu_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3d_det_lu_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3d *a = NULL;
+    double *d = NULL;
+    size_t l, count;
+    if (n_in % 9u != 0u || n_in / 9u > cap / 1u) return AETHER_FLAT_BAD;
+    count = n_in / 9u;
+    a = (aether_mat3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    d = (double *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *d);
+    if (a == NULL || d == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[9];
+            e[0] = aether_flat_rd64(in[l * 9u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 9u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 9u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 9u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 9u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 9u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 9u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 9u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 9u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat3d_det_lu_lanes(a, d, count);
+    for (l = 0; l < count; ++l) {
+        out[o++] = aether_flat_wr64(d[l]);
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(d);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(d);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3d_det_lu_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                              __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3d_det_lu_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4d_det_lu_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4d *a = NULL;
+    double *d = NULL;
+    size_t l, count;
+    if (n_in % 16u != 0u || n_in / 16u > cap / 1u) return AETHER_FLAT_BAD;
+    count = n_in / 16u;
+    a = (aether_mat4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    d = (double *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *d);
+    if (a == NULL || d == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[16];
+            e[0] = aether_flat_rd64(in[l * 16u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 16u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 16u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 16u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 16u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 16u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 16u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 16u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 16u + 8u]);
+            e[9] = aether_flat_rd64(in[l * 16u + 9u]);
+            e[10] = aether_flat_rd64(in[l * 16u + 10u]);
+            e[11] = aether_flat_rd64(in[l * 16u + 11u]);
+            e[12] = aether_flat_rd64(in[l * 16u + 12u]);
+            e[13] = aether_flat_rd64(in[l * 16u + 13u]);
+            e[14] = aether_flat_rd64(in[l * 16u + 14u]);
+            e[15] = aether_flat_rd64(in[l * 16u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat4d_det_lu_lanes(a, d, count);
+    for (l = 0; l < count; ++l) {
+        out[o++] = aether_flat_wr64(d[l]);
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(d);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(d);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4d_det_lu_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                              __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4d_det_lu_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2d_inverse_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2d *a = NULL;
+    aether_mat2d *x = NULL;
+    int *info = NULL;
+    size_t l, count;
+    if (n_in % 4u != 0u || n_in / 4u > cap / 5u) return AETHER_FLAT_BAD;
+    count = n_in / 4u;
+    a = (aether_mat2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    x = (aether_mat2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *x);
+    info = (int *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *info);
+    if (a == NULL || x == NULL || info == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat2d_inverse_lanes(a, x, info, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            memcpy(e, &x[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
+        out[o++] = (uint64_t)(int64_t)info[l];
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(x);
+    AETHER_ARENA_FREE(info);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(x);
+    AETHER_ARENA_FREE(info);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2d_inverse_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                               __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2d_inverse_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3d_inverse_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3d *a = NULL;
+    aether_mat3d *x = NULL;
+    int *info = NULL;
+    size_t l, count;
+    if (n_in % 9u != 0u || n_in / 9u > cap / 10u) return AETHER_FLAT_BAD;
+    count = n_in / 9u;
+    a = (aether_mat3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    x = (aether_mat3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *x);
+    info = (int *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *info);
+    if (a == NULL || x == NULL || info == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[9];
+            e[0] = aether_flat_rd64(in[l * 9u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 9u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 9u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 9u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 9u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 9u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 9u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 9u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 9u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat3d_inverse_lanes(a, x, info, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[9];
+            memcpy(e, &x[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+            out[o++] = aether_flat_wr64(e[4]);
+            out[o++] = aether_flat_wr64(e[5]);
+            out[o++] = aether_flat_wr64(e[6]);
+            out[o++] = aether_flat_wr64(e[7]);
+            out[o++] = aether_flat_wr64(e[8]);
+        }
+        out[o++] = (uint64_t)(int64_t)info[l];
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(x);
+    AETHER_ARENA_FREE(info);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(x);
+    AETHER_ARENA_FREE(info);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3d_inverse_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                               __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3d_inverse_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4d_inverse_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4d *a = NULL;
+    aether_mat4d *x = NULL;
+    int *info = NULL;
+    size_t l, count;
+    if (n_in % 16u != 0u || n_in / 16u > cap / 17u) return AETHER_FLAT_BAD;
+    count = n_in / 16u;
+    a = (aether_mat4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    x = (aether_mat4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *x);
+    info = (int *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *info);
+    if (a == NULL || x == NULL || info == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[16];
+            e[0] = aether_flat_rd64(in[l * 16u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 16u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 16u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 16u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 16u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 16u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 16u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 16u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 16u + 8u]);
+            e[9] = aether_flat_rd64(in[l * 16u + 9u]);
+            e[10] = aether_flat_rd64(in[l * 16u + 10u]);
+            e[11] = aether_flat_rd64(in[l * 16u + 11u]);
+            e[12] = aether_flat_rd64(in[l * 16u + 12u]);
+            e[13] = aether_flat_rd64(in[l * 16u + 13u]);
+            e[14] = aether_flat_rd64(in[l * 16u + 14u]);
+            e[15] = aether_flat_rd64(in[l * 16u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat4d_inverse_lanes(a, x, info, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[16];
+            memcpy(e, &x[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+            out[o++] = aether_flat_wr64(e[4]);
+            out[o++] = aether_flat_wr64(e[5]);
+            out[o++] = aether_flat_wr64(e[6]);
+            out[o++] = aether_flat_wr64(e[7]);
+            out[o++] = aether_flat_wr64(e[8]);
+            out[o++] = aether_flat_wr64(e[9]);
+            out[o++] = aether_flat_wr64(e[10]);
+            out[o++] = aether_flat_wr64(e[11]);
+            out[o++] = aether_flat_wr64(e[12]);
+            out[o++] = aether_flat_wr64(e[13]);
+            out[o++] = aether_flat_wr64(e[14]);
+            out[o++] = aether_flat_wr64(e[15]);
+        }
+        out[o++] = (uint64_t)(int64_t)info[l];
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(x);
+    AETHER_ARENA_FREE(info);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(x);
+    AETHER_ARENA_FREE(info);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4d_inverse_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                               __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4d_inverse_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2d_cholesky_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2d *a = NULL;
+    int *info = NULL;
+    size_t l, count;
+    if (n_in % 4u != 0u || n_in / 4u > cap / 5u) return AETHER_FLAT_BAD;
+    count = n_in / 4u;
+    a = (aether_mat2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    info = (int *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *info);
+    if (a == NULL || info == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat2d_cholesky_lanes(a, info, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
+        out[o++] = (uint64_t)(int64_t)info[l];
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(info);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(info);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2d_cholesky_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2d_cholesky_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3d_cholesky_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3d *a = NULL;
+    int *info = NULL;
+    size_t l, count;
+    if (n_in % 9u != 0u || n_in / 9u > cap / 10u) return AETHER_FLAT_BAD;
+    count = n_in / 9u;
+    a = (aether_mat3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    info = (int *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *info);
+    if (a == NULL || info == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[9];
+            e[0] = aether_flat_rd64(in[l * 9u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 9u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 9u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 9u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 9u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 9u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 9u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 9u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 9u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat3d_cholesky_lanes(a, info, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[9];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+            out[o++] = aether_flat_wr64(e[4]);
+            out[o++] = aether_flat_wr64(e[5]);
+            out[o++] = aether_flat_wr64(e[6]);
+            out[o++] = aether_flat_wr64(e[7]);
+            out[o++] = aether_flat_wr64(e[8]);
+        }
+        out[o++] = (uint64_t)(int64_t)info[l];
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(info);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(info);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3d_cholesky_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3d_cholesky_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4d_cholesky_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4d *a = NULL;
+    int *info = NULL;
+    size_t l, count;
+    if (n_in % 16u != 0u || n_in / 16u > cap / 17u) return AETHER_FLAT_BAD;
+    count = n_in / 16u;
+    a = (aether_mat4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    info = (int *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *info);
+    if (a == NULL || info == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[16];
+            e[0] = aether_flat_rd64(in[l * 16u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 16u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 16u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 16u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 16u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 16u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 16u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 16u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 16u + 8u]);
+            e[9] = aether_flat_rd64(in[l * 16u + 9u]);
+            e[10] = aether_flat_rd64(in[l * 16u + 10u]);
+            e[11] = aether_flat_rd64(in[l * 16u + 11u]);
+            e[12] = aether_flat_rd64(in[l * 16u + 12u]);
+            e[13] = aether_flat_rd64(in[l * 16u + 13u]);
+            e[14] = aether_flat_rd64(in[l * 16u + 14u]);
+            e[15] = aether_flat_rd64(in[l * 16u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat4d_cholesky_lanes(a, info, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[16];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+            out[o++] = aether_flat_wr64(e[4]);
+            out[o++] = aether_flat_wr64(e[5]);
+            out[o++] = aether_flat_wr64(e[6]);
+            out[o++] = aether_flat_wr64(e[7]);
+            out[o++] = aether_flat_wr64(e[8]);
+            out[o++] = aether_flat_wr64(e[9]);
+            out[o++] = aether_flat_wr64(e[10]);
+            out[o++] = aether_flat_wr64(e[11]);
+            out[o++] = aether_flat_wr64(e[12]);
+            out[o++] = aether_flat_wr64(e[13]);
+            out[o++] = aether_flat_wr64(e[14]);
+            out[o++] = aether_flat_wr64(e[15]);
+        }
+        out[o++] = (uint64_t)(int64_t)info[l];
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(info);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(info);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4d_cholesky_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4d_cholesky_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2d_cholesky_solve_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2d *a = NULL;
+    aether_vec2d *b = NULL;
+    aether_vec2d *r = NULL;
+    size_t l, count;
+    if (n_in % 6u != 0u || n_in / 6u > cap / 2u) return AETHER_FLAT_BAD;
+    count = n_in / 6u;
+    a = (aether_mat2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[2];
+            e[0] = aether_flat_rd64(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat2d_cholesky_solve_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2d_cholesky_solve_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                      __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2d_cholesky_solve_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3d_cholesky_solve_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3d *a = NULL;
+    aether_vec3d *b = NULL;
+    aether_vec3d *r = NULL;
+    size_t l, count;
+    if (n_in % 12u != 0u || n_in / 12u > cap / 3u) return AETHER_FLAT_BAD;
+    count = n_in / 12u;
+    a = (aether_mat3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[9];
+            e[0] = aether_flat_rd64(in[l * 12u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 12u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 12u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 12u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 12u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 12u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 12u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 12u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 12u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[3];
+            e[0] = aether_flat_rd64(in[l * 12u + 9u]);
+            e[1] = aether_flat_rd64(in[l * 12u + 10u]);
+            e[2] = aether_flat_rd64(in[l * 12u + 11u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat3d_cholesky_solve_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[3];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3d_cholesky_solve_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                      __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3d_cholesky_solve_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4d_cholesky_solve_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4d *a = NULL;
+    aether_vec4d *b = NULL;
+    aether_vec4d *r = NULL;
+    size_t l, count;
+    if (n_in % 20u != 0u || n_in / 20u > cap / 4u) return AETHER_FLAT_BAD;
+    count = n_in / 20u;
+    a = (aether_mat4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[16];
+            e[0] = aether_flat_rd64(in[l * 20u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 20u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 20u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 20u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 20u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 20u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 20u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 20u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 20u + 8u]);
+            e[9] = aether_flat_rd64(in[l * 20u + 9u]);
+            e[10] = aether_flat_rd64(in[l * 20u + 10u]);
+            e[11] = aether_flat_rd64(in[l * 20u + 11u]);
+            e[12] = aether_flat_rd64(in[l * 20u + 12u]);
+            e[13] = aether_flat_rd64(in[l * 20u + 13u]);
+            e[14] = aether_flat_rd64(in[l * 20u + 14u]);
+            e[15] = aether_flat_rd64(in[l * 20u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 20u + 16u]);
+            e[1] = aether_flat_rd64(in[l * 20u + 17u]);
+            e[2] = aether_flat_rd64(in[l * 20u + 18u]);
+            e[3] = aether_flat_rd64(in[l * 20u + 19u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat4d_cholesky_solve_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4d_cholesky_solve_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                      __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4d_cholesky_solve_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2d_eigh_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2d *a = NULL;
+    aether_vec2d *ev = NULL;
+    aether_mat2d *vs = NULL;
+    size_t l, count;
+    if (n_in % 4u != 0u || n_in / 4u > cap / 6u) return AETHER_FLAT_BAD;
+    count = n_in / 4u;
+    a = (aether_mat2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    ev = (aether_vec2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *ev);
+    vs = (aether_mat2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *vs);
+    if (a == NULL || ev == NULL || vs == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat2d_eigh_lanes(a, ev, vs, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[2];
+            memcpy(e, &ev[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+        }
+        {
+            double e[4];
+            memcpy(e, &vs[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ev);
+    AETHER_ARENA_FREE(vs);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ev);
+    AETHER_ARENA_FREE(vs);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2d_eigh_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                            __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2d_eigh_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3d_eigh_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3d *a = NULL;
+    aether_vec3d *ev = NULL;
+    aether_mat3d *vs = NULL;
+    size_t l, count;
+    if (n_in % 9u != 0u || n_in / 9u > cap / 12u) return AETHER_FLAT_BAD;
+    count = n_in / 9u;
+    a = (aether_mat3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    ev = (aether_vec3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *ev);
+    vs = (aether_mat3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *vs);
+    if (a == NULL || ev == NULL || vs == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[9];
+            e[0] = aether_flat_rd64(in[l * 9u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 9u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 9u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 9u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 9u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 9u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 9u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 9u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 9u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat3d_eigh_lanes(a, ev, vs, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[3];
+            memcpy(e, &ev[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+        }
+        {
+            double e[9];
+            memcpy(e, &vs[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+            out[o++] = aether_flat_wr64(e[4]);
+            out[o++] = aether_flat_wr64(e[5]);
+            out[o++] = aether_flat_wr64(e[6]);
+            out[o++] = aether_flat_wr64(e[7]);
+            out[o++] = aether_flat_wr64(e[8]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ev);
+    AETHER_ARENA_FREE(vs);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ev);
+    AETHER_ARENA_FREE(vs);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3d_eigh_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                            __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3d_eigh_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4d_eigh_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4d *a = NULL;
+    aether_vec4d *ev = NULL;
+    aether_mat4d *vs = NULL;
+    size_t l, count;
+    if (n_in % 16u != 0u || n_in / 16u > cap / 20u) return AETHER_FLAT_BAD;
+    count = n_in / 16u;
+    a = (aether_mat4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    ev = (aether_vec4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *ev);
+    vs = (aether_mat4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *vs);
+    if (a == NULL || ev == NULL || vs == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[16];
+            e[0] = aether_flat_rd64(in[l * 16u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 16u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 16u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 16u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 16u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 16u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 16u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 16u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 16u + 8u]);
+            e[9] = aether_flat_rd64(in[l * 16u + 9u]);
+            e[10] = aether_flat_rd64(in[l * 16u + 10u]);
+            e[11] = aether_flat_rd64(in[l * 16u + 11u]);
+            e[12] = aether_flat_rd64(in[l * 16u + 12u]);
+            e[13] = aether_flat_rd64(in[l * 16u + 13u]);
+            e[14] = aether_flat_rd64(in[l * 16u + 14u]);
+            e[15] = aether_flat_rd64(in[l * 16u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat4d_eigh_lanes(a, ev, vs, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            memcpy(e, &ev[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
+        {
+            double e[16];
+            memcpy(e, &vs[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+            out[o++] = aether_flat_wr64(e[4]);
+            out[o++] = aether_flat_wr64(e[5]);
+            out[o++] = aether_flat_wr64(e[6]);
+            out[o++] = aether_flat_wr64(e[7]);
+            out[o++] = aether_flat_wr64(e[8]);
+            out[o++] = aether_flat_wr64(e[9]);
+            out[o++] = aether_flat_wr64(e[10]);
+            out[o++] = aether_flat_wr64(e[11]);
+            out[o++] = aether_flat_wr64(e[12]);
+            out[o++] = aether_flat_wr64(e[13]);
+            out[o++] = aether_flat_wr64(e[14]);
+            out[o++] = aether_flat_wr64(e[15]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ev);
+    AETHER_ARENA_FREE(vs);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ev);
+    AETHER_ARENA_FREE(vs);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4d_eigh_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                            __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4d_eigh_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+#endif /* AETHER_FP64 */
+
 /* ---- The self-test: the witnesses of the fixed-layout callables and the subnormal probes ---- */
 
 static size_t aether_selftest_call(uint thunk, const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)

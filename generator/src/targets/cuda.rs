@@ -29,7 +29,8 @@ pub struct Cuda;
 pub const DIALECT: Dialect = Dialect { arith: Arith::Calls, helper: "static AETHER_HD inline", ..Dialect::C };
 
 /// Thunks for host and device; device code has malloc and free but no calloc.
-const THUNKS: ThunkStyle<'static> = ThunkStyle { storage: "static AETHER_HD ", calloc: "aether_cuda_calloc", free: "aether_cuda_free" };
+const THUNKS: ThunkStyle<'static> =
+    ThunkStyle { storage: "static AETHER_HD ", calloc: "aether_cuda_calloc", free: "aether_cuda_free", arena: "" };
 
 /// The warp the butterfly runs on.
 const WARP: usize = 32;
