@@ -18,6 +18,7 @@ use aether_generator::policy;
 use aether_generator::rng::{self, SplitMix64};
 use aether_generator::selftest;
 use aether_generator::targets::opencl::{self, ClEntry, ClProgram};
+use aether_generator::targets::soa::{SoaArray, SoaBatch, SoaWhat};
 
 /// The build option a device that reports correctly rounded f32 division
 /// and sqrt gets.
@@ -316,4 +317,118 @@ pub fn selftest(prog: &cl::Program) -> Result<SelfTest, String> {
         run: u(&outs[0], 2),
         skipped: u(&outs[0], 3),
     })
+}
+
+/// The work-group size the batched kernels run in; the item counts they are
+/// checked on are not multiples of it (the last group's items past n do
+/// nothing).
+pub const BATCH_GROUP: usize = 64;
+
+/// Runs batch `b` on `items` random items (structure of arrays, one
+/// `__global` array per parameter and result) and compares item by item
+/// with the reference: the function's flat words, or for a solve the
+/// reference's factorisation then its solve. `Tally::random` is the item
+/// count.
+pub fn check_batch(s: &Setup, prog: &cl::Program, b: &SoaBatch, items: usize, seed: u64) -> Result<Tally, String> {
+    let model = &s.model;
+    let lowered = model.lowered();
+    let mut r = SplitMix64::for_name(&format!("batch {}", b.name), seed);
+    let lookup = |family: &str| {
+        aether_reference::flat::lookup(family, &b.shape, &b.elem)
+            .ok_or_else(|| format!("the reference has no {family} {} {}", b.shape, b.elem))
+    };
+    // Per item: the input words (in array order) and the expected result
+    // words (in array order).
+    let mut inputs: Vec<Vec<u64>> = Vec::with_capacity(items);
+    let mut expected: Vec<Vec<u64>> = Vec::with_capacity(items);
+    match b.what {
+        SoaWhat::Function => {
+            let f = lowered.iter().find(|f| model.c_name(f) == b.callable).ok_or("a batch of no function")?;
+            let reference = lookup(&b.family)?;
+            for _ in 0..items {
+                let w = kernel::random_callable_input(model, &lowered, Callable::Function(f), &mut r);
+                expected.push(reference(&w));
+                inputs.push(w);
+            }
+        }
+        SoaWhat::Solve { lu, n } => {
+            let rules = Rules::new(model, &lowered, &b.elem);
+            let (factor, solve) = (lookup(&b.factor_family)?, lookup(&b.family)?);
+            let routine = if lu { aether_generator::spec::Routine::Lu } else { aether_generator::spec::Routine::Cholesky };
+            for _ in 0..items {
+                let mut w = linalg::random_single(&rules, routine, n, &mut r);
+                let rhs = rng::input(&mut r, b.bits, n);
+                let fac = factor(&w);
+                // lu: the factors, n pivots, info; cholesky: the factor, info.
+                let nn = n * n;
+                let mut sw = fac[..nn].to_vec();
+                if lu {
+                    sw.extend_from_slice(&fac[nn..nn + n]);
+                }
+                sw.extend_from_slice(&rhs);
+                let mut e = solve(&sw);
+                e.push(*fac.last().unwrap());
+                expected.push(e);
+                w.extend(rhs);
+                inputs.push(w);
+            }
+        }
+    }
+    // The arrays: component c of item i at [c * items + i].
+    let width = |a: &SoaArray| if a.c_type == "int" || b.bits == 32 { 4 } else { 8 };
+    let mut args_in: Vec<Vec<u8>> = Vec::new();
+    let mut at = 0;
+    for a in b.arrays.iter().filter(|a| a.input) {
+        let mut bytes = Vec::with_capacity(a.per_item * items * width(a));
+        for c in 0..a.per_item {
+            for w in &inputs {
+                let x = w[at + c];
+                if width(a) == 4 {
+                    bytes.extend_from_slice(&(x as u32).to_le_bytes());
+                } else {
+                    bytes.extend_from_slice(&x.to_le_bytes());
+                }
+            }
+        }
+        at += a.per_item;
+        args_in.push(bytes);
+    }
+    let mut args: Vec<cl::Arg> = Vec::new();
+    let mut k = 0;
+    for a in &b.arrays {
+        if a.input {
+            args.push(cl::Arg::In(&args_in[k]));
+            k += 1;
+        } else {
+            args.push(cl::Arg::Out(a.per_item * items * width(a)));
+        }
+    }
+    args.push(cl::Arg::U64(items as u64));
+    let global = items.div_ceil(BATCH_GROUP) * BATCH_GROUP;
+    let outs = prog.run(&b.name, global, Some(BATCH_GROUP), &args)?;
+    let mut t = Tally { entry: b.name.clone(), c_name: b.callable.clone(), elem: b.elem.clone(), random: items, ..Tally::default() };
+    for (i, (inp, exp)) in inputs.iter().zip(&expected).enumerate() {
+        let mut got = Vec::new();
+        for (a, o) in b.arrays.iter().filter(|a| !a.input).zip(&outs) {
+            for c in 0..a.per_item {
+                let j = c * items + i;
+                got.push(if a.c_type == "int" {
+                    // An int result (a truth value, a factorisation's info) as the
+                    // reference's 64-bit word.
+                    i64::from(i32::from_le_bytes(o[j * 4..j * 4 + 4].try_into().unwrap())) as u64
+                } else if width(a) == 4 {
+                    u64::from(u32::from_le_bytes(o[j * 4..j * 4 + 4].try_into().unwrap()))
+                } else {
+                    u64::from_le_bytes(o[j * 8..j * 8 + 8].try_into().unwrap())
+                });
+            }
+        }
+        if !policy::matches(exp, &got, b.bits, b.is_float, b.either_zero) {
+            t.mismatches += 1;
+            if t.first.is_none() {
+                t.first = Some(format!("item {i}: in [{}] expected [{}] got [{}]", hex(inp), hex(exp), hex(&got)));
+            }
+        }
+    }
+    Ok(t)
 }

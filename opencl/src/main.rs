@@ -17,7 +17,7 @@ use aether_generator::mutants::Mutant;
 use aether_generator::targets::opencl::ClEntry;
 use aether_generator::targets::opencl::{self, ALLOW_CONTRACTION, NO_FP64};
 use aether_opencl::cl::{self, Device};
-use aether_opencl::{check_entry, selftest, setup, Setup, Tally, CORRECT_DIV_SQRT};
+use aether_opencl::{check_batch, check_entry, selftest, setup, Setup, Tally, CORRECT_DIV_SQRT};
 
 struct Out {
     report: String,
@@ -43,6 +43,8 @@ impl Out {
 struct Counts {
     fixed: usize,
     arrays: usize,
+    /// Items per batched kernel: odd, so never a multiple of the work-group size.
+    batch: usize,
 }
 
 fn run_all(s: &Setup, prog: &cl::Program, n: Counts, seed: u64, only32: bool) -> Result<(Vec<Tally>, Vec<Tally>), String> {
@@ -55,6 +57,10 @@ fn run_all(s: &Setup, prog: &cl::Program, n: Counts, seed: u64, only32: bool) ->
         a.push(check_entry(s, prog, e, n.arrays, seed)?);
     }
     Ok((v, a))
+}
+
+fn run_batches(s: &Setup, prog: &cl::Program, items: usize, seed: u64, only32: bool) -> Result<Vec<Tally>, String> {
+    s.program.batches.iter().filter(|b| !only32 || b.bits == 32).map(|b| check_batch(s, prog, b, items, seed)).collect()
 }
 
 /// `kernels (f32, f64), cases, mismatches` of a set of tallies.
@@ -104,7 +110,7 @@ fn main() -> ExitCode {
     // The kernels over arrays cost more per case (up to 8193 words): a
     // fifth of N unless told (the C core's random test draws 20000 for
     // 100000 per function).
-    let n = Counts { fixed: random, arrays: array_random.unwrap_or(random / 5) };
+    let n = Counts { fixed: random, arrays: array_random.unwrap_or(random / 5), batch: (random / 10).max(100) | 1 };
     match run(&dev, &s, n, seed, controls, t0) {
         Ok(out) => {
             if let Some(p) = report_path {
@@ -196,6 +202,23 @@ fn run(dev: &Device, s: &Setup, n: Counts, seed: u64, controls: bool, t0: Instan
         ));
     }
     o.expect(bad == 0, "0 mismatches for every f32 and f64 function and kernel");
+    // The batched kernels over structure-of-arrays data.
+    let t = Instant::now();
+    let items = n.batch;
+    let batches = run_batches(s, &prog, items, seed, false)?;
+    let (b32, b64, _, bad_b) = summary(&batches);
+    o.line(format!(
+        "- {} batched kernels over structure-of-arrays data ({b32} f32, {b64} f64), {items} random items each (work groups of {}, \
+         the last one partial), item by item against the reference: {} items, {bad_b} mismatches, in {:.1} s",
+        batches.len(),
+        aether_opencl::BATCH_GROUP,
+        batches.len() * items,
+        t.elapsed().as_secs_f64()
+    ));
+    for t in batches.iter().filter(|t| t.mismatches > 0) {
+        o.line(format!("  - {}: {} of {} differ; first: {}", t.entry, t.mismatches, t.random, t.first.as_deref().unwrap_or("")));
+    }
+    o.expect(bad_b == 0, "0 mismatches for every batched kernel");
     o.line("");
     o.line("<details><summary>Per kernel: corpus cases + random inputs, mismatches</summary>");
     o.line("");
@@ -223,12 +246,22 @@ fn negative_controls(dev: &Device, s: &Setup, base: &str, n: Counts, seed: u64, 
     o.line(format!("### Contraction ON (`{opts}`: no `#pragma OPENCL FP_CONTRACT OFF`)"));
     let t = Instant::now();
     let prog = dev.build(&s.program.source, &opts)?;
-    let few = Counts { fixed: n.fixed.min(10_000), arrays: n.arrays.min(2_000) };
-    let (fixed, arrays) = run_all(s, &prog, few, seed, false)?;
+    let few = Counts { fixed: n.fixed.min(10_000), arrays: n.arrays.min(500), batch: n.batch.min(1001) };
+    // Every fixed kernel; of the kernels over arrays and the batches the f32
+    // ones (each kernel run is a compile on the runtime: this keeps the
+    // control's cost near a minute on a cold cache).
+    let fixed: Vec<Tally> = s.program.entries.iter().map(|e| check_entry(s, &prog, e, few.fixed, seed)).collect::<Result<_, _>>()?;
+    let arrays: Vec<Tally> = s
+        .program
+        .arrays
+        .iter()
+        .filter(|e| e.elem_bits == 32)
+        .map(|e| check_entry(s, &prog, e, few.arrays, seed))
+        .collect::<Result<_, _>>()?;
     let bad: Vec<&Tally> = fixed.iter().filter(|t| t.mismatches > 0).collect();
     let bad_a: Vec<&Tally> = arrays.iter().filter(|t| t.mismatches > 0).collect();
     o.line(format!(
-        "- corpus plus {} random inputs per kernel ({} per kernel over arrays), {:.1} s: {} kernels differ, {} of them over arrays",
+        "- corpus plus {} random inputs per kernel ({} per f32 kernel over arrays), {:.1} s: {} kernels differ, {} of them over arrays",
         few.fixed,
         few.arrays,
         t.elapsed().as_secs_f64(),
@@ -238,9 +271,19 @@ fn negative_controls(dev: &Device, s: &Setup, base: &str, n: Counts, seed: u64, 
     for t in bad.iter().chain(&bad_a) {
         o.line(format!("  - {}: {} of {}", t.c_name, t.mismatches, t.corpus + t.random));
     }
+    let batches = run_batches(s, &prog, few.batch, seed, true)?;
+    let bad_b: Vec<&Tally> = batches.iter().filter(|t| t.mismatches > 0).collect();
+    o.line(format!(
+        "- f32 batched kernels, {} items each: {} of {} differ: {}",
+        few.batch,
+        bad_b.len(),
+        batches.len(),
+        bad_b.iter().map(|t| format!("{} ({})", t.entry, t.mismatches)).collect::<Vec<_>>().join(", ")
+    ));
     let st = selftest(&prog)?;
     o.line(format!("- self-test: {}", st.describe(&s.program)));
     o.expect(!bad.is_empty(), "contraction shows mismatches, named by function");
+    o.expect(!bad_b.is_empty(), "contraction changes batched kernels too");
     o.expect(!bad_a.is_empty(), "contraction changes kernels over arrays too (the new check can fail)");
     o.expect(st.status & 8 != 0, "the self-test's witnesses catch contraction");
     drop(prog);
@@ -256,7 +299,7 @@ fn negative_controls(dev: &Device, s: &Setup, base: &str, n: Counts, seed: u64, 
     };
     let targets: Vec<&ClEntry> = s.program.arrays.iter().filter(|e| !linalg(e)).collect();
     let mut changed: Vec<String> = Vec::new();
-    for m in [Mutant::SingleLane, Mutant::Uncompensated] {
+    for m in [Mutant::Uncompensated] {
         let (mm, lowered) = m.build(&s.model).map_err(|e| e.to_string())?;
         let p = opencl::check_program(&mm, &lowered, "/* aether: mutant check program */", &[]).map_err(|e| e.to_string())?;
         let t = Instant::now();
@@ -318,9 +361,15 @@ fn negative_controls(dev: &Device, s: &Setup, base: &str, n: Counts, seed: u64, 
     let present = all().filter(|e| e.elem_bits == 32).all(|e| prog.has_kernel(&e.check.entry));
     let st = selftest(&prog)?;
     o.line(format!("- built; f64 kernels absent: {absent}; f32 kernels present: {present}; self-test: {}", st.describe(&s.program)));
-    let (fixed, arrays) = run_all(s, &prog, Counts { fixed: 0, arrays: 0 }, seed, true)?;
-    let bad: usize = fixed.iter().chain(&arrays).map(|t| t.mismatches).sum();
-    o.line(format!("- the f32 kernels on the corpus: {bad} mismatches"));
-    o.expect(absent && present && st.status == 0 && bad == 0, "the fp64-free build builds, without the f64 functions, and passes");
+    let batches = s.program.batches.iter().all(|b| (b.bits == 32) == prog.has_kernel(&b.name));
+    o.line(format!("- the batched kernels: f32 present and f64 absent: {batches}"));
+    let fixed: Vec<Tally> =
+        s.program.entries.iter().filter(|e| e.elem_bits == 32).map(|e| check_entry(s, &prog, e, 0, seed)).collect::<Result<_, _>>()?;
+    let bad: usize = fixed.iter().map(|t| t.mismatches).sum();
+    o.line(format!("- the f32 fixed-layout kernels on the corpus: {bad} mismatches"));
+    o.expect(
+        absent && present && batches && st.status == 0 && bad == 0,
+        "the fp64-free build builds, without the f64 functions, and passes",
+    );
     Ok(())
 }

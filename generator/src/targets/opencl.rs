@@ -56,6 +56,7 @@ use serde::Serialize;
 
 use super::c::{self, Arith, CFunction, Dialect, Helper, Math};
 use super::c_flat::{self, ThunkStyle};
+use super::soa::{self, SoaBatch};
 use super::wgsl::CheckEntry;
 use super::{render, Output, Target};
 use crate::corpus::FunctionCases;
@@ -126,6 +127,11 @@ pub struct ClProgram {
     ///       __global const ulong *at, __global ulong *out,
     ///       __global ulong *n_out, uint count, uint cap)
     pub arrays: Vec<ClEntry>,
+    /// The core's batched kernels over structure-of-arrays data (one
+    /// `__global` array per parameter and result, component c of item i at
+    /// [c * n + i]), named `<callable>_batch`, with a last `ulong n`
+    /// argument.
+    pub batches: Vec<SoaBatch>,
 }
 
 /// The build options that size the private buffers of the kernels over
@@ -202,11 +208,23 @@ struct Section {
     helpers: Vec<Helper>,
     functions: Vec<CFunction>,
     ulp: Vec<CFunction>,
+    batches: Vec<ClBatch>,
+}
+
+/// A batched kernel over structure-of-arrays data (`soa`, the CUDA core's
+/// model), its arrays in `__global` memory.
+#[derive(Serialize)]
+struct ClBatch {
+    name: String,
+    doc: String,
+    params: Vec<String>,
+    body: Vec<String>,
 }
 
 /// The core's text per element type, in spec order.
 fn sections(model: &Model, lowered: &[Function]) -> Vec<Section> {
     let all_types = c::c_types(model);
+    let all_batches = soa::batches(model, lowered);
     let all_ulp = c::ulp_functions(model);
     model
         .spec
@@ -230,6 +248,16 @@ fn sections(model: &Model, lowered: &[Function]) -> Vec<Section> {
                 helpers,
                 functions,
                 ulp: all_ulp.iter().filter(|f| f.name == ulp_name).cloned().collect(),
+                batches: all_batches
+                    .iter()
+                    .filter(|b| b.elem == t.name)
+                    .map(|b| ClBatch {
+                        name: b.name.clone(),
+                        doc: b.doc.clone(),
+                        params: b.arrays.iter().map(|a| a.param("__global ")).collect(),
+                        body: b.body.clone(),
+                    })
+                    .collect(),
             }
         })
         .collect()
@@ -343,7 +371,7 @@ pub fn check_program(model: &Model, lowered: &[Function], banner: &str, witnesse
         check_lines => lines,
     };
     let source = render("opencl/aether_core.cl.j2", CORE_TEMPLATE, &core_ctx)?;
-    Ok(ClProgram { source, entries, witnesses, arrays })
+    Ok(ClProgram { source, entries, witnesses, arrays, batches: soa::batches(model, lowered) })
 }
 
 /// The self-test's tables, dispatcher and kernel.
