@@ -92,3 +92,24 @@ fn strip_comments(src: &str) -> String {
     out.push_str(rest);
     out
 }
+
+#[test]
+fn core_has_the_cuda_cores_batches_as_kernels_over_global_arrays() {
+    let (model, p) = program();
+    let root = aether_generator::default_root();
+    let core = std::fs::read_to_string(root.join("opencl_core/aether_core.cl")).unwrap();
+    let cuda = std::fs::read_to_string(root.join("cuda_core/aether_batch.h")).unwrap();
+    assert!(!p.batches.is_empty());
+    // One per function, and the LU and Cholesky solves.
+    let solves = p.batches.iter().filter(|b| b.what != aether_generator::targets::soa::SoaWhat::Function).count();
+    assert_eq!(p.batches.len() - solves, model.lowered().len());
+    assert!(solves > 0);
+    for b in &p.batches {
+        let params: Vec<String> = b.arrays.iter().map(|a| a.param("__global ")).collect();
+        let head = format!("__kernel void {}({}, ulong n)", b.name, params.join(", "));
+        assert!(core.contains(&head) && p.source.contains(&head), "{}: no kernel `{head}`", b.name);
+        // The same batch, with the same arrays, in the CUDA core.
+        let plain: Vec<String> = b.arrays.iter().map(|a| a.param("")).collect();
+        assert!(cuda.contains(&format!("int {}({}, size_t n, cudaStream_t stream);", b.name, plain.join(", "))), "{}", b.name);
+    }
+}

@@ -1,8 +1,13 @@
-//! `aether-opencl [N] [--report FILE] [--seed S] [--no-controls]`: builds the
-//! OpenCL C core's check program on the first OpenCL device, runs every
-//! kernel on the corpus and N random inputs (default 100000), compares with
+//! `aether-opencl [N] [--report FILE] [--seed S] [--array-random M]
+//! [--no-controls]`: builds the OpenCL C core's check program on the first
+//! OpenCL device, runs every fixed-layout kernel on the corpus and N random
+//! inputs (default 100000), every kernel over arrays on the corpus and M
+//! random inputs (default N / 5), every batched structure-of-arrays kernel
+//! on N / 10 random items (odd: the last work group partial), compares with
 //! the reference, runs the self-test, then the negative controls:
-//! contraction ON (mismatches expected, named by function),
+//! contraction ON (mismatches expected, named by function, among them
+//! kernels over arrays and batched kernels), the rule mutant `uncompensated`
+//! (every lanes, array, plane and resolve kernel changes),
 //! -cl-fast-relaxed-math (refused at compile time), -cl-denorms-are-zero
 //! (named by the self-test), and the fp64-free build (must build, f64
 //! kernels absent). Exit 0 when everything is as expected, 1 when not, 2

@@ -160,6 +160,7 @@ impl Target for OpenCl {
     }
 
     fn validate(&self, model: &Model) -> Result<(), SpecError> {
+        crate::bands::check(model, RELAXED, &relaxed_callables(model))?;
         // The work-group butterfly: one work item per lane, partner l ^ r in
         // local memory, so the lanes must fit a work group that every
         // OpenCL device takes and every partner must be a lane.
@@ -186,6 +187,17 @@ impl Target for OpenCl {
         let check = check_program(model, &lowered, banner, &witnesses)?;
         Ok(vec![Output::new("opencl_core/aether_core.cl", core), Output::new("opencl_core/check/aether_check.cl", check.source)])
     }
+}
+
+/// The band table of an OpenCL device without correctly rounded f32
+/// division and sqrt (built without `-cl-fp32-correctly-rounded-divide-sqrt`).
+pub const RELAXED: &str = "opencl_relaxed";
+
+/// The callables `[bands.opencl_relaxed]` states: every f32 function and
+/// kernel (f64 division and sqrt are correctly rounded on every OpenCL device).
+pub fn relaxed_callables(model: &Model) -> Vec<Callable<'_>> {
+    let f32s: Vec<&str> = model.spec.types.iter().filter(|t| t.bits == 32).map(|t| t.name.as_str()).collect();
+    model.callables().into_iter().filter(|c| f32s.contains(&c.elem())).collect()
 }
 
 /// Whether a callable's words are fixed (one kernel of the first kind);
