@@ -6,7 +6,7 @@
 # installs PoCL and the ICD loader when no OpenCL platform is there, builds aether-opencl (dev profile: its dependencies are optimised),
 # and runs it: the check program built with -cl-fp32-correctly-rounded-divide-sqrt (when the device
 # reports correctly rounded divide and sqrt), its self-test kernel, every fixed-layout kernel on the
-# corpus plus N random inputs (default 100000), every kernel over arrays on the corpus plus N/5,
+# corpus plus N random inputs (default 100000), every kernel over arrays on the corpus plus N/20,
 # every batched structure-of-arrays kernel on N/10 (odd) items, against the Rust reference under
 # the spec's policy (0 mismatches expected), then the negative controls: contraction ON (the program without
 # #pragma OPENCL FP_CONTRACT OFF: mismatches named by function), the rule mutant uncompensated

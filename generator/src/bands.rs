@@ -3,11 +3,16 @@
 //! and WGSL's accuracy rules (never typed by hand), and the one judgement
 //! every checker of such a target applies to a result.
 //!
-//! The spec's `[bands.wgsl]` states each family's metric; the number is
-//! derived by walking the tree with, per rounded operation, WGSL's bound in
-//! units of eps = 2^-23 (the ulp of 1.0): `+ - *` are "correctly rounded"
-//! (either neighbour: at most 1 ulp, relative error below eps), `/` is
-//! 2.5 ulp, `sqrt` is inherited from 1 / inverseSqrt (2 + 2.5 = 4.5 ulp);
+//! The spec's `[bands.<target>]` states each family's metric and the
+//! target's accuracy per rounded operation (`add_sub_mul_ulp`, `div_ulp`,
+//! `sqrt_ulp`: `OpUlps`); the number is derived by walking the tree with,
+//! per rounded operation, that bound in units of eps = 2^-23 (the ulp of
+//! 1.0). WGSL (`[bands.wgsl]`): `+ - *` are "correctly rounded" (either
+//! neighbour: at most 1 ulp, relative error below eps), `/` is 2.5 ulp,
+//! `sqrt` is inherited from 1 / inverseSqrt (2 + 2.5 = 4.5 ulp). An OpenCL
+//! device without correctly rounded f32 divide and sqrt
+//! (`[bands.opencl_relaxed]`): `+ - *` 0.5 ulp (one operation of exact
+//! operands is then the reference's bits), `/` 2.5 ulp, `sqrt` 3 ulp;
 //! fabs, fmin, fmax, select, comparisons, `* -1` and products with a power
 //! of two are exact. An implementation may fuse and reassociate, so a sum of
 //! n flattened terms is charged n - 1 additions whatever its tree.

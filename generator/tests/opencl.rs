@@ -113,3 +113,29 @@ fn core_has_the_cuda_cores_batches_as_kernels_over_global_arrays() {
         assert!(cuda.contains(&format!("int {}({}, size_t n, cudaStream_t stream);", b.name, plain.join(", "))), "{}", b.name);
     }
 }
+
+#[test]
+fn relaxed_band_is_derived_from_the_stated_accuracy_and_its_judgement_can_fail() {
+    use aether_generator::bands;
+    let model = aether_generator::load(&aether_generator::default_root()).unwrap();
+    let callables = opencl::relaxed_callables(&model);
+    let find = |name: &str| *callables.iter().find(|c| c.c_name(&model) == name).unwrap();
+    // vec2 / scalar as r = 1 / s, then r * x: 2.5 + 0.5 ulp relative, 2R + 1.
+    let div = find("aether_vec2f_div");
+    let band = bands::band_on(&model, opencl::RELAXED, div);
+    assert_eq!(band.summary(), "<= 7 ulp");
+    // The same tree on WGSL (either-neighbour products): its own number.
+    let wgsl = bands::band(&model, div);
+    assert_ne!(wgsl.metrics, band.metrics);
+    // A function without division or sqrt keeps its bits on the relaxed path.
+    assert_eq!(bands::band_on(&model, opencl::RELAXED, find("aether_vec3f_dot")).summary(), "bits");
+    // 7 ulp off is within, 8 is outside (in the domain: normal inputs).
+    let (x, y, s) = (3.0f32, 5.0f32, 7.0f32);
+    let inputs = [u64::from(x.to_bits()), u64::from(y.to_bits()), u64::from(s.to_bits())];
+    let expected = aether_reference::flat::lookup("div", "vec2", "f32").unwrap()(&inputs);
+    let off = |k: u64| expected.iter().map(|w| w + k).collect::<Vec<u64>>();
+    let j = bands::judge(&model, div, &band, &inputs, &expected, &off(7));
+    assert!(j.in_domain && j.within, "{j:?}");
+    let j = bands::judge(&model, div, &band, &inputs, &expected, &off(8));
+    assert!(j.in_domain && !j.within, "{j:?}");
+}

@@ -17,6 +17,7 @@ use aether_generator::model::{Callable, KernelKind, Model};
 use aether_generator::policy;
 use aether_generator::rng::{self, SplitMix64};
 use aether_generator::selftest;
+use aether_generator::spec::BandMetric;
 use aether_generator::targets::opencl::{self, ClEntry, ClProgram};
 use aether_generator::targets::soa::{SoaArray, SoaBatch, SoaWhat};
 
@@ -83,6 +84,74 @@ pub struct Tally {
     pub mismatches: usize,
     /// The first mismatch: inputs, expected, actual (hex words).
     pub first: Option<String>,
+    /// Under a band (`check_entry_relaxed`): the metric stated, the cases
+    /// bit-identical, in the band's domain, out of it and differing, and
+    /// (for an `unbounded` kernel) differing; `mismatches` then counts the
+    /// in-domain cases outside the band (for `bits`, every difference).
+    pub band: Option<String>,
+    pub identical: usize,
+    pub in_domain: usize,
+    pub out_of_domain_differ: usize,
+    pub measured_differ: usize,
+}
+
+/// Whether `AETHER_OPENCL_RELAXED=1` forces the path of a device without
+/// correctly rounded f32 divide and sqrt (built without the option, the f32
+/// results judged by `[bands.opencl_relaxed]`).
+pub fn forced_relaxed() -> bool {
+    std::env::var("AETHER_OPENCL_RELAXED").is_ok_and(|v| v == "1")
+}
+
+/// Runs an f32 entry and judges it by `[bands.opencl_relaxed]` (the path of
+/// a device without correctly rounded f32 divide and sqrt): a `bits` entry
+/// bit for bit under the policy, an `ulp` or `forward` one by
+/// `bands::judge` (in-domain cases outside the band are `mismatches`), an
+/// `unbounded` one measured only.
+pub fn check_entry_relaxed(s: &Setup, prog: &cl::Program, e: &ClEntry, random: usize, seed: u64) -> Result<Tally, String> {
+    let c = cases(s, e, random, seed)?;
+    let got = if e.variable {
+        let cap = c.expected.iter().map(Vec::len).max().unwrap_or(0).max(1);
+        run_variable(prog, e, &c.inputs, cap)?
+    } else {
+        run_entry(prog, e, &c.inputs)?
+    };
+    let callable = callable(&s.model, e);
+    let band = aether_generator::bands::band_on(&s.model, opencl::RELAXED, callable);
+    let mut t = tally(e, &c, &got);
+    let bad = t.mismatches;
+    t.band = Some(band.summary());
+    t.identical = c.inputs.len() - bad;
+    match band.stated {
+        BandMetric::Bits => t.in_domain = c.inputs.len(),
+        BandMetric::Unbounded => {
+            t.measured_differ = bad;
+            t.mismatches = 0;
+            t.first = None;
+        }
+        BandMetric::Ulp | BandMetric::Forward => {
+            t.mismatches = 0;
+            t.first = None;
+            for ((inp, exp), act) in c.inputs.iter().zip(&c.expected).zip(&got) {
+                let Some(act) = act else {
+                    t.mismatches += 1;
+                    continue;
+                };
+                let j = aether_generator::bands::judge(&s.model, callable, &band, inp, exp, act);
+                if j.in_domain {
+                    t.in_domain += 1;
+                    if !j.within {
+                        t.mismatches += 1;
+                        if t.first.is_none() {
+                            t.first = Some(format!("in [{}] expected [{}] got [{}] ({} ulp)", hex(inp), hex(exp), hex(act), j.ulp));
+                        }
+                    }
+                } else if !j.identical {
+                    t.out_of_domain_differ += 1;
+                }
+            }
+        }
+    }
+    Ok(t)
 }
 
 fn callable<'m>(model: &'m Model, e: &ClEntry) -> Callable<'m> {
