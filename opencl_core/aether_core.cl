@@ -3270,6 +3270,1970 @@ uint32_t aether_f32_ulp_distance(float a, float b)
     return pa > pb ? pa - pb : pb - pa;
 }
 
+/* ---- f32: batched kernels over structure-of-arrays data (cuda_core/aether_batch.h's, one work
+   item per item: global size n rounded up to the work-group size, items i >= n do nothing) ---- */
+
+/* aether_f32_fmin_batch: out[i] = aether_f32_fmin(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_fmin_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_a;
+        v_a = a[i];
+        float v_b;
+        v_b = b[i];
+        const float result = aether_f32_fmin(v_a, v_b);
+        out[i] = result;
+    }
+}
+
+/* aether_f32_fmax_batch: out[i] = aether_f32_fmax(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_fmax_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_a;
+        v_a = a[i];
+        float v_b;
+        v_b = b[i];
+        const float result = aether_f32_fmax(v_a, v_b);
+        out[i] = result;
+    }
+}
+
+/* aether_f32_sign_batch: out[i] = aether_f32_sign(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_sign_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_a;
+        v_a = a[i];
+        const float result = aether_f32_sign(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec2f_add_batch: out[i] = aether_vec2f_add(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_add_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        aether_vec2f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        const aether_vec2f result = aether_vec2f_add(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3f_add_batch: out[i] = aether_vec3f_add(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_add_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        aether_vec3f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        const aether_vec3f result = aether_vec3f_add(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4f_add_batch: out[i] = aether_vec4f_add(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_add_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        aether_vec4f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        v_b.w = b[3u * n + i];
+        const aether_vec4f result = aether_vec4f_add(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_vec2f_sub_batch: out[i] = aether_vec2f_sub(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_sub_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        aether_vec2f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        const aether_vec2f result = aether_vec2f_sub(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3f_sub_batch: out[i] = aether_vec3f_sub(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_sub_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        aether_vec3f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        const aether_vec3f result = aether_vec3f_sub(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4f_sub_batch: out[i] = aether_vec4f_sub(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_sub_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        aether_vec4f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        v_b.w = b[3u * n + i];
+        const aether_vec4f result = aether_vec4f_sub(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_vec2f_mul_batch: out[i] = aether_vec2f_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_mul_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        aether_vec2f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        const aether_vec2f result = aether_vec2f_mul(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3f_mul_batch: out[i] = aether_vec3f_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_mul_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        aether_vec3f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        const aether_vec3f result = aether_vec3f_mul(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4f_mul_batch: out[i] = aether_vec4f_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_mul_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        aether_vec4f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        v_b.w = b[3u * n + i];
+        const aether_vec4f result = aether_vec4f_mul(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_vec2f_scale_batch: out[i] = aether_vec2f_scale(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_scale_batch(__global const float *a, __global const float *s, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        float v_s;
+        v_s = s[i];
+        const aether_vec2f result = aether_vec2f_scale(v_a, v_s);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3f_scale_batch: out[i] = aether_vec3f_scale(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_scale_batch(__global const float *a, __global const float *s, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        float v_s;
+        v_s = s[i];
+        const aether_vec3f result = aether_vec3f_scale(v_a, v_s);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4f_scale_batch: out[i] = aether_vec4f_scale(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_scale_batch(__global const float *a, __global const float *s, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        float v_s;
+        v_s = s[i];
+        const aether_vec4f result = aether_vec4f_scale(v_a, v_s);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_vec2f_div_batch: out[i] = aether_vec2f_div(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_div_batch(__global const float *a, __global const float *s, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        float v_s;
+        v_s = s[i];
+        const aether_vec2f result = aether_vec2f_div(v_a, v_s);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3f_div_batch: out[i] = aether_vec3f_div(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_div_batch(__global const float *a, __global const float *s, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        float v_s;
+        v_s = s[i];
+        const aether_vec3f result = aether_vec3f_div(v_a, v_s);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4f_div_batch: out[i] = aether_vec4f_div(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_div_batch(__global const float *a, __global const float *s, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        float v_s;
+        v_s = s[i];
+        const aether_vec4f result = aether_vec4f_div(v_a, v_s);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_f32_neg_batch: out[i] = aether_f32_neg(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_neg_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_a;
+        v_a = a[i];
+        const float result = aether_f32_neg(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec2f_neg_batch: out[i] = aether_vec2f_neg(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_neg_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        const aether_vec2f result = aether_vec2f_neg(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3f_neg_batch: out[i] = aether_vec3f_neg(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_neg_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        const aether_vec3f result = aether_vec3f_neg(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4f_neg_batch: out[i] = aether_vec4f_neg(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_neg_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        const aether_vec4f result = aether_vec4f_neg(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_f32_abs_batch: out[i] = aether_f32_abs(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_abs_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_a;
+        v_a = a[i];
+        const float result = aether_f32_abs(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec2f_abs_batch: out[i] = aether_vec2f_abs(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_abs_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        const aether_vec2f result = aether_vec2f_abs(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3f_abs_batch: out[i] = aether_vec3f_abs(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_abs_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        const aether_vec3f result = aether_vec3f_abs(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4f_abs_batch: out[i] = aether_vec4f_abs(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_abs_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        const aether_vec4f result = aether_vec4f_abs(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_vec2f_min_batch: out[i] = aether_vec2f_min(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_min_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        aether_vec2f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        const aether_vec2f result = aether_vec2f_min(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3f_min_batch: out[i] = aether_vec3f_min(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_min_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        aether_vec3f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        const aether_vec3f result = aether_vec3f_min(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4f_min_batch: out[i] = aether_vec4f_min(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_min_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        aether_vec4f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        v_b.w = b[3u * n + i];
+        const aether_vec4f result = aether_vec4f_min(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_vec2f_max_batch: out[i] = aether_vec2f_max(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_max_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        aether_vec2f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        const aether_vec2f result = aether_vec2f_max(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3f_max_batch: out[i] = aether_vec3f_max(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_max_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        aether_vec3f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        const aether_vec3f result = aether_vec3f_max(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4f_max_batch: out[i] = aether_vec4f_max(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_max_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        aether_vec4f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        v_b.w = b[3u * n + i];
+        const aether_vec4f result = aether_vec4f_max(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_vec2f_lerp_batch: out[i] = aether_vec2f_lerp(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_lerp_batch(__global const float *a, __global const float *b, __global const float *t, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        aether_vec2f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        float v_t;
+        v_t = t[i];
+        const aether_vec2f result = aether_vec2f_lerp(v_a, v_b, v_t);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3f_lerp_batch: out[i] = aether_vec3f_lerp(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_lerp_batch(__global const float *a, __global const float *b, __global const float *t, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        aether_vec3f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        float v_t;
+        v_t = t[i];
+        const aether_vec3f result = aether_vec3f_lerp(v_a, v_b, v_t);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4f_lerp_batch: out[i] = aether_vec4f_lerp(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_lerp_batch(__global const float *a, __global const float *b, __global const float *t, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        aether_vec4f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        v_b.w = b[3u * n + i];
+        float v_t;
+        v_t = t[i];
+        const aether_vec4f result = aether_vec4f_lerp(v_a, v_b, v_t);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_vec2f_sum_batch: out[i] = aether_vec2f_sum(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_sum_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        const float result = aether_vec2f_sum(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec3f_sum_batch: out[i] = aether_vec3f_sum(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_sum_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        const float result = aether_vec3f_sum(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec4f_sum_batch: out[i] = aether_vec4f_sum(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_sum_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        const float result = aether_vec4f_sum(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec2f_dot_batch: out[i] = aether_vec2f_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_dot_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        aether_vec2f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        const float result = aether_vec2f_dot(v_a, v_b);
+        out[i] = result;
+    }
+}
+
+/* aether_vec3f_dot_batch: out[i] = aether_vec3f_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_dot_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        aether_vec3f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        const float result = aether_vec3f_dot(v_a, v_b);
+        out[i] = result;
+    }
+}
+
+/* aether_vec4f_dot_batch: out[i] = aether_vec4f_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_dot_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        aether_vec4f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        v_b.w = b[3u * n + i];
+        const float result = aether_vec4f_dot(v_a, v_b);
+        out[i] = result;
+    }
+}
+
+/* aether_vec2f_squared_norm_batch: out[i] = aether_vec2f_squared_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_squared_norm_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        const float result = aether_vec2f_squared_norm(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec3f_squared_norm_batch: out[i] = aether_vec3f_squared_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_squared_norm_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        const float result = aether_vec3f_squared_norm(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec4f_squared_norm_batch: out[i] = aether_vec4f_squared_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_squared_norm_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        const float result = aether_vec4f_squared_norm(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec2f_norm_batch: out[i] = aether_vec2f_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_norm_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        const float result = aether_vec2f_norm(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec3f_norm_batch: out[i] = aether_vec3f_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_norm_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        const float result = aether_vec3f_norm(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec4f_norm_batch: out[i] = aether_vec4f_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_norm_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        const float result = aether_vec4f_norm(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec2f_max_norm_batch: out[i] = aether_vec2f_max_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_max_norm_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        const float result = aether_vec2f_max_norm(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec3f_max_norm_batch: out[i] = aether_vec3f_max_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_max_norm_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        const float result = aether_vec3f_max_norm(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec4f_max_norm_batch: out[i] = aether_vec4f_max_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_max_norm_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        const float result = aether_vec4f_max_norm(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec2f_is_finite_batch: out[i] = aether_vec2f_is_finite(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_is_finite_batch(__global const float *a, __global int *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        out[i] = aether_vec2f_is_finite(v_a);
+    }
+}
+
+/* aether_vec3f_is_finite_batch: out[i] = aether_vec3f_is_finite(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_is_finite_batch(__global const float *a, __global int *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        out[i] = aether_vec3f_is_finite(v_a);
+    }
+}
+
+/* aether_vec4f_is_finite_batch: out[i] = aether_vec4f_is_finite(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_is_finite_batch(__global const float *a, __global int *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        out[i] = aether_vec4f_is_finite(v_a);
+    }
+}
+
+/* aether_vec2f_normalize_batch: out[i] = aether_vec2f_normalize(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_normalize_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        const aether_vec2f result = aether_vec2f_normalize(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3f_normalize_batch: out[i] = aether_vec3f_normalize(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_normalize_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        const aether_vec3f result = aether_vec3f_normalize(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4f_normalize_batch: out[i] = aether_vec4f_normalize(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_normalize_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        const aether_vec4f result = aether_vec4f_normalize(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_quatf_normalize_batch: out[i] = aether_quatf_normalize(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_quatf_normalize_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_quatf v_a;
+        v_a.w = a[0u * n + i];
+        v_a.x = a[1u * n + i];
+        v_a.y = a[2u * n + i];
+        v_a.z = a[3u * n + i];
+        const aether_quatf result = aether_quatf_normalize(v_a);
+        out[0u * n + i] = result.w;
+        out[1u * n + i] = result.x;
+        out[2u * n + i] = result.y;
+        out[3u * n + i] = result.z;
+    }
+}
+
+/* aether_vec3f_cross_batch: out[i] = aether_vec3f_cross(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_cross_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        aether_vec3f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        const aether_vec3f result = aether_vec3f_cross(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_quatf_mul_batch: out[i] = aether_quatf_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_quatf_mul_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_quatf v_a;
+        v_a.w = a[0u * n + i];
+        v_a.x = a[1u * n + i];
+        v_a.y = a[2u * n + i];
+        v_a.z = a[3u * n + i];
+        aether_quatf v_b;
+        v_b.w = b[0u * n + i];
+        v_b.x = b[1u * n + i];
+        v_b.y = b[2u * n + i];
+        v_b.z = b[3u * n + i];
+        const aether_quatf result = aether_quatf_mul(v_a, v_b);
+        out[0u * n + i] = result.w;
+        out[1u * n + i] = result.x;
+        out[2u * n + i] = result.y;
+        out[3u * n + i] = result.z;
+    }
+}
+
+/* aether_quatf_conjugate_batch: out[i] = aether_quatf_conjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_quatf_conjugate_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_quatf v_a;
+        v_a.w = a[0u * n + i];
+        v_a.x = a[1u * n + i];
+        v_a.y = a[2u * n + i];
+        v_a.z = a[3u * n + i];
+        const aether_quatf result = aether_quatf_conjugate(v_a);
+        out[0u * n + i] = result.w;
+        out[1u * n + i] = result.x;
+        out[2u * n + i] = result.y;
+        out[3u * n + i] = result.z;
+    }
+}
+
+/* aether_quatf_rotate_batch: out[i] = aether_quatf_rotate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_quatf_rotate_batch(__global const float *q, __global const float *v, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_quatf v_q;
+        v_q.w = q[0u * n + i];
+        v_q.x = q[1u * n + i];
+        v_q.y = q[2u * n + i];
+        v_q.z = q[3u * n + i];
+        aether_vec3f v_v;
+        v_v.x = v[0u * n + i];
+        v_v.y = v[1u * n + i];
+        v_v.z = v[2u * n + i];
+        const aether_vec3f result = aether_quatf_rotate(v_q, v_v);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_mat2f_mul_vec_batch: out[i] = aether_mat2f_mul_vec(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2f_mul_vec_batch(__global const float *m, __global const float *v, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat2f v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        aether_vec2f v_v;
+        v_v.x = v[0u * n + i];
+        v_v.y = v[1u * n + i];
+        const aether_vec2f result = aether_mat2f_mul_vec(v_m, v_v);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_mat3f_mul_vec_batch: out[i] = aether_mat3f_mul_vec(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3f_mul_vec_batch(__global const float *m, __global const float *v, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat3f v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        v_m.m[4] = m[4u * n + i];
+        v_m.m[5] = m[5u * n + i];
+        v_m.m[6] = m[6u * n + i];
+        v_m.m[7] = m[7u * n + i];
+        v_m.m[8] = m[8u * n + i];
+        aether_vec3f v_v;
+        v_v.x = v[0u * n + i];
+        v_v.y = v[1u * n + i];
+        v_v.z = v[2u * n + i];
+        const aether_vec3f result = aether_mat3f_mul_vec(v_m, v_v);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_mat4f_mul_vec_batch: out[i] = aether_mat4f_mul_vec(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4f_mul_vec_batch(__global const float *m, __global const float *v, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat4f v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        v_m.m[4] = m[4u * n + i];
+        v_m.m[5] = m[5u * n + i];
+        v_m.m[6] = m[6u * n + i];
+        v_m.m[7] = m[7u * n + i];
+        v_m.m[8] = m[8u * n + i];
+        v_m.m[9] = m[9u * n + i];
+        v_m.m[10] = m[10u * n + i];
+        v_m.m[11] = m[11u * n + i];
+        v_m.m[12] = m[12u * n + i];
+        v_m.m[13] = m[13u * n + i];
+        v_m.m[14] = m[14u * n + i];
+        v_m.m[15] = m[15u * n + i];
+        aether_vec4f v_v;
+        v_v.x = v[0u * n + i];
+        v_v.y = v[1u * n + i];
+        v_v.z = v[2u * n + i];
+        v_v.w = v[3u * n + i];
+        const aether_vec4f result = aether_mat4f_mul_vec(v_m, v_v);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_mat2f_mul_batch: out[i] = aether_mat2f_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2f_mul_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat2f v_a;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        aether_mat2f v_b;
+        v_b.m[0] = b[0u * n + i];
+        v_b.m[1] = b[1u * n + i];
+        v_b.m[2] = b[2u * n + i];
+        v_b.m[3] = b[3u * n + i];
+        const aether_mat2f result = aether_mat2f_mul(v_a, v_b);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+    }
+}
+
+/* aether_mat3f_mul_batch: out[i] = aether_mat3f_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3f_mul_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat3f v_a;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_a.m[4] = a[4u * n + i];
+        v_a.m[5] = a[5u * n + i];
+        v_a.m[6] = a[6u * n + i];
+        v_a.m[7] = a[7u * n + i];
+        v_a.m[8] = a[8u * n + i];
+        aether_mat3f v_b;
+        v_b.m[0] = b[0u * n + i];
+        v_b.m[1] = b[1u * n + i];
+        v_b.m[2] = b[2u * n + i];
+        v_b.m[3] = b[3u * n + i];
+        v_b.m[4] = b[4u * n + i];
+        v_b.m[5] = b[5u * n + i];
+        v_b.m[6] = b[6u * n + i];
+        v_b.m[7] = b[7u * n + i];
+        v_b.m[8] = b[8u * n + i];
+        const aether_mat3f result = aether_mat3f_mul(v_a, v_b);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+    }
+}
+
+/* aether_mat4f_mul_batch: out[i] = aether_mat4f_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4f_mul_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat4f v_a;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_a.m[4] = a[4u * n + i];
+        v_a.m[5] = a[5u * n + i];
+        v_a.m[6] = a[6u * n + i];
+        v_a.m[7] = a[7u * n + i];
+        v_a.m[8] = a[8u * n + i];
+        v_a.m[9] = a[9u * n + i];
+        v_a.m[10] = a[10u * n + i];
+        v_a.m[11] = a[11u * n + i];
+        v_a.m[12] = a[12u * n + i];
+        v_a.m[13] = a[13u * n + i];
+        v_a.m[14] = a[14u * n + i];
+        v_a.m[15] = a[15u * n + i];
+        aether_mat4f v_b;
+        v_b.m[0] = b[0u * n + i];
+        v_b.m[1] = b[1u * n + i];
+        v_b.m[2] = b[2u * n + i];
+        v_b.m[3] = b[3u * n + i];
+        v_b.m[4] = b[4u * n + i];
+        v_b.m[5] = b[5u * n + i];
+        v_b.m[6] = b[6u * n + i];
+        v_b.m[7] = b[7u * n + i];
+        v_b.m[8] = b[8u * n + i];
+        v_b.m[9] = b[9u * n + i];
+        v_b.m[10] = b[10u * n + i];
+        v_b.m[11] = b[11u * n + i];
+        v_b.m[12] = b[12u * n + i];
+        v_b.m[13] = b[13u * n + i];
+        v_b.m[14] = b[14u * n + i];
+        v_b.m[15] = b[15u * n + i];
+        const aether_mat4f result = aether_mat4f_mul(v_a, v_b);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+        out[9u * n + i] = result.m[9];
+        out[10u * n + i] = result.m[10];
+        out[11u * n + i] = result.m[11];
+        out[12u * n + i] = result.m[12];
+        out[13u * n + i] = result.m[13];
+        out[14u * n + i] = result.m[14];
+        out[15u * n + i] = result.m[15];
+    }
+}
+
+/* aether_mat2f_transpose_batch: out[i] = aether_mat2f_transpose(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2f_transpose_batch(__global const float *m, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat2f v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        const aether_mat2f result = aether_mat2f_transpose(v_m);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+    }
+}
+
+/* aether_mat3f_transpose_batch: out[i] = aether_mat3f_transpose(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3f_transpose_batch(__global const float *m, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat3f v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        v_m.m[4] = m[4u * n + i];
+        v_m.m[5] = m[5u * n + i];
+        v_m.m[6] = m[6u * n + i];
+        v_m.m[7] = m[7u * n + i];
+        v_m.m[8] = m[8u * n + i];
+        const aether_mat3f result = aether_mat3f_transpose(v_m);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+    }
+}
+
+/* aether_mat4f_transpose_batch: out[i] = aether_mat4f_transpose(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4f_transpose_batch(__global const float *m, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat4f v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        v_m.m[4] = m[4u * n + i];
+        v_m.m[5] = m[5u * n + i];
+        v_m.m[6] = m[6u * n + i];
+        v_m.m[7] = m[7u * n + i];
+        v_m.m[8] = m[8u * n + i];
+        v_m.m[9] = m[9u * n + i];
+        v_m.m[10] = m[10u * n + i];
+        v_m.m[11] = m[11u * n + i];
+        v_m.m[12] = m[12u * n + i];
+        v_m.m[13] = m[13u * n + i];
+        v_m.m[14] = m[14u * n + i];
+        v_m.m[15] = m[15u * n + i];
+        const aether_mat4f result = aether_mat4f_transpose(v_m);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+        out[9u * n + i] = result.m[9];
+        out[10u * n + i] = result.m[10];
+        out[11u * n + i] = result.m[11];
+        out[12u * n + i] = result.m[12];
+        out[13u * n + i] = result.m[13];
+        out[14u * n + i] = result.m[14];
+        out[15u * n + i] = result.m[15];
+    }
+}
+
+/* aether_mat2f_identity_batch: out[i] = aether_mat2f_identity(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2f_identity_batch(__global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        const aether_mat2f result = aether_mat2f_identity();
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+    }
+}
+
+/* aether_mat3f_identity_batch: out[i] = aether_mat3f_identity(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3f_identity_batch(__global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        const aether_mat3f result = aether_mat3f_identity();
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+    }
+}
+
+/* aether_mat4f_identity_batch: out[i] = aether_mat4f_identity(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4f_identity_batch(__global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        const aether_mat4f result = aether_mat4f_identity();
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+        out[9u * n + i] = result.m[9];
+        out[10u * n + i] = result.m[10];
+        out[11u * n + i] = result.m[11];
+        out[12u * n + i] = result.m[12];
+        out[13u * n + i] = result.m[13];
+        out[14u * n + i] = result.m[14];
+        out[15u * n + i] = result.m[15];
+    }
+}
+
+/* aether_mat2f_dot_batch: out[i] = aether_mat2f_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2f_dot_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat2f v_a;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        aether_mat2f v_b;
+        v_b.m[0] = b[0u * n + i];
+        v_b.m[1] = b[1u * n + i];
+        v_b.m[2] = b[2u * n + i];
+        v_b.m[3] = b[3u * n + i];
+        const float result = aether_mat2f_dot(v_a, v_b);
+        out[i] = result;
+    }
+}
+
+/* aether_mat3f_dot_batch: out[i] = aether_mat3f_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3f_dot_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat3f v_a;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_a.m[4] = a[4u * n + i];
+        v_a.m[5] = a[5u * n + i];
+        v_a.m[6] = a[6u * n + i];
+        v_a.m[7] = a[7u * n + i];
+        v_a.m[8] = a[8u * n + i];
+        aether_mat3f v_b;
+        v_b.m[0] = b[0u * n + i];
+        v_b.m[1] = b[1u * n + i];
+        v_b.m[2] = b[2u * n + i];
+        v_b.m[3] = b[3u * n + i];
+        v_b.m[4] = b[4u * n + i];
+        v_b.m[5] = b[5u * n + i];
+        v_b.m[6] = b[6u * n + i];
+        v_b.m[7] = b[7u * n + i];
+        v_b.m[8] = b[8u * n + i];
+        const float result = aether_mat3f_dot(v_a, v_b);
+        out[i] = result;
+    }
+}
+
+/* aether_mat4f_dot_batch: out[i] = aether_mat4f_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4f_dot_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat4f v_a;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_a.m[4] = a[4u * n + i];
+        v_a.m[5] = a[5u * n + i];
+        v_a.m[6] = a[6u * n + i];
+        v_a.m[7] = a[7u * n + i];
+        v_a.m[8] = a[8u * n + i];
+        v_a.m[9] = a[9u * n + i];
+        v_a.m[10] = a[10u * n + i];
+        v_a.m[11] = a[11u * n + i];
+        v_a.m[12] = a[12u * n + i];
+        v_a.m[13] = a[13u * n + i];
+        v_a.m[14] = a[14u * n + i];
+        v_a.m[15] = a[15u * n + i];
+        aether_mat4f v_b;
+        v_b.m[0] = b[0u * n + i];
+        v_b.m[1] = b[1u * n + i];
+        v_b.m[2] = b[2u * n + i];
+        v_b.m[3] = b[3u * n + i];
+        v_b.m[4] = b[4u * n + i];
+        v_b.m[5] = b[5u * n + i];
+        v_b.m[6] = b[6u * n + i];
+        v_b.m[7] = b[7u * n + i];
+        v_b.m[8] = b[8u * n + i];
+        v_b.m[9] = b[9u * n + i];
+        v_b.m[10] = b[10u * n + i];
+        v_b.m[11] = b[11u * n + i];
+        v_b.m[12] = b[12u * n + i];
+        v_b.m[13] = b[13u * n + i];
+        v_b.m[14] = b[14u * n + i];
+        v_b.m[15] = b[15u * n + i];
+        const float result = aether_mat4f_dot(v_a, v_b);
+        out[i] = result;
+    }
+}
+
+/* aether_mat2f_determinant_batch: out[i] = aether_mat2f_determinant(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2f_determinant_batch(__global const float *m, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat2f v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        const float result = aether_mat2f_determinant(v_m);
+        out[i] = result;
+    }
+}
+
+/* aether_mat3f_determinant_batch: out[i] = aether_mat3f_determinant(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3f_determinant_batch(__global const float *m, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat3f v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        v_m.m[4] = m[4u * n + i];
+        v_m.m[5] = m[5u * n + i];
+        v_m.m[6] = m[6u * n + i];
+        v_m.m[7] = m[7u * n + i];
+        v_m.m[8] = m[8u * n + i];
+        const float result = aether_mat3f_determinant(v_m);
+        out[i] = result;
+    }
+}
+
+/* aether_mat4f_determinant_batch: out[i] = aether_mat4f_determinant(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4f_determinant_batch(__global const float *m, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat4f v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        v_m.m[4] = m[4u * n + i];
+        v_m.m[5] = m[5u * n + i];
+        v_m.m[6] = m[6u * n + i];
+        v_m.m[7] = m[7u * n + i];
+        v_m.m[8] = m[8u * n + i];
+        v_m.m[9] = m[9u * n + i];
+        v_m.m[10] = m[10u * n + i];
+        v_m.m[11] = m[11u * n + i];
+        v_m.m[12] = m[12u * n + i];
+        v_m.m[13] = m[13u * n + i];
+        v_m.m[14] = m[14u * n + i];
+        v_m.m[15] = m[15u * n + i];
+        const float result = aether_mat4f_determinant(v_m);
+        out[i] = result;
+    }
+}
+
+/* aether_f32_two_sum_err_batch: out[i] = aether_f32_two_sum_err(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_two_sum_err_batch(__global const float *a, __global const float *b, __global const float *s, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_a;
+        v_a = a[i];
+        float v_b;
+        v_b = b[i];
+        float v_s;
+        v_s = s[i];
+        const float result = aether_f32_two_sum_err(v_a, v_b, v_s);
+        out[i] = result;
+    }
+}
+
+/* aether_f32_two_sum_batch: out[i] = aether_f32_two_sum(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_two_sum_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_a;
+        v_a = a[i];
+        float v_b;
+        v_b = b[i];
+        const aether_pairf result = aether_f32_two_sum(v_a, v_b);
+        out[0u * n + i] = result.hi;
+        out[1u * n + i] = result.comp;
+    }
+}
+
+/* aether_pairf_neumaier_add_batch: out[i] = aether_pairf_neumaier_add(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_pairf_neumaier_add_batch(__global const float *p, __global const float *x, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_pairf v_p;
+        v_p.hi = p[0u * n + i];
+        v_p.comp = p[1u * n + i];
+        float v_x;
+        v_x = x[i];
+        const aether_pairf result = aether_pairf_neumaier_add(v_p, v_x);
+        out[0u * n + i] = result.hi;
+        out[1u * n + i] = result.comp;
+    }
+}
+
+/* aether_pairf_combine_batch: out[i] = aether_pairf_combine(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_pairf_combine_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_pairf v_a;
+        v_a.hi = a[0u * n + i];
+        v_a.comp = a[1u * n + i];
+        aether_pairf v_b;
+        v_b.hi = b[0u * n + i];
+        v_b.comp = b[1u * n + i];
+        const aether_pairf result = aether_pairf_combine(v_a, v_b);
+        out[0u * n + i] = result.hi;
+        out[1u * n + i] = result.comp;
+    }
+}
+
+/* aether_pairf_value_batch: out[i] = aether_pairf_value(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_pairf_value_batch(__global const float *p, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_pairf v_p;
+        v_p.hi = p[0u * n + i];
+        v_p.comp = p[1u * n + i];
+        const float result = aether_pairf_value(v_p);
+        out[i] = result;
+    }
+}
+
+/* aether_f32_jacobi_rotation_batch: out[i] = aether_f32_jacobi_rotation(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_jacobi_rotation_batch(__global const float *app, __global const float *aqq, __global const float *apq, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_app;
+        v_app = app[i];
+        float v_aqq;
+        v_aqq = aqq[i];
+        float v_apq;
+        v_apq = apq[i];
+        const aether_rotationf result = aether_f32_jacobi_rotation(v_app, v_aqq, v_apq);
+        out[0u * n + i] = result.c;
+        out[1u * n + i] = result.s;
+        out[2u * n + i] = result.t;
+        out[3u * n + i] = result.tau;
+    }
+}
+
+/* aether_f32_jacobi_update_batch: out[i] = aether_f32_jacobi_update(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_jacobi_update_batch(__global const float *g, __global const float *h, __global const float *r, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_g;
+        v_g = g[i];
+        float v_h;
+        v_h = h[i];
+        aether_rotationf v_r;
+        v_r.c = r[0u * n + i];
+        v_r.s = r[1u * n + i];
+        v_r.t = r[2u * n + i];
+        v_r.tau = r[3u * n + i];
+        const aether_vec2f result = aether_f32_jacobi_update(v_g, v_h, v_r);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_f32_jacobi_diag_batch: out[i] = aether_f32_jacobi_diag(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_jacobi_diag_batch(__global const float *app, __global const float *aqq, __global const float *apq, __global const float *r, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_app;
+        v_app = app[i];
+        float v_aqq;
+        v_aqq = aqq[i];
+        float v_apq;
+        v_apq = apq[i];
+        aether_rotationf v_r;
+        v_r.c = r[0u * n + i];
+        v_r.s = r[1u * n + i];
+        v_r.t = r[2u * n + i];
+        v_r.tau = r[3u * n + i];
+        const aether_vec2f result = aether_f32_jacobi_diag(v_app, v_aqq, v_apq, v_r);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_mat2f_lu_solve_batch: Solves a x = b for every item i < n: aether_mat2f_lu (LU with partial pivoting) of a, then aether_mat2f_lu_solve; info[i] is aether_mat2f_lu's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2f_lu_solve_batch(__global const float *a, __global const float *b, __global float *x, __global int *info, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat2f v_a;
+        aether_vec2f v_b;
+        aether_vec2f v_x;
+        int status;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        int ipiv[2];
+        status = aether_mat2f_lu(&v_a, ipiv);
+        v_x = aether_mat2f_lu_solve(&v_a, ipiv, v_b);
+        x[0u * n + i] = v_x.x;
+        x[1u * n + i] = v_x.y;
+        info[i] = status;
+    }
+}
+
+/* aether_mat3f_lu_solve_batch: Solves a x = b for every item i < n: aether_mat3f_lu (LU with partial pivoting) of a, then aether_mat3f_lu_solve; info[i] is aether_mat3f_lu's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3f_lu_solve_batch(__global const float *a, __global const float *b, __global float *x, __global int *info, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat3f v_a;
+        aether_vec3f v_b;
+        aether_vec3f v_x;
+        int status;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_a.m[4] = a[4u * n + i];
+        v_a.m[5] = a[5u * n + i];
+        v_a.m[6] = a[6u * n + i];
+        v_a.m[7] = a[7u * n + i];
+        v_a.m[8] = a[8u * n + i];
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        int ipiv[3];
+        status = aether_mat3f_lu(&v_a, ipiv);
+        v_x = aether_mat3f_lu_solve(&v_a, ipiv, v_b);
+        x[0u * n + i] = v_x.x;
+        x[1u * n + i] = v_x.y;
+        x[2u * n + i] = v_x.z;
+        info[i] = status;
+    }
+}
+
+/* aether_mat4f_lu_solve_batch: Solves a x = b for every item i < n: aether_mat4f_lu (LU with partial pivoting) of a, then aether_mat4f_lu_solve; info[i] is aether_mat4f_lu's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4f_lu_solve_batch(__global const float *a, __global const float *b, __global float *x, __global int *info, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat4f v_a;
+        aether_vec4f v_b;
+        aether_vec4f v_x;
+        int status;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_a.m[4] = a[4u * n + i];
+        v_a.m[5] = a[5u * n + i];
+        v_a.m[6] = a[6u * n + i];
+        v_a.m[7] = a[7u * n + i];
+        v_a.m[8] = a[8u * n + i];
+        v_a.m[9] = a[9u * n + i];
+        v_a.m[10] = a[10u * n + i];
+        v_a.m[11] = a[11u * n + i];
+        v_a.m[12] = a[12u * n + i];
+        v_a.m[13] = a[13u * n + i];
+        v_a.m[14] = a[14u * n + i];
+        v_a.m[15] = a[15u * n + i];
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        v_b.w = b[3u * n + i];
+        int ipiv[4];
+        status = aether_mat4f_lu(&v_a, ipiv);
+        v_x = aether_mat4f_lu_solve(&v_a, ipiv, v_b);
+        x[0u * n + i] = v_x.x;
+        x[1u * n + i] = v_x.y;
+        x[2u * n + i] = v_x.z;
+        x[3u * n + i] = v_x.w;
+        info[i] = status;
+    }
+}
+
+/* aether_mat2f_cholesky_solve_batch: Solves a x = b for every item i < n: aether_mat2f_cholesky (Cholesky) of a, then aether_mat2f_cholesky_solve; info[i] is aether_mat2f_cholesky's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2f_cholesky_solve_batch(__global const float *a, __global const float *b, __global float *x, __global int *info, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat2f v_a;
+        aether_vec2f v_b;
+        aether_vec2f v_x;
+        int status;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        status = aether_mat2f_cholesky(&v_a);
+        v_x = aether_mat2f_cholesky_solve(v_a, v_b);
+        x[0u * n + i] = v_x.x;
+        x[1u * n + i] = v_x.y;
+        info[i] = status;
+    }
+}
+
+/* aether_mat3f_cholesky_solve_batch: Solves a x = b for every item i < n: aether_mat3f_cholesky (Cholesky) of a, then aether_mat3f_cholesky_solve; info[i] is aether_mat3f_cholesky's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3f_cholesky_solve_batch(__global const float *a, __global const float *b, __global float *x, __global int *info, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat3f v_a;
+        aether_vec3f v_b;
+        aether_vec3f v_x;
+        int status;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_a.m[4] = a[4u * n + i];
+        v_a.m[5] = a[5u * n + i];
+        v_a.m[6] = a[6u * n + i];
+        v_a.m[7] = a[7u * n + i];
+        v_a.m[8] = a[8u * n + i];
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        status = aether_mat3f_cholesky(&v_a);
+        v_x = aether_mat3f_cholesky_solve(v_a, v_b);
+        x[0u * n + i] = v_x.x;
+        x[1u * n + i] = v_x.y;
+        x[2u * n + i] = v_x.z;
+        info[i] = status;
+    }
+}
+
+/* aether_mat4f_cholesky_solve_batch: Solves a x = b for every item i < n: aether_mat4f_cholesky (Cholesky) of a, then aether_mat4f_cholesky_solve; info[i] is aether_mat4f_cholesky's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4f_cholesky_solve_batch(__global const float *a, __global const float *b, __global float *x, __global int *info, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat4f v_a;
+        aether_vec4f v_b;
+        aether_vec4f v_x;
+        int status;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_a.m[4] = a[4u * n + i];
+        v_a.m[5] = a[5u * n + i];
+        v_a.m[6] = a[6u * n + i];
+        v_a.m[7] = a[7u * n + i];
+        v_a.m[8] = a[8u * n + i];
+        v_a.m[9] = a[9u * n + i];
+        v_a.m[10] = a[10u * n + i];
+        v_a.m[11] = a[11u * n + i];
+        v_a.m[12] = a[12u * n + i];
+        v_a.m[13] = a[13u * n + i];
+        v_a.m[14] = a[14u * n + i];
+        v_a.m[15] = a[15u * n + i];
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        v_b.w = b[3u * n + i];
+        status = aether_mat4f_cholesky(&v_a);
+        v_x = aether_mat4f_cholesky_solve(v_a, v_b);
+        x[0u * n + i] = v_x.x;
+        x[1u * n + i] = v_x.y;
+        x[2u * n + i] = v_x.z;
+        x[3u * n + i] = v_x.w;
+        info[i] = status;
+    }
+}
+
 /* ==== f64 (double) ================================================================ */
 #ifdef AETHER_FP64
 
@@ -6470,6 +8434,1970 @@ uint64_t aether_f64_ulp_distance(double a, double b)
     pa = (ua & sign) != 0u ? sign - ma : sign + ma;
     pb = (ub & sign) != 0u ? sign - mb : sign + mb;
     return pa > pb ? pa - pb : pb - pa;
+}
+
+/* ---- f64: batched kernels over structure-of-arrays data (cuda_core/aether_batch.h's, one work
+   item per item: global size n rounded up to the work-group size, items i >= n do nothing) ---- */
+
+/* aether_f64_fmin_batch: out[i] = aether_f64_fmin(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_fmin_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_a;
+        v_a = a[i];
+        double v_b;
+        v_b = b[i];
+        const double result = aether_f64_fmin(v_a, v_b);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_fmax_batch: out[i] = aether_f64_fmax(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_fmax_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_a;
+        v_a = a[i];
+        double v_b;
+        v_b = b[i];
+        const double result = aether_f64_fmax(v_a, v_b);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_sign_batch: out[i] = aether_f64_sign(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_sign_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_a;
+        v_a = a[i];
+        const double result = aether_f64_sign(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec2d_add_batch: out[i] = aether_vec2d_add(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_add_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        aether_vec2d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        const aether_vec2d result = aether_vec2d_add(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3d_add_batch: out[i] = aether_vec3d_add(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_add_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        aether_vec3d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        const aether_vec3d result = aether_vec3d_add(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4d_add_batch: out[i] = aether_vec4d_add(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_add_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        aether_vec4d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        v_b.w = b[3u * n + i];
+        const aether_vec4d result = aether_vec4d_add(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_vec2d_sub_batch: out[i] = aether_vec2d_sub(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_sub_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        aether_vec2d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        const aether_vec2d result = aether_vec2d_sub(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3d_sub_batch: out[i] = aether_vec3d_sub(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_sub_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        aether_vec3d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        const aether_vec3d result = aether_vec3d_sub(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4d_sub_batch: out[i] = aether_vec4d_sub(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_sub_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        aether_vec4d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        v_b.w = b[3u * n + i];
+        const aether_vec4d result = aether_vec4d_sub(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_vec2d_mul_batch: out[i] = aether_vec2d_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_mul_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        aether_vec2d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        const aether_vec2d result = aether_vec2d_mul(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3d_mul_batch: out[i] = aether_vec3d_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_mul_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        aether_vec3d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        const aether_vec3d result = aether_vec3d_mul(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4d_mul_batch: out[i] = aether_vec4d_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_mul_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        aether_vec4d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        v_b.w = b[3u * n + i];
+        const aether_vec4d result = aether_vec4d_mul(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_vec2d_scale_batch: out[i] = aether_vec2d_scale(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_scale_batch(__global const double *a, __global const double *s, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        double v_s;
+        v_s = s[i];
+        const aether_vec2d result = aether_vec2d_scale(v_a, v_s);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3d_scale_batch: out[i] = aether_vec3d_scale(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_scale_batch(__global const double *a, __global const double *s, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        double v_s;
+        v_s = s[i];
+        const aether_vec3d result = aether_vec3d_scale(v_a, v_s);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4d_scale_batch: out[i] = aether_vec4d_scale(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_scale_batch(__global const double *a, __global const double *s, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        double v_s;
+        v_s = s[i];
+        const aether_vec4d result = aether_vec4d_scale(v_a, v_s);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_vec2d_div_batch: out[i] = aether_vec2d_div(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_div_batch(__global const double *a, __global const double *s, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        double v_s;
+        v_s = s[i];
+        const aether_vec2d result = aether_vec2d_div(v_a, v_s);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3d_div_batch: out[i] = aether_vec3d_div(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_div_batch(__global const double *a, __global const double *s, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        double v_s;
+        v_s = s[i];
+        const aether_vec3d result = aether_vec3d_div(v_a, v_s);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4d_div_batch: out[i] = aether_vec4d_div(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_div_batch(__global const double *a, __global const double *s, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        double v_s;
+        v_s = s[i];
+        const aether_vec4d result = aether_vec4d_div(v_a, v_s);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_f64_neg_batch: out[i] = aether_f64_neg(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_neg_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_a;
+        v_a = a[i];
+        const double result = aether_f64_neg(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec2d_neg_batch: out[i] = aether_vec2d_neg(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_neg_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        const aether_vec2d result = aether_vec2d_neg(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3d_neg_batch: out[i] = aether_vec3d_neg(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_neg_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        const aether_vec3d result = aether_vec3d_neg(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4d_neg_batch: out[i] = aether_vec4d_neg(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_neg_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        const aether_vec4d result = aether_vec4d_neg(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_f64_abs_batch: out[i] = aether_f64_abs(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_abs_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_a;
+        v_a = a[i];
+        const double result = aether_f64_abs(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec2d_abs_batch: out[i] = aether_vec2d_abs(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_abs_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        const aether_vec2d result = aether_vec2d_abs(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3d_abs_batch: out[i] = aether_vec3d_abs(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_abs_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        const aether_vec3d result = aether_vec3d_abs(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4d_abs_batch: out[i] = aether_vec4d_abs(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_abs_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        const aether_vec4d result = aether_vec4d_abs(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_vec2d_min_batch: out[i] = aether_vec2d_min(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_min_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        aether_vec2d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        const aether_vec2d result = aether_vec2d_min(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3d_min_batch: out[i] = aether_vec3d_min(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_min_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        aether_vec3d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        const aether_vec3d result = aether_vec3d_min(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4d_min_batch: out[i] = aether_vec4d_min(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_min_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        aether_vec4d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        v_b.w = b[3u * n + i];
+        const aether_vec4d result = aether_vec4d_min(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_vec2d_max_batch: out[i] = aether_vec2d_max(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_max_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        aether_vec2d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        const aether_vec2d result = aether_vec2d_max(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3d_max_batch: out[i] = aether_vec3d_max(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_max_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        aether_vec3d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        const aether_vec3d result = aether_vec3d_max(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4d_max_batch: out[i] = aether_vec4d_max(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_max_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        aether_vec4d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        v_b.w = b[3u * n + i];
+        const aether_vec4d result = aether_vec4d_max(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_vec2d_lerp_batch: out[i] = aether_vec2d_lerp(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_lerp_batch(__global const double *a, __global const double *b, __global const double *t, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        aether_vec2d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        double v_t;
+        v_t = t[i];
+        const aether_vec2d result = aether_vec2d_lerp(v_a, v_b, v_t);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3d_lerp_batch: out[i] = aether_vec3d_lerp(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_lerp_batch(__global const double *a, __global const double *b, __global const double *t, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        aether_vec3d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        double v_t;
+        v_t = t[i];
+        const aether_vec3d result = aether_vec3d_lerp(v_a, v_b, v_t);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4d_lerp_batch: out[i] = aether_vec4d_lerp(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_lerp_batch(__global const double *a, __global const double *b, __global const double *t, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        aether_vec4d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        v_b.w = b[3u * n + i];
+        double v_t;
+        v_t = t[i];
+        const aether_vec4d result = aether_vec4d_lerp(v_a, v_b, v_t);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_vec2d_sum_batch: out[i] = aether_vec2d_sum(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_sum_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        const double result = aether_vec2d_sum(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec3d_sum_batch: out[i] = aether_vec3d_sum(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_sum_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        const double result = aether_vec3d_sum(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec4d_sum_batch: out[i] = aether_vec4d_sum(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_sum_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        const double result = aether_vec4d_sum(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec2d_dot_batch: out[i] = aether_vec2d_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_dot_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        aether_vec2d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        const double result = aether_vec2d_dot(v_a, v_b);
+        out[i] = result;
+    }
+}
+
+/* aether_vec3d_dot_batch: out[i] = aether_vec3d_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_dot_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        aether_vec3d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        const double result = aether_vec3d_dot(v_a, v_b);
+        out[i] = result;
+    }
+}
+
+/* aether_vec4d_dot_batch: out[i] = aether_vec4d_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_dot_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        aether_vec4d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        v_b.w = b[3u * n + i];
+        const double result = aether_vec4d_dot(v_a, v_b);
+        out[i] = result;
+    }
+}
+
+/* aether_vec2d_squared_norm_batch: out[i] = aether_vec2d_squared_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_squared_norm_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        const double result = aether_vec2d_squared_norm(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec3d_squared_norm_batch: out[i] = aether_vec3d_squared_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_squared_norm_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        const double result = aether_vec3d_squared_norm(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec4d_squared_norm_batch: out[i] = aether_vec4d_squared_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_squared_norm_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        const double result = aether_vec4d_squared_norm(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec2d_norm_batch: out[i] = aether_vec2d_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_norm_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        const double result = aether_vec2d_norm(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec3d_norm_batch: out[i] = aether_vec3d_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_norm_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        const double result = aether_vec3d_norm(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec4d_norm_batch: out[i] = aether_vec4d_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_norm_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        const double result = aether_vec4d_norm(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec2d_max_norm_batch: out[i] = aether_vec2d_max_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_max_norm_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        const double result = aether_vec2d_max_norm(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec3d_max_norm_batch: out[i] = aether_vec3d_max_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_max_norm_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        const double result = aether_vec3d_max_norm(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec4d_max_norm_batch: out[i] = aether_vec4d_max_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_max_norm_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        const double result = aether_vec4d_max_norm(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec2d_is_finite_batch: out[i] = aether_vec2d_is_finite(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_is_finite_batch(__global const double *a, __global int *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        out[i] = aether_vec2d_is_finite(v_a);
+    }
+}
+
+/* aether_vec3d_is_finite_batch: out[i] = aether_vec3d_is_finite(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_is_finite_batch(__global const double *a, __global int *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        out[i] = aether_vec3d_is_finite(v_a);
+    }
+}
+
+/* aether_vec4d_is_finite_batch: out[i] = aether_vec4d_is_finite(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_is_finite_batch(__global const double *a, __global int *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        out[i] = aether_vec4d_is_finite(v_a);
+    }
+}
+
+/* aether_vec2d_normalize_batch: out[i] = aether_vec2d_normalize(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_normalize_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        const aether_vec2d result = aether_vec2d_normalize(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3d_normalize_batch: out[i] = aether_vec3d_normalize(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_normalize_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        const aether_vec3d result = aether_vec3d_normalize(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4d_normalize_batch: out[i] = aether_vec4d_normalize(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_normalize_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        const aether_vec4d result = aether_vec4d_normalize(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_quatd_normalize_batch: out[i] = aether_quatd_normalize(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_quatd_normalize_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_quatd v_a;
+        v_a.w = a[0u * n + i];
+        v_a.x = a[1u * n + i];
+        v_a.y = a[2u * n + i];
+        v_a.z = a[3u * n + i];
+        const aether_quatd result = aether_quatd_normalize(v_a);
+        out[0u * n + i] = result.w;
+        out[1u * n + i] = result.x;
+        out[2u * n + i] = result.y;
+        out[3u * n + i] = result.z;
+    }
+}
+
+/* aether_vec3d_cross_batch: out[i] = aether_vec3d_cross(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_cross_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        aether_vec3d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        const aether_vec3d result = aether_vec3d_cross(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_quatd_mul_batch: out[i] = aether_quatd_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_quatd_mul_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_quatd v_a;
+        v_a.w = a[0u * n + i];
+        v_a.x = a[1u * n + i];
+        v_a.y = a[2u * n + i];
+        v_a.z = a[3u * n + i];
+        aether_quatd v_b;
+        v_b.w = b[0u * n + i];
+        v_b.x = b[1u * n + i];
+        v_b.y = b[2u * n + i];
+        v_b.z = b[3u * n + i];
+        const aether_quatd result = aether_quatd_mul(v_a, v_b);
+        out[0u * n + i] = result.w;
+        out[1u * n + i] = result.x;
+        out[2u * n + i] = result.y;
+        out[3u * n + i] = result.z;
+    }
+}
+
+/* aether_quatd_conjugate_batch: out[i] = aether_quatd_conjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_quatd_conjugate_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_quatd v_a;
+        v_a.w = a[0u * n + i];
+        v_a.x = a[1u * n + i];
+        v_a.y = a[2u * n + i];
+        v_a.z = a[3u * n + i];
+        const aether_quatd result = aether_quatd_conjugate(v_a);
+        out[0u * n + i] = result.w;
+        out[1u * n + i] = result.x;
+        out[2u * n + i] = result.y;
+        out[3u * n + i] = result.z;
+    }
+}
+
+/* aether_quatd_rotate_batch: out[i] = aether_quatd_rotate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_quatd_rotate_batch(__global const double *q, __global const double *v, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_quatd v_q;
+        v_q.w = q[0u * n + i];
+        v_q.x = q[1u * n + i];
+        v_q.y = q[2u * n + i];
+        v_q.z = q[3u * n + i];
+        aether_vec3d v_v;
+        v_v.x = v[0u * n + i];
+        v_v.y = v[1u * n + i];
+        v_v.z = v[2u * n + i];
+        const aether_vec3d result = aether_quatd_rotate(v_q, v_v);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_mat2d_mul_vec_batch: out[i] = aether_mat2d_mul_vec(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2d_mul_vec_batch(__global const double *m, __global const double *v, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat2d v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        aether_vec2d v_v;
+        v_v.x = v[0u * n + i];
+        v_v.y = v[1u * n + i];
+        const aether_vec2d result = aether_mat2d_mul_vec(v_m, v_v);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_mat3d_mul_vec_batch: out[i] = aether_mat3d_mul_vec(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3d_mul_vec_batch(__global const double *m, __global const double *v, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat3d v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        v_m.m[4] = m[4u * n + i];
+        v_m.m[5] = m[5u * n + i];
+        v_m.m[6] = m[6u * n + i];
+        v_m.m[7] = m[7u * n + i];
+        v_m.m[8] = m[8u * n + i];
+        aether_vec3d v_v;
+        v_v.x = v[0u * n + i];
+        v_v.y = v[1u * n + i];
+        v_v.z = v[2u * n + i];
+        const aether_vec3d result = aether_mat3d_mul_vec(v_m, v_v);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_mat4d_mul_vec_batch: out[i] = aether_mat4d_mul_vec(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4d_mul_vec_batch(__global const double *m, __global const double *v, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat4d v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        v_m.m[4] = m[4u * n + i];
+        v_m.m[5] = m[5u * n + i];
+        v_m.m[6] = m[6u * n + i];
+        v_m.m[7] = m[7u * n + i];
+        v_m.m[8] = m[8u * n + i];
+        v_m.m[9] = m[9u * n + i];
+        v_m.m[10] = m[10u * n + i];
+        v_m.m[11] = m[11u * n + i];
+        v_m.m[12] = m[12u * n + i];
+        v_m.m[13] = m[13u * n + i];
+        v_m.m[14] = m[14u * n + i];
+        v_m.m[15] = m[15u * n + i];
+        aether_vec4d v_v;
+        v_v.x = v[0u * n + i];
+        v_v.y = v[1u * n + i];
+        v_v.z = v[2u * n + i];
+        v_v.w = v[3u * n + i];
+        const aether_vec4d result = aether_mat4d_mul_vec(v_m, v_v);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_mat2d_mul_batch: out[i] = aether_mat2d_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2d_mul_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat2d v_a;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        aether_mat2d v_b;
+        v_b.m[0] = b[0u * n + i];
+        v_b.m[1] = b[1u * n + i];
+        v_b.m[2] = b[2u * n + i];
+        v_b.m[3] = b[3u * n + i];
+        const aether_mat2d result = aether_mat2d_mul(v_a, v_b);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+    }
+}
+
+/* aether_mat3d_mul_batch: out[i] = aether_mat3d_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3d_mul_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat3d v_a;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_a.m[4] = a[4u * n + i];
+        v_a.m[5] = a[5u * n + i];
+        v_a.m[6] = a[6u * n + i];
+        v_a.m[7] = a[7u * n + i];
+        v_a.m[8] = a[8u * n + i];
+        aether_mat3d v_b;
+        v_b.m[0] = b[0u * n + i];
+        v_b.m[1] = b[1u * n + i];
+        v_b.m[2] = b[2u * n + i];
+        v_b.m[3] = b[3u * n + i];
+        v_b.m[4] = b[4u * n + i];
+        v_b.m[5] = b[5u * n + i];
+        v_b.m[6] = b[6u * n + i];
+        v_b.m[7] = b[7u * n + i];
+        v_b.m[8] = b[8u * n + i];
+        const aether_mat3d result = aether_mat3d_mul(v_a, v_b);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+    }
+}
+
+/* aether_mat4d_mul_batch: out[i] = aether_mat4d_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4d_mul_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat4d v_a;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_a.m[4] = a[4u * n + i];
+        v_a.m[5] = a[5u * n + i];
+        v_a.m[6] = a[6u * n + i];
+        v_a.m[7] = a[7u * n + i];
+        v_a.m[8] = a[8u * n + i];
+        v_a.m[9] = a[9u * n + i];
+        v_a.m[10] = a[10u * n + i];
+        v_a.m[11] = a[11u * n + i];
+        v_a.m[12] = a[12u * n + i];
+        v_a.m[13] = a[13u * n + i];
+        v_a.m[14] = a[14u * n + i];
+        v_a.m[15] = a[15u * n + i];
+        aether_mat4d v_b;
+        v_b.m[0] = b[0u * n + i];
+        v_b.m[1] = b[1u * n + i];
+        v_b.m[2] = b[2u * n + i];
+        v_b.m[3] = b[3u * n + i];
+        v_b.m[4] = b[4u * n + i];
+        v_b.m[5] = b[5u * n + i];
+        v_b.m[6] = b[6u * n + i];
+        v_b.m[7] = b[7u * n + i];
+        v_b.m[8] = b[8u * n + i];
+        v_b.m[9] = b[9u * n + i];
+        v_b.m[10] = b[10u * n + i];
+        v_b.m[11] = b[11u * n + i];
+        v_b.m[12] = b[12u * n + i];
+        v_b.m[13] = b[13u * n + i];
+        v_b.m[14] = b[14u * n + i];
+        v_b.m[15] = b[15u * n + i];
+        const aether_mat4d result = aether_mat4d_mul(v_a, v_b);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+        out[9u * n + i] = result.m[9];
+        out[10u * n + i] = result.m[10];
+        out[11u * n + i] = result.m[11];
+        out[12u * n + i] = result.m[12];
+        out[13u * n + i] = result.m[13];
+        out[14u * n + i] = result.m[14];
+        out[15u * n + i] = result.m[15];
+    }
+}
+
+/* aether_mat2d_transpose_batch: out[i] = aether_mat2d_transpose(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2d_transpose_batch(__global const double *m, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat2d v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        const aether_mat2d result = aether_mat2d_transpose(v_m);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+    }
+}
+
+/* aether_mat3d_transpose_batch: out[i] = aether_mat3d_transpose(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3d_transpose_batch(__global const double *m, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat3d v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        v_m.m[4] = m[4u * n + i];
+        v_m.m[5] = m[5u * n + i];
+        v_m.m[6] = m[6u * n + i];
+        v_m.m[7] = m[7u * n + i];
+        v_m.m[8] = m[8u * n + i];
+        const aether_mat3d result = aether_mat3d_transpose(v_m);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+    }
+}
+
+/* aether_mat4d_transpose_batch: out[i] = aether_mat4d_transpose(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4d_transpose_batch(__global const double *m, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat4d v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        v_m.m[4] = m[4u * n + i];
+        v_m.m[5] = m[5u * n + i];
+        v_m.m[6] = m[6u * n + i];
+        v_m.m[7] = m[7u * n + i];
+        v_m.m[8] = m[8u * n + i];
+        v_m.m[9] = m[9u * n + i];
+        v_m.m[10] = m[10u * n + i];
+        v_m.m[11] = m[11u * n + i];
+        v_m.m[12] = m[12u * n + i];
+        v_m.m[13] = m[13u * n + i];
+        v_m.m[14] = m[14u * n + i];
+        v_m.m[15] = m[15u * n + i];
+        const aether_mat4d result = aether_mat4d_transpose(v_m);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+        out[9u * n + i] = result.m[9];
+        out[10u * n + i] = result.m[10];
+        out[11u * n + i] = result.m[11];
+        out[12u * n + i] = result.m[12];
+        out[13u * n + i] = result.m[13];
+        out[14u * n + i] = result.m[14];
+        out[15u * n + i] = result.m[15];
+    }
+}
+
+/* aether_mat2d_identity_batch: out[i] = aether_mat2d_identity(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2d_identity_batch(__global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        const aether_mat2d result = aether_mat2d_identity();
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+    }
+}
+
+/* aether_mat3d_identity_batch: out[i] = aether_mat3d_identity(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3d_identity_batch(__global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        const aether_mat3d result = aether_mat3d_identity();
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+    }
+}
+
+/* aether_mat4d_identity_batch: out[i] = aether_mat4d_identity(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4d_identity_batch(__global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        const aether_mat4d result = aether_mat4d_identity();
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+        out[9u * n + i] = result.m[9];
+        out[10u * n + i] = result.m[10];
+        out[11u * n + i] = result.m[11];
+        out[12u * n + i] = result.m[12];
+        out[13u * n + i] = result.m[13];
+        out[14u * n + i] = result.m[14];
+        out[15u * n + i] = result.m[15];
+    }
+}
+
+/* aether_mat2d_dot_batch: out[i] = aether_mat2d_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2d_dot_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat2d v_a;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        aether_mat2d v_b;
+        v_b.m[0] = b[0u * n + i];
+        v_b.m[1] = b[1u * n + i];
+        v_b.m[2] = b[2u * n + i];
+        v_b.m[3] = b[3u * n + i];
+        const double result = aether_mat2d_dot(v_a, v_b);
+        out[i] = result;
+    }
+}
+
+/* aether_mat3d_dot_batch: out[i] = aether_mat3d_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3d_dot_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat3d v_a;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_a.m[4] = a[4u * n + i];
+        v_a.m[5] = a[5u * n + i];
+        v_a.m[6] = a[6u * n + i];
+        v_a.m[7] = a[7u * n + i];
+        v_a.m[8] = a[8u * n + i];
+        aether_mat3d v_b;
+        v_b.m[0] = b[0u * n + i];
+        v_b.m[1] = b[1u * n + i];
+        v_b.m[2] = b[2u * n + i];
+        v_b.m[3] = b[3u * n + i];
+        v_b.m[4] = b[4u * n + i];
+        v_b.m[5] = b[5u * n + i];
+        v_b.m[6] = b[6u * n + i];
+        v_b.m[7] = b[7u * n + i];
+        v_b.m[8] = b[8u * n + i];
+        const double result = aether_mat3d_dot(v_a, v_b);
+        out[i] = result;
+    }
+}
+
+/* aether_mat4d_dot_batch: out[i] = aether_mat4d_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4d_dot_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat4d v_a;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_a.m[4] = a[4u * n + i];
+        v_a.m[5] = a[5u * n + i];
+        v_a.m[6] = a[6u * n + i];
+        v_a.m[7] = a[7u * n + i];
+        v_a.m[8] = a[8u * n + i];
+        v_a.m[9] = a[9u * n + i];
+        v_a.m[10] = a[10u * n + i];
+        v_a.m[11] = a[11u * n + i];
+        v_a.m[12] = a[12u * n + i];
+        v_a.m[13] = a[13u * n + i];
+        v_a.m[14] = a[14u * n + i];
+        v_a.m[15] = a[15u * n + i];
+        aether_mat4d v_b;
+        v_b.m[0] = b[0u * n + i];
+        v_b.m[1] = b[1u * n + i];
+        v_b.m[2] = b[2u * n + i];
+        v_b.m[3] = b[3u * n + i];
+        v_b.m[4] = b[4u * n + i];
+        v_b.m[5] = b[5u * n + i];
+        v_b.m[6] = b[6u * n + i];
+        v_b.m[7] = b[7u * n + i];
+        v_b.m[8] = b[8u * n + i];
+        v_b.m[9] = b[9u * n + i];
+        v_b.m[10] = b[10u * n + i];
+        v_b.m[11] = b[11u * n + i];
+        v_b.m[12] = b[12u * n + i];
+        v_b.m[13] = b[13u * n + i];
+        v_b.m[14] = b[14u * n + i];
+        v_b.m[15] = b[15u * n + i];
+        const double result = aether_mat4d_dot(v_a, v_b);
+        out[i] = result;
+    }
+}
+
+/* aether_mat2d_determinant_batch: out[i] = aether_mat2d_determinant(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2d_determinant_batch(__global const double *m, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat2d v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        const double result = aether_mat2d_determinant(v_m);
+        out[i] = result;
+    }
+}
+
+/* aether_mat3d_determinant_batch: out[i] = aether_mat3d_determinant(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3d_determinant_batch(__global const double *m, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat3d v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        v_m.m[4] = m[4u * n + i];
+        v_m.m[5] = m[5u * n + i];
+        v_m.m[6] = m[6u * n + i];
+        v_m.m[7] = m[7u * n + i];
+        v_m.m[8] = m[8u * n + i];
+        const double result = aether_mat3d_determinant(v_m);
+        out[i] = result;
+    }
+}
+
+/* aether_mat4d_determinant_batch: out[i] = aether_mat4d_determinant(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4d_determinant_batch(__global const double *m, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat4d v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        v_m.m[4] = m[4u * n + i];
+        v_m.m[5] = m[5u * n + i];
+        v_m.m[6] = m[6u * n + i];
+        v_m.m[7] = m[7u * n + i];
+        v_m.m[8] = m[8u * n + i];
+        v_m.m[9] = m[9u * n + i];
+        v_m.m[10] = m[10u * n + i];
+        v_m.m[11] = m[11u * n + i];
+        v_m.m[12] = m[12u * n + i];
+        v_m.m[13] = m[13u * n + i];
+        v_m.m[14] = m[14u * n + i];
+        v_m.m[15] = m[15u * n + i];
+        const double result = aether_mat4d_determinant(v_m);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_two_sum_err_batch: out[i] = aether_f64_two_sum_err(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_two_sum_err_batch(__global const double *a, __global const double *b, __global const double *s, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_a;
+        v_a = a[i];
+        double v_b;
+        v_b = b[i];
+        double v_s;
+        v_s = s[i];
+        const double result = aether_f64_two_sum_err(v_a, v_b, v_s);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_two_sum_batch: out[i] = aether_f64_two_sum(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_two_sum_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_a;
+        v_a = a[i];
+        double v_b;
+        v_b = b[i];
+        const aether_paird result = aether_f64_two_sum(v_a, v_b);
+        out[0u * n + i] = result.hi;
+        out[1u * n + i] = result.comp;
+    }
+}
+
+/* aether_paird_neumaier_add_batch: out[i] = aether_paird_neumaier_add(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_paird_neumaier_add_batch(__global const double *p, __global const double *x, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_paird v_p;
+        v_p.hi = p[0u * n + i];
+        v_p.comp = p[1u * n + i];
+        double v_x;
+        v_x = x[i];
+        const aether_paird result = aether_paird_neumaier_add(v_p, v_x);
+        out[0u * n + i] = result.hi;
+        out[1u * n + i] = result.comp;
+    }
+}
+
+/* aether_paird_combine_batch: out[i] = aether_paird_combine(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_paird_combine_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_paird v_a;
+        v_a.hi = a[0u * n + i];
+        v_a.comp = a[1u * n + i];
+        aether_paird v_b;
+        v_b.hi = b[0u * n + i];
+        v_b.comp = b[1u * n + i];
+        const aether_paird result = aether_paird_combine(v_a, v_b);
+        out[0u * n + i] = result.hi;
+        out[1u * n + i] = result.comp;
+    }
+}
+
+/* aether_paird_value_batch: out[i] = aether_paird_value(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_paird_value_batch(__global const double *p, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_paird v_p;
+        v_p.hi = p[0u * n + i];
+        v_p.comp = p[1u * n + i];
+        const double result = aether_paird_value(v_p);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_jacobi_rotation_batch: out[i] = aether_f64_jacobi_rotation(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_jacobi_rotation_batch(__global const double *app, __global const double *aqq, __global const double *apq, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_app;
+        v_app = app[i];
+        double v_aqq;
+        v_aqq = aqq[i];
+        double v_apq;
+        v_apq = apq[i];
+        const aether_rotationd result = aether_f64_jacobi_rotation(v_app, v_aqq, v_apq);
+        out[0u * n + i] = result.c;
+        out[1u * n + i] = result.s;
+        out[2u * n + i] = result.t;
+        out[3u * n + i] = result.tau;
+    }
+}
+
+/* aether_f64_jacobi_update_batch: out[i] = aether_f64_jacobi_update(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_jacobi_update_batch(__global const double *g, __global const double *h, __global const double *r, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_g;
+        v_g = g[i];
+        double v_h;
+        v_h = h[i];
+        aether_rotationd v_r;
+        v_r.c = r[0u * n + i];
+        v_r.s = r[1u * n + i];
+        v_r.t = r[2u * n + i];
+        v_r.tau = r[3u * n + i];
+        const aether_vec2d result = aether_f64_jacobi_update(v_g, v_h, v_r);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_f64_jacobi_diag_batch: out[i] = aether_f64_jacobi_diag(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_jacobi_diag_batch(__global const double *app, __global const double *aqq, __global const double *apq, __global const double *r, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_app;
+        v_app = app[i];
+        double v_aqq;
+        v_aqq = aqq[i];
+        double v_apq;
+        v_apq = apq[i];
+        aether_rotationd v_r;
+        v_r.c = r[0u * n + i];
+        v_r.s = r[1u * n + i];
+        v_r.t = r[2u * n + i];
+        v_r.tau = r[3u * n + i];
+        const aether_vec2d result = aether_f64_jacobi_diag(v_app, v_aqq, v_apq, v_r);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_mat2d_lu_solve_batch: Solves a x = b for every item i < n: aether_mat2d_lu (LU with partial pivoting) of a, then aether_mat2d_lu_solve; info[i] is aether_mat2d_lu's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2d_lu_solve_batch(__global const double *a, __global const double *b, __global double *x, __global int *info, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat2d v_a;
+        aether_vec2d v_b;
+        aether_vec2d v_x;
+        int status;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        int ipiv[2];
+        status = aether_mat2d_lu(&v_a, ipiv);
+        v_x = aether_mat2d_lu_solve(&v_a, ipiv, v_b);
+        x[0u * n + i] = v_x.x;
+        x[1u * n + i] = v_x.y;
+        info[i] = status;
+    }
+}
+
+/* aether_mat3d_lu_solve_batch: Solves a x = b for every item i < n: aether_mat3d_lu (LU with partial pivoting) of a, then aether_mat3d_lu_solve; info[i] is aether_mat3d_lu's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3d_lu_solve_batch(__global const double *a, __global const double *b, __global double *x, __global int *info, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat3d v_a;
+        aether_vec3d v_b;
+        aether_vec3d v_x;
+        int status;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_a.m[4] = a[4u * n + i];
+        v_a.m[5] = a[5u * n + i];
+        v_a.m[6] = a[6u * n + i];
+        v_a.m[7] = a[7u * n + i];
+        v_a.m[8] = a[8u * n + i];
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        int ipiv[3];
+        status = aether_mat3d_lu(&v_a, ipiv);
+        v_x = aether_mat3d_lu_solve(&v_a, ipiv, v_b);
+        x[0u * n + i] = v_x.x;
+        x[1u * n + i] = v_x.y;
+        x[2u * n + i] = v_x.z;
+        info[i] = status;
+    }
+}
+
+/* aether_mat4d_lu_solve_batch: Solves a x = b for every item i < n: aether_mat4d_lu (LU with partial pivoting) of a, then aether_mat4d_lu_solve; info[i] is aether_mat4d_lu's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4d_lu_solve_batch(__global const double *a, __global const double *b, __global double *x, __global int *info, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat4d v_a;
+        aether_vec4d v_b;
+        aether_vec4d v_x;
+        int status;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_a.m[4] = a[4u * n + i];
+        v_a.m[5] = a[5u * n + i];
+        v_a.m[6] = a[6u * n + i];
+        v_a.m[7] = a[7u * n + i];
+        v_a.m[8] = a[8u * n + i];
+        v_a.m[9] = a[9u * n + i];
+        v_a.m[10] = a[10u * n + i];
+        v_a.m[11] = a[11u * n + i];
+        v_a.m[12] = a[12u * n + i];
+        v_a.m[13] = a[13u * n + i];
+        v_a.m[14] = a[14u * n + i];
+        v_a.m[15] = a[15u * n + i];
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        v_b.w = b[3u * n + i];
+        int ipiv[4];
+        status = aether_mat4d_lu(&v_a, ipiv);
+        v_x = aether_mat4d_lu_solve(&v_a, ipiv, v_b);
+        x[0u * n + i] = v_x.x;
+        x[1u * n + i] = v_x.y;
+        x[2u * n + i] = v_x.z;
+        x[3u * n + i] = v_x.w;
+        info[i] = status;
+    }
+}
+
+/* aether_mat2d_cholesky_solve_batch: Solves a x = b for every item i < n: aether_mat2d_cholesky (Cholesky) of a, then aether_mat2d_cholesky_solve; info[i] is aether_mat2d_cholesky's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2d_cholesky_solve_batch(__global const double *a, __global const double *b, __global double *x, __global int *info, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat2d v_a;
+        aether_vec2d v_b;
+        aether_vec2d v_x;
+        int status;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        status = aether_mat2d_cholesky(&v_a);
+        v_x = aether_mat2d_cholesky_solve(v_a, v_b);
+        x[0u * n + i] = v_x.x;
+        x[1u * n + i] = v_x.y;
+        info[i] = status;
+    }
+}
+
+/* aether_mat3d_cholesky_solve_batch: Solves a x = b for every item i < n: aether_mat3d_cholesky (Cholesky) of a, then aether_mat3d_cholesky_solve; info[i] is aether_mat3d_cholesky's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3d_cholesky_solve_batch(__global const double *a, __global const double *b, __global double *x, __global int *info, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat3d v_a;
+        aether_vec3d v_b;
+        aether_vec3d v_x;
+        int status;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_a.m[4] = a[4u * n + i];
+        v_a.m[5] = a[5u * n + i];
+        v_a.m[6] = a[6u * n + i];
+        v_a.m[7] = a[7u * n + i];
+        v_a.m[8] = a[8u * n + i];
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        status = aether_mat3d_cholesky(&v_a);
+        v_x = aether_mat3d_cholesky_solve(v_a, v_b);
+        x[0u * n + i] = v_x.x;
+        x[1u * n + i] = v_x.y;
+        x[2u * n + i] = v_x.z;
+        info[i] = status;
+    }
+}
+
+/* aether_mat4d_cholesky_solve_batch: Solves a x = b for every item i < n: aether_mat4d_cholesky (Cholesky) of a, then aether_mat4d_cholesky_solve; info[i] is aether_mat4d_cholesky's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4d_cholesky_solve_batch(__global const double *a, __global const double *b, __global double *x, __global int *info, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat4d v_a;
+        aether_vec4d v_b;
+        aether_vec4d v_x;
+        int status;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_a.m[4] = a[4u * n + i];
+        v_a.m[5] = a[5u * n + i];
+        v_a.m[6] = a[6u * n + i];
+        v_a.m[7] = a[7u * n + i];
+        v_a.m[8] = a[8u * n + i];
+        v_a.m[9] = a[9u * n + i];
+        v_a.m[10] = a[10u * n + i];
+        v_a.m[11] = a[11u * n + i];
+        v_a.m[12] = a[12u * n + i];
+        v_a.m[13] = a[13u * n + i];
+        v_a.m[14] = a[14u * n + i];
+        v_a.m[15] = a[15u * n + i];
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        v_b.w = b[3u * n + i];
+        status = aether_mat4d_cholesky(&v_a);
+        v_x = aether_mat4d_cholesky_solve(v_a, v_b);
+        x[0u * n + i] = v_x.x;
+        x[1u * n + i] = v_x.y;
+        x[2u * n + i] = v_x.z;
+        x[3u * n + i] = v_x.w;
+        info[i] = status;
+    }
 }
 
 #endif /* AETHER_FP64 */

@@ -5,10 +5,12 @@
 #
 # installs PoCL and the ICD loader when no OpenCL platform is there, builds aether-opencl (dev profile: its dependencies are optimised),
 # and runs it: the check program built with -cl-fp32-correctly-rounded-divide-sqrt (when the device
-# reports correctly rounded divide and sqrt), its self-test kernel, every kernel on the corpus plus
-# N random inputs (default 100000) against the Rust reference under the spec's policy (0
-# mismatches expected), then the negative controls: contraction ON (the program without
-# #pragma OPENCL FP_CONTRACT OFF: mismatches named by function), -cl-fast-relaxed-math (refused
+# reports correctly rounded divide and sqrt), its self-test kernel, every fixed-layout kernel on the
+# corpus plus N random inputs (default 100000), every kernel over arrays on the corpus plus N/20,
+# every batched structure-of-arrays kernel on N/10 (odd) items, against the Rust reference under
+# the spec's policy (0 mismatches expected), then the negative controls: contraction ON (the program without
+# #pragma OPENCL FP_CONTRACT OFF: mismatches named by function), the rule mutant uncompensated
+# (every lanes, array, plane and resolve kernel changes), -cl-fast-relaxed-math (refused
 # by the core's #error), -cl-denorms-are-zero (named by the self-test) and the fp64-free build
 # (-DAETHER_NO_FP64 -cl-std=CL3.0: builds, the f64 kernels absent). --report FILE also writes the
 # output as markdown. Prints the wall time of each step.

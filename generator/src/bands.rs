@@ -3,11 +3,16 @@
 //! and WGSL's accuracy rules (never typed by hand), and the one judgement
 //! every checker of such a target applies to a result.
 //!
-//! The spec's `[bands.wgsl]` states each family's metric; the number is
-//! derived by walking the tree with, per rounded operation, WGSL's bound in
-//! units of eps = 2^-23 (the ulp of 1.0): `+ - *` are "correctly rounded"
-//! (either neighbour: at most 1 ulp, relative error below eps), `/` is
-//! 2.5 ulp, `sqrt` is inherited from 1 / inverseSqrt (2 + 2.5 = 4.5 ulp);
+//! The spec's `[bands.<target>]` states each family's metric and the
+//! target's accuracy per rounded operation (`add_sub_mul_ulp`, `div_ulp`,
+//! `sqrt_ulp`: `OpUlps`); the number is derived by walking the tree with,
+//! per rounded operation, that bound in units of eps = 2^-23 (the ulp of
+//! 1.0). WGSL (`[bands.wgsl]`): `+ - *` are "correctly rounded" (either
+//! neighbour: at most 1 ulp, relative error below eps), `/` is 2.5 ulp,
+//! `sqrt` is inherited from 1 / inverseSqrt (2 + 2.5 = 4.5 ulp). An OpenCL
+//! device without correctly rounded f32 divide and sqrt
+//! (`[bands.opencl_relaxed]`): `+ - *` 0.5 ulp (one operation of exact
+//! operands is then the reference's bits), `/` 2.5 ulp, `sqrt` 3 ulp;
 //! fabs, fmin, fmax, select, comparisons, `* -1` and products with a power
 //! of two are exact. An implementation may fuse and reassociate, so a sum of
 //! n flattened terms is charged n - 1 additions whatever its tree.
@@ -41,7 +46,7 @@
 use crate::dsl::BinOp;
 use crate::error::SpecError;
 use crate::model::{Builtin, Callable, Expr, Function, Kind, Model};
-use crate::spec::BandMetric;
+use crate::spec::{BandMetric, OpUlps};
 
 /// eps of f32: the ulp of 1.0.
 pub const EPS_F32: f64 = 1.0 / 8_388_608.0;
@@ -187,6 +192,18 @@ fn power_of_two(e: &Expr) -> Option<f64> {
 struct Walk<'a> {
     f: &'a Function,
     temps: Vec<Option<Info>>,
+    ops: OpUlps,
+}
+
+/// The ulp count of one rounded operation of exact operands against the
+/// reference's (correctly rounded) result: 0 where the target rounds
+/// correctly, else its bound plus the reference's half ulp, rounded down.
+fn single(b: f64) -> f64 {
+    if b <= 0.5 {
+        0.0
+    } else {
+        (b + 0.5).floor()
+    }
 }
 
 impl Walk<'_> {
@@ -237,8 +254,8 @@ impl Walk<'_> {
             Expr::Call(Builtin::IsFinite, _) => Info { stable: true, ..NONE },
             Expr::Call(Builtin::Sqrt, a) => {
                 let x = self.info(&a[0]);
-                let single = x.exact.then_some(5.0);
-                Info { single, rel: x.rel.map(|r| r / 2.0 + 4.5), fwd: x.rel.map(|r| r / 2.0 + 4.5), sign: Sign::NonNeg, ..NONE }
+                let (q, one) = (self.ops.sqrt, x.exact.then_some(single(self.ops.sqrt)));
+                Info { single: one, rel: x.rel.map(|r| r / 2.0 + q), fwd: x.rel.map(|r| r / 2.0 + q), sign: Sign::NonNeg, ..NONE }
             }
             Expr::Call(Builtin::Hypot | Builtin::Fma, _) => NONE,
             Expr::Not(a) => Info { stable: self.info(a).stable, ..NONE },
@@ -285,10 +302,11 @@ impl Walk<'_> {
                         _ => Sign::NonPos,
                     }
                 };
+                let m = self.ops.add_sub_mul;
                 Info {
-                    single: (x.exact && y.exact).then_some(1.0),
-                    rel: add_opt(x.rel, y.rel, 1.0),
-                    fwd: add_opt(x.fwd, y.fwd, 1.0),
+                    single: (x.exact && y.exact).then_some(single(m)),
+                    rel: add_opt(x.rel, y.rel, m),
+                    fwd: add_opt(x.fwd, y.fwd, m),
                     sign,
                     ..NONE
                 }
@@ -304,10 +322,11 @@ impl Walk<'_> {
                     (p, q) if p == q => Sign::NonNeg,
                     _ => Sign::NonPos,
                 };
+                let d = self.ops.div;
                 Info {
-                    single: (x.exact && y.exact).then_some(3.0),
-                    rel: add_opt(x.rel, y.rel, 2.5),
-                    fwd: add_opt(x.fwd, y.rel, 2.5),
+                    single: (x.exact && y.exact).then_some(single(d)),
+                    rel: add_opt(x.rel, y.rel, d),
+                    fwd: add_opt(x.fwd, y.rel, d),
                     sign,
                     ..NONE
                 }
@@ -322,17 +341,18 @@ impl Walk<'_> {
                 let all_exact = infos.iter().all(|(i, _)| i.exact);
                 let max_fwd = infos.iter().try_fold(0.0f64, |m, (i, _)| i.fwd.map(|f| m.max(f)));
                 let max_rel = infos.iter().try_fold(0.0f64, |m, (i, _)| i.rel.map(|r| m.max(r)));
+                let a = self.ops.add_sub_mul;
                 let rel = if all_exact && infos.len() == 2 {
-                    Some(1.0)
+                    Some(a)
                 } else if one_sign {
-                    max_rel.map(|r| r + n - 1.0)
+                    max_rel.map(|r| r + (n - 1.0) * a)
                 } else {
                     None
                 };
                 Info {
-                    single: (all_exact && infos.len() == 2).then_some(1.0),
+                    single: (all_exact && infos.len() == 2).then_some(single(a)),
                     rel,
-                    fwd: max_fwd.map(|f| f + n - 1.0),
+                    fwd: max_fwd.map(|f| f + (n - 1.0) * a),
                     sign: if one_sign { signs[0] } else { Sign::Any },
                     ..NONE
                 }
@@ -345,8 +365,8 @@ impl Walk<'_> {
 
 /// The metric of each result word of a lowered function, for the metric the
 /// spec states; an error message when the tree gives no such bound.
-fn derive(f: &Function, stated: BandMetric) -> Result<Vec<Metric>, String> {
-    let mut w = Walk { f, temps: vec![None; f.temps.len()] };
+fn derive(f: &Function, stated: BandMetric, ops: OpUlps) -> Result<Vec<Metric>, String> {
+    let mut w = Walk { f, temps: vec![None; f.temps.len()], ops };
     let truth = f.ret == Kind::Bool;
     let mut out = Vec::new();
     for (k, o) in f.outputs.iter().enumerate() {
@@ -371,8 +391,8 @@ fn derive(f: &Function, stated: BandMetric) -> Result<Vec<Metric>, String> {
                 Some(kf) => Metric::Forward { factor: kf * (1.0 + kf * EPS_F32) },
                 None => {
                     return Err(format!(
-                        "result word {k} divides by, takes the square root of or compares a quantity that may cancel: WGSL's rules \
-                         give no forward bound; state it `unbounded`"
+                        "result word {k} divides by, takes the square root of or compares a quantity that may cancel: the target's \
+                         rules give no forward bound; state it `unbounded`"
                     ))
                 }
             },
@@ -417,14 +437,14 @@ pub fn check(model: &Model, target: &str, callables: &[Callable]) -> Result<(), 
             ));
         };
         if let Callable::Function(f) = c {
-            derive(&model.lower(f), metric).map_err(|m| {
+            derive(&model.lower(f), metric, table.ops).map_err(|m| {
                 model.error_at(line, format!("bands.{target}.{}", metric.key()), format!("`{name}` ({}): {m}", c.c_name(model)))
             })?;
-        } else if metric != BandMetric::Bits {
+        } else if metric != BandMetric::Bits && metric != BandMetric::Unbounded {
             return Err(model.error_at(
                 line,
                 format!("bands.{target}.{}", metric.key()),
-                format!("kernel `{name}` is compared bit for bit: list it under bits"),
+                format!("kernel `{name}` is compared bit for bit or measured only: list it under bits or unbounded"),
             ));
         }
     }
@@ -443,16 +463,25 @@ pub fn check(model: &Model, target: &str, callables: &[Callable]) -> Result<(), 
 /// The band of a callable on the WGSL target (bits where the spec states
 /// none; call `check` first for the spec's errors).
 pub fn band(model: &Model, c: Callable) -> Band {
-    let (stated, _) = stated(model, "wgsl", &key(&c)).unwrap_or((BandMetric::Bits, 0));
-    match c {
-        Callable::Function(f) => {
+    band_on(model, "wgsl", c)
+}
+
+/// The band of a callable on a target with a `[bands.<target>]` table
+/// (bits where the spec states none or has no table).
+pub fn band_on(model: &Model, target: &str, c: Callable) -> Band {
+    let (stated, _) = stated(model, target, &key(&c)).unwrap_or((BandMetric::Bits, 0));
+    let ops = model.spec.bands.iter().find(|b| b.target == target).map(|b| b.ops);
+    match (c, ops) {
+        (Callable::Function(f), Some(ops)) => {
             let tree = model.lower(f);
-            let metrics = derive(&tree, stated).unwrap_or_else(|_| vec![Metric::Unbounded; f.output_words()]);
+            let metrics = derive(&tree, stated, ops).unwrap_or_else(|_| vec![Metric::Unbounded; f.output_words()]);
             Band { metrics, stated, tree: Some(tree) }
         }
-        Callable::Kernel(_) => {
+        (Callable::Function(f), None) => Band { metrics: vec![Metric::Bits; f.output_words()], stated, tree: Some(model.lower(f)) },
+        (Callable::Kernel(_), _) => {
             let words = c.fixed_words().map(|(_, o)| o).unwrap_or(1);
-            Band { metrics: vec![Metric::Bits; words], stated, tree: None }
+            let m = if stated == BandMetric::Unbounded { Metric::Unbounded } else { Metric::Bits };
+            Band { metrics: vec![m; words], stated, tree: None }
         }
     }
 }

@@ -257,6 +257,25 @@ pub fn render(model: &Model) -> Result<String, Error> {
             context! { name => c.c_name(model), stated => band.stated.key(), words }
         })
         .collect();
+    // An OpenCL device without correctly rounded f32 divide and sqrt: the
+    // callables that leave the bits, with their derived bands.
+    let relaxed = crate::targets::opencl::RELAXED;
+    let relaxed_table = spec.bands.iter().find(|b| b.target == relaxed);
+    let relaxed_callables = crate::targets::opencl::relaxed_callables(model);
+    let opencl_bands: Vec<_> = relaxed_callables
+        .iter()
+        .filter(|_| relaxed_table.is_some())
+        .map(|c| (c, crate::bands::band_on(model, relaxed, *c)))
+        .filter(|(_, band)| band.stated != crate::spec::BandMetric::Bits)
+        .map(|(c, band)| {
+            let words: Vec<String> = band.metrics.iter().map(|m| m.to_string()).collect();
+            let words = if words.iter().all(|w| *w == words[0]) { words[0].clone() } else { words.join("; ") };
+            context! { name => c.c_name(model), stated => band.stated.key(), words }
+        })
+        .collect();
+    let opencl_ops = relaxed_table.map(|t| context! { add => t.ops.add_sub_mul, div => t.ops.div, sqrt => t.ops.sqrt });
+    let opencl_total = relaxed_callables.len();
+    let opencl_bits = opencl_total - opencl_bands.len();
     // The ULP distance of -inf to +inf, as the reference counts it.
     let ulp_span_f32 = format!("{:#010x}", aether_reference::ulp::f32_ulp_distance_bits(0xff80_0000, 0x7f80_0000));
     let ulp_span_f64 = format!("{:#018x}", aether_reference::ulp::f64_ulp_distance_bits(0xfff0_0000_0000_0000, 0x7ff0_0000_0000_0000));
@@ -264,6 +283,7 @@ pub fn render(model: &Model) -> Result<String, Error> {
         banner,
         ulp_span_f32, ulp_span_f64,
         wgsl_bands,
+        opencl_bands, opencl_ops, opencl_total, opencl_bits,
         name => spec.name, version => spec.version, file => spec.file,
         types, shapes, combiners, cases, families, kernels,
         right => spec.fold.nesting == Nesting::Right,

@@ -49,6 +49,10 @@ struct RawBands {
     forward: Vec<Spanned<String>>,
     #[serde(default)]
     unbounded: Vec<Spanned<String>>,
+    /// The target's accuracy per rounded operation, in ulp.
+    add_sub_mul_ulp: Option<Spanned<f64>>,
+    div_ulp: Option<Spanned<f64>>,
+    sqrt_ulp: Option<Spanned<f64>>,
 }
 
 #[derive(Deserialize)]
@@ -482,16 +486,30 @@ pub struct BandEntry {
     pub line: usize,
 }
 
+/// A target's accuracy per rounded operation, in ulp of the result (0.5:
+/// correctly rounded; 1: either neighbour), from which its bands are derived.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OpUlps {
+    pub add_sub_mul: f64,
+    pub div: f64,
+    pub sqrt: f64,
+}
+
 /// `[bands.<target>]`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TargetBands {
     pub target: String,
     pub line: usize,
     pub entries: Vec<BandEntry>,
+    pub ops: OpUlps,
 }
 
-/// The targets a `[bands.<target>]` table may name.
-pub const BAND_TARGETS: &[&str] = &["wgsl"];
+/// The targets a `[bands.<target>]` table may name: WGSL, and an OpenCL
+/// device without correctly rounded f32 division and sqrt.
+pub const BAND_TARGETS: &[&str] = &["wgsl", "opencl_relaxed"];
+
+/// The largest per-operation ulp count a band table may state.
+pub const MAX_OP_ULP: f64 = 1_048_576.0;
 
 /// Which entry of a column is the pivot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -792,7 +810,30 @@ fn bands(loc: &Loc, raw: &RawSpec, spec: &Spec) -> Result<Vec<TargetBands>, Spec
                 entries.push(BandEntry { name: name.clone(), metric, line: loc.lines.line(n.span().start) });
             }
         }
-        out.push(TargetBands { target: target.clone(), line: loc.lines.line(b.span().start), entries });
+        let op = |name: &str, v: &Option<Spanned<f64>>| -> Result<f64, SpecError> {
+            let Some(v) = v else {
+                return Err(loc.err(
+                    b.span().start,
+                    key.clone(),
+                    format!("missing `{name}`: the target's accuracy of that operation in ulp (its bands are derived from it)"),
+                ));
+            };
+            let x = *v.get_ref();
+            if !(0.5..=MAX_OP_ULP).contains(&x) {
+                return Err(loc.err(
+                    v.span().start,
+                    format!("{key}.{name}"),
+                    format!("{x} ulp: an operation's accuracy is at least 0.5 ulp (correctly rounded) and at most {MAX_OP_ULP}"),
+                ));
+            }
+            Ok(x)
+        };
+        let ops = OpUlps {
+            add_sub_mul: op("add_sub_mul_ulp", &r.add_sub_mul_ulp)?,
+            div: op("div_ulp", &r.div_ulp)?,
+            sqrt: op("sqrt_ulp", &r.sqrt_ulp)?,
+        };
+        out.push(TargetBands { target: target.clone(), line: loc.lines.line(b.span().start), entries, ops });
     }
     Ok(out)
 }

@@ -32,6 +32,27 @@ fn check_program_has_a_kernel_per_fixed_callable_with_reference_word_counts() {
 }
 
 #[test]
+fn check_program_has_a_kernel_per_callable_over_arrays() {
+    let (model, p) = program();
+    let mut over_arrays: Vec<String> = model.callables().into_iter().filter(|c| !opencl::fixed(*c)).map(|c| c.c_name(&model)).collect();
+    assert!(!over_arrays.is_empty());
+    let mut names: Vec<String> = p.arrays.iter().map(|e| e.check.c_name.clone()).collect();
+    over_arrays.sort();
+    names.sort();
+    assert_eq!(names, over_arrays);
+    for e in &p.arrays {
+        assert!(e.variable && e.word_bits == 64 && e.check.n_in == 0, "{}", e.check.entry);
+        assert!(p.source.contains(&format!("__kernel void {}(__global const ulong *in, __global const ulong *at", e.check.entry)));
+        // The thunk takes its scratch from the arena, never from a heap.
+        let thunk = format!("aether_flat_call_{}(const uint64_t *in", e.check.c_name.trim_start_matches("aether_"));
+        let at = p.source.find(&thunk).unwrap_or_else(|| panic!("{}: no thunk", e.check.entry));
+        let body = &p.source[at..at + p.source[at..].find("\n}\n").unwrap()];
+        assert!(body.contains("AETHER_ARENA;") && !body.contains("calloc("), "{}: scratch not from the arena", e.check.entry);
+    }
+    assert!(p.entries.iter().all(|e| !e.variable));
+}
+
+#[test]
 fn core_is_guarded_and_every_double_is_under_fp64() {
     let (_, p) = program();
     let src = &p.source;
@@ -70,4 +91,51 @@ fn strip_comments(src: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+#[test]
+fn core_has_the_cuda_cores_batches_as_kernels_over_global_arrays() {
+    let (model, p) = program();
+    let root = aether_generator::default_root();
+    let core = std::fs::read_to_string(root.join("opencl_core/aether_core.cl")).unwrap();
+    let cuda = std::fs::read_to_string(root.join("cuda_core/aether_batch.h")).unwrap();
+    assert!(!p.batches.is_empty());
+    // One per function, and the LU and Cholesky solves.
+    let solves = p.batches.iter().filter(|b| b.what != aether_generator::targets::soa::SoaWhat::Function).count();
+    assert_eq!(p.batches.len() - solves, model.lowered().len());
+    assert!(solves > 0);
+    for b in &p.batches {
+        let params: Vec<String> = b.arrays.iter().map(|a| a.param("__global ")).collect();
+        let head = format!("__kernel void {}({}, ulong n)", b.name, params.join(", "));
+        assert!(core.contains(&head) && p.source.contains(&head), "{}: no kernel `{head}`", b.name);
+        // The same batch, with the same arrays, in the CUDA core.
+        let plain: Vec<String> = b.arrays.iter().map(|a| a.param("")).collect();
+        assert!(cuda.contains(&format!("int {}({}, size_t n, cudaStream_t stream);", b.name, plain.join(", "))), "{}", b.name);
+    }
+}
+
+#[test]
+fn relaxed_band_is_derived_from_the_stated_accuracy_and_its_judgement_can_fail() {
+    use aether_generator::bands;
+    let model = aether_generator::load(&aether_generator::default_root()).unwrap();
+    let callables = opencl::relaxed_callables(&model);
+    let find = |name: &str| *callables.iter().find(|c| c.c_name(&model) == name).unwrap();
+    // vec2 / scalar as r = 1 / s, then r * x: 2.5 + 0.5 ulp relative, 2R + 1.
+    let div = find("aether_vec2f_div");
+    let band = bands::band_on(&model, opencl::RELAXED, div);
+    assert_eq!(band.summary(), "<= 7 ulp");
+    // The same tree on WGSL (either-neighbour products): its own number.
+    let wgsl = bands::band(&model, div);
+    assert_ne!(wgsl.metrics, band.metrics);
+    // A function without division or sqrt keeps its bits on the relaxed path.
+    assert_eq!(bands::band_on(&model, opencl::RELAXED, find("aether_vec3f_dot")).summary(), "bits");
+    // 7 ulp off is within, 8 is outside (in the domain: normal inputs).
+    let (x, y, s) = (3.0f32, 5.0f32, 7.0f32);
+    let inputs = [u64::from(x.to_bits()), u64::from(y.to_bits()), u64::from(s.to_bits())];
+    let expected = aether_reference::flat::lookup("div", "vec2", "f32").unwrap()(&inputs);
+    let off = |k: u64| expected.iter().map(|w| w + k).collect::<Vec<u64>>();
+    let j = bands::judge(&model, div, &band, &inputs, &expected, &off(7));
+    assert!(j.in_domain && j.within, "{j:?}");
+    let j = bands::judge(&model, div, &band, &inputs, &expected, &off(8));
+    assert!(j.in_domain && !j.within, "{j:?}");
 }

@@ -297,7 +297,7 @@ fn malformed_specs_get_exact_messages() {
         (
             "  \"lerp\", \"sum\", \"dot\",",
             "  \"lerp\", \"sum\",",
-            -8,
+            -11,
             "bands.wgsl",
             "`dot` (aether_vec2f_dot) has no metric: list it under bits, ulp, forward or unbounded",
         ),
@@ -327,7 +327,50 @@ fn malformed_specs_get_exact_messages() {
             "[bands.metal]",
             0,
             "bands.metal",
-            "unknown target `metal` (bands are stated for: wgsl)",
+            "unknown target `metal` (bands are stated for: wgsl, opencl_relaxed)",
+        ),
+        // Each band table states its target's accuracy per operation.
+        (
+            "[bands.wgsl]\nadd_sub_mul_ulp = 1.0\ndiv_ulp = 2.5\n",
+            "[bands.wgsl]\nadd_sub_mul_ulp = 1.0\n",
+            0,
+            "bands.wgsl",
+            "missing `div_ulp`: the target's accuracy of that operation in ulp (its bands are derived from it)",
+        ),
+        (
+            "div_ulp = 2.5\nsqrt_ulp = 3.0",
+            "div_ulp = 2.5\nsqrt_ulp = 0.25",
+            1,
+            "bands.opencl_relaxed.sqrt_ulp",
+            "0.25 ulp: an operation's accuracy is at least 0.5 ulp (correctly rounded) and at most 1048576",
+        ),
+        (
+            "add_sub_mul_ulp = 0.5",
+            "add_sub_mul_ulp = inf",
+            0,
+            "bands.opencl_relaxed.add_sub_mul_ulp",
+            "inf ulp: an operation's accuracy is at least 0.5 ulp (correctly rounded) and at most 1048576",
+        ),
+        (
+            "ulp = [\"div\", \"norm\", \"normalize\", \"jacobi_rotation\"]",
+            "ulp = [\"div\", \"norm\", \"normalize\", \"jacobi_rotation\", \"eigh\"]",
+            2,
+            "bands.opencl_relaxed.unbounded",
+            "`eigh` is listed twice (also under ulp)",
+        ),
+        (
+            "unbounded = [\"lu\", \"lu_solve\",",
+            "unbounded = [\"lu_solve\",",
+            -14,
+            "bands.opencl_relaxed",
+            "`lu` (aether_mat2f_lu) has no metric: list it under bits, ulp, forward or unbounded",
+        ),
+        (
+            "ulp = [\"div\", \"norm\", \"normalize\", \"jacobi_rotation\"]\nforward = []\nunbounded = [\"lu\", ",
+            "ulp = [\"div\", \"norm\", \"normalize\", \"jacobi_rotation\", \"lu\"]\nforward = []\nunbounded = [",
+            0,
+            "bands.opencl_relaxed.ulp",
+            "kernel `lu` is compared bit for bit or measured only: list it under bits or unbounded",
         ),
     ];
     let mut failures = Vec::new();

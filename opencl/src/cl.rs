@@ -124,6 +124,7 @@ pub enum Arg<'a> {
     /// A read-write buffer of that many bytes, read back after the run.
     Out(usize),
     U32(u32),
+    U64(u64),
 }
 
 impl Device {
@@ -302,6 +303,7 @@ impl Program<'_> {
                             check("clSetKernelArg", (api.set_arg)(kernel, i, std::mem::size_of::<Handle>(), (&m as *const Handle).cast()))?;
                         }
                         Arg::U32(v) => check("clSetKernelArg", (api.set_arg)(kernel, i, 4, (v as *const u32).cast()))?,
+                        Arg::U64(v) => check("clSetKernelArg", (api.set_arg)(kernel, i, 8, (v as *const u64).cast()))?,
                     }
                 }
                 let g = global.max(1);

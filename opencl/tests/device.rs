@@ -26,4 +26,11 @@ fn check_program_builds_and_passes_its_self_test_on_the_device() {
         let t = aether_opencl::check_entry(&s, &prog, e, 1000, 7).unwrap();
         assert_eq!(t.mismatches, 0, "{}: {:?}", t.entry, t.first);
     }
+    // The kernels over arrays, sized for the corpus's longest case.
+    let prog = dev.build(&s.program.source, &s.options(opts)).unwrap();
+    for e in s.program.arrays.iter().filter(|e| e.check.c_name.contains("sum") || e.check.c_name.contains("mat4d_eigh")) {
+        let t = aether_opencl::check_entry(&s, &prog, e, 200, 7).unwrap();
+        assert!(t.corpus > 0 && t.random == 200, "{}: no cases", t.entry);
+        assert_eq!(t.mismatches, 0, "{}: {:?}", t.entry, t.first);
+    }
 }

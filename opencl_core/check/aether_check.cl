@@ -3270,6 +3270,1970 @@ uint32_t aether_f32_ulp_distance(float a, float b)
     return pa > pb ? pa - pb : pb - pa;
 }
 
+/* ---- f32: batched kernels over structure-of-arrays data (cuda_core/aether_batch.h's, one work
+   item per item: global size n rounded up to the work-group size, items i >= n do nothing) ---- */
+
+/* aether_f32_fmin_batch: out[i] = aether_f32_fmin(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_fmin_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_a;
+        v_a = a[i];
+        float v_b;
+        v_b = b[i];
+        const float result = aether_f32_fmin(v_a, v_b);
+        out[i] = result;
+    }
+}
+
+/* aether_f32_fmax_batch: out[i] = aether_f32_fmax(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_fmax_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_a;
+        v_a = a[i];
+        float v_b;
+        v_b = b[i];
+        const float result = aether_f32_fmax(v_a, v_b);
+        out[i] = result;
+    }
+}
+
+/* aether_f32_sign_batch: out[i] = aether_f32_sign(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_sign_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_a;
+        v_a = a[i];
+        const float result = aether_f32_sign(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec2f_add_batch: out[i] = aether_vec2f_add(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_add_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        aether_vec2f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        const aether_vec2f result = aether_vec2f_add(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3f_add_batch: out[i] = aether_vec3f_add(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_add_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        aether_vec3f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        const aether_vec3f result = aether_vec3f_add(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4f_add_batch: out[i] = aether_vec4f_add(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_add_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        aether_vec4f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        v_b.w = b[3u * n + i];
+        const aether_vec4f result = aether_vec4f_add(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_vec2f_sub_batch: out[i] = aether_vec2f_sub(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_sub_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        aether_vec2f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        const aether_vec2f result = aether_vec2f_sub(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3f_sub_batch: out[i] = aether_vec3f_sub(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_sub_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        aether_vec3f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        const aether_vec3f result = aether_vec3f_sub(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4f_sub_batch: out[i] = aether_vec4f_sub(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_sub_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        aether_vec4f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        v_b.w = b[3u * n + i];
+        const aether_vec4f result = aether_vec4f_sub(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_vec2f_mul_batch: out[i] = aether_vec2f_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_mul_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        aether_vec2f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        const aether_vec2f result = aether_vec2f_mul(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3f_mul_batch: out[i] = aether_vec3f_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_mul_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        aether_vec3f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        const aether_vec3f result = aether_vec3f_mul(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4f_mul_batch: out[i] = aether_vec4f_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_mul_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        aether_vec4f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        v_b.w = b[3u * n + i];
+        const aether_vec4f result = aether_vec4f_mul(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_vec2f_scale_batch: out[i] = aether_vec2f_scale(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_scale_batch(__global const float *a, __global const float *s, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        float v_s;
+        v_s = s[i];
+        const aether_vec2f result = aether_vec2f_scale(v_a, v_s);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3f_scale_batch: out[i] = aether_vec3f_scale(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_scale_batch(__global const float *a, __global const float *s, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        float v_s;
+        v_s = s[i];
+        const aether_vec3f result = aether_vec3f_scale(v_a, v_s);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4f_scale_batch: out[i] = aether_vec4f_scale(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_scale_batch(__global const float *a, __global const float *s, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        float v_s;
+        v_s = s[i];
+        const aether_vec4f result = aether_vec4f_scale(v_a, v_s);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_vec2f_div_batch: out[i] = aether_vec2f_div(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_div_batch(__global const float *a, __global const float *s, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        float v_s;
+        v_s = s[i];
+        const aether_vec2f result = aether_vec2f_div(v_a, v_s);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3f_div_batch: out[i] = aether_vec3f_div(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_div_batch(__global const float *a, __global const float *s, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        float v_s;
+        v_s = s[i];
+        const aether_vec3f result = aether_vec3f_div(v_a, v_s);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4f_div_batch: out[i] = aether_vec4f_div(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_div_batch(__global const float *a, __global const float *s, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        float v_s;
+        v_s = s[i];
+        const aether_vec4f result = aether_vec4f_div(v_a, v_s);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_f32_neg_batch: out[i] = aether_f32_neg(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_neg_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_a;
+        v_a = a[i];
+        const float result = aether_f32_neg(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec2f_neg_batch: out[i] = aether_vec2f_neg(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_neg_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        const aether_vec2f result = aether_vec2f_neg(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3f_neg_batch: out[i] = aether_vec3f_neg(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_neg_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        const aether_vec3f result = aether_vec3f_neg(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4f_neg_batch: out[i] = aether_vec4f_neg(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_neg_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        const aether_vec4f result = aether_vec4f_neg(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_f32_abs_batch: out[i] = aether_f32_abs(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_abs_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_a;
+        v_a = a[i];
+        const float result = aether_f32_abs(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec2f_abs_batch: out[i] = aether_vec2f_abs(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_abs_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        const aether_vec2f result = aether_vec2f_abs(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3f_abs_batch: out[i] = aether_vec3f_abs(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_abs_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        const aether_vec3f result = aether_vec3f_abs(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4f_abs_batch: out[i] = aether_vec4f_abs(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_abs_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        const aether_vec4f result = aether_vec4f_abs(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_vec2f_min_batch: out[i] = aether_vec2f_min(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_min_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        aether_vec2f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        const aether_vec2f result = aether_vec2f_min(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3f_min_batch: out[i] = aether_vec3f_min(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_min_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        aether_vec3f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        const aether_vec3f result = aether_vec3f_min(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4f_min_batch: out[i] = aether_vec4f_min(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_min_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        aether_vec4f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        v_b.w = b[3u * n + i];
+        const aether_vec4f result = aether_vec4f_min(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_vec2f_max_batch: out[i] = aether_vec2f_max(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_max_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        aether_vec2f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        const aether_vec2f result = aether_vec2f_max(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3f_max_batch: out[i] = aether_vec3f_max(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_max_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        aether_vec3f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        const aether_vec3f result = aether_vec3f_max(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4f_max_batch: out[i] = aether_vec4f_max(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_max_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        aether_vec4f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        v_b.w = b[3u * n + i];
+        const aether_vec4f result = aether_vec4f_max(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_vec2f_lerp_batch: out[i] = aether_vec2f_lerp(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_lerp_batch(__global const float *a, __global const float *b, __global const float *t, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        aether_vec2f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        float v_t;
+        v_t = t[i];
+        const aether_vec2f result = aether_vec2f_lerp(v_a, v_b, v_t);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3f_lerp_batch: out[i] = aether_vec3f_lerp(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_lerp_batch(__global const float *a, __global const float *b, __global const float *t, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        aether_vec3f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        float v_t;
+        v_t = t[i];
+        const aether_vec3f result = aether_vec3f_lerp(v_a, v_b, v_t);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4f_lerp_batch: out[i] = aether_vec4f_lerp(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_lerp_batch(__global const float *a, __global const float *b, __global const float *t, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        aether_vec4f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        v_b.w = b[3u * n + i];
+        float v_t;
+        v_t = t[i];
+        const aether_vec4f result = aether_vec4f_lerp(v_a, v_b, v_t);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_vec2f_sum_batch: out[i] = aether_vec2f_sum(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_sum_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        const float result = aether_vec2f_sum(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec3f_sum_batch: out[i] = aether_vec3f_sum(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_sum_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        const float result = aether_vec3f_sum(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec4f_sum_batch: out[i] = aether_vec4f_sum(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_sum_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        const float result = aether_vec4f_sum(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec2f_dot_batch: out[i] = aether_vec2f_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_dot_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        aether_vec2f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        const float result = aether_vec2f_dot(v_a, v_b);
+        out[i] = result;
+    }
+}
+
+/* aether_vec3f_dot_batch: out[i] = aether_vec3f_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_dot_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        aether_vec3f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        const float result = aether_vec3f_dot(v_a, v_b);
+        out[i] = result;
+    }
+}
+
+/* aether_vec4f_dot_batch: out[i] = aether_vec4f_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_dot_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        aether_vec4f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        v_b.w = b[3u * n + i];
+        const float result = aether_vec4f_dot(v_a, v_b);
+        out[i] = result;
+    }
+}
+
+/* aether_vec2f_squared_norm_batch: out[i] = aether_vec2f_squared_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_squared_norm_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        const float result = aether_vec2f_squared_norm(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec3f_squared_norm_batch: out[i] = aether_vec3f_squared_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_squared_norm_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        const float result = aether_vec3f_squared_norm(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec4f_squared_norm_batch: out[i] = aether_vec4f_squared_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_squared_norm_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        const float result = aether_vec4f_squared_norm(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec2f_norm_batch: out[i] = aether_vec2f_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_norm_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        const float result = aether_vec2f_norm(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec3f_norm_batch: out[i] = aether_vec3f_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_norm_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        const float result = aether_vec3f_norm(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec4f_norm_batch: out[i] = aether_vec4f_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_norm_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        const float result = aether_vec4f_norm(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec2f_max_norm_batch: out[i] = aether_vec2f_max_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_max_norm_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        const float result = aether_vec2f_max_norm(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec3f_max_norm_batch: out[i] = aether_vec3f_max_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_max_norm_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        const float result = aether_vec3f_max_norm(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec4f_max_norm_batch: out[i] = aether_vec4f_max_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_max_norm_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        const float result = aether_vec4f_max_norm(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec2f_is_finite_batch: out[i] = aether_vec2f_is_finite(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_is_finite_batch(__global const float *a, __global int *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        out[i] = aether_vec2f_is_finite(v_a);
+    }
+}
+
+/* aether_vec3f_is_finite_batch: out[i] = aether_vec3f_is_finite(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_is_finite_batch(__global const float *a, __global int *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        out[i] = aether_vec3f_is_finite(v_a);
+    }
+}
+
+/* aether_vec4f_is_finite_batch: out[i] = aether_vec4f_is_finite(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_is_finite_batch(__global const float *a, __global int *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        out[i] = aether_vec4f_is_finite(v_a);
+    }
+}
+
+/* aether_vec2f_normalize_batch: out[i] = aether_vec2f_normalize(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_normalize_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        const aether_vec2f result = aether_vec2f_normalize(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3f_normalize_batch: out[i] = aether_vec3f_normalize(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_normalize_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        const aether_vec3f result = aether_vec3f_normalize(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4f_normalize_batch: out[i] = aether_vec4f_normalize(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_normalize_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        const aether_vec4f result = aether_vec4f_normalize(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_quatf_normalize_batch: out[i] = aether_quatf_normalize(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_quatf_normalize_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_quatf v_a;
+        v_a.w = a[0u * n + i];
+        v_a.x = a[1u * n + i];
+        v_a.y = a[2u * n + i];
+        v_a.z = a[3u * n + i];
+        const aether_quatf result = aether_quatf_normalize(v_a);
+        out[0u * n + i] = result.w;
+        out[1u * n + i] = result.x;
+        out[2u * n + i] = result.y;
+        out[3u * n + i] = result.z;
+    }
+}
+
+/* aether_vec3f_cross_batch: out[i] = aether_vec3f_cross(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_cross_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        aether_vec3f v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        const aether_vec3f result = aether_vec3f_cross(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_quatf_mul_batch: out[i] = aether_quatf_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_quatf_mul_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_quatf v_a;
+        v_a.w = a[0u * n + i];
+        v_a.x = a[1u * n + i];
+        v_a.y = a[2u * n + i];
+        v_a.z = a[3u * n + i];
+        aether_quatf v_b;
+        v_b.w = b[0u * n + i];
+        v_b.x = b[1u * n + i];
+        v_b.y = b[2u * n + i];
+        v_b.z = b[3u * n + i];
+        const aether_quatf result = aether_quatf_mul(v_a, v_b);
+        out[0u * n + i] = result.w;
+        out[1u * n + i] = result.x;
+        out[2u * n + i] = result.y;
+        out[3u * n + i] = result.z;
+    }
+}
+
+/* aether_quatf_conjugate_batch: out[i] = aether_quatf_conjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_quatf_conjugate_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_quatf v_a;
+        v_a.w = a[0u * n + i];
+        v_a.x = a[1u * n + i];
+        v_a.y = a[2u * n + i];
+        v_a.z = a[3u * n + i];
+        const aether_quatf result = aether_quatf_conjugate(v_a);
+        out[0u * n + i] = result.w;
+        out[1u * n + i] = result.x;
+        out[2u * n + i] = result.y;
+        out[3u * n + i] = result.z;
+    }
+}
+
+/* aether_quatf_rotate_batch: out[i] = aether_quatf_rotate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_quatf_rotate_batch(__global const float *q, __global const float *v, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_quatf v_q;
+        v_q.w = q[0u * n + i];
+        v_q.x = q[1u * n + i];
+        v_q.y = q[2u * n + i];
+        v_q.z = q[3u * n + i];
+        aether_vec3f v_v;
+        v_v.x = v[0u * n + i];
+        v_v.y = v[1u * n + i];
+        v_v.z = v[2u * n + i];
+        const aether_vec3f result = aether_quatf_rotate(v_q, v_v);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_mat2f_mul_vec_batch: out[i] = aether_mat2f_mul_vec(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2f_mul_vec_batch(__global const float *m, __global const float *v, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat2f v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        aether_vec2f v_v;
+        v_v.x = v[0u * n + i];
+        v_v.y = v[1u * n + i];
+        const aether_vec2f result = aether_mat2f_mul_vec(v_m, v_v);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_mat3f_mul_vec_batch: out[i] = aether_mat3f_mul_vec(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3f_mul_vec_batch(__global const float *m, __global const float *v, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat3f v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        v_m.m[4] = m[4u * n + i];
+        v_m.m[5] = m[5u * n + i];
+        v_m.m[6] = m[6u * n + i];
+        v_m.m[7] = m[7u * n + i];
+        v_m.m[8] = m[8u * n + i];
+        aether_vec3f v_v;
+        v_v.x = v[0u * n + i];
+        v_v.y = v[1u * n + i];
+        v_v.z = v[2u * n + i];
+        const aether_vec3f result = aether_mat3f_mul_vec(v_m, v_v);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_mat4f_mul_vec_batch: out[i] = aether_mat4f_mul_vec(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4f_mul_vec_batch(__global const float *m, __global const float *v, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat4f v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        v_m.m[4] = m[4u * n + i];
+        v_m.m[5] = m[5u * n + i];
+        v_m.m[6] = m[6u * n + i];
+        v_m.m[7] = m[7u * n + i];
+        v_m.m[8] = m[8u * n + i];
+        v_m.m[9] = m[9u * n + i];
+        v_m.m[10] = m[10u * n + i];
+        v_m.m[11] = m[11u * n + i];
+        v_m.m[12] = m[12u * n + i];
+        v_m.m[13] = m[13u * n + i];
+        v_m.m[14] = m[14u * n + i];
+        v_m.m[15] = m[15u * n + i];
+        aether_vec4f v_v;
+        v_v.x = v[0u * n + i];
+        v_v.y = v[1u * n + i];
+        v_v.z = v[2u * n + i];
+        v_v.w = v[3u * n + i];
+        const aether_vec4f result = aether_mat4f_mul_vec(v_m, v_v);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_mat2f_mul_batch: out[i] = aether_mat2f_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2f_mul_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat2f v_a;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        aether_mat2f v_b;
+        v_b.m[0] = b[0u * n + i];
+        v_b.m[1] = b[1u * n + i];
+        v_b.m[2] = b[2u * n + i];
+        v_b.m[3] = b[3u * n + i];
+        const aether_mat2f result = aether_mat2f_mul(v_a, v_b);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+    }
+}
+
+/* aether_mat3f_mul_batch: out[i] = aether_mat3f_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3f_mul_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat3f v_a;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_a.m[4] = a[4u * n + i];
+        v_a.m[5] = a[5u * n + i];
+        v_a.m[6] = a[6u * n + i];
+        v_a.m[7] = a[7u * n + i];
+        v_a.m[8] = a[8u * n + i];
+        aether_mat3f v_b;
+        v_b.m[0] = b[0u * n + i];
+        v_b.m[1] = b[1u * n + i];
+        v_b.m[2] = b[2u * n + i];
+        v_b.m[3] = b[3u * n + i];
+        v_b.m[4] = b[4u * n + i];
+        v_b.m[5] = b[5u * n + i];
+        v_b.m[6] = b[6u * n + i];
+        v_b.m[7] = b[7u * n + i];
+        v_b.m[8] = b[8u * n + i];
+        const aether_mat3f result = aether_mat3f_mul(v_a, v_b);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+    }
+}
+
+/* aether_mat4f_mul_batch: out[i] = aether_mat4f_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4f_mul_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat4f v_a;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_a.m[4] = a[4u * n + i];
+        v_a.m[5] = a[5u * n + i];
+        v_a.m[6] = a[6u * n + i];
+        v_a.m[7] = a[7u * n + i];
+        v_a.m[8] = a[8u * n + i];
+        v_a.m[9] = a[9u * n + i];
+        v_a.m[10] = a[10u * n + i];
+        v_a.m[11] = a[11u * n + i];
+        v_a.m[12] = a[12u * n + i];
+        v_a.m[13] = a[13u * n + i];
+        v_a.m[14] = a[14u * n + i];
+        v_a.m[15] = a[15u * n + i];
+        aether_mat4f v_b;
+        v_b.m[0] = b[0u * n + i];
+        v_b.m[1] = b[1u * n + i];
+        v_b.m[2] = b[2u * n + i];
+        v_b.m[3] = b[3u * n + i];
+        v_b.m[4] = b[4u * n + i];
+        v_b.m[5] = b[5u * n + i];
+        v_b.m[6] = b[6u * n + i];
+        v_b.m[7] = b[7u * n + i];
+        v_b.m[8] = b[8u * n + i];
+        v_b.m[9] = b[9u * n + i];
+        v_b.m[10] = b[10u * n + i];
+        v_b.m[11] = b[11u * n + i];
+        v_b.m[12] = b[12u * n + i];
+        v_b.m[13] = b[13u * n + i];
+        v_b.m[14] = b[14u * n + i];
+        v_b.m[15] = b[15u * n + i];
+        const aether_mat4f result = aether_mat4f_mul(v_a, v_b);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+        out[9u * n + i] = result.m[9];
+        out[10u * n + i] = result.m[10];
+        out[11u * n + i] = result.m[11];
+        out[12u * n + i] = result.m[12];
+        out[13u * n + i] = result.m[13];
+        out[14u * n + i] = result.m[14];
+        out[15u * n + i] = result.m[15];
+    }
+}
+
+/* aether_mat2f_transpose_batch: out[i] = aether_mat2f_transpose(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2f_transpose_batch(__global const float *m, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat2f v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        const aether_mat2f result = aether_mat2f_transpose(v_m);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+    }
+}
+
+/* aether_mat3f_transpose_batch: out[i] = aether_mat3f_transpose(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3f_transpose_batch(__global const float *m, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat3f v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        v_m.m[4] = m[4u * n + i];
+        v_m.m[5] = m[5u * n + i];
+        v_m.m[6] = m[6u * n + i];
+        v_m.m[7] = m[7u * n + i];
+        v_m.m[8] = m[8u * n + i];
+        const aether_mat3f result = aether_mat3f_transpose(v_m);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+    }
+}
+
+/* aether_mat4f_transpose_batch: out[i] = aether_mat4f_transpose(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4f_transpose_batch(__global const float *m, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat4f v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        v_m.m[4] = m[4u * n + i];
+        v_m.m[5] = m[5u * n + i];
+        v_m.m[6] = m[6u * n + i];
+        v_m.m[7] = m[7u * n + i];
+        v_m.m[8] = m[8u * n + i];
+        v_m.m[9] = m[9u * n + i];
+        v_m.m[10] = m[10u * n + i];
+        v_m.m[11] = m[11u * n + i];
+        v_m.m[12] = m[12u * n + i];
+        v_m.m[13] = m[13u * n + i];
+        v_m.m[14] = m[14u * n + i];
+        v_m.m[15] = m[15u * n + i];
+        const aether_mat4f result = aether_mat4f_transpose(v_m);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+        out[9u * n + i] = result.m[9];
+        out[10u * n + i] = result.m[10];
+        out[11u * n + i] = result.m[11];
+        out[12u * n + i] = result.m[12];
+        out[13u * n + i] = result.m[13];
+        out[14u * n + i] = result.m[14];
+        out[15u * n + i] = result.m[15];
+    }
+}
+
+/* aether_mat2f_identity_batch: out[i] = aether_mat2f_identity(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2f_identity_batch(__global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        const aether_mat2f result = aether_mat2f_identity();
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+    }
+}
+
+/* aether_mat3f_identity_batch: out[i] = aether_mat3f_identity(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3f_identity_batch(__global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        const aether_mat3f result = aether_mat3f_identity();
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+    }
+}
+
+/* aether_mat4f_identity_batch: out[i] = aether_mat4f_identity(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4f_identity_batch(__global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        const aether_mat4f result = aether_mat4f_identity();
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+        out[9u * n + i] = result.m[9];
+        out[10u * n + i] = result.m[10];
+        out[11u * n + i] = result.m[11];
+        out[12u * n + i] = result.m[12];
+        out[13u * n + i] = result.m[13];
+        out[14u * n + i] = result.m[14];
+        out[15u * n + i] = result.m[15];
+    }
+}
+
+/* aether_mat2f_dot_batch: out[i] = aether_mat2f_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2f_dot_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat2f v_a;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        aether_mat2f v_b;
+        v_b.m[0] = b[0u * n + i];
+        v_b.m[1] = b[1u * n + i];
+        v_b.m[2] = b[2u * n + i];
+        v_b.m[3] = b[3u * n + i];
+        const float result = aether_mat2f_dot(v_a, v_b);
+        out[i] = result;
+    }
+}
+
+/* aether_mat3f_dot_batch: out[i] = aether_mat3f_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3f_dot_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat3f v_a;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_a.m[4] = a[4u * n + i];
+        v_a.m[5] = a[5u * n + i];
+        v_a.m[6] = a[6u * n + i];
+        v_a.m[7] = a[7u * n + i];
+        v_a.m[8] = a[8u * n + i];
+        aether_mat3f v_b;
+        v_b.m[0] = b[0u * n + i];
+        v_b.m[1] = b[1u * n + i];
+        v_b.m[2] = b[2u * n + i];
+        v_b.m[3] = b[3u * n + i];
+        v_b.m[4] = b[4u * n + i];
+        v_b.m[5] = b[5u * n + i];
+        v_b.m[6] = b[6u * n + i];
+        v_b.m[7] = b[7u * n + i];
+        v_b.m[8] = b[8u * n + i];
+        const float result = aether_mat3f_dot(v_a, v_b);
+        out[i] = result;
+    }
+}
+
+/* aether_mat4f_dot_batch: out[i] = aether_mat4f_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4f_dot_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat4f v_a;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_a.m[4] = a[4u * n + i];
+        v_a.m[5] = a[5u * n + i];
+        v_a.m[6] = a[6u * n + i];
+        v_a.m[7] = a[7u * n + i];
+        v_a.m[8] = a[8u * n + i];
+        v_a.m[9] = a[9u * n + i];
+        v_a.m[10] = a[10u * n + i];
+        v_a.m[11] = a[11u * n + i];
+        v_a.m[12] = a[12u * n + i];
+        v_a.m[13] = a[13u * n + i];
+        v_a.m[14] = a[14u * n + i];
+        v_a.m[15] = a[15u * n + i];
+        aether_mat4f v_b;
+        v_b.m[0] = b[0u * n + i];
+        v_b.m[1] = b[1u * n + i];
+        v_b.m[2] = b[2u * n + i];
+        v_b.m[3] = b[3u * n + i];
+        v_b.m[4] = b[4u * n + i];
+        v_b.m[5] = b[5u * n + i];
+        v_b.m[6] = b[6u * n + i];
+        v_b.m[7] = b[7u * n + i];
+        v_b.m[8] = b[8u * n + i];
+        v_b.m[9] = b[9u * n + i];
+        v_b.m[10] = b[10u * n + i];
+        v_b.m[11] = b[11u * n + i];
+        v_b.m[12] = b[12u * n + i];
+        v_b.m[13] = b[13u * n + i];
+        v_b.m[14] = b[14u * n + i];
+        v_b.m[15] = b[15u * n + i];
+        const float result = aether_mat4f_dot(v_a, v_b);
+        out[i] = result;
+    }
+}
+
+/* aether_mat2f_determinant_batch: out[i] = aether_mat2f_determinant(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2f_determinant_batch(__global const float *m, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat2f v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        const float result = aether_mat2f_determinant(v_m);
+        out[i] = result;
+    }
+}
+
+/* aether_mat3f_determinant_batch: out[i] = aether_mat3f_determinant(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3f_determinant_batch(__global const float *m, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat3f v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        v_m.m[4] = m[4u * n + i];
+        v_m.m[5] = m[5u * n + i];
+        v_m.m[6] = m[6u * n + i];
+        v_m.m[7] = m[7u * n + i];
+        v_m.m[8] = m[8u * n + i];
+        const float result = aether_mat3f_determinant(v_m);
+        out[i] = result;
+    }
+}
+
+/* aether_mat4f_determinant_batch: out[i] = aether_mat4f_determinant(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4f_determinant_batch(__global const float *m, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat4f v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        v_m.m[4] = m[4u * n + i];
+        v_m.m[5] = m[5u * n + i];
+        v_m.m[6] = m[6u * n + i];
+        v_m.m[7] = m[7u * n + i];
+        v_m.m[8] = m[8u * n + i];
+        v_m.m[9] = m[9u * n + i];
+        v_m.m[10] = m[10u * n + i];
+        v_m.m[11] = m[11u * n + i];
+        v_m.m[12] = m[12u * n + i];
+        v_m.m[13] = m[13u * n + i];
+        v_m.m[14] = m[14u * n + i];
+        v_m.m[15] = m[15u * n + i];
+        const float result = aether_mat4f_determinant(v_m);
+        out[i] = result;
+    }
+}
+
+/* aether_f32_two_sum_err_batch: out[i] = aether_f32_two_sum_err(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_two_sum_err_batch(__global const float *a, __global const float *b, __global const float *s, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_a;
+        v_a = a[i];
+        float v_b;
+        v_b = b[i];
+        float v_s;
+        v_s = s[i];
+        const float result = aether_f32_two_sum_err(v_a, v_b, v_s);
+        out[i] = result;
+    }
+}
+
+/* aether_f32_two_sum_batch: out[i] = aether_f32_two_sum(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_two_sum_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_a;
+        v_a = a[i];
+        float v_b;
+        v_b = b[i];
+        const aether_pairf result = aether_f32_two_sum(v_a, v_b);
+        out[0u * n + i] = result.hi;
+        out[1u * n + i] = result.comp;
+    }
+}
+
+/* aether_pairf_neumaier_add_batch: out[i] = aether_pairf_neumaier_add(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_pairf_neumaier_add_batch(__global const float *p, __global const float *x, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_pairf v_p;
+        v_p.hi = p[0u * n + i];
+        v_p.comp = p[1u * n + i];
+        float v_x;
+        v_x = x[i];
+        const aether_pairf result = aether_pairf_neumaier_add(v_p, v_x);
+        out[0u * n + i] = result.hi;
+        out[1u * n + i] = result.comp;
+    }
+}
+
+/* aether_pairf_combine_batch: out[i] = aether_pairf_combine(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_pairf_combine_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_pairf v_a;
+        v_a.hi = a[0u * n + i];
+        v_a.comp = a[1u * n + i];
+        aether_pairf v_b;
+        v_b.hi = b[0u * n + i];
+        v_b.comp = b[1u * n + i];
+        const aether_pairf result = aether_pairf_combine(v_a, v_b);
+        out[0u * n + i] = result.hi;
+        out[1u * n + i] = result.comp;
+    }
+}
+
+/* aether_pairf_value_batch: out[i] = aether_pairf_value(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_pairf_value_batch(__global const float *p, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_pairf v_p;
+        v_p.hi = p[0u * n + i];
+        v_p.comp = p[1u * n + i];
+        const float result = aether_pairf_value(v_p);
+        out[i] = result;
+    }
+}
+
+/* aether_f32_jacobi_rotation_batch: out[i] = aether_f32_jacobi_rotation(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_jacobi_rotation_batch(__global const float *app, __global const float *aqq, __global const float *apq, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_app;
+        v_app = app[i];
+        float v_aqq;
+        v_aqq = aqq[i];
+        float v_apq;
+        v_apq = apq[i];
+        const aether_rotationf result = aether_f32_jacobi_rotation(v_app, v_aqq, v_apq);
+        out[0u * n + i] = result.c;
+        out[1u * n + i] = result.s;
+        out[2u * n + i] = result.t;
+        out[3u * n + i] = result.tau;
+    }
+}
+
+/* aether_f32_jacobi_update_batch: out[i] = aether_f32_jacobi_update(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_jacobi_update_batch(__global const float *g, __global const float *h, __global const float *r, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_g;
+        v_g = g[i];
+        float v_h;
+        v_h = h[i];
+        aether_rotationf v_r;
+        v_r.c = r[0u * n + i];
+        v_r.s = r[1u * n + i];
+        v_r.t = r[2u * n + i];
+        v_r.tau = r[3u * n + i];
+        const aether_vec2f result = aether_f32_jacobi_update(v_g, v_h, v_r);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_f32_jacobi_diag_batch: out[i] = aether_f32_jacobi_diag(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_jacobi_diag_batch(__global const float *app, __global const float *aqq, __global const float *apq, __global const float *r, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_app;
+        v_app = app[i];
+        float v_aqq;
+        v_aqq = aqq[i];
+        float v_apq;
+        v_apq = apq[i];
+        aether_rotationf v_r;
+        v_r.c = r[0u * n + i];
+        v_r.s = r[1u * n + i];
+        v_r.t = r[2u * n + i];
+        v_r.tau = r[3u * n + i];
+        const aether_vec2f result = aether_f32_jacobi_diag(v_app, v_aqq, v_apq, v_r);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_mat2f_lu_solve_batch: Solves a x = b for every item i < n: aether_mat2f_lu (LU with partial pivoting) of a, then aether_mat2f_lu_solve; info[i] is aether_mat2f_lu's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2f_lu_solve_batch(__global const float *a, __global const float *b, __global float *x, __global int *info, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat2f v_a;
+        aether_vec2f v_b;
+        aether_vec2f v_x;
+        int status;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        int ipiv[2];
+        status = aether_mat2f_lu(&v_a, ipiv);
+        v_x = aether_mat2f_lu_solve(&v_a, ipiv, v_b);
+        x[0u * n + i] = v_x.x;
+        x[1u * n + i] = v_x.y;
+        info[i] = status;
+    }
+}
+
+/* aether_mat3f_lu_solve_batch: Solves a x = b for every item i < n: aether_mat3f_lu (LU with partial pivoting) of a, then aether_mat3f_lu_solve; info[i] is aether_mat3f_lu's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3f_lu_solve_batch(__global const float *a, __global const float *b, __global float *x, __global int *info, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat3f v_a;
+        aether_vec3f v_b;
+        aether_vec3f v_x;
+        int status;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_a.m[4] = a[4u * n + i];
+        v_a.m[5] = a[5u * n + i];
+        v_a.m[6] = a[6u * n + i];
+        v_a.m[7] = a[7u * n + i];
+        v_a.m[8] = a[8u * n + i];
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        int ipiv[3];
+        status = aether_mat3f_lu(&v_a, ipiv);
+        v_x = aether_mat3f_lu_solve(&v_a, ipiv, v_b);
+        x[0u * n + i] = v_x.x;
+        x[1u * n + i] = v_x.y;
+        x[2u * n + i] = v_x.z;
+        info[i] = status;
+    }
+}
+
+/* aether_mat4f_lu_solve_batch: Solves a x = b for every item i < n: aether_mat4f_lu (LU with partial pivoting) of a, then aether_mat4f_lu_solve; info[i] is aether_mat4f_lu's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4f_lu_solve_batch(__global const float *a, __global const float *b, __global float *x, __global int *info, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat4f v_a;
+        aether_vec4f v_b;
+        aether_vec4f v_x;
+        int status;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_a.m[4] = a[4u * n + i];
+        v_a.m[5] = a[5u * n + i];
+        v_a.m[6] = a[6u * n + i];
+        v_a.m[7] = a[7u * n + i];
+        v_a.m[8] = a[8u * n + i];
+        v_a.m[9] = a[9u * n + i];
+        v_a.m[10] = a[10u * n + i];
+        v_a.m[11] = a[11u * n + i];
+        v_a.m[12] = a[12u * n + i];
+        v_a.m[13] = a[13u * n + i];
+        v_a.m[14] = a[14u * n + i];
+        v_a.m[15] = a[15u * n + i];
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        v_b.w = b[3u * n + i];
+        int ipiv[4];
+        status = aether_mat4f_lu(&v_a, ipiv);
+        v_x = aether_mat4f_lu_solve(&v_a, ipiv, v_b);
+        x[0u * n + i] = v_x.x;
+        x[1u * n + i] = v_x.y;
+        x[2u * n + i] = v_x.z;
+        x[3u * n + i] = v_x.w;
+        info[i] = status;
+    }
+}
+
+/* aether_mat2f_cholesky_solve_batch: Solves a x = b for every item i < n: aether_mat2f_cholesky (Cholesky) of a, then aether_mat2f_cholesky_solve; info[i] is aether_mat2f_cholesky's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2f_cholesky_solve_batch(__global const float *a, __global const float *b, __global float *x, __global int *info, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat2f v_a;
+        aether_vec2f v_b;
+        aether_vec2f v_x;
+        int status;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        status = aether_mat2f_cholesky(&v_a);
+        v_x = aether_mat2f_cholesky_solve(v_a, v_b);
+        x[0u * n + i] = v_x.x;
+        x[1u * n + i] = v_x.y;
+        info[i] = status;
+    }
+}
+
+/* aether_mat3f_cholesky_solve_batch: Solves a x = b for every item i < n: aether_mat3f_cholesky (Cholesky) of a, then aether_mat3f_cholesky_solve; info[i] is aether_mat3f_cholesky's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3f_cholesky_solve_batch(__global const float *a, __global const float *b, __global float *x, __global int *info, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat3f v_a;
+        aether_vec3f v_b;
+        aether_vec3f v_x;
+        int status;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_a.m[4] = a[4u * n + i];
+        v_a.m[5] = a[5u * n + i];
+        v_a.m[6] = a[6u * n + i];
+        v_a.m[7] = a[7u * n + i];
+        v_a.m[8] = a[8u * n + i];
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        status = aether_mat3f_cholesky(&v_a);
+        v_x = aether_mat3f_cholesky_solve(v_a, v_b);
+        x[0u * n + i] = v_x.x;
+        x[1u * n + i] = v_x.y;
+        x[2u * n + i] = v_x.z;
+        info[i] = status;
+    }
+}
+
+/* aether_mat4f_cholesky_solve_batch: Solves a x = b for every item i < n: aether_mat4f_cholesky (Cholesky) of a, then aether_mat4f_cholesky_solve; info[i] is aether_mat4f_cholesky's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4f_cholesky_solve_batch(__global const float *a, __global const float *b, __global float *x, __global int *info, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat4f v_a;
+        aether_vec4f v_b;
+        aether_vec4f v_x;
+        int status;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_a.m[4] = a[4u * n + i];
+        v_a.m[5] = a[5u * n + i];
+        v_a.m[6] = a[6u * n + i];
+        v_a.m[7] = a[7u * n + i];
+        v_a.m[8] = a[8u * n + i];
+        v_a.m[9] = a[9u * n + i];
+        v_a.m[10] = a[10u * n + i];
+        v_a.m[11] = a[11u * n + i];
+        v_a.m[12] = a[12u * n + i];
+        v_a.m[13] = a[13u * n + i];
+        v_a.m[14] = a[14u * n + i];
+        v_a.m[15] = a[15u * n + i];
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        v_b.w = b[3u * n + i];
+        status = aether_mat4f_cholesky(&v_a);
+        v_x = aether_mat4f_cholesky_solve(v_a, v_b);
+        x[0u * n + i] = v_x.x;
+        x[1u * n + i] = v_x.y;
+        x[2u * n + i] = v_x.z;
+        x[3u * n + i] = v_x.w;
+        info[i] = status;
+    }
+}
+
 /* ==== f64 (double) ================================================================ */
 #ifdef AETHER_FP64
 
@@ -6470,6 +8434,1970 @@ uint64_t aether_f64_ulp_distance(double a, double b)
     pa = (ua & sign) != 0u ? sign - ma : sign + ma;
     pb = (ub & sign) != 0u ? sign - mb : sign + mb;
     return pa > pb ? pa - pb : pb - pa;
+}
+
+/* ---- f64: batched kernels over structure-of-arrays data (cuda_core/aether_batch.h's, one work
+   item per item: global size n rounded up to the work-group size, items i >= n do nothing) ---- */
+
+/* aether_f64_fmin_batch: out[i] = aether_f64_fmin(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_fmin_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_a;
+        v_a = a[i];
+        double v_b;
+        v_b = b[i];
+        const double result = aether_f64_fmin(v_a, v_b);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_fmax_batch: out[i] = aether_f64_fmax(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_fmax_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_a;
+        v_a = a[i];
+        double v_b;
+        v_b = b[i];
+        const double result = aether_f64_fmax(v_a, v_b);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_sign_batch: out[i] = aether_f64_sign(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_sign_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_a;
+        v_a = a[i];
+        const double result = aether_f64_sign(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec2d_add_batch: out[i] = aether_vec2d_add(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_add_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        aether_vec2d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        const aether_vec2d result = aether_vec2d_add(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3d_add_batch: out[i] = aether_vec3d_add(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_add_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        aether_vec3d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        const aether_vec3d result = aether_vec3d_add(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4d_add_batch: out[i] = aether_vec4d_add(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_add_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        aether_vec4d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        v_b.w = b[3u * n + i];
+        const aether_vec4d result = aether_vec4d_add(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_vec2d_sub_batch: out[i] = aether_vec2d_sub(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_sub_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        aether_vec2d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        const aether_vec2d result = aether_vec2d_sub(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3d_sub_batch: out[i] = aether_vec3d_sub(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_sub_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        aether_vec3d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        const aether_vec3d result = aether_vec3d_sub(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4d_sub_batch: out[i] = aether_vec4d_sub(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_sub_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        aether_vec4d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        v_b.w = b[3u * n + i];
+        const aether_vec4d result = aether_vec4d_sub(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_vec2d_mul_batch: out[i] = aether_vec2d_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_mul_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        aether_vec2d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        const aether_vec2d result = aether_vec2d_mul(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3d_mul_batch: out[i] = aether_vec3d_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_mul_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        aether_vec3d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        const aether_vec3d result = aether_vec3d_mul(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4d_mul_batch: out[i] = aether_vec4d_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_mul_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        aether_vec4d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        v_b.w = b[3u * n + i];
+        const aether_vec4d result = aether_vec4d_mul(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_vec2d_scale_batch: out[i] = aether_vec2d_scale(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_scale_batch(__global const double *a, __global const double *s, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        double v_s;
+        v_s = s[i];
+        const aether_vec2d result = aether_vec2d_scale(v_a, v_s);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3d_scale_batch: out[i] = aether_vec3d_scale(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_scale_batch(__global const double *a, __global const double *s, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        double v_s;
+        v_s = s[i];
+        const aether_vec3d result = aether_vec3d_scale(v_a, v_s);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4d_scale_batch: out[i] = aether_vec4d_scale(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_scale_batch(__global const double *a, __global const double *s, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        double v_s;
+        v_s = s[i];
+        const aether_vec4d result = aether_vec4d_scale(v_a, v_s);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_vec2d_div_batch: out[i] = aether_vec2d_div(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_div_batch(__global const double *a, __global const double *s, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        double v_s;
+        v_s = s[i];
+        const aether_vec2d result = aether_vec2d_div(v_a, v_s);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3d_div_batch: out[i] = aether_vec3d_div(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_div_batch(__global const double *a, __global const double *s, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        double v_s;
+        v_s = s[i];
+        const aether_vec3d result = aether_vec3d_div(v_a, v_s);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4d_div_batch: out[i] = aether_vec4d_div(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_div_batch(__global const double *a, __global const double *s, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        double v_s;
+        v_s = s[i];
+        const aether_vec4d result = aether_vec4d_div(v_a, v_s);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_f64_neg_batch: out[i] = aether_f64_neg(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_neg_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_a;
+        v_a = a[i];
+        const double result = aether_f64_neg(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec2d_neg_batch: out[i] = aether_vec2d_neg(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_neg_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        const aether_vec2d result = aether_vec2d_neg(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3d_neg_batch: out[i] = aether_vec3d_neg(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_neg_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        const aether_vec3d result = aether_vec3d_neg(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4d_neg_batch: out[i] = aether_vec4d_neg(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_neg_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        const aether_vec4d result = aether_vec4d_neg(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_f64_abs_batch: out[i] = aether_f64_abs(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_abs_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_a;
+        v_a = a[i];
+        const double result = aether_f64_abs(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec2d_abs_batch: out[i] = aether_vec2d_abs(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_abs_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        const aether_vec2d result = aether_vec2d_abs(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3d_abs_batch: out[i] = aether_vec3d_abs(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_abs_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        const aether_vec3d result = aether_vec3d_abs(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4d_abs_batch: out[i] = aether_vec4d_abs(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_abs_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        const aether_vec4d result = aether_vec4d_abs(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_vec2d_min_batch: out[i] = aether_vec2d_min(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_min_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        aether_vec2d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        const aether_vec2d result = aether_vec2d_min(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3d_min_batch: out[i] = aether_vec3d_min(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_min_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        aether_vec3d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        const aether_vec3d result = aether_vec3d_min(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4d_min_batch: out[i] = aether_vec4d_min(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_min_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        aether_vec4d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        v_b.w = b[3u * n + i];
+        const aether_vec4d result = aether_vec4d_min(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_vec2d_max_batch: out[i] = aether_vec2d_max(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_max_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        aether_vec2d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        const aether_vec2d result = aether_vec2d_max(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3d_max_batch: out[i] = aether_vec3d_max(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_max_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        aether_vec3d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        const aether_vec3d result = aether_vec3d_max(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4d_max_batch: out[i] = aether_vec4d_max(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_max_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        aether_vec4d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        v_b.w = b[3u * n + i];
+        const aether_vec4d result = aether_vec4d_max(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_vec2d_lerp_batch: out[i] = aether_vec2d_lerp(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_lerp_batch(__global const double *a, __global const double *b, __global const double *t, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        aether_vec2d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        double v_t;
+        v_t = t[i];
+        const aether_vec2d result = aether_vec2d_lerp(v_a, v_b, v_t);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3d_lerp_batch: out[i] = aether_vec3d_lerp(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_lerp_batch(__global const double *a, __global const double *b, __global const double *t, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        aether_vec3d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        double v_t;
+        v_t = t[i];
+        const aether_vec3d result = aether_vec3d_lerp(v_a, v_b, v_t);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4d_lerp_batch: out[i] = aether_vec4d_lerp(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_lerp_batch(__global const double *a, __global const double *b, __global const double *t, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        aether_vec4d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        v_b.w = b[3u * n + i];
+        double v_t;
+        v_t = t[i];
+        const aether_vec4d result = aether_vec4d_lerp(v_a, v_b, v_t);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_vec2d_sum_batch: out[i] = aether_vec2d_sum(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_sum_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        const double result = aether_vec2d_sum(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec3d_sum_batch: out[i] = aether_vec3d_sum(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_sum_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        const double result = aether_vec3d_sum(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec4d_sum_batch: out[i] = aether_vec4d_sum(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_sum_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        const double result = aether_vec4d_sum(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec2d_dot_batch: out[i] = aether_vec2d_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_dot_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        aether_vec2d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        const double result = aether_vec2d_dot(v_a, v_b);
+        out[i] = result;
+    }
+}
+
+/* aether_vec3d_dot_batch: out[i] = aether_vec3d_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_dot_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        aether_vec3d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        const double result = aether_vec3d_dot(v_a, v_b);
+        out[i] = result;
+    }
+}
+
+/* aether_vec4d_dot_batch: out[i] = aether_vec4d_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_dot_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        aether_vec4d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        v_b.w = b[3u * n + i];
+        const double result = aether_vec4d_dot(v_a, v_b);
+        out[i] = result;
+    }
+}
+
+/* aether_vec2d_squared_norm_batch: out[i] = aether_vec2d_squared_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_squared_norm_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        const double result = aether_vec2d_squared_norm(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec3d_squared_norm_batch: out[i] = aether_vec3d_squared_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_squared_norm_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        const double result = aether_vec3d_squared_norm(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec4d_squared_norm_batch: out[i] = aether_vec4d_squared_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_squared_norm_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        const double result = aether_vec4d_squared_norm(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec2d_norm_batch: out[i] = aether_vec2d_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_norm_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        const double result = aether_vec2d_norm(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec3d_norm_batch: out[i] = aether_vec3d_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_norm_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        const double result = aether_vec3d_norm(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec4d_norm_batch: out[i] = aether_vec4d_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_norm_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        const double result = aether_vec4d_norm(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec2d_max_norm_batch: out[i] = aether_vec2d_max_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_max_norm_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        const double result = aether_vec2d_max_norm(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec3d_max_norm_batch: out[i] = aether_vec3d_max_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_max_norm_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        const double result = aether_vec3d_max_norm(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec4d_max_norm_batch: out[i] = aether_vec4d_max_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_max_norm_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        const double result = aether_vec4d_max_norm(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_vec2d_is_finite_batch: out[i] = aether_vec2d_is_finite(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_is_finite_batch(__global const double *a, __global int *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        out[i] = aether_vec2d_is_finite(v_a);
+    }
+}
+
+/* aether_vec3d_is_finite_batch: out[i] = aether_vec3d_is_finite(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_is_finite_batch(__global const double *a, __global int *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        out[i] = aether_vec3d_is_finite(v_a);
+    }
+}
+
+/* aether_vec4d_is_finite_batch: out[i] = aether_vec4d_is_finite(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_is_finite_batch(__global const double *a, __global int *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        out[i] = aether_vec4d_is_finite(v_a);
+    }
+}
+
+/* aether_vec2d_normalize_batch: out[i] = aether_vec2d_normalize(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_normalize_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec2d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        const aether_vec2d result = aether_vec2d_normalize(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_vec3d_normalize_batch: out[i] = aether_vec3d_normalize(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_normalize_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        const aether_vec3d result = aether_vec3d_normalize(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec4d_normalize_batch: out[i] = aether_vec4d_normalize(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_normalize_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec4d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        v_a.w = a[3u * n + i];
+        const aether_vec4d result = aether_vec4d_normalize(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_quatd_normalize_batch: out[i] = aether_quatd_normalize(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_quatd_normalize_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_quatd v_a;
+        v_a.w = a[0u * n + i];
+        v_a.x = a[1u * n + i];
+        v_a.y = a[2u * n + i];
+        v_a.z = a[3u * n + i];
+        const aether_quatd result = aether_quatd_normalize(v_a);
+        out[0u * n + i] = result.w;
+        out[1u * n + i] = result.x;
+        out[2u * n + i] = result.y;
+        out[3u * n + i] = result.z;
+    }
+}
+
+/* aether_vec3d_cross_batch: out[i] = aether_vec3d_cross(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_cross_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_a;
+        v_a.x = a[0u * n + i];
+        v_a.y = a[1u * n + i];
+        v_a.z = a[2u * n + i];
+        aether_vec3d v_b;
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        const aether_vec3d result = aether_vec3d_cross(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_quatd_mul_batch: out[i] = aether_quatd_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_quatd_mul_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_quatd v_a;
+        v_a.w = a[0u * n + i];
+        v_a.x = a[1u * n + i];
+        v_a.y = a[2u * n + i];
+        v_a.z = a[3u * n + i];
+        aether_quatd v_b;
+        v_b.w = b[0u * n + i];
+        v_b.x = b[1u * n + i];
+        v_b.y = b[2u * n + i];
+        v_b.z = b[3u * n + i];
+        const aether_quatd result = aether_quatd_mul(v_a, v_b);
+        out[0u * n + i] = result.w;
+        out[1u * n + i] = result.x;
+        out[2u * n + i] = result.y;
+        out[3u * n + i] = result.z;
+    }
+}
+
+/* aether_quatd_conjugate_batch: out[i] = aether_quatd_conjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_quatd_conjugate_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_quatd v_a;
+        v_a.w = a[0u * n + i];
+        v_a.x = a[1u * n + i];
+        v_a.y = a[2u * n + i];
+        v_a.z = a[3u * n + i];
+        const aether_quatd result = aether_quatd_conjugate(v_a);
+        out[0u * n + i] = result.w;
+        out[1u * n + i] = result.x;
+        out[2u * n + i] = result.y;
+        out[3u * n + i] = result.z;
+    }
+}
+
+/* aether_quatd_rotate_batch: out[i] = aether_quatd_rotate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_quatd_rotate_batch(__global const double *q, __global const double *v, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_quatd v_q;
+        v_q.w = q[0u * n + i];
+        v_q.x = q[1u * n + i];
+        v_q.y = q[2u * n + i];
+        v_q.z = q[3u * n + i];
+        aether_vec3d v_v;
+        v_v.x = v[0u * n + i];
+        v_v.y = v[1u * n + i];
+        v_v.z = v[2u * n + i];
+        const aether_vec3d result = aether_quatd_rotate(v_q, v_v);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_mat2d_mul_vec_batch: out[i] = aether_mat2d_mul_vec(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2d_mul_vec_batch(__global const double *m, __global const double *v, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat2d v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        aether_vec2d v_v;
+        v_v.x = v[0u * n + i];
+        v_v.y = v[1u * n + i];
+        const aether_vec2d result = aether_mat2d_mul_vec(v_m, v_v);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_mat3d_mul_vec_batch: out[i] = aether_mat3d_mul_vec(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3d_mul_vec_batch(__global const double *m, __global const double *v, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat3d v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        v_m.m[4] = m[4u * n + i];
+        v_m.m[5] = m[5u * n + i];
+        v_m.m[6] = m[6u * n + i];
+        v_m.m[7] = m[7u * n + i];
+        v_m.m[8] = m[8u * n + i];
+        aether_vec3d v_v;
+        v_v.x = v[0u * n + i];
+        v_v.y = v[1u * n + i];
+        v_v.z = v[2u * n + i];
+        const aether_vec3d result = aether_mat3d_mul_vec(v_m, v_v);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_mat4d_mul_vec_batch: out[i] = aether_mat4d_mul_vec(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4d_mul_vec_batch(__global const double *m, __global const double *v, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat4d v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        v_m.m[4] = m[4u * n + i];
+        v_m.m[5] = m[5u * n + i];
+        v_m.m[6] = m[6u * n + i];
+        v_m.m[7] = m[7u * n + i];
+        v_m.m[8] = m[8u * n + i];
+        v_m.m[9] = m[9u * n + i];
+        v_m.m[10] = m[10u * n + i];
+        v_m.m[11] = m[11u * n + i];
+        v_m.m[12] = m[12u * n + i];
+        v_m.m[13] = m[13u * n + i];
+        v_m.m[14] = m[14u * n + i];
+        v_m.m[15] = m[15u * n + i];
+        aether_vec4d v_v;
+        v_v.x = v[0u * n + i];
+        v_v.y = v[1u * n + i];
+        v_v.z = v[2u * n + i];
+        v_v.w = v[3u * n + i];
+        const aether_vec4d result = aether_mat4d_mul_vec(v_m, v_v);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+        out[3u * n + i] = result.w;
+    }
+}
+
+/* aether_mat2d_mul_batch: out[i] = aether_mat2d_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2d_mul_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat2d v_a;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        aether_mat2d v_b;
+        v_b.m[0] = b[0u * n + i];
+        v_b.m[1] = b[1u * n + i];
+        v_b.m[2] = b[2u * n + i];
+        v_b.m[3] = b[3u * n + i];
+        const aether_mat2d result = aether_mat2d_mul(v_a, v_b);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+    }
+}
+
+/* aether_mat3d_mul_batch: out[i] = aether_mat3d_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3d_mul_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat3d v_a;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_a.m[4] = a[4u * n + i];
+        v_a.m[5] = a[5u * n + i];
+        v_a.m[6] = a[6u * n + i];
+        v_a.m[7] = a[7u * n + i];
+        v_a.m[8] = a[8u * n + i];
+        aether_mat3d v_b;
+        v_b.m[0] = b[0u * n + i];
+        v_b.m[1] = b[1u * n + i];
+        v_b.m[2] = b[2u * n + i];
+        v_b.m[3] = b[3u * n + i];
+        v_b.m[4] = b[4u * n + i];
+        v_b.m[5] = b[5u * n + i];
+        v_b.m[6] = b[6u * n + i];
+        v_b.m[7] = b[7u * n + i];
+        v_b.m[8] = b[8u * n + i];
+        const aether_mat3d result = aether_mat3d_mul(v_a, v_b);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+    }
+}
+
+/* aether_mat4d_mul_batch: out[i] = aether_mat4d_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4d_mul_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat4d v_a;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_a.m[4] = a[4u * n + i];
+        v_a.m[5] = a[5u * n + i];
+        v_a.m[6] = a[6u * n + i];
+        v_a.m[7] = a[7u * n + i];
+        v_a.m[8] = a[8u * n + i];
+        v_a.m[9] = a[9u * n + i];
+        v_a.m[10] = a[10u * n + i];
+        v_a.m[11] = a[11u * n + i];
+        v_a.m[12] = a[12u * n + i];
+        v_a.m[13] = a[13u * n + i];
+        v_a.m[14] = a[14u * n + i];
+        v_a.m[15] = a[15u * n + i];
+        aether_mat4d v_b;
+        v_b.m[0] = b[0u * n + i];
+        v_b.m[1] = b[1u * n + i];
+        v_b.m[2] = b[2u * n + i];
+        v_b.m[3] = b[3u * n + i];
+        v_b.m[4] = b[4u * n + i];
+        v_b.m[5] = b[5u * n + i];
+        v_b.m[6] = b[6u * n + i];
+        v_b.m[7] = b[7u * n + i];
+        v_b.m[8] = b[8u * n + i];
+        v_b.m[9] = b[9u * n + i];
+        v_b.m[10] = b[10u * n + i];
+        v_b.m[11] = b[11u * n + i];
+        v_b.m[12] = b[12u * n + i];
+        v_b.m[13] = b[13u * n + i];
+        v_b.m[14] = b[14u * n + i];
+        v_b.m[15] = b[15u * n + i];
+        const aether_mat4d result = aether_mat4d_mul(v_a, v_b);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+        out[9u * n + i] = result.m[9];
+        out[10u * n + i] = result.m[10];
+        out[11u * n + i] = result.m[11];
+        out[12u * n + i] = result.m[12];
+        out[13u * n + i] = result.m[13];
+        out[14u * n + i] = result.m[14];
+        out[15u * n + i] = result.m[15];
+    }
+}
+
+/* aether_mat2d_transpose_batch: out[i] = aether_mat2d_transpose(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2d_transpose_batch(__global const double *m, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat2d v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        const aether_mat2d result = aether_mat2d_transpose(v_m);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+    }
+}
+
+/* aether_mat3d_transpose_batch: out[i] = aether_mat3d_transpose(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3d_transpose_batch(__global const double *m, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat3d v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        v_m.m[4] = m[4u * n + i];
+        v_m.m[5] = m[5u * n + i];
+        v_m.m[6] = m[6u * n + i];
+        v_m.m[7] = m[7u * n + i];
+        v_m.m[8] = m[8u * n + i];
+        const aether_mat3d result = aether_mat3d_transpose(v_m);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+    }
+}
+
+/* aether_mat4d_transpose_batch: out[i] = aether_mat4d_transpose(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4d_transpose_batch(__global const double *m, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat4d v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        v_m.m[4] = m[4u * n + i];
+        v_m.m[5] = m[5u * n + i];
+        v_m.m[6] = m[6u * n + i];
+        v_m.m[7] = m[7u * n + i];
+        v_m.m[8] = m[8u * n + i];
+        v_m.m[9] = m[9u * n + i];
+        v_m.m[10] = m[10u * n + i];
+        v_m.m[11] = m[11u * n + i];
+        v_m.m[12] = m[12u * n + i];
+        v_m.m[13] = m[13u * n + i];
+        v_m.m[14] = m[14u * n + i];
+        v_m.m[15] = m[15u * n + i];
+        const aether_mat4d result = aether_mat4d_transpose(v_m);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+        out[9u * n + i] = result.m[9];
+        out[10u * n + i] = result.m[10];
+        out[11u * n + i] = result.m[11];
+        out[12u * n + i] = result.m[12];
+        out[13u * n + i] = result.m[13];
+        out[14u * n + i] = result.m[14];
+        out[15u * n + i] = result.m[15];
+    }
+}
+
+/* aether_mat2d_identity_batch: out[i] = aether_mat2d_identity(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2d_identity_batch(__global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        const aether_mat2d result = aether_mat2d_identity();
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+    }
+}
+
+/* aether_mat3d_identity_batch: out[i] = aether_mat3d_identity(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3d_identity_batch(__global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        const aether_mat3d result = aether_mat3d_identity();
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+    }
+}
+
+/* aether_mat4d_identity_batch: out[i] = aether_mat4d_identity(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4d_identity_batch(__global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        const aether_mat4d result = aether_mat4d_identity();
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+        out[9u * n + i] = result.m[9];
+        out[10u * n + i] = result.m[10];
+        out[11u * n + i] = result.m[11];
+        out[12u * n + i] = result.m[12];
+        out[13u * n + i] = result.m[13];
+        out[14u * n + i] = result.m[14];
+        out[15u * n + i] = result.m[15];
+    }
+}
+
+/* aether_mat2d_dot_batch: out[i] = aether_mat2d_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2d_dot_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat2d v_a;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        aether_mat2d v_b;
+        v_b.m[0] = b[0u * n + i];
+        v_b.m[1] = b[1u * n + i];
+        v_b.m[2] = b[2u * n + i];
+        v_b.m[3] = b[3u * n + i];
+        const double result = aether_mat2d_dot(v_a, v_b);
+        out[i] = result;
+    }
+}
+
+/* aether_mat3d_dot_batch: out[i] = aether_mat3d_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3d_dot_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat3d v_a;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_a.m[4] = a[4u * n + i];
+        v_a.m[5] = a[5u * n + i];
+        v_a.m[6] = a[6u * n + i];
+        v_a.m[7] = a[7u * n + i];
+        v_a.m[8] = a[8u * n + i];
+        aether_mat3d v_b;
+        v_b.m[0] = b[0u * n + i];
+        v_b.m[1] = b[1u * n + i];
+        v_b.m[2] = b[2u * n + i];
+        v_b.m[3] = b[3u * n + i];
+        v_b.m[4] = b[4u * n + i];
+        v_b.m[5] = b[5u * n + i];
+        v_b.m[6] = b[6u * n + i];
+        v_b.m[7] = b[7u * n + i];
+        v_b.m[8] = b[8u * n + i];
+        const double result = aether_mat3d_dot(v_a, v_b);
+        out[i] = result;
+    }
+}
+
+/* aether_mat4d_dot_batch: out[i] = aether_mat4d_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4d_dot_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat4d v_a;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_a.m[4] = a[4u * n + i];
+        v_a.m[5] = a[5u * n + i];
+        v_a.m[6] = a[6u * n + i];
+        v_a.m[7] = a[7u * n + i];
+        v_a.m[8] = a[8u * n + i];
+        v_a.m[9] = a[9u * n + i];
+        v_a.m[10] = a[10u * n + i];
+        v_a.m[11] = a[11u * n + i];
+        v_a.m[12] = a[12u * n + i];
+        v_a.m[13] = a[13u * n + i];
+        v_a.m[14] = a[14u * n + i];
+        v_a.m[15] = a[15u * n + i];
+        aether_mat4d v_b;
+        v_b.m[0] = b[0u * n + i];
+        v_b.m[1] = b[1u * n + i];
+        v_b.m[2] = b[2u * n + i];
+        v_b.m[3] = b[3u * n + i];
+        v_b.m[4] = b[4u * n + i];
+        v_b.m[5] = b[5u * n + i];
+        v_b.m[6] = b[6u * n + i];
+        v_b.m[7] = b[7u * n + i];
+        v_b.m[8] = b[8u * n + i];
+        v_b.m[9] = b[9u * n + i];
+        v_b.m[10] = b[10u * n + i];
+        v_b.m[11] = b[11u * n + i];
+        v_b.m[12] = b[12u * n + i];
+        v_b.m[13] = b[13u * n + i];
+        v_b.m[14] = b[14u * n + i];
+        v_b.m[15] = b[15u * n + i];
+        const double result = aether_mat4d_dot(v_a, v_b);
+        out[i] = result;
+    }
+}
+
+/* aether_mat2d_determinant_batch: out[i] = aether_mat2d_determinant(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2d_determinant_batch(__global const double *m, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat2d v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        const double result = aether_mat2d_determinant(v_m);
+        out[i] = result;
+    }
+}
+
+/* aether_mat3d_determinant_batch: out[i] = aether_mat3d_determinant(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3d_determinant_batch(__global const double *m, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat3d v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        v_m.m[4] = m[4u * n + i];
+        v_m.m[5] = m[5u * n + i];
+        v_m.m[6] = m[6u * n + i];
+        v_m.m[7] = m[7u * n + i];
+        v_m.m[8] = m[8u * n + i];
+        const double result = aether_mat3d_determinant(v_m);
+        out[i] = result;
+    }
+}
+
+/* aether_mat4d_determinant_batch: out[i] = aether_mat4d_determinant(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4d_determinant_batch(__global const double *m, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat4d v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        v_m.m[4] = m[4u * n + i];
+        v_m.m[5] = m[5u * n + i];
+        v_m.m[6] = m[6u * n + i];
+        v_m.m[7] = m[7u * n + i];
+        v_m.m[8] = m[8u * n + i];
+        v_m.m[9] = m[9u * n + i];
+        v_m.m[10] = m[10u * n + i];
+        v_m.m[11] = m[11u * n + i];
+        v_m.m[12] = m[12u * n + i];
+        v_m.m[13] = m[13u * n + i];
+        v_m.m[14] = m[14u * n + i];
+        v_m.m[15] = m[15u * n + i];
+        const double result = aether_mat4d_determinant(v_m);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_two_sum_err_batch: out[i] = aether_f64_two_sum_err(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_two_sum_err_batch(__global const double *a, __global const double *b, __global const double *s, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_a;
+        v_a = a[i];
+        double v_b;
+        v_b = b[i];
+        double v_s;
+        v_s = s[i];
+        const double result = aether_f64_two_sum_err(v_a, v_b, v_s);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_two_sum_batch: out[i] = aether_f64_two_sum(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_two_sum_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_a;
+        v_a = a[i];
+        double v_b;
+        v_b = b[i];
+        const aether_paird result = aether_f64_two_sum(v_a, v_b);
+        out[0u * n + i] = result.hi;
+        out[1u * n + i] = result.comp;
+    }
+}
+
+/* aether_paird_neumaier_add_batch: out[i] = aether_paird_neumaier_add(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_paird_neumaier_add_batch(__global const double *p, __global const double *x, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_paird v_p;
+        v_p.hi = p[0u * n + i];
+        v_p.comp = p[1u * n + i];
+        double v_x;
+        v_x = x[i];
+        const aether_paird result = aether_paird_neumaier_add(v_p, v_x);
+        out[0u * n + i] = result.hi;
+        out[1u * n + i] = result.comp;
+    }
+}
+
+/* aether_paird_combine_batch: out[i] = aether_paird_combine(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_paird_combine_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_paird v_a;
+        v_a.hi = a[0u * n + i];
+        v_a.comp = a[1u * n + i];
+        aether_paird v_b;
+        v_b.hi = b[0u * n + i];
+        v_b.comp = b[1u * n + i];
+        const aether_paird result = aether_paird_combine(v_a, v_b);
+        out[0u * n + i] = result.hi;
+        out[1u * n + i] = result.comp;
+    }
+}
+
+/* aether_paird_value_batch: out[i] = aether_paird_value(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_paird_value_batch(__global const double *p, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_paird v_p;
+        v_p.hi = p[0u * n + i];
+        v_p.comp = p[1u * n + i];
+        const double result = aether_paird_value(v_p);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_jacobi_rotation_batch: out[i] = aether_f64_jacobi_rotation(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_jacobi_rotation_batch(__global const double *app, __global const double *aqq, __global const double *apq, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_app;
+        v_app = app[i];
+        double v_aqq;
+        v_aqq = aqq[i];
+        double v_apq;
+        v_apq = apq[i];
+        const aether_rotationd result = aether_f64_jacobi_rotation(v_app, v_aqq, v_apq);
+        out[0u * n + i] = result.c;
+        out[1u * n + i] = result.s;
+        out[2u * n + i] = result.t;
+        out[3u * n + i] = result.tau;
+    }
+}
+
+/* aether_f64_jacobi_update_batch: out[i] = aether_f64_jacobi_update(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_jacobi_update_batch(__global const double *g, __global const double *h, __global const double *r, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_g;
+        v_g = g[i];
+        double v_h;
+        v_h = h[i];
+        aether_rotationd v_r;
+        v_r.c = r[0u * n + i];
+        v_r.s = r[1u * n + i];
+        v_r.t = r[2u * n + i];
+        v_r.tau = r[3u * n + i];
+        const aether_vec2d result = aether_f64_jacobi_update(v_g, v_h, v_r);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_f64_jacobi_diag_batch: out[i] = aether_f64_jacobi_diag(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_jacobi_diag_batch(__global const double *app, __global const double *aqq, __global const double *apq, __global const double *r, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_app;
+        v_app = app[i];
+        double v_aqq;
+        v_aqq = aqq[i];
+        double v_apq;
+        v_apq = apq[i];
+        aether_rotationd v_r;
+        v_r.c = r[0u * n + i];
+        v_r.s = r[1u * n + i];
+        v_r.t = r[2u * n + i];
+        v_r.tau = r[3u * n + i];
+        const aether_vec2d result = aether_f64_jacobi_diag(v_app, v_aqq, v_apq, v_r);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_mat2d_lu_solve_batch: Solves a x = b for every item i < n: aether_mat2d_lu (LU with partial pivoting) of a, then aether_mat2d_lu_solve; info[i] is aether_mat2d_lu's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2d_lu_solve_batch(__global const double *a, __global const double *b, __global double *x, __global int *info, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat2d v_a;
+        aether_vec2d v_b;
+        aether_vec2d v_x;
+        int status;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        int ipiv[2];
+        status = aether_mat2d_lu(&v_a, ipiv);
+        v_x = aether_mat2d_lu_solve(&v_a, ipiv, v_b);
+        x[0u * n + i] = v_x.x;
+        x[1u * n + i] = v_x.y;
+        info[i] = status;
+    }
+}
+
+/* aether_mat3d_lu_solve_batch: Solves a x = b for every item i < n: aether_mat3d_lu (LU with partial pivoting) of a, then aether_mat3d_lu_solve; info[i] is aether_mat3d_lu's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3d_lu_solve_batch(__global const double *a, __global const double *b, __global double *x, __global int *info, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat3d v_a;
+        aether_vec3d v_b;
+        aether_vec3d v_x;
+        int status;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_a.m[4] = a[4u * n + i];
+        v_a.m[5] = a[5u * n + i];
+        v_a.m[6] = a[6u * n + i];
+        v_a.m[7] = a[7u * n + i];
+        v_a.m[8] = a[8u * n + i];
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        int ipiv[3];
+        status = aether_mat3d_lu(&v_a, ipiv);
+        v_x = aether_mat3d_lu_solve(&v_a, ipiv, v_b);
+        x[0u * n + i] = v_x.x;
+        x[1u * n + i] = v_x.y;
+        x[2u * n + i] = v_x.z;
+        info[i] = status;
+    }
+}
+
+/* aether_mat4d_lu_solve_batch: Solves a x = b for every item i < n: aether_mat4d_lu (LU with partial pivoting) of a, then aether_mat4d_lu_solve; info[i] is aether_mat4d_lu's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4d_lu_solve_batch(__global const double *a, __global const double *b, __global double *x, __global int *info, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat4d v_a;
+        aether_vec4d v_b;
+        aether_vec4d v_x;
+        int status;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_a.m[4] = a[4u * n + i];
+        v_a.m[5] = a[5u * n + i];
+        v_a.m[6] = a[6u * n + i];
+        v_a.m[7] = a[7u * n + i];
+        v_a.m[8] = a[8u * n + i];
+        v_a.m[9] = a[9u * n + i];
+        v_a.m[10] = a[10u * n + i];
+        v_a.m[11] = a[11u * n + i];
+        v_a.m[12] = a[12u * n + i];
+        v_a.m[13] = a[13u * n + i];
+        v_a.m[14] = a[14u * n + i];
+        v_a.m[15] = a[15u * n + i];
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        v_b.w = b[3u * n + i];
+        int ipiv[4];
+        status = aether_mat4d_lu(&v_a, ipiv);
+        v_x = aether_mat4d_lu_solve(&v_a, ipiv, v_b);
+        x[0u * n + i] = v_x.x;
+        x[1u * n + i] = v_x.y;
+        x[2u * n + i] = v_x.z;
+        x[3u * n + i] = v_x.w;
+        info[i] = status;
+    }
+}
+
+/* aether_mat2d_cholesky_solve_batch: Solves a x = b for every item i < n: aether_mat2d_cholesky (Cholesky) of a, then aether_mat2d_cholesky_solve; info[i] is aether_mat2d_cholesky's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2d_cholesky_solve_batch(__global const double *a, __global const double *b, __global double *x, __global int *info, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat2d v_a;
+        aether_vec2d v_b;
+        aether_vec2d v_x;
+        int status;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        status = aether_mat2d_cholesky(&v_a);
+        v_x = aether_mat2d_cholesky_solve(v_a, v_b);
+        x[0u * n + i] = v_x.x;
+        x[1u * n + i] = v_x.y;
+        info[i] = status;
+    }
+}
+
+/* aether_mat3d_cholesky_solve_batch: Solves a x = b for every item i < n: aether_mat3d_cholesky (Cholesky) of a, then aether_mat3d_cholesky_solve; info[i] is aether_mat3d_cholesky's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3d_cholesky_solve_batch(__global const double *a, __global const double *b, __global double *x, __global int *info, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat3d v_a;
+        aether_vec3d v_b;
+        aether_vec3d v_x;
+        int status;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_a.m[4] = a[4u * n + i];
+        v_a.m[5] = a[5u * n + i];
+        v_a.m[6] = a[6u * n + i];
+        v_a.m[7] = a[7u * n + i];
+        v_a.m[8] = a[8u * n + i];
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        status = aether_mat3d_cholesky(&v_a);
+        v_x = aether_mat3d_cholesky_solve(v_a, v_b);
+        x[0u * n + i] = v_x.x;
+        x[1u * n + i] = v_x.y;
+        x[2u * n + i] = v_x.z;
+        info[i] = status;
+    }
+}
+
+/* aether_mat4d_cholesky_solve_batch: Solves a x = b for every item i < n: aether_mat4d_cholesky (Cholesky) of a, then aether_mat4d_cholesky_solve; info[i] is aether_mat4d_cholesky's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4d_cholesky_solve_batch(__global const double *a, __global const double *b, __global double *x, __global int *info, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat4d v_a;
+        aether_vec4d v_b;
+        aether_vec4d v_x;
+        int status;
+        v_a.m[0] = a[0u * n + i];
+        v_a.m[1] = a[1u * n + i];
+        v_a.m[2] = a[2u * n + i];
+        v_a.m[3] = a[3u * n + i];
+        v_a.m[4] = a[4u * n + i];
+        v_a.m[5] = a[5u * n + i];
+        v_a.m[6] = a[6u * n + i];
+        v_a.m[7] = a[7u * n + i];
+        v_a.m[8] = a[8u * n + i];
+        v_a.m[9] = a[9u * n + i];
+        v_a.m[10] = a[10u * n + i];
+        v_a.m[11] = a[11u * n + i];
+        v_a.m[12] = a[12u * n + i];
+        v_a.m[13] = a[13u * n + i];
+        v_a.m[14] = a[14u * n + i];
+        v_a.m[15] = a[15u * n + i];
+        v_b.x = b[0u * n + i];
+        v_b.y = b[1u * n + i];
+        v_b.z = b[2u * n + i];
+        v_b.w = b[3u * n + i];
+        status = aether_mat4d_cholesky(&v_a);
+        v_x = aether_mat4d_cholesky_solve(v_a, v_b);
+        x[0u * n + i] = v_x.x;
+        x[1u * n + i] = v_x.y;
+        x[2u * n + i] = v_x.z;
+        x[3u * n + i] = v_x.w;
+        info[i] = status;
+    }
 }
 
 #endif /* AETHER_FP64 */
@@ -16993,6 +20921,6060 @@ __kernel void aether_check_mat4d_eigh(__global const ulong *in, __global ulong *
     n = aether_flat_call_mat4d_eigh(w, 16u, r, 20u);
     n_out[i] = (ulong)n;
     for (k = 0; k < 20u; ++k) out[i * 20u + k] = (ulong)r[k];
+}
+#endif /* AETHER_FP64 */
+
+/* ---- The kernels over arrays of any length: private buffers of these sizes per work item ---- */
+
+#ifndef AETHER_CHECK_WORDS
+#define AETHER_CHECK_WORDS 1024
+#endif
+#ifndef AETHER_CHECK_OUT
+#define AETHER_CHECK_OUT 256
+#endif
+#ifndef AETHER_CHECK_SCRATCH
+#define AETHER_CHECK_SCRATCH (2 * AETHER_CHECK_WORDS + 2 * AETHER_CHECK_OUT + 256)
+#endif
+
+/* calloc for the thunks: n zeroed objects of size bytes from the thunk's arena, 8-byte aligned;
+   NULL (the thunk then refuses the case) when the arena is full. */
+static inline void *aether_arena_take(uint64_t *arena, size_t *at, size_t n, size_t size)
+{
+    const size_t words = (n * size + 7u) / 8u;
+    size_t k;
+    uint64_t *p = arena + *at;
+    if (words > (size_t)AETHER_CHECK_SCRATCH - *at) return NULL;
+    for (k = 0; k < words; ++k) p[k] = 0u;
+    *at += words;
+    return (void *)p;
+}
+#define AETHER_ARENA uint64_t aether_arena_[AETHER_CHECK_SCRATCH]; size_t aether_arena_at_ = 0
+#define AETHER_ARENA_CALLOC(n, size) aether_arena_take(aether_arena_, &aether_arena_at_, (n), (size))
+#define AETHER_ARENA_FREE(p) ((void)(p))
+
+static size_t aether_flat_call_f32_lanes_sum(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t i;
+    aether_pairf lanes[32];
+    float *x;
+    size_t n;
+    if (n_in < 65u || (n_in - 65u) % 1u != 0u || cap < 64u) return AETHER_FLAT_BAD;
+    n = (n_in - 65u) / 1u;
+    x = (float *)AETHER_ARENA_CALLOC(n_in + 1u, sizeof *x);
+    if (x == NULL) return AETHER_FLAT_BAD;
+    for (i = 0; i < 1u * n; ++i) x[i] = aether_flat_rd32(in[65u + i]);
+    for (i = 0; i < 32u; ++i) {
+        float e[2];
+        e[0] = aether_flat_rd32(in[2u * i]);
+        e[1] = aether_flat_rd32(in[2u * i + 1u]);
+        memcpy(&lanes[i], e, sizeof e);
+    }
+    aether_f32_lanes_sum(lanes, (size_t)in[64u], x, n);
+    for (i = 0; i < 32u; ++i) {
+        float e[2];
+        memcpy(e, &lanes[i], sizeof e);
+        out[2u * i] = aether_flat_wr32(e[0]);
+        out[2u * i + 1u] = aether_flat_wr32(e[1]);
+    }
+    AETHER_ARENA_FREE(x);
+    return 64u;
+}
+
+__kernel void aether_check_f32_lanes_sum(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                         __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_f32_lanes_sum(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_f32_lanes_dot(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t i;
+    aether_pairf lanes[32];
+    float *x;
+    size_t n;
+    if (n_in < 65u || (n_in - 65u) % 2u != 0u || cap < 64u) return AETHER_FLAT_BAD;
+    n = (n_in - 65u) / 2u;
+    x = (float *)AETHER_ARENA_CALLOC(n_in + 1u, sizeof *x);
+    if (x == NULL) return AETHER_FLAT_BAD;
+    for (i = 0; i < 2u * n; ++i) x[i] = aether_flat_rd32(in[65u + i]);
+    for (i = 0; i < 32u; ++i) {
+        float e[2];
+        e[0] = aether_flat_rd32(in[2u * i]);
+        e[1] = aether_flat_rd32(in[2u * i + 1u]);
+        memcpy(&lanes[i], e, sizeof e);
+    }
+    aether_f32_lanes_dot(lanes, (size_t)in[64u], x, x + 1u * n, n);
+    for (i = 0; i < 32u; ++i) {
+        float e[2];
+        memcpy(e, &lanes[i], sizeof e);
+        out[2u * i] = aether_flat_wr32(e[0]);
+        out[2u * i + 1u] = aether_flat_wr32(e[1]);
+    }
+    AETHER_ARENA_FREE(x);
+    return 64u;
+}
+
+__kernel void aether_check_f32_lanes_dot(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                         __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_f32_lanes_dot(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_f32_sum_array(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t i;
+    float *x;
+    float v;
+    size_t n;
+    if (n_in % 1u != 0u || cap < 1u) return AETHER_FLAT_BAD;
+    n = n_in / 1u;
+    x = (float *)AETHER_ARENA_CALLOC(n_in + 1u, sizeof *x);
+    if (x == NULL) return AETHER_FLAT_BAD;
+    for (i = 0; i < n_in; ++i) x[i] = aether_flat_rd32(in[0u + i]);
+    v = aether_f32_sum_array(x, n);
+    AETHER_ARENA_FREE(x);
+    out[0] = aether_flat_wr32(v);
+    return 1u;
+}
+
+__kernel void aether_check_f32_sum_array(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                         __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_f32_sum_array(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_f32_dot_array(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t i;
+    float *x;
+    float v;
+    size_t n;
+    if (n_in % 2u != 0u || cap < 1u) return AETHER_FLAT_BAD;
+    n = n_in / 2u;
+    x = (float *)AETHER_ARENA_CALLOC(n_in + 1u, sizeof *x);
+    if (x == NULL) return AETHER_FLAT_BAD;
+    for (i = 0; i < n_in; ++i) x[i] = aether_flat_rd32(in[0u + i]);
+    v = aether_f32_dot_array(x, x + 1u * n, n);
+    AETHER_ARENA_FREE(x);
+    out[0] = aether_flat_wr32(v);
+    return 1u;
+}
+
+__kernel void aether_check_f32_dot_array(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                         __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_f32_dot_array(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_f32_plane_add(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t i;
+    float *value;
+    float *comp;
+    float term;
+    size_t s, rec, slots;
+    if (n_in < 1u || (n_in - 1u) % 2u != 0u || in[0] > (uint64_t)(cap / 2u)) return AETHER_FLAT_BAD;
+    s = (size_t)in[0];
+    slots = s * 1u;
+    value = (float *)AETHER_ARENA_CALLOC(slots + 1u, sizeof *value);
+    comp = (float *)AETHER_ARENA_CALLOC(slots + 1u, sizeof *comp);
+    if (value == NULL || comp == NULL) {
+        AETHER_ARENA_FREE(value);
+        AETHER_ARENA_FREE(comp);
+        return AETHER_FLAT_BAD;
+    }
+    /* All-zero bytes are +0 in IEEE formats: the plane starts at +0. */
+    for (rec = 1u; rec < n_in; rec += 2u) {
+        if (in[rec] >= (uint64_t)s) {
+            AETHER_ARENA_FREE(value);
+            AETHER_ARENA_FREE(comp);
+            return AETHER_FLAT_BAD;
+        }
+        term = aether_flat_rd32(in[rec + 1u]);
+        aether_f32_plane_add(value, comp, (size_t)in[rec], term);
+    }
+    for (i = 0; i < slots; ++i) out[i] = aether_flat_wr32(value[i]);
+    for (i = 0; i < slots; ++i) out[slots + i] = aether_flat_wr32(comp[i]);
+    AETHER_ARENA_FREE(value);
+    AETHER_ARENA_FREE(comp);
+    return 2u * slots;
+}
+
+__kernel void aether_check_f32_plane_add(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                         __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_f32_plane_add(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_vec2f_plane_add(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t i;
+    float *value;
+    float *comp;
+    aether_vec2f term;
+    size_t s, rec, slots;
+    if (n_in < 1u || (n_in - 1u) % 3u != 0u || in[0] > (uint64_t)(cap / 4u)) return AETHER_FLAT_BAD;
+    s = (size_t)in[0];
+    slots = s * 2u;
+    value = (float *)AETHER_ARENA_CALLOC(slots + 1u, sizeof *value);
+    comp = (float *)AETHER_ARENA_CALLOC(slots + 1u, sizeof *comp);
+    if (value == NULL || comp == NULL) {
+        AETHER_ARENA_FREE(value);
+        AETHER_ARENA_FREE(comp);
+        return AETHER_FLAT_BAD;
+    }
+    /* All-zero bytes are +0 in IEEE formats: the plane starts at +0. */
+    for (rec = 1u; rec < n_in; rec += 3u) {
+        if (in[rec] >= (uint64_t)s) {
+            AETHER_ARENA_FREE(value);
+            AETHER_ARENA_FREE(comp);
+            return AETHER_FLAT_BAD;
+        }
+        {
+            float e[2];
+            e[0] = aether_flat_rd32(in[rec + 1u]);
+            e[1] = aether_flat_rd32(in[rec + 2u]);
+            memcpy(&term, e, sizeof e);
+        }
+        aether_vec2f_plane_add(value, comp, (size_t)in[rec], term);
+    }
+    for (i = 0; i < slots; ++i) out[i] = aether_flat_wr32(value[i]);
+    for (i = 0; i < slots; ++i) out[slots + i] = aether_flat_wr32(comp[i]);
+    AETHER_ARENA_FREE(value);
+    AETHER_ARENA_FREE(comp);
+    return 2u * slots;
+}
+
+__kernel void aether_check_vec2f_plane_add(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                           __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_vec2f_plane_add(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_vec3f_plane_add(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t i;
+    float *value;
+    float *comp;
+    aether_vec3f term;
+    size_t s, rec, slots;
+    if (n_in < 1u || (n_in - 1u) % 4u != 0u || in[0] > (uint64_t)(cap / 6u)) return AETHER_FLAT_BAD;
+    s = (size_t)in[0];
+    slots = s * 3u;
+    value = (float *)AETHER_ARENA_CALLOC(slots + 1u, sizeof *value);
+    comp = (float *)AETHER_ARENA_CALLOC(slots + 1u, sizeof *comp);
+    if (value == NULL || comp == NULL) {
+        AETHER_ARENA_FREE(value);
+        AETHER_ARENA_FREE(comp);
+        return AETHER_FLAT_BAD;
+    }
+    /* All-zero bytes are +0 in IEEE formats: the plane starts at +0. */
+    for (rec = 1u; rec < n_in; rec += 4u) {
+        if (in[rec] >= (uint64_t)s) {
+            AETHER_ARENA_FREE(value);
+            AETHER_ARENA_FREE(comp);
+            return AETHER_FLAT_BAD;
+        }
+        {
+            float e[3];
+            e[0] = aether_flat_rd32(in[rec + 1u]);
+            e[1] = aether_flat_rd32(in[rec + 2u]);
+            e[2] = aether_flat_rd32(in[rec + 3u]);
+            memcpy(&term, e, sizeof e);
+        }
+        aether_vec3f_plane_add(value, comp, (size_t)in[rec], term);
+    }
+    for (i = 0; i < slots; ++i) out[i] = aether_flat_wr32(value[i]);
+    for (i = 0; i < slots; ++i) out[slots + i] = aether_flat_wr32(comp[i]);
+    AETHER_ARENA_FREE(value);
+    AETHER_ARENA_FREE(comp);
+    return 2u * slots;
+}
+
+__kernel void aether_check_vec3f_plane_add(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                           __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_vec3f_plane_add(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_vec4f_plane_add(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t i;
+    float *value;
+    float *comp;
+    aether_vec4f term;
+    size_t s, rec, slots;
+    if (n_in < 1u || (n_in - 1u) % 5u != 0u || in[0] > (uint64_t)(cap / 8u)) return AETHER_FLAT_BAD;
+    s = (size_t)in[0];
+    slots = s * 4u;
+    value = (float *)AETHER_ARENA_CALLOC(slots + 1u, sizeof *value);
+    comp = (float *)AETHER_ARENA_CALLOC(slots + 1u, sizeof *comp);
+    if (value == NULL || comp == NULL) {
+        AETHER_ARENA_FREE(value);
+        AETHER_ARENA_FREE(comp);
+        return AETHER_FLAT_BAD;
+    }
+    /* All-zero bytes are +0 in IEEE formats: the plane starts at +0. */
+    for (rec = 1u; rec < n_in; rec += 5u) {
+        if (in[rec] >= (uint64_t)s) {
+            AETHER_ARENA_FREE(value);
+            AETHER_ARENA_FREE(comp);
+            return AETHER_FLAT_BAD;
+        }
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[rec + 1u]);
+            e[1] = aether_flat_rd32(in[rec + 2u]);
+            e[2] = aether_flat_rd32(in[rec + 3u]);
+            e[3] = aether_flat_rd32(in[rec + 4u]);
+            memcpy(&term, e, sizeof e);
+        }
+        aether_vec4f_plane_add(value, comp, (size_t)in[rec], term);
+    }
+    for (i = 0; i < slots; ++i) out[i] = aether_flat_wr32(value[i]);
+    for (i = 0; i < slots; ++i) out[slots + i] = aether_flat_wr32(comp[i]);
+    AETHER_ARENA_FREE(value);
+    AETHER_ARENA_FREE(comp);
+    return 2u * slots;
+}
+
+__kernel void aether_check_vec4f_plane_add(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                           __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_vec4f_plane_add(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_f32_plane_resolve(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t i;
+    float *x;
+    float *y;
+    size_t n;
+    if (n_in % 2u != 0u || cap < n_in / 2u) return AETHER_FLAT_BAD;
+    n = n_in / 2u;
+    x = (float *)AETHER_ARENA_CALLOC(n_in + 1u, sizeof *x);
+    if (x == NULL) return AETHER_FLAT_BAD;
+    y = (float *)AETHER_ARENA_CALLOC(n + 1u, sizeof *y);
+    if (y == NULL) {
+        AETHER_ARENA_FREE(x);
+        return AETHER_FLAT_BAD;
+    }
+    for (i = 0; i < n_in; ++i) x[i] = aether_flat_rd32(in[0u + i]);
+    aether_f32_plane_resolve(y, x, x + n, n);
+    for (i = 0; i < n; ++i) out[i] = aether_flat_wr32(y[i]);
+    AETHER_ARENA_FREE(x);
+    AETHER_ARENA_FREE(y);
+    return n;
+}
+
+__kernel void aether_check_f32_plane_resolve(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                             __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_f32_plane_resolve(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2f_lu_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2f *a = NULL;
+    int *ipiv = NULL;
+    int *info = NULL;
+    size_t l, count;
+    if (n_in % 4u != 0u || n_in / 4u > cap / 7u) return AETHER_FLAT_BAD;
+    count = n_in / 4u;
+    a = (aether_mat2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    ipiv = (int *)AETHER_ARENA_CALLOC(2u * (count + 1u), sizeof *ipiv);
+    info = (int *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *info);
+    if (a == NULL || ipiv == NULL || info == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat2f_lu_lanes(a, ipiv, info, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
+        out[o++] = (uint64_t)(int64_t)ipiv[l * 2u + 0u];
+        out[o++] = (uint64_t)(int64_t)ipiv[l * 2u + 1u];
+        out[o++] = (uint64_t)(int64_t)info[l];
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(info);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(info);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2f_lu_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                          __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2f_lu_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3f_lu_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3f *a = NULL;
+    int *ipiv = NULL;
+    int *info = NULL;
+    size_t l, count;
+    if (n_in % 9u != 0u || n_in / 9u > cap / 13u) return AETHER_FLAT_BAD;
+    count = n_in / 9u;
+    a = (aether_mat3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    ipiv = (int *)AETHER_ARENA_CALLOC(3u * (count + 1u), sizeof *ipiv);
+    info = (int *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *info);
+    if (a == NULL || ipiv == NULL || info == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[9];
+            e[0] = aether_flat_rd32(in[l * 9u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 9u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 9u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 9u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 9u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 9u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 9u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 9u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 9u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat3f_lu_lanes(a, ipiv, info, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[9];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+            out[o++] = aether_flat_wr32(e[4]);
+            out[o++] = aether_flat_wr32(e[5]);
+            out[o++] = aether_flat_wr32(e[6]);
+            out[o++] = aether_flat_wr32(e[7]);
+            out[o++] = aether_flat_wr32(e[8]);
+        }
+        out[o++] = (uint64_t)(int64_t)ipiv[l * 3u + 0u];
+        out[o++] = (uint64_t)(int64_t)ipiv[l * 3u + 1u];
+        out[o++] = (uint64_t)(int64_t)ipiv[l * 3u + 2u];
+        out[o++] = (uint64_t)(int64_t)info[l];
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(info);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(info);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3f_lu_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                          __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3f_lu_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4f_lu_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4f *a = NULL;
+    int *ipiv = NULL;
+    int *info = NULL;
+    size_t l, count;
+    if (n_in % 16u != 0u || n_in / 16u > cap / 21u) return AETHER_FLAT_BAD;
+    count = n_in / 16u;
+    a = (aether_mat4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    ipiv = (int *)AETHER_ARENA_CALLOC(4u * (count + 1u), sizeof *ipiv);
+    info = (int *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *info);
+    if (a == NULL || ipiv == NULL || info == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[16];
+            e[0] = aether_flat_rd32(in[l * 16u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 16u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 16u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 16u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 16u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 16u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 16u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 16u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 16u + 8u]);
+            e[9] = aether_flat_rd32(in[l * 16u + 9u]);
+            e[10] = aether_flat_rd32(in[l * 16u + 10u]);
+            e[11] = aether_flat_rd32(in[l * 16u + 11u]);
+            e[12] = aether_flat_rd32(in[l * 16u + 12u]);
+            e[13] = aether_flat_rd32(in[l * 16u + 13u]);
+            e[14] = aether_flat_rd32(in[l * 16u + 14u]);
+            e[15] = aether_flat_rd32(in[l * 16u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat4f_lu_lanes(a, ipiv, info, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[16];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+            out[o++] = aether_flat_wr32(e[4]);
+            out[o++] = aether_flat_wr32(e[5]);
+            out[o++] = aether_flat_wr32(e[6]);
+            out[o++] = aether_flat_wr32(e[7]);
+            out[o++] = aether_flat_wr32(e[8]);
+            out[o++] = aether_flat_wr32(e[9]);
+            out[o++] = aether_flat_wr32(e[10]);
+            out[o++] = aether_flat_wr32(e[11]);
+            out[o++] = aether_flat_wr32(e[12]);
+            out[o++] = aether_flat_wr32(e[13]);
+            out[o++] = aether_flat_wr32(e[14]);
+            out[o++] = aether_flat_wr32(e[15]);
+        }
+        out[o++] = (uint64_t)(int64_t)ipiv[l * 4u + 0u];
+        out[o++] = (uint64_t)(int64_t)ipiv[l * 4u + 1u];
+        out[o++] = (uint64_t)(int64_t)ipiv[l * 4u + 2u];
+        out[o++] = (uint64_t)(int64_t)ipiv[l * 4u + 3u];
+        out[o++] = (uint64_t)(int64_t)info[l];
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(info);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(info);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4f_lu_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                          __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4f_lu_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2f_lu_solve_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2f *a = NULL;
+    int *ipiv = NULL;
+    aether_vec2f *b = NULL;
+    aether_vec2f *r = NULL;
+    size_t l, count;
+    if (n_in % 8u != 0u || n_in / 8u > cap / 2u) return AETHER_FLAT_BAD;
+    count = n_in / 8u;
+    a = (aether_mat2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    ipiv = (int *)AETHER_ARENA_CALLOC(2u * (count + 1u), sizeof *ipiv);
+    b = (aether_vec2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || ipiv == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 8u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 8u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 8u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 8u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        if (in[l * 8u + 4u] < 1u || in[l * 8u + 4u] > 2u) goto bad;
+        ipiv[l * 2u + 0u] = (int)in[l * 8u + 4u];
+        if (in[l * 8u + 5u] < 2u || in[l * 8u + 5u] > 2u) goto bad;
+        ipiv[l * 2u + 1u] = (int)in[l * 8u + 5u];
+        {
+            float e[2];
+            e[0] = aether_flat_rd32(in[l * 8u + 6u]);
+            e[1] = aether_flat_rd32(in[l * 8u + 7u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat2f_lu_solve_lanes(a, ipiv, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2f_lu_solve_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2f_lu_solve_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3f_lu_solve_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3f *a = NULL;
+    int *ipiv = NULL;
+    aether_vec3f *b = NULL;
+    aether_vec3f *r = NULL;
+    size_t l, count;
+    if (n_in % 15u != 0u || n_in / 15u > cap / 3u) return AETHER_FLAT_BAD;
+    count = n_in / 15u;
+    a = (aether_mat3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    ipiv = (int *)AETHER_ARENA_CALLOC(3u * (count + 1u), sizeof *ipiv);
+    b = (aether_vec3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || ipiv == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[9];
+            e[0] = aether_flat_rd32(in[l * 15u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 15u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 15u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 15u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 15u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 15u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 15u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 15u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 15u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        if (in[l * 15u + 9u] < 1u || in[l * 15u + 9u] > 3u) goto bad;
+        ipiv[l * 3u + 0u] = (int)in[l * 15u + 9u];
+        if (in[l * 15u + 10u] < 2u || in[l * 15u + 10u] > 3u) goto bad;
+        ipiv[l * 3u + 1u] = (int)in[l * 15u + 10u];
+        if (in[l * 15u + 11u] < 3u || in[l * 15u + 11u] > 3u) goto bad;
+        ipiv[l * 3u + 2u] = (int)in[l * 15u + 11u];
+        {
+            float e[3];
+            e[0] = aether_flat_rd32(in[l * 15u + 12u]);
+            e[1] = aether_flat_rd32(in[l * 15u + 13u]);
+            e[2] = aether_flat_rd32(in[l * 15u + 14u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat3f_lu_solve_lanes(a, ipiv, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[3];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3f_lu_solve_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3f_lu_solve_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4f_lu_solve_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4f *a = NULL;
+    int *ipiv = NULL;
+    aether_vec4f *b = NULL;
+    aether_vec4f *r = NULL;
+    size_t l, count;
+    if (n_in % 24u != 0u || n_in / 24u > cap / 4u) return AETHER_FLAT_BAD;
+    count = n_in / 24u;
+    a = (aether_mat4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    ipiv = (int *)AETHER_ARENA_CALLOC(4u * (count + 1u), sizeof *ipiv);
+    b = (aether_vec4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || ipiv == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[16];
+            e[0] = aether_flat_rd32(in[l * 24u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 24u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 24u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 24u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 24u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 24u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 24u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 24u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 24u + 8u]);
+            e[9] = aether_flat_rd32(in[l * 24u + 9u]);
+            e[10] = aether_flat_rd32(in[l * 24u + 10u]);
+            e[11] = aether_flat_rd32(in[l * 24u + 11u]);
+            e[12] = aether_flat_rd32(in[l * 24u + 12u]);
+            e[13] = aether_flat_rd32(in[l * 24u + 13u]);
+            e[14] = aether_flat_rd32(in[l * 24u + 14u]);
+            e[15] = aether_flat_rd32(in[l * 24u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        if (in[l * 24u + 16u] < 1u || in[l * 24u + 16u] > 4u) goto bad;
+        ipiv[l * 4u + 0u] = (int)in[l * 24u + 16u];
+        if (in[l * 24u + 17u] < 2u || in[l * 24u + 17u] > 4u) goto bad;
+        ipiv[l * 4u + 1u] = (int)in[l * 24u + 17u];
+        if (in[l * 24u + 18u] < 3u || in[l * 24u + 18u] > 4u) goto bad;
+        ipiv[l * 4u + 2u] = (int)in[l * 24u + 18u];
+        if (in[l * 24u + 19u] < 4u || in[l * 24u + 19u] > 4u) goto bad;
+        ipiv[l * 4u + 3u] = (int)in[l * 24u + 19u];
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 24u + 20u]);
+            e[1] = aether_flat_rd32(in[l * 24u + 21u]);
+            e[2] = aether_flat_rd32(in[l * 24u + 22u]);
+            e[3] = aether_flat_rd32(in[l * 24u + 23u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat4f_lu_solve_lanes(a, ipiv, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4f_lu_solve_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4f_lu_solve_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2f_solve_lower_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2f *a = NULL;
+    aether_vec2f *b = NULL;
+    aether_vec2f *r = NULL;
+    size_t l, count;
+    if (n_in % 6u != 0u || n_in / 6u > cap / 2u) return AETHER_FLAT_BAD;
+    count = n_in / 6u;
+    a = (aether_mat2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[2];
+            e[0] = aether_flat_rd32(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat2f_solve_lower_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2f_solve_lower_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                   __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2f_solve_lower_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3f_solve_lower_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3f *a = NULL;
+    aether_vec3f *b = NULL;
+    aether_vec3f *r = NULL;
+    size_t l, count;
+    if (n_in % 12u != 0u || n_in / 12u > cap / 3u) return AETHER_FLAT_BAD;
+    count = n_in / 12u;
+    a = (aether_mat3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[9];
+            e[0] = aether_flat_rd32(in[l * 12u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 12u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 12u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 12u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 12u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 12u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 12u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 12u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 12u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[3];
+            e[0] = aether_flat_rd32(in[l * 12u + 9u]);
+            e[1] = aether_flat_rd32(in[l * 12u + 10u]);
+            e[2] = aether_flat_rd32(in[l * 12u + 11u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat3f_solve_lower_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[3];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3f_solve_lower_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                   __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3f_solve_lower_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4f_solve_lower_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4f *a = NULL;
+    aether_vec4f *b = NULL;
+    aether_vec4f *r = NULL;
+    size_t l, count;
+    if (n_in % 20u != 0u || n_in / 20u > cap / 4u) return AETHER_FLAT_BAD;
+    count = n_in / 20u;
+    a = (aether_mat4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[16];
+            e[0] = aether_flat_rd32(in[l * 20u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 20u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 20u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 20u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 20u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 20u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 20u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 20u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 20u + 8u]);
+            e[9] = aether_flat_rd32(in[l * 20u + 9u]);
+            e[10] = aether_flat_rd32(in[l * 20u + 10u]);
+            e[11] = aether_flat_rd32(in[l * 20u + 11u]);
+            e[12] = aether_flat_rd32(in[l * 20u + 12u]);
+            e[13] = aether_flat_rd32(in[l * 20u + 13u]);
+            e[14] = aether_flat_rd32(in[l * 20u + 14u]);
+            e[15] = aether_flat_rd32(in[l * 20u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 20u + 16u]);
+            e[1] = aether_flat_rd32(in[l * 20u + 17u]);
+            e[2] = aether_flat_rd32(in[l * 20u + 18u]);
+            e[3] = aether_flat_rd32(in[l * 20u + 19u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat4f_solve_lower_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4f_solve_lower_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                   __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4f_solve_lower_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2f_solve_lower_unit_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2f *a = NULL;
+    aether_vec2f *b = NULL;
+    aether_vec2f *r = NULL;
+    size_t l, count;
+    if (n_in % 6u != 0u || n_in / 6u > cap / 2u) return AETHER_FLAT_BAD;
+    count = n_in / 6u;
+    a = (aether_mat2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[2];
+            e[0] = aether_flat_rd32(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat2f_solve_lower_unit_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2f_solve_lower_unit_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                        __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2f_solve_lower_unit_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3f_solve_lower_unit_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3f *a = NULL;
+    aether_vec3f *b = NULL;
+    aether_vec3f *r = NULL;
+    size_t l, count;
+    if (n_in % 12u != 0u || n_in / 12u > cap / 3u) return AETHER_FLAT_BAD;
+    count = n_in / 12u;
+    a = (aether_mat3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[9];
+            e[0] = aether_flat_rd32(in[l * 12u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 12u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 12u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 12u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 12u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 12u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 12u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 12u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 12u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[3];
+            e[0] = aether_flat_rd32(in[l * 12u + 9u]);
+            e[1] = aether_flat_rd32(in[l * 12u + 10u]);
+            e[2] = aether_flat_rd32(in[l * 12u + 11u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat3f_solve_lower_unit_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[3];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3f_solve_lower_unit_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                        __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3f_solve_lower_unit_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4f_solve_lower_unit_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4f *a = NULL;
+    aether_vec4f *b = NULL;
+    aether_vec4f *r = NULL;
+    size_t l, count;
+    if (n_in % 20u != 0u || n_in / 20u > cap / 4u) return AETHER_FLAT_BAD;
+    count = n_in / 20u;
+    a = (aether_mat4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[16];
+            e[0] = aether_flat_rd32(in[l * 20u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 20u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 20u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 20u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 20u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 20u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 20u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 20u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 20u + 8u]);
+            e[9] = aether_flat_rd32(in[l * 20u + 9u]);
+            e[10] = aether_flat_rd32(in[l * 20u + 10u]);
+            e[11] = aether_flat_rd32(in[l * 20u + 11u]);
+            e[12] = aether_flat_rd32(in[l * 20u + 12u]);
+            e[13] = aether_flat_rd32(in[l * 20u + 13u]);
+            e[14] = aether_flat_rd32(in[l * 20u + 14u]);
+            e[15] = aether_flat_rd32(in[l * 20u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 20u + 16u]);
+            e[1] = aether_flat_rd32(in[l * 20u + 17u]);
+            e[2] = aether_flat_rd32(in[l * 20u + 18u]);
+            e[3] = aether_flat_rd32(in[l * 20u + 19u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat4f_solve_lower_unit_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4f_solve_lower_unit_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                        __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4f_solve_lower_unit_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2f_solve_upper_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2f *a = NULL;
+    aether_vec2f *b = NULL;
+    aether_vec2f *r = NULL;
+    size_t l, count;
+    if (n_in % 6u != 0u || n_in / 6u > cap / 2u) return AETHER_FLAT_BAD;
+    count = n_in / 6u;
+    a = (aether_mat2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[2];
+            e[0] = aether_flat_rd32(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat2f_solve_upper_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2f_solve_upper_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                   __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2f_solve_upper_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3f_solve_upper_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3f *a = NULL;
+    aether_vec3f *b = NULL;
+    aether_vec3f *r = NULL;
+    size_t l, count;
+    if (n_in % 12u != 0u || n_in / 12u > cap / 3u) return AETHER_FLAT_BAD;
+    count = n_in / 12u;
+    a = (aether_mat3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[9];
+            e[0] = aether_flat_rd32(in[l * 12u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 12u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 12u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 12u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 12u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 12u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 12u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 12u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 12u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[3];
+            e[0] = aether_flat_rd32(in[l * 12u + 9u]);
+            e[1] = aether_flat_rd32(in[l * 12u + 10u]);
+            e[2] = aether_flat_rd32(in[l * 12u + 11u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat3f_solve_upper_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[3];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3f_solve_upper_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                   __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3f_solve_upper_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4f_solve_upper_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4f *a = NULL;
+    aether_vec4f *b = NULL;
+    aether_vec4f *r = NULL;
+    size_t l, count;
+    if (n_in % 20u != 0u || n_in / 20u > cap / 4u) return AETHER_FLAT_BAD;
+    count = n_in / 20u;
+    a = (aether_mat4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[16];
+            e[0] = aether_flat_rd32(in[l * 20u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 20u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 20u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 20u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 20u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 20u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 20u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 20u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 20u + 8u]);
+            e[9] = aether_flat_rd32(in[l * 20u + 9u]);
+            e[10] = aether_flat_rd32(in[l * 20u + 10u]);
+            e[11] = aether_flat_rd32(in[l * 20u + 11u]);
+            e[12] = aether_flat_rd32(in[l * 20u + 12u]);
+            e[13] = aether_flat_rd32(in[l * 20u + 13u]);
+            e[14] = aether_flat_rd32(in[l * 20u + 14u]);
+            e[15] = aether_flat_rd32(in[l * 20u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 20u + 16u]);
+            e[1] = aether_flat_rd32(in[l * 20u + 17u]);
+            e[2] = aether_flat_rd32(in[l * 20u + 18u]);
+            e[3] = aether_flat_rd32(in[l * 20u + 19u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat4f_solve_upper_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4f_solve_upper_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                   __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4f_solve_upper_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2f_solve_upper_unit_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2f *a = NULL;
+    aether_vec2f *b = NULL;
+    aether_vec2f *r = NULL;
+    size_t l, count;
+    if (n_in % 6u != 0u || n_in / 6u > cap / 2u) return AETHER_FLAT_BAD;
+    count = n_in / 6u;
+    a = (aether_mat2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[2];
+            e[0] = aether_flat_rd32(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat2f_solve_upper_unit_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2f_solve_upper_unit_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                        __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2f_solve_upper_unit_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3f_solve_upper_unit_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3f *a = NULL;
+    aether_vec3f *b = NULL;
+    aether_vec3f *r = NULL;
+    size_t l, count;
+    if (n_in % 12u != 0u || n_in / 12u > cap / 3u) return AETHER_FLAT_BAD;
+    count = n_in / 12u;
+    a = (aether_mat3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[9];
+            e[0] = aether_flat_rd32(in[l * 12u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 12u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 12u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 12u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 12u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 12u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 12u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 12u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 12u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[3];
+            e[0] = aether_flat_rd32(in[l * 12u + 9u]);
+            e[1] = aether_flat_rd32(in[l * 12u + 10u]);
+            e[2] = aether_flat_rd32(in[l * 12u + 11u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat3f_solve_upper_unit_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[3];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3f_solve_upper_unit_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                        __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3f_solve_upper_unit_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4f_solve_upper_unit_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4f *a = NULL;
+    aether_vec4f *b = NULL;
+    aether_vec4f *r = NULL;
+    size_t l, count;
+    if (n_in % 20u != 0u || n_in / 20u > cap / 4u) return AETHER_FLAT_BAD;
+    count = n_in / 20u;
+    a = (aether_mat4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[16];
+            e[0] = aether_flat_rd32(in[l * 20u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 20u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 20u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 20u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 20u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 20u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 20u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 20u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 20u + 8u]);
+            e[9] = aether_flat_rd32(in[l * 20u + 9u]);
+            e[10] = aether_flat_rd32(in[l * 20u + 10u]);
+            e[11] = aether_flat_rd32(in[l * 20u + 11u]);
+            e[12] = aether_flat_rd32(in[l * 20u + 12u]);
+            e[13] = aether_flat_rd32(in[l * 20u + 13u]);
+            e[14] = aether_flat_rd32(in[l * 20u + 14u]);
+            e[15] = aether_flat_rd32(in[l * 20u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 20u + 16u]);
+            e[1] = aether_flat_rd32(in[l * 20u + 17u]);
+            e[2] = aether_flat_rd32(in[l * 20u + 18u]);
+            e[3] = aether_flat_rd32(in[l * 20u + 19u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat4f_solve_upper_unit_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4f_solve_upper_unit_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                        __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4f_solve_upper_unit_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2f_det_lu_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2f *a = NULL;
+    float *d = NULL;
+    size_t l, count;
+    if (n_in % 4u != 0u || n_in / 4u > cap / 1u) return AETHER_FLAT_BAD;
+    count = n_in / 4u;
+    a = (aether_mat2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    d = (float *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *d);
+    if (a == NULL || d == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat2f_det_lu_lanes(a, d, count);
+    for (l = 0; l < count; ++l) {
+        out[o++] = aether_flat_wr32(d[l]);
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(d);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(d);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2f_det_lu_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                              __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2f_det_lu_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3f_det_lu_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3f *a = NULL;
+    float *d = NULL;
+    size_t l, count;
+    if (n_in % 9u != 0u || n_in / 9u > cap / 1u) return AETHER_FLAT_BAD;
+    count = n_in / 9u;
+    a = (aether_mat3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    d = (float *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *d);
+    if (a == NULL || d == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[9];
+            e[0] = aether_flat_rd32(in[l * 9u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 9u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 9u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 9u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 9u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 9u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 9u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 9u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 9u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat3f_det_lu_lanes(a, d, count);
+    for (l = 0; l < count; ++l) {
+        out[o++] = aether_flat_wr32(d[l]);
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(d);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(d);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3f_det_lu_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                              __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3f_det_lu_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4f_det_lu_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4f *a = NULL;
+    float *d = NULL;
+    size_t l, count;
+    if (n_in % 16u != 0u || n_in / 16u > cap / 1u) return AETHER_FLAT_BAD;
+    count = n_in / 16u;
+    a = (aether_mat4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    d = (float *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *d);
+    if (a == NULL || d == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[16];
+            e[0] = aether_flat_rd32(in[l * 16u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 16u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 16u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 16u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 16u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 16u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 16u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 16u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 16u + 8u]);
+            e[9] = aether_flat_rd32(in[l * 16u + 9u]);
+            e[10] = aether_flat_rd32(in[l * 16u + 10u]);
+            e[11] = aether_flat_rd32(in[l * 16u + 11u]);
+            e[12] = aether_flat_rd32(in[l * 16u + 12u]);
+            e[13] = aether_flat_rd32(in[l * 16u + 13u]);
+            e[14] = aether_flat_rd32(in[l * 16u + 14u]);
+            e[15] = aether_flat_rd32(in[l * 16u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat4f_det_lu_lanes(a, d, count);
+    for (l = 0; l < count; ++l) {
+        out[o++] = aether_flat_wr32(d[l]);
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(d);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(d);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4f_det_lu_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                              __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4f_det_lu_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2f_inverse_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2f *a = NULL;
+    aether_mat2f *x = NULL;
+    int *info = NULL;
+    size_t l, count;
+    if (n_in % 4u != 0u || n_in / 4u > cap / 5u) return AETHER_FLAT_BAD;
+    count = n_in / 4u;
+    a = (aether_mat2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    x = (aether_mat2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *x);
+    info = (int *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *info);
+    if (a == NULL || x == NULL || info == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat2f_inverse_lanes(a, x, info, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            memcpy(e, &x[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
+        out[o++] = (uint64_t)(int64_t)info[l];
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(x);
+    AETHER_ARENA_FREE(info);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(x);
+    AETHER_ARENA_FREE(info);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2f_inverse_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                               __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2f_inverse_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3f_inverse_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3f *a = NULL;
+    aether_mat3f *x = NULL;
+    int *info = NULL;
+    size_t l, count;
+    if (n_in % 9u != 0u || n_in / 9u > cap / 10u) return AETHER_FLAT_BAD;
+    count = n_in / 9u;
+    a = (aether_mat3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    x = (aether_mat3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *x);
+    info = (int *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *info);
+    if (a == NULL || x == NULL || info == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[9];
+            e[0] = aether_flat_rd32(in[l * 9u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 9u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 9u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 9u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 9u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 9u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 9u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 9u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 9u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat3f_inverse_lanes(a, x, info, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[9];
+            memcpy(e, &x[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+            out[o++] = aether_flat_wr32(e[4]);
+            out[o++] = aether_flat_wr32(e[5]);
+            out[o++] = aether_flat_wr32(e[6]);
+            out[o++] = aether_flat_wr32(e[7]);
+            out[o++] = aether_flat_wr32(e[8]);
+        }
+        out[o++] = (uint64_t)(int64_t)info[l];
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(x);
+    AETHER_ARENA_FREE(info);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(x);
+    AETHER_ARENA_FREE(info);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3f_inverse_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                               __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3f_inverse_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4f_inverse_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4f *a = NULL;
+    aether_mat4f *x = NULL;
+    int *info = NULL;
+    size_t l, count;
+    if (n_in % 16u != 0u || n_in / 16u > cap / 17u) return AETHER_FLAT_BAD;
+    count = n_in / 16u;
+    a = (aether_mat4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    x = (aether_mat4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *x);
+    info = (int *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *info);
+    if (a == NULL || x == NULL || info == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[16];
+            e[0] = aether_flat_rd32(in[l * 16u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 16u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 16u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 16u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 16u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 16u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 16u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 16u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 16u + 8u]);
+            e[9] = aether_flat_rd32(in[l * 16u + 9u]);
+            e[10] = aether_flat_rd32(in[l * 16u + 10u]);
+            e[11] = aether_flat_rd32(in[l * 16u + 11u]);
+            e[12] = aether_flat_rd32(in[l * 16u + 12u]);
+            e[13] = aether_flat_rd32(in[l * 16u + 13u]);
+            e[14] = aether_flat_rd32(in[l * 16u + 14u]);
+            e[15] = aether_flat_rd32(in[l * 16u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat4f_inverse_lanes(a, x, info, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[16];
+            memcpy(e, &x[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+            out[o++] = aether_flat_wr32(e[4]);
+            out[o++] = aether_flat_wr32(e[5]);
+            out[o++] = aether_flat_wr32(e[6]);
+            out[o++] = aether_flat_wr32(e[7]);
+            out[o++] = aether_flat_wr32(e[8]);
+            out[o++] = aether_flat_wr32(e[9]);
+            out[o++] = aether_flat_wr32(e[10]);
+            out[o++] = aether_flat_wr32(e[11]);
+            out[o++] = aether_flat_wr32(e[12]);
+            out[o++] = aether_flat_wr32(e[13]);
+            out[o++] = aether_flat_wr32(e[14]);
+            out[o++] = aether_flat_wr32(e[15]);
+        }
+        out[o++] = (uint64_t)(int64_t)info[l];
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(x);
+    AETHER_ARENA_FREE(info);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(x);
+    AETHER_ARENA_FREE(info);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4f_inverse_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                               __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4f_inverse_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2f_cholesky_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2f *a = NULL;
+    int *info = NULL;
+    size_t l, count;
+    if (n_in % 4u != 0u || n_in / 4u > cap / 5u) return AETHER_FLAT_BAD;
+    count = n_in / 4u;
+    a = (aether_mat2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    info = (int *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *info);
+    if (a == NULL || info == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat2f_cholesky_lanes(a, info, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
+        out[o++] = (uint64_t)(int64_t)info[l];
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(info);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(info);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2f_cholesky_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2f_cholesky_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3f_cholesky_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3f *a = NULL;
+    int *info = NULL;
+    size_t l, count;
+    if (n_in % 9u != 0u || n_in / 9u > cap / 10u) return AETHER_FLAT_BAD;
+    count = n_in / 9u;
+    a = (aether_mat3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    info = (int *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *info);
+    if (a == NULL || info == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[9];
+            e[0] = aether_flat_rd32(in[l * 9u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 9u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 9u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 9u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 9u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 9u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 9u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 9u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 9u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat3f_cholesky_lanes(a, info, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[9];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+            out[o++] = aether_flat_wr32(e[4]);
+            out[o++] = aether_flat_wr32(e[5]);
+            out[o++] = aether_flat_wr32(e[6]);
+            out[o++] = aether_flat_wr32(e[7]);
+            out[o++] = aether_flat_wr32(e[8]);
+        }
+        out[o++] = (uint64_t)(int64_t)info[l];
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(info);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(info);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3f_cholesky_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3f_cholesky_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4f_cholesky_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4f *a = NULL;
+    int *info = NULL;
+    size_t l, count;
+    if (n_in % 16u != 0u || n_in / 16u > cap / 17u) return AETHER_FLAT_BAD;
+    count = n_in / 16u;
+    a = (aether_mat4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    info = (int *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *info);
+    if (a == NULL || info == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[16];
+            e[0] = aether_flat_rd32(in[l * 16u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 16u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 16u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 16u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 16u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 16u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 16u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 16u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 16u + 8u]);
+            e[9] = aether_flat_rd32(in[l * 16u + 9u]);
+            e[10] = aether_flat_rd32(in[l * 16u + 10u]);
+            e[11] = aether_flat_rd32(in[l * 16u + 11u]);
+            e[12] = aether_flat_rd32(in[l * 16u + 12u]);
+            e[13] = aether_flat_rd32(in[l * 16u + 13u]);
+            e[14] = aether_flat_rd32(in[l * 16u + 14u]);
+            e[15] = aether_flat_rd32(in[l * 16u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat4f_cholesky_lanes(a, info, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[16];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+            out[o++] = aether_flat_wr32(e[4]);
+            out[o++] = aether_flat_wr32(e[5]);
+            out[o++] = aether_flat_wr32(e[6]);
+            out[o++] = aether_flat_wr32(e[7]);
+            out[o++] = aether_flat_wr32(e[8]);
+            out[o++] = aether_flat_wr32(e[9]);
+            out[o++] = aether_flat_wr32(e[10]);
+            out[o++] = aether_flat_wr32(e[11]);
+            out[o++] = aether_flat_wr32(e[12]);
+            out[o++] = aether_flat_wr32(e[13]);
+            out[o++] = aether_flat_wr32(e[14]);
+            out[o++] = aether_flat_wr32(e[15]);
+        }
+        out[o++] = (uint64_t)(int64_t)info[l];
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(info);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(info);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4f_cholesky_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4f_cholesky_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2f_cholesky_solve_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2f *a = NULL;
+    aether_vec2f *b = NULL;
+    aether_vec2f *r = NULL;
+    size_t l, count;
+    if (n_in % 6u != 0u || n_in / 6u > cap / 2u) return AETHER_FLAT_BAD;
+    count = n_in / 6u;
+    a = (aether_mat2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[2];
+            e[0] = aether_flat_rd32(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd32(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat2f_cholesky_solve_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2f_cholesky_solve_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                      __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2f_cholesky_solve_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3f_cholesky_solve_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3f *a = NULL;
+    aether_vec3f *b = NULL;
+    aether_vec3f *r = NULL;
+    size_t l, count;
+    if (n_in % 12u != 0u || n_in / 12u > cap / 3u) return AETHER_FLAT_BAD;
+    count = n_in / 12u;
+    a = (aether_mat3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[9];
+            e[0] = aether_flat_rd32(in[l * 12u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 12u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 12u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 12u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 12u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 12u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 12u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 12u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 12u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[3];
+            e[0] = aether_flat_rd32(in[l * 12u + 9u]);
+            e[1] = aether_flat_rd32(in[l * 12u + 10u]);
+            e[2] = aether_flat_rd32(in[l * 12u + 11u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat3f_cholesky_solve_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[3];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3f_cholesky_solve_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                      __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3f_cholesky_solve_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4f_cholesky_solve_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4f *a = NULL;
+    aether_vec4f *b = NULL;
+    aether_vec4f *r = NULL;
+    size_t l, count;
+    if (n_in % 20u != 0u || n_in / 20u > cap / 4u) return AETHER_FLAT_BAD;
+    count = n_in / 20u;
+    a = (aether_mat4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[16];
+            e[0] = aether_flat_rd32(in[l * 20u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 20u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 20u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 20u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 20u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 20u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 20u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 20u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 20u + 8u]);
+            e[9] = aether_flat_rd32(in[l * 20u + 9u]);
+            e[10] = aether_flat_rd32(in[l * 20u + 10u]);
+            e[11] = aether_flat_rd32(in[l * 20u + 11u]);
+            e[12] = aether_flat_rd32(in[l * 20u + 12u]);
+            e[13] = aether_flat_rd32(in[l * 20u + 13u]);
+            e[14] = aether_flat_rd32(in[l * 20u + 14u]);
+            e[15] = aether_flat_rd32(in[l * 20u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 20u + 16u]);
+            e[1] = aether_flat_rd32(in[l * 20u + 17u]);
+            e[2] = aether_flat_rd32(in[l * 20u + 18u]);
+            e[3] = aether_flat_rd32(in[l * 20u + 19u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat4f_cholesky_solve_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4f_cholesky_solve_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                      __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4f_cholesky_solve_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2f_eigh_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2f *a = NULL;
+    aether_vec2f *ev = NULL;
+    aether_mat2f *vs = NULL;
+    size_t l, count;
+    if (n_in % 4u != 0u || n_in / 4u > cap / 6u) return AETHER_FLAT_BAD;
+    count = n_in / 4u;
+    a = (aether_mat2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    ev = (aether_vec2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *ev);
+    vs = (aether_mat2f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *vs);
+    if (a == NULL || ev == NULL || vs == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            e[0] = aether_flat_rd32(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat2f_eigh_lanes(a, ev, vs, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[2];
+            memcpy(e, &ev[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+        }
+        {
+            float e[4];
+            memcpy(e, &vs[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ev);
+    AETHER_ARENA_FREE(vs);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ev);
+    AETHER_ARENA_FREE(vs);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2f_eigh_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                            __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2f_eigh_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3f_eigh_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3f *a = NULL;
+    aether_vec3f *ev = NULL;
+    aether_mat3f *vs = NULL;
+    size_t l, count;
+    if (n_in % 9u != 0u || n_in / 9u > cap / 12u) return AETHER_FLAT_BAD;
+    count = n_in / 9u;
+    a = (aether_mat3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    ev = (aether_vec3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *ev);
+    vs = (aether_mat3f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *vs);
+    if (a == NULL || ev == NULL || vs == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[9];
+            e[0] = aether_flat_rd32(in[l * 9u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 9u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 9u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 9u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 9u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 9u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 9u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 9u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 9u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat3f_eigh_lanes(a, ev, vs, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[3];
+            memcpy(e, &ev[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+        }
+        {
+            float e[9];
+            memcpy(e, &vs[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+            out[o++] = aether_flat_wr32(e[4]);
+            out[o++] = aether_flat_wr32(e[5]);
+            out[o++] = aether_flat_wr32(e[6]);
+            out[o++] = aether_flat_wr32(e[7]);
+            out[o++] = aether_flat_wr32(e[8]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ev);
+    AETHER_ARENA_FREE(vs);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ev);
+    AETHER_ARENA_FREE(vs);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3f_eigh_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                            __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3f_eigh_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4f_eigh_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4f *a = NULL;
+    aether_vec4f *ev = NULL;
+    aether_mat4f *vs = NULL;
+    size_t l, count;
+    if (n_in % 16u != 0u || n_in / 16u > cap / 20u) return AETHER_FLAT_BAD;
+    count = n_in / 16u;
+    a = (aether_mat4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    ev = (aether_vec4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *ev);
+    vs = (aether_mat4f *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *vs);
+    if (a == NULL || ev == NULL || vs == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            float e[16];
+            e[0] = aether_flat_rd32(in[l * 16u + 0u]);
+            e[1] = aether_flat_rd32(in[l * 16u + 1u]);
+            e[2] = aether_flat_rd32(in[l * 16u + 2u]);
+            e[3] = aether_flat_rd32(in[l * 16u + 3u]);
+            e[4] = aether_flat_rd32(in[l * 16u + 4u]);
+            e[5] = aether_flat_rd32(in[l * 16u + 5u]);
+            e[6] = aether_flat_rd32(in[l * 16u + 6u]);
+            e[7] = aether_flat_rd32(in[l * 16u + 7u]);
+            e[8] = aether_flat_rd32(in[l * 16u + 8u]);
+            e[9] = aether_flat_rd32(in[l * 16u + 9u]);
+            e[10] = aether_flat_rd32(in[l * 16u + 10u]);
+            e[11] = aether_flat_rd32(in[l * 16u + 11u]);
+            e[12] = aether_flat_rd32(in[l * 16u + 12u]);
+            e[13] = aether_flat_rd32(in[l * 16u + 13u]);
+            e[14] = aether_flat_rd32(in[l * 16u + 14u]);
+            e[15] = aether_flat_rd32(in[l * 16u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat4f_eigh_lanes(a, ev, vs, count);
+    for (l = 0; l < count; ++l) {
+        {
+            float e[4];
+            memcpy(e, &ev[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+        }
+        {
+            float e[16];
+            memcpy(e, &vs[l], sizeof e);
+            out[o++] = aether_flat_wr32(e[0]);
+            out[o++] = aether_flat_wr32(e[1]);
+            out[o++] = aether_flat_wr32(e[2]);
+            out[o++] = aether_flat_wr32(e[3]);
+            out[o++] = aether_flat_wr32(e[4]);
+            out[o++] = aether_flat_wr32(e[5]);
+            out[o++] = aether_flat_wr32(e[6]);
+            out[o++] = aether_flat_wr32(e[7]);
+            out[o++] = aether_flat_wr32(e[8]);
+            out[o++] = aether_flat_wr32(e[9]);
+            out[o++] = aether_flat_wr32(e[10]);
+            out[o++] = aether_flat_wr32(e[11]);
+            out[o++] = aether_flat_wr32(e[12]);
+            out[o++] = aether_flat_wr32(e[13]);
+            out[o++] = aether_flat_wr32(e[14]);
+            out[o++] = aether_flat_wr32(e[15]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ev);
+    AETHER_ARENA_FREE(vs);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ev);
+    AETHER_ARENA_FREE(vs);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4f_eigh_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                            __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4f_eigh_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+#ifdef AETHER_FP64
+
+static size_t aether_flat_call_f64_lanes_sum(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t i;
+    aether_paird lanes[32];
+    double *x;
+    size_t n;
+    if (n_in < 65u || (n_in - 65u) % 1u != 0u || cap < 64u) return AETHER_FLAT_BAD;
+    n = (n_in - 65u) / 1u;
+    x = (double *)AETHER_ARENA_CALLOC(n_in + 1u, sizeof *x);
+    if (x == NULL) return AETHER_FLAT_BAD;
+    for (i = 0; i < 1u * n; ++i) x[i] = aether_flat_rd64(in[65u + i]);
+    for (i = 0; i < 32u; ++i) {
+        double e[2];
+        e[0] = aether_flat_rd64(in[2u * i]);
+        e[1] = aether_flat_rd64(in[2u * i + 1u]);
+        memcpy(&lanes[i], e, sizeof e);
+    }
+    aether_f64_lanes_sum(lanes, (size_t)in[64u], x, n);
+    for (i = 0; i < 32u; ++i) {
+        double e[2];
+        memcpy(e, &lanes[i], sizeof e);
+        out[2u * i] = aether_flat_wr64(e[0]);
+        out[2u * i + 1u] = aether_flat_wr64(e[1]);
+    }
+    AETHER_ARENA_FREE(x);
+    return 64u;
+}
+
+__kernel void aether_check_f64_lanes_sum(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                         __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_f64_lanes_sum(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_f64_lanes_dot(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t i;
+    aether_paird lanes[32];
+    double *x;
+    size_t n;
+    if (n_in < 65u || (n_in - 65u) % 2u != 0u || cap < 64u) return AETHER_FLAT_BAD;
+    n = (n_in - 65u) / 2u;
+    x = (double *)AETHER_ARENA_CALLOC(n_in + 1u, sizeof *x);
+    if (x == NULL) return AETHER_FLAT_BAD;
+    for (i = 0; i < 2u * n; ++i) x[i] = aether_flat_rd64(in[65u + i]);
+    for (i = 0; i < 32u; ++i) {
+        double e[2];
+        e[0] = aether_flat_rd64(in[2u * i]);
+        e[1] = aether_flat_rd64(in[2u * i + 1u]);
+        memcpy(&lanes[i], e, sizeof e);
+    }
+    aether_f64_lanes_dot(lanes, (size_t)in[64u], x, x + 1u * n, n);
+    for (i = 0; i < 32u; ++i) {
+        double e[2];
+        memcpy(e, &lanes[i], sizeof e);
+        out[2u * i] = aether_flat_wr64(e[0]);
+        out[2u * i + 1u] = aether_flat_wr64(e[1]);
+    }
+    AETHER_ARENA_FREE(x);
+    return 64u;
+}
+
+__kernel void aether_check_f64_lanes_dot(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                         __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_f64_lanes_dot(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_f64_sum_array(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t i;
+    double *x;
+    double v;
+    size_t n;
+    if (n_in % 1u != 0u || cap < 1u) return AETHER_FLAT_BAD;
+    n = n_in / 1u;
+    x = (double *)AETHER_ARENA_CALLOC(n_in + 1u, sizeof *x);
+    if (x == NULL) return AETHER_FLAT_BAD;
+    for (i = 0; i < n_in; ++i) x[i] = aether_flat_rd64(in[0u + i]);
+    v = aether_f64_sum_array(x, n);
+    AETHER_ARENA_FREE(x);
+    out[0] = aether_flat_wr64(v);
+    return 1u;
+}
+
+__kernel void aether_check_f64_sum_array(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                         __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_f64_sum_array(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_f64_dot_array(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t i;
+    double *x;
+    double v;
+    size_t n;
+    if (n_in % 2u != 0u || cap < 1u) return AETHER_FLAT_BAD;
+    n = n_in / 2u;
+    x = (double *)AETHER_ARENA_CALLOC(n_in + 1u, sizeof *x);
+    if (x == NULL) return AETHER_FLAT_BAD;
+    for (i = 0; i < n_in; ++i) x[i] = aether_flat_rd64(in[0u + i]);
+    v = aether_f64_dot_array(x, x + 1u * n, n);
+    AETHER_ARENA_FREE(x);
+    out[0] = aether_flat_wr64(v);
+    return 1u;
+}
+
+__kernel void aether_check_f64_dot_array(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                         __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_f64_dot_array(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_f64_plane_add(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t i;
+    double *value;
+    double *comp;
+    double term;
+    size_t s, rec, slots;
+    if (n_in < 1u || (n_in - 1u) % 2u != 0u || in[0] > (uint64_t)(cap / 2u)) return AETHER_FLAT_BAD;
+    s = (size_t)in[0];
+    slots = s * 1u;
+    value = (double *)AETHER_ARENA_CALLOC(slots + 1u, sizeof *value);
+    comp = (double *)AETHER_ARENA_CALLOC(slots + 1u, sizeof *comp);
+    if (value == NULL || comp == NULL) {
+        AETHER_ARENA_FREE(value);
+        AETHER_ARENA_FREE(comp);
+        return AETHER_FLAT_BAD;
+    }
+    /* All-zero bytes are +0 in IEEE formats: the plane starts at +0. */
+    for (rec = 1u; rec < n_in; rec += 2u) {
+        if (in[rec] >= (uint64_t)s) {
+            AETHER_ARENA_FREE(value);
+            AETHER_ARENA_FREE(comp);
+            return AETHER_FLAT_BAD;
+        }
+        term = aether_flat_rd64(in[rec + 1u]);
+        aether_f64_plane_add(value, comp, (size_t)in[rec], term);
+    }
+    for (i = 0; i < slots; ++i) out[i] = aether_flat_wr64(value[i]);
+    for (i = 0; i < slots; ++i) out[slots + i] = aether_flat_wr64(comp[i]);
+    AETHER_ARENA_FREE(value);
+    AETHER_ARENA_FREE(comp);
+    return 2u * slots;
+}
+
+__kernel void aether_check_f64_plane_add(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                         __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_f64_plane_add(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_vec2d_plane_add(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t i;
+    double *value;
+    double *comp;
+    aether_vec2d term;
+    size_t s, rec, slots;
+    if (n_in < 1u || (n_in - 1u) % 3u != 0u || in[0] > (uint64_t)(cap / 4u)) return AETHER_FLAT_BAD;
+    s = (size_t)in[0];
+    slots = s * 2u;
+    value = (double *)AETHER_ARENA_CALLOC(slots + 1u, sizeof *value);
+    comp = (double *)AETHER_ARENA_CALLOC(slots + 1u, sizeof *comp);
+    if (value == NULL || comp == NULL) {
+        AETHER_ARENA_FREE(value);
+        AETHER_ARENA_FREE(comp);
+        return AETHER_FLAT_BAD;
+    }
+    /* All-zero bytes are +0 in IEEE formats: the plane starts at +0. */
+    for (rec = 1u; rec < n_in; rec += 3u) {
+        if (in[rec] >= (uint64_t)s) {
+            AETHER_ARENA_FREE(value);
+            AETHER_ARENA_FREE(comp);
+            return AETHER_FLAT_BAD;
+        }
+        {
+            double e[2];
+            e[0] = aether_flat_rd64(in[rec + 1u]);
+            e[1] = aether_flat_rd64(in[rec + 2u]);
+            memcpy(&term, e, sizeof e);
+        }
+        aether_vec2d_plane_add(value, comp, (size_t)in[rec], term);
+    }
+    for (i = 0; i < slots; ++i) out[i] = aether_flat_wr64(value[i]);
+    for (i = 0; i < slots; ++i) out[slots + i] = aether_flat_wr64(comp[i]);
+    AETHER_ARENA_FREE(value);
+    AETHER_ARENA_FREE(comp);
+    return 2u * slots;
+}
+
+__kernel void aether_check_vec2d_plane_add(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                           __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_vec2d_plane_add(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_vec3d_plane_add(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t i;
+    double *value;
+    double *comp;
+    aether_vec3d term;
+    size_t s, rec, slots;
+    if (n_in < 1u || (n_in - 1u) % 4u != 0u || in[0] > (uint64_t)(cap / 6u)) return AETHER_FLAT_BAD;
+    s = (size_t)in[0];
+    slots = s * 3u;
+    value = (double *)AETHER_ARENA_CALLOC(slots + 1u, sizeof *value);
+    comp = (double *)AETHER_ARENA_CALLOC(slots + 1u, sizeof *comp);
+    if (value == NULL || comp == NULL) {
+        AETHER_ARENA_FREE(value);
+        AETHER_ARENA_FREE(comp);
+        return AETHER_FLAT_BAD;
+    }
+    /* All-zero bytes are +0 in IEEE formats: the plane starts at +0. */
+    for (rec = 1u; rec < n_in; rec += 4u) {
+        if (in[rec] >= (uint64_t)s) {
+            AETHER_ARENA_FREE(value);
+            AETHER_ARENA_FREE(comp);
+            return AETHER_FLAT_BAD;
+        }
+        {
+            double e[3];
+            e[0] = aether_flat_rd64(in[rec + 1u]);
+            e[1] = aether_flat_rd64(in[rec + 2u]);
+            e[2] = aether_flat_rd64(in[rec + 3u]);
+            memcpy(&term, e, sizeof e);
+        }
+        aether_vec3d_plane_add(value, comp, (size_t)in[rec], term);
+    }
+    for (i = 0; i < slots; ++i) out[i] = aether_flat_wr64(value[i]);
+    for (i = 0; i < slots; ++i) out[slots + i] = aether_flat_wr64(comp[i]);
+    AETHER_ARENA_FREE(value);
+    AETHER_ARENA_FREE(comp);
+    return 2u * slots;
+}
+
+__kernel void aether_check_vec3d_plane_add(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                           __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_vec3d_plane_add(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_vec4d_plane_add(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t i;
+    double *value;
+    double *comp;
+    aether_vec4d term;
+    size_t s, rec, slots;
+    if (n_in < 1u || (n_in - 1u) % 5u != 0u || in[0] > (uint64_t)(cap / 8u)) return AETHER_FLAT_BAD;
+    s = (size_t)in[0];
+    slots = s * 4u;
+    value = (double *)AETHER_ARENA_CALLOC(slots + 1u, sizeof *value);
+    comp = (double *)AETHER_ARENA_CALLOC(slots + 1u, sizeof *comp);
+    if (value == NULL || comp == NULL) {
+        AETHER_ARENA_FREE(value);
+        AETHER_ARENA_FREE(comp);
+        return AETHER_FLAT_BAD;
+    }
+    /* All-zero bytes are +0 in IEEE formats: the plane starts at +0. */
+    for (rec = 1u; rec < n_in; rec += 5u) {
+        if (in[rec] >= (uint64_t)s) {
+            AETHER_ARENA_FREE(value);
+            AETHER_ARENA_FREE(comp);
+            return AETHER_FLAT_BAD;
+        }
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[rec + 1u]);
+            e[1] = aether_flat_rd64(in[rec + 2u]);
+            e[2] = aether_flat_rd64(in[rec + 3u]);
+            e[3] = aether_flat_rd64(in[rec + 4u]);
+            memcpy(&term, e, sizeof e);
+        }
+        aether_vec4d_plane_add(value, comp, (size_t)in[rec], term);
+    }
+    for (i = 0; i < slots; ++i) out[i] = aether_flat_wr64(value[i]);
+    for (i = 0; i < slots; ++i) out[slots + i] = aether_flat_wr64(comp[i]);
+    AETHER_ARENA_FREE(value);
+    AETHER_ARENA_FREE(comp);
+    return 2u * slots;
+}
+
+__kernel void aether_check_vec4d_plane_add(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                           __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_vec4d_plane_add(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_f64_plane_resolve(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t i;
+    double *x;
+    double *y;
+    size_t n;
+    if (n_in % 2u != 0u || cap < n_in / 2u) return AETHER_FLAT_BAD;
+    n = n_in / 2u;
+    x = (double *)AETHER_ARENA_CALLOC(n_in + 1u, sizeof *x);
+    if (x == NULL) return AETHER_FLAT_BAD;
+    y = (double *)AETHER_ARENA_CALLOC(n + 1u, sizeof *y);
+    if (y == NULL) {
+        AETHER_ARENA_FREE(x);
+        return AETHER_FLAT_BAD;
+    }
+    for (i = 0; i < n_in; ++i) x[i] = aether_flat_rd64(in[0u + i]);
+    aether_f64_plane_resolve(y, x, x + n, n);
+    for (i = 0; i < n; ++i) out[i] = aether_flat_wr64(y[i]);
+    AETHER_ARENA_FREE(x);
+    AETHER_ARENA_FREE(y);
+    return n;
+}
+
+__kernel void aether_check_f64_plane_resolve(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                             __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_f64_plane_resolve(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2d_lu_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2d *a = NULL;
+    int *ipiv = NULL;
+    int *info = NULL;
+    size_t l, count;
+    if (n_in % 4u != 0u || n_in / 4u > cap / 7u) return AETHER_FLAT_BAD;
+    count = n_in / 4u;
+    a = (aether_mat2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    ipiv = (int *)AETHER_ARENA_CALLOC(2u * (count + 1u), sizeof *ipiv);
+    info = (int *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *info);
+    if (a == NULL || ipiv == NULL || info == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat2d_lu_lanes(a, ipiv, info, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
+        out[o++] = (uint64_t)(int64_t)ipiv[l * 2u + 0u];
+        out[o++] = (uint64_t)(int64_t)ipiv[l * 2u + 1u];
+        out[o++] = (uint64_t)(int64_t)info[l];
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(info);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(info);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2d_lu_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                          __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2d_lu_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3d_lu_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3d *a = NULL;
+    int *ipiv = NULL;
+    int *info = NULL;
+    size_t l, count;
+    if (n_in % 9u != 0u || n_in / 9u > cap / 13u) return AETHER_FLAT_BAD;
+    count = n_in / 9u;
+    a = (aether_mat3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    ipiv = (int *)AETHER_ARENA_CALLOC(3u * (count + 1u), sizeof *ipiv);
+    info = (int *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *info);
+    if (a == NULL || ipiv == NULL || info == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[9];
+            e[0] = aether_flat_rd64(in[l * 9u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 9u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 9u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 9u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 9u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 9u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 9u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 9u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 9u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat3d_lu_lanes(a, ipiv, info, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[9];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+            out[o++] = aether_flat_wr64(e[4]);
+            out[o++] = aether_flat_wr64(e[5]);
+            out[o++] = aether_flat_wr64(e[6]);
+            out[o++] = aether_flat_wr64(e[7]);
+            out[o++] = aether_flat_wr64(e[8]);
+        }
+        out[o++] = (uint64_t)(int64_t)ipiv[l * 3u + 0u];
+        out[o++] = (uint64_t)(int64_t)ipiv[l * 3u + 1u];
+        out[o++] = (uint64_t)(int64_t)ipiv[l * 3u + 2u];
+        out[o++] = (uint64_t)(int64_t)info[l];
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(info);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(info);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3d_lu_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                          __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3d_lu_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4d_lu_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4d *a = NULL;
+    int *ipiv = NULL;
+    int *info = NULL;
+    size_t l, count;
+    if (n_in % 16u != 0u || n_in / 16u > cap / 21u) return AETHER_FLAT_BAD;
+    count = n_in / 16u;
+    a = (aether_mat4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    ipiv = (int *)AETHER_ARENA_CALLOC(4u * (count + 1u), sizeof *ipiv);
+    info = (int *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *info);
+    if (a == NULL || ipiv == NULL || info == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[16];
+            e[0] = aether_flat_rd64(in[l * 16u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 16u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 16u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 16u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 16u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 16u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 16u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 16u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 16u + 8u]);
+            e[9] = aether_flat_rd64(in[l * 16u + 9u]);
+            e[10] = aether_flat_rd64(in[l * 16u + 10u]);
+            e[11] = aether_flat_rd64(in[l * 16u + 11u]);
+            e[12] = aether_flat_rd64(in[l * 16u + 12u]);
+            e[13] = aether_flat_rd64(in[l * 16u + 13u]);
+            e[14] = aether_flat_rd64(in[l * 16u + 14u]);
+            e[15] = aether_flat_rd64(in[l * 16u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat4d_lu_lanes(a, ipiv, info, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[16];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+            out[o++] = aether_flat_wr64(e[4]);
+            out[o++] = aether_flat_wr64(e[5]);
+            out[o++] = aether_flat_wr64(e[6]);
+            out[o++] = aether_flat_wr64(e[7]);
+            out[o++] = aether_flat_wr64(e[8]);
+            out[o++] = aether_flat_wr64(e[9]);
+            out[o++] = aether_flat_wr64(e[10]);
+            out[o++] = aether_flat_wr64(e[11]);
+            out[o++] = aether_flat_wr64(e[12]);
+            out[o++] = aether_flat_wr64(e[13]);
+            out[o++] = aether_flat_wr64(e[14]);
+            out[o++] = aether_flat_wr64(e[15]);
+        }
+        out[o++] = (uint64_t)(int64_t)ipiv[l * 4u + 0u];
+        out[o++] = (uint64_t)(int64_t)ipiv[l * 4u + 1u];
+        out[o++] = (uint64_t)(int64_t)ipiv[l * 4u + 2u];
+        out[o++] = (uint64_t)(int64_t)ipiv[l * 4u + 3u];
+        out[o++] = (uint64_t)(int64_t)info[l];
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(info);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(info);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4d_lu_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                          __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4d_lu_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2d_lu_solve_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2d *a = NULL;
+    int *ipiv = NULL;
+    aether_vec2d *b = NULL;
+    aether_vec2d *r = NULL;
+    size_t l, count;
+    if (n_in % 8u != 0u || n_in / 8u > cap / 2u) return AETHER_FLAT_BAD;
+    count = n_in / 8u;
+    a = (aether_mat2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    ipiv = (int *)AETHER_ARENA_CALLOC(2u * (count + 1u), sizeof *ipiv);
+    b = (aether_vec2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || ipiv == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 8u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 8u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 8u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 8u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        if (in[l * 8u + 4u] < 1u || in[l * 8u + 4u] > 2u) goto bad;
+        ipiv[l * 2u + 0u] = (int)in[l * 8u + 4u];
+        if (in[l * 8u + 5u] < 2u || in[l * 8u + 5u] > 2u) goto bad;
+        ipiv[l * 2u + 1u] = (int)in[l * 8u + 5u];
+        {
+            double e[2];
+            e[0] = aether_flat_rd64(in[l * 8u + 6u]);
+            e[1] = aether_flat_rd64(in[l * 8u + 7u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat2d_lu_solve_lanes(a, ipiv, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2d_lu_solve_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2d_lu_solve_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3d_lu_solve_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3d *a = NULL;
+    int *ipiv = NULL;
+    aether_vec3d *b = NULL;
+    aether_vec3d *r = NULL;
+    size_t l, count;
+    if (n_in % 15u != 0u || n_in / 15u > cap / 3u) return AETHER_FLAT_BAD;
+    count = n_in / 15u;
+    a = (aether_mat3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    ipiv = (int *)AETHER_ARENA_CALLOC(3u * (count + 1u), sizeof *ipiv);
+    b = (aether_vec3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || ipiv == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[9];
+            e[0] = aether_flat_rd64(in[l * 15u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 15u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 15u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 15u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 15u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 15u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 15u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 15u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 15u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        if (in[l * 15u + 9u] < 1u || in[l * 15u + 9u] > 3u) goto bad;
+        ipiv[l * 3u + 0u] = (int)in[l * 15u + 9u];
+        if (in[l * 15u + 10u] < 2u || in[l * 15u + 10u] > 3u) goto bad;
+        ipiv[l * 3u + 1u] = (int)in[l * 15u + 10u];
+        if (in[l * 15u + 11u] < 3u || in[l * 15u + 11u] > 3u) goto bad;
+        ipiv[l * 3u + 2u] = (int)in[l * 15u + 11u];
+        {
+            double e[3];
+            e[0] = aether_flat_rd64(in[l * 15u + 12u]);
+            e[1] = aether_flat_rd64(in[l * 15u + 13u]);
+            e[2] = aether_flat_rd64(in[l * 15u + 14u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat3d_lu_solve_lanes(a, ipiv, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[3];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3d_lu_solve_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3d_lu_solve_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4d_lu_solve_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4d *a = NULL;
+    int *ipiv = NULL;
+    aether_vec4d *b = NULL;
+    aether_vec4d *r = NULL;
+    size_t l, count;
+    if (n_in % 24u != 0u || n_in / 24u > cap / 4u) return AETHER_FLAT_BAD;
+    count = n_in / 24u;
+    a = (aether_mat4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    ipiv = (int *)AETHER_ARENA_CALLOC(4u * (count + 1u), sizeof *ipiv);
+    b = (aether_vec4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || ipiv == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[16];
+            e[0] = aether_flat_rd64(in[l * 24u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 24u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 24u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 24u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 24u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 24u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 24u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 24u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 24u + 8u]);
+            e[9] = aether_flat_rd64(in[l * 24u + 9u]);
+            e[10] = aether_flat_rd64(in[l * 24u + 10u]);
+            e[11] = aether_flat_rd64(in[l * 24u + 11u]);
+            e[12] = aether_flat_rd64(in[l * 24u + 12u]);
+            e[13] = aether_flat_rd64(in[l * 24u + 13u]);
+            e[14] = aether_flat_rd64(in[l * 24u + 14u]);
+            e[15] = aether_flat_rd64(in[l * 24u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        if (in[l * 24u + 16u] < 1u || in[l * 24u + 16u] > 4u) goto bad;
+        ipiv[l * 4u + 0u] = (int)in[l * 24u + 16u];
+        if (in[l * 24u + 17u] < 2u || in[l * 24u + 17u] > 4u) goto bad;
+        ipiv[l * 4u + 1u] = (int)in[l * 24u + 17u];
+        if (in[l * 24u + 18u] < 3u || in[l * 24u + 18u] > 4u) goto bad;
+        ipiv[l * 4u + 2u] = (int)in[l * 24u + 18u];
+        if (in[l * 24u + 19u] < 4u || in[l * 24u + 19u] > 4u) goto bad;
+        ipiv[l * 4u + 3u] = (int)in[l * 24u + 19u];
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 24u + 20u]);
+            e[1] = aether_flat_rd64(in[l * 24u + 21u]);
+            e[2] = aether_flat_rd64(in[l * 24u + 22u]);
+            e[3] = aether_flat_rd64(in[l * 24u + 23u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat4d_lu_solve_lanes(a, ipiv, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ipiv);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4d_lu_solve_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4d_lu_solve_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2d_solve_lower_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2d *a = NULL;
+    aether_vec2d *b = NULL;
+    aether_vec2d *r = NULL;
+    size_t l, count;
+    if (n_in % 6u != 0u || n_in / 6u > cap / 2u) return AETHER_FLAT_BAD;
+    count = n_in / 6u;
+    a = (aether_mat2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[2];
+            e[0] = aether_flat_rd64(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat2d_solve_lower_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2d_solve_lower_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                   __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2d_solve_lower_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3d_solve_lower_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3d *a = NULL;
+    aether_vec3d *b = NULL;
+    aether_vec3d *r = NULL;
+    size_t l, count;
+    if (n_in % 12u != 0u || n_in / 12u > cap / 3u) return AETHER_FLAT_BAD;
+    count = n_in / 12u;
+    a = (aether_mat3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[9];
+            e[0] = aether_flat_rd64(in[l * 12u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 12u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 12u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 12u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 12u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 12u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 12u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 12u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 12u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[3];
+            e[0] = aether_flat_rd64(in[l * 12u + 9u]);
+            e[1] = aether_flat_rd64(in[l * 12u + 10u]);
+            e[2] = aether_flat_rd64(in[l * 12u + 11u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat3d_solve_lower_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[3];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3d_solve_lower_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                   __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3d_solve_lower_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4d_solve_lower_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4d *a = NULL;
+    aether_vec4d *b = NULL;
+    aether_vec4d *r = NULL;
+    size_t l, count;
+    if (n_in % 20u != 0u || n_in / 20u > cap / 4u) return AETHER_FLAT_BAD;
+    count = n_in / 20u;
+    a = (aether_mat4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[16];
+            e[0] = aether_flat_rd64(in[l * 20u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 20u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 20u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 20u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 20u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 20u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 20u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 20u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 20u + 8u]);
+            e[9] = aether_flat_rd64(in[l * 20u + 9u]);
+            e[10] = aether_flat_rd64(in[l * 20u + 10u]);
+            e[11] = aether_flat_rd64(in[l * 20u + 11u]);
+            e[12] = aether_flat_rd64(in[l * 20u + 12u]);
+            e[13] = aether_flat_rd64(in[l * 20u + 13u]);
+            e[14] = aether_flat_rd64(in[l * 20u + 14u]);
+            e[15] = aether_flat_rd64(in[l * 20u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 20u + 16u]);
+            e[1] = aether_flat_rd64(in[l * 20u + 17u]);
+            e[2] = aether_flat_rd64(in[l * 20u + 18u]);
+            e[3] = aether_flat_rd64(in[l * 20u + 19u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat4d_solve_lower_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4d_solve_lower_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                   __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4d_solve_lower_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2d_solve_lower_unit_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2d *a = NULL;
+    aether_vec2d *b = NULL;
+    aether_vec2d *r = NULL;
+    size_t l, count;
+    if (n_in % 6u != 0u || n_in / 6u > cap / 2u) return AETHER_FLAT_BAD;
+    count = n_in / 6u;
+    a = (aether_mat2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[2];
+            e[0] = aether_flat_rd64(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat2d_solve_lower_unit_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2d_solve_lower_unit_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                        __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2d_solve_lower_unit_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3d_solve_lower_unit_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3d *a = NULL;
+    aether_vec3d *b = NULL;
+    aether_vec3d *r = NULL;
+    size_t l, count;
+    if (n_in % 12u != 0u || n_in / 12u > cap / 3u) return AETHER_FLAT_BAD;
+    count = n_in / 12u;
+    a = (aether_mat3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[9];
+            e[0] = aether_flat_rd64(in[l * 12u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 12u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 12u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 12u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 12u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 12u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 12u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 12u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 12u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[3];
+            e[0] = aether_flat_rd64(in[l * 12u + 9u]);
+            e[1] = aether_flat_rd64(in[l * 12u + 10u]);
+            e[2] = aether_flat_rd64(in[l * 12u + 11u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat3d_solve_lower_unit_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[3];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3d_solve_lower_unit_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                        __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3d_solve_lower_unit_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4d_solve_lower_unit_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4d *a = NULL;
+    aether_vec4d *b = NULL;
+    aether_vec4d *r = NULL;
+    size_t l, count;
+    if (n_in % 20u != 0u || n_in / 20u > cap / 4u) return AETHER_FLAT_BAD;
+    count = n_in / 20u;
+    a = (aether_mat4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[16];
+            e[0] = aether_flat_rd64(in[l * 20u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 20u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 20u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 20u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 20u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 20u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 20u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 20u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 20u + 8u]);
+            e[9] = aether_flat_rd64(in[l * 20u + 9u]);
+            e[10] = aether_flat_rd64(in[l * 20u + 10u]);
+            e[11] = aether_flat_rd64(in[l * 20u + 11u]);
+            e[12] = aether_flat_rd64(in[l * 20u + 12u]);
+            e[13] = aether_flat_rd64(in[l * 20u + 13u]);
+            e[14] = aether_flat_rd64(in[l * 20u + 14u]);
+            e[15] = aether_flat_rd64(in[l * 20u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 20u + 16u]);
+            e[1] = aether_flat_rd64(in[l * 20u + 17u]);
+            e[2] = aether_flat_rd64(in[l * 20u + 18u]);
+            e[3] = aether_flat_rd64(in[l * 20u + 19u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat4d_solve_lower_unit_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4d_solve_lower_unit_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                        __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4d_solve_lower_unit_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2d_solve_upper_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2d *a = NULL;
+    aether_vec2d *b = NULL;
+    aether_vec2d *r = NULL;
+    size_t l, count;
+    if (n_in % 6u != 0u || n_in / 6u > cap / 2u) return AETHER_FLAT_BAD;
+    count = n_in / 6u;
+    a = (aether_mat2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[2];
+            e[0] = aether_flat_rd64(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat2d_solve_upper_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2d_solve_upper_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                   __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2d_solve_upper_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3d_solve_upper_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3d *a = NULL;
+    aether_vec3d *b = NULL;
+    aether_vec3d *r = NULL;
+    size_t l, count;
+    if (n_in % 12u != 0u || n_in / 12u > cap / 3u) return AETHER_FLAT_BAD;
+    count = n_in / 12u;
+    a = (aether_mat3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[9];
+            e[0] = aether_flat_rd64(in[l * 12u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 12u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 12u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 12u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 12u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 12u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 12u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 12u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 12u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[3];
+            e[0] = aether_flat_rd64(in[l * 12u + 9u]);
+            e[1] = aether_flat_rd64(in[l * 12u + 10u]);
+            e[2] = aether_flat_rd64(in[l * 12u + 11u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat3d_solve_upper_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[3];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3d_solve_upper_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                   __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3d_solve_upper_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4d_solve_upper_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4d *a = NULL;
+    aether_vec4d *b = NULL;
+    aether_vec4d *r = NULL;
+    size_t l, count;
+    if (n_in % 20u != 0u || n_in / 20u > cap / 4u) return AETHER_FLAT_BAD;
+    count = n_in / 20u;
+    a = (aether_mat4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[16];
+            e[0] = aether_flat_rd64(in[l * 20u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 20u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 20u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 20u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 20u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 20u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 20u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 20u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 20u + 8u]);
+            e[9] = aether_flat_rd64(in[l * 20u + 9u]);
+            e[10] = aether_flat_rd64(in[l * 20u + 10u]);
+            e[11] = aether_flat_rd64(in[l * 20u + 11u]);
+            e[12] = aether_flat_rd64(in[l * 20u + 12u]);
+            e[13] = aether_flat_rd64(in[l * 20u + 13u]);
+            e[14] = aether_flat_rd64(in[l * 20u + 14u]);
+            e[15] = aether_flat_rd64(in[l * 20u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 20u + 16u]);
+            e[1] = aether_flat_rd64(in[l * 20u + 17u]);
+            e[2] = aether_flat_rd64(in[l * 20u + 18u]);
+            e[3] = aether_flat_rd64(in[l * 20u + 19u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat4d_solve_upper_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4d_solve_upper_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                   __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4d_solve_upper_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2d_solve_upper_unit_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2d *a = NULL;
+    aether_vec2d *b = NULL;
+    aether_vec2d *r = NULL;
+    size_t l, count;
+    if (n_in % 6u != 0u || n_in / 6u > cap / 2u) return AETHER_FLAT_BAD;
+    count = n_in / 6u;
+    a = (aether_mat2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[2];
+            e[0] = aether_flat_rd64(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat2d_solve_upper_unit_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2d_solve_upper_unit_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                        __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2d_solve_upper_unit_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3d_solve_upper_unit_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3d *a = NULL;
+    aether_vec3d *b = NULL;
+    aether_vec3d *r = NULL;
+    size_t l, count;
+    if (n_in % 12u != 0u || n_in / 12u > cap / 3u) return AETHER_FLAT_BAD;
+    count = n_in / 12u;
+    a = (aether_mat3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[9];
+            e[0] = aether_flat_rd64(in[l * 12u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 12u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 12u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 12u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 12u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 12u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 12u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 12u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 12u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[3];
+            e[0] = aether_flat_rd64(in[l * 12u + 9u]);
+            e[1] = aether_flat_rd64(in[l * 12u + 10u]);
+            e[2] = aether_flat_rd64(in[l * 12u + 11u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat3d_solve_upper_unit_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[3];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3d_solve_upper_unit_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                        __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3d_solve_upper_unit_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4d_solve_upper_unit_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4d *a = NULL;
+    aether_vec4d *b = NULL;
+    aether_vec4d *r = NULL;
+    size_t l, count;
+    if (n_in % 20u != 0u || n_in / 20u > cap / 4u) return AETHER_FLAT_BAD;
+    count = n_in / 20u;
+    a = (aether_mat4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[16];
+            e[0] = aether_flat_rd64(in[l * 20u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 20u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 20u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 20u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 20u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 20u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 20u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 20u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 20u + 8u]);
+            e[9] = aether_flat_rd64(in[l * 20u + 9u]);
+            e[10] = aether_flat_rd64(in[l * 20u + 10u]);
+            e[11] = aether_flat_rd64(in[l * 20u + 11u]);
+            e[12] = aether_flat_rd64(in[l * 20u + 12u]);
+            e[13] = aether_flat_rd64(in[l * 20u + 13u]);
+            e[14] = aether_flat_rd64(in[l * 20u + 14u]);
+            e[15] = aether_flat_rd64(in[l * 20u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 20u + 16u]);
+            e[1] = aether_flat_rd64(in[l * 20u + 17u]);
+            e[2] = aether_flat_rd64(in[l * 20u + 18u]);
+            e[3] = aether_flat_rd64(in[l * 20u + 19u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat4d_solve_upper_unit_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4d_solve_upper_unit_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                        __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4d_solve_upper_unit_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2d_det_lu_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2d *a = NULL;
+    double *d = NULL;
+    size_t l, count;
+    if (n_in % 4u != 0u || n_in / 4u > cap / 1u) return AETHER_FLAT_BAD;
+    count = n_in / 4u;
+    a = (aether_mat2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    d = (double *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *d);
+    if (a == NULL || d == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat2d_det_lu_lanes(a, d, count);
+    for (l = 0; l < count; ++l) {
+        out[o++] = aether_flat_wr64(d[l]);
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(d);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(d);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2d_det_lu_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                              __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2d_det_lu_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3d_det_lu_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3d *a = NULL;
+    double *d = NULL;
+    size_t l, count;
+    if (n_in % 9u != 0u || n_in / 9u > cap / 1u) return AETHER_FLAT_BAD;
+    count = n_in / 9u;
+    a = (aether_mat3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    d = (double *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *d);
+    if (a == NULL || d == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[9];
+            e[0] = aether_flat_rd64(in[l * 9u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 9u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 9u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 9u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 9u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 9u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 9u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 9u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 9u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat3d_det_lu_lanes(a, d, count);
+    for (l = 0; l < count; ++l) {
+        out[o++] = aether_flat_wr64(d[l]);
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(d);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(d);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3d_det_lu_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                              __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3d_det_lu_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4d_det_lu_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4d *a = NULL;
+    double *d = NULL;
+    size_t l, count;
+    if (n_in % 16u != 0u || n_in / 16u > cap / 1u) return AETHER_FLAT_BAD;
+    count = n_in / 16u;
+    a = (aether_mat4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    d = (double *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *d);
+    if (a == NULL || d == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[16];
+            e[0] = aether_flat_rd64(in[l * 16u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 16u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 16u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 16u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 16u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 16u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 16u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 16u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 16u + 8u]);
+            e[9] = aether_flat_rd64(in[l * 16u + 9u]);
+            e[10] = aether_flat_rd64(in[l * 16u + 10u]);
+            e[11] = aether_flat_rd64(in[l * 16u + 11u]);
+            e[12] = aether_flat_rd64(in[l * 16u + 12u]);
+            e[13] = aether_flat_rd64(in[l * 16u + 13u]);
+            e[14] = aether_flat_rd64(in[l * 16u + 14u]);
+            e[15] = aether_flat_rd64(in[l * 16u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat4d_det_lu_lanes(a, d, count);
+    for (l = 0; l < count; ++l) {
+        out[o++] = aether_flat_wr64(d[l]);
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(d);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(d);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4d_det_lu_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                              __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4d_det_lu_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2d_inverse_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2d *a = NULL;
+    aether_mat2d *x = NULL;
+    int *info = NULL;
+    size_t l, count;
+    if (n_in % 4u != 0u || n_in / 4u > cap / 5u) return AETHER_FLAT_BAD;
+    count = n_in / 4u;
+    a = (aether_mat2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    x = (aether_mat2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *x);
+    info = (int *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *info);
+    if (a == NULL || x == NULL || info == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat2d_inverse_lanes(a, x, info, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            memcpy(e, &x[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
+        out[o++] = (uint64_t)(int64_t)info[l];
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(x);
+    AETHER_ARENA_FREE(info);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(x);
+    AETHER_ARENA_FREE(info);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2d_inverse_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                               __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2d_inverse_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3d_inverse_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3d *a = NULL;
+    aether_mat3d *x = NULL;
+    int *info = NULL;
+    size_t l, count;
+    if (n_in % 9u != 0u || n_in / 9u > cap / 10u) return AETHER_FLAT_BAD;
+    count = n_in / 9u;
+    a = (aether_mat3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    x = (aether_mat3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *x);
+    info = (int *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *info);
+    if (a == NULL || x == NULL || info == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[9];
+            e[0] = aether_flat_rd64(in[l * 9u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 9u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 9u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 9u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 9u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 9u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 9u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 9u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 9u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat3d_inverse_lanes(a, x, info, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[9];
+            memcpy(e, &x[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+            out[o++] = aether_flat_wr64(e[4]);
+            out[o++] = aether_flat_wr64(e[5]);
+            out[o++] = aether_flat_wr64(e[6]);
+            out[o++] = aether_flat_wr64(e[7]);
+            out[o++] = aether_flat_wr64(e[8]);
+        }
+        out[o++] = (uint64_t)(int64_t)info[l];
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(x);
+    AETHER_ARENA_FREE(info);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(x);
+    AETHER_ARENA_FREE(info);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3d_inverse_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                               __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3d_inverse_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4d_inverse_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4d *a = NULL;
+    aether_mat4d *x = NULL;
+    int *info = NULL;
+    size_t l, count;
+    if (n_in % 16u != 0u || n_in / 16u > cap / 17u) return AETHER_FLAT_BAD;
+    count = n_in / 16u;
+    a = (aether_mat4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    x = (aether_mat4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *x);
+    info = (int *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *info);
+    if (a == NULL || x == NULL || info == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[16];
+            e[0] = aether_flat_rd64(in[l * 16u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 16u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 16u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 16u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 16u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 16u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 16u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 16u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 16u + 8u]);
+            e[9] = aether_flat_rd64(in[l * 16u + 9u]);
+            e[10] = aether_flat_rd64(in[l * 16u + 10u]);
+            e[11] = aether_flat_rd64(in[l * 16u + 11u]);
+            e[12] = aether_flat_rd64(in[l * 16u + 12u]);
+            e[13] = aether_flat_rd64(in[l * 16u + 13u]);
+            e[14] = aether_flat_rd64(in[l * 16u + 14u]);
+            e[15] = aether_flat_rd64(in[l * 16u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat4d_inverse_lanes(a, x, info, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[16];
+            memcpy(e, &x[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+            out[o++] = aether_flat_wr64(e[4]);
+            out[o++] = aether_flat_wr64(e[5]);
+            out[o++] = aether_flat_wr64(e[6]);
+            out[o++] = aether_flat_wr64(e[7]);
+            out[o++] = aether_flat_wr64(e[8]);
+            out[o++] = aether_flat_wr64(e[9]);
+            out[o++] = aether_flat_wr64(e[10]);
+            out[o++] = aether_flat_wr64(e[11]);
+            out[o++] = aether_flat_wr64(e[12]);
+            out[o++] = aether_flat_wr64(e[13]);
+            out[o++] = aether_flat_wr64(e[14]);
+            out[o++] = aether_flat_wr64(e[15]);
+        }
+        out[o++] = (uint64_t)(int64_t)info[l];
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(x);
+    AETHER_ARENA_FREE(info);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(x);
+    AETHER_ARENA_FREE(info);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4d_inverse_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                               __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4d_inverse_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2d_cholesky_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2d *a = NULL;
+    int *info = NULL;
+    size_t l, count;
+    if (n_in % 4u != 0u || n_in / 4u > cap / 5u) return AETHER_FLAT_BAD;
+    count = n_in / 4u;
+    a = (aether_mat2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    info = (int *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *info);
+    if (a == NULL || info == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat2d_cholesky_lanes(a, info, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
+        out[o++] = (uint64_t)(int64_t)info[l];
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(info);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(info);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2d_cholesky_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2d_cholesky_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3d_cholesky_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3d *a = NULL;
+    int *info = NULL;
+    size_t l, count;
+    if (n_in % 9u != 0u || n_in / 9u > cap / 10u) return AETHER_FLAT_BAD;
+    count = n_in / 9u;
+    a = (aether_mat3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    info = (int *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *info);
+    if (a == NULL || info == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[9];
+            e[0] = aether_flat_rd64(in[l * 9u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 9u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 9u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 9u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 9u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 9u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 9u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 9u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 9u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat3d_cholesky_lanes(a, info, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[9];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+            out[o++] = aether_flat_wr64(e[4]);
+            out[o++] = aether_flat_wr64(e[5]);
+            out[o++] = aether_flat_wr64(e[6]);
+            out[o++] = aether_flat_wr64(e[7]);
+            out[o++] = aether_flat_wr64(e[8]);
+        }
+        out[o++] = (uint64_t)(int64_t)info[l];
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(info);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(info);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3d_cholesky_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3d_cholesky_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4d_cholesky_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4d *a = NULL;
+    int *info = NULL;
+    size_t l, count;
+    if (n_in % 16u != 0u || n_in / 16u > cap / 17u) return AETHER_FLAT_BAD;
+    count = n_in / 16u;
+    a = (aether_mat4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    info = (int *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *info);
+    if (a == NULL || info == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[16];
+            e[0] = aether_flat_rd64(in[l * 16u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 16u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 16u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 16u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 16u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 16u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 16u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 16u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 16u + 8u]);
+            e[9] = aether_flat_rd64(in[l * 16u + 9u]);
+            e[10] = aether_flat_rd64(in[l * 16u + 10u]);
+            e[11] = aether_flat_rd64(in[l * 16u + 11u]);
+            e[12] = aether_flat_rd64(in[l * 16u + 12u]);
+            e[13] = aether_flat_rd64(in[l * 16u + 13u]);
+            e[14] = aether_flat_rd64(in[l * 16u + 14u]);
+            e[15] = aether_flat_rd64(in[l * 16u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat4d_cholesky_lanes(a, info, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[16];
+            memcpy(e, &a[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+            out[o++] = aether_flat_wr64(e[4]);
+            out[o++] = aether_flat_wr64(e[5]);
+            out[o++] = aether_flat_wr64(e[6]);
+            out[o++] = aether_flat_wr64(e[7]);
+            out[o++] = aether_flat_wr64(e[8]);
+            out[o++] = aether_flat_wr64(e[9]);
+            out[o++] = aether_flat_wr64(e[10]);
+            out[o++] = aether_flat_wr64(e[11]);
+            out[o++] = aether_flat_wr64(e[12]);
+            out[o++] = aether_flat_wr64(e[13]);
+            out[o++] = aether_flat_wr64(e[14]);
+            out[o++] = aether_flat_wr64(e[15]);
+        }
+        out[o++] = (uint64_t)(int64_t)info[l];
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(info);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(info);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4d_cholesky_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4d_cholesky_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2d_cholesky_solve_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2d *a = NULL;
+    aether_vec2d *b = NULL;
+    aether_vec2d *r = NULL;
+    size_t l, count;
+    if (n_in % 6u != 0u || n_in / 6u > cap / 2u) return AETHER_FLAT_BAD;
+    count = n_in / 6u;
+    a = (aether_mat2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 6u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 6u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 6u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[2];
+            e[0] = aether_flat_rd64(in[l * 6u + 4u]);
+            e[1] = aether_flat_rd64(in[l * 6u + 5u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat2d_cholesky_solve_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[2];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2d_cholesky_solve_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                      __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2d_cholesky_solve_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3d_cholesky_solve_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3d *a = NULL;
+    aether_vec3d *b = NULL;
+    aether_vec3d *r = NULL;
+    size_t l, count;
+    if (n_in % 12u != 0u || n_in / 12u > cap / 3u) return AETHER_FLAT_BAD;
+    count = n_in / 12u;
+    a = (aether_mat3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[9];
+            e[0] = aether_flat_rd64(in[l * 12u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 12u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 12u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 12u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 12u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 12u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 12u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 12u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 12u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[3];
+            e[0] = aether_flat_rd64(in[l * 12u + 9u]);
+            e[1] = aether_flat_rd64(in[l * 12u + 10u]);
+            e[2] = aether_flat_rd64(in[l * 12u + 11u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat3d_cholesky_solve_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[3];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3d_cholesky_solve_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                      __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3d_cholesky_solve_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4d_cholesky_solve_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4d *a = NULL;
+    aether_vec4d *b = NULL;
+    aether_vec4d *r = NULL;
+    size_t l, count;
+    if (n_in % 20u != 0u || n_in / 20u > cap / 4u) return AETHER_FLAT_BAD;
+    count = n_in / 20u;
+    a = (aether_mat4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    b = (aether_vec4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *b);
+    r = (aether_vec4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *r);
+    if (a == NULL || b == NULL || r == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[16];
+            e[0] = aether_flat_rd64(in[l * 20u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 20u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 20u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 20u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 20u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 20u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 20u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 20u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 20u + 8u]);
+            e[9] = aether_flat_rd64(in[l * 20u + 9u]);
+            e[10] = aether_flat_rd64(in[l * 20u + 10u]);
+            e[11] = aether_flat_rd64(in[l * 20u + 11u]);
+            e[12] = aether_flat_rd64(in[l * 20u + 12u]);
+            e[13] = aether_flat_rd64(in[l * 20u + 13u]);
+            e[14] = aether_flat_rd64(in[l * 20u + 14u]);
+            e[15] = aether_flat_rd64(in[l * 20u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 20u + 16u]);
+            e[1] = aether_flat_rd64(in[l * 20u + 17u]);
+            e[2] = aether_flat_rd64(in[l * 20u + 18u]);
+            e[3] = aether_flat_rd64(in[l * 20u + 19u]);
+            memcpy(&b[l], e, sizeof e);
+        }
+    }
+    aether_mat4d_cholesky_solve_lanes(a, b, r, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            memcpy(e, &r[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(b);
+    AETHER_ARENA_FREE(r);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4d_cholesky_solve_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                                      __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4d_cholesky_solve_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2d_eigh_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat2d *a = NULL;
+    aether_vec2d *ev = NULL;
+    aether_mat2d *vs = NULL;
+    size_t l, count;
+    if (n_in % 4u != 0u || n_in / 4u > cap / 6u) return AETHER_FLAT_BAD;
+    count = n_in / 4u;
+    a = (aether_mat2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    ev = (aether_vec2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *ev);
+    vs = (aether_mat2d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *vs);
+    if (a == NULL || ev == NULL || vs == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            e[0] = aether_flat_rd64(in[l * 4u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 4u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 4u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 4u + 3u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat2d_eigh_lanes(a, ev, vs, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[2];
+            memcpy(e, &ev[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+        }
+        {
+            double e[4];
+            memcpy(e, &vs[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ev);
+    AETHER_ARENA_FREE(vs);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ev);
+    AETHER_ARENA_FREE(vs);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat2d_eigh_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                            __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat2d_eigh_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3d_eigh_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat3d *a = NULL;
+    aether_vec3d *ev = NULL;
+    aether_mat3d *vs = NULL;
+    size_t l, count;
+    if (n_in % 9u != 0u || n_in / 9u > cap / 12u) return AETHER_FLAT_BAD;
+    count = n_in / 9u;
+    a = (aether_mat3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    ev = (aether_vec3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *ev);
+    vs = (aether_mat3d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *vs);
+    if (a == NULL || ev == NULL || vs == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[9];
+            e[0] = aether_flat_rd64(in[l * 9u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 9u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 9u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 9u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 9u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 9u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 9u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 9u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 9u + 8u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat3d_eigh_lanes(a, ev, vs, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[3];
+            memcpy(e, &ev[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+        }
+        {
+            double e[9];
+            memcpy(e, &vs[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+            out[o++] = aether_flat_wr64(e[4]);
+            out[o++] = aether_flat_wr64(e[5]);
+            out[o++] = aether_flat_wr64(e[6]);
+            out[o++] = aether_flat_wr64(e[7]);
+            out[o++] = aether_flat_wr64(e[8]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ev);
+    AETHER_ARENA_FREE(vs);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ev);
+    AETHER_ARENA_FREE(vs);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat3d_eigh_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                            __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat3d_eigh_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4d_eigh_lanes(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    AETHER_ARENA;
+    size_t o = 0;
+    aether_mat4d *a = NULL;
+    aether_vec4d *ev = NULL;
+    aether_mat4d *vs = NULL;
+    size_t l, count;
+    if (n_in % 16u != 0u || n_in / 16u > cap / 20u) return AETHER_FLAT_BAD;
+    count = n_in / 16u;
+    a = (aether_mat4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *a);
+    ev = (aether_vec4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *ev);
+    vs = (aether_mat4d *)AETHER_ARENA_CALLOC(1u * (count + 1u), sizeof *vs);
+    if (a == NULL || ev == NULL || vs == NULL) goto bad;
+    for (l = 0; l < count; ++l) {
+        {
+            double e[16];
+            e[0] = aether_flat_rd64(in[l * 16u + 0u]);
+            e[1] = aether_flat_rd64(in[l * 16u + 1u]);
+            e[2] = aether_flat_rd64(in[l * 16u + 2u]);
+            e[3] = aether_flat_rd64(in[l * 16u + 3u]);
+            e[4] = aether_flat_rd64(in[l * 16u + 4u]);
+            e[5] = aether_flat_rd64(in[l * 16u + 5u]);
+            e[6] = aether_flat_rd64(in[l * 16u + 6u]);
+            e[7] = aether_flat_rd64(in[l * 16u + 7u]);
+            e[8] = aether_flat_rd64(in[l * 16u + 8u]);
+            e[9] = aether_flat_rd64(in[l * 16u + 9u]);
+            e[10] = aether_flat_rd64(in[l * 16u + 10u]);
+            e[11] = aether_flat_rd64(in[l * 16u + 11u]);
+            e[12] = aether_flat_rd64(in[l * 16u + 12u]);
+            e[13] = aether_flat_rd64(in[l * 16u + 13u]);
+            e[14] = aether_flat_rd64(in[l * 16u + 14u]);
+            e[15] = aether_flat_rd64(in[l * 16u + 15u]);
+            memcpy(&a[l], e, sizeof e);
+        }
+    }
+    aether_mat4d_eigh_lanes(a, ev, vs, count);
+    for (l = 0; l < count; ++l) {
+        {
+            double e[4];
+            memcpy(e, &ev[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+        }
+        {
+            double e[16];
+            memcpy(e, &vs[l], sizeof e);
+            out[o++] = aether_flat_wr64(e[0]);
+            out[o++] = aether_flat_wr64(e[1]);
+            out[o++] = aether_flat_wr64(e[2]);
+            out[o++] = aether_flat_wr64(e[3]);
+            out[o++] = aether_flat_wr64(e[4]);
+            out[o++] = aether_flat_wr64(e[5]);
+            out[o++] = aether_flat_wr64(e[6]);
+            out[o++] = aether_flat_wr64(e[7]);
+            out[o++] = aether_flat_wr64(e[8]);
+            out[o++] = aether_flat_wr64(e[9]);
+            out[o++] = aether_flat_wr64(e[10]);
+            out[o++] = aether_flat_wr64(e[11]);
+            out[o++] = aether_flat_wr64(e[12]);
+            out[o++] = aether_flat_wr64(e[13]);
+            out[o++] = aether_flat_wr64(e[14]);
+            out[o++] = aether_flat_wr64(e[15]);
+        }
+    }
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ev);
+    AETHER_ARENA_FREE(vs);
+    return o;
+
+    bad:
+    AETHER_ARENA_FREE(a);
+    AETHER_ARENA_FREE(ev);
+    AETHER_ARENA_FREE(vs);
+    return AETHER_FLAT_BAD;
+}
+
+__kernel void aether_check_mat4d_eigh_lanes(__global const ulong *in, __global const ulong *at, __global ulong *out,
+                                            __global ulong *n_out, uint count, uint cap)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];
+    size_t k, n, n_in;
+    if (i >= count) return;
+    n_in = (size_t)(at[i + 1] - at[i]);
+    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {
+        n_out[i] = (ulong)AETHER_FLAT_BAD;
+        return;
+    }
+    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];
+    n = aether_flat_call_mat4d_eigh_lanes(w, n_in, r, (size_t)cap);
+    n_out[i] = (ulong)n;
+    if (n == AETHER_FLAT_BAD) return;
+    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];
 }
 #endif /* AETHER_FP64 */
 

@@ -34,10 +34,14 @@ pub struct ThunkStyle<'a> {
     /// A calloc-like function (zeroed memory).
     pub calloc: &'a str,
     pub free: &'a str,
+    /// A declaration put first in every thunk that takes scratch memory
+    /// (the arena `calloc` draws from where there is no heap, as in OpenCL
+    /// C); empty for none.
+    pub arena: &'a str,
 }
 
 /// The C files' thunks.
-pub const C_THUNKS: ThunkStyle<'static> = ThunkStyle { storage: "static ", calloc: "calloc", free: "free" };
+pub const C_THUNKS: ThunkStyle<'static> = ThunkStyle { storage: "static ", calloc: "calloc", free: "free", arena: "" };
 
 /// The bit helpers with the given storage prefix (ending in a space).
 pub fn helpers_with(storage: &str) -> Vec<String> {
@@ -279,13 +283,16 @@ pub fn thunk(model: &Model, c: Callable, name: &str, storage: &str) -> Vec<Strin
 /// The thunk of a callable in a thunk style.
 pub fn thunk_with(model: &Model, c: Callable, name: &str, style: &ThunkStyle) -> Vec<String> {
     let storage = style.storage;
-    let (decls, body) = match c {
+    let (mut decls, body) = match c {
         Callable::Function(f) => function(model, f),
         Callable::Kernel(k) => match &k.kind {
             KernelKind::Linalg { routine, n, many } => linalg(model, k, *routine, *n, *many, style),
             _ => kernel(model, k, style),
         },
     };
+    if !style.arena.is_empty() && body.iter().any(|l| l.contains(style.calloc)) {
+        decls.insert(0, style.arena.to_string());
+    }
     let mut v = vec![format!("{storage}size_t {name}(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)"), "{".into()];
     v.extend(decls.iter().map(|l| format!("    {l}")));
     v.extend(body.iter().map(|l| if l.is_empty() { String::new() } else { format!("    {l}") }));

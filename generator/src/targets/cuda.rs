@@ -15,12 +15,13 @@ use serde::Serialize;
 
 use super::c::{self, Arith, CFunction, Dialect, Helper};
 use super::c_flat::{self, ThunkStyle};
+use super::soa;
 use super::{render, Output, Target};
 use crate::corpus::FunctionCases;
 use crate::error::{Error, SpecError};
-use crate::model::{Function, Kernel, KernelKind, Kind, Model};
+use crate::model::{Function, Kernel, KernelKind, Model};
 use crate::selftest::{self, Witness};
-use crate::spec::{Assignment, ElemType, Routine, ShapeKind};
+use crate::spec::{Assignment, ElemType};
 
 #[derive(Debug)]
 pub struct Cuda;
@@ -29,7 +30,8 @@ pub struct Cuda;
 pub const DIALECT: Dialect = Dialect { arith: Arith::Calls, helper: "static AETHER_HD inline", ..Dialect::C };
 
 /// Thunks for host and device; device code has malloc and free but no calloc.
-const THUNKS: ThunkStyle<'static> = ThunkStyle { storage: "static AETHER_HD ", calloc: "aether_cuda_calloc", free: "aether_cuda_free" };
+const THUNKS: ThunkStyle<'static> =
+    ThunkStyle { storage: "static AETHER_HD ", calloc: "aether_cuda_calloc", free: "aether_cuda_free", arena: "" };
 
 /// The warp the butterfly runs on.
 const WARP: usize = 32;
@@ -380,18 +382,38 @@ fn flat(model: &Model, banner: &str) -> String {
 }
 
 /// The batched kernels: every function of the core over structure-of-arrays
-/// data, the LU and Cholesky solves, and each array kernel over rows.
+/// data, the LU and Cholesky solves (the model of `soa`, shared with the
+/// OpenCL core), and each array kernel over rows (one warp a row).
 fn batches(model: &Model, lowered: &[Function]) -> Vec<Batch> {
-    let mut out: Vec<Batch> = lowered.iter().map(|f| function_batch(model, f)).collect();
+    let mut out: Vec<Batch> = lowered.iter().map(|f| soa_batch(soa::function_batch(model, f))).collect();
     for k in &model.kernels {
-        match &k.kind {
-            KernelKind::Linalg { routine: Routine::LuSolve, n, many: false } => out.push(solve_batch(model, k, *n, true)),
-            KernelKind::Linalg { routine: Routine::CholeskySolve, n, many: false } => out.push(solve_batch(model, k, *n, false)),
-            KernelKind::Array { lanes } => out.push(rows_batch(model, k, lanes)),
-            _ => {}
+        if let Some(b) = soa::solve_batch(model, k) {
+            out.push(soa_batch(b));
+        } else if let KernelKind::Array { lanes } = &k.kind {
+            out.push(rows_batch(model, k, lanes));
         }
     }
     out
+}
+
+/// A shared structure-of-arrays batch as a CUDA kernel with its launcher.
+fn soa_batch(b: soa::SoaBatch) -> Batch {
+    let params: Vec<String> = b.arrays.iter().map(|a| a.param("")).collect();
+    let bufs: Vec<Buf> = b.arrays.iter().map(|a| Buf::new(&a.c_type, a.per_item, a.input, a.diag)).collect();
+    Batch {
+        kernel: format!("aether_batch_kernel_{}", b.short),
+        doc: b.doc,
+        name: b.name,
+        warp: false,
+        call: (0..bufs.len()).map(|k| format!("b{k}")).collect(),
+        host_decls: host_decls(&params, &bufs),
+        host_body: b.body.clone(),
+        either_zero: b.either_zero,
+        args: b.arrays.iter().map(|a| a.name.clone()).collect(),
+        params,
+        body: b.body,
+        bufs,
+    }
 }
 
 /// The host declarations of a batch's parameters over the benchmark's host
@@ -409,121 +431,6 @@ fn host_decls(params: &[String], bufs: &[Buf]) -> Vec<String> {
         k += 1;
     }
     out
-}
-
-/// Loads parameter `p` (a value of `ty` with `words` components) of item i.
-fn soa_load(kind: &ShapeKind, var: &str, arr: &str, words: usize) -> Vec<String> {
-    if matches!(kind, ShapeKind::Scalar) {
-        return vec![format!("{var} = {arr}[i];")];
-    }
-    (0..words).map(|c| format!("{var}.{} = {arr}[{c}u * n + i];", c::component(kind, c))).collect()
-}
-
-fn soa_store(kind: &ShapeKind, var: &str, arr: &str, words: usize) -> Vec<String> {
-    if matches!(kind, ShapeKind::Scalar) {
-        return vec![format!("{arr}[i] = {var};")];
-    }
-    (0..words).map(|c| format!("{arr}[{c}u * n + i] = {var}.{};", c::component(kind, c))).collect()
-}
-
-const SOA_DOC: &str =
-    "Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)).";
-
-fn function_batch(model: &Model, f: &Function) -> Batch {
-    let t = elem(model, &f.elem);
-    let name = model.c_name(f);
-    let mut params = Vec::new();
-    let mut args = Vec::new();
-    let mut body = Vec::new();
-    for p in &f.params {
-        let Kind::Shape(s) = &p.kind else { unreachable!("no parameter is a truth value") };
-        params.push(format!("const {} *{}", t.c_type, p.name));
-        args.push(p.name.clone());
-        body.push(format!("{} v_{};", c::type_name(model, &s.name, t), p.name));
-        body.extend(soa_load(&s.kind, &format!("v_{}", p.name), &p.name, p.kind.words()));
-    }
-    let call = format!("{name}({})", f.params.iter().map(|p| format!("v_{}", p.name)).collect::<Vec<_>>().join(", "));
-    let mut bufs: Vec<Buf> = f.params.iter().map(|p| Buf::new(&t.c_type, p.kind.words(), true, 0)).collect();
-    match &f.ret {
-        Kind::Bool => {
-            params.push("int *out".into());
-            bufs.push(Buf::new("int", 1, false, 0));
-            body.push(format!("out[i] = {call};"));
-        }
-        Kind::Shape(s) => {
-            params.push(format!("{} *out", t.c_type));
-            bufs.push(Buf::new(&t.c_type, f.ret.words(), false, 0));
-            body.push(format!("const {} result = {call};", c::type_name(model, &s.name, t)));
-            body.extend(soa_store(&s.kind, "result", "out", f.ret.words()));
-        }
-    }
-    args.push("out".into());
-    Batch {
-        kernel: format!("aether_batch_kernel_{}", name.trim_start_matches("aether_")),
-        doc: format!("out[i] = {name}(...) for every item i < n. {SOA_DOC}"),
-        name: format!("{name}_batch"),
-        warp: false,
-        call: (0..bufs.len()).map(|k| format!("b{k}")).collect(),
-        host_decls: host_decls(&params, &bufs),
-        host_body: body.clone(),
-        either_zero: f.either_zero,
-        params,
-        args,
-        body,
-        bufs,
-    }
-}
-
-fn solve_batch(model: &Model, k: &Kernel, n: usize, lu: bool) -> Batch {
-    let t = elem(model, &k.elem);
-    let e = &t.c_type;
-    let solve = model.kernel_c_name(k);
-    let mat = c::type_name(model, &format!("mat{n}"), t);
-    let vec = c::type_name(model, &format!("vec{n}"), t);
-    let vec_kind = &model.spec.shape(&format!("vec{n}")).unwrap().kind;
-    let mat_kind = &model.spec.shape(&format!("mat{n}")).unwrap().kind;
-    let factor_routine = if lu { Routine::Lu } else { Routine::Cholesky };
-    let factor = model
-        .kernels
-        .iter()
-        .find(|x| {
-            x.elem == k.elem && matches!(x.kind, KernelKind::Linalg { routine, n: m, many: false } if routine == factor_routine && m == n)
-        })
-        .map(|x| model.kernel_c_name(x))
-        .expect("a solve comes with its factorisation");
-    let mut body = vec![format!("{mat} v_a;"), format!("{vec} v_b;"), format!("{vec} v_x;"), "int status;".into()];
-    body.extend(soa_load(mat_kind, "v_a", "a", n * n));
-    body.extend(soa_load(vec_kind, "v_b", "b", n));
-    if lu {
-        body.push(format!("int ipiv[{n}];"));
-        body.push(format!("status = {factor}(&v_a, ipiv);"));
-        body.push(format!("v_x = {solve}(&v_a, ipiv, v_b);"));
-    } else {
-        body.push(format!("status = {factor}(&v_a);"));
-        body.push(format!("v_x = {solve}(v_a, v_b);"));
-    }
-    body.extend(soa_store(vec_kind, "v_x", "x", n));
-    body.push("info[i] = status;".into());
-    let what = if lu { "LU with partial pivoting" } else { "Cholesky" };
-    let params = vec![format!("const {e} *a"), format!("const {e} *b"), format!("{e} *x"), "int *info".into()];
-    let bufs = vec![Buf::new(e, n * n, true, n), Buf::new(e, n, true, 0), Buf::new(e, n, false, 0), Buf::new("int", 1, false, 0)];
-    Batch {
-        kernel: format!("aether_batch_kernel_{}", solve.trim_start_matches("aether_")),
-        doc: format!(
-            "Solves a x = b for every item i < n: {factor} ({what}) of a, then {solve}; info[i] is {factor}'s result \
-             (0, or the step that failed: x is then whatever the host sequence gives). {SOA_DOC}"
-        ),
-        name: format!("{solve}_batch"),
-        args: vec!["a".into(), "b".into(), "x".into(), "info".into()],
-        host_decls: host_decls(&params, &bufs),
-        host_body: body.clone(),
-        either_zero: false,
-        body,
-        warp: false,
-        bufs,
-        params,
-        call: (0..4).map(|k| format!("b{k}")).collect(),
-    }
 }
 
 fn rows_batch(model: &Model, k: &Kernel, lanes_kernel: &str) -> Batch {

@@ -16,6 +16,7 @@ pub mod c_selftest;
 pub mod cuda;
 pub mod opencl;
 pub mod print;
+pub mod soa;
 pub mod wgsl;
 
 /// A generated file, with its path relative to the repository root.

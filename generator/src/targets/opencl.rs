@@ -30,6 +30,15 @@
 //! when the program was built for a device with `cl_khr_fp64` (and without
 //! `-DAETHER_NO_FP64`).
 //!
+//! The kernels over arrays of any length (lanes, arrays, planes, resolve,
+//! the many-lane linear algebra) get the same thunks, with their scratch
+//! from a private arena (`AETHER_ARENA`: OpenCL C has no heap) instead of
+//! calloc, and kernels over variable-length cases (`ClProgram::arrays`):
+//! case i's words are in[at[i]..at[i + 1]), copied to private memory (the
+//! core's array functions take private pointers), its results at out[i *
+//! cap..]. The private buffers are sized by build options
+//! (`array_options`); a case that does not fit is refused, never cut.
+//!
 //! Beside the butterfly's single-thread kernel, `aether_check_<name>_group`
 //! runs the lane tree on one work group (one work item per lane, the
 //! partners through local memory): global size count * lanes, local size
@@ -47,6 +56,7 @@ use serde::Serialize;
 
 use super::c::{self, Arith, CFunction, Dialect, Helper, Math};
 use super::c_flat::{self, ThunkStyle};
+use super::soa::{self, SoaBatch};
 use super::wgsl::CheckEntry;
 use super::{render, Output, Target};
 use crate::corpus::FunctionCases;
@@ -62,9 +72,19 @@ pub struct OpenCl;
 pub const DIALECT: Dialect =
     Dialect { arith: Arith::Operators { guard: false }, helper: "static inline", math: Math::Overloaded, table: "const" };
 
-/// The thunks: file-local, private memory only (no allocation in OpenCL C,
-/// so the kernels over arrays of any length have none).
-const THUNKS: ThunkStyle<'static> = ThunkStyle { storage: "static ", calloc: "aether_no_calloc", free: "aether_no_free" };
+/// The thunks: file-local, private memory only. OpenCL C has no heap: the
+/// thunks of the kernels over arrays take their scratch from a private arena
+/// of `AETHER_CHECK_SCRATCH` words declared in the thunk (`AETHER_ARENA`),
+/// zeroed as calloc's, and give it back when they return.
+const THUNKS: ThunkStyle<'static> =
+    ThunkStyle { storage: "static ", calloc: "AETHER_ARENA_CALLOC", free: "AETHER_ARENA_FREE", arena: "AETHER_ARENA;" };
+
+/// The private buffers of a kernel over arrays, per work item: the case's
+/// words, the result words and the arena. The generated defaults; the host
+/// builds with larger ones (`-DAETHER_CHECK_WORDS=...`) for longer cases,
+/// and a case that does not fit is refused (`AETHER_FLAT_BAD`), never cut.
+pub const ARRAY_WORDS: usize = 1024;
+pub const ARRAY_OUT: usize = 256;
 
 /// The largest work group every OpenCL device takes (CL_DEVICE_MAX_WORK_GROUP_SIZE
 /// is at least 1 on the embedded profile; 64 holds on every full-profile
@@ -86,6 +106,9 @@ pub struct ClEntry {
     pub elem_bits: u32,
     pub is_float: bool,
     pub either_zero: bool,
+    /// A kernel over arrays of any length (in `ClProgram::arrays`): its
+    /// cases have their own word counts.
+    pub variable: bool,
 }
 
 /// The check program: its source and kernels.
@@ -96,6 +119,28 @@ pub struct ClProgram {
     /// The self-test's witnesses, in the order of its table (their index is
     /// what `failed` reports).
     pub witnesses: Vec<Witness>,
+    /// The kernels over arrays of any length (lanes, arrays, planes,
+    /// resolve, the many-lane linear algebra): `n_in` and `n_out` are 0, the
+    /// words of case i are in[at[i]..at[i + 1]) and its results
+    /// out[i * cap..]:
+    ///   __kernel void aether_check_<name>(__global const ulong *in,
+    ///       __global const ulong *at, __global ulong *out,
+    ///       __global ulong *n_out, uint count, uint cap)
+    pub arrays: Vec<ClEntry>,
+    /// The core's batched kernels over structure-of-arrays data (one
+    /// `__global` array per parameter and result, component c of item i at
+    /// [c * n + i]), named `<callable>_batch`, with a last `ulong n`
+    /// argument.
+    pub batches: Vec<SoaBatch>,
+}
+
+/// The build options that size the private buffers of the kernels over
+/// arrays for cases of up to `words` input words and `out` result words.
+pub fn array_options(words: usize, out: usize) -> String {
+    // The arena: every thunk takes at most its words twice over (a copy of
+    // the input and the results), in 8-byte words, plus one element per
+    // array and alignment; 256 words cover the rest.
+    format!("-DAETHER_CHECK_WORDS={words} -DAETHER_CHECK_OUT={out} -DAETHER_CHECK_SCRATCH={}", 2 * words + 2 * out + 256)
 }
 
 /// Build option that prints the core without `#pragma OPENCL FP_CONTRACT
@@ -115,6 +160,7 @@ impl Target for OpenCl {
     }
 
     fn validate(&self, model: &Model) -> Result<(), SpecError> {
+        crate::bands::check(model, RELAXED, &relaxed_callables(model))?;
         // The work-group butterfly: one work item per lane, partner l ^ r in
         // local memory, so the lanes must fit a work group that every
         // OpenCL device takes and every partner must be a lane.
@@ -143,8 +189,20 @@ impl Target for OpenCl {
     }
 }
 
-/// Whether a callable's words are fixed, so a thunk on private memory runs
-/// it (the kernels over arrays need allocation, which OpenCL C lacks).
+/// The band table of an OpenCL device without correctly rounded f32
+/// division and sqrt (built without `-cl-fp32-correctly-rounded-divide-sqrt`).
+pub const RELAXED: &str = "opencl_relaxed";
+
+/// The callables `[bands.opencl_relaxed]` states: every f32 function and
+/// kernel (f64 division and sqrt are correctly rounded on every OpenCL device).
+pub fn relaxed_callables(model: &Model) -> Vec<Callable<'_>> {
+    let f32s: Vec<&str> = model.spec.types.iter().filter(|t| t.bits == 32).map(|t| t.name.as_str()).collect();
+    model.callables().into_iter().filter(|c| f32s.contains(&c.elem())).collect()
+}
+
+/// Whether a callable's words are fixed (one kernel of the first kind);
+/// the kernels over arrays get the variable-length kernels of
+/// `array_kernels`, whose thunks draw scratch from a private arena.
 pub fn fixed(c: Callable) -> bool {
     match c {
         Callable::Function(_) => true,
@@ -162,11 +220,23 @@ struct Section {
     helpers: Vec<Helper>,
     functions: Vec<CFunction>,
     ulp: Vec<CFunction>,
+    batches: Vec<ClBatch>,
+}
+
+/// A batched kernel over structure-of-arrays data (`soa`, the CUDA core's
+/// model), its arrays in `__global` memory.
+#[derive(Serialize)]
+struct ClBatch {
+    name: String,
+    doc: String,
+    params: Vec<String>,
+    body: Vec<String>,
 }
 
 /// The core's text per element type, in spec order.
 fn sections(model: &Model, lowered: &[Function]) -> Vec<Section> {
     let all_types = c::c_types(model);
+    let all_batches = soa::batches(model, lowered);
     let all_ulp = c::ulp_functions(model);
     model
         .spec
@@ -190,6 +260,16 @@ fn sections(model: &Model, lowered: &[Function]) -> Vec<Section> {
                 helpers,
                 functions,
                 ulp: all_ulp.iter().filter(|f| f.name == ulp_name).cloned().collect(),
+                batches: all_batches
+                    .iter()
+                    .filter(|b| b.elem == t.name)
+                    .map(|b| ClBatch {
+                        name: b.name.clone(),
+                        doc: b.doc.clone(),
+                        params: b.arrays.iter().map(|a| a.param("__global ")).collect(),
+                        body: b.body.clone(),
+                    })
+                    .collect(),
             }
         })
         .collect()
@@ -283,12 +363,14 @@ pub fn check_program(model: &Model, lowered: &[Function], banner: &str, witnesse
                 elem_bits: bits,
                 is_float: c.is_float(),
                 either_zero: c.either_zero(),
+                variable: false,
             });
         }
         if bits == 64 {
             lines.push("#endif /* AETHER_FP64 */".into());
         }
     }
+    let arrays = array_kernels(model, &mut lines);
     let witnesses: Vec<Witness> = witnesses.iter().filter(|w| fixed(callables[w.callable])).cloned().collect();
     lines.push(String::new());
     lines.extend(selftest_lines(model, &witnesses));
@@ -301,7 +383,7 @@ pub fn check_program(model: &Model, lowered: &[Function], banner: &str, witnesse
         check_lines => lines,
     };
     let source = render("opencl/aether_core.cl.j2", CORE_TEMPLATE, &core_ctx)?;
-    Ok(ClProgram { source, entries, witnesses })
+    Ok(ClProgram { source, entries, witnesses, arrays, batches: soa::batches(model, lowered) })
 }
 
 /// The self-test's tables, dispatcher and kernel.
@@ -494,6 +576,114 @@ fn group_butterfly(model: &Model, k: &crate::model::Kernel, bits: u32) -> (Vec<S
         elem_bits: bits,
         is_float: true,
         either_zero: false,
+        variable: false,
     };
     (v, e)
+}
+
+/// The kernels over arrays of any length: the arena, then per callable the
+/// C core's flat thunk (`c_flat::thunk_with`, the words of
+/// `aether_reference::flat`) and a kernel that copies case i's words into
+/// private memory (the core's array functions take private pointers: OpenCL
+/// C 1.2 has no generic address space), calls the thunk and copies its
+/// result words out. One case per work item.
+fn array_kernels(model: &Model, lines: &mut Vec<String>) -> Vec<ClEntry> {
+    let callables = model.callables();
+    let elem_bits = |c: &Callable| model.spec.types.iter().find(|t| t.name == c.elem()).map_or(32, |t| t.bits);
+    lines.extend(
+        [
+            "",
+            "/* ---- The kernels over arrays of any length: private buffers of these sizes per work item ---- */",
+            "",
+            "#ifndef AETHER_CHECK_WORDS",
+            &format!("#define AETHER_CHECK_WORDS {ARRAY_WORDS}"),
+            "#endif",
+            "#ifndef AETHER_CHECK_OUT",
+            &format!("#define AETHER_CHECK_OUT {ARRAY_OUT}"),
+            "#endif",
+            "#ifndef AETHER_CHECK_SCRATCH",
+            "#define AETHER_CHECK_SCRATCH (2 * AETHER_CHECK_WORDS + 2 * AETHER_CHECK_OUT + 256)",
+            "#endif",
+            "",
+            "/* calloc for the thunks: n zeroed objects of size bytes from the thunk's arena, 8-byte aligned;",
+            "   NULL (the thunk then refuses the case) when the arena is full. */",
+            "static inline void *aether_arena_take(uint64_t *arena, size_t *at, size_t n, size_t size)",
+            "{",
+            "    const size_t words = (n * size + 7u) / 8u;",
+            "    size_t k;",
+            "    uint64_t *p = arena + *at;",
+            "    if (words > (size_t)AETHER_CHECK_SCRATCH - *at) return NULL;",
+            "    for (k = 0; k < words; ++k) p[k] = 0u;",
+            "    *at += words;",
+            "    return (void *)p;",
+            "}",
+            "#define AETHER_ARENA uint64_t aether_arena_[AETHER_CHECK_SCRATCH]; size_t aether_arena_at_ = 0",
+            "#define AETHER_ARENA_CALLOC(n, size) aether_arena_take(aether_arena_, &aether_arena_at_, (n), (size))",
+            "#define AETHER_ARENA_FREE(p) ((void)(p))",
+        ]
+        .iter()
+        .map(|s| s.to_string()),
+    );
+    let mut entries = Vec::new();
+    for bits in [32u32, 64] {
+        let group: Vec<&Callable> = callables.iter().filter(|c| !fixed(**c) && elem_bits(c) == bits).collect();
+        if group.is_empty() {
+            continue;
+        }
+        if bits == 64 {
+            lines.push("#ifdef AETHER_FP64".into());
+        }
+        for c in group {
+            let name = c.c_name(model);
+            let short = name.trim_start_matches("aether_");
+            let thunk = format!("aether_flat_call_{short}");
+            let entry = format!("aether_check_{short}");
+            lines.push(String::new());
+            lines.extend(c_flat::thunk_with(model, *c, &thunk, &THUNKS));
+            lines.push(String::new());
+            lines.extend([
+                format!("__kernel void {entry}(__global const ulong *in, __global const ulong *at, __global ulong *out,"),
+                format!("{}__global ulong *n_out, uint count, uint cap)", " ".repeat(entry.len() + 15)),
+                "{".into(),
+                "    const size_t i = get_global_id(0);".into(),
+                "    uint64_t w[AETHER_CHECK_WORDS + 1], r[AETHER_CHECK_OUT + 1];".into(),
+                "    size_t k, n, n_in;".into(),
+                "    if (i >= count) return;".into(),
+                "    n_in = (size_t)(at[i + 1] - at[i]);".into(),
+                "    if (n_in > (size_t)AETHER_CHECK_WORDS || cap > (uint)AETHER_CHECK_OUT) {".into(),
+                "        n_out[i] = (ulong)AETHER_FLAT_BAD;".into(),
+                "        return;".into(),
+                "    }".into(),
+                "    for (k = 0; k < n_in; ++k) w[k] = (uint64_t)in[at[i] + k];".into(),
+                format!("    n = {thunk}(w, n_in, r, (size_t)cap);"),
+                "    n_out[i] = (ulong)n;".into(),
+                "    if (n == AETHER_FLAT_BAD) return;".into(),
+                "    for (k = 0; k < n; ++k) out[i * cap + k] = (ulong)r[k];".into(),
+                "}".into(),
+            ]);
+            entries.push(ClEntry {
+                check: CheckEntry {
+                    entry,
+                    c_name: name.clone(),
+                    family: c.family().to_string(),
+                    shape: c.shape().to_string(),
+                    elem: c.elem().to_string(),
+                    n_in: 0,
+                    n_out: 0,
+                    workgroup_size: 1,
+                    cases_per_workgroup: 1,
+                    random: true,
+                },
+                word_bits: 64,
+                elem_bits: bits,
+                is_float: c.is_float(),
+                either_zero: c.either_zero(),
+                variable: true,
+            });
+        }
+        if bits == 64 {
+            lines.push("#endif /* AETHER_FP64 */".into());
+        }
+    }
+    entries
 }
