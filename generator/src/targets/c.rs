@@ -6,6 +6,7 @@ use minijinja::context;
 use serde::Serialize;
 
 use super::print::{self, Spelling};
+use super::stmt::{Arr, Loop, ParamTy, Place, Var, VarTy};
 use super::{render, Output, Target};
 use crate::corpus::FunctionCases;
 use crate::dsl::BinOp;
@@ -160,6 +161,95 @@ impl Spelling for Dialect {
     }
 }
 
+/// The C family's statements: declarations before use, pointers to arrays
+/// and to a struct's members, a loop body on the loop's line.
+impl super::stmt::Statements for Dialect {
+    fn base_type(&self, model: &Model, ty: &VarTy, elem: &ElemType) -> String {
+        match ty {
+            VarTy::Elem => elem.c_type.clone(),
+            VarTy::Int => "int".into(),
+            VarTy::Shape(s) => type_name(model, s, elem),
+        }
+    }
+    fn decl(&self, model: &Model, elem: &ElemType, konst: bool, ty: &VarTy, vars: &[Var]) -> String {
+        let vs: Vec<String> = vars
+            .iter()
+            .map(|v| {
+                let mut s = v.name.clone();
+                if let Some(n) = &v.len {
+                    s.push_str(&format!("[{n}]"));
+                }
+                if let Some(i) = &v.init {
+                    s.push_str(&format!(" = {i}"));
+                }
+                s
+            })
+            .collect();
+        format!("{}{} {};", if konst { "const " } else { "" }, self.base_type(model, ty, elem), vs.join(", "))
+    }
+    fn for_head(&self, var: &str, from: &str, lp: &Loop) -> String {
+        match lp {
+            Loop::Up(cond) => format!("for ({var} = {from}; {cond}; ++{var})"),
+            Loop::Down => format!("for ({var} = {from}; {var}-- > 0;)"),
+        }
+    }
+    fn braces(&self) -> bool {
+        false
+    }
+    fn at(&self, a: &Arr, idx: &str) -> String {
+        format!("{}[{idx}]", self.arg(a))
+    }
+    fn arg(&self, a: &Arr) -> String {
+        match a.place {
+            Place::Local | Place::Param => a.name.clone(),
+            Place::Field { ptr: false } => format!("{}.m", a.name),
+            Place::Field { ptr: true } => format!("{}->m", a.name),
+        }
+    }
+    fn choose(&self, c: &str, a: &str, b: &str) -> String {
+        format!("{c} ? {a} : {b}")
+    }
+    fn incr(&self, v: &str) -> String {
+        format!("++{v};")
+    }
+    fn view(&self, _of: &str, _ptr: bool) -> Vec<String> {
+        Vec::new()
+    }
+    fn unview(&self, _of: &str) -> Vec<String> {
+        Vec::new()
+    }
+    fn fn_head(
+        &self,
+        model: &Model,
+        elem: &ElemType,
+        helper: bool,
+        ret: Option<&VarTy>,
+        name: &str,
+        params: &[(String, ParamTy)],
+    ) -> String {
+        let ps: Vec<String> = params
+            .iter()
+            .map(|(p, ty)| match ty {
+                ParamTy::Array { ty, len, konst } => {
+                    let c = if *konst { "const " } else { "" };
+                    let b = self.base_type(model, ty, elem);
+                    if helper {
+                        format!("{c}{b} *{p}")
+                    } else {
+                        format!("{c}{b} {p}[{len}]")
+                    }
+                }
+                ParamTy::Value(s) => format!("{} {p}", type_name(model, s, elem)),
+                ParamTy::Ptr { shape, konst } => format!("{}{} *{p}", if *konst { "const " } else { "" }, type_name(model, shape, elem)),
+                ParamTy::Elem => format!("{} {p}", elem.c_type),
+            })
+            .collect();
+        let r = ret.map_or("void".to_string(), |t| self.base_type(model, t, elem));
+        let storage = if helper { format!("{} ", self.helper) } else { String::new() };
+        format!("{storage}{r} {name}({})", ps.join(", "))
+    }
+}
+
 /// The wrapper a `Calls` dialect prints for a rounded operation:
 /// `aether_add_f32`, `aether_mul_f64`.
 pub fn op_name(op: BinOp, elem: &ElemType) -> String {
@@ -265,7 +355,7 @@ pub fn linalg_helpers_of(model: &Model, lowered: &[Function], dialect: &Dialect,
             let t = model.spec.types.iter().find(|t| t.name == elem).unwrap();
             Helper {
                 doc: format!("The per-lane linear algebra of {n}x{n} {} matrices on row-major arrays ([rules.linalg]).", t.c_type),
-                lines: super::c_linalg::helpers(model, lowered, t, n, dialect),
+                lines: super::linalg::helpers(model, lowered, t, n, dialect),
             }
         })
         .collect()
@@ -487,7 +577,7 @@ pub fn barrier_name(t: &ElemType) -> String {
 /// step families by their C names.
 pub fn kernel(model: &Model, k: &Kernel, dialect: &Dialect) -> CFunction {
     if let KernelKind::Linalg { .. } = k.kind {
-        let p = super::c_linalg::kernel(model, k, dialect);
+        let p = super::linalg::kernel(model, k, dialect);
         return CFunction { name: p.name, doc: p.doc, signature: p.signature, body: p.body };
     }
     let elem = model.spec.types.iter().find(|t| t.name == k.elem).unwrap();
@@ -578,7 +668,7 @@ pub fn kernel(model: &Model, k: &Kernel, dialect: &Dialect) -> CFunction {
             body.push(format!("    out[i] = {value}(p);"));
             body.push("}".into());
         }
-        KernelKind::Linalg { .. } => unreachable!("printed by c_linalg"),
+        KernelKind::Linalg { .. } => unreachable!("printed by linalg"),
     }
     let mut doc = vec![ks.doc.clone()];
     if let KernelKind::Lanes { .. } = &k.kind {

@@ -5,7 +5,7 @@
 //! self-test, for the runner).
 //!
 //! The functions are the C core's, printed by the same printers
-//! (`c::function`, `c::kernel`, `c_linalg`) in the dialect `DIALECT`: C
+//! (`c::function`, `c::kernel`, `targets::linalg`) in the dialect `DIALECT`: C
 //! operators without the C core's asm guards (OpenCL C has no inline asm),
 //! under `#pragma OPENCL FP_CONTRACT OFF`, which the language defines as C99's
 //! pragma (no operation is contracted); the overloaded math builtins (`sqrt`,
