@@ -40,7 +40,7 @@
 
 use crate::dsl::BinOp;
 use crate::error::SpecError;
-use crate::model::{Builtin, Callable, Expr, Function, Kind, Model};
+use crate::model::{Builtin, Callable, Expr, Function, KernelKind, Kind, Model};
 use crate::spec::BandMetric;
 
 /// eps of f32: the ulp of 1.0.
@@ -420,11 +420,11 @@ pub fn check(model: &Model, target: &str, callables: &[Callable]) -> Result<(), 
             derive(&model.lower(f), metric).map_err(|m| {
                 model.error_at(line, format!("bands.{target}.{}", metric.key()), format!("`{name}` ({}): {m}", c.c_name(model)))
             })?;
-        } else if metric != BandMetric::Bits {
+        } else if !(metric == BandMetric::Bits || (metric == BandMetric::Unbounded && is_linalg(c))) {
             return Err(model.error_at(
                 line,
                 format!("bands.{target}.{}", metric.key()),
-                format!("kernel `{name}` is compared bit for bit: list it under bits"),
+                format!("kernel `{name}` is compared bit for bit (a linear-algebra routine may be unbounded): list it under bits"),
             ));
         }
     }
@@ -440,6 +440,10 @@ pub fn check(model: &Model, target: &str, callables: &[Callable]) -> Result<(), 
     Ok(())
 }
 
+fn is_linalg(c: &Callable) -> bool {
+    matches!(c, Callable::Kernel(k) if matches!(k.kind, KernelKind::Linalg { .. }))
+}
+
 /// The band of a callable on the WGSL target (bits where the spec states
 /// none; call `check` first for the spec's errors).
 pub fn band(model: &Model, c: Callable) -> Band {
@@ -452,7 +456,8 @@ pub fn band(model: &Model, c: Callable) -> Band {
         }
         Callable::Kernel(_) => {
             let words = c.fixed_words().map(|(_, o)| o).unwrap_or(1);
-            Band { metrics: vec![Metric::Bits; words], stated, tree: None }
+            let m = if stated == BandMetric::Unbounded { Metric::Unbounded } else { Metric::Bits };
+            Band { metrics: vec![m; words], stated, tree: None }
         }
     }
 }
@@ -614,8 +619,24 @@ pub fn judge(_model: &Model, c: Callable, band: &Band, inputs: &[u64], expected:
     let is_float = c.is_float();
     let identical = crate::policy::matches(expected, got, w, is_float, c.either_zero());
     let as_f32 = |x: u64| f32::from_bits(x as u32);
-    let mut in_domain =
-        inputs.iter().all(|x| normal_or_zero(as_f32(*x))) && (!is_float || expected.iter().all(|x| normal_or_zero(as_f32(*x))));
+    // A linear-algebra kernel's pivots and info are whole numbers: compared
+    // exactly, and no part of the floating-point domain.
+    let (whole_in, whole_out) = match c {
+        Callable::Kernel(k) => match k.kind {
+            KernelKind::Linalg { routine, n, .. } => {
+                let (i, o) = crate::linalg::whole_words(routine, n);
+                let (wi, wo) = crate::linalg::words(routine, n);
+                (
+                    (0..inputs.len()).filter(|x| i.contains(&(x % wi))).collect::<Vec<_>>(),
+                    (0..expected.len()).filter(|x| o.contains(&(x % wo))).collect::<Vec<_>>(),
+                )
+            }
+            _ => (Vec::new(), Vec::new()),
+        },
+        Callable::Function(_) => (Vec::new(), Vec::new()),
+    };
+    let mut in_domain = inputs.iter().enumerate().all(|(k, x)| whole_in.contains(&k) || normal_or_zero(as_f32(*x)))
+        && (!is_float || expected.iter().enumerate().all(|(k, x)| whole_out.contains(&k) || normal_or_zero(as_f32(*x))));
     if c.fixed_words().is_some_and(|(_, o)| o != got.len()) || expected.len() != got.len() {
         return Judgement { in_domain, identical: false, ulp: f64::INFINITY, factor: f64::INFINITY, within: false };
     }
@@ -633,14 +654,15 @@ pub fn judge(_model: &Model, c: Callable, band: &Band, inputs: &[u64], expected:
     }
     let (mut ulp, mut factor, mut within) = (0.0f64, 0.0f64, true);
     for (k, (&e, &g)) in expected.iter().zip(got).enumerate() {
-        if !is_float {
+        if !is_float || whole_out.contains(&k) {
             within &= e == g;
             ulp = ulp.max(if e == g { 0.0 } else { f64::INFINITY });
             continue;
         }
         let d = ulp_f32(e as u32, g as u32);
         ulp = ulp.max(d);
-        let metric = band.metrics.get(k).copied().unwrap_or(Metric::Bits);
+        // A kernel's band is one metric for every word.
+        let metric = band.metrics.get(k).or(band.metrics.last()).copied().unwrap_or(Metric::Bits);
         let fe = exact[k].map(|(x, m)| {
             let err = (f64::from(as_f32(g)) - x).abs();
             if m == 0.0 {

@@ -6,7 +6,9 @@ use std::collections::BTreeMap;
 
 use aether_generator::bands;
 use aether_generator::corpus::ParsedFunction;
-use aether_generator::model::{Callable, Model};
+use aether_generator::linalg;
+use aether_generator::model::{Callable, KernelKind, Model};
+use aether_generator::rng::SplitMix64;
 use aether_generator::targets::wgsl::CheckModule;
 
 use crate::exec::{Error, Executor, Job};
@@ -38,6 +40,7 @@ pub fn prepare(
     seed: u64,
 ) -> Result<Vec<EntryCases>, String> {
     let callables = model.callables();
+    let lowered = model.lowered();
     let mut out = Vec::new();
     for e in &module.entries {
         let at = callables
@@ -60,7 +63,18 @@ pub fn prepare(
         }
         let reference = aether_reference::flat::lookup(c.family(), c.shape(), c.elem())
             .ok_or_else(|| format!("{}: the reference has no {} {} {}", e.c_name, c.family(), c.shape(), c.elem()))?;
-        let inputs = inputs::for_entry(c, e, corpus.get(&e.c_name), n_random, seed);
+        let draw = match c {
+            Callable::Kernel(k) => match k.kind {
+                KernelKind::Linalg { routine, n, .. } => {
+                    let rules = linalg::Rules::new(model, &lowered, &k.elem);
+                    Some(move |r: &mut SplitMix64| linalg::random_single(&rules, routine, n, r))
+                }
+                _ => None,
+            },
+            Callable::Function(_) => None,
+        };
+        let draw_ref: Option<&dyn Fn(&mut SplitMix64) -> Vec<u64>> = draw.as_ref().map(|d| d as &dyn Fn(&mut SplitMix64) -> Vec<u64>);
+        let inputs = inputs::for_entry(c, e, corpus.get(&e.c_name), n_random, seed, draw_ref);
         let mut expected = Vec::with_capacity(inputs.cases() * e.n_out);
         for k in 0..inputs.cases() {
             let r = reference(&inputs.words[k * e.n_in..(k + 1) * e.n_in]);

@@ -106,7 +106,18 @@ pub fn random_suits(c: Callable, e: &CheckEntry) -> bool {
 /// The corpus cases of the entry's callable (those of the entry's word
 /// counts), then `n_random` random inputs when they suit it, seeded from
 /// `seed` and the C name so each function's inputs stand alone.
-pub fn for_entry(c: Callable, e: &CheckEntry, corpus: Option<&ParsedFunction>, n_random: usize, seed: u64) -> Inputs {
+///
+/// `linalg` draws one problem of a linear-algebra routine
+/// (`aether_generator::linalg::random_single`): a many-lane entry's case is
+/// its lanes' problems one after another.
+pub fn for_entry(
+    c: Callable,
+    e: &CheckEntry,
+    corpus: Option<&ParsedFunction>,
+    n_random: usize,
+    seed: u64,
+    linalg: Option<&dyn Fn(&mut SplitMix64) -> Vec<u64>>,
+) -> Inputs {
     let mut words = Vec::new();
     let (mut n_corpus, mut skipped) = (0, 0);
     for case in corpus.map(|f| f.cases.as_slice()).unwrap_or(&[]) {
@@ -123,6 +134,16 @@ pub fn for_entry(c: Callable, e: &CheckEntry, corpus: Option<&ParsedFunction>, n
     if source == Source::CorpusAndRandom {
         let mut r = SplitMix64::for_name(&e.entry, seed);
         for _ in 0..n_random {
+            if let Some(draw) = linalg {
+                // The linear algebra's own inputs (matrix classes, real
+                // factorisations, valid pivots), lane after lane.
+                let mut w = Vec::with_capacity(e.n_in);
+                while w.len() < e.n_in {
+                    w.extend(draw(&mut r));
+                }
+                words.extend_from_slice(&w);
+                continue;
+            }
             let mut w = random_input(&mut r, e.n_in);
             // As the corpus does: derived parameters (`s = a + b`) computed in
             // three inputs of four, left random in the fourth.
