@@ -393,7 +393,9 @@ fn linalg_functions(model: &Model, lowered: &[Function], t: &ElemType) -> Vec<WF
                 for f in super::linalg::helper_funcs(model, lowered, t, n, &sp) {
                     out.push(WFunction {
                         name: f.name.clone(),
-                        doc: vec![format!("The per-lane linear algebra of {n}x{n} f32 matrices on row-major arrays ([rules.linalg]): helper.")],
+                        doc: vec![format!(
+                            "The per-lane linear algebra of {n}x{n} f32 matrices on row-major arrays ([rules.linalg]): helper."
+                        )],
                         signature: f.head(&sp, model, t),
                         body: super::stmt::block(&sp, model, t, &f.body),
                     });
@@ -405,7 +407,12 @@ fn linalg_functions(model: &Model, lowered: &[Function], t: &ElemType) -> Vec<WF
         if let KernelKind::Linalg { many: false, .. } = k.kind {
             let f = super::linalg::single_func(model, k, &sp);
             let ks = model.spec.kernel(&k.key).unwrap();
-            out.push(WFunction { name: f.name.clone(), doc: vec![ks.doc.clone()], signature: f.head(&sp, model, t), body: super::stmt::block(&sp, model, t, &f.body) });
+            out.push(WFunction {
+                name: f.name.clone(),
+                doc: vec![ks.doc.clone()],
+                signature: f.head(&sp, model, t),
+                body: super::stmt::block(&sp, model, t, &f.body),
+            });
         }
     }
     out
@@ -877,7 +884,9 @@ fn linalg_entries(model: &Model, t: &ElemType, src: &mut Vec<String>, entries: &
             vec![format!("var {var}: {mt};"), format!("for (var aether_k = 0u; aether_k < {nn}u; aether_k++) {{ {var}.m[aether_k] = bitcast<f32>(aether_in[aether_base + {at}u + aether_k]); }}")]
         };
         let vec_in = |var: &str, at: usize| format!("let {var} = {vt}({});", (0..n).map(|c| rd(at + c)).collect::<Vec<_>>().join(", "));
-        let mat_out = |var: &str, at: usize| format!("for (var aether_k = 0u; aether_k < {nn}u; aether_k++) {{ aether_out[aether_obase + {at}u + aether_k] = bitcast<u32>({var}.m[aether_k]); }}");
+        let mat_out = |var: &str, at: usize| {
+            format!("for (var aether_k = 0u; aether_k < {nn}u; aether_k++) {{ aether_out[aether_obase + {at}u + aether_k] = bitcast<u32>({var}.m[aether_k]); }}")
+        };
         let vec_out = |var: &str, at: usize| -> Vec<String> {
             vcomps.iter().enumerate().map(|(c, f)| format!("aether_out[aether_obase + {}u] = bitcast<u32>({var}.{f});", at + c)).collect()
         };
