@@ -169,6 +169,7 @@ impl super::stmt::Statements for Dialect {
             VarTy::Elem => elem.c_type.clone(),
             VarTy::Int => "int".into(),
             VarTy::Shape(s) => type_name(model, s, elem),
+            VarTy::Size => "size_t".into(),
         }
     }
     fn decl(&self, model: &Model, elem: &ElemType, konst: bool, ty: &VarTy, vars: &[Var]) -> String {
@@ -217,6 +218,9 @@ impl super::stmt::Statements for Dialect {
     }
     fn unview(&self, _of: &str) -> Vec<String> {
         Vec::new()
+    }
+    fn alias(&self, model: &Model, elem: &ElemType, name: &str, ty: &VarTy, target: &str) -> String {
+        format!("{} *{name} = &{target};", self.base_type(model, ty, elem))
     }
     fn fn_head(
         &self,
@@ -589,13 +593,9 @@ pub fn kernel(model: &Model, k: &Kernel, dialect: &Dialect) -> CFunction {
         let f = model.functions.iter().find(|f| f.family == family && f.elem == k.elem).unwrap();
         model.c_name(f)
     };
-    let (step, combine, value) = (step_name(&red.step), step_name(&red.combine), step_name(&red.value));
+    let (combine, value) = (step_name(&red.combine), step_name(&red.value));
     let lanes = red.lanes;
     let name = model.kernel_c_name(k);
-    let lane_of = |index: &str| match red.assignment {
-        crate::spec::Assignment::Strided => format!("({index}) % {lanes}u"),
-        crate::spec::Assignment::Single => "0u".to_string(),
-    };
     let mut body: Vec<String> = Vec::new();
     let signature;
     match &k.kind {
@@ -613,15 +613,10 @@ pub fn kernel(model: &Model, k: &Kernel, dialect: &Dialect) -> CFunction {
             body.push("}".into());
             body.push("return v[0];".into());
         }
-        KernelKind::Lanes { arrays, term } => {
+        KernelKind::Lanes { arrays, .. } => {
             let arrs: Vec<String> = arrays.iter().map(|a| format!("const {t} *{a}")).collect();
             signature = format!("void {name}({pair} lanes[{lanes}], size_t first, {}, size_t n)", arrs.join(", "));
-            body.push("size_t j;".into());
-            body.push("for (j = 0; j < n; ++j) {".into());
-            body.extend(lane_term(term, elem, "j", dialect).iter().map(|l| format!("    {l}")));
-            body.push(format!("    {pair} *lane = &lanes[{}];", lane_of("first + j")));
-            body.push(format!("    *lane = {step}(*lane, term);"));
-            body.push("}".into());
+            body.extend(super::stmt::block(dialect, model, elem, &super::kernels::lanes_body(model, k, dialect, &|a| Arr::param(a))));
         }
         KernelKind::Array { lanes: lk } => {
             let lk_kernel = model.kernels.iter().find(|x| &x.name == lk && x.elem == k.elem).unwrap();
@@ -640,33 +635,14 @@ pub fn kernel(model: &Model, k: &Kernel, dialect: &Dialect) -> CFunction {
                 None => unreachable!("an array kernel needs the butterfly kernel"),
             }
         }
-        KernelKind::Plane { width } => {
+        KernelKind::Plane { .. } => {
             let term_ty = type_name(model, &k.shape, elem);
             signature = format!("void {name}({t} *value, {t} *comp, size_t element, {term_ty} term)");
-            let shape = model.spec.shape(&k.shape).unwrap();
-            body.push(format!("{pair} p;"));
-            for c in 0..*width {
-                let comp_expr = match &shape.kind {
-                    ShapeKind::Vector(names) => format!("term.{}", names[c]),
-                    _ => "term".into(),
-                };
-                let slot = if *width == 1 { "element".to_string() } else { format!("element * {width}u + {c}u") };
-                body.push(format!("p.{} = value[{slot}];", component_name(model, &red.pair, 0)));
-                body.push(format!("p.{} = comp[{slot}];", component_name(model, &red.pair, 1)));
-                body.push(format!("p = {step}(p, {comp_expr});"));
-                body.push(format!("value[{slot}] = p.{};", component_name(model, &red.pair, 0)));
-                body.push(format!("comp[{slot}] = p.{};", component_name(model, &red.pair, 1)));
-            }
+            body.extend(super::stmt::block(dialect, model, elem, &super::kernels::plane_body(model, k, dialect, &|a| Arr::param(a))));
         }
         KernelKind::Resolve => {
             signature = format!("void {name}({t} *out, const {t} *value, const {t} *comp, size_t n)");
-            body.push(format!("{pair} p;"));
-            body.push("size_t i;".into());
-            body.push("for (i = 0; i < n; ++i) {".into());
-            body.push(format!("    p.{} = value[i];", component_name(model, &red.pair, 0)));
-            body.push(format!("    p.{} = comp[i];", component_name(model, &red.pair, 1)));
-            body.push(format!("    out[i] = {value}(p);"));
-            body.push("}".into());
+            body.extend(super::stmt::block(dialect, model, elem, &super::kernels::resolve_body(model, k, dialect, &|a| Arr::param(a))));
         }
         KernelKind::Linalg { .. } => unreachable!("printed by linalg"),
     }
@@ -677,6 +653,23 @@ pub fn kernel(model: &Model, k: &Kernel, dialect: &Dialect) -> CFunction {
         }
     }
     CFunction { name, doc, signature, body }
+}
+
+/// The statements that bind a lanes kernel's term of one element to `term`
+/// (intermediates first), each array parameter `p` read as `read(p)`.
+pub fn lane_term_with(
+    term: &Function,
+    elem: &ElemType,
+    read: &dyn Fn(&str) -> String,
+    sp: &dyn super::stmt::Statements,
+) -> Vec<super::stmt::Stmt> {
+    use super::stmt::Stmt;
+    let mut g = term.clone();
+    g.params = g.params.iter().map(|p| Param { name: read(&p.name), kind: p.kind.clone() }).collect();
+    let e = |x: &Expr| print::expr(sp, &g, elem, x);
+    let mut out: Vec<Stmt> = g.temps.iter().map(|tmp| Stmt::konst(VarTy::Elem, vec![Var::init(&tmp.name, e(&tmp.expr))])).collect();
+    out.push(Stmt::konst(VarTy::Elem, vec![Var::init("term", e(&g.outputs[0]))]));
+    out
 }
 
 /// The statements that set `const T term` to a lanes kernel's term of

@@ -13,6 +13,7 @@ pub mod c_check;
 pub mod c_flat;
 pub mod c_selftest;
 pub mod cuda;
+pub mod kernels;
 pub mod linalg;
 pub mod opencl;
 pub mod print;

@@ -26,6 +26,8 @@ pub enum VarTy {
     Int,
     /// The struct of a shape of the spec, by shape name.
     Shape(String),
+    /// An array length or index of any size (C `size_t`, WGSL `u32`).
+    Size,
 }
 
 /// One declared variable: a name, an array length, an initial value.
@@ -139,6 +141,13 @@ pub enum Stmt {
     /// Writes a pointer struct's view back: nothing where members have
     /// pointers.
     Unview(String),
+    /// `name` points at `target` (a value of type `ty`), read and written
+    /// as `*name`.
+    Alias {
+        name: String,
+        ty: VarTy,
+        target: String,
+    },
 }
 
 impl Stmt {
@@ -203,6 +212,8 @@ pub trait Statements: Spelling {
     /// pointers).
     fn view(&self, of: &str, ptr: bool) -> Vec<String>;
     fn unview(&self, of: &str) -> Vec<String>;
+    /// A pointer `name` to `target`, of type `ty`.
+    fn alias(&self, model: &Model, elem: &ElemType, name: &str, ty: &VarTy, target: &str) -> String;
     /// A function's head: `ret` None for none; `helper` marks a file-local
     /// helper.
     fn fn_head(
@@ -262,6 +273,7 @@ pub fn lines(sp: &dyn Statements, model: &Model, elem: &ElemType, s: &Stmt) -> V
         Stmt::Call(c) => vec![format!("{c};")],
         Stmt::View { of, ptr } => sp.view(of, *ptr),
         Stmt::Unview(of) => sp.unview(of),
+        Stmt::Alias { name, ty, target } => vec![sp.alias(model, elem, name, ty, target)],
     }
 }
 

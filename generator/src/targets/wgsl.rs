@@ -157,6 +157,7 @@ impl Statements for Wgsl {
             VarTy::Elem => wgsl_scalar(elem),
             VarTy::Int => "i32".into(),
             VarTy::Shape(s) => type_name(model, s, elem),
+            VarTy::Size => "u32".into(),
         }
     }
     fn decl(&self, model: &Model, elem: &ElemType, konst: bool, ty: &VarTy, vars: &[Var]) -> String {
@@ -211,6 +212,9 @@ impl Statements for Wgsl {
     }
     fn unview(&self, of: &str) -> Vec<String> {
         vec![format!("(*{of}).m = {of}_m;")]
+    }
+    fn alias(&self, _model: &Model, _elem: &ElemType, name: &str, _ty: &VarTy, target: &str) -> String {
+        format!("let {name} = &{target};")
     }
     fn fn_head(
         &self,
