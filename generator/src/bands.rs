@@ -452,6 +452,15 @@ pub fn check(model: &Model, target: &str, callables: &[Callable]) -> Result<(), 
 /// classes of `linalg::random_single`) the cases are counted apart.
 pub const LINALG_DOMAIN: (f32, f32) = (1.0 / 65536.0, 65536.0);
 
+/// The domain of the kernels over arrays checked per invocation (lanes,
+/// plane, resolve) on WGSL: every float input word zero or of magnitude in
+/// [2^-50, 2^50]. Their steps are error-free transforms whose residuals a
+/// stack that flushes subnormals (SwiftShader) loses when they are
+/// subnormal; in this range every term (a word or a product of two) is at
+/// least 2^-100, so every residual is a multiple of 2^-123 and normal, and
+/// a sum of ARRAY_CHECK_LEN products stays below 2^107.
+pub const ARRAY_KERNEL_DOMAIN: (f32, f32) = (1.0 / 1_125_899_906_842_624.0, 1_125_899_906_842_624.0);
+
 fn is_linalg(c: &Callable) -> bool {
     matches!(c, Callable::Kernel(k) if matches!(k.kind, KernelKind::Linalg { .. }))
 }
@@ -626,7 +635,7 @@ impl Eval<'_> {
 
 /// Judges one case: `inputs` and `got` are the target's words (an f32 in the
 /// low 32 bits), `expected` the reference's.
-pub fn judge(_model: &Model, c: Callable, band: &Band, inputs: &[u64], expected: &[u64], got: &[u64]) -> Judgement {
+pub fn judge(model: &Model, c: Callable, band: &Band, inputs: &[u64], expected: &[u64], got: &[u64]) -> Judgement {
     let w = if c.elem() == "f32" { 32 } else { 64 };
     let is_float = c.is_float();
     let identical = crate::policy::matches(expected, got, w, is_float, c.either_zero());
@@ -643,12 +652,22 @@ pub fn judge(_model: &Model, c: Callable, band: &Band, inputs: &[u64], expected:
                     (0..expected.len()).filter(|x| o.contains(&(x % wo))).collect::<Vec<_>>(),
                 )
             }
+            // A lanes kernel's `#first`, a plane's `#S` and element numbers.
+            KernelKind::Lanes { .. } => (model.spec.reduction.as_ref().map(|r| 2 * r.lanes).into_iter().collect(), Vec::new()),
+            KernelKind::Plane { width } => ((0..inputs.len()).filter(|x| *x == 0 || (x - 1) % (width + 1) == 0).collect(), Vec::new()),
             _ => (Vec::new(), Vec::new()),
         },
         Callable::Function(_) => (Vec::new(), Vec::new()),
     };
-    let linalg = is_linalg(&c);
-    let float_in = |x: f32| normal_or_zero(x) && (!linalg || x == 0.0 || (LINALG_DOMAIN.0..=LINALG_DOMAIN.1).contains(&x.abs()));
+    let range = match c {
+        Callable::Kernel(k) => match k.kind {
+            KernelKind::Linalg { .. } => Some(LINALG_DOMAIN),
+            KernelKind::Lanes { .. } | KernelKind::Plane { .. } | KernelKind::Resolve => Some(ARRAY_KERNEL_DOMAIN),
+            _ => None,
+        },
+        Callable::Function(_) => None,
+    };
+    let float_in = |x: f32| normal_or_zero(x) && range.is_none_or(|(lo, hi)| x == 0.0 || (lo..=hi).contains(&x.abs()));
     let mut in_domain = inputs.iter().enumerate().all(|(k, x)| whole_in.contains(&k) || float_in(as_f32(*x)))
         && (!is_float || expected.iter().enumerate().all(|(k, x)| whole_out.contains(&k) || normal_or_zero(as_f32(*x))));
     if c.fixed_words().is_some_and(|(_, o)| o != got.len()) || expected.len() != got.len() {

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use aether_generator::bands;
 use aether_generator::corpus::ParsedFunction;
+use aether_generator::kernel;
 use aether_generator::linalg;
 use aether_generator::model::{Callable, KernelKind, Model};
 use aether_generator::rng::SplitMix64;
@@ -74,6 +75,44 @@ pub fn prepare(
             Callable::Function(_) => None,
         };
         let draw_ref: Option<&dyn Fn(&mut SplitMix64) -> Vec<u64>> = draw.as_ref().map(|d| d as &dyn Fn(&mut SplitMix64) -> Vec<u64>);
+        // A lanes kernel's `#first` and a plane's `#S` and element numbers
+        // are whole numbers: drawn as such, the floats as every entry's.
+        let (n_in, n_out) = (e.n_in, e.n_out);
+        let whole = match c {
+            Callable::Kernel(k) => match k.kind {
+                // The kernel's own inputs (compensation-meaningful
+                // elements, lanes as an accumulation leaves them) of the
+                // entry's length, drawn until one has it.
+                KernelKind::Lanes { .. } | KernelKind::Resolve => {
+                    let lowered = &lowered;
+                    Some(Box::new(move |r: &mut SplitMix64| {
+                        for _ in 0..10_000 {
+                            let w = kernel::random_input(model, lowered, k, r);
+                            if w.len() == n_in {
+                                return w;
+                            }
+                        }
+                        let mut w = inputs::random_input(r, n_in);
+                        if matches!(k.kind, KernelKind::Lanes { .. }) {
+                            w[n_out] = r.below(1 << 20);
+                        }
+                        w
+                    }) as Box<dyn Fn(&mut SplitMix64) -> Vec<u64>>)
+                }
+                KernelKind::Plane { width } => Some(Box::new(move |r: &mut SplitMix64| {
+                    let s = (n_out / (2 * width)) as u64;
+                    let mut w = inputs::random_input(r, n_in);
+                    w[0] = s;
+                    for rec in (1..n_in).step_by(width + 1) {
+                        w[rec] = r.below(s);
+                    }
+                    w
+                }) as Box<dyn Fn(&mut SplitMix64) -> Vec<u64>>),
+                _ => None,
+            },
+            Callable::Function(_) => None,
+        };
+        let draw_ref = draw_ref.or(whole.as_deref());
         let inputs = inputs::for_entry(c, e, corpus.get(&e.c_name), n_random, seed, draw_ref);
         let mut expected = Vec::with_capacity(inputs.cases() * e.n_out);
         for k in 0..inputs.cases() {

@@ -764,6 +764,7 @@ pub fn check_module_with(model: &Model, lowered: &[Function], guard: Guard, witn
         array_entries(model, t, &mut src, &mut entries);
     }
     linalg_entries(model, t, &mut src, &mut entries);
+    kernel_entries(model, t, &mut src, &mut entries);
     if !witnesses.is_empty() {
         src.push(String::new());
         src.push("@compute @workgroup_size(1)".into());
@@ -855,6 +856,125 @@ fn array_entries(model: &Model, t: &ElemType, src: &mut Vec<String>, entries: &m
             n_out: 1,
             workgroup_size: lanes as u32,
             cases_per_workgroup: 1,
+            random: true,
+        });
+    }
+}
+
+/// The records of one case of a plane entry, and its elements.
+pub const PLANE_CHECK_RECORDS: usize = 8;
+pub const PLANE_CHECK_ELEMENTS: usize = 4;
+/// The slots of one case of the resolve entry.
+pub const RESOLVE_CHECK_LEN: usize = 8;
+
+/// The check entries of the kernels over arrays of any length that are not
+/// the workgroup schedule (lanes_sum, lanes_dot, plane_add, plane_resolve),
+/// one case per invocation: the case's words are read into fixed local
+/// arrays (ARRAY_CHECK_LEN elements per array for the lanes kernels,
+/// PLANE_CHECK_ELEMENTS elements and PLANE_CHECK_RECORDS records for a
+/// plane, RESOLVE_CHECK_LEN slots), then the C core's kernel body runs on
+/// them, printed from the same statement tree (`targets::kernels`), and the
+/// results are written back. A plain WGSL function cannot take an array of
+/// any length; a consumer runs the same body over its storage buffer.
+fn kernel_entries(model: &Model, t: &ElemType, src: &mut Vec<String>, entries: &mut Vec<CheckEntry>) {
+    let Some(red) = model.spec.reduction.as_ref() else { return };
+    let sp = Wgsl::default();
+    let pair = type_name(model, &red.pair, t);
+    let (hi, lo) = (super::c::component_name(model, &red.pair, 0), super::c::component_name(model, &red.pair, 1));
+    let lanes = red.lanes;
+    let rd = |at: &str| format!("bitcast<f32>(aether_in[{at}])");
+    for k in model.kernels.iter().filter(|k| k.elem == t.name) {
+        let name = model.kernel_c_name(k);
+        let entry = format!("check_{}", name.trim_start_matches("aether_"));
+        let mut body: Vec<String> = Vec::new();
+        let (n_in, n_out) = match &k.kind {
+            KernelKind::Lanes { arrays, .. } => {
+                let n = ARRAY_CHECK_LEN;
+                body.push(format!("var lanes: array<{pair}, {lanes}>;"));
+                body.push(format!(
+                    "for (var aether_k = 0u; aether_k < {lanes}u; aether_k++) {{ lanes[aether_k] = {pair}({}, {}); }}",
+                    rd("aether_base + 2u * aether_k"),
+                    rd("aether_base + 2u * aether_k + 1u")
+                ));
+                body.push(format!("let first = aether_in[aether_base + {}u];", 2 * lanes));
+                body.push(format!("let n = {n}u;"));
+                for (a, name) in arrays.iter().enumerate() {
+                    body.push(format!("var {name}: array<f32, {n}>;"));
+                    body.push(format!(
+                        "for (var aether_k = 0u; aether_k < {n}u; aether_k++) {{ {name}[aether_k] = {}; }}",
+                        rd(&format!("aether_base + {}u + aether_k", 2 * lanes + 1 + a * n))
+                    ));
+                }
+                body.extend(super::stmt::block(&sp, model, t, &super::kernels::lanes_body(model, k, &sp, &|a| Arr::local(a))));
+                body.push(format!(
+                    "for (var aether_k = 0u; aether_k < {lanes}u; aether_k++) {{ aether_out[aether_obase + 2u * aether_k] = bitcast<u32>(lanes[aether_k].{hi}); aether_out[aether_obase + 2u * aether_k + 1u] = bitcast<u32>(lanes[aether_k].{lo}); }}"
+                ));
+                (2 * lanes + 1 + arrays.len() * n, 2 * lanes)
+            }
+            KernelKind::Plane { width } => {
+                let (kk, s, r) = (*width, PLANE_CHECK_ELEMENTS, PLANE_CHECK_RECORDS);
+                let slots = s * kk;
+                body.push(format!("var value: array<f32, {slots}>;"));
+                body.push(format!("var comp: array<f32, {slots}>;"));
+                body.push(format!("for (var aether_r = 0u; aether_r < {r}u; aether_r++) {{"));
+                body.push(format!("    let aether_rec = aether_base + 1u + aether_r * {}u;", kk + 1));
+                body.push("    let element = aether_in[aether_rec];".into());
+                let shape = model.spec.shape(&k.shape).unwrap();
+                let term = match &shape.kind {
+                    ShapeKind::Scalar => rd("aether_rec + 1u"),
+                    _ => format!(
+                        "{}({})",
+                        type_name(model, &k.shape, t),
+                        (0..kk).map(|c| rd(&format!("aether_rec + {}u", c + 1))).collect::<Vec<_>>().join(", ")
+                    ),
+                };
+                body.push(format!("    let term = {term};"));
+                body.extend(
+                    super::stmt::block(&sp, model, t, &super::kernels::plane_body(model, k, &sp, &|a| Arr::local(a)))
+                        .into_iter()
+                        .map(|l| format!("    {l}")),
+                );
+                body.push("}".into());
+                body.push(format!("for (var aether_k = 0u; aether_k < {slots}u; aether_k++) {{ aether_out[aether_obase + aether_k] = bitcast<u32>(value[aether_k]); aether_out[aether_obase + {slots}u + aether_k] = bitcast<u32>(comp[aether_k]); }}"));
+                (1 + r * (kk + 1), 2 * slots)
+            }
+            KernelKind::Resolve => {
+                let n = RESOLVE_CHECK_LEN;
+                body.push(format!("let n = {n}u;"));
+                body.push(format!("var value: array<f32, {n}>;"));
+                body.push(format!("var comp: array<f32, {n}>;"));
+                body.push(format!("var out: array<f32, {n}>;"));
+                body.push(format!(
+                    "for (var aether_k = 0u; aether_k < {n}u; aether_k++) {{ value[aether_k] = {}; comp[aether_k] = {}; }}",
+                    rd("aether_base + aether_k"),
+                    rd(&format!("aether_base + {n}u + aether_k"))
+                ));
+                body.extend(super::stmt::block(&sp, model, t, &super::kernels::resolve_body(model, k, &sp, &|a| Arr::local(a))));
+                body.push(format!("for (var aether_k = 0u; aether_k < {n}u; aether_k++) {{ aether_out[aether_obase + aether_k] = bitcast<u32>(out[aether_k]); }}"));
+                (2 * n, n)
+            }
+            _ => continue,
+        };
+        src.push(String::new());
+        src.push(format!("@compute @workgroup_size({CHECK_WG})"));
+        src.push(format!("fn {entry}(@builtin(global_invocation_id) aether_gid: vec3<u32>) {{"));
+        src.push("    let aether_i = aether_params.w + aether_gid.x;".into());
+        src.push("    if (aether_i >= aether_params.x) { return; }".into());
+        src.push("    aether_check_guard();".into());
+        src.push(format!("    let aether_base = aether_i * {n_in}u;"));
+        src.push(format!("    let aether_obase = aether_i * {n_out}u;"));
+        src.extend(body.iter().map(|l| format!("    {l}")));
+        src.push("}".into());
+        entries.push(CheckEntry {
+            entry,
+            c_name: name.clone(),
+            family: k.name.clone(),
+            shape: k.shape.clone(),
+            elem: k.elem.clone(),
+            n_in,
+            n_out,
+            workgroup_size: CHECK_WG,
+            cases_per_workgroup: CHECK_WG,
             random: true,
         });
     }
@@ -1003,7 +1123,16 @@ pub fn callables(model: &Model) -> Vec<Callable<'_>> {
         .filter(|c| match c {
             Callable::Function(f) => f.elem == t.name,
             Callable::Kernel(k) => {
-                k.elem == t.name && matches!(k.kind, KernelKind::Butterfly | KernelKind::Array { .. } | KernelKind::Linalg { .. })
+                k.elem == t.name
+                    && matches!(
+                        k.kind,
+                        KernelKind::Butterfly
+                            | KernelKind::Array { .. }
+                            | KernelKind::Linalg { .. }
+                            | KernelKind::Lanes { .. }
+                            | KernelKind::Plane { .. }
+                            | KernelKind::Resolve
+                    )
             }
         })
         .collect()
