@@ -131,6 +131,7 @@ pub fn for_entry(
     // An entry without inputs has one case, which the corpus holds.
     let source = if random_suits(c, e) && e.n_in > 0 { Source::CorpusAndRandom } else { Source::CorpusOnly };
     let mut n = 0;
+    let n_random = e.max_random.map_or(n_random, |m| n_random.min(m));
     if source == Source::CorpusAndRandom {
         let mut r = SplitMix64::for_name(&e.entry, seed);
         for _ in 0..n_random {

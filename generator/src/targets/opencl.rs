@@ -278,6 +278,7 @@ pub fn check_program(model: &Model, lowered: &[Function], banner: &str, witnesse
                     // Every fixed-layout kernel takes random inputs
                     // (`aether_opencl::random_inputs`).
                     random: true,
+                    max_random: None,
                 },
                 word_bits,
                 elem_bits: bits,
@@ -489,6 +490,7 @@ fn group_butterfly(model: &Model, k: &crate::model::Kernel, bits: u32) -> (Vec<S
             workgroup_size: lanes as u32,
             cases_per_workgroup: 1,
             random: true,
+            max_random: None,
         },
         word_bits: 64,
         elem_bits: bits,

@@ -65,6 +65,10 @@ pub struct CheckEntry {
     /// Every input word is a plain float and the counts are fixed: random
     /// inputs suit the entry (not so for counts, indices or lane numbers).
     pub random: bool,
+    /// At most this many random inputs, whatever the run asks for (the
+    /// expensive entries: the linear algebra, the per-invocation kernels
+    /// over arrays); None for no limit.
+    pub max_random: Option<usize>,
 }
 
 /// A WGSL module with one entry point per checked callable.
@@ -706,6 +710,7 @@ pub fn check_module_with(model: &Model, lowered: &[Function], guard: Guard, witn
             workgroup_size: CHECK_WG,
             cases_per_workgroup: CHECK_WG,
             random: n_in > 0,
+            max_random: None,
         });
     }
     if let Some((k, _)) = butterfly(model, t) {
@@ -759,6 +764,7 @@ pub fn check_module_with(model: &Model, lowered: &[Function], guard: Guard, witn
                 workgroup_size: wg,
                 cases_per_workgroup: per,
                 random: true,
+                max_random: None,
             });
         }
         array_entries(model, t, &mut src, &mut entries);
@@ -786,6 +792,7 @@ pub fn check_module_with(model: &Model, lowered: &[Function], guard: Guard, witn
             workgroup_size: 1,
             cases_per_workgroup: 1,
             random: false,
+            max_random: None,
         });
     }
     src.push(String::new());
@@ -857,6 +864,7 @@ fn array_entries(model: &Model, t: &ElemType, src: &mut Vec<String>, entries: &m
             workgroup_size: lanes as u32,
             cases_per_workgroup: 1,
             random: true,
+            max_random: None,
         });
     }
 }
@@ -976,9 +984,18 @@ fn kernel_entries(model: &Model, t: &ElemType, src: &mut Vec<String>, entries: &
             workgroup_size: CHECK_WG,
             cases_per_workgroup: CHECK_WG,
             random: true,
+            max_random: Some(KERNEL_CHECK_RANDOM),
         });
     }
 }
+
+/// The most random inputs of a linear-algebra entry (each is a whole
+/// factorisation or sweep; at 10^5 the 66 entries would add minutes to CI on
+/// two cores): the corpus plus at most this many per entry.
+pub const LINALG_CHECK_RANDOM: usize = 2000;
+/// The most random inputs of a per-invocation kernel entry over arrays
+/// (lanes_sum, lanes_dot, plane_add, plane_resolve).
+pub const KERNEL_CHECK_RANDOM: usize = 5000;
 
 /// The lanes of one case of a many-lane linear-algebra entry.
 pub const LINALG_CHECK_LANES: usize = 3;
@@ -1095,6 +1112,7 @@ fn linalg_entries(model: &Model, t: &ElemType, src: &mut Vec<String>, entries: &
             workgroup_size: CHECK_WG,
             cases_per_workgroup: CHECK_WG,
             random: true,
+            max_random: Some(LINALG_CHECK_RANDOM),
         });
     }
 }
