@@ -36,6 +36,28 @@
 // is aether_pairf_value(p). The runner checks exactly this schedule against
 // the reference (the check module's check_f32_*_array_workgroup entries).
 
+// The per-lane linear algebra (LU, triangular solves, det_lu, inverse,
+// Cholesky, the Jacobi eigh) for 2x2, 3x3 and 4x4: helpers over
+// ptr<function, array<f32, N>> (row-major, as the C core's static helpers),
+// and one public function per routine over the core's structs with the C
+// core's signature: a C pointer is a ptr<function, ...>, the 1-based pivots
+// an array<i32, n> and info an i32. WGSL has no pointer to a member of a
+// parameter, so a matrix's m array is worked on in a local copy that is
+// written back before the function returns; the bits are the C core's (the
+// same statement trees, targets::linalg).
+//
+// Forms over arrays of any length (the many-lane ..._lanes forms,
+// lanes_sum, lanes_dot, plane_add, plane_resolve): a plain WGSL function
+// cannot take a runtime-sized array, so they are not functions of this
+// core. Their bodies are the C core's loops over storage buffers of the
+// structs above (same memory order and stride): a many-lane form calls the
+// single form once per lane l on element l of each array (one lane per
+// invocation, or a loop); lanes_sum/lanes_dot step lane (first + j) % 32 with
+// aether_pairf_neumaier_add for j ascending; plane_add steps the slots of one
+// element; plane_resolve delivers aether_pairf_value of every slot. The check
+// module runs exactly these bodies, printed from the same trees
+// (targets::kernels), over fixed local arrays filled from its buffer.
+
 var<private> aether_opaque_zero: u32;
 var<private> aether_opaque_one: f32 = 1.0;
 

@@ -1,7 +1,9 @@
 //! The WGSL core: `wgsl_core/aether_core.wgsl`, every f32 function of the
-//! spec and the 32-slot tree (per invocation and across a workgroup), and the
-//! check module the runner dispatches: one compute entry point per callable
-//! over flat words.
+//! spec, the 32-slot tree (per invocation and across a workgroup) and the
+//! per-lane linear algebra, and the check module the runner dispatches: one
+//! compute entry point per callable over flat words (the kernels over arrays
+//! of any length and the many-lane forms as entries over fixed arrays,
+//! printed from the C core's statement trees).
 //!
 //! WGSL is the first target outside the C family. Its trees are printed by
 //! the one walk of `print` with the spelling `Wgsl`; nothing here orders an
@@ -632,8 +634,9 @@ fn selftest(model: &Model, lowered: &[Function], t: &ElemType, witnesses: &[Witn
 
 /// The self-test's witnesses for the WGSL core: those of its callables.
 pub fn selftest_witnesses(model: &Model, cases_of: &dyn Fn(&str) -> Option<Vec<crate::corpus::Case>>) -> Vec<Witness> {
-    // The array kernels run as workgroup entries over buffers, not in the
-    // self-test's one invocation.
+    // The kernels over arrays and the linear algebra run as entries over
+    // buffers, not in the self-test's one invocation (only the butterfly
+    // does).
     let names: Vec<String> = callables(model)
         .iter()
         .filter(|c| !matches!(c, Callable::Kernel(k) if k.kind != KernelKind::Butterfly))
