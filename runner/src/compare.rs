@@ -13,7 +13,7 @@ use aether_generator::rng::SplitMix64;
 use aether_generator::targets::wgsl::CheckModule;
 
 use crate::exec::{Error, Executor, Job};
-use crate::inputs::{self, Inputs, Source};
+use crate::inputs::{self, Draw, Inputs, Source};
 
 /// One entry's cases and the reference's results, shared by every stack and
 /// every control module (matched by C name).
@@ -74,7 +74,7 @@ pub fn prepare(
             },
             Callable::Function(_) => None,
         };
-        let draw_ref: Option<&dyn Fn(&mut SplitMix64) -> Vec<u64>> = draw.as_ref().map(|d| d as &dyn Fn(&mut SplitMix64) -> Vec<u64>);
+        let draw_ref: Option<&Draw<'_>> = draw.as_ref().map(|d| d as &Draw<'_>);
         // A lanes kernel's `#first` and a plane's `#S` and element numbers
         // are whole numbers: drawn as such, the floats as every entry's.
         let (n_in, n_out) = (e.n_in, e.n_out);
@@ -97,7 +97,7 @@ pub fn prepare(
                             w[n_out] = r.below(1 << 20);
                         }
                         w
-                    }) as Box<dyn Fn(&mut SplitMix64) -> Vec<u64>>)
+                    }) as Box<Draw<'_>>)
                 }
                 KernelKind::Plane { width } => Some(Box::new(move |r: &mut SplitMix64| {
                     let s = (n_out / (2 * width)) as u64;
@@ -107,7 +107,7 @@ pub fn prepare(
                         w[rec] = r.below(s);
                     }
                     w
-                }) as Box<dyn Fn(&mut SplitMix64) -> Vec<u64>>),
+                }) as Box<Draw<'_>>),
                 _ => None,
             },
             Callable::Function(_) => None,

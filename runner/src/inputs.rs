@@ -16,6 +16,9 @@ pub const DEFAULT_SEED: u64 = 0x00ae_7e12_0000_0001;
 /// from the subnormals.
 pub const MODERATE_EXP: (i32, i32) = (-20, 20);
 
+/// Draws one random input of an entry whose words are not all plain floats.
+pub type Draw<'a> = dyn Fn(&mut SplitMix64) -> Vec<u64> + 'a;
+
 /// Where an entry's inputs come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
@@ -107,16 +110,17 @@ pub fn random_suits(c: Callable, e: &CheckEntry) -> bool {
 /// counts), then `n_random` random inputs when they suit it, seeded from
 /// `seed` and the C name so each function's inputs stand alone.
 ///
-/// `linalg` draws one problem of a linear-algebra routine
-/// (`aether_generator::linalg::random_single`): a many-lane entry's case is
-/// its lanes' problems one after another.
+/// `linalg` draws one random input in place of `random_input`: one problem
+/// of a linear-algebra routine (`aether_generator::linalg::random_single`;
+/// a many-lane entry's case is its lanes' problems one after another), or a
+/// kernel's input with its whole-number words.
 pub fn for_entry(
     c: Callable,
     e: &CheckEntry,
     corpus: Option<&ParsedFunction>,
     n_random: usize,
     seed: u64,
-    linalg: Option<&dyn Fn(&mut SplitMix64) -> Vec<u64>>,
+    linalg: Option<&Draw<'_>>,
 ) -> Inputs {
     let mut words = Vec::new();
     let (mut n_corpus, mut skipped) = (0, 0);
