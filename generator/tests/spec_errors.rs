@@ -297,7 +297,7 @@ fn malformed_specs_get_exact_messages() {
         (
             "  \"lerp\", \"sum\", \"dot\",",
             "  \"lerp\", \"sum\",",
-            -8,
+            -10,
             "bands.wgsl",
             "`dot` (aether_vec2f_dot) has no metric: list it under bits, ulp, forward or unbounded",
         ),
