@@ -7,13 +7,17 @@
 # mesa-vulkan-drivers, SwiftShader from chromium-common, Node.js, and Dawn for
 # Node by `npm ci` in runner/dawn), builds the runner, and runs:
 #   1. every entry on wgpu/lavapipe and Dawn/SwiftShader with the corpus and N
-#      random inputs (default 100000): fails when an in-domain case is outside
-#      its band;
+#      random inputs (default 100000; at most 2000 per linear-algebra entry
+#      and 5000 per per-invocation array kernel, wgsl::LINALG_CHECK_RANDOM and
+#      KERNEL_CHECK_RANDOM, so that CI stays short): fails when an in-domain
+#      case is outside its band;
 #   2. the negative controls, each of which must change bits (the runner's
 #      --expect-mismatch), on NC = min(N, 20000) random inputs:
 #      guard none on wgpu/lavapipe, in the compensated functions;
 #      guard opaque-one on wgpu/lavapipe;
-#      the rule mutant $MUTANT (default fold-left) on both stacks;
+#      the rule mutant $MUTANT (default fold-left) on both stacks (with
+#      fold-left it must change the 4x4 LU, det_lu and inverse), and
+#      no-symmetrize on the matrix entries of both stacks (Cholesky, eigh);
 #   3. the core's self-test on both stacks (SwiftShader must be reported as
 #      flushing subnormals), and its controls, which must make it fail: no
 #      guard and the opaque-one guard on lavapipe, the rule mutant
@@ -81,7 +85,15 @@ control() { # name stack grep-pattern args...: runs a control that must change b
 }
 control guard-none wgpu 'aether_[a-z0-9_]*(two_sum|neumaier|combine|reduce|sum_array|dot_array|lanes)' --guard none
 control guard-opaque-one wgpu '' --guard opaque-one
-control "mutant-$MUTANT" all '' --mutant "$MUTANT"
+# The fold-left mutant must also move the linear algebra (LU's finished dot
+# products of length 3, so the 4x4 routines), and no-symmetrize Cholesky and
+# eigh, on both stacks.
+if [ "$MUTANT" = fold-left ]; then
+    control "mutant-$MUTANT" all 'aether_mat4f_(lu|det_lu|inverse)' --mutant "$MUTANT"
+else
+    control "mutant-$MUTANT" all '' --mutant "$MUTANT"
+fi
+control mutant-no-symmetrize all 'aether_mat[234]f_(cholesky|eigh)' --mutant no-symmetrize --only mat
 
 # The core's self-test on both stacks: every witness of a bits family passes,
 # SwiftShader is reported as flushing subnormals and lavapipe as not; then the

@@ -36,6 +36,28 @@
 // is aether_pairf_value(p). The runner checks exactly this schedule against
 // the reference (the check module's check_f32_*_array_workgroup entries).
 
+// The per-lane linear algebra (LU, triangular solves, det_lu, inverse,
+// Cholesky, the Jacobi eigh) for 2x2, 3x3 and 4x4: helpers over
+// ptr<function, array<f32, N>> (row-major, as the C core's static helpers),
+// and one public function per routine over the core's structs with the C
+// core's signature: a C pointer is a ptr<function, ...>, the 1-based pivots
+// an array<i32, n> and info an i32. WGSL has no pointer to a member of a
+// parameter, so a matrix's m array is worked on in a local copy that is
+// written back before the function returns; the bits are the C core's (the
+// same statement trees, targets::linalg).
+//
+// Forms over arrays of any length (the many-lane ..._lanes forms,
+// lanes_sum, lanes_dot, plane_add, plane_resolve): a plain WGSL function
+// cannot take a runtime-sized array, so they are not functions of this
+// core. Their bodies are the C core's loops over storage buffers of the
+// structs above (same memory order and stride): a many-lane form calls the
+// single form once per lane l on element l of each array (one lane per
+// invocation, or a loop); lanes_sum/lanes_dot step lane (first + j) % 32 with
+// aether_pairf_neumaier_add for j ascending; plane_add steps the slots of one
+// element; plane_resolve delivers aether_pairf_value of every slot. The check
+// module runs exactly these bodies, printed from the same trees
+// (targets::kernels), over fixed local arrays filled from its buffer.
+
 var<private> aether_opaque_zero: u32;
 var<private> aether_opaque_one: f32 = 1.0;
 
@@ -1230,6 +1252,915 @@ fn aether_f32_jacobi_diag(app: f32, aqq: f32, apq: f32, r: aether_rotationf) -> 
     out.x = (app - (r.t * apq));
     out.y = (aqq + (r.t * apq));
     return out;
+}
+
+// The per-lane linear algebra of 2x2 f32 matrices on row-major arrays ([rules.linalg]): helper.
+fn aether_lu_f32_2(w: ptr<function, array<f32, 4>>, ipiv: ptr<function, array<i32, 2>>) -> i32 {
+    var info: i32 = 0; var i: i32; var j: i32; var k: i32; var p: i32;
+    for (j = 0; j < 2; j++) {
+        for (i = 1; i < j; i++) {
+            var acc: f32 = ((*w)[(i) * 2 + (0)] * (*w)[(0) * 2 + (j)]);
+            for (k = 1; k < i; k++) { acc = (((*w)[(i) * 2 + (k)] * (*w)[(k) * 2 + (j)]) + acc); }
+            (*w)[(i) * 2 + (j)] = ((*w)[(i) * 2 + (j)] - acc);
+        }
+        if (j > 0) {
+            for (i = j; i < 2; i++) {
+                var acc: f32 = ((*w)[(i) * 2 + (0)] * (*w)[(0) * 2 + (j)]);
+                for (k = 1; k < j; k++) { acc = (((*w)[(i) * 2 + (k)] * (*w)[(k) * 2 + (j)]) + acc); }
+                (*w)[(i) * 2 + (j)] = ((*w)[(i) * 2 + (j)] - acc);
+            }
+        }
+        p = j;
+        {
+            var best: f32 = aether_fabs_f32((*w)[(j) * 2 + (j)]);
+            for (i = j + 1; i < 2; i++) {
+                let m: f32 = aether_fabs_f32((*w)[(i) * 2 + (j)]);
+                if (m > best) { p = i; best = m; }
+            }
+        }
+        (*ipiv)[j] = p + 1;
+        if (p != j) { for (k = 0; k < 2; k++) { let s: f32 = (*w)[(j) * 2 + (k)]; (*w)[(j) * 2 + (k)] = (*w)[(p) * 2 + (k)]; (*w)[(p) * 2 + (k)] = s; } }
+        if ((*w)[(j) * 2 + (j)] == 0.0f) {
+            if (info == 0) { info = j + 1; }
+        } else {
+            let r: f32 = (1.0f / (*w)[(j) * 2 + (j)]);
+            for (i = j + 1; i < 2; i++) { (*w)[(i) * 2 + (j)] = ((*w)[(i) * 2 + (j)] * r); }
+        }
+    }
+    return info;
+}
+
+// The per-lane linear algebra of 2x2 f32 matrices on row-major arrays ([rules.linalg]): helper.
+fn aether_solve_lower_f32_2(w: ptr<function, array<f32, 4>>, b: ptr<function, array<f32, 2>>, x: ptr<function, array<f32, 2>>) {
+    var i: i32; var k: i32;
+    for (i = 0; i < 2; i++) {
+        var s: f32 = (*b)[i];
+        for (k = 0; k < i; k++) { s = (s - ((*w)[(i) * 2 + (k)] * (*x)[k])); }
+        (*x)[i] = (s / (*w)[(i) * 2 + (i)]);
+    }
+}
+
+// The per-lane linear algebra of 2x2 f32 matrices on row-major arrays ([rules.linalg]): helper.
+fn aether_solve_lower_unit_f32_2(w: ptr<function, array<f32, 4>>, b: ptr<function, array<f32, 2>>, x: ptr<function, array<f32, 2>>) {
+    var i: i32; var k: i32;
+    for (i = 0; i < 2; i++) {
+        var s: f32 = (*b)[i];
+        for (k = 0; k < i; k++) { s = (s - ((*w)[(i) * 2 + (k)] * (*x)[k])); }
+        (*x)[i] = s;
+    }
+}
+
+// The per-lane linear algebra of 2x2 f32 matrices on row-major arrays ([rules.linalg]): helper.
+fn aether_solve_upper_f32_2(w: ptr<function, array<f32, 4>>, b: ptr<function, array<f32, 2>>, x: ptr<function, array<f32, 2>>) {
+    var i: i32; var k: i32;
+    for (i = 2 - 1; i >= 0; i--) {
+        var s: f32 = (*b)[i];
+        for (k = i + 1; k < 2; k++) { s = (s - ((*w)[(i) * 2 + (k)] * (*x)[k])); }
+        (*x)[i] = (s / (*w)[(i) * 2 + (i)]);
+    }
+}
+
+// The per-lane linear algebra of 2x2 f32 matrices on row-major arrays ([rules.linalg]): helper.
+fn aether_solve_upper_unit_f32_2(w: ptr<function, array<f32, 4>>, b: ptr<function, array<f32, 2>>, x: ptr<function, array<f32, 2>>) {
+    var i: i32; var k: i32;
+    for (i = 2 - 1; i >= 0; i--) {
+        var s: f32 = (*b)[i];
+        for (k = i + 1; k < 2; k++) { s = (s - ((*w)[(i) * 2 + (k)] * (*x)[k])); }
+        (*x)[i] = s;
+    }
+}
+
+// The per-lane linear algebra of 2x2 f32 matrices on row-major arrays ([rules.linalg]): helper.
+fn aether_lu_solve_f32_2(w: ptr<function, array<f32, 4>>, ipiv: ptr<function, array<i32, 2>>, b: ptr<function, array<f32, 2>>, x: ptr<function, array<f32, 2>>) {
+    var y: array<f32, 2>; var z: array<f32, 2>;
+    var k: i32;
+    for (k = 0; k < 2; k++) { y[k] = (*b)[k]; }
+    for (k = 0; k < 2; k++) { if ((*ipiv)[k] - 1 != k) { let s: f32 = y[k]; y[k] = y[(*ipiv)[k] - 1]; y[(*ipiv)[k] - 1] = s; } }
+    aether_solve_lower_unit_f32_2(w, &y, &z);
+    aether_solve_upper_f32_2(w, &z, x);
+}
+
+// The per-lane linear algebra of 2x2 f32 matrices on row-major arrays ([rules.linalg]): helper.
+fn aether_cholesky_f32_2(a: ptr<function, array<f32, 4>>, w: ptr<function, array<f32, 4>>) -> i32 {
+    var i: i32; var j: i32; var k: i32;
+    for (i = 0; i < 2; i++) { for (j = 0; j < 2; j++) { (*w)[(i) * 2 + (j)] = select(0.0f, ((0.5f * (*a)[(i) * 2 + (j)]) + (0.5f * (*a)[(j) * 2 + (i)])), j <= i); } }
+    for (j = 0; j < 2; j++) {
+        var d: f32 = (*w)[(j) * 2 + (j)];
+        var l: f32;
+        for (k = 0; k < j; k++) { d = (d - ((*w)[(j) * 2 + (k)] * (*w)[(j) * 2 + (k)])); }
+        if (!(d > 0.0f)) { return j + 1; }
+        l = sqrt(d);
+        (*w)[(j) * 2 + (j)] = l;
+        for (i = j + 1; i < 2; i++) {
+            var s: f32 = (*w)[(i) * 2 + (j)];
+            for (k = 0; k < j; k++) { s = (s - ((*w)[(i) * 2 + (k)] * (*w)[(j) * 2 + (k)])); }
+            (*w)[(i) * 2 + (j)] = (s / l);
+        }
+    }
+    return 0;
+}
+
+// The per-lane linear algebra of 2x2 f32 matrices on row-major arrays ([rules.linalg]): helper.
+fn aether_eigh_f32_2(a: ptr<function, array<f32, 4>>, e: ptr<function, array<f32, 2>>, v: ptr<function, array<f32, 4>>) {
+    var w: array<f32, 2 * 2>;
+    var i: i32; var j: i32; var k: i32; var p: i32; var q: i32; var sweep: i32;
+    for (i = 0; i < 2; i++) { for (j = 0; j < 2; j++) { w[(i) * 2 + (j)] = ((0.5f * (*a)[(i) * 2 + (j)]) + (0.5f * (*a)[(j) * 2 + (i)])); (*v)[(i) * 2 + (j)] = select(0.0f, 1.0f, i == j); } }
+    for (sweep = 0; sweep < 10; sweep++) {
+        for (p = 0; p + 1 < 2; p++) {
+            for (q = p + 1; q < 2; q++) {
+                let app: f32 = w[(p) * 2 + (p)]; let aqq: f32 = w[(q) * 2 + (q)]; let apq: f32 = w[(p) * 2 + (q)];
+                var r: aether_rotationf;
+                var gh: aether_vec2f;
+                if (apq == 0.0f) { continue; }
+                r = aether_f32_jacobi_rotation(app, aqq, apq);
+                for (k = 0; k < 2; k++) {
+                    if (k == p || k == q) { continue; }
+                    gh = aether_f32_jacobi_update(w[(k) * 2 + (p)], w[(k) * 2 + (q)], r);
+                    w[(k) * 2 + (p)] = gh.x; w[(p) * 2 + (k)] = gh.x;
+                    w[(k) * 2 + (q)] = gh.y; w[(q) * 2 + (k)] = gh.y;
+                }
+                gh = aether_f32_jacobi_diag(app, aqq, apq, r);
+                w[(p) * 2 + (p)] = gh.x;
+                w[(q) * 2 + (q)] = gh.y;
+                w[(p) * 2 + (q)] = 0.0f; w[(q) * 2 + (p)] = 0.0f;
+                for (k = 0; k < 2; k++) {
+                    gh = aether_f32_jacobi_update((*v)[(k) * 2 + (p)], (*v)[(k) * 2 + (q)], r);
+                    (*v)[(k) * 2 + (p)] = gh.x; (*v)[(k) * 2 + (q)] = gh.y;
+                }
+            }
+        }
+    }
+    for (i = 0; i < 2; i++) { (*e)[i] = w[(i) * 2 + (i)]; }
+    for (i = 0; i + 1 < 2; i++) {
+        var m: i32 = i;
+        for (j = i + 1; j < 2; j++) { if ((*e)[j] < (*e)[m]) { m = j; } }
+        if (m != i) {
+            let s: f32 = (*e)[i]; (*e)[i] = (*e)[m]; (*e)[m] = s;
+            for (k = 0; k < 2; k++) { let u: f32 = (*v)[(k) * 2 + (i)]; (*v)[(k) * 2 + (i)] = (*v)[(k) * 2 + (m)]; (*v)[(k) * 2 + (m)] = u; }
+        }
+    }
+}
+
+// The per-lane linear algebra of 3x3 f32 matrices on row-major arrays ([rules.linalg]): helper.
+fn aether_lu_f32_3(w: ptr<function, array<f32, 9>>, ipiv: ptr<function, array<i32, 3>>) -> i32 {
+    var info: i32 = 0; var i: i32; var j: i32; var k: i32; var p: i32;
+    for (j = 0; j < 3; j++) {
+        for (i = 1; i < j; i++) {
+            var acc: f32 = ((*w)[(i) * 3 + (0)] * (*w)[(0) * 3 + (j)]);
+            for (k = 1; k < i; k++) { acc = (((*w)[(i) * 3 + (k)] * (*w)[(k) * 3 + (j)]) + acc); }
+            (*w)[(i) * 3 + (j)] = ((*w)[(i) * 3 + (j)] - acc);
+        }
+        if (j > 0) {
+            for (i = j; i < 3; i++) {
+                var acc: f32 = ((*w)[(i) * 3 + (0)] * (*w)[(0) * 3 + (j)]);
+                for (k = 1; k < j; k++) { acc = (((*w)[(i) * 3 + (k)] * (*w)[(k) * 3 + (j)]) + acc); }
+                (*w)[(i) * 3 + (j)] = ((*w)[(i) * 3 + (j)] - acc);
+            }
+        }
+        p = j;
+        {
+            var best: f32 = aether_fabs_f32((*w)[(j) * 3 + (j)]);
+            for (i = j + 1; i < 3; i++) {
+                let m: f32 = aether_fabs_f32((*w)[(i) * 3 + (j)]);
+                if (m > best) { p = i; best = m; }
+            }
+        }
+        (*ipiv)[j] = p + 1;
+        if (p != j) { for (k = 0; k < 3; k++) { let s: f32 = (*w)[(j) * 3 + (k)]; (*w)[(j) * 3 + (k)] = (*w)[(p) * 3 + (k)]; (*w)[(p) * 3 + (k)] = s; } }
+        if ((*w)[(j) * 3 + (j)] == 0.0f) {
+            if (info == 0) { info = j + 1; }
+        } else {
+            let r: f32 = (1.0f / (*w)[(j) * 3 + (j)]);
+            for (i = j + 1; i < 3; i++) { (*w)[(i) * 3 + (j)] = ((*w)[(i) * 3 + (j)] * r); }
+        }
+    }
+    return info;
+}
+
+// The per-lane linear algebra of 3x3 f32 matrices on row-major arrays ([rules.linalg]): helper.
+fn aether_solve_lower_f32_3(w: ptr<function, array<f32, 9>>, b: ptr<function, array<f32, 3>>, x: ptr<function, array<f32, 3>>) {
+    var i: i32; var k: i32;
+    for (i = 0; i < 3; i++) {
+        var s: f32 = (*b)[i];
+        for (k = 0; k < i; k++) { s = (s - ((*w)[(i) * 3 + (k)] * (*x)[k])); }
+        (*x)[i] = (s / (*w)[(i) * 3 + (i)]);
+    }
+}
+
+// The per-lane linear algebra of 3x3 f32 matrices on row-major arrays ([rules.linalg]): helper.
+fn aether_solve_lower_unit_f32_3(w: ptr<function, array<f32, 9>>, b: ptr<function, array<f32, 3>>, x: ptr<function, array<f32, 3>>) {
+    var i: i32; var k: i32;
+    for (i = 0; i < 3; i++) {
+        var s: f32 = (*b)[i];
+        for (k = 0; k < i; k++) { s = (s - ((*w)[(i) * 3 + (k)] * (*x)[k])); }
+        (*x)[i] = s;
+    }
+}
+
+// The per-lane linear algebra of 3x3 f32 matrices on row-major arrays ([rules.linalg]): helper.
+fn aether_solve_upper_f32_3(w: ptr<function, array<f32, 9>>, b: ptr<function, array<f32, 3>>, x: ptr<function, array<f32, 3>>) {
+    var i: i32; var k: i32;
+    for (i = 3 - 1; i >= 0; i--) {
+        var s: f32 = (*b)[i];
+        for (k = i + 1; k < 3; k++) { s = (s - ((*w)[(i) * 3 + (k)] * (*x)[k])); }
+        (*x)[i] = (s / (*w)[(i) * 3 + (i)]);
+    }
+}
+
+// The per-lane linear algebra of 3x3 f32 matrices on row-major arrays ([rules.linalg]): helper.
+fn aether_solve_upper_unit_f32_3(w: ptr<function, array<f32, 9>>, b: ptr<function, array<f32, 3>>, x: ptr<function, array<f32, 3>>) {
+    var i: i32; var k: i32;
+    for (i = 3 - 1; i >= 0; i--) {
+        var s: f32 = (*b)[i];
+        for (k = i + 1; k < 3; k++) { s = (s - ((*w)[(i) * 3 + (k)] * (*x)[k])); }
+        (*x)[i] = s;
+    }
+}
+
+// The per-lane linear algebra of 3x3 f32 matrices on row-major arrays ([rules.linalg]): helper.
+fn aether_lu_solve_f32_3(w: ptr<function, array<f32, 9>>, ipiv: ptr<function, array<i32, 3>>, b: ptr<function, array<f32, 3>>, x: ptr<function, array<f32, 3>>) {
+    var y: array<f32, 3>; var z: array<f32, 3>;
+    var k: i32;
+    for (k = 0; k < 3; k++) { y[k] = (*b)[k]; }
+    for (k = 0; k < 3; k++) { if ((*ipiv)[k] - 1 != k) { let s: f32 = y[k]; y[k] = y[(*ipiv)[k] - 1]; y[(*ipiv)[k] - 1] = s; } }
+    aether_solve_lower_unit_f32_3(w, &y, &z);
+    aether_solve_upper_f32_3(w, &z, x);
+}
+
+// The per-lane linear algebra of 3x3 f32 matrices on row-major arrays ([rules.linalg]): helper.
+fn aether_cholesky_f32_3(a: ptr<function, array<f32, 9>>, w: ptr<function, array<f32, 9>>) -> i32 {
+    var i: i32; var j: i32; var k: i32;
+    for (i = 0; i < 3; i++) { for (j = 0; j < 3; j++) { (*w)[(i) * 3 + (j)] = select(0.0f, ((0.5f * (*a)[(i) * 3 + (j)]) + (0.5f * (*a)[(j) * 3 + (i)])), j <= i); } }
+    for (j = 0; j < 3; j++) {
+        var d: f32 = (*w)[(j) * 3 + (j)];
+        var l: f32;
+        for (k = 0; k < j; k++) { d = (d - ((*w)[(j) * 3 + (k)] * (*w)[(j) * 3 + (k)])); }
+        if (!(d > 0.0f)) { return j + 1; }
+        l = sqrt(d);
+        (*w)[(j) * 3 + (j)] = l;
+        for (i = j + 1; i < 3; i++) {
+            var s: f32 = (*w)[(i) * 3 + (j)];
+            for (k = 0; k < j; k++) { s = (s - ((*w)[(i) * 3 + (k)] * (*w)[(j) * 3 + (k)])); }
+            (*w)[(i) * 3 + (j)] = (s / l);
+        }
+    }
+    return 0;
+}
+
+// The per-lane linear algebra of 3x3 f32 matrices on row-major arrays ([rules.linalg]): helper.
+fn aether_eigh_f32_3(a: ptr<function, array<f32, 9>>, e: ptr<function, array<f32, 3>>, v: ptr<function, array<f32, 9>>) {
+    var w: array<f32, 3 * 3>;
+    var i: i32; var j: i32; var k: i32; var p: i32; var q: i32; var sweep: i32;
+    for (i = 0; i < 3; i++) { for (j = 0; j < 3; j++) { w[(i) * 3 + (j)] = ((0.5f * (*a)[(i) * 3 + (j)]) + (0.5f * (*a)[(j) * 3 + (i)])); (*v)[(i) * 3 + (j)] = select(0.0f, 1.0f, i == j); } }
+    for (sweep = 0; sweep < 10; sweep++) {
+        for (p = 0; p + 1 < 3; p++) {
+            for (q = p + 1; q < 3; q++) {
+                let app: f32 = w[(p) * 3 + (p)]; let aqq: f32 = w[(q) * 3 + (q)]; let apq: f32 = w[(p) * 3 + (q)];
+                var r: aether_rotationf;
+                var gh: aether_vec2f;
+                if (apq == 0.0f) { continue; }
+                r = aether_f32_jacobi_rotation(app, aqq, apq);
+                for (k = 0; k < 3; k++) {
+                    if (k == p || k == q) { continue; }
+                    gh = aether_f32_jacobi_update(w[(k) * 3 + (p)], w[(k) * 3 + (q)], r);
+                    w[(k) * 3 + (p)] = gh.x; w[(p) * 3 + (k)] = gh.x;
+                    w[(k) * 3 + (q)] = gh.y; w[(q) * 3 + (k)] = gh.y;
+                }
+                gh = aether_f32_jacobi_diag(app, aqq, apq, r);
+                w[(p) * 3 + (p)] = gh.x;
+                w[(q) * 3 + (q)] = gh.y;
+                w[(p) * 3 + (q)] = 0.0f; w[(q) * 3 + (p)] = 0.0f;
+                for (k = 0; k < 3; k++) {
+                    gh = aether_f32_jacobi_update((*v)[(k) * 3 + (p)], (*v)[(k) * 3 + (q)], r);
+                    (*v)[(k) * 3 + (p)] = gh.x; (*v)[(k) * 3 + (q)] = gh.y;
+                }
+            }
+        }
+    }
+    for (i = 0; i < 3; i++) { (*e)[i] = w[(i) * 3 + (i)]; }
+    for (i = 0; i + 1 < 3; i++) {
+        var m: i32 = i;
+        for (j = i + 1; j < 3; j++) { if ((*e)[j] < (*e)[m]) { m = j; } }
+        if (m != i) {
+            let s: f32 = (*e)[i]; (*e)[i] = (*e)[m]; (*e)[m] = s;
+            for (k = 0; k < 3; k++) { let u: f32 = (*v)[(k) * 3 + (i)]; (*v)[(k) * 3 + (i)] = (*v)[(k) * 3 + (m)]; (*v)[(k) * 3 + (m)] = u; }
+        }
+    }
+}
+
+// The per-lane linear algebra of 4x4 f32 matrices on row-major arrays ([rules.linalg]): helper.
+fn aether_lu_f32_4(w: ptr<function, array<f32, 16>>, ipiv: ptr<function, array<i32, 4>>) -> i32 {
+    var info: i32 = 0; var i: i32; var j: i32; var k: i32; var p: i32;
+    for (j = 0; j < 4; j++) {
+        for (i = 1; i < j; i++) {
+            var acc: f32 = ((*w)[(i) * 4 + (0)] * (*w)[(0) * 4 + (j)]);
+            for (k = 1; k < i; k++) { acc = (((*w)[(i) * 4 + (k)] * (*w)[(k) * 4 + (j)]) + acc); }
+            (*w)[(i) * 4 + (j)] = ((*w)[(i) * 4 + (j)] - acc);
+        }
+        if (j > 0) {
+            for (i = j; i < 4; i++) {
+                var acc: f32 = ((*w)[(i) * 4 + (0)] * (*w)[(0) * 4 + (j)]);
+                for (k = 1; k < j; k++) { acc = (((*w)[(i) * 4 + (k)] * (*w)[(k) * 4 + (j)]) + acc); }
+                (*w)[(i) * 4 + (j)] = ((*w)[(i) * 4 + (j)] - acc);
+            }
+        }
+        p = j;
+        {
+            var best: f32 = aether_fabs_f32((*w)[(j) * 4 + (j)]);
+            for (i = j + 1; i < 4; i++) {
+                let m: f32 = aether_fabs_f32((*w)[(i) * 4 + (j)]);
+                if (m > best) { p = i; best = m; }
+            }
+        }
+        (*ipiv)[j] = p + 1;
+        if (p != j) { for (k = 0; k < 4; k++) { let s: f32 = (*w)[(j) * 4 + (k)]; (*w)[(j) * 4 + (k)] = (*w)[(p) * 4 + (k)]; (*w)[(p) * 4 + (k)] = s; } }
+        if ((*w)[(j) * 4 + (j)] == 0.0f) {
+            if (info == 0) { info = j + 1; }
+        } else {
+            let r: f32 = (1.0f / (*w)[(j) * 4 + (j)]);
+            for (i = j + 1; i < 4; i++) { (*w)[(i) * 4 + (j)] = ((*w)[(i) * 4 + (j)] * r); }
+        }
+    }
+    return info;
+}
+
+// The per-lane linear algebra of 4x4 f32 matrices on row-major arrays ([rules.linalg]): helper.
+fn aether_solve_lower_f32_4(w: ptr<function, array<f32, 16>>, b: ptr<function, array<f32, 4>>, x: ptr<function, array<f32, 4>>) {
+    var i: i32; var k: i32;
+    for (i = 0; i < 4; i++) {
+        var s: f32 = (*b)[i];
+        for (k = 0; k < i; k++) { s = (s - ((*w)[(i) * 4 + (k)] * (*x)[k])); }
+        (*x)[i] = (s / (*w)[(i) * 4 + (i)]);
+    }
+}
+
+// The per-lane linear algebra of 4x4 f32 matrices on row-major arrays ([rules.linalg]): helper.
+fn aether_solve_lower_unit_f32_4(w: ptr<function, array<f32, 16>>, b: ptr<function, array<f32, 4>>, x: ptr<function, array<f32, 4>>) {
+    var i: i32; var k: i32;
+    for (i = 0; i < 4; i++) {
+        var s: f32 = (*b)[i];
+        for (k = 0; k < i; k++) { s = (s - ((*w)[(i) * 4 + (k)] * (*x)[k])); }
+        (*x)[i] = s;
+    }
+}
+
+// The per-lane linear algebra of 4x4 f32 matrices on row-major arrays ([rules.linalg]): helper.
+fn aether_solve_upper_f32_4(w: ptr<function, array<f32, 16>>, b: ptr<function, array<f32, 4>>, x: ptr<function, array<f32, 4>>) {
+    var i: i32; var k: i32;
+    for (i = 4 - 1; i >= 0; i--) {
+        var s: f32 = (*b)[i];
+        for (k = i + 1; k < 4; k++) { s = (s - ((*w)[(i) * 4 + (k)] * (*x)[k])); }
+        (*x)[i] = (s / (*w)[(i) * 4 + (i)]);
+    }
+}
+
+// The per-lane linear algebra of 4x4 f32 matrices on row-major arrays ([rules.linalg]): helper.
+fn aether_solve_upper_unit_f32_4(w: ptr<function, array<f32, 16>>, b: ptr<function, array<f32, 4>>, x: ptr<function, array<f32, 4>>) {
+    var i: i32; var k: i32;
+    for (i = 4 - 1; i >= 0; i--) {
+        var s: f32 = (*b)[i];
+        for (k = i + 1; k < 4; k++) { s = (s - ((*w)[(i) * 4 + (k)] * (*x)[k])); }
+        (*x)[i] = s;
+    }
+}
+
+// The per-lane linear algebra of 4x4 f32 matrices on row-major arrays ([rules.linalg]): helper.
+fn aether_lu_solve_f32_4(w: ptr<function, array<f32, 16>>, ipiv: ptr<function, array<i32, 4>>, b: ptr<function, array<f32, 4>>, x: ptr<function, array<f32, 4>>) {
+    var y: array<f32, 4>; var z: array<f32, 4>;
+    var k: i32;
+    for (k = 0; k < 4; k++) { y[k] = (*b)[k]; }
+    for (k = 0; k < 4; k++) { if ((*ipiv)[k] - 1 != k) { let s: f32 = y[k]; y[k] = y[(*ipiv)[k] - 1]; y[(*ipiv)[k] - 1] = s; } }
+    aether_solve_lower_unit_f32_4(w, &y, &z);
+    aether_solve_upper_f32_4(w, &z, x);
+}
+
+// The per-lane linear algebra of 4x4 f32 matrices on row-major arrays ([rules.linalg]): helper.
+fn aether_cholesky_f32_4(a: ptr<function, array<f32, 16>>, w: ptr<function, array<f32, 16>>) -> i32 {
+    var i: i32; var j: i32; var k: i32;
+    for (i = 0; i < 4; i++) { for (j = 0; j < 4; j++) { (*w)[(i) * 4 + (j)] = select(0.0f, ((0.5f * (*a)[(i) * 4 + (j)]) + (0.5f * (*a)[(j) * 4 + (i)])), j <= i); } }
+    for (j = 0; j < 4; j++) {
+        var d: f32 = (*w)[(j) * 4 + (j)];
+        var l: f32;
+        for (k = 0; k < j; k++) { d = (d - ((*w)[(j) * 4 + (k)] * (*w)[(j) * 4 + (k)])); }
+        if (!(d > 0.0f)) { return j + 1; }
+        l = sqrt(d);
+        (*w)[(j) * 4 + (j)] = l;
+        for (i = j + 1; i < 4; i++) {
+            var s: f32 = (*w)[(i) * 4 + (j)];
+            for (k = 0; k < j; k++) { s = (s - ((*w)[(i) * 4 + (k)] * (*w)[(j) * 4 + (k)])); }
+            (*w)[(i) * 4 + (j)] = (s / l);
+        }
+    }
+    return 0;
+}
+
+// The per-lane linear algebra of 4x4 f32 matrices on row-major arrays ([rules.linalg]): helper.
+fn aether_eigh_f32_4(a: ptr<function, array<f32, 16>>, e: ptr<function, array<f32, 4>>, v: ptr<function, array<f32, 16>>) {
+    var w: array<f32, 4 * 4>;
+    var i: i32; var j: i32; var k: i32; var p: i32; var q: i32; var sweep: i32;
+    for (i = 0; i < 4; i++) { for (j = 0; j < 4; j++) { w[(i) * 4 + (j)] = ((0.5f * (*a)[(i) * 4 + (j)]) + (0.5f * (*a)[(j) * 4 + (i)])); (*v)[(i) * 4 + (j)] = select(0.0f, 1.0f, i == j); } }
+    for (sweep = 0; sweep < 10; sweep++) {
+        for (p = 0; p + 1 < 4; p++) {
+            for (q = p + 1; q < 4; q++) {
+                let app: f32 = w[(p) * 4 + (p)]; let aqq: f32 = w[(q) * 4 + (q)]; let apq: f32 = w[(p) * 4 + (q)];
+                var r: aether_rotationf;
+                var gh: aether_vec2f;
+                if (apq == 0.0f) { continue; }
+                r = aether_f32_jacobi_rotation(app, aqq, apq);
+                for (k = 0; k < 4; k++) {
+                    if (k == p || k == q) { continue; }
+                    gh = aether_f32_jacobi_update(w[(k) * 4 + (p)], w[(k) * 4 + (q)], r);
+                    w[(k) * 4 + (p)] = gh.x; w[(p) * 4 + (k)] = gh.x;
+                    w[(k) * 4 + (q)] = gh.y; w[(q) * 4 + (k)] = gh.y;
+                }
+                gh = aether_f32_jacobi_diag(app, aqq, apq, r);
+                w[(p) * 4 + (p)] = gh.x;
+                w[(q) * 4 + (q)] = gh.y;
+                w[(p) * 4 + (q)] = 0.0f; w[(q) * 4 + (p)] = 0.0f;
+                for (k = 0; k < 4; k++) {
+                    gh = aether_f32_jacobi_update((*v)[(k) * 4 + (p)], (*v)[(k) * 4 + (q)], r);
+                    (*v)[(k) * 4 + (p)] = gh.x; (*v)[(k) * 4 + (q)] = gh.y;
+                }
+            }
+        }
+    }
+    for (i = 0; i < 4; i++) { (*e)[i] = w[(i) * 4 + (i)]; }
+    for (i = 0; i + 1 < 4; i++) {
+        var m: i32 = i;
+        for (j = i + 1; j < 4; j++) { if ((*e)[j] < (*e)[m]) { m = j; } }
+        if (m != i) {
+            let s: f32 = (*e)[i]; (*e)[i] = (*e)[m]; (*e)[m] = s;
+            for (k = 0; k < 4; k++) { let u: f32 = (*v)[(k) * 4 + (i)]; (*v)[(k) * 4 + (i)] = (*v)[(k) * 4 + (m)]; (*v)[(k) * 4 + (m)] = u; }
+        }
+    }
+}
+
+// LU with partial pivoting in place ([rules.linalg]): L strictly below the diagonal (unit diagonal implied), U on and above it; ipiv 1-based as LAPACK's getrf; returns info (0, or k + 1 for the first zero pivot).
+fn aether_mat2f_lu(a: ptr<function, aether_mat2f>, ipiv: ptr<function, array<i32, 2>>) -> i32 {
+    var a_m = (*a).m;
+    let aether_ret = aether_lu_f32_2(&a_m, ipiv);
+    (*a).m = a_m;
+    return aether_ret;
+}
+
+// LU with partial pivoting in place ([rules.linalg]): L strictly below the diagonal (unit diagonal implied), U on and above it; ipiv 1-based as LAPACK's getrf; returns info (0, or k + 1 for the first zero pivot).
+fn aether_mat3f_lu(a: ptr<function, aether_mat3f>, ipiv: ptr<function, array<i32, 3>>) -> i32 {
+    var a_m = (*a).m;
+    let aether_ret = aether_lu_f32_3(&a_m, ipiv);
+    (*a).m = a_m;
+    return aether_ret;
+}
+
+// LU with partial pivoting in place ([rules.linalg]): L strictly below the diagonal (unit diagonal implied), U on and above it; ipiv 1-based as LAPACK's getrf; returns info (0, or k + 1 for the first zero pivot).
+fn aether_mat4f_lu(a: ptr<function, aether_mat4f>, ipiv: ptr<function, array<i32, 4>>) -> i32 {
+    var a_m = (*a).m;
+    let aether_ret = aether_lu_f32_4(&a_m, ipiv);
+    (*a).m = a_m;
+    return aether_ret;
+}
+
+// Solves A x = b from lu's factors and pivots: the interchanges, the unit lower solve, the upper solve.
+fn aether_mat2f_lu_solve(lu: ptr<function, aether_mat2f>, ipiv: ptr<function, array<i32, 2>>, b: aether_vec2f) -> aether_vec2f {
+    var bb: array<f32, 2>; var xx: array<f32, 2>;
+    var x: aether_vec2f;
+    var lu_m = (*lu).m;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    aether_lu_solve_f32_2(&lu_m, ipiv, &bb, &xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    return x;
+}
+
+// Solves A x = b from lu's factors and pivots: the interchanges, the unit lower solve, the upper solve.
+fn aether_mat3f_lu_solve(lu: ptr<function, aether_mat3f>, ipiv: ptr<function, array<i32, 3>>, b: aether_vec3f) -> aether_vec3f {
+    var bb: array<f32, 3>; var xx: array<f32, 3>;
+    var x: aether_vec3f;
+    var lu_m = (*lu).m;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    bb[2] = b.z;
+    aether_lu_solve_f32_3(&lu_m, ipiv, &bb, &xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    x.z = xx[2];
+    return x;
+}
+
+// Solves A x = b from lu's factors and pivots: the interchanges, the unit lower solve, the upper solve.
+fn aether_mat4f_lu_solve(lu: ptr<function, aether_mat4f>, ipiv: ptr<function, array<i32, 4>>, b: aether_vec4f) -> aether_vec4f {
+    var bb: array<f32, 4>; var xx: array<f32, 4>;
+    var x: aether_vec4f;
+    var lu_m = (*lu).m;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    bb[2] = b.z;
+    bb[3] = b.w;
+    aether_lu_solve_f32_4(&lu_m, ipiv, &bb, &xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    x.z = xx[2];
+    x.w = xx[3];
+    return x;
+}
+
+// Solves L x = b, L the lower triangle of a (diagonal included): forward, term by term, divided by l_ii.
+fn aether_mat2f_solve_lower(a: aether_mat2f, b: aether_vec2f) -> aether_vec2f {
+    var bb: array<f32, 2>; var xx: array<f32, 2>;
+    var x: aether_vec2f;
+    var a_m = a.m;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    aether_solve_lower_f32_2(&a_m, &bb, &xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    return x;
+}
+
+// Solves L x = b, L the lower triangle of a (diagonal included): forward, term by term, divided by l_ii.
+fn aether_mat3f_solve_lower(a: aether_mat3f, b: aether_vec3f) -> aether_vec3f {
+    var bb: array<f32, 3>; var xx: array<f32, 3>;
+    var x: aether_vec3f;
+    var a_m = a.m;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    bb[2] = b.z;
+    aether_solve_lower_f32_3(&a_m, &bb, &xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    x.z = xx[2];
+    return x;
+}
+
+// Solves L x = b, L the lower triangle of a (diagonal included): forward, term by term, divided by l_ii.
+fn aether_mat4f_solve_lower(a: aether_mat4f, b: aether_vec4f) -> aether_vec4f {
+    var bb: array<f32, 4>; var xx: array<f32, 4>;
+    var x: aether_vec4f;
+    var a_m = a.m;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    bb[2] = b.z;
+    bb[3] = b.w;
+    aether_solve_lower_f32_4(&a_m, &bb, &xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    x.z = xx[2];
+    x.w = xx[3];
+    return x;
+}
+
+// Solves L x = b, L the strictly lower triangle of a with a unit diagonal (the diagonal is not read).
+fn aether_mat2f_solve_lower_unit(a: aether_mat2f, b: aether_vec2f) -> aether_vec2f {
+    var bb: array<f32, 2>; var xx: array<f32, 2>;
+    var x: aether_vec2f;
+    var a_m = a.m;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    aether_solve_lower_unit_f32_2(&a_m, &bb, &xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    return x;
+}
+
+// Solves L x = b, L the strictly lower triangle of a with a unit diagonal (the diagonal is not read).
+fn aether_mat3f_solve_lower_unit(a: aether_mat3f, b: aether_vec3f) -> aether_vec3f {
+    var bb: array<f32, 3>; var xx: array<f32, 3>;
+    var x: aether_vec3f;
+    var a_m = a.m;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    bb[2] = b.z;
+    aether_solve_lower_unit_f32_3(&a_m, &bb, &xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    x.z = xx[2];
+    return x;
+}
+
+// Solves L x = b, L the strictly lower triangle of a with a unit diagonal (the diagonal is not read).
+fn aether_mat4f_solve_lower_unit(a: aether_mat4f, b: aether_vec4f) -> aether_vec4f {
+    var bb: array<f32, 4>; var xx: array<f32, 4>;
+    var x: aether_vec4f;
+    var a_m = a.m;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    bb[2] = b.z;
+    bb[3] = b.w;
+    aether_solve_lower_unit_f32_4(&a_m, &bb, &xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    x.z = xx[2];
+    x.w = xx[3];
+    return x;
+}
+
+// Solves U x = b, U the upper triangle of a (diagonal included): backward, term by term, divided by u_ii.
+fn aether_mat2f_solve_upper(a: aether_mat2f, b: aether_vec2f) -> aether_vec2f {
+    var bb: array<f32, 2>; var xx: array<f32, 2>;
+    var x: aether_vec2f;
+    var a_m = a.m;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    aether_solve_upper_f32_2(&a_m, &bb, &xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    return x;
+}
+
+// Solves U x = b, U the upper triangle of a (diagonal included): backward, term by term, divided by u_ii.
+fn aether_mat3f_solve_upper(a: aether_mat3f, b: aether_vec3f) -> aether_vec3f {
+    var bb: array<f32, 3>; var xx: array<f32, 3>;
+    var x: aether_vec3f;
+    var a_m = a.m;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    bb[2] = b.z;
+    aether_solve_upper_f32_3(&a_m, &bb, &xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    x.z = xx[2];
+    return x;
+}
+
+// Solves U x = b, U the upper triangle of a (diagonal included): backward, term by term, divided by u_ii.
+fn aether_mat4f_solve_upper(a: aether_mat4f, b: aether_vec4f) -> aether_vec4f {
+    var bb: array<f32, 4>; var xx: array<f32, 4>;
+    var x: aether_vec4f;
+    var a_m = a.m;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    bb[2] = b.z;
+    bb[3] = b.w;
+    aether_solve_upper_f32_4(&a_m, &bb, &xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    x.z = xx[2];
+    x.w = xx[3];
+    return x;
+}
+
+// Solves U x = b, U the strictly upper triangle of a with a unit diagonal (the diagonal is not read).
+fn aether_mat2f_solve_upper_unit(a: aether_mat2f, b: aether_vec2f) -> aether_vec2f {
+    var bb: array<f32, 2>; var xx: array<f32, 2>;
+    var x: aether_vec2f;
+    var a_m = a.m;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    aether_solve_upper_unit_f32_2(&a_m, &bb, &xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    return x;
+}
+
+// Solves U x = b, U the strictly upper triangle of a with a unit diagonal (the diagonal is not read).
+fn aether_mat3f_solve_upper_unit(a: aether_mat3f, b: aether_vec3f) -> aether_vec3f {
+    var bb: array<f32, 3>; var xx: array<f32, 3>;
+    var x: aether_vec3f;
+    var a_m = a.m;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    bb[2] = b.z;
+    aether_solve_upper_unit_f32_3(&a_m, &bb, &xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    x.z = xx[2];
+    return x;
+}
+
+// Solves U x = b, U the strictly upper triangle of a with a unit diagonal (the diagonal is not read).
+fn aether_mat4f_solve_upper_unit(a: aether_mat4f, b: aether_vec4f) -> aether_vec4f {
+    var bb: array<f32, 4>; var xx: array<f32, 4>;
+    var x: aether_vec4f;
+    var a_m = a.m;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    bb[2] = b.z;
+    bb[3] = b.w;
+    aether_solve_upper_unit_f32_4(&a_m, &bb, &xx);
+    x.x = xx[0];
+    x.y = xx[1];
+    x.z = xx[2];
+    x.w = xx[3];
+    return x;
+}
+
+// Determinant through LU: the product of U's diagonal left to right, times -1 after an odd number of interchanges.
+fn aether_mat2f_det_lu(a: aether_mat2f) -> f32 {
+    var ipiv: array<i32, 2>; var k: i32; var swaps: i32 = 0;
+    var d: f32;
+    var a_m = a.m;
+    aether_lu_f32_2(&a_m, &ipiv);
+    d = a_m[0];
+    for (k = 1; k < 2; k++) { d = (d * a_m[k * 2 + k]); }
+    for (k = 0; k < 2; k++) { if (ipiv[k] != k + 1) { swaps++; } }
+    if (swaps % 2 == 1) { d = (d * -1.0f); }
+    return d;
+}
+
+// Determinant through LU: the product of U's diagonal left to right, times -1 after an odd number of interchanges.
+fn aether_mat3f_det_lu(a: aether_mat3f) -> f32 {
+    var ipiv: array<i32, 3>; var k: i32; var swaps: i32 = 0;
+    var d: f32;
+    var a_m = a.m;
+    aether_lu_f32_3(&a_m, &ipiv);
+    d = a_m[0];
+    for (k = 1; k < 3; k++) { d = (d * a_m[k * 3 + k]); }
+    for (k = 0; k < 3; k++) { if (ipiv[k] != k + 1) { swaps++; } }
+    if (swaps % 2 == 1) { d = (d * -1.0f); }
+    return d;
+}
+
+// Determinant through LU: the product of U's diagonal left to right, times -1 after an odd number of interchanges.
+fn aether_mat4f_det_lu(a: aether_mat4f) -> f32 {
+    var ipiv: array<i32, 4>; var k: i32; var swaps: i32 = 0;
+    var d: f32;
+    var a_m = a.m;
+    aether_lu_f32_4(&a_m, &ipiv);
+    d = a_m[0];
+    for (k = 1; k < 4; k++) { d = (d * a_m[k * 4 + k]); }
+    for (k = 0; k < 4; k++) { if (ipiv[k] != k + 1) { swaps++; } }
+    if (swaps % 2 == 1) { d = (d * -1.0f); }
+    return d;
+}
+
+// Inverse through LU: column j solves A x = e_j; always computed (a singular A gives inf/NaN); returns lu's info.
+fn aether_mat2f_inverse(a: aether_mat2f, inv: ptr<function, aether_mat2f>) -> i32 {
+    var ipiv: array<i32, 2>; var info: i32; var i: i32; var j: i32;
+    var e: array<f32, 2>; var x: array<f32, 2>;
+    var a_m = a.m;
+    var inv_m = (*inv).m;
+    info = aether_lu_f32_2(&a_m, &ipiv);
+    for (j = 0; j < 2; j++) {
+        for (i = 0; i < 2; i++) { e[i] = select(0.0f, 1.0f, i == j); }
+        aether_lu_solve_f32_2(&a_m, &ipiv, &e, &x);
+        for (i = 0; i < 2; i++) { inv_m[i * 2 + j] = x[i]; }
+    }
+    let aether_ret = info;
+    (*inv).m = inv_m;
+    return aether_ret;
+}
+
+// Inverse through LU: column j solves A x = e_j; always computed (a singular A gives inf/NaN); returns lu's info.
+fn aether_mat3f_inverse(a: aether_mat3f, inv: ptr<function, aether_mat3f>) -> i32 {
+    var ipiv: array<i32, 3>; var info: i32; var i: i32; var j: i32;
+    var e: array<f32, 3>; var x: array<f32, 3>;
+    var a_m = a.m;
+    var inv_m = (*inv).m;
+    info = aether_lu_f32_3(&a_m, &ipiv);
+    for (j = 0; j < 3; j++) {
+        for (i = 0; i < 3; i++) { e[i] = select(0.0f, 1.0f, i == j); }
+        aether_lu_solve_f32_3(&a_m, &ipiv, &e, &x);
+        for (i = 0; i < 3; i++) { inv_m[i * 3 + j] = x[i]; }
+    }
+    let aether_ret = info;
+    (*inv).m = inv_m;
+    return aether_ret;
+}
+
+// Inverse through LU: column j solves A x = e_j; always computed (a singular A gives inf/NaN); returns lu's info.
+fn aether_mat4f_inverse(a: aether_mat4f, inv: ptr<function, aether_mat4f>) -> i32 {
+    var ipiv: array<i32, 4>; var info: i32; var i: i32; var j: i32;
+    var e: array<f32, 4>; var x: array<f32, 4>;
+    var a_m = a.m;
+    var inv_m = (*inv).m;
+    info = aether_lu_f32_4(&a_m, &ipiv);
+    for (j = 0; j < 4; j++) {
+        for (i = 0; i < 4; i++) { e[i] = select(0.0f, 1.0f, i == j); }
+        aether_lu_solve_f32_4(&a_m, &ipiv, &e, &x);
+        for (i = 0; i < 4; i++) { inv_m[i * 4 + j] = x[i]; }
+    }
+    let aether_ret = info;
+    (*inv).m = inv_m;
+    return aether_ret;
+}
+
+// Cholesky factor L (A = L L^T) in place, read from 0.5*a_ij + 0.5*a_ji; +0 above the diagonal; returns info: 0, or j + 1 where !(d > 0) stopped it (columns j.. then hold the symmetrised input).
+fn aether_mat2f_cholesky(a: ptr<function, aether_mat2f>) -> i32 {
+    let a0: aether_mat2f = *a;
+    var a0_m = a0.m;
+    var a_m = (*a).m;
+    let aether_ret = aether_cholesky_f32_2(&a0_m, &a_m);
+    (*a).m = a_m;
+    return aether_ret;
+}
+
+// Cholesky factor L (A = L L^T) in place, read from 0.5*a_ij + 0.5*a_ji; +0 above the diagonal; returns info: 0, or j + 1 where !(d > 0) stopped it (columns j.. then hold the symmetrised input).
+fn aether_mat3f_cholesky(a: ptr<function, aether_mat3f>) -> i32 {
+    let a0: aether_mat3f = *a;
+    var a0_m = a0.m;
+    var a_m = (*a).m;
+    let aether_ret = aether_cholesky_f32_3(&a0_m, &a_m);
+    (*a).m = a_m;
+    return aether_ret;
+}
+
+// Cholesky factor L (A = L L^T) in place, read from 0.5*a_ij + 0.5*a_ji; +0 above the diagonal; returns info: 0, or j + 1 where !(d > 0) stopped it (columns j.. then hold the symmetrised input).
+fn aether_mat4f_cholesky(a: ptr<function, aether_mat4f>) -> i32 {
+    let a0: aether_mat4f = *a;
+    var a0_m = a0.m;
+    var a_m = (*a).m;
+    let aether_ret = aether_cholesky_f32_4(&a0_m, &a_m);
+    (*a).m = a_m;
+    return aether_ret;
+}
+
+// Solves A x = b from the Cholesky factor L: L y = b, then L^T x = y.
+fn aether_mat2f_cholesky_solve(l: aether_mat2f, b: aether_vec2f) -> aether_vec2f {
+    var bb: array<f32, 2>; var y: array<f32, 2>; var xx: array<f32, 2>;
+    var x: aether_vec2f;
+    var i: i32; var k: i32;
+    var l_m = l.m;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    aether_solve_lower_f32_2(&l_m, &bb, &y);
+    for (i = 2 - 1; i >= 0; i--) {
+        var s: f32 = y[i];
+        for (k = i + 1; k < 2; k++) { s = (s - (l_m[k * 2 + i] * xx[k])); }
+        xx[i] = (s / l_m[i * 2 + i]);
+    }
+    x.x = xx[0];
+    x.y = xx[1];
+    return x;
+}
+
+// Solves A x = b from the Cholesky factor L: L y = b, then L^T x = y.
+fn aether_mat3f_cholesky_solve(l: aether_mat3f, b: aether_vec3f) -> aether_vec3f {
+    var bb: array<f32, 3>; var y: array<f32, 3>; var xx: array<f32, 3>;
+    var x: aether_vec3f;
+    var i: i32; var k: i32;
+    var l_m = l.m;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    bb[2] = b.z;
+    aether_solve_lower_f32_3(&l_m, &bb, &y);
+    for (i = 3 - 1; i >= 0; i--) {
+        var s: f32 = y[i];
+        for (k = i + 1; k < 3; k++) { s = (s - (l_m[k * 3 + i] * xx[k])); }
+        xx[i] = (s / l_m[i * 3 + i]);
+    }
+    x.x = xx[0];
+    x.y = xx[1];
+    x.z = xx[2];
+    return x;
+}
+
+// Solves A x = b from the Cholesky factor L: L y = b, then L^T x = y.
+fn aether_mat4f_cholesky_solve(l: aether_mat4f, b: aether_vec4f) -> aether_vec4f {
+    var bb: array<f32, 4>; var y: array<f32, 4>; var xx: array<f32, 4>;
+    var x: aether_vec4f;
+    var i: i32; var k: i32;
+    var l_m = l.m;
+    bb[0] = b.x;
+    bb[1] = b.y;
+    bb[2] = b.z;
+    bb[3] = b.w;
+    aether_solve_lower_f32_4(&l_m, &bb, &y);
+    for (i = 4 - 1; i >= 0; i--) {
+        var s: f32 = y[i];
+        for (k = i + 1; k < 4; k++) { s = (s - (l_m[k * 4 + i] * xx[k])); }
+        xx[i] = (s / l_m[i * 4 + i]);
+    }
+    x.x = xx[0];
+    x.y = xx[1];
+    x.z = xx[2];
+    x.w = xx[3];
+    return x;
+}
+
+// Symmetric eigen-decomposition by cyclic Jacobi ([rules.linalg]): eigenvalues w ascending, eigenvectors the columns of v (A v_i = w_i v_i).
+fn aether_mat2f_eigh(a: aether_mat2f, w: ptr<function, aether_vec2f>, v: ptr<function, aether_mat2f>) {
+    var e: array<f32, 2>;
+    var a_m = a.m;
+    var v_m = (*v).m;
+    aether_eigh_f32_2(&a_m, &e, &v_m);
+    (*w).x = e[0];
+    (*w).y = e[1];
+    (*v).m = v_m;
+}
+
+// Symmetric eigen-decomposition by cyclic Jacobi ([rules.linalg]): eigenvalues w ascending, eigenvectors the columns of v (A v_i = w_i v_i).
+fn aether_mat3f_eigh(a: aether_mat3f, w: ptr<function, aether_vec3f>, v: ptr<function, aether_mat3f>) {
+    var e: array<f32, 3>;
+    var a_m = a.m;
+    var v_m = (*v).m;
+    aether_eigh_f32_3(&a_m, &e, &v_m);
+    (*w).x = e[0];
+    (*w).y = e[1];
+    (*w).z = e[2];
+    (*v).m = v_m;
+}
+
+// Symmetric eigen-decomposition by cyclic Jacobi ([rules.linalg]): eigenvalues w ascending, eigenvectors the columns of v (A v_i = w_i v_i).
+fn aether_mat4f_eigh(a: aether_mat4f, w: ptr<function, aether_vec4f>, v: ptr<function, aether_mat4f>) {
+    var e: array<f32, 4>;
+    var a_m = a.m;
+    var v_m = (*v).m;
+    aether_eigh_f32_4(&a_m, &e, &v_m);
+    (*w).x = e[0];
+    (*w).y = e[1];
+    (*w).z = e[2];
+    (*w).w = e[3];
+    (*v).m = v_m;
 }
 
 // The 32-slot tree: combines the 32 lane pairs by the butterfly of [rules.reduction] (rounds xor 16, 8, 4, 2, 1) and returns lane 0. Lanes past a ragged end must hold +0 pairs.

@@ -284,6 +284,8 @@ pub fn render(model: &Model) -> Result<String, Error> {
         ulp_span_f32, ulp_span_f64,
         wgsl_bands,
         opencl_bands, opencl_ops, opencl_total, opencl_bits,
+        linalg_domain => domain(crate::bands::LINALG_DOMAIN),
+        array_domain => domain(crate::bands::ARRAY_KERNEL_DOMAIN),
         name => spec.name, version => spec.version, file => spec.file,
         types, shapes, combiners, cases, families, kernels,
         right => spec.fold.nesting == Nesting::Right,
@@ -294,4 +296,9 @@ pub fn render(model: &Model) -> Result<String, Error> {
         contract_id => crate::selftest::contract_id(model),
     };
     targets::render("docs/numerics-contract.md.j2", TEMPLATE, &ctx)
+}
+
+/// A magnitude range of powers of two as `2^a, 2^b`.
+fn domain((lo, hi): (f32, f32)) -> String {
+    format!("2^{}, 2^{}", lo.log2(), hi.log2())
 }

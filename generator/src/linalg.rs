@@ -43,6 +43,20 @@ pub fn words(routine: Routine, n: usize) -> (usize, usize) {
     }
 }
 
+/// The words of one problem that are whole numbers, not floats: in the
+/// input (`lu_solve`'s pivots) and in the result (`lu`'s pivots and info,
+/// `inverse`'s and `cholesky`'s info).
+pub fn whole_words(routine: Routine, n: usize) -> (Vec<usize>, Vec<usize>) {
+    let nn = n * n;
+    let input = pivot_words(routine, n).map_or(Vec::new(), |(at, count)| (at..at + count).collect());
+    let output = match routine {
+        Routine::Lu => (nn..nn + n + 1).collect(),
+        Routine::Inverse | Routine::Cholesky => vec![nn],
+        _ => Vec::new(),
+    };
+    (input, output)
+}
+
 /// Where a routine's input holds pivot rows, and how many: `lu_solve` takes
 /// `LU`, then the n pivots (pivot k in k+1..=n), then `b`.
 pub fn pivot_words(routine: Routine, n: usize) -> Option<(usize, usize)> {

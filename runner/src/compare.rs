@@ -6,11 +6,14 @@ use std::collections::BTreeMap;
 
 use aether_generator::bands;
 use aether_generator::corpus::ParsedFunction;
-use aether_generator::model::{Callable, Model};
+use aether_generator::kernel;
+use aether_generator::linalg;
+use aether_generator::model::{Callable, KernelKind, Model};
+use aether_generator::rng::SplitMix64;
 use aether_generator::targets::wgsl::CheckModule;
 
 use crate::exec::{Error, Executor, Job};
-use crate::inputs::{self, Inputs, Source};
+use crate::inputs::{self, Draw, Inputs, Source};
 
 /// One entry's cases and the reference's results, shared by every stack and
 /// every control module (matched by C name).
@@ -38,6 +41,7 @@ pub fn prepare(
     seed: u64,
 ) -> Result<Vec<EntryCases>, String> {
     let callables = model.callables();
+    let lowered = model.lowered();
     let mut out = Vec::new();
     for e in &module.entries {
         let at = callables
@@ -60,7 +64,56 @@ pub fn prepare(
         }
         let reference = aether_reference::flat::lookup(c.family(), c.shape(), c.elem())
             .ok_or_else(|| format!("{}: the reference has no {} {} {}", e.c_name, c.family(), c.shape(), c.elem()))?;
-        let inputs = inputs::for_entry(c, e, corpus.get(&e.c_name), n_random, seed);
+        let draw = match c {
+            Callable::Kernel(k) => match k.kind {
+                KernelKind::Linalg { routine, n, .. } => {
+                    let rules = linalg::Rules::new(model, &lowered, &k.elem);
+                    Some(move |r: &mut SplitMix64| linalg::random_single(&rules, routine, n, r))
+                }
+                _ => None,
+            },
+            Callable::Function(_) => None,
+        };
+        let draw_ref: Option<&Draw<'_>> = draw.as_ref().map(|d| d as &Draw<'_>);
+        // A lanes kernel's `#first` and a plane's `#S` and element numbers
+        // are whole numbers: drawn as such, the floats as every entry's.
+        let (n_in, n_out) = (e.n_in, e.n_out);
+        let whole = match c {
+            Callable::Kernel(k) => match k.kind {
+                // The kernel's own inputs (compensation-meaningful
+                // elements, lanes as an accumulation leaves them) of the
+                // entry's length, drawn until one has it.
+                KernelKind::Lanes { .. } | KernelKind::Resolve => {
+                    let lowered = &lowered;
+                    Some(Box::new(move |r: &mut SplitMix64| {
+                        for _ in 0..10_000 {
+                            let w = kernel::random_input(model, lowered, k, r);
+                            if w.len() == n_in {
+                                return w;
+                            }
+                        }
+                        let mut w = inputs::random_input(r, n_in);
+                        if matches!(k.kind, KernelKind::Lanes { .. }) {
+                            w[n_out] = r.below(1 << 20);
+                        }
+                        w
+                    }) as Box<Draw<'_>>)
+                }
+                KernelKind::Plane { width } => Some(Box::new(move |r: &mut SplitMix64| {
+                    let s = (n_out / (2 * width)) as u64;
+                    let mut w = inputs::random_input(r, n_in);
+                    w[0] = s;
+                    for rec in (1..n_in).step_by(width + 1) {
+                        w[rec] = r.below(s);
+                    }
+                    w
+                }) as Box<Draw<'_>>),
+                _ => None,
+            },
+            Callable::Function(_) => None,
+        };
+        let draw_ref = draw_ref.or(whole.as_deref());
+        let inputs = inputs::for_entry(c, e, corpus.get(&e.c_name), n_random, seed, draw_ref);
         let mut expected = Vec::with_capacity(inputs.cases() * e.n_out);
         for k in 0..inputs.cases() {
             let r = reference(&inputs.words[k * e.n_in..(k + 1) * e.n_in]);

@@ -140,6 +140,7 @@ mod tests {
             workgroup_size,
             cases_per_workgroup,
             random: true,
+            max_random: None,
         }
     }
 

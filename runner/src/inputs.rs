@@ -16,6 +16,9 @@ pub const DEFAULT_SEED: u64 = 0x00ae_7e12_0000_0001;
 /// from the subnormals.
 pub const MODERATE_EXP: (i32, i32) = (-20, 20);
 
+/// Draws one random input of an entry whose words are not all plain floats.
+pub type Draw<'a> = dyn Fn(&mut SplitMix64) -> Vec<u64> + 'a;
+
 /// Where an entry's inputs come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
@@ -106,7 +109,19 @@ pub fn random_suits(c: Callable, e: &CheckEntry) -> bool {
 /// The corpus cases of the entry's callable (those of the entry's word
 /// counts), then `n_random` random inputs when they suit it, seeded from
 /// `seed` and the C name so each function's inputs stand alone.
-pub fn for_entry(c: Callable, e: &CheckEntry, corpus: Option<&ParsedFunction>, n_random: usize, seed: u64) -> Inputs {
+///
+/// `linalg` draws one random input in place of `random_input`: one problem
+/// of a linear-algebra routine (`aether_generator::linalg::random_single`;
+/// a many-lane entry's case is its lanes' problems one after another), or a
+/// kernel's input with its whole-number words.
+pub fn for_entry(
+    c: Callable,
+    e: &CheckEntry,
+    corpus: Option<&ParsedFunction>,
+    n_random: usize,
+    seed: u64,
+    linalg: Option<&Draw<'_>>,
+) -> Inputs {
     let mut words = Vec::new();
     let (mut n_corpus, mut skipped) = (0, 0);
     for case in corpus.map(|f| f.cases.as_slice()).unwrap_or(&[]) {
@@ -120,9 +135,20 @@ pub fn for_entry(c: Callable, e: &CheckEntry, corpus: Option<&ParsedFunction>, n
     // An entry without inputs has one case, which the corpus holds.
     let source = if random_suits(c, e) && e.n_in > 0 { Source::CorpusAndRandom } else { Source::CorpusOnly };
     let mut n = 0;
+    let n_random = e.max_random.map_or(n_random, |m| n_random.min(m));
     if source == Source::CorpusAndRandom {
         let mut r = SplitMix64::for_name(&e.entry, seed);
         for _ in 0..n_random {
+            if let Some(draw) = linalg {
+                // The linear algebra's own inputs (matrix classes, real
+                // factorisations, valid pivots), lane after lane.
+                let mut w = Vec::with_capacity(e.n_in);
+                while w.len() < e.n_in {
+                    w.extend(draw(&mut r));
+                }
+                words.extend_from_slice(&w);
+                continue;
+            }
             let mut w = random_input(&mut r, e.n_in);
             // As the corpus does: derived parameters (`s = a + b`) computed in
             // three inputs of four, left random in the fourth.

@@ -83,6 +83,7 @@ fn entry(name: &str, n_in: usize, n_out: usize, workgroup_size: u32, cases_per_w
         workgroup_size,
         cases_per_workgroup,
         random: true,
+        max_random: None,
     }
 }
 

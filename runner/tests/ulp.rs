@@ -48,6 +48,7 @@ fn check_ulp(@builtin(global_invocation_id) gid: vec3<u32>) {{
         workgroup_size: 64,
         cases_per_workgroup: 64,
         random: true,
+        max_random: None,
     };
     CheckModule { source, entries: vec![entry] }
 }

@@ -6,6 +6,7 @@ use minijinja::context;
 use serde::Serialize;
 
 use super::print::{self, Spelling};
+use super::stmt::{Arr, Loop, ParamTy, Place, Var, VarTy};
 use super::{render, Output, Target};
 use crate::corpus::FunctionCases;
 use crate::dsl::BinOp;
@@ -160,6 +161,99 @@ impl Spelling for Dialect {
     }
 }
 
+/// The C family's statements: declarations before use, pointers to arrays
+/// and to a struct's members, a loop body on the loop's line.
+impl super::stmt::Statements for Dialect {
+    fn base_type(&self, model: &Model, ty: &VarTy, elem: &ElemType) -> String {
+        match ty {
+            VarTy::Elem => elem.c_type.clone(),
+            VarTy::Int => "int".into(),
+            VarTy::Shape(s) => type_name(model, s, elem),
+            VarTy::Size => "size_t".into(),
+        }
+    }
+    fn decl(&self, model: &Model, elem: &ElemType, konst: bool, ty: &VarTy, vars: &[Var]) -> String {
+        let vs: Vec<String> = vars
+            .iter()
+            .map(|v| {
+                let mut s = v.name.clone();
+                if let Some(n) = &v.len {
+                    s.push_str(&format!("[{n}]"));
+                }
+                if let Some(i) = &v.init {
+                    s.push_str(&format!(" = {i}"));
+                }
+                s
+            })
+            .collect();
+        format!("{}{} {};", if konst { "const " } else { "" }, self.base_type(model, ty, elem), vs.join(", "))
+    }
+    fn for_head(&self, var: &str, from: &str, lp: &Loop) -> String {
+        match lp {
+            Loop::Up(cond) => format!("for ({var} = {from}; {cond}; ++{var})"),
+            Loop::Down => format!("for ({var} = {from}; {var}-- > 0;)"),
+        }
+    }
+    fn braces(&self) -> bool {
+        false
+    }
+    fn at(&self, a: &Arr, idx: &str) -> String {
+        format!("{}[{idx}]", self.arg(a))
+    }
+    fn arg(&self, a: &Arr) -> String {
+        match a.place {
+            Place::Local | Place::Param => a.name.clone(),
+            Place::Field { ptr: false } => format!("{}.m", a.name),
+            Place::Field { ptr: true } => format!("{}->m", a.name),
+        }
+    }
+    fn choose(&self, c: &str, a: &str, b: &str) -> String {
+        format!("{c} ? {a} : {b}")
+    }
+    fn incr(&self, v: &str) -> String {
+        format!("++{v};")
+    }
+    fn view(&self, _of: &str, _ptr: bool) -> Vec<String> {
+        Vec::new()
+    }
+    fn unview(&self, _of: &str) -> Vec<String> {
+        Vec::new()
+    }
+    fn alias(&self, model: &Model, elem: &ElemType, name: &str, ty: &VarTy, target: &str) -> String {
+        format!("{} *{name} = &{target};", self.base_type(model, ty, elem))
+    }
+    fn fn_head(
+        &self,
+        model: &Model,
+        elem: &ElemType,
+        helper: bool,
+        ret: Option<&VarTy>,
+        name: &str,
+        params: &[(String, ParamTy)],
+    ) -> String {
+        let ps: Vec<String> = params
+            .iter()
+            .map(|(p, ty)| match ty {
+                ParamTy::Array { ty, len, konst } => {
+                    let c = if *konst { "const " } else { "" };
+                    let b = self.base_type(model, ty, elem);
+                    if helper {
+                        format!("{c}{b} *{p}")
+                    } else {
+                        format!("{c}{b} {p}[{len}]")
+                    }
+                }
+                ParamTy::Value(s) => format!("{} {p}", type_name(model, s, elem)),
+                ParamTy::Ptr { shape, konst } => format!("{}{} *{p}", if *konst { "const " } else { "" }, type_name(model, shape, elem)),
+                ParamTy::Elem => format!("{} {p}", elem.c_type),
+            })
+            .collect();
+        let r = ret.map_or("void".to_string(), |t| self.base_type(model, t, elem));
+        let storage = if helper { format!("{} ", self.helper) } else { String::new() };
+        format!("{storage}{r} {name}({})", ps.join(", "))
+    }
+}
+
 /// The wrapper a `Calls` dialect prints for a rounded operation:
 /// `aether_add_f32`, `aether_mul_f64`.
 pub fn op_name(op: BinOp, elem: &ElemType) -> String {
@@ -265,7 +359,7 @@ pub fn linalg_helpers_of(model: &Model, lowered: &[Function], dialect: &Dialect,
             let t = model.spec.types.iter().find(|t| t.name == elem).unwrap();
             Helper {
                 doc: format!("The per-lane linear algebra of {n}x{n} {} matrices on row-major arrays ([rules.linalg]).", t.c_type),
-                lines: super::c_linalg::helpers(model, lowered, t, n, dialect),
+                lines: super::linalg::helpers(model, lowered, t, n, dialect),
             }
         })
         .collect()
@@ -487,7 +581,7 @@ pub fn barrier_name(t: &ElemType) -> String {
 /// step families by their C names.
 pub fn kernel(model: &Model, k: &Kernel, dialect: &Dialect) -> CFunction {
     if let KernelKind::Linalg { .. } = k.kind {
-        let p = super::c_linalg::kernel(model, k, dialect);
+        let p = super::linalg::kernel(model, k, dialect);
         return CFunction { name: p.name, doc: p.doc, signature: p.signature, body: p.body };
     }
     let elem = model.spec.types.iter().find(|t| t.name == k.elem).unwrap();
@@ -499,13 +593,9 @@ pub fn kernel(model: &Model, k: &Kernel, dialect: &Dialect) -> CFunction {
         let f = model.functions.iter().find(|f| f.family == family && f.elem == k.elem).unwrap();
         model.c_name(f)
     };
-    let (step, combine, value) = (step_name(&red.step), step_name(&red.combine), step_name(&red.value));
+    let (combine, value) = (step_name(&red.combine), step_name(&red.value));
     let lanes = red.lanes;
     let name = model.kernel_c_name(k);
-    let lane_of = |index: &str| match red.assignment {
-        crate::spec::Assignment::Strided => format!("({index}) % {lanes}u"),
-        crate::spec::Assignment::Single => "0u".to_string(),
-    };
     let mut body: Vec<String> = Vec::new();
     let signature;
     match &k.kind {
@@ -523,15 +613,10 @@ pub fn kernel(model: &Model, k: &Kernel, dialect: &Dialect) -> CFunction {
             body.push("}".into());
             body.push("return v[0];".into());
         }
-        KernelKind::Lanes { arrays, term } => {
+        KernelKind::Lanes { arrays, .. } => {
             let arrs: Vec<String> = arrays.iter().map(|a| format!("const {t} *{a}")).collect();
             signature = format!("void {name}({pair} lanes[{lanes}], size_t first, {}, size_t n)", arrs.join(", "));
-            body.push("size_t j;".into());
-            body.push("for (j = 0; j < n; ++j) {".into());
-            body.extend(lane_term(term, elem, "j", dialect).iter().map(|l| format!("    {l}")));
-            body.push(format!("    {pair} *lane = &lanes[{}];", lane_of("first + j")));
-            body.push(format!("    *lane = {step}(*lane, term);"));
-            body.push("}".into());
+            body.extend(super::stmt::block(dialect, model, elem, &super::kernels::lanes_body(model, k, dialect, &|a| Arr::param(a))));
         }
         KernelKind::Array { lanes: lk } => {
             let lk_kernel = model.kernels.iter().find(|x| &x.name == lk && x.elem == k.elem).unwrap();
@@ -550,35 +635,16 @@ pub fn kernel(model: &Model, k: &Kernel, dialect: &Dialect) -> CFunction {
                 None => unreachable!("an array kernel needs the butterfly kernel"),
             }
         }
-        KernelKind::Plane { width } => {
+        KernelKind::Plane { .. } => {
             let term_ty = type_name(model, &k.shape, elem);
             signature = format!("void {name}({t} *value, {t} *comp, size_t element, {term_ty} term)");
-            let shape = model.spec.shape(&k.shape).unwrap();
-            body.push(format!("{pair} p;"));
-            for c in 0..*width {
-                let comp_expr = match &shape.kind {
-                    ShapeKind::Vector(names) => format!("term.{}", names[c]),
-                    _ => "term".into(),
-                };
-                let slot = if *width == 1 { "element".to_string() } else { format!("element * {width}u + {c}u") };
-                body.push(format!("p.{} = value[{slot}];", component_name(model, &red.pair, 0)));
-                body.push(format!("p.{} = comp[{slot}];", component_name(model, &red.pair, 1)));
-                body.push(format!("p = {step}(p, {comp_expr});"));
-                body.push(format!("value[{slot}] = p.{};", component_name(model, &red.pair, 0)));
-                body.push(format!("comp[{slot}] = p.{};", component_name(model, &red.pair, 1)));
-            }
+            body.extend(super::stmt::block(dialect, model, elem, &super::kernels::plane_body(model, k, dialect, &|a| Arr::param(a))));
         }
         KernelKind::Resolve => {
             signature = format!("void {name}({t} *out, const {t} *value, const {t} *comp, size_t n)");
-            body.push(format!("{pair} p;"));
-            body.push("size_t i;".into());
-            body.push("for (i = 0; i < n; ++i) {".into());
-            body.push(format!("    p.{} = value[i];", component_name(model, &red.pair, 0)));
-            body.push(format!("    p.{} = comp[i];", component_name(model, &red.pair, 1)));
-            body.push(format!("    out[i] = {value}(p);"));
-            body.push("}".into());
+            body.extend(super::stmt::block(dialect, model, elem, &super::kernels::resolve_body(model, k, dialect, &|a| Arr::param(a))));
         }
-        KernelKind::Linalg { .. } => unreachable!("printed by c_linalg"),
+        KernelKind::Linalg { .. } => unreachable!("printed by linalg"),
     }
     let mut doc = vec![ks.doc.clone()];
     if let KernelKind::Lanes { .. } = &k.kind {
@@ -587,6 +653,23 @@ pub fn kernel(model: &Model, k: &Kernel, dialect: &Dialect) -> CFunction {
         }
     }
     CFunction { name, doc, signature, body }
+}
+
+/// The statements that bind a lanes kernel's term of one element to `term`
+/// (intermediates first), each array parameter `p` read as `read(p)`.
+pub fn lane_term_with(
+    term: &Function,
+    elem: &ElemType,
+    read: &dyn Fn(&str) -> String,
+    sp: &dyn super::stmt::Statements,
+) -> Vec<super::stmt::Stmt> {
+    use super::stmt::Stmt;
+    let mut g = term.clone();
+    g.params = g.params.iter().map(|p| Param { name: read(&p.name), kind: p.kind.clone() }).collect();
+    let e = |x: &Expr| print::expr(sp, &g, elem, x);
+    let mut out: Vec<Stmt> = g.temps.iter().map(|tmp| Stmt::konst(VarTy::Elem, vec![Var::init(&tmp.name, e(&tmp.expr))])).collect();
+    out.push(Stmt::konst(VarTy::Elem, vec![Var::init("term", e(&g.outputs[0]))]));
+    out
 }
 
 /// The statements that set `const T term` to a lanes kernel's term of

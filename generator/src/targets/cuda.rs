@@ -4,7 +4,7 @@
 //! `cuda_core/check/` (the flat thunks for the GPU runner).
 //!
 //! The functions are the C core's, printed by the same printers
-//! (`c::function`, `c::kernel`, `c_linalg`) in the `Calls` dialect: every
+//! (`c::function`, `c::kernel`, `targets::linalg`) in the `Calls` dialect: every
 //! rounded operation is a call to a wrapper that is an explicit-rounding
 //! intrinsic on the device (`__fadd_rn`, `__dmul_rn`, ...), which nvcc never
 //! contracts whatever `--fmad` says, and the plain operation behind the C

@@ -11,12 +11,14 @@ use crate::model::Model;
 pub mod c;
 pub mod c_check;
 pub mod c_flat;
-pub mod c_linalg;
 pub mod c_selftest;
 pub mod cuda;
+pub mod kernels;
+pub mod linalg;
 pub mod opencl;
 pub mod print;
 pub mod soa;
+pub mod stmt;
 pub mod wgsl;
 
 /// A generated file, with its path relative to the repository root.

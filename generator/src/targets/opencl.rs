@@ -5,7 +5,7 @@
 //! self-test, for the runner).
 //!
 //! The functions are the C core's, printed by the same printers
-//! (`c::function`, `c::kernel`, `c_linalg`) in the dialect `DIALECT`: C
+//! (`c::function`, `c::kernel`, `targets::linalg`) in the dialect `DIALECT`: C
 //! operators without the C core's asm guards (OpenCL C has no inline asm),
 //! under `#pragma OPENCL FP_CONTRACT OFF`, which the language defines as C99's
 //! pragma (no operation is contracted); the overloaded math builtins (`sqrt`,
@@ -358,6 +358,7 @@ pub fn check_program(model: &Model, lowered: &[Function], banner: &str, witnesse
                     // Every fixed-layout kernel takes random inputs
                     // (`aether_opencl::random_inputs`).
                     random: true,
+                    max_random: None,
                 },
                 word_bits,
                 elem_bits: bits,
@@ -571,6 +572,7 @@ fn group_butterfly(model: &Model, k: &crate::model::Kernel, bits: u32) -> (Vec<S
             workgroup_size: lanes as u32,
             cases_per_workgroup: 1,
             random: true,
+            max_random: None,
         },
         word_bits: 64,
         elem_bits: bits,
@@ -673,6 +675,9 @@ fn array_kernels(model: &Model, lines: &mut Vec<String>) -> Vec<ClEntry> {
                     workgroup_size: 1,
                     cases_per_workgroup: 1,
                     random: true,
+                    // aether-opencl sets the random count of the kernels over arrays itself
+                    // (N/20, `--array-random`).
+                    max_random: None,
                 },
                 word_bits: 64,
                 elem_bits: bits,

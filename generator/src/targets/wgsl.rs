@@ -1,7 +1,9 @@
 //! The WGSL core: `wgsl_core/aether_core.wgsl`, every f32 function of the
-//! spec and the 32-slot tree (per invocation and across a workgroup), and the
-//! check module the runner dispatches: one compute entry point per callable
-//! over flat words.
+//! spec, the 32-slot tree (per invocation and across a workgroup) and the
+//! per-lane linear algebra, and the check module the runner dispatches: one
+//! compute entry point per callable over flat words (the kernels over arrays
+//! of any length and the many-lane forms as entries over fixed arrays,
+//! printed from the C core's statement trees).
 //!
 //! WGSL is the first target outside the C family. Its trees are printed by
 //! the one walk of `print` with the spelling `Wgsl`; nothing here orders an
@@ -24,13 +26,14 @@
 use minijinja::context;
 
 use super::print::{self, Spelling};
+use super::stmt::{Arr, Loop, ParamTy, Place, Statements, Var, VarTy};
 use super::{render, Output, Target};
 use crate::corpus::FunctionCases;
 use crate::dsl::BinOp;
 use crate::error::{Error, SpecError};
 use crate::model::{Builtin, Callable, Function, Kernel, KernelKind, Kind, Model, Ty};
 use crate::selftest::Witness;
-use crate::spec::{ElemType, ShapeKind};
+use crate::spec::{ElemType, Routine, ShapeKind};
 
 #[derive(Debug)]
 pub struct WgslTarget;
@@ -64,6 +67,10 @@ pub struct CheckEntry {
     /// Every input word is a plain float and the counts are fixed: random
     /// inputs suit the entry (not so for counts, indices or lane numbers).
     pub random: bool,
+    /// At most this many random inputs, whatever the run asks for (the
+    /// expensive entries: the linear algebra, the per-invocation kernels
+    /// over arrays); None for no limit.
+    pub max_random: Option<usize>,
 }
 
 /// A WGSL module with one entry point per checked callable.
@@ -141,6 +148,100 @@ impl Spelling for Wgsl {
     }
     fn declare_out(&self, ty: &str) -> String {
         format!("var out: {ty};")
+    }
+}
+
+/// WGSL's statements: `var`/`let` declarations with their types, loop
+/// variables of `i32`, every body braced, arrays passed as `ptr<function,
+/// array<..>>` (a parameter array is indexed through `*`), and a matrix
+/// struct's `m` viewed through a local copy (WGSL has no pointer to a
+/// member of a function parameter; the copy is written back before the
+/// function returns).
+impl Statements for Wgsl {
+    fn base_type(&self, model: &Model, ty: &VarTy, elem: &ElemType) -> String {
+        match ty {
+            VarTy::Elem => wgsl_scalar(elem),
+            VarTy::Int => "i32".into(),
+            VarTy::Shape(s) => type_name(model, s, elem),
+            VarTy::Size => "u32".into(),
+        }
+    }
+    fn decl(&self, model: &Model, elem: &ElemType, konst: bool, ty: &VarTy, vars: &[Var]) -> String {
+        let b = self.base_type(model, ty, elem);
+        let vs: Vec<String> = vars
+            .iter()
+            .map(|v| {
+                let t = match &v.len {
+                    Some(n) => format!("array<{b}, {n}>"),
+                    None => b.clone(),
+                };
+                match (&v.init, konst) {
+                    (Some(i), true) => format!("let {}: {t} = {i};", v.name),
+                    (Some(i), false) => format!("var {}: {t} = {i};", v.name),
+                    (None, _) => format!("var {}: {t};", v.name),
+                }
+            })
+            .collect();
+        vs.join(" ")
+    }
+    fn for_head(&self, var: &str, from: &str, lp: &Loop) -> String {
+        match lp {
+            Loop::Up(cond) => format!("for ({var} = {from}; {cond}; {var}++)"),
+            Loop::Down => format!("for ({var} = {from} - 1; {var} >= 0; {var}--)"),
+        }
+    }
+    fn braces(&self) -> bool {
+        true
+    }
+    fn at(&self, a: &Arr, idx: &str) -> String {
+        match a.place {
+            Place::Local => format!("{}[{idx}]", a.name),
+            Place::Param => format!("(*{})[{idx}]", a.name),
+            Place::Field { .. } => format!("{}_m[{idx}]", a.name),
+        }
+    }
+    fn arg(&self, a: &Arr) -> String {
+        match a.place {
+            Place::Local => format!("&{}", a.name),
+            Place::Param => a.name.clone(),
+            Place::Field { .. } => format!("&{}_m", a.name),
+        }
+    }
+    fn choose(&self, c: &str, a: &str, b: &str) -> String {
+        format!("select({b}, {a}, {c})")
+    }
+    fn incr(&self, v: &str) -> String {
+        format!("{v}++;")
+    }
+    fn view(&self, of: &str, ptr: bool) -> Vec<String> {
+        vec![if ptr { format!("var {of}_m = (*{of}).m;") } else { format!("var {of}_m = {of}.m;") }]
+    }
+    fn unview(&self, of: &str) -> Vec<String> {
+        vec![format!("(*{of}).m = {of}_m;")]
+    }
+    fn alias(&self, _model: &Model, _elem: &ElemType, name: &str, _ty: &VarTy, target: &str) -> String {
+        format!("let {name} = &{target};")
+    }
+    fn fn_head(
+        &self,
+        model: &Model,
+        elem: &ElemType,
+        _helper: bool,
+        ret: Option<&VarTy>,
+        name: &str,
+        params: &[(String, ParamTy)],
+    ) -> String {
+        let ps: Vec<String> = params
+            .iter()
+            .map(|(p, ty)| match ty {
+                ParamTy::Array { ty, len, .. } => format!("{p}: ptr<function, array<{}, {len}>>", self.base_type(model, ty, elem)),
+                ParamTy::Value(s) => format!("{p}: {}", type_name(model, s, elem)),
+                ParamTy::Ptr { shape, .. } => format!("{p}: ptr<function, {}>", type_name(model, shape, elem)),
+                ParamTy::Elem => format!("{p}: {}", wgsl_scalar(elem)),
+            })
+            .collect();
+        let r = ret.map_or(String::new(), |t| format!(" -> {}", self.base_type(model, t, elem)));
+        format!("fn {name}({}){r}", ps.join(", "))
     }
 }
 
@@ -287,6 +388,46 @@ fn butterfly(model: &Model, t: &ElemType) -> Option<(Kernel, Vec<WFunction>)> {
     Some((k, fns))
 }
 
+/// The per-lane linear algebra in f32: the helpers of every size over
+/// `ptr<function, array<f32, ..>>`, then the single form of every routine
+/// over the core's structs, from the statement trees of `targets::linalg`
+/// (the C core's, spelled by `Wgsl`).
+fn linalg_functions(model: &Model, lowered: &[Function], t: &ElemType) -> Vec<WFunction> {
+    let sp = Wgsl::default();
+    let mut out = Vec::new();
+    let mut sizes = Vec::new();
+    for k in model.kernels.iter().filter(|k| k.elem == t.name) {
+        if let KernelKind::Linalg { n, .. } = k.kind {
+            if !sizes.contains(&n) {
+                sizes.push(n);
+                for f in super::linalg::helper_funcs(model, lowered, t, n, &sp) {
+                    out.push(WFunction {
+                        name: f.name.clone(),
+                        doc: vec![format!(
+                            "The per-lane linear algebra of {n}x{n} f32 matrices on row-major arrays ([rules.linalg]): helper."
+                        )],
+                        signature: f.head(&sp, model, t),
+                        body: super::stmt::block(&sp, model, t, &f.body),
+                    });
+                }
+            }
+        }
+    }
+    for k in model.kernels.iter().filter(|k| k.elem == t.name) {
+        if let KernelKind::Linalg { many: false, .. } = k.kind {
+            let f = super::linalg::single_func(model, k, &sp);
+            let ks = model.spec.kernel(&k.key).unwrap();
+            out.push(WFunction {
+                name: f.name.clone(),
+                doc: vec![ks.doc.clone()],
+                signature: f.head(&sp, model, t),
+                body: super::stmt::block(&sp, model, t, &f.body),
+            });
+        }
+    }
+    out
+}
+
 const CORE_TEMPLATE: &str = include_str!("../../../templates/wgsl/aether_core.wgsl.j2");
 /// The ULP distance, for consumers' own tests (the rules of
 /// `aether_reference::ulp` and the C core's `aether_f32_ulp_distance`).
@@ -302,6 +443,7 @@ fn minmax(cmp: &str) -> String {
 pub fn core_source(model: &Model, lowered: &[Function], banner: &str, guard: Guard, witnesses: &[Witness]) -> Result<String, Error> {
     let Some(t) = f32_type(model) else { return Ok(String::new()) };
     let mut functions: Vec<WFunction> = lowered.iter().filter(|f| f.elem == t.name).map(|f| function(model, f, t)).collect();
+    functions.extend(linalg_functions(model, lowered, t));
     let mut pair = String::new();
     if let Some((_, fns)) = butterfly(model, t) {
         functions.extend(fns);
@@ -492,11 +634,12 @@ fn selftest(model: &Model, lowered: &[Function], t: &ElemType, witnesses: &[Witn
 
 /// The self-test's witnesses for the WGSL core: those of its callables.
 pub fn selftest_witnesses(model: &Model, cases_of: &dyn Fn(&str) -> Option<Vec<crate::corpus::Case>>) -> Vec<Witness> {
-    // The array kernels run as workgroup entries over buffers, not in the
-    // self-test's one invocation.
+    // The kernels over arrays and the linear algebra run as entries over
+    // buffers, not in the self-test's one invocation (only the butterfly
+    // does).
     let names: Vec<String> = callables(model)
         .iter()
-        .filter(|c| !matches!(c, Callable::Kernel(k) if matches!(k.kind, KernelKind::Array { .. })))
+        .filter(|c| !matches!(c, Callable::Kernel(k) if k.kind != KernelKind::Butterfly))
         .map(|c| c.c_name(model))
         .collect();
     crate::selftest::witnesses(model, &|name| if names.iter().any(|n| n == name) { cases_of(name) } else { None })
@@ -570,6 +713,7 @@ pub fn check_module_with(model: &Model, lowered: &[Function], guard: Guard, witn
             workgroup_size: CHECK_WG,
             cases_per_workgroup: CHECK_WG,
             random: n_in > 0,
+            max_random: None,
         });
     }
     if let Some((k, _)) = butterfly(model, t) {
@@ -623,10 +767,13 @@ pub fn check_module_with(model: &Model, lowered: &[Function], guard: Guard, witn
                 workgroup_size: wg,
                 cases_per_workgroup: per,
                 random: true,
+                max_random: None,
             });
         }
         array_entries(model, t, &mut src, &mut entries);
     }
+    linalg_entries(model, t, &mut src, &mut entries);
+    kernel_entries(model, t, &mut src, &mut entries);
     if !witnesses.is_empty() {
         src.push(String::new());
         src.push("@compute @workgroup_size(1)".into());
@@ -648,6 +795,7 @@ pub fn check_module_with(model: &Model, lowered: &[Function], guard: Guard, witn
             workgroup_size: 1,
             cases_per_workgroup: 1,
             random: false,
+            max_random: None,
         });
     }
     src.push(String::new());
@@ -719,6 +867,255 @@ fn array_entries(model: &Model, t: &ElemType, src: &mut Vec<String>, entries: &m
             workgroup_size: lanes as u32,
             cases_per_workgroup: 1,
             random: true,
+            max_random: None,
+        });
+    }
+}
+
+/// The records of one case of a plane entry, and its elements.
+pub const PLANE_CHECK_RECORDS: usize = 8;
+pub const PLANE_CHECK_ELEMENTS: usize = 4;
+/// The slots of one case of the resolve entry.
+pub const RESOLVE_CHECK_LEN: usize = 8;
+
+/// The check entries of the kernels over arrays of any length that are not
+/// the workgroup schedule (lanes_sum, lanes_dot, plane_add, plane_resolve),
+/// one case per invocation: the case's words are read into fixed local
+/// arrays (ARRAY_CHECK_LEN elements per array for the lanes kernels,
+/// PLANE_CHECK_ELEMENTS elements and PLANE_CHECK_RECORDS records for a
+/// plane, RESOLVE_CHECK_LEN slots), then the C core's kernel body runs on
+/// them, printed from the same statement tree (`targets::kernels`), and the
+/// results are written back. A plain WGSL function cannot take an array of
+/// any length; a consumer runs the same body over its storage buffer.
+fn kernel_entries(model: &Model, t: &ElemType, src: &mut Vec<String>, entries: &mut Vec<CheckEntry>) {
+    let Some(red) = model.spec.reduction.as_ref() else { return };
+    let sp = Wgsl::default();
+    let pair = type_name(model, &red.pair, t);
+    let (hi, lo) = (super::c::component_name(model, &red.pair, 0), super::c::component_name(model, &red.pair, 1));
+    let lanes = red.lanes;
+    let rd = |at: &str| format!("bitcast<f32>(aether_in[{at}])");
+    for k in model.kernels.iter().filter(|k| k.elem == t.name) {
+        let name = model.kernel_c_name(k);
+        let entry = format!("check_{}", name.trim_start_matches("aether_"));
+        let mut body: Vec<String> = Vec::new();
+        let (n_in, n_out) = match &k.kind {
+            KernelKind::Lanes { arrays, .. } => {
+                let n = ARRAY_CHECK_LEN;
+                body.push(format!("var lanes: array<{pair}, {lanes}>;"));
+                body.push(format!(
+                    "for (var aether_k = 0u; aether_k < {lanes}u; aether_k++) {{ lanes[aether_k] = {pair}({}, {}); }}",
+                    rd("aether_base + 2u * aether_k"),
+                    rd("aether_base + 2u * aether_k + 1u")
+                ));
+                body.push(format!("let first = aether_in[aether_base + {}u];", 2 * lanes));
+                body.push(format!("let n = {n}u;"));
+                for (a, name) in arrays.iter().enumerate() {
+                    body.push(format!("var {name}: array<f32, {n}>;"));
+                    body.push(format!(
+                        "for (var aether_k = 0u; aether_k < {n}u; aether_k++) {{ {name}[aether_k] = {}; }}",
+                        rd(&format!("aether_base + {}u + aether_k", 2 * lanes + 1 + a * n))
+                    ));
+                }
+                body.extend(super::stmt::block(&sp, model, t, &super::kernels::lanes_body(model, k, &sp, &|a| Arr::local(a))));
+                body.push(format!(
+                    "for (var aether_k = 0u; aether_k < {lanes}u; aether_k++) {{ aether_out[aether_obase + 2u * aether_k] = bitcast<u32>(lanes[aether_k].{hi}); aether_out[aether_obase + 2u * aether_k + 1u] = bitcast<u32>(lanes[aether_k].{lo}); }}"
+                ));
+                (2 * lanes + 1 + arrays.len() * n, 2 * lanes)
+            }
+            KernelKind::Plane { width } => {
+                let (kk, s, r) = (*width, PLANE_CHECK_ELEMENTS, PLANE_CHECK_RECORDS);
+                let slots = s * kk;
+                body.push(format!("var value: array<f32, {slots}>;"));
+                body.push(format!("var comp: array<f32, {slots}>;"));
+                body.push(format!("for (var aether_r = 0u; aether_r < {r}u; aether_r++) {{"));
+                body.push(format!("    let aether_rec = aether_base + 1u + aether_r * {}u;", kk + 1));
+                body.push("    let element = aether_in[aether_rec];".into());
+                let shape = model.spec.shape(&k.shape).unwrap();
+                let term = match &shape.kind {
+                    ShapeKind::Scalar => rd("aether_rec + 1u"),
+                    _ => format!(
+                        "{}({})",
+                        type_name(model, &k.shape, t),
+                        (0..kk).map(|c| rd(&format!("aether_rec + {}u", c + 1))).collect::<Vec<_>>().join(", ")
+                    ),
+                };
+                body.push(format!("    let term = {term};"));
+                body.extend(
+                    super::stmt::block(&sp, model, t, &super::kernels::plane_body(model, k, &sp, &|a| Arr::local(a)))
+                        .into_iter()
+                        .map(|l| format!("    {l}")),
+                );
+                body.push("}".into());
+                body.push(format!("for (var aether_k = 0u; aether_k < {slots}u; aether_k++) {{ aether_out[aether_obase + aether_k] = bitcast<u32>(value[aether_k]); aether_out[aether_obase + {slots}u + aether_k] = bitcast<u32>(comp[aether_k]); }}"));
+                (1 + r * (kk + 1), 2 * slots)
+            }
+            KernelKind::Resolve => {
+                let n = RESOLVE_CHECK_LEN;
+                body.push(format!("let n = {n}u;"));
+                body.push(format!("var value: array<f32, {n}>;"));
+                body.push(format!("var comp: array<f32, {n}>;"));
+                body.push(format!("var out: array<f32, {n}>;"));
+                body.push(format!(
+                    "for (var aether_k = 0u; aether_k < {n}u; aether_k++) {{ value[aether_k] = {}; comp[aether_k] = {}; }}",
+                    rd("aether_base + aether_k"),
+                    rd(&format!("aether_base + {n}u + aether_k"))
+                ));
+                body.extend(super::stmt::block(&sp, model, t, &super::kernels::resolve_body(model, k, &sp, &|a| Arr::local(a))));
+                body.push(format!("for (var aether_k = 0u; aether_k < {n}u; aether_k++) {{ aether_out[aether_obase + aether_k] = bitcast<u32>(out[aether_k]); }}"));
+                (2 * n, n)
+            }
+            _ => continue,
+        };
+        src.push(String::new());
+        src.push(format!("@compute @workgroup_size({CHECK_WG})"));
+        src.push(format!("fn {entry}(@builtin(global_invocation_id) aether_gid: vec3<u32>) {{"));
+        src.push("    let aether_i = aether_params.w + aether_gid.x;".into());
+        src.push("    if (aether_i >= aether_params.x) { return; }".into());
+        src.push("    aether_check_guard();".into());
+        src.push(format!("    let aether_base = aether_i * {n_in}u;"));
+        src.push(format!("    let aether_obase = aether_i * {n_out}u;"));
+        src.extend(body.iter().map(|l| format!("    {l}")));
+        src.push("}".into());
+        entries.push(CheckEntry {
+            entry,
+            c_name: name.clone(),
+            family: k.name.clone(),
+            shape: k.shape.clone(),
+            elem: k.elem.clone(),
+            n_in,
+            n_out,
+            workgroup_size: CHECK_WG,
+            cases_per_workgroup: CHECK_WG,
+            random: true,
+            max_random: Some(KERNEL_CHECK_RANDOM),
+        });
+    }
+}
+
+/// The most random inputs of a linear-algebra entry (each is a whole
+/// factorisation or sweep; at 10^5 the 66 entries would add minutes to CI on
+/// two cores): the corpus plus at most this many per entry.
+pub const LINALG_CHECK_RANDOM: usize = 2000;
+/// The most random inputs of a per-invocation kernel entry over arrays
+/// (lanes_sum, lanes_dot, plane_add, plane_resolve).
+pub const KERNEL_CHECK_RANDOM: usize = 5000;
+
+/// The lanes of one case of a many-lane linear-algebra entry.
+pub const LINALG_CHECK_LANES: usize = 3;
+
+/// The check entries of the per-lane linear algebra, one case per
+/// invocation. A single form reads its flat words (`crate::linalg`: floats
+/// as bits, pivots and info as whole numbers) into the core's structs, calls
+/// the core's function and writes its result words. A many-lane form runs
+/// the C core's loop over the lanes of a case (LINALG_CHECK_LANES problems
+/// one after another in the buffer), the single form once per lane: WGSL has
+/// no pointer to a runtime-sized array in a plain function, so a many-lane
+/// form is an entry point's loop over storage (as here), not a function of
+/// the core.
+fn linalg_entries(model: &Model, t: &ElemType, src: &mut Vec<String>, entries: &mut Vec<CheckEntry>) {
+    for k in model.kernels.iter().filter(|k| k.elem == t.name) {
+        let KernelKind::Linalg { routine, n, many } = k.kind else { continue };
+        let name = model.kernel_c_name(k);
+        let single = name.trim_end_matches("_lanes");
+        let entry = format!("check_{}", name.trim_start_matches("aether_"));
+        let (w_in, w_out) = crate::linalg::words(routine, n);
+        let lanes = if many { LINALG_CHECK_LANES } else { 1 };
+        let (mt, vt) = (type_name(model, &format!("mat{n}"), t), type_name(model, &format!("vec{n}"), t));
+        let nn = n * n;
+        let vcomps: Vec<String> = (0..n).map(|c| super::c::component_name(model, &format!("vec{n}"), c)).collect();
+        let rd = |at: usize| format!("bitcast<f32>(aether_in[aether_base + {at}u])");
+        let mat_in = |var: &str, at: usize| {
+            vec![format!("var {var}: {mt};"), format!("for (var aether_k = 0u; aether_k < {nn}u; aether_k++) {{ {var}.m[aether_k] = bitcast<f32>(aether_in[aether_base + {at}u + aether_k]); }}")]
+        };
+        let vec_in = |var: &str, at: usize| format!("let {var} = {vt}({});", (0..n).map(|c| rd(at + c)).collect::<Vec<_>>().join(", "));
+        let mat_out = |var: &str, at: usize| {
+            format!("for (var aether_k = 0u; aether_k < {nn}u; aether_k++) {{ aether_out[aether_obase + {at}u + aether_k] = bitcast<u32>({var}.m[aether_k]); }}")
+        };
+        let vec_out = |var: &str, at: usize| -> Vec<String> {
+            vcomps.iter().enumerate().map(|(c, f)| format!("aether_out[aether_obase + {}u] = bitcast<u32>({var}.{f});", at + c)).collect()
+        };
+        let int_out = |var: &str, at: usize| format!("aether_out[aether_obase + {at}u] = u32({var});");
+        let mut body: Vec<String> = Vec::new();
+        match routine {
+            Routine::Lu => {
+                body.extend(mat_in("a", 0));
+                body.push(format!("var ipiv: array<i32, {n}>;"));
+                body.push(format!("let info = {single}(&a, &ipiv);"));
+                body.push(mat_out("a", 0));
+                body.push(format!("for (var aether_k = 0u; aether_k < {n}u; aether_k++) {{ aether_out[aether_obase + {nn}u + aether_k] = u32(ipiv[aether_k]); }}"));
+                body.push(int_out("info", nn + n));
+            }
+            Routine::LuSolve => {
+                body.extend(mat_in("lu", 0));
+                body.push(format!("var ipiv: array<i32, {n}>;"));
+                body.push(format!("for (var aether_k = 0u; aether_k < {n}u; aether_k++) {{ ipiv[aether_k] = i32(aether_in[aether_base + {nn}u + aether_k]); }}"));
+                body.push(vec_in("b", nn + n));
+                body.push(format!("let x = {single}(&lu, &ipiv, b);"));
+                body.extend(vec_out("x", 0));
+            }
+            Routine::SolveLower | Routine::SolveLowerUnit | Routine::SolveUpper | Routine::SolveUpperUnit | Routine::CholeskySolve => {
+                body.extend(mat_in("a", 0));
+                body.push(vec_in("b", nn));
+                body.push(format!("let x = {single}(a, b);"));
+                body.extend(vec_out("x", 0));
+            }
+            Routine::DetLu => {
+                body.extend(mat_in("a", 0));
+                body.push(format!("let d = {single}(a);"));
+                body.push("aether_out[aether_obase] = bitcast<u32>(d);".into());
+            }
+            Routine::Inverse => {
+                body.extend(mat_in("a", 0));
+                body.push(format!("var inv: {mt};"));
+                body.push(format!("let info = {single}(a, &inv);"));
+                body.push(mat_out("inv", 0));
+                body.push(int_out("info", nn));
+            }
+            Routine::Cholesky => {
+                body.extend(mat_in("a", 0));
+                body.push(format!("let info = {single}(&a);"));
+                body.push(mat_out("a", 0));
+                body.push(int_out("info", nn));
+            }
+            Routine::Eigh => {
+                body.extend(mat_in("a", 0));
+                body.push(format!("var w: {vt};"));
+                body.push(format!("var v: {mt};"));
+                body.push(format!("{single}(a, &w, &v);"));
+                body.extend(vec_out("w", 0));
+                body.push(mat_out("v", n));
+            }
+        }
+        src.push(String::new());
+        src.push(format!("@compute @workgroup_size({CHECK_WG})"));
+        src.push(format!("fn {entry}(@builtin(global_invocation_id) aether_gid: vec3<u32>) {{"));
+        src.push("    let aether_i = aether_params.w + aether_gid.x;".into());
+        src.push("    if (aether_i >= aether_params.x) { return; }".into());
+        src.push("    aether_check_guard();".into());
+        if many {
+            src.push(format!("    for (var aether_l = 0u; aether_l < {lanes}u; aether_l++) {{"));
+            src.push(format!("        let aether_base = (aether_i * {lanes}u + aether_l) * {w_in}u;"));
+            src.push(format!("        let aether_obase = (aether_i * {lanes}u + aether_l) * {w_out}u;"));
+            src.extend(body.iter().map(|l| format!("        {l}")));
+            src.push("    }".into());
+        } else {
+            src.push(format!("    let aether_base = aether_i * {w_in}u;"));
+            src.push(format!("    let aether_obase = aether_i * {w_out}u;"));
+            src.extend(body.iter().map(|l| format!("    {l}")));
+        }
+        src.push("}".into());
+        entries.push(CheckEntry {
+            entry,
+            c_name: name.clone(),
+            family: k.name.clone(),
+            shape: k.shape.clone(),
+            elem: k.elem.clone(),
+            n_in: lanes * w_in,
+            n_out: lanes * w_out,
+            workgroup_size: CHECK_WG,
+            cases_per_workgroup: CHECK_WG,
+            random: true,
+            max_random: Some(LINALG_CHECK_RANDOM),
         });
     }
 }
@@ -746,7 +1143,18 @@ pub fn callables(model: &Model) -> Vec<Callable<'_>> {
         .into_iter()
         .filter(|c| match c {
             Callable::Function(f) => f.elem == t.name,
-            Callable::Kernel(k) => k.elem == t.name && matches!(k.kind, KernelKind::Butterfly | KernelKind::Array { .. }),
+            Callable::Kernel(k) => {
+                k.elem == t.name
+                    && matches!(
+                        k.kind,
+                        KernelKind::Butterfly
+                            | KernelKind::Array { .. }
+                            | KernelKind::Linalg { .. }
+                            | KernelKind::Lanes { .. }
+                            | KernelKind::Plane { .. }
+                            | KernelKind::Resolve
+                    )
+            }
         })
         .collect()
 }

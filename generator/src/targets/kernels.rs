@@ -1,0 +1,89 @@
+//! The kernels over arrays (`lanes`, `plane`, `resolve` schedules of
+//! `crate::kernel`) as statement trees, built once and spelled by each
+//! target: which step family runs on which element, in which order. The C
+//! family prints them as the bodies of its kernel functions over
+//! caller-owned arrays; WGSL prints the same trees over fixed local arrays
+//! in its check entries (a plain WGSL function cannot take an array of any
+//! length).
+
+use super::c::{component_name, lane_term_with, type_name};
+use super::stmt::{Arr, Statements, Stmt, Var, VarTy};
+use crate::model::{Kernel, KernelKind, Model};
+use crate::spec::ShapeKind;
+
+fn step_name(model: &Model, k: &Kernel, family: &str) -> String {
+    let f = model.functions.iter().find(|f| f.family == family && f.elem == k.elem).unwrap();
+    model.c_name(f)
+}
+
+/// The body of a `lanes` kernel: for j in 0..n ascending, the term of
+/// element j added to lane (first + j) by the reduction's step. `arr` names
+/// the arrays (the kernel's array parameters and `lanes`).
+pub fn lanes_body(model: &Model, k: &Kernel, sp: &dyn Statements, arr: &dyn Fn(&str) -> Arr) -> Vec<Stmt> {
+    let KernelKind::Lanes { term, .. } = &k.kind else { unreachable!("a lanes kernel") };
+    let elem = model.spec.types.iter().find(|t| t.name == k.elem).unwrap();
+    let red = model.spec.reduction.as_ref().expect("kernels need [rules.reduction]");
+    let step = step_name(model, k, &red.step);
+    let lanes = red.lanes;
+    let lane = match red.assignment {
+        crate::spec::Assignment::Strided => format!("(first + j) % {lanes}u"),
+        crate::spec::Assignment::Single => "0u".to_string(),
+    };
+    let mut each = lane_term_with(term, elem, &|p| sp.at(&arr(p), "j"), sp);
+    each.push(Stmt::Alias { name: "lane".into(), ty: VarTy::Shape(red.pair.clone()), target: sp.at(&arr("lanes"), &lane) });
+    each.push(Stmt::set("*lane", format!("{step}(*lane, term)")));
+    vec![Stmt::decl(VarTy::Size, vec![Var::new("j")]), Stmt::up("j", "0", "j < n", Stmt::Block(each))]
+}
+
+/// The body of a `plane` kernel: the term's components added to the slots
+/// of `element` by the reduction's step.
+pub fn plane_body(model: &Model, k: &Kernel, sp: &dyn Statements, arr: &dyn Fn(&str) -> Arr) -> Vec<Stmt> {
+    let KernelKind::Plane { width } = &k.kind else { unreachable!("a plane kernel") };
+    let red = model.spec.reduction.as_ref().expect("kernels need [rules.reduction]");
+    let step = step_name(model, k, &red.step);
+    let shape = model.spec.shape(&k.shape).unwrap();
+    let (hi, lo) = (component_name(model, &red.pair, 0), component_name(model, &red.pair, 1));
+    let mut body = vec![Stmt::decl(VarTy::Shape(red.pair.clone()), vec![Var::new("p")])];
+    let (value, comp) = (arr("value"), arr("comp"));
+    for c in 0..*width {
+        let comp_expr = match &shape.kind {
+            ShapeKind::Vector(names) => format!("term.{}", names[c]),
+            _ => "term".into(),
+        };
+        let slot = if *width == 1 { "element".to_string() } else { format!("element * {width}u + {c}u") };
+        body.push(Stmt::set(format!("p.{hi}"), sp.at(&value, &slot)));
+        body.push(Stmt::set(format!("p.{lo}"), sp.at(&comp, &slot)));
+        body.push(Stmt::set("p", format!("{step}(p, {comp_expr})")));
+        body.push(Stmt::set(sp.at(&value, &slot), format!("p.{hi}")));
+        body.push(Stmt::set(sp.at(&comp, &slot), format!("p.{lo}")));
+    }
+    body
+}
+
+/// The body of a `resolve` kernel: every slot's value delivered in
+/// ascending order.
+pub fn resolve_body(model: &Model, k: &Kernel, sp: &dyn Statements, arr: &dyn Fn(&str) -> Arr) -> Vec<Stmt> {
+    let red = model.spec.reduction.as_ref().expect("kernels need [rules.reduction]");
+    let value_fn = step_name(model, k, &red.value);
+    let (hi, lo) = (component_name(model, &red.pair, 0), component_name(model, &red.pair, 1));
+    vec![
+        Stmt::decl(VarTy::Shape(red.pair.clone()), vec![Var::new("p")]),
+        Stmt::decl(VarTy::Size, vec![Var::new("i")]),
+        Stmt::up(
+            "i",
+            "0",
+            "i < n",
+            Stmt::Block(vec![
+                Stmt::set(format!("p.{hi}"), sp.at(&arr("value"), "i")),
+                Stmt::set(format!("p.{lo}"), sp.at(&arr("comp"), "i")),
+                Stmt::set(sp.at(&arr("out"), "i"), format!("{value_fn}(p)")),
+            ]),
+        ),
+    ]
+}
+
+/// The type of a plane kernel's term (a shape of the spec).
+pub fn term_type(model: &Model, k: &Kernel) -> String {
+    let elem = model.spec.types.iter().find(|t| t.name == k.elem).unwrap();
+    type_name(model, &k.shape, elem)
+}
