@@ -159,7 +159,14 @@ fn mutations(t: &str) -> Vec<Mutation> {
         if numbers.is_empty() {
             break;
         }
-        let k = numbers[r.below(numbers.len())];
+        // A line that already holds the number would be no mutation: take the next one.
+        let start = r.below(numbers.len());
+        let Some(k) = (0..numbers.len())
+            .map(|j| numbers[(start + j) % numbers.len()])
+            .find(|&k| lines[k].split_once(" = ").unwrap().1.trim() != with)
+        else {
+            continue;
+        };
         let (key, _) = lines[k].split_once(" = ").unwrap();
         let mut v: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
         v[k] = format!("{key} = {with}");
