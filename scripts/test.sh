@@ -60,13 +60,39 @@ prefetch() {
 prefetch >"$tmp/prefetch.log" 2>&1 &
 prefetch_pid=$!
 
-# Every test binary, and the reference's static library that the C and CUDA runners link:
-# the test profile's (optimised), built with the workspace's features (a `-p` build would
-# resolve them anew and rebuild the reference's dependencies), so there is no second, release
-# build of the reference.
-step "build" cargo test --workspace --no-run
-step "reference static library" cargo build --profile test --workspace --lib
-export AETHER_REFERENCE_LIB=$PWD/target/debug/libaether_reference_capi.a
+# Every test binary. The later scripts take what this build made, named by cargo's artifact
+# messages: the reference's static library (the C and CUDA runners link it; optimised, so no
+# release build of the reference), the runner and the OpenCL host program. A `cargo build -p`
+# of any of them would resolve the dependencies' features for that package alone (without the
+# workspace's and the dev-dependencies') and build them all again: 2-3 minutes here.
+build_all() { cargo test --workspace --no-run --message-format=json-render-diagnostics >"$tmp/artifacts.json"; }
+step "build" build_all
+artifact() { # target name, file suffix ("" for the executable): the path the build wrote
+    python3 - "$tmp/artifacts.json" "$1" "$2" <<'EOF'
+import json, sys
+path, name, suffix = sys.argv[1:]
+found = []
+for line in open(path):
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    if m.get("reason") != "compiler-artifact" or m["target"]["name"] != name:
+        continue
+    if suffix:
+        found += [f for f in m["filenames"] if f.endswith(suffix)]
+    elif m.get("executable") and "bin" in m["target"]["kind"] and not m["profile"]["test"]:
+        found.append(m["executable"])
+if not found:
+    sys.exit(f"test.sh: the build made no {name}{suffix}")
+print(found[-1])
+EOF
+}
+AETHER_REFERENCE_LIB=$(artifact aether_reference_capi .a)
+AETHER_RUNNER_BIN=$(artifact aether-runner "")
+AETHER_OPENCL_BIN=$(artifact aether-opencl "")
+export AETHER_REFERENCE_LIB AETHER_RUNNER_BIN AETHER_OPENCL_BIN
+echo "test: the reference library $AETHER_REFERENCE_LIB, the runner $AETHER_RUNNER_BIN, the OpenCL host $AETHER_OPENCL_BIN"
 t0=$SECONDS
 if ! wait "$prefetch_pid"; then
     cat "$tmp/prefetch.log"

@@ -55,11 +55,18 @@ source scripts/wgsl-stacks.sh
 wgsl_stacks
 
 t0=$(date +%s)
-# The test profile: after `cargo test` (scripts/test.sh) this builds nothing.
-cargo build -q --profile test -p aether-runner
+# AETHER_RUNNER_BIN: the runner scripts/test.sh's test build made (a `-p` build here would
+# resolve the dependencies' features for this package alone and build them again); else the
+# test profile's build.
+if [ -n "${AETHER_RUNNER_BIN:-}" ]; then
+    bin=$AETHER_RUNNER_BIN
+else
+    cargo build -q --profile test -p aether-runner
+    bin=target/debug/aether-runner
+fi
+[ -x "$bin" ] || { echo "wgsl: no runner at $bin" >&2; exit 2; }
 t1=$(date +%s)
 echo "wgsl: built the runner in $((t1 - t0)) s"
-bin=target/debug/aether-runner
 status=0
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
