@@ -34,9 +34,15 @@ done
 # shellcheck source=scripts/wgsl-stacks.sh
 source scripts/wgsl-stacks.sh
 wgsl_stacks
-# The test profile: after `cargo test` (scripts/test.sh) this builds nothing.
-cargo build -q --profile test -p aether-runner
-bin=target/debug/aether-runner
+# AETHER_RUNNER_BIN: a runner already built (scripts/test.sh's test build makes one: a `-p`
+# build resolves the dependencies' features for this package alone and builds them again);
+# else the test profile's build.
+if [ -n "${AETHER_RUNNER_BIN:-}" ]; then
+    bin=$AETHER_RUNNER_BIN
+else
+    cargo build -q --profile test -p aether-runner
+    bin=target/debug/aether-runner
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

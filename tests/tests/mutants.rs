@@ -25,7 +25,7 @@ const EQUIVALENT: [(&str, &[&str], &str); 3] = [
         "a barrier only forbids contraction, which -ffp-contract=off already forbids; tests/contraction.rs kills it under -ffp-contract=fast -mfma",
     ),
 ];
-use aether_tests::{compile_core, core_flags, corpus, functions, model, policy, selftest, thunk, width, witnesses, CC};
+use aether_tests::{compile_core, corpus, functions, model, mutant_flags, policy, selftest, thunk, width, witnesses, CC};
 
 #[test]
 fn every_mutant_core_fails_the_corpus_where_it_changes_bits() {
@@ -53,7 +53,7 @@ fn every_mutant_core_fails_the_corpus_where_it_changes_bits() {
                     for (i, m) in mutants::ALL.iter().enumerate().filter(|(i, _)| i % threads == t) {
                         let (mutant_model, mutated) = m.build(model).unwrap();
                         let (h, c) = targets::c::render_core(&mutant_model, &mutated, &output::banner(model), witnesses).unwrap();
-                        built.push((i, compile_core(&tmp.join(m.name()), &h, &c, CC, &core_flags())));
+                        built.push((i, compile_core(&tmp.join(m.name()), &h, &c, CC, &mutant_flags())));
                     }
                     built
                 })
