@@ -81,6 +81,8 @@ t2=$(date +%s)
     echo "groups, $((t2 - t1)) s for the self-test and controls."
     echo
     echo "CI runs the same with 10^5 random inputs per function (\`scripts/wgsl.sh\`, from \`scripts/test.sh\`)."
+    echo "The kernels' entries take fewer, whatever N is: at most 2000 random inputs per linear-algebra entry and 5000"
+    echo "per per-invocation array kernel (\`wgsl::LINALG_CHECK_RANDOM\`, \`wgsl::KERNEL_CHECK_RANDOM\`)."
     echo
     echo "## The self-test and the negative controls"
     echo
