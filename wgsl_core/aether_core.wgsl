@@ -52,10 +52,10 @@
 // core. Their bodies are the C core's loops over storage buffers of the
 // structs above (same memory order and stride): a many-lane form calls the
 // single form once per lane l on element l of each array (one lane per
-// invocation, or a loop); lanes_sum/lanes_dot step lane (first + j) % 32 with
-// aether_pairf_neumaier_add for j ascending; plane_add steps the slots of one
-// element; plane_resolve delivers aether_pairf_value of every slot. The check
-// module runs exactly these bodies, printed from the same trees
+// invocation, or a loop); the lane assignment, step order and delivery of
+// lanes_sum, lanes_dot, plane_add and plane_resolve are the spec's
+// ([rules.reduction] and the kernels' docs, in docs/numerics-contract.md).
+// The check module runs exactly these bodies, printed from the same trees
 // (targets::kernels), over fixed local arrays filled from its buffer.
 
 var<private> aether_opaque_zero: u32;
