@@ -37,9 +37,15 @@
 //! place, on the ordered integer line valid across signs (+0 and -0 one
 //! point, a NaN against a number infinitely far): the unit of the bands of
 //! the cores that are not bit-exact.
+//!
+//! [`angle`] is integer ADM's one-degree angle test as libvmaf's golden data
+//! freezes it (operands narrowed to binary32, compared in binary64), next to
+//! an integer-only evaluation with the same answers, three wrong spellings as
+//! negative controls, named witnesses, and seeded sweep generators.
 
 #![warn(missing_docs)]
 
+pub mod angle;
 pub mod arrays;
 pub mod compensated;
 pub mod flat;
