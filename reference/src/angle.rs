@@ -187,7 +187,8 @@ pub fn exact_with(dp: i64, om: i64, tm: i64, narrow: Rounding, wide: Rounding) -
 /// significands, the exact product `MC * mo * mt` in `u128` rounded to 53
 /// bits (ties to even), and an integer comparison with the exponents aligned
 /// (see the [module documentation](self)). Equal to [`golden`] on the whole
-/// domain, by that derivation (and checked by the sweeps of the tests): `dp` in `[-(2^63 - 1), 2^63 - 1]`, `om`, `tm` in `[0, 2^63 - 1]`.
+/// domain by that derivation, and checked against it by the tests' sweeps.
+/// Domain: `dp` in `[-(2^63 - 1), 2^63 - 1]`, `om`, `tm` in `[0, 2^63 - 1]`.
 ///
 /// `dp < 0` is false; `om == 0` or `tm == 0` makes the right-hand side 0, so
 /// the answer is `dp >= 0`; `dp == 0` with both magnitudes nonzero is false.
