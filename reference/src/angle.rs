@@ -42,8 +42,9 @@
 //! `dp` in `[-(2^63 - 1), 2^63 - 1]`, `om` and `tm` in `[0, 2^63 - 1]` (checked
 //! by `debug_assert!`). These are the values [`from_bands`] produces from band
 //! values in `[-(2^31 - 1), 2^31 - 1]`. In this domain every binary64 quantity
-//! of the golden expression is zero or lies between `2^-12` (the smallest
-//! nonzero operand over 4096) and about `2^102` (the square of `2^63 / 4096`),
+//! of the golden expression is zero or lies between `2^-25` (the smallest
+//! right-hand side, `c * 2^-24`; the smallest operand over 4096 is `2^-12`)
+//! and `2^102` (the square of `2^63 / 4096`),
 //! far from both overflow and the subnormal range, so each division by 4096
 //! is exact and the one rounding that happens is the one `round53` models.
 //!
@@ -104,13 +105,17 @@ pub enum Rounding {
     /// Round to nearest even, but a round-up that carries into a new bit
     /// keeps the exponent (the value halves): the classic missed renormalisation.
     CarryDropped,
+    /// No rounding at all: every bit is kept. For the 53-bit rounding only
+    /// (kept operands could overflow the `u128` product).
+    Keep,
 }
 
 /// `x` rounded to `width` significant bits by `mode`, as `(m, s)` with the
-/// value `m * 2^s` and `m < 2^width` (a carry is renormalised). `x < 2^127`.
+/// value `m * 2^s` and `m < 2^width` (a carry is renormalised), except that
+/// [`Rounding::Keep`] returns `(x, 0)`. `x < 2^127`.
 fn round_bits(x: u128, width: u32, mode: Rounding) -> (u128, u32) {
     let len = 128 - x.leading_zeros();
-    if len <= width {
+    if len <= width || mode == Rounding::Keep {
         return (x, 0);
     }
     let s = len - width;
@@ -118,7 +123,7 @@ fn round_bits(x: u128, width: u32, mode: Rounding) -> (u128, u32) {
     let rest = x & ((1u128 << s) - 1);
     let half = 1u128 << (s - 1);
     let up = match mode {
-        Rounding::Truncate => false,
+        Rounding::Truncate | Rounding::Keep => false,
         Rounding::NearestAway => rest >= half,
         Rounding::NearestEven | Rounding::CarryDropped => rest > half || (rest == half && m & 1 == 1),
     };
@@ -141,6 +146,7 @@ fn round_bits(x: u128, width: u32, mode: Rounding) -> (u128, u32) {
 #[doc(hidden)]
 pub fn exact_with(dp: i64, om: i64, tm: i64, narrow: Rounding, wide: Rounding) -> bool {
     check_domain(dp, om, tm);
+    debug_assert!(narrow != Rounding::Keep, "Keep is for the 53-bit rounding only");
     if dp < 0 {
         return false;
     }
@@ -181,7 +187,8 @@ pub fn exact_with(dp: i64, om: i64, tm: i64, narrow: Rounding, wide: Rounding) -
 /// significands, the exact product `MC * mo * mt` in `u128` rounded to 53
 /// bits (ties to even), and an integer comparison with the exponents aligned
 /// (see the [module documentation](self)). Equal to [`golden`] on the whole
-/// domain: `dp` in `[-(2^63 - 1), 2^63 - 1]`, `om`, `tm` in `[0, 2^63 - 1]`.
+/// domain by that derivation, and checked against it by the tests' sweeps.
+/// Domain: `dp` in `[-(2^63 - 1), 2^63 - 1]`, `om`, `tm` in `[0, 2^63 - 1]`.
 ///
 /// `dp < 0` is false; `om == 0` or `tm == 0` makes the right-hand side 0, so
 /// the answer is `dp >= 0`; `dp == 0` with both magnitudes nonzero is false.
@@ -302,7 +309,7 @@ pub fn near_parallel_int16(seed: u64, n: usize) -> Vec<(i64, i64, i64)> {
 /// `n` triples from int32 band vectors: three in four are the near-parallel
 /// construction of [`near_parallel_int16`] with the component bound drawn as
 /// `2^k - 1`, `k` uniform in `8..=31` (so magnitudes up to `2^31 - 1` and
-/// operands up to about `2^63`), one in four four uniform band values in
+/// operands up to about `2^63`), and one in four has four uniform band values in
 /// `[-(2^31 - 1), 2^31 - 1]`.
 pub fn full_int32(seed: u64, n: usize) -> Vec<(i64, i64, i64)> {
     let mut rng = SplitMix64(seed);
@@ -519,10 +526,10 @@ fn near_tie_try(rng: &mut SplitMix64, primes: &[u64]) -> Option<(i64, i64, i64)>
 /// `MC * n` can round to `y`, keep it when it does and `n` splits into two
 /// significands `mo * mt <= 2^24` each (trial division); then draw exponents
 /// with `eo + et = 2 ep + 24 - k` and move each operand at random inside its
-/// binary32 rounding interval (ties included). About one try in three hundred
-/// succeeds; every returned triple has, by construction, `|lhs - rhs| <= 1`
-/// ulp of the right-hand side, which the tests recount with [`golden`]'s own
-/// arithmetic.
+/// binary32 rounding interval (ties included). Most tries fail (a case costs
+/// about 0.4 ms of one core here); every returned triple has, by construction,
+/// `|lhs - rhs| <= 1` ulp of the right-hand side, which the tests recount
+/// with [`golden`]'s own arithmetic.
 pub fn near_tie(seed: u64, n: usize) -> Vec<(i64, i64, i64)> {
     let primes = small_primes();
     let mut rng = SplitMix64(seed);
@@ -537,7 +544,68 @@ pub fn near_tie(seed: u64, n: usize) -> Vec<(i64, i64, i64)> {
 
 // ------------------------------------------------------------------ witnesses
 
-/// Named inputs `(dp, om, tm, answer)` with the golden answer, each chosen to
-/// discriminate one thing (the tests check [`golden`] and [`exact`] give the
-/// answer, and that the rounding mutants named below give the other one).
-pub const WITNESSES: &[(i64, i64, i64, bool)] = &[];
+/// Named inputs `(dp, om, tm, answer)`, each with the answer of [`golden`]
+/// (and of [`exact`]; the tests check both), chosen so that each one tells one
+/// thing apart. By index:
+///
+/// * **Signs and zeros.** 0: `dp < 0` is false even against a zero right-hand
+///   side; 1: `dp < 0` at the edge of the domain (antiparallel vectors);
+///   2: all zero, true; 3, 4: `dp = 0` with `om = 0` or `tm = 0`, true (the
+///   right-hand side is 0); 5: `dp = 0` against a positive right-hand side
+///   (orthogonal vectors), false; 6: `dp = 2^63 - 1` with `tm = 0`, true;
+///   7: [`from_bands`] of four band values `2^31 - 1`, parallel at the top of
+///   the domain (all three operands narrow to `2^63`), true.
+/// * **The boundary, with operands exact in binary32.** 8: `lhs == rhs`
+///   exactly (`dp^2 / (om tm) = MC / 2^24`), true; 9: `dp` one less, false;
+///   10: the ratio just below the real `cos(1 deg)^2`, false; 11: between the
+///   real `cos(1 deg)^2` and `c`, so the vectors are less than a degree apart
+///   but the answer is false (`c` is `cos(1 deg)^2` rounded up); 12: just
+///   above `c`, true.
+/// * **The binary32 narrowing.** 13: `dp = 2^25 - 1` narrows up to `2^25`
+///   (the carry): true, false if truncated or if the carry is dropped;
+///   14: `dp` half an ulp below an even significand, so the tie rounds up:
+///   true, false if truncated (and the exact angle test is false here: the
+///   ratio is `6.5e-8` below `cos(1 deg)^2`); 15: `dp` half an ulp above an
+///   even significand, so the tie rounds down: false, true with ties away
+///   (the exact angle test is true: `8e-8` above); 16: `om` rounds up (no
+///   tie): false, true if truncated; 17: `om` half an ulp above an odd
+///   significand, so the tie rounds up to even: false, true if truncated;
+///   18: `om` half an ulp below an odd significand, so the tie rounds down to
+///   even: true, false with ties away.
+/// * **The 53-bit rounding of `MC * mo * mt`.** 19: `lhs` one binary64 ulp
+///   below `rhs`, which `MC * mo * mt` reaches by rounding up (not a tie):
+///   false, true if truncated; 20: `lhs == rhs` only after `MC * mo * mt`
+///   rounds down: true, false against the unrounded product; 21: `lhs` one
+///   ulp above `rhs`: true.
+///
+/// No witness can show the 53-bit rounding's tie rule or its carry: both are
+/// unreachable in the domain (the tests prove it by enumeration). A carry
+/// needs `MC * mo * mt` in `[2^m - 2^(m-54), 2^m)` for some `m` in `54..=72`,
+/// and no multiple of `MC` lies in any of those intervals. A tie decides the
+/// answer only when `lhs` equals the candidate below, `mp^2 * 2^j` (even), so
+/// `MC * mo * mt` would have the odd part `mp^2 * 2^t + 1` (54 bits), a
+/// multiple of `MC / 2 = 8386053` that no odd `mp < 2^24` gives.
+pub const WITNESSES: &[(i64, i64, i64, bool)] = &[
+    (-1, 0, 0, false),
+    (-MAX, MAX, MAX, false),
+    (0, 0, 0, true),
+    (0, 0, 7, true),
+    (0, 5, 0, true),
+    (0, 3, 5, false),
+    (MAX, MAX, 0, true),
+    (9_223_372_028_264_841_218, 9_223_372_028_264_841_218, 9_223_372_028_264_841_218, true),
+    (8_386_053, 8_386_053, 8_388_608, true),
+    (8_386_052, 8_386_053, 8_388_608, false),
+    (16_773_327, 16_775_883, 16_775_883, false),
+    (16_773_328, 16_775_883, 16_775_883, false),
+    (16_773_329, 16_775_883, 16_775_883, true),
+    (33_554_431, 33_554_432, 33_564_652, true),
+    (14_608_768_696_320, 12_363_710_332_928, 17_266_755_239_936, true),
+    (14_361_217_728_512, 12_440_057_151_488, 16_584_119_681_024, false),
+    (14_361_217_204_224, 12_440_056_889_344, 16_584_119_681_024, false),
+    (14_199_677_779_968, 12_134_181_765_120, 16_621_828_571_136, false),
+    (14_361_217_204_224, 12_440_056_627_200, 16_584_119_681_024, true),
+    (14_361_217_204_224, 12_440_057_151_488, 16_584_119_681_024, false),
+    (14_608_769_220_608, 12_363_710_332_928, 17_266_755_239_936, true),
+    (14_199_677_779_968, 12_134_181_240_832, 16_621_828_571_136, true),
+];
