@@ -143,6 +143,8 @@
 #include "eigh_lanes_f32.h"
 #include "eigh_f64.h"
 #include "eigh_lanes_f64.h"
+#include "predicate_angle_flag.h"
+#include "predicate_angle_flag_bands.h"
 
 /* One entry per function: rows of n_in input words then n_out result words, each word
    elem_bits wide. A kernel (records 1, n_in and n_out 0) has a flat array of records instead:

@@ -6,6 +6,10 @@
 //! `* /` bind tighter than `+ -`, both left-associative; comparisons, `&&`,
 //! `||`, `!` and `c ? a : b` as in C. A leading `-` is allowed on a number
 //! only: negating an expression is the contract's `neg`, spelled `x * -1`.
+//! The integer bodies of predicates (`crate::predicate`) also use the bit
+//! operators `<< >> & |` (C's precedences: shifts below `+ -`, then the
+//! comparisons, then `&`, then `|`) and hexadecimal integer literals
+//! (`0x3F7FEC0A`); the float bodies refuse both.
 //!
 //! Every body has bounds, so that no spec can exhaust the generator's stack or
 //! memory: [`MAX_DEPTH`] levels of nesting (parentheses, calls, indexes, `!`,
@@ -68,6 +72,26 @@ impl BinOp {
     }
 }
 
+/// The bit operators of the integer language (see the module doc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BitOp {
+    Shl,
+    Shr,
+    And,
+    Or,
+}
+
+impl BitOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BitOp::Shl => "<<",
+            BitOp::Shr => ">>",
+            BitOp::And => "&",
+            BitOp::Or => "|",
+        }
+    }
+}
+
 /// An expression as written, with the column where it starts.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ast {
@@ -78,6 +102,8 @@ pub struct Ast {
 #[derive(Debug, Clone, PartialEq)]
 pub enum AstKind {
     Number(f64),
+    /// A hexadecimal integer literal (`0x...`): the integer language only.
+    Int(u64),
     Ident(String),
     Index(Box<Ast>, Box<Ast>),
     Field(Box<Ast>, String),
@@ -85,6 +111,8 @@ pub enum AstKind {
     Bin(BinOp, Box<Ast>, Box<Ast>),
     Not(Box<Ast>),
     Select(Box<Ast>, Box<Ast>, Box<Ast>),
+    /// A bit operation: the integer language only.
+    Bits(BitOp, Box<Ast>, Box<Ast>),
 }
 
 /// The left side of a statement.
@@ -125,11 +153,13 @@ impl fmt::Display for ParseError {
 #[derive(Debug, Clone, PartialEq)]
 enum Tok {
     Num(f64),
+    Hex(u64),
     Ident(String),
     Sym(&'static str),
 }
 
-const SYMBOLS: [&str; 21] = ["&&", "||", "==", "!=", "<=", ">=", "(", ")", "[", "]", ",", ".", "?", ":", "+", "-", "*", "/", "<", ">", "!"];
+const SYMBOLS: [&str; 25] =
+    ["&&", "||", "==", "!=", "<=", ">=", "<<", ">>", "(", ")", "[", "]", ",", ".", "?", ":", "+", "-", "*", "/", "<", ">", "!", "&", "|"];
 
 fn lex(line: &str, line_no: usize, col0: usize) -> Result<Vec<(Tok, usize)>, ParseError> {
     let bytes = line.as_bytes();
@@ -140,6 +170,16 @@ fn lex(line: &str, line_no: usize, col0: usize) -> Result<Vec<(Tok, usize)>, Par
         let col = col0 + i + 1;
         if c.is_ascii_whitespace() {
             i += 1;
+        } else if c == '0' && matches!(bytes.get(i + 1), Some(b'x' | b'X')) {
+            let start = i + 2;
+            i = start;
+            while i < bytes.len() && (bytes[i].is_ascii_hexdigit() || bytes[i] == b'_') {
+                i += 1;
+            }
+            let digits: String = line[start..i].chars().filter(|c| *c != '_').collect();
+            let v = u64::from_str_radix(&digits, 16)
+                .map_err(|_| ParseError { line: line_no, col, message: format!("malformed hexadecimal literal `{}`", &line[start - 2..i]) })?;
+            out.push((Tok::Hex(v), col));
         } else if c.is_ascii_digit() {
             let start = i;
             while i < bytes.len() && (bytes[i].is_ascii_digit() || bytes[i] == b'.') {
@@ -181,6 +221,13 @@ fn lex(line: &str, line_no: usize, col0: usize) -> Result<Vec<(Tok, usize)>, Par
         }
     }
     Ok(out)
+}
+
+/// A binary operator of either language.
+#[derive(Clone, Copy)]
+enum Op {
+    Bin(BinOp),
+    Bits(BitOp),
 }
 
 struct Parser {
@@ -272,37 +319,33 @@ impl Parser {
         Ok(e)
     }
 
-    fn binop(&self, level: usize) -> Option<BinOp> {
+    fn binop(&self, level: usize) -> Option<Op> {
         let Some(Tok::Sym(s)) = self.peek() else { return None };
-        let op = match *s {
-            "||" => BinOp::Or,
-            "&&" => BinOp::And,
-            "==" => BinOp::Eq,
-            "!=" => BinOp::Ne,
-            "<" => BinOp::Lt,
-            ">" => BinOp::Gt,
-            "<=" => BinOp::Le,
-            ">=" => BinOp::Ge,
-            "+" => BinOp::Add,
-            "-" => BinOp::Sub,
-            "*" => BinOp::Mul,
-            "/" => BinOp::Div,
+        let (op, op_level) = match *s {
+            "||" => (Op::Bin(BinOp::Or), 0),
+            "&&" => (Op::Bin(BinOp::And), 1),
+            "|" => (Op::Bits(BitOp::Or), 2),
+            "&" => (Op::Bits(BitOp::And), 3),
+            "==" => (Op::Bin(BinOp::Eq), 4),
+            "!=" => (Op::Bin(BinOp::Ne), 4),
+            "<" => (Op::Bin(BinOp::Lt), 5),
+            ">" => (Op::Bin(BinOp::Gt), 5),
+            "<=" => (Op::Bin(BinOp::Le), 5),
+            ">=" => (Op::Bin(BinOp::Ge), 5),
+            "<<" => (Op::Bits(BitOp::Shl), 6),
+            ">>" => (Op::Bits(BitOp::Shr), 6),
+            "+" => (Op::Bin(BinOp::Add), 7),
+            "-" => (Op::Bin(BinOp::Sub), 7),
+            "*" => (Op::Bin(BinOp::Mul), 8),
+            "/" => (Op::Bin(BinOp::Div), 8),
             _ => return None,
-        };
-        let op_level = match op {
-            BinOp::Or => 0,
-            BinOp::And => 1,
-            BinOp::Eq | BinOp::Ne => 2,
-            BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge => 3,
-            BinOp::Add | BinOp::Sub => 4,
-            BinOp::Mul | BinOp::Div => 5,
         };
         (op_level == level).then_some(op)
     }
 
     /// Precedence climbing; every level is left-associative, as in C.
     fn binary(&mut self, level: usize) -> Result<Ast, ParseError> {
-        if level > 5 {
+        if level > 8 {
             return self.unary();
         }
         let col = self.col();
@@ -313,7 +356,11 @@ impl Parser {
             // The chain's tree deepens by one with every operator.
             self.enter()?;
             let rhs = self.binary(level + 1)?;
-            lhs = self.node(AstKind::Bin(op, Box::new(lhs), Box::new(rhs)), col)?;
+            let kind = match op {
+                Op::Bin(op) => AstKind::Bin(op, Box::new(lhs), Box::new(rhs)),
+                Op::Bits(op) => AstKind::Bits(op, Box::new(lhs), Box::new(rhs)),
+            };
+            lhs = self.node(kind, col)?;
         }
         self.depth = outer;
         Ok(lhs)
@@ -367,6 +414,10 @@ impl Parser {
             Some(Tok::Num(v)) => {
                 self.pos += 1;
                 self.node(AstKind::Number(v), col)
+            }
+            Some(Tok::Hex(v)) => {
+                self.pos += 1;
+                self.node(AstKind::Int(v), col)
             }
             Some(Tok::Ident(name)) => {
                 self.pos += 1;
@@ -486,6 +537,8 @@ mod tests {
             AstKind::Bin(op, l, r) => format!("({} {} {})", show(l), op.symbol(), show(r)),
             AstKind::Not(e) => format!("!{}", show(e)),
             AstKind::Select(c, a, b) => format!("({} ? {} : {})", show(c), show(a), show(b)),
+            AstKind::Int(v) => format!("0x{v:x}"),
+            AstKind::Bits(op, l, r) => format!("({} {} {})", show(l), op.symbol(), show(r)),
         }
     }
 
@@ -497,6 +550,15 @@ mod tests {
         assert_eq!(show(&e), "((n > 0) ? d[i] : a[i])");
         let e = parse_expr("m[r][c] * -1").unwrap();
         assert_eq!(show(&e), "(m[r][c] * -1)");
+    }
+
+    #[test]
+    fn bit_operators_take_c_precedences() {
+        let e = parse_expr("a | b & c == d").unwrap();
+        assert_eq!(show(&e), "(a | (b & (c == d)))");
+        let e = parse_expr("x << s - 1 >= h && 0x3F_7F == y >> 2").unwrap();
+        assert_eq!(show(&e), "(((x << (s - 1)) >= h) && (0x3f7f == (y >> 2)))");
+        assert!(parse_expr("0x").unwrap_err().message.contains("hexadecimal"));
     }
 
     #[test]

@@ -16,6 +16,8 @@ pub mod mutants;
 pub mod names;
 pub mod output;
 pub mod policy;
+pub mod predicate;
+pub mod predicate_corpus;
 pub mod rng;
 pub mod selftest;
 pub mod spec;

@@ -8,6 +8,7 @@ use crate::contract_doc;
 use crate::corpus;
 use crate::error::Error;
 use crate::model::Model;
+use crate::predicate_corpus;
 use crate::targets::{self, Output};
 
 /// Folders whose every file the generator owns (the corpus and every
@@ -33,6 +34,7 @@ pub fn generate(model: &Model) -> Result<Vec<Output>, Error> {
         t.validate(model)?;
     }
     let all = corpus::build(model)?;
+    let predicates = predicate_corpus::build(model)?;
     for t in targets::registry() {
         out.extend(t.render(model, &banner, &all)?);
     }
@@ -42,6 +44,11 @@ pub fn generate(model: &Model) -> Result<Vec<Output>, Error> {
         let fns: Vec<&corpus::FunctionCases> = idx.iter().map(|i| &all[*i]).collect();
         out.push(Output::new(format!("corpus/{name}.h"), corpus::render_part(name, &banner, &fns)));
         names.push(name.clone());
+    }
+    for p in &predicates {
+        let name = predicate_corpus::part_name(p);
+        out.push(Output::new(format!("corpus/{name}.h"), predicate_corpus::render_part(p, &banner)));
+        names.push(name);
     }
     out.push(Output::new(
         "corpus/aether_c_corpus.h",

@@ -9,6 +9,7 @@ use toml::Spanned;
 use crate::dsl::{self, Ast, Stmt};
 use crate::error::{LineIndex, SpecError};
 use crate::names;
+use crate::predicate;
 
 /// The most components a vector shape may have (OpenCL C's widest vector).
 pub const MAX_COMPONENTS: usize = 16;
@@ -36,6 +37,12 @@ struct RawSpec {
     kernels: BTreeMap<String, Spanned<RawKernel>>,
     #[serde(default)]
     bands: BTreeMap<String, Spanned<RawBands>>,
+    #[serde(default)]
+    integer_types: BTreeMap<String, Spanned<predicate::RawIntType>>,
+    #[serde(default)]
+    int_functions: BTreeMap<String, Spanned<predicate::RawIntFunction>>,
+    #[serde(default)]
+    predicates: BTreeMap<String, Spanned<predicate::RawPredicate>>,
 }
 
 #[derive(Deserialize)]
@@ -455,6 +462,8 @@ pub struct Spec {
     /// `[bands.<target>]`: the metric of each family and kernel on a target
     /// that is not bit-exact (the numbers are derived: `crate::bands`).
     pub bands: Vec<TargetBands>,
+    /// `[integer_types]`, `[int_functions]` and `[predicates]`.
+    pub predicates: predicate::Predicates,
 }
 
 /// The metric a spec states for a family on a target.
@@ -765,6 +774,11 @@ pub fn parse(file: &str, text: &str) -> Result<Spec, SpecError> {
         linalg: None,
         kernels: Vec::new(),
         bands: Vec::new(),
+        predicates: predicate::parse(
+            file,
+            text,
+            predicate::Raw { int_types: &raw.integer_types, functions: &raw.int_functions, predicates: &raw.predicates },
+        )?,
     };
     let families = families(&loc, &raw, text, &spec)?;
     let policy = policy(&loc, &raw, &families)?;

@@ -282,7 +282,14 @@ impl Target for C {
     fn render(&self, model: &Model, banner: &str, corpus: &[FunctionCases]) -> Result<Vec<Output>, Error> {
         let witnesses = selftest::witnesses(model, &|name| corpus.iter().find(|f| f.c_name == name).map(|f| f.cases.clone()));
         let (h, c) = render_core(model, &model.lowered(), banner, &witnesses)?;
-        let mut out = vec![Output::new("c_core/aether_core.h", h), Output::new("c_core/aether_core.c", c)];
+        let mut out = vec![
+            Output::new("c_core/aether_core.h", h),
+            Output::new("c_core/aether_core.c", c),
+            Output::new("c_core/aether_predicate.h", super::predicates::c_family(model, super::predicates::CFamily::C, banner)),
+        ];
+        let (flat_h, flat_c) = super::predicates::c_flat(model, banner);
+        out.push(Output::new("c_core/check/aether_predicate_flat.h", flat_h));
+        out.push(Output::new("c_core/check/aether_predicate_flat.c", flat_c));
         out.extend(super::c_check::files(model, banner)?);
         Ok(out)
     }

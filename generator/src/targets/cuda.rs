@@ -129,7 +129,10 @@ impl Target for Cuda {
         self.validate(model)?;
         let witnesses = selftest::witnesses(model, &|name| corpus.iter().find(|f| f.c_name == name).map(|f| f.cases.clone()));
         let lowered = model.lowered();
-        let mut out = vec![Output::new("cuda_core/aether_core.cuh", core(model, &lowered, banner, &witnesses)?)];
+        let mut out = vec![
+            Output::new("cuda_core/aether_core.cuh", core(model, &lowered, banner, &witnesses)?),
+            Output::new("cuda_core/aether_predicate.cuh", super::predicates::c_family(model, super::predicates::CFamily::Cuda, banner)),
+        ];
         let batches = batches(model, &lowered);
         let ctx =
             context! { banner, contract_id => selftest::contract_id(model), batches, policy => c_flat::policy_function("bench_word_ok") };

@@ -16,6 +16,7 @@ pub mod cuda;
 pub mod kernels;
 pub mod linalg;
 pub mod opencl;
+pub mod predicates;
 pub mod print;
 pub mod soa;
 pub mod stmt;

@@ -185,7 +185,11 @@ impl Target for OpenCl {
         let lowered = model.lowered();
         let core = core(model, &lowered, banner)?;
         let check = check_program(model, &lowered, banner, &witnesses)?;
-        Ok(vec![Output::new("opencl_core/aether_core.cl", core), Output::new("opencl_core/check/aether_check.cl", check.source)])
+        Ok(vec![
+            Output::new("opencl_core/aether_core.cl", core),
+            Output::new("opencl_core/check/aether_check.cl", check.source),
+            Output::new("opencl_core/aether_predicate.cl", super::predicates::c_family(model, super::predicates::CFamily::OpenCl, banner)),
+        ])
     }
 }
 

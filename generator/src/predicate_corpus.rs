@@ -1,0 +1,187 @@
+//! The predicates' corpus and the proof the generator runs before it writes
+//! anything: on every corpus case and on seeded random inputs of every
+//! class, the spec's two forms (evaluated by `Predicates::eval`) and the
+//! hand-written reference (`aether_reference::angle`) give one answer.
+
+use std::fmt::Write;
+
+use aether_reference::angle;
+
+use crate::corpus::{fence, Case};
+use crate::error::Error;
+use crate::model::Model;
+use crate::predicate::{Form, PTy, Predicate, Predicates, Value};
+use crate::rng::SplitMix64;
+
+/// Random inputs per class the generator checks before writing.
+pub const CHECK_PER_CLASS: usize = 4000;
+
+/// The corpus of one predicate: input words (each parameter as the 64-bit
+/// two's complement pattern of its value) and the answer, 0 or 1.
+#[derive(Debug, Clone)]
+pub struct PredicateCases {
+    pub name: String,
+    pub c_name: String,
+    pub signature: String,
+    pub cases: Vec<Case>,
+}
+
+/// The hand-written reference of a predicate of the spec, over its
+/// arguments as i64.
+pub fn reference(name: &str) -> Option<fn(&[i64]) -> bool> {
+    match name {
+        "angle_flag" => Some(|a| angle::golden(a[0], a[1], a[2])),
+        "angle_flag_bands" => Some(|a| {
+            let (dp, om, tm) = angle::from_bands(a[0] as i32, a[1] as i32, a[2] as i32, a[3] as i32);
+            angle::golden(dp, om, tm)
+        }),
+        _ => None,
+    }
+}
+
+/// Classes of inputs of a predicate, by name: (class, inputs).
+pub fn classes(name: &str, seed: u64, n: usize) -> Vec<(&'static str, Vec<Vec<i64>>)> {
+    let triples = |v: Vec<(i64, i64, i64)>| v.into_iter().map(|(a, b, c)| vec![a, b, c]).collect::<Vec<_>>();
+    match name {
+        "angle_flag" => vec![
+            ("near-parallel int16", triples(angle::near_parallel_int16(seed, n))),
+            ("int32 bands", triples(angle::full_int32(seed ^ 1, n))),
+            ("within one ulp", triples(angle::near_tie(seed ^ 2, n))),
+            ("random int64", triples(angle::random_int64(seed ^ 3, n))),
+        ],
+        "angle_flag_bands" => vec![("int16 bands", quads(seed, n, 32767)), ("int32 bands", quads(seed ^ 1, n, i64::from(i32::MAX)))],
+        _ => Vec::new(),
+    }
+}
+
+/// Band quadruples with components in [-bound, bound]: half of them a vector
+/// and its rotation by about one degree (the boundary), half uniform.
+fn quads(seed: u64, n: usize, bound: i64) -> Vec<Vec<i64>> {
+    let mut rng = SplitMix64::new(seed);
+    let uniform = |rng: &mut SplitMix64| (rng.below(2 * bound as u64 + 1) as i64) - bound;
+    (0..n)
+        .map(|k| {
+            let (oh, ov) = (uniform(&mut rng), uniform(&mut rng));
+            if k % 2 == 0 {
+                let deg = (0.95 + 0.1 * (rng.below(1 << 20) as f64 / f64::from(1 << 20))).to_radians();
+                let (s, c) = deg.sin_cos();
+                let clamp = |x: f64| (x.round() as i64).clamp(-bound, bound);
+                vec![oh, ov, clamp(oh as f64 * c - ov as f64 * s), clamp(oh as f64 * s + ov as f64 * c)]
+            } else {
+                vec![oh, ov, uniform(&mut rng), uniform(&mut rng)]
+            }
+        })
+        .collect()
+}
+
+fn values(p: &Predicate, args: &[i64]) -> Vec<Value> {
+    p.params
+        .iter()
+        .zip(args)
+        .map(|(q, a)| match q.ty {
+            PTy::Int(t) => Value::Int(t, i128::from(*a)),
+            other => unreachable!("predicate parameters are integers here, not {other}"),
+        })
+        .collect()
+}
+
+/// Both forms and the reference on one input: the answer, or what disagrees.
+fn judge(preds: &Predicates, p: &Predicate, r: fn(&[i64]) -> bool, args: &[i64]) -> Result<Option<bool>, String> {
+    let v = values(p, args);
+    if !preds.in_domain(p, &v)? {
+        return Ok(None);
+    }
+    let golden = preds.eval(p, Form::Golden, &v)?;
+    let integer = preds.eval(p, Form::Integer, &v)?;
+    let want = r(args);
+    if golden != want || integer != want {
+        return Err(format!(
+            "predicate {} on {args:?}: the reference says {want}, the golden form {golden}, the integer form {integer}",
+            p.name
+        ));
+    }
+    Ok(Some(want))
+}
+
+fn corpus_inputs(p: &Predicate) -> Vec<(String, Vec<i64>)> {
+    let mut out = Vec::new();
+    if p.name == "angle_flag" {
+        for (k, w) in angle::WITNESSES.iter().enumerate() {
+            out.push((format!("witness {k}"), vec![w.0, w.1, w.2]));
+        }
+        let ends = [0, 1, -1, i64::MAX, -i64::MAX, i64::MIN, 1 << 24, (1 << 24) + 1, (1 << 25) + 1, (1 << 25) + 3];
+        for dp in ends {
+            for (om, tm) in [(0, 0), (0, 1), (1, 0), (1, 1), (i64::MAX, i64::MAX), ((1 << 25) + 1, (1 << 25) + 3)] {
+                out.push(("edge".to_string(), vec![dp, om, tm]));
+            }
+        }
+    } else if p.name == "angle_flag_bands" {
+        let m = i64::from(i32::MAX);
+        for q in [[0, 0, 0, 0], [1, 0, 1, 0], [1, 0, -1, 0], [m, m, m, m], [-m, -m, -m, -m], [m, -m, m, -m], [m, 0, m, 1], [0, m, -1, m]] {
+            out.push(("edge".to_string(), q.to_vec()));
+        }
+    }
+    for (class, inputs) in classes(&p.name, 0x5eed_0001, 24) {
+        for a in inputs {
+            out.push((format!("random {class}"), a));
+        }
+    }
+    out
+}
+
+/// Checks every predicate and builds its corpus; refuses a spec whose forms
+/// disagree with each other or with the reference, naming the input.
+pub fn build(model: &Model) -> Result<Vec<PredicateCases>, Error> {
+    let preds = &model.spec.predicates;
+    let mut out = Vec::new();
+    for p in &preds.predicates {
+        let Some(r) = reference(&p.name) else {
+            return Err(Error::Inconsistent(format!("{}:{}: predicate {} has no hand-written reference (aether_reference::angle)", model.spec.file, p.line, p.name)));
+        };
+        for (_, inputs) in classes(&p.name, 0xa7e1_0000 ^ p.line as u64, CHECK_PER_CLASS) {
+            for a in &inputs {
+                judge(preds, p, r, a).map_err(Error::Inconsistent)?;
+            }
+        }
+        let mut cases = Vec::new();
+        for (label, a) in corpus_inputs(p) {
+            if let Some(answer) = judge(preds, p, r, &a).map_err(Error::Inconsistent)? {
+                cases.push(Case { label, inputs: a.iter().map(|x| *x as u64).collect(), expected: vec![u64::from(answer)] });
+            }
+        }
+        let params: Vec<String> = p.params.iter().map(|q| format!("{} {}", q.ty, q.name)).collect();
+        out.push(PredicateCases {
+            name: p.name.clone(),
+            c_name: format!("aether_predicate_{}", p.name),
+            signature: format!("bool {}({})", p.name, params.join(", ")),
+            cases,
+        });
+    }
+    Ok(out)
+}
+
+/// The corpus part of a predicate: `corpus/predicate_<name>.h`.
+pub fn part_name(p: &PredicateCases) -> String {
+    format!("predicate_{}", p.name)
+}
+
+/// The text of a predicate's part, in the rows of every part (read back by
+/// `corpus::parse_part`).
+pub fn render_part(p: &PredicateCases, banner: &str) -> String {
+    let name = part_name(p);
+    let n_in = p.cases.first().map_or(0, |c| c.inputs.len());
+    let mut b = String::new();
+    let _ = writeln!(b, "{banner}");
+    let _ = writeln!(b, "/* Corpus part {name}. Each row: the arguments, each as the 64-bit two's complement pattern of");
+    let _ = writeln!(b, "   its integer value, a `=>` comment, then the answer of both forms, 0 or 1. */");
+    let _ = writeln!(b);
+    let _ = writeln!(b, "/* {}: {n_in} input word(s), 1 result word, {} cases */", p.signature, p.cases.len());
+    let _ = writeln!(b, "static const uint64_t aether_corpus_{}[{}][{}] = {{", p.c_name.trim_start_matches("aether_"), p.cases.len(), n_in + 1);
+    for c in &p.cases {
+        let ins: Vec<String> = c.inputs.iter().map(|w| format!("0x{w:016x}ull")).collect();
+        let _ = writeln!(b, "    /* {} */", c.label);
+        let _ = writeln!(b, "    {{ {}, /* => */ 0x{:016x}ull }},", ins.join(", "), c.expected[0]);
+    }
+    let _ = writeln!(b, "}};");
+    fence(&name, &b)
+}
