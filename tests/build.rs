@@ -14,7 +14,10 @@ fn main() {
         println!("cargo:rerun-if-changed={}", root.join(p).display());
     }
     let mut build = cc::Build::new();
-    build.file(root.join("c_core/aether_core.c")).file(root.join("c_core/check/aether_flat.c")).file(root.join("tests/c/corpus_table.c"))
+    build
+        .file(root.join("c_core/aether_core.c"))
+        .file(root.join("c_core/check/aether_flat.c"))
+        .file(root.join("tests/c/corpus_table.c"))
         .file(root.join("c_core/check/aether_predicate_flat.c"));
     build.include(root.join("c_core")).include(root.join("c_core/check")).include(root.join("corpus"));
     for f in CORE_FLAGS {

@@ -177,8 +177,11 @@ fn lex(line: &str, line_no: usize, col0: usize) -> Result<Vec<(Tok, usize)>, Par
                 i += 1;
             }
             let digits: String = line[start..i].chars().filter(|c| *c != '_').collect();
-            let v = u64::from_str_radix(&digits, 16)
-                .map_err(|_| ParseError { line: line_no, col, message: format!("malformed hexadecimal literal `{}`", &line[start - 2..i]) })?;
+            let v = u64::from_str_radix(&digits, 16).map_err(|_| ParseError {
+                line: line_no,
+                col,
+                message: format!("malformed hexadecimal literal `{}`", &line[start - 2..i]),
+            })?;
             out.push((Tok::Hex(v), col));
         } else if c.is_ascii_digit() {
             let start = i;

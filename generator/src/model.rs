@@ -1071,9 +1071,10 @@ impl<'a> Builder<'a> {
                 self.binary(ast, *op, a, av, b, bv)
             }
             AstKind::Call(name, args) => self.call(ast, name, args, env),
-            AstKind::Int(_) | AstKind::Bits(..) => {
-                berr(ast, "hexadecimal literals and the bit operators `<< >> & |` belong to the integer bodies of predicates, not to a float body")
-            }
+            AstKind::Int(_) | AstKind::Bits(..) => berr(
+                ast,
+                "hexadecimal literals and the bit operators `<< >> & |` belong to the integer bodies of predicates, not to a float body",
+            ),
         }
     }
 

@@ -145,11 +145,20 @@ pub enum PExpr {
     Bits(BitOp, IntTy, Box<PExpr>, Box<PExpr>),
     Not(Box<PExpr>),
     Select(PTy, Box<PExpr>, Box<PExpr>, Box<PExpr>),
-    Conv { to: PTy, from: PTy, arg: Box<PExpr> },
+    Conv {
+        to: PTy,
+        from: PTy,
+        arg: Box<PExpr>,
+    },
     Clz(IntTy, Box<PExpr>),
     /// A call of an `[int_functions]` helper (`predicate` false) or of a
     /// predicate, which takes the caller's form.
-    Call { name: String, predicate: bool, ret: PTy, args: Vec<PExpr> },
+    Call {
+        name: String,
+        predicate: bool,
+        ret: PTy,
+        args: Vec<PExpr>,
+    },
 }
 
 impl PExpr {
@@ -257,7 +266,10 @@ impl Form {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Forms {
-    Two { golden: PBody, integer: PBody },
+    Two {
+        golden: PBody,
+        integer: PBody,
+    },
     /// One body calling predicates: each form calls the callees' same form.
     Derived(PBody),
 }
@@ -544,7 +556,14 @@ impl Ctx<'_> {
 
     /// Types two operands that must share a type: a literal takes the
     /// other's, two literals the context's.
-    fn pair(&self, x: &Ast, y: &Ast, want: Option<PTy>, env: &[(String, PTy)], preds: bool) -> Result<(PExpr, PExpr, PTy), (usize, String)> {
+    fn pair(
+        &self,
+        x: &Ast,
+        y: &Ast,
+        want: Option<PTy>,
+        env: &[(String, PTy)],
+        preds: bool,
+    ) -> Result<(PExpr, PExpr, PTy), (usize, String)> {
         let col = y.col;
         let lit = |a: &Ast| matches!(a.kind, AstKind::Number(_) | AstKind::Int(_));
         let (x, y) = if lit(x) && !lit(y) {
@@ -642,7 +661,11 @@ pub(crate) fn parse(file: &str, text: &str, raw: Raw) -> Result<Predicates, Spec
             return Err(cx.err(r.bits.span().start, format!("{key}.bits"), "an integer type has 32 or 64 bits"));
         }
         if *name != ty.name() {
-            return Err(cx.err(t.span().start, key, format!("a {}-bit {} type is named `{}`", ty.bits, if ty.signed { "signed" } else { "unsigned" }, ty.name())));
+            return Err(cx.err(
+                t.span().start,
+                key,
+                format!("a {}-bit {} type is named `{}`", ty.bits, if ty.signed { "signed" } else { "unsigned" }, ty.name()),
+            ));
         }
         let want = format!("{}int{}_t", if ty.signed { "" } else { "u" }, ty.bits);
         if *r.c_type.get_ref() != want {
@@ -663,7 +686,11 @@ pub(crate) fn parse(file: &str, text: &str, raw: Raw) -> Result<Predicates, Spec
             return Err(cx.err(r.body.span().start, format!("{key}.body"), "a helper is integer arithmetic: no float value"));
         }
         if body.result().ty() != ret {
-            return Err(cx.err(r.returns.span().start, format!("{key}.returns"), format!("the body's result is {}, not {ret}", body.result().ty())));
+            return Err(cx.err(
+                r.returns.span().start,
+                format!("{key}.returns"),
+                format!("the body's result is {}, not {ret}", body.result().ty()),
+            ));
         }
         cx.functions.push(IntFunction { name: name.clone(), doc: r.doc.get_ref().trim().to_string(), params, ret, body });
     }
@@ -686,7 +713,11 @@ pub(crate) fn parse(file: &str, text: &str, raw: Raw) -> Result<Predicates, Spec
                 check_bool(&golden, "golden", g)?;
                 check_bool(&integer, "integer", i)?;
                 if uses_float_type(&integer) {
-                    return Err(cx.err(i.span().start, format!("{key}.integer"), "the integer form uses a float value: it must run where there is no floating point"));
+                    return Err(cx.err(
+                        i.span().start,
+                        format!("{key}.integer"),
+                        "the integer form uses a float value: it must run where there is no floating point",
+                    ));
                 }
                 Forms::Two { golden, integer }
             }
@@ -699,9 +730,12 @@ pub(crate) fn parse(file: &str, text: &str, raw: Raw) -> Result<Predicates, Spec
         };
         let domain = match &r.domain {
             Some(d) => {
-                let ast = dsl::parse_expr(d.get_ref()).map_err(|e| cx.err(d.span().start, format!("{key}.domain"), format!("column {}: {}", e.col, e.message)))?;
+                let ast = dsl::parse_expr(d.get_ref())
+                    .map_err(|e| cx.err(d.span().start, format!("{key}.domain"), format!("column {}: {}", e.col, e.message)))?;
                 let env: Vec<(String, PTy)> = params.iter().map(|p| (p.name.clone(), p.ty)).collect();
-                let x = cx.typed(&ast, Some(PTy::Bool), &env, false).map_err(|(c, m)| cx.err(d.span().start, format!("{key}.domain"), format!("column {c}: {m}")))?;
+                let x = cx
+                    .typed(&ast, Some(PTy::Bool), &env, false)
+                    .map_err(|(c, m)| cx.err(d.span().start, format!("{key}.domain"), format!("column {c}: {m}")))?;
                 if x.ty() != PTy::Bool {
                     return Err(cx.err(d.span().start, format!("{key}.domain"), "the domain is a truth value"));
                 }

@@ -136,7 +136,10 @@ pub fn build(model: &Model) -> Result<Vec<PredicateCases>, Error> {
     let mut out = Vec::new();
     for p in &preds.predicates {
         let Some(r) = reference(&p.name) else {
-            return Err(Error::Inconsistent(format!("{}:{}: predicate {} has no hand-written reference (aether_reference::angle)", model.spec.file, p.line, p.name)));
+            return Err(Error::Inconsistent(format!(
+                "{}:{}: predicate {} has no hand-written reference (aether_reference::angle)",
+                model.spec.file, p.line, p.name
+            )));
         };
         for (_, inputs) in classes(&p.name, 0xa7e1_0000 ^ p.line as u64, CHECK_PER_CLASS) {
             for a in &inputs {
@@ -176,7 +179,8 @@ pub fn render_part(p: &PredicateCases, banner: &str) -> String {
     let _ = writeln!(b, "   its integer value, a `=>` comment, then the answer of both forms, 0 or 1. */");
     let _ = writeln!(b);
     let _ = writeln!(b, "/* {}: {n_in} input word(s), 1 result word, {} cases */", p.signature, p.cases.len());
-    let _ = writeln!(b, "static const uint64_t aether_corpus_{}[{}][{}] = {{", p.c_name.trim_start_matches("aether_"), p.cases.len(), n_in + 1);
+    let _ =
+        writeln!(b, "static const uint64_t aether_corpus_{}[{}][{}] = {{", p.c_name.trim_start_matches("aether_"), p.cases.len(), n_in + 1);
     for c in &p.cases {
         let ins: Vec<String> = c.inputs.iter().map(|w| format!("0x{w:016x}ull")).collect();
         let _ = writeln!(b, "    /* {} */", c.label);

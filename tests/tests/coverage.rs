@@ -37,7 +37,17 @@ fn every_spec_function_has_binding_reference_and_cases() {
             }
         }
     }
-    let spec_names: BTreeSet<String> = model.callables().iter().map(|f| f.c_name(&model)).collect();
+    let mut spec_names: BTreeSet<String> = model.callables().iter().map(|f| f.c_name(&model)).collect();
+    for p in &model.spec.predicates.predicates {
+        let name = format!("aether_predicate_{}", p.name);
+        if !corpus.contains_key(&name) {
+            missing.push(format!("{name}: no corpus cases"));
+        }
+        if aether_generator::predicate_corpus::reference(&p.name).is_none() {
+            missing.push(format!("predicate {}: no reference implementation", p.name));
+        }
+        spec_names.insert(name);
+    }
     for extra in corpus.keys().filter(|k| !spec_names.contains(*k)) {
         missing.push(format!("{extra}: corpus cases for a function the spec does not list"));
     }

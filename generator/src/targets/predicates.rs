@@ -151,7 +151,16 @@ impl Spell for CSpell<'_> {
     fn int(&self, t: IntTy, v: i128) -> String {
         let mag = if v.unsigned_abs() > 0xffff { format!("0x{:X}", v.unsigned_abs()) } else { v.unsigned_abs().to_string() };
         let lit = match self.d {
-            CFamily::OpenCl => format!("{mag}{}", if t.bits == 64 { "L" } else if t.signed { "" } else { "U" }),
+            CFamily::OpenCl => format!(
+                "{mag}{}",
+                if t.bits == 64 {
+                    "L"
+                } else if t.signed {
+                    ""
+                } else {
+                    "U"
+                }
+            ),
             _ => format!("{}INT{}_C({mag})", if t.signed { "" } else { "U" }, t.bits),
         };
         if v < 0 {
@@ -469,7 +478,8 @@ pub fn wgsl(model: &Model, banner: &str) -> String {
     );
     s.push_str(WGSL_LIMBS);
     s.push('\n');
-    let line_comment = |c: String| c.lines().map(|l| format!("// {}\n", l.trim_start_matches("/*").trim_end_matches("*/").trim())).collect::<String>();
+    let line_comment =
+        |c: String| c.lines().map(|l| format!("// {}\n", l.trim_start_matches("/*").trim_end_matches("*/").trim())).collect::<String>();
     for f in &preds.functions {
         let params: Vec<String> = f.params.iter().map(|p| format!("{}: {}", p.name, sp.ty(p.ty))).collect();
         let _ = writeln!(s, "// {}", f.doc);
@@ -501,12 +511,7 @@ pub fn wgsl(model: &Model, banner: &str) -> String {
 /// so the CUDA check compiles the same file against the CUDA header.
 pub fn c_flat(model: &Model, banner: &str) -> (String, String) {
     let preds = &model.spec.predicates;
-    let sp = CSpell {
-        d: CFamily::C,
-        preds,
-        f32: &model.spec.types[0],
-        f64: &model.spec.types[0],
-    };
+    let sp = CSpell { d: CFamily::C, preds, f32: &model.spec.types[0], f64: &model.spec.types[0] };
     let mut h = String::new();
     let _ = writeln!(
         h,
@@ -546,7 +551,12 @@ extern const unsigned aether_pflat_count;
             let args: Vec<String> = p.params.iter().enumerate().map(|(k, q)| format!("({})(int64_t)in[{k}]", sp.ty(q.ty))).collect();
             let f = predicate_name(&p.name, form);
             let _ = writeln!(h, "int {}(const uint64_t *in);", f.replace("aether_", "aether_pflat_"));
-            let _ = writeln!(c, "int {}(const uint64_t *in) {{\n    return {f}({});\n}}\n", f.replace("aether_", "aether_pflat_"), args.join(", "));
+            let _ = writeln!(
+                c,
+                "int {}(const uint64_t *in) {{\n    return {f}({});\n}}\n",
+                f.replace("aether_", "aether_pflat_"),
+                args.join(", ")
+            );
         }
     }
     let _ = writeln!(c, "const aether_pflat_entry aether_pflat_table[] = {{");

@@ -1177,6 +1177,9 @@ impl Target for WgslTarget {
     fn render(&self, model: &Model, banner: &str, corpus: &[FunctionCases]) -> Result<Vec<Output>, Error> {
         let witnesses = selftest_witnesses(model, &|name| corpus.iter().find(|f| f.c_name == name).map(|f| f.cases.clone()));
         let core = core_source(model, &model.lowered(), banner, Guard::Bits, &witnesses)?;
-        Ok(vec![Output::new("wgsl_core/aether_core.wgsl", core), Output::new("wgsl_core/aether_predicate.wgsl", super::predicates::wgsl(model, banner))])
+        Ok(vec![
+            Output::new("wgsl_core/aether_core.wgsl", core),
+            Output::new("wgsl_core/aether_predicate.wgsl", super::predicates::wgsl(model, banner)),
+        ])
     }
 }
