@@ -465,6 +465,22 @@ fn negative_controls(dev: &Device, s: &Setup, base: &str, n: Counts, seed: u64, 
     o.line(format!("- self-test: {}", st.describe(&s.program)));
     o.expect(st.status & 6 != 0, "the self-test names the flush of subnormals");
     drop(prog);
+    // The predicates, with and without binary64.
+    let t = Instant::now();
+    let (lines, failed) = aether_opencl::predicate::run(dev, &aether_generator::default_root(), base, NO_FP64, n.fixed * 10)?;
+    for l in lines {
+        o.line(l);
+    }
+    o.expect(
+        failed.is_empty(),
+        &format!(
+            "both forms of every predicate agree with the golden reference, the golden ones absent without binary64 ({:.1} s)",
+            t.elapsed().as_secs_f64()
+        ),
+    );
+    for f in failed {
+        o.line(format!("  - {f}"));
+    }
     // fp64-free.
     let opts = format!("{base} -cl-std=CL3.0 {NO_FP64}");
     o.line("");

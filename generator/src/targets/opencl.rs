@@ -189,6 +189,7 @@ impl Target for OpenCl {
             Output::new("opencl_core/aether_core.cl", core),
             Output::new("opencl_core/check/aether_check.cl", check.source),
             Output::new("opencl_core/aether_predicate.cl", super::predicates::c_family(model, super::predicates::CFamily::OpenCl, banner)),
+            Output::new("opencl_core/check/aether_predicate_check.cl", super::predicates::opencl_check(model, banner)),
         ])
     }
 }
