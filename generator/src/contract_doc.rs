@@ -279,8 +279,51 @@ pub fn render(model: &Model) -> Result<String, Error> {
     // The ULP distance of -inf to +inf, as the reference counts it.
     let ulp_span_f32 = format!("{:#010x}", aether_reference::ulp::f32_ulp_distance_bits(0xff80_0000, 0x7f80_0000));
     let ulp_span_f64 = format!("{:#018x}", aether_reference::ulp::f64_ulp_distance_bits(0xfff0_0000_0000_0000, 0x7ff0_0000_0000_0000));
+    let preds = &spec.predicates;
+    let helpers: Vec<_> = preds
+        .functions
+        .iter()
+        .map(|f| {
+            let comment = preds.predicates.first().and_then(|p| p.helper_comments.iter().find(|(n, _)| *n == f.name)).map(|(_, c)| c.clone());
+            let params: Vec<String> = f.params.iter().map(|p| format!("{}: {}", p.name, p.ty)).collect();
+            context! { name => f.name, doc => f.doc, signature => format!("{}({}) -> {}", f.name, params.join(", "), f.ret), body => lines(&f.body.source), comment => comment.unwrap_or_default() }
+        })
+        .collect();
+    let predicates: Vec<_> = preds
+        .predicates
+        .iter()
+        .map(|p| {
+            let params: Vec<String> = p.params.iter().map(|q| format!("{}: {}", q.name, q.ty)).collect();
+            let forms: Vec<_> = match &p.forms {
+                crate::predicate::Forms::Two { golden, integer } => {
+                    vec![
+                        context! { name => "golden", body => lines(&golden.source) },
+                        context! { name => "integer", body => lines(&integer.source) },
+                    ]
+                }
+                crate::predicate::Forms::Derived(b) => {
+                    vec![context! { name => "both forms (each calls the callees' same form)", body => lines(&b.source) }]
+                }
+            };
+            context! {
+                name => p.name, doc => p.doc, signature => format!("{}({})", p.name, params.join(", ")),
+                domain => p.domain_source.clone().unwrap_or_else(|| "every input".into()),
+                forms, comment => p.comment,
+            }
+        })
+        .collect();
+    let int_types: Vec<Row> = preds
+        .int_types
+        .iter()
+        .map(|(n, t, c)| Row {
+            a: n.clone(),
+            b: c.clone(),
+            c: format!("{} bits, {}", t.bits, if t.signed { "signed" } else { "unsigned" }),
+        })
+        .collect();
     let ctx = context! {
         banner,
+        helpers, predicates, int_types,
         ulp_span_f32, ulp_span_f64,
         wgsl_bands,
         opencl_bands, opencl_ops, opencl_total, opencl_bits,
@@ -296,6 +339,10 @@ pub fn render(model: &Model) -> Result<String, Error> {
         contract_id => crate::selftest::contract_id(model),
     };
     targets::render("docs/numerics-contract.md.j2", TEMPLATE, &ctx)
+}
+
+fn lines(s: &str) -> Vec<String> {
+    s.lines().map(String::from).collect()
 }
 
 /// A magnitude range of powers of two as `2^a, 2^b`.

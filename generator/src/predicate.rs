@@ -40,7 +40,7 @@ use crate::names;
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawIntType {
-    bits: Spanned<u32>,
+    width: Spanned<u32>,
     signed: Spanned<bool>,
     c_type: Spanned<String>,
 }
@@ -284,6 +284,11 @@ pub struct Predicate {
     pub domain_source: Option<String>,
     pub forms: Forms,
     pub line: usize,
+    /// The comment block above the predicate's table in the spec (its
+    /// derivation), without the `#`.
+    pub comment: Vec<String>,
+    /// The same for each helper, by name.
+    pub helper_comments: Vec<(String, Vec<String>)>,
 }
 
 impl Predicate {
@@ -656,9 +661,9 @@ pub(crate) fn parse(file: &str, text: &str, raw: Raw) -> Result<Predicates, Spec
     for (name, t) in in_file_order(raw.int_types) {
         let key = format!("integer_types.{name}");
         let r = t.get_ref();
-        let ty = IntTy { bits: *r.bits.get_ref(), signed: *r.signed.get_ref() };
+        let ty = IntTy { bits: *r.width.get_ref(), signed: *r.signed.get_ref() };
         if ![32, 64].contains(&ty.bits) {
-            return Err(cx.err(r.bits.span().start, format!("{key}.bits"), "an integer type has 32 or 64 bits"));
+            return Err(cx.err(r.width.span().start, format!("{key}.width"), "an integer type is 32 or 64 bits wide"));
         }
         if *name != ty.name() {
             return Err(cx.err(
@@ -744,7 +749,10 @@ pub(crate) fn parse(file: &str, text: &str, raw: Raw) -> Result<Predicates, Spec
             None => None,
         };
         let line = cx.lines.line(p.span().start);
+        let helper_comments = raw.functions.keys().map(|f| (f.clone(), comment_above(text, &format!("[int_functions.{f}]")))).collect();
         cx.predicates.push(Predicate {
+            comment: comment_above(text, &format!("[predicates.{name}]")),
+            helper_comments,
             name: name.clone(),
             doc: r.doc.get_ref().trim().to_string(),
             params,
@@ -755,6 +763,16 @@ pub(crate) fn parse(file: &str, text: &str, raw: Raw) -> Result<Predicates, Spec
         });
     }
     Ok(Predicates { int_types: cx.types, functions: cx.functions, predicates: cx.predicates })
+}
+
+/// The `#` lines right above a table header of the spec's text.
+fn comment_above(text: &str, header: &str) -> Vec<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let Some(at) = lines.iter().position(|l| l.trim() == header) else { return Vec::new() };
+    let mut out: Vec<String> =
+        lines[..at].iter().rev().take_while(|l| l.starts_with('#')).map(|l| l.trim_start_matches('#').trim_end().to_string()).collect();
+    out.reverse();
+    out.iter().map(|l| l.strip_prefix(' ').unwrap_or(l).to_string()).collect()
 }
 
 // -------------------------------------------------------------- interpreter

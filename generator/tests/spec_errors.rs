@@ -372,6 +372,42 @@ fn malformed_specs_get_exact_messages() {
             "bands.opencl_relaxed.ulp",
             "kernel `lu` is compared bit for bit (a linear-algebra routine may be unbounded): list it under bits",
         ),
+        (
+            "[integer_types.i64]\nwidth = 64",
+            "[integer_types.i64]\nwidth = 48",
+            1,
+            "integer_types.i64.width",
+            "an integer type is 32 or 64 bits wide",
+        ),
+        (
+            "half-way remainder). Domain: x >= 0, 1 <= s <= 62.\n[int_functions.shr_rne]",
+            "half-way remainder). Domain: x >= 0, 1 <= s <= 62.\n[int_functions.shr_rne]\nexact = true",
+            2,
+            "int_functions.shr_rne.exact",
+            "unknown field `exact`, expected one of `doc`, `params`, `returns`, `body`",
+        ),
+        ("dm = 5110 * m\n", "dm = 5110 * m / 2\n", 0, "predicates.angle_flag.integer", "column 6: integer division is not in the language (shift, or state a helper)"),
+        (
+            "ndp = f64(f32(dp)) / 4096\n",
+            "ndp = f64(f32(dp)) / 4096\nbad = ndp << 1\n",
+            1,
+            "predicates.angle_flag.golden",
+            "column 7: `<<` needs integers, not f64",
+        ),
+        (
+            "k = 11 - clz(zs)\n",
+            "k = 11 - clz(zs) + f32(1)\n",
+            0,
+            "predicates.angle_flag.integer",
+            "column 24: the literal's type is not known here: write it beside a typed operand",
+        ),
+        (
+            "out = angle_flag(dp, om, tm)",
+            "out = angle_flag(dp, om)",
+            0,
+            "predicates.angle_flag_bands.body",
+            "column 7: `angle_flag` takes 3 argument(s)",
+        ),
     ];
     let mut failures = Vec::new();
     for (find, replace, offset, key, message) in &cases {
