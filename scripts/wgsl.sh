@@ -21,7 +21,13 @@
 #   3. the core's self-test on both stacks (SwiftShader must be reported as
 #      flushing subnormals), and its controls, which must make it fail: no
 #      guard and the opaque-one guard on lavapipe, the rule mutant
-#      $SELFTEST_MUTANT (default comp-dropped) on both stacks.
+#      $SELFTEST_MUTANT (default comp-dropped) on both stacks;
+#   4. the predicates' integer forms (wgsl_core/aether_predicate.wgsl, i64 in u32
+#      limbs) on both stacks: the corpus and the proof's sweep (3e6 near-parallel
+#      int16, N int32 bands, 1e4 within one ulp, N random int64, the 18.9e6
+#      reduced-domain combinations, N + N band quadruples), every answer the golden
+#      one; and the limb controls on wgpu/lavapipe (the add's carry dropped, the wide
+#      product's middle carry dropped), each of which must make answers wrong.
 # Prints the build time and the run time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -123,6 +129,12 @@ selftest core --stack all
 selftest guard-none --stack wgpu --guard none --expect-fail
 selftest guard-opaque-one --stack wgpu --guard opaque-one --expect-fail
 selftest "mutant-$SELFTEST_MUTANT" --stack all --mutant "$SELFTEST_MUTANT" --expect-fail
+
+"$bin" predicates --stack all --random "$N" 2>&1 | grep -v XDG_RUNTIME_DIR || status=1
+for c in carry wide-mul; do
+    "$bin" predicates --stack wgpu --random "$NC" --control "$c" >"$log/pred-$c.txt" 2>&1 || { cat "$log/pred-$c.txt"; echo "wgsl: FAIL: the predicate control $c"; status=1; }
+    grep -E '^predicates control' "$log/pred-$c.txt" || true
+done
 
 t2=$(date +%s)
 echo "wgsl: ran in $((t2 - t1)) s (build $((t1 - t0)) s); status $status"

@@ -74,6 +74,71 @@ fn quads(seed: u64, n: usize, bound: i64) -> Vec<Vec<i64>> {
         .collect()
 }
 
+/// One class of the proof by sweep: its inputs, flat (`arity` words a case).
+#[derive(Debug)]
+pub struct SweepClass {
+    pub predicate: &'static str,
+    pub class: String,
+    pub arity: usize,
+    pub count: usize,
+    source: Source,
+}
+
+#[derive(Debug)]
+enum Source {
+    List(Vec<i64>),
+    /// `angle::exhaustive_reduced()`, made as it is read (18.9 million cases).
+    Reduced,
+}
+
+impl SweepClass {
+    fn list(predicate: &'static str, class: &str, cases: Vec<Vec<i64>>) -> SweepClass {
+        let arity = cases.first().map_or(0, Vec::len);
+        SweepClass { predicate, class: class.to_string(), arity, count: cases.len(), source: Source::List(cases.concat()) }
+    }
+
+    /// The cases in chunks of at most `size`, flat.
+    pub fn chunks(&self, size: usize) -> Box<dyn Iterator<Item = Vec<i64>> + '_> {
+        match &self.source {
+            Source::List(words) => Box::new(words.chunks(size * self.arity).map(<[i64]>::to_vec)),
+            Source::Reduced => {
+                let mut it = angle::exhaustive_reduced();
+                Box::new(std::iter::from_fn(move || {
+                    let chunk: Vec<i64> = it.by_ref().take(size).flat_map(|(a, b, c)| [a, b, c]).collect();
+                    (!chunk.is_empty()).then_some(chunk)
+                }))
+            }
+        }
+    }
+}
+
+/// The proof by sweep at the sizes, the same on every target: for
+/// angle_flag 3*10^6 near-parallel int16 band quadruples, `random` int32
+/// band ones, 10^4 inputs within one ulp of the comparison, `random` int64
+/// triples of every bit length, and every reduced-domain exponent
+/// combination (18,890,525); for angle_flag_bands `random` int16 and int32
+/// band quadruples. Seeds fixed: every target sees the same inputs.
+pub fn sweep(random: usize) -> Vec<SweepClass> {
+    let t = |v: Vec<(i64, i64, i64)>| v.into_iter().map(|(a, b, c)| vec![a, b, c]).collect::<Vec<_>>();
+    let mut out = vec![
+        SweepClass::list("angle_flag", "near-parallel int16 bands", t(angle::near_parallel_int16(1, 3_000_000))),
+        SweepClass::list("angle_flag", "int32 bands", t(angle::full_int32(2, random))),
+        SweepClass::list("angle_flag", "within one ulp", t(angle::near_tie(3, 10_000))),
+        SweepClass::list("angle_flag", "random int64", t(angle::random_int64(4, random))),
+        SweepClass {
+            predicate: "angle_flag",
+            class: "every exponent combination (reduced domain)".into(),
+            arity: 3,
+            count: angle::exhaustive_reduced().count(),
+            source: Source::Reduced,
+        },
+    ];
+    for (class, inputs) in classes("angle_flag_bands", 7, random) {
+        out.push(SweepClass::list("angle_flag_bands", class, inputs));
+    }
+    out
+}
+
 fn values(p: &Predicate, args: &[i64]) -> Vec<Value> {
     p.params
         .iter()

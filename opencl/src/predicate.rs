@@ -5,34 +5,12 @@
 
 use std::time::Instant;
 
-use aether_generator::predicate_corpus;
-use aether_reference::angle;
+use aether_generator::predicate_corpus::{self, SweepClass};
 
 use crate::cl::{self, Arg, Device};
 
 /// Inputs per kernel launch (the reduced-domain sweep has 18.9 million).
 const CHUNK: usize = 1 << 21;
-
-/// The sweep classes of the predicates, with their sizes: (predicate, class,
-/// inputs as i64 words).
-pub fn classes(random: usize) -> Vec<(&'static str, String, Vec<Vec<i64>>)> {
-    let t = |v: Vec<(i64, i64, i64)>| v.into_iter().map(|(a, b, c)| vec![a, b, c]).collect::<Vec<_>>();
-    let mut out = vec![
-        ("angle_flag", "near-parallel int16 bands".to_string(), t(angle::near_parallel_int16(1, 3_000_000))),
-        ("angle_flag", "int32 bands".to_string(), t(angle::full_int32(2, random))),
-        ("angle_flag", "within one ulp".to_string(), t(angle::near_tie(3, 10_000))),
-        ("angle_flag", "random int64".to_string(), t(angle::random_int64(4, random))),
-        (
-            "angle_flag",
-            "every exponent combination (reduced domain)".to_string(),
-            angle::exhaustive_reduced().map(|(a, b, c)| vec![a, b, c]).collect(),
-        ),
-    ];
-    for (class, inputs) in predicate_corpus::classes("angle_flag_bands", 7, random) {
-        out.push(("angle_flag_bands", class.to_string(), inputs));
-    }
-    out
-}
 
 fn reference(name: &str, a: &[i64]) -> bool {
     (predicate_corpus::reference(name).expect("a predicate with a reference"))(a)
@@ -40,17 +18,15 @@ fn reference(name: &str, a: &[i64]) -> bool {
 
 /// Runs one kernel on inputs; the number of answers that differ from the
 /// reference, and the first.
-pub fn check(prog: &cl::Program, kernel: &str, name: &str, inputs: &[Vec<i64>]) -> Result<(usize, Option<String>), String> {
+pub fn check(prog: &cl::Program, kernel: &str, class: &SweepClass) -> Result<(usize, Option<String>), String> {
     let (mut bad, mut first) = (0, None);
-    for chunk in inputs.chunks(CHUNK) {
-        let n_in = chunk[0].len();
-        let words: Vec<u8> = chunk.iter().flat_map(|a| a.iter().flat_map(|x| x.to_le_bytes())).collect();
-        let n = chunk.len();
+    for chunk in class.chunks(CHUNK) {
+        let words: Vec<u8> = chunk.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let n = chunk.len() / class.arity;
         let out = prog.run(kernel, n.div_ceil(64) * 64, Some(64), &[Arg::In(&words), Arg::Out(4 * n), Arg::U32(n as u32)])?;
-        for (k, a) in chunk.iter().enumerate() {
-            debug_assert_eq!(a.len(), n_in);
+        for (k, a) in chunk.chunks(class.arity).enumerate() {
             let got = i32::from_le_bytes(out[0][4 * k..4 * k + 4].try_into().unwrap()) != 0;
-            if got != reference(name, a) {
+            if got != reference(class.predicate, a) {
                 bad += 1;
                 first.get_or_insert_with(|| format!("{a:?}: device {got}"));
             }
@@ -65,7 +41,7 @@ pub fn run(dev: &Device, root: &std::path::Path, base: &str, no_fp64: &str, rand
     let source = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let model = aether_generator::load(root).map_err(|e| e.to_string())?;
     let preds = &model.spec.predicates;
-    let classes = classes(random);
+    let classes = predicate_corpus::sweep(random);
     let (mut lines, mut failed) = (Vec::new(), Vec::new());
     for (title, opts, golden_expected) in [
         ("built as it is", base.to_string(), dev.has_extension("cl_khr_fp64")),
@@ -91,15 +67,16 @@ pub fn run(dev: &Device, root: &std::path::Path, base: &str, no_fp64: &str, rand
                     failed.push(format!("{kernel} is missing"));
                     continue;
                 }
-                for (name, class, inputs) in classes.iter().filter(|(n, ..)| *n == p.name) {
-                    let (bad, first) = check(&prog, &kernel, name, inputs)?;
+                for class in classes.iter().filter(|c| c.predicate == p.name) {
+                    let (bad, first) = check(&prog, &kernel, class)?;
                     lines.push(format!(
-                        "- {kernel}, {class}: {} inputs, {bad} disagreements with the golden reference{}",
-                        inputs.len(),
+                        "- {kernel}, {}: {} inputs, {bad} disagreements with the golden reference{}",
+                        class.class,
+                        class.count,
                         first.map(|f| format!(" (first {f})")).unwrap_or_default()
                     ));
                     if bad > 0 {
-                        failed.push(format!("{kernel} disagrees on {class}"));
+                        failed.push(format!("{kernel} disagrees on {}", class.class));
                     }
                 }
             }

@@ -17,6 +17,7 @@ pub mod dawn;
 pub mod exec;
 pub mod inputs;
 pub mod opencl_stack;
+pub mod predicates;
 pub mod report;
 pub mod selftest;
 pub mod wgpu_stack;

@@ -15,6 +15,10 @@
 //! with the reference under the policy; the build options are printed. The
 //! negative controls are `aether-opencl`'s (`scripts/opencl.sh`).
 //!
+//! `aether-runner predicates [--stack wgpu|dawn|all] [--random N]`: the
+//! predicates' integer forms (i64 in u32 limbs) on each stack, on the corpus
+//! and the proof's sweep, against the golden reference.
+//!
 //! Exit status: 0 when every in-domain case is within its band (with
 //! `--expect-mismatch`: when, on every stack, at least one function stops
 //! being bit-identical under the control module), 1 otherwise, 2 when the run
@@ -195,6 +199,16 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("wgsl-selftest") {
         return match selftest_main(&args[1..]) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::from(1),
+            Err(e) => {
+                eprintln!("aether-runner: {e}");
+                ExitCode::from(2)
+            }
+        };
+    }
+    if args.first().map(String::as_str) == Some("predicates") {
+        return match aether_runner::predicates::main(&args[1..]) {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => ExitCode::from(1),
             Err(e) => {

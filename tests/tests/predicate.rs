@@ -11,10 +11,7 @@ use aether_generator::predicate_corpus;
 use aether_reference::angle;
 use aether_tests::{corpus, model, sys};
 
-/// Sizes of the CI sweep (the report's are larger: `sweep --predicate`).
-const NEAR_PARALLEL: usize = 3_000_000;
-const INT32: usize = 1_000_000;
-const NEAR_TIE: usize = 10_000;
+/// The size of the sweep's random classes (`predicate_corpus::sweep`).
 const RANDOM: usize = 1_000_000;
 
 fn table() -> &'static [sys::aether_pflat_entry] {
@@ -71,76 +68,64 @@ fn corpus_cases_hold_on_both_c_forms() {
     println!("predicate corpus: {n} cases, both C forms agree with the corpus");
 }
 
-/// One sweep class on the C core: disagreements of each C form and of each
-/// wrong spelling with the golden reference.
-fn sweep(class: &str, cases: impl Iterator<Item = (i64, i64, i64)>) -> [usize; 5] {
-    let e = entry("angle_flag");
-    let t = Instant::now();
-    let (mut n, mut bad) = (0usize, [0usize; 5]);
-    let mut first: Option<String> = None;
-    for (dp, om, tm) in cases {
-        let want = angle::golden(dp, om, tm);
-        let words = [dp as u64, om as u64, tm as u64];
-        let got = [
-            call(e.golden, &words),
-            call(e.integer, &words),
-            angle::wrong_exact_f64(dp, om, tm),
-            angle::wrong_all_f32(dp, om, tm),
-            angle::wrong_products_f32(dp, om, tm),
-        ];
-        for (k, g) in got.iter().enumerate() {
-            if *g != want {
-                bad[k] += 1;
-                if k < 2 && first.is_none() {
-                    first = Some(format!("({dp}, {om}, {tm}): golden reference {want}, C form {k} {g}"));
-                }
-            }
-        }
-        n += 1;
-    }
-    println!(
-        "predicate sweep angle_flag, {class}: {n} inputs, C golden form {} and C integer form {} disagreements with the reference; \
-         controls (exact int64 in binary64 / all binary32 / int64 products in binary32): {} / {} / {} ({:.1} s)",
-        bad[0],
-        bad[1],
-        bad[2],
-        bad[3],
-        bad[4],
-        t.elapsed().as_secs_f64()
-    );
-    assert_eq!(bad[0] + bad[1], 0, "{class}: the C core disagrees, first {}", first.unwrap_or_default());
-    bad
-}
-
+/// Every sweep class on the C core: disagreements of each C form with the
+/// golden reference (none allowed) and, for angle_flag, of each wrong
+/// spelling (the controls: each must disagree on the near-parallel, int32 and
+/// near-tie classes).
 #[test]
 fn sweep_classes_agree_on_the_c_core_and_the_wrong_spellings_do_not() {
-    let near = sweep("near-parallel int16 bands", angle::near_parallel_int16(1, NEAR_PARALLEL).into_iter());
-    // The document's sweep found 117, 123 and 158 per 3e6; ours is more
-    // concentrated on the boundary (docs/reports/integer-predicate.md).
-    assert!(near[2..].iter().all(|&k| k > 0), "every wrong spelling must disagree on the near-parallel sweep: {near:?}");
-    let wide = sweep("int32 bands", angle::full_int32(2, INT32).into_iter());
-    assert!(wide[2..].iter().all(|&k| k > 0), "{wide:?}");
-    let tie = sweep("within one ulp", angle::near_tie(3, NEAR_TIE).into_iter());
-    assert!(tie[2..].iter().all(|&k| k > 0), "{tie:?}");
-    sweep("random int64", angle::random_int64(4, RANDOM).into_iter());
-    sweep("every exponent combination (reduced domain)", angle::exhaustive_reduced());
-}
-
-#[test]
-fn the_bands_form_agrees_on_int16_and_int32_quadruples() {
-    let m = model();
-    let p = m.spec.predicates.predicate("angle_flag_bands").expect("angle_flag_bands");
-    let e = entry("angle_flag_bands");
-    for (class, inputs) in predicate_corpus::classes("angle_flag_bands", 7, 200_000) {
-        let mut bad = 0;
-        for a in &inputs {
-            let (dp, om, tm) = angle::from_bands(a[0] as i32, a[1] as i32, a[2] as i32, a[3] as i32);
-            let want = angle::golden(dp, om, tm);
-            let words: Vec<u64> = a.iter().map(|x| *x as u64).collect();
-            bad += usize::from(call(e.golden, &words) != want) + usize::from(call(e.integer, &words) != want);
+    for class in predicate_corpus::sweep(RANDOM) {
+        let e = entry(class.predicate);
+        let reference = predicate_corpus::reference(class.predicate).unwrap();
+        let t = Instant::now();
+        let (mut n, mut bad) = (0usize, [0usize; 5]);
+        let mut first: Option<String> = None;
+        for chunk in class.chunks(1 << 20) {
+            for a in chunk.chunks(class.arity) {
+                let want = reference(a);
+                let words: Vec<u64> = a.iter().map(|x| *x as u64).collect();
+                let mut got = vec![call(e.golden, &words), call(e.integer, &words)];
+                if class.predicate == "angle_flag" {
+                    got.extend([
+                        angle::wrong_exact_f64(a[0], a[1], a[2]),
+                        angle::wrong_all_f32(a[0], a[1], a[2]),
+                        angle::wrong_products_f32(a[0], a[1], a[2]),
+                    ]);
+                }
+                for (k, g) in got.iter().enumerate() {
+                    if *g != want {
+                        bad[k] += 1;
+                        if k < 2 && first.is_none() {
+                            first = Some(format!("{a:?}: golden reference {want}, C form {k} {g}"));
+                        }
+                    }
+                }
+                n += 1;
+            }
         }
-        println!("predicate sweep angle_flag_bands, {class}: {} inputs, {bad} disagreements of the C forms", inputs.len());
-        assert_eq!(bad, 0, "{} {class}", p.name);
+        let controls = if class.predicate == "angle_flag" {
+            format!(
+                "; controls (exact int64 in binary64 / all binary32 / int64 products in binary32): {} / {} / {}",
+                bad[2], bad[3], bad[4]
+            )
+        } else {
+            String::new()
+        };
+        println!(
+            "predicate sweep {}, {}: {n} inputs, C golden form {} and C integer form {} disagreements with the reference{controls} ({:.1} s)",
+            class.predicate,
+            class.class,
+            bad[0],
+            bad[1],
+            t.elapsed().as_secs_f64()
+        );
+        assert_eq!(bad[0] + bad[1], 0, "{} {}: the C core disagrees, first {}", class.predicate, class.class, first.unwrap_or_default());
+        // The document's sweep found 117, 123 and 158 per 3e6; ours is more
+        // concentrated on the boundary (docs/reports/integer-predicate.md).
+        if class.predicate == "angle_flag" && ["near-parallel int16 bands", "int32 bands", "within one ulp"].contains(&class.class.as_str())
+        {
+            assert!(bad[2..].iter().all(|&k| k > 0), "every wrong spelling must disagree on {}: {bad:?}", class.class);
+        }
     }
 }
 

@@ -614,3 +614,67 @@ pub fn opencl_check(model: &Model, banner: &str) -> String {
     }
     s
 }
+
+/// Words of one argument in the WGSL check module: an i64 is two (low,
+/// high), anything else one.
+pub fn wgsl_words(t: PTy) -> usize {
+    match t {
+        PTy::Int(t) if t.bits == 64 => 2,
+        _ => 1,
+    }
+}
+
+/// The WGSL check module of the predicates' integer forms, in the binding
+/// convention of `wgsl::check_module`: entry `check_predicate_<name>` reads
+/// its arguments from `aether_in` (`wgsl_words` words each) and writes 1 or
+/// 0 to `aether_out`.
+pub fn wgsl_check_module(model: &Model) -> super::wgsl::CheckModule {
+    let preds = &model.spec.predicates;
+    let mut src = String::from(
+        "@group(0) @binding(0) var<storage, read> aether_in: array<u32>;
+@group(0) @binding(1) var<storage, read_write> aether_out: array<u32>;
+@group(0) @binding(2) var<uniform> aether_params: vec4<u32>;
+
+",
+    );
+    src.push_str(&wgsl(model, "/* the predicates' check module */"));
+    let mut entries = Vec::new();
+    for p in preds.predicates.iter().filter(|p| !p.uses_float(preds, Form::Integer)) {
+        let n_in: usize = p.params.iter().map(|q| wgsl_words(q.ty)).sum();
+        let entry = format!("check_predicate_{}", p.name);
+        let _ = writeln!(src, "\n@compute @workgroup_size(64)\nfn {entry}(@builtin(global_invocation_id) aether_gid: vec3<u32>) {{");
+        src.push_str("    let aether_i = aether_params.w + aether_gid.x;\n    if (aether_i >= aether_params.x) { return; }\n");
+        let _ = writeln!(src, "    let aether_base = aether_i * {n_in}u;");
+        let mut at = 0;
+        for q in &p.params {
+            let v = match q.ty {
+                PTy::Int(t) if t.bits == 64 => format!("vec2<u32>(aether_in[aether_base + {at}u], aether_in[aether_base + {}u])", at + 1),
+                PTy::Int(t) if t.signed => format!("bitcast<i32>(aether_in[aether_base + {at}u])"),
+                _ => format!("aether_in[aether_base + {at}u]"),
+            };
+            let _ = writeln!(src, "    let {} = {v};", q.name);
+            at += wgsl_words(q.ty);
+        }
+        let args: Vec<&str> = p.params.iter().map(|q| q.name.as_str()).collect();
+        let _ = writeln!(
+            src,
+            "    aether_out[aether_i] = select(0u, 1u, {}({}));\n}}",
+            predicate_name(&p.name, Form::Integer),
+            args.join(", ")
+        );
+        entries.push(super::wgsl::CheckEntry {
+            entry,
+            c_name: format!("aether_predicate_{}", p.name),
+            family: p.name.clone(),
+            shape: "predicate".into(),
+            elem: "i64".into(),
+            n_in,
+            n_out: 1,
+            workgroup_size: 64,
+            cases_per_workgroup: 64,
+            random: false,
+            max_random: None,
+        });
+    }
+    super::wgsl::CheckModule { source: src, entries }
+}
