@@ -18,6 +18,96 @@
 #endif
 #endif
 
+#if !defined(AETHER_PREDICATE_NO_FLOAT)
+/* Each rounded operation of a golden form: the round-to-nearest intrinsic on the device (never
+   contracted), the plain operator on the host. */
+static __host__ __device__ inline float aether_pred_add_f32(float a, float b) {
+#if defined(__CUDA_ARCH__)
+    return __fadd_rn(a, b);
+#else
+    return a + b;
+#endif
+}
+static __host__ __device__ inline float aether_pred_sub_f32(float a, float b) {
+#if defined(__CUDA_ARCH__)
+    return __fsub_rn(a, b);
+#else
+    return a - b;
+#endif
+}
+static __host__ __device__ inline float aether_pred_mul_f32(float a, float b) {
+#if defined(__CUDA_ARCH__)
+    return __fmul_rn(a, b);
+#else
+    return a * b;
+#endif
+}
+static __host__ __device__ inline float aether_pred_div_f32(float a, float b) {
+#if defined(__CUDA_ARCH__)
+    return __fdiv_rn(a, b);
+#else
+    return a / b;
+#endif
+}
+static __host__ __device__ inline float aether_pred_i64_to_f32(int64_t x) {
+#if defined(__CUDA_ARCH__)
+    return __ll2float_rn(x);
+#else
+    return (float)x;
+#endif
+}
+static __host__ __device__ inline float aether_pred_i32_to_f32(int32_t x) {
+#if defined(__CUDA_ARCH__)
+    return __int2float_rn(x);
+#else
+    return (float)x;
+#endif
+}
+static __host__ __device__ inline double aether_pred_add_f64(double a, double b) {
+#if defined(__CUDA_ARCH__)
+    return __dadd_rn(a, b);
+#else
+    return a + b;
+#endif
+}
+static __host__ __device__ inline double aether_pred_sub_f64(double a, double b) {
+#if defined(__CUDA_ARCH__)
+    return __dsub_rn(a, b);
+#else
+    return a - b;
+#endif
+}
+static __host__ __device__ inline double aether_pred_mul_f64(double a, double b) {
+#if defined(__CUDA_ARCH__)
+    return __dmul_rn(a, b);
+#else
+    return a * b;
+#endif
+}
+static __host__ __device__ inline double aether_pred_div_f64(double a, double b) {
+#if defined(__CUDA_ARCH__)
+    return __ddiv_rn(a, b);
+#else
+    return a / b;
+#endif
+}
+static __host__ __device__ inline double aether_pred_i64_to_f64(int64_t x) {
+#if defined(__CUDA_ARCH__)
+    return __ll2double_rn(x);
+#else
+    return (double)x;
+#endif
+}
+static __host__ __device__ inline double aether_pred_i32_to_f64(int32_t x) {
+#if defined(__CUDA_ARCH__)
+    return __int2double_rn(x);
+#else
+    return (double)x;
+#endif
+}
+
+#endif
+
 /* The leading zero bits of x's 64-bit pattern (64 for 0), by halving: no builtin, the same on every compiler. */
 static __host__ __device__ inline int64_t aether_clz_i64(int64_t x) {
     uint64_t v = (uint64_t)x;
@@ -64,8 +154,8 @@ static __host__ __device__ inline int64_t aether_int_sig24(int64_t x) {
  */
 static __host__ __device__ inline int aether_angle_flag_golden(int64_t dp, int64_t om, int64_t tm) {
     const double c = ((double)0x1.ffd814p-1f);
-    const double ndp = (((double)((float)dp)) / 4096.0);
-    return ((ndp >= 0.0) && ((ndp * ndp) >= ((c * (((double)((float)om)) / 4096.0)) * (((double)((float)tm)) / 4096.0))));
+    const double ndp = aether_pred_div_f64(((double)aether_pred_i64_to_f32(dp)), 4096.0);
+    return ((ndp >= 0.0) && (aether_pred_mul_f64(ndp, ndp) >= aether_pred_mul_f64(aether_pred_mul_f64(c, aether_pred_div_f64(((double)aether_pred_i64_to_f32(om)), 4096.0)), aether_pred_div_f64(((double)aether_pred_i64_to_f32(tm)), 4096.0))));
 }
 #endif
 

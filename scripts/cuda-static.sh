@@ -12,6 +12,9 @@
 #     device self-test exists.
 #  4. The benchmark (cuda_core/check/aether_bench.cu with aether_batch.cu) builds, and the
 #     self-test's host twin fails as it must under FTZ/DAZ and under host contraction.
+#  6. The predicates (cuda_core/aether_predicate.cuh): PTX of a kernel per form for sm_90 and
+#     sm_75 through the same PTX check (every f32/f64 instruction an explicit .rn), and the host
+#     path of both forms on every case of the predicates' corpus parts.
 #  5. The CUDA runner built with nvcc and run with --host: every corpus case and
 #     CUDA_STATIC_RANDOM (default 10^5) random inputs per function against the reference,
 #     through the host path of aether_core.cuh and the same dispatcher the device runs, and the
@@ -74,7 +77,14 @@ queue_core() {
         }
     }
 }
+queue_predicate() {
+    ptx predicate-sm_90 -arch=sm_90 -Icuda_core -Icorpus cuda_core/check/aether_predicate_check.cu &&
+        ptx predicate-sm_75 -arch=sm_75 -Icuda_core -Icorpus cuda_core/check/aether_predicate_check.cu &&
+        build predicate-host "$NVCC" -Werror all-warnings -O2 -arch=sm_90 -Icuda_core -Icorpus \
+            cuda_core/check/aether_predicate_check.cu -o "$out/aether_predicate_check"
+}
 queue_batch() {
+    queue_predicate &&
     ptx batch-sm_90 -arch=sm_90 -Icuda_core cuda_core/aether_batch.cu &&
         build bench "$NVCC" -Werror all-warnings -Xcompiler -Wall,-Wextra -O3 -arch=sm_90 -Icuda_core \
             cuda_core/check/aether_bench.cu cuda_core/aether_batch.cu -o "$out/aether_bench"
@@ -100,6 +110,10 @@ for arch in sm_90 sm_75; do
     awk -v want_thunks="$thunks" -f scripts/ptx-check.awk "$out/core-$arch.ptx" || failed=1
 done
 awk -v want_batch="$batches" -f scripts/ptx-check.awk "$out/batch-sm_90.ptx" || failed=1
+for arch in sm_90 sm_75; do
+    awk -f scripts/ptx-check.awk "$out/predicate-$arch.ptx" | sed 's/^/cuda-static: predicates: /' || failed=1
+done
+"$out/aether_predicate_check" | sed 's/^/cuda-static: predicates (host): /' || failed=1
 if awk -v expect_fma=1 -f scripts/ptx-check.awk "$out/control.ptx"; then
     echo "cuda-static: control: plain operators (-DAETHER_UNSAFE_ALLOW_CONTRACTION) give fma instructions, as they must"
 else

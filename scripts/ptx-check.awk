@@ -1,7 +1,9 @@
 # Reads PTX and checks every floating-point instruction of f32/f64 in every function:
 #   - no fma or mad (a contraction),
 #   - add, sub, mul, div, sqrt and rcp carry an explicit .rn (an unqualified add.f32 or
-#     mul.f32 is one ptxas may still fuse; .rn forbids it),
+#     mul.f32 is one ptxas may still fuse; .rn forbids it), except a product by a power-of-two
+#     immediate (nvcc writes __ddiv_rn(x, 4096.0) as mul.f64 x, 2^-12): it is exact away from
+#     overflow and underflow, so fusing it into a sum changes no bit; counted as scalings,
 #   - no .ftz (flushed subnormals), .approx or .full (inexact division, square root), and no
 #     approximate transcendental (rsqrt, ex2, lg2, sin, cos, tanh).
 # Prints one line per function with a violation (its C name where the mangled name contains one),
@@ -47,6 +49,7 @@ function cname(mangled,    m) {
     instructions += 1
     why = ""
     if (op ~ /^(fma|mad)\./) { why = "contracted (" op ")"; fma[current] = 1 }
+    else if (op ~ /^mul\.f(32|64)$/ && $0 ~ /, (0d[0-9A-F][0-9A-F][0-9A-F]0000000000000|0f[0-9A-F][08]000000);/) scalings += 1
     else if (op ~ /^(add|sub|mul|div|sqrt|rcp)\./ && op !~ /\.rn\./) why = "no explicit .rn (" op ")"
     else if (op ~ /\.(ftz|approx|full)\./) why = "inexact or flushing (" op ")"
     else if (op ~ /^(rsqrt|ex2|lg2|sin|cos|tanh)\./) why = "approximate (" op ")"
@@ -74,7 +77,7 @@ END {
     } else {
         for (i = 1; i <= nbad; ++i) printf "ptx-check: %s: %d violation(s), first: %s\n", order[i], count[order[i]], bad[order[i]]
     }
-    printf "ptx-check: %s: %d functions (%d thunks, %d batch kernels), %d floating-point instructions, %d violations in %d functions, fma in %d functions\n", FILENAME, functions, thunks, batch, instructions, violations + 0, nbad + 0, nfma
+    printf "ptx-check: %s: %d functions (%d thunks, %d batch kernels), %d floating-point instructions (%d exact power-of-two scalings), %d violations in %d functions, fma in %d functions\n", FILENAME, functions, thunks, batch, instructions, scalings + 0, violations + 0, nbad + 0, nfma
     if (expect_fma) exit(nfma > 0 ? 0 : 1)
     if (want_thunks != "" && thunks != want_thunks) { printf "ptx-check: expected %d thunks, found %d\n", want_thunks, thunks; exit 1 }
     if (want_batch != "" && batch != want_batch) { printf "ptx-check: expected %d batch kernels, found %d\n", want_batch, batch; exit 1 }

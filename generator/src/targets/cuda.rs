@@ -132,6 +132,7 @@ impl Target for Cuda {
         let mut out = vec![
             Output::new("cuda_core/aether_core.cuh", core(model, &lowered, banner, &witnesses)?),
             Output::new("cuda_core/aether_predicate.cuh", super::predicates::c_family(model, super::predicates::CFamily::Cuda, banner)),
+            Output::new("cuda_core/check/aether_predicate_check.cu", super::predicates::cuda_check(model, banner)),
         ];
         let batches = batches(model, &lowered);
         let ctx =

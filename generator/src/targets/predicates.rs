@@ -174,8 +174,20 @@ impl Spell for CSpell<'_> {
         super::c::literal(v, if t == FTy::F32 { self.f32 } else { self.f64 })
     }
 
+    fn bin(&self, op: BinOp, t: PTy, a: &str, b: &str) -> String {
+        match (self.d, t, op) {
+            // On the device, each rounded operation is its round-to-nearest
+            // intrinsic, which nvcc never contracts.
+            (CFamily::Cuda, PTy::Float(f), BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div) => {
+                format!("aether_pred_{}_{}({a}, {b})", cuda_verb(op), f.name())
+            }
+            _ => format!("({a} {} {b})", op.symbol()),
+        }
+    }
+
     fn conv(&self, to: PTy, from: PTy, a: &str) -> String {
         match (self.d, to, from) {
+            (CFamily::Cuda, PTy::Float(f), PTy::Int(i)) => format!("aether_pred_{}_to_{}({a})", i.name(), f.name()),
             // OpenCL C spells the rounding of an integer's narrowing.
             (CFamily::OpenCl, PTy::Float(t), PTy::Int(_)) => format!("convert_{}_rte({a})", if t == FTy::F32 { "float" } else { "double" }),
             _ => format!("(({}){a})", self.ty(to)),
@@ -192,6 +204,43 @@ impl Spell for CSpell<'_> {
     fn bind(&self, name: &str, t: PTy, v: &str) -> String {
         format!("const {} {name} = {v};", self.ty(t))
     }
+}
+
+fn cuda_verb(op: BinOp) -> &'static str {
+    match op {
+        BinOp::Add => "add",
+        BinOp::Sub => "sub",
+        BinOp::Mul => "mul",
+        _ => "div",
+    }
+}
+
+/// The CUDA core's rounded operations and integer narrowings of the
+/// predicates: the `_rn` intrinsics on the device, plain C on the host.
+fn cuda_ops() -> String {
+    let mut s = String::from("/* Each rounded operation of a golden form: the round-to-nearest intrinsic on the device (never\n   contracted), the plain operator on the host. */\n");
+    for (t, l) in [("f32", ("float", "f")), ("f64", ("double", "d"))] {
+        for op in [BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Div] {
+            let v = cuda_verb(op);
+            let intr = if t == "f32" && op == BinOp::Div { "__fdiv_rn".to_string() } else { format!("__{}{v}_rn", l.1) };
+            let _ = writeln!(
+                s,
+                "static __host__ __device__ inline {ty} aether_pred_{v}_{t}({ty} a, {ty} b) {{\n#if defined(__CUDA_ARCH__)\n    return {intr}(a, b);\n#else\n    return a {} b;\n#endif\n}}",
+                op.symbol(),
+                ty = l.0
+            );
+        }
+        for (i, c, intr) in [("i64", "int64_t", "ll"), ("i32", "int32_t", "int")] {
+            let _ = writeln!(
+                s,
+                "static __host__ __device__ inline {ty} aether_pred_{i}_to_{t}({c} x) {{\n#if defined(__CUDA_ARCH__)\n    return __{intr}2{}_rn(x);\n#else\n    return ({ty})x;\n#endif\n}}",
+                if t == "f32" { "float" } else { "double" },
+                ty = l.0
+            );
+        }
+    }
+    s.push('\n');
+    s
 }
 
 /// The predicates' file of a C-family core.
@@ -241,6 +290,11 @@ pub fn c_family(model: &Model, d: CFamily, banner: &str) -> String {
 "
         }
     });
+    if d == CFamily::Cuda {
+        s.push_str("#if !defined(AETHER_PREDICATE_NO_FLOAT)\n");
+        s.push_str(&cuda_ops());
+        s.push_str("#endif\n\n");
+    }
     if d != CFamily::OpenCl {
         for t in clz_types(preds) {
             let ty = sp.ty(PTy::Int(t));
@@ -677,4 +731,71 @@ pub fn wgsl_check_module(model: &Model) -> super::wgsl::CheckModule {
         });
     }
     super::wgsl::CheckModule { source: src, entries }
+}
+
+/// The CUDA check program of the predicates
+/// (`cuda_core/check/aether_predicate_check.cu`): one `__global__` kernel
+/// per form (`aether_pcheck_<name>_<form>`, for the PTX check: its
+/// floating-point instructions must all be the `_rn` ones), and a host
+/// `main` that runs both forms through the CUDA header's host path on every
+/// case of the predicates' corpus parts, printing one line and returning 1
+/// on a mismatch.
+pub fn cuda_check(model: &Model, banner: &str) -> String {
+    let preds = &model.spec.predicates;
+    let mut s = format!("{banner}\n#include <stdio.h>\n#include \"aether_predicate.cuh\"\n");
+    for p in &preds.predicates {
+        let _ = writeln!(s, "#include \"predicate_{}.h\"", p.name);
+    }
+    s.push('\n');
+    let sp = CSpell { d: CFamily::Cuda, preds, f32: &model.spec.types[0], f64: &model.spec.types[0] };
+    let args = |p: &Predicate, src: &str| -> String {
+        p.params.iter().enumerate().map(|(k, q)| format!("({})(int64_t){src}[{k}]", sp.ty(q.ty))).collect::<Vec<_>>().join(", ")
+    };
+    for p in &preds.predicates {
+        for form in Form::BOTH {
+            let _ = writeln!(
+                s,
+                "__global__ void aether_pcheck_{name}_{f}(const unsigned long long *in, int *out, unsigned n) {{
+    const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const unsigned long long *a = in + (size_t)i * {n_in}u;
+    out[i] = {callee}({args});
+}}
+",
+                name = p.name,
+                f = form.name(),
+                n_in = p.params.len(),
+                callee = predicate_name(&p.name, form),
+                args = args(p, "a")
+            );
+        }
+    }
+    s.push_str("int main(void) {\n    unsigned cases = 0, bad = 0, k;\n");
+    for p in &preds.predicates {
+        let table = format!("aether_corpus_predicate_{}", p.name);
+        let n = p.params.len();
+        let _ = writeln!(
+            s,
+            "    for (k = 0; k < sizeof {table} / sizeof {table}[0]; k++) {{
+        const uint64_t *a = {table}[k];
+        const int want = (int)a[{n}];
+        cases++;
+        if ({g}({args}) != want || {i}({args}) != want) {{
+            bad++;
+            printf(\"aether_predicate_check: {name} case %u: the host path disagrees with the corpus\\n\", k);
+        }}
+    }}",
+            g = predicate_name(&p.name, Form::Golden),
+            i = predicate_name(&p.name, Form::Integer),
+            args = args(p, "a"),
+            name = p.name
+        );
+    }
+    s.push_str(
+        "    printf(\"aether_predicate_check: %u corpus cases, both forms of every predicate on the CUDA header's host path: %u mismatches\\n\", cases, bad);
+    return bad != 0;
+}
+",
+    );
+    s
 }
