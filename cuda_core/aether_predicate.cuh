@@ -238,4 +238,43 @@ static __host__ __device__ inline int aether_angle_flag_bands_integer(int32_t oh
     return aether_angle_flag_integer(dp, om, tm);
 }
 
+/* The predicates' self-test: named witnesses (each tells a rounding rule of the narrowing or of
+   the 53-bit product apart, or sits on a side of the boundary), every form of the build on each.
+   Returns the number of wrong answers: 0 when all is well. */
+static __host__ __device__ inline int aether_predicate_selftest(void) {
+    int bad = 0;
+    int k;
+    const int64_t aether_predicate_witness_angle_flag[22][4] = {
+        {(-INT64_C(1)), INT64_C(0), INT64_C(0), 0},
+        {(-INT64_C(0x7FFFFFFFFFFFFFFF)), INT64_C(0x7FFFFFFFFFFFFFFF), INT64_C(0x7FFFFFFFFFFFFFFF), 0},
+        {INT64_C(0), INT64_C(0), INT64_C(0), 1},
+        {INT64_C(0), INT64_C(0), INT64_C(7), 1},
+        {INT64_C(0), INT64_C(5), INT64_C(0), 1},
+        {INT64_C(0), INT64_C(3), INT64_C(5), 0},
+        {INT64_C(0x7FFFFFFFFFFFFFFF), INT64_C(0x7FFFFFFFFFFFFFFF), INT64_C(0), 1},
+        {INT64_C(0x7FFFFFFE00000002), INT64_C(0x7FFFFFFE00000002), INT64_C(0x7FFFFFFE00000002), 1},
+        {INT64_C(0x7FF605), INT64_C(0x7FF605), INT64_C(0x800000), 1},
+        {INT64_C(0x7FF604), INT64_C(0x7FF605), INT64_C(0x800000), 0},
+        {INT64_C(0xFFF0CF), INT64_C(0xFFFACB), INT64_C(0xFFFACB), 0},
+        {INT64_C(0xFFF0D0), INT64_C(0xFFFACB), INT64_C(0xFFFACB), 0},
+        {INT64_C(0xFFF0D1), INT64_C(0xFFFACB), INT64_C(0xFFFACB), 1},
+        {INT64_C(0x1FFFFFF), INT64_C(0x2000000), INT64_C(0x20027EC), 1},
+        {INT64_C(0xD495E780000), INT64_C(0xB3EA6900000), INT64_C(0xFB43AD00000), 1},
+        {INT64_C(0xD0FBB480000), INT64_C(0xB506D300000), INT64_C(0xF154A900000), 0},
+        {INT64_C(0xD0FBB400000), INT64_C(0xB506D2C0000), INT64_C(0xF154A900000), 0},
+        {INT64_C(0xCEA1EC00000), INT64_C(0xB0935980000), INT64_C(0xF1E12300000), 0},
+        {INT64_C(0xD0FBB400000), INT64_C(0xB506D280000), INT64_C(0xF154A900000), 1},
+        {INT64_C(0xD0FBB400000), INT64_C(0xB506D300000), INT64_C(0xF154A900000), 0},
+        {INT64_C(0xD495E800000), INT64_C(0xB3EA6900000), INT64_C(0xFB43AD00000), 1},
+        {INT64_C(0xCEA1EC00000), INT64_C(0xB0935900000), INT64_C(0xF1E12300000), 1},
+    };
+    for (k = 0; k < 22; k++) {
+#if !defined(AETHER_PREDICATE_NO_FLOAT)
+        if (aether_angle_flag_golden((int64_t)aether_predicate_witness_angle_flag[k][0], (int64_t)aether_predicate_witness_angle_flag[k][1], (int64_t)aether_predicate_witness_angle_flag[k][2]) != (int)aether_predicate_witness_angle_flag[k][3]) bad++;
+#endif
+        if (aether_angle_flag_integer((int64_t)aether_predicate_witness_angle_flag[k][0], (int64_t)aether_predicate_witness_angle_flag[k][1], (int64_t)aether_predicate_witness_angle_flag[k][2]) != (int)aether_predicate_witness_angle_flag[k][3]) bad++;
+    }
+    return bad;
+}
+
 #endif /* AETHER_PREDICATE_CUH */

@@ -159,3 +159,38 @@ fn aether_angle_flag_bands_integer(oh: i32, ov: i32, th: i32, tv: i32) -> bool {
     let tm: vec2<u32> = aether_i64_add(aether_i64_mul(aether_i64_from_i32(th), aether_i64_from_i32(th)), aether_i64_mul(aether_i64_from_i32(tv), aether_i64_from_i32(tv)));
     return aether_angle_flag_integer(dp, om, tm);
 }
+
+// The predicates' self-test: every witness on the integer forms; the number of wrong answers.
+const aether_predicate_witness_angle_flag: array<array<vec2<u32>, 4>, 22> = array(
+    array(vec2<u32>(0xffffffffu, 0xffffffffu), vec2<u32>(0x0u, 0x0u), vec2<u32>(0x0u, 0x0u), vec2<u32>(0x0u, 0x0u)),
+    array(vec2<u32>(0x1u, 0x80000000u), vec2<u32>(0xffffffffu, 0x7fffffffu), vec2<u32>(0xffffffffu, 0x7fffffffu), vec2<u32>(0x0u, 0x0u)),
+    array(vec2<u32>(0x0u, 0x0u), vec2<u32>(0x0u, 0x0u), vec2<u32>(0x0u, 0x0u), vec2<u32>(0x1u, 0x0u)),
+    array(vec2<u32>(0x0u, 0x0u), vec2<u32>(0x0u, 0x0u), vec2<u32>(0x7u, 0x0u), vec2<u32>(0x1u, 0x0u)),
+    array(vec2<u32>(0x0u, 0x0u), vec2<u32>(0x5u, 0x0u), vec2<u32>(0x0u, 0x0u), vec2<u32>(0x1u, 0x0u)),
+    array(vec2<u32>(0x0u, 0x0u), vec2<u32>(0x3u, 0x0u), vec2<u32>(0x5u, 0x0u), vec2<u32>(0x0u, 0x0u)),
+    array(vec2<u32>(0xffffffffu, 0x7fffffffu), vec2<u32>(0xffffffffu, 0x7fffffffu), vec2<u32>(0x0u, 0x0u), vec2<u32>(0x1u, 0x0u)),
+    array(vec2<u32>(0x2u, 0x7ffffffeu), vec2<u32>(0x2u, 0x7ffffffeu), vec2<u32>(0x2u, 0x7ffffffeu), vec2<u32>(0x1u, 0x0u)),
+    array(vec2<u32>(0x7ff605u, 0x0u), vec2<u32>(0x7ff605u, 0x0u), vec2<u32>(0x800000u, 0x0u), vec2<u32>(0x1u, 0x0u)),
+    array(vec2<u32>(0x7ff604u, 0x0u), vec2<u32>(0x7ff605u, 0x0u), vec2<u32>(0x800000u, 0x0u), vec2<u32>(0x0u, 0x0u)),
+    array(vec2<u32>(0xfff0cfu, 0x0u), vec2<u32>(0xfffacbu, 0x0u), vec2<u32>(0xfffacbu, 0x0u), vec2<u32>(0x0u, 0x0u)),
+    array(vec2<u32>(0xfff0d0u, 0x0u), vec2<u32>(0xfffacbu, 0x0u), vec2<u32>(0xfffacbu, 0x0u), vec2<u32>(0x0u, 0x0u)),
+    array(vec2<u32>(0xfff0d1u, 0x0u), vec2<u32>(0xfffacbu, 0x0u), vec2<u32>(0xfffacbu, 0x0u), vec2<u32>(0x1u, 0x0u)),
+    array(vec2<u32>(0x1ffffffu, 0x0u), vec2<u32>(0x2000000u, 0x0u), vec2<u32>(0x20027ecu, 0x0u), vec2<u32>(0x1u, 0x0u)),
+    array(vec2<u32>(0x5e780000u, 0xd49u), vec2<u32>(0xa6900000u, 0xb3eu), vec2<u32>(0x3ad00000u, 0xfb4u), vec2<u32>(0x1u, 0x0u)),
+    array(vec2<u32>(0xbb480000u, 0xd0fu), vec2<u32>(0x6d300000u, 0xb50u), vec2<u32>(0x4a900000u, 0xf15u), vec2<u32>(0x0u, 0x0u)),
+    array(vec2<u32>(0xbb400000u, 0xd0fu), vec2<u32>(0x6d2c0000u, 0xb50u), vec2<u32>(0x4a900000u, 0xf15u), vec2<u32>(0x0u, 0x0u)),
+    array(vec2<u32>(0x1ec00000u, 0xceau), vec2<u32>(0x35980000u, 0xb09u), vec2<u32>(0x12300000u, 0xf1eu), vec2<u32>(0x0u, 0x0u)),
+    array(vec2<u32>(0xbb400000u, 0xd0fu), vec2<u32>(0x6d280000u, 0xb50u), vec2<u32>(0x4a900000u, 0xf15u), vec2<u32>(0x1u, 0x0u)),
+    array(vec2<u32>(0xbb400000u, 0xd0fu), vec2<u32>(0x6d300000u, 0xb50u), vec2<u32>(0x4a900000u, 0xf15u), vec2<u32>(0x0u, 0x0u)),
+    array(vec2<u32>(0x5e800000u, 0xd49u), vec2<u32>(0xa6900000u, 0xb3eu), vec2<u32>(0x3ad00000u, 0xfb4u), vec2<u32>(0x1u, 0x0u)),
+    array(vec2<u32>(0x1ec00000u, 0xceau), vec2<u32>(0x35900000u, 0xb09u), vec2<u32>(0x12300000u, 0xf1eu), vec2<u32>(0x1u, 0x0u)),
+);
+fn aether_predicate_selftest() -> u32 {
+    var bad = 0u;
+    var table_angle_flag = aether_predicate_witness_angle_flag;
+    for (var k = 0u; k < 22u; k++) {
+        let w = table_angle_flag[k];
+        if (aether_angle_flag_integer(w[0], w[1], w[2]) != (w[3].x == 1u)) { bad++; }
+    }
+    return bad;
+}

@@ -23,6 +23,10 @@ int aether_pflat_angle_flag_bands_integer(const uint64_t *in) {
     return aether_angle_flag_bands_integer((int32_t)(int64_t)in[0], (int32_t)(int64_t)in[1], (int32_t)(int64_t)in[2], (int32_t)(int64_t)in[3]);
 }
 
+int aether_pflat_selftest(void) {
+    return aether_predicate_selftest();
+}
+
 const aether_pflat_entry aether_pflat_table[] = {
     {"angle_flag", 3u, aether_pflat_angle_flag_golden, aether_pflat_angle_flag_integer},
     {"angle_flag_bands", 4u, aether_pflat_angle_flag_bands_golden, aether_pflat_angle_flag_bands_integer},

@@ -17,6 +17,8 @@ typedef struct aether_pflat_entry {
 
 extern const aether_pflat_entry aether_pflat_table[];
 extern const unsigned aether_pflat_count;
+/* aether_predicate_selftest(): the number of witnesses some form answers wrongly. */
+int aether_pflat_selftest(void);
 
 int aether_pflat_angle_flag_golden(const uint64_t *in);
 int aether_pflat_angle_flag_integer(const uint64_t *in);

@@ -54,5 +54,7 @@ int main(void) {
         }
     }
     printf("aether_predicate_check: %u corpus cases, both forms of every predicate on the CUDA header's host path: %u mismatches\n", cases, bad);
-    return bad != 0;
+    k = (unsigned)aether_predicate_selftest();
+    printf("aether_predicate_check: aether_predicate_selftest() on the host path: %u wrong answers\n", k);
+    return bad != 0 || k != 0;
 }

@@ -51,6 +51,12 @@ pub fn run(dev: &Device, root: &std::path::Path, base: &str, no_fp64: &str, rand
         lines.push(format!("### The predicates, {title} (`{opts}`)"));
         let t = Instant::now();
         let prog = dev.build(&source, &opts)?;
+        let st = prog.run("aether_pcheck_selftest", 1, None, &[Arg::Out(4)])?;
+        let wrong = i32::from_le_bytes(st[0][..4].try_into().unwrap());
+        lines.push(format!("- aether_predicate_selftest(): {wrong} wrong answers"));
+        if wrong != 0 {
+            failed.push(format!("the predicates' self-test gives {wrong} wrong answers ({title})"));
+        }
         for p in &preds.predicates {
             for form in aether_generator::predicate::Form::BOTH {
                 let kernel = format!("aether_pcheck_{}_{}", p.name, form.name());

@@ -129,9 +129,51 @@ static inline int aether_angle_flag_bands_integer(int oh, int ov, int th, int tv
     return aether_angle_flag_integer(dp, om, tm);
 }
 
+/* The predicates' self-test: named witnesses (each tells a rounding rule of the narrowing or of
+   the 53-bit product apart, or sits on a side of the boundary), every form of the build on each.
+   Returns the number of wrong answers: 0 when all is well. */
+__constant long aether_predicate_witness_angle_flag[22][4] = {
+    {(-1L), 0L, 0L, 0},
+    {(-0x7FFFFFFFFFFFFFFFL), 0x7FFFFFFFFFFFFFFFL, 0x7FFFFFFFFFFFFFFFL, 0},
+    {0L, 0L, 0L, 1},
+    {0L, 0L, 7L, 1},
+    {0L, 5L, 0L, 1},
+    {0L, 3L, 5L, 0},
+    {0x7FFFFFFFFFFFFFFFL, 0x7FFFFFFFFFFFFFFFL, 0L, 1},
+    {0x7FFFFFFE00000002L, 0x7FFFFFFE00000002L, 0x7FFFFFFE00000002L, 1},
+    {0x7FF605L, 0x7FF605L, 0x800000L, 1},
+    {0x7FF604L, 0x7FF605L, 0x800000L, 0},
+    {0xFFF0CFL, 0xFFFACBL, 0xFFFACBL, 0},
+    {0xFFF0D0L, 0xFFFACBL, 0xFFFACBL, 0},
+    {0xFFF0D1L, 0xFFFACBL, 0xFFFACBL, 1},
+    {0x1FFFFFFL, 0x2000000L, 0x20027ECL, 1},
+    {0xD495E780000L, 0xB3EA6900000L, 0xFB43AD00000L, 1},
+    {0xD0FBB480000L, 0xB506D300000L, 0xF154A900000L, 0},
+    {0xD0FBB400000L, 0xB506D2C0000L, 0xF154A900000L, 0},
+    {0xCEA1EC00000L, 0xB0935980000L, 0xF1E12300000L, 0},
+    {0xD0FBB400000L, 0xB506D280000L, 0xF154A900000L, 1},
+    {0xD0FBB400000L, 0xB506D300000L, 0xF154A900000L, 0},
+    {0xD495E800000L, 0xB3EA6900000L, 0xFB43AD00000L, 1},
+    {0xCEA1EC00000L, 0xB0935900000L, 0xF1E12300000L, 1},
+};
+static inline int aether_predicate_selftest(void) {
+    int bad = 0;
+    int k;
+    for (k = 0; k < 22; k++) {
+#if defined(AETHER_PREDICATE_GOLDEN)
+        if (aether_angle_flag_golden((long)aether_predicate_witness_angle_flag[k][0], (long)aether_predicate_witness_angle_flag[k][1], (long)aether_predicate_witness_angle_flag[k][2]) != (int)aether_predicate_witness_angle_flag[k][3]) bad++;
+#endif
+        if (aether_angle_flag_integer((long)aether_predicate_witness_angle_flag[k][0], (long)aether_predicate_witness_angle_flag[k][1], (long)aether_predicate_witness_angle_flag[k][2]) != (int)aether_predicate_witness_angle_flag[k][3]) bad++;
+    }
+    return bad;
+}
+
 #endif /* AETHER_PREDICATE_CL */
 
 /* The check kernels of the predicates (the host: aether-opencl). */
+__kernel void aether_pcheck_selftest(__global int *out) {
+    if (get_global_id(0) == 0) out[0] = aether_predicate_selftest();
+}
 #if defined(AETHER_PREDICATE_GOLDEN)
 __kernel void aether_pcheck_angle_flag_golden(__global const long *in, __global int *out, uint n) {
     const size_t i = get_global_id(0);

@@ -61,18 +61,30 @@ pub fn module(model: &Model, control: Option<&str>) -> Result<CheckModule, Strin
     Ok(m)
 }
 
-/// Runs the corpus and the sweep on one stack (a control: the corpus and
-/// the classes below 10^7 cases).
+/// Runs the corpus and the sweep on one stack (a control, or `no_reduced`:
+/// the corpus and the classes below 10^7 cases, so without the 18.9 million
+/// reduced-domain combinations).
 pub fn run(
     exec: &mut dyn Executor,
     model: &Model,
     corpus: &[(String, Vec<Vec<i64>>)],
     random: usize,
     control: Option<&str>,
+    no_reduced: bool,
 ) -> Result<Vec<Line>, String> {
     let module: CheckModule = module(model, control)?;
     let preds = &model.spec.predicates;
     let mut lines = Vec::new();
+    let st = module.entries.iter().position(|e| e.entry == "check_predicate_selftest").ok_or("no self-test entry")?;
+    let out = exec.run(&module, &[Job::without_inputs(st, 1)]).map_err(|e| format!("{}: {e}", exec.stack()))?;
+    let witnesses: usize = preds.predicates.iter().map(|p| predicate_corpus::witnesses(&p.name).len()).sum();
+    lines.push(Line {
+        predicate: "aether_predicate_selftest()".into(),
+        class: "witnesses".into(),
+        count: witnesses,
+        disagreements: out[0][0] as usize,
+        first: None,
+    });
     let mut one = |name: &str, class: &str, arity: usize, chunks: &mut dyn Iterator<Item = Vec<i64>>| -> Result<(), String> {
         let p = preds.predicate(name).ok_or_else(|| format!("no predicate {name}"))?;
         let entry = module.entries.iter().position(|e| e.family == name).ok_or_else(|| format!("{name}: no WGSL entry"))?;
@@ -102,7 +114,7 @@ pub fn run(
     }
     for c in predicate_corpus::sweep(random) {
         let c: SweepClass = c;
-        if control.is_some() && c.count > 10_000_000 {
+        if (control.is_some() || no_reduced) && c.count > 10_000_000 {
             continue;
         }
         one(c.predicate, &c.class, c.arity, &mut c.chunks(CHUNK))?;
@@ -111,12 +123,13 @@ pub fn run(
 }
 
 /// `aether-runner predicates [--stack wgpu|dawn|all] [--random N] [--control
-/// NAME]`: true when every answer on every stack is the golden one (with a
+/// NAME] [--no-reduced]`: true when every answer on every stack is the golden one (with a
 /// control: when some answer on every stack is wrong).
 pub fn main(args: &[String]) -> Result<bool, String> {
     let mut stacks: Vec<String> = crate::STACKS.iter().map(|s| s.to_string()).collect();
     let mut random = 100_000usize;
     let mut control: Option<String> = None;
+    let mut no_reduced = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -128,6 +141,7 @@ pub fn main(args: &[String]) -> Result<bool, String> {
             }
             "--random" => random = it.next().and_then(|v| v.parse().ok()).ok_or("--random needs a count")?,
             "--control" => control = Some(it.next().ok_or("--control needs a name")?.clone()),
+            "--no-reduced" => no_reduced = true,
             other => {
                 return Err(format!(
                     "unknown option `{other}` (aether-runner predicates [--stack wgpu|dawn|all] [--random N] [--control carry|wide-mul])"
@@ -154,7 +168,7 @@ pub fn main(args: &[String]) -> Result<bool, String> {
         let mut exec = crate::open(stack).map_err(|e| format!("{stack}: {e}"))?;
         println!("predicates on {stack} ({}): the integer forms, i64 in u32 limbs", exec.adapter());
         let mut wrong = 0;
-        for l in run(exec.as_mut(), &model, &corpus, random, control.as_deref())? {
+        for l in run(exec.as_mut(), &model, &corpus, random, control.as_deref(), no_reduced)? {
             wrong += l.disagreements;
             println!(
                 "  {} {}: {} inputs, {} disagreements with the golden reference{}",

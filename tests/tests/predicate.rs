@@ -11,8 +11,11 @@ use aether_generator::predicate_corpus;
 use aether_reference::angle;
 use aether_tests::{corpus, model, sys};
 
-/// The size of the sweep's random classes (`predicate_corpus::sweep`).
-const RANDOM: usize = 1_000_000;
+/// The size of the sweep's random classes (`predicate_corpus::sweep`);
+/// AETHER_PREDICATE_SWEEP sets another (the report's longer run).
+fn random() -> usize {
+    std::env::var("AETHER_PREDICATE_SWEEP").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000)
+}
 
 fn table() -> &'static [sys::aether_pflat_entry] {
     // SAFETY: a static C table of aether_pflat_count entries.
@@ -46,6 +49,14 @@ fn the_c_table_lists_every_predicate_of_the_spec() {
 }
 
 #[test]
+fn the_self_test_passes_on_the_c_core() {
+    // SAFETY: a plain C function.
+    let bad = unsafe { sys::aether_pflat_selftest() };
+    println!("aether_predicate_selftest() of the C core: {bad} wrong answers on {} witnesses", angle::WITNESSES.len());
+    assert_eq!(bad, 0);
+}
+
+#[test]
 fn corpus_cases_hold_on_both_c_forms() {
     let m = model();
     let corpus = corpus().unwrap_or_else(|e| panic!("{e}"));
@@ -74,7 +85,7 @@ fn corpus_cases_hold_on_both_c_forms() {
 /// near-tie classes).
 #[test]
 fn sweep_classes_agree_on_the_c_core_and_the_wrong_spellings_do_not() {
-    for class in predicate_corpus::sweep(RANDOM) {
+    for class in predicate_corpus::sweep(random()) {
         let e = entry(class.predicate);
         let reference = predicate_corpus::reference(class.predicate).unwrap();
         let t = Instant::now();

@@ -350,7 +350,53 @@ pub fn c_family(model: &Model, d: CFamily, banner: &str) -> String {
             s.push('\n');
         }
     }
+    s.push_str(&c_selftest(model, &sp, d, qual));
     let _ = writeln!(s, "#endif /* {guard} */");
+    s
+}
+
+/// `aether_predicate_selftest()`: every witness (`predicate_corpus::witnesses`)
+/// on every form the build has; the number of wrong answers (0: all well).
+fn c_selftest(model: &Model, sp: &CSpell, d: CFamily, qual: &str) -> String {
+    let preds = &model.spec.predicates;
+    let i64t = sp.ty(PTy::Int(I64));
+    let mut s = String::from(
+        "/* The predicates' self-test: named witnesses (each tells a rounding rule of the narrowing or of
+   the 53-bit product apart, or sits on a side of the boundary), every form of the build on each.
+   Returns the number of wrong answers: 0 when all is well. */\n",
+    );
+    let mut body = String::new();
+    for p in &preds.predicates {
+        let w = crate::predicate_corpus::witnesses(&p.name);
+        if w.is_empty() {
+            continue;
+        }
+        let n = p.params.len();
+        let table = format!("aether_predicate_witness_{}", p.name);
+        // OpenCL C keeps constant tables at program scope; C and CUDA in the
+        // function (no unused table where the self-test is not called).
+        let (space, dest, indent) = if d == CFamily::OpenCl { ("__constant", &mut s, "") } else { ("const", &mut body, "    ") };
+        let _ = writeln!(dest, "{indent}{space} {i64t} {table}[{}][{}] = {{", w.len(), n + 1);
+        for (a, ans) in &w {
+            let words: Vec<String> = a.iter().map(|x| sp.int(I64, i128::from(*x))).collect();
+            let _ = writeln!(dest, "{indent}    {{{}, {}}},", words.join(", "), u8::from(*ans));
+        }
+        let _ = writeln!(dest, "{indent}}};");
+        let args: Vec<String> = p.params.iter().enumerate().map(|(k, q)| format!("({}){table}[k][{k}]", sp.ty(q.ty))).collect();
+        let _ = writeln!(body, "    for (k = 0; k < {}; k++) {{", w.len());
+        for form in Form::BOTH {
+            let cond = format!("{}({}) != (int){table}[k][{n}]", predicate_name(&p.name, form), args.join(", "));
+            if p.uses_float(preds, form) {
+                let guard =
+                    if d == CFamily::OpenCl { "#if defined(AETHER_PREDICATE_GOLDEN)" } else { "#if !defined(AETHER_PREDICATE_NO_FLOAT)" };
+                let _ = writeln!(body, "{guard}\n        if ({cond}) bad++;\n#endif");
+            } else {
+                let _ = writeln!(body, "        if ({cond}) bad++;");
+            }
+        }
+        body.push_str("    }\n");
+    }
+    let _ = writeln!(s, "{qual} int aether_predicate_selftest(void) {{\n    int bad = 0;\n    int k;\n{body}    return bad;\n}}\n");
     s
 }
 
@@ -551,8 +597,42 @@ pub fn wgsl(model: &Model, banner: &str) -> String {
         s.push_str(&steps(&sp, Form::Integer, p.body(Form::Integer), "    ").replace("/* ", "// ").replace(" */", ""));
         s.push_str("}\n\n");
     }
+    s.push_str(&wgsl_selftest(model));
     s.truncate(s.trim_end().len());
     s.push('\n');
+    s
+}
+
+/// The WGSL self-test: every witness on every integer form; the number of
+/// wrong answers.
+fn wgsl_selftest(model: &Model) -> String {
+    let preds = &model.spec.predicates;
+    let sp = WSpell;
+    let mut s = String::from("// The predicates' self-test: every witness on the integer forms; the number of wrong answers.\n");
+    let mut body = String::new();
+    for p in preds.predicates.iter().filter(|p| !p.uses_float(preds, Form::Integer)) {
+        let w = crate::predicate_corpus::witnesses(&p.name);
+        if w.is_empty() {
+            continue;
+        }
+        let n = p.params.len();
+        let _ = writeln!(s, "const aether_predicate_witness_{}: array<array<vec2<u32>, {}>, {}> = array(", p.name, n + 1, w.len());
+        for (a, ans) in &w {
+            let words: Vec<String> = a.iter().chain(std::iter::once(&i64::from(*ans))).map(|x| sp.int(I64, i128::from(*x))).collect();
+            let _ = writeln!(s, "    array({}),", words.join(", "));
+        }
+        s.push_str(");\n");
+        let args: Vec<String> = (0..n).map(|k| format!("w[{k}]")).collect();
+        let _ = writeln!(
+            body,
+            "    var table_{name} = aether_predicate_witness_{name};\n    for (var k = 0u; k < {len}u; k++) {{\n        let w = table_{name}[k];\n        if ({f}({args}) != (w[{n}].x == 1u)) {{ bad++; }}\n    }}",
+            len = w.len(),
+            name = p.name,
+            f = predicate_name(&p.name, Form::Integer),
+            args = args.join(", ")
+        );
+    }
+    let _ = writeln!(s, "fn aether_predicate_selftest() -> u32 {{\n    var bad = 0u;\n{body}    return bad;\n}}\n");
     s
 }
 
@@ -587,6 +667,8 @@ typedef struct aether_pflat_entry {{
 
 extern const aether_pflat_entry aether_pflat_table[];
 extern const unsigned aether_pflat_count;
+/* aether_predicate_selftest(): the number of witnesses some form answers wrongly. */
+int aether_pflat_selftest(void);
 "
     );
     let mut c = format!(
@@ -613,6 +695,7 @@ extern const unsigned aether_pflat_count;
             );
         }
     }
+    let _ = writeln!(c, "int aether_pflat_selftest(void) {{\n    return aether_predicate_selftest();\n}}\n");
     let _ = writeln!(c, "const aether_pflat_entry aether_pflat_table[] = {{");
     for p in &preds.predicates {
         let g = predicate_name(&p.name, Form::Golden).replace("aether_", "aether_pflat_");
@@ -632,6 +715,7 @@ pub fn opencl_check(model: &Model, banner: &str) -> String {
     let preds = &model.spec.predicates;
     let mut s = c_family(model, CFamily::OpenCl, banner);
     s.push_str("\n/* The check kernels of the predicates (the host: aether-opencl). */\n");
+    s.push_str("__kernel void aether_pcheck_selftest(__global int *out) {\n    if (get_global_id(0) == 0) out[0] = aether_predicate_selftest();\n}\n");
     for p in &preds.predicates {
         for form in Form::BOTH {
             let golden = p.uses_float(preds, form);
@@ -730,6 +814,22 @@ pub fn wgsl_check_module(model: &Model) -> super::wgsl::CheckModule {
             max_random: None,
         });
     }
+    src.push_str(
+        "\n@compute @workgroup_size(64)\nfn check_predicate_selftest(@builtin(global_invocation_id) aether_gid: vec3<u32>) {\n    if (aether_gid.x == 0u) { aether_out[0] = aether_predicate_selftest(); }\n}\n",
+    );
+    entries.push(super::wgsl::CheckEntry {
+        entry: "check_predicate_selftest".into(),
+        c_name: "aether_predicate_selftest".into(),
+        family: "selftest".into(),
+        shape: "predicate".into(),
+        elem: "i64".into(),
+        n_in: 0,
+        n_out: 1,
+        workgroup_size: 64,
+        cases_per_workgroup: 64,
+        random: false,
+        max_random: None,
+    });
     super::wgsl::CheckModule { source: src, entries }
 }
 
@@ -793,7 +893,9 @@ pub fn cuda_check(model: &Model, banner: &str) -> String {
     }
     s.push_str(
         "    printf(\"aether_predicate_check: %u corpus cases, both forms of every predicate on the CUDA header's host path: %u mismatches\\n\", cases, bad);
-    return bad != 0;
+    k = (unsigned)aether_predicate_selftest();
+    printf(\"aether_predicate_check: aether_predicate_selftest() on the host path: %u wrong answers\\n\", k);
+    return bad != 0 || k != 0;
 }
 ",
     );
