@@ -171,7 +171,27 @@ impl Spell for CSpell<'_> {
     }
 
     fn float(&self, t: FTy, v: f64) -> String {
-        super::c::literal(v, if t == FTy::F32 { self.f32 } else { self.f64 })
+        let elem = if t == FTy::F32 { self.f32 } else { self.f64 };
+        let lit = super::c::literal(v, elem);
+        if self.d != CFamily::C || !lit.contains("0x") {
+            return lit;
+        }
+        // C++11 has no hexadecimal float: the value as the quotient of two
+        // exact decimals, an odd integer and a power of two (both exact in
+        // the type, so the quotient is exact and folded at compile time).
+        let bits = v.abs().to_bits();
+        let (mut m, mut e) = ((bits & ((1 << 52) - 1)) | (1 << 52), ((bits >> 52) & 0x7ff) as i32 - 1075);
+        while m % 2 == 0 {
+            m /= 2;
+            e += 1;
+        }
+        let s = &elem.literal_suffix;
+        let sign = if v.is_sign_negative() { "-" } else { "" };
+        match e {
+            e if e >= 0 => lit,
+            e if e > -127 => format!("({sign}{m}.0{s} / {}.0{s})", 1u128 << -e),
+            _ => lit,
+        }
     }
 
     fn bin(&self, op: BinOp, t: PTy, a: &str, b: &str) -> String {
