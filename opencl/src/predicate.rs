@@ -73,7 +73,9 @@ pub fn run(dev: &Device, root: &std::path::Path, base: &str, no_fp64: &str, rand
                     failed.push(format!("{kernel} is missing"));
                     continue;
                 }
-                for class in classes.iter().filter(|c| c.predicate == p.name) {
+                // The fp64-free build compiles the same integer forms: it runs
+                // every class but the 18.9 million reduced-domain combinations.
+                for class in classes.iter().filter(|c| c.predicate == p.name && (title == "built as it is" || c.count < 10_000_000)) {
                     let (bad, first) = check(&prog, &kernel, class)?;
                     lines.push(format!(
                         "- {kernel}, {}: {} inputs, {bad} disagreements with the golden reference{}",

@@ -114,12 +114,12 @@ fn near_parallel_int16_sweep() {
 
 #[test]
 fn full_int32_sweep() {
-    sweep("full_int32", full_int32(2, 3_000_000));
+    sweep("full_int32", full_int32(2, 1_000_000));
 }
 
 #[test]
 fn random_int64_sweep() {
-    sweep("random_int64", random_int64(3, 4_000_000));
+    sweep("random_int64", random_int64(3, 1_000_000));
 }
 
 #[test]
