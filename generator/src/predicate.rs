@@ -34,6 +34,7 @@ use toml::Spanned;
 use crate::dsl::{self, Ast, AstKind, BinOp, BitOp, Target};
 use crate::error::{LineIndex, SpecError};
 use crate::names;
+use crate::spec::in_file_order;
 
 // ------------------------------------------------------------------ raw TOML
 
@@ -364,12 +365,6 @@ struct Ctx<'a> {
     predicates: Vec<Predicate>,
 }
 
-fn in_file_order<T>(map: &BTreeMap<String, Spanned<T>>) -> Vec<(&String, &Spanned<T>)> {
-    let mut v: Vec<_> = map.iter().collect();
-    v.sort_by_key(|(_, s)| s.span().start);
-    v
-}
-
 impl Ctx<'_> {
     fn err(&self, offset: usize, key: impl Into<String>, message: impl Into<String>) -> SpecError {
         SpecError { file: self.file.to_string(), line: self.lines.line(offset), key: key.into(), message: message.into() }
@@ -406,17 +401,11 @@ impl Ctx<'_> {
 
     /// The first line of a string value's content.
     fn content_line(&self, offset: usize) -> usize {
-        let line = self.lines.line(offset);
-        let rest = &self.text[offset.min(self.text.len())..];
-        if rest.starts_with("\"\"\"\n") || rest.starts_with("'''\n") {
-            line + 1
-        } else {
-            line
-        }
+        crate::spec::first_content_line(&self.lines, self.text, offset)
     }
 
-    /// Parses and types a body. `form` is the form whose callees a derived
-    /// body would call (None for a helper, which may call helpers only).
+    /// Parses and types a body; `allow_predicates`: a derived body may call
+    /// predicates (a helper or a form may call helpers only).
     fn body(&self, key: &str, s: &Spanned<String>, params: &[Param], allow_predicates: bool) -> Result<PBody, SpecError> {
         let first = self.content_line(s.span().start);
         let at = |line: usize, col: usize, m: String| SpecError {

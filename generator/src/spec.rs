@@ -853,7 +853,8 @@ fn bands(loc: &Loc, raw: &RawSpec, spec: &Spec) -> Result<Vec<TargetBands>, Spec
 }
 
 /// Table entries in the order they appear in the file.
-fn in_file_order<T>(map: &BTreeMap<String, Spanned<T>>) -> Vec<(&String, &Spanned<T>)> {
+/// A table's entries in the order the file states them.
+pub(crate) fn in_file_order<T>(map: &BTreeMap<String, Spanned<T>>) -> Vec<(&String, &Spanned<T>)> {
     let mut v: Vec<_> = map.iter().collect();
     v.sort_by_key(|(_, s)| s.span().start);
     v
@@ -1070,7 +1071,12 @@ fn parse_kind(s: &str) -> Option<ParamKind> {
 /// First line of a string value's content: a `"""` string skips the newline
 /// that follows its opening quotes.
 fn content_line(loc: &Loc, text: &str, offset: usize) -> usize {
-    let line = loc.lines.line(offset);
+    first_content_line(&loc.lines, text, offset)
+}
+
+/// The first line of a string value's content that starts at `offset`.
+pub(crate) fn first_content_line(lines: &LineIndex, text: &str, offset: usize) -> usize {
+    let line = lines.line(offset);
     let rest = &text[offset.min(text.len())..];
     if rest.starts_with("\"\"\"\n") || rest.starts_with("'''\n") {
         line + 1
