@@ -5,6 +5,7 @@
 pub mod bands;
 pub mod contract_doc;
 pub mod corpus;
+pub mod df64;
 pub mod dsl;
 pub mod error;
 pub mod fuzzing;

@@ -43,6 +43,9 @@ struct RawSpec {
     int_functions: BTreeMap<String, Spanned<predicate::RawIntFunction>>,
     #[serde(default)]
     predicates: BTreeMap<String, Spanned<predicate::RawPredicate>>,
+    df64: Option<Spanned<crate::df64::RawDf64>>,
+    #[serde(default)]
+    df64_ops: BTreeMap<String, Spanned<crate::df64::RawOp>>,
 }
 
 #[derive(Deserialize)]
@@ -464,6 +467,9 @@ pub struct Spec {
     pub bands: Vec<TargetBands>,
     /// `[integer_types]`, `[int_functions]` and `[predicates]`.
     pub predicates: predicate::Predicates,
+    /// `[df64]` and `[df64_ops]`: the f64 functions on a target without
+    /// binary64.
+    pub df64: Option<crate::df64::Df64Spec>,
 }
 
 /// The metric a spec states for a family on a target.
@@ -779,8 +785,12 @@ pub fn parse(file: &str, text: &str) -> Result<Spec, SpecError> {
             text,
             predicate::Raw { int_types: &raw.integer_types, functions: &raw.int_functions, predicates: &raw.predicates },
         )?,
+        df64: None,
     };
     let families = families(&loc, &raw, text, &spec)?;
+    let names: Vec<String> = families.iter().map(|f| f.name.clone()).collect();
+    let df64 = crate::df64::parse(file, text, raw.df64.as_ref(), &raw.df64_ops, &names)?;
+    let spec = Spec { df64, ..spec };
     let policy = policy(&loc, &raw, &families)?;
     let spec = Spec { families, policy, ..spec };
     let reduction = reduction(&loc, &raw, &spec)?;

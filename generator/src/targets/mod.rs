@@ -20,6 +20,7 @@ pub mod predicates;
 pub mod print;
 pub mod soa;
 pub mod stmt;
+pub mod df64;
 pub mod wgsl;
 
 /// A generated file, with its path relative to the repository root.

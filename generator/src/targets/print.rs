@@ -40,6 +40,11 @@ pub trait Spelling {
     fn return_truth(&self, v: &str) -> String;
     /// Declares the result `out` of a vector or matrix type.
     fn declare_out(&self, ty: &str) -> String;
+    /// Operand `e` of the binary operation `op`, printed as `printed`: a
+    /// target may wrap it (df64's loaded-low-word rule); by default as it is.
+    fn operand(&self, _op: BinOp, _f: &Function, _e: &Expr, printed: String) -> String {
+        printed
+    }
 }
 
 /// An expression of `f` in a spelling.
@@ -57,7 +62,7 @@ pub fn expr(sp: &dyn Spelling, f: &Function, elem: &ElemType, e: &Expr) -> Strin
             }
         }
         Expr::Temp(t) => f.temps[*t].name.clone(),
-        Expr::Bin(op, a, b) => sp.bin(*op, &go(a), &go(b), elem),
+        Expr::Bin(op, a, b) => sp.bin(*op, &sp.operand(*op, f, a, go(a)), &sp.operand(*op, f, b, go(b)), elem),
         Expr::Not(a) => sp.not(&go(a)),
         Expr::Select(c, a, b) => sp.select(&go(c), &go(a), &go(b)),
         Expr::Call(Builtin::Sqrt, args) => sp.sqrt(&go(&args[0]), elem),

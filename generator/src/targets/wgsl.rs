@@ -1171,7 +1171,8 @@ impl Target for WgslTarget {
     /// Every f32 function and the butterfly kernel have a metric in
     /// `[bands.wgsl]` that their trees can have.
     fn validate(&self, model: &Model) -> Result<(), SpecError> {
-        crate::bands::check(model, "wgsl", &callables(model))
+        crate::bands::check(model, "wgsl", &callables(model))?;
+        super::df64::validate(model)
     }
 
     fn render(&self, model: &Model, banner: &str, corpus: &[FunctionCases]) -> Result<Vec<Output>, Error> {
@@ -1180,6 +1181,7 @@ impl Target for WgslTarget {
         Ok(vec![
             Output::new("wgsl_core/aether_core.wgsl", core),
             Output::new("wgsl_core/aether_predicate.wgsl", super::predicates::wgsl(model, banner)),
+            Output::new("wgsl_core/aether_df64.wgsl", super::df64::core_source(model, &model.lowered(), banner, Guard::Bits)),
         ])
     }
 }

@@ -1,0 +1,367 @@
+//! df64 in WGSL: `wgsl_core/aether_df64.wgsl`, every f64 function of the
+//! spec that `[df64]` runs, each rounded binary64 operation of its tree the
+//! df64 operation `[df64].ops` names, printed by the one walk of `print`
+//! with the spelling `Df64`; and its check module.
+//!
+//! The operations of `[df64_ops]` are printed from their typed steps
+//! (`crate::df64`), every rounded binary32 operation passed through the
+//! guard. The loaded-low-word rule is placed here, once: `Df64::operand`
+//! wraps an operand of a cancelling operation that is a load
+//! (`df64::is_load`) in the renorm operation; nothing else is wrapped.
+
+use super::c;
+use super::print::{self, Spelling};
+use super::wgsl::{CheckEntry, CheckModule, Guard};
+use crate::df64::{self, DExpr, DTy, Df64Spec, Op};
+use crate::dsl::BinOp;
+use crate::model::{Builtin, Expr, Function, Kind, Model, Ty};
+use crate::spec::{ElemType, ShapeKind};
+
+/// The WGSL type of a df64 value.
+pub const DF: &str = "aether_df64";
+
+/// The function name of a df64 operation.
+pub fn op_name(op: &Op) -> String {
+    format!("aether_df64_{}", op.name)
+}
+
+fn f32_elem() -> ElemType {
+    ElemType { name: "f32".into(), c_type: "float".into(), letter: "f".into(), literal_suffix: "f".into(), libm_suffix: "f".into(), bits: 32 }
+}
+
+fn f32_lit(v: f32) -> String {
+    c::literal(f64::from(v), &f32_elem())
+}
+
+/// The host's exact split of a binary64 value: hi = f32(x), lo = f32(x - hi).
+pub fn split(x: f64) -> (f32, f32) {
+    let hi = x as f32;
+    (hi, (x - f64::from(hi)) as f32)
+}
+
+fn wty(t: DTy) -> &'static str {
+    match t {
+        DTy::F32 => "f32",
+        DTy::Df => DF,
+        DTy::Bool => "bool",
+    }
+}
+
+/// One step's expression in WGSL; `names` are the parameters' and earlier
+/// steps' names.
+fn dexpr(spec: &Df64Spec, e: &DExpr, names: &[String]) -> String {
+    let go = |x: &DExpr| dexpr(spec, x, names);
+    match e {
+        DExpr::Lit(v) => f32_lit(*v),
+        DExpr::Var(k) => names[*k].clone(),
+        DExpr::Word(x, w) => format!("{}.{}", go(x), if *w == 0 { "x" } else { "y" }),
+        DExpr::Pair(h, l) => format!("{DF}({}, {})", go(h), go(l)),
+        DExpr::Bin(op, a, b) if op.is_logical() || op.is_comparison() => format!("({} {} {})", go(a), op.symbol(), go(b)),
+        DExpr::Bin(op, a, b) => format!("aether_df64_guard(({} {} {}))", go(a), op.symbol(), go(b)),
+        DExpr::Not(a) => format!("(!{})", go(a)),
+        DExpr::Select(c, a, b) => format!("select({}, {}, {})", go(b), go(a), go(c)),
+        DExpr::Sqrt(x) => format!("aether_df64_guard(sqrt({}))", go(x)),
+        DExpr::Fabs(x) => format!("bitcast<f32>(bitcast<u32>({}) & 0x7fffffffu)", go(x)),
+        DExpr::IsFinite(x) => format!("aether_df64_isfinite_f32({})", go(x)),
+        DExpr::Call(at, xs) => {
+            let args: Vec<String> = xs.iter().map(go).collect();
+            format!("{}({})", op_name(&spec.ops[*at]), args.join(", "))
+        }
+    }
+}
+
+/// The WGSL functions of every operation of `[df64_ops]`, in the spec's order.
+pub fn ops_source(spec: &Df64Spec) -> Vec<String> {
+    let mut out = Vec::new();
+    for op in &spec.ops {
+        out.push(String::new());
+        out.push(format!("// {}", op.doc));
+        if let Some(b) = op.bound {
+            out.push(format!("// Stated bound: {b} u^2 relative (u = 2^-24)."));
+        }
+        for l in op.source.trim().lines() {
+            out.push(format!("//     {}", l.trim()));
+        }
+        let params: Vec<String> = op.params.iter().map(|(n, t)| format!("{n}: {}", wty(*t))).collect();
+        out.push(format!("fn {}({}) -> {} {{", op_name(op), params.join(", "), wty(op.ret)));
+        let mut names: Vec<String> = op.params.iter().map(|p| p.0.clone()).collect();
+        for s in &op.steps {
+            out.push(format!("    let {}: {} = {};", s.name, wty(s.ty), dexpr(spec, &s.expr, &names)));
+            names.push(s.name.clone());
+        }
+        out.push(format!("    return {};", dexpr(spec, &op.out, &names)));
+        out.push("}".into());
+    }
+    out
+}
+
+/// The spelling of an f64 function's tree in df64.
+#[derive(Debug, Clone, Copy)]
+pub struct Df64<'a> {
+    pub spec: &'a Df64Spec,
+}
+
+impl Df64<'_> {
+    fn op(&self, key: &str) -> String {
+        op_name(self.spec.op(key))
+    }
+}
+
+impl Spelling for Df64<'_> {
+    fn lit(&self, v: f64, _elem: &ElemType) -> String {
+        let (h, l) = split(v);
+        format!("{DF}({}, {})", f32_lit(h), f32_lit(l))
+    }
+    fn truth(&self, b: bool) -> String {
+        b.to_string()
+    }
+    fn bin(&self, op: BinOp, a: &str, b: &str, _elem: &ElemType) -> String {
+        match df64::bin_key(op) {
+            Some(k) => format!("{}({a}, {b})", self.op(k)),
+            None => format!("({a} {} {b})", op.symbol()),
+        }
+    }
+    fn select(&self, c: &str, a: &str, b: &str) -> String {
+        format!("select({b}, {a}, {c})")
+    }
+    fn sqrt(&self, x: &str, _elem: &ElemType) -> String {
+        format!("{}({x})", self.op("sqrt"))
+    }
+    fn call(&self, b: Builtin, args: &[String], _elem: &ElemType) -> String {
+        let k = df64::builtin_key(b).unwrap_or_else(|| panic!("{} has no df64 form (validated: only excluded families call it)", b.name()));
+        format!("{}({})", self.op(k), args.join(", "))
+    }
+    fn component(&self, var: &str, kind: &ShapeKind, k: usize) -> String {
+        format!("{var}.{}", c::component(kind, k))
+    }
+    fn kind_type(&self, model: &Model, kind: &Kind, _elem: &ElemType) -> String {
+        match kind {
+            Kind::Bool => "bool".into(),
+            Kind::Shape(s) => type_name(model, &s.name),
+        }
+    }
+    fn bind(&self, name: &str, ty: Ty, _elem: &ElemType, value: &str) -> String {
+        let ty = if ty == Ty::Bool { "bool" } else { DF };
+        format!("let {name}: {ty} = {value};")
+    }
+    fn return_truth(&self, v: &str) -> String {
+        format!("return {v};")
+    }
+    fn declare_out(&self, ty: &str) -> String {
+        format!("var out: {ty};")
+    }
+    /// The loaded-low-word rule: a load, as an operand of a cancelling
+    /// operation, passes the renorm operation first.
+    fn operand(&self, op: BinOp, f: &Function, e: &Expr, printed: String) -> String {
+        if df64::cancels(op) && df64::is_load(f, e) {
+            format!("{}({printed})", op_name(&self.spec.ops[self.spec.renorm]))
+        } else {
+            printed
+        }
+    }
+}
+
+/// The WGSL type of a shape in df64: the C core's f64 struct name, or the
+/// pair.
+pub fn type_name(model: &Model, shape: &str) -> String {
+    match model.spec.shape(shape).map(|s| &s.kind) {
+        Some(ShapeKind::Scalar) | None => DF.into(),
+        _ => format!("aether_{shape}d"),
+    }
+}
+
+/// Checks that every function df64 runs can be printed: no builtin without a
+/// df64 form (the barrier, fma, hypot).
+pub fn validate(model: &Model) -> Result<(), crate::error::SpecError> {
+    let Some(spec) = df64::of(model) else { return Ok(()) };
+    for f in spec.functions(&model.lowered()) {
+        let mut bad = None;
+        for e in f.exprs() {
+            e.visit(&mut |x| {
+                if let Expr::Call(b, _) = x {
+                    if df64::builtin_key(*b).is_none() {
+                        bad.get_or_insert(*b);
+                    }
+                }
+            });
+        }
+        if let Some(b) = bad {
+            return Err(model.error_at(
+                spec.line,
+                "df64.exclude",
+                format!("family `{}` calls {}(), which has no df64 form: exclude it", f.family, b.name()),
+            ));
+        }
+    }
+    Ok(())
+}
+
+const PRELUDE: &str = "\
+// A df64 value is the unevaluated sum hi + lo of two f32 (x = hi, y = lo),
+// normalised: hi = f32(hi + lo). An f64 is split on the host: hi = f32(x),
+// lo = f32(x - hi). Every rounded f32 operation of an operation below passes
+// aether_df64_guard: its bits ORed with a zero the compiler cannot see. Call
+// aether_df64_set_opaque_zero(z) with a zero read from a uniform or storage
+// buffer at the start of an entry point; without it the guard is a plain OR
+// with 0, which a compiler may fold, and the error-free transforms' residuals
+// may be lost (measured on lavapipe: df64 then has f32's precision).
+//
+// The loaded-low-word rule: every operand of a cancelling operation (sub,
+// add, div) that is a load (a parameter, a component of one, or a name bound
+// to either) passes aether_df64_renorm first, which re-derives both words
+// (the identity on a normalised pair).
+";
+
+fn guard_fn(guard: Guard) -> Vec<String> {
+    let body = match guard {
+        Guard::Bits => "    return bitcast<f32>(bitcast<u32>(x) | aether_df64_zero);",
+        Guard::OpaqueOne => "    return x * aether_df64_one;",
+        Guard::None => "    return x;",
+    };
+    vec!["fn aether_df64_guard(x: f32) -> f32 {".into(), body.into(), "}".into()]
+}
+
+/// The source of `wgsl_core/aether_df64.wgsl` (with `guard`: the controls').
+pub fn core_source(model: &Model, lowered: &[Function], banner: &str, guard: Guard) -> String {
+    let Some(spec) = df64::of(model) else { return String::new() };
+    let mut out: Vec<String> = banner.lines().map(String::from).collect();
+    out.push(String::new());
+    out.push(format!("// The f64 functions of the spec in df64 ([df64]: {}).", spec.doc));
+    out.extend(PRELUDE.lines().map(String::from));
+    out.push(format!(
+        "// Domain: every input, literal and intermediate zero or of magnitude in [2^{}, 2^{}]; the relative bound of each \
+         function is in docs/numerics-contract.md.",
+        spec.min_magnitude.log2(),
+        spec.max_magnitude.log2()
+    ));
+    out.push(String::new());
+    out.push(format!("alias {DF} = vec2<f32>;"));
+    out.push(String::new());
+    out.push("var<private> aether_df64_zero: u32;".into());
+    out.push("var<private> aether_df64_one: f32 = 1.0;".into());
+    out.push("fn aether_df64_set_opaque_zero(z: u32) {".into());
+    out.push("    aether_df64_zero = z;".into());
+    out.push("}".into());
+    out.push("fn aether_df64_set_opaque_one(one: f32) {".into());
+    out.push("    aether_df64_one = one;".into());
+    out.push("}".into());
+    out.extend(guard_fn(guard));
+    out.push("fn aether_df64_isfinite_f32(x: f32) -> bool {".into());
+    out.push("    return (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u;".into());
+    out.push("}".into());
+    out.extend(ops_source(spec));
+    for shape in &model.spec.shapes {
+        let fields: Vec<String> = match &shape.kind {
+            ShapeKind::Scalar => continue,
+            ShapeKind::Vector(names) => names.iter().map(|n| format!("{n}: {DF}")).collect(),
+            ShapeKind::Matrix { .. } => vec![format!("m: array<{DF}, {}>", shape.len())],
+        };
+        out.push(String::new());
+        out.push(format!("// {}", c::shape_doc(shape, "df64").trim()));
+        out.push(format!("struct {} {{", type_name(model, &shape.name)));
+        for f in fields {
+            out.push(format!("    {f},"));
+        }
+        out.push("}".into());
+    }
+    let sp = Df64 { spec };
+    for f in spec.functions(lowered) {
+        let fam = model.spec.family(&f.family).unwrap();
+        let name = model.c_name(f);
+        let params: Vec<String> = f.params.iter().map(|p| format!("{}: {}", p.name, sp.kind_type(model, &p.kind, &f32_elem()))).collect();
+        out.push(String::new());
+        out.push(format!("// {}", fam.doc.replace('\n', " ")));
+        out.push(format!("fn {name}({}) -> {} {{", params.join(", "), sp.kind_type(model, &f.ret, &f32_elem())));
+        for l in print::body(&sp, model, f, &f32_elem()) {
+            out.push(format!("    {l}"));
+        }
+        out.push("}".into());
+    }
+    let mut s = out.join("\n");
+    s.push('\n');
+    s
+}
+
+/// Cases per workgroup of the check entries.
+const CHECK_WG: u32 = 64;
+
+/// The check module: the df64 core, the bindings of the WGSL check module
+/// (`targets::wgsl`), and one entry per function. Every f64 word of the C
+/// layout is two u32 words here (hi, lo), so an entry's `n_in` is twice the
+/// function's f64 words; a pair result is two words, a truth one.
+pub fn check_module(model: &Model, lowered: &[Function], guard: Guard) -> CheckModule {
+    let Some(spec) = df64::of(model) else { return CheckModule { source: String::new(), entries: Vec::new() } };
+    let mut src = vec![
+        core_source(model, lowered, "// aether df64 check module", guard),
+        "@group(0) @binding(0) var<storage, read> aether_in: array<u32>;".into(),
+        "@group(0) @binding(1) var<storage, read_write> aether_out: array<u32>;".into(),
+        "@group(0) @binding(2) var<uniform> aether_params: vec4<u32>;".into(),
+        String::new(),
+        "fn aether_df64_in(k: u32) -> aether_df64 {".into(),
+        "    return aether_df64(bitcast<f32>(aether_in[k]), bitcast<f32>(aether_in[k + 1u]));".into(),
+        "}".into(),
+        "fn aether_df64_check_guard() {".into(),
+        "    aether_df64_set_opaque_zero(aether_params.y);".into(),
+        "    aether_df64_set_opaque_one(bitcast<f32>(aether_params.z));".into(),
+        "}".into(),
+    ];
+    let sp = Df64 { spec };
+    let mut entries = Vec::new();
+    for f in spec.functions(lowered) {
+        let name = model.c_name(f);
+        let entry = format!("check_df64_{}", name.trim_start_matches("aether_"));
+        let n_in = 2 * f.input_words();
+        let n_out = if f.returns_bool() { 1 } else { 2 * f.output_words() };
+        src.push(String::new());
+        src.push(format!("@compute @workgroup_size({CHECK_WG})"));
+        src.push(format!("fn {entry}(@builtin(global_invocation_id) aether_gid: vec3<u32>) {{"));
+        src.push("    let aether_i = aether_params.w + aether_gid.x;".into());
+        src.push("    if (aether_i >= aether_params.x) { return; }".into());
+        src.push("    aether_df64_check_guard();".into());
+        src.push(format!("    let aether_base = aether_i * {n_in}u;"));
+        src.push(format!("    let aether_obase = aether_i * {n_out}u;"));
+        let mut w = 0usize;
+        for p in &f.params {
+            let Kind::Shape(s) = &p.kind else { unreachable!("no truth parameters") };
+            let words: Vec<String> = (0..s.len()).map(|k| format!("aether_df64_in(aether_base + {}u)", 2 * (w + k))).collect();
+            let value = match &s.kind {
+                ShapeKind::Scalar => words[0].clone(),
+                ShapeKind::Vector(_) => format!("{}({})", type_name(model, &s.name), words.join(", ")),
+                ShapeKind::Matrix { .. } => format!("{}(array<{DF}, {}>({}))", type_name(model, &s.name), s.len(), words.join(", ")),
+            };
+            src.push(format!("    let {} = {value};", p.name));
+            w += s.len();
+        }
+        let args: Vec<&str> = f.params.iter().map(|p| p.name.as_str()).collect();
+        src.push(format!("    let aether_result = {name}({});", args.join(", ")));
+        let words: Vec<String> = match &f.ret {
+            Kind::Bool => vec!["select(0u, 1u, aether_result)".into()],
+            Kind::Shape(s) => (0..s.len())
+                .flat_map(|k| {
+                    let v = if matches!(s.kind, ShapeKind::Scalar) { "aether_result".to_string() } else { sp.component("aether_result", &s.kind, k) };
+                    [format!("bitcast<u32>({v}.x)"), format!("bitcast<u32>({v}.y)")]
+                })
+                .collect(),
+        };
+        for (k, w) in words.iter().enumerate() {
+            src.push(format!("    aether_out[aether_obase + {k}u] = {w};"));
+        }
+        src.push("}".into());
+        entries.push(CheckEntry {
+            entry,
+            c_name: name,
+            family: f.family.clone(),
+            shape: f.shape.clone(),
+            elem: f.elem.clone(),
+            n_in,
+            n_out,
+            workgroup_size: CHECK_WG,
+            cases_per_workgroup: CHECK_WG,
+            random: n_in > 0,
+            max_random: None,
+        });
+    }
+    let mut s = src.join("\n");
+    s.push('\n');
+    CheckModule { source: s, entries }
+}
