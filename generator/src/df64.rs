@@ -578,3 +578,261 @@ impl Df64Spec {
 pub fn of(model: &Model) -> Option<&Df64Spec> {
     model.spec.df64.as_ref()
 }
+
+// ------------------------------------------------------------------- bounds
+
+/// u^2, u = 2^-24: the unit of df64's bounds.
+pub const U2: f64 = 1.0 / (1u64 << 48) as f64;
+/// Binary64's unit roundoff, 2^-53: the f64 reference's own error per
+/// operation, relative to its result.
+const U64: f64 = 1.0 / (1u64 << 53) as f64;
+/// What a flushing stack may lose per operation: a few subnormal residuals,
+/// each below 2^-126.
+const FLUSH: f64 = 8.0 / (1u128 << 126) as f64;
+
+/// The sign a value of a tree is known to have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sign {
+    NonNeg,
+    NonPos,
+    Unknown,
+}
+
+impl Sign {
+    fn neg(self) -> Sign {
+        match self {
+            Sign::NonNeg => Sign::NonPos,
+            Sign::NonPos => Sign::NonNeg,
+            Sign::Unknown => Sign::Unknown,
+        }
+    }
+    fn times(self, o: Sign) -> Sign {
+        match (self, o) {
+            (Sign::Unknown, _) | (_, Sign::Unknown) => Sign::Unknown,
+            (a, b) if a == b => Sign::NonNeg,
+            _ => Sign::NonPos,
+        }
+    }
+}
+
+impl Df64Spec {
+    fn stated(&self, key: &str) -> f64 {
+        self.op(key).bound.unwrap_or(0.0)
+    }
+
+    /// The relative bound of `f`'s results against the exact function of its
+    /// binary64 inputs, in units of u^2, composed over the tree to first
+    /// order (an input's split 1, a product or quotient the sum of its
+    /// operands' plus the operation's, a square root half its operand's plus
+    /// its own, a sum of operands of one sign the larger plus its own; a
+    /// choice, abs, fmin, fmax the larger of their operands'): None when the
+    /// tree can cancel (a subtraction or a sum of operands whose signs are
+    /// not known to agree), where only a conditioned bound exists.
+    pub fn constant_bound(&self, f: &Function) -> Option<f64> {
+        let mut worst: f64 = 0.0;
+        for o in &f.outputs {
+            if o.is_truth() {
+                continue;
+            }
+            worst = worst.max(self.relative(f, o)?.0);
+        }
+        Some(worst)
+    }
+
+    fn relative(&self, f: &Function, e: &Expr) -> Option<(f64, Sign)> {
+        let go = |x: &Expr| self.relative(f, x);
+        Some(match e {
+            Expr::Lit(v) => {
+                let h = *v as f32;
+                let exact = f64::from(h) + f64::from((*v - f64::from(h)) as f32) == *v;
+                (if exact { 0.0 } else { 1.0 }, if *v >= 0.0 { Sign::NonNeg } else { Sign::NonPos })
+            }
+            Expr::Input { .. } => (1.0, Sign::Unknown),
+            Expr::Temp(t) => go(&f.temps[*t].expr)?,
+            Expr::Select(_, a, b) => {
+                let (x, y) = (go(a)?, go(b)?);
+                (x.0.max(y.0), if x.1 == y.1 { x.1 } else { Sign::Unknown })
+            }
+            Expr::Bin(op, a, b) => {
+                let (x, y) = (go(a)?, go(b)?);
+                match op {
+                    BinOp::Mul => {
+                        let s = if a == b { Sign::NonNeg } else { x.1.times(y.1) };
+                        (x.0 + y.0 + self.stated("mul"), s)
+                    }
+                    BinOp::Div => (x.0 + y.0 + self.stated("div"), x.1.times(y.1)),
+                    BinOp::Add | BinOp::Sub => {
+                        let ys = if *op == BinOp::Sub { y.1.neg() } else { y.1 };
+                        if x.1 != ys || x.1 == Sign::Unknown {
+                            return None;
+                        }
+                        (x.0.max(y.0) + self.stated(if *op == BinOp::Add { "add" } else { "sub" }), x.1)
+                    }
+                    _ => (0.0, Sign::Unknown),
+                }
+            }
+            Expr::Call(b, args) => {
+                let xs: Vec<(f64, Sign)> = args.iter().map(go).collect::<Option<_>>()?;
+                match b {
+                    Builtin::Sqrt => (xs[0].0 / 2.0 + self.stated("sqrt"), Sign::NonNeg),
+                    Builtin::Fabs => (xs[0].0, Sign::NonNeg),
+                    Builtin::Fmin | Builtin::Fmax => (xs[0].0.max(xs[1].0), if xs[0].1 == xs[1].1 { xs[0].1 } else { Sign::Unknown }),
+                    _ => (0.0, Sign::Unknown),
+                }
+            }
+            Expr::Not(_) | Expr::Truth(_) => (0.0, Sign::Unknown),
+            Expr::Fold { .. } | Expr::Hole(_) => unreachable!("a lowered function"),
+        })
+    }
+
+    fn in_range(&self, v: f64) -> bool {
+        v == 0.0 || (v.abs() >= self.min_magnitude && v.abs() <= self.max_magnitude)
+    }
+
+    /// The running bound of `f` on one input (binary64 values in the
+    /// function's word order): per result word, the binary64 reference's
+    /// value and a bound on its distance from df64's result, composed from
+    /// the stated bounds over the tree with the operands' magnitudes (first
+    /// the operands' own distances, then the operation's bound on the exact
+    /// operation of its df64 operands, then the reference's own rounding,
+    /// 2^-53 of its result, and what a flushing stack may lose). A truth
+    /// result's bound is 0 (it must be the reference's). Err: the input is
+    /// outside the domain (a value out of range or not finite, a comparison
+    /// or a divisor within its bound, a square root of an operand within its
+    /// bound of zero), with the reason.
+    pub fn running_bound(&self, f: &Function, inputs: &[f64]) -> Result<Vec<(f64, f64)>, &'static str> {
+        let mut at = 0;
+        let mut vals: Vec<Vec<f64>> = Vec::new();
+        for p in &f.params {
+            vals.push(inputs[at..at + p.kind.words()].to_vec());
+            at += p.kind.words();
+        }
+        let mut temps: Vec<RB> = Vec::with_capacity(f.temps.len());
+        for t in &f.temps {
+            let v = self.rb(&t.expr, &vals, &temps)?;
+            temps.push(v);
+        }
+        let mut out = Vec::new();
+        for o in &f.outputs {
+            match self.rb(o, &vals, &temps)? {
+                RB::V(v, e) => out.push((v, e)),
+                RB::B(b) => out.push((f64::from(u8::from(b)), 0.0)),
+            }
+        }
+        Ok(out)
+    }
+
+    fn rb(&self, e: &Expr, vals: &[Vec<f64>], temps: &[RB]) -> Result<RB, &'static str> {
+        let go = |x: &Expr| self.rb(x, vals, temps);
+        let value = |v: f64, e: f64| -> Result<RB, &'static str> {
+            if !v.is_finite() {
+                return Err("a value not finite");
+            }
+            if !self.in_range(v) {
+                return Err("a value out of range");
+            }
+            Ok(RB::V(v, e + U64 * v.abs() + FLUSH))
+        };
+        let split = |v: f64| {
+            let h = v as f32;
+            (f64::from(h) + f64::from((v - f64::from(h)) as f32) - v).abs()
+        };
+        match e {
+            Expr::Lit(v) => value(*v, split(*v)),
+            Expr::Input { param, comp } => {
+                let v = vals[*param][*comp];
+                value(v, split(v))
+            }
+            Expr::Temp(t) => Ok(temps[*t]),
+            Expr::Truth(b) => Ok(RB::B(*b)),
+            Expr::Not(a) => Ok(RB::B(!go(a)?.b())),
+            Expr::Select(c, a, b) => {
+                let c = go(c)?.b();
+                let (a, b) = (go(a)?, go(b)?);
+                Ok(if c { a } else { b })
+            }
+            Expr::Bin(op, a, b) => {
+                let (x, y) = (go(a)?, go(b)?);
+                if *op == BinOp::And || *op == BinOp::Or {
+                    return Ok(RB::B(if *op == BinOp::And { x.b() && y.b() } else { x.b() || y.b() }));
+                }
+                let ((va, ea), (vb, eb)) = (x.v(), y.v());
+                if op.is_comparison() {
+                    let d = (va - vb).abs();
+                    if d <= ea + eb && !(d == 0.0 && ea + eb == 0.0) {
+                        return Err("a comparison within its bound");
+                    }
+                    return Ok(RB::B(match op {
+                        BinOp::Lt => va < vb,
+                        BinOp::Gt => va > vb,
+                        BinOp::Le => va <= vb,
+                        BinOp::Ge => va >= vb,
+                        BinOp::Eq => va == vb,
+                        _ => va != vb,
+                    }));
+                }
+                let (v, delta, c) = match op {
+                    BinOp::Add => (va + vb, ea + eb, self.stated("add")),
+                    BinOp::Sub => (va - vb, ea + eb, self.stated("sub")),
+                    BinOp::Mul => (va * vb, va.abs() * eb + vb.abs() * ea + ea * eb, self.stated("mul")),
+                    _ => {
+                        if vb.abs() <= eb {
+                            return Err("a divisor within its bound of zero");
+                        }
+                        (va / vb, (ea * vb.abs() + va.abs() * eb) / (vb.abs() * (vb.abs() - eb)), self.stated("div"))
+                    }
+                };
+                value(v, delta + c * U2 * (v.abs() * (1.0 + 2.0 * U64) + delta))
+            }
+            Expr::Call(b, args) => {
+                let x = go(&args[0])?;
+                match b {
+                    Builtin::IsFinite => Ok(RB::B(true)),
+                    Builtin::Fabs => {
+                        let (v, e) = x.v();
+                        Ok(RB::V(v.abs(), e))
+                    }
+                    Builtin::Fmin | Builtin::Fmax => {
+                        let ((va, ea), (vb, eb)) = (x.v(), go(&args[1])?.v());
+                        let v = if *b == Builtin::Fmin { va.min(vb) } else { va.max(vb) };
+                        Ok(RB::V(v, ea.max(eb)))
+                    }
+                    Builtin::Sqrt => {
+                        let (va, ea) = x.v();
+                        if va < 0.0 || (va < ea && ea > 0.0) {
+                            return Err("a square root of an operand within its bound of zero");
+                        }
+                        let v = va.sqrt();
+                        let delta = if ea == 0.0 { 0.0 } else { ea / (v + (va - ea).max(0.0).sqrt()) };
+                        value(v, delta + self.stated("sqrt") * U2 * (v * (1.0 + 2.0 * U64) + delta))
+                    }
+                    _ => unreachable!("validated: no other builtin runs in df64"),
+                }
+            }
+            Expr::Fold { .. } | Expr::Hole(_) => unreachable!("a lowered function"),
+        }
+    }
+}
+
+/// A value of the running bound: the binary64 reference's value and the
+/// bound on df64's distance from it, or a truth.
+#[derive(Debug, Clone, Copy)]
+enum RB {
+    V(f64, f64),
+    B(bool),
+}
+
+impl RB {
+    fn v(self) -> (f64, f64) {
+        match self {
+            RB::V(v, e) => (v, e),
+            RB::B(_) => unreachable!("typed"),
+        }
+    }
+    fn b(self) -> bool {
+        match self {
+            RB::B(b) => b,
+            RB::V(..) => unreachable!("typed"),
+        }
+    }
+}
