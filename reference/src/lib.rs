@@ -27,6 +27,14 @@
 //! per-component accumulation plane. A compensation is reset to `+0` whenever
 //! the rounded sum is not finite.
 //!
+//! [`df64`] is the double-float arithmetic of the contract's `[df64]`
+//! sections, for the f64 functions on targets without binary64: a value is
+//! the unevaluated sum `hi + lo` of two `f32` words, and each operation
+//! (Knuth's and Dekker's error-free transforms, Veltkamp's split, and the
+//! Joldes–Muller–Popescu sum, products and quotient, a Newton square root,
+//! the comparisons) is its exact sequence of binary32 operations, with the
+//! stated relative bounds in units of `u^2` (`u = 2^-24`).
+//!
 //! [`linalg`] is the per-lane linear algebra on [`Mat<T, N>`](Mat) and
 //! `[T; N]` (`N` = 2, 3, 4): LU with partial pivoting (1-based `ipiv`,
 //! reciprocal multipliers, finished dot products), the triangular solves,
@@ -48,6 +56,7 @@
 pub mod angle;
 pub mod arrays;
 pub mod compensated;
+pub mod df64;
 pub mod flat;
 pub mod fold;
 pub mod linalg;
