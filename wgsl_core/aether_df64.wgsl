@@ -15,7 +15,7 @@
 // add, div) that is a load (a parameter, a component of one, or a name bound
 // to either) passes aether_df64_renorm first, which re-derives both words
 // (the identity on a normalised pair).
-// Domain: every input, literal and intermediate zero or of magnitude in [2^-100, 2^100]; the relative bound of each function is in docs/numerics-contract.md.
+// Domain: every input, literal and intermediate zero or of magnitude in [2^-70, 2^100]; the relative bound of each function is in docs/numerics-contract.md.
 
 alias aether_df64 = vec2<f32>;
 

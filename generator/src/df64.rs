@@ -23,6 +23,7 @@ use crate::error::{LineIndex, SpecError};
 use crate::model::{Builtin, Expr, Function, Model};
 use crate::names;
 use crate::spec::in_file_order;
+use aether_reference::df64::{self as reference, Df64};
 
 // ------------------------------------------------------------------ raw TOML
 
@@ -643,8 +644,7 @@ impl Df64Spec {
         let go = |x: &Expr| self.relative(f, x);
         Some(match e {
             Expr::Lit(v) => {
-                let h = *v as f32;
-                let exact = f64::from(h) + f64::from((*v - f64::from(h)) as f32) == *v;
+                let exact = Df64::from_f64(*v).to_f64() == *v;
                 (if exact { 0.0 } else { 1.0 }, if *v >= 0.0 { Sign::NonNeg } else { Sign::NonPos })
             }
             Expr::Input { .. } => (1.0, Sign::Unknown),
@@ -733,16 +733,22 @@ impl Df64Spec {
             }
             Ok(RB::V(v, e + U64 * v.abs() + FLUSH))
         };
-        let split = |v: f64| {
-            let h = v as f32;
-            (f64::from(h) + f64::from((v - f64::from(h)) as f32) - v).abs()
+        // An input or a literal: the host split's error (none where the pair
+        // is exact), and its low word where a flushing stack loses it.
+        let leaf = |v: f64| -> Result<RB, &'static str> {
+            if !v.is_finite() {
+                return Err("a value not finite");
+            }
+            if !self.in_range(v) {
+                return Err("a value out of range");
+            }
+            let p = Df64::from_f64(v);
+            let flushed = if p.lo != 0.0 && !p.lo.is_normal() { f64::from(p.lo.abs()) } else { 0.0 };
+            Ok(RB::V(v, (f64::from(p.hi) - v + f64::from(p.lo)).abs() + flushed))
         };
         match e {
-            Expr::Lit(v) => value(*v, split(*v)),
-            Expr::Input { param, comp } => {
-                let v = vals[*param][*comp];
-                value(v, split(v))
-            }
+            Expr::Lit(v) => leaf(*v),
+            Expr::Input { param, comp } => leaf(vals[*param][*comp]),
             Expr::Temp(t) => Ok(temps[*t]),
             Expr::Truth(b) => Ok(RB::B(*b)),
             Expr::Not(a) => Ok(RB::B(!go(a)?.b())),
@@ -835,4 +841,194 @@ impl RB {
             RB::V(..) => unreachable!("typed"),
         }
     }
+}
+
+// --------------------------------------------------- the host df64, proved
+
+/// The hand-written reference's operation of a name of `[df64_ops]`.
+fn reference_op(name: &str) -> Option<fn(&[DVal]) -> DVal> {
+    fn d(v: DVal) -> Df64 {
+        let (h, l) = v.d();
+        Df64::new(h, l)
+    }
+    fn p(x: Df64) -> DVal {
+        DVal::D(x.hi, x.lo)
+    }
+    Some(match name {
+        "two_sum" => |a| p(reference::two_sum(a[0].f(), a[1].f())),
+        "fast_two_sum" => |a| p(reference::fast_two_sum(a[0].f(), a[1].f())),
+        "split" => |a| p(reference::split(a[0].f())),
+        "two_prod" => |a| p(reference::two_prod(a[0].f(), a[1].f())),
+        "renorm" => |a| p(reference::renorm(d(a[0]))),
+        "neg" => |a| p(reference::neg(d(a[0]))),
+        "add" => |a| p(reference::add(d(a[0]), d(a[1]))),
+        "sub" => |a| p(reference::sub(d(a[0]), d(a[1]))),
+        "mul_f32" => |a| p(reference::mul_f32(d(a[0]), a[1].f())),
+        "mul" => |a| p(reference::mul(d(a[0]), d(a[1]))),
+        "div" => |a| p(reference::div(d(a[0]), d(a[1]))),
+        "sqrt" => |a| p(reference::sqrt(d(a[0]))),
+        "abs" => |a| p(reference::abs(d(a[0]))),
+        "eq" => |a| DVal::B(reference::eq(d(a[0]), d(a[1]))),
+        "lt" => |a| DVal::B(reference::lt(d(a[0]), d(a[1]))),
+        "gt" => |a| DVal::B(reference::gt(d(a[0]), d(a[1]))),
+        "le" => |a| DVal::B(reference::le(d(a[0]), d(a[1]))),
+        "ge" => |a| DVal::B(reference::ge(d(a[0]), d(a[1]))),
+        "ne" => |a| DVal::B(reference::ne(d(a[0]), d(a[1]))),
+        "fmin" => |a| p(reference::fmin(d(a[0]), d(a[1]))),
+        "fmax" => |a| p(reference::fmax(d(a[0]), d(a[1]))),
+        "is_finite" => |a| DVal::B(reference::is_finite(d(a[0]))),
+        _ => return None,
+    })
+}
+
+fn same(a: DVal, b: DVal) -> bool {
+    match (a, b) {
+        (DVal::F(x), DVal::F(y)) => x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()),
+        (DVal::D(x, y), DVal::D(z, w)) => same(DVal::F(x), DVal::F(z)) && same(DVal::F(y), DVal::F(w)),
+        (DVal::B(x), DVal::B(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// Proves every operation of `[df64_ops]`, evaluated from its steps, equal
+/// bit for bit to the hand-written `aether_reference::df64` on `n` random
+/// inputs of each (normalised pairs and binary32 numbers of every magnitude
+/// in the domain, near-cancelling pairs, zeros): the error names the
+/// operation and the first input where they differ.
+pub fn check_against_reference(spec: &Df64Spec, n: usize) -> Result<(), SpecError> {
+    let mut r = crate::rng::SplitMix64::new(0xdf64_0000_0001);
+    let (lo, hi) = (spec.min_magnitude.log2() as i32, spec.max_magnitude.log2() as i32);
+    let f32v = |r: &mut crate::rng::SplitMix64| -> f64 {
+        let e = lo + r.below((hi - lo + 1) as u64) as i32;
+        let m = 1.0 + (r.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+        let s = if r.next_u64() & 1 == 0 { 1.0 } else { -1.0 };
+        s * m * 2f64.powi(e)
+    };
+    for op in &spec.ops {
+        let err = |m: String| SpecError { file: crate::SPEC_PATH.into(), line: op.line, key: format!("df64_ops.{}.body", op.name), message: m };
+        let Some(reference) = reference_op(&op.name) else {
+            return Err(err(format!("aether_reference::df64 has no operation `{}`", op.name)));
+        };
+        let mut prev: Option<f64> = None;
+        for k in 0..n {
+            let args: Vec<DVal> = op
+                .params
+                .iter()
+                .map(|(_, t)| {
+                    let mut x = f32v(&mut r);
+                    if k % 5 == 0 {
+                        if let Some(p) = prev {
+                            // Near-cancelling: the negation of the previous operand, perturbed.
+                            let k = 1 + r.below(48) as i32;
+                            x = -p * (1.0 + if r.next_u64() & 1 == 0 { 1.0 } else { -1.0 } * 2f64.powi(-k));
+                        }
+                    }
+                    if k % 97 == 0 {
+                        x = 0.0;
+                    }
+                    prev = Some(x);
+                    match t {
+                        DTy::F32 => DVal::F(x as f32),
+                        DTy::Df => {
+                            let p = Df64::from_f64(x);
+                            DVal::D(p.hi, p.lo)
+                        }
+                        DTy::Bool => DVal::B(k % 2 == 0),
+                    }
+                })
+                .collect();
+            let (a, b) = (spec.eval(spec.ops.iter().position(|o| o.name == op.name).unwrap(), &args), reference(&args));
+            if !same(a, b) {
+                return Err(err(format!("on {args:?} the steps give {a:?}, aether_reference::df64::{} gives {b:?}", op.name)));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A df64 value for the generator's interpreter (`interp::Ieee`): each
+/// rounded operation of a binary64 tree is the hand-written reference's df64
+/// operation, so evaluating an f64 function's tree with it is the host df64
+/// the devices are compared with. Its word is the pair packed
+/// (`Df64::to_word`); a literal is the host split.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Host(pub Df64);
+
+impl PartialOrd for Host {
+    fn partial_cmp(&self, o: &Host) -> Option<std::cmp::Ordering> {
+        use std::cmp::Ordering::*;
+        if reference::lt(self.0, o.0) {
+            Some(Less)
+        } else if reference::gt(self.0, o.0) {
+            Some(Greater)
+        } else if reference::eq(self.0, o.0) {
+            Some(Equal)
+        } else {
+            None
+        }
+    }
+    fn lt(&self, o: &Host) -> bool {
+        reference::lt(self.0, o.0)
+    }
+    fn gt(&self, o: &Host) -> bool {
+        reference::gt(self.0, o.0)
+    }
+    fn le(&self, o: &Host) -> bool {
+        reference::le(self.0, o.0)
+    }
+    fn ge(&self, o: &Host) -> bool {
+        reference::ge(self.0, o.0)
+    }
+}
+
+impl crate::interp::Ieee for Host {
+    fn from_word(w: u64) -> Self {
+        Host(Df64::from_word(w))
+    }
+    fn to_word(self) -> u64 {
+        self.0.to_word()
+    }
+    fn lit(v: f64) -> Self {
+        Host(Df64::from_f64(v))
+    }
+    fn add(self, o: Self) -> Self {
+        Host(reference::add(self.0, o.0))
+    }
+    fn sub(self, o: Self) -> Self {
+        Host(reference::sub(self.0, o.0))
+    }
+    fn mul(self, o: Self) -> Self {
+        Host(reference::mul(self.0, o.0))
+    }
+    fn div(self, o: Self) -> Self {
+        Host(reference::div(self.0, o.0))
+    }
+    fn sqrt(self) -> Self {
+        Host(reference::sqrt(self.0))
+    }
+    fn fabs(self) -> Self {
+        Host(reference::abs(self.0))
+    }
+    fn fmin(self, o: Self) -> Self {
+        Host(reference::fmin(self.0, o.0))
+    }
+    fn fmax(self, o: Self) -> Self {
+        Host(reference::fmax(self.0, o.0))
+    }
+    fn hypot(self, _o: Self) -> Self {
+        unreachable!("no function df64 runs calls hypot")
+    }
+    fn fma(self, _b: Self, _c: Self) -> Self {
+        unreachable!("no function df64 runs calls fma")
+    }
+    fn finite(self) -> bool {
+        reference::is_finite(self.0)
+    }
+}
+
+/// The host df64 of an f64 function: its tree evaluated with every rounded
+/// operation the reference's df64 operation; `pairs` are the inputs as
+/// packed pairs (`Df64::to_word`), the result too (a truth as 0 or 1).
+pub fn host(f: &Function, pairs: &[u64]) -> Vec<u64> {
+    crate::interp::run_with::<Host>(f, pairs)
 }

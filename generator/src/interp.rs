@@ -156,7 +156,9 @@ fn eval<T: Ieee>(e: &Expr, inputs: &[Vec<T>], temps: &[V<T>]) -> V<T> {
     }
 }
 
-fn run<T: Ieee>(f: &Function, words: &[u64]) -> Vec<u64> {
+/// Evaluates a lowered function with the operations of any `Ieee` type
+/// (`df64::Host`: the host df64), on words of that type.
+pub fn run_with<T: Ieee>(f: &Function, words: &[u64]) -> Vec<u64> {
     // The words in parameter order, each parameter's components in order (`input_slots`).
     let mut words = words.iter();
     let inputs: Vec<Vec<T>> = f.params.iter().map(|p| words.by_ref().take(p.kind.words()).map(|w| T::from_word(*w)).collect()).collect();
@@ -179,9 +181,9 @@ fn run<T: Ieee>(f: &Function, words: &[u64]) -> Vec<u64> {
 pub fn evaluate(f: &Function, bits: u32, words: &[u64]) -> Vec<u64> {
     assert_eq!(words.len(), f.input_words(), "{}: wrong number of input words", f.family);
     if bits == 32 {
-        run::<f32>(f, words)
+        run_with::<f32>(f, words)
     } else {
-        run::<f64>(f, words)
+        run_with::<f64>(f, words)
     }
 }
 

@@ -35,6 +35,11 @@ pub fn generate(model: &Model) -> Result<Vec<Output>, Error> {
     }
     let all = corpus::build(model)?;
     let predicates = predicate_corpus::build(model)?;
+    if let Some(d) = crate::df64::of(model) {
+        // The df64 operations as the spec states them must be the hand-written
+        // reference's, bit for bit, before any core prints them.
+        crate::df64::check_against_reference(d, 20_000)?;
+    }
     for t in targets::registry() {
         out.extend(t.render(model, &banner, &all)?);
     }

@@ -14,6 +14,7 @@
 
 pub mod compare;
 pub mod dawn;
+pub mod df64;
 pub mod exec;
 pub mod inputs;
 pub mod opencl_stack;

@@ -15,6 +15,9 @@
 //! with the reference under the policy; the build options are printed. The
 //! negative controls are `aether-opencl`'s (`scripts/opencl.sh`).
 //!
+//! `aether-runner df64 [--stack wgpu|dawn|all] [--random N] [--guard bits|none|opaque-one]
+//! [--only S] [--report FILE]`: the f64 functions in df64 (`runner::df64`).
+//!
 //! `aether-runner predicates [--stack wgpu|dawn|all] [--random N]`: the
 //! predicates' integer forms (i64 in u32 limbs) on each stack, on the corpus
 //! and the proof's sweep, against the golden reference.
@@ -203,6 +206,16 @@ fn main() -> ExitCode {
             Ok(false) => ExitCode::from(1),
             Err(e) => {
                 eprintln!("aether-runner: {e}");
+                ExitCode::from(2)
+            }
+        };
+    }
+    if args.first().map(String::as_str) == Some("df64") {
+        return match aether_runner::df64::main(&args[1..]) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::from(1),
+            Err(e) => {
+                eprintln!("aether-runner df64: {e}");
                 ExitCode::from(2)
             }
         };

@@ -33,10 +33,11 @@ fn f32_lit(v: f32) -> String {
     c::literal(f64::from(v), &f32_elem())
 }
 
-/// The host's exact split of a binary64 value: hi = f32(x), lo = f32(x - hi).
+/// The host's exact split of a binary64 value (`aether_reference::df64`):
+/// hi = f32(x), lo = f32(x - hi), normalised.
 pub fn split(x: f64) -> (f32, f32) {
-    let hi = x as f32;
-    (hi, (x - f64::from(hi)) as f32)
+    let p = aether_reference::df64::Df64::from_f64(x);
+    (p.hi, p.lo)
 }
 
 fn wty(t: DTy) -> &'static str {

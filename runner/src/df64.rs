@@ -1,0 +1,564 @@
+//! `aether-runner df64`: the f64 functions in df64 on the WGSL stacks
+//! (`wgsl_core/aether_df64.wgsl`, the check module of `targets::df64`).
+//!
+//! Per function, on the corpus and N random inputs: the device's pairs
+//! against the host df64 (the same tree, each rounded operation the
+//! hand-written `aether_reference::df64` operation: `df64::host`), bit for
+//! bit; and the device's value against the f64 reference, within the running
+//! bound the generator composes from the stated operation bounds
+//! (`Df64Spec::running_bound`). Cases outside the domain are counted by
+//! reason. Then the probes (each built so that the contract's f32 function
+//! fails it), computed on the device and loaded from storage.
+//!
+//! `--guard none|opaque-one` runs a control module (the guard removed, or
+//! the opaque-one guard): it must put cases outside the bound.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use aether_generator::df64::{self, Df64Spec, U2};
+use aether_generator::model::{Function, Model};
+use aether_generator::rng::SplitMix64;
+use aether_generator::targets::df64 as target;
+use aether_generator::targets::wgsl::{CheckEntry, CheckModule, Guard};
+use aether_reference::df64::Df64;
+
+use crate::exec::{Executor, Job};
+
+/// Cases per job.
+const CHUNK: usize = 1 << 16;
+
+/// One function's line of the run.
+#[derive(Debug, Clone, Default)]
+pub struct Line {
+    pub c_name: String,
+    pub cases: usize,
+    pub in_domain: usize,
+    /// In-domain cases whose pairs are the host df64's, bit for bit.
+    pub identical: usize,
+    /// In-domain cases outside the bound.
+    pub outside: usize,
+    /// The worst relative error in u^2 (over result words whose reference
+    /// is not zero) and the bound there, and the case.
+    pub worst: f64,
+    pub worst_bound: f64,
+    pub worst_case: Option<String>,
+    /// The largest error / bound over the in-domain result words (at most 1
+    /// when every case is within its bound).
+    pub tightest: f64,
+    /// The tree's constant bound in u^2, where it cannot cancel.
+    pub constant: Option<f64>,
+    pub out_of_domain: BTreeMap<&'static str, usize>,
+    /// Out-of-domain cases whose pairs are the host's anyway.
+    pub ood_identical: usize,
+    /// The first in-domain case whose pairs are not the host's.
+    pub first_differ: Option<String>,
+}
+
+/// The packed pair words of a case's binary64 inputs.
+fn pairs(words: &[u64]) -> Vec<u64> {
+    words.iter().map(|w| Df64::from_f64(f64::from_bits(*w)).to_word()).collect()
+}
+
+/// The u32 words the check module reads (hi, lo per binary64 word).
+fn job_words(pairs: &[u64], out: &mut Vec<u64>) {
+    for p in pairs {
+        out.push(p & 0xffff_ffff);
+        out.push(p >> 32);
+    }
+}
+
+/// A random binary64 value of the domain: random sign and significand, the
+/// exponent uniform in [-30, 30]; 1 in 16 a small whole number, 1 in 32 zero.
+fn value(r: &mut SplitMix64) -> f64 {
+    match r.below(32) {
+        0 => 0.0,
+        1 | 2 => (r.below(33) as f64) - 16.0,
+        _ => {
+            let e = r.below(61) as i32 - 30;
+            let m = 1.0 + (r.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+            if r.next_u64() & 1 == 0 {
+                m * 2f64.powi(e)
+            } else {
+                -m * 2f64.powi(e)
+            }
+        }
+    }
+}
+
+/// One random input of `n` binary64 words; one in four has its second half
+/// a near copy of its first (the words perturbed by 2^-k relative, k in
+/// 1..48): the cancellations of a difference, a cross product, a
+/// determinant.
+fn random_input(r: &mut SplitMix64, n: usize) -> Vec<u64> {
+    let mut w: Vec<f64> = (0..n).map(|_| value(r)).collect();
+    if n >= 2 && r.below(4) == 0 {
+        let h = n / 2;
+        for k in 0..h {
+            let e = 1 + r.below(48) as i32;
+            w[h + k] = w[k] * (1.0 + if r.next_u64() & 1 == 0 { 2f64.powi(-e) } else { -(2f64.powi(-e)) });
+        }
+    }
+    w.into_iter().map(f64::to_bits).collect()
+}
+
+/// Judges one function's device results.
+#[allow(clippy::too_many_arguments)]
+fn judge(spec: &Df64Spec, f: &Function, c_name: &str, inputs: &[Vec<u64>], got: &[u64], n_out: usize, line: &mut Line) {
+    let reference = aether_reference::flat::lookup(&f.family, &f.shape, "f64");
+    for (k, words) in inputs.iter().enumerate() {
+        line.cases += 1;
+        let p = pairs(words);
+        let host = df64::host(f, &p);
+        let dev = &got[k * n_out..(k + 1) * n_out];
+        let dev_pairs: Vec<u64> = if f.returns_bool() { vec![dev[0]] } else { dev.chunks(2).map(|c| c[0] | (c[1] << 32)).collect() };
+        let same = dev_pairs.iter().zip(&host).all(|(a, b)| {
+            if f.returns_bool() {
+                a == b
+            } else {
+                let (x, y) = (Df64::from_word(*a), Df64::from_word(*b));
+                // A +0 against a -0 is the same (the WGSL stacks' policy:
+                // lavapipe turns a choice of +0 into -0, as the f32 bands allow).
+                let eqf = |p: f32, q: f32| p.to_bits() == q.to_bits() || (p == 0.0 && q == 0.0) || (p.is_nan() && q.is_nan());
+                eqf(x.hi, y.hi) && eqf(x.lo, y.lo)
+            }
+        });
+        let vals: Vec<f64> = words.iter().map(|w| f64::from_bits(*w)).collect();
+        match spec.running_bound(f, &vals) {
+            Err(why) => {
+                *line.out_of_domain.entry(why).or_default() += 1;
+                line.ood_identical += usize::from(same);
+            }
+            Ok(bounds) => {
+                line.in_domain += 1;
+                line.identical += usize::from(same);
+                if !same && line.first_differ.is_none() {
+                    line.first_differ = Some(format!("{:?}: device {dev_pairs:x?}, host {host:x?}", words.iter().map(|w| f64::from_bits(*w)).collect::<Vec<_>>()));
+                }
+                if let Some(r) = reference {
+                    let want = r(words);
+                    for ((v, _), w) in bounds.iter().zip(&want) {
+                        let ok = if f.returns_bool() { (*v != 0.0) == (*w != 0) } else { v.to_bits() == *w || *v == f64::from_bits(*w) };
+                        assert!(ok, "{c_name}: the running bound's binary64 value is not the reference's on {words:x?}");
+                    }
+                }
+                let mut bad = false;
+                for ((v, e), d) in bounds.iter().zip(&dev_pairs) {
+                    if f.returns_bool() {
+                        bad |= (*v != 0.0) != (*d != 0);
+                        continue;
+                    }
+                    let x = Df64::from_word(*d).to_f64();
+                    let err = (x - v).abs();
+                    // to_f64 rounds once: 2^-53 of the value.
+                    let allowed = e * (1.0 + 1e-6) + x.abs() * 2f64.powi(-53);
+                    if !(err <= allowed) {
+                        bad = true;
+                    }
+                    if allowed > 0.0 {
+                        line.tightest = line.tightest.max(err / allowed);
+                    }
+                    if *v != 0.0 {
+                        let rel = err / v.abs() / U2;
+                        if rel > line.worst {
+                            line.worst = rel;
+                            line.worst_bound = e / v.abs() / U2;
+                            line.worst_case = Some(format!("{vals:?}"));
+                        }
+                    }
+                }
+                if bad {
+                    line.outside += 1;
+                    if line.outside == 1 {
+                        line.worst_case = Some(format!("OUTSIDE: {vals:?} gave {dev_pairs:x?}"));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Runs every function of the module on one stack.
+pub fn run(exec: &mut dyn Executor, model: &Model, module: &CheckModule, random: usize, only: Option<&str>) -> Result<Vec<Line>, String> {
+    let spec = df64::of(model).ok_or("the spec has no [df64]")?;
+    let lowered = model.lowered();
+    let committed = aether_generator::corpus::read_committed(&aether_generator::default_root())?;
+    let mut lines = Vec::new();
+    let fs = spec.functions(&lowered);
+    for (at, e) in module.entries.iter().enumerate() {
+        let Some(f) = fs.iter().find(|f| model.c_name(f) == e.c_name) else { continue };
+        if only.is_some_and(|o| !e.c_name.contains(o)) {
+            continue;
+        }
+        let mut inputs: Vec<Vec<u64>> = committed.get(&e.c_name).map(|p| p.cases.iter().map(|c| c.inputs.clone()).collect()).unwrap_or_default();
+        let mut r = SplitMix64::new(0xdf64 ^ (at as u64) << 32);
+        inputs.extend((0..random).map(|_| random_input(&mut r, f.input_words())));
+        let mut line = Line { c_name: e.c_name.clone(), constant: spec.constant_bound(f), ..Line::default() };
+        // One run per function (the stack compiles the module once per run), a job per chunk.
+        let jobs: Vec<Job> = inputs
+            .chunks(CHUNK)
+            .map(|chunk| {
+                if e.n_in == 0 {
+                    return Job::without_inputs(at, chunk.len());
+                }
+                let mut w = Vec::with_capacity(chunk.len() * e.n_in);
+                for c in chunk {
+                    job_words(&pairs(c), &mut w);
+                }
+                Job::new(module, at, w)
+            })
+            .collect();
+        let outs = exec.run(module, &jobs).map_err(|x| format!("{}: {x}", exec.stack()))?;
+        for (chunk, out) in inputs.chunks(CHUNK).zip(&outs) {
+            judge(spec, f, &e.c_name, chunk, out, e.n_out, &mut line);
+        }
+        lines.push(line);
+    }
+    Ok(lines)
+}
+
+// ------------------------------------------------------------------- probes
+
+/// A probe: df64 results the device computes from `inputs` (binary64
+/// values, loaded as pairs, or for the computed probes f32 words added on
+/// the device), the exact value of each, and the contract's f32 function on
+/// the same values, which must fail where df64 passes.
+struct Probe {
+    name: &'static str,
+    what: &'static str,
+    /// Computed on the device (from f32 words) or loaded (pairs).
+    computed: bool,
+    /// The values: pairs when loaded; when computed, f32 (big, small) pairs
+    /// whose sums the device forms.
+    inputs: Vec<f64>,
+    /// The WGSL statements: `r` an array of `n` results.
+    wgsl: String,
+    n: usize,
+    /// The host df64 of each result, from the model's own functions.
+    host: fn(&Model, &[f64]) -> Vec<Df64>,
+    /// The binary64 reference of each result, and the contract's f32.
+    exact: fn(&[f64]) -> Vec<f64>,
+    plain: fn(&[f64]) -> Vec<f32>,
+    /// The tolerance's scale: the inputs' largest magnitude (a difference,
+    /// whose error df64 has in units of its operands), else the results'.
+    by_inputs: bool,
+}
+
+fn call(model: &Model, family: &str, shape: &str, args: &[u64]) -> Vec<u64> {
+    let lowered = model.lowered();
+    let f = lowered.iter().find(|f| f.family == family && f.shape == shape && f.elem == "f64").expect("a function of the spec");
+    df64::host(f, args)
+}
+
+fn flat64(family: &str, shape: &str, args: &[f64]) -> Vec<f64> {
+    let w: Vec<u64> = args.iter().map(|x| x.to_bits()).collect();
+    aether_reference::flat::lookup(family, shape, "f64").unwrap()(&w).into_iter().map(f64::from_bits).collect()
+}
+
+fn flat32(family: &str, shape: &str, args: &[f64]) -> Vec<f32> {
+    let w: Vec<u64> = args.iter().map(|x| u64::from((*x as f32).to_bits())).collect();
+    aether_reference::flat::lookup(family, shape, "f32").unwrap()(&w).into_iter().map(|b| f32::from_bits(b as u32)).collect()
+}
+
+fn dw(x: &[f64]) -> Vec<u64> {
+    x.iter().map(|v| Df64::from_f64(*v).to_word()).collect()
+}
+
+const BIG: [f64; 3] = [1e8, 3e7, 7e8];
+const SMALL: [f64; 3] = [0.5, 0.25, 0.125];
+
+fn sums() -> Vec<f64> {
+    BIG.iter().zip(SMALL).map(|(b, s)| b + s).collect()
+}
+
+fn probes() -> Vec<Probe> {
+    let sub_loaded = |m: &Model, x: &[f64]| call(m, "sub", "vec3", &dw(x)).into_iter().map(Df64::from_word).collect();
+    vec![
+        Probe {
+            name: "sub_computed",
+            what: "(1e8 + 0.5, 3e7 + 0.25, 7e8 + 0.125) - (1e8, 3e7, 7e8), each lane's sum formed on the device by aether_df64_add",
+            computed: true,
+            inputs: BIG.iter().chain(SMALL.iter()).copied().collect(),
+            wgsl: "let a = aether_vec3d(aether_df64_add(aether_df64(i[0], 0.0), aether_df64(i[3], 0.0)), \
+                   aether_df64_add(aether_df64(i[1], 0.0), aether_df64(i[4], 0.0)), aether_df64_add(aether_df64(i[2], 0.0), aether_df64(i[5], 0.0)));\n\
+                   let b = aether_vec3d(aether_df64(i[0], 0.0), aether_df64(i[1], 0.0), aether_df64(i[2], 0.0));\n\
+                   let d = aether_vec3d_sub(a, b);\nr[0] = d.x; r[1] = d.y; r[2] = d.z;"
+                .into(),
+            n: 3,
+            host: |m, _| {
+                let a = dw(&sums());
+                let b = dw(&BIG);
+                call(m, "sub", "vec3", &[a, b].concat()).into_iter().map(Df64::from_word).collect()
+            },
+            exact: |_| SMALL.to_vec(),
+            plain: |_| flat32("sub", "vec3", &[sums(), BIG.to_vec()].concat()),
+            by_inputs: true,
+        },
+        Probe {
+            name: "sub_loaded",
+            what: "the same difference, the pairs (1e8, 0.5), (3e7, 0.25), (7e8, 0.125) loaded from storage",
+            computed: false,
+            inputs: [sums(), BIG.to_vec()].concat(),
+            wgsl: "let d = aether_vec3d_sub(aether_vec3d(p[0], p[1], p[2]), aether_vec3d(p[3], p[4], p[5]));\nr[0] = d.x; r[1] = d.y; r[2] = d.z;".into(),
+            n: 3,
+            host: sub_loaded,
+            exact: |_| SMALL.to_vec(),
+            plain: |x| flat32("sub", "vec3", x),
+            by_inputs: true,
+        },
+        Probe {
+            name: "loran_loaded",
+            what: "a hyperbolic position's difference of two nearly equal distances |p - s1| - |p - s2|, about 1.5e7 each, loaded",
+            computed: false,
+            inputs: vec![0.3, 0.7, 0.0, 1.5e7 + 0.25, 2e6 + 0.5, 1e3, 2e6 + 0.75, 1.5e7 + 0.125, 1e3 + 0.5],
+            wgsl: "let q = aether_vec3d(p[0], p[1], p[2]);\n\
+                   let d1 = aether_vec3d_norm(aether_vec3d_sub(q, aether_vec3d(p[3], p[4], p[5])));\n\
+                   let d2 = aether_vec3d_norm(aether_vec3d_sub(q, aether_vec3d(p[6], p[7], p[8])));\n\
+                   r[0] = aether_vec2d_sub(aether_vec2d(d1, aether_df64(0.0, 0.0)), aether_vec2d(d2, aether_df64(0.0, 0.0))).x;"
+                .into(),
+            n: 1,
+            host: |m, x| {
+                let d1 = call(m, "norm", "vec3", &call(m, "sub", "vec3", &dw(&[&x[0..3], &x[3..6]].concat())));
+                let d2 = call(m, "norm", "vec3", &call(m, "sub", "vec3", &dw(&[&x[0..3], &x[6..9]].concat())));
+                let z = Df64::from_f64(0.0).to_word();
+                vec![Df64::from_word(call(m, "sub", "vec2", &[d1[0], z, d2[0], z])[0])]
+            },
+            exact: |x| {
+                let d1 = flat64("norm", "vec3", &flat64("sub", "vec3", &[&x[0..3], &x[3..6]].concat()))[0];
+                let d2 = flat64("norm", "vec3", &flat64("sub", "vec3", &[&x[0..3], &x[6..9]].concat()))[0];
+                vec![d1 - d2]
+            },
+            plain: |x| {
+                let d1 = flat32("norm", "vec3", &flat32("sub", "vec3", &[&x[0..3], &x[3..6]].concat()).iter().map(|v| f64::from(*v)).collect::<Vec<_>>())[0];
+                let d2 = flat32("norm", "vec3", &flat32("sub", "vec3", &[&x[0..3], &x[6..9]].concat()).iter().map(|v| f64::from(*v)).collect::<Vec<_>>())[0];
+                vec![d1 - d2]
+            },
+            by_inputs: true,
+        },
+        Probe {
+            name: "div_loaded",
+            what: "(1e8 + 0.5, 3e7 + 0.25, 7e8 + 0.125) / (1e8 + 0.25), loaded (the contract's reciprocal, then a product per lane)",
+            computed: false,
+            inputs: [sums(), vec![1e8 + 0.25]].concat(),
+            wgsl: "let d = aether_vec3d_div(aether_vec3d(p[0], p[1], p[2]), p[3]);\nr[0] = d.x; r[1] = d.y; r[2] = d.z;".into(),
+            n: 3,
+            host: |m, x| call(m, "div", "vec3", &dw(x)).into_iter().map(Df64::from_word).collect(),
+            exact: |x| flat64("div", "vec3", x),
+            plain: |x| flat32("div", "vec3", x),
+            by_inputs: false,
+        },
+        Probe {
+            name: "norm_loaded",
+            what: "|(1e8 + 0.5, 3e7 + 0.25, 7e8 + 0.125)|, loaded: a sqrt of a sum of squares carrying low words",
+            computed: false,
+            inputs: sums(),
+            wgsl: "r[0] = aether_vec3d_norm(aether_vec3d(p[0], p[1], p[2]));".into(),
+            n: 1,
+            host: |m, x| call(m, "norm", "vec3", &dw(x)).into_iter().map(Df64::from_word).collect(),
+            exact: |x| flat64("norm", "vec3", x),
+            plain: |x| flat32("norm", "vec3", x),
+            by_inputs: false,
+        },
+        Probe {
+            name: "norm_computed",
+            what: "the same norm, each lane formed on the device by aether_df64_add",
+            computed: true,
+            inputs: BIG.iter().chain(SMALL.iter()).copied().collect(),
+            wgsl: "let a = aether_vec3d(aether_df64_add(aether_df64(i[0], 0.0), aether_df64(i[3], 0.0)), \
+                   aether_df64_add(aether_df64(i[1], 0.0), aether_df64(i[4], 0.0)), aether_df64_add(aether_df64(i[2], 0.0), aether_df64(i[5], 0.0)));\n\
+                   r[0] = aether_vec3d_norm(a);"
+                .into(),
+            n: 1,
+            host: |m, _| call(m, "norm", "vec3", &dw(&sums())).into_iter().map(Df64::from_word).collect(),
+            exact: |_| flat64("norm", "vec3", &sums()),
+            plain: |_| flat32("norm", "vec3", &sums()),
+            by_inputs: false,
+        },
+    ]
+}
+
+/// The probes' tolerance: 64 u^2 of the scale's largest magnitude, far
+/// above df64's error and far below f32's.
+fn tolerance(scale: &[f64]) -> f64 {
+    64.0 * U2 * scale.iter().fold(0.0f64, |m, x| m.max(x.abs()))
+}
+
+/// Adds the probes' entries to a module.
+fn with_probes(mut m: CheckModule) -> CheckModule {
+    for p in probes() {
+        let n_in = 2 * p.inputs.len();
+        let mut s = String::new();
+        let _ = writeln!(s, "\n@compute @workgroup_size(1)\nfn check_df64_probe_{}() {{", p.name);
+        let _ = writeln!(s, "    aether_df64_check_guard();");
+        let _ = writeln!(s, "    var r: array<aether_df64, {}>;", p.n);
+        if p.computed {
+            let _ = writeln!(s, "    var i: array<f32, {}>;", p.inputs.len());
+            for k in 0..p.inputs.len() {
+                let _ = writeln!(s, "    i[{k}] = bitcast<f32>(aether_in[{}u]);", 2 * k);
+            }
+        } else {
+            let _ = writeln!(s, "    var p: array<aether_df64, {}>;", p.inputs.len());
+            for k in 0..p.inputs.len() {
+                let _ = writeln!(s, "    p[{k}] = aether_df64_in({}u);", 2 * k);
+            }
+        }
+        for l in p.wgsl.lines() {
+            let _ = writeln!(s, "    {l}");
+        }
+        for k in 0..p.n {
+            let _ = writeln!(s, "    aether_out[{}u] = bitcast<u32>(r[{k}].x);\n    aether_out[{}u] = bitcast<u32>(r[{k}].y);", 2 * k, 2 * k + 1);
+        }
+        s.push_str("}\n");
+        m.source.push_str(&s);
+        m.entries.push(CheckEntry {
+            entry: format!("check_df64_probe_{}", p.name),
+            c_name: format!("probe_{}", p.name),
+            family: "probe".into(),
+            shape: String::new(),
+            elem: "f64".into(),
+            n_in,
+            n_out: 2 * p.n,
+            workgroup_size: 1,
+            cases_per_workgroup: 1,
+            random: false,
+            max_random: None,
+        });
+    }
+    m
+}
+
+/// Runs the probes; true when each passes (device = host df64, within the
+/// tolerance of the exact value) and the contract's f32 fails each.
+fn run_probes(exec: &mut dyn Executor, model: &Model, module: &CheckModule, log: &mut String) -> Result<bool, String> {
+    let mut ok = true;
+    for p in probes() {
+        let at = module.entries.iter().position(|e| e.entry == format!("check_df64_probe_{}", p.name)).ok_or("no probe entry")?;
+        let mut w = Vec::new();
+        if p.computed {
+            for x in &p.inputs {
+                w.push(u64::from((*x as f32).to_bits()));
+                w.push(0);
+            }
+        } else {
+            job_words(&dw(&p.inputs), &mut w);
+        }
+        let out = exec.run(module, &[Job::new(module, at, w)]).map_err(|x| format!("{}: {x}", exec.stack()))?;
+        let dev: Vec<Df64> = out[0].chunks(2).map(|c| Df64::from_word(c[0] | (c[1] << 32))).collect();
+        let host = (p.host)(model, &p.inputs);
+        let exact = (p.exact)(&p.inputs);
+        let plain = (p.plain)(&p.inputs);
+        let tol = tolerance(if p.by_inputs { &p.inputs } else { &exact });
+        let dev_err = dev.iter().zip(&exact).fold(0.0f64, |m, (d, x)| m.max((d.to_f64() - x).abs()));
+        let f32_err = plain.iter().zip(&exact).fold(0.0f64, |m, (d, x)| m.max((f64::from(*d) - x).abs()));
+        let same = dev == host;
+        let pass = same && dev_err <= tol && f32_err > tol;
+        ok &= pass;
+        let _ = writeln!(
+            log,
+            "  probe {} ({}): {}: device {:?} (the host df64's: {same}), error {dev_err:.3e}; the contract's f32 {:?}, error {f32_err:.3e}; tolerance {tol:.3e}: {}",
+            p.name,
+            if p.computed { "computed" } else { "loaded" },
+            p.what,
+            dev.iter().map(|d| d.to_f64()).collect::<Vec<_>>(),
+            plain,
+            if pass { "ok, and f32 fails it" } else { "FAIL" }
+        );
+    }
+    Ok(ok)
+}
+
+/// `aether-runner df64 [--stack wgpu|dawn|all] [--random N] [--guard bits|none|opaque-one] [--only S] [--report FILE]`.
+pub fn main(args: &[String]) -> Result<bool, String> {
+    let mut stacks: Vec<String> = crate::STACKS.iter().map(|s| s.to_string()).collect();
+    let mut random = 10_000usize;
+    let mut guard = Guard::Bits;
+    let mut only: Option<String> = None;
+    let mut report: Option<String> = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--stack" => {
+                let v = it.next().ok_or("--stack needs a value")?;
+                if v != "all" {
+                    stacks = vec![v.clone()];
+                }
+            }
+            "--random" => random = it.next().and_then(|v| v.parse().ok()).ok_or("--random needs a count")?,
+            "--guard" => {
+                guard = match it.next().map(String::as_str) {
+                    Some("bits") => Guard::Bits,
+                    Some("none") => Guard::None,
+                    Some("opaque-one") => Guard::OpaqueOne,
+                    _ => return Err("--guard bits|none|opaque-one".into()),
+                }
+            }
+            "--only" => only = Some(it.next().ok_or("--only needs a substring")?.clone()),
+            "--report" => report = Some(it.next().ok_or("--report needs a file")?.clone()),
+            other => return Err(format!("unknown option `{other}` (aether-runner df64 [--stack S] [--random N] [--guard G] [--only S] [--report F])")),
+        }
+    }
+    let model = aether_generator::load(&aether_generator::default_root()).map_err(|e| e.to_string())?;
+    let module = with_probes(target::check_module(&model, &model.lowered(), guard));
+    let mut ok = true;
+    let mut text = String::new();
+    for stack in &stacks {
+        let t = Instant::now();
+        let mut exec = crate::open(stack).map_err(|e| format!("{stack}: {e}"))?;
+        let mut log = String::new();
+        let _ = writeln!(log, "df64 on {stack} ({}), guard {guard:?}: the corpus and {random} random inputs per function", exec.adapter());
+        let lines = run(exec.as_mut(), &model, &module, random, only.as_deref())?;
+        let (mut outside, mut cases, mut ident, mut dom) = (0, 0, 0, 0);
+        for l in &lines {
+            outside += l.outside;
+            cases += l.cases;
+            ident += l.identical;
+            dom += l.in_domain;
+            let ood: Vec<String> = l.out_of_domain.iter().map(|(k, v)| format!("{v} {k}")).collect();
+            let _ = writeln!(
+                log,
+                "  {}: {} cases, {} in domain, {} identical to the host df64, {} outside the bound (error/bound at most {:.3}); worst relative error {:.3} u^2 (its bound there {:.3}){}; out of domain: {} ({} of them identical anyway){}",
+                l.c_name,
+                l.cases,
+                l.in_domain,
+                l.identical,
+                l.outside,
+                l.tightest,
+                l.worst,
+                l.worst_bound,
+                l.constant.map(|c| format!(", constant bound {c:.3} u^2")).unwrap_or_else(|| ", conditioned".into()),
+                if ood.is_empty() { "none".into() } else { ood.join(", ") },
+                l.ood_identical,
+                l.worst_case.as_ref().filter(|_| l.outside > 0).map(|c| format!("; first outside {c}")).unwrap_or_default()
+            );
+            if let Some(d) = &l.first_differ {
+                let _ = writeln!(log, "    first in-domain case not identical to the host df64: {d}");
+            }
+        }
+        let probes_ok = if guard == Guard::Bits && only.is_none() { run_probes(exec.as_mut(), &model, &module, &mut log)? } else { true };
+        let _ = writeln!(
+            log,
+            "df64 on {stack}: {} functions, {cases} cases, {dom} in domain, {ident} identical to the host df64, {outside} outside the bound; probes {}; {:.1} s",
+            lines.len(),
+            if guard == Guard::Bits && only.is_none() { if probes_ok { "all pass" } else { "FAIL" } } else { "not run" },
+            t.elapsed().as_secs_f64()
+        );
+        match guard {
+            Guard::Bits => ok &= outside == 0 && probes_ok && ident == dom,
+            _ => {
+                let _ = writeln!(
+                    log,
+                    "df64 control guard {guard:?} on {stack}: {outside} in-domain cases outside the bound{}",
+                    if outside > 0 { ", as it must" } else { ": the control changes nothing on this stack" }
+                );
+                ok &= outside > 0;
+            }
+        }
+        print!("{log}");
+        text.push_str(&log);
+    }
+    if let Some(path) = report {
+        std::fs::write(&path, text).map_err(|e| format!("{path}: {e}"))?;
+    }
+    Ok(ok)
+}
