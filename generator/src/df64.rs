@@ -255,15 +255,19 @@ pub(crate) fn parse(
         ops.push(parse_op(&cx, &key, name, op.get_ref(), &ops)?);
     }
     let find = |s: &Spanned<String>, k: &str| -> Result<usize, SpecError> {
-        ops.iter().position(|o| o.name == *s.get_ref()).ok_or_else(|| {
-            cx.err(s.span().start, k, format!("`{}` is not an operation of [df64_ops]", s.get_ref()))
-        })
+        ops.iter()
+            .position(|o| o.name == *s.get_ref())
+            .ok_or_else(|| cx.err(s.span().start, k, format!("`{}` is not an operation of [df64_ops]", s.get_ref())))
     };
     let mut map = BTreeMap::new();
     for (k, v) in r.ops.get_ref() {
         let Some((_, params, ret)) = OP_KEYS.iter().find(|(n, ..)| n == k) else {
             let known: Vec<&str> = OP_KEYS.iter().map(|k| k.0).collect();
-            return Err(cx.err(v.span().start, format!("df64.ops.{k}"), format!("no f64 operation `{k}` (the keys: {})", known.join(", "))));
+            return Err(cx.err(
+                v.span().start,
+                format!("df64.ops.{k}"),
+                format!("no f64 operation `{k}` (the keys: {})", known.join(", ")),
+            ));
         };
         let at = find(v, &format!("df64.ops.{k}"))?;
         let o = &ops[at];
@@ -306,7 +310,8 @@ pub(crate) fn parse(
         targets.push(t.get_ref().clone());
     }
     let mag = |s: &Spanned<String>, k: &str| {
-        magnitude(s.get_ref()).ok_or_else(|| cx.err(s.span().start, k, format!("`{}`: a power of two `2^N`, -126 <= N <= 127", s.get_ref())))
+        magnitude(s.get_ref())
+            .ok_or_else(|| cx.err(s.span().start, k, format!("`{}`: a power of two `2^N`, -126 <= N <= 127", s.get_ref())))
     };
     let min_magnitude = mag(&r.min_magnitude, "df64.min_magnitude")?;
     let max_magnitude = mag(&r.max_magnitude, "df64.max_magnitude")?;
@@ -343,7 +348,11 @@ fn parse_op(cx: &Cx, key: &str, name: &str, r: &RawOp, earlier: &[Op]) -> Result
         .ok_or_else(|| cx.err(r.returns.span().start, format!("{key}.returns"), "the types are f32, df and bool"))?;
     if let Some(b) = &r.bound {
         if !(b.get_ref().is_finite() && *b.get_ref() > 0.0) || ret != DTy::Df {
-            return Err(cx.err(b.span().start, format!("{key}.bound"), "a bound is a positive number of u^2, on an operation that returns a pair"));
+            return Err(cx.err(
+                b.span().start,
+                format!("{key}.bound"),
+                "a bound is a positive number of u^2, on an operation that returns a pair",
+            ));
         }
     }
     let first = crate::spec::first_content_line(&cx.lines, cx.text, r.body.span().start);
@@ -421,7 +430,9 @@ fn typed(a: &Ast, env: &[(String, DTy)], ops: &[Op]) -> Result<(DExpr, DTy), TEr
             };
             (DExpr::Word(Box::new(want(x, DTy::Df)?), word), DTy::F32)
         }
-        AstKind::Bin(op, x, y) if op.is_logical() => (DExpr::Bin(*op, Box::new(want(x, DTy::Bool)?), Box::new(want(y, DTy::Bool)?)), DTy::Bool),
+        AstKind::Bin(op, x, y) if op.is_logical() => {
+            (DExpr::Bin(*op, Box::new(want(x, DTy::Bool)?), Box::new(want(y, DTy::Bool)?)), DTy::Bool)
+        }
         AstKind::Bin(op, x, y) => {
             let e = DExpr::Bin(*op, Box::new(want(x, DTy::F32)?), Box::new(want(y, DTy::F32)?));
             (e, if op.is_comparison() { DTy::Bool } else { DTy::F32 })
@@ -905,7 +916,8 @@ pub fn check_against_reference(spec: &Df64Spec, n: usize) -> Result<(), SpecErro
         s * m * 2f64.powi(e)
     };
     for op in &spec.ops {
-        let err = |m: String| SpecError { file: crate::SPEC_PATH.into(), line: op.line, key: format!("df64_ops.{}.body", op.name), message: m };
+        let err =
+            |m: String| SpecError { file: crate::SPEC_PATH.into(), line: op.line, key: format!("df64_ops.{}.body", op.name), message: m };
         let Some(reference) = reference_op(&op.name) else {
             return Err(err(format!("aether_reference::df64 has no operation `{}`", op.name)));
         };

@@ -11,7 +11,9 @@
 //! fails it), computed on the device and loaded from storage.
 //!
 //! `--guard none|opaque-one` runs a control module (the guard removed, or
-//! the opaque-one guard): it must put cases outside the bound.
+//! the opaque-one guard): it must put cases outside the bound. `--no-renorm`
+//! removes the loaded-low-word guard and reports whether anything changes
+//! (on a stack that drops a loaded low word, results do).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -54,6 +56,10 @@ pub struct Line {
     pub ood_identical: usize,
     /// The first in-domain case whose pairs are not the host's.
     pub first_differ: Option<String>,
+    /// In-domain result pairs, and those whose low word the device lost
+    /// (zero where the host's is not): the guard-free failure's signature.
+    pub words: usize,
+    pub lo_lost: usize,
 }
 
 /// The packed pair words of a case's binary64 inputs.
@@ -134,7 +140,10 @@ fn judge(spec: &Df64Spec, f: &Function, c_name: &str, inputs: &[Vec<u64>], got: 
                 line.in_domain += 1;
                 line.identical += usize::from(same);
                 if !same && line.first_differ.is_none() {
-                    line.first_differ = Some(format!("{:?}: device {dev_pairs:x?}, host {host:x?}", words.iter().map(|w| f64::from_bits(*w)).collect::<Vec<_>>()));
+                    line.first_differ = Some(format!(
+                        "{:?}: device {dev_pairs:x?}, host {host:x?}",
+                        words.iter().map(|w| f64::from_bits(*w)).collect::<Vec<_>>()
+                    ));
                 }
                 if let Some(r) = reference {
                     let want = r(words);
@@ -144,11 +153,13 @@ fn judge(spec: &Df64Spec, f: &Function, c_name: &str, inputs: &[Vec<u64>], got: 
                     }
                 }
                 let mut bad = false;
-                for ((v, e), d) in bounds.iter().zip(&dev_pairs) {
+                for (((v, e), d), h) in bounds.iter().zip(&dev_pairs).zip(&host) {
                     if f.returns_bool() {
                         bad |= (*v != 0.0) != (*d != 0);
                         continue;
                     }
+                    line.words += 1;
+                    line.lo_lost += usize::from(Df64::from_word(*d).lo == 0.0 && Df64::from_word(*h).lo != 0.0);
                     let x = Df64::from_word(*d).to_f64();
                     let err = (x - v).abs();
                     // to_f64 rounds once: 2^-53 of the value.
@@ -191,7 +202,8 @@ pub fn run(exec: &mut dyn Executor, model: &Model, module: &CheckModule, random:
         if only.is_some_and(|o| !e.c_name.contains(o)) {
             continue;
         }
-        let mut inputs: Vec<Vec<u64>> = committed.get(&e.c_name).map(|p| p.cases.iter().map(|c| c.inputs.clone()).collect()).unwrap_or_default();
+        let mut inputs: Vec<Vec<u64>> =
+            committed.get(&e.c_name).map(|p| p.cases.iter().map(|c| c.inputs.clone()).collect()).unwrap_or_default();
         let mut r = SplitMix64::new(0xdf64 ^ (at as u64) << 32);
         inputs.extend((0..random).map(|_| random_input(&mut r, f.input_words())));
         let mut line = Line { c_name: e.c_name.clone(), constant: spec.constant_bound(f), ..Line::default() };
@@ -407,7 +419,12 @@ fn with_probes(mut m: CheckModule) -> CheckModule {
             let _ = writeln!(s, "    {l}");
         }
         for k in 0..p.n {
-            let _ = writeln!(s, "    aether_out[{}u] = bitcast<u32>(r[{k}].x);\n    aether_out[{}u] = bitcast<u32>(r[{k}].y);", 2 * k, 2 * k + 1);
+            let _ = writeln!(
+                s,
+                "    aether_out[{}u] = bitcast<u32>(r[{k}].x);\n    aether_out[{}u] = bitcast<u32>(r[{k}].y);",
+                2 * k,
+                2 * k + 1
+            );
         }
         s.push_str("}\n");
         m.source.push_str(&s);
@@ -475,6 +492,7 @@ pub fn main(args: &[String]) -> Result<bool, String> {
     let mut guard = Guard::Bits;
     let mut only: Option<String> = None;
     let mut report: Option<String> = None;
+    let mut no_renorm = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -493,13 +511,26 @@ pub fn main(args: &[String]) -> Result<bool, String> {
                     _ => return Err("--guard bits|none|opaque-one".into()),
                 }
             }
+            "--no-renorm" => no_renorm = true,
             "--only" => only = Some(it.next().ok_or("--only needs a substring")?.clone()),
             "--report" => report = Some(it.next().ok_or("--report needs a file")?.clone()),
-            other => return Err(format!("unknown option `{other}` (aether-runner df64 [--stack S] [--random N] [--guard G] [--only S] [--report F])")),
+            other => return Err(format!(
+                "unknown option `{other}` (aether-runner df64 [--stack S] [--random N] [--guard G] [--no-renorm] [--only S] [--report F])"
+            )),
         }
     }
     let model = aether_generator::load(&aether_generator::default_root()).map_err(|e| e.to_string())?;
-    let module = with_probes(target::check_module(&model, &model.lowered(), guard));
+    let mut module = with_probes(target::check_module(&model, &model.lowered(), guard));
+    if no_renorm {
+        // The loaded-low-word guard removed: where a stack drops a loaded low
+        // word, results change; where none does, nothing changes (renorm is
+        // the identity on the normalised pairs the host loads).
+        let from = "fn aether_df64_renorm(a: aether_df64) -> aether_df64 {\n    return aether_df64_fast_two_sum(a.x, a.y);";
+        if !module.source.contains(from) {
+            return Err("--no-renorm: the renorm operation's text changed: update the control".into());
+        }
+        module.source = module.source.replacen(from, "fn aether_df64_renorm(a: aether_df64) -> aether_df64 {\n    return a;", 1);
+    }
     let mut ok = true;
     let mut text = String::new();
     for stack in &stacks {
@@ -531,24 +562,45 @@ pub fn main(args: &[String]) -> Result<bool, String> {
                 l.ood_identical,
                 l.worst_case.as_ref().filter(|_| l.outside > 0).map(|c| format!("; first outside {c}")).unwrap_or_default()
             );
-            if let Some(d) = &l.first_differ {
-                let _ = writeln!(log, "    first in-domain case not identical to the host df64: {d}");
+            match (&l.first_differ, guard) {
+                (Some(d), Guard::Bits) => {
+                    let _ = writeln!(log, "    first in-domain case not identical to the host df64: {d}");
+                }
+                (_, Guard::Bits) => {}
+                _ => {
+                    let _ = writeln!(
+                        log,
+                        "    signature: {} of {} result pairs lost their low word; worst relative error {:.3} u (f32's unit, 2^-24)",
+                        l.lo_lost,
+                        l.words,
+                        l.worst * U2 * (1u64 << 24) as f64
+                    );
+                }
             }
         }
-        let probes_ok = if guard == Guard::Bits && only.is_none() { run_probes(exec.as_mut(), &model, &module, &mut log)? } else { true };
+        let probes_ok = if only.is_none() { run_probes(exec.as_mut(), &model, &module, &mut log)? } else { true };
         let _ = writeln!(
             log,
             "df64 on {stack}: {} functions, {cases} cases, {dom} in domain, {ident} identical to the host df64, {outside} outside the bound; probes {}; {:.1} s",
             lines.len(),
-            if guard == Guard::Bits && only.is_none() { if probes_ok { "all pass" } else { "FAIL" } } else { "not run" },
+            if only.is_none() { if probes_ok { "all pass" } else { "some FAIL" } } else { "not run" },
             t.elapsed().as_secs_f64()
         );
         match guard {
-            Guard::Bits => ok &= outside == 0 && probes_ok && ident == dom,
-            _ => {
+            Guard::Bits if no_renorm => {
                 let _ = writeln!(
                     log,
-                    "df64 control guard {guard:?} on {stack}: {outside} in-domain cases outside the bound{}",
+                    "df64 without the loaded-low-word guard on {stack}: {} in-domain cases not identical to the host df64{}",
+                    dom - ident,
+                    if dom == ident { ": this stack does not drop a loaded low word" } else { ": this stack drops loaded low words" }
+                );
+            }
+            Guard::Bits => ok &= outside == 0 && probes_ok && ident == dom,
+            _ => {
+                let (lost, words): (usize, usize) = lines.iter().fold((0, 0), |(a, b), l| (a + l.lo_lost, b + l.words));
+                let _ = writeln!(
+                    log,
+                    "df64 control guard {guard:?} on {stack}: {outside} in-domain cases outside the bound, {lost} of {words} result pairs with their low word lost{}",
                     if outside > 0 { ", as it must" } else { ": the control changes nothing on this stack" }
                 );
                 ok &= outside > 0;

@@ -26,7 +26,14 @@ pub fn op_name(op: &Op) -> String {
 }
 
 fn f32_elem() -> ElemType {
-    ElemType { name: "f32".into(), c_type: "float".into(), letter: "f".into(), literal_suffix: "f".into(), libm_suffix: "f".into(), bits: 32 }
+    ElemType {
+        name: "f32".into(),
+        c_type: "float".into(),
+        letter: "f".into(),
+        literal_suffix: "f".into(),
+        libm_suffix: "f".into(),
+        bits: 32,
+    }
 }
 
 fn f32_lit(v: f32) -> String {
@@ -339,7 +346,11 @@ pub fn check_module(model: &Model, lowered: &[Function], guard: Guard) -> CheckM
             Kind::Bool => vec!["select(0u, 1u, aether_result)".into()],
             Kind::Shape(s) => (0..s.len())
                 .flat_map(|k| {
-                    let v = if matches!(s.kind, ShapeKind::Scalar) { "aether_result".to_string() } else { sp.component("aether_result", &s.kind, k) };
+                    let v = if matches!(s.kind, ShapeKind::Scalar) {
+                        "aether_result".to_string()
+                    } else {
+                        sp.component("aether_result", &s.kind, k)
+                    };
                     [format!("bitcast<u32>({v}.x)"), format!("bitcast<u32>({v}.y)")]
                 })
                 .collect(),
@@ -365,4 +376,237 @@ pub fn check_module(model: &Model, lowered: &[Function], guard: Guard) -> CheckM
     let mut s = src.join("\n");
     s.push('\n');
     CheckModule { source: s, entries }
+}
+
+// ------------------------------------------------------------ the audit
+
+/// What `audit` found in a df64 source: the cancelling calls of the
+/// functions' trees, their operands wrapped in renorm, and the faults.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Audit {
+    /// Functions walked (the operations `aether_df64_*` are not: their
+    /// operands are renormed, or computed, at every call).
+    pub functions: usize,
+    /// Calls of a cancelling operation (add, sub, div).
+    pub cancelling: usize,
+    /// Their operands that are loads, wrapped in renorm.
+    pub wrapped: usize,
+    /// Their operands that are computed (left as they are).
+    pub computed: usize,
+    /// A load that is an operand of a cancelling call, not wrapped.
+    pub unwrapped_loads: Vec<String>,
+    /// A renorm anywhere else: of a computed value, or not an operand of a
+    /// cancelling call.
+    pub needless: Vec<String>,
+}
+
+/// The arguments of the call whose `(` is at `open` in `s`, split at the top
+/// level, and the index after its `)`.
+fn call_args(s: &str, open: usize) -> (Vec<&str>, usize) {
+    let b = s.as_bytes();
+    let (mut depth, mut start, mut args) = (0usize, open + 1, Vec::new());
+    let mut k = open;
+    while k < b.len() {
+        match b[k] {
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => {
+                depth -= 1;
+                if depth == 0 {
+                    args.push(s[start..k].trim());
+                    return (args, k + 1);
+                }
+            }
+            b',' if depth == 1 => {
+                args.push(s[start..k].trim());
+                start = k + 1;
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    (args, b.len())
+}
+
+/// Whether an expression of the source is a load: a path on a parameter or
+/// on a name bound to a load (`a`, `a.x`, `m.m[3]`), or a `select` one of
+/// whose values is a load.
+fn text_is_load(e: &str, loads: &[String]) -> bool {
+    let e = e.trim();
+    if e.starts_with("select(") {
+        let (args, end) = call_args(e, "select".len());
+        return end == e.len() && args.len() == 3 && (text_is_load(args[0], loads) || text_is_load(args[1], loads));
+    }
+    let root: String = e.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+    let rest = &e[root.len()..];
+    let path_ok = rest.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '[' | ']' | '_'));
+    !root.is_empty() && path_ok && loads.contains(&root)
+}
+
+/// Walks every function of a df64 source that is not an operation: every
+/// operand of a cancelling call must be wrapped in `renorm` exactly when it
+/// is a load, and `renorm` must appear nowhere else.
+pub fn audit(source: &str, spec: &Df64Spec) -> Audit {
+    let renorm = format!("{}(", op_name(&spec.ops[spec.renorm]));
+    let cancel: Vec<String> = ["add", "sub", "div"].iter().map(|k| format!("{}(", op_name(spec.op(k)))).collect();
+    let mut a = Audit::default();
+    let mut lines = source.lines().peekable();
+    while let Some(l) = lines.next() {
+        let Some(head) = l.strip_prefix("fn ") else { continue };
+        if head.starts_with("aether_df64_") {
+            continue;
+        }
+        a.functions += 1;
+        let name: String = head.chars().take_while(|c| *c != '(').collect();
+        let open = head.find('(').unwrap();
+        let (params, _) = call_args(head, open);
+        let mut loads: Vec<String> = params.iter().filter_map(|p| p.split(':').next()).map(|p| p.trim().to_string()).collect();
+        let mut body = Vec::new();
+        for b in lines.by_ref() {
+            if b == "}" {
+                break;
+            }
+            body.push(b.trim().to_string());
+        }
+        let mut renorms_seen = 0;
+        for b in &body {
+            renorms_seen += b.matches(&renorm).count();
+            if let Some(rest) = b.strip_prefix("let ") {
+                if let Some((lhs, rhs)) = rest.split_once(" = ") {
+                    let n = lhs.split(':').next().unwrap().trim().to_string();
+                    if text_is_load(rhs.trim_end_matches(';'), &loads) {
+                        loads.push(n);
+                    }
+                }
+            }
+            for c in &cancel {
+                let mut from = 0;
+                while let Some(at) = b[from..].find(c.as_str()) {
+                    let pos = from + at;
+                    // Not the tail of a longer name (aether_df64_add inside xaether_df64_add).
+                    let ok = pos == 0 || !(b.as_bytes()[pos - 1].is_ascii_alphanumeric() || b.as_bytes()[pos - 1] == b'_');
+                    let open = pos + c.len() - 1;
+                    from = open + 1;
+                    if !ok {
+                        continue;
+                    }
+                    a.cancelling += 1;
+                    let (args, _) = call_args(b, open);
+                    for arg in args {
+                        match arg.strip_prefix(renorm.as_str()).and_then(|x| x.strip_suffix(')')) {
+                            Some(inner) if text_is_load(inner, &loads) => a.wrapped += 1,
+                            Some(inner) => a.needless.push(format!("{name}: renorm of the computed `{inner}`")),
+                            None if text_is_load(arg, &loads) => a.unwrapped_loads.push(format!("{name}: `{arg}` in `{c}..)`")),
+                            None => a.computed += 1,
+                        }
+                    }
+                }
+            }
+        }
+        // Every renorm must be an operand of a cancelling call.
+        let counted: usize = body
+            .iter()
+            .map(|b| {
+                cancel
+                    .iter()
+                    .map(|c| {
+                        let mut n = 0;
+                        let mut from = 0;
+                        while let Some(at) = b[from..].find(c.as_str()) {
+                            let open = from + at + c.len() - 1;
+                            from = open + 1;
+                            let (args, _) = call_args(b, open);
+                            n += args.iter().filter(|x| x.starts_with(renorm.as_str()) && x.ends_with(')')).count();
+                        }
+                        n
+                    })
+                    .sum::<usize>()
+            })
+            .sum();
+        if renorms_seen > counted {
+            a.needless.push(format!("{name}: {} renorm calls that are not operands of a cancelling call", renorms_seen - counted));
+        }
+    }
+    a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model() -> Model {
+        crate::load(&crate::default_root()).expect("the spec loads")
+    }
+
+    /// The generated df64 core: every load that is an operand of a
+    /// cancelling call is wrapped, and nothing else is.
+    #[test]
+    fn every_loaded_operand_of_a_cancelling_operation_is_renormed_and_nothing_else() {
+        let m = model();
+        let spec = df64::of(&m).unwrap();
+        let src = core_source(&m, &m.lowered(), "// test", Guard::Bits);
+        let a = audit(&src, spec);
+        assert!(a.unwrapped_loads.is_empty(), "loads not renormed: {:?}", a.unwrapped_loads);
+        assert!(a.needless.is_empty(), "renorms that are not needed: {:?}", a.needless);
+        // Not vacuous: the walk sees the functions and both kinds of operand,
+        // the lanes the lowering synthesises included (a determinant's
+        // products are computed; a difference's lanes are loads).
+        assert_eq!(a.functions, spec.functions(&m.lowered()).len());
+        assert!(a.wrapped > 50 && a.computed > 200, "{a:?}");
+        // The committed file is this source.
+        let committed = std::fs::read_to_string(crate::default_root().join("wgsl_core/aether_df64.wgsl")).unwrap();
+        assert_eq!(audit(&committed, spec), Audit { ..a });
+        eprintln!(
+            "df64 audit: {} functions, {} cancelling calls, {} loaded operands renormed, {} computed operands left alone",
+            a.functions, a.cancelling, a.wrapped, a.computed
+        );
+    }
+
+    /// The audit's negative controls: a renorm dropped, a renorm added to a
+    /// computed operand, a blanket renorm of every operand: each is caught.
+    #[test]
+    fn the_audit_catches_a_missing_a_needless_and_a_blanket_renorm() {
+        let m = model();
+        let spec = df64::of(&m).unwrap();
+        let src = core_source(&m, &m.lowered(), "// test", Guard::Bits);
+        let renorm = op_name(&spec.ops[spec.renorm]);
+        // One site unwrapped (the first difference of a vec3's lanes).
+        let dropped =
+            src.replacen(&format!("aether_df64_sub({renorm}(a.x), {renorm}(b.x))"), "aether_df64_sub(a.x, aether_df64_renorm(b.x))", 1);
+        assert_ne!(dropped, src, "the control's text is in the source");
+        let a = audit(&dropped, spec);
+        assert_eq!(a.unwrapped_loads.len(), 1, "{:?}", a.unwrapped_loads);
+        // A computed operand wrapped (the first product a difference takes).
+        let at = src.find("aether_df64_sub(aether_df64_mul(").expect("a difference of products");
+        let open = at + "aether_df64_sub".len();
+        let (args, _) = call_args(&src, open);
+        let first = args[0].to_string();
+        let extra = format!("{}{renorm}({first}){}", &src[..open + 1], &src[open + 1 + first.len()..]);
+        let a = audit(&extra, spec);
+        assert_eq!(a.needless.len(), 1, "a renorm of a computed product passes the audit: {:?}", a.needless);
+        // A blanket renorm: every operand of a multiplication too.
+        let blanket = src.replace("aether_df64_mul(a.x, a.x)", &format!("aether_df64_mul({renorm}(a.x), {renorm}(a.x))"));
+        assert_ne!(blanket, src);
+        let a = audit(&blanket, spec);
+        assert!(!a.needless.is_empty(), "a blanket renorm passes the audit");
+        // The printer's rule itself: without Df64::operand's wrapping, the
+        // audit finds every loaded operand unwrapped.
+        // Every call of renorm replaced by its operand (the definition kept).
+        let call = format!("{renorm}(");
+        let mut bare = src.clone();
+        let mut from = 0;
+        while let Some(k) = bare[from..].find(&call) {
+            let at = from + k;
+            if bare[..at].ends_with("fn ") {
+                from = at + call.len();
+                continue;
+            }
+            let open = at + renorm.len();
+            let (args, end) = call_args(&bare, open);
+            bare = format!("{}{}{}", &bare[..at], args[0], &bare[end..]);
+            from = at;
+        }
+        let real = audit(&src, spec);
+        let a = audit(&bare, spec);
+        assert_eq!(a.unwrapped_loads.len(), real.wrapped);
+    }
 }

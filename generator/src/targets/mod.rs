@@ -13,6 +13,7 @@ pub mod c_check;
 pub mod c_flat;
 pub mod c_selftest;
 pub mod cuda;
+pub mod df64;
 pub mod kernels;
 pub mod linalg;
 pub mod opencl;
@@ -20,7 +21,6 @@ pub mod predicates;
 pub mod print;
 pub mod soa;
 pub mod stmt;
-pub mod df64;
 pub mod wgsl;
 
 /// A generated file, with its path relative to the repository root.
