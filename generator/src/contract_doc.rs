@@ -321,8 +321,44 @@ pub fn render(model: &Model) -> Result<String, Error> {
             c: format!("{} bits, {}", t.bits, if t.signed { "signed" } else { "unsigned" }),
         })
         .collect();
+    let df64 = crate::df64::of(model).map(|d| {
+        let lowered = model.lowered();
+        let fs = d.functions(&lowered);
+        let src = targets::df64::core_source(model, &lowered, "", targets::wgsl::Guard::Bits);
+        let a = targets::df64::audit(&src, d);
+        let ops: Vec<_> = d
+            .ops
+            .iter()
+            .map(|o| {
+                let params: Vec<String> = o.params.iter().map(|(n, t)| format!("{n}: {}", t.name())).collect();
+                context! {
+                    signature => format!("{}({}) -> {}", o.name, params.join(", "), o.ret.name()),
+                    bound => o.bound, doc => o.doc, body => lines(&o.source),
+                }
+            })
+            .collect();
+        let functions: Vec<Row> = fs
+            .iter()
+            .map(|f| Row {
+                a: model.c_name(f),
+                b: d.constant_bound(f).map_or("conditioned".to_string(), |b| format!("{b}")),
+                c: String::new(),
+            })
+            .collect();
+        context! {
+            targets => d.targets.join(", "),
+            exclude => d.exclude.iter().map(|e| format!("`{e}`")).collect::<Vec<_>>().join(", "),
+            renorm => d.ops[d.renorm].name,
+            min => format!("2^{}", d.min_magnitude.log2()), max => format!("2^{}", d.max_magnitude.log2()),
+            audit => format!(
+                "{} functions, {} cancelling calls, {} loaded operands wrapped, {} computed operands left alone",
+                a.functions, a.cancelling, a.wrapped, a.computed
+            ),
+            ops, functions,
+        }
+    });
     let ctx = context! {
-        banner,
+        banner, df64,
         helpers, predicates, int_types,
         ulp_span_f32, ulp_span_f64,
         wgsl_bands,
