@@ -1044,3 +1044,73 @@ impl crate::interp::Ieee for Host {
 pub fn host(f: &Function, pairs: &[u64]) -> Vec<u64> {
     crate::interp::run_with::<Host>(f, pairs)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec_with(find: &str, replace: &str) -> Df64Spec {
+        let text = std::fs::read_to_string(crate::default_root().join(crate::SPEC_PATH)).unwrap();
+        assert_eq!(text.matches(find).count(), 1, "`{find}` occurs once in the spec");
+        let s = crate::spec::parse_bytes(crate::SPEC_PATH, text.replacen(find, replace, 1).as_bytes()).expect("the edited spec parses");
+        s.df64.expect("the spec has [df64]")
+    }
+
+    /// The operations as stated are the reference's; a step changed in a way
+    /// the parser accepts (an operand swapped, a constant, a sign) is refused
+    /// by the proof, which names the operation.
+    #[test]
+    fn the_proof_against_the_reference_refuses_a_changed_step() {
+        check_against_reference(&spec_with("s = a + b\nbb = s - a\n", "s = a + b\nbb = s - a\n"), 5_000).expect("the spec's own steps");
+        for (find, replace, op) in [
+            ("bb = s - a\n", "bb = s - b\n", "two_sum"),
+            ("h = t - (t - a)\n", "h = t - (a - t)\n", "split"),
+            ("w = t.lo + v.lo\n", "w = t.lo - v.lo\n", "add"),
+            ("r = ((a.hi - p.hi) - p.lo) + a.lo\n", "r = ((a.hi - p.hi) + a.lo) - p.lo\n", "sqrt"),
+        ] {
+            let e = check_against_reference(&spec_with(find, replace), 5_000).expect_err(find);
+            assert_eq!(e.key, format!("df64_ops.{op}.body"), "{e}");
+        }
+    }
+
+    /// The composed constant bounds: a product tree has one, a difference has
+    /// none (conditioned), and the numbers are the composition's.
+    #[test]
+    fn constant_bounds_compose_and_cancellation_has_none() {
+        let m = crate::load(&crate::default_root()).unwrap();
+        let d = of(&m).unwrap();
+        let lowered = m.lowered();
+        let get = |fam: &str, shape: &str| lowered.iter().find(|f| f.family == fam && f.shape == shape && f.elem == "f64").unwrap();
+        // a * b per lane: two splits (1 each) and the product's 7.
+        assert_eq!(d.constant_bound(get("mul", "vec3")), Some(9.0));
+        // x^2 + y^2 + z^2: squares (2 + 7 = 9 each, non-negative), two sums of one sign (+3 each).
+        assert_eq!(d.constant_bound(get("squared_norm", "vec3")), Some(15.0));
+        // sqrt of it: half of 15 plus 4.
+        assert_eq!(d.constant_bound(get("norm", "vec3")), Some(11.5));
+        assert_eq!(d.constant_bound(get("sub", "vec3")), None);
+        assert_eq!(d.constant_bound(get("dot", "vec3")), None);
+        assert_eq!(d.constant_bound(get("cross", "vec3")), None);
+    }
+
+    /// The running bound refuses what the domain excludes.
+    #[test]
+    fn the_running_bound_names_what_leaves_the_domain() {
+        let m = crate::load(&crate::default_root()).unwrap();
+        let d = of(&m).unwrap();
+        let lowered = m.lowered();
+        let get = |fam: &str, shape: &str| lowered.iter().find(|f| f.family == fam && f.shape == shape && f.elem == "f64").unwrap();
+        let div = get("div", "vec3");
+        assert_eq!(d.running_bound(div, &[1.0, 2.0, 3.0, 0.0]), Err("a divisor within its bound of zero"));
+        assert!(d.running_bound(div, &[1.0, 2.0, 3.0, 0.5]).is_ok());
+        assert_eq!(d.running_bound(div, &[1.0, 2.0, f64::NAN, 0.5]), Err("a value not finite"));
+        assert_eq!(d.running_bound(div, &[1.0, 2.0, 1e-30, 0.5]), Err("a value out of range"));
+        let sub = get("sub", "vec3");
+        // A difference of exact inputs: only the operation's 3u^2 and the
+        // reference's own 2^-53 (u^2 / 32), relative to the result.
+        let b = d.running_bound(sub, &[1.0, 2.0, 3.0, 0.5, 0.25, 0.125]).unwrap();
+        assert!(b.iter().all(|(v, e)| *e <= 3.04 * U2 * v.abs() && *e >= 3.0 * U2 * v.abs()), "{b:?}");
+        // 0.1 is not a df64 number: its split error enters the difference's bound.
+        let b = d.running_bound(sub, &[0.1, 2.0, 3.0, 0.1 * (1.0 + 1e-9), 0.25, 0.125]).unwrap();
+        assert!(b[0].1 > 1e-17 && b[0].1 < 1e-15, "{b:?}");
+    }
+}

@@ -408,6 +408,14 @@ fn malformed_specs_get_exact_messages() {
             "predicates.angle_flag_bands.body",
             "column 7: `angle_flag` takes 3 argument(s)",
         ),
+        ("renorm = \"renorm\"", "renorm = \"renorm_x\"", 0, "df64.renorm", "`renorm_x` is not an operation of [df64_ops]"),
+        ("cl2 = a.lo * b\n", "cl2 = a.lo * z\n", 0, "df64_ops.mul_f32.body", "column 14: `z` is not a parameter or an earlier step"),
+        ("body = \"out = df(a.hi * -1, a.lo * -1)\"", "body = \"out = add(a, a)\"", 0, "df64_ops.neg.body", "column 7: `add` is not a builtin (df, sqrt, fabs, isfinite) or an earlier operation of [df64_ops]"),
+        ("isfinite = \"is_finite\"", "isfinite = \"abs\"", 0, "df64.ops.isfinite", "`isfinite` needs an operation (df) -> bool; `abs` is (df) -> df"),
+        ("exclude = [\"two_sum_err\"", "exclude = [\"two_sum_errr\"", 0, "df64.exclude", "`two_sum_errr` is not a family"),
+        ("min_magnitude = \"2^-70\"", "min_magnitude = \"1e-21\"", 0, "df64.min_magnitude", "`1e-21`: a power of two `2^N`, -126 <= N <= 127"),
+        ("t = 4097 * a\n", "t = 4097.1 * a\n", 0, "df64_ops.split.body", "column 5: 4097.1 is not a binary32 number"),
+        ("returns = \"df\"\nbound = 7.0", "returns = \"bool\"\nbound = 7.0", 1, "df64_ops.mul.bound", "a bound is a positive number of u^2, on an operation that returns a pair"),
     ];
     let mut failures = Vec::new();
     for (find, replace, offset, key, message) in &cases {

@@ -514,9 +514,11 @@ pub fn main(args: &[String]) -> Result<bool, String> {
             "--no-renorm" => no_renorm = true,
             "--only" => only = Some(it.next().ok_or("--only needs a substring")?.clone()),
             "--report" => report = Some(it.next().ok_or("--report needs a file")?.clone()),
-            other => return Err(format!(
+            other => {
+                return Err(format!(
                 "unknown option `{other}` (aether-runner df64 [--stack S] [--random N] [--guard G] [--no-renorm] [--only S] [--report F])"
-            )),
+            ))
+            }
         }
     }
     let model = aether_generator::load(&aether_generator::default_root()).map_err(|e| e.to_string())?;
