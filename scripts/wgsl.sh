@@ -27,7 +27,9 @@
 #      int16, N int32 bands, 1e4 within one ulp, N random int64, the 18.9e6
 #      reduced-domain combinations (on lavapipe; SwiftShader runs the rest), N + N band
 #      quadruples) and the predicates' self-test, every answer the golden one; and the limb controls on wgpu/lavapipe (the add's carry dropped, the wide
-#      product's middle carry dropped), each of which must make answers wrong.
+#      product's middle carry dropped), each of which must make answers wrong;
+#   5. df64 (wgsl_core/aether_df64.wgsl) on both stacks, the corpus and N/50 random inputs per
+#      f64 function, and its guard controls on lavapipe (see below).
 # Prints the build time and the run time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -139,6 +141,27 @@ for c in carry wide-mul; do
     "$bin" predicates --stack wgpu --random "$NC" --control "$c" >"$log/pred-$c.txt" 2>&1 || { cat "$log/pred-$c.txt"; echo "wgsl: FAIL: the predicate control $c"; status=1; }
     grep -E '^predicates control' "$log/pred-$c.txt" || true
 done
+
+# df64: every f64 function of the spec in df64 (wgsl_core/aether_df64.wgsl) on both stacks, the
+# corpus and ND random inputs each: the pairs bit-identical to the host df64 and the values within
+# the running bound of the f64 reference, and the probes (computed and loaded; the contract's f32
+# fails each); then the guard's controls on lavapipe, each of which must put cases outside the
+# bound. The 10^6 run is docs/reports/df64.md (scripts/df64-report.sh).
+ND=$((N / 50 > 200 ? N / 50 : 200))
+df64() { # name args...
+    local name=$1 rc=0
+    shift
+    "$bin" df64 "$@" >"$log/df64-$name.txt" 2>&1 || rc=$?
+    grep -E '^(df64|  probe)' "$log/df64-$name.txt" | cut -c1-240 || true
+    if [ "$rc" -ne 0 ]; then
+        grep -E 'outside the bound \([^0]|first in-domain|FAIL|error' "$log/df64-$name.txt" | head -n 20 || true
+        echo "wgsl: FAIL: df64 $name (exit $rc)"
+        status=1
+    fi
+}
+df64 core --stack all --random "$ND"
+df64 guard-none --stack wgpu --random $((ND / 4)) --guard none
+df64 guard-opaque-one --stack wgpu --random $((ND / 4)) --guard opaque-one
 
 t2=$(date +%s)
 echo "wgsl: ran in $((t2 - t1)) s (build $((t1 - t0)) s); status $status"
