@@ -30,8 +30,12 @@ done
 # shellcheck source=scripts/wgsl-stacks.sh
 source scripts/wgsl-stacks.sh
 wgsl_stacks
-cargo build -q --profile test -p aether-runner
-bin=target/debug/aether-runner
+if [ -n "${AETHER_RUNNER_BIN:-}" ]; then
+    bin=$AETHER_RUNNER_BIN
+else
+    cargo build -q --profile test -p aether-runner
+    bin=target/debug/aether-runner
+fi
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 NC=$((N / 10))

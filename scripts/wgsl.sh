@@ -28,7 +28,7 @@
 #      reduced-domain combinations (on lavapipe; SwiftShader runs the rest), N + N band
 #      quadruples) and the predicates' self-test, every answer the golden one; and the limb controls on wgpu/lavapipe (the add's carry dropped, the wide
 #      product's middle carry dropped), each of which must make answers wrong;
-#   5. df64 (wgsl_core/aether_df64.wgsl) on both stacks, the corpus and N/50 random inputs per
+#   5. df64 (wgsl_core/aether_df64.wgsl) on both stacks, the corpus and N/20 random inputs per
 #      f64 function, and its guard controls on lavapipe (see below).
 # Prints the build time and the run time.
 set -euo pipefail
@@ -147,7 +147,7 @@ done
 # the running bound of the f64 reference, and the probes (computed and loaded; the contract's f32
 # fails each); then the guard's controls on lavapipe, each of which must put cases outside the
 # bound. The 10^6 run is docs/reports/df64.md (scripts/df64-report.sh).
-ND=$((N / 50 > 200 ? N / 50 : 200))
+ND=$((N / 20 > 200 ? N / 20 : 200))
 df64() { # name args...
     local name=$1 rc=0
     shift

@@ -195,40 +195,79 @@ pub fn run(exec: &mut dyn Executor, model: &Model, module: &CheckModule, random:
     let spec = df64::of(model).ok_or("the spec has no [df64]")?;
     let lowered = model.lowered();
     let committed = aether_generator::corpus::read_committed(&aether_generator::default_root())?;
-    let mut lines = Vec::new();
     let fs = spec.functions(&lowered);
+    // The functions' cases, then one run per batch of functions (a stack
+    // compiles the module once per run) whose input words stay below BATCH_WORDS.
+    struct Work<'a> {
+        at: usize,
+        f: &'a Function,
+        e: &'a CheckEntry,
+        cases: usize,
+        inputs: Vec<Vec<u64>>,
+    }
+    let mut work = Vec::new();
     for (at, e) in module.entries.iter().enumerate() {
         let Some(f) = fs.iter().find(|f| model.c_name(f) == e.c_name) else { continue };
         if only.is_some_and(|o| !e.c_name.contains(o)) {
             continue;
         }
+        let cases = committed.get(&e.c_name).map_or(0, |p| p.cases.len()) + random;
+        work.push(Work { at, f, e, cases, inputs: Vec::new() });
+    }
+    // A function's inputs: its corpus cases, then its own seeded random ones
+    // (drawn only when its batch runs, so a long run holds one batch's).
+    let draw = |w: &Work| -> Vec<Vec<u64>> {
         let mut inputs: Vec<Vec<u64>> =
-            committed.get(&e.c_name).map(|p| p.cases.iter().map(|c| c.inputs.clone()).collect()).unwrap_or_default();
-        let mut r = SplitMix64::new(0xdf64 ^ (at as u64) << 32);
-        inputs.extend((0..random).map(|_| random_input(&mut r, f.input_words())));
-        let mut line = Line { c_name: e.c_name.clone(), constant: spec.constant_bound(f), ..Line::default() };
-        // One run per function (the stack compiles the module once per run), a job per chunk.
-        let jobs: Vec<Job> = inputs
-            .chunks(CHUNK)
-            .map(|chunk| {
-                if e.n_in == 0 {
-                    return Job::without_inputs(at, chunk.len());
-                }
-                let mut w = Vec::with_capacity(chunk.len() * e.n_in);
-                for c in chunk {
-                    job_words(&pairs(c), &mut w);
-                }
-                Job::new(module, at, w)
-            })
-            .collect();
-        let outs = exec.run(module, &jobs).map_err(|x| format!("{}: {x}", exec.stack()))?;
-        for (chunk, out) in inputs.chunks(CHUNK).zip(&outs) {
-            judge(spec, f, &e.c_name, chunk, out, e.n_out, &mut line);
+            committed.get(&w.e.c_name).map(|p| p.cases.iter().map(|c| c.inputs.clone()).collect()).unwrap_or_default();
+        let mut r = SplitMix64::new(0xdf64 ^ (w.at as u64) << 32);
+        inputs.extend((0..random).map(|_| random_input(&mut r, w.f.input_words())));
+        inputs
+    };
+    let mut lines = Vec::new();
+    let mut k = 0;
+    while k < work.len() {
+        let mut end = k;
+        let mut words = 0;
+        while end < work.len() && (end == k || words + work[end].cases * work[end].e.n_in <= BATCH_WORDS) {
+            words += work[end].cases * work[end].e.n_in;
+            end += 1;
         }
-        lines.push(line);
+        for w in &mut work[k..end] {
+            w.inputs = draw(w);
+        }
+        let mut jobs = Vec::new();
+        for w in &work[k..end] {
+            for chunk in w.inputs.chunks(CHUNK) {
+                if w.e.n_in == 0 {
+                    jobs.push(Job::without_inputs(w.at, chunk.len()));
+                    continue;
+                }
+                let mut ws = Vec::with_capacity(chunk.len() * w.e.n_in);
+                for c in chunk {
+                    job_words(&pairs(c), &mut ws);
+                }
+                jobs.push(Job::new(module, w.at, ws));
+            }
+        }
+        let outs = exec.run(module, &jobs).map_err(|x| format!("{}: {x}", exec.stack()))?;
+        let mut outs = outs.iter();
+        for w in &work[k..end] {
+            let mut line = Line { c_name: w.e.c_name.clone(), constant: spec.constant_bound(w.f), ..Line::default() };
+            for chunk in w.inputs.chunks(CHUNK) {
+                judge(spec, w.f, &w.e.c_name, chunk, outs.next().ok_or("a job's result is missing")?, w.e.n_out, &mut line);
+            }
+            lines.push(line);
+        }
+        for w in &mut work[k..end] {
+            w.inputs = Vec::new();
+        }
+        k = end;
     }
     Ok(lines)
 }
+
+/// At most this many input words per run (64-bit on the host: 512 MiB).
+const BATCH_WORDS: usize = 1 << 26;
 
 // ------------------------------------------------------------------- probes
 
