@@ -41,14 +41,20 @@ impl Df64 {
     }
 
     /// The exact host split: `hi = x as f32` (nearest even), then
-    /// `lo = (x - hi as f64) as f32`; the subtraction is exact in binary64,
-    /// so the pair is within `u^2 |x|` of `x`.
+    /// `lo = (x - hi as f64) as f32` (the subtraction is exact in binary64),
+    /// normalised by the fast two-sum where lo is not zero: within `u^2 |x|`
+    /// of `x`.
     pub fn from_f64(x: f64) -> Df64 {
         let hi = x as f32;
         let lo = (x - f64::from(hi)) as f32;
         // A tie of lo's rounding can leave hi + lo rounding to another hi:
-        // the fast two-sum normalises the pair (exactly, |hi| >= |lo|).
-        fast_two_sum(hi, lo)
+        // the fast two-sum normalises the pair (exactly, |hi| >= |lo|). A
+        // zero lo needs none (and -0 keeps its sign: (-0, +0)).
+        if lo == 0.0 {
+            Df64 { hi, lo: 0.0 }
+        } else {
+            fast_two_sum(hi, lo)
+        }
     }
 
     /// The pair's binary64 value: `hi as f64 + lo as f64`, one binary64
