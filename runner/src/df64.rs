@@ -524,6 +524,52 @@ fn run_probes(exec: &mut dyn Executor, model: &Model, module: &CheckModule, log:
     Ok(ok)
 }
 
+/// One stack's run as markdown: the summary lines, a table of every
+/// function, and the probes.
+fn markdown(stack: &str, adapter: &str, guard: Guard, no_renorm: bool, random: usize, lines: &[Line], log: &str) -> String {
+    let mut m = String::new();
+    let what = match (guard, no_renorm) {
+        (Guard::Bits, false) => "the core".to_string(),
+        (Guard::Bits, true) => "the loaded-low-word guard removed".to_string(),
+        (g, _) => format!("control: guard {g:?}"),
+    };
+    let _ = writeln!(m, "### {stack}: {what}\n\n{adapter}; the corpus and {random} random inputs per function.\n");
+    for l in log.lines().filter(|l| l.starts_with("df64 ")) {
+        let _ = writeln!(m, "- {l}");
+    }
+    let _ = writeln!(
+        m,
+        "\n| function | cases | in domain | identical to the host df64 | outside the bound | error / bound, at most | worst relative error (u²) | its bound there (u²) | constant bound (u²) | out of domain |"
+    );
+    let _ = writeln!(m, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |");
+    for l in lines {
+        let ood: Vec<String> = l.out_of_domain.iter().map(|(k, v)| format!("{v} {k}")).collect();
+        let _ = writeln!(
+            m,
+            "| `{}` | {} | {} | {} | {} | {:.3} | {:.4e} | {:.4e} | {} | {} |",
+            l.c_name,
+            l.cases,
+            l.in_domain,
+            l.identical,
+            l.outside,
+            l.tightest,
+            l.worst,
+            l.worst_bound,
+            l.constant.map_or("conditioned".to_string(), |c| format!("{c}")),
+            if ood.is_empty() { "none".into() } else { ood.join(", ") }
+        );
+    }
+    let probes: Vec<&str> = log.lines().filter(|l| l.starts_with("  probe ")).collect();
+    if !probes.is_empty() {
+        let _ = writeln!(m, "\nProbes:\n");
+        for p in probes {
+            let _ = writeln!(m, "- {}", p.trim_start().trim_start_matches("probe "));
+        }
+    }
+    m.push('\n');
+    m
+}
+
 /// `aether-runner df64 [--stack wgpu|dawn|all] [--random N] [--guard bits|none|opaque-one] [--only S] [--report FILE]`.
 pub fn main(args: &[String]) -> Result<bool, String> {
     let mut stacks: Vec<String> = crate::STACKS.iter().map(|s| s.to_string()).collect();
@@ -648,7 +694,7 @@ pub fn main(args: &[String]) -> Result<bool, String> {
             }
         }
         print!("{log}");
-        text.push_str(&log);
+        text.push_str(&markdown(stack, &exec.adapter(), guard, no_renorm, random, &lines, &log));
     }
     if let Some(path) = report {
         std::fs::write(&path, text).map_err(|e| format!("{path}: {e}"))?;
