@@ -323,6 +323,11 @@ fn sums() -> Vec<f64> {
     BIG.iter().zip(SMALL).map(|(b, s)| b + s).collect()
 }
 
+/// The computed probes' vector: each lane the device's sum of a big and a
+/// small f32 word (the big ones in i[0..3], the small in i[3..6]).
+const COMPUTED_LANES: &str = "let a = aether_vec3d(aether_df64_add(aether_df64(i[0], 0.0), aether_df64(i[3], 0.0)), \
+    aether_df64_add(aether_df64(i[1], 0.0), aether_df64(i[4], 0.0)), aether_df64_add(aether_df64(i[2], 0.0), aether_df64(i[5], 0.0)));";
+
 fn probes() -> Vec<Probe> {
     let sub_loaded = |m: &Model, x: &[f64]| call(m, "sub", "vec3", &dw(x)).into_iter().map(Df64::from_word).collect();
     vec![
@@ -331,11 +336,10 @@ fn probes() -> Vec<Probe> {
             what: "(1e8 + 0.5, 3e7 + 0.25, 7e8 + 0.125) - (1e8, 3e7, 7e8), each lane's sum formed on the device by aether_df64_add",
             computed: true,
             inputs: BIG.iter().chain(SMALL.iter()).copied().collect(),
-            wgsl: "let a = aether_vec3d(aether_df64_add(aether_df64(i[0], 0.0), aether_df64(i[3], 0.0)), \
-                   aether_df64_add(aether_df64(i[1], 0.0), aether_df64(i[4], 0.0)), aether_df64_add(aether_df64(i[2], 0.0), aether_df64(i[5], 0.0)));\n\
-                   let b = aether_vec3d(aether_df64(i[0], 0.0), aether_df64(i[1], 0.0), aether_df64(i[2], 0.0));\n\
-                   let d = aether_vec3d_sub(a, b);\nr[0] = d.x; r[1] = d.y; r[2] = d.z;"
-                .into(),
+            wgsl: format!(
+                "{COMPUTED_LANES}\nlet b = aether_vec3d(aether_df64(i[0], 0.0), aether_df64(i[1], 0.0), aether_df64(i[2], 0.0));\n\
+                 let d = aether_vec3d_sub(a, b);\nr[0] = d.x; r[1] = d.y; r[2] = d.z;"
+            ),
             n: 3,
             host: |m, _| {
                 let a = dw(&sums());
@@ -416,10 +420,7 @@ fn probes() -> Vec<Probe> {
             what: "the same norm, each lane formed on the device by aether_df64_add",
             computed: true,
             inputs: BIG.iter().chain(SMALL.iter()).copied().collect(),
-            wgsl: "let a = aether_vec3d(aether_df64_add(aether_df64(i[0], 0.0), aether_df64(i[3], 0.0)), \
-                   aether_df64_add(aether_df64(i[1], 0.0), aether_df64(i[4], 0.0)), aether_df64_add(aether_df64(i[2], 0.0), aether_df64(i[5], 0.0)));\n\
-                   r[0] = aether_vec3d_norm(a);"
-                .into(),
+            wgsl: format!("{COMPUTED_LANES}\nr[0] = aether_vec3d_norm(a);"),
             n: 1,
             host: |m, _| call(m, "norm", "vec3", &dw(&sums())).into_iter().map(Df64::from_word).collect(),
             exact: |_| flat64("norm", "vec3", &sums()),

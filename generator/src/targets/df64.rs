@@ -290,9 +290,6 @@ pub fn core_source(model: &Model, lowered: &[Function], banner: &str, guard: Gua
     s
 }
 
-/// Cases per workgroup of the check entries.
-const CHECK_WG: u32 = 64;
-
 /// The check module: the df64 core, the bindings of the WGSL check module
 /// (`targets::wgsl`), and one entry per function. Every f64 word of the C
 /// layout is two u32 words here (hi, lo), so an entry's `n_in` is twice the
@@ -320,14 +317,7 @@ pub fn check_module(model: &Model, lowered: &[Function], guard: Guard) -> CheckM
         let entry = format!("check_df64_{}", name.trim_start_matches("aether_"));
         let n_in = 2 * f.input_words();
         let n_out = if f.returns_bool() { 1 } else { 2 * f.output_words() };
-        src.push(String::new());
-        src.push(format!("@compute @workgroup_size({CHECK_WG})"));
-        src.push(format!("fn {entry}(@builtin(global_invocation_id) aether_gid: vec3<u32>) {{"));
-        src.push("    let aether_i = aether_params.w + aether_gid.x;".into());
-        src.push("    if (aether_i >= aether_params.x) { return; }".into());
-        src.push("    aether_df64_check_guard();".into());
-        src.push(format!("    let aether_base = aether_i * {n_in}u;"));
-        src.push(format!("    let aether_obase = aether_i * {n_out}u;"));
+        src.extend(super::wgsl::function_entry_head(&entry, "aether_df64_check_guard();", n_in, n_out));
         let mut w = 0usize;
         for p in &f.params {
             let Kind::Shape(s) = &p.kind else { unreachable!("no truth parameters") };
@@ -359,19 +349,7 @@ pub fn check_module(model: &Model, lowered: &[Function], guard: Guard) -> CheckM
             src.push(format!("    aether_out[aether_obase + {k}u] = {w};"));
         }
         src.push("}".into());
-        entries.push(CheckEntry {
-            entry,
-            c_name: name,
-            family: f.family.clone(),
-            shape: f.shape.clone(),
-            elem: f.elem.clone(),
-            n_in,
-            n_out,
-            workgroup_size: CHECK_WG,
-            cases_per_workgroup: CHECK_WG,
-            random: n_in > 0,
-            max_random: None,
-        });
+        entries.push(CheckEntry::of_function(entry, name, f, n_in, n_out));
     }
     let mut s = src.join("\n");
     s.push('\n');

@@ -73,6 +73,42 @@ pub struct CheckEntry {
     pub max_random: Option<usize>,
 }
 
+impl CheckEntry {
+    /// The entry of a function: one case per invocation in workgroups of
+    /// `CHECK_WG`, random inputs when it has any.
+    pub fn of_function(entry: String, c_name: String, f: &Function, n_in: usize, n_out: usize) -> CheckEntry {
+        CheckEntry {
+            entry,
+            c_name,
+            family: f.family.clone(),
+            shape: f.shape.clone(),
+            elem: f.elem.clone(),
+            n_in,
+            n_out,
+            workgroup_size: CHECK_WG,
+            cases_per_workgroup: CHECK_WG,
+            random: n_in > 0,
+            max_random: None,
+        }
+    }
+}
+
+/// The first lines of a function's entry (one case per invocation): the
+/// case index, the bounds test, the guard's call and the case's first input
+/// and output words.
+pub fn function_entry_head(entry: &str, guard: &str, n_in: usize, n_out: usize) -> Vec<String> {
+    vec![
+        String::new(),
+        format!("@compute @workgroup_size({CHECK_WG})"),
+        format!("fn {entry}(@builtin(global_invocation_id) aether_gid: vec3<u32>) {{"),
+        "    let aether_i = aether_params.w + aether_gid.x;".into(),
+        "    if (aether_i >= aether_params.x) { return; }".into(),
+        format!("    {guard}"),
+        format!("    let aether_base = aether_i * {n_in}u;"),
+        format!("    let aether_obase = aether_i * {n_out}u;"),
+    ]
+}
+
 /// A WGSL module with one entry point per checked callable.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CheckModule {
@@ -689,32 +725,13 @@ pub fn check_module_with(model: &Model, lowered: &[Function], guard: Guard, witn
         let name = model.c_name(f);
         let entry = format!("check_{}", name.trim_start_matches("aether_"));
         let (n_in, n_out) = (f.input_words(), f.output_words());
-        src.push(String::new());
-        src.push(format!("@compute @workgroup_size({CHECK_WG})"));
-        src.push(format!("fn {entry}(@builtin(global_invocation_id) aether_gid: vec3<u32>) {{"));
-        src.push("    let aether_i = aether_params.w + aether_gid.x;".into());
-        src.push("    if (aether_i >= aether_params.x) { return; }".into());
-        src.push("    aether_check_guard();".into());
-        src.push(format!("    let aether_base = aether_i * {n_in}u;"));
-        src.push(format!("    let aether_obase = aether_i * {n_out}u;"));
+        src.extend(function_entry_head(&entry, "aether_check_guard();", n_in, n_out));
         src.extend(load_params(model, f, t).into_iter().map(|l| format!("    {l}")));
         let args: Vec<&str> = f.params.iter().map(|p| p.name.as_str()).collect();
         src.push(format!("    let aether_result = {name}({});", args.join(", ")));
         src.extend(store_result(f, "aether_result").into_iter().map(|l| format!("    {l}")));
         src.push("}".into());
-        entries.push(CheckEntry {
-            entry,
-            c_name: name,
-            family: f.family.clone(),
-            shape: f.shape.clone(),
-            elem: f.elem.clone(),
-            n_in,
-            n_out,
-            workgroup_size: CHECK_WG,
-            cases_per_workgroup: CHECK_WG,
-            random: n_in > 0,
-            max_random: None,
-        });
+        entries.push(CheckEntry::of_function(entry, name, f, n_in, n_out));
     }
     if let Some((k, _)) = butterfly(model, t) {
         let red = model.spec.reduction.as_ref().unwrap();
