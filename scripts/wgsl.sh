@@ -12,7 +12,7 @@
 #      KERNEL_CHECK_RANDOM, so that CI stays short): fails when an in-domain
 #      case is outside its band;
 #   2. the negative controls, each of which must change bits (the runner's
-#      --expect-mismatch), on NC = min(N, 20000) random inputs:
+#      --expect-mismatch), on NC = min(N/10, 20000) random inputs:
 #      guard none on wgpu/lavapipe, in the compensated functions;
 #      guard opaque-one on wgpu/lavapipe;
 #      the rule mutant $MUTANT (default fold-left) on both stacks (with
@@ -52,7 +52,7 @@ while [ $# -gt 0 ]; do
         ;;
     esac
 done
-NC=$((N < 20000 ? N : 20000))
+NC=$((N / 10 < 20000 ? N / 10 : 20000))
 MUTANT=${MUTANT:-fold-left}
 # A mutant of a family the spec states as bits on WGSL (the self-test can
 # only require the bits of those).
