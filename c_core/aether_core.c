@@ -140,7 +140,7 @@ static __inline__ double aether_product_f64(double x)
 #include "aether_core.h"
 
 /* The contract this file was generated from (see aether_contract_id()). */
-#define AETHER_CORE_CONTRACT_ID "aether 0.1.0 9ef31eb58a379ff86b0c797ab189d531"
+#define AETHER_CORE_CONTRACT_ID "aether 0.1.0 fa9dabaad147d2441a8810f7e1e8dbcf"
 
 const char *aether_contract_id(void)
 {

@@ -33,7 +33,7 @@
 /* The contract's fingerprint: the spec's name, version and the md5 of its canonical form
    (every function's operations; not its comments). aether_contract_id() returns the one the
    object was generated with; they are equal when header and object come from the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 9ef31eb58a379ff86b0c797ab189d531"
+#define AETHER_CONTRACT_ID "aether 0.1.0 fa9dabaad147d2441a8810f7e1e8dbcf"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -7,7 +7,7 @@
 
 #define AETHER_CORPUS_CONTRACT_VERSION "0.1.0"
 /* The fingerprint of the contract the corpus was generated from (aether_core.h's AETHER_CONTRACT_ID). */
-#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 9ef31eb58a379ff86b0c797ab189d531"
+#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 fa9dabaad147d2441a8810f7e1e8dbcf"
 
 #include "fmin_f32.h"
 #include "fmin_f64.h"

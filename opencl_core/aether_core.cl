@@ -47,7 +47,7 @@
 #define AETHER_CONTRACT_VERSION "0.1.0"
 /* The contract's fingerprint: the same as c_core/aether_core.h and the corpus when they come from
    the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 9ef31eb58a379ff86b0c797ab189d531"
+#define AETHER_CONTRACT_ID "aether 0.1.0 fa9dabaad147d2441a8810f7e1e8dbcf"
 
 /* Self-test status bits (the C core's). */
 #define AETHER_SELFTEST_OK 0u

@@ -16,7 +16,7 @@
    Prints a Markdown table: kernel, items, bytes per item, microseconds per launch, GB/s, the
    share of the copy kernel's GB/s, and the check. Exit status: 0; 1 when an item differs from
    the host path (the plain-operator control build must give 1); 2 on a CUDA or usage error.
-   Contract aether 0.1.0 9ef31eb58a379ff86b0c797ab189d531. */
+   Contract aether 0.1.0 fa9dabaad147d2441a8810f7e1e8dbcf. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

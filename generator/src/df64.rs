@@ -710,7 +710,8 @@ impl Df64Spec {
     /// result's bound is 0 (it must be the reference's). Err: the input is
     /// outside the domain (a value out of range or not finite, a comparison
     /// or a divisor within its bound, a square root of an operand within its
-    /// bound of zero), with the reason.
+    /// bound of zero), with the reason; only the arms of choices that are
+    /// chosen count.
     pub fn running_bound(&self, f: &Function, inputs: &[f64]) -> Result<Vec<(f64, f64)>, &'static str> {
         let mut at = 0;
         let mut vals: Vec<Vec<f64>> = Vec::new();
@@ -718,11 +719,10 @@ impl Df64Spec {
             vals.push(inputs[at..at + p.kind.words()].to_vec());
             at += p.kind.words();
         }
-        let mut temps: Vec<RB> = Vec::with_capacity(f.temps.len());
-        for t in &f.temps {
-            let v = self.rb(&t.expr, &vals, &temps)?;
-            temps.push(v);
-        }
+        // The steps on demand: only those the chosen arms of the choices read
+        // (the device evaluates both arms of a `select`, but only one is
+        // delivered, so the other's values do not leave the domain).
+        let temps = Temps { f, memo: std::cell::RefCell::new(vec![None; f.temps.len()]) };
         let mut out = Vec::new();
         for o in &f.outputs {
             match self.rb(o, &vals, &temps)? {
@@ -733,7 +733,7 @@ impl Df64Spec {
         Ok(out)
     }
 
-    fn rb(&self, e: &Expr, vals: &[Vec<f64>], temps: &[RB]) -> Result<RB, &'static str> {
+    fn rb(&self, e: &Expr, vals: &[Vec<f64>], temps: &Temps) -> Result<RB, &'static str> {
         let go = |x: &Expr| self.rb(x, vals, temps);
         let value = |v: f64, e: f64| -> Result<RB, &'static str> {
             if !v.is_finite() {
@@ -760,13 +760,22 @@ impl Df64Spec {
         match e {
             Expr::Lit(v) => leaf(*v),
             Expr::Input { param, comp } => leaf(vals[*param][*comp]),
-            Expr::Temp(t) => Ok(temps[*t]),
+            Expr::Temp(t) => {
+                if let Some(v) = temps.memo.borrow()[*t] {
+                    return v;
+                }
+                let v = go(&temps.f.temps[*t].expr);
+                temps.memo.borrow_mut()[*t] = Some(v);
+                v
+            }
             Expr::Truth(b) => Ok(RB::B(*b)),
             Expr::Not(a) => Ok(RB::B(!go(a)?.b())),
             Expr::Select(c, a, b) => {
-                let c = go(c)?.b();
-                let (a, b) = (go(a)?, go(b)?);
-                Ok(if c { a } else { b })
+                if go(c)?.b() {
+                    go(a)
+                } else {
+                    go(b)
+                }
             }
             Expr::Bin(op, a, b) => {
                 let (x, y) = (go(a)?, go(b)?);
@@ -829,6 +838,13 @@ impl Df64Spec {
             Expr::Fold { .. } | Expr::Hole(_) => unreachable!("a lowered function"),
         }
     }
+}
+
+/// The steps of a function as the running bound reads them: each evaluated
+/// once, when first read.
+struct Temps<'a> {
+    f: &'a Function,
+    memo: std::cell::RefCell<Vec<Option<Result<RB, &'static str>>>>,
 }
 
 /// A value of the running bound: the binary64 reference's value and the

@@ -98,7 +98,8 @@ pub fn witnesses(model: &Model, cases_of: &dyn Fn(&str) -> Option<Vec<Case>>) ->
 
 /// The canonical form of the contract: every callable's C name, signature,
 /// comparison slack and lowered tree (or, for a kernel, what its bits depend
-/// on), and the element types. Comments, documentation, key order and
+/// on), the element types, the predicates' and integer helpers' typed steps,
+/// and df64's operations and settings. Comments, documentation, key order and
 /// spacing in the spec do not change it; any change to an operation does.
 pub fn canonical_form(model: &Model) -> String {
     let lowered = model.lowered();
@@ -112,6 +113,30 @@ pub fn canonical_form(model: &Model) -> String {
             Callable::Kernel(k) => corpus::kernel_signature(model, &lowered, k),
         };
         s.push_str(&format!("{} {} {} {} {} = {tree}\n", c.c_name(model), c.family(), c.shape(), c.elem(), c.either_zero()));
+    }
+    // The predicates' and the helpers' typed steps, and df64's operations,
+    // map, guard and domain: a change to any of them changes the fingerprint.
+    // (Steps without their comments.)
+    let steps = |b: &crate::predicate::PBody| -> String { b.steps.iter().map(|st| format!("{} = {:?}; ", st.name, st.value)).collect() };
+    let preds = &model.spec.predicates;
+    for f in &preds.functions {
+        s.push_str(&format!("int_function {} {:?} {:?} = {}\n", f.name, f.params, f.ret, steps(&f.body)));
+    }
+    for p in &preds.predicates {
+        let forms = match &p.forms {
+            crate::predicate::Forms::Two { golden, integer } => format!("golden {} integer {}", steps(golden), steps(integer)),
+            crate::predicate::Forms::Derived(b) => format!("derived {}", steps(b)),
+        };
+        s.push_str(&format!("predicate {} {:?} {:?} = {forms}\n", p.name, p.params, p.domain));
+    }
+    if let Some(d) = &model.spec.df64 {
+        s.push_str(&format!(
+            "df64 {:?} exclude {:?} domain {:e} {:e} map {:?} renorm {}\n",
+            d.targets, d.exclude, d.min_magnitude, d.max_magnitude, d.map, d.renorm
+        ));
+        for o in &d.ops {
+            s.push_str(&format!("df64_op {} {:?} {:?} {:?} = {:?} -> {:?}\n", o.name, o.params, o.ret, o.bound, o.steps, o.out));
+        }
     }
     s
 }

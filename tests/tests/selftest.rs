@@ -98,4 +98,17 @@ fn the_fingerprint_ignores_documentation_and_follows_operations() {
         let (mm, _) = m.build(&model).unwrap();
         assert_ne!(st::contract_id(&mm), base, "mutant {} keeps the fingerprint", m.name());
     }
+    // The predicates' steps and df64's operations and domain are part of the
+    // contract; a comment inside a predicate body is not.
+    for (find, replace) in [
+        ("dm = 5110 * m\n", "dm = 5111 * m\n"),
+        ("w = t.lo + v.lo\n", "w = t.lo - v.lo\n"),
+        ("min_magnitude = \"2^-70\"", "min_magnitude = \"2^-72\""),
+    ] {
+        assert_eq!(text.matches(find).count(), 1, "{find}");
+        assert_ne!(id_of(&text.replacen(find, replace, 1)), base, "`{find}` -> `{replace}` keeps the fingerprint");
+    }
+    let predicate_comment = text.replacen("mp = sig24(p)\n", "mp = sig24(p) # the significand\n", 1);
+    assert_ne!(predicate_comment, text);
+    assert_eq!(id_of(&predicate_comment), base, "a comment in a predicate body changes the fingerprint");
 }
