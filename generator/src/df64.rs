@@ -923,6 +923,27 @@ fn same(a: DVal, b: DVal) -> bool {
 /// in the domain, near-cancelling pairs, zeros): the error names the
 /// operation and the first input where they differ.
 pub fn check_against_reference(spec: &Df64Spec, n: usize) -> Result<(), SpecError> {
+    // The reference's tests measure against its own copy of the stated
+    // bounds: the spec is their one source, so the copy must be the spec's.
+    for op in &spec.ops {
+        let copy = match op.name.as_str() {
+            "add" => Some(reference::BOUND_ADD),
+            "sub" => Some(reference::BOUND_SUB),
+            "mul_f32" => Some(reference::BOUND_MUL_F32),
+            "mul" => Some(reference::BOUND_MUL),
+            "div" => Some(reference::BOUND_DIV),
+            "sqrt" => Some(reference::BOUND_SQRT),
+            _ => None,
+        };
+        if copy != op.bound {
+            return Err(SpecError {
+                file: crate::SPEC_PATH.into(),
+                line: op.line,
+                key: format!("df64_ops.{}.bound", op.name),
+                message: format!("the spec states {:?} u^2, aether_reference::df64 measures against {copy:?}", op.bound),
+            });
+        }
+    }
     let mut r = crate::rng::SplitMix64::new(0xdf64_0000_0001);
     let (lo, hi) = (spec.min_magnitude.log2() as i32, spec.max_magnitude.log2() as i32);
     let f32v = |r: &mut crate::rng::SplitMix64| -> f64 {
@@ -1087,6 +1108,8 @@ mod tests {
             let e = check_against_reference(&spec_with(find, replace), 5_000).expect_err(find);
             assert_eq!(e.key, format!("df64_ops.{op}.body"), "{e}");
         }
+        let e = check_against_reference(&spec_with("bound = 7.0\n", "bound = 5.0\n"), 10).expect_err("a changed bound");
+        assert_eq!(e.key, "df64_ops.mul.bound", "{e}");
     }
 
     /// The composed constant bounds: a product tree has one, a difference has

@@ -220,15 +220,6 @@ const PRELUDE: &str = "\
 // (the identity on a normalised pair).
 ";
 
-fn guard_fn(guard: Guard) -> Vec<String> {
-    let body = match guard {
-        Guard::Bits => "    return bitcast<f32>(bitcast<u32>(x) | aether_df64_zero);",
-        Guard::OpaqueOne => "    return x * aether_df64_one;",
-        Guard::None => "    return x;",
-    };
-    vec!["fn aether_df64_guard(x: f32) -> f32 {".into(), body.into(), "}".into()]
-}
-
 /// The source of `wgsl_core/aether_df64.wgsl` (with `guard`: the controls').
 pub fn core_source(model: &Model, lowered: &[Function], banner: &str, guard: Guard) -> String {
     let Some(spec) = df64::of(model) else { return String::new() };
@@ -253,7 +244,7 @@ pub fn core_source(model: &Model, lowered: &[Function], banner: &str, guard: Gua
     out.push("fn aether_df64_set_opaque_one(one: f32) {".into());
     out.push("    aether_df64_one = one;".into());
     out.push("}".into());
-    out.extend(guard_fn(guard));
+    out.extend(super::wgsl::guard_helper("aether_df64_guard", "aether_df64_zero", "aether_df64_one", guard));
     out.push("fn aether_df64_isfinite_f32(x: f32) -> bool {".into());
     out.push("    return (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u;".into());
     out.push("}".into());

@@ -363,13 +363,18 @@ fn function(model: &Model, f: &Function, t: &ElemType) -> WFunction {
 /// The guard's helper: the value, its bits XORed with the opaque zero (or,
 /// for the controls, multiplied by the opaque one, or nothing).
 fn barrier_helper(t: &ElemType, guard: Guard) -> Vec<String> {
-    let e = &t.name;
+    guard_helper(&format!("aether_barrier_{}", t.name), "aether_opaque_zero", "aether_opaque_one", guard)
+}
+
+/// A guard function `name(x: f32) -> f32` over the module's opaque zero and
+/// one (the core's barrier, df64's guard).
+pub fn guard_helper(name: &str, zero: &str, one: &str, guard: Guard) -> Vec<String> {
     let body = match guard {
-        Guard::Bits => "    return bitcast<f32>(bitcast<u32>(x) | aether_opaque_zero);",
-        Guard::OpaqueOne => "    return x * aether_opaque_one;",
-        Guard::None => "    return x;",
+        Guard::Bits => format!("    return bitcast<f32>(bitcast<u32>(x) | {zero});"),
+        Guard::OpaqueOne => format!("    return x * {one};"),
+        Guard::None => "    return x;".into(),
     };
-    vec![format!("fn aether_barrier_{e}(x: f32) -> f32 {{"), body.into(), "}".into()]
+    vec![format!("fn {name}(x: f32) -> f32 {{"), body, "}".into()]
 }
 
 /// The kernels the WGSL core has: the 32-slot tree per invocation and across
