@@ -239,10 +239,10 @@ pub fn wrong_products_f32(dp: i64, om: i64, tm: i64) -> bool {
 /// splitmix64 (Steele, Lea and Flood): a 64-bit counter stepped by the golden
 /// gamma and mixed; good enough to spread sweep inputs, not for anything else.
 #[derive(Debug)]
-struct SplitMix64(u64);
+pub(crate) struct SplitMix64(pub(crate) u64);
 
 impl SplitMix64 {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);

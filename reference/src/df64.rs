@@ -334,16 +334,12 @@ mod tests {
     /// `u^2 = 2^-48`, the unit every error below is measured in.
     const U2: f64 = U * U;
 
-    /// splitmix64: a 64-bit counter stepped by the golden gamma and mixed.
-    struct Rng(u64);
+    /// The crate's splitmix64 (`angle`'s), with the draws these tests need.
+    struct Rng(crate::angle::SplitMix64);
 
     impl Rng {
         fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
+            self.0.next()
         }
 
         /// Uniform in `[lo, hi]`.
@@ -484,7 +480,7 @@ mod tests {
 
     #[test]
     fn df64_two_prod_and_split_exact() {
-        let mut rng = Rng(1);
+        let mut rng = Rng(crate::angle::SplitMix64(1));
         for _ in 0..100_000 {
             let a = rng.f32_exp(-40, 40);
             let b = rng.f32_exp(-40, 40);
@@ -512,7 +508,7 @@ mod tests {
 
     #[test]
     fn df64_two_sum_and_fast_two_sum_exact() {
-        let mut rng = Rng(2);
+        let mut rng = Rng(crate::angle::SplitMix64(2));
         let mut tested = [0usize; 2];
         for _ in 0..100_000 {
             let a = rng.f32_exp(-40, 40);
@@ -546,7 +542,7 @@ mod tests {
 
     #[test]
     fn df64_renorm_identity_on_normalised_pairs() {
-        let mut rng = Rng(3);
+        let mut rng = Rng(crate::angle::SplitMix64(3));
         for _ in 0..N {
             let p = rng.pair(-100, 100);
             assert_eq!(renorm(p).to_word(), p.to_word(), "renorm of {}", show(p));
@@ -584,7 +580,7 @@ mod tests {
         let p = Df64::new(1.0, -0.0);
         assert_eq!(p.to_word(), 0x8000_0000_3F80_0000);
         assert_eq!(Df64::from_word(0x8000_0000_3F80_0000).to_word(), p.to_word());
-        let mut rng = Rng(4);
+        let mut rng = Rng(crate::angle::SplitMix64(4));
         for _ in 0..1000 {
             let q = rng.pair(-100, 100);
             assert_eq!(Df64::from_word(q.to_word()), q);
@@ -623,7 +619,7 @@ mod tests {
 
     #[test]
     fn df64_add_sub_within_bound() {
-        let mut rng = Rng(5);
+        let mut rng = Rng(crate::angle::SplitMix64(5));
         let mut w_add = Worst::new("add");
         let mut w_sub = Worst::new("sub");
         let mut w_add_domain = Worst::new("add (whole domain)");
@@ -656,7 +652,7 @@ mod tests {
 
     #[test]
     fn df64_mul_f32_mul_within_bound() {
-        let mut rng = Rng(6);
+        let mut rng = Rng(crate::angle::SplitMix64(6));
         let mut w_mf = Worst::new("mul_f32");
         let mut w_mul = Worst::new("mul");
         let mut w_mul_domain = Worst::new("mul (whole domain)");
@@ -686,7 +682,7 @@ mod tests {
 
     #[test]
     fn df64_div_sqrt_within_bound() {
-        let mut rng = Rng(7);
+        let mut rng = Rng(crate::angle::SplitMix64(7));
         let mut w_div = Worst::new("div");
         let mut w_sqrt = Worst::new("sqrt");
         let mut w_div_domain = Worst::new("div (whole domain)");
@@ -758,7 +754,7 @@ mod tests {
 
     #[test]
     fn df64_comparisons_agree_with_binary64() {
-        let mut rng = Rng(8);
+        let mut rng = Rng(crate::angle::SplitMix64(8));
         let mut equal_hi = 0;
         for i in 0..N {
             let a = rng.pair(-100, 100);
@@ -852,7 +848,7 @@ mod tests {
         assert!(sloppy > 1e6, "{sloppy}");
         assert!(accurate <= allowed(BOUND_ADD), "{accurate}");
 
-        let mut rng = Rng(9);
+        let mut rng = Rng(crate::angle::SplitMix64(9));
         let mut w_sloppy = Worst::new("sloppy add");
         let mut w_add = Worst::new("add (same inputs)");
         let mut sloppy_over = 0;

@@ -25,19 +25,13 @@ pub fn op_name(op: &Op) -> String {
     format!("aether_df64_{}", op.name)
 }
 
-fn f32_elem() -> ElemType {
-    ElemType {
-        name: "f32".into(),
-        c_type: "float".into(),
-        letter: "f".into(),
-        literal_suffix: "f".into(),
-        libm_suffix: "f".into(),
-        bits: 32,
-    }
+/// The spec's binary32 element type (df64's words).
+fn f32_of(model: &Model) -> Option<&ElemType> {
+    model.spec.types.iter().find(|t| t.bits == 32)
 }
 
-fn f32_lit(v: f32) -> String {
-    c::literal(f64::from(v), &f32_elem())
+fn f32_lit(v: f32, t: &ElemType) -> String {
+    c::literal(f64::from(v), t)
 }
 
 /// The host's exact split of a binary64 value (`aether_reference::df64`):
@@ -57,10 +51,10 @@ fn wty(t: DTy) -> &'static str {
 
 /// One step's expression in WGSL; `names` are the parameters' and earlier
 /// steps' names.
-fn dexpr(spec: &Df64Spec, e: &DExpr, names: &[String]) -> String {
-    let go = |x: &DExpr| dexpr(spec, x, names);
+fn dexpr(spec: &Df64Spec, t: &ElemType, e: &DExpr, names: &[String]) -> String {
+    let go = |x: &DExpr| dexpr(spec, t, x, names);
     match e {
-        DExpr::Lit(v) => f32_lit(*v),
+        DExpr::Lit(v) => f32_lit(*v, t),
         DExpr::Var(k) => names[*k].clone(),
         DExpr::Word(x, w) => format!("{}.{}", go(x), if *w == 0 { "x" } else { "y" }),
         DExpr::Pair(h, l) => format!("{DF}({}, {})", go(h), go(l)),
@@ -79,7 +73,7 @@ fn dexpr(spec: &Df64Spec, e: &DExpr, names: &[String]) -> String {
 }
 
 /// The WGSL functions of every operation of `[df64_ops]`, in the spec's order.
-pub fn ops_source(spec: &Df64Spec) -> Vec<String> {
+pub fn ops_source(spec: &Df64Spec, t: &ElemType) -> Vec<String> {
     let mut out = Vec::new();
     for op in &spec.ops {
         out.push(String::new());
@@ -94,10 +88,10 @@ pub fn ops_source(spec: &Df64Spec) -> Vec<String> {
         out.push(format!("fn {}({}) -> {} {{", op_name(op), params.join(", "), wty(op.ret)));
         let mut names: Vec<String> = op.params.iter().map(|p| p.0.clone()).collect();
         for s in &op.steps {
-            out.push(format!("    let {}: {} = {};", s.name, wty(s.ty), dexpr(spec, &s.expr, &names)));
+            out.push(format!("    let {}: {} = {};", s.name, wty(s.ty), dexpr(spec, t, &s.expr, &names)));
             names.push(s.name.clone());
         }
-        out.push(format!("    return {};", dexpr(spec, &op.out, &names)));
+        out.push(format!("    return {};", dexpr(spec, t, &op.out, &names)));
         out.push("}".into());
     }
     out
@@ -107,6 +101,8 @@ pub fn ops_source(spec: &Df64Spec) -> Vec<String> {
 #[derive(Debug, Clone, Copy)]
 pub struct Df64<'a> {
     pub spec: &'a Df64Spec,
+    /// The spec's binary32 type (its literals' spelling).
+    pub f32: &'a ElemType,
 }
 
 impl Df64<'_> {
@@ -118,7 +114,7 @@ impl Df64<'_> {
 impl Spelling for Df64<'_> {
     fn lit(&self, v: f64, _elem: &ElemType) -> String {
         let (h, l) = split(v);
-        format!("{DF}({}, {})", f32_lit(h), f32_lit(l))
+        format!("{DF}({}, {})", f32_lit(h, self.f32), f32_lit(l, self.f32))
     }
     fn truth(&self, b: bool) -> String {
         b.to_string()
@@ -223,6 +219,7 @@ const PRELUDE: &str = "\
 /// The source of `wgsl_core/aether_df64.wgsl` (with `guard`: the controls').
 pub fn core_source(model: &Model, lowered: &[Function], banner: &str, guard: Guard) -> String {
     let Some(spec) = df64::of(model) else { return String::new() };
+    let Some(t) = f32_of(model) else { return String::new() };
     let mut out: Vec<String> = banner.lines().map(String::from).collect();
     out.push(String::new());
     out.push(format!("// The f64 functions of the spec in df64 ([df64]: {}).", spec.doc));
@@ -248,7 +245,7 @@ pub fn core_source(model: &Model, lowered: &[Function], banner: &str, guard: Gua
     out.push("fn aether_df64_isfinite_f32(x: f32) -> bool {".into());
     out.push("    return (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u;".into());
     out.push("}".into());
-    out.extend(ops_source(spec));
+    out.extend(ops_source(spec, t));
     for shape in &model.spec.shapes {
         let fields: Vec<String> = match &shape.kind {
             ShapeKind::Scalar => continue,
@@ -263,15 +260,15 @@ pub fn core_source(model: &Model, lowered: &[Function], banner: &str, guard: Gua
         }
         out.push("}".into());
     }
-    let sp = Df64 { spec };
+    let sp = Df64 { spec, f32: t };
     for f in spec.functions(lowered) {
         let fam = model.spec.family(&f.family).unwrap();
         let name = model.c_name(f);
-        let params: Vec<String> = f.params.iter().map(|p| format!("{}: {}", p.name, sp.kind_type(model, &p.kind, &f32_elem()))).collect();
+        let params: Vec<String> = f.params.iter().map(|p| format!("{}: {}", p.name, sp.kind_type(model, &p.kind, t))).collect();
         out.push(String::new());
         out.push(format!("// {}", fam.doc.replace('\n', " ")));
-        out.push(format!("fn {name}({}) -> {} {{", params.join(", "), sp.kind_type(model, &f.ret, &f32_elem())));
-        for l in print::body(&sp, model, f, &f32_elem()) {
+        out.push(format!("fn {name}({}) -> {} {{", params.join(", "), sp.kind_type(model, &f.ret, t)));
+        for l in print::body(&sp, model, f, t) {
             out.push(format!("    {l}"));
         }
         out.push("}".into());
@@ -286,7 +283,7 @@ pub fn core_source(model: &Model, lowered: &[Function], banner: &str, guard: Gua
 /// layout is two u32 words here (hi, lo), so an entry's `n_in` is twice the
 /// function's f64 words; a pair result is two words, a truth one.
 pub fn check_module(model: &Model, lowered: &[Function], guard: Guard) -> CheckModule {
-    let Some(spec) = df64::of(model) else { return CheckModule { source: String::new(), entries: Vec::new() } };
+    let (Some(spec), Some(t)) = (df64::of(model), f32_of(model)) else { return CheckModule { source: String::new(), entries: Vec::new() } };
     let mut src = vec![
         core_source(model, lowered, "// aether df64 check module", guard),
         "@group(0) @binding(0) var<storage, read> aether_in: array<u32>;".into(),
@@ -301,7 +298,7 @@ pub fn check_module(model: &Model, lowered: &[Function], guard: Guard) -> CheckM
         "    aether_df64_set_opaque_one(bitcast<f32>(aether_params.z));".into(),
         "}".into(),
     ];
-    let sp = Df64 { spec };
+    let sp = Df64 { spec, f32: t };
     let mut entries = Vec::new();
     for f in spec.functions(lowered) {
         let name = model.c_name(f);
