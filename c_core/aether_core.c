@@ -44,33 +44,39 @@
    -fassociative-math, -freciprocal-math, -fno-signed-zeros, -funsafe-math-optimizations or
    -fapprox-func; `float_control(precise, on)` turns all of them off for this file (clang 14:
    the corpus keeps its bits under each; see docs/reports/compat-matrix.md, "Options"). It also
-   sets contraction to `on`, so it comes before `fp contract(off)`. gcc 12 defines a macro for
-   each of its options (refused above) but one: -fassociative-math alone, which gcc says it
-   disables (signed zeros and traps stay) and yet applies again under any `#pragma GCC optimize`,
-   this file's included; "no-associative-math" in that pragma keeps it off. What stays outside
-   the file: -funsafe-math-optimizations and -ffast-math link crtfastmath.o, which sets
-   flush-to-zero for the whole process; aether_selftest() names it.
+   sets contraction to `on`, so it comes before `fp contract(off)`. In the header-only form
+   (AETHER_HEADER_ONLY) it is pushed here and popped at the end of the core, so the including
+   file keeps its own settings. gcc 12 defines a macro for each of its options (refused above)
+   but one: -fassociative-math alone, which gcc disables (signed zeros and traps stay) unless a
+   `#pragma GCC optimize` or an optimize attribute applies it again; this file has none (they
+   also stop gcc from inlining the core, with or without -flto: "optimization level attribute
+   mismatch"), and the compatibility matrix's options section shows the corpus holding under
+   it. What stays outside the file: -funsafe-math-optimizations and -ffast-math link
+   crtfastmath.o, which sets flush-to-zero for the whole process; aether_selftest() names it.
    AETHER_UNSAFE_ALLOW_FP_OPTIONS leaves these options to the command line (a negative control:
    aether_selftest() must then fail and name the rule). Never define it in a build you rely on. */
-#if !defined(AETHER_UNSAFE_ALLOW_FP_OPTIONS)
 /* float_control came with clang 11 (Apple clang 13); an older clang warns of an unknown pragma,
    and clang 14 refuses it on wasm32 ("not supported on this target"), so there the self-test
    is the only check. */
-#  if defined(__clang__) && !defined(__wasm__) && ((defined(__apple_build_version__) && __clang_major__ >= 13) || (!defined(__apple_build_version__) && __clang_major__ >= 11))
-#    pragma float_control(precise, on)
-#  elif defined(__GNUC__) && !defined(__clang__)
-#    pragma GCC optimize("no-associative-math")
-#  endif
+#if defined(__clang__) && !defined(__wasm__) && ((defined(__apple_build_version__) && __clang_major__ >= 13) || (!defined(__apple_build_version__) && __clang_major__ >= 11))
+#  define AETHER_FLOAT_CONTROL 1
+#endif
+#if defined(AETHER_HEADER_ONLY) && defined(AETHER_FLOAT_CONTROL)
+#  pragma float_control(push)
+#endif
+#if !defined(AETHER_UNSAFE_ALLOW_FP_OPTIONS) && defined(AETHER_FLOAT_CONTROL)
+#  pragma float_control(precise, on)
 #endif
 
 /* AETHER_UNSAFE_ALLOW_CONTRACTION leaves contraction to the command line (a negative control
    for the checks: with -ffp-contract=fast -mfma the corpus runner and aether_selftest() then
-   report the functions whose bits move). Never define it in a build you rely on. */
+   report the functions whose bits move). Never define it in a build you rely on. gcc has no
+   pragma here: `#pragma GCC optimize("fp-contract=off")` stopped every inlining of the core
+   (and the guards below hold without it); its contraction is the guards' work alone. */
 #if !defined(AETHER_UNSAFE_ALLOW_CONTRACTION)
 #  if defined(__clang__)
 #    pragma clang fp contract(off)
 #  elif defined(__GNUC__)
-#    pragma GCC optimize("fp-contract=off")
 #  elif defined(_MSC_VER)
 #    pragma fp_contract(off)
 #    pragma float_control(precise, on)
@@ -142,12 +148,12 @@ static __inline__ double aether_product_f64(double x)
 /* The contract this file was generated from (see aether_contract_id()). */
 #define AETHER_CORE_CONTRACT_ID "aether 0.1.0 fa9dabaad147d2441a8810f7e1e8dbcf"
 
-const char *aether_contract_id(void)
+AETHER_API const char *aether_contract_id(void)
 {
     return AETHER_CORE_CONTRACT_ID;
 }
 
-uint32_t aether_f32_ulp_distance(float a, float b)
+AETHER_API uint32_t aether_f32_ulp_distance(float a, float b)
 {
     const uint32_t sign = 0x80000000u, inf = 0x7f800000u;
     uint32_t ua, ub, ma, mb, pa, pb;
@@ -161,7 +167,7 @@ uint32_t aether_f32_ulp_distance(float a, float b)
     return pa > pb ? pa - pb : pb - pa;
 }
 
-uint64_t aether_f64_ulp_distance(double a, double b)
+AETHER_API uint64_t aether_f64_ulp_distance(double a, double b)
 {
     const uint64_t sign = 0x8000000000000000u, inf = 0x7ff0000000000000u;
     uint64_t ua, ub, ma, mb, pa, pb;
@@ -1081,37 +1087,37 @@ static inline void aether_eigh_f64_4(const double *a, double *e, double *v)
 }
 
 
-float aether_f32_fmin(float a, float b)
+AETHER_API float aether_f32_fmin(float a, float b)
 {
     return aether_fmin_f32(a, b);
 }
 
-double aether_f64_fmin(double a, double b)
+AETHER_API double aether_f64_fmin(double a, double b)
 {
     return aether_fmin_f64(a, b);
 }
 
-float aether_f32_fmax(float a, float b)
+AETHER_API float aether_f32_fmax(float a, float b)
 {
     return aether_fmax_f32(a, b);
 }
 
-double aether_f64_fmax(double a, double b)
+AETHER_API double aether_f64_fmax(double a, double b)
 {
     return aether_fmax_f64(a, b);
 }
 
-float aether_f32_sign(float a)
+AETHER_API float aether_f32_sign(float a)
 {
     return ((a > 0.0f) ? 1.0f : ((a < 0.0f) ? -1.0f : 0.0f));
 }
 
-double aether_f64_sign(double a)
+AETHER_API double aether_f64_sign(double a)
 {
     return ((a > 0.0) ? 1.0 : ((a < 0.0) ? -1.0 : 0.0));
 }
 
-aether_vec2f aether_vec2f_add(aether_vec2f a, aether_vec2f b)
+AETHER_API aether_vec2f aether_vec2f_add(aether_vec2f a, aether_vec2f b)
 {
     aether_vec2f out;
     out.x = (a.x + b.x);
@@ -1119,7 +1125,7 @@ aether_vec2f aether_vec2f_add(aether_vec2f a, aether_vec2f b)
     return out;
 }
 
-aether_vec2d aether_vec2d_add(aether_vec2d a, aether_vec2d b)
+AETHER_API aether_vec2d aether_vec2d_add(aether_vec2d a, aether_vec2d b)
 {
     aether_vec2d out;
     out.x = (a.x + b.x);
@@ -1127,7 +1133,7 @@ aether_vec2d aether_vec2d_add(aether_vec2d a, aether_vec2d b)
     return out;
 }
 
-aether_vec3f aether_vec3f_add(aether_vec3f a, aether_vec3f b)
+AETHER_API aether_vec3f aether_vec3f_add(aether_vec3f a, aether_vec3f b)
 {
     aether_vec3f out;
     out.x = (a.x + b.x);
@@ -1136,7 +1142,7 @@ aether_vec3f aether_vec3f_add(aether_vec3f a, aether_vec3f b)
     return out;
 }
 
-aether_vec3d aether_vec3d_add(aether_vec3d a, aether_vec3d b)
+AETHER_API aether_vec3d aether_vec3d_add(aether_vec3d a, aether_vec3d b)
 {
     aether_vec3d out;
     out.x = (a.x + b.x);
@@ -1145,7 +1151,7 @@ aether_vec3d aether_vec3d_add(aether_vec3d a, aether_vec3d b)
     return out;
 }
 
-aether_vec4f aether_vec4f_add(aether_vec4f a, aether_vec4f b)
+AETHER_API aether_vec4f aether_vec4f_add(aether_vec4f a, aether_vec4f b)
 {
     aether_vec4f out;
     out.x = (a.x + b.x);
@@ -1155,7 +1161,7 @@ aether_vec4f aether_vec4f_add(aether_vec4f a, aether_vec4f b)
     return out;
 }
 
-aether_vec4d aether_vec4d_add(aether_vec4d a, aether_vec4d b)
+AETHER_API aether_vec4d aether_vec4d_add(aether_vec4d a, aether_vec4d b)
 {
     aether_vec4d out;
     out.x = (a.x + b.x);
@@ -1165,7 +1171,7 @@ aether_vec4d aether_vec4d_add(aether_vec4d a, aether_vec4d b)
     return out;
 }
 
-aether_vec2f aether_vec2f_sub(aether_vec2f a, aether_vec2f b)
+AETHER_API aether_vec2f aether_vec2f_sub(aether_vec2f a, aether_vec2f b)
 {
     aether_vec2f out;
     out.x = (a.x - b.x);
@@ -1173,7 +1179,7 @@ aether_vec2f aether_vec2f_sub(aether_vec2f a, aether_vec2f b)
     return out;
 }
 
-aether_vec2d aether_vec2d_sub(aether_vec2d a, aether_vec2d b)
+AETHER_API aether_vec2d aether_vec2d_sub(aether_vec2d a, aether_vec2d b)
 {
     aether_vec2d out;
     out.x = (a.x - b.x);
@@ -1181,7 +1187,7 @@ aether_vec2d aether_vec2d_sub(aether_vec2d a, aether_vec2d b)
     return out;
 }
 
-aether_vec3f aether_vec3f_sub(aether_vec3f a, aether_vec3f b)
+AETHER_API aether_vec3f aether_vec3f_sub(aether_vec3f a, aether_vec3f b)
 {
     aether_vec3f out;
     out.x = (a.x - b.x);
@@ -1190,7 +1196,7 @@ aether_vec3f aether_vec3f_sub(aether_vec3f a, aether_vec3f b)
     return out;
 }
 
-aether_vec3d aether_vec3d_sub(aether_vec3d a, aether_vec3d b)
+AETHER_API aether_vec3d aether_vec3d_sub(aether_vec3d a, aether_vec3d b)
 {
     aether_vec3d out;
     out.x = (a.x - b.x);
@@ -1199,7 +1205,7 @@ aether_vec3d aether_vec3d_sub(aether_vec3d a, aether_vec3d b)
     return out;
 }
 
-aether_vec4f aether_vec4f_sub(aether_vec4f a, aether_vec4f b)
+AETHER_API aether_vec4f aether_vec4f_sub(aether_vec4f a, aether_vec4f b)
 {
     aether_vec4f out;
     out.x = (a.x - b.x);
@@ -1209,7 +1215,7 @@ aether_vec4f aether_vec4f_sub(aether_vec4f a, aether_vec4f b)
     return out;
 }
 
-aether_vec4d aether_vec4d_sub(aether_vec4d a, aether_vec4d b)
+AETHER_API aether_vec4d aether_vec4d_sub(aether_vec4d a, aether_vec4d b)
 {
     aether_vec4d out;
     out.x = (a.x - b.x);
@@ -1219,7 +1225,7 @@ aether_vec4d aether_vec4d_sub(aether_vec4d a, aether_vec4d b)
     return out;
 }
 
-aether_vec2f aether_vec2f_mul(aether_vec2f a, aether_vec2f b)
+AETHER_API aether_vec2f aether_vec2f_mul(aether_vec2f a, aether_vec2f b)
 {
     aether_vec2f out;
     out.x = aether_product_f32((a.x * b.x));
@@ -1227,7 +1233,7 @@ aether_vec2f aether_vec2f_mul(aether_vec2f a, aether_vec2f b)
     return out;
 }
 
-aether_vec2d aether_vec2d_mul(aether_vec2d a, aether_vec2d b)
+AETHER_API aether_vec2d aether_vec2d_mul(aether_vec2d a, aether_vec2d b)
 {
     aether_vec2d out;
     out.x = aether_product_f64((a.x * b.x));
@@ -1235,7 +1241,7 @@ aether_vec2d aether_vec2d_mul(aether_vec2d a, aether_vec2d b)
     return out;
 }
 
-aether_vec3f aether_vec3f_mul(aether_vec3f a, aether_vec3f b)
+AETHER_API aether_vec3f aether_vec3f_mul(aether_vec3f a, aether_vec3f b)
 {
     aether_vec3f out;
     out.x = aether_product_f32((a.x * b.x));
@@ -1244,7 +1250,7 @@ aether_vec3f aether_vec3f_mul(aether_vec3f a, aether_vec3f b)
     return out;
 }
 
-aether_vec3d aether_vec3d_mul(aether_vec3d a, aether_vec3d b)
+AETHER_API aether_vec3d aether_vec3d_mul(aether_vec3d a, aether_vec3d b)
 {
     aether_vec3d out;
     out.x = aether_product_f64((a.x * b.x));
@@ -1253,7 +1259,7 @@ aether_vec3d aether_vec3d_mul(aether_vec3d a, aether_vec3d b)
     return out;
 }
 
-aether_vec4f aether_vec4f_mul(aether_vec4f a, aether_vec4f b)
+AETHER_API aether_vec4f aether_vec4f_mul(aether_vec4f a, aether_vec4f b)
 {
     aether_vec4f out;
     out.x = aether_product_f32((a.x * b.x));
@@ -1263,7 +1269,7 @@ aether_vec4f aether_vec4f_mul(aether_vec4f a, aether_vec4f b)
     return out;
 }
 
-aether_vec4d aether_vec4d_mul(aether_vec4d a, aether_vec4d b)
+AETHER_API aether_vec4d aether_vec4d_mul(aether_vec4d a, aether_vec4d b)
 {
     aether_vec4d out;
     out.x = aether_product_f64((a.x * b.x));
@@ -1273,7 +1279,7 @@ aether_vec4d aether_vec4d_mul(aether_vec4d a, aether_vec4d b)
     return out;
 }
 
-aether_vec2f aether_vec2f_scale(aether_vec2f a, float s)
+AETHER_API aether_vec2f aether_vec2f_scale(aether_vec2f a, float s)
 {
     aether_vec2f out;
     out.x = aether_product_f32((s * a.x));
@@ -1281,7 +1287,7 @@ aether_vec2f aether_vec2f_scale(aether_vec2f a, float s)
     return out;
 }
 
-aether_vec2d aether_vec2d_scale(aether_vec2d a, double s)
+AETHER_API aether_vec2d aether_vec2d_scale(aether_vec2d a, double s)
 {
     aether_vec2d out;
     out.x = aether_product_f64((s * a.x));
@@ -1289,7 +1295,7 @@ aether_vec2d aether_vec2d_scale(aether_vec2d a, double s)
     return out;
 }
 
-aether_vec3f aether_vec3f_scale(aether_vec3f a, float s)
+AETHER_API aether_vec3f aether_vec3f_scale(aether_vec3f a, float s)
 {
     aether_vec3f out;
     out.x = aether_product_f32((s * a.x));
@@ -1298,7 +1304,7 @@ aether_vec3f aether_vec3f_scale(aether_vec3f a, float s)
     return out;
 }
 
-aether_vec3d aether_vec3d_scale(aether_vec3d a, double s)
+AETHER_API aether_vec3d aether_vec3d_scale(aether_vec3d a, double s)
 {
     aether_vec3d out;
     out.x = aether_product_f64((s * a.x));
@@ -1307,7 +1313,7 @@ aether_vec3d aether_vec3d_scale(aether_vec3d a, double s)
     return out;
 }
 
-aether_vec4f aether_vec4f_scale(aether_vec4f a, float s)
+AETHER_API aether_vec4f aether_vec4f_scale(aether_vec4f a, float s)
 {
     aether_vec4f out;
     out.x = aether_product_f32((s * a.x));
@@ -1317,7 +1323,7 @@ aether_vec4f aether_vec4f_scale(aether_vec4f a, float s)
     return out;
 }
 
-aether_vec4d aether_vec4d_scale(aether_vec4d a, double s)
+AETHER_API aether_vec4d aether_vec4d_scale(aether_vec4d a, double s)
 {
     aether_vec4d out;
     out.x = aether_product_f64((s * a.x));
@@ -1327,7 +1333,7 @@ aether_vec4d aether_vec4d_scale(aether_vec4d a, double s)
     return out;
 }
 
-aether_vec2f aether_vec2f_div(aether_vec2f a, float s)
+AETHER_API aether_vec2f aether_vec2f_div(aether_vec2f a, float s)
 {
     const float r = (1.0f / s);
     aether_vec2f out;
@@ -1336,7 +1342,7 @@ aether_vec2f aether_vec2f_div(aether_vec2f a, float s)
     return out;
 }
 
-aether_vec2d aether_vec2d_div(aether_vec2d a, double s)
+AETHER_API aether_vec2d aether_vec2d_div(aether_vec2d a, double s)
 {
     const double r = (1.0 / s);
     aether_vec2d out;
@@ -1345,7 +1351,7 @@ aether_vec2d aether_vec2d_div(aether_vec2d a, double s)
     return out;
 }
 
-aether_vec3f aether_vec3f_div(aether_vec3f a, float s)
+AETHER_API aether_vec3f aether_vec3f_div(aether_vec3f a, float s)
 {
     const float r = (1.0f / s);
     aether_vec3f out;
@@ -1355,7 +1361,7 @@ aether_vec3f aether_vec3f_div(aether_vec3f a, float s)
     return out;
 }
 
-aether_vec3d aether_vec3d_div(aether_vec3d a, double s)
+AETHER_API aether_vec3d aether_vec3d_div(aether_vec3d a, double s)
 {
     const double r = (1.0 / s);
     aether_vec3d out;
@@ -1365,7 +1371,7 @@ aether_vec3d aether_vec3d_div(aether_vec3d a, double s)
     return out;
 }
 
-aether_vec4f aether_vec4f_div(aether_vec4f a, float s)
+AETHER_API aether_vec4f aether_vec4f_div(aether_vec4f a, float s)
 {
     const float r = (1.0f / s);
     aether_vec4f out;
@@ -1376,7 +1382,7 @@ aether_vec4f aether_vec4f_div(aether_vec4f a, float s)
     return out;
 }
 
-aether_vec4d aether_vec4d_div(aether_vec4d a, double s)
+AETHER_API aether_vec4d aether_vec4d_div(aether_vec4d a, double s)
 {
     const double r = (1.0 / s);
     aether_vec4d out;
@@ -1387,17 +1393,17 @@ aether_vec4d aether_vec4d_div(aether_vec4d a, double s)
     return out;
 }
 
-float aether_f32_neg(float a)
+AETHER_API float aether_f32_neg(float a)
 {
     return aether_product_f32((a * -1.0f));
 }
 
-double aether_f64_neg(double a)
+AETHER_API double aether_f64_neg(double a)
 {
     return aether_product_f64((a * -1.0));
 }
 
-aether_vec2f aether_vec2f_neg(aether_vec2f a)
+AETHER_API aether_vec2f aether_vec2f_neg(aether_vec2f a)
 {
     aether_vec2f out;
     out.x = aether_product_f32((a.x * -1.0f));
@@ -1405,7 +1411,7 @@ aether_vec2f aether_vec2f_neg(aether_vec2f a)
     return out;
 }
 
-aether_vec2d aether_vec2d_neg(aether_vec2d a)
+AETHER_API aether_vec2d aether_vec2d_neg(aether_vec2d a)
 {
     aether_vec2d out;
     out.x = aether_product_f64((a.x * -1.0));
@@ -1413,7 +1419,7 @@ aether_vec2d aether_vec2d_neg(aether_vec2d a)
     return out;
 }
 
-aether_vec3f aether_vec3f_neg(aether_vec3f a)
+AETHER_API aether_vec3f aether_vec3f_neg(aether_vec3f a)
 {
     aether_vec3f out;
     out.x = aether_product_f32((a.x * -1.0f));
@@ -1422,7 +1428,7 @@ aether_vec3f aether_vec3f_neg(aether_vec3f a)
     return out;
 }
 
-aether_vec3d aether_vec3d_neg(aether_vec3d a)
+AETHER_API aether_vec3d aether_vec3d_neg(aether_vec3d a)
 {
     aether_vec3d out;
     out.x = aether_product_f64((a.x * -1.0));
@@ -1431,7 +1437,7 @@ aether_vec3d aether_vec3d_neg(aether_vec3d a)
     return out;
 }
 
-aether_vec4f aether_vec4f_neg(aether_vec4f a)
+AETHER_API aether_vec4f aether_vec4f_neg(aether_vec4f a)
 {
     aether_vec4f out;
     out.x = aether_product_f32((a.x * -1.0f));
@@ -1441,7 +1447,7 @@ aether_vec4f aether_vec4f_neg(aether_vec4f a)
     return out;
 }
 
-aether_vec4d aether_vec4d_neg(aether_vec4d a)
+AETHER_API aether_vec4d aether_vec4d_neg(aether_vec4d a)
 {
     aether_vec4d out;
     out.x = aether_product_f64((a.x * -1.0));
@@ -1451,17 +1457,17 @@ aether_vec4d aether_vec4d_neg(aether_vec4d a)
     return out;
 }
 
-float aether_f32_abs(float a)
+AETHER_API float aether_f32_abs(float a)
 {
     return fabsf(a);
 }
 
-double aether_f64_abs(double a)
+AETHER_API double aether_f64_abs(double a)
 {
     return fabs(a);
 }
 
-aether_vec2f aether_vec2f_abs(aether_vec2f a)
+AETHER_API aether_vec2f aether_vec2f_abs(aether_vec2f a)
 {
     aether_vec2f out;
     out.x = fabsf(a.x);
@@ -1469,7 +1475,7 @@ aether_vec2f aether_vec2f_abs(aether_vec2f a)
     return out;
 }
 
-aether_vec2d aether_vec2d_abs(aether_vec2d a)
+AETHER_API aether_vec2d aether_vec2d_abs(aether_vec2d a)
 {
     aether_vec2d out;
     out.x = fabs(a.x);
@@ -1477,7 +1483,7 @@ aether_vec2d aether_vec2d_abs(aether_vec2d a)
     return out;
 }
 
-aether_vec3f aether_vec3f_abs(aether_vec3f a)
+AETHER_API aether_vec3f aether_vec3f_abs(aether_vec3f a)
 {
     aether_vec3f out;
     out.x = fabsf(a.x);
@@ -1486,7 +1492,7 @@ aether_vec3f aether_vec3f_abs(aether_vec3f a)
     return out;
 }
 
-aether_vec3d aether_vec3d_abs(aether_vec3d a)
+AETHER_API aether_vec3d aether_vec3d_abs(aether_vec3d a)
 {
     aether_vec3d out;
     out.x = fabs(a.x);
@@ -1495,7 +1501,7 @@ aether_vec3d aether_vec3d_abs(aether_vec3d a)
     return out;
 }
 
-aether_vec4f aether_vec4f_abs(aether_vec4f a)
+AETHER_API aether_vec4f aether_vec4f_abs(aether_vec4f a)
 {
     aether_vec4f out;
     out.x = fabsf(a.x);
@@ -1505,7 +1511,7 @@ aether_vec4f aether_vec4f_abs(aether_vec4f a)
     return out;
 }
 
-aether_vec4d aether_vec4d_abs(aether_vec4d a)
+AETHER_API aether_vec4d aether_vec4d_abs(aether_vec4d a)
 {
     aether_vec4d out;
     out.x = fabs(a.x);
@@ -1515,7 +1521,7 @@ aether_vec4d aether_vec4d_abs(aether_vec4d a)
     return out;
 }
 
-aether_vec2f aether_vec2f_min(aether_vec2f a, aether_vec2f b)
+AETHER_API aether_vec2f aether_vec2f_min(aether_vec2f a, aether_vec2f b)
 {
     aether_vec2f out;
     out.x = aether_fmin_f32(a.x, b.x);
@@ -1523,7 +1529,7 @@ aether_vec2f aether_vec2f_min(aether_vec2f a, aether_vec2f b)
     return out;
 }
 
-aether_vec2d aether_vec2d_min(aether_vec2d a, aether_vec2d b)
+AETHER_API aether_vec2d aether_vec2d_min(aether_vec2d a, aether_vec2d b)
 {
     aether_vec2d out;
     out.x = aether_fmin_f64(a.x, b.x);
@@ -1531,7 +1537,7 @@ aether_vec2d aether_vec2d_min(aether_vec2d a, aether_vec2d b)
     return out;
 }
 
-aether_vec3f aether_vec3f_min(aether_vec3f a, aether_vec3f b)
+AETHER_API aether_vec3f aether_vec3f_min(aether_vec3f a, aether_vec3f b)
 {
     aether_vec3f out;
     out.x = aether_fmin_f32(a.x, b.x);
@@ -1540,7 +1546,7 @@ aether_vec3f aether_vec3f_min(aether_vec3f a, aether_vec3f b)
     return out;
 }
 
-aether_vec3d aether_vec3d_min(aether_vec3d a, aether_vec3d b)
+AETHER_API aether_vec3d aether_vec3d_min(aether_vec3d a, aether_vec3d b)
 {
     aether_vec3d out;
     out.x = aether_fmin_f64(a.x, b.x);
@@ -1549,7 +1555,7 @@ aether_vec3d aether_vec3d_min(aether_vec3d a, aether_vec3d b)
     return out;
 }
 
-aether_vec4f aether_vec4f_min(aether_vec4f a, aether_vec4f b)
+AETHER_API aether_vec4f aether_vec4f_min(aether_vec4f a, aether_vec4f b)
 {
     aether_vec4f out;
     out.x = aether_fmin_f32(a.x, b.x);
@@ -1559,7 +1565,7 @@ aether_vec4f aether_vec4f_min(aether_vec4f a, aether_vec4f b)
     return out;
 }
 
-aether_vec4d aether_vec4d_min(aether_vec4d a, aether_vec4d b)
+AETHER_API aether_vec4d aether_vec4d_min(aether_vec4d a, aether_vec4d b)
 {
     aether_vec4d out;
     out.x = aether_fmin_f64(a.x, b.x);
@@ -1569,7 +1575,7 @@ aether_vec4d aether_vec4d_min(aether_vec4d a, aether_vec4d b)
     return out;
 }
 
-aether_vec2f aether_vec2f_max(aether_vec2f a, aether_vec2f b)
+AETHER_API aether_vec2f aether_vec2f_max(aether_vec2f a, aether_vec2f b)
 {
     aether_vec2f out;
     out.x = aether_fmax_f32(a.x, b.x);
@@ -1577,7 +1583,7 @@ aether_vec2f aether_vec2f_max(aether_vec2f a, aether_vec2f b)
     return out;
 }
 
-aether_vec2d aether_vec2d_max(aether_vec2d a, aether_vec2d b)
+AETHER_API aether_vec2d aether_vec2d_max(aether_vec2d a, aether_vec2d b)
 {
     aether_vec2d out;
     out.x = aether_fmax_f64(a.x, b.x);
@@ -1585,7 +1591,7 @@ aether_vec2d aether_vec2d_max(aether_vec2d a, aether_vec2d b)
     return out;
 }
 
-aether_vec3f aether_vec3f_max(aether_vec3f a, aether_vec3f b)
+AETHER_API aether_vec3f aether_vec3f_max(aether_vec3f a, aether_vec3f b)
 {
     aether_vec3f out;
     out.x = aether_fmax_f32(a.x, b.x);
@@ -1594,7 +1600,7 @@ aether_vec3f aether_vec3f_max(aether_vec3f a, aether_vec3f b)
     return out;
 }
 
-aether_vec3d aether_vec3d_max(aether_vec3d a, aether_vec3d b)
+AETHER_API aether_vec3d aether_vec3d_max(aether_vec3d a, aether_vec3d b)
 {
     aether_vec3d out;
     out.x = aether_fmax_f64(a.x, b.x);
@@ -1603,7 +1609,7 @@ aether_vec3d aether_vec3d_max(aether_vec3d a, aether_vec3d b)
     return out;
 }
 
-aether_vec4f aether_vec4f_max(aether_vec4f a, aether_vec4f b)
+AETHER_API aether_vec4f aether_vec4f_max(aether_vec4f a, aether_vec4f b)
 {
     aether_vec4f out;
     out.x = aether_fmax_f32(a.x, b.x);
@@ -1613,7 +1619,7 @@ aether_vec4f aether_vec4f_max(aether_vec4f a, aether_vec4f b)
     return out;
 }
 
-aether_vec4d aether_vec4d_max(aether_vec4d a, aether_vec4d b)
+AETHER_API aether_vec4d aether_vec4d_max(aether_vec4d a, aether_vec4d b)
 {
     aether_vec4d out;
     out.x = aether_fmax_f64(a.x, b.x);
@@ -1623,7 +1629,7 @@ aether_vec4d aether_vec4d_max(aether_vec4d a, aether_vec4d b)
     return out;
 }
 
-aether_vec2f aether_vec2f_lerp(aether_vec2f a, aether_vec2f b, float t)
+AETHER_API aether_vec2f aether_vec2f_lerp(aether_vec2f a, aether_vec2f b, float t)
 {
     aether_vec2f out;
     out.x = (a.x + aether_product_f32((t * (b.x - a.x))));
@@ -1631,7 +1637,7 @@ aether_vec2f aether_vec2f_lerp(aether_vec2f a, aether_vec2f b, float t)
     return out;
 }
 
-aether_vec2d aether_vec2d_lerp(aether_vec2d a, aether_vec2d b, double t)
+AETHER_API aether_vec2d aether_vec2d_lerp(aether_vec2d a, aether_vec2d b, double t)
 {
     aether_vec2d out;
     out.x = (a.x + aether_product_f64((t * (b.x - a.x))));
@@ -1639,7 +1645,7 @@ aether_vec2d aether_vec2d_lerp(aether_vec2d a, aether_vec2d b, double t)
     return out;
 }
 
-aether_vec3f aether_vec3f_lerp(aether_vec3f a, aether_vec3f b, float t)
+AETHER_API aether_vec3f aether_vec3f_lerp(aether_vec3f a, aether_vec3f b, float t)
 {
     aether_vec3f out;
     out.x = (a.x + aether_product_f32((t * (b.x - a.x))));
@@ -1648,7 +1654,7 @@ aether_vec3f aether_vec3f_lerp(aether_vec3f a, aether_vec3f b, float t)
     return out;
 }
 
-aether_vec3d aether_vec3d_lerp(aether_vec3d a, aether_vec3d b, double t)
+AETHER_API aether_vec3d aether_vec3d_lerp(aether_vec3d a, aether_vec3d b, double t)
 {
     aether_vec3d out;
     out.x = (a.x + aether_product_f64((t * (b.x - a.x))));
@@ -1657,7 +1663,7 @@ aether_vec3d aether_vec3d_lerp(aether_vec3d a, aether_vec3d b, double t)
     return out;
 }
 
-aether_vec4f aether_vec4f_lerp(aether_vec4f a, aether_vec4f b, float t)
+AETHER_API aether_vec4f aether_vec4f_lerp(aether_vec4f a, aether_vec4f b, float t)
 {
     aether_vec4f out;
     out.x = (a.x + aether_product_f32((t * (b.x - a.x))));
@@ -1667,7 +1673,7 @@ aether_vec4f aether_vec4f_lerp(aether_vec4f a, aether_vec4f b, float t)
     return out;
 }
 
-aether_vec4d aether_vec4d_lerp(aether_vec4d a, aether_vec4d b, double t)
+AETHER_API aether_vec4d aether_vec4d_lerp(aether_vec4d a, aether_vec4d b, double t)
 {
     aether_vec4d out;
     out.x = (a.x + aether_product_f64((t * (b.x - a.x))));
@@ -1677,187 +1683,187 @@ aether_vec4d aether_vec4d_lerp(aether_vec4d a, aether_vec4d b, double t)
     return out;
 }
 
-float aether_vec2f_sum(aether_vec2f a)
+AETHER_API float aether_vec2f_sum(aether_vec2f a)
 {
     return (a.y + a.x);
 }
 
-double aether_vec2d_sum(aether_vec2d a)
+AETHER_API double aether_vec2d_sum(aether_vec2d a)
 {
     return (a.y + a.x);
 }
 
-float aether_vec3f_sum(aether_vec3f a)
+AETHER_API float aether_vec3f_sum(aether_vec3f a)
 {
     return (a.z + (a.y + a.x));
 }
 
-double aether_vec3d_sum(aether_vec3d a)
+AETHER_API double aether_vec3d_sum(aether_vec3d a)
 {
     return (a.z + (a.y + a.x));
 }
 
-float aether_vec4f_sum(aether_vec4f a)
+AETHER_API float aether_vec4f_sum(aether_vec4f a)
 {
     return (a.w + (a.z + (a.y + a.x)));
 }
 
-double aether_vec4d_sum(aether_vec4d a)
+AETHER_API double aether_vec4d_sum(aether_vec4d a)
 {
     return (a.w + (a.z + (a.y + a.x)));
 }
 
-float aether_vec2f_dot(aether_vec2f a, aether_vec2f b)
+AETHER_API float aether_vec2f_dot(aether_vec2f a, aether_vec2f b)
 {
     return (aether_product_f32((a.y * b.y)) + aether_product_f32((a.x * b.x)));
 }
 
-double aether_vec2d_dot(aether_vec2d a, aether_vec2d b)
+AETHER_API double aether_vec2d_dot(aether_vec2d a, aether_vec2d b)
 {
     return (aether_product_f64((a.y * b.y)) + aether_product_f64((a.x * b.x)));
 }
 
-float aether_vec3f_dot(aether_vec3f a, aether_vec3f b)
+AETHER_API float aether_vec3f_dot(aether_vec3f a, aether_vec3f b)
 {
     return (aether_product_f32((a.z * b.z)) + (aether_product_f32((a.y * b.y)) + aether_product_f32((a.x * b.x))));
 }
 
-double aether_vec3d_dot(aether_vec3d a, aether_vec3d b)
+AETHER_API double aether_vec3d_dot(aether_vec3d a, aether_vec3d b)
 {
     return (aether_product_f64((a.z * b.z)) + (aether_product_f64((a.y * b.y)) + aether_product_f64((a.x * b.x))));
 }
 
-float aether_vec4f_dot(aether_vec4f a, aether_vec4f b)
+AETHER_API float aether_vec4f_dot(aether_vec4f a, aether_vec4f b)
 {
     return (aether_product_f32((a.w * b.w)) + (aether_product_f32((a.z * b.z)) + (aether_product_f32((a.y * b.y)) + aether_product_f32((a.x * b.x)))));
 }
 
-double aether_vec4d_dot(aether_vec4d a, aether_vec4d b)
+AETHER_API double aether_vec4d_dot(aether_vec4d a, aether_vec4d b)
 {
     return (aether_product_f64((a.w * b.w)) + (aether_product_f64((a.z * b.z)) + (aether_product_f64((a.y * b.y)) + aether_product_f64((a.x * b.x)))));
 }
 
-float aether_vec2f_squared_norm(aether_vec2f a)
+AETHER_API float aether_vec2f_squared_norm(aether_vec2f a)
 {
     return (aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x)));
 }
 
-double aether_vec2d_squared_norm(aether_vec2d a)
+AETHER_API double aether_vec2d_squared_norm(aether_vec2d a)
 {
     return (aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x)));
 }
 
-float aether_vec3f_squared_norm(aether_vec3f a)
+AETHER_API float aether_vec3f_squared_norm(aether_vec3f a)
 {
     return (aether_product_f32((a.z * a.z)) + (aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x))));
 }
 
-double aether_vec3d_squared_norm(aether_vec3d a)
+AETHER_API double aether_vec3d_squared_norm(aether_vec3d a)
 {
     return (aether_product_f64((a.z * a.z)) + (aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x))));
 }
 
-float aether_vec4f_squared_norm(aether_vec4f a)
+AETHER_API float aether_vec4f_squared_norm(aether_vec4f a)
 {
     return (aether_product_f32((a.w * a.w)) + (aether_product_f32((a.z * a.z)) + (aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x)))));
 }
 
-double aether_vec4d_squared_norm(aether_vec4d a)
+AETHER_API double aether_vec4d_squared_norm(aether_vec4d a)
 {
     return (aether_product_f64((a.w * a.w)) + (aether_product_f64((a.z * a.z)) + (aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x)))));
 }
 
-float aether_vec2f_norm(aether_vec2f a)
+AETHER_API float aether_vec2f_norm(aether_vec2f a)
 {
     return sqrtf((aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x))));
 }
 
-double aether_vec2d_norm(aether_vec2d a)
+AETHER_API double aether_vec2d_norm(aether_vec2d a)
 {
     return sqrt((aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x))));
 }
 
-float aether_vec3f_norm(aether_vec3f a)
+AETHER_API float aether_vec3f_norm(aether_vec3f a)
 {
     return sqrtf((aether_product_f32((a.z * a.z)) + (aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x)))));
 }
 
-double aether_vec3d_norm(aether_vec3d a)
+AETHER_API double aether_vec3d_norm(aether_vec3d a)
 {
     return sqrt((aether_product_f64((a.z * a.z)) + (aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x)))));
 }
 
-float aether_vec4f_norm(aether_vec4f a)
+AETHER_API float aether_vec4f_norm(aether_vec4f a)
 {
     return sqrtf((aether_product_f32((a.w * a.w)) + (aether_product_f32((a.z * a.z)) + (aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x))))));
 }
 
-double aether_vec4d_norm(aether_vec4d a)
+AETHER_API double aether_vec4d_norm(aether_vec4d a)
 {
     return sqrt((aether_product_f64((a.w * a.w)) + (aether_product_f64((a.z * a.z)) + (aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x))))));
 }
 
-float aether_vec2f_max_norm(aether_vec2f a)
+AETHER_API float aether_vec2f_max_norm(aether_vec2f a)
 {
     return ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x));
 }
 
-double aether_vec2d_max_norm(aether_vec2d a)
+AETHER_API double aether_vec2d_max_norm(aether_vec2d a)
 {
     return ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x));
 }
 
-float aether_vec3f_max_norm(aether_vec3f a)
+AETHER_API float aether_vec3f_max_norm(aether_vec3f a)
 {
     return ((fabsf(a.z) > ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x))) ? fabsf(a.z) : ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x)));
 }
 
-double aether_vec3d_max_norm(aether_vec3d a)
+AETHER_API double aether_vec3d_max_norm(aether_vec3d a)
 {
     return ((fabs(a.z) > ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x))) ? fabs(a.z) : ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x)));
 }
 
-float aether_vec4f_max_norm(aether_vec4f a)
+AETHER_API float aether_vec4f_max_norm(aether_vec4f a)
 {
     return ((fabsf(a.w) > ((fabsf(a.z) > ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x))) ? fabsf(a.z) : ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x)))) ? fabsf(a.w) : ((fabsf(a.z) > ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x))) ? fabsf(a.z) : ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x))));
 }
 
-double aether_vec4d_max_norm(aether_vec4d a)
+AETHER_API double aether_vec4d_max_norm(aether_vec4d a)
 {
     return ((fabs(a.w) > ((fabs(a.z) > ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x))) ? fabs(a.z) : ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x)))) ? fabs(a.w) : ((fabs(a.z) > ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x))) ? fabs(a.z) : ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x))));
 }
 
-int aether_vec2f_is_finite(aether_vec2f a)
+AETHER_API int aether_vec2f_is_finite(aether_vec2f a)
 {
     return (isfinite(a.y) && isfinite(a.x)) ? 1 : 0;
 }
 
-int aether_vec2d_is_finite(aether_vec2d a)
+AETHER_API int aether_vec2d_is_finite(aether_vec2d a)
 {
     return (isfinite(a.y) && isfinite(a.x)) ? 1 : 0;
 }
 
-int aether_vec3f_is_finite(aether_vec3f a)
+AETHER_API int aether_vec3f_is_finite(aether_vec3f a)
 {
     return (isfinite(a.z) && (isfinite(a.y) && isfinite(a.x))) ? 1 : 0;
 }
 
-int aether_vec3d_is_finite(aether_vec3d a)
+AETHER_API int aether_vec3d_is_finite(aether_vec3d a)
 {
     return (isfinite(a.z) && (isfinite(a.y) && isfinite(a.x))) ? 1 : 0;
 }
 
-int aether_vec4f_is_finite(aether_vec4f a)
+AETHER_API int aether_vec4f_is_finite(aether_vec4f a)
 {
     return (isfinite(a.w) && (isfinite(a.z) && (isfinite(a.y) && isfinite(a.x)))) ? 1 : 0;
 }
 
-int aether_vec4d_is_finite(aether_vec4d a)
+AETHER_API int aether_vec4d_is_finite(aether_vec4d a)
 {
     return (isfinite(a.w) && (isfinite(a.z) && (isfinite(a.y) && isfinite(a.x)))) ? 1 : 0;
 }
 
-aether_vec2f aether_vec2f_normalize(aether_vec2f a)
+AETHER_API aether_vec2f aether_vec2f_normalize(aether_vec2f a)
 {
     const float n = sqrtf((aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x))));
     const float div_r = (1.0f / n);
@@ -1869,7 +1875,7 @@ aether_vec2f aether_vec2f_normalize(aether_vec2f a)
     return out;
 }
 
-aether_vec2d aether_vec2d_normalize(aether_vec2d a)
+AETHER_API aether_vec2d aether_vec2d_normalize(aether_vec2d a)
 {
     const double n = sqrt((aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x))));
     const double div_r = (1.0 / n);
@@ -1881,7 +1887,7 @@ aether_vec2d aether_vec2d_normalize(aether_vec2d a)
     return out;
 }
 
-aether_vec3f aether_vec3f_normalize(aether_vec3f a)
+AETHER_API aether_vec3f aether_vec3f_normalize(aether_vec3f a)
 {
     const float n = sqrtf((aether_product_f32((a.z * a.z)) + (aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x)))));
     const float div_r = (1.0f / n);
@@ -1895,7 +1901,7 @@ aether_vec3f aether_vec3f_normalize(aether_vec3f a)
     return out;
 }
 
-aether_vec3d aether_vec3d_normalize(aether_vec3d a)
+AETHER_API aether_vec3d aether_vec3d_normalize(aether_vec3d a)
 {
     const double n = sqrt((aether_product_f64((a.z * a.z)) + (aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x)))));
     const double div_r = (1.0 / n);
@@ -1909,7 +1915,7 @@ aether_vec3d aether_vec3d_normalize(aether_vec3d a)
     return out;
 }
 
-aether_vec4f aether_vec4f_normalize(aether_vec4f a)
+AETHER_API aether_vec4f aether_vec4f_normalize(aether_vec4f a)
 {
     const float n = sqrtf((aether_product_f32((a.w * a.w)) + (aether_product_f32((a.z * a.z)) + (aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x))))));
     const float div_r = (1.0f / n);
@@ -1925,7 +1931,7 @@ aether_vec4f aether_vec4f_normalize(aether_vec4f a)
     return out;
 }
 
-aether_vec4d aether_vec4d_normalize(aether_vec4d a)
+AETHER_API aether_vec4d aether_vec4d_normalize(aether_vec4d a)
 {
     const double n = sqrt((aether_product_f64((a.w * a.w)) + (aether_product_f64((a.z * a.z)) + (aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x))))));
     const double div_r = (1.0 / n);
@@ -1941,7 +1947,7 @@ aether_vec4d aether_vec4d_normalize(aether_vec4d a)
     return out;
 }
 
-aether_quatf aether_quatf_normalize(aether_quatf a)
+AETHER_API aether_quatf aether_quatf_normalize(aether_quatf a)
 {
     const float n = sqrtf((aether_product_f32((a.z * a.z)) + (aether_product_f32((a.y * a.y)) + (aether_product_f32((a.x * a.x)) + aether_product_f32((a.w * a.w))))));
     const float div_r = (1.0f / n);
@@ -1957,7 +1963,7 @@ aether_quatf aether_quatf_normalize(aether_quatf a)
     return out;
 }
 
-aether_quatd aether_quatd_normalize(aether_quatd a)
+AETHER_API aether_quatd aether_quatd_normalize(aether_quatd a)
 {
     const double n = sqrt((aether_product_f64((a.z * a.z)) + (aether_product_f64((a.y * a.y)) + (aether_product_f64((a.x * a.x)) + aether_product_f64((a.w * a.w))))));
     const double div_r = (1.0 / n);
@@ -1973,7 +1979,7 @@ aether_quatd aether_quatd_normalize(aether_quatd a)
     return out;
 }
 
-aether_vec3f aether_vec3f_cross(aether_vec3f a, aether_vec3f b)
+AETHER_API aether_vec3f aether_vec3f_cross(aether_vec3f a, aether_vec3f b)
 {
     aether_vec3f out;
     out.x = (aether_product_f32((a.y * b.z)) - aether_product_f32((a.z * b.y)));
@@ -1982,7 +1988,7 @@ aether_vec3f aether_vec3f_cross(aether_vec3f a, aether_vec3f b)
     return out;
 }
 
-aether_vec3d aether_vec3d_cross(aether_vec3d a, aether_vec3d b)
+AETHER_API aether_vec3d aether_vec3d_cross(aether_vec3d a, aether_vec3d b)
 {
     aether_vec3d out;
     out.x = (aether_product_f64((a.y * b.z)) - aether_product_f64((a.z * b.y)));
@@ -1991,7 +1997,7 @@ aether_vec3d aether_vec3d_cross(aether_vec3d a, aether_vec3d b)
     return out;
 }
 
-aether_quatf aether_quatf_mul(aether_quatf a, aether_quatf b)
+AETHER_API aether_quatf aether_quatf_mul(aether_quatf a, aether_quatf b)
 {
     aether_quatf out;
     out.w = (((aether_product_f32((a.w * b.w)) - aether_product_f32((a.x * b.x))) - aether_product_f32((a.y * b.y))) - aether_product_f32((a.z * b.z)));
@@ -2001,7 +2007,7 @@ aether_quatf aether_quatf_mul(aether_quatf a, aether_quatf b)
     return out;
 }
 
-aether_quatd aether_quatd_mul(aether_quatd a, aether_quatd b)
+AETHER_API aether_quatd aether_quatd_mul(aether_quatd a, aether_quatd b)
 {
     aether_quatd out;
     out.w = (((aether_product_f64((a.w * b.w)) - aether_product_f64((a.x * b.x))) - aether_product_f64((a.y * b.y))) - aether_product_f64((a.z * b.z)));
@@ -2011,7 +2017,7 @@ aether_quatd aether_quatd_mul(aether_quatd a, aether_quatd b)
     return out;
 }
 
-aether_quatf aether_quatf_conjugate(aether_quatf a)
+AETHER_API aether_quatf aether_quatf_conjugate(aether_quatf a)
 {
     aether_quatf out;
     out.w = a.w;
@@ -2021,7 +2027,7 @@ aether_quatf aether_quatf_conjugate(aether_quatf a)
     return out;
 }
 
-aether_quatd aether_quatd_conjugate(aether_quatd a)
+AETHER_API aether_quatd aether_quatd_conjugate(aether_quatd a)
 {
     aether_quatd out;
     out.w = a.w;
@@ -2031,7 +2037,7 @@ aether_quatd aether_quatd_conjugate(aether_quatd a)
     return out;
 }
 
-aether_vec3f aether_quatf_rotate(aether_quatf q, aether_vec3f v)
+AETHER_API aether_vec3f aether_quatf_rotate(aether_quatf q, aether_vec3f v)
 {
     const float scale_a_x = (aether_product_f32((q.y * v.z)) - aether_product_f32((q.z * v.y)));
     const float scale_a_y = (aether_product_f32((q.z * v.x)) - aether_product_f32((q.x * v.z)));
@@ -2055,7 +2061,7 @@ aether_vec3f aether_quatf_rotate(aether_quatf q, aether_vec3f v)
     return out;
 }
 
-aether_vec3d aether_quatd_rotate(aether_quatd q, aether_vec3d v)
+AETHER_API aether_vec3d aether_quatd_rotate(aether_quatd q, aether_vec3d v)
 {
     const double scale_a_x = (aether_product_f64((q.y * v.z)) - aether_product_f64((q.z * v.y)));
     const double scale_a_y = (aether_product_f64((q.z * v.x)) - aether_product_f64((q.x * v.z)));
@@ -2079,7 +2085,7 @@ aether_vec3d aether_quatd_rotate(aether_quatd q, aether_vec3d v)
     return out;
 }
 
-aether_vec2f aether_mat2f_mul_vec(aether_mat2f m, aether_vec2f v)
+AETHER_API aether_vec2f aether_mat2f_mul_vec(aether_mat2f m, aether_vec2f v)
 {
     aether_vec2f out;
     out.x = (aether_product_f32((m.m[1] * v.y)) + aether_product_f32((m.m[0] * v.x)));
@@ -2087,7 +2093,7 @@ aether_vec2f aether_mat2f_mul_vec(aether_mat2f m, aether_vec2f v)
     return out;
 }
 
-aether_vec2d aether_mat2d_mul_vec(aether_mat2d m, aether_vec2d v)
+AETHER_API aether_vec2d aether_mat2d_mul_vec(aether_mat2d m, aether_vec2d v)
 {
     aether_vec2d out;
     out.x = (aether_product_f64((m.m[1] * v.y)) + aether_product_f64((m.m[0] * v.x)));
@@ -2095,7 +2101,7 @@ aether_vec2d aether_mat2d_mul_vec(aether_mat2d m, aether_vec2d v)
     return out;
 }
 
-aether_vec3f aether_mat3f_mul_vec(aether_mat3f m, aether_vec3f v)
+AETHER_API aether_vec3f aether_mat3f_mul_vec(aether_mat3f m, aether_vec3f v)
 {
     aether_vec3f out;
     out.x = (aether_product_f32((m.m[2] * v.z)) + (aether_product_f32((m.m[1] * v.y)) + aether_product_f32((m.m[0] * v.x))));
@@ -2104,7 +2110,7 @@ aether_vec3f aether_mat3f_mul_vec(aether_mat3f m, aether_vec3f v)
     return out;
 }
 
-aether_vec3d aether_mat3d_mul_vec(aether_mat3d m, aether_vec3d v)
+AETHER_API aether_vec3d aether_mat3d_mul_vec(aether_mat3d m, aether_vec3d v)
 {
     aether_vec3d out;
     out.x = (aether_product_f64((m.m[2] * v.z)) + (aether_product_f64((m.m[1] * v.y)) + aether_product_f64((m.m[0] * v.x))));
@@ -2113,7 +2119,7 @@ aether_vec3d aether_mat3d_mul_vec(aether_mat3d m, aether_vec3d v)
     return out;
 }
 
-aether_vec4f aether_mat4f_mul_vec(aether_mat4f m, aether_vec4f v)
+AETHER_API aether_vec4f aether_mat4f_mul_vec(aether_mat4f m, aether_vec4f v)
 {
     aether_vec4f out;
     out.x = (aether_product_f32((m.m[3] * v.w)) + (aether_product_f32((m.m[2] * v.z)) + (aether_product_f32((m.m[1] * v.y)) + aether_product_f32((m.m[0] * v.x)))));
@@ -2123,7 +2129,7 @@ aether_vec4f aether_mat4f_mul_vec(aether_mat4f m, aether_vec4f v)
     return out;
 }
 
-aether_vec4d aether_mat4d_mul_vec(aether_mat4d m, aether_vec4d v)
+AETHER_API aether_vec4d aether_mat4d_mul_vec(aether_mat4d m, aether_vec4d v)
 {
     aether_vec4d out;
     out.x = (aether_product_f64((m.m[3] * v.w)) + (aether_product_f64((m.m[2] * v.z)) + (aether_product_f64((m.m[1] * v.y)) + aether_product_f64((m.m[0] * v.x)))));
@@ -2133,7 +2139,7 @@ aether_vec4d aether_mat4d_mul_vec(aether_mat4d m, aether_vec4d v)
     return out;
 }
 
-aether_mat2f aether_mat2f_mul(aether_mat2f a, aether_mat2f b)
+AETHER_API aether_mat2f aether_mat2f_mul(aether_mat2f a, aether_mat2f b)
 {
     aether_mat2f out;
     out.m[0] = (aether_product_f32((a.m[1] * b.m[2])) + aether_product_f32((a.m[0] * b.m[0])));
@@ -2143,7 +2149,7 @@ aether_mat2f aether_mat2f_mul(aether_mat2f a, aether_mat2f b)
     return out;
 }
 
-aether_mat2d aether_mat2d_mul(aether_mat2d a, aether_mat2d b)
+AETHER_API aether_mat2d aether_mat2d_mul(aether_mat2d a, aether_mat2d b)
 {
     aether_mat2d out;
     out.m[0] = (aether_product_f64((a.m[1] * b.m[2])) + aether_product_f64((a.m[0] * b.m[0])));
@@ -2153,7 +2159,7 @@ aether_mat2d aether_mat2d_mul(aether_mat2d a, aether_mat2d b)
     return out;
 }
 
-aether_mat3f aether_mat3f_mul(aether_mat3f a, aether_mat3f b)
+AETHER_API aether_mat3f aether_mat3f_mul(aether_mat3f a, aether_mat3f b)
 {
     aether_mat3f out;
     out.m[0] = (aether_product_f32((a.m[2] * b.m[6])) + (aether_product_f32((a.m[1] * b.m[3])) + aether_product_f32((a.m[0] * b.m[0]))));
@@ -2168,7 +2174,7 @@ aether_mat3f aether_mat3f_mul(aether_mat3f a, aether_mat3f b)
     return out;
 }
 
-aether_mat3d aether_mat3d_mul(aether_mat3d a, aether_mat3d b)
+AETHER_API aether_mat3d aether_mat3d_mul(aether_mat3d a, aether_mat3d b)
 {
     aether_mat3d out;
     out.m[0] = (aether_product_f64((a.m[2] * b.m[6])) + (aether_product_f64((a.m[1] * b.m[3])) + aether_product_f64((a.m[0] * b.m[0]))));
@@ -2183,7 +2189,7 @@ aether_mat3d aether_mat3d_mul(aether_mat3d a, aether_mat3d b)
     return out;
 }
 
-aether_mat4f aether_mat4f_mul(aether_mat4f a, aether_mat4f b)
+AETHER_API aether_mat4f aether_mat4f_mul(aether_mat4f a, aether_mat4f b)
 {
     aether_mat4f out;
     out.m[0] = (aether_product_f32((a.m[3] * b.m[12])) + (aether_product_f32((a.m[2] * b.m[8])) + (aether_product_f32((a.m[1] * b.m[4])) + aether_product_f32((a.m[0] * b.m[0])))));
@@ -2205,7 +2211,7 @@ aether_mat4f aether_mat4f_mul(aether_mat4f a, aether_mat4f b)
     return out;
 }
 
-aether_mat4d aether_mat4d_mul(aether_mat4d a, aether_mat4d b)
+AETHER_API aether_mat4d aether_mat4d_mul(aether_mat4d a, aether_mat4d b)
 {
     aether_mat4d out;
     out.m[0] = (aether_product_f64((a.m[3] * b.m[12])) + (aether_product_f64((a.m[2] * b.m[8])) + (aether_product_f64((a.m[1] * b.m[4])) + aether_product_f64((a.m[0] * b.m[0])))));
@@ -2227,7 +2233,7 @@ aether_mat4d aether_mat4d_mul(aether_mat4d a, aether_mat4d b)
     return out;
 }
 
-aether_mat2f aether_mat2f_transpose(aether_mat2f m)
+AETHER_API aether_mat2f aether_mat2f_transpose(aether_mat2f m)
 {
     aether_mat2f out;
     out.m[0] = m.m[0];
@@ -2237,7 +2243,7 @@ aether_mat2f aether_mat2f_transpose(aether_mat2f m)
     return out;
 }
 
-aether_mat2d aether_mat2d_transpose(aether_mat2d m)
+AETHER_API aether_mat2d aether_mat2d_transpose(aether_mat2d m)
 {
     aether_mat2d out;
     out.m[0] = m.m[0];
@@ -2247,7 +2253,7 @@ aether_mat2d aether_mat2d_transpose(aether_mat2d m)
     return out;
 }
 
-aether_mat3f aether_mat3f_transpose(aether_mat3f m)
+AETHER_API aether_mat3f aether_mat3f_transpose(aether_mat3f m)
 {
     aether_mat3f out;
     out.m[0] = m.m[0];
@@ -2262,7 +2268,7 @@ aether_mat3f aether_mat3f_transpose(aether_mat3f m)
     return out;
 }
 
-aether_mat3d aether_mat3d_transpose(aether_mat3d m)
+AETHER_API aether_mat3d aether_mat3d_transpose(aether_mat3d m)
 {
     aether_mat3d out;
     out.m[0] = m.m[0];
@@ -2277,7 +2283,7 @@ aether_mat3d aether_mat3d_transpose(aether_mat3d m)
     return out;
 }
 
-aether_mat4f aether_mat4f_transpose(aether_mat4f m)
+AETHER_API aether_mat4f aether_mat4f_transpose(aether_mat4f m)
 {
     aether_mat4f out;
     out.m[0] = m.m[0];
@@ -2299,7 +2305,7 @@ aether_mat4f aether_mat4f_transpose(aether_mat4f m)
     return out;
 }
 
-aether_mat4d aether_mat4d_transpose(aether_mat4d m)
+AETHER_API aether_mat4d aether_mat4d_transpose(aether_mat4d m)
 {
     aether_mat4d out;
     out.m[0] = m.m[0];
@@ -2321,7 +2327,7 @@ aether_mat4d aether_mat4d_transpose(aether_mat4d m)
     return out;
 }
 
-aether_mat2f aether_mat2f_identity(void)
+AETHER_API aether_mat2f aether_mat2f_identity(void)
 {
     aether_mat2f out;
     out.m[0] = 1.0f;
@@ -2331,7 +2337,7 @@ aether_mat2f aether_mat2f_identity(void)
     return out;
 }
 
-aether_mat2d aether_mat2d_identity(void)
+AETHER_API aether_mat2d aether_mat2d_identity(void)
 {
     aether_mat2d out;
     out.m[0] = 1.0;
@@ -2341,7 +2347,7 @@ aether_mat2d aether_mat2d_identity(void)
     return out;
 }
 
-aether_mat3f aether_mat3f_identity(void)
+AETHER_API aether_mat3f aether_mat3f_identity(void)
 {
     aether_mat3f out;
     out.m[0] = 1.0f;
@@ -2356,7 +2362,7 @@ aether_mat3f aether_mat3f_identity(void)
     return out;
 }
 
-aether_mat3d aether_mat3d_identity(void)
+AETHER_API aether_mat3d aether_mat3d_identity(void)
 {
     aether_mat3d out;
     out.m[0] = 1.0;
@@ -2371,7 +2377,7 @@ aether_mat3d aether_mat3d_identity(void)
     return out;
 }
 
-aether_mat4f aether_mat4f_identity(void)
+AETHER_API aether_mat4f aether_mat4f_identity(void)
 {
     aether_mat4f out;
     out.m[0] = 1.0f;
@@ -2393,7 +2399,7 @@ aether_mat4f aether_mat4f_identity(void)
     return out;
 }
 
-aether_mat4d aether_mat4d_identity(void)
+AETHER_API aether_mat4d aether_mat4d_identity(void)
 {
     aether_mat4d out;
     out.m[0] = 1.0;
@@ -2415,67 +2421,67 @@ aether_mat4d aether_mat4d_identity(void)
     return out;
 }
 
-float aether_mat2f_dot(aether_mat2f a, aether_mat2f b)
+AETHER_API float aether_mat2f_dot(aether_mat2f a, aether_mat2f b)
 {
     return (aether_product_f32((a.m[3] * b.m[3])) + (aether_product_f32((a.m[2] * b.m[2])) + (aether_product_f32((a.m[1] * b.m[1])) + aether_product_f32((a.m[0] * b.m[0])))));
 }
 
-double aether_mat2d_dot(aether_mat2d a, aether_mat2d b)
+AETHER_API double aether_mat2d_dot(aether_mat2d a, aether_mat2d b)
 {
     return (aether_product_f64((a.m[3] * b.m[3])) + (aether_product_f64((a.m[2] * b.m[2])) + (aether_product_f64((a.m[1] * b.m[1])) + aether_product_f64((a.m[0] * b.m[0])))));
 }
 
-float aether_mat3f_dot(aether_mat3f a, aether_mat3f b)
+AETHER_API float aether_mat3f_dot(aether_mat3f a, aether_mat3f b)
 {
     return (aether_product_f32((a.m[8] * b.m[8])) + (aether_product_f32((a.m[7] * b.m[7])) + (aether_product_f32((a.m[6] * b.m[6])) + (aether_product_f32((a.m[5] * b.m[5])) + (aether_product_f32((a.m[4] * b.m[4])) + (aether_product_f32((a.m[3] * b.m[3])) + (aether_product_f32((a.m[2] * b.m[2])) + (aether_product_f32((a.m[1] * b.m[1])) + aether_product_f32((a.m[0] * b.m[0]))))))))));
 }
 
-double aether_mat3d_dot(aether_mat3d a, aether_mat3d b)
+AETHER_API double aether_mat3d_dot(aether_mat3d a, aether_mat3d b)
 {
     return (aether_product_f64((a.m[8] * b.m[8])) + (aether_product_f64((a.m[7] * b.m[7])) + (aether_product_f64((a.m[6] * b.m[6])) + (aether_product_f64((a.m[5] * b.m[5])) + (aether_product_f64((a.m[4] * b.m[4])) + (aether_product_f64((a.m[3] * b.m[3])) + (aether_product_f64((a.m[2] * b.m[2])) + (aether_product_f64((a.m[1] * b.m[1])) + aether_product_f64((a.m[0] * b.m[0]))))))))));
 }
 
-float aether_mat4f_dot(aether_mat4f a, aether_mat4f b)
+AETHER_API float aether_mat4f_dot(aether_mat4f a, aether_mat4f b)
 {
     return (aether_product_f32((a.m[15] * b.m[15])) + (aether_product_f32((a.m[14] * b.m[14])) + (aether_product_f32((a.m[13] * b.m[13])) + (aether_product_f32((a.m[12] * b.m[12])) + (aether_product_f32((a.m[11] * b.m[11])) + (aether_product_f32((a.m[10] * b.m[10])) + (aether_product_f32((a.m[9] * b.m[9])) + (aether_product_f32((a.m[8] * b.m[8])) + (aether_product_f32((a.m[7] * b.m[7])) + (aether_product_f32((a.m[6] * b.m[6])) + (aether_product_f32((a.m[5] * b.m[5])) + (aether_product_f32((a.m[4] * b.m[4])) + (aether_product_f32((a.m[3] * b.m[3])) + (aether_product_f32((a.m[2] * b.m[2])) + (aether_product_f32((a.m[1] * b.m[1])) + aether_product_f32((a.m[0] * b.m[0])))))))))))))))));
 }
 
-double aether_mat4d_dot(aether_mat4d a, aether_mat4d b)
+AETHER_API double aether_mat4d_dot(aether_mat4d a, aether_mat4d b)
 {
     return (aether_product_f64((a.m[15] * b.m[15])) + (aether_product_f64((a.m[14] * b.m[14])) + (aether_product_f64((a.m[13] * b.m[13])) + (aether_product_f64((a.m[12] * b.m[12])) + (aether_product_f64((a.m[11] * b.m[11])) + (aether_product_f64((a.m[10] * b.m[10])) + (aether_product_f64((a.m[9] * b.m[9])) + (aether_product_f64((a.m[8] * b.m[8])) + (aether_product_f64((a.m[7] * b.m[7])) + (aether_product_f64((a.m[6] * b.m[6])) + (aether_product_f64((a.m[5] * b.m[5])) + (aether_product_f64((a.m[4] * b.m[4])) + (aether_product_f64((a.m[3] * b.m[3])) + (aether_product_f64((a.m[2] * b.m[2])) + (aether_product_f64((a.m[1] * b.m[1])) + aether_product_f64((a.m[0] * b.m[0])))))))))))))))));
 }
 
-float aether_mat2f_determinant(aether_mat2f m)
+AETHER_API float aether_mat2f_determinant(aether_mat2f m)
 {
     return (aether_product_f32((m.m[0] * m.m[3])) - aether_product_f32((m.m[1] * m.m[2])));
 }
 
-double aether_mat2d_determinant(aether_mat2d m)
+AETHER_API double aether_mat2d_determinant(aether_mat2d m)
 {
     return (aether_product_f64((m.m[0] * m.m[3])) - aether_product_f64((m.m[1] * m.m[2])));
 }
 
-float aether_mat3f_determinant(aether_mat3f m)
+AETHER_API float aether_mat3f_determinant(aether_mat3f m)
 {
     return ((aether_product_f32((m.m[0] * (aether_product_f32((m.m[4] * m.m[8])) - aether_product_f32((m.m[5] * m.m[7]))))) - aether_product_f32((m.m[1] * (aether_product_f32((m.m[3] * m.m[8])) - aether_product_f32((m.m[5] * m.m[6])))))) + aether_product_f32((m.m[2] * (aether_product_f32((m.m[3] * m.m[7])) - aether_product_f32((m.m[4] * m.m[6]))))));
 }
 
-double aether_mat3d_determinant(aether_mat3d m)
+AETHER_API double aether_mat3d_determinant(aether_mat3d m)
 {
     return ((aether_product_f64((m.m[0] * (aether_product_f64((m.m[4] * m.m[8])) - aether_product_f64((m.m[5] * m.m[7]))))) - aether_product_f64((m.m[1] * (aether_product_f64((m.m[3] * m.m[8])) - aether_product_f64((m.m[5] * m.m[6])))))) + aether_product_f64((m.m[2] * (aether_product_f64((m.m[3] * m.m[7])) - aether_product_f64((m.m[4] * m.m[6]))))));
 }
 
-float aether_mat4f_determinant(aether_mat4f m)
+AETHER_API float aether_mat4f_determinant(aether_mat4f m)
 {
     return (((aether_product_f32((m.m[0] * ((aether_product_f32((m.m[5] * (aether_product_f32((m.m[10] * m.m[15])) - aether_product_f32((m.m[11] * m.m[14]))))) - aether_product_f32((m.m[6] * (aether_product_f32((m.m[9] * m.m[15])) - aether_product_f32((m.m[11] * m.m[13])))))) + aether_product_f32((m.m[7] * (aether_product_f32((m.m[9] * m.m[14])) - aether_product_f32((m.m[10] * m.m[13])))))))) - aether_product_f32((m.m[1] * ((aether_product_f32((m.m[4] * (aether_product_f32((m.m[10] * m.m[15])) - aether_product_f32((m.m[11] * m.m[14]))))) - aether_product_f32((m.m[6] * (aether_product_f32((m.m[8] * m.m[15])) - aether_product_f32((m.m[11] * m.m[12])))))) + aether_product_f32((m.m[7] * (aether_product_f32((m.m[8] * m.m[14])) - aether_product_f32((m.m[10] * m.m[12]))))))))) + aether_product_f32((m.m[2] * ((aether_product_f32((m.m[4] * (aether_product_f32((m.m[9] * m.m[15])) - aether_product_f32((m.m[11] * m.m[13]))))) - aether_product_f32((m.m[5] * (aether_product_f32((m.m[8] * m.m[15])) - aether_product_f32((m.m[11] * m.m[12])))))) + aether_product_f32((m.m[7] * (aether_product_f32((m.m[8] * m.m[13])) - aether_product_f32((m.m[9] * m.m[12]))))))))) - aether_product_f32((m.m[3] * ((aether_product_f32((m.m[4] * (aether_product_f32((m.m[9] * m.m[14])) - aether_product_f32((m.m[10] * m.m[13]))))) - aether_product_f32((m.m[5] * (aether_product_f32((m.m[8] * m.m[14])) - aether_product_f32((m.m[10] * m.m[12])))))) + aether_product_f32((m.m[6] * (aether_product_f32((m.m[8] * m.m[13])) - aether_product_f32((m.m[9] * m.m[12])))))))));
 }
 
-double aether_mat4d_determinant(aether_mat4d m)
+AETHER_API double aether_mat4d_determinant(aether_mat4d m)
 {
     return (((aether_product_f64((m.m[0] * ((aether_product_f64((m.m[5] * (aether_product_f64((m.m[10] * m.m[15])) - aether_product_f64((m.m[11] * m.m[14]))))) - aether_product_f64((m.m[6] * (aether_product_f64((m.m[9] * m.m[15])) - aether_product_f64((m.m[11] * m.m[13])))))) + aether_product_f64((m.m[7] * (aether_product_f64((m.m[9] * m.m[14])) - aether_product_f64((m.m[10] * m.m[13])))))))) - aether_product_f64((m.m[1] * ((aether_product_f64((m.m[4] * (aether_product_f64((m.m[10] * m.m[15])) - aether_product_f64((m.m[11] * m.m[14]))))) - aether_product_f64((m.m[6] * (aether_product_f64((m.m[8] * m.m[15])) - aether_product_f64((m.m[11] * m.m[12])))))) + aether_product_f64((m.m[7] * (aether_product_f64((m.m[8] * m.m[14])) - aether_product_f64((m.m[10] * m.m[12]))))))))) + aether_product_f64((m.m[2] * ((aether_product_f64((m.m[4] * (aether_product_f64((m.m[9] * m.m[15])) - aether_product_f64((m.m[11] * m.m[13]))))) - aether_product_f64((m.m[5] * (aether_product_f64((m.m[8] * m.m[15])) - aether_product_f64((m.m[11] * m.m[12])))))) + aether_product_f64((m.m[7] * (aether_product_f64((m.m[8] * m.m[13])) - aether_product_f64((m.m[9] * m.m[12]))))))))) - aether_product_f64((m.m[3] * ((aether_product_f64((m.m[4] * (aether_product_f64((m.m[9] * m.m[14])) - aether_product_f64((m.m[10] * m.m[13]))))) - aether_product_f64((m.m[5] * (aether_product_f64((m.m[8] * m.m[14])) - aether_product_f64((m.m[10] * m.m[12])))))) + aether_product_f64((m.m[6] * (aether_product_f64((m.m[8] * m.m[13])) - aether_product_f64((m.m[9] * m.m[12])))))))));
 }
 
-float aether_f32_two_sum_err(float a, float b, float s)
+AETHER_API float aether_f32_two_sum_err(float a, float b, float s)
 {
     const float x = aether_barrier_f32(a);
     const float y = aether_barrier_f32(b);
@@ -2487,7 +2493,7 @@ float aether_f32_two_sum_err(float a, float b, float s)
     return aether_fmax_f32(ab, ba);
 }
 
-double aether_f64_two_sum_err(double a, double b, double s)
+AETHER_API double aether_f64_two_sum_err(double a, double b, double s)
 {
     const double x = aether_barrier_f64(a);
     const double y = aether_barrier_f64(b);
@@ -2499,7 +2505,7 @@ double aether_f64_two_sum_err(double a, double b, double s)
     return aether_fmax_f64(ab, ba);
 }
 
-aether_pairf aether_f32_two_sum(float a, float b)
+AETHER_API aether_pairf aether_f32_two_sum(float a, float b)
 {
     const float x = aether_barrier_f32(a);
     const float y = aether_barrier_f32(b);
@@ -2515,7 +2521,7 @@ aether_pairf aether_f32_two_sum(float a, float b)
     return out;
 }
 
-aether_paird aether_f64_two_sum(double a, double b)
+AETHER_API aether_paird aether_f64_two_sum(double a, double b)
 {
     const double x = aether_barrier_f64(a);
     const double y = aether_barrier_f64(b);
@@ -2531,7 +2537,7 @@ aether_paird aether_f64_two_sum(double a, double b)
     return out;
 }
 
-aether_pairf aether_pairf_neumaier_add(aether_pairf p, float x)
+AETHER_API aether_pairf aether_pairf_neumaier_add(aether_pairf p, float x)
 {
     const float h = aether_barrier_f32(p.hi);
     const float c = aether_barrier_f32(p.comp);
@@ -2548,7 +2554,7 @@ aether_pairf aether_pairf_neumaier_add(aether_pairf p, float x)
     return out;
 }
 
-aether_paird aether_paird_neumaier_add(aether_paird p, double x)
+AETHER_API aether_paird aether_paird_neumaier_add(aether_paird p, double x)
 {
     const double h = aether_barrier_f64(p.hi);
     const double c = aether_barrier_f64(p.comp);
@@ -2565,7 +2571,7 @@ aether_paird aether_paird_neumaier_add(aether_paird p, double x)
     return out;
 }
 
-aether_pairf aether_pairf_combine(aether_pairf a, aether_pairf b)
+AETHER_API aether_pairf aether_pairf_combine(aether_pairf a, aether_pairf b)
 {
     const float x = aether_barrier_f32(a.hi);
     const float y = aether_barrier_f32(b.hi);
@@ -2581,7 +2587,7 @@ aether_pairf aether_pairf_combine(aether_pairf a, aether_pairf b)
     return out;
 }
 
-aether_paird aether_paird_combine(aether_paird a, aether_paird b)
+AETHER_API aether_paird aether_paird_combine(aether_paird a, aether_paird b)
 {
     const double x = aether_barrier_f64(a.hi);
     const double y = aether_barrier_f64(b.hi);
@@ -2597,19 +2603,19 @@ aether_paird aether_paird_combine(aether_paird a, aether_paird b)
     return out;
 }
 
-float aether_pairf_value(aether_pairf p)
+AETHER_API float aether_pairf_value(aether_pairf p)
 {
     const float h = aether_barrier_f32(p.hi);
     return (isfinite(h) ? (h + aether_barrier_f32(p.comp)) : h);
 }
 
-double aether_paird_value(aether_paird p)
+AETHER_API double aether_paird_value(aether_paird p)
 {
     const double h = aether_barrier_f64(p.hi);
     return (isfinite(h) ? (h + aether_barrier_f64(p.comp)) : h);
 }
 
-aether_rotationf aether_f32_jacobi_rotation(float app, float aqq, float apq)
+AETHER_API aether_rotationf aether_f32_jacobi_rotation(float app, float aqq, float apq)
 {
     const float theta = ((aqq - app) / aether_product_f32((2.0f * apq)));
     const float r = sqrtf((aether_product_f32((theta * theta)) + 1.0f));
@@ -2626,7 +2632,7 @@ aether_rotationf aether_f32_jacobi_rotation(float app, float aqq, float apq)
     return out;
 }
 
-aether_rotationd aether_f64_jacobi_rotation(double app, double aqq, double apq)
+AETHER_API aether_rotationd aether_f64_jacobi_rotation(double app, double aqq, double apq)
 {
     const double theta = ((aqq - app) / aether_product_f64((2.0 * apq)));
     const double r = sqrt((aether_product_f64((theta * theta)) + 1.0));
@@ -2643,7 +2649,7 @@ aether_rotationd aether_f64_jacobi_rotation(double app, double aqq, double apq)
     return out;
 }
 
-aether_vec2f aether_f32_jacobi_update(float g, float h, aether_rotationf r)
+AETHER_API aether_vec2f aether_f32_jacobi_update(float g, float h, aether_rotationf r)
 {
     aether_vec2f out;
     out.x = (g - aether_product_f32((r.s * (h + aether_product_f32((r.tau * g))))));
@@ -2651,7 +2657,7 @@ aether_vec2f aether_f32_jacobi_update(float g, float h, aether_rotationf r)
     return out;
 }
 
-aether_vec2d aether_f64_jacobi_update(double g, double h, aether_rotationd r)
+AETHER_API aether_vec2d aether_f64_jacobi_update(double g, double h, aether_rotationd r)
 {
     aether_vec2d out;
     out.x = (g - aether_product_f64((r.s * (h + aether_product_f64((r.tau * g))))));
@@ -2659,7 +2665,7 @@ aether_vec2d aether_f64_jacobi_update(double g, double h, aether_rotationd r)
     return out;
 }
 
-aether_vec2f aether_f32_jacobi_diag(float app, float aqq, float apq, aether_rotationf r)
+AETHER_API aether_vec2f aether_f32_jacobi_diag(float app, float aqq, float apq, aether_rotationf r)
 {
     aether_vec2f out;
     out.x = (app - aether_product_f32((r.t * apq)));
@@ -2667,7 +2673,7 @@ aether_vec2f aether_f32_jacobi_diag(float app, float aqq, float apq, aether_rota
     return out;
 }
 
-aether_vec2d aether_f64_jacobi_diag(double app, double aqq, double apq, aether_rotationd r)
+AETHER_API aether_vec2d aether_f64_jacobi_diag(double app, double aqq, double apq, aether_rotationd r)
 {
     aether_vec2d out;
     out.x = (app - aether_product_f64((r.t * apq)));
@@ -2675,7 +2681,7 @@ aether_vec2d aether_f64_jacobi_diag(double app, double aqq, double apq, aether_r
     return out;
 }
 
-aether_pairf aether_pairf_reduce32(const aether_pairf lanes[32])
+AETHER_API aether_pairf aether_pairf_reduce32(const aether_pairf lanes[32])
 {
     static const unsigned rounds[5] = { 16u, 8u, 4u, 2u, 1u };
     aether_pairf v[32];
@@ -2689,7 +2695,7 @@ aether_pairf aether_pairf_reduce32(const aether_pairf lanes[32])
     return v[0];
 }
 
-aether_paird aether_paird_reduce32(const aether_paird lanes[32])
+AETHER_API aether_paird aether_paird_reduce32(const aether_paird lanes[32])
 {
     static const unsigned rounds[5] = { 16u, 8u, 4u, 2u, 1u };
     aether_paird v[32];
@@ -2703,7 +2709,7 @@ aether_paird aether_paird_reduce32(const aether_paird lanes[32])
     return v[0];
 }
 
-void aether_f32_lanes_sum(aether_pairf lanes[32], size_t first, const float *x, size_t n)
+AETHER_API void aether_f32_lanes_sum(aether_pairf lanes[32], size_t first, const float *x, size_t n)
 {
     size_t j;
     for (j = 0; j < n; ++j) {
@@ -2713,7 +2719,7 @@ void aether_f32_lanes_sum(aether_pairf lanes[32], size_t first, const float *x, 
     }
 }
 
-void aether_f64_lanes_sum(aether_paird lanes[32], size_t first, const double *x, size_t n)
+AETHER_API void aether_f64_lanes_sum(aether_paird lanes[32], size_t first, const double *x, size_t n)
 {
     size_t j;
     for (j = 0; j < n; ++j) {
@@ -2723,7 +2729,7 @@ void aether_f64_lanes_sum(aether_paird lanes[32], size_t first, const double *x,
     }
 }
 
-void aether_f32_lanes_dot(aether_pairf lanes[32], size_t first, const float *a, const float *b, size_t n)
+AETHER_API void aether_f32_lanes_dot(aether_pairf lanes[32], size_t first, const float *a, const float *b, size_t n)
 {
     size_t j;
     for (j = 0; j < n; ++j) {
@@ -2733,7 +2739,7 @@ void aether_f32_lanes_dot(aether_pairf lanes[32], size_t first, const float *a, 
     }
 }
 
-void aether_f64_lanes_dot(aether_paird lanes[32], size_t first, const double *a, const double *b, size_t n)
+AETHER_API void aether_f64_lanes_dot(aether_paird lanes[32], size_t first, const double *a, const double *b, size_t n)
 {
     size_t j;
     for (j = 0; j < n; ++j) {
@@ -2743,7 +2749,7 @@ void aether_f64_lanes_dot(aether_paird lanes[32], size_t first, const double *a,
     }
 }
 
-float aether_f32_sum_array(const float *x, size_t n)
+AETHER_API float aether_f32_sum_array(const float *x, size_t n)
 {
     aether_pairf lanes[32];
     unsigned i;
@@ -2755,7 +2761,7 @@ float aether_f32_sum_array(const float *x, size_t n)
     return aether_pairf_value(aether_pairf_reduce32(lanes));
 }
 
-double aether_f64_sum_array(const double *x, size_t n)
+AETHER_API double aether_f64_sum_array(const double *x, size_t n)
 {
     aether_paird lanes[32];
     unsigned i;
@@ -2767,7 +2773,7 @@ double aether_f64_sum_array(const double *x, size_t n)
     return aether_paird_value(aether_paird_reduce32(lanes));
 }
 
-float aether_f32_dot_array(const float *a, const float *b, size_t n)
+AETHER_API float aether_f32_dot_array(const float *a, const float *b, size_t n)
 {
     aether_pairf lanes[32];
     unsigned i;
@@ -2779,7 +2785,7 @@ float aether_f32_dot_array(const float *a, const float *b, size_t n)
     return aether_pairf_value(aether_pairf_reduce32(lanes));
 }
 
-double aether_f64_dot_array(const double *a, const double *b, size_t n)
+AETHER_API double aether_f64_dot_array(const double *a, const double *b, size_t n)
 {
     aether_paird lanes[32];
     unsigned i;
@@ -2791,7 +2797,7 @@ double aether_f64_dot_array(const double *a, const double *b, size_t n)
     return aether_paird_value(aether_paird_reduce32(lanes));
 }
 
-void aether_f32_plane_add(float *value, float *comp, size_t element, float term)
+AETHER_API void aether_f32_plane_add(float *value, float *comp, size_t element, float term)
 {
     aether_pairf p;
     p.hi = value[element];
@@ -2801,7 +2807,7 @@ void aether_f32_plane_add(float *value, float *comp, size_t element, float term)
     comp[element] = p.comp;
 }
 
-void aether_f64_plane_add(double *value, double *comp, size_t element, double term)
+AETHER_API void aether_f64_plane_add(double *value, double *comp, size_t element, double term)
 {
     aether_paird p;
     p.hi = value[element];
@@ -2811,7 +2817,7 @@ void aether_f64_plane_add(double *value, double *comp, size_t element, double te
     comp[element] = p.comp;
 }
 
-void aether_vec2f_plane_add(float *value, float *comp, size_t element, aether_vec2f term)
+AETHER_API void aether_vec2f_plane_add(float *value, float *comp, size_t element, aether_vec2f term)
 {
     aether_pairf p;
     p.hi = value[element * 2u + 0u];
@@ -2826,7 +2832,7 @@ void aether_vec2f_plane_add(float *value, float *comp, size_t element, aether_ve
     comp[element * 2u + 1u] = p.comp;
 }
 
-void aether_vec2d_plane_add(double *value, double *comp, size_t element, aether_vec2d term)
+AETHER_API void aether_vec2d_plane_add(double *value, double *comp, size_t element, aether_vec2d term)
 {
     aether_paird p;
     p.hi = value[element * 2u + 0u];
@@ -2841,7 +2847,7 @@ void aether_vec2d_plane_add(double *value, double *comp, size_t element, aether_
     comp[element * 2u + 1u] = p.comp;
 }
 
-void aether_vec3f_plane_add(float *value, float *comp, size_t element, aether_vec3f term)
+AETHER_API void aether_vec3f_plane_add(float *value, float *comp, size_t element, aether_vec3f term)
 {
     aether_pairf p;
     p.hi = value[element * 3u + 0u];
@@ -2861,7 +2867,7 @@ void aether_vec3f_plane_add(float *value, float *comp, size_t element, aether_ve
     comp[element * 3u + 2u] = p.comp;
 }
 
-void aether_vec3d_plane_add(double *value, double *comp, size_t element, aether_vec3d term)
+AETHER_API void aether_vec3d_plane_add(double *value, double *comp, size_t element, aether_vec3d term)
 {
     aether_paird p;
     p.hi = value[element * 3u + 0u];
@@ -2881,7 +2887,7 @@ void aether_vec3d_plane_add(double *value, double *comp, size_t element, aether_
     comp[element * 3u + 2u] = p.comp;
 }
 
-void aether_vec4f_plane_add(float *value, float *comp, size_t element, aether_vec4f term)
+AETHER_API void aether_vec4f_plane_add(float *value, float *comp, size_t element, aether_vec4f term)
 {
     aether_pairf p;
     p.hi = value[element * 4u + 0u];
@@ -2906,7 +2912,7 @@ void aether_vec4f_plane_add(float *value, float *comp, size_t element, aether_ve
     comp[element * 4u + 3u] = p.comp;
 }
 
-void aether_vec4d_plane_add(double *value, double *comp, size_t element, aether_vec4d term)
+AETHER_API void aether_vec4d_plane_add(double *value, double *comp, size_t element, aether_vec4d term)
 {
     aether_paird p;
     p.hi = value[element * 4u + 0u];
@@ -2931,7 +2937,7 @@ void aether_vec4d_plane_add(double *value, double *comp, size_t element, aether_
     comp[element * 4u + 3u] = p.comp;
 }
 
-void aether_f32_plane_resolve(float *out, const float *value, const float *comp, size_t n)
+AETHER_API void aether_f32_plane_resolve(float *out, const float *value, const float *comp, size_t n)
 {
     aether_pairf p;
     size_t i;
@@ -2942,7 +2948,7 @@ void aether_f32_plane_resolve(float *out, const float *value, const float *comp,
     }
 }
 
-void aether_f64_plane_resolve(double *out, const double *value, const double *comp, size_t n)
+AETHER_API void aether_f64_plane_resolve(double *out, const double *value, const double *comp, size_t n)
 {
     aether_paird p;
     size_t i;
@@ -2953,73 +2959,73 @@ void aether_f64_plane_resolve(double *out, const double *value, const double *co
     }
 }
 
-int aether_mat2f_lu(aether_mat2f *a, int ipiv[2])
+AETHER_API int aether_mat2f_lu(aether_mat2f *a, int ipiv[2])
 {
     return aether_lu_f32_2(a->m, ipiv);
 }
 
-void aether_mat2f_lu_lanes(aether_mat2f *a, int *ipiv, int *info, size_t count)
+AETHER_API void aether_mat2f_lu_lanes(aether_mat2f *a, int *ipiv, int *info, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) info[l] = aether_mat2f_lu(&a[l], &ipiv[l * 2]);
 }
 
-int aether_mat2d_lu(aether_mat2d *a, int ipiv[2])
+AETHER_API int aether_mat2d_lu(aether_mat2d *a, int ipiv[2])
 {
     return aether_lu_f64_2(a->m, ipiv);
 }
 
-void aether_mat2d_lu_lanes(aether_mat2d *a, int *ipiv, int *info, size_t count)
+AETHER_API void aether_mat2d_lu_lanes(aether_mat2d *a, int *ipiv, int *info, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) info[l] = aether_mat2d_lu(&a[l], &ipiv[l * 2]);
 }
 
-int aether_mat3f_lu(aether_mat3f *a, int ipiv[3])
+AETHER_API int aether_mat3f_lu(aether_mat3f *a, int ipiv[3])
 {
     return aether_lu_f32_3(a->m, ipiv);
 }
 
-void aether_mat3f_lu_lanes(aether_mat3f *a, int *ipiv, int *info, size_t count)
+AETHER_API void aether_mat3f_lu_lanes(aether_mat3f *a, int *ipiv, int *info, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) info[l] = aether_mat3f_lu(&a[l], &ipiv[l * 3]);
 }
 
-int aether_mat3d_lu(aether_mat3d *a, int ipiv[3])
+AETHER_API int aether_mat3d_lu(aether_mat3d *a, int ipiv[3])
 {
     return aether_lu_f64_3(a->m, ipiv);
 }
 
-void aether_mat3d_lu_lanes(aether_mat3d *a, int *ipiv, int *info, size_t count)
+AETHER_API void aether_mat3d_lu_lanes(aether_mat3d *a, int *ipiv, int *info, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) info[l] = aether_mat3d_lu(&a[l], &ipiv[l * 3]);
 }
 
-int aether_mat4f_lu(aether_mat4f *a, int ipiv[4])
+AETHER_API int aether_mat4f_lu(aether_mat4f *a, int ipiv[4])
 {
     return aether_lu_f32_4(a->m, ipiv);
 }
 
-void aether_mat4f_lu_lanes(aether_mat4f *a, int *ipiv, int *info, size_t count)
+AETHER_API void aether_mat4f_lu_lanes(aether_mat4f *a, int *ipiv, int *info, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) info[l] = aether_mat4f_lu(&a[l], &ipiv[l * 4]);
 }
 
-int aether_mat4d_lu(aether_mat4d *a, int ipiv[4])
+AETHER_API int aether_mat4d_lu(aether_mat4d *a, int ipiv[4])
 {
     return aether_lu_f64_4(a->m, ipiv);
 }
 
-void aether_mat4d_lu_lanes(aether_mat4d *a, int *ipiv, int *info, size_t count)
+AETHER_API void aether_mat4d_lu_lanes(aether_mat4d *a, int *ipiv, int *info, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) info[l] = aether_mat4d_lu(&a[l], &ipiv[l * 4]);
 }
 
-aether_vec2f aether_mat2f_lu_solve(const aether_mat2f *lu, const int ipiv[2], aether_vec2f b)
+AETHER_API aether_vec2f aether_mat2f_lu_solve(const aether_mat2f *lu, const int ipiv[2], aether_vec2f b)
 {
     float bb[2], xx[2];
     aether_vec2f x;
@@ -3031,13 +3037,13 @@ aether_vec2f aether_mat2f_lu_solve(const aether_mat2f *lu, const int ipiv[2], ae
     return x;
 }
 
-void aether_mat2f_lu_solve_lanes(const aether_mat2f *lu, const int *ipiv, const aether_vec2f *b, aether_vec2f *x, size_t count)
+AETHER_API void aether_mat2f_lu_solve_lanes(const aether_mat2f *lu, const int *ipiv, const aether_vec2f *b, aether_vec2f *x, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) x[l] = aether_mat2f_lu_solve(&lu[l], &ipiv[l * 2], b[l]);
 }
 
-aether_vec2d aether_mat2d_lu_solve(const aether_mat2d *lu, const int ipiv[2], aether_vec2d b)
+AETHER_API aether_vec2d aether_mat2d_lu_solve(const aether_mat2d *lu, const int ipiv[2], aether_vec2d b)
 {
     double bb[2], xx[2];
     aether_vec2d x;
@@ -3049,13 +3055,13 @@ aether_vec2d aether_mat2d_lu_solve(const aether_mat2d *lu, const int ipiv[2], ae
     return x;
 }
 
-void aether_mat2d_lu_solve_lanes(const aether_mat2d *lu, const int *ipiv, const aether_vec2d *b, aether_vec2d *x, size_t count)
+AETHER_API void aether_mat2d_lu_solve_lanes(const aether_mat2d *lu, const int *ipiv, const aether_vec2d *b, aether_vec2d *x, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) x[l] = aether_mat2d_lu_solve(&lu[l], &ipiv[l * 2], b[l]);
 }
 
-aether_vec3f aether_mat3f_lu_solve(const aether_mat3f *lu, const int ipiv[3], aether_vec3f b)
+AETHER_API aether_vec3f aether_mat3f_lu_solve(const aether_mat3f *lu, const int ipiv[3], aether_vec3f b)
 {
     float bb[3], xx[3];
     aether_vec3f x;
@@ -3069,13 +3075,13 @@ aether_vec3f aether_mat3f_lu_solve(const aether_mat3f *lu, const int ipiv[3], ae
     return x;
 }
 
-void aether_mat3f_lu_solve_lanes(const aether_mat3f *lu, const int *ipiv, const aether_vec3f *b, aether_vec3f *x, size_t count)
+AETHER_API void aether_mat3f_lu_solve_lanes(const aether_mat3f *lu, const int *ipiv, const aether_vec3f *b, aether_vec3f *x, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) x[l] = aether_mat3f_lu_solve(&lu[l], &ipiv[l * 3], b[l]);
 }
 
-aether_vec3d aether_mat3d_lu_solve(const aether_mat3d *lu, const int ipiv[3], aether_vec3d b)
+AETHER_API aether_vec3d aether_mat3d_lu_solve(const aether_mat3d *lu, const int ipiv[3], aether_vec3d b)
 {
     double bb[3], xx[3];
     aether_vec3d x;
@@ -3089,13 +3095,13 @@ aether_vec3d aether_mat3d_lu_solve(const aether_mat3d *lu, const int ipiv[3], ae
     return x;
 }
 
-void aether_mat3d_lu_solve_lanes(const aether_mat3d *lu, const int *ipiv, const aether_vec3d *b, aether_vec3d *x, size_t count)
+AETHER_API void aether_mat3d_lu_solve_lanes(const aether_mat3d *lu, const int *ipiv, const aether_vec3d *b, aether_vec3d *x, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) x[l] = aether_mat3d_lu_solve(&lu[l], &ipiv[l * 3], b[l]);
 }
 
-aether_vec4f aether_mat4f_lu_solve(const aether_mat4f *lu, const int ipiv[4], aether_vec4f b)
+AETHER_API aether_vec4f aether_mat4f_lu_solve(const aether_mat4f *lu, const int ipiv[4], aether_vec4f b)
 {
     float bb[4], xx[4];
     aether_vec4f x;
@@ -3111,13 +3117,13 @@ aether_vec4f aether_mat4f_lu_solve(const aether_mat4f *lu, const int ipiv[4], ae
     return x;
 }
 
-void aether_mat4f_lu_solve_lanes(const aether_mat4f *lu, const int *ipiv, const aether_vec4f *b, aether_vec4f *x, size_t count)
+AETHER_API void aether_mat4f_lu_solve_lanes(const aether_mat4f *lu, const int *ipiv, const aether_vec4f *b, aether_vec4f *x, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) x[l] = aether_mat4f_lu_solve(&lu[l], &ipiv[l * 4], b[l]);
 }
 
-aether_vec4d aether_mat4d_lu_solve(const aether_mat4d *lu, const int ipiv[4], aether_vec4d b)
+AETHER_API aether_vec4d aether_mat4d_lu_solve(const aether_mat4d *lu, const int ipiv[4], aether_vec4d b)
 {
     double bb[4], xx[4];
     aether_vec4d x;
@@ -3133,13 +3139,13 @@ aether_vec4d aether_mat4d_lu_solve(const aether_mat4d *lu, const int ipiv[4], ae
     return x;
 }
 
-void aether_mat4d_lu_solve_lanes(const aether_mat4d *lu, const int *ipiv, const aether_vec4d *b, aether_vec4d *x, size_t count)
+AETHER_API void aether_mat4d_lu_solve_lanes(const aether_mat4d *lu, const int *ipiv, const aether_vec4d *b, aether_vec4d *x, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) x[l] = aether_mat4d_lu_solve(&lu[l], &ipiv[l * 4], b[l]);
 }
 
-aether_vec2f aether_mat2f_solve_lower(aether_mat2f a, aether_vec2f b)
+AETHER_API aether_vec2f aether_mat2f_solve_lower(aether_mat2f a, aether_vec2f b)
 {
     float bb[2], xx[2];
     aether_vec2f x;
@@ -3151,13 +3157,13 @@ aether_vec2f aether_mat2f_solve_lower(aether_mat2f a, aether_vec2f b)
     return x;
 }
 
-void aether_mat2f_solve_lower_lanes(const aether_mat2f *a, const aether_vec2f *b, aether_vec2f *x, size_t count)
+AETHER_API void aether_mat2f_solve_lower_lanes(const aether_mat2f *a, const aether_vec2f *b, aether_vec2f *x, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) x[l] = aether_mat2f_solve_lower(a[l], b[l]);
 }
 
-aether_vec2d aether_mat2d_solve_lower(aether_mat2d a, aether_vec2d b)
+AETHER_API aether_vec2d aether_mat2d_solve_lower(aether_mat2d a, aether_vec2d b)
 {
     double bb[2], xx[2];
     aether_vec2d x;
@@ -3169,13 +3175,13 @@ aether_vec2d aether_mat2d_solve_lower(aether_mat2d a, aether_vec2d b)
     return x;
 }
 
-void aether_mat2d_solve_lower_lanes(const aether_mat2d *a, const aether_vec2d *b, aether_vec2d *x, size_t count)
+AETHER_API void aether_mat2d_solve_lower_lanes(const aether_mat2d *a, const aether_vec2d *b, aether_vec2d *x, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) x[l] = aether_mat2d_solve_lower(a[l], b[l]);
 }
 
-aether_vec3f aether_mat3f_solve_lower(aether_mat3f a, aether_vec3f b)
+AETHER_API aether_vec3f aether_mat3f_solve_lower(aether_mat3f a, aether_vec3f b)
 {
     float bb[3], xx[3];
     aether_vec3f x;
@@ -3189,13 +3195,13 @@ aether_vec3f aether_mat3f_solve_lower(aether_mat3f a, aether_vec3f b)
     return x;
 }
 
-void aether_mat3f_solve_lower_lanes(const aether_mat3f *a, const aether_vec3f *b, aether_vec3f *x, size_t count)
+AETHER_API void aether_mat3f_solve_lower_lanes(const aether_mat3f *a, const aether_vec3f *b, aether_vec3f *x, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) x[l] = aether_mat3f_solve_lower(a[l], b[l]);
 }
 
-aether_vec3d aether_mat3d_solve_lower(aether_mat3d a, aether_vec3d b)
+AETHER_API aether_vec3d aether_mat3d_solve_lower(aether_mat3d a, aether_vec3d b)
 {
     double bb[3], xx[3];
     aether_vec3d x;
@@ -3209,13 +3215,13 @@ aether_vec3d aether_mat3d_solve_lower(aether_mat3d a, aether_vec3d b)
     return x;
 }
 
-void aether_mat3d_solve_lower_lanes(const aether_mat3d *a, const aether_vec3d *b, aether_vec3d *x, size_t count)
+AETHER_API void aether_mat3d_solve_lower_lanes(const aether_mat3d *a, const aether_vec3d *b, aether_vec3d *x, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) x[l] = aether_mat3d_solve_lower(a[l], b[l]);
 }
 
-aether_vec4f aether_mat4f_solve_lower(aether_mat4f a, aether_vec4f b)
+AETHER_API aether_vec4f aether_mat4f_solve_lower(aether_mat4f a, aether_vec4f b)
 {
     float bb[4], xx[4];
     aether_vec4f x;
@@ -3231,13 +3237,13 @@ aether_vec4f aether_mat4f_solve_lower(aether_mat4f a, aether_vec4f b)
     return x;
 }
 
-void aether_mat4f_solve_lower_lanes(const aether_mat4f *a, const aether_vec4f *b, aether_vec4f *x, size_t count)
+AETHER_API void aether_mat4f_solve_lower_lanes(const aether_mat4f *a, const aether_vec4f *b, aether_vec4f *x, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) x[l] = aether_mat4f_solve_lower(a[l], b[l]);
 }
 
-aether_vec4d aether_mat4d_solve_lower(aether_mat4d a, aether_vec4d b)
+AETHER_API aether_vec4d aether_mat4d_solve_lower(aether_mat4d a, aether_vec4d b)
 {
     double bb[4], xx[4];
     aether_vec4d x;
@@ -3253,13 +3259,13 @@ aether_vec4d aether_mat4d_solve_lower(aether_mat4d a, aether_vec4d b)
     return x;
 }
 
-void aether_mat4d_solve_lower_lanes(const aether_mat4d *a, const aether_vec4d *b, aether_vec4d *x, size_t count)
+AETHER_API void aether_mat4d_solve_lower_lanes(const aether_mat4d *a, const aether_vec4d *b, aether_vec4d *x, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) x[l] = aether_mat4d_solve_lower(a[l], b[l]);
 }
 
-aether_vec2f aether_mat2f_solve_lower_unit(aether_mat2f a, aether_vec2f b)
+AETHER_API aether_vec2f aether_mat2f_solve_lower_unit(aether_mat2f a, aether_vec2f b)
 {
     float bb[2], xx[2];
     aether_vec2f x;
@@ -3271,13 +3277,13 @@ aether_vec2f aether_mat2f_solve_lower_unit(aether_mat2f a, aether_vec2f b)
     return x;
 }
 
-void aether_mat2f_solve_lower_unit_lanes(const aether_mat2f *a, const aether_vec2f *b, aether_vec2f *x, size_t count)
+AETHER_API void aether_mat2f_solve_lower_unit_lanes(const aether_mat2f *a, const aether_vec2f *b, aether_vec2f *x, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) x[l] = aether_mat2f_solve_lower_unit(a[l], b[l]);
 }
 
-aether_vec2d aether_mat2d_solve_lower_unit(aether_mat2d a, aether_vec2d b)
+AETHER_API aether_vec2d aether_mat2d_solve_lower_unit(aether_mat2d a, aether_vec2d b)
 {
     double bb[2], xx[2];
     aether_vec2d x;
@@ -3289,13 +3295,13 @@ aether_vec2d aether_mat2d_solve_lower_unit(aether_mat2d a, aether_vec2d b)
     return x;
 }
 
-void aether_mat2d_solve_lower_unit_lanes(const aether_mat2d *a, const aether_vec2d *b, aether_vec2d *x, size_t count)
+AETHER_API void aether_mat2d_solve_lower_unit_lanes(const aether_mat2d *a, const aether_vec2d *b, aether_vec2d *x, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) x[l] = aether_mat2d_solve_lower_unit(a[l], b[l]);
 }
 
-aether_vec3f aether_mat3f_solve_lower_unit(aether_mat3f a, aether_vec3f b)
+AETHER_API aether_vec3f aether_mat3f_solve_lower_unit(aether_mat3f a, aether_vec3f b)
 {
     float bb[3], xx[3];
     aether_vec3f x;
@@ -3309,13 +3315,13 @@ aether_vec3f aether_mat3f_solve_lower_unit(aether_mat3f a, aether_vec3f b)
     return x;
 }
 
-void aether_mat3f_solve_lower_unit_lanes(const aether_mat3f *a, const aether_vec3f *b, aether_vec3f *x, size_t count)
+AETHER_API void aether_mat3f_solve_lower_unit_lanes(const aether_mat3f *a, const aether_vec3f *b, aether_vec3f *x, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) x[l] = aether_mat3f_solve_lower_unit(a[l], b[l]);
 }
 
-aether_vec3d aether_mat3d_solve_lower_unit(aether_mat3d a, aether_vec3d b)
+AETHER_API aether_vec3d aether_mat3d_solve_lower_unit(aether_mat3d a, aether_vec3d b)
 {
     double bb[3], xx[3];
     aether_vec3d x;
@@ -3329,13 +3335,13 @@ aether_vec3d aether_mat3d_solve_lower_unit(aether_mat3d a, aether_vec3d b)
     return x;
 }
 
-void aether_mat3d_solve_lower_unit_lanes(const aether_mat3d *a, const aether_vec3d *b, aether_vec3d *x, size_t count)
+AETHER_API void aether_mat3d_solve_lower_unit_lanes(const aether_mat3d *a, const aether_vec3d *b, aether_vec3d *x, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) x[l] = aether_mat3d_solve_lower_unit(a[l], b[l]);
 }
 
-aether_vec4f aether_mat4f_solve_lower_unit(aether_mat4f a, aether_vec4f b)
+AETHER_API aether_vec4f aether_mat4f_solve_lower_unit(aether_mat4f a, aether_vec4f b)
 {
     float bb[4], xx[4];
     aether_vec4f x;
@@ -3351,13 +3357,13 @@ aether_vec4f aether_mat4f_solve_lower_unit(aether_mat4f a, aether_vec4f b)
     return x;
 }
 
-void aether_mat4f_solve_lower_unit_lanes(const aether_mat4f *a, const aether_vec4f *b, aether_vec4f *x, size_t count)
+AETHER_API void aether_mat4f_solve_lower_unit_lanes(const aether_mat4f *a, const aether_vec4f *b, aether_vec4f *x, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) x[l] = aether_mat4f_solve_lower_unit(a[l], b[l]);
 }
 
-aether_vec4d aether_mat4d_solve_lower_unit(aether_mat4d a, aether_vec4d b)
+AETHER_API aether_vec4d aether_mat4d_solve_lower_unit(aether_mat4d a, aether_vec4d b)
 {
     double bb[4], xx[4];
     aether_vec4d x;
@@ -3373,13 +3379,13 @@ aether_vec4d aether_mat4d_solve_lower_unit(aether_mat4d a, aether_vec4d b)
     return x;
 }
 
-void aether_mat4d_solve_lower_unit_lanes(const aether_mat4d *a, const aether_vec4d *b, aether_vec4d *x, size_t count)
+AETHER_API void aether_mat4d_solve_lower_unit_lanes(const aether_mat4d *a, const aether_vec4d *b, aether_vec4d *x, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) x[l] = aether_mat4d_solve_lower_unit(a[l], b[l]);
 }
 
-aether_vec2f aether_mat2f_solve_upper(aether_mat2f a, aether_vec2f b)
+AETHER_API aether_vec2f aether_mat2f_solve_upper(aether_mat2f a, aether_vec2f b)
 {
     float bb[2], xx[2];
     aether_vec2f x;
@@ -3391,13 +3397,13 @@ aether_vec2f aether_mat2f_solve_upper(aether_mat2f a, aether_vec2f b)
     return x;
 }
 
-void aether_mat2f_solve_upper_lanes(const aether_mat2f *a, const aether_vec2f *b, aether_vec2f *x, size_t count)
+AETHER_API void aether_mat2f_solve_upper_lanes(const aether_mat2f *a, const aether_vec2f *b, aether_vec2f *x, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) x[l] = aether_mat2f_solve_upper(a[l], b[l]);
 }
 
-aether_vec2d aether_mat2d_solve_upper(aether_mat2d a, aether_vec2d b)
+AETHER_API aether_vec2d aether_mat2d_solve_upper(aether_mat2d a, aether_vec2d b)
 {
     double bb[2], xx[2];
     aether_vec2d x;
@@ -3409,13 +3415,13 @@ aether_vec2d aether_mat2d_solve_upper(aether_mat2d a, aether_vec2d b)
     return x;
 }
 
-void aether_mat2d_solve_upper_lanes(const aether_mat2d *a, const aether_vec2d *b, aether_vec2d *x, size_t count)
+AETHER_API void aether_mat2d_solve_upper_lanes(const aether_mat2d *a, const aether_vec2d *b, aether_vec2d *x, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) x[l] = aether_mat2d_solve_upper(a[l], b[l]);
 }
 
-aether_vec3f aether_mat3f_solve_upper(aether_mat3f a, aether_vec3f b)
+AETHER_API aether_vec3f aether_mat3f_solve_upper(aether_mat3f a, aether_vec3f b)
 {
     float bb[3], xx[3];
     aether_vec3f x;
@@ -3429,13 +3435,13 @@ aether_vec3f aether_mat3f_solve_upper(aether_mat3f a, aether_vec3f b)
     return x;
 }
 
-void aether_mat3f_solve_upper_lanes(const aether_mat3f *a, const aether_vec3f *b, aether_vec3f *x, size_t count)
+AETHER_API void aether_mat3f_solve_upper_lanes(const aether_mat3f *a, const aether_vec3f *b, aether_vec3f *x, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) x[l] = aether_mat3f_solve_upper(a[l], b[l]);
 }
 
-aether_vec3d aether_mat3d_solve_upper(aether_mat3d a, aether_vec3d b)
+AETHER_API aether_vec3d aether_mat3d_solve_upper(aether_mat3d a, aether_vec3d b)
 {
     double bb[3], xx[3];
     aether_vec3d x;
@@ -3449,13 +3455,13 @@ aether_vec3d aether_mat3d_solve_upper(aether_mat3d a, aether_vec3d b)
     return x;
 }
 
-void aether_mat3d_solve_upper_lanes(const aether_mat3d *a, const aether_vec3d *b, aether_vec3d *x, size_t count)
+AETHER_API void aether_mat3d_solve_upper_lanes(const aether_mat3d *a, const aether_vec3d *b, aether_vec3d *x, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) x[l] = aether_mat3d_solve_upper(a[l], b[l]);
 }
 
-aether_vec4f aether_mat4f_solve_upper(aether_mat4f a, aether_vec4f b)
+AETHER_API aether_vec4f aether_mat4f_solve_upper(aether_mat4f a, aether_vec4f b)
 {
     float bb[4], xx[4];
     aether_vec4f x;
@@ -3471,13 +3477,13 @@ aether_vec4f aether_mat4f_solve_upper(aether_mat4f a, aether_vec4f b)
     return x;
 }
 
-void aether_mat4f_solve_upper_lanes(const aether_mat4f *a, const aether_vec4f *b, aether_vec4f *x, size_t count)
+AETHER_API void aether_mat4f_solve_upper_lanes(const aether_mat4f *a, const aether_vec4f *b, aether_vec4f *x, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) x[l] = aether_mat4f_solve_upper(a[l], b[l]);
 }
 
-aether_vec4d aether_mat4d_solve_upper(aether_mat4d a, aether_vec4d b)
+AETHER_API aether_vec4d aether_mat4d_solve_upper(aether_mat4d a, aether_vec4d b)
 {
     double bb[4], xx[4];
     aether_vec4d x;
@@ -3493,13 +3499,13 @@ aether_vec4d aether_mat4d_solve_upper(aether_mat4d a, aether_vec4d b)
     return x;
 }
 
-void aether_mat4d_solve_upper_lanes(const aether_mat4d *a, const aether_vec4d *b, aether_vec4d *x, size_t count)
+AETHER_API void aether_mat4d_solve_upper_lanes(const aether_mat4d *a, const aether_vec4d *b, aether_vec4d *x, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) x[l] = aether_mat4d_solve_upper(a[l], b[l]);
 }
 
-aether_vec2f aether_mat2f_solve_upper_unit(aether_mat2f a, aether_vec2f b)
+AETHER_API aether_vec2f aether_mat2f_solve_upper_unit(aether_mat2f a, aether_vec2f b)
 {
     float bb[2], xx[2];
     aether_vec2f x;
@@ -3511,13 +3517,13 @@ aether_vec2f aether_mat2f_solve_upper_unit(aether_mat2f a, aether_vec2f b)
     return x;
 }
 
-void aether_mat2f_solve_upper_unit_lanes(const aether_mat2f *a, const aether_vec2f *b, aether_vec2f *x, size_t count)
+AETHER_API void aether_mat2f_solve_upper_unit_lanes(const aether_mat2f *a, const aether_vec2f *b, aether_vec2f *x, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) x[l] = aether_mat2f_solve_upper_unit(a[l], b[l]);
 }
 
-aether_vec2d aether_mat2d_solve_upper_unit(aether_mat2d a, aether_vec2d b)
+AETHER_API aether_vec2d aether_mat2d_solve_upper_unit(aether_mat2d a, aether_vec2d b)
 {
     double bb[2], xx[2];
     aether_vec2d x;
@@ -3529,13 +3535,13 @@ aether_vec2d aether_mat2d_solve_upper_unit(aether_mat2d a, aether_vec2d b)
     return x;
 }
 
-void aether_mat2d_solve_upper_unit_lanes(const aether_mat2d *a, const aether_vec2d *b, aether_vec2d *x, size_t count)
+AETHER_API void aether_mat2d_solve_upper_unit_lanes(const aether_mat2d *a, const aether_vec2d *b, aether_vec2d *x, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) x[l] = aether_mat2d_solve_upper_unit(a[l], b[l]);
 }
 
-aether_vec3f aether_mat3f_solve_upper_unit(aether_mat3f a, aether_vec3f b)
+AETHER_API aether_vec3f aether_mat3f_solve_upper_unit(aether_mat3f a, aether_vec3f b)
 {
     float bb[3], xx[3];
     aether_vec3f x;
@@ -3549,13 +3555,13 @@ aether_vec3f aether_mat3f_solve_upper_unit(aether_mat3f a, aether_vec3f b)
     return x;
 }
 
-void aether_mat3f_solve_upper_unit_lanes(const aether_mat3f *a, const aether_vec3f *b, aether_vec3f *x, size_t count)
+AETHER_API void aether_mat3f_solve_upper_unit_lanes(const aether_mat3f *a, const aether_vec3f *b, aether_vec3f *x, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) x[l] = aether_mat3f_solve_upper_unit(a[l], b[l]);
 }
 
-aether_vec3d aether_mat3d_solve_upper_unit(aether_mat3d a, aether_vec3d b)
+AETHER_API aether_vec3d aether_mat3d_solve_upper_unit(aether_mat3d a, aether_vec3d b)
 {
     double bb[3], xx[3];
     aether_vec3d x;
@@ -3569,13 +3575,13 @@ aether_vec3d aether_mat3d_solve_upper_unit(aether_mat3d a, aether_vec3d b)
     return x;
 }
 
-void aether_mat3d_solve_upper_unit_lanes(const aether_mat3d *a, const aether_vec3d *b, aether_vec3d *x, size_t count)
+AETHER_API void aether_mat3d_solve_upper_unit_lanes(const aether_mat3d *a, const aether_vec3d *b, aether_vec3d *x, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) x[l] = aether_mat3d_solve_upper_unit(a[l], b[l]);
 }
 
-aether_vec4f aether_mat4f_solve_upper_unit(aether_mat4f a, aether_vec4f b)
+AETHER_API aether_vec4f aether_mat4f_solve_upper_unit(aether_mat4f a, aether_vec4f b)
 {
     float bb[4], xx[4];
     aether_vec4f x;
@@ -3591,13 +3597,13 @@ aether_vec4f aether_mat4f_solve_upper_unit(aether_mat4f a, aether_vec4f b)
     return x;
 }
 
-void aether_mat4f_solve_upper_unit_lanes(const aether_mat4f *a, const aether_vec4f *b, aether_vec4f *x, size_t count)
+AETHER_API void aether_mat4f_solve_upper_unit_lanes(const aether_mat4f *a, const aether_vec4f *b, aether_vec4f *x, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) x[l] = aether_mat4f_solve_upper_unit(a[l], b[l]);
 }
 
-aether_vec4d aether_mat4d_solve_upper_unit(aether_mat4d a, aether_vec4d b)
+AETHER_API aether_vec4d aether_mat4d_solve_upper_unit(aether_mat4d a, aether_vec4d b)
 {
     double bb[4], xx[4];
     aether_vec4d x;
@@ -3613,13 +3619,13 @@ aether_vec4d aether_mat4d_solve_upper_unit(aether_mat4d a, aether_vec4d b)
     return x;
 }
 
-void aether_mat4d_solve_upper_unit_lanes(const aether_mat4d *a, const aether_vec4d *b, aether_vec4d *x, size_t count)
+AETHER_API void aether_mat4d_solve_upper_unit_lanes(const aether_mat4d *a, const aether_vec4d *b, aether_vec4d *x, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) x[l] = aether_mat4d_solve_upper_unit(a[l], b[l]);
 }
 
-float aether_mat2f_det_lu(aether_mat2f a)
+AETHER_API float aether_mat2f_det_lu(aether_mat2f a)
 {
     int ipiv[2], k, swaps = 0;
     float d;
@@ -3631,13 +3637,13 @@ float aether_mat2f_det_lu(aether_mat2f a)
     return d;
 }
 
-void aether_mat2f_det_lu_lanes(const aether_mat2f *a, float *d, size_t count)
+AETHER_API void aether_mat2f_det_lu_lanes(const aether_mat2f *a, float *d, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) d[l] = aether_mat2f_det_lu(a[l]);
 }
 
-double aether_mat2d_det_lu(aether_mat2d a)
+AETHER_API double aether_mat2d_det_lu(aether_mat2d a)
 {
     int ipiv[2], k, swaps = 0;
     double d;
@@ -3649,13 +3655,13 @@ double aether_mat2d_det_lu(aether_mat2d a)
     return d;
 }
 
-void aether_mat2d_det_lu_lanes(const aether_mat2d *a, double *d, size_t count)
+AETHER_API void aether_mat2d_det_lu_lanes(const aether_mat2d *a, double *d, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) d[l] = aether_mat2d_det_lu(a[l]);
 }
 
-float aether_mat3f_det_lu(aether_mat3f a)
+AETHER_API float aether_mat3f_det_lu(aether_mat3f a)
 {
     int ipiv[3], k, swaps = 0;
     float d;
@@ -3667,13 +3673,13 @@ float aether_mat3f_det_lu(aether_mat3f a)
     return d;
 }
 
-void aether_mat3f_det_lu_lanes(const aether_mat3f *a, float *d, size_t count)
+AETHER_API void aether_mat3f_det_lu_lanes(const aether_mat3f *a, float *d, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) d[l] = aether_mat3f_det_lu(a[l]);
 }
 
-double aether_mat3d_det_lu(aether_mat3d a)
+AETHER_API double aether_mat3d_det_lu(aether_mat3d a)
 {
     int ipiv[3], k, swaps = 0;
     double d;
@@ -3685,13 +3691,13 @@ double aether_mat3d_det_lu(aether_mat3d a)
     return d;
 }
 
-void aether_mat3d_det_lu_lanes(const aether_mat3d *a, double *d, size_t count)
+AETHER_API void aether_mat3d_det_lu_lanes(const aether_mat3d *a, double *d, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) d[l] = aether_mat3d_det_lu(a[l]);
 }
 
-float aether_mat4f_det_lu(aether_mat4f a)
+AETHER_API float aether_mat4f_det_lu(aether_mat4f a)
 {
     int ipiv[4], k, swaps = 0;
     float d;
@@ -3703,13 +3709,13 @@ float aether_mat4f_det_lu(aether_mat4f a)
     return d;
 }
 
-void aether_mat4f_det_lu_lanes(const aether_mat4f *a, float *d, size_t count)
+AETHER_API void aether_mat4f_det_lu_lanes(const aether_mat4f *a, float *d, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) d[l] = aether_mat4f_det_lu(a[l]);
 }
 
-double aether_mat4d_det_lu(aether_mat4d a)
+AETHER_API double aether_mat4d_det_lu(aether_mat4d a)
 {
     int ipiv[4], k, swaps = 0;
     double d;
@@ -3721,13 +3727,13 @@ double aether_mat4d_det_lu(aether_mat4d a)
     return d;
 }
 
-void aether_mat4d_det_lu_lanes(const aether_mat4d *a, double *d, size_t count)
+AETHER_API void aether_mat4d_det_lu_lanes(const aether_mat4d *a, double *d, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) d[l] = aether_mat4d_det_lu(a[l]);
 }
 
-int aether_mat2f_inverse(aether_mat2f a, aether_mat2f *inv)
+AETHER_API int aether_mat2f_inverse(aether_mat2f a, aether_mat2f *inv)
 {
     int ipiv[2], info, i, j;
     float e[2], x[2];
@@ -3740,13 +3746,13 @@ int aether_mat2f_inverse(aether_mat2f a, aether_mat2f *inv)
     return info;
 }
 
-void aether_mat2f_inverse_lanes(const aether_mat2f *a, aether_mat2f *inv, int *info, size_t count)
+AETHER_API void aether_mat2f_inverse_lanes(const aether_mat2f *a, aether_mat2f *inv, int *info, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) info[l] = aether_mat2f_inverse(a[l], &inv[l]);
 }
 
-int aether_mat2d_inverse(aether_mat2d a, aether_mat2d *inv)
+AETHER_API int aether_mat2d_inverse(aether_mat2d a, aether_mat2d *inv)
 {
     int ipiv[2], info, i, j;
     double e[2], x[2];
@@ -3759,13 +3765,13 @@ int aether_mat2d_inverse(aether_mat2d a, aether_mat2d *inv)
     return info;
 }
 
-void aether_mat2d_inverse_lanes(const aether_mat2d *a, aether_mat2d *inv, int *info, size_t count)
+AETHER_API void aether_mat2d_inverse_lanes(const aether_mat2d *a, aether_mat2d *inv, int *info, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) info[l] = aether_mat2d_inverse(a[l], &inv[l]);
 }
 
-int aether_mat3f_inverse(aether_mat3f a, aether_mat3f *inv)
+AETHER_API int aether_mat3f_inverse(aether_mat3f a, aether_mat3f *inv)
 {
     int ipiv[3], info, i, j;
     float e[3], x[3];
@@ -3778,13 +3784,13 @@ int aether_mat3f_inverse(aether_mat3f a, aether_mat3f *inv)
     return info;
 }
 
-void aether_mat3f_inverse_lanes(const aether_mat3f *a, aether_mat3f *inv, int *info, size_t count)
+AETHER_API void aether_mat3f_inverse_lanes(const aether_mat3f *a, aether_mat3f *inv, int *info, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) info[l] = aether_mat3f_inverse(a[l], &inv[l]);
 }
 
-int aether_mat3d_inverse(aether_mat3d a, aether_mat3d *inv)
+AETHER_API int aether_mat3d_inverse(aether_mat3d a, aether_mat3d *inv)
 {
     int ipiv[3], info, i, j;
     double e[3], x[3];
@@ -3797,13 +3803,13 @@ int aether_mat3d_inverse(aether_mat3d a, aether_mat3d *inv)
     return info;
 }
 
-void aether_mat3d_inverse_lanes(const aether_mat3d *a, aether_mat3d *inv, int *info, size_t count)
+AETHER_API void aether_mat3d_inverse_lanes(const aether_mat3d *a, aether_mat3d *inv, int *info, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) info[l] = aether_mat3d_inverse(a[l], &inv[l]);
 }
 
-int aether_mat4f_inverse(aether_mat4f a, aether_mat4f *inv)
+AETHER_API int aether_mat4f_inverse(aether_mat4f a, aether_mat4f *inv)
 {
     int ipiv[4], info, i, j;
     float e[4], x[4];
@@ -3816,13 +3822,13 @@ int aether_mat4f_inverse(aether_mat4f a, aether_mat4f *inv)
     return info;
 }
 
-void aether_mat4f_inverse_lanes(const aether_mat4f *a, aether_mat4f *inv, int *info, size_t count)
+AETHER_API void aether_mat4f_inverse_lanes(const aether_mat4f *a, aether_mat4f *inv, int *info, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) info[l] = aether_mat4f_inverse(a[l], &inv[l]);
 }
 
-int aether_mat4d_inverse(aether_mat4d a, aether_mat4d *inv)
+AETHER_API int aether_mat4d_inverse(aether_mat4d a, aether_mat4d *inv)
 {
     int ipiv[4], info, i, j;
     double e[4], x[4];
@@ -3835,85 +3841,85 @@ int aether_mat4d_inverse(aether_mat4d a, aether_mat4d *inv)
     return info;
 }
 
-void aether_mat4d_inverse_lanes(const aether_mat4d *a, aether_mat4d *inv, int *info, size_t count)
+AETHER_API void aether_mat4d_inverse_lanes(const aether_mat4d *a, aether_mat4d *inv, int *info, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) info[l] = aether_mat4d_inverse(a[l], &inv[l]);
 }
 
-int aether_mat2f_cholesky(aether_mat2f *a)
+AETHER_API int aether_mat2f_cholesky(aether_mat2f *a)
 {
     const aether_mat2f a0 = *a;
     return aether_cholesky_f32_2(a0.m, a->m);
 }
 
-void aether_mat2f_cholesky_lanes(aether_mat2f *a, int *info, size_t count)
+AETHER_API void aether_mat2f_cholesky_lanes(aether_mat2f *a, int *info, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) info[l] = aether_mat2f_cholesky(&a[l]);
 }
 
-int aether_mat2d_cholesky(aether_mat2d *a)
+AETHER_API int aether_mat2d_cholesky(aether_mat2d *a)
 {
     const aether_mat2d a0 = *a;
     return aether_cholesky_f64_2(a0.m, a->m);
 }
 
-void aether_mat2d_cholesky_lanes(aether_mat2d *a, int *info, size_t count)
+AETHER_API void aether_mat2d_cholesky_lanes(aether_mat2d *a, int *info, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) info[l] = aether_mat2d_cholesky(&a[l]);
 }
 
-int aether_mat3f_cholesky(aether_mat3f *a)
+AETHER_API int aether_mat3f_cholesky(aether_mat3f *a)
 {
     const aether_mat3f a0 = *a;
     return aether_cholesky_f32_3(a0.m, a->m);
 }
 
-void aether_mat3f_cholesky_lanes(aether_mat3f *a, int *info, size_t count)
+AETHER_API void aether_mat3f_cholesky_lanes(aether_mat3f *a, int *info, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) info[l] = aether_mat3f_cholesky(&a[l]);
 }
 
-int aether_mat3d_cholesky(aether_mat3d *a)
+AETHER_API int aether_mat3d_cholesky(aether_mat3d *a)
 {
     const aether_mat3d a0 = *a;
     return aether_cholesky_f64_3(a0.m, a->m);
 }
 
-void aether_mat3d_cholesky_lanes(aether_mat3d *a, int *info, size_t count)
+AETHER_API void aether_mat3d_cholesky_lanes(aether_mat3d *a, int *info, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) info[l] = aether_mat3d_cholesky(&a[l]);
 }
 
-int aether_mat4f_cholesky(aether_mat4f *a)
+AETHER_API int aether_mat4f_cholesky(aether_mat4f *a)
 {
     const aether_mat4f a0 = *a;
     return aether_cholesky_f32_4(a0.m, a->m);
 }
 
-void aether_mat4f_cholesky_lanes(aether_mat4f *a, int *info, size_t count)
+AETHER_API void aether_mat4f_cholesky_lanes(aether_mat4f *a, int *info, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) info[l] = aether_mat4f_cholesky(&a[l]);
 }
 
-int aether_mat4d_cholesky(aether_mat4d *a)
+AETHER_API int aether_mat4d_cholesky(aether_mat4d *a)
 {
     const aether_mat4d a0 = *a;
     return aether_cholesky_f64_4(a0.m, a->m);
 }
 
-void aether_mat4d_cholesky_lanes(aether_mat4d *a, int *info, size_t count)
+AETHER_API void aether_mat4d_cholesky_lanes(aether_mat4d *a, int *info, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) info[l] = aether_mat4d_cholesky(&a[l]);
 }
 
-aether_vec2f aether_mat2f_cholesky_solve(aether_mat2f l, aether_vec2f b)
+AETHER_API aether_vec2f aether_mat2f_cholesky_solve(aether_mat2f l, aether_vec2f b)
 {
     float bb[2], y[2], xx[2];
     aether_vec2f x;
@@ -3931,13 +3937,13 @@ aether_vec2f aether_mat2f_cholesky_solve(aether_mat2f l, aether_vec2f b)
     return x;
 }
 
-void aether_mat2f_cholesky_solve_lanes(const aether_mat2f *a, const aether_vec2f *b, aether_vec2f *x, size_t count)
+AETHER_API void aether_mat2f_cholesky_solve_lanes(const aether_mat2f *a, const aether_vec2f *b, aether_vec2f *x, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) x[l] = aether_mat2f_cholesky_solve(a[l], b[l]);
 }
 
-aether_vec2d aether_mat2d_cholesky_solve(aether_mat2d l, aether_vec2d b)
+AETHER_API aether_vec2d aether_mat2d_cholesky_solve(aether_mat2d l, aether_vec2d b)
 {
     double bb[2], y[2], xx[2];
     aether_vec2d x;
@@ -3955,13 +3961,13 @@ aether_vec2d aether_mat2d_cholesky_solve(aether_mat2d l, aether_vec2d b)
     return x;
 }
 
-void aether_mat2d_cholesky_solve_lanes(const aether_mat2d *a, const aether_vec2d *b, aether_vec2d *x, size_t count)
+AETHER_API void aether_mat2d_cholesky_solve_lanes(const aether_mat2d *a, const aether_vec2d *b, aether_vec2d *x, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) x[l] = aether_mat2d_cholesky_solve(a[l], b[l]);
 }
 
-aether_vec3f aether_mat3f_cholesky_solve(aether_mat3f l, aether_vec3f b)
+AETHER_API aether_vec3f aether_mat3f_cholesky_solve(aether_mat3f l, aether_vec3f b)
 {
     float bb[3], y[3], xx[3];
     aether_vec3f x;
@@ -3981,13 +3987,13 @@ aether_vec3f aether_mat3f_cholesky_solve(aether_mat3f l, aether_vec3f b)
     return x;
 }
 
-void aether_mat3f_cholesky_solve_lanes(const aether_mat3f *a, const aether_vec3f *b, aether_vec3f *x, size_t count)
+AETHER_API void aether_mat3f_cholesky_solve_lanes(const aether_mat3f *a, const aether_vec3f *b, aether_vec3f *x, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) x[l] = aether_mat3f_cholesky_solve(a[l], b[l]);
 }
 
-aether_vec3d aether_mat3d_cholesky_solve(aether_mat3d l, aether_vec3d b)
+AETHER_API aether_vec3d aether_mat3d_cholesky_solve(aether_mat3d l, aether_vec3d b)
 {
     double bb[3], y[3], xx[3];
     aether_vec3d x;
@@ -4007,13 +4013,13 @@ aether_vec3d aether_mat3d_cholesky_solve(aether_mat3d l, aether_vec3d b)
     return x;
 }
 
-void aether_mat3d_cholesky_solve_lanes(const aether_mat3d *a, const aether_vec3d *b, aether_vec3d *x, size_t count)
+AETHER_API void aether_mat3d_cholesky_solve_lanes(const aether_mat3d *a, const aether_vec3d *b, aether_vec3d *x, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) x[l] = aether_mat3d_cholesky_solve(a[l], b[l]);
 }
 
-aether_vec4f aether_mat4f_cholesky_solve(aether_mat4f l, aether_vec4f b)
+AETHER_API aether_vec4f aether_mat4f_cholesky_solve(aether_mat4f l, aether_vec4f b)
 {
     float bb[4], y[4], xx[4];
     aether_vec4f x;
@@ -4035,13 +4041,13 @@ aether_vec4f aether_mat4f_cholesky_solve(aether_mat4f l, aether_vec4f b)
     return x;
 }
 
-void aether_mat4f_cholesky_solve_lanes(const aether_mat4f *a, const aether_vec4f *b, aether_vec4f *x, size_t count)
+AETHER_API void aether_mat4f_cholesky_solve_lanes(const aether_mat4f *a, const aether_vec4f *b, aether_vec4f *x, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) x[l] = aether_mat4f_cholesky_solve(a[l], b[l]);
 }
 
-aether_vec4d aether_mat4d_cholesky_solve(aether_mat4d l, aether_vec4d b)
+AETHER_API aether_vec4d aether_mat4d_cholesky_solve(aether_mat4d l, aether_vec4d b)
 {
     double bb[4], y[4], xx[4];
     aether_vec4d x;
@@ -4063,13 +4069,13 @@ aether_vec4d aether_mat4d_cholesky_solve(aether_mat4d l, aether_vec4d b)
     return x;
 }
 
-void aether_mat4d_cholesky_solve_lanes(const aether_mat4d *a, const aether_vec4d *b, aether_vec4d *x, size_t count)
+AETHER_API void aether_mat4d_cholesky_solve_lanes(const aether_mat4d *a, const aether_vec4d *b, aether_vec4d *x, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) x[l] = aether_mat4d_cholesky_solve(a[l], b[l]);
 }
 
-void aether_mat2f_eigh(aether_mat2f a, aether_vec2f *w, aether_mat2f *v)
+AETHER_API void aether_mat2f_eigh(aether_mat2f a, aether_vec2f *w, aether_mat2f *v)
 {
     float e[2];
     aether_eigh_f32_2(a.m, e, v->m);
@@ -4077,13 +4083,13 @@ void aether_mat2f_eigh(aether_mat2f a, aether_vec2f *w, aether_mat2f *v)
     (*w).y = e[1];
 }
 
-void aether_mat2f_eigh_lanes(const aether_mat2f *a, aether_vec2f *w, aether_mat2f *vecs, size_t count)
+AETHER_API void aether_mat2f_eigh_lanes(const aether_mat2f *a, aether_vec2f *w, aether_mat2f *vecs, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) aether_mat2f_eigh(a[l], &w[l], &vecs[l]);
 }
 
-void aether_mat2d_eigh(aether_mat2d a, aether_vec2d *w, aether_mat2d *v)
+AETHER_API void aether_mat2d_eigh(aether_mat2d a, aether_vec2d *w, aether_mat2d *v)
 {
     double e[2];
     aether_eigh_f64_2(a.m, e, v->m);
@@ -4091,13 +4097,13 @@ void aether_mat2d_eigh(aether_mat2d a, aether_vec2d *w, aether_mat2d *v)
     (*w).y = e[1];
 }
 
-void aether_mat2d_eigh_lanes(const aether_mat2d *a, aether_vec2d *w, aether_mat2d *vecs, size_t count)
+AETHER_API void aether_mat2d_eigh_lanes(const aether_mat2d *a, aether_vec2d *w, aether_mat2d *vecs, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) aether_mat2d_eigh(a[l], &w[l], &vecs[l]);
 }
 
-void aether_mat3f_eigh(aether_mat3f a, aether_vec3f *w, aether_mat3f *v)
+AETHER_API void aether_mat3f_eigh(aether_mat3f a, aether_vec3f *w, aether_mat3f *v)
 {
     float e[3];
     aether_eigh_f32_3(a.m, e, v->m);
@@ -4106,13 +4112,13 @@ void aether_mat3f_eigh(aether_mat3f a, aether_vec3f *w, aether_mat3f *v)
     (*w).z = e[2];
 }
 
-void aether_mat3f_eigh_lanes(const aether_mat3f *a, aether_vec3f *w, aether_mat3f *vecs, size_t count)
+AETHER_API void aether_mat3f_eigh_lanes(const aether_mat3f *a, aether_vec3f *w, aether_mat3f *vecs, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) aether_mat3f_eigh(a[l], &w[l], &vecs[l]);
 }
 
-void aether_mat3d_eigh(aether_mat3d a, aether_vec3d *w, aether_mat3d *v)
+AETHER_API void aether_mat3d_eigh(aether_mat3d a, aether_vec3d *w, aether_mat3d *v)
 {
     double e[3];
     aether_eigh_f64_3(a.m, e, v->m);
@@ -4121,13 +4127,13 @@ void aether_mat3d_eigh(aether_mat3d a, aether_vec3d *w, aether_mat3d *v)
     (*w).z = e[2];
 }
 
-void aether_mat3d_eigh_lanes(const aether_mat3d *a, aether_vec3d *w, aether_mat3d *vecs, size_t count)
+AETHER_API void aether_mat3d_eigh_lanes(const aether_mat3d *a, aether_vec3d *w, aether_mat3d *vecs, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) aether_mat3d_eigh(a[l], &w[l], &vecs[l]);
 }
 
-void aether_mat4f_eigh(aether_mat4f a, aether_vec4f *w, aether_mat4f *v)
+AETHER_API void aether_mat4f_eigh(aether_mat4f a, aether_vec4f *w, aether_mat4f *v)
 {
     float e[4];
     aether_eigh_f32_4(a.m, e, v->m);
@@ -4137,13 +4143,13 @@ void aether_mat4f_eigh(aether_mat4f a, aether_vec4f *w, aether_mat4f *v)
     (*w).w = e[3];
 }
 
-void aether_mat4f_eigh_lanes(const aether_mat4f *a, aether_vec4f *w, aether_mat4f *vecs, size_t count)
+AETHER_API void aether_mat4f_eigh_lanes(const aether_mat4f *a, aether_vec4f *w, aether_mat4f *vecs, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) aether_mat4f_eigh(a[l], &w[l], &vecs[l]);
 }
 
-void aether_mat4d_eigh(aether_mat4d a, aether_vec4d *w, aether_mat4d *v)
+AETHER_API void aether_mat4d_eigh(aether_mat4d a, aether_vec4d *w, aether_mat4d *v)
 {
     double e[4];
     aether_eigh_f64_4(a.m, e, v->m);
@@ -4153,7 +4159,7 @@ void aether_mat4d_eigh(aether_mat4d a, aether_vec4d *w, aether_mat4d *v)
     (*w).w = e[3];
 }
 
-void aether_mat4d_eigh_lanes(const aether_mat4d *a, aether_vec4d *w, aether_mat4d *vecs, size_t count)
+AETHER_API void aether_mat4d_eigh_lanes(const aether_mat4d *a, aether_vec4d *w, aether_mat4d *vecs, size_t count)
 {
     size_t l;
     for (l = 0; l < count; ++l) aether_mat4d_eigh(a[l], &w[l], &vecs[l]);
@@ -8641,7 +8647,7 @@ static int aether_selftest_failed(const aether_selftest_witness *w, uint64_t *go
     return 0;
 }
 
-int aether_selftest(const char *expected_id, char *message, size_t size)
+AETHER_API int aether_selftest(const char *expected_id, char *message, size_t size)
 {
     aether_selftest_text t;
     uint64_t got[65];
@@ -8721,3 +8727,7 @@ int aether_selftest(const char *expected_id, char *message, size_t size)
     }
     return status;
 }
+
+#if defined(AETHER_HEADER_ONLY) && defined(AETHER_FLOAT_CONTROL)
+#  pragma float_control(pop)
+#endif

@@ -24,7 +24,15 @@
 
    The compensated helpers and kernels (two_sum, neumaier_add, combine, value, reduce32,
    lanes_*, *_array, plane_*) also pass their inputs through a barrier (a volatile store and
-   load). Kernels take caller-owned arrays; n counts elements. */
+   load). Kernels take caller-owned arrays; n counts elements.
+
+   Header-only use: define AETHER_HEADER_ONLY before including this header (in every file that
+   includes it) and do not link aether_core.c; the header then includes aether_core.c (keep the
+   two files side by side) and every function is `static inline` in the including file, so the
+   compiler can inline it into your loops. The bits are the same: the checks and guards above
+   apply to the including file's flags, and clang's float_control is pushed and popped around
+   the core (with gcc nothing is set for the rest of the file; MSVC and other compilers keep
+   contraction off to its end). The compatibility matrix runs its corpus on this form too. */
 #define AETHER_CONTRACT_VERSION "0.1.0"
 #define AETHER_VERSION_MAJOR 0
 #define AETHER_VERSION_MINOR 1
@@ -38,12 +46,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Storage of the core's functions: external, or `static inline` in the header-only form. */
+#if defined(AETHER_HEADER_ONLY)
+#  define AETHER_API static inline
+#else
+#  define AETHER_API
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* The fingerprint of the contract aether_core.c was generated from. */
-const char *aether_contract_id(void);
+AETHER_API const char *aether_contract_id(void);
 
 /* aether_selftest() status bits; 0 is success. */
 #define AETHER_SELFTEST_OK 0
@@ -57,7 +72,7 @@ const char *aether_contract_id(void);
    the calling thread; with a non-NULL expected_id, also that it equals the object's contract.
    Returns 0 or AETHER_SELFTEST_* bits. When message is not NULL, writes at most size bytes
    (NUL-terminated): "aether_selftest: ok: ..." or "aether_selftest: <problem>; <problem>...". */
-int aether_selftest(const char *expected_id, char *message, size_t size);
+AETHER_API int aether_selftest(const char *expected_id, char *message, size_t size);
 
 /* aether_selftest() against the contract of this header. */
 #define AETHER_SELFTEST(message, size) aether_selftest(AETHER_CONTRACT_ID, (message), (size))
@@ -71,7 +86,7 @@ int aether_selftest(const char *expected_id, char *message, size_t size);
    +inf is 0xff000000). Only the bits are read (memcpy, then integer arithmetic): a word's point on the
    line is 2^31 + m for a clear sign and 2^31 - m for a set one, m its magnitude bits, so no
    point or difference wraps. */
-uint32_t aether_f32_ulp_distance(float a, float b);
+AETHER_API uint32_t aether_f32_ulp_distance(float a, float b);
 
 /* aether_f64_ulp_distance: the distance between two double values in units in the last place (ULP): how many
    representable values lie between a and b, counted on one ordered line valid across signs, for tests
@@ -82,7 +97,7 @@ uint32_t aether_f32_ulp_distance(float a, float b);
    +inf is 0xffe0000000000000). Only the bits are read (memcpy, then integer arithmetic): a word's point on the
    line is 2^63 + m for a clear sign and 2^63 - m for a set one, m its magnitude bits, so no
    point or difference wraps. */
-uint64_t aether_f64_ulp_distance(double a, double b);
+AETHER_API uint64_t aether_f64_ulp_distance(double a, double b);
 
 /* vec2 of float: components in memory order (x, y) */
 typedef struct aether_vec2f {
@@ -205,42 +220,42 @@ typedef struct aether_mat4d {
        out = fmin(a, b)
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return aether_fmin_f32(a, b); */
-float aether_f32_fmin(float a, float b);
+AETHER_API float aether_f32_fmin(float a, float b);
 
 /* aether_f64_fmin: C fmin: a NaN operand is ignored when the other is not NaN.
    Spec:
        out = fmin(a, b)
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return aether_fmin_f64(a, b); */
-double aether_f64_fmin(double a, double b);
+AETHER_API double aether_f64_fmin(double a, double b);
 
 /* aether_f32_fmax: C fmax: a NaN operand is ignored when the other is not NaN.
    Spec:
        out = fmax(a, b)
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return aether_fmax_f32(a, b); */
-float aether_f32_fmax(float a, float b);
+AETHER_API float aether_f32_fmax(float a, float b);
 
 /* aether_f64_fmax: C fmax: a NaN operand is ignored when the other is not NaN.
    Spec:
        out = fmax(a, b)
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return aether_fmax_f64(a, b); */
-double aether_f64_fmax(double a, double b);
+AETHER_API double aether_f64_fmax(double a, double b);
 
 /* aether_f32_sign: +1 for a > 0, -1 for a < 0, and +0 for +0, -0 and NaN.
    Spec:
        out = a > 0 ? 1 : (a < 0 ? -1 : 0)
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a > 0.0f) ? 1.0f : ((a < 0.0f) ? -1.0f : 0.0f)); */
-float aether_f32_sign(float a);
+AETHER_API float aether_f32_sign(float a);
 
 /* aether_f64_sign: +1 for a > 0, -1 for a < 0, and +0 for +0, -0 and NaN.
    Spec:
        out = a > 0 ? 1 : (a < 0 ? -1 : 0)
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a > 0.0) ? 1.0 : ((a < 0.0) ? -1.0 : 0.0)); */
-double aether_f64_sign(double a);
+AETHER_API double aether_f64_sign(double a);
 
 /* aether_vec2f_add: Componentwise a + b.
    Spec:
@@ -250,7 +265,7 @@ double aether_f64_sign(double a);
        out.x = (a.x + b.x);
        out.y = (a.y + b.y);
        return out; */
-aether_vec2f aether_vec2f_add(aether_vec2f a, aether_vec2f b);
+AETHER_API aether_vec2f aether_vec2f_add(aether_vec2f a, aether_vec2f b);
 
 /* aether_vec2d_add: Componentwise a + b.
    Spec:
@@ -260,7 +275,7 @@ aether_vec2f aether_vec2f_add(aether_vec2f a, aether_vec2f b);
        out.x = (a.x + b.x);
        out.y = (a.y + b.y);
        return out; */
-aether_vec2d aether_vec2d_add(aether_vec2d a, aether_vec2d b);
+AETHER_API aether_vec2d aether_vec2d_add(aether_vec2d a, aether_vec2d b);
 
 /* aether_vec3f_add: Componentwise a + b.
    Spec:
@@ -271,7 +286,7 @@ aether_vec2d aether_vec2d_add(aether_vec2d a, aether_vec2d b);
        out.y = (a.y + b.y);
        out.z = (a.z + b.z);
        return out; */
-aether_vec3f aether_vec3f_add(aether_vec3f a, aether_vec3f b);
+AETHER_API aether_vec3f aether_vec3f_add(aether_vec3f a, aether_vec3f b);
 
 /* aether_vec3d_add: Componentwise a + b.
    Spec:
@@ -282,7 +297,7 @@ aether_vec3f aether_vec3f_add(aether_vec3f a, aether_vec3f b);
        out.y = (a.y + b.y);
        out.z = (a.z + b.z);
        return out; */
-aether_vec3d aether_vec3d_add(aether_vec3d a, aether_vec3d b);
+AETHER_API aether_vec3d aether_vec3d_add(aether_vec3d a, aether_vec3d b);
 
 /* aether_vec4f_add: Componentwise a + b.
    Spec:
@@ -294,7 +309,7 @@ aether_vec3d aether_vec3d_add(aether_vec3d a, aether_vec3d b);
        out.z = (a.z + b.z);
        out.w = (a.w + b.w);
        return out; */
-aether_vec4f aether_vec4f_add(aether_vec4f a, aether_vec4f b);
+AETHER_API aether_vec4f aether_vec4f_add(aether_vec4f a, aether_vec4f b);
 
 /* aether_vec4d_add: Componentwise a + b.
    Spec:
@@ -306,7 +321,7 @@ aether_vec4f aether_vec4f_add(aether_vec4f a, aether_vec4f b);
        out.z = (a.z + b.z);
        out.w = (a.w + b.w);
        return out; */
-aether_vec4d aether_vec4d_add(aether_vec4d a, aether_vec4d b);
+AETHER_API aether_vec4d aether_vec4d_add(aether_vec4d a, aether_vec4d b);
 
 /* aether_vec2f_sub: Componentwise a - b.
    Spec:
@@ -316,7 +331,7 @@ aether_vec4d aether_vec4d_add(aether_vec4d a, aether_vec4d b);
        out.x = (a.x - b.x);
        out.y = (a.y - b.y);
        return out; */
-aether_vec2f aether_vec2f_sub(aether_vec2f a, aether_vec2f b);
+AETHER_API aether_vec2f aether_vec2f_sub(aether_vec2f a, aether_vec2f b);
 
 /* aether_vec2d_sub: Componentwise a - b.
    Spec:
@@ -326,7 +341,7 @@ aether_vec2f aether_vec2f_sub(aether_vec2f a, aether_vec2f b);
        out.x = (a.x - b.x);
        out.y = (a.y - b.y);
        return out; */
-aether_vec2d aether_vec2d_sub(aether_vec2d a, aether_vec2d b);
+AETHER_API aether_vec2d aether_vec2d_sub(aether_vec2d a, aether_vec2d b);
 
 /* aether_vec3f_sub: Componentwise a - b.
    Spec:
@@ -337,7 +352,7 @@ aether_vec2d aether_vec2d_sub(aether_vec2d a, aether_vec2d b);
        out.y = (a.y - b.y);
        out.z = (a.z - b.z);
        return out; */
-aether_vec3f aether_vec3f_sub(aether_vec3f a, aether_vec3f b);
+AETHER_API aether_vec3f aether_vec3f_sub(aether_vec3f a, aether_vec3f b);
 
 /* aether_vec3d_sub: Componentwise a - b.
    Spec:
@@ -348,7 +363,7 @@ aether_vec3f aether_vec3f_sub(aether_vec3f a, aether_vec3f b);
        out.y = (a.y - b.y);
        out.z = (a.z - b.z);
        return out; */
-aether_vec3d aether_vec3d_sub(aether_vec3d a, aether_vec3d b);
+AETHER_API aether_vec3d aether_vec3d_sub(aether_vec3d a, aether_vec3d b);
 
 /* aether_vec4f_sub: Componentwise a - b.
    Spec:
@@ -360,7 +375,7 @@ aether_vec3d aether_vec3d_sub(aether_vec3d a, aether_vec3d b);
        out.z = (a.z - b.z);
        out.w = (a.w - b.w);
        return out; */
-aether_vec4f aether_vec4f_sub(aether_vec4f a, aether_vec4f b);
+AETHER_API aether_vec4f aether_vec4f_sub(aether_vec4f a, aether_vec4f b);
 
 /* aether_vec4d_sub: Componentwise a - b.
    Spec:
@@ -372,7 +387,7 @@ aether_vec4f aether_vec4f_sub(aether_vec4f a, aether_vec4f b);
        out.z = (a.z - b.z);
        out.w = (a.w - b.w);
        return out; */
-aether_vec4d aether_vec4d_sub(aether_vec4d a, aether_vec4d b);
+AETHER_API aether_vec4d aether_vec4d_sub(aether_vec4d a, aether_vec4d b);
 
 /* aether_vec2f_mul: Componentwise a * b.
    Spec:
@@ -382,7 +397,7 @@ aether_vec4d aether_vec4d_sub(aether_vec4d a, aether_vec4d b);
        out.x = (a.x * b.x);
        out.y = (a.y * b.y);
        return out; */
-aether_vec2f aether_vec2f_mul(aether_vec2f a, aether_vec2f b);
+AETHER_API aether_vec2f aether_vec2f_mul(aether_vec2f a, aether_vec2f b);
 
 /* aether_vec2d_mul: Componentwise a * b.
    Spec:
@@ -392,7 +407,7 @@ aether_vec2f aether_vec2f_mul(aether_vec2f a, aether_vec2f b);
        out.x = (a.x * b.x);
        out.y = (a.y * b.y);
        return out; */
-aether_vec2d aether_vec2d_mul(aether_vec2d a, aether_vec2d b);
+AETHER_API aether_vec2d aether_vec2d_mul(aether_vec2d a, aether_vec2d b);
 
 /* aether_vec3f_mul: Componentwise a * b.
    Spec:
@@ -403,7 +418,7 @@ aether_vec2d aether_vec2d_mul(aether_vec2d a, aether_vec2d b);
        out.y = (a.y * b.y);
        out.z = (a.z * b.z);
        return out; */
-aether_vec3f aether_vec3f_mul(aether_vec3f a, aether_vec3f b);
+AETHER_API aether_vec3f aether_vec3f_mul(aether_vec3f a, aether_vec3f b);
 
 /* aether_vec3d_mul: Componentwise a * b.
    Spec:
@@ -414,7 +429,7 @@ aether_vec3f aether_vec3f_mul(aether_vec3f a, aether_vec3f b);
        out.y = (a.y * b.y);
        out.z = (a.z * b.z);
        return out; */
-aether_vec3d aether_vec3d_mul(aether_vec3d a, aether_vec3d b);
+AETHER_API aether_vec3d aether_vec3d_mul(aether_vec3d a, aether_vec3d b);
 
 /* aether_vec4f_mul: Componentwise a * b.
    Spec:
@@ -426,7 +441,7 @@ aether_vec3d aether_vec3d_mul(aether_vec3d a, aether_vec3d b);
        out.z = (a.z * b.z);
        out.w = (a.w * b.w);
        return out; */
-aether_vec4f aether_vec4f_mul(aether_vec4f a, aether_vec4f b);
+AETHER_API aether_vec4f aether_vec4f_mul(aether_vec4f a, aether_vec4f b);
 
 /* aether_vec4d_mul: Componentwise a * b.
    Spec:
@@ -438,7 +453,7 @@ aether_vec4f aether_vec4f_mul(aether_vec4f a, aether_vec4f b);
        out.z = (a.z * b.z);
        out.w = (a.w * b.w);
        return out; */
-aether_vec4d aether_vec4d_mul(aether_vec4d a, aether_vec4d b);
+AETHER_API aether_vec4d aether_vec4d_mul(aether_vec4d a, aether_vec4d b);
 
 /* aether_vec2f_scale: Scale by a scalar: s * a[i].
    Spec:
@@ -448,7 +463,7 @@ aether_vec4d aether_vec4d_mul(aether_vec4d a, aether_vec4d b);
        out.x = (s * a.x);
        out.y = (s * a.y);
        return out; */
-aether_vec2f aether_vec2f_scale(aether_vec2f a, float s);
+AETHER_API aether_vec2f aether_vec2f_scale(aether_vec2f a, float s);
 
 /* aether_vec2d_scale: Scale by a scalar: s * a[i].
    Spec:
@@ -458,7 +473,7 @@ aether_vec2f aether_vec2f_scale(aether_vec2f a, float s);
        out.x = (s * a.x);
        out.y = (s * a.y);
        return out; */
-aether_vec2d aether_vec2d_scale(aether_vec2d a, double s);
+AETHER_API aether_vec2d aether_vec2d_scale(aether_vec2d a, double s);
 
 /* aether_vec3f_scale: Scale by a scalar: s * a[i].
    Spec:
@@ -469,7 +484,7 @@ aether_vec2d aether_vec2d_scale(aether_vec2d a, double s);
        out.y = (s * a.y);
        out.z = (s * a.z);
        return out; */
-aether_vec3f aether_vec3f_scale(aether_vec3f a, float s);
+AETHER_API aether_vec3f aether_vec3f_scale(aether_vec3f a, float s);
 
 /* aether_vec3d_scale: Scale by a scalar: s * a[i].
    Spec:
@@ -480,7 +495,7 @@ aether_vec3f aether_vec3f_scale(aether_vec3f a, float s);
        out.y = (s * a.y);
        out.z = (s * a.z);
        return out; */
-aether_vec3d aether_vec3d_scale(aether_vec3d a, double s);
+AETHER_API aether_vec3d aether_vec3d_scale(aether_vec3d a, double s);
 
 /* aether_vec4f_scale: Scale by a scalar: s * a[i].
    Spec:
@@ -492,7 +507,7 @@ aether_vec3d aether_vec3d_scale(aether_vec3d a, double s);
        out.z = (s * a.z);
        out.w = (s * a.w);
        return out; */
-aether_vec4f aether_vec4f_scale(aether_vec4f a, float s);
+AETHER_API aether_vec4f aether_vec4f_scale(aether_vec4f a, float s);
 
 /* aether_vec4d_scale: Scale by a scalar: s * a[i].
    Spec:
@@ -504,7 +519,7 @@ aether_vec4f aether_vec4f_scale(aether_vec4f a, float s);
        out.z = (s * a.z);
        out.w = (s * a.w);
        return out; */
-aether_vec4d aether_vec4d_scale(aether_vec4d a, double s);
+AETHER_API aether_vec4d aether_vec4d_scale(aether_vec4d a, double s);
 
 /* aether_vec2f_div: Divide by a scalar: one reciprocal r = 1/s, then r * a[i]; not a correctly rounded division per component.
    Spec:
@@ -516,7 +531,7 @@ aether_vec4d aether_vec4d_scale(aether_vec4d a, double s);
        out.x = (r * a.x);
        out.y = (r * a.y);
        return out; */
-aether_vec2f aether_vec2f_div(aether_vec2f a, float s);
+AETHER_API aether_vec2f aether_vec2f_div(aether_vec2f a, float s);
 
 /* aether_vec2d_div: Divide by a scalar: one reciprocal r = 1/s, then r * a[i]; not a correctly rounded division per component.
    Spec:
@@ -528,7 +543,7 @@ aether_vec2f aether_vec2f_div(aether_vec2f a, float s);
        out.x = (r * a.x);
        out.y = (r * a.y);
        return out; */
-aether_vec2d aether_vec2d_div(aether_vec2d a, double s);
+AETHER_API aether_vec2d aether_vec2d_div(aether_vec2d a, double s);
 
 /* aether_vec3f_div: Divide by a scalar: one reciprocal r = 1/s, then r * a[i]; not a correctly rounded division per component.
    Spec:
@@ -541,7 +556,7 @@ aether_vec2d aether_vec2d_div(aether_vec2d a, double s);
        out.y = (r * a.y);
        out.z = (r * a.z);
        return out; */
-aether_vec3f aether_vec3f_div(aether_vec3f a, float s);
+AETHER_API aether_vec3f aether_vec3f_div(aether_vec3f a, float s);
 
 /* aether_vec3d_div: Divide by a scalar: one reciprocal r = 1/s, then r * a[i]; not a correctly rounded division per component.
    Spec:
@@ -554,7 +569,7 @@ aether_vec3f aether_vec3f_div(aether_vec3f a, float s);
        out.y = (r * a.y);
        out.z = (r * a.z);
        return out; */
-aether_vec3d aether_vec3d_div(aether_vec3d a, double s);
+AETHER_API aether_vec3d aether_vec3d_div(aether_vec3d a, double s);
 
 /* aether_vec4f_div: Divide by a scalar: one reciprocal r = 1/s, then r * a[i]; not a correctly rounded division per component.
    Spec:
@@ -568,7 +583,7 @@ aether_vec3d aether_vec3d_div(aether_vec3d a, double s);
        out.z = (r * a.z);
        out.w = (r * a.w);
        return out; */
-aether_vec4f aether_vec4f_div(aether_vec4f a, float s);
+AETHER_API aether_vec4f aether_vec4f_div(aether_vec4f a, float s);
 
 /* aether_vec4d_div: Divide by a scalar: one reciprocal r = 1/s, then r * a[i]; not a correctly rounded division per component.
    Spec:
@@ -582,21 +597,21 @@ aether_vec4f aether_vec4f_div(aether_vec4f a, float s);
        out.z = (r * a.z);
        out.w = (r * a.w);
        return out; */
-aether_vec4d aether_vec4d_div(aether_vec4d a, double s);
+AETHER_API aether_vec4d aether_vec4d_div(aether_vec4d a, double s);
 
 /* aether_f32_neg: Negation spelled a * -1.
    Spec:
        out[i] = a[i] * -1
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return (a * -1.0f); */
-float aether_f32_neg(float a);
+AETHER_API float aether_f32_neg(float a);
 
 /* aether_f64_neg: Negation spelled a * -1.
    Spec:
        out[i] = a[i] * -1
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return (a * -1.0); */
-double aether_f64_neg(double a);
+AETHER_API double aether_f64_neg(double a);
 
 /* aether_vec2f_neg: Negation spelled a * -1.
    Spec:
@@ -606,7 +621,7 @@ double aether_f64_neg(double a);
        out.x = (a.x * -1.0f);
        out.y = (a.y * -1.0f);
        return out; */
-aether_vec2f aether_vec2f_neg(aether_vec2f a);
+AETHER_API aether_vec2f aether_vec2f_neg(aether_vec2f a);
 
 /* aether_vec2d_neg: Negation spelled a * -1.
    Spec:
@@ -616,7 +631,7 @@ aether_vec2f aether_vec2f_neg(aether_vec2f a);
        out.x = (a.x * -1.0);
        out.y = (a.y * -1.0);
        return out; */
-aether_vec2d aether_vec2d_neg(aether_vec2d a);
+AETHER_API aether_vec2d aether_vec2d_neg(aether_vec2d a);
 
 /* aether_vec3f_neg: Negation spelled a * -1.
    Spec:
@@ -627,7 +642,7 @@ aether_vec2d aether_vec2d_neg(aether_vec2d a);
        out.y = (a.y * -1.0f);
        out.z = (a.z * -1.0f);
        return out; */
-aether_vec3f aether_vec3f_neg(aether_vec3f a);
+AETHER_API aether_vec3f aether_vec3f_neg(aether_vec3f a);
 
 /* aether_vec3d_neg: Negation spelled a * -1.
    Spec:
@@ -638,7 +653,7 @@ aether_vec3f aether_vec3f_neg(aether_vec3f a);
        out.y = (a.y * -1.0);
        out.z = (a.z * -1.0);
        return out; */
-aether_vec3d aether_vec3d_neg(aether_vec3d a);
+AETHER_API aether_vec3d aether_vec3d_neg(aether_vec3d a);
 
 /* aether_vec4f_neg: Negation spelled a * -1.
    Spec:
@@ -650,7 +665,7 @@ aether_vec3d aether_vec3d_neg(aether_vec3d a);
        out.z = (a.z * -1.0f);
        out.w = (a.w * -1.0f);
        return out; */
-aether_vec4f aether_vec4f_neg(aether_vec4f a);
+AETHER_API aether_vec4f aether_vec4f_neg(aether_vec4f a);
 
 /* aether_vec4d_neg: Negation spelled a * -1.
    Spec:
@@ -662,21 +677,21 @@ aether_vec4f aether_vec4f_neg(aether_vec4f a);
        out.z = (a.z * -1.0);
        out.w = (a.w * -1.0);
        return out; */
-aether_vec4d aether_vec4d_neg(aether_vec4d a);
+AETHER_API aether_vec4d aether_vec4d_neg(aether_vec4d a);
 
 /* aether_f32_abs: Absolute value (fabs): clears the sign bit, NaN payload kept.
    Spec:
        out[i] = fabs(a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return fabsf(a); */
-float aether_f32_abs(float a);
+AETHER_API float aether_f32_abs(float a);
 
 /* aether_f64_abs: Absolute value (fabs): clears the sign bit, NaN payload kept.
    Spec:
        out[i] = fabs(a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return fabs(a); */
-double aether_f64_abs(double a);
+AETHER_API double aether_f64_abs(double a);
 
 /* aether_vec2f_abs: Absolute value (fabs): clears the sign bit, NaN payload kept.
    Spec:
@@ -686,7 +701,7 @@ double aether_f64_abs(double a);
        out.x = fabsf(a.x);
        out.y = fabsf(a.y);
        return out; */
-aether_vec2f aether_vec2f_abs(aether_vec2f a);
+AETHER_API aether_vec2f aether_vec2f_abs(aether_vec2f a);
 
 /* aether_vec2d_abs: Absolute value (fabs): clears the sign bit, NaN payload kept.
    Spec:
@@ -696,7 +711,7 @@ aether_vec2f aether_vec2f_abs(aether_vec2f a);
        out.x = fabs(a.x);
        out.y = fabs(a.y);
        return out; */
-aether_vec2d aether_vec2d_abs(aether_vec2d a);
+AETHER_API aether_vec2d aether_vec2d_abs(aether_vec2d a);
 
 /* aether_vec3f_abs: Absolute value (fabs): clears the sign bit, NaN payload kept.
    Spec:
@@ -707,7 +722,7 @@ aether_vec2d aether_vec2d_abs(aether_vec2d a);
        out.y = fabsf(a.y);
        out.z = fabsf(a.z);
        return out; */
-aether_vec3f aether_vec3f_abs(aether_vec3f a);
+AETHER_API aether_vec3f aether_vec3f_abs(aether_vec3f a);
 
 /* aether_vec3d_abs: Absolute value (fabs): clears the sign bit, NaN payload kept.
    Spec:
@@ -718,7 +733,7 @@ aether_vec3f aether_vec3f_abs(aether_vec3f a);
        out.y = fabs(a.y);
        out.z = fabs(a.z);
        return out; */
-aether_vec3d aether_vec3d_abs(aether_vec3d a);
+AETHER_API aether_vec3d aether_vec3d_abs(aether_vec3d a);
 
 /* aether_vec4f_abs: Absolute value (fabs): clears the sign bit, NaN payload kept.
    Spec:
@@ -730,7 +745,7 @@ aether_vec3d aether_vec3d_abs(aether_vec3d a);
        out.z = fabsf(a.z);
        out.w = fabsf(a.w);
        return out; */
-aether_vec4f aether_vec4f_abs(aether_vec4f a);
+AETHER_API aether_vec4f aether_vec4f_abs(aether_vec4f a);
 
 /* aether_vec4d_abs: Absolute value (fabs): clears the sign bit, NaN payload kept.
    Spec:
@@ -742,7 +757,7 @@ aether_vec4f aether_vec4f_abs(aether_vec4f a);
        out.z = fabs(a.z);
        out.w = fabs(a.w);
        return out; */
-aether_vec4d aether_vec4d_abs(aether_vec4d a);
+AETHER_API aether_vec4d aether_vec4d_abs(aether_vec4d a);
 
 /* aether_vec2f_min: Componentwise C fmin.
    Spec:
@@ -752,7 +767,7 @@ aether_vec4d aether_vec4d_abs(aether_vec4d a);
        out.x = aether_fmin_f32(a.x, b.x);
        out.y = aether_fmin_f32(a.y, b.y);
        return out; */
-aether_vec2f aether_vec2f_min(aether_vec2f a, aether_vec2f b);
+AETHER_API aether_vec2f aether_vec2f_min(aether_vec2f a, aether_vec2f b);
 
 /* aether_vec2d_min: Componentwise C fmin.
    Spec:
@@ -762,7 +777,7 @@ aether_vec2f aether_vec2f_min(aether_vec2f a, aether_vec2f b);
        out.x = aether_fmin_f64(a.x, b.x);
        out.y = aether_fmin_f64(a.y, b.y);
        return out; */
-aether_vec2d aether_vec2d_min(aether_vec2d a, aether_vec2d b);
+AETHER_API aether_vec2d aether_vec2d_min(aether_vec2d a, aether_vec2d b);
 
 /* aether_vec3f_min: Componentwise C fmin.
    Spec:
@@ -773,7 +788,7 @@ aether_vec2d aether_vec2d_min(aether_vec2d a, aether_vec2d b);
        out.y = aether_fmin_f32(a.y, b.y);
        out.z = aether_fmin_f32(a.z, b.z);
        return out; */
-aether_vec3f aether_vec3f_min(aether_vec3f a, aether_vec3f b);
+AETHER_API aether_vec3f aether_vec3f_min(aether_vec3f a, aether_vec3f b);
 
 /* aether_vec3d_min: Componentwise C fmin.
    Spec:
@@ -784,7 +799,7 @@ aether_vec3f aether_vec3f_min(aether_vec3f a, aether_vec3f b);
        out.y = aether_fmin_f64(a.y, b.y);
        out.z = aether_fmin_f64(a.z, b.z);
        return out; */
-aether_vec3d aether_vec3d_min(aether_vec3d a, aether_vec3d b);
+AETHER_API aether_vec3d aether_vec3d_min(aether_vec3d a, aether_vec3d b);
 
 /* aether_vec4f_min: Componentwise C fmin.
    Spec:
@@ -796,7 +811,7 @@ aether_vec3d aether_vec3d_min(aether_vec3d a, aether_vec3d b);
        out.z = aether_fmin_f32(a.z, b.z);
        out.w = aether_fmin_f32(a.w, b.w);
        return out; */
-aether_vec4f aether_vec4f_min(aether_vec4f a, aether_vec4f b);
+AETHER_API aether_vec4f aether_vec4f_min(aether_vec4f a, aether_vec4f b);
 
 /* aether_vec4d_min: Componentwise C fmin.
    Spec:
@@ -808,7 +823,7 @@ aether_vec4f aether_vec4f_min(aether_vec4f a, aether_vec4f b);
        out.z = aether_fmin_f64(a.z, b.z);
        out.w = aether_fmin_f64(a.w, b.w);
        return out; */
-aether_vec4d aether_vec4d_min(aether_vec4d a, aether_vec4d b);
+AETHER_API aether_vec4d aether_vec4d_min(aether_vec4d a, aether_vec4d b);
 
 /* aether_vec2f_max: Componentwise C fmax.
    Spec:
@@ -818,7 +833,7 @@ aether_vec4d aether_vec4d_min(aether_vec4d a, aether_vec4d b);
        out.x = aether_fmax_f32(a.x, b.x);
        out.y = aether_fmax_f32(a.y, b.y);
        return out; */
-aether_vec2f aether_vec2f_max(aether_vec2f a, aether_vec2f b);
+AETHER_API aether_vec2f aether_vec2f_max(aether_vec2f a, aether_vec2f b);
 
 /* aether_vec2d_max: Componentwise C fmax.
    Spec:
@@ -828,7 +843,7 @@ aether_vec2f aether_vec2f_max(aether_vec2f a, aether_vec2f b);
        out.x = aether_fmax_f64(a.x, b.x);
        out.y = aether_fmax_f64(a.y, b.y);
        return out; */
-aether_vec2d aether_vec2d_max(aether_vec2d a, aether_vec2d b);
+AETHER_API aether_vec2d aether_vec2d_max(aether_vec2d a, aether_vec2d b);
 
 /* aether_vec3f_max: Componentwise C fmax.
    Spec:
@@ -839,7 +854,7 @@ aether_vec2d aether_vec2d_max(aether_vec2d a, aether_vec2d b);
        out.y = aether_fmax_f32(a.y, b.y);
        out.z = aether_fmax_f32(a.z, b.z);
        return out; */
-aether_vec3f aether_vec3f_max(aether_vec3f a, aether_vec3f b);
+AETHER_API aether_vec3f aether_vec3f_max(aether_vec3f a, aether_vec3f b);
 
 /* aether_vec3d_max: Componentwise C fmax.
    Spec:
@@ -850,7 +865,7 @@ aether_vec3f aether_vec3f_max(aether_vec3f a, aether_vec3f b);
        out.y = aether_fmax_f64(a.y, b.y);
        out.z = aether_fmax_f64(a.z, b.z);
        return out; */
-aether_vec3d aether_vec3d_max(aether_vec3d a, aether_vec3d b);
+AETHER_API aether_vec3d aether_vec3d_max(aether_vec3d a, aether_vec3d b);
 
 /* aether_vec4f_max: Componentwise C fmax.
    Spec:
@@ -862,7 +877,7 @@ aether_vec3d aether_vec3d_max(aether_vec3d a, aether_vec3d b);
        out.z = aether_fmax_f32(a.z, b.z);
        out.w = aether_fmax_f32(a.w, b.w);
        return out; */
-aether_vec4f aether_vec4f_max(aether_vec4f a, aether_vec4f b);
+AETHER_API aether_vec4f aether_vec4f_max(aether_vec4f a, aether_vec4f b);
 
 /* aether_vec4d_max: Componentwise C fmax.
    Spec:
@@ -874,7 +889,7 @@ aether_vec4f aether_vec4f_max(aether_vec4f a, aether_vec4f b);
        out.z = aether_fmax_f64(a.z, b.z);
        out.w = aether_fmax_f64(a.w, b.w);
        return out; */
-aether_vec4d aether_vec4d_max(aether_vec4d a, aether_vec4d b);
+AETHER_API aether_vec4d aether_vec4d_max(aether_vec4d a, aether_vec4d b);
 
 /* aether_vec2f_lerp: Linear interpolation a + t * (b - a), per component, in that order.
    Spec:
@@ -884,7 +899,7 @@ aether_vec4d aether_vec4d_max(aether_vec4d a, aether_vec4d b);
        out.x = (a.x + (t * (b.x - a.x)));
        out.y = (a.y + (t * (b.y - a.y)));
        return out; */
-aether_vec2f aether_vec2f_lerp(aether_vec2f a, aether_vec2f b, float t);
+AETHER_API aether_vec2f aether_vec2f_lerp(aether_vec2f a, aether_vec2f b, float t);
 
 /* aether_vec2d_lerp: Linear interpolation a + t * (b - a), per component, in that order.
    Spec:
@@ -894,7 +909,7 @@ aether_vec2f aether_vec2f_lerp(aether_vec2f a, aether_vec2f b, float t);
        out.x = (a.x + (t * (b.x - a.x)));
        out.y = (a.y + (t * (b.y - a.y)));
        return out; */
-aether_vec2d aether_vec2d_lerp(aether_vec2d a, aether_vec2d b, double t);
+AETHER_API aether_vec2d aether_vec2d_lerp(aether_vec2d a, aether_vec2d b, double t);
 
 /* aether_vec3f_lerp: Linear interpolation a + t * (b - a), per component, in that order.
    Spec:
@@ -905,7 +920,7 @@ aether_vec2d aether_vec2d_lerp(aether_vec2d a, aether_vec2d b, double t);
        out.y = (a.y + (t * (b.y - a.y)));
        out.z = (a.z + (t * (b.z - a.z)));
        return out; */
-aether_vec3f aether_vec3f_lerp(aether_vec3f a, aether_vec3f b, float t);
+AETHER_API aether_vec3f aether_vec3f_lerp(aether_vec3f a, aether_vec3f b, float t);
 
 /* aether_vec3d_lerp: Linear interpolation a + t * (b - a), per component, in that order.
    Spec:
@@ -916,7 +931,7 @@ aether_vec3f aether_vec3f_lerp(aether_vec3f a, aether_vec3f b, float t);
        out.y = (a.y + (t * (b.y - a.y)));
        out.z = (a.z + (t * (b.z - a.z)));
        return out; */
-aether_vec3d aether_vec3d_lerp(aether_vec3d a, aether_vec3d b, double t);
+AETHER_API aether_vec3d aether_vec3d_lerp(aether_vec3d a, aether_vec3d b, double t);
 
 /* aether_vec4f_lerp: Linear interpolation a + t * (b - a), per component, in that order.
    Spec:
@@ -928,7 +943,7 @@ aether_vec3d aether_vec3d_lerp(aether_vec3d a, aether_vec3d b, double t);
        out.z = (a.z + (t * (b.z - a.z)));
        out.w = (a.w + (t * (b.w - a.w)));
        return out; */
-aether_vec4f aether_vec4f_lerp(aether_vec4f a, aether_vec4f b, float t);
+AETHER_API aether_vec4f aether_vec4f_lerp(aether_vec4f a, aether_vec4f b, float t);
 
 /* aether_vec4d_lerp: Linear interpolation a + t * (b - a), per component, in that order.
    Spec:
@@ -940,259 +955,259 @@ aether_vec4f aether_vec4f_lerp(aether_vec4f a, aether_vec4f b, float t);
        out.z = (a.z + (t * (b.z - a.z)));
        out.w = (a.w + (t * (b.w - a.w)));
        return out; */
-aether_vec4d aether_vec4d_lerp(aether_vec4d a, aether_vec4d b, double t);
+AETHER_API aether_vec4d aether_vec4d_lerp(aether_vec4d a, aether_vec4d b, double t);
 
 /* aether_vec2f_sum: Sum of the components: the fold of a[k].
    Spec:
        out = fold(add, i < N, a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return (a.y + a.x); */
-float aether_vec2f_sum(aether_vec2f a);
+AETHER_API float aether_vec2f_sum(aether_vec2f a);
 
 /* aether_vec2d_sum: Sum of the components: the fold of a[k].
    Spec:
        out = fold(add, i < N, a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return (a.y + a.x); */
-double aether_vec2d_sum(aether_vec2d a);
+AETHER_API double aether_vec2d_sum(aether_vec2d a);
 
 /* aether_vec3f_sum: Sum of the components: the fold of a[k].
    Spec:
        out = fold(add, i < N, a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return (a.z + (a.y + a.x)); */
-float aether_vec3f_sum(aether_vec3f a);
+AETHER_API float aether_vec3f_sum(aether_vec3f a);
 
 /* aether_vec3d_sum: Sum of the components: the fold of a[k].
    Spec:
        out = fold(add, i < N, a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return (a.z + (a.y + a.x)); */
-double aether_vec3d_sum(aether_vec3d a);
+AETHER_API double aether_vec3d_sum(aether_vec3d a);
 
 /* aether_vec4f_sum: Sum of the components: the fold of a[k].
    Spec:
        out = fold(add, i < N, a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return (a.w + (a.z + (a.y + a.x))); */
-float aether_vec4f_sum(aether_vec4f a);
+AETHER_API float aether_vec4f_sum(aether_vec4f a);
 
 /* aether_vec4d_sum: Sum of the components: the fold of a[k].
    Spec:
        out = fold(add, i < N, a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return (a.w + (a.z + (a.y + a.x))); */
-double aether_vec4d_sum(aether_vec4d a);
+AETHER_API double aether_vec4d_sum(aether_vec4d a);
 
 /* aether_vec2f_dot: Dot product: the fold of a[k] * b[k].
    Spec:
        out = fold(add, i < N, a[i] * b[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a.y * b.y) + (a.x * b.x)); */
-float aether_vec2f_dot(aether_vec2f a, aether_vec2f b);
+AETHER_API float aether_vec2f_dot(aether_vec2f a, aether_vec2f b);
 
 /* aether_vec2d_dot: Dot product: the fold of a[k] * b[k].
    Spec:
        out = fold(add, i < N, a[i] * b[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a.y * b.y) + (a.x * b.x)); */
-double aether_vec2d_dot(aether_vec2d a, aether_vec2d b);
+AETHER_API double aether_vec2d_dot(aether_vec2d a, aether_vec2d b);
 
 /* aether_vec3f_dot: Dot product: the fold of a[k] * b[k].
    Spec:
        out = fold(add, i < N, a[i] * b[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a.z * b.z) + ((a.y * b.y) + (a.x * b.x))); */
-float aether_vec3f_dot(aether_vec3f a, aether_vec3f b);
+AETHER_API float aether_vec3f_dot(aether_vec3f a, aether_vec3f b);
 
 /* aether_vec3d_dot: Dot product: the fold of a[k] * b[k].
    Spec:
        out = fold(add, i < N, a[i] * b[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a.z * b.z) + ((a.y * b.y) + (a.x * b.x))); */
-double aether_vec3d_dot(aether_vec3d a, aether_vec3d b);
+AETHER_API double aether_vec3d_dot(aether_vec3d a, aether_vec3d b);
 
 /* aether_vec4f_dot: Dot product: the fold of a[k] * b[k].
    Spec:
        out = fold(add, i < N, a[i] * b[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a.w * b.w) + ((a.z * b.z) + ((a.y * b.y) + (a.x * b.x)))); */
-float aether_vec4f_dot(aether_vec4f a, aether_vec4f b);
+AETHER_API float aether_vec4f_dot(aether_vec4f a, aether_vec4f b);
 
 /* aether_vec4d_dot: Dot product: the fold of a[k] * b[k].
    Spec:
        out = fold(add, i < N, a[i] * b[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a.w * b.w) + ((a.z * b.z) + ((a.y * b.y) + (a.x * b.x)))); */
-double aether_vec4d_dot(aether_vec4d a, aether_vec4d b);
+AETHER_API double aether_vec4d_dot(aether_vec4d a, aether_vec4d b);
 
 /* aether_vec2f_squared_norm: Squared norm: dot(a, a).
    Spec:
        out = dot(a, a)
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a.y * a.y) + (a.x * a.x)); */
-float aether_vec2f_squared_norm(aether_vec2f a);
+AETHER_API float aether_vec2f_squared_norm(aether_vec2f a);
 
 /* aether_vec2d_squared_norm: Squared norm: dot(a, a).
    Spec:
        out = dot(a, a)
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a.y * a.y) + (a.x * a.x)); */
-double aether_vec2d_squared_norm(aether_vec2d a);
+AETHER_API double aether_vec2d_squared_norm(aether_vec2d a);
 
 /* aether_vec3f_squared_norm: Squared norm: dot(a, a).
    Spec:
        out = dot(a, a)
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a.z * a.z) + ((a.y * a.y) + (a.x * a.x))); */
-float aether_vec3f_squared_norm(aether_vec3f a);
+AETHER_API float aether_vec3f_squared_norm(aether_vec3f a);
 
 /* aether_vec3d_squared_norm: Squared norm: dot(a, a).
    Spec:
        out = dot(a, a)
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a.z * a.z) + ((a.y * a.y) + (a.x * a.x))); */
-double aether_vec3d_squared_norm(aether_vec3d a);
+AETHER_API double aether_vec3d_squared_norm(aether_vec3d a);
 
 /* aether_vec4f_squared_norm: Squared norm: dot(a, a).
    Spec:
        out = dot(a, a)
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a.w * a.w) + ((a.z * a.z) + ((a.y * a.y) + (a.x * a.x)))); */
-float aether_vec4f_squared_norm(aether_vec4f a);
+AETHER_API float aether_vec4f_squared_norm(aether_vec4f a);
 
 /* aether_vec4d_squared_norm: Squared norm: dot(a, a).
    Spec:
        out = dot(a, a)
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a.w * a.w) + ((a.z * a.z) + ((a.y * a.y) + (a.x * a.x)))); */
-double aether_vec4d_squared_norm(aether_vec4d a);
+AETHER_API double aether_vec4d_squared_norm(aether_vec4d a);
 
 /* aether_vec2f_norm: Norm: sqrt of the squared norm; no hypot, so it overflows and underflows with the squares.
    Spec:
        out = sqrt(squared_norm(a))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return sqrtf(((a.y * a.y) + (a.x * a.x))); */
-float aether_vec2f_norm(aether_vec2f a);
+AETHER_API float aether_vec2f_norm(aether_vec2f a);
 
 /* aether_vec2d_norm: Norm: sqrt of the squared norm; no hypot, so it overflows and underflows with the squares.
    Spec:
        out = sqrt(squared_norm(a))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return sqrt(((a.y * a.y) + (a.x * a.x))); */
-double aether_vec2d_norm(aether_vec2d a);
+AETHER_API double aether_vec2d_norm(aether_vec2d a);
 
 /* aether_vec3f_norm: Norm: sqrt of the squared norm; no hypot, so it overflows and underflows with the squares.
    Spec:
        out = sqrt(squared_norm(a))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return sqrtf(((a.z * a.z) + ((a.y * a.y) + (a.x * a.x)))); */
-float aether_vec3f_norm(aether_vec3f a);
+AETHER_API float aether_vec3f_norm(aether_vec3f a);
 
 /* aether_vec3d_norm: Norm: sqrt of the squared norm; no hypot, so it overflows and underflows with the squares.
    Spec:
        out = sqrt(squared_norm(a))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return sqrt(((a.z * a.z) + ((a.y * a.y) + (a.x * a.x)))); */
-double aether_vec3d_norm(aether_vec3d a);
+AETHER_API double aether_vec3d_norm(aether_vec3d a);
 
 /* aether_vec4f_norm: Norm: sqrt of the squared norm; no hypot, so it overflows and underflows with the squares.
    Spec:
        out = sqrt(squared_norm(a))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return sqrtf(((a.w * a.w) + ((a.z * a.z) + ((a.y * a.y) + (a.x * a.x))))); */
-float aether_vec4f_norm(aether_vec4f a);
+AETHER_API float aether_vec4f_norm(aether_vec4f a);
 
 /* aether_vec4d_norm: Norm: sqrt of the squared norm; no hypot, so it overflows and underflows with the squares.
    Spec:
        out = sqrt(squared_norm(a))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return sqrt(((a.w * a.w) + ((a.z * a.z) + ((a.y * a.y) + (a.x * a.x))))); */
-double aether_vec4d_norm(aether_vec4d a);
+AETHER_API double aether_vec4d_norm(aether_vec4d a);
 
 /* aether_vec2f_max_norm: Max norm: the fold of fabs(a[k]) with the max_select combiner (new > acc ? new : acc).
    Spec:
        out = fold(max_select, i < N, fabs(a[i]))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x)); */
-float aether_vec2f_max_norm(aether_vec2f a);
+AETHER_API float aether_vec2f_max_norm(aether_vec2f a);
 
 /* aether_vec2d_max_norm: Max norm: the fold of fabs(a[k]) with the max_select combiner (new > acc ? new : acc).
    Spec:
        out = fold(max_select, i < N, fabs(a[i]))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x)); */
-double aether_vec2d_max_norm(aether_vec2d a);
+AETHER_API double aether_vec2d_max_norm(aether_vec2d a);
 
 /* aether_vec3f_max_norm: Max norm: the fold of fabs(a[k]) with the max_select combiner (new > acc ? new : acc).
    Spec:
        out = fold(max_select, i < N, fabs(a[i]))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((fabsf(a.z) > ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x))) ? fabsf(a.z) : ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x))); */
-float aether_vec3f_max_norm(aether_vec3f a);
+AETHER_API float aether_vec3f_max_norm(aether_vec3f a);
 
 /* aether_vec3d_max_norm: Max norm: the fold of fabs(a[k]) with the max_select combiner (new > acc ? new : acc).
    Spec:
        out = fold(max_select, i < N, fabs(a[i]))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((fabs(a.z) > ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x))) ? fabs(a.z) : ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x))); */
-double aether_vec3d_max_norm(aether_vec3d a);
+AETHER_API double aether_vec3d_max_norm(aether_vec3d a);
 
 /* aether_vec4f_max_norm: Max norm: the fold of fabs(a[k]) with the max_select combiner (new > acc ? new : acc).
    Spec:
        out = fold(max_select, i < N, fabs(a[i]))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((fabsf(a.w) > ((fabsf(a.z) > ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x))) ? fabsf(a.z) : ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x)))) ? fabsf(a.w) : ((fabsf(a.z) > ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x))) ? fabsf(a.z) : ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x)))); */
-float aether_vec4f_max_norm(aether_vec4f a);
+AETHER_API float aether_vec4f_max_norm(aether_vec4f a);
 
 /* aether_vec4d_max_norm: Max norm: the fold of fabs(a[k]) with the max_select combiner (new > acc ? new : acc).
    Spec:
        out = fold(max_select, i < N, fabs(a[i]))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((fabs(a.w) > ((fabs(a.z) > ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x))) ? fabs(a.z) : ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x)))) ? fabs(a.w) : ((fabs(a.z) > ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x))) ? fabs(a.z) : ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x)))); */
-double aether_vec4d_max_norm(aether_vec4d a);
+AETHER_API double aether_vec4d_max_norm(aether_vec4d a);
 
 /* aether_vec2f_is_finite: 1 when every component is finite, else 0.
    Spec:
        out = fold(all, i < N, isfinite(a[i]))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return (isfinite(a.y) && isfinite(a.x)) ? 1 : 0; */
-int aether_vec2f_is_finite(aether_vec2f a);
+AETHER_API int aether_vec2f_is_finite(aether_vec2f a);
 
 /* aether_vec2d_is_finite: 1 when every component is finite, else 0.
    Spec:
        out = fold(all, i < N, isfinite(a[i]))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return (isfinite(a.y) && isfinite(a.x)) ? 1 : 0; */
-int aether_vec2d_is_finite(aether_vec2d a);
+AETHER_API int aether_vec2d_is_finite(aether_vec2d a);
 
 /* aether_vec3f_is_finite: 1 when every component is finite, else 0.
    Spec:
        out = fold(all, i < N, isfinite(a[i]))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return (isfinite(a.z) && (isfinite(a.y) && isfinite(a.x))) ? 1 : 0; */
-int aether_vec3f_is_finite(aether_vec3f a);
+AETHER_API int aether_vec3f_is_finite(aether_vec3f a);
 
 /* aether_vec3d_is_finite: 1 when every component is finite, else 0.
    Spec:
        out = fold(all, i < N, isfinite(a[i]))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return (isfinite(a.z) && (isfinite(a.y) && isfinite(a.x))) ? 1 : 0; */
-int aether_vec3d_is_finite(aether_vec3d a);
+AETHER_API int aether_vec3d_is_finite(aether_vec3d a);
 
 /* aether_vec4f_is_finite: 1 when every component is finite, else 0.
    Spec:
        out = fold(all, i < N, isfinite(a[i]))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return (isfinite(a.w) && (isfinite(a.z) && (isfinite(a.y) && isfinite(a.x)))) ? 1 : 0; */
-int aether_vec4f_is_finite(aether_vec4f a);
+AETHER_API int aether_vec4f_is_finite(aether_vec4f a);
 
 /* aether_vec4d_is_finite: 1 when every component is finite, else 0.
    Spec:
        out = fold(all, i < N, isfinite(a[i]))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return (isfinite(a.w) && (isfinite(a.z) && (isfinite(a.y) && isfinite(a.x)))) ? 1 : 0; */
-int aether_vec4d_is_finite(aether_vec4d a);
+AETHER_API int aether_vec4d_is_finite(aether_vec4d a);
 
 /* aether_vec2f_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
    Spec:
@@ -1208,7 +1223,7 @@ int aether_vec4d_is_finite(aether_vec4d a);
        out.x = ((n > 0.0f) ? d_x : a.x);
        out.y = ((n > 0.0f) ? d_y : a.y);
        return out; */
-aether_vec2f aether_vec2f_normalize(aether_vec2f a);
+AETHER_API aether_vec2f aether_vec2f_normalize(aether_vec2f a);
 
 /* aether_vec2d_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
    Spec:
@@ -1224,7 +1239,7 @@ aether_vec2f aether_vec2f_normalize(aether_vec2f a);
        out.x = ((n > 0.0) ? d_x : a.x);
        out.y = ((n > 0.0) ? d_y : a.y);
        return out; */
-aether_vec2d aether_vec2d_normalize(aether_vec2d a);
+AETHER_API aether_vec2d aether_vec2d_normalize(aether_vec2d a);
 
 /* aether_vec3f_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
    Spec:
@@ -1242,7 +1257,7 @@ aether_vec2d aether_vec2d_normalize(aether_vec2d a);
        out.y = ((n > 0.0f) ? d_y : a.y);
        out.z = ((n > 0.0f) ? d_z : a.z);
        return out; */
-aether_vec3f aether_vec3f_normalize(aether_vec3f a);
+AETHER_API aether_vec3f aether_vec3f_normalize(aether_vec3f a);
 
 /* aether_vec3d_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
    Spec:
@@ -1260,7 +1275,7 @@ aether_vec3f aether_vec3f_normalize(aether_vec3f a);
        out.y = ((n > 0.0) ? d_y : a.y);
        out.z = ((n > 0.0) ? d_z : a.z);
        return out; */
-aether_vec3d aether_vec3d_normalize(aether_vec3d a);
+AETHER_API aether_vec3d aether_vec3d_normalize(aether_vec3d a);
 
 /* aether_vec4f_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
    Spec:
@@ -1280,7 +1295,7 @@ aether_vec3d aether_vec3d_normalize(aether_vec3d a);
        out.z = ((n > 0.0f) ? d_z : a.z);
        out.w = ((n > 0.0f) ? d_w : a.w);
        return out; */
-aether_vec4f aether_vec4f_normalize(aether_vec4f a);
+AETHER_API aether_vec4f aether_vec4f_normalize(aether_vec4f a);
 
 /* aether_vec4d_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
    Spec:
@@ -1300,7 +1315,7 @@ aether_vec4f aether_vec4f_normalize(aether_vec4f a);
        out.z = ((n > 0.0) ? d_z : a.z);
        out.w = ((n > 0.0) ? d_w : a.w);
        return out; */
-aether_vec4d aether_vec4d_normalize(aether_vec4d a);
+AETHER_API aether_vec4d aether_vec4d_normalize(aether_vec4d a);
 
 /* aether_quatf_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
    Spec:
@@ -1320,7 +1335,7 @@ aether_vec4d aether_vec4d_normalize(aether_vec4d a);
        out.y = ((n > 0.0f) ? d_y : a.y);
        out.z = ((n > 0.0f) ? d_z : a.z);
        return out; */
-aether_quatf aether_quatf_normalize(aether_quatf a);
+AETHER_API aether_quatf aether_quatf_normalize(aether_quatf a);
 
 /* aether_quatd_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
    Spec:
@@ -1340,7 +1355,7 @@ aether_quatf aether_quatf_normalize(aether_quatf a);
        out.y = ((n > 0.0) ? d_y : a.y);
        out.z = ((n > 0.0) ? d_z : a.z);
        return out; */
-aether_quatd aether_quatd_normalize(aether_quatd a);
+AETHER_API aether_quatd aether_quatd_normalize(aether_quatd a);
 
 /* aether_vec3f_cross: Cross product, each component a*b - c*d rounded product by product.
    Spec:
@@ -1353,7 +1368,7 @@ aether_quatd aether_quatd_normalize(aether_quatd a);
        out.y = ((a.z * b.x) - (a.x * b.z));
        out.z = ((a.x * b.y) - (a.y * b.x));
        return out; */
-aether_vec3f aether_vec3f_cross(aether_vec3f a, aether_vec3f b);
+AETHER_API aether_vec3f aether_vec3f_cross(aether_vec3f a, aether_vec3f b);
 
 /* aether_vec3d_cross: Cross product, each component a*b - c*d rounded product by product.
    Spec:
@@ -1366,7 +1381,7 @@ aether_vec3f aether_vec3f_cross(aether_vec3f a, aether_vec3f b);
        out.y = ((a.z * b.x) - (a.x * b.z));
        out.z = ((a.x * b.y) - (a.y * b.x));
        return out; */
-aether_vec3d aether_vec3d_cross(aether_vec3d a, aether_vec3d b);
+AETHER_API aether_vec3d aether_vec3d_cross(aether_vec3d a, aether_vec3d b);
 
 /* aether_quatf_mul: Hamilton product a b, each component a left-to-right chain of four rounded products.
    Spec:
@@ -1381,7 +1396,7 @@ aether_vec3d aether_vec3d_cross(aether_vec3d a, aether_vec3d b);
        out.y = ((((a.w * b.y) - (a.x * b.z)) + (a.y * b.w)) + (a.z * b.x));
        out.z = ((((a.w * b.z) + (a.x * b.y)) - (a.y * b.x)) + (a.z * b.w));
        return out; */
-aether_quatf aether_quatf_mul(aether_quatf a, aether_quatf b);
+AETHER_API aether_quatf aether_quatf_mul(aether_quatf a, aether_quatf b);
 
 /* aether_quatd_mul: Hamilton product a b, each component a left-to-right chain of four rounded products.
    Spec:
@@ -1396,7 +1411,7 @@ aether_quatf aether_quatf_mul(aether_quatf a, aether_quatf b);
        out.y = ((((a.w * b.y) - (a.x * b.z)) + (a.y * b.w)) + (a.z * b.x));
        out.z = ((((a.w * b.z) + (a.x * b.y)) - (a.y * b.x)) + (a.z * b.w));
        return out; */
-aether_quatd aether_quatd_mul(aether_quatd a, aether_quatd b);
+AETHER_API aether_quatd aether_quatd_mul(aether_quatd a, aether_quatd b);
 
 /* aether_quatf_conjugate: Conjugate (w, -x, -y, -z), each negation spelled x * -1.
    Spec:
@@ -1411,7 +1426,7 @@ aether_quatd aether_quatd_mul(aether_quatd a, aether_quatd b);
        out.y = (a.y * -1.0f);
        out.z = (a.z * -1.0f);
        return out; */
-aether_quatf aether_quatf_conjugate(aether_quatf a);
+AETHER_API aether_quatf aether_quatf_conjugate(aether_quatf a);
 
 /* aether_quatd_conjugate: Conjugate (w, -x, -y, -z), each negation spelled x * -1.
    Spec:
@@ -1426,7 +1441,7 @@ aether_quatf aether_quatf_conjugate(aether_quatf a);
        out.y = (a.y * -1.0);
        out.z = (a.z * -1.0);
        return out; */
-aether_quatd aether_quatd_conjugate(aether_quatd a);
+AETHER_API aether_quatd aether_quatd_conjugate(aether_quatd a);
 
 /* aether_quatf_rotate: Rotate v by q: u = (q.x, q.y, q.z), t = scale(cross(u, v), 2), result add(add(v, scale(t, q.w)), cross(u, t)). Equals q v q* for a unit q; a non-unit q is not rescaled, so normalize it first.
    Spec:
@@ -1454,7 +1469,7 @@ aether_quatd aether_quatd_conjugate(aether_quatd a);
        out.y = (add_a_y + add_b_y_2);
        out.z = (add_a_z + add_b_z_2);
        return out; */
-aether_vec3f aether_quatf_rotate(aether_quatf q, aether_vec3f v);
+AETHER_API aether_vec3f aether_quatf_rotate(aether_quatf q, aether_vec3f v);
 
 /* aether_quatd_rotate: Rotate v by q: u = (q.x, q.y, q.z), t = scale(cross(u, v), 2), result add(add(v, scale(t, q.w)), cross(u, t)). Equals q v q* for a unit q; a non-unit q is not rescaled, so normalize it first.
    Spec:
@@ -1482,7 +1497,7 @@ aether_vec3f aether_quatf_rotate(aether_quatf q, aether_vec3f v);
        out.y = (add_a_y + add_b_y_2);
        out.z = (add_a_z + add_b_z_2);
        return out; */
-aether_vec3d aether_quatd_rotate(aether_quatd q, aether_vec3d v);
+AETHER_API aether_vec3d aether_quatd_rotate(aether_quatd q, aether_vec3d v);
 
 /* aether_mat2f_mul_vec: Matrix times column vector: row r is the fold of m[r][k] * v[k].
    Spec:
@@ -1492,7 +1507,7 @@ aether_vec3d aether_quatd_rotate(aether_quatd q, aether_vec3d v);
        out.x = ((m.m[1] * v.y) + (m.m[0] * v.x));
        out.y = ((m.m[3] * v.y) + (m.m[2] * v.x));
        return out; */
-aether_vec2f aether_mat2f_mul_vec(aether_mat2f m, aether_vec2f v);
+AETHER_API aether_vec2f aether_mat2f_mul_vec(aether_mat2f m, aether_vec2f v);
 
 /* aether_mat2d_mul_vec: Matrix times column vector: row r is the fold of m[r][k] * v[k].
    Spec:
@@ -1502,7 +1517,7 @@ aether_vec2f aether_mat2f_mul_vec(aether_mat2f m, aether_vec2f v);
        out.x = ((m.m[1] * v.y) + (m.m[0] * v.x));
        out.y = ((m.m[3] * v.y) + (m.m[2] * v.x));
        return out; */
-aether_vec2d aether_mat2d_mul_vec(aether_mat2d m, aether_vec2d v);
+AETHER_API aether_vec2d aether_mat2d_mul_vec(aether_mat2d m, aether_vec2d v);
 
 /* aether_mat3f_mul_vec: Matrix times column vector: row r is the fold of m[r][k] * v[k].
    Spec:
@@ -1513,7 +1528,7 @@ aether_vec2d aether_mat2d_mul_vec(aether_mat2d m, aether_vec2d v);
        out.y = ((m.m[5] * v.z) + ((m.m[4] * v.y) + (m.m[3] * v.x)));
        out.z = ((m.m[8] * v.z) + ((m.m[7] * v.y) + (m.m[6] * v.x)));
        return out; */
-aether_vec3f aether_mat3f_mul_vec(aether_mat3f m, aether_vec3f v);
+AETHER_API aether_vec3f aether_mat3f_mul_vec(aether_mat3f m, aether_vec3f v);
 
 /* aether_mat3d_mul_vec: Matrix times column vector: row r is the fold of m[r][k] * v[k].
    Spec:
@@ -1524,7 +1539,7 @@ aether_vec3f aether_mat3f_mul_vec(aether_mat3f m, aether_vec3f v);
        out.y = ((m.m[5] * v.z) + ((m.m[4] * v.y) + (m.m[3] * v.x)));
        out.z = ((m.m[8] * v.z) + ((m.m[7] * v.y) + (m.m[6] * v.x)));
        return out; */
-aether_vec3d aether_mat3d_mul_vec(aether_mat3d m, aether_vec3d v);
+AETHER_API aether_vec3d aether_mat3d_mul_vec(aether_mat3d m, aether_vec3d v);
 
 /* aether_mat4f_mul_vec: Matrix times column vector: row r is the fold of m[r][k] * v[k].
    Spec:
@@ -1536,7 +1551,7 @@ aether_vec3d aether_mat3d_mul_vec(aether_mat3d m, aether_vec3d v);
        out.z = ((m.m[11] * v.w) + ((m.m[10] * v.z) + ((m.m[9] * v.y) + (m.m[8] * v.x))));
        out.w = ((m.m[15] * v.w) + ((m.m[14] * v.z) + ((m.m[13] * v.y) + (m.m[12] * v.x))));
        return out; */
-aether_vec4f aether_mat4f_mul_vec(aether_mat4f m, aether_vec4f v);
+AETHER_API aether_vec4f aether_mat4f_mul_vec(aether_mat4f m, aether_vec4f v);
 
 /* aether_mat4d_mul_vec: Matrix times column vector: row r is the fold of m[r][k] * v[k].
    Spec:
@@ -1548,7 +1563,7 @@ aether_vec4f aether_mat4f_mul_vec(aether_mat4f m, aether_vec4f v);
        out.z = ((m.m[11] * v.w) + ((m.m[10] * v.z) + ((m.m[9] * v.y) + (m.m[8] * v.x))));
        out.w = ((m.m[15] * v.w) + ((m.m[14] * v.z) + ((m.m[13] * v.y) + (m.m[12] * v.x))));
        return out; */
-aether_vec4d aether_mat4d_mul_vec(aether_mat4d m, aether_vec4d v);
+AETHER_API aether_vec4d aether_mat4d_mul_vec(aether_mat4d m, aether_vec4d v);
 
 /* aether_mat2f_mul: Matrix product: entry (r, c) is the fold of a[r][k] * b[k][c].
    Spec:
@@ -1560,7 +1575,7 @@ aether_vec4d aether_mat4d_mul_vec(aether_mat4d m, aether_vec4d v);
        out.m[2] = ((a.m[3] * b.m[2]) + (a.m[2] * b.m[0]));
        out.m[3] = ((a.m[3] * b.m[3]) + (a.m[2] * b.m[1]));
        return out; */
-aether_mat2f aether_mat2f_mul(aether_mat2f a, aether_mat2f b);
+AETHER_API aether_mat2f aether_mat2f_mul(aether_mat2f a, aether_mat2f b);
 
 /* aether_mat2d_mul: Matrix product: entry (r, c) is the fold of a[r][k] * b[k][c].
    Spec:
@@ -1572,7 +1587,7 @@ aether_mat2f aether_mat2f_mul(aether_mat2f a, aether_mat2f b);
        out.m[2] = ((a.m[3] * b.m[2]) + (a.m[2] * b.m[0]));
        out.m[3] = ((a.m[3] * b.m[3]) + (a.m[2] * b.m[1]));
        return out; */
-aether_mat2d aether_mat2d_mul(aether_mat2d a, aether_mat2d b);
+AETHER_API aether_mat2d aether_mat2d_mul(aether_mat2d a, aether_mat2d b);
 
 /* aether_mat3f_mul: Matrix product: entry (r, c) is the fold of a[r][k] * b[k][c].
    Spec:
@@ -1589,7 +1604,7 @@ aether_mat2d aether_mat2d_mul(aether_mat2d a, aether_mat2d b);
        out.m[7] = ((a.m[8] * b.m[7]) + ((a.m[7] * b.m[4]) + (a.m[6] * b.m[1])));
        out.m[8] = ((a.m[8] * b.m[8]) + ((a.m[7] * b.m[5]) + (a.m[6] * b.m[2])));
        return out; */
-aether_mat3f aether_mat3f_mul(aether_mat3f a, aether_mat3f b);
+AETHER_API aether_mat3f aether_mat3f_mul(aether_mat3f a, aether_mat3f b);
 
 /* aether_mat3d_mul: Matrix product: entry (r, c) is the fold of a[r][k] * b[k][c].
    Spec:
@@ -1606,7 +1621,7 @@ aether_mat3f aether_mat3f_mul(aether_mat3f a, aether_mat3f b);
        out.m[7] = ((a.m[8] * b.m[7]) + ((a.m[7] * b.m[4]) + (a.m[6] * b.m[1])));
        out.m[8] = ((a.m[8] * b.m[8]) + ((a.m[7] * b.m[5]) + (a.m[6] * b.m[2])));
        return out; */
-aether_mat3d aether_mat3d_mul(aether_mat3d a, aether_mat3d b);
+AETHER_API aether_mat3d aether_mat3d_mul(aether_mat3d a, aether_mat3d b);
 
 /* aether_mat4f_mul: Matrix product: entry (r, c) is the fold of a[r][k] * b[k][c].
    Spec:
@@ -1630,7 +1645,7 @@ aether_mat3d aether_mat3d_mul(aether_mat3d a, aether_mat3d b);
        out.m[14] = ((a.m[15] * b.m[14]) + ((a.m[14] * b.m[10]) + ((a.m[13] * b.m[6]) + (a.m[12] * b.m[2]))));
        out.m[15] = ((a.m[15] * b.m[15]) + ((a.m[14] * b.m[11]) + ((a.m[13] * b.m[7]) + (a.m[12] * b.m[3]))));
        return out; */
-aether_mat4f aether_mat4f_mul(aether_mat4f a, aether_mat4f b);
+AETHER_API aether_mat4f aether_mat4f_mul(aether_mat4f a, aether_mat4f b);
 
 /* aether_mat4d_mul: Matrix product: entry (r, c) is the fold of a[r][k] * b[k][c].
    Spec:
@@ -1654,7 +1669,7 @@ aether_mat4f aether_mat4f_mul(aether_mat4f a, aether_mat4f b);
        out.m[14] = ((a.m[15] * b.m[14]) + ((a.m[14] * b.m[10]) + ((a.m[13] * b.m[6]) + (a.m[12] * b.m[2]))));
        out.m[15] = ((a.m[15] * b.m[15]) + ((a.m[14] * b.m[11]) + ((a.m[13] * b.m[7]) + (a.m[12] * b.m[3]))));
        return out; */
-aether_mat4d aether_mat4d_mul(aether_mat4d a, aether_mat4d b);
+AETHER_API aether_mat4d aether_mat4d_mul(aether_mat4d a, aether_mat4d b);
 
 /* aether_mat2f_transpose: Transpose.
    Spec:
@@ -1666,7 +1681,7 @@ aether_mat4d aether_mat4d_mul(aether_mat4d a, aether_mat4d b);
        out.m[2] = m.m[1];
        out.m[3] = m.m[3];
        return out; */
-aether_mat2f aether_mat2f_transpose(aether_mat2f m);
+AETHER_API aether_mat2f aether_mat2f_transpose(aether_mat2f m);
 
 /* aether_mat2d_transpose: Transpose.
    Spec:
@@ -1678,7 +1693,7 @@ aether_mat2f aether_mat2f_transpose(aether_mat2f m);
        out.m[2] = m.m[1];
        out.m[3] = m.m[3];
        return out; */
-aether_mat2d aether_mat2d_transpose(aether_mat2d m);
+AETHER_API aether_mat2d aether_mat2d_transpose(aether_mat2d m);
 
 /* aether_mat3f_transpose: Transpose.
    Spec:
@@ -1695,7 +1710,7 @@ aether_mat2d aether_mat2d_transpose(aether_mat2d m);
        out.m[7] = m.m[5];
        out.m[8] = m.m[8];
        return out; */
-aether_mat3f aether_mat3f_transpose(aether_mat3f m);
+AETHER_API aether_mat3f aether_mat3f_transpose(aether_mat3f m);
 
 /* aether_mat3d_transpose: Transpose.
    Spec:
@@ -1712,7 +1727,7 @@ aether_mat3f aether_mat3f_transpose(aether_mat3f m);
        out.m[7] = m.m[5];
        out.m[8] = m.m[8];
        return out; */
-aether_mat3d aether_mat3d_transpose(aether_mat3d m);
+AETHER_API aether_mat3d aether_mat3d_transpose(aether_mat3d m);
 
 /* aether_mat4f_transpose: Transpose.
    Spec:
@@ -1736,7 +1751,7 @@ aether_mat3d aether_mat3d_transpose(aether_mat3d m);
        out.m[14] = m.m[11];
        out.m[15] = m.m[15];
        return out; */
-aether_mat4f aether_mat4f_transpose(aether_mat4f m);
+AETHER_API aether_mat4f aether_mat4f_transpose(aether_mat4f m);
 
 /* aether_mat4d_transpose: Transpose.
    Spec:
@@ -1760,7 +1775,7 @@ aether_mat4f aether_mat4f_transpose(aether_mat4f m);
        out.m[14] = m.m[11];
        out.m[15] = m.m[15];
        return out; */
-aether_mat4d aether_mat4d_transpose(aether_mat4d m);
+AETHER_API aether_mat4d aether_mat4d_transpose(aether_mat4d m);
 
 /* aether_mat2f_identity: The identity matrix (+1 on the diagonal, +0 elsewhere).
    Spec:
@@ -1772,7 +1787,7 @@ aether_mat4d aether_mat4d_transpose(aether_mat4d m);
        out.m[2] = 0.0f;
        out.m[3] = 1.0f;
        return out; */
-aether_mat2f aether_mat2f_identity(void);
+AETHER_API aether_mat2f aether_mat2f_identity(void);
 
 /* aether_mat2d_identity: The identity matrix (+1 on the diagonal, +0 elsewhere).
    Spec:
@@ -1784,7 +1799,7 @@ aether_mat2f aether_mat2f_identity(void);
        out.m[2] = 0.0;
        out.m[3] = 1.0;
        return out; */
-aether_mat2d aether_mat2d_identity(void);
+AETHER_API aether_mat2d aether_mat2d_identity(void);
 
 /* aether_mat3f_identity: The identity matrix (+1 on the diagonal, +0 elsewhere).
    Spec:
@@ -1801,7 +1816,7 @@ aether_mat2d aether_mat2d_identity(void);
        out.m[7] = 0.0f;
        out.m[8] = 1.0f;
        return out; */
-aether_mat3f aether_mat3f_identity(void);
+AETHER_API aether_mat3f aether_mat3f_identity(void);
 
 /* aether_mat3d_identity: The identity matrix (+1 on the diagonal, +0 elsewhere).
    Spec:
@@ -1818,7 +1833,7 @@ aether_mat3f aether_mat3f_identity(void);
        out.m[7] = 0.0;
        out.m[8] = 1.0;
        return out; */
-aether_mat3d aether_mat3d_identity(void);
+AETHER_API aether_mat3d aether_mat3d_identity(void);
 
 /* aether_mat4f_identity: The identity matrix (+1 on the diagonal, +0 elsewhere).
    Spec:
@@ -1842,7 +1857,7 @@ aether_mat3d aether_mat3d_identity(void);
        out.m[14] = 0.0f;
        out.m[15] = 1.0f;
        return out; */
-aether_mat4f aether_mat4f_identity(void);
+AETHER_API aether_mat4f aether_mat4f_identity(void);
 
 /* aether_mat4d_identity: The identity matrix (+1 on the diagonal, +0 elsewhere).
    Spec:
@@ -1866,91 +1881,91 @@ aether_mat4f aether_mat4f_identity(void);
        out.m[14] = 0.0;
        out.m[15] = 1.0;
        return out; */
-aether_mat4d aether_mat4d_identity(void);
+AETHER_API aether_mat4d aether_mat4d_identity(void);
 
 /* aether_mat2f_dot: Frobenius product: the fold of a[r][c] * b[r][c] in row-major order (r outer).
    Spec:
        out = fold(add, r < R, c < C, a[r][c] * b[r][c])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a.m[3] * b.m[3]) + ((a.m[2] * b.m[2]) + ((a.m[1] * b.m[1]) + (a.m[0] * b.m[0])))); */
-float aether_mat2f_dot(aether_mat2f a, aether_mat2f b);
+AETHER_API float aether_mat2f_dot(aether_mat2f a, aether_mat2f b);
 
 /* aether_mat2d_dot: Frobenius product: the fold of a[r][c] * b[r][c] in row-major order (r outer).
    Spec:
        out = fold(add, r < R, c < C, a[r][c] * b[r][c])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a.m[3] * b.m[3]) + ((a.m[2] * b.m[2]) + ((a.m[1] * b.m[1]) + (a.m[0] * b.m[0])))); */
-double aether_mat2d_dot(aether_mat2d a, aether_mat2d b);
+AETHER_API double aether_mat2d_dot(aether_mat2d a, aether_mat2d b);
 
 /* aether_mat3f_dot: Frobenius product: the fold of a[r][c] * b[r][c] in row-major order (r outer).
    Spec:
        out = fold(add, r < R, c < C, a[r][c] * b[r][c])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a.m[8] * b.m[8]) + ((a.m[7] * b.m[7]) + ((a.m[6] * b.m[6]) + ((a.m[5] * b.m[5]) + ((a.m[4] * b.m[4]) + ((a.m[3] * b.m[3]) + ((a.m[2] * b.m[2]) + ((a.m[1] * b.m[1]) + (a.m[0] * b.m[0]))))))))); */
-float aether_mat3f_dot(aether_mat3f a, aether_mat3f b);
+AETHER_API float aether_mat3f_dot(aether_mat3f a, aether_mat3f b);
 
 /* aether_mat3d_dot: Frobenius product: the fold of a[r][c] * b[r][c] in row-major order (r outer).
    Spec:
        out = fold(add, r < R, c < C, a[r][c] * b[r][c])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a.m[8] * b.m[8]) + ((a.m[7] * b.m[7]) + ((a.m[6] * b.m[6]) + ((a.m[5] * b.m[5]) + ((a.m[4] * b.m[4]) + ((a.m[3] * b.m[3]) + ((a.m[2] * b.m[2]) + ((a.m[1] * b.m[1]) + (a.m[0] * b.m[0]))))))))); */
-double aether_mat3d_dot(aether_mat3d a, aether_mat3d b);
+AETHER_API double aether_mat3d_dot(aether_mat3d a, aether_mat3d b);
 
 /* aether_mat4f_dot: Frobenius product: the fold of a[r][c] * b[r][c] in row-major order (r outer).
    Spec:
        out = fold(add, r < R, c < C, a[r][c] * b[r][c])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a.m[15] * b.m[15]) + ((a.m[14] * b.m[14]) + ((a.m[13] * b.m[13]) + ((a.m[12] * b.m[12]) + ((a.m[11] * b.m[11]) + ((a.m[10] * b.m[10]) + ((a.m[9] * b.m[9]) + ((a.m[8] * b.m[8]) + ((a.m[7] * b.m[7]) + ((a.m[6] * b.m[6]) + ((a.m[5] * b.m[5]) + ((a.m[4] * b.m[4]) + ((a.m[3] * b.m[3]) + ((a.m[2] * b.m[2]) + ((a.m[1] * b.m[1]) + (a.m[0] * b.m[0])))))))))))))))); */
-float aether_mat4f_dot(aether_mat4f a, aether_mat4f b);
+AETHER_API float aether_mat4f_dot(aether_mat4f a, aether_mat4f b);
 
 /* aether_mat4d_dot: Frobenius product: the fold of a[r][c] * b[r][c] in row-major order (r outer).
    Spec:
        out = fold(add, r < R, c < C, a[r][c] * b[r][c])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a.m[15] * b.m[15]) + ((a.m[14] * b.m[14]) + ((a.m[13] * b.m[13]) + ((a.m[12] * b.m[12]) + ((a.m[11] * b.m[11]) + ((a.m[10] * b.m[10]) + ((a.m[9] * b.m[9]) + ((a.m[8] * b.m[8]) + ((a.m[7] * b.m[7]) + ((a.m[6] * b.m[6]) + ((a.m[5] * b.m[5]) + ((a.m[4] * b.m[4]) + ((a.m[3] * b.m[3]) + ((a.m[2] * b.m[2]) + ((a.m[1] * b.m[1]) + (a.m[0] * b.m[0])))))))))))))))); */
-double aether_mat4d_dot(aether_mat4d a, aether_mat4d b);
+AETHER_API double aether_mat4d_dot(aether_mat4d a, aether_mat4d b);
 
 /* aether_mat2f_determinant: Determinant by cofactor expansion along row 0, a left-to-right chain m[0][0]*det(M00) - m[0][1]*det(M01) + ...; a 2x2 is m00*m11 - m01*m10.
    Spec:
        out = m[0][0] * m[1][1] - m[0][1] * m[1][0]
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((m.m[0] * m.m[3]) - (m.m[1] * m.m[2])); */
-float aether_mat2f_determinant(aether_mat2f m);
+AETHER_API float aether_mat2f_determinant(aether_mat2f m);
 
 /* aether_mat2d_determinant: Determinant by cofactor expansion along row 0, a left-to-right chain m[0][0]*det(M00) - m[0][1]*det(M01) + ...; a 2x2 is m00*m11 - m01*m10.
    Spec:
        out = m[0][0] * m[1][1] - m[0][1] * m[1][0]
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((m.m[0] * m.m[3]) - (m.m[1] * m.m[2])); */
-double aether_mat2d_determinant(aether_mat2d m);
+AETHER_API double aether_mat2d_determinant(aether_mat2d m);
 
 /* aether_mat3f_determinant: Determinant by cofactor expansion along row 0, a left-to-right chain m[0][0]*det(M00) - m[0][1]*det(M01) + ...; a 2x2 is m00*m11 - m01*m10.
    Spec:
        out = m[0][0] * determinant(minor(m, 0, 0)) - m[0][1] * determinant(minor(m, 0, 1)) + m[0][2] * determinant(minor(m, 0, 2))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return (((m.m[0] * ((m.m[4] * m.m[8]) - (m.m[5] * m.m[7]))) - (m.m[1] * ((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])))) + (m.m[2] * ((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])))); */
-float aether_mat3f_determinant(aether_mat3f m);
+AETHER_API float aether_mat3f_determinant(aether_mat3f m);
 
 /* aether_mat3d_determinant: Determinant by cofactor expansion along row 0, a left-to-right chain m[0][0]*det(M00) - m[0][1]*det(M01) + ...; a 2x2 is m00*m11 - m01*m10.
    Spec:
        out = m[0][0] * determinant(minor(m, 0, 0)) - m[0][1] * determinant(minor(m, 0, 1)) + m[0][2] * determinant(minor(m, 0, 2))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return (((m.m[0] * ((m.m[4] * m.m[8]) - (m.m[5] * m.m[7]))) - (m.m[1] * ((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])))) + (m.m[2] * ((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])))); */
-double aether_mat3d_determinant(aether_mat3d m);
+AETHER_API double aether_mat3d_determinant(aether_mat3d m);
 
 /* aether_mat4f_determinant: Determinant by cofactor expansion along row 0, a left-to-right chain m[0][0]*det(M00) - m[0][1]*det(M01) + ...; a 2x2 is m00*m11 - m01*m10.
    Spec:
        out = m[0][0] * determinant(minor(m, 0, 0)) - m[0][1] * determinant(minor(m, 0, 1)) + m[0][2] * determinant(minor(m, 0, 2)) - m[0][3] * determinant(minor(m, 0, 3))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((((m.m[0] * (((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))))) - (m.m[1] * (((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))))) + (m.m[2] * (((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))) - (m.m[3] * (((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))); */
-float aether_mat4f_determinant(aether_mat4f m);
+AETHER_API float aether_mat4f_determinant(aether_mat4f m);
 
 /* aether_mat4d_determinant: Determinant by cofactor expansion along row 0, a left-to-right chain m[0][0]*det(M00) - m[0][1]*det(M01) + ...; a 2x2 is m00*m11 - m01*m10.
    Spec:
        out = m[0][0] * determinant(minor(m, 0, 0)) - m[0][1] * determinant(minor(m, 0, 1)) + m[0][2] * determinant(minor(m, 0, 2)) - m[0][3] * determinant(minor(m, 0, 3))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((((m.m[0] * (((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))))) - (m.m[1] * (((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))))) + (m.m[2] * (((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))) - (m.m[3] * (((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))); */
-double aether_mat4d_determinant(aether_mat4d m);
+AETHER_API double aether_mat4d_determinant(aether_mat4d m);
 
 /* aether_f32_two_sum_err: The exact residual (a + b) - s of the rounded sum s = a + b, for any order and signs of a and b, whenever s is finite. Knuth's two-sum (no magnitude test) in both operand orders: the two agree, bit for bit, except where one order overflows spuriously (an operand is +-max and s - a rounds to infinity, giving NaN), and fmax keeps the other. A zero residual is +0. Inputs pass the barrier.
    Spec:
@@ -1971,7 +1986,7 @@ double aether_mat4d_determinant(aether_mat4d m);
        const float av = (t - y);
        const float ba = ((y - (t - av)) + (x - av));
        return aether_fmax_f32(ab, ba); */
-float aether_f32_two_sum_err(float a, float b, float s);
+AETHER_API float aether_f32_two_sum_err(float a, float b, float s);
 
 /* aether_f64_two_sum_err: The exact residual (a + b) - s of the rounded sum s = a + b, for any order and signs of a and b, whenever s is finite. Knuth's two-sum (no magnitude test) in both operand orders: the two agree, bit for bit, except where one order overflows spuriously (an operand is +-max and s - a rounds to infinity, giving NaN), and fmax keeps the other. A zero residual is +0. Inputs pass the barrier.
    Spec:
@@ -1992,7 +2007,7 @@ float aether_f32_two_sum_err(float a, float b, float s);
        const double av = (t - y);
        const double ba = ((y - (t - av)) + (x - av));
        return aether_fmax_f64(ab, ba); */
-double aether_f64_two_sum_err(double a, double b, double s);
+AETHER_API double aether_f64_two_sum_err(double a, double b, double s);
 
 /* aether_f32_two_sum: The error-free sum of a and b: hi = a + b rounded, comp = two_sum_err(a, b, hi) (meaningless when hi is not finite).
    Spec:
@@ -2014,7 +2029,7 @@ double aether_f64_two_sum_err(double a, double b, double s);
        out.hi = s;
        out.comp = aether_fmax_f32(two_sum_err_ab, two_sum_err_ba);
        return out; */
-aether_pairf aether_f32_two_sum(float a, float b);
+AETHER_API aether_pairf aether_f32_two_sum(float a, float b);
 
 /* aether_f64_two_sum: The error-free sum of a and b: hi = a + b rounded, comp = two_sum_err(a, b, hi) (meaningless when hi is not finite).
    Spec:
@@ -2036,7 +2051,7 @@ aether_pairf aether_f32_two_sum(float a, float b);
        out.hi = s;
        out.comp = aether_fmax_f64(two_sum_err_ab, two_sum_err_ba);
        return out; */
-aether_paird aether_f64_two_sum(double a, double b);
+AETHER_API aether_paird aether_f64_two_sum(double a, double b);
 
 /* aether_pairf_neumaier_add: Neumaier step: adds the term x to the pair p. hi = p.hi + x rounded; comp = p.comp + two_sum_err(p.hi, x, hi): the same two additions an atomic accumulation performs. No test: once hi is not finite, comp is never read.
    Spec:
@@ -2060,7 +2075,7 @@ aether_paird aether_f64_two_sum(double a, double b);
        out.hi = s;
        out.comp = (c + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba));
        return out; */
-aether_pairf aether_pairf_neumaier_add(aether_pairf p, float x);
+AETHER_API aether_pairf aether_pairf_neumaier_add(aether_pairf p, float x);
 
 /* aether_paird_neumaier_add: Neumaier step: adds the term x to the pair p. hi = p.hi + x rounded; comp = p.comp + two_sum_err(p.hi, x, hi): the same two additions an atomic accumulation performs. No test: once hi is not finite, comp is never read.
    Spec:
@@ -2084,7 +2099,7 @@ aether_pairf aether_pairf_neumaier_add(aether_pairf p, float x);
        out.hi = s;
        out.comp = (c + aether_fmax_f64(two_sum_err_ab, two_sum_err_ba));
        return out; */
-aether_paird aether_paird_neumaier_add(aether_paird p, double x);
+AETHER_API aether_paird aether_paird_neumaier_add(aether_paird p, double x);
 
 /* aether_pairf_combine: Merges two pairs: hi = a.hi + b.hi rounded; comp = (a.comp + b.comp) + two_sum_err(a.hi, b.hi, hi). Swapping a and b gives the same bits (any NaN for a NaN).
    Spec:
@@ -2106,7 +2121,7 @@ aether_paird aether_paird_neumaier_add(aether_paird p, double x);
        out.hi = s;
        out.comp = ((aether_barrier_f32(a.comp) + aether_barrier_f32(b.comp)) + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba));
        return out; */
-aether_pairf aether_pairf_combine(aether_pairf a, aether_pairf b);
+AETHER_API aether_pairf aether_pairf_combine(aether_pairf a, aether_pairf b);
 
 /* aether_paird_combine: Merges two pairs: hi = a.hi + b.hi rounded; comp = (a.comp + b.comp) + two_sum_err(a.hi, b.hi, hi). Swapping a and b gives the same bits (any NaN for a NaN).
    Spec:
@@ -2128,7 +2143,7 @@ aether_pairf aether_pairf_combine(aether_pairf a, aether_pairf b);
        out.hi = s;
        out.comp = ((aether_barrier_f64(a.comp) + aether_barrier_f64(b.comp)) + aether_fmax_f64(two_sum_err_ab, two_sum_err_ba));
        return out; */
-aether_paird aether_paird_combine(aether_paird a, aether_paird b);
+AETHER_API aether_paird aether_paird_combine(aether_paird a, aether_paird b);
 
 /* aether_pairf_value: The value a pair delivers: hi + comp rounded, or hi itself when hi is not finite (the correction dropped).
    Spec:
@@ -2137,7 +2152,7 @@ aether_paird aether_paird_combine(aether_paird a, aether_paird b);
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const float h = aether_barrier_f32(p.hi);
        return (isfinite(h) ? (h + aether_barrier_f32(p.comp)) : h); */
-float aether_pairf_value(aether_pairf p);
+AETHER_API float aether_pairf_value(aether_pairf p);
 
 /* aether_paird_value: The value a pair delivers: hi + comp rounded, or hi itself when hi is not finite (the correction dropped).
    Spec:
@@ -2146,7 +2161,7 @@ float aether_pairf_value(aether_pairf p);
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const double h = aether_barrier_f64(p.hi);
        return (isfinite(h) ? (h + aether_barrier_f64(p.comp)) : h); */
-double aether_paird_value(aether_paird p);
+AETHER_API double aether_paird_value(aether_paird p);
 
 /* aether_f32_jacobi_rotation: The Jacobi rotation that zeroes apq: theta = (aqq - app) / (2 * apq); t = sign(theta) / (|theta| + sqrt(theta^2 + 1)), or 0.5 / |theta| where theta^2 overflows; t = +0 when apq is zero; c = 1 / sqrt(t^2 + 1); s = t * c; tau = s / (1 + c).
    Spec:
@@ -2172,7 +2187,7 @@ double aether_paird_value(aether_paird p);
        out.t = t;
        out.tau = (s / (1.0f + c));
        return out; */
-aether_rotationf aether_f32_jacobi_rotation(float app, float aqq, float apq);
+AETHER_API aether_rotationf aether_f32_jacobi_rotation(float app, float aqq, float apq);
 
 /* aether_f64_jacobi_rotation: The Jacobi rotation that zeroes apq: theta = (aqq - app) / (2 * apq); t = sign(theta) / (|theta| + sqrt(theta^2 + 1)), or 0.5 / |theta| where theta^2 overflows; t = +0 when apq is zero; c = 1 / sqrt(t^2 + 1); s = t * c; tau = s / (1 + c).
    Spec:
@@ -2198,7 +2213,7 @@ aether_rotationf aether_f32_jacobi_rotation(float app, float aqq, float apq);
        out.t = t;
        out.tau = (s / (1.0 + c));
        return out; */
-aether_rotationd aether_f64_jacobi_rotation(double app, double aqq, double apq);
+AETHER_API aether_rotationd aether_f64_jacobi_rotation(double app, double aqq, double apq);
 
 /* aether_f32_jacobi_update: A Jacobi rotation applied to a pair (g, h) of a row or column: (g - s * (h + tau * g), h + s * (g - tau * h)).
    Spec:
@@ -2209,7 +2224,7 @@ aether_rotationd aether_f64_jacobi_rotation(double app, double aqq, double apq);
        out.x = (g - (r.s * (h + (r.tau * g))));
        out.y = (h + (r.s * (g - (r.tau * h))));
        return out; */
-aether_vec2f aether_f32_jacobi_update(float g, float h, aether_rotationf r);
+AETHER_API aether_vec2f aether_f32_jacobi_update(float g, float h, aether_rotationf r);
 
 /* aether_f64_jacobi_update: A Jacobi rotation applied to a pair (g, h) of a row or column: (g - s * (h + tau * g), h + s * (g - tau * h)).
    Spec:
@@ -2220,7 +2235,7 @@ aether_vec2f aether_f32_jacobi_update(float g, float h, aether_rotationf r);
        out.x = (g - (r.s * (h + (r.tau * g))));
        out.y = (h + (r.s * (g - (r.tau * h))));
        return out; */
-aether_vec2d aether_f64_jacobi_update(double g, double h, aether_rotationd r);
+AETHER_API aether_vec2d aether_f64_jacobi_update(double g, double h, aether_rotationd r);
 
 /* aether_f32_jacobi_diag: The diagonal after a Jacobi rotation: (app - t * apq, aqq + t * apq).
    Spec:
@@ -2231,7 +2246,7 @@ aether_vec2d aether_f64_jacobi_update(double g, double h, aether_rotationd r);
        out.x = (app - (r.t * apq));
        out.y = (aqq + (r.t * apq));
        return out; */
-aether_vec2f aether_f32_jacobi_diag(float app, float aqq, float apq, aether_rotationf r);
+AETHER_API aether_vec2f aether_f32_jacobi_diag(float app, float aqq, float apq, aether_rotationf r);
 
 /* aether_f64_jacobi_diag: The diagonal after a Jacobi rotation: (app - t * apq, aqq + t * apq).
    Spec:
@@ -2242,536 +2257,540 @@ aether_vec2f aether_f32_jacobi_diag(float app, float aqq, float apq, aether_rota
        out.x = (app - (r.t * apq));
        out.y = (aqq + (r.t * apq));
        return out; */
-aether_vec2d aether_f64_jacobi_diag(double app, double aqq, double apq, aether_rotationd r);
+AETHER_API aether_vec2d aether_f64_jacobi_diag(double app, double aqq, double apq, aether_rotationd r);
 
 /* aether_pairf_reduce32: The 32-slot tree: combines the 32 lane pairs by the butterfly of [rules.reduction] (rounds xor 16, 8, 4, 2, 1) and returns lane 0. Lanes past a ragged end must hold +0 pairs. */
-aether_pairf aether_pairf_reduce32(const aether_pairf lanes[32]);
+AETHER_API aether_pairf aether_pairf_reduce32(const aether_pairf lanes[32]);
 
 /* aether_paird_reduce32: The 32-slot tree: combines the 32 lane pairs by the butterfly of [rules.reduction] (rounds xor 16, 8, 4, 2, 1) and returns lane 0. Lanes past a ragged end must hold +0 pairs. */
-aether_paird aether_paird_reduce32(const aether_paird lanes[32]);
+AETHER_API aether_paird aether_paird_reduce32(const aether_paird lanes[32]);
 
 /* aether_f32_lanes_sum: Adds x[0..n) to the 32 lanes: element j (global index first + j) to lane (first + j) mod 32 with neumaier_add, j ascending. Adding an array in consecutive chunks, each with its first global index, leaves the same lanes.
    Spec term: x */
-void aether_f32_lanes_sum(aether_pairf lanes[32], size_t first, const float *x, size_t n);
+AETHER_API void aether_f32_lanes_sum(aether_pairf lanes[32], size_t first, const float *x, size_t n);
 
 /* aether_f64_lanes_sum: Adds x[0..n) to the 32 lanes: element j (global index first + j) to lane (first + j) mod 32 with neumaier_add, j ascending. Adding an array in consecutive chunks, each with its first global index, leaves the same lanes.
    Spec term: x */
-void aether_f64_lanes_sum(aether_paird lanes[32], size_t first, const double *x, size_t n);
+AETHER_API void aether_f64_lanes_sum(aether_paird lanes[32], size_t first, const double *x, size_t n);
 
 /* aether_f32_lanes_dot: Adds the products a[j] * b[j] (each rounded once, then through the barrier) of a[0..n) and b[0..n) to the lanes, like lanes_sum.
    Spec term: a * b */
-void aether_f32_lanes_dot(aether_pairf lanes[32], size_t first, const float *a, const float *b, size_t n);
+AETHER_API void aether_f32_lanes_dot(aether_pairf lanes[32], size_t first, const float *a, const float *b, size_t n);
 
 /* aether_f64_lanes_dot: Adds the products a[j] * b[j] (each rounded once, then through the barrier) of a[0..n) and b[0..n) to the lanes, like lanes_sum.
    Spec term: a * b */
-void aether_f64_lanes_dot(aether_paird lanes[32], size_t first, const double *a, const double *b, size_t n);
+AETHER_API void aether_f64_lanes_dot(aether_paird lanes[32], size_t first, const double *a, const double *b, size_t n);
 
 /* aether_f32_sum_array: Reproducible compensated sum of x[0..n): lanes from +0 pairs, lanes_sum from index 0, reduce32, pair value. The same bits on any target that follows [rules.reduction], for any n; the empty array gives +0. */
-float aether_f32_sum_array(const float *x, size_t n);
+AETHER_API float aether_f32_sum_array(const float *x, size_t n);
 
 /* aether_f64_sum_array: Reproducible compensated sum of x[0..n): lanes from +0 pairs, lanes_sum from index 0, reduce32, pair value. The same bits on any target that follows [rules.reduction], for any n; the empty array gives +0. */
-double aether_f64_sum_array(const double *x, size_t n);
+AETHER_API double aether_f64_sum_array(const double *x, size_t n);
 
 /* aether_f32_dot_array: Reproducible compensated dot product of a[0..n) and b[0..n): lanes from +0 pairs, lanes_dot from index 0, reduce32, pair value. */
-float aether_f32_dot_array(const float *a, const float *b, size_t n);
+AETHER_API float aether_f32_dot_array(const float *a, const float *b, size_t n);
 
 /* aether_f64_dot_array: Reproducible compensated dot product of a[0..n) and b[0..n): lanes from +0 pairs, lanes_dot from index 0, reduce32, pair value. */
-double aether_f64_dot_array(const double *a, const double *b, size_t n);
+AETHER_API double aether_f64_dot_array(const double *a, const double *b, size_t n);
 
 /* aether_f32_plane_add: Accumulation plane: adds the term to element e of the plane (value, comp), component c in ascending order to slot e*K + c with neumaier_add, K the shape's component count. The caller starts both slots at +0. */
-void aether_f32_plane_add(float *value, float *comp, size_t element, float term);
+AETHER_API void aether_f32_plane_add(float *value, float *comp, size_t element, float term);
 
 /* aether_f64_plane_add: Accumulation plane: adds the term to element e of the plane (value, comp), component c in ascending order to slot e*K + c with neumaier_add, K the shape's component count. The caller starts both slots at +0. */
-void aether_f64_plane_add(double *value, double *comp, size_t element, double term);
+AETHER_API void aether_f64_plane_add(double *value, double *comp, size_t element, double term);
 
 /* aether_vec2f_plane_add: Accumulation plane: adds the term to element e of the plane (value, comp), component c in ascending order to slot e*K + c with neumaier_add, K the shape's component count. The caller starts both slots at +0. */
-void aether_vec2f_plane_add(float *value, float *comp, size_t element, aether_vec2f term);
+AETHER_API void aether_vec2f_plane_add(float *value, float *comp, size_t element, aether_vec2f term);
 
 /* aether_vec2d_plane_add: Accumulation plane: adds the term to element e of the plane (value, comp), component c in ascending order to slot e*K + c with neumaier_add, K the shape's component count. The caller starts both slots at +0. */
-void aether_vec2d_plane_add(double *value, double *comp, size_t element, aether_vec2d term);
+AETHER_API void aether_vec2d_plane_add(double *value, double *comp, size_t element, aether_vec2d term);
 
 /* aether_vec3f_plane_add: Accumulation plane: adds the term to element e of the plane (value, comp), component c in ascending order to slot e*K + c with neumaier_add, K the shape's component count. The caller starts both slots at +0. */
-void aether_vec3f_plane_add(float *value, float *comp, size_t element, aether_vec3f term);
+AETHER_API void aether_vec3f_plane_add(float *value, float *comp, size_t element, aether_vec3f term);
 
 /* aether_vec3d_plane_add: Accumulation plane: adds the term to element e of the plane (value, comp), component c in ascending order to slot e*K + c with neumaier_add, K the shape's component count. The caller starts both slots at +0. */
-void aether_vec3d_plane_add(double *value, double *comp, size_t element, aether_vec3d term);
+AETHER_API void aether_vec3d_plane_add(double *value, double *comp, size_t element, aether_vec3d term);
 
 /* aether_vec4f_plane_add: Accumulation plane: adds the term to element e of the plane (value, comp), component c in ascending order to slot e*K + c with neumaier_add, K the shape's component count. The caller starts both slots at +0. */
-void aether_vec4f_plane_add(float *value, float *comp, size_t element, aether_vec4f term);
+AETHER_API void aether_vec4f_plane_add(float *value, float *comp, size_t element, aether_vec4f term);
 
 /* aether_vec4d_plane_add: Accumulation plane: adds the term to element e of the plane (value, comp), component c in ascending order to slot e*K + c with neumaier_add, K the shape's component count. The caller starts both slots at +0. */
-void aether_vec4d_plane_add(double *value, double *comp, size_t element, aether_vec4d term);
+AETHER_API void aether_vec4d_plane_add(double *value, double *comp, size_t element, aether_vec4d term);
 
 /* aether_f32_plane_resolve: Delivers n slots of an accumulation plane: out[i] = pair value of (value[i], comp[i]). */
-void aether_f32_plane_resolve(float *out, const float *value, const float *comp, size_t n);
+AETHER_API void aether_f32_plane_resolve(float *out, const float *value, const float *comp, size_t n);
 
 /* aether_f64_plane_resolve: Delivers n slots of an accumulation plane: out[i] = pair value of (value[i], comp[i]). */
-void aether_f64_plane_resolve(double *out, const double *value, const double *comp, size_t n);
+AETHER_API void aether_f64_plane_resolve(double *out, const double *value, const double *comp, size_t n);
 
 /* aether_mat2f_lu: LU with partial pivoting in place ([rules.linalg]): L strictly below the diagonal (unit diagonal implied), U on and above it; ipiv 1-based as LAPACK's getrf; returns info (0, or k + 1 for the first zero pivot). */
-int aether_mat2f_lu(aether_mat2f *a, int ipiv[2]);
+AETHER_API int aether_mat2f_lu(aether_mat2f *a, int ipiv[2]);
 
 /* aether_mat2f_lu_lanes: LU with partial pivoting in place ([rules.linalg]): L strictly below the diagonal (unit diagonal implied), U on and above it; ipiv 1-based as LAPACK's getrf; returns info (0, or k + 1 for the first zero pivot).
    Many lanes: aether_mat2f_lu on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2f, its vector the l-th aether_vec2f, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2f_lu. */
-void aether_mat2f_lu_lanes(aether_mat2f *a, int *ipiv, int *info, size_t count);
+AETHER_API void aether_mat2f_lu_lanes(aether_mat2f *a, int *ipiv, int *info, size_t count);
 
 /* aether_mat2d_lu: LU with partial pivoting in place ([rules.linalg]): L strictly below the diagonal (unit diagonal implied), U on and above it; ipiv 1-based as LAPACK's getrf; returns info (0, or k + 1 for the first zero pivot). */
-int aether_mat2d_lu(aether_mat2d *a, int ipiv[2]);
+AETHER_API int aether_mat2d_lu(aether_mat2d *a, int ipiv[2]);
 
 /* aether_mat2d_lu_lanes: LU with partial pivoting in place ([rules.linalg]): L strictly below the diagonal (unit diagonal implied), U on and above it; ipiv 1-based as LAPACK's getrf; returns info (0, or k + 1 for the first zero pivot).
    Many lanes: aether_mat2d_lu on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2d, its vector the l-th aether_vec2d, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2d_lu. */
-void aether_mat2d_lu_lanes(aether_mat2d *a, int *ipiv, int *info, size_t count);
+AETHER_API void aether_mat2d_lu_lanes(aether_mat2d *a, int *ipiv, int *info, size_t count);
 
 /* aether_mat3f_lu: LU with partial pivoting in place ([rules.linalg]): L strictly below the diagonal (unit diagonal implied), U on and above it; ipiv 1-based as LAPACK's getrf; returns info (0, or k + 1 for the first zero pivot). */
-int aether_mat3f_lu(aether_mat3f *a, int ipiv[3]);
+AETHER_API int aether_mat3f_lu(aether_mat3f *a, int ipiv[3]);
 
 /* aether_mat3f_lu_lanes: LU with partial pivoting in place ([rules.linalg]): L strictly below the diagonal (unit diagonal implied), U on and above it; ipiv 1-based as LAPACK's getrf; returns info (0, or k + 1 for the first zero pivot).
    Many lanes: aether_mat3f_lu on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3f, its vector the l-th aether_vec3f, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3f_lu. */
-void aether_mat3f_lu_lanes(aether_mat3f *a, int *ipiv, int *info, size_t count);
+AETHER_API void aether_mat3f_lu_lanes(aether_mat3f *a, int *ipiv, int *info, size_t count);
 
 /* aether_mat3d_lu: LU with partial pivoting in place ([rules.linalg]): L strictly below the diagonal (unit diagonal implied), U on and above it; ipiv 1-based as LAPACK's getrf; returns info (0, or k + 1 for the first zero pivot). */
-int aether_mat3d_lu(aether_mat3d *a, int ipiv[3]);
+AETHER_API int aether_mat3d_lu(aether_mat3d *a, int ipiv[3]);
 
 /* aether_mat3d_lu_lanes: LU with partial pivoting in place ([rules.linalg]): L strictly below the diagonal (unit diagonal implied), U on and above it; ipiv 1-based as LAPACK's getrf; returns info (0, or k + 1 for the first zero pivot).
    Many lanes: aether_mat3d_lu on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3d, its vector the l-th aether_vec3d, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3d_lu. */
-void aether_mat3d_lu_lanes(aether_mat3d *a, int *ipiv, int *info, size_t count);
+AETHER_API void aether_mat3d_lu_lanes(aether_mat3d *a, int *ipiv, int *info, size_t count);
 
 /* aether_mat4f_lu: LU with partial pivoting in place ([rules.linalg]): L strictly below the diagonal (unit diagonal implied), U on and above it; ipiv 1-based as LAPACK's getrf; returns info (0, or k + 1 for the first zero pivot). */
-int aether_mat4f_lu(aether_mat4f *a, int ipiv[4]);
+AETHER_API int aether_mat4f_lu(aether_mat4f *a, int ipiv[4]);
 
 /* aether_mat4f_lu_lanes: LU with partial pivoting in place ([rules.linalg]): L strictly below the diagonal (unit diagonal implied), U on and above it; ipiv 1-based as LAPACK's getrf; returns info (0, or k + 1 for the first zero pivot).
    Many lanes: aether_mat4f_lu on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4f, its vector the l-th aether_vec4f, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4f_lu. */
-void aether_mat4f_lu_lanes(aether_mat4f *a, int *ipiv, int *info, size_t count);
+AETHER_API void aether_mat4f_lu_lanes(aether_mat4f *a, int *ipiv, int *info, size_t count);
 
 /* aether_mat4d_lu: LU with partial pivoting in place ([rules.linalg]): L strictly below the diagonal (unit diagonal implied), U on and above it; ipiv 1-based as LAPACK's getrf; returns info (0, or k + 1 for the first zero pivot). */
-int aether_mat4d_lu(aether_mat4d *a, int ipiv[4]);
+AETHER_API int aether_mat4d_lu(aether_mat4d *a, int ipiv[4]);
 
 /* aether_mat4d_lu_lanes: LU with partial pivoting in place ([rules.linalg]): L strictly below the diagonal (unit diagonal implied), U on and above it; ipiv 1-based as LAPACK's getrf; returns info (0, or k + 1 for the first zero pivot).
    Many lanes: aether_mat4d_lu on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4d, its vector the l-th aether_vec4d, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4d_lu. */
-void aether_mat4d_lu_lanes(aether_mat4d *a, int *ipiv, int *info, size_t count);
+AETHER_API void aether_mat4d_lu_lanes(aether_mat4d *a, int *ipiv, int *info, size_t count);
 
 /* aether_mat2f_lu_solve: Solves A x = b from lu's factors and pivots: the interchanges, the unit lower solve, the upper solve. */
-aether_vec2f aether_mat2f_lu_solve(const aether_mat2f *lu, const int ipiv[2], aether_vec2f b);
+AETHER_API aether_vec2f aether_mat2f_lu_solve(const aether_mat2f *lu, const int ipiv[2], aether_vec2f b);
 
 /* aether_mat2f_lu_solve_lanes: Solves A x = b from lu's factors and pivots: the interchanges, the unit lower solve, the upper solve.
    Many lanes: aether_mat2f_lu_solve on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2f, its vector the l-th aether_vec2f, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2f_lu_solve. */
-void aether_mat2f_lu_solve_lanes(const aether_mat2f *lu, const int *ipiv, const aether_vec2f *b, aether_vec2f *x, size_t count);
+AETHER_API void aether_mat2f_lu_solve_lanes(const aether_mat2f *lu, const int *ipiv, const aether_vec2f *b, aether_vec2f *x, size_t count);
 
 /* aether_mat2d_lu_solve: Solves A x = b from lu's factors and pivots: the interchanges, the unit lower solve, the upper solve. */
-aether_vec2d aether_mat2d_lu_solve(const aether_mat2d *lu, const int ipiv[2], aether_vec2d b);
+AETHER_API aether_vec2d aether_mat2d_lu_solve(const aether_mat2d *lu, const int ipiv[2], aether_vec2d b);
 
 /* aether_mat2d_lu_solve_lanes: Solves A x = b from lu's factors and pivots: the interchanges, the unit lower solve, the upper solve.
    Many lanes: aether_mat2d_lu_solve on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2d, its vector the l-th aether_vec2d, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2d_lu_solve. */
-void aether_mat2d_lu_solve_lanes(const aether_mat2d *lu, const int *ipiv, const aether_vec2d *b, aether_vec2d *x, size_t count);
+AETHER_API void aether_mat2d_lu_solve_lanes(const aether_mat2d *lu, const int *ipiv, const aether_vec2d *b, aether_vec2d *x, size_t count);
 
 /* aether_mat3f_lu_solve: Solves A x = b from lu's factors and pivots: the interchanges, the unit lower solve, the upper solve. */
-aether_vec3f aether_mat3f_lu_solve(const aether_mat3f *lu, const int ipiv[3], aether_vec3f b);
+AETHER_API aether_vec3f aether_mat3f_lu_solve(const aether_mat3f *lu, const int ipiv[3], aether_vec3f b);
 
 /* aether_mat3f_lu_solve_lanes: Solves A x = b from lu's factors and pivots: the interchanges, the unit lower solve, the upper solve.
    Many lanes: aether_mat3f_lu_solve on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3f, its vector the l-th aether_vec3f, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3f_lu_solve. */
-void aether_mat3f_lu_solve_lanes(const aether_mat3f *lu, const int *ipiv, const aether_vec3f *b, aether_vec3f *x, size_t count);
+AETHER_API void aether_mat3f_lu_solve_lanes(const aether_mat3f *lu, const int *ipiv, const aether_vec3f *b, aether_vec3f *x, size_t count);
 
 /* aether_mat3d_lu_solve: Solves A x = b from lu's factors and pivots: the interchanges, the unit lower solve, the upper solve. */
-aether_vec3d aether_mat3d_lu_solve(const aether_mat3d *lu, const int ipiv[3], aether_vec3d b);
+AETHER_API aether_vec3d aether_mat3d_lu_solve(const aether_mat3d *lu, const int ipiv[3], aether_vec3d b);
 
 /* aether_mat3d_lu_solve_lanes: Solves A x = b from lu's factors and pivots: the interchanges, the unit lower solve, the upper solve.
    Many lanes: aether_mat3d_lu_solve on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3d, its vector the l-th aether_vec3d, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3d_lu_solve. */
-void aether_mat3d_lu_solve_lanes(const aether_mat3d *lu, const int *ipiv, const aether_vec3d *b, aether_vec3d *x, size_t count);
+AETHER_API void aether_mat3d_lu_solve_lanes(const aether_mat3d *lu, const int *ipiv, const aether_vec3d *b, aether_vec3d *x, size_t count);
 
 /* aether_mat4f_lu_solve: Solves A x = b from lu's factors and pivots: the interchanges, the unit lower solve, the upper solve. */
-aether_vec4f aether_mat4f_lu_solve(const aether_mat4f *lu, const int ipiv[4], aether_vec4f b);
+AETHER_API aether_vec4f aether_mat4f_lu_solve(const aether_mat4f *lu, const int ipiv[4], aether_vec4f b);
 
 /* aether_mat4f_lu_solve_lanes: Solves A x = b from lu's factors and pivots: the interchanges, the unit lower solve, the upper solve.
    Many lanes: aether_mat4f_lu_solve on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4f, its vector the l-th aether_vec4f, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4f_lu_solve. */
-void aether_mat4f_lu_solve_lanes(const aether_mat4f *lu, const int *ipiv, const aether_vec4f *b, aether_vec4f *x, size_t count);
+AETHER_API void aether_mat4f_lu_solve_lanes(const aether_mat4f *lu, const int *ipiv, const aether_vec4f *b, aether_vec4f *x, size_t count);
 
 /* aether_mat4d_lu_solve: Solves A x = b from lu's factors and pivots: the interchanges, the unit lower solve, the upper solve. */
-aether_vec4d aether_mat4d_lu_solve(const aether_mat4d *lu, const int ipiv[4], aether_vec4d b);
+AETHER_API aether_vec4d aether_mat4d_lu_solve(const aether_mat4d *lu, const int ipiv[4], aether_vec4d b);
 
 /* aether_mat4d_lu_solve_lanes: Solves A x = b from lu's factors and pivots: the interchanges, the unit lower solve, the upper solve.
    Many lanes: aether_mat4d_lu_solve on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4d, its vector the l-th aether_vec4d, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4d_lu_solve. */
-void aether_mat4d_lu_solve_lanes(const aether_mat4d *lu, const int *ipiv, const aether_vec4d *b, aether_vec4d *x, size_t count);
+AETHER_API void aether_mat4d_lu_solve_lanes(const aether_mat4d *lu, const int *ipiv, const aether_vec4d *b, aether_vec4d *x, size_t count);
 
 /* aether_mat2f_solve_lower: Solves L x = b, L the lower triangle of a (diagonal included): forward, term by term, divided by l_ii. */
-aether_vec2f aether_mat2f_solve_lower(aether_mat2f a, aether_vec2f b);
+AETHER_API aether_vec2f aether_mat2f_solve_lower(aether_mat2f a, aether_vec2f b);
 
 /* aether_mat2f_solve_lower_lanes: Solves L x = b, L the lower triangle of a (diagonal included): forward, term by term, divided by l_ii.
    Many lanes: aether_mat2f_solve_lower on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2f, its vector the l-th aether_vec2f, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2f_solve_lower. */
-void aether_mat2f_solve_lower_lanes(const aether_mat2f *a, const aether_vec2f *b, aether_vec2f *x, size_t count);
+AETHER_API void aether_mat2f_solve_lower_lanes(const aether_mat2f *a, const aether_vec2f *b, aether_vec2f *x, size_t count);
 
 /* aether_mat2d_solve_lower: Solves L x = b, L the lower triangle of a (diagonal included): forward, term by term, divided by l_ii. */
-aether_vec2d aether_mat2d_solve_lower(aether_mat2d a, aether_vec2d b);
+AETHER_API aether_vec2d aether_mat2d_solve_lower(aether_mat2d a, aether_vec2d b);
 
 /* aether_mat2d_solve_lower_lanes: Solves L x = b, L the lower triangle of a (diagonal included): forward, term by term, divided by l_ii.
    Many lanes: aether_mat2d_solve_lower on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2d, its vector the l-th aether_vec2d, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2d_solve_lower. */
-void aether_mat2d_solve_lower_lanes(const aether_mat2d *a, const aether_vec2d *b, aether_vec2d *x, size_t count);
+AETHER_API void aether_mat2d_solve_lower_lanes(const aether_mat2d *a, const aether_vec2d *b, aether_vec2d *x, size_t count);
 
 /* aether_mat3f_solve_lower: Solves L x = b, L the lower triangle of a (diagonal included): forward, term by term, divided by l_ii. */
-aether_vec3f aether_mat3f_solve_lower(aether_mat3f a, aether_vec3f b);
+AETHER_API aether_vec3f aether_mat3f_solve_lower(aether_mat3f a, aether_vec3f b);
 
 /* aether_mat3f_solve_lower_lanes: Solves L x = b, L the lower triangle of a (diagonal included): forward, term by term, divided by l_ii.
    Many lanes: aether_mat3f_solve_lower on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3f, its vector the l-th aether_vec3f, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3f_solve_lower. */
-void aether_mat3f_solve_lower_lanes(const aether_mat3f *a, const aether_vec3f *b, aether_vec3f *x, size_t count);
+AETHER_API void aether_mat3f_solve_lower_lanes(const aether_mat3f *a, const aether_vec3f *b, aether_vec3f *x, size_t count);
 
 /* aether_mat3d_solve_lower: Solves L x = b, L the lower triangle of a (diagonal included): forward, term by term, divided by l_ii. */
-aether_vec3d aether_mat3d_solve_lower(aether_mat3d a, aether_vec3d b);
+AETHER_API aether_vec3d aether_mat3d_solve_lower(aether_mat3d a, aether_vec3d b);
 
 /* aether_mat3d_solve_lower_lanes: Solves L x = b, L the lower triangle of a (diagonal included): forward, term by term, divided by l_ii.
    Many lanes: aether_mat3d_solve_lower on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3d, its vector the l-th aether_vec3d, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3d_solve_lower. */
-void aether_mat3d_solve_lower_lanes(const aether_mat3d *a, const aether_vec3d *b, aether_vec3d *x, size_t count);
+AETHER_API void aether_mat3d_solve_lower_lanes(const aether_mat3d *a, const aether_vec3d *b, aether_vec3d *x, size_t count);
 
 /* aether_mat4f_solve_lower: Solves L x = b, L the lower triangle of a (diagonal included): forward, term by term, divided by l_ii. */
-aether_vec4f aether_mat4f_solve_lower(aether_mat4f a, aether_vec4f b);
+AETHER_API aether_vec4f aether_mat4f_solve_lower(aether_mat4f a, aether_vec4f b);
 
 /* aether_mat4f_solve_lower_lanes: Solves L x = b, L the lower triangle of a (diagonal included): forward, term by term, divided by l_ii.
    Many lanes: aether_mat4f_solve_lower on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4f, its vector the l-th aether_vec4f, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4f_solve_lower. */
-void aether_mat4f_solve_lower_lanes(const aether_mat4f *a, const aether_vec4f *b, aether_vec4f *x, size_t count);
+AETHER_API void aether_mat4f_solve_lower_lanes(const aether_mat4f *a, const aether_vec4f *b, aether_vec4f *x, size_t count);
 
 /* aether_mat4d_solve_lower: Solves L x = b, L the lower triangle of a (diagonal included): forward, term by term, divided by l_ii. */
-aether_vec4d aether_mat4d_solve_lower(aether_mat4d a, aether_vec4d b);
+AETHER_API aether_vec4d aether_mat4d_solve_lower(aether_mat4d a, aether_vec4d b);
 
 /* aether_mat4d_solve_lower_lanes: Solves L x = b, L the lower triangle of a (diagonal included): forward, term by term, divided by l_ii.
    Many lanes: aether_mat4d_solve_lower on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4d, its vector the l-th aether_vec4d, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4d_solve_lower. */
-void aether_mat4d_solve_lower_lanes(const aether_mat4d *a, const aether_vec4d *b, aether_vec4d *x, size_t count);
+AETHER_API void aether_mat4d_solve_lower_lanes(const aether_mat4d *a, const aether_vec4d *b, aether_vec4d *x, size_t count);
 
 /* aether_mat2f_solve_lower_unit: Solves L x = b, L the strictly lower triangle of a with a unit diagonal (the diagonal is not read). */
-aether_vec2f aether_mat2f_solve_lower_unit(aether_mat2f a, aether_vec2f b);
+AETHER_API aether_vec2f aether_mat2f_solve_lower_unit(aether_mat2f a, aether_vec2f b);
 
 /* aether_mat2f_solve_lower_unit_lanes: Solves L x = b, L the strictly lower triangle of a with a unit diagonal (the diagonal is not read).
    Many lanes: aether_mat2f_solve_lower_unit on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2f, its vector the l-th aether_vec2f, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2f_solve_lower_unit. */
-void aether_mat2f_solve_lower_unit_lanes(const aether_mat2f *a, const aether_vec2f *b, aether_vec2f *x, size_t count);
+AETHER_API void aether_mat2f_solve_lower_unit_lanes(const aether_mat2f *a, const aether_vec2f *b, aether_vec2f *x, size_t count);
 
 /* aether_mat2d_solve_lower_unit: Solves L x = b, L the strictly lower triangle of a with a unit diagonal (the diagonal is not read). */
-aether_vec2d aether_mat2d_solve_lower_unit(aether_mat2d a, aether_vec2d b);
+AETHER_API aether_vec2d aether_mat2d_solve_lower_unit(aether_mat2d a, aether_vec2d b);
 
 /* aether_mat2d_solve_lower_unit_lanes: Solves L x = b, L the strictly lower triangle of a with a unit diagonal (the diagonal is not read).
    Many lanes: aether_mat2d_solve_lower_unit on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2d, its vector the l-th aether_vec2d, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2d_solve_lower_unit. */
-void aether_mat2d_solve_lower_unit_lanes(const aether_mat2d *a, const aether_vec2d *b, aether_vec2d *x, size_t count);
+AETHER_API void aether_mat2d_solve_lower_unit_lanes(const aether_mat2d *a, const aether_vec2d *b, aether_vec2d *x, size_t count);
 
 /* aether_mat3f_solve_lower_unit: Solves L x = b, L the strictly lower triangle of a with a unit diagonal (the diagonal is not read). */
-aether_vec3f aether_mat3f_solve_lower_unit(aether_mat3f a, aether_vec3f b);
+AETHER_API aether_vec3f aether_mat3f_solve_lower_unit(aether_mat3f a, aether_vec3f b);
 
 /* aether_mat3f_solve_lower_unit_lanes: Solves L x = b, L the strictly lower triangle of a with a unit diagonal (the diagonal is not read).
    Many lanes: aether_mat3f_solve_lower_unit on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3f, its vector the l-th aether_vec3f, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3f_solve_lower_unit. */
-void aether_mat3f_solve_lower_unit_lanes(const aether_mat3f *a, const aether_vec3f *b, aether_vec3f *x, size_t count);
+AETHER_API void aether_mat3f_solve_lower_unit_lanes(const aether_mat3f *a, const aether_vec3f *b, aether_vec3f *x, size_t count);
 
 /* aether_mat3d_solve_lower_unit: Solves L x = b, L the strictly lower triangle of a with a unit diagonal (the diagonal is not read). */
-aether_vec3d aether_mat3d_solve_lower_unit(aether_mat3d a, aether_vec3d b);
+AETHER_API aether_vec3d aether_mat3d_solve_lower_unit(aether_mat3d a, aether_vec3d b);
 
 /* aether_mat3d_solve_lower_unit_lanes: Solves L x = b, L the strictly lower triangle of a with a unit diagonal (the diagonal is not read).
    Many lanes: aether_mat3d_solve_lower_unit on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3d, its vector the l-th aether_vec3d, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3d_solve_lower_unit. */
-void aether_mat3d_solve_lower_unit_lanes(const aether_mat3d *a, const aether_vec3d *b, aether_vec3d *x, size_t count);
+AETHER_API void aether_mat3d_solve_lower_unit_lanes(const aether_mat3d *a, const aether_vec3d *b, aether_vec3d *x, size_t count);
 
 /* aether_mat4f_solve_lower_unit: Solves L x = b, L the strictly lower triangle of a with a unit diagonal (the diagonal is not read). */
-aether_vec4f aether_mat4f_solve_lower_unit(aether_mat4f a, aether_vec4f b);
+AETHER_API aether_vec4f aether_mat4f_solve_lower_unit(aether_mat4f a, aether_vec4f b);
 
 /* aether_mat4f_solve_lower_unit_lanes: Solves L x = b, L the strictly lower triangle of a with a unit diagonal (the diagonal is not read).
    Many lanes: aether_mat4f_solve_lower_unit on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4f, its vector the l-th aether_vec4f, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4f_solve_lower_unit. */
-void aether_mat4f_solve_lower_unit_lanes(const aether_mat4f *a, const aether_vec4f *b, aether_vec4f *x, size_t count);
+AETHER_API void aether_mat4f_solve_lower_unit_lanes(const aether_mat4f *a, const aether_vec4f *b, aether_vec4f *x, size_t count);
 
 /* aether_mat4d_solve_lower_unit: Solves L x = b, L the strictly lower triangle of a with a unit diagonal (the diagonal is not read). */
-aether_vec4d aether_mat4d_solve_lower_unit(aether_mat4d a, aether_vec4d b);
+AETHER_API aether_vec4d aether_mat4d_solve_lower_unit(aether_mat4d a, aether_vec4d b);
 
 /* aether_mat4d_solve_lower_unit_lanes: Solves L x = b, L the strictly lower triangle of a with a unit diagonal (the diagonal is not read).
    Many lanes: aether_mat4d_solve_lower_unit on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4d, its vector the l-th aether_vec4d, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4d_solve_lower_unit. */
-void aether_mat4d_solve_lower_unit_lanes(const aether_mat4d *a, const aether_vec4d *b, aether_vec4d *x, size_t count);
+AETHER_API void aether_mat4d_solve_lower_unit_lanes(const aether_mat4d *a, const aether_vec4d *b, aether_vec4d *x, size_t count);
 
 /* aether_mat2f_solve_upper: Solves U x = b, U the upper triangle of a (diagonal included): backward, term by term, divided by u_ii. */
-aether_vec2f aether_mat2f_solve_upper(aether_mat2f a, aether_vec2f b);
+AETHER_API aether_vec2f aether_mat2f_solve_upper(aether_mat2f a, aether_vec2f b);
 
 /* aether_mat2f_solve_upper_lanes: Solves U x = b, U the upper triangle of a (diagonal included): backward, term by term, divided by u_ii.
    Many lanes: aether_mat2f_solve_upper on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2f, its vector the l-th aether_vec2f, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2f_solve_upper. */
-void aether_mat2f_solve_upper_lanes(const aether_mat2f *a, const aether_vec2f *b, aether_vec2f *x, size_t count);
+AETHER_API void aether_mat2f_solve_upper_lanes(const aether_mat2f *a, const aether_vec2f *b, aether_vec2f *x, size_t count);
 
 /* aether_mat2d_solve_upper: Solves U x = b, U the upper triangle of a (diagonal included): backward, term by term, divided by u_ii. */
-aether_vec2d aether_mat2d_solve_upper(aether_mat2d a, aether_vec2d b);
+AETHER_API aether_vec2d aether_mat2d_solve_upper(aether_mat2d a, aether_vec2d b);
 
 /* aether_mat2d_solve_upper_lanes: Solves U x = b, U the upper triangle of a (diagonal included): backward, term by term, divided by u_ii.
    Many lanes: aether_mat2d_solve_upper on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2d, its vector the l-th aether_vec2d, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2d_solve_upper. */
-void aether_mat2d_solve_upper_lanes(const aether_mat2d *a, const aether_vec2d *b, aether_vec2d *x, size_t count);
+AETHER_API void aether_mat2d_solve_upper_lanes(const aether_mat2d *a, const aether_vec2d *b, aether_vec2d *x, size_t count);
 
 /* aether_mat3f_solve_upper: Solves U x = b, U the upper triangle of a (diagonal included): backward, term by term, divided by u_ii. */
-aether_vec3f aether_mat3f_solve_upper(aether_mat3f a, aether_vec3f b);
+AETHER_API aether_vec3f aether_mat3f_solve_upper(aether_mat3f a, aether_vec3f b);
 
 /* aether_mat3f_solve_upper_lanes: Solves U x = b, U the upper triangle of a (diagonal included): backward, term by term, divided by u_ii.
    Many lanes: aether_mat3f_solve_upper on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3f, its vector the l-th aether_vec3f, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3f_solve_upper. */
-void aether_mat3f_solve_upper_lanes(const aether_mat3f *a, const aether_vec3f *b, aether_vec3f *x, size_t count);
+AETHER_API void aether_mat3f_solve_upper_lanes(const aether_mat3f *a, const aether_vec3f *b, aether_vec3f *x, size_t count);
 
 /* aether_mat3d_solve_upper: Solves U x = b, U the upper triangle of a (diagonal included): backward, term by term, divided by u_ii. */
-aether_vec3d aether_mat3d_solve_upper(aether_mat3d a, aether_vec3d b);
+AETHER_API aether_vec3d aether_mat3d_solve_upper(aether_mat3d a, aether_vec3d b);
 
 /* aether_mat3d_solve_upper_lanes: Solves U x = b, U the upper triangle of a (diagonal included): backward, term by term, divided by u_ii.
    Many lanes: aether_mat3d_solve_upper on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3d, its vector the l-th aether_vec3d, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3d_solve_upper. */
-void aether_mat3d_solve_upper_lanes(const aether_mat3d *a, const aether_vec3d *b, aether_vec3d *x, size_t count);
+AETHER_API void aether_mat3d_solve_upper_lanes(const aether_mat3d *a, const aether_vec3d *b, aether_vec3d *x, size_t count);
 
 /* aether_mat4f_solve_upper: Solves U x = b, U the upper triangle of a (diagonal included): backward, term by term, divided by u_ii. */
-aether_vec4f aether_mat4f_solve_upper(aether_mat4f a, aether_vec4f b);
+AETHER_API aether_vec4f aether_mat4f_solve_upper(aether_mat4f a, aether_vec4f b);
 
 /* aether_mat4f_solve_upper_lanes: Solves U x = b, U the upper triangle of a (diagonal included): backward, term by term, divided by u_ii.
    Many lanes: aether_mat4f_solve_upper on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4f, its vector the l-th aether_vec4f, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4f_solve_upper. */
-void aether_mat4f_solve_upper_lanes(const aether_mat4f *a, const aether_vec4f *b, aether_vec4f *x, size_t count);
+AETHER_API void aether_mat4f_solve_upper_lanes(const aether_mat4f *a, const aether_vec4f *b, aether_vec4f *x, size_t count);
 
 /* aether_mat4d_solve_upper: Solves U x = b, U the upper triangle of a (diagonal included): backward, term by term, divided by u_ii. */
-aether_vec4d aether_mat4d_solve_upper(aether_mat4d a, aether_vec4d b);
+AETHER_API aether_vec4d aether_mat4d_solve_upper(aether_mat4d a, aether_vec4d b);
 
 /* aether_mat4d_solve_upper_lanes: Solves U x = b, U the upper triangle of a (diagonal included): backward, term by term, divided by u_ii.
    Many lanes: aether_mat4d_solve_upper on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4d, its vector the l-th aether_vec4d, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4d_solve_upper. */
-void aether_mat4d_solve_upper_lanes(const aether_mat4d *a, const aether_vec4d *b, aether_vec4d *x, size_t count);
+AETHER_API void aether_mat4d_solve_upper_lanes(const aether_mat4d *a, const aether_vec4d *b, aether_vec4d *x, size_t count);
 
 /* aether_mat2f_solve_upper_unit: Solves U x = b, U the strictly upper triangle of a with a unit diagonal (the diagonal is not read). */
-aether_vec2f aether_mat2f_solve_upper_unit(aether_mat2f a, aether_vec2f b);
+AETHER_API aether_vec2f aether_mat2f_solve_upper_unit(aether_mat2f a, aether_vec2f b);
 
 /* aether_mat2f_solve_upper_unit_lanes: Solves U x = b, U the strictly upper triangle of a with a unit diagonal (the diagonal is not read).
    Many lanes: aether_mat2f_solve_upper_unit on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2f, its vector the l-th aether_vec2f, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2f_solve_upper_unit. */
-void aether_mat2f_solve_upper_unit_lanes(const aether_mat2f *a, const aether_vec2f *b, aether_vec2f *x, size_t count);
+AETHER_API void aether_mat2f_solve_upper_unit_lanes(const aether_mat2f *a, const aether_vec2f *b, aether_vec2f *x, size_t count);
 
 /* aether_mat2d_solve_upper_unit: Solves U x = b, U the strictly upper triangle of a with a unit diagonal (the diagonal is not read). */
-aether_vec2d aether_mat2d_solve_upper_unit(aether_mat2d a, aether_vec2d b);
+AETHER_API aether_vec2d aether_mat2d_solve_upper_unit(aether_mat2d a, aether_vec2d b);
 
 /* aether_mat2d_solve_upper_unit_lanes: Solves U x = b, U the strictly upper triangle of a with a unit diagonal (the diagonal is not read).
    Many lanes: aether_mat2d_solve_upper_unit on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2d, its vector the l-th aether_vec2d, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2d_solve_upper_unit. */
-void aether_mat2d_solve_upper_unit_lanes(const aether_mat2d *a, const aether_vec2d *b, aether_vec2d *x, size_t count);
+AETHER_API void aether_mat2d_solve_upper_unit_lanes(const aether_mat2d *a, const aether_vec2d *b, aether_vec2d *x, size_t count);
 
 /* aether_mat3f_solve_upper_unit: Solves U x = b, U the strictly upper triangle of a with a unit diagonal (the diagonal is not read). */
-aether_vec3f aether_mat3f_solve_upper_unit(aether_mat3f a, aether_vec3f b);
+AETHER_API aether_vec3f aether_mat3f_solve_upper_unit(aether_mat3f a, aether_vec3f b);
 
 /* aether_mat3f_solve_upper_unit_lanes: Solves U x = b, U the strictly upper triangle of a with a unit diagonal (the diagonal is not read).
    Many lanes: aether_mat3f_solve_upper_unit on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3f, its vector the l-th aether_vec3f, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3f_solve_upper_unit. */
-void aether_mat3f_solve_upper_unit_lanes(const aether_mat3f *a, const aether_vec3f *b, aether_vec3f *x, size_t count);
+AETHER_API void aether_mat3f_solve_upper_unit_lanes(const aether_mat3f *a, const aether_vec3f *b, aether_vec3f *x, size_t count);
 
 /* aether_mat3d_solve_upper_unit: Solves U x = b, U the strictly upper triangle of a with a unit diagonal (the diagonal is not read). */
-aether_vec3d aether_mat3d_solve_upper_unit(aether_mat3d a, aether_vec3d b);
+AETHER_API aether_vec3d aether_mat3d_solve_upper_unit(aether_mat3d a, aether_vec3d b);
 
 /* aether_mat3d_solve_upper_unit_lanes: Solves U x = b, U the strictly upper triangle of a with a unit diagonal (the diagonal is not read).
    Many lanes: aether_mat3d_solve_upper_unit on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3d, its vector the l-th aether_vec3d, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3d_solve_upper_unit. */
-void aether_mat3d_solve_upper_unit_lanes(const aether_mat3d *a, const aether_vec3d *b, aether_vec3d *x, size_t count);
+AETHER_API void aether_mat3d_solve_upper_unit_lanes(const aether_mat3d *a, const aether_vec3d *b, aether_vec3d *x, size_t count);
 
 /* aether_mat4f_solve_upper_unit: Solves U x = b, U the strictly upper triangle of a with a unit diagonal (the diagonal is not read). */
-aether_vec4f aether_mat4f_solve_upper_unit(aether_mat4f a, aether_vec4f b);
+AETHER_API aether_vec4f aether_mat4f_solve_upper_unit(aether_mat4f a, aether_vec4f b);
 
 /* aether_mat4f_solve_upper_unit_lanes: Solves U x = b, U the strictly upper triangle of a with a unit diagonal (the diagonal is not read).
    Many lanes: aether_mat4f_solve_upper_unit on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4f, its vector the l-th aether_vec4f, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4f_solve_upper_unit. */
-void aether_mat4f_solve_upper_unit_lanes(const aether_mat4f *a, const aether_vec4f *b, aether_vec4f *x, size_t count);
+AETHER_API void aether_mat4f_solve_upper_unit_lanes(const aether_mat4f *a, const aether_vec4f *b, aether_vec4f *x, size_t count);
 
 /* aether_mat4d_solve_upper_unit: Solves U x = b, U the strictly upper triangle of a with a unit diagonal (the diagonal is not read). */
-aether_vec4d aether_mat4d_solve_upper_unit(aether_mat4d a, aether_vec4d b);
+AETHER_API aether_vec4d aether_mat4d_solve_upper_unit(aether_mat4d a, aether_vec4d b);
 
 /* aether_mat4d_solve_upper_unit_lanes: Solves U x = b, U the strictly upper triangle of a with a unit diagonal (the diagonal is not read).
    Many lanes: aether_mat4d_solve_upper_unit on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4d, its vector the l-th aether_vec4d, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4d_solve_upper_unit. */
-void aether_mat4d_solve_upper_unit_lanes(const aether_mat4d *a, const aether_vec4d *b, aether_vec4d *x, size_t count);
+AETHER_API void aether_mat4d_solve_upper_unit_lanes(const aether_mat4d *a, const aether_vec4d *b, aether_vec4d *x, size_t count);
 
 /* aether_mat2f_det_lu: Determinant through LU: the product of U's diagonal left to right, times -1 after an odd number of interchanges. */
-float aether_mat2f_det_lu(aether_mat2f a);
+AETHER_API float aether_mat2f_det_lu(aether_mat2f a);
 
 /* aether_mat2f_det_lu_lanes: Determinant through LU: the product of U's diagonal left to right, times -1 after an odd number of interchanges.
    Many lanes: aether_mat2f_det_lu on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2f, its vector the l-th aether_vec2f, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2f_det_lu. */
-void aether_mat2f_det_lu_lanes(const aether_mat2f *a, float *d, size_t count);
+AETHER_API void aether_mat2f_det_lu_lanes(const aether_mat2f *a, float *d, size_t count);
 
 /* aether_mat2d_det_lu: Determinant through LU: the product of U's diagonal left to right, times -1 after an odd number of interchanges. */
-double aether_mat2d_det_lu(aether_mat2d a);
+AETHER_API double aether_mat2d_det_lu(aether_mat2d a);
 
 /* aether_mat2d_det_lu_lanes: Determinant through LU: the product of U's diagonal left to right, times -1 after an odd number of interchanges.
    Many lanes: aether_mat2d_det_lu on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2d, its vector the l-th aether_vec2d, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2d_det_lu. */
-void aether_mat2d_det_lu_lanes(const aether_mat2d *a, double *d, size_t count);
+AETHER_API void aether_mat2d_det_lu_lanes(const aether_mat2d *a, double *d, size_t count);
 
 /* aether_mat3f_det_lu: Determinant through LU: the product of U's diagonal left to right, times -1 after an odd number of interchanges. */
-float aether_mat3f_det_lu(aether_mat3f a);
+AETHER_API float aether_mat3f_det_lu(aether_mat3f a);
 
 /* aether_mat3f_det_lu_lanes: Determinant through LU: the product of U's diagonal left to right, times -1 after an odd number of interchanges.
    Many lanes: aether_mat3f_det_lu on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3f, its vector the l-th aether_vec3f, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3f_det_lu. */
-void aether_mat3f_det_lu_lanes(const aether_mat3f *a, float *d, size_t count);
+AETHER_API void aether_mat3f_det_lu_lanes(const aether_mat3f *a, float *d, size_t count);
 
 /* aether_mat3d_det_lu: Determinant through LU: the product of U's diagonal left to right, times -1 after an odd number of interchanges. */
-double aether_mat3d_det_lu(aether_mat3d a);
+AETHER_API double aether_mat3d_det_lu(aether_mat3d a);
 
 /* aether_mat3d_det_lu_lanes: Determinant through LU: the product of U's diagonal left to right, times -1 after an odd number of interchanges.
    Many lanes: aether_mat3d_det_lu on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3d, its vector the l-th aether_vec3d, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3d_det_lu. */
-void aether_mat3d_det_lu_lanes(const aether_mat3d *a, double *d, size_t count);
+AETHER_API void aether_mat3d_det_lu_lanes(const aether_mat3d *a, double *d, size_t count);
 
 /* aether_mat4f_det_lu: Determinant through LU: the product of U's diagonal left to right, times -1 after an odd number of interchanges. */
-float aether_mat4f_det_lu(aether_mat4f a);
+AETHER_API float aether_mat4f_det_lu(aether_mat4f a);
 
 /* aether_mat4f_det_lu_lanes: Determinant through LU: the product of U's diagonal left to right, times -1 after an odd number of interchanges.
    Many lanes: aether_mat4f_det_lu on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4f, its vector the l-th aether_vec4f, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4f_det_lu. */
-void aether_mat4f_det_lu_lanes(const aether_mat4f *a, float *d, size_t count);
+AETHER_API void aether_mat4f_det_lu_lanes(const aether_mat4f *a, float *d, size_t count);
 
 /* aether_mat4d_det_lu: Determinant through LU: the product of U's diagonal left to right, times -1 after an odd number of interchanges. */
-double aether_mat4d_det_lu(aether_mat4d a);
+AETHER_API double aether_mat4d_det_lu(aether_mat4d a);
 
 /* aether_mat4d_det_lu_lanes: Determinant through LU: the product of U's diagonal left to right, times -1 after an odd number of interchanges.
    Many lanes: aether_mat4d_det_lu on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4d, its vector the l-th aether_vec4d, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4d_det_lu. */
-void aether_mat4d_det_lu_lanes(const aether_mat4d *a, double *d, size_t count);
+AETHER_API void aether_mat4d_det_lu_lanes(const aether_mat4d *a, double *d, size_t count);
 
 /* aether_mat2f_inverse: Inverse through LU: column j solves A x = e_j; always computed (a singular A gives inf/NaN); returns lu's info. */
-int aether_mat2f_inverse(aether_mat2f a, aether_mat2f *inv);
+AETHER_API int aether_mat2f_inverse(aether_mat2f a, aether_mat2f *inv);
 
 /* aether_mat2f_inverse_lanes: Inverse through LU: column j solves A x = e_j; always computed (a singular A gives inf/NaN); returns lu's info.
    Many lanes: aether_mat2f_inverse on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2f, its vector the l-th aether_vec2f, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2f_inverse. */
-void aether_mat2f_inverse_lanes(const aether_mat2f *a, aether_mat2f *inv, int *info, size_t count);
+AETHER_API void aether_mat2f_inverse_lanes(const aether_mat2f *a, aether_mat2f *inv, int *info, size_t count);
 
 /* aether_mat2d_inverse: Inverse through LU: column j solves A x = e_j; always computed (a singular A gives inf/NaN); returns lu's info. */
-int aether_mat2d_inverse(aether_mat2d a, aether_mat2d *inv);
+AETHER_API int aether_mat2d_inverse(aether_mat2d a, aether_mat2d *inv);
 
 /* aether_mat2d_inverse_lanes: Inverse through LU: column j solves A x = e_j; always computed (a singular A gives inf/NaN); returns lu's info.
    Many lanes: aether_mat2d_inverse on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2d, its vector the l-th aether_vec2d, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2d_inverse. */
-void aether_mat2d_inverse_lanes(const aether_mat2d *a, aether_mat2d *inv, int *info, size_t count);
+AETHER_API void aether_mat2d_inverse_lanes(const aether_mat2d *a, aether_mat2d *inv, int *info, size_t count);
 
 /* aether_mat3f_inverse: Inverse through LU: column j solves A x = e_j; always computed (a singular A gives inf/NaN); returns lu's info. */
-int aether_mat3f_inverse(aether_mat3f a, aether_mat3f *inv);
+AETHER_API int aether_mat3f_inverse(aether_mat3f a, aether_mat3f *inv);
 
 /* aether_mat3f_inverse_lanes: Inverse through LU: column j solves A x = e_j; always computed (a singular A gives inf/NaN); returns lu's info.
    Many lanes: aether_mat3f_inverse on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3f, its vector the l-th aether_vec3f, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3f_inverse. */
-void aether_mat3f_inverse_lanes(const aether_mat3f *a, aether_mat3f *inv, int *info, size_t count);
+AETHER_API void aether_mat3f_inverse_lanes(const aether_mat3f *a, aether_mat3f *inv, int *info, size_t count);
 
 /* aether_mat3d_inverse: Inverse through LU: column j solves A x = e_j; always computed (a singular A gives inf/NaN); returns lu's info. */
-int aether_mat3d_inverse(aether_mat3d a, aether_mat3d *inv);
+AETHER_API int aether_mat3d_inverse(aether_mat3d a, aether_mat3d *inv);
 
 /* aether_mat3d_inverse_lanes: Inverse through LU: column j solves A x = e_j; always computed (a singular A gives inf/NaN); returns lu's info.
    Many lanes: aether_mat3d_inverse on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3d, its vector the l-th aether_vec3d, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3d_inverse. */
-void aether_mat3d_inverse_lanes(const aether_mat3d *a, aether_mat3d *inv, int *info, size_t count);
+AETHER_API void aether_mat3d_inverse_lanes(const aether_mat3d *a, aether_mat3d *inv, int *info, size_t count);
 
 /* aether_mat4f_inverse: Inverse through LU: column j solves A x = e_j; always computed (a singular A gives inf/NaN); returns lu's info. */
-int aether_mat4f_inverse(aether_mat4f a, aether_mat4f *inv);
+AETHER_API int aether_mat4f_inverse(aether_mat4f a, aether_mat4f *inv);
 
 /* aether_mat4f_inverse_lanes: Inverse through LU: column j solves A x = e_j; always computed (a singular A gives inf/NaN); returns lu's info.
    Many lanes: aether_mat4f_inverse on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4f, its vector the l-th aether_vec4f, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4f_inverse. */
-void aether_mat4f_inverse_lanes(const aether_mat4f *a, aether_mat4f *inv, int *info, size_t count);
+AETHER_API void aether_mat4f_inverse_lanes(const aether_mat4f *a, aether_mat4f *inv, int *info, size_t count);
 
 /* aether_mat4d_inverse: Inverse through LU: column j solves A x = e_j; always computed (a singular A gives inf/NaN); returns lu's info. */
-int aether_mat4d_inverse(aether_mat4d a, aether_mat4d *inv);
+AETHER_API int aether_mat4d_inverse(aether_mat4d a, aether_mat4d *inv);
 
 /* aether_mat4d_inverse_lanes: Inverse through LU: column j solves A x = e_j; always computed (a singular A gives inf/NaN); returns lu's info.
    Many lanes: aether_mat4d_inverse on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4d, its vector the l-th aether_vec4d, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4d_inverse. */
-void aether_mat4d_inverse_lanes(const aether_mat4d *a, aether_mat4d *inv, int *info, size_t count);
+AETHER_API void aether_mat4d_inverse_lanes(const aether_mat4d *a, aether_mat4d *inv, int *info, size_t count);
 
 /* aether_mat2f_cholesky: Cholesky factor L (A = L L^T) in place, read from 0.5*a_ij + 0.5*a_ji; +0 above the diagonal; returns info: 0, or j + 1 where !(d > 0) stopped it (columns j.. then hold the symmetrised input). */
-int aether_mat2f_cholesky(aether_mat2f *a);
+AETHER_API int aether_mat2f_cholesky(aether_mat2f *a);
 
 /* aether_mat2f_cholesky_lanes: Cholesky factor L (A = L L^T) in place, read from 0.5*a_ij + 0.5*a_ji; +0 above the diagonal; returns info: 0, or j + 1 where !(d > 0) stopped it (columns j.. then hold the symmetrised input).
    Many lanes: aether_mat2f_cholesky on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2f, its vector the l-th aether_vec2f, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2f_cholesky. */
-void aether_mat2f_cholesky_lanes(aether_mat2f *a, int *info, size_t count);
+AETHER_API void aether_mat2f_cholesky_lanes(aether_mat2f *a, int *info, size_t count);
 
 /* aether_mat2d_cholesky: Cholesky factor L (A = L L^T) in place, read from 0.5*a_ij + 0.5*a_ji; +0 above the diagonal; returns info: 0, or j + 1 where !(d > 0) stopped it (columns j.. then hold the symmetrised input). */
-int aether_mat2d_cholesky(aether_mat2d *a);
+AETHER_API int aether_mat2d_cholesky(aether_mat2d *a);
 
 /* aether_mat2d_cholesky_lanes: Cholesky factor L (A = L L^T) in place, read from 0.5*a_ij + 0.5*a_ji; +0 above the diagonal; returns info: 0, or j + 1 where !(d > 0) stopped it (columns j.. then hold the symmetrised input).
    Many lanes: aether_mat2d_cholesky on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2d, its vector the l-th aether_vec2d, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2d_cholesky. */
-void aether_mat2d_cholesky_lanes(aether_mat2d *a, int *info, size_t count);
+AETHER_API void aether_mat2d_cholesky_lanes(aether_mat2d *a, int *info, size_t count);
 
 /* aether_mat3f_cholesky: Cholesky factor L (A = L L^T) in place, read from 0.5*a_ij + 0.5*a_ji; +0 above the diagonal; returns info: 0, or j + 1 where !(d > 0) stopped it (columns j.. then hold the symmetrised input). */
-int aether_mat3f_cholesky(aether_mat3f *a);
+AETHER_API int aether_mat3f_cholesky(aether_mat3f *a);
 
 /* aether_mat3f_cholesky_lanes: Cholesky factor L (A = L L^T) in place, read from 0.5*a_ij + 0.5*a_ji; +0 above the diagonal; returns info: 0, or j + 1 where !(d > 0) stopped it (columns j.. then hold the symmetrised input).
    Many lanes: aether_mat3f_cholesky on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3f, its vector the l-th aether_vec3f, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3f_cholesky. */
-void aether_mat3f_cholesky_lanes(aether_mat3f *a, int *info, size_t count);
+AETHER_API void aether_mat3f_cholesky_lanes(aether_mat3f *a, int *info, size_t count);
 
 /* aether_mat3d_cholesky: Cholesky factor L (A = L L^T) in place, read from 0.5*a_ij + 0.5*a_ji; +0 above the diagonal; returns info: 0, or j + 1 where !(d > 0) stopped it (columns j.. then hold the symmetrised input). */
-int aether_mat3d_cholesky(aether_mat3d *a);
+AETHER_API int aether_mat3d_cholesky(aether_mat3d *a);
 
 /* aether_mat3d_cholesky_lanes: Cholesky factor L (A = L L^T) in place, read from 0.5*a_ij + 0.5*a_ji; +0 above the diagonal; returns info: 0, or j + 1 where !(d > 0) stopped it (columns j.. then hold the symmetrised input).
    Many lanes: aether_mat3d_cholesky on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3d, its vector the l-th aether_vec3d, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3d_cholesky. */
-void aether_mat3d_cholesky_lanes(aether_mat3d *a, int *info, size_t count);
+AETHER_API void aether_mat3d_cholesky_lanes(aether_mat3d *a, int *info, size_t count);
 
 /* aether_mat4f_cholesky: Cholesky factor L (A = L L^T) in place, read from 0.5*a_ij + 0.5*a_ji; +0 above the diagonal; returns info: 0, or j + 1 where !(d > 0) stopped it (columns j.. then hold the symmetrised input). */
-int aether_mat4f_cholesky(aether_mat4f *a);
+AETHER_API int aether_mat4f_cholesky(aether_mat4f *a);
 
 /* aether_mat4f_cholesky_lanes: Cholesky factor L (A = L L^T) in place, read from 0.5*a_ij + 0.5*a_ji; +0 above the diagonal; returns info: 0, or j + 1 where !(d > 0) stopped it (columns j.. then hold the symmetrised input).
    Many lanes: aether_mat4f_cholesky on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4f, its vector the l-th aether_vec4f, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4f_cholesky. */
-void aether_mat4f_cholesky_lanes(aether_mat4f *a, int *info, size_t count);
+AETHER_API void aether_mat4f_cholesky_lanes(aether_mat4f *a, int *info, size_t count);
 
 /* aether_mat4d_cholesky: Cholesky factor L (A = L L^T) in place, read from 0.5*a_ij + 0.5*a_ji; +0 above the diagonal; returns info: 0, or j + 1 where !(d > 0) stopped it (columns j.. then hold the symmetrised input). */
-int aether_mat4d_cholesky(aether_mat4d *a);
+AETHER_API int aether_mat4d_cholesky(aether_mat4d *a);
 
 /* aether_mat4d_cholesky_lanes: Cholesky factor L (A = L L^T) in place, read from 0.5*a_ij + 0.5*a_ji; +0 above the diagonal; returns info: 0, or j + 1 where !(d > 0) stopped it (columns j.. then hold the symmetrised input).
    Many lanes: aether_mat4d_cholesky on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4d, its vector the l-th aether_vec4d, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4d_cholesky. */
-void aether_mat4d_cholesky_lanes(aether_mat4d *a, int *info, size_t count);
+AETHER_API void aether_mat4d_cholesky_lanes(aether_mat4d *a, int *info, size_t count);
 
 /* aether_mat2f_cholesky_solve: Solves A x = b from the Cholesky factor L: L y = b, then L^T x = y. */
-aether_vec2f aether_mat2f_cholesky_solve(aether_mat2f l, aether_vec2f b);
+AETHER_API aether_vec2f aether_mat2f_cholesky_solve(aether_mat2f l, aether_vec2f b);
 
 /* aether_mat2f_cholesky_solve_lanes: Solves A x = b from the Cholesky factor L: L y = b, then L^T x = y.
    Many lanes: aether_mat2f_cholesky_solve on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2f, its vector the l-th aether_vec2f, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2f_cholesky_solve. */
-void aether_mat2f_cholesky_solve_lanes(const aether_mat2f *a, const aether_vec2f *b, aether_vec2f *x, size_t count);
+AETHER_API void aether_mat2f_cholesky_solve_lanes(const aether_mat2f *a, const aether_vec2f *b, aether_vec2f *x, size_t count);
 
 /* aether_mat2d_cholesky_solve: Solves A x = b from the Cholesky factor L: L y = b, then L^T x = y. */
-aether_vec2d aether_mat2d_cholesky_solve(aether_mat2d l, aether_vec2d b);
+AETHER_API aether_vec2d aether_mat2d_cholesky_solve(aether_mat2d l, aether_vec2d b);
 
 /* aether_mat2d_cholesky_solve_lanes: Solves A x = b from the Cholesky factor L: L y = b, then L^T x = y.
    Many lanes: aether_mat2d_cholesky_solve on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2d, its vector the l-th aether_vec2d, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2d_cholesky_solve. */
-void aether_mat2d_cholesky_solve_lanes(const aether_mat2d *a, const aether_vec2d *b, aether_vec2d *x, size_t count);
+AETHER_API void aether_mat2d_cholesky_solve_lanes(const aether_mat2d *a, const aether_vec2d *b, aether_vec2d *x, size_t count);
 
 /* aether_mat3f_cholesky_solve: Solves A x = b from the Cholesky factor L: L y = b, then L^T x = y. */
-aether_vec3f aether_mat3f_cholesky_solve(aether_mat3f l, aether_vec3f b);
+AETHER_API aether_vec3f aether_mat3f_cholesky_solve(aether_mat3f l, aether_vec3f b);
 
 /* aether_mat3f_cholesky_solve_lanes: Solves A x = b from the Cholesky factor L: L y = b, then L^T x = y.
    Many lanes: aether_mat3f_cholesky_solve on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3f, its vector the l-th aether_vec3f, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3f_cholesky_solve. */
-void aether_mat3f_cholesky_solve_lanes(const aether_mat3f *a, const aether_vec3f *b, aether_vec3f *x, size_t count);
+AETHER_API void aether_mat3f_cholesky_solve_lanes(const aether_mat3f *a, const aether_vec3f *b, aether_vec3f *x, size_t count);
 
 /* aether_mat3d_cholesky_solve: Solves A x = b from the Cholesky factor L: L y = b, then L^T x = y. */
-aether_vec3d aether_mat3d_cholesky_solve(aether_mat3d l, aether_vec3d b);
+AETHER_API aether_vec3d aether_mat3d_cholesky_solve(aether_mat3d l, aether_vec3d b);
 
 /* aether_mat3d_cholesky_solve_lanes: Solves A x = b from the Cholesky factor L: L y = b, then L^T x = y.
    Many lanes: aether_mat3d_cholesky_solve on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3d, its vector the l-th aether_vec3d, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3d_cholesky_solve. */
-void aether_mat3d_cholesky_solve_lanes(const aether_mat3d *a, const aether_vec3d *b, aether_vec3d *x, size_t count);
+AETHER_API void aether_mat3d_cholesky_solve_lanes(const aether_mat3d *a, const aether_vec3d *b, aether_vec3d *x, size_t count);
 
 /* aether_mat4f_cholesky_solve: Solves A x = b from the Cholesky factor L: L y = b, then L^T x = y. */
-aether_vec4f aether_mat4f_cholesky_solve(aether_mat4f l, aether_vec4f b);
+AETHER_API aether_vec4f aether_mat4f_cholesky_solve(aether_mat4f l, aether_vec4f b);
 
 /* aether_mat4f_cholesky_solve_lanes: Solves A x = b from the Cholesky factor L: L y = b, then L^T x = y.
    Many lanes: aether_mat4f_cholesky_solve on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4f, its vector the l-th aether_vec4f, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4f_cholesky_solve. */
-void aether_mat4f_cholesky_solve_lanes(const aether_mat4f *a, const aether_vec4f *b, aether_vec4f *x, size_t count);
+AETHER_API void aether_mat4f_cholesky_solve_lanes(const aether_mat4f *a, const aether_vec4f *b, aether_vec4f *x, size_t count);
 
 /* aether_mat4d_cholesky_solve: Solves A x = b from the Cholesky factor L: L y = b, then L^T x = y. */
-aether_vec4d aether_mat4d_cholesky_solve(aether_mat4d l, aether_vec4d b);
+AETHER_API aether_vec4d aether_mat4d_cholesky_solve(aether_mat4d l, aether_vec4d b);
 
 /* aether_mat4d_cholesky_solve_lanes: Solves A x = b from the Cholesky factor L: L y = b, then L^T x = y.
    Many lanes: aether_mat4d_cholesky_solve on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4d, its vector the l-th aether_vec4d, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4d_cholesky_solve. */
-void aether_mat4d_cholesky_solve_lanes(const aether_mat4d *a, const aether_vec4d *b, aether_vec4d *x, size_t count);
+AETHER_API void aether_mat4d_cholesky_solve_lanes(const aether_mat4d *a, const aether_vec4d *b, aether_vec4d *x, size_t count);
 
 /* aether_mat2f_eigh: Symmetric eigen-decomposition by cyclic Jacobi ([rules.linalg]): eigenvalues w ascending, eigenvectors the columns of v (A v_i = w_i v_i). */
-void aether_mat2f_eigh(aether_mat2f a, aether_vec2f *w, aether_mat2f *v);
+AETHER_API void aether_mat2f_eigh(aether_mat2f a, aether_vec2f *w, aether_mat2f *v);
 
 /* aether_mat2f_eigh_lanes: Symmetric eigen-decomposition by cyclic Jacobi ([rules.linalg]): eigenvalues w ascending, eigenvectors the columns of v (A v_i = w_i v_i).
    Many lanes: aether_mat2f_eigh on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2f, its vector the l-th aether_vec2f, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2f_eigh. */
-void aether_mat2f_eigh_lanes(const aether_mat2f *a, aether_vec2f *w, aether_mat2f *vecs, size_t count);
+AETHER_API void aether_mat2f_eigh_lanes(const aether_mat2f *a, aether_vec2f *w, aether_mat2f *vecs, size_t count);
 
 /* aether_mat2d_eigh: Symmetric eigen-decomposition by cyclic Jacobi ([rules.linalg]): eigenvalues w ascending, eigenvectors the columns of v (A v_i = w_i v_i). */
-void aether_mat2d_eigh(aether_mat2d a, aether_vec2d *w, aether_mat2d *v);
+AETHER_API void aether_mat2d_eigh(aether_mat2d a, aether_vec2d *w, aether_mat2d *v);
 
 /* aether_mat2d_eigh_lanes: Symmetric eigen-decomposition by cyclic Jacobi ([rules.linalg]): eigenvalues w ascending, eigenvectors the columns of v (A v_i = w_i v_i).
    Many lanes: aether_mat2d_eigh on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat2d, its vector the l-th aether_vec2d, its pivots ipiv[l*2..], its info info[l]); every lane gives the bits of aether_mat2d_eigh. */
-void aether_mat2d_eigh_lanes(const aether_mat2d *a, aether_vec2d *w, aether_mat2d *vecs, size_t count);
+AETHER_API void aether_mat2d_eigh_lanes(const aether_mat2d *a, aether_vec2d *w, aether_mat2d *vecs, size_t count);
 
 /* aether_mat3f_eigh: Symmetric eigen-decomposition by cyclic Jacobi ([rules.linalg]): eigenvalues w ascending, eigenvectors the columns of v (A v_i = w_i v_i). */
-void aether_mat3f_eigh(aether_mat3f a, aether_vec3f *w, aether_mat3f *v);
+AETHER_API void aether_mat3f_eigh(aether_mat3f a, aether_vec3f *w, aether_mat3f *v);
 
 /* aether_mat3f_eigh_lanes: Symmetric eigen-decomposition by cyclic Jacobi ([rules.linalg]): eigenvalues w ascending, eigenvectors the columns of v (A v_i = w_i v_i).
    Many lanes: aether_mat3f_eigh on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3f, its vector the l-th aether_vec3f, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3f_eigh. */
-void aether_mat3f_eigh_lanes(const aether_mat3f *a, aether_vec3f *w, aether_mat3f *vecs, size_t count);
+AETHER_API void aether_mat3f_eigh_lanes(const aether_mat3f *a, aether_vec3f *w, aether_mat3f *vecs, size_t count);
 
 /* aether_mat3d_eigh: Symmetric eigen-decomposition by cyclic Jacobi ([rules.linalg]): eigenvalues w ascending, eigenvectors the columns of v (A v_i = w_i v_i). */
-void aether_mat3d_eigh(aether_mat3d a, aether_vec3d *w, aether_mat3d *v);
+AETHER_API void aether_mat3d_eigh(aether_mat3d a, aether_vec3d *w, aether_mat3d *v);
 
 /* aether_mat3d_eigh_lanes: Symmetric eigen-decomposition by cyclic Jacobi ([rules.linalg]): eigenvalues w ascending, eigenvectors the columns of v (A v_i = w_i v_i).
    Many lanes: aether_mat3d_eigh on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat3d, its vector the l-th aether_vec3d, its pivots ipiv[l*3..], its info info[l]); every lane gives the bits of aether_mat3d_eigh. */
-void aether_mat3d_eigh_lanes(const aether_mat3d *a, aether_vec3d *w, aether_mat3d *vecs, size_t count);
+AETHER_API void aether_mat3d_eigh_lanes(const aether_mat3d *a, aether_vec3d *w, aether_mat3d *vecs, size_t count);
 
 /* aether_mat4f_eigh: Symmetric eigen-decomposition by cyclic Jacobi ([rules.linalg]): eigenvalues w ascending, eigenvectors the columns of v (A v_i = w_i v_i). */
-void aether_mat4f_eigh(aether_mat4f a, aether_vec4f *w, aether_mat4f *v);
+AETHER_API void aether_mat4f_eigh(aether_mat4f a, aether_vec4f *w, aether_mat4f *v);
 
 /* aether_mat4f_eigh_lanes: Symmetric eigen-decomposition by cyclic Jacobi ([rules.linalg]): eigenvalues w ascending, eigenvectors the columns of v (A v_i = w_i v_i).
    Many lanes: aether_mat4f_eigh on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4f, its vector the l-th aether_vec4f, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4f_eigh. */
-void aether_mat4f_eigh_lanes(const aether_mat4f *a, aether_vec4f *w, aether_mat4f *vecs, size_t count);
+AETHER_API void aether_mat4f_eigh_lanes(const aether_mat4f *a, aether_vec4f *w, aether_mat4f *vecs, size_t count);
 
 /* aether_mat4d_eigh: Symmetric eigen-decomposition by cyclic Jacobi ([rules.linalg]): eigenvalues w ascending, eigenvectors the columns of v (A v_i = w_i v_i). */
-void aether_mat4d_eigh(aether_mat4d a, aether_vec4d *w, aether_mat4d *v);
+AETHER_API void aether_mat4d_eigh(aether_mat4d a, aether_vec4d *w, aether_mat4d *v);
 
 /* aether_mat4d_eigh_lanes: Symmetric eigen-decomposition by cyclic Jacobi ([rules.linalg]): eigenvalues w ascending, eigenvectors the columns of v (A v_i = w_i v_i).
    Many lanes: aether_mat4d_eigh on each of `count` problems stored one after another (lane l's matrix is the l-th aether_mat4d, its vector the l-th aether_vec4d, its pivots ipiv[l*4..], its info info[l]); every lane gives the bits of aether_mat4d_eigh. */
-void aether_mat4d_eigh_lanes(const aether_mat4d *a, aether_vec4d *w, aether_mat4d *vecs, size_t count);
+AETHER_API void aether_mat4d_eigh_lanes(const aether_mat4d *a, aether_vec4d *w, aether_mat4d *vecs, size_t count);
 
 #ifdef __cplusplus
 }
+#endif
+
+#if defined(AETHER_HEADER_ONLY)
+#  include "aether_core.c"
 #endif
 
 #endif /* AETHER_CORE_H */

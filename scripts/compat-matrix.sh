@@ -36,10 +36,16 @@
 #            -msimd128}, run under Node's WASI (scripts/wasi-run.mjs)                   4 cells
 #   c++:     the core and runner compiled as C++ (-x c++): g++ and clang++ x {-std=c++11,
 #            -std=c++17}, one optimisation level each                                   4 cells
+#   header-only: the core included by the runner's files as static inline functions
+#            (make HEADER_ONLY=1, AETHER_HEADER_ONLY), so it is inlined with their flags:
+#            {gcc, clang} x {-O2, -O3 -march=native -ffp-contract=fast}, and g++ -std=c++11 -O2  5 cells
+#   lto:     the shipped object with link-time optimisation, which can now inline it:
+#            {gcc =auto, clang -fuse-ld=lld} -O3 -march=native -ffp-contract=fast -flto        2 cells
 #   isa:     s390x (big-endian), ppc64le, riscv64, armhf (-mfpu=neon-vfpv4: FMA), each
 #            <cross>-gcc -O2 -ffp-contract=fast under qemu-user                          4 cells
 #   (--quick keeps tcc, wasm32 -O2 -msimd128 and g++ -std=c++11; not the four ISAs.)
-# Each ISA has its guard-disabled control (-DAETHER_UNSAFE_ALLOW_CONTRACTION with
+# The header-only form has its own guard-disabled control, and so has gcc -flto: the guards are
+# what holds the inlined core's bits. Each ISA has its guard-disabled control (-DAETHER_UNSAFE_ALLOW_CONTRACTION with
 # -ffp-contract=fast), which must report mismatches; tcc and wasm32 without SIMD have one that
 # must report none (they do not fuse: nothing for the guard to do there).
 #   options: {gcc, clang} x each option that can change a bit, -O2 -march=x86-64; a cell whose
@@ -365,6 +371,14 @@ else
     add c++ "clang++ -std=c++17 -x c++" "x86_64 (C++17)" "-O2" ""
 fi
 add tcc tcc "x86_64" "-O2" ""
+# The header-only form and link-time optimisation: the core inlined into the runner's thunks.
+for cc in gcc clang; do
+    add header-only "$cc" "x86_64 (header-only)" "-O2" ""
+    add header-only "$cc" "x86_64 (header-only)" "-O3 -march=native -ffp-contract=fast" ""
+done
+add header-only "g++ -std=c++11 -x c++" "x86_64 (header-only, C++11)" "-O2" ""
+add lto gcc "x86_64 (LTO)" "-O3 -march=native -ffp-contract=fast -flto=auto" ""
+add lto clang "x86_64 (LTO)" "-O3 -march=native -ffp-contract=fast -flto -fuse-ld=lld" ""
 [ "$clang_m32" = 1 ] && add i386 clang "i386 (-m32)" "-m32 -msse2 -mfpmath=sse -O2" ""
 if [ "$quick" = 1 ] || [ "$ci" = 1 ]; then opts=(-O2); else opts=(-O3 -O2 -O0); fi
 if [ "$ci" = 1 ]; then
@@ -403,9 +417,13 @@ run_cell() { # index, kind, cc, target, cflags, run
     local i=$1 cc=$3 cflags=$5 run=$6
     local dir=$tmp/cell-$i
     local t0 t1 t2 build_rc=0 run_rc=0
+    # The header-only cells build without aether_core.c of their own (c_core/check/Makefile).
+    local HEADER_ONLY=
+    [ "$2" = header-only ] && HEADER_ONLY=1
+    export HEADER_ONLY
     mkdir -p "$dir/build"
     {
-        echo "\$ make -C c_core/check CC='$cc' CFLAGS='$cflags' WARNINGS='$warnings' RUN='$run' BUILD=$dir/build CHECKFLAGS=--quiet check"
+        echo "\$ make -C c_core/check CC='$cc' CFLAGS='$cflags' WARNINGS='$warnings' RUN='$run' BUILD=$dir/build CHECKFLAGS=--quiet${HEADER_ONLY:+ HEADER_ONLY=1} check"
     } >"$dir/out"
     t0=$(now)
     make -s -C c_core/check CC="$cc" CFLAGS="$cflags" WARNINGS="$warnings" LDFLAGS= \
@@ -503,8 +521,10 @@ controls=$tmp/controls
 : >"$controls"
 control_failed=0
 n_controls=0
-control_run() { # dir, label, cc, cflags, run, expect (mismatches | none)
+control_run() { # dir, label, cc, cflags, run, expect (mismatches | none), [HEADER_ONLY value]
     local dir=$1 line bad
+    local HEADER_ONLY=${7:-}
+    export HEADER_ONLY
     make -s -C c_core/check CC="$3" CFLAGS="$4 -DAETHER_UNSAFE_ALLOW_CONTRACTION" WARNINGS="$warnings" LDFLAGS= \
         BUILD="$dir" RUN="$5" CHECKFLAGS="--quiet --no-selftest" check >"$dir/out" 2>&1 || true
     line=$(grep -m1 '^aether_check: corpus: ' "$dir/out" || true)
@@ -519,17 +539,20 @@ control_run() { # dir, label, cc, cflags, run, expect (mismatches | none)
         echo "FAIL|${bad:--}|FAIL: no mismatch" >"$dir/verdict"
     fi
 }
-control() { # label, cc, cflags, run, [expect]
+control() { # label, cc, cflags, run, [expect], [HEADER_ONLY value]
     local dir
     n_controls=$((n_controls + 1))
     dir=$tmp/control-$n_controls
     mkdir -p "$dir"
     printf '%s|%s|%s\n' "$1" "$3" "${5:-mismatches}" >"$dir/what"
     while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n || true; done
-    control_run "$dir" "$1" "$2" "$3" "$4" "${5:-mismatches}" </dev/null &
+    control_run "$dir" "$1" "$2" "$3" "$4" "${5:-mismatches}" "${6:-}" </dev/null &
 }
 control "gcc x86_64" gcc "-O2 -march=x86-64 -mfma -ffp-contract=fast" ""
 control "clang x86_64" clang "-O2 -march=x86-64 -mfma -ffp-contract=fast" ""
+control "gcc x86_64, header-only (HEADER_ONLY=1)" gcc "-O3 -march=native -mfma -ffp-contract=fast" "" mismatches 1
+control "clang x86_64, header-only (HEADER_ONLY=1)" clang "-O3 -march=native -mfma -ffp-contract=fast" "" mismatches 1
+control "gcc x86_64, LTO" gcc "-O3 -march=native -mfma -ffp-contract=fast -flto=auto" ""
 control "aarch64-linux-gnu-gcc (default flags)" aarch64-linux-gnu-gcc "-O2" "$qemu_run"
 if [ "$quick" = 0 ]; then
     while IFS='|' read -r triplet qemu _ extra; do

@@ -7,6 +7,7 @@
 #include "aether_core.h"
 #include "aether_flat.h"
 
+#if !defined(AETHER_HEADER_ONLY)
 typedef char aether_flat_layout_aether_vec2f[sizeof(aether_vec2f) == 2 * sizeof(float) ? 1 : -1];
 typedef char aether_flat_layout_aether_vec3f[sizeof(aether_vec3f) == 3 * sizeof(float) ? 1 : -1];
 typedef char aether_flat_layout_aether_vec4f[sizeof(aether_vec4f) == 4 * sizeof(float) ? 1 : -1];
@@ -53,6 +54,7 @@ static uint64_t aether_flat_wr64(double x)
     memcpy(&u, &x, sizeof u);
     return u;
 }
+#endif
 
 static size_t aether_flat_call_f32_fmin(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
 {

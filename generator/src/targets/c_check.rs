@@ -123,8 +123,12 @@ pub fn files(model: &Model, banner: &str) -> Result<Vec<Output>, Error> {
         "#include \"aether_flat.h\"".into(),
         String::new(),
     ];
+    // The header-only core (AETHER_HEADER_ONLY) brings these same lines
+    // for its self-test; C99 allows neither twice in one file.
+    c.push("#if !defined(AETHER_HEADER_ONLY)".into());
     c.extend(c_flat::layout_checks(model));
     c.extend(c_flat::helpers());
+    c.push("#endif".into());
     let mut table = Vec::new();
     for callable in &callables {
         let name = callable.c_name(model);
