@@ -1,0 +1,64 @@
+//! Builds the C contenders (c/contenders.c) with gcc and with clang, each three ways: the
+//! shipped core as its own object, the header-only core, and cglm. Each build is linked
+//! partially (`ld -r`) with what it calls and keeps only its `bench_<cc>_<kind>_*` loops
+//! global (`objcopy -G`), so the two compilers' copies of the core live side by side in one
+//! binary. BENCH_CFLAGS overrides the flags (default `-O2 -march=x86-64-v3`).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn run(cmd: &mut Command) {
+    let shown = format!("{cmd:?}");
+    let status = cmd.status().unwrap_or_else(|e| panic!("bench build: cannot start {shown}: {e}"));
+    assert!(status.success(), "bench build: {shown} failed ({status})");
+}
+
+fn main() {
+    let here = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
+    let core = here.join("../c_core");
+    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    let cflags = std::env::var("BENCH_CFLAGS").unwrap_or_else(|_| "-O2 -march=x86-64-v3".into());
+    for f in ["c/contenders.c", "../c_core/aether_core.c", "../c_core/aether_core.h"] {
+        println!("cargo:rerun-if-changed={f}");
+    }
+    println!("cargo:rerun-if-env-changed=BENCH_CFLAGS");
+    if !Path::new("/usr/include/cglm/cglm.h").exists() {
+        panic!("bench build: cglm's headers are missing (/usr/include/cglm); scripts/bench.sh installs Debian's libcglm-dev");
+    }
+    let mut objects = Vec::new();
+    for cc in ["gcc", "clang"] {
+        let compile = |src: &Path, defs: &[String], obj: &Path| {
+            let mut c = Command::new(cc);
+            c.args(cflags.split_whitespace()).args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-c"]);
+            c.args(defs).arg("-I").arg(&core).arg(src).arg("-o").arg(obj);
+            run(&mut c);
+        };
+        for kind in ["obj", "inline", "cglm"] {
+            let mut defs = vec![format!("-DBENCH_CC={cc}"), format!("-DBENCH_KIND={kind}")];
+            defs.push(if kind == "cglm" { "-DBENCH_KIND_CGLM".into() } else { "-DBENCH_KIND_AETHER".into() });
+            if kind == "inline" {
+                defs.push("-DAETHER_HEADER_ONLY".into());
+            }
+            let loops = out.join(format!("{cc}-{kind}-loops.o"));
+            compile(&here.join("c/contenders.c"), &defs, &loops);
+            let mut parts = vec![loops];
+            if kind == "obj" {
+                let obj = out.join(format!("{cc}-core.o"));
+                compile(&core.join("aether_core.c"), &[], &obj);
+                parts.push(obj);
+            }
+            let partial = out.join(format!("{cc}-{kind}-partial.o"));
+            run(Command::new("ld").arg("-r").args(&parts).arg("-o").arg(&partial));
+            let done = out.join(format!("{cc}-{kind}.o"));
+            run(Command::new("objcopy").arg("--wildcard").arg("-G").arg(format!("bench_{cc}_{kind}_*")).arg(&partial).arg(&done));
+            objects.push(done);
+        }
+    }
+    let lib = out.join("libaether_bench_c.a");
+    let _ = std::fs::remove_file(&lib);
+    run(Command::new("ar").arg("crs").arg(&lib).args(&objects));
+    println!("cargo:rustc-link-search=native={}", out.display());
+    println!("cargo:rustc-link-lib=static=aether_bench_c");
+    println!("cargo:rustc-link-lib=m");
+    println!("cargo:rustc-env=BENCH_CFLAGS={cflags}");
+}

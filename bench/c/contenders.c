@@ -1,0 +1,182 @@
+/* The C contenders of the benchmark (bench/src/main.rs): one loop per operation over caller-owned
+   arrays, compiled once per compiler (BENCH_CC: gcc or clang) and per kind (BENCH_KIND):
+     obj     the shipped core, aether_core.c compiled on its own and called through its header
+     inline  the header-only core (AETHER_HEADER_ONLY), inlined into these loops
+     cglm    cglm 0.8.8's inline functions (Debian's libcglm-dev), and the plain and Kahan loops
+   Every loop is `void bench_<cc>_<kind>_<op>(const void *a, const void *b, void *out, size_t n)`;
+   n counts items (elements for the array sums). The layouts are the callers': aether's
+   row-major matrices and (w, x, y, z) quaternions, cglm's column-major matrices and (x, y, z, w)
+   versors (bench/src/main.rs converts the inputs before timing and the outputs after). */
+#include <stddef.h>
+#include <string.h>
+
+#define BENCH_CAT3(a, b, c) bench_##a##_##b##_##c
+#define BENCH_NAME(cc, kind, op) BENCH_CAT3(cc, kind, op)
+#define BENCH(op) void BENCH_NAME(BENCH_CC, BENCH_KIND, op)(const void *a_, const void *b_, void *out_, size_t n)
+#define UNUSED_B (void)b_
+
+#if defined(BENCH_KIND_AETHER)
+
+#include "aether_core.h"
+
+/* One call per item, as a caller holding arrays of aether's structs writes it. */
+#define MAP2(op, ta, tb, tr, call)                                                            \
+    BENCH(op)                                                                                 \
+    {                                                                                         \
+        const ta *a = (const ta *)a_;                                                         \
+        const tb *b = (const tb *)b_;                                                         \
+        tr *out = (tr *)out_;                                                                 \
+        size_t i;                                                                             \
+        for (i = 0; i < n; ++i) out[i] = call(a[i], b[i]);                                    \
+    }
+#define MAP1(op, ta, tr, call)                                                                \
+    BENCH(op)                                                                                 \
+    {                                                                                         \
+        const ta *a = (const ta *)a_;                                                         \
+        tr *out = (tr *)out_;                                                                 \
+        size_t i;                                                                             \
+        UNUSED_B;                                                                             \
+        for (i = 0; i < n; ++i) out[i] = call(a[i]);                                          \
+    }
+#define INV(op, tm, call)                                                                     \
+    BENCH(op)                                                                                 \
+    {                                                                                         \
+        const tm *a = (const tm *)a_;                                                         \
+        tm *out = (tm *)out_;                                                                 \
+        size_t i;                                                                             \
+        UNUSED_B;                                                                             \
+        for (i = 0; i < n; ++i) (void)call(a[i], &out[i]);                                    \
+    }
+
+MAP2(vec3f_dot, aether_vec3f, aether_vec3f, float, aether_vec3f_dot)
+MAP2(vec3f_cross, aether_vec3f, aether_vec3f, aether_vec3f, aether_vec3f_cross)
+MAP1(vec3f_normalize, aether_vec3f, aether_vec3f, aether_vec3f_normalize)
+MAP2(quatf_mul, aether_quatf, aether_quatf, aether_quatf, aether_quatf_mul)
+MAP2(quatf_rotate, aether_quatf, aether_vec3f, aether_vec3f, aether_quatf_rotate)
+MAP2(mat4f_mul, aether_mat4f, aether_mat4f, aether_mat4f, aether_mat4f_mul)
+MAP2(mat4f_mul_vec, aether_mat4f, aether_vec4f, aether_vec4f, aether_mat4f_mul_vec)
+INV(mat3f_inverse, aether_mat3f, aether_mat3f_inverse)
+INV(mat4f_inverse, aether_mat4f, aether_mat4f_inverse)
+MAP2(vec3d_dot, aether_vec3d, aether_vec3d, double, aether_vec3d_dot)
+MAP2(mat4d_mul, aether_mat4d, aether_mat4d, aether_mat4d, aether_mat4d_mul)
+MAP2(quatd_mul, aether_quatd, aether_quatd, aether_quatd, aether_quatd_mul)
+
+BENCH(mat3f_inverse_lanes)
+{
+    static int info[1 << 22];
+    UNUSED_B;
+    aether_mat3f_inverse_lanes((const aether_mat3f *)a_, (aether_mat3f *)out_, info, n);
+}
+BENCH(f32_sum_array)
+{
+    UNUSED_B;
+    *(float *)out_ = aether_f32_sum_array((const float *)a_, n);
+}
+BENCH(f32_dot_array)
+{
+    *(float *)out_ = aether_f32_dot_array((const float *)a_, (const float *)b_, n);
+}
+BENCH(f64_sum_array)
+{
+    UNUSED_B;
+    *(double *)out_ = aether_f64_sum_array((const double *)a_, n);
+}
+
+#elif defined(BENCH_KIND_CGLM)
+
+#include <cglm/cglm.h>
+
+#define CG2(op, ta, tb, tr, stmt)                                                             \
+    BENCH(op)                                                                                 \
+    {                                                                                         \
+        ta *a = (ta *)(size_t)a_;                                                             \
+        tb *b = (tb *)(size_t)b_;                                                             \
+        (void)b;                                                                              \
+        tr *out = (tr *)out_;                                                                 \
+        size_t i;                                                                             \
+        for (i = 0; i < n; ++i) stmt;                                                         \
+    }
+
+CG2(vec3f_dot, vec3, vec3, float, out[i] = glm_vec3_dot(a[i], b[i]))
+CG2(vec3f_cross, vec3, vec3, vec3, glm_vec3_cross(a[i], b[i], out[i]))
+CG2(vec3f_normalize, vec3, vec3, vec3, glm_vec3_normalize_to(a[i], out[i]))
+CG2(quatf_mul, versor, versor, versor, glm_quat_mul(a[i], b[i], out[i]))
+CG2(quatf_rotate, versor, vec3, vec3, glm_quat_rotatev(a[i], b[i], out[i]))
+/* Column-major: the caller passes (b, a) for aether's row-major a*b (see main.rs). */
+CG2(mat4f_mul, mat4, mat4, mat4, glm_mat4_mul(a[i], b[i], out[i]))
+CG2(mat4f_mul_vec, mat4, vec4, vec4, glm_mat4_mulv(a[i], b[i], out[i]))
+CG2(mat3f_inverse, mat3, mat3, mat3, glm_mat3_inv(a[i], out[i]))
+CG2(mat4f_inverse, mat4, mat4, mat4, glm_mat4_inv(a[i], out[i]))
+
+/* The loops a user would write instead of the compensated sums: plain, and Kahan's. */
+BENCH(f32_sum_array_plain)
+{
+    const float *x = (const float *)a_;
+    float s = 0.0f;
+    size_t i;
+    UNUSED_B;
+    for (i = 0; i < n; ++i) s += x[i];
+    *(float *)out_ = s;
+}
+BENCH(f32_sum_array_kahan)
+{
+    const float *x = (const float *)a_;
+    float s = 0.0f, c = 0.0f;
+    size_t i;
+    UNUSED_B;
+    for (i = 0; i < n; ++i) {
+        float y = x[i] - c;
+        float t = s + y;
+        c = (t - s) - y;
+        s = t;
+    }
+    *(float *)out_ = s;
+}
+BENCH(f32_dot_array_plain)
+{
+    const float *x = (const float *)a_, *y = (const float *)b_;
+    float s = 0.0f;
+    size_t i;
+    for (i = 0; i < n; ++i) s += x[i] * y[i];
+    *(float *)out_ = s;
+}
+BENCH(f32_dot_array_kahan)
+{
+    const float *x = (const float *)a_, *y = (const float *)b_;
+    float s = 0.0f, c = 0.0f;
+    size_t i;
+    for (i = 0; i < n; ++i) {
+        float v = x[i] * y[i] - c;
+        float t = s + v;
+        c = (t - s) - v;
+        s = t;
+    }
+    *(float *)out_ = s;
+}
+BENCH(f64_sum_array_plain)
+{
+    const double *x = (const double *)a_;
+    double s = 0.0;
+    size_t i;
+    UNUSED_B;
+    for (i = 0; i < n; ++i) s += x[i];
+    *(double *)out_ = s;
+}
+BENCH(f64_sum_array_kahan)
+{
+    const double *x = (const double *)a_;
+    double s = 0.0, c = 0.0;
+    size_t i;
+    UNUSED_B;
+    for (i = 0; i < n; ++i) {
+        double y = x[i] - c;
+        double t = s + y;
+        c = (t - s) - y;
+        s = t;
+    }
+    *(double *)out_ = s;
+}
+
+#else
+#error "bench/c/contenders.c: define BENCH_KIND_AETHER or BENCH_KIND_CGLM (bench/build.rs does)"
+#endif

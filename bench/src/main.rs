@@ -1,0 +1,533 @@
+//! The aether C core against cglm and glam, measured side by side in one process.
+//!
+//! Every contender is a loop over caller-owned arrays with one signature,
+//! `bench_<who>_<op>(a, b, out, n)`: the C ones come from `c/contenders.c`
+//! (gcc and clang; the core as its own object, the header-only core, cglm, and
+//! the plain and Kahan loops), the glam ones are below. Each round times every
+//! contender of every operation in turn (so a noisy, shared machine slows them
+//! alike) and keeps each one's best time per item.
+//!
+//! Before anything is timed, every contender's output is compared item by
+//! item with the hand-written reference (`aether-reference`): an aether
+//! contender that differs in one bit stops the run; the peers' differences are
+//! counted and printed (they follow no contract: other fold orders, fused
+//! products, another inverse).
+//!
+//! ```text
+//! aether-bench [--n N] [--rounds R] [--ms MS] [--only NAME] [--check] [--callgrind]
+//! ```
+//! `--check` only compares (CI); `--callgrind` runs each contender once, for
+//! `valgrind --tool=callgrind`, whose per-function counts scripts/bench.sh
+//! turns into instructions per item.
+
+use std::ffi::c_void;
+use std::time::Instant;
+
+use aether_reference::{compensated, linalg, Mat, Quat, Vec3, Vec4};
+
+type Loop = unsafe extern "C" fn(*const c_void, *const c_void, *mut c_void, usize);
+
+macro_rules! c_loops {
+    ($($name:ident),* $(,)?) => {
+        extern "C" { $(fn $name(a: *const c_void, b: *const c_void, out: *mut c_void, n: usize);)* }
+    };
+}
+
+c_loops!(
+    bench_gcc_obj_vec3f_dot, bench_gcc_obj_vec3f_cross, bench_gcc_obj_vec3f_normalize, bench_gcc_obj_quatf_mul,
+    bench_gcc_obj_quatf_rotate, bench_gcc_obj_mat4f_mul, bench_gcc_obj_mat4f_mul_vec, bench_gcc_obj_mat3f_inverse,
+    bench_gcc_obj_mat4f_inverse, bench_gcc_obj_vec3d_dot, bench_gcc_obj_mat4d_mul, bench_gcc_obj_quatd_mul,
+    bench_gcc_obj_mat3f_inverse_lanes, bench_gcc_obj_f32_sum_array, bench_gcc_obj_f32_dot_array, bench_gcc_obj_f64_sum_array,
+    bench_gcc_inline_vec3f_dot, bench_gcc_inline_vec3f_cross, bench_gcc_inline_vec3f_normalize, bench_gcc_inline_quatf_mul,
+    bench_gcc_inline_quatf_rotate, bench_gcc_inline_mat4f_mul, bench_gcc_inline_mat4f_mul_vec, bench_gcc_inline_mat3f_inverse,
+    bench_gcc_inline_mat4f_inverse, bench_gcc_inline_vec3d_dot, bench_gcc_inline_mat4d_mul, bench_gcc_inline_quatd_mul,
+    bench_gcc_inline_mat3f_inverse_lanes, bench_gcc_inline_f32_sum_array, bench_gcc_inline_f32_dot_array,
+    bench_gcc_inline_f64_sum_array,
+    bench_clang_obj_vec3f_dot, bench_clang_obj_vec3f_cross, bench_clang_obj_vec3f_normalize, bench_clang_obj_quatf_mul,
+    bench_clang_obj_quatf_rotate, bench_clang_obj_mat4f_mul, bench_clang_obj_mat4f_mul_vec, bench_clang_obj_mat3f_inverse,
+    bench_clang_obj_mat4f_inverse, bench_clang_obj_vec3d_dot, bench_clang_obj_mat4d_mul, bench_clang_obj_quatd_mul,
+    bench_clang_obj_mat3f_inverse_lanes, bench_clang_obj_f32_sum_array, bench_clang_obj_f32_dot_array,
+    bench_clang_obj_f64_sum_array,
+    bench_clang_inline_vec3f_dot, bench_clang_inline_vec3f_cross, bench_clang_inline_vec3f_normalize,
+    bench_clang_inline_quatf_mul, bench_clang_inline_quatf_rotate, bench_clang_inline_mat4f_mul,
+    bench_clang_inline_mat4f_mul_vec, bench_clang_inline_mat3f_inverse, bench_clang_inline_mat4f_inverse,
+    bench_clang_inline_vec3d_dot, bench_clang_inline_mat4d_mul, bench_clang_inline_quatd_mul,
+    bench_clang_inline_mat3f_inverse_lanes, bench_clang_inline_f32_sum_array, bench_clang_inline_f32_dot_array,
+    bench_clang_inline_f64_sum_array,
+    bench_gcc_cglm_vec3f_dot, bench_gcc_cglm_vec3f_cross, bench_gcc_cglm_vec3f_normalize, bench_gcc_cglm_quatf_mul,
+    bench_gcc_cglm_quatf_rotate, bench_gcc_cglm_mat4f_mul, bench_gcc_cglm_mat4f_mul_vec, bench_gcc_cglm_mat3f_inverse,
+    bench_gcc_cglm_mat4f_inverse, bench_gcc_cglm_f32_sum_array_plain, bench_gcc_cglm_f32_sum_array_kahan,
+    bench_gcc_cglm_f32_dot_array_plain, bench_gcc_cglm_f32_dot_array_kahan, bench_gcc_cglm_f64_sum_array_plain,
+    bench_gcc_cglm_f64_sum_array_kahan,
+    bench_clang_cglm_vec3f_dot, bench_clang_cglm_vec3f_cross, bench_clang_cglm_vec3f_normalize, bench_clang_cglm_quatf_mul,
+    bench_clang_cglm_quatf_rotate, bench_clang_cglm_mat4f_mul, bench_clang_cglm_mat4f_mul_vec,
+    bench_clang_cglm_mat3f_inverse, bench_clang_cglm_mat4f_inverse, bench_clang_cglm_f32_sum_array_plain,
+    bench_clang_cglm_f32_sum_array_kahan, bench_clang_cglm_f32_dot_array_plain, bench_clang_cglm_f32_dot_array_kahan,
+    bench_clang_cglm_f64_sum_array_plain, bench_clang_cglm_f64_sum_array_kahan,
+);
+
+// ---- glam's loops: the same signature, so callgrind sees them like the C ones ----
+
+/// # Safety
+/// `a`, `b` and `out` point to `n` items of the types named (the harness's buffers).
+macro_rules! glam_map2 {
+    ($name:ident, $ta:ty, $tb:ty, $tr:ty, |$x:ident, $y:ident| $e:expr) => {
+        #[no_mangle]
+        #[inline(never)]
+        pub unsafe extern "C" fn $name(a: *const c_void, b: *const c_void, out: *mut c_void, n: usize) {
+            let a = unsafe { std::slice::from_raw_parts(a as *const $ta, n) };
+            let b = unsafe { std::slice::from_raw_parts(b as *const $tb, n) };
+            let out = unsafe { std::slice::from_raw_parts_mut(out as *mut $tr, n) };
+            for ((o, $x), $y) in out.iter_mut().zip(a).zip(b) {
+                *o = $e;
+            }
+        }
+    };
+}
+glam_map2!(bench_glam_vec3f_dot, glam::Vec3, glam::Vec3, f32, |x, y| x.dot(*y));
+glam_map2!(bench_glam_vec3f_cross, glam::Vec3, glam::Vec3, glam::Vec3, |x, y| x.cross(*y));
+glam_map2!(bench_glam_vec3f_normalize, glam::Vec3, glam::Vec3, glam::Vec3, |x, _y| x.normalize());
+glam_map2!(bench_glam_quatf_mul, glam::Quat, glam::Quat, glam::Quat, |x, y| *x * *y);
+glam_map2!(bench_glam_quatf_rotate, glam::Quat, glam::Vec3, glam::Vec3, |x, y| *x * *y);
+glam_map2!(bench_glam_mat4f_mul, glam::Mat4, glam::Mat4, glam::Mat4, |x, y| *x * *y);
+glam_map2!(bench_glam_mat4f_mul_vec, glam::Mat4, glam::Vec4, glam::Vec4, |x, y| *x * *y);
+glam_map2!(bench_glam_mat3f_inverse, glam::Mat3, glam::Mat3, glam::Mat3, |x, _y| x.inverse());
+glam_map2!(bench_glam_mat4f_inverse, glam::Mat4, glam::Mat4, glam::Mat4, |x, _y| x.inverse());
+glam_map2!(bench_glam_vec3d_dot, glam::DVec3, glam::DVec3, f64, |x, y| x.dot(*y));
+glam_map2!(bench_glam_mat4d_mul, glam::DMat4, glam::DMat4, glam::DMat4, |x, y| *x * *y);
+glam_map2!(bench_glam_quatd_mul, glam::DQuat, glam::DQuat, glam::DQuat, |x, y| *x * *y);
+
+// ---- buffers, layouts, inputs ----
+
+/// 64-byte aligned storage (cglm's AVX paths load matrices with aligned loads).
+#[derive(Clone)]
+struct Buf {
+    chunks: Vec<Chunk>,
+}
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Chunk([u8; 64]);
+
+impl Buf {
+    fn zeroed(bytes: usize) -> Buf {
+        Buf { chunks: vec![Chunk([0; 64]); bytes.div_ceil(64).max(1)] }
+    }
+    fn ptr(&self) -> *const c_void {
+        self.chunks.as_ptr() as *const c_void
+    }
+    fn mut_ptr(&mut self) -> *mut c_void {
+        self.chunks.as_mut_ptr() as *mut c_void
+    }
+    /// The first `len` elements as `T` (f32 or f64).
+    fn elems<T: Copy>(&self, len: usize) -> &[T] {
+        assert!(len * std::mem::size_of::<T>() <= self.chunks.len() * 64);
+        unsafe { std::slice::from_raw_parts(self.chunks.as_ptr() as *const T, len) }
+    }
+    fn elems_mut<T: Copy>(&mut self, len: usize) -> &mut [T] {
+        assert!(len * std::mem::size_of::<T>() <= self.chunks.len() * 64);
+        unsafe { std::slice::from_raw_parts_mut(self.chunks.as_mut_ptr() as *mut T, len) }
+    }
+}
+
+/// How an item's elements are ordered for a contender: aether's (row-major
+/// matrices, (w, x, y, z) quaternions) or the peers' (column-major, (x, y, z, w)).
+#[derive(Clone, Copy, PartialEq)]
+enum Layout {
+    Aether,
+    Peer,
+}
+
+/// One operand or result shape: its elements per item and the permutation
+/// from aether's order to the peers' (`peer[k] = aether[perm[k]]`).
+#[derive(Clone, Copy)]
+enum Shape {
+    Scalar,
+    Vec3,
+    Vec4,
+    Quat,
+    Mat3,
+    Mat4,
+    /// A whole array (the sums): n elements in, one out.
+    Array,
+}
+
+impl Shape {
+    fn len(self) -> usize {
+        match self {
+            Shape::Scalar | Shape::Array => 1,
+            Shape::Vec3 => 3,
+            Shape::Vec4 | Shape::Quat => 4,
+            Shape::Mat3 => 9,
+            Shape::Mat4 => 16,
+        }
+    }
+    fn perm(self) -> Vec<usize> {
+        match self {
+            Shape::Quat => vec![1, 2, 3, 0],
+            Shape::Mat3 => (0..9).map(|k| (k % 3) * 3 + k / 3).collect(),
+            Shape::Mat4 => (0..16).map(|k| (k % 4) * 4 + k / 4).collect(),
+            s => (0..s.len()).collect(),
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Elem {
+    F32,
+    F64,
+}
+
+struct Rng(u64);
+impl Rng {
+    /// Uniform in [-1, 1).
+    fn next(&mut self) -> f64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    }
+}
+
+/// An operation: its shapes, its contenders and the reference's result words of an item.
+struct Op {
+    name: &'static str,
+    elem: Elem,
+    a: Shape,
+    b: Option<Shape>,
+    out: Shape,
+    /// Well-conditioned inputs (the inverses): 3 added to the diagonal.
+    diagonal: bool,
+    contenders: Vec<(&'static str, Layout, Loop)>,
+}
+
+fn ops() -> Vec<Op> {
+    use Elem::*;
+    use Layout::*;
+    use Shape::*;
+    let mut v = Vec::new();
+    macro_rules! op {
+        ($name:literal, $elem:expr, $a:expr, $b:expr, $out:expr, $diag:expr, [$($c:expr),* $(,)?]) => {
+            v.push(Op { name: $name, elem: $elem, a: $a, b: $b, out: $out, diagonal: $diag, contenders: vec![$($c),*] });
+        };
+    }
+    op!("vec3f_dot", F32, Vec3, Some(Vec3), Scalar, false, [
+        ("gcc object", Aether, bench_gcc_obj_vec3f_dot), ("gcc header-only", Aether, bench_gcc_inline_vec3f_dot),
+        ("clang object", Aether, bench_clang_obj_vec3f_dot), ("clang header-only", Aether, bench_clang_inline_vec3f_dot),
+        ("cglm gcc", Peer, bench_gcc_cglm_vec3f_dot), ("cglm clang", Peer, bench_clang_cglm_vec3f_dot),
+        ("glam", Peer, bench_glam_vec3f_dot)]);
+    op!("vec3f_cross", F32, Vec3, Some(Vec3), Vec3, false, [
+        ("gcc object", Aether, bench_gcc_obj_vec3f_cross), ("gcc header-only", Aether, bench_gcc_inline_vec3f_cross),
+        ("clang object", Aether, bench_clang_obj_vec3f_cross), ("clang header-only", Aether, bench_clang_inline_vec3f_cross),
+        ("cglm gcc", Peer, bench_gcc_cglm_vec3f_cross), ("cglm clang", Peer, bench_clang_cglm_vec3f_cross),
+        ("glam", Peer, bench_glam_vec3f_cross)]);
+    op!("vec3f_normalize", F32, Vec3, None, Vec3, false, [
+        ("gcc object", Aether, bench_gcc_obj_vec3f_normalize), ("gcc header-only", Aether, bench_gcc_inline_vec3f_normalize),
+        ("clang object", Aether, bench_clang_obj_vec3f_normalize), ("clang header-only", Aether, bench_clang_inline_vec3f_normalize),
+        ("cglm gcc", Peer, bench_gcc_cglm_vec3f_normalize), ("cglm clang", Peer, bench_clang_cglm_vec3f_normalize),
+        ("glam", Peer, bench_glam_vec3f_normalize)]);
+    op!("quatf_mul", F32, Quat, Some(Quat), Quat, false, [
+        ("gcc object", Aether, bench_gcc_obj_quatf_mul), ("gcc header-only", Aether, bench_gcc_inline_quatf_mul),
+        ("clang object", Aether, bench_clang_obj_quatf_mul), ("clang header-only", Aether, bench_clang_inline_quatf_mul),
+        ("cglm gcc", Peer, bench_gcc_cglm_quatf_mul), ("cglm clang", Peer, bench_clang_cglm_quatf_mul),
+        ("glam", Peer, bench_glam_quatf_mul)]);
+    op!("quatf_rotate", F32, Quat, Some(Vec3), Vec3, false, [
+        ("gcc object", Aether, bench_gcc_obj_quatf_rotate), ("gcc header-only", Aether, bench_gcc_inline_quatf_rotate),
+        ("clang object", Aether, bench_clang_obj_quatf_rotate), ("clang header-only", Aether, bench_clang_inline_quatf_rotate),
+        ("cglm gcc", Peer, bench_gcc_cglm_quatf_rotate), ("cglm clang", Peer, bench_clang_cglm_quatf_rotate),
+        ("glam", Peer, bench_glam_quatf_rotate)]);
+    op!("mat4f_mul", F32, Mat4, Some(Mat4), Mat4, false, [
+        ("gcc object", Aether, bench_gcc_obj_mat4f_mul), ("gcc header-only", Aether, bench_gcc_inline_mat4f_mul),
+        ("clang object", Aether, bench_clang_obj_mat4f_mul), ("clang header-only", Aether, bench_clang_inline_mat4f_mul),
+        ("cglm gcc", Peer, bench_gcc_cglm_mat4f_mul), ("cglm clang", Peer, bench_clang_cglm_mat4f_mul),
+        ("glam", Peer, bench_glam_mat4f_mul)]);
+    op!("mat4f_mul_vec", F32, Mat4, Some(Vec4), Vec4, false, [
+        ("gcc object", Aether, bench_gcc_obj_mat4f_mul_vec), ("gcc header-only", Aether, bench_gcc_inline_mat4f_mul_vec),
+        ("clang object", Aether, bench_clang_obj_mat4f_mul_vec), ("clang header-only", Aether, bench_clang_inline_mat4f_mul_vec),
+        ("cglm gcc", Peer, bench_gcc_cglm_mat4f_mul_vec), ("cglm clang", Peer, bench_clang_cglm_mat4f_mul_vec),
+        ("glam", Peer, bench_glam_mat4f_mul_vec)]);
+    op!("mat3f_inverse", F32, Mat3, None, Mat3, true, [
+        ("gcc object", Aether, bench_gcc_obj_mat3f_inverse), ("gcc header-only", Aether, bench_gcc_inline_mat3f_inverse),
+        ("clang object", Aether, bench_clang_obj_mat3f_inverse), ("clang header-only", Aether, bench_clang_inline_mat3f_inverse),
+        ("cglm gcc", Peer, bench_gcc_cglm_mat3f_inverse), ("cglm clang", Peer, bench_clang_cglm_mat3f_inverse),
+        ("glam", Peer, bench_glam_mat3f_inverse)]);
+    op!("mat3f_inverse_lanes", F32, Mat3, None, Mat3, true, [
+        ("gcc object", Aether, bench_gcc_obj_mat3f_inverse_lanes), ("gcc header-only", Aether, bench_gcc_inline_mat3f_inverse_lanes),
+        ("clang object", Aether, bench_clang_obj_mat3f_inverse_lanes), ("clang header-only", Aether, bench_clang_inline_mat3f_inverse_lanes),
+        ("cglm gcc", Peer, bench_gcc_cglm_mat3f_inverse), ("cglm clang", Peer, bench_clang_cglm_mat3f_inverse),
+        ("glam", Peer, bench_glam_mat3f_inverse)]);
+    op!("mat4f_inverse", F32, Mat4, None, Mat4, true, [
+        ("gcc object", Aether, bench_gcc_obj_mat4f_inverse), ("gcc header-only", Aether, bench_gcc_inline_mat4f_inverse),
+        ("clang object", Aether, bench_clang_obj_mat4f_inverse), ("clang header-only", Aether, bench_clang_inline_mat4f_inverse),
+        ("cglm gcc", Peer, bench_gcc_cglm_mat4f_inverse), ("cglm clang", Peer, bench_clang_cglm_mat4f_inverse),
+        ("glam", Peer, bench_glam_mat4f_inverse)]);
+    op!("vec3d_dot", F64, Vec3, Some(Vec3), Scalar, false, [
+        ("gcc object", Aether, bench_gcc_obj_vec3d_dot), ("gcc header-only", Aether, bench_gcc_inline_vec3d_dot),
+        ("clang object", Aether, bench_clang_obj_vec3d_dot), ("clang header-only", Aether, bench_clang_inline_vec3d_dot),
+        ("glam", Peer, bench_glam_vec3d_dot)]);
+    op!("mat4d_mul", F64, Mat4, Some(Mat4), Mat4, false, [
+        ("gcc object", Aether, bench_gcc_obj_mat4d_mul), ("gcc header-only", Aether, bench_gcc_inline_mat4d_mul),
+        ("clang object", Aether, bench_clang_obj_mat4d_mul), ("clang header-only", Aether, bench_clang_inline_mat4d_mul),
+        ("glam", Peer, bench_glam_mat4d_mul)]);
+    op!("quatd_mul", F64, Quat, Some(Quat), Quat, false, [
+        ("gcc object", Aether, bench_gcc_obj_quatd_mul), ("gcc header-only", Aether, bench_gcc_inline_quatd_mul),
+        ("clang object", Aether, bench_clang_obj_quatd_mul), ("clang header-only", Aether, bench_clang_inline_quatd_mul),
+        ("glam", Peer, bench_glam_quatd_mul)]);
+    op!("f32_sum_array", F32, Array, None, Array, false, [
+        ("gcc object", Aether, bench_gcc_obj_f32_sum_array), ("gcc header-only", Aether, bench_gcc_inline_f32_sum_array),
+        ("clang object", Aether, bench_clang_obj_f32_sum_array), ("clang header-only", Aether, bench_clang_inline_f32_sum_array),
+        ("plain loop gcc", Aether, bench_gcc_cglm_f32_sum_array_plain), ("plain loop clang", Aether, bench_clang_cglm_f32_sum_array_plain),
+        ("Kahan loop gcc", Aether, bench_gcc_cglm_f32_sum_array_kahan), ("Kahan loop clang", Aether, bench_clang_cglm_f32_sum_array_kahan)]);
+    op!("f32_dot_array", F32, Array, Some(Array), Array, false, [
+        ("gcc object", Aether, bench_gcc_obj_f32_dot_array), ("gcc header-only", Aether, bench_gcc_inline_f32_dot_array),
+        ("clang object", Aether, bench_clang_obj_f32_dot_array), ("clang header-only", Aether, bench_clang_inline_f32_dot_array),
+        ("plain loop gcc", Aether, bench_gcc_cglm_f32_dot_array_plain), ("plain loop clang", Aether, bench_clang_cglm_f32_dot_array_plain),
+        ("Kahan loop gcc", Aether, bench_gcc_cglm_f32_dot_array_kahan), ("Kahan loop clang", Aether, bench_clang_cglm_f32_dot_array_kahan)]);
+    op!("f64_sum_array", F64, Array, None, Array, false, [
+        ("gcc object", Aether, bench_gcc_obj_f64_sum_array), ("gcc header-only", Aether, bench_gcc_inline_f64_sum_array),
+        ("clang object", Aether, bench_clang_obj_f64_sum_array), ("clang header-only", Aether, bench_clang_inline_f64_sum_array),
+        ("plain loop gcc", Aether, bench_gcc_cglm_f64_sum_array_plain), ("plain loop clang", Aether, bench_clang_cglm_f64_sum_array_plain),
+        ("Kahan loop gcc", Aether, bench_gcc_cglm_f64_sum_array_kahan), ("Kahan loop clang", Aether, bench_clang_cglm_f64_sum_array_kahan)]);
+    v
+}
+
+/// The reference's result elements, in aether's order: `out.len()` per item
+/// (one for the sums).
+fn reference<T: aether_reference::Real>(op: &Op, a: &[T], b: &[T], n: usize) -> Vec<T> {
+    let v3 = |s: &[T]| Vec3 { x: s[0], y: s[1], z: s[2] };
+    let v4 = |s: &[T]| Vec4 { x: s[0], y: s[1], z: s[2], w: s[3] };
+    let q = |s: &[T]| Quat::new(s[0], s[1], s[2], s[3]);
+    let m3 = |s: &[T]| Mat { rows: [[s[0], s[1], s[2]], [s[3], s[4], s[5]], [s[6], s[7], s[8]]] };
+    let m4 = |s: &[T]| Mat { rows: std::array::from_fn(|i| std::array::from_fn(|j| s[4 * i + j])) };
+    let flat = |m: Mat<T, 4>| m.rows.iter().flatten().copied().collect::<Vec<T>>();
+    let (la, lb) = (op.a.len(), op.b.map_or(0, Shape::len));
+    let base = op.name.trim_end_matches("_lanes");
+    match base {
+        "f32_sum_array" | "f64_sum_array" => return vec![compensated::sum_array(&a[..n])],
+        "f32_dot_array" => return vec![compensated::dot_array(&a[..n], &b[..n])],
+        _ => {}
+    }
+    let mut out = Vec::with_capacity(n * op.out.len());
+    for i in 0..n {
+        let x = &a[i * la..(i + 1) * la];
+        let y = if lb > 0 { &b[i * lb..(i + 1) * lb] } else { &[][..] };
+        // "vec3f_dot" -> "dot": the shape and element letter are op.a and op.elem.
+        let op_name = &base[6..];
+        match (op.a, op_name) {
+            (Shape::Vec3, "dot") => out.push(v3(x).dot(v3(y))),
+            (Shape::Vec3, "cross") => out.extend(v3(x).cross(v3(y)).to_array()),
+            (Shape::Vec3, "normalize") => out.extend(v3(x).normalize().to_array()),
+            (Shape::Quat, "mul") => out.extend(q(x).mul(q(y)).to_array()),
+            (Shape::Quat, "rotate") => out.extend(q(x).rotate(v3(y)).to_array()),
+            (Shape::Mat4, "mul") => out.extend(flat(m4(x).mul(m4(y)))),
+            (Shape::Mat4, "mul_vec") => out.extend(m4(x).mul_vec(v4(y)).to_array()),
+            (Shape::Mat3, "inverse") => out.extend(linalg::inverse(m3(x)).0.rows.iter().flatten().copied()),
+            (Shape::Mat4, "inverse") => out.extend(flat(linalg::inverse(m4(x)).0)),
+            _ => unreachable!("no reference for {}", op.name),
+        }
+    }
+    out
+}
+
+/// One operation's buffers: the inputs in both layouts, one output buffer.
+struct Data {
+    n: usize,
+    a: [Buf; 2],
+    b: [Buf; 2],
+    out: Buf,
+    /// The reference's result words, in aether's order.
+    want: Vec<u64>,
+}
+
+fn size_of(e: Elem) -> usize {
+    if e == Elem::F32 {
+        4
+    } else {
+        8
+    }
+}
+
+/// Items (or array elements) of `shape` from the generator, in both layouts.
+fn fill(shape: Shape, elem: Elem, n: usize, diagonal: bool, rng: &mut Rng) -> [Buf; 2] {
+    let len = shape.len();
+    let count = if matches!(shape, Shape::Array) { n } else { n * len };
+    let mut values: Vec<f64> = (0..count).map(|_| rng.next()).collect();
+    if diagonal {
+        let d = if len == 9 { 3 } else { 4 };
+        for item in values.chunks_mut(len) {
+            for k in 0..d {
+                item[k * d + k] += 3.0;
+            }
+        }
+    }
+    let perm = shape.perm();
+    let mut peer = values.clone();
+    if !matches!(shape, Shape::Array) {
+        for (p, v) in peer.chunks_mut(len).zip(values.chunks(len)) {
+            for k in 0..len {
+                p[k] = v[perm[k]];
+            }
+        }
+    }
+    let store = |v: &[f64]| {
+        let mut b = Buf::zeroed(v.len() * size_of(elem));
+        match elem {
+            Elem::F32 => b.elems_mut::<f32>(v.len()).iter_mut().zip(v).for_each(|(d, s)| *d = *s as f32),
+            Elem::F64 => b.elems_mut::<f64>(v.len()).copy_from_slice(v),
+        }
+        b
+    };
+    [store(&values), store(&peer)]
+}
+
+/// The output words of a contender's run, in aether's order.
+fn words(op: &Op, layout: Layout, out: &Buf, n: usize) -> Vec<u64> {
+    let len = op.out.len();
+    let count = if matches!(op.out, Shape::Array) { 1 } else { n * len };
+    let raw: Vec<u64> = match op.elem {
+        Elem::F32 => out.elems::<f32>(count).iter().map(|x| u64::from(x.to_bits())).collect(),
+        Elem::F64 => out.elems::<f64>(count).iter().map(|x| x.to_bits()).collect(),
+    };
+    if layout == Layout::Aether || matches!(op.out, Shape::Array) {
+        return raw;
+    }
+    let perm = op.out.perm();
+    let mut back = raw.clone();
+    for (b, p) in back.chunks_mut(len).zip(raw.chunks(len)) {
+        for k in 0..len {
+            b[perm[k]] = p[k];
+        }
+    }
+    back
+}
+
+fn prepare(op: &Op, n: usize, seed: u64) -> Data {
+    let mut rng = Rng(seed);
+    let a = fill(op.a, op.elem, n, op.diagonal, &mut rng);
+    let b = match op.b {
+        Some(s) => fill(s, op.elem, n, false, &mut rng),
+        None => [Buf::zeroed(64), Buf::zeroed(64)],
+    };
+    let (la, lb) = (if matches!(op.a, Shape::Array) { 1 } else { op.a.len() }, op.b.map_or(0, |s| if matches!(s, Shape::Array) { 1 } else { s.len() }));
+    let want = match op.elem {
+        Elem::F32 => reference(op, a[0].elems::<f32>(n * la), b[0].elems::<f32>(n * lb), n).iter().map(|x| u64::from(x.to_bits())).collect(),
+        Elem::F64 => reference(op, a[0].elems::<f64>(n * la), b[0].elems::<f64>(n * lb), n).iter().map(|x| x.to_bits()).collect(),
+    };
+    let out = Buf::zeroed(n.max(1) * op.out.len() * size_of(op.elem));
+    Data { n, a, b, out, want }
+}
+
+fn call(f: Loop, layout: Layout, d: &mut Data) {
+    let k = usize::from(layout == Layout::Peer);
+    let (a, b) = (d.a[k].ptr(), d.b[k].ptr());
+    unsafe { f(a, b, d.out.mut_ptr(), d.n) };
+}
+
+/// Items whose result differs from the reference's in any bit.
+fn differing(op: &Op, layout: Layout, d: &Data) -> usize {
+    let got = words(op, layout, &d.out, d.n);
+    let len = if matches!(op.out, Shape::Array) { 1 } else { op.out.len() };
+    got.chunks(len).zip(d.want.chunks(len)).filter(|(g, w)| g != w).count()
+}
+
+struct Args {
+    n: usize,
+    rounds: usize,
+    ms: f64,
+    only: Option<String>,
+    check: bool,
+    callgrind: bool,
+}
+
+fn args() -> Args {
+    let mut a = Args { n: 1024, rounds: 11, ms: 2.0, only: None, check: false, callgrind: false };
+    let mut it = std::env::args().skip(1);
+    while let Some(x) = it.next() {
+        let mut value = |what: &str| it.next().unwrap_or_else(|| die(&format!("{x} needs {what}")));
+        match x.as_str() {
+            "--n" => a.n = value("a count").parse().unwrap_or_else(|_| die("--n needs a count")),
+            "--rounds" => a.rounds = value("a count").parse().unwrap_or_else(|_| die("--rounds needs a count")),
+            "--ms" => a.ms = value("milliseconds").parse().unwrap_or_else(|_| die("--ms needs milliseconds")),
+            "--only" => a.only = Some(value("an operation")),
+            "--check" => a.check = true,
+            "--callgrind" => a.callgrind = true,
+            _ => die(&format!("unknown argument {x} (see the top of bench/src/main.rs)")),
+        }
+    }
+    if a.n == 0 || a.rounds == 0 {
+        die("--n and --rounds must be positive");
+    }
+    a
+}
+
+fn die(msg: &str) -> ! {
+    eprintln!("aether-bench: {msg}");
+    std::process::exit(2)
+}
+
+fn main() {
+    let args = args();
+    let ops: Vec<Op> = ops().into_iter().filter(|o| args.only.as_deref().is_none_or(|w| o.name == w)).collect();
+    if ops.is_empty() {
+        die("--only names no operation");
+    }
+    let mut data: Vec<Data> = ops.iter().enumerate().map(|(i, o)| prepare(o, args.n, 0x5eed_0000 + i as u64)).collect();
+    // The bits first: every aether contender equals the reference on every item.
+    let mut bad = 0;
+    let mut peers_differ = Vec::new();
+    for (op, d) in ops.iter().zip(data.iter_mut()) {
+        let mut row = Vec::new();
+        for &(who, layout, f) in &op.contenders {
+            call(f, layout, d);
+            let k = differing(op, layout, d);
+            let aether = who.contains("object") || who.contains("header-only");
+            if aether && k > 0 {
+                eprintln!("aether-bench: {} {who}: {k} of {} items differ from the reference", op.name, d.n);
+                bad += 1;
+            }
+            row.push(k);
+        }
+        peers_differ.push(row);
+    }
+    if bad > 0 {
+        std::process::exit(1);
+    }
+    if args.check {
+        println!("aether-bench: bits: every aether contender equals the reference on all {} operations, n = {}", ops.len(), args.n);
+        return;
+    }
+    if args.callgrind {
+        // Everything ran once above; once more, alone, for the counts (one call per contender).
+        for (op, d) in ops.iter().zip(data.iter_mut()) {
+            for &(_, layout, f) in &op.contenders {
+                call(f, layout, d);
+            }
+        }
+        return;
+    }
+    // Timing: each round, every contender of every operation in turn; the best per item.
+    let mut best: Vec<Vec<f64>> = ops.iter().map(|o| vec![f64::INFINITY; o.contenders.len()]).collect();
+    let mut reps: Vec<Vec<usize>> = ops.iter().map(|o| vec![0; o.contenders.len()]).collect();
+    for _ in 0..args.rounds {
+        for (i, (op, d)) in ops.iter().zip(data.iter_mut()).enumerate() {
+            for (j, &(_, layout, f)) in op.contenders.iter().enumerate() {
+                if reps[i][j] == 0 {
+                    let t = Instant::now();
+                    call(f, layout, d);
+                    let one = t.elapsed().as_secs_f64();
+                    reps[i][j] = ((args.ms * 1e-3 / one.max(1e-9)).ceil() as usize).max(1);
+                }
+                let t = Instant::now();
+                for _ in 0..reps[i][j] {
+                    call(f, layout, d);
+                }
+                let per_item = t.elapsed().as_secs_f64() * 1e9 / (reps[i][j] * d.n) as f64;
+                best[i][j] = best[i][j].min(per_item);
+            }
+        }
+    }
+    println!("ns per item (per element for the array sums), best of {} rounds, n = {}", args.rounds, args.n);
+    for (i, op) in ops.iter().enumerate() {
+        println!("op {}", op.name);
+        for (j, &(who, _, _)) in op.contenders.iter().enumerate() {
+            println!("  {:<18} {:>10.3} ns  differs from the reference in {} of {} items", who, best[i][j], peers_differ[i][j], if matches!(op.out, Shape::Array) { 1 } else { args.n });
+        }
+    }
+}
