@@ -120,8 +120,13 @@ options_section() { # out-file; returns 1 on a silent break or a cell that canno
             -fno-rounding-math -frounding-math; do
         printf 'guarded|clang|%s\n' "$o" >>"$cells"
     done
+    # gcc has no in-file control left: -fassociative-math alone is inert unless an optimize
+    # pragma or attribute applies it again, and then gcc defines __ASSOCIATIVE_MATH__ and the
+    # core's #error refuses the build. This cell shows it: a `#pragma GCC optimize` before the
+    # core (-include), as a consumer's file could have before the header-only include.
+    printf 'pragma|gcc|%s\n' -fassociative-math >>"$cells"
+    echo '#pragma GCC optimize("O2")' >"$tmp/gcc-optimize-pragma.h"
     # The options the in-file controls hold, with the controls off.
-    printf 'unguarded|gcc|%s\n' -fassociative-math >>"$cells"
     for o in -fno-honor-nans -fno-honor-infinities -fassociative-math "-fassociative-math -fno-signed-zeros -fno-trapping-math" \
             -freciprocal-math -fno-signed-zeros -fapprox-func; do
         printf 'unguarded|clang|%s\n' "$o" >>"$cells"
@@ -129,6 +134,7 @@ options_section() { # out-file; returns 1 on a silent break or a cell that canno
     option_cell() { # index, kind, cc, option
         local dir=$tmp/option-$1 extra=""
         [ "$2" = unguarded ] && extra=" -DAETHER_UNSAFE_ALLOW_FP_OPTIONS"
+        [ "$2" = pragma ] && extra=" -include $tmp/gcc-optimize-pragma.h"
         mkdir -p "$dir/build"
         # No -Werror: gcc warns that -fassociative-math alone is disabled, and the cell is about bits.
         if make -s -C c_core/check CC="$3" CFLAGS="$base $4$extra" WARNINGS='-Wall -Wextra' LDFLAGS= \
@@ -185,9 +191,10 @@ options_section() { # out-file; returns 1 on a silent break or a cell that canno
         fi
         local flags="\`$base $o\`"
         [ "$kind" = unguarded ] && flags="\`$base $o -DAETHER_UNSAFE_ALLOW_FP_OPTIONS\`"
+        [ "$kind" = pragma ] && flags="\`$base $o\` with \`#pragma GCC optimize(\"O2\")\` first (\`-include\`)"
         printf '| %s | %s | %s | %s | %s | %s |\n' "$cc" "$flags" "$(printf '%s' "$result" | md_escape)" \
             "${cases:--}" "${mismatches:--}" "$(printf '%s' "$selftest" | md_escape)" >>"$rows"
-        printf 'compat-matrix: options %-6s %-70s %s\n' "$cc" "$o$( [ "$kind" = unguarded ] && echo " (unguarded)")" "${result%%:*}"
+        printf 'compat-matrix: options %-6s %-70s %s\n' "$cc" "$o$( [ "$kind" = unguarded ] && echo " (unguarded)")$( [ "$kind" = pragma ] && echo " (after an optimize pragma)")" "${result%%:*}"
         if [ "$bad" = 1 ] && [ ! -f "$dir/shown" ]; then touch "$dir/shown"; cat "$dir/build.out" "$dir/out" 2>/dev/null | tail -40 >&2; fi
     done <"$cells"
     {
@@ -202,8 +209,10 @@ options_section() { # out-file; returns 1 on a silent break or a cell that canno
         echo "naming the rule or the cause. A cell whose corpus fails while the self-test says ok is a"
         echo "silent break and fails the script (\`scripts/compat-matrix.sh --options-only\` runs only this"
         echo "section). The rows with \`-DAETHER_UNSAFE_ALLOW_FP_OPTIONS\` build the core without its in-file"
-        echo "controls (clang \`#pragma float_control(precise, on)\`, gcc \`#pragma GCC optimize(\"no-associative-math\")\`):"
-        echo "where those pragmas hold the bits, the self-test alone still catches the option."
+        echo "control (clang \`#pragma float_control(precise, on)\`): where that pragma holds the bits, the"
+        echo "self-test alone still catches the option. gcc has no in-file control (an optimize pragma would"
+        echo "stop it inlining the core): \`-fassociative-math\` alone is inert there, and the row after an"
+        echo "optimize pragma shows the one way it comes back being refused."
         echo
         echo "- date (UTC): $(date -u '+%Y-%m-%d %H:%M:%S'); gcc: $(gcc --version | head -n1); clang: $(clang --version | head -n1)"
         echo
