@@ -126,6 +126,54 @@ static __inline__ double aether_product_f64(double x)
 #  define aether_product_f64(x) (x)
 #endif
 
+/* The guard of a product in a function whose products vectorise (the generator marks them: at
+   least four results, each a sum of products of inputs, as in the matrix products, the
+   quaternion product and mat4 * vec4). The pinning guard above keeps each product in a scalar
+   register of its own, so nothing around it vectorises: once inlined, aether_mat4f_mul was ten
+   times slower than cglm's. In the header-only form these products' bits are instead ORed with
+   a zero the compiler cannot see (an empty asm statement's output): x | 0 is x, bit for bit,
+   but a product consumed by an integer OR is no longer a product to a pass looking for
+   a*b + c (gcc's FMA pass, gcc 12's vfmaddsub pattern, LLVM's back end under
+   -ffp-contract=fast), while the products, the ORs and the sums still vectorise. In the object
+   it is the pinning guard: there the by-value arguments arrive in registers, and a vectorised
+   body rebuilt them through memory (store-forwarding stalls; docs/reports/performance.md).
+   AETHER_UNSAFE_UNGUARDED_VECTOR_PRODUCTS makes this guard alone the identity: a negative
+   control (the corpus runner must then report the functions that use it). */
+#if defined(AETHER_UNSAFE_ALLOW_CONTRACTION) || defined(AETHER_UNSAFE_UNGUARDED_VECTOR_PRODUCTS) || !defined(__GNUC__)
+#  define aether_product_vec_f32(x) (x)
+#  define aether_product_vec_f64(x) (x)
+#elif defined(AETHER_HEADER_ONLY)
+#  include <stdint.h>
+#  include <string.h>
+/* "+r": a general register on every GNU target, WebAssembly included (an i32 local); 32 bits
+   wide, so 32-bit targets need no register pair for the binary64 guard. */
+static __inline__ uint32_t aether_opaque_zero(void)
+{
+    uint32_t z = 0u;
+    __asm__("" : "+r"(z));
+    return z;
+}
+static __inline__ float aether_product_vec_f32(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    u |= (uint32_t)aether_opaque_zero();
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+static __inline__ double aether_product_vec_f64(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    u |= (uint64_t)aether_opaque_zero();
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+#else
+#  define aether_product_vec_f32(x) aether_product_f32(x)
+#  define aether_product_vec_f64(x) aether_product_f64(x)
+#endif
+
 #include <math.h>
 #include <fenv.h>
 #include <stdint.h>
@@ -2000,20 +2048,20 @@ AETHER_API aether_vec3d aether_vec3d_cross(aether_vec3d a, aether_vec3d b)
 AETHER_API aether_quatf aether_quatf_mul(aether_quatf a, aether_quatf b)
 {
     aether_quatf out;
-    out.w = (((aether_product_f32((a.w * b.w)) - aether_product_f32((a.x * b.x))) - aether_product_f32((a.y * b.y))) - aether_product_f32((a.z * b.z)));
-    out.x = (((aether_product_f32((a.w * b.x)) + aether_product_f32((a.x * b.w))) + aether_product_f32((a.y * b.z))) - aether_product_f32((a.z * b.y)));
-    out.y = (((aether_product_f32((a.w * b.y)) - aether_product_f32((a.x * b.z))) + aether_product_f32((a.y * b.w))) + aether_product_f32((a.z * b.x)));
-    out.z = (((aether_product_f32((a.w * b.z)) + aether_product_f32((a.x * b.y))) - aether_product_f32((a.y * b.x))) + aether_product_f32((a.z * b.w)));
+    out.w = (((aether_product_vec_f32((a.w * b.w)) - aether_product_vec_f32((a.x * b.x))) - aether_product_vec_f32((a.y * b.y))) - aether_product_vec_f32((a.z * b.z)));
+    out.x = (((aether_product_vec_f32((a.w * b.x)) + aether_product_vec_f32((a.x * b.w))) + aether_product_vec_f32((a.y * b.z))) - aether_product_vec_f32((a.z * b.y)));
+    out.y = (((aether_product_vec_f32((a.w * b.y)) - aether_product_vec_f32((a.x * b.z))) + aether_product_vec_f32((a.y * b.w))) + aether_product_vec_f32((a.z * b.x)));
+    out.z = (((aether_product_vec_f32((a.w * b.z)) + aether_product_vec_f32((a.x * b.y))) - aether_product_vec_f32((a.y * b.x))) + aether_product_vec_f32((a.z * b.w)));
     return out;
 }
 
 AETHER_API aether_quatd aether_quatd_mul(aether_quatd a, aether_quatd b)
 {
     aether_quatd out;
-    out.w = (((aether_product_f64((a.w * b.w)) - aether_product_f64((a.x * b.x))) - aether_product_f64((a.y * b.y))) - aether_product_f64((a.z * b.z)));
-    out.x = (((aether_product_f64((a.w * b.x)) + aether_product_f64((a.x * b.w))) + aether_product_f64((a.y * b.z))) - aether_product_f64((a.z * b.y)));
-    out.y = (((aether_product_f64((a.w * b.y)) - aether_product_f64((a.x * b.z))) + aether_product_f64((a.y * b.w))) + aether_product_f64((a.z * b.x)));
-    out.z = (((aether_product_f64((a.w * b.z)) + aether_product_f64((a.x * b.y))) - aether_product_f64((a.y * b.x))) + aether_product_f64((a.z * b.w)));
+    out.w = (((aether_product_vec_f64((a.w * b.w)) - aether_product_vec_f64((a.x * b.x))) - aether_product_vec_f64((a.y * b.y))) - aether_product_vec_f64((a.z * b.z)));
+    out.x = (((aether_product_vec_f64((a.w * b.x)) + aether_product_vec_f64((a.x * b.w))) + aether_product_vec_f64((a.y * b.z))) - aether_product_vec_f64((a.z * b.y)));
+    out.y = (((aether_product_vec_f64((a.w * b.y)) - aether_product_vec_f64((a.x * b.z))) + aether_product_vec_f64((a.y * b.w))) + aether_product_vec_f64((a.z * b.x)));
+    out.z = (((aether_product_vec_f64((a.w * b.z)) + aether_product_vec_f64((a.x * b.y))) - aether_product_vec_f64((a.y * b.x))) + aether_product_vec_f64((a.z * b.w)));
     return out;
 }
 
@@ -2122,114 +2170,114 @@ AETHER_API aether_vec3d aether_mat3d_mul_vec(aether_mat3d m, aether_vec3d v)
 AETHER_API aether_vec4f aether_mat4f_mul_vec(aether_mat4f m, aether_vec4f v)
 {
     aether_vec4f out;
-    out.x = (aether_product_f32((m.m[3] * v.w)) + (aether_product_f32((m.m[2] * v.z)) + (aether_product_f32((m.m[1] * v.y)) + aether_product_f32((m.m[0] * v.x)))));
-    out.y = (aether_product_f32((m.m[7] * v.w)) + (aether_product_f32((m.m[6] * v.z)) + (aether_product_f32((m.m[5] * v.y)) + aether_product_f32((m.m[4] * v.x)))));
-    out.z = (aether_product_f32((m.m[11] * v.w)) + (aether_product_f32((m.m[10] * v.z)) + (aether_product_f32((m.m[9] * v.y)) + aether_product_f32((m.m[8] * v.x)))));
-    out.w = (aether_product_f32((m.m[15] * v.w)) + (aether_product_f32((m.m[14] * v.z)) + (aether_product_f32((m.m[13] * v.y)) + aether_product_f32((m.m[12] * v.x)))));
+    out.x = (aether_product_vec_f32((m.m[3] * v.w)) + (aether_product_vec_f32((m.m[2] * v.z)) + (aether_product_vec_f32((m.m[1] * v.y)) + aether_product_vec_f32((m.m[0] * v.x)))));
+    out.y = (aether_product_vec_f32((m.m[7] * v.w)) + (aether_product_vec_f32((m.m[6] * v.z)) + (aether_product_vec_f32((m.m[5] * v.y)) + aether_product_vec_f32((m.m[4] * v.x)))));
+    out.z = (aether_product_vec_f32((m.m[11] * v.w)) + (aether_product_vec_f32((m.m[10] * v.z)) + (aether_product_vec_f32((m.m[9] * v.y)) + aether_product_vec_f32((m.m[8] * v.x)))));
+    out.w = (aether_product_vec_f32((m.m[15] * v.w)) + (aether_product_vec_f32((m.m[14] * v.z)) + (aether_product_vec_f32((m.m[13] * v.y)) + aether_product_vec_f32((m.m[12] * v.x)))));
     return out;
 }
 
 AETHER_API aether_vec4d aether_mat4d_mul_vec(aether_mat4d m, aether_vec4d v)
 {
     aether_vec4d out;
-    out.x = (aether_product_f64((m.m[3] * v.w)) + (aether_product_f64((m.m[2] * v.z)) + (aether_product_f64((m.m[1] * v.y)) + aether_product_f64((m.m[0] * v.x)))));
-    out.y = (aether_product_f64((m.m[7] * v.w)) + (aether_product_f64((m.m[6] * v.z)) + (aether_product_f64((m.m[5] * v.y)) + aether_product_f64((m.m[4] * v.x)))));
-    out.z = (aether_product_f64((m.m[11] * v.w)) + (aether_product_f64((m.m[10] * v.z)) + (aether_product_f64((m.m[9] * v.y)) + aether_product_f64((m.m[8] * v.x)))));
-    out.w = (aether_product_f64((m.m[15] * v.w)) + (aether_product_f64((m.m[14] * v.z)) + (aether_product_f64((m.m[13] * v.y)) + aether_product_f64((m.m[12] * v.x)))));
+    out.x = (aether_product_vec_f64((m.m[3] * v.w)) + (aether_product_vec_f64((m.m[2] * v.z)) + (aether_product_vec_f64((m.m[1] * v.y)) + aether_product_vec_f64((m.m[0] * v.x)))));
+    out.y = (aether_product_vec_f64((m.m[7] * v.w)) + (aether_product_vec_f64((m.m[6] * v.z)) + (aether_product_vec_f64((m.m[5] * v.y)) + aether_product_vec_f64((m.m[4] * v.x)))));
+    out.z = (aether_product_vec_f64((m.m[11] * v.w)) + (aether_product_vec_f64((m.m[10] * v.z)) + (aether_product_vec_f64((m.m[9] * v.y)) + aether_product_vec_f64((m.m[8] * v.x)))));
+    out.w = (aether_product_vec_f64((m.m[15] * v.w)) + (aether_product_vec_f64((m.m[14] * v.z)) + (aether_product_vec_f64((m.m[13] * v.y)) + aether_product_vec_f64((m.m[12] * v.x)))));
     return out;
 }
 
 AETHER_API aether_mat2f aether_mat2f_mul(aether_mat2f a, aether_mat2f b)
 {
     aether_mat2f out;
-    out.m[0] = (aether_product_f32((a.m[1] * b.m[2])) + aether_product_f32((a.m[0] * b.m[0])));
-    out.m[1] = (aether_product_f32((a.m[1] * b.m[3])) + aether_product_f32((a.m[0] * b.m[1])));
-    out.m[2] = (aether_product_f32((a.m[3] * b.m[2])) + aether_product_f32((a.m[2] * b.m[0])));
-    out.m[3] = (aether_product_f32((a.m[3] * b.m[3])) + aether_product_f32((a.m[2] * b.m[1])));
+    out.m[0] = (aether_product_vec_f32((a.m[1] * b.m[2])) + aether_product_vec_f32((a.m[0] * b.m[0])));
+    out.m[1] = (aether_product_vec_f32((a.m[1] * b.m[3])) + aether_product_vec_f32((a.m[0] * b.m[1])));
+    out.m[2] = (aether_product_vec_f32((a.m[3] * b.m[2])) + aether_product_vec_f32((a.m[2] * b.m[0])));
+    out.m[3] = (aether_product_vec_f32((a.m[3] * b.m[3])) + aether_product_vec_f32((a.m[2] * b.m[1])));
     return out;
 }
 
 AETHER_API aether_mat2d aether_mat2d_mul(aether_mat2d a, aether_mat2d b)
 {
     aether_mat2d out;
-    out.m[0] = (aether_product_f64((a.m[1] * b.m[2])) + aether_product_f64((a.m[0] * b.m[0])));
-    out.m[1] = (aether_product_f64((a.m[1] * b.m[3])) + aether_product_f64((a.m[0] * b.m[1])));
-    out.m[2] = (aether_product_f64((a.m[3] * b.m[2])) + aether_product_f64((a.m[2] * b.m[0])));
-    out.m[3] = (aether_product_f64((a.m[3] * b.m[3])) + aether_product_f64((a.m[2] * b.m[1])));
+    out.m[0] = (aether_product_vec_f64((a.m[1] * b.m[2])) + aether_product_vec_f64((a.m[0] * b.m[0])));
+    out.m[1] = (aether_product_vec_f64((a.m[1] * b.m[3])) + aether_product_vec_f64((a.m[0] * b.m[1])));
+    out.m[2] = (aether_product_vec_f64((a.m[3] * b.m[2])) + aether_product_vec_f64((a.m[2] * b.m[0])));
+    out.m[3] = (aether_product_vec_f64((a.m[3] * b.m[3])) + aether_product_vec_f64((a.m[2] * b.m[1])));
     return out;
 }
 
 AETHER_API aether_mat3f aether_mat3f_mul(aether_mat3f a, aether_mat3f b)
 {
     aether_mat3f out;
-    out.m[0] = (aether_product_f32((a.m[2] * b.m[6])) + (aether_product_f32((a.m[1] * b.m[3])) + aether_product_f32((a.m[0] * b.m[0]))));
-    out.m[1] = (aether_product_f32((a.m[2] * b.m[7])) + (aether_product_f32((a.m[1] * b.m[4])) + aether_product_f32((a.m[0] * b.m[1]))));
-    out.m[2] = (aether_product_f32((a.m[2] * b.m[8])) + (aether_product_f32((a.m[1] * b.m[5])) + aether_product_f32((a.m[0] * b.m[2]))));
-    out.m[3] = (aether_product_f32((a.m[5] * b.m[6])) + (aether_product_f32((a.m[4] * b.m[3])) + aether_product_f32((a.m[3] * b.m[0]))));
-    out.m[4] = (aether_product_f32((a.m[5] * b.m[7])) + (aether_product_f32((a.m[4] * b.m[4])) + aether_product_f32((a.m[3] * b.m[1]))));
-    out.m[5] = (aether_product_f32((a.m[5] * b.m[8])) + (aether_product_f32((a.m[4] * b.m[5])) + aether_product_f32((a.m[3] * b.m[2]))));
-    out.m[6] = (aether_product_f32((a.m[8] * b.m[6])) + (aether_product_f32((a.m[7] * b.m[3])) + aether_product_f32((a.m[6] * b.m[0]))));
-    out.m[7] = (aether_product_f32((a.m[8] * b.m[7])) + (aether_product_f32((a.m[7] * b.m[4])) + aether_product_f32((a.m[6] * b.m[1]))));
-    out.m[8] = (aether_product_f32((a.m[8] * b.m[8])) + (aether_product_f32((a.m[7] * b.m[5])) + aether_product_f32((a.m[6] * b.m[2]))));
+    out.m[0] = (aether_product_vec_f32((a.m[2] * b.m[6])) + (aether_product_vec_f32((a.m[1] * b.m[3])) + aether_product_vec_f32((a.m[0] * b.m[0]))));
+    out.m[1] = (aether_product_vec_f32((a.m[2] * b.m[7])) + (aether_product_vec_f32((a.m[1] * b.m[4])) + aether_product_vec_f32((a.m[0] * b.m[1]))));
+    out.m[2] = (aether_product_vec_f32((a.m[2] * b.m[8])) + (aether_product_vec_f32((a.m[1] * b.m[5])) + aether_product_vec_f32((a.m[0] * b.m[2]))));
+    out.m[3] = (aether_product_vec_f32((a.m[5] * b.m[6])) + (aether_product_vec_f32((a.m[4] * b.m[3])) + aether_product_vec_f32((a.m[3] * b.m[0]))));
+    out.m[4] = (aether_product_vec_f32((a.m[5] * b.m[7])) + (aether_product_vec_f32((a.m[4] * b.m[4])) + aether_product_vec_f32((a.m[3] * b.m[1]))));
+    out.m[5] = (aether_product_vec_f32((a.m[5] * b.m[8])) + (aether_product_vec_f32((a.m[4] * b.m[5])) + aether_product_vec_f32((a.m[3] * b.m[2]))));
+    out.m[6] = (aether_product_vec_f32((a.m[8] * b.m[6])) + (aether_product_vec_f32((a.m[7] * b.m[3])) + aether_product_vec_f32((a.m[6] * b.m[0]))));
+    out.m[7] = (aether_product_vec_f32((a.m[8] * b.m[7])) + (aether_product_vec_f32((a.m[7] * b.m[4])) + aether_product_vec_f32((a.m[6] * b.m[1]))));
+    out.m[8] = (aether_product_vec_f32((a.m[8] * b.m[8])) + (aether_product_vec_f32((a.m[7] * b.m[5])) + aether_product_vec_f32((a.m[6] * b.m[2]))));
     return out;
 }
 
 AETHER_API aether_mat3d aether_mat3d_mul(aether_mat3d a, aether_mat3d b)
 {
     aether_mat3d out;
-    out.m[0] = (aether_product_f64((a.m[2] * b.m[6])) + (aether_product_f64((a.m[1] * b.m[3])) + aether_product_f64((a.m[0] * b.m[0]))));
-    out.m[1] = (aether_product_f64((a.m[2] * b.m[7])) + (aether_product_f64((a.m[1] * b.m[4])) + aether_product_f64((a.m[0] * b.m[1]))));
-    out.m[2] = (aether_product_f64((a.m[2] * b.m[8])) + (aether_product_f64((a.m[1] * b.m[5])) + aether_product_f64((a.m[0] * b.m[2]))));
-    out.m[3] = (aether_product_f64((a.m[5] * b.m[6])) + (aether_product_f64((a.m[4] * b.m[3])) + aether_product_f64((a.m[3] * b.m[0]))));
-    out.m[4] = (aether_product_f64((a.m[5] * b.m[7])) + (aether_product_f64((a.m[4] * b.m[4])) + aether_product_f64((a.m[3] * b.m[1]))));
-    out.m[5] = (aether_product_f64((a.m[5] * b.m[8])) + (aether_product_f64((a.m[4] * b.m[5])) + aether_product_f64((a.m[3] * b.m[2]))));
-    out.m[6] = (aether_product_f64((a.m[8] * b.m[6])) + (aether_product_f64((a.m[7] * b.m[3])) + aether_product_f64((a.m[6] * b.m[0]))));
-    out.m[7] = (aether_product_f64((a.m[8] * b.m[7])) + (aether_product_f64((a.m[7] * b.m[4])) + aether_product_f64((a.m[6] * b.m[1]))));
-    out.m[8] = (aether_product_f64((a.m[8] * b.m[8])) + (aether_product_f64((a.m[7] * b.m[5])) + aether_product_f64((a.m[6] * b.m[2]))));
+    out.m[0] = (aether_product_vec_f64((a.m[2] * b.m[6])) + (aether_product_vec_f64((a.m[1] * b.m[3])) + aether_product_vec_f64((a.m[0] * b.m[0]))));
+    out.m[1] = (aether_product_vec_f64((a.m[2] * b.m[7])) + (aether_product_vec_f64((a.m[1] * b.m[4])) + aether_product_vec_f64((a.m[0] * b.m[1]))));
+    out.m[2] = (aether_product_vec_f64((a.m[2] * b.m[8])) + (aether_product_vec_f64((a.m[1] * b.m[5])) + aether_product_vec_f64((a.m[0] * b.m[2]))));
+    out.m[3] = (aether_product_vec_f64((a.m[5] * b.m[6])) + (aether_product_vec_f64((a.m[4] * b.m[3])) + aether_product_vec_f64((a.m[3] * b.m[0]))));
+    out.m[4] = (aether_product_vec_f64((a.m[5] * b.m[7])) + (aether_product_vec_f64((a.m[4] * b.m[4])) + aether_product_vec_f64((a.m[3] * b.m[1]))));
+    out.m[5] = (aether_product_vec_f64((a.m[5] * b.m[8])) + (aether_product_vec_f64((a.m[4] * b.m[5])) + aether_product_vec_f64((a.m[3] * b.m[2]))));
+    out.m[6] = (aether_product_vec_f64((a.m[8] * b.m[6])) + (aether_product_vec_f64((a.m[7] * b.m[3])) + aether_product_vec_f64((a.m[6] * b.m[0]))));
+    out.m[7] = (aether_product_vec_f64((a.m[8] * b.m[7])) + (aether_product_vec_f64((a.m[7] * b.m[4])) + aether_product_vec_f64((a.m[6] * b.m[1]))));
+    out.m[8] = (aether_product_vec_f64((a.m[8] * b.m[8])) + (aether_product_vec_f64((a.m[7] * b.m[5])) + aether_product_vec_f64((a.m[6] * b.m[2]))));
     return out;
 }
 
 AETHER_API aether_mat4f aether_mat4f_mul(aether_mat4f a, aether_mat4f b)
 {
     aether_mat4f out;
-    out.m[0] = (aether_product_f32((a.m[3] * b.m[12])) + (aether_product_f32((a.m[2] * b.m[8])) + (aether_product_f32((a.m[1] * b.m[4])) + aether_product_f32((a.m[0] * b.m[0])))));
-    out.m[1] = (aether_product_f32((a.m[3] * b.m[13])) + (aether_product_f32((a.m[2] * b.m[9])) + (aether_product_f32((a.m[1] * b.m[5])) + aether_product_f32((a.m[0] * b.m[1])))));
-    out.m[2] = (aether_product_f32((a.m[3] * b.m[14])) + (aether_product_f32((a.m[2] * b.m[10])) + (aether_product_f32((a.m[1] * b.m[6])) + aether_product_f32((a.m[0] * b.m[2])))));
-    out.m[3] = (aether_product_f32((a.m[3] * b.m[15])) + (aether_product_f32((a.m[2] * b.m[11])) + (aether_product_f32((a.m[1] * b.m[7])) + aether_product_f32((a.m[0] * b.m[3])))));
-    out.m[4] = (aether_product_f32((a.m[7] * b.m[12])) + (aether_product_f32((a.m[6] * b.m[8])) + (aether_product_f32((a.m[5] * b.m[4])) + aether_product_f32((a.m[4] * b.m[0])))));
-    out.m[5] = (aether_product_f32((a.m[7] * b.m[13])) + (aether_product_f32((a.m[6] * b.m[9])) + (aether_product_f32((a.m[5] * b.m[5])) + aether_product_f32((a.m[4] * b.m[1])))));
-    out.m[6] = (aether_product_f32((a.m[7] * b.m[14])) + (aether_product_f32((a.m[6] * b.m[10])) + (aether_product_f32((a.m[5] * b.m[6])) + aether_product_f32((a.m[4] * b.m[2])))));
-    out.m[7] = (aether_product_f32((a.m[7] * b.m[15])) + (aether_product_f32((a.m[6] * b.m[11])) + (aether_product_f32((a.m[5] * b.m[7])) + aether_product_f32((a.m[4] * b.m[3])))));
-    out.m[8] = (aether_product_f32((a.m[11] * b.m[12])) + (aether_product_f32((a.m[10] * b.m[8])) + (aether_product_f32((a.m[9] * b.m[4])) + aether_product_f32((a.m[8] * b.m[0])))));
-    out.m[9] = (aether_product_f32((a.m[11] * b.m[13])) + (aether_product_f32((a.m[10] * b.m[9])) + (aether_product_f32((a.m[9] * b.m[5])) + aether_product_f32((a.m[8] * b.m[1])))));
-    out.m[10] = (aether_product_f32((a.m[11] * b.m[14])) + (aether_product_f32((a.m[10] * b.m[10])) + (aether_product_f32((a.m[9] * b.m[6])) + aether_product_f32((a.m[8] * b.m[2])))));
-    out.m[11] = (aether_product_f32((a.m[11] * b.m[15])) + (aether_product_f32((a.m[10] * b.m[11])) + (aether_product_f32((a.m[9] * b.m[7])) + aether_product_f32((a.m[8] * b.m[3])))));
-    out.m[12] = (aether_product_f32((a.m[15] * b.m[12])) + (aether_product_f32((a.m[14] * b.m[8])) + (aether_product_f32((a.m[13] * b.m[4])) + aether_product_f32((a.m[12] * b.m[0])))));
-    out.m[13] = (aether_product_f32((a.m[15] * b.m[13])) + (aether_product_f32((a.m[14] * b.m[9])) + (aether_product_f32((a.m[13] * b.m[5])) + aether_product_f32((a.m[12] * b.m[1])))));
-    out.m[14] = (aether_product_f32((a.m[15] * b.m[14])) + (aether_product_f32((a.m[14] * b.m[10])) + (aether_product_f32((a.m[13] * b.m[6])) + aether_product_f32((a.m[12] * b.m[2])))));
-    out.m[15] = (aether_product_f32((a.m[15] * b.m[15])) + (aether_product_f32((a.m[14] * b.m[11])) + (aether_product_f32((a.m[13] * b.m[7])) + aether_product_f32((a.m[12] * b.m[3])))));
+    out.m[0] = (aether_product_vec_f32((a.m[3] * b.m[12])) + (aether_product_vec_f32((a.m[2] * b.m[8])) + (aether_product_vec_f32((a.m[1] * b.m[4])) + aether_product_vec_f32((a.m[0] * b.m[0])))));
+    out.m[1] = (aether_product_vec_f32((a.m[3] * b.m[13])) + (aether_product_vec_f32((a.m[2] * b.m[9])) + (aether_product_vec_f32((a.m[1] * b.m[5])) + aether_product_vec_f32((a.m[0] * b.m[1])))));
+    out.m[2] = (aether_product_vec_f32((a.m[3] * b.m[14])) + (aether_product_vec_f32((a.m[2] * b.m[10])) + (aether_product_vec_f32((a.m[1] * b.m[6])) + aether_product_vec_f32((a.m[0] * b.m[2])))));
+    out.m[3] = (aether_product_vec_f32((a.m[3] * b.m[15])) + (aether_product_vec_f32((a.m[2] * b.m[11])) + (aether_product_vec_f32((a.m[1] * b.m[7])) + aether_product_vec_f32((a.m[0] * b.m[3])))));
+    out.m[4] = (aether_product_vec_f32((a.m[7] * b.m[12])) + (aether_product_vec_f32((a.m[6] * b.m[8])) + (aether_product_vec_f32((a.m[5] * b.m[4])) + aether_product_vec_f32((a.m[4] * b.m[0])))));
+    out.m[5] = (aether_product_vec_f32((a.m[7] * b.m[13])) + (aether_product_vec_f32((a.m[6] * b.m[9])) + (aether_product_vec_f32((a.m[5] * b.m[5])) + aether_product_vec_f32((a.m[4] * b.m[1])))));
+    out.m[6] = (aether_product_vec_f32((a.m[7] * b.m[14])) + (aether_product_vec_f32((a.m[6] * b.m[10])) + (aether_product_vec_f32((a.m[5] * b.m[6])) + aether_product_vec_f32((a.m[4] * b.m[2])))));
+    out.m[7] = (aether_product_vec_f32((a.m[7] * b.m[15])) + (aether_product_vec_f32((a.m[6] * b.m[11])) + (aether_product_vec_f32((a.m[5] * b.m[7])) + aether_product_vec_f32((a.m[4] * b.m[3])))));
+    out.m[8] = (aether_product_vec_f32((a.m[11] * b.m[12])) + (aether_product_vec_f32((a.m[10] * b.m[8])) + (aether_product_vec_f32((a.m[9] * b.m[4])) + aether_product_vec_f32((a.m[8] * b.m[0])))));
+    out.m[9] = (aether_product_vec_f32((a.m[11] * b.m[13])) + (aether_product_vec_f32((a.m[10] * b.m[9])) + (aether_product_vec_f32((a.m[9] * b.m[5])) + aether_product_vec_f32((a.m[8] * b.m[1])))));
+    out.m[10] = (aether_product_vec_f32((a.m[11] * b.m[14])) + (aether_product_vec_f32((a.m[10] * b.m[10])) + (aether_product_vec_f32((a.m[9] * b.m[6])) + aether_product_vec_f32((a.m[8] * b.m[2])))));
+    out.m[11] = (aether_product_vec_f32((a.m[11] * b.m[15])) + (aether_product_vec_f32((a.m[10] * b.m[11])) + (aether_product_vec_f32((a.m[9] * b.m[7])) + aether_product_vec_f32((a.m[8] * b.m[3])))));
+    out.m[12] = (aether_product_vec_f32((a.m[15] * b.m[12])) + (aether_product_vec_f32((a.m[14] * b.m[8])) + (aether_product_vec_f32((a.m[13] * b.m[4])) + aether_product_vec_f32((a.m[12] * b.m[0])))));
+    out.m[13] = (aether_product_vec_f32((a.m[15] * b.m[13])) + (aether_product_vec_f32((a.m[14] * b.m[9])) + (aether_product_vec_f32((a.m[13] * b.m[5])) + aether_product_vec_f32((a.m[12] * b.m[1])))));
+    out.m[14] = (aether_product_vec_f32((a.m[15] * b.m[14])) + (aether_product_vec_f32((a.m[14] * b.m[10])) + (aether_product_vec_f32((a.m[13] * b.m[6])) + aether_product_vec_f32((a.m[12] * b.m[2])))));
+    out.m[15] = (aether_product_vec_f32((a.m[15] * b.m[15])) + (aether_product_vec_f32((a.m[14] * b.m[11])) + (aether_product_vec_f32((a.m[13] * b.m[7])) + aether_product_vec_f32((a.m[12] * b.m[3])))));
     return out;
 }
 
 AETHER_API aether_mat4d aether_mat4d_mul(aether_mat4d a, aether_mat4d b)
 {
     aether_mat4d out;
-    out.m[0] = (aether_product_f64((a.m[3] * b.m[12])) + (aether_product_f64((a.m[2] * b.m[8])) + (aether_product_f64((a.m[1] * b.m[4])) + aether_product_f64((a.m[0] * b.m[0])))));
-    out.m[1] = (aether_product_f64((a.m[3] * b.m[13])) + (aether_product_f64((a.m[2] * b.m[9])) + (aether_product_f64((a.m[1] * b.m[5])) + aether_product_f64((a.m[0] * b.m[1])))));
-    out.m[2] = (aether_product_f64((a.m[3] * b.m[14])) + (aether_product_f64((a.m[2] * b.m[10])) + (aether_product_f64((a.m[1] * b.m[6])) + aether_product_f64((a.m[0] * b.m[2])))));
-    out.m[3] = (aether_product_f64((a.m[3] * b.m[15])) + (aether_product_f64((a.m[2] * b.m[11])) + (aether_product_f64((a.m[1] * b.m[7])) + aether_product_f64((a.m[0] * b.m[3])))));
-    out.m[4] = (aether_product_f64((a.m[7] * b.m[12])) + (aether_product_f64((a.m[6] * b.m[8])) + (aether_product_f64((a.m[5] * b.m[4])) + aether_product_f64((a.m[4] * b.m[0])))));
-    out.m[5] = (aether_product_f64((a.m[7] * b.m[13])) + (aether_product_f64((a.m[6] * b.m[9])) + (aether_product_f64((a.m[5] * b.m[5])) + aether_product_f64((a.m[4] * b.m[1])))));
-    out.m[6] = (aether_product_f64((a.m[7] * b.m[14])) + (aether_product_f64((a.m[6] * b.m[10])) + (aether_product_f64((a.m[5] * b.m[6])) + aether_product_f64((a.m[4] * b.m[2])))));
-    out.m[7] = (aether_product_f64((a.m[7] * b.m[15])) + (aether_product_f64((a.m[6] * b.m[11])) + (aether_product_f64((a.m[5] * b.m[7])) + aether_product_f64((a.m[4] * b.m[3])))));
-    out.m[8] = (aether_product_f64((a.m[11] * b.m[12])) + (aether_product_f64((a.m[10] * b.m[8])) + (aether_product_f64((a.m[9] * b.m[4])) + aether_product_f64((a.m[8] * b.m[0])))));
-    out.m[9] = (aether_product_f64((a.m[11] * b.m[13])) + (aether_product_f64((a.m[10] * b.m[9])) + (aether_product_f64((a.m[9] * b.m[5])) + aether_product_f64((a.m[8] * b.m[1])))));
-    out.m[10] = (aether_product_f64((a.m[11] * b.m[14])) + (aether_product_f64((a.m[10] * b.m[10])) + (aether_product_f64((a.m[9] * b.m[6])) + aether_product_f64((a.m[8] * b.m[2])))));
-    out.m[11] = (aether_product_f64((a.m[11] * b.m[15])) + (aether_product_f64((a.m[10] * b.m[11])) + (aether_product_f64((a.m[9] * b.m[7])) + aether_product_f64((a.m[8] * b.m[3])))));
-    out.m[12] = (aether_product_f64((a.m[15] * b.m[12])) + (aether_product_f64((a.m[14] * b.m[8])) + (aether_product_f64((a.m[13] * b.m[4])) + aether_product_f64((a.m[12] * b.m[0])))));
-    out.m[13] = (aether_product_f64((a.m[15] * b.m[13])) + (aether_product_f64((a.m[14] * b.m[9])) + (aether_product_f64((a.m[13] * b.m[5])) + aether_product_f64((a.m[12] * b.m[1])))));
-    out.m[14] = (aether_product_f64((a.m[15] * b.m[14])) + (aether_product_f64((a.m[14] * b.m[10])) + (aether_product_f64((a.m[13] * b.m[6])) + aether_product_f64((a.m[12] * b.m[2])))));
-    out.m[15] = (aether_product_f64((a.m[15] * b.m[15])) + (aether_product_f64((a.m[14] * b.m[11])) + (aether_product_f64((a.m[13] * b.m[7])) + aether_product_f64((a.m[12] * b.m[3])))));
+    out.m[0] = (aether_product_vec_f64((a.m[3] * b.m[12])) + (aether_product_vec_f64((a.m[2] * b.m[8])) + (aether_product_vec_f64((a.m[1] * b.m[4])) + aether_product_vec_f64((a.m[0] * b.m[0])))));
+    out.m[1] = (aether_product_vec_f64((a.m[3] * b.m[13])) + (aether_product_vec_f64((a.m[2] * b.m[9])) + (aether_product_vec_f64((a.m[1] * b.m[5])) + aether_product_vec_f64((a.m[0] * b.m[1])))));
+    out.m[2] = (aether_product_vec_f64((a.m[3] * b.m[14])) + (aether_product_vec_f64((a.m[2] * b.m[10])) + (aether_product_vec_f64((a.m[1] * b.m[6])) + aether_product_vec_f64((a.m[0] * b.m[2])))));
+    out.m[3] = (aether_product_vec_f64((a.m[3] * b.m[15])) + (aether_product_vec_f64((a.m[2] * b.m[11])) + (aether_product_vec_f64((a.m[1] * b.m[7])) + aether_product_vec_f64((a.m[0] * b.m[3])))));
+    out.m[4] = (aether_product_vec_f64((a.m[7] * b.m[12])) + (aether_product_vec_f64((a.m[6] * b.m[8])) + (aether_product_vec_f64((a.m[5] * b.m[4])) + aether_product_vec_f64((a.m[4] * b.m[0])))));
+    out.m[5] = (aether_product_vec_f64((a.m[7] * b.m[13])) + (aether_product_vec_f64((a.m[6] * b.m[9])) + (aether_product_vec_f64((a.m[5] * b.m[5])) + aether_product_vec_f64((a.m[4] * b.m[1])))));
+    out.m[6] = (aether_product_vec_f64((a.m[7] * b.m[14])) + (aether_product_vec_f64((a.m[6] * b.m[10])) + (aether_product_vec_f64((a.m[5] * b.m[6])) + aether_product_vec_f64((a.m[4] * b.m[2])))));
+    out.m[7] = (aether_product_vec_f64((a.m[7] * b.m[15])) + (aether_product_vec_f64((a.m[6] * b.m[11])) + (aether_product_vec_f64((a.m[5] * b.m[7])) + aether_product_vec_f64((a.m[4] * b.m[3])))));
+    out.m[8] = (aether_product_vec_f64((a.m[11] * b.m[12])) + (aether_product_vec_f64((a.m[10] * b.m[8])) + (aether_product_vec_f64((a.m[9] * b.m[4])) + aether_product_vec_f64((a.m[8] * b.m[0])))));
+    out.m[9] = (aether_product_vec_f64((a.m[11] * b.m[13])) + (aether_product_vec_f64((a.m[10] * b.m[9])) + (aether_product_vec_f64((a.m[9] * b.m[5])) + aether_product_vec_f64((a.m[8] * b.m[1])))));
+    out.m[10] = (aether_product_vec_f64((a.m[11] * b.m[14])) + (aether_product_vec_f64((a.m[10] * b.m[10])) + (aether_product_vec_f64((a.m[9] * b.m[6])) + aether_product_vec_f64((a.m[8] * b.m[2])))));
+    out.m[11] = (aether_product_vec_f64((a.m[11] * b.m[15])) + (aether_product_vec_f64((a.m[10] * b.m[11])) + (aether_product_vec_f64((a.m[9] * b.m[7])) + aether_product_vec_f64((a.m[8] * b.m[3])))));
+    out.m[12] = (aether_product_vec_f64((a.m[15] * b.m[12])) + (aether_product_vec_f64((a.m[14] * b.m[8])) + (aether_product_vec_f64((a.m[13] * b.m[4])) + aether_product_vec_f64((a.m[12] * b.m[0])))));
+    out.m[13] = (aether_product_vec_f64((a.m[15] * b.m[13])) + (aether_product_vec_f64((a.m[14] * b.m[9])) + (aether_product_vec_f64((a.m[13] * b.m[5])) + aether_product_vec_f64((a.m[12] * b.m[1])))));
+    out.m[14] = (aether_product_vec_f64((a.m[15] * b.m[14])) + (aether_product_vec_f64((a.m[14] * b.m[10])) + (aether_product_vec_f64((a.m[13] * b.m[6])) + aether_product_vec_f64((a.m[12] * b.m[2])))));
+    out.m[15] = (aether_product_vec_f64((a.m[15] * b.m[15])) + (aether_product_vec_f64((a.m[14] * b.m[11])) + (aether_product_vec_f64((a.m[13] * b.m[7])) + aether_product_vec_f64((a.m[12] * b.m[3])))));
     return out;
 }
 

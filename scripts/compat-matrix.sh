@@ -530,11 +530,11 @@ controls=$tmp/controls
 : >"$controls"
 control_failed=0
 n_controls=0
-control_run() { # dir, label, cc, cflags, run, expect (mismatches | none), [HEADER_ONLY value]
+control_run() { # dir, label, cc, cflags, run, expect (mismatches | none), [HEADER_ONLY value], [define]
     local dir=$1 line bad
     local HEADER_ONLY=${7:-}
     export HEADER_ONLY
-    make -s -C c_core/check CC="$3" CFLAGS="$4 -DAETHER_UNSAFE_ALLOW_CONTRACTION" WARNINGS="$warnings" LDFLAGS= \
+    make -s -C c_core/check CC="$3" CFLAGS="$4 -D${8:-AETHER_UNSAFE_ALLOW_CONTRACTION}" WARNINGS="$warnings" LDFLAGS= \
         BUILD="$dir" RUN="$5" CHECKFLAGS="--quiet --no-selftest" check >"$dir/out" 2>&1 || true
     line=$(grep -m1 '^aether_check: corpus: ' "$dir/out" || true)
     bad=$(printf '%s' "$line" | sed -n 's/.* \([0-9]*\) mismatches.*/\1/p')
@@ -548,19 +548,25 @@ control_run() { # dir, label, cc, cflags, run, expect (mismatches | none), [HEAD
         echo "FAIL|${bad:--}|FAIL: no mismatch" >"$dir/verdict"
     fi
 }
-control() { # label, cc, cflags, run, [expect], [HEADER_ONLY value]
+control() { # label, cc, cflags, run, [expect], [HEADER_ONLY value], [define]
     local dir
     n_controls=$((n_controls + 1))
     dir=$tmp/control-$n_controls
     mkdir -p "$dir"
-    printf '%s|%s|%s\n' "$1" "$3" "${5:-mismatches}" >"$dir/what"
+    printf '%s|%s|%s|%s\n' "$1" "$3" "${5:-mismatches}" "${7:-AETHER_UNSAFE_ALLOW_CONTRACTION}" >"$dir/what"
     while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n || true; done
-    control_run "$dir" "$1" "$2" "$3" "$4" "${5:-mismatches}" "${6:-}" </dev/null &
+    control_run "$dir" "$1" "$2" "$3" "$4" "${5:-mismatches}" "${6:-}" "${7:-}" </dev/null &
 }
 control "gcc x86_64" gcc "-O2 -march=x86-64 -mfma -ffp-contract=fast" ""
 control "clang x86_64" clang "-O2 -march=x86-64 -mfma -ffp-contract=fast" ""
 control "gcc x86_64, header-only (HEADER_ONLY=1)" gcc "-O3 -march=native -mfma -ffp-contract=fast" "" mismatches 1
 control "clang x86_64, header-only (HEADER_ONLY=1)" clang "-O3 -march=native -mfma -ffp-contract=fast" "" mismatches 1
+# The vectorising guard alone removed (AETHER_UNSAFE_UNGUARDED_VECTOR_PRODUCTS): the functions
+# that use it (matrix and quaternion products, mat4 * vec4) must then report mismatches.
+control "gcc x86_64, header-only, vectorising guard alone off" gcc "-O3 -march=native -mfma -ffp-contract=fast" "" mismatches 1 \
+    AETHER_UNSAFE_UNGUARDED_VECTOR_PRODUCTS
+control "clang x86_64, header-only, vectorising guard alone off" clang "-O3 -march=native -mfma -ffp-contract=fast" "" mismatches 1 \
+    AETHER_UNSAFE_UNGUARDED_VECTOR_PRODUCTS
 control "gcc x86_64, LTO" gcc "-O3 -march=native -mfma -ffp-contract=fast -flto=auto" ""
 control "aarch64-linux-gnu-gcc (default flags)" aarch64-linux-gnu-gcc "-O2" "$qemu_run"
 if [ "$quick" = 0 ]; then
@@ -573,9 +579,9 @@ control "tcc x86_64" tcc "-O2" "" none
 wait || true
 for k in $(seq 1 "$n_controls"); do
     dir=$tmp/control-$k
-    IFS='|' read -r label cflags _ <"$dir/what"
+    IFS='|' read -r label cflags _ define <"$dir/what"
     IFS='|' read -r verdict bad text <"$dir/verdict" || { verdict=FAIL; bad=-; text="FAIL: did not run"; }
-    printf '| %s | `%s -DAETHER_UNSAFE_ALLOW_CONTRACTION` | %s | %s |\n' "$label" "$cflags" "$bad" "$text" >>"$controls"
+    printf '| %s | `%s -D%s` | %s | %s |\n' "$label" "$cflags" "$define" "$bad" "$text" >>"$controls"
     printf 'compat-matrix: control %-40s %s: %s\n' "$label" "$bad" "$text"
     if [ "$verdict" != ok ]; then
         echo "compat-matrix: control $label failed:" >&2

@@ -54,6 +54,10 @@ pub struct Dialect {
     /// Storage of a constant table inside a function body (`static const`
     /// in C; `const` in OpenCL C 1.2, which has no function-scope statics).
     pub table: &'static str,
+    /// Products behind the guard that leaves them free to vectorise
+    /// (`aether_product_vec_*`), for a function whose products do
+    /// ([`products_vectorise`]); else the register-pinning guard.
+    pub vector_products: bool,
 }
 
 /// How a dialect names the math library's functions.
@@ -79,8 +83,13 @@ pub enum Arith {
 
 impl Dialect {
     /// The plain-C core.
-    pub const C: Dialect =
-        Dialect { arith: Arith::Operators { guard: true }, helper: "static inline", math: Math::Suffixed, table: "static const" };
+    pub const C: Dialect = Dialect {
+        arith: Arith::Operators { guard: true },
+        helper: "static inline",
+        math: Math::Suffixed,
+        table: "static const",
+        vector_products: false,
+    };
 
     /// A math library function of the element type in the dialect's
     /// spelling: `fabsf` in C, `fabs` in OpenCL C.
@@ -98,6 +107,9 @@ impl Dialect {
         let rounded = matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div);
         match self.arith {
             Arith::Calls if rounded => format!("{}({a}, {b})", op_name(op, elem)),
+            Arith::Operators { guard: true } if op == BinOp::Mul && self.vector_products => {
+                format!("{}(({a} * {b}))", product_vec_name(elem))
+            }
             Arith::Operators { guard: true } if op == BinOp::Mul => format!("{}(({a} * {b}))", product_name(elem)),
             _ => format!("({a} {} {b})", op.symbol()),
         }
@@ -507,8 +519,13 @@ pub fn render_core(model: &Model, lowered: &[Function], banner: &str, witnesses:
     let selftest = super::c_selftest::tables(model, witnesses);
     let rules: std::collections::BTreeSet<&str> = witnesses.iter().map(|w| w.mutant.name()).collect();
     let max_out = witnesses.iter().map(|w| w.expected.len()).max().unwrap_or(1);
-    let product_types: Vec<&str> = model.spec.types.iter().map(|t| t.c_type.as_str()).collect();
-    let product_names: Vec<String> = model.spec.types.iter().map(product_name).collect();
+    // Each element type's product guards and the unsigned word of its width.
+    let products: Vec<_> = model
+        .spec
+        .types
+        .iter()
+        .map(|t| context! { c_type => t.c_type, name => product_name(t), vec_name => product_vec_name(t), word => format!("uint{}_t", t.bits) })
+        .collect();
     let ctx = context! {
         banner,
         version => model.spec.version,
@@ -523,7 +540,7 @@ pub fn render_core(model: &Model, lowered: &[Function], banner: &str, witnesses:
         witness_max_out => max_out,
         policy => super::c_flat::policy_function("aether_selftest_word_ok"),
         probes => super::c_selftest::probe_table(model),
-        products => product_types.iter().zip(&product_names).map(|(t, n)| context! { c_type => t, name => n }).collect::<Vec<_>>(),
+        products,
         ulp => ulp_functions(model),
     };
     let h = render("c/aether_core.h.j2", HEADER_TEMPLATE, &ctx)?;
@@ -544,7 +561,8 @@ pub fn function(model: &Model, f: &Function, dialect: &Dialect) -> CFunction {
     let body = fam.body_for(&f.shape).unwrap();
     doc.push("Spec:".into());
     doc.extend(body.source.lines().map(|l| format!("    {}", l.trim())));
-    let lines = print::body(dialect, model, f, elem);
+    let guarded = Dialect { vector_products: dialect.arith == (Arith::Operators { guard: true }) && products_vectorise(f), ..*dialect };
+    let lines = print::body(&guarded, model, f, elem);
     // The exact order of operations, stated in the header: the body as
     // printed, without the products' contraction guards.
     doc.push("Evaluates exactly (the C body, in this order; every operation rounded once):".into());
@@ -578,6 +596,39 @@ pub fn component(kind: &ShapeKind, k: usize) -> String {
 /// them); elsewhere the identity (see the source's prologue).
 pub fn product_name(t: &ElemType) -> String {
     format!("aether_product_{}", t.name)
+}
+
+/// The guard that leaves products free to vectorise: their bits ORed with
+/// an opaque zero in the header-only form; the register-pinning guard in the
+/// object (see the source's prologue).
+pub fn product_vec_name(t: &ElemType) -> String {
+    format!("aether_product_vec_{}", t.name)
+}
+
+/// Whether a function's products are lanes a vectoriser packs: at least four
+/// results, each a sum of at least two products whose operands hold no
+/// product, no intermediate and no call (the matrix products, the
+/// quaternion product, mat4 * vec4). There the vectorising guard measured
+/// faster (docs/reports/performance.md); elsewhere (one result, or chains of
+/// products, as in dot, cross, rotate) the pinning guard did.
+pub fn products_vectorise(f: &Function) -> bool {
+    fn one_level(e: &Expr, products: &mut usize, under_product: bool) -> bool {
+        match e {
+            Expr::Bin(BinOp::Mul, a, b) => {
+                *products += 1;
+                !under_product && one_level(a, products, true) && one_level(b, products, true)
+            }
+            Expr::Bin(_, a, b) => one_level(a, products, under_product) && one_level(b, products, under_product),
+            Expr::Input { .. } | Expr::Lit(_) => true,
+            _ => false,
+        }
+    }
+    f.temps.is_empty()
+        && f.outputs.len() >= 4
+        && f.outputs.iter().all(|e| {
+            let mut n = 0;
+            one_level(e, &mut n, false) && n >= 2
+        })
 }
 
 pub fn barrier_name(t: &ElemType) -> String {
@@ -776,6 +827,8 @@ mod tests {
         let t = f32t();
         let calls = Dialect { arith: Arith::Calls, helper: "static", ..Dialect::C };
         assert_eq!(Dialect::C.bin(BinOp::Mul, "a", "b", &t), "aether_product_f32((a * b))");
+        let vector = Dialect { vector_products: true, ..Dialect::C };
+        assert_eq!(vector.bin(BinOp::Mul, "a", "b", &t), "aether_product_vec_f32((a * b))");
         assert_eq!(Dialect::C.bin(BinOp::Add, "a", "b", &t), "(a + b)");
         assert_eq!(Dialect::C.sqrt("x", &t), "sqrtf(x)");
         assert_eq!(calls.bin(BinOp::Mul, "a", "b", &t), "aether_mul_f32(a, b)");
@@ -801,5 +854,37 @@ mod tests {
         assert_eq!(literal(2f64.powi(60), &f32t()), "0x1p+60f");
         assert_eq!(literal(2f64.powi(-60), &f32t()), "0x1p-60f");
         assert_eq!(literal(3.0 * 2f64.powi(-130), &f32t()), "0x1.8p-129f");
+    }
+
+    /// The vectorising guard goes to exactly the functions whose products
+    /// are lanes (the matrix and quaternion products, mat4 * vec4), and the
+    /// core prints it in them only.
+    #[test]
+    fn the_vectorising_guard_goes_to_the_lane_shaped_functions_only() {
+        let m = crate::load(&crate::default_root()).expect("the spec loads");
+        let lowered = m.lowered();
+        let chosen: std::collections::BTreeSet<String> = lowered.iter().filter(|f| products_vectorise(f)).map(|f| m.c_name(f)).collect();
+        let want: std::collections::BTreeSet<String> = [
+            "aether_mat2f_mul",
+            "aether_mat3f_mul",
+            "aether_mat4f_mul",
+            "aether_mat2d_mul",
+            "aether_mat3d_mul",
+            "aether_mat4d_mul",
+            "aether_quatf_mul",
+            "aether_quatd_mul",
+            "aether_mat4f_mul_vec",
+            "aether_mat4d_mul_vec",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        assert_eq!(chosen, want);
+        let dot = lowered.iter().find(|f| m.c_name(f) == "aether_vec4f_dot").unwrap();
+        assert!(!products_vectorise(dot), "one result: the pinning guard");
+        for f in lowered.iter().filter(|f| f.elem == "f32") {
+            let body = function(&m, f, &Dialect::C).body.join("\n");
+            assert_eq!(body.contains("aether_product_vec_f32(("), want.contains(&m.c_name(f)), "{}", m.c_name(f));
+        }
     }
 }

@@ -69,8 +69,13 @@ pub struct OpenCl;
 
 /// Plain operators (the pragma forbids contraction), overloaded math, no
 /// function-scope statics.
-pub const DIALECT: Dialect =
-    Dialect { arith: Arith::Operators { guard: false }, helper: "static inline", math: Math::Overloaded, table: "const" };
+pub const DIALECT: Dialect = Dialect {
+    arith: Arith::Operators { guard: false },
+    helper: "static inline",
+    math: Math::Overloaded,
+    table: "const",
+    vector_products: false,
+};
 
 /// The thunks: file-local, private memory only. OpenCL C has no heap: the
 /// thunks of the kernels over arrays take their scratch from a private arena
