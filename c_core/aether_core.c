@@ -86,11 +86,11 @@
 #endif
 
 /* The contraction guard of a product. Pragmas are not enough: clang's -ffp-contract=fast fuses
-   in its back end and disregards every pragma, and gcc 12's SLP vectoriser still forms
-   vfmaddsub from the products of aether_quatf_mul under the pragma above. So with GNU C
-   compilers every product passes through an empty asm statement that no later pass can see
-   through (no instruction is emitted for it). Elsewhere the pragma does the work and the guard
-   is the identity. */
+   in its back end and disregards every pragma, gcc 12's SLP vectoriser forms vfmaddsub from
+   the products of aether_quatf_mul even under -ffp-contract=off, and gcc gets no pragma (see
+   above). So with GNU C compilers every product passes through an empty asm statement that
+   pins it in a register of its own, which no later pass can see through (no instruction is
+   emitted for it). Elsewhere the pragma does the work and the guard is the identity. */
 #if !defined(AETHER_UNSAFE_ALLOW_CONTRACTION) && defined(__GNUC__)
 #  if defined(__x86_64__) || defined(__i386__)
 #    define AETHER_FP_REGISTER "+x"

@@ -13,6 +13,8 @@ cd "$(dirname "$0")/.."
 need=()
 command -v clang >/dev/null || need+=(clang)
 ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 || need+=(libclang-dev)
+# cglm's headers for the benchmark's bit check (scripts/bench.sh --check).
+[ -f /usr/include/cglm/cglm.h ] || need+=(libcglm-dev)
 # shellcheck source=scripts/apt.sh
 source scripts/apt.sh
 [ ${#need[@]} -eq 0 ] || apt_install "${need[@]}"
@@ -134,6 +136,10 @@ c_lane=(
     # for sm_90 and sm_75 with no fma and only .rn arithmetic, the plain-operator control
     # that must show fma, and the GPU runner on the host path over the whole corpus.
     "bash scripts/cuda-static.sh"
+    # The benchmark against cglm and glam (bench/, its own workspace): its formatting, clippy,
+    # and every aether contender's bits (object and header-only, gcc and clang) against the
+    # reference; the timings are scripts/bench.sh's report, not a test.
+    "bash scripts/bench.sh --check"
 )
 t0=$SECONDS
 lane "$tmp/rust.log" "${rust_lane[@]}" &

@@ -14,7 +14,7 @@
 //! products, another inverse).
 //!
 //! ```text
-//! aether-bench [--n N] [--rounds R] [--ms MS] [--only NAME] [--check] [--callgrind]
+//! aether-bench [--n N] [--rounds R] [--ms MS] [--only NAME] [--check] [--callgrind] [--markdown] [--list]
 //! ```
 //! `--check` only compares (CI); `--callgrind` runs each contender once, for
 //! `valgrind --tool=callgrind`, whose per-function counts scripts/bench.sh
@@ -34,44 +34,109 @@ macro_rules! c_loops {
 }
 
 c_loops!(
-    bench_gcc_obj_vec3f_dot, bench_gcc_obj_vec3f_cross, bench_gcc_obj_vec3f_normalize, bench_gcc_obj_quatf_mul,
-    bench_gcc_obj_quatf_rotate, bench_gcc_obj_mat4f_mul, bench_gcc_obj_mat4f_mul_vec, bench_gcc_obj_mat3f_inverse,
-    bench_gcc_obj_mat4f_inverse, bench_gcc_obj_vec3d_dot, bench_gcc_obj_mat4d_mul, bench_gcc_obj_quatd_mul,
-    bench_gcc_obj_mat3f_inverse_lanes, bench_gcc_obj_f32_sum_array, bench_gcc_obj_f32_dot_array, bench_gcc_obj_f64_sum_array,
-    bench_gcc_inline_vec3f_dot, bench_gcc_inline_vec3f_cross, bench_gcc_inline_vec3f_normalize, bench_gcc_inline_quatf_mul,
-    bench_gcc_inline_quatf_rotate, bench_gcc_inline_mat4f_mul, bench_gcc_inline_mat4f_mul_vec, bench_gcc_inline_mat3f_inverse,
-    bench_gcc_inline_mat4f_inverse, bench_gcc_inline_vec3d_dot, bench_gcc_inline_mat4d_mul, bench_gcc_inline_quatd_mul,
-    bench_gcc_inline_mat3f_inverse_lanes, bench_gcc_inline_f32_sum_array, bench_gcc_inline_f32_dot_array,
+    bench_gcc_obj_vec3f_dot,
+    bench_gcc_obj_vec3f_cross,
+    bench_gcc_obj_vec3f_normalize,
+    bench_gcc_obj_quatf_mul,
+    bench_gcc_obj_quatf_rotate,
+    bench_gcc_obj_mat4f_mul,
+    bench_gcc_obj_mat4f_mul_vec,
+    bench_gcc_obj_mat3f_inverse,
+    bench_gcc_obj_mat4f_inverse,
+    bench_gcc_obj_vec3d_dot,
+    bench_gcc_obj_mat4d_mul,
+    bench_gcc_obj_quatd_mul,
+    bench_gcc_obj_mat3f_inverse_lanes,
+    bench_gcc_obj_f32_sum_array,
+    bench_gcc_obj_f32_dot_array,
+    bench_gcc_obj_f64_sum_array,
+    bench_gcc_inline_vec3f_dot,
+    bench_gcc_inline_vec3f_cross,
+    bench_gcc_inline_vec3f_normalize,
+    bench_gcc_inline_quatf_mul,
+    bench_gcc_inline_quatf_rotate,
+    bench_gcc_inline_mat4f_mul,
+    bench_gcc_inline_mat4f_mul_vec,
+    bench_gcc_inline_mat3f_inverse,
+    bench_gcc_inline_mat4f_inverse,
+    bench_gcc_inline_vec3d_dot,
+    bench_gcc_inline_mat4d_mul,
+    bench_gcc_inline_quatd_mul,
+    bench_gcc_inline_mat3f_inverse_lanes,
+    bench_gcc_inline_f32_sum_array,
+    bench_gcc_inline_f32_dot_array,
     bench_gcc_inline_f64_sum_array,
-    bench_clang_obj_vec3f_dot, bench_clang_obj_vec3f_cross, bench_clang_obj_vec3f_normalize, bench_clang_obj_quatf_mul,
-    bench_clang_obj_quatf_rotate, bench_clang_obj_mat4f_mul, bench_clang_obj_mat4f_mul_vec, bench_clang_obj_mat3f_inverse,
-    bench_clang_obj_mat4f_inverse, bench_clang_obj_vec3d_dot, bench_clang_obj_mat4d_mul, bench_clang_obj_quatd_mul,
-    bench_clang_obj_mat3f_inverse_lanes, bench_clang_obj_f32_sum_array, bench_clang_obj_f32_dot_array,
+    bench_clang_obj_vec3f_dot,
+    bench_clang_obj_vec3f_cross,
+    bench_clang_obj_vec3f_normalize,
+    bench_clang_obj_quatf_mul,
+    bench_clang_obj_quatf_rotate,
+    bench_clang_obj_mat4f_mul,
+    bench_clang_obj_mat4f_mul_vec,
+    bench_clang_obj_mat3f_inverse,
+    bench_clang_obj_mat4f_inverse,
+    bench_clang_obj_vec3d_dot,
+    bench_clang_obj_mat4d_mul,
+    bench_clang_obj_quatd_mul,
+    bench_clang_obj_mat3f_inverse_lanes,
+    bench_clang_obj_f32_sum_array,
+    bench_clang_obj_f32_dot_array,
     bench_clang_obj_f64_sum_array,
-    bench_clang_inline_vec3f_dot, bench_clang_inline_vec3f_cross, bench_clang_inline_vec3f_normalize,
-    bench_clang_inline_quatf_mul, bench_clang_inline_quatf_rotate, bench_clang_inline_mat4f_mul,
-    bench_clang_inline_mat4f_mul_vec, bench_clang_inline_mat3f_inverse, bench_clang_inline_mat4f_inverse,
-    bench_clang_inline_vec3d_dot, bench_clang_inline_mat4d_mul, bench_clang_inline_quatd_mul,
-    bench_clang_inline_mat3f_inverse_lanes, bench_clang_inline_f32_sum_array, bench_clang_inline_f32_dot_array,
+    bench_clang_inline_vec3f_dot,
+    bench_clang_inline_vec3f_cross,
+    bench_clang_inline_vec3f_normalize,
+    bench_clang_inline_quatf_mul,
+    bench_clang_inline_quatf_rotate,
+    bench_clang_inline_mat4f_mul,
+    bench_clang_inline_mat4f_mul_vec,
+    bench_clang_inline_mat3f_inverse,
+    bench_clang_inline_mat4f_inverse,
+    bench_clang_inline_vec3d_dot,
+    bench_clang_inline_mat4d_mul,
+    bench_clang_inline_quatd_mul,
+    bench_clang_inline_mat3f_inverse_lanes,
+    bench_clang_inline_f32_sum_array,
+    bench_clang_inline_f32_dot_array,
     bench_clang_inline_f64_sum_array,
-    bench_gcc_cglm_vec3f_dot, bench_gcc_cglm_vec3f_cross, bench_gcc_cglm_vec3f_normalize, bench_gcc_cglm_quatf_mul,
-    bench_gcc_cglm_quatf_rotate, bench_gcc_cglm_mat4f_mul, bench_gcc_cglm_mat4f_mul_vec, bench_gcc_cglm_mat3f_inverse,
-    bench_gcc_cglm_mat4f_inverse, bench_gcc_cglm_f32_sum_array_plain, bench_gcc_cglm_f32_sum_array_kahan,
-    bench_gcc_cglm_f32_dot_array_plain, bench_gcc_cglm_f32_dot_array_kahan, bench_gcc_cglm_f64_sum_array_plain,
+    bench_gcc_cglm_vec3f_dot,
+    bench_gcc_cglm_vec3f_cross,
+    bench_gcc_cglm_vec3f_normalize,
+    bench_gcc_cglm_quatf_mul,
+    bench_gcc_cglm_quatf_rotate,
+    bench_gcc_cglm_mat4f_mul,
+    bench_gcc_cglm_mat4f_mul_vec,
+    bench_gcc_cglm_mat3f_inverse,
+    bench_gcc_cglm_mat4f_inverse,
+    bench_gcc_cglm_f32_sum_array_plain,
+    bench_gcc_cglm_f32_sum_array_kahan,
+    bench_gcc_cglm_f32_dot_array_plain,
+    bench_gcc_cglm_f32_dot_array_kahan,
+    bench_gcc_cglm_f64_sum_array_plain,
     bench_gcc_cglm_f64_sum_array_kahan,
-    bench_clang_cglm_vec3f_dot, bench_clang_cglm_vec3f_cross, bench_clang_cglm_vec3f_normalize, bench_clang_cglm_quatf_mul,
-    bench_clang_cglm_quatf_rotate, bench_clang_cglm_mat4f_mul, bench_clang_cglm_mat4f_mul_vec,
-    bench_clang_cglm_mat3f_inverse, bench_clang_cglm_mat4f_inverse, bench_clang_cglm_f32_sum_array_plain,
-    bench_clang_cglm_f32_sum_array_kahan, bench_clang_cglm_f32_dot_array_plain, bench_clang_cglm_f32_dot_array_kahan,
-    bench_clang_cglm_f64_sum_array_plain, bench_clang_cglm_f64_sum_array_kahan,
+    bench_clang_cglm_vec3f_dot,
+    bench_clang_cglm_vec3f_cross,
+    bench_clang_cglm_vec3f_normalize,
+    bench_clang_cglm_quatf_mul,
+    bench_clang_cglm_quatf_rotate,
+    bench_clang_cglm_mat4f_mul,
+    bench_clang_cglm_mat4f_mul_vec,
+    bench_clang_cglm_mat3f_inverse,
+    bench_clang_cglm_mat4f_inverse,
+    bench_clang_cglm_f32_sum_array_plain,
+    bench_clang_cglm_f32_sum_array_kahan,
+    bench_clang_cglm_f32_dot_array_plain,
+    bench_clang_cglm_f32_dot_array_kahan,
+    bench_clang_cglm_f64_sum_array_plain,
+    bench_clang_cglm_f64_sum_array_kahan,
 );
 
 // ---- glam's loops: the same signature, so callgrind sees them like the C ones ----
 
-/// # Safety
-/// `a`, `b` and `out` point to `n` items of the types named (the harness's buffers).
+/// A glam loop with the C loops' signature.
 macro_rules! glam_map2 {
     ($name:ident, $ta:ty, $tb:ty, $tr:ty, |$x:ident, $y:ident| $e:expr) => {
+        /// # Safety
+        /// `a`, `b` and `out` point to `n` items of the loop's types.
         #[no_mangle]
         #[inline(never)]
         pub unsafe extern "C" fn $name(a: *const c_void, b: *const c_void, out: *mut c_void, n: usize) {
@@ -208,83 +273,275 @@ fn ops() -> Vec<Op> {
             v.push(Op { name: $name, elem: $elem, a: $a, b: $b, out: $out, diagonal: $diag, contenders: vec![$($c),*] });
         };
     }
-    op!("vec3f_dot", F32, Vec3, Some(Vec3), Scalar, false, [
-        ("gcc object", Aether, bench_gcc_obj_vec3f_dot), ("gcc header-only", Aether, bench_gcc_inline_vec3f_dot),
-        ("clang object", Aether, bench_clang_obj_vec3f_dot), ("clang header-only", Aether, bench_clang_inline_vec3f_dot),
-        ("cglm gcc", Peer, bench_gcc_cglm_vec3f_dot), ("cglm clang", Peer, bench_clang_cglm_vec3f_dot),
-        ("glam", Peer, bench_glam_vec3f_dot)]);
-    op!("vec3f_cross", F32, Vec3, Some(Vec3), Vec3, false, [
-        ("gcc object", Aether, bench_gcc_obj_vec3f_cross), ("gcc header-only", Aether, bench_gcc_inline_vec3f_cross),
-        ("clang object", Aether, bench_clang_obj_vec3f_cross), ("clang header-only", Aether, bench_clang_inline_vec3f_cross),
-        ("cglm gcc", Peer, bench_gcc_cglm_vec3f_cross), ("cglm clang", Peer, bench_clang_cglm_vec3f_cross),
-        ("glam", Peer, bench_glam_vec3f_cross)]);
-    op!("vec3f_normalize", F32, Vec3, None, Vec3, false, [
-        ("gcc object", Aether, bench_gcc_obj_vec3f_normalize), ("gcc header-only", Aether, bench_gcc_inline_vec3f_normalize),
-        ("clang object", Aether, bench_clang_obj_vec3f_normalize), ("clang header-only", Aether, bench_clang_inline_vec3f_normalize),
-        ("cglm gcc", Peer, bench_gcc_cglm_vec3f_normalize), ("cglm clang", Peer, bench_clang_cglm_vec3f_normalize),
-        ("glam", Peer, bench_glam_vec3f_normalize)]);
-    op!("quatf_mul", F32, Quat, Some(Quat), Quat, false, [
-        ("gcc object", Aether, bench_gcc_obj_quatf_mul), ("gcc header-only", Aether, bench_gcc_inline_quatf_mul),
-        ("clang object", Aether, bench_clang_obj_quatf_mul), ("clang header-only", Aether, bench_clang_inline_quatf_mul),
-        ("cglm gcc", Peer, bench_gcc_cglm_quatf_mul), ("cglm clang", Peer, bench_clang_cglm_quatf_mul),
-        ("glam", Peer, bench_glam_quatf_mul)]);
-    op!("quatf_rotate", F32, Quat, Some(Vec3), Vec3, false, [
-        ("gcc object", Aether, bench_gcc_obj_quatf_rotate), ("gcc header-only", Aether, bench_gcc_inline_quatf_rotate),
-        ("clang object", Aether, bench_clang_obj_quatf_rotate), ("clang header-only", Aether, bench_clang_inline_quatf_rotate),
-        ("cglm gcc", Peer, bench_gcc_cglm_quatf_rotate), ("cglm clang", Peer, bench_clang_cglm_quatf_rotate),
-        ("glam", Peer, bench_glam_quatf_rotate)]);
-    op!("mat4f_mul", F32, Mat4, Some(Mat4), Mat4, false, [
-        ("gcc object", Aether, bench_gcc_obj_mat4f_mul), ("gcc header-only", Aether, bench_gcc_inline_mat4f_mul),
-        ("clang object", Aether, bench_clang_obj_mat4f_mul), ("clang header-only", Aether, bench_clang_inline_mat4f_mul),
-        ("cglm gcc", Peer, bench_gcc_cglm_mat4f_mul), ("cglm clang", Peer, bench_clang_cglm_mat4f_mul),
-        ("glam", Peer, bench_glam_mat4f_mul)]);
-    op!("mat4f_mul_vec", F32, Mat4, Some(Vec4), Vec4, false, [
-        ("gcc object", Aether, bench_gcc_obj_mat4f_mul_vec), ("gcc header-only", Aether, bench_gcc_inline_mat4f_mul_vec),
-        ("clang object", Aether, bench_clang_obj_mat4f_mul_vec), ("clang header-only", Aether, bench_clang_inline_mat4f_mul_vec),
-        ("cglm gcc", Peer, bench_gcc_cglm_mat4f_mul_vec), ("cglm clang", Peer, bench_clang_cglm_mat4f_mul_vec),
-        ("glam", Peer, bench_glam_mat4f_mul_vec)]);
-    op!("mat3f_inverse", F32, Mat3, None, Mat3, true, [
-        ("gcc object", Aether, bench_gcc_obj_mat3f_inverse), ("gcc header-only", Aether, bench_gcc_inline_mat3f_inverse),
-        ("clang object", Aether, bench_clang_obj_mat3f_inverse), ("clang header-only", Aether, bench_clang_inline_mat3f_inverse),
-        ("cglm gcc", Peer, bench_gcc_cglm_mat3f_inverse), ("cglm clang", Peer, bench_clang_cglm_mat3f_inverse),
-        ("glam", Peer, bench_glam_mat3f_inverse)]);
-    op!("mat3f_inverse_lanes", F32, Mat3, None, Mat3, true, [
-        ("gcc object", Aether, bench_gcc_obj_mat3f_inverse_lanes), ("gcc header-only", Aether, bench_gcc_inline_mat3f_inverse_lanes),
-        ("clang object", Aether, bench_clang_obj_mat3f_inverse_lanes), ("clang header-only", Aether, bench_clang_inline_mat3f_inverse_lanes),
-        ("cglm gcc", Peer, bench_gcc_cglm_mat3f_inverse), ("cglm clang", Peer, bench_clang_cglm_mat3f_inverse),
-        ("glam", Peer, bench_glam_mat3f_inverse)]);
-    op!("mat4f_inverse", F32, Mat4, None, Mat4, true, [
-        ("gcc object", Aether, bench_gcc_obj_mat4f_inverse), ("gcc header-only", Aether, bench_gcc_inline_mat4f_inverse),
-        ("clang object", Aether, bench_clang_obj_mat4f_inverse), ("clang header-only", Aether, bench_clang_inline_mat4f_inverse),
-        ("cglm gcc", Peer, bench_gcc_cglm_mat4f_inverse), ("cglm clang", Peer, bench_clang_cglm_mat4f_inverse),
-        ("glam", Peer, bench_glam_mat4f_inverse)]);
-    op!("vec3d_dot", F64, Vec3, Some(Vec3), Scalar, false, [
-        ("gcc object", Aether, bench_gcc_obj_vec3d_dot), ("gcc header-only", Aether, bench_gcc_inline_vec3d_dot),
-        ("clang object", Aether, bench_clang_obj_vec3d_dot), ("clang header-only", Aether, bench_clang_inline_vec3d_dot),
-        ("glam", Peer, bench_glam_vec3d_dot)]);
-    op!("mat4d_mul", F64, Mat4, Some(Mat4), Mat4, false, [
-        ("gcc object", Aether, bench_gcc_obj_mat4d_mul), ("gcc header-only", Aether, bench_gcc_inline_mat4d_mul),
-        ("clang object", Aether, bench_clang_obj_mat4d_mul), ("clang header-only", Aether, bench_clang_inline_mat4d_mul),
-        ("glam", Peer, bench_glam_mat4d_mul)]);
-    op!("quatd_mul", F64, Quat, Some(Quat), Quat, false, [
-        ("gcc object", Aether, bench_gcc_obj_quatd_mul), ("gcc header-only", Aether, bench_gcc_inline_quatd_mul),
-        ("clang object", Aether, bench_clang_obj_quatd_mul), ("clang header-only", Aether, bench_clang_inline_quatd_mul),
-        ("glam", Peer, bench_glam_quatd_mul)]);
-    op!("f32_sum_array", F32, Array, None, Array, false, [
-        ("gcc object", Aether, bench_gcc_obj_f32_sum_array), ("gcc header-only", Aether, bench_gcc_inline_f32_sum_array),
-        ("clang object", Aether, bench_clang_obj_f32_sum_array), ("clang header-only", Aether, bench_clang_inline_f32_sum_array),
-        ("plain loop gcc", Aether, bench_gcc_cglm_f32_sum_array_plain), ("plain loop clang", Aether, bench_clang_cglm_f32_sum_array_plain),
-        ("Kahan loop gcc", Aether, bench_gcc_cglm_f32_sum_array_kahan), ("Kahan loop clang", Aether, bench_clang_cglm_f32_sum_array_kahan)]);
-    op!("f32_dot_array", F32, Array, Some(Array), Array, false, [
-        ("gcc object", Aether, bench_gcc_obj_f32_dot_array), ("gcc header-only", Aether, bench_gcc_inline_f32_dot_array),
-        ("clang object", Aether, bench_clang_obj_f32_dot_array), ("clang header-only", Aether, bench_clang_inline_f32_dot_array),
-        ("plain loop gcc", Aether, bench_gcc_cglm_f32_dot_array_plain), ("plain loop clang", Aether, bench_clang_cglm_f32_dot_array_plain),
-        ("Kahan loop gcc", Aether, bench_gcc_cglm_f32_dot_array_kahan), ("Kahan loop clang", Aether, bench_clang_cglm_f32_dot_array_kahan)]);
-    op!("f64_sum_array", F64, Array, None, Array, false, [
-        ("gcc object", Aether, bench_gcc_obj_f64_sum_array), ("gcc header-only", Aether, bench_gcc_inline_f64_sum_array),
-        ("clang object", Aether, bench_clang_obj_f64_sum_array), ("clang header-only", Aether, bench_clang_inline_f64_sum_array),
-        ("plain loop gcc", Aether, bench_gcc_cglm_f64_sum_array_plain), ("plain loop clang", Aether, bench_clang_cglm_f64_sum_array_plain),
-        ("Kahan loop gcc", Aether, bench_gcc_cglm_f64_sum_array_kahan), ("Kahan loop clang", Aether, bench_clang_cglm_f64_sum_array_kahan)]);
+    op!(
+        "vec3f_dot",
+        F32,
+        Vec3,
+        Some(Vec3),
+        Scalar,
+        false,
+        [
+            ("gcc object", Aether, bench_gcc_obj_vec3f_dot),
+            ("gcc header-only", Aether, bench_gcc_inline_vec3f_dot),
+            ("clang object", Aether, bench_clang_obj_vec3f_dot),
+            ("clang header-only", Aether, bench_clang_inline_vec3f_dot),
+            ("cglm gcc", Peer, bench_gcc_cglm_vec3f_dot),
+            ("cglm clang", Peer, bench_clang_cglm_vec3f_dot),
+            ("glam", Peer, bench_glam_vec3f_dot)
+        ]
+    );
+    op!(
+        "vec3f_cross",
+        F32,
+        Vec3,
+        Some(Vec3),
+        Vec3,
+        false,
+        [
+            ("gcc object", Aether, bench_gcc_obj_vec3f_cross),
+            ("gcc header-only", Aether, bench_gcc_inline_vec3f_cross),
+            ("clang object", Aether, bench_clang_obj_vec3f_cross),
+            ("clang header-only", Aether, bench_clang_inline_vec3f_cross),
+            ("cglm gcc", Peer, bench_gcc_cglm_vec3f_cross),
+            ("cglm clang", Peer, bench_clang_cglm_vec3f_cross),
+            ("glam", Peer, bench_glam_vec3f_cross)
+        ]
+    );
+    op!(
+        "vec3f_normalize",
+        F32,
+        Vec3,
+        None,
+        Vec3,
+        false,
+        [
+            ("gcc object", Aether, bench_gcc_obj_vec3f_normalize),
+            ("gcc header-only", Aether, bench_gcc_inline_vec3f_normalize),
+            ("clang object", Aether, bench_clang_obj_vec3f_normalize),
+            ("clang header-only", Aether, bench_clang_inline_vec3f_normalize),
+            ("cglm gcc", Peer, bench_gcc_cglm_vec3f_normalize),
+            ("cglm clang", Peer, bench_clang_cglm_vec3f_normalize),
+            ("glam", Peer, bench_glam_vec3f_normalize)
+        ]
+    );
+    op!(
+        "quatf_mul",
+        F32,
+        Quat,
+        Some(Quat),
+        Quat,
+        false,
+        [
+            ("gcc object", Aether, bench_gcc_obj_quatf_mul),
+            ("gcc header-only", Aether, bench_gcc_inline_quatf_mul),
+            ("clang object", Aether, bench_clang_obj_quatf_mul),
+            ("clang header-only", Aether, bench_clang_inline_quatf_mul),
+            ("cglm gcc", Peer, bench_gcc_cglm_quatf_mul),
+            ("cglm clang", Peer, bench_clang_cglm_quatf_mul),
+            ("glam", Peer, bench_glam_quatf_mul)
+        ]
+    );
+    op!(
+        "quatf_rotate",
+        F32,
+        Quat,
+        Some(Vec3),
+        Vec3,
+        false,
+        [
+            ("gcc object", Aether, bench_gcc_obj_quatf_rotate),
+            ("gcc header-only", Aether, bench_gcc_inline_quatf_rotate),
+            ("clang object", Aether, bench_clang_obj_quatf_rotate),
+            ("clang header-only", Aether, bench_clang_inline_quatf_rotate),
+            ("cglm gcc", Peer, bench_gcc_cglm_quatf_rotate),
+            ("cglm clang", Peer, bench_clang_cglm_quatf_rotate),
+            ("glam", Peer, bench_glam_quatf_rotate)
+        ]
+    );
+    op!(
+        "mat4f_mul",
+        F32,
+        Mat4,
+        Some(Mat4),
+        Mat4,
+        false,
+        [
+            ("gcc object", Aether, bench_gcc_obj_mat4f_mul),
+            ("gcc header-only", Aether, bench_gcc_inline_mat4f_mul),
+            ("clang object", Aether, bench_clang_obj_mat4f_mul),
+            ("clang header-only", Aether, bench_clang_inline_mat4f_mul),
+            ("cglm gcc", Peer, bench_gcc_cglm_mat4f_mul),
+            ("cglm clang", Peer, bench_clang_cglm_mat4f_mul),
+            ("glam", Peer, bench_glam_mat4f_mul)
+        ]
+    );
+    op!(
+        "mat4f_mul_vec",
+        F32,
+        Mat4,
+        Some(Vec4),
+        Vec4,
+        false,
+        [
+            ("gcc object", Aether, bench_gcc_obj_mat4f_mul_vec),
+            ("gcc header-only", Aether, bench_gcc_inline_mat4f_mul_vec),
+            ("clang object", Aether, bench_clang_obj_mat4f_mul_vec),
+            ("clang header-only", Aether, bench_clang_inline_mat4f_mul_vec),
+            ("cglm gcc", Peer, bench_gcc_cglm_mat4f_mul_vec),
+            ("cglm clang", Peer, bench_clang_cglm_mat4f_mul_vec),
+            ("glam", Peer, bench_glam_mat4f_mul_vec)
+        ]
+    );
+    op!(
+        "mat3f_inverse",
+        F32,
+        Mat3,
+        None,
+        Mat3,
+        true,
+        [
+            ("gcc object", Aether, bench_gcc_obj_mat3f_inverse),
+            ("gcc header-only", Aether, bench_gcc_inline_mat3f_inverse),
+            ("clang object", Aether, bench_clang_obj_mat3f_inverse),
+            ("clang header-only", Aether, bench_clang_inline_mat3f_inverse),
+            ("cglm gcc", Peer, bench_gcc_cglm_mat3f_inverse),
+            ("cglm clang", Peer, bench_clang_cglm_mat3f_inverse),
+            ("glam", Peer, bench_glam_mat3f_inverse)
+        ]
+    );
+    op!(
+        "mat3f_inverse_lanes",
+        F32,
+        Mat3,
+        None,
+        Mat3,
+        true,
+        [
+            ("gcc object", Aether, bench_gcc_obj_mat3f_inverse_lanes),
+            ("gcc header-only", Aether, bench_gcc_inline_mat3f_inverse_lanes),
+            ("clang object", Aether, bench_clang_obj_mat3f_inverse_lanes),
+            ("clang header-only", Aether, bench_clang_inline_mat3f_inverse_lanes),
+            ("cglm gcc", Peer, bench_gcc_cglm_mat3f_inverse),
+            ("cglm clang", Peer, bench_clang_cglm_mat3f_inverse),
+            ("glam", Peer, bench_glam_mat3f_inverse)
+        ]
+    );
+    op!(
+        "mat4f_inverse",
+        F32,
+        Mat4,
+        None,
+        Mat4,
+        true,
+        [
+            ("gcc object", Aether, bench_gcc_obj_mat4f_inverse),
+            ("gcc header-only", Aether, bench_gcc_inline_mat4f_inverse),
+            ("clang object", Aether, bench_clang_obj_mat4f_inverse),
+            ("clang header-only", Aether, bench_clang_inline_mat4f_inverse),
+            ("cglm gcc", Peer, bench_gcc_cglm_mat4f_inverse),
+            ("cglm clang", Peer, bench_clang_cglm_mat4f_inverse),
+            ("glam", Peer, bench_glam_mat4f_inverse)
+        ]
+    );
+    op!(
+        "vec3d_dot",
+        F64,
+        Vec3,
+        Some(Vec3),
+        Scalar,
+        false,
+        [
+            ("gcc object", Aether, bench_gcc_obj_vec3d_dot),
+            ("gcc header-only", Aether, bench_gcc_inline_vec3d_dot),
+            ("clang object", Aether, bench_clang_obj_vec3d_dot),
+            ("clang header-only", Aether, bench_clang_inline_vec3d_dot),
+            ("glam", Peer, bench_glam_vec3d_dot)
+        ]
+    );
+    op!(
+        "mat4d_mul",
+        F64,
+        Mat4,
+        Some(Mat4),
+        Mat4,
+        false,
+        [
+            ("gcc object", Aether, bench_gcc_obj_mat4d_mul),
+            ("gcc header-only", Aether, bench_gcc_inline_mat4d_mul),
+            ("clang object", Aether, bench_clang_obj_mat4d_mul),
+            ("clang header-only", Aether, bench_clang_inline_mat4d_mul),
+            ("glam", Peer, bench_glam_mat4d_mul)
+        ]
+    );
+    op!(
+        "quatd_mul",
+        F64,
+        Quat,
+        Some(Quat),
+        Quat,
+        false,
+        [
+            ("gcc object", Aether, bench_gcc_obj_quatd_mul),
+            ("gcc header-only", Aether, bench_gcc_inline_quatd_mul),
+            ("clang object", Aether, bench_clang_obj_quatd_mul),
+            ("clang header-only", Aether, bench_clang_inline_quatd_mul),
+            ("glam", Peer, bench_glam_quatd_mul)
+        ]
+    );
+    op!(
+        "f32_sum_array",
+        F32,
+        Array,
+        None,
+        Array,
+        false,
+        [
+            ("gcc object", Aether, bench_gcc_obj_f32_sum_array),
+            ("gcc header-only", Aether, bench_gcc_inline_f32_sum_array),
+            ("clang object", Aether, bench_clang_obj_f32_sum_array),
+            ("clang header-only", Aether, bench_clang_inline_f32_sum_array),
+            ("plain loop gcc", Aether, bench_gcc_cglm_f32_sum_array_plain),
+            ("plain loop clang", Aether, bench_clang_cglm_f32_sum_array_plain),
+            ("Kahan loop gcc", Aether, bench_gcc_cglm_f32_sum_array_kahan),
+            ("Kahan loop clang", Aether, bench_clang_cglm_f32_sum_array_kahan)
+        ]
+    );
+    op!(
+        "f32_dot_array",
+        F32,
+        Array,
+        Some(Array),
+        Array,
+        false,
+        [
+            ("gcc object", Aether, bench_gcc_obj_f32_dot_array),
+            ("gcc header-only", Aether, bench_gcc_inline_f32_dot_array),
+            ("clang object", Aether, bench_clang_obj_f32_dot_array),
+            ("clang header-only", Aether, bench_clang_inline_f32_dot_array),
+            ("plain loop gcc", Aether, bench_gcc_cglm_f32_dot_array_plain),
+            ("plain loop clang", Aether, bench_clang_cglm_f32_dot_array_plain),
+            ("Kahan loop gcc", Aether, bench_gcc_cglm_f32_dot_array_kahan),
+            ("Kahan loop clang", Aether, bench_clang_cglm_f32_dot_array_kahan)
+        ]
+    );
+    op!(
+        "f64_sum_array",
+        F64,
+        Array,
+        None,
+        Array,
+        false,
+        [
+            ("gcc object", Aether, bench_gcc_obj_f64_sum_array),
+            ("gcc header-only", Aether, bench_gcc_inline_f64_sum_array),
+            ("clang object", Aether, bench_clang_obj_f64_sum_array),
+            ("clang header-only", Aether, bench_clang_inline_f64_sum_array),
+            ("plain loop gcc", Aether, bench_gcc_cglm_f64_sum_array_plain),
+            ("plain loop clang", Aether, bench_clang_cglm_f64_sum_array_plain),
+            ("Kahan loop gcc", Aether, bench_gcc_cglm_f64_sum_array_kahan),
+            ("Kahan loop clang", Aether, bench_clang_cglm_f64_sum_array_kahan)
+        ]
+    );
     v
 }
 
@@ -405,9 +662,14 @@ fn prepare(op: &Op, n: usize, seed: u64) -> Data {
         Some(s) => fill(s, op.elem, n, false, &mut rng),
         None => [Buf::zeroed(64), Buf::zeroed(64)],
     };
-    let (la, lb) = (if matches!(op.a, Shape::Array) { 1 } else { op.a.len() }, op.b.map_or(0, |s| if matches!(s, Shape::Array) { 1 } else { s.len() }));
+    let (la, lb) = (
+        if matches!(op.a, Shape::Array) { 1 } else { op.a.len() },
+        op.b.map_or(0, |s| if matches!(s, Shape::Array) { 1 } else { s.len() }),
+    );
     let want = match op.elem {
-        Elem::F32 => reference(op, a[0].elems::<f32>(n * la), b[0].elems::<f32>(n * lb), n).iter().map(|x| u64::from(x.to_bits())).collect(),
+        Elem::F32 => {
+            reference(op, a[0].elems::<f32>(n * la), b[0].elems::<f32>(n * lb), n).iter().map(|x| u64::from(x.to_bits())).collect()
+        }
         Elem::F64 => reference(op, a[0].elems::<f64>(n * la), b[0].elems::<f64>(n * lb), n).iter().map(|x| x.to_bits()).collect(),
     };
     let out = Buf::zeroed(n.max(1) * op.out.len() * size_of(op.elem));
@@ -434,10 +696,11 @@ struct Args {
     only: Option<String>,
     check: bool,
     callgrind: bool,
+    markdown: bool,
 }
 
 fn args() -> Args {
-    let mut a = Args { n: 1024, rounds: 11, ms: 2.0, only: None, check: false, callgrind: false };
+    let mut a = Args { n: 1024, rounds: 11, ms: 2.0, only: None, check: false, callgrind: false, markdown: false };
     let mut it = std::env::args().skip(1);
     while let Some(x) = it.next() {
         let mut value = |what: &str| it.next().unwrap_or_else(|| die(&format!("{x} needs {what}")));
@@ -448,6 +711,13 @@ fn args() -> Args {
             "--only" => a.only = Some(value("an operation")),
             "--check" => a.check = true,
             "--callgrind" => a.callgrind = true,
+            "--markdown" => a.markdown = true,
+            "--list" => {
+                for op in ops() {
+                    println!("{}", op.name);
+                }
+                std::process::exit(0);
+            }
             _ => die(&format!("unknown argument {x} (see the top of bench/src/main.rs)")),
         }
     }
@@ -523,11 +793,90 @@ fn main() {
             }
         }
     }
+    if args.markdown {
+        markdown(&ops, &best, &peers_differ, &args);
+        return;
+    }
     println!("ns per item (per element for the array sums), best of {} rounds, n = {}", args.rounds, args.n);
     for (i, op) in ops.iter().enumerate() {
         println!("op {}", op.name);
         for (j, &(who, _, _)) in op.contenders.iter().enumerate() {
-            println!("  {:<18} {:>10.3} ns  differs from the reference in {} of {} items", who, best[i][j], peers_differ[i][j], if matches!(op.out, Shape::Array) { 1 } else { args.n });
+            println!(
+                "  {:<18} {:>10.3} ns  differs from the reference in {} of {} items",
+                who,
+                best[i][j],
+                peers_differ[i][j],
+                if matches!(op.out, Shape::Array) { 1 } else { args.n }
+            );
         }
+    }
+}
+
+/// The tables of docs/reports/performance.md: ns per item, and the ratios the
+/// issue's targets are stated in.
+fn markdown(ops: &[Op], best: &[Vec<f64>], differ: &[Vec<usize>], args: &Args) {
+    let t = |i: usize, who: &str| ops[i].contenders.iter().position(|c| c.0 == who).map(|j| best[i][j]);
+    let f = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.2}"));
+    let r = |a: Option<f64>, b: Option<f64>| match (a, b) {
+        (Some(a), Some(b)) => format!("{:.2}", a / b),
+        _ => "-".into(),
+    };
+    let min = |a: Option<f64>, b: Option<f64>| match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, None) => a,
+        (None, b) => b,
+    };
+    println!("ns per item, best of {} rounds, n = {} items per pass.", args.rounds, args.n);
+    println!();
+    println!("| operation | gcc object | gcc header-only | clang object | clang header-only | cglm gcc | cglm clang | glam | gcc header-only ÷ best peer | clang header-only ÷ best peer | gcc object ÷ cglm | clang object ÷ cglm | peers' items off the contract (cglm gcc, cglm clang, glam) |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for (i, op) in ops.iter().enumerate().filter(|(_, o)| !matches!(o.a, Shape::Array)) {
+        let (go, gh, co, ch) = (t(i, "gcc object"), t(i, "gcc header-only"), t(i, "clang object"), t(i, "clang header-only"));
+        let (cg, cc, gl) = (t(i, "cglm gcc"), t(i, "cglm clang"), t(i, "glam"));
+        let off = |who: &str| op.contenders.iter().position(|c| c.0 == who).map_or("-".to_string(), |j| differ[i][j].to_string());
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {}, {}, {} of {} |",
+            op.name,
+            f(go),
+            f(gh),
+            f(co),
+            f(ch),
+            f(cg),
+            f(cc),
+            f(gl),
+            r(gh, min(cg, gl)),
+            r(ch, min(cc, gl)),
+            r(go, cg.or(gl)),
+            r(co, cc.or(gl)),
+            off("cglm gcc"),
+            off("cglm clang"),
+            off("glam"),
+            args.n
+        );
+    }
+    println!();
+    println!("The array sums, ns per element (one array of n elements per pass).");
+    println!();
+    println!("| operation | gcc object | gcc header-only | clang object | clang header-only | plain loop gcc | plain loop clang | Kahan loop gcc | Kahan loop clang | gcc header-only ÷ plain | clang header-only ÷ plain | Kahan ÷ gcc header-only | Kahan ÷ clang header-only |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for (i, op) in ops.iter().enumerate().filter(|(_, o)| matches!(o.a, Shape::Array)) {
+        let (go, gh, co, ch) = (t(i, "gcc object"), t(i, "gcc header-only"), t(i, "clang object"), t(i, "clang header-only"));
+        let (pg, pc, kg, kc) = (t(i, "plain loop gcc"), t(i, "plain loop clang"), t(i, "Kahan loop gcc"), t(i, "Kahan loop clang"));
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            op.name,
+            f(go),
+            f(gh),
+            f(co),
+            f(ch),
+            f(pg),
+            f(pc),
+            f(kg),
+            f(kc),
+            r(gh, pg),
+            r(ch, pc),
+            r(kg, gh),
+            r(kc, ch)
+        );
     }
 }

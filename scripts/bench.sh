@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# The C core against cglm and glam (bench/, its own Cargo workspace): gcc and clang, the core as
+# its own object and header-only (AETHER_HEADER_ONLY), cglm 0.8.8 (Debian) and glam 0.34
+# (crates.io), every contender interleaved in one process. Every aether contender's output is
+# first compared with the hand-written reference item by item (a differing bit stops the run).
+#
+#   scripts/bench.sh --check            CI: formatting, clippy, the bits at n = 1024 and n = 4099
+#   scripts/bench.sh [--report FILE] [--rounds R] [--big N]
+#                                       writes docs/reports/performance.md (default): ns per item
+#                                       at n = 1024 (best of R = 11 rounds) and n = N = 4194304
+#                                       (best of 3, one operation in memory at a time), and
+#                                       callgrind's instructions per item at n = 1024
+#
+# Flags: BENCH_CFLAGS (default -O2 -march=x86-64-v3) for every C contender. Installs what it
+# needs with apt-get (libcglm-dev, valgrind, clang). Timings are a benchmark, not a test: this
+# machine is shared, so the instruction counts are the figure that does not move with its load.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=apt.sh
+source scripts/apt.sh
+
+check=0
+report=docs/reports/performance.md
+rounds=11
+big=4194304
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --check) check=1; shift ;;
+        --report) report=$2; shift 2 ;;
+        --rounds) rounds=$2; shift 2 ;;
+        --big) big=$2; shift 2 ;;
+        *) echo "bench: unknown argument $1 (see the top of scripts/bench.sh)" >&2; exit 2 ;;
+    esac
+done
+
+need=()
+[ -f /usr/include/cglm/cglm.h ] || need+=(libcglm-dev)
+command -v clang >/dev/null 2>&1 || need+=(clang)
+[ "$check" = 1 ] || command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
+[ ${#need[@]} -eq 0 ] || apt_install "${need[@]}"
+
+manifest=bench/Cargo.toml
+bin=bench/target/release/aether-bench
+cargo build -q --release --manifest-path "$manifest"
+
+if [ "$check" = 1 ]; then
+    cargo fmt --manifest-path "$manifest" -- --check
+    cargo clippy -q --release --manifest-path "$manifest" -- -D warnings
+    "$bin" --check --n 1024
+    # An odd count: the lanes forms' and the sums' tails.
+    "$bin" --check --n 4099
+    exit 0
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+t0=$SECONDS
+"$bin" --markdown --n 1024 --rounds "$rounds" >"$tmp/small.md"
+ops=$("$bin" --list)
+: >"$tmp/big.md"
+first=1
+for op in $ops; do
+    "$bin" --markdown --n "$big" --rounds 3 --only "$op" >"$tmp/one.md"
+    if [ "$first" = 1 ]; then cat "$tmp/one.md" >"$tmp/big.md"; first=0; else grep "^| $op " "$tmp/one.md" >>"$tmp/big.md"; fi
+done
+# The per-item table and the array table of the big runs: rows gathered under the first run's
+# headers (each run prints both headers; a row goes under the header of its kind).
+awk -v FS='|' '
+    /^\| operation .*cglm/ { if (!t1) { t1 = 1; h1 = $0; getline; s1 = $0 }; next }
+    /^\| operation .*plain/ { if (!t2) { t2 = 1; h2 = $0; getline; s2 = $0 }; next }
+    /^\| [a-z0-9_]+ \|/ { if ($0 ~ /array/) a[++na] = $0; else p[++np] = $0 }
+    END {
+        print h1; print s1; for (i = 1; i <= np; i++) print p[i]; print ""
+        print h2; print s2; for (i = 1; i <= na; i++) print a[i]
+    }' "$tmp/big.md" >"$tmp/big-tables.md"
+
+valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" "$bin" --callgrind --n 1024 >/dev/null 2>"$tmp/cg.log"
+callgrind_annotate --inclusive=yes "$tmp/cg.out" 2>/dev/null |
+    sed -n 's/^ *\([0-9,]*\) .*:bench_\([a-z0-9_]*\) .*/\2 \1/p' | tr -d ',' >"$tmp/counts"
+# Each contender ran twice on 1024 items (the bit check, then alone).
+awk '
+    function cell(k) { return (k in c) ? sprintf("%.1f", c[k] / 2048) : "-" }
+    {
+        name = $1; n = $2
+        if (name ~ /^glam_/) { who = "glam"; op = substr(name, 6) }
+        else {
+            split(name, p, "_"); cc = p[1]; kind = p[2]; op = substr(name, length(cc) + length(kind) + 3)
+            if (op ~ /_plain$/) { kind = "plain"; sub(/_plain$/, "", op) }
+            if (op ~ /_kahan$/) { kind = "kahan"; sub(/_kahan$/, "", op) }
+            who = cc "_" kind
+        }
+        c[op "|" who] = n; if (!(op in seen)) { seen[op] = 1; order[++nop] = op }
+    }
+    END {
+        print "| operation | gcc object | gcc header-only | clang object | clang header-only | cglm gcc | cglm clang | glam | plain loop gcc | plain loop clang | Kahan loop gcc | Kahan loop clang |"
+        print "|---|---|---|---|---|---|---|---|---|---|---|---|"
+        for (i = 1; i <= nop; i++) {
+            o = order[i]
+            printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", o, cell(o "|gcc_obj"), cell(o "|gcc_inline"),
+                cell(o "|clang_obj"), cell(o "|clang_inline"), cell(o "|gcc_cglm"), cell(o "|clang_cglm"), cell(o "|glam"),
+                cell(o "|gcc_plain"), cell(o "|clang_plain"), cell(o "|gcc_kahan"), cell(o "|clang_kahan")
+        }
+    }' "$tmp/counts" >"$tmp/counts.md"
+
+cflags=${BENCH_CFLAGS:--O2 -march=x86-64-v3}
+{
+    echo "_Generated by \`scripts/bench.sh\` in $((SECONDS - t0)) s; do not edit by hand. What the figures mean, and what"
+    echo "bounds the ones that miss their targets: [performance-notes.md](performance-notes.md)._"
+    echo
+    echo "# The C core against cglm and glam"
+    echo
+    echo "bench/ (\`cargo run --release --manifest-path bench/Cargo.toml\`): every contender is a loop over"
+    echo "arrays in one process, timed in turn each round (a shared machine's load slows all alike); the"
+    echo "best time per item is kept. Before timing, every aether contender's output is compared with the"
+    echo "hand-written reference item by item: all of them gave the reference's bits on every item (the run"
+    echo "stops otherwise). The peers follow no contract; the last column counts their items whose bits"
+    echo "differ from the contract's (other fold orders, fused products, other inverses)."
+    echo
+    echo "- date (UTC): $(date -u '+%Y-%m-%d %H:%M:%S'); commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- c_core bench || echo ' (with changes)')"
+    echo "- machine: $(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | head -n1), $(nproc) CPUs"
+    echo "- $(gcc --version | head -n1); $(clang --version | head -n1); $(rustc --version)"
+    echo "- C flags (aether, cglm and the loops alike): \`$cflags\`; cglm $(dpkg-query -W -f='${Version}' libcglm-dev 2>/dev/null || echo '?') (Debian, its inline functions); glam $(sed -n '/^name = "glam"/{n;s/version = "\(.*\)"/\1/p}' bench/Cargo.lock) (Rust release profile, no target-cpu flags: SSE2)"
+    echo "- aether \"object\": \`aether_core.c\` compiled on its own and called per item through \`aether_core.h\`;"
+    echo "  \"header-only\": \`#define AETHER_HEADER_ONLY\` before the header, the core inlined into the loop"
+    echo "- ratios: header-only ÷ the faster of cglm (same compiler) and glam; object ÷ cglm (same compiler;"
+    echo "  glam for the f64 operations, which cglm has not); the array sums ÷ a plain loop, and a Kahan loop ÷ them"
+    echo
+    echo "## n = 1024 (in cache)"
+    echo
+    cat "$tmp/small.md"
+    echo
+    echo "## n = $big (memory)"
+    echo
+    echo "Best of 3 rounds, one operation's arrays in memory at a time."
+    echo
+    cat "$tmp/big-tables.md"
+    echo
+    echo "## Instructions per item (callgrind, n = 1024)"
+    echo
+    echo "\`valgrind --tool=callgrind\`, the inclusive count of each contender's loop over its two runs,"
+    echo "divided by 2 × 1024 (items, or elements for the sums)."
+    echo
+    cat "$tmp/counts.md"
+} >"$report"
+echo "bench: wrote $report in $((SECONDS - t0)) s"
