@@ -126,6 +126,29 @@ static __inline__ double aether_product_f64(double x)
 #  define aether_product_f64(x) (x)
 #endif
 
+/* A zero the compiler cannot see: an empty asm statement's output in a general register ("+r"
+   on every GNU target, WebAssembly included: an i32 local), 32 bits wide, so 32-bit targets
+   need no register pair where a binary64 word is ORed with it. The vectorising guard below and
+   the lanes kernels' vector path use it. */
+#include <stdint.h>
+#include <string.h>
+#if defined(__GNUC__)
+static __inline__ uint32_t aether_opaque_zero(void)
+{
+    uint32_t z = 0u;
+    __asm__("" : "+r"(z));
+    return z;
+}
+#endif
+
+/* The lanes kernels' vector path (aether_f32_lanes_sum, _lanes_dot and so the *_array sums):
+   32 consecutive elements from a lane-aligned index are 32 independent steps, run as GNU C
+   vector steps with the scalar step's operations lane by lane (the same bits). GNU C compilers
+   only; AETHER_NO_LANES_SIMD keeps the scalar loop alone. */
+#if defined(__GNUC__) && !defined(AETHER_NO_LANES_SIMD)
+#  define AETHER_LANES_SIMD 1
+#endif
+
 /* The guard of a product in a function whose products vectorise (the generator marks them: at
    least four results, each a sum of products of inputs, as in the matrix products, the
    quaternion product and mat4 * vec4). The pinning guard above keeps each product in a scalar
@@ -143,16 +166,6 @@ static __inline__ double aether_product_f64(double x)
 #  define aether_product_vec_f32(x) (x)
 #  define aether_product_vec_f64(x) (x)
 #elif defined(AETHER_HEADER_ONLY)
-#  include <stdint.h>
-#  include <string.h>
-/* "+r": a general register on every GNU target, WebAssembly included (an i32 local); 32 bits
-   wide, so 32-bit targets need no register pair for the binary64 guard. */
-static __inline__ uint32_t aether_opaque_zero(void)
-{
-    uint32_t z = 0u;
-    __asm__("" : "+r"(z));
-    return z;
-}
 static __inline__ float aether_product_vec_f32(float x)
 {
     uint32_t u;
@@ -264,6 +277,62 @@ static double aether_fmax_f64(double a, double b)
 {
     return a != a ? b : (b != b ? a : (b > a ? b : a));
 }
+
+/* The vector path of the lanes kernels (AETHER_LANES_SIMD): 32-byte GNU C vectors, the reduction's step printed with vector types, its barrier and product guard the OR with an opaque zero, fmin/fmax the one NaN rule as lane masks; every vector lane does the scalar step's operations on the scalar lane's terms. */
+#if defined(AETHER_LANES_SIMD)
+typedef float aether_f32x8 __attribute__((vector_size(32)));
+typedef int32_t aether_i32x8 __attribute__((vector_size(32)));
+typedef struct aether_pairfx8 { aether_f32x8 hi; aether_f32x8 comp; } aether_pairfx8;
+#define aether_barrier_f32x8(x) ((aether_f32x8)((aether_i32x8)(x) | (int32_t)aether_opaque_zero()))
+#define aether_product_f32x8(x) ((aether_f32x8)((aether_i32x8)(x) | (int32_t)aether_opaque_zero()))
+#define aether_select_f32x8(mask, x, y) ((aether_f32x8)(((aether_i32x8)(x) & (mask)) | ((aether_i32x8)(y) & ~(mask))))
+#define aether_fmin_f32x8(a, b) (aether_select_f32x8(((a) != (a)), (b), aether_select_f32x8(((b) != (b)), (a), aether_select_f32x8((b) < (a), (b), (a)))))
+#define aether_fmax_f32x8(a, b) (aether_select_f32x8(((a) != (a)), (b), aether_select_f32x8(((b) != (b)), (a), aether_select_f32x8((b) > (a), (b), (a)))))
+static __inline__ void aether_pairf_neumaier_add_x8(aether_pairfx8 *aether_result, const aether_pairfx8 *aether_p, const aether_f32x8 *aether_x)
+{
+    const aether_pairfx8 p = *aether_p;
+    const aether_f32x8 x = *aether_x;
+    const aether_f32x8 h = aether_barrier_f32x8(p.hi);
+    const aether_f32x8 c = aether_barrier_f32x8(p.comp);
+    const aether_f32x8 t = aether_barrier_f32x8(x);
+    const aether_f32x8 s = (h + t);
+    const aether_f32x8 two_sum_err_t = aether_barrier_f32x8(s);
+    const aether_f32x8 two_sum_err_bv = (two_sum_err_t - h);
+    const aether_f32x8 two_sum_err_ab = ((h - (two_sum_err_t - two_sum_err_bv)) + (t - two_sum_err_bv));
+    const aether_f32x8 two_sum_err_av = (two_sum_err_t - t);
+    const aether_f32x8 two_sum_err_ba = ((t - (two_sum_err_t - two_sum_err_av)) + (h - two_sum_err_av));
+    aether_pairfx8 out;
+    out.hi = s;
+    out.comp = (c + aether_fmax_f32x8(two_sum_err_ab, two_sum_err_ba));
+    *aether_result = out;
+}
+typedef double aether_f64x4 __attribute__((vector_size(32)));
+typedef int64_t aether_i64x4 __attribute__((vector_size(32)));
+typedef struct aether_pairdx4 { aether_f64x4 hi; aether_f64x4 comp; } aether_pairdx4;
+#define aether_barrier_f64x4(x) ((aether_f64x4)((aether_i64x4)(x) | (int64_t)aether_opaque_zero()))
+#define aether_product_f64x4(x) ((aether_f64x4)((aether_i64x4)(x) | (int64_t)aether_opaque_zero()))
+#define aether_select_f64x4(mask, x, y) ((aether_f64x4)(((aether_i64x4)(x) & (mask)) | ((aether_i64x4)(y) & ~(mask))))
+#define aether_fmin_f64x4(a, b) (aether_select_f64x4(((a) != (a)), (b), aether_select_f64x4(((b) != (b)), (a), aether_select_f64x4((b) < (a), (b), (a)))))
+#define aether_fmax_f64x4(a, b) (aether_select_f64x4(((a) != (a)), (b), aether_select_f64x4(((b) != (b)), (a), aether_select_f64x4((b) > (a), (b), (a)))))
+static __inline__ void aether_paird_neumaier_add_x4(aether_pairdx4 *aether_result, const aether_pairdx4 *aether_p, const aether_f64x4 *aether_x)
+{
+    const aether_pairdx4 p = *aether_p;
+    const aether_f64x4 x = *aether_x;
+    const aether_f64x4 h = aether_barrier_f64x4(p.hi);
+    const aether_f64x4 c = aether_barrier_f64x4(p.comp);
+    const aether_f64x4 t = aether_barrier_f64x4(x);
+    const aether_f64x4 s = (h + t);
+    const aether_f64x4 two_sum_err_t = aether_barrier_f64x4(s);
+    const aether_f64x4 two_sum_err_bv = (two_sum_err_t - h);
+    const aether_f64x4 two_sum_err_ab = ((h - (two_sum_err_t - two_sum_err_bv)) + (t - two_sum_err_bv));
+    const aether_f64x4 two_sum_err_av = (two_sum_err_t - t);
+    const aether_f64x4 two_sum_err_ba = ((t - (two_sum_err_t - two_sum_err_av)) + (h - two_sum_err_av));
+    aether_pairdx4 out;
+    out.hi = s;
+    out.comp = (c + aether_fmax_f64x4(two_sum_err_ab, two_sum_err_ba));
+    *aether_result = out;
+}
+#endif
 
 /* The per-lane linear algebra of 2x2 float matrices on row-major arrays ([rules.linalg]). */
 static inline int aether_lu_f32_2(float *w, int *ipiv)
@@ -2759,8 +2828,42 @@ AETHER_API aether_paird aether_paird_reduce32(const aether_paird lanes[32])
 
 AETHER_API void aether_f32_lanes_sum(aether_pairf lanes[32], size_t first, const float *x, size_t n)
 {
-    size_t j;
-    for (j = 0; j < n; ++j) {
+    size_t j = 0;
+    for (; j < n && (first + j) % 32u != 0u; ++j) {
+        const float term = x[j];
+        aether_pairf *lane = &lanes[(first + j) % 32u];
+        *lane = aether_pairf_neumaier_add(*lane, term);
+    }
+    #if defined(AETHER_LANES_SIMD)
+    if (n - j >= 32u) {
+        /* Lane 8v + k of the contract is lane k of vector v. */
+        aether_pairfx8 acc[4];
+        unsigned v, k;
+        for (v = 0; v < 4u; ++v) {
+            for (k = 0; k < 8u; ++k) {
+                acc[v].hi[k] = lanes[8u * v + k].hi;
+                acc[v].comp[k] = lanes[8u * v + k].comp;
+            }
+        }
+        for (; n - j >= 32u; j += 32u) {
+            for (v = 0; v < 4u; ++v) {
+                aether_f32x8 x_v;
+                memcpy(&x_v, x + j + 8u * v, sizeof x_v);
+                {
+                    const aether_f32x8 term = x_v;
+                    aether_pairf_neumaier_add_x8(&acc[v], &acc[v], &term);
+                }
+            }
+        }
+        for (v = 0; v < 4u; ++v) {
+            for (k = 0; k < 8u; ++k) {
+                lanes[8u * v + k].hi = acc[v].hi[k];
+                lanes[8u * v + k].comp = acc[v].comp[k];
+            }
+        }
+    }
+    #endif
+    for (; j < n; ++j) {
         const float term = x[j];
         aether_pairf *lane = &lanes[(first + j) % 32u];
         *lane = aether_pairf_neumaier_add(*lane, term);
@@ -2769,8 +2872,42 @@ AETHER_API void aether_f32_lanes_sum(aether_pairf lanes[32], size_t first, const
 
 AETHER_API void aether_f64_lanes_sum(aether_paird lanes[32], size_t first, const double *x, size_t n)
 {
-    size_t j;
-    for (j = 0; j < n; ++j) {
+    size_t j = 0;
+    for (; j < n && (first + j) % 32u != 0u; ++j) {
+        const double term = x[j];
+        aether_paird *lane = &lanes[(first + j) % 32u];
+        *lane = aether_paird_neumaier_add(*lane, term);
+    }
+    #if defined(AETHER_LANES_SIMD)
+    if (n - j >= 32u) {
+        /* Lane 4v + k of the contract is lane k of vector v. */
+        aether_pairdx4 acc[8];
+        unsigned v, k;
+        for (v = 0; v < 8u; ++v) {
+            for (k = 0; k < 4u; ++k) {
+                acc[v].hi[k] = lanes[4u * v + k].hi;
+                acc[v].comp[k] = lanes[4u * v + k].comp;
+            }
+        }
+        for (; n - j >= 32u; j += 32u) {
+            for (v = 0; v < 8u; ++v) {
+                aether_f64x4 x_v;
+                memcpy(&x_v, x + j + 4u * v, sizeof x_v);
+                {
+                    const aether_f64x4 term = x_v;
+                    aether_paird_neumaier_add_x4(&acc[v], &acc[v], &term);
+                }
+            }
+        }
+        for (v = 0; v < 8u; ++v) {
+            for (k = 0; k < 4u; ++k) {
+                lanes[4u * v + k].hi = acc[v].hi[k];
+                lanes[4u * v + k].comp = acc[v].comp[k];
+            }
+        }
+    }
+    #endif
+    for (; j < n; ++j) {
         const double term = x[j];
         aether_paird *lane = &lanes[(first + j) % 32u];
         *lane = aether_paird_neumaier_add(*lane, term);
@@ -2779,8 +2916,44 @@ AETHER_API void aether_f64_lanes_sum(aether_paird lanes[32], size_t first, const
 
 AETHER_API void aether_f32_lanes_dot(aether_pairf lanes[32], size_t first, const float *a, const float *b, size_t n)
 {
-    size_t j;
-    for (j = 0; j < n; ++j) {
+    size_t j = 0;
+    for (; j < n && (first + j) % 32u != 0u; ++j) {
+        const float term = aether_product_f32((a[j] * b[j]));
+        aether_pairf *lane = &lanes[(first + j) % 32u];
+        *lane = aether_pairf_neumaier_add(*lane, term);
+    }
+    #if defined(AETHER_LANES_SIMD)
+    if (n - j >= 32u) {
+        /* Lane 8v + k of the contract is lane k of vector v. */
+        aether_pairfx8 acc[4];
+        unsigned v, k;
+        for (v = 0; v < 4u; ++v) {
+            for (k = 0; k < 8u; ++k) {
+                acc[v].hi[k] = lanes[8u * v + k].hi;
+                acc[v].comp[k] = lanes[8u * v + k].comp;
+            }
+        }
+        for (; n - j >= 32u; j += 32u) {
+            for (v = 0; v < 4u; ++v) {
+                aether_f32x8 a_v;
+                memcpy(&a_v, a + j + 8u * v, sizeof a_v);
+                aether_f32x8 b_v;
+                memcpy(&b_v, b + j + 8u * v, sizeof b_v);
+                {
+                    const aether_f32x8 term = aether_product_f32x8((a_v * b_v));
+                    aether_pairf_neumaier_add_x8(&acc[v], &acc[v], &term);
+                }
+            }
+        }
+        for (v = 0; v < 4u; ++v) {
+            for (k = 0; k < 8u; ++k) {
+                lanes[8u * v + k].hi = acc[v].hi[k];
+                lanes[8u * v + k].comp = acc[v].comp[k];
+            }
+        }
+    }
+    #endif
+    for (; j < n; ++j) {
         const float term = aether_product_f32((a[j] * b[j]));
         aether_pairf *lane = &lanes[(first + j) % 32u];
         *lane = aether_pairf_neumaier_add(*lane, term);
@@ -2789,8 +2962,44 @@ AETHER_API void aether_f32_lanes_dot(aether_pairf lanes[32], size_t first, const
 
 AETHER_API void aether_f64_lanes_dot(aether_paird lanes[32], size_t first, const double *a, const double *b, size_t n)
 {
-    size_t j;
-    for (j = 0; j < n; ++j) {
+    size_t j = 0;
+    for (; j < n && (first + j) % 32u != 0u; ++j) {
+        const double term = aether_product_f64((a[j] * b[j]));
+        aether_paird *lane = &lanes[(first + j) % 32u];
+        *lane = aether_paird_neumaier_add(*lane, term);
+    }
+    #if defined(AETHER_LANES_SIMD)
+    if (n - j >= 32u) {
+        /* Lane 4v + k of the contract is lane k of vector v. */
+        aether_pairdx4 acc[8];
+        unsigned v, k;
+        for (v = 0; v < 8u; ++v) {
+            for (k = 0; k < 4u; ++k) {
+                acc[v].hi[k] = lanes[4u * v + k].hi;
+                acc[v].comp[k] = lanes[4u * v + k].comp;
+            }
+        }
+        for (; n - j >= 32u; j += 32u) {
+            for (v = 0; v < 8u; ++v) {
+                aether_f64x4 a_v;
+                memcpy(&a_v, a + j + 4u * v, sizeof a_v);
+                aether_f64x4 b_v;
+                memcpy(&b_v, b + j + 4u * v, sizeof b_v);
+                {
+                    const aether_f64x4 term = aether_product_f64x4((a_v * b_v));
+                    aether_paird_neumaier_add_x4(&acc[v], &acc[v], &term);
+                }
+            }
+        }
+        for (v = 0; v < 8u; ++v) {
+            for (k = 0; k < 4u; ++k) {
+                lanes[4u * v + k].hi = acc[v].hi[k];
+                lanes[4u * v + k].comp = acc[v].comp[k];
+            }
+        }
+    }
+    #endif
+    for (; j < n; ++j) {
         const double term = aether_product_f64((a[j] * b[j]));
         aether_paird *lane = &lanes[(first + j) % 32u];
         *lane = aether_paird_neumaier_add(*lane, term);

@@ -315,7 +315,7 @@ pub fn type_name(model: &Model, shape: &str, elem: &ElemType) -> String {
     }
 }
 
-fn kind_type(model: &Model, k: &Kind, elem: &ElemType) -> String {
+pub fn kind_type(model: &Model, k: &Kind, elem: &ElemType) -> String {
     match k {
         Kind::Bool => "int".into(),
         Kind::Shape(s) => type_name(model, &s.name, elem),
@@ -514,6 +514,7 @@ pub fn render_core(model: &Model, lowered: &[Function], banner: &str, witnesses:
     for t in &model.spec.types {
         helpers.push(minmax_helper(t, "static"));
     }
+    helpers.extend(super::c_simd::helpers(model, lowered));
     helpers.extend(linalg_helpers(model, lowered, &Dialect::C));
     let version: Vec<u32> = model.spec.version.split('.').map(|p| p.parse().unwrap_or(0)).chain(std::iter::repeat(0)).take(3).collect();
     let selftest = super::c_selftest::tables(model, witnesses);
@@ -674,7 +675,13 @@ pub fn kernel(model: &Model, k: &Kernel, dialect: &Dialect) -> CFunction {
         KernelKind::Lanes { arrays, .. } => {
             let arrs: Vec<String> = arrays.iter().map(|a| format!("const {t} *{a}")).collect();
             signature = format!("void {name}({pair} lanes[{lanes}], size_t first, {}, size_t n)", arrs.join(", "));
-            body.extend(super::stmt::block(dialect, model, elem, &super::kernels::lanes_body(model, k, dialect, &|a| Arr::param(a))));
+            let scalar = super::stmt::block(dialect, model, elem, &super::kernels::lanes_body(model, k, dialect, &|a| Arr::param(a)));
+            // The C core (guarded operators) adds the vector path; CUDA and OpenCL print the loop.
+            let vector = match dialect.arith {
+                Arith::Operators { guard: true } => super::c_simd::lanes_body(model, &model.lowered(), k, &scalar),
+                _ => None,
+            };
+            body.extend(vector.unwrap_or(scalar));
         }
         KernelKind::Array { lanes: lk } => {
             let lk_kernel = model.kernels.iter().find(|x| &x.name == lk && x.elem == k.elem).unwrap();

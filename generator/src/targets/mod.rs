@@ -12,6 +12,7 @@ pub mod c;
 pub mod c_check;
 pub mod c_flat;
 pub mod c_selftest;
+pub mod c_simd;
 pub mod cuda;
 pub mod df64;
 pub mod kernels;
