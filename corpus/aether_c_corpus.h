@@ -7,7 +7,7 @@
 
 #define AETHER_CORPUS_CONTRACT_VERSION "0.1.0"
 /* The fingerprint of the contract the corpus was generated from (aether_core.h's AETHER_CONTRACT_ID). */
-#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 fa9dabaad147d2441a8810f7e1e8dbcf"
+#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 26f3734307f2e41298630ad33cf4d904"
 
 #include "fmin_f32.h"
 #include "fmin_f64.h"
@@ -69,6 +69,8 @@
 #include "mat_dot_f64.h"
 #include "determinant_f32.h"
 #include "determinant_f64.h"
+#include "inverse_adjugate_f32.h"
+#include "inverse_adjugate_f64.h"
 #include "two_sum_err_f32.h"
 #include "two_sum_err_f64.h"
 #include "two_sum_f32.h"
@@ -323,6 +325,12 @@ static const aether_corpus_function aether_corpus_functions[] = {
     { "aether_mat3d_determinant", "determinant_f64", 64, 9, 1, 54, aether_corpus_mat3d_determinant, 1, 0, 0 },
     { "aether_mat4f_determinant", "determinant_f32", 32, 16, 1, 54, aether_corpus_mat4f_determinant, 1, 0, 0 },
     { "aether_mat4d_determinant", "determinant_f64", 64, 16, 1, 54, aether_corpus_mat4d_determinant, 1, 0, 0 },
+    { "aether_mat2f_inverse_adjugate", "inverse_adjugate_f32", 32, 4, 4, 55, aether_corpus_mat2f_inverse_adjugate, 1, 0, 0 },
+    { "aether_mat2d_inverse_adjugate", "inverse_adjugate_f64", 64, 4, 4, 55, aether_corpus_mat2d_inverse_adjugate, 1, 0, 0 },
+    { "aether_mat3f_inverse_adjugate", "inverse_adjugate_f32", 32, 9, 9, 56, aether_corpus_mat3f_inverse_adjugate, 1, 0, 0 },
+    { "aether_mat3d_inverse_adjugate", "inverse_adjugate_f64", 64, 9, 9, 56, aether_corpus_mat3d_inverse_adjugate, 1, 0, 0 },
+    { "aether_mat4f_inverse_adjugate", "inverse_adjugate_f32", 32, 16, 16, 56, aether_corpus_mat4f_inverse_adjugate, 1, 0, 0 },
+    { "aether_mat4d_inverse_adjugate", "inverse_adjugate_f64", 64, 16, 16, 56, aether_corpus_mat4d_inverse_adjugate, 1, 0, 0 },
     { "aether_f32_two_sum_err", "two_sum_err_f32", 32, 3, 1, 54, aether_corpus_f32_two_sum_err, 1, 0, 0 },
     { "aether_f64_two_sum_err", "two_sum_err_f64", 64, 3, 1, 55, aether_corpus_f64_two_sum_err, 1, 0, 0 },
     { "aether_f32_two_sum", "two_sum_f32", 32, 2, 2, 230, aether_corpus_f32_two_sum, 1, 0, 0 },
@@ -493,6 +501,6 @@ static const aether_corpus_function aether_corpus_functions[] = {
     { "aether_mat4d_eigh_lanes", "eigh_lanes_f64", 64, 0, 0, 46, aether_corpus_mat4d_eigh_lanes, 1, 0, 1 },
 };
 
-#define AETHER_CORPUS_FUNCTION_COUNT 326
+#define AETHER_CORPUS_FUNCTION_COUNT 332
 
 #endif /* AETHER_C_CORPUS_H */

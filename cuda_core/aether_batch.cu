@@ -4206,6 +4206,224 @@ extern "C" int aether_mat4d_determinant_batch(const double *m, double *out, size
     return (int)cudaGetLastError();
 }
 
+static __global__ void aether_batch_kernel_mat2f_inverse_adjugate(const float *m, float *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        aether_mat2f v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        const aether_mat2f result = aether_mat2f_inverse_adjugate(v_m);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+    }
+}
+
+extern "C" int aether_mat2f_inverse_adjugate_batch(const float *m, float *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_mat2f_inverse_adjugate<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(m, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_mat2d_inverse_adjugate(const double *m, double *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        aether_mat2d v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        const aether_mat2d result = aether_mat2d_inverse_adjugate(v_m);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+    }
+}
+
+extern "C" int aether_mat2d_inverse_adjugate_batch(const double *m, double *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_mat2d_inverse_adjugate<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(m, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_mat3f_inverse_adjugate(const float *m, float *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        aether_mat3f v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        v_m.m[4] = m[4u * n + i];
+        v_m.m[5] = m[5u * n + i];
+        v_m.m[6] = m[6u * n + i];
+        v_m.m[7] = m[7u * n + i];
+        v_m.m[8] = m[8u * n + i];
+        const aether_mat3f result = aether_mat3f_inverse_adjugate(v_m);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+    }
+}
+
+extern "C" int aether_mat3f_inverse_adjugate_batch(const float *m, float *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_mat3f_inverse_adjugate<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(m, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_mat3d_inverse_adjugate(const double *m, double *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        aether_mat3d v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        v_m.m[4] = m[4u * n + i];
+        v_m.m[5] = m[5u * n + i];
+        v_m.m[6] = m[6u * n + i];
+        v_m.m[7] = m[7u * n + i];
+        v_m.m[8] = m[8u * n + i];
+        const aether_mat3d result = aether_mat3d_inverse_adjugate(v_m);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+    }
+}
+
+extern "C" int aether_mat3d_inverse_adjugate_batch(const double *m, double *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_mat3d_inverse_adjugate<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(m, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_mat4f_inverse_adjugate(const float *m, float *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        aether_mat4f v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        v_m.m[4] = m[4u * n + i];
+        v_m.m[5] = m[5u * n + i];
+        v_m.m[6] = m[6u * n + i];
+        v_m.m[7] = m[7u * n + i];
+        v_m.m[8] = m[8u * n + i];
+        v_m.m[9] = m[9u * n + i];
+        v_m.m[10] = m[10u * n + i];
+        v_m.m[11] = m[11u * n + i];
+        v_m.m[12] = m[12u * n + i];
+        v_m.m[13] = m[13u * n + i];
+        v_m.m[14] = m[14u * n + i];
+        v_m.m[15] = m[15u * n + i];
+        const aether_mat4f result = aether_mat4f_inverse_adjugate(v_m);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+        out[9u * n + i] = result.m[9];
+        out[10u * n + i] = result.m[10];
+        out[11u * n + i] = result.m[11];
+        out[12u * n + i] = result.m[12];
+        out[13u * n + i] = result.m[13];
+        out[14u * n + i] = result.m[14];
+        out[15u * n + i] = result.m[15];
+    }
+}
+
+extern "C" int aether_mat4f_inverse_adjugate_batch(const float *m, float *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_mat4f_inverse_adjugate<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(m, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_mat4d_inverse_adjugate(const double *m, double *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        aether_mat4d v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        v_m.m[4] = m[4u * n + i];
+        v_m.m[5] = m[5u * n + i];
+        v_m.m[6] = m[6u * n + i];
+        v_m.m[7] = m[7u * n + i];
+        v_m.m[8] = m[8u * n + i];
+        v_m.m[9] = m[9u * n + i];
+        v_m.m[10] = m[10u * n + i];
+        v_m.m[11] = m[11u * n + i];
+        v_m.m[12] = m[12u * n + i];
+        v_m.m[13] = m[13u * n + i];
+        v_m.m[14] = m[14u * n + i];
+        v_m.m[15] = m[15u * n + i];
+        const aether_mat4d result = aether_mat4d_inverse_adjugate(v_m);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+        out[9u * n + i] = result.m[9];
+        out[10u * n + i] = result.m[10];
+        out[11u * n + i] = result.m[11];
+        out[12u * n + i] = result.m[12];
+        out[13u * n + i] = result.m[13];
+        out[14u * n + i] = result.m[14];
+        out[15u * n + i] = result.m[15];
+    }
+}
+
+extern "C" int aether_mat4d_inverse_adjugate_batch(const double *m, double *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_mat4d_inverse_adjugate<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(m, out, n);
+    return (int)cudaGetLastError();
+}
+
 static __global__ void aether_batch_kernel_f32_two_sum_err(const float *a, const float *b, const float *s, float *out, size_t n)
 {
     const size_t stride = (size_t)gridDim.x * blockDim.x;

@@ -9,14 +9,14 @@
    Structure of arrays: for a parameter or result with several components (a vec3f, a mat3d,
    ...), component c of item i is at [c * n + i]; a matrix's components are its row-major
    elements, (r, c) at component r * cols + c. Scalars are at [i]; truth values are int.
-   Link aether_batch.cu (nvcc -c aether_batch.cu) into the program. Contract aether 0.1.0 fa9dabaad147d2441a8810f7e1e8dbcf. */
+   Link aether_batch.cu (nvcc -c aether_batch.cu) into the program. Contract aether 0.1.0 26f3734307f2e41298630ad33cf4d904. */
 #ifndef AETHER_BATCH_H
 #define AETHER_BATCH_H
 
 #include <stddef.h>
 #include <cuda_runtime_api.h>
 
-#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 fa9dabaad147d2441a8810f7e1e8dbcf"
+#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 26f3734307f2e41298630ad33cf4d904"
 
 #ifdef __cplusplus
 extern "C" {
@@ -495,6 +495,24 @@ int aether_mat4f_determinant_batch(const float *m, float *out, size_t n, cudaStr
 
 /* aether_mat4d_determinant_batch: out[i] = aether_mat4d_determinant(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 int aether_mat4d_determinant_batch(const double *m, double *out, size_t n, cudaStream_t stream);
+
+/* aether_mat2f_inverse_adjugate_batch: out[i] = aether_mat2f_inverse_adjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat2f_inverse_adjugate_batch(const float *m, float *out, size_t n, cudaStream_t stream);
+
+/* aether_mat2d_inverse_adjugate_batch: out[i] = aether_mat2d_inverse_adjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat2d_inverse_adjugate_batch(const double *m, double *out, size_t n, cudaStream_t stream);
+
+/* aether_mat3f_inverse_adjugate_batch: out[i] = aether_mat3f_inverse_adjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat3f_inverse_adjugate_batch(const float *m, float *out, size_t n, cudaStream_t stream);
+
+/* aether_mat3d_inverse_adjugate_batch: out[i] = aether_mat3d_inverse_adjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat3d_inverse_adjugate_batch(const double *m, double *out, size_t n, cudaStream_t stream);
+
+/* aether_mat4f_inverse_adjugate_batch: out[i] = aether_mat4f_inverse_adjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat4f_inverse_adjugate_batch(const float *m, float *out, size_t n, cudaStream_t stream);
+
+/* aether_mat4d_inverse_adjugate_batch: out[i] = aether_mat4d_inverse_adjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat4d_inverse_adjugate_batch(const double *m, double *out, size_t n, cudaStream_t stream);
 
 /* aether_f32_two_sum_err_batch: out[i] = aether_f32_two_sum_err(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 int aether_f32_two_sum_err_batch(const float *a, const float *b, const float *s, float *out, size_t n, cudaStream_t stream);

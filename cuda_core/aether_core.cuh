@@ -39,7 +39,7 @@
 #define AETHER_VERSION_PATCH 0
 /* The contract's fingerprint: the same as c_core/aether_core.h and the corpus when they come from
    the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 fa9dabaad147d2441a8810f7e1e8dbcf"
+#define AETHER_CONTRACT_ID "aether 0.1.0 26f3734307f2e41298630ad33cf4d904"
 
 /* Self-test status bits (the C core's, plus DEVICE). */
 #define AETHER_SELFTEST_OK 0
@@ -500,6 +500,12 @@ AETHER_HD inline float aether_mat3f_determinant(aether_mat3f m);
 AETHER_HD inline double aether_mat3d_determinant(aether_mat3d m);
 AETHER_HD inline float aether_mat4f_determinant(aether_mat4f m);
 AETHER_HD inline double aether_mat4d_determinant(aether_mat4d m);
+AETHER_HD inline aether_mat2f aether_mat2f_inverse_adjugate(aether_mat2f m);
+AETHER_HD inline aether_mat2d aether_mat2d_inverse_adjugate(aether_mat2d m);
+AETHER_HD inline aether_mat3f aether_mat3f_inverse_adjugate(aether_mat3f m);
+AETHER_HD inline aether_mat3d aether_mat3d_inverse_adjugate(aether_mat3d m);
+AETHER_HD inline aether_mat4f aether_mat4f_inverse_adjugate(aether_mat4f m);
+AETHER_HD inline aether_mat4d aether_mat4d_inverse_adjugate(aether_mat4d m);
 AETHER_HD inline float aether_f32_two_sum_err(float a, float b, float s);
 AETHER_HD inline double aether_f64_two_sum_err(double a, double b, double s);
 AETHER_HD inline aether_pairf aether_f32_two_sum(float a, float b);
@@ -4395,6 +4401,212 @@ AETHER_HD inline double aether_mat4d_determinant(aether_mat4d m)
     return aether_sub_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[0], aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[5], aether_sub_f64(aether_mul_f64(m.m[10], m.m[15]), aether_mul_f64(m.m[11], m.m[14]))), aether_mul_f64(m.m[6], aether_sub_f64(aether_mul_f64(m.m[9], m.m[15]), aether_mul_f64(m.m[11], m.m[13])))), aether_mul_f64(m.m[7], aether_sub_f64(aether_mul_f64(m.m[9], m.m[14]), aether_mul_f64(m.m[10], m.m[13]))))), aether_mul_f64(m.m[1], aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[4], aether_sub_f64(aether_mul_f64(m.m[10], m.m[15]), aether_mul_f64(m.m[11], m.m[14]))), aether_mul_f64(m.m[6], aether_sub_f64(aether_mul_f64(m.m[8], m.m[15]), aether_mul_f64(m.m[11], m.m[12])))), aether_mul_f64(m.m[7], aether_sub_f64(aether_mul_f64(m.m[8], m.m[14]), aether_mul_f64(m.m[10], m.m[12])))))), aether_mul_f64(m.m[2], aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[4], aether_sub_f64(aether_mul_f64(m.m[9], m.m[15]), aether_mul_f64(m.m[11], m.m[13]))), aether_mul_f64(m.m[5], aether_sub_f64(aether_mul_f64(m.m[8], m.m[15]), aether_mul_f64(m.m[11], m.m[12])))), aether_mul_f64(m.m[7], aether_sub_f64(aether_mul_f64(m.m[8], m.m[13]), aether_mul_f64(m.m[9], m.m[12])))))), aether_mul_f64(m.m[3], aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[4], aether_sub_f64(aether_mul_f64(m.m[9], m.m[14]), aether_mul_f64(m.m[10], m.m[13]))), aether_mul_f64(m.m[5], aether_sub_f64(aether_mul_f64(m.m[8], m.m[14]), aether_mul_f64(m.m[10], m.m[12])))), aether_mul_f64(m.m[6], aether_sub_f64(aether_mul_f64(m.m[8], m.m[13]), aether_mul_f64(m.m[9], m.m[12]))))));
 }
 
+/* aether_mat2f_inverse_adjugate: Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
+   Spec:
+       s = 1 / determinant(m)
+       out[r][c] = (r == c ? m[1 - c][1 - r] : m[r][c] * -1) * s
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float s = (1.0f / ((m.m[0] * m.m[3]) - (m.m[1] * m.m[2])));
+       aether_mat2f out;
+       out.m[0] = (m.m[3] * s);
+       out.m[1] = ((m.m[1] * -1.0f) * s);
+       out.m[2] = ((m.m[2] * -1.0f) * s);
+       out.m[3] = (m.m[0] * s);
+       return out; */
+AETHER_HD inline aether_mat2f aether_mat2f_inverse_adjugate(aether_mat2f m)
+{
+    const float s = aether_div_f32(1.0f, aether_sub_f32(aether_mul_f32(m.m[0], m.m[3]), aether_mul_f32(m.m[1], m.m[2])));
+    aether_mat2f out;
+    out.m[0] = aether_mul_f32(m.m[3], s);
+    out.m[1] = aether_mul_f32(aether_mul_f32(m.m[1], -1.0f), s);
+    out.m[2] = aether_mul_f32(aether_mul_f32(m.m[2], -1.0f), s);
+    out.m[3] = aether_mul_f32(m.m[0], s);
+    return out;
+}
+
+/* aether_mat2d_inverse_adjugate: Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
+   Spec:
+       s = 1 / determinant(m)
+       out[r][c] = (r == c ? m[1 - c][1 - r] : m[r][c] * -1) * s
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double s = (1.0 / ((m.m[0] * m.m[3]) - (m.m[1] * m.m[2])));
+       aether_mat2d out;
+       out.m[0] = (m.m[3] * s);
+       out.m[1] = ((m.m[1] * -1.0) * s);
+       out.m[2] = ((m.m[2] * -1.0) * s);
+       out.m[3] = (m.m[0] * s);
+       return out; */
+AETHER_HD inline aether_mat2d aether_mat2d_inverse_adjugate(aether_mat2d m)
+{
+    const double s = aether_div_f64(1.0, aether_sub_f64(aether_mul_f64(m.m[0], m.m[3]), aether_mul_f64(m.m[1], m.m[2])));
+    aether_mat2d out;
+    out.m[0] = aether_mul_f64(m.m[3], s);
+    out.m[1] = aether_mul_f64(aether_mul_f64(m.m[1], -1.0), s);
+    out.m[2] = aether_mul_f64(aether_mul_f64(m.m[2], -1.0), s);
+    out.m[3] = aether_mul_f64(m.m[0], s);
+    return out;
+}
+
+/* aether_mat3f_inverse_adjugate: Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
+   Spec:
+       s = 1 / determinant(m)
+       out[r][c] = (r + c == 1 || r + c == 3 ? determinant(minor(m, c, r)) * -1 : determinant(minor(m, c, r))) * s
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float s = (1.0f / (((m.m[0] * ((m.m[4] * m.m[8]) - (m.m[5] * m.m[7]))) - (m.m[1] * ((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])))) + (m.m[2] * ((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])))));
+       aether_mat3f out;
+       out.m[0] = (((m.m[4] * m.m[8]) - (m.m[5] * m.m[7])) * s);
+       out.m[1] = ((((m.m[1] * m.m[8]) - (m.m[2] * m.m[7])) * -1.0f) * s);
+       out.m[2] = (((m.m[1] * m.m[5]) - (m.m[2] * m.m[4])) * s);
+       out.m[3] = ((((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])) * -1.0f) * s);
+       out.m[4] = (((m.m[0] * m.m[8]) - (m.m[2] * m.m[6])) * s);
+       out.m[5] = ((((m.m[0] * m.m[5]) - (m.m[2] * m.m[3])) * -1.0f) * s);
+       out.m[6] = (((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])) * s);
+       out.m[7] = ((((m.m[0] * m.m[7]) - (m.m[1] * m.m[6])) * -1.0f) * s);
+       out.m[8] = (((m.m[0] * m.m[4]) - (m.m[1] * m.m[3])) * s);
+       return out; */
+AETHER_HD inline aether_mat3f aether_mat3f_inverse_adjugate(aether_mat3f m)
+{
+    const float s = aether_div_f32(1.0f, aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[0], aether_sub_f32(aether_mul_f32(m.m[4], m.m[8]), aether_mul_f32(m.m[5], m.m[7]))), aether_mul_f32(m.m[1], aether_sub_f32(aether_mul_f32(m.m[3], m.m[8]), aether_mul_f32(m.m[5], m.m[6])))), aether_mul_f32(m.m[2], aether_sub_f32(aether_mul_f32(m.m[3], m.m[7]), aether_mul_f32(m.m[4], m.m[6])))));
+    aether_mat3f out;
+    out.m[0] = aether_mul_f32(aether_sub_f32(aether_mul_f32(m.m[4], m.m[8]), aether_mul_f32(m.m[5], m.m[7])), s);
+    out.m[1] = aether_mul_f32(aether_mul_f32(aether_sub_f32(aether_mul_f32(m.m[1], m.m[8]), aether_mul_f32(m.m[2], m.m[7])), -1.0f), s);
+    out.m[2] = aether_mul_f32(aether_sub_f32(aether_mul_f32(m.m[1], m.m[5]), aether_mul_f32(m.m[2], m.m[4])), s);
+    out.m[3] = aether_mul_f32(aether_mul_f32(aether_sub_f32(aether_mul_f32(m.m[3], m.m[8]), aether_mul_f32(m.m[5], m.m[6])), -1.0f), s);
+    out.m[4] = aether_mul_f32(aether_sub_f32(aether_mul_f32(m.m[0], m.m[8]), aether_mul_f32(m.m[2], m.m[6])), s);
+    out.m[5] = aether_mul_f32(aether_mul_f32(aether_sub_f32(aether_mul_f32(m.m[0], m.m[5]), aether_mul_f32(m.m[2], m.m[3])), -1.0f), s);
+    out.m[6] = aether_mul_f32(aether_sub_f32(aether_mul_f32(m.m[3], m.m[7]), aether_mul_f32(m.m[4], m.m[6])), s);
+    out.m[7] = aether_mul_f32(aether_mul_f32(aether_sub_f32(aether_mul_f32(m.m[0], m.m[7]), aether_mul_f32(m.m[1], m.m[6])), -1.0f), s);
+    out.m[8] = aether_mul_f32(aether_sub_f32(aether_mul_f32(m.m[0], m.m[4]), aether_mul_f32(m.m[1], m.m[3])), s);
+    return out;
+}
+
+/* aether_mat3d_inverse_adjugate: Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
+   Spec:
+       s = 1 / determinant(m)
+       out[r][c] = (r + c == 1 || r + c == 3 ? determinant(minor(m, c, r)) * -1 : determinant(minor(m, c, r))) * s
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double s = (1.0 / (((m.m[0] * ((m.m[4] * m.m[8]) - (m.m[5] * m.m[7]))) - (m.m[1] * ((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])))) + (m.m[2] * ((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])))));
+       aether_mat3d out;
+       out.m[0] = (((m.m[4] * m.m[8]) - (m.m[5] * m.m[7])) * s);
+       out.m[1] = ((((m.m[1] * m.m[8]) - (m.m[2] * m.m[7])) * -1.0) * s);
+       out.m[2] = (((m.m[1] * m.m[5]) - (m.m[2] * m.m[4])) * s);
+       out.m[3] = ((((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])) * -1.0) * s);
+       out.m[4] = (((m.m[0] * m.m[8]) - (m.m[2] * m.m[6])) * s);
+       out.m[5] = ((((m.m[0] * m.m[5]) - (m.m[2] * m.m[3])) * -1.0) * s);
+       out.m[6] = (((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])) * s);
+       out.m[7] = ((((m.m[0] * m.m[7]) - (m.m[1] * m.m[6])) * -1.0) * s);
+       out.m[8] = (((m.m[0] * m.m[4]) - (m.m[1] * m.m[3])) * s);
+       return out; */
+AETHER_HD inline aether_mat3d aether_mat3d_inverse_adjugate(aether_mat3d m)
+{
+    const double s = aether_div_f64(1.0, aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[0], aether_sub_f64(aether_mul_f64(m.m[4], m.m[8]), aether_mul_f64(m.m[5], m.m[7]))), aether_mul_f64(m.m[1], aether_sub_f64(aether_mul_f64(m.m[3], m.m[8]), aether_mul_f64(m.m[5], m.m[6])))), aether_mul_f64(m.m[2], aether_sub_f64(aether_mul_f64(m.m[3], m.m[7]), aether_mul_f64(m.m[4], m.m[6])))));
+    aether_mat3d out;
+    out.m[0] = aether_mul_f64(aether_sub_f64(aether_mul_f64(m.m[4], m.m[8]), aether_mul_f64(m.m[5], m.m[7])), s);
+    out.m[1] = aether_mul_f64(aether_mul_f64(aether_sub_f64(aether_mul_f64(m.m[1], m.m[8]), aether_mul_f64(m.m[2], m.m[7])), -1.0), s);
+    out.m[2] = aether_mul_f64(aether_sub_f64(aether_mul_f64(m.m[1], m.m[5]), aether_mul_f64(m.m[2], m.m[4])), s);
+    out.m[3] = aether_mul_f64(aether_mul_f64(aether_sub_f64(aether_mul_f64(m.m[3], m.m[8]), aether_mul_f64(m.m[5], m.m[6])), -1.0), s);
+    out.m[4] = aether_mul_f64(aether_sub_f64(aether_mul_f64(m.m[0], m.m[8]), aether_mul_f64(m.m[2], m.m[6])), s);
+    out.m[5] = aether_mul_f64(aether_mul_f64(aether_sub_f64(aether_mul_f64(m.m[0], m.m[5]), aether_mul_f64(m.m[2], m.m[3])), -1.0), s);
+    out.m[6] = aether_mul_f64(aether_sub_f64(aether_mul_f64(m.m[3], m.m[7]), aether_mul_f64(m.m[4], m.m[6])), s);
+    out.m[7] = aether_mul_f64(aether_mul_f64(aether_sub_f64(aether_mul_f64(m.m[0], m.m[7]), aether_mul_f64(m.m[1], m.m[6])), -1.0), s);
+    out.m[8] = aether_mul_f64(aether_sub_f64(aether_mul_f64(m.m[0], m.m[4]), aether_mul_f64(m.m[1], m.m[3])), s);
+    return out;
+}
+
+/* aether_mat4f_inverse_adjugate: Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
+   Spec:
+       s = 1 / determinant(m)
+       out[r][c] = (r + c == 1 || r + c == 3 || r + c == 5 ? determinant(minor(m, c, r)) * -1 : determinant(minor(m, c, r))) * s
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float s = (1.0f / ((((m.m[0] * (((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))))) - (m.m[1] * (((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))))) + (m.m[2] * (((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))) - (m.m[3] * (((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))));
+       aether_mat4f out;
+       out.m[0] = ((((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * s);
+       out.m[1] = (((((m.m[1] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[3] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * -1.0f) * s);
+       out.m[2] = ((((m.m[1] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13])))) + (m.m[3] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13])))) * s);
+       out.m[3] = (((((m.m[1] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9])))) + (m.m[3] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9])))) * -1.0f) * s);
+       out.m[4] = (((((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * -1.0f) * s);
+       out.m[5] = ((((m.m[0] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * s);
+       out.m[6] = (((((m.m[0] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) * -1.0f) * s);
+       out.m[7] = ((((m.m[0] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) * s);
+       out.m[8] = ((((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
+       out.m[9] = (((((m.m[0] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0f) * s);
+       out.m[10] = ((((m.m[0] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * s);
+       out.m[11] = (((((m.m[0] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * -1.0f) * s);
+       out.m[12] = (((((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0f) * s);
+       out.m[13] = ((((m.m[0] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[2] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
+       out.m[14] = (((((m.m[0] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) + (m.m[2] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * -1.0f) * s);
+       out.m[15] = ((((m.m[0] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) + (m.m[2] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * s);
+       return out; */
+AETHER_HD inline aether_mat4f aether_mat4f_inverse_adjugate(aether_mat4f m)
+{
+    const float s = aether_div_f32(1.0f, aether_sub_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[0], aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[5], aether_sub_f32(aether_mul_f32(m.m[10], m.m[15]), aether_mul_f32(m.m[11], m.m[14]))), aether_mul_f32(m.m[6], aether_sub_f32(aether_mul_f32(m.m[9], m.m[15]), aether_mul_f32(m.m[11], m.m[13])))), aether_mul_f32(m.m[7], aether_sub_f32(aether_mul_f32(m.m[9], m.m[14]), aether_mul_f32(m.m[10], m.m[13]))))), aether_mul_f32(m.m[1], aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[4], aether_sub_f32(aether_mul_f32(m.m[10], m.m[15]), aether_mul_f32(m.m[11], m.m[14]))), aether_mul_f32(m.m[6], aether_sub_f32(aether_mul_f32(m.m[8], m.m[15]), aether_mul_f32(m.m[11], m.m[12])))), aether_mul_f32(m.m[7], aether_sub_f32(aether_mul_f32(m.m[8], m.m[14]), aether_mul_f32(m.m[10], m.m[12])))))), aether_mul_f32(m.m[2], aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[4], aether_sub_f32(aether_mul_f32(m.m[9], m.m[15]), aether_mul_f32(m.m[11], m.m[13]))), aether_mul_f32(m.m[5], aether_sub_f32(aether_mul_f32(m.m[8], m.m[15]), aether_mul_f32(m.m[11], m.m[12])))), aether_mul_f32(m.m[7], aether_sub_f32(aether_mul_f32(m.m[8], m.m[13]), aether_mul_f32(m.m[9], m.m[12])))))), aether_mul_f32(m.m[3], aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[4], aether_sub_f32(aether_mul_f32(m.m[9], m.m[14]), aether_mul_f32(m.m[10], m.m[13]))), aether_mul_f32(m.m[5], aether_sub_f32(aether_mul_f32(m.m[8], m.m[14]), aether_mul_f32(m.m[10], m.m[12])))), aether_mul_f32(m.m[6], aether_sub_f32(aether_mul_f32(m.m[8], m.m[13]), aether_mul_f32(m.m[9], m.m[12])))))));
+    aether_mat4f out;
+    out.m[0] = aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[5], aether_sub_f32(aether_mul_f32(m.m[10], m.m[15]), aether_mul_f32(m.m[11], m.m[14]))), aether_mul_f32(m.m[6], aether_sub_f32(aether_mul_f32(m.m[9], m.m[15]), aether_mul_f32(m.m[11], m.m[13])))), aether_mul_f32(m.m[7], aether_sub_f32(aether_mul_f32(m.m[9], m.m[14]), aether_mul_f32(m.m[10], m.m[13])))), s);
+    out.m[1] = aether_mul_f32(aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[1], aether_sub_f32(aether_mul_f32(m.m[10], m.m[15]), aether_mul_f32(m.m[11], m.m[14]))), aether_mul_f32(m.m[2], aether_sub_f32(aether_mul_f32(m.m[9], m.m[15]), aether_mul_f32(m.m[11], m.m[13])))), aether_mul_f32(m.m[3], aether_sub_f32(aether_mul_f32(m.m[9], m.m[14]), aether_mul_f32(m.m[10], m.m[13])))), -1.0f), s);
+    out.m[2] = aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[1], aether_sub_f32(aether_mul_f32(m.m[6], m.m[15]), aether_mul_f32(m.m[7], m.m[14]))), aether_mul_f32(m.m[2], aether_sub_f32(aether_mul_f32(m.m[5], m.m[15]), aether_mul_f32(m.m[7], m.m[13])))), aether_mul_f32(m.m[3], aether_sub_f32(aether_mul_f32(m.m[5], m.m[14]), aether_mul_f32(m.m[6], m.m[13])))), s);
+    out.m[3] = aether_mul_f32(aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[1], aether_sub_f32(aether_mul_f32(m.m[6], m.m[11]), aether_mul_f32(m.m[7], m.m[10]))), aether_mul_f32(m.m[2], aether_sub_f32(aether_mul_f32(m.m[5], m.m[11]), aether_mul_f32(m.m[7], m.m[9])))), aether_mul_f32(m.m[3], aether_sub_f32(aether_mul_f32(m.m[5], m.m[10]), aether_mul_f32(m.m[6], m.m[9])))), -1.0f), s);
+    out.m[4] = aether_mul_f32(aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[4], aether_sub_f32(aether_mul_f32(m.m[10], m.m[15]), aether_mul_f32(m.m[11], m.m[14]))), aether_mul_f32(m.m[6], aether_sub_f32(aether_mul_f32(m.m[8], m.m[15]), aether_mul_f32(m.m[11], m.m[12])))), aether_mul_f32(m.m[7], aether_sub_f32(aether_mul_f32(m.m[8], m.m[14]), aether_mul_f32(m.m[10], m.m[12])))), -1.0f), s);
+    out.m[5] = aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[0], aether_sub_f32(aether_mul_f32(m.m[10], m.m[15]), aether_mul_f32(m.m[11], m.m[14]))), aether_mul_f32(m.m[2], aether_sub_f32(aether_mul_f32(m.m[8], m.m[15]), aether_mul_f32(m.m[11], m.m[12])))), aether_mul_f32(m.m[3], aether_sub_f32(aether_mul_f32(m.m[8], m.m[14]), aether_mul_f32(m.m[10], m.m[12])))), s);
+    out.m[6] = aether_mul_f32(aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[0], aether_sub_f32(aether_mul_f32(m.m[6], m.m[15]), aether_mul_f32(m.m[7], m.m[14]))), aether_mul_f32(m.m[2], aether_sub_f32(aether_mul_f32(m.m[4], m.m[15]), aether_mul_f32(m.m[7], m.m[12])))), aether_mul_f32(m.m[3], aether_sub_f32(aether_mul_f32(m.m[4], m.m[14]), aether_mul_f32(m.m[6], m.m[12])))), -1.0f), s);
+    out.m[7] = aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[0], aether_sub_f32(aether_mul_f32(m.m[6], m.m[11]), aether_mul_f32(m.m[7], m.m[10]))), aether_mul_f32(m.m[2], aether_sub_f32(aether_mul_f32(m.m[4], m.m[11]), aether_mul_f32(m.m[7], m.m[8])))), aether_mul_f32(m.m[3], aether_sub_f32(aether_mul_f32(m.m[4], m.m[10]), aether_mul_f32(m.m[6], m.m[8])))), s);
+    out.m[8] = aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[4], aether_sub_f32(aether_mul_f32(m.m[9], m.m[15]), aether_mul_f32(m.m[11], m.m[13]))), aether_mul_f32(m.m[5], aether_sub_f32(aether_mul_f32(m.m[8], m.m[15]), aether_mul_f32(m.m[11], m.m[12])))), aether_mul_f32(m.m[7], aether_sub_f32(aether_mul_f32(m.m[8], m.m[13]), aether_mul_f32(m.m[9], m.m[12])))), s);
+    out.m[9] = aether_mul_f32(aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[0], aether_sub_f32(aether_mul_f32(m.m[9], m.m[15]), aether_mul_f32(m.m[11], m.m[13]))), aether_mul_f32(m.m[1], aether_sub_f32(aether_mul_f32(m.m[8], m.m[15]), aether_mul_f32(m.m[11], m.m[12])))), aether_mul_f32(m.m[3], aether_sub_f32(aether_mul_f32(m.m[8], m.m[13]), aether_mul_f32(m.m[9], m.m[12])))), -1.0f), s);
+    out.m[10] = aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[0], aether_sub_f32(aether_mul_f32(m.m[5], m.m[15]), aether_mul_f32(m.m[7], m.m[13]))), aether_mul_f32(m.m[1], aether_sub_f32(aether_mul_f32(m.m[4], m.m[15]), aether_mul_f32(m.m[7], m.m[12])))), aether_mul_f32(m.m[3], aether_sub_f32(aether_mul_f32(m.m[4], m.m[13]), aether_mul_f32(m.m[5], m.m[12])))), s);
+    out.m[11] = aether_mul_f32(aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[0], aether_sub_f32(aether_mul_f32(m.m[5], m.m[11]), aether_mul_f32(m.m[7], m.m[9]))), aether_mul_f32(m.m[1], aether_sub_f32(aether_mul_f32(m.m[4], m.m[11]), aether_mul_f32(m.m[7], m.m[8])))), aether_mul_f32(m.m[3], aether_sub_f32(aether_mul_f32(m.m[4], m.m[9]), aether_mul_f32(m.m[5], m.m[8])))), -1.0f), s);
+    out.m[12] = aether_mul_f32(aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[4], aether_sub_f32(aether_mul_f32(m.m[9], m.m[14]), aether_mul_f32(m.m[10], m.m[13]))), aether_mul_f32(m.m[5], aether_sub_f32(aether_mul_f32(m.m[8], m.m[14]), aether_mul_f32(m.m[10], m.m[12])))), aether_mul_f32(m.m[6], aether_sub_f32(aether_mul_f32(m.m[8], m.m[13]), aether_mul_f32(m.m[9], m.m[12])))), -1.0f), s);
+    out.m[13] = aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[0], aether_sub_f32(aether_mul_f32(m.m[9], m.m[14]), aether_mul_f32(m.m[10], m.m[13]))), aether_mul_f32(m.m[1], aether_sub_f32(aether_mul_f32(m.m[8], m.m[14]), aether_mul_f32(m.m[10], m.m[12])))), aether_mul_f32(m.m[2], aether_sub_f32(aether_mul_f32(m.m[8], m.m[13]), aether_mul_f32(m.m[9], m.m[12])))), s);
+    out.m[14] = aether_mul_f32(aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[0], aether_sub_f32(aether_mul_f32(m.m[5], m.m[14]), aether_mul_f32(m.m[6], m.m[13]))), aether_mul_f32(m.m[1], aether_sub_f32(aether_mul_f32(m.m[4], m.m[14]), aether_mul_f32(m.m[6], m.m[12])))), aether_mul_f32(m.m[2], aether_sub_f32(aether_mul_f32(m.m[4], m.m[13]), aether_mul_f32(m.m[5], m.m[12])))), -1.0f), s);
+    out.m[15] = aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[0], aether_sub_f32(aether_mul_f32(m.m[5], m.m[10]), aether_mul_f32(m.m[6], m.m[9]))), aether_mul_f32(m.m[1], aether_sub_f32(aether_mul_f32(m.m[4], m.m[10]), aether_mul_f32(m.m[6], m.m[8])))), aether_mul_f32(m.m[2], aether_sub_f32(aether_mul_f32(m.m[4], m.m[9]), aether_mul_f32(m.m[5], m.m[8])))), s);
+    return out;
+}
+
+/* aether_mat4d_inverse_adjugate: Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
+   Spec:
+       s = 1 / determinant(m)
+       out[r][c] = (r + c == 1 || r + c == 3 || r + c == 5 ? determinant(minor(m, c, r)) * -1 : determinant(minor(m, c, r))) * s
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double s = (1.0 / ((((m.m[0] * (((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))))) - (m.m[1] * (((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))))) + (m.m[2] * (((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))) - (m.m[3] * (((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))));
+       aether_mat4d out;
+       out.m[0] = ((((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * s);
+       out.m[1] = (((((m.m[1] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[3] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * -1.0) * s);
+       out.m[2] = ((((m.m[1] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13])))) + (m.m[3] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13])))) * s);
+       out.m[3] = (((((m.m[1] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9])))) + (m.m[3] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9])))) * -1.0) * s);
+       out.m[4] = (((((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * -1.0) * s);
+       out.m[5] = ((((m.m[0] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * s);
+       out.m[6] = (((((m.m[0] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) * -1.0) * s);
+       out.m[7] = ((((m.m[0] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) * s);
+       out.m[8] = ((((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
+       out.m[9] = (((((m.m[0] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0) * s);
+       out.m[10] = ((((m.m[0] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * s);
+       out.m[11] = (((((m.m[0] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * -1.0) * s);
+       out.m[12] = (((((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0) * s);
+       out.m[13] = ((((m.m[0] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[2] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
+       out.m[14] = (((((m.m[0] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) + (m.m[2] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * -1.0) * s);
+       out.m[15] = ((((m.m[0] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) + (m.m[2] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * s);
+       return out; */
+AETHER_HD inline aether_mat4d aether_mat4d_inverse_adjugate(aether_mat4d m)
+{
+    const double s = aether_div_f64(1.0, aether_sub_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[0], aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[5], aether_sub_f64(aether_mul_f64(m.m[10], m.m[15]), aether_mul_f64(m.m[11], m.m[14]))), aether_mul_f64(m.m[6], aether_sub_f64(aether_mul_f64(m.m[9], m.m[15]), aether_mul_f64(m.m[11], m.m[13])))), aether_mul_f64(m.m[7], aether_sub_f64(aether_mul_f64(m.m[9], m.m[14]), aether_mul_f64(m.m[10], m.m[13]))))), aether_mul_f64(m.m[1], aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[4], aether_sub_f64(aether_mul_f64(m.m[10], m.m[15]), aether_mul_f64(m.m[11], m.m[14]))), aether_mul_f64(m.m[6], aether_sub_f64(aether_mul_f64(m.m[8], m.m[15]), aether_mul_f64(m.m[11], m.m[12])))), aether_mul_f64(m.m[7], aether_sub_f64(aether_mul_f64(m.m[8], m.m[14]), aether_mul_f64(m.m[10], m.m[12])))))), aether_mul_f64(m.m[2], aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[4], aether_sub_f64(aether_mul_f64(m.m[9], m.m[15]), aether_mul_f64(m.m[11], m.m[13]))), aether_mul_f64(m.m[5], aether_sub_f64(aether_mul_f64(m.m[8], m.m[15]), aether_mul_f64(m.m[11], m.m[12])))), aether_mul_f64(m.m[7], aether_sub_f64(aether_mul_f64(m.m[8], m.m[13]), aether_mul_f64(m.m[9], m.m[12])))))), aether_mul_f64(m.m[3], aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[4], aether_sub_f64(aether_mul_f64(m.m[9], m.m[14]), aether_mul_f64(m.m[10], m.m[13]))), aether_mul_f64(m.m[5], aether_sub_f64(aether_mul_f64(m.m[8], m.m[14]), aether_mul_f64(m.m[10], m.m[12])))), aether_mul_f64(m.m[6], aether_sub_f64(aether_mul_f64(m.m[8], m.m[13]), aether_mul_f64(m.m[9], m.m[12])))))));
+    aether_mat4d out;
+    out.m[0] = aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[5], aether_sub_f64(aether_mul_f64(m.m[10], m.m[15]), aether_mul_f64(m.m[11], m.m[14]))), aether_mul_f64(m.m[6], aether_sub_f64(aether_mul_f64(m.m[9], m.m[15]), aether_mul_f64(m.m[11], m.m[13])))), aether_mul_f64(m.m[7], aether_sub_f64(aether_mul_f64(m.m[9], m.m[14]), aether_mul_f64(m.m[10], m.m[13])))), s);
+    out.m[1] = aether_mul_f64(aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[1], aether_sub_f64(aether_mul_f64(m.m[10], m.m[15]), aether_mul_f64(m.m[11], m.m[14]))), aether_mul_f64(m.m[2], aether_sub_f64(aether_mul_f64(m.m[9], m.m[15]), aether_mul_f64(m.m[11], m.m[13])))), aether_mul_f64(m.m[3], aether_sub_f64(aether_mul_f64(m.m[9], m.m[14]), aether_mul_f64(m.m[10], m.m[13])))), -1.0), s);
+    out.m[2] = aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[1], aether_sub_f64(aether_mul_f64(m.m[6], m.m[15]), aether_mul_f64(m.m[7], m.m[14]))), aether_mul_f64(m.m[2], aether_sub_f64(aether_mul_f64(m.m[5], m.m[15]), aether_mul_f64(m.m[7], m.m[13])))), aether_mul_f64(m.m[3], aether_sub_f64(aether_mul_f64(m.m[5], m.m[14]), aether_mul_f64(m.m[6], m.m[13])))), s);
+    out.m[3] = aether_mul_f64(aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[1], aether_sub_f64(aether_mul_f64(m.m[6], m.m[11]), aether_mul_f64(m.m[7], m.m[10]))), aether_mul_f64(m.m[2], aether_sub_f64(aether_mul_f64(m.m[5], m.m[11]), aether_mul_f64(m.m[7], m.m[9])))), aether_mul_f64(m.m[3], aether_sub_f64(aether_mul_f64(m.m[5], m.m[10]), aether_mul_f64(m.m[6], m.m[9])))), -1.0), s);
+    out.m[4] = aether_mul_f64(aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[4], aether_sub_f64(aether_mul_f64(m.m[10], m.m[15]), aether_mul_f64(m.m[11], m.m[14]))), aether_mul_f64(m.m[6], aether_sub_f64(aether_mul_f64(m.m[8], m.m[15]), aether_mul_f64(m.m[11], m.m[12])))), aether_mul_f64(m.m[7], aether_sub_f64(aether_mul_f64(m.m[8], m.m[14]), aether_mul_f64(m.m[10], m.m[12])))), -1.0), s);
+    out.m[5] = aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[0], aether_sub_f64(aether_mul_f64(m.m[10], m.m[15]), aether_mul_f64(m.m[11], m.m[14]))), aether_mul_f64(m.m[2], aether_sub_f64(aether_mul_f64(m.m[8], m.m[15]), aether_mul_f64(m.m[11], m.m[12])))), aether_mul_f64(m.m[3], aether_sub_f64(aether_mul_f64(m.m[8], m.m[14]), aether_mul_f64(m.m[10], m.m[12])))), s);
+    out.m[6] = aether_mul_f64(aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[0], aether_sub_f64(aether_mul_f64(m.m[6], m.m[15]), aether_mul_f64(m.m[7], m.m[14]))), aether_mul_f64(m.m[2], aether_sub_f64(aether_mul_f64(m.m[4], m.m[15]), aether_mul_f64(m.m[7], m.m[12])))), aether_mul_f64(m.m[3], aether_sub_f64(aether_mul_f64(m.m[4], m.m[14]), aether_mul_f64(m.m[6], m.m[12])))), -1.0), s);
+    out.m[7] = aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[0], aether_sub_f64(aether_mul_f64(m.m[6], m.m[11]), aether_mul_f64(m.m[7], m.m[10]))), aether_mul_f64(m.m[2], aether_sub_f64(aether_mul_f64(m.m[4], m.m[11]), aether_mul_f64(m.m[7], m.m[8])))), aether_mul_f64(m.m[3], aether_sub_f64(aether_mul_f64(m.m[4], m.m[10]), aether_mul_f64(m.m[6], m.m[8])))), s);
+    out.m[8] = aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[4], aether_sub_f64(aether_mul_f64(m.m[9], m.m[15]), aether_mul_f64(m.m[11], m.m[13]))), aether_mul_f64(m.m[5], aether_sub_f64(aether_mul_f64(m.m[8], m.m[15]), aether_mul_f64(m.m[11], m.m[12])))), aether_mul_f64(m.m[7], aether_sub_f64(aether_mul_f64(m.m[8], m.m[13]), aether_mul_f64(m.m[9], m.m[12])))), s);
+    out.m[9] = aether_mul_f64(aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[0], aether_sub_f64(aether_mul_f64(m.m[9], m.m[15]), aether_mul_f64(m.m[11], m.m[13]))), aether_mul_f64(m.m[1], aether_sub_f64(aether_mul_f64(m.m[8], m.m[15]), aether_mul_f64(m.m[11], m.m[12])))), aether_mul_f64(m.m[3], aether_sub_f64(aether_mul_f64(m.m[8], m.m[13]), aether_mul_f64(m.m[9], m.m[12])))), -1.0), s);
+    out.m[10] = aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[0], aether_sub_f64(aether_mul_f64(m.m[5], m.m[15]), aether_mul_f64(m.m[7], m.m[13]))), aether_mul_f64(m.m[1], aether_sub_f64(aether_mul_f64(m.m[4], m.m[15]), aether_mul_f64(m.m[7], m.m[12])))), aether_mul_f64(m.m[3], aether_sub_f64(aether_mul_f64(m.m[4], m.m[13]), aether_mul_f64(m.m[5], m.m[12])))), s);
+    out.m[11] = aether_mul_f64(aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[0], aether_sub_f64(aether_mul_f64(m.m[5], m.m[11]), aether_mul_f64(m.m[7], m.m[9]))), aether_mul_f64(m.m[1], aether_sub_f64(aether_mul_f64(m.m[4], m.m[11]), aether_mul_f64(m.m[7], m.m[8])))), aether_mul_f64(m.m[3], aether_sub_f64(aether_mul_f64(m.m[4], m.m[9]), aether_mul_f64(m.m[5], m.m[8])))), -1.0), s);
+    out.m[12] = aether_mul_f64(aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[4], aether_sub_f64(aether_mul_f64(m.m[9], m.m[14]), aether_mul_f64(m.m[10], m.m[13]))), aether_mul_f64(m.m[5], aether_sub_f64(aether_mul_f64(m.m[8], m.m[14]), aether_mul_f64(m.m[10], m.m[12])))), aether_mul_f64(m.m[6], aether_sub_f64(aether_mul_f64(m.m[8], m.m[13]), aether_mul_f64(m.m[9], m.m[12])))), -1.0), s);
+    out.m[13] = aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[0], aether_sub_f64(aether_mul_f64(m.m[9], m.m[14]), aether_mul_f64(m.m[10], m.m[13]))), aether_mul_f64(m.m[1], aether_sub_f64(aether_mul_f64(m.m[8], m.m[14]), aether_mul_f64(m.m[10], m.m[12])))), aether_mul_f64(m.m[2], aether_sub_f64(aether_mul_f64(m.m[8], m.m[13]), aether_mul_f64(m.m[9], m.m[12])))), s);
+    out.m[14] = aether_mul_f64(aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[0], aether_sub_f64(aether_mul_f64(m.m[5], m.m[14]), aether_mul_f64(m.m[6], m.m[13]))), aether_mul_f64(m.m[1], aether_sub_f64(aether_mul_f64(m.m[4], m.m[14]), aether_mul_f64(m.m[6], m.m[12])))), aether_mul_f64(m.m[2], aether_sub_f64(aether_mul_f64(m.m[4], m.m[13]), aether_mul_f64(m.m[5], m.m[12])))), -1.0), s);
+    out.m[15] = aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[0], aether_sub_f64(aether_mul_f64(m.m[5], m.m[10]), aether_mul_f64(m.m[6], m.m[9]))), aether_mul_f64(m.m[1], aether_sub_f64(aether_mul_f64(m.m[4], m.m[10]), aether_mul_f64(m.m[6], m.m[8])))), aether_mul_f64(m.m[2], aether_sub_f64(aether_mul_f64(m.m[4], m.m[9]), aether_mul_f64(m.m[5], m.m[8])))), s);
+    return out;
+}
+
 /* aether_f32_two_sum_err: The exact residual (a + b) - s of the rounded sum s = a + b, for any order and signs of a and b, whenever s is finite. Knuth's two-sum (no magnitude test) in both operand orders: the two agree, bit for bit, except where one order overflows spuriously (an operand is +-max and s - a rounds to infinity, giving NaN), and fmax keeps the other. A zero residual is +0. Inputs pass the barrier.
    Spec:
        x = barrier(a)
@@ -6750,7 +6962,7 @@ static __device__ inline double aether_f64_dot_array_warp(const double *a, const
 }
 
 /* ---- aether_cuda_selftest() ---------------------------------------------------------------
-   152 witness vectors (21 rules), the C core's: corpus cases on which
+   154 witness vectors (21 rules), the C core's: corpus cases on which
    a plausible mistake in one rule (a fused product, another fold order, a true division, ...)
    gives other bits, replayed on the device through the flat convention; then probes of f32 and
    f64 subnormals on the device. */
@@ -7394,6 +7606,33 @@ static AETHER_HD size_t aether_selftest_call_mat2f_determinant(const uint64_t *i
     }
     r = aether_mat2f_determinant(p_m);
     out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static AETHER_HD size_t aether_selftest_call_mat2f_inverse_adjugate(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    aether_mat2f p_m;
+    aether_mat2f r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 4u || cap < 4u) return AETHER_FLAT_BAD;
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_m, e, sizeof e);
+    }
+    r = aether_mat2f_inverse_adjugate(p_m);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
     return o;
 }
 
@@ -8631,6 +8870,33 @@ static AETHER_HD size_t aether_selftest_call_mat2d_determinant(const uint64_t *i
     }
     r = aether_mat2d_determinant(p_m);
     out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+static AETHER_HD size_t aether_selftest_call_mat2d_inverse_adjugate(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    aether_mat2d p_m;
+    aether_mat2d r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 4u || cap < 4u) return AETHER_FLAT_BAD;
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_m, e, sizeof e);
+    }
+    r = aether_mat2d_inverse_adjugate(p_m);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
     return o;
 }
 
@@ -10307,100 +10573,102 @@ static AETHER_HD size_t aether_selftest_call(unsigned thunk, const uint64_t *in,
     case 19u: return aether_selftest_call_mat2f_mul(in, n_in, out, cap);
     case 20u: return aether_selftest_call_mat2f_dot(in, n_in, out, cap);
     case 21u: return aether_selftest_call_mat2f_determinant(in, n_in, out, cap);
-    case 22u: return aether_selftest_call_f32_jacobi_rotation(in, n_in, out, cap);
-    case 23u: return aether_selftest_call_f32_jacobi_update(in, n_in, out, cap);
-    case 24u: return aether_selftest_call_f32_jacobi_diag(in, n_in, out, cap);
-    case 25u: return aether_selftest_call_mat2f_lu(in, n_in, out, cap);
-    case 26u: return aether_selftest_call_mat2f_lu_lanes(in, n_in, out, cap);
-    case 27u: return aether_selftest_call_mat2f_lu_solve(in, n_in, out, cap);
-    case 28u: return aether_selftest_call_mat2f_lu_solve_lanes(in, n_in, out, cap);
-    case 29u: return aether_selftest_call_mat2f_solve_lower(in, n_in, out, cap);
-    case 30u: return aether_selftest_call_mat2f_solve_lower_lanes(in, n_in, out, cap);
-    case 31u: return aether_selftest_call_mat2f_solve_lower_unit(in, n_in, out, cap);
-    case 32u: return aether_selftest_call_mat2f_solve_lower_unit_lanes(in, n_in, out, cap);
-    case 33u: return aether_selftest_call_mat2f_solve_upper(in, n_in, out, cap);
-    case 34u: return aether_selftest_call_mat2f_solve_upper_lanes(in, n_in, out, cap);
-    case 35u: return aether_selftest_call_mat2f_solve_upper_unit(in, n_in, out, cap);
-    case 36u: return aether_selftest_call_mat2f_solve_upper_unit_lanes(in, n_in, out, cap);
-    case 37u: return aether_selftest_call_mat2f_det_lu(in, n_in, out, cap);
-    case 38u: return aether_selftest_call_mat2f_det_lu_lanes(in, n_in, out, cap);
-    case 39u: return aether_selftest_call_mat2f_inverse(in, n_in, out, cap);
-    case 40u: return aether_selftest_call_mat2f_inverse_lanes(in, n_in, out, cap);
-    case 41u: return aether_selftest_call_mat2f_cholesky(in, n_in, out, cap);
-    case 42u: return aether_selftest_call_mat2f_cholesky_lanes(in, n_in, out, cap);
-    case 43u: return aether_selftest_call_mat2f_cholesky_solve(in, n_in, out, cap);
-    case 44u: return aether_selftest_call_mat2f_cholesky_solve_lanes(in, n_in, out, cap);
-    case 45u: return aether_selftest_call_mat2f_eigh(in, n_in, out, cap);
-    case 46u: return aether_selftest_call_mat2f_eigh_lanes(in, n_in, out, cap);
-    case 47u: return aether_selftest_call_vec2d_lerp(in, n_in, out, cap);
-    case 48u: return aether_selftest_call_vec2d_squared_norm(in, n_in, out, cap);
-    case 49u: return aether_selftest_call_vec2d_norm(in, n_in, out, cap);
-    case 50u: return aether_selftest_call_vec3d_cross(in, n_in, out, cap);
-    case 51u: return aether_selftest_call_quatd_mul(in, n_in, out, cap);
-    case 52u: return aether_selftest_call_quatd_rotate(in, n_in, out, cap);
-    case 53u: return aether_selftest_call_mat2d_mul_vec(in, n_in, out, cap);
-    case 54u: return aether_selftest_call_mat2d_mul(in, n_in, out, cap);
-    case 55u: return aether_selftest_call_mat2d_dot(in, n_in, out, cap);
-    case 56u: return aether_selftest_call_mat2d_determinant(in, n_in, out, cap);
-    case 57u: return aether_selftest_call_f64_jacobi_rotation(in, n_in, out, cap);
-    case 58u: return aether_selftest_call_f64_jacobi_update(in, n_in, out, cap);
-    case 59u: return aether_selftest_call_f64_jacobi_diag(in, n_in, out, cap);
-    case 60u: return aether_selftest_call_mat2d_lu(in, n_in, out, cap);
-    case 61u: return aether_selftest_call_mat2d_lu_lanes(in, n_in, out, cap);
-    case 62u: return aether_selftest_call_mat2d_lu_solve(in, n_in, out, cap);
-    case 63u: return aether_selftest_call_mat2d_lu_solve_lanes(in, n_in, out, cap);
-    case 64u: return aether_selftest_call_mat2d_solve_lower(in, n_in, out, cap);
-    case 65u: return aether_selftest_call_mat2d_solve_lower_lanes(in, n_in, out, cap);
-    case 66u: return aether_selftest_call_mat2d_solve_lower_unit(in, n_in, out, cap);
-    case 67u: return aether_selftest_call_mat2d_solve_lower_unit_lanes(in, n_in, out, cap);
-    case 68u: return aether_selftest_call_mat2d_solve_upper(in, n_in, out, cap);
-    case 69u: return aether_selftest_call_mat2d_solve_upper_lanes(in, n_in, out, cap);
-    case 70u: return aether_selftest_call_mat2d_solve_upper_unit(in, n_in, out, cap);
-    case 71u: return aether_selftest_call_mat2d_solve_upper_unit_lanes(in, n_in, out, cap);
-    case 72u: return aether_selftest_call_mat2d_det_lu(in, n_in, out, cap);
-    case 73u: return aether_selftest_call_mat2d_det_lu_lanes(in, n_in, out, cap);
-    case 74u: return aether_selftest_call_mat2d_inverse(in, n_in, out, cap);
-    case 75u: return aether_selftest_call_mat2d_inverse_lanes(in, n_in, out, cap);
-    case 76u: return aether_selftest_call_mat2d_cholesky(in, n_in, out, cap);
-    case 77u: return aether_selftest_call_mat2d_cholesky_lanes(in, n_in, out, cap);
-    case 78u: return aether_selftest_call_mat2d_cholesky_solve(in, n_in, out, cap);
-    case 79u: return aether_selftest_call_mat2d_cholesky_solve_lanes(in, n_in, out, cap);
-    case 80u: return aether_selftest_call_mat2d_eigh(in, n_in, out, cap);
-    case 81u: return aether_selftest_call_mat2d_eigh_lanes(in, n_in, out, cap);
-    case 82u: return aether_selftest_call_f32_neg(in, n_in, out, cap);
-    case 83u: return aether_selftest_call_quatf_conjugate(in, n_in, out, cap);
-    case 84u: return aether_selftest_call_f64_neg(in, n_in, out, cap);
-    case 85u: return aether_selftest_call_quatd_conjugate(in, n_in, out, cap);
-    case 86u: return aether_selftest_call_vec2f_max_norm(in, n_in, out, cap);
-    case 87u: return aether_selftest_call_vec2d_max_norm(in, n_in, out, cap);
-    case 88u: return aether_selftest_call_f32_two_sum_err(in, n_in, out, cap);
-    case 89u: return aether_selftest_call_f32_two_sum(in, n_in, out, cap);
-    case 90u: return aether_selftest_call_f64_two_sum_err(in, n_in, out, cap);
-    case 91u: return aether_selftest_call_f64_two_sum(in, n_in, out, cap);
-    case 92u: return aether_selftest_call_pairf_value(in, n_in, out, cap);
-    case 93u: return aether_selftest_call_paird_value(in, n_in, out, cap);
-    case 94u: return aether_selftest_call_pairf_reduce32(in, n_in, out, cap);
-    case 95u: return aether_selftest_call_f32_sum_array(in, n_in, out, cap);
-    case 96u: return aether_selftest_call_paird_reduce32(in, n_in, out, cap);
-    case 97u: return aether_selftest_call_f64_sum_array(in, n_in, out, cap);
-    case 98u: return aether_selftest_call_f32_lanes_sum(in, n_in, out, cap);
-    case 99u: return aether_selftest_call_f32_lanes_dot(in, n_in, out, cap);
-    case 100u: return aether_selftest_call_f64_dot_array(in, n_in, out, cap);
-    case 101u: return aether_selftest_call_mat3f_lu(in, n_in, out, cap);
-    case 102u: return aether_selftest_call_mat3f_lu_lanes(in, n_in, out, cap);
-    case 103u: return aether_selftest_call_mat3d_lu(in, n_in, out, cap);
-    case 104u: return aether_selftest_call_mat3d_lu_lanes(in, n_in, out, cap);
-    case 105u: return aether_selftest_call_pairf_combine(in, n_in, out, cap);
-    case 106u: return aether_selftest_call_paird_combine(in, n_in, out, cap);
-    case 107u: return aether_selftest_call_f32_fmin(in, n_in, out, cap);
-    case 108u: return aether_selftest_call_f32_fmax(in, n_in, out, cap);
-    case 109u: return aether_selftest_call_f64_fmin(in, n_in, out, cap);
-    case 110u: return aether_selftest_call_f64_fmax(in, n_in, out, cap);
+    case 22u: return aether_selftest_call_mat2f_inverse_adjugate(in, n_in, out, cap);
+    case 23u: return aether_selftest_call_f32_jacobi_rotation(in, n_in, out, cap);
+    case 24u: return aether_selftest_call_f32_jacobi_update(in, n_in, out, cap);
+    case 25u: return aether_selftest_call_f32_jacobi_diag(in, n_in, out, cap);
+    case 26u: return aether_selftest_call_mat2f_lu(in, n_in, out, cap);
+    case 27u: return aether_selftest_call_mat2f_lu_lanes(in, n_in, out, cap);
+    case 28u: return aether_selftest_call_mat2f_lu_solve(in, n_in, out, cap);
+    case 29u: return aether_selftest_call_mat2f_lu_solve_lanes(in, n_in, out, cap);
+    case 30u: return aether_selftest_call_mat2f_solve_lower(in, n_in, out, cap);
+    case 31u: return aether_selftest_call_mat2f_solve_lower_lanes(in, n_in, out, cap);
+    case 32u: return aether_selftest_call_mat2f_solve_lower_unit(in, n_in, out, cap);
+    case 33u: return aether_selftest_call_mat2f_solve_lower_unit_lanes(in, n_in, out, cap);
+    case 34u: return aether_selftest_call_mat2f_solve_upper(in, n_in, out, cap);
+    case 35u: return aether_selftest_call_mat2f_solve_upper_lanes(in, n_in, out, cap);
+    case 36u: return aether_selftest_call_mat2f_solve_upper_unit(in, n_in, out, cap);
+    case 37u: return aether_selftest_call_mat2f_solve_upper_unit_lanes(in, n_in, out, cap);
+    case 38u: return aether_selftest_call_mat2f_det_lu(in, n_in, out, cap);
+    case 39u: return aether_selftest_call_mat2f_det_lu_lanes(in, n_in, out, cap);
+    case 40u: return aether_selftest_call_mat2f_inverse(in, n_in, out, cap);
+    case 41u: return aether_selftest_call_mat2f_inverse_lanes(in, n_in, out, cap);
+    case 42u: return aether_selftest_call_mat2f_cholesky(in, n_in, out, cap);
+    case 43u: return aether_selftest_call_mat2f_cholesky_lanes(in, n_in, out, cap);
+    case 44u: return aether_selftest_call_mat2f_cholesky_solve(in, n_in, out, cap);
+    case 45u: return aether_selftest_call_mat2f_cholesky_solve_lanes(in, n_in, out, cap);
+    case 46u: return aether_selftest_call_mat2f_eigh(in, n_in, out, cap);
+    case 47u: return aether_selftest_call_mat2f_eigh_lanes(in, n_in, out, cap);
+    case 48u: return aether_selftest_call_vec2d_lerp(in, n_in, out, cap);
+    case 49u: return aether_selftest_call_vec2d_squared_norm(in, n_in, out, cap);
+    case 50u: return aether_selftest_call_vec2d_norm(in, n_in, out, cap);
+    case 51u: return aether_selftest_call_vec3d_cross(in, n_in, out, cap);
+    case 52u: return aether_selftest_call_quatd_mul(in, n_in, out, cap);
+    case 53u: return aether_selftest_call_quatd_rotate(in, n_in, out, cap);
+    case 54u: return aether_selftest_call_mat2d_mul_vec(in, n_in, out, cap);
+    case 55u: return aether_selftest_call_mat2d_mul(in, n_in, out, cap);
+    case 56u: return aether_selftest_call_mat2d_dot(in, n_in, out, cap);
+    case 57u: return aether_selftest_call_mat2d_determinant(in, n_in, out, cap);
+    case 58u: return aether_selftest_call_mat2d_inverse_adjugate(in, n_in, out, cap);
+    case 59u: return aether_selftest_call_f64_jacobi_rotation(in, n_in, out, cap);
+    case 60u: return aether_selftest_call_f64_jacobi_update(in, n_in, out, cap);
+    case 61u: return aether_selftest_call_f64_jacobi_diag(in, n_in, out, cap);
+    case 62u: return aether_selftest_call_mat2d_lu(in, n_in, out, cap);
+    case 63u: return aether_selftest_call_mat2d_lu_lanes(in, n_in, out, cap);
+    case 64u: return aether_selftest_call_mat2d_lu_solve(in, n_in, out, cap);
+    case 65u: return aether_selftest_call_mat2d_lu_solve_lanes(in, n_in, out, cap);
+    case 66u: return aether_selftest_call_mat2d_solve_lower(in, n_in, out, cap);
+    case 67u: return aether_selftest_call_mat2d_solve_lower_lanes(in, n_in, out, cap);
+    case 68u: return aether_selftest_call_mat2d_solve_lower_unit(in, n_in, out, cap);
+    case 69u: return aether_selftest_call_mat2d_solve_lower_unit_lanes(in, n_in, out, cap);
+    case 70u: return aether_selftest_call_mat2d_solve_upper(in, n_in, out, cap);
+    case 71u: return aether_selftest_call_mat2d_solve_upper_lanes(in, n_in, out, cap);
+    case 72u: return aether_selftest_call_mat2d_solve_upper_unit(in, n_in, out, cap);
+    case 73u: return aether_selftest_call_mat2d_solve_upper_unit_lanes(in, n_in, out, cap);
+    case 74u: return aether_selftest_call_mat2d_det_lu(in, n_in, out, cap);
+    case 75u: return aether_selftest_call_mat2d_det_lu_lanes(in, n_in, out, cap);
+    case 76u: return aether_selftest_call_mat2d_inverse(in, n_in, out, cap);
+    case 77u: return aether_selftest_call_mat2d_inverse_lanes(in, n_in, out, cap);
+    case 78u: return aether_selftest_call_mat2d_cholesky(in, n_in, out, cap);
+    case 79u: return aether_selftest_call_mat2d_cholesky_lanes(in, n_in, out, cap);
+    case 80u: return aether_selftest_call_mat2d_cholesky_solve(in, n_in, out, cap);
+    case 81u: return aether_selftest_call_mat2d_cholesky_solve_lanes(in, n_in, out, cap);
+    case 82u: return aether_selftest_call_mat2d_eigh(in, n_in, out, cap);
+    case 83u: return aether_selftest_call_mat2d_eigh_lanes(in, n_in, out, cap);
+    case 84u: return aether_selftest_call_f32_neg(in, n_in, out, cap);
+    case 85u: return aether_selftest_call_quatf_conjugate(in, n_in, out, cap);
+    case 86u: return aether_selftest_call_f64_neg(in, n_in, out, cap);
+    case 87u: return aether_selftest_call_quatd_conjugate(in, n_in, out, cap);
+    case 88u: return aether_selftest_call_vec2f_max_norm(in, n_in, out, cap);
+    case 89u: return aether_selftest_call_vec2d_max_norm(in, n_in, out, cap);
+    case 90u: return aether_selftest_call_f32_two_sum_err(in, n_in, out, cap);
+    case 91u: return aether_selftest_call_f32_two_sum(in, n_in, out, cap);
+    case 92u: return aether_selftest_call_f64_two_sum_err(in, n_in, out, cap);
+    case 93u: return aether_selftest_call_f64_two_sum(in, n_in, out, cap);
+    case 94u: return aether_selftest_call_pairf_value(in, n_in, out, cap);
+    case 95u: return aether_selftest_call_paird_value(in, n_in, out, cap);
+    case 96u: return aether_selftest_call_pairf_reduce32(in, n_in, out, cap);
+    case 97u: return aether_selftest_call_f32_sum_array(in, n_in, out, cap);
+    case 98u: return aether_selftest_call_paird_reduce32(in, n_in, out, cap);
+    case 99u: return aether_selftest_call_f64_sum_array(in, n_in, out, cap);
+    case 100u: return aether_selftest_call_f32_lanes_sum(in, n_in, out, cap);
+    case 101u: return aether_selftest_call_f32_lanes_dot(in, n_in, out, cap);
+    case 102u: return aether_selftest_call_f64_dot_array(in, n_in, out, cap);
+    case 103u: return aether_selftest_call_mat3f_lu(in, n_in, out, cap);
+    case 104u: return aether_selftest_call_mat3f_lu_lanes(in, n_in, out, cap);
+    case 105u: return aether_selftest_call_mat3d_lu(in, n_in, out, cap);
+    case 106u: return aether_selftest_call_mat3d_lu_lanes(in, n_in, out, cap);
+    case 107u: return aether_selftest_call_pairf_combine(in, n_in, out, cap);
+    case 108u: return aether_selftest_call_paird_combine(in, n_in, out, cap);
+    case 109u: return aether_selftest_call_f32_fmin(in, n_in, out, cap);
+    case 110u: return aether_selftest_call_f32_fmax(in, n_in, out, cap);
+    case 111u: return aether_selftest_call_f64_fmin(in, n_in, out, cap);
+    case 112u: return aether_selftest_call_f64_fmax(in, n_in, out, cap);
     default: return AETHER_FLAT_BAD;
     }
 }
 
-static const aether_selftest_witness aether_selftest_witnesses[152] = {
+static const aether_selftest_witness aether_selftest_witnesses[154] = {
     { "aether_vec3f_sum", "fold-left: folds accumulate from the highest index down", 0u, 32u, 1, 0, 3u, 1u, 0u },
     { "aether_vec3f_dot", "fold-left: folds accumulate from the highest index down", 1u, 32u, 1, 0, 6u, 1u, 4u },
     { "aether_vec3d_sum", "fold-left: folds accumulate from the highest index down", 2u, 64u, 1, 0, 3u, 1u, 11u },
@@ -10425,137 +10693,139 @@ static const aether_selftest_witness aether_selftest_witnesses[152] = {
     { "aether_mat2f_mul", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 19u, 32u, 1, 0, 8u, 4u, 117u },
     { "aether_mat2f_dot", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 20u, 32u, 1, 0, 8u, 1u, 129u },
     { "aether_mat2f_determinant", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 21u, 32u, 1, 0, 4u, 1u, 138u },
-    { "aether_f32_jacobi_rotation", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 22u, 32u, 1, 0, 3u, 4u, 143u },
-    { "aether_f32_jacobi_update", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 23u, 32u, 1, 0, 6u, 2u, 150u },
-    { "aether_f32_jacobi_diag", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 24u, 32u, 1, 0, 7u, 2u, 158u },
-    { "aether_mat2f_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 25u, 32u, 1, 0, 4u, 7u, 167u },
-    { "aether_mat2f_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 26u, 32u, 1, 0, 12u, 21u, 178u },
-    { "aether_mat2f_lu_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 27u, 32u, 1, 0, 8u, 2u, 211u },
-    { "aether_mat2f_lu_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 28u, 32u, 1, 0, 16u, 4u, 221u },
-    { "aether_mat2f_solve_lower", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 29u, 32u, 1, 0, 6u, 2u, 241u },
-    { "aether_mat2f_solve_lower_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 30u, 32u, 1, 0, 36u, 12u, 249u },
-    { "aether_mat2f_solve_lower_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 31u, 32u, 1, 0, 6u, 2u, 297u },
-    { "aether_mat2f_solve_lower_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 32u, 32u, 1, 0, 36u, 12u, 305u },
-    { "aether_mat2f_solve_upper", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 33u, 32u, 1, 0, 6u, 2u, 353u },
-    { "aether_mat2f_solve_upper_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 34u, 32u, 1, 0, 30u, 10u, 361u },
-    { "aether_mat2f_solve_upper_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 35u, 32u, 1, 0, 6u, 2u, 401u },
-    { "aether_mat2f_solve_upper_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 36u, 32u, 1, 0, 30u, 10u, 409u },
-    { "aether_mat2f_det_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 37u, 32u, 1, 0, 4u, 1u, 449u },
-    { "aether_mat2f_det_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 38u, 32u, 1, 0, 8u, 2u, 454u },
-    { "aether_mat2f_inverse", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 39u, 32u, 1, 0, 4u, 5u, 464u },
-    { "aether_mat2f_inverse_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 40u, 32u, 1, 0, 8u, 10u, 473u },
-    { "aether_mat2f_cholesky", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 41u, 32u, 1, 0, 4u, 5u, 491u },
-    { "aether_mat2f_cholesky_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 42u, 32u, 1, 0, 24u, 30u, 500u },
-    { "aether_mat2f_cholesky_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 43u, 32u, 1, 0, 6u, 2u, 554u },
-    { "aether_mat2f_cholesky_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 44u, 32u, 1, 0, 24u, 8u, 562u },
-    { "aether_mat2f_eigh", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 45u, 32u, 1, 0, 4u, 6u, 594u },
-    { "aether_mat2f_eigh_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 46u, 32u, 1, 0, 4u, 6u, 604u },
-    { "aether_vec2d_lerp", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 47u, 64u, 1, 0, 5u, 2u, 614u },
-    { "aether_vec2d_dot", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 7u, 64u, 1, 0, 4u, 1u, 621u },
-    { "aether_vec2d_squared_norm", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 48u, 64u, 1, 0, 2u, 1u, 626u },
-    { "aether_vec2d_norm", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 49u, 64u, 1, 0, 2u, 1u, 629u },
-    { "aether_vec2d_normalize", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 11u, 64u, 1, 0, 2u, 2u, 632u },
-    { "aether_vec3d_cross", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 50u, 64u, 1, 0, 6u, 3u, 636u },
-    { "aether_quatd_mul", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 51u, 64u, 1, 0, 8u, 4u, 645u },
-    { "aether_quatd_rotate", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 52u, 64u, 1, 0, 7u, 3u, 657u },
-    { "aether_mat2d_mul_vec", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 53u, 64u, 1, 0, 6u, 2u, 667u },
-    { "aether_mat2d_mul", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 54u, 64u, 1, 0, 8u, 4u, 675u },
-    { "aether_mat2d_dot", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 55u, 64u, 1, 0, 8u, 1u, 687u },
-    { "aether_mat2d_determinant", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 56u, 64u, 1, 0, 4u, 1u, 696u },
-    { "aether_f64_jacobi_rotation", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 57u, 64u, 1, 0, 3u, 4u, 701u },
-    { "aether_f64_jacobi_update", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 58u, 64u, 1, 0, 6u, 2u, 708u },
-    { "aether_f64_jacobi_diag", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 59u, 64u, 1, 0, 7u, 2u, 716u },
-    { "aether_mat2d_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 60u, 64u, 1, 0, 4u, 7u, 725u },
-    { "aether_mat2d_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 61u, 64u, 1, 0, 8u, 14u, 736u },
-    { "aether_mat2d_lu_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 62u, 64u, 1, 0, 8u, 2u, 758u },
-    { "aether_mat2d_lu_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 63u, 64u, 1, 0, 32u, 8u, 768u },
-    { "aether_mat2d_solve_lower", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 64u, 64u, 1, 0, 6u, 2u, 808u },
-    { "aether_mat2d_solve_lower_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 65u, 64u, 1, 0, 12u, 4u, 816u },
-    { "aether_mat2d_solve_lower_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 66u, 64u, 1, 0, 6u, 2u, 832u },
-    { "aether_mat2d_solve_lower_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 67u, 64u, 1, 0, 30u, 10u, 840u },
-    { "aether_mat2d_solve_upper", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 68u, 64u, 1, 0, 6u, 2u, 880u },
-    { "aether_mat2d_solve_upper_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 69u, 64u, 1, 0, 36u, 12u, 888u },
-    { "aether_mat2d_solve_upper_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 70u, 64u, 1, 0, 6u, 2u, 936u },
-    { "aether_mat2d_solve_upper_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 71u, 64u, 1, 0, 18u, 6u, 944u },
-    { "aether_mat2d_det_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 72u, 64u, 1, 0, 4u, 1u, 968u },
-    { "aether_mat2d_det_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 73u, 64u, 1, 0, 24u, 6u, 973u },
-    { "aether_mat2d_inverse", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 74u, 64u, 1, 0, 4u, 5u, 1003u },
-    { "aether_mat2d_inverse_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 75u, 64u, 1, 0, 12u, 15u, 1012u },
-    { "aether_mat2d_cholesky", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 76u, 64u, 1, 0, 4u, 5u, 1039u },
-    { "aether_mat2d_cholesky_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 77u, 64u, 1, 0, 16u, 20u, 1048u },
-    { "aether_mat2d_cholesky_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 78u, 64u, 1, 0, 6u, 2u, 1084u },
-    { "aether_mat2d_cholesky_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 79u, 64u, 1, 0, 6u, 2u, 1092u },
-    { "aether_mat2d_eigh", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 80u, 64u, 1, 0, 4u, 6u, 1100u },
-    { "aether_mat2d_eigh_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 81u, 64u, 1, 0, 20u, 30u, 1110u },
-    { "aether_vec2f_norm", "hypot: sqrt of a sum of squares becomes a chain of hypot", 14u, 32u, 1, 0, 2u, 1u, 1160u },
-    { "aether_vec2f_normalize", "hypot: sqrt of a sum of squares becomes a chain of hypot", 9u, 32u, 1, 0, 2u, 2u, 1163u },
-    { "aether_vec2d_norm", "hypot: sqrt of a sum of squares becomes a chain of hypot", 49u, 64u, 1, 0, 2u, 1u, 1167u },
-    { "aether_vec2d_normalize", "hypot: sqrt of a sum of squares becomes a chain of hypot", 11u, 64u, 1, 0, 2u, 2u, 1170u },
-    { "aether_f32_neg", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 82u, 32u, 1, 0, 1u, 1u, 1174u },
-    { "aether_quatf_conjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 83u, 32u, 1, 0, 4u, 4u, 1176u },
-    { "aether_f64_neg", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 84u, 64u, 1, 0, 1u, 1u, 1184u },
-    { "aether_quatd_conjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 85u, 64u, 1, 0, 4u, 4u, 1186u },
-    { "aether_vec2f_max_norm", "max-select-swapped: the max_select combiner becomes acc > new ? acc : new", 86u, 32u, 1, 0, 2u, 1u, 1194u },
-    { "aether_vec2d_max_norm", "max-select-swapped: the max_select combiner becomes acc > new ? acc : new", 87u, 64u, 1, 0, 2u, 1u, 1197u },
-    { "aether_mat2f_mul_vec", "column-major: matrices are read and written column-major", 18u, 32u, 1, 0, 6u, 2u, 1200u },
-    { "aether_mat2f_mul", "column-major: matrices are read and written column-major", 19u, 32u, 1, 0, 8u, 4u, 1208u },
-    { "aether_mat2d_mul_vec", "column-major: matrices are read and written column-major", 53u, 64u, 1, 0, 6u, 2u, 1220u },
-    { "aether_mat2d_mul", "column-major: matrices are read and written column-major", 54u, 64u, 1, 0, 8u, 4u, 1228u },
-    { "aether_quatf_mul", "quat-xyzw: quaternions are laid out (x, y, z, w)", 16u, 32u, 1, 0, 8u, 4u, 1240u },
-    { "aether_quatf_conjugate", "quat-xyzw: quaternions are laid out (x, y, z, w)", 83u, 32u, 1, 0, 4u, 4u, 1252u },
-    { "aether_quatd_mul", "quat-xyzw: quaternions are laid out (x, y, z, w)", 51u, 64u, 1, 0, 8u, 4u, 1260u },
-    { "aether_quatd_conjugate", "quat-xyzw: quaternions are laid out (x, y, z, w)", 85u, 64u, 1, 0, 4u, 4u, 1272u },
-    { "aether_f32_two_sum_err", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 88u, 32u, 1, 0, 3u, 1u, 1280u },
-    { "aether_f32_two_sum", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 89u, 32u, 1, 0, 2u, 2u, 1284u },
-    { "aether_f64_two_sum_err", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 90u, 64u, 1, 0, 3u, 1u, 1288u },
-    { "aether_f64_two_sum", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 91u, 64u, 1, 0, 2u, 2u, 1292u },
-    { "aether_pairf_value", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 92u, 32u, 1, 0, 2u, 1u, 1296u },
-    { "aether_f32_jacobi_rotation", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 22u, 32u, 1, 0, 3u, 4u, 1299u },
-    { "aether_paird_value", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 93u, 64u, 1, 0, 2u, 1u, 1306u },
-    { "aether_f64_jacobi_rotation", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 57u, 64u, 1, 0, 3u, 4u, 1309u },
-    { "aether_pairf_reduce32", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 94u, 32u, 1, 0, 64u, 2u, 1316u },
-    { "aether_f32_sum_array", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 95u, 32u, 1, 0, 33u, 1u, 1382u },
-    { "aether_paird_reduce32", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 96u, 64u, 1, 0, 64u, 2u, 1416u },
-    { "aether_f64_sum_array", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 97u, 64u, 1, 0, 32u, 1u, 1482u },
-    { "aether_f32_lanes_sum", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 98u, 32u, 1, 0, 66u, 64u, 1515u },
-    { "aether_f32_lanes_dot", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 99u, 32u, 1, 0, 129u, 64u, 1645u },
-    { "aether_f64_sum_array", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 97u, 64u, 1, 0, 129u, 1u, 1838u },
-    { "aether_f64_dot_array", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 100u, 64u, 1, 0, 66u, 1u, 1968u },
-    { "aether_mat2f_lu", "pivot-last: LU pivots on the last entry of largest magnitude", 25u, 32u, 1, 0, 4u, 7u, 2035u },
-    { "aether_mat2f_lu_lanes", "pivot-last: LU pivots on the last entry of largest magnitude", 26u, 32u, 1, 0, 12u, 21u, 2046u },
-    { "aether_mat2d_lu", "pivot-last: LU pivots on the last entry of largest magnitude", 60u, 64u, 1, 0, 4u, 7u, 2079u },
-    { "aether_mat2d_lu_lanes", "pivot-last: LU pivots on the last entry of largest magnitude", 61u, 64u, 1, 0, 16u, 28u, 2090u },
-    { "aether_mat3f_lu", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 101u, 32u, 1, 0, 9u, 13u, 2134u },
-    { "aether_mat3f_lu_lanes", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 102u, 32u, 1, 0, 18u, 26u, 2156u },
-    { "aether_mat3d_lu", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 103u, 64u, 1, 0, 9u, 13u, 2200u },
-    { "aether_mat3d_lu_lanes", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 104u, 64u, 1, 0, 45u, 65u, 2222u },
-    { "aether_mat2f_cholesky", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 41u, 32u, 1, 0, 4u, 5u, 2332u },
-    { "aether_mat2f_cholesky_lanes", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 42u, 32u, 1, 0, 8u, 10u, 2341u },
-    { "aether_mat2d_cholesky", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 76u, 64u, 1, 0, 4u, 5u, 2359u },
-    { "aether_mat2d_cholesky_lanes", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 77u, 64u, 1, 0, 20u, 25u, 2368u },
-    { "aether_pairf_combine", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 105u, 32u, 1, 0, 4u, 2u, 2413u },
-    { "aether_pairf_reduce32", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 94u, 32u, 1, 0, 64u, 2u, 2419u },
-    { "aether_paird_combine", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 106u, 64u, 1, 0, 4u, 2u, 2485u },
-    { "aether_paird_reduce32", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 96u, 64u, 1, 0, 64u, 2u, 2491u },
-    { "aether_f32_fmin", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 107u, 32u, 1, 1, 2u, 1u, 2557u },
-    { "aether_f32_fmax", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 108u, 32u, 1, 1, 2u, 1u, 2560u },
-    { "aether_f64_fmin", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 109u, 64u, 1, 1, 2u, 1u, 2563u },
-    { "aether_f64_fmax", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 110u, 64u, 1, 1, 2u, 1u, 2566u },
-    { "aether_f32_fmin", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 107u, 32u, 1, 1, 2u, 1u, 2569u },
-    { "aether_f32_fmax", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 108u, 32u, 1, 1, 2u, 1u, 2572u },
-    { "aether_f64_fmin", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 109u, 64u, 1, 1, 2u, 1u, 2575u },
-    { "aether_f64_fmax", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 110u, 64u, 1, 1, 2u, 1u, 2578u },
-    { "aether_quatf_mul", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 16u, 32u, 1, 0, 8u, 4u, 2581u },
-    { "aether_pairf_combine", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 105u, 32u, 1, 0, 4u, 2u, 2593u },
-    { "aether_quatd_mul", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 51u, 64u, 1, 0, 8u, 4u, 2599u },
-    { "aether_paird_combine", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 106u, 64u, 1, 0, 4u, 2u, 2611u },
-    { "aether_f32_jacobi_rotation", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 22u, 32u, 1, 0, 3u, 4u, 2617u },
-    { "aether_mat2f_eigh", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 45u, 32u, 1, 0, 4u, 6u, 2624u },
-    { "aether_f64_jacobi_rotation", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 57u, 64u, 1, 0, 3u, 4u, 2634u },
-    { "aether_mat2d_eigh", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 80u, 64u, 1, 0, 4u, 6u, 2641u },
+    { "aether_mat2f_inverse_adjugate", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 22u, 32u, 1, 0, 4u, 4u, 143u },
+    { "aether_f32_jacobi_rotation", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 23u, 32u, 1, 0, 3u, 4u, 151u },
+    { "aether_f32_jacobi_update", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 24u, 32u, 1, 0, 6u, 2u, 158u },
+    { "aether_f32_jacobi_diag", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 25u, 32u, 1, 0, 7u, 2u, 166u },
+    { "aether_mat2f_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 26u, 32u, 1, 0, 4u, 7u, 175u },
+    { "aether_mat2f_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 27u, 32u, 1, 0, 12u, 21u, 186u },
+    { "aether_mat2f_lu_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 28u, 32u, 1, 0, 8u, 2u, 219u },
+    { "aether_mat2f_lu_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 29u, 32u, 1, 0, 16u, 4u, 229u },
+    { "aether_mat2f_solve_lower", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 30u, 32u, 1, 0, 6u, 2u, 249u },
+    { "aether_mat2f_solve_lower_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 31u, 32u, 1, 0, 36u, 12u, 257u },
+    { "aether_mat2f_solve_lower_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 32u, 32u, 1, 0, 6u, 2u, 305u },
+    { "aether_mat2f_solve_lower_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 33u, 32u, 1, 0, 36u, 12u, 313u },
+    { "aether_mat2f_solve_upper", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 34u, 32u, 1, 0, 6u, 2u, 361u },
+    { "aether_mat2f_solve_upper_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 35u, 32u, 1, 0, 30u, 10u, 369u },
+    { "aether_mat2f_solve_upper_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 36u, 32u, 1, 0, 6u, 2u, 409u },
+    { "aether_mat2f_solve_upper_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 37u, 32u, 1, 0, 30u, 10u, 417u },
+    { "aether_mat2f_det_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 38u, 32u, 1, 0, 4u, 1u, 457u },
+    { "aether_mat2f_det_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 39u, 32u, 1, 0, 8u, 2u, 462u },
+    { "aether_mat2f_inverse", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 40u, 32u, 1, 0, 4u, 5u, 472u },
+    { "aether_mat2f_inverse_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 41u, 32u, 1, 0, 8u, 10u, 481u },
+    { "aether_mat2f_cholesky", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 42u, 32u, 1, 0, 4u, 5u, 499u },
+    { "aether_mat2f_cholesky_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 43u, 32u, 1, 0, 24u, 30u, 508u },
+    { "aether_mat2f_cholesky_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 44u, 32u, 1, 0, 6u, 2u, 562u },
+    { "aether_mat2f_cholesky_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 45u, 32u, 1, 0, 24u, 8u, 570u },
+    { "aether_mat2f_eigh", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 46u, 32u, 1, 0, 4u, 6u, 602u },
+    { "aether_mat2f_eigh_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 47u, 32u, 1, 0, 4u, 6u, 612u },
+    { "aether_vec2d_lerp", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 48u, 64u, 1, 0, 5u, 2u, 622u },
+    { "aether_vec2d_dot", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 7u, 64u, 1, 0, 4u, 1u, 629u },
+    { "aether_vec2d_squared_norm", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 49u, 64u, 1, 0, 2u, 1u, 634u },
+    { "aether_vec2d_norm", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 50u, 64u, 1, 0, 2u, 1u, 637u },
+    { "aether_vec2d_normalize", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 11u, 64u, 1, 0, 2u, 2u, 640u },
+    { "aether_vec3d_cross", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 51u, 64u, 1, 0, 6u, 3u, 644u },
+    { "aether_quatd_mul", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 52u, 64u, 1, 0, 8u, 4u, 653u },
+    { "aether_quatd_rotate", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 53u, 64u, 1, 0, 7u, 3u, 665u },
+    { "aether_mat2d_mul_vec", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 54u, 64u, 1, 0, 6u, 2u, 675u },
+    { "aether_mat2d_mul", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 55u, 64u, 1, 0, 8u, 4u, 683u },
+    { "aether_mat2d_dot", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 56u, 64u, 1, 0, 8u, 1u, 695u },
+    { "aether_mat2d_determinant", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 57u, 64u, 1, 0, 4u, 1u, 704u },
+    { "aether_mat2d_inverse_adjugate", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 58u, 64u, 1, 0, 4u, 4u, 709u },
+    { "aether_f64_jacobi_rotation", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 59u, 64u, 1, 0, 3u, 4u, 717u },
+    { "aether_f64_jacobi_update", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 60u, 64u, 1, 0, 6u, 2u, 724u },
+    { "aether_f64_jacobi_diag", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 61u, 64u, 1, 0, 7u, 2u, 732u },
+    { "aether_mat2d_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 62u, 64u, 1, 0, 4u, 7u, 741u },
+    { "aether_mat2d_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 63u, 64u, 1, 0, 8u, 14u, 752u },
+    { "aether_mat2d_lu_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 64u, 64u, 1, 0, 8u, 2u, 774u },
+    { "aether_mat2d_lu_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 65u, 64u, 1, 0, 32u, 8u, 784u },
+    { "aether_mat2d_solve_lower", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 66u, 64u, 1, 0, 6u, 2u, 824u },
+    { "aether_mat2d_solve_lower_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 67u, 64u, 1, 0, 12u, 4u, 832u },
+    { "aether_mat2d_solve_lower_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 68u, 64u, 1, 0, 6u, 2u, 848u },
+    { "aether_mat2d_solve_lower_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 69u, 64u, 1, 0, 30u, 10u, 856u },
+    { "aether_mat2d_solve_upper", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 70u, 64u, 1, 0, 6u, 2u, 896u },
+    { "aether_mat2d_solve_upper_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 71u, 64u, 1, 0, 36u, 12u, 904u },
+    { "aether_mat2d_solve_upper_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 72u, 64u, 1, 0, 6u, 2u, 952u },
+    { "aether_mat2d_solve_upper_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 73u, 64u, 1, 0, 18u, 6u, 960u },
+    { "aether_mat2d_det_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 74u, 64u, 1, 0, 4u, 1u, 984u },
+    { "aether_mat2d_det_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 75u, 64u, 1, 0, 24u, 6u, 989u },
+    { "aether_mat2d_inverse", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 76u, 64u, 1, 0, 4u, 5u, 1019u },
+    { "aether_mat2d_inverse_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 77u, 64u, 1, 0, 12u, 15u, 1028u },
+    { "aether_mat2d_cholesky", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 78u, 64u, 1, 0, 4u, 5u, 1055u },
+    { "aether_mat2d_cholesky_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 79u, 64u, 1, 0, 16u, 20u, 1064u },
+    { "aether_mat2d_cholesky_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 80u, 64u, 1, 0, 6u, 2u, 1100u },
+    { "aether_mat2d_cholesky_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 81u, 64u, 1, 0, 6u, 2u, 1108u },
+    { "aether_mat2d_eigh", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 82u, 64u, 1, 0, 4u, 6u, 1116u },
+    { "aether_mat2d_eigh_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 83u, 64u, 1, 0, 20u, 30u, 1126u },
+    { "aether_vec2f_norm", "hypot: sqrt of a sum of squares becomes a chain of hypot", 14u, 32u, 1, 0, 2u, 1u, 1176u },
+    { "aether_vec2f_normalize", "hypot: sqrt of a sum of squares becomes a chain of hypot", 9u, 32u, 1, 0, 2u, 2u, 1179u },
+    { "aether_vec2d_norm", "hypot: sqrt of a sum of squares becomes a chain of hypot", 50u, 64u, 1, 0, 2u, 1u, 1183u },
+    { "aether_vec2d_normalize", "hypot: sqrt of a sum of squares becomes a chain of hypot", 11u, 64u, 1, 0, 2u, 2u, 1186u },
+    { "aether_f32_neg", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 84u, 32u, 1, 0, 1u, 1u, 1190u },
+    { "aether_quatf_conjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 85u, 32u, 1, 0, 4u, 4u, 1192u },
+    { "aether_f64_neg", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 86u, 64u, 1, 0, 1u, 1u, 1200u },
+    { "aether_quatd_conjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 87u, 64u, 1, 0, 4u, 4u, 1202u },
+    { "aether_vec2f_max_norm", "max-select-swapped: the max_select combiner becomes acc > new ? acc : new", 88u, 32u, 1, 0, 2u, 1u, 1210u },
+    { "aether_vec2d_max_norm", "max-select-swapped: the max_select combiner becomes acc > new ? acc : new", 89u, 64u, 1, 0, 2u, 1u, 1213u },
+    { "aether_mat2f_mul_vec", "column-major: matrices are read and written column-major", 18u, 32u, 1, 0, 6u, 2u, 1216u },
+    { "aether_mat2f_mul", "column-major: matrices are read and written column-major", 19u, 32u, 1, 0, 8u, 4u, 1224u },
+    { "aether_mat2d_mul_vec", "column-major: matrices are read and written column-major", 54u, 64u, 1, 0, 6u, 2u, 1236u },
+    { "aether_mat2d_mul", "column-major: matrices are read and written column-major", 55u, 64u, 1, 0, 8u, 4u, 1244u },
+    { "aether_quatf_mul", "quat-xyzw: quaternions are laid out (x, y, z, w)", 16u, 32u, 1, 0, 8u, 4u, 1256u },
+    { "aether_quatf_conjugate", "quat-xyzw: quaternions are laid out (x, y, z, w)", 85u, 32u, 1, 0, 4u, 4u, 1268u },
+    { "aether_quatd_mul", "quat-xyzw: quaternions are laid out (x, y, z, w)", 52u, 64u, 1, 0, 8u, 4u, 1276u },
+    { "aether_quatd_conjugate", "quat-xyzw: quaternions are laid out (x, y, z, w)", 87u, 64u, 1, 0, 4u, 4u, 1288u },
+    { "aether_f32_two_sum_err", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 90u, 32u, 1, 0, 3u, 1u, 1296u },
+    { "aether_f32_two_sum", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 91u, 32u, 1, 0, 2u, 2u, 1300u },
+    { "aether_f64_two_sum_err", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 92u, 64u, 1, 0, 3u, 1u, 1304u },
+    { "aether_f64_two_sum", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 93u, 64u, 1, 0, 2u, 2u, 1308u },
+    { "aether_pairf_value", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 94u, 32u, 1, 0, 2u, 1u, 1312u },
+    { "aether_f32_jacobi_rotation", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 23u, 32u, 1, 0, 3u, 4u, 1315u },
+    { "aether_paird_value", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 95u, 64u, 1, 0, 2u, 1u, 1322u },
+    { "aether_f64_jacobi_rotation", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 59u, 64u, 1, 0, 3u, 4u, 1325u },
+    { "aether_pairf_reduce32", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 96u, 32u, 1, 0, 64u, 2u, 1332u },
+    { "aether_f32_sum_array", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 97u, 32u, 1, 0, 33u, 1u, 1398u },
+    { "aether_paird_reduce32", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 98u, 64u, 1, 0, 64u, 2u, 1432u },
+    { "aether_f64_sum_array", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 99u, 64u, 1, 0, 32u, 1u, 1498u },
+    { "aether_f32_lanes_sum", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 100u, 32u, 1, 0, 66u, 64u, 1531u },
+    { "aether_f32_lanes_dot", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 101u, 32u, 1, 0, 129u, 64u, 1661u },
+    { "aether_f64_sum_array", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 99u, 64u, 1, 0, 129u, 1u, 1854u },
+    { "aether_f64_dot_array", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 102u, 64u, 1, 0, 66u, 1u, 1984u },
+    { "aether_mat2f_lu", "pivot-last: LU pivots on the last entry of largest magnitude", 26u, 32u, 1, 0, 4u, 7u, 2051u },
+    { "aether_mat2f_lu_lanes", "pivot-last: LU pivots on the last entry of largest magnitude", 27u, 32u, 1, 0, 12u, 21u, 2062u },
+    { "aether_mat2d_lu", "pivot-last: LU pivots on the last entry of largest magnitude", 62u, 64u, 1, 0, 4u, 7u, 2095u },
+    { "aether_mat2d_lu_lanes", "pivot-last: LU pivots on the last entry of largest magnitude", 63u, 64u, 1, 0, 16u, 28u, 2106u },
+    { "aether_mat3f_lu", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 103u, 32u, 1, 0, 9u, 13u, 2150u },
+    { "aether_mat3f_lu_lanes", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 104u, 32u, 1, 0, 18u, 26u, 2172u },
+    { "aether_mat3d_lu", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 105u, 64u, 1, 0, 9u, 13u, 2216u },
+    { "aether_mat3d_lu_lanes", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 106u, 64u, 1, 0, 45u, 65u, 2238u },
+    { "aether_mat2f_cholesky", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 42u, 32u, 1, 0, 4u, 5u, 2348u },
+    { "aether_mat2f_cholesky_lanes", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 43u, 32u, 1, 0, 8u, 10u, 2357u },
+    { "aether_mat2d_cholesky", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 78u, 64u, 1, 0, 4u, 5u, 2375u },
+    { "aether_mat2d_cholesky_lanes", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 79u, 64u, 1, 0, 20u, 25u, 2384u },
+    { "aether_pairf_combine", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 107u, 32u, 1, 0, 4u, 2u, 2429u },
+    { "aether_pairf_reduce32", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 96u, 32u, 1, 0, 64u, 2u, 2435u },
+    { "aether_paird_combine", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 108u, 64u, 1, 0, 4u, 2u, 2501u },
+    { "aether_paird_reduce32", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 98u, 64u, 1, 0, 64u, 2u, 2507u },
+    { "aether_f32_fmin", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 109u, 32u, 1, 1, 2u, 1u, 2573u },
+    { "aether_f32_fmax", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 110u, 32u, 1, 1, 2u, 1u, 2576u },
+    { "aether_f64_fmin", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 111u, 64u, 1, 1, 2u, 1u, 2579u },
+    { "aether_f64_fmax", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 112u, 64u, 1, 1, 2u, 1u, 2582u },
+    { "aether_f32_fmin", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 109u, 32u, 1, 1, 2u, 1u, 2585u },
+    { "aether_f32_fmax", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 110u, 32u, 1, 1, 2u, 1u, 2588u },
+    { "aether_f64_fmin", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 111u, 64u, 1, 1, 2u, 1u, 2591u },
+    { "aether_f64_fmax", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 112u, 64u, 1, 1, 2u, 1u, 2594u },
+    { "aether_quatf_mul", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 16u, 32u, 1, 0, 8u, 4u, 2597u },
+    { "aether_pairf_combine", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 107u, 32u, 1, 0, 4u, 2u, 2609u },
+    { "aether_quatd_mul", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 52u, 64u, 1, 0, 8u, 4u, 2615u },
+    { "aether_paird_combine", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 108u, 64u, 1, 0, 4u, 2u, 2627u },
+    { "aether_f32_jacobi_rotation", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 23u, 32u, 1, 0, 3u, 4u, 2633u },
+    { "aether_mat2f_eigh", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 46u, 32u, 1, 0, 4u, 6u, 2640u },
+    { "aether_f64_jacobi_rotation", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 59u, 64u, 1, 0, 3u, 4u, 2650u },
+    { "aether_mat2d_eigh", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 82u, 64u, 1, 0, 4u, 6u, 2657u },
 };
 
-static const uint64_t aether_selftest_words[2651] = {
+static const uint64_t aether_selftest_words[2667] = {
     0x00000000c0000000ull, 0x00000000bf6da079ull, 0x000000003ec9e325ull, 0x00000000c0222bb9ull,
     0x00000000be4faecfull, 0x00000000bf56f85full, 0x000000004154f1ddull, 0x000000003e2438eaull,
     0x00000000bf7a6cb8ull, 0x00000000402dbdb6ull, 0x000000004213ad19ull, 0xbfc7d04f62c6569full,
@@ -10591,7 +10861,9 @@ static const uint64_t aether_selftest_words[2651] = {
     0x00000000be40bb4cull, 0x00000000bfc28a4eull, 0x00000000e970390aull, 0x0000000000000000ull,
     0x000000003f800000ull, 0x00000000c0e2b7fcull, 0x0000000040400000ull, 0x0000000000000001ull,
     0x0000000040fc024dull, 0x00000000ea342ac8ull, 0x00000000fe950b02ull, 0x00000000d6a5edb1ull,
-    0x0000000075b389fbull, 0x00000000780e0606ull, 0x00000000ffc00000ull, 0x00000000bee6eee5ull,
+    0x0000000075b389fbull, 0x00000000780e0606ull, 0x00000000ffc00000ull, 0x00000000c13e85c9ull,
+    0x00000000bf818b94ull, 0x00000000bf2d14abull, 0x00000000bfb8b2acull, 0x00000000bdb31f9cull,
+    0x000000003d7b454dull, 0x000000003d27db5dull, 0x00000000bf38c5b8ull, 0x00000000bee6eee5ull,
     0x00000000c03647abull, 0x00000000407eed2full, 0x000000003f4d7329ull, 0x00000000bf18baceull,
     0x00000000bf3e4eebull, 0x00000000bea975f0ull, 0x000000004067ee3bull, 0x000000003e40ac86ull,
     0x000000003d99de7bull, 0x00000000c16c416full, 0x000000003f25ffdbull, 0x00000000c002778full,
@@ -10731,7 +11003,9 @@ static const uint64_t aether_selftest_words[2651] = {
     0xb28e9f094b5c5195ull, 0x0000000000000000ull, 0x3fec46063d7d40baull, 0xc008000000000000ull,
     0x3ffc407e99a47b9bull, 0x400615a0c3dc07aeull, 0xbfb532415e70ff14ull, 0xc0184ae96d0f21f0ull,
     0xbfdf85b412f79369ull, 0x3fc601e6fac2b8e0ull, 0x3fe66806851bb42dull, 0xc0003825e0de49a4ull,
-    0x3fec1a1c4bb163ecull, 0xc010000000000000ull, 0xbff0000000000000ull, 0x4010000000000000ull,
+    0x3fec1a1c4bb163ecull, 0xbfc820772751dbdeull, 0xbfce6b6eef9a262bull, 0x3fc8cd1685fb1b42ull,
+    0x402631e5c9d8e56aull, 0xc015b2e928b0d048ull, 0xbfbdbd639cd1553full, 0x3fb83f309adedde7ull,
+    0x3fb7966ce26d775dull, 0xc010000000000000ull, 0xbff0000000000000ull, 0x4010000000000000ull,
     0x3fea4d36f3e4ac24ull, 0x3fe23a1ef4052543ull, 0x3fe62d0f515c2947ull, 0x3fd4022f9b3344b6ull,
     0x3fee8695342d9058ull, 0x4009baf3af1c75a0ull, 0x3ffcdfbcb08a2e54ull, 0x3fff1a5ef4daa17aull,
     0xbfbcb22ce55ffe97ull, 0x4008eb9557bc3bd6ull, 0xc026264917f7c946ull, 0xc02ccf85ea07e5ceull,
@@ -11301,7 +11575,7 @@ static inline void aether_selftest_problem(aether_selftest_text *t, int *count, 
    AETHER_SELFTEST_DEVICE. */
 static inline int aether_selftest_execute(int on_device, uint64_t *got, size_t *n_got, uint64_t *probe_out, char *line, size_t size)
 {
-    const unsigned count = 152u;
+    const unsigned count = 154u;
     unsigned i;
     if (!on_device) {
         aether_selftest_run_probes(aether_selftest_probes, probe_out);
@@ -11360,8 +11634,8 @@ static inline int aether_selftest_execute(int on_device, uint64_t *got, size_t *
    terminated) naming each problem, or "...: ok: ..." when there is none. */
 static inline int aether_cuda_selftest_on(int on_device, char *message, size_t size)
 {
-    static uint64_t got[152u * AETHER_SELFTEST_CAP + 1u];
-    static size_t n_got[152u + 1u];
+    static uint64_t got[154u * AETHER_SELFTEST_CAP + 1u];
+    static size_t n_got[154u + 1u];
     uint64_t probe[AETHER_SELFTEST_PROBES];
     int flushed = 0, flushed_operand = 0;
     aether_selftest_text t;
@@ -11397,7 +11671,7 @@ static inline int aether_cuda_selftest_on(int on_device, char *message, size_t s
         snprintf(line, sizeof line, "subnormal operands are read as zero on the %s (the smallest subnormal times 2^p gives zero): %s", where, cause);
         aether_selftest_problem(&t, &count, line);
     }
-    for (i = 0; i < 152u; ++i) {
+    for (i = 0; i < 154u; ++i) {
         const aether_selftest_witness *w = &aether_selftest_witnesses[i];
         const uint64_t *expected = aether_selftest_words + w->at + w->n_in;
         const uint64_t *mine = got + (size_t)i * AETHER_SELFTEST_CAP;
@@ -11416,13 +11690,13 @@ static inline int aether_cuda_selftest_on(int on_device, char *message, size_t s
         aether_selftest_problem(&t, &count, line);
     }
     if (failed > 0u) {
-        snprintf(line, sizeof line, "%u of 152 witnesses fail on the %s%s", failed, where,
+        snprintf(line, sizeof line, "%u of 154 witnesses fail on the %s%s", failed, where,
                  status != 0 ? ", as they may under the flush above" : ": this build does not follow the contract (built with AETHER_UNSAFE_ALLOW_CONTRACTION, or a compiler that changed an operation)");
         status |= AETHER_SELFTEST_WITNESS;
         aether_selftest_problem(&t, &count, line);
     }
     if (status == 0) {
-        snprintf(line, sizeof line, ": ok: 152 witnesses of 21 rules, no flush of subnormals, contract %s", AETHER_CONTRACT_ID);
+        snprintf(line, sizeof line, ": ok: 154 witnesses of 21 rules, no flush of subnormals, contract %s", AETHER_CONTRACT_ID);
         aether_selftest_put(&t, line);
     }
     return status;

@@ -47,7 +47,7 @@
 #define AETHER_CONTRACT_VERSION "0.1.0"
 /* The contract's fingerprint: the same as c_core/aether_core.h and the corpus when they come from
    the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 fa9dabaad147d2441a8810f7e1e8dbcf"
+#define AETHER_CONTRACT_ID "aether 0.1.0 26f3734307f2e41298630ad33cf4d904"
 
 /* Self-test status bits (the C core's). */
 #define AETHER_SELFTEST_OK 0u
@@ -218,6 +218,9 @@ float aether_mat4f_dot(aether_mat4f a, aether_mat4f b);
 float aether_mat2f_determinant(aether_mat2f m);
 float aether_mat3f_determinant(aether_mat3f m);
 float aether_mat4f_determinant(aether_mat4f m);
+aether_mat2f aether_mat2f_inverse_adjugate(aether_mat2f m);
+aether_mat3f aether_mat3f_inverse_adjugate(aether_mat3f m);
+aether_mat4f aether_mat4f_inverse_adjugate(aether_mat4f m);
 float aether_f32_two_sum_err(float a, float b, float s);
 aether_pairf aether_f32_two_sum(float a, float b);
 aether_pairf aether_pairf_neumaier_add(aether_pairf p, float x);
@@ -2162,6 +2165,109 @@ float aether_mat3f_determinant(aether_mat3f m)
 float aether_mat4f_determinant(aether_mat4f m)
 {
     return ((((m.m[0] * (((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))))) - (m.m[1] * (((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))))) + (m.m[2] * (((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))) - (m.m[3] * (((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12]))))));
+}
+
+/* aether_mat2f_inverse_adjugate: Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
+   Spec:
+       s = 1 / determinant(m)
+       out[r][c] = (r == c ? m[1 - c][1 - r] : m[r][c] * -1) * s
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float s = (1.0f / ((m.m[0] * m.m[3]) - (m.m[1] * m.m[2])));
+       aether_mat2f out;
+       out.m[0] = (m.m[3] * s);
+       out.m[1] = ((m.m[1] * -1.0f) * s);
+       out.m[2] = ((m.m[2] * -1.0f) * s);
+       out.m[3] = (m.m[0] * s);
+       return out; */
+aether_mat2f aether_mat2f_inverse_adjugate(aether_mat2f m)
+{
+    const float s = (1.0f / ((m.m[0] * m.m[3]) - (m.m[1] * m.m[2])));
+    aether_mat2f out;
+    out.m[0] = (m.m[3] * s);
+    out.m[1] = ((m.m[1] * -1.0f) * s);
+    out.m[2] = ((m.m[2] * -1.0f) * s);
+    out.m[3] = (m.m[0] * s);
+    return out;
+}
+
+/* aether_mat3f_inverse_adjugate: Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
+   Spec:
+       s = 1 / determinant(m)
+       out[r][c] = (r + c == 1 || r + c == 3 ? determinant(minor(m, c, r)) * -1 : determinant(minor(m, c, r))) * s
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float s = (1.0f / (((m.m[0] * ((m.m[4] * m.m[8]) - (m.m[5] * m.m[7]))) - (m.m[1] * ((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])))) + (m.m[2] * ((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])))));
+       aether_mat3f out;
+       out.m[0] = (((m.m[4] * m.m[8]) - (m.m[5] * m.m[7])) * s);
+       out.m[1] = ((((m.m[1] * m.m[8]) - (m.m[2] * m.m[7])) * -1.0f) * s);
+       out.m[2] = (((m.m[1] * m.m[5]) - (m.m[2] * m.m[4])) * s);
+       out.m[3] = ((((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])) * -1.0f) * s);
+       out.m[4] = (((m.m[0] * m.m[8]) - (m.m[2] * m.m[6])) * s);
+       out.m[5] = ((((m.m[0] * m.m[5]) - (m.m[2] * m.m[3])) * -1.0f) * s);
+       out.m[6] = (((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])) * s);
+       out.m[7] = ((((m.m[0] * m.m[7]) - (m.m[1] * m.m[6])) * -1.0f) * s);
+       out.m[8] = (((m.m[0] * m.m[4]) - (m.m[1] * m.m[3])) * s);
+       return out; */
+aether_mat3f aether_mat3f_inverse_adjugate(aether_mat3f m)
+{
+    const float s = (1.0f / (((m.m[0] * ((m.m[4] * m.m[8]) - (m.m[5] * m.m[7]))) - (m.m[1] * ((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])))) + (m.m[2] * ((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])))));
+    aether_mat3f out;
+    out.m[0] = (((m.m[4] * m.m[8]) - (m.m[5] * m.m[7])) * s);
+    out.m[1] = ((((m.m[1] * m.m[8]) - (m.m[2] * m.m[7])) * -1.0f) * s);
+    out.m[2] = (((m.m[1] * m.m[5]) - (m.m[2] * m.m[4])) * s);
+    out.m[3] = ((((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])) * -1.0f) * s);
+    out.m[4] = (((m.m[0] * m.m[8]) - (m.m[2] * m.m[6])) * s);
+    out.m[5] = ((((m.m[0] * m.m[5]) - (m.m[2] * m.m[3])) * -1.0f) * s);
+    out.m[6] = (((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])) * s);
+    out.m[7] = ((((m.m[0] * m.m[7]) - (m.m[1] * m.m[6])) * -1.0f) * s);
+    out.m[8] = (((m.m[0] * m.m[4]) - (m.m[1] * m.m[3])) * s);
+    return out;
+}
+
+/* aether_mat4f_inverse_adjugate: Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
+   Spec:
+       s = 1 / determinant(m)
+       out[r][c] = (r + c == 1 || r + c == 3 || r + c == 5 ? determinant(minor(m, c, r)) * -1 : determinant(minor(m, c, r))) * s
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float s = (1.0f / ((((m.m[0] * (((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))))) - (m.m[1] * (((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))))) + (m.m[2] * (((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))) - (m.m[3] * (((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))));
+       aether_mat4f out;
+       out.m[0] = ((((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * s);
+       out.m[1] = (((((m.m[1] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[3] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * -1.0f) * s);
+       out.m[2] = ((((m.m[1] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13])))) + (m.m[3] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13])))) * s);
+       out.m[3] = (((((m.m[1] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9])))) + (m.m[3] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9])))) * -1.0f) * s);
+       out.m[4] = (((((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * -1.0f) * s);
+       out.m[5] = ((((m.m[0] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * s);
+       out.m[6] = (((((m.m[0] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) * -1.0f) * s);
+       out.m[7] = ((((m.m[0] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) * s);
+       out.m[8] = ((((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
+       out.m[9] = (((((m.m[0] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0f) * s);
+       out.m[10] = ((((m.m[0] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * s);
+       out.m[11] = (((((m.m[0] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * -1.0f) * s);
+       out.m[12] = (((((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0f) * s);
+       out.m[13] = ((((m.m[0] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[2] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
+       out.m[14] = (((((m.m[0] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) + (m.m[2] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * -1.0f) * s);
+       out.m[15] = ((((m.m[0] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) + (m.m[2] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * s);
+       return out; */
+aether_mat4f aether_mat4f_inverse_adjugate(aether_mat4f m)
+{
+    const float s = (1.0f / ((((m.m[0] * (((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))))) - (m.m[1] * (((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))))) + (m.m[2] * (((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))) - (m.m[3] * (((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))));
+    aether_mat4f out;
+    out.m[0] = ((((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * s);
+    out.m[1] = (((((m.m[1] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[3] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * -1.0f) * s);
+    out.m[2] = ((((m.m[1] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13])))) + (m.m[3] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13])))) * s);
+    out.m[3] = (((((m.m[1] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9])))) + (m.m[3] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9])))) * -1.0f) * s);
+    out.m[4] = (((((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * -1.0f) * s);
+    out.m[5] = ((((m.m[0] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * s);
+    out.m[6] = (((((m.m[0] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) * -1.0f) * s);
+    out.m[7] = ((((m.m[0] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) * s);
+    out.m[8] = ((((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
+    out.m[9] = (((((m.m[0] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0f) * s);
+    out.m[10] = ((((m.m[0] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * s);
+    out.m[11] = (((((m.m[0] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * -1.0f) * s);
+    out.m[12] = (((((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0f) * s);
+    out.m[13] = ((((m.m[0] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[2] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
+    out.m[14] = (((((m.m[0] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) + (m.m[2] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * -1.0f) * s);
+    out.m[15] = ((((m.m[0] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) + (m.m[2] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * s);
+    return out;
 }
 
 /* aether_f32_two_sum_err: The exact residual (a + b) - s of the rounded sum s = a + b, for any order and signs of a and b, whenever s is finite. Knuth's two-sum (no magnitude test) in both operand orders: the two agree, bit for bit, except where one order overflows spuriously (an operand is +-max and s - a rounds to infinity, giving NaN), and fmax keeps the other. A zero residual is +0. Inputs pass the barrier.
@@ -4895,6 +5001,97 @@ __kernel void aether_mat4f_determinant_batch(__global const float *m, __global f
     }
 }
 
+/* aether_mat2f_inverse_adjugate_batch: out[i] = aether_mat2f_inverse_adjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2f_inverse_adjugate_batch(__global const float *m, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat2f v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        const aether_mat2f result = aether_mat2f_inverse_adjugate(v_m);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+    }
+}
+
+/* aether_mat3f_inverse_adjugate_batch: out[i] = aether_mat3f_inverse_adjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3f_inverse_adjugate_batch(__global const float *m, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat3f v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        v_m.m[4] = m[4u * n + i];
+        v_m.m[5] = m[5u * n + i];
+        v_m.m[6] = m[6u * n + i];
+        v_m.m[7] = m[7u * n + i];
+        v_m.m[8] = m[8u * n + i];
+        const aether_mat3f result = aether_mat3f_inverse_adjugate(v_m);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+    }
+}
+
+/* aether_mat4f_inverse_adjugate_batch: out[i] = aether_mat4f_inverse_adjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4f_inverse_adjugate_batch(__global const float *m, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat4f v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        v_m.m[4] = m[4u * n + i];
+        v_m.m[5] = m[5u * n + i];
+        v_m.m[6] = m[6u * n + i];
+        v_m.m[7] = m[7u * n + i];
+        v_m.m[8] = m[8u * n + i];
+        v_m.m[9] = m[9u * n + i];
+        v_m.m[10] = m[10u * n + i];
+        v_m.m[11] = m[11u * n + i];
+        v_m.m[12] = m[12u * n + i];
+        v_m.m[13] = m[13u * n + i];
+        v_m.m[14] = m[14u * n + i];
+        v_m.m[15] = m[15u * n + i];
+        const aether_mat4f result = aether_mat4f_inverse_adjugate(v_m);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+        out[9u * n + i] = result.m[9];
+        out[10u * n + i] = result.m[10];
+        out[11u * n + i] = result.m[11];
+        out[12u * n + i] = result.m[12];
+        out[13u * n + i] = result.m[13];
+        out[14u * n + i] = result.m[14];
+        out[15u * n + i] = result.m[15];
+    }
+}
+
 /* aether_f32_two_sum_err_batch: out[i] = aether_f32_two_sum_err(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 __kernel void aether_f32_two_sum_err_batch(__global const float *a, __global const float *b, __global const float *s, __global float *out, ulong n)
 {
@@ -5384,6 +5581,9 @@ double aether_mat4d_dot(aether_mat4d a, aether_mat4d b);
 double aether_mat2d_determinant(aether_mat2d m);
 double aether_mat3d_determinant(aether_mat3d m);
 double aether_mat4d_determinant(aether_mat4d m);
+aether_mat2d aether_mat2d_inverse_adjugate(aether_mat2d m);
+aether_mat3d aether_mat3d_inverse_adjugate(aether_mat3d m);
+aether_mat4d aether_mat4d_inverse_adjugate(aether_mat4d m);
 double aether_f64_two_sum_err(double a, double b, double s);
 aether_paird aether_f64_two_sum(double a, double b);
 aether_paird aether_paird_neumaier_add(aether_paird p, double x);
@@ -7328,6 +7528,109 @@ double aether_mat3d_determinant(aether_mat3d m)
 double aether_mat4d_determinant(aether_mat4d m)
 {
     return ((((m.m[0] * (((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))))) - (m.m[1] * (((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))))) + (m.m[2] * (((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))) - (m.m[3] * (((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12]))))));
+}
+
+/* aether_mat2d_inverse_adjugate: Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
+   Spec:
+       s = 1 / determinant(m)
+       out[r][c] = (r == c ? m[1 - c][1 - r] : m[r][c] * -1) * s
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double s = (1.0 / ((m.m[0] * m.m[3]) - (m.m[1] * m.m[2])));
+       aether_mat2d out;
+       out.m[0] = (m.m[3] * s);
+       out.m[1] = ((m.m[1] * -1.0) * s);
+       out.m[2] = ((m.m[2] * -1.0) * s);
+       out.m[3] = (m.m[0] * s);
+       return out; */
+aether_mat2d aether_mat2d_inverse_adjugate(aether_mat2d m)
+{
+    const double s = (1.0 / ((m.m[0] * m.m[3]) - (m.m[1] * m.m[2])));
+    aether_mat2d out;
+    out.m[0] = (m.m[3] * s);
+    out.m[1] = ((m.m[1] * -1.0) * s);
+    out.m[2] = ((m.m[2] * -1.0) * s);
+    out.m[3] = (m.m[0] * s);
+    return out;
+}
+
+/* aether_mat3d_inverse_adjugate: Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
+   Spec:
+       s = 1 / determinant(m)
+       out[r][c] = (r + c == 1 || r + c == 3 ? determinant(minor(m, c, r)) * -1 : determinant(minor(m, c, r))) * s
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double s = (1.0 / (((m.m[0] * ((m.m[4] * m.m[8]) - (m.m[5] * m.m[7]))) - (m.m[1] * ((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])))) + (m.m[2] * ((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])))));
+       aether_mat3d out;
+       out.m[0] = (((m.m[4] * m.m[8]) - (m.m[5] * m.m[7])) * s);
+       out.m[1] = ((((m.m[1] * m.m[8]) - (m.m[2] * m.m[7])) * -1.0) * s);
+       out.m[2] = (((m.m[1] * m.m[5]) - (m.m[2] * m.m[4])) * s);
+       out.m[3] = ((((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])) * -1.0) * s);
+       out.m[4] = (((m.m[0] * m.m[8]) - (m.m[2] * m.m[6])) * s);
+       out.m[5] = ((((m.m[0] * m.m[5]) - (m.m[2] * m.m[3])) * -1.0) * s);
+       out.m[6] = (((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])) * s);
+       out.m[7] = ((((m.m[0] * m.m[7]) - (m.m[1] * m.m[6])) * -1.0) * s);
+       out.m[8] = (((m.m[0] * m.m[4]) - (m.m[1] * m.m[3])) * s);
+       return out; */
+aether_mat3d aether_mat3d_inverse_adjugate(aether_mat3d m)
+{
+    const double s = (1.0 / (((m.m[0] * ((m.m[4] * m.m[8]) - (m.m[5] * m.m[7]))) - (m.m[1] * ((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])))) + (m.m[2] * ((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])))));
+    aether_mat3d out;
+    out.m[0] = (((m.m[4] * m.m[8]) - (m.m[5] * m.m[7])) * s);
+    out.m[1] = ((((m.m[1] * m.m[8]) - (m.m[2] * m.m[7])) * -1.0) * s);
+    out.m[2] = (((m.m[1] * m.m[5]) - (m.m[2] * m.m[4])) * s);
+    out.m[3] = ((((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])) * -1.0) * s);
+    out.m[4] = (((m.m[0] * m.m[8]) - (m.m[2] * m.m[6])) * s);
+    out.m[5] = ((((m.m[0] * m.m[5]) - (m.m[2] * m.m[3])) * -1.0) * s);
+    out.m[6] = (((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])) * s);
+    out.m[7] = ((((m.m[0] * m.m[7]) - (m.m[1] * m.m[6])) * -1.0) * s);
+    out.m[8] = (((m.m[0] * m.m[4]) - (m.m[1] * m.m[3])) * s);
+    return out;
+}
+
+/* aether_mat4d_inverse_adjugate: Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
+   Spec:
+       s = 1 / determinant(m)
+       out[r][c] = (r + c == 1 || r + c == 3 || r + c == 5 ? determinant(minor(m, c, r)) * -1 : determinant(minor(m, c, r))) * s
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double s = (1.0 / ((((m.m[0] * (((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))))) - (m.m[1] * (((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))))) + (m.m[2] * (((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))) - (m.m[3] * (((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))));
+       aether_mat4d out;
+       out.m[0] = ((((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * s);
+       out.m[1] = (((((m.m[1] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[3] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * -1.0) * s);
+       out.m[2] = ((((m.m[1] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13])))) + (m.m[3] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13])))) * s);
+       out.m[3] = (((((m.m[1] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9])))) + (m.m[3] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9])))) * -1.0) * s);
+       out.m[4] = (((((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * -1.0) * s);
+       out.m[5] = ((((m.m[0] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * s);
+       out.m[6] = (((((m.m[0] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) * -1.0) * s);
+       out.m[7] = ((((m.m[0] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) * s);
+       out.m[8] = ((((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
+       out.m[9] = (((((m.m[0] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0) * s);
+       out.m[10] = ((((m.m[0] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * s);
+       out.m[11] = (((((m.m[0] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * -1.0) * s);
+       out.m[12] = (((((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0) * s);
+       out.m[13] = ((((m.m[0] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[2] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
+       out.m[14] = (((((m.m[0] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) + (m.m[2] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * -1.0) * s);
+       out.m[15] = ((((m.m[0] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) + (m.m[2] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * s);
+       return out; */
+aether_mat4d aether_mat4d_inverse_adjugate(aether_mat4d m)
+{
+    const double s = (1.0 / ((((m.m[0] * (((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))))) - (m.m[1] * (((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))))) + (m.m[2] * (((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))) - (m.m[3] * (((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))));
+    aether_mat4d out;
+    out.m[0] = ((((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * s);
+    out.m[1] = (((((m.m[1] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[3] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * -1.0) * s);
+    out.m[2] = ((((m.m[1] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13])))) + (m.m[3] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13])))) * s);
+    out.m[3] = (((((m.m[1] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9])))) + (m.m[3] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9])))) * -1.0) * s);
+    out.m[4] = (((((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * -1.0) * s);
+    out.m[5] = ((((m.m[0] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * s);
+    out.m[6] = (((((m.m[0] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) * -1.0) * s);
+    out.m[7] = ((((m.m[0] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) * s);
+    out.m[8] = ((((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
+    out.m[9] = (((((m.m[0] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0) * s);
+    out.m[10] = ((((m.m[0] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * s);
+    out.m[11] = (((((m.m[0] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * -1.0) * s);
+    out.m[12] = (((((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0) * s);
+    out.m[13] = ((((m.m[0] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[2] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
+    out.m[14] = (((((m.m[0] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) + (m.m[2] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * -1.0) * s);
+    out.m[15] = ((((m.m[0] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) + (m.m[2] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * s);
+    return out;
 }
 
 /* aether_f64_two_sum_err: The exact residual (a + b) - s of the rounded sum s = a + b, for any order and signs of a and b, whenever s is finite. Knuth's two-sum (no magnitude test) in both operand orders: the two agree, bit for bit, except where one order overflows spuriously (an operand is +-max and s - a rounds to infinity, giving NaN), and fmax keeps the other. A zero residual is +0. Inputs pass the barrier.
@@ -10058,6 +10361,97 @@ __kernel void aether_mat4d_determinant_batch(__global const double *m, __global 
         v_m.m[15] = m[15u * n + i];
         const double result = aether_mat4d_determinant(v_m);
         out[i] = result;
+    }
+}
+
+/* aether_mat2d_inverse_adjugate_batch: out[i] = aether_mat2d_inverse_adjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2d_inverse_adjugate_batch(__global const double *m, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat2d v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        const aether_mat2d result = aether_mat2d_inverse_adjugate(v_m);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+    }
+}
+
+/* aether_mat3d_inverse_adjugate_batch: out[i] = aether_mat3d_inverse_adjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3d_inverse_adjugate_batch(__global const double *m, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat3d v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        v_m.m[4] = m[4u * n + i];
+        v_m.m[5] = m[5u * n + i];
+        v_m.m[6] = m[6u * n + i];
+        v_m.m[7] = m[7u * n + i];
+        v_m.m[8] = m[8u * n + i];
+        const aether_mat3d result = aether_mat3d_inverse_adjugate(v_m);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+    }
+}
+
+/* aether_mat4d_inverse_adjugate_batch: out[i] = aether_mat4d_inverse_adjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4d_inverse_adjugate_batch(__global const double *m, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat4d v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        v_m.m[4] = m[4u * n + i];
+        v_m.m[5] = m[5u * n + i];
+        v_m.m[6] = m[6u * n + i];
+        v_m.m[7] = m[7u * n + i];
+        v_m.m[8] = m[8u * n + i];
+        v_m.m[9] = m[9u * n + i];
+        v_m.m[10] = m[10u * n + i];
+        v_m.m[11] = m[11u * n + i];
+        v_m.m[12] = m[12u * n + i];
+        v_m.m[13] = m[13u * n + i];
+        v_m.m[14] = m[14u * n + i];
+        v_m.m[15] = m[15u * n + i];
+        const aether_mat4d result = aether_mat4d_inverse_adjugate(v_m);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+        out[9u * n + i] = result.m[9];
+        out[10u * n + i] = result.m[10];
+        out[11u * n + i] = result.m[11];
+        out[12u * n + i] = result.m[12];
+        out[13u * n + i] = result.m[13];
+        out[14u * n + i] = result.m[14];
+        out[15u * n + i] = result.m[15];
     }
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Shows that each documented way to consume the C core works, each in a fresh temp dir:
-# the two files, a C++ consumer, add_subdirectory, the installed CMake package (find_package
+# the two files, the header-only form, a C++ consumer, add_subdirectory, the installed CMake package (find_package
 # EXACT, and another version refused), pkg-config, and the CTest corpus runner. Every way builds
 # examples/consumer/main.c (the C++ way examples/consumer/main.cpp) and diffs its stdout with
 # examples/consumer/expected.txt.
@@ -67,6 +67,25 @@ way_two_files() {
             echo "+ $cc $opt main.c aether_core.c -lm"
             # shellcheck disable=SC2086 # $opt is a list of flags
             "$cc" $opt main.c aether_core.c -lm -o "$exe"
+            check_run "$exe"
+        done
+    done
+}
+
+# a1. Header-only: the same main.c with AETHER_HEADER_ONLY defined and no aether_core.c to
+# compile (the header includes it beside itself; every function static inline), gcc and clang,
+# with the consumer's defaults and with -O3 -march=native -ffp-contract=fast; and g++.
+way_header_only() {
+    local d cc opt exe
+    d=$(mktemp -d -p "$top")
+    cp "$core/aether_core.h" "$core/aether_core.c" "$consumer/main.c" "$d/"
+    cd "$d"
+    for cc in gcc clang "g++ -x c++"; do
+        for opt in "-O2" "-O3 -march=native -ffp-contract=fast"; do
+            exe=$d/main-header-only-${cc// /}-${opt// /}
+            echo "+ $cc $opt -DAETHER_HEADER_ONLY main.c -lm"
+            # shellcheck disable=SC2086 # $cc and $opt are lists of words
+            $cc $opt -Wall -Wextra -Werror -DAETHER_HEADER_ONLY main.c -lm -o "$exe"
             check_run "$exe"
         done
     done
@@ -155,7 +174,7 @@ way_ctest() {
 
 prefix=$top/prefix
 failed=0
-for way in "two files:way_two_files" "C++ consumer:way_cxx" "add_subdirectory:way_add_subdirectory" \
+for way in "two files:way_two_files" "header-only:way_header_only" "C++ consumer:way_cxx" "add_subdirectory:way_add_subdirectory" \
     "installed package:way_installed_package" "pkg-config:way_pkg_config" "ctest:way_ctest"; do
     name=${way%%:*}
     log=$top/${way#*:}.log
@@ -172,5 +191,5 @@ for way in "two files:way_two_files" "C++ consumer:way_cxx" "add_subdirectory:wa
         failed=$((failed + 1))
     fi
 done
-echo "consumer-kit: $((6 - failed)) of 6 ways ok in $((SECONDS - start)) s"
+echo "consumer-kit: $((7 - failed)) of 7 ways ok in $((SECONDS - start)) s"
 [ "$failed" -eq 0 ]

@@ -43,6 +43,8 @@ c_loops!(
     bench_gcc_obj_mat4f_mul_vec,
     bench_gcc_obj_mat3f_inverse,
     bench_gcc_obj_mat4f_inverse,
+    bench_gcc_obj_mat3f_inverse_adjugate,
+    bench_gcc_obj_mat4f_inverse_adjugate,
     bench_gcc_obj_vec3d_dot,
     bench_gcc_obj_mat4d_mul,
     bench_gcc_obj_quatd_mul,
@@ -59,6 +61,8 @@ c_loops!(
     bench_gcc_inline_mat4f_mul_vec,
     bench_gcc_inline_mat3f_inverse,
     bench_gcc_inline_mat4f_inverse,
+    bench_gcc_inline_mat3f_inverse_adjugate,
+    bench_gcc_inline_mat4f_inverse_adjugate,
     bench_gcc_inline_vec3d_dot,
     bench_gcc_inline_mat4d_mul,
     bench_gcc_inline_quatd_mul,
@@ -75,6 +79,8 @@ c_loops!(
     bench_clang_obj_mat4f_mul_vec,
     bench_clang_obj_mat3f_inverse,
     bench_clang_obj_mat4f_inverse,
+    bench_clang_obj_mat3f_inverse_adjugate,
+    bench_clang_obj_mat4f_inverse_adjugate,
     bench_clang_obj_vec3d_dot,
     bench_clang_obj_mat4d_mul,
     bench_clang_obj_quatd_mul,
@@ -91,6 +97,8 @@ c_loops!(
     bench_clang_inline_mat4f_mul_vec,
     bench_clang_inline_mat3f_inverse,
     bench_clang_inline_mat4f_inverse,
+    bench_clang_inline_mat3f_inverse_adjugate,
+    bench_clang_inline_mat4f_inverse_adjugate,
     bench_clang_inline_vec3d_dot,
     bench_clang_inline_mat4d_mul,
     bench_clang_inline_quatd_mul,
@@ -444,6 +452,40 @@ fn ops() -> Vec<Op> {
         ]
     );
     op!(
+        "mat3f_inverse_adjugate",
+        F32,
+        Mat3,
+        None,
+        Mat3,
+        true,
+        [
+            ("gcc object", Aether, bench_gcc_obj_mat3f_inverse_adjugate),
+            ("gcc header-only", Aether, bench_gcc_inline_mat3f_inverse_adjugate),
+            ("clang object", Aether, bench_clang_obj_mat3f_inverse_adjugate),
+            ("clang header-only", Aether, bench_clang_inline_mat3f_inverse_adjugate),
+            ("cglm gcc", Peer, bench_gcc_cglm_mat3f_inverse),
+            ("cglm clang", Peer, bench_clang_cglm_mat3f_inverse),
+            ("glam", Peer, bench_glam_mat3f_inverse)
+        ]
+    );
+    op!(
+        "mat4f_inverse_adjugate",
+        F32,
+        Mat4,
+        None,
+        Mat4,
+        true,
+        [
+            ("gcc object", Aether, bench_gcc_obj_mat4f_inverse_adjugate),
+            ("gcc header-only", Aether, bench_gcc_inline_mat4f_inverse_adjugate),
+            ("clang object", Aether, bench_clang_obj_mat4f_inverse_adjugate),
+            ("clang header-only", Aether, bench_clang_inline_mat4f_inverse_adjugate),
+            ("cglm gcc", Peer, bench_gcc_cglm_mat4f_inverse),
+            ("cglm clang", Peer, bench_clang_cglm_mat4f_inverse),
+            ("glam", Peer, bench_glam_mat4f_inverse)
+        ]
+    );
+    op!(
         "vec3d_dot",
         F64,
         Vec3,
@@ -556,6 +598,8 @@ fn reference<T: aether_reference::Real>(op: &Op, a: &[T], b: &[T], n: usize) -> 
     let flat = |m: Mat<T, 4>| m.rows.iter().flatten().copied().collect::<Vec<T>>();
     let (la, lb) = (op.a.len(), op.b.map_or(0, Shape::len));
     let base = op.name.trim_end_matches("_lanes");
+    let adjugate = base.ends_with("_inverse_adjugate");
+    let base = base.trim_end_matches("_adjugate");
     match base {
         "f32_sum_array" | "f64_sum_array" => return vec![compensated::sum_array(&a[..n])],
         "f32_dot_array" => return vec![compensated::dot_array(&a[..n], &b[..n])],
@@ -575,6 +619,8 @@ fn reference<T: aether_reference::Real>(op: &Op, a: &[T], b: &[T], n: usize) -> 
             (Shape::Quat, "rotate") => out.extend(q(x).rotate(v3(y)).to_array()),
             (Shape::Mat4, "mul") => out.extend(flat(m4(x).mul(m4(y)))),
             (Shape::Mat4, "mul_vec") => out.extend(m4(x).mul_vec(v4(y)).to_array()),
+            (Shape::Mat3, "inverse") if adjugate => out.extend(m3(x).inverse_adjugate().rows.iter().flatten().copied()),
+            (Shape::Mat4, "inverse") if adjugate => out.extend(flat(m4(x).inverse_adjugate())),
             (Shape::Mat3, "inverse") => out.extend(linalg::inverse(m3(x)).0.rows.iter().flatten().copied()),
             (Shape::Mat4, "inverse") => out.extend(flat(linalg::inverse(m4(x)).0)),
             _ => unreachable!("no reference for {}", op.name),

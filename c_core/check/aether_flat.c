@@ -4538,6 +4538,236 @@ static size_t aether_flat_call_mat4d_determinant(const uint64_t *in, size_t n_in
     return o;
 }
 
+static size_t aether_flat_call_mat2f_inverse_adjugate(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    aether_mat2f p_m;
+    aether_mat2f r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 4u || cap < 4u) return AETHER_FLAT_BAD;
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_m, e, sizeof e);
+    }
+    r = aether_mat2f_inverse_adjugate(p_m);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
+    return o;
+}
+
+static size_t aether_flat_call_mat2d_inverse_adjugate(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    aether_mat2d p_m;
+    aether_mat2d r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 4u || cap < 4u) return AETHER_FLAT_BAD;
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_m, e, sizeof e);
+    }
+    r = aether_mat2d_inverse_adjugate(p_m);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
+    return o;
+}
+
+static size_t aether_flat_call_mat3f_inverse_adjugate(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    aether_mat3f p_m;
+    aether_mat3f r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 9u || cap < 9u) return AETHER_FLAT_BAD;
+    {
+        float e[9];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        memcpy(&p_m, e, sizeof e);
+    }
+    r = aether_mat3f_inverse_adjugate(p_m);
+    {
+        float e[9];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+        out[o++] = aether_flat_wr32(e[4]);
+        out[o++] = aether_flat_wr32(e[5]);
+        out[o++] = aether_flat_wr32(e[6]);
+        out[o++] = aether_flat_wr32(e[7]);
+        out[o++] = aether_flat_wr32(e[8]);
+    }
+    return o;
+}
+
+static size_t aether_flat_call_mat3d_inverse_adjugate(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    aether_mat3d p_m;
+    aether_mat3d r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 9u || cap < 9u) return AETHER_FLAT_BAD;
+    {
+        double e[9];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        memcpy(&p_m, e, sizeof e);
+    }
+    r = aether_mat3d_inverse_adjugate(p_m);
+    {
+        double e[9];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+        out[o++] = aether_flat_wr64(e[4]);
+        out[o++] = aether_flat_wr64(e[5]);
+        out[o++] = aether_flat_wr64(e[6]);
+        out[o++] = aether_flat_wr64(e[7]);
+        out[o++] = aether_flat_wr64(e[8]);
+    }
+    return o;
+}
+
+static size_t aether_flat_call_mat4f_inverse_adjugate(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    aether_mat4f p_m;
+    aether_mat4f r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 16u || cap < 16u) return AETHER_FLAT_BAD;
+    {
+        float e[16];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        e[9] = aether_flat_rd32(in[9u]);
+        e[10] = aether_flat_rd32(in[10u]);
+        e[11] = aether_flat_rd32(in[11u]);
+        e[12] = aether_flat_rd32(in[12u]);
+        e[13] = aether_flat_rd32(in[13u]);
+        e[14] = aether_flat_rd32(in[14u]);
+        e[15] = aether_flat_rd32(in[15u]);
+        memcpy(&p_m, e, sizeof e);
+    }
+    r = aether_mat4f_inverse_adjugate(p_m);
+    {
+        float e[16];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+        out[o++] = aether_flat_wr32(e[4]);
+        out[o++] = aether_flat_wr32(e[5]);
+        out[o++] = aether_flat_wr32(e[6]);
+        out[o++] = aether_flat_wr32(e[7]);
+        out[o++] = aether_flat_wr32(e[8]);
+        out[o++] = aether_flat_wr32(e[9]);
+        out[o++] = aether_flat_wr32(e[10]);
+        out[o++] = aether_flat_wr32(e[11]);
+        out[o++] = aether_flat_wr32(e[12]);
+        out[o++] = aether_flat_wr32(e[13]);
+        out[o++] = aether_flat_wr32(e[14]);
+        out[o++] = aether_flat_wr32(e[15]);
+    }
+    return o;
+}
+
+static size_t aether_flat_call_mat4d_inverse_adjugate(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    aether_mat4d p_m;
+    aether_mat4d r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 16u || cap < 16u) return AETHER_FLAT_BAD;
+    {
+        double e[16];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        e[9] = aether_flat_rd64(in[9u]);
+        e[10] = aether_flat_rd64(in[10u]);
+        e[11] = aether_flat_rd64(in[11u]);
+        e[12] = aether_flat_rd64(in[12u]);
+        e[13] = aether_flat_rd64(in[13u]);
+        e[14] = aether_flat_rd64(in[14u]);
+        e[15] = aether_flat_rd64(in[15u]);
+        memcpy(&p_m, e, sizeof e);
+    }
+    r = aether_mat4d_inverse_adjugate(p_m);
+    {
+        double e[16];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+        out[o++] = aether_flat_wr64(e[4]);
+        out[o++] = aether_flat_wr64(e[5]);
+        out[o++] = aether_flat_wr64(e[6]);
+        out[o++] = aether_flat_wr64(e[7]);
+        out[o++] = aether_flat_wr64(e[8]);
+        out[o++] = aether_flat_wr64(e[9]);
+        out[o++] = aether_flat_wr64(e[10]);
+        out[o++] = aether_flat_wr64(e[11]);
+        out[o++] = aether_flat_wr64(e[12]);
+        out[o++] = aether_flat_wr64(e[13]);
+        out[o++] = aether_flat_wr64(e[14]);
+        out[o++] = aether_flat_wr64(e[15]);
+    }
+    return o;
+}
+
 static size_t aether_flat_call_f32_two_sum_err(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
 {
     float p_a;
@@ -12065,6 +12295,12 @@ const aether_flat_entry aether_flat_entries[AETHER_FLAT_COUNT] = {
     { "aether_mat3d_determinant", "determinant", "mat3", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 9u, 1u, 0u, 0u, 0u, aether_flat_call_mat3d_determinant },
     { "aether_mat4f_determinant", "determinant", "mat4", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 16u, 1u, 0u, 0u, 0u, aether_flat_call_mat4f_determinant },
     { "aether_mat4d_determinant", "determinant", "mat4", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 16u, 1u, 0u, 0u, 0u, aether_flat_call_mat4d_determinant },
+    { "aether_mat2f_inverse_adjugate", "inverse_adjugate", "mat2", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 4u, 4u, 0u, 0u, 0u, aether_flat_call_mat2f_inverse_adjugate },
+    { "aether_mat2d_inverse_adjugate", "inverse_adjugate", "mat2", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 4u, 4u, 0u, 0u, 0u, aether_flat_call_mat2d_inverse_adjugate },
+    { "aether_mat3f_inverse_adjugate", "inverse_adjugate", "mat3", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 9u, 9u, 0u, 0u, 0u, aether_flat_call_mat3f_inverse_adjugate },
+    { "aether_mat3d_inverse_adjugate", "inverse_adjugate", "mat3", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 9u, 9u, 0u, 0u, 0u, aether_flat_call_mat3d_inverse_adjugate },
+    { "aether_mat4f_inverse_adjugate", "inverse_adjugate", "mat4", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 16u, 16u, 0u, 0u, 0u, aether_flat_call_mat4f_inverse_adjugate },
+    { "aether_mat4d_inverse_adjugate", "inverse_adjugate", "mat4", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 16u, 16u, 0u, 0u, 0u, aether_flat_call_mat4d_inverse_adjugate },
     { "aether_f32_two_sum_err", "two_sum_err", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 3u, 1u, 0u, 0u, 0u, aether_flat_call_f32_two_sum_err },
     { "aether_f64_two_sum_err", "two_sum_err", "scalar", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 3u, 1u, 0u, 0u, 0u, aether_flat_call_f64_two_sum_err },
     { "aether_f32_two_sum", "two_sum", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 2u, 2u, 0u, 0u, 0u, aether_flat_call_f32_two_sum },

@@ -16,7 +16,7 @@
    Prints a Markdown table: kernel, items, bytes per item, microseconds per launch, GB/s, the
    share of the copy kernel's GB/s, and the check. Exit status: 0; 1 when an item differs from
    the host path (the plain-operator control build must give 1); 2 on a CUDA or usage error.
-   Contract aether 0.1.0 fa9dabaad147d2441a8810f7e1e8dbcf. */
+   Contract aether 0.1.0 26f3734307f2e41298630ad33cf4d904. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8217,6 +8217,350 @@ int main(int argc, char **argv)
         free(h1);
         free(r1);
         bench_row("aether_mat4d_determinant_batch", n, per_item, seconds, copy_rate, nv, differ);
+        pool.used = 0;
+    }
+    if (only == NULL || strstr("aether_mat2f_inverse_adjugate_batch", only) != NULL) {
+        const size_t per_item = 4 * sizeof(float) + 4 * sizeof(float);
+        const size_t n = budget / per_item;
+        float *b0 = (float *)bench_take(&pool, n * 4 * sizeof(float));
+        float *b1 = (float *)bench_take(&pool, n * 4 * sizeof(float));
+        bench_fill(b0, n * 4, n, 0u, 0, 0u);
+        const double seconds = bench_seconds([&]() { return aether_mat2f_inverse_adjugate_batch(b0, b1, n, 0); }, reps);
+        /* The check: nv items on the device against the host path. */
+        const size_t nv = n < BENCH_VERIFY ? n : BENCH_VERIFY;
+        size_t differ = 0, i;
+        bench_fill(b0, nv * 4, nv, 0u, 0, 0u);
+        BENCH_CHECK((cudaError_t)aether_mat2f_inverse_adjugate_batch(b0, b1, nv, 0));
+        BENCH_CHECK(cudaDeviceSynchronize());
+        float *h0 = bench_host_copy(b0, nv * 4);
+        float *h1 = bench_host_copy(b1, nv * 4);
+        float *r1 = (float *)calloc(nv * 4 + 1u, sizeof(float));
+        if (r1 == NULL) exit(2);
+        {
+            const size_t n = nv;
+            const float *m = (const float *)h0;
+            float *out = (float *)r1;
+            for (i = 0; i < n; ++i) {
+                aether_mat2f v_m;
+                v_m.m[0] = m[0u * n + i];
+                v_m.m[1] = m[1u * n + i];
+                v_m.m[2] = m[2u * n + i];
+                v_m.m[3] = m[3u * n + i];
+                const aether_mat2f result = aether_mat2f_inverse_adjugate(v_m);
+                out[0u * n + i] = result.m[0];
+                out[1u * n + i] = result.m[1];
+                out[2u * n + i] = result.m[2];
+                out[3u * n + i] = result.m[3];
+            }
+        }
+        for (i = 0; i < nv; ++i) {
+            int same = 1;
+            size_t c;
+            for (c = 0; c < 4; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
+            if (!same) differ += 1;
+        }
+        free(h0);
+        free(h1);
+        free(r1);
+        bench_row("aether_mat2f_inverse_adjugate_batch", n, per_item, seconds, copy_rate, nv, differ);
+        pool.used = 0;
+    }
+    if (only == NULL || strstr("aether_mat2d_inverse_adjugate_batch", only) != NULL) {
+        const size_t per_item = 4 * sizeof(double) + 4 * sizeof(double);
+        const size_t n = budget / per_item;
+        double *b0 = (double *)bench_take(&pool, n * 4 * sizeof(double));
+        double *b1 = (double *)bench_take(&pool, n * 4 * sizeof(double));
+        bench_fill(b0, n * 4, n, 0u, 0, 0u);
+        const double seconds = bench_seconds([&]() { return aether_mat2d_inverse_adjugate_batch(b0, b1, n, 0); }, reps);
+        /* The check: nv items on the device against the host path. */
+        const size_t nv = n < BENCH_VERIFY ? n : BENCH_VERIFY;
+        size_t differ = 0, i;
+        bench_fill(b0, nv * 4, nv, 0u, 0, 0u);
+        BENCH_CHECK((cudaError_t)aether_mat2d_inverse_adjugate_batch(b0, b1, nv, 0));
+        BENCH_CHECK(cudaDeviceSynchronize());
+        double *h0 = bench_host_copy(b0, nv * 4);
+        double *h1 = bench_host_copy(b1, nv * 4);
+        double *r1 = (double *)calloc(nv * 4 + 1u, sizeof(double));
+        if (r1 == NULL) exit(2);
+        {
+            const size_t n = nv;
+            const double *m = (const double *)h0;
+            double *out = (double *)r1;
+            for (i = 0; i < n; ++i) {
+                aether_mat2d v_m;
+                v_m.m[0] = m[0u * n + i];
+                v_m.m[1] = m[1u * n + i];
+                v_m.m[2] = m[2u * n + i];
+                v_m.m[3] = m[3u * n + i];
+                const aether_mat2d result = aether_mat2d_inverse_adjugate(v_m);
+                out[0u * n + i] = result.m[0];
+                out[1u * n + i] = result.m[1];
+                out[2u * n + i] = result.m[2];
+                out[3u * n + i] = result.m[3];
+            }
+        }
+        for (i = 0; i < nv; ++i) {
+            int same = 1;
+            size_t c;
+            for (c = 0; c < 4; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
+            if (!same) differ += 1;
+        }
+        free(h0);
+        free(h1);
+        free(r1);
+        bench_row("aether_mat2d_inverse_adjugate_batch", n, per_item, seconds, copy_rate, nv, differ);
+        pool.used = 0;
+    }
+    if (only == NULL || strstr("aether_mat3f_inverse_adjugate_batch", only) != NULL) {
+        const size_t per_item = 9 * sizeof(float) + 9 * sizeof(float);
+        const size_t n = budget / per_item;
+        float *b0 = (float *)bench_take(&pool, n * 9 * sizeof(float));
+        float *b1 = (float *)bench_take(&pool, n * 9 * sizeof(float));
+        bench_fill(b0, n * 9, n, 0u, 0, 0u);
+        const double seconds = bench_seconds([&]() { return aether_mat3f_inverse_adjugate_batch(b0, b1, n, 0); }, reps);
+        /* The check: nv items on the device against the host path. */
+        const size_t nv = n < BENCH_VERIFY ? n : BENCH_VERIFY;
+        size_t differ = 0, i;
+        bench_fill(b0, nv * 9, nv, 0u, 0, 0u);
+        BENCH_CHECK((cudaError_t)aether_mat3f_inverse_adjugate_batch(b0, b1, nv, 0));
+        BENCH_CHECK(cudaDeviceSynchronize());
+        float *h0 = bench_host_copy(b0, nv * 9);
+        float *h1 = bench_host_copy(b1, nv * 9);
+        float *r1 = (float *)calloc(nv * 9 + 1u, sizeof(float));
+        if (r1 == NULL) exit(2);
+        {
+            const size_t n = nv;
+            const float *m = (const float *)h0;
+            float *out = (float *)r1;
+            for (i = 0; i < n; ++i) {
+                aether_mat3f v_m;
+                v_m.m[0] = m[0u * n + i];
+                v_m.m[1] = m[1u * n + i];
+                v_m.m[2] = m[2u * n + i];
+                v_m.m[3] = m[3u * n + i];
+                v_m.m[4] = m[4u * n + i];
+                v_m.m[5] = m[5u * n + i];
+                v_m.m[6] = m[6u * n + i];
+                v_m.m[7] = m[7u * n + i];
+                v_m.m[8] = m[8u * n + i];
+                const aether_mat3f result = aether_mat3f_inverse_adjugate(v_m);
+                out[0u * n + i] = result.m[0];
+                out[1u * n + i] = result.m[1];
+                out[2u * n + i] = result.m[2];
+                out[3u * n + i] = result.m[3];
+                out[4u * n + i] = result.m[4];
+                out[5u * n + i] = result.m[5];
+                out[6u * n + i] = result.m[6];
+                out[7u * n + i] = result.m[7];
+                out[8u * n + i] = result.m[8];
+            }
+        }
+        for (i = 0; i < nv; ++i) {
+            int same = 1;
+            size_t c;
+            for (c = 0; c < 9; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
+            if (!same) differ += 1;
+        }
+        free(h0);
+        free(h1);
+        free(r1);
+        bench_row("aether_mat3f_inverse_adjugate_batch", n, per_item, seconds, copy_rate, nv, differ);
+        pool.used = 0;
+    }
+    if (only == NULL || strstr("aether_mat3d_inverse_adjugate_batch", only) != NULL) {
+        const size_t per_item = 9 * sizeof(double) + 9 * sizeof(double);
+        const size_t n = budget / per_item;
+        double *b0 = (double *)bench_take(&pool, n * 9 * sizeof(double));
+        double *b1 = (double *)bench_take(&pool, n * 9 * sizeof(double));
+        bench_fill(b0, n * 9, n, 0u, 0, 0u);
+        const double seconds = bench_seconds([&]() { return aether_mat3d_inverse_adjugate_batch(b0, b1, n, 0); }, reps);
+        /* The check: nv items on the device against the host path. */
+        const size_t nv = n < BENCH_VERIFY ? n : BENCH_VERIFY;
+        size_t differ = 0, i;
+        bench_fill(b0, nv * 9, nv, 0u, 0, 0u);
+        BENCH_CHECK((cudaError_t)aether_mat3d_inverse_adjugate_batch(b0, b1, nv, 0));
+        BENCH_CHECK(cudaDeviceSynchronize());
+        double *h0 = bench_host_copy(b0, nv * 9);
+        double *h1 = bench_host_copy(b1, nv * 9);
+        double *r1 = (double *)calloc(nv * 9 + 1u, sizeof(double));
+        if (r1 == NULL) exit(2);
+        {
+            const size_t n = nv;
+            const double *m = (const double *)h0;
+            double *out = (double *)r1;
+            for (i = 0; i < n; ++i) {
+                aether_mat3d v_m;
+                v_m.m[0] = m[0u * n + i];
+                v_m.m[1] = m[1u * n + i];
+                v_m.m[2] = m[2u * n + i];
+                v_m.m[3] = m[3u * n + i];
+                v_m.m[4] = m[4u * n + i];
+                v_m.m[5] = m[5u * n + i];
+                v_m.m[6] = m[6u * n + i];
+                v_m.m[7] = m[7u * n + i];
+                v_m.m[8] = m[8u * n + i];
+                const aether_mat3d result = aether_mat3d_inverse_adjugate(v_m);
+                out[0u * n + i] = result.m[0];
+                out[1u * n + i] = result.m[1];
+                out[2u * n + i] = result.m[2];
+                out[3u * n + i] = result.m[3];
+                out[4u * n + i] = result.m[4];
+                out[5u * n + i] = result.m[5];
+                out[6u * n + i] = result.m[6];
+                out[7u * n + i] = result.m[7];
+                out[8u * n + i] = result.m[8];
+            }
+        }
+        for (i = 0; i < nv; ++i) {
+            int same = 1;
+            size_t c;
+            for (c = 0; c < 9; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
+            if (!same) differ += 1;
+        }
+        free(h0);
+        free(h1);
+        free(r1);
+        bench_row("aether_mat3d_inverse_adjugate_batch", n, per_item, seconds, copy_rate, nv, differ);
+        pool.used = 0;
+    }
+    if (only == NULL || strstr("aether_mat4f_inverse_adjugate_batch", only) != NULL) {
+        const size_t per_item = 16 * sizeof(float) + 16 * sizeof(float);
+        const size_t n = budget / per_item;
+        float *b0 = (float *)bench_take(&pool, n * 16 * sizeof(float));
+        float *b1 = (float *)bench_take(&pool, n * 16 * sizeof(float));
+        bench_fill(b0, n * 16, n, 0u, 0, 0u);
+        const double seconds = bench_seconds([&]() { return aether_mat4f_inverse_adjugate_batch(b0, b1, n, 0); }, reps);
+        /* The check: nv items on the device against the host path. */
+        const size_t nv = n < BENCH_VERIFY ? n : BENCH_VERIFY;
+        size_t differ = 0, i;
+        bench_fill(b0, nv * 16, nv, 0u, 0, 0u);
+        BENCH_CHECK((cudaError_t)aether_mat4f_inverse_adjugate_batch(b0, b1, nv, 0));
+        BENCH_CHECK(cudaDeviceSynchronize());
+        float *h0 = bench_host_copy(b0, nv * 16);
+        float *h1 = bench_host_copy(b1, nv * 16);
+        float *r1 = (float *)calloc(nv * 16 + 1u, sizeof(float));
+        if (r1 == NULL) exit(2);
+        {
+            const size_t n = nv;
+            const float *m = (const float *)h0;
+            float *out = (float *)r1;
+            for (i = 0; i < n; ++i) {
+                aether_mat4f v_m;
+                v_m.m[0] = m[0u * n + i];
+                v_m.m[1] = m[1u * n + i];
+                v_m.m[2] = m[2u * n + i];
+                v_m.m[3] = m[3u * n + i];
+                v_m.m[4] = m[4u * n + i];
+                v_m.m[5] = m[5u * n + i];
+                v_m.m[6] = m[6u * n + i];
+                v_m.m[7] = m[7u * n + i];
+                v_m.m[8] = m[8u * n + i];
+                v_m.m[9] = m[9u * n + i];
+                v_m.m[10] = m[10u * n + i];
+                v_m.m[11] = m[11u * n + i];
+                v_m.m[12] = m[12u * n + i];
+                v_m.m[13] = m[13u * n + i];
+                v_m.m[14] = m[14u * n + i];
+                v_m.m[15] = m[15u * n + i];
+                const aether_mat4f result = aether_mat4f_inverse_adjugate(v_m);
+                out[0u * n + i] = result.m[0];
+                out[1u * n + i] = result.m[1];
+                out[2u * n + i] = result.m[2];
+                out[3u * n + i] = result.m[3];
+                out[4u * n + i] = result.m[4];
+                out[5u * n + i] = result.m[5];
+                out[6u * n + i] = result.m[6];
+                out[7u * n + i] = result.m[7];
+                out[8u * n + i] = result.m[8];
+                out[9u * n + i] = result.m[9];
+                out[10u * n + i] = result.m[10];
+                out[11u * n + i] = result.m[11];
+                out[12u * n + i] = result.m[12];
+                out[13u * n + i] = result.m[13];
+                out[14u * n + i] = result.m[14];
+                out[15u * n + i] = result.m[15];
+            }
+        }
+        for (i = 0; i < nv; ++i) {
+            int same = 1;
+            size_t c;
+            for (c = 0; c < 16; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
+            if (!same) differ += 1;
+        }
+        free(h0);
+        free(h1);
+        free(r1);
+        bench_row("aether_mat4f_inverse_adjugate_batch", n, per_item, seconds, copy_rate, nv, differ);
+        pool.used = 0;
+    }
+    if (only == NULL || strstr("aether_mat4d_inverse_adjugate_batch", only) != NULL) {
+        const size_t per_item = 16 * sizeof(double) + 16 * sizeof(double);
+        const size_t n = budget / per_item;
+        double *b0 = (double *)bench_take(&pool, n * 16 * sizeof(double));
+        double *b1 = (double *)bench_take(&pool, n * 16 * sizeof(double));
+        bench_fill(b0, n * 16, n, 0u, 0, 0u);
+        const double seconds = bench_seconds([&]() { return aether_mat4d_inverse_adjugate_batch(b0, b1, n, 0); }, reps);
+        /* The check: nv items on the device against the host path. */
+        const size_t nv = n < BENCH_VERIFY ? n : BENCH_VERIFY;
+        size_t differ = 0, i;
+        bench_fill(b0, nv * 16, nv, 0u, 0, 0u);
+        BENCH_CHECK((cudaError_t)aether_mat4d_inverse_adjugate_batch(b0, b1, nv, 0));
+        BENCH_CHECK(cudaDeviceSynchronize());
+        double *h0 = bench_host_copy(b0, nv * 16);
+        double *h1 = bench_host_copy(b1, nv * 16);
+        double *r1 = (double *)calloc(nv * 16 + 1u, sizeof(double));
+        if (r1 == NULL) exit(2);
+        {
+            const size_t n = nv;
+            const double *m = (const double *)h0;
+            double *out = (double *)r1;
+            for (i = 0; i < n; ++i) {
+                aether_mat4d v_m;
+                v_m.m[0] = m[0u * n + i];
+                v_m.m[1] = m[1u * n + i];
+                v_m.m[2] = m[2u * n + i];
+                v_m.m[3] = m[3u * n + i];
+                v_m.m[4] = m[4u * n + i];
+                v_m.m[5] = m[5u * n + i];
+                v_m.m[6] = m[6u * n + i];
+                v_m.m[7] = m[7u * n + i];
+                v_m.m[8] = m[8u * n + i];
+                v_m.m[9] = m[9u * n + i];
+                v_m.m[10] = m[10u * n + i];
+                v_m.m[11] = m[11u * n + i];
+                v_m.m[12] = m[12u * n + i];
+                v_m.m[13] = m[13u * n + i];
+                v_m.m[14] = m[14u * n + i];
+                v_m.m[15] = m[15u * n + i];
+                const aether_mat4d result = aether_mat4d_inverse_adjugate(v_m);
+                out[0u * n + i] = result.m[0];
+                out[1u * n + i] = result.m[1];
+                out[2u * n + i] = result.m[2];
+                out[3u * n + i] = result.m[3];
+                out[4u * n + i] = result.m[4];
+                out[5u * n + i] = result.m[5];
+                out[6u * n + i] = result.m[6];
+                out[7u * n + i] = result.m[7];
+                out[8u * n + i] = result.m[8];
+                out[9u * n + i] = result.m[9];
+                out[10u * n + i] = result.m[10];
+                out[11u * n + i] = result.m[11];
+                out[12u * n + i] = result.m[12];
+                out[13u * n + i] = result.m[13];
+                out[14u * n + i] = result.m[14];
+                out[15u * n + i] = result.m[15];
+            }
+        }
+        for (i = 0; i < nv; ++i) {
+            int same = 1;
+            size_t c;
+            for (c = 0; c < 16; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
+            if (!same) differ += 1;
+        }
+        free(h0);
+        free(h1);
+        free(r1);
+        bench_row("aether_mat4d_inverse_adjugate_batch", n, per_item, seconds, copy_rate, nv, differ);
         pool.used = 0;
     }
     if (only == NULL || strstr("aether_f32_two_sum_err_batch", only) != NULL) {

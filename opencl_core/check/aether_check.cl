@@ -47,7 +47,7 @@
 #define AETHER_CONTRACT_VERSION "0.1.0"
 /* The contract's fingerprint: the same as c_core/aether_core.h and the corpus when they come from
    the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 fa9dabaad147d2441a8810f7e1e8dbcf"
+#define AETHER_CONTRACT_ID "aether 0.1.0 26f3734307f2e41298630ad33cf4d904"
 
 /* Self-test status bits (the C core's). */
 #define AETHER_SELFTEST_OK 0u
@@ -218,6 +218,9 @@ float aether_mat4f_dot(aether_mat4f a, aether_mat4f b);
 float aether_mat2f_determinant(aether_mat2f m);
 float aether_mat3f_determinant(aether_mat3f m);
 float aether_mat4f_determinant(aether_mat4f m);
+aether_mat2f aether_mat2f_inverse_adjugate(aether_mat2f m);
+aether_mat3f aether_mat3f_inverse_adjugate(aether_mat3f m);
+aether_mat4f aether_mat4f_inverse_adjugate(aether_mat4f m);
 float aether_f32_two_sum_err(float a, float b, float s);
 aether_pairf aether_f32_two_sum(float a, float b);
 aether_pairf aether_pairf_neumaier_add(aether_pairf p, float x);
@@ -2162,6 +2165,109 @@ float aether_mat3f_determinant(aether_mat3f m)
 float aether_mat4f_determinant(aether_mat4f m)
 {
     return ((((m.m[0] * (((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))))) - (m.m[1] * (((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))))) + (m.m[2] * (((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))) - (m.m[3] * (((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12]))))));
+}
+
+/* aether_mat2f_inverse_adjugate: Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
+   Spec:
+       s = 1 / determinant(m)
+       out[r][c] = (r == c ? m[1 - c][1 - r] : m[r][c] * -1) * s
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float s = (1.0f / ((m.m[0] * m.m[3]) - (m.m[1] * m.m[2])));
+       aether_mat2f out;
+       out.m[0] = (m.m[3] * s);
+       out.m[1] = ((m.m[1] * -1.0f) * s);
+       out.m[2] = ((m.m[2] * -1.0f) * s);
+       out.m[3] = (m.m[0] * s);
+       return out; */
+aether_mat2f aether_mat2f_inverse_adjugate(aether_mat2f m)
+{
+    const float s = (1.0f / ((m.m[0] * m.m[3]) - (m.m[1] * m.m[2])));
+    aether_mat2f out;
+    out.m[0] = (m.m[3] * s);
+    out.m[1] = ((m.m[1] * -1.0f) * s);
+    out.m[2] = ((m.m[2] * -1.0f) * s);
+    out.m[3] = (m.m[0] * s);
+    return out;
+}
+
+/* aether_mat3f_inverse_adjugate: Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
+   Spec:
+       s = 1 / determinant(m)
+       out[r][c] = (r + c == 1 || r + c == 3 ? determinant(minor(m, c, r)) * -1 : determinant(minor(m, c, r))) * s
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float s = (1.0f / (((m.m[0] * ((m.m[4] * m.m[8]) - (m.m[5] * m.m[7]))) - (m.m[1] * ((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])))) + (m.m[2] * ((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])))));
+       aether_mat3f out;
+       out.m[0] = (((m.m[4] * m.m[8]) - (m.m[5] * m.m[7])) * s);
+       out.m[1] = ((((m.m[1] * m.m[8]) - (m.m[2] * m.m[7])) * -1.0f) * s);
+       out.m[2] = (((m.m[1] * m.m[5]) - (m.m[2] * m.m[4])) * s);
+       out.m[3] = ((((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])) * -1.0f) * s);
+       out.m[4] = (((m.m[0] * m.m[8]) - (m.m[2] * m.m[6])) * s);
+       out.m[5] = ((((m.m[0] * m.m[5]) - (m.m[2] * m.m[3])) * -1.0f) * s);
+       out.m[6] = (((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])) * s);
+       out.m[7] = ((((m.m[0] * m.m[7]) - (m.m[1] * m.m[6])) * -1.0f) * s);
+       out.m[8] = (((m.m[0] * m.m[4]) - (m.m[1] * m.m[3])) * s);
+       return out; */
+aether_mat3f aether_mat3f_inverse_adjugate(aether_mat3f m)
+{
+    const float s = (1.0f / (((m.m[0] * ((m.m[4] * m.m[8]) - (m.m[5] * m.m[7]))) - (m.m[1] * ((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])))) + (m.m[2] * ((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])))));
+    aether_mat3f out;
+    out.m[0] = (((m.m[4] * m.m[8]) - (m.m[5] * m.m[7])) * s);
+    out.m[1] = ((((m.m[1] * m.m[8]) - (m.m[2] * m.m[7])) * -1.0f) * s);
+    out.m[2] = (((m.m[1] * m.m[5]) - (m.m[2] * m.m[4])) * s);
+    out.m[3] = ((((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])) * -1.0f) * s);
+    out.m[4] = (((m.m[0] * m.m[8]) - (m.m[2] * m.m[6])) * s);
+    out.m[5] = ((((m.m[0] * m.m[5]) - (m.m[2] * m.m[3])) * -1.0f) * s);
+    out.m[6] = (((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])) * s);
+    out.m[7] = ((((m.m[0] * m.m[7]) - (m.m[1] * m.m[6])) * -1.0f) * s);
+    out.m[8] = (((m.m[0] * m.m[4]) - (m.m[1] * m.m[3])) * s);
+    return out;
+}
+
+/* aether_mat4f_inverse_adjugate: Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
+   Spec:
+       s = 1 / determinant(m)
+       out[r][c] = (r + c == 1 || r + c == 3 || r + c == 5 ? determinant(minor(m, c, r)) * -1 : determinant(minor(m, c, r))) * s
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float s = (1.0f / ((((m.m[0] * (((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))))) - (m.m[1] * (((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))))) + (m.m[2] * (((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))) - (m.m[3] * (((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))));
+       aether_mat4f out;
+       out.m[0] = ((((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * s);
+       out.m[1] = (((((m.m[1] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[3] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * -1.0f) * s);
+       out.m[2] = ((((m.m[1] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13])))) + (m.m[3] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13])))) * s);
+       out.m[3] = (((((m.m[1] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9])))) + (m.m[3] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9])))) * -1.0f) * s);
+       out.m[4] = (((((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * -1.0f) * s);
+       out.m[5] = ((((m.m[0] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * s);
+       out.m[6] = (((((m.m[0] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) * -1.0f) * s);
+       out.m[7] = ((((m.m[0] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) * s);
+       out.m[8] = ((((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
+       out.m[9] = (((((m.m[0] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0f) * s);
+       out.m[10] = ((((m.m[0] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * s);
+       out.m[11] = (((((m.m[0] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * -1.0f) * s);
+       out.m[12] = (((((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0f) * s);
+       out.m[13] = ((((m.m[0] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[2] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
+       out.m[14] = (((((m.m[0] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) + (m.m[2] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * -1.0f) * s);
+       out.m[15] = ((((m.m[0] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) + (m.m[2] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * s);
+       return out; */
+aether_mat4f aether_mat4f_inverse_adjugate(aether_mat4f m)
+{
+    const float s = (1.0f / ((((m.m[0] * (((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))))) - (m.m[1] * (((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))))) + (m.m[2] * (((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))) - (m.m[3] * (((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))));
+    aether_mat4f out;
+    out.m[0] = ((((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * s);
+    out.m[1] = (((((m.m[1] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[3] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * -1.0f) * s);
+    out.m[2] = ((((m.m[1] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13])))) + (m.m[3] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13])))) * s);
+    out.m[3] = (((((m.m[1] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9])))) + (m.m[3] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9])))) * -1.0f) * s);
+    out.m[4] = (((((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * -1.0f) * s);
+    out.m[5] = ((((m.m[0] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * s);
+    out.m[6] = (((((m.m[0] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) * -1.0f) * s);
+    out.m[7] = ((((m.m[0] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) * s);
+    out.m[8] = ((((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
+    out.m[9] = (((((m.m[0] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0f) * s);
+    out.m[10] = ((((m.m[0] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * s);
+    out.m[11] = (((((m.m[0] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * -1.0f) * s);
+    out.m[12] = (((((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0f) * s);
+    out.m[13] = ((((m.m[0] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[2] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
+    out.m[14] = (((((m.m[0] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) + (m.m[2] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * -1.0f) * s);
+    out.m[15] = ((((m.m[0] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) + (m.m[2] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * s);
+    return out;
 }
 
 /* aether_f32_two_sum_err: The exact residual (a + b) - s of the rounded sum s = a + b, for any order and signs of a and b, whenever s is finite. Knuth's two-sum (no magnitude test) in both operand orders: the two agree, bit for bit, except where one order overflows spuriously (an operand is +-max and s - a rounds to infinity, giving NaN), and fmax keeps the other. A zero residual is +0. Inputs pass the barrier.
@@ -4895,6 +5001,97 @@ __kernel void aether_mat4f_determinant_batch(__global const float *m, __global f
     }
 }
 
+/* aether_mat2f_inverse_adjugate_batch: out[i] = aether_mat2f_inverse_adjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2f_inverse_adjugate_batch(__global const float *m, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat2f v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        const aether_mat2f result = aether_mat2f_inverse_adjugate(v_m);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+    }
+}
+
+/* aether_mat3f_inverse_adjugate_batch: out[i] = aether_mat3f_inverse_adjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3f_inverse_adjugate_batch(__global const float *m, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat3f v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        v_m.m[4] = m[4u * n + i];
+        v_m.m[5] = m[5u * n + i];
+        v_m.m[6] = m[6u * n + i];
+        v_m.m[7] = m[7u * n + i];
+        v_m.m[8] = m[8u * n + i];
+        const aether_mat3f result = aether_mat3f_inverse_adjugate(v_m);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+    }
+}
+
+/* aether_mat4f_inverse_adjugate_batch: out[i] = aether_mat4f_inverse_adjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4f_inverse_adjugate_batch(__global const float *m, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat4f v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        v_m.m[4] = m[4u * n + i];
+        v_m.m[5] = m[5u * n + i];
+        v_m.m[6] = m[6u * n + i];
+        v_m.m[7] = m[7u * n + i];
+        v_m.m[8] = m[8u * n + i];
+        v_m.m[9] = m[9u * n + i];
+        v_m.m[10] = m[10u * n + i];
+        v_m.m[11] = m[11u * n + i];
+        v_m.m[12] = m[12u * n + i];
+        v_m.m[13] = m[13u * n + i];
+        v_m.m[14] = m[14u * n + i];
+        v_m.m[15] = m[15u * n + i];
+        const aether_mat4f result = aether_mat4f_inverse_adjugate(v_m);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+        out[9u * n + i] = result.m[9];
+        out[10u * n + i] = result.m[10];
+        out[11u * n + i] = result.m[11];
+        out[12u * n + i] = result.m[12];
+        out[13u * n + i] = result.m[13];
+        out[14u * n + i] = result.m[14];
+        out[15u * n + i] = result.m[15];
+    }
+}
+
 /* aether_f32_two_sum_err_batch: out[i] = aether_f32_two_sum_err(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 __kernel void aether_f32_two_sum_err_batch(__global const float *a, __global const float *b, __global const float *s, __global float *out, ulong n)
 {
@@ -5384,6 +5581,9 @@ double aether_mat4d_dot(aether_mat4d a, aether_mat4d b);
 double aether_mat2d_determinant(aether_mat2d m);
 double aether_mat3d_determinant(aether_mat3d m);
 double aether_mat4d_determinant(aether_mat4d m);
+aether_mat2d aether_mat2d_inverse_adjugate(aether_mat2d m);
+aether_mat3d aether_mat3d_inverse_adjugate(aether_mat3d m);
+aether_mat4d aether_mat4d_inverse_adjugate(aether_mat4d m);
 double aether_f64_two_sum_err(double a, double b, double s);
 aether_paird aether_f64_two_sum(double a, double b);
 aether_paird aether_paird_neumaier_add(aether_paird p, double x);
@@ -7328,6 +7528,109 @@ double aether_mat3d_determinant(aether_mat3d m)
 double aether_mat4d_determinant(aether_mat4d m)
 {
     return ((((m.m[0] * (((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))))) - (m.m[1] * (((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))))) + (m.m[2] * (((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))) - (m.m[3] * (((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12]))))));
+}
+
+/* aether_mat2d_inverse_adjugate: Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
+   Spec:
+       s = 1 / determinant(m)
+       out[r][c] = (r == c ? m[1 - c][1 - r] : m[r][c] * -1) * s
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double s = (1.0 / ((m.m[0] * m.m[3]) - (m.m[1] * m.m[2])));
+       aether_mat2d out;
+       out.m[0] = (m.m[3] * s);
+       out.m[1] = ((m.m[1] * -1.0) * s);
+       out.m[2] = ((m.m[2] * -1.0) * s);
+       out.m[3] = (m.m[0] * s);
+       return out; */
+aether_mat2d aether_mat2d_inverse_adjugate(aether_mat2d m)
+{
+    const double s = (1.0 / ((m.m[0] * m.m[3]) - (m.m[1] * m.m[2])));
+    aether_mat2d out;
+    out.m[0] = (m.m[3] * s);
+    out.m[1] = ((m.m[1] * -1.0) * s);
+    out.m[2] = ((m.m[2] * -1.0) * s);
+    out.m[3] = (m.m[0] * s);
+    return out;
+}
+
+/* aether_mat3d_inverse_adjugate: Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
+   Spec:
+       s = 1 / determinant(m)
+       out[r][c] = (r + c == 1 || r + c == 3 ? determinant(minor(m, c, r)) * -1 : determinant(minor(m, c, r))) * s
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double s = (1.0 / (((m.m[0] * ((m.m[4] * m.m[8]) - (m.m[5] * m.m[7]))) - (m.m[1] * ((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])))) + (m.m[2] * ((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])))));
+       aether_mat3d out;
+       out.m[0] = (((m.m[4] * m.m[8]) - (m.m[5] * m.m[7])) * s);
+       out.m[1] = ((((m.m[1] * m.m[8]) - (m.m[2] * m.m[7])) * -1.0) * s);
+       out.m[2] = (((m.m[1] * m.m[5]) - (m.m[2] * m.m[4])) * s);
+       out.m[3] = ((((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])) * -1.0) * s);
+       out.m[4] = (((m.m[0] * m.m[8]) - (m.m[2] * m.m[6])) * s);
+       out.m[5] = ((((m.m[0] * m.m[5]) - (m.m[2] * m.m[3])) * -1.0) * s);
+       out.m[6] = (((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])) * s);
+       out.m[7] = ((((m.m[0] * m.m[7]) - (m.m[1] * m.m[6])) * -1.0) * s);
+       out.m[8] = (((m.m[0] * m.m[4]) - (m.m[1] * m.m[3])) * s);
+       return out; */
+aether_mat3d aether_mat3d_inverse_adjugate(aether_mat3d m)
+{
+    const double s = (1.0 / (((m.m[0] * ((m.m[4] * m.m[8]) - (m.m[5] * m.m[7]))) - (m.m[1] * ((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])))) + (m.m[2] * ((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])))));
+    aether_mat3d out;
+    out.m[0] = (((m.m[4] * m.m[8]) - (m.m[5] * m.m[7])) * s);
+    out.m[1] = ((((m.m[1] * m.m[8]) - (m.m[2] * m.m[7])) * -1.0) * s);
+    out.m[2] = (((m.m[1] * m.m[5]) - (m.m[2] * m.m[4])) * s);
+    out.m[3] = ((((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])) * -1.0) * s);
+    out.m[4] = (((m.m[0] * m.m[8]) - (m.m[2] * m.m[6])) * s);
+    out.m[5] = ((((m.m[0] * m.m[5]) - (m.m[2] * m.m[3])) * -1.0) * s);
+    out.m[6] = (((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])) * s);
+    out.m[7] = ((((m.m[0] * m.m[7]) - (m.m[1] * m.m[6])) * -1.0) * s);
+    out.m[8] = (((m.m[0] * m.m[4]) - (m.m[1] * m.m[3])) * s);
+    return out;
+}
+
+/* aether_mat4d_inverse_adjugate: Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
+   Spec:
+       s = 1 / determinant(m)
+       out[r][c] = (r + c == 1 || r + c == 3 || r + c == 5 ? determinant(minor(m, c, r)) * -1 : determinant(minor(m, c, r))) * s
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double s = (1.0 / ((((m.m[0] * (((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))))) - (m.m[1] * (((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))))) + (m.m[2] * (((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))) - (m.m[3] * (((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))));
+       aether_mat4d out;
+       out.m[0] = ((((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * s);
+       out.m[1] = (((((m.m[1] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[3] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * -1.0) * s);
+       out.m[2] = ((((m.m[1] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13])))) + (m.m[3] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13])))) * s);
+       out.m[3] = (((((m.m[1] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9])))) + (m.m[3] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9])))) * -1.0) * s);
+       out.m[4] = (((((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * -1.0) * s);
+       out.m[5] = ((((m.m[0] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * s);
+       out.m[6] = (((((m.m[0] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) * -1.0) * s);
+       out.m[7] = ((((m.m[0] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) * s);
+       out.m[8] = ((((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
+       out.m[9] = (((((m.m[0] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0) * s);
+       out.m[10] = ((((m.m[0] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * s);
+       out.m[11] = (((((m.m[0] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * -1.0) * s);
+       out.m[12] = (((((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0) * s);
+       out.m[13] = ((((m.m[0] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[2] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
+       out.m[14] = (((((m.m[0] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) + (m.m[2] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * -1.0) * s);
+       out.m[15] = ((((m.m[0] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) + (m.m[2] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * s);
+       return out; */
+aether_mat4d aether_mat4d_inverse_adjugate(aether_mat4d m)
+{
+    const double s = (1.0 / ((((m.m[0] * (((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))))) - (m.m[1] * (((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))))) + (m.m[2] * (((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))) - (m.m[3] * (((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))));
+    aether_mat4d out;
+    out.m[0] = ((((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * s);
+    out.m[1] = (((((m.m[1] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[3] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * -1.0) * s);
+    out.m[2] = ((((m.m[1] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13])))) + (m.m[3] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13])))) * s);
+    out.m[3] = (((((m.m[1] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9])))) + (m.m[3] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9])))) * -1.0) * s);
+    out.m[4] = (((((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * -1.0) * s);
+    out.m[5] = ((((m.m[0] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * s);
+    out.m[6] = (((((m.m[0] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) * -1.0) * s);
+    out.m[7] = ((((m.m[0] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) * s);
+    out.m[8] = ((((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
+    out.m[9] = (((((m.m[0] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0) * s);
+    out.m[10] = ((((m.m[0] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * s);
+    out.m[11] = (((((m.m[0] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * -1.0) * s);
+    out.m[12] = (((((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0) * s);
+    out.m[13] = ((((m.m[0] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[2] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
+    out.m[14] = (((((m.m[0] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) + (m.m[2] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * -1.0) * s);
+    out.m[15] = ((((m.m[0] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) + (m.m[2] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * s);
+    return out;
 }
 
 /* aether_f64_two_sum_err: The exact residual (a + b) - s of the rounded sum s = a + b, for any order and signs of a and b, whenever s is finite. Knuth's two-sum (no magnitude test) in both operand orders: the two agree, bit for bit, except where one order overflows spuriously (an operand is +-max and s - a rounds to infinity, giving NaN), and fmax keeps the other. A zero residual is +0. Inputs pass the barrier.
@@ -10058,6 +10361,97 @@ __kernel void aether_mat4d_determinant_batch(__global const double *m, __global 
         v_m.m[15] = m[15u * n + i];
         const double result = aether_mat4d_determinant(v_m);
         out[i] = result;
+    }
+}
+
+/* aether_mat2d_inverse_adjugate_batch: out[i] = aether_mat2d_inverse_adjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2d_inverse_adjugate_batch(__global const double *m, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat2d v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        const aether_mat2d result = aether_mat2d_inverse_adjugate(v_m);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+    }
+}
+
+/* aether_mat3d_inverse_adjugate_batch: out[i] = aether_mat3d_inverse_adjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3d_inverse_adjugate_batch(__global const double *m, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat3d v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        v_m.m[4] = m[4u * n + i];
+        v_m.m[5] = m[5u * n + i];
+        v_m.m[6] = m[6u * n + i];
+        v_m.m[7] = m[7u * n + i];
+        v_m.m[8] = m[8u * n + i];
+        const aether_mat3d result = aether_mat3d_inverse_adjugate(v_m);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+    }
+}
+
+/* aether_mat4d_inverse_adjugate_batch: out[i] = aether_mat4d_inverse_adjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4d_inverse_adjugate_batch(__global const double *m, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_mat4d v_m;
+        v_m.m[0] = m[0u * n + i];
+        v_m.m[1] = m[1u * n + i];
+        v_m.m[2] = m[2u * n + i];
+        v_m.m[3] = m[3u * n + i];
+        v_m.m[4] = m[4u * n + i];
+        v_m.m[5] = m[5u * n + i];
+        v_m.m[6] = m[6u * n + i];
+        v_m.m[7] = m[7u * n + i];
+        v_m.m[8] = m[8u * n + i];
+        v_m.m[9] = m[9u * n + i];
+        v_m.m[10] = m[10u * n + i];
+        v_m.m[11] = m[11u * n + i];
+        v_m.m[12] = m[12u * n + i];
+        v_m.m[13] = m[13u * n + i];
+        v_m.m[14] = m[14u * n + i];
+        v_m.m[15] = m[15u * n + i];
+        const aether_mat4d result = aether_mat4d_inverse_adjugate(v_m);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+        out[9u * n + i] = result.m[9];
+        out[10u * n + i] = result.m[10];
+        out[11u * n + i] = result.m[11];
+        out[12u * n + i] = result.m[12];
+        out[13u * n + i] = result.m[13];
+        out[14u * n + i] = result.m[14];
+        out[15u * n + i] = result.m[15];
     }
 }
 
@@ -13625,6 +14019,157 @@ __kernel void aether_check_mat4f_determinant(__global const uint *in, __global u
     n = aether_flat_call_mat4f_determinant(w, 16u, r, 1u);
     n_out[i] = (ulong)n;
     for (k = 0; k < 1u; ++k) out[i * 1u + k] = (uint)r[k];
+}
+
+static size_t aether_flat_call_mat2f_inverse_adjugate(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    aether_mat2f p_m;
+    aether_mat2f r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 4u || cap < 4u) return AETHER_FLAT_BAD;
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_m, e, sizeof e);
+    }
+    r = aether_mat2f_inverse_adjugate(p_m);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
+    return o;
+}
+
+__kernel void aether_check_mat2f_inverse_adjugate(__global const uint *in, __global uint *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[4], r[4];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 4u; ++k) w[k] = (uint64_t)in[i * 4u + k];
+    n = aether_flat_call_mat2f_inverse_adjugate(w, 4u, r, 4u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 4u; ++k) out[i * 4u + k] = (uint)r[k];
+}
+
+static size_t aether_flat_call_mat3f_inverse_adjugate(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    aether_mat3f p_m;
+    aether_mat3f r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 9u || cap < 9u) return AETHER_FLAT_BAD;
+    {
+        float e[9];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        memcpy(&p_m, e, sizeof e);
+    }
+    r = aether_mat3f_inverse_adjugate(p_m);
+    {
+        float e[9];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+        out[o++] = aether_flat_wr32(e[4]);
+        out[o++] = aether_flat_wr32(e[5]);
+        out[o++] = aether_flat_wr32(e[6]);
+        out[o++] = aether_flat_wr32(e[7]);
+        out[o++] = aether_flat_wr32(e[8]);
+    }
+    return o;
+}
+
+__kernel void aether_check_mat3f_inverse_adjugate(__global const uint *in, __global uint *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[9], r[9];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 9u; ++k) w[k] = (uint64_t)in[i * 9u + k];
+    n = aether_flat_call_mat3f_inverse_adjugate(w, 9u, r, 9u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 9u; ++k) out[i * 9u + k] = (uint)r[k];
+}
+
+static size_t aether_flat_call_mat4f_inverse_adjugate(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    aether_mat4f p_m;
+    aether_mat4f r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 16u || cap < 16u) return AETHER_FLAT_BAD;
+    {
+        float e[16];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        e[4] = aether_flat_rd32(in[4u]);
+        e[5] = aether_flat_rd32(in[5u]);
+        e[6] = aether_flat_rd32(in[6u]);
+        e[7] = aether_flat_rd32(in[7u]);
+        e[8] = aether_flat_rd32(in[8u]);
+        e[9] = aether_flat_rd32(in[9u]);
+        e[10] = aether_flat_rd32(in[10u]);
+        e[11] = aether_flat_rd32(in[11u]);
+        e[12] = aether_flat_rd32(in[12u]);
+        e[13] = aether_flat_rd32(in[13u]);
+        e[14] = aether_flat_rd32(in[14u]);
+        e[15] = aether_flat_rd32(in[15u]);
+        memcpy(&p_m, e, sizeof e);
+    }
+    r = aether_mat4f_inverse_adjugate(p_m);
+    {
+        float e[16];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+        out[o++] = aether_flat_wr32(e[4]);
+        out[o++] = aether_flat_wr32(e[5]);
+        out[o++] = aether_flat_wr32(e[6]);
+        out[o++] = aether_flat_wr32(e[7]);
+        out[o++] = aether_flat_wr32(e[8]);
+        out[o++] = aether_flat_wr32(e[9]);
+        out[o++] = aether_flat_wr32(e[10]);
+        out[o++] = aether_flat_wr32(e[11]);
+        out[o++] = aether_flat_wr32(e[12]);
+        out[o++] = aether_flat_wr32(e[13]);
+        out[o++] = aether_flat_wr32(e[14]);
+        out[o++] = aether_flat_wr32(e[15]);
+    }
+    return o;
+}
+
+__kernel void aether_check_mat4f_inverse_adjugate(__global const uint *in, __global uint *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[16], r[16];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 16u; ++k) w[k] = (uint64_t)in[i * 16u + k];
+    n = aether_flat_call_mat4f_inverse_adjugate(w, 16u, r, 16u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 16u; ++k) out[i * 16u + k] = (uint)r[k];
 }
 
 static size_t aether_flat_call_f32_two_sum_err(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
@@ -18868,6 +19413,157 @@ __kernel void aether_check_mat4d_determinant(__global const ulong *in, __global 
     n = aether_flat_call_mat4d_determinant(w, 16u, r, 1u);
     n_out[i] = (ulong)n;
     for (k = 0; k < 1u; ++k) out[i * 1u + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat2d_inverse_adjugate(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    aether_mat2d p_m;
+    aether_mat2d r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 4u || cap < 4u) return AETHER_FLAT_BAD;
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_m, e, sizeof e);
+    }
+    r = aether_mat2d_inverse_adjugate(p_m);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
+    return o;
+}
+
+__kernel void aether_check_mat2d_inverse_adjugate(__global const ulong *in, __global ulong *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[4], r[4];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 4u; ++k) w[k] = (uint64_t)in[i * 4u + k];
+    n = aether_flat_call_mat2d_inverse_adjugate(w, 4u, r, 4u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 4u; ++k) out[i * 4u + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3d_inverse_adjugate(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    aether_mat3d p_m;
+    aether_mat3d r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 9u || cap < 9u) return AETHER_FLAT_BAD;
+    {
+        double e[9];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        memcpy(&p_m, e, sizeof e);
+    }
+    r = aether_mat3d_inverse_adjugate(p_m);
+    {
+        double e[9];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+        out[o++] = aether_flat_wr64(e[4]);
+        out[o++] = aether_flat_wr64(e[5]);
+        out[o++] = aether_flat_wr64(e[6]);
+        out[o++] = aether_flat_wr64(e[7]);
+        out[o++] = aether_flat_wr64(e[8]);
+    }
+    return o;
+}
+
+__kernel void aether_check_mat3d_inverse_adjugate(__global const ulong *in, __global ulong *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[9], r[9];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 9u; ++k) w[k] = (uint64_t)in[i * 9u + k];
+    n = aether_flat_call_mat3d_inverse_adjugate(w, 9u, r, 9u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 9u; ++k) out[i * 9u + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat4d_inverse_adjugate(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    aether_mat4d p_m;
+    aether_mat4d r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 16u || cap < 16u) return AETHER_FLAT_BAD;
+    {
+        double e[16];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        e[4] = aether_flat_rd64(in[4u]);
+        e[5] = aether_flat_rd64(in[5u]);
+        e[6] = aether_flat_rd64(in[6u]);
+        e[7] = aether_flat_rd64(in[7u]);
+        e[8] = aether_flat_rd64(in[8u]);
+        e[9] = aether_flat_rd64(in[9u]);
+        e[10] = aether_flat_rd64(in[10u]);
+        e[11] = aether_flat_rd64(in[11u]);
+        e[12] = aether_flat_rd64(in[12u]);
+        e[13] = aether_flat_rd64(in[13u]);
+        e[14] = aether_flat_rd64(in[14u]);
+        e[15] = aether_flat_rd64(in[15u]);
+        memcpy(&p_m, e, sizeof e);
+    }
+    r = aether_mat4d_inverse_adjugate(p_m);
+    {
+        double e[16];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+        out[o++] = aether_flat_wr64(e[4]);
+        out[o++] = aether_flat_wr64(e[5]);
+        out[o++] = aether_flat_wr64(e[6]);
+        out[o++] = aether_flat_wr64(e[7]);
+        out[o++] = aether_flat_wr64(e[8]);
+        out[o++] = aether_flat_wr64(e[9]);
+        out[o++] = aether_flat_wr64(e[10]);
+        out[o++] = aether_flat_wr64(e[11]);
+        out[o++] = aether_flat_wr64(e[12]);
+        out[o++] = aether_flat_wr64(e[13]);
+        out[o++] = aether_flat_wr64(e[14]);
+        out[o++] = aether_flat_wr64(e[15]);
+    }
+    return o;
+}
+
+__kernel void aether_check_mat4d_inverse_adjugate(__global const ulong *in, __global ulong *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[16], r[16];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 16u; ++k) w[k] = (uint64_t)in[i * 16u + k];
+    n = aether_flat_call_mat4d_inverse_adjugate(w, 16u, r, 16u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 16u; ++k) out[i * 16u + k] = (ulong)r[k];
 }
 
 static size_t aether_flat_call_f64_two_sum_err(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
@@ -27017,142 +27713,146 @@ static size_t aether_selftest_call(uint thunk, const uint64_t *in, size_t n_in, 
     case 19u: return aether_flat_call_mat2f_mul(in, n_in, out, cap);
     case 20u: return aether_flat_call_mat2f_dot(in, n_in, out, cap);
     case 21u: return aether_flat_call_mat2f_determinant(in, n_in, out, cap);
-    case 22u: return aether_flat_call_f32_jacobi_rotation(in, n_in, out, cap);
-    case 23u: return aether_flat_call_f32_jacobi_update(in, n_in, out, cap);
-    case 24u: return aether_flat_call_f32_jacobi_diag(in, n_in, out, cap);
-    case 25u: return aether_flat_call_mat2f_lu(in, n_in, out, cap);
-    case 26u: return aether_flat_call_mat2f_lu_solve(in, n_in, out, cap);
-    case 27u: return aether_flat_call_mat2f_solve_lower(in, n_in, out, cap);
-    case 28u: return aether_flat_call_mat2f_solve_lower_unit(in, n_in, out, cap);
-    case 29u: return aether_flat_call_mat2f_solve_upper(in, n_in, out, cap);
-    case 30u: return aether_flat_call_mat2f_solve_upper_unit(in, n_in, out, cap);
-    case 31u: return aether_flat_call_mat2f_det_lu(in, n_in, out, cap);
-    case 32u: return aether_flat_call_mat2f_inverse(in, n_in, out, cap);
-    case 33u: return aether_flat_call_mat2f_cholesky(in, n_in, out, cap);
-    case 34u: return aether_flat_call_mat2f_cholesky_solve(in, n_in, out, cap);
-    case 35u: return aether_flat_call_mat2f_eigh(in, n_in, out, cap);
+    case 22u: return aether_flat_call_mat2f_inverse_adjugate(in, n_in, out, cap);
+    case 23u: return aether_flat_call_f32_jacobi_rotation(in, n_in, out, cap);
+    case 24u: return aether_flat_call_f32_jacobi_update(in, n_in, out, cap);
+    case 25u: return aether_flat_call_f32_jacobi_diag(in, n_in, out, cap);
+    case 26u: return aether_flat_call_mat2f_lu(in, n_in, out, cap);
+    case 27u: return aether_flat_call_mat2f_lu_solve(in, n_in, out, cap);
+    case 28u: return aether_flat_call_mat2f_solve_lower(in, n_in, out, cap);
+    case 29u: return aether_flat_call_mat2f_solve_lower_unit(in, n_in, out, cap);
+    case 30u: return aether_flat_call_mat2f_solve_upper(in, n_in, out, cap);
+    case 31u: return aether_flat_call_mat2f_solve_upper_unit(in, n_in, out, cap);
+    case 32u: return aether_flat_call_mat2f_det_lu(in, n_in, out, cap);
+    case 33u: return aether_flat_call_mat2f_inverse(in, n_in, out, cap);
+    case 34u: return aether_flat_call_mat2f_cholesky(in, n_in, out, cap);
+    case 35u: return aether_flat_call_mat2f_cholesky_solve(in, n_in, out, cap);
+    case 36u: return aether_flat_call_mat2f_eigh(in, n_in, out, cap);
 #ifdef AETHER_FP64
-    case 36u: return aether_flat_call_vec2d_lerp(in, n_in, out, cap);
+    case 37u: return aether_flat_call_vec2d_lerp(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 37u: return aether_flat_call_vec2d_squared_norm(in, n_in, out, cap);
+    case 38u: return aether_flat_call_vec2d_squared_norm(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 38u: return aether_flat_call_vec2d_norm(in, n_in, out, cap);
+    case 39u: return aether_flat_call_vec2d_norm(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 39u: return aether_flat_call_vec3d_cross(in, n_in, out, cap);
+    case 40u: return aether_flat_call_vec3d_cross(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 40u: return aether_flat_call_quatd_mul(in, n_in, out, cap);
+    case 41u: return aether_flat_call_quatd_mul(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 41u: return aether_flat_call_quatd_rotate(in, n_in, out, cap);
+    case 42u: return aether_flat_call_quatd_rotate(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 42u: return aether_flat_call_mat2d_mul_vec(in, n_in, out, cap);
+    case 43u: return aether_flat_call_mat2d_mul_vec(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 43u: return aether_flat_call_mat2d_mul(in, n_in, out, cap);
+    case 44u: return aether_flat_call_mat2d_mul(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 44u: return aether_flat_call_mat2d_dot(in, n_in, out, cap);
+    case 45u: return aether_flat_call_mat2d_dot(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 45u: return aether_flat_call_mat2d_determinant(in, n_in, out, cap);
+    case 46u: return aether_flat_call_mat2d_determinant(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 46u: return aether_flat_call_f64_jacobi_rotation(in, n_in, out, cap);
+    case 47u: return aether_flat_call_mat2d_inverse_adjugate(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 47u: return aether_flat_call_f64_jacobi_update(in, n_in, out, cap);
+    case 48u: return aether_flat_call_f64_jacobi_rotation(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 48u: return aether_flat_call_f64_jacobi_diag(in, n_in, out, cap);
+    case 49u: return aether_flat_call_f64_jacobi_update(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 49u: return aether_flat_call_mat2d_lu(in, n_in, out, cap);
+    case 50u: return aether_flat_call_f64_jacobi_diag(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 50u: return aether_flat_call_mat2d_lu_solve(in, n_in, out, cap);
+    case 51u: return aether_flat_call_mat2d_lu(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 51u: return aether_flat_call_mat2d_solve_lower(in, n_in, out, cap);
+    case 52u: return aether_flat_call_mat2d_lu_solve(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 52u: return aether_flat_call_mat2d_solve_lower_unit(in, n_in, out, cap);
+    case 53u: return aether_flat_call_mat2d_solve_lower(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 53u: return aether_flat_call_mat2d_solve_upper(in, n_in, out, cap);
+    case 54u: return aether_flat_call_mat2d_solve_lower_unit(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 54u: return aether_flat_call_mat2d_solve_upper_unit(in, n_in, out, cap);
+    case 55u: return aether_flat_call_mat2d_solve_upper(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 55u: return aether_flat_call_mat2d_det_lu(in, n_in, out, cap);
+    case 56u: return aether_flat_call_mat2d_solve_upper_unit(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 56u: return aether_flat_call_mat2d_inverse(in, n_in, out, cap);
+    case 57u: return aether_flat_call_mat2d_det_lu(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 57u: return aether_flat_call_mat2d_cholesky(in, n_in, out, cap);
+    case 58u: return aether_flat_call_mat2d_inverse(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 58u: return aether_flat_call_mat2d_cholesky_solve(in, n_in, out, cap);
+    case 59u: return aether_flat_call_mat2d_cholesky(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 59u: return aether_flat_call_mat2d_eigh(in, n_in, out, cap);
-#endif
-    case 60u: return aether_flat_call_f32_neg(in, n_in, out, cap);
-    case 61u: return aether_flat_call_quatf_conjugate(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 62u: return aether_flat_call_f64_neg(in, n_in, out, cap);
+    case 60u: return aether_flat_call_mat2d_cholesky_solve(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 63u: return aether_flat_call_quatd_conjugate(in, n_in, out, cap);
+    case 61u: return aether_flat_call_mat2d_eigh(in, n_in, out, cap);
 #endif
-    case 64u: return aether_flat_call_vec2f_max_norm(in, n_in, out, cap);
+    case 62u: return aether_flat_call_f32_neg(in, n_in, out, cap);
+    case 63u: return aether_flat_call_quatf_conjugate(in, n_in, out, cap);
 #ifdef AETHER_FP64
-    case 65u: return aether_flat_call_vec2d_max_norm(in, n_in, out, cap);
-#endif
-    case 66u: return aether_flat_call_f32_two_sum_err(in, n_in, out, cap);
-    case 67u: return aether_flat_call_f32_two_sum(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 68u: return aether_flat_call_f64_two_sum_err(in, n_in, out, cap);
+    case 64u: return aether_flat_call_f64_neg(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 69u: return aether_flat_call_f64_two_sum(in, n_in, out, cap);
+    case 65u: return aether_flat_call_quatd_conjugate(in, n_in, out, cap);
 #endif
-    case 70u: return aether_flat_call_pairf_value(in, n_in, out, cap);
+    case 66u: return aether_flat_call_vec2f_max_norm(in, n_in, out, cap);
 #ifdef AETHER_FP64
-    case 71u: return aether_flat_call_paird_value(in, n_in, out, cap);
+    case 67u: return aether_flat_call_vec2d_max_norm(in, n_in, out, cap);
 #endif
-    case 72u: return aether_flat_call_pairf_reduce32(in, n_in, out, cap);
+    case 68u: return aether_flat_call_f32_two_sum_err(in, n_in, out, cap);
+    case 69u: return aether_flat_call_f32_two_sum(in, n_in, out, cap);
 #ifdef AETHER_FP64
-    case 73u: return aether_flat_call_paird_reduce32(in, n_in, out, cap);
-#endif
-    case 74u: return aether_flat_call_mat3f_lu(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 75u: return aether_flat_call_mat3d_lu(in, n_in, out, cap);
-#endif
-    case 76u: return aether_flat_call_pairf_combine(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 77u: return aether_flat_call_paird_combine(in, n_in, out, cap);
-#endif
-    case 78u: return aether_flat_call_f32_fmin(in, n_in, out, cap);
-    case 79u: return aether_flat_call_f32_fmax(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 80u: return aether_flat_call_f64_fmin(in, n_in, out, cap);
+    case 70u: return aether_flat_call_f64_two_sum_err(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 81u: return aether_flat_call_f64_fmax(in, n_in, out, cap);
+    case 71u: return aether_flat_call_f64_two_sum(in, n_in, out, cap);
+#endif
+    case 72u: return aether_flat_call_pairf_value(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 73u: return aether_flat_call_paird_value(in, n_in, out, cap);
+#endif
+    case 74u: return aether_flat_call_pairf_reduce32(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 75u: return aether_flat_call_paird_reduce32(in, n_in, out, cap);
+#endif
+    case 76u: return aether_flat_call_mat3f_lu(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 77u: return aether_flat_call_mat3d_lu(in, n_in, out, cap);
+#endif
+    case 78u: return aether_flat_call_pairf_combine(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 79u: return aether_flat_call_paird_combine(in, n_in, out, cap);
+#endif
+    case 80u: return aether_flat_call_f32_fmin(in, n_in, out, cap);
+    case 81u: return aether_flat_call_f32_fmax(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 82u: return aether_flat_call_f64_fmin(in, n_in, out, cap);
+#endif
+#ifdef AETHER_FP64
+    case 83u: return aether_flat_call_f64_fmax(in, n_in, out, cap);
 #endif
     default: return AETHER_FLAT_BAD;
     }
 }
 
 /* One row per witness: thunk, bits, is_float, either_zero, n_in, n_out, word offset. */
-__constant uint aether_selftest_rows[118][7] = {
+__constant uint aether_selftest_rows[120][7] = {
     { 0u, 32u, 1u, 0u, 3u, 1u, 0u }, /* aether_vec3f_sum: fold-left */
     { 1u, 32u, 1u, 0u, 6u, 1u, 4u }, /* aether_vec3f_dot: fold-left */
     { 2u, 64u, 1u, 0u, 3u, 1u, 11u }, /* aether_vec3d_sum: fold-left */
@@ -27177,102 +27877,104 @@ __constant uint aether_selftest_rows[118][7] = {
     { 19u, 32u, 1u, 0u, 8u, 4u, 117u }, /* aether_mat2f_mul: fma */
     { 20u, 32u, 1u, 0u, 8u, 1u, 129u }, /* aether_mat2f_dot: fma */
     { 21u, 32u, 1u, 0u, 4u, 1u, 138u }, /* aether_mat2f_determinant: fma */
-    { 22u, 32u, 1u, 0u, 3u, 4u, 143u }, /* aether_f32_jacobi_rotation: fma */
-    { 23u, 32u, 1u, 0u, 6u, 2u, 150u }, /* aether_f32_jacobi_update: fma */
-    { 24u, 32u, 1u, 0u, 7u, 2u, 158u }, /* aether_f32_jacobi_diag: fma */
-    { 25u, 32u, 1u, 0u, 4u, 7u, 167u }, /* aether_mat2f_lu: fma */
-    { 26u, 32u, 1u, 0u, 8u, 2u, 178u }, /* aether_mat2f_lu_solve: fma */
-    { 27u, 32u, 1u, 0u, 6u, 2u, 188u }, /* aether_mat2f_solve_lower: fma */
-    { 28u, 32u, 1u, 0u, 6u, 2u, 196u }, /* aether_mat2f_solve_lower_unit: fma */
-    { 29u, 32u, 1u, 0u, 6u, 2u, 204u }, /* aether_mat2f_solve_upper: fma */
-    { 30u, 32u, 1u, 0u, 6u, 2u, 212u }, /* aether_mat2f_solve_upper_unit: fma */
-    { 31u, 32u, 1u, 0u, 4u, 1u, 220u }, /* aether_mat2f_det_lu: fma */
-    { 32u, 32u, 1u, 0u, 4u, 5u, 225u }, /* aether_mat2f_inverse: fma */
-    { 33u, 32u, 1u, 0u, 4u, 5u, 234u }, /* aether_mat2f_cholesky: fma */
-    { 34u, 32u, 1u, 0u, 6u, 2u, 243u }, /* aether_mat2f_cholesky_solve: fma */
-    { 35u, 32u, 1u, 0u, 4u, 6u, 251u }, /* aether_mat2f_eigh: fma */
-    { 36u, 64u, 1u, 0u, 5u, 2u, 261u }, /* aether_vec2d_lerp: fma */
-    { 7u, 64u, 1u, 0u, 4u, 1u, 268u }, /* aether_vec2d_dot: fma */
-    { 37u, 64u, 1u, 0u, 2u, 1u, 273u }, /* aether_vec2d_squared_norm: fma */
-    { 38u, 64u, 1u, 0u, 2u, 1u, 276u }, /* aether_vec2d_norm: fma */
-    { 11u, 64u, 1u, 0u, 2u, 2u, 279u }, /* aether_vec2d_normalize: fma */
-    { 39u, 64u, 1u, 0u, 6u, 3u, 283u }, /* aether_vec3d_cross: fma */
-    { 40u, 64u, 1u, 0u, 8u, 4u, 292u }, /* aether_quatd_mul: fma */
-    { 41u, 64u, 1u, 0u, 7u, 3u, 304u }, /* aether_quatd_rotate: fma */
-    { 42u, 64u, 1u, 0u, 6u, 2u, 314u }, /* aether_mat2d_mul_vec: fma */
-    { 43u, 64u, 1u, 0u, 8u, 4u, 322u }, /* aether_mat2d_mul: fma */
-    { 44u, 64u, 1u, 0u, 8u, 1u, 334u }, /* aether_mat2d_dot: fma */
-    { 45u, 64u, 1u, 0u, 4u, 1u, 343u }, /* aether_mat2d_determinant: fma */
-    { 46u, 64u, 1u, 0u, 3u, 4u, 348u }, /* aether_f64_jacobi_rotation: fma */
-    { 47u, 64u, 1u, 0u, 6u, 2u, 355u }, /* aether_f64_jacobi_update: fma */
-    { 48u, 64u, 1u, 0u, 7u, 2u, 363u }, /* aether_f64_jacobi_diag: fma */
-    { 49u, 64u, 1u, 0u, 4u, 7u, 372u }, /* aether_mat2d_lu: fma */
-    { 50u, 64u, 1u, 0u, 8u, 2u, 383u }, /* aether_mat2d_lu_solve: fma */
-    { 51u, 64u, 1u, 0u, 6u, 2u, 393u }, /* aether_mat2d_solve_lower: fma */
-    { 52u, 64u, 1u, 0u, 6u, 2u, 401u }, /* aether_mat2d_solve_lower_unit: fma */
-    { 53u, 64u, 1u, 0u, 6u, 2u, 409u }, /* aether_mat2d_solve_upper: fma */
-    { 54u, 64u, 1u, 0u, 6u, 2u, 417u }, /* aether_mat2d_solve_upper_unit: fma */
-    { 55u, 64u, 1u, 0u, 4u, 1u, 425u }, /* aether_mat2d_det_lu: fma */
-    { 56u, 64u, 1u, 0u, 4u, 5u, 430u }, /* aether_mat2d_inverse: fma */
-    { 57u, 64u, 1u, 0u, 4u, 5u, 439u }, /* aether_mat2d_cholesky: fma */
-    { 58u, 64u, 1u, 0u, 6u, 2u, 448u }, /* aether_mat2d_cholesky_solve: fma */
-    { 59u, 64u, 1u, 0u, 4u, 6u, 456u }, /* aether_mat2d_eigh: fma */
-    { 14u, 32u, 1u, 0u, 2u, 1u, 466u }, /* aether_vec2f_norm: hypot */
-    { 9u, 32u, 1u, 0u, 2u, 2u, 469u }, /* aether_vec2f_normalize: hypot */
-    { 38u, 64u, 1u, 0u, 2u, 1u, 473u }, /* aether_vec2d_norm: hypot */
-    { 11u, 64u, 1u, 0u, 2u, 2u, 476u }, /* aether_vec2d_normalize: hypot */
-    { 60u, 32u, 1u, 0u, 1u, 1u, 480u }, /* aether_f32_neg: neg-sub */
-    { 61u, 32u, 1u, 0u, 4u, 4u, 482u }, /* aether_quatf_conjugate: neg-sub */
-    { 62u, 64u, 1u, 0u, 1u, 1u, 490u }, /* aether_f64_neg: neg-sub */
-    { 63u, 64u, 1u, 0u, 4u, 4u, 492u }, /* aether_quatd_conjugate: neg-sub */
-    { 64u, 32u, 1u, 0u, 2u, 1u, 500u }, /* aether_vec2f_max_norm: max-select-swapped */
-    { 65u, 64u, 1u, 0u, 2u, 1u, 503u }, /* aether_vec2d_max_norm: max-select-swapped */
-    { 18u, 32u, 1u, 0u, 6u, 2u, 506u }, /* aether_mat2f_mul_vec: column-major */
-    { 19u, 32u, 1u, 0u, 8u, 4u, 514u }, /* aether_mat2f_mul: column-major */
-    { 42u, 64u, 1u, 0u, 6u, 2u, 526u }, /* aether_mat2d_mul_vec: column-major */
-    { 43u, 64u, 1u, 0u, 8u, 4u, 534u }, /* aether_mat2d_mul: column-major */
-    { 16u, 32u, 1u, 0u, 8u, 4u, 546u }, /* aether_quatf_mul: quat-xyzw */
-    { 61u, 32u, 1u, 0u, 4u, 4u, 558u }, /* aether_quatf_conjugate: quat-xyzw */
-    { 40u, 64u, 1u, 0u, 8u, 4u, 566u }, /* aether_quatd_mul: quat-xyzw */
-    { 63u, 64u, 1u, 0u, 4u, 4u, 578u }, /* aether_quatd_conjugate: quat-xyzw */
-    { 66u, 32u, 1u, 0u, 3u, 1u, 586u }, /* aether_f32_two_sum_err: uncompensated */
-    { 67u, 32u, 1u, 0u, 2u, 2u, 590u }, /* aether_f32_two_sum: uncompensated */
-    { 68u, 64u, 1u, 0u, 3u, 1u, 594u }, /* aether_f64_two_sum_err: uncompensated */
-    { 69u, 64u, 1u, 0u, 2u, 2u, 598u }, /* aether_f64_two_sum: uncompensated */
-    { 70u, 32u, 1u, 0u, 2u, 1u, 602u }, /* aether_pairf_value: non-finite-kept */
-    { 22u, 32u, 1u, 0u, 3u, 4u, 605u }, /* aether_f32_jacobi_rotation: non-finite-kept */
-    { 71u, 64u, 1u, 0u, 2u, 1u, 612u }, /* aether_paird_value: non-finite-kept */
-    { 46u, 64u, 1u, 0u, 3u, 4u, 615u }, /* aether_f64_jacobi_rotation: non-finite-kept */
-    { 72u, 32u, 1u, 0u, 64u, 2u, 622u }, /* aether_pairf_reduce32: rounds-reversed */
-    { 73u, 64u, 1u, 0u, 64u, 2u, 688u }, /* aether_paird_reduce32: rounds-reversed */
-    { 25u, 32u, 1u, 0u, 4u, 7u, 754u }, /* aether_mat2f_lu: pivot-last */
-    { 49u, 64u, 1u, 0u, 4u, 7u, 765u }, /* aether_mat2d_lu: pivot-last */
-    { 74u, 32u, 1u, 0u, 9u, 13u, 776u }, /* aether_mat3f_lu: right-looking */
-    { 75u, 64u, 1u, 0u, 9u, 13u, 798u }, /* aether_mat3d_lu: right-looking */
-    { 33u, 32u, 1u, 0u, 4u, 5u, 820u }, /* aether_mat2f_cholesky: no-symmetrize */
-    { 57u, 64u, 1u, 0u, 4u, 5u, 829u }, /* aether_mat2d_cholesky: no-symmetrize */
-    { 76u, 32u, 1u, 0u, 4u, 2u, 838u }, /* aether_pairf_combine: comp-dropped */
-    { 72u, 32u, 1u, 0u, 64u, 2u, 844u }, /* aether_pairf_reduce32: comp-dropped */
-    { 77u, 64u, 1u, 0u, 4u, 2u, 910u }, /* aether_paird_combine: comp-dropped */
-    { 73u, 64u, 1u, 0u, 64u, 2u, 916u }, /* aether_paird_reduce32: comp-dropped */
-    { 78u, 32u, 1u, 1u, 2u, 1u, 982u }, /* aether_f32_fmin: nan-first */
-    { 79u, 32u, 1u, 1u, 2u, 1u, 985u }, /* aether_f32_fmax: nan-first */
-    { 80u, 64u, 1u, 1u, 2u, 1u, 988u }, /* aether_f64_fmin: nan-first */
-    { 81u, 64u, 1u, 1u, 2u, 1u, 991u }, /* aether_f64_fmax: nan-first */
-    { 78u, 32u, 1u, 1u, 2u, 1u, 994u }, /* aether_f32_fmin: nan-second */
-    { 79u, 32u, 1u, 1u, 2u, 1u, 997u }, /* aether_f32_fmax: nan-second */
-    { 80u, 64u, 1u, 1u, 2u, 1u, 1000u }, /* aether_f64_fmin: nan-second */
-    { 81u, 64u, 1u, 1u, 2u, 1u, 1003u }, /* aether_f64_fmax: nan-second */
-    { 16u, 32u, 1u, 0u, 8u, 4u, 1006u }, /* aether_quatf_mul: reassociate */
-    { 76u, 32u, 1u, 0u, 4u, 2u, 1018u }, /* aether_pairf_combine: reassociate */
-    { 40u, 64u, 1u, 0u, 8u, 4u, 1024u }, /* aether_quatd_mul: reassociate */
-    { 77u, 64u, 1u, 0u, 4u, 2u, 1036u }, /* aether_paird_combine: reassociate */
-    { 22u, 32u, 1u, 0u, 3u, 4u, 1042u }, /* aether_f32_jacobi_rotation: reciprocal */
-    { 35u, 32u, 1u, 0u, 4u, 6u, 1049u }, /* aether_mat2f_eigh: reciprocal */
-    { 46u, 64u, 1u, 0u, 3u, 4u, 1059u }, /* aether_f64_jacobi_rotation: reciprocal */
-    { 59u, 64u, 1u, 0u, 4u, 6u, 1066u }, /* aether_mat2d_eigh: reciprocal */
+    { 22u, 32u, 1u, 0u, 4u, 4u, 143u }, /* aether_mat2f_inverse_adjugate: fma */
+    { 23u, 32u, 1u, 0u, 3u, 4u, 151u }, /* aether_f32_jacobi_rotation: fma */
+    { 24u, 32u, 1u, 0u, 6u, 2u, 158u }, /* aether_f32_jacobi_update: fma */
+    { 25u, 32u, 1u, 0u, 7u, 2u, 166u }, /* aether_f32_jacobi_diag: fma */
+    { 26u, 32u, 1u, 0u, 4u, 7u, 175u }, /* aether_mat2f_lu: fma */
+    { 27u, 32u, 1u, 0u, 8u, 2u, 186u }, /* aether_mat2f_lu_solve: fma */
+    { 28u, 32u, 1u, 0u, 6u, 2u, 196u }, /* aether_mat2f_solve_lower: fma */
+    { 29u, 32u, 1u, 0u, 6u, 2u, 204u }, /* aether_mat2f_solve_lower_unit: fma */
+    { 30u, 32u, 1u, 0u, 6u, 2u, 212u }, /* aether_mat2f_solve_upper: fma */
+    { 31u, 32u, 1u, 0u, 6u, 2u, 220u }, /* aether_mat2f_solve_upper_unit: fma */
+    { 32u, 32u, 1u, 0u, 4u, 1u, 228u }, /* aether_mat2f_det_lu: fma */
+    { 33u, 32u, 1u, 0u, 4u, 5u, 233u }, /* aether_mat2f_inverse: fma */
+    { 34u, 32u, 1u, 0u, 4u, 5u, 242u }, /* aether_mat2f_cholesky: fma */
+    { 35u, 32u, 1u, 0u, 6u, 2u, 251u }, /* aether_mat2f_cholesky_solve: fma */
+    { 36u, 32u, 1u, 0u, 4u, 6u, 259u }, /* aether_mat2f_eigh: fma */
+    { 37u, 64u, 1u, 0u, 5u, 2u, 269u }, /* aether_vec2d_lerp: fma */
+    { 7u, 64u, 1u, 0u, 4u, 1u, 276u }, /* aether_vec2d_dot: fma */
+    { 38u, 64u, 1u, 0u, 2u, 1u, 281u }, /* aether_vec2d_squared_norm: fma */
+    { 39u, 64u, 1u, 0u, 2u, 1u, 284u }, /* aether_vec2d_norm: fma */
+    { 11u, 64u, 1u, 0u, 2u, 2u, 287u }, /* aether_vec2d_normalize: fma */
+    { 40u, 64u, 1u, 0u, 6u, 3u, 291u }, /* aether_vec3d_cross: fma */
+    { 41u, 64u, 1u, 0u, 8u, 4u, 300u }, /* aether_quatd_mul: fma */
+    { 42u, 64u, 1u, 0u, 7u, 3u, 312u }, /* aether_quatd_rotate: fma */
+    { 43u, 64u, 1u, 0u, 6u, 2u, 322u }, /* aether_mat2d_mul_vec: fma */
+    { 44u, 64u, 1u, 0u, 8u, 4u, 330u }, /* aether_mat2d_mul: fma */
+    { 45u, 64u, 1u, 0u, 8u, 1u, 342u }, /* aether_mat2d_dot: fma */
+    { 46u, 64u, 1u, 0u, 4u, 1u, 351u }, /* aether_mat2d_determinant: fma */
+    { 47u, 64u, 1u, 0u, 4u, 4u, 356u }, /* aether_mat2d_inverse_adjugate: fma */
+    { 48u, 64u, 1u, 0u, 3u, 4u, 364u }, /* aether_f64_jacobi_rotation: fma */
+    { 49u, 64u, 1u, 0u, 6u, 2u, 371u }, /* aether_f64_jacobi_update: fma */
+    { 50u, 64u, 1u, 0u, 7u, 2u, 379u }, /* aether_f64_jacobi_diag: fma */
+    { 51u, 64u, 1u, 0u, 4u, 7u, 388u }, /* aether_mat2d_lu: fma */
+    { 52u, 64u, 1u, 0u, 8u, 2u, 399u }, /* aether_mat2d_lu_solve: fma */
+    { 53u, 64u, 1u, 0u, 6u, 2u, 409u }, /* aether_mat2d_solve_lower: fma */
+    { 54u, 64u, 1u, 0u, 6u, 2u, 417u }, /* aether_mat2d_solve_lower_unit: fma */
+    { 55u, 64u, 1u, 0u, 6u, 2u, 425u }, /* aether_mat2d_solve_upper: fma */
+    { 56u, 64u, 1u, 0u, 6u, 2u, 433u }, /* aether_mat2d_solve_upper_unit: fma */
+    { 57u, 64u, 1u, 0u, 4u, 1u, 441u }, /* aether_mat2d_det_lu: fma */
+    { 58u, 64u, 1u, 0u, 4u, 5u, 446u }, /* aether_mat2d_inverse: fma */
+    { 59u, 64u, 1u, 0u, 4u, 5u, 455u }, /* aether_mat2d_cholesky: fma */
+    { 60u, 64u, 1u, 0u, 6u, 2u, 464u }, /* aether_mat2d_cholesky_solve: fma */
+    { 61u, 64u, 1u, 0u, 4u, 6u, 472u }, /* aether_mat2d_eigh: fma */
+    { 14u, 32u, 1u, 0u, 2u, 1u, 482u }, /* aether_vec2f_norm: hypot */
+    { 9u, 32u, 1u, 0u, 2u, 2u, 485u }, /* aether_vec2f_normalize: hypot */
+    { 39u, 64u, 1u, 0u, 2u, 1u, 489u }, /* aether_vec2d_norm: hypot */
+    { 11u, 64u, 1u, 0u, 2u, 2u, 492u }, /* aether_vec2d_normalize: hypot */
+    { 62u, 32u, 1u, 0u, 1u, 1u, 496u }, /* aether_f32_neg: neg-sub */
+    { 63u, 32u, 1u, 0u, 4u, 4u, 498u }, /* aether_quatf_conjugate: neg-sub */
+    { 64u, 64u, 1u, 0u, 1u, 1u, 506u }, /* aether_f64_neg: neg-sub */
+    { 65u, 64u, 1u, 0u, 4u, 4u, 508u }, /* aether_quatd_conjugate: neg-sub */
+    { 66u, 32u, 1u, 0u, 2u, 1u, 516u }, /* aether_vec2f_max_norm: max-select-swapped */
+    { 67u, 64u, 1u, 0u, 2u, 1u, 519u }, /* aether_vec2d_max_norm: max-select-swapped */
+    { 18u, 32u, 1u, 0u, 6u, 2u, 522u }, /* aether_mat2f_mul_vec: column-major */
+    { 19u, 32u, 1u, 0u, 8u, 4u, 530u }, /* aether_mat2f_mul: column-major */
+    { 43u, 64u, 1u, 0u, 6u, 2u, 542u }, /* aether_mat2d_mul_vec: column-major */
+    { 44u, 64u, 1u, 0u, 8u, 4u, 550u }, /* aether_mat2d_mul: column-major */
+    { 16u, 32u, 1u, 0u, 8u, 4u, 562u }, /* aether_quatf_mul: quat-xyzw */
+    { 63u, 32u, 1u, 0u, 4u, 4u, 574u }, /* aether_quatf_conjugate: quat-xyzw */
+    { 41u, 64u, 1u, 0u, 8u, 4u, 582u }, /* aether_quatd_mul: quat-xyzw */
+    { 65u, 64u, 1u, 0u, 4u, 4u, 594u }, /* aether_quatd_conjugate: quat-xyzw */
+    { 68u, 32u, 1u, 0u, 3u, 1u, 602u }, /* aether_f32_two_sum_err: uncompensated */
+    { 69u, 32u, 1u, 0u, 2u, 2u, 606u }, /* aether_f32_two_sum: uncompensated */
+    { 70u, 64u, 1u, 0u, 3u, 1u, 610u }, /* aether_f64_two_sum_err: uncompensated */
+    { 71u, 64u, 1u, 0u, 2u, 2u, 614u }, /* aether_f64_two_sum: uncompensated */
+    { 72u, 32u, 1u, 0u, 2u, 1u, 618u }, /* aether_pairf_value: non-finite-kept */
+    { 23u, 32u, 1u, 0u, 3u, 4u, 621u }, /* aether_f32_jacobi_rotation: non-finite-kept */
+    { 73u, 64u, 1u, 0u, 2u, 1u, 628u }, /* aether_paird_value: non-finite-kept */
+    { 48u, 64u, 1u, 0u, 3u, 4u, 631u }, /* aether_f64_jacobi_rotation: non-finite-kept */
+    { 74u, 32u, 1u, 0u, 64u, 2u, 638u }, /* aether_pairf_reduce32: rounds-reversed */
+    { 75u, 64u, 1u, 0u, 64u, 2u, 704u }, /* aether_paird_reduce32: rounds-reversed */
+    { 26u, 32u, 1u, 0u, 4u, 7u, 770u }, /* aether_mat2f_lu: pivot-last */
+    { 51u, 64u, 1u, 0u, 4u, 7u, 781u }, /* aether_mat2d_lu: pivot-last */
+    { 76u, 32u, 1u, 0u, 9u, 13u, 792u }, /* aether_mat3f_lu: right-looking */
+    { 77u, 64u, 1u, 0u, 9u, 13u, 814u }, /* aether_mat3d_lu: right-looking */
+    { 34u, 32u, 1u, 0u, 4u, 5u, 836u }, /* aether_mat2f_cholesky: no-symmetrize */
+    { 59u, 64u, 1u, 0u, 4u, 5u, 845u }, /* aether_mat2d_cholesky: no-symmetrize */
+    { 78u, 32u, 1u, 0u, 4u, 2u, 854u }, /* aether_pairf_combine: comp-dropped */
+    { 74u, 32u, 1u, 0u, 64u, 2u, 860u }, /* aether_pairf_reduce32: comp-dropped */
+    { 79u, 64u, 1u, 0u, 4u, 2u, 926u }, /* aether_paird_combine: comp-dropped */
+    { 75u, 64u, 1u, 0u, 64u, 2u, 932u }, /* aether_paird_reduce32: comp-dropped */
+    { 80u, 32u, 1u, 1u, 2u, 1u, 998u }, /* aether_f32_fmin: nan-first */
+    { 81u, 32u, 1u, 1u, 2u, 1u, 1001u }, /* aether_f32_fmax: nan-first */
+    { 82u, 64u, 1u, 1u, 2u, 1u, 1004u }, /* aether_f64_fmin: nan-first */
+    { 83u, 64u, 1u, 1u, 2u, 1u, 1007u }, /* aether_f64_fmax: nan-first */
+    { 80u, 32u, 1u, 1u, 2u, 1u, 1010u }, /* aether_f32_fmin: nan-second */
+    { 81u, 32u, 1u, 1u, 2u, 1u, 1013u }, /* aether_f32_fmax: nan-second */
+    { 82u, 64u, 1u, 1u, 2u, 1u, 1016u }, /* aether_f64_fmin: nan-second */
+    { 83u, 64u, 1u, 1u, 2u, 1u, 1019u }, /* aether_f64_fmax: nan-second */
+    { 16u, 32u, 1u, 0u, 8u, 4u, 1022u }, /* aether_quatf_mul: reassociate */
+    { 78u, 32u, 1u, 0u, 4u, 2u, 1034u }, /* aether_pairf_combine: reassociate */
+    { 41u, 64u, 1u, 0u, 8u, 4u, 1040u }, /* aether_quatd_mul: reassociate */
+    { 79u, 64u, 1u, 0u, 4u, 2u, 1052u }, /* aether_paird_combine: reassociate */
+    { 23u, 32u, 1u, 0u, 3u, 4u, 1058u }, /* aether_f32_jacobi_rotation: reciprocal */
+    { 36u, 32u, 1u, 0u, 4u, 6u, 1065u }, /* aether_mat2f_eigh: reciprocal */
+    { 48u, 64u, 1u, 0u, 3u, 4u, 1075u }, /* aether_f64_jacobi_rotation: reciprocal */
+    { 61u, 64u, 1u, 0u, 4u, 6u, 1082u }, /* aether_mat2d_eigh: reciprocal */
 };
-__constant ulong aether_selftest_words[1076] = {
+__constant ulong aether_selftest_words[1092] = {
     0x00000000c0000000ul, 0x00000000bf6da079ul, 0x000000003ec9e325ul, 0x00000000c0222bb9ul,
     0x00000000be4faecful, 0x00000000bf56f85ful, 0x000000004154f1ddul, 0x000000003e2438eaul,
     0x00000000bf7a6cb8ul, 0x00000000402dbdb6ul, 0x000000004213ad19ul, 0xbfc7d04f62c6569ful,
@@ -27308,7 +28010,9 @@ __constant ulong aether_selftest_words[1076] = {
     0x00000000be40bb4cul, 0x00000000bfc28a4eul, 0x00000000e970390aul, 0x0000000000000000ul,
     0x000000003f800000ul, 0x00000000c0e2b7fcul, 0x0000000040400000ul, 0x0000000000000001ul,
     0x0000000040fc024dul, 0x00000000ea342ac8ul, 0x00000000fe950b02ul, 0x00000000d6a5edb1ul,
-    0x0000000075b389fbul, 0x00000000780e0606ul, 0x00000000ffc00000ul, 0x00000000bee6eee5ul,
+    0x0000000075b389fbul, 0x00000000780e0606ul, 0x00000000ffc00000ul, 0x00000000c13e85c9ul,
+    0x00000000bf818b94ul, 0x00000000bf2d14abul, 0x00000000bfb8b2acul, 0x00000000bdb31f9cul,
+    0x000000003d7b454dul, 0x000000003d27db5dul, 0x00000000bf38c5b8ul, 0x00000000bee6eee5ul,
     0x00000000c03647abul, 0x00000000407eed2ful, 0x000000003f4d7329ul, 0x00000000bf18baceul,
     0x00000000bf3e4eebul, 0x00000000bea975f0ul, 0x000000004067ee3bul, 0x000000003e40ac86ul,
     0x000000003d99de7bul, 0x00000000c16c416ful, 0x000000003f25ffdbul, 0x00000000c002778ful,
@@ -27360,6 +28064,8 @@ __constant ulong aether_selftest_words[1076] = {
     0x0000000000000000ul, 0x3fec46063d7d40baul, 0xc008000000000000ul, 0x3ffc407e99a47b9bul,
     0x400615a0c3dc07aeul, 0xbfb532415e70ff14ul, 0xc0184ae96d0f21f0ul, 0xbfdf85b412f79369ul,
     0x3fc601e6fac2b8e0ul, 0x3fe66806851bb42dul, 0xc0003825e0de49a4ul, 0x3fec1a1c4bb163ecul,
+    0xbfc820772751dbdeul, 0xbfce6b6eef9a262bul, 0x3fc8cd1685fb1b42ul, 0x402631e5c9d8e56aul,
+    0xc015b2e928b0d048ul, 0xbfbdbd639cd1553ful, 0x3fb83f309adedde7ul, 0x3fb7966ce26d775dul,
     0xc010000000000000ul, 0xbff0000000000000ul, 0x4010000000000000ul, 0x3fea4d36f3e4ac24ul,
     0x3fe23a1ef4052543ul, 0x3fe62d0f515c2947ul, 0x3fd4022f9b3344b6ul, 0x3fee8695342d9058ul,
     0x4009baf3af1c75a0ul, 0x3ffcdfbcb08a2e54ul, 0x3fff1a5ef4daa17aul, 0xbfbcb22ce55ffe97ul,
@@ -27568,7 +28274,7 @@ __kernel void aether_selftest(__global uint *status, __global uint *failed, uint
 {
     uint bits = 0u, nfail = 0u, run = 0u, skipped = 0u, i, k;
     uint64_t in[64], out[13];
-    for (i = 0u; i < 118u; ++i) {
+    for (i = 0u; i < 120u; ++i) {
         const uint thunk = aether_selftest_rows[i][0], wbits = aether_selftest_rows[i][1];
         const uint n_in = aether_selftest_rows[i][4], n_out = aether_selftest_rows[i][5], at = aether_selftest_rows[i][6];
         size_t n;

@@ -644,6 +644,7 @@ static TABLE: LazyLock<Vec<Entry>> = LazyLock::new(|| {
         identity [mat2, mat3, mat4] () => S::identity();
         mat_dot [mat2, mat3, mat4] (a: S, b: S) => a.dot(b);
         determinant [mat2, mat3, mat4] (m: S) => m.determinant();
+        inverse_adjugate [mat2, mat3, mat4] (m: S) => m.inverse_adjugate();
         // compensated summation: fixed-size pairs
         two_sum_err [scalar] (a: T, b: T, s: T) => compensated::two_sum_err(a, b, s);
         two_sum [scalar] (a: T, b: T) => compensated::two_sum(a, b);

@@ -85,6 +85,24 @@ impl<T: Real> Mat2<T> {
         let m = self.rows;
         m[0][0] * m[1][1] - m[0][1] * m[1][0]
     }
+
+    /// `inverse_adjugate` (mat2): `s = 1 / det`, then
+    /// `[[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]`.
+    pub fn inverse_adjugate(self) -> Self {
+        let m = self.rows;
+        let s = T::ONE / self.determinant();
+        Mat::from_fn(|r, c| if r == c { m[1 - c][1 - r] * s } else { (m[r][c] * T::NEG_ONE) * s })
+    }
+}
+
+/// The cofactor `det(minor(i, j))`, times -1 when `i + j` is odd, of an N x N
+/// matrix whose minors' determinant is `det_minor`.
+fn cofactor<T: Real>(det_minor: T, i: usize, j: usize) -> T {
+    if (i + j) % 2 == 1 {
+        det_minor * T::NEG_ONE
+    } else {
+        det_minor
+    }
 }
 
 impl<T: Real> Mat3<T> {
@@ -99,6 +117,13 @@ impl<T: Real> Mat3<T> {
     pub fn determinant(self) -> T {
         let m = self.rows;
         m[0][0] * self.minor(0, 0).determinant() - m[0][1] * self.minor(0, 1).determinant() + m[0][2] * self.minor(0, 2).determinant()
+    }
+
+    /// `inverse_adjugate` (mat3): `s = 1 / det`, then `out[r][c]` is the
+    /// cofactor of `(c, r)` times `s`.
+    pub fn inverse_adjugate(self) -> Self {
+        let s = T::ONE / self.determinant();
+        Mat::from_fn(|r, c| cofactor(self.minor(c, r).determinant(), c, r) * s)
     }
 }
 
@@ -116,6 +141,13 @@ impl<T: Real> Mat4<T> {
         let m = self.rows;
         m[0][0] * self.minor(0, 0).determinant() - m[0][1] * self.minor(0, 1).determinant() + m[0][2] * self.minor(0, 2).determinant()
             - m[0][3] * self.minor(0, 3).determinant()
+    }
+
+    /// `inverse_adjugate` (mat4): `s = 1 / det`, then `out[r][c]` is the
+    /// cofactor of `(c, r)` (its minor's determinant by the mat3 rule) times `s`.
+    pub fn inverse_adjugate(self) -> Self {
+        let s = T::ONE / self.determinant();
+        Mat::from_fn(|r, c| cofactor(self.minor(c, r).determinant(), c, r) * s)
     }
 }
 
