@@ -2902,12 +2902,10 @@ AETHER_API aether_pairf aether_pairf_reduce32(const aether_pairf lanes[32])
 {
     static const unsigned rounds[5] = { 16u, 8u, 4u, 2u, 1u };
     aether_pairf v[32];
-    aether_pairf w[32];
     unsigned r, i;
     for (i = 0; i < 32u; ++i) v[i] = lanes[i];
     for (r = 0; r < 5u; ++r) {
-        for (i = 0; i < 32u; ++i) w[i] = aether_pairf_combine(v[i], v[i ^ rounds[r]]);
-        for (i = 0; i < 32u; ++i) v[i] = w[i];
+        for (i = 0; i < rounds[r]; ++i) v[i] = aether_pairf_combine(v[i], v[i ^ rounds[r]]);
     }
     return v[0];
 }
@@ -2916,12 +2914,10 @@ AETHER_API aether_paird aether_paird_reduce32(const aether_paird lanes[32])
 {
     static const unsigned rounds[5] = { 16u, 8u, 4u, 2u, 1u };
     aether_paird v[32];
-    aether_paird w[32];
     unsigned r, i;
     for (i = 0; i < 32u; ++i) v[i] = lanes[i];
     for (r = 0; r < 5u; ++r) {
-        for (i = 0; i < 32u; ++i) w[i] = aether_paird_combine(v[i], v[i ^ rounds[r]]);
-        for (i = 0; i < 32u; ++i) v[i] = w[i];
+        for (i = 0; i < rounds[r]; ++i) v[i] = aether_paird_combine(v[i], v[i ^ rounds[r]]);
     }
     return v[0];
 }

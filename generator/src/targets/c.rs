@@ -663,13 +663,24 @@ pub fn kernel(model: &Model, k: &Kernel, dialect: &Dialect) -> CFunction {
             let rounds: Vec<String> = red.rounds.iter().map(|r| format!("{r}u")).collect();
             body.push(format!("{} unsigned rounds[{}] = {{ {} }};", dialect.table, rounds.len(), rounds.join(", ")));
             body.push(format!("{pair} v[{lanes}];"));
-            body.push(format!("{pair} w[{lanes}];"));
             body.push("unsigned r, i;".into());
             body.push(format!("for (i = 0; i < {lanes}u; ++i) v[i] = lanes[i];"));
-            body.push(format!("for (r = 0; r < {}u; ++r) {{", rounds.len()));
-            body.push(format!("    for (i = 0; i < {lanes}u; ++i) w[i] = {combine}(v[i], v[i ^ rounds[r]]);"));
-            body.push(format!("    for (i = 0; i < {lanes}u; ++i) v[i] = w[i];"));
-            body.push("}".into());
+            if halving(&red.rounds) {
+                // Only lane 0 is returned, and rounds that halve down to 1 let lane i < m of the
+                // round of mask m be the only lanes later rounds read: each round combines lane
+                // i with lane i + m (= i ^ m, not written in that round) in place, 31 combines
+                // for 32 lanes instead of 160, and lane 0 gets the same operands in the same
+                // order as in the full butterfly, so the same bits.
+                body.push(format!("for (r = 0; r < {}u; ++r) {{", rounds.len()));
+                body.push(format!("    for (i = 0; i < rounds[r]; ++i) v[i] = {combine}(v[i], v[i ^ rounds[r]]);"));
+                body.push("}".into());
+            } else {
+                body.push(format!("{pair} w[{lanes}];"));
+                body.push(format!("for (r = 0; r < {}u; ++r) {{", rounds.len()));
+                body.push(format!("    for (i = 0; i < {lanes}u; ++i) w[i] = {combine}(v[i], v[i ^ rounds[r]]);"));
+                body.push(format!("    for (i = 0; i < {lanes}u; ++i) v[i] = w[i];"));
+                body.push("}".into());
+            }
             body.push("return v[0];".into());
         }
         KernelKind::Lanes { arrays, .. } => {
@@ -718,6 +729,12 @@ pub fn kernel(model: &Model, k: &Kernel, dialect: &Dialect) -> CFunction {
         }
     }
     CFunction { name, doc, signature, body }
+}
+
+/// Whether butterfly rounds halve down to 1 (16, 8, 4, 2, 1): then the lanes
+/// that lane 0 depends on in the round of mask m are exactly 0..m.
+fn halving(rounds: &[usize]) -> bool {
+    rounds.last() == Some(&1) && rounds.windows(2).all(|w| w[0] == 2 * w[1])
 }
 
 /// The statements that bind a lanes kernel's term of one element to `term`
@@ -893,5 +910,21 @@ mod tests {
             let body = function(&m, f, &Dialect::C).body.join("\n");
             assert_eq!(body.contains("aether_product_vec_f32(("), want.contains(&m.c_name(f)), "{}", m.c_name(f));
         }
+    }
+
+    /// The butterfly computes only lane 0's cone where the rounds halve down
+    /// to 1, and the full butterfly for any other rounds.
+    #[test]
+    fn the_butterfly_computes_lane_zeros_cone_only_where_the_rounds_halve() {
+        assert!(halving(&[16, 8, 4, 2, 1]));
+        assert!(halving(&[1]));
+        assert!(!halving(&[1, 2, 4, 8, 16]), "the rounds-reversed mutant's order needs every lane");
+        assert!(!halving(&[16, 4, 1]));
+        assert!(!halving(&[]));
+        let m = crate::load(&crate::default_root()).expect("the spec loads");
+        let k = m.kernels.iter().find(|k| k.kind == KernelKind::Butterfly).expect("a butterfly kernel");
+        let body = kernel(&m, k, &Dialect::C).body.join("\n");
+        assert!(body.contains("for (i = 0; i < rounds[r]; ++i) v[i] = "), "{body}");
+        assert!(!body.contains("w[i]"), "{body}");
     }
 }
