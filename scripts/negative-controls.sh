@@ -15,8 +15,10 @@
 #   7. The options no macro shows, with the core's in-file controls off
 #      (-DAETHER_UNSAFE_ALLOW_FP_OPTIONS): clang -fno-honor-nans makes the self-test fail and
 #      name nan-first; clang -fassociative-math -fno-signed-zeros -fno-trapping-math names
-#      reassociate; gcc -fassociative-math names fold-left. With the controls on, the same
-#      builds keep every bit (the options section of scripts/compat-matrix.sh shows it).
+#      reassociate. With the controls on, the same builds keep every bit (the options section
+#      of scripts/compat-matrix.sh shows it). gcc has no in-file control: -fassociative-math
+#      alone is inert there unless an optimize pragma applies it again, and then the core's
+#      #error refuses the build (shown with a `#pragma GCC optimize` put first by -include).
 #   With --install-only: install what is missing (the gcc multilib) and stop.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -140,6 +142,8 @@ unguarded_option() { # cc, option words, rule
 }
 unguarded_option clang -fno-honor-nans nan-first
 unguarded_option clang "-fassociative-math -fno-signed-zeros -fno-trapping-math" reassociate
-unguarded_option gcc -fassociative-math fold-left
+printf '#pragma GCC optimize("O2")\n' >"$tmp/gcc-optimize.h"
+refused "gcc -O2 -fassociative-math after a #pragma GCC optimize" "compiled with -fassociative-math" \
+    gcc -O2 -fassociative-math -include "$tmp/gcc-optimize.h"
 
 echo "negative-controls: all controls fail in the stated way"

@@ -338,6 +338,31 @@ fn determinants_of_known_matrices() {
 }
 
 #[test]
+fn inverse_adjugate_is_the_adjugate_times_one_reciprocal() {
+    // det 3, s = 1/3 rounded: 5 * s = 1.6666666666666665 where the true
+    // division 5 / 3 gives 1.6666666666666667.
+    let m2 = Mat2::from_rows([[1.0f64, 2.0], [1.0, 5.0]]);
+    let s = 1.0 / 3.0;
+    let want: [f64; 4] = [5.0 * s, (2.0 * -1.0) * s, (1.0 * -1.0) * s, s];
+    let got: Vec<f64> = m2.inverse_adjugate().elements().collect();
+    assert_eq!(got.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), want.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+    assert_ne!(got[0], 5.0 / 3.0, "a true division would give other bits");
+    // det 1: the inverse is exact, so every cofactor's sign and the transposition show.
+    let m3 = Mat3::from_rows([[1.0f32, 2.0, 3.0], [0.0, 1.0, 4.0], [5.0, 6.0, 0.0]]);
+    assert_eq!(m3.inverse_adjugate(), Mat3::from_rows([[-24.0, 18.0, 5.0], [20.0, -15.0, -4.0], [-5.0, 4.0, 1.0]]));
+    // mat4 (det 30): close to the LU inverse, and a zero cofactor keeps its sign rule:
+    // (0 * -1) * s is -0 for s > 0.
+    let m4 = Mat4::from_rows([[1.0f64, 0.0, 2.0, -1.0], [3.0, 0.0, 0.0, 5.0], [2.0, 1.0, 4.0, -3.0], [1.0, 0.0, 5.0, 0.0]]);
+    let (lu_inv, info) = aether_reference::linalg::inverse(m4);
+    assert_eq!(info, 0);
+    for (a, b) in m4.inverse_adjugate().elements().zip(lu_inv.elements()) {
+        assert!((a - b).abs() <= 1e-15, "{a} against the LU inverse's {b}");
+    }
+    let singular = Mat2::from_rows([[1.0f32, 2.0], [2.0, 4.0]]);
+    assert!(singular.inverse_adjugate().elements().all(|x| !x.is_finite()), "det 0: infinities and NaN, no info");
+}
+
+#[test]
 fn determinant_is_a_left_to_right_chain() {
     // Rows 1, 2 = (1, 1, 0), (0, 1, 1e4): det(M00) = 1e4, det(M01) = 1e4,
     // det(M02) = 1. Row 0 = (1e4, 1e4, 1): terms 1e8, 1e8, 1.
@@ -427,18 +452,18 @@ fn entries_cover_the_spec() {
     // min, max, lerp (3 each) = 9; sum, dot, squared_norm, norm, max_norm,
     // is_finite (3 each) = 18; normalize 4; cross 1; quat_mul, conjugate,
     // rotate (1 each) = 3; mul_vec, mat_mul, transpose, identity, mat_dot,
-    // determinant (3 each) = 18; jacobi_rotation, jacobi_update,
-    // jacobi_diag (1 each) = 3. Total 82 per element type, 164 in all.
-    // The compensated summation adds 15 per element type: 97 and 194.
-    // The linear algebra adds 66 per element type: 163 and 326.
+    // determinant, inverse_adjugate (3 each) = 21; jacobi_rotation, jacobi_update,
+    // jacobi_diag (1 each) = 3. Total 85 per element type, 170 in all.
+    // The compensated summation adds 15 per element type: 100 and 200.
+    // The linear algebra adds 66 per element type: 166 and 332.
     let all = entries();
-    assert_eq!(all.len(), 326);
-    assert_eq!(all.iter().filter(|e| e.2 == "f32").count(), 163);
-    assert_eq!(all.iter().filter(|e| e.2 == "f64").count(), 163);
+    assert_eq!(all.len(), 332);
+    assert_eq!(all.iter().filter(|e| e.2 == "f32").count(), 166);
+    assert_eq!(all.iter().filter(|e| e.2 == "f64").count(), 166);
     let mut sorted = all.to_vec();
     sorted.sort_unstable();
     sorted.dedup();
-    assert_eq!(sorted.len(), 326, "duplicate entries");
+    assert_eq!(sorted.len(), 332, "duplicate entries");
     for &(family, shape, elem) in all {
         assert!(lookup(family, shape, elem).is_some());
     }
@@ -603,6 +628,7 @@ fn every_entry_runs_and_sizes_its_output() {
                     "lu_solve" => ([ones(n), vec![side as u64; side], ones(side)].concat(), side),
                     "solve_lower" | "solve_lower_unit" | "solve_upper" | "solve_upper_unit" | "cholesky_solve" => (ones(n + side), side),
                     "det_lu" => (ones(n), 1),
+                    "inverse_adjugate" => (ones(n), n),
                     "inverse" | "cholesky" => (ones(n), n + 1),
                     "eigh" => (ones(n), side + n),
                     other => panic!("unknown family {other}"),
