@@ -11,7 +11,8 @@ fn c_declarations() -> Vec<String> {
     let h = std::fs::read_to_string(default_root().join("c_core/aether_core.h")).unwrap();
     h.lines()
         .filter(|l| l.contains(" aether_") && l.ends_with(");") && !l.starts_with(' ') && !l.starts_with("/*") && !l.starts_with('#'))
-        .map(|l| l.trim_end_matches(';').to_string())
+        // AETHER_API is the header-only form's storage (`static inline`); the CUDA core has its own.
+        .map(|l| l.trim_end_matches(';').trim_start_matches("AETHER_API ").to_string())
         .collect()
 }
 

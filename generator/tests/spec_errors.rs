@@ -302,8 +302,8 @@ fn malformed_specs_get_exact_messages() {
             "`dot` (aether_vec2f_dot) has no metric: list it under bits, ulp, forward or unbounded",
         ),
         (
-            "\"jacobi_diag\",\n]\nunbounded = []",
-            "\n]\nunbounded = [\"jacobi_diag\"]",
+            "\"jacobi_diag\",\n]\nunbounded = [\"inverse_adjugate\"]",
+            "\n]\nunbounded = [\"inverse_adjugate\", \"jacobi_diag\"]",
             2,
             "bands.wgsl.unbounded",
             "`jacobi_diag` (aether_f32_jacobi_diag): result word 0 has a forward bound (2): state it `forward`",
@@ -316,8 +316,8 @@ fn malformed_specs_get_exact_messages() {
             "`cross` (aether_vec3f_cross): result word 0 has a sum whose terms may cancel (or a division by one): a ULP count is meaningless there; state it `forward`",
         ),
         (
-            "unbounded = []",
-            "unbounded = [\"dotty\"]",
+            "unbounded = [\"inverse_adjugate\"]",
+            "unbounded = [\"inverse_adjugate\", \"dotty\"]",
             0,
             "bands.wgsl.unbounded",
             "unknown family or kernel `dotty`",
