@@ -16,6 +16,7 @@ pub enum Mutant {
     Fma,
     Hypot,
     NegSub,
+    NegSwap,
     MaxSelectSwapped,
     ColumnMajor,
     QuatXyzw,
@@ -34,13 +35,14 @@ pub enum Mutant {
     Reciprocal,
 }
 
-pub const ALL: [Mutant; 22] = [
+pub const ALL: [Mutant; 23] = [
     Mutant::FoldLeft,
     Mutant::FoldSeeded,
     Mutant::TrueDivision,
     Mutant::Fma,
     Mutant::Hypot,
     Mutant::NegSub,
+    Mutant::NegSwap,
     Mutant::MaxSelectSwapped,
     Mutant::ColumnMajor,
     Mutant::QuatXyzw,
@@ -68,6 +70,7 @@ impl Mutant {
             Mutant::Fma => "fma",
             Mutant::Hypot => "hypot",
             Mutant::NegSub => "neg-sub",
+            Mutant::NegSwap => "neg-swap",
             Mutant::MaxSelectSwapped => "max-select-swapped",
             Mutant::ColumnMajor => "column-major",
             Mutant::QuatXyzw => "quat-xyzw",
@@ -99,6 +102,7 @@ impl Mutant {
             Mutant::Fma => "a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)",
             Mutant::Hypot => "sqrt of a sum of squares becomes a chain of hypot",
             Mutant::NegSub => "x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)",
+            Mutant::NegSwap => "(a - b) * -1 becomes b - a (the sign of a zero: what clang does under -fno-signed-zeros)",
             Mutant::MaxSelectSwapped => "the max_select combiner becomes acc > new ? acc : new",
             Mutant::ColumnMajor => "matrices are read and written column-major",
             Mutant::QuatXyzw => "quaternions are laid out (x, y, z, w)",
@@ -243,6 +247,13 @@ impl Mutant {
                         Expr::Bin(BinOp::Div, x, y) if *x != Expr::Lit(1.0) => {
                             Expr::Bin(BinOp::Mul, x, Box::new(Expr::Bin(BinOp::Div, Box::new(Expr::Lit(1.0)), y)))
                         }
+                        other => other,
+                    }),
+                    Mutant::NegSwap => g.map_exprs(&mut |e| match e {
+                        Expr::Bin(BinOp::Mul, x, m1) if *m1 == Expr::Lit(-1.0) => match *x {
+                            Expr::Bin(BinOp::Sub, a, b) => Expr::Bin(BinOp::Sub, b, a),
+                            x => Expr::Bin(BinOp::Mul, Box::new(x), m1),
+                        },
                         other => other,
                     }),
                     Mutant::NegSub => g.map_exprs(&mut |e| match e {

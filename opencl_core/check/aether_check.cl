@@ -27807,48 +27807,52 @@ static size_t aether_selftest_call(uint thunk, const uint64_t *in, size_t n_in, 
 #ifdef AETHER_FP64
     case 65u: return aether_flat_call_quatd_conjugate(in, n_in, out, cap);
 #endif
-    case 66u: return aether_flat_call_vec2f_max_norm(in, n_in, out, cap);
+    case 66u: return aether_flat_call_mat3f_inverse_adjugate(in, n_in, out, cap);
 #ifdef AETHER_FP64
-    case 67u: return aether_flat_call_vec2d_max_norm(in, n_in, out, cap);
+    case 67u: return aether_flat_call_mat3d_inverse_adjugate(in, n_in, out, cap);
 #endif
-    case 68u: return aether_flat_call_f32_two_sum_err(in, n_in, out, cap);
-    case 69u: return aether_flat_call_f32_two_sum(in, n_in, out, cap);
+    case 68u: return aether_flat_call_vec2f_max_norm(in, n_in, out, cap);
 #ifdef AETHER_FP64
-    case 70u: return aether_flat_call_f64_two_sum_err(in, n_in, out, cap);
+    case 69u: return aether_flat_call_vec2d_max_norm(in, n_in, out, cap);
 #endif
+    case 70u: return aether_flat_call_f32_two_sum_err(in, n_in, out, cap);
+    case 71u: return aether_flat_call_f32_two_sum(in, n_in, out, cap);
 #ifdef AETHER_FP64
-    case 71u: return aether_flat_call_f64_two_sum(in, n_in, out, cap);
-#endif
-    case 72u: return aether_flat_call_pairf_value(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 73u: return aether_flat_call_paird_value(in, n_in, out, cap);
-#endif
-    case 74u: return aether_flat_call_pairf_reduce32(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 75u: return aether_flat_call_paird_reduce32(in, n_in, out, cap);
-#endif
-    case 76u: return aether_flat_call_mat3f_lu(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 77u: return aether_flat_call_mat3d_lu(in, n_in, out, cap);
-#endif
-    case 78u: return aether_flat_call_pairf_combine(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 79u: return aether_flat_call_paird_combine(in, n_in, out, cap);
-#endif
-    case 80u: return aether_flat_call_f32_fmin(in, n_in, out, cap);
-    case 81u: return aether_flat_call_f32_fmax(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 82u: return aether_flat_call_f64_fmin(in, n_in, out, cap);
+    case 72u: return aether_flat_call_f64_two_sum_err(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 83u: return aether_flat_call_f64_fmax(in, n_in, out, cap);
+    case 73u: return aether_flat_call_f64_two_sum(in, n_in, out, cap);
+#endif
+    case 74u: return aether_flat_call_pairf_value(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 75u: return aether_flat_call_paird_value(in, n_in, out, cap);
+#endif
+    case 76u: return aether_flat_call_pairf_reduce32(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 77u: return aether_flat_call_paird_reduce32(in, n_in, out, cap);
+#endif
+    case 78u: return aether_flat_call_mat3f_lu(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 79u: return aether_flat_call_mat3d_lu(in, n_in, out, cap);
+#endif
+    case 80u: return aether_flat_call_pairf_combine(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 81u: return aether_flat_call_paird_combine(in, n_in, out, cap);
+#endif
+    case 82u: return aether_flat_call_f32_fmin(in, n_in, out, cap);
+    case 83u: return aether_flat_call_f32_fmax(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 84u: return aether_flat_call_f64_fmin(in, n_in, out, cap);
+#endif
+#ifdef AETHER_FP64
+    case 85u: return aether_flat_call_f64_fmax(in, n_in, out, cap);
 #endif
     default: return AETHER_FLAT_BAD;
     }
 }
 
 /* One row per witness: thunk, bits, is_float, either_zero, n_in, n_out, word offset. */
-__constant uint aether_selftest_rows[120][7] = {
+__constant uint aether_selftest_rows[128][7] = {
     { 0u, 32u, 1u, 0u, 3u, 1u, 0u }, /* aether_vec3f_sum: fold-left */
     { 1u, 32u, 1u, 0u, 6u, 1u, 4u }, /* aether_vec3f_dot: fold-left */
     { 2u, 64u, 1u, 0u, 3u, 1u, 11u }, /* aether_vec3d_sum: fold-left */
@@ -27921,56 +27925,64 @@ __constant uint aether_selftest_rows[120][7] = {
     { 11u, 64u, 1u, 0u, 2u, 2u, 492u }, /* aether_vec2d_normalize: hypot */
     { 62u, 32u, 1u, 0u, 1u, 1u, 496u }, /* aether_f32_neg: neg-sub */
     { 63u, 32u, 1u, 0u, 4u, 4u, 498u }, /* aether_quatf_conjugate: neg-sub */
-    { 64u, 64u, 1u, 0u, 1u, 1u, 506u }, /* aether_f64_neg: neg-sub */
-    { 65u, 64u, 1u, 0u, 4u, 4u, 508u }, /* aether_quatd_conjugate: neg-sub */
-    { 66u, 32u, 1u, 0u, 2u, 1u, 516u }, /* aether_vec2f_max_norm: max-select-swapped */
-    { 67u, 64u, 1u, 0u, 2u, 1u, 519u }, /* aether_vec2d_max_norm: max-select-swapped */
-    { 18u, 32u, 1u, 0u, 6u, 2u, 522u }, /* aether_mat2f_mul_vec: column-major */
-    { 19u, 32u, 1u, 0u, 8u, 4u, 530u }, /* aether_mat2f_mul: column-major */
-    { 43u, 64u, 1u, 0u, 6u, 2u, 542u }, /* aether_mat2d_mul_vec: column-major */
-    { 44u, 64u, 1u, 0u, 8u, 4u, 550u }, /* aether_mat2d_mul: column-major */
-    { 16u, 32u, 1u, 0u, 8u, 4u, 562u }, /* aether_quatf_mul: quat-xyzw */
-    { 63u, 32u, 1u, 0u, 4u, 4u, 574u }, /* aether_quatf_conjugate: quat-xyzw */
-    { 41u, 64u, 1u, 0u, 8u, 4u, 582u }, /* aether_quatd_mul: quat-xyzw */
-    { 65u, 64u, 1u, 0u, 4u, 4u, 594u }, /* aether_quatd_conjugate: quat-xyzw */
-    { 68u, 32u, 1u, 0u, 3u, 1u, 602u }, /* aether_f32_two_sum_err: uncompensated */
-    { 69u, 32u, 1u, 0u, 2u, 2u, 606u }, /* aether_f32_two_sum: uncompensated */
-    { 70u, 64u, 1u, 0u, 3u, 1u, 610u }, /* aether_f64_two_sum_err: uncompensated */
-    { 71u, 64u, 1u, 0u, 2u, 2u, 614u }, /* aether_f64_two_sum: uncompensated */
-    { 72u, 32u, 1u, 0u, 2u, 1u, 618u }, /* aether_pairf_value: non-finite-kept */
-    { 23u, 32u, 1u, 0u, 3u, 4u, 621u }, /* aether_f32_jacobi_rotation: non-finite-kept */
-    { 73u, 64u, 1u, 0u, 2u, 1u, 628u }, /* aether_paird_value: non-finite-kept */
-    { 48u, 64u, 1u, 0u, 3u, 4u, 631u }, /* aether_f64_jacobi_rotation: non-finite-kept */
-    { 74u, 32u, 1u, 0u, 64u, 2u, 638u }, /* aether_pairf_reduce32: rounds-reversed */
-    { 75u, 64u, 1u, 0u, 64u, 2u, 704u }, /* aether_paird_reduce32: rounds-reversed */
-    { 26u, 32u, 1u, 0u, 4u, 7u, 770u }, /* aether_mat2f_lu: pivot-last */
-    { 51u, 64u, 1u, 0u, 4u, 7u, 781u }, /* aether_mat2d_lu: pivot-last */
-    { 76u, 32u, 1u, 0u, 9u, 13u, 792u }, /* aether_mat3f_lu: right-looking */
-    { 77u, 64u, 1u, 0u, 9u, 13u, 814u }, /* aether_mat3d_lu: right-looking */
-    { 34u, 32u, 1u, 0u, 4u, 5u, 836u }, /* aether_mat2f_cholesky: no-symmetrize */
-    { 59u, 64u, 1u, 0u, 4u, 5u, 845u }, /* aether_mat2d_cholesky: no-symmetrize */
-    { 78u, 32u, 1u, 0u, 4u, 2u, 854u }, /* aether_pairf_combine: comp-dropped */
-    { 74u, 32u, 1u, 0u, 64u, 2u, 860u }, /* aether_pairf_reduce32: comp-dropped */
-    { 79u, 64u, 1u, 0u, 4u, 2u, 926u }, /* aether_paird_combine: comp-dropped */
-    { 75u, 64u, 1u, 0u, 64u, 2u, 932u }, /* aether_paird_reduce32: comp-dropped */
-    { 80u, 32u, 1u, 1u, 2u, 1u, 998u }, /* aether_f32_fmin: nan-first */
-    { 81u, 32u, 1u, 1u, 2u, 1u, 1001u }, /* aether_f32_fmax: nan-first */
-    { 82u, 64u, 1u, 1u, 2u, 1u, 1004u }, /* aether_f64_fmin: nan-first */
-    { 83u, 64u, 1u, 1u, 2u, 1u, 1007u }, /* aether_f64_fmax: nan-first */
-    { 80u, 32u, 1u, 1u, 2u, 1u, 1010u }, /* aether_f32_fmin: nan-second */
-    { 81u, 32u, 1u, 1u, 2u, 1u, 1013u }, /* aether_f32_fmax: nan-second */
-    { 82u, 64u, 1u, 1u, 2u, 1u, 1016u }, /* aether_f64_fmin: nan-second */
-    { 83u, 64u, 1u, 1u, 2u, 1u, 1019u }, /* aether_f64_fmax: nan-second */
-    { 16u, 32u, 1u, 0u, 8u, 4u, 1022u }, /* aether_quatf_mul: reassociate */
-    { 78u, 32u, 1u, 0u, 4u, 2u, 1034u }, /* aether_pairf_combine: reassociate */
-    { 41u, 64u, 1u, 0u, 8u, 4u, 1040u }, /* aether_quatd_mul: reassociate */
-    { 79u, 64u, 1u, 0u, 4u, 2u, 1052u }, /* aether_paird_combine: reassociate */
-    { 23u, 32u, 1u, 0u, 3u, 4u, 1058u }, /* aether_f32_jacobi_rotation: reciprocal */
-    { 36u, 32u, 1u, 0u, 4u, 6u, 1065u }, /* aether_mat2f_eigh: reciprocal */
-    { 48u, 64u, 1u, 0u, 3u, 4u, 1075u }, /* aether_f64_jacobi_rotation: reciprocal */
-    { 61u, 64u, 1u, 0u, 4u, 6u, 1082u }, /* aether_mat2d_eigh: reciprocal */
+    { 22u, 32u, 1u, 0u, 4u, 4u, 506u }, /* aether_mat2f_inverse_adjugate: neg-sub */
+    { 23u, 32u, 1u, 0u, 3u, 4u, 514u }, /* aether_f32_jacobi_rotation: neg-sub */
+    { 36u, 32u, 1u, 0u, 4u, 6u, 521u }, /* aether_mat2f_eigh: neg-sub */
+    { 64u, 64u, 1u, 0u, 1u, 1u, 531u }, /* aether_f64_neg: neg-sub */
+    { 65u, 64u, 1u, 0u, 4u, 4u, 533u }, /* aether_quatd_conjugate: neg-sub */
+    { 47u, 64u, 1u, 0u, 4u, 4u, 541u }, /* aether_mat2d_inverse_adjugate: neg-sub */
+    { 48u, 64u, 1u, 0u, 3u, 4u, 549u }, /* aether_f64_jacobi_rotation: neg-sub */
+    { 61u, 64u, 1u, 0u, 4u, 6u, 556u }, /* aether_mat2d_eigh: neg-sub */
+    { 66u, 32u, 1u, 0u, 9u, 9u, 566u }, /* aether_mat3f_inverse_adjugate: neg-swap */
+    { 67u, 64u, 1u, 0u, 9u, 9u, 584u }, /* aether_mat3d_inverse_adjugate: neg-swap */
+    { 68u, 32u, 1u, 0u, 2u, 1u, 602u }, /* aether_vec2f_max_norm: max-select-swapped */
+    { 69u, 64u, 1u, 0u, 2u, 1u, 605u }, /* aether_vec2d_max_norm: max-select-swapped */
+    { 18u, 32u, 1u, 0u, 6u, 2u, 608u }, /* aether_mat2f_mul_vec: column-major */
+    { 19u, 32u, 1u, 0u, 8u, 4u, 616u }, /* aether_mat2f_mul: column-major */
+    { 43u, 64u, 1u, 0u, 6u, 2u, 628u }, /* aether_mat2d_mul_vec: column-major */
+    { 44u, 64u, 1u, 0u, 8u, 4u, 636u }, /* aether_mat2d_mul: column-major */
+    { 16u, 32u, 1u, 0u, 8u, 4u, 648u }, /* aether_quatf_mul: quat-xyzw */
+    { 63u, 32u, 1u, 0u, 4u, 4u, 660u }, /* aether_quatf_conjugate: quat-xyzw */
+    { 41u, 64u, 1u, 0u, 8u, 4u, 668u }, /* aether_quatd_mul: quat-xyzw */
+    { 65u, 64u, 1u, 0u, 4u, 4u, 680u }, /* aether_quatd_conjugate: quat-xyzw */
+    { 70u, 32u, 1u, 0u, 3u, 1u, 688u }, /* aether_f32_two_sum_err: uncompensated */
+    { 71u, 32u, 1u, 0u, 2u, 2u, 692u }, /* aether_f32_two_sum: uncompensated */
+    { 72u, 64u, 1u, 0u, 3u, 1u, 696u }, /* aether_f64_two_sum_err: uncompensated */
+    { 73u, 64u, 1u, 0u, 2u, 2u, 700u }, /* aether_f64_two_sum: uncompensated */
+    { 74u, 32u, 1u, 0u, 2u, 1u, 704u }, /* aether_pairf_value: non-finite-kept */
+    { 23u, 32u, 1u, 0u, 3u, 4u, 707u }, /* aether_f32_jacobi_rotation: non-finite-kept */
+    { 75u, 64u, 1u, 0u, 2u, 1u, 714u }, /* aether_paird_value: non-finite-kept */
+    { 48u, 64u, 1u, 0u, 3u, 4u, 717u }, /* aether_f64_jacobi_rotation: non-finite-kept */
+    { 76u, 32u, 1u, 0u, 64u, 2u, 724u }, /* aether_pairf_reduce32: rounds-reversed */
+    { 77u, 64u, 1u, 0u, 64u, 2u, 790u }, /* aether_paird_reduce32: rounds-reversed */
+    { 26u, 32u, 1u, 0u, 4u, 7u, 856u }, /* aether_mat2f_lu: pivot-last */
+    { 51u, 64u, 1u, 0u, 4u, 7u, 867u }, /* aether_mat2d_lu: pivot-last */
+    { 78u, 32u, 1u, 0u, 9u, 13u, 878u }, /* aether_mat3f_lu: right-looking */
+    { 79u, 64u, 1u, 0u, 9u, 13u, 900u }, /* aether_mat3d_lu: right-looking */
+    { 34u, 32u, 1u, 0u, 4u, 5u, 922u }, /* aether_mat2f_cholesky: no-symmetrize */
+    { 59u, 64u, 1u, 0u, 4u, 5u, 931u }, /* aether_mat2d_cholesky: no-symmetrize */
+    { 80u, 32u, 1u, 0u, 4u, 2u, 940u }, /* aether_pairf_combine: comp-dropped */
+    { 76u, 32u, 1u, 0u, 64u, 2u, 946u }, /* aether_pairf_reduce32: comp-dropped */
+    { 81u, 64u, 1u, 0u, 4u, 2u, 1012u }, /* aether_paird_combine: comp-dropped */
+    { 77u, 64u, 1u, 0u, 64u, 2u, 1018u }, /* aether_paird_reduce32: comp-dropped */
+    { 82u, 32u, 1u, 1u, 2u, 1u, 1084u }, /* aether_f32_fmin: nan-first */
+    { 83u, 32u, 1u, 1u, 2u, 1u, 1087u }, /* aether_f32_fmax: nan-first */
+    { 84u, 64u, 1u, 1u, 2u, 1u, 1090u }, /* aether_f64_fmin: nan-first */
+    { 85u, 64u, 1u, 1u, 2u, 1u, 1093u }, /* aether_f64_fmax: nan-first */
+    { 82u, 32u, 1u, 1u, 2u, 1u, 1096u }, /* aether_f32_fmin: nan-second */
+    { 83u, 32u, 1u, 1u, 2u, 1u, 1099u }, /* aether_f32_fmax: nan-second */
+    { 84u, 64u, 1u, 1u, 2u, 1u, 1102u }, /* aether_f64_fmin: nan-second */
+    { 85u, 64u, 1u, 1u, 2u, 1u, 1105u }, /* aether_f64_fmax: nan-second */
+    { 16u, 32u, 1u, 0u, 8u, 4u, 1108u }, /* aether_quatf_mul: reassociate */
+    { 80u, 32u, 1u, 0u, 4u, 2u, 1120u }, /* aether_pairf_combine: reassociate */
+    { 41u, 64u, 1u, 0u, 8u, 4u, 1126u }, /* aether_quatd_mul: reassociate */
+    { 81u, 64u, 1u, 0u, 4u, 2u, 1138u }, /* aether_paird_combine: reassociate */
+    { 23u, 32u, 1u, 0u, 3u, 4u, 1144u }, /* aether_f32_jacobi_rotation: reciprocal */
+    { 36u, 32u, 1u, 0u, 4u, 6u, 1151u }, /* aether_mat2f_eigh: reciprocal */
+    { 48u, 64u, 1u, 0u, 3u, 4u, 1161u }, /* aether_f64_jacobi_rotation: reciprocal */
+    { 61u, 64u, 1u, 0u, 4u, 6u, 1168u }, /* aether_mat2d_eigh: reciprocal */
 };
-__constant ulong aether_selftest_words[1092] = {
+__constant ulong aether_selftest_words[1178] = {
     0x00000000c0000000ul, 0x00000000bf6da079ul, 0x000000003ec9e325ul, 0x00000000c0222bb9ul,
     0x00000000be4faecful, 0x00000000bf56f85ful, 0x000000004154f1ddul, 0x000000003e2438eaul,
     0x00000000bf7a6cb8ul, 0x00000000402dbdb6ul, 0x000000004213ad19ul, 0xbfc7d04f62c6569ful,
@@ -28097,98 +28109,65 @@ __constant ulong aether_selftest_words[1092] = {
     0x6c056bbe7ee3d225ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
     0x0000000000000000ul, 0x0000000080000000ul, 0x0000000000000000ul, 0x000000003f58c4d5ul,
     0x0000000000000000ul, 0x00000000bed0b8f3ul, 0x0000000000000000ul, 0x00000000bf58c4d5ul,
-    0x0000000080000000ul, 0x000000003ed0b8f3ul, 0x0000000000000000ul, 0x8000000000000000ul,
-    0xfff8000000012345ul, 0x0000000000000000ul, 0x0000000000000000ul, 0xffeffffffffffffful,
-    0xfff8000000012345ul, 0x8000000000000000ul, 0x8000000000000000ul, 0x7feffffffffffffful,
-    0x000000007f7ffffful, 0x000000007fa00001ul, 0x000000007f7ffffful, 0x7ff8000000000000ul,
-    0xbfc2cf92159f0b12ul, 0x7ff8000000000000ul, 0x0000000033070d96ul, 0x00000000e632630bul,
-    0x00000000db20ab2eul, 0x000000006243b34ful, 0x00000000d106807cul, 0x000000003e76031cul,
-    0x00000000e52b6d57ul, 0x000000006ca8d47cul, 0x00000000c0400000ul, 0x0000000000000000ul,
-    0x0000000040800000ul, 0x000000003f800000ul, 0x0000000040800000ul, 0x000000003f800000ul,
-    0x0000000000000000ul, 0x0000000040800000ul, 0x00000000c1400000ul, 0x00000000c0400000ul,
-    0x0000000041800000ul, 0x0000000041000000ul, 0xbff0000000000000ul, 0x4010000000000000ul,
-    0x4008000000000000ul, 0x4008000000000000ul, 0x4000000000000000ul, 0xc008000000000000ul,
-    0xc02c000000000000ul, 0xc008000000000000ul, 0x9ab810f517f95869ul, 0x6e4d729bb3fdbea1ul,
-    0xfff8000000012345ul, 0xbfe4df71678cc748ul, 0x3ffdffc21b7a0943ul, 0x4000000000000000ul,
-    0xc02af52ec89234f2ul, 0x4000000000000000ul, 0xee88cebf07aae51ful, 0x6e5d729bb3fdbea1ul,
-    0xfff8000000012345ul, 0xfff8000000012345ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0x0000000080000000ul, 0x0000000080000000ul, 0x0000000000000000ul, 0x0000000080000000ul,
-    0x0000000080000000ul, 0x0000000080000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x0000000080000000ul, 0x000000007fc00000ul, 0x0000000080000000ul,
-    0x000000007fa00001ul, 0x00000000807ffffful, 0x000000007fc00000ul, 0x0000000000000000ul,
-    0x00000000ffa00001ul, 0x00000000007ffffful, 0xbfe5a2a67c113921ul, 0x3ff0113d783047b6ul,
-    0xc01ba44a94ca2501ul, 0x3ff8cfe7e2c112c9ul, 0x3fe097f9b9b46c8aul, 0xbfcb9bb762d13c0cul,
-    0xc015d2d183817723ul, 0x3fbde2d2449dfc64ul, 0xc043023f36ade65bul, 0x4020a421aa5a6f31ul,
-    0xbfd62b49a85b4c45ul, 0xc018f9fe006940e2ul, 0xc72b8c4365c56705ul, 0x6f514deff5da9f36ul,
-    0x68f508da09988fedul, 0xd7e49699f24df57aul, 0xc72b8c4365c56705ul, 0xef514deff5da9f36ul,
-    0xe8f508da09988fedul, 0x57e49699f24df57aul, 0x000000007f800000ul, 0x000000007f800000ul,
-    0x000000007f800000ul, 0x00000000ffc00000ul, 0x00000000d9076a22ul, 0x00000000447fff91ul,
-    0x00000000d9076a22ul, 0x00000000447fff91ul, 0x7ff0000000000000ul, 0xfff0000000000000ul,
-    0xfff8000000000000ul, 0xfff8000000000000ul, 0x7b4320b62d0f13adul, 0xc990eb63a70a7543ul,
-    0x7b4320b62d0f13adul, 0xc990eb63a70a7543ul, 0x00000000ff800000ul, 0x000000007fa00001ul,
-    0x00000000ff800000ul, 0x000000007f5f2815ul, 0x00000000b796d71dul, 0x00000000587c1a2ful,
-    0x000000003f800000ul, 0x0000000098909a59ul, 0x0000000098909a59ul, 0x0000000098109a59ul,
-    0x7ff0000000000000ul, 0xfff0000000000000ul, 0x7ff0000000000000ul, 0x3fe781f8f24f71caul,
-    0x0000000000000000ul, 0x800ffffffffffffful, 0x3ff0000000000000ul, 0x0015c7b42df22a96ul,
-    0x0015c7b42df22a96ul, 0x000ae3da16f9154bul, 0x00000000ce5968e2ul, 0x00000000bebc139cul,
-    0x000000004e1d7748ul, 0x0000000042721b42ul, 0x000000004d67d81dul, 0x00000000c1a5d3f5ul,
-    0x000000004e70a314ul, 0x00000000c22e3dceul, 0x000000004e053e01ul, 0x0000000041ba0000ul,
-    0x00000000cde486a2ul, 0x00000000c19f7746ul, 0x00000000ce849b51ul, 0x00000000425a8000ul,
-    0x00000000ce1135e8ul, 0x00000000c1108137ul, 0x000000004ae760c4ul, 0x00000000bfa82385ul,
-    0x000000004e6bd24dul, 0x00000000c0edcc70ul, 0x00000000cc624e9eul, 0x00000000c043e6e8ul,
-    0x00000000ce2b2da2ul, 0x00000000418854a1ul, 0x000000004e1a7b0aul, 0x00000000bf56764dul,
-    0x00000000ce5b9765ul, 0x000000003e636145ul, 0x000000004d86e3edul, 0x00000000c121f84ful,
-    0x00000000cd14c982ul, 0x00000000c0281ef0ul, 0x000000004cb560f8ul, 0x00000000c08117f4ul,
-    0x00000000caf75e08ul, 0x000000003e3da240ul, 0x00000000cdbe79daul, 0x00000000c107d424ul,
-    0x00000000cd1d0d42ul, 0x00000000c11464f9ul, 0x00000000cdc864e5ul, 0x00000000c0c40000ul,
-    0x00000000cbadf4dcul, 0x000000003f09d5daul, 0x00000000cb98eb57ul, 0x000000003dc5720ful,
-    0x000000004dfb6f87ul, 0x00000000c0cd2049ul, 0x000000004c9c890eul, 0x00000000c08c94ecul,
-    0x00000000cc33daf6ul, 0x000000003fe66127ul, 0x00000000ca808de3ul, 0x000000003e375382ul,
-    0x00000000cdfe694ful, 0x000000004127f492ul, 0x000000004e3f8e36ul, 0x0000000041841730ul,
-    0x000000004d3b821eul, 0x0000000040fd7278ul, 0x000000004a4e532bul, 0x00000000bd02ce4eul,
-    0x00000000cca0be32ul, 0x00000000bc8f5240ul, 0x00000000ce068a2dul, 0x00000000425368b1ul,
-    0x5a857c2fe6cad3c6ul, 0xd28e1c36695507c8ul, 0x6e271c09475a926dul, 0x62220fdbafaca657ul,
-    0xfb907986c8db0a6ful, 0xe51c9c3885db2b8ful, 0x7b106c8215471a17ul, 0x5bf57f5f3e4ec429ul,
-    0x7762c719ce451b5cul, 0x72ebf1622832e050ul, 0x71d40b9e24e098a8ul, 0x6c3e57bea231c02dul,
-    0x7a4d177946c0f032ul, 0x4996411fd5ff00ceul, 0xefdff9ff36cd34ecul, 0x5913ee180a83a9caul,
-    0xf8eceeaec6e2583cul, 0x7402a451f8f65a30ul, 0x75ce6ce0c0a0daddul, 0x6f853ee4f9f70760ul,
-    0x68c77ecd08421d06ul, 0xdd7ae58dc747d0b2ul, 0xf720b416c0904bf7ul, 0xe5d6a35e88c176cful,
-    0xfc381b6cbb21c100ul, 0xf4e66a5d01baba0ful, 0xfd1bbfee248c5d41ul, 0x6e65401e25bd1b17ul,
-    0x732ab1e56b2c69a1ul, 0x514a823f249860b5ul, 0x669f8cd8378cb1bbul, 0x5a246f4c12ded6f4ul,
-    0x76dfb4caf01f7eebul, 0xdf474ff248b22769ul, 0xd4c336c198e78ab2ul, 0x515b84f0ebcb0c82ul,
-    0xfdc1203c660861b6ul, 0x5e3e18050704f309ul, 0xf73fb8d11b01f0f2ul, 0x678d621a9e7f2d8cul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0xfdc123b46fdcb6c3ul, 0x7a7367c80d0d22a9ul, 0x00000000c0000000ul, 0x00000000c0400000ul,
-    0x00000000c0000000ul, 0x0000000040000000ul, 0x00000000c0000000ul, 0x00000000c0400000ul,
-    0x000000003f800000ul, 0x0000000040a00000ul, 0x0000000000000001ul, 0x0000000000000002ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0xbfbe5324dd4902e0ul, 0x0000000000000000ul,
-    0x3fe2b37c760a8e08ul, 0x0000000000000000ul, 0xbfbe5324dd4902e0ul, 0x0000000000000000ul,
-    0x3fe2b37c760a8e08ul, 0x0000000000000001ul, 0x0000000000000002ul, 0x0000000000000001ul,
-    0x000000003ffa9134ul, 0x00000000beb45b81ul, 0x00000000bf633667ul, 0x00000000beb45b81ul,
-    0x000000003fb3ac59ul, 0x00000000bdeff392ul, 0x00000000bf633667ul, 0x00000000bdeff392ul,
-    0x000000003f9cc05cul, 0x000000003ffa9134ul, 0x00000000beb45b81ul, 0x00000000bf633667ul,
-    0x00000000be384498ul, 0x000000003fab8f38ul, 0x00000000be8dc2e2ul, 0x00000000bee82391ul,
-    0x00000000be53890bul, 0x000000003f43d7d8ul, 0x0000000000000001ul, 0x0000000000000002ul,
-    0x0000000000000003ul, 0x0000000000000000ul, 0xc1f0ad1bad7a46d5ul, 0x426eae375304f61eul,
-    0x411d573827de95c9ul, 0x426eae375304f61eul, 0xbbbea6fd552e4509ul, 0xc2f221b71d0c7736ul,
-    0x411d573827de95c9ul, 0xc2f221b71d0c7736ul, 0x43d693eb606521a8ul, 0x426eae375304f61eul,
-    0xbbbea6fd552e4509ul, 0xc2f221b71d0c7736ul, 0x3e9e9a408901f91cul, 0xc2f221b71d0c7736ul,
-    0x43d693eb60674c88ul, 0xbf7164b556a5e9a6ul, 0xbf6b12d09946eb67ul, 0x435319c623935622ul,
-    0x0000000000000002ul, 0x0000000000000003ul, 0x0000000000000003ul, 0x0000000000000000ul,
-    0x00000000bf3de3caul, 0x00000000bf271889ul, 0x00000000bf3de3c9ul, 0x00000000bf271888ul,
-    0x00000000bf3de3caul, 0x0000000000000000ul, 0x00000000bf327e29ul, 0x00000000bf271888ul,
-    0x0000000000000001ul, 0x3b0d17198eccc78eul, 0xc390b39d672de0bful, 0xba7085b4ebda990bul,
-    0xc2f68959952def88ul, 0x3d7e82acc3f75d04ul, 0x0000000000000000ul, 0xc5f1845ad099fbc2ul,
-    0xc2f68959952def88ul, 0x0000000000000002ul, 0x000000003871aff8ul, 0x0000000086f0ffc8ul,
-    0x0000000012625f10ul, 0x000000009d000672ul, 0x000000003871aff8ul, 0x000000009d00066eul,
-    0x000000006a09c5f7ul, 0x000000008a80788ful, 0x00000000f776e5b3ul, 0x00000000d40a849bul,
-    0x00000000ec5a89ddul, 0x000000009a16a30aul, 0x00000000e6501274ul, 0x000000000fa6f576ul,
-    0x00000000352d5cd6ul, 0x000000008397cb6aul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x0000000080000000ul, 0x000000003ed0b8f3ul, 0x0000000040400000ul, 0x00000000c0800000ul,
+    0x0000000000000000ul, 0x00000000bf800000ul, 0x000000003eaaaaabul, 0x00000000bfaaaaabul,
+    0x0000000000000000ul, 0x00000000bf800000ul, 0x00000000ff800000ul, 0x000000003f800000ul,
+    0x00000000807ffffful, 0x000000003f800000ul, 0x0000000080000000ul, 0x0000000080000000ul,
+    0x0000000080000000ul, 0x00000000ff7ffffful, 0x00000000807ffffful, 0x0000000000000000ul,
+    0x0000000080000000ul, 0x00000000ff7ffffful, 0x0000000000000000ul, 0x000000003f800000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x000000003f800000ul, 0x0000000000000000ul,
+    0x8000000000000000ul, 0xfff8000000012345ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0xffeffffffffffffful, 0xfff8000000012345ul, 0x8000000000000000ul, 0x8000000000000000ul,
+    0x7feffffffffffffful, 0xc010000000000000ul, 0x0000000000000000ul, 0xc008000000000000ul,
+    0xbff0000000000000ul, 0xbfd0000000000000ul, 0x8000000000000000ul, 0x3fe8000000000000ul,
+    0xbff0000000000000ul, 0xf2b84d964a23379cul, 0xc7ba15e4271331d5ul, 0x9e2b85f98798373dul,
+    0x3ff0000000000000ul, 0x8000000000000000ul, 0x8000000000000000ul, 0x8000000000000000ul,
+    0x8000000000000000ul, 0x3ff0000000000000ul, 0x0000000000000001ul, 0xfff0000000000000ul,
+    0xfff0000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x3ff0000000000000ul,
+    0x3ff0000000000000ul, 0x0000000000000000ul, 0x000000003f800000ul, 0x0000000040000000ul,
+    0x0000000040400000ul, 0x0000000000000000ul, 0x00000000c0000000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000040000000ul, 0x000000003f800000ul, 0x000000003f800000ul,
+    0x00000000c0000000ul, 0x00000000c0400000ul, 0x0000000000000000ul, 0x00000000bf000000ul,
+    0x0000000000000000ul, 0x0000000080000000ul, 0x000000003f800000ul, 0x000000003f800000ul,
+    0x3fb1d606392cf1bbul, 0x3fcdf8ca14e03496ul, 0x0010000000000000ul, 0x8000000000000000ul,
+    0x0000000000000000ul, 0x70f6a08f68cdd9daul, 0x3ff0000000000000ul, 0x3106e0fc274c8558ul,
+    0x0000000000000000ul, 0xb1286d525fdab121ul, 0x8000000000000000ul, 0x3ff0000000000000ul,
+    0x4011152c2d108405ul, 0x8000000000000000ul, 0xbfd30b00c3b843c1ul, 0x8000000000000000ul,
+    0x0ee6a0ad643a8c4cul, 0x0000000000000000ul, 0x000000007fc00000ul, 0x00000000807ffffful,
+    0x000000007fc00000ul, 0xfff8000000012345ul, 0x8000000000000000ul, 0x7ff8000000012345ul,
+    0x000000007f7ffffful, 0x000000007f7ffffful, 0x000000007fa00001ul, 0x000000003f800000ul,
+    0x000000007f7ffffful, 0x0000000000000000ul, 0x000000007f800000ul, 0x000000007fe00001ul,
+    0x00000000c1632856ul, 0x000000006b29c789ul, 0x000000003e9d1994ul, 0x0000000000000000ul,
+    0x00000000bfa81d0dul, 0x0000000080000000ul, 0x0000000081aa4a90ul, 0x00000000a6749f62ul,
+    0x0000000041952c40ul, 0x00000000d2223be3ul, 0x00000000bece553aul, 0x0000000080000000ul,
+    0x3fc9d883f73b2e0cul, 0xc02f925f54ea414aul, 0xc029edaa5ecbe242ul, 0x3fb21bafdc0d732aul,
+    0x3fb47a6064ddd45bul, 0x4004eed53b1c84f8ul, 0xc044a50d557cf26dul, 0xbfeb432b1f6763b1ul,
+    0xc010000000000000ul, 0xc000000000000000ul, 0xc010000000000000ul, 0x3ff0000000000000ul,
+    0x4008000000000000ul, 0xc008000000000000ul, 0x3ff0000000000000ul, 0x4010000000000000ul,
+    0xc02c000000000000ul, 0x4010000000000000ul, 0xc026000000000000ul, 0x4030000000000000ul,
+    0x00000000402c9ce8ul, 0x000000003df5b09eul, 0x000000003df75841ul, 0x00000000be4bf352ul,
+    0x000000003ed62389ul, 0x00000000417de576ul, 0x000000003e807b37ul, 0x00000000c17864cful,
+    0x00000000c07978e6ul, 0x0000000042241861ul, 0x00000000bf121ff8ul, 0x00000000c22f5cf2ul,
+    0x0000000080000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000080000000ul,
+    0x0000000080000000ul, 0x0000000080000000ul, 0x0000000080000000ul, 0x0000000000000000ul,
+    0x6e8e1a91e958d18ful, 0x5a9829bf34ef840bul, 0x99d3b55e059a6887ul, 0x335a231867e50504ul,
+    0xc5c95ac1b8c909c0ul, 0x15ec69dce7173cb0ul, 0xd10a01ed8593939cul, 0x590bf9a90efeca52ul,
+    0xf467da22f6c39bf3ul, 0xe073252512711117ul, 0xffa87766d49960a1ul, 0x7ff0000000000000ul,
+    0x0000000000000000ul, 0x0000000000000001ul, 0xbfcfa5f91cad3137ul, 0x4008000000000000ul,
+    0x0000000000000000ul, 0x8000000000000001ul, 0x3fcfa5f91cad3137ul, 0xc008000000000000ul,
+    0x00000000aa7c1e12ul, 0x00000000eebbe9b7ul, 0x00000000eebbe9b7ul, 0x00000000aa7c1e12ul,
+    0x00000000ffc01234ul, 0x00000000807ffffful, 0x00000000ffc01234ul, 0x00000000ffc01234ul,
+    0x0010000000000000ul, 0x7ff0000000000000ul, 0x7ff0000000000000ul, 0xfff8000000000000ul,
+    0x800ffffffffffffful, 0xbff0000000000000ul, 0xbff0000000000000ul, 0x800ffffffffffffful,
+    0x000000007f800000ul, 0x000000007fc00000ul, 0x000000007f800000ul, 0x000000005f4b7ea6ul,
+    0x00000000f8a89c39ul, 0x00000000544eb32dul, 0x000000003f800000ul, 0x000000009b1cea68ul,
+    0x000000009b1cea68ul, 0x000000009a9cea68ul, 0x7ff0000000000000ul, 0xfff0000000000000ul,
+    0x7ff0000000000000ul, 0x6f57f258fa0e8a09ul, 0xae8159f9598073d3ul, 0xcd370c418354e614ul,
+    0x3ff0000000000000ul, 0x1dcecc872471c756ul, 0x1dcecc872471c756ul, 0x1dbecc872471c756ul,
+    0x00000000cd9d0c3bul, 0x00000000421985f0ul, 0x000000004d84016bul, 0x000000003f6ae35cul,
+    0x00000000ce11fb2eul, 0x00000000c171e1f0ul, 0x00000000cd1d2052ul, 0x00000000421641a3ul,
+    0x00000000ce0c902ful, 0x00000000c1374126ul, 0x000000004e0380eeul, 0x00000000429c2724ul,
+    0x000000004ea0a117ul, 0x00000000c1878a3eul, 0x0000000000000000ul, 0x0000000000000000ul,
     0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
     0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
     0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
@@ -28201,49 +28180,104 @@ __constant ulong aether_selftest_words[1092] = {
     0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
     0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
     0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x000000004de4d488ul, 0x000000004176ce10ul, 0xc3a494bc67a80fc2ul, 0xc046000000000000ul,
+    0x43a663262acc9f87ul, 0xc056000000000000ul, 0xc38f3b2c3408b1d9ul, 0x40134aa64744966aul,
+    0x4351278e99c418dbul, 0x3fdf916c8ccfad00ul, 0xc38f90b1ba2d9378ul, 0xc00095266a9a5730ul,
+    0xc35bf58bbba08944ul, 0x3fe80b8f432d6de8ul, 0xc36d836c2fbf6804ul, 0xbffc000000000000ul,
+    0x436cb8439492254eul, 0x4002832e40749c79ul, 0x43a1d0f8f58fa6c1ul, 0xc007c430a3800856ul,
+    0x43a7f2fdb2f00b26ul, 0x404a3c219792ab2bul, 0x434cbb5e93f322a0ul, 0xbfea1ded8929ab6cul,
+    0xc31dca92867e5e1aul, 0xbfbd68db85756880ul, 0xc3934b4adadd70a4ul, 0xc0133ccba1350d41ul,
+    0xc33e178b44198b7dul, 0xbf8bfeecc32b53a0ul, 0x43a0ec0ff4c3b64cul, 0xc037ee25dcf67134ul,
+    0x4350f97b9ce8bd42ul, 0xbfed6b6ad0d8bb54ul, 0xc3a0ec0ff4c3b64cul, 0x40385e000a8276b2ul,
+    0xc393b2df3b834a06ul, 0xc01eac375016189dul, 0x43b0948e968deeb3ul, 0xc053f1e2bedd473aul,
+    0x434270c776c6c227ul, 0xbfc7e68a7e86494eul, 0xc32b3774ca2cfb80ul, 0x3fb40849b8b94a40ul,
+    0xc39b77948c4fd113ul, 0x404f000000000000ul, 0xc31ac3c25264bf00ul, 0xc011000000000000ul,
+    0xc33c3c4f156af896ul, 0xbfa8c7f570750570ul, 0xc3639f7bbd402f1bul, 0xc00efb567d645ad6ul,
+    0xc371b324152c101cul, 0xc022000000000000ul, 0xc389b540ae5616f7ul, 0x4024000000000000ul,
+    0x438c7b08d5f9e5eaul, 0x400f7baed5376394ul, 0xc394b5832ec11503ul, 0x4014000000000000ul,
+    0x43ade27e4b8ef27eul, 0xc04037c747bc0614ul, 0x434af73f22d92786ul, 0xbfd14c58bde37861ul,
+    0xc3a82cc007581f61ul, 0x4044800000000000ul, 0x43a50ac9ef12321eul, 0xc07072d38e00d27ful,
+    0x0000000080000000ul, 0x00000000955e55c4ul, 0x0000000000000000ul, 0x000000009663bcfful,
+    0x0000000080000000ul, 0x00000000955e55c4ul, 0x0000000000000000ul, 0x000000009663bcfful,
+    0x0000000000000001ul, 0x0000000000000002ul, 0x0000000000000001ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x8000000000000000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x8000000000000000ul, 0x0000000000000001ul,
+    0x0000000000000002ul, 0x0000000000000001ul, 0x000000003fc89898ul, 0x00000000bf885d05ul,
+    0x000000003f4457fcul, 0x00000000bf885d05ul, 0x000000003fe3af0ful, 0x00000000bf8ad898ul,
+    0x000000003f4457fcul, 0x00000000bf8ad898ul, 0x000000003fc34a3ful, 0x000000003fc89898ul,
+    0x00000000bf885d05ul, 0x000000003f4457fcul, 0x00000000bf2e06c5ul, 0x000000003f86fc3aul,
+    0x00000000bf103832ul, 0x000000003efa92b8ul, 0x00000000bf08c1a3ul, 0x000000003f597254ul,
+    0x0000000000000001ul, 0x0000000000000002ul, 0x0000000000000003ul, 0x0000000000000000ul,
+    0xc017c540ccfdc77dul, 0x3fba14e905df9210ul, 0x3fbe0d4703e48ed0ul, 0xbfa55f044bda4740ul,
+    0xc01608c1ce5bec56ul, 0xbfc156624d4ccc50ul, 0xbfe5a643014f7554ul, 0xbfe3b1cbe371b086ul,
+    0x401aed1e515525f9ul, 0xc017c540ccfdc77dul, 0x3fba14e905df9210ul, 0x3fbe0d4703e48ed0ul,
+    0x3f7cc51c9d7376baul, 0xc016097d65fb7ed9ul, 0xbfc17167080cdffbul, 0x3fbd2505a956f09cul,
+    0x3fbd232930c4c29eul, 0x401aef50daada490ul, 0x0000000000000001ul, 0x0000000000000002ul,
+    0x0000000000000003ul, 0x0000000000000000ul, 0x00000000be08d713ul, 0x000000003eb34150ul,
+    0x00000000be08d714ul, 0x000000003eb34150ul, 0x00000000be08d713ul, 0x0000000000000000ul,
+    0x000000003dddab8cul, 0x000000003eb34150ul, 0x0000000000000001ul, 0x0000000000000000ul,
+    0xbfe8e2ec80a9fe4eul, 0x0000000000000000ul, 0x3fdbf1163d319790ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0xbfd8e2ec80a9fe4eul, 0x3fdbf1163d319790ul, 0x0000000000000001ul,
+    0x000000003ec43b0cul, 0x00000000410c3e26ul, 0x00000000411491acul, 0x000000003d98705cul,
+    0x00000000411ab384ul, 0x00000000410d6f07ul, 0x00000000c15aafcdul, 0x0000000000000000ul,
+    0x00000000bda60404ul, 0x0000000000000000ul, 0x000000003d88c9baul, 0x0000000000000000ul,
+    0x00000000c093f919ul, 0x0000000000000000ul, 0x0000000040f33545ul, 0x0000000000000000ul,
+    0x00000000bf552012ul, 0x0000000000000000ul, 0x000000003eda6697ul, 0x0000000000000000ul,
+    0x00000000bec20e31ul, 0x0000000000000000ul, 0x000000003f79afb2ul, 0x0000000000000000ul,
+    0x0000000040fd5f29ul, 0x0000000000000000ul, 0x00000000be783344ul, 0x0000000000000000ul,
+    0x00000000415a71a1ul, 0x0000000000000000ul, 0x00000000c175ea28ul, 0x0000000000000000ul,
+    0x00000000be2803f7ul, 0x0000000000000000ul, 0x00000000bf1aafbaul, 0x0000000000000000ul,
+    0x00000000bee95ccbul, 0x0000000000000000ul, 0x00000000411c661dul, 0x0000000000000000ul,
+    0x00000000c17e0e40ul, 0x0000000000000000ul, 0x00000000bd9c064ful, 0x0000000000000000ul,
     0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0x00000000f776e5b6ul, 0x00000000ea8fd3f6ul, 0x4009e972a4adc8d3ul, 0x3febe5209b970ccbul,
-    0xc0241562adea6005ul, 0xc004e9c1a3a4e20eul, 0xc01b360c097ddba0ul, 0xbffbe0f2f97e3db8ul,
-    0xc0243f09c7089330ul, 0xbcc9000000000000ul, 0xc029341d244618beul, 0x3ca2000000000000ul,
-    0xc0132c7e5f50e95eul, 0x3ca0000000000000ul, 0xc026f0e04b4b00a9ul, 0xbc88000000000000ul,
-    0xc028070aa11e186cul, 0x3cc2800000000000ul, 0x4027bcd5f03dc2b4ul, 0x3cd1000000000000ul,
-    0x3fed0e31744104acul, 0x3c90000000000000ul, 0xc014d0cf786c3be7ul, 0x3cb0000000000000ul,
-    0xbff5006f36a087cdul, 0xbc90000000000000ul, 0xc01a3eab7e997c2eul, 0x3ca0000000000000ul,
-    0x3ffb0b16760f4bfaul, 0x3c80000000000000ul, 0x4031c8912a157c99ul, 0x3cc8000000000000ul,
-    0x3ffe7661910d99a8ul, 0xbca8000000000000ul, 0x403a1839efad1206ul, 0x3cc6800000000000ul,
-    0xbff6c47bae80025ful, 0x0000000000000000ul, 0xc0243b0472178721ul, 0xbcc2000000000000ul,
-    0xbff628dbfc98f21bul, 0x3c90000000000000ul, 0xc01f0a17278e7247ul, 0x3cc8000000000000ul,
-    0xc02a7bca1668d1f5ul, 0x0000000000000000ul, 0x3ff12305ac95eed3ul, 0xbca4000000000000ul,
-    0x4023a71c3cdcbb04ul, 0x0000000000000000ul, 0xbfe61ced2408d54eul, 0xbc80000000000000ul,
-    0x401306dd787438e7ul, 0xbcaa000000000000ul, 0xc00c012c9e1c691cul, 0xbcbb000000000000ul,
-    0xc012516d8f827341ul, 0xbcb8000000000000ul, 0x401a660552542c44ul, 0xbcc0000000000000ul,
-    0x3ffd70d2a29e394aul, 0xbcb0000000000000ul, 0xc005ef3d2963e3a2ul, 0x3cb6000000000000ul,
-    0xbfe90ae03d284c37ul, 0x0000000000000000ul, 0xc020c1aa82a40744ul, 0x3cbc000000000000ul,
-    0x400f6da781639206ul, 0x3cb0000000000000ul, 0xc033bba337953b92ul, 0xbcd0000000000000ul,
-    0xc04911fbed1e7430ul, 0x3cdf800000000000ul, 0x00000000ffc01234ul, 0x000000007f800000ul,
-    0x000000007f800000ul, 0x00000000ffc01234ul, 0x00000000ff800000ul, 0x00000000ff800000ul,
-    0x7ff8000000000000ul, 0x8000000000000000ul, 0x8000000000000000ul, 0x7ff8000000000000ul,
-    0x0010000000000000ul, 0x0010000000000000ul, 0x000000007f800000ul, 0x00000000ffc01234ul,
-    0x000000007f800000ul, 0x00000000ff7ffffful, 0x00000000ffc01234ul, 0x00000000ff7ffffful,
-    0x7feffffffffffffful, 0xfff8000000012345ul, 0x7feffffffffffffful, 0x0010000000000000ul,
-    0xfff8000000012345ul, 0x0010000000000000ul, 0x000000003e889f76ul, 0x000000003fc90cb1ul,
-    0x000000003f6a1472ul, 0x00000000c1062e1dul, 0x00000000406d1c90ul, 0x000000004159219aul,
-    0x000000003e619274ul, 0x000000003ea4cb0ful, 0x00000000c18ea1feul, 0x000000004139506dul,
-    0x00000000c2ddbbacul, 0x00000000c22c2fecul, 0x00000000be4e36a5ul, 0x000000003fa8b7e6ul,
-    0x00000000bea9eb72ul, 0x00000000bfb82d8dul, 0x00000000bf088362ul, 0x00000000bdf75a72ul,
-    0x3fe0632f11529c2eul, 0xbfd3549e6a1e95f8ul, 0x3ffc0edabca1cb7cul, 0xc0166e1cc3756fe5ul,
-    0xc001fe7a5f337669ul, 0x3fec9e452bff7785ul, 0x4028d0d74b9ecaedul, 0xc02650b4ca6cf07eul,
-    0xc0554d44913fe568ul, 0x404993082f38384ful, 0xc017e68fe9037df2ul, 0x3ff953890007cb50ul,
-    0xbffacaa6c90c1b93ul, 0xc02e7019d94787cdul, 0xc02336b6a88869feul, 0x3fdfeed4370d79daul,
-    0xc026900b81a9ed70ul, 0xc02d70a3378f1bfeul, 0x00000000bfed4a3ful, 0x00000000c0d10e50ul,
-    0x00000000bff5574bul, 0x000000003f711264ul, 0x000000003eac4873ul, 0x000000003eb6f394ul,
-    0x000000003e317501ul, 0x000000003facc932ul, 0x000000003ea1d2f7ul, 0x000000003ea1d2f7ul,
-    0x000000003f2dd236ul, 0x000000003f0db531ul, 0x000000003fbcd7b4ul, 0x00000000bebce059ul,
-    0x000000003f6df1b6ul, 0x000000003f6df1b6ul, 0x000000003ebce059ul, 0x4010000000000000ul,
-    0x0000000000000000ul, 0xc000000000000000ul, 0x3fed906bcf328d46ul, 0x3fd87de2a6aea963ul,
-    0x3fda827999fcef33ul, 0x3fc975f5e0553158ul, 0x3fdec1d27c9ec247ul, 0x3fb96ec5a051a41ful,
-    0xbfcc519f12f825e1ul, 0xc02a280661eaed1eul, 0xc02a282a4a50b092ul, 0x3fdec64f895730c4ul,
-    0x3f726940a348b049ul, 0x3fefffead0732be0ul, 0x3fefffead0732be0ul, 0xbf726940a348b049ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x00000000c13f6050ul, 0x00000000351a0000ul,
+    0x3ffb27aa8561c4b2ul, 0x3fc5b85c5143bc70ul, 0xbfe28fa0e61b12b0ul, 0x402ee7afa2372789ul,
+    0x3ff1dfda12543b5aul, 0x402f3e91137c367bul, 0x3ffdc3422c5e872aul, 0x3ca0000000000000ul,
+    0x0000000000000001ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x78c69ef3d76a86f4ul, 0x0000000000000000ul, 0x800ffffffffffffful, 0x0000000000000000ul,
+    0xaa93c65bd4bbf0dbul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0xbb644957f72fad1aul, 0x0000000000000000ul,
+    0x4008000000000000ul, 0x0000000000000000ul, 0x7feffffffffffffful, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0xf921d16c773f62adul, 0x0000000000000000ul,
+    0x4023444c67040ccaul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x4b4aab7e32812bbeul, 0x0000000000000000ul, 0x379a1cc9b5b96c30ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x7feffffffffffffful, 0xf92176f0a7e1b891ul,
+    0x00000000ffc01234ul, 0x000000003f800000ul, 0x000000003f800000ul, 0x00000000ffc01234ul,
+    0x00000000416bccebul, 0x00000000416bccebul, 0xfff8000000012345ul, 0x8000000000000000ul,
+    0x8000000000000000ul, 0x7ff8000000000000ul, 0x0000000000000001ul, 0x0000000000000001ul,
+    0x0000000000000000ul, 0x000000007fc00000ul, 0x0000000000000000ul, 0x00000000bf800000ul,
+    0x00000000ffc01234ul, 0x00000000bf800000ul, 0x7feffffffffffffful, 0x7ff4000000000001ul,
+    0x7feffffffffffffful, 0x0000000000000001ul, 0x7ff4000000000001ul, 0x0000000000000001ul,
+    0x0000000040d6a785ul, 0x00000000c0725e75ul, 0x00000000bec8b3e2ul, 0x00000000bf291f39ul,
+    0x000000003e7a80e6ul, 0x0000000041480df6ul, 0x000000003e15fe95ul, 0x00000000bdbd15e2ul,
+    0x000000004243f3b7ul, 0x0000000042a62854ul, 0x00000000c0f723d8ul, 0x000000004064339aul,
+    0x00000000beb37884ul, 0x000000003de2d8dbul, 0x00000000c04fd041ul, 0x00000000c03be7e9ul,
+    0x00000000c0663f52ul, 0x00000000c034d122ul, 0xc00aaeca7b91d636ul, 0x3fc7963760c15ac7ul,
+    0xbfba38c7bcf2b249ul, 0x4027e69e522dc4adul, 0xbfd5bff609eb7efful, 0x3fc85361a7c99ecdul,
+    0xbfe1d329e12eca98ul, 0xbfe1c5363e9427fbul, 0x401eb609074d7627ul, 0x4018118300d372ccul,
+    0x40111084df23bcb2ul, 0xc002567cd54fcf33ul, 0x3fc9a437f41cea69ul, 0xc0088075782ac13ful,
+    0x3fef4c40faf8c06cul, 0x400a6241d0c73095ul, 0x3ff2daa77bfffd83ul, 0x3fce1cc589c6f561ul,
+    0x000000003f644108ul, 0x000000003d91664eul, 0x0000000041309f26ul, 0x000000003f3859bful,
+    0x00000000bf31a028ul, 0x00000000bf76a94dul, 0x00000000bece86edul, 0x000000004cb851adul,
+    0x00000000bf4d1a79ul, 0x00000000bf4d1a79ul, 0x00000000264d5b15ul, 0x00000000b1e43b40ul,
+    0x000000004cb851adul, 0x00000000320e6f04ul, 0x000000003f800000ul, 0x000000003f800000ul,
+    0x00000000b20e6f04ul, 0xbff0000000000000ul, 0x8000000000000000ul, 0x3fd08230206bd1f1ul,
+    0x3fef18cefc480b06ul, 0x3fce31d4556cbc54ul, 0x3fcf12501f76e4e2ul, 0x3fbea076f7748807ul,
+    0xe8362b1dc2a5c455ul, 0x6653601e7ca040a9ul, 0x8138c160d401a6bbul, 0xf96aa01e36cda8c6ul,
+    0xf96aa01e36cda8c6ul, 0xe8362b1dc2a5c455ul, 0xacc7495abdde0828ul, 0x3ff0000000000000ul,
+    0x3ff0000000000000ul, 0x2cc7495abdde0828ul,
 };
 
 /* The subnormal probes: bits, operand (0: a result flush, 1: an operand flush), a, b, a * b. */
@@ -28270,7 +28304,7 @@ __kernel void aether_selftest(__global uint *status, __global uint *failed, uint
 {
     uint bits = 0u, nfail = 0u, run = 0u, skipped = 0u, i, k;
     uint64_t in[64], out[13];
-    for (i = 0u; i < 120u; ++i) {
+    for (i = 0u; i < 128u; ++i) {
         const uint thunk = aether_selftest_rows[i][0], wbits = aether_selftest_rows[i][1];
         const uint n_in = aether_selftest_rows[i][4], n_out = aether_selftest_rows[i][5], at = aether_selftest_rows[i][6];
         size_t n;

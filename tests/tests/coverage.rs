@@ -166,6 +166,13 @@ fn key_rules_have_witnesses() {
         ("aether_mat3f_lu_lanes", "pivot-last"),
         ("aether_mat4d_eigh_lanes", "no-symmetrize"),
         ("aether_f32_jacobi_rotation", "neg-sub"),
+        // The closed-form inverse: one reciprocal, x * -1 for the odd cofactors, and a
+        // difference's sign kept where -fno-signed-zeros would swap its operands.
+        ("aether_mat3f_inverse_adjugate", "true-division"),
+        ("aether_mat4d_inverse_adjugate", "true-division"),
+        ("aether_mat2f_inverse_adjugate", "neg-sub"),
+        ("aether_mat3f_inverse_adjugate", "neg-swap"),
+        ("aether_mat3d_inverse_adjugate", "neg-swap"),
     ];
     for (name, m) in want {
         assert!(
