@@ -9372,6 +9372,7 @@ AETHER_API int aether_selftest(const char *expected_id, char *message, size_t si
     return status;
 }
 
-#if defined(AETHER_HEADER_ONLY) && defined(AETHER_FLOAT_CONTROL)
+/* aether_batch.c (AETHER_BATCH_SOURCE) keeps these settings for its own code. */
+#if defined(AETHER_HEADER_ONLY) && defined(AETHER_FLOAT_CONTROL) && !defined(AETHER_BATCH_SOURCE)
 #  pragma float_control(pop)
 #endif

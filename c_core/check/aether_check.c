@@ -7,7 +7,10 @@
    (reference-capi), `--random N` also compares N random inputs per function with the reference.
 
    usage: aether_check [--random N] [--seed S] [--only TEXT] [--quiet] [--each] [--no-selftest]
-   Prints one line per corpus part (with --each also one per function), a line per mismatch (at
+                       [--control-expected] [--batch soa|aos]
+   Built with -DAETHER_CHECK_BATCH and aether_batch.c (make BATCH=1), --batch runs every function
+   through its batched form instead (aether_batch.h). --control-expected (a negative control's
+   build) passes only where something mismatches. Prints one line per corpus part (with --each also one per function), a line per mismatch (at
    most 3 per function), then a summary that names every function with a mismatch. Exit status: 0 all pass, 1 a mismatch or a failed
    self-test, 2 a usage or set-up error. */
 /* Every function runs in batches through one executor, check_run_batch: all the corpus cases of
@@ -23,6 +26,9 @@
 #include "aether_core.h"
 #include "aether_c_corpus.h"
 #include "aether_flat.h"
+#if defined(AETHER_CHECK_BATCH)
+#include "aether_flat_batch.h"
+#endif
 #if defined(AETHER_CHECK_REFERENCE)
 #include "aether_reference.h"
 #endif
@@ -123,9 +129,43 @@ static void check_batch_free(check_batch *b)
 /* Runs entry `index` of aether_flat_entries on a batch: input k is the n_in[k] words at
    in + in_at[k]; its result words go to out + k * cap and n_out[k] gets the thunk's return value
    (a word count or AETHER_FLAT_BAD). Returns 0. */
+#if defined(AETHER_CHECK_BATCH)
+/* --batch soa|aos (1, 2): a function's batches run through its batched form of aether_batch.h, all
+   inputs of a batch in one call, so whole vectors of items and the scalar rest both run; the
+   counts show that they did. A batch with an input of another word count runs item by item. */
+static int check_batch_form = 0;
+static unsigned long check_batched_calls = 0, check_batched_items = 0, check_batch_fallbacks = 0;
+#endif
+
+/* Runs entry `index` of aether_flat_entries on a batch: input k is the n_in[k] words at
+   in + in_at[k]; its result words go to out + k * cap and n_out[k] gets the thunk's return value
+   (a word count or AETHER_FLAT_BAD). Returns 0. */
 static int check_run_batch(size_t index, const uint64_t *in, const size_t *in_at, const size_t *n_in, size_t count, uint64_t *out, size_t cap, size_t *n_out)
 {
     size_t k;
+#if defined(AETHER_CHECK_BATCH)
+    if (check_batch_form != 0 && aether_flat_batch_calls[index] != NULL && count > 0u) {
+        int same = 1;
+        for (k = 0; k < count; ++k) same = same && n_in[k] == aether_flat_entries[index].n_in;
+        if (same) {
+            const size_t words = aether_flat_batch_calls[index](check_batch_form == 2, in, in_at, count, out, cap);
+            for (k = 0; k < count; ++k) n_out[k] = words;
+#ifdef _OPENMP
+#pragma omp atomic
+#endif
+            check_batched_calls += 1u;
+#ifdef _OPENMP
+#pragma omp atomic
+#endif
+            check_batched_items += (unsigned long)count;
+            return 0;
+        }
+#ifdef _OPENMP
+#pragma omp atomic
+#endif
+        check_batch_fallbacks += 1u;
+    }
+#endif
     for (k = 0; k < count; ++k) n_out[k] = aether_flat_entries[index].call(in + in_at[k], n_in[k], out + k * cap, cap);
     return 0;
 }
@@ -618,6 +658,7 @@ int main(int argc, char **argv)
     unsigned long long seed = 1;
     const char *only = NULL;
     int quiet = 0, selftest = 1, i, rc, failed = 0;
+    int control_expected = 0;
     char message[4096];
     memset(&corpus, 0, sizeof corpus);
     memset(&rnd, 0, sizeof rnd);
@@ -628,8 +669,19 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--quiet") == 0) quiet = 1;
         else if (strcmp(argv[i], "--each") == 0) check_each = 1;
         else if (strcmp(argv[i], "--no-selftest") == 0) selftest = 0;
+        else if (strcmp(argv[i], "--control-expected") == 0) control_expected = 1;
+#if defined(AETHER_CHECK_BATCH)
+        else if (strcmp(argv[i], "--batch") == 0 && i + 1 < argc && strcmp(argv[i + 1], "soa") == 0) check_batch_form = 1, ++i;
+        else if (strcmp(argv[i], "--batch") == 0 && i + 1 < argc && strcmp(argv[i + 1], "aos") == 0) check_batch_form = 2, ++i;
+#endif
         else {
-            fprintf(stderr, "usage: %s [--random N] [--seed S] [--only TEXT] [--quiet] [--each] [--no-selftest]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--random N] [--seed S] [--only TEXT] [--quiet] [--each] [--no-selftest] [--control-expected]%s\n", argv[0],
+#if defined(AETHER_CHECK_BATCH)
+                    " [--batch soa|aos]"
+#else
+                    ""
+#endif
+            );
             return 2;
         }
     }
@@ -667,6 +719,24 @@ int main(int argc, char **argv)
         failed = 1;
         printf("aether_check: mismatches in %lu function(s): %s%s%s\n", corpus.failing + rnd.failing, corpus.failing_names,
                corpus.failing && rnd.failing ? ", " : "", rnd.failing_names);
+    }
+#if defined(AETHER_CHECK_BATCH)
+    if (check_batch_form != 0) {
+        printf("aether_check: batch form %s: %lu calls, %lu items through aether_batch.c, %lu batches item by item\n",
+               check_batch_form == 1 ? "soa" : "aos", check_batched_calls, check_batched_items, check_batch_fallbacks);
+        if (check_batched_calls == 0u) {
+            printf("aether_check: FAIL: --batch ran no batched form\n");
+            return 1;
+        }
+    }
+#endif
+    if (control_expected) {
+        if (corpus.mismatches || rnd.mismatches) {
+            printf("aether_check: control: %lu mismatches as expected\n", corpus.mismatches + rnd.mismatches);
+            return 0;
+        }
+        printf("aether_check: FAIL: the control build matched everything\n");
+        return 1;
     }
     printf("aether_check: %s\n", failed ? "FAIL" : "PASS");
     return failed;

@@ -293,10 +293,17 @@ impl Target for C {
 
     fn render(&self, model: &Model, banner: &str, corpus: &[FunctionCases]) -> Result<Vec<Output>, Error> {
         let witnesses = selftest::witnesses(model, &|name| corpus.iter().find(|f| f.c_name == name).map(|f| f.cases.clone()));
-        let (h, c) = render_core(model, &model.lowered(), banner, &witnesses)?;
+        let lowered = model.lowered();
+        let (h, c) = render_core(model, &lowered, banner, &witnesses)?;
+        let (batch_h, batch_c) = super::c_batch::files(model, &lowered, banner);
+        let (flat_batch_h, flat_batch_c) = super::c_batch::flat_files(model, &lowered, banner);
         let mut out = vec![
             Output::new("c_core/aether_core.h", h),
             Output::new("c_core/aether_core.c", c),
+            Output::new("c_core/aether_batch.h", batch_h),
+            Output::new("c_core/aether_batch.c", batch_c),
+            Output::new("c_core/check/aether_flat_batch.h", flat_batch_h),
+            Output::new("c_core/check/aether_flat_batch.c", flat_batch_c),
             Output::new("c_core/aether_predicate.h", super::predicates::c_family(model, super::predicates::CFamily::C, banner)),
         ];
         let (flat_h, flat_c) = super::predicates::c_flat(model, banner);

@@ -9,6 +9,7 @@ use crate::error::{Error, SpecError};
 use crate::model::Model;
 
 pub mod c;
+pub mod c_batch;
 pub mod c_check;
 pub mod c_flat;
 pub mod c_selftest;
