@@ -3,7 +3,8 @@
 # compared with the Rust reference exported as a C library (reference-capi, cbindgen), on top
 # of the whole corpus. Built with gcc at the consumer's defaults (-O2, GNU C, so GCC's default
 # -ffp-contract=fast) and with clang -O3 -march=native -ffp-contract=fast. A negative control
-# (the guards disabled) must report random mismatches.
+# (the guards disabled) must report random mismatches. The batched forms (aether_batch.c) run
+# the same way, SoA and AoS, AVX2 and the baseline, with the negative control of their guard.
 #   usage: scripts/c-random.sh [N]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,14 +22,25 @@ else
 fi
 [ -f "$lib" ] || { echo "c-random: no reference library at $lib" >&2; exit 2; }
 
-run() {
-    local what="$1" cc="$2" flags="$3"
-    make -s -C c_core/check random CC="$cc" CFLAGS="$flags" BUILD="$tmp/$what" REFERENCE_LIB="$lib" \
-        RANDOM="$n" CHECKFLAGS=--quiet >"$tmp/$what.txt" 2>&1 || { cat "$tmp/$what.txt" >&2; echo "c-random: $what ($cc $flags) FAILED" >&2; exit 1; }
-    echo "c-random: $cc $flags: $(grep '^aether_check: random:' "$tmp/$what.txt" | cut -d: -f3-)"
+run() { # name, cc, cflags, [batch form: soa | aos]
+    local what="$1" cc="$2" flags="$3" form="${4:-}" count="$n"
+    local batch=() checkflags=--quiet
+    # The batched forms (aether_batch.c, make BATCH=1) with an odd count, so that a scalar tail
+    # runs after the vector steps in every random chunk too.
+    if [ -n "$form" ]; then batch=(BATCH=1); checkflags="--quiet --batch $form"; count=$((n + 3)); fi
+    make -s -C c_core/check random "${batch[@]}" CC="$cc" CFLAGS="$flags" BUILD="$tmp/$what" REFERENCE_LIB="$lib" \
+        RANDOM="$count" CHECKFLAGS="$checkflags" >"$tmp/$what.txt" 2>&1 || { cat "$tmp/$what.txt" >&2; echo "c-random: $what ($cc $flags) FAILED" >&2; exit 1; }
+    echo "c-random: $cc $flags${form:+ --batch $form}: $(grep '^aether_check: random:' "$tmp/$what.txt" | cut -d: -f3-)"
+    if [ -n "$form" ]; then echo "c-random:   $(grep '^aether_check: batch form' "$tmp/$what.txt" | cut -d: -f2-)"; fi
 }
 run gcc-default gcc "-O2"
 run clang-native clang "-O3 -march=native -ffp-contract=fast"
+# The batched forms: AVX2 (the eight-wide steps in ymm registers), the x86-64 baseline (the same
+# GNU C vectors split into SSE2 halves) and clang's most aggressive options.
+run gcc-batch-v3 gcc "-O2 -march=x86-64-v3" soa
+run gcc-batch-base gcc "-O2" aos
+run clang-batch-native clang "-O3 -march=native -ffp-contract=fast" aos
+run clang-batch-v3 clang "-O2 -march=x86-64-v3" soa
 
 # Negative control: the guards disabled under contraction; the random mode alone must see it.
 set +e
@@ -43,3 +55,20 @@ if [ -z "$bad" ] || [ "$bad" -eq 0 ]; then
     exit 1
 fi
 echo "c-random: negative control (gcc -O2 -ffp-contract=fast -mfma -DAETHER_UNSAFE_ALLOW_CONTRACTION, 2000 inputs per function): $bad random mismatches"
+
+# Negative control of the batched forms' product guard: without it (the one define) and with
+# contraction allowed, each compiler fuses the vector steps' products, which the corpus sees.
+for cc in gcc clang; do
+    set +e
+    make -s -C c_core/check check BATCH=1 CC=$cc CFLAGS="-O2 -march=x86-64-v3 -ffp-contract=fast -DAETHER_UNSAFE_UNGUARDED_BATCH_PRODUCTS" \
+        BUILD="$tmp/batch-unguarded-$cc" CHECKFLAGS="--batch soa --control-expected --no-selftest" >"$tmp/batch-unguarded-$cc.txt" 2>&1
+    status=$?
+    set -e
+    line=$(grep '^aether_check: control: .* mismatches as expected' "$tmp/batch-unguarded-$cc.txt" || true)
+    if [ "$status" -ne 0 ] || [ -z "$line" ]; then
+        tail -5 "$tmp/batch-unguarded-$cc.txt" >&2
+        echo "c-random: FAILED: the corpus does not see the batched forms without their product guard ($cc)" >&2
+        exit 1
+    fi
+    echo "c-random: negative control ($cc -O2 -march=x86-64-v3 -ffp-contract=fast -DAETHER_UNSAFE_UNGUARDED_BATCH_PRODUCTS, --batch soa): $(echo "$line" | cut -d: -f3-)"
+done
