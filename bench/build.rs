@@ -1,5 +1,6 @@
-//! Builds the C contenders (c/contenders.c) with gcc and with clang, each three ways: the
-//! shipped core as its own object, the header-only core, and cglm. Each build is linked
+//! Builds the C contenders (c/contenders.c) with gcc and with clang, each four ways: the
+//! shipped core as its own object, the header-only core, cglm, and the batched forms
+//! (aether_batch.c as its own object). Each build is linked
 //! partially (`ld -r`) with what it calls and keeps only its `bench_<cc>_<kind>_*` loops
 //! global (`objcopy -G`), so the two compilers' copies of the core live side by side in one
 //! binary. BENCH_CFLAGS overrides the flags (default `-O2 -march=x86-64-v3`).
@@ -18,7 +19,9 @@ fn main() {
     let core = here.join("../c_core");
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     let cflags = std::env::var("BENCH_CFLAGS").unwrap_or_else(|_| "-O2 -march=x86-64-v3".into());
-    for f in ["c/contenders.c", "../c_core/aether_core.c", "../c_core/aether_core.h"] {
+    for f in
+        ["c/contenders.c", "../c_core/aether_core.c", "../c_core/aether_core.h", "../c_core/aether_batch.c", "../c_core/aether_batch.h"]
+    {
         println!("cargo:rerun-if-changed={f}");
     }
     println!("cargo:rerun-if-env-changed=BENCH_CFLAGS");
@@ -33,9 +36,13 @@ fn main() {
             c.args(defs).arg("-I").arg(&core).arg(src).arg("-o").arg(obj);
             run(&mut c);
         };
-        for kind in ["obj", "inline", "cglm"] {
+        for kind in ["obj", "inline", "cglm", "batch"] {
             let mut defs = vec![format!("-DBENCH_CC={cc}"), format!("-DBENCH_KIND={kind}")];
-            defs.push(if kind == "cglm" { "-DBENCH_KIND_CGLM".into() } else { "-DBENCH_KIND_AETHER".into() });
+            defs.push(match kind {
+                "cglm" => "-DBENCH_KIND_CGLM".into(),
+                "batch" => "-DBENCH_KIND_BATCH".into(),
+                _ => "-DBENCH_KIND_AETHER".into(),
+            });
             if kind == "inline" {
                 defs.push("-DAETHER_HEADER_ONLY".into());
             }
@@ -45,6 +52,11 @@ fn main() {
             if kind == "obj" {
                 let obj = out.join(format!("{cc}-core.o"));
                 compile(&core.join("aether_core.c"), &[], &obj);
+                parts.push(obj);
+            }
+            if kind == "batch" {
+                let obj = out.join(format!("{cc}-batch-core.o"));
+                compile(&core.join("aether_batch.c"), &[], &obj);
                 parts.push(obj);
             }
             let partial = out.join(format!("{cc}-{kind}-partial.o"));

@@ -43,47 +43,47 @@ typedef struct aether_mat2dx4 { aether_f64x4 m[4]; } aether_mat2dx4;
 typedef struct aether_mat3dx4 { aether_f64x4 m[9]; } aether_mat3dx4;
 typedef struct aether_mat4dx4 { aether_f64x4 m[16]; } aether_mat4dx4;
 
-static __inline__ void aether_f32_fmin_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_a, const aether_f32x8 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_f32_fmin_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_a, const aether_f32x8 *aether_b)
 {
     const aether_f32x8 a = *aether_a;
     const aether_f32x8 b = *aether_b;
     *aether_result = aether_fmin_f32x8(a, b);
 }
 
-static __inline__ void aether_f64_fmin_batch_x4(aether_f64x4 *aether_result, const aether_f64x4 *aether_a, const aether_f64x4 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_f64_fmin_batch_x4(aether_f64x4 *aether_result, const aether_f64x4 *aether_a, const aether_f64x4 *aether_b)
 {
     const aether_f64x4 a = *aether_a;
     const aether_f64x4 b = *aether_b;
     *aether_result = aether_fmin_f64x4(a, b);
 }
 
-static __inline__ void aether_f32_fmax_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_a, const aether_f32x8 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_f32_fmax_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_a, const aether_f32x8 *aether_b)
 {
     const aether_f32x8 a = *aether_a;
     const aether_f32x8 b = *aether_b;
     *aether_result = aether_fmax_f32x8(a, b);
 }
 
-static __inline__ void aether_f64_fmax_batch_x4(aether_f64x4 *aether_result, const aether_f64x4 *aether_a, const aether_f64x4 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_f64_fmax_batch_x4(aether_f64x4 *aether_result, const aether_f64x4 *aether_a, const aether_f64x4 *aether_b)
 {
     const aether_f64x4 a = *aether_a;
     const aether_f64x4 b = *aether_b;
     *aether_result = aether_fmax_f64x4(a, b);
 }
 
-static __inline__ void aether_f32_sign_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_f32_sign_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_a)
 {
     const aether_f32x8 a = *aether_a;
     *aether_result = aether_select_f32x8((a > aether_batch_splat_f32x8(0.0f)), aether_batch_splat_f32x8(1.0f), aether_select_f32x8((a < aether_batch_splat_f32x8(0.0f)), aether_batch_splat_f32x8(-1.0f), aether_batch_splat_f32x8(0.0f)));
 }
 
-static __inline__ void aether_f64_sign_batch_x4(aether_f64x4 *aether_result, const aether_f64x4 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_f64_sign_batch_x4(aether_f64x4 *aether_result, const aether_f64x4 *aether_a)
 {
     const aether_f64x4 a = *aether_a;
     *aether_result = aether_select_f64x4((a > aether_batch_splat_f64x4(0.0)), aether_batch_splat_f64x4(1.0), aether_select_f64x4((a < aether_batch_splat_f64x4(0.0)), aether_batch_splat_f64x4(-1.0), aether_batch_splat_f64x4(0.0)));
 }
 
-static __inline__ void aether_vec2f_add_batch_x8(aether_vec2fx8 *aether_result, const aether_vec2fx8 *aether_a, const aether_vec2fx8 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec2f_add_batch_x8(aether_vec2fx8 *aether_result, const aether_vec2fx8 *aether_a, const aether_vec2fx8 *aether_b)
 {
     const aether_vec2fx8 a = *aether_a;
     const aether_vec2fx8 b = *aether_b;
@@ -93,7 +93,7 @@ static __inline__ void aether_vec2f_add_batch_x8(aether_vec2fx8 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec2d_add_batch_x4(aether_vec2dx4 *aether_result, const aether_vec2dx4 *aether_a, const aether_vec2dx4 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec2d_add_batch_x4(aether_vec2dx4 *aether_result, const aether_vec2dx4 *aether_a, const aether_vec2dx4 *aether_b)
 {
     const aether_vec2dx4 a = *aether_a;
     const aether_vec2dx4 b = *aether_b;
@@ -103,7 +103,7 @@ static __inline__ void aether_vec2d_add_batch_x4(aether_vec2dx4 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec3f_add_batch_x8(aether_vec3fx8 *aether_result, const aether_vec3fx8 *aether_a, const aether_vec3fx8 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec3f_add_batch_x8(aether_vec3fx8 *aether_result, const aether_vec3fx8 *aether_a, const aether_vec3fx8 *aether_b)
 {
     const aether_vec3fx8 a = *aether_a;
     const aether_vec3fx8 b = *aether_b;
@@ -114,7 +114,7 @@ static __inline__ void aether_vec3f_add_batch_x8(aether_vec3fx8 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec3d_add_batch_x4(aether_vec3dx4 *aether_result, const aether_vec3dx4 *aether_a, const aether_vec3dx4 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec3d_add_batch_x4(aether_vec3dx4 *aether_result, const aether_vec3dx4 *aether_a, const aether_vec3dx4 *aether_b)
 {
     const aether_vec3dx4 a = *aether_a;
     const aether_vec3dx4 b = *aether_b;
@@ -125,7 +125,7 @@ static __inline__ void aether_vec3d_add_batch_x4(aether_vec3dx4 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec4f_add_batch_x8(aether_vec4fx8 *aether_result, const aether_vec4fx8 *aether_a, const aether_vec4fx8 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec4f_add_batch_x8(aether_vec4fx8 *aether_result, const aether_vec4fx8 *aether_a, const aether_vec4fx8 *aether_b)
 {
     const aether_vec4fx8 a = *aether_a;
     const aether_vec4fx8 b = *aether_b;
@@ -137,7 +137,7 @@ static __inline__ void aether_vec4f_add_batch_x8(aether_vec4fx8 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec4d_add_batch_x4(aether_vec4dx4 *aether_result, const aether_vec4dx4 *aether_a, const aether_vec4dx4 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec4d_add_batch_x4(aether_vec4dx4 *aether_result, const aether_vec4dx4 *aether_a, const aether_vec4dx4 *aether_b)
 {
     const aether_vec4dx4 a = *aether_a;
     const aether_vec4dx4 b = *aether_b;
@@ -149,7 +149,7 @@ static __inline__ void aether_vec4d_add_batch_x4(aether_vec4dx4 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec2f_sub_batch_x8(aether_vec2fx8 *aether_result, const aether_vec2fx8 *aether_a, const aether_vec2fx8 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec2f_sub_batch_x8(aether_vec2fx8 *aether_result, const aether_vec2fx8 *aether_a, const aether_vec2fx8 *aether_b)
 {
     const aether_vec2fx8 a = *aether_a;
     const aether_vec2fx8 b = *aether_b;
@@ -159,7 +159,7 @@ static __inline__ void aether_vec2f_sub_batch_x8(aether_vec2fx8 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec2d_sub_batch_x4(aether_vec2dx4 *aether_result, const aether_vec2dx4 *aether_a, const aether_vec2dx4 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec2d_sub_batch_x4(aether_vec2dx4 *aether_result, const aether_vec2dx4 *aether_a, const aether_vec2dx4 *aether_b)
 {
     const aether_vec2dx4 a = *aether_a;
     const aether_vec2dx4 b = *aether_b;
@@ -169,7 +169,7 @@ static __inline__ void aether_vec2d_sub_batch_x4(aether_vec2dx4 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec3f_sub_batch_x8(aether_vec3fx8 *aether_result, const aether_vec3fx8 *aether_a, const aether_vec3fx8 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec3f_sub_batch_x8(aether_vec3fx8 *aether_result, const aether_vec3fx8 *aether_a, const aether_vec3fx8 *aether_b)
 {
     const aether_vec3fx8 a = *aether_a;
     const aether_vec3fx8 b = *aether_b;
@@ -180,7 +180,7 @@ static __inline__ void aether_vec3f_sub_batch_x8(aether_vec3fx8 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec3d_sub_batch_x4(aether_vec3dx4 *aether_result, const aether_vec3dx4 *aether_a, const aether_vec3dx4 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec3d_sub_batch_x4(aether_vec3dx4 *aether_result, const aether_vec3dx4 *aether_a, const aether_vec3dx4 *aether_b)
 {
     const aether_vec3dx4 a = *aether_a;
     const aether_vec3dx4 b = *aether_b;
@@ -191,7 +191,7 @@ static __inline__ void aether_vec3d_sub_batch_x4(aether_vec3dx4 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec4f_sub_batch_x8(aether_vec4fx8 *aether_result, const aether_vec4fx8 *aether_a, const aether_vec4fx8 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec4f_sub_batch_x8(aether_vec4fx8 *aether_result, const aether_vec4fx8 *aether_a, const aether_vec4fx8 *aether_b)
 {
     const aether_vec4fx8 a = *aether_a;
     const aether_vec4fx8 b = *aether_b;
@@ -203,7 +203,7 @@ static __inline__ void aether_vec4f_sub_batch_x8(aether_vec4fx8 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec4d_sub_batch_x4(aether_vec4dx4 *aether_result, const aether_vec4dx4 *aether_a, const aether_vec4dx4 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec4d_sub_batch_x4(aether_vec4dx4 *aether_result, const aether_vec4dx4 *aether_a, const aether_vec4dx4 *aether_b)
 {
     const aether_vec4dx4 a = *aether_a;
     const aether_vec4dx4 b = *aether_b;
@@ -215,7 +215,7 @@ static __inline__ void aether_vec4d_sub_batch_x4(aether_vec4dx4 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec2f_mul_batch_x8(aether_vec2fx8 *aether_result, const aether_vec2fx8 *aether_a, const aether_vec2fx8 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec2f_mul_batch_x8(aether_vec2fx8 *aether_result, const aether_vec2fx8 *aether_a, const aether_vec2fx8 *aether_b)
 {
     const aether_vec2fx8 a = *aether_a;
     const aether_vec2fx8 b = *aether_b;
@@ -225,7 +225,7 @@ static __inline__ void aether_vec2f_mul_batch_x8(aether_vec2fx8 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec2d_mul_batch_x4(aether_vec2dx4 *aether_result, const aether_vec2dx4 *aether_a, const aether_vec2dx4 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec2d_mul_batch_x4(aether_vec2dx4 *aether_result, const aether_vec2dx4 *aether_a, const aether_vec2dx4 *aether_b)
 {
     const aether_vec2dx4 a = *aether_a;
     const aether_vec2dx4 b = *aether_b;
@@ -235,7 +235,7 @@ static __inline__ void aether_vec2d_mul_batch_x4(aether_vec2dx4 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec3f_mul_batch_x8(aether_vec3fx8 *aether_result, const aether_vec3fx8 *aether_a, const aether_vec3fx8 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec3f_mul_batch_x8(aether_vec3fx8 *aether_result, const aether_vec3fx8 *aether_a, const aether_vec3fx8 *aether_b)
 {
     const aether_vec3fx8 a = *aether_a;
     const aether_vec3fx8 b = *aether_b;
@@ -246,7 +246,7 @@ static __inline__ void aether_vec3f_mul_batch_x8(aether_vec3fx8 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec3d_mul_batch_x4(aether_vec3dx4 *aether_result, const aether_vec3dx4 *aether_a, const aether_vec3dx4 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec3d_mul_batch_x4(aether_vec3dx4 *aether_result, const aether_vec3dx4 *aether_a, const aether_vec3dx4 *aether_b)
 {
     const aether_vec3dx4 a = *aether_a;
     const aether_vec3dx4 b = *aether_b;
@@ -257,7 +257,7 @@ static __inline__ void aether_vec3d_mul_batch_x4(aether_vec3dx4 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec4f_mul_batch_x8(aether_vec4fx8 *aether_result, const aether_vec4fx8 *aether_a, const aether_vec4fx8 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec4f_mul_batch_x8(aether_vec4fx8 *aether_result, const aether_vec4fx8 *aether_a, const aether_vec4fx8 *aether_b)
 {
     const aether_vec4fx8 a = *aether_a;
     const aether_vec4fx8 b = *aether_b;
@@ -269,7 +269,7 @@ static __inline__ void aether_vec4f_mul_batch_x8(aether_vec4fx8 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec4d_mul_batch_x4(aether_vec4dx4 *aether_result, const aether_vec4dx4 *aether_a, const aether_vec4dx4 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec4d_mul_batch_x4(aether_vec4dx4 *aether_result, const aether_vec4dx4 *aether_a, const aether_vec4dx4 *aether_b)
 {
     const aether_vec4dx4 a = *aether_a;
     const aether_vec4dx4 b = *aether_b;
@@ -281,7 +281,7 @@ static __inline__ void aether_vec4d_mul_batch_x4(aether_vec4dx4 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec2f_scale_batch_x8(aether_vec2fx8 *aether_result, const aether_vec2fx8 *aether_a, const aether_f32x8 *aether_s)
+static __inline__ __attribute__((__always_inline__)) void aether_vec2f_scale_batch_x8(aether_vec2fx8 *aether_result, const aether_vec2fx8 *aether_a, const aether_f32x8 *aether_s)
 {
     const aether_vec2fx8 a = *aether_a;
     const aether_f32x8 s = *aether_s;
@@ -291,7 +291,7 @@ static __inline__ void aether_vec2f_scale_batch_x8(aether_vec2fx8 *aether_result
     *aether_result = out;
 }
 
-static __inline__ void aether_vec2d_scale_batch_x4(aether_vec2dx4 *aether_result, const aether_vec2dx4 *aether_a, const aether_f64x4 *aether_s)
+static __inline__ __attribute__((__always_inline__)) void aether_vec2d_scale_batch_x4(aether_vec2dx4 *aether_result, const aether_vec2dx4 *aether_a, const aether_f64x4 *aether_s)
 {
     const aether_vec2dx4 a = *aether_a;
     const aether_f64x4 s = *aether_s;
@@ -301,7 +301,7 @@ static __inline__ void aether_vec2d_scale_batch_x4(aether_vec2dx4 *aether_result
     *aether_result = out;
 }
 
-static __inline__ void aether_vec3f_scale_batch_x8(aether_vec3fx8 *aether_result, const aether_vec3fx8 *aether_a, const aether_f32x8 *aether_s)
+static __inline__ __attribute__((__always_inline__)) void aether_vec3f_scale_batch_x8(aether_vec3fx8 *aether_result, const aether_vec3fx8 *aether_a, const aether_f32x8 *aether_s)
 {
     const aether_vec3fx8 a = *aether_a;
     const aether_f32x8 s = *aether_s;
@@ -312,7 +312,7 @@ static __inline__ void aether_vec3f_scale_batch_x8(aether_vec3fx8 *aether_result
     *aether_result = out;
 }
 
-static __inline__ void aether_vec3d_scale_batch_x4(aether_vec3dx4 *aether_result, const aether_vec3dx4 *aether_a, const aether_f64x4 *aether_s)
+static __inline__ __attribute__((__always_inline__)) void aether_vec3d_scale_batch_x4(aether_vec3dx4 *aether_result, const aether_vec3dx4 *aether_a, const aether_f64x4 *aether_s)
 {
     const aether_vec3dx4 a = *aether_a;
     const aether_f64x4 s = *aether_s;
@@ -323,7 +323,7 @@ static __inline__ void aether_vec3d_scale_batch_x4(aether_vec3dx4 *aether_result
     *aether_result = out;
 }
 
-static __inline__ void aether_vec4f_scale_batch_x8(aether_vec4fx8 *aether_result, const aether_vec4fx8 *aether_a, const aether_f32x8 *aether_s)
+static __inline__ __attribute__((__always_inline__)) void aether_vec4f_scale_batch_x8(aether_vec4fx8 *aether_result, const aether_vec4fx8 *aether_a, const aether_f32x8 *aether_s)
 {
     const aether_vec4fx8 a = *aether_a;
     const aether_f32x8 s = *aether_s;
@@ -335,7 +335,7 @@ static __inline__ void aether_vec4f_scale_batch_x8(aether_vec4fx8 *aether_result
     *aether_result = out;
 }
 
-static __inline__ void aether_vec4d_scale_batch_x4(aether_vec4dx4 *aether_result, const aether_vec4dx4 *aether_a, const aether_f64x4 *aether_s)
+static __inline__ __attribute__((__always_inline__)) void aether_vec4d_scale_batch_x4(aether_vec4dx4 *aether_result, const aether_vec4dx4 *aether_a, const aether_f64x4 *aether_s)
 {
     const aether_vec4dx4 a = *aether_a;
     const aether_f64x4 s = *aether_s;
@@ -347,7 +347,7 @@ static __inline__ void aether_vec4d_scale_batch_x4(aether_vec4dx4 *aether_result
     *aether_result = out;
 }
 
-static __inline__ void aether_vec2f_div_batch_x8(aether_vec2fx8 *aether_result, const aether_vec2fx8 *aether_a, const aether_f32x8 *aether_s)
+static __inline__ __attribute__((__always_inline__)) void aether_vec2f_div_batch_x8(aether_vec2fx8 *aether_result, const aether_vec2fx8 *aether_a, const aether_f32x8 *aether_s)
 {
     const aether_vec2fx8 a = *aether_a;
     const aether_f32x8 s = *aether_s;
@@ -358,7 +358,7 @@ static __inline__ void aether_vec2f_div_batch_x8(aether_vec2fx8 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec2d_div_batch_x4(aether_vec2dx4 *aether_result, const aether_vec2dx4 *aether_a, const aether_f64x4 *aether_s)
+static __inline__ __attribute__((__always_inline__)) void aether_vec2d_div_batch_x4(aether_vec2dx4 *aether_result, const aether_vec2dx4 *aether_a, const aether_f64x4 *aether_s)
 {
     const aether_vec2dx4 a = *aether_a;
     const aether_f64x4 s = *aether_s;
@@ -369,7 +369,7 @@ static __inline__ void aether_vec2d_div_batch_x4(aether_vec2dx4 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec3f_div_batch_x8(aether_vec3fx8 *aether_result, const aether_vec3fx8 *aether_a, const aether_f32x8 *aether_s)
+static __inline__ __attribute__((__always_inline__)) void aether_vec3f_div_batch_x8(aether_vec3fx8 *aether_result, const aether_vec3fx8 *aether_a, const aether_f32x8 *aether_s)
 {
     const aether_vec3fx8 a = *aether_a;
     const aether_f32x8 s = *aether_s;
@@ -381,7 +381,7 @@ static __inline__ void aether_vec3f_div_batch_x8(aether_vec3fx8 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec3d_div_batch_x4(aether_vec3dx4 *aether_result, const aether_vec3dx4 *aether_a, const aether_f64x4 *aether_s)
+static __inline__ __attribute__((__always_inline__)) void aether_vec3d_div_batch_x4(aether_vec3dx4 *aether_result, const aether_vec3dx4 *aether_a, const aether_f64x4 *aether_s)
 {
     const aether_vec3dx4 a = *aether_a;
     const aether_f64x4 s = *aether_s;
@@ -393,7 +393,7 @@ static __inline__ void aether_vec3d_div_batch_x4(aether_vec3dx4 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec4f_div_batch_x8(aether_vec4fx8 *aether_result, const aether_vec4fx8 *aether_a, const aether_f32x8 *aether_s)
+static __inline__ __attribute__((__always_inline__)) void aether_vec4f_div_batch_x8(aether_vec4fx8 *aether_result, const aether_vec4fx8 *aether_a, const aether_f32x8 *aether_s)
 {
     const aether_vec4fx8 a = *aether_a;
     const aether_f32x8 s = *aether_s;
@@ -406,7 +406,7 @@ static __inline__ void aether_vec4f_div_batch_x8(aether_vec4fx8 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec4d_div_batch_x4(aether_vec4dx4 *aether_result, const aether_vec4dx4 *aether_a, const aether_f64x4 *aether_s)
+static __inline__ __attribute__((__always_inline__)) void aether_vec4d_div_batch_x4(aether_vec4dx4 *aether_result, const aether_vec4dx4 *aether_a, const aether_f64x4 *aether_s)
 {
     const aether_vec4dx4 a = *aether_a;
     const aether_f64x4 s = *aether_s;
@@ -419,19 +419,19 @@ static __inline__ void aether_vec4d_div_batch_x4(aether_vec4dx4 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_f32_neg_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_f32_neg_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_a)
 {
     const aether_f32x8 a = *aether_a;
     *aether_result = aether_batch_product_f32x8((a * aether_batch_splat_f32x8(-1.0f)));
 }
 
-static __inline__ void aether_f64_neg_batch_x4(aether_f64x4 *aether_result, const aether_f64x4 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_f64_neg_batch_x4(aether_f64x4 *aether_result, const aether_f64x4 *aether_a)
 {
     const aether_f64x4 a = *aether_a;
     *aether_result = aether_batch_product_f64x4((a * aether_batch_splat_f64x4(-1.0)));
 }
 
-static __inline__ void aether_vec2f_neg_batch_x8(aether_vec2fx8 *aether_result, const aether_vec2fx8 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec2f_neg_batch_x8(aether_vec2fx8 *aether_result, const aether_vec2fx8 *aether_a)
 {
     const aether_vec2fx8 a = *aether_a;
     aether_vec2fx8 out;
@@ -440,7 +440,7 @@ static __inline__ void aether_vec2f_neg_batch_x8(aether_vec2fx8 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec2d_neg_batch_x4(aether_vec2dx4 *aether_result, const aether_vec2dx4 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec2d_neg_batch_x4(aether_vec2dx4 *aether_result, const aether_vec2dx4 *aether_a)
 {
     const aether_vec2dx4 a = *aether_a;
     aether_vec2dx4 out;
@@ -449,7 +449,7 @@ static __inline__ void aether_vec2d_neg_batch_x4(aether_vec2dx4 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec3f_neg_batch_x8(aether_vec3fx8 *aether_result, const aether_vec3fx8 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec3f_neg_batch_x8(aether_vec3fx8 *aether_result, const aether_vec3fx8 *aether_a)
 {
     const aether_vec3fx8 a = *aether_a;
     aether_vec3fx8 out;
@@ -459,7 +459,7 @@ static __inline__ void aether_vec3f_neg_batch_x8(aether_vec3fx8 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec3d_neg_batch_x4(aether_vec3dx4 *aether_result, const aether_vec3dx4 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec3d_neg_batch_x4(aether_vec3dx4 *aether_result, const aether_vec3dx4 *aether_a)
 {
     const aether_vec3dx4 a = *aether_a;
     aether_vec3dx4 out;
@@ -469,7 +469,7 @@ static __inline__ void aether_vec3d_neg_batch_x4(aether_vec3dx4 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec4f_neg_batch_x8(aether_vec4fx8 *aether_result, const aether_vec4fx8 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec4f_neg_batch_x8(aether_vec4fx8 *aether_result, const aether_vec4fx8 *aether_a)
 {
     const aether_vec4fx8 a = *aether_a;
     aether_vec4fx8 out;
@@ -480,7 +480,7 @@ static __inline__ void aether_vec4f_neg_batch_x8(aether_vec4fx8 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec4d_neg_batch_x4(aether_vec4dx4 *aether_result, const aether_vec4dx4 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec4d_neg_batch_x4(aether_vec4dx4 *aether_result, const aether_vec4dx4 *aether_a)
 {
     const aether_vec4dx4 a = *aether_a;
     aether_vec4dx4 out;
@@ -491,19 +491,19 @@ static __inline__ void aether_vec4d_neg_batch_x4(aether_vec4dx4 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_f32_abs_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_f32_abs_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_a)
 {
     const aether_f32x8 a = *aether_a;
     *aether_result = ((aether_f32x8)((aether_i32x8)(a) & (int32_t)0x7fffffff));
 }
 
-static __inline__ void aether_f64_abs_batch_x4(aether_f64x4 *aether_result, const aether_f64x4 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_f64_abs_batch_x4(aether_f64x4 *aether_result, const aether_f64x4 *aether_a)
 {
     const aether_f64x4 a = *aether_a;
     *aether_result = ((aether_f64x4)((aether_i64x4)(a) & (int64_t)0x7fffffffffffffff));
 }
 
-static __inline__ void aether_vec2f_abs_batch_x8(aether_vec2fx8 *aether_result, const aether_vec2fx8 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec2f_abs_batch_x8(aether_vec2fx8 *aether_result, const aether_vec2fx8 *aether_a)
 {
     const aether_vec2fx8 a = *aether_a;
     aether_vec2fx8 out;
@@ -512,7 +512,7 @@ static __inline__ void aether_vec2f_abs_batch_x8(aether_vec2fx8 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec2d_abs_batch_x4(aether_vec2dx4 *aether_result, const aether_vec2dx4 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec2d_abs_batch_x4(aether_vec2dx4 *aether_result, const aether_vec2dx4 *aether_a)
 {
     const aether_vec2dx4 a = *aether_a;
     aether_vec2dx4 out;
@@ -521,7 +521,7 @@ static __inline__ void aether_vec2d_abs_batch_x4(aether_vec2dx4 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec3f_abs_batch_x8(aether_vec3fx8 *aether_result, const aether_vec3fx8 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec3f_abs_batch_x8(aether_vec3fx8 *aether_result, const aether_vec3fx8 *aether_a)
 {
     const aether_vec3fx8 a = *aether_a;
     aether_vec3fx8 out;
@@ -531,7 +531,7 @@ static __inline__ void aether_vec3f_abs_batch_x8(aether_vec3fx8 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec3d_abs_batch_x4(aether_vec3dx4 *aether_result, const aether_vec3dx4 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec3d_abs_batch_x4(aether_vec3dx4 *aether_result, const aether_vec3dx4 *aether_a)
 {
     const aether_vec3dx4 a = *aether_a;
     aether_vec3dx4 out;
@@ -541,7 +541,7 @@ static __inline__ void aether_vec3d_abs_batch_x4(aether_vec3dx4 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec4f_abs_batch_x8(aether_vec4fx8 *aether_result, const aether_vec4fx8 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec4f_abs_batch_x8(aether_vec4fx8 *aether_result, const aether_vec4fx8 *aether_a)
 {
     const aether_vec4fx8 a = *aether_a;
     aether_vec4fx8 out;
@@ -552,7 +552,7 @@ static __inline__ void aether_vec4f_abs_batch_x8(aether_vec4fx8 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec4d_abs_batch_x4(aether_vec4dx4 *aether_result, const aether_vec4dx4 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec4d_abs_batch_x4(aether_vec4dx4 *aether_result, const aether_vec4dx4 *aether_a)
 {
     const aether_vec4dx4 a = *aether_a;
     aether_vec4dx4 out;
@@ -563,7 +563,7 @@ static __inline__ void aether_vec4d_abs_batch_x4(aether_vec4dx4 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec2f_min_batch_x8(aether_vec2fx8 *aether_result, const aether_vec2fx8 *aether_a, const aether_vec2fx8 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec2f_min_batch_x8(aether_vec2fx8 *aether_result, const aether_vec2fx8 *aether_a, const aether_vec2fx8 *aether_b)
 {
     const aether_vec2fx8 a = *aether_a;
     const aether_vec2fx8 b = *aether_b;
@@ -573,7 +573,7 @@ static __inline__ void aether_vec2f_min_batch_x8(aether_vec2fx8 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec2d_min_batch_x4(aether_vec2dx4 *aether_result, const aether_vec2dx4 *aether_a, const aether_vec2dx4 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec2d_min_batch_x4(aether_vec2dx4 *aether_result, const aether_vec2dx4 *aether_a, const aether_vec2dx4 *aether_b)
 {
     const aether_vec2dx4 a = *aether_a;
     const aether_vec2dx4 b = *aether_b;
@@ -583,7 +583,7 @@ static __inline__ void aether_vec2d_min_batch_x4(aether_vec2dx4 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec3f_min_batch_x8(aether_vec3fx8 *aether_result, const aether_vec3fx8 *aether_a, const aether_vec3fx8 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec3f_min_batch_x8(aether_vec3fx8 *aether_result, const aether_vec3fx8 *aether_a, const aether_vec3fx8 *aether_b)
 {
     const aether_vec3fx8 a = *aether_a;
     const aether_vec3fx8 b = *aether_b;
@@ -594,7 +594,7 @@ static __inline__ void aether_vec3f_min_batch_x8(aether_vec3fx8 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec3d_min_batch_x4(aether_vec3dx4 *aether_result, const aether_vec3dx4 *aether_a, const aether_vec3dx4 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec3d_min_batch_x4(aether_vec3dx4 *aether_result, const aether_vec3dx4 *aether_a, const aether_vec3dx4 *aether_b)
 {
     const aether_vec3dx4 a = *aether_a;
     const aether_vec3dx4 b = *aether_b;
@@ -605,7 +605,7 @@ static __inline__ void aether_vec3d_min_batch_x4(aether_vec3dx4 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec4f_min_batch_x8(aether_vec4fx8 *aether_result, const aether_vec4fx8 *aether_a, const aether_vec4fx8 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec4f_min_batch_x8(aether_vec4fx8 *aether_result, const aether_vec4fx8 *aether_a, const aether_vec4fx8 *aether_b)
 {
     const aether_vec4fx8 a = *aether_a;
     const aether_vec4fx8 b = *aether_b;
@@ -617,7 +617,7 @@ static __inline__ void aether_vec4f_min_batch_x8(aether_vec4fx8 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec4d_min_batch_x4(aether_vec4dx4 *aether_result, const aether_vec4dx4 *aether_a, const aether_vec4dx4 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec4d_min_batch_x4(aether_vec4dx4 *aether_result, const aether_vec4dx4 *aether_a, const aether_vec4dx4 *aether_b)
 {
     const aether_vec4dx4 a = *aether_a;
     const aether_vec4dx4 b = *aether_b;
@@ -629,7 +629,7 @@ static __inline__ void aether_vec4d_min_batch_x4(aether_vec4dx4 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec2f_max_batch_x8(aether_vec2fx8 *aether_result, const aether_vec2fx8 *aether_a, const aether_vec2fx8 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec2f_max_batch_x8(aether_vec2fx8 *aether_result, const aether_vec2fx8 *aether_a, const aether_vec2fx8 *aether_b)
 {
     const aether_vec2fx8 a = *aether_a;
     const aether_vec2fx8 b = *aether_b;
@@ -639,7 +639,7 @@ static __inline__ void aether_vec2f_max_batch_x8(aether_vec2fx8 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec2d_max_batch_x4(aether_vec2dx4 *aether_result, const aether_vec2dx4 *aether_a, const aether_vec2dx4 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec2d_max_batch_x4(aether_vec2dx4 *aether_result, const aether_vec2dx4 *aether_a, const aether_vec2dx4 *aether_b)
 {
     const aether_vec2dx4 a = *aether_a;
     const aether_vec2dx4 b = *aether_b;
@@ -649,7 +649,7 @@ static __inline__ void aether_vec2d_max_batch_x4(aether_vec2dx4 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec3f_max_batch_x8(aether_vec3fx8 *aether_result, const aether_vec3fx8 *aether_a, const aether_vec3fx8 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec3f_max_batch_x8(aether_vec3fx8 *aether_result, const aether_vec3fx8 *aether_a, const aether_vec3fx8 *aether_b)
 {
     const aether_vec3fx8 a = *aether_a;
     const aether_vec3fx8 b = *aether_b;
@@ -660,7 +660,7 @@ static __inline__ void aether_vec3f_max_batch_x8(aether_vec3fx8 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec3d_max_batch_x4(aether_vec3dx4 *aether_result, const aether_vec3dx4 *aether_a, const aether_vec3dx4 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec3d_max_batch_x4(aether_vec3dx4 *aether_result, const aether_vec3dx4 *aether_a, const aether_vec3dx4 *aether_b)
 {
     const aether_vec3dx4 a = *aether_a;
     const aether_vec3dx4 b = *aether_b;
@@ -671,7 +671,7 @@ static __inline__ void aether_vec3d_max_batch_x4(aether_vec3dx4 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec4f_max_batch_x8(aether_vec4fx8 *aether_result, const aether_vec4fx8 *aether_a, const aether_vec4fx8 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec4f_max_batch_x8(aether_vec4fx8 *aether_result, const aether_vec4fx8 *aether_a, const aether_vec4fx8 *aether_b)
 {
     const aether_vec4fx8 a = *aether_a;
     const aether_vec4fx8 b = *aether_b;
@@ -683,7 +683,7 @@ static __inline__ void aether_vec4f_max_batch_x8(aether_vec4fx8 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec4d_max_batch_x4(aether_vec4dx4 *aether_result, const aether_vec4dx4 *aether_a, const aether_vec4dx4 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec4d_max_batch_x4(aether_vec4dx4 *aether_result, const aether_vec4dx4 *aether_a, const aether_vec4dx4 *aether_b)
 {
     const aether_vec4dx4 a = *aether_a;
     const aether_vec4dx4 b = *aether_b;
@@ -695,7 +695,7 @@ static __inline__ void aether_vec4d_max_batch_x4(aether_vec4dx4 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_vec2f_lerp_batch_x8(aether_vec2fx8 *aether_result, const aether_vec2fx8 *aether_a, const aether_vec2fx8 *aether_b, const aether_f32x8 *aether_t)
+static __inline__ __attribute__((__always_inline__)) void aether_vec2f_lerp_batch_x8(aether_vec2fx8 *aether_result, const aether_vec2fx8 *aether_a, const aether_vec2fx8 *aether_b, const aether_f32x8 *aether_t)
 {
     const aether_vec2fx8 a = *aether_a;
     const aether_vec2fx8 b = *aether_b;
@@ -706,7 +706,7 @@ static __inline__ void aether_vec2f_lerp_batch_x8(aether_vec2fx8 *aether_result,
     *aether_result = out;
 }
 
-static __inline__ void aether_vec2d_lerp_batch_x4(aether_vec2dx4 *aether_result, const aether_vec2dx4 *aether_a, const aether_vec2dx4 *aether_b, const aether_f64x4 *aether_t)
+static __inline__ __attribute__((__always_inline__)) void aether_vec2d_lerp_batch_x4(aether_vec2dx4 *aether_result, const aether_vec2dx4 *aether_a, const aether_vec2dx4 *aether_b, const aether_f64x4 *aether_t)
 {
     const aether_vec2dx4 a = *aether_a;
     const aether_vec2dx4 b = *aether_b;
@@ -717,7 +717,7 @@ static __inline__ void aether_vec2d_lerp_batch_x4(aether_vec2dx4 *aether_result,
     *aether_result = out;
 }
 
-static __inline__ void aether_vec3f_lerp_batch_x8(aether_vec3fx8 *aether_result, const aether_vec3fx8 *aether_a, const aether_vec3fx8 *aether_b, const aether_f32x8 *aether_t)
+static __inline__ __attribute__((__always_inline__)) void aether_vec3f_lerp_batch_x8(aether_vec3fx8 *aether_result, const aether_vec3fx8 *aether_a, const aether_vec3fx8 *aether_b, const aether_f32x8 *aether_t)
 {
     const aether_vec3fx8 a = *aether_a;
     const aether_vec3fx8 b = *aether_b;
@@ -729,7 +729,7 @@ static __inline__ void aether_vec3f_lerp_batch_x8(aether_vec3fx8 *aether_result,
     *aether_result = out;
 }
 
-static __inline__ void aether_vec3d_lerp_batch_x4(aether_vec3dx4 *aether_result, const aether_vec3dx4 *aether_a, const aether_vec3dx4 *aether_b, const aether_f64x4 *aether_t)
+static __inline__ __attribute__((__always_inline__)) void aether_vec3d_lerp_batch_x4(aether_vec3dx4 *aether_result, const aether_vec3dx4 *aether_a, const aether_vec3dx4 *aether_b, const aether_f64x4 *aether_t)
 {
     const aether_vec3dx4 a = *aether_a;
     const aether_vec3dx4 b = *aether_b;
@@ -741,7 +741,7 @@ static __inline__ void aether_vec3d_lerp_batch_x4(aether_vec3dx4 *aether_result,
     *aether_result = out;
 }
 
-static __inline__ void aether_vec4f_lerp_batch_x8(aether_vec4fx8 *aether_result, const aether_vec4fx8 *aether_a, const aether_vec4fx8 *aether_b, const aether_f32x8 *aether_t)
+static __inline__ __attribute__((__always_inline__)) void aether_vec4f_lerp_batch_x8(aether_vec4fx8 *aether_result, const aether_vec4fx8 *aether_a, const aether_vec4fx8 *aether_b, const aether_f32x8 *aether_t)
 {
     const aether_vec4fx8 a = *aether_a;
     const aether_vec4fx8 b = *aether_b;
@@ -754,7 +754,7 @@ static __inline__ void aether_vec4f_lerp_batch_x8(aether_vec4fx8 *aether_result,
     *aether_result = out;
 }
 
-static __inline__ void aether_vec4d_lerp_batch_x4(aether_vec4dx4 *aether_result, const aether_vec4dx4 *aether_a, const aether_vec4dx4 *aether_b, const aether_f64x4 *aether_t)
+static __inline__ __attribute__((__always_inline__)) void aether_vec4d_lerp_batch_x4(aether_vec4dx4 *aether_result, const aether_vec4dx4 *aether_a, const aether_vec4dx4 *aether_b, const aether_f64x4 *aether_t)
 {
     const aether_vec4dx4 a = *aether_a;
     const aether_vec4dx4 b = *aether_b;
@@ -767,229 +767,229 @@ static __inline__ void aether_vec4d_lerp_batch_x4(aether_vec4dx4 *aether_result,
     *aether_result = out;
 }
 
-static __inline__ void aether_vec2f_sum_batch_x8(aether_f32x8 *aether_result, const aether_vec2fx8 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec2f_sum_batch_x8(aether_f32x8 *aether_result, const aether_vec2fx8 *aether_a)
 {
     const aether_vec2fx8 a = *aether_a;
     *aether_result = (a.y + a.x);
 }
 
-static __inline__ void aether_vec2d_sum_batch_x4(aether_f64x4 *aether_result, const aether_vec2dx4 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec2d_sum_batch_x4(aether_f64x4 *aether_result, const aether_vec2dx4 *aether_a)
 {
     const aether_vec2dx4 a = *aether_a;
     *aether_result = (a.y + a.x);
 }
 
-static __inline__ void aether_vec3f_sum_batch_x8(aether_f32x8 *aether_result, const aether_vec3fx8 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec3f_sum_batch_x8(aether_f32x8 *aether_result, const aether_vec3fx8 *aether_a)
 {
     const aether_vec3fx8 a = *aether_a;
     *aether_result = (a.z + (a.y + a.x));
 }
 
-static __inline__ void aether_vec3d_sum_batch_x4(aether_f64x4 *aether_result, const aether_vec3dx4 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec3d_sum_batch_x4(aether_f64x4 *aether_result, const aether_vec3dx4 *aether_a)
 {
     const aether_vec3dx4 a = *aether_a;
     *aether_result = (a.z + (a.y + a.x));
 }
 
-static __inline__ void aether_vec4f_sum_batch_x8(aether_f32x8 *aether_result, const aether_vec4fx8 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec4f_sum_batch_x8(aether_f32x8 *aether_result, const aether_vec4fx8 *aether_a)
 {
     const aether_vec4fx8 a = *aether_a;
     *aether_result = (a.w + (a.z + (a.y + a.x)));
 }
 
-static __inline__ void aether_vec4d_sum_batch_x4(aether_f64x4 *aether_result, const aether_vec4dx4 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec4d_sum_batch_x4(aether_f64x4 *aether_result, const aether_vec4dx4 *aether_a)
 {
     const aether_vec4dx4 a = *aether_a;
     *aether_result = (a.w + (a.z + (a.y + a.x)));
 }
 
-static __inline__ void aether_vec2f_dot_batch_x8(aether_f32x8 *aether_result, const aether_vec2fx8 *aether_a, const aether_vec2fx8 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec2f_dot_batch_x8(aether_f32x8 *aether_result, const aether_vec2fx8 *aether_a, const aether_vec2fx8 *aether_b)
 {
     const aether_vec2fx8 a = *aether_a;
     const aether_vec2fx8 b = *aether_b;
     *aether_result = (aether_batch_product_f32x8((a.y * b.y)) + aether_batch_product_f32x8((a.x * b.x)));
 }
 
-static __inline__ void aether_vec2d_dot_batch_x4(aether_f64x4 *aether_result, const aether_vec2dx4 *aether_a, const aether_vec2dx4 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec2d_dot_batch_x4(aether_f64x4 *aether_result, const aether_vec2dx4 *aether_a, const aether_vec2dx4 *aether_b)
 {
     const aether_vec2dx4 a = *aether_a;
     const aether_vec2dx4 b = *aether_b;
     *aether_result = (aether_batch_product_f64x4((a.y * b.y)) + aether_batch_product_f64x4((a.x * b.x)));
 }
 
-static __inline__ void aether_vec3f_dot_batch_x8(aether_f32x8 *aether_result, const aether_vec3fx8 *aether_a, const aether_vec3fx8 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec3f_dot_batch_x8(aether_f32x8 *aether_result, const aether_vec3fx8 *aether_a, const aether_vec3fx8 *aether_b)
 {
     const aether_vec3fx8 a = *aether_a;
     const aether_vec3fx8 b = *aether_b;
     *aether_result = (aether_batch_product_f32x8((a.z * b.z)) + (aether_batch_product_f32x8((a.y * b.y)) + aether_batch_product_f32x8((a.x * b.x))));
 }
 
-static __inline__ void aether_vec3d_dot_batch_x4(aether_f64x4 *aether_result, const aether_vec3dx4 *aether_a, const aether_vec3dx4 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec3d_dot_batch_x4(aether_f64x4 *aether_result, const aether_vec3dx4 *aether_a, const aether_vec3dx4 *aether_b)
 {
     const aether_vec3dx4 a = *aether_a;
     const aether_vec3dx4 b = *aether_b;
     *aether_result = (aether_batch_product_f64x4((a.z * b.z)) + (aether_batch_product_f64x4((a.y * b.y)) + aether_batch_product_f64x4((a.x * b.x))));
 }
 
-static __inline__ void aether_vec4f_dot_batch_x8(aether_f32x8 *aether_result, const aether_vec4fx8 *aether_a, const aether_vec4fx8 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec4f_dot_batch_x8(aether_f32x8 *aether_result, const aether_vec4fx8 *aether_a, const aether_vec4fx8 *aether_b)
 {
     const aether_vec4fx8 a = *aether_a;
     const aether_vec4fx8 b = *aether_b;
     *aether_result = (aether_batch_product_f32x8((a.w * b.w)) + (aether_batch_product_f32x8((a.z * b.z)) + (aether_batch_product_f32x8((a.y * b.y)) + aether_batch_product_f32x8((a.x * b.x)))));
 }
 
-static __inline__ void aether_vec4d_dot_batch_x4(aether_f64x4 *aether_result, const aether_vec4dx4 *aether_a, const aether_vec4dx4 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec4d_dot_batch_x4(aether_f64x4 *aether_result, const aether_vec4dx4 *aether_a, const aether_vec4dx4 *aether_b)
 {
     const aether_vec4dx4 a = *aether_a;
     const aether_vec4dx4 b = *aether_b;
     *aether_result = (aether_batch_product_f64x4((a.w * b.w)) + (aether_batch_product_f64x4((a.z * b.z)) + (aether_batch_product_f64x4((a.y * b.y)) + aether_batch_product_f64x4((a.x * b.x)))));
 }
 
-static __inline__ void aether_vec2f_squared_norm_batch_x8(aether_f32x8 *aether_result, const aether_vec2fx8 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec2f_squared_norm_batch_x8(aether_f32x8 *aether_result, const aether_vec2fx8 *aether_a)
 {
     const aether_vec2fx8 a = *aether_a;
     *aether_result = (aether_batch_product_f32x8((a.y * a.y)) + aether_batch_product_f32x8((a.x * a.x)));
 }
 
-static __inline__ void aether_vec2d_squared_norm_batch_x4(aether_f64x4 *aether_result, const aether_vec2dx4 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec2d_squared_norm_batch_x4(aether_f64x4 *aether_result, const aether_vec2dx4 *aether_a)
 {
     const aether_vec2dx4 a = *aether_a;
     *aether_result = (aether_batch_product_f64x4((a.y * a.y)) + aether_batch_product_f64x4((a.x * a.x)));
 }
 
-static __inline__ void aether_vec3f_squared_norm_batch_x8(aether_f32x8 *aether_result, const aether_vec3fx8 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec3f_squared_norm_batch_x8(aether_f32x8 *aether_result, const aether_vec3fx8 *aether_a)
 {
     const aether_vec3fx8 a = *aether_a;
     *aether_result = (aether_batch_product_f32x8((a.z * a.z)) + (aether_batch_product_f32x8((a.y * a.y)) + aether_batch_product_f32x8((a.x * a.x))));
 }
 
-static __inline__ void aether_vec3d_squared_norm_batch_x4(aether_f64x4 *aether_result, const aether_vec3dx4 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec3d_squared_norm_batch_x4(aether_f64x4 *aether_result, const aether_vec3dx4 *aether_a)
 {
     const aether_vec3dx4 a = *aether_a;
     *aether_result = (aether_batch_product_f64x4((a.z * a.z)) + (aether_batch_product_f64x4((a.y * a.y)) + aether_batch_product_f64x4((a.x * a.x))));
 }
 
-static __inline__ void aether_vec4f_squared_norm_batch_x8(aether_f32x8 *aether_result, const aether_vec4fx8 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec4f_squared_norm_batch_x8(aether_f32x8 *aether_result, const aether_vec4fx8 *aether_a)
 {
     const aether_vec4fx8 a = *aether_a;
     *aether_result = (aether_batch_product_f32x8((a.w * a.w)) + (aether_batch_product_f32x8((a.z * a.z)) + (aether_batch_product_f32x8((a.y * a.y)) + aether_batch_product_f32x8((a.x * a.x)))));
 }
 
-static __inline__ void aether_vec4d_squared_norm_batch_x4(aether_f64x4 *aether_result, const aether_vec4dx4 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec4d_squared_norm_batch_x4(aether_f64x4 *aether_result, const aether_vec4dx4 *aether_a)
 {
     const aether_vec4dx4 a = *aether_a;
     *aether_result = (aether_batch_product_f64x4((a.w * a.w)) + (aether_batch_product_f64x4((a.z * a.z)) + (aether_batch_product_f64x4((a.y * a.y)) + aether_batch_product_f64x4((a.x * a.x)))));
 }
 
-static __inline__ void aether_vec2f_norm_batch_x8(aether_f32x8 *aether_result, const aether_vec2fx8 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec2f_norm_batch_x8(aether_f32x8 *aether_result, const aether_vec2fx8 *aether_a)
 {
     const aether_vec2fx8 a = *aether_a;
     *aether_result = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_batch_product_f32x8((a.y * a.y)) + aether_batch_product_f32x8((a.x * a.x))); unsigned aether_sqrt_lane_0; for (aether_sqrt_lane_0 = 0; aether_sqrt_lane_0 < 8u; ++aether_sqrt_lane_0) aether_sqrt_0[aether_sqrt_lane_0] = sqrtf(aether_sqrt_0[aether_sqrt_lane_0]); aether_sqrt_0; }));
 }
 
-static __inline__ void aether_vec2d_norm_batch_x4(aether_f64x4 *aether_result, const aether_vec2dx4 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec2d_norm_batch_x4(aether_f64x4 *aether_result, const aether_vec2dx4 *aether_a)
 {
     const aether_vec2dx4 a = *aether_a;
     *aether_result = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_batch_product_f64x4((a.y * a.y)) + aether_batch_product_f64x4((a.x * a.x))); unsigned aether_sqrt_lane_0; for (aether_sqrt_lane_0 = 0; aether_sqrt_lane_0 < 4u; ++aether_sqrt_lane_0) aether_sqrt_0[aether_sqrt_lane_0] = sqrt(aether_sqrt_0[aether_sqrt_lane_0]); aether_sqrt_0; }));
 }
 
-static __inline__ void aether_vec3f_norm_batch_x8(aether_f32x8 *aether_result, const aether_vec3fx8 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec3f_norm_batch_x8(aether_f32x8 *aether_result, const aether_vec3fx8 *aether_a)
 {
     const aether_vec3fx8 a = *aether_a;
     *aether_result = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_batch_product_f32x8((a.z * a.z)) + (aether_batch_product_f32x8((a.y * a.y)) + aether_batch_product_f32x8((a.x * a.x)))); unsigned aether_sqrt_lane_0; for (aether_sqrt_lane_0 = 0; aether_sqrt_lane_0 < 8u; ++aether_sqrt_lane_0) aether_sqrt_0[aether_sqrt_lane_0] = sqrtf(aether_sqrt_0[aether_sqrt_lane_0]); aether_sqrt_0; }));
 }
 
-static __inline__ void aether_vec3d_norm_batch_x4(aether_f64x4 *aether_result, const aether_vec3dx4 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec3d_norm_batch_x4(aether_f64x4 *aether_result, const aether_vec3dx4 *aether_a)
 {
     const aether_vec3dx4 a = *aether_a;
     *aether_result = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_batch_product_f64x4((a.z * a.z)) + (aether_batch_product_f64x4((a.y * a.y)) + aether_batch_product_f64x4((a.x * a.x)))); unsigned aether_sqrt_lane_0; for (aether_sqrt_lane_0 = 0; aether_sqrt_lane_0 < 4u; ++aether_sqrt_lane_0) aether_sqrt_0[aether_sqrt_lane_0] = sqrt(aether_sqrt_0[aether_sqrt_lane_0]); aether_sqrt_0; }));
 }
 
-static __inline__ void aether_vec4f_norm_batch_x8(aether_f32x8 *aether_result, const aether_vec4fx8 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec4f_norm_batch_x8(aether_f32x8 *aether_result, const aether_vec4fx8 *aether_a)
 {
     const aether_vec4fx8 a = *aether_a;
     *aether_result = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_batch_product_f32x8((a.w * a.w)) + (aether_batch_product_f32x8((a.z * a.z)) + (aether_batch_product_f32x8((a.y * a.y)) + aether_batch_product_f32x8((a.x * a.x))))); unsigned aether_sqrt_lane_0; for (aether_sqrt_lane_0 = 0; aether_sqrt_lane_0 < 8u; ++aether_sqrt_lane_0) aether_sqrt_0[aether_sqrt_lane_0] = sqrtf(aether_sqrt_0[aether_sqrt_lane_0]); aether_sqrt_0; }));
 }
 
-static __inline__ void aether_vec4d_norm_batch_x4(aether_f64x4 *aether_result, const aether_vec4dx4 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec4d_norm_batch_x4(aether_f64x4 *aether_result, const aether_vec4dx4 *aether_a)
 {
     const aether_vec4dx4 a = *aether_a;
     *aether_result = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_batch_product_f64x4((a.w * a.w)) + (aether_batch_product_f64x4((a.z * a.z)) + (aether_batch_product_f64x4((a.y * a.y)) + aether_batch_product_f64x4((a.x * a.x))))); unsigned aether_sqrt_lane_0; for (aether_sqrt_lane_0 = 0; aether_sqrt_lane_0 < 4u; ++aether_sqrt_lane_0) aether_sqrt_0[aether_sqrt_lane_0] = sqrt(aether_sqrt_0[aether_sqrt_lane_0]); aether_sqrt_0; }));
 }
 
-static __inline__ void aether_vec2f_max_norm_batch_x8(aether_f32x8 *aether_result, const aether_vec2fx8 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec2f_max_norm_batch_x8(aether_f32x8 *aether_result, const aether_vec2fx8 *aether_a)
 {
     const aether_vec2fx8 a = *aether_a;
     *aether_result = aether_select_f32x8((((aether_f32x8)((aether_i32x8)(a.y) & (int32_t)0x7fffffff)) > ((aether_f32x8)((aether_i32x8)(a.x) & (int32_t)0x7fffffff))), ((aether_f32x8)((aether_i32x8)(a.y) & (int32_t)0x7fffffff)), ((aether_f32x8)((aether_i32x8)(a.x) & (int32_t)0x7fffffff)));
 }
 
-static __inline__ void aether_vec2d_max_norm_batch_x4(aether_f64x4 *aether_result, const aether_vec2dx4 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec2d_max_norm_batch_x4(aether_f64x4 *aether_result, const aether_vec2dx4 *aether_a)
 {
     const aether_vec2dx4 a = *aether_a;
     *aether_result = aether_select_f64x4((((aether_f64x4)((aether_i64x4)(a.y) & (int64_t)0x7fffffffffffffff)) > ((aether_f64x4)((aether_i64x4)(a.x) & (int64_t)0x7fffffffffffffff))), ((aether_f64x4)((aether_i64x4)(a.y) & (int64_t)0x7fffffffffffffff)), ((aether_f64x4)((aether_i64x4)(a.x) & (int64_t)0x7fffffffffffffff)));
 }
 
-static __inline__ void aether_vec3f_max_norm_batch_x8(aether_f32x8 *aether_result, const aether_vec3fx8 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec3f_max_norm_batch_x8(aether_f32x8 *aether_result, const aether_vec3fx8 *aether_a)
 {
     const aether_vec3fx8 a = *aether_a;
     *aether_result = aether_select_f32x8((((aether_f32x8)((aether_i32x8)(a.z) & (int32_t)0x7fffffff)) > aether_select_f32x8((((aether_f32x8)((aether_i32x8)(a.y) & (int32_t)0x7fffffff)) > ((aether_f32x8)((aether_i32x8)(a.x) & (int32_t)0x7fffffff))), ((aether_f32x8)((aether_i32x8)(a.y) & (int32_t)0x7fffffff)), ((aether_f32x8)((aether_i32x8)(a.x) & (int32_t)0x7fffffff)))), ((aether_f32x8)((aether_i32x8)(a.z) & (int32_t)0x7fffffff)), aether_select_f32x8((((aether_f32x8)((aether_i32x8)(a.y) & (int32_t)0x7fffffff)) > ((aether_f32x8)((aether_i32x8)(a.x) & (int32_t)0x7fffffff))), ((aether_f32x8)((aether_i32x8)(a.y) & (int32_t)0x7fffffff)), ((aether_f32x8)((aether_i32x8)(a.x) & (int32_t)0x7fffffff))));
 }
 
-static __inline__ void aether_vec3d_max_norm_batch_x4(aether_f64x4 *aether_result, const aether_vec3dx4 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec3d_max_norm_batch_x4(aether_f64x4 *aether_result, const aether_vec3dx4 *aether_a)
 {
     const aether_vec3dx4 a = *aether_a;
     *aether_result = aether_select_f64x4((((aether_f64x4)((aether_i64x4)(a.z) & (int64_t)0x7fffffffffffffff)) > aether_select_f64x4((((aether_f64x4)((aether_i64x4)(a.y) & (int64_t)0x7fffffffffffffff)) > ((aether_f64x4)((aether_i64x4)(a.x) & (int64_t)0x7fffffffffffffff))), ((aether_f64x4)((aether_i64x4)(a.y) & (int64_t)0x7fffffffffffffff)), ((aether_f64x4)((aether_i64x4)(a.x) & (int64_t)0x7fffffffffffffff)))), ((aether_f64x4)((aether_i64x4)(a.z) & (int64_t)0x7fffffffffffffff)), aether_select_f64x4((((aether_f64x4)((aether_i64x4)(a.y) & (int64_t)0x7fffffffffffffff)) > ((aether_f64x4)((aether_i64x4)(a.x) & (int64_t)0x7fffffffffffffff))), ((aether_f64x4)((aether_i64x4)(a.y) & (int64_t)0x7fffffffffffffff)), ((aether_f64x4)((aether_i64x4)(a.x) & (int64_t)0x7fffffffffffffff))));
 }
 
-static __inline__ void aether_vec4f_max_norm_batch_x8(aether_f32x8 *aether_result, const aether_vec4fx8 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec4f_max_norm_batch_x8(aether_f32x8 *aether_result, const aether_vec4fx8 *aether_a)
 {
     const aether_vec4fx8 a = *aether_a;
     *aether_result = aether_select_f32x8((((aether_f32x8)((aether_i32x8)(a.w) & (int32_t)0x7fffffff)) > aether_select_f32x8((((aether_f32x8)((aether_i32x8)(a.z) & (int32_t)0x7fffffff)) > aether_select_f32x8((((aether_f32x8)((aether_i32x8)(a.y) & (int32_t)0x7fffffff)) > ((aether_f32x8)((aether_i32x8)(a.x) & (int32_t)0x7fffffff))), ((aether_f32x8)((aether_i32x8)(a.y) & (int32_t)0x7fffffff)), ((aether_f32x8)((aether_i32x8)(a.x) & (int32_t)0x7fffffff)))), ((aether_f32x8)((aether_i32x8)(a.z) & (int32_t)0x7fffffff)), aether_select_f32x8((((aether_f32x8)((aether_i32x8)(a.y) & (int32_t)0x7fffffff)) > ((aether_f32x8)((aether_i32x8)(a.x) & (int32_t)0x7fffffff))), ((aether_f32x8)((aether_i32x8)(a.y) & (int32_t)0x7fffffff)), ((aether_f32x8)((aether_i32x8)(a.x) & (int32_t)0x7fffffff))))), ((aether_f32x8)((aether_i32x8)(a.w) & (int32_t)0x7fffffff)), aether_select_f32x8((((aether_f32x8)((aether_i32x8)(a.z) & (int32_t)0x7fffffff)) > aether_select_f32x8((((aether_f32x8)((aether_i32x8)(a.y) & (int32_t)0x7fffffff)) > ((aether_f32x8)((aether_i32x8)(a.x) & (int32_t)0x7fffffff))), ((aether_f32x8)((aether_i32x8)(a.y) & (int32_t)0x7fffffff)), ((aether_f32x8)((aether_i32x8)(a.x) & (int32_t)0x7fffffff)))), ((aether_f32x8)((aether_i32x8)(a.z) & (int32_t)0x7fffffff)), aether_select_f32x8((((aether_f32x8)((aether_i32x8)(a.y) & (int32_t)0x7fffffff)) > ((aether_f32x8)((aether_i32x8)(a.x) & (int32_t)0x7fffffff))), ((aether_f32x8)((aether_i32x8)(a.y) & (int32_t)0x7fffffff)), ((aether_f32x8)((aether_i32x8)(a.x) & (int32_t)0x7fffffff)))));
 }
 
-static __inline__ void aether_vec4d_max_norm_batch_x4(aether_f64x4 *aether_result, const aether_vec4dx4 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec4d_max_norm_batch_x4(aether_f64x4 *aether_result, const aether_vec4dx4 *aether_a)
 {
     const aether_vec4dx4 a = *aether_a;
     *aether_result = aether_select_f64x4((((aether_f64x4)((aether_i64x4)(a.w) & (int64_t)0x7fffffffffffffff)) > aether_select_f64x4((((aether_f64x4)((aether_i64x4)(a.z) & (int64_t)0x7fffffffffffffff)) > aether_select_f64x4((((aether_f64x4)((aether_i64x4)(a.y) & (int64_t)0x7fffffffffffffff)) > ((aether_f64x4)((aether_i64x4)(a.x) & (int64_t)0x7fffffffffffffff))), ((aether_f64x4)((aether_i64x4)(a.y) & (int64_t)0x7fffffffffffffff)), ((aether_f64x4)((aether_i64x4)(a.x) & (int64_t)0x7fffffffffffffff)))), ((aether_f64x4)((aether_i64x4)(a.z) & (int64_t)0x7fffffffffffffff)), aether_select_f64x4((((aether_f64x4)((aether_i64x4)(a.y) & (int64_t)0x7fffffffffffffff)) > ((aether_f64x4)((aether_i64x4)(a.x) & (int64_t)0x7fffffffffffffff))), ((aether_f64x4)((aether_i64x4)(a.y) & (int64_t)0x7fffffffffffffff)), ((aether_f64x4)((aether_i64x4)(a.x) & (int64_t)0x7fffffffffffffff))))), ((aether_f64x4)((aether_i64x4)(a.w) & (int64_t)0x7fffffffffffffff)), aether_select_f64x4((((aether_f64x4)((aether_i64x4)(a.z) & (int64_t)0x7fffffffffffffff)) > aether_select_f64x4((((aether_f64x4)((aether_i64x4)(a.y) & (int64_t)0x7fffffffffffffff)) > ((aether_f64x4)((aether_i64x4)(a.x) & (int64_t)0x7fffffffffffffff))), ((aether_f64x4)((aether_i64x4)(a.y) & (int64_t)0x7fffffffffffffff)), ((aether_f64x4)((aether_i64x4)(a.x) & (int64_t)0x7fffffffffffffff)))), ((aether_f64x4)((aether_i64x4)(a.z) & (int64_t)0x7fffffffffffffff)), aether_select_f64x4((((aether_f64x4)((aether_i64x4)(a.y) & (int64_t)0x7fffffffffffffff)) > ((aether_f64x4)((aether_i64x4)(a.x) & (int64_t)0x7fffffffffffffff))), ((aether_f64x4)((aether_i64x4)(a.y) & (int64_t)0x7fffffffffffffff)), ((aether_f64x4)((aether_i64x4)(a.x) & (int64_t)0x7fffffffffffffff)))));
 }
 
-static __inline__ void aether_vec2f_is_finite_batch_x8(aether_i32x8 *aether_result, const aether_vec2fx8 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec2f_is_finite_batch_x8(aether_i32x8 *aether_result, const aether_vec2fx8 *aether_a)
 {
     const aether_vec2fx8 a = *aether_a;
     *aether_result = ((((aether_i32x8)(a.y) & (int32_t)0x7f800000) != (int32_t)0x7f800000) & (((aether_i32x8)(a.x) & (int32_t)0x7f800000) != (int32_t)0x7f800000));
 }
 
-static __inline__ void aether_vec2d_is_finite_batch_x4(aether_i64x4 *aether_result, const aether_vec2dx4 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec2d_is_finite_batch_x4(aether_i64x4 *aether_result, const aether_vec2dx4 *aether_a)
 {
     const aether_vec2dx4 a = *aether_a;
     *aether_result = ((((aether_i64x4)(a.y) & (int64_t)0x7ff0000000000000) != (int64_t)0x7ff0000000000000) & (((aether_i64x4)(a.x) & (int64_t)0x7ff0000000000000) != (int64_t)0x7ff0000000000000));
 }
 
-static __inline__ void aether_vec3f_is_finite_batch_x8(aether_i32x8 *aether_result, const aether_vec3fx8 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec3f_is_finite_batch_x8(aether_i32x8 *aether_result, const aether_vec3fx8 *aether_a)
 {
     const aether_vec3fx8 a = *aether_a;
     *aether_result = ((((aether_i32x8)(a.z) & (int32_t)0x7f800000) != (int32_t)0x7f800000) & ((((aether_i32x8)(a.y) & (int32_t)0x7f800000) != (int32_t)0x7f800000) & (((aether_i32x8)(a.x) & (int32_t)0x7f800000) != (int32_t)0x7f800000)));
 }
 
-static __inline__ void aether_vec3d_is_finite_batch_x4(aether_i64x4 *aether_result, const aether_vec3dx4 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec3d_is_finite_batch_x4(aether_i64x4 *aether_result, const aether_vec3dx4 *aether_a)
 {
     const aether_vec3dx4 a = *aether_a;
     *aether_result = ((((aether_i64x4)(a.z) & (int64_t)0x7ff0000000000000) != (int64_t)0x7ff0000000000000) & ((((aether_i64x4)(a.y) & (int64_t)0x7ff0000000000000) != (int64_t)0x7ff0000000000000) & (((aether_i64x4)(a.x) & (int64_t)0x7ff0000000000000) != (int64_t)0x7ff0000000000000)));
 }
 
-static __inline__ void aether_vec4f_is_finite_batch_x8(aether_i32x8 *aether_result, const aether_vec4fx8 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec4f_is_finite_batch_x8(aether_i32x8 *aether_result, const aether_vec4fx8 *aether_a)
 {
     const aether_vec4fx8 a = *aether_a;
     *aether_result = ((((aether_i32x8)(a.w) & (int32_t)0x7f800000) != (int32_t)0x7f800000) & ((((aether_i32x8)(a.z) & (int32_t)0x7f800000) != (int32_t)0x7f800000) & ((((aether_i32x8)(a.y) & (int32_t)0x7f800000) != (int32_t)0x7f800000) & (((aether_i32x8)(a.x) & (int32_t)0x7f800000) != (int32_t)0x7f800000))));
 }
 
-static __inline__ void aether_vec4d_is_finite_batch_x4(aether_i64x4 *aether_result, const aether_vec4dx4 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec4d_is_finite_batch_x4(aether_i64x4 *aether_result, const aether_vec4dx4 *aether_a)
 {
     const aether_vec4dx4 a = *aether_a;
     *aether_result = ((((aether_i64x4)(a.w) & (int64_t)0x7ff0000000000000) != (int64_t)0x7ff0000000000000) & ((((aether_i64x4)(a.z) & (int64_t)0x7ff0000000000000) != (int64_t)0x7ff0000000000000) & ((((aether_i64x4)(a.y) & (int64_t)0x7ff0000000000000) != (int64_t)0x7ff0000000000000) & (((aether_i64x4)(a.x) & (int64_t)0x7ff0000000000000) != (int64_t)0x7ff0000000000000))));
 }
 
-static __inline__ void aether_vec2f_normalize_batch_x8(aether_vec2fx8 *aether_result, const aether_vec2fx8 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec2f_normalize_batch_x8(aether_vec2fx8 *aether_result, const aether_vec2fx8 *aether_a)
 {
     const aether_vec2fx8 a = *aether_a;
     const aether_f32x8 n = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_batch_product_f32x8((a.y * a.y)) + aether_batch_product_f32x8((a.x * a.x))); unsigned aether_sqrt_lane_0; for (aether_sqrt_lane_0 = 0; aether_sqrt_lane_0 < 8u; ++aether_sqrt_lane_0) aether_sqrt_0[aether_sqrt_lane_0] = sqrtf(aether_sqrt_0[aether_sqrt_lane_0]); aether_sqrt_0; }));
@@ -1002,7 +1002,7 @@ static __inline__ void aether_vec2f_normalize_batch_x8(aether_vec2fx8 *aether_re
     *aether_result = out;
 }
 
-static __inline__ void aether_vec2d_normalize_batch_x4(aether_vec2dx4 *aether_result, const aether_vec2dx4 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec2d_normalize_batch_x4(aether_vec2dx4 *aether_result, const aether_vec2dx4 *aether_a)
 {
     const aether_vec2dx4 a = *aether_a;
     const aether_f64x4 n = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_batch_product_f64x4((a.y * a.y)) + aether_batch_product_f64x4((a.x * a.x))); unsigned aether_sqrt_lane_0; for (aether_sqrt_lane_0 = 0; aether_sqrt_lane_0 < 4u; ++aether_sqrt_lane_0) aether_sqrt_0[aether_sqrt_lane_0] = sqrt(aether_sqrt_0[aether_sqrt_lane_0]); aether_sqrt_0; }));
@@ -1015,7 +1015,7 @@ static __inline__ void aether_vec2d_normalize_batch_x4(aether_vec2dx4 *aether_re
     *aether_result = out;
 }
 
-static __inline__ void aether_vec3f_normalize_batch_x8(aether_vec3fx8 *aether_result, const aether_vec3fx8 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec3f_normalize_batch_x8(aether_vec3fx8 *aether_result, const aether_vec3fx8 *aether_a)
 {
     const aether_vec3fx8 a = *aether_a;
     const aether_f32x8 n = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_batch_product_f32x8((a.z * a.z)) + (aether_batch_product_f32x8((a.y * a.y)) + aether_batch_product_f32x8((a.x * a.x)))); unsigned aether_sqrt_lane_0; for (aether_sqrt_lane_0 = 0; aether_sqrt_lane_0 < 8u; ++aether_sqrt_lane_0) aether_sqrt_0[aether_sqrt_lane_0] = sqrtf(aether_sqrt_0[aether_sqrt_lane_0]); aether_sqrt_0; }));
@@ -1030,7 +1030,7 @@ static __inline__ void aether_vec3f_normalize_batch_x8(aether_vec3fx8 *aether_re
     *aether_result = out;
 }
 
-static __inline__ void aether_vec3d_normalize_batch_x4(aether_vec3dx4 *aether_result, const aether_vec3dx4 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec3d_normalize_batch_x4(aether_vec3dx4 *aether_result, const aether_vec3dx4 *aether_a)
 {
     const aether_vec3dx4 a = *aether_a;
     const aether_f64x4 n = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_batch_product_f64x4((a.z * a.z)) + (aether_batch_product_f64x4((a.y * a.y)) + aether_batch_product_f64x4((a.x * a.x)))); unsigned aether_sqrt_lane_0; for (aether_sqrt_lane_0 = 0; aether_sqrt_lane_0 < 4u; ++aether_sqrt_lane_0) aether_sqrt_0[aether_sqrt_lane_0] = sqrt(aether_sqrt_0[aether_sqrt_lane_0]); aether_sqrt_0; }));
@@ -1045,7 +1045,7 @@ static __inline__ void aether_vec3d_normalize_batch_x4(aether_vec3dx4 *aether_re
     *aether_result = out;
 }
 
-static __inline__ void aether_vec4f_normalize_batch_x8(aether_vec4fx8 *aether_result, const aether_vec4fx8 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec4f_normalize_batch_x8(aether_vec4fx8 *aether_result, const aether_vec4fx8 *aether_a)
 {
     const aether_vec4fx8 a = *aether_a;
     const aether_f32x8 n = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_batch_product_f32x8((a.w * a.w)) + (aether_batch_product_f32x8((a.z * a.z)) + (aether_batch_product_f32x8((a.y * a.y)) + aether_batch_product_f32x8((a.x * a.x))))); unsigned aether_sqrt_lane_0; for (aether_sqrt_lane_0 = 0; aether_sqrt_lane_0 < 8u; ++aether_sqrt_lane_0) aether_sqrt_0[aether_sqrt_lane_0] = sqrtf(aether_sqrt_0[aether_sqrt_lane_0]); aether_sqrt_0; }));
@@ -1062,7 +1062,7 @@ static __inline__ void aether_vec4f_normalize_batch_x8(aether_vec4fx8 *aether_re
     *aether_result = out;
 }
 
-static __inline__ void aether_vec4d_normalize_batch_x4(aether_vec4dx4 *aether_result, const aether_vec4dx4 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_vec4d_normalize_batch_x4(aether_vec4dx4 *aether_result, const aether_vec4dx4 *aether_a)
 {
     const aether_vec4dx4 a = *aether_a;
     const aether_f64x4 n = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_batch_product_f64x4((a.w * a.w)) + (aether_batch_product_f64x4((a.z * a.z)) + (aether_batch_product_f64x4((a.y * a.y)) + aether_batch_product_f64x4((a.x * a.x))))); unsigned aether_sqrt_lane_0; for (aether_sqrt_lane_0 = 0; aether_sqrt_lane_0 < 4u; ++aether_sqrt_lane_0) aether_sqrt_0[aether_sqrt_lane_0] = sqrt(aether_sqrt_0[aether_sqrt_lane_0]); aether_sqrt_0; }));
@@ -1079,7 +1079,7 @@ static __inline__ void aether_vec4d_normalize_batch_x4(aether_vec4dx4 *aether_re
     *aether_result = out;
 }
 
-static __inline__ void aether_quatf_normalize_batch_x8(aether_quatfx8 *aether_result, const aether_quatfx8 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_quatf_normalize_batch_x8(aether_quatfx8 *aether_result, const aether_quatfx8 *aether_a)
 {
     const aether_quatfx8 a = *aether_a;
     const aether_f32x8 n = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_batch_product_f32x8((a.z * a.z)) + (aether_batch_product_f32x8((a.y * a.y)) + (aether_batch_product_f32x8((a.x * a.x)) + aether_batch_product_f32x8((a.w * a.w))))); unsigned aether_sqrt_lane_0; for (aether_sqrt_lane_0 = 0; aether_sqrt_lane_0 < 8u; ++aether_sqrt_lane_0) aether_sqrt_0[aether_sqrt_lane_0] = sqrtf(aether_sqrt_0[aether_sqrt_lane_0]); aether_sqrt_0; }));
@@ -1096,7 +1096,7 @@ static __inline__ void aether_quatf_normalize_batch_x8(aether_quatfx8 *aether_re
     *aether_result = out;
 }
 
-static __inline__ void aether_quatd_normalize_batch_x4(aether_quatdx4 *aether_result, const aether_quatdx4 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_quatd_normalize_batch_x4(aether_quatdx4 *aether_result, const aether_quatdx4 *aether_a)
 {
     const aether_quatdx4 a = *aether_a;
     const aether_f64x4 n = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_batch_product_f64x4((a.z * a.z)) + (aether_batch_product_f64x4((a.y * a.y)) + (aether_batch_product_f64x4((a.x * a.x)) + aether_batch_product_f64x4((a.w * a.w))))); unsigned aether_sqrt_lane_0; for (aether_sqrt_lane_0 = 0; aether_sqrt_lane_0 < 4u; ++aether_sqrt_lane_0) aether_sqrt_0[aether_sqrt_lane_0] = sqrt(aether_sqrt_0[aether_sqrt_lane_0]); aether_sqrt_0; }));
@@ -1113,7 +1113,7 @@ static __inline__ void aether_quatd_normalize_batch_x4(aether_quatdx4 *aether_re
     *aether_result = out;
 }
 
-static __inline__ void aether_vec3f_cross_batch_x8(aether_vec3fx8 *aether_result, const aether_vec3fx8 *aether_a, const aether_vec3fx8 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec3f_cross_batch_x8(aether_vec3fx8 *aether_result, const aether_vec3fx8 *aether_a, const aether_vec3fx8 *aether_b)
 {
     const aether_vec3fx8 a = *aether_a;
     const aether_vec3fx8 b = *aether_b;
@@ -1124,7 +1124,7 @@ static __inline__ void aether_vec3f_cross_batch_x8(aether_vec3fx8 *aether_result
     *aether_result = out;
 }
 
-static __inline__ void aether_vec3d_cross_batch_x4(aether_vec3dx4 *aether_result, const aether_vec3dx4 *aether_a, const aether_vec3dx4 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_vec3d_cross_batch_x4(aether_vec3dx4 *aether_result, const aether_vec3dx4 *aether_a, const aether_vec3dx4 *aether_b)
 {
     const aether_vec3dx4 a = *aether_a;
     const aether_vec3dx4 b = *aether_b;
@@ -1135,7 +1135,7 @@ static __inline__ void aether_vec3d_cross_batch_x4(aether_vec3dx4 *aether_result
     *aether_result = out;
 }
 
-static __inline__ void aether_quatf_mul_batch_x8(aether_quatfx8 *aether_result, const aether_quatfx8 *aether_a, const aether_quatfx8 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_quatf_mul_batch_x8(aether_quatfx8 *aether_result, const aether_quatfx8 *aether_a, const aether_quatfx8 *aether_b)
 {
     const aether_quatfx8 a = *aether_a;
     const aether_quatfx8 b = *aether_b;
@@ -1147,7 +1147,7 @@ static __inline__ void aether_quatf_mul_batch_x8(aether_quatfx8 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_quatd_mul_batch_x4(aether_quatdx4 *aether_result, const aether_quatdx4 *aether_a, const aether_quatdx4 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_quatd_mul_batch_x4(aether_quatdx4 *aether_result, const aether_quatdx4 *aether_a, const aether_quatdx4 *aether_b)
 {
     const aether_quatdx4 a = *aether_a;
     const aether_quatdx4 b = *aether_b;
@@ -1159,7 +1159,7 @@ static __inline__ void aether_quatd_mul_batch_x4(aether_quatdx4 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_quatf_conjugate_batch_x8(aether_quatfx8 *aether_result, const aether_quatfx8 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_quatf_conjugate_batch_x8(aether_quatfx8 *aether_result, const aether_quatfx8 *aether_a)
 {
     const aether_quatfx8 a = *aether_a;
     aether_quatfx8 out;
@@ -1170,7 +1170,7 @@ static __inline__ void aether_quatf_conjugate_batch_x8(aether_quatfx8 *aether_re
     *aether_result = out;
 }
 
-static __inline__ void aether_quatd_conjugate_batch_x4(aether_quatdx4 *aether_result, const aether_quatdx4 *aether_a)
+static __inline__ __attribute__((__always_inline__)) void aether_quatd_conjugate_batch_x4(aether_quatdx4 *aether_result, const aether_quatdx4 *aether_a)
 {
     const aether_quatdx4 a = *aether_a;
     aether_quatdx4 out;
@@ -1181,7 +1181,7 @@ static __inline__ void aether_quatd_conjugate_batch_x4(aether_quatdx4 *aether_re
     *aether_result = out;
 }
 
-static __inline__ void aether_quatf_rotate_batch_x8(aether_vec3fx8 *aether_result, const aether_quatfx8 *aether_q, const aether_vec3fx8 *aether_v)
+static __inline__ __attribute__((__always_inline__)) void aether_quatf_rotate_batch_x8(aether_vec3fx8 *aether_result, const aether_quatfx8 *aether_q, const aether_vec3fx8 *aether_v)
 {
     const aether_quatfx8 q = *aether_q;
     const aether_vec3fx8 v = *aether_v;
@@ -1207,7 +1207,7 @@ static __inline__ void aether_quatf_rotate_batch_x8(aether_vec3fx8 *aether_resul
     *aether_result = out;
 }
 
-static __inline__ void aether_quatd_rotate_batch_x4(aether_vec3dx4 *aether_result, const aether_quatdx4 *aether_q, const aether_vec3dx4 *aether_v)
+static __inline__ __attribute__((__always_inline__)) void aether_quatd_rotate_batch_x4(aether_vec3dx4 *aether_result, const aether_quatdx4 *aether_q, const aether_vec3dx4 *aether_v)
 {
     const aether_quatdx4 q = *aether_q;
     const aether_vec3dx4 v = *aether_v;
@@ -1233,7 +1233,7 @@ static __inline__ void aether_quatd_rotate_batch_x4(aether_vec3dx4 *aether_resul
     *aether_result = out;
 }
 
-static __inline__ void aether_mat2f_mul_vec_batch_x8(aether_vec2fx8 *aether_result, const aether_mat2fx8 *aether_m, const aether_vec2fx8 *aether_v)
+static __inline__ __attribute__((__always_inline__)) void aether_mat2f_mul_vec_batch_x8(aether_vec2fx8 *aether_result, const aether_mat2fx8 *aether_m, const aether_vec2fx8 *aether_v)
 {
     const aether_mat2fx8 m = *aether_m;
     const aether_vec2fx8 v = *aether_v;
@@ -1243,7 +1243,7 @@ static __inline__ void aether_mat2f_mul_vec_batch_x8(aether_vec2fx8 *aether_resu
     *aether_result = out;
 }
 
-static __inline__ void aether_mat2d_mul_vec_batch_x4(aether_vec2dx4 *aether_result, const aether_mat2dx4 *aether_m, const aether_vec2dx4 *aether_v)
+static __inline__ __attribute__((__always_inline__)) void aether_mat2d_mul_vec_batch_x4(aether_vec2dx4 *aether_result, const aether_mat2dx4 *aether_m, const aether_vec2dx4 *aether_v)
 {
     const aether_mat2dx4 m = *aether_m;
     const aether_vec2dx4 v = *aether_v;
@@ -1253,7 +1253,7 @@ static __inline__ void aether_mat2d_mul_vec_batch_x4(aether_vec2dx4 *aether_resu
     *aether_result = out;
 }
 
-static __inline__ void aether_mat3f_mul_vec_batch_x8(aether_vec3fx8 *aether_result, const aether_mat3fx8 *aether_m, const aether_vec3fx8 *aether_v)
+static __inline__ __attribute__((__always_inline__)) void aether_mat3f_mul_vec_batch_x8(aether_vec3fx8 *aether_result, const aether_mat3fx8 *aether_m, const aether_vec3fx8 *aether_v)
 {
     const aether_mat3fx8 m = *aether_m;
     const aether_vec3fx8 v = *aether_v;
@@ -1264,7 +1264,7 @@ static __inline__ void aether_mat3f_mul_vec_batch_x8(aether_vec3fx8 *aether_resu
     *aether_result = out;
 }
 
-static __inline__ void aether_mat3d_mul_vec_batch_x4(aether_vec3dx4 *aether_result, const aether_mat3dx4 *aether_m, const aether_vec3dx4 *aether_v)
+static __inline__ __attribute__((__always_inline__)) void aether_mat3d_mul_vec_batch_x4(aether_vec3dx4 *aether_result, const aether_mat3dx4 *aether_m, const aether_vec3dx4 *aether_v)
 {
     const aether_mat3dx4 m = *aether_m;
     const aether_vec3dx4 v = *aether_v;
@@ -1275,7 +1275,7 @@ static __inline__ void aether_mat3d_mul_vec_batch_x4(aether_vec3dx4 *aether_resu
     *aether_result = out;
 }
 
-static __inline__ void aether_mat4f_mul_vec_batch_x8(aether_vec4fx8 *aether_result, const aether_mat4fx8 *aether_m, const aether_vec4fx8 *aether_v)
+static __inline__ __attribute__((__always_inline__)) void aether_mat4f_mul_vec_batch_x8(aether_vec4fx8 *aether_result, const aether_mat4fx8 *aether_m, const aether_vec4fx8 *aether_v)
 {
     const aether_mat4fx8 m = *aether_m;
     const aether_vec4fx8 v = *aether_v;
@@ -1287,7 +1287,7 @@ static __inline__ void aether_mat4f_mul_vec_batch_x8(aether_vec4fx8 *aether_resu
     *aether_result = out;
 }
 
-static __inline__ void aether_mat4d_mul_vec_batch_x4(aether_vec4dx4 *aether_result, const aether_mat4dx4 *aether_m, const aether_vec4dx4 *aether_v)
+static __inline__ __attribute__((__always_inline__)) void aether_mat4d_mul_vec_batch_x4(aether_vec4dx4 *aether_result, const aether_mat4dx4 *aether_m, const aether_vec4dx4 *aether_v)
 {
     const aether_mat4dx4 m = *aether_m;
     const aether_vec4dx4 v = *aether_v;
@@ -1299,7 +1299,7 @@ static __inline__ void aether_mat4d_mul_vec_batch_x4(aether_vec4dx4 *aether_resu
     *aether_result = out;
 }
 
-static __inline__ void aether_mat2f_mul_batch_x8(aether_mat2fx8 *aether_result, const aether_mat2fx8 *aether_a, const aether_mat2fx8 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_mat2f_mul_batch_x8(aether_mat2fx8 *aether_result, const aether_mat2fx8 *aether_a, const aether_mat2fx8 *aether_b)
 {
     const aether_mat2fx8 a = *aether_a;
     const aether_mat2fx8 b = *aether_b;
@@ -1311,7 +1311,7 @@ static __inline__ void aether_mat2f_mul_batch_x8(aether_mat2fx8 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_mat2d_mul_batch_x4(aether_mat2dx4 *aether_result, const aether_mat2dx4 *aether_a, const aether_mat2dx4 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_mat2d_mul_batch_x4(aether_mat2dx4 *aether_result, const aether_mat2dx4 *aether_a, const aether_mat2dx4 *aether_b)
 {
     const aether_mat2dx4 a = *aether_a;
     const aether_mat2dx4 b = *aether_b;
@@ -1323,7 +1323,7 @@ static __inline__ void aether_mat2d_mul_batch_x4(aether_mat2dx4 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_mat3f_mul_batch_x8(aether_mat3fx8 *aether_result, const aether_mat3fx8 *aether_a, const aether_mat3fx8 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_mat3f_mul_batch_x8(aether_mat3fx8 *aether_result, const aether_mat3fx8 *aether_a, const aether_mat3fx8 *aether_b)
 {
     const aether_mat3fx8 a = *aether_a;
     const aether_mat3fx8 b = *aether_b;
@@ -1340,7 +1340,7 @@ static __inline__ void aether_mat3f_mul_batch_x8(aether_mat3fx8 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_mat3d_mul_batch_x4(aether_mat3dx4 *aether_result, const aether_mat3dx4 *aether_a, const aether_mat3dx4 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_mat3d_mul_batch_x4(aether_mat3dx4 *aether_result, const aether_mat3dx4 *aether_a, const aether_mat3dx4 *aether_b)
 {
     const aether_mat3dx4 a = *aether_a;
     const aether_mat3dx4 b = *aether_b;
@@ -1357,7 +1357,7 @@ static __inline__ void aether_mat3d_mul_batch_x4(aether_mat3dx4 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_mat4f_mul_batch_x8(aether_mat4fx8 *aether_result, const aether_mat4fx8 *aether_a, const aether_mat4fx8 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_mat4f_mul_batch_x8(aether_mat4fx8 *aether_result, const aether_mat4fx8 *aether_a, const aether_mat4fx8 *aether_b)
 {
     const aether_mat4fx8 a = *aether_a;
     const aether_mat4fx8 b = *aether_b;
@@ -1381,7 +1381,7 @@ static __inline__ void aether_mat4f_mul_batch_x8(aether_mat4fx8 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_mat4d_mul_batch_x4(aether_mat4dx4 *aether_result, const aether_mat4dx4 *aether_a, const aether_mat4dx4 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_mat4d_mul_batch_x4(aether_mat4dx4 *aether_result, const aether_mat4dx4 *aether_a, const aether_mat4dx4 *aether_b)
 {
     const aether_mat4dx4 a = *aether_a;
     const aether_mat4dx4 b = *aether_b;
@@ -1405,7 +1405,7 @@ static __inline__ void aether_mat4d_mul_batch_x4(aether_mat4dx4 *aether_result, 
     *aether_result = out;
 }
 
-static __inline__ void aether_mat2f_transpose_batch_x8(aether_mat2fx8 *aether_result, const aether_mat2fx8 *aether_m)
+static __inline__ __attribute__((__always_inline__)) void aether_mat2f_transpose_batch_x8(aether_mat2fx8 *aether_result, const aether_mat2fx8 *aether_m)
 {
     const aether_mat2fx8 m = *aether_m;
     aether_mat2fx8 out;
@@ -1416,7 +1416,7 @@ static __inline__ void aether_mat2f_transpose_batch_x8(aether_mat2fx8 *aether_re
     *aether_result = out;
 }
 
-static __inline__ void aether_mat2d_transpose_batch_x4(aether_mat2dx4 *aether_result, const aether_mat2dx4 *aether_m)
+static __inline__ __attribute__((__always_inline__)) void aether_mat2d_transpose_batch_x4(aether_mat2dx4 *aether_result, const aether_mat2dx4 *aether_m)
 {
     const aether_mat2dx4 m = *aether_m;
     aether_mat2dx4 out;
@@ -1427,7 +1427,7 @@ static __inline__ void aether_mat2d_transpose_batch_x4(aether_mat2dx4 *aether_re
     *aether_result = out;
 }
 
-static __inline__ void aether_mat3f_transpose_batch_x8(aether_mat3fx8 *aether_result, const aether_mat3fx8 *aether_m)
+static __inline__ __attribute__((__always_inline__)) void aether_mat3f_transpose_batch_x8(aether_mat3fx8 *aether_result, const aether_mat3fx8 *aether_m)
 {
     const aether_mat3fx8 m = *aether_m;
     aether_mat3fx8 out;
@@ -1443,7 +1443,7 @@ static __inline__ void aether_mat3f_transpose_batch_x8(aether_mat3fx8 *aether_re
     *aether_result = out;
 }
 
-static __inline__ void aether_mat3d_transpose_batch_x4(aether_mat3dx4 *aether_result, const aether_mat3dx4 *aether_m)
+static __inline__ __attribute__((__always_inline__)) void aether_mat3d_transpose_batch_x4(aether_mat3dx4 *aether_result, const aether_mat3dx4 *aether_m)
 {
     const aether_mat3dx4 m = *aether_m;
     aether_mat3dx4 out;
@@ -1459,7 +1459,7 @@ static __inline__ void aether_mat3d_transpose_batch_x4(aether_mat3dx4 *aether_re
     *aether_result = out;
 }
 
-static __inline__ void aether_mat4f_transpose_batch_x8(aether_mat4fx8 *aether_result, const aether_mat4fx8 *aether_m)
+static __inline__ __attribute__((__always_inline__)) void aether_mat4f_transpose_batch_x8(aether_mat4fx8 *aether_result, const aether_mat4fx8 *aether_m)
 {
     const aether_mat4fx8 m = *aether_m;
     aether_mat4fx8 out;
@@ -1482,7 +1482,7 @@ static __inline__ void aether_mat4f_transpose_batch_x8(aether_mat4fx8 *aether_re
     *aether_result = out;
 }
 
-static __inline__ void aether_mat4d_transpose_batch_x4(aether_mat4dx4 *aether_result, const aether_mat4dx4 *aether_m)
+static __inline__ __attribute__((__always_inline__)) void aether_mat4d_transpose_batch_x4(aether_mat4dx4 *aether_result, const aether_mat4dx4 *aether_m)
 {
     const aether_mat4dx4 m = *aether_m;
     aether_mat4dx4 out;
@@ -1505,7 +1505,7 @@ static __inline__ void aether_mat4d_transpose_batch_x4(aether_mat4dx4 *aether_re
     *aether_result = out;
 }
 
-static __inline__ void aether_mat2f_identity_batch_x8(aether_mat2fx8 *aether_result)
+static __inline__ __attribute__((__always_inline__)) void aether_mat2f_identity_batch_x8(aether_mat2fx8 *aether_result)
 {
     aether_mat2fx8 out;
     out.m[0] = aether_batch_splat_f32x8(1.0f);
@@ -1515,7 +1515,7 @@ static __inline__ void aether_mat2f_identity_batch_x8(aether_mat2fx8 *aether_res
     *aether_result = out;
 }
 
-static __inline__ void aether_mat2d_identity_batch_x4(aether_mat2dx4 *aether_result)
+static __inline__ __attribute__((__always_inline__)) void aether_mat2d_identity_batch_x4(aether_mat2dx4 *aether_result)
 {
     aether_mat2dx4 out;
     out.m[0] = aether_batch_splat_f64x4(1.0);
@@ -1525,7 +1525,7 @@ static __inline__ void aether_mat2d_identity_batch_x4(aether_mat2dx4 *aether_res
     *aether_result = out;
 }
 
-static __inline__ void aether_mat3f_identity_batch_x8(aether_mat3fx8 *aether_result)
+static __inline__ __attribute__((__always_inline__)) void aether_mat3f_identity_batch_x8(aether_mat3fx8 *aether_result)
 {
     aether_mat3fx8 out;
     out.m[0] = aether_batch_splat_f32x8(1.0f);
@@ -1540,7 +1540,7 @@ static __inline__ void aether_mat3f_identity_batch_x8(aether_mat3fx8 *aether_res
     *aether_result = out;
 }
 
-static __inline__ void aether_mat3d_identity_batch_x4(aether_mat3dx4 *aether_result)
+static __inline__ __attribute__((__always_inline__)) void aether_mat3d_identity_batch_x4(aether_mat3dx4 *aether_result)
 {
     aether_mat3dx4 out;
     out.m[0] = aether_batch_splat_f64x4(1.0);
@@ -1555,7 +1555,7 @@ static __inline__ void aether_mat3d_identity_batch_x4(aether_mat3dx4 *aether_res
     *aether_result = out;
 }
 
-static __inline__ void aether_mat4f_identity_batch_x8(aether_mat4fx8 *aether_result)
+static __inline__ __attribute__((__always_inline__)) void aether_mat4f_identity_batch_x8(aether_mat4fx8 *aether_result)
 {
     aether_mat4fx8 out;
     out.m[0] = aether_batch_splat_f32x8(1.0f);
@@ -1577,7 +1577,7 @@ static __inline__ void aether_mat4f_identity_batch_x8(aether_mat4fx8 *aether_res
     *aether_result = out;
 }
 
-static __inline__ void aether_mat4d_identity_batch_x4(aether_mat4dx4 *aether_result)
+static __inline__ __attribute__((__always_inline__)) void aether_mat4d_identity_batch_x4(aether_mat4dx4 *aether_result)
 {
     aether_mat4dx4 out;
     out.m[0] = aether_batch_splat_f64x4(1.0);
@@ -1599,85 +1599,85 @@ static __inline__ void aether_mat4d_identity_batch_x4(aether_mat4dx4 *aether_res
     *aether_result = out;
 }
 
-static __inline__ void aether_mat2f_dot_batch_x8(aether_f32x8 *aether_result, const aether_mat2fx8 *aether_a, const aether_mat2fx8 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_mat2f_dot_batch_x8(aether_f32x8 *aether_result, const aether_mat2fx8 *aether_a, const aether_mat2fx8 *aether_b)
 {
     const aether_mat2fx8 a = *aether_a;
     const aether_mat2fx8 b = *aether_b;
     *aether_result = (aether_batch_product_f32x8((a.m[3] * b.m[3])) + (aether_batch_product_f32x8((a.m[2] * b.m[2])) + (aether_batch_product_f32x8((a.m[1] * b.m[1])) + aether_batch_product_f32x8((a.m[0] * b.m[0])))));
 }
 
-static __inline__ void aether_mat2d_dot_batch_x4(aether_f64x4 *aether_result, const aether_mat2dx4 *aether_a, const aether_mat2dx4 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_mat2d_dot_batch_x4(aether_f64x4 *aether_result, const aether_mat2dx4 *aether_a, const aether_mat2dx4 *aether_b)
 {
     const aether_mat2dx4 a = *aether_a;
     const aether_mat2dx4 b = *aether_b;
     *aether_result = (aether_batch_product_f64x4((a.m[3] * b.m[3])) + (aether_batch_product_f64x4((a.m[2] * b.m[2])) + (aether_batch_product_f64x4((a.m[1] * b.m[1])) + aether_batch_product_f64x4((a.m[0] * b.m[0])))));
 }
 
-static __inline__ void aether_mat3f_dot_batch_x8(aether_f32x8 *aether_result, const aether_mat3fx8 *aether_a, const aether_mat3fx8 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_mat3f_dot_batch_x8(aether_f32x8 *aether_result, const aether_mat3fx8 *aether_a, const aether_mat3fx8 *aether_b)
 {
     const aether_mat3fx8 a = *aether_a;
     const aether_mat3fx8 b = *aether_b;
     *aether_result = (aether_batch_product_f32x8((a.m[8] * b.m[8])) + (aether_batch_product_f32x8((a.m[7] * b.m[7])) + (aether_batch_product_f32x8((a.m[6] * b.m[6])) + (aether_batch_product_f32x8((a.m[5] * b.m[5])) + (aether_batch_product_f32x8((a.m[4] * b.m[4])) + (aether_batch_product_f32x8((a.m[3] * b.m[3])) + (aether_batch_product_f32x8((a.m[2] * b.m[2])) + (aether_batch_product_f32x8((a.m[1] * b.m[1])) + aether_batch_product_f32x8((a.m[0] * b.m[0]))))))))));
 }
 
-static __inline__ void aether_mat3d_dot_batch_x4(aether_f64x4 *aether_result, const aether_mat3dx4 *aether_a, const aether_mat3dx4 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_mat3d_dot_batch_x4(aether_f64x4 *aether_result, const aether_mat3dx4 *aether_a, const aether_mat3dx4 *aether_b)
 {
     const aether_mat3dx4 a = *aether_a;
     const aether_mat3dx4 b = *aether_b;
     *aether_result = (aether_batch_product_f64x4((a.m[8] * b.m[8])) + (aether_batch_product_f64x4((a.m[7] * b.m[7])) + (aether_batch_product_f64x4((a.m[6] * b.m[6])) + (aether_batch_product_f64x4((a.m[5] * b.m[5])) + (aether_batch_product_f64x4((a.m[4] * b.m[4])) + (aether_batch_product_f64x4((a.m[3] * b.m[3])) + (aether_batch_product_f64x4((a.m[2] * b.m[2])) + (aether_batch_product_f64x4((a.m[1] * b.m[1])) + aether_batch_product_f64x4((a.m[0] * b.m[0]))))))))));
 }
 
-static __inline__ void aether_mat4f_dot_batch_x8(aether_f32x8 *aether_result, const aether_mat4fx8 *aether_a, const aether_mat4fx8 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_mat4f_dot_batch_x8(aether_f32x8 *aether_result, const aether_mat4fx8 *aether_a, const aether_mat4fx8 *aether_b)
 {
     const aether_mat4fx8 a = *aether_a;
     const aether_mat4fx8 b = *aether_b;
     *aether_result = (aether_batch_product_f32x8((a.m[15] * b.m[15])) + (aether_batch_product_f32x8((a.m[14] * b.m[14])) + (aether_batch_product_f32x8((a.m[13] * b.m[13])) + (aether_batch_product_f32x8((a.m[12] * b.m[12])) + (aether_batch_product_f32x8((a.m[11] * b.m[11])) + (aether_batch_product_f32x8((a.m[10] * b.m[10])) + (aether_batch_product_f32x8((a.m[9] * b.m[9])) + (aether_batch_product_f32x8((a.m[8] * b.m[8])) + (aether_batch_product_f32x8((a.m[7] * b.m[7])) + (aether_batch_product_f32x8((a.m[6] * b.m[6])) + (aether_batch_product_f32x8((a.m[5] * b.m[5])) + (aether_batch_product_f32x8((a.m[4] * b.m[4])) + (aether_batch_product_f32x8((a.m[3] * b.m[3])) + (aether_batch_product_f32x8((a.m[2] * b.m[2])) + (aether_batch_product_f32x8((a.m[1] * b.m[1])) + aether_batch_product_f32x8((a.m[0] * b.m[0])))))))))))))))));
 }
 
-static __inline__ void aether_mat4d_dot_batch_x4(aether_f64x4 *aether_result, const aether_mat4dx4 *aether_a, const aether_mat4dx4 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_mat4d_dot_batch_x4(aether_f64x4 *aether_result, const aether_mat4dx4 *aether_a, const aether_mat4dx4 *aether_b)
 {
     const aether_mat4dx4 a = *aether_a;
     const aether_mat4dx4 b = *aether_b;
     *aether_result = (aether_batch_product_f64x4((a.m[15] * b.m[15])) + (aether_batch_product_f64x4((a.m[14] * b.m[14])) + (aether_batch_product_f64x4((a.m[13] * b.m[13])) + (aether_batch_product_f64x4((a.m[12] * b.m[12])) + (aether_batch_product_f64x4((a.m[11] * b.m[11])) + (aether_batch_product_f64x4((a.m[10] * b.m[10])) + (aether_batch_product_f64x4((a.m[9] * b.m[9])) + (aether_batch_product_f64x4((a.m[8] * b.m[8])) + (aether_batch_product_f64x4((a.m[7] * b.m[7])) + (aether_batch_product_f64x4((a.m[6] * b.m[6])) + (aether_batch_product_f64x4((a.m[5] * b.m[5])) + (aether_batch_product_f64x4((a.m[4] * b.m[4])) + (aether_batch_product_f64x4((a.m[3] * b.m[3])) + (aether_batch_product_f64x4((a.m[2] * b.m[2])) + (aether_batch_product_f64x4((a.m[1] * b.m[1])) + aether_batch_product_f64x4((a.m[0] * b.m[0])))))))))))))))));
 }
 
-static __inline__ void aether_mat2f_determinant_batch_x8(aether_f32x8 *aether_result, const aether_mat2fx8 *aether_m)
+static __inline__ __attribute__((__always_inline__)) void aether_mat2f_determinant_batch_x8(aether_f32x8 *aether_result, const aether_mat2fx8 *aether_m)
 {
     const aether_mat2fx8 m = *aether_m;
     *aether_result = (aether_batch_product_f32x8((m.m[0] * m.m[3])) - aether_batch_product_f32x8((m.m[1] * m.m[2])));
 }
 
-static __inline__ void aether_mat2d_determinant_batch_x4(aether_f64x4 *aether_result, const aether_mat2dx4 *aether_m)
+static __inline__ __attribute__((__always_inline__)) void aether_mat2d_determinant_batch_x4(aether_f64x4 *aether_result, const aether_mat2dx4 *aether_m)
 {
     const aether_mat2dx4 m = *aether_m;
     *aether_result = (aether_batch_product_f64x4((m.m[0] * m.m[3])) - aether_batch_product_f64x4((m.m[1] * m.m[2])));
 }
 
-static __inline__ void aether_mat3f_determinant_batch_x8(aether_f32x8 *aether_result, const aether_mat3fx8 *aether_m)
+static __inline__ __attribute__((__always_inline__)) void aether_mat3f_determinant_batch_x8(aether_f32x8 *aether_result, const aether_mat3fx8 *aether_m)
 {
     const aether_mat3fx8 m = *aether_m;
     *aether_result = ((aether_batch_product_f32x8((m.m[0] * (aether_batch_product_f32x8((m.m[4] * m.m[8])) - aether_batch_product_f32x8((m.m[5] * m.m[7]))))) - aether_batch_product_f32x8((m.m[1] * (aether_batch_product_f32x8((m.m[3] * m.m[8])) - aether_batch_product_f32x8((m.m[5] * m.m[6])))))) + aether_batch_product_f32x8((m.m[2] * (aether_batch_product_f32x8((m.m[3] * m.m[7])) - aether_batch_product_f32x8((m.m[4] * m.m[6]))))));
 }
 
-static __inline__ void aether_mat3d_determinant_batch_x4(aether_f64x4 *aether_result, const aether_mat3dx4 *aether_m)
+static __inline__ __attribute__((__always_inline__)) void aether_mat3d_determinant_batch_x4(aether_f64x4 *aether_result, const aether_mat3dx4 *aether_m)
 {
     const aether_mat3dx4 m = *aether_m;
     *aether_result = ((aether_batch_product_f64x4((m.m[0] * (aether_batch_product_f64x4((m.m[4] * m.m[8])) - aether_batch_product_f64x4((m.m[5] * m.m[7]))))) - aether_batch_product_f64x4((m.m[1] * (aether_batch_product_f64x4((m.m[3] * m.m[8])) - aether_batch_product_f64x4((m.m[5] * m.m[6])))))) + aether_batch_product_f64x4((m.m[2] * (aether_batch_product_f64x4((m.m[3] * m.m[7])) - aether_batch_product_f64x4((m.m[4] * m.m[6]))))));
 }
 
-static __inline__ void aether_mat4f_determinant_batch_x8(aether_f32x8 *aether_result, const aether_mat4fx8 *aether_m)
+static __inline__ __attribute__((__always_inline__)) void aether_mat4f_determinant_batch_x8(aether_f32x8 *aether_result, const aether_mat4fx8 *aether_m)
 {
     const aether_mat4fx8 m = *aether_m;
     *aether_result = (((aether_batch_product_f32x8((m.m[0] * ((aether_batch_product_f32x8((m.m[5] * (aether_batch_product_f32x8((m.m[10] * m.m[15])) - aether_batch_product_f32x8((m.m[11] * m.m[14]))))) - aether_batch_product_f32x8((m.m[6] * (aether_batch_product_f32x8((m.m[9] * m.m[15])) - aether_batch_product_f32x8((m.m[11] * m.m[13])))))) + aether_batch_product_f32x8((m.m[7] * (aether_batch_product_f32x8((m.m[9] * m.m[14])) - aether_batch_product_f32x8((m.m[10] * m.m[13])))))))) - aether_batch_product_f32x8((m.m[1] * ((aether_batch_product_f32x8((m.m[4] * (aether_batch_product_f32x8((m.m[10] * m.m[15])) - aether_batch_product_f32x8((m.m[11] * m.m[14]))))) - aether_batch_product_f32x8((m.m[6] * (aether_batch_product_f32x8((m.m[8] * m.m[15])) - aether_batch_product_f32x8((m.m[11] * m.m[12])))))) + aether_batch_product_f32x8((m.m[7] * (aether_batch_product_f32x8((m.m[8] * m.m[14])) - aether_batch_product_f32x8((m.m[10] * m.m[12]))))))))) + aether_batch_product_f32x8((m.m[2] * ((aether_batch_product_f32x8((m.m[4] * (aether_batch_product_f32x8((m.m[9] * m.m[15])) - aether_batch_product_f32x8((m.m[11] * m.m[13]))))) - aether_batch_product_f32x8((m.m[5] * (aether_batch_product_f32x8((m.m[8] * m.m[15])) - aether_batch_product_f32x8((m.m[11] * m.m[12])))))) + aether_batch_product_f32x8((m.m[7] * (aether_batch_product_f32x8((m.m[8] * m.m[13])) - aether_batch_product_f32x8((m.m[9] * m.m[12]))))))))) - aether_batch_product_f32x8((m.m[3] * ((aether_batch_product_f32x8((m.m[4] * (aether_batch_product_f32x8((m.m[9] * m.m[14])) - aether_batch_product_f32x8((m.m[10] * m.m[13]))))) - aether_batch_product_f32x8((m.m[5] * (aether_batch_product_f32x8((m.m[8] * m.m[14])) - aether_batch_product_f32x8((m.m[10] * m.m[12])))))) + aether_batch_product_f32x8((m.m[6] * (aether_batch_product_f32x8((m.m[8] * m.m[13])) - aether_batch_product_f32x8((m.m[9] * m.m[12])))))))));
 }
 
-static __inline__ void aether_mat4d_determinant_batch_x4(aether_f64x4 *aether_result, const aether_mat4dx4 *aether_m)
+static __inline__ __attribute__((__always_inline__)) void aether_mat4d_determinant_batch_x4(aether_f64x4 *aether_result, const aether_mat4dx4 *aether_m)
 {
     const aether_mat4dx4 m = *aether_m;
     *aether_result = (((aether_batch_product_f64x4((m.m[0] * ((aether_batch_product_f64x4((m.m[5] * (aether_batch_product_f64x4((m.m[10] * m.m[15])) - aether_batch_product_f64x4((m.m[11] * m.m[14]))))) - aether_batch_product_f64x4((m.m[6] * (aether_batch_product_f64x4((m.m[9] * m.m[15])) - aether_batch_product_f64x4((m.m[11] * m.m[13])))))) + aether_batch_product_f64x4((m.m[7] * (aether_batch_product_f64x4((m.m[9] * m.m[14])) - aether_batch_product_f64x4((m.m[10] * m.m[13])))))))) - aether_batch_product_f64x4((m.m[1] * ((aether_batch_product_f64x4((m.m[4] * (aether_batch_product_f64x4((m.m[10] * m.m[15])) - aether_batch_product_f64x4((m.m[11] * m.m[14]))))) - aether_batch_product_f64x4((m.m[6] * (aether_batch_product_f64x4((m.m[8] * m.m[15])) - aether_batch_product_f64x4((m.m[11] * m.m[12])))))) + aether_batch_product_f64x4((m.m[7] * (aether_batch_product_f64x4((m.m[8] * m.m[14])) - aether_batch_product_f64x4((m.m[10] * m.m[12]))))))))) + aether_batch_product_f64x4((m.m[2] * ((aether_batch_product_f64x4((m.m[4] * (aether_batch_product_f64x4((m.m[9] * m.m[15])) - aether_batch_product_f64x4((m.m[11] * m.m[13]))))) - aether_batch_product_f64x4((m.m[5] * (aether_batch_product_f64x4((m.m[8] * m.m[15])) - aether_batch_product_f64x4((m.m[11] * m.m[12])))))) + aether_batch_product_f64x4((m.m[7] * (aether_batch_product_f64x4((m.m[8] * m.m[13])) - aether_batch_product_f64x4((m.m[9] * m.m[12]))))))))) - aether_batch_product_f64x4((m.m[3] * ((aether_batch_product_f64x4((m.m[4] * (aether_batch_product_f64x4((m.m[9] * m.m[14])) - aether_batch_product_f64x4((m.m[10] * m.m[13]))))) - aether_batch_product_f64x4((m.m[5] * (aether_batch_product_f64x4((m.m[8] * m.m[14])) - aether_batch_product_f64x4((m.m[10] * m.m[12])))))) + aether_batch_product_f64x4((m.m[6] * (aether_batch_product_f64x4((m.m[8] * m.m[13])) - aether_batch_product_f64x4((m.m[9] * m.m[12])))))))));
 }
 
-static __inline__ void aether_mat2f_inverse_adjugate_batch_x8(aether_mat2fx8 *aether_result, const aether_mat2fx8 *aether_m)
+static __inline__ __attribute__((__always_inline__)) void aether_mat2f_inverse_adjugate_batch_x8(aether_mat2fx8 *aether_result, const aether_mat2fx8 *aether_m)
 {
     const aether_mat2fx8 m = *aether_m;
     const aether_f32x8 s = (aether_batch_splat_f32x8(1.0f) / (aether_batch_product_f32x8((m.m[0] * m.m[3])) - aether_batch_product_f32x8((m.m[1] * m.m[2]))));
@@ -1689,7 +1689,7 @@ static __inline__ void aether_mat2f_inverse_adjugate_batch_x8(aether_mat2fx8 *ae
     *aether_result = out;
 }
 
-static __inline__ void aether_mat2d_inverse_adjugate_batch_x4(aether_mat2dx4 *aether_result, const aether_mat2dx4 *aether_m)
+static __inline__ __attribute__((__always_inline__)) void aether_mat2d_inverse_adjugate_batch_x4(aether_mat2dx4 *aether_result, const aether_mat2dx4 *aether_m)
 {
     const aether_mat2dx4 m = *aether_m;
     const aether_f64x4 s = (aether_batch_splat_f64x4(1.0) / (aether_batch_product_f64x4((m.m[0] * m.m[3])) - aether_batch_product_f64x4((m.m[1] * m.m[2]))));
@@ -1701,7 +1701,7 @@ static __inline__ void aether_mat2d_inverse_adjugate_batch_x4(aether_mat2dx4 *ae
     *aether_result = out;
 }
 
-static __inline__ void aether_mat3f_inverse_adjugate_batch_x8(aether_mat3fx8 *aether_result, const aether_mat3fx8 *aether_m)
+static __inline__ __attribute__((__always_inline__)) void aether_mat3f_inverse_adjugate_batch_x8(aether_mat3fx8 *aether_result, const aether_mat3fx8 *aether_m)
 {
     const aether_mat3fx8 m = *aether_m;
     const aether_f32x8 s = (aether_batch_splat_f32x8(1.0f) / ((aether_batch_product_f32x8((m.m[0] * (aether_batch_product_f32x8((m.m[4] * m.m[8])) - aether_batch_product_f32x8((m.m[5] * m.m[7]))))) - aether_batch_product_f32x8((m.m[1] * (aether_batch_product_f32x8((m.m[3] * m.m[8])) - aether_batch_product_f32x8((m.m[5] * m.m[6])))))) + aether_batch_product_f32x8((m.m[2] * (aether_batch_product_f32x8((m.m[3] * m.m[7])) - aether_batch_product_f32x8((m.m[4] * m.m[6])))))));
@@ -1718,7 +1718,7 @@ static __inline__ void aether_mat3f_inverse_adjugate_batch_x8(aether_mat3fx8 *ae
     *aether_result = out;
 }
 
-static __inline__ void aether_mat3d_inverse_adjugate_batch_x4(aether_mat3dx4 *aether_result, const aether_mat3dx4 *aether_m)
+static __inline__ __attribute__((__always_inline__)) void aether_mat3d_inverse_adjugate_batch_x4(aether_mat3dx4 *aether_result, const aether_mat3dx4 *aether_m)
 {
     const aether_mat3dx4 m = *aether_m;
     const aether_f64x4 s = (aether_batch_splat_f64x4(1.0) / ((aether_batch_product_f64x4((m.m[0] * (aether_batch_product_f64x4((m.m[4] * m.m[8])) - aether_batch_product_f64x4((m.m[5] * m.m[7]))))) - aether_batch_product_f64x4((m.m[1] * (aether_batch_product_f64x4((m.m[3] * m.m[8])) - aether_batch_product_f64x4((m.m[5] * m.m[6])))))) + aether_batch_product_f64x4((m.m[2] * (aether_batch_product_f64x4((m.m[3] * m.m[7])) - aether_batch_product_f64x4((m.m[4] * m.m[6])))))));
@@ -1735,7 +1735,7 @@ static __inline__ void aether_mat3d_inverse_adjugate_batch_x4(aether_mat3dx4 *ae
     *aether_result = out;
 }
 
-static __inline__ void aether_mat4f_inverse_adjugate_batch_x8(aether_mat4fx8 *aether_result, const aether_mat4fx8 *aether_m)
+static __inline__ __attribute__((__always_inline__)) void aether_mat4f_inverse_adjugate_batch_x8(aether_mat4fx8 *aether_result, const aether_mat4fx8 *aether_m)
 {
     const aether_mat4fx8 m = *aether_m;
     const aether_f32x8 s = (aether_batch_splat_f32x8(1.0f) / (((aether_batch_product_f32x8((m.m[0] * ((aether_batch_product_f32x8((m.m[5] * (aether_batch_product_f32x8((m.m[10] * m.m[15])) - aether_batch_product_f32x8((m.m[11] * m.m[14]))))) - aether_batch_product_f32x8((m.m[6] * (aether_batch_product_f32x8((m.m[9] * m.m[15])) - aether_batch_product_f32x8((m.m[11] * m.m[13])))))) + aether_batch_product_f32x8((m.m[7] * (aether_batch_product_f32x8((m.m[9] * m.m[14])) - aether_batch_product_f32x8((m.m[10] * m.m[13])))))))) - aether_batch_product_f32x8((m.m[1] * ((aether_batch_product_f32x8((m.m[4] * (aether_batch_product_f32x8((m.m[10] * m.m[15])) - aether_batch_product_f32x8((m.m[11] * m.m[14]))))) - aether_batch_product_f32x8((m.m[6] * (aether_batch_product_f32x8((m.m[8] * m.m[15])) - aether_batch_product_f32x8((m.m[11] * m.m[12])))))) + aether_batch_product_f32x8((m.m[7] * (aether_batch_product_f32x8((m.m[8] * m.m[14])) - aether_batch_product_f32x8((m.m[10] * m.m[12]))))))))) + aether_batch_product_f32x8((m.m[2] * ((aether_batch_product_f32x8((m.m[4] * (aether_batch_product_f32x8((m.m[9] * m.m[15])) - aether_batch_product_f32x8((m.m[11] * m.m[13]))))) - aether_batch_product_f32x8((m.m[5] * (aether_batch_product_f32x8((m.m[8] * m.m[15])) - aether_batch_product_f32x8((m.m[11] * m.m[12])))))) + aether_batch_product_f32x8((m.m[7] * (aether_batch_product_f32x8((m.m[8] * m.m[13])) - aether_batch_product_f32x8((m.m[9] * m.m[12]))))))))) - aether_batch_product_f32x8((m.m[3] * ((aether_batch_product_f32x8((m.m[4] * (aether_batch_product_f32x8((m.m[9] * m.m[14])) - aether_batch_product_f32x8((m.m[10] * m.m[13]))))) - aether_batch_product_f32x8((m.m[5] * (aether_batch_product_f32x8((m.m[8] * m.m[14])) - aether_batch_product_f32x8((m.m[10] * m.m[12])))))) + aether_batch_product_f32x8((m.m[6] * (aether_batch_product_f32x8((m.m[8] * m.m[13])) - aether_batch_product_f32x8((m.m[9] * m.m[12]))))))))));
@@ -1759,7 +1759,7 @@ static __inline__ void aether_mat4f_inverse_adjugate_batch_x8(aether_mat4fx8 *ae
     *aether_result = out;
 }
 
-static __inline__ void aether_mat4d_inverse_adjugate_batch_x4(aether_mat4dx4 *aether_result, const aether_mat4dx4 *aether_m)
+static __inline__ __attribute__((__always_inline__)) void aether_mat4d_inverse_adjugate_batch_x4(aether_mat4dx4 *aether_result, const aether_mat4dx4 *aether_m)
 {
     const aether_mat4dx4 m = *aether_m;
     const aether_f64x4 s = (aether_batch_splat_f64x4(1.0) / (((aether_batch_product_f64x4((m.m[0] * ((aether_batch_product_f64x4((m.m[5] * (aether_batch_product_f64x4((m.m[10] * m.m[15])) - aether_batch_product_f64x4((m.m[11] * m.m[14]))))) - aether_batch_product_f64x4((m.m[6] * (aether_batch_product_f64x4((m.m[9] * m.m[15])) - aether_batch_product_f64x4((m.m[11] * m.m[13])))))) + aether_batch_product_f64x4((m.m[7] * (aether_batch_product_f64x4((m.m[9] * m.m[14])) - aether_batch_product_f64x4((m.m[10] * m.m[13])))))))) - aether_batch_product_f64x4((m.m[1] * ((aether_batch_product_f64x4((m.m[4] * (aether_batch_product_f64x4((m.m[10] * m.m[15])) - aether_batch_product_f64x4((m.m[11] * m.m[14]))))) - aether_batch_product_f64x4((m.m[6] * (aether_batch_product_f64x4((m.m[8] * m.m[15])) - aether_batch_product_f64x4((m.m[11] * m.m[12])))))) + aether_batch_product_f64x4((m.m[7] * (aether_batch_product_f64x4((m.m[8] * m.m[14])) - aether_batch_product_f64x4((m.m[10] * m.m[12]))))))))) + aether_batch_product_f64x4((m.m[2] * ((aether_batch_product_f64x4((m.m[4] * (aether_batch_product_f64x4((m.m[9] * m.m[15])) - aether_batch_product_f64x4((m.m[11] * m.m[13]))))) - aether_batch_product_f64x4((m.m[5] * (aether_batch_product_f64x4((m.m[8] * m.m[15])) - aether_batch_product_f64x4((m.m[11] * m.m[12])))))) + aether_batch_product_f64x4((m.m[7] * (aether_batch_product_f64x4((m.m[8] * m.m[13])) - aether_batch_product_f64x4((m.m[9] * m.m[12]))))))))) - aether_batch_product_f64x4((m.m[3] * ((aether_batch_product_f64x4((m.m[4] * (aether_batch_product_f64x4((m.m[9] * m.m[14])) - aether_batch_product_f64x4((m.m[10] * m.m[13]))))) - aether_batch_product_f64x4((m.m[5] * (aether_batch_product_f64x4((m.m[8] * m.m[14])) - aether_batch_product_f64x4((m.m[10] * m.m[12])))))) + aether_batch_product_f64x4((m.m[6] * (aether_batch_product_f64x4((m.m[8] * m.m[13])) - aether_batch_product_f64x4((m.m[9] * m.m[12]))))))))));
@@ -1783,7 +1783,7 @@ static __inline__ void aether_mat4d_inverse_adjugate_batch_x4(aether_mat4dx4 *ae
     *aether_result = out;
 }
 
-static __inline__ void aether_f32_two_sum_err_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_a, const aether_f32x8 *aether_b, const aether_f32x8 *aether_s)
+static __inline__ __attribute__((__always_inline__)) void aether_f32_two_sum_err_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_a, const aether_f32x8 *aether_b, const aether_f32x8 *aether_s)
 {
     const aether_f32x8 a = *aether_a;
     const aether_f32x8 b = *aether_b;
@@ -1798,7 +1798,7 @@ static __inline__ void aether_f32_two_sum_err_batch_x8(aether_f32x8 *aether_resu
     *aether_result = aether_fmax_f32x8(ab, ba);
 }
 
-static __inline__ void aether_f64_two_sum_err_batch_x4(aether_f64x4 *aether_result, const aether_f64x4 *aether_a, const aether_f64x4 *aether_b, const aether_f64x4 *aether_s)
+static __inline__ __attribute__((__always_inline__)) void aether_f64_two_sum_err_batch_x4(aether_f64x4 *aether_result, const aether_f64x4 *aether_a, const aether_f64x4 *aether_b, const aether_f64x4 *aether_s)
 {
     const aether_f64x4 a = *aether_a;
     const aether_f64x4 b = *aether_b;
@@ -1813,7 +1813,7 @@ static __inline__ void aether_f64_two_sum_err_batch_x4(aether_f64x4 *aether_resu
     *aether_result = aether_fmax_f64x4(ab, ba);
 }
 
-static __inline__ void aether_f32_two_sum_batch_x8(aether_pairfx8 *aether_result, const aether_f32x8 *aether_a, const aether_f32x8 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_f32_two_sum_batch_x8(aether_pairfx8 *aether_result, const aether_f32x8 *aether_a, const aether_f32x8 *aether_b)
 {
     const aether_f32x8 a = *aether_a;
     const aether_f32x8 b = *aether_b;
@@ -1831,7 +1831,7 @@ static __inline__ void aether_f32_two_sum_batch_x8(aether_pairfx8 *aether_result
     *aether_result = out;
 }
 
-static __inline__ void aether_f64_two_sum_batch_x4(aether_pairdx4 *aether_result, const aether_f64x4 *aether_a, const aether_f64x4 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_f64_two_sum_batch_x4(aether_pairdx4 *aether_result, const aether_f64x4 *aether_a, const aether_f64x4 *aether_b)
 {
     const aether_f64x4 a = *aether_a;
     const aether_f64x4 b = *aether_b;
@@ -1849,7 +1849,7 @@ static __inline__ void aether_f64_two_sum_batch_x4(aether_pairdx4 *aether_result
     *aether_result = out;
 }
 
-static __inline__ void aether_pairf_neumaier_add_batch_x8(aether_pairfx8 *aether_result, const aether_pairfx8 *aether_p, const aether_f32x8 *aether_x)
+static __inline__ __attribute__((__always_inline__)) void aether_pairf_neumaier_add_batch_x8(aether_pairfx8 *aether_result, const aether_pairfx8 *aether_p, const aether_f32x8 *aether_x)
 {
     const aether_pairfx8 p = *aether_p;
     const aether_f32x8 x = *aether_x;
@@ -1868,7 +1868,7 @@ static __inline__ void aether_pairf_neumaier_add_batch_x8(aether_pairfx8 *aether
     *aether_result = out;
 }
 
-static __inline__ void aether_paird_neumaier_add_batch_x4(aether_pairdx4 *aether_result, const aether_pairdx4 *aether_p, const aether_f64x4 *aether_x)
+static __inline__ __attribute__((__always_inline__)) void aether_paird_neumaier_add_batch_x4(aether_pairdx4 *aether_result, const aether_pairdx4 *aether_p, const aether_f64x4 *aether_x)
 {
     const aether_pairdx4 p = *aether_p;
     const aether_f64x4 x = *aether_x;
@@ -1887,7 +1887,7 @@ static __inline__ void aether_paird_neumaier_add_batch_x4(aether_pairdx4 *aether
     *aether_result = out;
 }
 
-static __inline__ void aether_pairf_combine_batch_x8(aether_pairfx8 *aether_result, const aether_pairfx8 *aether_a, const aether_pairfx8 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_pairf_combine_batch_x8(aether_pairfx8 *aether_result, const aether_pairfx8 *aether_a, const aether_pairfx8 *aether_b)
 {
     const aether_pairfx8 a = *aether_a;
     const aether_pairfx8 b = *aether_b;
@@ -1905,7 +1905,7 @@ static __inline__ void aether_pairf_combine_batch_x8(aether_pairfx8 *aether_resu
     *aether_result = out;
 }
 
-static __inline__ void aether_paird_combine_batch_x4(aether_pairdx4 *aether_result, const aether_pairdx4 *aether_a, const aether_pairdx4 *aether_b)
+static __inline__ __attribute__((__always_inline__)) void aether_paird_combine_batch_x4(aether_pairdx4 *aether_result, const aether_pairdx4 *aether_a, const aether_pairdx4 *aether_b)
 {
     const aether_pairdx4 a = *aether_a;
     const aether_pairdx4 b = *aether_b;
@@ -1923,21 +1923,21 @@ static __inline__ void aether_paird_combine_batch_x4(aether_pairdx4 *aether_resu
     *aether_result = out;
 }
 
-static __inline__ void aether_pairf_value_batch_x8(aether_f32x8 *aether_result, const aether_pairfx8 *aether_p)
+static __inline__ __attribute__((__always_inline__)) void aether_pairf_value_batch_x8(aether_f32x8 *aether_result, const aether_pairfx8 *aether_p)
 {
     const aether_pairfx8 p = *aether_p;
     const aether_f32x8 h = aether_barrier_f32x8(p.hi);
     *aether_result = aether_select_f32x8((((aether_i32x8)(h) & (int32_t)0x7f800000) != (int32_t)0x7f800000), (h + aether_barrier_f32x8(p.comp)), h);
 }
 
-static __inline__ void aether_paird_value_batch_x4(aether_f64x4 *aether_result, const aether_pairdx4 *aether_p)
+static __inline__ __attribute__((__always_inline__)) void aether_paird_value_batch_x4(aether_f64x4 *aether_result, const aether_pairdx4 *aether_p)
 {
     const aether_pairdx4 p = *aether_p;
     const aether_f64x4 h = aether_barrier_f64x4(p.hi);
     *aether_result = aether_select_f64x4((((aether_i64x4)(h) & (int64_t)0x7ff0000000000000) != (int64_t)0x7ff0000000000000), (h + aether_barrier_f64x4(p.comp)), h);
 }
 
-static __inline__ void aether_f32_jacobi_rotation_batch_x8(aether_rotationfx8 *aether_result, const aether_f32x8 *aether_app, const aether_f32x8 *aether_aqq, const aether_f32x8 *aether_apq)
+static __inline__ __attribute__((__always_inline__)) void aether_f32_jacobi_rotation_batch_x8(aether_rotationfx8 *aether_result, const aether_f32x8 *aether_app, const aether_f32x8 *aether_aqq, const aether_f32x8 *aether_apq)
 {
     const aether_f32x8 app = *aether_app;
     const aether_f32x8 aqq = *aether_aqq;
@@ -1957,7 +1957,7 @@ static __inline__ void aether_f32_jacobi_rotation_batch_x8(aether_rotationfx8 *a
     *aether_result = out;
 }
 
-static __inline__ void aether_f64_jacobi_rotation_batch_x4(aether_rotationdx4 *aether_result, const aether_f64x4 *aether_app, const aether_f64x4 *aether_aqq, const aether_f64x4 *aether_apq)
+static __inline__ __attribute__((__always_inline__)) void aether_f64_jacobi_rotation_batch_x4(aether_rotationdx4 *aether_result, const aether_f64x4 *aether_app, const aether_f64x4 *aether_aqq, const aether_f64x4 *aether_apq)
 {
     const aether_f64x4 app = *aether_app;
     const aether_f64x4 aqq = *aether_aqq;
@@ -1977,7 +1977,7 @@ static __inline__ void aether_f64_jacobi_rotation_batch_x4(aether_rotationdx4 *a
     *aether_result = out;
 }
 
-static __inline__ void aether_f32_jacobi_update_batch_x8(aether_vec2fx8 *aether_result, const aether_f32x8 *aether_g, const aether_f32x8 *aether_h, const aether_rotationfx8 *aether_r)
+static __inline__ __attribute__((__always_inline__)) void aether_f32_jacobi_update_batch_x8(aether_vec2fx8 *aether_result, const aether_f32x8 *aether_g, const aether_f32x8 *aether_h, const aether_rotationfx8 *aether_r)
 {
     const aether_f32x8 g = *aether_g;
     const aether_f32x8 h = *aether_h;
@@ -1988,7 +1988,7 @@ static __inline__ void aether_f32_jacobi_update_batch_x8(aether_vec2fx8 *aether_
     *aether_result = out;
 }
 
-static __inline__ void aether_f64_jacobi_update_batch_x4(aether_vec2dx4 *aether_result, const aether_f64x4 *aether_g, const aether_f64x4 *aether_h, const aether_rotationdx4 *aether_r)
+static __inline__ __attribute__((__always_inline__)) void aether_f64_jacobi_update_batch_x4(aether_vec2dx4 *aether_result, const aether_f64x4 *aether_g, const aether_f64x4 *aether_h, const aether_rotationdx4 *aether_r)
 {
     const aether_f64x4 g = *aether_g;
     const aether_f64x4 h = *aether_h;
@@ -1999,7 +1999,7 @@ static __inline__ void aether_f64_jacobi_update_batch_x4(aether_vec2dx4 *aether_
     *aether_result = out;
 }
 
-static __inline__ void aether_f32_jacobi_diag_batch_x8(aether_vec2fx8 *aether_result, const aether_f32x8 *aether_app, const aether_f32x8 *aether_aqq, const aether_f32x8 *aether_apq, const aether_rotationfx8 *aether_r)
+static __inline__ __attribute__((__always_inline__)) void aether_f32_jacobi_diag_batch_x8(aether_vec2fx8 *aether_result, const aether_f32x8 *aether_app, const aether_f32x8 *aether_aqq, const aether_f32x8 *aether_apq, const aether_rotationfx8 *aether_r)
 {
     const aether_f32x8 app = *aether_app;
     const aether_f32x8 aqq = *aether_aqq;
@@ -2011,7 +2011,7 @@ static __inline__ void aether_f32_jacobi_diag_batch_x8(aether_vec2fx8 *aether_re
     *aether_result = out;
 }
 
-static __inline__ void aether_f64_jacobi_diag_batch_x4(aether_vec2dx4 *aether_result, const aether_f64x4 *aether_app, const aether_f64x4 *aether_aqq, const aether_f64x4 *aether_apq, const aether_rotationdx4 *aether_r)
+static __inline__ __attribute__((__always_inline__)) void aether_f64_jacobi_diag_batch_x4(aether_vec2dx4 *aether_result, const aether_f64x4 *aether_app, const aether_f64x4 *aether_aqq, const aether_f64x4 *aether_apq, const aether_rotationdx4 *aether_r)
 {
     const aether_f64x4 app = *aether_app;
     const aether_f64x4 aqq = *aether_aqq;
@@ -2057,11 +2057,17 @@ void aether_f32_fmin_aos(const float *a, const float *b, float *out, size_t n)
         aether_f32x8 v_a;
         aether_f32x8 v_b;
         aether_f32x8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a[aether_k] = a[i + aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b[aether_k] = b[i + aether_k];
+        v_a = (aether_f32x8){a[i + 0u], a[i + 1u], a[i + 2u], a[i + 3u], a[i + 4u], a[i + 5u], a[i + 6u], a[i + 7u]};
+        v_b = (aether_f32x8){b[i + 0u], b[i + 1u], b[i + 2u], b[i + 3u], b[i + 4u], b[i + 5u], b[i + 6u], b[i + 7u]};
         aether_f32_fmin_batch_x8(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
+        out[i + 4u] = aether_r[4];
+        out[i + 5u] = aether_r[5];
+        out[i + 6u] = aether_r[6];
+        out[i + 7u] = aether_r[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -2101,11 +2107,13 @@ void aether_f64_fmin_aos(const double *a, const double *b, double *out, size_t n
         aether_f64x4 v_a;
         aether_f64x4 v_b;
         aether_f64x4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a[aether_k] = a[i + aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b[aether_k] = b[i + aether_k];
+        v_a = (aether_f64x4){a[i + 0u], a[i + 1u], a[i + 2u], a[i + 3u]};
+        v_b = (aether_f64x4){b[i + 0u], b[i + 1u], b[i + 2u], b[i + 3u]};
         aether_f64_fmin_batch_x4(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -2145,11 +2153,17 @@ void aether_f32_fmax_aos(const float *a, const float *b, float *out, size_t n)
         aether_f32x8 v_a;
         aether_f32x8 v_b;
         aether_f32x8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a[aether_k] = a[i + aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b[aether_k] = b[i + aether_k];
+        v_a = (aether_f32x8){a[i + 0u], a[i + 1u], a[i + 2u], a[i + 3u], a[i + 4u], a[i + 5u], a[i + 6u], a[i + 7u]};
+        v_b = (aether_f32x8){b[i + 0u], b[i + 1u], b[i + 2u], b[i + 3u], b[i + 4u], b[i + 5u], b[i + 6u], b[i + 7u]};
         aether_f32_fmax_batch_x8(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
+        out[i + 4u] = aether_r[4];
+        out[i + 5u] = aether_r[5];
+        out[i + 6u] = aether_r[6];
+        out[i + 7u] = aether_r[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -2189,11 +2203,13 @@ void aether_f64_fmax_aos(const double *a, const double *b, double *out, size_t n
         aether_f64x4 v_a;
         aether_f64x4 v_b;
         aether_f64x4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a[aether_k] = a[i + aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b[aether_k] = b[i + aether_k];
+        v_a = (aether_f64x4){a[i + 0u], a[i + 1u], a[i + 2u], a[i + 3u]};
+        v_b = (aether_f64x4){b[i + 0u], b[i + 1u], b[i + 2u], b[i + 3u]};
         aether_f64_fmax_batch_x4(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -2228,10 +2244,16 @@ void aether_f32_sign_aos(const float *a, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_f32x8 v_a;
         aether_f32x8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a[aether_k] = a[i + aether_k];
+        v_a = (aether_f32x8){a[i + 0u], a[i + 1u], a[i + 2u], a[i + 3u], a[i + 4u], a[i + 5u], a[i + 6u], a[i + 7u]};
         aether_f32_sign_batch_x8(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
+        out[i + 4u] = aether_r[4];
+        out[i + 5u] = aether_r[5];
+        out[i + 6u] = aether_r[6];
+        out[i + 7u] = aether_r[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -2266,10 +2288,12 @@ void aether_f64_sign_aos(const double *a, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_f64x4 v_a;
         aether_f64x4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a[aether_k] = a[i + aether_k];
+        v_a = (aether_f64x4){a[i + 0u], a[i + 1u], a[i + 2u], a[i + 3u]};
         aether_f64_sign_batch_x4(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -2315,14 +2339,27 @@ void aether_vec2f_add_aos(const aether_vec2f *a, const aether_vec2f *b, aether_v
         aether_vec2fx8 v_a;
         aether_vec2fx8 v_b;
         aether_vec2fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
+        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
         aether_vec2f_add_batch_x8(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -2368,14 +2405,19 @@ void aether_vec2d_add_aos(const aether_vec2d *a, const aether_vec2d *b, aether_v
         aether_vec2dx4 v_a;
         aether_vec2dx4 v_b;
         aether_vec2dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
+        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
         aether_vec2d_add_batch_x4(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -2427,17 +2469,37 @@ void aether_vec3f_add_aos(const aether_vec3f *a, const aether_vec3f *b, aether_v
         aether_vec3fx8 v_a;
         aether_vec3fx8 v_b;
         aether_vec3fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.z[aether_k] = b[i + aether_k].z;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
+        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
+        v_b.z = (aether_f32x8){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z, b[i + 4u].z, b[i + 5u].z, b[i + 6u].z, b[i + 7u].z};
         aether_vec3f_add_batch_x8(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 4u].z = aether_r.z[4];
+        out[i + 5u].z = aether_r.z[5];
+        out[i + 6u].z = aether_r.z[6];
+        out[i + 7u].z = aether_r.z[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -2489,17 +2551,25 @@ void aether_vec3d_add_aos(const aether_vec3d *a, const aether_vec3d *b, aether_v
         aether_vec3dx4 v_a;
         aether_vec3dx4 v_b;
         aether_vec3dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.z[aether_k] = b[i + aether_k].z;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
+        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
+        v_b.z = (aether_f64x4){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z};
         aether_vec3d_add_batch_x4(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -2557,20 +2627,47 @@ void aether_vec4f_add_aos(const aether_vec4f *a, const aether_vec4f *b, aether_v
         aether_vec4fx8 v_a;
         aether_vec4fx8 v_b;
         aether_vec4fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.z[aether_k] = b[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.w[aether_k] = b[i + aether_k].w;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
+        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
+        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
+        v_b.z = (aether_f32x8){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z, b[i + 4u].z, b[i + 5u].z, b[i + 6u].z, b[i + 7u].z};
+        v_b.w = (aether_f32x8){b[i + 0u].w, b[i + 1u].w, b[i + 2u].w, b[i + 3u].w, b[i + 4u].w, b[i + 5u].w, b[i + 6u].w, b[i + 7u].w};
         aether_vec4f_add_batch_x8(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].w = aether_r.w[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 4u].z = aether_r.z[4];
+        out[i + 5u].z = aether_r.z[5];
+        out[i + 6u].z = aether_r.z[6];
+        out[i + 7u].z = aether_r.z[7];
+        out[i + 0u].w = aether_r.w[0];
+        out[i + 1u].w = aether_r.w[1];
+        out[i + 2u].w = aether_r.w[2];
+        out[i + 3u].w = aether_r.w[3];
+        out[i + 4u].w = aether_r.w[4];
+        out[i + 5u].w = aether_r.w[5];
+        out[i + 6u].w = aether_r.w[6];
+        out[i + 7u].w = aether_r.w[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -2628,20 +2725,31 @@ void aether_vec4d_add_aos(const aether_vec4d *a, const aether_vec4d *b, aether_v
         aether_vec4dx4 v_a;
         aether_vec4dx4 v_b;
         aether_vec4dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.z[aether_k] = b[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.w[aether_k] = b[i + aether_k].w;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
+        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
+        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
+        v_b.z = (aether_f64x4){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z};
+        v_b.w = (aether_f64x4){b[i + 0u].w, b[i + 1u].w, b[i + 2u].w, b[i + 3u].w};
         aether_vec4d_add_batch_x4(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].w = aether_r.w[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 0u].w = aether_r.w[0];
+        out[i + 1u].w = aether_r.w[1];
+        out[i + 2u].w = aether_r.w[2];
+        out[i + 3u].w = aether_r.w[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -2687,14 +2795,27 @@ void aether_vec2f_sub_aos(const aether_vec2f *a, const aether_vec2f *b, aether_v
         aether_vec2fx8 v_a;
         aether_vec2fx8 v_b;
         aether_vec2fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
+        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
         aether_vec2f_sub_batch_x8(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -2740,14 +2861,19 @@ void aether_vec2d_sub_aos(const aether_vec2d *a, const aether_vec2d *b, aether_v
         aether_vec2dx4 v_a;
         aether_vec2dx4 v_b;
         aether_vec2dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
+        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
         aether_vec2d_sub_batch_x4(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -2799,17 +2925,37 @@ void aether_vec3f_sub_aos(const aether_vec3f *a, const aether_vec3f *b, aether_v
         aether_vec3fx8 v_a;
         aether_vec3fx8 v_b;
         aether_vec3fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.z[aether_k] = b[i + aether_k].z;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
+        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
+        v_b.z = (aether_f32x8){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z, b[i + 4u].z, b[i + 5u].z, b[i + 6u].z, b[i + 7u].z};
         aether_vec3f_sub_batch_x8(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 4u].z = aether_r.z[4];
+        out[i + 5u].z = aether_r.z[5];
+        out[i + 6u].z = aether_r.z[6];
+        out[i + 7u].z = aether_r.z[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -2861,17 +3007,25 @@ void aether_vec3d_sub_aos(const aether_vec3d *a, const aether_vec3d *b, aether_v
         aether_vec3dx4 v_a;
         aether_vec3dx4 v_b;
         aether_vec3dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.z[aether_k] = b[i + aether_k].z;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
+        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
+        v_b.z = (aether_f64x4){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z};
         aether_vec3d_sub_batch_x4(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -2929,20 +3083,47 @@ void aether_vec4f_sub_aos(const aether_vec4f *a, const aether_vec4f *b, aether_v
         aether_vec4fx8 v_a;
         aether_vec4fx8 v_b;
         aether_vec4fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.z[aether_k] = b[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.w[aether_k] = b[i + aether_k].w;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
+        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
+        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
+        v_b.z = (aether_f32x8){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z, b[i + 4u].z, b[i + 5u].z, b[i + 6u].z, b[i + 7u].z};
+        v_b.w = (aether_f32x8){b[i + 0u].w, b[i + 1u].w, b[i + 2u].w, b[i + 3u].w, b[i + 4u].w, b[i + 5u].w, b[i + 6u].w, b[i + 7u].w};
         aether_vec4f_sub_batch_x8(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].w = aether_r.w[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 4u].z = aether_r.z[4];
+        out[i + 5u].z = aether_r.z[5];
+        out[i + 6u].z = aether_r.z[6];
+        out[i + 7u].z = aether_r.z[7];
+        out[i + 0u].w = aether_r.w[0];
+        out[i + 1u].w = aether_r.w[1];
+        out[i + 2u].w = aether_r.w[2];
+        out[i + 3u].w = aether_r.w[3];
+        out[i + 4u].w = aether_r.w[4];
+        out[i + 5u].w = aether_r.w[5];
+        out[i + 6u].w = aether_r.w[6];
+        out[i + 7u].w = aether_r.w[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -3000,20 +3181,31 @@ void aether_vec4d_sub_aos(const aether_vec4d *a, const aether_vec4d *b, aether_v
         aether_vec4dx4 v_a;
         aether_vec4dx4 v_b;
         aether_vec4dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.z[aether_k] = b[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.w[aether_k] = b[i + aether_k].w;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
+        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
+        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
+        v_b.z = (aether_f64x4){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z};
+        v_b.w = (aether_f64x4){b[i + 0u].w, b[i + 1u].w, b[i + 2u].w, b[i + 3u].w};
         aether_vec4d_sub_batch_x4(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].w = aether_r.w[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 0u].w = aether_r.w[0];
+        out[i + 1u].w = aether_r.w[1];
+        out[i + 2u].w = aether_r.w[2];
+        out[i + 3u].w = aether_r.w[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -3059,14 +3251,27 @@ void aether_vec2f_mul_aos(const aether_vec2f *a, const aether_vec2f *b, aether_v
         aether_vec2fx8 v_a;
         aether_vec2fx8 v_b;
         aether_vec2fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
+        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
         aether_vec2f_mul_batch_x8(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -3112,14 +3317,19 @@ void aether_vec2d_mul_aos(const aether_vec2d *a, const aether_vec2d *b, aether_v
         aether_vec2dx4 v_a;
         aether_vec2dx4 v_b;
         aether_vec2dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
+        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
         aether_vec2d_mul_batch_x4(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -3171,17 +3381,37 @@ void aether_vec3f_mul_aos(const aether_vec3f *a, const aether_vec3f *b, aether_v
         aether_vec3fx8 v_a;
         aether_vec3fx8 v_b;
         aether_vec3fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.z[aether_k] = b[i + aether_k].z;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
+        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
+        v_b.z = (aether_f32x8){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z, b[i + 4u].z, b[i + 5u].z, b[i + 6u].z, b[i + 7u].z};
         aether_vec3f_mul_batch_x8(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 4u].z = aether_r.z[4];
+        out[i + 5u].z = aether_r.z[5];
+        out[i + 6u].z = aether_r.z[6];
+        out[i + 7u].z = aether_r.z[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -3233,17 +3463,25 @@ void aether_vec3d_mul_aos(const aether_vec3d *a, const aether_vec3d *b, aether_v
         aether_vec3dx4 v_a;
         aether_vec3dx4 v_b;
         aether_vec3dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.z[aether_k] = b[i + aether_k].z;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
+        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
+        v_b.z = (aether_f64x4){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z};
         aether_vec3d_mul_batch_x4(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -3301,20 +3539,47 @@ void aether_vec4f_mul_aos(const aether_vec4f *a, const aether_vec4f *b, aether_v
         aether_vec4fx8 v_a;
         aether_vec4fx8 v_b;
         aether_vec4fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.z[aether_k] = b[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.w[aether_k] = b[i + aether_k].w;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
+        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
+        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
+        v_b.z = (aether_f32x8){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z, b[i + 4u].z, b[i + 5u].z, b[i + 6u].z, b[i + 7u].z};
+        v_b.w = (aether_f32x8){b[i + 0u].w, b[i + 1u].w, b[i + 2u].w, b[i + 3u].w, b[i + 4u].w, b[i + 5u].w, b[i + 6u].w, b[i + 7u].w};
         aether_vec4f_mul_batch_x8(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].w = aether_r.w[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 4u].z = aether_r.z[4];
+        out[i + 5u].z = aether_r.z[5];
+        out[i + 6u].z = aether_r.z[6];
+        out[i + 7u].z = aether_r.z[7];
+        out[i + 0u].w = aether_r.w[0];
+        out[i + 1u].w = aether_r.w[1];
+        out[i + 2u].w = aether_r.w[2];
+        out[i + 3u].w = aether_r.w[3];
+        out[i + 4u].w = aether_r.w[4];
+        out[i + 5u].w = aether_r.w[5];
+        out[i + 6u].w = aether_r.w[6];
+        out[i + 7u].w = aether_r.w[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -3372,20 +3637,31 @@ void aether_vec4d_mul_aos(const aether_vec4d *a, const aether_vec4d *b, aether_v
         aether_vec4dx4 v_a;
         aether_vec4dx4 v_b;
         aether_vec4dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.z[aether_k] = b[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.w[aether_k] = b[i + aether_k].w;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
+        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
+        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
+        v_b.z = (aether_f64x4){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z};
+        v_b.w = (aether_f64x4){b[i + 0u].w, b[i + 1u].w, b[i + 2u].w, b[i + 3u].w};
         aether_vec4d_mul_batch_x4(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].w = aether_r.w[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 0u].w = aether_r.w[0];
+        out[i + 1u].w = aether_r.w[1];
+        out[i + 2u].w = aether_r.w[2];
+        out[i + 3u].w = aether_r.w[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -3429,13 +3705,26 @@ void aether_vec2f_scale_aos(const aether_vec2f *a, const float *s, aether_vec2f 
         aether_vec2fx8 v_a;
         aether_f32x8 v_s;
         aether_vec2fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_s[aether_k] = s[i + aether_k];
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_s = (aether_f32x8){s[i + 0u], s[i + 1u], s[i + 2u], s[i + 3u], s[i + 4u], s[i + 5u], s[i + 6u], s[i + 7u]};
         aether_vec2f_scale_batch_x8(&aether_r, &v_a, &v_s);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -3479,13 +3768,18 @@ void aether_vec2d_scale_aos(const aether_vec2d *a, const double *s, aether_vec2d
         aether_vec2dx4 v_a;
         aether_f64x4 v_s;
         aether_vec2dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_s[aether_k] = s[i + aether_k];
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_s = (aether_f64x4){s[i + 0u], s[i + 1u], s[i + 2u], s[i + 3u]};
         aether_vec2d_scale_batch_x4(&aether_r, &v_a, &v_s);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -3533,15 +3827,35 @@ void aether_vec3f_scale_aos(const aether_vec3f *a, const float *s, aether_vec3f 
         aether_vec3fx8 v_a;
         aether_f32x8 v_s;
         aether_vec3fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_s[aether_k] = s[i + aether_k];
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        v_s = (aether_f32x8){s[i + 0u], s[i + 1u], s[i + 2u], s[i + 3u], s[i + 4u], s[i + 5u], s[i + 6u], s[i + 7u]};
         aether_vec3f_scale_batch_x8(&aether_r, &v_a, &v_s);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 4u].z = aether_r.z[4];
+        out[i + 5u].z = aether_r.z[5];
+        out[i + 6u].z = aether_r.z[6];
+        out[i + 7u].z = aether_r.z[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -3589,15 +3903,23 @@ void aether_vec3d_scale_aos(const aether_vec3d *a, const double *s, aether_vec3d
         aether_vec3dx4 v_a;
         aether_f64x4 v_s;
         aether_vec3dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_s[aether_k] = s[i + aether_k];
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        v_s = (aether_f64x4){s[i + 0u], s[i + 1u], s[i + 2u], s[i + 3u]};
         aether_vec3d_scale_batch_x4(&aether_r, &v_a, &v_s);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -3649,17 +3971,44 @@ void aether_vec4f_scale_aos(const aether_vec4f *a, const float *s, aether_vec4f 
         aether_vec4fx8 v_a;
         aether_f32x8 v_s;
         aether_vec4fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_s[aether_k] = s[i + aether_k];
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
+        v_s = (aether_f32x8){s[i + 0u], s[i + 1u], s[i + 2u], s[i + 3u], s[i + 4u], s[i + 5u], s[i + 6u], s[i + 7u]};
         aether_vec4f_scale_batch_x8(&aether_r, &v_a, &v_s);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].w = aether_r.w[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 4u].z = aether_r.z[4];
+        out[i + 5u].z = aether_r.z[5];
+        out[i + 6u].z = aether_r.z[6];
+        out[i + 7u].z = aether_r.z[7];
+        out[i + 0u].w = aether_r.w[0];
+        out[i + 1u].w = aether_r.w[1];
+        out[i + 2u].w = aether_r.w[2];
+        out[i + 3u].w = aether_r.w[3];
+        out[i + 4u].w = aether_r.w[4];
+        out[i + 5u].w = aether_r.w[5];
+        out[i + 6u].w = aether_r.w[6];
+        out[i + 7u].w = aether_r.w[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -3711,17 +4060,28 @@ void aether_vec4d_scale_aos(const aether_vec4d *a, const double *s, aether_vec4d
         aether_vec4dx4 v_a;
         aether_f64x4 v_s;
         aether_vec4dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_s[aether_k] = s[i + aether_k];
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
+        v_s = (aether_f64x4){s[i + 0u], s[i + 1u], s[i + 2u], s[i + 3u]};
         aether_vec4d_scale_batch_x4(&aether_r, &v_a, &v_s);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].w = aether_r.w[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 0u].w = aether_r.w[0];
+        out[i + 1u].w = aether_r.w[1];
+        out[i + 2u].w = aether_r.w[2];
+        out[i + 3u].w = aether_r.w[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -3765,13 +4125,26 @@ void aether_vec2f_div_aos(const aether_vec2f *a, const float *s, aether_vec2f *o
         aether_vec2fx8 v_a;
         aether_f32x8 v_s;
         aether_vec2fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_s[aether_k] = s[i + aether_k];
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_s = (aether_f32x8){s[i + 0u], s[i + 1u], s[i + 2u], s[i + 3u], s[i + 4u], s[i + 5u], s[i + 6u], s[i + 7u]};
         aether_vec2f_div_batch_x8(&aether_r, &v_a, &v_s);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -3815,13 +4188,18 @@ void aether_vec2d_div_aos(const aether_vec2d *a, const double *s, aether_vec2d *
         aether_vec2dx4 v_a;
         aether_f64x4 v_s;
         aether_vec2dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_s[aether_k] = s[i + aether_k];
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_s = (aether_f64x4){s[i + 0u], s[i + 1u], s[i + 2u], s[i + 3u]};
         aether_vec2d_div_batch_x4(&aether_r, &v_a, &v_s);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -3869,15 +4247,35 @@ void aether_vec3f_div_aos(const aether_vec3f *a, const float *s, aether_vec3f *o
         aether_vec3fx8 v_a;
         aether_f32x8 v_s;
         aether_vec3fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_s[aether_k] = s[i + aether_k];
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        v_s = (aether_f32x8){s[i + 0u], s[i + 1u], s[i + 2u], s[i + 3u], s[i + 4u], s[i + 5u], s[i + 6u], s[i + 7u]};
         aether_vec3f_div_batch_x8(&aether_r, &v_a, &v_s);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 4u].z = aether_r.z[4];
+        out[i + 5u].z = aether_r.z[5];
+        out[i + 6u].z = aether_r.z[6];
+        out[i + 7u].z = aether_r.z[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -3925,15 +4323,23 @@ void aether_vec3d_div_aos(const aether_vec3d *a, const double *s, aether_vec3d *
         aether_vec3dx4 v_a;
         aether_f64x4 v_s;
         aether_vec3dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_s[aether_k] = s[i + aether_k];
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        v_s = (aether_f64x4){s[i + 0u], s[i + 1u], s[i + 2u], s[i + 3u]};
         aether_vec3d_div_batch_x4(&aether_r, &v_a, &v_s);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -3985,17 +4391,44 @@ void aether_vec4f_div_aos(const aether_vec4f *a, const float *s, aether_vec4f *o
         aether_vec4fx8 v_a;
         aether_f32x8 v_s;
         aether_vec4fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_s[aether_k] = s[i + aether_k];
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
+        v_s = (aether_f32x8){s[i + 0u], s[i + 1u], s[i + 2u], s[i + 3u], s[i + 4u], s[i + 5u], s[i + 6u], s[i + 7u]};
         aether_vec4f_div_batch_x8(&aether_r, &v_a, &v_s);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].w = aether_r.w[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 4u].z = aether_r.z[4];
+        out[i + 5u].z = aether_r.z[5];
+        out[i + 6u].z = aether_r.z[6];
+        out[i + 7u].z = aether_r.z[7];
+        out[i + 0u].w = aether_r.w[0];
+        out[i + 1u].w = aether_r.w[1];
+        out[i + 2u].w = aether_r.w[2];
+        out[i + 3u].w = aether_r.w[3];
+        out[i + 4u].w = aether_r.w[4];
+        out[i + 5u].w = aether_r.w[5];
+        out[i + 6u].w = aether_r.w[6];
+        out[i + 7u].w = aether_r.w[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -4047,17 +4480,28 @@ void aether_vec4d_div_aos(const aether_vec4d *a, const double *s, aether_vec4d *
         aether_vec4dx4 v_a;
         aether_f64x4 v_s;
         aether_vec4dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_s[aether_k] = s[i + aether_k];
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
+        v_s = (aether_f64x4){s[i + 0u], s[i + 1u], s[i + 2u], s[i + 3u]};
         aether_vec4d_div_batch_x4(&aether_r, &v_a, &v_s);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].w = aether_r.w[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 0u].w = aether_r.w[0];
+        out[i + 1u].w = aether_r.w[1];
+        out[i + 2u].w = aether_r.w[2];
+        out[i + 3u].w = aether_r.w[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -4092,10 +4536,16 @@ void aether_f32_neg_aos(const float *a, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_f32x8 v_a;
         aether_f32x8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a[aether_k] = a[i + aether_k];
+        v_a = (aether_f32x8){a[i + 0u], a[i + 1u], a[i + 2u], a[i + 3u], a[i + 4u], a[i + 5u], a[i + 6u], a[i + 7u]};
         aether_f32_neg_batch_x8(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
+        out[i + 4u] = aether_r[4];
+        out[i + 5u] = aether_r[5];
+        out[i + 6u] = aether_r[6];
+        out[i + 7u] = aether_r[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -4130,10 +4580,12 @@ void aether_f64_neg_aos(const double *a, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_f64x4 v_a;
         aether_f64x4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a[aether_k] = a[i + aether_k];
+        v_a = (aether_f64x4){a[i + 0u], a[i + 1u], a[i + 2u], a[i + 3u]};
         aether_f64_neg_batch_x4(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -4172,12 +4624,25 @@ void aether_vec2f_neg_aos(const aether_vec2f *a, aether_vec2f *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_vec2fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
         aether_vec2f_neg_batch_x8(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -4216,12 +4681,17 @@ void aether_vec2d_neg_aos(const aether_vec2d *a, aether_vec2d *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_vec2dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
         aether_vec2d_neg_batch_x4(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -4264,14 +4734,34 @@ void aether_vec3f_neg_aos(const aether_vec3f *a, aether_vec3f *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_vec3fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
         aether_vec3f_neg_batch_x8(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 4u].z = aether_r.z[4];
+        out[i + 5u].z = aether_r.z[5];
+        out[i + 6u].z = aether_r.z[6];
+        out[i + 7u].z = aether_r.z[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -4314,14 +4804,22 @@ void aether_vec3d_neg_aos(const aether_vec3d *a, aether_vec3d *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_vec3dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
         aether_vec3d_neg_batch_x4(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -4368,16 +4866,43 @@ void aether_vec4f_neg_aos(const aether_vec4f *a, aether_vec4f *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_vec4fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
         aether_vec4f_neg_batch_x8(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].w = aether_r.w[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 4u].z = aether_r.z[4];
+        out[i + 5u].z = aether_r.z[5];
+        out[i + 6u].z = aether_r.z[6];
+        out[i + 7u].z = aether_r.z[7];
+        out[i + 0u].w = aether_r.w[0];
+        out[i + 1u].w = aether_r.w[1];
+        out[i + 2u].w = aether_r.w[2];
+        out[i + 3u].w = aether_r.w[3];
+        out[i + 4u].w = aether_r.w[4];
+        out[i + 5u].w = aether_r.w[5];
+        out[i + 6u].w = aether_r.w[6];
+        out[i + 7u].w = aether_r.w[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -4424,16 +4949,27 @@ void aether_vec4d_neg_aos(const aether_vec4d *a, aether_vec4d *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_vec4dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
         aether_vec4d_neg_batch_x4(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].w = aether_r.w[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 0u].w = aether_r.w[0];
+        out[i + 1u].w = aether_r.w[1];
+        out[i + 2u].w = aether_r.w[2];
+        out[i + 3u].w = aether_r.w[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -4468,10 +5004,16 @@ void aether_f32_abs_aos(const float *a, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_f32x8 v_a;
         aether_f32x8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a[aether_k] = a[i + aether_k];
+        v_a = (aether_f32x8){a[i + 0u], a[i + 1u], a[i + 2u], a[i + 3u], a[i + 4u], a[i + 5u], a[i + 6u], a[i + 7u]};
         aether_f32_abs_batch_x8(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
+        out[i + 4u] = aether_r[4];
+        out[i + 5u] = aether_r[5];
+        out[i + 6u] = aether_r[6];
+        out[i + 7u] = aether_r[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -4506,10 +5048,12 @@ void aether_f64_abs_aos(const double *a, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_f64x4 v_a;
         aether_f64x4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a[aether_k] = a[i + aether_k];
+        v_a = (aether_f64x4){a[i + 0u], a[i + 1u], a[i + 2u], a[i + 3u]};
         aether_f64_abs_batch_x4(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -4548,12 +5092,25 @@ void aether_vec2f_abs_aos(const aether_vec2f *a, aether_vec2f *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_vec2fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
         aether_vec2f_abs_batch_x8(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -4592,12 +5149,17 @@ void aether_vec2d_abs_aos(const aether_vec2d *a, aether_vec2d *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_vec2dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
         aether_vec2d_abs_batch_x4(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -4640,14 +5202,34 @@ void aether_vec3f_abs_aos(const aether_vec3f *a, aether_vec3f *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_vec3fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
         aether_vec3f_abs_batch_x8(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 4u].z = aether_r.z[4];
+        out[i + 5u].z = aether_r.z[5];
+        out[i + 6u].z = aether_r.z[6];
+        out[i + 7u].z = aether_r.z[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -4690,14 +5272,22 @@ void aether_vec3d_abs_aos(const aether_vec3d *a, aether_vec3d *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_vec3dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
         aether_vec3d_abs_batch_x4(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -4744,16 +5334,43 @@ void aether_vec4f_abs_aos(const aether_vec4f *a, aether_vec4f *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_vec4fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
         aether_vec4f_abs_batch_x8(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].w = aether_r.w[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 4u].z = aether_r.z[4];
+        out[i + 5u].z = aether_r.z[5];
+        out[i + 6u].z = aether_r.z[6];
+        out[i + 7u].z = aether_r.z[7];
+        out[i + 0u].w = aether_r.w[0];
+        out[i + 1u].w = aether_r.w[1];
+        out[i + 2u].w = aether_r.w[2];
+        out[i + 3u].w = aether_r.w[3];
+        out[i + 4u].w = aether_r.w[4];
+        out[i + 5u].w = aether_r.w[5];
+        out[i + 6u].w = aether_r.w[6];
+        out[i + 7u].w = aether_r.w[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -4800,16 +5417,27 @@ void aether_vec4d_abs_aos(const aether_vec4d *a, aether_vec4d *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_vec4dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
         aether_vec4d_abs_batch_x4(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].w = aether_r.w[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 0u].w = aether_r.w[0];
+        out[i + 1u].w = aether_r.w[1];
+        out[i + 2u].w = aether_r.w[2];
+        out[i + 3u].w = aether_r.w[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -4855,14 +5483,27 @@ void aether_vec2f_min_aos(const aether_vec2f *a, const aether_vec2f *b, aether_v
         aether_vec2fx8 v_a;
         aether_vec2fx8 v_b;
         aether_vec2fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
+        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
         aether_vec2f_min_batch_x8(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -4908,14 +5549,19 @@ void aether_vec2d_min_aos(const aether_vec2d *a, const aether_vec2d *b, aether_v
         aether_vec2dx4 v_a;
         aether_vec2dx4 v_b;
         aether_vec2dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
+        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
         aether_vec2d_min_batch_x4(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -4967,17 +5613,37 @@ void aether_vec3f_min_aos(const aether_vec3f *a, const aether_vec3f *b, aether_v
         aether_vec3fx8 v_a;
         aether_vec3fx8 v_b;
         aether_vec3fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.z[aether_k] = b[i + aether_k].z;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
+        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
+        v_b.z = (aether_f32x8){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z, b[i + 4u].z, b[i + 5u].z, b[i + 6u].z, b[i + 7u].z};
         aether_vec3f_min_batch_x8(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 4u].z = aether_r.z[4];
+        out[i + 5u].z = aether_r.z[5];
+        out[i + 6u].z = aether_r.z[6];
+        out[i + 7u].z = aether_r.z[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -5029,17 +5695,25 @@ void aether_vec3d_min_aos(const aether_vec3d *a, const aether_vec3d *b, aether_v
         aether_vec3dx4 v_a;
         aether_vec3dx4 v_b;
         aether_vec3dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.z[aether_k] = b[i + aether_k].z;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
+        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
+        v_b.z = (aether_f64x4){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z};
         aether_vec3d_min_batch_x4(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -5097,20 +5771,47 @@ void aether_vec4f_min_aos(const aether_vec4f *a, const aether_vec4f *b, aether_v
         aether_vec4fx8 v_a;
         aether_vec4fx8 v_b;
         aether_vec4fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.z[aether_k] = b[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.w[aether_k] = b[i + aether_k].w;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
+        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
+        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
+        v_b.z = (aether_f32x8){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z, b[i + 4u].z, b[i + 5u].z, b[i + 6u].z, b[i + 7u].z};
+        v_b.w = (aether_f32x8){b[i + 0u].w, b[i + 1u].w, b[i + 2u].w, b[i + 3u].w, b[i + 4u].w, b[i + 5u].w, b[i + 6u].w, b[i + 7u].w};
         aether_vec4f_min_batch_x8(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].w = aether_r.w[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 4u].z = aether_r.z[4];
+        out[i + 5u].z = aether_r.z[5];
+        out[i + 6u].z = aether_r.z[6];
+        out[i + 7u].z = aether_r.z[7];
+        out[i + 0u].w = aether_r.w[0];
+        out[i + 1u].w = aether_r.w[1];
+        out[i + 2u].w = aether_r.w[2];
+        out[i + 3u].w = aether_r.w[3];
+        out[i + 4u].w = aether_r.w[4];
+        out[i + 5u].w = aether_r.w[5];
+        out[i + 6u].w = aether_r.w[6];
+        out[i + 7u].w = aether_r.w[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -5168,20 +5869,31 @@ void aether_vec4d_min_aos(const aether_vec4d *a, const aether_vec4d *b, aether_v
         aether_vec4dx4 v_a;
         aether_vec4dx4 v_b;
         aether_vec4dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.z[aether_k] = b[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.w[aether_k] = b[i + aether_k].w;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
+        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
+        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
+        v_b.z = (aether_f64x4){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z};
+        v_b.w = (aether_f64x4){b[i + 0u].w, b[i + 1u].w, b[i + 2u].w, b[i + 3u].w};
         aether_vec4d_min_batch_x4(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].w = aether_r.w[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 0u].w = aether_r.w[0];
+        out[i + 1u].w = aether_r.w[1];
+        out[i + 2u].w = aether_r.w[2];
+        out[i + 3u].w = aether_r.w[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -5227,14 +5939,27 @@ void aether_vec2f_max_aos(const aether_vec2f *a, const aether_vec2f *b, aether_v
         aether_vec2fx8 v_a;
         aether_vec2fx8 v_b;
         aether_vec2fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
+        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
         aether_vec2f_max_batch_x8(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -5280,14 +6005,19 @@ void aether_vec2d_max_aos(const aether_vec2d *a, const aether_vec2d *b, aether_v
         aether_vec2dx4 v_a;
         aether_vec2dx4 v_b;
         aether_vec2dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
+        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
         aether_vec2d_max_batch_x4(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -5339,17 +6069,37 @@ void aether_vec3f_max_aos(const aether_vec3f *a, const aether_vec3f *b, aether_v
         aether_vec3fx8 v_a;
         aether_vec3fx8 v_b;
         aether_vec3fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.z[aether_k] = b[i + aether_k].z;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
+        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
+        v_b.z = (aether_f32x8){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z, b[i + 4u].z, b[i + 5u].z, b[i + 6u].z, b[i + 7u].z};
         aether_vec3f_max_batch_x8(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 4u].z = aether_r.z[4];
+        out[i + 5u].z = aether_r.z[5];
+        out[i + 6u].z = aether_r.z[6];
+        out[i + 7u].z = aether_r.z[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -5401,17 +6151,25 @@ void aether_vec3d_max_aos(const aether_vec3d *a, const aether_vec3d *b, aether_v
         aether_vec3dx4 v_a;
         aether_vec3dx4 v_b;
         aether_vec3dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.z[aether_k] = b[i + aether_k].z;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
+        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
+        v_b.z = (aether_f64x4){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z};
         aether_vec3d_max_batch_x4(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -5469,20 +6227,47 @@ void aether_vec4f_max_aos(const aether_vec4f *a, const aether_vec4f *b, aether_v
         aether_vec4fx8 v_a;
         aether_vec4fx8 v_b;
         aether_vec4fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.z[aether_k] = b[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.w[aether_k] = b[i + aether_k].w;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
+        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
+        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
+        v_b.z = (aether_f32x8){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z, b[i + 4u].z, b[i + 5u].z, b[i + 6u].z, b[i + 7u].z};
+        v_b.w = (aether_f32x8){b[i + 0u].w, b[i + 1u].w, b[i + 2u].w, b[i + 3u].w, b[i + 4u].w, b[i + 5u].w, b[i + 6u].w, b[i + 7u].w};
         aether_vec4f_max_batch_x8(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].w = aether_r.w[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 4u].z = aether_r.z[4];
+        out[i + 5u].z = aether_r.z[5];
+        out[i + 6u].z = aether_r.z[6];
+        out[i + 7u].z = aether_r.z[7];
+        out[i + 0u].w = aether_r.w[0];
+        out[i + 1u].w = aether_r.w[1];
+        out[i + 2u].w = aether_r.w[2];
+        out[i + 3u].w = aether_r.w[3];
+        out[i + 4u].w = aether_r.w[4];
+        out[i + 5u].w = aether_r.w[5];
+        out[i + 6u].w = aether_r.w[6];
+        out[i + 7u].w = aether_r.w[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -5540,20 +6325,31 @@ void aether_vec4d_max_aos(const aether_vec4d *a, const aether_vec4d *b, aether_v
         aether_vec4dx4 v_a;
         aether_vec4dx4 v_b;
         aether_vec4dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.z[aether_k] = b[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.w[aether_k] = b[i + aether_k].w;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
+        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
+        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
+        v_b.z = (aether_f64x4){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z};
+        v_b.w = (aether_f64x4){b[i + 0u].w, b[i + 1u].w, b[i + 2u].w, b[i + 3u].w};
         aether_vec4d_max_batch_x4(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].w = aether_r.w[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 0u].w = aether_r.w[0];
+        out[i + 1u].w = aether_r.w[1];
+        out[i + 2u].w = aether_r.w[2];
+        out[i + 3u].w = aether_r.w[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -5604,15 +6400,28 @@ void aether_vec2f_lerp_aos(const aether_vec2f *a, const aether_vec2f *b, const f
         aether_vec2fx8 v_b;
         aether_f32x8 v_t;
         aether_vec2fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_t[aether_k] = t[i + aether_k];
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
+        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
+        v_t = (aether_f32x8){t[i + 0u], t[i + 1u], t[i + 2u], t[i + 3u], t[i + 4u], t[i + 5u], t[i + 6u], t[i + 7u]};
         aether_vec2f_lerp_batch_x8(&aether_r, &v_a, &v_b, &v_t);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -5663,15 +6472,20 @@ void aether_vec2d_lerp_aos(const aether_vec2d *a, const aether_vec2d *b, const d
         aether_vec2dx4 v_b;
         aether_f64x4 v_t;
         aether_vec2dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_t[aether_k] = t[i + aether_k];
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
+        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
+        v_t = (aether_f64x4){t[i + 0u], t[i + 1u], t[i + 2u], t[i + 3u]};
         aether_vec2d_lerp_batch_x4(&aether_r, &v_a, &v_b, &v_t);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -5728,18 +6542,38 @@ void aether_vec3f_lerp_aos(const aether_vec3f *a, const aether_vec3f *b, const f
         aether_vec3fx8 v_b;
         aether_f32x8 v_t;
         aether_vec3fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.z[aether_k] = b[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_t[aether_k] = t[i + aether_k];
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
+        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
+        v_b.z = (aether_f32x8){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z, b[i + 4u].z, b[i + 5u].z, b[i + 6u].z, b[i + 7u].z};
+        v_t = (aether_f32x8){t[i + 0u], t[i + 1u], t[i + 2u], t[i + 3u], t[i + 4u], t[i + 5u], t[i + 6u], t[i + 7u]};
         aether_vec3f_lerp_batch_x8(&aether_r, &v_a, &v_b, &v_t);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 4u].z = aether_r.z[4];
+        out[i + 5u].z = aether_r.z[5];
+        out[i + 6u].z = aether_r.z[6];
+        out[i + 7u].z = aether_r.z[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -5796,18 +6630,26 @@ void aether_vec3d_lerp_aos(const aether_vec3d *a, const aether_vec3d *b, const d
         aether_vec3dx4 v_b;
         aether_f64x4 v_t;
         aether_vec3dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.z[aether_k] = b[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_t[aether_k] = t[i + aether_k];
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
+        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
+        v_b.z = (aether_f64x4){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z};
+        v_t = (aether_f64x4){t[i + 0u], t[i + 1u], t[i + 2u], t[i + 3u]};
         aether_vec3d_lerp_batch_x4(&aether_r, &v_a, &v_b, &v_t);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -5870,21 +6712,48 @@ void aether_vec4f_lerp_aos(const aether_vec4f *a, const aether_vec4f *b, const f
         aether_vec4fx8 v_b;
         aether_f32x8 v_t;
         aether_vec4fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.z[aether_k] = b[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.w[aether_k] = b[i + aether_k].w;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_t[aether_k] = t[i + aether_k];
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
+        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
+        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
+        v_b.z = (aether_f32x8){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z, b[i + 4u].z, b[i + 5u].z, b[i + 6u].z, b[i + 7u].z};
+        v_b.w = (aether_f32x8){b[i + 0u].w, b[i + 1u].w, b[i + 2u].w, b[i + 3u].w, b[i + 4u].w, b[i + 5u].w, b[i + 6u].w, b[i + 7u].w};
+        v_t = (aether_f32x8){t[i + 0u], t[i + 1u], t[i + 2u], t[i + 3u], t[i + 4u], t[i + 5u], t[i + 6u], t[i + 7u]};
         aether_vec4f_lerp_batch_x8(&aether_r, &v_a, &v_b, &v_t);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].w = aether_r.w[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 4u].z = aether_r.z[4];
+        out[i + 5u].z = aether_r.z[5];
+        out[i + 6u].z = aether_r.z[6];
+        out[i + 7u].z = aether_r.z[7];
+        out[i + 0u].w = aether_r.w[0];
+        out[i + 1u].w = aether_r.w[1];
+        out[i + 2u].w = aether_r.w[2];
+        out[i + 3u].w = aether_r.w[3];
+        out[i + 4u].w = aether_r.w[4];
+        out[i + 5u].w = aether_r.w[5];
+        out[i + 6u].w = aether_r.w[6];
+        out[i + 7u].w = aether_r.w[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -5947,21 +6816,32 @@ void aether_vec4d_lerp_aos(const aether_vec4d *a, const aether_vec4d *b, const d
         aether_vec4dx4 v_b;
         aether_f64x4 v_t;
         aether_vec4dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.z[aether_k] = b[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.w[aether_k] = b[i + aether_k].w;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_t[aether_k] = t[i + aether_k];
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
+        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
+        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
+        v_b.z = (aether_f64x4){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z};
+        v_b.w = (aether_f64x4){b[i + 0u].w, b[i + 1u].w, b[i + 2u].w, b[i + 3u].w};
+        v_t = (aether_f64x4){t[i + 0u], t[i + 1u], t[i + 2u], t[i + 3u]};
         aether_vec4d_lerp_batch_x4(&aether_r, &v_a, &v_b, &v_t);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].w = aether_r.w[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 0u].w = aether_r.w[0];
+        out[i + 1u].w = aether_r.w[1];
+        out[i + 2u].w = aether_r.w[2];
+        out[i + 3u].w = aether_r.w[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -5998,11 +6878,17 @@ void aether_vec2f_sum_aos(const aether_vec2f *a, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_f32x8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
         aether_vec2f_sum_batch_x8(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
+        out[i + 4u] = aether_r[4];
+        out[i + 5u] = aether_r[5];
+        out[i + 6u] = aether_r[6];
+        out[i + 7u] = aether_r[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -6039,11 +6925,13 @@ void aether_vec2d_sum_aos(const aether_vec2d *a, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_f64x4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
         aether_vec2d_sum_batch_x4(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -6082,12 +6970,18 @@ void aether_vec3f_sum_aos(const aether_vec3f *a, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_f32x8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
         aether_vec3f_sum_batch_x8(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
+        out[i + 4u] = aether_r[4];
+        out[i + 5u] = aether_r[5];
+        out[i + 6u] = aether_r[6];
+        out[i + 7u] = aether_r[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -6126,12 +7020,14 @@ void aether_vec3d_sum_aos(const aether_vec3d *a, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_f64x4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
         aether_vec3d_sum_batch_x4(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -6172,13 +7068,19 @@ void aether_vec4f_sum_aos(const aether_vec4f *a, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_f32x8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
         aether_vec4f_sum_batch_x8(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
+        out[i + 4u] = aether_r[4];
+        out[i + 5u] = aether_r[5];
+        out[i + 6u] = aether_r[6];
+        out[i + 7u] = aether_r[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -6219,13 +7121,15 @@ void aether_vec4d_sum_aos(const aether_vec4d *a, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_f64x4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
         aether_vec4d_sum_batch_x4(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -6269,13 +7173,19 @@ void aether_vec2f_dot_aos(const aether_vec2f *a, const aether_vec2f *b, float *o
         aether_vec2fx8 v_a;
         aether_vec2fx8 v_b;
         aether_f32x8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
+        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
         aether_vec2f_dot_batch_x8(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
+        out[i + 4u] = aether_r[4];
+        out[i + 5u] = aether_r[5];
+        out[i + 6u] = aether_r[6];
+        out[i + 7u] = aether_r[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -6319,13 +7229,15 @@ void aether_vec2d_dot_aos(const aether_vec2d *a, const aether_vec2d *b, double *
         aether_vec2dx4 v_a;
         aether_vec2dx4 v_b;
         aether_f64x4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
+        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
         aether_vec2d_dot_batch_x4(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -6373,15 +7285,21 @@ void aether_vec3f_dot_aos(const aether_vec3f *a, const aether_vec3f *b, float *o
         aether_vec3fx8 v_a;
         aether_vec3fx8 v_b;
         aether_f32x8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.z[aether_k] = b[i + aether_k].z;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
+        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
+        v_b.z = (aether_f32x8){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z, b[i + 4u].z, b[i + 5u].z, b[i + 6u].z, b[i + 7u].z};
         aether_vec3f_dot_batch_x8(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
+        out[i + 4u] = aether_r[4];
+        out[i + 5u] = aether_r[5];
+        out[i + 6u] = aether_r[6];
+        out[i + 7u] = aether_r[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -6429,15 +7347,17 @@ void aether_vec3d_dot_aos(const aether_vec3d *a, const aether_vec3d *b, double *
         aether_vec3dx4 v_a;
         aether_vec3dx4 v_b;
         aether_f64x4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.z[aether_k] = b[i + aether_k].z;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
+        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
+        v_b.z = (aether_f64x4){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z};
         aether_vec3d_dot_batch_x4(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -6489,17 +7409,23 @@ void aether_vec4f_dot_aos(const aether_vec4f *a, const aether_vec4f *b, float *o
         aether_vec4fx8 v_a;
         aether_vec4fx8 v_b;
         aether_f32x8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.z[aether_k] = b[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.w[aether_k] = b[i + aether_k].w;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
+        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
+        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
+        v_b.z = (aether_f32x8){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z, b[i + 4u].z, b[i + 5u].z, b[i + 6u].z, b[i + 7u].z};
+        v_b.w = (aether_f32x8){b[i + 0u].w, b[i + 1u].w, b[i + 2u].w, b[i + 3u].w, b[i + 4u].w, b[i + 5u].w, b[i + 6u].w, b[i + 7u].w};
         aether_vec4f_dot_batch_x8(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
+        out[i + 4u] = aether_r[4];
+        out[i + 5u] = aether_r[5];
+        out[i + 6u] = aether_r[6];
+        out[i + 7u] = aether_r[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -6551,17 +7477,19 @@ void aether_vec4d_dot_aos(const aether_vec4d *a, const aether_vec4d *b, double *
         aether_vec4dx4 v_a;
         aether_vec4dx4 v_b;
         aether_f64x4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.z[aether_k] = b[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.w[aether_k] = b[i + aether_k].w;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
+        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
+        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
+        v_b.z = (aether_f64x4){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z};
+        v_b.w = (aether_f64x4){b[i + 0u].w, b[i + 1u].w, b[i + 2u].w, b[i + 3u].w};
         aether_vec4d_dot_batch_x4(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -6598,11 +7526,17 @@ void aether_vec2f_squared_norm_aos(const aether_vec2f *a, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_f32x8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
         aether_vec2f_squared_norm_batch_x8(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
+        out[i + 4u] = aether_r[4];
+        out[i + 5u] = aether_r[5];
+        out[i + 6u] = aether_r[6];
+        out[i + 7u] = aether_r[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -6639,11 +7573,13 @@ void aether_vec2d_squared_norm_aos(const aether_vec2d *a, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_f64x4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
         aether_vec2d_squared_norm_batch_x4(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -6682,12 +7618,18 @@ void aether_vec3f_squared_norm_aos(const aether_vec3f *a, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_f32x8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
         aether_vec3f_squared_norm_batch_x8(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
+        out[i + 4u] = aether_r[4];
+        out[i + 5u] = aether_r[5];
+        out[i + 6u] = aether_r[6];
+        out[i + 7u] = aether_r[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -6726,12 +7668,14 @@ void aether_vec3d_squared_norm_aos(const aether_vec3d *a, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_f64x4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
         aether_vec3d_squared_norm_batch_x4(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -6772,13 +7716,19 @@ void aether_vec4f_squared_norm_aos(const aether_vec4f *a, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_f32x8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
         aether_vec4f_squared_norm_batch_x8(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
+        out[i + 4u] = aether_r[4];
+        out[i + 5u] = aether_r[5];
+        out[i + 6u] = aether_r[6];
+        out[i + 7u] = aether_r[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -6819,13 +7769,15 @@ void aether_vec4d_squared_norm_aos(const aether_vec4d *a, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_f64x4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
         aether_vec4d_squared_norm_batch_x4(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -6862,11 +7814,17 @@ void aether_vec2f_norm_aos(const aether_vec2f *a, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_f32x8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
         aether_vec2f_norm_batch_x8(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
+        out[i + 4u] = aether_r[4];
+        out[i + 5u] = aether_r[5];
+        out[i + 6u] = aether_r[6];
+        out[i + 7u] = aether_r[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -6903,11 +7861,13 @@ void aether_vec2d_norm_aos(const aether_vec2d *a, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_f64x4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
         aether_vec2d_norm_batch_x4(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -6946,12 +7906,18 @@ void aether_vec3f_norm_aos(const aether_vec3f *a, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_f32x8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
         aether_vec3f_norm_batch_x8(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
+        out[i + 4u] = aether_r[4];
+        out[i + 5u] = aether_r[5];
+        out[i + 6u] = aether_r[6];
+        out[i + 7u] = aether_r[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -6990,12 +7956,14 @@ void aether_vec3d_norm_aos(const aether_vec3d *a, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_f64x4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
         aether_vec3d_norm_batch_x4(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -7036,13 +8004,19 @@ void aether_vec4f_norm_aos(const aether_vec4f *a, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_f32x8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
         aether_vec4f_norm_batch_x8(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
+        out[i + 4u] = aether_r[4];
+        out[i + 5u] = aether_r[5];
+        out[i + 6u] = aether_r[6];
+        out[i + 7u] = aether_r[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -7083,13 +8057,15 @@ void aether_vec4d_norm_aos(const aether_vec4d *a, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_f64x4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
         aether_vec4d_norm_batch_x4(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -7126,11 +8102,17 @@ void aether_vec2f_max_norm_aos(const aether_vec2f *a, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_f32x8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
         aether_vec2f_max_norm_batch_x8(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
+        out[i + 4u] = aether_r[4];
+        out[i + 5u] = aether_r[5];
+        out[i + 6u] = aether_r[6];
+        out[i + 7u] = aether_r[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -7167,11 +8149,13 @@ void aether_vec2d_max_norm_aos(const aether_vec2d *a, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_f64x4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
         aether_vec2d_max_norm_batch_x4(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -7210,12 +8194,18 @@ void aether_vec3f_max_norm_aos(const aether_vec3f *a, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_f32x8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
         aether_vec3f_max_norm_batch_x8(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
+        out[i + 4u] = aether_r[4];
+        out[i + 5u] = aether_r[5];
+        out[i + 6u] = aether_r[6];
+        out[i + 7u] = aether_r[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -7254,12 +8244,14 @@ void aether_vec3d_max_norm_aos(const aether_vec3d *a, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_f64x4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
         aether_vec3d_max_norm_batch_x4(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -7300,13 +8292,19 @@ void aether_vec4f_max_norm_aos(const aether_vec4f *a, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_f32x8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
         aether_vec4f_max_norm_batch_x8(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
+        out[i + 4u] = aether_r[4];
+        out[i + 5u] = aether_r[5];
+        out[i + 6u] = aether_r[6];
+        out[i + 7u] = aether_r[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -7347,13 +8345,15 @@ void aether_vec4d_max_norm_aos(const aether_vec4d *a, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_f64x4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
         aether_vec4d_max_norm_batch_x4(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -7391,8 +8391,8 @@ void aether_vec2f_is_finite_aos(const aether_vec2f *a, int *out, size_t n)
         aether_vec2fx8 v_a;
         aether_i32x8 aether_r;
         unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
         aether_vec2f_is_finite_batch_x8(&aether_r, &v_a);
         for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k] != 0;
     }
@@ -7432,8 +8432,8 @@ void aether_vec2d_is_finite_aos(const aether_vec2d *a, int *out, size_t n)
         aether_vec2dx4 v_a;
         aether_i64x4 aether_r;
         unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
         aether_vec2d_is_finite_batch_x4(&aether_r, &v_a);
         for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k] != 0;
     }
@@ -7475,9 +8475,9 @@ void aether_vec3f_is_finite_aos(const aether_vec3f *a, int *out, size_t n)
         aether_vec3fx8 v_a;
         aether_i32x8 aether_r;
         unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
         aether_vec3f_is_finite_batch_x8(&aether_r, &v_a);
         for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k] != 0;
     }
@@ -7519,9 +8519,9 @@ void aether_vec3d_is_finite_aos(const aether_vec3d *a, int *out, size_t n)
         aether_vec3dx4 v_a;
         aether_i64x4 aether_r;
         unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
         aether_vec3d_is_finite_batch_x4(&aether_r, &v_a);
         for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k] != 0;
     }
@@ -7565,10 +8565,10 @@ void aether_vec4f_is_finite_aos(const aether_vec4f *a, int *out, size_t n)
         aether_vec4fx8 v_a;
         aether_i32x8 aether_r;
         unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
         aether_vec4f_is_finite_batch_x8(&aether_r, &v_a);
         for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k] != 0;
     }
@@ -7612,10 +8612,10 @@ void aether_vec4d_is_finite_aos(const aether_vec4d *a, int *out, size_t n)
         aether_vec4dx4 v_a;
         aether_i64x4 aether_r;
         unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
         aether_vec4d_is_finite_batch_x4(&aether_r, &v_a);
         for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k] != 0;
     }
@@ -7656,12 +8656,25 @@ void aether_vec2f_normalize_aos(const aether_vec2f *a, aether_vec2f *out, size_t
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_vec2fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
         aether_vec2f_normalize_batch_x8(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -7700,12 +8713,17 @@ void aether_vec2d_normalize_aos(const aether_vec2d *a, aether_vec2d *out, size_t
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_vec2dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
         aether_vec2d_normalize_batch_x4(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -7748,14 +8766,34 @@ void aether_vec3f_normalize_aos(const aether_vec3f *a, aether_vec3f *out, size_t
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_vec3fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
         aether_vec3f_normalize_batch_x8(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 4u].z = aether_r.z[4];
+        out[i + 5u].z = aether_r.z[5];
+        out[i + 6u].z = aether_r.z[6];
+        out[i + 7u].z = aether_r.z[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -7798,14 +8836,22 @@ void aether_vec3d_normalize_aos(const aether_vec3d *a, aether_vec3d *out, size_t
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_vec3dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
         aether_vec3d_normalize_batch_x4(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -7852,16 +8898,43 @@ void aether_vec4f_normalize_aos(const aether_vec4f *a, aether_vec4f *out, size_t
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_vec4fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
         aether_vec4f_normalize_batch_x8(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].w = aether_r.w[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 4u].z = aether_r.z[4];
+        out[i + 5u].z = aether_r.z[5];
+        out[i + 6u].z = aether_r.z[6];
+        out[i + 7u].z = aether_r.z[7];
+        out[i + 0u].w = aether_r.w[0];
+        out[i + 1u].w = aether_r.w[1];
+        out[i + 2u].w = aether_r.w[2];
+        out[i + 3u].w = aether_r.w[3];
+        out[i + 4u].w = aether_r.w[4];
+        out[i + 5u].w = aether_r.w[5];
+        out[i + 6u].w = aether_r.w[6];
+        out[i + 7u].w = aether_r.w[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -7908,16 +8981,27 @@ void aether_vec4d_normalize_aos(const aether_vec4d *a, aether_vec4d *out, size_t
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_vec4dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
         aether_vec4d_normalize_batch_x4(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].w = aether_r.w[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 0u].w = aether_r.w[0];
+        out[i + 1u].w = aether_r.w[1];
+        out[i + 2u].w = aether_r.w[2];
+        out[i + 3u].w = aether_r.w[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -7964,16 +9048,43 @@ void aether_quatf_normalize_aos(const aether_quatf *a, aether_quatf *out, size_t
     for (; n - i >= 8u; i += 8u) {
         aether_quatfx8 v_a;
         aether_quatfx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
+        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
         aether_quatf_normalize_batch_x8(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].w = aether_r.w[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
+        out[i + 0u].w = aether_r.w[0];
+        out[i + 1u].w = aether_r.w[1];
+        out[i + 2u].w = aether_r.w[2];
+        out[i + 3u].w = aether_r.w[3];
+        out[i + 4u].w = aether_r.w[4];
+        out[i + 5u].w = aether_r.w[5];
+        out[i + 6u].w = aether_r.w[6];
+        out[i + 7u].w = aether_r.w[7];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 4u].z = aether_r.z[4];
+        out[i + 5u].z = aether_r.z[5];
+        out[i + 6u].z = aether_r.z[6];
+        out[i + 7u].z = aether_r.z[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -8020,16 +9131,27 @@ void aether_quatd_normalize_aos(const aether_quatd *a, aether_quatd *out, size_t
     for (; n - i >= 4u; i += 4u) {
         aether_quatdx4 v_a;
         aether_quatdx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
+        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
         aether_quatd_normalize_batch_x4(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].w = aether_r.w[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
+        out[i + 0u].w = aether_r.w[0];
+        out[i + 1u].w = aether_r.w[1];
+        out[i + 2u].w = aether_r.w[2];
+        out[i + 3u].w = aether_r.w[3];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -8081,17 +9203,37 @@ void aether_vec3f_cross_aos(const aether_vec3f *a, const aether_vec3f *b, aether
         aether_vec3fx8 v_a;
         aether_vec3fx8 v_b;
         aether_vec3fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.z[aether_k] = b[i + aether_k].z;
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
+        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
+        v_b.z = (aether_f32x8){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z, b[i + 4u].z, b[i + 5u].z, b[i + 6u].z, b[i + 7u].z};
         aether_vec3f_cross_batch_x8(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 4u].z = aether_r.z[4];
+        out[i + 5u].z = aether_r.z[5];
+        out[i + 6u].z = aether_r.z[6];
+        out[i + 7u].z = aether_r.z[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -8143,17 +9285,25 @@ void aether_vec3d_cross_aos(const aether_vec3d *a, const aether_vec3d *b, aether
         aether_vec3dx4 v_a;
         aether_vec3dx4 v_b;
         aether_vec3dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.z[aether_k] = b[i + aether_k].z;
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
+        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
+        v_b.z = (aether_f64x4){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z};
         aether_vec3d_cross_batch_x4(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -8211,20 +9361,47 @@ void aether_quatf_mul_aos(const aether_quatf *a, const aether_quatf *b, aether_q
         aether_quatfx8 v_a;
         aether_quatfx8 v_b;
         aether_quatfx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.w[aether_k] = b[i + aether_k].w;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.z[aether_k] = b[i + aether_k].z;
+        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        v_b.w = (aether_f32x8){b[i + 0u].w, b[i + 1u].w, b[i + 2u].w, b[i + 3u].w, b[i + 4u].w, b[i + 5u].w, b[i + 6u].w, b[i + 7u].w};
+        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
+        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
+        v_b.z = (aether_f32x8){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z, b[i + 4u].z, b[i + 5u].z, b[i + 6u].z, b[i + 7u].z};
         aether_quatf_mul_batch_x8(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].w = aether_r.w[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
+        out[i + 0u].w = aether_r.w[0];
+        out[i + 1u].w = aether_r.w[1];
+        out[i + 2u].w = aether_r.w[2];
+        out[i + 3u].w = aether_r.w[3];
+        out[i + 4u].w = aether_r.w[4];
+        out[i + 5u].w = aether_r.w[5];
+        out[i + 6u].w = aether_r.w[6];
+        out[i + 7u].w = aether_r.w[7];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 4u].z = aether_r.z[4];
+        out[i + 5u].z = aether_r.z[5];
+        out[i + 6u].z = aether_r.z[6];
+        out[i + 7u].z = aether_r.z[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -8282,20 +9459,31 @@ void aether_quatd_mul_aos(const aether_quatd *a, const aether_quatd *b, aether_q
         aether_quatdx4 v_a;
         aether_quatdx4 v_b;
         aether_quatdx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.w[aether_k] = b[i + aether_k].w;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.x[aether_k] = b[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.y[aether_k] = b[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.z[aether_k] = b[i + aether_k].z;
+        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        v_b.w = (aether_f64x4){b[i + 0u].w, b[i + 1u].w, b[i + 2u].w, b[i + 3u].w};
+        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
+        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
+        v_b.z = (aether_f64x4){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z};
         aether_quatd_mul_batch_x4(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].w = aether_r.w[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
+        out[i + 0u].w = aether_r.w[0];
+        out[i + 1u].w = aether_r.w[1];
+        out[i + 2u].w = aether_r.w[2];
+        out[i + 3u].w = aether_r.w[3];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -8342,16 +9530,43 @@ void aether_quatf_conjugate_aos(const aether_quatf *a, aether_quatf *out, size_t
     for (; n - i >= 8u; i += 8u) {
         aether_quatfx8 v_a;
         aether_quatfx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
+        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
+        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
+        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
         aether_quatf_conjugate_batch_x8(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].w = aether_r.w[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
+        out[i + 0u].w = aether_r.w[0];
+        out[i + 1u].w = aether_r.w[1];
+        out[i + 2u].w = aether_r.w[2];
+        out[i + 3u].w = aether_r.w[3];
+        out[i + 4u].w = aether_r.w[4];
+        out[i + 5u].w = aether_r.w[5];
+        out[i + 6u].w = aether_r.w[6];
+        out[i + 7u].w = aether_r.w[7];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 4u].z = aether_r.z[4];
+        out[i + 5u].z = aether_r.z[5];
+        out[i + 6u].z = aether_r.z[6];
+        out[i + 7u].z = aether_r.z[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -8398,16 +9613,27 @@ void aether_quatd_conjugate_aos(const aether_quatd *a, aether_quatd *out, size_t
     for (; n - i >= 4u; i += 4u) {
         aether_quatdx4 v_a;
         aether_quatdx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.w[aether_k] = a[i + aether_k].w;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.x[aether_k] = a[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.y[aether_k] = a[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.z[aether_k] = a[i + aether_k].z;
+        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
+        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
+        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
         aether_quatd_conjugate_batch_x4(&aether_r, &v_a);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].w = aether_r.w[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
+        out[i + 0u].w = aether_r.w[0];
+        out[i + 1u].w = aether_r.w[1];
+        out[i + 2u].w = aether_r.w[2];
+        out[i + 3u].w = aether_r.w[3];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -8461,18 +9687,38 @@ void aether_quatf_rotate_aos(const aether_quatf *q, const aether_vec3f *v, aethe
         aether_quatfx8 v_q;
         aether_vec3fx8 v_v;
         aether_vec3fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_q.w[aether_k] = q[i + aether_k].w;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_q.x[aether_k] = q[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_q.y[aether_k] = q[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_q.z[aether_k] = q[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_v.x[aether_k] = v[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_v.y[aether_k] = v[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_v.z[aether_k] = v[i + aether_k].z;
+        v_q.w = (aether_f32x8){q[i + 0u].w, q[i + 1u].w, q[i + 2u].w, q[i + 3u].w, q[i + 4u].w, q[i + 5u].w, q[i + 6u].w, q[i + 7u].w};
+        v_q.x = (aether_f32x8){q[i + 0u].x, q[i + 1u].x, q[i + 2u].x, q[i + 3u].x, q[i + 4u].x, q[i + 5u].x, q[i + 6u].x, q[i + 7u].x};
+        v_q.y = (aether_f32x8){q[i + 0u].y, q[i + 1u].y, q[i + 2u].y, q[i + 3u].y, q[i + 4u].y, q[i + 5u].y, q[i + 6u].y, q[i + 7u].y};
+        v_q.z = (aether_f32x8){q[i + 0u].z, q[i + 1u].z, q[i + 2u].z, q[i + 3u].z, q[i + 4u].z, q[i + 5u].z, q[i + 6u].z, q[i + 7u].z};
+        v_v.x = (aether_f32x8){v[i + 0u].x, v[i + 1u].x, v[i + 2u].x, v[i + 3u].x, v[i + 4u].x, v[i + 5u].x, v[i + 6u].x, v[i + 7u].x};
+        v_v.y = (aether_f32x8){v[i + 0u].y, v[i + 1u].y, v[i + 2u].y, v[i + 3u].y, v[i + 4u].y, v[i + 5u].y, v[i + 6u].y, v[i + 7u].y};
+        v_v.z = (aether_f32x8){v[i + 0u].z, v[i + 1u].z, v[i + 2u].z, v[i + 3u].z, v[i + 4u].z, v[i + 5u].z, v[i + 6u].z, v[i + 7u].z};
         aether_quatf_rotate_batch_x8(&aether_r, &v_q, &v_v);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 4u].z = aether_r.z[4];
+        out[i + 5u].z = aether_r.z[5];
+        out[i + 6u].z = aether_r.z[6];
+        out[i + 7u].z = aether_r.z[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -8526,18 +9772,26 @@ void aether_quatd_rotate_aos(const aether_quatd *q, const aether_vec3d *v, aethe
         aether_quatdx4 v_q;
         aether_vec3dx4 v_v;
         aether_vec3dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_q.w[aether_k] = q[i + aether_k].w;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_q.x[aether_k] = q[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_q.y[aether_k] = q[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_q.z[aether_k] = q[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_v.x[aether_k] = v[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_v.y[aether_k] = v[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_v.z[aether_k] = v[i + aether_k].z;
+        v_q.w = (aether_f64x4){q[i + 0u].w, q[i + 1u].w, q[i + 2u].w, q[i + 3u].w};
+        v_q.x = (aether_f64x4){q[i + 0u].x, q[i + 1u].x, q[i + 2u].x, q[i + 3u].x};
+        v_q.y = (aether_f64x4){q[i + 0u].y, q[i + 1u].y, q[i + 2u].y, q[i + 3u].y};
+        v_q.z = (aether_f64x4){q[i + 0u].z, q[i + 1u].z, q[i + 2u].z, q[i + 3u].z};
+        v_v.x = (aether_f64x4){v[i + 0u].x, v[i + 1u].x, v[i + 2u].x, v[i + 3u].x};
+        v_v.y = (aether_f64x4){v[i + 0u].y, v[i + 1u].y, v[i + 2u].y, v[i + 3u].y};
+        v_v.z = (aether_f64x4){v[i + 0u].z, v[i + 1u].z, v[i + 2u].z, v[i + 3u].z};
         aether_quatd_rotate_batch_x4(&aether_r, &v_q, &v_v);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -8587,16 +9841,29 @@ void aether_mat2f_mul_vec_aos(const aether_mat2f *m, const aether_vec2f *v, aeth
         aether_mat2fx8 v_m;
         aether_vec2fx8 v_v;
         aether_vec2fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[0][aether_k] = m[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[1][aether_k] = m[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[2][aether_k] = m[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[3][aether_k] = m[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_v.x[aether_k] = v[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_v.y[aether_k] = v[i + aether_k].y;
+        v_m.m[0] = (aether_f32x8){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0], m[i + 4u].m[0], m[i + 5u].m[0], m[i + 6u].m[0], m[i + 7u].m[0]};
+        v_m.m[1] = (aether_f32x8){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1], m[i + 4u].m[1], m[i + 5u].m[1], m[i + 6u].m[1], m[i + 7u].m[1]};
+        v_m.m[2] = (aether_f32x8){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2], m[i + 4u].m[2], m[i + 5u].m[2], m[i + 6u].m[2], m[i + 7u].m[2]};
+        v_m.m[3] = (aether_f32x8){m[i + 0u].m[3], m[i + 1u].m[3], m[i + 2u].m[3], m[i + 3u].m[3], m[i + 4u].m[3], m[i + 5u].m[3], m[i + 6u].m[3], m[i + 7u].m[3]};
+        v_v.x = (aether_f32x8){v[i + 0u].x, v[i + 1u].x, v[i + 2u].x, v[i + 3u].x, v[i + 4u].x, v[i + 5u].x, v[i + 6u].x, v[i + 7u].x};
+        v_v.y = (aether_f32x8){v[i + 0u].y, v[i + 1u].y, v[i + 2u].y, v[i + 3u].y, v[i + 4u].y, v[i + 5u].y, v[i + 6u].y, v[i + 7u].y};
         aether_mat2f_mul_vec_batch_x8(&aether_r, &v_m, &v_v);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -8646,16 +9913,21 @@ void aether_mat2d_mul_vec_aos(const aether_mat2d *m, const aether_vec2d *v, aeth
         aether_mat2dx4 v_m;
         aether_vec2dx4 v_v;
         aether_vec2dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[0][aether_k] = m[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[1][aether_k] = m[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[2][aether_k] = m[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[3][aether_k] = m[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_v.x[aether_k] = v[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_v.y[aether_k] = v[i + aether_k].y;
+        v_m.m[0] = (aether_f64x4){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0]};
+        v_m.m[1] = (aether_f64x4){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1]};
+        v_m.m[2] = (aether_f64x4){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2]};
+        v_m.m[3] = (aether_f64x4){m[i + 0u].m[3], m[i + 1u].m[3], m[i + 2u].m[3], m[i + 3u].m[3]};
+        v_v.x = (aether_f64x4){v[i + 0u].x, v[i + 1u].x, v[i + 2u].x, v[i + 3u].x};
+        v_v.y = (aether_f64x4){v[i + 0u].y, v[i + 1u].y, v[i + 2u].y, v[i + 3u].y};
         aether_mat2d_mul_vec_batch_x4(&aether_r, &v_m, &v_v);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -8719,23 +9991,43 @@ void aether_mat3f_mul_vec_aos(const aether_mat3f *m, const aether_vec3f *v, aeth
         aether_mat3fx8 v_m;
         aether_vec3fx8 v_v;
         aether_vec3fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[0][aether_k] = m[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[1][aether_k] = m[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[2][aether_k] = m[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[3][aether_k] = m[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[4][aether_k] = m[i + aether_k].m[4];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[5][aether_k] = m[i + aether_k].m[5];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[6][aether_k] = m[i + aether_k].m[6];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[7][aether_k] = m[i + aether_k].m[7];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[8][aether_k] = m[i + aether_k].m[8];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_v.x[aether_k] = v[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_v.y[aether_k] = v[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_v.z[aether_k] = v[i + aether_k].z;
+        v_m.m[0] = (aether_f32x8){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0], m[i + 4u].m[0], m[i + 5u].m[0], m[i + 6u].m[0], m[i + 7u].m[0]};
+        v_m.m[1] = (aether_f32x8){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1], m[i + 4u].m[1], m[i + 5u].m[1], m[i + 6u].m[1], m[i + 7u].m[1]};
+        v_m.m[2] = (aether_f32x8){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2], m[i + 4u].m[2], m[i + 5u].m[2], m[i + 6u].m[2], m[i + 7u].m[2]};
+        v_m.m[3] = (aether_f32x8){m[i + 0u].m[3], m[i + 1u].m[3], m[i + 2u].m[3], m[i + 3u].m[3], m[i + 4u].m[3], m[i + 5u].m[3], m[i + 6u].m[3], m[i + 7u].m[3]};
+        v_m.m[4] = (aether_f32x8){m[i + 0u].m[4], m[i + 1u].m[4], m[i + 2u].m[4], m[i + 3u].m[4], m[i + 4u].m[4], m[i + 5u].m[4], m[i + 6u].m[4], m[i + 7u].m[4]};
+        v_m.m[5] = (aether_f32x8){m[i + 0u].m[5], m[i + 1u].m[5], m[i + 2u].m[5], m[i + 3u].m[5], m[i + 4u].m[5], m[i + 5u].m[5], m[i + 6u].m[5], m[i + 7u].m[5]};
+        v_m.m[6] = (aether_f32x8){m[i + 0u].m[6], m[i + 1u].m[6], m[i + 2u].m[6], m[i + 3u].m[6], m[i + 4u].m[6], m[i + 5u].m[6], m[i + 6u].m[6], m[i + 7u].m[6]};
+        v_m.m[7] = (aether_f32x8){m[i + 0u].m[7], m[i + 1u].m[7], m[i + 2u].m[7], m[i + 3u].m[7], m[i + 4u].m[7], m[i + 5u].m[7], m[i + 6u].m[7], m[i + 7u].m[7]};
+        v_m.m[8] = (aether_f32x8){m[i + 0u].m[8], m[i + 1u].m[8], m[i + 2u].m[8], m[i + 3u].m[8], m[i + 4u].m[8], m[i + 5u].m[8], m[i + 6u].m[8], m[i + 7u].m[8]};
+        v_v.x = (aether_f32x8){v[i + 0u].x, v[i + 1u].x, v[i + 2u].x, v[i + 3u].x, v[i + 4u].x, v[i + 5u].x, v[i + 6u].x, v[i + 7u].x};
+        v_v.y = (aether_f32x8){v[i + 0u].y, v[i + 1u].y, v[i + 2u].y, v[i + 3u].y, v[i + 4u].y, v[i + 5u].y, v[i + 6u].y, v[i + 7u].y};
+        v_v.z = (aether_f32x8){v[i + 0u].z, v[i + 1u].z, v[i + 2u].z, v[i + 3u].z, v[i + 4u].z, v[i + 5u].z, v[i + 6u].z, v[i + 7u].z};
         aether_mat3f_mul_vec_batch_x8(&aether_r, &v_m, &v_v);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 4u].z = aether_r.z[4];
+        out[i + 5u].z = aether_r.z[5];
+        out[i + 6u].z = aether_r.z[6];
+        out[i + 7u].z = aether_r.z[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -8799,23 +10091,31 @@ void aether_mat3d_mul_vec_aos(const aether_mat3d *m, const aether_vec3d *v, aeth
         aether_mat3dx4 v_m;
         aether_vec3dx4 v_v;
         aether_vec3dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[0][aether_k] = m[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[1][aether_k] = m[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[2][aether_k] = m[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[3][aether_k] = m[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[4][aether_k] = m[i + aether_k].m[4];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[5][aether_k] = m[i + aether_k].m[5];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[6][aether_k] = m[i + aether_k].m[6];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[7][aether_k] = m[i + aether_k].m[7];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[8][aether_k] = m[i + aether_k].m[8];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_v.x[aether_k] = v[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_v.y[aether_k] = v[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_v.z[aether_k] = v[i + aether_k].z;
+        v_m.m[0] = (aether_f64x4){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0]};
+        v_m.m[1] = (aether_f64x4){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1]};
+        v_m.m[2] = (aether_f64x4){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2]};
+        v_m.m[3] = (aether_f64x4){m[i + 0u].m[3], m[i + 1u].m[3], m[i + 2u].m[3], m[i + 3u].m[3]};
+        v_m.m[4] = (aether_f64x4){m[i + 0u].m[4], m[i + 1u].m[4], m[i + 2u].m[4], m[i + 3u].m[4]};
+        v_m.m[5] = (aether_f64x4){m[i + 0u].m[5], m[i + 1u].m[5], m[i + 2u].m[5], m[i + 3u].m[5]};
+        v_m.m[6] = (aether_f64x4){m[i + 0u].m[6], m[i + 1u].m[6], m[i + 2u].m[6], m[i + 3u].m[6]};
+        v_m.m[7] = (aether_f64x4){m[i + 0u].m[7], m[i + 1u].m[7], m[i + 2u].m[7], m[i + 3u].m[7]};
+        v_m.m[8] = (aether_f64x4){m[i + 0u].m[8], m[i + 1u].m[8], m[i + 2u].m[8], m[i + 3u].m[8]};
+        v_v.x = (aether_f64x4){v[i + 0u].x, v[i + 1u].x, v[i + 2u].x, v[i + 3u].x};
+        v_v.y = (aether_f64x4){v[i + 0u].y, v[i + 1u].y, v[i + 2u].y, v[i + 3u].y};
+        v_v.z = (aether_f64x4){v[i + 0u].z, v[i + 1u].z, v[i + 2u].z, v[i + 3u].z};
         aether_mat3d_mul_vec_batch_x4(&aether_r, &v_m, &v_v);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -8897,32 +10197,59 @@ void aether_mat4f_mul_vec_aos(const aether_mat4f *m, const aether_vec4f *v, aeth
         aether_mat4fx8 v_m;
         aether_vec4fx8 v_v;
         aether_vec4fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[0][aether_k] = m[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[1][aether_k] = m[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[2][aether_k] = m[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[3][aether_k] = m[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[4][aether_k] = m[i + aether_k].m[4];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[5][aether_k] = m[i + aether_k].m[5];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[6][aether_k] = m[i + aether_k].m[6];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[7][aether_k] = m[i + aether_k].m[7];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[8][aether_k] = m[i + aether_k].m[8];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[9][aether_k] = m[i + aether_k].m[9];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[10][aether_k] = m[i + aether_k].m[10];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[11][aether_k] = m[i + aether_k].m[11];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[12][aether_k] = m[i + aether_k].m[12];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[13][aether_k] = m[i + aether_k].m[13];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[14][aether_k] = m[i + aether_k].m[14];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[15][aether_k] = m[i + aether_k].m[15];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_v.x[aether_k] = v[i + aether_k].x;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_v.y[aether_k] = v[i + aether_k].y;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_v.z[aether_k] = v[i + aether_k].z;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_v.w[aether_k] = v[i + aether_k].w;
+        v_m.m[0] = (aether_f32x8){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0], m[i + 4u].m[0], m[i + 5u].m[0], m[i + 6u].m[0], m[i + 7u].m[0]};
+        v_m.m[1] = (aether_f32x8){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1], m[i + 4u].m[1], m[i + 5u].m[1], m[i + 6u].m[1], m[i + 7u].m[1]};
+        v_m.m[2] = (aether_f32x8){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2], m[i + 4u].m[2], m[i + 5u].m[2], m[i + 6u].m[2], m[i + 7u].m[2]};
+        v_m.m[3] = (aether_f32x8){m[i + 0u].m[3], m[i + 1u].m[3], m[i + 2u].m[3], m[i + 3u].m[3], m[i + 4u].m[3], m[i + 5u].m[3], m[i + 6u].m[3], m[i + 7u].m[3]};
+        v_m.m[4] = (aether_f32x8){m[i + 0u].m[4], m[i + 1u].m[4], m[i + 2u].m[4], m[i + 3u].m[4], m[i + 4u].m[4], m[i + 5u].m[4], m[i + 6u].m[4], m[i + 7u].m[4]};
+        v_m.m[5] = (aether_f32x8){m[i + 0u].m[5], m[i + 1u].m[5], m[i + 2u].m[5], m[i + 3u].m[5], m[i + 4u].m[5], m[i + 5u].m[5], m[i + 6u].m[5], m[i + 7u].m[5]};
+        v_m.m[6] = (aether_f32x8){m[i + 0u].m[6], m[i + 1u].m[6], m[i + 2u].m[6], m[i + 3u].m[6], m[i + 4u].m[6], m[i + 5u].m[6], m[i + 6u].m[6], m[i + 7u].m[6]};
+        v_m.m[7] = (aether_f32x8){m[i + 0u].m[7], m[i + 1u].m[7], m[i + 2u].m[7], m[i + 3u].m[7], m[i + 4u].m[7], m[i + 5u].m[7], m[i + 6u].m[7], m[i + 7u].m[7]};
+        v_m.m[8] = (aether_f32x8){m[i + 0u].m[8], m[i + 1u].m[8], m[i + 2u].m[8], m[i + 3u].m[8], m[i + 4u].m[8], m[i + 5u].m[8], m[i + 6u].m[8], m[i + 7u].m[8]};
+        v_m.m[9] = (aether_f32x8){m[i + 0u].m[9], m[i + 1u].m[9], m[i + 2u].m[9], m[i + 3u].m[9], m[i + 4u].m[9], m[i + 5u].m[9], m[i + 6u].m[9], m[i + 7u].m[9]};
+        v_m.m[10] = (aether_f32x8){m[i + 0u].m[10], m[i + 1u].m[10], m[i + 2u].m[10], m[i + 3u].m[10], m[i + 4u].m[10], m[i + 5u].m[10], m[i + 6u].m[10], m[i + 7u].m[10]};
+        v_m.m[11] = (aether_f32x8){m[i + 0u].m[11], m[i + 1u].m[11], m[i + 2u].m[11], m[i + 3u].m[11], m[i + 4u].m[11], m[i + 5u].m[11], m[i + 6u].m[11], m[i + 7u].m[11]};
+        v_m.m[12] = (aether_f32x8){m[i + 0u].m[12], m[i + 1u].m[12], m[i + 2u].m[12], m[i + 3u].m[12], m[i + 4u].m[12], m[i + 5u].m[12], m[i + 6u].m[12], m[i + 7u].m[12]};
+        v_m.m[13] = (aether_f32x8){m[i + 0u].m[13], m[i + 1u].m[13], m[i + 2u].m[13], m[i + 3u].m[13], m[i + 4u].m[13], m[i + 5u].m[13], m[i + 6u].m[13], m[i + 7u].m[13]};
+        v_m.m[14] = (aether_f32x8){m[i + 0u].m[14], m[i + 1u].m[14], m[i + 2u].m[14], m[i + 3u].m[14], m[i + 4u].m[14], m[i + 5u].m[14], m[i + 6u].m[14], m[i + 7u].m[14]};
+        v_m.m[15] = (aether_f32x8){m[i + 0u].m[15], m[i + 1u].m[15], m[i + 2u].m[15], m[i + 3u].m[15], m[i + 4u].m[15], m[i + 5u].m[15], m[i + 6u].m[15], m[i + 7u].m[15]};
+        v_v.x = (aether_f32x8){v[i + 0u].x, v[i + 1u].x, v[i + 2u].x, v[i + 3u].x, v[i + 4u].x, v[i + 5u].x, v[i + 6u].x, v[i + 7u].x};
+        v_v.y = (aether_f32x8){v[i + 0u].y, v[i + 1u].y, v[i + 2u].y, v[i + 3u].y, v[i + 4u].y, v[i + 5u].y, v[i + 6u].y, v[i + 7u].y};
+        v_v.z = (aether_f32x8){v[i + 0u].z, v[i + 1u].z, v[i + 2u].z, v[i + 3u].z, v[i + 4u].z, v[i + 5u].z, v[i + 6u].z, v[i + 7u].z};
+        v_v.w = (aether_f32x8){v[i + 0u].w, v[i + 1u].w, v[i + 2u].w, v[i + 3u].w, v[i + 4u].w, v[i + 5u].w, v[i + 6u].w, v[i + 7u].w};
         aether_mat4f_mul_vec_batch_x8(&aether_r, &v_m, &v_v);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].w = aether_r.w[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 4u].z = aether_r.z[4];
+        out[i + 5u].z = aether_r.z[5];
+        out[i + 6u].z = aether_r.z[6];
+        out[i + 7u].z = aether_r.z[7];
+        out[i + 0u].w = aether_r.w[0];
+        out[i + 1u].w = aether_r.w[1];
+        out[i + 2u].w = aether_r.w[2];
+        out[i + 3u].w = aether_r.w[3];
+        out[i + 4u].w = aether_r.w[4];
+        out[i + 5u].w = aether_r.w[5];
+        out[i + 6u].w = aether_r.w[6];
+        out[i + 7u].w = aether_r.w[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -9004,32 +10331,43 @@ void aether_mat4d_mul_vec_aos(const aether_mat4d *m, const aether_vec4d *v, aeth
         aether_mat4dx4 v_m;
         aether_vec4dx4 v_v;
         aether_vec4dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[0][aether_k] = m[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[1][aether_k] = m[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[2][aether_k] = m[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[3][aether_k] = m[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[4][aether_k] = m[i + aether_k].m[4];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[5][aether_k] = m[i + aether_k].m[5];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[6][aether_k] = m[i + aether_k].m[6];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[7][aether_k] = m[i + aether_k].m[7];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[8][aether_k] = m[i + aether_k].m[8];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[9][aether_k] = m[i + aether_k].m[9];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[10][aether_k] = m[i + aether_k].m[10];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[11][aether_k] = m[i + aether_k].m[11];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[12][aether_k] = m[i + aether_k].m[12];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[13][aether_k] = m[i + aether_k].m[13];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[14][aether_k] = m[i + aether_k].m[14];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[15][aether_k] = m[i + aether_k].m[15];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_v.x[aether_k] = v[i + aether_k].x;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_v.y[aether_k] = v[i + aether_k].y;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_v.z[aether_k] = v[i + aether_k].z;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_v.w[aether_k] = v[i + aether_k].w;
+        v_m.m[0] = (aether_f64x4){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0]};
+        v_m.m[1] = (aether_f64x4){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1]};
+        v_m.m[2] = (aether_f64x4){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2]};
+        v_m.m[3] = (aether_f64x4){m[i + 0u].m[3], m[i + 1u].m[3], m[i + 2u].m[3], m[i + 3u].m[3]};
+        v_m.m[4] = (aether_f64x4){m[i + 0u].m[4], m[i + 1u].m[4], m[i + 2u].m[4], m[i + 3u].m[4]};
+        v_m.m[5] = (aether_f64x4){m[i + 0u].m[5], m[i + 1u].m[5], m[i + 2u].m[5], m[i + 3u].m[5]};
+        v_m.m[6] = (aether_f64x4){m[i + 0u].m[6], m[i + 1u].m[6], m[i + 2u].m[6], m[i + 3u].m[6]};
+        v_m.m[7] = (aether_f64x4){m[i + 0u].m[7], m[i + 1u].m[7], m[i + 2u].m[7], m[i + 3u].m[7]};
+        v_m.m[8] = (aether_f64x4){m[i + 0u].m[8], m[i + 1u].m[8], m[i + 2u].m[8], m[i + 3u].m[8]};
+        v_m.m[9] = (aether_f64x4){m[i + 0u].m[9], m[i + 1u].m[9], m[i + 2u].m[9], m[i + 3u].m[9]};
+        v_m.m[10] = (aether_f64x4){m[i + 0u].m[10], m[i + 1u].m[10], m[i + 2u].m[10], m[i + 3u].m[10]};
+        v_m.m[11] = (aether_f64x4){m[i + 0u].m[11], m[i + 1u].m[11], m[i + 2u].m[11], m[i + 3u].m[11]};
+        v_m.m[12] = (aether_f64x4){m[i + 0u].m[12], m[i + 1u].m[12], m[i + 2u].m[12], m[i + 3u].m[12]};
+        v_m.m[13] = (aether_f64x4){m[i + 0u].m[13], m[i + 1u].m[13], m[i + 2u].m[13], m[i + 3u].m[13]};
+        v_m.m[14] = (aether_f64x4){m[i + 0u].m[14], m[i + 1u].m[14], m[i + 2u].m[14], m[i + 3u].m[14]};
+        v_m.m[15] = (aether_f64x4){m[i + 0u].m[15], m[i + 1u].m[15], m[i + 2u].m[15], m[i + 3u].m[15]};
+        v_v.x = (aether_f64x4){v[i + 0u].x, v[i + 1u].x, v[i + 2u].x, v[i + 3u].x};
+        v_v.y = (aether_f64x4){v[i + 0u].y, v[i + 1u].y, v[i + 2u].y, v[i + 3u].y};
+        v_v.z = (aether_f64x4){v[i + 0u].z, v[i + 1u].z, v[i + 2u].z, v[i + 3u].z};
+        v_v.w = (aether_f64x4){v[i + 0u].w, v[i + 1u].w, v[i + 2u].w, v[i + 3u].w};
         aether_mat4d_mul_vec_batch_x4(&aether_r, &v_m, &v_v);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].z = aether_r.z[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].w = aether_r.w[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 0u].z = aether_r.z[0];
+        out[i + 1u].z = aether_r.z[1];
+        out[i + 2u].z = aether_r.z[2];
+        out[i + 3u].z = aether_r.z[3];
+        out[i + 0u].w = aether_r.w[0];
+        out[i + 1u].w = aether_r.w[1];
+        out[i + 2u].w = aether_r.w[2];
+        out[i + 3u].w = aether_r.w[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -9087,20 +10425,47 @@ void aether_mat2f_mul_aos(const aether_mat2f *a, const aether_mat2f *b, aether_m
         aether_mat2fx8 v_a;
         aether_mat2fx8 v_b;
         aether_mat2fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[0][aether_k] = a[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[1][aether_k] = a[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[2][aether_k] = a[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[3][aether_k] = a[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[0][aether_k] = b[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[1][aether_k] = b[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[2][aether_k] = b[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[3][aether_k] = b[i + aether_k].m[3];
+        v_a.m[0] = (aether_f32x8){a[i + 0u].m[0], a[i + 1u].m[0], a[i + 2u].m[0], a[i + 3u].m[0], a[i + 4u].m[0], a[i + 5u].m[0], a[i + 6u].m[0], a[i + 7u].m[0]};
+        v_a.m[1] = (aether_f32x8){a[i + 0u].m[1], a[i + 1u].m[1], a[i + 2u].m[1], a[i + 3u].m[1], a[i + 4u].m[1], a[i + 5u].m[1], a[i + 6u].m[1], a[i + 7u].m[1]};
+        v_a.m[2] = (aether_f32x8){a[i + 0u].m[2], a[i + 1u].m[2], a[i + 2u].m[2], a[i + 3u].m[2], a[i + 4u].m[2], a[i + 5u].m[2], a[i + 6u].m[2], a[i + 7u].m[2]};
+        v_a.m[3] = (aether_f32x8){a[i + 0u].m[3], a[i + 1u].m[3], a[i + 2u].m[3], a[i + 3u].m[3], a[i + 4u].m[3], a[i + 5u].m[3], a[i + 6u].m[3], a[i + 7u].m[3]};
+        v_b.m[0] = (aether_f32x8){b[i + 0u].m[0], b[i + 1u].m[0], b[i + 2u].m[0], b[i + 3u].m[0], b[i + 4u].m[0], b[i + 5u].m[0], b[i + 6u].m[0], b[i + 7u].m[0]};
+        v_b.m[1] = (aether_f32x8){b[i + 0u].m[1], b[i + 1u].m[1], b[i + 2u].m[1], b[i + 3u].m[1], b[i + 4u].m[1], b[i + 5u].m[1], b[i + 6u].m[1], b[i + 7u].m[1]};
+        v_b.m[2] = (aether_f32x8){b[i + 0u].m[2], b[i + 1u].m[2], b[i + 2u].m[2], b[i + 3u].m[2], b[i + 4u].m[2], b[i + 5u].m[2], b[i + 6u].m[2], b[i + 7u].m[2]};
+        v_b.m[3] = (aether_f32x8){b[i + 0u].m[3], b[i + 1u].m[3], b[i + 2u].m[3], b[i + 3u].m[3], b[i + 4u].m[3], b[i + 5u].m[3], b[i + 6u].m[3], b[i + 7u].m[3]};
         aether_mat2f_mul_batch_x8(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[0] = aether_r.m[0][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[1] = aether_r.m[1][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[2] = aether_r.m[2][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[3] = aether_r.m[3][aether_k];
+        out[i + 0u].m[0] = aether_r.m[0][0];
+        out[i + 1u].m[0] = aether_r.m[0][1];
+        out[i + 2u].m[0] = aether_r.m[0][2];
+        out[i + 3u].m[0] = aether_r.m[0][3];
+        out[i + 4u].m[0] = aether_r.m[0][4];
+        out[i + 5u].m[0] = aether_r.m[0][5];
+        out[i + 6u].m[0] = aether_r.m[0][6];
+        out[i + 7u].m[0] = aether_r.m[0][7];
+        out[i + 0u].m[1] = aether_r.m[1][0];
+        out[i + 1u].m[1] = aether_r.m[1][1];
+        out[i + 2u].m[1] = aether_r.m[1][2];
+        out[i + 3u].m[1] = aether_r.m[1][3];
+        out[i + 4u].m[1] = aether_r.m[1][4];
+        out[i + 5u].m[1] = aether_r.m[1][5];
+        out[i + 6u].m[1] = aether_r.m[1][6];
+        out[i + 7u].m[1] = aether_r.m[1][7];
+        out[i + 0u].m[2] = aether_r.m[2][0];
+        out[i + 1u].m[2] = aether_r.m[2][1];
+        out[i + 2u].m[2] = aether_r.m[2][2];
+        out[i + 3u].m[2] = aether_r.m[2][3];
+        out[i + 4u].m[2] = aether_r.m[2][4];
+        out[i + 5u].m[2] = aether_r.m[2][5];
+        out[i + 6u].m[2] = aether_r.m[2][6];
+        out[i + 7u].m[2] = aether_r.m[2][7];
+        out[i + 0u].m[3] = aether_r.m[3][0];
+        out[i + 1u].m[3] = aether_r.m[3][1];
+        out[i + 2u].m[3] = aether_r.m[3][2];
+        out[i + 3u].m[3] = aether_r.m[3][3];
+        out[i + 4u].m[3] = aether_r.m[3][4];
+        out[i + 5u].m[3] = aether_r.m[3][5];
+        out[i + 6u].m[3] = aether_r.m[3][6];
+        out[i + 7u].m[3] = aether_r.m[3][7];
     }
 #endif
     for (; i < n; ++i) {
@@ -9158,20 +10523,31 @@ void aether_mat2d_mul_aos(const aether_mat2d *a, const aether_mat2d *b, aether_m
         aether_mat2dx4 v_a;
         aether_mat2dx4 v_b;
         aether_mat2dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[0][aether_k] = a[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[1][aether_k] = a[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[2][aether_k] = a[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[3][aether_k] = a[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[0][aether_k] = b[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[1][aether_k] = b[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[2][aether_k] = b[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[3][aether_k] = b[i + aether_k].m[3];
+        v_a.m[0] = (aether_f64x4){a[i + 0u].m[0], a[i + 1u].m[0], a[i + 2u].m[0], a[i + 3u].m[0]};
+        v_a.m[1] = (aether_f64x4){a[i + 0u].m[1], a[i + 1u].m[1], a[i + 2u].m[1], a[i + 3u].m[1]};
+        v_a.m[2] = (aether_f64x4){a[i + 0u].m[2], a[i + 1u].m[2], a[i + 2u].m[2], a[i + 3u].m[2]};
+        v_a.m[3] = (aether_f64x4){a[i + 0u].m[3], a[i + 1u].m[3], a[i + 2u].m[3], a[i + 3u].m[3]};
+        v_b.m[0] = (aether_f64x4){b[i + 0u].m[0], b[i + 1u].m[0], b[i + 2u].m[0], b[i + 3u].m[0]};
+        v_b.m[1] = (aether_f64x4){b[i + 0u].m[1], b[i + 1u].m[1], b[i + 2u].m[1], b[i + 3u].m[1]};
+        v_b.m[2] = (aether_f64x4){b[i + 0u].m[2], b[i + 1u].m[2], b[i + 2u].m[2], b[i + 3u].m[2]};
+        v_b.m[3] = (aether_f64x4){b[i + 0u].m[3], b[i + 1u].m[3], b[i + 2u].m[3], b[i + 3u].m[3]};
         aether_mat2d_mul_batch_x4(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[0] = aether_r.m[0][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[1] = aether_r.m[1][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[2] = aether_r.m[2][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[3] = aether_r.m[3][aether_k];
+        out[i + 0u].m[0] = aether_r.m[0][0];
+        out[i + 1u].m[0] = aether_r.m[0][1];
+        out[i + 2u].m[0] = aether_r.m[0][2];
+        out[i + 3u].m[0] = aether_r.m[0][3];
+        out[i + 0u].m[1] = aether_r.m[1][0];
+        out[i + 1u].m[1] = aether_r.m[1][1];
+        out[i + 2u].m[1] = aether_r.m[1][2];
+        out[i + 3u].m[1] = aether_r.m[1][3];
+        out[i + 0u].m[2] = aether_r.m[2][0];
+        out[i + 1u].m[2] = aether_r.m[2][1];
+        out[i + 2u].m[2] = aether_r.m[2][2];
+        out[i + 3u].m[2] = aether_r.m[2][3];
+        out[i + 0u].m[3] = aether_r.m[3][0];
+        out[i + 1u].m[3] = aether_r.m[3][1];
+        out[i + 2u].m[3] = aether_r.m[3][2];
+        out[i + 3u].m[3] = aether_r.m[3][3];
     }
 #endif
     for (; i < n; ++i) {
@@ -9259,35 +10635,97 @@ void aether_mat3f_mul_aos(const aether_mat3f *a, const aether_mat3f *b, aether_m
         aether_mat3fx8 v_a;
         aether_mat3fx8 v_b;
         aether_mat3fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[0][aether_k] = a[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[1][aether_k] = a[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[2][aether_k] = a[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[3][aether_k] = a[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[4][aether_k] = a[i + aether_k].m[4];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[5][aether_k] = a[i + aether_k].m[5];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[6][aether_k] = a[i + aether_k].m[6];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[7][aether_k] = a[i + aether_k].m[7];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[8][aether_k] = a[i + aether_k].m[8];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[0][aether_k] = b[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[1][aether_k] = b[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[2][aether_k] = b[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[3][aether_k] = b[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[4][aether_k] = b[i + aether_k].m[4];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[5][aether_k] = b[i + aether_k].m[5];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[6][aether_k] = b[i + aether_k].m[6];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[7][aether_k] = b[i + aether_k].m[7];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[8][aether_k] = b[i + aether_k].m[8];
+        v_a.m[0] = (aether_f32x8){a[i + 0u].m[0], a[i + 1u].m[0], a[i + 2u].m[0], a[i + 3u].m[0], a[i + 4u].m[0], a[i + 5u].m[0], a[i + 6u].m[0], a[i + 7u].m[0]};
+        v_a.m[1] = (aether_f32x8){a[i + 0u].m[1], a[i + 1u].m[1], a[i + 2u].m[1], a[i + 3u].m[1], a[i + 4u].m[1], a[i + 5u].m[1], a[i + 6u].m[1], a[i + 7u].m[1]};
+        v_a.m[2] = (aether_f32x8){a[i + 0u].m[2], a[i + 1u].m[2], a[i + 2u].m[2], a[i + 3u].m[2], a[i + 4u].m[2], a[i + 5u].m[2], a[i + 6u].m[2], a[i + 7u].m[2]};
+        v_a.m[3] = (aether_f32x8){a[i + 0u].m[3], a[i + 1u].m[3], a[i + 2u].m[3], a[i + 3u].m[3], a[i + 4u].m[3], a[i + 5u].m[3], a[i + 6u].m[3], a[i + 7u].m[3]};
+        v_a.m[4] = (aether_f32x8){a[i + 0u].m[4], a[i + 1u].m[4], a[i + 2u].m[4], a[i + 3u].m[4], a[i + 4u].m[4], a[i + 5u].m[4], a[i + 6u].m[4], a[i + 7u].m[4]};
+        v_a.m[5] = (aether_f32x8){a[i + 0u].m[5], a[i + 1u].m[5], a[i + 2u].m[5], a[i + 3u].m[5], a[i + 4u].m[5], a[i + 5u].m[5], a[i + 6u].m[5], a[i + 7u].m[5]};
+        v_a.m[6] = (aether_f32x8){a[i + 0u].m[6], a[i + 1u].m[6], a[i + 2u].m[6], a[i + 3u].m[6], a[i + 4u].m[6], a[i + 5u].m[6], a[i + 6u].m[6], a[i + 7u].m[6]};
+        v_a.m[7] = (aether_f32x8){a[i + 0u].m[7], a[i + 1u].m[7], a[i + 2u].m[7], a[i + 3u].m[7], a[i + 4u].m[7], a[i + 5u].m[7], a[i + 6u].m[7], a[i + 7u].m[7]};
+        v_a.m[8] = (aether_f32x8){a[i + 0u].m[8], a[i + 1u].m[8], a[i + 2u].m[8], a[i + 3u].m[8], a[i + 4u].m[8], a[i + 5u].m[8], a[i + 6u].m[8], a[i + 7u].m[8]};
+        v_b.m[0] = (aether_f32x8){b[i + 0u].m[0], b[i + 1u].m[0], b[i + 2u].m[0], b[i + 3u].m[0], b[i + 4u].m[0], b[i + 5u].m[0], b[i + 6u].m[0], b[i + 7u].m[0]};
+        v_b.m[1] = (aether_f32x8){b[i + 0u].m[1], b[i + 1u].m[1], b[i + 2u].m[1], b[i + 3u].m[1], b[i + 4u].m[1], b[i + 5u].m[1], b[i + 6u].m[1], b[i + 7u].m[1]};
+        v_b.m[2] = (aether_f32x8){b[i + 0u].m[2], b[i + 1u].m[2], b[i + 2u].m[2], b[i + 3u].m[2], b[i + 4u].m[2], b[i + 5u].m[2], b[i + 6u].m[2], b[i + 7u].m[2]};
+        v_b.m[3] = (aether_f32x8){b[i + 0u].m[3], b[i + 1u].m[3], b[i + 2u].m[3], b[i + 3u].m[3], b[i + 4u].m[3], b[i + 5u].m[3], b[i + 6u].m[3], b[i + 7u].m[3]};
+        v_b.m[4] = (aether_f32x8){b[i + 0u].m[4], b[i + 1u].m[4], b[i + 2u].m[4], b[i + 3u].m[4], b[i + 4u].m[4], b[i + 5u].m[4], b[i + 6u].m[4], b[i + 7u].m[4]};
+        v_b.m[5] = (aether_f32x8){b[i + 0u].m[5], b[i + 1u].m[5], b[i + 2u].m[5], b[i + 3u].m[5], b[i + 4u].m[5], b[i + 5u].m[5], b[i + 6u].m[5], b[i + 7u].m[5]};
+        v_b.m[6] = (aether_f32x8){b[i + 0u].m[6], b[i + 1u].m[6], b[i + 2u].m[6], b[i + 3u].m[6], b[i + 4u].m[6], b[i + 5u].m[6], b[i + 6u].m[6], b[i + 7u].m[6]};
+        v_b.m[7] = (aether_f32x8){b[i + 0u].m[7], b[i + 1u].m[7], b[i + 2u].m[7], b[i + 3u].m[7], b[i + 4u].m[7], b[i + 5u].m[7], b[i + 6u].m[7], b[i + 7u].m[7]};
+        v_b.m[8] = (aether_f32x8){b[i + 0u].m[8], b[i + 1u].m[8], b[i + 2u].m[8], b[i + 3u].m[8], b[i + 4u].m[8], b[i + 5u].m[8], b[i + 6u].m[8], b[i + 7u].m[8]};
         aether_mat3f_mul_batch_x8(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[0] = aether_r.m[0][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[1] = aether_r.m[1][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[2] = aether_r.m[2][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[3] = aether_r.m[3][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[4] = aether_r.m[4][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[5] = aether_r.m[5][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[6] = aether_r.m[6][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[7] = aether_r.m[7][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[8] = aether_r.m[8][aether_k];
+        out[i + 0u].m[0] = aether_r.m[0][0];
+        out[i + 1u].m[0] = aether_r.m[0][1];
+        out[i + 2u].m[0] = aether_r.m[0][2];
+        out[i + 3u].m[0] = aether_r.m[0][3];
+        out[i + 4u].m[0] = aether_r.m[0][4];
+        out[i + 5u].m[0] = aether_r.m[0][5];
+        out[i + 6u].m[0] = aether_r.m[0][6];
+        out[i + 7u].m[0] = aether_r.m[0][7];
+        out[i + 0u].m[1] = aether_r.m[1][0];
+        out[i + 1u].m[1] = aether_r.m[1][1];
+        out[i + 2u].m[1] = aether_r.m[1][2];
+        out[i + 3u].m[1] = aether_r.m[1][3];
+        out[i + 4u].m[1] = aether_r.m[1][4];
+        out[i + 5u].m[1] = aether_r.m[1][5];
+        out[i + 6u].m[1] = aether_r.m[1][6];
+        out[i + 7u].m[1] = aether_r.m[1][7];
+        out[i + 0u].m[2] = aether_r.m[2][0];
+        out[i + 1u].m[2] = aether_r.m[2][1];
+        out[i + 2u].m[2] = aether_r.m[2][2];
+        out[i + 3u].m[2] = aether_r.m[2][3];
+        out[i + 4u].m[2] = aether_r.m[2][4];
+        out[i + 5u].m[2] = aether_r.m[2][5];
+        out[i + 6u].m[2] = aether_r.m[2][6];
+        out[i + 7u].m[2] = aether_r.m[2][7];
+        out[i + 0u].m[3] = aether_r.m[3][0];
+        out[i + 1u].m[3] = aether_r.m[3][1];
+        out[i + 2u].m[3] = aether_r.m[3][2];
+        out[i + 3u].m[3] = aether_r.m[3][3];
+        out[i + 4u].m[3] = aether_r.m[3][4];
+        out[i + 5u].m[3] = aether_r.m[3][5];
+        out[i + 6u].m[3] = aether_r.m[3][6];
+        out[i + 7u].m[3] = aether_r.m[3][7];
+        out[i + 0u].m[4] = aether_r.m[4][0];
+        out[i + 1u].m[4] = aether_r.m[4][1];
+        out[i + 2u].m[4] = aether_r.m[4][2];
+        out[i + 3u].m[4] = aether_r.m[4][3];
+        out[i + 4u].m[4] = aether_r.m[4][4];
+        out[i + 5u].m[4] = aether_r.m[4][5];
+        out[i + 6u].m[4] = aether_r.m[4][6];
+        out[i + 7u].m[4] = aether_r.m[4][7];
+        out[i + 0u].m[5] = aether_r.m[5][0];
+        out[i + 1u].m[5] = aether_r.m[5][1];
+        out[i + 2u].m[5] = aether_r.m[5][2];
+        out[i + 3u].m[5] = aether_r.m[5][3];
+        out[i + 4u].m[5] = aether_r.m[5][4];
+        out[i + 5u].m[5] = aether_r.m[5][5];
+        out[i + 6u].m[5] = aether_r.m[5][6];
+        out[i + 7u].m[5] = aether_r.m[5][7];
+        out[i + 0u].m[6] = aether_r.m[6][0];
+        out[i + 1u].m[6] = aether_r.m[6][1];
+        out[i + 2u].m[6] = aether_r.m[6][2];
+        out[i + 3u].m[6] = aether_r.m[6][3];
+        out[i + 4u].m[6] = aether_r.m[6][4];
+        out[i + 5u].m[6] = aether_r.m[6][5];
+        out[i + 6u].m[6] = aether_r.m[6][6];
+        out[i + 7u].m[6] = aether_r.m[6][7];
+        out[i + 0u].m[7] = aether_r.m[7][0];
+        out[i + 1u].m[7] = aether_r.m[7][1];
+        out[i + 2u].m[7] = aether_r.m[7][2];
+        out[i + 3u].m[7] = aether_r.m[7][3];
+        out[i + 4u].m[7] = aether_r.m[7][4];
+        out[i + 5u].m[7] = aether_r.m[7][5];
+        out[i + 6u].m[7] = aether_r.m[7][6];
+        out[i + 7u].m[7] = aether_r.m[7][7];
+        out[i + 0u].m[8] = aether_r.m[8][0];
+        out[i + 1u].m[8] = aether_r.m[8][1];
+        out[i + 2u].m[8] = aether_r.m[8][2];
+        out[i + 3u].m[8] = aether_r.m[8][3];
+        out[i + 4u].m[8] = aether_r.m[8][4];
+        out[i + 5u].m[8] = aether_r.m[8][5];
+        out[i + 6u].m[8] = aether_r.m[8][6];
+        out[i + 7u].m[8] = aether_r.m[8][7];
     }
 #endif
     for (; i < n; ++i) {
@@ -9375,35 +10813,61 @@ void aether_mat3d_mul_aos(const aether_mat3d *a, const aether_mat3d *b, aether_m
         aether_mat3dx4 v_a;
         aether_mat3dx4 v_b;
         aether_mat3dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[0][aether_k] = a[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[1][aether_k] = a[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[2][aether_k] = a[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[3][aether_k] = a[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[4][aether_k] = a[i + aether_k].m[4];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[5][aether_k] = a[i + aether_k].m[5];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[6][aether_k] = a[i + aether_k].m[6];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[7][aether_k] = a[i + aether_k].m[7];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[8][aether_k] = a[i + aether_k].m[8];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[0][aether_k] = b[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[1][aether_k] = b[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[2][aether_k] = b[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[3][aether_k] = b[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[4][aether_k] = b[i + aether_k].m[4];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[5][aether_k] = b[i + aether_k].m[5];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[6][aether_k] = b[i + aether_k].m[6];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[7][aether_k] = b[i + aether_k].m[7];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[8][aether_k] = b[i + aether_k].m[8];
+        v_a.m[0] = (aether_f64x4){a[i + 0u].m[0], a[i + 1u].m[0], a[i + 2u].m[0], a[i + 3u].m[0]};
+        v_a.m[1] = (aether_f64x4){a[i + 0u].m[1], a[i + 1u].m[1], a[i + 2u].m[1], a[i + 3u].m[1]};
+        v_a.m[2] = (aether_f64x4){a[i + 0u].m[2], a[i + 1u].m[2], a[i + 2u].m[2], a[i + 3u].m[2]};
+        v_a.m[3] = (aether_f64x4){a[i + 0u].m[3], a[i + 1u].m[3], a[i + 2u].m[3], a[i + 3u].m[3]};
+        v_a.m[4] = (aether_f64x4){a[i + 0u].m[4], a[i + 1u].m[4], a[i + 2u].m[4], a[i + 3u].m[4]};
+        v_a.m[5] = (aether_f64x4){a[i + 0u].m[5], a[i + 1u].m[5], a[i + 2u].m[5], a[i + 3u].m[5]};
+        v_a.m[6] = (aether_f64x4){a[i + 0u].m[6], a[i + 1u].m[6], a[i + 2u].m[6], a[i + 3u].m[6]};
+        v_a.m[7] = (aether_f64x4){a[i + 0u].m[7], a[i + 1u].m[7], a[i + 2u].m[7], a[i + 3u].m[7]};
+        v_a.m[8] = (aether_f64x4){a[i + 0u].m[8], a[i + 1u].m[8], a[i + 2u].m[8], a[i + 3u].m[8]};
+        v_b.m[0] = (aether_f64x4){b[i + 0u].m[0], b[i + 1u].m[0], b[i + 2u].m[0], b[i + 3u].m[0]};
+        v_b.m[1] = (aether_f64x4){b[i + 0u].m[1], b[i + 1u].m[1], b[i + 2u].m[1], b[i + 3u].m[1]};
+        v_b.m[2] = (aether_f64x4){b[i + 0u].m[2], b[i + 1u].m[2], b[i + 2u].m[2], b[i + 3u].m[2]};
+        v_b.m[3] = (aether_f64x4){b[i + 0u].m[3], b[i + 1u].m[3], b[i + 2u].m[3], b[i + 3u].m[3]};
+        v_b.m[4] = (aether_f64x4){b[i + 0u].m[4], b[i + 1u].m[4], b[i + 2u].m[4], b[i + 3u].m[4]};
+        v_b.m[5] = (aether_f64x4){b[i + 0u].m[5], b[i + 1u].m[5], b[i + 2u].m[5], b[i + 3u].m[5]};
+        v_b.m[6] = (aether_f64x4){b[i + 0u].m[6], b[i + 1u].m[6], b[i + 2u].m[6], b[i + 3u].m[6]};
+        v_b.m[7] = (aether_f64x4){b[i + 0u].m[7], b[i + 1u].m[7], b[i + 2u].m[7], b[i + 3u].m[7]};
+        v_b.m[8] = (aether_f64x4){b[i + 0u].m[8], b[i + 1u].m[8], b[i + 2u].m[8], b[i + 3u].m[8]};
         aether_mat3d_mul_batch_x4(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[0] = aether_r.m[0][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[1] = aether_r.m[1][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[2] = aether_r.m[2][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[3] = aether_r.m[3][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[4] = aether_r.m[4][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[5] = aether_r.m[5][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[6] = aether_r.m[6][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[7] = aether_r.m[7][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[8] = aether_r.m[8][aether_k];
+        out[i + 0u].m[0] = aether_r.m[0][0];
+        out[i + 1u].m[0] = aether_r.m[0][1];
+        out[i + 2u].m[0] = aether_r.m[0][2];
+        out[i + 3u].m[0] = aether_r.m[0][3];
+        out[i + 0u].m[1] = aether_r.m[1][0];
+        out[i + 1u].m[1] = aether_r.m[1][1];
+        out[i + 2u].m[1] = aether_r.m[1][2];
+        out[i + 3u].m[1] = aether_r.m[1][3];
+        out[i + 0u].m[2] = aether_r.m[2][0];
+        out[i + 1u].m[2] = aether_r.m[2][1];
+        out[i + 2u].m[2] = aether_r.m[2][2];
+        out[i + 3u].m[2] = aether_r.m[2][3];
+        out[i + 0u].m[3] = aether_r.m[3][0];
+        out[i + 1u].m[3] = aether_r.m[3][1];
+        out[i + 2u].m[3] = aether_r.m[3][2];
+        out[i + 3u].m[3] = aether_r.m[3][3];
+        out[i + 0u].m[4] = aether_r.m[4][0];
+        out[i + 1u].m[4] = aether_r.m[4][1];
+        out[i + 2u].m[4] = aether_r.m[4][2];
+        out[i + 3u].m[4] = aether_r.m[4][3];
+        out[i + 0u].m[5] = aether_r.m[5][0];
+        out[i + 1u].m[5] = aether_r.m[5][1];
+        out[i + 2u].m[5] = aether_r.m[5][2];
+        out[i + 3u].m[5] = aether_r.m[5][3];
+        out[i + 0u].m[6] = aether_r.m[6][0];
+        out[i + 1u].m[6] = aether_r.m[6][1];
+        out[i + 2u].m[6] = aether_r.m[6][2];
+        out[i + 3u].m[6] = aether_r.m[6][3];
+        out[i + 0u].m[7] = aether_r.m[7][0];
+        out[i + 1u].m[7] = aether_r.m[7][1];
+        out[i + 2u].m[7] = aether_r.m[7][2];
+        out[i + 3u].m[7] = aether_r.m[7][3];
+        out[i + 0u].m[8] = aether_r.m[8][0];
+        out[i + 1u].m[8] = aether_r.m[8][1];
+        out[i + 2u].m[8] = aether_r.m[8][2];
+        out[i + 3u].m[8] = aether_r.m[8][3];
     }
 #endif
     for (; i < n; ++i) {
@@ -9533,56 +10997,167 @@ void aether_mat4f_mul_aos(const aether_mat4f *a, const aether_mat4f *b, aether_m
         aether_mat4fx8 v_a;
         aether_mat4fx8 v_b;
         aether_mat4fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[0][aether_k] = a[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[1][aether_k] = a[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[2][aether_k] = a[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[3][aether_k] = a[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[4][aether_k] = a[i + aether_k].m[4];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[5][aether_k] = a[i + aether_k].m[5];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[6][aether_k] = a[i + aether_k].m[6];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[7][aether_k] = a[i + aether_k].m[7];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[8][aether_k] = a[i + aether_k].m[8];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[9][aether_k] = a[i + aether_k].m[9];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[10][aether_k] = a[i + aether_k].m[10];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[11][aether_k] = a[i + aether_k].m[11];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[12][aether_k] = a[i + aether_k].m[12];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[13][aether_k] = a[i + aether_k].m[13];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[14][aether_k] = a[i + aether_k].m[14];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[15][aether_k] = a[i + aether_k].m[15];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[0][aether_k] = b[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[1][aether_k] = b[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[2][aether_k] = b[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[3][aether_k] = b[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[4][aether_k] = b[i + aether_k].m[4];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[5][aether_k] = b[i + aether_k].m[5];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[6][aether_k] = b[i + aether_k].m[6];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[7][aether_k] = b[i + aether_k].m[7];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[8][aether_k] = b[i + aether_k].m[8];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[9][aether_k] = b[i + aether_k].m[9];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[10][aether_k] = b[i + aether_k].m[10];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[11][aether_k] = b[i + aether_k].m[11];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[12][aether_k] = b[i + aether_k].m[12];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[13][aether_k] = b[i + aether_k].m[13];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[14][aether_k] = b[i + aether_k].m[14];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[15][aether_k] = b[i + aether_k].m[15];
+        v_a.m[0] = (aether_f32x8){a[i + 0u].m[0], a[i + 1u].m[0], a[i + 2u].m[0], a[i + 3u].m[0], a[i + 4u].m[0], a[i + 5u].m[0], a[i + 6u].m[0], a[i + 7u].m[0]};
+        v_a.m[1] = (aether_f32x8){a[i + 0u].m[1], a[i + 1u].m[1], a[i + 2u].m[1], a[i + 3u].m[1], a[i + 4u].m[1], a[i + 5u].m[1], a[i + 6u].m[1], a[i + 7u].m[1]};
+        v_a.m[2] = (aether_f32x8){a[i + 0u].m[2], a[i + 1u].m[2], a[i + 2u].m[2], a[i + 3u].m[2], a[i + 4u].m[2], a[i + 5u].m[2], a[i + 6u].m[2], a[i + 7u].m[2]};
+        v_a.m[3] = (aether_f32x8){a[i + 0u].m[3], a[i + 1u].m[3], a[i + 2u].m[3], a[i + 3u].m[3], a[i + 4u].m[3], a[i + 5u].m[3], a[i + 6u].m[3], a[i + 7u].m[3]};
+        v_a.m[4] = (aether_f32x8){a[i + 0u].m[4], a[i + 1u].m[4], a[i + 2u].m[4], a[i + 3u].m[4], a[i + 4u].m[4], a[i + 5u].m[4], a[i + 6u].m[4], a[i + 7u].m[4]};
+        v_a.m[5] = (aether_f32x8){a[i + 0u].m[5], a[i + 1u].m[5], a[i + 2u].m[5], a[i + 3u].m[5], a[i + 4u].m[5], a[i + 5u].m[5], a[i + 6u].m[5], a[i + 7u].m[5]};
+        v_a.m[6] = (aether_f32x8){a[i + 0u].m[6], a[i + 1u].m[6], a[i + 2u].m[6], a[i + 3u].m[6], a[i + 4u].m[6], a[i + 5u].m[6], a[i + 6u].m[6], a[i + 7u].m[6]};
+        v_a.m[7] = (aether_f32x8){a[i + 0u].m[7], a[i + 1u].m[7], a[i + 2u].m[7], a[i + 3u].m[7], a[i + 4u].m[7], a[i + 5u].m[7], a[i + 6u].m[7], a[i + 7u].m[7]};
+        v_a.m[8] = (aether_f32x8){a[i + 0u].m[8], a[i + 1u].m[8], a[i + 2u].m[8], a[i + 3u].m[8], a[i + 4u].m[8], a[i + 5u].m[8], a[i + 6u].m[8], a[i + 7u].m[8]};
+        v_a.m[9] = (aether_f32x8){a[i + 0u].m[9], a[i + 1u].m[9], a[i + 2u].m[9], a[i + 3u].m[9], a[i + 4u].m[9], a[i + 5u].m[9], a[i + 6u].m[9], a[i + 7u].m[9]};
+        v_a.m[10] = (aether_f32x8){a[i + 0u].m[10], a[i + 1u].m[10], a[i + 2u].m[10], a[i + 3u].m[10], a[i + 4u].m[10], a[i + 5u].m[10], a[i + 6u].m[10], a[i + 7u].m[10]};
+        v_a.m[11] = (aether_f32x8){a[i + 0u].m[11], a[i + 1u].m[11], a[i + 2u].m[11], a[i + 3u].m[11], a[i + 4u].m[11], a[i + 5u].m[11], a[i + 6u].m[11], a[i + 7u].m[11]};
+        v_a.m[12] = (aether_f32x8){a[i + 0u].m[12], a[i + 1u].m[12], a[i + 2u].m[12], a[i + 3u].m[12], a[i + 4u].m[12], a[i + 5u].m[12], a[i + 6u].m[12], a[i + 7u].m[12]};
+        v_a.m[13] = (aether_f32x8){a[i + 0u].m[13], a[i + 1u].m[13], a[i + 2u].m[13], a[i + 3u].m[13], a[i + 4u].m[13], a[i + 5u].m[13], a[i + 6u].m[13], a[i + 7u].m[13]};
+        v_a.m[14] = (aether_f32x8){a[i + 0u].m[14], a[i + 1u].m[14], a[i + 2u].m[14], a[i + 3u].m[14], a[i + 4u].m[14], a[i + 5u].m[14], a[i + 6u].m[14], a[i + 7u].m[14]};
+        v_a.m[15] = (aether_f32x8){a[i + 0u].m[15], a[i + 1u].m[15], a[i + 2u].m[15], a[i + 3u].m[15], a[i + 4u].m[15], a[i + 5u].m[15], a[i + 6u].m[15], a[i + 7u].m[15]};
+        v_b.m[0] = (aether_f32x8){b[i + 0u].m[0], b[i + 1u].m[0], b[i + 2u].m[0], b[i + 3u].m[0], b[i + 4u].m[0], b[i + 5u].m[0], b[i + 6u].m[0], b[i + 7u].m[0]};
+        v_b.m[1] = (aether_f32x8){b[i + 0u].m[1], b[i + 1u].m[1], b[i + 2u].m[1], b[i + 3u].m[1], b[i + 4u].m[1], b[i + 5u].m[1], b[i + 6u].m[1], b[i + 7u].m[1]};
+        v_b.m[2] = (aether_f32x8){b[i + 0u].m[2], b[i + 1u].m[2], b[i + 2u].m[2], b[i + 3u].m[2], b[i + 4u].m[2], b[i + 5u].m[2], b[i + 6u].m[2], b[i + 7u].m[2]};
+        v_b.m[3] = (aether_f32x8){b[i + 0u].m[3], b[i + 1u].m[3], b[i + 2u].m[3], b[i + 3u].m[3], b[i + 4u].m[3], b[i + 5u].m[3], b[i + 6u].m[3], b[i + 7u].m[3]};
+        v_b.m[4] = (aether_f32x8){b[i + 0u].m[4], b[i + 1u].m[4], b[i + 2u].m[4], b[i + 3u].m[4], b[i + 4u].m[4], b[i + 5u].m[4], b[i + 6u].m[4], b[i + 7u].m[4]};
+        v_b.m[5] = (aether_f32x8){b[i + 0u].m[5], b[i + 1u].m[5], b[i + 2u].m[5], b[i + 3u].m[5], b[i + 4u].m[5], b[i + 5u].m[5], b[i + 6u].m[5], b[i + 7u].m[5]};
+        v_b.m[6] = (aether_f32x8){b[i + 0u].m[6], b[i + 1u].m[6], b[i + 2u].m[6], b[i + 3u].m[6], b[i + 4u].m[6], b[i + 5u].m[6], b[i + 6u].m[6], b[i + 7u].m[6]};
+        v_b.m[7] = (aether_f32x8){b[i + 0u].m[7], b[i + 1u].m[7], b[i + 2u].m[7], b[i + 3u].m[7], b[i + 4u].m[7], b[i + 5u].m[7], b[i + 6u].m[7], b[i + 7u].m[7]};
+        v_b.m[8] = (aether_f32x8){b[i + 0u].m[8], b[i + 1u].m[8], b[i + 2u].m[8], b[i + 3u].m[8], b[i + 4u].m[8], b[i + 5u].m[8], b[i + 6u].m[8], b[i + 7u].m[8]};
+        v_b.m[9] = (aether_f32x8){b[i + 0u].m[9], b[i + 1u].m[9], b[i + 2u].m[9], b[i + 3u].m[9], b[i + 4u].m[9], b[i + 5u].m[9], b[i + 6u].m[9], b[i + 7u].m[9]};
+        v_b.m[10] = (aether_f32x8){b[i + 0u].m[10], b[i + 1u].m[10], b[i + 2u].m[10], b[i + 3u].m[10], b[i + 4u].m[10], b[i + 5u].m[10], b[i + 6u].m[10], b[i + 7u].m[10]};
+        v_b.m[11] = (aether_f32x8){b[i + 0u].m[11], b[i + 1u].m[11], b[i + 2u].m[11], b[i + 3u].m[11], b[i + 4u].m[11], b[i + 5u].m[11], b[i + 6u].m[11], b[i + 7u].m[11]};
+        v_b.m[12] = (aether_f32x8){b[i + 0u].m[12], b[i + 1u].m[12], b[i + 2u].m[12], b[i + 3u].m[12], b[i + 4u].m[12], b[i + 5u].m[12], b[i + 6u].m[12], b[i + 7u].m[12]};
+        v_b.m[13] = (aether_f32x8){b[i + 0u].m[13], b[i + 1u].m[13], b[i + 2u].m[13], b[i + 3u].m[13], b[i + 4u].m[13], b[i + 5u].m[13], b[i + 6u].m[13], b[i + 7u].m[13]};
+        v_b.m[14] = (aether_f32x8){b[i + 0u].m[14], b[i + 1u].m[14], b[i + 2u].m[14], b[i + 3u].m[14], b[i + 4u].m[14], b[i + 5u].m[14], b[i + 6u].m[14], b[i + 7u].m[14]};
+        v_b.m[15] = (aether_f32x8){b[i + 0u].m[15], b[i + 1u].m[15], b[i + 2u].m[15], b[i + 3u].m[15], b[i + 4u].m[15], b[i + 5u].m[15], b[i + 6u].m[15], b[i + 7u].m[15]};
         aether_mat4f_mul_batch_x8(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[0] = aether_r.m[0][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[1] = aether_r.m[1][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[2] = aether_r.m[2][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[3] = aether_r.m[3][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[4] = aether_r.m[4][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[5] = aether_r.m[5][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[6] = aether_r.m[6][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[7] = aether_r.m[7][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[8] = aether_r.m[8][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[9] = aether_r.m[9][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[10] = aether_r.m[10][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[11] = aether_r.m[11][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[12] = aether_r.m[12][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[13] = aether_r.m[13][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[14] = aether_r.m[14][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[15] = aether_r.m[15][aether_k];
+        out[i + 0u].m[0] = aether_r.m[0][0];
+        out[i + 1u].m[0] = aether_r.m[0][1];
+        out[i + 2u].m[0] = aether_r.m[0][2];
+        out[i + 3u].m[0] = aether_r.m[0][3];
+        out[i + 4u].m[0] = aether_r.m[0][4];
+        out[i + 5u].m[0] = aether_r.m[0][5];
+        out[i + 6u].m[0] = aether_r.m[0][6];
+        out[i + 7u].m[0] = aether_r.m[0][7];
+        out[i + 0u].m[1] = aether_r.m[1][0];
+        out[i + 1u].m[1] = aether_r.m[1][1];
+        out[i + 2u].m[1] = aether_r.m[1][2];
+        out[i + 3u].m[1] = aether_r.m[1][3];
+        out[i + 4u].m[1] = aether_r.m[1][4];
+        out[i + 5u].m[1] = aether_r.m[1][5];
+        out[i + 6u].m[1] = aether_r.m[1][6];
+        out[i + 7u].m[1] = aether_r.m[1][7];
+        out[i + 0u].m[2] = aether_r.m[2][0];
+        out[i + 1u].m[2] = aether_r.m[2][1];
+        out[i + 2u].m[2] = aether_r.m[2][2];
+        out[i + 3u].m[2] = aether_r.m[2][3];
+        out[i + 4u].m[2] = aether_r.m[2][4];
+        out[i + 5u].m[2] = aether_r.m[2][5];
+        out[i + 6u].m[2] = aether_r.m[2][6];
+        out[i + 7u].m[2] = aether_r.m[2][7];
+        out[i + 0u].m[3] = aether_r.m[3][0];
+        out[i + 1u].m[3] = aether_r.m[3][1];
+        out[i + 2u].m[3] = aether_r.m[3][2];
+        out[i + 3u].m[3] = aether_r.m[3][3];
+        out[i + 4u].m[3] = aether_r.m[3][4];
+        out[i + 5u].m[3] = aether_r.m[3][5];
+        out[i + 6u].m[3] = aether_r.m[3][6];
+        out[i + 7u].m[3] = aether_r.m[3][7];
+        out[i + 0u].m[4] = aether_r.m[4][0];
+        out[i + 1u].m[4] = aether_r.m[4][1];
+        out[i + 2u].m[4] = aether_r.m[4][2];
+        out[i + 3u].m[4] = aether_r.m[4][3];
+        out[i + 4u].m[4] = aether_r.m[4][4];
+        out[i + 5u].m[4] = aether_r.m[4][5];
+        out[i + 6u].m[4] = aether_r.m[4][6];
+        out[i + 7u].m[4] = aether_r.m[4][7];
+        out[i + 0u].m[5] = aether_r.m[5][0];
+        out[i + 1u].m[5] = aether_r.m[5][1];
+        out[i + 2u].m[5] = aether_r.m[5][2];
+        out[i + 3u].m[5] = aether_r.m[5][3];
+        out[i + 4u].m[5] = aether_r.m[5][4];
+        out[i + 5u].m[5] = aether_r.m[5][5];
+        out[i + 6u].m[5] = aether_r.m[5][6];
+        out[i + 7u].m[5] = aether_r.m[5][7];
+        out[i + 0u].m[6] = aether_r.m[6][0];
+        out[i + 1u].m[6] = aether_r.m[6][1];
+        out[i + 2u].m[6] = aether_r.m[6][2];
+        out[i + 3u].m[6] = aether_r.m[6][3];
+        out[i + 4u].m[6] = aether_r.m[6][4];
+        out[i + 5u].m[6] = aether_r.m[6][5];
+        out[i + 6u].m[6] = aether_r.m[6][6];
+        out[i + 7u].m[6] = aether_r.m[6][7];
+        out[i + 0u].m[7] = aether_r.m[7][0];
+        out[i + 1u].m[7] = aether_r.m[7][1];
+        out[i + 2u].m[7] = aether_r.m[7][2];
+        out[i + 3u].m[7] = aether_r.m[7][3];
+        out[i + 4u].m[7] = aether_r.m[7][4];
+        out[i + 5u].m[7] = aether_r.m[7][5];
+        out[i + 6u].m[7] = aether_r.m[7][6];
+        out[i + 7u].m[7] = aether_r.m[7][7];
+        out[i + 0u].m[8] = aether_r.m[8][0];
+        out[i + 1u].m[8] = aether_r.m[8][1];
+        out[i + 2u].m[8] = aether_r.m[8][2];
+        out[i + 3u].m[8] = aether_r.m[8][3];
+        out[i + 4u].m[8] = aether_r.m[8][4];
+        out[i + 5u].m[8] = aether_r.m[8][5];
+        out[i + 6u].m[8] = aether_r.m[8][6];
+        out[i + 7u].m[8] = aether_r.m[8][7];
+        out[i + 0u].m[9] = aether_r.m[9][0];
+        out[i + 1u].m[9] = aether_r.m[9][1];
+        out[i + 2u].m[9] = aether_r.m[9][2];
+        out[i + 3u].m[9] = aether_r.m[9][3];
+        out[i + 4u].m[9] = aether_r.m[9][4];
+        out[i + 5u].m[9] = aether_r.m[9][5];
+        out[i + 6u].m[9] = aether_r.m[9][6];
+        out[i + 7u].m[9] = aether_r.m[9][7];
+        out[i + 0u].m[10] = aether_r.m[10][0];
+        out[i + 1u].m[10] = aether_r.m[10][1];
+        out[i + 2u].m[10] = aether_r.m[10][2];
+        out[i + 3u].m[10] = aether_r.m[10][3];
+        out[i + 4u].m[10] = aether_r.m[10][4];
+        out[i + 5u].m[10] = aether_r.m[10][5];
+        out[i + 6u].m[10] = aether_r.m[10][6];
+        out[i + 7u].m[10] = aether_r.m[10][7];
+        out[i + 0u].m[11] = aether_r.m[11][0];
+        out[i + 1u].m[11] = aether_r.m[11][1];
+        out[i + 2u].m[11] = aether_r.m[11][2];
+        out[i + 3u].m[11] = aether_r.m[11][3];
+        out[i + 4u].m[11] = aether_r.m[11][4];
+        out[i + 5u].m[11] = aether_r.m[11][5];
+        out[i + 6u].m[11] = aether_r.m[11][6];
+        out[i + 7u].m[11] = aether_r.m[11][7];
+        out[i + 0u].m[12] = aether_r.m[12][0];
+        out[i + 1u].m[12] = aether_r.m[12][1];
+        out[i + 2u].m[12] = aether_r.m[12][2];
+        out[i + 3u].m[12] = aether_r.m[12][3];
+        out[i + 4u].m[12] = aether_r.m[12][4];
+        out[i + 5u].m[12] = aether_r.m[12][5];
+        out[i + 6u].m[12] = aether_r.m[12][6];
+        out[i + 7u].m[12] = aether_r.m[12][7];
+        out[i + 0u].m[13] = aether_r.m[13][0];
+        out[i + 1u].m[13] = aether_r.m[13][1];
+        out[i + 2u].m[13] = aether_r.m[13][2];
+        out[i + 3u].m[13] = aether_r.m[13][3];
+        out[i + 4u].m[13] = aether_r.m[13][4];
+        out[i + 5u].m[13] = aether_r.m[13][5];
+        out[i + 6u].m[13] = aether_r.m[13][6];
+        out[i + 7u].m[13] = aether_r.m[13][7];
+        out[i + 0u].m[14] = aether_r.m[14][0];
+        out[i + 1u].m[14] = aether_r.m[14][1];
+        out[i + 2u].m[14] = aether_r.m[14][2];
+        out[i + 3u].m[14] = aether_r.m[14][3];
+        out[i + 4u].m[14] = aether_r.m[14][4];
+        out[i + 5u].m[14] = aether_r.m[14][5];
+        out[i + 6u].m[14] = aether_r.m[14][6];
+        out[i + 7u].m[14] = aether_r.m[14][7];
+        out[i + 0u].m[15] = aether_r.m[15][0];
+        out[i + 1u].m[15] = aether_r.m[15][1];
+        out[i + 2u].m[15] = aether_r.m[15][2];
+        out[i + 3u].m[15] = aether_r.m[15][3];
+        out[i + 4u].m[15] = aether_r.m[15][4];
+        out[i + 5u].m[15] = aether_r.m[15][5];
+        out[i + 6u].m[15] = aether_r.m[15][6];
+        out[i + 7u].m[15] = aether_r.m[15][7];
     }
 #endif
     for (; i < n; ++i) {
@@ -9712,56 +11287,103 @@ void aether_mat4d_mul_aos(const aether_mat4d *a, const aether_mat4d *b, aether_m
         aether_mat4dx4 v_a;
         aether_mat4dx4 v_b;
         aether_mat4dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[0][aether_k] = a[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[1][aether_k] = a[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[2][aether_k] = a[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[3][aether_k] = a[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[4][aether_k] = a[i + aether_k].m[4];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[5][aether_k] = a[i + aether_k].m[5];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[6][aether_k] = a[i + aether_k].m[6];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[7][aether_k] = a[i + aether_k].m[7];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[8][aether_k] = a[i + aether_k].m[8];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[9][aether_k] = a[i + aether_k].m[9];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[10][aether_k] = a[i + aether_k].m[10];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[11][aether_k] = a[i + aether_k].m[11];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[12][aether_k] = a[i + aether_k].m[12];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[13][aether_k] = a[i + aether_k].m[13];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[14][aether_k] = a[i + aether_k].m[14];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[15][aether_k] = a[i + aether_k].m[15];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[0][aether_k] = b[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[1][aether_k] = b[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[2][aether_k] = b[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[3][aether_k] = b[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[4][aether_k] = b[i + aether_k].m[4];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[5][aether_k] = b[i + aether_k].m[5];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[6][aether_k] = b[i + aether_k].m[6];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[7][aether_k] = b[i + aether_k].m[7];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[8][aether_k] = b[i + aether_k].m[8];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[9][aether_k] = b[i + aether_k].m[9];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[10][aether_k] = b[i + aether_k].m[10];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[11][aether_k] = b[i + aether_k].m[11];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[12][aether_k] = b[i + aether_k].m[12];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[13][aether_k] = b[i + aether_k].m[13];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[14][aether_k] = b[i + aether_k].m[14];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[15][aether_k] = b[i + aether_k].m[15];
+        v_a.m[0] = (aether_f64x4){a[i + 0u].m[0], a[i + 1u].m[0], a[i + 2u].m[0], a[i + 3u].m[0]};
+        v_a.m[1] = (aether_f64x4){a[i + 0u].m[1], a[i + 1u].m[1], a[i + 2u].m[1], a[i + 3u].m[1]};
+        v_a.m[2] = (aether_f64x4){a[i + 0u].m[2], a[i + 1u].m[2], a[i + 2u].m[2], a[i + 3u].m[2]};
+        v_a.m[3] = (aether_f64x4){a[i + 0u].m[3], a[i + 1u].m[3], a[i + 2u].m[3], a[i + 3u].m[3]};
+        v_a.m[4] = (aether_f64x4){a[i + 0u].m[4], a[i + 1u].m[4], a[i + 2u].m[4], a[i + 3u].m[4]};
+        v_a.m[5] = (aether_f64x4){a[i + 0u].m[5], a[i + 1u].m[5], a[i + 2u].m[5], a[i + 3u].m[5]};
+        v_a.m[6] = (aether_f64x4){a[i + 0u].m[6], a[i + 1u].m[6], a[i + 2u].m[6], a[i + 3u].m[6]};
+        v_a.m[7] = (aether_f64x4){a[i + 0u].m[7], a[i + 1u].m[7], a[i + 2u].m[7], a[i + 3u].m[7]};
+        v_a.m[8] = (aether_f64x4){a[i + 0u].m[8], a[i + 1u].m[8], a[i + 2u].m[8], a[i + 3u].m[8]};
+        v_a.m[9] = (aether_f64x4){a[i + 0u].m[9], a[i + 1u].m[9], a[i + 2u].m[9], a[i + 3u].m[9]};
+        v_a.m[10] = (aether_f64x4){a[i + 0u].m[10], a[i + 1u].m[10], a[i + 2u].m[10], a[i + 3u].m[10]};
+        v_a.m[11] = (aether_f64x4){a[i + 0u].m[11], a[i + 1u].m[11], a[i + 2u].m[11], a[i + 3u].m[11]};
+        v_a.m[12] = (aether_f64x4){a[i + 0u].m[12], a[i + 1u].m[12], a[i + 2u].m[12], a[i + 3u].m[12]};
+        v_a.m[13] = (aether_f64x4){a[i + 0u].m[13], a[i + 1u].m[13], a[i + 2u].m[13], a[i + 3u].m[13]};
+        v_a.m[14] = (aether_f64x4){a[i + 0u].m[14], a[i + 1u].m[14], a[i + 2u].m[14], a[i + 3u].m[14]};
+        v_a.m[15] = (aether_f64x4){a[i + 0u].m[15], a[i + 1u].m[15], a[i + 2u].m[15], a[i + 3u].m[15]};
+        v_b.m[0] = (aether_f64x4){b[i + 0u].m[0], b[i + 1u].m[0], b[i + 2u].m[0], b[i + 3u].m[0]};
+        v_b.m[1] = (aether_f64x4){b[i + 0u].m[1], b[i + 1u].m[1], b[i + 2u].m[1], b[i + 3u].m[1]};
+        v_b.m[2] = (aether_f64x4){b[i + 0u].m[2], b[i + 1u].m[2], b[i + 2u].m[2], b[i + 3u].m[2]};
+        v_b.m[3] = (aether_f64x4){b[i + 0u].m[3], b[i + 1u].m[3], b[i + 2u].m[3], b[i + 3u].m[3]};
+        v_b.m[4] = (aether_f64x4){b[i + 0u].m[4], b[i + 1u].m[4], b[i + 2u].m[4], b[i + 3u].m[4]};
+        v_b.m[5] = (aether_f64x4){b[i + 0u].m[5], b[i + 1u].m[5], b[i + 2u].m[5], b[i + 3u].m[5]};
+        v_b.m[6] = (aether_f64x4){b[i + 0u].m[6], b[i + 1u].m[6], b[i + 2u].m[6], b[i + 3u].m[6]};
+        v_b.m[7] = (aether_f64x4){b[i + 0u].m[7], b[i + 1u].m[7], b[i + 2u].m[7], b[i + 3u].m[7]};
+        v_b.m[8] = (aether_f64x4){b[i + 0u].m[8], b[i + 1u].m[8], b[i + 2u].m[8], b[i + 3u].m[8]};
+        v_b.m[9] = (aether_f64x4){b[i + 0u].m[9], b[i + 1u].m[9], b[i + 2u].m[9], b[i + 3u].m[9]};
+        v_b.m[10] = (aether_f64x4){b[i + 0u].m[10], b[i + 1u].m[10], b[i + 2u].m[10], b[i + 3u].m[10]};
+        v_b.m[11] = (aether_f64x4){b[i + 0u].m[11], b[i + 1u].m[11], b[i + 2u].m[11], b[i + 3u].m[11]};
+        v_b.m[12] = (aether_f64x4){b[i + 0u].m[12], b[i + 1u].m[12], b[i + 2u].m[12], b[i + 3u].m[12]};
+        v_b.m[13] = (aether_f64x4){b[i + 0u].m[13], b[i + 1u].m[13], b[i + 2u].m[13], b[i + 3u].m[13]};
+        v_b.m[14] = (aether_f64x4){b[i + 0u].m[14], b[i + 1u].m[14], b[i + 2u].m[14], b[i + 3u].m[14]};
+        v_b.m[15] = (aether_f64x4){b[i + 0u].m[15], b[i + 1u].m[15], b[i + 2u].m[15], b[i + 3u].m[15]};
         aether_mat4d_mul_batch_x4(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[0] = aether_r.m[0][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[1] = aether_r.m[1][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[2] = aether_r.m[2][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[3] = aether_r.m[3][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[4] = aether_r.m[4][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[5] = aether_r.m[5][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[6] = aether_r.m[6][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[7] = aether_r.m[7][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[8] = aether_r.m[8][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[9] = aether_r.m[9][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[10] = aether_r.m[10][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[11] = aether_r.m[11][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[12] = aether_r.m[12][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[13] = aether_r.m[13][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[14] = aether_r.m[14][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[15] = aether_r.m[15][aether_k];
+        out[i + 0u].m[0] = aether_r.m[0][0];
+        out[i + 1u].m[0] = aether_r.m[0][1];
+        out[i + 2u].m[0] = aether_r.m[0][2];
+        out[i + 3u].m[0] = aether_r.m[0][3];
+        out[i + 0u].m[1] = aether_r.m[1][0];
+        out[i + 1u].m[1] = aether_r.m[1][1];
+        out[i + 2u].m[1] = aether_r.m[1][2];
+        out[i + 3u].m[1] = aether_r.m[1][3];
+        out[i + 0u].m[2] = aether_r.m[2][0];
+        out[i + 1u].m[2] = aether_r.m[2][1];
+        out[i + 2u].m[2] = aether_r.m[2][2];
+        out[i + 3u].m[2] = aether_r.m[2][3];
+        out[i + 0u].m[3] = aether_r.m[3][0];
+        out[i + 1u].m[3] = aether_r.m[3][1];
+        out[i + 2u].m[3] = aether_r.m[3][2];
+        out[i + 3u].m[3] = aether_r.m[3][3];
+        out[i + 0u].m[4] = aether_r.m[4][0];
+        out[i + 1u].m[4] = aether_r.m[4][1];
+        out[i + 2u].m[4] = aether_r.m[4][2];
+        out[i + 3u].m[4] = aether_r.m[4][3];
+        out[i + 0u].m[5] = aether_r.m[5][0];
+        out[i + 1u].m[5] = aether_r.m[5][1];
+        out[i + 2u].m[5] = aether_r.m[5][2];
+        out[i + 3u].m[5] = aether_r.m[5][3];
+        out[i + 0u].m[6] = aether_r.m[6][0];
+        out[i + 1u].m[6] = aether_r.m[6][1];
+        out[i + 2u].m[6] = aether_r.m[6][2];
+        out[i + 3u].m[6] = aether_r.m[6][3];
+        out[i + 0u].m[7] = aether_r.m[7][0];
+        out[i + 1u].m[7] = aether_r.m[7][1];
+        out[i + 2u].m[7] = aether_r.m[7][2];
+        out[i + 3u].m[7] = aether_r.m[7][3];
+        out[i + 0u].m[8] = aether_r.m[8][0];
+        out[i + 1u].m[8] = aether_r.m[8][1];
+        out[i + 2u].m[8] = aether_r.m[8][2];
+        out[i + 3u].m[8] = aether_r.m[8][3];
+        out[i + 0u].m[9] = aether_r.m[9][0];
+        out[i + 1u].m[9] = aether_r.m[9][1];
+        out[i + 2u].m[9] = aether_r.m[9][2];
+        out[i + 3u].m[9] = aether_r.m[9][3];
+        out[i + 0u].m[10] = aether_r.m[10][0];
+        out[i + 1u].m[10] = aether_r.m[10][1];
+        out[i + 2u].m[10] = aether_r.m[10][2];
+        out[i + 3u].m[10] = aether_r.m[10][3];
+        out[i + 0u].m[11] = aether_r.m[11][0];
+        out[i + 1u].m[11] = aether_r.m[11][1];
+        out[i + 2u].m[11] = aether_r.m[11][2];
+        out[i + 3u].m[11] = aether_r.m[11][3];
+        out[i + 0u].m[12] = aether_r.m[12][0];
+        out[i + 1u].m[12] = aether_r.m[12][1];
+        out[i + 2u].m[12] = aether_r.m[12][2];
+        out[i + 3u].m[12] = aether_r.m[12][3];
+        out[i + 0u].m[13] = aether_r.m[13][0];
+        out[i + 1u].m[13] = aether_r.m[13][1];
+        out[i + 2u].m[13] = aether_r.m[13][2];
+        out[i + 3u].m[13] = aether_r.m[13][3];
+        out[i + 0u].m[14] = aether_r.m[14][0];
+        out[i + 1u].m[14] = aether_r.m[14][1];
+        out[i + 2u].m[14] = aether_r.m[14][2];
+        out[i + 3u].m[14] = aether_r.m[14][3];
+        out[i + 0u].m[15] = aether_r.m[15][0];
+        out[i + 1u].m[15] = aether_r.m[15][1];
+        out[i + 2u].m[15] = aether_r.m[15][2];
+        out[i + 3u].m[15] = aether_r.m[15][3];
     }
 #endif
     for (; i < n; ++i) {
@@ -9808,16 +11430,43 @@ void aether_mat2f_transpose_aos(const aether_mat2f *m, aether_mat2f *out, size_t
     for (; n - i >= 8u; i += 8u) {
         aether_mat2fx8 v_m;
         aether_mat2fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[0][aether_k] = m[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[1][aether_k] = m[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[2][aether_k] = m[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[3][aether_k] = m[i + aether_k].m[3];
+        v_m.m[0] = (aether_f32x8){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0], m[i + 4u].m[0], m[i + 5u].m[0], m[i + 6u].m[0], m[i + 7u].m[0]};
+        v_m.m[1] = (aether_f32x8){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1], m[i + 4u].m[1], m[i + 5u].m[1], m[i + 6u].m[1], m[i + 7u].m[1]};
+        v_m.m[2] = (aether_f32x8){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2], m[i + 4u].m[2], m[i + 5u].m[2], m[i + 6u].m[2], m[i + 7u].m[2]};
+        v_m.m[3] = (aether_f32x8){m[i + 0u].m[3], m[i + 1u].m[3], m[i + 2u].m[3], m[i + 3u].m[3], m[i + 4u].m[3], m[i + 5u].m[3], m[i + 6u].m[3], m[i + 7u].m[3]};
         aether_mat2f_transpose_batch_x8(&aether_r, &v_m);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[0] = aether_r.m[0][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[1] = aether_r.m[1][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[2] = aether_r.m[2][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[3] = aether_r.m[3][aether_k];
+        out[i + 0u].m[0] = aether_r.m[0][0];
+        out[i + 1u].m[0] = aether_r.m[0][1];
+        out[i + 2u].m[0] = aether_r.m[0][2];
+        out[i + 3u].m[0] = aether_r.m[0][3];
+        out[i + 4u].m[0] = aether_r.m[0][4];
+        out[i + 5u].m[0] = aether_r.m[0][5];
+        out[i + 6u].m[0] = aether_r.m[0][6];
+        out[i + 7u].m[0] = aether_r.m[0][7];
+        out[i + 0u].m[1] = aether_r.m[1][0];
+        out[i + 1u].m[1] = aether_r.m[1][1];
+        out[i + 2u].m[1] = aether_r.m[1][2];
+        out[i + 3u].m[1] = aether_r.m[1][3];
+        out[i + 4u].m[1] = aether_r.m[1][4];
+        out[i + 5u].m[1] = aether_r.m[1][5];
+        out[i + 6u].m[1] = aether_r.m[1][6];
+        out[i + 7u].m[1] = aether_r.m[1][7];
+        out[i + 0u].m[2] = aether_r.m[2][0];
+        out[i + 1u].m[2] = aether_r.m[2][1];
+        out[i + 2u].m[2] = aether_r.m[2][2];
+        out[i + 3u].m[2] = aether_r.m[2][3];
+        out[i + 4u].m[2] = aether_r.m[2][4];
+        out[i + 5u].m[2] = aether_r.m[2][5];
+        out[i + 6u].m[2] = aether_r.m[2][6];
+        out[i + 7u].m[2] = aether_r.m[2][7];
+        out[i + 0u].m[3] = aether_r.m[3][0];
+        out[i + 1u].m[3] = aether_r.m[3][1];
+        out[i + 2u].m[3] = aether_r.m[3][2];
+        out[i + 3u].m[3] = aether_r.m[3][3];
+        out[i + 4u].m[3] = aether_r.m[3][4];
+        out[i + 5u].m[3] = aether_r.m[3][5];
+        out[i + 6u].m[3] = aether_r.m[3][6];
+        out[i + 7u].m[3] = aether_r.m[3][7];
     }
 #endif
     for (; i < n; ++i) {
@@ -9864,16 +11513,27 @@ void aether_mat2d_transpose_aos(const aether_mat2d *m, aether_mat2d *out, size_t
     for (; n - i >= 4u; i += 4u) {
         aether_mat2dx4 v_m;
         aether_mat2dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[0][aether_k] = m[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[1][aether_k] = m[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[2][aether_k] = m[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[3][aether_k] = m[i + aether_k].m[3];
+        v_m.m[0] = (aether_f64x4){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0]};
+        v_m.m[1] = (aether_f64x4){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1]};
+        v_m.m[2] = (aether_f64x4){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2]};
+        v_m.m[3] = (aether_f64x4){m[i + 0u].m[3], m[i + 1u].m[3], m[i + 2u].m[3], m[i + 3u].m[3]};
         aether_mat2d_transpose_batch_x4(&aether_r, &v_m);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[0] = aether_r.m[0][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[1] = aether_r.m[1][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[2] = aether_r.m[2][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[3] = aether_r.m[3][aether_k];
+        out[i + 0u].m[0] = aether_r.m[0][0];
+        out[i + 1u].m[0] = aether_r.m[0][1];
+        out[i + 2u].m[0] = aether_r.m[0][2];
+        out[i + 3u].m[0] = aether_r.m[0][3];
+        out[i + 0u].m[1] = aether_r.m[1][0];
+        out[i + 1u].m[1] = aether_r.m[1][1];
+        out[i + 2u].m[1] = aether_r.m[1][2];
+        out[i + 3u].m[1] = aether_r.m[1][3];
+        out[i + 0u].m[2] = aether_r.m[2][0];
+        out[i + 1u].m[2] = aether_r.m[2][1];
+        out[i + 2u].m[2] = aether_r.m[2][2];
+        out[i + 3u].m[2] = aether_r.m[2][3];
+        out[i + 0u].m[3] = aether_r.m[3][0];
+        out[i + 1u].m[3] = aether_r.m[3][1];
+        out[i + 2u].m[3] = aether_r.m[3][2];
+        out[i + 3u].m[3] = aether_r.m[3][3];
     }
 #endif
     for (; i < n; ++i) {
@@ -9940,26 +11600,88 @@ void aether_mat3f_transpose_aos(const aether_mat3f *m, aether_mat3f *out, size_t
     for (; n - i >= 8u; i += 8u) {
         aether_mat3fx8 v_m;
         aether_mat3fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[0][aether_k] = m[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[1][aether_k] = m[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[2][aether_k] = m[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[3][aether_k] = m[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[4][aether_k] = m[i + aether_k].m[4];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[5][aether_k] = m[i + aether_k].m[5];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[6][aether_k] = m[i + aether_k].m[6];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[7][aether_k] = m[i + aether_k].m[7];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[8][aether_k] = m[i + aether_k].m[8];
+        v_m.m[0] = (aether_f32x8){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0], m[i + 4u].m[0], m[i + 5u].m[0], m[i + 6u].m[0], m[i + 7u].m[0]};
+        v_m.m[1] = (aether_f32x8){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1], m[i + 4u].m[1], m[i + 5u].m[1], m[i + 6u].m[1], m[i + 7u].m[1]};
+        v_m.m[2] = (aether_f32x8){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2], m[i + 4u].m[2], m[i + 5u].m[2], m[i + 6u].m[2], m[i + 7u].m[2]};
+        v_m.m[3] = (aether_f32x8){m[i + 0u].m[3], m[i + 1u].m[3], m[i + 2u].m[3], m[i + 3u].m[3], m[i + 4u].m[3], m[i + 5u].m[3], m[i + 6u].m[3], m[i + 7u].m[3]};
+        v_m.m[4] = (aether_f32x8){m[i + 0u].m[4], m[i + 1u].m[4], m[i + 2u].m[4], m[i + 3u].m[4], m[i + 4u].m[4], m[i + 5u].m[4], m[i + 6u].m[4], m[i + 7u].m[4]};
+        v_m.m[5] = (aether_f32x8){m[i + 0u].m[5], m[i + 1u].m[5], m[i + 2u].m[5], m[i + 3u].m[5], m[i + 4u].m[5], m[i + 5u].m[5], m[i + 6u].m[5], m[i + 7u].m[5]};
+        v_m.m[6] = (aether_f32x8){m[i + 0u].m[6], m[i + 1u].m[6], m[i + 2u].m[6], m[i + 3u].m[6], m[i + 4u].m[6], m[i + 5u].m[6], m[i + 6u].m[6], m[i + 7u].m[6]};
+        v_m.m[7] = (aether_f32x8){m[i + 0u].m[7], m[i + 1u].m[7], m[i + 2u].m[7], m[i + 3u].m[7], m[i + 4u].m[7], m[i + 5u].m[7], m[i + 6u].m[7], m[i + 7u].m[7]};
+        v_m.m[8] = (aether_f32x8){m[i + 0u].m[8], m[i + 1u].m[8], m[i + 2u].m[8], m[i + 3u].m[8], m[i + 4u].m[8], m[i + 5u].m[8], m[i + 6u].m[8], m[i + 7u].m[8]};
         aether_mat3f_transpose_batch_x8(&aether_r, &v_m);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[0] = aether_r.m[0][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[1] = aether_r.m[1][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[2] = aether_r.m[2][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[3] = aether_r.m[3][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[4] = aether_r.m[4][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[5] = aether_r.m[5][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[6] = aether_r.m[6][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[7] = aether_r.m[7][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[8] = aether_r.m[8][aether_k];
+        out[i + 0u].m[0] = aether_r.m[0][0];
+        out[i + 1u].m[0] = aether_r.m[0][1];
+        out[i + 2u].m[0] = aether_r.m[0][2];
+        out[i + 3u].m[0] = aether_r.m[0][3];
+        out[i + 4u].m[0] = aether_r.m[0][4];
+        out[i + 5u].m[0] = aether_r.m[0][5];
+        out[i + 6u].m[0] = aether_r.m[0][6];
+        out[i + 7u].m[0] = aether_r.m[0][7];
+        out[i + 0u].m[1] = aether_r.m[1][0];
+        out[i + 1u].m[1] = aether_r.m[1][1];
+        out[i + 2u].m[1] = aether_r.m[1][2];
+        out[i + 3u].m[1] = aether_r.m[1][3];
+        out[i + 4u].m[1] = aether_r.m[1][4];
+        out[i + 5u].m[1] = aether_r.m[1][5];
+        out[i + 6u].m[1] = aether_r.m[1][6];
+        out[i + 7u].m[1] = aether_r.m[1][7];
+        out[i + 0u].m[2] = aether_r.m[2][0];
+        out[i + 1u].m[2] = aether_r.m[2][1];
+        out[i + 2u].m[2] = aether_r.m[2][2];
+        out[i + 3u].m[2] = aether_r.m[2][3];
+        out[i + 4u].m[2] = aether_r.m[2][4];
+        out[i + 5u].m[2] = aether_r.m[2][5];
+        out[i + 6u].m[2] = aether_r.m[2][6];
+        out[i + 7u].m[2] = aether_r.m[2][7];
+        out[i + 0u].m[3] = aether_r.m[3][0];
+        out[i + 1u].m[3] = aether_r.m[3][1];
+        out[i + 2u].m[3] = aether_r.m[3][2];
+        out[i + 3u].m[3] = aether_r.m[3][3];
+        out[i + 4u].m[3] = aether_r.m[3][4];
+        out[i + 5u].m[3] = aether_r.m[3][5];
+        out[i + 6u].m[3] = aether_r.m[3][6];
+        out[i + 7u].m[3] = aether_r.m[3][7];
+        out[i + 0u].m[4] = aether_r.m[4][0];
+        out[i + 1u].m[4] = aether_r.m[4][1];
+        out[i + 2u].m[4] = aether_r.m[4][2];
+        out[i + 3u].m[4] = aether_r.m[4][3];
+        out[i + 4u].m[4] = aether_r.m[4][4];
+        out[i + 5u].m[4] = aether_r.m[4][5];
+        out[i + 6u].m[4] = aether_r.m[4][6];
+        out[i + 7u].m[4] = aether_r.m[4][7];
+        out[i + 0u].m[5] = aether_r.m[5][0];
+        out[i + 1u].m[5] = aether_r.m[5][1];
+        out[i + 2u].m[5] = aether_r.m[5][2];
+        out[i + 3u].m[5] = aether_r.m[5][3];
+        out[i + 4u].m[5] = aether_r.m[5][4];
+        out[i + 5u].m[5] = aether_r.m[5][5];
+        out[i + 6u].m[5] = aether_r.m[5][6];
+        out[i + 7u].m[5] = aether_r.m[5][7];
+        out[i + 0u].m[6] = aether_r.m[6][0];
+        out[i + 1u].m[6] = aether_r.m[6][1];
+        out[i + 2u].m[6] = aether_r.m[6][2];
+        out[i + 3u].m[6] = aether_r.m[6][3];
+        out[i + 4u].m[6] = aether_r.m[6][4];
+        out[i + 5u].m[6] = aether_r.m[6][5];
+        out[i + 6u].m[6] = aether_r.m[6][6];
+        out[i + 7u].m[6] = aether_r.m[6][7];
+        out[i + 0u].m[7] = aether_r.m[7][0];
+        out[i + 1u].m[7] = aether_r.m[7][1];
+        out[i + 2u].m[7] = aether_r.m[7][2];
+        out[i + 3u].m[7] = aether_r.m[7][3];
+        out[i + 4u].m[7] = aether_r.m[7][4];
+        out[i + 5u].m[7] = aether_r.m[7][5];
+        out[i + 6u].m[7] = aether_r.m[7][6];
+        out[i + 7u].m[7] = aether_r.m[7][7];
+        out[i + 0u].m[8] = aether_r.m[8][0];
+        out[i + 1u].m[8] = aether_r.m[8][1];
+        out[i + 2u].m[8] = aether_r.m[8][2];
+        out[i + 3u].m[8] = aether_r.m[8][3];
+        out[i + 4u].m[8] = aether_r.m[8][4];
+        out[i + 5u].m[8] = aether_r.m[8][5];
+        out[i + 6u].m[8] = aether_r.m[8][6];
+        out[i + 7u].m[8] = aether_r.m[8][7];
     }
 #endif
     for (; i < n; ++i) {
@@ -10026,26 +11748,52 @@ void aether_mat3d_transpose_aos(const aether_mat3d *m, aether_mat3d *out, size_t
     for (; n - i >= 4u; i += 4u) {
         aether_mat3dx4 v_m;
         aether_mat3dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[0][aether_k] = m[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[1][aether_k] = m[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[2][aether_k] = m[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[3][aether_k] = m[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[4][aether_k] = m[i + aether_k].m[4];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[5][aether_k] = m[i + aether_k].m[5];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[6][aether_k] = m[i + aether_k].m[6];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[7][aether_k] = m[i + aether_k].m[7];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[8][aether_k] = m[i + aether_k].m[8];
+        v_m.m[0] = (aether_f64x4){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0]};
+        v_m.m[1] = (aether_f64x4){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1]};
+        v_m.m[2] = (aether_f64x4){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2]};
+        v_m.m[3] = (aether_f64x4){m[i + 0u].m[3], m[i + 1u].m[3], m[i + 2u].m[3], m[i + 3u].m[3]};
+        v_m.m[4] = (aether_f64x4){m[i + 0u].m[4], m[i + 1u].m[4], m[i + 2u].m[4], m[i + 3u].m[4]};
+        v_m.m[5] = (aether_f64x4){m[i + 0u].m[5], m[i + 1u].m[5], m[i + 2u].m[5], m[i + 3u].m[5]};
+        v_m.m[6] = (aether_f64x4){m[i + 0u].m[6], m[i + 1u].m[6], m[i + 2u].m[6], m[i + 3u].m[6]};
+        v_m.m[7] = (aether_f64x4){m[i + 0u].m[7], m[i + 1u].m[7], m[i + 2u].m[7], m[i + 3u].m[7]};
+        v_m.m[8] = (aether_f64x4){m[i + 0u].m[8], m[i + 1u].m[8], m[i + 2u].m[8], m[i + 3u].m[8]};
         aether_mat3d_transpose_batch_x4(&aether_r, &v_m);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[0] = aether_r.m[0][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[1] = aether_r.m[1][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[2] = aether_r.m[2][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[3] = aether_r.m[3][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[4] = aether_r.m[4][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[5] = aether_r.m[5][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[6] = aether_r.m[6][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[7] = aether_r.m[7][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[8] = aether_r.m[8][aether_k];
+        out[i + 0u].m[0] = aether_r.m[0][0];
+        out[i + 1u].m[0] = aether_r.m[0][1];
+        out[i + 2u].m[0] = aether_r.m[0][2];
+        out[i + 3u].m[0] = aether_r.m[0][3];
+        out[i + 0u].m[1] = aether_r.m[1][0];
+        out[i + 1u].m[1] = aether_r.m[1][1];
+        out[i + 2u].m[1] = aether_r.m[1][2];
+        out[i + 3u].m[1] = aether_r.m[1][3];
+        out[i + 0u].m[2] = aether_r.m[2][0];
+        out[i + 1u].m[2] = aether_r.m[2][1];
+        out[i + 2u].m[2] = aether_r.m[2][2];
+        out[i + 3u].m[2] = aether_r.m[2][3];
+        out[i + 0u].m[3] = aether_r.m[3][0];
+        out[i + 1u].m[3] = aether_r.m[3][1];
+        out[i + 2u].m[3] = aether_r.m[3][2];
+        out[i + 3u].m[3] = aether_r.m[3][3];
+        out[i + 0u].m[4] = aether_r.m[4][0];
+        out[i + 1u].m[4] = aether_r.m[4][1];
+        out[i + 2u].m[4] = aether_r.m[4][2];
+        out[i + 3u].m[4] = aether_r.m[4][3];
+        out[i + 0u].m[5] = aether_r.m[5][0];
+        out[i + 1u].m[5] = aether_r.m[5][1];
+        out[i + 2u].m[5] = aether_r.m[5][2];
+        out[i + 3u].m[5] = aether_r.m[5][3];
+        out[i + 0u].m[6] = aether_r.m[6][0];
+        out[i + 1u].m[6] = aether_r.m[6][1];
+        out[i + 2u].m[6] = aether_r.m[6][2];
+        out[i + 3u].m[6] = aether_r.m[6][3];
+        out[i + 0u].m[7] = aether_r.m[7][0];
+        out[i + 1u].m[7] = aether_r.m[7][1];
+        out[i + 2u].m[7] = aether_r.m[7][2];
+        out[i + 3u].m[7] = aether_r.m[7][3];
+        out[i + 0u].m[8] = aether_r.m[8][0];
+        out[i + 1u].m[8] = aether_r.m[8][1];
+        out[i + 2u].m[8] = aether_r.m[8][2];
+        out[i + 3u].m[8] = aether_r.m[8][3];
     }
 #endif
     for (; i < n; ++i) {
@@ -10140,40 +11888,151 @@ void aether_mat4f_transpose_aos(const aether_mat4f *m, aether_mat4f *out, size_t
     for (; n - i >= 8u; i += 8u) {
         aether_mat4fx8 v_m;
         aether_mat4fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[0][aether_k] = m[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[1][aether_k] = m[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[2][aether_k] = m[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[3][aether_k] = m[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[4][aether_k] = m[i + aether_k].m[4];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[5][aether_k] = m[i + aether_k].m[5];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[6][aether_k] = m[i + aether_k].m[6];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[7][aether_k] = m[i + aether_k].m[7];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[8][aether_k] = m[i + aether_k].m[8];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[9][aether_k] = m[i + aether_k].m[9];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[10][aether_k] = m[i + aether_k].m[10];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[11][aether_k] = m[i + aether_k].m[11];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[12][aether_k] = m[i + aether_k].m[12];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[13][aether_k] = m[i + aether_k].m[13];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[14][aether_k] = m[i + aether_k].m[14];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[15][aether_k] = m[i + aether_k].m[15];
+        v_m.m[0] = (aether_f32x8){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0], m[i + 4u].m[0], m[i + 5u].m[0], m[i + 6u].m[0], m[i + 7u].m[0]};
+        v_m.m[1] = (aether_f32x8){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1], m[i + 4u].m[1], m[i + 5u].m[1], m[i + 6u].m[1], m[i + 7u].m[1]};
+        v_m.m[2] = (aether_f32x8){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2], m[i + 4u].m[2], m[i + 5u].m[2], m[i + 6u].m[2], m[i + 7u].m[2]};
+        v_m.m[3] = (aether_f32x8){m[i + 0u].m[3], m[i + 1u].m[3], m[i + 2u].m[3], m[i + 3u].m[3], m[i + 4u].m[3], m[i + 5u].m[3], m[i + 6u].m[3], m[i + 7u].m[3]};
+        v_m.m[4] = (aether_f32x8){m[i + 0u].m[4], m[i + 1u].m[4], m[i + 2u].m[4], m[i + 3u].m[4], m[i + 4u].m[4], m[i + 5u].m[4], m[i + 6u].m[4], m[i + 7u].m[4]};
+        v_m.m[5] = (aether_f32x8){m[i + 0u].m[5], m[i + 1u].m[5], m[i + 2u].m[5], m[i + 3u].m[5], m[i + 4u].m[5], m[i + 5u].m[5], m[i + 6u].m[5], m[i + 7u].m[5]};
+        v_m.m[6] = (aether_f32x8){m[i + 0u].m[6], m[i + 1u].m[6], m[i + 2u].m[6], m[i + 3u].m[6], m[i + 4u].m[6], m[i + 5u].m[6], m[i + 6u].m[6], m[i + 7u].m[6]};
+        v_m.m[7] = (aether_f32x8){m[i + 0u].m[7], m[i + 1u].m[7], m[i + 2u].m[7], m[i + 3u].m[7], m[i + 4u].m[7], m[i + 5u].m[7], m[i + 6u].m[7], m[i + 7u].m[7]};
+        v_m.m[8] = (aether_f32x8){m[i + 0u].m[8], m[i + 1u].m[8], m[i + 2u].m[8], m[i + 3u].m[8], m[i + 4u].m[8], m[i + 5u].m[8], m[i + 6u].m[8], m[i + 7u].m[8]};
+        v_m.m[9] = (aether_f32x8){m[i + 0u].m[9], m[i + 1u].m[9], m[i + 2u].m[9], m[i + 3u].m[9], m[i + 4u].m[9], m[i + 5u].m[9], m[i + 6u].m[9], m[i + 7u].m[9]};
+        v_m.m[10] = (aether_f32x8){m[i + 0u].m[10], m[i + 1u].m[10], m[i + 2u].m[10], m[i + 3u].m[10], m[i + 4u].m[10], m[i + 5u].m[10], m[i + 6u].m[10], m[i + 7u].m[10]};
+        v_m.m[11] = (aether_f32x8){m[i + 0u].m[11], m[i + 1u].m[11], m[i + 2u].m[11], m[i + 3u].m[11], m[i + 4u].m[11], m[i + 5u].m[11], m[i + 6u].m[11], m[i + 7u].m[11]};
+        v_m.m[12] = (aether_f32x8){m[i + 0u].m[12], m[i + 1u].m[12], m[i + 2u].m[12], m[i + 3u].m[12], m[i + 4u].m[12], m[i + 5u].m[12], m[i + 6u].m[12], m[i + 7u].m[12]};
+        v_m.m[13] = (aether_f32x8){m[i + 0u].m[13], m[i + 1u].m[13], m[i + 2u].m[13], m[i + 3u].m[13], m[i + 4u].m[13], m[i + 5u].m[13], m[i + 6u].m[13], m[i + 7u].m[13]};
+        v_m.m[14] = (aether_f32x8){m[i + 0u].m[14], m[i + 1u].m[14], m[i + 2u].m[14], m[i + 3u].m[14], m[i + 4u].m[14], m[i + 5u].m[14], m[i + 6u].m[14], m[i + 7u].m[14]};
+        v_m.m[15] = (aether_f32x8){m[i + 0u].m[15], m[i + 1u].m[15], m[i + 2u].m[15], m[i + 3u].m[15], m[i + 4u].m[15], m[i + 5u].m[15], m[i + 6u].m[15], m[i + 7u].m[15]};
         aether_mat4f_transpose_batch_x8(&aether_r, &v_m);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[0] = aether_r.m[0][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[1] = aether_r.m[1][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[2] = aether_r.m[2][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[3] = aether_r.m[3][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[4] = aether_r.m[4][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[5] = aether_r.m[5][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[6] = aether_r.m[6][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[7] = aether_r.m[7][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[8] = aether_r.m[8][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[9] = aether_r.m[9][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[10] = aether_r.m[10][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[11] = aether_r.m[11][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[12] = aether_r.m[12][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[13] = aether_r.m[13][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[14] = aether_r.m[14][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[15] = aether_r.m[15][aether_k];
+        out[i + 0u].m[0] = aether_r.m[0][0];
+        out[i + 1u].m[0] = aether_r.m[0][1];
+        out[i + 2u].m[0] = aether_r.m[0][2];
+        out[i + 3u].m[0] = aether_r.m[0][3];
+        out[i + 4u].m[0] = aether_r.m[0][4];
+        out[i + 5u].m[0] = aether_r.m[0][5];
+        out[i + 6u].m[0] = aether_r.m[0][6];
+        out[i + 7u].m[0] = aether_r.m[0][7];
+        out[i + 0u].m[1] = aether_r.m[1][0];
+        out[i + 1u].m[1] = aether_r.m[1][1];
+        out[i + 2u].m[1] = aether_r.m[1][2];
+        out[i + 3u].m[1] = aether_r.m[1][3];
+        out[i + 4u].m[1] = aether_r.m[1][4];
+        out[i + 5u].m[1] = aether_r.m[1][5];
+        out[i + 6u].m[1] = aether_r.m[1][6];
+        out[i + 7u].m[1] = aether_r.m[1][7];
+        out[i + 0u].m[2] = aether_r.m[2][0];
+        out[i + 1u].m[2] = aether_r.m[2][1];
+        out[i + 2u].m[2] = aether_r.m[2][2];
+        out[i + 3u].m[2] = aether_r.m[2][3];
+        out[i + 4u].m[2] = aether_r.m[2][4];
+        out[i + 5u].m[2] = aether_r.m[2][5];
+        out[i + 6u].m[2] = aether_r.m[2][6];
+        out[i + 7u].m[2] = aether_r.m[2][7];
+        out[i + 0u].m[3] = aether_r.m[3][0];
+        out[i + 1u].m[3] = aether_r.m[3][1];
+        out[i + 2u].m[3] = aether_r.m[3][2];
+        out[i + 3u].m[3] = aether_r.m[3][3];
+        out[i + 4u].m[3] = aether_r.m[3][4];
+        out[i + 5u].m[3] = aether_r.m[3][5];
+        out[i + 6u].m[3] = aether_r.m[3][6];
+        out[i + 7u].m[3] = aether_r.m[3][7];
+        out[i + 0u].m[4] = aether_r.m[4][0];
+        out[i + 1u].m[4] = aether_r.m[4][1];
+        out[i + 2u].m[4] = aether_r.m[4][2];
+        out[i + 3u].m[4] = aether_r.m[4][3];
+        out[i + 4u].m[4] = aether_r.m[4][4];
+        out[i + 5u].m[4] = aether_r.m[4][5];
+        out[i + 6u].m[4] = aether_r.m[4][6];
+        out[i + 7u].m[4] = aether_r.m[4][7];
+        out[i + 0u].m[5] = aether_r.m[5][0];
+        out[i + 1u].m[5] = aether_r.m[5][1];
+        out[i + 2u].m[5] = aether_r.m[5][2];
+        out[i + 3u].m[5] = aether_r.m[5][3];
+        out[i + 4u].m[5] = aether_r.m[5][4];
+        out[i + 5u].m[5] = aether_r.m[5][5];
+        out[i + 6u].m[5] = aether_r.m[5][6];
+        out[i + 7u].m[5] = aether_r.m[5][7];
+        out[i + 0u].m[6] = aether_r.m[6][0];
+        out[i + 1u].m[6] = aether_r.m[6][1];
+        out[i + 2u].m[6] = aether_r.m[6][2];
+        out[i + 3u].m[6] = aether_r.m[6][3];
+        out[i + 4u].m[6] = aether_r.m[6][4];
+        out[i + 5u].m[6] = aether_r.m[6][5];
+        out[i + 6u].m[6] = aether_r.m[6][6];
+        out[i + 7u].m[6] = aether_r.m[6][7];
+        out[i + 0u].m[7] = aether_r.m[7][0];
+        out[i + 1u].m[7] = aether_r.m[7][1];
+        out[i + 2u].m[7] = aether_r.m[7][2];
+        out[i + 3u].m[7] = aether_r.m[7][3];
+        out[i + 4u].m[7] = aether_r.m[7][4];
+        out[i + 5u].m[7] = aether_r.m[7][5];
+        out[i + 6u].m[7] = aether_r.m[7][6];
+        out[i + 7u].m[7] = aether_r.m[7][7];
+        out[i + 0u].m[8] = aether_r.m[8][0];
+        out[i + 1u].m[8] = aether_r.m[8][1];
+        out[i + 2u].m[8] = aether_r.m[8][2];
+        out[i + 3u].m[8] = aether_r.m[8][3];
+        out[i + 4u].m[8] = aether_r.m[8][4];
+        out[i + 5u].m[8] = aether_r.m[8][5];
+        out[i + 6u].m[8] = aether_r.m[8][6];
+        out[i + 7u].m[8] = aether_r.m[8][7];
+        out[i + 0u].m[9] = aether_r.m[9][0];
+        out[i + 1u].m[9] = aether_r.m[9][1];
+        out[i + 2u].m[9] = aether_r.m[9][2];
+        out[i + 3u].m[9] = aether_r.m[9][3];
+        out[i + 4u].m[9] = aether_r.m[9][4];
+        out[i + 5u].m[9] = aether_r.m[9][5];
+        out[i + 6u].m[9] = aether_r.m[9][6];
+        out[i + 7u].m[9] = aether_r.m[9][7];
+        out[i + 0u].m[10] = aether_r.m[10][0];
+        out[i + 1u].m[10] = aether_r.m[10][1];
+        out[i + 2u].m[10] = aether_r.m[10][2];
+        out[i + 3u].m[10] = aether_r.m[10][3];
+        out[i + 4u].m[10] = aether_r.m[10][4];
+        out[i + 5u].m[10] = aether_r.m[10][5];
+        out[i + 6u].m[10] = aether_r.m[10][6];
+        out[i + 7u].m[10] = aether_r.m[10][7];
+        out[i + 0u].m[11] = aether_r.m[11][0];
+        out[i + 1u].m[11] = aether_r.m[11][1];
+        out[i + 2u].m[11] = aether_r.m[11][2];
+        out[i + 3u].m[11] = aether_r.m[11][3];
+        out[i + 4u].m[11] = aether_r.m[11][4];
+        out[i + 5u].m[11] = aether_r.m[11][5];
+        out[i + 6u].m[11] = aether_r.m[11][6];
+        out[i + 7u].m[11] = aether_r.m[11][7];
+        out[i + 0u].m[12] = aether_r.m[12][0];
+        out[i + 1u].m[12] = aether_r.m[12][1];
+        out[i + 2u].m[12] = aether_r.m[12][2];
+        out[i + 3u].m[12] = aether_r.m[12][3];
+        out[i + 4u].m[12] = aether_r.m[12][4];
+        out[i + 5u].m[12] = aether_r.m[12][5];
+        out[i + 6u].m[12] = aether_r.m[12][6];
+        out[i + 7u].m[12] = aether_r.m[12][7];
+        out[i + 0u].m[13] = aether_r.m[13][0];
+        out[i + 1u].m[13] = aether_r.m[13][1];
+        out[i + 2u].m[13] = aether_r.m[13][2];
+        out[i + 3u].m[13] = aether_r.m[13][3];
+        out[i + 4u].m[13] = aether_r.m[13][4];
+        out[i + 5u].m[13] = aether_r.m[13][5];
+        out[i + 6u].m[13] = aether_r.m[13][6];
+        out[i + 7u].m[13] = aether_r.m[13][7];
+        out[i + 0u].m[14] = aether_r.m[14][0];
+        out[i + 1u].m[14] = aether_r.m[14][1];
+        out[i + 2u].m[14] = aether_r.m[14][2];
+        out[i + 3u].m[14] = aether_r.m[14][3];
+        out[i + 4u].m[14] = aether_r.m[14][4];
+        out[i + 5u].m[14] = aether_r.m[14][5];
+        out[i + 6u].m[14] = aether_r.m[14][6];
+        out[i + 7u].m[14] = aether_r.m[14][7];
+        out[i + 0u].m[15] = aether_r.m[15][0];
+        out[i + 1u].m[15] = aether_r.m[15][1];
+        out[i + 2u].m[15] = aether_r.m[15][2];
+        out[i + 3u].m[15] = aether_r.m[15][3];
+        out[i + 4u].m[15] = aether_r.m[15][4];
+        out[i + 5u].m[15] = aether_r.m[15][5];
+        out[i + 6u].m[15] = aether_r.m[15][6];
+        out[i + 7u].m[15] = aether_r.m[15][7];
     }
 #endif
     for (; i < n; ++i) {
@@ -10268,40 +12127,87 @@ void aether_mat4d_transpose_aos(const aether_mat4d *m, aether_mat4d *out, size_t
     for (; n - i >= 4u; i += 4u) {
         aether_mat4dx4 v_m;
         aether_mat4dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[0][aether_k] = m[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[1][aether_k] = m[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[2][aether_k] = m[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[3][aether_k] = m[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[4][aether_k] = m[i + aether_k].m[4];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[5][aether_k] = m[i + aether_k].m[5];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[6][aether_k] = m[i + aether_k].m[6];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[7][aether_k] = m[i + aether_k].m[7];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[8][aether_k] = m[i + aether_k].m[8];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[9][aether_k] = m[i + aether_k].m[9];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[10][aether_k] = m[i + aether_k].m[10];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[11][aether_k] = m[i + aether_k].m[11];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[12][aether_k] = m[i + aether_k].m[12];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[13][aether_k] = m[i + aether_k].m[13];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[14][aether_k] = m[i + aether_k].m[14];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[15][aether_k] = m[i + aether_k].m[15];
+        v_m.m[0] = (aether_f64x4){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0]};
+        v_m.m[1] = (aether_f64x4){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1]};
+        v_m.m[2] = (aether_f64x4){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2]};
+        v_m.m[3] = (aether_f64x4){m[i + 0u].m[3], m[i + 1u].m[3], m[i + 2u].m[3], m[i + 3u].m[3]};
+        v_m.m[4] = (aether_f64x4){m[i + 0u].m[4], m[i + 1u].m[4], m[i + 2u].m[4], m[i + 3u].m[4]};
+        v_m.m[5] = (aether_f64x4){m[i + 0u].m[5], m[i + 1u].m[5], m[i + 2u].m[5], m[i + 3u].m[5]};
+        v_m.m[6] = (aether_f64x4){m[i + 0u].m[6], m[i + 1u].m[6], m[i + 2u].m[6], m[i + 3u].m[6]};
+        v_m.m[7] = (aether_f64x4){m[i + 0u].m[7], m[i + 1u].m[7], m[i + 2u].m[7], m[i + 3u].m[7]};
+        v_m.m[8] = (aether_f64x4){m[i + 0u].m[8], m[i + 1u].m[8], m[i + 2u].m[8], m[i + 3u].m[8]};
+        v_m.m[9] = (aether_f64x4){m[i + 0u].m[9], m[i + 1u].m[9], m[i + 2u].m[9], m[i + 3u].m[9]};
+        v_m.m[10] = (aether_f64x4){m[i + 0u].m[10], m[i + 1u].m[10], m[i + 2u].m[10], m[i + 3u].m[10]};
+        v_m.m[11] = (aether_f64x4){m[i + 0u].m[11], m[i + 1u].m[11], m[i + 2u].m[11], m[i + 3u].m[11]};
+        v_m.m[12] = (aether_f64x4){m[i + 0u].m[12], m[i + 1u].m[12], m[i + 2u].m[12], m[i + 3u].m[12]};
+        v_m.m[13] = (aether_f64x4){m[i + 0u].m[13], m[i + 1u].m[13], m[i + 2u].m[13], m[i + 3u].m[13]};
+        v_m.m[14] = (aether_f64x4){m[i + 0u].m[14], m[i + 1u].m[14], m[i + 2u].m[14], m[i + 3u].m[14]};
+        v_m.m[15] = (aether_f64x4){m[i + 0u].m[15], m[i + 1u].m[15], m[i + 2u].m[15], m[i + 3u].m[15]};
         aether_mat4d_transpose_batch_x4(&aether_r, &v_m);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[0] = aether_r.m[0][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[1] = aether_r.m[1][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[2] = aether_r.m[2][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[3] = aether_r.m[3][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[4] = aether_r.m[4][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[5] = aether_r.m[5][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[6] = aether_r.m[6][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[7] = aether_r.m[7][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[8] = aether_r.m[8][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[9] = aether_r.m[9][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[10] = aether_r.m[10][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[11] = aether_r.m[11][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[12] = aether_r.m[12][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[13] = aether_r.m[13][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[14] = aether_r.m[14][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[15] = aether_r.m[15][aether_k];
+        out[i + 0u].m[0] = aether_r.m[0][0];
+        out[i + 1u].m[0] = aether_r.m[0][1];
+        out[i + 2u].m[0] = aether_r.m[0][2];
+        out[i + 3u].m[0] = aether_r.m[0][3];
+        out[i + 0u].m[1] = aether_r.m[1][0];
+        out[i + 1u].m[1] = aether_r.m[1][1];
+        out[i + 2u].m[1] = aether_r.m[1][2];
+        out[i + 3u].m[1] = aether_r.m[1][3];
+        out[i + 0u].m[2] = aether_r.m[2][0];
+        out[i + 1u].m[2] = aether_r.m[2][1];
+        out[i + 2u].m[2] = aether_r.m[2][2];
+        out[i + 3u].m[2] = aether_r.m[2][3];
+        out[i + 0u].m[3] = aether_r.m[3][0];
+        out[i + 1u].m[3] = aether_r.m[3][1];
+        out[i + 2u].m[3] = aether_r.m[3][2];
+        out[i + 3u].m[3] = aether_r.m[3][3];
+        out[i + 0u].m[4] = aether_r.m[4][0];
+        out[i + 1u].m[4] = aether_r.m[4][1];
+        out[i + 2u].m[4] = aether_r.m[4][2];
+        out[i + 3u].m[4] = aether_r.m[4][3];
+        out[i + 0u].m[5] = aether_r.m[5][0];
+        out[i + 1u].m[5] = aether_r.m[5][1];
+        out[i + 2u].m[5] = aether_r.m[5][2];
+        out[i + 3u].m[5] = aether_r.m[5][3];
+        out[i + 0u].m[6] = aether_r.m[6][0];
+        out[i + 1u].m[6] = aether_r.m[6][1];
+        out[i + 2u].m[6] = aether_r.m[6][2];
+        out[i + 3u].m[6] = aether_r.m[6][3];
+        out[i + 0u].m[7] = aether_r.m[7][0];
+        out[i + 1u].m[7] = aether_r.m[7][1];
+        out[i + 2u].m[7] = aether_r.m[7][2];
+        out[i + 3u].m[7] = aether_r.m[7][3];
+        out[i + 0u].m[8] = aether_r.m[8][0];
+        out[i + 1u].m[8] = aether_r.m[8][1];
+        out[i + 2u].m[8] = aether_r.m[8][2];
+        out[i + 3u].m[8] = aether_r.m[8][3];
+        out[i + 0u].m[9] = aether_r.m[9][0];
+        out[i + 1u].m[9] = aether_r.m[9][1];
+        out[i + 2u].m[9] = aether_r.m[9][2];
+        out[i + 3u].m[9] = aether_r.m[9][3];
+        out[i + 0u].m[10] = aether_r.m[10][0];
+        out[i + 1u].m[10] = aether_r.m[10][1];
+        out[i + 2u].m[10] = aether_r.m[10][2];
+        out[i + 3u].m[10] = aether_r.m[10][3];
+        out[i + 0u].m[11] = aether_r.m[11][0];
+        out[i + 1u].m[11] = aether_r.m[11][1];
+        out[i + 2u].m[11] = aether_r.m[11][2];
+        out[i + 3u].m[11] = aether_r.m[11][3];
+        out[i + 0u].m[12] = aether_r.m[12][0];
+        out[i + 1u].m[12] = aether_r.m[12][1];
+        out[i + 2u].m[12] = aether_r.m[12][2];
+        out[i + 3u].m[12] = aether_r.m[12][3];
+        out[i + 0u].m[13] = aether_r.m[13][0];
+        out[i + 1u].m[13] = aether_r.m[13][1];
+        out[i + 2u].m[13] = aether_r.m[13][2];
+        out[i + 3u].m[13] = aether_r.m[13][3];
+        out[i + 0u].m[14] = aether_r.m[14][0];
+        out[i + 1u].m[14] = aether_r.m[14][1];
+        out[i + 2u].m[14] = aether_r.m[14][2];
+        out[i + 3u].m[14] = aether_r.m[14][3];
+        out[i + 0u].m[15] = aether_r.m[15][0];
+        out[i + 1u].m[15] = aether_r.m[15][1];
+        out[i + 2u].m[15] = aether_r.m[15][2];
+        out[i + 3u].m[15] = aether_r.m[15][3];
     }
 #endif
     for (; i < n; ++i) {
@@ -10337,12 +12243,39 @@ void aether_mat2f_identity_aos(aether_mat2f *out, size_t n)
 #if defined(AETHER_LANES_SIMD)
     for (; n - i >= 8u; i += 8u) {
         aether_mat2fx8 aether_r;
-        unsigned aether_k;
         aether_mat2f_identity_batch_x8(&aether_r);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[0] = aether_r.m[0][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[1] = aether_r.m[1][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[2] = aether_r.m[2][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[3] = aether_r.m[3][aether_k];
+        out[i + 0u].m[0] = aether_r.m[0][0];
+        out[i + 1u].m[0] = aether_r.m[0][1];
+        out[i + 2u].m[0] = aether_r.m[0][2];
+        out[i + 3u].m[0] = aether_r.m[0][3];
+        out[i + 4u].m[0] = aether_r.m[0][4];
+        out[i + 5u].m[0] = aether_r.m[0][5];
+        out[i + 6u].m[0] = aether_r.m[0][6];
+        out[i + 7u].m[0] = aether_r.m[0][7];
+        out[i + 0u].m[1] = aether_r.m[1][0];
+        out[i + 1u].m[1] = aether_r.m[1][1];
+        out[i + 2u].m[1] = aether_r.m[1][2];
+        out[i + 3u].m[1] = aether_r.m[1][3];
+        out[i + 4u].m[1] = aether_r.m[1][4];
+        out[i + 5u].m[1] = aether_r.m[1][5];
+        out[i + 6u].m[1] = aether_r.m[1][6];
+        out[i + 7u].m[1] = aether_r.m[1][7];
+        out[i + 0u].m[2] = aether_r.m[2][0];
+        out[i + 1u].m[2] = aether_r.m[2][1];
+        out[i + 2u].m[2] = aether_r.m[2][2];
+        out[i + 3u].m[2] = aether_r.m[2][3];
+        out[i + 4u].m[2] = aether_r.m[2][4];
+        out[i + 5u].m[2] = aether_r.m[2][5];
+        out[i + 6u].m[2] = aether_r.m[2][6];
+        out[i + 7u].m[2] = aether_r.m[2][7];
+        out[i + 0u].m[3] = aether_r.m[3][0];
+        out[i + 1u].m[3] = aether_r.m[3][1];
+        out[i + 2u].m[3] = aether_r.m[3][2];
+        out[i + 3u].m[3] = aether_r.m[3][3];
+        out[i + 4u].m[3] = aether_r.m[3][4];
+        out[i + 5u].m[3] = aether_r.m[3][5];
+        out[i + 6u].m[3] = aether_r.m[3][6];
+        out[i + 7u].m[3] = aether_r.m[3][7];
     }
 #endif
     for (; i < n; ++i) {
@@ -10378,12 +12311,23 @@ void aether_mat2d_identity_aos(aether_mat2d *out, size_t n)
 #if defined(AETHER_LANES_SIMD)
     for (; n - i >= 4u; i += 4u) {
         aether_mat2dx4 aether_r;
-        unsigned aether_k;
         aether_mat2d_identity_batch_x4(&aether_r);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[0] = aether_r.m[0][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[1] = aether_r.m[1][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[2] = aether_r.m[2][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[3] = aether_r.m[3][aether_k];
+        out[i + 0u].m[0] = aether_r.m[0][0];
+        out[i + 1u].m[0] = aether_r.m[0][1];
+        out[i + 2u].m[0] = aether_r.m[0][2];
+        out[i + 3u].m[0] = aether_r.m[0][3];
+        out[i + 0u].m[1] = aether_r.m[1][0];
+        out[i + 1u].m[1] = aether_r.m[1][1];
+        out[i + 2u].m[1] = aether_r.m[1][2];
+        out[i + 3u].m[1] = aether_r.m[1][3];
+        out[i + 0u].m[2] = aether_r.m[2][0];
+        out[i + 1u].m[2] = aether_r.m[2][1];
+        out[i + 2u].m[2] = aether_r.m[2][2];
+        out[i + 3u].m[2] = aether_r.m[2][3];
+        out[i + 0u].m[3] = aether_r.m[3][0];
+        out[i + 1u].m[3] = aether_r.m[3][1];
+        out[i + 2u].m[3] = aether_r.m[3][2];
+        out[i + 3u].m[3] = aether_r.m[3][3];
     }
 #endif
     for (; i < n; ++i) {
@@ -10429,17 +12373,79 @@ void aether_mat3f_identity_aos(aether_mat3f *out, size_t n)
 #if defined(AETHER_LANES_SIMD)
     for (; n - i >= 8u; i += 8u) {
         aether_mat3fx8 aether_r;
-        unsigned aether_k;
         aether_mat3f_identity_batch_x8(&aether_r);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[0] = aether_r.m[0][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[1] = aether_r.m[1][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[2] = aether_r.m[2][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[3] = aether_r.m[3][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[4] = aether_r.m[4][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[5] = aether_r.m[5][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[6] = aether_r.m[6][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[7] = aether_r.m[7][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[8] = aether_r.m[8][aether_k];
+        out[i + 0u].m[0] = aether_r.m[0][0];
+        out[i + 1u].m[0] = aether_r.m[0][1];
+        out[i + 2u].m[0] = aether_r.m[0][2];
+        out[i + 3u].m[0] = aether_r.m[0][3];
+        out[i + 4u].m[0] = aether_r.m[0][4];
+        out[i + 5u].m[0] = aether_r.m[0][5];
+        out[i + 6u].m[0] = aether_r.m[0][6];
+        out[i + 7u].m[0] = aether_r.m[0][7];
+        out[i + 0u].m[1] = aether_r.m[1][0];
+        out[i + 1u].m[1] = aether_r.m[1][1];
+        out[i + 2u].m[1] = aether_r.m[1][2];
+        out[i + 3u].m[1] = aether_r.m[1][3];
+        out[i + 4u].m[1] = aether_r.m[1][4];
+        out[i + 5u].m[1] = aether_r.m[1][5];
+        out[i + 6u].m[1] = aether_r.m[1][6];
+        out[i + 7u].m[1] = aether_r.m[1][7];
+        out[i + 0u].m[2] = aether_r.m[2][0];
+        out[i + 1u].m[2] = aether_r.m[2][1];
+        out[i + 2u].m[2] = aether_r.m[2][2];
+        out[i + 3u].m[2] = aether_r.m[2][3];
+        out[i + 4u].m[2] = aether_r.m[2][4];
+        out[i + 5u].m[2] = aether_r.m[2][5];
+        out[i + 6u].m[2] = aether_r.m[2][6];
+        out[i + 7u].m[2] = aether_r.m[2][7];
+        out[i + 0u].m[3] = aether_r.m[3][0];
+        out[i + 1u].m[3] = aether_r.m[3][1];
+        out[i + 2u].m[3] = aether_r.m[3][2];
+        out[i + 3u].m[3] = aether_r.m[3][3];
+        out[i + 4u].m[3] = aether_r.m[3][4];
+        out[i + 5u].m[3] = aether_r.m[3][5];
+        out[i + 6u].m[3] = aether_r.m[3][6];
+        out[i + 7u].m[3] = aether_r.m[3][7];
+        out[i + 0u].m[4] = aether_r.m[4][0];
+        out[i + 1u].m[4] = aether_r.m[4][1];
+        out[i + 2u].m[4] = aether_r.m[4][2];
+        out[i + 3u].m[4] = aether_r.m[4][3];
+        out[i + 4u].m[4] = aether_r.m[4][4];
+        out[i + 5u].m[4] = aether_r.m[4][5];
+        out[i + 6u].m[4] = aether_r.m[4][6];
+        out[i + 7u].m[4] = aether_r.m[4][7];
+        out[i + 0u].m[5] = aether_r.m[5][0];
+        out[i + 1u].m[5] = aether_r.m[5][1];
+        out[i + 2u].m[5] = aether_r.m[5][2];
+        out[i + 3u].m[5] = aether_r.m[5][3];
+        out[i + 4u].m[5] = aether_r.m[5][4];
+        out[i + 5u].m[5] = aether_r.m[5][5];
+        out[i + 6u].m[5] = aether_r.m[5][6];
+        out[i + 7u].m[5] = aether_r.m[5][7];
+        out[i + 0u].m[6] = aether_r.m[6][0];
+        out[i + 1u].m[6] = aether_r.m[6][1];
+        out[i + 2u].m[6] = aether_r.m[6][2];
+        out[i + 3u].m[6] = aether_r.m[6][3];
+        out[i + 4u].m[6] = aether_r.m[6][4];
+        out[i + 5u].m[6] = aether_r.m[6][5];
+        out[i + 6u].m[6] = aether_r.m[6][6];
+        out[i + 7u].m[6] = aether_r.m[6][7];
+        out[i + 0u].m[7] = aether_r.m[7][0];
+        out[i + 1u].m[7] = aether_r.m[7][1];
+        out[i + 2u].m[7] = aether_r.m[7][2];
+        out[i + 3u].m[7] = aether_r.m[7][3];
+        out[i + 4u].m[7] = aether_r.m[7][4];
+        out[i + 5u].m[7] = aether_r.m[7][5];
+        out[i + 6u].m[7] = aether_r.m[7][6];
+        out[i + 7u].m[7] = aether_r.m[7][7];
+        out[i + 0u].m[8] = aether_r.m[8][0];
+        out[i + 1u].m[8] = aether_r.m[8][1];
+        out[i + 2u].m[8] = aether_r.m[8][2];
+        out[i + 3u].m[8] = aether_r.m[8][3];
+        out[i + 4u].m[8] = aether_r.m[8][4];
+        out[i + 5u].m[8] = aether_r.m[8][5];
+        out[i + 6u].m[8] = aether_r.m[8][6];
+        out[i + 7u].m[8] = aether_r.m[8][7];
     }
 #endif
     for (; i < n; ++i) {
@@ -10485,17 +12491,43 @@ void aether_mat3d_identity_aos(aether_mat3d *out, size_t n)
 #if defined(AETHER_LANES_SIMD)
     for (; n - i >= 4u; i += 4u) {
         aether_mat3dx4 aether_r;
-        unsigned aether_k;
         aether_mat3d_identity_batch_x4(&aether_r);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[0] = aether_r.m[0][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[1] = aether_r.m[1][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[2] = aether_r.m[2][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[3] = aether_r.m[3][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[4] = aether_r.m[4][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[5] = aether_r.m[5][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[6] = aether_r.m[6][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[7] = aether_r.m[7][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[8] = aether_r.m[8][aether_k];
+        out[i + 0u].m[0] = aether_r.m[0][0];
+        out[i + 1u].m[0] = aether_r.m[0][1];
+        out[i + 2u].m[0] = aether_r.m[0][2];
+        out[i + 3u].m[0] = aether_r.m[0][3];
+        out[i + 0u].m[1] = aether_r.m[1][0];
+        out[i + 1u].m[1] = aether_r.m[1][1];
+        out[i + 2u].m[1] = aether_r.m[1][2];
+        out[i + 3u].m[1] = aether_r.m[1][3];
+        out[i + 0u].m[2] = aether_r.m[2][0];
+        out[i + 1u].m[2] = aether_r.m[2][1];
+        out[i + 2u].m[2] = aether_r.m[2][2];
+        out[i + 3u].m[2] = aether_r.m[2][3];
+        out[i + 0u].m[3] = aether_r.m[3][0];
+        out[i + 1u].m[3] = aether_r.m[3][1];
+        out[i + 2u].m[3] = aether_r.m[3][2];
+        out[i + 3u].m[3] = aether_r.m[3][3];
+        out[i + 0u].m[4] = aether_r.m[4][0];
+        out[i + 1u].m[4] = aether_r.m[4][1];
+        out[i + 2u].m[4] = aether_r.m[4][2];
+        out[i + 3u].m[4] = aether_r.m[4][3];
+        out[i + 0u].m[5] = aether_r.m[5][0];
+        out[i + 1u].m[5] = aether_r.m[5][1];
+        out[i + 2u].m[5] = aether_r.m[5][2];
+        out[i + 3u].m[5] = aether_r.m[5][3];
+        out[i + 0u].m[6] = aether_r.m[6][0];
+        out[i + 1u].m[6] = aether_r.m[6][1];
+        out[i + 2u].m[6] = aether_r.m[6][2];
+        out[i + 3u].m[6] = aether_r.m[6][3];
+        out[i + 0u].m[7] = aether_r.m[7][0];
+        out[i + 1u].m[7] = aether_r.m[7][1];
+        out[i + 2u].m[7] = aether_r.m[7][2];
+        out[i + 3u].m[7] = aether_r.m[7][3];
+        out[i + 0u].m[8] = aether_r.m[8][0];
+        out[i + 1u].m[8] = aether_r.m[8][1];
+        out[i + 2u].m[8] = aether_r.m[8][2];
+        out[i + 3u].m[8] = aether_r.m[8][3];
     }
 #endif
     for (; i < n; ++i) {
@@ -10555,24 +12587,135 @@ void aether_mat4f_identity_aos(aether_mat4f *out, size_t n)
 #if defined(AETHER_LANES_SIMD)
     for (; n - i >= 8u; i += 8u) {
         aether_mat4fx8 aether_r;
-        unsigned aether_k;
         aether_mat4f_identity_batch_x8(&aether_r);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[0] = aether_r.m[0][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[1] = aether_r.m[1][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[2] = aether_r.m[2][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[3] = aether_r.m[3][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[4] = aether_r.m[4][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[5] = aether_r.m[5][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[6] = aether_r.m[6][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[7] = aether_r.m[7][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[8] = aether_r.m[8][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[9] = aether_r.m[9][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[10] = aether_r.m[10][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[11] = aether_r.m[11][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[12] = aether_r.m[12][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[13] = aether_r.m[13][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[14] = aether_r.m[14][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[15] = aether_r.m[15][aether_k];
+        out[i + 0u].m[0] = aether_r.m[0][0];
+        out[i + 1u].m[0] = aether_r.m[0][1];
+        out[i + 2u].m[0] = aether_r.m[0][2];
+        out[i + 3u].m[0] = aether_r.m[0][3];
+        out[i + 4u].m[0] = aether_r.m[0][4];
+        out[i + 5u].m[0] = aether_r.m[0][5];
+        out[i + 6u].m[0] = aether_r.m[0][6];
+        out[i + 7u].m[0] = aether_r.m[0][7];
+        out[i + 0u].m[1] = aether_r.m[1][0];
+        out[i + 1u].m[1] = aether_r.m[1][1];
+        out[i + 2u].m[1] = aether_r.m[1][2];
+        out[i + 3u].m[1] = aether_r.m[1][3];
+        out[i + 4u].m[1] = aether_r.m[1][4];
+        out[i + 5u].m[1] = aether_r.m[1][5];
+        out[i + 6u].m[1] = aether_r.m[1][6];
+        out[i + 7u].m[1] = aether_r.m[1][7];
+        out[i + 0u].m[2] = aether_r.m[2][0];
+        out[i + 1u].m[2] = aether_r.m[2][1];
+        out[i + 2u].m[2] = aether_r.m[2][2];
+        out[i + 3u].m[2] = aether_r.m[2][3];
+        out[i + 4u].m[2] = aether_r.m[2][4];
+        out[i + 5u].m[2] = aether_r.m[2][5];
+        out[i + 6u].m[2] = aether_r.m[2][6];
+        out[i + 7u].m[2] = aether_r.m[2][7];
+        out[i + 0u].m[3] = aether_r.m[3][0];
+        out[i + 1u].m[3] = aether_r.m[3][1];
+        out[i + 2u].m[3] = aether_r.m[3][2];
+        out[i + 3u].m[3] = aether_r.m[3][3];
+        out[i + 4u].m[3] = aether_r.m[3][4];
+        out[i + 5u].m[3] = aether_r.m[3][5];
+        out[i + 6u].m[3] = aether_r.m[3][6];
+        out[i + 7u].m[3] = aether_r.m[3][7];
+        out[i + 0u].m[4] = aether_r.m[4][0];
+        out[i + 1u].m[4] = aether_r.m[4][1];
+        out[i + 2u].m[4] = aether_r.m[4][2];
+        out[i + 3u].m[4] = aether_r.m[4][3];
+        out[i + 4u].m[4] = aether_r.m[4][4];
+        out[i + 5u].m[4] = aether_r.m[4][5];
+        out[i + 6u].m[4] = aether_r.m[4][6];
+        out[i + 7u].m[4] = aether_r.m[4][7];
+        out[i + 0u].m[5] = aether_r.m[5][0];
+        out[i + 1u].m[5] = aether_r.m[5][1];
+        out[i + 2u].m[5] = aether_r.m[5][2];
+        out[i + 3u].m[5] = aether_r.m[5][3];
+        out[i + 4u].m[5] = aether_r.m[5][4];
+        out[i + 5u].m[5] = aether_r.m[5][5];
+        out[i + 6u].m[5] = aether_r.m[5][6];
+        out[i + 7u].m[5] = aether_r.m[5][7];
+        out[i + 0u].m[6] = aether_r.m[6][0];
+        out[i + 1u].m[6] = aether_r.m[6][1];
+        out[i + 2u].m[6] = aether_r.m[6][2];
+        out[i + 3u].m[6] = aether_r.m[6][3];
+        out[i + 4u].m[6] = aether_r.m[6][4];
+        out[i + 5u].m[6] = aether_r.m[6][5];
+        out[i + 6u].m[6] = aether_r.m[6][6];
+        out[i + 7u].m[6] = aether_r.m[6][7];
+        out[i + 0u].m[7] = aether_r.m[7][0];
+        out[i + 1u].m[7] = aether_r.m[7][1];
+        out[i + 2u].m[7] = aether_r.m[7][2];
+        out[i + 3u].m[7] = aether_r.m[7][3];
+        out[i + 4u].m[7] = aether_r.m[7][4];
+        out[i + 5u].m[7] = aether_r.m[7][5];
+        out[i + 6u].m[7] = aether_r.m[7][6];
+        out[i + 7u].m[7] = aether_r.m[7][7];
+        out[i + 0u].m[8] = aether_r.m[8][0];
+        out[i + 1u].m[8] = aether_r.m[8][1];
+        out[i + 2u].m[8] = aether_r.m[8][2];
+        out[i + 3u].m[8] = aether_r.m[8][3];
+        out[i + 4u].m[8] = aether_r.m[8][4];
+        out[i + 5u].m[8] = aether_r.m[8][5];
+        out[i + 6u].m[8] = aether_r.m[8][6];
+        out[i + 7u].m[8] = aether_r.m[8][7];
+        out[i + 0u].m[9] = aether_r.m[9][0];
+        out[i + 1u].m[9] = aether_r.m[9][1];
+        out[i + 2u].m[9] = aether_r.m[9][2];
+        out[i + 3u].m[9] = aether_r.m[9][3];
+        out[i + 4u].m[9] = aether_r.m[9][4];
+        out[i + 5u].m[9] = aether_r.m[9][5];
+        out[i + 6u].m[9] = aether_r.m[9][6];
+        out[i + 7u].m[9] = aether_r.m[9][7];
+        out[i + 0u].m[10] = aether_r.m[10][0];
+        out[i + 1u].m[10] = aether_r.m[10][1];
+        out[i + 2u].m[10] = aether_r.m[10][2];
+        out[i + 3u].m[10] = aether_r.m[10][3];
+        out[i + 4u].m[10] = aether_r.m[10][4];
+        out[i + 5u].m[10] = aether_r.m[10][5];
+        out[i + 6u].m[10] = aether_r.m[10][6];
+        out[i + 7u].m[10] = aether_r.m[10][7];
+        out[i + 0u].m[11] = aether_r.m[11][0];
+        out[i + 1u].m[11] = aether_r.m[11][1];
+        out[i + 2u].m[11] = aether_r.m[11][2];
+        out[i + 3u].m[11] = aether_r.m[11][3];
+        out[i + 4u].m[11] = aether_r.m[11][4];
+        out[i + 5u].m[11] = aether_r.m[11][5];
+        out[i + 6u].m[11] = aether_r.m[11][6];
+        out[i + 7u].m[11] = aether_r.m[11][7];
+        out[i + 0u].m[12] = aether_r.m[12][0];
+        out[i + 1u].m[12] = aether_r.m[12][1];
+        out[i + 2u].m[12] = aether_r.m[12][2];
+        out[i + 3u].m[12] = aether_r.m[12][3];
+        out[i + 4u].m[12] = aether_r.m[12][4];
+        out[i + 5u].m[12] = aether_r.m[12][5];
+        out[i + 6u].m[12] = aether_r.m[12][6];
+        out[i + 7u].m[12] = aether_r.m[12][7];
+        out[i + 0u].m[13] = aether_r.m[13][0];
+        out[i + 1u].m[13] = aether_r.m[13][1];
+        out[i + 2u].m[13] = aether_r.m[13][2];
+        out[i + 3u].m[13] = aether_r.m[13][3];
+        out[i + 4u].m[13] = aether_r.m[13][4];
+        out[i + 5u].m[13] = aether_r.m[13][5];
+        out[i + 6u].m[13] = aether_r.m[13][6];
+        out[i + 7u].m[13] = aether_r.m[13][7];
+        out[i + 0u].m[14] = aether_r.m[14][0];
+        out[i + 1u].m[14] = aether_r.m[14][1];
+        out[i + 2u].m[14] = aether_r.m[14][2];
+        out[i + 3u].m[14] = aether_r.m[14][3];
+        out[i + 4u].m[14] = aether_r.m[14][4];
+        out[i + 5u].m[14] = aether_r.m[14][5];
+        out[i + 6u].m[14] = aether_r.m[14][6];
+        out[i + 7u].m[14] = aether_r.m[14][7];
+        out[i + 0u].m[15] = aether_r.m[15][0];
+        out[i + 1u].m[15] = aether_r.m[15][1];
+        out[i + 2u].m[15] = aether_r.m[15][2];
+        out[i + 3u].m[15] = aether_r.m[15][3];
+        out[i + 4u].m[15] = aether_r.m[15][4];
+        out[i + 5u].m[15] = aether_r.m[15][5];
+        out[i + 6u].m[15] = aether_r.m[15][6];
+        out[i + 7u].m[15] = aether_r.m[15][7];
     }
 #endif
     for (; i < n; ++i) {
@@ -10632,24 +12775,71 @@ void aether_mat4d_identity_aos(aether_mat4d *out, size_t n)
 #if defined(AETHER_LANES_SIMD)
     for (; n - i >= 4u; i += 4u) {
         aether_mat4dx4 aether_r;
-        unsigned aether_k;
         aether_mat4d_identity_batch_x4(&aether_r);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[0] = aether_r.m[0][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[1] = aether_r.m[1][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[2] = aether_r.m[2][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[3] = aether_r.m[3][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[4] = aether_r.m[4][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[5] = aether_r.m[5][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[6] = aether_r.m[6][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[7] = aether_r.m[7][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[8] = aether_r.m[8][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[9] = aether_r.m[9][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[10] = aether_r.m[10][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[11] = aether_r.m[11][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[12] = aether_r.m[12][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[13] = aether_r.m[13][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[14] = aether_r.m[14][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[15] = aether_r.m[15][aether_k];
+        out[i + 0u].m[0] = aether_r.m[0][0];
+        out[i + 1u].m[0] = aether_r.m[0][1];
+        out[i + 2u].m[0] = aether_r.m[0][2];
+        out[i + 3u].m[0] = aether_r.m[0][3];
+        out[i + 0u].m[1] = aether_r.m[1][0];
+        out[i + 1u].m[1] = aether_r.m[1][1];
+        out[i + 2u].m[1] = aether_r.m[1][2];
+        out[i + 3u].m[1] = aether_r.m[1][3];
+        out[i + 0u].m[2] = aether_r.m[2][0];
+        out[i + 1u].m[2] = aether_r.m[2][1];
+        out[i + 2u].m[2] = aether_r.m[2][2];
+        out[i + 3u].m[2] = aether_r.m[2][3];
+        out[i + 0u].m[3] = aether_r.m[3][0];
+        out[i + 1u].m[3] = aether_r.m[3][1];
+        out[i + 2u].m[3] = aether_r.m[3][2];
+        out[i + 3u].m[3] = aether_r.m[3][3];
+        out[i + 0u].m[4] = aether_r.m[4][0];
+        out[i + 1u].m[4] = aether_r.m[4][1];
+        out[i + 2u].m[4] = aether_r.m[4][2];
+        out[i + 3u].m[4] = aether_r.m[4][3];
+        out[i + 0u].m[5] = aether_r.m[5][0];
+        out[i + 1u].m[5] = aether_r.m[5][1];
+        out[i + 2u].m[5] = aether_r.m[5][2];
+        out[i + 3u].m[5] = aether_r.m[5][3];
+        out[i + 0u].m[6] = aether_r.m[6][0];
+        out[i + 1u].m[6] = aether_r.m[6][1];
+        out[i + 2u].m[6] = aether_r.m[6][2];
+        out[i + 3u].m[6] = aether_r.m[6][3];
+        out[i + 0u].m[7] = aether_r.m[7][0];
+        out[i + 1u].m[7] = aether_r.m[7][1];
+        out[i + 2u].m[7] = aether_r.m[7][2];
+        out[i + 3u].m[7] = aether_r.m[7][3];
+        out[i + 0u].m[8] = aether_r.m[8][0];
+        out[i + 1u].m[8] = aether_r.m[8][1];
+        out[i + 2u].m[8] = aether_r.m[8][2];
+        out[i + 3u].m[8] = aether_r.m[8][3];
+        out[i + 0u].m[9] = aether_r.m[9][0];
+        out[i + 1u].m[9] = aether_r.m[9][1];
+        out[i + 2u].m[9] = aether_r.m[9][2];
+        out[i + 3u].m[9] = aether_r.m[9][3];
+        out[i + 0u].m[10] = aether_r.m[10][0];
+        out[i + 1u].m[10] = aether_r.m[10][1];
+        out[i + 2u].m[10] = aether_r.m[10][2];
+        out[i + 3u].m[10] = aether_r.m[10][3];
+        out[i + 0u].m[11] = aether_r.m[11][0];
+        out[i + 1u].m[11] = aether_r.m[11][1];
+        out[i + 2u].m[11] = aether_r.m[11][2];
+        out[i + 3u].m[11] = aether_r.m[11][3];
+        out[i + 0u].m[12] = aether_r.m[12][0];
+        out[i + 1u].m[12] = aether_r.m[12][1];
+        out[i + 2u].m[12] = aether_r.m[12][2];
+        out[i + 3u].m[12] = aether_r.m[12][3];
+        out[i + 0u].m[13] = aether_r.m[13][0];
+        out[i + 1u].m[13] = aether_r.m[13][1];
+        out[i + 2u].m[13] = aether_r.m[13][2];
+        out[i + 3u].m[13] = aether_r.m[13][3];
+        out[i + 0u].m[14] = aether_r.m[14][0];
+        out[i + 1u].m[14] = aether_r.m[14][1];
+        out[i + 2u].m[14] = aether_r.m[14][2];
+        out[i + 3u].m[14] = aether_r.m[14][3];
+        out[i + 0u].m[15] = aether_r.m[15][0];
+        out[i + 1u].m[15] = aether_r.m[15][1];
+        out[i + 2u].m[15] = aether_r.m[15][2];
+        out[i + 3u].m[15] = aether_r.m[15][3];
     }
 #endif
     for (; i < n; ++i) {
@@ -10701,17 +12891,23 @@ void aether_mat2f_dot_aos(const aether_mat2f *a, const aether_mat2f *b, float *o
         aether_mat2fx8 v_a;
         aether_mat2fx8 v_b;
         aether_f32x8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[0][aether_k] = a[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[1][aether_k] = a[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[2][aether_k] = a[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[3][aether_k] = a[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[0][aether_k] = b[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[1][aether_k] = b[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[2][aether_k] = b[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[3][aether_k] = b[i + aether_k].m[3];
+        v_a.m[0] = (aether_f32x8){a[i + 0u].m[0], a[i + 1u].m[0], a[i + 2u].m[0], a[i + 3u].m[0], a[i + 4u].m[0], a[i + 5u].m[0], a[i + 6u].m[0], a[i + 7u].m[0]};
+        v_a.m[1] = (aether_f32x8){a[i + 0u].m[1], a[i + 1u].m[1], a[i + 2u].m[1], a[i + 3u].m[1], a[i + 4u].m[1], a[i + 5u].m[1], a[i + 6u].m[1], a[i + 7u].m[1]};
+        v_a.m[2] = (aether_f32x8){a[i + 0u].m[2], a[i + 1u].m[2], a[i + 2u].m[2], a[i + 3u].m[2], a[i + 4u].m[2], a[i + 5u].m[2], a[i + 6u].m[2], a[i + 7u].m[2]};
+        v_a.m[3] = (aether_f32x8){a[i + 0u].m[3], a[i + 1u].m[3], a[i + 2u].m[3], a[i + 3u].m[3], a[i + 4u].m[3], a[i + 5u].m[3], a[i + 6u].m[3], a[i + 7u].m[3]};
+        v_b.m[0] = (aether_f32x8){b[i + 0u].m[0], b[i + 1u].m[0], b[i + 2u].m[0], b[i + 3u].m[0], b[i + 4u].m[0], b[i + 5u].m[0], b[i + 6u].m[0], b[i + 7u].m[0]};
+        v_b.m[1] = (aether_f32x8){b[i + 0u].m[1], b[i + 1u].m[1], b[i + 2u].m[1], b[i + 3u].m[1], b[i + 4u].m[1], b[i + 5u].m[1], b[i + 6u].m[1], b[i + 7u].m[1]};
+        v_b.m[2] = (aether_f32x8){b[i + 0u].m[2], b[i + 1u].m[2], b[i + 2u].m[2], b[i + 3u].m[2], b[i + 4u].m[2], b[i + 5u].m[2], b[i + 6u].m[2], b[i + 7u].m[2]};
+        v_b.m[3] = (aether_f32x8){b[i + 0u].m[3], b[i + 1u].m[3], b[i + 2u].m[3], b[i + 3u].m[3], b[i + 4u].m[3], b[i + 5u].m[3], b[i + 6u].m[3], b[i + 7u].m[3]};
         aether_mat2f_dot_batch_x8(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
+        out[i + 4u] = aether_r[4];
+        out[i + 5u] = aether_r[5];
+        out[i + 6u] = aether_r[6];
+        out[i + 7u] = aether_r[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -10763,17 +12959,19 @@ void aether_mat2d_dot_aos(const aether_mat2d *a, const aether_mat2d *b, double *
         aether_mat2dx4 v_a;
         aether_mat2dx4 v_b;
         aether_f64x4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[0][aether_k] = a[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[1][aether_k] = a[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[2][aether_k] = a[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[3][aether_k] = a[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[0][aether_k] = b[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[1][aether_k] = b[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[2][aether_k] = b[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[3][aether_k] = b[i + aether_k].m[3];
+        v_a.m[0] = (aether_f64x4){a[i + 0u].m[0], a[i + 1u].m[0], a[i + 2u].m[0], a[i + 3u].m[0]};
+        v_a.m[1] = (aether_f64x4){a[i + 0u].m[1], a[i + 1u].m[1], a[i + 2u].m[1], a[i + 3u].m[1]};
+        v_a.m[2] = (aether_f64x4){a[i + 0u].m[2], a[i + 1u].m[2], a[i + 2u].m[2], a[i + 3u].m[2]};
+        v_a.m[3] = (aether_f64x4){a[i + 0u].m[3], a[i + 1u].m[3], a[i + 2u].m[3], a[i + 3u].m[3]};
+        v_b.m[0] = (aether_f64x4){b[i + 0u].m[0], b[i + 1u].m[0], b[i + 2u].m[0], b[i + 3u].m[0]};
+        v_b.m[1] = (aether_f64x4){b[i + 0u].m[1], b[i + 1u].m[1], b[i + 2u].m[1], b[i + 3u].m[1]};
+        v_b.m[2] = (aether_f64x4){b[i + 0u].m[2], b[i + 1u].m[2], b[i + 2u].m[2], b[i + 3u].m[2]};
+        v_b.m[3] = (aether_f64x4){b[i + 0u].m[3], b[i + 1u].m[3], b[i + 2u].m[3], b[i + 3u].m[3]};
         aether_mat2d_dot_batch_x4(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -10845,27 +13043,33 @@ void aether_mat3f_dot_aos(const aether_mat3f *a, const aether_mat3f *b, float *o
         aether_mat3fx8 v_a;
         aether_mat3fx8 v_b;
         aether_f32x8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[0][aether_k] = a[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[1][aether_k] = a[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[2][aether_k] = a[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[3][aether_k] = a[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[4][aether_k] = a[i + aether_k].m[4];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[5][aether_k] = a[i + aether_k].m[5];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[6][aether_k] = a[i + aether_k].m[6];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[7][aether_k] = a[i + aether_k].m[7];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[8][aether_k] = a[i + aether_k].m[8];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[0][aether_k] = b[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[1][aether_k] = b[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[2][aether_k] = b[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[3][aether_k] = b[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[4][aether_k] = b[i + aether_k].m[4];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[5][aether_k] = b[i + aether_k].m[5];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[6][aether_k] = b[i + aether_k].m[6];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[7][aether_k] = b[i + aether_k].m[7];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[8][aether_k] = b[i + aether_k].m[8];
+        v_a.m[0] = (aether_f32x8){a[i + 0u].m[0], a[i + 1u].m[0], a[i + 2u].m[0], a[i + 3u].m[0], a[i + 4u].m[0], a[i + 5u].m[0], a[i + 6u].m[0], a[i + 7u].m[0]};
+        v_a.m[1] = (aether_f32x8){a[i + 0u].m[1], a[i + 1u].m[1], a[i + 2u].m[1], a[i + 3u].m[1], a[i + 4u].m[1], a[i + 5u].m[1], a[i + 6u].m[1], a[i + 7u].m[1]};
+        v_a.m[2] = (aether_f32x8){a[i + 0u].m[2], a[i + 1u].m[2], a[i + 2u].m[2], a[i + 3u].m[2], a[i + 4u].m[2], a[i + 5u].m[2], a[i + 6u].m[2], a[i + 7u].m[2]};
+        v_a.m[3] = (aether_f32x8){a[i + 0u].m[3], a[i + 1u].m[3], a[i + 2u].m[3], a[i + 3u].m[3], a[i + 4u].m[3], a[i + 5u].m[3], a[i + 6u].m[3], a[i + 7u].m[3]};
+        v_a.m[4] = (aether_f32x8){a[i + 0u].m[4], a[i + 1u].m[4], a[i + 2u].m[4], a[i + 3u].m[4], a[i + 4u].m[4], a[i + 5u].m[4], a[i + 6u].m[4], a[i + 7u].m[4]};
+        v_a.m[5] = (aether_f32x8){a[i + 0u].m[5], a[i + 1u].m[5], a[i + 2u].m[5], a[i + 3u].m[5], a[i + 4u].m[5], a[i + 5u].m[5], a[i + 6u].m[5], a[i + 7u].m[5]};
+        v_a.m[6] = (aether_f32x8){a[i + 0u].m[6], a[i + 1u].m[6], a[i + 2u].m[6], a[i + 3u].m[6], a[i + 4u].m[6], a[i + 5u].m[6], a[i + 6u].m[6], a[i + 7u].m[6]};
+        v_a.m[7] = (aether_f32x8){a[i + 0u].m[7], a[i + 1u].m[7], a[i + 2u].m[7], a[i + 3u].m[7], a[i + 4u].m[7], a[i + 5u].m[7], a[i + 6u].m[7], a[i + 7u].m[7]};
+        v_a.m[8] = (aether_f32x8){a[i + 0u].m[8], a[i + 1u].m[8], a[i + 2u].m[8], a[i + 3u].m[8], a[i + 4u].m[8], a[i + 5u].m[8], a[i + 6u].m[8], a[i + 7u].m[8]};
+        v_b.m[0] = (aether_f32x8){b[i + 0u].m[0], b[i + 1u].m[0], b[i + 2u].m[0], b[i + 3u].m[0], b[i + 4u].m[0], b[i + 5u].m[0], b[i + 6u].m[0], b[i + 7u].m[0]};
+        v_b.m[1] = (aether_f32x8){b[i + 0u].m[1], b[i + 1u].m[1], b[i + 2u].m[1], b[i + 3u].m[1], b[i + 4u].m[1], b[i + 5u].m[1], b[i + 6u].m[1], b[i + 7u].m[1]};
+        v_b.m[2] = (aether_f32x8){b[i + 0u].m[2], b[i + 1u].m[2], b[i + 2u].m[2], b[i + 3u].m[2], b[i + 4u].m[2], b[i + 5u].m[2], b[i + 6u].m[2], b[i + 7u].m[2]};
+        v_b.m[3] = (aether_f32x8){b[i + 0u].m[3], b[i + 1u].m[3], b[i + 2u].m[3], b[i + 3u].m[3], b[i + 4u].m[3], b[i + 5u].m[3], b[i + 6u].m[3], b[i + 7u].m[3]};
+        v_b.m[4] = (aether_f32x8){b[i + 0u].m[4], b[i + 1u].m[4], b[i + 2u].m[4], b[i + 3u].m[4], b[i + 4u].m[4], b[i + 5u].m[4], b[i + 6u].m[4], b[i + 7u].m[4]};
+        v_b.m[5] = (aether_f32x8){b[i + 0u].m[5], b[i + 1u].m[5], b[i + 2u].m[5], b[i + 3u].m[5], b[i + 4u].m[5], b[i + 5u].m[5], b[i + 6u].m[5], b[i + 7u].m[5]};
+        v_b.m[6] = (aether_f32x8){b[i + 0u].m[6], b[i + 1u].m[6], b[i + 2u].m[6], b[i + 3u].m[6], b[i + 4u].m[6], b[i + 5u].m[6], b[i + 6u].m[6], b[i + 7u].m[6]};
+        v_b.m[7] = (aether_f32x8){b[i + 0u].m[7], b[i + 1u].m[7], b[i + 2u].m[7], b[i + 3u].m[7], b[i + 4u].m[7], b[i + 5u].m[7], b[i + 6u].m[7], b[i + 7u].m[7]};
+        v_b.m[8] = (aether_f32x8){b[i + 0u].m[8], b[i + 1u].m[8], b[i + 2u].m[8], b[i + 3u].m[8], b[i + 4u].m[8], b[i + 5u].m[8], b[i + 6u].m[8], b[i + 7u].m[8]};
         aether_mat3f_dot_batch_x8(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
+        out[i + 4u] = aether_r[4];
+        out[i + 5u] = aether_r[5];
+        out[i + 6u] = aether_r[6];
+        out[i + 7u] = aether_r[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -10937,27 +13141,29 @@ void aether_mat3d_dot_aos(const aether_mat3d *a, const aether_mat3d *b, double *
         aether_mat3dx4 v_a;
         aether_mat3dx4 v_b;
         aether_f64x4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[0][aether_k] = a[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[1][aether_k] = a[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[2][aether_k] = a[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[3][aether_k] = a[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[4][aether_k] = a[i + aether_k].m[4];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[5][aether_k] = a[i + aether_k].m[5];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[6][aether_k] = a[i + aether_k].m[6];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[7][aether_k] = a[i + aether_k].m[7];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[8][aether_k] = a[i + aether_k].m[8];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[0][aether_k] = b[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[1][aether_k] = b[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[2][aether_k] = b[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[3][aether_k] = b[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[4][aether_k] = b[i + aether_k].m[4];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[5][aether_k] = b[i + aether_k].m[5];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[6][aether_k] = b[i + aether_k].m[6];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[7][aether_k] = b[i + aether_k].m[7];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[8][aether_k] = b[i + aether_k].m[8];
+        v_a.m[0] = (aether_f64x4){a[i + 0u].m[0], a[i + 1u].m[0], a[i + 2u].m[0], a[i + 3u].m[0]};
+        v_a.m[1] = (aether_f64x4){a[i + 0u].m[1], a[i + 1u].m[1], a[i + 2u].m[1], a[i + 3u].m[1]};
+        v_a.m[2] = (aether_f64x4){a[i + 0u].m[2], a[i + 1u].m[2], a[i + 2u].m[2], a[i + 3u].m[2]};
+        v_a.m[3] = (aether_f64x4){a[i + 0u].m[3], a[i + 1u].m[3], a[i + 2u].m[3], a[i + 3u].m[3]};
+        v_a.m[4] = (aether_f64x4){a[i + 0u].m[4], a[i + 1u].m[4], a[i + 2u].m[4], a[i + 3u].m[4]};
+        v_a.m[5] = (aether_f64x4){a[i + 0u].m[5], a[i + 1u].m[5], a[i + 2u].m[5], a[i + 3u].m[5]};
+        v_a.m[6] = (aether_f64x4){a[i + 0u].m[6], a[i + 1u].m[6], a[i + 2u].m[6], a[i + 3u].m[6]};
+        v_a.m[7] = (aether_f64x4){a[i + 0u].m[7], a[i + 1u].m[7], a[i + 2u].m[7], a[i + 3u].m[7]};
+        v_a.m[8] = (aether_f64x4){a[i + 0u].m[8], a[i + 1u].m[8], a[i + 2u].m[8], a[i + 3u].m[8]};
+        v_b.m[0] = (aether_f64x4){b[i + 0u].m[0], b[i + 1u].m[0], b[i + 2u].m[0], b[i + 3u].m[0]};
+        v_b.m[1] = (aether_f64x4){b[i + 0u].m[1], b[i + 1u].m[1], b[i + 2u].m[1], b[i + 3u].m[1]};
+        v_b.m[2] = (aether_f64x4){b[i + 0u].m[2], b[i + 1u].m[2], b[i + 2u].m[2], b[i + 3u].m[2]};
+        v_b.m[3] = (aether_f64x4){b[i + 0u].m[3], b[i + 1u].m[3], b[i + 2u].m[3], b[i + 3u].m[3]};
+        v_b.m[4] = (aether_f64x4){b[i + 0u].m[4], b[i + 1u].m[4], b[i + 2u].m[4], b[i + 3u].m[4]};
+        v_b.m[5] = (aether_f64x4){b[i + 0u].m[5], b[i + 1u].m[5], b[i + 2u].m[5], b[i + 3u].m[5]};
+        v_b.m[6] = (aether_f64x4){b[i + 0u].m[6], b[i + 1u].m[6], b[i + 2u].m[6], b[i + 3u].m[6]};
+        v_b.m[7] = (aether_f64x4){b[i + 0u].m[7], b[i + 1u].m[7], b[i + 2u].m[7], b[i + 3u].m[7]};
+        v_b.m[8] = (aether_f64x4){b[i + 0u].m[8], b[i + 1u].m[8], b[i + 2u].m[8], b[i + 3u].m[8]};
         aether_mat3d_dot_batch_x4(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -11057,41 +13263,47 @@ void aether_mat4f_dot_aos(const aether_mat4f *a, const aether_mat4f *b, float *o
         aether_mat4fx8 v_a;
         aether_mat4fx8 v_b;
         aether_f32x8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[0][aether_k] = a[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[1][aether_k] = a[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[2][aether_k] = a[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[3][aether_k] = a[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[4][aether_k] = a[i + aether_k].m[4];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[5][aether_k] = a[i + aether_k].m[5];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[6][aether_k] = a[i + aether_k].m[6];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[7][aether_k] = a[i + aether_k].m[7];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[8][aether_k] = a[i + aether_k].m[8];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[9][aether_k] = a[i + aether_k].m[9];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[10][aether_k] = a[i + aether_k].m[10];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[11][aether_k] = a[i + aether_k].m[11];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[12][aether_k] = a[i + aether_k].m[12];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[13][aether_k] = a[i + aether_k].m[13];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[14][aether_k] = a[i + aether_k].m[14];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.m[15][aether_k] = a[i + aether_k].m[15];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[0][aether_k] = b[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[1][aether_k] = b[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[2][aether_k] = b[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[3][aether_k] = b[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[4][aether_k] = b[i + aether_k].m[4];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[5][aether_k] = b[i + aether_k].m[5];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[6][aether_k] = b[i + aether_k].m[6];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[7][aether_k] = b[i + aether_k].m[7];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[8][aether_k] = b[i + aether_k].m[8];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[9][aether_k] = b[i + aether_k].m[9];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[10][aether_k] = b[i + aether_k].m[10];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[11][aether_k] = b[i + aether_k].m[11];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[12][aether_k] = b[i + aether_k].m[12];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[13][aether_k] = b[i + aether_k].m[13];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[14][aether_k] = b[i + aether_k].m[14];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.m[15][aether_k] = b[i + aether_k].m[15];
+        v_a.m[0] = (aether_f32x8){a[i + 0u].m[0], a[i + 1u].m[0], a[i + 2u].m[0], a[i + 3u].m[0], a[i + 4u].m[0], a[i + 5u].m[0], a[i + 6u].m[0], a[i + 7u].m[0]};
+        v_a.m[1] = (aether_f32x8){a[i + 0u].m[1], a[i + 1u].m[1], a[i + 2u].m[1], a[i + 3u].m[1], a[i + 4u].m[1], a[i + 5u].m[1], a[i + 6u].m[1], a[i + 7u].m[1]};
+        v_a.m[2] = (aether_f32x8){a[i + 0u].m[2], a[i + 1u].m[2], a[i + 2u].m[2], a[i + 3u].m[2], a[i + 4u].m[2], a[i + 5u].m[2], a[i + 6u].m[2], a[i + 7u].m[2]};
+        v_a.m[3] = (aether_f32x8){a[i + 0u].m[3], a[i + 1u].m[3], a[i + 2u].m[3], a[i + 3u].m[3], a[i + 4u].m[3], a[i + 5u].m[3], a[i + 6u].m[3], a[i + 7u].m[3]};
+        v_a.m[4] = (aether_f32x8){a[i + 0u].m[4], a[i + 1u].m[4], a[i + 2u].m[4], a[i + 3u].m[4], a[i + 4u].m[4], a[i + 5u].m[4], a[i + 6u].m[4], a[i + 7u].m[4]};
+        v_a.m[5] = (aether_f32x8){a[i + 0u].m[5], a[i + 1u].m[5], a[i + 2u].m[5], a[i + 3u].m[5], a[i + 4u].m[5], a[i + 5u].m[5], a[i + 6u].m[5], a[i + 7u].m[5]};
+        v_a.m[6] = (aether_f32x8){a[i + 0u].m[6], a[i + 1u].m[6], a[i + 2u].m[6], a[i + 3u].m[6], a[i + 4u].m[6], a[i + 5u].m[6], a[i + 6u].m[6], a[i + 7u].m[6]};
+        v_a.m[7] = (aether_f32x8){a[i + 0u].m[7], a[i + 1u].m[7], a[i + 2u].m[7], a[i + 3u].m[7], a[i + 4u].m[7], a[i + 5u].m[7], a[i + 6u].m[7], a[i + 7u].m[7]};
+        v_a.m[8] = (aether_f32x8){a[i + 0u].m[8], a[i + 1u].m[8], a[i + 2u].m[8], a[i + 3u].m[8], a[i + 4u].m[8], a[i + 5u].m[8], a[i + 6u].m[8], a[i + 7u].m[8]};
+        v_a.m[9] = (aether_f32x8){a[i + 0u].m[9], a[i + 1u].m[9], a[i + 2u].m[9], a[i + 3u].m[9], a[i + 4u].m[9], a[i + 5u].m[9], a[i + 6u].m[9], a[i + 7u].m[9]};
+        v_a.m[10] = (aether_f32x8){a[i + 0u].m[10], a[i + 1u].m[10], a[i + 2u].m[10], a[i + 3u].m[10], a[i + 4u].m[10], a[i + 5u].m[10], a[i + 6u].m[10], a[i + 7u].m[10]};
+        v_a.m[11] = (aether_f32x8){a[i + 0u].m[11], a[i + 1u].m[11], a[i + 2u].m[11], a[i + 3u].m[11], a[i + 4u].m[11], a[i + 5u].m[11], a[i + 6u].m[11], a[i + 7u].m[11]};
+        v_a.m[12] = (aether_f32x8){a[i + 0u].m[12], a[i + 1u].m[12], a[i + 2u].m[12], a[i + 3u].m[12], a[i + 4u].m[12], a[i + 5u].m[12], a[i + 6u].m[12], a[i + 7u].m[12]};
+        v_a.m[13] = (aether_f32x8){a[i + 0u].m[13], a[i + 1u].m[13], a[i + 2u].m[13], a[i + 3u].m[13], a[i + 4u].m[13], a[i + 5u].m[13], a[i + 6u].m[13], a[i + 7u].m[13]};
+        v_a.m[14] = (aether_f32x8){a[i + 0u].m[14], a[i + 1u].m[14], a[i + 2u].m[14], a[i + 3u].m[14], a[i + 4u].m[14], a[i + 5u].m[14], a[i + 6u].m[14], a[i + 7u].m[14]};
+        v_a.m[15] = (aether_f32x8){a[i + 0u].m[15], a[i + 1u].m[15], a[i + 2u].m[15], a[i + 3u].m[15], a[i + 4u].m[15], a[i + 5u].m[15], a[i + 6u].m[15], a[i + 7u].m[15]};
+        v_b.m[0] = (aether_f32x8){b[i + 0u].m[0], b[i + 1u].m[0], b[i + 2u].m[0], b[i + 3u].m[0], b[i + 4u].m[0], b[i + 5u].m[0], b[i + 6u].m[0], b[i + 7u].m[0]};
+        v_b.m[1] = (aether_f32x8){b[i + 0u].m[1], b[i + 1u].m[1], b[i + 2u].m[1], b[i + 3u].m[1], b[i + 4u].m[1], b[i + 5u].m[1], b[i + 6u].m[1], b[i + 7u].m[1]};
+        v_b.m[2] = (aether_f32x8){b[i + 0u].m[2], b[i + 1u].m[2], b[i + 2u].m[2], b[i + 3u].m[2], b[i + 4u].m[2], b[i + 5u].m[2], b[i + 6u].m[2], b[i + 7u].m[2]};
+        v_b.m[3] = (aether_f32x8){b[i + 0u].m[3], b[i + 1u].m[3], b[i + 2u].m[3], b[i + 3u].m[3], b[i + 4u].m[3], b[i + 5u].m[3], b[i + 6u].m[3], b[i + 7u].m[3]};
+        v_b.m[4] = (aether_f32x8){b[i + 0u].m[4], b[i + 1u].m[4], b[i + 2u].m[4], b[i + 3u].m[4], b[i + 4u].m[4], b[i + 5u].m[4], b[i + 6u].m[4], b[i + 7u].m[4]};
+        v_b.m[5] = (aether_f32x8){b[i + 0u].m[5], b[i + 1u].m[5], b[i + 2u].m[5], b[i + 3u].m[5], b[i + 4u].m[5], b[i + 5u].m[5], b[i + 6u].m[5], b[i + 7u].m[5]};
+        v_b.m[6] = (aether_f32x8){b[i + 0u].m[6], b[i + 1u].m[6], b[i + 2u].m[6], b[i + 3u].m[6], b[i + 4u].m[6], b[i + 5u].m[6], b[i + 6u].m[6], b[i + 7u].m[6]};
+        v_b.m[7] = (aether_f32x8){b[i + 0u].m[7], b[i + 1u].m[7], b[i + 2u].m[7], b[i + 3u].m[7], b[i + 4u].m[7], b[i + 5u].m[7], b[i + 6u].m[7], b[i + 7u].m[7]};
+        v_b.m[8] = (aether_f32x8){b[i + 0u].m[8], b[i + 1u].m[8], b[i + 2u].m[8], b[i + 3u].m[8], b[i + 4u].m[8], b[i + 5u].m[8], b[i + 6u].m[8], b[i + 7u].m[8]};
+        v_b.m[9] = (aether_f32x8){b[i + 0u].m[9], b[i + 1u].m[9], b[i + 2u].m[9], b[i + 3u].m[9], b[i + 4u].m[9], b[i + 5u].m[9], b[i + 6u].m[9], b[i + 7u].m[9]};
+        v_b.m[10] = (aether_f32x8){b[i + 0u].m[10], b[i + 1u].m[10], b[i + 2u].m[10], b[i + 3u].m[10], b[i + 4u].m[10], b[i + 5u].m[10], b[i + 6u].m[10], b[i + 7u].m[10]};
+        v_b.m[11] = (aether_f32x8){b[i + 0u].m[11], b[i + 1u].m[11], b[i + 2u].m[11], b[i + 3u].m[11], b[i + 4u].m[11], b[i + 5u].m[11], b[i + 6u].m[11], b[i + 7u].m[11]};
+        v_b.m[12] = (aether_f32x8){b[i + 0u].m[12], b[i + 1u].m[12], b[i + 2u].m[12], b[i + 3u].m[12], b[i + 4u].m[12], b[i + 5u].m[12], b[i + 6u].m[12], b[i + 7u].m[12]};
+        v_b.m[13] = (aether_f32x8){b[i + 0u].m[13], b[i + 1u].m[13], b[i + 2u].m[13], b[i + 3u].m[13], b[i + 4u].m[13], b[i + 5u].m[13], b[i + 6u].m[13], b[i + 7u].m[13]};
+        v_b.m[14] = (aether_f32x8){b[i + 0u].m[14], b[i + 1u].m[14], b[i + 2u].m[14], b[i + 3u].m[14], b[i + 4u].m[14], b[i + 5u].m[14], b[i + 6u].m[14], b[i + 7u].m[14]};
+        v_b.m[15] = (aether_f32x8){b[i + 0u].m[15], b[i + 1u].m[15], b[i + 2u].m[15], b[i + 3u].m[15], b[i + 4u].m[15], b[i + 5u].m[15], b[i + 6u].m[15], b[i + 7u].m[15]};
         aether_mat4f_dot_batch_x8(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
+        out[i + 4u] = aether_r[4];
+        out[i + 5u] = aether_r[5];
+        out[i + 6u] = aether_r[6];
+        out[i + 7u] = aether_r[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -11191,41 +13403,43 @@ void aether_mat4d_dot_aos(const aether_mat4d *a, const aether_mat4d *b, double *
         aether_mat4dx4 v_a;
         aether_mat4dx4 v_b;
         aether_f64x4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[0][aether_k] = a[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[1][aether_k] = a[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[2][aether_k] = a[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[3][aether_k] = a[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[4][aether_k] = a[i + aether_k].m[4];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[5][aether_k] = a[i + aether_k].m[5];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[6][aether_k] = a[i + aether_k].m[6];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[7][aether_k] = a[i + aether_k].m[7];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[8][aether_k] = a[i + aether_k].m[8];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[9][aether_k] = a[i + aether_k].m[9];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[10][aether_k] = a[i + aether_k].m[10];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[11][aether_k] = a[i + aether_k].m[11];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[12][aether_k] = a[i + aether_k].m[12];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[13][aether_k] = a[i + aether_k].m[13];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[14][aether_k] = a[i + aether_k].m[14];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.m[15][aether_k] = a[i + aether_k].m[15];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[0][aether_k] = b[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[1][aether_k] = b[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[2][aether_k] = b[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[3][aether_k] = b[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[4][aether_k] = b[i + aether_k].m[4];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[5][aether_k] = b[i + aether_k].m[5];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[6][aether_k] = b[i + aether_k].m[6];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[7][aether_k] = b[i + aether_k].m[7];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[8][aether_k] = b[i + aether_k].m[8];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[9][aether_k] = b[i + aether_k].m[9];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[10][aether_k] = b[i + aether_k].m[10];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[11][aether_k] = b[i + aether_k].m[11];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[12][aether_k] = b[i + aether_k].m[12];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[13][aether_k] = b[i + aether_k].m[13];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[14][aether_k] = b[i + aether_k].m[14];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.m[15][aether_k] = b[i + aether_k].m[15];
+        v_a.m[0] = (aether_f64x4){a[i + 0u].m[0], a[i + 1u].m[0], a[i + 2u].m[0], a[i + 3u].m[0]};
+        v_a.m[1] = (aether_f64x4){a[i + 0u].m[1], a[i + 1u].m[1], a[i + 2u].m[1], a[i + 3u].m[1]};
+        v_a.m[2] = (aether_f64x4){a[i + 0u].m[2], a[i + 1u].m[2], a[i + 2u].m[2], a[i + 3u].m[2]};
+        v_a.m[3] = (aether_f64x4){a[i + 0u].m[3], a[i + 1u].m[3], a[i + 2u].m[3], a[i + 3u].m[3]};
+        v_a.m[4] = (aether_f64x4){a[i + 0u].m[4], a[i + 1u].m[4], a[i + 2u].m[4], a[i + 3u].m[4]};
+        v_a.m[5] = (aether_f64x4){a[i + 0u].m[5], a[i + 1u].m[5], a[i + 2u].m[5], a[i + 3u].m[5]};
+        v_a.m[6] = (aether_f64x4){a[i + 0u].m[6], a[i + 1u].m[6], a[i + 2u].m[6], a[i + 3u].m[6]};
+        v_a.m[7] = (aether_f64x4){a[i + 0u].m[7], a[i + 1u].m[7], a[i + 2u].m[7], a[i + 3u].m[7]};
+        v_a.m[8] = (aether_f64x4){a[i + 0u].m[8], a[i + 1u].m[8], a[i + 2u].m[8], a[i + 3u].m[8]};
+        v_a.m[9] = (aether_f64x4){a[i + 0u].m[9], a[i + 1u].m[9], a[i + 2u].m[9], a[i + 3u].m[9]};
+        v_a.m[10] = (aether_f64x4){a[i + 0u].m[10], a[i + 1u].m[10], a[i + 2u].m[10], a[i + 3u].m[10]};
+        v_a.m[11] = (aether_f64x4){a[i + 0u].m[11], a[i + 1u].m[11], a[i + 2u].m[11], a[i + 3u].m[11]};
+        v_a.m[12] = (aether_f64x4){a[i + 0u].m[12], a[i + 1u].m[12], a[i + 2u].m[12], a[i + 3u].m[12]};
+        v_a.m[13] = (aether_f64x4){a[i + 0u].m[13], a[i + 1u].m[13], a[i + 2u].m[13], a[i + 3u].m[13]};
+        v_a.m[14] = (aether_f64x4){a[i + 0u].m[14], a[i + 1u].m[14], a[i + 2u].m[14], a[i + 3u].m[14]};
+        v_a.m[15] = (aether_f64x4){a[i + 0u].m[15], a[i + 1u].m[15], a[i + 2u].m[15], a[i + 3u].m[15]};
+        v_b.m[0] = (aether_f64x4){b[i + 0u].m[0], b[i + 1u].m[0], b[i + 2u].m[0], b[i + 3u].m[0]};
+        v_b.m[1] = (aether_f64x4){b[i + 0u].m[1], b[i + 1u].m[1], b[i + 2u].m[1], b[i + 3u].m[1]};
+        v_b.m[2] = (aether_f64x4){b[i + 0u].m[2], b[i + 1u].m[2], b[i + 2u].m[2], b[i + 3u].m[2]};
+        v_b.m[3] = (aether_f64x4){b[i + 0u].m[3], b[i + 1u].m[3], b[i + 2u].m[3], b[i + 3u].m[3]};
+        v_b.m[4] = (aether_f64x4){b[i + 0u].m[4], b[i + 1u].m[4], b[i + 2u].m[4], b[i + 3u].m[4]};
+        v_b.m[5] = (aether_f64x4){b[i + 0u].m[5], b[i + 1u].m[5], b[i + 2u].m[5], b[i + 3u].m[5]};
+        v_b.m[6] = (aether_f64x4){b[i + 0u].m[6], b[i + 1u].m[6], b[i + 2u].m[6], b[i + 3u].m[6]};
+        v_b.m[7] = (aether_f64x4){b[i + 0u].m[7], b[i + 1u].m[7], b[i + 2u].m[7], b[i + 3u].m[7]};
+        v_b.m[8] = (aether_f64x4){b[i + 0u].m[8], b[i + 1u].m[8], b[i + 2u].m[8], b[i + 3u].m[8]};
+        v_b.m[9] = (aether_f64x4){b[i + 0u].m[9], b[i + 1u].m[9], b[i + 2u].m[9], b[i + 3u].m[9]};
+        v_b.m[10] = (aether_f64x4){b[i + 0u].m[10], b[i + 1u].m[10], b[i + 2u].m[10], b[i + 3u].m[10]};
+        v_b.m[11] = (aether_f64x4){b[i + 0u].m[11], b[i + 1u].m[11], b[i + 2u].m[11], b[i + 3u].m[11]};
+        v_b.m[12] = (aether_f64x4){b[i + 0u].m[12], b[i + 1u].m[12], b[i + 2u].m[12], b[i + 3u].m[12]};
+        v_b.m[13] = (aether_f64x4){b[i + 0u].m[13], b[i + 1u].m[13], b[i + 2u].m[13], b[i + 3u].m[13]};
+        v_b.m[14] = (aether_f64x4){b[i + 0u].m[14], b[i + 1u].m[14], b[i + 2u].m[14], b[i + 3u].m[14]};
+        v_b.m[15] = (aether_f64x4){b[i + 0u].m[15], b[i + 1u].m[15], b[i + 2u].m[15], b[i + 3u].m[15]};
         aether_mat4d_dot_batch_x4(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -11266,13 +13480,19 @@ void aether_mat2f_determinant_aos(const aether_mat2f *m, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_mat2fx8 v_m;
         aether_f32x8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[0][aether_k] = m[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[1][aether_k] = m[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[2][aether_k] = m[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[3][aether_k] = m[i + aether_k].m[3];
+        v_m.m[0] = (aether_f32x8){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0], m[i + 4u].m[0], m[i + 5u].m[0], m[i + 6u].m[0], m[i + 7u].m[0]};
+        v_m.m[1] = (aether_f32x8){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1], m[i + 4u].m[1], m[i + 5u].m[1], m[i + 6u].m[1], m[i + 7u].m[1]};
+        v_m.m[2] = (aether_f32x8){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2], m[i + 4u].m[2], m[i + 5u].m[2], m[i + 6u].m[2], m[i + 7u].m[2]};
+        v_m.m[3] = (aether_f32x8){m[i + 0u].m[3], m[i + 1u].m[3], m[i + 2u].m[3], m[i + 3u].m[3], m[i + 4u].m[3], m[i + 5u].m[3], m[i + 6u].m[3], m[i + 7u].m[3]};
         aether_mat2f_determinant_batch_x8(&aether_r, &v_m);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
+        out[i + 4u] = aether_r[4];
+        out[i + 5u] = aether_r[5];
+        out[i + 6u] = aether_r[6];
+        out[i + 7u] = aether_r[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -11313,13 +13533,15 @@ void aether_mat2d_determinant_aos(const aether_mat2d *m, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_mat2dx4 v_m;
         aether_f64x4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[0][aether_k] = m[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[1][aether_k] = m[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[2][aether_k] = m[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[3][aether_k] = m[i + aether_k].m[3];
+        v_m.m[0] = (aether_f64x4){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0]};
+        v_m.m[1] = (aether_f64x4){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1]};
+        v_m.m[2] = (aether_f64x4){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2]};
+        v_m.m[3] = (aether_f64x4){m[i + 0u].m[3], m[i + 1u].m[3], m[i + 2u].m[3], m[i + 3u].m[3]};
         aether_mat2d_determinant_batch_x4(&aether_r, &v_m);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -11370,18 +13592,24 @@ void aether_mat3f_determinant_aos(const aether_mat3f *m, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_mat3fx8 v_m;
         aether_f32x8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[0][aether_k] = m[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[1][aether_k] = m[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[2][aether_k] = m[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[3][aether_k] = m[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[4][aether_k] = m[i + aether_k].m[4];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[5][aether_k] = m[i + aether_k].m[5];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[6][aether_k] = m[i + aether_k].m[6];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[7][aether_k] = m[i + aether_k].m[7];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[8][aether_k] = m[i + aether_k].m[8];
+        v_m.m[0] = (aether_f32x8){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0], m[i + 4u].m[0], m[i + 5u].m[0], m[i + 6u].m[0], m[i + 7u].m[0]};
+        v_m.m[1] = (aether_f32x8){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1], m[i + 4u].m[1], m[i + 5u].m[1], m[i + 6u].m[1], m[i + 7u].m[1]};
+        v_m.m[2] = (aether_f32x8){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2], m[i + 4u].m[2], m[i + 5u].m[2], m[i + 6u].m[2], m[i + 7u].m[2]};
+        v_m.m[3] = (aether_f32x8){m[i + 0u].m[3], m[i + 1u].m[3], m[i + 2u].m[3], m[i + 3u].m[3], m[i + 4u].m[3], m[i + 5u].m[3], m[i + 6u].m[3], m[i + 7u].m[3]};
+        v_m.m[4] = (aether_f32x8){m[i + 0u].m[4], m[i + 1u].m[4], m[i + 2u].m[4], m[i + 3u].m[4], m[i + 4u].m[4], m[i + 5u].m[4], m[i + 6u].m[4], m[i + 7u].m[4]};
+        v_m.m[5] = (aether_f32x8){m[i + 0u].m[5], m[i + 1u].m[5], m[i + 2u].m[5], m[i + 3u].m[5], m[i + 4u].m[5], m[i + 5u].m[5], m[i + 6u].m[5], m[i + 7u].m[5]};
+        v_m.m[6] = (aether_f32x8){m[i + 0u].m[6], m[i + 1u].m[6], m[i + 2u].m[6], m[i + 3u].m[6], m[i + 4u].m[6], m[i + 5u].m[6], m[i + 6u].m[6], m[i + 7u].m[6]};
+        v_m.m[7] = (aether_f32x8){m[i + 0u].m[7], m[i + 1u].m[7], m[i + 2u].m[7], m[i + 3u].m[7], m[i + 4u].m[7], m[i + 5u].m[7], m[i + 6u].m[7], m[i + 7u].m[7]};
+        v_m.m[8] = (aether_f32x8){m[i + 0u].m[8], m[i + 1u].m[8], m[i + 2u].m[8], m[i + 3u].m[8], m[i + 4u].m[8], m[i + 5u].m[8], m[i + 6u].m[8], m[i + 7u].m[8]};
         aether_mat3f_determinant_batch_x8(&aether_r, &v_m);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
+        out[i + 4u] = aether_r[4];
+        out[i + 5u] = aether_r[5];
+        out[i + 6u] = aether_r[6];
+        out[i + 7u] = aether_r[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -11432,18 +13660,20 @@ void aether_mat3d_determinant_aos(const aether_mat3d *m, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_mat3dx4 v_m;
         aether_f64x4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[0][aether_k] = m[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[1][aether_k] = m[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[2][aether_k] = m[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[3][aether_k] = m[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[4][aether_k] = m[i + aether_k].m[4];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[5][aether_k] = m[i + aether_k].m[5];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[6][aether_k] = m[i + aether_k].m[6];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[7][aether_k] = m[i + aether_k].m[7];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[8][aether_k] = m[i + aether_k].m[8];
+        v_m.m[0] = (aether_f64x4){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0]};
+        v_m.m[1] = (aether_f64x4){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1]};
+        v_m.m[2] = (aether_f64x4){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2]};
+        v_m.m[3] = (aether_f64x4){m[i + 0u].m[3], m[i + 1u].m[3], m[i + 2u].m[3], m[i + 3u].m[3]};
+        v_m.m[4] = (aether_f64x4){m[i + 0u].m[4], m[i + 1u].m[4], m[i + 2u].m[4], m[i + 3u].m[4]};
+        v_m.m[5] = (aether_f64x4){m[i + 0u].m[5], m[i + 1u].m[5], m[i + 2u].m[5], m[i + 3u].m[5]};
+        v_m.m[6] = (aether_f64x4){m[i + 0u].m[6], m[i + 1u].m[6], m[i + 2u].m[6], m[i + 3u].m[6]};
+        v_m.m[7] = (aether_f64x4){m[i + 0u].m[7], m[i + 1u].m[7], m[i + 2u].m[7], m[i + 3u].m[7]};
+        v_m.m[8] = (aether_f64x4){m[i + 0u].m[8], m[i + 1u].m[8], m[i + 2u].m[8], m[i + 3u].m[8]};
         aether_mat3d_determinant_batch_x4(&aether_r, &v_m);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -11508,25 +13738,31 @@ void aether_mat4f_determinant_aos(const aether_mat4f *m, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_mat4fx8 v_m;
         aether_f32x8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[0][aether_k] = m[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[1][aether_k] = m[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[2][aether_k] = m[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[3][aether_k] = m[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[4][aether_k] = m[i + aether_k].m[4];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[5][aether_k] = m[i + aether_k].m[5];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[6][aether_k] = m[i + aether_k].m[6];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[7][aether_k] = m[i + aether_k].m[7];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[8][aether_k] = m[i + aether_k].m[8];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[9][aether_k] = m[i + aether_k].m[9];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[10][aether_k] = m[i + aether_k].m[10];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[11][aether_k] = m[i + aether_k].m[11];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[12][aether_k] = m[i + aether_k].m[12];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[13][aether_k] = m[i + aether_k].m[13];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[14][aether_k] = m[i + aether_k].m[14];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[15][aether_k] = m[i + aether_k].m[15];
+        v_m.m[0] = (aether_f32x8){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0], m[i + 4u].m[0], m[i + 5u].m[0], m[i + 6u].m[0], m[i + 7u].m[0]};
+        v_m.m[1] = (aether_f32x8){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1], m[i + 4u].m[1], m[i + 5u].m[1], m[i + 6u].m[1], m[i + 7u].m[1]};
+        v_m.m[2] = (aether_f32x8){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2], m[i + 4u].m[2], m[i + 5u].m[2], m[i + 6u].m[2], m[i + 7u].m[2]};
+        v_m.m[3] = (aether_f32x8){m[i + 0u].m[3], m[i + 1u].m[3], m[i + 2u].m[3], m[i + 3u].m[3], m[i + 4u].m[3], m[i + 5u].m[3], m[i + 6u].m[3], m[i + 7u].m[3]};
+        v_m.m[4] = (aether_f32x8){m[i + 0u].m[4], m[i + 1u].m[4], m[i + 2u].m[4], m[i + 3u].m[4], m[i + 4u].m[4], m[i + 5u].m[4], m[i + 6u].m[4], m[i + 7u].m[4]};
+        v_m.m[5] = (aether_f32x8){m[i + 0u].m[5], m[i + 1u].m[5], m[i + 2u].m[5], m[i + 3u].m[5], m[i + 4u].m[5], m[i + 5u].m[5], m[i + 6u].m[5], m[i + 7u].m[5]};
+        v_m.m[6] = (aether_f32x8){m[i + 0u].m[6], m[i + 1u].m[6], m[i + 2u].m[6], m[i + 3u].m[6], m[i + 4u].m[6], m[i + 5u].m[6], m[i + 6u].m[6], m[i + 7u].m[6]};
+        v_m.m[7] = (aether_f32x8){m[i + 0u].m[7], m[i + 1u].m[7], m[i + 2u].m[7], m[i + 3u].m[7], m[i + 4u].m[7], m[i + 5u].m[7], m[i + 6u].m[7], m[i + 7u].m[7]};
+        v_m.m[8] = (aether_f32x8){m[i + 0u].m[8], m[i + 1u].m[8], m[i + 2u].m[8], m[i + 3u].m[8], m[i + 4u].m[8], m[i + 5u].m[8], m[i + 6u].m[8], m[i + 7u].m[8]};
+        v_m.m[9] = (aether_f32x8){m[i + 0u].m[9], m[i + 1u].m[9], m[i + 2u].m[9], m[i + 3u].m[9], m[i + 4u].m[9], m[i + 5u].m[9], m[i + 6u].m[9], m[i + 7u].m[9]};
+        v_m.m[10] = (aether_f32x8){m[i + 0u].m[10], m[i + 1u].m[10], m[i + 2u].m[10], m[i + 3u].m[10], m[i + 4u].m[10], m[i + 5u].m[10], m[i + 6u].m[10], m[i + 7u].m[10]};
+        v_m.m[11] = (aether_f32x8){m[i + 0u].m[11], m[i + 1u].m[11], m[i + 2u].m[11], m[i + 3u].m[11], m[i + 4u].m[11], m[i + 5u].m[11], m[i + 6u].m[11], m[i + 7u].m[11]};
+        v_m.m[12] = (aether_f32x8){m[i + 0u].m[12], m[i + 1u].m[12], m[i + 2u].m[12], m[i + 3u].m[12], m[i + 4u].m[12], m[i + 5u].m[12], m[i + 6u].m[12], m[i + 7u].m[12]};
+        v_m.m[13] = (aether_f32x8){m[i + 0u].m[13], m[i + 1u].m[13], m[i + 2u].m[13], m[i + 3u].m[13], m[i + 4u].m[13], m[i + 5u].m[13], m[i + 6u].m[13], m[i + 7u].m[13]};
+        v_m.m[14] = (aether_f32x8){m[i + 0u].m[14], m[i + 1u].m[14], m[i + 2u].m[14], m[i + 3u].m[14], m[i + 4u].m[14], m[i + 5u].m[14], m[i + 6u].m[14], m[i + 7u].m[14]};
+        v_m.m[15] = (aether_f32x8){m[i + 0u].m[15], m[i + 1u].m[15], m[i + 2u].m[15], m[i + 3u].m[15], m[i + 4u].m[15], m[i + 5u].m[15], m[i + 6u].m[15], m[i + 7u].m[15]};
         aether_mat4f_determinant_batch_x8(&aether_r, &v_m);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
+        out[i + 4u] = aether_r[4];
+        out[i + 5u] = aether_r[5];
+        out[i + 6u] = aether_r[6];
+        out[i + 7u] = aether_r[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -11591,25 +13827,27 @@ void aether_mat4d_determinant_aos(const aether_mat4d *m, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_mat4dx4 v_m;
         aether_f64x4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[0][aether_k] = m[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[1][aether_k] = m[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[2][aether_k] = m[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[3][aether_k] = m[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[4][aether_k] = m[i + aether_k].m[4];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[5][aether_k] = m[i + aether_k].m[5];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[6][aether_k] = m[i + aether_k].m[6];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[7][aether_k] = m[i + aether_k].m[7];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[8][aether_k] = m[i + aether_k].m[8];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[9][aether_k] = m[i + aether_k].m[9];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[10][aether_k] = m[i + aether_k].m[10];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[11][aether_k] = m[i + aether_k].m[11];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[12][aether_k] = m[i + aether_k].m[12];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[13][aether_k] = m[i + aether_k].m[13];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[14][aether_k] = m[i + aether_k].m[14];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[15][aether_k] = m[i + aether_k].m[15];
+        v_m.m[0] = (aether_f64x4){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0]};
+        v_m.m[1] = (aether_f64x4){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1]};
+        v_m.m[2] = (aether_f64x4){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2]};
+        v_m.m[3] = (aether_f64x4){m[i + 0u].m[3], m[i + 1u].m[3], m[i + 2u].m[3], m[i + 3u].m[3]};
+        v_m.m[4] = (aether_f64x4){m[i + 0u].m[4], m[i + 1u].m[4], m[i + 2u].m[4], m[i + 3u].m[4]};
+        v_m.m[5] = (aether_f64x4){m[i + 0u].m[5], m[i + 1u].m[5], m[i + 2u].m[5], m[i + 3u].m[5]};
+        v_m.m[6] = (aether_f64x4){m[i + 0u].m[6], m[i + 1u].m[6], m[i + 2u].m[6], m[i + 3u].m[6]};
+        v_m.m[7] = (aether_f64x4){m[i + 0u].m[7], m[i + 1u].m[7], m[i + 2u].m[7], m[i + 3u].m[7]};
+        v_m.m[8] = (aether_f64x4){m[i + 0u].m[8], m[i + 1u].m[8], m[i + 2u].m[8], m[i + 3u].m[8]};
+        v_m.m[9] = (aether_f64x4){m[i + 0u].m[9], m[i + 1u].m[9], m[i + 2u].m[9], m[i + 3u].m[9]};
+        v_m.m[10] = (aether_f64x4){m[i + 0u].m[10], m[i + 1u].m[10], m[i + 2u].m[10], m[i + 3u].m[10]};
+        v_m.m[11] = (aether_f64x4){m[i + 0u].m[11], m[i + 1u].m[11], m[i + 2u].m[11], m[i + 3u].m[11]};
+        v_m.m[12] = (aether_f64x4){m[i + 0u].m[12], m[i + 1u].m[12], m[i + 2u].m[12], m[i + 3u].m[12]};
+        v_m.m[13] = (aether_f64x4){m[i + 0u].m[13], m[i + 1u].m[13], m[i + 2u].m[13], m[i + 3u].m[13]};
+        v_m.m[14] = (aether_f64x4){m[i + 0u].m[14], m[i + 1u].m[14], m[i + 2u].m[14], m[i + 3u].m[14]};
+        v_m.m[15] = (aether_f64x4){m[i + 0u].m[15], m[i + 1u].m[15], m[i + 2u].m[15], m[i + 3u].m[15]};
         aether_mat4d_determinant_batch_x4(&aether_r, &v_m);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -11656,16 +13894,43 @@ void aether_mat2f_inverse_adjugate_aos(const aether_mat2f *m, aether_mat2f *out,
     for (; n - i >= 8u; i += 8u) {
         aether_mat2fx8 v_m;
         aether_mat2fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[0][aether_k] = m[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[1][aether_k] = m[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[2][aether_k] = m[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[3][aether_k] = m[i + aether_k].m[3];
+        v_m.m[0] = (aether_f32x8){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0], m[i + 4u].m[0], m[i + 5u].m[0], m[i + 6u].m[0], m[i + 7u].m[0]};
+        v_m.m[1] = (aether_f32x8){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1], m[i + 4u].m[1], m[i + 5u].m[1], m[i + 6u].m[1], m[i + 7u].m[1]};
+        v_m.m[2] = (aether_f32x8){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2], m[i + 4u].m[2], m[i + 5u].m[2], m[i + 6u].m[2], m[i + 7u].m[2]};
+        v_m.m[3] = (aether_f32x8){m[i + 0u].m[3], m[i + 1u].m[3], m[i + 2u].m[3], m[i + 3u].m[3], m[i + 4u].m[3], m[i + 5u].m[3], m[i + 6u].m[3], m[i + 7u].m[3]};
         aether_mat2f_inverse_adjugate_batch_x8(&aether_r, &v_m);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[0] = aether_r.m[0][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[1] = aether_r.m[1][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[2] = aether_r.m[2][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[3] = aether_r.m[3][aether_k];
+        out[i + 0u].m[0] = aether_r.m[0][0];
+        out[i + 1u].m[0] = aether_r.m[0][1];
+        out[i + 2u].m[0] = aether_r.m[0][2];
+        out[i + 3u].m[0] = aether_r.m[0][3];
+        out[i + 4u].m[0] = aether_r.m[0][4];
+        out[i + 5u].m[0] = aether_r.m[0][5];
+        out[i + 6u].m[0] = aether_r.m[0][6];
+        out[i + 7u].m[0] = aether_r.m[0][7];
+        out[i + 0u].m[1] = aether_r.m[1][0];
+        out[i + 1u].m[1] = aether_r.m[1][1];
+        out[i + 2u].m[1] = aether_r.m[1][2];
+        out[i + 3u].m[1] = aether_r.m[1][3];
+        out[i + 4u].m[1] = aether_r.m[1][4];
+        out[i + 5u].m[1] = aether_r.m[1][5];
+        out[i + 6u].m[1] = aether_r.m[1][6];
+        out[i + 7u].m[1] = aether_r.m[1][7];
+        out[i + 0u].m[2] = aether_r.m[2][0];
+        out[i + 1u].m[2] = aether_r.m[2][1];
+        out[i + 2u].m[2] = aether_r.m[2][2];
+        out[i + 3u].m[2] = aether_r.m[2][3];
+        out[i + 4u].m[2] = aether_r.m[2][4];
+        out[i + 5u].m[2] = aether_r.m[2][5];
+        out[i + 6u].m[2] = aether_r.m[2][6];
+        out[i + 7u].m[2] = aether_r.m[2][7];
+        out[i + 0u].m[3] = aether_r.m[3][0];
+        out[i + 1u].m[3] = aether_r.m[3][1];
+        out[i + 2u].m[3] = aether_r.m[3][2];
+        out[i + 3u].m[3] = aether_r.m[3][3];
+        out[i + 4u].m[3] = aether_r.m[3][4];
+        out[i + 5u].m[3] = aether_r.m[3][5];
+        out[i + 6u].m[3] = aether_r.m[3][6];
+        out[i + 7u].m[3] = aether_r.m[3][7];
     }
 #endif
     for (; i < n; ++i) {
@@ -11712,16 +13977,27 @@ void aether_mat2d_inverse_adjugate_aos(const aether_mat2d *m, aether_mat2d *out,
     for (; n - i >= 4u; i += 4u) {
         aether_mat2dx4 v_m;
         aether_mat2dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[0][aether_k] = m[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[1][aether_k] = m[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[2][aether_k] = m[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[3][aether_k] = m[i + aether_k].m[3];
+        v_m.m[0] = (aether_f64x4){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0]};
+        v_m.m[1] = (aether_f64x4){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1]};
+        v_m.m[2] = (aether_f64x4){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2]};
+        v_m.m[3] = (aether_f64x4){m[i + 0u].m[3], m[i + 1u].m[3], m[i + 2u].m[3], m[i + 3u].m[3]};
         aether_mat2d_inverse_adjugate_batch_x4(&aether_r, &v_m);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[0] = aether_r.m[0][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[1] = aether_r.m[1][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[2] = aether_r.m[2][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[3] = aether_r.m[3][aether_k];
+        out[i + 0u].m[0] = aether_r.m[0][0];
+        out[i + 1u].m[0] = aether_r.m[0][1];
+        out[i + 2u].m[0] = aether_r.m[0][2];
+        out[i + 3u].m[0] = aether_r.m[0][3];
+        out[i + 0u].m[1] = aether_r.m[1][0];
+        out[i + 1u].m[1] = aether_r.m[1][1];
+        out[i + 2u].m[1] = aether_r.m[1][2];
+        out[i + 3u].m[1] = aether_r.m[1][3];
+        out[i + 0u].m[2] = aether_r.m[2][0];
+        out[i + 1u].m[2] = aether_r.m[2][1];
+        out[i + 2u].m[2] = aether_r.m[2][2];
+        out[i + 3u].m[2] = aether_r.m[2][3];
+        out[i + 0u].m[3] = aether_r.m[3][0];
+        out[i + 1u].m[3] = aether_r.m[3][1];
+        out[i + 2u].m[3] = aether_r.m[3][2];
+        out[i + 3u].m[3] = aether_r.m[3][3];
     }
 #endif
     for (; i < n; ++i) {
@@ -11788,26 +14064,88 @@ void aether_mat3f_inverse_adjugate_aos(const aether_mat3f *m, aether_mat3f *out,
     for (; n - i >= 8u; i += 8u) {
         aether_mat3fx8 v_m;
         aether_mat3fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[0][aether_k] = m[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[1][aether_k] = m[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[2][aether_k] = m[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[3][aether_k] = m[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[4][aether_k] = m[i + aether_k].m[4];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[5][aether_k] = m[i + aether_k].m[5];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[6][aether_k] = m[i + aether_k].m[6];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[7][aether_k] = m[i + aether_k].m[7];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[8][aether_k] = m[i + aether_k].m[8];
+        v_m.m[0] = (aether_f32x8){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0], m[i + 4u].m[0], m[i + 5u].m[0], m[i + 6u].m[0], m[i + 7u].m[0]};
+        v_m.m[1] = (aether_f32x8){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1], m[i + 4u].m[1], m[i + 5u].m[1], m[i + 6u].m[1], m[i + 7u].m[1]};
+        v_m.m[2] = (aether_f32x8){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2], m[i + 4u].m[2], m[i + 5u].m[2], m[i + 6u].m[2], m[i + 7u].m[2]};
+        v_m.m[3] = (aether_f32x8){m[i + 0u].m[3], m[i + 1u].m[3], m[i + 2u].m[3], m[i + 3u].m[3], m[i + 4u].m[3], m[i + 5u].m[3], m[i + 6u].m[3], m[i + 7u].m[3]};
+        v_m.m[4] = (aether_f32x8){m[i + 0u].m[4], m[i + 1u].m[4], m[i + 2u].m[4], m[i + 3u].m[4], m[i + 4u].m[4], m[i + 5u].m[4], m[i + 6u].m[4], m[i + 7u].m[4]};
+        v_m.m[5] = (aether_f32x8){m[i + 0u].m[5], m[i + 1u].m[5], m[i + 2u].m[5], m[i + 3u].m[5], m[i + 4u].m[5], m[i + 5u].m[5], m[i + 6u].m[5], m[i + 7u].m[5]};
+        v_m.m[6] = (aether_f32x8){m[i + 0u].m[6], m[i + 1u].m[6], m[i + 2u].m[6], m[i + 3u].m[6], m[i + 4u].m[6], m[i + 5u].m[6], m[i + 6u].m[6], m[i + 7u].m[6]};
+        v_m.m[7] = (aether_f32x8){m[i + 0u].m[7], m[i + 1u].m[7], m[i + 2u].m[7], m[i + 3u].m[7], m[i + 4u].m[7], m[i + 5u].m[7], m[i + 6u].m[7], m[i + 7u].m[7]};
+        v_m.m[8] = (aether_f32x8){m[i + 0u].m[8], m[i + 1u].m[8], m[i + 2u].m[8], m[i + 3u].m[8], m[i + 4u].m[8], m[i + 5u].m[8], m[i + 6u].m[8], m[i + 7u].m[8]};
         aether_mat3f_inverse_adjugate_batch_x8(&aether_r, &v_m);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[0] = aether_r.m[0][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[1] = aether_r.m[1][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[2] = aether_r.m[2][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[3] = aether_r.m[3][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[4] = aether_r.m[4][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[5] = aether_r.m[5][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[6] = aether_r.m[6][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[7] = aether_r.m[7][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[8] = aether_r.m[8][aether_k];
+        out[i + 0u].m[0] = aether_r.m[0][0];
+        out[i + 1u].m[0] = aether_r.m[0][1];
+        out[i + 2u].m[0] = aether_r.m[0][2];
+        out[i + 3u].m[0] = aether_r.m[0][3];
+        out[i + 4u].m[0] = aether_r.m[0][4];
+        out[i + 5u].m[0] = aether_r.m[0][5];
+        out[i + 6u].m[0] = aether_r.m[0][6];
+        out[i + 7u].m[0] = aether_r.m[0][7];
+        out[i + 0u].m[1] = aether_r.m[1][0];
+        out[i + 1u].m[1] = aether_r.m[1][1];
+        out[i + 2u].m[1] = aether_r.m[1][2];
+        out[i + 3u].m[1] = aether_r.m[1][3];
+        out[i + 4u].m[1] = aether_r.m[1][4];
+        out[i + 5u].m[1] = aether_r.m[1][5];
+        out[i + 6u].m[1] = aether_r.m[1][6];
+        out[i + 7u].m[1] = aether_r.m[1][7];
+        out[i + 0u].m[2] = aether_r.m[2][0];
+        out[i + 1u].m[2] = aether_r.m[2][1];
+        out[i + 2u].m[2] = aether_r.m[2][2];
+        out[i + 3u].m[2] = aether_r.m[2][3];
+        out[i + 4u].m[2] = aether_r.m[2][4];
+        out[i + 5u].m[2] = aether_r.m[2][5];
+        out[i + 6u].m[2] = aether_r.m[2][6];
+        out[i + 7u].m[2] = aether_r.m[2][7];
+        out[i + 0u].m[3] = aether_r.m[3][0];
+        out[i + 1u].m[3] = aether_r.m[3][1];
+        out[i + 2u].m[3] = aether_r.m[3][2];
+        out[i + 3u].m[3] = aether_r.m[3][3];
+        out[i + 4u].m[3] = aether_r.m[3][4];
+        out[i + 5u].m[3] = aether_r.m[3][5];
+        out[i + 6u].m[3] = aether_r.m[3][6];
+        out[i + 7u].m[3] = aether_r.m[3][7];
+        out[i + 0u].m[4] = aether_r.m[4][0];
+        out[i + 1u].m[4] = aether_r.m[4][1];
+        out[i + 2u].m[4] = aether_r.m[4][2];
+        out[i + 3u].m[4] = aether_r.m[4][3];
+        out[i + 4u].m[4] = aether_r.m[4][4];
+        out[i + 5u].m[4] = aether_r.m[4][5];
+        out[i + 6u].m[4] = aether_r.m[4][6];
+        out[i + 7u].m[4] = aether_r.m[4][7];
+        out[i + 0u].m[5] = aether_r.m[5][0];
+        out[i + 1u].m[5] = aether_r.m[5][1];
+        out[i + 2u].m[5] = aether_r.m[5][2];
+        out[i + 3u].m[5] = aether_r.m[5][3];
+        out[i + 4u].m[5] = aether_r.m[5][4];
+        out[i + 5u].m[5] = aether_r.m[5][5];
+        out[i + 6u].m[5] = aether_r.m[5][6];
+        out[i + 7u].m[5] = aether_r.m[5][7];
+        out[i + 0u].m[6] = aether_r.m[6][0];
+        out[i + 1u].m[6] = aether_r.m[6][1];
+        out[i + 2u].m[6] = aether_r.m[6][2];
+        out[i + 3u].m[6] = aether_r.m[6][3];
+        out[i + 4u].m[6] = aether_r.m[6][4];
+        out[i + 5u].m[6] = aether_r.m[6][5];
+        out[i + 6u].m[6] = aether_r.m[6][6];
+        out[i + 7u].m[6] = aether_r.m[6][7];
+        out[i + 0u].m[7] = aether_r.m[7][0];
+        out[i + 1u].m[7] = aether_r.m[7][1];
+        out[i + 2u].m[7] = aether_r.m[7][2];
+        out[i + 3u].m[7] = aether_r.m[7][3];
+        out[i + 4u].m[7] = aether_r.m[7][4];
+        out[i + 5u].m[7] = aether_r.m[7][5];
+        out[i + 6u].m[7] = aether_r.m[7][6];
+        out[i + 7u].m[7] = aether_r.m[7][7];
+        out[i + 0u].m[8] = aether_r.m[8][0];
+        out[i + 1u].m[8] = aether_r.m[8][1];
+        out[i + 2u].m[8] = aether_r.m[8][2];
+        out[i + 3u].m[8] = aether_r.m[8][3];
+        out[i + 4u].m[8] = aether_r.m[8][4];
+        out[i + 5u].m[8] = aether_r.m[8][5];
+        out[i + 6u].m[8] = aether_r.m[8][6];
+        out[i + 7u].m[8] = aether_r.m[8][7];
     }
 #endif
     for (; i < n; ++i) {
@@ -11874,26 +14212,52 @@ void aether_mat3d_inverse_adjugate_aos(const aether_mat3d *m, aether_mat3d *out,
     for (; n - i >= 4u; i += 4u) {
         aether_mat3dx4 v_m;
         aether_mat3dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[0][aether_k] = m[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[1][aether_k] = m[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[2][aether_k] = m[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[3][aether_k] = m[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[4][aether_k] = m[i + aether_k].m[4];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[5][aether_k] = m[i + aether_k].m[5];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[6][aether_k] = m[i + aether_k].m[6];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[7][aether_k] = m[i + aether_k].m[7];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[8][aether_k] = m[i + aether_k].m[8];
+        v_m.m[0] = (aether_f64x4){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0]};
+        v_m.m[1] = (aether_f64x4){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1]};
+        v_m.m[2] = (aether_f64x4){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2]};
+        v_m.m[3] = (aether_f64x4){m[i + 0u].m[3], m[i + 1u].m[3], m[i + 2u].m[3], m[i + 3u].m[3]};
+        v_m.m[4] = (aether_f64x4){m[i + 0u].m[4], m[i + 1u].m[4], m[i + 2u].m[4], m[i + 3u].m[4]};
+        v_m.m[5] = (aether_f64x4){m[i + 0u].m[5], m[i + 1u].m[5], m[i + 2u].m[5], m[i + 3u].m[5]};
+        v_m.m[6] = (aether_f64x4){m[i + 0u].m[6], m[i + 1u].m[6], m[i + 2u].m[6], m[i + 3u].m[6]};
+        v_m.m[7] = (aether_f64x4){m[i + 0u].m[7], m[i + 1u].m[7], m[i + 2u].m[7], m[i + 3u].m[7]};
+        v_m.m[8] = (aether_f64x4){m[i + 0u].m[8], m[i + 1u].m[8], m[i + 2u].m[8], m[i + 3u].m[8]};
         aether_mat3d_inverse_adjugate_batch_x4(&aether_r, &v_m);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[0] = aether_r.m[0][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[1] = aether_r.m[1][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[2] = aether_r.m[2][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[3] = aether_r.m[3][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[4] = aether_r.m[4][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[5] = aether_r.m[5][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[6] = aether_r.m[6][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[7] = aether_r.m[7][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[8] = aether_r.m[8][aether_k];
+        out[i + 0u].m[0] = aether_r.m[0][0];
+        out[i + 1u].m[0] = aether_r.m[0][1];
+        out[i + 2u].m[0] = aether_r.m[0][2];
+        out[i + 3u].m[0] = aether_r.m[0][3];
+        out[i + 0u].m[1] = aether_r.m[1][0];
+        out[i + 1u].m[1] = aether_r.m[1][1];
+        out[i + 2u].m[1] = aether_r.m[1][2];
+        out[i + 3u].m[1] = aether_r.m[1][3];
+        out[i + 0u].m[2] = aether_r.m[2][0];
+        out[i + 1u].m[2] = aether_r.m[2][1];
+        out[i + 2u].m[2] = aether_r.m[2][2];
+        out[i + 3u].m[2] = aether_r.m[2][3];
+        out[i + 0u].m[3] = aether_r.m[3][0];
+        out[i + 1u].m[3] = aether_r.m[3][1];
+        out[i + 2u].m[3] = aether_r.m[3][2];
+        out[i + 3u].m[3] = aether_r.m[3][3];
+        out[i + 0u].m[4] = aether_r.m[4][0];
+        out[i + 1u].m[4] = aether_r.m[4][1];
+        out[i + 2u].m[4] = aether_r.m[4][2];
+        out[i + 3u].m[4] = aether_r.m[4][3];
+        out[i + 0u].m[5] = aether_r.m[5][0];
+        out[i + 1u].m[5] = aether_r.m[5][1];
+        out[i + 2u].m[5] = aether_r.m[5][2];
+        out[i + 3u].m[5] = aether_r.m[5][3];
+        out[i + 0u].m[6] = aether_r.m[6][0];
+        out[i + 1u].m[6] = aether_r.m[6][1];
+        out[i + 2u].m[6] = aether_r.m[6][2];
+        out[i + 3u].m[6] = aether_r.m[6][3];
+        out[i + 0u].m[7] = aether_r.m[7][0];
+        out[i + 1u].m[7] = aether_r.m[7][1];
+        out[i + 2u].m[7] = aether_r.m[7][2];
+        out[i + 3u].m[7] = aether_r.m[7][3];
+        out[i + 0u].m[8] = aether_r.m[8][0];
+        out[i + 1u].m[8] = aether_r.m[8][1];
+        out[i + 2u].m[8] = aether_r.m[8][2];
+        out[i + 3u].m[8] = aether_r.m[8][3];
     }
 #endif
     for (; i < n; ++i) {
@@ -11988,40 +14352,151 @@ void aether_mat4f_inverse_adjugate_aos(const aether_mat4f *m, aether_mat4f *out,
     for (; n - i >= 8u; i += 8u) {
         aether_mat4fx8 v_m;
         aether_mat4fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[0][aether_k] = m[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[1][aether_k] = m[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[2][aether_k] = m[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[3][aether_k] = m[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[4][aether_k] = m[i + aether_k].m[4];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[5][aether_k] = m[i + aether_k].m[5];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[6][aether_k] = m[i + aether_k].m[6];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[7][aether_k] = m[i + aether_k].m[7];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[8][aether_k] = m[i + aether_k].m[8];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[9][aether_k] = m[i + aether_k].m[9];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[10][aether_k] = m[i + aether_k].m[10];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[11][aether_k] = m[i + aether_k].m[11];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[12][aether_k] = m[i + aether_k].m[12];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[13][aether_k] = m[i + aether_k].m[13];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[14][aether_k] = m[i + aether_k].m[14];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_m.m[15][aether_k] = m[i + aether_k].m[15];
+        v_m.m[0] = (aether_f32x8){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0], m[i + 4u].m[0], m[i + 5u].m[0], m[i + 6u].m[0], m[i + 7u].m[0]};
+        v_m.m[1] = (aether_f32x8){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1], m[i + 4u].m[1], m[i + 5u].m[1], m[i + 6u].m[1], m[i + 7u].m[1]};
+        v_m.m[2] = (aether_f32x8){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2], m[i + 4u].m[2], m[i + 5u].m[2], m[i + 6u].m[2], m[i + 7u].m[2]};
+        v_m.m[3] = (aether_f32x8){m[i + 0u].m[3], m[i + 1u].m[3], m[i + 2u].m[3], m[i + 3u].m[3], m[i + 4u].m[3], m[i + 5u].m[3], m[i + 6u].m[3], m[i + 7u].m[3]};
+        v_m.m[4] = (aether_f32x8){m[i + 0u].m[4], m[i + 1u].m[4], m[i + 2u].m[4], m[i + 3u].m[4], m[i + 4u].m[4], m[i + 5u].m[4], m[i + 6u].m[4], m[i + 7u].m[4]};
+        v_m.m[5] = (aether_f32x8){m[i + 0u].m[5], m[i + 1u].m[5], m[i + 2u].m[5], m[i + 3u].m[5], m[i + 4u].m[5], m[i + 5u].m[5], m[i + 6u].m[5], m[i + 7u].m[5]};
+        v_m.m[6] = (aether_f32x8){m[i + 0u].m[6], m[i + 1u].m[6], m[i + 2u].m[6], m[i + 3u].m[6], m[i + 4u].m[6], m[i + 5u].m[6], m[i + 6u].m[6], m[i + 7u].m[6]};
+        v_m.m[7] = (aether_f32x8){m[i + 0u].m[7], m[i + 1u].m[7], m[i + 2u].m[7], m[i + 3u].m[7], m[i + 4u].m[7], m[i + 5u].m[7], m[i + 6u].m[7], m[i + 7u].m[7]};
+        v_m.m[8] = (aether_f32x8){m[i + 0u].m[8], m[i + 1u].m[8], m[i + 2u].m[8], m[i + 3u].m[8], m[i + 4u].m[8], m[i + 5u].m[8], m[i + 6u].m[8], m[i + 7u].m[8]};
+        v_m.m[9] = (aether_f32x8){m[i + 0u].m[9], m[i + 1u].m[9], m[i + 2u].m[9], m[i + 3u].m[9], m[i + 4u].m[9], m[i + 5u].m[9], m[i + 6u].m[9], m[i + 7u].m[9]};
+        v_m.m[10] = (aether_f32x8){m[i + 0u].m[10], m[i + 1u].m[10], m[i + 2u].m[10], m[i + 3u].m[10], m[i + 4u].m[10], m[i + 5u].m[10], m[i + 6u].m[10], m[i + 7u].m[10]};
+        v_m.m[11] = (aether_f32x8){m[i + 0u].m[11], m[i + 1u].m[11], m[i + 2u].m[11], m[i + 3u].m[11], m[i + 4u].m[11], m[i + 5u].m[11], m[i + 6u].m[11], m[i + 7u].m[11]};
+        v_m.m[12] = (aether_f32x8){m[i + 0u].m[12], m[i + 1u].m[12], m[i + 2u].m[12], m[i + 3u].m[12], m[i + 4u].m[12], m[i + 5u].m[12], m[i + 6u].m[12], m[i + 7u].m[12]};
+        v_m.m[13] = (aether_f32x8){m[i + 0u].m[13], m[i + 1u].m[13], m[i + 2u].m[13], m[i + 3u].m[13], m[i + 4u].m[13], m[i + 5u].m[13], m[i + 6u].m[13], m[i + 7u].m[13]};
+        v_m.m[14] = (aether_f32x8){m[i + 0u].m[14], m[i + 1u].m[14], m[i + 2u].m[14], m[i + 3u].m[14], m[i + 4u].m[14], m[i + 5u].m[14], m[i + 6u].m[14], m[i + 7u].m[14]};
+        v_m.m[15] = (aether_f32x8){m[i + 0u].m[15], m[i + 1u].m[15], m[i + 2u].m[15], m[i + 3u].m[15], m[i + 4u].m[15], m[i + 5u].m[15], m[i + 6u].m[15], m[i + 7u].m[15]};
         aether_mat4f_inverse_adjugate_batch_x8(&aether_r, &v_m);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[0] = aether_r.m[0][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[1] = aether_r.m[1][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[2] = aether_r.m[2][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[3] = aether_r.m[3][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[4] = aether_r.m[4][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[5] = aether_r.m[5][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[6] = aether_r.m[6][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[7] = aether_r.m[7][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[8] = aether_r.m[8][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[9] = aether_r.m[9][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[10] = aether_r.m[10][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[11] = aether_r.m[11][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[12] = aether_r.m[12][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[13] = aether_r.m[13][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[14] = aether_r.m[14][aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].m[15] = aether_r.m[15][aether_k];
+        out[i + 0u].m[0] = aether_r.m[0][0];
+        out[i + 1u].m[0] = aether_r.m[0][1];
+        out[i + 2u].m[0] = aether_r.m[0][2];
+        out[i + 3u].m[0] = aether_r.m[0][3];
+        out[i + 4u].m[0] = aether_r.m[0][4];
+        out[i + 5u].m[0] = aether_r.m[0][5];
+        out[i + 6u].m[0] = aether_r.m[0][6];
+        out[i + 7u].m[0] = aether_r.m[0][7];
+        out[i + 0u].m[1] = aether_r.m[1][0];
+        out[i + 1u].m[1] = aether_r.m[1][1];
+        out[i + 2u].m[1] = aether_r.m[1][2];
+        out[i + 3u].m[1] = aether_r.m[1][3];
+        out[i + 4u].m[1] = aether_r.m[1][4];
+        out[i + 5u].m[1] = aether_r.m[1][5];
+        out[i + 6u].m[1] = aether_r.m[1][6];
+        out[i + 7u].m[1] = aether_r.m[1][7];
+        out[i + 0u].m[2] = aether_r.m[2][0];
+        out[i + 1u].m[2] = aether_r.m[2][1];
+        out[i + 2u].m[2] = aether_r.m[2][2];
+        out[i + 3u].m[2] = aether_r.m[2][3];
+        out[i + 4u].m[2] = aether_r.m[2][4];
+        out[i + 5u].m[2] = aether_r.m[2][5];
+        out[i + 6u].m[2] = aether_r.m[2][6];
+        out[i + 7u].m[2] = aether_r.m[2][7];
+        out[i + 0u].m[3] = aether_r.m[3][0];
+        out[i + 1u].m[3] = aether_r.m[3][1];
+        out[i + 2u].m[3] = aether_r.m[3][2];
+        out[i + 3u].m[3] = aether_r.m[3][3];
+        out[i + 4u].m[3] = aether_r.m[3][4];
+        out[i + 5u].m[3] = aether_r.m[3][5];
+        out[i + 6u].m[3] = aether_r.m[3][6];
+        out[i + 7u].m[3] = aether_r.m[3][7];
+        out[i + 0u].m[4] = aether_r.m[4][0];
+        out[i + 1u].m[4] = aether_r.m[4][1];
+        out[i + 2u].m[4] = aether_r.m[4][2];
+        out[i + 3u].m[4] = aether_r.m[4][3];
+        out[i + 4u].m[4] = aether_r.m[4][4];
+        out[i + 5u].m[4] = aether_r.m[4][5];
+        out[i + 6u].m[4] = aether_r.m[4][6];
+        out[i + 7u].m[4] = aether_r.m[4][7];
+        out[i + 0u].m[5] = aether_r.m[5][0];
+        out[i + 1u].m[5] = aether_r.m[5][1];
+        out[i + 2u].m[5] = aether_r.m[5][2];
+        out[i + 3u].m[5] = aether_r.m[5][3];
+        out[i + 4u].m[5] = aether_r.m[5][4];
+        out[i + 5u].m[5] = aether_r.m[5][5];
+        out[i + 6u].m[5] = aether_r.m[5][6];
+        out[i + 7u].m[5] = aether_r.m[5][7];
+        out[i + 0u].m[6] = aether_r.m[6][0];
+        out[i + 1u].m[6] = aether_r.m[6][1];
+        out[i + 2u].m[6] = aether_r.m[6][2];
+        out[i + 3u].m[6] = aether_r.m[6][3];
+        out[i + 4u].m[6] = aether_r.m[6][4];
+        out[i + 5u].m[6] = aether_r.m[6][5];
+        out[i + 6u].m[6] = aether_r.m[6][6];
+        out[i + 7u].m[6] = aether_r.m[6][7];
+        out[i + 0u].m[7] = aether_r.m[7][0];
+        out[i + 1u].m[7] = aether_r.m[7][1];
+        out[i + 2u].m[7] = aether_r.m[7][2];
+        out[i + 3u].m[7] = aether_r.m[7][3];
+        out[i + 4u].m[7] = aether_r.m[7][4];
+        out[i + 5u].m[7] = aether_r.m[7][5];
+        out[i + 6u].m[7] = aether_r.m[7][6];
+        out[i + 7u].m[7] = aether_r.m[7][7];
+        out[i + 0u].m[8] = aether_r.m[8][0];
+        out[i + 1u].m[8] = aether_r.m[8][1];
+        out[i + 2u].m[8] = aether_r.m[8][2];
+        out[i + 3u].m[8] = aether_r.m[8][3];
+        out[i + 4u].m[8] = aether_r.m[8][4];
+        out[i + 5u].m[8] = aether_r.m[8][5];
+        out[i + 6u].m[8] = aether_r.m[8][6];
+        out[i + 7u].m[8] = aether_r.m[8][7];
+        out[i + 0u].m[9] = aether_r.m[9][0];
+        out[i + 1u].m[9] = aether_r.m[9][1];
+        out[i + 2u].m[9] = aether_r.m[9][2];
+        out[i + 3u].m[9] = aether_r.m[9][3];
+        out[i + 4u].m[9] = aether_r.m[9][4];
+        out[i + 5u].m[9] = aether_r.m[9][5];
+        out[i + 6u].m[9] = aether_r.m[9][6];
+        out[i + 7u].m[9] = aether_r.m[9][7];
+        out[i + 0u].m[10] = aether_r.m[10][0];
+        out[i + 1u].m[10] = aether_r.m[10][1];
+        out[i + 2u].m[10] = aether_r.m[10][2];
+        out[i + 3u].m[10] = aether_r.m[10][3];
+        out[i + 4u].m[10] = aether_r.m[10][4];
+        out[i + 5u].m[10] = aether_r.m[10][5];
+        out[i + 6u].m[10] = aether_r.m[10][6];
+        out[i + 7u].m[10] = aether_r.m[10][7];
+        out[i + 0u].m[11] = aether_r.m[11][0];
+        out[i + 1u].m[11] = aether_r.m[11][1];
+        out[i + 2u].m[11] = aether_r.m[11][2];
+        out[i + 3u].m[11] = aether_r.m[11][3];
+        out[i + 4u].m[11] = aether_r.m[11][4];
+        out[i + 5u].m[11] = aether_r.m[11][5];
+        out[i + 6u].m[11] = aether_r.m[11][6];
+        out[i + 7u].m[11] = aether_r.m[11][7];
+        out[i + 0u].m[12] = aether_r.m[12][0];
+        out[i + 1u].m[12] = aether_r.m[12][1];
+        out[i + 2u].m[12] = aether_r.m[12][2];
+        out[i + 3u].m[12] = aether_r.m[12][3];
+        out[i + 4u].m[12] = aether_r.m[12][4];
+        out[i + 5u].m[12] = aether_r.m[12][5];
+        out[i + 6u].m[12] = aether_r.m[12][6];
+        out[i + 7u].m[12] = aether_r.m[12][7];
+        out[i + 0u].m[13] = aether_r.m[13][0];
+        out[i + 1u].m[13] = aether_r.m[13][1];
+        out[i + 2u].m[13] = aether_r.m[13][2];
+        out[i + 3u].m[13] = aether_r.m[13][3];
+        out[i + 4u].m[13] = aether_r.m[13][4];
+        out[i + 5u].m[13] = aether_r.m[13][5];
+        out[i + 6u].m[13] = aether_r.m[13][6];
+        out[i + 7u].m[13] = aether_r.m[13][7];
+        out[i + 0u].m[14] = aether_r.m[14][0];
+        out[i + 1u].m[14] = aether_r.m[14][1];
+        out[i + 2u].m[14] = aether_r.m[14][2];
+        out[i + 3u].m[14] = aether_r.m[14][3];
+        out[i + 4u].m[14] = aether_r.m[14][4];
+        out[i + 5u].m[14] = aether_r.m[14][5];
+        out[i + 6u].m[14] = aether_r.m[14][6];
+        out[i + 7u].m[14] = aether_r.m[14][7];
+        out[i + 0u].m[15] = aether_r.m[15][0];
+        out[i + 1u].m[15] = aether_r.m[15][1];
+        out[i + 2u].m[15] = aether_r.m[15][2];
+        out[i + 3u].m[15] = aether_r.m[15][3];
+        out[i + 4u].m[15] = aether_r.m[15][4];
+        out[i + 5u].m[15] = aether_r.m[15][5];
+        out[i + 6u].m[15] = aether_r.m[15][6];
+        out[i + 7u].m[15] = aether_r.m[15][7];
     }
 #endif
     for (; i < n; ++i) {
@@ -12116,40 +14591,87 @@ void aether_mat4d_inverse_adjugate_aos(const aether_mat4d *m, aether_mat4d *out,
     for (; n - i >= 4u; i += 4u) {
         aether_mat4dx4 v_m;
         aether_mat4dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[0][aether_k] = m[i + aether_k].m[0];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[1][aether_k] = m[i + aether_k].m[1];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[2][aether_k] = m[i + aether_k].m[2];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[3][aether_k] = m[i + aether_k].m[3];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[4][aether_k] = m[i + aether_k].m[4];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[5][aether_k] = m[i + aether_k].m[5];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[6][aether_k] = m[i + aether_k].m[6];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[7][aether_k] = m[i + aether_k].m[7];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[8][aether_k] = m[i + aether_k].m[8];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[9][aether_k] = m[i + aether_k].m[9];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[10][aether_k] = m[i + aether_k].m[10];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[11][aether_k] = m[i + aether_k].m[11];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[12][aether_k] = m[i + aether_k].m[12];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[13][aether_k] = m[i + aether_k].m[13];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[14][aether_k] = m[i + aether_k].m[14];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_m.m[15][aether_k] = m[i + aether_k].m[15];
+        v_m.m[0] = (aether_f64x4){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0]};
+        v_m.m[1] = (aether_f64x4){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1]};
+        v_m.m[2] = (aether_f64x4){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2]};
+        v_m.m[3] = (aether_f64x4){m[i + 0u].m[3], m[i + 1u].m[3], m[i + 2u].m[3], m[i + 3u].m[3]};
+        v_m.m[4] = (aether_f64x4){m[i + 0u].m[4], m[i + 1u].m[4], m[i + 2u].m[4], m[i + 3u].m[4]};
+        v_m.m[5] = (aether_f64x4){m[i + 0u].m[5], m[i + 1u].m[5], m[i + 2u].m[5], m[i + 3u].m[5]};
+        v_m.m[6] = (aether_f64x4){m[i + 0u].m[6], m[i + 1u].m[6], m[i + 2u].m[6], m[i + 3u].m[6]};
+        v_m.m[7] = (aether_f64x4){m[i + 0u].m[7], m[i + 1u].m[7], m[i + 2u].m[7], m[i + 3u].m[7]};
+        v_m.m[8] = (aether_f64x4){m[i + 0u].m[8], m[i + 1u].m[8], m[i + 2u].m[8], m[i + 3u].m[8]};
+        v_m.m[9] = (aether_f64x4){m[i + 0u].m[9], m[i + 1u].m[9], m[i + 2u].m[9], m[i + 3u].m[9]};
+        v_m.m[10] = (aether_f64x4){m[i + 0u].m[10], m[i + 1u].m[10], m[i + 2u].m[10], m[i + 3u].m[10]};
+        v_m.m[11] = (aether_f64x4){m[i + 0u].m[11], m[i + 1u].m[11], m[i + 2u].m[11], m[i + 3u].m[11]};
+        v_m.m[12] = (aether_f64x4){m[i + 0u].m[12], m[i + 1u].m[12], m[i + 2u].m[12], m[i + 3u].m[12]};
+        v_m.m[13] = (aether_f64x4){m[i + 0u].m[13], m[i + 1u].m[13], m[i + 2u].m[13], m[i + 3u].m[13]};
+        v_m.m[14] = (aether_f64x4){m[i + 0u].m[14], m[i + 1u].m[14], m[i + 2u].m[14], m[i + 3u].m[14]};
+        v_m.m[15] = (aether_f64x4){m[i + 0u].m[15], m[i + 1u].m[15], m[i + 2u].m[15], m[i + 3u].m[15]};
         aether_mat4d_inverse_adjugate_batch_x4(&aether_r, &v_m);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[0] = aether_r.m[0][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[1] = aether_r.m[1][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[2] = aether_r.m[2][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[3] = aether_r.m[3][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[4] = aether_r.m[4][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[5] = aether_r.m[5][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[6] = aether_r.m[6][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[7] = aether_r.m[7][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[8] = aether_r.m[8][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[9] = aether_r.m[9][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[10] = aether_r.m[10][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[11] = aether_r.m[11][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[12] = aether_r.m[12][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[13] = aether_r.m[13][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[14] = aether_r.m[14][aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].m[15] = aether_r.m[15][aether_k];
+        out[i + 0u].m[0] = aether_r.m[0][0];
+        out[i + 1u].m[0] = aether_r.m[0][1];
+        out[i + 2u].m[0] = aether_r.m[0][2];
+        out[i + 3u].m[0] = aether_r.m[0][3];
+        out[i + 0u].m[1] = aether_r.m[1][0];
+        out[i + 1u].m[1] = aether_r.m[1][1];
+        out[i + 2u].m[1] = aether_r.m[1][2];
+        out[i + 3u].m[1] = aether_r.m[1][3];
+        out[i + 0u].m[2] = aether_r.m[2][0];
+        out[i + 1u].m[2] = aether_r.m[2][1];
+        out[i + 2u].m[2] = aether_r.m[2][2];
+        out[i + 3u].m[2] = aether_r.m[2][3];
+        out[i + 0u].m[3] = aether_r.m[3][0];
+        out[i + 1u].m[3] = aether_r.m[3][1];
+        out[i + 2u].m[3] = aether_r.m[3][2];
+        out[i + 3u].m[3] = aether_r.m[3][3];
+        out[i + 0u].m[4] = aether_r.m[4][0];
+        out[i + 1u].m[4] = aether_r.m[4][1];
+        out[i + 2u].m[4] = aether_r.m[4][2];
+        out[i + 3u].m[4] = aether_r.m[4][3];
+        out[i + 0u].m[5] = aether_r.m[5][0];
+        out[i + 1u].m[5] = aether_r.m[5][1];
+        out[i + 2u].m[5] = aether_r.m[5][2];
+        out[i + 3u].m[5] = aether_r.m[5][3];
+        out[i + 0u].m[6] = aether_r.m[6][0];
+        out[i + 1u].m[6] = aether_r.m[6][1];
+        out[i + 2u].m[6] = aether_r.m[6][2];
+        out[i + 3u].m[6] = aether_r.m[6][3];
+        out[i + 0u].m[7] = aether_r.m[7][0];
+        out[i + 1u].m[7] = aether_r.m[7][1];
+        out[i + 2u].m[7] = aether_r.m[7][2];
+        out[i + 3u].m[7] = aether_r.m[7][3];
+        out[i + 0u].m[8] = aether_r.m[8][0];
+        out[i + 1u].m[8] = aether_r.m[8][1];
+        out[i + 2u].m[8] = aether_r.m[8][2];
+        out[i + 3u].m[8] = aether_r.m[8][3];
+        out[i + 0u].m[9] = aether_r.m[9][0];
+        out[i + 1u].m[9] = aether_r.m[9][1];
+        out[i + 2u].m[9] = aether_r.m[9][2];
+        out[i + 3u].m[9] = aether_r.m[9][3];
+        out[i + 0u].m[10] = aether_r.m[10][0];
+        out[i + 1u].m[10] = aether_r.m[10][1];
+        out[i + 2u].m[10] = aether_r.m[10][2];
+        out[i + 3u].m[10] = aether_r.m[10][3];
+        out[i + 0u].m[11] = aether_r.m[11][0];
+        out[i + 1u].m[11] = aether_r.m[11][1];
+        out[i + 2u].m[11] = aether_r.m[11][2];
+        out[i + 3u].m[11] = aether_r.m[11][3];
+        out[i + 0u].m[12] = aether_r.m[12][0];
+        out[i + 1u].m[12] = aether_r.m[12][1];
+        out[i + 2u].m[12] = aether_r.m[12][2];
+        out[i + 3u].m[12] = aether_r.m[12][3];
+        out[i + 0u].m[13] = aether_r.m[13][0];
+        out[i + 1u].m[13] = aether_r.m[13][1];
+        out[i + 2u].m[13] = aether_r.m[13][2];
+        out[i + 3u].m[13] = aether_r.m[13][3];
+        out[i + 0u].m[14] = aether_r.m[14][0];
+        out[i + 1u].m[14] = aether_r.m[14][1];
+        out[i + 2u].m[14] = aether_r.m[14][2];
+        out[i + 3u].m[14] = aether_r.m[14][3];
+        out[i + 0u].m[15] = aether_r.m[15][0];
+        out[i + 1u].m[15] = aether_r.m[15][1];
+        out[i + 2u].m[15] = aether_r.m[15][2];
+        out[i + 3u].m[15] = aether_r.m[15][3];
     }
 #endif
     for (; i < n; ++i) {
@@ -12194,12 +14716,18 @@ void aether_f32_two_sum_err_aos(const float *a, const float *b, const float *s, 
         aether_f32x8 v_b;
         aether_f32x8 v_s;
         aether_f32x8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a[aether_k] = a[i + aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b[aether_k] = b[i + aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_s[aether_k] = s[i + aether_k];
+        v_a = (aether_f32x8){a[i + 0u], a[i + 1u], a[i + 2u], a[i + 3u], a[i + 4u], a[i + 5u], a[i + 6u], a[i + 7u]};
+        v_b = (aether_f32x8){b[i + 0u], b[i + 1u], b[i + 2u], b[i + 3u], b[i + 4u], b[i + 5u], b[i + 6u], b[i + 7u]};
+        v_s = (aether_f32x8){s[i + 0u], s[i + 1u], s[i + 2u], s[i + 3u], s[i + 4u], s[i + 5u], s[i + 6u], s[i + 7u]};
         aether_f32_two_sum_err_batch_x8(&aether_r, &v_a, &v_b, &v_s);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
+        out[i + 4u] = aether_r[4];
+        out[i + 5u] = aether_r[5];
+        out[i + 6u] = aether_r[6];
+        out[i + 7u] = aether_r[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -12244,12 +14772,14 @@ void aether_f64_two_sum_err_aos(const double *a, const double *b, const double *
         aether_f64x4 v_b;
         aether_f64x4 v_s;
         aether_f64x4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a[aether_k] = a[i + aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b[aether_k] = b[i + aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_s[aether_k] = s[i + aether_k];
+        v_a = (aether_f64x4){a[i + 0u], a[i + 1u], a[i + 2u], a[i + 3u]};
+        v_b = (aether_f64x4){b[i + 0u], b[i + 1u], b[i + 2u], b[i + 3u]};
+        v_s = (aether_f64x4){s[i + 0u], s[i + 1u], s[i + 2u], s[i + 3u]};
         aether_f64_two_sum_err_batch_x4(&aether_r, &v_a, &v_b, &v_s);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -12291,12 +14821,25 @@ void aether_f32_two_sum_aos(const float *a, const float *b, aether_pairf *out, s
         aether_f32x8 v_a;
         aether_f32x8 v_b;
         aether_pairfx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a[aether_k] = a[i + aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b[aether_k] = b[i + aether_k];
+        v_a = (aether_f32x8){a[i + 0u], a[i + 1u], a[i + 2u], a[i + 3u], a[i + 4u], a[i + 5u], a[i + 6u], a[i + 7u]};
+        v_b = (aether_f32x8){b[i + 0u], b[i + 1u], b[i + 2u], b[i + 3u], b[i + 4u], b[i + 5u], b[i + 6u], b[i + 7u]};
         aether_f32_two_sum_batch_x8(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].hi = aether_r.hi[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].comp = aether_r.comp[aether_k];
+        out[i + 0u].hi = aether_r.hi[0];
+        out[i + 1u].hi = aether_r.hi[1];
+        out[i + 2u].hi = aether_r.hi[2];
+        out[i + 3u].hi = aether_r.hi[3];
+        out[i + 4u].hi = aether_r.hi[4];
+        out[i + 5u].hi = aether_r.hi[5];
+        out[i + 6u].hi = aether_r.hi[6];
+        out[i + 7u].hi = aether_r.hi[7];
+        out[i + 0u].comp = aether_r.comp[0];
+        out[i + 1u].comp = aether_r.comp[1];
+        out[i + 2u].comp = aether_r.comp[2];
+        out[i + 3u].comp = aether_r.comp[3];
+        out[i + 4u].comp = aether_r.comp[4];
+        out[i + 5u].comp = aether_r.comp[5];
+        out[i + 6u].comp = aether_r.comp[6];
+        out[i + 7u].comp = aether_r.comp[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -12338,12 +14881,17 @@ void aether_f64_two_sum_aos(const double *a, const double *b, aether_paird *out,
         aether_f64x4 v_a;
         aether_f64x4 v_b;
         aether_pairdx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a[aether_k] = a[i + aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b[aether_k] = b[i + aether_k];
+        v_a = (aether_f64x4){a[i + 0u], a[i + 1u], a[i + 2u], a[i + 3u]};
+        v_b = (aether_f64x4){b[i + 0u], b[i + 1u], b[i + 2u], b[i + 3u]};
         aether_f64_two_sum_batch_x4(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].hi = aether_r.hi[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].comp = aether_r.comp[aether_k];
+        out[i + 0u].hi = aether_r.hi[0];
+        out[i + 1u].hi = aether_r.hi[1];
+        out[i + 2u].hi = aether_r.hi[2];
+        out[i + 3u].hi = aether_r.hi[3];
+        out[i + 0u].comp = aether_r.comp[0];
+        out[i + 1u].comp = aether_r.comp[1];
+        out[i + 2u].comp = aether_r.comp[2];
+        out[i + 3u].comp = aether_r.comp[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -12387,13 +14935,26 @@ void aether_pairf_neumaier_add_aos(const aether_pairf *p, const float *x, aether
         aether_pairfx8 v_p;
         aether_f32x8 v_x;
         aether_pairfx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_p.hi[aether_k] = p[i + aether_k].hi;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_p.comp[aether_k] = p[i + aether_k].comp;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_x[aether_k] = x[i + aether_k];
+        v_p.hi = (aether_f32x8){p[i + 0u].hi, p[i + 1u].hi, p[i + 2u].hi, p[i + 3u].hi, p[i + 4u].hi, p[i + 5u].hi, p[i + 6u].hi, p[i + 7u].hi};
+        v_p.comp = (aether_f32x8){p[i + 0u].comp, p[i + 1u].comp, p[i + 2u].comp, p[i + 3u].comp, p[i + 4u].comp, p[i + 5u].comp, p[i + 6u].comp, p[i + 7u].comp};
+        v_x = (aether_f32x8){x[i + 0u], x[i + 1u], x[i + 2u], x[i + 3u], x[i + 4u], x[i + 5u], x[i + 6u], x[i + 7u]};
         aether_pairf_neumaier_add_batch_x8(&aether_r, &v_p, &v_x);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].hi = aether_r.hi[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].comp = aether_r.comp[aether_k];
+        out[i + 0u].hi = aether_r.hi[0];
+        out[i + 1u].hi = aether_r.hi[1];
+        out[i + 2u].hi = aether_r.hi[2];
+        out[i + 3u].hi = aether_r.hi[3];
+        out[i + 4u].hi = aether_r.hi[4];
+        out[i + 5u].hi = aether_r.hi[5];
+        out[i + 6u].hi = aether_r.hi[6];
+        out[i + 7u].hi = aether_r.hi[7];
+        out[i + 0u].comp = aether_r.comp[0];
+        out[i + 1u].comp = aether_r.comp[1];
+        out[i + 2u].comp = aether_r.comp[2];
+        out[i + 3u].comp = aether_r.comp[3];
+        out[i + 4u].comp = aether_r.comp[4];
+        out[i + 5u].comp = aether_r.comp[5];
+        out[i + 6u].comp = aether_r.comp[6];
+        out[i + 7u].comp = aether_r.comp[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -12437,13 +14998,18 @@ void aether_paird_neumaier_add_aos(const aether_paird *p, const double *x, aethe
         aether_pairdx4 v_p;
         aether_f64x4 v_x;
         aether_pairdx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_p.hi[aether_k] = p[i + aether_k].hi;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_p.comp[aether_k] = p[i + aether_k].comp;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_x[aether_k] = x[i + aether_k];
+        v_p.hi = (aether_f64x4){p[i + 0u].hi, p[i + 1u].hi, p[i + 2u].hi, p[i + 3u].hi};
+        v_p.comp = (aether_f64x4){p[i + 0u].comp, p[i + 1u].comp, p[i + 2u].comp, p[i + 3u].comp};
+        v_x = (aether_f64x4){x[i + 0u], x[i + 1u], x[i + 2u], x[i + 3u]};
         aether_paird_neumaier_add_batch_x4(&aether_r, &v_p, &v_x);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].hi = aether_r.hi[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].comp = aether_r.comp[aether_k];
+        out[i + 0u].hi = aether_r.hi[0];
+        out[i + 1u].hi = aether_r.hi[1];
+        out[i + 2u].hi = aether_r.hi[2];
+        out[i + 3u].hi = aether_r.hi[3];
+        out[i + 0u].comp = aether_r.comp[0];
+        out[i + 1u].comp = aether_r.comp[1];
+        out[i + 2u].comp = aether_r.comp[2];
+        out[i + 3u].comp = aether_r.comp[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -12489,14 +15055,27 @@ void aether_pairf_combine_aos(const aether_pairf *a, const aether_pairf *b, aeth
         aether_pairfx8 v_a;
         aether_pairfx8 v_b;
         aether_pairfx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.hi[aether_k] = a[i + aether_k].hi;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_a.comp[aether_k] = a[i + aether_k].comp;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.hi[aether_k] = b[i + aether_k].hi;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_b.comp[aether_k] = b[i + aether_k].comp;
+        v_a.hi = (aether_f32x8){a[i + 0u].hi, a[i + 1u].hi, a[i + 2u].hi, a[i + 3u].hi, a[i + 4u].hi, a[i + 5u].hi, a[i + 6u].hi, a[i + 7u].hi};
+        v_a.comp = (aether_f32x8){a[i + 0u].comp, a[i + 1u].comp, a[i + 2u].comp, a[i + 3u].comp, a[i + 4u].comp, a[i + 5u].comp, a[i + 6u].comp, a[i + 7u].comp};
+        v_b.hi = (aether_f32x8){b[i + 0u].hi, b[i + 1u].hi, b[i + 2u].hi, b[i + 3u].hi, b[i + 4u].hi, b[i + 5u].hi, b[i + 6u].hi, b[i + 7u].hi};
+        v_b.comp = (aether_f32x8){b[i + 0u].comp, b[i + 1u].comp, b[i + 2u].comp, b[i + 3u].comp, b[i + 4u].comp, b[i + 5u].comp, b[i + 6u].comp, b[i + 7u].comp};
         aether_pairf_combine_batch_x8(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].hi = aether_r.hi[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].comp = aether_r.comp[aether_k];
+        out[i + 0u].hi = aether_r.hi[0];
+        out[i + 1u].hi = aether_r.hi[1];
+        out[i + 2u].hi = aether_r.hi[2];
+        out[i + 3u].hi = aether_r.hi[3];
+        out[i + 4u].hi = aether_r.hi[4];
+        out[i + 5u].hi = aether_r.hi[5];
+        out[i + 6u].hi = aether_r.hi[6];
+        out[i + 7u].hi = aether_r.hi[7];
+        out[i + 0u].comp = aether_r.comp[0];
+        out[i + 1u].comp = aether_r.comp[1];
+        out[i + 2u].comp = aether_r.comp[2];
+        out[i + 3u].comp = aether_r.comp[3];
+        out[i + 4u].comp = aether_r.comp[4];
+        out[i + 5u].comp = aether_r.comp[5];
+        out[i + 6u].comp = aether_r.comp[6];
+        out[i + 7u].comp = aether_r.comp[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -12542,14 +15121,19 @@ void aether_paird_combine_aos(const aether_paird *a, const aether_paird *b, aeth
         aether_pairdx4 v_a;
         aether_pairdx4 v_b;
         aether_pairdx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.hi[aether_k] = a[i + aether_k].hi;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_a.comp[aether_k] = a[i + aether_k].comp;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.hi[aether_k] = b[i + aether_k].hi;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_b.comp[aether_k] = b[i + aether_k].comp;
+        v_a.hi = (aether_f64x4){a[i + 0u].hi, a[i + 1u].hi, a[i + 2u].hi, a[i + 3u].hi};
+        v_a.comp = (aether_f64x4){a[i + 0u].comp, a[i + 1u].comp, a[i + 2u].comp, a[i + 3u].comp};
+        v_b.hi = (aether_f64x4){b[i + 0u].hi, b[i + 1u].hi, b[i + 2u].hi, b[i + 3u].hi};
+        v_b.comp = (aether_f64x4){b[i + 0u].comp, b[i + 1u].comp, b[i + 2u].comp, b[i + 3u].comp};
         aether_paird_combine_batch_x4(&aether_r, &v_a, &v_b);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].hi = aether_r.hi[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].comp = aether_r.comp[aether_k];
+        out[i + 0u].hi = aether_r.hi[0];
+        out[i + 1u].hi = aether_r.hi[1];
+        out[i + 2u].hi = aether_r.hi[2];
+        out[i + 3u].hi = aether_r.hi[3];
+        out[i + 0u].comp = aether_r.comp[0];
+        out[i + 1u].comp = aether_r.comp[1];
+        out[i + 2u].comp = aether_r.comp[2];
+        out[i + 3u].comp = aether_r.comp[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -12586,11 +15170,17 @@ void aether_pairf_value_aos(const aether_pairf *p, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_pairfx8 v_p;
         aether_f32x8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_p.hi[aether_k] = p[i + aether_k].hi;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_p.comp[aether_k] = p[i + aether_k].comp;
+        v_p.hi = (aether_f32x8){p[i + 0u].hi, p[i + 1u].hi, p[i + 2u].hi, p[i + 3u].hi, p[i + 4u].hi, p[i + 5u].hi, p[i + 6u].hi, p[i + 7u].hi};
+        v_p.comp = (aether_f32x8){p[i + 0u].comp, p[i + 1u].comp, p[i + 2u].comp, p[i + 3u].comp, p[i + 4u].comp, p[i + 5u].comp, p[i + 6u].comp, p[i + 7u].comp};
         aether_pairf_value_batch_x8(&aether_r, &v_p);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
+        out[i + 4u] = aether_r[4];
+        out[i + 5u] = aether_r[5];
+        out[i + 6u] = aether_r[6];
+        out[i + 7u] = aether_r[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -12627,11 +15217,13 @@ void aether_paird_value_aos(const aether_paird *p, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_pairdx4 v_p;
         aether_f64x4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_p.hi[aether_k] = p[i + aether_k].hi;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_p.comp[aether_k] = p[i + aether_k].comp;
+        v_p.hi = (aether_f64x4){p[i + 0u].hi, p[i + 1u].hi, p[i + 2u].hi, p[i + 3u].hi};
+        v_p.comp = (aether_f64x4){p[i + 0u].comp, p[i + 1u].comp, p[i + 2u].comp, p[i + 3u].comp};
         aether_paird_value_batch_x4(&aether_r, &v_p);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k];
+        out[i + 0u] = aether_r[0];
+        out[i + 1u] = aether_r[1];
+        out[i + 2u] = aether_r[2];
+        out[i + 3u] = aether_r[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -12682,15 +15274,42 @@ void aether_f32_jacobi_rotation_aos(const float *app, const float *aqq, const fl
         aether_f32x8 v_aqq;
         aether_f32x8 v_apq;
         aether_rotationfx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_app[aether_k] = app[i + aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_aqq[aether_k] = aqq[i + aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_apq[aether_k] = apq[i + aether_k];
+        v_app = (aether_f32x8){app[i + 0u], app[i + 1u], app[i + 2u], app[i + 3u], app[i + 4u], app[i + 5u], app[i + 6u], app[i + 7u]};
+        v_aqq = (aether_f32x8){aqq[i + 0u], aqq[i + 1u], aqq[i + 2u], aqq[i + 3u], aqq[i + 4u], aqq[i + 5u], aqq[i + 6u], aqq[i + 7u]};
+        v_apq = (aether_f32x8){apq[i + 0u], apq[i + 1u], apq[i + 2u], apq[i + 3u], apq[i + 4u], apq[i + 5u], apq[i + 6u], apq[i + 7u]};
         aether_f32_jacobi_rotation_batch_x8(&aether_r, &v_app, &v_aqq, &v_apq);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].c = aether_r.c[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].s = aether_r.s[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].t = aether_r.t[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].tau = aether_r.tau[aether_k];
+        out[i + 0u].c = aether_r.c[0];
+        out[i + 1u].c = aether_r.c[1];
+        out[i + 2u].c = aether_r.c[2];
+        out[i + 3u].c = aether_r.c[3];
+        out[i + 4u].c = aether_r.c[4];
+        out[i + 5u].c = aether_r.c[5];
+        out[i + 6u].c = aether_r.c[6];
+        out[i + 7u].c = aether_r.c[7];
+        out[i + 0u].s = aether_r.s[0];
+        out[i + 1u].s = aether_r.s[1];
+        out[i + 2u].s = aether_r.s[2];
+        out[i + 3u].s = aether_r.s[3];
+        out[i + 4u].s = aether_r.s[4];
+        out[i + 5u].s = aether_r.s[5];
+        out[i + 6u].s = aether_r.s[6];
+        out[i + 7u].s = aether_r.s[7];
+        out[i + 0u].t = aether_r.t[0];
+        out[i + 1u].t = aether_r.t[1];
+        out[i + 2u].t = aether_r.t[2];
+        out[i + 3u].t = aether_r.t[3];
+        out[i + 4u].t = aether_r.t[4];
+        out[i + 5u].t = aether_r.t[5];
+        out[i + 6u].t = aether_r.t[6];
+        out[i + 7u].t = aether_r.t[7];
+        out[i + 0u].tau = aether_r.tau[0];
+        out[i + 1u].tau = aether_r.tau[1];
+        out[i + 2u].tau = aether_r.tau[2];
+        out[i + 3u].tau = aether_r.tau[3];
+        out[i + 4u].tau = aether_r.tau[4];
+        out[i + 5u].tau = aether_r.tau[5];
+        out[i + 6u].tau = aether_r.tau[6];
+        out[i + 7u].tau = aether_r.tau[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -12741,15 +15360,26 @@ void aether_f64_jacobi_rotation_aos(const double *app, const double *aqq, const 
         aether_f64x4 v_aqq;
         aether_f64x4 v_apq;
         aether_rotationdx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_app[aether_k] = app[i + aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_aqq[aether_k] = aqq[i + aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_apq[aether_k] = apq[i + aether_k];
+        v_app = (aether_f64x4){app[i + 0u], app[i + 1u], app[i + 2u], app[i + 3u]};
+        v_aqq = (aether_f64x4){aqq[i + 0u], aqq[i + 1u], aqq[i + 2u], aqq[i + 3u]};
+        v_apq = (aether_f64x4){apq[i + 0u], apq[i + 1u], apq[i + 2u], apq[i + 3u]};
         aether_f64_jacobi_rotation_batch_x4(&aether_r, &v_app, &v_aqq, &v_apq);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].c = aether_r.c[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].s = aether_r.s[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].t = aether_r.t[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].tau = aether_r.tau[aether_k];
+        out[i + 0u].c = aether_r.c[0];
+        out[i + 1u].c = aether_r.c[1];
+        out[i + 2u].c = aether_r.c[2];
+        out[i + 3u].c = aether_r.c[3];
+        out[i + 0u].s = aether_r.s[0];
+        out[i + 1u].s = aether_r.s[1];
+        out[i + 2u].s = aether_r.s[2];
+        out[i + 3u].s = aether_r.s[3];
+        out[i + 0u].t = aether_r.t[0];
+        out[i + 1u].t = aether_r.t[1];
+        out[i + 2u].t = aether_r.t[2];
+        out[i + 3u].t = aether_r.t[3];
+        out[i + 0u].tau = aether_r.tau[0];
+        out[i + 1u].tau = aether_r.tau[1];
+        out[i + 2u].tau = aether_r.tau[2];
+        out[i + 3u].tau = aether_r.tau[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -12802,16 +15432,29 @@ void aether_f32_jacobi_update_aos(const float *g, const float *h, const aether_r
         aether_f32x8 v_h;
         aether_rotationfx8 v_r;
         aether_vec2fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_g[aether_k] = g[i + aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_h[aether_k] = h[i + aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_r.c[aether_k] = r[i + aether_k].c;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_r.s[aether_k] = r[i + aether_k].s;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_r.t[aether_k] = r[i + aether_k].t;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_r.tau[aether_k] = r[i + aether_k].tau;
+        v_g = (aether_f32x8){g[i + 0u], g[i + 1u], g[i + 2u], g[i + 3u], g[i + 4u], g[i + 5u], g[i + 6u], g[i + 7u]};
+        v_h = (aether_f32x8){h[i + 0u], h[i + 1u], h[i + 2u], h[i + 3u], h[i + 4u], h[i + 5u], h[i + 6u], h[i + 7u]};
+        v_r.c = (aether_f32x8){r[i + 0u].c, r[i + 1u].c, r[i + 2u].c, r[i + 3u].c, r[i + 4u].c, r[i + 5u].c, r[i + 6u].c, r[i + 7u].c};
+        v_r.s = (aether_f32x8){r[i + 0u].s, r[i + 1u].s, r[i + 2u].s, r[i + 3u].s, r[i + 4u].s, r[i + 5u].s, r[i + 6u].s, r[i + 7u].s};
+        v_r.t = (aether_f32x8){r[i + 0u].t, r[i + 1u].t, r[i + 2u].t, r[i + 3u].t, r[i + 4u].t, r[i + 5u].t, r[i + 6u].t, r[i + 7u].t};
+        v_r.tau = (aether_f32x8){r[i + 0u].tau, r[i + 1u].tau, r[i + 2u].tau, r[i + 3u].tau, r[i + 4u].tau, r[i + 5u].tau, r[i + 6u].tau, r[i + 7u].tau};
         aether_f32_jacobi_update_batch_x8(&aether_r, &v_g, &v_h, &v_r);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -12864,16 +15507,21 @@ void aether_f64_jacobi_update_aos(const double *g, const double *h, const aether
         aether_f64x4 v_h;
         aether_rotationdx4 v_r;
         aether_vec2dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_g[aether_k] = g[i + aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_h[aether_k] = h[i + aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_r.c[aether_k] = r[i + aether_k].c;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_r.s[aether_k] = r[i + aether_k].s;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_r.t[aether_k] = r[i + aether_k].t;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_r.tau[aether_k] = r[i + aether_k].tau;
+        v_g = (aether_f64x4){g[i + 0u], g[i + 1u], g[i + 2u], g[i + 3u]};
+        v_h = (aether_f64x4){h[i + 0u], h[i + 1u], h[i + 2u], h[i + 3u]};
+        v_r.c = (aether_f64x4){r[i + 0u].c, r[i + 1u].c, r[i + 2u].c, r[i + 3u].c};
+        v_r.s = (aether_f64x4){r[i + 0u].s, r[i + 1u].s, r[i + 2u].s, r[i + 3u].s};
+        v_r.t = (aether_f64x4){r[i + 0u].t, r[i + 1u].t, r[i + 2u].t, r[i + 3u].t};
+        v_r.tau = (aether_f64x4){r[i + 0u].tau, r[i + 1u].tau, r[i + 2u].tau, r[i + 3u].tau};
         aether_f64_jacobi_update_batch_x4(&aether_r, &v_g, &v_h, &v_r);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
     }
 #endif
     for (; i < n; ++i) {
@@ -12931,17 +15579,30 @@ void aether_f32_jacobi_diag_aos(const float *app, const float *aqq, const float 
         aether_f32x8 v_apq;
         aether_rotationfx8 v_r;
         aether_vec2fx8 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_app[aether_k] = app[i + aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_aqq[aether_k] = aqq[i + aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_apq[aether_k] = apq[i + aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_r.c[aether_k] = r[i + aether_k].c;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_r.s[aether_k] = r[i + aether_k].s;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_r.t[aether_k] = r[i + aether_k].t;
-        for (aether_k = 0; aether_k < 8u; ++aether_k) v_r.tau[aether_k] = r[i + aether_k].tau;
+        v_app = (aether_f32x8){app[i + 0u], app[i + 1u], app[i + 2u], app[i + 3u], app[i + 4u], app[i + 5u], app[i + 6u], app[i + 7u]};
+        v_aqq = (aether_f32x8){aqq[i + 0u], aqq[i + 1u], aqq[i + 2u], aqq[i + 3u], aqq[i + 4u], aqq[i + 5u], aqq[i + 6u], aqq[i + 7u]};
+        v_apq = (aether_f32x8){apq[i + 0u], apq[i + 1u], apq[i + 2u], apq[i + 3u], apq[i + 4u], apq[i + 5u], apq[i + 6u], apq[i + 7u]};
+        v_r.c = (aether_f32x8){r[i + 0u].c, r[i + 1u].c, r[i + 2u].c, r[i + 3u].c, r[i + 4u].c, r[i + 5u].c, r[i + 6u].c, r[i + 7u].c};
+        v_r.s = (aether_f32x8){r[i + 0u].s, r[i + 1u].s, r[i + 2u].s, r[i + 3u].s, r[i + 4u].s, r[i + 5u].s, r[i + 6u].s, r[i + 7u].s};
+        v_r.t = (aether_f32x8){r[i + 0u].t, r[i + 1u].t, r[i + 2u].t, r[i + 3u].t, r[i + 4u].t, r[i + 5u].t, r[i + 6u].t, r[i + 7u].t};
+        v_r.tau = (aether_f32x8){r[i + 0u].tau, r[i + 1u].tau, r[i + 2u].tau, r[i + 3u].tau, r[i + 4u].tau, r[i + 5u].tau, r[i + 6u].tau, r[i + 7u].tau};
         aether_f32_jacobi_diag_batch_x8(&aether_r, &v_app, &v_aqq, &v_apq, &v_r);
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 4u].x = aether_r.x[4];
+        out[i + 5u].x = aether_r.x[5];
+        out[i + 6u].x = aether_r.x[6];
+        out[i + 7u].x = aether_r.x[7];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
+        out[i + 4u].y = aether_r.y[4];
+        out[i + 5u].y = aether_r.y[5];
+        out[i + 6u].y = aether_r.y[6];
+        out[i + 7u].y = aether_r.y[7];
     }
 #endif
     for (; i < n; ++i) {
@@ -12999,17 +15660,22 @@ void aether_f64_jacobi_diag_aos(const double *app, const double *aqq, const doub
         aether_f64x4 v_apq;
         aether_rotationdx4 v_r;
         aether_vec2dx4 aether_r;
-        unsigned aether_k;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_app[aether_k] = app[i + aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_aqq[aether_k] = aqq[i + aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_apq[aether_k] = apq[i + aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_r.c[aether_k] = r[i + aether_k].c;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_r.s[aether_k] = r[i + aether_k].s;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_r.t[aether_k] = r[i + aether_k].t;
-        for (aether_k = 0; aether_k < 4u; ++aether_k) v_r.tau[aether_k] = r[i + aether_k].tau;
+        v_app = (aether_f64x4){app[i + 0u], app[i + 1u], app[i + 2u], app[i + 3u]};
+        v_aqq = (aether_f64x4){aqq[i + 0u], aqq[i + 1u], aqq[i + 2u], aqq[i + 3u]};
+        v_apq = (aether_f64x4){apq[i + 0u], apq[i + 1u], apq[i + 2u], apq[i + 3u]};
+        v_r.c = (aether_f64x4){r[i + 0u].c, r[i + 1u].c, r[i + 2u].c, r[i + 3u].c};
+        v_r.s = (aether_f64x4){r[i + 0u].s, r[i + 1u].s, r[i + 2u].s, r[i + 3u].s};
+        v_r.t = (aether_f64x4){r[i + 0u].t, r[i + 1u].t, r[i + 2u].t, r[i + 3u].t};
+        v_r.tau = (aether_f64x4){r[i + 0u].tau, r[i + 1u].tau, r[i + 2u].tau, r[i + 3u].tau};
         aether_f64_jacobi_diag_batch_x4(&aether_r, &v_app, &v_aqq, &v_apq, &v_r);
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].x = aether_r.x[aether_k];
-        for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k].y = aether_r.y[aether_k];
+        out[i + 0u].x = aether_r.x[0];
+        out[i + 1u].x = aether_r.x[1];
+        out[i + 2u].x = aether_r.x[2];
+        out[i + 3u].x = aether_r.x[3];
+        out[i + 0u].y = aether_r.y[0];
+        out[i + 1u].y = aether_r.y[1];
+        out[i + 2u].y = aether_r.y[2];
+        out[i + 3u].y = aether_r.y[3];
     }
 #endif
     for (; i < n; ++i) {

@@ -58,21 +58,29 @@ t0=$SECONDS
 "$bin" --markdown --n 1024 --rounds "$rounds" >"$tmp/small.md"
 ops=$("$bin" --list)
 : >"$tmp/big.md"
-first=1
 for op in $ops; do
-    "$bin" --markdown --n "$big" --rounds 3 --only "$op" >"$tmp/one.md"
-    if [ "$first" = 1 ]; then cat "$tmp/one.md" >"$tmp/big.md"; first=0; else grep "^| $op " "$tmp/one.md" >>"$tmp/big.md"; fi
+    "$bin" --markdown --n "$big" --rounds 3 --only "$op" >>"$tmp/big.md"
 done
-# The per-item table and the array table of the big runs: rows gathered under the first run's
-# headers (each run prints both headers; a row goes under the header of its kind).
-awk -v FS='|' '
-    /^\| operation .*cglm/ { if (!t1) { t1 = 1; h1 = $0; getline; s1 = $0 }; next }
-    /^\| operation .*plain/ { if (!t2) { t2 = 1; h2 = $0; getline; s2 = $0 }; next }
-    /^\| [a-z0-9_]+ \|/ { if ($0 ~ /array/) a[++na] = $0; else p[++np] = $0 }
+# The tables of the big runs (per item, batched, array sums): each run prints every header; a
+# row goes under the header above it, the first run's headers kept.
+tables='
+    /^\| operation / { t = ($0 ~ /cglm/) ? 1 : ($0 ~ /batch aos/) ? 2 : 3; if (!h[t]) { h[t] = $0; getline; s[t] = $0 } else getline; next }
+    /^\| [a-z0-9_]+ \|/ { r[t, ++nr[t]] = $0 }
     END {
-        print h1; print s1; for (i = 1; i <= np; i++) print p[i]; print ""
-        print h2; print s2; for (i = 1; i <= na; i++) print a[i]
-    }' "$tmp/big.md" >"$tmp/big-tables.md"
+        for (k = 1; k <= 3; k++) {
+            if (!h[k] || want && k != want) continue
+            if (!want) { print h[k]; print s[k] }
+            for (i = 1; i <= nr[k]; i++) print r[k, i]
+            if (!want && k < 3) print ""
+        }
+    }'
+awk "$tables" "$tmp/big.md" >"$tmp/big-tables.md"
+# The structure-of-arrays forms of the matrix operations once more at n = 1000: at n = 1024 each
+# component plane starts 4 KiB after the last, so a step's 24 to 48 planes fall in one L1 set.
+: >"$tmp/pad.md"
+for op in mat4f_mul mat4f_mul_vec mat4f_inverse_adjugate mat4d_mul; do
+    "$bin" --markdown --n 1000 --rounds "$rounds" --only "$op" | awk -v want=2 "$tables" >>"$tmp/pad.md"
+done
 
 valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" "$bin" --callgrind --n 1024 >/dev/null 2>"$tmp/cg.log"
 callgrind_annotate --inclusive=yes "$tmp/cg.out" 2>/dev/null |
@@ -87,17 +95,19 @@ awk '
             split(name, p, "_"); cc = p[1]; kind = p[2]; op = substr(name, length(cc) + length(kind) + 3)
             if (op ~ /_plain$/) { kind = "plain"; sub(/_plain$/, "", op) }
             if (op ~ /_kahan$/) { kind = "kahan"; sub(/_kahan$/, "", op) }
+            if (kind == "batch" && op ~ /_(aos|soa)$/) { kind = kind "_" substr(op, length(op) - 2); op = substr(op, 1, length(op) - 4) }
             who = cc "_" kind
         }
         c[op "|" who] = n; if (!(op in seen)) { seen[op] = 1; order[++nop] = op }
     }
     END {
-        print "| operation | gcc object | gcc header-only | clang object | clang header-only | cglm gcc | cglm clang | glam | plain loop gcc | plain loop clang | Kahan loop gcc | Kahan loop clang |"
-        print "|---|---|---|---|---|---|---|---|---|---|---|---|"
+        print "| operation | gcc object | gcc header-only | clang object | clang header-only | gcc batch aos | gcc batch soa | clang batch aos | clang batch soa | cglm gcc | cglm clang | glam | plain loop gcc | plain loop clang | Kahan loop gcc | Kahan loop clang |"
+        print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
         for (i = 1; i <= nop; i++) {
             o = order[i]
-            printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", o, cell(o "|gcc_obj"), cell(o "|gcc_inline"),
-                cell(o "|clang_obj"), cell(o "|clang_inline"), cell(o "|gcc_cglm"), cell(o "|clang_cglm"), cell(o "|glam"),
+            printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", o, cell(o "|gcc_obj"), cell(o "|gcc_inline"),
+                cell(o "|clang_obj"), cell(o "|clang_inline"), cell(o "|gcc_batch_aos"), cell(o "|gcc_batch_soa"),
+                cell(o "|clang_batch_aos"), cell(o "|clang_batch_soa"), cell(o "|gcc_cglm"), cell(o "|clang_cglm"), cell(o "|glam"),
                 cell(o "|gcc_plain"), cell(o "|clang_plain"), cell(o "|gcc_kahan"), cell(o "|clang_kahan")
         }
     }' "$tmp/counts" >"$tmp/counts.md"
@@ -121,13 +131,23 @@ cflags=${BENCH_CFLAGS:--O2 -march=x86-64-v3}
     echo "- $(gcc --version | head -n1); $(clang --version | head -n1); $(rustc --version)"
     echo "- C flags (aether, cglm and the loops alike): \`$cflags\`; cglm $(dpkg-query -W -f='${Version}' libcglm-dev 2>/dev/null || echo '?') (Debian, its inline functions); glam $(sed -n '/^name = "glam"/{n;s/version = "\(.*\)"/\1/p}' bench/Cargo.lock) (Rust release profile, no target-cpu flags: SSE2)"
     echo "- aether \"object\": \`aether_core.c\` compiled on its own and called per item through \`aether_core.h\`;"
-    echo "  \"header-only\": \`#define AETHER_HEADER_ONLY\` before the header, the core inlined into the loop"
+    echo "  \"header-only\": \`#define AETHER_HEADER_ONLY\` before the header, the core inlined into the loop;"
+    echo "  \"batch aos\" / \"batch soa\": \`aether_batch.c\` compiled on its own, one call of \`aether_<fn>_aos\` (the"
+    echo "  core's structs) or \`aether_<fn>_soa\` (component planes, component c of item i at [c * n + i]) for all n items"
     echo "- ratios: header-only ÷ the faster of cglm (same compiler) and glam; object ÷ cglm (same compiler;"
     echo "  glam for the f64 operations, which cglm has not); the array sums ÷ a plain loop, and a Kahan loop ÷ them"
     echo
     echo "## n = 1024 (in cache)"
     echo
     cat "$tmp/small.md"
+    echo
+    echo "The structure-of-arrays forms of the matrix operations at n = 1000: at n = 1024 every component"
+    echo "plane starts 4 KiB after the one before, so the 24 to 48 planes a vector step touches map to one"
+    echo "L1 set and evict each other (a property of planes whose length is a multiple of 1024, not of the code)."
+    echo
+    grep '^| operation' "$tmp/small.md" | sed -n 2p
+    echo "|---|---|---|---|---|---|---|---|---|---|"
+    cat "$tmp/pad.md"
     echo
     echo "## n = $big (memory)"
     echo

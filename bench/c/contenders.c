@@ -3,6 +3,8 @@
      obj     the shipped core, aether_core.c compiled on its own and called through its header
      inline  the header-only core (AETHER_HEADER_ONLY), inlined into these loops
      cglm    cglm 0.8.8's inline functions (Debian's libcglm-dev), and the plain and Kahan loops
+     batch   the batched forms (aether_batch.c compiled on its own): one call for all n items,
+             <op>_aos over the core's structs, <op>_soa over component planes ([c * n + i])
    Every loop is `void bench_<cc>_<kind>_<op>(const void *a, const void *b, void *out, size_t n)`;
    n counts items (elements for the array sums). The layouts are the callers': aether's
    row-major matrices and (w, x, y, z) quaternions, cglm's column-major matrices and (x, y, z, w)
@@ -188,6 +190,39 @@ BENCH(f64_sum_array_kahan)
     *(double *)out_ = s;
 }
 
+#elif defined(BENCH_KIND_BATCH)
+
+#include "aether_batch.h"
+
+/* One call for the whole array, in both layouts (main.rs lays the planes out for _soa). */
+#define BATCH2(op)                                                                            \
+    BENCH(op##_aos) { aether_##op##_aos(a_, b_, out_, n); }                                   \
+    BENCH(op##_soa) { aether_##op##_soa(a_, b_, out_, n); }
+#define BATCH1(op)                                                                            \
+    BENCH(op##_aos)                                                                           \
+    {                                                                                         \
+        UNUSED_B;                                                                             \
+        aether_##op##_aos(a_, out_, n);                                                       \
+    }                                                                                         \
+    BENCH(op##_soa)                                                                           \
+    {                                                                                         \
+        UNUSED_B;                                                                             \
+        aether_##op##_soa(a_, out_, n);                                                       \
+    }
+
+BATCH2(vec3f_dot)
+BATCH2(vec3f_cross)
+BATCH1(vec3f_normalize)
+BATCH2(quatf_mul)
+BATCH2(quatf_rotate)
+BATCH2(mat4f_mul)
+BATCH2(mat4f_mul_vec)
+BATCH1(mat3f_inverse_adjugate)
+BATCH1(mat4f_inverse_adjugate)
+BATCH2(vec3d_dot)
+BATCH2(mat4d_mul)
+BATCH2(quatd_mul)
+
 #else
-#error "bench/c/contenders.c: define BENCH_KIND_AETHER or BENCH_KIND_CGLM (bench/build.rs does)"
+#error "bench/c/contenders.c: define BENCH_KIND_AETHER, BENCH_KIND_CGLM or BENCH_KIND_BATCH (bench/build.rs does)"
 #endif

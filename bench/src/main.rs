@@ -136,6 +136,54 @@ c_loops!(
     bench_clang_cglm_f32_dot_array_kahan,
     bench_clang_cglm_f64_sum_array_plain,
     bench_clang_cglm_f64_sum_array_kahan,
+    bench_gcc_batch_vec3f_dot_aos,
+    bench_gcc_batch_vec3f_dot_soa,
+    bench_gcc_batch_vec3f_cross_aos,
+    bench_gcc_batch_vec3f_cross_soa,
+    bench_gcc_batch_vec3f_normalize_aos,
+    bench_gcc_batch_vec3f_normalize_soa,
+    bench_gcc_batch_quatf_mul_aos,
+    bench_gcc_batch_quatf_mul_soa,
+    bench_gcc_batch_quatf_rotate_aos,
+    bench_gcc_batch_quatf_rotate_soa,
+    bench_gcc_batch_mat4f_mul_aos,
+    bench_gcc_batch_mat4f_mul_soa,
+    bench_gcc_batch_mat4f_mul_vec_aos,
+    bench_gcc_batch_mat4f_mul_vec_soa,
+    bench_gcc_batch_mat3f_inverse_adjugate_aos,
+    bench_gcc_batch_mat3f_inverse_adjugate_soa,
+    bench_gcc_batch_mat4f_inverse_adjugate_aos,
+    bench_gcc_batch_mat4f_inverse_adjugate_soa,
+    bench_gcc_batch_vec3d_dot_aos,
+    bench_gcc_batch_vec3d_dot_soa,
+    bench_gcc_batch_mat4d_mul_aos,
+    bench_gcc_batch_mat4d_mul_soa,
+    bench_gcc_batch_quatd_mul_aos,
+    bench_gcc_batch_quatd_mul_soa,
+    bench_clang_batch_vec3f_dot_aos,
+    bench_clang_batch_vec3f_dot_soa,
+    bench_clang_batch_vec3f_cross_aos,
+    bench_clang_batch_vec3f_cross_soa,
+    bench_clang_batch_vec3f_normalize_aos,
+    bench_clang_batch_vec3f_normalize_soa,
+    bench_clang_batch_quatf_mul_aos,
+    bench_clang_batch_quatf_mul_soa,
+    bench_clang_batch_quatf_rotate_aos,
+    bench_clang_batch_quatf_rotate_soa,
+    bench_clang_batch_mat4f_mul_aos,
+    bench_clang_batch_mat4f_mul_soa,
+    bench_clang_batch_mat4f_mul_vec_aos,
+    bench_clang_batch_mat4f_mul_vec_soa,
+    bench_clang_batch_mat3f_inverse_adjugate_aos,
+    bench_clang_batch_mat3f_inverse_adjugate_soa,
+    bench_clang_batch_mat4f_inverse_adjugate_aos,
+    bench_clang_batch_mat4f_inverse_adjugate_soa,
+    bench_clang_batch_vec3d_dot_aos,
+    bench_clang_batch_vec3d_dot_soa,
+    bench_clang_batch_mat4d_mul_aos,
+    bench_clang_batch_mat4d_mul_soa,
+    bench_clang_batch_quatd_mul_aos,
+    bench_clang_batch_quatd_mul_soa,
 );
 
 // ---- glam's loops: the same signature, so callgrind sees them like the C ones ----
@@ -203,11 +251,25 @@ impl Buf {
 }
 
 /// How an item's elements are ordered for a contender: aether's (row-major
-/// matrices, (w, x, y, z) quaternions) or the peers' (column-major, (x, y, z, w)).
+/// matrices, (w, x, y, z) quaternions), the peers' (column-major, (x, y, z, w)),
+/// or aether's components in planes (the batched `_soa` forms: component c of
+/// item i at `[c * n + i]`).
 #[derive(Clone, Copy, PartialEq)]
 enum Layout {
     Aether,
     Peer,
+    Soa,
+}
+
+impl Layout {
+    /// The index of this layout's buffer in [`Data`]'s `a` and `b`.
+    fn slot(self) -> usize {
+        match self {
+            Layout::Aether => 0,
+            Layout::Peer => 1,
+            Layout::Soa => 2,
+        }
+    }
 }
 
 /// One operand or result shape: its elements per item and the permutation
@@ -293,6 +355,10 @@ fn ops() -> Vec<Op> {
             ("gcc header-only", Aether, bench_gcc_inline_vec3f_dot),
             ("clang object", Aether, bench_clang_obj_vec3f_dot),
             ("clang header-only", Aether, bench_clang_inline_vec3f_dot),
+            ("gcc batch aos", Aether, bench_gcc_batch_vec3f_dot_aos),
+            ("gcc batch soa", Soa, bench_gcc_batch_vec3f_dot_soa),
+            ("clang batch aos", Aether, bench_clang_batch_vec3f_dot_aos),
+            ("clang batch soa", Soa, bench_clang_batch_vec3f_dot_soa),
             ("cglm gcc", Peer, bench_gcc_cglm_vec3f_dot),
             ("cglm clang", Peer, bench_clang_cglm_vec3f_dot),
             ("glam", Peer, bench_glam_vec3f_dot)
@@ -310,6 +376,10 @@ fn ops() -> Vec<Op> {
             ("gcc header-only", Aether, bench_gcc_inline_vec3f_cross),
             ("clang object", Aether, bench_clang_obj_vec3f_cross),
             ("clang header-only", Aether, bench_clang_inline_vec3f_cross),
+            ("gcc batch aos", Aether, bench_gcc_batch_vec3f_cross_aos),
+            ("gcc batch soa", Soa, bench_gcc_batch_vec3f_cross_soa),
+            ("clang batch aos", Aether, bench_clang_batch_vec3f_cross_aos),
+            ("clang batch soa", Soa, bench_clang_batch_vec3f_cross_soa),
             ("cglm gcc", Peer, bench_gcc_cglm_vec3f_cross),
             ("cglm clang", Peer, bench_clang_cglm_vec3f_cross),
             ("glam", Peer, bench_glam_vec3f_cross)
@@ -327,6 +397,10 @@ fn ops() -> Vec<Op> {
             ("gcc header-only", Aether, bench_gcc_inline_vec3f_normalize),
             ("clang object", Aether, bench_clang_obj_vec3f_normalize),
             ("clang header-only", Aether, bench_clang_inline_vec3f_normalize),
+            ("gcc batch aos", Aether, bench_gcc_batch_vec3f_normalize_aos),
+            ("gcc batch soa", Soa, bench_gcc_batch_vec3f_normalize_soa),
+            ("clang batch aos", Aether, bench_clang_batch_vec3f_normalize_aos),
+            ("clang batch soa", Soa, bench_clang_batch_vec3f_normalize_soa),
             ("cglm gcc", Peer, bench_gcc_cglm_vec3f_normalize),
             ("cglm clang", Peer, bench_clang_cglm_vec3f_normalize),
             ("glam", Peer, bench_glam_vec3f_normalize)
@@ -344,6 +418,10 @@ fn ops() -> Vec<Op> {
             ("gcc header-only", Aether, bench_gcc_inline_quatf_mul),
             ("clang object", Aether, bench_clang_obj_quatf_mul),
             ("clang header-only", Aether, bench_clang_inline_quatf_mul),
+            ("gcc batch aos", Aether, bench_gcc_batch_quatf_mul_aos),
+            ("gcc batch soa", Soa, bench_gcc_batch_quatf_mul_soa),
+            ("clang batch aos", Aether, bench_clang_batch_quatf_mul_aos),
+            ("clang batch soa", Soa, bench_clang_batch_quatf_mul_soa),
             ("cglm gcc", Peer, bench_gcc_cglm_quatf_mul),
             ("cglm clang", Peer, bench_clang_cglm_quatf_mul),
             ("glam", Peer, bench_glam_quatf_mul)
@@ -361,6 +439,10 @@ fn ops() -> Vec<Op> {
             ("gcc header-only", Aether, bench_gcc_inline_quatf_rotate),
             ("clang object", Aether, bench_clang_obj_quatf_rotate),
             ("clang header-only", Aether, bench_clang_inline_quatf_rotate),
+            ("gcc batch aos", Aether, bench_gcc_batch_quatf_rotate_aos),
+            ("gcc batch soa", Soa, bench_gcc_batch_quatf_rotate_soa),
+            ("clang batch aos", Aether, bench_clang_batch_quatf_rotate_aos),
+            ("clang batch soa", Soa, bench_clang_batch_quatf_rotate_soa),
             ("cglm gcc", Peer, bench_gcc_cglm_quatf_rotate),
             ("cglm clang", Peer, bench_clang_cglm_quatf_rotate),
             ("glam", Peer, bench_glam_quatf_rotate)
@@ -378,6 +460,10 @@ fn ops() -> Vec<Op> {
             ("gcc header-only", Aether, bench_gcc_inline_mat4f_mul),
             ("clang object", Aether, bench_clang_obj_mat4f_mul),
             ("clang header-only", Aether, bench_clang_inline_mat4f_mul),
+            ("gcc batch aos", Aether, bench_gcc_batch_mat4f_mul_aos),
+            ("gcc batch soa", Soa, bench_gcc_batch_mat4f_mul_soa),
+            ("clang batch aos", Aether, bench_clang_batch_mat4f_mul_aos),
+            ("clang batch soa", Soa, bench_clang_batch_mat4f_mul_soa),
             ("cglm gcc", Peer, bench_gcc_cglm_mat4f_mul),
             ("cglm clang", Peer, bench_clang_cglm_mat4f_mul),
             ("glam", Peer, bench_glam_mat4f_mul)
@@ -395,6 +481,10 @@ fn ops() -> Vec<Op> {
             ("gcc header-only", Aether, bench_gcc_inline_mat4f_mul_vec),
             ("clang object", Aether, bench_clang_obj_mat4f_mul_vec),
             ("clang header-only", Aether, bench_clang_inline_mat4f_mul_vec),
+            ("gcc batch aos", Aether, bench_gcc_batch_mat4f_mul_vec_aos),
+            ("gcc batch soa", Soa, bench_gcc_batch_mat4f_mul_vec_soa),
+            ("clang batch aos", Aether, bench_clang_batch_mat4f_mul_vec_aos),
+            ("clang batch soa", Soa, bench_clang_batch_mat4f_mul_vec_soa),
             ("cglm gcc", Peer, bench_gcc_cglm_mat4f_mul_vec),
             ("cglm clang", Peer, bench_clang_cglm_mat4f_mul_vec),
             ("glam", Peer, bench_glam_mat4f_mul_vec)
@@ -463,6 +553,10 @@ fn ops() -> Vec<Op> {
             ("gcc header-only", Aether, bench_gcc_inline_mat3f_inverse_adjugate),
             ("clang object", Aether, bench_clang_obj_mat3f_inverse_adjugate),
             ("clang header-only", Aether, bench_clang_inline_mat3f_inverse_adjugate),
+            ("gcc batch aos", Aether, bench_gcc_batch_mat3f_inverse_adjugate_aos),
+            ("gcc batch soa", Soa, bench_gcc_batch_mat3f_inverse_adjugate_soa),
+            ("clang batch aos", Aether, bench_clang_batch_mat3f_inverse_adjugate_aos),
+            ("clang batch soa", Soa, bench_clang_batch_mat3f_inverse_adjugate_soa),
             ("cglm gcc", Peer, bench_gcc_cglm_mat3f_inverse),
             ("cglm clang", Peer, bench_clang_cglm_mat3f_inverse),
             ("glam", Peer, bench_glam_mat3f_inverse)
@@ -480,6 +574,10 @@ fn ops() -> Vec<Op> {
             ("gcc header-only", Aether, bench_gcc_inline_mat4f_inverse_adjugate),
             ("clang object", Aether, bench_clang_obj_mat4f_inverse_adjugate),
             ("clang header-only", Aether, bench_clang_inline_mat4f_inverse_adjugate),
+            ("gcc batch aos", Aether, bench_gcc_batch_mat4f_inverse_adjugate_aos),
+            ("gcc batch soa", Soa, bench_gcc_batch_mat4f_inverse_adjugate_soa),
+            ("clang batch aos", Aether, bench_clang_batch_mat4f_inverse_adjugate_aos),
+            ("clang batch soa", Soa, bench_clang_batch_mat4f_inverse_adjugate_soa),
             ("cglm gcc", Peer, bench_gcc_cglm_mat4f_inverse),
             ("cglm clang", Peer, bench_clang_cglm_mat4f_inverse),
             ("glam", Peer, bench_glam_mat4f_inverse)
@@ -497,6 +595,10 @@ fn ops() -> Vec<Op> {
             ("gcc header-only", Aether, bench_gcc_inline_vec3d_dot),
             ("clang object", Aether, bench_clang_obj_vec3d_dot),
             ("clang header-only", Aether, bench_clang_inline_vec3d_dot),
+            ("gcc batch aos", Aether, bench_gcc_batch_vec3d_dot_aos),
+            ("gcc batch soa", Soa, bench_gcc_batch_vec3d_dot_soa),
+            ("clang batch aos", Aether, bench_clang_batch_vec3d_dot_aos),
+            ("clang batch soa", Soa, bench_clang_batch_vec3d_dot_soa),
             ("glam", Peer, bench_glam_vec3d_dot)
         ]
     );
@@ -512,6 +614,10 @@ fn ops() -> Vec<Op> {
             ("gcc header-only", Aether, bench_gcc_inline_mat4d_mul),
             ("clang object", Aether, bench_clang_obj_mat4d_mul),
             ("clang header-only", Aether, bench_clang_inline_mat4d_mul),
+            ("gcc batch aos", Aether, bench_gcc_batch_mat4d_mul_aos),
+            ("gcc batch soa", Soa, bench_gcc_batch_mat4d_mul_soa),
+            ("clang batch aos", Aether, bench_clang_batch_mat4d_mul_aos),
+            ("clang batch soa", Soa, bench_clang_batch_mat4d_mul_soa),
             ("glam", Peer, bench_glam_mat4d_mul)
         ]
     );
@@ -527,6 +633,10 @@ fn ops() -> Vec<Op> {
             ("gcc header-only", Aether, bench_gcc_inline_quatd_mul),
             ("clang object", Aether, bench_clang_obj_quatd_mul),
             ("clang header-only", Aether, bench_clang_inline_quatd_mul),
+            ("gcc batch aos", Aether, bench_gcc_batch_quatd_mul_aos),
+            ("gcc batch soa", Soa, bench_gcc_batch_quatd_mul_soa),
+            ("clang batch aos", Aether, bench_clang_batch_quatd_mul_aos),
+            ("clang batch soa", Soa, bench_clang_batch_quatd_mul_soa),
             ("glam", Peer, bench_glam_quatd_mul)
         ]
     );
@@ -632,8 +742,8 @@ fn reference<T: aether_reference::Real>(op: &Op, a: &[T], b: &[T], n: usize) -> 
 /// One operation's buffers: the inputs in both layouts, one output buffer.
 struct Data {
     n: usize,
-    a: [Buf; 2],
-    b: [Buf; 2],
+    a: [Buf; 3],
+    b: [Buf; 3],
     out: Buf,
     /// The reference's result words, in aether's order.
     want: Vec<u64>,
@@ -647,8 +757,8 @@ fn size_of(e: Elem) -> usize {
     }
 }
 
-/// Items (or array elements) of `shape` from the generator, in both layouts.
-fn fill(shape: Shape, elem: Elem, n: usize, diagonal: bool, rng: &mut Rng) -> [Buf; 2] {
+/// Items (or array elements) of `shape` from the generator, in the three layouts.
+fn fill(shape: Shape, elem: Elem, n: usize, diagonal: bool, rng: &mut Rng) -> [Buf; 3] {
     let len = shape.len();
     let count = if matches!(shape, Shape::Array) { n } else { n * len };
     let mut values: Vec<f64> = (0..count).map(|_| rng.next()).collect();
@@ -662,10 +772,12 @@ fn fill(shape: Shape, elem: Elem, n: usize, diagonal: bool, rng: &mut Rng) -> [B
     }
     let perm = shape.perm();
     let mut peer = values.clone();
+    let mut planes = values.clone();
     if !matches!(shape, Shape::Array) {
-        for (p, v) in peer.chunks_mut(len).zip(values.chunks(len)) {
+        for (i, (p, v)) in peer.chunks_mut(len).zip(values.chunks(len)).enumerate() {
             for k in 0..len {
                 p[k] = v[perm[k]];
+                planes[k * n + i] = v[k];
             }
         }
     }
@@ -677,7 +789,7 @@ fn fill(shape: Shape, elem: Elem, n: usize, diagonal: bool, rng: &mut Rng) -> [B
         }
         b
     };
-    [store(&values), store(&peer)]
+    [store(&values), store(&peer), store(&planes)]
 }
 
 /// The output words of a contender's run, in aether's order.
@@ -690,6 +802,9 @@ fn words(op: &Op, layout: Layout, out: &Buf, n: usize) -> Vec<u64> {
     };
     if layout == Layout::Aether || matches!(op.out, Shape::Array) {
         return raw;
+    }
+    if layout == Layout::Soa {
+        return (0..count).map(|j| raw[(j % len) * n + j / len]).collect();
     }
     let perm = op.out.perm();
     let mut back = raw.clone();
@@ -706,7 +821,7 @@ fn prepare(op: &Op, n: usize, seed: u64) -> Data {
     let a = fill(op.a, op.elem, n, op.diagonal, &mut rng);
     let b = match op.b {
         Some(s) => fill(s, op.elem, n, false, &mut rng),
-        None => [Buf::zeroed(64), Buf::zeroed(64)],
+        None => [Buf::zeroed(64), Buf::zeroed(64), Buf::zeroed(64)],
     };
     let (la, lb) = (
         if matches!(op.a, Shape::Array) { 1 } else { op.a.len() },
@@ -723,7 +838,7 @@ fn prepare(op: &Op, n: usize, seed: u64) -> Data {
 }
 
 fn call(f: Loop, layout: Layout, d: &mut Data) {
-    let k = usize::from(layout == Layout::Peer);
+    let k = layout.slot();
     let (a, b) = (d.a[k].ptr(), d.b[k].ptr());
     unsafe { f(a, b, d.out.mut_ptr(), d.n) };
 }
@@ -793,7 +908,7 @@ fn main() {
         for &(who, layout, f) in &op.contenders {
             call(f, layout, d);
             let k = differing(op, layout, d);
-            let aether = who.contains("object") || who.contains("header-only");
+            let aether = who.contains("object") || who.contains("header-only") || who.contains("batch");
             if aether && k > 0 {
                 eprintln!("aether-bench: {} {who}: {k} of {} items differ from the reference", op.name, d.n);
                 bad += 1;
@@ -898,6 +1013,28 @@ fn markdown(ops: &[Op], best: &[Vec<f64>], differ: &[Vec<usize>], args: &Args) {
             off("cglm clang"),
             off("glam"),
             args.n
+        );
+    }
+    println!();
+    println!("The batched forms (aether_batch.c as its own object, one call for all n items), ns per item, and each against the best peer's loop (the fastest of cglm gcc, cglm clang and glam).");
+    println!();
+    println!("| operation | gcc batch aos | gcc batch soa | clang batch aos | clang batch soa | best peer | gcc aos ÷ best peer | gcc soa ÷ best peer | clang aos ÷ best peer | clang soa ÷ best peer |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    for (i, op) in ops.iter().enumerate().filter(|(_, o)| o.contenders.iter().any(|c| c.0.contains("batch"))) {
+        let (ga, gs, ca, cs) = (t(i, "gcc batch aos"), t(i, "gcc batch soa"), t(i, "clang batch aos"), t(i, "clang batch soa"));
+        let peer = min(min(t(i, "cglm gcc"), t(i, "cglm clang")), t(i, "glam"));
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            op.name,
+            f(ga),
+            f(gs),
+            f(ca),
+            f(cs),
+            f(peer),
+            r(ga, peer),
+            r(gs, peer),
+            r(ca, peer),
+            r(cs, peer)
         );
     }
     println!();

@@ -159,7 +159,10 @@ fn step(model: &Model, f: &Function) -> Vec<String> {
     let ty = |k: &Kind| sp.kind_type(model, k, &v);
     let mut params = vec![format!("{} *aether_result", ty(&f.ret))];
     params.extend(f.params.iter().map(|p| format!("const {} *aether_{}", ty(&p.kind), p.name)));
-    let mut lines = vec![format!("static __inline__ void {}({})", step_name(model, f, width), params.join(", ")), "{".into()];
+    let mut lines = vec![
+        format!("static __inline__ __attribute__((__always_inline__)) void {}({})", step_name(model, f, width), params.join(", ")),
+        "{".into(),
+    ];
     for p in &f.params {
         lines.push(format!("    const {} {} = *aether_{};", ty(&p.kind), p.name, p.name));
     }
@@ -174,7 +177,18 @@ fn step(model: &Model, f: &Function) -> Vec<String> {
 /// Statements that move component `c` of items i .. i + width - 1 between
 /// the vector value `var` and the arrays: SoA (`arr + c * n + i`, one
 /// memcpy) or AoS (`arr[i + k]`, lane by lane).
-fn lanes_io(kind: &ShapeKind, var: &str, arr: &str, words: usize, width: usize, aos: bool, load: bool, elem_c: &str) -> Vec<String> {
+#[allow(clippy::too_many_arguments)]
+fn lanes_io(
+    kind: &ShapeKind,
+    var: &str,
+    arr: &str,
+    words: usize,
+    width: usize,
+    aos: bool,
+    load: bool,
+    elem_c: &str,
+    vector: &str,
+) -> Vec<String> {
     let mut out = Vec::new();
     for c in 0..words {
         let (field, at) = match kind {
@@ -182,15 +196,18 @@ fn lanes_io(kind: &ShapeKind, var: &str, arr: &str, words: usize, width: usize, 
             _ => (format!("{var}.{}", component(kind, c)), format!("{arr} + {c}u * n + i")),
         };
         if aos {
-            let item = match kind {
-                ShapeKind::Scalar => format!("{arr}[i + aether_k]"),
-                _ => format!("{arr}[i + aether_k].{}", component(kind, c)),
+            // Written out lane by lane: a vector built from its lanes (and lanes stored one by
+            // one) stays in registers, where a loop over lane subscripts goes through memory.
+            let item = |k: usize| match kind {
+                ShapeKind::Scalar => format!("{arr}[i + {k}u]"),
+                _ => format!("{arr}[i + {k}u].{}", component(kind, c)),
             };
-            out.push(if load {
-                format!("for (aether_k = 0; aether_k < {width}u; ++aether_k) {field}[aether_k] = {item};")
+            if load {
+                let lanes: Vec<String> = (0..width).map(item).collect();
+                out.push(format!("{field} = ({vector}){{{}}};", lanes.join(", ")));
             } else {
-                format!("for (aether_k = 0; aether_k < {width}u; ++aether_k) {item} = {field}[aether_k];")
-            });
+                out.extend((0..width).map(|k| format!("{} = {field}[{k}];", item(k))));
+            }
         } else if load {
             out.push(format!("memcpy(&{field}, {at}, {width}u * sizeof({elem_c}));"));
         } else {
@@ -216,11 +233,7 @@ fn form(model: &Model, f: &Function, aos: bool) -> Form {
     let scalar_ty = |k: &Kind| c::kind_type(model, k, t);
     let mut params = Vec::new();
     for p in &f.params {
-        params.push(if aos {
-            format!("const {} *{}", scalar_ty(&p.kind), p.name)
-        } else {
-            format!("const {} *{}", t.c_type, p.name)
-        });
+        params.push(if aos { format!("const {} *{}", scalar_ty(&p.kind), p.name) } else { format!("const {} *{}", t.c_type, p.name) });
     }
     let out_ty = match (&f.ret, aos) {
         (Kind::Bool, _) => "int".to_string(),
@@ -239,18 +252,20 @@ fn form(model: &Model, f: &Function, aos: bool) -> Form {
             inner.push(format!("{} v_{};", sp.kind_type(model, &p.kind, &v), p.name));
         }
         inner.push(format!("{} aether_r;", sp.kind_type(model, &f.ret, &v)));
-        if aos || f.ret == Kind::Bool {
+        if f.ret == Kind::Bool {
             inner.push("unsigned aether_k;".into());
         }
         for p in &f.params {
             let Kind::Shape(s) = &p.kind else { unreachable!("no parameter is a truth value") };
-            inner.extend(lanes_io(&s.kind, &format!("v_{}", p.name), &p.name, p.kind.words(), width, aos, true, &t.c_type));
+            inner.extend(lanes_io(&s.kind, &format!("v_{}", p.name), &p.name, p.kind.words(), width, aos, true, &t.c_type, &v.c_type));
         }
         let call_args: Vec<String> = std::iter::once("&aether_r".to_string()).chain(args.iter().map(|a| format!("&{a}"))).collect();
         inner.push(format!("{}({});", step_name(model, f, width), call_args.join(", ")));
         match &f.ret {
-            Kind::Bool => inner.push(format!("for (aether_k = 0; aether_k < {width}u; ++aether_k) out[i + aether_k] = aether_r[aether_k] != 0;")),
-            Kind::Shape(s) => inner.extend(lanes_io(&s.kind, "aether_r", "out", f.ret.words(), width, aos, false, &t.c_type)),
+            Kind::Bool => {
+                inner.push(format!("for (aether_k = 0; aether_k < {width}u; ++aether_k) out[i + aether_k] = aether_r[aether_k] != 0;"))
+            }
+            Kind::Shape(s) => inner.extend(lanes_io(&s.kind, "aether_r", "out", f.ret.words(), width, aos, false, &t.c_type, &v.c_type)),
         }
         body.extend(inner.into_iter().map(|l| format!("    {l}")));
         body.push("}".into());
@@ -264,11 +279,8 @@ fn form(model: &Model, f: &Function, aos: bool) -> Form {
         body.extend(b.body.iter().map(|l| format!("    {l}")));
     }
     body.push("}".into());
-    let (suffix, layout) = if aos {
-        ("aos", "Array of structures: item i of each array is its i-th element.")
-    } else {
-        ("soa", soa::SOA_DOC)
-    };
+    let (suffix, layout) =
+        if aos { ("aos", "Array of structures: item i of each array is its i-th element.") } else { ("soa", soa::SOA_DOC) };
     Form {
         name: format!("{name}_{suffix}"),
         params,
@@ -340,7 +352,15 @@ pub fn files(model: &Model, lowered: &[Function], banner: &str) -> (String, Stri
         h.push(format!("/* {}: {} */", f.name, f.doc));
         h.push(format!("void {}({});", f.name, f.params.join(", ")));
     }
-    h.extend(["".into(), "#ifdef __cplusplus".into(), "}".into(), "#endif".into(), "".into(), "#endif /* AETHER_BATCH_H */".into(), "".into()]);
+    h.extend([
+        "".into(),
+        "#ifdef __cplusplus".into(),
+        "}".into(),
+        "#endif".into(),
+        "".into(),
+        "#endif /* AETHER_BATCH_H */".into(),
+        "".into(),
+    ]);
     let mut c = vec![
         banner.to_string(),
         "/* The batched forms (see aether_batch.h). The core comes in header-only (static inline, so".into(),
@@ -473,8 +493,12 @@ pub fn flat_files(model: &Model, lowered: &[Function], banner: &str) -> (String,
             let ty = c::kind_type(model, k, t);
             format!("({}{ty} *)(void *){a}", if konst { "const " } else { "" })
         };
-        let aos_args: Vec<String> =
-            f.params.iter().map(|p| cast(&p.kind, &format!("p_{}", p.name), true)).chain([cast(&f.ret, "r", false), "count".into()]).collect();
+        let aos_args: Vec<String> = f
+            .params
+            .iter()
+            .map(|p| cast(&p.kind, &format!("p_{}", p.name), true))
+            .chain([cast(&f.ret, "r", false), "count".into()])
+            .collect();
         let soa_args: Vec<String> = arrays.iter().cloned().chain(["r".to_string(), "count".into()]).collect();
         c.push(format!("        if (aos) {name}_aos({});", aos_args.join(", ")));
         c.push(format!("        else {name}_soa({});", soa_args.join(", ")));
@@ -520,7 +544,10 @@ mod tests {
                 assert!(h.contains(&format!("void {name}_{form}(")), "{name}_{form}");
             }
             let width = if f.elem == "f32" { 8 } else { 4 };
-            assert!(c.contains(&format!("static __inline__ void {name}_batch_x{width}(")), "{name}: its vector step");
+            assert!(
+                c.contains(&format!("static __inline__ __attribute__((__always_inline__)) void {name}_batch_x{width}(")),
+                "{name}: its vector step"
+            );
         }
     }
 
