@@ -42,6 +42,59 @@ typedef struct aether_rotationdx4 { aether_f64x4 c; aether_f64x4 s; aether_f64x4
 typedef struct aether_mat2dx4 { aether_f64x4 m[4]; } aether_mat2dx4;
 typedef struct aether_mat3dx4 { aether_f64x4 m[9]; } aether_mat3dx4;
 typedef struct aether_mat4dx4 { aether_f64x4 m[16]; } aether_mat4dx4;
+#if defined(__AVX__) || defined(__SSE2__)
+#  include <immintrin.h>
+#elif defined(__aarch64__)
+#  include <arm_neon.h>
+#endif
+static __inline__ __attribute__((__always_inline__)) void aether_batch_sqrt_f32x8(aether_f32x8 *x)
+{
+#if defined(__AVX__)
+    *x = (aether_f32x8)_mm256_sqrt_ps((__m256)*x);
+#elif defined(__SSE2__) || defined(__aarch64__)
+#  if defined(__SSE2__)
+    union { aether_f32x8 v; __m128 h[2]; } u;
+#  else
+    union { aether_f32x8 v; float32x4_t h[2]; } u;
+#  endif
+    u.v = *x;
+#  if defined(__SSE2__)
+    u.h[0] = _mm_sqrt_ps(u.h[0]);
+    u.h[1] = _mm_sqrt_ps(u.h[1]);
+#  else
+    u.h[0] = vsqrtq_f32(u.h[0]);
+    u.h[1] = vsqrtq_f32(u.h[1]);
+#  endif
+    *x = u.v;
+#else
+    unsigned k;
+    for (k = 0; k < 8u; ++k) (*x)[k] = sqrtf((*x)[k]);
+#endif
+}
+static __inline__ __attribute__((__always_inline__)) void aether_batch_sqrt_f64x4(aether_f64x4 *x)
+{
+#if defined(__AVX__)
+    *x = (aether_f64x4)_mm256_sqrt_pd((__m256d)*x);
+#elif defined(__SSE2__) || defined(__aarch64__)
+#  if defined(__SSE2__)
+    union { aether_f64x4 v; __m128d h[2]; } u;
+#  else
+    union { aether_f64x4 v; float64x2_t h[2]; } u;
+#  endif
+    u.v = *x;
+#  if defined(__SSE2__)
+    u.h[0] = _mm_sqrt_pd(u.h[0]);
+    u.h[1] = _mm_sqrt_pd(u.h[1]);
+#  else
+    u.h[0] = vsqrtq_f64(u.h[0]);
+    u.h[1] = vsqrtq_f64(u.h[1]);
+#  endif
+    *x = u.v;
+#else
+    unsigned k;
+    for (k = 0; k < 4u; ++k) (*x)[k] = sqrt((*x)[k]);
+#endif
+}
 
 static __inline__ __attribute__((__always_inline__)) void aether_f32_fmin_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_a, const aether_f32x8 *aether_b)
 {
@@ -884,37 +937,37 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec4d_squared_n
 static __inline__ __attribute__((__always_inline__)) void aether_vec2f_norm_batch_x8(aether_f32x8 *aether_result, const aether_vec2fx8 *aether_a)
 {
     const aether_vec2fx8 a = *aether_a;
-    *aether_result = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_batch_product_f32x8((a.y * a.y)) + aether_batch_product_f32x8((a.x * a.x))); unsigned aether_sqrt_lane_0; for (aether_sqrt_lane_0 = 0; aether_sqrt_lane_0 < 8u; ++aether_sqrt_lane_0) aether_sqrt_0[aether_sqrt_lane_0] = sqrtf(aether_sqrt_0[aether_sqrt_lane_0]); aether_sqrt_0; }));
+    *aether_result = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_batch_product_f32x8((a.y * a.y)) + aether_batch_product_f32x8((a.x * a.x))); aether_batch_sqrt_f32x8(&aether_sqrt_0); aether_sqrt_0; }));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_vec2d_norm_batch_x4(aether_f64x4 *aether_result, const aether_vec2dx4 *aether_a)
 {
     const aether_vec2dx4 a = *aether_a;
-    *aether_result = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_batch_product_f64x4((a.y * a.y)) + aether_batch_product_f64x4((a.x * a.x))); unsigned aether_sqrt_lane_0; for (aether_sqrt_lane_0 = 0; aether_sqrt_lane_0 < 4u; ++aether_sqrt_lane_0) aether_sqrt_0[aether_sqrt_lane_0] = sqrt(aether_sqrt_0[aether_sqrt_lane_0]); aether_sqrt_0; }));
+    *aether_result = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_batch_product_f64x4((a.y * a.y)) + aether_batch_product_f64x4((a.x * a.x))); aether_batch_sqrt_f64x4(&aether_sqrt_0); aether_sqrt_0; }));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_vec3f_norm_batch_x8(aether_f32x8 *aether_result, const aether_vec3fx8 *aether_a)
 {
     const aether_vec3fx8 a = *aether_a;
-    *aether_result = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_batch_product_f32x8((a.z * a.z)) + (aether_batch_product_f32x8((a.y * a.y)) + aether_batch_product_f32x8((a.x * a.x)))); unsigned aether_sqrt_lane_0; for (aether_sqrt_lane_0 = 0; aether_sqrt_lane_0 < 8u; ++aether_sqrt_lane_0) aether_sqrt_0[aether_sqrt_lane_0] = sqrtf(aether_sqrt_0[aether_sqrt_lane_0]); aether_sqrt_0; }));
+    *aether_result = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_batch_product_f32x8((a.z * a.z)) + (aether_batch_product_f32x8((a.y * a.y)) + aether_batch_product_f32x8((a.x * a.x)))); aether_batch_sqrt_f32x8(&aether_sqrt_0); aether_sqrt_0; }));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_vec3d_norm_batch_x4(aether_f64x4 *aether_result, const aether_vec3dx4 *aether_a)
 {
     const aether_vec3dx4 a = *aether_a;
-    *aether_result = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_batch_product_f64x4((a.z * a.z)) + (aether_batch_product_f64x4((a.y * a.y)) + aether_batch_product_f64x4((a.x * a.x)))); unsigned aether_sqrt_lane_0; for (aether_sqrt_lane_0 = 0; aether_sqrt_lane_0 < 4u; ++aether_sqrt_lane_0) aether_sqrt_0[aether_sqrt_lane_0] = sqrt(aether_sqrt_0[aether_sqrt_lane_0]); aether_sqrt_0; }));
+    *aether_result = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_batch_product_f64x4((a.z * a.z)) + (aether_batch_product_f64x4((a.y * a.y)) + aether_batch_product_f64x4((a.x * a.x)))); aether_batch_sqrt_f64x4(&aether_sqrt_0); aether_sqrt_0; }));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_vec4f_norm_batch_x8(aether_f32x8 *aether_result, const aether_vec4fx8 *aether_a)
 {
     const aether_vec4fx8 a = *aether_a;
-    *aether_result = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_batch_product_f32x8((a.w * a.w)) + (aether_batch_product_f32x8((a.z * a.z)) + (aether_batch_product_f32x8((a.y * a.y)) + aether_batch_product_f32x8((a.x * a.x))))); unsigned aether_sqrt_lane_0; for (aether_sqrt_lane_0 = 0; aether_sqrt_lane_0 < 8u; ++aether_sqrt_lane_0) aether_sqrt_0[aether_sqrt_lane_0] = sqrtf(aether_sqrt_0[aether_sqrt_lane_0]); aether_sqrt_0; }));
+    *aether_result = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_batch_product_f32x8((a.w * a.w)) + (aether_batch_product_f32x8((a.z * a.z)) + (aether_batch_product_f32x8((a.y * a.y)) + aether_batch_product_f32x8((a.x * a.x))))); aether_batch_sqrt_f32x8(&aether_sqrt_0); aether_sqrt_0; }));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_vec4d_norm_batch_x4(aether_f64x4 *aether_result, const aether_vec4dx4 *aether_a)
 {
     const aether_vec4dx4 a = *aether_a;
-    *aether_result = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_batch_product_f64x4((a.w * a.w)) + (aether_batch_product_f64x4((a.z * a.z)) + (aether_batch_product_f64x4((a.y * a.y)) + aether_batch_product_f64x4((a.x * a.x))))); unsigned aether_sqrt_lane_0; for (aether_sqrt_lane_0 = 0; aether_sqrt_lane_0 < 4u; ++aether_sqrt_lane_0) aether_sqrt_0[aether_sqrt_lane_0] = sqrt(aether_sqrt_0[aether_sqrt_lane_0]); aether_sqrt_0; }));
+    *aether_result = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_batch_product_f64x4((a.w * a.w)) + (aether_batch_product_f64x4((a.z * a.z)) + (aether_batch_product_f64x4((a.y * a.y)) + aether_batch_product_f64x4((a.x * a.x))))); aether_batch_sqrt_f64x4(&aether_sqrt_0); aether_sqrt_0; }));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_vec2f_max_norm_batch_x8(aether_f32x8 *aether_result, const aether_vec2fx8 *aether_a)
@@ -992,7 +1045,7 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec4d_is_finite
 static __inline__ __attribute__((__always_inline__)) void aether_vec2f_normalize_batch_x8(aether_vec2fx8 *aether_result, const aether_vec2fx8 *aether_a)
 {
     const aether_vec2fx8 a = *aether_a;
-    const aether_f32x8 n = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_batch_product_f32x8((a.y * a.y)) + aether_batch_product_f32x8((a.x * a.x))); unsigned aether_sqrt_lane_0; for (aether_sqrt_lane_0 = 0; aether_sqrt_lane_0 < 8u; ++aether_sqrt_lane_0) aether_sqrt_0[aether_sqrt_lane_0] = sqrtf(aether_sqrt_0[aether_sqrt_lane_0]); aether_sqrt_0; }));
+    const aether_f32x8 n = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_batch_product_f32x8((a.y * a.y)) + aether_batch_product_f32x8((a.x * a.x))); aether_batch_sqrt_f32x8(&aether_sqrt_0); aether_sqrt_0; }));
     const aether_f32x8 div_r = (aether_batch_splat_f32x8(1.0f) / n);
     const aether_f32x8 d_x = aether_batch_product_f32x8((div_r * a.x));
     const aether_f32x8 d_y = aether_batch_product_f32x8((div_r * a.y));
@@ -1005,7 +1058,7 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec2f_normalize
 static __inline__ __attribute__((__always_inline__)) void aether_vec2d_normalize_batch_x4(aether_vec2dx4 *aether_result, const aether_vec2dx4 *aether_a)
 {
     const aether_vec2dx4 a = *aether_a;
-    const aether_f64x4 n = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_batch_product_f64x4((a.y * a.y)) + aether_batch_product_f64x4((a.x * a.x))); unsigned aether_sqrt_lane_0; for (aether_sqrt_lane_0 = 0; aether_sqrt_lane_0 < 4u; ++aether_sqrt_lane_0) aether_sqrt_0[aether_sqrt_lane_0] = sqrt(aether_sqrt_0[aether_sqrt_lane_0]); aether_sqrt_0; }));
+    const aether_f64x4 n = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_batch_product_f64x4((a.y * a.y)) + aether_batch_product_f64x4((a.x * a.x))); aether_batch_sqrt_f64x4(&aether_sqrt_0); aether_sqrt_0; }));
     const aether_f64x4 div_r = (aether_batch_splat_f64x4(1.0) / n);
     const aether_f64x4 d_x = aether_batch_product_f64x4((div_r * a.x));
     const aether_f64x4 d_y = aether_batch_product_f64x4((div_r * a.y));
@@ -1018,7 +1071,7 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec2d_normalize
 static __inline__ __attribute__((__always_inline__)) void aether_vec3f_normalize_batch_x8(aether_vec3fx8 *aether_result, const aether_vec3fx8 *aether_a)
 {
     const aether_vec3fx8 a = *aether_a;
-    const aether_f32x8 n = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_batch_product_f32x8((a.z * a.z)) + (aether_batch_product_f32x8((a.y * a.y)) + aether_batch_product_f32x8((a.x * a.x)))); unsigned aether_sqrt_lane_0; for (aether_sqrt_lane_0 = 0; aether_sqrt_lane_0 < 8u; ++aether_sqrt_lane_0) aether_sqrt_0[aether_sqrt_lane_0] = sqrtf(aether_sqrt_0[aether_sqrt_lane_0]); aether_sqrt_0; }));
+    const aether_f32x8 n = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_batch_product_f32x8((a.z * a.z)) + (aether_batch_product_f32x8((a.y * a.y)) + aether_batch_product_f32x8((a.x * a.x)))); aether_batch_sqrt_f32x8(&aether_sqrt_0); aether_sqrt_0; }));
     const aether_f32x8 div_r = (aether_batch_splat_f32x8(1.0f) / n);
     const aether_f32x8 d_x = aether_batch_product_f32x8((div_r * a.x));
     const aether_f32x8 d_y = aether_batch_product_f32x8((div_r * a.y));
@@ -1033,7 +1086,7 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec3f_normalize
 static __inline__ __attribute__((__always_inline__)) void aether_vec3d_normalize_batch_x4(aether_vec3dx4 *aether_result, const aether_vec3dx4 *aether_a)
 {
     const aether_vec3dx4 a = *aether_a;
-    const aether_f64x4 n = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_batch_product_f64x4((a.z * a.z)) + (aether_batch_product_f64x4((a.y * a.y)) + aether_batch_product_f64x4((a.x * a.x)))); unsigned aether_sqrt_lane_0; for (aether_sqrt_lane_0 = 0; aether_sqrt_lane_0 < 4u; ++aether_sqrt_lane_0) aether_sqrt_0[aether_sqrt_lane_0] = sqrt(aether_sqrt_0[aether_sqrt_lane_0]); aether_sqrt_0; }));
+    const aether_f64x4 n = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_batch_product_f64x4((a.z * a.z)) + (aether_batch_product_f64x4((a.y * a.y)) + aether_batch_product_f64x4((a.x * a.x)))); aether_batch_sqrt_f64x4(&aether_sqrt_0); aether_sqrt_0; }));
     const aether_f64x4 div_r = (aether_batch_splat_f64x4(1.0) / n);
     const aether_f64x4 d_x = aether_batch_product_f64x4((div_r * a.x));
     const aether_f64x4 d_y = aether_batch_product_f64x4((div_r * a.y));
@@ -1048,7 +1101,7 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec3d_normalize
 static __inline__ __attribute__((__always_inline__)) void aether_vec4f_normalize_batch_x8(aether_vec4fx8 *aether_result, const aether_vec4fx8 *aether_a)
 {
     const aether_vec4fx8 a = *aether_a;
-    const aether_f32x8 n = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_batch_product_f32x8((a.w * a.w)) + (aether_batch_product_f32x8((a.z * a.z)) + (aether_batch_product_f32x8((a.y * a.y)) + aether_batch_product_f32x8((a.x * a.x))))); unsigned aether_sqrt_lane_0; for (aether_sqrt_lane_0 = 0; aether_sqrt_lane_0 < 8u; ++aether_sqrt_lane_0) aether_sqrt_0[aether_sqrt_lane_0] = sqrtf(aether_sqrt_0[aether_sqrt_lane_0]); aether_sqrt_0; }));
+    const aether_f32x8 n = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_batch_product_f32x8((a.w * a.w)) + (aether_batch_product_f32x8((a.z * a.z)) + (aether_batch_product_f32x8((a.y * a.y)) + aether_batch_product_f32x8((a.x * a.x))))); aether_batch_sqrt_f32x8(&aether_sqrt_0); aether_sqrt_0; }));
     const aether_f32x8 div_r = (aether_batch_splat_f32x8(1.0f) / n);
     const aether_f32x8 d_x = aether_batch_product_f32x8((div_r * a.x));
     const aether_f32x8 d_y = aether_batch_product_f32x8((div_r * a.y));
@@ -1065,7 +1118,7 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec4f_normalize
 static __inline__ __attribute__((__always_inline__)) void aether_vec4d_normalize_batch_x4(aether_vec4dx4 *aether_result, const aether_vec4dx4 *aether_a)
 {
     const aether_vec4dx4 a = *aether_a;
-    const aether_f64x4 n = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_batch_product_f64x4((a.w * a.w)) + (aether_batch_product_f64x4((a.z * a.z)) + (aether_batch_product_f64x4((a.y * a.y)) + aether_batch_product_f64x4((a.x * a.x))))); unsigned aether_sqrt_lane_0; for (aether_sqrt_lane_0 = 0; aether_sqrt_lane_0 < 4u; ++aether_sqrt_lane_0) aether_sqrt_0[aether_sqrt_lane_0] = sqrt(aether_sqrt_0[aether_sqrt_lane_0]); aether_sqrt_0; }));
+    const aether_f64x4 n = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_batch_product_f64x4((a.w * a.w)) + (aether_batch_product_f64x4((a.z * a.z)) + (aether_batch_product_f64x4((a.y * a.y)) + aether_batch_product_f64x4((a.x * a.x))))); aether_batch_sqrt_f64x4(&aether_sqrt_0); aether_sqrt_0; }));
     const aether_f64x4 div_r = (aether_batch_splat_f64x4(1.0) / n);
     const aether_f64x4 d_x = aether_batch_product_f64x4((div_r * a.x));
     const aether_f64x4 d_y = aether_batch_product_f64x4((div_r * a.y));
@@ -1082,7 +1135,7 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec4d_normalize
 static __inline__ __attribute__((__always_inline__)) void aether_quatf_normalize_batch_x8(aether_quatfx8 *aether_result, const aether_quatfx8 *aether_a)
 {
     const aether_quatfx8 a = *aether_a;
-    const aether_f32x8 n = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_batch_product_f32x8((a.z * a.z)) + (aether_batch_product_f32x8((a.y * a.y)) + (aether_batch_product_f32x8((a.x * a.x)) + aether_batch_product_f32x8((a.w * a.w))))); unsigned aether_sqrt_lane_0; for (aether_sqrt_lane_0 = 0; aether_sqrt_lane_0 < 8u; ++aether_sqrt_lane_0) aether_sqrt_0[aether_sqrt_lane_0] = sqrtf(aether_sqrt_0[aether_sqrt_lane_0]); aether_sqrt_0; }));
+    const aether_f32x8 n = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_batch_product_f32x8((a.z * a.z)) + (aether_batch_product_f32x8((a.y * a.y)) + (aether_batch_product_f32x8((a.x * a.x)) + aether_batch_product_f32x8((a.w * a.w))))); aether_batch_sqrt_f32x8(&aether_sqrt_0); aether_sqrt_0; }));
     const aether_f32x8 div_r = (aether_batch_splat_f32x8(1.0f) / n);
     const aether_f32x8 d_w = aether_batch_product_f32x8((div_r * a.w));
     const aether_f32x8 d_x = aether_batch_product_f32x8((div_r * a.x));
@@ -1099,7 +1152,7 @@ static __inline__ __attribute__((__always_inline__)) void aether_quatf_normalize
 static __inline__ __attribute__((__always_inline__)) void aether_quatd_normalize_batch_x4(aether_quatdx4 *aether_result, const aether_quatdx4 *aether_a)
 {
     const aether_quatdx4 a = *aether_a;
-    const aether_f64x4 n = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_batch_product_f64x4((a.z * a.z)) + (aether_batch_product_f64x4((a.y * a.y)) + (aether_batch_product_f64x4((a.x * a.x)) + aether_batch_product_f64x4((a.w * a.w))))); unsigned aether_sqrt_lane_0; for (aether_sqrt_lane_0 = 0; aether_sqrt_lane_0 < 4u; ++aether_sqrt_lane_0) aether_sqrt_0[aether_sqrt_lane_0] = sqrt(aether_sqrt_0[aether_sqrt_lane_0]); aether_sqrt_0; }));
+    const aether_f64x4 n = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_batch_product_f64x4((a.z * a.z)) + (aether_batch_product_f64x4((a.y * a.y)) + (aether_batch_product_f64x4((a.x * a.x)) + aether_batch_product_f64x4((a.w * a.w))))); aether_batch_sqrt_f64x4(&aether_sqrt_0); aether_sqrt_0; }));
     const aether_f64x4 div_r = (aether_batch_splat_f64x4(1.0) / n);
     const aether_f64x4 d_w = aether_batch_product_f64x4((div_r * a.w));
     const aether_f64x4 d_x = aether_batch_product_f64x4((div_r * a.x));
@@ -1943,11 +1996,11 @@ static __inline__ __attribute__((__always_inline__)) void aether_f32_jacobi_rota
     const aether_f32x8 aqq = *aether_aqq;
     const aether_f32x8 apq = *aether_apq;
     const aether_f32x8 theta = ((aqq - app) / aether_batch_product_f32x8((aether_batch_splat_f32x8(2.0f) * apq)));
-    const aether_f32x8 r = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_batch_product_f32x8((theta * theta)) + aether_batch_splat_f32x8(1.0f)); unsigned aether_sqrt_lane_0; for (aether_sqrt_lane_0 = 0; aether_sqrt_lane_0 < 8u; ++aether_sqrt_lane_0) aether_sqrt_0[aether_sqrt_lane_0] = sqrtf(aether_sqrt_0[aether_sqrt_lane_0]); aether_sqrt_0; }));
+    const aether_f32x8 r = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_batch_product_f32x8((theta * theta)) + aether_batch_splat_f32x8(1.0f)); aether_batch_sqrt_f32x8(&aether_sqrt_0); aether_sqrt_0; }));
     const aether_f32x8 tt = aether_select_f32x8((((aether_i32x8)(r) & (int32_t)0x7f800000) != (int32_t)0x7f800000), (aether_batch_splat_f32x8(1.0f) / (((aether_f32x8)((aether_i32x8)(theta) & (int32_t)0x7fffffff)) + r)), (aether_batch_splat_f32x8(0.5f) / ((aether_f32x8)((aether_i32x8)(theta) & (int32_t)0x7fffffff))));
     const aether_f32x8 t0 = aether_select_f32x8((theta < aether_batch_splat_f32x8(0.0f)), aether_batch_product_f32x8((tt * aether_batch_splat_f32x8(-1.0f))), tt);
     const aether_f32x8 t = aether_select_f32x8((apq == aether_batch_splat_f32x8(0.0f)), aether_batch_splat_f32x8(0.0f), t0);
-    const aether_f32x8 c = (aether_batch_splat_f32x8(1.0f) / (__extension__ ({ aether_f32x8 aether_sqrt_1 = (aether_batch_product_f32x8((t * t)) + aether_batch_splat_f32x8(1.0f)); unsigned aether_sqrt_lane_1; for (aether_sqrt_lane_1 = 0; aether_sqrt_lane_1 < 8u; ++aether_sqrt_lane_1) aether_sqrt_1[aether_sqrt_lane_1] = sqrtf(aether_sqrt_1[aether_sqrt_lane_1]); aether_sqrt_1; })));
+    const aether_f32x8 c = (aether_batch_splat_f32x8(1.0f) / (__extension__ ({ aether_f32x8 aether_sqrt_1 = (aether_batch_product_f32x8((t * t)) + aether_batch_splat_f32x8(1.0f)); aether_batch_sqrt_f32x8(&aether_sqrt_1); aether_sqrt_1; })));
     const aether_f32x8 s = aether_batch_product_f32x8((t * c));
     aether_rotationfx8 out;
     out.c = c;
@@ -1963,11 +2016,11 @@ static __inline__ __attribute__((__always_inline__)) void aether_f64_jacobi_rota
     const aether_f64x4 aqq = *aether_aqq;
     const aether_f64x4 apq = *aether_apq;
     const aether_f64x4 theta = ((aqq - app) / aether_batch_product_f64x4((aether_batch_splat_f64x4(2.0) * apq)));
-    const aether_f64x4 r = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_batch_product_f64x4((theta * theta)) + aether_batch_splat_f64x4(1.0)); unsigned aether_sqrt_lane_0; for (aether_sqrt_lane_0 = 0; aether_sqrt_lane_0 < 4u; ++aether_sqrt_lane_0) aether_sqrt_0[aether_sqrt_lane_0] = sqrt(aether_sqrt_0[aether_sqrt_lane_0]); aether_sqrt_0; }));
+    const aether_f64x4 r = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_batch_product_f64x4((theta * theta)) + aether_batch_splat_f64x4(1.0)); aether_batch_sqrt_f64x4(&aether_sqrt_0); aether_sqrt_0; }));
     const aether_f64x4 tt = aether_select_f64x4((((aether_i64x4)(r) & (int64_t)0x7ff0000000000000) != (int64_t)0x7ff0000000000000), (aether_batch_splat_f64x4(1.0) / (((aether_f64x4)((aether_i64x4)(theta) & (int64_t)0x7fffffffffffffff)) + r)), (aether_batch_splat_f64x4(0.5) / ((aether_f64x4)((aether_i64x4)(theta) & (int64_t)0x7fffffffffffffff))));
     const aether_f64x4 t0 = aether_select_f64x4((theta < aether_batch_splat_f64x4(0.0)), aether_batch_product_f64x4((tt * aether_batch_splat_f64x4(-1.0))), tt);
     const aether_f64x4 t = aether_select_f64x4((apq == aether_batch_splat_f64x4(0.0)), aether_batch_splat_f64x4(0.0), t0);
-    const aether_f64x4 c = (aether_batch_splat_f64x4(1.0) / (__extension__ ({ aether_f64x4 aether_sqrt_1 = (aether_batch_product_f64x4((t * t)) + aether_batch_splat_f64x4(1.0)); unsigned aether_sqrt_lane_1; for (aether_sqrt_lane_1 = 0; aether_sqrt_lane_1 < 4u; ++aether_sqrt_lane_1) aether_sqrt_1[aether_sqrt_lane_1] = sqrt(aether_sqrt_1[aether_sqrt_lane_1]); aether_sqrt_1; })));
+    const aether_f64x4 c = (aether_batch_splat_f64x4(1.0) / (__extension__ ({ aether_f64x4 aether_sqrt_1 = (aether_batch_product_f64x4((t * t)) + aether_batch_splat_f64x4(1.0)); aether_batch_sqrt_f64x4(&aether_sqrt_1); aether_sqrt_1; })));
     const aether_f64x4 s = aether_batch_product_f64x4((t * c));
     aether_rotationdx4 out;
     out.c = c;

@@ -8,7 +8,7 @@
    operations in its order; the rest, and every item elsewhere, through the function itself.
    Truth values are int (0 or 1). out may be one of the input arrays (in place) but must not
    overlap one otherwise. Compile aether_batch.c (it includes the core header-only, so it needs
-   aether_core.c beside it and links alone). Contract aether 0.1.0 26f3734307f2e41298630ad33cf4d904. */
+   no aether_core.c beside it and links alone). Contract aether 0.1.0 26f3734307f2e41298630ad33cf4d904. */
 #ifndef AETHER_BATCH_H
 #define AETHER_BATCH_H
 

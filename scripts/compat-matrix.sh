@@ -39,6 +39,8 @@
 #   header-only: the core included by the runner's files as static inline functions
 #            (make HEADER_ONLY=1, AETHER_HEADER_ONLY), so it is inlined with their flags:
 #            {gcc, clang} x {-O2, -O3 -march=native -ffp-contract=fast}, and g++ -std=c++11 -O2  5 cells
+#   batch:   the batched forms (make BATCH=1, runner --batch soa|aos): gcc -O2 and clang -O3
+#            -march=native -ffp-contract=fast on x86_64, aarch64, i386, wasm32 -msimd128, tcc  6 cells
 #   lto:     the shipped object with link-time optimisation, which can now inline it:
 #            {gcc =auto, clang -fuse-ld=lld} -O3 -march=native -ffp-contract=fast -flto        2 cells
 #   isa:     s390x (big-endian), ppc64le, riscv64, armhf (-mfpu=neon-vfpv4: FMA), each
@@ -386,6 +388,16 @@ for cc in gcc clang; do
     add header-only "$cc" "x86_64 (header-only)" "-O3 -march=native -ffp-contract=fast" ""
 done
 add header-only "g++ -std=c++11 -x c++" "x86_64 (header-only, C++11)" "-O2" ""
+# The batched forms (make BATCH=1, --batch soa|aos): every corpus case through aether_batch.c,
+# its vector steps on each target's vectors and packed sqrt (AVX, SSE2, NEON; the scalar sqrt
+# lane by lane on wasm32), the scalar tails through the core; tcc has no GNU C vectors, so all of
+# its items take the scalar path.
+add batch-soa gcc "x86_64 (batch soa)" "-O2" ""
+add batch-aos clang "x86_64 (batch aos)" "-O3 -march=native -ffp-contract=fast" ""
+add batch-soa aarch64-linux-gnu-gcc "aarch64 (qemu-user, batch soa)" "-O2 -ffp-contract=fast" "$qemu_run"
+add batch-aos gcc "i386 (-m32, batch aos)" "-m32 -msse2 -mfpmath=sse -O2" ""
+add batch-soa "$wasm_cc" "wasm32 (WASI, Node, batch soa)" "-O3 -msimd128 -ffp-contract=fast" "$wasi_run"
+add batch-aos tcc "x86_64 (batch aos)" "-O2" ""
 add lto gcc "x86_64 (LTO)" "-O3 -march=native -ffp-contract=fast -flto=auto" ""
 add lto clang "x86_64 (LTO)" "-O3 -march=native -ffp-contract=fast -flto -fuse-ld=lld" ""
 [ "$clang_m32" = 1 ] && add i386 clang "i386 (-m32)" "-m32 -msse2 -mfpmath=sse -O2" ""
@@ -427,12 +439,14 @@ run_cell() { # index, kind, cc, target, cflags, run
     local dir=$tmp/cell-$i
     local t0 t1 t2 build_rc=0 run_rc=0
     # The header-only cells build without aether_core.c of their own (c_core/check/Makefile).
-    local HEADER_ONLY=
+    local HEADER_ONLY= BATCH= checkflags=--quiet
     [ "$2" = header-only ] && HEADER_ONLY=1
-    export HEADER_ONLY
+    # The batch cells build aether_batch.c too and run every case through its _soa or _aos form.
+    case "$2" in batch-*) BATCH=1; checkflags="--quiet --batch ${2#batch-}" ;; esac
+    export HEADER_ONLY BATCH
     mkdir -p "$dir/build"
     {
-        echo "\$ make -C c_core/check CC='$cc' CFLAGS='$cflags' WARNINGS='$warnings' RUN='$run' BUILD=$dir/build CHECKFLAGS=--quiet${HEADER_ONLY:+ HEADER_ONLY=1} check"
+        echo "\$ make -C c_core/check CC='$cc' CFLAGS='$cflags' WARNINGS='$warnings' RUN='$run' BUILD=$dir/build CHECKFLAGS='$checkflags'${HEADER_ONLY:+ HEADER_ONLY=1}${BATCH:+ BATCH=1} check"
     } >"$dir/out"
     t0=$(now)
     make -s -C c_core/check CC="$cc" CFLAGS="$cflags" WARNINGS="$warnings" LDFLAGS= \
@@ -440,7 +454,7 @@ run_cell() { # index, kind, cc, target, cflags, run
     t1=$(now)
     if [ "$build_rc" = 0 ]; then
         make -s -C c_core/check CC="$cc" CFLAGS="$cflags" WARNINGS="$warnings" LDFLAGS= \
-            BUILD="$dir/build" RUN="$run" CHECKFLAGS=--quiet check >>"$dir/out" 2>&1 || run_rc=$?
+            BUILD="$dir/build" RUN="$run" CHECKFLAGS="$checkflags" check >>"$dir/out" 2>&1 || run_rc=$?
     fi
     t2=$(now)
     printf '%s %s %s %s\n' "$build_rc" "$run_rc" "$(elapsed "$t0" "$t1")" "$(elapsed "$t1" "$t2")" >"$dir/status"
@@ -450,7 +464,7 @@ run_cell() { # index, kind, cc, target, cflags, run
         local retry=fails
         mkdir -p "$dir/retry-build"
         if make -s -C c_core/check CC="$cc" CFLAGS="$cflags" WARNINGS="${warnings% -Werror}" LDFLAGS= \
-                BUILD="$dir/retry-build" RUN="$run" CHECKFLAGS=--quiet check >"$dir/retry.out" 2>&1; then
+                BUILD="$dir/retry-build" RUN="$run" CHECKFLAGS="$checkflags" check >"$dir/retry.out" 2>&1; then
             retry=passes
         elif grep -q '^aether_check: ' "$dir/retry.out"; then
             retry=builds-fails

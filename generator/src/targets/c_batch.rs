@@ -11,7 +11,8 @@
 //! is there at -O1, with gcc's -O2 cost model (which vectorises no loop of
 //! this kind) and on every GNU target. The products' guard is the OR with
 //! an opaque zero (no contraction pass sees a product through an integer
-//! OR); sqrt goes lane by lane through the scalar sqrt; fmin, fmax, fabs and
+//! OR); sqrt is the packed sqrt of AVX, SSE2 or AArch64 (correctly rounded
+//! lane by lane, so the scalar sqrt's bits), else the scalar one lane by lane; fmin, fmax, fabs and
 //! isfinite are the scalar rules as lane masks. Items past the last whole
 //! vector, and every item where the vector path is not compiled (a compiler
 //! without GNU C vectors, or `AETHER_NO_LANES_SIMD`), run the scalar
@@ -40,6 +41,56 @@ fn product_guard(v: &ElemType) -> String {
 fn mask_type(v: &ElemType) -> String {
     let width = 256 / v.bits;
     format!("aether_i{}x{width}", v.bits)
+}
+
+/// The vector sqrt of vector type `v` (in place, through a pointer: see [`step`]).
+fn sqrt_name(v: &ElemType) -> String {
+    format!("aether_batch_sqrt_{}", v.name)
+}
+
+/// The vector sqrt of each vector type: the packed square root of AVX, SSE2 or
+/// AArch64 (IEEE 754's correctly rounded sqrt, lane by lane: the scalar
+/// sqrt's bits), else the scalar sqrt lane by lane.
+fn sqrt_fns(model: &Model) -> Vec<String> {
+    let mut lines = vec![
+        "#if defined(__AVX__) || defined(__SSE2__)".to_string(),
+        "#  include <immintrin.h>".into(),
+        "#elif defined(__aarch64__)".into(),
+        "#  include <arm_neon.h>".into(),
+        "#endif".into(),
+    ];
+    for t in &model.spec.types {
+        let (v, width) = super::c_simd::vector_elem(t);
+        let cv = &v.c_type;
+        let (ps, sse, neon, neon_t) =
+            if t.bits == 32 { ("ps", "__m128", "vsqrtq_f32", "float32x4_t") } else { ("pd", "__m128d", "vsqrtq_f64", "float64x2_t") };
+        let avx_t = if t.bits == 32 { "__m256" } else { "__m256d" };
+        lines.push(format!("static __inline__ __attribute__((__always_inline__)) void {}({cv} *x)", sqrt_name(&v)));
+        lines.push("{".into());
+        lines.push("#if defined(__AVX__)".into());
+        lines.push(format!("    *x = ({cv})_mm256_sqrt_{ps}(({avx_t})*x);"));
+        lines.push("#elif defined(__SSE2__) || defined(__aarch64__)".into());
+        lines.push("#  if defined(__SSE2__)".into());
+        lines.push(format!("    union {{ {cv} v; {sse} h[2]; }} u;"));
+        lines.push("#  else".into());
+        lines.push(format!("    union {{ {cv} v; {neon_t} h[2]; }} u;"));
+        lines.push("#  endif".into());
+        lines.push("    u.v = *x;".into());
+        lines.push("#  if defined(__SSE2__)".into());
+        lines.push(format!("    u.h[0] = _mm_sqrt_{ps}(u.h[0]);"));
+        lines.push(format!("    u.h[1] = _mm_sqrt_{ps}(u.h[1]);"));
+        lines.push("#  else".into());
+        lines.push(format!("    u.h[0] = {neon}(u.h[0]);"));
+        lines.push(format!("    u.h[1] = {neon}(u.h[1]);"));
+        lines.push("#  endif".into());
+        lines.push("    *x = u.v;".into());
+        lines.push("#else".into());
+        lines.push("    unsigned k;".into());
+        lines.push(format!("    for (k = 0; k < {width}u; ++k) (*x)[k] = sqrt{}((*x)[k]);", t.libm_suffix));
+        lines.push("#endif".into());
+        lines.push("}".into());
+    }
+    lines
 }
 
 fn splat(v: &ElemType) -> String {
@@ -80,13 +131,8 @@ impl Spelling for Vector<'_> {
     fn sqrt(&self, x: &str, elem: &ElemType) -> String {
         let k = self.sqrts.get();
         self.sqrts.set(k + 1);
-        let (s, j) = (format!("aether_sqrt_{k}"), format!("aether_sqrt_lane_{k}"));
-        let f = format!("sqrt{}", self.scalar.libm_suffix);
-        format!(
-            "(__extension__ ({{ {} {s} = {x}; unsigned {j}; for ({j} = 0; {j} < {}u; ++{j}) {s}[{j}] = {f}({s}[{j}]); {s}; }}))",
-            elem.c_type,
-            256 / elem.bits
-        )
+        let s = format!("aether_sqrt_{k}");
+        format!("(__extension__ ({{ {} {s} = {x}; {}(&{s}); {s}; }}))", elem.c_type, sqrt_name(elem))
     }
     fn call(&self, b: Builtin, args: &[String], elem: &ElemType) -> String {
         let (m, bits) = (mask_type(elem), elem.bits);
@@ -334,7 +380,7 @@ pub fn files(model: &Model, lowered: &[Function], banner: &str) -> (String, Stri
         "   operations in its order; the rest, and every item elsewhere, through the function itself.".into(),
         "   Truth values are int (0 or 1). out may be one of the input arrays (in place) but must not".into(),
         "   overlap one otherwise. Compile aether_batch.c (it includes the core header-only, so it needs".into(),
-        "   aether_core.c beside it and links alone). Contract ".to_string() + &contract + ". */",
+        "   no aether_core.c beside it and links alone). Contract ".to_string() + &contract + ". */",
         "#ifndef AETHER_BATCH_H".into(),
         "#define AETHER_BATCH_H".into(),
         String::new(),
@@ -381,6 +427,7 @@ pub fn files(model: &Model, lowered: &[Function], banner: &str) -> (String, Stri
             + " makes it the identity (a negative control; never in a build you rely on). */",
     ];
     c.extend(vector_types(model));
+    c.extend(sqrt_fns(model));
     c.push(String::new());
     for f in lowered.iter().filter(|f| vectorises(f)) {
         c.extend(step(model, f));
