@@ -2489,6 +2489,8 @@ static size_t aether_flat_batch_mat4d_transpose(int aos, const uint64_t *in, con
 
 static size_t aether_flat_batch_mat2f_identity(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
 {
+    (void)in;
+    (void)in_at;
     float *r = (float *)malloc((count * 4u + 1u) * sizeof *r);
     size_t status = (size_t)-1;
     if (cap >= 4u && r != NULL) {
@@ -2503,6 +2505,8 @@ static size_t aether_flat_batch_mat2f_identity(int aos, const uint64_t *in, cons
 
 static size_t aether_flat_batch_mat2d_identity(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
 {
+    (void)in;
+    (void)in_at;
     double *r = (double *)malloc((count * 4u + 1u) * sizeof *r);
     size_t status = (size_t)-1;
     if (cap >= 4u && r != NULL) {
@@ -2517,6 +2521,8 @@ static size_t aether_flat_batch_mat2d_identity(int aos, const uint64_t *in, cons
 
 static size_t aether_flat_batch_mat3f_identity(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
 {
+    (void)in;
+    (void)in_at;
     float *r = (float *)malloc((count * 9u + 1u) * sizeof *r);
     size_t status = (size_t)-1;
     if (cap >= 9u && r != NULL) {
@@ -2531,6 +2537,8 @@ static size_t aether_flat_batch_mat3f_identity(int aos, const uint64_t *in, cons
 
 static size_t aether_flat_batch_mat3d_identity(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
 {
+    (void)in;
+    (void)in_at;
     double *r = (double *)malloc((count * 9u + 1u) * sizeof *r);
     size_t status = (size_t)-1;
     if (cap >= 9u && r != NULL) {
@@ -2545,6 +2553,8 @@ static size_t aether_flat_batch_mat3d_identity(int aos, const uint64_t *in, cons
 
 static size_t aether_flat_batch_mat4f_identity(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
 {
+    (void)in;
+    (void)in_at;
     float *r = (float *)malloc((count * 16u + 1u) * sizeof *r);
     size_t status = (size_t)-1;
     if (cap >= 16u && r != NULL) {
@@ -2559,6 +2569,8 @@ static size_t aether_flat_batch_mat4f_identity(int aos, const uint64_t *in, cons
 
 static size_t aether_flat_batch_mat4d_identity(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
 {
+    (void)in;
+    (void)in_at;
     double *r = (double *)malloc((count * 16u + 1u) * sizeof *r);
     size_t status = (size_t)-1;
     if (cap >= 16u && r != NULL) {

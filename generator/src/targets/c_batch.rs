@@ -522,6 +522,10 @@ pub fn flat_files(model: &Model, lowered: &[Function], banner: &str) -> (String,
         c.push(String::new());
         c.push(format!("static size_t {thunk}(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)"));
         c.push("{".into());
+        if f.params.is_empty() {
+            c.push("    (void)in;".into());
+            c.push("    (void)in_at;".into());
+        }
         let mut at = 0;
         let mut arrays = Vec::new();
         for p in &f.params {
