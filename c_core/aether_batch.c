@@ -7,6 +7,10 @@
 #  define AETHER_HEADER_ONLY 1
 #endif
 #define AETHER_BATCH_SOURCE 1
+/* The negative control of the batches' guards also takes the item functions' guard off. */
+#if defined(AETHER_UNSAFE_UNGUARDED_BATCH_PRODUCTS) && !defined(AETHER_UNSAFE_UNGUARDED_VECTOR_PRODUCTS)
+#  define AETHER_UNSAFE_UNGUARDED_VECTOR_PRODUCTS 1
+#endif
 #include "aether_batch.h"
 
 #include <string.h>
@@ -2078,6 +2082,1986 @@ static __inline__ __attribute__((__always_inline__)) void aether_f64_jacobi_diag
 
 #endif /* AETHER_LANES_SIMD */
 
+static inline float aether_f32_fmin_batch_item(const float *aether_a, const float *aether_b)
+{
+    const float a = *aether_a;
+    const float b = *aether_b;
+    return aether_fmin_f32(a, b);
+}
+
+static inline double aether_f64_fmin_batch_item(const double *aether_a, const double *aether_b)
+{
+    const double a = *aether_a;
+    const double b = *aether_b;
+    return aether_fmin_f64(a, b);
+}
+
+static inline float aether_f32_fmax_batch_item(const float *aether_a, const float *aether_b)
+{
+    const float a = *aether_a;
+    const float b = *aether_b;
+    return aether_fmax_f32(a, b);
+}
+
+static inline double aether_f64_fmax_batch_item(const double *aether_a, const double *aether_b)
+{
+    const double a = *aether_a;
+    const double b = *aether_b;
+    return aether_fmax_f64(a, b);
+}
+
+static inline float aether_f32_sign_batch_item(const float *aether_a)
+{
+    const float a = *aether_a;
+    return ((a > 0.0f) ? 1.0f : ((a < 0.0f) ? -1.0f : 0.0f));
+}
+
+static inline double aether_f64_sign_batch_item(const double *aether_a)
+{
+    const double a = *aether_a;
+    return ((a > 0.0) ? 1.0 : ((a < 0.0) ? -1.0 : 0.0));
+}
+
+static inline aether_vec2f aether_vec2f_add_batch_item(const aether_vec2f *aether_a, const aether_vec2f *aether_b)
+{
+    const aether_vec2f a = *aether_a;
+    const aether_vec2f b = *aether_b;
+    aether_vec2f out;
+    out.x = (a.x + b.x);
+    out.y = (a.y + b.y);
+    return out;
+}
+
+static inline aether_vec2d aether_vec2d_add_batch_item(const aether_vec2d *aether_a, const aether_vec2d *aether_b)
+{
+    const aether_vec2d a = *aether_a;
+    const aether_vec2d b = *aether_b;
+    aether_vec2d out;
+    out.x = (a.x + b.x);
+    out.y = (a.y + b.y);
+    return out;
+}
+
+static inline aether_vec3f aether_vec3f_add_batch_item(const aether_vec3f *aether_a, const aether_vec3f *aether_b)
+{
+    const aether_vec3f a = *aether_a;
+    const aether_vec3f b = *aether_b;
+    aether_vec3f out;
+    out.x = (a.x + b.x);
+    out.y = (a.y + b.y);
+    out.z = (a.z + b.z);
+    return out;
+}
+
+static inline aether_vec3d aether_vec3d_add_batch_item(const aether_vec3d *aether_a, const aether_vec3d *aether_b)
+{
+    const aether_vec3d a = *aether_a;
+    const aether_vec3d b = *aether_b;
+    aether_vec3d out;
+    out.x = (a.x + b.x);
+    out.y = (a.y + b.y);
+    out.z = (a.z + b.z);
+    return out;
+}
+
+static inline aether_vec4f aether_vec4f_add_batch_item(const aether_vec4f *aether_a, const aether_vec4f *aether_b)
+{
+    const aether_vec4f a = *aether_a;
+    const aether_vec4f b = *aether_b;
+    aether_vec4f out;
+    out.x = (a.x + b.x);
+    out.y = (a.y + b.y);
+    out.z = (a.z + b.z);
+    out.w = (a.w + b.w);
+    return out;
+}
+
+static inline aether_vec4d aether_vec4d_add_batch_item(const aether_vec4d *aether_a, const aether_vec4d *aether_b)
+{
+    const aether_vec4d a = *aether_a;
+    const aether_vec4d b = *aether_b;
+    aether_vec4d out;
+    out.x = (a.x + b.x);
+    out.y = (a.y + b.y);
+    out.z = (a.z + b.z);
+    out.w = (a.w + b.w);
+    return out;
+}
+
+static inline aether_vec2f aether_vec2f_sub_batch_item(const aether_vec2f *aether_a, const aether_vec2f *aether_b)
+{
+    const aether_vec2f a = *aether_a;
+    const aether_vec2f b = *aether_b;
+    aether_vec2f out;
+    out.x = (a.x - b.x);
+    out.y = (a.y - b.y);
+    return out;
+}
+
+static inline aether_vec2d aether_vec2d_sub_batch_item(const aether_vec2d *aether_a, const aether_vec2d *aether_b)
+{
+    const aether_vec2d a = *aether_a;
+    const aether_vec2d b = *aether_b;
+    aether_vec2d out;
+    out.x = (a.x - b.x);
+    out.y = (a.y - b.y);
+    return out;
+}
+
+static inline aether_vec3f aether_vec3f_sub_batch_item(const aether_vec3f *aether_a, const aether_vec3f *aether_b)
+{
+    const aether_vec3f a = *aether_a;
+    const aether_vec3f b = *aether_b;
+    aether_vec3f out;
+    out.x = (a.x - b.x);
+    out.y = (a.y - b.y);
+    out.z = (a.z - b.z);
+    return out;
+}
+
+static inline aether_vec3d aether_vec3d_sub_batch_item(const aether_vec3d *aether_a, const aether_vec3d *aether_b)
+{
+    const aether_vec3d a = *aether_a;
+    const aether_vec3d b = *aether_b;
+    aether_vec3d out;
+    out.x = (a.x - b.x);
+    out.y = (a.y - b.y);
+    out.z = (a.z - b.z);
+    return out;
+}
+
+static inline aether_vec4f aether_vec4f_sub_batch_item(const aether_vec4f *aether_a, const aether_vec4f *aether_b)
+{
+    const aether_vec4f a = *aether_a;
+    const aether_vec4f b = *aether_b;
+    aether_vec4f out;
+    out.x = (a.x - b.x);
+    out.y = (a.y - b.y);
+    out.z = (a.z - b.z);
+    out.w = (a.w - b.w);
+    return out;
+}
+
+static inline aether_vec4d aether_vec4d_sub_batch_item(const aether_vec4d *aether_a, const aether_vec4d *aether_b)
+{
+    const aether_vec4d a = *aether_a;
+    const aether_vec4d b = *aether_b;
+    aether_vec4d out;
+    out.x = (a.x - b.x);
+    out.y = (a.y - b.y);
+    out.z = (a.z - b.z);
+    out.w = (a.w - b.w);
+    return out;
+}
+
+static inline aether_vec2f aether_vec2f_mul_batch_item(const aether_vec2f *aether_a, const aether_vec2f *aether_b)
+{
+    const aether_vec2f a = *aether_a;
+    const aether_vec2f b = *aether_b;
+    aether_vec2f out;
+    out.x = aether_product_vec_f32((a.x * b.x));
+    out.y = aether_product_vec_f32((a.y * b.y));
+    return out;
+}
+
+static inline aether_vec2d aether_vec2d_mul_batch_item(const aether_vec2d *aether_a, const aether_vec2d *aether_b)
+{
+    const aether_vec2d a = *aether_a;
+    const aether_vec2d b = *aether_b;
+    aether_vec2d out;
+    out.x = aether_product_vec_f64((a.x * b.x));
+    out.y = aether_product_vec_f64((a.y * b.y));
+    return out;
+}
+
+static inline aether_vec3f aether_vec3f_mul_batch_item(const aether_vec3f *aether_a, const aether_vec3f *aether_b)
+{
+    const aether_vec3f a = *aether_a;
+    const aether_vec3f b = *aether_b;
+    aether_vec3f out;
+    out.x = aether_product_vec_f32((a.x * b.x));
+    out.y = aether_product_vec_f32((a.y * b.y));
+    out.z = aether_product_vec_f32((a.z * b.z));
+    return out;
+}
+
+static inline aether_vec3d aether_vec3d_mul_batch_item(const aether_vec3d *aether_a, const aether_vec3d *aether_b)
+{
+    const aether_vec3d a = *aether_a;
+    const aether_vec3d b = *aether_b;
+    aether_vec3d out;
+    out.x = aether_product_vec_f64((a.x * b.x));
+    out.y = aether_product_vec_f64((a.y * b.y));
+    out.z = aether_product_vec_f64((a.z * b.z));
+    return out;
+}
+
+static inline aether_vec4f aether_vec4f_mul_batch_item(const aether_vec4f *aether_a, const aether_vec4f *aether_b)
+{
+    const aether_vec4f a = *aether_a;
+    const aether_vec4f b = *aether_b;
+    aether_vec4f out;
+    out.x = aether_product_vec_f32((a.x * b.x));
+    out.y = aether_product_vec_f32((a.y * b.y));
+    out.z = aether_product_vec_f32((a.z * b.z));
+    out.w = aether_product_vec_f32((a.w * b.w));
+    return out;
+}
+
+static inline aether_vec4d aether_vec4d_mul_batch_item(const aether_vec4d *aether_a, const aether_vec4d *aether_b)
+{
+    const aether_vec4d a = *aether_a;
+    const aether_vec4d b = *aether_b;
+    aether_vec4d out;
+    out.x = aether_product_vec_f64((a.x * b.x));
+    out.y = aether_product_vec_f64((a.y * b.y));
+    out.z = aether_product_vec_f64((a.z * b.z));
+    out.w = aether_product_vec_f64((a.w * b.w));
+    return out;
+}
+
+static inline aether_vec2f aether_vec2f_scale_batch_item(const aether_vec2f *aether_a, const float *aether_s)
+{
+    const aether_vec2f a = *aether_a;
+    const float s = *aether_s;
+    aether_vec2f out;
+    out.x = aether_product_vec_f32((s * a.x));
+    out.y = aether_product_vec_f32((s * a.y));
+    return out;
+}
+
+static inline aether_vec2d aether_vec2d_scale_batch_item(const aether_vec2d *aether_a, const double *aether_s)
+{
+    const aether_vec2d a = *aether_a;
+    const double s = *aether_s;
+    aether_vec2d out;
+    out.x = aether_product_vec_f64((s * a.x));
+    out.y = aether_product_vec_f64((s * a.y));
+    return out;
+}
+
+static inline aether_vec3f aether_vec3f_scale_batch_item(const aether_vec3f *aether_a, const float *aether_s)
+{
+    const aether_vec3f a = *aether_a;
+    const float s = *aether_s;
+    aether_vec3f out;
+    out.x = aether_product_vec_f32((s * a.x));
+    out.y = aether_product_vec_f32((s * a.y));
+    out.z = aether_product_vec_f32((s * a.z));
+    return out;
+}
+
+static inline aether_vec3d aether_vec3d_scale_batch_item(const aether_vec3d *aether_a, const double *aether_s)
+{
+    const aether_vec3d a = *aether_a;
+    const double s = *aether_s;
+    aether_vec3d out;
+    out.x = aether_product_vec_f64((s * a.x));
+    out.y = aether_product_vec_f64((s * a.y));
+    out.z = aether_product_vec_f64((s * a.z));
+    return out;
+}
+
+static inline aether_vec4f aether_vec4f_scale_batch_item(const aether_vec4f *aether_a, const float *aether_s)
+{
+    const aether_vec4f a = *aether_a;
+    const float s = *aether_s;
+    aether_vec4f out;
+    out.x = aether_product_vec_f32((s * a.x));
+    out.y = aether_product_vec_f32((s * a.y));
+    out.z = aether_product_vec_f32((s * a.z));
+    out.w = aether_product_vec_f32((s * a.w));
+    return out;
+}
+
+static inline aether_vec4d aether_vec4d_scale_batch_item(const aether_vec4d *aether_a, const double *aether_s)
+{
+    const aether_vec4d a = *aether_a;
+    const double s = *aether_s;
+    aether_vec4d out;
+    out.x = aether_product_vec_f64((s * a.x));
+    out.y = aether_product_vec_f64((s * a.y));
+    out.z = aether_product_vec_f64((s * a.z));
+    out.w = aether_product_vec_f64((s * a.w));
+    return out;
+}
+
+static inline aether_vec2f aether_vec2f_div_batch_item(const aether_vec2f *aether_a, const float *aether_s)
+{
+    const aether_vec2f a = *aether_a;
+    const float s = *aether_s;
+    const float r = (1.0f / s);
+    aether_vec2f out;
+    out.x = aether_product_vec_f32((r * a.x));
+    out.y = aether_product_vec_f32((r * a.y));
+    return out;
+}
+
+static inline aether_vec2d aether_vec2d_div_batch_item(const aether_vec2d *aether_a, const double *aether_s)
+{
+    const aether_vec2d a = *aether_a;
+    const double s = *aether_s;
+    const double r = (1.0 / s);
+    aether_vec2d out;
+    out.x = aether_product_vec_f64((r * a.x));
+    out.y = aether_product_vec_f64((r * a.y));
+    return out;
+}
+
+static inline aether_vec3f aether_vec3f_div_batch_item(const aether_vec3f *aether_a, const float *aether_s)
+{
+    const aether_vec3f a = *aether_a;
+    const float s = *aether_s;
+    const float r = (1.0f / s);
+    aether_vec3f out;
+    out.x = aether_product_vec_f32((r * a.x));
+    out.y = aether_product_vec_f32((r * a.y));
+    out.z = aether_product_vec_f32((r * a.z));
+    return out;
+}
+
+static inline aether_vec3d aether_vec3d_div_batch_item(const aether_vec3d *aether_a, const double *aether_s)
+{
+    const aether_vec3d a = *aether_a;
+    const double s = *aether_s;
+    const double r = (1.0 / s);
+    aether_vec3d out;
+    out.x = aether_product_vec_f64((r * a.x));
+    out.y = aether_product_vec_f64((r * a.y));
+    out.z = aether_product_vec_f64((r * a.z));
+    return out;
+}
+
+static inline aether_vec4f aether_vec4f_div_batch_item(const aether_vec4f *aether_a, const float *aether_s)
+{
+    const aether_vec4f a = *aether_a;
+    const float s = *aether_s;
+    const float r = (1.0f / s);
+    aether_vec4f out;
+    out.x = aether_product_vec_f32((r * a.x));
+    out.y = aether_product_vec_f32((r * a.y));
+    out.z = aether_product_vec_f32((r * a.z));
+    out.w = aether_product_vec_f32((r * a.w));
+    return out;
+}
+
+static inline aether_vec4d aether_vec4d_div_batch_item(const aether_vec4d *aether_a, const double *aether_s)
+{
+    const aether_vec4d a = *aether_a;
+    const double s = *aether_s;
+    const double r = (1.0 / s);
+    aether_vec4d out;
+    out.x = aether_product_vec_f64((r * a.x));
+    out.y = aether_product_vec_f64((r * a.y));
+    out.z = aether_product_vec_f64((r * a.z));
+    out.w = aether_product_vec_f64((r * a.w));
+    return out;
+}
+
+static inline float aether_f32_neg_batch_item(const float *aether_a)
+{
+    const float a = *aether_a;
+    return aether_product_vec_f32((a * -1.0f));
+}
+
+static inline double aether_f64_neg_batch_item(const double *aether_a)
+{
+    const double a = *aether_a;
+    return aether_product_vec_f64((a * -1.0));
+}
+
+static inline aether_vec2f aether_vec2f_neg_batch_item(const aether_vec2f *aether_a)
+{
+    const aether_vec2f a = *aether_a;
+    aether_vec2f out;
+    out.x = aether_product_vec_f32((a.x * -1.0f));
+    out.y = aether_product_vec_f32((a.y * -1.0f));
+    return out;
+}
+
+static inline aether_vec2d aether_vec2d_neg_batch_item(const aether_vec2d *aether_a)
+{
+    const aether_vec2d a = *aether_a;
+    aether_vec2d out;
+    out.x = aether_product_vec_f64((a.x * -1.0));
+    out.y = aether_product_vec_f64((a.y * -1.0));
+    return out;
+}
+
+static inline aether_vec3f aether_vec3f_neg_batch_item(const aether_vec3f *aether_a)
+{
+    const aether_vec3f a = *aether_a;
+    aether_vec3f out;
+    out.x = aether_product_vec_f32((a.x * -1.0f));
+    out.y = aether_product_vec_f32((a.y * -1.0f));
+    out.z = aether_product_vec_f32((a.z * -1.0f));
+    return out;
+}
+
+static inline aether_vec3d aether_vec3d_neg_batch_item(const aether_vec3d *aether_a)
+{
+    const aether_vec3d a = *aether_a;
+    aether_vec3d out;
+    out.x = aether_product_vec_f64((a.x * -1.0));
+    out.y = aether_product_vec_f64((a.y * -1.0));
+    out.z = aether_product_vec_f64((a.z * -1.0));
+    return out;
+}
+
+static inline aether_vec4f aether_vec4f_neg_batch_item(const aether_vec4f *aether_a)
+{
+    const aether_vec4f a = *aether_a;
+    aether_vec4f out;
+    out.x = aether_product_vec_f32((a.x * -1.0f));
+    out.y = aether_product_vec_f32((a.y * -1.0f));
+    out.z = aether_product_vec_f32((a.z * -1.0f));
+    out.w = aether_product_vec_f32((a.w * -1.0f));
+    return out;
+}
+
+static inline aether_vec4d aether_vec4d_neg_batch_item(const aether_vec4d *aether_a)
+{
+    const aether_vec4d a = *aether_a;
+    aether_vec4d out;
+    out.x = aether_product_vec_f64((a.x * -1.0));
+    out.y = aether_product_vec_f64((a.y * -1.0));
+    out.z = aether_product_vec_f64((a.z * -1.0));
+    out.w = aether_product_vec_f64((a.w * -1.0));
+    return out;
+}
+
+static inline float aether_f32_abs_batch_item(const float *aether_a)
+{
+    const float a = *aether_a;
+    return fabsf(a);
+}
+
+static inline double aether_f64_abs_batch_item(const double *aether_a)
+{
+    const double a = *aether_a;
+    return fabs(a);
+}
+
+static inline aether_vec2f aether_vec2f_abs_batch_item(const aether_vec2f *aether_a)
+{
+    const aether_vec2f a = *aether_a;
+    aether_vec2f out;
+    out.x = fabsf(a.x);
+    out.y = fabsf(a.y);
+    return out;
+}
+
+static inline aether_vec2d aether_vec2d_abs_batch_item(const aether_vec2d *aether_a)
+{
+    const aether_vec2d a = *aether_a;
+    aether_vec2d out;
+    out.x = fabs(a.x);
+    out.y = fabs(a.y);
+    return out;
+}
+
+static inline aether_vec3f aether_vec3f_abs_batch_item(const aether_vec3f *aether_a)
+{
+    const aether_vec3f a = *aether_a;
+    aether_vec3f out;
+    out.x = fabsf(a.x);
+    out.y = fabsf(a.y);
+    out.z = fabsf(a.z);
+    return out;
+}
+
+static inline aether_vec3d aether_vec3d_abs_batch_item(const aether_vec3d *aether_a)
+{
+    const aether_vec3d a = *aether_a;
+    aether_vec3d out;
+    out.x = fabs(a.x);
+    out.y = fabs(a.y);
+    out.z = fabs(a.z);
+    return out;
+}
+
+static inline aether_vec4f aether_vec4f_abs_batch_item(const aether_vec4f *aether_a)
+{
+    const aether_vec4f a = *aether_a;
+    aether_vec4f out;
+    out.x = fabsf(a.x);
+    out.y = fabsf(a.y);
+    out.z = fabsf(a.z);
+    out.w = fabsf(a.w);
+    return out;
+}
+
+static inline aether_vec4d aether_vec4d_abs_batch_item(const aether_vec4d *aether_a)
+{
+    const aether_vec4d a = *aether_a;
+    aether_vec4d out;
+    out.x = fabs(a.x);
+    out.y = fabs(a.y);
+    out.z = fabs(a.z);
+    out.w = fabs(a.w);
+    return out;
+}
+
+static inline aether_vec2f aether_vec2f_min_batch_item(const aether_vec2f *aether_a, const aether_vec2f *aether_b)
+{
+    const aether_vec2f a = *aether_a;
+    const aether_vec2f b = *aether_b;
+    aether_vec2f out;
+    out.x = aether_fmin_f32(a.x, b.x);
+    out.y = aether_fmin_f32(a.y, b.y);
+    return out;
+}
+
+static inline aether_vec2d aether_vec2d_min_batch_item(const aether_vec2d *aether_a, const aether_vec2d *aether_b)
+{
+    const aether_vec2d a = *aether_a;
+    const aether_vec2d b = *aether_b;
+    aether_vec2d out;
+    out.x = aether_fmin_f64(a.x, b.x);
+    out.y = aether_fmin_f64(a.y, b.y);
+    return out;
+}
+
+static inline aether_vec3f aether_vec3f_min_batch_item(const aether_vec3f *aether_a, const aether_vec3f *aether_b)
+{
+    const aether_vec3f a = *aether_a;
+    const aether_vec3f b = *aether_b;
+    aether_vec3f out;
+    out.x = aether_fmin_f32(a.x, b.x);
+    out.y = aether_fmin_f32(a.y, b.y);
+    out.z = aether_fmin_f32(a.z, b.z);
+    return out;
+}
+
+static inline aether_vec3d aether_vec3d_min_batch_item(const aether_vec3d *aether_a, const aether_vec3d *aether_b)
+{
+    const aether_vec3d a = *aether_a;
+    const aether_vec3d b = *aether_b;
+    aether_vec3d out;
+    out.x = aether_fmin_f64(a.x, b.x);
+    out.y = aether_fmin_f64(a.y, b.y);
+    out.z = aether_fmin_f64(a.z, b.z);
+    return out;
+}
+
+static inline aether_vec4f aether_vec4f_min_batch_item(const aether_vec4f *aether_a, const aether_vec4f *aether_b)
+{
+    const aether_vec4f a = *aether_a;
+    const aether_vec4f b = *aether_b;
+    aether_vec4f out;
+    out.x = aether_fmin_f32(a.x, b.x);
+    out.y = aether_fmin_f32(a.y, b.y);
+    out.z = aether_fmin_f32(a.z, b.z);
+    out.w = aether_fmin_f32(a.w, b.w);
+    return out;
+}
+
+static inline aether_vec4d aether_vec4d_min_batch_item(const aether_vec4d *aether_a, const aether_vec4d *aether_b)
+{
+    const aether_vec4d a = *aether_a;
+    const aether_vec4d b = *aether_b;
+    aether_vec4d out;
+    out.x = aether_fmin_f64(a.x, b.x);
+    out.y = aether_fmin_f64(a.y, b.y);
+    out.z = aether_fmin_f64(a.z, b.z);
+    out.w = aether_fmin_f64(a.w, b.w);
+    return out;
+}
+
+static inline aether_vec2f aether_vec2f_max_batch_item(const aether_vec2f *aether_a, const aether_vec2f *aether_b)
+{
+    const aether_vec2f a = *aether_a;
+    const aether_vec2f b = *aether_b;
+    aether_vec2f out;
+    out.x = aether_fmax_f32(a.x, b.x);
+    out.y = aether_fmax_f32(a.y, b.y);
+    return out;
+}
+
+static inline aether_vec2d aether_vec2d_max_batch_item(const aether_vec2d *aether_a, const aether_vec2d *aether_b)
+{
+    const aether_vec2d a = *aether_a;
+    const aether_vec2d b = *aether_b;
+    aether_vec2d out;
+    out.x = aether_fmax_f64(a.x, b.x);
+    out.y = aether_fmax_f64(a.y, b.y);
+    return out;
+}
+
+static inline aether_vec3f aether_vec3f_max_batch_item(const aether_vec3f *aether_a, const aether_vec3f *aether_b)
+{
+    const aether_vec3f a = *aether_a;
+    const aether_vec3f b = *aether_b;
+    aether_vec3f out;
+    out.x = aether_fmax_f32(a.x, b.x);
+    out.y = aether_fmax_f32(a.y, b.y);
+    out.z = aether_fmax_f32(a.z, b.z);
+    return out;
+}
+
+static inline aether_vec3d aether_vec3d_max_batch_item(const aether_vec3d *aether_a, const aether_vec3d *aether_b)
+{
+    const aether_vec3d a = *aether_a;
+    const aether_vec3d b = *aether_b;
+    aether_vec3d out;
+    out.x = aether_fmax_f64(a.x, b.x);
+    out.y = aether_fmax_f64(a.y, b.y);
+    out.z = aether_fmax_f64(a.z, b.z);
+    return out;
+}
+
+static inline aether_vec4f aether_vec4f_max_batch_item(const aether_vec4f *aether_a, const aether_vec4f *aether_b)
+{
+    const aether_vec4f a = *aether_a;
+    const aether_vec4f b = *aether_b;
+    aether_vec4f out;
+    out.x = aether_fmax_f32(a.x, b.x);
+    out.y = aether_fmax_f32(a.y, b.y);
+    out.z = aether_fmax_f32(a.z, b.z);
+    out.w = aether_fmax_f32(a.w, b.w);
+    return out;
+}
+
+static inline aether_vec4d aether_vec4d_max_batch_item(const aether_vec4d *aether_a, const aether_vec4d *aether_b)
+{
+    const aether_vec4d a = *aether_a;
+    const aether_vec4d b = *aether_b;
+    aether_vec4d out;
+    out.x = aether_fmax_f64(a.x, b.x);
+    out.y = aether_fmax_f64(a.y, b.y);
+    out.z = aether_fmax_f64(a.z, b.z);
+    out.w = aether_fmax_f64(a.w, b.w);
+    return out;
+}
+
+static inline aether_vec2f aether_vec2f_lerp_batch_item(const aether_vec2f *aether_a, const aether_vec2f *aether_b, const float *aether_t)
+{
+    const aether_vec2f a = *aether_a;
+    const aether_vec2f b = *aether_b;
+    const float t = *aether_t;
+    aether_vec2f out;
+    out.x = (a.x + aether_product_vec_f32((t * (b.x - a.x))));
+    out.y = (a.y + aether_product_vec_f32((t * (b.y - a.y))));
+    return out;
+}
+
+static inline aether_vec2d aether_vec2d_lerp_batch_item(const aether_vec2d *aether_a, const aether_vec2d *aether_b, const double *aether_t)
+{
+    const aether_vec2d a = *aether_a;
+    const aether_vec2d b = *aether_b;
+    const double t = *aether_t;
+    aether_vec2d out;
+    out.x = (a.x + aether_product_vec_f64((t * (b.x - a.x))));
+    out.y = (a.y + aether_product_vec_f64((t * (b.y - a.y))));
+    return out;
+}
+
+static inline aether_vec3f aether_vec3f_lerp_batch_item(const aether_vec3f *aether_a, const aether_vec3f *aether_b, const float *aether_t)
+{
+    const aether_vec3f a = *aether_a;
+    const aether_vec3f b = *aether_b;
+    const float t = *aether_t;
+    aether_vec3f out;
+    out.x = (a.x + aether_product_vec_f32((t * (b.x - a.x))));
+    out.y = (a.y + aether_product_vec_f32((t * (b.y - a.y))));
+    out.z = (a.z + aether_product_vec_f32((t * (b.z - a.z))));
+    return out;
+}
+
+static inline aether_vec3d aether_vec3d_lerp_batch_item(const aether_vec3d *aether_a, const aether_vec3d *aether_b, const double *aether_t)
+{
+    const aether_vec3d a = *aether_a;
+    const aether_vec3d b = *aether_b;
+    const double t = *aether_t;
+    aether_vec3d out;
+    out.x = (a.x + aether_product_vec_f64((t * (b.x - a.x))));
+    out.y = (a.y + aether_product_vec_f64((t * (b.y - a.y))));
+    out.z = (a.z + aether_product_vec_f64((t * (b.z - a.z))));
+    return out;
+}
+
+static inline aether_vec4f aether_vec4f_lerp_batch_item(const aether_vec4f *aether_a, const aether_vec4f *aether_b, const float *aether_t)
+{
+    const aether_vec4f a = *aether_a;
+    const aether_vec4f b = *aether_b;
+    const float t = *aether_t;
+    aether_vec4f out;
+    out.x = (a.x + aether_product_vec_f32((t * (b.x - a.x))));
+    out.y = (a.y + aether_product_vec_f32((t * (b.y - a.y))));
+    out.z = (a.z + aether_product_vec_f32((t * (b.z - a.z))));
+    out.w = (a.w + aether_product_vec_f32((t * (b.w - a.w))));
+    return out;
+}
+
+static inline aether_vec4d aether_vec4d_lerp_batch_item(const aether_vec4d *aether_a, const aether_vec4d *aether_b, const double *aether_t)
+{
+    const aether_vec4d a = *aether_a;
+    const aether_vec4d b = *aether_b;
+    const double t = *aether_t;
+    aether_vec4d out;
+    out.x = (a.x + aether_product_vec_f64((t * (b.x - a.x))));
+    out.y = (a.y + aether_product_vec_f64((t * (b.y - a.y))));
+    out.z = (a.z + aether_product_vec_f64((t * (b.z - a.z))));
+    out.w = (a.w + aether_product_vec_f64((t * (b.w - a.w))));
+    return out;
+}
+
+static inline float aether_vec2f_sum_batch_item(const aether_vec2f *aether_a)
+{
+    const aether_vec2f a = *aether_a;
+    return (a.y + a.x);
+}
+
+static inline double aether_vec2d_sum_batch_item(const aether_vec2d *aether_a)
+{
+    const aether_vec2d a = *aether_a;
+    return (a.y + a.x);
+}
+
+static inline float aether_vec3f_sum_batch_item(const aether_vec3f *aether_a)
+{
+    const aether_vec3f a = *aether_a;
+    return (a.z + (a.y + a.x));
+}
+
+static inline double aether_vec3d_sum_batch_item(const aether_vec3d *aether_a)
+{
+    const aether_vec3d a = *aether_a;
+    return (a.z + (a.y + a.x));
+}
+
+static inline float aether_vec4f_sum_batch_item(const aether_vec4f *aether_a)
+{
+    const aether_vec4f a = *aether_a;
+    return (a.w + (a.z + (a.y + a.x)));
+}
+
+static inline double aether_vec4d_sum_batch_item(const aether_vec4d *aether_a)
+{
+    const aether_vec4d a = *aether_a;
+    return (a.w + (a.z + (a.y + a.x)));
+}
+
+static inline float aether_vec2f_dot_batch_item(const aether_vec2f *aether_a, const aether_vec2f *aether_b)
+{
+    const aether_vec2f a = *aether_a;
+    const aether_vec2f b = *aether_b;
+    return (aether_product_vec_f32((a.y * b.y)) + aether_product_vec_f32((a.x * b.x)));
+}
+
+static inline double aether_vec2d_dot_batch_item(const aether_vec2d *aether_a, const aether_vec2d *aether_b)
+{
+    const aether_vec2d a = *aether_a;
+    const aether_vec2d b = *aether_b;
+    return (aether_product_vec_f64((a.y * b.y)) + aether_product_vec_f64((a.x * b.x)));
+}
+
+static inline float aether_vec3f_dot_batch_item(const aether_vec3f *aether_a, const aether_vec3f *aether_b)
+{
+    const aether_vec3f a = *aether_a;
+    const aether_vec3f b = *aether_b;
+    return (aether_product_vec_f32((a.z * b.z)) + (aether_product_vec_f32((a.y * b.y)) + aether_product_vec_f32((a.x * b.x))));
+}
+
+static inline double aether_vec3d_dot_batch_item(const aether_vec3d *aether_a, const aether_vec3d *aether_b)
+{
+    const aether_vec3d a = *aether_a;
+    const aether_vec3d b = *aether_b;
+    return (aether_product_vec_f64((a.z * b.z)) + (aether_product_vec_f64((a.y * b.y)) + aether_product_vec_f64((a.x * b.x))));
+}
+
+static inline float aether_vec4f_dot_batch_item(const aether_vec4f *aether_a, const aether_vec4f *aether_b)
+{
+    const aether_vec4f a = *aether_a;
+    const aether_vec4f b = *aether_b;
+    return (aether_product_vec_f32((a.w * b.w)) + (aether_product_vec_f32((a.z * b.z)) + (aether_product_vec_f32((a.y * b.y)) + aether_product_vec_f32((a.x * b.x)))));
+}
+
+static inline double aether_vec4d_dot_batch_item(const aether_vec4d *aether_a, const aether_vec4d *aether_b)
+{
+    const aether_vec4d a = *aether_a;
+    const aether_vec4d b = *aether_b;
+    return (aether_product_vec_f64((a.w * b.w)) + (aether_product_vec_f64((a.z * b.z)) + (aether_product_vec_f64((a.y * b.y)) + aether_product_vec_f64((a.x * b.x)))));
+}
+
+static inline float aether_vec2f_squared_norm_batch_item(const aether_vec2f *aether_a)
+{
+    const aether_vec2f a = *aether_a;
+    return (aether_product_vec_f32((a.y * a.y)) + aether_product_vec_f32((a.x * a.x)));
+}
+
+static inline double aether_vec2d_squared_norm_batch_item(const aether_vec2d *aether_a)
+{
+    const aether_vec2d a = *aether_a;
+    return (aether_product_vec_f64((a.y * a.y)) + aether_product_vec_f64((a.x * a.x)));
+}
+
+static inline float aether_vec3f_squared_norm_batch_item(const aether_vec3f *aether_a)
+{
+    const aether_vec3f a = *aether_a;
+    return (aether_product_vec_f32((a.z * a.z)) + (aether_product_vec_f32((a.y * a.y)) + aether_product_vec_f32((a.x * a.x))));
+}
+
+static inline double aether_vec3d_squared_norm_batch_item(const aether_vec3d *aether_a)
+{
+    const aether_vec3d a = *aether_a;
+    return (aether_product_vec_f64((a.z * a.z)) + (aether_product_vec_f64((a.y * a.y)) + aether_product_vec_f64((a.x * a.x))));
+}
+
+static inline float aether_vec4f_squared_norm_batch_item(const aether_vec4f *aether_a)
+{
+    const aether_vec4f a = *aether_a;
+    return (aether_product_vec_f32((a.w * a.w)) + (aether_product_vec_f32((a.z * a.z)) + (aether_product_vec_f32((a.y * a.y)) + aether_product_vec_f32((a.x * a.x)))));
+}
+
+static inline double aether_vec4d_squared_norm_batch_item(const aether_vec4d *aether_a)
+{
+    const aether_vec4d a = *aether_a;
+    return (aether_product_vec_f64((a.w * a.w)) + (aether_product_vec_f64((a.z * a.z)) + (aether_product_vec_f64((a.y * a.y)) + aether_product_vec_f64((a.x * a.x)))));
+}
+
+static inline float aether_vec2f_norm_batch_item(const aether_vec2f *aether_a)
+{
+    const aether_vec2f a = *aether_a;
+    return sqrtf((aether_product_vec_f32((a.y * a.y)) + aether_product_vec_f32((a.x * a.x))));
+}
+
+static inline double aether_vec2d_norm_batch_item(const aether_vec2d *aether_a)
+{
+    const aether_vec2d a = *aether_a;
+    return sqrt((aether_product_vec_f64((a.y * a.y)) + aether_product_vec_f64((a.x * a.x))));
+}
+
+static inline float aether_vec3f_norm_batch_item(const aether_vec3f *aether_a)
+{
+    const aether_vec3f a = *aether_a;
+    return sqrtf((aether_product_vec_f32((a.z * a.z)) + (aether_product_vec_f32((a.y * a.y)) + aether_product_vec_f32((a.x * a.x)))));
+}
+
+static inline double aether_vec3d_norm_batch_item(const aether_vec3d *aether_a)
+{
+    const aether_vec3d a = *aether_a;
+    return sqrt((aether_product_vec_f64((a.z * a.z)) + (aether_product_vec_f64((a.y * a.y)) + aether_product_vec_f64((a.x * a.x)))));
+}
+
+static inline float aether_vec4f_norm_batch_item(const aether_vec4f *aether_a)
+{
+    const aether_vec4f a = *aether_a;
+    return sqrtf((aether_product_vec_f32((a.w * a.w)) + (aether_product_vec_f32((a.z * a.z)) + (aether_product_vec_f32((a.y * a.y)) + aether_product_vec_f32((a.x * a.x))))));
+}
+
+static inline double aether_vec4d_norm_batch_item(const aether_vec4d *aether_a)
+{
+    const aether_vec4d a = *aether_a;
+    return sqrt((aether_product_vec_f64((a.w * a.w)) + (aether_product_vec_f64((a.z * a.z)) + (aether_product_vec_f64((a.y * a.y)) + aether_product_vec_f64((a.x * a.x))))));
+}
+
+static inline float aether_vec2f_max_norm_batch_item(const aether_vec2f *aether_a)
+{
+    const aether_vec2f a = *aether_a;
+    return ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x));
+}
+
+static inline double aether_vec2d_max_norm_batch_item(const aether_vec2d *aether_a)
+{
+    const aether_vec2d a = *aether_a;
+    return ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x));
+}
+
+static inline float aether_vec3f_max_norm_batch_item(const aether_vec3f *aether_a)
+{
+    const aether_vec3f a = *aether_a;
+    return ((fabsf(a.z) > ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x))) ? fabsf(a.z) : ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x)));
+}
+
+static inline double aether_vec3d_max_norm_batch_item(const aether_vec3d *aether_a)
+{
+    const aether_vec3d a = *aether_a;
+    return ((fabs(a.z) > ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x))) ? fabs(a.z) : ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x)));
+}
+
+static inline float aether_vec4f_max_norm_batch_item(const aether_vec4f *aether_a)
+{
+    const aether_vec4f a = *aether_a;
+    return ((fabsf(a.w) > ((fabsf(a.z) > ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x))) ? fabsf(a.z) : ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x)))) ? fabsf(a.w) : ((fabsf(a.z) > ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x))) ? fabsf(a.z) : ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x))));
+}
+
+static inline double aether_vec4d_max_norm_batch_item(const aether_vec4d *aether_a)
+{
+    const aether_vec4d a = *aether_a;
+    return ((fabs(a.w) > ((fabs(a.z) > ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x))) ? fabs(a.z) : ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x)))) ? fabs(a.w) : ((fabs(a.z) > ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x))) ? fabs(a.z) : ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x))));
+}
+
+static inline int aether_vec2f_is_finite_batch_item(const aether_vec2f *aether_a)
+{
+    const aether_vec2f a = *aether_a;
+    return (isfinite(a.y) && isfinite(a.x)) ? 1 : 0;
+}
+
+static inline int aether_vec2d_is_finite_batch_item(const aether_vec2d *aether_a)
+{
+    const aether_vec2d a = *aether_a;
+    return (isfinite(a.y) && isfinite(a.x)) ? 1 : 0;
+}
+
+static inline int aether_vec3f_is_finite_batch_item(const aether_vec3f *aether_a)
+{
+    const aether_vec3f a = *aether_a;
+    return (isfinite(a.z) && (isfinite(a.y) && isfinite(a.x))) ? 1 : 0;
+}
+
+static inline int aether_vec3d_is_finite_batch_item(const aether_vec3d *aether_a)
+{
+    const aether_vec3d a = *aether_a;
+    return (isfinite(a.z) && (isfinite(a.y) && isfinite(a.x))) ? 1 : 0;
+}
+
+static inline int aether_vec4f_is_finite_batch_item(const aether_vec4f *aether_a)
+{
+    const aether_vec4f a = *aether_a;
+    return (isfinite(a.w) && (isfinite(a.z) && (isfinite(a.y) && isfinite(a.x)))) ? 1 : 0;
+}
+
+static inline int aether_vec4d_is_finite_batch_item(const aether_vec4d *aether_a)
+{
+    const aether_vec4d a = *aether_a;
+    return (isfinite(a.w) && (isfinite(a.z) && (isfinite(a.y) && isfinite(a.x)))) ? 1 : 0;
+}
+
+static inline aether_vec2f aether_vec2f_normalize_batch_item(const aether_vec2f *aether_a)
+{
+    const aether_vec2f a = *aether_a;
+    const float n = sqrtf((aether_product_vec_f32((a.y * a.y)) + aether_product_vec_f32((a.x * a.x))));
+    const float div_r = (1.0f / n);
+    const float d_x = aether_product_vec_f32((div_r * a.x));
+    const float d_y = aether_product_vec_f32((div_r * a.y));
+    aether_vec2f out;
+    out.x = ((n > 0.0f) ? d_x : a.x);
+    out.y = ((n > 0.0f) ? d_y : a.y);
+    return out;
+}
+
+static inline aether_vec2d aether_vec2d_normalize_batch_item(const aether_vec2d *aether_a)
+{
+    const aether_vec2d a = *aether_a;
+    const double n = sqrt((aether_product_vec_f64((a.y * a.y)) + aether_product_vec_f64((a.x * a.x))));
+    const double div_r = (1.0 / n);
+    const double d_x = aether_product_vec_f64((div_r * a.x));
+    const double d_y = aether_product_vec_f64((div_r * a.y));
+    aether_vec2d out;
+    out.x = ((n > 0.0) ? d_x : a.x);
+    out.y = ((n > 0.0) ? d_y : a.y);
+    return out;
+}
+
+static inline aether_vec3f aether_vec3f_normalize_batch_item(const aether_vec3f *aether_a)
+{
+    const aether_vec3f a = *aether_a;
+    const float n = sqrtf((aether_product_vec_f32((a.z * a.z)) + (aether_product_vec_f32((a.y * a.y)) + aether_product_vec_f32((a.x * a.x)))));
+    const float div_r = (1.0f / n);
+    const float d_x = aether_product_vec_f32((div_r * a.x));
+    const float d_y = aether_product_vec_f32((div_r * a.y));
+    const float d_z = aether_product_vec_f32((div_r * a.z));
+    aether_vec3f out;
+    out.x = ((n > 0.0f) ? d_x : a.x);
+    out.y = ((n > 0.0f) ? d_y : a.y);
+    out.z = ((n > 0.0f) ? d_z : a.z);
+    return out;
+}
+
+static inline aether_vec3d aether_vec3d_normalize_batch_item(const aether_vec3d *aether_a)
+{
+    const aether_vec3d a = *aether_a;
+    const double n = sqrt((aether_product_vec_f64((a.z * a.z)) + (aether_product_vec_f64((a.y * a.y)) + aether_product_vec_f64((a.x * a.x)))));
+    const double div_r = (1.0 / n);
+    const double d_x = aether_product_vec_f64((div_r * a.x));
+    const double d_y = aether_product_vec_f64((div_r * a.y));
+    const double d_z = aether_product_vec_f64((div_r * a.z));
+    aether_vec3d out;
+    out.x = ((n > 0.0) ? d_x : a.x);
+    out.y = ((n > 0.0) ? d_y : a.y);
+    out.z = ((n > 0.0) ? d_z : a.z);
+    return out;
+}
+
+static inline aether_vec4f aether_vec4f_normalize_batch_item(const aether_vec4f *aether_a)
+{
+    const aether_vec4f a = *aether_a;
+    const float n = sqrtf((aether_product_vec_f32((a.w * a.w)) + (aether_product_vec_f32((a.z * a.z)) + (aether_product_vec_f32((a.y * a.y)) + aether_product_vec_f32((a.x * a.x))))));
+    const float div_r = (1.0f / n);
+    const float d_x = aether_product_vec_f32((div_r * a.x));
+    const float d_y = aether_product_vec_f32((div_r * a.y));
+    const float d_z = aether_product_vec_f32((div_r * a.z));
+    const float d_w = aether_product_vec_f32((div_r * a.w));
+    aether_vec4f out;
+    out.x = ((n > 0.0f) ? d_x : a.x);
+    out.y = ((n > 0.0f) ? d_y : a.y);
+    out.z = ((n > 0.0f) ? d_z : a.z);
+    out.w = ((n > 0.0f) ? d_w : a.w);
+    return out;
+}
+
+static inline aether_vec4d aether_vec4d_normalize_batch_item(const aether_vec4d *aether_a)
+{
+    const aether_vec4d a = *aether_a;
+    const double n = sqrt((aether_product_vec_f64((a.w * a.w)) + (aether_product_vec_f64((a.z * a.z)) + (aether_product_vec_f64((a.y * a.y)) + aether_product_vec_f64((a.x * a.x))))));
+    const double div_r = (1.0 / n);
+    const double d_x = aether_product_vec_f64((div_r * a.x));
+    const double d_y = aether_product_vec_f64((div_r * a.y));
+    const double d_z = aether_product_vec_f64((div_r * a.z));
+    const double d_w = aether_product_vec_f64((div_r * a.w));
+    aether_vec4d out;
+    out.x = ((n > 0.0) ? d_x : a.x);
+    out.y = ((n > 0.0) ? d_y : a.y);
+    out.z = ((n > 0.0) ? d_z : a.z);
+    out.w = ((n > 0.0) ? d_w : a.w);
+    return out;
+}
+
+static inline aether_quatf aether_quatf_normalize_batch_item(const aether_quatf *aether_a)
+{
+    const aether_quatf a = *aether_a;
+    const float n = sqrtf((aether_product_vec_f32((a.z * a.z)) + (aether_product_vec_f32((a.y * a.y)) + (aether_product_vec_f32((a.x * a.x)) + aether_product_vec_f32((a.w * a.w))))));
+    const float div_r = (1.0f / n);
+    const float d_w = aether_product_vec_f32((div_r * a.w));
+    const float d_x = aether_product_vec_f32((div_r * a.x));
+    const float d_y = aether_product_vec_f32((div_r * a.y));
+    const float d_z = aether_product_vec_f32((div_r * a.z));
+    aether_quatf out;
+    out.w = ((n > 0.0f) ? d_w : a.w);
+    out.x = ((n > 0.0f) ? d_x : a.x);
+    out.y = ((n > 0.0f) ? d_y : a.y);
+    out.z = ((n > 0.0f) ? d_z : a.z);
+    return out;
+}
+
+static inline aether_quatd aether_quatd_normalize_batch_item(const aether_quatd *aether_a)
+{
+    const aether_quatd a = *aether_a;
+    const double n = sqrt((aether_product_vec_f64((a.z * a.z)) + (aether_product_vec_f64((a.y * a.y)) + (aether_product_vec_f64((a.x * a.x)) + aether_product_vec_f64((a.w * a.w))))));
+    const double div_r = (1.0 / n);
+    const double d_w = aether_product_vec_f64((div_r * a.w));
+    const double d_x = aether_product_vec_f64((div_r * a.x));
+    const double d_y = aether_product_vec_f64((div_r * a.y));
+    const double d_z = aether_product_vec_f64((div_r * a.z));
+    aether_quatd out;
+    out.w = ((n > 0.0) ? d_w : a.w);
+    out.x = ((n > 0.0) ? d_x : a.x);
+    out.y = ((n > 0.0) ? d_y : a.y);
+    out.z = ((n > 0.0) ? d_z : a.z);
+    return out;
+}
+
+static inline aether_vec3f aether_vec3f_cross_batch_item(const aether_vec3f *aether_a, const aether_vec3f *aether_b)
+{
+    const aether_vec3f a = *aether_a;
+    const aether_vec3f b = *aether_b;
+    aether_vec3f out;
+    out.x = (aether_product_vec_f32((a.y * b.z)) - aether_product_vec_f32((a.z * b.y)));
+    out.y = (aether_product_vec_f32((a.z * b.x)) - aether_product_vec_f32((a.x * b.z)));
+    out.z = (aether_product_vec_f32((a.x * b.y)) - aether_product_vec_f32((a.y * b.x)));
+    return out;
+}
+
+static inline aether_vec3d aether_vec3d_cross_batch_item(const aether_vec3d *aether_a, const aether_vec3d *aether_b)
+{
+    const aether_vec3d a = *aether_a;
+    const aether_vec3d b = *aether_b;
+    aether_vec3d out;
+    out.x = (aether_product_vec_f64((a.y * b.z)) - aether_product_vec_f64((a.z * b.y)));
+    out.y = (aether_product_vec_f64((a.z * b.x)) - aether_product_vec_f64((a.x * b.z)));
+    out.z = (aether_product_vec_f64((a.x * b.y)) - aether_product_vec_f64((a.y * b.x)));
+    return out;
+}
+
+static inline aether_quatf aether_quatf_mul_batch_item(const aether_quatf *aether_a, const aether_quatf *aether_b)
+{
+    const aether_quatf a = *aether_a;
+    const aether_quatf b = *aether_b;
+    aether_quatf out;
+    out.w = (((aether_product_vec_f32((a.w * b.w)) - aether_product_vec_f32((a.x * b.x))) - aether_product_vec_f32((a.y * b.y))) - aether_product_vec_f32((a.z * b.z)));
+    out.x = (((aether_product_vec_f32((a.w * b.x)) + aether_product_vec_f32((a.x * b.w))) + aether_product_vec_f32((a.y * b.z))) - aether_product_vec_f32((a.z * b.y)));
+    out.y = (((aether_product_vec_f32((a.w * b.y)) - aether_product_vec_f32((a.x * b.z))) + aether_product_vec_f32((a.y * b.w))) + aether_product_vec_f32((a.z * b.x)));
+    out.z = (((aether_product_vec_f32((a.w * b.z)) + aether_product_vec_f32((a.x * b.y))) - aether_product_vec_f32((a.y * b.x))) + aether_product_vec_f32((a.z * b.w)));
+    return out;
+}
+
+static inline aether_quatd aether_quatd_mul_batch_item(const aether_quatd *aether_a, const aether_quatd *aether_b)
+{
+    const aether_quatd a = *aether_a;
+    const aether_quatd b = *aether_b;
+    aether_quatd out;
+    out.w = (((aether_product_vec_f64((a.w * b.w)) - aether_product_vec_f64((a.x * b.x))) - aether_product_vec_f64((a.y * b.y))) - aether_product_vec_f64((a.z * b.z)));
+    out.x = (((aether_product_vec_f64((a.w * b.x)) + aether_product_vec_f64((a.x * b.w))) + aether_product_vec_f64((a.y * b.z))) - aether_product_vec_f64((a.z * b.y)));
+    out.y = (((aether_product_vec_f64((a.w * b.y)) - aether_product_vec_f64((a.x * b.z))) + aether_product_vec_f64((a.y * b.w))) + aether_product_vec_f64((a.z * b.x)));
+    out.z = (((aether_product_vec_f64((a.w * b.z)) + aether_product_vec_f64((a.x * b.y))) - aether_product_vec_f64((a.y * b.x))) + aether_product_vec_f64((a.z * b.w)));
+    return out;
+}
+
+static inline aether_quatf aether_quatf_conjugate_batch_item(const aether_quatf *aether_a)
+{
+    const aether_quatf a = *aether_a;
+    aether_quatf out;
+    out.w = a.w;
+    out.x = aether_product_vec_f32((a.x * -1.0f));
+    out.y = aether_product_vec_f32((a.y * -1.0f));
+    out.z = aether_product_vec_f32((a.z * -1.0f));
+    return out;
+}
+
+static inline aether_quatd aether_quatd_conjugate_batch_item(const aether_quatd *aether_a)
+{
+    const aether_quatd a = *aether_a;
+    aether_quatd out;
+    out.w = a.w;
+    out.x = aether_product_vec_f64((a.x * -1.0));
+    out.y = aether_product_vec_f64((a.y * -1.0));
+    out.z = aether_product_vec_f64((a.z * -1.0));
+    return out;
+}
+
+static inline aether_vec3f aether_quatf_rotate_batch_item(const aether_quatf *aether_q, const aether_vec3f *aether_v)
+{
+    const aether_quatf q = *aether_q;
+    const aether_vec3f v = *aether_v;
+    const float scale_a_x = (aether_product_vec_f32((q.y * v.z)) - aether_product_vec_f32((q.z * v.y)));
+    const float scale_a_y = (aether_product_vec_f32((q.z * v.x)) - aether_product_vec_f32((q.x * v.z)));
+    const float scale_a_z = (aether_product_vec_f32((q.x * v.y)) - aether_product_vec_f32((q.y * v.x)));
+    const float t_x = aether_product_vec_f32((2.0f * scale_a_x));
+    const float t_y = aether_product_vec_f32((2.0f * scale_a_y));
+    const float t_z = aether_product_vec_f32((2.0f * scale_a_z));
+    const float add_b_x = aether_product_vec_f32((q.w * t_x));
+    const float add_b_y = aether_product_vec_f32((q.w * t_y));
+    const float add_b_z = aether_product_vec_f32((q.w * t_z));
+    const float add_a_x = (v.x + add_b_x);
+    const float add_a_y = (v.y + add_b_y);
+    const float add_a_z = (v.z + add_b_z);
+    const float add_b_x_2 = (aether_product_vec_f32((q.y * t_z)) - aether_product_vec_f32((q.z * t_y)));
+    const float add_b_y_2 = (aether_product_vec_f32((q.z * t_x)) - aether_product_vec_f32((q.x * t_z)));
+    const float add_b_z_2 = (aether_product_vec_f32((q.x * t_y)) - aether_product_vec_f32((q.y * t_x)));
+    aether_vec3f out;
+    out.x = (add_a_x + add_b_x_2);
+    out.y = (add_a_y + add_b_y_2);
+    out.z = (add_a_z + add_b_z_2);
+    return out;
+}
+
+static inline aether_vec3d aether_quatd_rotate_batch_item(const aether_quatd *aether_q, const aether_vec3d *aether_v)
+{
+    const aether_quatd q = *aether_q;
+    const aether_vec3d v = *aether_v;
+    const double scale_a_x = (aether_product_vec_f64((q.y * v.z)) - aether_product_vec_f64((q.z * v.y)));
+    const double scale_a_y = (aether_product_vec_f64((q.z * v.x)) - aether_product_vec_f64((q.x * v.z)));
+    const double scale_a_z = (aether_product_vec_f64((q.x * v.y)) - aether_product_vec_f64((q.y * v.x)));
+    const double t_x = aether_product_vec_f64((2.0 * scale_a_x));
+    const double t_y = aether_product_vec_f64((2.0 * scale_a_y));
+    const double t_z = aether_product_vec_f64((2.0 * scale_a_z));
+    const double add_b_x = aether_product_vec_f64((q.w * t_x));
+    const double add_b_y = aether_product_vec_f64((q.w * t_y));
+    const double add_b_z = aether_product_vec_f64((q.w * t_z));
+    const double add_a_x = (v.x + add_b_x);
+    const double add_a_y = (v.y + add_b_y);
+    const double add_a_z = (v.z + add_b_z);
+    const double add_b_x_2 = (aether_product_vec_f64((q.y * t_z)) - aether_product_vec_f64((q.z * t_y)));
+    const double add_b_y_2 = (aether_product_vec_f64((q.z * t_x)) - aether_product_vec_f64((q.x * t_z)));
+    const double add_b_z_2 = (aether_product_vec_f64((q.x * t_y)) - aether_product_vec_f64((q.y * t_x)));
+    aether_vec3d out;
+    out.x = (add_a_x + add_b_x_2);
+    out.y = (add_a_y + add_b_y_2);
+    out.z = (add_a_z + add_b_z_2);
+    return out;
+}
+
+static inline aether_vec2f aether_mat2f_mul_vec_batch_item(const aether_mat2f *aether_m, const aether_vec2f *aether_v)
+{
+    const aether_mat2f m = *aether_m;
+    const aether_vec2f v = *aether_v;
+    aether_vec2f out;
+    out.x = (aether_product_vec_f32((m.m[1] * v.y)) + aether_product_vec_f32((m.m[0] * v.x)));
+    out.y = (aether_product_vec_f32((m.m[3] * v.y)) + aether_product_vec_f32((m.m[2] * v.x)));
+    return out;
+}
+
+static inline aether_vec2d aether_mat2d_mul_vec_batch_item(const aether_mat2d *aether_m, const aether_vec2d *aether_v)
+{
+    const aether_mat2d m = *aether_m;
+    const aether_vec2d v = *aether_v;
+    aether_vec2d out;
+    out.x = (aether_product_vec_f64((m.m[1] * v.y)) + aether_product_vec_f64((m.m[0] * v.x)));
+    out.y = (aether_product_vec_f64((m.m[3] * v.y)) + aether_product_vec_f64((m.m[2] * v.x)));
+    return out;
+}
+
+static inline aether_vec3f aether_mat3f_mul_vec_batch_item(const aether_mat3f *aether_m, const aether_vec3f *aether_v)
+{
+    const aether_mat3f m = *aether_m;
+    const aether_vec3f v = *aether_v;
+    aether_vec3f out;
+    out.x = (aether_product_vec_f32((m.m[2] * v.z)) + (aether_product_vec_f32((m.m[1] * v.y)) + aether_product_vec_f32((m.m[0] * v.x))));
+    out.y = (aether_product_vec_f32((m.m[5] * v.z)) + (aether_product_vec_f32((m.m[4] * v.y)) + aether_product_vec_f32((m.m[3] * v.x))));
+    out.z = (aether_product_vec_f32((m.m[8] * v.z)) + (aether_product_vec_f32((m.m[7] * v.y)) + aether_product_vec_f32((m.m[6] * v.x))));
+    return out;
+}
+
+static inline aether_vec3d aether_mat3d_mul_vec_batch_item(const aether_mat3d *aether_m, const aether_vec3d *aether_v)
+{
+    const aether_mat3d m = *aether_m;
+    const aether_vec3d v = *aether_v;
+    aether_vec3d out;
+    out.x = (aether_product_vec_f64((m.m[2] * v.z)) + (aether_product_vec_f64((m.m[1] * v.y)) + aether_product_vec_f64((m.m[0] * v.x))));
+    out.y = (aether_product_vec_f64((m.m[5] * v.z)) + (aether_product_vec_f64((m.m[4] * v.y)) + aether_product_vec_f64((m.m[3] * v.x))));
+    out.z = (aether_product_vec_f64((m.m[8] * v.z)) + (aether_product_vec_f64((m.m[7] * v.y)) + aether_product_vec_f64((m.m[6] * v.x))));
+    return out;
+}
+
+static inline aether_vec4f aether_mat4f_mul_vec_batch_item(const aether_mat4f *aether_m, const aether_vec4f *aether_v)
+{
+    const aether_mat4f m = *aether_m;
+    const aether_vec4f v = *aether_v;
+    aether_vec4f out;
+    out.x = (aether_product_vec_f32((m.m[3] * v.w)) + (aether_product_vec_f32((m.m[2] * v.z)) + (aether_product_vec_f32((m.m[1] * v.y)) + aether_product_vec_f32((m.m[0] * v.x)))));
+    out.y = (aether_product_vec_f32((m.m[7] * v.w)) + (aether_product_vec_f32((m.m[6] * v.z)) + (aether_product_vec_f32((m.m[5] * v.y)) + aether_product_vec_f32((m.m[4] * v.x)))));
+    out.z = (aether_product_vec_f32((m.m[11] * v.w)) + (aether_product_vec_f32((m.m[10] * v.z)) + (aether_product_vec_f32((m.m[9] * v.y)) + aether_product_vec_f32((m.m[8] * v.x)))));
+    out.w = (aether_product_vec_f32((m.m[15] * v.w)) + (aether_product_vec_f32((m.m[14] * v.z)) + (aether_product_vec_f32((m.m[13] * v.y)) + aether_product_vec_f32((m.m[12] * v.x)))));
+    return out;
+}
+
+static inline aether_vec4d aether_mat4d_mul_vec_batch_item(const aether_mat4d *aether_m, const aether_vec4d *aether_v)
+{
+    const aether_mat4d m = *aether_m;
+    const aether_vec4d v = *aether_v;
+    aether_vec4d out;
+    out.x = (aether_product_vec_f64((m.m[3] * v.w)) + (aether_product_vec_f64((m.m[2] * v.z)) + (aether_product_vec_f64((m.m[1] * v.y)) + aether_product_vec_f64((m.m[0] * v.x)))));
+    out.y = (aether_product_vec_f64((m.m[7] * v.w)) + (aether_product_vec_f64((m.m[6] * v.z)) + (aether_product_vec_f64((m.m[5] * v.y)) + aether_product_vec_f64((m.m[4] * v.x)))));
+    out.z = (aether_product_vec_f64((m.m[11] * v.w)) + (aether_product_vec_f64((m.m[10] * v.z)) + (aether_product_vec_f64((m.m[9] * v.y)) + aether_product_vec_f64((m.m[8] * v.x)))));
+    out.w = (aether_product_vec_f64((m.m[15] * v.w)) + (aether_product_vec_f64((m.m[14] * v.z)) + (aether_product_vec_f64((m.m[13] * v.y)) + aether_product_vec_f64((m.m[12] * v.x)))));
+    return out;
+}
+
+static inline aether_mat2f aether_mat2f_mul_batch_item(const aether_mat2f *aether_a, const aether_mat2f *aether_b)
+{
+    const aether_mat2f a = *aether_a;
+    const aether_mat2f b = *aether_b;
+    aether_mat2f out;
+    out.m[0] = (aether_product_vec_f32((a.m[1] * b.m[2])) + aether_product_vec_f32((a.m[0] * b.m[0])));
+    out.m[1] = (aether_product_vec_f32((a.m[1] * b.m[3])) + aether_product_vec_f32((a.m[0] * b.m[1])));
+    out.m[2] = (aether_product_vec_f32((a.m[3] * b.m[2])) + aether_product_vec_f32((a.m[2] * b.m[0])));
+    out.m[3] = (aether_product_vec_f32((a.m[3] * b.m[3])) + aether_product_vec_f32((a.m[2] * b.m[1])));
+    return out;
+}
+
+static inline aether_mat2d aether_mat2d_mul_batch_item(const aether_mat2d *aether_a, const aether_mat2d *aether_b)
+{
+    const aether_mat2d a = *aether_a;
+    const aether_mat2d b = *aether_b;
+    aether_mat2d out;
+    out.m[0] = (aether_product_vec_f64((a.m[1] * b.m[2])) + aether_product_vec_f64((a.m[0] * b.m[0])));
+    out.m[1] = (aether_product_vec_f64((a.m[1] * b.m[3])) + aether_product_vec_f64((a.m[0] * b.m[1])));
+    out.m[2] = (aether_product_vec_f64((a.m[3] * b.m[2])) + aether_product_vec_f64((a.m[2] * b.m[0])));
+    out.m[3] = (aether_product_vec_f64((a.m[3] * b.m[3])) + aether_product_vec_f64((a.m[2] * b.m[1])));
+    return out;
+}
+
+static inline aether_mat3f aether_mat3f_mul_batch_item(const aether_mat3f *aether_a, const aether_mat3f *aether_b)
+{
+    const aether_mat3f a = *aether_a;
+    const aether_mat3f b = *aether_b;
+    aether_mat3f out;
+    out.m[0] = (aether_product_vec_f32((a.m[2] * b.m[6])) + (aether_product_vec_f32((a.m[1] * b.m[3])) + aether_product_vec_f32((a.m[0] * b.m[0]))));
+    out.m[1] = (aether_product_vec_f32((a.m[2] * b.m[7])) + (aether_product_vec_f32((a.m[1] * b.m[4])) + aether_product_vec_f32((a.m[0] * b.m[1]))));
+    out.m[2] = (aether_product_vec_f32((a.m[2] * b.m[8])) + (aether_product_vec_f32((a.m[1] * b.m[5])) + aether_product_vec_f32((a.m[0] * b.m[2]))));
+    out.m[3] = (aether_product_vec_f32((a.m[5] * b.m[6])) + (aether_product_vec_f32((a.m[4] * b.m[3])) + aether_product_vec_f32((a.m[3] * b.m[0]))));
+    out.m[4] = (aether_product_vec_f32((a.m[5] * b.m[7])) + (aether_product_vec_f32((a.m[4] * b.m[4])) + aether_product_vec_f32((a.m[3] * b.m[1]))));
+    out.m[5] = (aether_product_vec_f32((a.m[5] * b.m[8])) + (aether_product_vec_f32((a.m[4] * b.m[5])) + aether_product_vec_f32((a.m[3] * b.m[2]))));
+    out.m[6] = (aether_product_vec_f32((a.m[8] * b.m[6])) + (aether_product_vec_f32((a.m[7] * b.m[3])) + aether_product_vec_f32((a.m[6] * b.m[0]))));
+    out.m[7] = (aether_product_vec_f32((a.m[8] * b.m[7])) + (aether_product_vec_f32((a.m[7] * b.m[4])) + aether_product_vec_f32((a.m[6] * b.m[1]))));
+    out.m[8] = (aether_product_vec_f32((a.m[8] * b.m[8])) + (aether_product_vec_f32((a.m[7] * b.m[5])) + aether_product_vec_f32((a.m[6] * b.m[2]))));
+    return out;
+}
+
+static inline aether_mat3d aether_mat3d_mul_batch_item(const aether_mat3d *aether_a, const aether_mat3d *aether_b)
+{
+    const aether_mat3d a = *aether_a;
+    const aether_mat3d b = *aether_b;
+    aether_mat3d out;
+    out.m[0] = (aether_product_vec_f64((a.m[2] * b.m[6])) + (aether_product_vec_f64((a.m[1] * b.m[3])) + aether_product_vec_f64((a.m[0] * b.m[0]))));
+    out.m[1] = (aether_product_vec_f64((a.m[2] * b.m[7])) + (aether_product_vec_f64((a.m[1] * b.m[4])) + aether_product_vec_f64((a.m[0] * b.m[1]))));
+    out.m[2] = (aether_product_vec_f64((a.m[2] * b.m[8])) + (aether_product_vec_f64((a.m[1] * b.m[5])) + aether_product_vec_f64((a.m[0] * b.m[2]))));
+    out.m[3] = (aether_product_vec_f64((a.m[5] * b.m[6])) + (aether_product_vec_f64((a.m[4] * b.m[3])) + aether_product_vec_f64((a.m[3] * b.m[0]))));
+    out.m[4] = (aether_product_vec_f64((a.m[5] * b.m[7])) + (aether_product_vec_f64((a.m[4] * b.m[4])) + aether_product_vec_f64((a.m[3] * b.m[1]))));
+    out.m[5] = (aether_product_vec_f64((a.m[5] * b.m[8])) + (aether_product_vec_f64((a.m[4] * b.m[5])) + aether_product_vec_f64((a.m[3] * b.m[2]))));
+    out.m[6] = (aether_product_vec_f64((a.m[8] * b.m[6])) + (aether_product_vec_f64((a.m[7] * b.m[3])) + aether_product_vec_f64((a.m[6] * b.m[0]))));
+    out.m[7] = (aether_product_vec_f64((a.m[8] * b.m[7])) + (aether_product_vec_f64((a.m[7] * b.m[4])) + aether_product_vec_f64((a.m[6] * b.m[1]))));
+    out.m[8] = (aether_product_vec_f64((a.m[8] * b.m[8])) + (aether_product_vec_f64((a.m[7] * b.m[5])) + aether_product_vec_f64((a.m[6] * b.m[2]))));
+    return out;
+}
+
+static inline aether_mat4f aether_mat4f_mul_batch_item(const aether_mat4f *aether_a, const aether_mat4f *aether_b)
+{
+    const aether_mat4f a = *aether_a;
+    const aether_mat4f b = *aether_b;
+    aether_mat4f out;
+    out.m[0] = (aether_product_vec_f32((a.m[3] * b.m[12])) + (aether_product_vec_f32((a.m[2] * b.m[8])) + (aether_product_vec_f32((a.m[1] * b.m[4])) + aether_product_vec_f32((a.m[0] * b.m[0])))));
+    out.m[1] = (aether_product_vec_f32((a.m[3] * b.m[13])) + (aether_product_vec_f32((a.m[2] * b.m[9])) + (aether_product_vec_f32((a.m[1] * b.m[5])) + aether_product_vec_f32((a.m[0] * b.m[1])))));
+    out.m[2] = (aether_product_vec_f32((a.m[3] * b.m[14])) + (aether_product_vec_f32((a.m[2] * b.m[10])) + (aether_product_vec_f32((a.m[1] * b.m[6])) + aether_product_vec_f32((a.m[0] * b.m[2])))));
+    out.m[3] = (aether_product_vec_f32((a.m[3] * b.m[15])) + (aether_product_vec_f32((a.m[2] * b.m[11])) + (aether_product_vec_f32((a.m[1] * b.m[7])) + aether_product_vec_f32((a.m[0] * b.m[3])))));
+    out.m[4] = (aether_product_vec_f32((a.m[7] * b.m[12])) + (aether_product_vec_f32((a.m[6] * b.m[8])) + (aether_product_vec_f32((a.m[5] * b.m[4])) + aether_product_vec_f32((a.m[4] * b.m[0])))));
+    out.m[5] = (aether_product_vec_f32((a.m[7] * b.m[13])) + (aether_product_vec_f32((a.m[6] * b.m[9])) + (aether_product_vec_f32((a.m[5] * b.m[5])) + aether_product_vec_f32((a.m[4] * b.m[1])))));
+    out.m[6] = (aether_product_vec_f32((a.m[7] * b.m[14])) + (aether_product_vec_f32((a.m[6] * b.m[10])) + (aether_product_vec_f32((a.m[5] * b.m[6])) + aether_product_vec_f32((a.m[4] * b.m[2])))));
+    out.m[7] = (aether_product_vec_f32((a.m[7] * b.m[15])) + (aether_product_vec_f32((a.m[6] * b.m[11])) + (aether_product_vec_f32((a.m[5] * b.m[7])) + aether_product_vec_f32((a.m[4] * b.m[3])))));
+    out.m[8] = (aether_product_vec_f32((a.m[11] * b.m[12])) + (aether_product_vec_f32((a.m[10] * b.m[8])) + (aether_product_vec_f32((a.m[9] * b.m[4])) + aether_product_vec_f32((a.m[8] * b.m[0])))));
+    out.m[9] = (aether_product_vec_f32((a.m[11] * b.m[13])) + (aether_product_vec_f32((a.m[10] * b.m[9])) + (aether_product_vec_f32((a.m[9] * b.m[5])) + aether_product_vec_f32((a.m[8] * b.m[1])))));
+    out.m[10] = (aether_product_vec_f32((a.m[11] * b.m[14])) + (aether_product_vec_f32((a.m[10] * b.m[10])) + (aether_product_vec_f32((a.m[9] * b.m[6])) + aether_product_vec_f32((a.m[8] * b.m[2])))));
+    out.m[11] = (aether_product_vec_f32((a.m[11] * b.m[15])) + (aether_product_vec_f32((a.m[10] * b.m[11])) + (aether_product_vec_f32((a.m[9] * b.m[7])) + aether_product_vec_f32((a.m[8] * b.m[3])))));
+    out.m[12] = (aether_product_vec_f32((a.m[15] * b.m[12])) + (aether_product_vec_f32((a.m[14] * b.m[8])) + (aether_product_vec_f32((a.m[13] * b.m[4])) + aether_product_vec_f32((a.m[12] * b.m[0])))));
+    out.m[13] = (aether_product_vec_f32((a.m[15] * b.m[13])) + (aether_product_vec_f32((a.m[14] * b.m[9])) + (aether_product_vec_f32((a.m[13] * b.m[5])) + aether_product_vec_f32((a.m[12] * b.m[1])))));
+    out.m[14] = (aether_product_vec_f32((a.m[15] * b.m[14])) + (aether_product_vec_f32((a.m[14] * b.m[10])) + (aether_product_vec_f32((a.m[13] * b.m[6])) + aether_product_vec_f32((a.m[12] * b.m[2])))));
+    out.m[15] = (aether_product_vec_f32((a.m[15] * b.m[15])) + (aether_product_vec_f32((a.m[14] * b.m[11])) + (aether_product_vec_f32((a.m[13] * b.m[7])) + aether_product_vec_f32((a.m[12] * b.m[3])))));
+    return out;
+}
+
+static inline aether_mat4d aether_mat4d_mul_batch_item(const aether_mat4d *aether_a, const aether_mat4d *aether_b)
+{
+    const aether_mat4d a = *aether_a;
+    const aether_mat4d b = *aether_b;
+    aether_mat4d out;
+    out.m[0] = (aether_product_vec_f64((a.m[3] * b.m[12])) + (aether_product_vec_f64((a.m[2] * b.m[8])) + (aether_product_vec_f64((a.m[1] * b.m[4])) + aether_product_vec_f64((a.m[0] * b.m[0])))));
+    out.m[1] = (aether_product_vec_f64((a.m[3] * b.m[13])) + (aether_product_vec_f64((a.m[2] * b.m[9])) + (aether_product_vec_f64((a.m[1] * b.m[5])) + aether_product_vec_f64((a.m[0] * b.m[1])))));
+    out.m[2] = (aether_product_vec_f64((a.m[3] * b.m[14])) + (aether_product_vec_f64((a.m[2] * b.m[10])) + (aether_product_vec_f64((a.m[1] * b.m[6])) + aether_product_vec_f64((a.m[0] * b.m[2])))));
+    out.m[3] = (aether_product_vec_f64((a.m[3] * b.m[15])) + (aether_product_vec_f64((a.m[2] * b.m[11])) + (aether_product_vec_f64((a.m[1] * b.m[7])) + aether_product_vec_f64((a.m[0] * b.m[3])))));
+    out.m[4] = (aether_product_vec_f64((a.m[7] * b.m[12])) + (aether_product_vec_f64((a.m[6] * b.m[8])) + (aether_product_vec_f64((a.m[5] * b.m[4])) + aether_product_vec_f64((a.m[4] * b.m[0])))));
+    out.m[5] = (aether_product_vec_f64((a.m[7] * b.m[13])) + (aether_product_vec_f64((a.m[6] * b.m[9])) + (aether_product_vec_f64((a.m[5] * b.m[5])) + aether_product_vec_f64((a.m[4] * b.m[1])))));
+    out.m[6] = (aether_product_vec_f64((a.m[7] * b.m[14])) + (aether_product_vec_f64((a.m[6] * b.m[10])) + (aether_product_vec_f64((a.m[5] * b.m[6])) + aether_product_vec_f64((a.m[4] * b.m[2])))));
+    out.m[7] = (aether_product_vec_f64((a.m[7] * b.m[15])) + (aether_product_vec_f64((a.m[6] * b.m[11])) + (aether_product_vec_f64((a.m[5] * b.m[7])) + aether_product_vec_f64((a.m[4] * b.m[3])))));
+    out.m[8] = (aether_product_vec_f64((a.m[11] * b.m[12])) + (aether_product_vec_f64((a.m[10] * b.m[8])) + (aether_product_vec_f64((a.m[9] * b.m[4])) + aether_product_vec_f64((a.m[8] * b.m[0])))));
+    out.m[9] = (aether_product_vec_f64((a.m[11] * b.m[13])) + (aether_product_vec_f64((a.m[10] * b.m[9])) + (aether_product_vec_f64((a.m[9] * b.m[5])) + aether_product_vec_f64((a.m[8] * b.m[1])))));
+    out.m[10] = (aether_product_vec_f64((a.m[11] * b.m[14])) + (aether_product_vec_f64((a.m[10] * b.m[10])) + (aether_product_vec_f64((a.m[9] * b.m[6])) + aether_product_vec_f64((a.m[8] * b.m[2])))));
+    out.m[11] = (aether_product_vec_f64((a.m[11] * b.m[15])) + (aether_product_vec_f64((a.m[10] * b.m[11])) + (aether_product_vec_f64((a.m[9] * b.m[7])) + aether_product_vec_f64((a.m[8] * b.m[3])))));
+    out.m[12] = (aether_product_vec_f64((a.m[15] * b.m[12])) + (aether_product_vec_f64((a.m[14] * b.m[8])) + (aether_product_vec_f64((a.m[13] * b.m[4])) + aether_product_vec_f64((a.m[12] * b.m[0])))));
+    out.m[13] = (aether_product_vec_f64((a.m[15] * b.m[13])) + (aether_product_vec_f64((a.m[14] * b.m[9])) + (aether_product_vec_f64((a.m[13] * b.m[5])) + aether_product_vec_f64((a.m[12] * b.m[1])))));
+    out.m[14] = (aether_product_vec_f64((a.m[15] * b.m[14])) + (aether_product_vec_f64((a.m[14] * b.m[10])) + (aether_product_vec_f64((a.m[13] * b.m[6])) + aether_product_vec_f64((a.m[12] * b.m[2])))));
+    out.m[15] = (aether_product_vec_f64((a.m[15] * b.m[15])) + (aether_product_vec_f64((a.m[14] * b.m[11])) + (aether_product_vec_f64((a.m[13] * b.m[7])) + aether_product_vec_f64((a.m[12] * b.m[3])))));
+    return out;
+}
+
+static inline aether_mat2f aether_mat2f_transpose_batch_item(const aether_mat2f *aether_m)
+{
+    const aether_mat2f m = *aether_m;
+    aether_mat2f out;
+    out.m[0] = m.m[0];
+    out.m[1] = m.m[2];
+    out.m[2] = m.m[1];
+    out.m[3] = m.m[3];
+    return out;
+}
+
+static inline aether_mat2d aether_mat2d_transpose_batch_item(const aether_mat2d *aether_m)
+{
+    const aether_mat2d m = *aether_m;
+    aether_mat2d out;
+    out.m[0] = m.m[0];
+    out.m[1] = m.m[2];
+    out.m[2] = m.m[1];
+    out.m[3] = m.m[3];
+    return out;
+}
+
+static inline aether_mat3f aether_mat3f_transpose_batch_item(const aether_mat3f *aether_m)
+{
+    const aether_mat3f m = *aether_m;
+    aether_mat3f out;
+    out.m[0] = m.m[0];
+    out.m[1] = m.m[3];
+    out.m[2] = m.m[6];
+    out.m[3] = m.m[1];
+    out.m[4] = m.m[4];
+    out.m[5] = m.m[7];
+    out.m[6] = m.m[2];
+    out.m[7] = m.m[5];
+    out.m[8] = m.m[8];
+    return out;
+}
+
+static inline aether_mat3d aether_mat3d_transpose_batch_item(const aether_mat3d *aether_m)
+{
+    const aether_mat3d m = *aether_m;
+    aether_mat3d out;
+    out.m[0] = m.m[0];
+    out.m[1] = m.m[3];
+    out.m[2] = m.m[6];
+    out.m[3] = m.m[1];
+    out.m[4] = m.m[4];
+    out.m[5] = m.m[7];
+    out.m[6] = m.m[2];
+    out.m[7] = m.m[5];
+    out.m[8] = m.m[8];
+    return out;
+}
+
+static inline aether_mat4f aether_mat4f_transpose_batch_item(const aether_mat4f *aether_m)
+{
+    const aether_mat4f m = *aether_m;
+    aether_mat4f out;
+    out.m[0] = m.m[0];
+    out.m[1] = m.m[4];
+    out.m[2] = m.m[8];
+    out.m[3] = m.m[12];
+    out.m[4] = m.m[1];
+    out.m[5] = m.m[5];
+    out.m[6] = m.m[9];
+    out.m[7] = m.m[13];
+    out.m[8] = m.m[2];
+    out.m[9] = m.m[6];
+    out.m[10] = m.m[10];
+    out.m[11] = m.m[14];
+    out.m[12] = m.m[3];
+    out.m[13] = m.m[7];
+    out.m[14] = m.m[11];
+    out.m[15] = m.m[15];
+    return out;
+}
+
+static inline aether_mat4d aether_mat4d_transpose_batch_item(const aether_mat4d *aether_m)
+{
+    const aether_mat4d m = *aether_m;
+    aether_mat4d out;
+    out.m[0] = m.m[0];
+    out.m[1] = m.m[4];
+    out.m[2] = m.m[8];
+    out.m[3] = m.m[12];
+    out.m[4] = m.m[1];
+    out.m[5] = m.m[5];
+    out.m[6] = m.m[9];
+    out.m[7] = m.m[13];
+    out.m[8] = m.m[2];
+    out.m[9] = m.m[6];
+    out.m[10] = m.m[10];
+    out.m[11] = m.m[14];
+    out.m[12] = m.m[3];
+    out.m[13] = m.m[7];
+    out.m[14] = m.m[11];
+    out.m[15] = m.m[15];
+    return out;
+}
+
+static inline aether_mat2f aether_mat2f_identity_batch_item()
+{
+    aether_mat2f out;
+    out.m[0] = 1.0f;
+    out.m[1] = 0.0f;
+    out.m[2] = 0.0f;
+    out.m[3] = 1.0f;
+    return out;
+}
+
+static inline aether_mat2d aether_mat2d_identity_batch_item()
+{
+    aether_mat2d out;
+    out.m[0] = 1.0;
+    out.m[1] = 0.0;
+    out.m[2] = 0.0;
+    out.m[3] = 1.0;
+    return out;
+}
+
+static inline aether_mat3f aether_mat3f_identity_batch_item()
+{
+    aether_mat3f out;
+    out.m[0] = 1.0f;
+    out.m[1] = 0.0f;
+    out.m[2] = 0.0f;
+    out.m[3] = 0.0f;
+    out.m[4] = 1.0f;
+    out.m[5] = 0.0f;
+    out.m[6] = 0.0f;
+    out.m[7] = 0.0f;
+    out.m[8] = 1.0f;
+    return out;
+}
+
+static inline aether_mat3d aether_mat3d_identity_batch_item()
+{
+    aether_mat3d out;
+    out.m[0] = 1.0;
+    out.m[1] = 0.0;
+    out.m[2] = 0.0;
+    out.m[3] = 0.0;
+    out.m[4] = 1.0;
+    out.m[5] = 0.0;
+    out.m[6] = 0.0;
+    out.m[7] = 0.0;
+    out.m[8] = 1.0;
+    return out;
+}
+
+static inline aether_mat4f aether_mat4f_identity_batch_item()
+{
+    aether_mat4f out;
+    out.m[0] = 1.0f;
+    out.m[1] = 0.0f;
+    out.m[2] = 0.0f;
+    out.m[3] = 0.0f;
+    out.m[4] = 0.0f;
+    out.m[5] = 1.0f;
+    out.m[6] = 0.0f;
+    out.m[7] = 0.0f;
+    out.m[8] = 0.0f;
+    out.m[9] = 0.0f;
+    out.m[10] = 1.0f;
+    out.m[11] = 0.0f;
+    out.m[12] = 0.0f;
+    out.m[13] = 0.0f;
+    out.m[14] = 0.0f;
+    out.m[15] = 1.0f;
+    return out;
+}
+
+static inline aether_mat4d aether_mat4d_identity_batch_item()
+{
+    aether_mat4d out;
+    out.m[0] = 1.0;
+    out.m[1] = 0.0;
+    out.m[2] = 0.0;
+    out.m[3] = 0.0;
+    out.m[4] = 0.0;
+    out.m[5] = 1.0;
+    out.m[6] = 0.0;
+    out.m[7] = 0.0;
+    out.m[8] = 0.0;
+    out.m[9] = 0.0;
+    out.m[10] = 1.0;
+    out.m[11] = 0.0;
+    out.m[12] = 0.0;
+    out.m[13] = 0.0;
+    out.m[14] = 0.0;
+    out.m[15] = 1.0;
+    return out;
+}
+
+static inline float aether_mat2f_dot_batch_item(const aether_mat2f *aether_a, const aether_mat2f *aether_b)
+{
+    const aether_mat2f a = *aether_a;
+    const aether_mat2f b = *aether_b;
+    return (aether_product_vec_f32((a.m[3] * b.m[3])) + (aether_product_vec_f32((a.m[2] * b.m[2])) + (aether_product_vec_f32((a.m[1] * b.m[1])) + aether_product_vec_f32((a.m[0] * b.m[0])))));
+}
+
+static inline double aether_mat2d_dot_batch_item(const aether_mat2d *aether_a, const aether_mat2d *aether_b)
+{
+    const aether_mat2d a = *aether_a;
+    const aether_mat2d b = *aether_b;
+    return (aether_product_vec_f64((a.m[3] * b.m[3])) + (aether_product_vec_f64((a.m[2] * b.m[2])) + (aether_product_vec_f64((a.m[1] * b.m[1])) + aether_product_vec_f64((a.m[0] * b.m[0])))));
+}
+
+static inline float aether_mat3f_dot_batch_item(const aether_mat3f *aether_a, const aether_mat3f *aether_b)
+{
+    const aether_mat3f a = *aether_a;
+    const aether_mat3f b = *aether_b;
+    return (aether_product_vec_f32((a.m[8] * b.m[8])) + (aether_product_vec_f32((a.m[7] * b.m[7])) + (aether_product_vec_f32((a.m[6] * b.m[6])) + (aether_product_vec_f32((a.m[5] * b.m[5])) + (aether_product_vec_f32((a.m[4] * b.m[4])) + (aether_product_vec_f32((a.m[3] * b.m[3])) + (aether_product_vec_f32((a.m[2] * b.m[2])) + (aether_product_vec_f32((a.m[1] * b.m[1])) + aether_product_vec_f32((a.m[0] * b.m[0]))))))))));
+}
+
+static inline double aether_mat3d_dot_batch_item(const aether_mat3d *aether_a, const aether_mat3d *aether_b)
+{
+    const aether_mat3d a = *aether_a;
+    const aether_mat3d b = *aether_b;
+    return (aether_product_vec_f64((a.m[8] * b.m[8])) + (aether_product_vec_f64((a.m[7] * b.m[7])) + (aether_product_vec_f64((a.m[6] * b.m[6])) + (aether_product_vec_f64((a.m[5] * b.m[5])) + (aether_product_vec_f64((a.m[4] * b.m[4])) + (aether_product_vec_f64((a.m[3] * b.m[3])) + (aether_product_vec_f64((a.m[2] * b.m[2])) + (aether_product_vec_f64((a.m[1] * b.m[1])) + aether_product_vec_f64((a.m[0] * b.m[0]))))))))));
+}
+
+static inline float aether_mat4f_dot_batch_item(const aether_mat4f *aether_a, const aether_mat4f *aether_b)
+{
+    const aether_mat4f a = *aether_a;
+    const aether_mat4f b = *aether_b;
+    return (aether_product_vec_f32((a.m[15] * b.m[15])) + (aether_product_vec_f32((a.m[14] * b.m[14])) + (aether_product_vec_f32((a.m[13] * b.m[13])) + (aether_product_vec_f32((a.m[12] * b.m[12])) + (aether_product_vec_f32((a.m[11] * b.m[11])) + (aether_product_vec_f32((a.m[10] * b.m[10])) + (aether_product_vec_f32((a.m[9] * b.m[9])) + (aether_product_vec_f32((a.m[8] * b.m[8])) + (aether_product_vec_f32((a.m[7] * b.m[7])) + (aether_product_vec_f32((a.m[6] * b.m[6])) + (aether_product_vec_f32((a.m[5] * b.m[5])) + (aether_product_vec_f32((a.m[4] * b.m[4])) + (aether_product_vec_f32((a.m[3] * b.m[3])) + (aether_product_vec_f32((a.m[2] * b.m[2])) + (aether_product_vec_f32((a.m[1] * b.m[1])) + aether_product_vec_f32((a.m[0] * b.m[0])))))))))))))))));
+}
+
+static inline double aether_mat4d_dot_batch_item(const aether_mat4d *aether_a, const aether_mat4d *aether_b)
+{
+    const aether_mat4d a = *aether_a;
+    const aether_mat4d b = *aether_b;
+    return (aether_product_vec_f64((a.m[15] * b.m[15])) + (aether_product_vec_f64((a.m[14] * b.m[14])) + (aether_product_vec_f64((a.m[13] * b.m[13])) + (aether_product_vec_f64((a.m[12] * b.m[12])) + (aether_product_vec_f64((a.m[11] * b.m[11])) + (aether_product_vec_f64((a.m[10] * b.m[10])) + (aether_product_vec_f64((a.m[9] * b.m[9])) + (aether_product_vec_f64((a.m[8] * b.m[8])) + (aether_product_vec_f64((a.m[7] * b.m[7])) + (aether_product_vec_f64((a.m[6] * b.m[6])) + (aether_product_vec_f64((a.m[5] * b.m[5])) + (aether_product_vec_f64((a.m[4] * b.m[4])) + (aether_product_vec_f64((a.m[3] * b.m[3])) + (aether_product_vec_f64((a.m[2] * b.m[2])) + (aether_product_vec_f64((a.m[1] * b.m[1])) + aether_product_vec_f64((a.m[0] * b.m[0])))))))))))))))));
+}
+
+static inline float aether_mat2f_determinant_batch_item(const aether_mat2f *aether_m)
+{
+    const aether_mat2f m = *aether_m;
+    return (aether_product_vec_f32((m.m[0] * m.m[3])) - aether_product_vec_f32((m.m[1] * m.m[2])));
+}
+
+static inline double aether_mat2d_determinant_batch_item(const aether_mat2d *aether_m)
+{
+    const aether_mat2d m = *aether_m;
+    return (aether_product_vec_f64((m.m[0] * m.m[3])) - aether_product_vec_f64((m.m[1] * m.m[2])));
+}
+
+static inline float aether_mat3f_determinant_batch_item(const aether_mat3f *aether_m)
+{
+    const aether_mat3f m = *aether_m;
+    return ((aether_product_vec_f32((m.m[0] * (aether_product_vec_f32((m.m[4] * m.m[8])) - aether_product_vec_f32((m.m[5] * m.m[7]))))) - aether_product_vec_f32((m.m[1] * (aether_product_vec_f32((m.m[3] * m.m[8])) - aether_product_vec_f32((m.m[5] * m.m[6])))))) + aether_product_vec_f32((m.m[2] * (aether_product_vec_f32((m.m[3] * m.m[7])) - aether_product_vec_f32((m.m[4] * m.m[6]))))));
+}
+
+static inline double aether_mat3d_determinant_batch_item(const aether_mat3d *aether_m)
+{
+    const aether_mat3d m = *aether_m;
+    return ((aether_product_vec_f64((m.m[0] * (aether_product_vec_f64((m.m[4] * m.m[8])) - aether_product_vec_f64((m.m[5] * m.m[7]))))) - aether_product_vec_f64((m.m[1] * (aether_product_vec_f64((m.m[3] * m.m[8])) - aether_product_vec_f64((m.m[5] * m.m[6])))))) + aether_product_vec_f64((m.m[2] * (aether_product_vec_f64((m.m[3] * m.m[7])) - aether_product_vec_f64((m.m[4] * m.m[6]))))));
+}
+
+static inline float aether_mat4f_determinant_batch_item(const aether_mat4f *aether_m)
+{
+    const aether_mat4f m = *aether_m;
+    return (((aether_product_vec_f32((m.m[0] * ((aether_product_vec_f32((m.m[5] * (aether_product_vec_f32((m.m[10] * m.m[15])) - aether_product_vec_f32((m.m[11] * m.m[14]))))) - aether_product_vec_f32((m.m[6] * (aether_product_vec_f32((m.m[9] * m.m[15])) - aether_product_vec_f32((m.m[11] * m.m[13])))))) + aether_product_vec_f32((m.m[7] * (aether_product_vec_f32((m.m[9] * m.m[14])) - aether_product_vec_f32((m.m[10] * m.m[13])))))))) - aether_product_vec_f32((m.m[1] * ((aether_product_vec_f32((m.m[4] * (aether_product_vec_f32((m.m[10] * m.m[15])) - aether_product_vec_f32((m.m[11] * m.m[14]))))) - aether_product_vec_f32((m.m[6] * (aether_product_vec_f32((m.m[8] * m.m[15])) - aether_product_vec_f32((m.m[11] * m.m[12])))))) + aether_product_vec_f32((m.m[7] * (aether_product_vec_f32((m.m[8] * m.m[14])) - aether_product_vec_f32((m.m[10] * m.m[12]))))))))) + aether_product_vec_f32((m.m[2] * ((aether_product_vec_f32((m.m[4] * (aether_product_vec_f32((m.m[9] * m.m[15])) - aether_product_vec_f32((m.m[11] * m.m[13]))))) - aether_product_vec_f32((m.m[5] * (aether_product_vec_f32((m.m[8] * m.m[15])) - aether_product_vec_f32((m.m[11] * m.m[12])))))) + aether_product_vec_f32((m.m[7] * (aether_product_vec_f32((m.m[8] * m.m[13])) - aether_product_vec_f32((m.m[9] * m.m[12]))))))))) - aether_product_vec_f32((m.m[3] * ((aether_product_vec_f32((m.m[4] * (aether_product_vec_f32((m.m[9] * m.m[14])) - aether_product_vec_f32((m.m[10] * m.m[13]))))) - aether_product_vec_f32((m.m[5] * (aether_product_vec_f32((m.m[8] * m.m[14])) - aether_product_vec_f32((m.m[10] * m.m[12])))))) + aether_product_vec_f32((m.m[6] * (aether_product_vec_f32((m.m[8] * m.m[13])) - aether_product_vec_f32((m.m[9] * m.m[12])))))))));
+}
+
+static inline double aether_mat4d_determinant_batch_item(const aether_mat4d *aether_m)
+{
+    const aether_mat4d m = *aether_m;
+    return (((aether_product_vec_f64((m.m[0] * ((aether_product_vec_f64((m.m[5] * (aether_product_vec_f64((m.m[10] * m.m[15])) - aether_product_vec_f64((m.m[11] * m.m[14]))))) - aether_product_vec_f64((m.m[6] * (aether_product_vec_f64((m.m[9] * m.m[15])) - aether_product_vec_f64((m.m[11] * m.m[13])))))) + aether_product_vec_f64((m.m[7] * (aether_product_vec_f64((m.m[9] * m.m[14])) - aether_product_vec_f64((m.m[10] * m.m[13])))))))) - aether_product_vec_f64((m.m[1] * ((aether_product_vec_f64((m.m[4] * (aether_product_vec_f64((m.m[10] * m.m[15])) - aether_product_vec_f64((m.m[11] * m.m[14]))))) - aether_product_vec_f64((m.m[6] * (aether_product_vec_f64((m.m[8] * m.m[15])) - aether_product_vec_f64((m.m[11] * m.m[12])))))) + aether_product_vec_f64((m.m[7] * (aether_product_vec_f64((m.m[8] * m.m[14])) - aether_product_vec_f64((m.m[10] * m.m[12]))))))))) + aether_product_vec_f64((m.m[2] * ((aether_product_vec_f64((m.m[4] * (aether_product_vec_f64((m.m[9] * m.m[15])) - aether_product_vec_f64((m.m[11] * m.m[13]))))) - aether_product_vec_f64((m.m[5] * (aether_product_vec_f64((m.m[8] * m.m[15])) - aether_product_vec_f64((m.m[11] * m.m[12])))))) + aether_product_vec_f64((m.m[7] * (aether_product_vec_f64((m.m[8] * m.m[13])) - aether_product_vec_f64((m.m[9] * m.m[12]))))))))) - aether_product_vec_f64((m.m[3] * ((aether_product_vec_f64((m.m[4] * (aether_product_vec_f64((m.m[9] * m.m[14])) - aether_product_vec_f64((m.m[10] * m.m[13]))))) - aether_product_vec_f64((m.m[5] * (aether_product_vec_f64((m.m[8] * m.m[14])) - aether_product_vec_f64((m.m[10] * m.m[12])))))) + aether_product_vec_f64((m.m[6] * (aether_product_vec_f64((m.m[8] * m.m[13])) - aether_product_vec_f64((m.m[9] * m.m[12])))))))));
+}
+
+static inline aether_mat2f aether_mat2f_inverse_adjugate_batch_item(const aether_mat2f *aether_m)
+{
+    const aether_mat2f m = *aether_m;
+    const float s = (1.0f / (aether_product_vec_f32((m.m[0] * m.m[3])) - aether_product_vec_f32((m.m[1] * m.m[2]))));
+    aether_mat2f out;
+    out.m[0] = aether_product_vec_f32((m.m[3] * s));
+    out.m[1] = aether_product_vec_f32((aether_product_vec_f32((m.m[1] * -1.0f)) * s));
+    out.m[2] = aether_product_vec_f32((aether_product_vec_f32((m.m[2] * -1.0f)) * s));
+    out.m[3] = aether_product_vec_f32((m.m[0] * s));
+    return out;
+}
+
+static inline aether_mat2d aether_mat2d_inverse_adjugate_batch_item(const aether_mat2d *aether_m)
+{
+    const aether_mat2d m = *aether_m;
+    const double s = (1.0 / (aether_product_vec_f64((m.m[0] * m.m[3])) - aether_product_vec_f64((m.m[1] * m.m[2]))));
+    aether_mat2d out;
+    out.m[0] = aether_product_vec_f64((m.m[3] * s));
+    out.m[1] = aether_product_vec_f64((aether_product_vec_f64((m.m[1] * -1.0)) * s));
+    out.m[2] = aether_product_vec_f64((aether_product_vec_f64((m.m[2] * -1.0)) * s));
+    out.m[3] = aether_product_vec_f64((m.m[0] * s));
+    return out;
+}
+
+static inline aether_mat3f aether_mat3f_inverse_adjugate_batch_item(const aether_mat3f *aether_m)
+{
+    const aether_mat3f m = *aether_m;
+    const float s = (1.0f / ((aether_product_vec_f32((m.m[0] * (aether_product_vec_f32((m.m[4] * m.m[8])) - aether_product_vec_f32((m.m[5] * m.m[7]))))) - aether_product_vec_f32((m.m[1] * (aether_product_vec_f32((m.m[3] * m.m[8])) - aether_product_vec_f32((m.m[5] * m.m[6])))))) + aether_product_vec_f32((m.m[2] * (aether_product_vec_f32((m.m[3] * m.m[7])) - aether_product_vec_f32((m.m[4] * m.m[6])))))));
+    aether_mat3f out;
+    out.m[0] = aether_product_vec_f32(((aether_product_vec_f32((m.m[4] * m.m[8])) - aether_product_vec_f32((m.m[5] * m.m[7]))) * s));
+    out.m[1] = aether_product_vec_f32((aether_product_vec_f32(((aether_product_vec_f32((m.m[1] * m.m[8])) - aether_product_vec_f32((m.m[2] * m.m[7]))) * -1.0f)) * s));
+    out.m[2] = aether_product_vec_f32(((aether_product_vec_f32((m.m[1] * m.m[5])) - aether_product_vec_f32((m.m[2] * m.m[4]))) * s));
+    out.m[3] = aether_product_vec_f32((aether_product_vec_f32(((aether_product_vec_f32((m.m[3] * m.m[8])) - aether_product_vec_f32((m.m[5] * m.m[6]))) * -1.0f)) * s));
+    out.m[4] = aether_product_vec_f32(((aether_product_vec_f32((m.m[0] * m.m[8])) - aether_product_vec_f32((m.m[2] * m.m[6]))) * s));
+    out.m[5] = aether_product_vec_f32((aether_product_vec_f32(((aether_product_vec_f32((m.m[0] * m.m[5])) - aether_product_vec_f32((m.m[2] * m.m[3]))) * -1.0f)) * s));
+    out.m[6] = aether_product_vec_f32(((aether_product_vec_f32((m.m[3] * m.m[7])) - aether_product_vec_f32((m.m[4] * m.m[6]))) * s));
+    out.m[7] = aether_product_vec_f32((aether_product_vec_f32(((aether_product_vec_f32((m.m[0] * m.m[7])) - aether_product_vec_f32((m.m[1] * m.m[6]))) * -1.0f)) * s));
+    out.m[8] = aether_product_vec_f32(((aether_product_vec_f32((m.m[0] * m.m[4])) - aether_product_vec_f32((m.m[1] * m.m[3]))) * s));
+    return out;
+}
+
+static inline aether_mat3d aether_mat3d_inverse_adjugate_batch_item(const aether_mat3d *aether_m)
+{
+    const aether_mat3d m = *aether_m;
+    const double s = (1.0 / ((aether_product_vec_f64((m.m[0] * (aether_product_vec_f64((m.m[4] * m.m[8])) - aether_product_vec_f64((m.m[5] * m.m[7]))))) - aether_product_vec_f64((m.m[1] * (aether_product_vec_f64((m.m[3] * m.m[8])) - aether_product_vec_f64((m.m[5] * m.m[6])))))) + aether_product_vec_f64((m.m[2] * (aether_product_vec_f64((m.m[3] * m.m[7])) - aether_product_vec_f64((m.m[4] * m.m[6])))))));
+    aether_mat3d out;
+    out.m[0] = aether_product_vec_f64(((aether_product_vec_f64((m.m[4] * m.m[8])) - aether_product_vec_f64((m.m[5] * m.m[7]))) * s));
+    out.m[1] = aether_product_vec_f64((aether_product_vec_f64(((aether_product_vec_f64((m.m[1] * m.m[8])) - aether_product_vec_f64((m.m[2] * m.m[7]))) * -1.0)) * s));
+    out.m[2] = aether_product_vec_f64(((aether_product_vec_f64((m.m[1] * m.m[5])) - aether_product_vec_f64((m.m[2] * m.m[4]))) * s));
+    out.m[3] = aether_product_vec_f64((aether_product_vec_f64(((aether_product_vec_f64((m.m[3] * m.m[8])) - aether_product_vec_f64((m.m[5] * m.m[6]))) * -1.0)) * s));
+    out.m[4] = aether_product_vec_f64(((aether_product_vec_f64((m.m[0] * m.m[8])) - aether_product_vec_f64((m.m[2] * m.m[6]))) * s));
+    out.m[5] = aether_product_vec_f64((aether_product_vec_f64(((aether_product_vec_f64((m.m[0] * m.m[5])) - aether_product_vec_f64((m.m[2] * m.m[3]))) * -1.0)) * s));
+    out.m[6] = aether_product_vec_f64(((aether_product_vec_f64((m.m[3] * m.m[7])) - aether_product_vec_f64((m.m[4] * m.m[6]))) * s));
+    out.m[7] = aether_product_vec_f64((aether_product_vec_f64(((aether_product_vec_f64((m.m[0] * m.m[7])) - aether_product_vec_f64((m.m[1] * m.m[6]))) * -1.0)) * s));
+    out.m[8] = aether_product_vec_f64(((aether_product_vec_f64((m.m[0] * m.m[4])) - aether_product_vec_f64((m.m[1] * m.m[3]))) * s));
+    return out;
+}
+
+static inline aether_mat4f aether_mat4f_inverse_adjugate_batch_item(const aether_mat4f *aether_m)
+{
+    const aether_mat4f m = *aether_m;
+    const float s = (1.0f / (((aether_product_vec_f32((m.m[0] * ((aether_product_vec_f32((m.m[5] * (aether_product_vec_f32((m.m[10] * m.m[15])) - aether_product_vec_f32((m.m[11] * m.m[14]))))) - aether_product_vec_f32((m.m[6] * (aether_product_vec_f32((m.m[9] * m.m[15])) - aether_product_vec_f32((m.m[11] * m.m[13])))))) + aether_product_vec_f32((m.m[7] * (aether_product_vec_f32((m.m[9] * m.m[14])) - aether_product_vec_f32((m.m[10] * m.m[13])))))))) - aether_product_vec_f32((m.m[1] * ((aether_product_vec_f32((m.m[4] * (aether_product_vec_f32((m.m[10] * m.m[15])) - aether_product_vec_f32((m.m[11] * m.m[14]))))) - aether_product_vec_f32((m.m[6] * (aether_product_vec_f32((m.m[8] * m.m[15])) - aether_product_vec_f32((m.m[11] * m.m[12])))))) + aether_product_vec_f32((m.m[7] * (aether_product_vec_f32((m.m[8] * m.m[14])) - aether_product_vec_f32((m.m[10] * m.m[12]))))))))) + aether_product_vec_f32((m.m[2] * ((aether_product_vec_f32((m.m[4] * (aether_product_vec_f32((m.m[9] * m.m[15])) - aether_product_vec_f32((m.m[11] * m.m[13]))))) - aether_product_vec_f32((m.m[5] * (aether_product_vec_f32((m.m[8] * m.m[15])) - aether_product_vec_f32((m.m[11] * m.m[12])))))) + aether_product_vec_f32((m.m[7] * (aether_product_vec_f32((m.m[8] * m.m[13])) - aether_product_vec_f32((m.m[9] * m.m[12]))))))))) - aether_product_vec_f32((m.m[3] * ((aether_product_vec_f32((m.m[4] * (aether_product_vec_f32((m.m[9] * m.m[14])) - aether_product_vec_f32((m.m[10] * m.m[13]))))) - aether_product_vec_f32((m.m[5] * (aether_product_vec_f32((m.m[8] * m.m[14])) - aether_product_vec_f32((m.m[10] * m.m[12])))))) + aether_product_vec_f32((m.m[6] * (aether_product_vec_f32((m.m[8] * m.m[13])) - aether_product_vec_f32((m.m[9] * m.m[12]))))))))));
+    aether_mat4f out;
+    out.m[0] = aether_product_vec_f32((((aether_product_vec_f32((m.m[5] * (aether_product_vec_f32((m.m[10] * m.m[15])) - aether_product_vec_f32((m.m[11] * m.m[14]))))) - aether_product_vec_f32((m.m[6] * (aether_product_vec_f32((m.m[9] * m.m[15])) - aether_product_vec_f32((m.m[11] * m.m[13])))))) + aether_product_vec_f32((m.m[7] * (aether_product_vec_f32((m.m[9] * m.m[14])) - aether_product_vec_f32((m.m[10] * m.m[13])))))) * s));
+    out.m[1] = aether_product_vec_f32((aether_product_vec_f32((((aether_product_vec_f32((m.m[1] * (aether_product_vec_f32((m.m[10] * m.m[15])) - aether_product_vec_f32((m.m[11] * m.m[14]))))) - aether_product_vec_f32((m.m[2] * (aether_product_vec_f32((m.m[9] * m.m[15])) - aether_product_vec_f32((m.m[11] * m.m[13])))))) + aether_product_vec_f32((m.m[3] * (aether_product_vec_f32((m.m[9] * m.m[14])) - aether_product_vec_f32((m.m[10] * m.m[13])))))) * -1.0f)) * s));
+    out.m[2] = aether_product_vec_f32((((aether_product_vec_f32((m.m[1] * (aether_product_vec_f32((m.m[6] * m.m[15])) - aether_product_vec_f32((m.m[7] * m.m[14]))))) - aether_product_vec_f32((m.m[2] * (aether_product_vec_f32((m.m[5] * m.m[15])) - aether_product_vec_f32((m.m[7] * m.m[13])))))) + aether_product_vec_f32((m.m[3] * (aether_product_vec_f32((m.m[5] * m.m[14])) - aether_product_vec_f32((m.m[6] * m.m[13])))))) * s));
+    out.m[3] = aether_product_vec_f32((aether_product_vec_f32((((aether_product_vec_f32((m.m[1] * (aether_product_vec_f32((m.m[6] * m.m[11])) - aether_product_vec_f32((m.m[7] * m.m[10]))))) - aether_product_vec_f32((m.m[2] * (aether_product_vec_f32((m.m[5] * m.m[11])) - aether_product_vec_f32((m.m[7] * m.m[9])))))) + aether_product_vec_f32((m.m[3] * (aether_product_vec_f32((m.m[5] * m.m[10])) - aether_product_vec_f32((m.m[6] * m.m[9])))))) * -1.0f)) * s));
+    out.m[4] = aether_product_vec_f32((aether_product_vec_f32((((aether_product_vec_f32((m.m[4] * (aether_product_vec_f32((m.m[10] * m.m[15])) - aether_product_vec_f32((m.m[11] * m.m[14]))))) - aether_product_vec_f32((m.m[6] * (aether_product_vec_f32((m.m[8] * m.m[15])) - aether_product_vec_f32((m.m[11] * m.m[12])))))) + aether_product_vec_f32((m.m[7] * (aether_product_vec_f32((m.m[8] * m.m[14])) - aether_product_vec_f32((m.m[10] * m.m[12])))))) * -1.0f)) * s));
+    out.m[5] = aether_product_vec_f32((((aether_product_vec_f32((m.m[0] * (aether_product_vec_f32((m.m[10] * m.m[15])) - aether_product_vec_f32((m.m[11] * m.m[14]))))) - aether_product_vec_f32((m.m[2] * (aether_product_vec_f32((m.m[8] * m.m[15])) - aether_product_vec_f32((m.m[11] * m.m[12])))))) + aether_product_vec_f32((m.m[3] * (aether_product_vec_f32((m.m[8] * m.m[14])) - aether_product_vec_f32((m.m[10] * m.m[12])))))) * s));
+    out.m[6] = aether_product_vec_f32((aether_product_vec_f32((((aether_product_vec_f32((m.m[0] * (aether_product_vec_f32((m.m[6] * m.m[15])) - aether_product_vec_f32((m.m[7] * m.m[14]))))) - aether_product_vec_f32((m.m[2] * (aether_product_vec_f32((m.m[4] * m.m[15])) - aether_product_vec_f32((m.m[7] * m.m[12])))))) + aether_product_vec_f32((m.m[3] * (aether_product_vec_f32((m.m[4] * m.m[14])) - aether_product_vec_f32((m.m[6] * m.m[12])))))) * -1.0f)) * s));
+    out.m[7] = aether_product_vec_f32((((aether_product_vec_f32((m.m[0] * (aether_product_vec_f32((m.m[6] * m.m[11])) - aether_product_vec_f32((m.m[7] * m.m[10]))))) - aether_product_vec_f32((m.m[2] * (aether_product_vec_f32((m.m[4] * m.m[11])) - aether_product_vec_f32((m.m[7] * m.m[8])))))) + aether_product_vec_f32((m.m[3] * (aether_product_vec_f32((m.m[4] * m.m[10])) - aether_product_vec_f32((m.m[6] * m.m[8])))))) * s));
+    out.m[8] = aether_product_vec_f32((((aether_product_vec_f32((m.m[4] * (aether_product_vec_f32((m.m[9] * m.m[15])) - aether_product_vec_f32((m.m[11] * m.m[13]))))) - aether_product_vec_f32((m.m[5] * (aether_product_vec_f32((m.m[8] * m.m[15])) - aether_product_vec_f32((m.m[11] * m.m[12])))))) + aether_product_vec_f32((m.m[7] * (aether_product_vec_f32((m.m[8] * m.m[13])) - aether_product_vec_f32((m.m[9] * m.m[12])))))) * s));
+    out.m[9] = aether_product_vec_f32((aether_product_vec_f32((((aether_product_vec_f32((m.m[0] * (aether_product_vec_f32((m.m[9] * m.m[15])) - aether_product_vec_f32((m.m[11] * m.m[13]))))) - aether_product_vec_f32((m.m[1] * (aether_product_vec_f32((m.m[8] * m.m[15])) - aether_product_vec_f32((m.m[11] * m.m[12])))))) + aether_product_vec_f32((m.m[3] * (aether_product_vec_f32((m.m[8] * m.m[13])) - aether_product_vec_f32((m.m[9] * m.m[12])))))) * -1.0f)) * s));
+    out.m[10] = aether_product_vec_f32((((aether_product_vec_f32((m.m[0] * (aether_product_vec_f32((m.m[5] * m.m[15])) - aether_product_vec_f32((m.m[7] * m.m[13]))))) - aether_product_vec_f32((m.m[1] * (aether_product_vec_f32((m.m[4] * m.m[15])) - aether_product_vec_f32((m.m[7] * m.m[12])))))) + aether_product_vec_f32((m.m[3] * (aether_product_vec_f32((m.m[4] * m.m[13])) - aether_product_vec_f32((m.m[5] * m.m[12])))))) * s));
+    out.m[11] = aether_product_vec_f32((aether_product_vec_f32((((aether_product_vec_f32((m.m[0] * (aether_product_vec_f32((m.m[5] * m.m[11])) - aether_product_vec_f32((m.m[7] * m.m[9]))))) - aether_product_vec_f32((m.m[1] * (aether_product_vec_f32((m.m[4] * m.m[11])) - aether_product_vec_f32((m.m[7] * m.m[8])))))) + aether_product_vec_f32((m.m[3] * (aether_product_vec_f32((m.m[4] * m.m[9])) - aether_product_vec_f32((m.m[5] * m.m[8])))))) * -1.0f)) * s));
+    out.m[12] = aether_product_vec_f32((aether_product_vec_f32((((aether_product_vec_f32((m.m[4] * (aether_product_vec_f32((m.m[9] * m.m[14])) - aether_product_vec_f32((m.m[10] * m.m[13]))))) - aether_product_vec_f32((m.m[5] * (aether_product_vec_f32((m.m[8] * m.m[14])) - aether_product_vec_f32((m.m[10] * m.m[12])))))) + aether_product_vec_f32((m.m[6] * (aether_product_vec_f32((m.m[8] * m.m[13])) - aether_product_vec_f32((m.m[9] * m.m[12])))))) * -1.0f)) * s));
+    out.m[13] = aether_product_vec_f32((((aether_product_vec_f32((m.m[0] * (aether_product_vec_f32((m.m[9] * m.m[14])) - aether_product_vec_f32((m.m[10] * m.m[13]))))) - aether_product_vec_f32((m.m[1] * (aether_product_vec_f32((m.m[8] * m.m[14])) - aether_product_vec_f32((m.m[10] * m.m[12])))))) + aether_product_vec_f32((m.m[2] * (aether_product_vec_f32((m.m[8] * m.m[13])) - aether_product_vec_f32((m.m[9] * m.m[12])))))) * s));
+    out.m[14] = aether_product_vec_f32((aether_product_vec_f32((((aether_product_vec_f32((m.m[0] * (aether_product_vec_f32((m.m[5] * m.m[14])) - aether_product_vec_f32((m.m[6] * m.m[13]))))) - aether_product_vec_f32((m.m[1] * (aether_product_vec_f32((m.m[4] * m.m[14])) - aether_product_vec_f32((m.m[6] * m.m[12])))))) + aether_product_vec_f32((m.m[2] * (aether_product_vec_f32((m.m[4] * m.m[13])) - aether_product_vec_f32((m.m[5] * m.m[12])))))) * -1.0f)) * s));
+    out.m[15] = aether_product_vec_f32((((aether_product_vec_f32((m.m[0] * (aether_product_vec_f32((m.m[5] * m.m[10])) - aether_product_vec_f32((m.m[6] * m.m[9]))))) - aether_product_vec_f32((m.m[1] * (aether_product_vec_f32((m.m[4] * m.m[10])) - aether_product_vec_f32((m.m[6] * m.m[8])))))) + aether_product_vec_f32((m.m[2] * (aether_product_vec_f32((m.m[4] * m.m[9])) - aether_product_vec_f32((m.m[5] * m.m[8])))))) * s));
+    return out;
+}
+
+static inline aether_mat4d aether_mat4d_inverse_adjugate_batch_item(const aether_mat4d *aether_m)
+{
+    const aether_mat4d m = *aether_m;
+    const double s = (1.0 / (((aether_product_vec_f64((m.m[0] * ((aether_product_vec_f64((m.m[5] * (aether_product_vec_f64((m.m[10] * m.m[15])) - aether_product_vec_f64((m.m[11] * m.m[14]))))) - aether_product_vec_f64((m.m[6] * (aether_product_vec_f64((m.m[9] * m.m[15])) - aether_product_vec_f64((m.m[11] * m.m[13])))))) + aether_product_vec_f64((m.m[7] * (aether_product_vec_f64((m.m[9] * m.m[14])) - aether_product_vec_f64((m.m[10] * m.m[13])))))))) - aether_product_vec_f64((m.m[1] * ((aether_product_vec_f64((m.m[4] * (aether_product_vec_f64((m.m[10] * m.m[15])) - aether_product_vec_f64((m.m[11] * m.m[14]))))) - aether_product_vec_f64((m.m[6] * (aether_product_vec_f64((m.m[8] * m.m[15])) - aether_product_vec_f64((m.m[11] * m.m[12])))))) + aether_product_vec_f64((m.m[7] * (aether_product_vec_f64((m.m[8] * m.m[14])) - aether_product_vec_f64((m.m[10] * m.m[12]))))))))) + aether_product_vec_f64((m.m[2] * ((aether_product_vec_f64((m.m[4] * (aether_product_vec_f64((m.m[9] * m.m[15])) - aether_product_vec_f64((m.m[11] * m.m[13]))))) - aether_product_vec_f64((m.m[5] * (aether_product_vec_f64((m.m[8] * m.m[15])) - aether_product_vec_f64((m.m[11] * m.m[12])))))) + aether_product_vec_f64((m.m[7] * (aether_product_vec_f64((m.m[8] * m.m[13])) - aether_product_vec_f64((m.m[9] * m.m[12]))))))))) - aether_product_vec_f64((m.m[3] * ((aether_product_vec_f64((m.m[4] * (aether_product_vec_f64((m.m[9] * m.m[14])) - aether_product_vec_f64((m.m[10] * m.m[13]))))) - aether_product_vec_f64((m.m[5] * (aether_product_vec_f64((m.m[8] * m.m[14])) - aether_product_vec_f64((m.m[10] * m.m[12])))))) + aether_product_vec_f64((m.m[6] * (aether_product_vec_f64((m.m[8] * m.m[13])) - aether_product_vec_f64((m.m[9] * m.m[12]))))))))));
+    aether_mat4d out;
+    out.m[0] = aether_product_vec_f64((((aether_product_vec_f64((m.m[5] * (aether_product_vec_f64((m.m[10] * m.m[15])) - aether_product_vec_f64((m.m[11] * m.m[14]))))) - aether_product_vec_f64((m.m[6] * (aether_product_vec_f64((m.m[9] * m.m[15])) - aether_product_vec_f64((m.m[11] * m.m[13])))))) + aether_product_vec_f64((m.m[7] * (aether_product_vec_f64((m.m[9] * m.m[14])) - aether_product_vec_f64((m.m[10] * m.m[13])))))) * s));
+    out.m[1] = aether_product_vec_f64((aether_product_vec_f64((((aether_product_vec_f64((m.m[1] * (aether_product_vec_f64((m.m[10] * m.m[15])) - aether_product_vec_f64((m.m[11] * m.m[14]))))) - aether_product_vec_f64((m.m[2] * (aether_product_vec_f64((m.m[9] * m.m[15])) - aether_product_vec_f64((m.m[11] * m.m[13])))))) + aether_product_vec_f64((m.m[3] * (aether_product_vec_f64((m.m[9] * m.m[14])) - aether_product_vec_f64((m.m[10] * m.m[13])))))) * -1.0)) * s));
+    out.m[2] = aether_product_vec_f64((((aether_product_vec_f64((m.m[1] * (aether_product_vec_f64((m.m[6] * m.m[15])) - aether_product_vec_f64((m.m[7] * m.m[14]))))) - aether_product_vec_f64((m.m[2] * (aether_product_vec_f64((m.m[5] * m.m[15])) - aether_product_vec_f64((m.m[7] * m.m[13])))))) + aether_product_vec_f64((m.m[3] * (aether_product_vec_f64((m.m[5] * m.m[14])) - aether_product_vec_f64((m.m[6] * m.m[13])))))) * s));
+    out.m[3] = aether_product_vec_f64((aether_product_vec_f64((((aether_product_vec_f64((m.m[1] * (aether_product_vec_f64((m.m[6] * m.m[11])) - aether_product_vec_f64((m.m[7] * m.m[10]))))) - aether_product_vec_f64((m.m[2] * (aether_product_vec_f64((m.m[5] * m.m[11])) - aether_product_vec_f64((m.m[7] * m.m[9])))))) + aether_product_vec_f64((m.m[3] * (aether_product_vec_f64((m.m[5] * m.m[10])) - aether_product_vec_f64((m.m[6] * m.m[9])))))) * -1.0)) * s));
+    out.m[4] = aether_product_vec_f64((aether_product_vec_f64((((aether_product_vec_f64((m.m[4] * (aether_product_vec_f64((m.m[10] * m.m[15])) - aether_product_vec_f64((m.m[11] * m.m[14]))))) - aether_product_vec_f64((m.m[6] * (aether_product_vec_f64((m.m[8] * m.m[15])) - aether_product_vec_f64((m.m[11] * m.m[12])))))) + aether_product_vec_f64((m.m[7] * (aether_product_vec_f64((m.m[8] * m.m[14])) - aether_product_vec_f64((m.m[10] * m.m[12])))))) * -1.0)) * s));
+    out.m[5] = aether_product_vec_f64((((aether_product_vec_f64((m.m[0] * (aether_product_vec_f64((m.m[10] * m.m[15])) - aether_product_vec_f64((m.m[11] * m.m[14]))))) - aether_product_vec_f64((m.m[2] * (aether_product_vec_f64((m.m[8] * m.m[15])) - aether_product_vec_f64((m.m[11] * m.m[12])))))) + aether_product_vec_f64((m.m[3] * (aether_product_vec_f64((m.m[8] * m.m[14])) - aether_product_vec_f64((m.m[10] * m.m[12])))))) * s));
+    out.m[6] = aether_product_vec_f64((aether_product_vec_f64((((aether_product_vec_f64((m.m[0] * (aether_product_vec_f64((m.m[6] * m.m[15])) - aether_product_vec_f64((m.m[7] * m.m[14]))))) - aether_product_vec_f64((m.m[2] * (aether_product_vec_f64((m.m[4] * m.m[15])) - aether_product_vec_f64((m.m[7] * m.m[12])))))) + aether_product_vec_f64((m.m[3] * (aether_product_vec_f64((m.m[4] * m.m[14])) - aether_product_vec_f64((m.m[6] * m.m[12])))))) * -1.0)) * s));
+    out.m[7] = aether_product_vec_f64((((aether_product_vec_f64((m.m[0] * (aether_product_vec_f64((m.m[6] * m.m[11])) - aether_product_vec_f64((m.m[7] * m.m[10]))))) - aether_product_vec_f64((m.m[2] * (aether_product_vec_f64((m.m[4] * m.m[11])) - aether_product_vec_f64((m.m[7] * m.m[8])))))) + aether_product_vec_f64((m.m[3] * (aether_product_vec_f64((m.m[4] * m.m[10])) - aether_product_vec_f64((m.m[6] * m.m[8])))))) * s));
+    out.m[8] = aether_product_vec_f64((((aether_product_vec_f64((m.m[4] * (aether_product_vec_f64((m.m[9] * m.m[15])) - aether_product_vec_f64((m.m[11] * m.m[13]))))) - aether_product_vec_f64((m.m[5] * (aether_product_vec_f64((m.m[8] * m.m[15])) - aether_product_vec_f64((m.m[11] * m.m[12])))))) + aether_product_vec_f64((m.m[7] * (aether_product_vec_f64((m.m[8] * m.m[13])) - aether_product_vec_f64((m.m[9] * m.m[12])))))) * s));
+    out.m[9] = aether_product_vec_f64((aether_product_vec_f64((((aether_product_vec_f64((m.m[0] * (aether_product_vec_f64((m.m[9] * m.m[15])) - aether_product_vec_f64((m.m[11] * m.m[13]))))) - aether_product_vec_f64((m.m[1] * (aether_product_vec_f64((m.m[8] * m.m[15])) - aether_product_vec_f64((m.m[11] * m.m[12])))))) + aether_product_vec_f64((m.m[3] * (aether_product_vec_f64((m.m[8] * m.m[13])) - aether_product_vec_f64((m.m[9] * m.m[12])))))) * -1.0)) * s));
+    out.m[10] = aether_product_vec_f64((((aether_product_vec_f64((m.m[0] * (aether_product_vec_f64((m.m[5] * m.m[15])) - aether_product_vec_f64((m.m[7] * m.m[13]))))) - aether_product_vec_f64((m.m[1] * (aether_product_vec_f64((m.m[4] * m.m[15])) - aether_product_vec_f64((m.m[7] * m.m[12])))))) + aether_product_vec_f64((m.m[3] * (aether_product_vec_f64((m.m[4] * m.m[13])) - aether_product_vec_f64((m.m[5] * m.m[12])))))) * s));
+    out.m[11] = aether_product_vec_f64((aether_product_vec_f64((((aether_product_vec_f64((m.m[0] * (aether_product_vec_f64((m.m[5] * m.m[11])) - aether_product_vec_f64((m.m[7] * m.m[9]))))) - aether_product_vec_f64((m.m[1] * (aether_product_vec_f64((m.m[4] * m.m[11])) - aether_product_vec_f64((m.m[7] * m.m[8])))))) + aether_product_vec_f64((m.m[3] * (aether_product_vec_f64((m.m[4] * m.m[9])) - aether_product_vec_f64((m.m[5] * m.m[8])))))) * -1.0)) * s));
+    out.m[12] = aether_product_vec_f64((aether_product_vec_f64((((aether_product_vec_f64((m.m[4] * (aether_product_vec_f64((m.m[9] * m.m[14])) - aether_product_vec_f64((m.m[10] * m.m[13]))))) - aether_product_vec_f64((m.m[5] * (aether_product_vec_f64((m.m[8] * m.m[14])) - aether_product_vec_f64((m.m[10] * m.m[12])))))) + aether_product_vec_f64((m.m[6] * (aether_product_vec_f64((m.m[8] * m.m[13])) - aether_product_vec_f64((m.m[9] * m.m[12])))))) * -1.0)) * s));
+    out.m[13] = aether_product_vec_f64((((aether_product_vec_f64((m.m[0] * (aether_product_vec_f64((m.m[9] * m.m[14])) - aether_product_vec_f64((m.m[10] * m.m[13]))))) - aether_product_vec_f64((m.m[1] * (aether_product_vec_f64((m.m[8] * m.m[14])) - aether_product_vec_f64((m.m[10] * m.m[12])))))) + aether_product_vec_f64((m.m[2] * (aether_product_vec_f64((m.m[8] * m.m[13])) - aether_product_vec_f64((m.m[9] * m.m[12])))))) * s));
+    out.m[14] = aether_product_vec_f64((aether_product_vec_f64((((aether_product_vec_f64((m.m[0] * (aether_product_vec_f64((m.m[5] * m.m[14])) - aether_product_vec_f64((m.m[6] * m.m[13]))))) - aether_product_vec_f64((m.m[1] * (aether_product_vec_f64((m.m[4] * m.m[14])) - aether_product_vec_f64((m.m[6] * m.m[12])))))) + aether_product_vec_f64((m.m[2] * (aether_product_vec_f64((m.m[4] * m.m[13])) - aether_product_vec_f64((m.m[5] * m.m[12])))))) * -1.0)) * s));
+    out.m[15] = aether_product_vec_f64((((aether_product_vec_f64((m.m[0] * (aether_product_vec_f64((m.m[5] * m.m[10])) - aether_product_vec_f64((m.m[6] * m.m[9]))))) - aether_product_vec_f64((m.m[1] * (aether_product_vec_f64((m.m[4] * m.m[10])) - aether_product_vec_f64((m.m[6] * m.m[8])))))) + aether_product_vec_f64((m.m[2] * (aether_product_vec_f64((m.m[4] * m.m[9])) - aether_product_vec_f64((m.m[5] * m.m[8])))))) * s));
+    return out;
+}
+
+static inline float aether_f32_two_sum_err_batch_item(const float *aether_a, const float *aether_b, const float *aether_s)
+{
+    const float a = *aether_a;
+    const float b = *aether_b;
+    const float s = *aether_s;
+    const float x = aether_barrier_f32(a);
+    const float y = aether_barrier_f32(b);
+    const float t = aether_barrier_f32(s);
+    const float bv = (t - x);
+    const float ab = ((x - (t - bv)) + (y - bv));
+    const float av = (t - y);
+    const float ba = ((y - (t - av)) + (x - av));
+    return aether_fmax_f32(ab, ba);
+}
+
+static inline double aether_f64_two_sum_err_batch_item(const double *aether_a, const double *aether_b, const double *aether_s)
+{
+    const double a = *aether_a;
+    const double b = *aether_b;
+    const double s = *aether_s;
+    const double x = aether_barrier_f64(a);
+    const double y = aether_barrier_f64(b);
+    const double t = aether_barrier_f64(s);
+    const double bv = (t - x);
+    const double ab = ((x - (t - bv)) + (y - bv));
+    const double av = (t - y);
+    const double ba = ((y - (t - av)) + (x - av));
+    return aether_fmax_f64(ab, ba);
+}
+
+static inline aether_pairf aether_f32_two_sum_batch_item(const float *aether_a, const float *aether_b)
+{
+    const float a = *aether_a;
+    const float b = *aether_b;
+    const float x = aether_barrier_f32(a);
+    const float y = aether_barrier_f32(b);
+    const float s = (x + y);
+    const float two_sum_err_t = aether_barrier_f32(s);
+    const float two_sum_err_bv = (two_sum_err_t - x);
+    const float two_sum_err_ab = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
+    const float two_sum_err_av = (two_sum_err_t - y);
+    const float two_sum_err_ba = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
+    aether_pairf out;
+    out.hi = s;
+    out.comp = aether_fmax_f32(two_sum_err_ab, two_sum_err_ba);
+    return out;
+}
+
+static inline aether_paird aether_f64_two_sum_batch_item(const double *aether_a, const double *aether_b)
+{
+    const double a = *aether_a;
+    const double b = *aether_b;
+    const double x = aether_barrier_f64(a);
+    const double y = aether_barrier_f64(b);
+    const double s = (x + y);
+    const double two_sum_err_t = aether_barrier_f64(s);
+    const double two_sum_err_bv = (two_sum_err_t - x);
+    const double two_sum_err_ab = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
+    const double two_sum_err_av = (two_sum_err_t - y);
+    const double two_sum_err_ba = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
+    aether_paird out;
+    out.hi = s;
+    out.comp = aether_fmax_f64(two_sum_err_ab, two_sum_err_ba);
+    return out;
+}
+
+static inline aether_pairf aether_pairf_neumaier_add_batch_item(const aether_pairf *aether_p, const float *aether_x)
+{
+    const aether_pairf p = *aether_p;
+    const float x = *aether_x;
+    const float h = aether_barrier_f32(p.hi);
+    const float c = aether_barrier_f32(p.comp);
+    const float t = aether_barrier_f32(x);
+    const float s = (h + t);
+    const float two_sum_err_t = aether_barrier_f32(s);
+    const float two_sum_err_bv = (two_sum_err_t - h);
+    const float two_sum_err_ab = ((h - (two_sum_err_t - two_sum_err_bv)) + (t - two_sum_err_bv));
+    const float two_sum_err_av = (two_sum_err_t - t);
+    const float two_sum_err_ba = ((t - (two_sum_err_t - two_sum_err_av)) + (h - two_sum_err_av));
+    aether_pairf out;
+    out.hi = s;
+    out.comp = (c + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba));
+    return out;
+}
+
+static inline aether_paird aether_paird_neumaier_add_batch_item(const aether_paird *aether_p, const double *aether_x)
+{
+    const aether_paird p = *aether_p;
+    const double x = *aether_x;
+    const double h = aether_barrier_f64(p.hi);
+    const double c = aether_barrier_f64(p.comp);
+    const double t = aether_barrier_f64(x);
+    const double s = (h + t);
+    const double two_sum_err_t = aether_barrier_f64(s);
+    const double two_sum_err_bv = (two_sum_err_t - h);
+    const double two_sum_err_ab = ((h - (two_sum_err_t - two_sum_err_bv)) + (t - two_sum_err_bv));
+    const double two_sum_err_av = (two_sum_err_t - t);
+    const double two_sum_err_ba = ((t - (two_sum_err_t - two_sum_err_av)) + (h - two_sum_err_av));
+    aether_paird out;
+    out.hi = s;
+    out.comp = (c + aether_fmax_f64(two_sum_err_ab, two_sum_err_ba));
+    return out;
+}
+
+static inline aether_pairf aether_pairf_combine_batch_item(const aether_pairf *aether_a, const aether_pairf *aether_b)
+{
+    const aether_pairf a = *aether_a;
+    const aether_pairf b = *aether_b;
+    const float x = aether_barrier_f32(a.hi);
+    const float y = aether_barrier_f32(b.hi);
+    const float s = (x + y);
+    const float two_sum_err_t = aether_barrier_f32(s);
+    const float two_sum_err_bv = (two_sum_err_t - x);
+    const float two_sum_err_ab = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
+    const float two_sum_err_av = (two_sum_err_t - y);
+    const float two_sum_err_ba = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
+    aether_pairf out;
+    out.hi = s;
+    out.comp = ((aether_barrier_f32(a.comp) + aether_barrier_f32(b.comp)) + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba));
+    return out;
+}
+
+static inline aether_paird aether_paird_combine_batch_item(const aether_paird *aether_a, const aether_paird *aether_b)
+{
+    const aether_paird a = *aether_a;
+    const aether_paird b = *aether_b;
+    const double x = aether_barrier_f64(a.hi);
+    const double y = aether_barrier_f64(b.hi);
+    const double s = (x + y);
+    const double two_sum_err_t = aether_barrier_f64(s);
+    const double two_sum_err_bv = (two_sum_err_t - x);
+    const double two_sum_err_ab = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
+    const double two_sum_err_av = (two_sum_err_t - y);
+    const double two_sum_err_ba = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
+    aether_paird out;
+    out.hi = s;
+    out.comp = ((aether_barrier_f64(a.comp) + aether_barrier_f64(b.comp)) + aether_fmax_f64(two_sum_err_ab, two_sum_err_ba));
+    return out;
+}
+
+static inline float aether_pairf_value_batch_item(const aether_pairf *aether_p)
+{
+    const aether_pairf p = *aether_p;
+    const float h = aether_barrier_f32(p.hi);
+    return (isfinite(h) ? (h + aether_barrier_f32(p.comp)) : h);
+}
+
+static inline double aether_paird_value_batch_item(const aether_paird *aether_p)
+{
+    const aether_paird p = *aether_p;
+    const double h = aether_barrier_f64(p.hi);
+    return (isfinite(h) ? (h + aether_barrier_f64(p.comp)) : h);
+}
+
+static inline aether_rotationf aether_f32_jacobi_rotation_batch_item(const float *aether_app, const float *aether_aqq, const float *aether_apq)
+{
+    const float app = *aether_app;
+    const float aqq = *aether_aqq;
+    const float apq = *aether_apq;
+    const float theta = ((aqq - app) / aether_product_vec_f32((2.0f * apq)));
+    const float r = sqrtf((aether_product_vec_f32((theta * theta)) + 1.0f));
+    const float tt = (isfinite(r) ? (1.0f / (fabsf(theta) + r)) : (0.5f / fabsf(theta)));
+    const float t0 = ((theta < 0.0f) ? aether_product_vec_f32((tt * -1.0f)) : tt);
+    const float t = ((apq == 0.0f) ? 0.0f : t0);
+    const float c = (1.0f / sqrtf((aether_product_vec_f32((t * t)) + 1.0f)));
+    const float s = aether_product_vec_f32((t * c));
+    aether_rotationf out;
+    out.c = c;
+    out.s = s;
+    out.t = t;
+    out.tau = (s / (1.0f + c));
+    return out;
+}
+
+static inline aether_rotationd aether_f64_jacobi_rotation_batch_item(const double *aether_app, const double *aether_aqq, const double *aether_apq)
+{
+    const double app = *aether_app;
+    const double aqq = *aether_aqq;
+    const double apq = *aether_apq;
+    const double theta = ((aqq - app) / aether_product_vec_f64((2.0 * apq)));
+    const double r = sqrt((aether_product_vec_f64((theta * theta)) + 1.0));
+    const double tt = (isfinite(r) ? (1.0 / (fabs(theta) + r)) : (0.5 / fabs(theta)));
+    const double t0 = ((theta < 0.0) ? aether_product_vec_f64((tt * -1.0)) : tt);
+    const double t = ((apq == 0.0) ? 0.0 : t0);
+    const double c = (1.0 / sqrt((aether_product_vec_f64((t * t)) + 1.0)));
+    const double s = aether_product_vec_f64((t * c));
+    aether_rotationd out;
+    out.c = c;
+    out.s = s;
+    out.t = t;
+    out.tau = (s / (1.0 + c));
+    return out;
+}
+
+static inline aether_vec2f aether_f32_jacobi_update_batch_item(const float *aether_g, const float *aether_h, const aether_rotationf *aether_r)
+{
+    const float g = *aether_g;
+    const float h = *aether_h;
+    const aether_rotationf r = *aether_r;
+    aether_vec2f out;
+    out.x = (g - aether_product_vec_f32((r.s * (h + aether_product_vec_f32((r.tau * g))))));
+    out.y = (h + aether_product_vec_f32((r.s * (g - aether_product_vec_f32((r.tau * h))))));
+    return out;
+}
+
+static inline aether_vec2d aether_f64_jacobi_update_batch_item(const double *aether_g, const double *aether_h, const aether_rotationd *aether_r)
+{
+    const double g = *aether_g;
+    const double h = *aether_h;
+    const aether_rotationd r = *aether_r;
+    aether_vec2d out;
+    out.x = (g - aether_product_vec_f64((r.s * (h + aether_product_vec_f64((r.tau * g))))));
+    out.y = (h + aether_product_vec_f64((r.s * (g - aether_product_vec_f64((r.tau * h))))));
+    return out;
+}
+
+static inline aether_vec2f aether_f32_jacobi_diag_batch_item(const float *aether_app, const float *aether_aqq, const float *aether_apq, const aether_rotationf *aether_r)
+{
+    const float app = *aether_app;
+    const float aqq = *aether_aqq;
+    const float apq = *aether_apq;
+    const aether_rotationf r = *aether_r;
+    aether_vec2f out;
+    out.x = (app - aether_product_vec_f32((r.t * apq)));
+    out.y = (aqq + aether_product_vec_f32((r.t * apq)));
+    return out;
+}
+
+static inline aether_vec2d aether_f64_jacobi_diag_batch_item(const double *aether_app, const double *aether_aqq, const double *aether_apq, const aether_rotationd *aether_r)
+{
+    const double app = *aether_app;
+    const double aqq = *aether_aqq;
+    const double apq = *aether_apq;
+    const aether_rotationd r = *aether_r;
+    aether_vec2d out;
+    out.x = (app - aether_product_vec_f64((r.t * apq)));
+    out.y = (aqq + aether_product_vec_f64((r.t * apq)));
+    return out;
+}
+
 void aether_f32_fmin_soa(const float *a, const float *b, float *out, size_t n)
 {
     size_t i = 0;
@@ -2105,7 +4089,7 @@ void aether_f32_fmin_soa(const float *a, const float *b, float *out, size_t n)
 void aether_f32_fmin_aos(const float *a, const float *b, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 8u; i += 8u) {
         aether_f32x8 v_a;
         aether_f32x8 v_b;
@@ -2124,7 +4108,7 @@ void aether_f32_fmin_aos(const float *a, const float *b, float *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_f32_fmin(a[i], b[i]);
+        out[i] = aether_f32_fmin_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -2155,7 +4139,7 @@ void aether_f64_fmin_soa(const double *a, const double *b, double *out, size_t n
 void aether_f64_fmin_aos(const double *a, const double *b, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 4u; i += 4u) {
         aether_f64x4 v_a;
         aether_f64x4 v_b;
@@ -2170,7 +4154,7 @@ void aether_f64_fmin_aos(const double *a, const double *b, double *out, size_t n
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_f64_fmin(a[i], b[i]);
+        out[i] = aether_f64_fmin_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -2201,7 +4185,7 @@ void aether_f32_fmax_soa(const float *a, const float *b, float *out, size_t n)
 void aether_f32_fmax_aos(const float *a, const float *b, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 8u; i += 8u) {
         aether_f32x8 v_a;
         aether_f32x8 v_b;
@@ -2220,7 +4204,7 @@ void aether_f32_fmax_aos(const float *a, const float *b, float *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_f32_fmax(a[i], b[i]);
+        out[i] = aether_f32_fmax_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -2251,7 +4235,7 @@ void aether_f64_fmax_soa(const double *a, const double *b, double *out, size_t n
 void aether_f64_fmax_aos(const double *a, const double *b, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 4u; i += 4u) {
         aether_f64x4 v_a;
         aether_f64x4 v_b;
@@ -2266,7 +4250,7 @@ void aether_f64_fmax_aos(const double *a, const double *b, double *out, size_t n
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_f64_fmax(a[i], b[i]);
+        out[i] = aether_f64_fmax_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -2293,7 +4277,7 @@ void aether_f32_sign_soa(const float *a, float *out, size_t n)
 void aether_f32_sign_aos(const float *a, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 8u; i += 8u) {
         aether_f32x8 v_a;
         aether_f32x8 aether_r;
@@ -2310,7 +4294,7 @@ void aether_f32_sign_aos(const float *a, float *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_f32_sign(a[i]);
+        out[i] = aether_f32_sign_batch_item(&a[i]);
     }
 }
 
@@ -2337,7 +4321,7 @@ void aether_f64_sign_soa(const double *a, double *out, size_t n)
 void aether_f64_sign_aos(const double *a, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 4u; i += 4u) {
         aether_f64x4 v_a;
         aether_f64x4 aether_r;
@@ -2350,7 +4334,7 @@ void aether_f64_sign_aos(const double *a, double *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_f64_sign(a[i]);
+        out[i] = aether_f64_sign_batch_item(&a[i]);
     }
 }
 
@@ -2387,7 +4371,7 @@ void aether_vec2f_add_soa(const float *a, const float *b, float *out, size_t n)
 void aether_vec2f_add_aos(const aether_vec2f *a, const aether_vec2f *b, aether_vec2f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_vec2fx8 v_b;
@@ -2416,7 +4400,7 @@ void aether_vec2f_add_aos(const aether_vec2f *a, const aether_vec2f *b, aether_v
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec2f_add(a[i], b[i]);
+        out[i] = aether_vec2f_add_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -2453,7 +4437,7 @@ void aether_vec2d_add_soa(const double *a, const double *b, double *out, size_t 
 void aether_vec2d_add_aos(const aether_vec2d *a, const aether_vec2d *b, aether_vec2d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_vec2dx4 v_b;
@@ -2474,7 +4458,7 @@ void aether_vec2d_add_aos(const aether_vec2d *a, const aether_vec2d *b, aether_v
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec2d_add(a[i], b[i]);
+        out[i] = aether_vec2d_add_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -2517,7 +4501,7 @@ void aether_vec3f_add_soa(const float *a, const float *b, float *out, size_t n)
 void aether_vec3f_add_aos(const aether_vec3f *a, const aether_vec3f *b, aether_vec3f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_vec3fx8 v_b;
@@ -2556,7 +4540,7 @@ void aether_vec3f_add_aos(const aether_vec3f *a, const aether_vec3f *b, aether_v
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec3f_add(a[i], b[i]);
+        out[i] = aether_vec3f_add_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -2599,7 +4583,7 @@ void aether_vec3d_add_soa(const double *a, const double *b, double *out, size_t 
 void aether_vec3d_add_aos(const aether_vec3d *a, const aether_vec3d *b, aether_vec3d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_vec3dx4 v_b;
@@ -2626,7 +4610,7 @@ void aether_vec3d_add_aos(const aether_vec3d *a, const aether_vec3d *b, aether_v
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec3d_add(a[i], b[i]);
+        out[i] = aether_vec3d_add_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -2675,7 +4659,7 @@ void aether_vec4f_add_soa(const float *a, const float *b, float *out, size_t n)
 void aether_vec4f_add_aos(const aether_vec4f *a, const aether_vec4f *b, aether_vec4f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_vec4fx8 v_b;
@@ -2724,7 +4708,7 @@ void aether_vec4f_add_aos(const aether_vec4f *a, const aether_vec4f *b, aether_v
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec4f_add(a[i], b[i]);
+        out[i] = aether_vec4f_add_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -2773,7 +4757,7 @@ void aether_vec4d_add_soa(const double *a, const double *b, double *out, size_t 
 void aether_vec4d_add_aos(const aether_vec4d *a, const aether_vec4d *b, aether_vec4d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_vec4dx4 v_b;
@@ -2806,7 +4790,7 @@ void aether_vec4d_add_aos(const aether_vec4d *a, const aether_vec4d *b, aether_v
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec4d_add(a[i], b[i]);
+        out[i] = aether_vec4d_add_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -2843,7 +4827,7 @@ void aether_vec2f_sub_soa(const float *a, const float *b, float *out, size_t n)
 void aether_vec2f_sub_aos(const aether_vec2f *a, const aether_vec2f *b, aether_vec2f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_vec2fx8 v_b;
@@ -2872,7 +4856,7 @@ void aether_vec2f_sub_aos(const aether_vec2f *a, const aether_vec2f *b, aether_v
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec2f_sub(a[i], b[i]);
+        out[i] = aether_vec2f_sub_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -2909,7 +4893,7 @@ void aether_vec2d_sub_soa(const double *a, const double *b, double *out, size_t 
 void aether_vec2d_sub_aos(const aether_vec2d *a, const aether_vec2d *b, aether_vec2d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_vec2dx4 v_b;
@@ -2930,7 +4914,7 @@ void aether_vec2d_sub_aos(const aether_vec2d *a, const aether_vec2d *b, aether_v
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec2d_sub(a[i], b[i]);
+        out[i] = aether_vec2d_sub_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -2973,7 +4957,7 @@ void aether_vec3f_sub_soa(const float *a, const float *b, float *out, size_t n)
 void aether_vec3f_sub_aos(const aether_vec3f *a, const aether_vec3f *b, aether_vec3f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_vec3fx8 v_b;
@@ -3012,7 +4996,7 @@ void aether_vec3f_sub_aos(const aether_vec3f *a, const aether_vec3f *b, aether_v
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec3f_sub(a[i], b[i]);
+        out[i] = aether_vec3f_sub_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -3055,7 +5039,7 @@ void aether_vec3d_sub_soa(const double *a, const double *b, double *out, size_t 
 void aether_vec3d_sub_aos(const aether_vec3d *a, const aether_vec3d *b, aether_vec3d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_vec3dx4 v_b;
@@ -3082,7 +5066,7 @@ void aether_vec3d_sub_aos(const aether_vec3d *a, const aether_vec3d *b, aether_v
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec3d_sub(a[i], b[i]);
+        out[i] = aether_vec3d_sub_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -3131,7 +5115,7 @@ void aether_vec4f_sub_soa(const float *a, const float *b, float *out, size_t n)
 void aether_vec4f_sub_aos(const aether_vec4f *a, const aether_vec4f *b, aether_vec4f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_vec4fx8 v_b;
@@ -3180,7 +5164,7 @@ void aether_vec4f_sub_aos(const aether_vec4f *a, const aether_vec4f *b, aether_v
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec4f_sub(a[i], b[i]);
+        out[i] = aether_vec4f_sub_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -3229,7 +5213,7 @@ void aether_vec4d_sub_soa(const double *a, const double *b, double *out, size_t 
 void aether_vec4d_sub_aos(const aether_vec4d *a, const aether_vec4d *b, aether_vec4d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_vec4dx4 v_b;
@@ -3262,7 +5246,7 @@ void aether_vec4d_sub_aos(const aether_vec4d *a, const aether_vec4d *b, aether_v
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec4d_sub(a[i], b[i]);
+        out[i] = aether_vec4d_sub_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -3299,7 +5283,7 @@ void aether_vec2f_mul_soa(const float *a, const float *b, float *out, size_t n)
 void aether_vec2f_mul_aos(const aether_vec2f *a, const aether_vec2f *b, aether_vec2f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_vec2fx8 v_b;
@@ -3328,7 +5312,7 @@ void aether_vec2f_mul_aos(const aether_vec2f *a, const aether_vec2f *b, aether_v
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec2f_mul(a[i], b[i]);
+        out[i] = aether_vec2f_mul_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -3365,7 +5349,7 @@ void aether_vec2d_mul_soa(const double *a, const double *b, double *out, size_t 
 void aether_vec2d_mul_aos(const aether_vec2d *a, const aether_vec2d *b, aether_vec2d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_vec2dx4 v_b;
@@ -3386,7 +5370,7 @@ void aether_vec2d_mul_aos(const aether_vec2d *a, const aether_vec2d *b, aether_v
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec2d_mul(a[i], b[i]);
+        out[i] = aether_vec2d_mul_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -3429,7 +5413,7 @@ void aether_vec3f_mul_soa(const float *a, const float *b, float *out, size_t n)
 void aether_vec3f_mul_aos(const aether_vec3f *a, const aether_vec3f *b, aether_vec3f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_vec3fx8 v_b;
@@ -3468,7 +5452,7 @@ void aether_vec3f_mul_aos(const aether_vec3f *a, const aether_vec3f *b, aether_v
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec3f_mul(a[i], b[i]);
+        out[i] = aether_vec3f_mul_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -3511,7 +5495,7 @@ void aether_vec3d_mul_soa(const double *a, const double *b, double *out, size_t 
 void aether_vec3d_mul_aos(const aether_vec3d *a, const aether_vec3d *b, aether_vec3d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_vec3dx4 v_b;
@@ -3538,7 +5522,7 @@ void aether_vec3d_mul_aos(const aether_vec3d *a, const aether_vec3d *b, aether_v
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec3d_mul(a[i], b[i]);
+        out[i] = aether_vec3d_mul_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -3587,7 +5571,7 @@ void aether_vec4f_mul_soa(const float *a, const float *b, float *out, size_t n)
 void aether_vec4f_mul_aos(const aether_vec4f *a, const aether_vec4f *b, aether_vec4f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_vec4fx8 v_b;
@@ -3636,7 +5620,7 @@ void aether_vec4f_mul_aos(const aether_vec4f *a, const aether_vec4f *b, aether_v
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec4f_mul(a[i], b[i]);
+        out[i] = aether_vec4f_mul_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -3685,7 +5669,7 @@ void aether_vec4d_mul_soa(const double *a, const double *b, double *out, size_t 
 void aether_vec4d_mul_aos(const aether_vec4d *a, const aether_vec4d *b, aether_vec4d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_vec4dx4 v_b;
@@ -3718,7 +5702,7 @@ void aether_vec4d_mul_aos(const aether_vec4d *a, const aether_vec4d *b, aether_v
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec4d_mul(a[i], b[i]);
+        out[i] = aether_vec4d_mul_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -3753,7 +5737,7 @@ void aether_vec2f_scale_soa(const float *a, const float *s, float *out, size_t n
 void aether_vec2f_scale_aos(const aether_vec2f *a, const float *s, aether_vec2f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_f32x8 v_s;
@@ -3781,7 +5765,7 @@ void aether_vec2f_scale_aos(const aether_vec2f *a, const float *s, aether_vec2f 
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec2f_scale(a[i], s[i]);
+        out[i] = aether_vec2f_scale_batch_item(&a[i], &s[i]);
     }
 }
 
@@ -3816,7 +5800,7 @@ void aether_vec2d_scale_soa(const double *a, const double *s, double *out, size_
 void aether_vec2d_scale_aos(const aether_vec2d *a, const double *s, aether_vec2d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_f64x4 v_s;
@@ -3836,7 +5820,7 @@ void aether_vec2d_scale_aos(const aether_vec2d *a, const double *s, aether_vec2d
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec2d_scale(a[i], s[i]);
+        out[i] = aether_vec2d_scale_batch_item(&a[i], &s[i]);
     }
 }
 
@@ -3875,7 +5859,7 @@ void aether_vec3f_scale_soa(const float *a, const float *s, float *out, size_t n
 void aether_vec3f_scale_aos(const aether_vec3f *a, const float *s, aether_vec3f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_f32x8 v_s;
@@ -3912,7 +5896,7 @@ void aether_vec3f_scale_aos(const aether_vec3f *a, const float *s, aether_vec3f 
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec3f_scale(a[i], s[i]);
+        out[i] = aether_vec3f_scale_batch_item(&a[i], &s[i]);
     }
 }
 
@@ -3951,7 +5935,7 @@ void aether_vec3d_scale_soa(const double *a, const double *s, double *out, size_
 void aether_vec3d_scale_aos(const aether_vec3d *a, const double *s, aether_vec3d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_f64x4 v_s;
@@ -3976,7 +5960,7 @@ void aether_vec3d_scale_aos(const aether_vec3d *a, const double *s, aether_vec3d
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec3d_scale(a[i], s[i]);
+        out[i] = aether_vec3d_scale_batch_item(&a[i], &s[i]);
     }
 }
 
@@ -4019,7 +6003,7 @@ void aether_vec4f_scale_soa(const float *a, const float *s, float *out, size_t n
 void aether_vec4f_scale_aos(const aether_vec4f *a, const float *s, aether_vec4f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_f32x8 v_s;
@@ -4065,7 +6049,7 @@ void aether_vec4f_scale_aos(const aether_vec4f *a, const float *s, aether_vec4f 
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec4f_scale(a[i], s[i]);
+        out[i] = aether_vec4f_scale_batch_item(&a[i], &s[i]);
     }
 }
 
@@ -4108,7 +6092,7 @@ void aether_vec4d_scale_soa(const double *a, const double *s, double *out, size_
 void aether_vec4d_scale_aos(const aether_vec4d *a, const double *s, aether_vec4d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_f64x4 v_s;
@@ -4138,7 +6122,7 @@ void aether_vec4d_scale_aos(const aether_vec4d *a, const double *s, aether_vec4d
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec4d_scale(a[i], s[i]);
+        out[i] = aether_vec4d_scale_batch_item(&a[i], &s[i]);
     }
 }
 
@@ -4173,7 +6157,7 @@ void aether_vec2f_div_soa(const float *a, const float *s, float *out, size_t n)
 void aether_vec2f_div_aos(const aether_vec2f *a, const float *s, aether_vec2f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_f32x8 v_s;
@@ -4201,7 +6185,7 @@ void aether_vec2f_div_aos(const aether_vec2f *a, const float *s, aether_vec2f *o
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec2f_div(a[i], s[i]);
+        out[i] = aether_vec2f_div_batch_item(&a[i], &s[i]);
     }
 }
 
@@ -4236,7 +6220,7 @@ void aether_vec2d_div_soa(const double *a, const double *s, double *out, size_t 
 void aether_vec2d_div_aos(const aether_vec2d *a, const double *s, aether_vec2d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_f64x4 v_s;
@@ -4256,7 +6240,7 @@ void aether_vec2d_div_aos(const aether_vec2d *a, const double *s, aether_vec2d *
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec2d_div(a[i], s[i]);
+        out[i] = aether_vec2d_div_batch_item(&a[i], &s[i]);
     }
 }
 
@@ -4295,7 +6279,7 @@ void aether_vec3f_div_soa(const float *a, const float *s, float *out, size_t n)
 void aether_vec3f_div_aos(const aether_vec3f *a, const float *s, aether_vec3f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_f32x8 v_s;
@@ -4332,7 +6316,7 @@ void aether_vec3f_div_aos(const aether_vec3f *a, const float *s, aether_vec3f *o
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec3f_div(a[i], s[i]);
+        out[i] = aether_vec3f_div_batch_item(&a[i], &s[i]);
     }
 }
 
@@ -4371,7 +6355,7 @@ void aether_vec3d_div_soa(const double *a, const double *s, double *out, size_t 
 void aether_vec3d_div_aos(const aether_vec3d *a, const double *s, aether_vec3d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_f64x4 v_s;
@@ -4396,7 +6380,7 @@ void aether_vec3d_div_aos(const aether_vec3d *a, const double *s, aether_vec3d *
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec3d_div(a[i], s[i]);
+        out[i] = aether_vec3d_div_batch_item(&a[i], &s[i]);
     }
 }
 
@@ -4439,7 +6423,7 @@ void aether_vec4f_div_soa(const float *a, const float *s, float *out, size_t n)
 void aether_vec4f_div_aos(const aether_vec4f *a, const float *s, aether_vec4f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_f32x8 v_s;
@@ -4485,7 +6469,7 @@ void aether_vec4f_div_aos(const aether_vec4f *a, const float *s, aether_vec4f *o
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec4f_div(a[i], s[i]);
+        out[i] = aether_vec4f_div_batch_item(&a[i], &s[i]);
     }
 }
 
@@ -4528,7 +6512,7 @@ void aether_vec4d_div_soa(const double *a, const double *s, double *out, size_t 
 void aether_vec4d_div_aos(const aether_vec4d *a, const double *s, aether_vec4d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_f64x4 v_s;
@@ -4558,7 +6542,7 @@ void aether_vec4d_div_aos(const aether_vec4d *a, const double *s, aether_vec4d *
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec4d_div(a[i], s[i]);
+        out[i] = aether_vec4d_div_batch_item(&a[i], &s[i]);
     }
 }
 
@@ -4585,7 +6569,7 @@ void aether_f32_neg_soa(const float *a, float *out, size_t n)
 void aether_f32_neg_aos(const float *a, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 8u; i += 8u) {
         aether_f32x8 v_a;
         aether_f32x8 aether_r;
@@ -4602,7 +6586,7 @@ void aether_f32_neg_aos(const float *a, float *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_f32_neg(a[i]);
+        out[i] = aether_f32_neg_batch_item(&a[i]);
     }
 }
 
@@ -4629,7 +6613,7 @@ void aether_f64_neg_soa(const double *a, double *out, size_t n)
 void aether_f64_neg_aos(const double *a, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 4u; i += 4u) {
         aether_f64x4 v_a;
         aether_f64x4 aether_r;
@@ -4642,7 +6626,7 @@ void aether_f64_neg_aos(const double *a, double *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_f64_neg(a[i]);
+        out[i] = aether_f64_neg_batch_item(&a[i]);
     }
 }
 
@@ -4673,7 +6657,7 @@ void aether_vec2f_neg_soa(const float *a, float *out, size_t n)
 void aether_vec2f_neg_aos(const aether_vec2f *a, aether_vec2f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_vec2fx8 aether_r;
@@ -4699,7 +6683,7 @@ void aether_vec2f_neg_aos(const aether_vec2f *a, aether_vec2f *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec2f_neg(a[i]);
+        out[i] = aether_vec2f_neg_batch_item(&a[i]);
     }
 }
 
@@ -4730,7 +6714,7 @@ void aether_vec2d_neg_soa(const double *a, double *out, size_t n)
 void aether_vec2d_neg_aos(const aether_vec2d *a, aether_vec2d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_vec2dx4 aether_r;
@@ -4748,7 +6732,7 @@ void aether_vec2d_neg_aos(const aether_vec2d *a, aether_vec2d *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec2d_neg(a[i]);
+        out[i] = aether_vec2d_neg_batch_item(&a[i]);
     }
 }
 
@@ -4783,7 +6767,7 @@ void aether_vec3f_neg_soa(const float *a, float *out, size_t n)
 void aether_vec3f_neg_aos(const aether_vec3f *a, aether_vec3f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_vec3fx8 aether_r;
@@ -4818,7 +6802,7 @@ void aether_vec3f_neg_aos(const aether_vec3f *a, aether_vec3f *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec3f_neg(a[i]);
+        out[i] = aether_vec3f_neg_batch_item(&a[i]);
     }
 }
 
@@ -4853,7 +6837,7 @@ void aether_vec3d_neg_soa(const double *a, double *out, size_t n)
 void aether_vec3d_neg_aos(const aether_vec3d *a, aether_vec3d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_vec3dx4 aether_r;
@@ -4876,7 +6860,7 @@ void aether_vec3d_neg_aos(const aether_vec3d *a, aether_vec3d *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec3d_neg(a[i]);
+        out[i] = aether_vec3d_neg_batch_item(&a[i]);
     }
 }
 
@@ -4915,7 +6899,7 @@ void aether_vec4f_neg_soa(const float *a, float *out, size_t n)
 void aether_vec4f_neg_aos(const aether_vec4f *a, aether_vec4f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_vec4fx8 aether_r;
@@ -4959,7 +6943,7 @@ void aether_vec4f_neg_aos(const aether_vec4f *a, aether_vec4f *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec4f_neg(a[i]);
+        out[i] = aether_vec4f_neg_batch_item(&a[i]);
     }
 }
 
@@ -4998,7 +6982,7 @@ void aether_vec4d_neg_soa(const double *a, double *out, size_t n)
 void aether_vec4d_neg_aos(const aether_vec4d *a, aether_vec4d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_vec4dx4 aether_r;
@@ -5026,7 +7010,7 @@ void aether_vec4d_neg_aos(const aether_vec4d *a, aether_vec4d *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec4d_neg(a[i]);
+        out[i] = aether_vec4d_neg_batch_item(&a[i]);
     }
 }
 
@@ -5053,7 +7037,7 @@ void aether_f32_abs_soa(const float *a, float *out, size_t n)
 void aether_f32_abs_aos(const float *a, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 8u; i += 8u) {
         aether_f32x8 v_a;
         aether_f32x8 aether_r;
@@ -5070,7 +7054,7 @@ void aether_f32_abs_aos(const float *a, float *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_f32_abs(a[i]);
+        out[i] = aether_f32_abs_batch_item(&a[i]);
     }
 }
 
@@ -5097,7 +7081,7 @@ void aether_f64_abs_soa(const double *a, double *out, size_t n)
 void aether_f64_abs_aos(const double *a, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 4u; i += 4u) {
         aether_f64x4 v_a;
         aether_f64x4 aether_r;
@@ -5110,7 +7094,7 @@ void aether_f64_abs_aos(const double *a, double *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_f64_abs(a[i]);
+        out[i] = aether_f64_abs_batch_item(&a[i]);
     }
 }
 
@@ -5141,7 +7125,7 @@ void aether_vec2f_abs_soa(const float *a, float *out, size_t n)
 void aether_vec2f_abs_aos(const aether_vec2f *a, aether_vec2f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_vec2fx8 aether_r;
@@ -5167,7 +7151,7 @@ void aether_vec2f_abs_aos(const aether_vec2f *a, aether_vec2f *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec2f_abs(a[i]);
+        out[i] = aether_vec2f_abs_batch_item(&a[i]);
     }
 }
 
@@ -5198,7 +7182,7 @@ void aether_vec2d_abs_soa(const double *a, double *out, size_t n)
 void aether_vec2d_abs_aos(const aether_vec2d *a, aether_vec2d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_vec2dx4 aether_r;
@@ -5216,7 +7200,7 @@ void aether_vec2d_abs_aos(const aether_vec2d *a, aether_vec2d *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec2d_abs(a[i]);
+        out[i] = aether_vec2d_abs_batch_item(&a[i]);
     }
 }
 
@@ -5251,7 +7235,7 @@ void aether_vec3f_abs_soa(const float *a, float *out, size_t n)
 void aether_vec3f_abs_aos(const aether_vec3f *a, aether_vec3f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_vec3fx8 aether_r;
@@ -5286,7 +7270,7 @@ void aether_vec3f_abs_aos(const aether_vec3f *a, aether_vec3f *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec3f_abs(a[i]);
+        out[i] = aether_vec3f_abs_batch_item(&a[i]);
     }
 }
 
@@ -5321,7 +7305,7 @@ void aether_vec3d_abs_soa(const double *a, double *out, size_t n)
 void aether_vec3d_abs_aos(const aether_vec3d *a, aether_vec3d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_vec3dx4 aether_r;
@@ -5344,7 +7328,7 @@ void aether_vec3d_abs_aos(const aether_vec3d *a, aether_vec3d *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec3d_abs(a[i]);
+        out[i] = aether_vec3d_abs_batch_item(&a[i]);
     }
 }
 
@@ -5383,7 +7367,7 @@ void aether_vec4f_abs_soa(const float *a, float *out, size_t n)
 void aether_vec4f_abs_aos(const aether_vec4f *a, aether_vec4f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_vec4fx8 aether_r;
@@ -5427,7 +7411,7 @@ void aether_vec4f_abs_aos(const aether_vec4f *a, aether_vec4f *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec4f_abs(a[i]);
+        out[i] = aether_vec4f_abs_batch_item(&a[i]);
     }
 }
 
@@ -5466,7 +7450,7 @@ void aether_vec4d_abs_soa(const double *a, double *out, size_t n)
 void aether_vec4d_abs_aos(const aether_vec4d *a, aether_vec4d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_vec4dx4 aether_r;
@@ -5494,7 +7478,7 @@ void aether_vec4d_abs_aos(const aether_vec4d *a, aether_vec4d *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec4d_abs(a[i]);
+        out[i] = aether_vec4d_abs_batch_item(&a[i]);
     }
 }
 
@@ -5531,7 +7515,7 @@ void aether_vec2f_min_soa(const float *a, const float *b, float *out, size_t n)
 void aether_vec2f_min_aos(const aether_vec2f *a, const aether_vec2f *b, aether_vec2f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_vec2fx8 v_b;
@@ -5560,7 +7544,7 @@ void aether_vec2f_min_aos(const aether_vec2f *a, const aether_vec2f *b, aether_v
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec2f_min(a[i], b[i]);
+        out[i] = aether_vec2f_min_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -5597,7 +7581,7 @@ void aether_vec2d_min_soa(const double *a, const double *b, double *out, size_t 
 void aether_vec2d_min_aos(const aether_vec2d *a, const aether_vec2d *b, aether_vec2d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_vec2dx4 v_b;
@@ -5618,7 +7602,7 @@ void aether_vec2d_min_aos(const aether_vec2d *a, const aether_vec2d *b, aether_v
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec2d_min(a[i], b[i]);
+        out[i] = aether_vec2d_min_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -5661,7 +7645,7 @@ void aether_vec3f_min_soa(const float *a, const float *b, float *out, size_t n)
 void aether_vec3f_min_aos(const aether_vec3f *a, const aether_vec3f *b, aether_vec3f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_vec3fx8 v_b;
@@ -5700,7 +7684,7 @@ void aether_vec3f_min_aos(const aether_vec3f *a, const aether_vec3f *b, aether_v
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec3f_min(a[i], b[i]);
+        out[i] = aether_vec3f_min_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -5743,7 +7727,7 @@ void aether_vec3d_min_soa(const double *a, const double *b, double *out, size_t 
 void aether_vec3d_min_aos(const aether_vec3d *a, const aether_vec3d *b, aether_vec3d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_vec3dx4 v_b;
@@ -5770,7 +7754,7 @@ void aether_vec3d_min_aos(const aether_vec3d *a, const aether_vec3d *b, aether_v
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec3d_min(a[i], b[i]);
+        out[i] = aether_vec3d_min_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -5819,7 +7803,7 @@ void aether_vec4f_min_soa(const float *a, const float *b, float *out, size_t n)
 void aether_vec4f_min_aos(const aether_vec4f *a, const aether_vec4f *b, aether_vec4f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_vec4fx8 v_b;
@@ -5868,7 +7852,7 @@ void aether_vec4f_min_aos(const aether_vec4f *a, const aether_vec4f *b, aether_v
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec4f_min(a[i], b[i]);
+        out[i] = aether_vec4f_min_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -5917,7 +7901,7 @@ void aether_vec4d_min_soa(const double *a, const double *b, double *out, size_t 
 void aether_vec4d_min_aos(const aether_vec4d *a, const aether_vec4d *b, aether_vec4d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_vec4dx4 v_b;
@@ -5950,7 +7934,7 @@ void aether_vec4d_min_aos(const aether_vec4d *a, const aether_vec4d *b, aether_v
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec4d_min(a[i], b[i]);
+        out[i] = aether_vec4d_min_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -5987,7 +7971,7 @@ void aether_vec2f_max_soa(const float *a, const float *b, float *out, size_t n)
 void aether_vec2f_max_aos(const aether_vec2f *a, const aether_vec2f *b, aether_vec2f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_vec2fx8 v_b;
@@ -6016,7 +8000,7 @@ void aether_vec2f_max_aos(const aether_vec2f *a, const aether_vec2f *b, aether_v
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec2f_max(a[i], b[i]);
+        out[i] = aether_vec2f_max_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -6053,7 +8037,7 @@ void aether_vec2d_max_soa(const double *a, const double *b, double *out, size_t 
 void aether_vec2d_max_aos(const aether_vec2d *a, const aether_vec2d *b, aether_vec2d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_vec2dx4 v_b;
@@ -6074,7 +8058,7 @@ void aether_vec2d_max_aos(const aether_vec2d *a, const aether_vec2d *b, aether_v
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec2d_max(a[i], b[i]);
+        out[i] = aether_vec2d_max_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -6117,7 +8101,7 @@ void aether_vec3f_max_soa(const float *a, const float *b, float *out, size_t n)
 void aether_vec3f_max_aos(const aether_vec3f *a, const aether_vec3f *b, aether_vec3f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_vec3fx8 v_b;
@@ -6156,7 +8140,7 @@ void aether_vec3f_max_aos(const aether_vec3f *a, const aether_vec3f *b, aether_v
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec3f_max(a[i], b[i]);
+        out[i] = aether_vec3f_max_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -6199,7 +8183,7 @@ void aether_vec3d_max_soa(const double *a, const double *b, double *out, size_t 
 void aether_vec3d_max_aos(const aether_vec3d *a, const aether_vec3d *b, aether_vec3d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_vec3dx4 v_b;
@@ -6226,7 +8210,7 @@ void aether_vec3d_max_aos(const aether_vec3d *a, const aether_vec3d *b, aether_v
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec3d_max(a[i], b[i]);
+        out[i] = aether_vec3d_max_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -6275,7 +8259,7 @@ void aether_vec4f_max_soa(const float *a, const float *b, float *out, size_t n)
 void aether_vec4f_max_aos(const aether_vec4f *a, const aether_vec4f *b, aether_vec4f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_vec4fx8 v_b;
@@ -6324,7 +8308,7 @@ void aether_vec4f_max_aos(const aether_vec4f *a, const aether_vec4f *b, aether_v
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec4f_max(a[i], b[i]);
+        out[i] = aether_vec4f_max_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -6373,7 +8357,7 @@ void aether_vec4d_max_soa(const double *a, const double *b, double *out, size_t 
 void aether_vec4d_max_aos(const aether_vec4d *a, const aether_vec4d *b, aether_vec4d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_vec4dx4 v_b;
@@ -6406,7 +8390,7 @@ void aether_vec4d_max_aos(const aether_vec4d *a, const aether_vec4d *b, aether_v
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec4d_max(a[i], b[i]);
+        out[i] = aether_vec4d_max_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -6447,7 +8431,7 @@ void aether_vec2f_lerp_soa(const float *a, const float *b, const float *t, float
 void aether_vec2f_lerp_aos(const aether_vec2f *a, const aether_vec2f *b, const float *t, aether_vec2f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_vec2fx8 v_b;
@@ -6478,7 +8462,7 @@ void aether_vec2f_lerp_aos(const aether_vec2f *a, const aether_vec2f *b, const f
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec2f_lerp(a[i], b[i], t[i]);
+        out[i] = aether_vec2f_lerp_batch_item(&a[i], &b[i], &t[i]);
     }
 }
 
@@ -6519,7 +8503,7 @@ void aether_vec2d_lerp_soa(const double *a, const double *b, const double *t, do
 void aether_vec2d_lerp_aos(const aether_vec2d *a, const aether_vec2d *b, const double *t, aether_vec2d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_vec2dx4 v_b;
@@ -6542,7 +8526,7 @@ void aether_vec2d_lerp_aos(const aether_vec2d *a, const aether_vec2d *b, const d
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec2d_lerp(a[i], b[i], t[i]);
+        out[i] = aether_vec2d_lerp_batch_item(&a[i], &b[i], &t[i]);
     }
 }
 
@@ -6589,7 +8573,7 @@ void aether_vec3f_lerp_soa(const float *a, const float *b, const float *t, float
 void aether_vec3f_lerp_aos(const aether_vec3f *a, const aether_vec3f *b, const float *t, aether_vec3f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_vec3fx8 v_b;
@@ -6630,7 +8614,7 @@ void aether_vec3f_lerp_aos(const aether_vec3f *a, const aether_vec3f *b, const f
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec3f_lerp(a[i], b[i], t[i]);
+        out[i] = aether_vec3f_lerp_batch_item(&a[i], &b[i], &t[i]);
     }
 }
 
@@ -6677,7 +8661,7 @@ void aether_vec3d_lerp_soa(const double *a, const double *b, const double *t, do
 void aether_vec3d_lerp_aos(const aether_vec3d *a, const aether_vec3d *b, const double *t, aether_vec3d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_vec3dx4 v_b;
@@ -6706,7 +8690,7 @@ void aether_vec3d_lerp_aos(const aether_vec3d *a, const aether_vec3d *b, const d
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec3d_lerp(a[i], b[i], t[i]);
+        out[i] = aether_vec3d_lerp_batch_item(&a[i], &b[i], &t[i]);
     }
 }
 
@@ -6759,7 +8743,7 @@ void aether_vec4f_lerp_soa(const float *a, const float *b, const float *t, float
 void aether_vec4f_lerp_aos(const aether_vec4f *a, const aether_vec4f *b, const float *t, aether_vec4f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_vec4fx8 v_b;
@@ -6810,7 +8794,7 @@ void aether_vec4f_lerp_aos(const aether_vec4f *a, const aether_vec4f *b, const f
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec4f_lerp(a[i], b[i], t[i]);
+        out[i] = aether_vec4f_lerp_batch_item(&a[i], &b[i], &t[i]);
     }
 }
 
@@ -6863,7 +8847,7 @@ void aether_vec4d_lerp_soa(const double *a, const double *b, const double *t, do
 void aether_vec4d_lerp_aos(const aether_vec4d *a, const aether_vec4d *b, const double *t, aether_vec4d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_vec4dx4 v_b;
@@ -6898,7 +8882,7 @@ void aether_vec4d_lerp_aos(const aether_vec4d *a, const aether_vec4d *b, const d
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec4d_lerp(a[i], b[i], t[i]);
+        out[i] = aether_vec4d_lerp_batch_item(&a[i], &b[i], &t[i]);
     }
 }
 
@@ -6927,7 +8911,7 @@ void aether_vec2f_sum_soa(const float *a, float *out, size_t n)
 void aether_vec2f_sum_aos(const aether_vec2f *a, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_f32x8 aether_r;
@@ -6945,7 +8929,7 @@ void aether_vec2f_sum_aos(const aether_vec2f *a, float *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec2f_sum(a[i]);
+        out[i] = aether_vec2f_sum_batch_item(&a[i]);
     }
 }
 
@@ -6974,7 +8958,7 @@ void aether_vec2d_sum_soa(const double *a, double *out, size_t n)
 void aether_vec2d_sum_aos(const aether_vec2d *a, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_f64x4 aether_r;
@@ -6988,7 +8972,7 @@ void aether_vec2d_sum_aos(const aether_vec2d *a, double *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec2d_sum(a[i]);
+        out[i] = aether_vec2d_sum_batch_item(&a[i]);
     }
 }
 
@@ -7019,7 +9003,7 @@ void aether_vec3f_sum_soa(const float *a, float *out, size_t n)
 void aether_vec3f_sum_aos(const aether_vec3f *a, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_f32x8 aether_r;
@@ -7038,7 +9022,7 @@ void aether_vec3f_sum_aos(const aether_vec3f *a, float *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec3f_sum(a[i]);
+        out[i] = aether_vec3f_sum_batch_item(&a[i]);
     }
 }
 
@@ -7069,7 +9053,7 @@ void aether_vec3d_sum_soa(const double *a, double *out, size_t n)
 void aether_vec3d_sum_aos(const aether_vec3d *a, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_f64x4 aether_r;
@@ -7084,7 +9068,7 @@ void aether_vec3d_sum_aos(const aether_vec3d *a, double *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec3d_sum(a[i]);
+        out[i] = aether_vec3d_sum_batch_item(&a[i]);
     }
 }
 
@@ -7117,7 +9101,7 @@ void aether_vec4f_sum_soa(const float *a, float *out, size_t n)
 void aether_vec4f_sum_aos(const aether_vec4f *a, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_f32x8 aether_r;
@@ -7137,7 +9121,7 @@ void aether_vec4f_sum_aos(const aether_vec4f *a, float *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec4f_sum(a[i]);
+        out[i] = aether_vec4f_sum_batch_item(&a[i]);
     }
 }
 
@@ -7170,7 +9154,7 @@ void aether_vec4d_sum_soa(const double *a, double *out, size_t n)
 void aether_vec4d_sum_aos(const aether_vec4d *a, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_f64x4 aether_r;
@@ -7186,7 +9170,7 @@ void aether_vec4d_sum_aos(const aether_vec4d *a, double *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec4d_sum(a[i]);
+        out[i] = aether_vec4d_sum_batch_item(&a[i]);
     }
 }
 
@@ -7221,7 +9205,7 @@ void aether_vec2f_dot_soa(const float *a, const float *b, float *out, size_t n)
 void aether_vec2f_dot_aos(const aether_vec2f *a, const aether_vec2f *b, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_vec2fx8 v_b;
@@ -7242,7 +9226,7 @@ void aether_vec2f_dot_aos(const aether_vec2f *a, const aether_vec2f *b, float *o
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec2f_dot(a[i], b[i]);
+        out[i] = aether_vec2f_dot_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -7277,7 +9261,7 @@ void aether_vec2d_dot_soa(const double *a, const double *b, double *out, size_t 
 void aether_vec2d_dot_aos(const aether_vec2d *a, const aether_vec2d *b, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_vec2dx4 v_b;
@@ -7294,7 +9278,7 @@ void aether_vec2d_dot_aos(const aether_vec2d *a, const aether_vec2d *b, double *
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec2d_dot(a[i], b[i]);
+        out[i] = aether_vec2d_dot_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -7333,7 +9317,7 @@ void aether_vec3f_dot_soa(const float *a, const float *b, float *out, size_t n)
 void aether_vec3f_dot_aos(const aether_vec3f *a, const aether_vec3f *b, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_vec3fx8 v_b;
@@ -7356,7 +9340,7 @@ void aether_vec3f_dot_aos(const aether_vec3f *a, const aether_vec3f *b, float *o
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec3f_dot(a[i], b[i]);
+        out[i] = aether_vec3f_dot_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -7395,7 +9379,7 @@ void aether_vec3d_dot_soa(const double *a, const double *b, double *out, size_t 
 void aether_vec3d_dot_aos(const aether_vec3d *a, const aether_vec3d *b, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_vec3dx4 v_b;
@@ -7414,7 +9398,7 @@ void aether_vec3d_dot_aos(const aether_vec3d *a, const aether_vec3d *b, double *
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec3d_dot(a[i], b[i]);
+        out[i] = aether_vec3d_dot_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -7457,7 +9441,7 @@ void aether_vec4f_dot_soa(const float *a, const float *b, float *out, size_t n)
 void aether_vec4f_dot_aos(const aether_vec4f *a, const aether_vec4f *b, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_vec4fx8 v_b;
@@ -7482,7 +9466,7 @@ void aether_vec4f_dot_aos(const aether_vec4f *a, const aether_vec4f *b, float *o
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec4f_dot(a[i], b[i]);
+        out[i] = aether_vec4f_dot_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -7525,7 +9509,7 @@ void aether_vec4d_dot_soa(const double *a, const double *b, double *out, size_t 
 void aether_vec4d_dot_aos(const aether_vec4d *a, const aether_vec4d *b, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_vec4dx4 v_b;
@@ -7546,7 +9530,7 @@ void aether_vec4d_dot_aos(const aether_vec4d *a, const aether_vec4d *b, double *
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec4d_dot(a[i], b[i]);
+        out[i] = aether_vec4d_dot_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -7575,7 +9559,7 @@ void aether_vec2f_squared_norm_soa(const float *a, float *out, size_t n)
 void aether_vec2f_squared_norm_aos(const aether_vec2f *a, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_f32x8 aether_r;
@@ -7593,7 +9577,7 @@ void aether_vec2f_squared_norm_aos(const aether_vec2f *a, float *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec2f_squared_norm(a[i]);
+        out[i] = aether_vec2f_squared_norm_batch_item(&a[i]);
     }
 }
 
@@ -7622,7 +9606,7 @@ void aether_vec2d_squared_norm_soa(const double *a, double *out, size_t n)
 void aether_vec2d_squared_norm_aos(const aether_vec2d *a, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_f64x4 aether_r;
@@ -7636,7 +9620,7 @@ void aether_vec2d_squared_norm_aos(const aether_vec2d *a, double *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec2d_squared_norm(a[i]);
+        out[i] = aether_vec2d_squared_norm_batch_item(&a[i]);
     }
 }
 
@@ -7667,7 +9651,7 @@ void aether_vec3f_squared_norm_soa(const float *a, float *out, size_t n)
 void aether_vec3f_squared_norm_aos(const aether_vec3f *a, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_f32x8 aether_r;
@@ -7686,7 +9670,7 @@ void aether_vec3f_squared_norm_aos(const aether_vec3f *a, float *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec3f_squared_norm(a[i]);
+        out[i] = aether_vec3f_squared_norm_batch_item(&a[i]);
     }
 }
 
@@ -7717,7 +9701,7 @@ void aether_vec3d_squared_norm_soa(const double *a, double *out, size_t n)
 void aether_vec3d_squared_norm_aos(const aether_vec3d *a, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_f64x4 aether_r;
@@ -7732,7 +9716,7 @@ void aether_vec3d_squared_norm_aos(const aether_vec3d *a, double *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec3d_squared_norm(a[i]);
+        out[i] = aether_vec3d_squared_norm_batch_item(&a[i]);
     }
 }
 
@@ -7765,7 +9749,7 @@ void aether_vec4f_squared_norm_soa(const float *a, float *out, size_t n)
 void aether_vec4f_squared_norm_aos(const aether_vec4f *a, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_f32x8 aether_r;
@@ -7785,7 +9769,7 @@ void aether_vec4f_squared_norm_aos(const aether_vec4f *a, float *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec4f_squared_norm(a[i]);
+        out[i] = aether_vec4f_squared_norm_batch_item(&a[i]);
     }
 }
 
@@ -7818,7 +9802,7 @@ void aether_vec4d_squared_norm_soa(const double *a, double *out, size_t n)
 void aether_vec4d_squared_norm_aos(const aether_vec4d *a, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_f64x4 aether_r;
@@ -7834,7 +9818,7 @@ void aether_vec4d_squared_norm_aos(const aether_vec4d *a, double *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec4d_squared_norm(a[i]);
+        out[i] = aether_vec4d_squared_norm_batch_item(&a[i]);
     }
 }
 
@@ -7863,7 +9847,7 @@ void aether_vec2f_norm_soa(const float *a, float *out, size_t n)
 void aether_vec2f_norm_aos(const aether_vec2f *a, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_f32x8 aether_r;
@@ -7881,7 +9865,7 @@ void aether_vec2f_norm_aos(const aether_vec2f *a, float *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec2f_norm(a[i]);
+        out[i] = aether_vec2f_norm_batch_item(&a[i]);
     }
 }
 
@@ -7910,7 +9894,7 @@ void aether_vec2d_norm_soa(const double *a, double *out, size_t n)
 void aether_vec2d_norm_aos(const aether_vec2d *a, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_f64x4 aether_r;
@@ -7924,7 +9908,7 @@ void aether_vec2d_norm_aos(const aether_vec2d *a, double *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec2d_norm(a[i]);
+        out[i] = aether_vec2d_norm_batch_item(&a[i]);
     }
 }
 
@@ -7955,7 +9939,7 @@ void aether_vec3f_norm_soa(const float *a, float *out, size_t n)
 void aether_vec3f_norm_aos(const aether_vec3f *a, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_f32x8 aether_r;
@@ -7974,7 +9958,7 @@ void aether_vec3f_norm_aos(const aether_vec3f *a, float *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec3f_norm(a[i]);
+        out[i] = aether_vec3f_norm_batch_item(&a[i]);
     }
 }
 
@@ -8005,7 +9989,7 @@ void aether_vec3d_norm_soa(const double *a, double *out, size_t n)
 void aether_vec3d_norm_aos(const aether_vec3d *a, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_f64x4 aether_r;
@@ -8020,7 +10004,7 @@ void aether_vec3d_norm_aos(const aether_vec3d *a, double *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec3d_norm(a[i]);
+        out[i] = aether_vec3d_norm_batch_item(&a[i]);
     }
 }
 
@@ -8053,7 +10037,7 @@ void aether_vec4f_norm_soa(const float *a, float *out, size_t n)
 void aether_vec4f_norm_aos(const aether_vec4f *a, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_f32x8 aether_r;
@@ -8073,7 +10057,7 @@ void aether_vec4f_norm_aos(const aether_vec4f *a, float *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec4f_norm(a[i]);
+        out[i] = aether_vec4f_norm_batch_item(&a[i]);
     }
 }
 
@@ -8106,7 +10090,7 @@ void aether_vec4d_norm_soa(const double *a, double *out, size_t n)
 void aether_vec4d_norm_aos(const aether_vec4d *a, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_f64x4 aether_r;
@@ -8122,7 +10106,7 @@ void aether_vec4d_norm_aos(const aether_vec4d *a, double *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec4d_norm(a[i]);
+        out[i] = aether_vec4d_norm_batch_item(&a[i]);
     }
 }
 
@@ -8151,7 +10135,7 @@ void aether_vec2f_max_norm_soa(const float *a, float *out, size_t n)
 void aether_vec2f_max_norm_aos(const aether_vec2f *a, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_f32x8 aether_r;
@@ -8169,7 +10153,7 @@ void aether_vec2f_max_norm_aos(const aether_vec2f *a, float *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec2f_max_norm(a[i]);
+        out[i] = aether_vec2f_max_norm_batch_item(&a[i]);
     }
 }
 
@@ -8198,7 +10182,7 @@ void aether_vec2d_max_norm_soa(const double *a, double *out, size_t n)
 void aether_vec2d_max_norm_aos(const aether_vec2d *a, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_f64x4 aether_r;
@@ -8212,7 +10196,7 @@ void aether_vec2d_max_norm_aos(const aether_vec2d *a, double *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec2d_max_norm(a[i]);
+        out[i] = aether_vec2d_max_norm_batch_item(&a[i]);
     }
 }
 
@@ -8243,7 +10227,7 @@ void aether_vec3f_max_norm_soa(const float *a, float *out, size_t n)
 void aether_vec3f_max_norm_aos(const aether_vec3f *a, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_f32x8 aether_r;
@@ -8262,7 +10246,7 @@ void aether_vec3f_max_norm_aos(const aether_vec3f *a, float *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec3f_max_norm(a[i]);
+        out[i] = aether_vec3f_max_norm_batch_item(&a[i]);
     }
 }
 
@@ -8293,7 +10277,7 @@ void aether_vec3d_max_norm_soa(const double *a, double *out, size_t n)
 void aether_vec3d_max_norm_aos(const aether_vec3d *a, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_f64x4 aether_r;
@@ -8308,7 +10292,7 @@ void aether_vec3d_max_norm_aos(const aether_vec3d *a, double *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec3d_max_norm(a[i]);
+        out[i] = aether_vec3d_max_norm_batch_item(&a[i]);
     }
 }
 
@@ -8341,7 +10325,7 @@ void aether_vec4f_max_norm_soa(const float *a, float *out, size_t n)
 void aether_vec4f_max_norm_aos(const aether_vec4f *a, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_f32x8 aether_r;
@@ -8361,7 +10345,7 @@ void aether_vec4f_max_norm_aos(const aether_vec4f *a, float *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec4f_max_norm(a[i]);
+        out[i] = aether_vec4f_max_norm_batch_item(&a[i]);
     }
 }
 
@@ -8394,7 +10378,7 @@ void aether_vec4d_max_norm_soa(const double *a, double *out, size_t n)
 void aether_vec4d_max_norm_aos(const aether_vec4d *a, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_f64x4 aether_r;
@@ -8410,7 +10394,7 @@ void aether_vec4d_max_norm_aos(const aether_vec4d *a, double *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec4d_max_norm(a[i]);
+        out[i] = aether_vec4d_max_norm_batch_item(&a[i]);
     }
 }
 
@@ -8439,7 +10423,7 @@ void aether_vec2f_is_finite_soa(const float *a, int *out, size_t n)
 void aether_vec2f_is_finite_aos(const aether_vec2f *a, int *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_i32x8 aether_r;
@@ -8451,7 +10435,7 @@ void aether_vec2f_is_finite_aos(const aether_vec2f *a, int *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec2f_is_finite(a[i]);
+        out[i] = aether_vec2f_is_finite_batch_item(&a[i]);
     }
 }
 
@@ -8480,7 +10464,7 @@ void aether_vec2d_is_finite_soa(const double *a, int *out, size_t n)
 void aether_vec2d_is_finite_aos(const aether_vec2d *a, int *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_i64x4 aether_r;
@@ -8492,7 +10476,7 @@ void aether_vec2d_is_finite_aos(const aether_vec2d *a, int *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec2d_is_finite(a[i]);
+        out[i] = aether_vec2d_is_finite_batch_item(&a[i]);
     }
 }
 
@@ -8523,7 +10507,7 @@ void aether_vec3f_is_finite_soa(const float *a, int *out, size_t n)
 void aether_vec3f_is_finite_aos(const aether_vec3f *a, int *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_i32x8 aether_r;
@@ -8536,7 +10520,7 @@ void aether_vec3f_is_finite_aos(const aether_vec3f *a, int *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec3f_is_finite(a[i]);
+        out[i] = aether_vec3f_is_finite_batch_item(&a[i]);
     }
 }
 
@@ -8567,7 +10551,7 @@ void aether_vec3d_is_finite_soa(const double *a, int *out, size_t n)
 void aether_vec3d_is_finite_aos(const aether_vec3d *a, int *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_i64x4 aether_r;
@@ -8580,7 +10564,7 @@ void aether_vec3d_is_finite_aos(const aether_vec3d *a, int *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec3d_is_finite(a[i]);
+        out[i] = aether_vec3d_is_finite_batch_item(&a[i]);
     }
 }
 
@@ -8613,7 +10597,7 @@ void aether_vec4f_is_finite_soa(const float *a, int *out, size_t n)
 void aether_vec4f_is_finite_aos(const aether_vec4f *a, int *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_i32x8 aether_r;
@@ -8627,7 +10611,7 @@ void aether_vec4f_is_finite_aos(const aether_vec4f *a, int *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec4f_is_finite(a[i]);
+        out[i] = aether_vec4f_is_finite_batch_item(&a[i]);
     }
 }
 
@@ -8660,7 +10644,7 @@ void aether_vec4d_is_finite_soa(const double *a, int *out, size_t n)
 void aether_vec4d_is_finite_aos(const aether_vec4d *a, int *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_i64x4 aether_r;
@@ -8674,7 +10658,7 @@ void aether_vec4d_is_finite_aos(const aether_vec4d *a, int *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec4d_is_finite(a[i]);
+        out[i] = aether_vec4d_is_finite_batch_item(&a[i]);
     }
 }
 
@@ -8705,7 +10689,7 @@ void aether_vec2f_normalize_soa(const float *a, float *out, size_t n)
 void aether_vec2f_normalize_aos(const aether_vec2f *a, aether_vec2f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_vec2fx8 aether_r;
@@ -8731,7 +10715,7 @@ void aether_vec2f_normalize_aos(const aether_vec2f *a, aether_vec2f *out, size_t
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec2f_normalize(a[i]);
+        out[i] = aether_vec2f_normalize_batch_item(&a[i]);
     }
 }
 
@@ -8762,7 +10746,7 @@ void aether_vec2d_normalize_soa(const double *a, double *out, size_t n)
 void aether_vec2d_normalize_aos(const aether_vec2d *a, aether_vec2d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_vec2dx4 aether_r;
@@ -8780,7 +10764,7 @@ void aether_vec2d_normalize_aos(const aether_vec2d *a, aether_vec2d *out, size_t
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec2d_normalize(a[i]);
+        out[i] = aether_vec2d_normalize_batch_item(&a[i]);
     }
 }
 
@@ -8815,7 +10799,7 @@ void aether_vec3f_normalize_soa(const float *a, float *out, size_t n)
 void aether_vec3f_normalize_aos(const aether_vec3f *a, aether_vec3f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_vec3fx8 aether_r;
@@ -8850,7 +10834,7 @@ void aether_vec3f_normalize_aos(const aether_vec3f *a, aether_vec3f *out, size_t
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec3f_normalize(a[i]);
+        out[i] = aether_vec3f_normalize_batch_item(&a[i]);
     }
 }
 
@@ -8885,7 +10869,7 @@ void aether_vec3d_normalize_soa(const double *a, double *out, size_t n)
 void aether_vec3d_normalize_aos(const aether_vec3d *a, aether_vec3d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_vec3dx4 aether_r;
@@ -8908,7 +10892,7 @@ void aether_vec3d_normalize_aos(const aether_vec3d *a, aether_vec3d *out, size_t
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec3d_normalize(a[i]);
+        out[i] = aether_vec3d_normalize_batch_item(&a[i]);
     }
 }
 
@@ -8947,7 +10931,7 @@ void aether_vec4f_normalize_soa(const float *a, float *out, size_t n)
 void aether_vec4f_normalize_aos(const aether_vec4f *a, aether_vec4f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_vec4fx8 aether_r;
@@ -8991,7 +10975,7 @@ void aether_vec4f_normalize_aos(const aether_vec4f *a, aether_vec4f *out, size_t
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec4f_normalize(a[i]);
+        out[i] = aether_vec4f_normalize_batch_item(&a[i]);
     }
 }
 
@@ -9030,7 +11014,7 @@ void aether_vec4d_normalize_soa(const double *a, double *out, size_t n)
 void aether_vec4d_normalize_aos(const aether_vec4d *a, aether_vec4d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_vec4dx4 aether_r;
@@ -9058,7 +11042,7 @@ void aether_vec4d_normalize_aos(const aether_vec4d *a, aether_vec4d *out, size_t
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec4d_normalize(a[i]);
+        out[i] = aether_vec4d_normalize_batch_item(&a[i]);
     }
 }
 
@@ -9097,7 +11081,7 @@ void aether_quatf_normalize_soa(const float *a, float *out, size_t n)
 void aether_quatf_normalize_aos(const aether_quatf *a, aether_quatf *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_quatfx8 v_a;
         aether_quatfx8 aether_r;
@@ -9141,7 +11125,7 @@ void aether_quatf_normalize_aos(const aether_quatf *a, aether_quatf *out, size_t
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_quatf_normalize(a[i]);
+        out[i] = aether_quatf_normalize_batch_item(&a[i]);
     }
 }
 
@@ -9180,7 +11164,7 @@ void aether_quatd_normalize_soa(const double *a, double *out, size_t n)
 void aether_quatd_normalize_aos(const aether_quatd *a, aether_quatd *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_quatdx4 v_a;
         aether_quatdx4 aether_r;
@@ -9208,7 +11192,7 @@ void aether_quatd_normalize_aos(const aether_quatd *a, aether_quatd *out, size_t
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_quatd_normalize(a[i]);
+        out[i] = aether_quatd_normalize_batch_item(&a[i]);
     }
 }
 
@@ -9251,7 +11235,7 @@ void aether_vec3f_cross_soa(const float *a, const float *b, float *out, size_t n
 void aether_vec3f_cross_aos(const aether_vec3f *a, const aether_vec3f *b, aether_vec3f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_vec3fx8 v_b;
@@ -9290,7 +11274,7 @@ void aether_vec3f_cross_aos(const aether_vec3f *a, const aether_vec3f *b, aether
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec3f_cross(a[i], b[i]);
+        out[i] = aether_vec3f_cross_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -9333,7 +11317,7 @@ void aether_vec3d_cross_soa(const double *a, const double *b, double *out, size_
 void aether_vec3d_cross_aos(const aether_vec3d *a, const aether_vec3d *b, aether_vec3d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_vec3dx4 v_b;
@@ -9360,7 +11344,7 @@ void aether_vec3d_cross_aos(const aether_vec3d *a, const aether_vec3d *b, aether
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_vec3d_cross(a[i], b[i]);
+        out[i] = aether_vec3d_cross_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -9409,7 +11393,7 @@ void aether_quatf_mul_soa(const float *a, const float *b, float *out, size_t n)
 void aether_quatf_mul_aos(const aether_quatf *a, const aether_quatf *b, aether_quatf *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || defined(__clang__))
     for (; n - i >= 8u; i += 8u) {
         aether_quatfx8 v_a;
         aether_quatfx8 v_b;
@@ -9458,7 +11442,7 @@ void aether_quatf_mul_aos(const aether_quatf *a, const aether_quatf *b, aether_q
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_quatf_mul(a[i], b[i]);
+        out[i] = aether_quatf_mul_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -9507,7 +11491,7 @@ void aether_quatd_mul_soa(const double *a, const double *b, double *out, size_t 
 void aether_quatd_mul_aos(const aether_quatd *a, const aether_quatd *b, aether_quatd *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || defined(__clang__))
     for (; n - i >= 4u; i += 4u) {
         aether_quatdx4 v_a;
         aether_quatdx4 v_b;
@@ -9540,7 +11524,7 @@ void aether_quatd_mul_aos(const aether_quatd *a, const aether_quatd *b, aether_q
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_quatd_mul(a[i], b[i]);
+        out[i] = aether_quatd_mul_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -9579,7 +11563,7 @@ void aether_quatf_conjugate_soa(const float *a, float *out, size_t n)
 void aether_quatf_conjugate_aos(const aether_quatf *a, aether_quatf *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_quatfx8 v_a;
         aether_quatfx8 aether_r;
@@ -9623,7 +11607,7 @@ void aether_quatf_conjugate_aos(const aether_quatf *a, aether_quatf *out, size_t
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_quatf_conjugate(a[i]);
+        out[i] = aether_quatf_conjugate_batch_item(&a[i]);
     }
 }
 
@@ -9662,7 +11646,7 @@ void aether_quatd_conjugate_soa(const double *a, double *out, size_t n)
 void aether_quatd_conjugate_aos(const aether_quatd *a, aether_quatd *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_quatdx4 v_a;
         aether_quatdx4 aether_r;
@@ -9690,7 +11674,7 @@ void aether_quatd_conjugate_aos(const aether_quatd *a, aether_quatd *out, size_t
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_quatd_conjugate(a[i]);
+        out[i] = aether_quatd_conjugate_batch_item(&a[i]);
     }
 }
 
@@ -9735,7 +11719,7 @@ void aether_quatf_rotate_soa(const float *q, const float *v, float *out, size_t 
 void aether_quatf_rotate_aos(const aether_quatf *q, const aether_vec3f *v, aether_vec3f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_quatfx8 v_q;
         aether_vec3fx8 v_v;
@@ -9775,7 +11759,7 @@ void aether_quatf_rotate_aos(const aether_quatf *q, const aether_vec3f *v, aethe
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_quatf_rotate(q[i], v[i]);
+        out[i] = aether_quatf_rotate_batch_item(&q[i], &v[i]);
     }
 }
 
@@ -9820,7 +11804,7 @@ void aether_quatd_rotate_soa(const double *q, const double *v, double *out, size
 void aether_quatd_rotate_aos(const aether_quatd *q, const aether_vec3d *v, aether_vec3d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_quatdx4 v_q;
         aether_vec3dx4 v_v;
@@ -9848,7 +11832,7 @@ void aether_quatd_rotate_aos(const aether_quatd *q, const aether_vec3d *v, aethe
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_quatd_rotate(q[i], v[i]);
+        out[i] = aether_quatd_rotate_batch_item(&q[i], &v[i]);
     }
 }
 
@@ -9889,7 +11873,7 @@ void aether_mat2f_mul_vec_soa(const float *m, const float *v, float *out, size_t
 void aether_mat2f_mul_vec_aos(const aether_mat2f *m, const aether_vec2f *v, aether_vec2f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_mat2fx8 v_m;
         aether_vec2fx8 v_v;
@@ -9920,7 +11904,7 @@ void aether_mat2f_mul_vec_aos(const aether_mat2f *m, const aether_vec2f *v, aeth
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat2f_mul_vec(m[i], v[i]);
+        out[i] = aether_mat2f_mul_vec_batch_item(&m[i], &v[i]);
     }
 }
 
@@ -9961,7 +11945,7 @@ void aether_mat2d_mul_vec_soa(const double *m, const double *v, double *out, siz
 void aether_mat2d_mul_vec_aos(const aether_mat2d *m, const aether_vec2d *v, aether_vec2d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_mat2dx4 v_m;
         aether_vec2dx4 v_v;
@@ -9984,7 +11968,7 @@ void aether_mat2d_mul_vec_aos(const aether_mat2d *m, const aether_vec2d *v, aeth
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat2d_mul_vec(m[i], v[i]);
+        out[i] = aether_mat2d_mul_vec_batch_item(&m[i], &v[i]);
     }
 }
 
@@ -10039,7 +12023,7 @@ void aether_mat3f_mul_vec_soa(const float *m, const float *v, float *out, size_t
 void aether_mat3f_mul_vec_aos(const aether_mat3f *m, const aether_vec3f *v, aether_vec3f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_mat3fx8 v_m;
         aether_vec3fx8 v_v;
@@ -10084,7 +12068,7 @@ void aether_mat3f_mul_vec_aos(const aether_mat3f *m, const aether_vec3f *v, aeth
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat3f_mul_vec(m[i], v[i]);
+        out[i] = aether_mat3f_mul_vec_batch_item(&m[i], &v[i]);
     }
 }
 
@@ -10139,7 +12123,7 @@ void aether_mat3d_mul_vec_soa(const double *m, const double *v, double *out, siz
 void aether_mat3d_mul_vec_aos(const aether_mat3d *m, const aether_vec3d *v, aether_vec3d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_mat3dx4 v_m;
         aether_vec3dx4 v_v;
@@ -10172,7 +12156,7 @@ void aether_mat3d_mul_vec_aos(const aether_mat3d *m, const aether_vec3d *v, aeth
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat3d_mul_vec(m[i], v[i]);
+        out[i] = aether_mat3d_mul_vec_batch_item(&m[i], &v[i]);
     }
 }
 
@@ -10245,7 +12229,7 @@ void aether_mat4f_mul_vec_soa(const float *m, const float *v, float *out, size_t
 void aether_mat4f_mul_vec_aos(const aether_mat4f *m, const aether_vec4f *v, aether_vec4f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || defined(__clang__))
     for (; n - i >= 8u; i += 8u) {
         aether_mat4fx8 v_m;
         aether_vec4fx8 v_v;
@@ -10306,7 +12290,7 @@ void aether_mat4f_mul_vec_aos(const aether_mat4f *m, const aether_vec4f *v, aeth
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat4f_mul_vec(m[i], v[i]);
+        out[i] = aether_mat4f_mul_vec_batch_item(&m[i], &v[i]);
     }
 }
 
@@ -10379,7 +12363,7 @@ void aether_mat4d_mul_vec_soa(const double *m, const double *v, double *out, siz
 void aether_mat4d_mul_vec_aos(const aether_mat4d *m, const aether_vec4d *v, aether_vec4d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || defined(__clang__))
     for (; n - i >= 4u; i += 4u) {
         aether_mat4dx4 v_m;
         aether_vec4dx4 v_v;
@@ -10424,7 +12408,7 @@ void aether_mat4d_mul_vec_aos(const aether_mat4d *m, const aether_vec4d *v, aeth
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat4d_mul_vec(m[i], v[i]);
+        out[i] = aether_mat4d_mul_vec_batch_item(&m[i], &v[i]);
     }
 }
 
@@ -10473,7 +12457,7 @@ void aether_mat2f_mul_soa(const float *a, const float *b, float *out, size_t n)
 void aether_mat2f_mul_aos(const aether_mat2f *a, const aether_mat2f *b, aether_mat2f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || defined(__clang__))
     for (; n - i >= 8u; i += 8u) {
         aether_mat2fx8 v_a;
         aether_mat2fx8 v_b;
@@ -10522,7 +12506,7 @@ void aether_mat2f_mul_aos(const aether_mat2f *a, const aether_mat2f *b, aether_m
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat2f_mul(a[i], b[i]);
+        out[i] = aether_mat2f_mul_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -10571,7 +12555,7 @@ void aether_mat2d_mul_soa(const double *a, const double *b, double *out, size_t 
 void aether_mat2d_mul_aos(const aether_mat2d *a, const aether_mat2d *b, aether_mat2d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || defined(__clang__))
     for (; n - i >= 4u; i += 4u) {
         aether_mat2dx4 v_a;
         aether_mat2dx4 v_b;
@@ -10604,7 +12588,7 @@ void aether_mat2d_mul_aos(const aether_mat2d *a, const aether_mat2d *b, aether_m
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat2d_mul(a[i], b[i]);
+        out[i] = aether_mat2d_mul_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -10683,7 +12667,7 @@ void aether_mat3f_mul_soa(const float *a, const float *b, float *out, size_t n)
 void aether_mat3f_mul_aos(const aether_mat3f *a, const aether_mat3f *b, aether_mat3f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || defined(__clang__))
     for (; n - i >= 8u; i += 8u) {
         aether_mat3fx8 v_a;
         aether_mat3fx8 v_b;
@@ -10782,7 +12766,7 @@ void aether_mat3f_mul_aos(const aether_mat3f *a, const aether_mat3f *b, aether_m
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat3f_mul(a[i], b[i]);
+        out[i] = aether_mat3f_mul_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -10861,7 +12845,7 @@ void aether_mat3d_mul_soa(const double *a, const double *b, double *out, size_t 
 void aether_mat3d_mul_aos(const aether_mat3d *a, const aether_mat3d *b, aether_mat3d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || defined(__clang__))
     for (; n - i >= 4u; i += 4u) {
         aether_mat3dx4 v_a;
         aether_mat3dx4 v_b;
@@ -10924,7 +12908,7 @@ void aether_mat3d_mul_aos(const aether_mat3d *a, const aether_mat3d *b, aether_m
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat3d_mul(a[i], b[i]);
+        out[i] = aether_mat3d_mul_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -11045,7 +13029,7 @@ void aether_mat4f_mul_soa(const float *a, const float *b, float *out, size_t n)
 void aether_mat4f_mul_aos(const aether_mat4f *a, const aether_mat4f *b, aether_mat4f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || defined(__clang__))
     for (; n - i >= 8u; i += 8u) {
         aether_mat4fx8 v_a;
         aether_mat4fx8 v_b;
@@ -11214,7 +13198,7 @@ void aether_mat4f_mul_aos(const aether_mat4f *a, const aether_mat4f *b, aether_m
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat4f_mul(a[i], b[i]);
+        out[i] = aether_mat4f_mul_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -11335,7 +13319,7 @@ void aether_mat4d_mul_soa(const double *a, const double *b, double *out, size_t 
 void aether_mat4d_mul_aos(const aether_mat4d *a, const aether_mat4d *b, aether_mat4d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || defined(__clang__))
     for (; n - i >= 4u; i += 4u) {
         aether_mat4dx4 v_a;
         aether_mat4dx4 v_b;
@@ -11440,7 +13424,7 @@ void aether_mat4d_mul_aos(const aether_mat4d *a, const aether_mat4d *b, aether_m
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat4d_mul(a[i], b[i]);
+        out[i] = aether_mat4d_mul_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -11479,7 +13463,7 @@ void aether_mat2f_transpose_soa(const float *m, float *out, size_t n)
 void aether_mat2f_transpose_aos(const aether_mat2f *m, aether_mat2f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_mat2fx8 v_m;
         aether_mat2fx8 aether_r;
@@ -11523,7 +13507,7 @@ void aether_mat2f_transpose_aos(const aether_mat2f *m, aether_mat2f *out, size_t
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat2f_transpose(m[i]);
+        out[i] = aether_mat2f_transpose_batch_item(&m[i]);
     }
 }
 
@@ -11562,7 +13546,7 @@ void aether_mat2d_transpose_soa(const double *m, double *out, size_t n)
 void aether_mat2d_transpose_aos(const aether_mat2d *m, aether_mat2d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_mat2dx4 v_m;
         aether_mat2dx4 aether_r;
@@ -11590,7 +13574,7 @@ void aether_mat2d_transpose_aos(const aether_mat2d *m, aether_mat2d *out, size_t
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat2d_transpose(m[i]);
+        out[i] = aether_mat2d_transpose_batch_item(&m[i]);
     }
 }
 
@@ -11649,7 +13633,7 @@ void aether_mat3f_transpose_soa(const float *m, float *out, size_t n)
 void aether_mat3f_transpose_aos(const aether_mat3f *m, aether_mat3f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_mat3fx8 v_m;
         aether_mat3fx8 aether_r;
@@ -11738,7 +13722,7 @@ void aether_mat3f_transpose_aos(const aether_mat3f *m, aether_mat3f *out, size_t
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat3f_transpose(m[i]);
+        out[i] = aether_mat3f_transpose_batch_item(&m[i]);
     }
 }
 
@@ -11797,7 +13781,7 @@ void aether_mat3d_transpose_soa(const double *m, double *out, size_t n)
 void aether_mat3d_transpose_aos(const aether_mat3d *m, aether_mat3d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_mat3dx4 v_m;
         aether_mat3dx4 aether_r;
@@ -11850,7 +13834,7 @@ void aether_mat3d_transpose_aos(const aether_mat3d *m, aether_mat3d *out, size_t
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat3d_transpose(m[i]);
+        out[i] = aether_mat3d_transpose_batch_item(&m[i]);
     }
 }
 
@@ -11937,7 +13921,7 @@ void aether_mat4f_transpose_soa(const float *m, float *out, size_t n)
 void aether_mat4f_transpose_aos(const aether_mat4f *m, aether_mat4f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_mat4fx8 v_m;
         aether_mat4fx8 aether_r;
@@ -12089,7 +14073,7 @@ void aether_mat4f_transpose_aos(const aether_mat4f *m, aether_mat4f *out, size_t
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat4f_transpose(m[i]);
+        out[i] = aether_mat4f_transpose_batch_item(&m[i]);
     }
 }
 
@@ -12176,7 +14160,7 @@ void aether_mat4d_transpose_soa(const double *m, double *out, size_t n)
 void aether_mat4d_transpose_aos(const aether_mat4d *m, aether_mat4d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_mat4dx4 v_m;
         aether_mat4dx4 aether_r;
@@ -12264,7 +14248,7 @@ void aether_mat4d_transpose_aos(const aether_mat4d *m, aether_mat4d *out, size_t
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat4d_transpose(m[i]);
+        out[i] = aether_mat4d_transpose_batch_item(&m[i]);
     }
 }
 
@@ -12293,7 +14277,7 @@ void aether_mat2f_identity_soa(float *out, size_t n)
 void aether_mat2f_identity_aos(aether_mat2f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_mat2fx8 aether_r;
         aether_mat2f_identity_batch_x8(&aether_r);
@@ -12332,7 +14316,7 @@ void aether_mat2f_identity_aos(aether_mat2f *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat2f_identity();
+        out[i] = aether_mat2f_identity_batch_item();
     }
 }
 
@@ -12361,7 +14345,7 @@ void aether_mat2d_identity_soa(double *out, size_t n)
 void aether_mat2d_identity_aos(aether_mat2d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_mat2dx4 aether_r;
         aether_mat2d_identity_batch_x4(&aether_r);
@@ -12384,7 +14368,7 @@ void aether_mat2d_identity_aos(aether_mat2d *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat2d_identity();
+        out[i] = aether_mat2d_identity_batch_item();
     }
 }
 
@@ -12423,7 +14407,7 @@ void aether_mat3f_identity_soa(float *out, size_t n)
 void aether_mat3f_identity_aos(aether_mat3f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_mat3fx8 aether_r;
         aether_mat3f_identity_batch_x8(&aether_r);
@@ -12502,7 +14486,7 @@ void aether_mat3f_identity_aos(aether_mat3f *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat3f_identity();
+        out[i] = aether_mat3f_identity_batch_item();
     }
 }
 
@@ -12541,7 +14525,7 @@ void aether_mat3d_identity_soa(double *out, size_t n)
 void aether_mat3d_identity_aos(aether_mat3d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_mat3dx4 aether_r;
         aether_mat3d_identity_batch_x4(&aether_r);
@@ -12584,7 +14568,7 @@ void aether_mat3d_identity_aos(aether_mat3d *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat3d_identity();
+        out[i] = aether_mat3d_identity_batch_item();
     }
 }
 
@@ -12637,7 +14621,7 @@ void aether_mat4f_identity_soa(float *out, size_t n)
 void aether_mat4f_identity_aos(aether_mat4f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_mat4fx8 aether_r;
         aether_mat4f_identity_batch_x8(&aether_r);
@@ -12772,7 +14756,7 @@ void aether_mat4f_identity_aos(aether_mat4f *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat4f_identity();
+        out[i] = aether_mat4f_identity_batch_item();
     }
 }
 
@@ -12825,7 +14809,7 @@ void aether_mat4d_identity_soa(double *out, size_t n)
 void aether_mat4d_identity_aos(aether_mat4d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_mat4dx4 aether_r;
         aether_mat4d_identity_batch_x4(&aether_r);
@@ -12896,7 +14880,7 @@ void aether_mat4d_identity_aos(aether_mat4d *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat4d_identity();
+        out[i] = aether_mat4d_identity_batch_item();
     }
 }
 
@@ -12939,7 +14923,7 @@ void aether_mat2f_dot_soa(const float *a, const float *b, float *out, size_t n)
 void aether_mat2f_dot_aos(const aether_mat2f *a, const aether_mat2f *b, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 8u; i += 8u) {
         aether_mat2fx8 v_a;
         aether_mat2fx8 v_b;
@@ -12964,7 +14948,7 @@ void aether_mat2f_dot_aos(const aether_mat2f *a, const aether_mat2f *b, float *o
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat2f_dot(a[i], b[i]);
+        out[i] = aether_mat2f_dot_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -13007,7 +14991,7 @@ void aether_mat2d_dot_soa(const double *a, const double *b, double *out, size_t 
 void aether_mat2d_dot_aos(const aether_mat2d *a, const aether_mat2d *b, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 4u; i += 4u) {
         aether_mat2dx4 v_a;
         aether_mat2dx4 v_b;
@@ -13028,7 +15012,7 @@ void aether_mat2d_dot_aos(const aether_mat2d *a, const aether_mat2d *b, double *
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat2d_dot(a[i], b[i]);
+        out[i] = aether_mat2d_dot_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -13091,7 +15075,7 @@ void aether_mat3f_dot_soa(const float *a, const float *b, float *out, size_t n)
 void aether_mat3f_dot_aos(const aether_mat3f *a, const aether_mat3f *b, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 8u; i += 8u) {
         aether_mat3fx8 v_a;
         aether_mat3fx8 v_b;
@@ -13126,7 +15110,7 @@ void aether_mat3f_dot_aos(const aether_mat3f *a, const aether_mat3f *b, float *o
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat3f_dot(a[i], b[i]);
+        out[i] = aether_mat3f_dot_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -13189,7 +15173,7 @@ void aether_mat3d_dot_soa(const double *a, const double *b, double *out, size_t 
 void aether_mat3d_dot_aos(const aether_mat3d *a, const aether_mat3d *b, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 4u; i += 4u) {
         aether_mat3dx4 v_a;
         aether_mat3dx4 v_b;
@@ -13220,7 +15204,7 @@ void aether_mat3d_dot_aos(const aether_mat3d *a, const aether_mat3d *b, double *
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat3d_dot(a[i], b[i]);
+        out[i] = aether_mat3d_dot_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -13311,7 +15295,7 @@ void aether_mat4f_dot_soa(const float *a, const float *b, float *out, size_t n)
 void aether_mat4f_dot_aos(const aether_mat4f *a, const aether_mat4f *b, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 8u; i += 8u) {
         aether_mat4fx8 v_a;
         aether_mat4fx8 v_b;
@@ -13360,7 +15344,7 @@ void aether_mat4f_dot_aos(const aether_mat4f *a, const aether_mat4f *b, float *o
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat4f_dot(a[i], b[i]);
+        out[i] = aether_mat4f_dot_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -13451,7 +15435,7 @@ void aether_mat4d_dot_soa(const double *a, const double *b, double *out, size_t 
 void aether_mat4d_dot_aos(const aether_mat4d *a, const aether_mat4d *b, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 4u; i += 4u) {
         aether_mat4dx4 v_a;
         aether_mat4dx4 v_b;
@@ -13496,7 +15480,7 @@ void aether_mat4d_dot_aos(const aether_mat4d *a, const aether_mat4d *b, double *
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat4d_dot(a[i], b[i]);
+        out[i] = aether_mat4d_dot_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -13529,7 +15513,7 @@ void aether_mat2f_determinant_soa(const float *m, float *out, size_t n)
 void aether_mat2f_determinant_aos(const aether_mat2f *m, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 8u; i += 8u) {
         aether_mat2fx8 v_m;
         aether_f32x8 aether_r;
@@ -13549,7 +15533,7 @@ void aether_mat2f_determinant_aos(const aether_mat2f *m, float *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat2f_determinant(m[i]);
+        out[i] = aether_mat2f_determinant_batch_item(&m[i]);
     }
 }
 
@@ -13582,7 +15566,7 @@ void aether_mat2d_determinant_soa(const double *m, double *out, size_t n)
 void aether_mat2d_determinant_aos(const aether_mat2d *m, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 4u; i += 4u) {
         aether_mat2dx4 v_m;
         aether_f64x4 aether_r;
@@ -13598,7 +15582,7 @@ void aether_mat2d_determinant_aos(const aether_mat2d *m, double *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat2d_determinant(m[i]);
+        out[i] = aether_mat2d_determinant_batch_item(&m[i]);
     }
 }
 
@@ -13641,7 +15625,7 @@ void aether_mat3f_determinant_soa(const float *m, float *out, size_t n)
 void aether_mat3f_determinant_aos(const aether_mat3f *m, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 8u; i += 8u) {
         aether_mat3fx8 v_m;
         aether_f32x8 aether_r;
@@ -13666,7 +15650,7 @@ void aether_mat3f_determinant_aos(const aether_mat3f *m, float *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat3f_determinant(m[i]);
+        out[i] = aether_mat3f_determinant_batch_item(&m[i]);
     }
 }
 
@@ -13709,7 +15693,7 @@ void aether_mat3d_determinant_soa(const double *m, double *out, size_t n)
 void aether_mat3d_determinant_aos(const aether_mat3d *m, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 4u; i += 4u) {
         aether_mat3dx4 v_m;
         aether_f64x4 aether_r;
@@ -13730,7 +15714,7 @@ void aether_mat3d_determinant_aos(const aether_mat3d *m, double *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat3d_determinant(m[i]);
+        out[i] = aether_mat3d_determinant_batch_item(&m[i]);
     }
 }
 
@@ -13787,7 +15771,7 @@ void aether_mat4f_determinant_soa(const float *m, float *out, size_t n)
 void aether_mat4f_determinant_aos(const aether_mat4f *m, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 8u; i += 8u) {
         aether_mat4fx8 v_m;
         aether_f32x8 aether_r;
@@ -13819,7 +15803,7 @@ void aether_mat4f_determinant_aos(const aether_mat4f *m, float *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat4f_determinant(m[i]);
+        out[i] = aether_mat4f_determinant_batch_item(&m[i]);
     }
 }
 
@@ -13876,7 +15860,7 @@ void aether_mat4d_determinant_soa(const double *m, double *out, size_t n)
 void aether_mat4d_determinant_aos(const aether_mat4d *m, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 4u; i += 4u) {
         aether_mat4dx4 v_m;
         aether_f64x4 aether_r;
@@ -13904,7 +15888,7 @@ void aether_mat4d_determinant_aos(const aether_mat4d *m, double *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat4d_determinant(m[i]);
+        out[i] = aether_mat4d_determinant_batch_item(&m[i]);
     }
 }
 
@@ -13943,7 +15927,7 @@ void aether_mat2f_inverse_adjugate_soa(const float *m, float *out, size_t n)
 void aether_mat2f_inverse_adjugate_aos(const aether_mat2f *m, aether_mat2f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_mat2fx8 v_m;
         aether_mat2fx8 aether_r;
@@ -13987,7 +15971,7 @@ void aether_mat2f_inverse_adjugate_aos(const aether_mat2f *m, aether_mat2f *out,
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat2f_inverse_adjugate(m[i]);
+        out[i] = aether_mat2f_inverse_adjugate_batch_item(&m[i]);
     }
 }
 
@@ -14026,7 +16010,7 @@ void aether_mat2d_inverse_adjugate_soa(const double *m, double *out, size_t n)
 void aether_mat2d_inverse_adjugate_aos(const aether_mat2d *m, aether_mat2d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_mat2dx4 v_m;
         aether_mat2dx4 aether_r;
@@ -14054,7 +16038,7 @@ void aether_mat2d_inverse_adjugate_aos(const aether_mat2d *m, aether_mat2d *out,
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat2d_inverse_adjugate(m[i]);
+        out[i] = aether_mat2d_inverse_adjugate_batch_item(&m[i]);
     }
 }
 
@@ -14113,7 +16097,7 @@ void aether_mat3f_inverse_adjugate_soa(const float *m, float *out, size_t n)
 void aether_mat3f_inverse_adjugate_aos(const aether_mat3f *m, aether_mat3f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_mat3fx8 v_m;
         aether_mat3fx8 aether_r;
@@ -14202,7 +16186,7 @@ void aether_mat3f_inverse_adjugate_aos(const aether_mat3f *m, aether_mat3f *out,
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat3f_inverse_adjugate(m[i]);
+        out[i] = aether_mat3f_inverse_adjugate_batch_item(&m[i]);
     }
 }
 
@@ -14261,7 +16245,7 @@ void aether_mat3d_inverse_adjugate_soa(const double *m, double *out, size_t n)
 void aether_mat3d_inverse_adjugate_aos(const aether_mat3d *m, aether_mat3d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_mat3dx4 v_m;
         aether_mat3dx4 aether_r;
@@ -14314,7 +16298,7 @@ void aether_mat3d_inverse_adjugate_aos(const aether_mat3d *m, aether_mat3d *out,
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat3d_inverse_adjugate(m[i]);
+        out[i] = aether_mat3d_inverse_adjugate_batch_item(&m[i]);
     }
 }
 
@@ -14401,7 +16385,7 @@ void aether_mat4f_inverse_adjugate_soa(const float *m, float *out, size_t n)
 void aether_mat4f_inverse_adjugate_aos(const aether_mat4f *m, aether_mat4f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_mat4fx8 v_m;
         aether_mat4fx8 aether_r;
@@ -14553,7 +16537,7 @@ void aether_mat4f_inverse_adjugate_aos(const aether_mat4f *m, aether_mat4f *out,
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat4f_inverse_adjugate(m[i]);
+        out[i] = aether_mat4f_inverse_adjugate_batch_item(&m[i]);
     }
 }
 
@@ -14640,7 +16624,7 @@ void aether_mat4d_inverse_adjugate_soa(const double *m, double *out, size_t n)
 void aether_mat4d_inverse_adjugate_aos(const aether_mat4d *m, aether_mat4d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_mat4dx4 v_m;
         aether_mat4dx4 aether_r;
@@ -14728,7 +16712,7 @@ void aether_mat4d_inverse_adjugate_aos(const aether_mat4d *m, aether_mat4d *out,
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_mat4d_inverse_adjugate(m[i]);
+        out[i] = aether_mat4d_inverse_adjugate_batch_item(&m[i]);
     }
 }
 
@@ -14763,7 +16747,7 @@ void aether_f32_two_sum_err_soa(const float *a, const float *b, const float *s, 
 void aether_f32_two_sum_err_aos(const float *a, const float *b, const float *s, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 8u; i += 8u) {
         aether_f32x8 v_a;
         aether_f32x8 v_b;
@@ -14784,7 +16768,7 @@ void aether_f32_two_sum_err_aos(const float *a, const float *b, const float *s, 
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_f32_two_sum_err(a[i], b[i], s[i]);
+        out[i] = aether_f32_two_sum_err_batch_item(&a[i], &b[i], &s[i]);
     }
 }
 
@@ -14819,7 +16803,7 @@ void aether_f64_two_sum_err_soa(const double *a, const double *b, const double *
 void aether_f64_two_sum_err_aos(const double *a, const double *b, const double *s, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 4u; i += 4u) {
         aether_f64x4 v_a;
         aether_f64x4 v_b;
@@ -14836,7 +16820,7 @@ void aether_f64_two_sum_err_aos(const double *a, const double *b, const double *
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_f64_two_sum_err(a[i], b[i], s[i]);
+        out[i] = aether_f64_two_sum_err_batch_item(&a[i], &b[i], &s[i]);
     }
 }
 
@@ -14869,7 +16853,7 @@ void aether_f32_two_sum_soa(const float *a, const float *b, float *out, size_t n
 void aether_f32_two_sum_aos(const float *a, const float *b, aether_pairf *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_f32x8 v_a;
         aether_f32x8 v_b;
@@ -14896,7 +16880,7 @@ void aether_f32_two_sum_aos(const float *a, const float *b, aether_pairf *out, s
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_f32_two_sum(a[i], b[i]);
+        out[i] = aether_f32_two_sum_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -14929,7 +16913,7 @@ void aether_f64_two_sum_soa(const double *a, const double *b, double *out, size_
 void aether_f64_two_sum_aos(const double *a, const double *b, aether_paird *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_f64x4 v_a;
         aether_f64x4 v_b;
@@ -14948,7 +16932,7 @@ void aether_f64_two_sum_aos(const double *a, const double *b, aether_paird *out,
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_f64_two_sum(a[i], b[i]);
+        out[i] = aether_f64_two_sum_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -14983,7 +16967,7 @@ void aether_pairf_neumaier_add_soa(const float *p, const float *x, float *out, s
 void aether_pairf_neumaier_add_aos(const aether_pairf *p, const float *x, aether_pairf *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_pairfx8 v_p;
         aether_f32x8 v_x;
@@ -15011,7 +16995,7 @@ void aether_pairf_neumaier_add_aos(const aether_pairf *p, const float *x, aether
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_pairf_neumaier_add(p[i], x[i]);
+        out[i] = aether_pairf_neumaier_add_batch_item(&p[i], &x[i]);
     }
 }
 
@@ -15046,7 +17030,7 @@ void aether_paird_neumaier_add_soa(const double *p, const double *x, double *out
 void aether_paird_neumaier_add_aos(const aether_paird *p, const double *x, aether_paird *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_pairdx4 v_p;
         aether_f64x4 v_x;
@@ -15066,7 +17050,7 @@ void aether_paird_neumaier_add_aos(const aether_paird *p, const double *x, aethe
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_paird_neumaier_add(p[i], x[i]);
+        out[i] = aether_paird_neumaier_add_batch_item(&p[i], &x[i]);
     }
 }
 
@@ -15103,7 +17087,7 @@ void aether_pairf_combine_soa(const float *a, const float *b, float *out, size_t
 void aether_pairf_combine_aos(const aether_pairf *a, const aether_pairf *b, aether_pairf *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_pairfx8 v_a;
         aether_pairfx8 v_b;
@@ -15132,7 +17116,7 @@ void aether_pairf_combine_aos(const aether_pairf *a, const aether_pairf *b, aeth
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_pairf_combine(a[i], b[i]);
+        out[i] = aether_pairf_combine_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -15169,7 +17153,7 @@ void aether_paird_combine_soa(const double *a, const double *b, double *out, siz
 void aether_paird_combine_aos(const aether_paird *a, const aether_paird *b, aether_paird *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_pairdx4 v_a;
         aether_pairdx4 v_b;
@@ -15190,7 +17174,7 @@ void aether_paird_combine_aos(const aether_paird *a, const aether_paird *b, aeth
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_paird_combine(a[i], b[i]);
+        out[i] = aether_paird_combine_batch_item(&a[i], &b[i]);
     }
 }
 
@@ -15219,7 +17203,7 @@ void aether_pairf_value_soa(const float *p, float *out, size_t n)
 void aether_pairf_value_aos(const aether_pairf *p, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 8u; i += 8u) {
         aether_pairfx8 v_p;
         aether_f32x8 aether_r;
@@ -15237,7 +17221,7 @@ void aether_pairf_value_aos(const aether_pairf *p, float *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_pairf_value(p[i]);
+        out[i] = aether_pairf_value_batch_item(&p[i]);
     }
 }
 
@@ -15266,7 +17250,7 @@ void aether_paird_value_soa(const double *p, double *out, size_t n)
 void aether_paird_value_aos(const aether_paird *p, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
     for (; n - i >= 4u; i += 4u) {
         aether_pairdx4 v_p;
         aether_f64x4 aether_r;
@@ -15280,7 +17264,7 @@ void aether_paird_value_aos(const aether_paird *p, double *out, size_t n)
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_paird_value(p[i]);
+        out[i] = aether_paird_value_batch_item(&p[i]);
     }
 }
 
@@ -15321,7 +17305,7 @@ void aether_f32_jacobi_rotation_soa(const float *app, const float *aqq, const fl
 void aether_f32_jacobi_rotation_aos(const float *app, const float *aqq, const float *apq, aether_rotationf *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_f32x8 v_app;
         aether_f32x8 v_aqq;
@@ -15366,7 +17350,7 @@ void aether_f32_jacobi_rotation_aos(const float *app, const float *aqq, const fl
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_f32_jacobi_rotation(app[i], aqq[i], apq[i]);
+        out[i] = aether_f32_jacobi_rotation_batch_item(&app[i], &aqq[i], &apq[i]);
     }
 }
 
@@ -15407,7 +17391,7 @@ void aether_f64_jacobi_rotation_soa(const double *app, const double *aqq, const 
 void aether_f64_jacobi_rotation_aos(const double *app, const double *aqq, const double *apq, aether_rotationd *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_f64x4 v_app;
         aether_f64x4 v_aqq;
@@ -15436,7 +17420,7 @@ void aether_f64_jacobi_rotation_aos(const double *app, const double *aqq, const 
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_f64_jacobi_rotation(app[i], aqq[i], apq[i]);
+        out[i] = aether_f64_jacobi_rotation_batch_item(&app[i], &aqq[i], &apq[i]);
     }
 }
 
@@ -15479,7 +17463,7 @@ void aether_f32_jacobi_update_soa(const float *g, const float *h, const float *r
 void aether_f32_jacobi_update_aos(const float *g, const float *h, const aether_rotationf *r, aether_vec2f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_f32x8 v_g;
         aether_f32x8 v_h;
@@ -15511,7 +17495,7 @@ void aether_f32_jacobi_update_aos(const float *g, const float *h, const aether_r
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_f32_jacobi_update(g[i], h[i], r[i]);
+        out[i] = aether_f32_jacobi_update_batch_item(&g[i], &h[i], &r[i]);
     }
 }
 
@@ -15554,7 +17538,7 @@ void aether_f64_jacobi_update_soa(const double *g, const double *h, const double
 void aether_f64_jacobi_update_aos(const double *g, const double *h, const aether_rotationd *r, aether_vec2d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_f64x4 v_g;
         aether_f64x4 v_h;
@@ -15578,7 +17562,7 @@ void aether_f64_jacobi_update_aos(const double *g, const double *h, const aether
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_f64_jacobi_update(g[i], h[i], r[i]);
+        out[i] = aether_f64_jacobi_update_batch_item(&g[i], &h[i], &r[i]);
     }
 }
 
@@ -15625,7 +17609,7 @@ void aether_f32_jacobi_diag_soa(const float *app, const float *aqq, const float 
 void aether_f32_jacobi_diag_aos(const float *app, const float *aqq, const float *apq, const aether_rotationf *r, aether_vec2f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_f32x8 v_app;
         aether_f32x8 v_aqq;
@@ -15659,7 +17643,7 @@ void aether_f32_jacobi_diag_aos(const float *app, const float *aqq, const float 
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_f32_jacobi_diag(app[i], aqq[i], apq[i], r[i]);
+        out[i] = aether_f32_jacobi_diag_batch_item(&app[i], &aqq[i], &apq[i], &r[i]);
     }
 }
 
@@ -15706,7 +17690,7 @@ void aether_f64_jacobi_diag_soa(const double *app, const double *aqq, const doub
 void aether_f64_jacobi_diag_aos(const double *app, const double *aqq, const double *apq, const aether_rotationd *r, aether_vec2d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_f64x4 v_app;
         aether_f64x4 v_aqq;
@@ -15732,6 +17716,6 @@ void aether_f64_jacobi_diag_aos(const double *app, const double *aqq, const doub
     }
 #endif
     for (; i < n; ++i) {
-        out[i] = aether_f64_jacobi_diag(app[i], aqq[i], apq[i], r[i]);
+        out[i] = aether_f64_jacobi_diag_batch_item(&app[i], &aqq[i], &apq[i], &r[i]);
     }
 }

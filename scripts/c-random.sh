@@ -25,9 +25,10 @@ fi
 run() { # name, cc, cflags, [batch form: soa | aos]
     local what="$1" cc="$2" flags="$3" form="${4:-}" count="$n"
     local batch=() checkflags=--quiet
-    # The batched forms (aether_batch.c, make BATCH=1) with an odd count, so that a scalar tail
-    # runs after the vector steps in every random chunk too.
-    if [ -n "$form" ]; then batch=(BATCH=1); checkflags="--quiet --batch $form"; count=$((n + 3)); fi
+    # The batched forms (aether_batch.c, make BATCH=1): a fifth of the count (they run the core's
+    # operations lane by lane; CI's time is bounded), odd, so that a scalar tail runs after the
+    # vector steps in every random chunk too.
+    if [ -n "$form" ]; then batch=(BATCH=1); checkflags="--quiet --batch $form"; count=$((n / 5 + 3)); fi
     make -s -C c_core/check random "${batch[@]}" CC="$cc" CFLAGS="$flags" BUILD="$tmp/$what" REFERENCE_LIB="$lib" \
         RANDOM="$count" CHECKFLAGS="$checkflags" >"$tmp/$what.txt" 2>&1 || { cat "$tmp/$what.txt" >&2; echo "c-random: $what ($cc $flags) FAILED" >&2; exit 1; }
     echo "c-random: $cc $flags${form:+ --batch $form}: $(grep '^aether_check: random:' "$tmp/$what.txt" | cut -d: -f3-)"
@@ -41,6 +42,10 @@ run gcc-batch-v3 gcc "-O2 -march=x86-64-v3" soa
 run gcc-batch-base gcc "-O2" aos
 run clang-batch-native clang "-O3 -march=native -ffp-contract=fast" aos
 run clang-batch-v3 clang "-O2 -march=x86-64-v3" soa
+# Each _aos form has two paths, chosen per function and compiler (vector steps over lanes built
+# from the structs, or a loop of item functions): each forced for every function, once per compiler.
+run gcc-aos-items gcc "-O2 -march=x86-64-v3 -ffp-contract=fast -DAETHER_BATCH_AOS_ITEMS" aos
+run clang-aos-steps clang "-O2 -march=x86-64-v3 -ffp-contract=fast -DAETHER_BATCH_AOS_STEPS" aos
 
 # Negative control: the guards disabled under contraction; the random mode alone must see it.
 set +e
@@ -58,17 +63,18 @@ echo "c-random: negative control (gcc -O2 -ffp-contract=fast -mfma -DAETHER_UNSA
 
 # Negative control of the batched forms' product guard: without it (the one define) and with
 # contraction allowed, each compiler fuses the vector steps' products, which the corpus sees.
-for cc in gcc clang; do
+for cell in gcc:soa clang:soa gcc:aos clang:aos; do
+    cc=${cell%%:*} form=${cell#*:}
     set +e
     make -s -C c_core/check check BATCH=1 CC=$cc CFLAGS="-O2 -march=x86-64-v3 -ffp-contract=fast -DAETHER_UNSAFE_UNGUARDED_BATCH_PRODUCTS" \
-        BUILD="$tmp/batch-unguarded-$cc" CHECKFLAGS="--batch soa --control-expected --no-selftest" >"$tmp/batch-unguarded-$cc.txt" 2>&1
+        BUILD="$tmp/batch-unguarded-$cc-$form" CHECKFLAGS="--batch $form --control-expected --no-selftest" >"$tmp/batch-unguarded-$cc.txt" 2>&1
     status=$?
     set -e
     line=$(grep '^aether_check: control: .* mismatches as expected' "$tmp/batch-unguarded-$cc.txt" || true)
     if [ "$status" -ne 0 ] || [ -z "$line" ]; then
         tail -5 "$tmp/batch-unguarded-$cc.txt" >&2
-        echo "c-random: FAILED: the corpus does not see the batched forms without their product guard ($cc)" >&2
+        echo "c-random: FAILED: the corpus does not see the batched forms without their product guard ($cc, $form)" >&2
         exit 1
     fi
-    echo "c-random: negative control ($cc -O2 -march=x86-64-v3 -ffp-contract=fast -DAETHER_UNSAFE_UNGUARDED_BATCH_PRODUCTS, --batch soa): $(echo "$line" | cut -d: -f3-)"
+    echo "c-random: negative control ($cc -O2 -march=x86-64-v3 -ffp-contract=fast -DAETHER_UNSAFE_UNGUARDED_BATCH_PRODUCTS, --batch $form): $(echo "$line" | cut -d: -f3-)"
 done

@@ -21,7 +21,7 @@
 
 use std::cell::Cell;
 
-use super::c::{self, barrier_name, component, literal};
+use super::c::{self, barrier_name, component, literal, Dialect};
 use super::print::{self, Spelling};
 use super::soa;
 use crate::dsl::BinOp;
@@ -263,6 +263,79 @@ fn lanes_io(
     out
 }
 
+/// The condition under which a function's `_aos` form runs its vector step
+/// (else every item goes through its item function, a loop the compiler may
+/// vectorise itself). Building a vector from eight structs is one lane
+/// insert per component and item; measured (docs/reports/performance.md):
+/// - gcc, whose -O2 vectorises no loop of this kind: the vector step, except
+///   where the item function's products are lanes it packs within one item
+///   (the matrix and quaternion products, mat4 * vec4): there the item loop;
+/// - clang, whose loop vectoriser packs a loop of OR-guarded items across
+///   items with interleaved loads and shuffles where an item has one result
+///   (dot: 0.36 ns against the vector step's 0.85): the item loop there,
+///   unless the function takes a sqrt (libm's sqrt keeps its errno path,
+///   which stops the vectoriser); the vector step for every function of
+///   several results (there clang packs within an item instead, and the
+///   step measured as fast or faster: cross 0.96 against 1.22 ns, quatf_mul
+///   1.76 against 3.06).
+///
+/// `AETHER_BATCH_AOS_STEPS` (every `_aos` through its vector step) and
+/// `AETHER_BATCH_AOS_ITEMS` (every item alone) override it, for the
+/// benchmark and the tests.
+fn aos_steps_condition(f: &Function) -> String {
+    let gcc = !c::products_vectorise(f);
+    let clang = takes_sqrt(f) || f.outputs.len() > 1;
+    let pick = match (gcc, clang) {
+        (true, true) => "1",
+        (true, false) => "!defined(__clang__)",
+        (false, true) => "defined(__clang__)",
+        (false, false) => "0",
+    };
+    format!("!defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || {pick})")
+}
+
+/// Whether a function's tree takes a square root.
+fn takes_sqrt(f: &Function) -> bool {
+    fn has(e: &Expr) -> bool {
+        match e {
+            Expr::Call(Builtin::Sqrt, _) => true,
+            Expr::Call(_, args) => args.iter().any(has),
+            Expr::Bin(_, a, b) => has(a) || has(b),
+            Expr::Not(a) => has(a),
+            Expr::Select(c, a, b) => has(c) || has(a) || has(b),
+            _ => false,
+        }
+    }
+    f.temps.iter().any(|t| has(&t.expr)) || f.outputs.iter().any(has)
+}
+
+/// The item function of a function with a vector step: the core's body with
+/// every product behind the guard that leaves it free to vectorise (the OR
+/// with the opaque zero, `aether_product_vec_*` in the header-only core), so
+/// a loop of them is one the compiler can vectorise across items.
+fn item_name(model: &Model, f: &Function) -> String {
+    format!("{}_batch_item", model.c_name(f))
+}
+
+///
+/// Its inputs come through pointers and are copied inside: a struct passed
+/// by value is loaded as the ABI's vector pieces (a vec3f as a pair and a
+/// float), and LLVM's loop vectoriser refuses a loop holding vector values.
+fn item_function(model: &Model, f: &Function) -> Vec<String> {
+    let t = elem(model, &f.elem);
+    let params: Vec<String> =
+        f.params.iter().map(|p| format!("const {} *aether_{}", c::kind_type(model, &p.kind, t), p.name)).collect();
+    let ret = c::kind_type(model, &f.ret, t);
+    let d = Dialect { vector_products: true, ..Dialect::C };
+    let mut lines = vec![format!("static inline {ret} {}({})", item_name(model, f), params.join(", ")), "{".into()];
+    for p in &f.params {
+        lines.push(format!("    const {} {} = *aether_{};", c::kind_type(model, &p.kind, t), p.name, p.name));
+    }
+    lines.extend(print::body(&d, model, f, t).into_iter().map(|l| format!("    {l}")));
+    lines.push("}".into());
+    lines
+}
+
 /// One batch of a function: `_soa` or `_aos`.
 struct Form {
     name: String,
@@ -291,7 +364,7 @@ fn form(model: &Model, f: &Function, aos: bool) -> Form {
     let args: Vec<String> = f.params.iter().map(|p| format!("v_{}", p.name)).collect();
     let mut body = vec!["size_t i = 0;".to_string()];
     if vectorises(f) {
-        body.push("#if defined(AETHER_LANES_SIMD)".into());
+        body.push(if aos { format!("#if defined(AETHER_LANES_SIMD) && {}", aos_steps_condition(f)) } else { "#if defined(AETHER_LANES_SIMD)".into() });
         body.push(format!("for (; n - i >= {width}u; i += {width}u) {{"));
         let mut inner = Vec::new();
         for p in &f.params {
@@ -319,7 +392,12 @@ fn form(model: &Model, f: &Function, aos: bool) -> Form {
     }
     body.push("for (; i < n; ++i) {".into());
     if aos {
-        body.push(format!("    out[i] = {name}({});", f.params.iter().map(|p| format!("{}[i]", p.name)).collect::<Vec<_>>().join(", ")));
+        if vectorises(f) {
+            let args: Vec<String> = f.params.iter().map(|p| format!("&{}[i]", p.name)).collect();
+            body.push(format!("    out[i] = {}({});", item_name(model, f), args.join(", ")));
+        } else {
+            body.push(format!("    out[i] = {name}({});", f.params.iter().map(|p| format!("{}[i]", p.name)).collect::<Vec<_>>().join(", ")));
+        }
     } else {
         let b = soa::function_batch(model, f);
         body.extend(b.body.iter().map(|l| format!("    {l}")));
@@ -416,6 +494,10 @@ pub fn files(model: &Model, lowered: &[Function], banner: &str) -> (String, Stri
         "#  define AETHER_HEADER_ONLY 1".into(),
         "#endif".into(),
         "#define AETHER_BATCH_SOURCE 1".into(),
+        "/* The negative control of the batches' guards also takes the item functions' guard off. */".into(),
+        format!("#if defined({UNGUARDED}) && !defined(AETHER_UNSAFE_UNGUARDED_VECTOR_PRODUCTS)"),
+        "#  define AETHER_UNSAFE_UNGUARDED_VECTOR_PRODUCTS 1".into(),
+        "#endif".into(),
         "#include \"aether_batch.h\"".into(),
         String::new(),
         "#include <string.h>".into(),
@@ -434,6 +516,10 @@ pub fn files(model: &Model, lowered: &[Function], banner: &str) -> (String, Stri
         c.push(String::new());
     }
     c.push("#endif /* AETHER_LANES_SIMD */".into());
+    for f in lowered.iter().filter(|f| vectorises(f)) {
+        c.push(String::new());
+        c.extend(item_function(model, f));
+    }
     for f in &forms {
         c.push(String::new());
         c.push(format!("void {}({})", f.name, f.params.join(", ")));
