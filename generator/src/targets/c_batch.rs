@@ -323,8 +323,7 @@ fn item_name(model: &Model, f: &Function) -> String {
 /// float), and LLVM's loop vectoriser refuses a loop holding vector values.
 fn item_function(model: &Model, f: &Function) -> Vec<String> {
     let t = elem(model, &f.elem);
-    let params: Vec<String> =
-        f.params.iter().map(|p| format!("const {} *aether_{}", c::kind_type(model, &p.kind, t), p.name)).collect();
+    let params: Vec<String> = f.params.iter().map(|p| format!("const {} *aether_{}", c::kind_type(model, &p.kind, t), p.name)).collect();
     let ret = c::kind_type(model, &f.ret, t);
     let d = Dialect { vector_products: true, ..Dialect::C };
     let mut lines = vec![format!("static inline {ret} {}({})", item_name(model, f), params.join(", ")), "{".into()];
@@ -364,7 +363,11 @@ fn form(model: &Model, f: &Function, aos: bool) -> Form {
     let args: Vec<String> = f.params.iter().map(|p| format!("v_{}", p.name)).collect();
     let mut body = vec!["size_t i = 0;".to_string()];
     if vectorises(f) {
-        body.push(if aos { format!("#if defined(AETHER_LANES_SIMD) && {}", aos_steps_condition(f)) } else { "#if defined(AETHER_LANES_SIMD)".into() });
+        body.push(if aos {
+            format!("#if defined(AETHER_LANES_SIMD) && {}", aos_steps_condition(f))
+        } else {
+            "#if defined(AETHER_LANES_SIMD)".into()
+        });
         body.push(format!("for (; n - i >= {width}u; i += {width}u) {{"));
         let mut inner = Vec::new();
         for p in &f.params {
@@ -396,7 +399,10 @@ fn form(model: &Model, f: &Function, aos: bool) -> Form {
             let args: Vec<String> = f.params.iter().map(|p| format!("&{}[i]", p.name)).collect();
             body.push(format!("    out[i] = {}({});", item_name(model, f), args.join(", ")));
         } else {
-            body.push(format!("    out[i] = {name}({});", f.params.iter().map(|p| format!("{}[i]", p.name)).collect::<Vec<_>>().join(", ")));
+            body.push(format!(
+                "    out[i] = {name}({});",
+                f.params.iter().map(|p| format!("{}[i]", p.name)).collect::<Vec<_>>().join(", ")
+            ));
         }
     } else {
         let b = soa::function_batch(model, f);
