@@ -19,33 +19,59 @@
 /* The vector values (a shape's components, each a vector of items), the splat of a literal, and
    the product guard: the bits ORed with the core's opaque zero, lane by lane. AETHER_UNSAFE_UNGUARDED_BATCH_PRODUCTS makes it the identity (a negative control; never in a build you rely on). */
 #define aether_batch_splat_f32x8(x) ((aether_f32x8){(x), (x), (x), (x), (x), (x), (x), (x)})
+#if defined(__clang__) || __GNUC__ >= 12
+#  define aether_batch_shuffle_f32x8(a, b, ...) __builtin_shufflevector((a), (b), __VA_ARGS__)
+#else
+#  define aether_batch_shuffle_f32x8(a, b, ...) __builtin_shuffle((a), (b), (aether_i32x8){__VA_ARGS__})
+#endif
 #if defined(AETHER_UNSAFE_UNGUARDED_BATCH_PRODUCTS) || defined(AETHER_UNSAFE_ALLOW_CONTRACTION)
 #  define aether_batch_product_f32x8(x) (x)
 #else
 #  define aether_batch_product_f32x8(x) ((aether_f32x8)((aether_i32x8)(x) | (int32_t)aether_opaque_zero()))
 #endif
 typedef struct aether_vec2fx8 { aether_f32x8 x; aether_f32x8 y; } aether_vec2fx8;
+typedef char aether_vec2f_is_packed[sizeof(aether_vec2f) == 2u * sizeof(float) ? 1 : -1];
 typedef struct aether_vec3fx8 { aether_f32x8 x; aether_f32x8 y; aether_f32x8 z; } aether_vec3fx8;
+typedef char aether_vec3f_is_packed[sizeof(aether_vec3f) == 3u * sizeof(float) ? 1 : -1];
 typedef struct aether_vec4fx8 { aether_f32x8 x; aether_f32x8 y; aether_f32x8 z; aether_f32x8 w; } aether_vec4fx8;
+typedef char aether_vec4f_is_packed[sizeof(aether_vec4f) == 4u * sizeof(float) ? 1 : -1];
 typedef struct aether_quatfx8 { aether_f32x8 w; aether_f32x8 x; aether_f32x8 y; aether_f32x8 z; } aether_quatfx8;
+typedef char aether_quatf_is_packed[sizeof(aether_quatf) == 4u * sizeof(float) ? 1 : -1];
 typedef struct aether_rotationfx8 { aether_f32x8 c; aether_f32x8 s; aether_f32x8 t; aether_f32x8 tau; } aether_rotationfx8;
+typedef char aether_rotationf_is_packed[sizeof(aether_rotationf) == 4u * sizeof(float) ? 1 : -1];
 typedef struct aether_mat2fx8 { aether_f32x8 m[4]; } aether_mat2fx8;
+typedef char aether_mat2f_is_packed[sizeof(aether_mat2f) == 4u * sizeof(float) ? 1 : -1];
 typedef struct aether_mat3fx8 { aether_f32x8 m[9]; } aether_mat3fx8;
+typedef char aether_mat3f_is_packed[sizeof(aether_mat3f) == 9u * sizeof(float) ? 1 : -1];
 typedef struct aether_mat4fx8 { aether_f32x8 m[16]; } aether_mat4fx8;
+typedef char aether_mat4f_is_packed[sizeof(aether_mat4f) == 16u * sizeof(float) ? 1 : -1];
 #define aether_batch_splat_f64x4(x) ((aether_f64x4){(x), (x), (x), (x)})
+#if defined(__clang__) || __GNUC__ >= 12
+#  define aether_batch_shuffle_f64x4(a, b, ...) __builtin_shufflevector((a), (b), __VA_ARGS__)
+#else
+#  define aether_batch_shuffle_f64x4(a, b, ...) __builtin_shuffle((a), (b), (aether_i64x4){__VA_ARGS__})
+#endif
 #if defined(AETHER_UNSAFE_UNGUARDED_BATCH_PRODUCTS) || defined(AETHER_UNSAFE_ALLOW_CONTRACTION)
 #  define aether_batch_product_f64x4(x) (x)
 #else
 #  define aether_batch_product_f64x4(x) ((aether_f64x4)((aether_i64x4)(x) | (int64_t)aether_opaque_zero()))
 #endif
 typedef struct aether_vec2dx4 { aether_f64x4 x; aether_f64x4 y; } aether_vec2dx4;
+typedef char aether_vec2d_is_packed[sizeof(aether_vec2d) == 2u * sizeof(double) ? 1 : -1];
 typedef struct aether_vec3dx4 { aether_f64x4 x; aether_f64x4 y; aether_f64x4 z; } aether_vec3dx4;
+typedef char aether_vec3d_is_packed[sizeof(aether_vec3d) == 3u * sizeof(double) ? 1 : -1];
 typedef struct aether_vec4dx4 { aether_f64x4 x; aether_f64x4 y; aether_f64x4 z; aether_f64x4 w; } aether_vec4dx4;
+typedef char aether_vec4d_is_packed[sizeof(aether_vec4d) == 4u * sizeof(double) ? 1 : -1];
 typedef struct aether_quatdx4 { aether_f64x4 w; aether_f64x4 x; aether_f64x4 y; aether_f64x4 z; } aether_quatdx4;
+typedef char aether_quatd_is_packed[sizeof(aether_quatd) == 4u * sizeof(double) ? 1 : -1];
 typedef struct aether_rotationdx4 { aether_f64x4 c; aether_f64x4 s; aether_f64x4 t; aether_f64x4 tau; } aether_rotationdx4;
+typedef char aether_rotationd_is_packed[sizeof(aether_rotationd) == 4u * sizeof(double) ? 1 : -1];
 typedef struct aether_mat2dx4 { aether_f64x4 m[4]; } aether_mat2dx4;
+typedef char aether_mat2d_is_packed[sizeof(aether_mat2d) == 4u * sizeof(double) ? 1 : -1];
 typedef struct aether_mat3dx4 { aether_f64x4 m[9]; } aether_mat3dx4;
+typedef char aether_mat3d_is_packed[sizeof(aether_mat3d) == 9u * sizeof(double) ? 1 : -1];
 typedef struct aether_mat4dx4 { aether_f64x4 m[16]; } aether_mat4dx4;
+typedef char aether_mat4d_is_packed[sizeof(aether_mat4d) == 16u * sizeof(double) ? 1 : -1];
 #if defined(__AVX__) || defined(__SSE2__)
 #  include <immintrin.h>
 #elif defined(__aarch64__)
@@ -4089,22 +4115,15 @@ void aether_f32_fmin_soa(const float *a, const float *b, float *out, size_t n)
 void aether_f32_fmin_aos(const float *a, const float *b, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_f32x8 v_a;
         aether_f32x8 v_b;
         aether_f32x8 aether_r;
-        v_a = (aether_f32x8){a[i + 0u], a[i + 1u], a[i + 2u], a[i + 3u], a[i + 4u], a[i + 5u], a[i + 6u], a[i + 7u]};
-        v_b = (aether_f32x8){b[i + 0u], b[i + 1u], b[i + 2u], b[i + 3u], b[i + 4u], b[i + 5u], b[i + 6u], b[i + 7u]};
+        memcpy(&v_a, (const float *)(const void *)(a + i), 8u * sizeof(float));
+        memcpy(&v_b, (const float *)(const void *)(b + i), 8u * sizeof(float));
         aether_f32_fmin_batch_x8(&aether_r, &v_a, &v_b);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
-        out[i + 4u] = aether_r[4];
-        out[i + 5u] = aether_r[5];
-        out[i + 6u] = aether_r[6];
-        out[i + 7u] = aether_r[7];
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
 #endif
     for (; i < n; ++i) {
@@ -4139,18 +4158,15 @@ void aether_f64_fmin_soa(const double *a, const double *b, double *out, size_t n
 void aether_f64_fmin_aos(const double *a, const double *b, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_f64x4 v_a;
         aether_f64x4 v_b;
         aether_f64x4 aether_r;
-        v_a = (aether_f64x4){a[i + 0u], a[i + 1u], a[i + 2u], a[i + 3u]};
-        v_b = (aether_f64x4){b[i + 0u], b[i + 1u], b[i + 2u], b[i + 3u]};
+        memcpy(&v_a, (const double *)(const void *)(a + i), 4u * sizeof(double));
+        memcpy(&v_b, (const double *)(const void *)(b + i), 4u * sizeof(double));
         aether_f64_fmin_batch_x4(&aether_r, &v_a, &v_b);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
 #endif
     for (; i < n; ++i) {
@@ -4185,22 +4201,15 @@ void aether_f32_fmax_soa(const float *a, const float *b, float *out, size_t n)
 void aether_f32_fmax_aos(const float *a, const float *b, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_f32x8 v_a;
         aether_f32x8 v_b;
         aether_f32x8 aether_r;
-        v_a = (aether_f32x8){a[i + 0u], a[i + 1u], a[i + 2u], a[i + 3u], a[i + 4u], a[i + 5u], a[i + 6u], a[i + 7u]};
-        v_b = (aether_f32x8){b[i + 0u], b[i + 1u], b[i + 2u], b[i + 3u], b[i + 4u], b[i + 5u], b[i + 6u], b[i + 7u]};
+        memcpy(&v_a, (const float *)(const void *)(a + i), 8u * sizeof(float));
+        memcpy(&v_b, (const float *)(const void *)(b + i), 8u * sizeof(float));
         aether_f32_fmax_batch_x8(&aether_r, &v_a, &v_b);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
-        out[i + 4u] = aether_r[4];
-        out[i + 5u] = aether_r[5];
-        out[i + 6u] = aether_r[6];
-        out[i + 7u] = aether_r[7];
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
 #endif
     for (; i < n; ++i) {
@@ -4235,18 +4244,15 @@ void aether_f64_fmax_soa(const double *a, const double *b, double *out, size_t n
 void aether_f64_fmax_aos(const double *a, const double *b, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_f64x4 v_a;
         aether_f64x4 v_b;
         aether_f64x4 aether_r;
-        v_a = (aether_f64x4){a[i + 0u], a[i + 1u], a[i + 2u], a[i + 3u]};
-        v_b = (aether_f64x4){b[i + 0u], b[i + 1u], b[i + 2u], b[i + 3u]};
+        memcpy(&v_a, (const double *)(const void *)(a + i), 4u * sizeof(double));
+        memcpy(&v_b, (const double *)(const void *)(b + i), 4u * sizeof(double));
         aether_f64_fmax_batch_x4(&aether_r, &v_a, &v_b);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
 #endif
     for (; i < n; ++i) {
@@ -4277,20 +4283,13 @@ void aether_f32_sign_soa(const float *a, float *out, size_t n)
 void aether_f32_sign_aos(const float *a, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_f32x8 v_a;
         aether_f32x8 aether_r;
-        v_a = (aether_f32x8){a[i + 0u], a[i + 1u], a[i + 2u], a[i + 3u], a[i + 4u], a[i + 5u], a[i + 6u], a[i + 7u]};
+        memcpy(&v_a, (const float *)(const void *)(a + i), 8u * sizeof(float));
         aether_f32_sign_batch_x8(&aether_r, &v_a);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
-        out[i + 4u] = aether_r[4];
-        out[i + 5u] = aether_r[5];
-        out[i + 6u] = aether_r[6];
-        out[i + 7u] = aether_r[7];
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
 #endif
     for (; i < n; ++i) {
@@ -4321,16 +4320,13 @@ void aether_f64_sign_soa(const double *a, double *out, size_t n)
 void aether_f64_sign_aos(const double *a, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_f64x4 v_a;
         aether_f64x4 aether_r;
-        v_a = (aether_f64x4){a[i + 0u], a[i + 1u], a[i + 2u], a[i + 3u]};
+        memcpy(&v_a, (const double *)(const void *)(a + i), 4u * sizeof(double));
         aether_f64_sign_batch_x4(&aether_r, &v_a);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
 #endif
     for (; i < n; ++i) {
@@ -4376,27 +4372,19 @@ void aether_vec2f_add_aos(const aether_vec2f *a, const aether_vec2f *b, aether_v
         aether_vec2fx8 v_a;
         aether_vec2fx8 v_b;
         aether_vec2fx8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
-        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
+        aether_f32x8 v_a_w0, v_a_w1;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 2, 4, 6, 8, 10, 12, 14);
+        v_a.y = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 3, 5, 7, 9, 11, 13, 15);
+        aether_f32x8 v_b_w0, v_b_w1;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
+        v_b.x = aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 2, 4, 6, 8, 10, 12, 14);
+        v_b.y = aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 3, 5, 7, 9, 11, 13, 15);
         aether_vec2f_add_batch_x8(&aether_r, &v_a, &v_b);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 1, 9, 2, 10, 3, 11); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 5, 13, 6, 14, 7, 15); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -4442,19 +4430,19 @@ void aether_vec2d_add_aos(const aether_vec2d *a, const aether_vec2d *b, aether_v
         aether_vec2dx4 v_a;
         aether_vec2dx4 v_b;
         aether_vec2dx4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
-        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
+        aether_f64x4 v_a_w0, v_a_w1;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 2, 4, 6);
+        v_a.y = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 3, 5, 7);
+        aether_f64x4 v_b_w0, v_b_w1;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
+        v_b.x = aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 2, 4, 6);
+        v_b.y = aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 3, 5, 7);
         aether_vec2d_add_batch_x4(&aether_r, &v_a, &v_b);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 1, 5); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 3, 7); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -4506,37 +4494,24 @@ void aether_vec3f_add_aos(const aether_vec3f *a, const aether_vec3f *b, aether_v
         aether_vec3fx8 v_a;
         aether_vec3fx8 v_b;
         aether_vec3fx8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
-        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
-        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
-        v_b.z = (aether_f32x8){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z, b[i + 4u].z, b[i + 5u].z, b[i + 6u].z, b[i + 7u].z};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 5, 10, 13);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 8, 11, 14);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 9, 12, 15);
+        aether_f32x8 v_b_w0, v_b_w1, v_b_w2;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 16u * sizeof(float), 8u * sizeof(float));
+        v_b.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 5, 10, 13);
+        v_b.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 8, 11, 14);
+        v_b.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 9, 12, 15);
         aether_vec3f_add_batch_x8(&aether_r, &v_a, &v_b);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 4u].z = aether_r.z[4];
-        out[i + 5u].z = aether_r.z[5];
-        out[i + 6u].z = aether_r.z[6];
-        out[i + 7u].z = aether_r.z[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 1, 9, 0, 2, 10), aether_r.z, 0, 1, 8, 3, 4, 9, 6, 7); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.z, aether_r.x, 2, 11, 0, 3, 12, 0, 4, 13), aether_r.y, 0, 1, 11, 3, 4, 12, 6, 7); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.y, aether_r.z, 5, 13, 0, 6, 14, 0, 7, 15), aether_r.x, 0, 1, 14, 3, 4, 15, 6, 7); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -4588,25 +4563,24 @@ void aether_vec3d_add_aos(const aether_vec3d *a, const aether_vec3d *b, aether_v
         aether_vec3dx4 v_a;
         aether_vec3dx4 v_b;
         aether_vec3dx4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
-        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
-        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
-        v_b.z = (aether_f64x4){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 3, 6, 0), v_a_w2, 0, 1, 2, 5);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 4, 7, 0), v_a_w2, 0, 1, 2, 6);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
+        aether_f64x4 v_b_w0, v_b_w1, v_b_w2;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 8u * sizeof(double), 4u * sizeof(double));
+        v_b.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 3, 6, 0), v_b_w2, 0, 1, 2, 5);
+        v_b.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 4, 7, 0), v_b_w2, 0, 1, 2, 6);
+        v_b.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 5, 0, 0), v_b_w2, 0, 1, 4, 7);
         aether_vec3d_add_batch_x4(&aether_r, &v_a, &v_b);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.z, aether_r.x, 2, 7, 0, 3), aether_r.y, 0, 1, 7, 3); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -4664,47 +4638,29 @@ void aether_vec4f_add_aos(const aether_vec4f *a, const aether_vec4f *b, aether_v
         aether_vec4fx8 v_a;
         aether_vec4fx8 v_b;
         aether_vec4fx8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
-        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
-        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
-        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
-        v_b.z = (aether_f32x8){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z, b[i + 4u].z, b[i + 5u].z, b[i + 6u].z, b[i + 7u].z};
-        v_b.w = (aether_f32x8){b[i + 0u].w, b[i + 1u].w, b[i + 2u].w, b[i + 3u].w, b[i + 4u].w, b[i + 5u].w, b[i + 6u].w, b[i + 7u].w};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        aether_f32x8 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w3, (const char *)(const void *)(b + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_b.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_b.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_b.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_b.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 11, 15);
         aether_vec4f_add_batch_x8(&aether_r, &v_a, &v_b);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 4u].z = aether_r.z[4];
-        out[i + 5u].z = aether_r.z[5];
-        out[i + 6u].z = aether_r.z[6];
-        out[i + 7u].z = aether_r.z[7];
-        out[i + 0u].w = aether_r.w[0];
-        out[i + 1u].w = aether_r.w[1];
-        out[i + 2u].w = aether_r.w[2];
-        out[i + 3u].w = aether_r.w[3];
-        out[i + 4u].w = aether_r.w[4];
-        out[i + 5u].w = aether_r.w[5];
-        out[i + 6u].w = aether_r.w[6];
-        out[i + 7u].w = aether_r.w[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.z, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.w, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.z, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.w, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 0, 0, 5, 13, 0, 0), aether_r.z, 0, 1, 12, 0, 4, 5, 13, 0), aether_r.w, 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 6, 14, 0, 0, 7, 15, 0, 0), aether_r.z, 0, 1, 14, 0, 4, 5, 15, 0), aether_r.w, 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -4762,31 +4718,29 @@ void aether_vec4d_add_aos(const aether_vec4d *a, const aether_vec4d *b, aether_v
         aether_vec4dx4 v_a;
         aether_vec4dx4 v_b;
         aether_vec4dx4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
-        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
-        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
-        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
-        v_b.z = (aether_f64x4){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z};
-        v_b.w = (aether_f64x4){b[i + 0u].w, b[i + 1u].w, b[i + 2u].w, b[i + 3u].w};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 4, 0, 0), v_a_w2, 0, 1, 4, 0), v_a_w3, 0, 1, 2, 4);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
+        v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
+        aether_f64x4 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w3, (const char *)(const void *)(b + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_b.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 4, 0, 0), v_b_w2, 0, 1, 4, 0), v_b_w3, 0, 1, 2, 4);
+        v_b.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 5, 0, 0), v_b_w2, 0, 1, 5, 0), v_b_w3, 0, 1, 2, 5);
+        v_b.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 6, 0, 0), v_b_w2, 0, 1, 6, 0), v_b_w3, 0, 1, 2, 6);
+        v_b.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 3, 7, 0, 0), v_b_w2, 0, 1, 7, 0), v_b_w3, 0, 1, 2, 7);
         aether_vec4d_add_batch_x4(&aether_r, &v_a, &v_b);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 0u].w = aether_r.w[0];
-        out[i + 1u].w = aether_r.w[1];
-        out[i + 2u].w = aether_r.w[2];
-        out[i + 3u].w = aether_r.w[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 0), aether_r.z, 0, 1, 4, 0), aether_r.w, 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 1, 5, 0, 0), aether_r.z, 0, 1, 5, 0), aether_r.w, 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 0, 0), aether_r.z, 0, 1, 6, 0), aether_r.w, 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 3, 7, 0, 0), aether_r.z, 0, 1, 7, 0), aether_r.w, 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -4832,27 +4786,19 @@ void aether_vec2f_sub_aos(const aether_vec2f *a, const aether_vec2f *b, aether_v
         aether_vec2fx8 v_a;
         aether_vec2fx8 v_b;
         aether_vec2fx8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
-        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
+        aether_f32x8 v_a_w0, v_a_w1;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 2, 4, 6, 8, 10, 12, 14);
+        v_a.y = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 3, 5, 7, 9, 11, 13, 15);
+        aether_f32x8 v_b_w0, v_b_w1;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
+        v_b.x = aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 2, 4, 6, 8, 10, 12, 14);
+        v_b.y = aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 3, 5, 7, 9, 11, 13, 15);
         aether_vec2f_sub_batch_x8(&aether_r, &v_a, &v_b);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 1, 9, 2, 10, 3, 11); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 5, 13, 6, 14, 7, 15); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -4898,19 +4844,19 @@ void aether_vec2d_sub_aos(const aether_vec2d *a, const aether_vec2d *b, aether_v
         aether_vec2dx4 v_a;
         aether_vec2dx4 v_b;
         aether_vec2dx4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
-        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
+        aether_f64x4 v_a_w0, v_a_w1;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 2, 4, 6);
+        v_a.y = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 3, 5, 7);
+        aether_f64x4 v_b_w0, v_b_w1;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
+        v_b.x = aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 2, 4, 6);
+        v_b.y = aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 3, 5, 7);
         aether_vec2d_sub_batch_x4(&aether_r, &v_a, &v_b);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 1, 5); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 3, 7); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -4962,37 +4908,24 @@ void aether_vec3f_sub_aos(const aether_vec3f *a, const aether_vec3f *b, aether_v
         aether_vec3fx8 v_a;
         aether_vec3fx8 v_b;
         aether_vec3fx8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
-        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
-        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
-        v_b.z = (aether_f32x8){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z, b[i + 4u].z, b[i + 5u].z, b[i + 6u].z, b[i + 7u].z};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 5, 10, 13);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 8, 11, 14);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 9, 12, 15);
+        aether_f32x8 v_b_w0, v_b_w1, v_b_w2;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 16u * sizeof(float), 8u * sizeof(float));
+        v_b.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 5, 10, 13);
+        v_b.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 8, 11, 14);
+        v_b.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 9, 12, 15);
         aether_vec3f_sub_batch_x8(&aether_r, &v_a, &v_b);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 4u].z = aether_r.z[4];
-        out[i + 5u].z = aether_r.z[5];
-        out[i + 6u].z = aether_r.z[6];
-        out[i + 7u].z = aether_r.z[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 1, 9, 0, 2, 10), aether_r.z, 0, 1, 8, 3, 4, 9, 6, 7); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.z, aether_r.x, 2, 11, 0, 3, 12, 0, 4, 13), aether_r.y, 0, 1, 11, 3, 4, 12, 6, 7); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.y, aether_r.z, 5, 13, 0, 6, 14, 0, 7, 15), aether_r.x, 0, 1, 14, 3, 4, 15, 6, 7); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -5044,25 +4977,24 @@ void aether_vec3d_sub_aos(const aether_vec3d *a, const aether_vec3d *b, aether_v
         aether_vec3dx4 v_a;
         aether_vec3dx4 v_b;
         aether_vec3dx4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
-        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
-        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
-        v_b.z = (aether_f64x4){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 3, 6, 0), v_a_w2, 0, 1, 2, 5);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 4, 7, 0), v_a_w2, 0, 1, 2, 6);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
+        aether_f64x4 v_b_w0, v_b_w1, v_b_w2;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 8u * sizeof(double), 4u * sizeof(double));
+        v_b.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 3, 6, 0), v_b_w2, 0, 1, 2, 5);
+        v_b.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 4, 7, 0), v_b_w2, 0, 1, 2, 6);
+        v_b.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 5, 0, 0), v_b_w2, 0, 1, 4, 7);
         aether_vec3d_sub_batch_x4(&aether_r, &v_a, &v_b);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.z, aether_r.x, 2, 7, 0, 3), aether_r.y, 0, 1, 7, 3); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -5120,47 +5052,29 @@ void aether_vec4f_sub_aos(const aether_vec4f *a, const aether_vec4f *b, aether_v
         aether_vec4fx8 v_a;
         aether_vec4fx8 v_b;
         aether_vec4fx8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
-        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
-        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
-        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
-        v_b.z = (aether_f32x8){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z, b[i + 4u].z, b[i + 5u].z, b[i + 6u].z, b[i + 7u].z};
-        v_b.w = (aether_f32x8){b[i + 0u].w, b[i + 1u].w, b[i + 2u].w, b[i + 3u].w, b[i + 4u].w, b[i + 5u].w, b[i + 6u].w, b[i + 7u].w};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        aether_f32x8 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w3, (const char *)(const void *)(b + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_b.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_b.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_b.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_b.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 11, 15);
         aether_vec4f_sub_batch_x8(&aether_r, &v_a, &v_b);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 4u].z = aether_r.z[4];
-        out[i + 5u].z = aether_r.z[5];
-        out[i + 6u].z = aether_r.z[6];
-        out[i + 7u].z = aether_r.z[7];
-        out[i + 0u].w = aether_r.w[0];
-        out[i + 1u].w = aether_r.w[1];
-        out[i + 2u].w = aether_r.w[2];
-        out[i + 3u].w = aether_r.w[3];
-        out[i + 4u].w = aether_r.w[4];
-        out[i + 5u].w = aether_r.w[5];
-        out[i + 6u].w = aether_r.w[6];
-        out[i + 7u].w = aether_r.w[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.z, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.w, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.z, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.w, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 0, 0, 5, 13, 0, 0), aether_r.z, 0, 1, 12, 0, 4, 5, 13, 0), aether_r.w, 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 6, 14, 0, 0, 7, 15, 0, 0), aether_r.z, 0, 1, 14, 0, 4, 5, 15, 0), aether_r.w, 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -5218,31 +5132,29 @@ void aether_vec4d_sub_aos(const aether_vec4d *a, const aether_vec4d *b, aether_v
         aether_vec4dx4 v_a;
         aether_vec4dx4 v_b;
         aether_vec4dx4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
-        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
-        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
-        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
-        v_b.z = (aether_f64x4){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z};
-        v_b.w = (aether_f64x4){b[i + 0u].w, b[i + 1u].w, b[i + 2u].w, b[i + 3u].w};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 4, 0, 0), v_a_w2, 0, 1, 4, 0), v_a_w3, 0, 1, 2, 4);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
+        v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
+        aether_f64x4 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w3, (const char *)(const void *)(b + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_b.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 4, 0, 0), v_b_w2, 0, 1, 4, 0), v_b_w3, 0, 1, 2, 4);
+        v_b.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 5, 0, 0), v_b_w2, 0, 1, 5, 0), v_b_w3, 0, 1, 2, 5);
+        v_b.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 6, 0, 0), v_b_w2, 0, 1, 6, 0), v_b_w3, 0, 1, 2, 6);
+        v_b.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 3, 7, 0, 0), v_b_w2, 0, 1, 7, 0), v_b_w3, 0, 1, 2, 7);
         aether_vec4d_sub_batch_x4(&aether_r, &v_a, &v_b);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 0u].w = aether_r.w[0];
-        out[i + 1u].w = aether_r.w[1];
-        out[i + 2u].w = aether_r.w[2];
-        out[i + 3u].w = aether_r.w[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 0), aether_r.z, 0, 1, 4, 0), aether_r.w, 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 1, 5, 0, 0), aether_r.z, 0, 1, 5, 0), aether_r.w, 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 0, 0), aether_r.z, 0, 1, 6, 0), aether_r.w, 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 3, 7, 0, 0), aether_r.z, 0, 1, 7, 0), aether_r.w, 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -5288,27 +5200,19 @@ void aether_vec2f_mul_aos(const aether_vec2f *a, const aether_vec2f *b, aether_v
         aether_vec2fx8 v_a;
         aether_vec2fx8 v_b;
         aether_vec2fx8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
-        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
+        aether_f32x8 v_a_w0, v_a_w1;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 2, 4, 6, 8, 10, 12, 14);
+        v_a.y = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 3, 5, 7, 9, 11, 13, 15);
+        aether_f32x8 v_b_w0, v_b_w1;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
+        v_b.x = aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 2, 4, 6, 8, 10, 12, 14);
+        v_b.y = aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 3, 5, 7, 9, 11, 13, 15);
         aether_vec2f_mul_batch_x8(&aether_r, &v_a, &v_b);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 1, 9, 2, 10, 3, 11); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 5, 13, 6, 14, 7, 15); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -5354,19 +5258,19 @@ void aether_vec2d_mul_aos(const aether_vec2d *a, const aether_vec2d *b, aether_v
         aether_vec2dx4 v_a;
         aether_vec2dx4 v_b;
         aether_vec2dx4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
-        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
+        aether_f64x4 v_a_w0, v_a_w1;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 2, 4, 6);
+        v_a.y = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 3, 5, 7);
+        aether_f64x4 v_b_w0, v_b_w1;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
+        v_b.x = aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 2, 4, 6);
+        v_b.y = aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 3, 5, 7);
         aether_vec2d_mul_batch_x4(&aether_r, &v_a, &v_b);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 1, 5); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 3, 7); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -5418,37 +5322,24 @@ void aether_vec3f_mul_aos(const aether_vec3f *a, const aether_vec3f *b, aether_v
         aether_vec3fx8 v_a;
         aether_vec3fx8 v_b;
         aether_vec3fx8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
-        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
-        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
-        v_b.z = (aether_f32x8){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z, b[i + 4u].z, b[i + 5u].z, b[i + 6u].z, b[i + 7u].z};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 5, 10, 13);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 8, 11, 14);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 9, 12, 15);
+        aether_f32x8 v_b_w0, v_b_w1, v_b_w2;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 16u * sizeof(float), 8u * sizeof(float));
+        v_b.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 5, 10, 13);
+        v_b.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 8, 11, 14);
+        v_b.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 9, 12, 15);
         aether_vec3f_mul_batch_x8(&aether_r, &v_a, &v_b);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 4u].z = aether_r.z[4];
-        out[i + 5u].z = aether_r.z[5];
-        out[i + 6u].z = aether_r.z[6];
-        out[i + 7u].z = aether_r.z[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 1, 9, 0, 2, 10), aether_r.z, 0, 1, 8, 3, 4, 9, 6, 7); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.z, aether_r.x, 2, 11, 0, 3, 12, 0, 4, 13), aether_r.y, 0, 1, 11, 3, 4, 12, 6, 7); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.y, aether_r.z, 5, 13, 0, 6, 14, 0, 7, 15), aether_r.x, 0, 1, 14, 3, 4, 15, 6, 7); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -5500,25 +5391,24 @@ void aether_vec3d_mul_aos(const aether_vec3d *a, const aether_vec3d *b, aether_v
         aether_vec3dx4 v_a;
         aether_vec3dx4 v_b;
         aether_vec3dx4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
-        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
-        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
-        v_b.z = (aether_f64x4){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 3, 6, 0), v_a_w2, 0, 1, 2, 5);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 4, 7, 0), v_a_w2, 0, 1, 2, 6);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
+        aether_f64x4 v_b_w0, v_b_w1, v_b_w2;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 8u * sizeof(double), 4u * sizeof(double));
+        v_b.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 3, 6, 0), v_b_w2, 0, 1, 2, 5);
+        v_b.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 4, 7, 0), v_b_w2, 0, 1, 2, 6);
+        v_b.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 5, 0, 0), v_b_w2, 0, 1, 4, 7);
         aether_vec3d_mul_batch_x4(&aether_r, &v_a, &v_b);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.z, aether_r.x, 2, 7, 0, 3), aether_r.y, 0, 1, 7, 3); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -5576,47 +5466,29 @@ void aether_vec4f_mul_aos(const aether_vec4f *a, const aether_vec4f *b, aether_v
         aether_vec4fx8 v_a;
         aether_vec4fx8 v_b;
         aether_vec4fx8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
-        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
-        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
-        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
-        v_b.z = (aether_f32x8){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z, b[i + 4u].z, b[i + 5u].z, b[i + 6u].z, b[i + 7u].z};
-        v_b.w = (aether_f32x8){b[i + 0u].w, b[i + 1u].w, b[i + 2u].w, b[i + 3u].w, b[i + 4u].w, b[i + 5u].w, b[i + 6u].w, b[i + 7u].w};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        aether_f32x8 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w3, (const char *)(const void *)(b + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_b.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_b.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_b.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_b.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 11, 15);
         aether_vec4f_mul_batch_x8(&aether_r, &v_a, &v_b);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 4u].z = aether_r.z[4];
-        out[i + 5u].z = aether_r.z[5];
-        out[i + 6u].z = aether_r.z[6];
-        out[i + 7u].z = aether_r.z[7];
-        out[i + 0u].w = aether_r.w[0];
-        out[i + 1u].w = aether_r.w[1];
-        out[i + 2u].w = aether_r.w[2];
-        out[i + 3u].w = aether_r.w[3];
-        out[i + 4u].w = aether_r.w[4];
-        out[i + 5u].w = aether_r.w[5];
-        out[i + 6u].w = aether_r.w[6];
-        out[i + 7u].w = aether_r.w[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.z, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.w, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.z, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.w, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 0, 0, 5, 13, 0, 0), aether_r.z, 0, 1, 12, 0, 4, 5, 13, 0), aether_r.w, 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 6, 14, 0, 0, 7, 15, 0, 0), aether_r.z, 0, 1, 14, 0, 4, 5, 15, 0), aether_r.w, 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -5674,31 +5546,29 @@ void aether_vec4d_mul_aos(const aether_vec4d *a, const aether_vec4d *b, aether_v
         aether_vec4dx4 v_a;
         aether_vec4dx4 v_b;
         aether_vec4dx4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
-        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
-        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
-        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
-        v_b.z = (aether_f64x4){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z};
-        v_b.w = (aether_f64x4){b[i + 0u].w, b[i + 1u].w, b[i + 2u].w, b[i + 3u].w};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 4, 0, 0), v_a_w2, 0, 1, 4, 0), v_a_w3, 0, 1, 2, 4);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
+        v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
+        aether_f64x4 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w3, (const char *)(const void *)(b + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_b.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 4, 0, 0), v_b_w2, 0, 1, 4, 0), v_b_w3, 0, 1, 2, 4);
+        v_b.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 5, 0, 0), v_b_w2, 0, 1, 5, 0), v_b_w3, 0, 1, 2, 5);
+        v_b.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 6, 0, 0), v_b_w2, 0, 1, 6, 0), v_b_w3, 0, 1, 2, 6);
+        v_b.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 3, 7, 0, 0), v_b_w2, 0, 1, 7, 0), v_b_w3, 0, 1, 2, 7);
         aether_vec4d_mul_batch_x4(&aether_r, &v_a, &v_b);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 0u].w = aether_r.w[0];
-        out[i + 1u].w = aether_r.w[1];
-        out[i + 2u].w = aether_r.w[2];
-        out[i + 3u].w = aether_r.w[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 0), aether_r.z, 0, 1, 4, 0), aether_r.w, 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 1, 5, 0, 0), aether_r.z, 0, 1, 5, 0), aether_r.w, 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 0, 0), aether_r.z, 0, 1, 6, 0), aether_r.w, 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 3, 7, 0, 0), aether_r.z, 0, 1, 7, 0), aether_r.w, 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -5742,26 +5612,15 @@ void aether_vec2f_scale_aos(const aether_vec2f *a, const float *s, aether_vec2f 
         aether_vec2fx8 v_a;
         aether_f32x8 v_s;
         aether_vec2fx8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_s = (aether_f32x8){s[i + 0u], s[i + 1u], s[i + 2u], s[i + 3u], s[i + 4u], s[i + 5u], s[i + 6u], s[i + 7u]};
+        aether_f32x8 v_a_w0, v_a_w1;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 2, 4, 6, 8, 10, 12, 14);
+        v_a.y = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 3, 5, 7, 9, 11, 13, 15);
+        memcpy(&v_s, (const float *)(const void *)(s + i), 8u * sizeof(float));
         aether_vec2f_scale_batch_x8(&aether_r, &v_a, &v_s);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 1, 9, 2, 10, 3, 11); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 5, 13, 6, 14, 7, 15); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -5805,18 +5664,15 @@ void aether_vec2d_scale_aos(const aether_vec2d *a, const double *s, aether_vec2d
         aether_vec2dx4 v_a;
         aether_f64x4 v_s;
         aether_vec2dx4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_s = (aether_f64x4){s[i + 0u], s[i + 1u], s[i + 2u], s[i + 3u]};
+        aether_f64x4 v_a_w0, v_a_w1;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 2, 4, 6);
+        v_a.y = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 3, 5, 7);
+        memcpy(&v_s, (const double *)(const void *)(s + i), 4u * sizeof(double));
         aether_vec2d_scale_batch_x4(&aether_r, &v_a, &v_s);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 1, 5); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 3, 7); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -5864,35 +5720,18 @@ void aether_vec3f_scale_aos(const aether_vec3f *a, const float *s, aether_vec3f 
         aether_vec3fx8 v_a;
         aether_f32x8 v_s;
         aether_vec3fx8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
-        v_s = (aether_f32x8){s[i + 0u], s[i + 1u], s[i + 2u], s[i + 3u], s[i + 4u], s[i + 5u], s[i + 6u], s[i + 7u]};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 5, 10, 13);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 8, 11, 14);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 9, 12, 15);
+        memcpy(&v_s, (const float *)(const void *)(s + i), 8u * sizeof(float));
         aether_vec3f_scale_batch_x8(&aether_r, &v_a, &v_s);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 4u].z = aether_r.z[4];
-        out[i + 5u].z = aether_r.z[5];
-        out[i + 6u].z = aether_r.z[6];
-        out[i + 7u].z = aether_r.z[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 1, 9, 0, 2, 10), aether_r.z, 0, 1, 8, 3, 4, 9, 6, 7); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.z, aether_r.x, 2, 11, 0, 3, 12, 0, 4, 13), aether_r.y, 0, 1, 11, 3, 4, 12, 6, 7); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.y, aether_r.z, 5, 13, 0, 6, 14, 0, 7, 15), aether_r.x, 0, 1, 14, 3, 4, 15, 6, 7); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -5940,23 +5779,18 @@ void aether_vec3d_scale_aos(const aether_vec3d *a, const double *s, aether_vec3d
         aether_vec3dx4 v_a;
         aether_f64x4 v_s;
         aether_vec3dx4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
-        v_s = (aether_f64x4){s[i + 0u], s[i + 1u], s[i + 2u], s[i + 3u]};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 3, 6, 0), v_a_w2, 0, 1, 2, 5);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 4, 7, 0), v_a_w2, 0, 1, 2, 6);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
+        memcpy(&v_s, (const double *)(const void *)(s + i), 4u * sizeof(double));
         aether_vec3d_scale_batch_x4(&aether_r, &v_a, &v_s);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.z, aether_r.x, 2, 7, 0, 3), aether_r.y, 0, 1, 7, 3); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -6008,44 +5842,21 @@ void aether_vec4f_scale_aos(const aether_vec4f *a, const float *s, aether_vec4f 
         aether_vec4fx8 v_a;
         aether_f32x8 v_s;
         aether_vec4fx8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
-        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
-        v_s = (aether_f32x8){s[i + 0u], s[i + 1u], s[i + 2u], s[i + 3u], s[i + 4u], s[i + 5u], s[i + 6u], s[i + 7u]};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        memcpy(&v_s, (const float *)(const void *)(s + i), 8u * sizeof(float));
         aether_vec4f_scale_batch_x8(&aether_r, &v_a, &v_s);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 4u].z = aether_r.z[4];
-        out[i + 5u].z = aether_r.z[5];
-        out[i + 6u].z = aether_r.z[6];
-        out[i + 7u].z = aether_r.z[7];
-        out[i + 0u].w = aether_r.w[0];
-        out[i + 1u].w = aether_r.w[1];
-        out[i + 2u].w = aether_r.w[2];
-        out[i + 3u].w = aether_r.w[3];
-        out[i + 4u].w = aether_r.w[4];
-        out[i + 5u].w = aether_r.w[5];
-        out[i + 6u].w = aether_r.w[6];
-        out[i + 7u].w = aether_r.w[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.z, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.w, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.z, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.w, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 0, 0, 5, 13, 0, 0), aether_r.z, 0, 1, 12, 0, 4, 5, 13, 0), aether_r.w, 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 6, 14, 0, 0, 7, 15, 0, 0), aether_r.z, 0, 1, 14, 0, 4, 5, 15, 0), aether_r.w, 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -6097,28 +5908,21 @@ void aether_vec4d_scale_aos(const aether_vec4d *a, const double *s, aether_vec4d
         aether_vec4dx4 v_a;
         aether_f64x4 v_s;
         aether_vec4dx4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
-        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
-        v_s = (aether_f64x4){s[i + 0u], s[i + 1u], s[i + 2u], s[i + 3u]};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 4, 0, 0), v_a_w2, 0, 1, 4, 0), v_a_w3, 0, 1, 2, 4);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
+        v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
+        memcpy(&v_s, (const double *)(const void *)(s + i), 4u * sizeof(double));
         aether_vec4d_scale_batch_x4(&aether_r, &v_a, &v_s);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 0u].w = aether_r.w[0];
-        out[i + 1u].w = aether_r.w[1];
-        out[i + 2u].w = aether_r.w[2];
-        out[i + 3u].w = aether_r.w[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 0), aether_r.z, 0, 1, 4, 0), aether_r.w, 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 1, 5, 0, 0), aether_r.z, 0, 1, 5, 0), aether_r.w, 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 0, 0), aether_r.z, 0, 1, 6, 0), aether_r.w, 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 3, 7, 0, 0), aether_r.z, 0, 1, 7, 0), aether_r.w, 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -6162,26 +5966,15 @@ void aether_vec2f_div_aos(const aether_vec2f *a, const float *s, aether_vec2f *o
         aether_vec2fx8 v_a;
         aether_f32x8 v_s;
         aether_vec2fx8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_s = (aether_f32x8){s[i + 0u], s[i + 1u], s[i + 2u], s[i + 3u], s[i + 4u], s[i + 5u], s[i + 6u], s[i + 7u]};
+        aether_f32x8 v_a_w0, v_a_w1;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 2, 4, 6, 8, 10, 12, 14);
+        v_a.y = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 3, 5, 7, 9, 11, 13, 15);
+        memcpy(&v_s, (const float *)(const void *)(s + i), 8u * sizeof(float));
         aether_vec2f_div_batch_x8(&aether_r, &v_a, &v_s);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 1, 9, 2, 10, 3, 11); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 5, 13, 6, 14, 7, 15); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -6225,18 +6018,15 @@ void aether_vec2d_div_aos(const aether_vec2d *a, const double *s, aether_vec2d *
         aether_vec2dx4 v_a;
         aether_f64x4 v_s;
         aether_vec2dx4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_s = (aether_f64x4){s[i + 0u], s[i + 1u], s[i + 2u], s[i + 3u]};
+        aether_f64x4 v_a_w0, v_a_w1;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 2, 4, 6);
+        v_a.y = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 3, 5, 7);
+        memcpy(&v_s, (const double *)(const void *)(s + i), 4u * sizeof(double));
         aether_vec2d_div_batch_x4(&aether_r, &v_a, &v_s);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 1, 5); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 3, 7); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -6284,35 +6074,18 @@ void aether_vec3f_div_aos(const aether_vec3f *a, const float *s, aether_vec3f *o
         aether_vec3fx8 v_a;
         aether_f32x8 v_s;
         aether_vec3fx8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
-        v_s = (aether_f32x8){s[i + 0u], s[i + 1u], s[i + 2u], s[i + 3u], s[i + 4u], s[i + 5u], s[i + 6u], s[i + 7u]};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 5, 10, 13);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 8, 11, 14);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 9, 12, 15);
+        memcpy(&v_s, (const float *)(const void *)(s + i), 8u * sizeof(float));
         aether_vec3f_div_batch_x8(&aether_r, &v_a, &v_s);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 4u].z = aether_r.z[4];
-        out[i + 5u].z = aether_r.z[5];
-        out[i + 6u].z = aether_r.z[6];
-        out[i + 7u].z = aether_r.z[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 1, 9, 0, 2, 10), aether_r.z, 0, 1, 8, 3, 4, 9, 6, 7); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.z, aether_r.x, 2, 11, 0, 3, 12, 0, 4, 13), aether_r.y, 0, 1, 11, 3, 4, 12, 6, 7); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.y, aether_r.z, 5, 13, 0, 6, 14, 0, 7, 15), aether_r.x, 0, 1, 14, 3, 4, 15, 6, 7); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -6360,23 +6133,18 @@ void aether_vec3d_div_aos(const aether_vec3d *a, const double *s, aether_vec3d *
         aether_vec3dx4 v_a;
         aether_f64x4 v_s;
         aether_vec3dx4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
-        v_s = (aether_f64x4){s[i + 0u], s[i + 1u], s[i + 2u], s[i + 3u]};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 3, 6, 0), v_a_w2, 0, 1, 2, 5);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 4, 7, 0), v_a_w2, 0, 1, 2, 6);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
+        memcpy(&v_s, (const double *)(const void *)(s + i), 4u * sizeof(double));
         aether_vec3d_div_batch_x4(&aether_r, &v_a, &v_s);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.z, aether_r.x, 2, 7, 0, 3), aether_r.y, 0, 1, 7, 3); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -6428,44 +6196,21 @@ void aether_vec4f_div_aos(const aether_vec4f *a, const float *s, aether_vec4f *o
         aether_vec4fx8 v_a;
         aether_f32x8 v_s;
         aether_vec4fx8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
-        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
-        v_s = (aether_f32x8){s[i + 0u], s[i + 1u], s[i + 2u], s[i + 3u], s[i + 4u], s[i + 5u], s[i + 6u], s[i + 7u]};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        memcpy(&v_s, (const float *)(const void *)(s + i), 8u * sizeof(float));
         aether_vec4f_div_batch_x8(&aether_r, &v_a, &v_s);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 4u].z = aether_r.z[4];
-        out[i + 5u].z = aether_r.z[5];
-        out[i + 6u].z = aether_r.z[6];
-        out[i + 7u].z = aether_r.z[7];
-        out[i + 0u].w = aether_r.w[0];
-        out[i + 1u].w = aether_r.w[1];
-        out[i + 2u].w = aether_r.w[2];
-        out[i + 3u].w = aether_r.w[3];
-        out[i + 4u].w = aether_r.w[4];
-        out[i + 5u].w = aether_r.w[5];
-        out[i + 6u].w = aether_r.w[6];
-        out[i + 7u].w = aether_r.w[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.z, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.w, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.z, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.w, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 0, 0, 5, 13, 0, 0), aether_r.z, 0, 1, 12, 0, 4, 5, 13, 0), aether_r.w, 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 6, 14, 0, 0, 7, 15, 0, 0), aether_r.z, 0, 1, 14, 0, 4, 5, 15, 0), aether_r.w, 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -6517,28 +6262,21 @@ void aether_vec4d_div_aos(const aether_vec4d *a, const double *s, aether_vec4d *
         aether_vec4dx4 v_a;
         aether_f64x4 v_s;
         aether_vec4dx4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
-        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
-        v_s = (aether_f64x4){s[i + 0u], s[i + 1u], s[i + 2u], s[i + 3u]};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 4, 0, 0), v_a_w2, 0, 1, 4, 0), v_a_w3, 0, 1, 2, 4);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
+        v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
+        memcpy(&v_s, (const double *)(const void *)(s + i), 4u * sizeof(double));
         aether_vec4d_div_batch_x4(&aether_r, &v_a, &v_s);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 0u].w = aether_r.w[0];
-        out[i + 1u].w = aether_r.w[1];
-        out[i + 2u].w = aether_r.w[2];
-        out[i + 3u].w = aether_r.w[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 0), aether_r.z, 0, 1, 4, 0), aether_r.w, 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 1, 5, 0, 0), aether_r.z, 0, 1, 5, 0), aether_r.w, 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 0, 0), aether_r.z, 0, 1, 6, 0), aether_r.w, 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 3, 7, 0, 0), aether_r.z, 0, 1, 7, 0), aether_r.w, 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -6569,20 +6307,13 @@ void aether_f32_neg_soa(const float *a, float *out, size_t n)
 void aether_f32_neg_aos(const float *a, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_f32x8 v_a;
         aether_f32x8 aether_r;
-        v_a = (aether_f32x8){a[i + 0u], a[i + 1u], a[i + 2u], a[i + 3u], a[i + 4u], a[i + 5u], a[i + 6u], a[i + 7u]};
+        memcpy(&v_a, (const float *)(const void *)(a + i), 8u * sizeof(float));
         aether_f32_neg_batch_x8(&aether_r, &v_a);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
-        out[i + 4u] = aether_r[4];
-        out[i + 5u] = aether_r[5];
-        out[i + 6u] = aether_r[6];
-        out[i + 7u] = aether_r[7];
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
 #endif
     for (; i < n; ++i) {
@@ -6613,16 +6344,13 @@ void aether_f64_neg_soa(const double *a, double *out, size_t n)
 void aether_f64_neg_aos(const double *a, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_f64x4 v_a;
         aether_f64x4 aether_r;
-        v_a = (aether_f64x4){a[i + 0u], a[i + 1u], a[i + 2u], a[i + 3u]};
+        memcpy(&v_a, (const double *)(const void *)(a + i), 4u * sizeof(double));
         aether_f64_neg_batch_x4(&aether_r, &v_a);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
 #endif
     for (; i < n; ++i) {
@@ -6661,25 +6389,14 @@ void aether_vec2f_neg_aos(const aether_vec2f *a, aether_vec2f *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_vec2fx8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        aether_f32x8 v_a_w0, v_a_w1;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 2, 4, 6, 8, 10, 12, 14);
+        v_a.y = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 3, 5, 7, 9, 11, 13, 15);
         aether_vec2f_neg_batch_x8(&aether_r, &v_a);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 1, 9, 2, 10, 3, 11); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 5, 13, 6, 14, 7, 15); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -6718,17 +6435,14 @@ void aether_vec2d_neg_aos(const aether_vec2d *a, aether_vec2d *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_vec2dx4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        aether_f64x4 v_a_w0, v_a_w1;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 2, 4, 6);
+        v_a.y = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 3, 5, 7);
         aether_vec2d_neg_batch_x4(&aether_r, &v_a);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 1, 5); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 3, 7); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -6771,34 +6485,17 @@ void aether_vec3f_neg_aos(const aether_vec3f *a, aether_vec3f *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_vec3fx8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 5, 10, 13);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 8, 11, 14);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 9, 12, 15);
         aether_vec3f_neg_batch_x8(&aether_r, &v_a);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 4u].z = aether_r.z[4];
-        out[i + 5u].z = aether_r.z[5];
-        out[i + 6u].z = aether_r.z[6];
-        out[i + 7u].z = aether_r.z[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 1, 9, 0, 2, 10), aether_r.z, 0, 1, 8, 3, 4, 9, 6, 7); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.z, aether_r.x, 2, 11, 0, 3, 12, 0, 4, 13), aether_r.y, 0, 1, 11, 3, 4, 12, 6, 7); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.y, aether_r.z, 5, 13, 0, 6, 14, 0, 7, 15), aether_r.x, 0, 1, 14, 3, 4, 15, 6, 7); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -6841,22 +6538,17 @@ void aether_vec3d_neg_aos(const aether_vec3d *a, aether_vec3d *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_vec3dx4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 3, 6, 0), v_a_w2, 0, 1, 2, 5);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 4, 7, 0), v_a_w2, 0, 1, 2, 6);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
         aether_vec3d_neg_batch_x4(&aether_r, &v_a);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.z, aether_r.x, 2, 7, 0, 3), aether_r.y, 0, 1, 7, 3); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -6903,43 +6595,20 @@ void aether_vec4f_neg_aos(const aether_vec4f *a, aether_vec4f *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_vec4fx8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
-        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
         aether_vec4f_neg_batch_x8(&aether_r, &v_a);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 4u].z = aether_r.z[4];
-        out[i + 5u].z = aether_r.z[5];
-        out[i + 6u].z = aether_r.z[6];
-        out[i + 7u].z = aether_r.z[7];
-        out[i + 0u].w = aether_r.w[0];
-        out[i + 1u].w = aether_r.w[1];
-        out[i + 2u].w = aether_r.w[2];
-        out[i + 3u].w = aether_r.w[3];
-        out[i + 4u].w = aether_r.w[4];
-        out[i + 5u].w = aether_r.w[5];
-        out[i + 6u].w = aether_r.w[6];
-        out[i + 7u].w = aether_r.w[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.z, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.w, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.z, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.w, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 0, 0, 5, 13, 0, 0), aether_r.z, 0, 1, 12, 0, 4, 5, 13, 0), aether_r.w, 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 6, 14, 0, 0, 7, 15, 0, 0), aether_r.z, 0, 1, 14, 0, 4, 5, 15, 0), aether_r.w, 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -6986,27 +6655,20 @@ void aether_vec4d_neg_aos(const aether_vec4d *a, aether_vec4d *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_vec4dx4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
-        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 4, 0, 0), v_a_w2, 0, 1, 4, 0), v_a_w3, 0, 1, 2, 4);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
+        v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
         aether_vec4d_neg_batch_x4(&aether_r, &v_a);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 0u].w = aether_r.w[0];
-        out[i + 1u].w = aether_r.w[1];
-        out[i + 2u].w = aether_r.w[2];
-        out[i + 3u].w = aether_r.w[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 0), aether_r.z, 0, 1, 4, 0), aether_r.w, 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 1, 5, 0, 0), aether_r.z, 0, 1, 5, 0), aether_r.w, 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 0, 0), aether_r.z, 0, 1, 6, 0), aether_r.w, 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 3, 7, 0, 0), aether_r.z, 0, 1, 7, 0), aether_r.w, 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -7037,20 +6699,13 @@ void aether_f32_abs_soa(const float *a, float *out, size_t n)
 void aether_f32_abs_aos(const float *a, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_f32x8 v_a;
         aether_f32x8 aether_r;
-        v_a = (aether_f32x8){a[i + 0u], a[i + 1u], a[i + 2u], a[i + 3u], a[i + 4u], a[i + 5u], a[i + 6u], a[i + 7u]};
+        memcpy(&v_a, (const float *)(const void *)(a + i), 8u * sizeof(float));
         aether_f32_abs_batch_x8(&aether_r, &v_a);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
-        out[i + 4u] = aether_r[4];
-        out[i + 5u] = aether_r[5];
-        out[i + 6u] = aether_r[6];
-        out[i + 7u] = aether_r[7];
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
 #endif
     for (; i < n; ++i) {
@@ -7081,16 +6736,13 @@ void aether_f64_abs_soa(const double *a, double *out, size_t n)
 void aether_f64_abs_aos(const double *a, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_f64x4 v_a;
         aether_f64x4 aether_r;
-        v_a = (aether_f64x4){a[i + 0u], a[i + 1u], a[i + 2u], a[i + 3u]};
+        memcpy(&v_a, (const double *)(const void *)(a + i), 4u * sizeof(double));
         aether_f64_abs_batch_x4(&aether_r, &v_a);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
 #endif
     for (; i < n; ++i) {
@@ -7129,25 +6781,14 @@ void aether_vec2f_abs_aos(const aether_vec2f *a, aether_vec2f *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_vec2fx8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        aether_f32x8 v_a_w0, v_a_w1;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 2, 4, 6, 8, 10, 12, 14);
+        v_a.y = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 3, 5, 7, 9, 11, 13, 15);
         aether_vec2f_abs_batch_x8(&aether_r, &v_a);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 1, 9, 2, 10, 3, 11); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 5, 13, 6, 14, 7, 15); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -7186,17 +6827,14 @@ void aether_vec2d_abs_aos(const aether_vec2d *a, aether_vec2d *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_vec2dx4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        aether_f64x4 v_a_w0, v_a_w1;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 2, 4, 6);
+        v_a.y = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 3, 5, 7);
         aether_vec2d_abs_batch_x4(&aether_r, &v_a);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 1, 5); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 3, 7); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -7239,34 +6877,17 @@ void aether_vec3f_abs_aos(const aether_vec3f *a, aether_vec3f *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_vec3fx8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 5, 10, 13);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 8, 11, 14);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 9, 12, 15);
         aether_vec3f_abs_batch_x8(&aether_r, &v_a);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 4u].z = aether_r.z[4];
-        out[i + 5u].z = aether_r.z[5];
-        out[i + 6u].z = aether_r.z[6];
-        out[i + 7u].z = aether_r.z[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 1, 9, 0, 2, 10), aether_r.z, 0, 1, 8, 3, 4, 9, 6, 7); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.z, aether_r.x, 2, 11, 0, 3, 12, 0, 4, 13), aether_r.y, 0, 1, 11, 3, 4, 12, 6, 7); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.y, aether_r.z, 5, 13, 0, 6, 14, 0, 7, 15), aether_r.x, 0, 1, 14, 3, 4, 15, 6, 7); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -7309,22 +6930,17 @@ void aether_vec3d_abs_aos(const aether_vec3d *a, aether_vec3d *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_vec3dx4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 3, 6, 0), v_a_w2, 0, 1, 2, 5);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 4, 7, 0), v_a_w2, 0, 1, 2, 6);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
         aether_vec3d_abs_batch_x4(&aether_r, &v_a);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.z, aether_r.x, 2, 7, 0, 3), aether_r.y, 0, 1, 7, 3); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -7371,43 +6987,20 @@ void aether_vec4f_abs_aos(const aether_vec4f *a, aether_vec4f *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_vec4fx8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
-        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
         aether_vec4f_abs_batch_x8(&aether_r, &v_a);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 4u].z = aether_r.z[4];
-        out[i + 5u].z = aether_r.z[5];
-        out[i + 6u].z = aether_r.z[6];
-        out[i + 7u].z = aether_r.z[7];
-        out[i + 0u].w = aether_r.w[0];
-        out[i + 1u].w = aether_r.w[1];
-        out[i + 2u].w = aether_r.w[2];
-        out[i + 3u].w = aether_r.w[3];
-        out[i + 4u].w = aether_r.w[4];
-        out[i + 5u].w = aether_r.w[5];
-        out[i + 6u].w = aether_r.w[6];
-        out[i + 7u].w = aether_r.w[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.z, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.w, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.z, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.w, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 0, 0, 5, 13, 0, 0), aether_r.z, 0, 1, 12, 0, 4, 5, 13, 0), aether_r.w, 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 6, 14, 0, 0, 7, 15, 0, 0), aether_r.z, 0, 1, 14, 0, 4, 5, 15, 0), aether_r.w, 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -7454,27 +7047,20 @@ void aether_vec4d_abs_aos(const aether_vec4d *a, aether_vec4d *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_vec4dx4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
-        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 4, 0, 0), v_a_w2, 0, 1, 4, 0), v_a_w3, 0, 1, 2, 4);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
+        v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
         aether_vec4d_abs_batch_x4(&aether_r, &v_a);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 0u].w = aether_r.w[0];
-        out[i + 1u].w = aether_r.w[1];
-        out[i + 2u].w = aether_r.w[2];
-        out[i + 3u].w = aether_r.w[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 0), aether_r.z, 0, 1, 4, 0), aether_r.w, 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 1, 5, 0, 0), aether_r.z, 0, 1, 5, 0), aether_r.w, 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 0, 0), aether_r.z, 0, 1, 6, 0), aether_r.w, 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 3, 7, 0, 0), aether_r.z, 0, 1, 7, 0), aether_r.w, 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -7520,27 +7106,19 @@ void aether_vec2f_min_aos(const aether_vec2f *a, const aether_vec2f *b, aether_v
         aether_vec2fx8 v_a;
         aether_vec2fx8 v_b;
         aether_vec2fx8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
-        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
+        aether_f32x8 v_a_w0, v_a_w1;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 2, 4, 6, 8, 10, 12, 14);
+        v_a.y = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 3, 5, 7, 9, 11, 13, 15);
+        aether_f32x8 v_b_w0, v_b_w1;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
+        v_b.x = aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 2, 4, 6, 8, 10, 12, 14);
+        v_b.y = aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 3, 5, 7, 9, 11, 13, 15);
         aether_vec2f_min_batch_x8(&aether_r, &v_a, &v_b);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 1, 9, 2, 10, 3, 11); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 5, 13, 6, 14, 7, 15); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -7586,19 +7164,19 @@ void aether_vec2d_min_aos(const aether_vec2d *a, const aether_vec2d *b, aether_v
         aether_vec2dx4 v_a;
         aether_vec2dx4 v_b;
         aether_vec2dx4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
-        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
+        aether_f64x4 v_a_w0, v_a_w1;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 2, 4, 6);
+        v_a.y = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 3, 5, 7);
+        aether_f64x4 v_b_w0, v_b_w1;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
+        v_b.x = aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 2, 4, 6);
+        v_b.y = aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 3, 5, 7);
         aether_vec2d_min_batch_x4(&aether_r, &v_a, &v_b);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 1, 5); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 3, 7); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -7650,37 +7228,24 @@ void aether_vec3f_min_aos(const aether_vec3f *a, const aether_vec3f *b, aether_v
         aether_vec3fx8 v_a;
         aether_vec3fx8 v_b;
         aether_vec3fx8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
-        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
-        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
-        v_b.z = (aether_f32x8){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z, b[i + 4u].z, b[i + 5u].z, b[i + 6u].z, b[i + 7u].z};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 5, 10, 13);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 8, 11, 14);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 9, 12, 15);
+        aether_f32x8 v_b_w0, v_b_w1, v_b_w2;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 16u * sizeof(float), 8u * sizeof(float));
+        v_b.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 5, 10, 13);
+        v_b.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 8, 11, 14);
+        v_b.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 9, 12, 15);
         aether_vec3f_min_batch_x8(&aether_r, &v_a, &v_b);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 4u].z = aether_r.z[4];
-        out[i + 5u].z = aether_r.z[5];
-        out[i + 6u].z = aether_r.z[6];
-        out[i + 7u].z = aether_r.z[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 1, 9, 0, 2, 10), aether_r.z, 0, 1, 8, 3, 4, 9, 6, 7); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.z, aether_r.x, 2, 11, 0, 3, 12, 0, 4, 13), aether_r.y, 0, 1, 11, 3, 4, 12, 6, 7); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.y, aether_r.z, 5, 13, 0, 6, 14, 0, 7, 15), aether_r.x, 0, 1, 14, 3, 4, 15, 6, 7); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -7732,25 +7297,24 @@ void aether_vec3d_min_aos(const aether_vec3d *a, const aether_vec3d *b, aether_v
         aether_vec3dx4 v_a;
         aether_vec3dx4 v_b;
         aether_vec3dx4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
-        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
-        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
-        v_b.z = (aether_f64x4){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 3, 6, 0), v_a_w2, 0, 1, 2, 5);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 4, 7, 0), v_a_w2, 0, 1, 2, 6);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
+        aether_f64x4 v_b_w0, v_b_w1, v_b_w2;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 8u * sizeof(double), 4u * sizeof(double));
+        v_b.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 3, 6, 0), v_b_w2, 0, 1, 2, 5);
+        v_b.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 4, 7, 0), v_b_w2, 0, 1, 2, 6);
+        v_b.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 5, 0, 0), v_b_w2, 0, 1, 4, 7);
         aether_vec3d_min_batch_x4(&aether_r, &v_a, &v_b);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.z, aether_r.x, 2, 7, 0, 3), aether_r.y, 0, 1, 7, 3); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -7808,47 +7372,29 @@ void aether_vec4f_min_aos(const aether_vec4f *a, const aether_vec4f *b, aether_v
         aether_vec4fx8 v_a;
         aether_vec4fx8 v_b;
         aether_vec4fx8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
-        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
-        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
-        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
-        v_b.z = (aether_f32x8){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z, b[i + 4u].z, b[i + 5u].z, b[i + 6u].z, b[i + 7u].z};
-        v_b.w = (aether_f32x8){b[i + 0u].w, b[i + 1u].w, b[i + 2u].w, b[i + 3u].w, b[i + 4u].w, b[i + 5u].w, b[i + 6u].w, b[i + 7u].w};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        aether_f32x8 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w3, (const char *)(const void *)(b + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_b.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_b.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_b.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_b.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 11, 15);
         aether_vec4f_min_batch_x8(&aether_r, &v_a, &v_b);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 4u].z = aether_r.z[4];
-        out[i + 5u].z = aether_r.z[5];
-        out[i + 6u].z = aether_r.z[6];
-        out[i + 7u].z = aether_r.z[7];
-        out[i + 0u].w = aether_r.w[0];
-        out[i + 1u].w = aether_r.w[1];
-        out[i + 2u].w = aether_r.w[2];
-        out[i + 3u].w = aether_r.w[3];
-        out[i + 4u].w = aether_r.w[4];
-        out[i + 5u].w = aether_r.w[5];
-        out[i + 6u].w = aether_r.w[6];
-        out[i + 7u].w = aether_r.w[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.z, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.w, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.z, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.w, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 0, 0, 5, 13, 0, 0), aether_r.z, 0, 1, 12, 0, 4, 5, 13, 0), aether_r.w, 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 6, 14, 0, 0, 7, 15, 0, 0), aether_r.z, 0, 1, 14, 0, 4, 5, 15, 0), aether_r.w, 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -7906,31 +7452,29 @@ void aether_vec4d_min_aos(const aether_vec4d *a, const aether_vec4d *b, aether_v
         aether_vec4dx4 v_a;
         aether_vec4dx4 v_b;
         aether_vec4dx4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
-        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
-        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
-        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
-        v_b.z = (aether_f64x4){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z};
-        v_b.w = (aether_f64x4){b[i + 0u].w, b[i + 1u].w, b[i + 2u].w, b[i + 3u].w};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 4, 0, 0), v_a_w2, 0, 1, 4, 0), v_a_w3, 0, 1, 2, 4);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
+        v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
+        aether_f64x4 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w3, (const char *)(const void *)(b + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_b.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 4, 0, 0), v_b_w2, 0, 1, 4, 0), v_b_w3, 0, 1, 2, 4);
+        v_b.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 5, 0, 0), v_b_w2, 0, 1, 5, 0), v_b_w3, 0, 1, 2, 5);
+        v_b.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 6, 0, 0), v_b_w2, 0, 1, 6, 0), v_b_w3, 0, 1, 2, 6);
+        v_b.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 3, 7, 0, 0), v_b_w2, 0, 1, 7, 0), v_b_w3, 0, 1, 2, 7);
         aether_vec4d_min_batch_x4(&aether_r, &v_a, &v_b);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 0u].w = aether_r.w[0];
-        out[i + 1u].w = aether_r.w[1];
-        out[i + 2u].w = aether_r.w[2];
-        out[i + 3u].w = aether_r.w[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 0), aether_r.z, 0, 1, 4, 0), aether_r.w, 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 1, 5, 0, 0), aether_r.z, 0, 1, 5, 0), aether_r.w, 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 0, 0), aether_r.z, 0, 1, 6, 0), aether_r.w, 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 3, 7, 0, 0), aether_r.z, 0, 1, 7, 0), aether_r.w, 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -7976,27 +7520,19 @@ void aether_vec2f_max_aos(const aether_vec2f *a, const aether_vec2f *b, aether_v
         aether_vec2fx8 v_a;
         aether_vec2fx8 v_b;
         aether_vec2fx8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
-        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
+        aether_f32x8 v_a_w0, v_a_w1;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 2, 4, 6, 8, 10, 12, 14);
+        v_a.y = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 3, 5, 7, 9, 11, 13, 15);
+        aether_f32x8 v_b_w0, v_b_w1;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
+        v_b.x = aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 2, 4, 6, 8, 10, 12, 14);
+        v_b.y = aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 3, 5, 7, 9, 11, 13, 15);
         aether_vec2f_max_batch_x8(&aether_r, &v_a, &v_b);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 1, 9, 2, 10, 3, 11); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 5, 13, 6, 14, 7, 15); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -8042,19 +7578,19 @@ void aether_vec2d_max_aos(const aether_vec2d *a, const aether_vec2d *b, aether_v
         aether_vec2dx4 v_a;
         aether_vec2dx4 v_b;
         aether_vec2dx4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
-        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
+        aether_f64x4 v_a_w0, v_a_w1;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 2, 4, 6);
+        v_a.y = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 3, 5, 7);
+        aether_f64x4 v_b_w0, v_b_w1;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
+        v_b.x = aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 2, 4, 6);
+        v_b.y = aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 3, 5, 7);
         aether_vec2d_max_batch_x4(&aether_r, &v_a, &v_b);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 1, 5); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 3, 7); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -8106,37 +7642,24 @@ void aether_vec3f_max_aos(const aether_vec3f *a, const aether_vec3f *b, aether_v
         aether_vec3fx8 v_a;
         aether_vec3fx8 v_b;
         aether_vec3fx8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
-        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
-        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
-        v_b.z = (aether_f32x8){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z, b[i + 4u].z, b[i + 5u].z, b[i + 6u].z, b[i + 7u].z};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 5, 10, 13);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 8, 11, 14);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 9, 12, 15);
+        aether_f32x8 v_b_w0, v_b_w1, v_b_w2;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 16u * sizeof(float), 8u * sizeof(float));
+        v_b.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 5, 10, 13);
+        v_b.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 8, 11, 14);
+        v_b.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 9, 12, 15);
         aether_vec3f_max_batch_x8(&aether_r, &v_a, &v_b);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 4u].z = aether_r.z[4];
-        out[i + 5u].z = aether_r.z[5];
-        out[i + 6u].z = aether_r.z[6];
-        out[i + 7u].z = aether_r.z[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 1, 9, 0, 2, 10), aether_r.z, 0, 1, 8, 3, 4, 9, 6, 7); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.z, aether_r.x, 2, 11, 0, 3, 12, 0, 4, 13), aether_r.y, 0, 1, 11, 3, 4, 12, 6, 7); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.y, aether_r.z, 5, 13, 0, 6, 14, 0, 7, 15), aether_r.x, 0, 1, 14, 3, 4, 15, 6, 7); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -8188,25 +7711,24 @@ void aether_vec3d_max_aos(const aether_vec3d *a, const aether_vec3d *b, aether_v
         aether_vec3dx4 v_a;
         aether_vec3dx4 v_b;
         aether_vec3dx4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
-        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
-        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
-        v_b.z = (aether_f64x4){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 3, 6, 0), v_a_w2, 0, 1, 2, 5);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 4, 7, 0), v_a_w2, 0, 1, 2, 6);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
+        aether_f64x4 v_b_w0, v_b_w1, v_b_w2;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 8u * sizeof(double), 4u * sizeof(double));
+        v_b.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 3, 6, 0), v_b_w2, 0, 1, 2, 5);
+        v_b.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 4, 7, 0), v_b_w2, 0, 1, 2, 6);
+        v_b.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 5, 0, 0), v_b_w2, 0, 1, 4, 7);
         aether_vec3d_max_batch_x4(&aether_r, &v_a, &v_b);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.z, aether_r.x, 2, 7, 0, 3), aether_r.y, 0, 1, 7, 3); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -8264,47 +7786,29 @@ void aether_vec4f_max_aos(const aether_vec4f *a, const aether_vec4f *b, aether_v
         aether_vec4fx8 v_a;
         aether_vec4fx8 v_b;
         aether_vec4fx8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
-        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
-        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
-        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
-        v_b.z = (aether_f32x8){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z, b[i + 4u].z, b[i + 5u].z, b[i + 6u].z, b[i + 7u].z};
-        v_b.w = (aether_f32x8){b[i + 0u].w, b[i + 1u].w, b[i + 2u].w, b[i + 3u].w, b[i + 4u].w, b[i + 5u].w, b[i + 6u].w, b[i + 7u].w};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        aether_f32x8 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w3, (const char *)(const void *)(b + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_b.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_b.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_b.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_b.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 11, 15);
         aether_vec4f_max_batch_x8(&aether_r, &v_a, &v_b);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 4u].z = aether_r.z[4];
-        out[i + 5u].z = aether_r.z[5];
-        out[i + 6u].z = aether_r.z[6];
-        out[i + 7u].z = aether_r.z[7];
-        out[i + 0u].w = aether_r.w[0];
-        out[i + 1u].w = aether_r.w[1];
-        out[i + 2u].w = aether_r.w[2];
-        out[i + 3u].w = aether_r.w[3];
-        out[i + 4u].w = aether_r.w[4];
-        out[i + 5u].w = aether_r.w[5];
-        out[i + 6u].w = aether_r.w[6];
-        out[i + 7u].w = aether_r.w[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.z, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.w, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.z, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.w, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 0, 0, 5, 13, 0, 0), aether_r.z, 0, 1, 12, 0, 4, 5, 13, 0), aether_r.w, 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 6, 14, 0, 0, 7, 15, 0, 0), aether_r.z, 0, 1, 14, 0, 4, 5, 15, 0), aether_r.w, 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -8362,31 +7866,29 @@ void aether_vec4d_max_aos(const aether_vec4d *a, const aether_vec4d *b, aether_v
         aether_vec4dx4 v_a;
         aether_vec4dx4 v_b;
         aether_vec4dx4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
-        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
-        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
-        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
-        v_b.z = (aether_f64x4){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z};
-        v_b.w = (aether_f64x4){b[i + 0u].w, b[i + 1u].w, b[i + 2u].w, b[i + 3u].w};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 4, 0, 0), v_a_w2, 0, 1, 4, 0), v_a_w3, 0, 1, 2, 4);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
+        v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
+        aether_f64x4 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w3, (const char *)(const void *)(b + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_b.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 4, 0, 0), v_b_w2, 0, 1, 4, 0), v_b_w3, 0, 1, 2, 4);
+        v_b.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 5, 0, 0), v_b_w2, 0, 1, 5, 0), v_b_w3, 0, 1, 2, 5);
+        v_b.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 6, 0, 0), v_b_w2, 0, 1, 6, 0), v_b_w3, 0, 1, 2, 6);
+        v_b.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 3, 7, 0, 0), v_b_w2, 0, 1, 7, 0), v_b_w3, 0, 1, 2, 7);
         aether_vec4d_max_batch_x4(&aether_r, &v_a, &v_b);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 0u].w = aether_r.w[0];
-        out[i + 1u].w = aether_r.w[1];
-        out[i + 2u].w = aether_r.w[2];
-        out[i + 3u].w = aether_r.w[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 0), aether_r.z, 0, 1, 4, 0), aether_r.w, 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 1, 5, 0, 0), aether_r.z, 0, 1, 5, 0), aether_r.w, 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 0, 0), aether_r.z, 0, 1, 6, 0), aether_r.w, 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 3, 7, 0, 0), aether_r.z, 0, 1, 7, 0), aether_r.w, 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -8437,28 +7939,20 @@ void aether_vec2f_lerp_aos(const aether_vec2f *a, const aether_vec2f *b, const f
         aether_vec2fx8 v_b;
         aether_f32x8 v_t;
         aether_vec2fx8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
-        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
-        v_t = (aether_f32x8){t[i + 0u], t[i + 1u], t[i + 2u], t[i + 3u], t[i + 4u], t[i + 5u], t[i + 6u], t[i + 7u]};
+        aether_f32x8 v_a_w0, v_a_w1;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 2, 4, 6, 8, 10, 12, 14);
+        v_a.y = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 3, 5, 7, 9, 11, 13, 15);
+        aether_f32x8 v_b_w0, v_b_w1;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
+        v_b.x = aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 2, 4, 6, 8, 10, 12, 14);
+        v_b.y = aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 3, 5, 7, 9, 11, 13, 15);
+        memcpy(&v_t, (const float *)(const void *)(t + i), 8u * sizeof(float));
         aether_vec2f_lerp_batch_x8(&aether_r, &v_a, &v_b, &v_t);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 1, 9, 2, 10, 3, 11); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 5, 13, 6, 14, 7, 15); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -8509,20 +8003,20 @@ void aether_vec2d_lerp_aos(const aether_vec2d *a, const aether_vec2d *b, const d
         aether_vec2dx4 v_b;
         aether_f64x4 v_t;
         aether_vec2dx4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
-        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
-        v_t = (aether_f64x4){t[i + 0u], t[i + 1u], t[i + 2u], t[i + 3u]};
+        aether_f64x4 v_a_w0, v_a_w1;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 2, 4, 6);
+        v_a.y = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 3, 5, 7);
+        aether_f64x4 v_b_w0, v_b_w1;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
+        v_b.x = aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 2, 4, 6);
+        v_b.y = aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 3, 5, 7);
+        memcpy(&v_t, (const double *)(const void *)(t + i), 4u * sizeof(double));
         aether_vec2d_lerp_batch_x4(&aether_r, &v_a, &v_b, &v_t);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 1, 5); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 3, 7); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -8579,38 +8073,25 @@ void aether_vec3f_lerp_aos(const aether_vec3f *a, const aether_vec3f *b, const f
         aether_vec3fx8 v_b;
         aether_f32x8 v_t;
         aether_vec3fx8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
-        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
-        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
-        v_b.z = (aether_f32x8){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z, b[i + 4u].z, b[i + 5u].z, b[i + 6u].z, b[i + 7u].z};
-        v_t = (aether_f32x8){t[i + 0u], t[i + 1u], t[i + 2u], t[i + 3u], t[i + 4u], t[i + 5u], t[i + 6u], t[i + 7u]};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 5, 10, 13);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 8, 11, 14);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 9, 12, 15);
+        aether_f32x8 v_b_w0, v_b_w1, v_b_w2;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 16u * sizeof(float), 8u * sizeof(float));
+        v_b.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 5, 10, 13);
+        v_b.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 8, 11, 14);
+        v_b.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 9, 12, 15);
+        memcpy(&v_t, (const float *)(const void *)(t + i), 8u * sizeof(float));
         aether_vec3f_lerp_batch_x8(&aether_r, &v_a, &v_b, &v_t);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 4u].z = aether_r.z[4];
-        out[i + 5u].z = aether_r.z[5];
-        out[i + 6u].z = aether_r.z[6];
-        out[i + 7u].z = aether_r.z[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 1, 9, 0, 2, 10), aether_r.z, 0, 1, 8, 3, 4, 9, 6, 7); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.z, aether_r.x, 2, 11, 0, 3, 12, 0, 4, 13), aether_r.y, 0, 1, 11, 3, 4, 12, 6, 7); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.y, aether_r.z, 5, 13, 0, 6, 14, 0, 7, 15), aether_r.x, 0, 1, 14, 3, 4, 15, 6, 7); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -8667,26 +8148,25 @@ void aether_vec3d_lerp_aos(const aether_vec3d *a, const aether_vec3d *b, const d
         aether_vec3dx4 v_b;
         aether_f64x4 v_t;
         aether_vec3dx4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
-        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
-        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
-        v_b.z = (aether_f64x4){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z};
-        v_t = (aether_f64x4){t[i + 0u], t[i + 1u], t[i + 2u], t[i + 3u]};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 3, 6, 0), v_a_w2, 0, 1, 2, 5);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 4, 7, 0), v_a_w2, 0, 1, 2, 6);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
+        aether_f64x4 v_b_w0, v_b_w1, v_b_w2;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 8u * sizeof(double), 4u * sizeof(double));
+        v_b.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 3, 6, 0), v_b_w2, 0, 1, 2, 5);
+        v_b.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 4, 7, 0), v_b_w2, 0, 1, 2, 6);
+        v_b.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 5, 0, 0), v_b_w2, 0, 1, 4, 7);
+        memcpy(&v_t, (const double *)(const void *)(t + i), 4u * sizeof(double));
         aether_vec3d_lerp_batch_x4(&aether_r, &v_a, &v_b, &v_t);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.z, aether_r.x, 2, 7, 0, 3), aether_r.y, 0, 1, 7, 3); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -8749,48 +8229,30 @@ void aether_vec4f_lerp_aos(const aether_vec4f *a, const aether_vec4f *b, const f
         aether_vec4fx8 v_b;
         aether_f32x8 v_t;
         aether_vec4fx8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
-        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
-        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
-        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
-        v_b.z = (aether_f32x8){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z, b[i + 4u].z, b[i + 5u].z, b[i + 6u].z, b[i + 7u].z};
-        v_b.w = (aether_f32x8){b[i + 0u].w, b[i + 1u].w, b[i + 2u].w, b[i + 3u].w, b[i + 4u].w, b[i + 5u].w, b[i + 6u].w, b[i + 7u].w};
-        v_t = (aether_f32x8){t[i + 0u], t[i + 1u], t[i + 2u], t[i + 3u], t[i + 4u], t[i + 5u], t[i + 6u], t[i + 7u]};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        aether_f32x8 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w3, (const char *)(const void *)(b + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_b.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_b.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_b.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_b.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        memcpy(&v_t, (const float *)(const void *)(t + i), 8u * sizeof(float));
         aether_vec4f_lerp_batch_x8(&aether_r, &v_a, &v_b, &v_t);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 4u].z = aether_r.z[4];
-        out[i + 5u].z = aether_r.z[5];
-        out[i + 6u].z = aether_r.z[6];
-        out[i + 7u].z = aether_r.z[7];
-        out[i + 0u].w = aether_r.w[0];
-        out[i + 1u].w = aether_r.w[1];
-        out[i + 2u].w = aether_r.w[2];
-        out[i + 3u].w = aether_r.w[3];
-        out[i + 4u].w = aether_r.w[4];
-        out[i + 5u].w = aether_r.w[5];
-        out[i + 6u].w = aether_r.w[6];
-        out[i + 7u].w = aether_r.w[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.z, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.w, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.z, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.w, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 0, 0, 5, 13, 0, 0), aether_r.z, 0, 1, 12, 0, 4, 5, 13, 0), aether_r.w, 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 6, 14, 0, 0, 7, 15, 0, 0), aether_r.z, 0, 1, 14, 0, 4, 5, 15, 0), aether_r.w, 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -8853,32 +8315,30 @@ void aether_vec4d_lerp_aos(const aether_vec4d *a, const aether_vec4d *b, const d
         aether_vec4dx4 v_b;
         aether_f64x4 v_t;
         aether_vec4dx4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
-        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
-        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
-        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
-        v_b.z = (aether_f64x4){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z};
-        v_b.w = (aether_f64x4){b[i + 0u].w, b[i + 1u].w, b[i + 2u].w, b[i + 3u].w};
-        v_t = (aether_f64x4){t[i + 0u], t[i + 1u], t[i + 2u], t[i + 3u]};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 4, 0, 0), v_a_w2, 0, 1, 4, 0), v_a_w3, 0, 1, 2, 4);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
+        v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
+        aether_f64x4 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w3, (const char *)(const void *)(b + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_b.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 4, 0, 0), v_b_w2, 0, 1, 4, 0), v_b_w3, 0, 1, 2, 4);
+        v_b.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 5, 0, 0), v_b_w2, 0, 1, 5, 0), v_b_w3, 0, 1, 2, 5);
+        v_b.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 6, 0, 0), v_b_w2, 0, 1, 6, 0), v_b_w3, 0, 1, 2, 6);
+        v_b.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 3, 7, 0, 0), v_b_w2, 0, 1, 7, 0), v_b_w3, 0, 1, 2, 7);
+        memcpy(&v_t, (const double *)(const void *)(t + i), 4u * sizeof(double));
         aether_vec4d_lerp_batch_x4(&aether_r, &v_a, &v_b, &v_t);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 0u].w = aether_r.w[0];
-        out[i + 1u].w = aether_r.w[1];
-        out[i + 2u].w = aether_r.w[2];
-        out[i + 3u].w = aether_r.w[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 0), aether_r.z, 0, 1, 4, 0), aether_r.w, 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 1, 5, 0, 0), aether_r.z, 0, 1, 5, 0), aether_r.w, 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 0, 0), aether_r.z, 0, 1, 6, 0), aether_r.w, 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 3, 7, 0, 0), aether_r.z, 0, 1, 7, 0), aether_r.w, 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -8911,21 +8371,17 @@ void aether_vec2f_sum_soa(const float *a, float *out, size_t n)
 void aether_vec2f_sum_aos(const aether_vec2f *a, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_f32x8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        aether_f32x8 v_a_w0, v_a_w1;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 2, 4, 6, 8, 10, 12, 14);
+        v_a.y = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 3, 5, 7, 9, 11, 13, 15);
         aether_vec2f_sum_batch_x8(&aether_r, &v_a);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
-        out[i + 4u] = aether_r[4];
-        out[i + 5u] = aether_r[5];
-        out[i + 6u] = aether_r[6];
-        out[i + 7u] = aether_r[7];
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
 #endif
     for (; i < n; ++i) {
@@ -8958,17 +8414,17 @@ void aether_vec2d_sum_soa(const double *a, double *out, size_t n)
 void aether_vec2d_sum_aos(const aether_vec2d *a, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_f64x4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        aether_f64x4 v_a_w0, v_a_w1;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 2, 4, 6);
+        v_a.y = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 3, 5, 7);
         aether_vec2d_sum_batch_x4(&aether_r, &v_a);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
 #endif
     for (; i < n; ++i) {
@@ -9003,22 +8459,19 @@ void aether_vec3f_sum_soa(const float *a, float *out, size_t n)
 void aether_vec3f_sum_aos(const aether_vec3f *a, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_f32x8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 5, 10, 13);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 8, 11, 14);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 9, 12, 15);
         aether_vec3f_sum_batch_x8(&aether_r, &v_a);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
-        out[i + 4u] = aether_r[4];
-        out[i + 5u] = aether_r[5];
-        out[i + 6u] = aether_r[6];
-        out[i + 7u] = aether_r[7];
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
 #endif
     for (; i < n; ++i) {
@@ -9053,18 +8506,19 @@ void aether_vec3d_sum_soa(const double *a, double *out, size_t n)
 void aether_vec3d_sum_aos(const aether_vec3d *a, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_f64x4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 3, 6, 0), v_a_w2, 0, 1, 2, 5);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 4, 7, 0), v_a_w2, 0, 1, 2, 6);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
         aether_vec3d_sum_batch_x4(&aether_r, &v_a);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
 #endif
     for (; i < n; ++i) {
@@ -9101,23 +8555,21 @@ void aether_vec4f_sum_soa(const float *a, float *out, size_t n)
 void aether_vec4f_sum_aos(const aether_vec4f *a, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_f32x8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
-        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
         aether_vec4f_sum_batch_x8(&aether_r, &v_a);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
-        out[i + 4u] = aether_r[4];
-        out[i + 5u] = aether_r[5];
-        out[i + 6u] = aether_r[6];
-        out[i + 7u] = aether_r[7];
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
 #endif
     for (; i < n; ++i) {
@@ -9154,19 +8606,21 @@ void aether_vec4d_sum_soa(const double *a, double *out, size_t n)
 void aether_vec4d_sum_aos(const aether_vec4d *a, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_f64x4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
-        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 4, 0, 0), v_a_w2, 0, 1, 4, 0), v_a_w3, 0, 1, 2, 4);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
+        v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
         aether_vec4d_sum_batch_x4(&aether_r, &v_a);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
 #endif
     for (; i < n; ++i) {
@@ -9205,24 +8659,23 @@ void aether_vec2f_dot_soa(const float *a, const float *b, float *out, size_t n)
 void aether_vec2f_dot_aos(const aether_vec2f *a, const aether_vec2f *b, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_vec2fx8 v_b;
         aether_f32x8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
-        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
+        aether_f32x8 v_a_w0, v_a_w1;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 2, 4, 6, 8, 10, 12, 14);
+        v_a.y = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 3, 5, 7, 9, 11, 13, 15);
+        aether_f32x8 v_b_w0, v_b_w1;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
+        v_b.x = aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 2, 4, 6, 8, 10, 12, 14);
+        v_b.y = aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 3, 5, 7, 9, 11, 13, 15);
         aether_vec2f_dot_batch_x8(&aether_r, &v_a, &v_b);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
-        out[i + 4u] = aether_r[4];
-        out[i + 5u] = aether_r[5];
-        out[i + 6u] = aether_r[6];
-        out[i + 7u] = aether_r[7];
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
 #endif
     for (; i < n; ++i) {
@@ -9261,20 +8714,23 @@ void aether_vec2d_dot_soa(const double *a, const double *b, double *out, size_t 
 void aether_vec2d_dot_aos(const aether_vec2d *a, const aether_vec2d *b, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_vec2dx4 v_b;
         aether_f64x4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
-        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
+        aether_f64x4 v_a_w0, v_a_w1;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 2, 4, 6);
+        v_a.y = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 3, 5, 7);
+        aether_f64x4 v_b_w0, v_b_w1;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
+        v_b.x = aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 2, 4, 6);
+        v_b.y = aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 3, 5, 7);
         aether_vec2d_dot_batch_x4(&aether_r, &v_a, &v_b);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
 #endif
     for (; i < n; ++i) {
@@ -9317,26 +8773,27 @@ void aether_vec3f_dot_soa(const float *a, const float *b, float *out, size_t n)
 void aether_vec3f_dot_aos(const aether_vec3f *a, const aether_vec3f *b, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_vec3fx8 v_b;
         aether_f32x8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
-        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
-        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
-        v_b.z = (aether_f32x8){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z, b[i + 4u].z, b[i + 5u].z, b[i + 6u].z, b[i + 7u].z};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 5, 10, 13);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 8, 11, 14);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 9, 12, 15);
+        aether_f32x8 v_b_w0, v_b_w1, v_b_w2;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 16u * sizeof(float), 8u * sizeof(float));
+        v_b.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 5, 10, 13);
+        v_b.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 8, 11, 14);
+        v_b.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 9, 12, 15);
         aether_vec3f_dot_batch_x8(&aether_r, &v_a, &v_b);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
-        out[i + 4u] = aether_r[4];
-        out[i + 5u] = aether_r[5];
-        out[i + 6u] = aether_r[6];
-        out[i + 7u] = aether_r[7];
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
 #endif
     for (; i < n; ++i) {
@@ -9379,22 +8836,27 @@ void aether_vec3d_dot_soa(const double *a, const double *b, double *out, size_t 
 void aether_vec3d_dot_aos(const aether_vec3d *a, const aether_vec3d *b, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_vec3dx4 v_b;
         aether_f64x4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
-        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
-        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
-        v_b.z = (aether_f64x4){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 3, 6, 0), v_a_w2, 0, 1, 2, 5);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 4, 7, 0), v_a_w2, 0, 1, 2, 6);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
+        aether_f64x4 v_b_w0, v_b_w1, v_b_w2;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 8u * sizeof(double), 4u * sizeof(double));
+        v_b.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 3, 6, 0), v_b_w2, 0, 1, 2, 5);
+        v_b.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 4, 7, 0), v_b_w2, 0, 1, 2, 6);
+        v_b.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 5, 0, 0), v_b_w2, 0, 1, 4, 7);
         aether_vec3d_dot_batch_x4(&aether_r, &v_a, &v_b);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
 #endif
     for (; i < n; ++i) {
@@ -9441,28 +8903,31 @@ void aether_vec4f_dot_soa(const float *a, const float *b, float *out, size_t n)
 void aether_vec4f_dot_aos(const aether_vec4f *a, const aether_vec4f *b, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_vec4fx8 v_b;
         aether_f32x8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
-        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
-        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
-        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
-        v_b.z = (aether_f32x8){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z, b[i + 4u].z, b[i + 5u].z, b[i + 6u].z, b[i + 7u].z};
-        v_b.w = (aether_f32x8){b[i + 0u].w, b[i + 1u].w, b[i + 2u].w, b[i + 3u].w, b[i + 4u].w, b[i + 5u].w, b[i + 6u].w, b[i + 7u].w};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        aether_f32x8 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w3, (const char *)(const void *)(b + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_b.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_b.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_b.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_b.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 11, 15);
         aether_vec4f_dot_batch_x8(&aether_r, &v_a, &v_b);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
-        out[i + 4u] = aether_r[4];
-        out[i + 5u] = aether_r[5];
-        out[i + 6u] = aether_r[6];
-        out[i + 7u] = aether_r[7];
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
 #endif
     for (; i < n; ++i) {
@@ -9509,24 +8974,31 @@ void aether_vec4d_dot_soa(const double *a, const double *b, double *out, size_t 
 void aether_vec4d_dot_aos(const aether_vec4d *a, const aether_vec4d *b, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_vec4dx4 v_b;
         aether_f64x4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
-        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
-        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
-        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
-        v_b.z = (aether_f64x4){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z};
-        v_b.w = (aether_f64x4){b[i + 0u].w, b[i + 1u].w, b[i + 2u].w, b[i + 3u].w};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 4, 0, 0), v_a_w2, 0, 1, 4, 0), v_a_w3, 0, 1, 2, 4);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
+        v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
+        aether_f64x4 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w3, (const char *)(const void *)(b + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_b.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 4, 0, 0), v_b_w2, 0, 1, 4, 0), v_b_w3, 0, 1, 2, 4);
+        v_b.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 5, 0, 0), v_b_w2, 0, 1, 5, 0), v_b_w3, 0, 1, 2, 5);
+        v_b.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 6, 0, 0), v_b_w2, 0, 1, 6, 0), v_b_w3, 0, 1, 2, 6);
+        v_b.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 3, 7, 0, 0), v_b_w2, 0, 1, 7, 0), v_b_w3, 0, 1, 2, 7);
         aether_vec4d_dot_batch_x4(&aether_r, &v_a, &v_b);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
 #endif
     for (; i < n; ++i) {
@@ -9559,21 +9031,17 @@ void aether_vec2f_squared_norm_soa(const float *a, float *out, size_t n)
 void aether_vec2f_squared_norm_aos(const aether_vec2f *a, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_f32x8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        aether_f32x8 v_a_w0, v_a_w1;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 2, 4, 6, 8, 10, 12, 14);
+        v_a.y = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 3, 5, 7, 9, 11, 13, 15);
         aether_vec2f_squared_norm_batch_x8(&aether_r, &v_a);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
-        out[i + 4u] = aether_r[4];
-        out[i + 5u] = aether_r[5];
-        out[i + 6u] = aether_r[6];
-        out[i + 7u] = aether_r[7];
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
 #endif
     for (; i < n; ++i) {
@@ -9606,17 +9074,17 @@ void aether_vec2d_squared_norm_soa(const double *a, double *out, size_t n)
 void aether_vec2d_squared_norm_aos(const aether_vec2d *a, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_f64x4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        aether_f64x4 v_a_w0, v_a_w1;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 2, 4, 6);
+        v_a.y = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 3, 5, 7);
         aether_vec2d_squared_norm_batch_x4(&aether_r, &v_a);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
 #endif
     for (; i < n; ++i) {
@@ -9651,22 +9119,19 @@ void aether_vec3f_squared_norm_soa(const float *a, float *out, size_t n)
 void aether_vec3f_squared_norm_aos(const aether_vec3f *a, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_f32x8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 5, 10, 13);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 8, 11, 14);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 9, 12, 15);
         aether_vec3f_squared_norm_batch_x8(&aether_r, &v_a);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
-        out[i + 4u] = aether_r[4];
-        out[i + 5u] = aether_r[5];
-        out[i + 6u] = aether_r[6];
-        out[i + 7u] = aether_r[7];
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
 #endif
     for (; i < n; ++i) {
@@ -9701,18 +9166,19 @@ void aether_vec3d_squared_norm_soa(const double *a, double *out, size_t n)
 void aether_vec3d_squared_norm_aos(const aether_vec3d *a, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_f64x4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 3, 6, 0), v_a_w2, 0, 1, 2, 5);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 4, 7, 0), v_a_w2, 0, 1, 2, 6);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
         aether_vec3d_squared_norm_batch_x4(&aether_r, &v_a);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
 #endif
     for (; i < n; ++i) {
@@ -9749,23 +9215,21 @@ void aether_vec4f_squared_norm_soa(const float *a, float *out, size_t n)
 void aether_vec4f_squared_norm_aos(const aether_vec4f *a, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_f32x8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
-        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
         aether_vec4f_squared_norm_batch_x8(&aether_r, &v_a);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
-        out[i + 4u] = aether_r[4];
-        out[i + 5u] = aether_r[5];
-        out[i + 6u] = aether_r[6];
-        out[i + 7u] = aether_r[7];
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
 #endif
     for (; i < n; ++i) {
@@ -9802,19 +9266,21 @@ void aether_vec4d_squared_norm_soa(const double *a, double *out, size_t n)
 void aether_vec4d_squared_norm_aos(const aether_vec4d *a, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_f64x4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
-        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 4, 0, 0), v_a_w2, 0, 1, 4, 0), v_a_w3, 0, 1, 2, 4);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
+        v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
         aether_vec4d_squared_norm_batch_x4(&aether_r, &v_a);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
 #endif
     for (; i < n; ++i) {
@@ -9851,17 +9317,13 @@ void aether_vec2f_norm_aos(const aether_vec2f *a, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_f32x8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        aether_f32x8 v_a_w0, v_a_w1;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 2, 4, 6, 8, 10, 12, 14);
+        v_a.y = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 3, 5, 7, 9, 11, 13, 15);
         aether_vec2f_norm_batch_x8(&aether_r, &v_a);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
-        out[i + 4u] = aether_r[4];
-        out[i + 5u] = aether_r[5];
-        out[i + 6u] = aether_r[6];
-        out[i + 7u] = aether_r[7];
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
 #endif
     for (; i < n; ++i) {
@@ -9898,13 +9360,13 @@ void aether_vec2d_norm_aos(const aether_vec2d *a, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_f64x4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        aether_f64x4 v_a_w0, v_a_w1;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 2, 4, 6);
+        v_a.y = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 3, 5, 7);
         aether_vec2d_norm_batch_x4(&aether_r, &v_a);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
 #endif
     for (; i < n; ++i) {
@@ -9943,18 +9405,15 @@ void aether_vec3f_norm_aos(const aether_vec3f *a, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_f32x8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 5, 10, 13);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 8, 11, 14);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 9, 12, 15);
         aether_vec3f_norm_batch_x8(&aether_r, &v_a);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
-        out[i + 4u] = aether_r[4];
-        out[i + 5u] = aether_r[5];
-        out[i + 6u] = aether_r[6];
-        out[i + 7u] = aether_r[7];
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
 #endif
     for (; i < n; ++i) {
@@ -9993,14 +9452,15 @@ void aether_vec3d_norm_aos(const aether_vec3d *a, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_f64x4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 3, 6, 0), v_a_w2, 0, 1, 2, 5);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 4, 7, 0), v_a_w2, 0, 1, 2, 6);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
         aether_vec3d_norm_batch_x4(&aether_r, &v_a);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
 #endif
     for (; i < n; ++i) {
@@ -10041,19 +9501,17 @@ void aether_vec4f_norm_aos(const aether_vec4f *a, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_f32x8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
-        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
         aether_vec4f_norm_batch_x8(&aether_r, &v_a);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
-        out[i + 4u] = aether_r[4];
-        out[i + 5u] = aether_r[5];
-        out[i + 6u] = aether_r[6];
-        out[i + 7u] = aether_r[7];
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
 #endif
     for (; i < n; ++i) {
@@ -10094,15 +9552,17 @@ void aether_vec4d_norm_aos(const aether_vec4d *a, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_f64x4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
-        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 4, 0, 0), v_a_w2, 0, 1, 4, 0), v_a_w3, 0, 1, 2, 4);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
+        v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
         aether_vec4d_norm_batch_x4(&aether_r, &v_a);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
 #endif
     for (; i < n; ++i) {
@@ -10135,21 +9595,17 @@ void aether_vec2f_max_norm_soa(const float *a, float *out, size_t n)
 void aether_vec2f_max_norm_aos(const aether_vec2f *a, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_f32x8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        aether_f32x8 v_a_w0, v_a_w1;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 2, 4, 6, 8, 10, 12, 14);
+        v_a.y = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 3, 5, 7, 9, 11, 13, 15);
         aether_vec2f_max_norm_batch_x8(&aether_r, &v_a);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
-        out[i + 4u] = aether_r[4];
-        out[i + 5u] = aether_r[5];
-        out[i + 6u] = aether_r[6];
-        out[i + 7u] = aether_r[7];
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
 #endif
     for (; i < n; ++i) {
@@ -10182,17 +9638,17 @@ void aether_vec2d_max_norm_soa(const double *a, double *out, size_t n)
 void aether_vec2d_max_norm_aos(const aether_vec2d *a, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_f64x4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        aether_f64x4 v_a_w0, v_a_w1;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 2, 4, 6);
+        v_a.y = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 3, 5, 7);
         aether_vec2d_max_norm_batch_x4(&aether_r, &v_a);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
 #endif
     for (; i < n; ++i) {
@@ -10227,22 +9683,19 @@ void aether_vec3f_max_norm_soa(const float *a, float *out, size_t n)
 void aether_vec3f_max_norm_aos(const aether_vec3f *a, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_f32x8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 5, 10, 13);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 8, 11, 14);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 9, 12, 15);
         aether_vec3f_max_norm_batch_x8(&aether_r, &v_a);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
-        out[i + 4u] = aether_r[4];
-        out[i + 5u] = aether_r[5];
-        out[i + 6u] = aether_r[6];
-        out[i + 7u] = aether_r[7];
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
 #endif
     for (; i < n; ++i) {
@@ -10277,18 +9730,19 @@ void aether_vec3d_max_norm_soa(const double *a, double *out, size_t n)
 void aether_vec3d_max_norm_aos(const aether_vec3d *a, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_f64x4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 3, 6, 0), v_a_w2, 0, 1, 2, 5);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 4, 7, 0), v_a_w2, 0, 1, 2, 6);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
         aether_vec3d_max_norm_batch_x4(&aether_r, &v_a);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
 #endif
     for (; i < n; ++i) {
@@ -10325,23 +9779,21 @@ void aether_vec4f_max_norm_soa(const float *a, float *out, size_t n)
 void aether_vec4f_max_norm_aos(const aether_vec4f *a, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_f32x8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
-        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
         aether_vec4f_max_norm_batch_x8(&aether_r, &v_a);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
-        out[i + 4u] = aether_r[4];
-        out[i + 5u] = aether_r[5];
-        out[i + 6u] = aether_r[6];
-        out[i + 7u] = aether_r[7];
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
 #endif
     for (; i < n; ++i) {
@@ -10378,19 +9830,21 @@ void aether_vec4d_max_norm_soa(const double *a, double *out, size_t n)
 void aether_vec4d_max_norm_aos(const aether_vec4d *a, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_f64x4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
-        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 4, 0, 0), v_a_w2, 0, 1, 4, 0), v_a_w3, 0, 1, 2, 4);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
+        v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
         aether_vec4d_max_norm_batch_x4(&aether_r, &v_a);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
 #endif
     for (; i < n; ++i) {
@@ -10423,13 +9877,16 @@ void aether_vec2f_is_finite_soa(const float *a, int *out, size_t n)
 void aether_vec2f_is_finite_aos(const aether_vec2f *a, int *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_i32x8 aether_r;
         unsigned aether_k;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        aether_f32x8 v_a_w0, v_a_w1;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 2, 4, 6, 8, 10, 12, 14);
+        v_a.y = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 3, 5, 7, 9, 11, 13, 15);
         aether_vec2f_is_finite_batch_x8(&aether_r, &v_a);
         for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k] != 0;
     }
@@ -10464,13 +9921,16 @@ void aether_vec2d_is_finite_soa(const double *a, int *out, size_t n)
 void aether_vec2d_is_finite_aos(const aether_vec2d *a, int *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_i64x4 aether_r;
         unsigned aether_k;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        aether_f64x4 v_a_w0, v_a_w1;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 2, 4, 6);
+        v_a.y = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 3, 5, 7);
         aether_vec2d_is_finite_batch_x4(&aether_r, &v_a);
         for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k] != 0;
     }
@@ -10507,14 +9967,18 @@ void aether_vec3f_is_finite_soa(const float *a, int *out, size_t n)
 void aether_vec3f_is_finite_aos(const aether_vec3f *a, int *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_i32x8 aether_r;
         unsigned aether_k;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 5, 10, 13);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 8, 11, 14);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 9, 12, 15);
         aether_vec3f_is_finite_batch_x8(&aether_r, &v_a);
         for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k] != 0;
     }
@@ -10551,14 +10015,18 @@ void aether_vec3d_is_finite_soa(const double *a, int *out, size_t n)
 void aether_vec3d_is_finite_aos(const aether_vec3d *a, int *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_i64x4 aether_r;
         unsigned aether_k;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 3, 6, 0), v_a_w2, 0, 1, 2, 5);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 4, 7, 0), v_a_w2, 0, 1, 2, 6);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
         aether_vec3d_is_finite_batch_x4(&aether_r, &v_a);
         for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k] != 0;
     }
@@ -10597,15 +10065,20 @@ void aether_vec4f_is_finite_soa(const float *a, int *out, size_t n)
 void aether_vec4f_is_finite_aos(const aether_vec4f *a, int *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_i32x8 aether_r;
         unsigned aether_k;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
-        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
         aether_vec4f_is_finite_batch_x8(&aether_r, &v_a);
         for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k] != 0;
     }
@@ -10644,15 +10117,20 @@ void aether_vec4d_is_finite_soa(const double *a, int *out, size_t n)
 void aether_vec4d_is_finite_aos(const aether_vec4d *a, int *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_i64x4 aether_r;
         unsigned aether_k;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
-        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 4, 0, 0), v_a_w2, 0, 1, 4, 0), v_a_w3, 0, 1, 2, 4);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
+        v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
         aether_vec4d_is_finite_batch_x4(&aether_r, &v_a);
         for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k] != 0;
     }
@@ -10693,25 +10171,14 @@ void aether_vec2f_normalize_aos(const aether_vec2f *a, aether_vec2f *out, size_t
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_vec2fx8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
+        aether_f32x8 v_a_w0, v_a_w1;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 2, 4, 6, 8, 10, 12, 14);
+        v_a.y = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 3, 5, 7, 9, 11, 13, 15);
         aether_vec2f_normalize_batch_x8(&aether_r, &v_a);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 1, 9, 2, 10, 3, 11); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 5, 13, 6, 14, 7, 15); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -10750,17 +10217,14 @@ void aether_vec2d_normalize_aos(const aether_vec2d *a, aether_vec2d *out, size_t
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_vec2dx4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
+        aether_f64x4 v_a_w0, v_a_w1;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 2, 4, 6);
+        v_a.y = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 3, 5, 7);
         aether_vec2d_normalize_batch_x4(&aether_r, &v_a);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 1, 5); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 3, 7); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -10803,34 +10267,17 @@ void aether_vec3f_normalize_aos(const aether_vec3f *a, aether_vec3f *out, size_t
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_vec3fx8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 5, 10, 13);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 8, 11, 14);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 9, 12, 15);
         aether_vec3f_normalize_batch_x8(&aether_r, &v_a);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 4u].z = aether_r.z[4];
-        out[i + 5u].z = aether_r.z[5];
-        out[i + 6u].z = aether_r.z[6];
-        out[i + 7u].z = aether_r.z[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 1, 9, 0, 2, 10), aether_r.z, 0, 1, 8, 3, 4, 9, 6, 7); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.z, aether_r.x, 2, 11, 0, 3, 12, 0, 4, 13), aether_r.y, 0, 1, 11, 3, 4, 12, 6, 7); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.y, aether_r.z, 5, 13, 0, 6, 14, 0, 7, 15), aether_r.x, 0, 1, 14, 3, 4, 15, 6, 7); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -10873,22 +10320,17 @@ void aether_vec3d_normalize_aos(const aether_vec3d *a, aether_vec3d *out, size_t
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_vec3dx4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 3, 6, 0), v_a_w2, 0, 1, 2, 5);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 4, 7, 0), v_a_w2, 0, 1, 2, 6);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
         aether_vec3d_normalize_batch_x4(&aether_r, &v_a);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.z, aether_r.x, 2, 7, 0, 3), aether_r.y, 0, 1, 7, 3); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -10935,43 +10377,20 @@ void aether_vec4f_normalize_aos(const aether_vec4f *a, aether_vec4f *out, size_t
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_vec4fx8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
-        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
         aether_vec4f_normalize_batch_x8(&aether_r, &v_a);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 4u].z = aether_r.z[4];
-        out[i + 5u].z = aether_r.z[5];
-        out[i + 6u].z = aether_r.z[6];
-        out[i + 7u].z = aether_r.z[7];
-        out[i + 0u].w = aether_r.w[0];
-        out[i + 1u].w = aether_r.w[1];
-        out[i + 2u].w = aether_r.w[2];
-        out[i + 3u].w = aether_r.w[3];
-        out[i + 4u].w = aether_r.w[4];
-        out[i + 5u].w = aether_r.w[5];
-        out[i + 6u].w = aether_r.w[6];
-        out[i + 7u].w = aether_r.w[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.z, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.w, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.z, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.w, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 0, 0, 5, 13, 0, 0), aether_r.z, 0, 1, 12, 0, 4, 5, 13, 0), aether_r.w, 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 6, 14, 0, 0, 7, 15, 0, 0), aether_r.z, 0, 1, 14, 0, 4, 5, 15, 0), aether_r.w, 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -11018,27 +10437,20 @@ void aether_vec4d_normalize_aos(const aether_vec4d *a, aether_vec4d *out, size_t
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_vec4dx4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
-        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 4, 0, 0), v_a_w2, 0, 1, 4, 0), v_a_w3, 0, 1, 2, 4);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
+        v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
         aether_vec4d_normalize_batch_x4(&aether_r, &v_a);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 0u].w = aether_r.w[0];
-        out[i + 1u].w = aether_r.w[1];
-        out[i + 2u].w = aether_r.w[2];
-        out[i + 3u].w = aether_r.w[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 0), aether_r.z, 0, 1, 4, 0), aether_r.w, 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 1, 5, 0, 0), aether_r.z, 0, 1, 5, 0), aether_r.w, 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 0, 0), aether_r.z, 0, 1, 6, 0), aether_r.w, 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 3, 7, 0, 0), aether_r.z, 0, 1, 7, 0), aether_r.w, 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -11085,43 +10497,20 @@ void aether_quatf_normalize_aos(const aether_quatf *a, aether_quatf *out, size_t
     for (; n - i >= 8u; i += 8u) {
         aether_quatfx8 v_a;
         aether_quatfx8 aether_r;
-        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
         aether_quatf_normalize_batch_x8(&aether_r, &v_a);
-        out[i + 0u].w = aether_r.w[0];
-        out[i + 1u].w = aether_r.w[1];
-        out[i + 2u].w = aether_r.w[2];
-        out[i + 3u].w = aether_r.w[3];
-        out[i + 4u].w = aether_r.w[4];
-        out[i + 5u].w = aether_r.w[5];
-        out[i + 6u].w = aether_r.w[6];
-        out[i + 7u].w = aether_r.w[7];
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 4u].z = aether_r.z[4];
-        out[i + 5u].z = aether_r.z[5];
-        out[i + 6u].z = aether_r.z[6];
-        out[i + 7u].z = aether_r.z[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.y, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.z, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.y, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.z, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 4, 12, 0, 0, 5, 13, 0, 0), aether_r.y, 0, 1, 12, 0, 4, 5, 13, 0), aether_r.z, 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 6, 14, 0, 0, 7, 15, 0, 0), aether_r.y, 0, 1, 14, 0, 4, 5, 15, 0), aether_r.z, 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -11168,27 +10557,20 @@ void aether_quatd_normalize_aos(const aether_quatd *a, aether_quatd *out, size_t
     for (; n - i >= 4u; i += 4u) {
         aether_quatdx4 v_a;
         aether_quatdx4 aether_r;
-        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 4, 0, 0), v_a_w2, 0, 1, 4, 0), v_a_w3, 0, 1, 2, 4);
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
         aether_quatd_normalize_batch_x4(&aether_r, &v_a);
-        out[i + 0u].w = aether_r.w[0];
-        out[i + 1u].w = aether_r.w[1];
-        out[i + 2u].w = aether_r.w[2];
-        out[i + 3u].w = aether_r.w[3];
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 0, 4, 0, 0), aether_r.y, 0, 1, 4, 0), aether_r.z, 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 1, 5, 0, 0), aether_r.y, 0, 1, 5, 0), aether_r.z, 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 2, 6, 0, 0), aether_r.y, 0, 1, 6, 0), aether_r.z, 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 3, 7, 0, 0), aether_r.y, 0, 1, 7, 0), aether_r.z, 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -11240,37 +10622,24 @@ void aether_vec3f_cross_aos(const aether_vec3f *a, const aether_vec3f *b, aether
         aether_vec3fx8 v_a;
         aether_vec3fx8 v_b;
         aether_vec3fx8 aether_r;
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
-        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
-        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
-        v_b.z = (aether_f32x8){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z, b[i + 4u].z, b[i + 5u].z, b[i + 6u].z, b[i + 7u].z};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 5, 10, 13);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 8, 11, 14);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 9, 12, 15);
+        aether_f32x8 v_b_w0, v_b_w1, v_b_w2;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 16u * sizeof(float), 8u * sizeof(float));
+        v_b.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 5, 10, 13);
+        v_b.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 8, 11, 14);
+        v_b.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 9, 12, 15);
         aether_vec3f_cross_batch_x8(&aether_r, &v_a, &v_b);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 4u].z = aether_r.z[4];
-        out[i + 5u].z = aether_r.z[5];
-        out[i + 6u].z = aether_r.z[6];
-        out[i + 7u].z = aether_r.z[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 1, 9, 0, 2, 10), aether_r.z, 0, 1, 8, 3, 4, 9, 6, 7); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.z, aether_r.x, 2, 11, 0, 3, 12, 0, 4, 13), aether_r.y, 0, 1, 11, 3, 4, 12, 6, 7); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.y, aether_r.z, 5, 13, 0, 6, 14, 0, 7, 15), aether_r.x, 0, 1, 14, 3, 4, 15, 6, 7); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -11322,25 +10691,24 @@ void aether_vec3d_cross_aos(const aether_vec3d *a, const aether_vec3d *b, aether
         aether_vec3dx4 v_a;
         aether_vec3dx4 v_b;
         aether_vec3dx4 aether_r;
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
-        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
-        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
-        v_b.z = (aether_f64x4){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 3, 6, 0), v_a_w2, 0, 1, 2, 5);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 4, 7, 0), v_a_w2, 0, 1, 2, 6);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
+        aether_f64x4 v_b_w0, v_b_w1, v_b_w2;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 8u * sizeof(double), 4u * sizeof(double));
+        v_b.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 3, 6, 0), v_b_w2, 0, 1, 2, 5);
+        v_b.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 4, 7, 0), v_b_w2, 0, 1, 2, 6);
+        v_b.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 5, 0, 0), v_b_w2, 0, 1, 4, 7);
         aether_vec3d_cross_batch_x4(&aether_r, &v_a, &v_b);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.z, aether_r.x, 2, 7, 0, 3), aether_r.y, 0, 1, 7, 3); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -11398,47 +10766,29 @@ void aether_quatf_mul_aos(const aether_quatf *a, const aether_quatf *b, aether_q
         aether_quatfx8 v_a;
         aether_quatfx8 v_b;
         aether_quatfx8 aether_r;
-        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
-        v_b.w = (aether_f32x8){b[i + 0u].w, b[i + 1u].w, b[i + 2u].w, b[i + 3u].w, b[i + 4u].w, b[i + 5u].w, b[i + 6u].w, b[i + 7u].w};
-        v_b.x = (aether_f32x8){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x, b[i + 4u].x, b[i + 5u].x, b[i + 6u].x, b[i + 7u].x};
-        v_b.y = (aether_f32x8){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y, b[i + 4u].y, b[i + 5u].y, b[i + 6u].y, b[i + 7u].y};
-        v_b.z = (aether_f32x8){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z, b[i + 4u].z, b[i + 5u].z, b[i + 6u].z, b[i + 7u].z};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        aether_f32x8 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w3, (const char *)(const void *)(b + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_b.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_b.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_b.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_b.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 11, 15);
         aether_quatf_mul_batch_x8(&aether_r, &v_a, &v_b);
-        out[i + 0u].w = aether_r.w[0];
-        out[i + 1u].w = aether_r.w[1];
-        out[i + 2u].w = aether_r.w[2];
-        out[i + 3u].w = aether_r.w[3];
-        out[i + 4u].w = aether_r.w[4];
-        out[i + 5u].w = aether_r.w[5];
-        out[i + 6u].w = aether_r.w[6];
-        out[i + 7u].w = aether_r.w[7];
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 4u].z = aether_r.z[4];
-        out[i + 5u].z = aether_r.z[5];
-        out[i + 6u].z = aether_r.z[6];
-        out[i + 7u].z = aether_r.z[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.y, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.z, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.y, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.z, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 4, 12, 0, 0, 5, 13, 0, 0), aether_r.y, 0, 1, 12, 0, 4, 5, 13, 0), aether_r.z, 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 6, 14, 0, 0, 7, 15, 0, 0), aether_r.y, 0, 1, 14, 0, 4, 5, 15, 0), aether_r.z, 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -11496,31 +10846,29 @@ void aether_quatd_mul_aos(const aether_quatd *a, const aether_quatd *b, aether_q
         aether_quatdx4 v_a;
         aether_quatdx4 v_b;
         aether_quatdx4 aether_r;
-        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
-        v_b.w = (aether_f64x4){b[i + 0u].w, b[i + 1u].w, b[i + 2u].w, b[i + 3u].w};
-        v_b.x = (aether_f64x4){b[i + 0u].x, b[i + 1u].x, b[i + 2u].x, b[i + 3u].x};
-        v_b.y = (aether_f64x4){b[i + 0u].y, b[i + 1u].y, b[i + 2u].y, b[i + 3u].y};
-        v_b.z = (aether_f64x4){b[i + 0u].z, b[i + 1u].z, b[i + 2u].z, b[i + 3u].z};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 4, 0, 0), v_a_w2, 0, 1, 4, 0), v_a_w3, 0, 1, 2, 4);
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
+        aether_f64x4 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w3, (const char *)(const void *)(b + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_b.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 4, 0, 0), v_b_w2, 0, 1, 4, 0), v_b_w3, 0, 1, 2, 4);
+        v_b.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 5, 0, 0), v_b_w2, 0, 1, 5, 0), v_b_w3, 0, 1, 2, 5);
+        v_b.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 6, 0, 0), v_b_w2, 0, 1, 6, 0), v_b_w3, 0, 1, 2, 6);
+        v_b.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 3, 7, 0, 0), v_b_w2, 0, 1, 7, 0), v_b_w3, 0, 1, 2, 7);
         aether_quatd_mul_batch_x4(&aether_r, &v_a, &v_b);
-        out[i + 0u].w = aether_r.w[0];
-        out[i + 1u].w = aether_r.w[1];
-        out[i + 2u].w = aether_r.w[2];
-        out[i + 3u].w = aether_r.w[3];
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 0, 4, 0, 0), aether_r.y, 0, 1, 4, 0), aether_r.z, 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 1, 5, 0, 0), aether_r.y, 0, 1, 5, 0), aether_r.z, 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 2, 6, 0, 0), aether_r.y, 0, 1, 6, 0), aether_r.z, 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 3, 7, 0, 0), aether_r.y, 0, 1, 7, 0), aether_r.z, 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -11567,43 +10915,20 @@ void aether_quatf_conjugate_aos(const aether_quatf *a, aether_quatf *out, size_t
     for (; n - i >= 8u; i += 8u) {
         aether_quatfx8 v_a;
         aether_quatfx8 aether_r;
-        v_a.w = (aether_f32x8){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w, a[i + 4u].w, a[i + 5u].w, a[i + 6u].w, a[i + 7u].w};
-        v_a.x = (aether_f32x8){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x, a[i + 4u].x, a[i + 5u].x, a[i + 6u].x, a[i + 7u].x};
-        v_a.y = (aether_f32x8){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y, a[i + 4u].y, a[i + 5u].y, a[i + 6u].y, a[i + 7u].y};
-        v_a.z = (aether_f32x8){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z, a[i + 4u].z, a[i + 5u].z, a[i + 6u].z, a[i + 7u].z};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
         aether_quatf_conjugate_batch_x8(&aether_r, &v_a);
-        out[i + 0u].w = aether_r.w[0];
-        out[i + 1u].w = aether_r.w[1];
-        out[i + 2u].w = aether_r.w[2];
-        out[i + 3u].w = aether_r.w[3];
-        out[i + 4u].w = aether_r.w[4];
-        out[i + 5u].w = aether_r.w[5];
-        out[i + 6u].w = aether_r.w[6];
-        out[i + 7u].w = aether_r.w[7];
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 4u].z = aether_r.z[4];
-        out[i + 5u].z = aether_r.z[5];
-        out[i + 6u].z = aether_r.z[6];
-        out[i + 7u].z = aether_r.z[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.y, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.z, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.y, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.z, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 4, 12, 0, 0, 5, 13, 0, 0), aether_r.y, 0, 1, 12, 0, 4, 5, 13, 0), aether_r.z, 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 6, 14, 0, 0, 7, 15, 0, 0), aether_r.y, 0, 1, 14, 0, 4, 5, 15, 0), aether_r.z, 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -11650,27 +10975,20 @@ void aether_quatd_conjugate_aos(const aether_quatd *a, aether_quatd *out, size_t
     for (; n - i >= 4u; i += 4u) {
         aether_quatdx4 v_a;
         aether_quatdx4 aether_r;
-        v_a.w = (aether_f64x4){a[i + 0u].w, a[i + 1u].w, a[i + 2u].w, a[i + 3u].w};
-        v_a.x = (aether_f64x4){a[i + 0u].x, a[i + 1u].x, a[i + 2u].x, a[i + 3u].x};
-        v_a.y = (aether_f64x4){a[i + 0u].y, a[i + 1u].y, a[i + 2u].y, a[i + 3u].y};
-        v_a.z = (aether_f64x4){a[i + 0u].z, a[i + 1u].z, a[i + 2u].z, a[i + 3u].z};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 4, 0, 0), v_a_w2, 0, 1, 4, 0), v_a_w3, 0, 1, 2, 4);
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
         aether_quatd_conjugate_batch_x4(&aether_r, &v_a);
-        out[i + 0u].w = aether_r.w[0];
-        out[i + 1u].w = aether_r.w[1];
-        out[i + 2u].w = aether_r.w[2];
-        out[i + 3u].w = aether_r.w[3];
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 0, 4, 0, 0), aether_r.y, 0, 1, 4, 0), aether_r.z, 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 1, 5, 0, 0), aether_r.y, 0, 1, 5, 0), aether_r.z, 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 2, 6, 0, 0), aether_r.y, 0, 1, 6, 0), aether_r.z, 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 3, 7, 0, 0), aether_r.y, 0, 1, 7, 0), aether_r.z, 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -11724,38 +11042,26 @@ void aether_quatf_rotate_aos(const aether_quatf *q, const aether_vec3f *v, aethe
         aether_quatfx8 v_q;
         aether_vec3fx8 v_v;
         aether_vec3fx8 aether_r;
-        v_q.w = (aether_f32x8){q[i + 0u].w, q[i + 1u].w, q[i + 2u].w, q[i + 3u].w, q[i + 4u].w, q[i + 5u].w, q[i + 6u].w, q[i + 7u].w};
-        v_q.x = (aether_f32x8){q[i + 0u].x, q[i + 1u].x, q[i + 2u].x, q[i + 3u].x, q[i + 4u].x, q[i + 5u].x, q[i + 6u].x, q[i + 7u].x};
-        v_q.y = (aether_f32x8){q[i + 0u].y, q[i + 1u].y, q[i + 2u].y, q[i + 3u].y, q[i + 4u].y, q[i + 5u].y, q[i + 6u].y, q[i + 7u].y};
-        v_q.z = (aether_f32x8){q[i + 0u].z, q[i + 1u].z, q[i + 2u].z, q[i + 3u].z, q[i + 4u].z, q[i + 5u].z, q[i + 6u].z, q[i + 7u].z};
-        v_v.x = (aether_f32x8){v[i + 0u].x, v[i + 1u].x, v[i + 2u].x, v[i + 3u].x, v[i + 4u].x, v[i + 5u].x, v[i + 6u].x, v[i + 7u].x};
-        v_v.y = (aether_f32x8){v[i + 0u].y, v[i + 1u].y, v[i + 2u].y, v[i + 3u].y, v[i + 4u].y, v[i + 5u].y, v[i + 6u].y, v[i + 7u].y};
-        v_v.z = (aether_f32x8){v[i + 0u].z, v[i + 1u].z, v[i + 2u].z, v[i + 3u].z, v[i + 4u].z, v[i + 5u].z, v[i + 6u].z, v[i + 7u].z};
+        aether_f32x8 v_q_w0, v_q_w1, v_q_w2, v_q_w3;
+        memcpy(&v_q_w0, (const char *)(const void *)(q + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_q_w1, (const char *)(const void *)(q + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_q_w2, (const char *)(const void *)(q + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_q_w3, (const char *)(const void *)(q + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_q.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_q_w0, v_q_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_q_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_q_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_q.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_q_w0, v_q_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_q_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_q_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_q.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_q_w0, v_q_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_q_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_q_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_q.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_q_w0, v_q_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_q_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_q_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        aether_f32x8 v_v_w0, v_v_w1, v_v_w2;
+        memcpy(&v_v_w0, (const char *)(const void *)(v + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_v_w1, (const char *)(const void *)(v + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_v_w2, (const char *)(const void *)(v + i) + 16u * sizeof(float), 8u * sizeof(float));
+        v_v.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_v_w0, v_v_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_v_w2, 0, 1, 2, 3, 4, 5, 10, 13);
+        v_v.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_v_w0, v_v_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_v_w2, 0, 1, 2, 3, 4, 8, 11, 14);
+        v_v.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_v_w0, v_v_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_v_w2, 0, 1, 2, 3, 4, 9, 12, 15);
         aether_quatf_rotate_batch_x8(&aether_r, &v_q, &v_v);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 4u].z = aether_r.z[4];
-        out[i + 5u].z = aether_r.z[5];
-        out[i + 6u].z = aether_r.z[6];
-        out[i + 7u].z = aether_r.z[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 1, 9, 0, 2, 10), aether_r.z, 0, 1, 8, 3, 4, 9, 6, 7); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.z, aether_r.x, 2, 11, 0, 3, 12, 0, 4, 13), aether_r.y, 0, 1, 11, 3, 4, 12, 6, 7); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.y, aether_r.z, 5, 13, 0, 6, 14, 0, 7, 15), aether_r.x, 0, 1, 14, 3, 4, 15, 6, 7); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -11809,26 +11115,26 @@ void aether_quatd_rotate_aos(const aether_quatd *q, const aether_vec3d *v, aethe
         aether_quatdx4 v_q;
         aether_vec3dx4 v_v;
         aether_vec3dx4 aether_r;
-        v_q.w = (aether_f64x4){q[i + 0u].w, q[i + 1u].w, q[i + 2u].w, q[i + 3u].w};
-        v_q.x = (aether_f64x4){q[i + 0u].x, q[i + 1u].x, q[i + 2u].x, q[i + 3u].x};
-        v_q.y = (aether_f64x4){q[i + 0u].y, q[i + 1u].y, q[i + 2u].y, q[i + 3u].y};
-        v_q.z = (aether_f64x4){q[i + 0u].z, q[i + 1u].z, q[i + 2u].z, q[i + 3u].z};
-        v_v.x = (aether_f64x4){v[i + 0u].x, v[i + 1u].x, v[i + 2u].x, v[i + 3u].x};
-        v_v.y = (aether_f64x4){v[i + 0u].y, v[i + 1u].y, v[i + 2u].y, v[i + 3u].y};
-        v_v.z = (aether_f64x4){v[i + 0u].z, v[i + 1u].z, v[i + 2u].z, v[i + 3u].z};
+        aether_f64x4 v_q_w0, v_q_w1, v_q_w2, v_q_w3;
+        memcpy(&v_q_w0, (const char *)(const void *)(q + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_q_w1, (const char *)(const void *)(q + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_q_w2, (const char *)(const void *)(q + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_q_w3, (const char *)(const void *)(q + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_q.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_q_w0, v_q_w1, 0, 4, 0, 0), v_q_w2, 0, 1, 4, 0), v_q_w3, 0, 1, 2, 4);
+        v_q.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_q_w0, v_q_w1, 1, 5, 0, 0), v_q_w2, 0, 1, 5, 0), v_q_w3, 0, 1, 2, 5);
+        v_q.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_q_w0, v_q_w1, 2, 6, 0, 0), v_q_w2, 0, 1, 6, 0), v_q_w3, 0, 1, 2, 6);
+        v_q.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_q_w0, v_q_w1, 3, 7, 0, 0), v_q_w2, 0, 1, 7, 0), v_q_w3, 0, 1, 2, 7);
+        aether_f64x4 v_v_w0, v_v_w1, v_v_w2;
+        memcpy(&v_v_w0, (const char *)(const void *)(v + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_v_w1, (const char *)(const void *)(v + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_v_w2, (const char *)(const void *)(v + i) + 8u * sizeof(double), 4u * sizeof(double));
+        v_v.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_v_w0, v_v_w1, 0, 3, 6, 0), v_v_w2, 0, 1, 2, 5);
+        v_v.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_v_w0, v_v_w1, 1, 4, 7, 0), v_v_w2, 0, 1, 2, 6);
+        v_v.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_v_w0, v_v_w1, 2, 5, 0, 0), v_v_w2, 0, 1, 4, 7);
         aether_quatd_rotate_batch_x4(&aether_r, &v_q, &v_v);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.z, aether_r.x, 2, 7, 0, 3), aether_r.y, 0, 1, 7, 3); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -11878,29 +11184,23 @@ void aether_mat2f_mul_vec_aos(const aether_mat2f *m, const aether_vec2f *v, aeth
         aether_mat2fx8 v_m;
         aether_vec2fx8 v_v;
         aether_vec2fx8 aether_r;
-        v_m.m[0] = (aether_f32x8){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0], m[i + 4u].m[0], m[i + 5u].m[0], m[i + 6u].m[0], m[i + 7u].m[0]};
-        v_m.m[1] = (aether_f32x8){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1], m[i + 4u].m[1], m[i + 5u].m[1], m[i + 6u].m[1], m[i + 7u].m[1]};
-        v_m.m[2] = (aether_f32x8){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2], m[i + 4u].m[2], m[i + 5u].m[2], m[i + 6u].m[2], m[i + 7u].m[2]};
-        v_m.m[3] = (aether_f32x8){m[i + 0u].m[3], m[i + 1u].m[3], m[i + 2u].m[3], m[i + 3u].m[3], m[i + 4u].m[3], m[i + 5u].m[3], m[i + 6u].m[3], m[i + 7u].m[3]};
-        v_v.x = (aether_f32x8){v[i + 0u].x, v[i + 1u].x, v[i + 2u].x, v[i + 3u].x, v[i + 4u].x, v[i + 5u].x, v[i + 6u].x, v[i + 7u].x};
-        v_v.y = (aether_f32x8){v[i + 0u].y, v[i + 1u].y, v[i + 2u].y, v[i + 3u].y, v[i + 4u].y, v[i + 5u].y, v[i + 6u].y, v[i + 7u].y};
+        aether_f32x8 v_m_w0, v_m_w1, v_m_w2, v_m_w3;
+        memcpy(&v_m_w0, (const char *)(const void *)(m + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_m_w1, (const char *)(const void *)(m + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_m_w2, (const char *)(const void *)(m + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_m_w3, (const char *)(const void *)(m + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_m.m[0] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_m_w0, v_m_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_m_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_m_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_m.m[1] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_m_w0, v_m_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_m_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_m_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_m.m[2] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_m_w0, v_m_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_m_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_m_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_m.m[3] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_m_w0, v_m_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_m_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_m_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        aether_f32x8 v_v_w0, v_v_w1;
+        memcpy(&v_v_w0, (const char *)(const void *)(v + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_v_w1, (const char *)(const void *)(v + i) + 8u * sizeof(float), 8u * sizeof(float));
+        v_v.x = aether_batch_shuffle_f32x8(v_v_w0, v_v_w1, 0, 2, 4, 6, 8, 10, 12, 14);
+        v_v.y = aether_batch_shuffle_f32x8(v_v_w0, v_v_w1, 1, 3, 5, 7, 9, 11, 13, 15);
         aether_mat2f_mul_vec_batch_x8(&aether_r, &v_m, &v_v);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 1, 9, 2, 10, 3, 11); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 5, 13, 6, 14, 7, 15); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -11950,21 +11250,23 @@ void aether_mat2d_mul_vec_aos(const aether_mat2d *m, const aether_vec2d *v, aeth
         aether_mat2dx4 v_m;
         aether_vec2dx4 v_v;
         aether_vec2dx4 aether_r;
-        v_m.m[0] = (aether_f64x4){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0]};
-        v_m.m[1] = (aether_f64x4){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1]};
-        v_m.m[2] = (aether_f64x4){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2]};
-        v_m.m[3] = (aether_f64x4){m[i + 0u].m[3], m[i + 1u].m[3], m[i + 2u].m[3], m[i + 3u].m[3]};
-        v_v.x = (aether_f64x4){v[i + 0u].x, v[i + 1u].x, v[i + 2u].x, v[i + 3u].x};
-        v_v.y = (aether_f64x4){v[i + 0u].y, v[i + 1u].y, v[i + 2u].y, v[i + 3u].y};
+        aether_f64x4 v_m_w0, v_m_w1, v_m_w2, v_m_w3;
+        memcpy(&v_m_w0, (const char *)(const void *)(m + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_m_w1, (const char *)(const void *)(m + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_m_w2, (const char *)(const void *)(m + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_m_w3, (const char *)(const void *)(m + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_m.m[0] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_m_w0, v_m_w1, 0, 4, 0, 0), v_m_w2, 0, 1, 4, 0), v_m_w3, 0, 1, 2, 4);
+        v_m.m[1] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_m_w0, v_m_w1, 1, 5, 0, 0), v_m_w2, 0, 1, 5, 0), v_m_w3, 0, 1, 2, 5);
+        v_m.m[2] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_m_w0, v_m_w1, 2, 6, 0, 0), v_m_w2, 0, 1, 6, 0), v_m_w3, 0, 1, 2, 6);
+        v_m.m[3] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_m_w0, v_m_w1, 3, 7, 0, 0), v_m_w2, 0, 1, 7, 0), v_m_w3, 0, 1, 2, 7);
+        aether_f64x4 v_v_w0, v_v_w1;
+        memcpy(&v_v_w0, (const char *)(const void *)(v + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_v_w1, (const char *)(const void *)(v + i) + 4u * sizeof(double), 4u * sizeof(double));
+        v_v.x = aether_batch_shuffle_f64x4(v_v_w0, v_v_w1, 0, 2, 4, 6);
+        v_v.y = aether_batch_shuffle_f64x4(v_v_w0, v_v_w1, 1, 3, 5, 7);
         aether_mat2d_mul_vec_batch_x4(&aether_r, &v_m, &v_v);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 1, 5); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 3, 7); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -12037,34 +11339,17 @@ void aether_mat3f_mul_vec_aos(const aether_mat3f *m, const aether_vec3f *v, aeth
         v_m.m[6] = (aether_f32x8){m[i + 0u].m[6], m[i + 1u].m[6], m[i + 2u].m[6], m[i + 3u].m[6], m[i + 4u].m[6], m[i + 5u].m[6], m[i + 6u].m[6], m[i + 7u].m[6]};
         v_m.m[7] = (aether_f32x8){m[i + 0u].m[7], m[i + 1u].m[7], m[i + 2u].m[7], m[i + 3u].m[7], m[i + 4u].m[7], m[i + 5u].m[7], m[i + 6u].m[7], m[i + 7u].m[7]};
         v_m.m[8] = (aether_f32x8){m[i + 0u].m[8], m[i + 1u].m[8], m[i + 2u].m[8], m[i + 3u].m[8], m[i + 4u].m[8], m[i + 5u].m[8], m[i + 6u].m[8], m[i + 7u].m[8]};
-        v_v.x = (aether_f32x8){v[i + 0u].x, v[i + 1u].x, v[i + 2u].x, v[i + 3u].x, v[i + 4u].x, v[i + 5u].x, v[i + 6u].x, v[i + 7u].x};
-        v_v.y = (aether_f32x8){v[i + 0u].y, v[i + 1u].y, v[i + 2u].y, v[i + 3u].y, v[i + 4u].y, v[i + 5u].y, v[i + 6u].y, v[i + 7u].y};
-        v_v.z = (aether_f32x8){v[i + 0u].z, v[i + 1u].z, v[i + 2u].z, v[i + 3u].z, v[i + 4u].z, v[i + 5u].z, v[i + 6u].z, v[i + 7u].z};
+        aether_f32x8 v_v_w0, v_v_w1, v_v_w2;
+        memcpy(&v_v_w0, (const char *)(const void *)(v + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_v_w1, (const char *)(const void *)(v + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_v_w2, (const char *)(const void *)(v + i) + 16u * sizeof(float), 8u * sizeof(float));
+        v_v.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_v_w0, v_v_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_v_w2, 0, 1, 2, 3, 4, 5, 10, 13);
+        v_v.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_v_w0, v_v_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_v_w2, 0, 1, 2, 3, 4, 8, 11, 14);
+        v_v.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_v_w0, v_v_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_v_w2, 0, 1, 2, 3, 4, 9, 12, 15);
         aether_mat3f_mul_vec_batch_x8(&aether_r, &v_m, &v_v);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 4u].z = aether_r.z[4];
-        out[i + 5u].z = aether_r.z[5];
-        out[i + 6u].z = aether_r.z[6];
-        out[i + 7u].z = aether_r.z[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 1, 9, 0, 2, 10), aether_r.z, 0, 1, 8, 3, 4, 9, 6, 7); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.z, aether_r.x, 2, 11, 0, 3, 12, 0, 4, 13), aether_r.y, 0, 1, 11, 3, 4, 12, 6, 7); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.y, aether_r.z, 5, 13, 0, 6, 14, 0, 7, 15), aether_r.x, 0, 1, 14, 3, 4, 15, 6, 7); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -12137,22 +11422,17 @@ void aether_mat3d_mul_vec_aos(const aether_mat3d *m, const aether_vec3d *v, aeth
         v_m.m[6] = (aether_f64x4){m[i + 0u].m[6], m[i + 1u].m[6], m[i + 2u].m[6], m[i + 3u].m[6]};
         v_m.m[7] = (aether_f64x4){m[i + 0u].m[7], m[i + 1u].m[7], m[i + 2u].m[7], m[i + 3u].m[7]};
         v_m.m[8] = (aether_f64x4){m[i + 0u].m[8], m[i + 1u].m[8], m[i + 2u].m[8], m[i + 3u].m[8]};
-        v_v.x = (aether_f64x4){v[i + 0u].x, v[i + 1u].x, v[i + 2u].x, v[i + 3u].x};
-        v_v.y = (aether_f64x4){v[i + 0u].y, v[i + 1u].y, v[i + 2u].y, v[i + 3u].y};
-        v_v.z = (aether_f64x4){v[i + 0u].z, v[i + 1u].z, v[i + 2u].z, v[i + 3u].z};
+        aether_f64x4 v_v_w0, v_v_w1, v_v_w2;
+        memcpy(&v_v_w0, (const char *)(const void *)(v + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_v_w1, (const char *)(const void *)(v + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_v_w2, (const char *)(const void *)(v + i) + 8u * sizeof(double), 4u * sizeof(double));
+        v_v.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_v_w0, v_v_w1, 0, 3, 6, 0), v_v_w2, 0, 1, 2, 5);
+        v_v.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_v_w0, v_v_w1, 1, 4, 7, 0), v_v_w2, 0, 1, 2, 6);
+        v_v.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_v_w0, v_v_w1, 2, 5, 0, 0), v_v_w2, 0, 1, 4, 7);
         aether_mat3d_mul_vec_batch_x4(&aether_r, &v_m, &v_v);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.z, aether_r.x, 2, 7, 0, 3), aether_r.y, 0, 1, 7, 3); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -12250,43 +11530,20 @@ void aether_mat4f_mul_vec_aos(const aether_mat4f *m, const aether_vec4f *v, aeth
         v_m.m[13] = (aether_f32x8){m[i + 0u].m[13], m[i + 1u].m[13], m[i + 2u].m[13], m[i + 3u].m[13], m[i + 4u].m[13], m[i + 5u].m[13], m[i + 6u].m[13], m[i + 7u].m[13]};
         v_m.m[14] = (aether_f32x8){m[i + 0u].m[14], m[i + 1u].m[14], m[i + 2u].m[14], m[i + 3u].m[14], m[i + 4u].m[14], m[i + 5u].m[14], m[i + 6u].m[14], m[i + 7u].m[14]};
         v_m.m[15] = (aether_f32x8){m[i + 0u].m[15], m[i + 1u].m[15], m[i + 2u].m[15], m[i + 3u].m[15], m[i + 4u].m[15], m[i + 5u].m[15], m[i + 6u].m[15], m[i + 7u].m[15]};
-        v_v.x = (aether_f32x8){v[i + 0u].x, v[i + 1u].x, v[i + 2u].x, v[i + 3u].x, v[i + 4u].x, v[i + 5u].x, v[i + 6u].x, v[i + 7u].x};
-        v_v.y = (aether_f32x8){v[i + 0u].y, v[i + 1u].y, v[i + 2u].y, v[i + 3u].y, v[i + 4u].y, v[i + 5u].y, v[i + 6u].y, v[i + 7u].y};
-        v_v.z = (aether_f32x8){v[i + 0u].z, v[i + 1u].z, v[i + 2u].z, v[i + 3u].z, v[i + 4u].z, v[i + 5u].z, v[i + 6u].z, v[i + 7u].z};
-        v_v.w = (aether_f32x8){v[i + 0u].w, v[i + 1u].w, v[i + 2u].w, v[i + 3u].w, v[i + 4u].w, v[i + 5u].w, v[i + 6u].w, v[i + 7u].w};
+        aether_f32x8 v_v_w0, v_v_w1, v_v_w2, v_v_w3;
+        memcpy(&v_v_w0, (const char *)(const void *)(v + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_v_w1, (const char *)(const void *)(v + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_v_w2, (const char *)(const void *)(v + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_v_w3, (const char *)(const void *)(v + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_v.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_v_w0, v_v_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_v_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_v_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_v.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_v_w0, v_v_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_v_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_v_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_v.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_v_w0, v_v_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_v_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_v_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_v.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_v_w0, v_v_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_v_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_v_w3, 0, 1, 2, 3, 4, 5, 11, 15);
         aether_mat4f_mul_vec_batch_x8(&aether_r, &v_m, &v_v);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 4u].z = aether_r.z[4];
-        out[i + 5u].z = aether_r.z[5];
-        out[i + 6u].z = aether_r.z[6];
-        out[i + 7u].z = aether_r.z[7];
-        out[i + 0u].w = aether_r.w[0];
-        out[i + 1u].w = aether_r.w[1];
-        out[i + 2u].w = aether_r.w[2];
-        out[i + 3u].w = aether_r.w[3];
-        out[i + 4u].w = aether_r.w[4];
-        out[i + 5u].w = aether_r.w[5];
-        out[i + 6u].w = aether_r.w[6];
-        out[i + 7u].w = aether_r.w[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.z, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.w, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.z, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.w, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 0, 0, 5, 13, 0, 0), aether_r.z, 0, 1, 12, 0, 4, 5, 13, 0), aether_r.w, 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 6, 14, 0, 0, 7, 15, 0, 0), aether_r.z, 0, 1, 14, 0, 4, 5, 15, 0), aether_r.w, 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -12384,27 +11641,20 @@ void aether_mat4d_mul_vec_aos(const aether_mat4d *m, const aether_vec4d *v, aeth
         v_m.m[13] = (aether_f64x4){m[i + 0u].m[13], m[i + 1u].m[13], m[i + 2u].m[13], m[i + 3u].m[13]};
         v_m.m[14] = (aether_f64x4){m[i + 0u].m[14], m[i + 1u].m[14], m[i + 2u].m[14], m[i + 3u].m[14]};
         v_m.m[15] = (aether_f64x4){m[i + 0u].m[15], m[i + 1u].m[15], m[i + 2u].m[15], m[i + 3u].m[15]};
-        v_v.x = (aether_f64x4){v[i + 0u].x, v[i + 1u].x, v[i + 2u].x, v[i + 3u].x};
-        v_v.y = (aether_f64x4){v[i + 0u].y, v[i + 1u].y, v[i + 2u].y, v[i + 3u].y};
-        v_v.z = (aether_f64x4){v[i + 0u].z, v[i + 1u].z, v[i + 2u].z, v[i + 3u].z};
-        v_v.w = (aether_f64x4){v[i + 0u].w, v[i + 1u].w, v[i + 2u].w, v[i + 3u].w};
+        aether_f64x4 v_v_w0, v_v_w1, v_v_w2, v_v_w3;
+        memcpy(&v_v_w0, (const char *)(const void *)(v + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_v_w1, (const char *)(const void *)(v + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_v_w2, (const char *)(const void *)(v + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_v_w3, (const char *)(const void *)(v + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_v.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_v_w0, v_v_w1, 0, 4, 0, 0), v_v_w2, 0, 1, 4, 0), v_v_w3, 0, 1, 2, 4);
+        v_v.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_v_w0, v_v_w1, 1, 5, 0, 0), v_v_w2, 0, 1, 5, 0), v_v_w3, 0, 1, 2, 5);
+        v_v.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_v_w0, v_v_w1, 2, 6, 0, 0), v_v_w2, 0, 1, 6, 0), v_v_w3, 0, 1, 2, 6);
+        v_v.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_v_w0, v_v_w1, 3, 7, 0, 0), v_v_w2, 0, 1, 7, 0), v_v_w3, 0, 1, 2, 7);
         aether_mat4d_mul_vec_batch_x4(&aether_r, &v_m, &v_v);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 0u].z = aether_r.z[0];
-        out[i + 1u].z = aether_r.z[1];
-        out[i + 2u].z = aether_r.z[2];
-        out[i + 3u].z = aether_r.z[3];
-        out[i + 0u].w = aether_r.w[0];
-        out[i + 1u].w = aether_r.w[1];
-        out[i + 2u].w = aether_r.w[2];
-        out[i + 3u].w = aether_r.w[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 0), aether_r.z, 0, 1, 4, 0), aether_r.w, 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 1, 5, 0, 0), aether_r.z, 0, 1, 5, 0), aether_r.w, 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 0, 0), aether_r.z, 0, 1, 6, 0), aether_r.w, 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 3, 7, 0, 0), aether_r.z, 0, 1, 7, 0), aether_r.w, 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -12462,47 +11712,29 @@ void aether_mat2f_mul_aos(const aether_mat2f *a, const aether_mat2f *b, aether_m
         aether_mat2fx8 v_a;
         aether_mat2fx8 v_b;
         aether_mat2fx8 aether_r;
-        v_a.m[0] = (aether_f32x8){a[i + 0u].m[0], a[i + 1u].m[0], a[i + 2u].m[0], a[i + 3u].m[0], a[i + 4u].m[0], a[i + 5u].m[0], a[i + 6u].m[0], a[i + 7u].m[0]};
-        v_a.m[1] = (aether_f32x8){a[i + 0u].m[1], a[i + 1u].m[1], a[i + 2u].m[1], a[i + 3u].m[1], a[i + 4u].m[1], a[i + 5u].m[1], a[i + 6u].m[1], a[i + 7u].m[1]};
-        v_a.m[2] = (aether_f32x8){a[i + 0u].m[2], a[i + 1u].m[2], a[i + 2u].m[2], a[i + 3u].m[2], a[i + 4u].m[2], a[i + 5u].m[2], a[i + 6u].m[2], a[i + 7u].m[2]};
-        v_a.m[3] = (aether_f32x8){a[i + 0u].m[3], a[i + 1u].m[3], a[i + 2u].m[3], a[i + 3u].m[3], a[i + 4u].m[3], a[i + 5u].m[3], a[i + 6u].m[3], a[i + 7u].m[3]};
-        v_b.m[0] = (aether_f32x8){b[i + 0u].m[0], b[i + 1u].m[0], b[i + 2u].m[0], b[i + 3u].m[0], b[i + 4u].m[0], b[i + 5u].m[0], b[i + 6u].m[0], b[i + 7u].m[0]};
-        v_b.m[1] = (aether_f32x8){b[i + 0u].m[1], b[i + 1u].m[1], b[i + 2u].m[1], b[i + 3u].m[1], b[i + 4u].m[1], b[i + 5u].m[1], b[i + 6u].m[1], b[i + 7u].m[1]};
-        v_b.m[2] = (aether_f32x8){b[i + 0u].m[2], b[i + 1u].m[2], b[i + 2u].m[2], b[i + 3u].m[2], b[i + 4u].m[2], b[i + 5u].m[2], b[i + 6u].m[2], b[i + 7u].m[2]};
-        v_b.m[3] = (aether_f32x8){b[i + 0u].m[3], b[i + 1u].m[3], b[i + 2u].m[3], b[i + 3u].m[3], b[i + 4u].m[3], b[i + 5u].m[3], b[i + 6u].m[3], b[i + 7u].m[3]};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_a.m[0] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_a.m[1] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_a.m[2] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_a.m[3] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        aether_f32x8 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w3, (const char *)(const void *)(b + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_b.m[0] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_b.m[1] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_b.m[2] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_b.m[3] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 11, 15);
         aether_mat2f_mul_batch_x8(&aether_r, &v_a, &v_b);
-        out[i + 0u].m[0] = aether_r.m[0][0];
-        out[i + 1u].m[0] = aether_r.m[0][1];
-        out[i + 2u].m[0] = aether_r.m[0][2];
-        out[i + 3u].m[0] = aether_r.m[0][3];
-        out[i + 4u].m[0] = aether_r.m[0][4];
-        out[i + 5u].m[0] = aether_r.m[0][5];
-        out[i + 6u].m[0] = aether_r.m[0][6];
-        out[i + 7u].m[0] = aether_r.m[0][7];
-        out[i + 0u].m[1] = aether_r.m[1][0];
-        out[i + 1u].m[1] = aether_r.m[1][1];
-        out[i + 2u].m[1] = aether_r.m[1][2];
-        out[i + 3u].m[1] = aether_r.m[1][3];
-        out[i + 4u].m[1] = aether_r.m[1][4];
-        out[i + 5u].m[1] = aether_r.m[1][5];
-        out[i + 6u].m[1] = aether_r.m[1][6];
-        out[i + 7u].m[1] = aether_r.m[1][7];
-        out[i + 0u].m[2] = aether_r.m[2][0];
-        out[i + 1u].m[2] = aether_r.m[2][1];
-        out[i + 2u].m[2] = aether_r.m[2][2];
-        out[i + 3u].m[2] = aether_r.m[2][3];
-        out[i + 4u].m[2] = aether_r.m[2][4];
-        out[i + 5u].m[2] = aether_r.m[2][5];
-        out[i + 6u].m[2] = aether_r.m[2][6];
-        out[i + 7u].m[2] = aether_r.m[2][7];
-        out[i + 0u].m[3] = aether_r.m[3][0];
-        out[i + 1u].m[3] = aether_r.m[3][1];
-        out[i + 2u].m[3] = aether_r.m[3][2];
-        out[i + 3u].m[3] = aether_r.m[3][3];
-        out[i + 4u].m[3] = aether_r.m[3][4];
-        out[i + 5u].m[3] = aether_r.m[3][5];
-        out[i + 6u].m[3] = aether_r.m[3][6];
-        out[i + 7u].m[3] = aether_r.m[3][7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 0, 8, 0, 0, 1, 9, 0, 0), aether_r.m[2], 0, 1, 8, 0, 4, 5, 9, 0), aether_r.m[3], 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 2, 10, 0, 0, 3, 11, 0, 0), aether_r.m[2], 0, 1, 10, 0, 4, 5, 11, 0), aether_r.m[3], 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 4, 12, 0, 0, 5, 13, 0, 0), aether_r.m[2], 0, 1, 12, 0, 4, 5, 13, 0), aether_r.m[3], 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 6, 14, 0, 0, 7, 15, 0, 0), aether_r.m[2], 0, 1, 14, 0, 4, 5, 15, 0), aether_r.m[3], 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -12560,31 +11792,29 @@ void aether_mat2d_mul_aos(const aether_mat2d *a, const aether_mat2d *b, aether_m
         aether_mat2dx4 v_a;
         aether_mat2dx4 v_b;
         aether_mat2dx4 aether_r;
-        v_a.m[0] = (aether_f64x4){a[i + 0u].m[0], a[i + 1u].m[0], a[i + 2u].m[0], a[i + 3u].m[0]};
-        v_a.m[1] = (aether_f64x4){a[i + 0u].m[1], a[i + 1u].m[1], a[i + 2u].m[1], a[i + 3u].m[1]};
-        v_a.m[2] = (aether_f64x4){a[i + 0u].m[2], a[i + 1u].m[2], a[i + 2u].m[2], a[i + 3u].m[2]};
-        v_a.m[3] = (aether_f64x4){a[i + 0u].m[3], a[i + 1u].m[3], a[i + 2u].m[3], a[i + 3u].m[3]};
-        v_b.m[0] = (aether_f64x4){b[i + 0u].m[0], b[i + 1u].m[0], b[i + 2u].m[0], b[i + 3u].m[0]};
-        v_b.m[1] = (aether_f64x4){b[i + 0u].m[1], b[i + 1u].m[1], b[i + 2u].m[1], b[i + 3u].m[1]};
-        v_b.m[2] = (aether_f64x4){b[i + 0u].m[2], b[i + 1u].m[2], b[i + 2u].m[2], b[i + 3u].m[2]};
-        v_b.m[3] = (aether_f64x4){b[i + 0u].m[3], b[i + 1u].m[3], b[i + 2u].m[3], b[i + 3u].m[3]};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_a.m[0] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 4, 0, 0), v_a_w2, 0, 1, 4, 0), v_a_w3, 0, 1, 2, 4);
+        v_a.m[1] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
+        v_a.m[2] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
+        v_a.m[3] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
+        aether_f64x4 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w3, (const char *)(const void *)(b + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_b.m[0] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 4, 0, 0), v_b_w2, 0, 1, 4, 0), v_b_w3, 0, 1, 2, 4);
+        v_b.m[1] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 5, 0, 0), v_b_w2, 0, 1, 5, 0), v_b_w3, 0, 1, 2, 5);
+        v_b.m[2] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 6, 0, 0), v_b_w2, 0, 1, 6, 0), v_b_w3, 0, 1, 2, 6);
+        v_b.m[3] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 3, 7, 0, 0), v_b_w2, 0, 1, 7, 0), v_b_w3, 0, 1, 2, 7);
         aether_mat2d_mul_batch_x4(&aether_r, &v_a, &v_b);
-        out[i + 0u].m[0] = aether_r.m[0][0];
-        out[i + 1u].m[0] = aether_r.m[0][1];
-        out[i + 2u].m[0] = aether_r.m[0][2];
-        out[i + 3u].m[0] = aether_r.m[0][3];
-        out[i + 0u].m[1] = aether_r.m[1][0];
-        out[i + 1u].m[1] = aether_r.m[1][1];
-        out[i + 2u].m[1] = aether_r.m[1][2];
-        out[i + 3u].m[1] = aether_r.m[1][3];
-        out[i + 0u].m[2] = aether_r.m[2][0];
-        out[i + 1u].m[2] = aether_r.m[2][1];
-        out[i + 2u].m[2] = aether_r.m[2][2];
-        out[i + 3u].m[2] = aether_r.m[2][3];
-        out[i + 0u].m[3] = aether_r.m[3][0];
-        out[i + 1u].m[3] = aether_r.m[3][1];
-        out[i + 2u].m[3] = aether_r.m[3][2];
-        out[i + 3u].m[3] = aether_r.m[3][3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.m[0], aether_r.m[1], 0, 4, 0, 0), aether_r.m[2], 0, 1, 4, 0), aether_r.m[3], 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.m[0], aether_r.m[1], 1, 5, 0, 0), aether_r.m[2], 0, 1, 5, 0), aether_r.m[3], 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.m[0], aether_r.m[1], 2, 6, 0, 0), aether_r.m[2], 0, 1, 6, 0), aether_r.m[3], 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.m[0], aether_r.m[1], 3, 7, 0, 0), aether_r.m[2], 0, 1, 7, 0), aether_r.m[3], 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -13467,43 +12697,20 @@ void aether_mat2f_transpose_aos(const aether_mat2f *m, aether_mat2f *out, size_t
     for (; n - i >= 8u; i += 8u) {
         aether_mat2fx8 v_m;
         aether_mat2fx8 aether_r;
-        v_m.m[0] = (aether_f32x8){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0], m[i + 4u].m[0], m[i + 5u].m[0], m[i + 6u].m[0], m[i + 7u].m[0]};
-        v_m.m[1] = (aether_f32x8){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1], m[i + 4u].m[1], m[i + 5u].m[1], m[i + 6u].m[1], m[i + 7u].m[1]};
-        v_m.m[2] = (aether_f32x8){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2], m[i + 4u].m[2], m[i + 5u].m[2], m[i + 6u].m[2], m[i + 7u].m[2]};
-        v_m.m[3] = (aether_f32x8){m[i + 0u].m[3], m[i + 1u].m[3], m[i + 2u].m[3], m[i + 3u].m[3], m[i + 4u].m[3], m[i + 5u].m[3], m[i + 6u].m[3], m[i + 7u].m[3]};
+        aether_f32x8 v_m_w0, v_m_w1, v_m_w2, v_m_w3;
+        memcpy(&v_m_w0, (const char *)(const void *)(m + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_m_w1, (const char *)(const void *)(m + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_m_w2, (const char *)(const void *)(m + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_m_w3, (const char *)(const void *)(m + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_m.m[0] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_m_w0, v_m_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_m_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_m_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_m.m[1] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_m_w0, v_m_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_m_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_m_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_m.m[2] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_m_w0, v_m_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_m_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_m_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_m.m[3] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_m_w0, v_m_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_m_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_m_w3, 0, 1, 2, 3, 4, 5, 11, 15);
         aether_mat2f_transpose_batch_x8(&aether_r, &v_m);
-        out[i + 0u].m[0] = aether_r.m[0][0];
-        out[i + 1u].m[0] = aether_r.m[0][1];
-        out[i + 2u].m[0] = aether_r.m[0][2];
-        out[i + 3u].m[0] = aether_r.m[0][3];
-        out[i + 4u].m[0] = aether_r.m[0][4];
-        out[i + 5u].m[0] = aether_r.m[0][5];
-        out[i + 6u].m[0] = aether_r.m[0][6];
-        out[i + 7u].m[0] = aether_r.m[0][7];
-        out[i + 0u].m[1] = aether_r.m[1][0];
-        out[i + 1u].m[1] = aether_r.m[1][1];
-        out[i + 2u].m[1] = aether_r.m[1][2];
-        out[i + 3u].m[1] = aether_r.m[1][3];
-        out[i + 4u].m[1] = aether_r.m[1][4];
-        out[i + 5u].m[1] = aether_r.m[1][5];
-        out[i + 6u].m[1] = aether_r.m[1][6];
-        out[i + 7u].m[1] = aether_r.m[1][7];
-        out[i + 0u].m[2] = aether_r.m[2][0];
-        out[i + 1u].m[2] = aether_r.m[2][1];
-        out[i + 2u].m[2] = aether_r.m[2][2];
-        out[i + 3u].m[2] = aether_r.m[2][3];
-        out[i + 4u].m[2] = aether_r.m[2][4];
-        out[i + 5u].m[2] = aether_r.m[2][5];
-        out[i + 6u].m[2] = aether_r.m[2][6];
-        out[i + 7u].m[2] = aether_r.m[2][7];
-        out[i + 0u].m[3] = aether_r.m[3][0];
-        out[i + 1u].m[3] = aether_r.m[3][1];
-        out[i + 2u].m[3] = aether_r.m[3][2];
-        out[i + 3u].m[3] = aether_r.m[3][3];
-        out[i + 4u].m[3] = aether_r.m[3][4];
-        out[i + 5u].m[3] = aether_r.m[3][5];
-        out[i + 6u].m[3] = aether_r.m[3][6];
-        out[i + 7u].m[3] = aether_r.m[3][7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 0, 8, 0, 0, 1, 9, 0, 0), aether_r.m[2], 0, 1, 8, 0, 4, 5, 9, 0), aether_r.m[3], 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 2, 10, 0, 0, 3, 11, 0, 0), aether_r.m[2], 0, 1, 10, 0, 4, 5, 11, 0), aether_r.m[3], 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 4, 12, 0, 0, 5, 13, 0, 0), aether_r.m[2], 0, 1, 12, 0, 4, 5, 13, 0), aether_r.m[3], 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 6, 14, 0, 0, 7, 15, 0, 0), aether_r.m[2], 0, 1, 14, 0, 4, 5, 15, 0), aether_r.m[3], 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -13550,27 +12757,20 @@ void aether_mat2d_transpose_aos(const aether_mat2d *m, aether_mat2d *out, size_t
     for (; n - i >= 4u; i += 4u) {
         aether_mat2dx4 v_m;
         aether_mat2dx4 aether_r;
-        v_m.m[0] = (aether_f64x4){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0]};
-        v_m.m[1] = (aether_f64x4){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1]};
-        v_m.m[2] = (aether_f64x4){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2]};
-        v_m.m[3] = (aether_f64x4){m[i + 0u].m[3], m[i + 1u].m[3], m[i + 2u].m[3], m[i + 3u].m[3]};
+        aether_f64x4 v_m_w0, v_m_w1, v_m_w2, v_m_w3;
+        memcpy(&v_m_w0, (const char *)(const void *)(m + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_m_w1, (const char *)(const void *)(m + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_m_w2, (const char *)(const void *)(m + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_m_w3, (const char *)(const void *)(m + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_m.m[0] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_m_w0, v_m_w1, 0, 4, 0, 0), v_m_w2, 0, 1, 4, 0), v_m_w3, 0, 1, 2, 4);
+        v_m.m[1] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_m_w0, v_m_w1, 1, 5, 0, 0), v_m_w2, 0, 1, 5, 0), v_m_w3, 0, 1, 2, 5);
+        v_m.m[2] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_m_w0, v_m_w1, 2, 6, 0, 0), v_m_w2, 0, 1, 6, 0), v_m_w3, 0, 1, 2, 6);
+        v_m.m[3] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_m_w0, v_m_w1, 3, 7, 0, 0), v_m_w2, 0, 1, 7, 0), v_m_w3, 0, 1, 2, 7);
         aether_mat2d_transpose_batch_x4(&aether_r, &v_m);
-        out[i + 0u].m[0] = aether_r.m[0][0];
-        out[i + 1u].m[0] = aether_r.m[0][1];
-        out[i + 2u].m[0] = aether_r.m[0][2];
-        out[i + 3u].m[0] = aether_r.m[0][3];
-        out[i + 0u].m[1] = aether_r.m[1][0];
-        out[i + 1u].m[1] = aether_r.m[1][1];
-        out[i + 2u].m[1] = aether_r.m[1][2];
-        out[i + 3u].m[1] = aether_r.m[1][3];
-        out[i + 0u].m[2] = aether_r.m[2][0];
-        out[i + 1u].m[2] = aether_r.m[2][1];
-        out[i + 2u].m[2] = aether_r.m[2][2];
-        out[i + 3u].m[2] = aether_r.m[2][3];
-        out[i + 0u].m[3] = aether_r.m[3][0];
-        out[i + 1u].m[3] = aether_r.m[3][1];
-        out[i + 2u].m[3] = aether_r.m[3][2];
-        out[i + 3u].m[3] = aether_r.m[3][3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.m[0], aether_r.m[1], 0, 4, 0, 0), aether_r.m[2], 0, 1, 4, 0), aether_r.m[3], 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.m[0], aether_r.m[1], 1, 5, 0, 0), aether_r.m[2], 0, 1, 5, 0), aether_r.m[3], 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.m[0], aether_r.m[1], 2, 6, 0, 0), aether_r.m[2], 0, 1, 6, 0), aether_r.m[3], 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.m[0], aether_r.m[1], 3, 7, 0, 0), aether_r.m[2], 0, 1, 7, 0), aether_r.m[3], 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -14281,38 +13481,10 @@ void aether_mat2f_identity_aos(aether_mat2f *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_mat2fx8 aether_r;
         aether_mat2f_identity_batch_x8(&aether_r);
-        out[i + 0u].m[0] = aether_r.m[0][0];
-        out[i + 1u].m[0] = aether_r.m[0][1];
-        out[i + 2u].m[0] = aether_r.m[0][2];
-        out[i + 3u].m[0] = aether_r.m[0][3];
-        out[i + 4u].m[0] = aether_r.m[0][4];
-        out[i + 5u].m[0] = aether_r.m[0][5];
-        out[i + 6u].m[0] = aether_r.m[0][6];
-        out[i + 7u].m[0] = aether_r.m[0][7];
-        out[i + 0u].m[1] = aether_r.m[1][0];
-        out[i + 1u].m[1] = aether_r.m[1][1];
-        out[i + 2u].m[1] = aether_r.m[1][2];
-        out[i + 3u].m[1] = aether_r.m[1][3];
-        out[i + 4u].m[1] = aether_r.m[1][4];
-        out[i + 5u].m[1] = aether_r.m[1][5];
-        out[i + 6u].m[1] = aether_r.m[1][6];
-        out[i + 7u].m[1] = aether_r.m[1][7];
-        out[i + 0u].m[2] = aether_r.m[2][0];
-        out[i + 1u].m[2] = aether_r.m[2][1];
-        out[i + 2u].m[2] = aether_r.m[2][2];
-        out[i + 3u].m[2] = aether_r.m[2][3];
-        out[i + 4u].m[2] = aether_r.m[2][4];
-        out[i + 5u].m[2] = aether_r.m[2][5];
-        out[i + 6u].m[2] = aether_r.m[2][6];
-        out[i + 7u].m[2] = aether_r.m[2][7];
-        out[i + 0u].m[3] = aether_r.m[3][0];
-        out[i + 1u].m[3] = aether_r.m[3][1];
-        out[i + 2u].m[3] = aether_r.m[3][2];
-        out[i + 3u].m[3] = aether_r.m[3][3];
-        out[i + 4u].m[3] = aether_r.m[3][4];
-        out[i + 5u].m[3] = aether_r.m[3][5];
-        out[i + 6u].m[3] = aether_r.m[3][6];
-        out[i + 7u].m[3] = aether_r.m[3][7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 0, 8, 0, 0, 1, 9, 0, 0), aether_r.m[2], 0, 1, 8, 0, 4, 5, 9, 0), aether_r.m[3], 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 2, 10, 0, 0, 3, 11, 0, 0), aether_r.m[2], 0, 1, 10, 0, 4, 5, 11, 0), aether_r.m[3], 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 4, 12, 0, 0, 5, 13, 0, 0), aether_r.m[2], 0, 1, 12, 0, 4, 5, 13, 0), aether_r.m[3], 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 6, 14, 0, 0, 7, 15, 0, 0), aether_r.m[2], 0, 1, 14, 0, 4, 5, 15, 0), aether_r.m[3], 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -14349,22 +13521,10 @@ void aether_mat2d_identity_aos(aether_mat2d *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_mat2dx4 aether_r;
         aether_mat2d_identity_batch_x4(&aether_r);
-        out[i + 0u].m[0] = aether_r.m[0][0];
-        out[i + 1u].m[0] = aether_r.m[0][1];
-        out[i + 2u].m[0] = aether_r.m[0][2];
-        out[i + 3u].m[0] = aether_r.m[0][3];
-        out[i + 0u].m[1] = aether_r.m[1][0];
-        out[i + 1u].m[1] = aether_r.m[1][1];
-        out[i + 2u].m[1] = aether_r.m[1][2];
-        out[i + 3u].m[1] = aether_r.m[1][3];
-        out[i + 0u].m[2] = aether_r.m[2][0];
-        out[i + 1u].m[2] = aether_r.m[2][1];
-        out[i + 2u].m[2] = aether_r.m[2][2];
-        out[i + 3u].m[2] = aether_r.m[2][3];
-        out[i + 0u].m[3] = aether_r.m[3][0];
-        out[i + 1u].m[3] = aether_r.m[3][1];
-        out[i + 2u].m[3] = aether_r.m[3][2];
-        out[i + 3u].m[3] = aether_r.m[3][3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.m[0], aether_r.m[1], 0, 4, 0, 0), aether_r.m[2], 0, 1, 4, 0), aether_r.m[3], 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.m[0], aether_r.m[1], 1, 5, 0, 0), aether_r.m[2], 0, 1, 5, 0), aether_r.m[3], 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.m[0], aether_r.m[1], 2, 6, 0, 0), aether_r.m[2], 0, 1, 6, 0), aether_r.m[3], 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.m[0], aether_r.m[1], 3, 7, 0, 0), aether_r.m[2], 0, 1, 7, 0), aether_r.m[3], 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -14923,28 +14083,31 @@ void aether_mat2f_dot_soa(const float *a, const float *b, float *out, size_t n)
 void aether_mat2f_dot_aos(const aether_mat2f *a, const aether_mat2f *b, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_mat2fx8 v_a;
         aether_mat2fx8 v_b;
         aether_f32x8 aether_r;
-        v_a.m[0] = (aether_f32x8){a[i + 0u].m[0], a[i + 1u].m[0], a[i + 2u].m[0], a[i + 3u].m[0], a[i + 4u].m[0], a[i + 5u].m[0], a[i + 6u].m[0], a[i + 7u].m[0]};
-        v_a.m[1] = (aether_f32x8){a[i + 0u].m[1], a[i + 1u].m[1], a[i + 2u].m[1], a[i + 3u].m[1], a[i + 4u].m[1], a[i + 5u].m[1], a[i + 6u].m[1], a[i + 7u].m[1]};
-        v_a.m[2] = (aether_f32x8){a[i + 0u].m[2], a[i + 1u].m[2], a[i + 2u].m[2], a[i + 3u].m[2], a[i + 4u].m[2], a[i + 5u].m[2], a[i + 6u].m[2], a[i + 7u].m[2]};
-        v_a.m[3] = (aether_f32x8){a[i + 0u].m[3], a[i + 1u].m[3], a[i + 2u].m[3], a[i + 3u].m[3], a[i + 4u].m[3], a[i + 5u].m[3], a[i + 6u].m[3], a[i + 7u].m[3]};
-        v_b.m[0] = (aether_f32x8){b[i + 0u].m[0], b[i + 1u].m[0], b[i + 2u].m[0], b[i + 3u].m[0], b[i + 4u].m[0], b[i + 5u].m[0], b[i + 6u].m[0], b[i + 7u].m[0]};
-        v_b.m[1] = (aether_f32x8){b[i + 0u].m[1], b[i + 1u].m[1], b[i + 2u].m[1], b[i + 3u].m[1], b[i + 4u].m[1], b[i + 5u].m[1], b[i + 6u].m[1], b[i + 7u].m[1]};
-        v_b.m[2] = (aether_f32x8){b[i + 0u].m[2], b[i + 1u].m[2], b[i + 2u].m[2], b[i + 3u].m[2], b[i + 4u].m[2], b[i + 5u].m[2], b[i + 6u].m[2], b[i + 7u].m[2]};
-        v_b.m[3] = (aether_f32x8){b[i + 0u].m[3], b[i + 1u].m[3], b[i + 2u].m[3], b[i + 3u].m[3], b[i + 4u].m[3], b[i + 5u].m[3], b[i + 6u].m[3], b[i + 7u].m[3]};
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_a.m[0] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_a.m[1] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_a.m[2] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_a.m[3] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        aether_f32x8 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w3, (const char *)(const void *)(b + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_b.m[0] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_b.m[1] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_b.m[2] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_b.m[3] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 11, 15);
         aether_mat2f_dot_batch_x8(&aether_r, &v_a, &v_b);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
-        out[i + 4u] = aether_r[4];
-        out[i + 5u] = aether_r[5];
-        out[i + 6u] = aether_r[6];
-        out[i + 7u] = aether_r[7];
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
 #endif
     for (; i < n; ++i) {
@@ -14991,24 +14154,31 @@ void aether_mat2d_dot_soa(const double *a, const double *b, double *out, size_t 
 void aether_mat2d_dot_aos(const aether_mat2d *a, const aether_mat2d *b, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_mat2dx4 v_a;
         aether_mat2dx4 v_b;
         aether_f64x4 aether_r;
-        v_a.m[0] = (aether_f64x4){a[i + 0u].m[0], a[i + 1u].m[0], a[i + 2u].m[0], a[i + 3u].m[0]};
-        v_a.m[1] = (aether_f64x4){a[i + 0u].m[1], a[i + 1u].m[1], a[i + 2u].m[1], a[i + 3u].m[1]};
-        v_a.m[2] = (aether_f64x4){a[i + 0u].m[2], a[i + 1u].m[2], a[i + 2u].m[2], a[i + 3u].m[2]};
-        v_a.m[3] = (aether_f64x4){a[i + 0u].m[3], a[i + 1u].m[3], a[i + 2u].m[3], a[i + 3u].m[3]};
-        v_b.m[0] = (aether_f64x4){b[i + 0u].m[0], b[i + 1u].m[0], b[i + 2u].m[0], b[i + 3u].m[0]};
-        v_b.m[1] = (aether_f64x4){b[i + 0u].m[1], b[i + 1u].m[1], b[i + 2u].m[1], b[i + 3u].m[1]};
-        v_b.m[2] = (aether_f64x4){b[i + 0u].m[2], b[i + 1u].m[2], b[i + 2u].m[2], b[i + 3u].m[2]};
-        v_b.m[3] = (aether_f64x4){b[i + 0u].m[3], b[i + 1u].m[3], b[i + 2u].m[3], b[i + 3u].m[3]};
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_a.m[0] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 4, 0, 0), v_a_w2, 0, 1, 4, 0), v_a_w3, 0, 1, 2, 4);
+        v_a.m[1] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
+        v_a.m[2] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
+        v_a.m[3] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
+        aether_f64x4 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w3, (const char *)(const void *)(b + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_b.m[0] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 4, 0, 0), v_b_w2, 0, 1, 4, 0), v_b_w3, 0, 1, 2, 4);
+        v_b.m[1] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 5, 0, 0), v_b_w2, 0, 1, 5, 0), v_b_w3, 0, 1, 2, 5);
+        v_b.m[2] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 6, 0, 0), v_b_w2, 0, 1, 6, 0), v_b_w3, 0, 1, 2, 6);
+        v_b.m[3] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 3, 7, 0, 0), v_b_w2, 0, 1, 7, 0), v_b_w3, 0, 1, 2, 7);
         aether_mat2d_dot_batch_x4(&aether_r, &v_a, &v_b);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
 #endif
     for (; i < n; ++i) {
@@ -15075,7 +14245,7 @@ void aether_mat3f_dot_soa(const float *a, const float *b, float *out, size_t n)
 void aether_mat3f_dot_aos(const aether_mat3f *a, const aether_mat3f *b, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_mat3fx8 v_a;
         aether_mat3fx8 v_b;
@@ -15099,14 +14269,7 @@ void aether_mat3f_dot_aos(const aether_mat3f *a, const aether_mat3f *b, float *o
         v_b.m[7] = (aether_f32x8){b[i + 0u].m[7], b[i + 1u].m[7], b[i + 2u].m[7], b[i + 3u].m[7], b[i + 4u].m[7], b[i + 5u].m[7], b[i + 6u].m[7], b[i + 7u].m[7]};
         v_b.m[8] = (aether_f32x8){b[i + 0u].m[8], b[i + 1u].m[8], b[i + 2u].m[8], b[i + 3u].m[8], b[i + 4u].m[8], b[i + 5u].m[8], b[i + 6u].m[8], b[i + 7u].m[8]};
         aether_mat3f_dot_batch_x8(&aether_r, &v_a, &v_b);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
-        out[i + 4u] = aether_r[4];
-        out[i + 5u] = aether_r[5];
-        out[i + 6u] = aether_r[6];
-        out[i + 7u] = aether_r[7];
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
 #endif
     for (; i < n; ++i) {
@@ -15173,7 +14336,7 @@ void aether_mat3d_dot_soa(const double *a, const double *b, double *out, size_t 
 void aether_mat3d_dot_aos(const aether_mat3d *a, const aether_mat3d *b, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_mat3dx4 v_a;
         aether_mat3dx4 v_b;
@@ -15197,10 +14360,7 @@ void aether_mat3d_dot_aos(const aether_mat3d *a, const aether_mat3d *b, double *
         v_b.m[7] = (aether_f64x4){b[i + 0u].m[7], b[i + 1u].m[7], b[i + 2u].m[7], b[i + 3u].m[7]};
         v_b.m[8] = (aether_f64x4){b[i + 0u].m[8], b[i + 1u].m[8], b[i + 2u].m[8], b[i + 3u].m[8]};
         aether_mat3d_dot_batch_x4(&aether_r, &v_a, &v_b);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
 #endif
     for (; i < n; ++i) {
@@ -15295,7 +14455,7 @@ void aether_mat4f_dot_soa(const float *a, const float *b, float *out, size_t n)
 void aether_mat4f_dot_aos(const aether_mat4f *a, const aether_mat4f *b, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_mat4fx8 v_a;
         aether_mat4fx8 v_b;
@@ -15333,14 +14493,7 @@ void aether_mat4f_dot_aos(const aether_mat4f *a, const aether_mat4f *b, float *o
         v_b.m[14] = (aether_f32x8){b[i + 0u].m[14], b[i + 1u].m[14], b[i + 2u].m[14], b[i + 3u].m[14], b[i + 4u].m[14], b[i + 5u].m[14], b[i + 6u].m[14], b[i + 7u].m[14]};
         v_b.m[15] = (aether_f32x8){b[i + 0u].m[15], b[i + 1u].m[15], b[i + 2u].m[15], b[i + 3u].m[15], b[i + 4u].m[15], b[i + 5u].m[15], b[i + 6u].m[15], b[i + 7u].m[15]};
         aether_mat4f_dot_batch_x8(&aether_r, &v_a, &v_b);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
-        out[i + 4u] = aether_r[4];
-        out[i + 5u] = aether_r[5];
-        out[i + 6u] = aether_r[6];
-        out[i + 7u] = aether_r[7];
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
 #endif
     for (; i < n; ++i) {
@@ -15435,7 +14588,7 @@ void aether_mat4d_dot_soa(const double *a, const double *b, double *out, size_t 
 void aether_mat4d_dot_aos(const aether_mat4d *a, const aether_mat4d *b, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_mat4dx4 v_a;
         aether_mat4dx4 v_b;
@@ -15473,10 +14626,7 @@ void aether_mat4d_dot_aos(const aether_mat4d *a, const aether_mat4d *b, double *
         v_b.m[14] = (aether_f64x4){b[i + 0u].m[14], b[i + 1u].m[14], b[i + 2u].m[14], b[i + 3u].m[14]};
         v_b.m[15] = (aether_f64x4){b[i + 0u].m[15], b[i + 1u].m[15], b[i + 2u].m[15], b[i + 3u].m[15]};
         aether_mat4d_dot_batch_x4(&aether_r, &v_a, &v_b);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
 #endif
     for (; i < n; ++i) {
@@ -15513,23 +14663,21 @@ void aether_mat2f_determinant_soa(const float *m, float *out, size_t n)
 void aether_mat2f_determinant_aos(const aether_mat2f *m, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_mat2fx8 v_m;
         aether_f32x8 aether_r;
-        v_m.m[0] = (aether_f32x8){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0], m[i + 4u].m[0], m[i + 5u].m[0], m[i + 6u].m[0], m[i + 7u].m[0]};
-        v_m.m[1] = (aether_f32x8){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1], m[i + 4u].m[1], m[i + 5u].m[1], m[i + 6u].m[1], m[i + 7u].m[1]};
-        v_m.m[2] = (aether_f32x8){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2], m[i + 4u].m[2], m[i + 5u].m[2], m[i + 6u].m[2], m[i + 7u].m[2]};
-        v_m.m[3] = (aether_f32x8){m[i + 0u].m[3], m[i + 1u].m[3], m[i + 2u].m[3], m[i + 3u].m[3], m[i + 4u].m[3], m[i + 5u].m[3], m[i + 6u].m[3], m[i + 7u].m[3]};
+        aether_f32x8 v_m_w0, v_m_w1, v_m_w2, v_m_w3;
+        memcpy(&v_m_w0, (const char *)(const void *)(m + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_m_w1, (const char *)(const void *)(m + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_m_w2, (const char *)(const void *)(m + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_m_w3, (const char *)(const void *)(m + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_m.m[0] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_m_w0, v_m_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_m_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_m_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_m.m[1] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_m_w0, v_m_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_m_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_m_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_m.m[2] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_m_w0, v_m_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_m_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_m_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_m.m[3] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_m_w0, v_m_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_m_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_m_w3, 0, 1, 2, 3, 4, 5, 11, 15);
         aether_mat2f_determinant_batch_x8(&aether_r, &v_m);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
-        out[i + 4u] = aether_r[4];
-        out[i + 5u] = aether_r[5];
-        out[i + 6u] = aether_r[6];
-        out[i + 7u] = aether_r[7];
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
 #endif
     for (; i < n; ++i) {
@@ -15566,19 +14714,21 @@ void aether_mat2d_determinant_soa(const double *m, double *out, size_t n)
 void aether_mat2d_determinant_aos(const aether_mat2d *m, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_mat2dx4 v_m;
         aether_f64x4 aether_r;
-        v_m.m[0] = (aether_f64x4){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0]};
-        v_m.m[1] = (aether_f64x4){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1]};
-        v_m.m[2] = (aether_f64x4){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2]};
-        v_m.m[3] = (aether_f64x4){m[i + 0u].m[3], m[i + 1u].m[3], m[i + 2u].m[3], m[i + 3u].m[3]};
+        aether_f64x4 v_m_w0, v_m_w1, v_m_w2, v_m_w3;
+        memcpy(&v_m_w0, (const char *)(const void *)(m + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_m_w1, (const char *)(const void *)(m + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_m_w2, (const char *)(const void *)(m + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_m_w3, (const char *)(const void *)(m + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_m.m[0] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_m_w0, v_m_w1, 0, 4, 0, 0), v_m_w2, 0, 1, 4, 0), v_m_w3, 0, 1, 2, 4);
+        v_m.m[1] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_m_w0, v_m_w1, 1, 5, 0, 0), v_m_w2, 0, 1, 5, 0), v_m_w3, 0, 1, 2, 5);
+        v_m.m[2] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_m_w0, v_m_w1, 2, 6, 0, 0), v_m_w2, 0, 1, 6, 0), v_m_w3, 0, 1, 2, 6);
+        v_m.m[3] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_m_w0, v_m_w1, 3, 7, 0, 0), v_m_w2, 0, 1, 7, 0), v_m_w3, 0, 1, 2, 7);
         aether_mat2d_determinant_batch_x4(&aether_r, &v_m);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
 #endif
     for (; i < n; ++i) {
@@ -15625,7 +14775,7 @@ void aether_mat3f_determinant_soa(const float *m, float *out, size_t n)
 void aether_mat3f_determinant_aos(const aether_mat3f *m, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_mat3fx8 v_m;
         aether_f32x8 aether_r;
@@ -15639,14 +14789,7 @@ void aether_mat3f_determinant_aos(const aether_mat3f *m, float *out, size_t n)
         v_m.m[7] = (aether_f32x8){m[i + 0u].m[7], m[i + 1u].m[7], m[i + 2u].m[7], m[i + 3u].m[7], m[i + 4u].m[7], m[i + 5u].m[7], m[i + 6u].m[7], m[i + 7u].m[7]};
         v_m.m[8] = (aether_f32x8){m[i + 0u].m[8], m[i + 1u].m[8], m[i + 2u].m[8], m[i + 3u].m[8], m[i + 4u].m[8], m[i + 5u].m[8], m[i + 6u].m[8], m[i + 7u].m[8]};
         aether_mat3f_determinant_batch_x8(&aether_r, &v_m);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
-        out[i + 4u] = aether_r[4];
-        out[i + 5u] = aether_r[5];
-        out[i + 6u] = aether_r[6];
-        out[i + 7u] = aether_r[7];
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
 #endif
     for (; i < n; ++i) {
@@ -15693,7 +14836,7 @@ void aether_mat3d_determinant_soa(const double *m, double *out, size_t n)
 void aether_mat3d_determinant_aos(const aether_mat3d *m, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_mat3dx4 v_m;
         aether_f64x4 aether_r;
@@ -15707,10 +14850,7 @@ void aether_mat3d_determinant_aos(const aether_mat3d *m, double *out, size_t n)
         v_m.m[7] = (aether_f64x4){m[i + 0u].m[7], m[i + 1u].m[7], m[i + 2u].m[7], m[i + 3u].m[7]};
         v_m.m[8] = (aether_f64x4){m[i + 0u].m[8], m[i + 1u].m[8], m[i + 2u].m[8], m[i + 3u].m[8]};
         aether_mat3d_determinant_batch_x4(&aether_r, &v_m);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
 #endif
     for (; i < n; ++i) {
@@ -15771,7 +14911,7 @@ void aether_mat4f_determinant_soa(const float *m, float *out, size_t n)
 void aether_mat4f_determinant_aos(const aether_mat4f *m, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_mat4fx8 v_m;
         aether_f32x8 aether_r;
@@ -15792,14 +14932,7 @@ void aether_mat4f_determinant_aos(const aether_mat4f *m, float *out, size_t n)
         v_m.m[14] = (aether_f32x8){m[i + 0u].m[14], m[i + 1u].m[14], m[i + 2u].m[14], m[i + 3u].m[14], m[i + 4u].m[14], m[i + 5u].m[14], m[i + 6u].m[14], m[i + 7u].m[14]};
         v_m.m[15] = (aether_f32x8){m[i + 0u].m[15], m[i + 1u].m[15], m[i + 2u].m[15], m[i + 3u].m[15], m[i + 4u].m[15], m[i + 5u].m[15], m[i + 6u].m[15], m[i + 7u].m[15]};
         aether_mat4f_determinant_batch_x8(&aether_r, &v_m);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
-        out[i + 4u] = aether_r[4];
-        out[i + 5u] = aether_r[5];
-        out[i + 6u] = aether_r[6];
-        out[i + 7u] = aether_r[7];
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
 #endif
     for (; i < n; ++i) {
@@ -15860,7 +14993,7 @@ void aether_mat4d_determinant_soa(const double *m, double *out, size_t n)
 void aether_mat4d_determinant_aos(const aether_mat4d *m, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_mat4dx4 v_m;
         aether_f64x4 aether_r;
@@ -15881,10 +15014,7 @@ void aether_mat4d_determinant_aos(const aether_mat4d *m, double *out, size_t n)
         v_m.m[14] = (aether_f64x4){m[i + 0u].m[14], m[i + 1u].m[14], m[i + 2u].m[14], m[i + 3u].m[14]};
         v_m.m[15] = (aether_f64x4){m[i + 0u].m[15], m[i + 1u].m[15], m[i + 2u].m[15], m[i + 3u].m[15]};
         aether_mat4d_determinant_batch_x4(&aether_r, &v_m);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
 #endif
     for (; i < n; ++i) {
@@ -15931,43 +15061,20 @@ void aether_mat2f_inverse_adjugate_aos(const aether_mat2f *m, aether_mat2f *out,
     for (; n - i >= 8u; i += 8u) {
         aether_mat2fx8 v_m;
         aether_mat2fx8 aether_r;
-        v_m.m[0] = (aether_f32x8){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0], m[i + 4u].m[0], m[i + 5u].m[0], m[i + 6u].m[0], m[i + 7u].m[0]};
-        v_m.m[1] = (aether_f32x8){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1], m[i + 4u].m[1], m[i + 5u].m[1], m[i + 6u].m[1], m[i + 7u].m[1]};
-        v_m.m[2] = (aether_f32x8){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2], m[i + 4u].m[2], m[i + 5u].m[2], m[i + 6u].m[2], m[i + 7u].m[2]};
-        v_m.m[3] = (aether_f32x8){m[i + 0u].m[3], m[i + 1u].m[3], m[i + 2u].m[3], m[i + 3u].m[3], m[i + 4u].m[3], m[i + 5u].m[3], m[i + 6u].m[3], m[i + 7u].m[3]};
+        aether_f32x8 v_m_w0, v_m_w1, v_m_w2, v_m_w3;
+        memcpy(&v_m_w0, (const char *)(const void *)(m + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_m_w1, (const char *)(const void *)(m + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_m_w2, (const char *)(const void *)(m + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_m_w3, (const char *)(const void *)(m + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_m.m[0] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_m_w0, v_m_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_m_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_m_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_m.m[1] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_m_w0, v_m_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_m_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_m_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_m.m[2] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_m_w0, v_m_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_m_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_m_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_m.m[3] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_m_w0, v_m_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_m_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_m_w3, 0, 1, 2, 3, 4, 5, 11, 15);
         aether_mat2f_inverse_adjugate_batch_x8(&aether_r, &v_m);
-        out[i + 0u].m[0] = aether_r.m[0][0];
-        out[i + 1u].m[0] = aether_r.m[0][1];
-        out[i + 2u].m[0] = aether_r.m[0][2];
-        out[i + 3u].m[0] = aether_r.m[0][3];
-        out[i + 4u].m[0] = aether_r.m[0][4];
-        out[i + 5u].m[0] = aether_r.m[0][5];
-        out[i + 6u].m[0] = aether_r.m[0][6];
-        out[i + 7u].m[0] = aether_r.m[0][7];
-        out[i + 0u].m[1] = aether_r.m[1][0];
-        out[i + 1u].m[1] = aether_r.m[1][1];
-        out[i + 2u].m[1] = aether_r.m[1][2];
-        out[i + 3u].m[1] = aether_r.m[1][3];
-        out[i + 4u].m[1] = aether_r.m[1][4];
-        out[i + 5u].m[1] = aether_r.m[1][5];
-        out[i + 6u].m[1] = aether_r.m[1][6];
-        out[i + 7u].m[1] = aether_r.m[1][7];
-        out[i + 0u].m[2] = aether_r.m[2][0];
-        out[i + 1u].m[2] = aether_r.m[2][1];
-        out[i + 2u].m[2] = aether_r.m[2][2];
-        out[i + 3u].m[2] = aether_r.m[2][3];
-        out[i + 4u].m[2] = aether_r.m[2][4];
-        out[i + 5u].m[2] = aether_r.m[2][5];
-        out[i + 6u].m[2] = aether_r.m[2][6];
-        out[i + 7u].m[2] = aether_r.m[2][7];
-        out[i + 0u].m[3] = aether_r.m[3][0];
-        out[i + 1u].m[3] = aether_r.m[3][1];
-        out[i + 2u].m[3] = aether_r.m[3][2];
-        out[i + 3u].m[3] = aether_r.m[3][3];
-        out[i + 4u].m[3] = aether_r.m[3][4];
-        out[i + 5u].m[3] = aether_r.m[3][5];
-        out[i + 6u].m[3] = aether_r.m[3][6];
-        out[i + 7u].m[3] = aether_r.m[3][7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 0, 8, 0, 0, 1, 9, 0, 0), aether_r.m[2], 0, 1, 8, 0, 4, 5, 9, 0), aether_r.m[3], 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 2, 10, 0, 0, 3, 11, 0, 0), aether_r.m[2], 0, 1, 10, 0, 4, 5, 11, 0), aether_r.m[3], 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 4, 12, 0, 0, 5, 13, 0, 0), aether_r.m[2], 0, 1, 12, 0, 4, 5, 13, 0), aether_r.m[3], 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 6, 14, 0, 0, 7, 15, 0, 0), aether_r.m[2], 0, 1, 14, 0, 4, 5, 15, 0), aether_r.m[3], 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -16014,27 +15121,20 @@ void aether_mat2d_inverse_adjugate_aos(const aether_mat2d *m, aether_mat2d *out,
     for (; n - i >= 4u; i += 4u) {
         aether_mat2dx4 v_m;
         aether_mat2dx4 aether_r;
-        v_m.m[0] = (aether_f64x4){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0]};
-        v_m.m[1] = (aether_f64x4){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1]};
-        v_m.m[2] = (aether_f64x4){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2]};
-        v_m.m[3] = (aether_f64x4){m[i + 0u].m[3], m[i + 1u].m[3], m[i + 2u].m[3], m[i + 3u].m[3]};
+        aether_f64x4 v_m_w0, v_m_w1, v_m_w2, v_m_w3;
+        memcpy(&v_m_w0, (const char *)(const void *)(m + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_m_w1, (const char *)(const void *)(m + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_m_w2, (const char *)(const void *)(m + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_m_w3, (const char *)(const void *)(m + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_m.m[0] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_m_w0, v_m_w1, 0, 4, 0, 0), v_m_w2, 0, 1, 4, 0), v_m_w3, 0, 1, 2, 4);
+        v_m.m[1] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_m_w0, v_m_w1, 1, 5, 0, 0), v_m_w2, 0, 1, 5, 0), v_m_w3, 0, 1, 2, 5);
+        v_m.m[2] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_m_w0, v_m_w1, 2, 6, 0, 0), v_m_w2, 0, 1, 6, 0), v_m_w3, 0, 1, 2, 6);
+        v_m.m[3] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_m_w0, v_m_w1, 3, 7, 0, 0), v_m_w2, 0, 1, 7, 0), v_m_w3, 0, 1, 2, 7);
         aether_mat2d_inverse_adjugate_batch_x4(&aether_r, &v_m);
-        out[i + 0u].m[0] = aether_r.m[0][0];
-        out[i + 1u].m[0] = aether_r.m[0][1];
-        out[i + 2u].m[0] = aether_r.m[0][2];
-        out[i + 3u].m[0] = aether_r.m[0][3];
-        out[i + 0u].m[1] = aether_r.m[1][0];
-        out[i + 1u].m[1] = aether_r.m[1][1];
-        out[i + 2u].m[1] = aether_r.m[1][2];
-        out[i + 3u].m[1] = aether_r.m[1][3];
-        out[i + 0u].m[2] = aether_r.m[2][0];
-        out[i + 1u].m[2] = aether_r.m[2][1];
-        out[i + 2u].m[2] = aether_r.m[2][2];
-        out[i + 3u].m[2] = aether_r.m[2][3];
-        out[i + 0u].m[3] = aether_r.m[3][0];
-        out[i + 1u].m[3] = aether_r.m[3][1];
-        out[i + 2u].m[3] = aether_r.m[3][2];
-        out[i + 3u].m[3] = aether_r.m[3][3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.m[0], aether_r.m[1], 0, 4, 0, 0), aether_r.m[2], 0, 1, 4, 0), aether_r.m[3], 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.m[0], aether_r.m[1], 1, 5, 0, 0), aether_r.m[2], 0, 1, 5, 0), aether_r.m[3], 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.m[0], aether_r.m[1], 2, 6, 0, 0), aether_r.m[2], 0, 1, 6, 0), aether_r.m[3], 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.m[0], aether_r.m[1], 3, 7, 0, 0), aether_r.m[2], 0, 1, 7, 0), aether_r.m[3], 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -16747,24 +15847,17 @@ void aether_f32_two_sum_err_soa(const float *a, const float *b, const float *s, 
 void aether_f32_two_sum_err_aos(const float *a, const float *b, const float *s, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_f32x8 v_a;
         aether_f32x8 v_b;
         aether_f32x8 v_s;
         aether_f32x8 aether_r;
-        v_a = (aether_f32x8){a[i + 0u], a[i + 1u], a[i + 2u], a[i + 3u], a[i + 4u], a[i + 5u], a[i + 6u], a[i + 7u]};
-        v_b = (aether_f32x8){b[i + 0u], b[i + 1u], b[i + 2u], b[i + 3u], b[i + 4u], b[i + 5u], b[i + 6u], b[i + 7u]};
-        v_s = (aether_f32x8){s[i + 0u], s[i + 1u], s[i + 2u], s[i + 3u], s[i + 4u], s[i + 5u], s[i + 6u], s[i + 7u]};
+        memcpy(&v_a, (const float *)(const void *)(a + i), 8u * sizeof(float));
+        memcpy(&v_b, (const float *)(const void *)(b + i), 8u * sizeof(float));
+        memcpy(&v_s, (const float *)(const void *)(s + i), 8u * sizeof(float));
         aether_f32_two_sum_err_batch_x8(&aether_r, &v_a, &v_b, &v_s);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
-        out[i + 4u] = aether_r[4];
-        out[i + 5u] = aether_r[5];
-        out[i + 6u] = aether_r[6];
-        out[i + 7u] = aether_r[7];
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
 #endif
     for (; i < n; ++i) {
@@ -16803,20 +15896,17 @@ void aether_f64_two_sum_err_soa(const double *a, const double *b, const double *
 void aether_f64_two_sum_err_aos(const double *a, const double *b, const double *s, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_f64x4 v_a;
         aether_f64x4 v_b;
         aether_f64x4 v_s;
         aether_f64x4 aether_r;
-        v_a = (aether_f64x4){a[i + 0u], a[i + 1u], a[i + 2u], a[i + 3u]};
-        v_b = (aether_f64x4){b[i + 0u], b[i + 1u], b[i + 2u], b[i + 3u]};
-        v_s = (aether_f64x4){s[i + 0u], s[i + 1u], s[i + 2u], s[i + 3u]};
+        memcpy(&v_a, (const double *)(const void *)(a + i), 4u * sizeof(double));
+        memcpy(&v_b, (const double *)(const void *)(b + i), 4u * sizeof(double));
+        memcpy(&v_s, (const double *)(const void *)(s + i), 4u * sizeof(double));
         aether_f64_two_sum_err_batch_x4(&aether_r, &v_a, &v_b, &v_s);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
 #endif
     for (; i < n; ++i) {
@@ -16858,25 +15948,11 @@ void aether_f32_two_sum_aos(const float *a, const float *b, aether_pairf *out, s
         aether_f32x8 v_a;
         aether_f32x8 v_b;
         aether_pairfx8 aether_r;
-        v_a = (aether_f32x8){a[i + 0u], a[i + 1u], a[i + 2u], a[i + 3u], a[i + 4u], a[i + 5u], a[i + 6u], a[i + 7u]};
-        v_b = (aether_f32x8){b[i + 0u], b[i + 1u], b[i + 2u], b[i + 3u], b[i + 4u], b[i + 5u], b[i + 6u], b[i + 7u]};
+        memcpy(&v_a, (const float *)(const void *)(a + i), 8u * sizeof(float));
+        memcpy(&v_b, (const float *)(const void *)(b + i), 8u * sizeof(float));
         aether_f32_two_sum_batch_x8(&aether_r, &v_a, &v_b);
-        out[i + 0u].hi = aether_r.hi[0];
-        out[i + 1u].hi = aether_r.hi[1];
-        out[i + 2u].hi = aether_r.hi[2];
-        out[i + 3u].hi = aether_r.hi[3];
-        out[i + 4u].hi = aether_r.hi[4];
-        out[i + 5u].hi = aether_r.hi[5];
-        out[i + 6u].hi = aether_r.hi[6];
-        out[i + 7u].hi = aether_r.hi[7];
-        out[i + 0u].comp = aether_r.comp[0];
-        out[i + 1u].comp = aether_r.comp[1];
-        out[i + 2u].comp = aether_r.comp[2];
-        out[i + 3u].comp = aether_r.comp[3];
-        out[i + 4u].comp = aether_r.comp[4];
-        out[i + 5u].comp = aether_r.comp[5];
-        out[i + 6u].comp = aether_r.comp[6];
-        out[i + 7u].comp = aether_r.comp[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.hi, aether_r.comp, 0, 8, 1, 9, 2, 10, 3, 11); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.hi, aether_r.comp, 4, 12, 5, 13, 6, 14, 7, 15); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -16918,17 +15994,11 @@ void aether_f64_two_sum_aos(const double *a, const double *b, aether_paird *out,
         aether_f64x4 v_a;
         aether_f64x4 v_b;
         aether_pairdx4 aether_r;
-        v_a = (aether_f64x4){a[i + 0u], a[i + 1u], a[i + 2u], a[i + 3u]};
-        v_b = (aether_f64x4){b[i + 0u], b[i + 1u], b[i + 2u], b[i + 3u]};
+        memcpy(&v_a, (const double *)(const void *)(a + i), 4u * sizeof(double));
+        memcpy(&v_b, (const double *)(const void *)(b + i), 4u * sizeof(double));
         aether_f64_two_sum_batch_x4(&aether_r, &v_a, &v_b);
-        out[i + 0u].hi = aether_r.hi[0];
-        out[i + 1u].hi = aether_r.hi[1];
-        out[i + 2u].hi = aether_r.hi[2];
-        out[i + 3u].hi = aether_r.hi[3];
-        out[i + 0u].comp = aether_r.comp[0];
-        out[i + 1u].comp = aether_r.comp[1];
-        out[i + 2u].comp = aether_r.comp[2];
-        out[i + 3u].comp = aether_r.comp[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.hi, aether_r.comp, 0, 4, 1, 5); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.hi, aether_r.comp, 2, 6, 3, 7); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -16972,26 +16042,15 @@ void aether_pairf_neumaier_add_aos(const aether_pairf *p, const float *x, aether
         aether_pairfx8 v_p;
         aether_f32x8 v_x;
         aether_pairfx8 aether_r;
-        v_p.hi = (aether_f32x8){p[i + 0u].hi, p[i + 1u].hi, p[i + 2u].hi, p[i + 3u].hi, p[i + 4u].hi, p[i + 5u].hi, p[i + 6u].hi, p[i + 7u].hi};
-        v_p.comp = (aether_f32x8){p[i + 0u].comp, p[i + 1u].comp, p[i + 2u].comp, p[i + 3u].comp, p[i + 4u].comp, p[i + 5u].comp, p[i + 6u].comp, p[i + 7u].comp};
-        v_x = (aether_f32x8){x[i + 0u], x[i + 1u], x[i + 2u], x[i + 3u], x[i + 4u], x[i + 5u], x[i + 6u], x[i + 7u]};
+        aether_f32x8 v_p_w0, v_p_w1;
+        memcpy(&v_p_w0, (const char *)(const void *)(p + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_p_w1, (const char *)(const void *)(p + i) + 8u * sizeof(float), 8u * sizeof(float));
+        v_p.hi = aether_batch_shuffle_f32x8(v_p_w0, v_p_w1, 0, 2, 4, 6, 8, 10, 12, 14);
+        v_p.comp = aether_batch_shuffle_f32x8(v_p_w0, v_p_w1, 1, 3, 5, 7, 9, 11, 13, 15);
+        memcpy(&v_x, (const float *)(const void *)(x + i), 8u * sizeof(float));
         aether_pairf_neumaier_add_batch_x8(&aether_r, &v_p, &v_x);
-        out[i + 0u].hi = aether_r.hi[0];
-        out[i + 1u].hi = aether_r.hi[1];
-        out[i + 2u].hi = aether_r.hi[2];
-        out[i + 3u].hi = aether_r.hi[3];
-        out[i + 4u].hi = aether_r.hi[4];
-        out[i + 5u].hi = aether_r.hi[5];
-        out[i + 6u].hi = aether_r.hi[6];
-        out[i + 7u].hi = aether_r.hi[7];
-        out[i + 0u].comp = aether_r.comp[0];
-        out[i + 1u].comp = aether_r.comp[1];
-        out[i + 2u].comp = aether_r.comp[2];
-        out[i + 3u].comp = aether_r.comp[3];
-        out[i + 4u].comp = aether_r.comp[4];
-        out[i + 5u].comp = aether_r.comp[5];
-        out[i + 6u].comp = aether_r.comp[6];
-        out[i + 7u].comp = aether_r.comp[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.hi, aether_r.comp, 0, 8, 1, 9, 2, 10, 3, 11); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.hi, aether_r.comp, 4, 12, 5, 13, 6, 14, 7, 15); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -17035,18 +16094,15 @@ void aether_paird_neumaier_add_aos(const aether_paird *p, const double *x, aethe
         aether_pairdx4 v_p;
         aether_f64x4 v_x;
         aether_pairdx4 aether_r;
-        v_p.hi = (aether_f64x4){p[i + 0u].hi, p[i + 1u].hi, p[i + 2u].hi, p[i + 3u].hi};
-        v_p.comp = (aether_f64x4){p[i + 0u].comp, p[i + 1u].comp, p[i + 2u].comp, p[i + 3u].comp};
-        v_x = (aether_f64x4){x[i + 0u], x[i + 1u], x[i + 2u], x[i + 3u]};
+        aether_f64x4 v_p_w0, v_p_w1;
+        memcpy(&v_p_w0, (const char *)(const void *)(p + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_p_w1, (const char *)(const void *)(p + i) + 4u * sizeof(double), 4u * sizeof(double));
+        v_p.hi = aether_batch_shuffle_f64x4(v_p_w0, v_p_w1, 0, 2, 4, 6);
+        v_p.comp = aether_batch_shuffle_f64x4(v_p_w0, v_p_w1, 1, 3, 5, 7);
+        memcpy(&v_x, (const double *)(const void *)(x + i), 4u * sizeof(double));
         aether_paird_neumaier_add_batch_x4(&aether_r, &v_p, &v_x);
-        out[i + 0u].hi = aether_r.hi[0];
-        out[i + 1u].hi = aether_r.hi[1];
-        out[i + 2u].hi = aether_r.hi[2];
-        out[i + 3u].hi = aether_r.hi[3];
-        out[i + 0u].comp = aether_r.comp[0];
-        out[i + 1u].comp = aether_r.comp[1];
-        out[i + 2u].comp = aether_r.comp[2];
-        out[i + 3u].comp = aether_r.comp[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.hi, aether_r.comp, 0, 4, 1, 5); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.hi, aether_r.comp, 2, 6, 3, 7); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -17092,27 +16148,19 @@ void aether_pairf_combine_aos(const aether_pairf *a, const aether_pairf *b, aeth
         aether_pairfx8 v_a;
         aether_pairfx8 v_b;
         aether_pairfx8 aether_r;
-        v_a.hi = (aether_f32x8){a[i + 0u].hi, a[i + 1u].hi, a[i + 2u].hi, a[i + 3u].hi, a[i + 4u].hi, a[i + 5u].hi, a[i + 6u].hi, a[i + 7u].hi};
-        v_a.comp = (aether_f32x8){a[i + 0u].comp, a[i + 1u].comp, a[i + 2u].comp, a[i + 3u].comp, a[i + 4u].comp, a[i + 5u].comp, a[i + 6u].comp, a[i + 7u].comp};
-        v_b.hi = (aether_f32x8){b[i + 0u].hi, b[i + 1u].hi, b[i + 2u].hi, b[i + 3u].hi, b[i + 4u].hi, b[i + 5u].hi, b[i + 6u].hi, b[i + 7u].hi};
-        v_b.comp = (aether_f32x8){b[i + 0u].comp, b[i + 1u].comp, b[i + 2u].comp, b[i + 3u].comp, b[i + 4u].comp, b[i + 5u].comp, b[i + 6u].comp, b[i + 7u].comp};
+        aether_f32x8 v_a_w0, v_a_w1;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        v_a.hi = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 2, 4, 6, 8, 10, 12, 14);
+        v_a.comp = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 3, 5, 7, 9, 11, 13, 15);
+        aether_f32x8 v_b_w0, v_b_w1;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
+        v_b.hi = aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 2, 4, 6, 8, 10, 12, 14);
+        v_b.comp = aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 3, 5, 7, 9, 11, 13, 15);
         aether_pairf_combine_batch_x8(&aether_r, &v_a, &v_b);
-        out[i + 0u].hi = aether_r.hi[0];
-        out[i + 1u].hi = aether_r.hi[1];
-        out[i + 2u].hi = aether_r.hi[2];
-        out[i + 3u].hi = aether_r.hi[3];
-        out[i + 4u].hi = aether_r.hi[4];
-        out[i + 5u].hi = aether_r.hi[5];
-        out[i + 6u].hi = aether_r.hi[6];
-        out[i + 7u].hi = aether_r.hi[7];
-        out[i + 0u].comp = aether_r.comp[0];
-        out[i + 1u].comp = aether_r.comp[1];
-        out[i + 2u].comp = aether_r.comp[2];
-        out[i + 3u].comp = aether_r.comp[3];
-        out[i + 4u].comp = aether_r.comp[4];
-        out[i + 5u].comp = aether_r.comp[5];
-        out[i + 6u].comp = aether_r.comp[6];
-        out[i + 7u].comp = aether_r.comp[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.hi, aether_r.comp, 0, 8, 1, 9, 2, 10, 3, 11); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.hi, aether_r.comp, 4, 12, 5, 13, 6, 14, 7, 15); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -17158,19 +16206,19 @@ void aether_paird_combine_aos(const aether_paird *a, const aether_paird *b, aeth
         aether_pairdx4 v_a;
         aether_pairdx4 v_b;
         aether_pairdx4 aether_r;
-        v_a.hi = (aether_f64x4){a[i + 0u].hi, a[i + 1u].hi, a[i + 2u].hi, a[i + 3u].hi};
-        v_a.comp = (aether_f64x4){a[i + 0u].comp, a[i + 1u].comp, a[i + 2u].comp, a[i + 3u].comp};
-        v_b.hi = (aether_f64x4){b[i + 0u].hi, b[i + 1u].hi, b[i + 2u].hi, b[i + 3u].hi};
-        v_b.comp = (aether_f64x4){b[i + 0u].comp, b[i + 1u].comp, b[i + 2u].comp, b[i + 3u].comp};
+        aether_f64x4 v_a_w0, v_a_w1;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        v_a.hi = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 2, 4, 6);
+        v_a.comp = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 3, 5, 7);
+        aether_f64x4 v_b_w0, v_b_w1;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
+        v_b.hi = aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 2, 4, 6);
+        v_b.comp = aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 3, 5, 7);
         aether_paird_combine_batch_x4(&aether_r, &v_a, &v_b);
-        out[i + 0u].hi = aether_r.hi[0];
-        out[i + 1u].hi = aether_r.hi[1];
-        out[i + 2u].hi = aether_r.hi[2];
-        out[i + 3u].hi = aether_r.hi[3];
-        out[i + 0u].comp = aether_r.comp[0];
-        out[i + 1u].comp = aether_r.comp[1];
-        out[i + 2u].comp = aether_r.comp[2];
-        out[i + 3u].comp = aether_r.comp[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.hi, aether_r.comp, 0, 4, 1, 5); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.hi, aether_r.comp, 2, 6, 3, 7); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -17203,21 +16251,17 @@ void aether_pairf_value_soa(const float *p, float *out, size_t n)
 void aether_pairf_value_aos(const aether_pairf *p, float *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 8u; i += 8u) {
         aether_pairfx8 v_p;
         aether_f32x8 aether_r;
-        v_p.hi = (aether_f32x8){p[i + 0u].hi, p[i + 1u].hi, p[i + 2u].hi, p[i + 3u].hi, p[i + 4u].hi, p[i + 5u].hi, p[i + 6u].hi, p[i + 7u].hi};
-        v_p.comp = (aether_f32x8){p[i + 0u].comp, p[i + 1u].comp, p[i + 2u].comp, p[i + 3u].comp, p[i + 4u].comp, p[i + 5u].comp, p[i + 6u].comp, p[i + 7u].comp};
+        aether_f32x8 v_p_w0, v_p_w1;
+        memcpy(&v_p_w0, (const char *)(const void *)(p + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_p_w1, (const char *)(const void *)(p + i) + 8u * sizeof(float), 8u * sizeof(float));
+        v_p.hi = aether_batch_shuffle_f32x8(v_p_w0, v_p_w1, 0, 2, 4, 6, 8, 10, 12, 14);
+        v_p.comp = aether_batch_shuffle_f32x8(v_p_w0, v_p_w1, 1, 3, 5, 7, 9, 11, 13, 15);
         aether_pairf_value_batch_x8(&aether_r, &v_p);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
-        out[i + 4u] = aether_r[4];
-        out[i + 5u] = aether_r[5];
-        out[i + 6u] = aether_r[6];
-        out[i + 7u] = aether_r[7];
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
 #endif
     for (; i < n; ++i) {
@@ -17250,17 +16294,17 @@ void aether_paird_value_soa(const double *p, double *out, size_t n)
 void aether_paird_value_aos(const aether_paird *p, double *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || !defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
     for (; n - i >= 4u; i += 4u) {
         aether_pairdx4 v_p;
         aether_f64x4 aether_r;
-        v_p.hi = (aether_f64x4){p[i + 0u].hi, p[i + 1u].hi, p[i + 2u].hi, p[i + 3u].hi};
-        v_p.comp = (aether_f64x4){p[i + 0u].comp, p[i + 1u].comp, p[i + 2u].comp, p[i + 3u].comp};
+        aether_f64x4 v_p_w0, v_p_w1;
+        memcpy(&v_p_w0, (const char *)(const void *)(p + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_p_w1, (const char *)(const void *)(p + i) + 4u * sizeof(double), 4u * sizeof(double));
+        v_p.hi = aether_batch_shuffle_f64x4(v_p_w0, v_p_w1, 0, 2, 4, 6);
+        v_p.comp = aether_batch_shuffle_f64x4(v_p_w0, v_p_w1, 1, 3, 5, 7);
         aether_paird_value_batch_x4(&aether_r, &v_p);
-        out[i + 0u] = aether_r[0];
-        out[i + 1u] = aether_r[1];
-        out[i + 2u] = aether_r[2];
-        out[i + 3u] = aether_r[3];
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
 #endif
     for (; i < n; ++i) {
@@ -17311,42 +16355,14 @@ void aether_f32_jacobi_rotation_aos(const float *app, const float *aqq, const fl
         aether_f32x8 v_aqq;
         aether_f32x8 v_apq;
         aether_rotationfx8 aether_r;
-        v_app = (aether_f32x8){app[i + 0u], app[i + 1u], app[i + 2u], app[i + 3u], app[i + 4u], app[i + 5u], app[i + 6u], app[i + 7u]};
-        v_aqq = (aether_f32x8){aqq[i + 0u], aqq[i + 1u], aqq[i + 2u], aqq[i + 3u], aqq[i + 4u], aqq[i + 5u], aqq[i + 6u], aqq[i + 7u]};
-        v_apq = (aether_f32x8){apq[i + 0u], apq[i + 1u], apq[i + 2u], apq[i + 3u], apq[i + 4u], apq[i + 5u], apq[i + 6u], apq[i + 7u]};
+        memcpy(&v_app, (const float *)(const void *)(app + i), 8u * sizeof(float));
+        memcpy(&v_aqq, (const float *)(const void *)(aqq + i), 8u * sizeof(float));
+        memcpy(&v_apq, (const float *)(const void *)(apq + i), 8u * sizeof(float));
         aether_f32_jacobi_rotation_batch_x8(&aether_r, &v_app, &v_aqq, &v_apq);
-        out[i + 0u].c = aether_r.c[0];
-        out[i + 1u].c = aether_r.c[1];
-        out[i + 2u].c = aether_r.c[2];
-        out[i + 3u].c = aether_r.c[3];
-        out[i + 4u].c = aether_r.c[4];
-        out[i + 5u].c = aether_r.c[5];
-        out[i + 6u].c = aether_r.c[6];
-        out[i + 7u].c = aether_r.c[7];
-        out[i + 0u].s = aether_r.s[0];
-        out[i + 1u].s = aether_r.s[1];
-        out[i + 2u].s = aether_r.s[2];
-        out[i + 3u].s = aether_r.s[3];
-        out[i + 4u].s = aether_r.s[4];
-        out[i + 5u].s = aether_r.s[5];
-        out[i + 6u].s = aether_r.s[6];
-        out[i + 7u].s = aether_r.s[7];
-        out[i + 0u].t = aether_r.t[0];
-        out[i + 1u].t = aether_r.t[1];
-        out[i + 2u].t = aether_r.t[2];
-        out[i + 3u].t = aether_r.t[3];
-        out[i + 4u].t = aether_r.t[4];
-        out[i + 5u].t = aether_r.t[5];
-        out[i + 6u].t = aether_r.t[6];
-        out[i + 7u].t = aether_r.t[7];
-        out[i + 0u].tau = aether_r.tau[0];
-        out[i + 1u].tau = aether_r.tau[1];
-        out[i + 2u].tau = aether_r.tau[2];
-        out[i + 3u].tau = aether_r.tau[3];
-        out[i + 4u].tau = aether_r.tau[4];
-        out[i + 5u].tau = aether_r.tau[5];
-        out[i + 6u].tau = aether_r.tau[6];
-        out[i + 7u].tau = aether_r.tau[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.c, aether_r.s, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.t, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.tau, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.c, aether_r.s, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.t, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.tau, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.c, aether_r.s, 4, 12, 0, 0, 5, 13, 0, 0), aether_r.t, 0, 1, 12, 0, 4, 5, 13, 0), aether_r.tau, 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.c, aether_r.s, 6, 14, 0, 0, 7, 15, 0, 0), aether_r.t, 0, 1, 14, 0, 4, 5, 15, 0), aether_r.tau, 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -17397,26 +16413,14 @@ void aether_f64_jacobi_rotation_aos(const double *app, const double *aqq, const 
         aether_f64x4 v_aqq;
         aether_f64x4 v_apq;
         aether_rotationdx4 aether_r;
-        v_app = (aether_f64x4){app[i + 0u], app[i + 1u], app[i + 2u], app[i + 3u]};
-        v_aqq = (aether_f64x4){aqq[i + 0u], aqq[i + 1u], aqq[i + 2u], aqq[i + 3u]};
-        v_apq = (aether_f64x4){apq[i + 0u], apq[i + 1u], apq[i + 2u], apq[i + 3u]};
+        memcpy(&v_app, (const double *)(const void *)(app + i), 4u * sizeof(double));
+        memcpy(&v_aqq, (const double *)(const void *)(aqq + i), 4u * sizeof(double));
+        memcpy(&v_apq, (const double *)(const void *)(apq + i), 4u * sizeof(double));
         aether_f64_jacobi_rotation_batch_x4(&aether_r, &v_app, &v_aqq, &v_apq);
-        out[i + 0u].c = aether_r.c[0];
-        out[i + 1u].c = aether_r.c[1];
-        out[i + 2u].c = aether_r.c[2];
-        out[i + 3u].c = aether_r.c[3];
-        out[i + 0u].s = aether_r.s[0];
-        out[i + 1u].s = aether_r.s[1];
-        out[i + 2u].s = aether_r.s[2];
-        out[i + 3u].s = aether_r.s[3];
-        out[i + 0u].t = aether_r.t[0];
-        out[i + 1u].t = aether_r.t[1];
-        out[i + 2u].t = aether_r.t[2];
-        out[i + 3u].t = aether_r.t[3];
-        out[i + 0u].tau = aether_r.tau[0];
-        out[i + 1u].tau = aether_r.tau[1];
-        out[i + 2u].tau = aether_r.tau[2];
-        out[i + 3u].tau = aether_r.tau[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.c, aether_r.s, 0, 4, 0, 0), aether_r.t, 0, 1, 4, 0), aether_r.tau, 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.c, aether_r.s, 1, 5, 0, 0), aether_r.t, 0, 1, 5, 0), aether_r.tau, 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.c, aether_r.s, 2, 6, 0, 0), aether_r.t, 0, 1, 6, 0), aether_r.tau, 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.c, aether_r.s, 3, 7, 0, 0), aether_r.t, 0, 1, 7, 0), aether_r.tau, 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -17469,29 +16473,20 @@ void aether_f32_jacobi_update_aos(const float *g, const float *h, const aether_r
         aether_f32x8 v_h;
         aether_rotationfx8 v_r;
         aether_vec2fx8 aether_r;
-        v_g = (aether_f32x8){g[i + 0u], g[i + 1u], g[i + 2u], g[i + 3u], g[i + 4u], g[i + 5u], g[i + 6u], g[i + 7u]};
-        v_h = (aether_f32x8){h[i + 0u], h[i + 1u], h[i + 2u], h[i + 3u], h[i + 4u], h[i + 5u], h[i + 6u], h[i + 7u]};
-        v_r.c = (aether_f32x8){r[i + 0u].c, r[i + 1u].c, r[i + 2u].c, r[i + 3u].c, r[i + 4u].c, r[i + 5u].c, r[i + 6u].c, r[i + 7u].c};
-        v_r.s = (aether_f32x8){r[i + 0u].s, r[i + 1u].s, r[i + 2u].s, r[i + 3u].s, r[i + 4u].s, r[i + 5u].s, r[i + 6u].s, r[i + 7u].s};
-        v_r.t = (aether_f32x8){r[i + 0u].t, r[i + 1u].t, r[i + 2u].t, r[i + 3u].t, r[i + 4u].t, r[i + 5u].t, r[i + 6u].t, r[i + 7u].t};
-        v_r.tau = (aether_f32x8){r[i + 0u].tau, r[i + 1u].tau, r[i + 2u].tau, r[i + 3u].tau, r[i + 4u].tau, r[i + 5u].tau, r[i + 6u].tau, r[i + 7u].tau};
+        memcpy(&v_g, (const float *)(const void *)(g + i), 8u * sizeof(float));
+        memcpy(&v_h, (const float *)(const void *)(h + i), 8u * sizeof(float));
+        aether_f32x8 v_r_w0, v_r_w1, v_r_w2, v_r_w3;
+        memcpy(&v_r_w0, (const char *)(const void *)(r + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_r_w1, (const char *)(const void *)(r + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_r_w2, (const char *)(const void *)(r + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_r_w3, (const char *)(const void *)(r + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_r.c = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_r_w0, v_r_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_r_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_r_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_r.s = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_r_w0, v_r_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_r_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_r_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_r.t = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_r_w0, v_r_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_r_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_r_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_r.tau = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_r_w0, v_r_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_r_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_r_w3, 0, 1, 2, 3, 4, 5, 11, 15);
         aether_f32_jacobi_update_batch_x8(&aether_r, &v_g, &v_h, &v_r);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 1, 9, 2, 10, 3, 11); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 5, 13, 6, 14, 7, 15); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -17544,21 +16539,20 @@ void aether_f64_jacobi_update_aos(const double *g, const double *h, const aether
         aether_f64x4 v_h;
         aether_rotationdx4 v_r;
         aether_vec2dx4 aether_r;
-        v_g = (aether_f64x4){g[i + 0u], g[i + 1u], g[i + 2u], g[i + 3u]};
-        v_h = (aether_f64x4){h[i + 0u], h[i + 1u], h[i + 2u], h[i + 3u]};
-        v_r.c = (aether_f64x4){r[i + 0u].c, r[i + 1u].c, r[i + 2u].c, r[i + 3u].c};
-        v_r.s = (aether_f64x4){r[i + 0u].s, r[i + 1u].s, r[i + 2u].s, r[i + 3u].s};
-        v_r.t = (aether_f64x4){r[i + 0u].t, r[i + 1u].t, r[i + 2u].t, r[i + 3u].t};
-        v_r.tau = (aether_f64x4){r[i + 0u].tau, r[i + 1u].tau, r[i + 2u].tau, r[i + 3u].tau};
+        memcpy(&v_g, (const double *)(const void *)(g + i), 4u * sizeof(double));
+        memcpy(&v_h, (const double *)(const void *)(h + i), 4u * sizeof(double));
+        aether_f64x4 v_r_w0, v_r_w1, v_r_w2, v_r_w3;
+        memcpy(&v_r_w0, (const char *)(const void *)(r + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_r_w1, (const char *)(const void *)(r + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_r_w2, (const char *)(const void *)(r + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_r_w3, (const char *)(const void *)(r + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_r.c = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_r_w0, v_r_w1, 0, 4, 0, 0), v_r_w2, 0, 1, 4, 0), v_r_w3, 0, 1, 2, 4);
+        v_r.s = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_r_w0, v_r_w1, 1, 5, 0, 0), v_r_w2, 0, 1, 5, 0), v_r_w3, 0, 1, 2, 5);
+        v_r.t = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_r_w0, v_r_w1, 2, 6, 0, 0), v_r_w2, 0, 1, 6, 0), v_r_w3, 0, 1, 2, 6);
+        v_r.tau = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_r_w0, v_r_w1, 3, 7, 0, 0), v_r_w2, 0, 1, 7, 0), v_r_w3, 0, 1, 2, 7);
         aether_f64_jacobi_update_batch_x4(&aether_r, &v_g, &v_h, &v_r);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 1, 5); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 3, 7); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -17616,30 +16610,21 @@ void aether_f32_jacobi_diag_aos(const float *app, const float *aqq, const float 
         aether_f32x8 v_apq;
         aether_rotationfx8 v_r;
         aether_vec2fx8 aether_r;
-        v_app = (aether_f32x8){app[i + 0u], app[i + 1u], app[i + 2u], app[i + 3u], app[i + 4u], app[i + 5u], app[i + 6u], app[i + 7u]};
-        v_aqq = (aether_f32x8){aqq[i + 0u], aqq[i + 1u], aqq[i + 2u], aqq[i + 3u], aqq[i + 4u], aqq[i + 5u], aqq[i + 6u], aqq[i + 7u]};
-        v_apq = (aether_f32x8){apq[i + 0u], apq[i + 1u], apq[i + 2u], apq[i + 3u], apq[i + 4u], apq[i + 5u], apq[i + 6u], apq[i + 7u]};
-        v_r.c = (aether_f32x8){r[i + 0u].c, r[i + 1u].c, r[i + 2u].c, r[i + 3u].c, r[i + 4u].c, r[i + 5u].c, r[i + 6u].c, r[i + 7u].c};
-        v_r.s = (aether_f32x8){r[i + 0u].s, r[i + 1u].s, r[i + 2u].s, r[i + 3u].s, r[i + 4u].s, r[i + 5u].s, r[i + 6u].s, r[i + 7u].s};
-        v_r.t = (aether_f32x8){r[i + 0u].t, r[i + 1u].t, r[i + 2u].t, r[i + 3u].t, r[i + 4u].t, r[i + 5u].t, r[i + 6u].t, r[i + 7u].t};
-        v_r.tau = (aether_f32x8){r[i + 0u].tau, r[i + 1u].tau, r[i + 2u].tau, r[i + 3u].tau, r[i + 4u].tau, r[i + 5u].tau, r[i + 6u].tau, r[i + 7u].tau};
+        memcpy(&v_app, (const float *)(const void *)(app + i), 8u * sizeof(float));
+        memcpy(&v_aqq, (const float *)(const void *)(aqq + i), 8u * sizeof(float));
+        memcpy(&v_apq, (const float *)(const void *)(apq + i), 8u * sizeof(float));
+        aether_f32x8 v_r_w0, v_r_w1, v_r_w2, v_r_w3;
+        memcpy(&v_r_w0, (const char *)(const void *)(r + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_r_w1, (const char *)(const void *)(r + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_r_w2, (const char *)(const void *)(r + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_r_w3, (const char *)(const void *)(r + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_r.c = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_r_w0, v_r_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_r_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_r_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_r.s = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_r_w0, v_r_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_r_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_r_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_r.t = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_r_w0, v_r_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_r_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_r_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_r.tau = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_r_w0, v_r_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_r_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_r_w3, 0, 1, 2, 3, 4, 5, 11, 15);
         aether_f32_jacobi_diag_batch_x8(&aether_r, &v_app, &v_aqq, &v_apq, &v_r);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 4u].x = aether_r.x[4];
-        out[i + 5u].x = aether_r.x[5];
-        out[i + 6u].x = aether_r.x[6];
-        out[i + 7u].x = aether_r.x[7];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
-        out[i + 4u].y = aether_r.y[4];
-        out[i + 5u].y = aether_r.y[5];
-        out[i + 6u].y = aether_r.y[6];
-        out[i + 7u].y = aether_r.y[7];
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 1, 9, 2, 10, 3, 11); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 5, 13, 6, 14, 7, 15); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
     }
 #endif
     for (; i < n; ++i) {
@@ -17697,22 +16682,21 @@ void aether_f64_jacobi_diag_aos(const double *app, const double *aqq, const doub
         aether_f64x4 v_apq;
         aether_rotationdx4 v_r;
         aether_vec2dx4 aether_r;
-        v_app = (aether_f64x4){app[i + 0u], app[i + 1u], app[i + 2u], app[i + 3u]};
-        v_aqq = (aether_f64x4){aqq[i + 0u], aqq[i + 1u], aqq[i + 2u], aqq[i + 3u]};
-        v_apq = (aether_f64x4){apq[i + 0u], apq[i + 1u], apq[i + 2u], apq[i + 3u]};
-        v_r.c = (aether_f64x4){r[i + 0u].c, r[i + 1u].c, r[i + 2u].c, r[i + 3u].c};
-        v_r.s = (aether_f64x4){r[i + 0u].s, r[i + 1u].s, r[i + 2u].s, r[i + 3u].s};
-        v_r.t = (aether_f64x4){r[i + 0u].t, r[i + 1u].t, r[i + 2u].t, r[i + 3u].t};
-        v_r.tau = (aether_f64x4){r[i + 0u].tau, r[i + 1u].tau, r[i + 2u].tau, r[i + 3u].tau};
+        memcpy(&v_app, (const double *)(const void *)(app + i), 4u * sizeof(double));
+        memcpy(&v_aqq, (const double *)(const void *)(aqq + i), 4u * sizeof(double));
+        memcpy(&v_apq, (const double *)(const void *)(apq + i), 4u * sizeof(double));
+        aether_f64x4 v_r_w0, v_r_w1, v_r_w2, v_r_w3;
+        memcpy(&v_r_w0, (const char *)(const void *)(r + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_r_w1, (const char *)(const void *)(r + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_r_w2, (const char *)(const void *)(r + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_r_w3, (const char *)(const void *)(r + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_r.c = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_r_w0, v_r_w1, 0, 4, 0, 0), v_r_w2, 0, 1, 4, 0), v_r_w3, 0, 1, 2, 4);
+        v_r.s = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_r_w0, v_r_w1, 1, 5, 0, 0), v_r_w2, 0, 1, 5, 0), v_r_w3, 0, 1, 2, 5);
+        v_r.t = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_r_w0, v_r_w1, 2, 6, 0, 0), v_r_w2, 0, 1, 6, 0), v_r_w3, 0, 1, 2, 6);
+        v_r.tau = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_r_w0, v_r_w1, 3, 7, 0, 0), v_r_w2, 0, 1, 7, 0), v_r_w3, 0, 1, 2, 7);
         aether_f64_jacobi_diag_batch_x4(&aether_r, &v_app, &v_aqq, &v_apq, &v_r);
-        out[i + 0u].x = aether_r.x[0];
-        out[i + 1u].x = aether_r.x[1];
-        out[i + 2u].x = aether_r.x[2];
-        out[i + 3u].x = aether_r.x[3];
-        out[i + 0u].y = aether_r.y[0];
-        out[i + 1u].y = aether_r.y[1];
-        out[i + 2u].y = aether_r.y[2];
-        out[i + 3u].y = aether_r.y[3];
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 1, 5); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 3, 7); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
     }
 #endif
     for (; i < n; ++i) {

@@ -44,8 +44,8 @@ run clang-batch-native clang "-O3 -march=native -ffp-contract=fast" aos
 run clang-batch-v3 clang "-O2 -march=x86-64-v3" soa
 # Each _aos form has two paths, chosen per function and compiler (vector steps over lanes built
 # from the structs, or a loop of item functions): each forced for every function, once per compiler.
-run gcc-aos-items gcc "-O2 -march=x86-64-v3 -ffp-contract=fast -DAETHER_BATCH_AOS_ITEMS" aos
-run clang-aos-steps clang "-O2 -march=x86-64-v3 -ffp-contract=fast -DAETHER_BATCH_AOS_STEPS" aos
+run gcc-aos-steps gcc "-O2 -march=x86-64-v3 -ffp-contract=fast -DAETHER_BATCH_AOS_STEPS" aos
+run clang-aos-items clang "-O2 -march=x86-64-v3 -ffp-contract=fast -DAETHER_BATCH_AOS_ITEMS" aos
 
 # Negative control: the guards disabled under contraction; the random mode alone must see it.
 set +e

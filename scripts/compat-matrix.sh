@@ -394,7 +394,7 @@ add header-only "g++ -std=c++11 -x c++" "x86_64 (header-only, C++11)" "-O2" ""
 # its items take the scalar path.
 add batch-soa gcc "x86_64 (batch soa)" "-O2" ""
 add batch-aos clang "x86_64 (batch aos)" "-O3 -march=native -ffp-contract=fast" ""
-add batch-soa aarch64-linux-gnu-gcc "aarch64 (qemu-user, batch soa)" "-O2 -ffp-contract=fast" "$qemu_run"
+add batch-aos aarch64-linux-gnu-gcc "aarch64 (qemu-user, batch aos)" "-O2 -ffp-contract=fast" "$qemu_run"
 add batch-aos gcc "i386 (-m32, batch aos)" "-m32 -msse2 -mfpmath=sse -O2" ""
 add batch-soa "$wasm_cc" "wasm32 (WASI, Node, batch soa)" "-O3 -msimd128 -ffp-contract=fast" "$wasi_run"
 add batch-aos tcc "x86_64 (batch aos)" "-O2" ""

@@ -236,25 +236,15 @@ fn lanes_io(
     vector: &str,
 ) -> Vec<String> {
     let mut out = Vec::new();
+    if aos {
+        return aos_io(kind, var, arr, words, width, load, elem_c, vector);
+    }
     for c in 0..words {
         let (field, at) = match kind {
             ShapeKind::Scalar => (var.to_string(), format!("{arr} + i")),
             _ => (format!("{var}.{}", component(kind, c)), format!("{arr} + {c}u * n + i")),
         };
-        if aos {
-            // Written out lane by lane: a vector built from its lanes (and lanes stored one by
-            // one) stays in registers, where a loop over lane subscripts goes through memory.
-            let item = |k: usize| match kind {
-                ShapeKind::Scalar => format!("{arr}[i + {k}u]"),
-                _ => format!("{arr}[i + {k}u].{}", component(kind, c)),
-            };
-            if load {
-                let lanes: Vec<String> = (0..width).map(item).collect();
-                out.push(format!("{field} = ({vector}){{{}}};", lanes.join(", ")));
-            } else {
-                out.extend((0..width).map(|k| format!("{} = {field}[{k}];", item(k))));
-            }
-        } else if load {
+        if load {
             out.push(format!("memcpy(&{field}, {at}, {width}u * sizeof({elem_c}));"));
         } else {
             out.push(format!("memcpy({at}, &{field}, {width}u * sizeof({elem_c}));"));
@@ -263,50 +253,123 @@ fn lanes_io(
     out
 }
 
+/// The AoS side of [`lanes_io`]: the `width` items from `i` are
+/// `words * width` consecutive elements, moved as `words` whole vectors and
+/// rearranged by shuffles (shapes of up to four components; a matrix's
+/// lanes one by one). Lane j of component c is element j * words + c:
+/// element p of vector (j * words + c) / width. Each component (each
+/// vector stored) is one shuffle of the first two vectors it draws from,
+/// then one more per further vector, each keeping the lanes already placed.
+#[allow(clippy::too_many_arguments)]
+fn aos_io(kind: &ShapeKind, var: &str, arr: &str, words: usize, width: usize, load: bool, elem_c: &str, vector: &str) -> Vec<String> {
+    let field = |c: usize| match kind {
+        ShapeKind::Scalar => var.to_string(),
+        _ => format!("{var}.{}", component(kind, c)),
+    };
+    let bytes = |s: usize, konst: &str| format!("({konst}char *)({konst}void *)({arr} + i) + {}u * sizeof({elem_c})", s * width);
+    if words == 1 {
+        return vec![if load {
+            format!("memcpy(&{}, (const {elem_c} *)(const void *)({arr} + i), {width}u * sizeof({elem_c}));", field(0))
+        } else {
+            format!("memcpy((void *)({arr} + i), &{}, {width}u * sizeof({elem_c}));", field(0))
+        }];
+    }
+    if words > 4 {
+        // A matrix: its components draw on up to eight vectors each, and the chains of shuffles
+        // measured slower than building each vector from its lanes (and storing lane by lane).
+        let item = |k: usize, c: usize| format!("{arr}[i + {k}u].{}", component(kind, c));
+        let mut out = Vec::new();
+        for c in 0..words {
+            if load {
+                let lanes: Vec<String> = (0..width).map(|k| item(k, c)).collect();
+                out.push(format!("{} = ({vector}){{{}}};", field(c), lanes.join(", ")));
+            } else {
+                out.extend((0..width).map(|k| format!("{} = {}[{k}];", item(k, c), field(c))));
+            }
+        }
+        return out;
+    }
+    let shuffle = format!("aether_batch_shuffle_{}", vector.trim_start_matches("aether_"));
+    // One vector from sources (vector expressions) and, per lane, (source, element).
+    let build = |sources: &[String], lanes: &[(usize, usize)]| -> String {
+        let mut order: Vec<usize> = Vec::new();
+        for &(src, _) in lanes {
+            if !order.contains(&src) {
+                order.push(src);
+            }
+        }
+        let idx = |placed: &[usize], new: usize, first: bool| -> String {
+            let v: Vec<String> = lanes
+                .iter()
+                .enumerate()
+                .map(|(j, &(src, p))| {
+                    if first && src == placed[0] {
+                        p.to_string()
+                    } else if !first && placed.contains(&src) {
+                        j.to_string()
+                    } else if src == new {
+                        (width + p).to_string()
+                    } else {
+                        "0".into()
+                    }
+                })
+                .collect();
+            v.join(", ")
+        };
+        if order.len() == 1 {
+            let w = &sources[order[0]];
+            return format!("{shuffle}({w}, {w}, {})", idx(&order, usize::MAX, true));
+        }
+        let mut acc = format!("{shuffle}({}, {}, {})", sources[order[0]], sources[order[1]], idx(&order[..1], order[1], true));
+        for k in 2..order.len() {
+            acc = format!("{shuffle}({acc}, {}, {})", sources[order[k]], idx(&order[..k], order[k], false));
+        }
+        acc
+    };
+    let mut out = Vec::new();
+    if load {
+        let words_v: Vec<String> = (0..words).map(|s| format!("{var}_w{s}")).collect();
+        out.push(format!("{vector} {};", words_v.join(", ")));
+        for (s, w) in words_v.iter().enumerate() {
+            out.push(format!("memcpy(&{w}, {}, {width}u * sizeof({elem_c}));", bytes(s, "const ")));
+        }
+        for c in 0..words {
+            let lanes: Vec<(usize, usize)> = (0..width).map(|j| ((j * words + c) / width, (j * words + c) % width)).collect();
+            out.push(format!("{} = {};", field(c), build(&words_v, &lanes)));
+        }
+    } else {
+        let comps: Vec<String> = (0..words).map(field).collect();
+        for t in 0..words {
+            let lanes: Vec<(usize, usize)> = (0..width).map(|q| ((t * width + q) % words, (t * width + q) / words)).collect();
+            out.push(format!(
+                "{{ const {vector} aether_o = {}; memcpy({}, &aether_o, {width}u * sizeof({elem_c})); }}",
+                build(&comps, &lanes),
+                bytes(t, "")
+            ));
+        }
+    }
+    out
+}
+
 /// The condition under which a function's `_aos` form runs its vector step
 /// (else every item goes through its item function, a loop the compiler may
-/// vectorise itself). Building a vector from eight structs is one lane
-/// insert per component and item; measured (docs/reports/performance.md):
-/// - gcc, whose -O2 vectorises no loop of this kind: the vector step, except
-///   where the item function's products are lanes it packs within one item
-///   (the matrix and quaternion products, mat4 * vec4): there the item loop;
-/// - clang, whose loop vectoriser packs a loop of OR-guarded items across
-///   items with interleaved loads and shuffles where an item has one result
-///   (dot: 0.36 ns against the vector step's 0.85): the item loop there,
-///   unless the function takes a sqrt (libm's sqrt keeps its errno path,
-///   which stops the vectoriser); the vector step for every function of
-///   several results (there clang packs within an item instead, and the
-///   step measured as fast or faster: cross 0.96 against 1.22 ns, quatf_mul
-///   1.76 against 3.06).
+/// vectorise itself). Measured (docs/reports/performance-notes.md):
+/// - gcc: the vector step, except where the item function's products are
+///   lanes gcc packs within one item (the matrix and quaternion products,
+///   mat4 * vec4): there the item loop (mat4f_mul 2.8 ns against the
+///   step's 9.7, quatf_mul 1.58 against 1.76);
+/// - clang: the vector step everywhere (its loop vectoriser packs the item
+///   loop across items only where an item has one result, and there the
+///   step is as fast: dot 0.35 against 0.36 ns; elsewhere the step is up to
+///   twice as fast, quatf_mul 1.60 against 2.99, and the item loop at most
+///   1.3 times faster, quatd_mul).
 ///
 /// `AETHER_BATCH_AOS_STEPS` (every `_aos` through its vector step) and
 /// `AETHER_BATCH_AOS_ITEMS` (every item alone) override it, for the
 /// benchmark and the tests.
 fn aos_steps_condition(f: &Function) -> String {
-    let gcc = !c::products_vectorise(f);
-    let clang = takes_sqrt(f) || f.outputs.len() > 1;
-    let pick = match (gcc, clang) {
-        (true, true) => "1",
-        (true, false) => "!defined(__clang__)",
-        (false, true) => "defined(__clang__)",
-        (false, false) => "0",
-    };
+    let pick = if c::products_vectorise(f) { "defined(__clang__)" } else { "1" };
     format!("!defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || {pick})")
-}
-
-/// Whether a function's tree takes a square root.
-fn takes_sqrt(f: &Function) -> bool {
-    fn has(e: &Expr) -> bool {
-        match e {
-            Expr::Call(Builtin::Sqrt, _) => true,
-            Expr::Call(_, args) => args.iter().any(has),
-            Expr::Bin(_, a, b) => has(a) || has(b),
-            Expr::Not(a) => has(a),
-            Expr::Select(c, a, b) => has(c) || has(a) || has(b),
-            _ => false,
-        }
-    }
-    f.temps.iter().any(|t| has(&t.expr)) || f.outputs.iter().any(has)
 }
 
 /// The item function of a function with a vector step: the core's body with
@@ -429,6 +492,13 @@ fn vector_types(model: &Model) -> Vec<String> {
         let (cv, m) = (&v.c_type, mask_type(&v));
         let lit = (0..width).map(|_| "(x)").collect::<Vec<_>>().join(", ");
         lines.push(format!("#define {}(x) (({cv}){{{lit}}})", splat(&v)));
+        // Two vectors' lanes picked by constant indices (gcc 12 and clang: __builtin_shufflevector;
+        // older gcc: __builtin_shuffle with an index vector).
+        lines.push("#if defined(__clang__) || __GNUC__ >= 12".into());
+        lines.push(format!("#  define aether_batch_shuffle_{}(a, b, ...) __builtin_shufflevector((a), (b), __VA_ARGS__)", v.name));
+        lines.push("#else".into());
+        lines.push(format!("#  define aether_batch_shuffle_{}(a, b, ...) __builtin_shuffle((a), (b), ({m}){{__VA_ARGS__}})", v.name));
+        lines.push("#endif".into());
         lines.push(format!("#if defined({UNGUARDED}) || defined(AETHER_UNSAFE_ALLOW_CONTRACTION)"));
         lines.push(format!("#  define {}(x) (x)", product_guard(&v)));
         lines.push("#else".into());
@@ -445,6 +515,9 @@ fn vector_types(model: &Model) -> Vec<String> {
             };
             let name = c::type_name(model, &shape.name, &v);
             lines.push(format!("typedef struct {name} {{ {} }} {name};", fields.join(" ")));
+            // The AoS steps move eight structs as whole vectors: no padding in a struct.
+            let scalar = c::type_name(model, &shape.name, t);
+            lines.push(format!("typedef char {scalar}_is_packed[sizeof({scalar}) == {}u * sizeof({}) ? 1 : -1];", shape.len(), t.c_type));
         }
     }
     lines
