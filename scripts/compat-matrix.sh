@@ -39,8 +39,9 @@
 #   header-only: the core included by the runner's files as static inline functions
 #            (make HEADER_ONLY=1, AETHER_HEADER_ONLY), so it is inlined with their flags:
 #            {gcc, clang} x {-O2, -O3 -march=native -ffp-contract=fast}, and g++ -std=c++11 -O2  5 cells
-#   batch:   the batched forms (make BATCH=1, runner --batch soa|aos): gcc -O2 and clang -O3
-#            -march=native -ffp-contract=fast on x86_64, aarch64, i386, wasm32 -msimd128, tcc  6 cells
+#   batch:   the batched forms (make BATCH=1, runner --batch soa|aos; scripts/c-random.sh runs
+#            more on x86_64): clang -O3 -march=native -ffp-contract=fast on x86_64, aarch64,
+#            i386, wasm32 -msimd128, tcc                                                5 cells
 #   lto:     the shipped object with link-time optimisation, which can now inline it:
 #            {gcc =auto, clang -fuse-ld=lld} -O3 -march=native -ffp-contract=fast -flto        2 cells
 #   isa:     s390x (big-endian), ppc64le, riscv64, armhf (-mfpu=neon-vfpv4: FMA), each
@@ -392,7 +393,6 @@ add header-only "g++ -std=c++11 -x c++" "x86_64 (header-only, C++11)" "-O2" ""
 # its vector steps on each target's vectors and packed sqrt (AVX, SSE2, NEON; the scalar sqrt
 # lane by lane on wasm32), the scalar tails through the core; tcc has no GNU C vectors, so all of
 # its items take the scalar path.
-add batch-soa gcc "x86_64 (batch soa)" "-O2" ""
 add batch-aos clang "x86_64 (batch aos)" "-O3 -march=native -ffp-contract=fast" ""
 add batch-aos aarch64-linux-gnu-gcc "aarch64 (qemu-user, batch aos)" "-O2 -ffp-contract=fast" "$qemu_run"
 add batch-aos gcc "i386 (-m32, batch aos)" "-m32 -msse2 -mfpmath=sse -O2" ""
