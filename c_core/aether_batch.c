@@ -16,18 +16,19 @@
 #include <string.h>
 
 #if defined(AETHER_LANES_SIMD)
-/* The vector values (a shape's components, each a vector of items), the splat of a literal, and
-   the product guard: the bits ORed with the core's opaque zero, lane by lane. AETHER_UNSAFE_UNGUARDED_BATCH_PRODUCTS makes it the identity (a negative control; never in a build you rely on). */
+/* The vector values (a shape's components, each a vector of items) and the splat of a literal.
+   The products' guard is the lanes kernels' (the bits ORed with the opaque zero, lane by lane);
+   AETHER_UNSAFE_UNGUARDED_BATCH_PRODUCTS makes it the identity here (a negative control; never in a build
+   you rely on). */
 #define aether_batch_splat_f32x8(x) ((aether_f32x8){(x), (x), (x), (x), (x), (x), (x), (x)})
 #if defined(__clang__) || __GNUC__ >= 12
 #  define aether_batch_shuffle_f32x8(a, b, ...) __builtin_shufflevector((a), (b), __VA_ARGS__)
 #else
 #  define aether_batch_shuffle_f32x8(a, b, ...) __builtin_shuffle((a), (b), (aether_i32x8){__VA_ARGS__})
 #endif
-#if defined(AETHER_UNSAFE_UNGUARDED_BATCH_PRODUCTS) || defined(AETHER_UNSAFE_ALLOW_CONTRACTION)
-#  define aether_batch_product_f32x8(x) (x)
-#else
-#  define aether_batch_product_f32x8(x) ((aether_f32x8)((aether_i32x8)(x) | (int32_t)aether_opaque_zero()))
+#if defined(AETHER_UNSAFE_UNGUARDED_BATCH_PRODUCTS)
+#  undef aether_product_f32x8
+#  define aether_product_f32x8(x) (x)
 #endif
 typedef struct aether_vec2fx8 { aether_f32x8 x; aether_f32x8 y; } aether_vec2fx8;
 typedef char aether_vec2f_is_packed[sizeof(aether_vec2f) == 2u * sizeof(float) ? 1 : -1];
@@ -51,10 +52,9 @@ typedef char aether_mat4f_is_packed[sizeof(aether_mat4f) == 16u * sizeof(float) 
 #else
 #  define aether_batch_shuffle_f64x4(a, b, ...) __builtin_shuffle((a), (b), (aether_i64x4){__VA_ARGS__})
 #endif
-#if defined(AETHER_UNSAFE_UNGUARDED_BATCH_PRODUCTS) || defined(AETHER_UNSAFE_ALLOW_CONTRACTION)
-#  define aether_batch_product_f64x4(x) (x)
-#else
-#  define aether_batch_product_f64x4(x) ((aether_f64x4)((aether_i64x4)(x) | (int64_t)aether_opaque_zero()))
+#if defined(AETHER_UNSAFE_UNGUARDED_BATCH_PRODUCTS)
+#  undef aether_product_f64x4
+#  define aether_product_f64x4(x) (x)
 #endif
 typedef struct aether_vec2dx4 { aether_f64x4 x; aether_f64x4 y; } aether_vec2dx4;
 typedef char aether_vec2d_is_packed[sizeof(aether_vec2d) == 2u * sizeof(double) ? 1 : -1];
@@ -303,8 +303,8 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec2f_mul_batch
     const aether_vec2fx8 a = *aether_a;
     const aether_vec2fx8 b = *aether_b;
     aether_vec2fx8 out;
-    out.x = aether_batch_product_f32x8((a.x * b.x));
-    out.y = aether_batch_product_f32x8((a.y * b.y));
+    out.x = aether_product_f32x8((a.x * b.x));
+    out.y = aether_product_f32x8((a.y * b.y));
     *aether_result = out;
 }
 
@@ -313,8 +313,8 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec2d_mul_batch
     const aether_vec2dx4 a = *aether_a;
     const aether_vec2dx4 b = *aether_b;
     aether_vec2dx4 out;
-    out.x = aether_batch_product_f64x4((a.x * b.x));
-    out.y = aether_batch_product_f64x4((a.y * b.y));
+    out.x = aether_product_f64x4((a.x * b.x));
+    out.y = aether_product_f64x4((a.y * b.y));
     *aether_result = out;
 }
 
@@ -323,9 +323,9 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec3f_mul_batch
     const aether_vec3fx8 a = *aether_a;
     const aether_vec3fx8 b = *aether_b;
     aether_vec3fx8 out;
-    out.x = aether_batch_product_f32x8((a.x * b.x));
-    out.y = aether_batch_product_f32x8((a.y * b.y));
-    out.z = aether_batch_product_f32x8((a.z * b.z));
+    out.x = aether_product_f32x8((a.x * b.x));
+    out.y = aether_product_f32x8((a.y * b.y));
+    out.z = aether_product_f32x8((a.z * b.z));
     *aether_result = out;
 }
 
@@ -334,9 +334,9 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec3d_mul_batch
     const aether_vec3dx4 a = *aether_a;
     const aether_vec3dx4 b = *aether_b;
     aether_vec3dx4 out;
-    out.x = aether_batch_product_f64x4((a.x * b.x));
-    out.y = aether_batch_product_f64x4((a.y * b.y));
-    out.z = aether_batch_product_f64x4((a.z * b.z));
+    out.x = aether_product_f64x4((a.x * b.x));
+    out.y = aether_product_f64x4((a.y * b.y));
+    out.z = aether_product_f64x4((a.z * b.z));
     *aether_result = out;
 }
 
@@ -345,10 +345,10 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec4f_mul_batch
     const aether_vec4fx8 a = *aether_a;
     const aether_vec4fx8 b = *aether_b;
     aether_vec4fx8 out;
-    out.x = aether_batch_product_f32x8((a.x * b.x));
-    out.y = aether_batch_product_f32x8((a.y * b.y));
-    out.z = aether_batch_product_f32x8((a.z * b.z));
-    out.w = aether_batch_product_f32x8((a.w * b.w));
+    out.x = aether_product_f32x8((a.x * b.x));
+    out.y = aether_product_f32x8((a.y * b.y));
+    out.z = aether_product_f32x8((a.z * b.z));
+    out.w = aether_product_f32x8((a.w * b.w));
     *aether_result = out;
 }
 
@@ -357,10 +357,10 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec4d_mul_batch
     const aether_vec4dx4 a = *aether_a;
     const aether_vec4dx4 b = *aether_b;
     aether_vec4dx4 out;
-    out.x = aether_batch_product_f64x4((a.x * b.x));
-    out.y = aether_batch_product_f64x4((a.y * b.y));
-    out.z = aether_batch_product_f64x4((a.z * b.z));
-    out.w = aether_batch_product_f64x4((a.w * b.w));
+    out.x = aether_product_f64x4((a.x * b.x));
+    out.y = aether_product_f64x4((a.y * b.y));
+    out.z = aether_product_f64x4((a.z * b.z));
+    out.w = aether_product_f64x4((a.w * b.w));
     *aether_result = out;
 }
 
@@ -369,8 +369,8 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec2f_scale_bat
     const aether_vec2fx8 a = *aether_a;
     const aether_f32x8 s = *aether_s;
     aether_vec2fx8 out;
-    out.x = aether_batch_product_f32x8((s * a.x));
-    out.y = aether_batch_product_f32x8((s * a.y));
+    out.x = aether_product_f32x8((s * a.x));
+    out.y = aether_product_f32x8((s * a.y));
     *aether_result = out;
 }
 
@@ -379,8 +379,8 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec2d_scale_bat
     const aether_vec2dx4 a = *aether_a;
     const aether_f64x4 s = *aether_s;
     aether_vec2dx4 out;
-    out.x = aether_batch_product_f64x4((s * a.x));
-    out.y = aether_batch_product_f64x4((s * a.y));
+    out.x = aether_product_f64x4((s * a.x));
+    out.y = aether_product_f64x4((s * a.y));
     *aether_result = out;
 }
 
@@ -389,9 +389,9 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec3f_scale_bat
     const aether_vec3fx8 a = *aether_a;
     const aether_f32x8 s = *aether_s;
     aether_vec3fx8 out;
-    out.x = aether_batch_product_f32x8((s * a.x));
-    out.y = aether_batch_product_f32x8((s * a.y));
-    out.z = aether_batch_product_f32x8((s * a.z));
+    out.x = aether_product_f32x8((s * a.x));
+    out.y = aether_product_f32x8((s * a.y));
+    out.z = aether_product_f32x8((s * a.z));
     *aether_result = out;
 }
 
@@ -400,9 +400,9 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec3d_scale_bat
     const aether_vec3dx4 a = *aether_a;
     const aether_f64x4 s = *aether_s;
     aether_vec3dx4 out;
-    out.x = aether_batch_product_f64x4((s * a.x));
-    out.y = aether_batch_product_f64x4((s * a.y));
-    out.z = aether_batch_product_f64x4((s * a.z));
+    out.x = aether_product_f64x4((s * a.x));
+    out.y = aether_product_f64x4((s * a.y));
+    out.z = aether_product_f64x4((s * a.z));
     *aether_result = out;
 }
 
@@ -411,10 +411,10 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec4f_scale_bat
     const aether_vec4fx8 a = *aether_a;
     const aether_f32x8 s = *aether_s;
     aether_vec4fx8 out;
-    out.x = aether_batch_product_f32x8((s * a.x));
-    out.y = aether_batch_product_f32x8((s * a.y));
-    out.z = aether_batch_product_f32x8((s * a.z));
-    out.w = aether_batch_product_f32x8((s * a.w));
+    out.x = aether_product_f32x8((s * a.x));
+    out.y = aether_product_f32x8((s * a.y));
+    out.z = aether_product_f32x8((s * a.z));
+    out.w = aether_product_f32x8((s * a.w));
     *aether_result = out;
 }
 
@@ -423,10 +423,10 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec4d_scale_bat
     const aether_vec4dx4 a = *aether_a;
     const aether_f64x4 s = *aether_s;
     aether_vec4dx4 out;
-    out.x = aether_batch_product_f64x4((s * a.x));
-    out.y = aether_batch_product_f64x4((s * a.y));
-    out.z = aether_batch_product_f64x4((s * a.z));
-    out.w = aether_batch_product_f64x4((s * a.w));
+    out.x = aether_product_f64x4((s * a.x));
+    out.y = aether_product_f64x4((s * a.y));
+    out.z = aether_product_f64x4((s * a.z));
+    out.w = aether_product_f64x4((s * a.w));
     *aether_result = out;
 }
 
@@ -436,8 +436,8 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec2f_div_batch
     const aether_f32x8 s = *aether_s;
     const aether_f32x8 r = (aether_batch_splat_f32x8(1.0f) / s);
     aether_vec2fx8 out;
-    out.x = aether_batch_product_f32x8((r * a.x));
-    out.y = aether_batch_product_f32x8((r * a.y));
+    out.x = aether_product_f32x8((r * a.x));
+    out.y = aether_product_f32x8((r * a.y));
     *aether_result = out;
 }
 
@@ -447,8 +447,8 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec2d_div_batch
     const aether_f64x4 s = *aether_s;
     const aether_f64x4 r = (aether_batch_splat_f64x4(1.0) / s);
     aether_vec2dx4 out;
-    out.x = aether_batch_product_f64x4((r * a.x));
-    out.y = aether_batch_product_f64x4((r * a.y));
+    out.x = aether_product_f64x4((r * a.x));
+    out.y = aether_product_f64x4((r * a.y));
     *aether_result = out;
 }
 
@@ -458,9 +458,9 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec3f_div_batch
     const aether_f32x8 s = *aether_s;
     const aether_f32x8 r = (aether_batch_splat_f32x8(1.0f) / s);
     aether_vec3fx8 out;
-    out.x = aether_batch_product_f32x8((r * a.x));
-    out.y = aether_batch_product_f32x8((r * a.y));
-    out.z = aether_batch_product_f32x8((r * a.z));
+    out.x = aether_product_f32x8((r * a.x));
+    out.y = aether_product_f32x8((r * a.y));
+    out.z = aether_product_f32x8((r * a.z));
     *aether_result = out;
 }
 
@@ -470,9 +470,9 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec3d_div_batch
     const aether_f64x4 s = *aether_s;
     const aether_f64x4 r = (aether_batch_splat_f64x4(1.0) / s);
     aether_vec3dx4 out;
-    out.x = aether_batch_product_f64x4((r * a.x));
-    out.y = aether_batch_product_f64x4((r * a.y));
-    out.z = aether_batch_product_f64x4((r * a.z));
+    out.x = aether_product_f64x4((r * a.x));
+    out.y = aether_product_f64x4((r * a.y));
+    out.z = aether_product_f64x4((r * a.z));
     *aether_result = out;
 }
 
@@ -482,10 +482,10 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec4f_div_batch
     const aether_f32x8 s = *aether_s;
     const aether_f32x8 r = (aether_batch_splat_f32x8(1.0f) / s);
     aether_vec4fx8 out;
-    out.x = aether_batch_product_f32x8((r * a.x));
-    out.y = aether_batch_product_f32x8((r * a.y));
-    out.z = aether_batch_product_f32x8((r * a.z));
-    out.w = aether_batch_product_f32x8((r * a.w));
+    out.x = aether_product_f32x8((r * a.x));
+    out.y = aether_product_f32x8((r * a.y));
+    out.z = aether_product_f32x8((r * a.z));
+    out.w = aether_product_f32x8((r * a.w));
     *aether_result = out;
 }
 
@@ -495,31 +495,31 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec4d_div_batch
     const aether_f64x4 s = *aether_s;
     const aether_f64x4 r = (aether_batch_splat_f64x4(1.0) / s);
     aether_vec4dx4 out;
-    out.x = aether_batch_product_f64x4((r * a.x));
-    out.y = aether_batch_product_f64x4((r * a.y));
-    out.z = aether_batch_product_f64x4((r * a.z));
-    out.w = aether_batch_product_f64x4((r * a.w));
+    out.x = aether_product_f64x4((r * a.x));
+    out.y = aether_product_f64x4((r * a.y));
+    out.z = aether_product_f64x4((r * a.z));
+    out.w = aether_product_f64x4((r * a.w));
     *aether_result = out;
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_f32_neg_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_a)
 {
     const aether_f32x8 a = *aether_a;
-    *aether_result = aether_batch_product_f32x8((a * aether_batch_splat_f32x8(-1.0f)));
+    *aether_result = aether_product_f32x8((a * aether_batch_splat_f32x8(-1.0f)));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_f64_neg_batch_x4(aether_f64x4 *aether_result, const aether_f64x4 *aether_a)
 {
     const aether_f64x4 a = *aether_a;
-    *aether_result = aether_batch_product_f64x4((a * aether_batch_splat_f64x4(-1.0)));
+    *aether_result = aether_product_f64x4((a * aether_batch_splat_f64x4(-1.0)));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_vec2f_neg_batch_x8(aether_vec2fx8 *aether_result, const aether_vec2fx8 *aether_a)
 {
     const aether_vec2fx8 a = *aether_a;
     aether_vec2fx8 out;
-    out.x = aether_batch_product_f32x8((a.x * aether_batch_splat_f32x8(-1.0f)));
-    out.y = aether_batch_product_f32x8((a.y * aether_batch_splat_f32x8(-1.0f)));
+    out.x = aether_product_f32x8((a.x * aether_batch_splat_f32x8(-1.0f)));
+    out.y = aether_product_f32x8((a.y * aether_batch_splat_f32x8(-1.0f)));
     *aether_result = out;
 }
 
@@ -527,8 +527,8 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec2d_neg_batch
 {
     const aether_vec2dx4 a = *aether_a;
     aether_vec2dx4 out;
-    out.x = aether_batch_product_f64x4((a.x * aether_batch_splat_f64x4(-1.0)));
-    out.y = aether_batch_product_f64x4((a.y * aether_batch_splat_f64x4(-1.0)));
+    out.x = aether_product_f64x4((a.x * aether_batch_splat_f64x4(-1.0)));
+    out.y = aether_product_f64x4((a.y * aether_batch_splat_f64x4(-1.0)));
     *aether_result = out;
 }
 
@@ -536,9 +536,9 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec3f_neg_batch
 {
     const aether_vec3fx8 a = *aether_a;
     aether_vec3fx8 out;
-    out.x = aether_batch_product_f32x8((a.x * aether_batch_splat_f32x8(-1.0f)));
-    out.y = aether_batch_product_f32x8((a.y * aether_batch_splat_f32x8(-1.0f)));
-    out.z = aether_batch_product_f32x8((a.z * aether_batch_splat_f32x8(-1.0f)));
+    out.x = aether_product_f32x8((a.x * aether_batch_splat_f32x8(-1.0f)));
+    out.y = aether_product_f32x8((a.y * aether_batch_splat_f32x8(-1.0f)));
+    out.z = aether_product_f32x8((a.z * aether_batch_splat_f32x8(-1.0f)));
     *aether_result = out;
 }
 
@@ -546,9 +546,9 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec3d_neg_batch
 {
     const aether_vec3dx4 a = *aether_a;
     aether_vec3dx4 out;
-    out.x = aether_batch_product_f64x4((a.x * aether_batch_splat_f64x4(-1.0)));
-    out.y = aether_batch_product_f64x4((a.y * aether_batch_splat_f64x4(-1.0)));
-    out.z = aether_batch_product_f64x4((a.z * aether_batch_splat_f64x4(-1.0)));
+    out.x = aether_product_f64x4((a.x * aether_batch_splat_f64x4(-1.0)));
+    out.y = aether_product_f64x4((a.y * aether_batch_splat_f64x4(-1.0)));
+    out.z = aether_product_f64x4((a.z * aether_batch_splat_f64x4(-1.0)));
     *aether_result = out;
 }
 
@@ -556,10 +556,10 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec4f_neg_batch
 {
     const aether_vec4fx8 a = *aether_a;
     aether_vec4fx8 out;
-    out.x = aether_batch_product_f32x8((a.x * aether_batch_splat_f32x8(-1.0f)));
-    out.y = aether_batch_product_f32x8((a.y * aether_batch_splat_f32x8(-1.0f)));
-    out.z = aether_batch_product_f32x8((a.z * aether_batch_splat_f32x8(-1.0f)));
-    out.w = aether_batch_product_f32x8((a.w * aether_batch_splat_f32x8(-1.0f)));
+    out.x = aether_product_f32x8((a.x * aether_batch_splat_f32x8(-1.0f)));
+    out.y = aether_product_f32x8((a.y * aether_batch_splat_f32x8(-1.0f)));
+    out.z = aether_product_f32x8((a.z * aether_batch_splat_f32x8(-1.0f)));
+    out.w = aether_product_f32x8((a.w * aether_batch_splat_f32x8(-1.0f)));
     *aether_result = out;
 }
 
@@ -567,10 +567,10 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec4d_neg_batch
 {
     const aether_vec4dx4 a = *aether_a;
     aether_vec4dx4 out;
-    out.x = aether_batch_product_f64x4((a.x * aether_batch_splat_f64x4(-1.0)));
-    out.y = aether_batch_product_f64x4((a.y * aether_batch_splat_f64x4(-1.0)));
-    out.z = aether_batch_product_f64x4((a.z * aether_batch_splat_f64x4(-1.0)));
-    out.w = aether_batch_product_f64x4((a.w * aether_batch_splat_f64x4(-1.0)));
+    out.x = aether_product_f64x4((a.x * aether_batch_splat_f64x4(-1.0)));
+    out.y = aether_product_f64x4((a.y * aether_batch_splat_f64x4(-1.0)));
+    out.z = aether_product_f64x4((a.z * aether_batch_splat_f64x4(-1.0)));
+    out.w = aether_product_f64x4((a.w * aether_batch_splat_f64x4(-1.0)));
     *aether_result = out;
 }
 
@@ -784,8 +784,8 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec2f_lerp_batc
     const aether_vec2fx8 b = *aether_b;
     const aether_f32x8 t = *aether_t;
     aether_vec2fx8 out;
-    out.x = (a.x + aether_batch_product_f32x8((t * (b.x - a.x))));
-    out.y = (a.y + aether_batch_product_f32x8((t * (b.y - a.y))));
+    out.x = (a.x + aether_product_f32x8((t * (b.x - a.x))));
+    out.y = (a.y + aether_product_f32x8((t * (b.y - a.y))));
     *aether_result = out;
 }
 
@@ -795,8 +795,8 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec2d_lerp_batc
     const aether_vec2dx4 b = *aether_b;
     const aether_f64x4 t = *aether_t;
     aether_vec2dx4 out;
-    out.x = (a.x + aether_batch_product_f64x4((t * (b.x - a.x))));
-    out.y = (a.y + aether_batch_product_f64x4((t * (b.y - a.y))));
+    out.x = (a.x + aether_product_f64x4((t * (b.x - a.x))));
+    out.y = (a.y + aether_product_f64x4((t * (b.y - a.y))));
     *aether_result = out;
 }
 
@@ -806,9 +806,9 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec3f_lerp_batc
     const aether_vec3fx8 b = *aether_b;
     const aether_f32x8 t = *aether_t;
     aether_vec3fx8 out;
-    out.x = (a.x + aether_batch_product_f32x8((t * (b.x - a.x))));
-    out.y = (a.y + aether_batch_product_f32x8((t * (b.y - a.y))));
-    out.z = (a.z + aether_batch_product_f32x8((t * (b.z - a.z))));
+    out.x = (a.x + aether_product_f32x8((t * (b.x - a.x))));
+    out.y = (a.y + aether_product_f32x8((t * (b.y - a.y))));
+    out.z = (a.z + aether_product_f32x8((t * (b.z - a.z))));
     *aether_result = out;
 }
 
@@ -818,9 +818,9 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec3d_lerp_batc
     const aether_vec3dx4 b = *aether_b;
     const aether_f64x4 t = *aether_t;
     aether_vec3dx4 out;
-    out.x = (a.x + aether_batch_product_f64x4((t * (b.x - a.x))));
-    out.y = (a.y + aether_batch_product_f64x4((t * (b.y - a.y))));
-    out.z = (a.z + aether_batch_product_f64x4((t * (b.z - a.z))));
+    out.x = (a.x + aether_product_f64x4((t * (b.x - a.x))));
+    out.y = (a.y + aether_product_f64x4((t * (b.y - a.y))));
+    out.z = (a.z + aether_product_f64x4((t * (b.z - a.z))));
     *aether_result = out;
 }
 
@@ -830,10 +830,10 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec4f_lerp_batc
     const aether_vec4fx8 b = *aether_b;
     const aether_f32x8 t = *aether_t;
     aether_vec4fx8 out;
-    out.x = (a.x + aether_batch_product_f32x8((t * (b.x - a.x))));
-    out.y = (a.y + aether_batch_product_f32x8((t * (b.y - a.y))));
-    out.z = (a.z + aether_batch_product_f32x8((t * (b.z - a.z))));
-    out.w = (a.w + aether_batch_product_f32x8((t * (b.w - a.w))));
+    out.x = (a.x + aether_product_f32x8((t * (b.x - a.x))));
+    out.y = (a.y + aether_product_f32x8((t * (b.y - a.y))));
+    out.z = (a.z + aether_product_f32x8((t * (b.z - a.z))));
+    out.w = (a.w + aether_product_f32x8((t * (b.w - a.w))));
     *aether_result = out;
 }
 
@@ -843,10 +843,10 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec4d_lerp_batc
     const aether_vec4dx4 b = *aether_b;
     const aether_f64x4 t = *aether_t;
     aether_vec4dx4 out;
-    out.x = (a.x + aether_batch_product_f64x4((t * (b.x - a.x))));
-    out.y = (a.y + aether_batch_product_f64x4((t * (b.y - a.y))));
-    out.z = (a.z + aether_batch_product_f64x4((t * (b.z - a.z))));
-    out.w = (a.w + aether_batch_product_f64x4((t * (b.w - a.w))));
+    out.x = (a.x + aether_product_f64x4((t * (b.x - a.x))));
+    out.y = (a.y + aether_product_f64x4((t * (b.y - a.y))));
+    out.z = (a.z + aether_product_f64x4((t * (b.z - a.z))));
+    out.w = (a.w + aether_product_f64x4((t * (b.w - a.w))));
     *aether_result = out;
 }
 
@@ -890,114 +890,114 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec2f_dot_batch
 {
     const aether_vec2fx8 a = *aether_a;
     const aether_vec2fx8 b = *aether_b;
-    *aether_result = (aether_batch_product_f32x8((a.y * b.y)) + aether_batch_product_f32x8((a.x * b.x)));
+    *aether_result = (aether_product_f32x8((a.y * b.y)) + aether_product_f32x8((a.x * b.x)));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_vec2d_dot_batch_x4(aether_f64x4 *aether_result, const aether_vec2dx4 *aether_a, const aether_vec2dx4 *aether_b)
 {
     const aether_vec2dx4 a = *aether_a;
     const aether_vec2dx4 b = *aether_b;
-    *aether_result = (aether_batch_product_f64x4((a.y * b.y)) + aether_batch_product_f64x4((a.x * b.x)));
+    *aether_result = (aether_product_f64x4((a.y * b.y)) + aether_product_f64x4((a.x * b.x)));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_vec3f_dot_batch_x8(aether_f32x8 *aether_result, const aether_vec3fx8 *aether_a, const aether_vec3fx8 *aether_b)
 {
     const aether_vec3fx8 a = *aether_a;
     const aether_vec3fx8 b = *aether_b;
-    *aether_result = (aether_batch_product_f32x8((a.z * b.z)) + (aether_batch_product_f32x8((a.y * b.y)) + aether_batch_product_f32x8((a.x * b.x))));
+    *aether_result = (aether_product_f32x8((a.z * b.z)) + (aether_product_f32x8((a.y * b.y)) + aether_product_f32x8((a.x * b.x))));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_vec3d_dot_batch_x4(aether_f64x4 *aether_result, const aether_vec3dx4 *aether_a, const aether_vec3dx4 *aether_b)
 {
     const aether_vec3dx4 a = *aether_a;
     const aether_vec3dx4 b = *aether_b;
-    *aether_result = (aether_batch_product_f64x4((a.z * b.z)) + (aether_batch_product_f64x4((a.y * b.y)) + aether_batch_product_f64x4((a.x * b.x))));
+    *aether_result = (aether_product_f64x4((a.z * b.z)) + (aether_product_f64x4((a.y * b.y)) + aether_product_f64x4((a.x * b.x))));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_vec4f_dot_batch_x8(aether_f32x8 *aether_result, const aether_vec4fx8 *aether_a, const aether_vec4fx8 *aether_b)
 {
     const aether_vec4fx8 a = *aether_a;
     const aether_vec4fx8 b = *aether_b;
-    *aether_result = (aether_batch_product_f32x8((a.w * b.w)) + (aether_batch_product_f32x8((a.z * b.z)) + (aether_batch_product_f32x8((a.y * b.y)) + aether_batch_product_f32x8((a.x * b.x)))));
+    *aether_result = (aether_product_f32x8((a.w * b.w)) + (aether_product_f32x8((a.z * b.z)) + (aether_product_f32x8((a.y * b.y)) + aether_product_f32x8((a.x * b.x)))));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_vec4d_dot_batch_x4(aether_f64x4 *aether_result, const aether_vec4dx4 *aether_a, const aether_vec4dx4 *aether_b)
 {
     const aether_vec4dx4 a = *aether_a;
     const aether_vec4dx4 b = *aether_b;
-    *aether_result = (aether_batch_product_f64x4((a.w * b.w)) + (aether_batch_product_f64x4((a.z * b.z)) + (aether_batch_product_f64x4((a.y * b.y)) + aether_batch_product_f64x4((a.x * b.x)))));
+    *aether_result = (aether_product_f64x4((a.w * b.w)) + (aether_product_f64x4((a.z * b.z)) + (aether_product_f64x4((a.y * b.y)) + aether_product_f64x4((a.x * b.x)))));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_vec2f_squared_norm_batch_x8(aether_f32x8 *aether_result, const aether_vec2fx8 *aether_a)
 {
     const aether_vec2fx8 a = *aether_a;
-    *aether_result = (aether_batch_product_f32x8((a.y * a.y)) + aether_batch_product_f32x8((a.x * a.x)));
+    *aether_result = (aether_product_f32x8((a.y * a.y)) + aether_product_f32x8((a.x * a.x)));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_vec2d_squared_norm_batch_x4(aether_f64x4 *aether_result, const aether_vec2dx4 *aether_a)
 {
     const aether_vec2dx4 a = *aether_a;
-    *aether_result = (aether_batch_product_f64x4((a.y * a.y)) + aether_batch_product_f64x4((a.x * a.x)));
+    *aether_result = (aether_product_f64x4((a.y * a.y)) + aether_product_f64x4((a.x * a.x)));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_vec3f_squared_norm_batch_x8(aether_f32x8 *aether_result, const aether_vec3fx8 *aether_a)
 {
     const aether_vec3fx8 a = *aether_a;
-    *aether_result = (aether_batch_product_f32x8((a.z * a.z)) + (aether_batch_product_f32x8((a.y * a.y)) + aether_batch_product_f32x8((a.x * a.x))));
+    *aether_result = (aether_product_f32x8((a.z * a.z)) + (aether_product_f32x8((a.y * a.y)) + aether_product_f32x8((a.x * a.x))));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_vec3d_squared_norm_batch_x4(aether_f64x4 *aether_result, const aether_vec3dx4 *aether_a)
 {
     const aether_vec3dx4 a = *aether_a;
-    *aether_result = (aether_batch_product_f64x4((a.z * a.z)) + (aether_batch_product_f64x4((a.y * a.y)) + aether_batch_product_f64x4((a.x * a.x))));
+    *aether_result = (aether_product_f64x4((a.z * a.z)) + (aether_product_f64x4((a.y * a.y)) + aether_product_f64x4((a.x * a.x))));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_vec4f_squared_norm_batch_x8(aether_f32x8 *aether_result, const aether_vec4fx8 *aether_a)
 {
     const aether_vec4fx8 a = *aether_a;
-    *aether_result = (aether_batch_product_f32x8((a.w * a.w)) + (aether_batch_product_f32x8((a.z * a.z)) + (aether_batch_product_f32x8((a.y * a.y)) + aether_batch_product_f32x8((a.x * a.x)))));
+    *aether_result = (aether_product_f32x8((a.w * a.w)) + (aether_product_f32x8((a.z * a.z)) + (aether_product_f32x8((a.y * a.y)) + aether_product_f32x8((a.x * a.x)))));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_vec4d_squared_norm_batch_x4(aether_f64x4 *aether_result, const aether_vec4dx4 *aether_a)
 {
     const aether_vec4dx4 a = *aether_a;
-    *aether_result = (aether_batch_product_f64x4((a.w * a.w)) + (aether_batch_product_f64x4((a.z * a.z)) + (aether_batch_product_f64x4((a.y * a.y)) + aether_batch_product_f64x4((a.x * a.x)))));
+    *aether_result = (aether_product_f64x4((a.w * a.w)) + (aether_product_f64x4((a.z * a.z)) + (aether_product_f64x4((a.y * a.y)) + aether_product_f64x4((a.x * a.x)))));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_vec2f_norm_batch_x8(aether_f32x8 *aether_result, const aether_vec2fx8 *aether_a)
 {
     const aether_vec2fx8 a = *aether_a;
-    *aether_result = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_batch_product_f32x8((a.y * a.y)) + aether_batch_product_f32x8((a.x * a.x))); aether_batch_sqrt_f32x8(&aether_sqrt_0); aether_sqrt_0; }));
+    *aether_result = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_product_f32x8((a.y * a.y)) + aether_product_f32x8((a.x * a.x))); aether_batch_sqrt_f32x8(&aether_sqrt_0); aether_sqrt_0; }));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_vec2d_norm_batch_x4(aether_f64x4 *aether_result, const aether_vec2dx4 *aether_a)
 {
     const aether_vec2dx4 a = *aether_a;
-    *aether_result = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_batch_product_f64x4((a.y * a.y)) + aether_batch_product_f64x4((a.x * a.x))); aether_batch_sqrt_f64x4(&aether_sqrt_0); aether_sqrt_0; }));
+    *aether_result = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_product_f64x4((a.y * a.y)) + aether_product_f64x4((a.x * a.x))); aether_batch_sqrt_f64x4(&aether_sqrt_0); aether_sqrt_0; }));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_vec3f_norm_batch_x8(aether_f32x8 *aether_result, const aether_vec3fx8 *aether_a)
 {
     const aether_vec3fx8 a = *aether_a;
-    *aether_result = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_batch_product_f32x8((a.z * a.z)) + (aether_batch_product_f32x8((a.y * a.y)) + aether_batch_product_f32x8((a.x * a.x)))); aether_batch_sqrt_f32x8(&aether_sqrt_0); aether_sqrt_0; }));
+    *aether_result = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_product_f32x8((a.z * a.z)) + (aether_product_f32x8((a.y * a.y)) + aether_product_f32x8((a.x * a.x)))); aether_batch_sqrt_f32x8(&aether_sqrt_0); aether_sqrt_0; }));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_vec3d_norm_batch_x4(aether_f64x4 *aether_result, const aether_vec3dx4 *aether_a)
 {
     const aether_vec3dx4 a = *aether_a;
-    *aether_result = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_batch_product_f64x4((a.z * a.z)) + (aether_batch_product_f64x4((a.y * a.y)) + aether_batch_product_f64x4((a.x * a.x)))); aether_batch_sqrt_f64x4(&aether_sqrt_0); aether_sqrt_0; }));
+    *aether_result = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_product_f64x4((a.z * a.z)) + (aether_product_f64x4((a.y * a.y)) + aether_product_f64x4((a.x * a.x)))); aether_batch_sqrt_f64x4(&aether_sqrt_0); aether_sqrt_0; }));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_vec4f_norm_batch_x8(aether_f32x8 *aether_result, const aether_vec4fx8 *aether_a)
 {
     const aether_vec4fx8 a = *aether_a;
-    *aether_result = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_batch_product_f32x8((a.w * a.w)) + (aether_batch_product_f32x8((a.z * a.z)) + (aether_batch_product_f32x8((a.y * a.y)) + aether_batch_product_f32x8((a.x * a.x))))); aether_batch_sqrt_f32x8(&aether_sqrt_0); aether_sqrt_0; }));
+    *aether_result = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_product_f32x8((a.w * a.w)) + (aether_product_f32x8((a.z * a.z)) + (aether_product_f32x8((a.y * a.y)) + aether_product_f32x8((a.x * a.x))))); aether_batch_sqrt_f32x8(&aether_sqrt_0); aether_sqrt_0; }));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_vec4d_norm_batch_x4(aether_f64x4 *aether_result, const aether_vec4dx4 *aether_a)
 {
     const aether_vec4dx4 a = *aether_a;
-    *aether_result = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_batch_product_f64x4((a.w * a.w)) + (aether_batch_product_f64x4((a.z * a.z)) + (aether_batch_product_f64x4((a.y * a.y)) + aether_batch_product_f64x4((a.x * a.x))))); aether_batch_sqrt_f64x4(&aether_sqrt_0); aether_sqrt_0; }));
+    *aether_result = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_product_f64x4((a.w * a.w)) + (aether_product_f64x4((a.z * a.z)) + (aether_product_f64x4((a.y * a.y)) + aether_product_f64x4((a.x * a.x))))); aether_batch_sqrt_f64x4(&aether_sqrt_0); aether_sqrt_0; }));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_vec2f_max_norm_batch_x8(aether_f32x8 *aether_result, const aether_vec2fx8 *aether_a)
@@ -1075,10 +1075,10 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec4d_is_finite
 static __inline__ __attribute__((__always_inline__)) void aether_vec2f_normalize_batch_x8(aether_vec2fx8 *aether_result, const aether_vec2fx8 *aether_a)
 {
     const aether_vec2fx8 a = *aether_a;
-    const aether_f32x8 n = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_batch_product_f32x8((a.y * a.y)) + aether_batch_product_f32x8((a.x * a.x))); aether_batch_sqrt_f32x8(&aether_sqrt_0); aether_sqrt_0; }));
+    const aether_f32x8 n = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_product_f32x8((a.y * a.y)) + aether_product_f32x8((a.x * a.x))); aether_batch_sqrt_f32x8(&aether_sqrt_0); aether_sqrt_0; }));
     const aether_f32x8 div_r = (aether_batch_splat_f32x8(1.0f) / n);
-    const aether_f32x8 d_x = aether_batch_product_f32x8((div_r * a.x));
-    const aether_f32x8 d_y = aether_batch_product_f32x8((div_r * a.y));
+    const aether_f32x8 d_x = aether_product_f32x8((div_r * a.x));
+    const aether_f32x8 d_y = aether_product_f32x8((div_r * a.y));
     aether_vec2fx8 out;
     out.x = aether_select_f32x8((n > aether_batch_splat_f32x8(0.0f)), d_x, a.x);
     out.y = aether_select_f32x8((n > aether_batch_splat_f32x8(0.0f)), d_y, a.y);
@@ -1088,10 +1088,10 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec2f_normalize
 static __inline__ __attribute__((__always_inline__)) void aether_vec2d_normalize_batch_x4(aether_vec2dx4 *aether_result, const aether_vec2dx4 *aether_a)
 {
     const aether_vec2dx4 a = *aether_a;
-    const aether_f64x4 n = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_batch_product_f64x4((a.y * a.y)) + aether_batch_product_f64x4((a.x * a.x))); aether_batch_sqrt_f64x4(&aether_sqrt_0); aether_sqrt_0; }));
+    const aether_f64x4 n = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_product_f64x4((a.y * a.y)) + aether_product_f64x4((a.x * a.x))); aether_batch_sqrt_f64x4(&aether_sqrt_0); aether_sqrt_0; }));
     const aether_f64x4 div_r = (aether_batch_splat_f64x4(1.0) / n);
-    const aether_f64x4 d_x = aether_batch_product_f64x4((div_r * a.x));
-    const aether_f64x4 d_y = aether_batch_product_f64x4((div_r * a.y));
+    const aether_f64x4 d_x = aether_product_f64x4((div_r * a.x));
+    const aether_f64x4 d_y = aether_product_f64x4((div_r * a.y));
     aether_vec2dx4 out;
     out.x = aether_select_f64x4((n > aether_batch_splat_f64x4(0.0)), d_x, a.x);
     out.y = aether_select_f64x4((n > aether_batch_splat_f64x4(0.0)), d_y, a.y);
@@ -1101,11 +1101,11 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec2d_normalize
 static __inline__ __attribute__((__always_inline__)) void aether_vec3f_normalize_batch_x8(aether_vec3fx8 *aether_result, const aether_vec3fx8 *aether_a)
 {
     const aether_vec3fx8 a = *aether_a;
-    const aether_f32x8 n = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_batch_product_f32x8((a.z * a.z)) + (aether_batch_product_f32x8((a.y * a.y)) + aether_batch_product_f32x8((a.x * a.x)))); aether_batch_sqrt_f32x8(&aether_sqrt_0); aether_sqrt_0; }));
+    const aether_f32x8 n = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_product_f32x8((a.z * a.z)) + (aether_product_f32x8((a.y * a.y)) + aether_product_f32x8((a.x * a.x)))); aether_batch_sqrt_f32x8(&aether_sqrt_0); aether_sqrt_0; }));
     const aether_f32x8 div_r = (aether_batch_splat_f32x8(1.0f) / n);
-    const aether_f32x8 d_x = aether_batch_product_f32x8((div_r * a.x));
-    const aether_f32x8 d_y = aether_batch_product_f32x8((div_r * a.y));
-    const aether_f32x8 d_z = aether_batch_product_f32x8((div_r * a.z));
+    const aether_f32x8 d_x = aether_product_f32x8((div_r * a.x));
+    const aether_f32x8 d_y = aether_product_f32x8((div_r * a.y));
+    const aether_f32x8 d_z = aether_product_f32x8((div_r * a.z));
     aether_vec3fx8 out;
     out.x = aether_select_f32x8((n > aether_batch_splat_f32x8(0.0f)), d_x, a.x);
     out.y = aether_select_f32x8((n > aether_batch_splat_f32x8(0.0f)), d_y, a.y);
@@ -1116,11 +1116,11 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec3f_normalize
 static __inline__ __attribute__((__always_inline__)) void aether_vec3d_normalize_batch_x4(aether_vec3dx4 *aether_result, const aether_vec3dx4 *aether_a)
 {
     const aether_vec3dx4 a = *aether_a;
-    const aether_f64x4 n = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_batch_product_f64x4((a.z * a.z)) + (aether_batch_product_f64x4((a.y * a.y)) + aether_batch_product_f64x4((a.x * a.x)))); aether_batch_sqrt_f64x4(&aether_sqrt_0); aether_sqrt_0; }));
+    const aether_f64x4 n = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_product_f64x4((a.z * a.z)) + (aether_product_f64x4((a.y * a.y)) + aether_product_f64x4((a.x * a.x)))); aether_batch_sqrt_f64x4(&aether_sqrt_0); aether_sqrt_0; }));
     const aether_f64x4 div_r = (aether_batch_splat_f64x4(1.0) / n);
-    const aether_f64x4 d_x = aether_batch_product_f64x4((div_r * a.x));
-    const aether_f64x4 d_y = aether_batch_product_f64x4((div_r * a.y));
-    const aether_f64x4 d_z = aether_batch_product_f64x4((div_r * a.z));
+    const aether_f64x4 d_x = aether_product_f64x4((div_r * a.x));
+    const aether_f64x4 d_y = aether_product_f64x4((div_r * a.y));
+    const aether_f64x4 d_z = aether_product_f64x4((div_r * a.z));
     aether_vec3dx4 out;
     out.x = aether_select_f64x4((n > aether_batch_splat_f64x4(0.0)), d_x, a.x);
     out.y = aether_select_f64x4((n > aether_batch_splat_f64x4(0.0)), d_y, a.y);
@@ -1131,12 +1131,12 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec3d_normalize
 static __inline__ __attribute__((__always_inline__)) void aether_vec4f_normalize_batch_x8(aether_vec4fx8 *aether_result, const aether_vec4fx8 *aether_a)
 {
     const aether_vec4fx8 a = *aether_a;
-    const aether_f32x8 n = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_batch_product_f32x8((a.w * a.w)) + (aether_batch_product_f32x8((a.z * a.z)) + (aether_batch_product_f32x8((a.y * a.y)) + aether_batch_product_f32x8((a.x * a.x))))); aether_batch_sqrt_f32x8(&aether_sqrt_0); aether_sqrt_0; }));
+    const aether_f32x8 n = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_product_f32x8((a.w * a.w)) + (aether_product_f32x8((a.z * a.z)) + (aether_product_f32x8((a.y * a.y)) + aether_product_f32x8((a.x * a.x))))); aether_batch_sqrt_f32x8(&aether_sqrt_0); aether_sqrt_0; }));
     const aether_f32x8 div_r = (aether_batch_splat_f32x8(1.0f) / n);
-    const aether_f32x8 d_x = aether_batch_product_f32x8((div_r * a.x));
-    const aether_f32x8 d_y = aether_batch_product_f32x8((div_r * a.y));
-    const aether_f32x8 d_z = aether_batch_product_f32x8((div_r * a.z));
-    const aether_f32x8 d_w = aether_batch_product_f32x8((div_r * a.w));
+    const aether_f32x8 d_x = aether_product_f32x8((div_r * a.x));
+    const aether_f32x8 d_y = aether_product_f32x8((div_r * a.y));
+    const aether_f32x8 d_z = aether_product_f32x8((div_r * a.z));
+    const aether_f32x8 d_w = aether_product_f32x8((div_r * a.w));
     aether_vec4fx8 out;
     out.x = aether_select_f32x8((n > aether_batch_splat_f32x8(0.0f)), d_x, a.x);
     out.y = aether_select_f32x8((n > aether_batch_splat_f32x8(0.0f)), d_y, a.y);
@@ -1148,12 +1148,12 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec4f_normalize
 static __inline__ __attribute__((__always_inline__)) void aether_vec4d_normalize_batch_x4(aether_vec4dx4 *aether_result, const aether_vec4dx4 *aether_a)
 {
     const aether_vec4dx4 a = *aether_a;
-    const aether_f64x4 n = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_batch_product_f64x4((a.w * a.w)) + (aether_batch_product_f64x4((a.z * a.z)) + (aether_batch_product_f64x4((a.y * a.y)) + aether_batch_product_f64x4((a.x * a.x))))); aether_batch_sqrt_f64x4(&aether_sqrt_0); aether_sqrt_0; }));
+    const aether_f64x4 n = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_product_f64x4((a.w * a.w)) + (aether_product_f64x4((a.z * a.z)) + (aether_product_f64x4((a.y * a.y)) + aether_product_f64x4((a.x * a.x))))); aether_batch_sqrt_f64x4(&aether_sqrt_0); aether_sqrt_0; }));
     const aether_f64x4 div_r = (aether_batch_splat_f64x4(1.0) / n);
-    const aether_f64x4 d_x = aether_batch_product_f64x4((div_r * a.x));
-    const aether_f64x4 d_y = aether_batch_product_f64x4((div_r * a.y));
-    const aether_f64x4 d_z = aether_batch_product_f64x4((div_r * a.z));
-    const aether_f64x4 d_w = aether_batch_product_f64x4((div_r * a.w));
+    const aether_f64x4 d_x = aether_product_f64x4((div_r * a.x));
+    const aether_f64x4 d_y = aether_product_f64x4((div_r * a.y));
+    const aether_f64x4 d_z = aether_product_f64x4((div_r * a.z));
+    const aether_f64x4 d_w = aether_product_f64x4((div_r * a.w));
     aether_vec4dx4 out;
     out.x = aether_select_f64x4((n > aether_batch_splat_f64x4(0.0)), d_x, a.x);
     out.y = aether_select_f64x4((n > aether_batch_splat_f64x4(0.0)), d_y, a.y);
@@ -1165,12 +1165,12 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec4d_normalize
 static __inline__ __attribute__((__always_inline__)) void aether_quatf_normalize_batch_x8(aether_quatfx8 *aether_result, const aether_quatfx8 *aether_a)
 {
     const aether_quatfx8 a = *aether_a;
-    const aether_f32x8 n = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_batch_product_f32x8((a.z * a.z)) + (aether_batch_product_f32x8((a.y * a.y)) + (aether_batch_product_f32x8((a.x * a.x)) + aether_batch_product_f32x8((a.w * a.w))))); aether_batch_sqrt_f32x8(&aether_sqrt_0); aether_sqrt_0; }));
+    const aether_f32x8 n = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_product_f32x8((a.z * a.z)) + (aether_product_f32x8((a.y * a.y)) + (aether_product_f32x8((a.x * a.x)) + aether_product_f32x8((a.w * a.w))))); aether_batch_sqrt_f32x8(&aether_sqrt_0); aether_sqrt_0; }));
     const aether_f32x8 div_r = (aether_batch_splat_f32x8(1.0f) / n);
-    const aether_f32x8 d_w = aether_batch_product_f32x8((div_r * a.w));
-    const aether_f32x8 d_x = aether_batch_product_f32x8((div_r * a.x));
-    const aether_f32x8 d_y = aether_batch_product_f32x8((div_r * a.y));
-    const aether_f32x8 d_z = aether_batch_product_f32x8((div_r * a.z));
+    const aether_f32x8 d_w = aether_product_f32x8((div_r * a.w));
+    const aether_f32x8 d_x = aether_product_f32x8((div_r * a.x));
+    const aether_f32x8 d_y = aether_product_f32x8((div_r * a.y));
+    const aether_f32x8 d_z = aether_product_f32x8((div_r * a.z));
     aether_quatfx8 out;
     out.w = aether_select_f32x8((n > aether_batch_splat_f32x8(0.0f)), d_w, a.w);
     out.x = aether_select_f32x8((n > aether_batch_splat_f32x8(0.0f)), d_x, a.x);
@@ -1182,12 +1182,12 @@ static __inline__ __attribute__((__always_inline__)) void aether_quatf_normalize
 static __inline__ __attribute__((__always_inline__)) void aether_quatd_normalize_batch_x4(aether_quatdx4 *aether_result, const aether_quatdx4 *aether_a)
 {
     const aether_quatdx4 a = *aether_a;
-    const aether_f64x4 n = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_batch_product_f64x4((a.z * a.z)) + (aether_batch_product_f64x4((a.y * a.y)) + (aether_batch_product_f64x4((a.x * a.x)) + aether_batch_product_f64x4((a.w * a.w))))); aether_batch_sqrt_f64x4(&aether_sqrt_0); aether_sqrt_0; }));
+    const aether_f64x4 n = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_product_f64x4((a.z * a.z)) + (aether_product_f64x4((a.y * a.y)) + (aether_product_f64x4((a.x * a.x)) + aether_product_f64x4((a.w * a.w))))); aether_batch_sqrt_f64x4(&aether_sqrt_0); aether_sqrt_0; }));
     const aether_f64x4 div_r = (aether_batch_splat_f64x4(1.0) / n);
-    const aether_f64x4 d_w = aether_batch_product_f64x4((div_r * a.w));
-    const aether_f64x4 d_x = aether_batch_product_f64x4((div_r * a.x));
-    const aether_f64x4 d_y = aether_batch_product_f64x4((div_r * a.y));
-    const aether_f64x4 d_z = aether_batch_product_f64x4((div_r * a.z));
+    const aether_f64x4 d_w = aether_product_f64x4((div_r * a.w));
+    const aether_f64x4 d_x = aether_product_f64x4((div_r * a.x));
+    const aether_f64x4 d_y = aether_product_f64x4((div_r * a.y));
+    const aether_f64x4 d_z = aether_product_f64x4((div_r * a.z));
     aether_quatdx4 out;
     out.w = aether_select_f64x4((n > aether_batch_splat_f64x4(0.0)), d_w, a.w);
     out.x = aether_select_f64x4((n > aether_batch_splat_f64x4(0.0)), d_x, a.x);
@@ -1201,9 +1201,9 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec3f_cross_bat
     const aether_vec3fx8 a = *aether_a;
     const aether_vec3fx8 b = *aether_b;
     aether_vec3fx8 out;
-    out.x = (aether_batch_product_f32x8((a.y * b.z)) - aether_batch_product_f32x8((a.z * b.y)));
-    out.y = (aether_batch_product_f32x8((a.z * b.x)) - aether_batch_product_f32x8((a.x * b.z)));
-    out.z = (aether_batch_product_f32x8((a.x * b.y)) - aether_batch_product_f32x8((a.y * b.x)));
+    out.x = (aether_product_f32x8((a.y * b.z)) - aether_product_f32x8((a.z * b.y)));
+    out.y = (aether_product_f32x8((a.z * b.x)) - aether_product_f32x8((a.x * b.z)));
+    out.z = (aether_product_f32x8((a.x * b.y)) - aether_product_f32x8((a.y * b.x)));
     *aether_result = out;
 }
 
@@ -1212,9 +1212,9 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec3d_cross_bat
     const aether_vec3dx4 a = *aether_a;
     const aether_vec3dx4 b = *aether_b;
     aether_vec3dx4 out;
-    out.x = (aether_batch_product_f64x4((a.y * b.z)) - aether_batch_product_f64x4((a.z * b.y)));
-    out.y = (aether_batch_product_f64x4((a.z * b.x)) - aether_batch_product_f64x4((a.x * b.z)));
-    out.z = (aether_batch_product_f64x4((a.x * b.y)) - aether_batch_product_f64x4((a.y * b.x)));
+    out.x = (aether_product_f64x4((a.y * b.z)) - aether_product_f64x4((a.z * b.y)));
+    out.y = (aether_product_f64x4((a.z * b.x)) - aether_product_f64x4((a.x * b.z)));
+    out.z = (aether_product_f64x4((a.x * b.y)) - aether_product_f64x4((a.y * b.x)));
     *aether_result = out;
 }
 
@@ -1223,10 +1223,10 @@ static __inline__ __attribute__((__always_inline__)) void aether_quatf_mul_batch
     const aether_quatfx8 a = *aether_a;
     const aether_quatfx8 b = *aether_b;
     aether_quatfx8 out;
-    out.w = (((aether_batch_product_f32x8((a.w * b.w)) - aether_batch_product_f32x8((a.x * b.x))) - aether_batch_product_f32x8((a.y * b.y))) - aether_batch_product_f32x8((a.z * b.z)));
-    out.x = (((aether_batch_product_f32x8((a.w * b.x)) + aether_batch_product_f32x8((a.x * b.w))) + aether_batch_product_f32x8((a.y * b.z))) - aether_batch_product_f32x8((a.z * b.y)));
-    out.y = (((aether_batch_product_f32x8((a.w * b.y)) - aether_batch_product_f32x8((a.x * b.z))) + aether_batch_product_f32x8((a.y * b.w))) + aether_batch_product_f32x8((a.z * b.x)));
-    out.z = (((aether_batch_product_f32x8((a.w * b.z)) + aether_batch_product_f32x8((a.x * b.y))) - aether_batch_product_f32x8((a.y * b.x))) + aether_batch_product_f32x8((a.z * b.w)));
+    out.w = (((aether_product_f32x8((a.w * b.w)) - aether_product_f32x8((a.x * b.x))) - aether_product_f32x8((a.y * b.y))) - aether_product_f32x8((a.z * b.z)));
+    out.x = (((aether_product_f32x8((a.w * b.x)) + aether_product_f32x8((a.x * b.w))) + aether_product_f32x8((a.y * b.z))) - aether_product_f32x8((a.z * b.y)));
+    out.y = (((aether_product_f32x8((a.w * b.y)) - aether_product_f32x8((a.x * b.z))) + aether_product_f32x8((a.y * b.w))) + aether_product_f32x8((a.z * b.x)));
+    out.z = (((aether_product_f32x8((a.w * b.z)) + aether_product_f32x8((a.x * b.y))) - aether_product_f32x8((a.y * b.x))) + aether_product_f32x8((a.z * b.w)));
     *aether_result = out;
 }
 
@@ -1235,10 +1235,10 @@ static __inline__ __attribute__((__always_inline__)) void aether_quatd_mul_batch
     const aether_quatdx4 a = *aether_a;
     const aether_quatdx4 b = *aether_b;
     aether_quatdx4 out;
-    out.w = (((aether_batch_product_f64x4((a.w * b.w)) - aether_batch_product_f64x4((a.x * b.x))) - aether_batch_product_f64x4((a.y * b.y))) - aether_batch_product_f64x4((a.z * b.z)));
-    out.x = (((aether_batch_product_f64x4((a.w * b.x)) + aether_batch_product_f64x4((a.x * b.w))) + aether_batch_product_f64x4((a.y * b.z))) - aether_batch_product_f64x4((a.z * b.y)));
-    out.y = (((aether_batch_product_f64x4((a.w * b.y)) - aether_batch_product_f64x4((a.x * b.z))) + aether_batch_product_f64x4((a.y * b.w))) + aether_batch_product_f64x4((a.z * b.x)));
-    out.z = (((aether_batch_product_f64x4((a.w * b.z)) + aether_batch_product_f64x4((a.x * b.y))) - aether_batch_product_f64x4((a.y * b.x))) + aether_batch_product_f64x4((a.z * b.w)));
+    out.w = (((aether_product_f64x4((a.w * b.w)) - aether_product_f64x4((a.x * b.x))) - aether_product_f64x4((a.y * b.y))) - aether_product_f64x4((a.z * b.z)));
+    out.x = (((aether_product_f64x4((a.w * b.x)) + aether_product_f64x4((a.x * b.w))) + aether_product_f64x4((a.y * b.z))) - aether_product_f64x4((a.z * b.y)));
+    out.y = (((aether_product_f64x4((a.w * b.y)) - aether_product_f64x4((a.x * b.z))) + aether_product_f64x4((a.y * b.w))) + aether_product_f64x4((a.z * b.x)));
+    out.z = (((aether_product_f64x4((a.w * b.z)) + aether_product_f64x4((a.x * b.y))) - aether_product_f64x4((a.y * b.x))) + aether_product_f64x4((a.z * b.w)));
     *aether_result = out;
 }
 
@@ -1247,9 +1247,9 @@ static __inline__ __attribute__((__always_inline__)) void aether_quatf_conjugate
     const aether_quatfx8 a = *aether_a;
     aether_quatfx8 out;
     out.w = a.w;
-    out.x = aether_batch_product_f32x8((a.x * aether_batch_splat_f32x8(-1.0f)));
-    out.y = aether_batch_product_f32x8((a.y * aether_batch_splat_f32x8(-1.0f)));
-    out.z = aether_batch_product_f32x8((a.z * aether_batch_splat_f32x8(-1.0f)));
+    out.x = aether_product_f32x8((a.x * aether_batch_splat_f32x8(-1.0f)));
+    out.y = aether_product_f32x8((a.y * aether_batch_splat_f32x8(-1.0f)));
+    out.z = aether_product_f32x8((a.z * aether_batch_splat_f32x8(-1.0f)));
     *aether_result = out;
 }
 
@@ -1258,9 +1258,9 @@ static __inline__ __attribute__((__always_inline__)) void aether_quatd_conjugate
     const aether_quatdx4 a = *aether_a;
     aether_quatdx4 out;
     out.w = a.w;
-    out.x = aether_batch_product_f64x4((a.x * aether_batch_splat_f64x4(-1.0)));
-    out.y = aether_batch_product_f64x4((a.y * aether_batch_splat_f64x4(-1.0)));
-    out.z = aether_batch_product_f64x4((a.z * aether_batch_splat_f64x4(-1.0)));
+    out.x = aether_product_f64x4((a.x * aether_batch_splat_f64x4(-1.0)));
+    out.y = aether_product_f64x4((a.y * aether_batch_splat_f64x4(-1.0)));
+    out.z = aether_product_f64x4((a.z * aether_batch_splat_f64x4(-1.0)));
     *aether_result = out;
 }
 
@@ -1268,21 +1268,21 @@ static __inline__ __attribute__((__always_inline__)) void aether_quatf_rotate_ba
 {
     const aether_quatfx8 q = *aether_q;
     const aether_vec3fx8 v = *aether_v;
-    const aether_f32x8 scale_a_x = (aether_batch_product_f32x8((q.y * v.z)) - aether_batch_product_f32x8((q.z * v.y)));
-    const aether_f32x8 scale_a_y = (aether_batch_product_f32x8((q.z * v.x)) - aether_batch_product_f32x8((q.x * v.z)));
-    const aether_f32x8 scale_a_z = (aether_batch_product_f32x8((q.x * v.y)) - aether_batch_product_f32x8((q.y * v.x)));
-    const aether_f32x8 t_x = aether_batch_product_f32x8((aether_batch_splat_f32x8(2.0f) * scale_a_x));
-    const aether_f32x8 t_y = aether_batch_product_f32x8((aether_batch_splat_f32x8(2.0f) * scale_a_y));
-    const aether_f32x8 t_z = aether_batch_product_f32x8((aether_batch_splat_f32x8(2.0f) * scale_a_z));
-    const aether_f32x8 add_b_x = aether_batch_product_f32x8((q.w * t_x));
-    const aether_f32x8 add_b_y = aether_batch_product_f32x8((q.w * t_y));
-    const aether_f32x8 add_b_z = aether_batch_product_f32x8((q.w * t_z));
+    const aether_f32x8 scale_a_x = (aether_product_f32x8((q.y * v.z)) - aether_product_f32x8((q.z * v.y)));
+    const aether_f32x8 scale_a_y = (aether_product_f32x8((q.z * v.x)) - aether_product_f32x8((q.x * v.z)));
+    const aether_f32x8 scale_a_z = (aether_product_f32x8((q.x * v.y)) - aether_product_f32x8((q.y * v.x)));
+    const aether_f32x8 t_x = aether_product_f32x8((aether_batch_splat_f32x8(2.0f) * scale_a_x));
+    const aether_f32x8 t_y = aether_product_f32x8((aether_batch_splat_f32x8(2.0f) * scale_a_y));
+    const aether_f32x8 t_z = aether_product_f32x8((aether_batch_splat_f32x8(2.0f) * scale_a_z));
+    const aether_f32x8 add_b_x = aether_product_f32x8((q.w * t_x));
+    const aether_f32x8 add_b_y = aether_product_f32x8((q.w * t_y));
+    const aether_f32x8 add_b_z = aether_product_f32x8((q.w * t_z));
     const aether_f32x8 add_a_x = (v.x + add_b_x);
     const aether_f32x8 add_a_y = (v.y + add_b_y);
     const aether_f32x8 add_a_z = (v.z + add_b_z);
-    const aether_f32x8 add_b_x_2 = (aether_batch_product_f32x8((q.y * t_z)) - aether_batch_product_f32x8((q.z * t_y)));
-    const aether_f32x8 add_b_y_2 = (aether_batch_product_f32x8((q.z * t_x)) - aether_batch_product_f32x8((q.x * t_z)));
-    const aether_f32x8 add_b_z_2 = (aether_batch_product_f32x8((q.x * t_y)) - aether_batch_product_f32x8((q.y * t_x)));
+    const aether_f32x8 add_b_x_2 = (aether_product_f32x8((q.y * t_z)) - aether_product_f32x8((q.z * t_y)));
+    const aether_f32x8 add_b_y_2 = (aether_product_f32x8((q.z * t_x)) - aether_product_f32x8((q.x * t_z)));
+    const aether_f32x8 add_b_z_2 = (aether_product_f32x8((q.x * t_y)) - aether_product_f32x8((q.y * t_x)));
     aether_vec3fx8 out;
     out.x = (add_a_x + add_b_x_2);
     out.y = (add_a_y + add_b_y_2);
@@ -1294,21 +1294,21 @@ static __inline__ __attribute__((__always_inline__)) void aether_quatd_rotate_ba
 {
     const aether_quatdx4 q = *aether_q;
     const aether_vec3dx4 v = *aether_v;
-    const aether_f64x4 scale_a_x = (aether_batch_product_f64x4((q.y * v.z)) - aether_batch_product_f64x4((q.z * v.y)));
-    const aether_f64x4 scale_a_y = (aether_batch_product_f64x4((q.z * v.x)) - aether_batch_product_f64x4((q.x * v.z)));
-    const aether_f64x4 scale_a_z = (aether_batch_product_f64x4((q.x * v.y)) - aether_batch_product_f64x4((q.y * v.x)));
-    const aether_f64x4 t_x = aether_batch_product_f64x4((aether_batch_splat_f64x4(2.0) * scale_a_x));
-    const aether_f64x4 t_y = aether_batch_product_f64x4((aether_batch_splat_f64x4(2.0) * scale_a_y));
-    const aether_f64x4 t_z = aether_batch_product_f64x4((aether_batch_splat_f64x4(2.0) * scale_a_z));
-    const aether_f64x4 add_b_x = aether_batch_product_f64x4((q.w * t_x));
-    const aether_f64x4 add_b_y = aether_batch_product_f64x4((q.w * t_y));
-    const aether_f64x4 add_b_z = aether_batch_product_f64x4((q.w * t_z));
+    const aether_f64x4 scale_a_x = (aether_product_f64x4((q.y * v.z)) - aether_product_f64x4((q.z * v.y)));
+    const aether_f64x4 scale_a_y = (aether_product_f64x4((q.z * v.x)) - aether_product_f64x4((q.x * v.z)));
+    const aether_f64x4 scale_a_z = (aether_product_f64x4((q.x * v.y)) - aether_product_f64x4((q.y * v.x)));
+    const aether_f64x4 t_x = aether_product_f64x4((aether_batch_splat_f64x4(2.0) * scale_a_x));
+    const aether_f64x4 t_y = aether_product_f64x4((aether_batch_splat_f64x4(2.0) * scale_a_y));
+    const aether_f64x4 t_z = aether_product_f64x4((aether_batch_splat_f64x4(2.0) * scale_a_z));
+    const aether_f64x4 add_b_x = aether_product_f64x4((q.w * t_x));
+    const aether_f64x4 add_b_y = aether_product_f64x4((q.w * t_y));
+    const aether_f64x4 add_b_z = aether_product_f64x4((q.w * t_z));
     const aether_f64x4 add_a_x = (v.x + add_b_x);
     const aether_f64x4 add_a_y = (v.y + add_b_y);
     const aether_f64x4 add_a_z = (v.z + add_b_z);
-    const aether_f64x4 add_b_x_2 = (aether_batch_product_f64x4((q.y * t_z)) - aether_batch_product_f64x4((q.z * t_y)));
-    const aether_f64x4 add_b_y_2 = (aether_batch_product_f64x4((q.z * t_x)) - aether_batch_product_f64x4((q.x * t_z)));
-    const aether_f64x4 add_b_z_2 = (aether_batch_product_f64x4((q.x * t_y)) - aether_batch_product_f64x4((q.y * t_x)));
+    const aether_f64x4 add_b_x_2 = (aether_product_f64x4((q.y * t_z)) - aether_product_f64x4((q.z * t_y)));
+    const aether_f64x4 add_b_y_2 = (aether_product_f64x4((q.z * t_x)) - aether_product_f64x4((q.x * t_z)));
+    const aether_f64x4 add_b_z_2 = (aether_product_f64x4((q.x * t_y)) - aether_product_f64x4((q.y * t_x)));
     aether_vec3dx4 out;
     out.x = (add_a_x + add_b_x_2);
     out.y = (add_a_y + add_b_y_2);
@@ -1321,8 +1321,8 @@ static __inline__ __attribute__((__always_inline__)) void aether_mat2f_mul_vec_b
     const aether_mat2fx8 m = *aether_m;
     const aether_vec2fx8 v = *aether_v;
     aether_vec2fx8 out;
-    out.x = (aether_batch_product_f32x8((m.m[1] * v.y)) + aether_batch_product_f32x8((m.m[0] * v.x)));
-    out.y = (aether_batch_product_f32x8((m.m[3] * v.y)) + aether_batch_product_f32x8((m.m[2] * v.x)));
+    out.x = (aether_product_f32x8((m.m[1] * v.y)) + aether_product_f32x8((m.m[0] * v.x)));
+    out.y = (aether_product_f32x8((m.m[3] * v.y)) + aether_product_f32x8((m.m[2] * v.x)));
     *aether_result = out;
 }
 
@@ -1331,8 +1331,8 @@ static __inline__ __attribute__((__always_inline__)) void aether_mat2d_mul_vec_b
     const aether_mat2dx4 m = *aether_m;
     const aether_vec2dx4 v = *aether_v;
     aether_vec2dx4 out;
-    out.x = (aether_batch_product_f64x4((m.m[1] * v.y)) + aether_batch_product_f64x4((m.m[0] * v.x)));
-    out.y = (aether_batch_product_f64x4((m.m[3] * v.y)) + aether_batch_product_f64x4((m.m[2] * v.x)));
+    out.x = (aether_product_f64x4((m.m[1] * v.y)) + aether_product_f64x4((m.m[0] * v.x)));
+    out.y = (aether_product_f64x4((m.m[3] * v.y)) + aether_product_f64x4((m.m[2] * v.x)));
     *aether_result = out;
 }
 
@@ -1341,9 +1341,9 @@ static __inline__ __attribute__((__always_inline__)) void aether_mat3f_mul_vec_b
     const aether_mat3fx8 m = *aether_m;
     const aether_vec3fx8 v = *aether_v;
     aether_vec3fx8 out;
-    out.x = (aether_batch_product_f32x8((m.m[2] * v.z)) + (aether_batch_product_f32x8((m.m[1] * v.y)) + aether_batch_product_f32x8((m.m[0] * v.x))));
-    out.y = (aether_batch_product_f32x8((m.m[5] * v.z)) + (aether_batch_product_f32x8((m.m[4] * v.y)) + aether_batch_product_f32x8((m.m[3] * v.x))));
-    out.z = (aether_batch_product_f32x8((m.m[8] * v.z)) + (aether_batch_product_f32x8((m.m[7] * v.y)) + aether_batch_product_f32x8((m.m[6] * v.x))));
+    out.x = (aether_product_f32x8((m.m[2] * v.z)) + (aether_product_f32x8((m.m[1] * v.y)) + aether_product_f32x8((m.m[0] * v.x))));
+    out.y = (aether_product_f32x8((m.m[5] * v.z)) + (aether_product_f32x8((m.m[4] * v.y)) + aether_product_f32x8((m.m[3] * v.x))));
+    out.z = (aether_product_f32x8((m.m[8] * v.z)) + (aether_product_f32x8((m.m[7] * v.y)) + aether_product_f32x8((m.m[6] * v.x))));
     *aether_result = out;
 }
 
@@ -1352,9 +1352,9 @@ static __inline__ __attribute__((__always_inline__)) void aether_mat3d_mul_vec_b
     const aether_mat3dx4 m = *aether_m;
     const aether_vec3dx4 v = *aether_v;
     aether_vec3dx4 out;
-    out.x = (aether_batch_product_f64x4((m.m[2] * v.z)) + (aether_batch_product_f64x4((m.m[1] * v.y)) + aether_batch_product_f64x4((m.m[0] * v.x))));
-    out.y = (aether_batch_product_f64x4((m.m[5] * v.z)) + (aether_batch_product_f64x4((m.m[4] * v.y)) + aether_batch_product_f64x4((m.m[3] * v.x))));
-    out.z = (aether_batch_product_f64x4((m.m[8] * v.z)) + (aether_batch_product_f64x4((m.m[7] * v.y)) + aether_batch_product_f64x4((m.m[6] * v.x))));
+    out.x = (aether_product_f64x4((m.m[2] * v.z)) + (aether_product_f64x4((m.m[1] * v.y)) + aether_product_f64x4((m.m[0] * v.x))));
+    out.y = (aether_product_f64x4((m.m[5] * v.z)) + (aether_product_f64x4((m.m[4] * v.y)) + aether_product_f64x4((m.m[3] * v.x))));
+    out.z = (aether_product_f64x4((m.m[8] * v.z)) + (aether_product_f64x4((m.m[7] * v.y)) + aether_product_f64x4((m.m[6] * v.x))));
     *aether_result = out;
 }
 
@@ -1363,10 +1363,10 @@ static __inline__ __attribute__((__always_inline__)) void aether_mat4f_mul_vec_b
     const aether_mat4fx8 m = *aether_m;
     const aether_vec4fx8 v = *aether_v;
     aether_vec4fx8 out;
-    out.x = (aether_batch_product_f32x8((m.m[3] * v.w)) + (aether_batch_product_f32x8((m.m[2] * v.z)) + (aether_batch_product_f32x8((m.m[1] * v.y)) + aether_batch_product_f32x8((m.m[0] * v.x)))));
-    out.y = (aether_batch_product_f32x8((m.m[7] * v.w)) + (aether_batch_product_f32x8((m.m[6] * v.z)) + (aether_batch_product_f32x8((m.m[5] * v.y)) + aether_batch_product_f32x8((m.m[4] * v.x)))));
-    out.z = (aether_batch_product_f32x8((m.m[11] * v.w)) + (aether_batch_product_f32x8((m.m[10] * v.z)) + (aether_batch_product_f32x8((m.m[9] * v.y)) + aether_batch_product_f32x8((m.m[8] * v.x)))));
-    out.w = (aether_batch_product_f32x8((m.m[15] * v.w)) + (aether_batch_product_f32x8((m.m[14] * v.z)) + (aether_batch_product_f32x8((m.m[13] * v.y)) + aether_batch_product_f32x8((m.m[12] * v.x)))));
+    out.x = (aether_product_f32x8((m.m[3] * v.w)) + (aether_product_f32x8((m.m[2] * v.z)) + (aether_product_f32x8((m.m[1] * v.y)) + aether_product_f32x8((m.m[0] * v.x)))));
+    out.y = (aether_product_f32x8((m.m[7] * v.w)) + (aether_product_f32x8((m.m[6] * v.z)) + (aether_product_f32x8((m.m[5] * v.y)) + aether_product_f32x8((m.m[4] * v.x)))));
+    out.z = (aether_product_f32x8((m.m[11] * v.w)) + (aether_product_f32x8((m.m[10] * v.z)) + (aether_product_f32x8((m.m[9] * v.y)) + aether_product_f32x8((m.m[8] * v.x)))));
+    out.w = (aether_product_f32x8((m.m[15] * v.w)) + (aether_product_f32x8((m.m[14] * v.z)) + (aether_product_f32x8((m.m[13] * v.y)) + aether_product_f32x8((m.m[12] * v.x)))));
     *aether_result = out;
 }
 
@@ -1375,10 +1375,10 @@ static __inline__ __attribute__((__always_inline__)) void aether_mat4d_mul_vec_b
     const aether_mat4dx4 m = *aether_m;
     const aether_vec4dx4 v = *aether_v;
     aether_vec4dx4 out;
-    out.x = (aether_batch_product_f64x4((m.m[3] * v.w)) + (aether_batch_product_f64x4((m.m[2] * v.z)) + (aether_batch_product_f64x4((m.m[1] * v.y)) + aether_batch_product_f64x4((m.m[0] * v.x)))));
-    out.y = (aether_batch_product_f64x4((m.m[7] * v.w)) + (aether_batch_product_f64x4((m.m[6] * v.z)) + (aether_batch_product_f64x4((m.m[5] * v.y)) + aether_batch_product_f64x4((m.m[4] * v.x)))));
-    out.z = (aether_batch_product_f64x4((m.m[11] * v.w)) + (aether_batch_product_f64x4((m.m[10] * v.z)) + (aether_batch_product_f64x4((m.m[9] * v.y)) + aether_batch_product_f64x4((m.m[8] * v.x)))));
-    out.w = (aether_batch_product_f64x4((m.m[15] * v.w)) + (aether_batch_product_f64x4((m.m[14] * v.z)) + (aether_batch_product_f64x4((m.m[13] * v.y)) + aether_batch_product_f64x4((m.m[12] * v.x)))));
+    out.x = (aether_product_f64x4((m.m[3] * v.w)) + (aether_product_f64x4((m.m[2] * v.z)) + (aether_product_f64x4((m.m[1] * v.y)) + aether_product_f64x4((m.m[0] * v.x)))));
+    out.y = (aether_product_f64x4((m.m[7] * v.w)) + (aether_product_f64x4((m.m[6] * v.z)) + (aether_product_f64x4((m.m[5] * v.y)) + aether_product_f64x4((m.m[4] * v.x)))));
+    out.z = (aether_product_f64x4((m.m[11] * v.w)) + (aether_product_f64x4((m.m[10] * v.z)) + (aether_product_f64x4((m.m[9] * v.y)) + aether_product_f64x4((m.m[8] * v.x)))));
+    out.w = (aether_product_f64x4((m.m[15] * v.w)) + (aether_product_f64x4((m.m[14] * v.z)) + (aether_product_f64x4((m.m[13] * v.y)) + aether_product_f64x4((m.m[12] * v.x)))));
     *aether_result = out;
 }
 
@@ -1387,10 +1387,10 @@ static __inline__ __attribute__((__always_inline__)) void aether_mat2f_mul_batch
     const aether_mat2fx8 a = *aether_a;
     const aether_mat2fx8 b = *aether_b;
     aether_mat2fx8 out;
-    out.m[0] = (aether_batch_product_f32x8((a.m[1] * b.m[2])) + aether_batch_product_f32x8((a.m[0] * b.m[0])));
-    out.m[1] = (aether_batch_product_f32x8((a.m[1] * b.m[3])) + aether_batch_product_f32x8((a.m[0] * b.m[1])));
-    out.m[2] = (aether_batch_product_f32x8((a.m[3] * b.m[2])) + aether_batch_product_f32x8((a.m[2] * b.m[0])));
-    out.m[3] = (aether_batch_product_f32x8((a.m[3] * b.m[3])) + aether_batch_product_f32x8((a.m[2] * b.m[1])));
+    out.m[0] = (aether_product_f32x8((a.m[1] * b.m[2])) + aether_product_f32x8((a.m[0] * b.m[0])));
+    out.m[1] = (aether_product_f32x8((a.m[1] * b.m[3])) + aether_product_f32x8((a.m[0] * b.m[1])));
+    out.m[2] = (aether_product_f32x8((a.m[3] * b.m[2])) + aether_product_f32x8((a.m[2] * b.m[0])));
+    out.m[3] = (aether_product_f32x8((a.m[3] * b.m[3])) + aether_product_f32x8((a.m[2] * b.m[1])));
     *aether_result = out;
 }
 
@@ -1399,10 +1399,10 @@ static __inline__ __attribute__((__always_inline__)) void aether_mat2d_mul_batch
     const aether_mat2dx4 a = *aether_a;
     const aether_mat2dx4 b = *aether_b;
     aether_mat2dx4 out;
-    out.m[0] = (aether_batch_product_f64x4((a.m[1] * b.m[2])) + aether_batch_product_f64x4((a.m[0] * b.m[0])));
-    out.m[1] = (aether_batch_product_f64x4((a.m[1] * b.m[3])) + aether_batch_product_f64x4((a.m[0] * b.m[1])));
-    out.m[2] = (aether_batch_product_f64x4((a.m[3] * b.m[2])) + aether_batch_product_f64x4((a.m[2] * b.m[0])));
-    out.m[3] = (aether_batch_product_f64x4((a.m[3] * b.m[3])) + aether_batch_product_f64x4((a.m[2] * b.m[1])));
+    out.m[0] = (aether_product_f64x4((a.m[1] * b.m[2])) + aether_product_f64x4((a.m[0] * b.m[0])));
+    out.m[1] = (aether_product_f64x4((a.m[1] * b.m[3])) + aether_product_f64x4((a.m[0] * b.m[1])));
+    out.m[2] = (aether_product_f64x4((a.m[3] * b.m[2])) + aether_product_f64x4((a.m[2] * b.m[0])));
+    out.m[3] = (aether_product_f64x4((a.m[3] * b.m[3])) + aether_product_f64x4((a.m[2] * b.m[1])));
     *aether_result = out;
 }
 
@@ -1411,15 +1411,15 @@ static __inline__ __attribute__((__always_inline__)) void aether_mat3f_mul_batch
     const aether_mat3fx8 a = *aether_a;
     const aether_mat3fx8 b = *aether_b;
     aether_mat3fx8 out;
-    out.m[0] = (aether_batch_product_f32x8((a.m[2] * b.m[6])) + (aether_batch_product_f32x8((a.m[1] * b.m[3])) + aether_batch_product_f32x8((a.m[0] * b.m[0]))));
-    out.m[1] = (aether_batch_product_f32x8((a.m[2] * b.m[7])) + (aether_batch_product_f32x8((a.m[1] * b.m[4])) + aether_batch_product_f32x8((a.m[0] * b.m[1]))));
-    out.m[2] = (aether_batch_product_f32x8((a.m[2] * b.m[8])) + (aether_batch_product_f32x8((a.m[1] * b.m[5])) + aether_batch_product_f32x8((a.m[0] * b.m[2]))));
-    out.m[3] = (aether_batch_product_f32x8((a.m[5] * b.m[6])) + (aether_batch_product_f32x8((a.m[4] * b.m[3])) + aether_batch_product_f32x8((a.m[3] * b.m[0]))));
-    out.m[4] = (aether_batch_product_f32x8((a.m[5] * b.m[7])) + (aether_batch_product_f32x8((a.m[4] * b.m[4])) + aether_batch_product_f32x8((a.m[3] * b.m[1]))));
-    out.m[5] = (aether_batch_product_f32x8((a.m[5] * b.m[8])) + (aether_batch_product_f32x8((a.m[4] * b.m[5])) + aether_batch_product_f32x8((a.m[3] * b.m[2]))));
-    out.m[6] = (aether_batch_product_f32x8((a.m[8] * b.m[6])) + (aether_batch_product_f32x8((a.m[7] * b.m[3])) + aether_batch_product_f32x8((a.m[6] * b.m[0]))));
-    out.m[7] = (aether_batch_product_f32x8((a.m[8] * b.m[7])) + (aether_batch_product_f32x8((a.m[7] * b.m[4])) + aether_batch_product_f32x8((a.m[6] * b.m[1]))));
-    out.m[8] = (aether_batch_product_f32x8((a.m[8] * b.m[8])) + (aether_batch_product_f32x8((a.m[7] * b.m[5])) + aether_batch_product_f32x8((a.m[6] * b.m[2]))));
+    out.m[0] = (aether_product_f32x8((a.m[2] * b.m[6])) + (aether_product_f32x8((a.m[1] * b.m[3])) + aether_product_f32x8((a.m[0] * b.m[0]))));
+    out.m[1] = (aether_product_f32x8((a.m[2] * b.m[7])) + (aether_product_f32x8((a.m[1] * b.m[4])) + aether_product_f32x8((a.m[0] * b.m[1]))));
+    out.m[2] = (aether_product_f32x8((a.m[2] * b.m[8])) + (aether_product_f32x8((a.m[1] * b.m[5])) + aether_product_f32x8((a.m[0] * b.m[2]))));
+    out.m[3] = (aether_product_f32x8((a.m[5] * b.m[6])) + (aether_product_f32x8((a.m[4] * b.m[3])) + aether_product_f32x8((a.m[3] * b.m[0]))));
+    out.m[4] = (aether_product_f32x8((a.m[5] * b.m[7])) + (aether_product_f32x8((a.m[4] * b.m[4])) + aether_product_f32x8((a.m[3] * b.m[1]))));
+    out.m[5] = (aether_product_f32x8((a.m[5] * b.m[8])) + (aether_product_f32x8((a.m[4] * b.m[5])) + aether_product_f32x8((a.m[3] * b.m[2]))));
+    out.m[6] = (aether_product_f32x8((a.m[8] * b.m[6])) + (aether_product_f32x8((a.m[7] * b.m[3])) + aether_product_f32x8((a.m[6] * b.m[0]))));
+    out.m[7] = (aether_product_f32x8((a.m[8] * b.m[7])) + (aether_product_f32x8((a.m[7] * b.m[4])) + aether_product_f32x8((a.m[6] * b.m[1]))));
+    out.m[8] = (aether_product_f32x8((a.m[8] * b.m[8])) + (aether_product_f32x8((a.m[7] * b.m[5])) + aether_product_f32x8((a.m[6] * b.m[2]))));
     *aether_result = out;
 }
 
@@ -1428,15 +1428,15 @@ static __inline__ __attribute__((__always_inline__)) void aether_mat3d_mul_batch
     const aether_mat3dx4 a = *aether_a;
     const aether_mat3dx4 b = *aether_b;
     aether_mat3dx4 out;
-    out.m[0] = (aether_batch_product_f64x4((a.m[2] * b.m[6])) + (aether_batch_product_f64x4((a.m[1] * b.m[3])) + aether_batch_product_f64x4((a.m[0] * b.m[0]))));
-    out.m[1] = (aether_batch_product_f64x4((a.m[2] * b.m[7])) + (aether_batch_product_f64x4((a.m[1] * b.m[4])) + aether_batch_product_f64x4((a.m[0] * b.m[1]))));
-    out.m[2] = (aether_batch_product_f64x4((a.m[2] * b.m[8])) + (aether_batch_product_f64x4((a.m[1] * b.m[5])) + aether_batch_product_f64x4((a.m[0] * b.m[2]))));
-    out.m[3] = (aether_batch_product_f64x4((a.m[5] * b.m[6])) + (aether_batch_product_f64x4((a.m[4] * b.m[3])) + aether_batch_product_f64x4((a.m[3] * b.m[0]))));
-    out.m[4] = (aether_batch_product_f64x4((a.m[5] * b.m[7])) + (aether_batch_product_f64x4((a.m[4] * b.m[4])) + aether_batch_product_f64x4((a.m[3] * b.m[1]))));
-    out.m[5] = (aether_batch_product_f64x4((a.m[5] * b.m[8])) + (aether_batch_product_f64x4((a.m[4] * b.m[5])) + aether_batch_product_f64x4((a.m[3] * b.m[2]))));
-    out.m[6] = (aether_batch_product_f64x4((a.m[8] * b.m[6])) + (aether_batch_product_f64x4((a.m[7] * b.m[3])) + aether_batch_product_f64x4((a.m[6] * b.m[0]))));
-    out.m[7] = (aether_batch_product_f64x4((a.m[8] * b.m[7])) + (aether_batch_product_f64x4((a.m[7] * b.m[4])) + aether_batch_product_f64x4((a.m[6] * b.m[1]))));
-    out.m[8] = (aether_batch_product_f64x4((a.m[8] * b.m[8])) + (aether_batch_product_f64x4((a.m[7] * b.m[5])) + aether_batch_product_f64x4((a.m[6] * b.m[2]))));
+    out.m[0] = (aether_product_f64x4((a.m[2] * b.m[6])) + (aether_product_f64x4((a.m[1] * b.m[3])) + aether_product_f64x4((a.m[0] * b.m[0]))));
+    out.m[1] = (aether_product_f64x4((a.m[2] * b.m[7])) + (aether_product_f64x4((a.m[1] * b.m[4])) + aether_product_f64x4((a.m[0] * b.m[1]))));
+    out.m[2] = (aether_product_f64x4((a.m[2] * b.m[8])) + (aether_product_f64x4((a.m[1] * b.m[5])) + aether_product_f64x4((a.m[0] * b.m[2]))));
+    out.m[3] = (aether_product_f64x4((a.m[5] * b.m[6])) + (aether_product_f64x4((a.m[4] * b.m[3])) + aether_product_f64x4((a.m[3] * b.m[0]))));
+    out.m[4] = (aether_product_f64x4((a.m[5] * b.m[7])) + (aether_product_f64x4((a.m[4] * b.m[4])) + aether_product_f64x4((a.m[3] * b.m[1]))));
+    out.m[5] = (aether_product_f64x4((a.m[5] * b.m[8])) + (aether_product_f64x4((a.m[4] * b.m[5])) + aether_product_f64x4((a.m[3] * b.m[2]))));
+    out.m[6] = (aether_product_f64x4((a.m[8] * b.m[6])) + (aether_product_f64x4((a.m[7] * b.m[3])) + aether_product_f64x4((a.m[6] * b.m[0]))));
+    out.m[7] = (aether_product_f64x4((a.m[8] * b.m[7])) + (aether_product_f64x4((a.m[7] * b.m[4])) + aether_product_f64x4((a.m[6] * b.m[1]))));
+    out.m[8] = (aether_product_f64x4((a.m[8] * b.m[8])) + (aether_product_f64x4((a.m[7] * b.m[5])) + aether_product_f64x4((a.m[6] * b.m[2]))));
     *aether_result = out;
 }
 
@@ -1445,22 +1445,22 @@ static __inline__ __attribute__((__always_inline__)) void aether_mat4f_mul_batch
     const aether_mat4fx8 a = *aether_a;
     const aether_mat4fx8 b = *aether_b;
     aether_mat4fx8 out;
-    out.m[0] = (aether_batch_product_f32x8((a.m[3] * b.m[12])) + (aether_batch_product_f32x8((a.m[2] * b.m[8])) + (aether_batch_product_f32x8((a.m[1] * b.m[4])) + aether_batch_product_f32x8((a.m[0] * b.m[0])))));
-    out.m[1] = (aether_batch_product_f32x8((a.m[3] * b.m[13])) + (aether_batch_product_f32x8((a.m[2] * b.m[9])) + (aether_batch_product_f32x8((a.m[1] * b.m[5])) + aether_batch_product_f32x8((a.m[0] * b.m[1])))));
-    out.m[2] = (aether_batch_product_f32x8((a.m[3] * b.m[14])) + (aether_batch_product_f32x8((a.m[2] * b.m[10])) + (aether_batch_product_f32x8((a.m[1] * b.m[6])) + aether_batch_product_f32x8((a.m[0] * b.m[2])))));
-    out.m[3] = (aether_batch_product_f32x8((a.m[3] * b.m[15])) + (aether_batch_product_f32x8((a.m[2] * b.m[11])) + (aether_batch_product_f32x8((a.m[1] * b.m[7])) + aether_batch_product_f32x8((a.m[0] * b.m[3])))));
-    out.m[4] = (aether_batch_product_f32x8((a.m[7] * b.m[12])) + (aether_batch_product_f32x8((a.m[6] * b.m[8])) + (aether_batch_product_f32x8((a.m[5] * b.m[4])) + aether_batch_product_f32x8((a.m[4] * b.m[0])))));
-    out.m[5] = (aether_batch_product_f32x8((a.m[7] * b.m[13])) + (aether_batch_product_f32x8((a.m[6] * b.m[9])) + (aether_batch_product_f32x8((a.m[5] * b.m[5])) + aether_batch_product_f32x8((a.m[4] * b.m[1])))));
-    out.m[6] = (aether_batch_product_f32x8((a.m[7] * b.m[14])) + (aether_batch_product_f32x8((a.m[6] * b.m[10])) + (aether_batch_product_f32x8((a.m[5] * b.m[6])) + aether_batch_product_f32x8((a.m[4] * b.m[2])))));
-    out.m[7] = (aether_batch_product_f32x8((a.m[7] * b.m[15])) + (aether_batch_product_f32x8((a.m[6] * b.m[11])) + (aether_batch_product_f32x8((a.m[5] * b.m[7])) + aether_batch_product_f32x8((a.m[4] * b.m[3])))));
-    out.m[8] = (aether_batch_product_f32x8((a.m[11] * b.m[12])) + (aether_batch_product_f32x8((a.m[10] * b.m[8])) + (aether_batch_product_f32x8((a.m[9] * b.m[4])) + aether_batch_product_f32x8((a.m[8] * b.m[0])))));
-    out.m[9] = (aether_batch_product_f32x8((a.m[11] * b.m[13])) + (aether_batch_product_f32x8((a.m[10] * b.m[9])) + (aether_batch_product_f32x8((a.m[9] * b.m[5])) + aether_batch_product_f32x8((a.m[8] * b.m[1])))));
-    out.m[10] = (aether_batch_product_f32x8((a.m[11] * b.m[14])) + (aether_batch_product_f32x8((a.m[10] * b.m[10])) + (aether_batch_product_f32x8((a.m[9] * b.m[6])) + aether_batch_product_f32x8((a.m[8] * b.m[2])))));
-    out.m[11] = (aether_batch_product_f32x8((a.m[11] * b.m[15])) + (aether_batch_product_f32x8((a.m[10] * b.m[11])) + (aether_batch_product_f32x8((a.m[9] * b.m[7])) + aether_batch_product_f32x8((a.m[8] * b.m[3])))));
-    out.m[12] = (aether_batch_product_f32x8((a.m[15] * b.m[12])) + (aether_batch_product_f32x8((a.m[14] * b.m[8])) + (aether_batch_product_f32x8((a.m[13] * b.m[4])) + aether_batch_product_f32x8((a.m[12] * b.m[0])))));
-    out.m[13] = (aether_batch_product_f32x8((a.m[15] * b.m[13])) + (aether_batch_product_f32x8((a.m[14] * b.m[9])) + (aether_batch_product_f32x8((a.m[13] * b.m[5])) + aether_batch_product_f32x8((a.m[12] * b.m[1])))));
-    out.m[14] = (aether_batch_product_f32x8((a.m[15] * b.m[14])) + (aether_batch_product_f32x8((a.m[14] * b.m[10])) + (aether_batch_product_f32x8((a.m[13] * b.m[6])) + aether_batch_product_f32x8((a.m[12] * b.m[2])))));
-    out.m[15] = (aether_batch_product_f32x8((a.m[15] * b.m[15])) + (aether_batch_product_f32x8((a.m[14] * b.m[11])) + (aether_batch_product_f32x8((a.m[13] * b.m[7])) + aether_batch_product_f32x8((a.m[12] * b.m[3])))));
+    out.m[0] = (aether_product_f32x8((a.m[3] * b.m[12])) + (aether_product_f32x8((a.m[2] * b.m[8])) + (aether_product_f32x8((a.m[1] * b.m[4])) + aether_product_f32x8((a.m[0] * b.m[0])))));
+    out.m[1] = (aether_product_f32x8((a.m[3] * b.m[13])) + (aether_product_f32x8((a.m[2] * b.m[9])) + (aether_product_f32x8((a.m[1] * b.m[5])) + aether_product_f32x8((a.m[0] * b.m[1])))));
+    out.m[2] = (aether_product_f32x8((a.m[3] * b.m[14])) + (aether_product_f32x8((a.m[2] * b.m[10])) + (aether_product_f32x8((a.m[1] * b.m[6])) + aether_product_f32x8((a.m[0] * b.m[2])))));
+    out.m[3] = (aether_product_f32x8((a.m[3] * b.m[15])) + (aether_product_f32x8((a.m[2] * b.m[11])) + (aether_product_f32x8((a.m[1] * b.m[7])) + aether_product_f32x8((a.m[0] * b.m[3])))));
+    out.m[4] = (aether_product_f32x8((a.m[7] * b.m[12])) + (aether_product_f32x8((a.m[6] * b.m[8])) + (aether_product_f32x8((a.m[5] * b.m[4])) + aether_product_f32x8((a.m[4] * b.m[0])))));
+    out.m[5] = (aether_product_f32x8((a.m[7] * b.m[13])) + (aether_product_f32x8((a.m[6] * b.m[9])) + (aether_product_f32x8((a.m[5] * b.m[5])) + aether_product_f32x8((a.m[4] * b.m[1])))));
+    out.m[6] = (aether_product_f32x8((a.m[7] * b.m[14])) + (aether_product_f32x8((a.m[6] * b.m[10])) + (aether_product_f32x8((a.m[5] * b.m[6])) + aether_product_f32x8((a.m[4] * b.m[2])))));
+    out.m[7] = (aether_product_f32x8((a.m[7] * b.m[15])) + (aether_product_f32x8((a.m[6] * b.m[11])) + (aether_product_f32x8((a.m[5] * b.m[7])) + aether_product_f32x8((a.m[4] * b.m[3])))));
+    out.m[8] = (aether_product_f32x8((a.m[11] * b.m[12])) + (aether_product_f32x8((a.m[10] * b.m[8])) + (aether_product_f32x8((a.m[9] * b.m[4])) + aether_product_f32x8((a.m[8] * b.m[0])))));
+    out.m[9] = (aether_product_f32x8((a.m[11] * b.m[13])) + (aether_product_f32x8((a.m[10] * b.m[9])) + (aether_product_f32x8((a.m[9] * b.m[5])) + aether_product_f32x8((a.m[8] * b.m[1])))));
+    out.m[10] = (aether_product_f32x8((a.m[11] * b.m[14])) + (aether_product_f32x8((a.m[10] * b.m[10])) + (aether_product_f32x8((a.m[9] * b.m[6])) + aether_product_f32x8((a.m[8] * b.m[2])))));
+    out.m[11] = (aether_product_f32x8((a.m[11] * b.m[15])) + (aether_product_f32x8((a.m[10] * b.m[11])) + (aether_product_f32x8((a.m[9] * b.m[7])) + aether_product_f32x8((a.m[8] * b.m[3])))));
+    out.m[12] = (aether_product_f32x8((a.m[15] * b.m[12])) + (aether_product_f32x8((a.m[14] * b.m[8])) + (aether_product_f32x8((a.m[13] * b.m[4])) + aether_product_f32x8((a.m[12] * b.m[0])))));
+    out.m[13] = (aether_product_f32x8((a.m[15] * b.m[13])) + (aether_product_f32x8((a.m[14] * b.m[9])) + (aether_product_f32x8((a.m[13] * b.m[5])) + aether_product_f32x8((a.m[12] * b.m[1])))));
+    out.m[14] = (aether_product_f32x8((a.m[15] * b.m[14])) + (aether_product_f32x8((a.m[14] * b.m[10])) + (aether_product_f32x8((a.m[13] * b.m[6])) + aether_product_f32x8((a.m[12] * b.m[2])))));
+    out.m[15] = (aether_product_f32x8((a.m[15] * b.m[15])) + (aether_product_f32x8((a.m[14] * b.m[11])) + (aether_product_f32x8((a.m[13] * b.m[7])) + aether_product_f32x8((a.m[12] * b.m[3])))));
     *aether_result = out;
 }
 
@@ -1469,22 +1469,22 @@ static __inline__ __attribute__((__always_inline__)) void aether_mat4d_mul_batch
     const aether_mat4dx4 a = *aether_a;
     const aether_mat4dx4 b = *aether_b;
     aether_mat4dx4 out;
-    out.m[0] = (aether_batch_product_f64x4((a.m[3] * b.m[12])) + (aether_batch_product_f64x4((a.m[2] * b.m[8])) + (aether_batch_product_f64x4((a.m[1] * b.m[4])) + aether_batch_product_f64x4((a.m[0] * b.m[0])))));
-    out.m[1] = (aether_batch_product_f64x4((a.m[3] * b.m[13])) + (aether_batch_product_f64x4((a.m[2] * b.m[9])) + (aether_batch_product_f64x4((a.m[1] * b.m[5])) + aether_batch_product_f64x4((a.m[0] * b.m[1])))));
-    out.m[2] = (aether_batch_product_f64x4((a.m[3] * b.m[14])) + (aether_batch_product_f64x4((a.m[2] * b.m[10])) + (aether_batch_product_f64x4((a.m[1] * b.m[6])) + aether_batch_product_f64x4((a.m[0] * b.m[2])))));
-    out.m[3] = (aether_batch_product_f64x4((a.m[3] * b.m[15])) + (aether_batch_product_f64x4((a.m[2] * b.m[11])) + (aether_batch_product_f64x4((a.m[1] * b.m[7])) + aether_batch_product_f64x4((a.m[0] * b.m[3])))));
-    out.m[4] = (aether_batch_product_f64x4((a.m[7] * b.m[12])) + (aether_batch_product_f64x4((a.m[6] * b.m[8])) + (aether_batch_product_f64x4((a.m[5] * b.m[4])) + aether_batch_product_f64x4((a.m[4] * b.m[0])))));
-    out.m[5] = (aether_batch_product_f64x4((a.m[7] * b.m[13])) + (aether_batch_product_f64x4((a.m[6] * b.m[9])) + (aether_batch_product_f64x4((a.m[5] * b.m[5])) + aether_batch_product_f64x4((a.m[4] * b.m[1])))));
-    out.m[6] = (aether_batch_product_f64x4((a.m[7] * b.m[14])) + (aether_batch_product_f64x4((a.m[6] * b.m[10])) + (aether_batch_product_f64x4((a.m[5] * b.m[6])) + aether_batch_product_f64x4((a.m[4] * b.m[2])))));
-    out.m[7] = (aether_batch_product_f64x4((a.m[7] * b.m[15])) + (aether_batch_product_f64x4((a.m[6] * b.m[11])) + (aether_batch_product_f64x4((a.m[5] * b.m[7])) + aether_batch_product_f64x4((a.m[4] * b.m[3])))));
-    out.m[8] = (aether_batch_product_f64x4((a.m[11] * b.m[12])) + (aether_batch_product_f64x4((a.m[10] * b.m[8])) + (aether_batch_product_f64x4((a.m[9] * b.m[4])) + aether_batch_product_f64x4((a.m[8] * b.m[0])))));
-    out.m[9] = (aether_batch_product_f64x4((a.m[11] * b.m[13])) + (aether_batch_product_f64x4((a.m[10] * b.m[9])) + (aether_batch_product_f64x4((a.m[9] * b.m[5])) + aether_batch_product_f64x4((a.m[8] * b.m[1])))));
-    out.m[10] = (aether_batch_product_f64x4((a.m[11] * b.m[14])) + (aether_batch_product_f64x4((a.m[10] * b.m[10])) + (aether_batch_product_f64x4((a.m[9] * b.m[6])) + aether_batch_product_f64x4((a.m[8] * b.m[2])))));
-    out.m[11] = (aether_batch_product_f64x4((a.m[11] * b.m[15])) + (aether_batch_product_f64x4((a.m[10] * b.m[11])) + (aether_batch_product_f64x4((a.m[9] * b.m[7])) + aether_batch_product_f64x4((a.m[8] * b.m[3])))));
-    out.m[12] = (aether_batch_product_f64x4((a.m[15] * b.m[12])) + (aether_batch_product_f64x4((a.m[14] * b.m[8])) + (aether_batch_product_f64x4((a.m[13] * b.m[4])) + aether_batch_product_f64x4((a.m[12] * b.m[0])))));
-    out.m[13] = (aether_batch_product_f64x4((a.m[15] * b.m[13])) + (aether_batch_product_f64x4((a.m[14] * b.m[9])) + (aether_batch_product_f64x4((a.m[13] * b.m[5])) + aether_batch_product_f64x4((a.m[12] * b.m[1])))));
-    out.m[14] = (aether_batch_product_f64x4((a.m[15] * b.m[14])) + (aether_batch_product_f64x4((a.m[14] * b.m[10])) + (aether_batch_product_f64x4((a.m[13] * b.m[6])) + aether_batch_product_f64x4((a.m[12] * b.m[2])))));
-    out.m[15] = (aether_batch_product_f64x4((a.m[15] * b.m[15])) + (aether_batch_product_f64x4((a.m[14] * b.m[11])) + (aether_batch_product_f64x4((a.m[13] * b.m[7])) + aether_batch_product_f64x4((a.m[12] * b.m[3])))));
+    out.m[0] = (aether_product_f64x4((a.m[3] * b.m[12])) + (aether_product_f64x4((a.m[2] * b.m[8])) + (aether_product_f64x4((a.m[1] * b.m[4])) + aether_product_f64x4((a.m[0] * b.m[0])))));
+    out.m[1] = (aether_product_f64x4((a.m[3] * b.m[13])) + (aether_product_f64x4((a.m[2] * b.m[9])) + (aether_product_f64x4((a.m[1] * b.m[5])) + aether_product_f64x4((a.m[0] * b.m[1])))));
+    out.m[2] = (aether_product_f64x4((a.m[3] * b.m[14])) + (aether_product_f64x4((a.m[2] * b.m[10])) + (aether_product_f64x4((a.m[1] * b.m[6])) + aether_product_f64x4((a.m[0] * b.m[2])))));
+    out.m[3] = (aether_product_f64x4((a.m[3] * b.m[15])) + (aether_product_f64x4((a.m[2] * b.m[11])) + (aether_product_f64x4((a.m[1] * b.m[7])) + aether_product_f64x4((a.m[0] * b.m[3])))));
+    out.m[4] = (aether_product_f64x4((a.m[7] * b.m[12])) + (aether_product_f64x4((a.m[6] * b.m[8])) + (aether_product_f64x4((a.m[5] * b.m[4])) + aether_product_f64x4((a.m[4] * b.m[0])))));
+    out.m[5] = (aether_product_f64x4((a.m[7] * b.m[13])) + (aether_product_f64x4((a.m[6] * b.m[9])) + (aether_product_f64x4((a.m[5] * b.m[5])) + aether_product_f64x4((a.m[4] * b.m[1])))));
+    out.m[6] = (aether_product_f64x4((a.m[7] * b.m[14])) + (aether_product_f64x4((a.m[6] * b.m[10])) + (aether_product_f64x4((a.m[5] * b.m[6])) + aether_product_f64x4((a.m[4] * b.m[2])))));
+    out.m[7] = (aether_product_f64x4((a.m[7] * b.m[15])) + (aether_product_f64x4((a.m[6] * b.m[11])) + (aether_product_f64x4((a.m[5] * b.m[7])) + aether_product_f64x4((a.m[4] * b.m[3])))));
+    out.m[8] = (aether_product_f64x4((a.m[11] * b.m[12])) + (aether_product_f64x4((a.m[10] * b.m[8])) + (aether_product_f64x4((a.m[9] * b.m[4])) + aether_product_f64x4((a.m[8] * b.m[0])))));
+    out.m[9] = (aether_product_f64x4((a.m[11] * b.m[13])) + (aether_product_f64x4((a.m[10] * b.m[9])) + (aether_product_f64x4((a.m[9] * b.m[5])) + aether_product_f64x4((a.m[8] * b.m[1])))));
+    out.m[10] = (aether_product_f64x4((a.m[11] * b.m[14])) + (aether_product_f64x4((a.m[10] * b.m[10])) + (aether_product_f64x4((a.m[9] * b.m[6])) + aether_product_f64x4((a.m[8] * b.m[2])))));
+    out.m[11] = (aether_product_f64x4((a.m[11] * b.m[15])) + (aether_product_f64x4((a.m[10] * b.m[11])) + (aether_product_f64x4((a.m[9] * b.m[7])) + aether_product_f64x4((a.m[8] * b.m[3])))));
+    out.m[12] = (aether_product_f64x4((a.m[15] * b.m[12])) + (aether_product_f64x4((a.m[14] * b.m[8])) + (aether_product_f64x4((a.m[13] * b.m[4])) + aether_product_f64x4((a.m[12] * b.m[0])))));
+    out.m[13] = (aether_product_f64x4((a.m[15] * b.m[13])) + (aether_product_f64x4((a.m[14] * b.m[9])) + (aether_product_f64x4((a.m[13] * b.m[5])) + aether_product_f64x4((a.m[12] * b.m[1])))));
+    out.m[14] = (aether_product_f64x4((a.m[15] * b.m[14])) + (aether_product_f64x4((a.m[14] * b.m[10])) + (aether_product_f64x4((a.m[13] * b.m[6])) + aether_product_f64x4((a.m[12] * b.m[2])))));
+    out.m[15] = (aether_product_f64x4((a.m[15] * b.m[15])) + (aether_product_f64x4((a.m[14] * b.m[11])) + (aether_product_f64x4((a.m[13] * b.m[7])) + aether_product_f64x4((a.m[12] * b.m[3])))));
     *aether_result = out;
 }
 
@@ -1686,183 +1686,183 @@ static __inline__ __attribute__((__always_inline__)) void aether_mat2f_dot_batch
 {
     const aether_mat2fx8 a = *aether_a;
     const aether_mat2fx8 b = *aether_b;
-    *aether_result = (aether_batch_product_f32x8((a.m[3] * b.m[3])) + (aether_batch_product_f32x8((a.m[2] * b.m[2])) + (aether_batch_product_f32x8((a.m[1] * b.m[1])) + aether_batch_product_f32x8((a.m[0] * b.m[0])))));
+    *aether_result = (aether_product_f32x8((a.m[3] * b.m[3])) + (aether_product_f32x8((a.m[2] * b.m[2])) + (aether_product_f32x8((a.m[1] * b.m[1])) + aether_product_f32x8((a.m[0] * b.m[0])))));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_mat2d_dot_batch_x4(aether_f64x4 *aether_result, const aether_mat2dx4 *aether_a, const aether_mat2dx4 *aether_b)
 {
     const aether_mat2dx4 a = *aether_a;
     const aether_mat2dx4 b = *aether_b;
-    *aether_result = (aether_batch_product_f64x4((a.m[3] * b.m[3])) + (aether_batch_product_f64x4((a.m[2] * b.m[2])) + (aether_batch_product_f64x4((a.m[1] * b.m[1])) + aether_batch_product_f64x4((a.m[0] * b.m[0])))));
+    *aether_result = (aether_product_f64x4((a.m[3] * b.m[3])) + (aether_product_f64x4((a.m[2] * b.m[2])) + (aether_product_f64x4((a.m[1] * b.m[1])) + aether_product_f64x4((a.m[0] * b.m[0])))));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_mat3f_dot_batch_x8(aether_f32x8 *aether_result, const aether_mat3fx8 *aether_a, const aether_mat3fx8 *aether_b)
 {
     const aether_mat3fx8 a = *aether_a;
     const aether_mat3fx8 b = *aether_b;
-    *aether_result = (aether_batch_product_f32x8((a.m[8] * b.m[8])) + (aether_batch_product_f32x8((a.m[7] * b.m[7])) + (aether_batch_product_f32x8((a.m[6] * b.m[6])) + (aether_batch_product_f32x8((a.m[5] * b.m[5])) + (aether_batch_product_f32x8((a.m[4] * b.m[4])) + (aether_batch_product_f32x8((a.m[3] * b.m[3])) + (aether_batch_product_f32x8((a.m[2] * b.m[2])) + (aether_batch_product_f32x8((a.m[1] * b.m[1])) + aether_batch_product_f32x8((a.m[0] * b.m[0]))))))))));
+    *aether_result = (aether_product_f32x8((a.m[8] * b.m[8])) + (aether_product_f32x8((a.m[7] * b.m[7])) + (aether_product_f32x8((a.m[6] * b.m[6])) + (aether_product_f32x8((a.m[5] * b.m[5])) + (aether_product_f32x8((a.m[4] * b.m[4])) + (aether_product_f32x8((a.m[3] * b.m[3])) + (aether_product_f32x8((a.m[2] * b.m[2])) + (aether_product_f32x8((a.m[1] * b.m[1])) + aether_product_f32x8((a.m[0] * b.m[0]))))))))));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_mat3d_dot_batch_x4(aether_f64x4 *aether_result, const aether_mat3dx4 *aether_a, const aether_mat3dx4 *aether_b)
 {
     const aether_mat3dx4 a = *aether_a;
     const aether_mat3dx4 b = *aether_b;
-    *aether_result = (aether_batch_product_f64x4((a.m[8] * b.m[8])) + (aether_batch_product_f64x4((a.m[7] * b.m[7])) + (aether_batch_product_f64x4((a.m[6] * b.m[6])) + (aether_batch_product_f64x4((a.m[5] * b.m[5])) + (aether_batch_product_f64x4((a.m[4] * b.m[4])) + (aether_batch_product_f64x4((a.m[3] * b.m[3])) + (aether_batch_product_f64x4((a.m[2] * b.m[2])) + (aether_batch_product_f64x4((a.m[1] * b.m[1])) + aether_batch_product_f64x4((a.m[0] * b.m[0]))))))))));
+    *aether_result = (aether_product_f64x4((a.m[8] * b.m[8])) + (aether_product_f64x4((a.m[7] * b.m[7])) + (aether_product_f64x4((a.m[6] * b.m[6])) + (aether_product_f64x4((a.m[5] * b.m[5])) + (aether_product_f64x4((a.m[4] * b.m[4])) + (aether_product_f64x4((a.m[3] * b.m[3])) + (aether_product_f64x4((a.m[2] * b.m[2])) + (aether_product_f64x4((a.m[1] * b.m[1])) + aether_product_f64x4((a.m[0] * b.m[0]))))))))));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_mat4f_dot_batch_x8(aether_f32x8 *aether_result, const aether_mat4fx8 *aether_a, const aether_mat4fx8 *aether_b)
 {
     const aether_mat4fx8 a = *aether_a;
     const aether_mat4fx8 b = *aether_b;
-    *aether_result = (aether_batch_product_f32x8((a.m[15] * b.m[15])) + (aether_batch_product_f32x8((a.m[14] * b.m[14])) + (aether_batch_product_f32x8((a.m[13] * b.m[13])) + (aether_batch_product_f32x8((a.m[12] * b.m[12])) + (aether_batch_product_f32x8((a.m[11] * b.m[11])) + (aether_batch_product_f32x8((a.m[10] * b.m[10])) + (aether_batch_product_f32x8((a.m[9] * b.m[9])) + (aether_batch_product_f32x8((a.m[8] * b.m[8])) + (aether_batch_product_f32x8((a.m[7] * b.m[7])) + (aether_batch_product_f32x8((a.m[6] * b.m[6])) + (aether_batch_product_f32x8((a.m[5] * b.m[5])) + (aether_batch_product_f32x8((a.m[4] * b.m[4])) + (aether_batch_product_f32x8((a.m[3] * b.m[3])) + (aether_batch_product_f32x8((a.m[2] * b.m[2])) + (aether_batch_product_f32x8((a.m[1] * b.m[1])) + aether_batch_product_f32x8((a.m[0] * b.m[0])))))))))))))))));
+    *aether_result = (aether_product_f32x8((a.m[15] * b.m[15])) + (aether_product_f32x8((a.m[14] * b.m[14])) + (aether_product_f32x8((a.m[13] * b.m[13])) + (aether_product_f32x8((a.m[12] * b.m[12])) + (aether_product_f32x8((a.m[11] * b.m[11])) + (aether_product_f32x8((a.m[10] * b.m[10])) + (aether_product_f32x8((a.m[9] * b.m[9])) + (aether_product_f32x8((a.m[8] * b.m[8])) + (aether_product_f32x8((a.m[7] * b.m[7])) + (aether_product_f32x8((a.m[6] * b.m[6])) + (aether_product_f32x8((a.m[5] * b.m[5])) + (aether_product_f32x8((a.m[4] * b.m[4])) + (aether_product_f32x8((a.m[3] * b.m[3])) + (aether_product_f32x8((a.m[2] * b.m[2])) + (aether_product_f32x8((a.m[1] * b.m[1])) + aether_product_f32x8((a.m[0] * b.m[0])))))))))))))))));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_mat4d_dot_batch_x4(aether_f64x4 *aether_result, const aether_mat4dx4 *aether_a, const aether_mat4dx4 *aether_b)
 {
     const aether_mat4dx4 a = *aether_a;
     const aether_mat4dx4 b = *aether_b;
-    *aether_result = (aether_batch_product_f64x4((a.m[15] * b.m[15])) + (aether_batch_product_f64x4((a.m[14] * b.m[14])) + (aether_batch_product_f64x4((a.m[13] * b.m[13])) + (aether_batch_product_f64x4((a.m[12] * b.m[12])) + (aether_batch_product_f64x4((a.m[11] * b.m[11])) + (aether_batch_product_f64x4((a.m[10] * b.m[10])) + (aether_batch_product_f64x4((a.m[9] * b.m[9])) + (aether_batch_product_f64x4((a.m[8] * b.m[8])) + (aether_batch_product_f64x4((a.m[7] * b.m[7])) + (aether_batch_product_f64x4((a.m[6] * b.m[6])) + (aether_batch_product_f64x4((a.m[5] * b.m[5])) + (aether_batch_product_f64x4((a.m[4] * b.m[4])) + (aether_batch_product_f64x4((a.m[3] * b.m[3])) + (aether_batch_product_f64x4((a.m[2] * b.m[2])) + (aether_batch_product_f64x4((a.m[1] * b.m[1])) + aether_batch_product_f64x4((a.m[0] * b.m[0])))))))))))))))));
+    *aether_result = (aether_product_f64x4((a.m[15] * b.m[15])) + (aether_product_f64x4((a.m[14] * b.m[14])) + (aether_product_f64x4((a.m[13] * b.m[13])) + (aether_product_f64x4((a.m[12] * b.m[12])) + (aether_product_f64x4((a.m[11] * b.m[11])) + (aether_product_f64x4((a.m[10] * b.m[10])) + (aether_product_f64x4((a.m[9] * b.m[9])) + (aether_product_f64x4((a.m[8] * b.m[8])) + (aether_product_f64x4((a.m[7] * b.m[7])) + (aether_product_f64x4((a.m[6] * b.m[6])) + (aether_product_f64x4((a.m[5] * b.m[5])) + (aether_product_f64x4((a.m[4] * b.m[4])) + (aether_product_f64x4((a.m[3] * b.m[3])) + (aether_product_f64x4((a.m[2] * b.m[2])) + (aether_product_f64x4((a.m[1] * b.m[1])) + aether_product_f64x4((a.m[0] * b.m[0])))))))))))))))));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_mat2f_determinant_batch_x8(aether_f32x8 *aether_result, const aether_mat2fx8 *aether_m)
 {
     const aether_mat2fx8 m = *aether_m;
-    *aether_result = (aether_batch_product_f32x8((m.m[0] * m.m[3])) - aether_batch_product_f32x8((m.m[1] * m.m[2])));
+    *aether_result = (aether_product_f32x8((m.m[0] * m.m[3])) - aether_product_f32x8((m.m[1] * m.m[2])));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_mat2d_determinant_batch_x4(aether_f64x4 *aether_result, const aether_mat2dx4 *aether_m)
 {
     const aether_mat2dx4 m = *aether_m;
-    *aether_result = (aether_batch_product_f64x4((m.m[0] * m.m[3])) - aether_batch_product_f64x4((m.m[1] * m.m[2])));
+    *aether_result = (aether_product_f64x4((m.m[0] * m.m[3])) - aether_product_f64x4((m.m[1] * m.m[2])));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_mat3f_determinant_batch_x8(aether_f32x8 *aether_result, const aether_mat3fx8 *aether_m)
 {
     const aether_mat3fx8 m = *aether_m;
-    *aether_result = ((aether_batch_product_f32x8((m.m[0] * (aether_batch_product_f32x8((m.m[4] * m.m[8])) - aether_batch_product_f32x8((m.m[5] * m.m[7]))))) - aether_batch_product_f32x8((m.m[1] * (aether_batch_product_f32x8((m.m[3] * m.m[8])) - aether_batch_product_f32x8((m.m[5] * m.m[6])))))) + aether_batch_product_f32x8((m.m[2] * (aether_batch_product_f32x8((m.m[3] * m.m[7])) - aether_batch_product_f32x8((m.m[4] * m.m[6]))))));
+    *aether_result = ((aether_product_f32x8((m.m[0] * (aether_product_f32x8((m.m[4] * m.m[8])) - aether_product_f32x8((m.m[5] * m.m[7]))))) - aether_product_f32x8((m.m[1] * (aether_product_f32x8((m.m[3] * m.m[8])) - aether_product_f32x8((m.m[5] * m.m[6])))))) + aether_product_f32x8((m.m[2] * (aether_product_f32x8((m.m[3] * m.m[7])) - aether_product_f32x8((m.m[4] * m.m[6]))))));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_mat3d_determinant_batch_x4(aether_f64x4 *aether_result, const aether_mat3dx4 *aether_m)
 {
     const aether_mat3dx4 m = *aether_m;
-    *aether_result = ((aether_batch_product_f64x4((m.m[0] * (aether_batch_product_f64x4((m.m[4] * m.m[8])) - aether_batch_product_f64x4((m.m[5] * m.m[7]))))) - aether_batch_product_f64x4((m.m[1] * (aether_batch_product_f64x4((m.m[3] * m.m[8])) - aether_batch_product_f64x4((m.m[5] * m.m[6])))))) + aether_batch_product_f64x4((m.m[2] * (aether_batch_product_f64x4((m.m[3] * m.m[7])) - aether_batch_product_f64x4((m.m[4] * m.m[6]))))));
+    *aether_result = ((aether_product_f64x4((m.m[0] * (aether_product_f64x4((m.m[4] * m.m[8])) - aether_product_f64x4((m.m[5] * m.m[7]))))) - aether_product_f64x4((m.m[1] * (aether_product_f64x4((m.m[3] * m.m[8])) - aether_product_f64x4((m.m[5] * m.m[6])))))) + aether_product_f64x4((m.m[2] * (aether_product_f64x4((m.m[3] * m.m[7])) - aether_product_f64x4((m.m[4] * m.m[6]))))));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_mat4f_determinant_batch_x8(aether_f32x8 *aether_result, const aether_mat4fx8 *aether_m)
 {
     const aether_mat4fx8 m = *aether_m;
-    *aether_result = (((aether_batch_product_f32x8((m.m[0] * ((aether_batch_product_f32x8((m.m[5] * (aether_batch_product_f32x8((m.m[10] * m.m[15])) - aether_batch_product_f32x8((m.m[11] * m.m[14]))))) - aether_batch_product_f32x8((m.m[6] * (aether_batch_product_f32x8((m.m[9] * m.m[15])) - aether_batch_product_f32x8((m.m[11] * m.m[13])))))) + aether_batch_product_f32x8((m.m[7] * (aether_batch_product_f32x8((m.m[9] * m.m[14])) - aether_batch_product_f32x8((m.m[10] * m.m[13])))))))) - aether_batch_product_f32x8((m.m[1] * ((aether_batch_product_f32x8((m.m[4] * (aether_batch_product_f32x8((m.m[10] * m.m[15])) - aether_batch_product_f32x8((m.m[11] * m.m[14]))))) - aether_batch_product_f32x8((m.m[6] * (aether_batch_product_f32x8((m.m[8] * m.m[15])) - aether_batch_product_f32x8((m.m[11] * m.m[12])))))) + aether_batch_product_f32x8((m.m[7] * (aether_batch_product_f32x8((m.m[8] * m.m[14])) - aether_batch_product_f32x8((m.m[10] * m.m[12]))))))))) + aether_batch_product_f32x8((m.m[2] * ((aether_batch_product_f32x8((m.m[4] * (aether_batch_product_f32x8((m.m[9] * m.m[15])) - aether_batch_product_f32x8((m.m[11] * m.m[13]))))) - aether_batch_product_f32x8((m.m[5] * (aether_batch_product_f32x8((m.m[8] * m.m[15])) - aether_batch_product_f32x8((m.m[11] * m.m[12])))))) + aether_batch_product_f32x8((m.m[7] * (aether_batch_product_f32x8((m.m[8] * m.m[13])) - aether_batch_product_f32x8((m.m[9] * m.m[12]))))))))) - aether_batch_product_f32x8((m.m[3] * ((aether_batch_product_f32x8((m.m[4] * (aether_batch_product_f32x8((m.m[9] * m.m[14])) - aether_batch_product_f32x8((m.m[10] * m.m[13]))))) - aether_batch_product_f32x8((m.m[5] * (aether_batch_product_f32x8((m.m[8] * m.m[14])) - aether_batch_product_f32x8((m.m[10] * m.m[12])))))) + aether_batch_product_f32x8((m.m[6] * (aether_batch_product_f32x8((m.m[8] * m.m[13])) - aether_batch_product_f32x8((m.m[9] * m.m[12])))))))));
+    *aether_result = (((aether_product_f32x8((m.m[0] * ((aether_product_f32x8((m.m[5] * (aether_product_f32x8((m.m[10] * m.m[15])) - aether_product_f32x8((m.m[11] * m.m[14]))))) - aether_product_f32x8((m.m[6] * (aether_product_f32x8((m.m[9] * m.m[15])) - aether_product_f32x8((m.m[11] * m.m[13])))))) + aether_product_f32x8((m.m[7] * (aether_product_f32x8((m.m[9] * m.m[14])) - aether_product_f32x8((m.m[10] * m.m[13])))))))) - aether_product_f32x8((m.m[1] * ((aether_product_f32x8((m.m[4] * (aether_product_f32x8((m.m[10] * m.m[15])) - aether_product_f32x8((m.m[11] * m.m[14]))))) - aether_product_f32x8((m.m[6] * (aether_product_f32x8((m.m[8] * m.m[15])) - aether_product_f32x8((m.m[11] * m.m[12])))))) + aether_product_f32x8((m.m[7] * (aether_product_f32x8((m.m[8] * m.m[14])) - aether_product_f32x8((m.m[10] * m.m[12]))))))))) + aether_product_f32x8((m.m[2] * ((aether_product_f32x8((m.m[4] * (aether_product_f32x8((m.m[9] * m.m[15])) - aether_product_f32x8((m.m[11] * m.m[13]))))) - aether_product_f32x8((m.m[5] * (aether_product_f32x8((m.m[8] * m.m[15])) - aether_product_f32x8((m.m[11] * m.m[12])))))) + aether_product_f32x8((m.m[7] * (aether_product_f32x8((m.m[8] * m.m[13])) - aether_product_f32x8((m.m[9] * m.m[12]))))))))) - aether_product_f32x8((m.m[3] * ((aether_product_f32x8((m.m[4] * (aether_product_f32x8((m.m[9] * m.m[14])) - aether_product_f32x8((m.m[10] * m.m[13]))))) - aether_product_f32x8((m.m[5] * (aether_product_f32x8((m.m[8] * m.m[14])) - aether_product_f32x8((m.m[10] * m.m[12])))))) + aether_product_f32x8((m.m[6] * (aether_product_f32x8((m.m[8] * m.m[13])) - aether_product_f32x8((m.m[9] * m.m[12])))))))));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_mat4d_determinant_batch_x4(aether_f64x4 *aether_result, const aether_mat4dx4 *aether_m)
 {
     const aether_mat4dx4 m = *aether_m;
-    *aether_result = (((aether_batch_product_f64x4((m.m[0] * ((aether_batch_product_f64x4((m.m[5] * (aether_batch_product_f64x4((m.m[10] * m.m[15])) - aether_batch_product_f64x4((m.m[11] * m.m[14]))))) - aether_batch_product_f64x4((m.m[6] * (aether_batch_product_f64x4((m.m[9] * m.m[15])) - aether_batch_product_f64x4((m.m[11] * m.m[13])))))) + aether_batch_product_f64x4((m.m[7] * (aether_batch_product_f64x4((m.m[9] * m.m[14])) - aether_batch_product_f64x4((m.m[10] * m.m[13])))))))) - aether_batch_product_f64x4((m.m[1] * ((aether_batch_product_f64x4((m.m[4] * (aether_batch_product_f64x4((m.m[10] * m.m[15])) - aether_batch_product_f64x4((m.m[11] * m.m[14]))))) - aether_batch_product_f64x4((m.m[6] * (aether_batch_product_f64x4((m.m[8] * m.m[15])) - aether_batch_product_f64x4((m.m[11] * m.m[12])))))) + aether_batch_product_f64x4((m.m[7] * (aether_batch_product_f64x4((m.m[8] * m.m[14])) - aether_batch_product_f64x4((m.m[10] * m.m[12]))))))))) + aether_batch_product_f64x4((m.m[2] * ((aether_batch_product_f64x4((m.m[4] * (aether_batch_product_f64x4((m.m[9] * m.m[15])) - aether_batch_product_f64x4((m.m[11] * m.m[13]))))) - aether_batch_product_f64x4((m.m[5] * (aether_batch_product_f64x4((m.m[8] * m.m[15])) - aether_batch_product_f64x4((m.m[11] * m.m[12])))))) + aether_batch_product_f64x4((m.m[7] * (aether_batch_product_f64x4((m.m[8] * m.m[13])) - aether_batch_product_f64x4((m.m[9] * m.m[12]))))))))) - aether_batch_product_f64x4((m.m[3] * ((aether_batch_product_f64x4((m.m[4] * (aether_batch_product_f64x4((m.m[9] * m.m[14])) - aether_batch_product_f64x4((m.m[10] * m.m[13]))))) - aether_batch_product_f64x4((m.m[5] * (aether_batch_product_f64x4((m.m[8] * m.m[14])) - aether_batch_product_f64x4((m.m[10] * m.m[12])))))) + aether_batch_product_f64x4((m.m[6] * (aether_batch_product_f64x4((m.m[8] * m.m[13])) - aether_batch_product_f64x4((m.m[9] * m.m[12])))))))));
+    *aether_result = (((aether_product_f64x4((m.m[0] * ((aether_product_f64x4((m.m[5] * (aether_product_f64x4((m.m[10] * m.m[15])) - aether_product_f64x4((m.m[11] * m.m[14]))))) - aether_product_f64x4((m.m[6] * (aether_product_f64x4((m.m[9] * m.m[15])) - aether_product_f64x4((m.m[11] * m.m[13])))))) + aether_product_f64x4((m.m[7] * (aether_product_f64x4((m.m[9] * m.m[14])) - aether_product_f64x4((m.m[10] * m.m[13])))))))) - aether_product_f64x4((m.m[1] * ((aether_product_f64x4((m.m[4] * (aether_product_f64x4((m.m[10] * m.m[15])) - aether_product_f64x4((m.m[11] * m.m[14]))))) - aether_product_f64x4((m.m[6] * (aether_product_f64x4((m.m[8] * m.m[15])) - aether_product_f64x4((m.m[11] * m.m[12])))))) + aether_product_f64x4((m.m[7] * (aether_product_f64x4((m.m[8] * m.m[14])) - aether_product_f64x4((m.m[10] * m.m[12]))))))))) + aether_product_f64x4((m.m[2] * ((aether_product_f64x4((m.m[4] * (aether_product_f64x4((m.m[9] * m.m[15])) - aether_product_f64x4((m.m[11] * m.m[13]))))) - aether_product_f64x4((m.m[5] * (aether_product_f64x4((m.m[8] * m.m[15])) - aether_product_f64x4((m.m[11] * m.m[12])))))) + aether_product_f64x4((m.m[7] * (aether_product_f64x4((m.m[8] * m.m[13])) - aether_product_f64x4((m.m[9] * m.m[12]))))))))) - aether_product_f64x4((m.m[3] * ((aether_product_f64x4((m.m[4] * (aether_product_f64x4((m.m[9] * m.m[14])) - aether_product_f64x4((m.m[10] * m.m[13]))))) - aether_product_f64x4((m.m[5] * (aether_product_f64x4((m.m[8] * m.m[14])) - aether_product_f64x4((m.m[10] * m.m[12])))))) + aether_product_f64x4((m.m[6] * (aether_product_f64x4((m.m[8] * m.m[13])) - aether_product_f64x4((m.m[9] * m.m[12])))))))));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_mat2f_inverse_adjugate_batch_x8(aether_mat2fx8 *aether_result, const aether_mat2fx8 *aether_m)
 {
     const aether_mat2fx8 m = *aether_m;
-    const aether_f32x8 s = (aether_batch_splat_f32x8(1.0f) / (aether_batch_product_f32x8((m.m[0] * m.m[3])) - aether_batch_product_f32x8((m.m[1] * m.m[2]))));
+    const aether_f32x8 s = (aether_batch_splat_f32x8(1.0f) / (aether_product_f32x8((m.m[0] * m.m[3])) - aether_product_f32x8((m.m[1] * m.m[2]))));
     aether_mat2fx8 out;
-    out.m[0] = aether_batch_product_f32x8((m.m[3] * s));
-    out.m[1] = aether_batch_product_f32x8((aether_batch_product_f32x8((m.m[1] * aether_batch_splat_f32x8(-1.0f))) * s));
-    out.m[2] = aether_batch_product_f32x8((aether_batch_product_f32x8((m.m[2] * aether_batch_splat_f32x8(-1.0f))) * s));
-    out.m[3] = aether_batch_product_f32x8((m.m[0] * s));
+    out.m[0] = aether_product_f32x8((m.m[3] * s));
+    out.m[1] = aether_product_f32x8((aether_product_f32x8((m.m[1] * aether_batch_splat_f32x8(-1.0f))) * s));
+    out.m[2] = aether_product_f32x8((aether_product_f32x8((m.m[2] * aether_batch_splat_f32x8(-1.0f))) * s));
+    out.m[3] = aether_product_f32x8((m.m[0] * s));
     *aether_result = out;
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_mat2d_inverse_adjugate_batch_x4(aether_mat2dx4 *aether_result, const aether_mat2dx4 *aether_m)
 {
     const aether_mat2dx4 m = *aether_m;
-    const aether_f64x4 s = (aether_batch_splat_f64x4(1.0) / (aether_batch_product_f64x4((m.m[0] * m.m[3])) - aether_batch_product_f64x4((m.m[1] * m.m[2]))));
+    const aether_f64x4 s = (aether_batch_splat_f64x4(1.0) / (aether_product_f64x4((m.m[0] * m.m[3])) - aether_product_f64x4((m.m[1] * m.m[2]))));
     aether_mat2dx4 out;
-    out.m[0] = aether_batch_product_f64x4((m.m[3] * s));
-    out.m[1] = aether_batch_product_f64x4((aether_batch_product_f64x4((m.m[1] * aether_batch_splat_f64x4(-1.0))) * s));
-    out.m[2] = aether_batch_product_f64x4((aether_batch_product_f64x4((m.m[2] * aether_batch_splat_f64x4(-1.0))) * s));
-    out.m[3] = aether_batch_product_f64x4((m.m[0] * s));
+    out.m[0] = aether_product_f64x4((m.m[3] * s));
+    out.m[1] = aether_product_f64x4((aether_product_f64x4((m.m[1] * aether_batch_splat_f64x4(-1.0))) * s));
+    out.m[2] = aether_product_f64x4((aether_product_f64x4((m.m[2] * aether_batch_splat_f64x4(-1.0))) * s));
+    out.m[3] = aether_product_f64x4((m.m[0] * s));
     *aether_result = out;
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_mat3f_inverse_adjugate_batch_x8(aether_mat3fx8 *aether_result, const aether_mat3fx8 *aether_m)
 {
     const aether_mat3fx8 m = *aether_m;
-    const aether_f32x8 s = (aether_batch_splat_f32x8(1.0f) / ((aether_batch_product_f32x8((m.m[0] * (aether_batch_product_f32x8((m.m[4] * m.m[8])) - aether_batch_product_f32x8((m.m[5] * m.m[7]))))) - aether_batch_product_f32x8((m.m[1] * (aether_batch_product_f32x8((m.m[3] * m.m[8])) - aether_batch_product_f32x8((m.m[5] * m.m[6])))))) + aether_batch_product_f32x8((m.m[2] * (aether_batch_product_f32x8((m.m[3] * m.m[7])) - aether_batch_product_f32x8((m.m[4] * m.m[6])))))));
+    const aether_f32x8 s = (aether_batch_splat_f32x8(1.0f) / ((aether_product_f32x8((m.m[0] * (aether_product_f32x8((m.m[4] * m.m[8])) - aether_product_f32x8((m.m[5] * m.m[7]))))) - aether_product_f32x8((m.m[1] * (aether_product_f32x8((m.m[3] * m.m[8])) - aether_product_f32x8((m.m[5] * m.m[6])))))) + aether_product_f32x8((m.m[2] * (aether_product_f32x8((m.m[3] * m.m[7])) - aether_product_f32x8((m.m[4] * m.m[6])))))));
     aether_mat3fx8 out;
-    out.m[0] = aether_batch_product_f32x8(((aether_batch_product_f32x8((m.m[4] * m.m[8])) - aether_batch_product_f32x8((m.m[5] * m.m[7]))) * s));
-    out.m[1] = aether_batch_product_f32x8((aether_batch_product_f32x8(((aether_batch_product_f32x8((m.m[1] * m.m[8])) - aether_batch_product_f32x8((m.m[2] * m.m[7]))) * aether_batch_splat_f32x8(-1.0f))) * s));
-    out.m[2] = aether_batch_product_f32x8(((aether_batch_product_f32x8((m.m[1] * m.m[5])) - aether_batch_product_f32x8((m.m[2] * m.m[4]))) * s));
-    out.m[3] = aether_batch_product_f32x8((aether_batch_product_f32x8(((aether_batch_product_f32x8((m.m[3] * m.m[8])) - aether_batch_product_f32x8((m.m[5] * m.m[6]))) * aether_batch_splat_f32x8(-1.0f))) * s));
-    out.m[4] = aether_batch_product_f32x8(((aether_batch_product_f32x8((m.m[0] * m.m[8])) - aether_batch_product_f32x8((m.m[2] * m.m[6]))) * s));
-    out.m[5] = aether_batch_product_f32x8((aether_batch_product_f32x8(((aether_batch_product_f32x8((m.m[0] * m.m[5])) - aether_batch_product_f32x8((m.m[2] * m.m[3]))) * aether_batch_splat_f32x8(-1.0f))) * s));
-    out.m[6] = aether_batch_product_f32x8(((aether_batch_product_f32x8((m.m[3] * m.m[7])) - aether_batch_product_f32x8((m.m[4] * m.m[6]))) * s));
-    out.m[7] = aether_batch_product_f32x8((aether_batch_product_f32x8(((aether_batch_product_f32x8((m.m[0] * m.m[7])) - aether_batch_product_f32x8((m.m[1] * m.m[6]))) * aether_batch_splat_f32x8(-1.0f))) * s));
-    out.m[8] = aether_batch_product_f32x8(((aether_batch_product_f32x8((m.m[0] * m.m[4])) - aether_batch_product_f32x8((m.m[1] * m.m[3]))) * s));
+    out.m[0] = aether_product_f32x8(((aether_product_f32x8((m.m[4] * m.m[8])) - aether_product_f32x8((m.m[5] * m.m[7]))) * s));
+    out.m[1] = aether_product_f32x8((aether_product_f32x8(((aether_product_f32x8((m.m[1] * m.m[8])) - aether_product_f32x8((m.m[2] * m.m[7]))) * aether_batch_splat_f32x8(-1.0f))) * s));
+    out.m[2] = aether_product_f32x8(((aether_product_f32x8((m.m[1] * m.m[5])) - aether_product_f32x8((m.m[2] * m.m[4]))) * s));
+    out.m[3] = aether_product_f32x8((aether_product_f32x8(((aether_product_f32x8((m.m[3] * m.m[8])) - aether_product_f32x8((m.m[5] * m.m[6]))) * aether_batch_splat_f32x8(-1.0f))) * s));
+    out.m[4] = aether_product_f32x8(((aether_product_f32x8((m.m[0] * m.m[8])) - aether_product_f32x8((m.m[2] * m.m[6]))) * s));
+    out.m[5] = aether_product_f32x8((aether_product_f32x8(((aether_product_f32x8((m.m[0] * m.m[5])) - aether_product_f32x8((m.m[2] * m.m[3]))) * aether_batch_splat_f32x8(-1.0f))) * s));
+    out.m[6] = aether_product_f32x8(((aether_product_f32x8((m.m[3] * m.m[7])) - aether_product_f32x8((m.m[4] * m.m[6]))) * s));
+    out.m[7] = aether_product_f32x8((aether_product_f32x8(((aether_product_f32x8((m.m[0] * m.m[7])) - aether_product_f32x8((m.m[1] * m.m[6]))) * aether_batch_splat_f32x8(-1.0f))) * s));
+    out.m[8] = aether_product_f32x8(((aether_product_f32x8((m.m[0] * m.m[4])) - aether_product_f32x8((m.m[1] * m.m[3]))) * s));
     *aether_result = out;
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_mat3d_inverse_adjugate_batch_x4(aether_mat3dx4 *aether_result, const aether_mat3dx4 *aether_m)
 {
     const aether_mat3dx4 m = *aether_m;
-    const aether_f64x4 s = (aether_batch_splat_f64x4(1.0) / ((aether_batch_product_f64x4((m.m[0] * (aether_batch_product_f64x4((m.m[4] * m.m[8])) - aether_batch_product_f64x4((m.m[5] * m.m[7]))))) - aether_batch_product_f64x4((m.m[1] * (aether_batch_product_f64x4((m.m[3] * m.m[8])) - aether_batch_product_f64x4((m.m[5] * m.m[6])))))) + aether_batch_product_f64x4((m.m[2] * (aether_batch_product_f64x4((m.m[3] * m.m[7])) - aether_batch_product_f64x4((m.m[4] * m.m[6])))))));
+    const aether_f64x4 s = (aether_batch_splat_f64x4(1.0) / ((aether_product_f64x4((m.m[0] * (aether_product_f64x4((m.m[4] * m.m[8])) - aether_product_f64x4((m.m[5] * m.m[7]))))) - aether_product_f64x4((m.m[1] * (aether_product_f64x4((m.m[3] * m.m[8])) - aether_product_f64x4((m.m[5] * m.m[6])))))) + aether_product_f64x4((m.m[2] * (aether_product_f64x4((m.m[3] * m.m[7])) - aether_product_f64x4((m.m[4] * m.m[6])))))));
     aether_mat3dx4 out;
-    out.m[0] = aether_batch_product_f64x4(((aether_batch_product_f64x4((m.m[4] * m.m[8])) - aether_batch_product_f64x4((m.m[5] * m.m[7]))) * s));
-    out.m[1] = aether_batch_product_f64x4((aether_batch_product_f64x4(((aether_batch_product_f64x4((m.m[1] * m.m[8])) - aether_batch_product_f64x4((m.m[2] * m.m[7]))) * aether_batch_splat_f64x4(-1.0))) * s));
-    out.m[2] = aether_batch_product_f64x4(((aether_batch_product_f64x4((m.m[1] * m.m[5])) - aether_batch_product_f64x4((m.m[2] * m.m[4]))) * s));
-    out.m[3] = aether_batch_product_f64x4((aether_batch_product_f64x4(((aether_batch_product_f64x4((m.m[3] * m.m[8])) - aether_batch_product_f64x4((m.m[5] * m.m[6]))) * aether_batch_splat_f64x4(-1.0))) * s));
-    out.m[4] = aether_batch_product_f64x4(((aether_batch_product_f64x4((m.m[0] * m.m[8])) - aether_batch_product_f64x4((m.m[2] * m.m[6]))) * s));
-    out.m[5] = aether_batch_product_f64x4((aether_batch_product_f64x4(((aether_batch_product_f64x4((m.m[0] * m.m[5])) - aether_batch_product_f64x4((m.m[2] * m.m[3]))) * aether_batch_splat_f64x4(-1.0))) * s));
-    out.m[6] = aether_batch_product_f64x4(((aether_batch_product_f64x4((m.m[3] * m.m[7])) - aether_batch_product_f64x4((m.m[4] * m.m[6]))) * s));
-    out.m[7] = aether_batch_product_f64x4((aether_batch_product_f64x4(((aether_batch_product_f64x4((m.m[0] * m.m[7])) - aether_batch_product_f64x4((m.m[1] * m.m[6]))) * aether_batch_splat_f64x4(-1.0))) * s));
-    out.m[8] = aether_batch_product_f64x4(((aether_batch_product_f64x4((m.m[0] * m.m[4])) - aether_batch_product_f64x4((m.m[1] * m.m[3]))) * s));
+    out.m[0] = aether_product_f64x4(((aether_product_f64x4((m.m[4] * m.m[8])) - aether_product_f64x4((m.m[5] * m.m[7]))) * s));
+    out.m[1] = aether_product_f64x4((aether_product_f64x4(((aether_product_f64x4((m.m[1] * m.m[8])) - aether_product_f64x4((m.m[2] * m.m[7]))) * aether_batch_splat_f64x4(-1.0))) * s));
+    out.m[2] = aether_product_f64x4(((aether_product_f64x4((m.m[1] * m.m[5])) - aether_product_f64x4((m.m[2] * m.m[4]))) * s));
+    out.m[3] = aether_product_f64x4((aether_product_f64x4(((aether_product_f64x4((m.m[3] * m.m[8])) - aether_product_f64x4((m.m[5] * m.m[6]))) * aether_batch_splat_f64x4(-1.0))) * s));
+    out.m[4] = aether_product_f64x4(((aether_product_f64x4((m.m[0] * m.m[8])) - aether_product_f64x4((m.m[2] * m.m[6]))) * s));
+    out.m[5] = aether_product_f64x4((aether_product_f64x4(((aether_product_f64x4((m.m[0] * m.m[5])) - aether_product_f64x4((m.m[2] * m.m[3]))) * aether_batch_splat_f64x4(-1.0))) * s));
+    out.m[6] = aether_product_f64x4(((aether_product_f64x4((m.m[3] * m.m[7])) - aether_product_f64x4((m.m[4] * m.m[6]))) * s));
+    out.m[7] = aether_product_f64x4((aether_product_f64x4(((aether_product_f64x4((m.m[0] * m.m[7])) - aether_product_f64x4((m.m[1] * m.m[6]))) * aether_batch_splat_f64x4(-1.0))) * s));
+    out.m[8] = aether_product_f64x4(((aether_product_f64x4((m.m[0] * m.m[4])) - aether_product_f64x4((m.m[1] * m.m[3]))) * s));
     *aether_result = out;
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_mat4f_inverse_adjugate_batch_x8(aether_mat4fx8 *aether_result, const aether_mat4fx8 *aether_m)
 {
     const aether_mat4fx8 m = *aether_m;
-    const aether_f32x8 s = (aether_batch_splat_f32x8(1.0f) / (((aether_batch_product_f32x8((m.m[0] * ((aether_batch_product_f32x8((m.m[5] * (aether_batch_product_f32x8((m.m[10] * m.m[15])) - aether_batch_product_f32x8((m.m[11] * m.m[14]))))) - aether_batch_product_f32x8((m.m[6] * (aether_batch_product_f32x8((m.m[9] * m.m[15])) - aether_batch_product_f32x8((m.m[11] * m.m[13])))))) + aether_batch_product_f32x8((m.m[7] * (aether_batch_product_f32x8((m.m[9] * m.m[14])) - aether_batch_product_f32x8((m.m[10] * m.m[13])))))))) - aether_batch_product_f32x8((m.m[1] * ((aether_batch_product_f32x8((m.m[4] * (aether_batch_product_f32x8((m.m[10] * m.m[15])) - aether_batch_product_f32x8((m.m[11] * m.m[14]))))) - aether_batch_product_f32x8((m.m[6] * (aether_batch_product_f32x8((m.m[8] * m.m[15])) - aether_batch_product_f32x8((m.m[11] * m.m[12])))))) + aether_batch_product_f32x8((m.m[7] * (aether_batch_product_f32x8((m.m[8] * m.m[14])) - aether_batch_product_f32x8((m.m[10] * m.m[12]))))))))) + aether_batch_product_f32x8((m.m[2] * ((aether_batch_product_f32x8((m.m[4] * (aether_batch_product_f32x8((m.m[9] * m.m[15])) - aether_batch_product_f32x8((m.m[11] * m.m[13]))))) - aether_batch_product_f32x8((m.m[5] * (aether_batch_product_f32x8((m.m[8] * m.m[15])) - aether_batch_product_f32x8((m.m[11] * m.m[12])))))) + aether_batch_product_f32x8((m.m[7] * (aether_batch_product_f32x8((m.m[8] * m.m[13])) - aether_batch_product_f32x8((m.m[9] * m.m[12]))))))))) - aether_batch_product_f32x8((m.m[3] * ((aether_batch_product_f32x8((m.m[4] * (aether_batch_product_f32x8((m.m[9] * m.m[14])) - aether_batch_product_f32x8((m.m[10] * m.m[13]))))) - aether_batch_product_f32x8((m.m[5] * (aether_batch_product_f32x8((m.m[8] * m.m[14])) - aether_batch_product_f32x8((m.m[10] * m.m[12])))))) + aether_batch_product_f32x8((m.m[6] * (aether_batch_product_f32x8((m.m[8] * m.m[13])) - aether_batch_product_f32x8((m.m[9] * m.m[12]))))))))));
+    const aether_f32x8 s = (aether_batch_splat_f32x8(1.0f) / (((aether_product_f32x8((m.m[0] * ((aether_product_f32x8((m.m[5] * (aether_product_f32x8((m.m[10] * m.m[15])) - aether_product_f32x8((m.m[11] * m.m[14]))))) - aether_product_f32x8((m.m[6] * (aether_product_f32x8((m.m[9] * m.m[15])) - aether_product_f32x8((m.m[11] * m.m[13])))))) + aether_product_f32x8((m.m[7] * (aether_product_f32x8((m.m[9] * m.m[14])) - aether_product_f32x8((m.m[10] * m.m[13])))))))) - aether_product_f32x8((m.m[1] * ((aether_product_f32x8((m.m[4] * (aether_product_f32x8((m.m[10] * m.m[15])) - aether_product_f32x8((m.m[11] * m.m[14]))))) - aether_product_f32x8((m.m[6] * (aether_product_f32x8((m.m[8] * m.m[15])) - aether_product_f32x8((m.m[11] * m.m[12])))))) + aether_product_f32x8((m.m[7] * (aether_product_f32x8((m.m[8] * m.m[14])) - aether_product_f32x8((m.m[10] * m.m[12]))))))))) + aether_product_f32x8((m.m[2] * ((aether_product_f32x8((m.m[4] * (aether_product_f32x8((m.m[9] * m.m[15])) - aether_product_f32x8((m.m[11] * m.m[13]))))) - aether_product_f32x8((m.m[5] * (aether_product_f32x8((m.m[8] * m.m[15])) - aether_product_f32x8((m.m[11] * m.m[12])))))) + aether_product_f32x8((m.m[7] * (aether_product_f32x8((m.m[8] * m.m[13])) - aether_product_f32x8((m.m[9] * m.m[12]))))))))) - aether_product_f32x8((m.m[3] * ((aether_product_f32x8((m.m[4] * (aether_product_f32x8((m.m[9] * m.m[14])) - aether_product_f32x8((m.m[10] * m.m[13]))))) - aether_product_f32x8((m.m[5] * (aether_product_f32x8((m.m[8] * m.m[14])) - aether_product_f32x8((m.m[10] * m.m[12])))))) + aether_product_f32x8((m.m[6] * (aether_product_f32x8((m.m[8] * m.m[13])) - aether_product_f32x8((m.m[9] * m.m[12]))))))))));
     aether_mat4fx8 out;
-    out.m[0] = aether_batch_product_f32x8((((aether_batch_product_f32x8((m.m[5] * (aether_batch_product_f32x8((m.m[10] * m.m[15])) - aether_batch_product_f32x8((m.m[11] * m.m[14]))))) - aether_batch_product_f32x8((m.m[6] * (aether_batch_product_f32x8((m.m[9] * m.m[15])) - aether_batch_product_f32x8((m.m[11] * m.m[13])))))) + aether_batch_product_f32x8((m.m[7] * (aether_batch_product_f32x8((m.m[9] * m.m[14])) - aether_batch_product_f32x8((m.m[10] * m.m[13])))))) * s));
-    out.m[1] = aether_batch_product_f32x8((aether_batch_product_f32x8((((aether_batch_product_f32x8((m.m[1] * (aether_batch_product_f32x8((m.m[10] * m.m[15])) - aether_batch_product_f32x8((m.m[11] * m.m[14]))))) - aether_batch_product_f32x8((m.m[2] * (aether_batch_product_f32x8((m.m[9] * m.m[15])) - aether_batch_product_f32x8((m.m[11] * m.m[13])))))) + aether_batch_product_f32x8((m.m[3] * (aether_batch_product_f32x8((m.m[9] * m.m[14])) - aether_batch_product_f32x8((m.m[10] * m.m[13])))))) * aether_batch_splat_f32x8(-1.0f))) * s));
-    out.m[2] = aether_batch_product_f32x8((((aether_batch_product_f32x8((m.m[1] * (aether_batch_product_f32x8((m.m[6] * m.m[15])) - aether_batch_product_f32x8((m.m[7] * m.m[14]))))) - aether_batch_product_f32x8((m.m[2] * (aether_batch_product_f32x8((m.m[5] * m.m[15])) - aether_batch_product_f32x8((m.m[7] * m.m[13])))))) + aether_batch_product_f32x8((m.m[3] * (aether_batch_product_f32x8((m.m[5] * m.m[14])) - aether_batch_product_f32x8((m.m[6] * m.m[13])))))) * s));
-    out.m[3] = aether_batch_product_f32x8((aether_batch_product_f32x8((((aether_batch_product_f32x8((m.m[1] * (aether_batch_product_f32x8((m.m[6] * m.m[11])) - aether_batch_product_f32x8((m.m[7] * m.m[10]))))) - aether_batch_product_f32x8((m.m[2] * (aether_batch_product_f32x8((m.m[5] * m.m[11])) - aether_batch_product_f32x8((m.m[7] * m.m[9])))))) + aether_batch_product_f32x8((m.m[3] * (aether_batch_product_f32x8((m.m[5] * m.m[10])) - aether_batch_product_f32x8((m.m[6] * m.m[9])))))) * aether_batch_splat_f32x8(-1.0f))) * s));
-    out.m[4] = aether_batch_product_f32x8((aether_batch_product_f32x8((((aether_batch_product_f32x8((m.m[4] * (aether_batch_product_f32x8((m.m[10] * m.m[15])) - aether_batch_product_f32x8((m.m[11] * m.m[14]))))) - aether_batch_product_f32x8((m.m[6] * (aether_batch_product_f32x8((m.m[8] * m.m[15])) - aether_batch_product_f32x8((m.m[11] * m.m[12])))))) + aether_batch_product_f32x8((m.m[7] * (aether_batch_product_f32x8((m.m[8] * m.m[14])) - aether_batch_product_f32x8((m.m[10] * m.m[12])))))) * aether_batch_splat_f32x8(-1.0f))) * s));
-    out.m[5] = aether_batch_product_f32x8((((aether_batch_product_f32x8((m.m[0] * (aether_batch_product_f32x8((m.m[10] * m.m[15])) - aether_batch_product_f32x8((m.m[11] * m.m[14]))))) - aether_batch_product_f32x8((m.m[2] * (aether_batch_product_f32x8((m.m[8] * m.m[15])) - aether_batch_product_f32x8((m.m[11] * m.m[12])))))) + aether_batch_product_f32x8((m.m[3] * (aether_batch_product_f32x8((m.m[8] * m.m[14])) - aether_batch_product_f32x8((m.m[10] * m.m[12])))))) * s));
-    out.m[6] = aether_batch_product_f32x8((aether_batch_product_f32x8((((aether_batch_product_f32x8((m.m[0] * (aether_batch_product_f32x8((m.m[6] * m.m[15])) - aether_batch_product_f32x8((m.m[7] * m.m[14]))))) - aether_batch_product_f32x8((m.m[2] * (aether_batch_product_f32x8((m.m[4] * m.m[15])) - aether_batch_product_f32x8((m.m[7] * m.m[12])))))) + aether_batch_product_f32x8((m.m[3] * (aether_batch_product_f32x8((m.m[4] * m.m[14])) - aether_batch_product_f32x8((m.m[6] * m.m[12])))))) * aether_batch_splat_f32x8(-1.0f))) * s));
-    out.m[7] = aether_batch_product_f32x8((((aether_batch_product_f32x8((m.m[0] * (aether_batch_product_f32x8((m.m[6] * m.m[11])) - aether_batch_product_f32x8((m.m[7] * m.m[10]))))) - aether_batch_product_f32x8((m.m[2] * (aether_batch_product_f32x8((m.m[4] * m.m[11])) - aether_batch_product_f32x8((m.m[7] * m.m[8])))))) + aether_batch_product_f32x8((m.m[3] * (aether_batch_product_f32x8((m.m[4] * m.m[10])) - aether_batch_product_f32x8((m.m[6] * m.m[8])))))) * s));
-    out.m[8] = aether_batch_product_f32x8((((aether_batch_product_f32x8((m.m[4] * (aether_batch_product_f32x8((m.m[9] * m.m[15])) - aether_batch_product_f32x8((m.m[11] * m.m[13]))))) - aether_batch_product_f32x8((m.m[5] * (aether_batch_product_f32x8((m.m[8] * m.m[15])) - aether_batch_product_f32x8((m.m[11] * m.m[12])))))) + aether_batch_product_f32x8((m.m[7] * (aether_batch_product_f32x8((m.m[8] * m.m[13])) - aether_batch_product_f32x8((m.m[9] * m.m[12])))))) * s));
-    out.m[9] = aether_batch_product_f32x8((aether_batch_product_f32x8((((aether_batch_product_f32x8((m.m[0] * (aether_batch_product_f32x8((m.m[9] * m.m[15])) - aether_batch_product_f32x8((m.m[11] * m.m[13]))))) - aether_batch_product_f32x8((m.m[1] * (aether_batch_product_f32x8((m.m[8] * m.m[15])) - aether_batch_product_f32x8((m.m[11] * m.m[12])))))) + aether_batch_product_f32x8((m.m[3] * (aether_batch_product_f32x8((m.m[8] * m.m[13])) - aether_batch_product_f32x8((m.m[9] * m.m[12])))))) * aether_batch_splat_f32x8(-1.0f))) * s));
-    out.m[10] = aether_batch_product_f32x8((((aether_batch_product_f32x8((m.m[0] * (aether_batch_product_f32x8((m.m[5] * m.m[15])) - aether_batch_product_f32x8((m.m[7] * m.m[13]))))) - aether_batch_product_f32x8((m.m[1] * (aether_batch_product_f32x8((m.m[4] * m.m[15])) - aether_batch_product_f32x8((m.m[7] * m.m[12])))))) + aether_batch_product_f32x8((m.m[3] * (aether_batch_product_f32x8((m.m[4] * m.m[13])) - aether_batch_product_f32x8((m.m[5] * m.m[12])))))) * s));
-    out.m[11] = aether_batch_product_f32x8((aether_batch_product_f32x8((((aether_batch_product_f32x8((m.m[0] * (aether_batch_product_f32x8((m.m[5] * m.m[11])) - aether_batch_product_f32x8((m.m[7] * m.m[9]))))) - aether_batch_product_f32x8((m.m[1] * (aether_batch_product_f32x8((m.m[4] * m.m[11])) - aether_batch_product_f32x8((m.m[7] * m.m[8])))))) + aether_batch_product_f32x8((m.m[3] * (aether_batch_product_f32x8((m.m[4] * m.m[9])) - aether_batch_product_f32x8((m.m[5] * m.m[8])))))) * aether_batch_splat_f32x8(-1.0f))) * s));
-    out.m[12] = aether_batch_product_f32x8((aether_batch_product_f32x8((((aether_batch_product_f32x8((m.m[4] * (aether_batch_product_f32x8((m.m[9] * m.m[14])) - aether_batch_product_f32x8((m.m[10] * m.m[13]))))) - aether_batch_product_f32x8((m.m[5] * (aether_batch_product_f32x8((m.m[8] * m.m[14])) - aether_batch_product_f32x8((m.m[10] * m.m[12])))))) + aether_batch_product_f32x8((m.m[6] * (aether_batch_product_f32x8((m.m[8] * m.m[13])) - aether_batch_product_f32x8((m.m[9] * m.m[12])))))) * aether_batch_splat_f32x8(-1.0f))) * s));
-    out.m[13] = aether_batch_product_f32x8((((aether_batch_product_f32x8((m.m[0] * (aether_batch_product_f32x8((m.m[9] * m.m[14])) - aether_batch_product_f32x8((m.m[10] * m.m[13]))))) - aether_batch_product_f32x8((m.m[1] * (aether_batch_product_f32x8((m.m[8] * m.m[14])) - aether_batch_product_f32x8((m.m[10] * m.m[12])))))) + aether_batch_product_f32x8((m.m[2] * (aether_batch_product_f32x8((m.m[8] * m.m[13])) - aether_batch_product_f32x8((m.m[9] * m.m[12])))))) * s));
-    out.m[14] = aether_batch_product_f32x8((aether_batch_product_f32x8((((aether_batch_product_f32x8((m.m[0] * (aether_batch_product_f32x8((m.m[5] * m.m[14])) - aether_batch_product_f32x8((m.m[6] * m.m[13]))))) - aether_batch_product_f32x8((m.m[1] * (aether_batch_product_f32x8((m.m[4] * m.m[14])) - aether_batch_product_f32x8((m.m[6] * m.m[12])))))) + aether_batch_product_f32x8((m.m[2] * (aether_batch_product_f32x8((m.m[4] * m.m[13])) - aether_batch_product_f32x8((m.m[5] * m.m[12])))))) * aether_batch_splat_f32x8(-1.0f))) * s));
-    out.m[15] = aether_batch_product_f32x8((((aether_batch_product_f32x8((m.m[0] * (aether_batch_product_f32x8((m.m[5] * m.m[10])) - aether_batch_product_f32x8((m.m[6] * m.m[9]))))) - aether_batch_product_f32x8((m.m[1] * (aether_batch_product_f32x8((m.m[4] * m.m[10])) - aether_batch_product_f32x8((m.m[6] * m.m[8])))))) + aether_batch_product_f32x8((m.m[2] * (aether_batch_product_f32x8((m.m[4] * m.m[9])) - aether_batch_product_f32x8((m.m[5] * m.m[8])))))) * s));
+    out.m[0] = aether_product_f32x8((((aether_product_f32x8((m.m[5] * (aether_product_f32x8((m.m[10] * m.m[15])) - aether_product_f32x8((m.m[11] * m.m[14]))))) - aether_product_f32x8((m.m[6] * (aether_product_f32x8((m.m[9] * m.m[15])) - aether_product_f32x8((m.m[11] * m.m[13])))))) + aether_product_f32x8((m.m[7] * (aether_product_f32x8((m.m[9] * m.m[14])) - aether_product_f32x8((m.m[10] * m.m[13])))))) * s));
+    out.m[1] = aether_product_f32x8((aether_product_f32x8((((aether_product_f32x8((m.m[1] * (aether_product_f32x8((m.m[10] * m.m[15])) - aether_product_f32x8((m.m[11] * m.m[14]))))) - aether_product_f32x8((m.m[2] * (aether_product_f32x8((m.m[9] * m.m[15])) - aether_product_f32x8((m.m[11] * m.m[13])))))) + aether_product_f32x8((m.m[3] * (aether_product_f32x8((m.m[9] * m.m[14])) - aether_product_f32x8((m.m[10] * m.m[13])))))) * aether_batch_splat_f32x8(-1.0f))) * s));
+    out.m[2] = aether_product_f32x8((((aether_product_f32x8((m.m[1] * (aether_product_f32x8((m.m[6] * m.m[15])) - aether_product_f32x8((m.m[7] * m.m[14]))))) - aether_product_f32x8((m.m[2] * (aether_product_f32x8((m.m[5] * m.m[15])) - aether_product_f32x8((m.m[7] * m.m[13])))))) + aether_product_f32x8((m.m[3] * (aether_product_f32x8((m.m[5] * m.m[14])) - aether_product_f32x8((m.m[6] * m.m[13])))))) * s));
+    out.m[3] = aether_product_f32x8((aether_product_f32x8((((aether_product_f32x8((m.m[1] * (aether_product_f32x8((m.m[6] * m.m[11])) - aether_product_f32x8((m.m[7] * m.m[10]))))) - aether_product_f32x8((m.m[2] * (aether_product_f32x8((m.m[5] * m.m[11])) - aether_product_f32x8((m.m[7] * m.m[9])))))) + aether_product_f32x8((m.m[3] * (aether_product_f32x8((m.m[5] * m.m[10])) - aether_product_f32x8((m.m[6] * m.m[9])))))) * aether_batch_splat_f32x8(-1.0f))) * s));
+    out.m[4] = aether_product_f32x8((aether_product_f32x8((((aether_product_f32x8((m.m[4] * (aether_product_f32x8((m.m[10] * m.m[15])) - aether_product_f32x8((m.m[11] * m.m[14]))))) - aether_product_f32x8((m.m[6] * (aether_product_f32x8((m.m[8] * m.m[15])) - aether_product_f32x8((m.m[11] * m.m[12])))))) + aether_product_f32x8((m.m[7] * (aether_product_f32x8((m.m[8] * m.m[14])) - aether_product_f32x8((m.m[10] * m.m[12])))))) * aether_batch_splat_f32x8(-1.0f))) * s));
+    out.m[5] = aether_product_f32x8((((aether_product_f32x8((m.m[0] * (aether_product_f32x8((m.m[10] * m.m[15])) - aether_product_f32x8((m.m[11] * m.m[14]))))) - aether_product_f32x8((m.m[2] * (aether_product_f32x8((m.m[8] * m.m[15])) - aether_product_f32x8((m.m[11] * m.m[12])))))) + aether_product_f32x8((m.m[3] * (aether_product_f32x8((m.m[8] * m.m[14])) - aether_product_f32x8((m.m[10] * m.m[12])))))) * s));
+    out.m[6] = aether_product_f32x8((aether_product_f32x8((((aether_product_f32x8((m.m[0] * (aether_product_f32x8((m.m[6] * m.m[15])) - aether_product_f32x8((m.m[7] * m.m[14]))))) - aether_product_f32x8((m.m[2] * (aether_product_f32x8((m.m[4] * m.m[15])) - aether_product_f32x8((m.m[7] * m.m[12])))))) + aether_product_f32x8((m.m[3] * (aether_product_f32x8((m.m[4] * m.m[14])) - aether_product_f32x8((m.m[6] * m.m[12])))))) * aether_batch_splat_f32x8(-1.0f))) * s));
+    out.m[7] = aether_product_f32x8((((aether_product_f32x8((m.m[0] * (aether_product_f32x8((m.m[6] * m.m[11])) - aether_product_f32x8((m.m[7] * m.m[10]))))) - aether_product_f32x8((m.m[2] * (aether_product_f32x8((m.m[4] * m.m[11])) - aether_product_f32x8((m.m[7] * m.m[8])))))) + aether_product_f32x8((m.m[3] * (aether_product_f32x8((m.m[4] * m.m[10])) - aether_product_f32x8((m.m[6] * m.m[8])))))) * s));
+    out.m[8] = aether_product_f32x8((((aether_product_f32x8((m.m[4] * (aether_product_f32x8((m.m[9] * m.m[15])) - aether_product_f32x8((m.m[11] * m.m[13]))))) - aether_product_f32x8((m.m[5] * (aether_product_f32x8((m.m[8] * m.m[15])) - aether_product_f32x8((m.m[11] * m.m[12])))))) + aether_product_f32x8((m.m[7] * (aether_product_f32x8((m.m[8] * m.m[13])) - aether_product_f32x8((m.m[9] * m.m[12])))))) * s));
+    out.m[9] = aether_product_f32x8((aether_product_f32x8((((aether_product_f32x8((m.m[0] * (aether_product_f32x8((m.m[9] * m.m[15])) - aether_product_f32x8((m.m[11] * m.m[13]))))) - aether_product_f32x8((m.m[1] * (aether_product_f32x8((m.m[8] * m.m[15])) - aether_product_f32x8((m.m[11] * m.m[12])))))) + aether_product_f32x8((m.m[3] * (aether_product_f32x8((m.m[8] * m.m[13])) - aether_product_f32x8((m.m[9] * m.m[12])))))) * aether_batch_splat_f32x8(-1.0f))) * s));
+    out.m[10] = aether_product_f32x8((((aether_product_f32x8((m.m[0] * (aether_product_f32x8((m.m[5] * m.m[15])) - aether_product_f32x8((m.m[7] * m.m[13]))))) - aether_product_f32x8((m.m[1] * (aether_product_f32x8((m.m[4] * m.m[15])) - aether_product_f32x8((m.m[7] * m.m[12])))))) + aether_product_f32x8((m.m[3] * (aether_product_f32x8((m.m[4] * m.m[13])) - aether_product_f32x8((m.m[5] * m.m[12])))))) * s));
+    out.m[11] = aether_product_f32x8((aether_product_f32x8((((aether_product_f32x8((m.m[0] * (aether_product_f32x8((m.m[5] * m.m[11])) - aether_product_f32x8((m.m[7] * m.m[9]))))) - aether_product_f32x8((m.m[1] * (aether_product_f32x8((m.m[4] * m.m[11])) - aether_product_f32x8((m.m[7] * m.m[8])))))) + aether_product_f32x8((m.m[3] * (aether_product_f32x8((m.m[4] * m.m[9])) - aether_product_f32x8((m.m[5] * m.m[8])))))) * aether_batch_splat_f32x8(-1.0f))) * s));
+    out.m[12] = aether_product_f32x8((aether_product_f32x8((((aether_product_f32x8((m.m[4] * (aether_product_f32x8((m.m[9] * m.m[14])) - aether_product_f32x8((m.m[10] * m.m[13]))))) - aether_product_f32x8((m.m[5] * (aether_product_f32x8((m.m[8] * m.m[14])) - aether_product_f32x8((m.m[10] * m.m[12])))))) + aether_product_f32x8((m.m[6] * (aether_product_f32x8((m.m[8] * m.m[13])) - aether_product_f32x8((m.m[9] * m.m[12])))))) * aether_batch_splat_f32x8(-1.0f))) * s));
+    out.m[13] = aether_product_f32x8((((aether_product_f32x8((m.m[0] * (aether_product_f32x8((m.m[9] * m.m[14])) - aether_product_f32x8((m.m[10] * m.m[13]))))) - aether_product_f32x8((m.m[1] * (aether_product_f32x8((m.m[8] * m.m[14])) - aether_product_f32x8((m.m[10] * m.m[12])))))) + aether_product_f32x8((m.m[2] * (aether_product_f32x8((m.m[8] * m.m[13])) - aether_product_f32x8((m.m[9] * m.m[12])))))) * s));
+    out.m[14] = aether_product_f32x8((aether_product_f32x8((((aether_product_f32x8((m.m[0] * (aether_product_f32x8((m.m[5] * m.m[14])) - aether_product_f32x8((m.m[6] * m.m[13]))))) - aether_product_f32x8((m.m[1] * (aether_product_f32x8((m.m[4] * m.m[14])) - aether_product_f32x8((m.m[6] * m.m[12])))))) + aether_product_f32x8((m.m[2] * (aether_product_f32x8((m.m[4] * m.m[13])) - aether_product_f32x8((m.m[5] * m.m[12])))))) * aether_batch_splat_f32x8(-1.0f))) * s));
+    out.m[15] = aether_product_f32x8((((aether_product_f32x8((m.m[0] * (aether_product_f32x8((m.m[5] * m.m[10])) - aether_product_f32x8((m.m[6] * m.m[9]))))) - aether_product_f32x8((m.m[1] * (aether_product_f32x8((m.m[4] * m.m[10])) - aether_product_f32x8((m.m[6] * m.m[8])))))) + aether_product_f32x8((m.m[2] * (aether_product_f32x8((m.m[4] * m.m[9])) - aether_product_f32x8((m.m[5] * m.m[8])))))) * s));
     *aether_result = out;
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_mat4d_inverse_adjugate_batch_x4(aether_mat4dx4 *aether_result, const aether_mat4dx4 *aether_m)
 {
     const aether_mat4dx4 m = *aether_m;
-    const aether_f64x4 s = (aether_batch_splat_f64x4(1.0) / (((aether_batch_product_f64x4((m.m[0] * ((aether_batch_product_f64x4((m.m[5] * (aether_batch_product_f64x4((m.m[10] * m.m[15])) - aether_batch_product_f64x4((m.m[11] * m.m[14]))))) - aether_batch_product_f64x4((m.m[6] * (aether_batch_product_f64x4((m.m[9] * m.m[15])) - aether_batch_product_f64x4((m.m[11] * m.m[13])))))) + aether_batch_product_f64x4((m.m[7] * (aether_batch_product_f64x4((m.m[9] * m.m[14])) - aether_batch_product_f64x4((m.m[10] * m.m[13])))))))) - aether_batch_product_f64x4((m.m[1] * ((aether_batch_product_f64x4((m.m[4] * (aether_batch_product_f64x4((m.m[10] * m.m[15])) - aether_batch_product_f64x4((m.m[11] * m.m[14]))))) - aether_batch_product_f64x4((m.m[6] * (aether_batch_product_f64x4((m.m[8] * m.m[15])) - aether_batch_product_f64x4((m.m[11] * m.m[12])))))) + aether_batch_product_f64x4((m.m[7] * (aether_batch_product_f64x4((m.m[8] * m.m[14])) - aether_batch_product_f64x4((m.m[10] * m.m[12]))))))))) + aether_batch_product_f64x4((m.m[2] * ((aether_batch_product_f64x4((m.m[4] * (aether_batch_product_f64x4((m.m[9] * m.m[15])) - aether_batch_product_f64x4((m.m[11] * m.m[13]))))) - aether_batch_product_f64x4((m.m[5] * (aether_batch_product_f64x4((m.m[8] * m.m[15])) - aether_batch_product_f64x4((m.m[11] * m.m[12])))))) + aether_batch_product_f64x4((m.m[7] * (aether_batch_product_f64x4((m.m[8] * m.m[13])) - aether_batch_product_f64x4((m.m[9] * m.m[12]))))))))) - aether_batch_product_f64x4((m.m[3] * ((aether_batch_product_f64x4((m.m[4] * (aether_batch_product_f64x4((m.m[9] * m.m[14])) - aether_batch_product_f64x4((m.m[10] * m.m[13]))))) - aether_batch_product_f64x4((m.m[5] * (aether_batch_product_f64x4((m.m[8] * m.m[14])) - aether_batch_product_f64x4((m.m[10] * m.m[12])))))) + aether_batch_product_f64x4((m.m[6] * (aether_batch_product_f64x4((m.m[8] * m.m[13])) - aether_batch_product_f64x4((m.m[9] * m.m[12]))))))))));
+    const aether_f64x4 s = (aether_batch_splat_f64x4(1.0) / (((aether_product_f64x4((m.m[0] * ((aether_product_f64x4((m.m[5] * (aether_product_f64x4((m.m[10] * m.m[15])) - aether_product_f64x4((m.m[11] * m.m[14]))))) - aether_product_f64x4((m.m[6] * (aether_product_f64x4((m.m[9] * m.m[15])) - aether_product_f64x4((m.m[11] * m.m[13])))))) + aether_product_f64x4((m.m[7] * (aether_product_f64x4((m.m[9] * m.m[14])) - aether_product_f64x4((m.m[10] * m.m[13])))))))) - aether_product_f64x4((m.m[1] * ((aether_product_f64x4((m.m[4] * (aether_product_f64x4((m.m[10] * m.m[15])) - aether_product_f64x4((m.m[11] * m.m[14]))))) - aether_product_f64x4((m.m[6] * (aether_product_f64x4((m.m[8] * m.m[15])) - aether_product_f64x4((m.m[11] * m.m[12])))))) + aether_product_f64x4((m.m[7] * (aether_product_f64x4((m.m[8] * m.m[14])) - aether_product_f64x4((m.m[10] * m.m[12]))))))))) + aether_product_f64x4((m.m[2] * ((aether_product_f64x4((m.m[4] * (aether_product_f64x4((m.m[9] * m.m[15])) - aether_product_f64x4((m.m[11] * m.m[13]))))) - aether_product_f64x4((m.m[5] * (aether_product_f64x4((m.m[8] * m.m[15])) - aether_product_f64x4((m.m[11] * m.m[12])))))) + aether_product_f64x4((m.m[7] * (aether_product_f64x4((m.m[8] * m.m[13])) - aether_product_f64x4((m.m[9] * m.m[12]))))))))) - aether_product_f64x4((m.m[3] * ((aether_product_f64x4((m.m[4] * (aether_product_f64x4((m.m[9] * m.m[14])) - aether_product_f64x4((m.m[10] * m.m[13]))))) - aether_product_f64x4((m.m[5] * (aether_product_f64x4((m.m[8] * m.m[14])) - aether_product_f64x4((m.m[10] * m.m[12])))))) + aether_product_f64x4((m.m[6] * (aether_product_f64x4((m.m[8] * m.m[13])) - aether_product_f64x4((m.m[9] * m.m[12]))))))))));
     aether_mat4dx4 out;
-    out.m[0] = aether_batch_product_f64x4((((aether_batch_product_f64x4((m.m[5] * (aether_batch_product_f64x4((m.m[10] * m.m[15])) - aether_batch_product_f64x4((m.m[11] * m.m[14]))))) - aether_batch_product_f64x4((m.m[6] * (aether_batch_product_f64x4((m.m[9] * m.m[15])) - aether_batch_product_f64x4((m.m[11] * m.m[13])))))) + aether_batch_product_f64x4((m.m[7] * (aether_batch_product_f64x4((m.m[9] * m.m[14])) - aether_batch_product_f64x4((m.m[10] * m.m[13])))))) * s));
-    out.m[1] = aether_batch_product_f64x4((aether_batch_product_f64x4((((aether_batch_product_f64x4((m.m[1] * (aether_batch_product_f64x4((m.m[10] * m.m[15])) - aether_batch_product_f64x4((m.m[11] * m.m[14]))))) - aether_batch_product_f64x4((m.m[2] * (aether_batch_product_f64x4((m.m[9] * m.m[15])) - aether_batch_product_f64x4((m.m[11] * m.m[13])))))) + aether_batch_product_f64x4((m.m[3] * (aether_batch_product_f64x4((m.m[9] * m.m[14])) - aether_batch_product_f64x4((m.m[10] * m.m[13])))))) * aether_batch_splat_f64x4(-1.0))) * s));
-    out.m[2] = aether_batch_product_f64x4((((aether_batch_product_f64x4((m.m[1] * (aether_batch_product_f64x4((m.m[6] * m.m[15])) - aether_batch_product_f64x4((m.m[7] * m.m[14]))))) - aether_batch_product_f64x4((m.m[2] * (aether_batch_product_f64x4((m.m[5] * m.m[15])) - aether_batch_product_f64x4((m.m[7] * m.m[13])))))) + aether_batch_product_f64x4((m.m[3] * (aether_batch_product_f64x4((m.m[5] * m.m[14])) - aether_batch_product_f64x4((m.m[6] * m.m[13])))))) * s));
-    out.m[3] = aether_batch_product_f64x4((aether_batch_product_f64x4((((aether_batch_product_f64x4((m.m[1] * (aether_batch_product_f64x4((m.m[6] * m.m[11])) - aether_batch_product_f64x4((m.m[7] * m.m[10]))))) - aether_batch_product_f64x4((m.m[2] * (aether_batch_product_f64x4((m.m[5] * m.m[11])) - aether_batch_product_f64x4((m.m[7] * m.m[9])))))) + aether_batch_product_f64x4((m.m[3] * (aether_batch_product_f64x4((m.m[5] * m.m[10])) - aether_batch_product_f64x4((m.m[6] * m.m[9])))))) * aether_batch_splat_f64x4(-1.0))) * s));
-    out.m[4] = aether_batch_product_f64x4((aether_batch_product_f64x4((((aether_batch_product_f64x4((m.m[4] * (aether_batch_product_f64x4((m.m[10] * m.m[15])) - aether_batch_product_f64x4((m.m[11] * m.m[14]))))) - aether_batch_product_f64x4((m.m[6] * (aether_batch_product_f64x4((m.m[8] * m.m[15])) - aether_batch_product_f64x4((m.m[11] * m.m[12])))))) + aether_batch_product_f64x4((m.m[7] * (aether_batch_product_f64x4((m.m[8] * m.m[14])) - aether_batch_product_f64x4((m.m[10] * m.m[12])))))) * aether_batch_splat_f64x4(-1.0))) * s));
-    out.m[5] = aether_batch_product_f64x4((((aether_batch_product_f64x4((m.m[0] * (aether_batch_product_f64x4((m.m[10] * m.m[15])) - aether_batch_product_f64x4((m.m[11] * m.m[14]))))) - aether_batch_product_f64x4((m.m[2] * (aether_batch_product_f64x4((m.m[8] * m.m[15])) - aether_batch_product_f64x4((m.m[11] * m.m[12])))))) + aether_batch_product_f64x4((m.m[3] * (aether_batch_product_f64x4((m.m[8] * m.m[14])) - aether_batch_product_f64x4((m.m[10] * m.m[12])))))) * s));
-    out.m[6] = aether_batch_product_f64x4((aether_batch_product_f64x4((((aether_batch_product_f64x4((m.m[0] * (aether_batch_product_f64x4((m.m[6] * m.m[15])) - aether_batch_product_f64x4((m.m[7] * m.m[14]))))) - aether_batch_product_f64x4((m.m[2] * (aether_batch_product_f64x4((m.m[4] * m.m[15])) - aether_batch_product_f64x4((m.m[7] * m.m[12])))))) + aether_batch_product_f64x4((m.m[3] * (aether_batch_product_f64x4((m.m[4] * m.m[14])) - aether_batch_product_f64x4((m.m[6] * m.m[12])))))) * aether_batch_splat_f64x4(-1.0))) * s));
-    out.m[7] = aether_batch_product_f64x4((((aether_batch_product_f64x4((m.m[0] * (aether_batch_product_f64x4((m.m[6] * m.m[11])) - aether_batch_product_f64x4((m.m[7] * m.m[10]))))) - aether_batch_product_f64x4((m.m[2] * (aether_batch_product_f64x4((m.m[4] * m.m[11])) - aether_batch_product_f64x4((m.m[7] * m.m[8])))))) + aether_batch_product_f64x4((m.m[3] * (aether_batch_product_f64x4((m.m[4] * m.m[10])) - aether_batch_product_f64x4((m.m[6] * m.m[8])))))) * s));
-    out.m[8] = aether_batch_product_f64x4((((aether_batch_product_f64x4((m.m[4] * (aether_batch_product_f64x4((m.m[9] * m.m[15])) - aether_batch_product_f64x4((m.m[11] * m.m[13]))))) - aether_batch_product_f64x4((m.m[5] * (aether_batch_product_f64x4((m.m[8] * m.m[15])) - aether_batch_product_f64x4((m.m[11] * m.m[12])))))) + aether_batch_product_f64x4((m.m[7] * (aether_batch_product_f64x4((m.m[8] * m.m[13])) - aether_batch_product_f64x4((m.m[9] * m.m[12])))))) * s));
-    out.m[9] = aether_batch_product_f64x4((aether_batch_product_f64x4((((aether_batch_product_f64x4((m.m[0] * (aether_batch_product_f64x4((m.m[9] * m.m[15])) - aether_batch_product_f64x4((m.m[11] * m.m[13]))))) - aether_batch_product_f64x4((m.m[1] * (aether_batch_product_f64x4((m.m[8] * m.m[15])) - aether_batch_product_f64x4((m.m[11] * m.m[12])))))) + aether_batch_product_f64x4((m.m[3] * (aether_batch_product_f64x4((m.m[8] * m.m[13])) - aether_batch_product_f64x4((m.m[9] * m.m[12])))))) * aether_batch_splat_f64x4(-1.0))) * s));
-    out.m[10] = aether_batch_product_f64x4((((aether_batch_product_f64x4((m.m[0] * (aether_batch_product_f64x4((m.m[5] * m.m[15])) - aether_batch_product_f64x4((m.m[7] * m.m[13]))))) - aether_batch_product_f64x4((m.m[1] * (aether_batch_product_f64x4((m.m[4] * m.m[15])) - aether_batch_product_f64x4((m.m[7] * m.m[12])))))) + aether_batch_product_f64x4((m.m[3] * (aether_batch_product_f64x4((m.m[4] * m.m[13])) - aether_batch_product_f64x4((m.m[5] * m.m[12])))))) * s));
-    out.m[11] = aether_batch_product_f64x4((aether_batch_product_f64x4((((aether_batch_product_f64x4((m.m[0] * (aether_batch_product_f64x4((m.m[5] * m.m[11])) - aether_batch_product_f64x4((m.m[7] * m.m[9]))))) - aether_batch_product_f64x4((m.m[1] * (aether_batch_product_f64x4((m.m[4] * m.m[11])) - aether_batch_product_f64x4((m.m[7] * m.m[8])))))) + aether_batch_product_f64x4((m.m[3] * (aether_batch_product_f64x4((m.m[4] * m.m[9])) - aether_batch_product_f64x4((m.m[5] * m.m[8])))))) * aether_batch_splat_f64x4(-1.0))) * s));
-    out.m[12] = aether_batch_product_f64x4((aether_batch_product_f64x4((((aether_batch_product_f64x4((m.m[4] * (aether_batch_product_f64x4((m.m[9] * m.m[14])) - aether_batch_product_f64x4((m.m[10] * m.m[13]))))) - aether_batch_product_f64x4((m.m[5] * (aether_batch_product_f64x4((m.m[8] * m.m[14])) - aether_batch_product_f64x4((m.m[10] * m.m[12])))))) + aether_batch_product_f64x4((m.m[6] * (aether_batch_product_f64x4((m.m[8] * m.m[13])) - aether_batch_product_f64x4((m.m[9] * m.m[12])))))) * aether_batch_splat_f64x4(-1.0))) * s));
-    out.m[13] = aether_batch_product_f64x4((((aether_batch_product_f64x4((m.m[0] * (aether_batch_product_f64x4((m.m[9] * m.m[14])) - aether_batch_product_f64x4((m.m[10] * m.m[13]))))) - aether_batch_product_f64x4((m.m[1] * (aether_batch_product_f64x4((m.m[8] * m.m[14])) - aether_batch_product_f64x4((m.m[10] * m.m[12])))))) + aether_batch_product_f64x4((m.m[2] * (aether_batch_product_f64x4((m.m[8] * m.m[13])) - aether_batch_product_f64x4((m.m[9] * m.m[12])))))) * s));
-    out.m[14] = aether_batch_product_f64x4((aether_batch_product_f64x4((((aether_batch_product_f64x4((m.m[0] * (aether_batch_product_f64x4((m.m[5] * m.m[14])) - aether_batch_product_f64x4((m.m[6] * m.m[13]))))) - aether_batch_product_f64x4((m.m[1] * (aether_batch_product_f64x4((m.m[4] * m.m[14])) - aether_batch_product_f64x4((m.m[6] * m.m[12])))))) + aether_batch_product_f64x4((m.m[2] * (aether_batch_product_f64x4((m.m[4] * m.m[13])) - aether_batch_product_f64x4((m.m[5] * m.m[12])))))) * aether_batch_splat_f64x4(-1.0))) * s));
-    out.m[15] = aether_batch_product_f64x4((((aether_batch_product_f64x4((m.m[0] * (aether_batch_product_f64x4((m.m[5] * m.m[10])) - aether_batch_product_f64x4((m.m[6] * m.m[9]))))) - aether_batch_product_f64x4((m.m[1] * (aether_batch_product_f64x4((m.m[4] * m.m[10])) - aether_batch_product_f64x4((m.m[6] * m.m[8])))))) + aether_batch_product_f64x4((m.m[2] * (aether_batch_product_f64x4((m.m[4] * m.m[9])) - aether_batch_product_f64x4((m.m[5] * m.m[8])))))) * s));
+    out.m[0] = aether_product_f64x4((((aether_product_f64x4((m.m[5] * (aether_product_f64x4((m.m[10] * m.m[15])) - aether_product_f64x4((m.m[11] * m.m[14]))))) - aether_product_f64x4((m.m[6] * (aether_product_f64x4((m.m[9] * m.m[15])) - aether_product_f64x4((m.m[11] * m.m[13])))))) + aether_product_f64x4((m.m[7] * (aether_product_f64x4((m.m[9] * m.m[14])) - aether_product_f64x4((m.m[10] * m.m[13])))))) * s));
+    out.m[1] = aether_product_f64x4((aether_product_f64x4((((aether_product_f64x4((m.m[1] * (aether_product_f64x4((m.m[10] * m.m[15])) - aether_product_f64x4((m.m[11] * m.m[14]))))) - aether_product_f64x4((m.m[2] * (aether_product_f64x4((m.m[9] * m.m[15])) - aether_product_f64x4((m.m[11] * m.m[13])))))) + aether_product_f64x4((m.m[3] * (aether_product_f64x4((m.m[9] * m.m[14])) - aether_product_f64x4((m.m[10] * m.m[13])))))) * aether_batch_splat_f64x4(-1.0))) * s));
+    out.m[2] = aether_product_f64x4((((aether_product_f64x4((m.m[1] * (aether_product_f64x4((m.m[6] * m.m[15])) - aether_product_f64x4((m.m[7] * m.m[14]))))) - aether_product_f64x4((m.m[2] * (aether_product_f64x4((m.m[5] * m.m[15])) - aether_product_f64x4((m.m[7] * m.m[13])))))) + aether_product_f64x4((m.m[3] * (aether_product_f64x4((m.m[5] * m.m[14])) - aether_product_f64x4((m.m[6] * m.m[13])))))) * s));
+    out.m[3] = aether_product_f64x4((aether_product_f64x4((((aether_product_f64x4((m.m[1] * (aether_product_f64x4((m.m[6] * m.m[11])) - aether_product_f64x4((m.m[7] * m.m[10]))))) - aether_product_f64x4((m.m[2] * (aether_product_f64x4((m.m[5] * m.m[11])) - aether_product_f64x4((m.m[7] * m.m[9])))))) + aether_product_f64x4((m.m[3] * (aether_product_f64x4((m.m[5] * m.m[10])) - aether_product_f64x4((m.m[6] * m.m[9])))))) * aether_batch_splat_f64x4(-1.0))) * s));
+    out.m[4] = aether_product_f64x4((aether_product_f64x4((((aether_product_f64x4((m.m[4] * (aether_product_f64x4((m.m[10] * m.m[15])) - aether_product_f64x4((m.m[11] * m.m[14]))))) - aether_product_f64x4((m.m[6] * (aether_product_f64x4((m.m[8] * m.m[15])) - aether_product_f64x4((m.m[11] * m.m[12])))))) + aether_product_f64x4((m.m[7] * (aether_product_f64x4((m.m[8] * m.m[14])) - aether_product_f64x4((m.m[10] * m.m[12])))))) * aether_batch_splat_f64x4(-1.0))) * s));
+    out.m[5] = aether_product_f64x4((((aether_product_f64x4((m.m[0] * (aether_product_f64x4((m.m[10] * m.m[15])) - aether_product_f64x4((m.m[11] * m.m[14]))))) - aether_product_f64x4((m.m[2] * (aether_product_f64x4((m.m[8] * m.m[15])) - aether_product_f64x4((m.m[11] * m.m[12])))))) + aether_product_f64x4((m.m[3] * (aether_product_f64x4((m.m[8] * m.m[14])) - aether_product_f64x4((m.m[10] * m.m[12])))))) * s));
+    out.m[6] = aether_product_f64x4((aether_product_f64x4((((aether_product_f64x4((m.m[0] * (aether_product_f64x4((m.m[6] * m.m[15])) - aether_product_f64x4((m.m[7] * m.m[14]))))) - aether_product_f64x4((m.m[2] * (aether_product_f64x4((m.m[4] * m.m[15])) - aether_product_f64x4((m.m[7] * m.m[12])))))) + aether_product_f64x4((m.m[3] * (aether_product_f64x4((m.m[4] * m.m[14])) - aether_product_f64x4((m.m[6] * m.m[12])))))) * aether_batch_splat_f64x4(-1.0))) * s));
+    out.m[7] = aether_product_f64x4((((aether_product_f64x4((m.m[0] * (aether_product_f64x4((m.m[6] * m.m[11])) - aether_product_f64x4((m.m[7] * m.m[10]))))) - aether_product_f64x4((m.m[2] * (aether_product_f64x4((m.m[4] * m.m[11])) - aether_product_f64x4((m.m[7] * m.m[8])))))) + aether_product_f64x4((m.m[3] * (aether_product_f64x4((m.m[4] * m.m[10])) - aether_product_f64x4((m.m[6] * m.m[8])))))) * s));
+    out.m[8] = aether_product_f64x4((((aether_product_f64x4((m.m[4] * (aether_product_f64x4((m.m[9] * m.m[15])) - aether_product_f64x4((m.m[11] * m.m[13]))))) - aether_product_f64x4((m.m[5] * (aether_product_f64x4((m.m[8] * m.m[15])) - aether_product_f64x4((m.m[11] * m.m[12])))))) + aether_product_f64x4((m.m[7] * (aether_product_f64x4((m.m[8] * m.m[13])) - aether_product_f64x4((m.m[9] * m.m[12])))))) * s));
+    out.m[9] = aether_product_f64x4((aether_product_f64x4((((aether_product_f64x4((m.m[0] * (aether_product_f64x4((m.m[9] * m.m[15])) - aether_product_f64x4((m.m[11] * m.m[13]))))) - aether_product_f64x4((m.m[1] * (aether_product_f64x4((m.m[8] * m.m[15])) - aether_product_f64x4((m.m[11] * m.m[12])))))) + aether_product_f64x4((m.m[3] * (aether_product_f64x4((m.m[8] * m.m[13])) - aether_product_f64x4((m.m[9] * m.m[12])))))) * aether_batch_splat_f64x4(-1.0))) * s));
+    out.m[10] = aether_product_f64x4((((aether_product_f64x4((m.m[0] * (aether_product_f64x4((m.m[5] * m.m[15])) - aether_product_f64x4((m.m[7] * m.m[13]))))) - aether_product_f64x4((m.m[1] * (aether_product_f64x4((m.m[4] * m.m[15])) - aether_product_f64x4((m.m[7] * m.m[12])))))) + aether_product_f64x4((m.m[3] * (aether_product_f64x4((m.m[4] * m.m[13])) - aether_product_f64x4((m.m[5] * m.m[12])))))) * s));
+    out.m[11] = aether_product_f64x4((aether_product_f64x4((((aether_product_f64x4((m.m[0] * (aether_product_f64x4((m.m[5] * m.m[11])) - aether_product_f64x4((m.m[7] * m.m[9]))))) - aether_product_f64x4((m.m[1] * (aether_product_f64x4((m.m[4] * m.m[11])) - aether_product_f64x4((m.m[7] * m.m[8])))))) + aether_product_f64x4((m.m[3] * (aether_product_f64x4((m.m[4] * m.m[9])) - aether_product_f64x4((m.m[5] * m.m[8])))))) * aether_batch_splat_f64x4(-1.0))) * s));
+    out.m[12] = aether_product_f64x4((aether_product_f64x4((((aether_product_f64x4((m.m[4] * (aether_product_f64x4((m.m[9] * m.m[14])) - aether_product_f64x4((m.m[10] * m.m[13]))))) - aether_product_f64x4((m.m[5] * (aether_product_f64x4((m.m[8] * m.m[14])) - aether_product_f64x4((m.m[10] * m.m[12])))))) + aether_product_f64x4((m.m[6] * (aether_product_f64x4((m.m[8] * m.m[13])) - aether_product_f64x4((m.m[9] * m.m[12])))))) * aether_batch_splat_f64x4(-1.0))) * s));
+    out.m[13] = aether_product_f64x4((((aether_product_f64x4((m.m[0] * (aether_product_f64x4((m.m[9] * m.m[14])) - aether_product_f64x4((m.m[10] * m.m[13]))))) - aether_product_f64x4((m.m[1] * (aether_product_f64x4((m.m[8] * m.m[14])) - aether_product_f64x4((m.m[10] * m.m[12])))))) + aether_product_f64x4((m.m[2] * (aether_product_f64x4((m.m[8] * m.m[13])) - aether_product_f64x4((m.m[9] * m.m[12])))))) * s));
+    out.m[14] = aether_product_f64x4((aether_product_f64x4((((aether_product_f64x4((m.m[0] * (aether_product_f64x4((m.m[5] * m.m[14])) - aether_product_f64x4((m.m[6] * m.m[13]))))) - aether_product_f64x4((m.m[1] * (aether_product_f64x4((m.m[4] * m.m[14])) - aether_product_f64x4((m.m[6] * m.m[12])))))) + aether_product_f64x4((m.m[2] * (aether_product_f64x4((m.m[4] * m.m[13])) - aether_product_f64x4((m.m[5] * m.m[12])))))) * aether_batch_splat_f64x4(-1.0))) * s));
+    out.m[15] = aether_product_f64x4((((aether_product_f64x4((m.m[0] * (aether_product_f64x4((m.m[5] * m.m[10])) - aether_product_f64x4((m.m[6] * m.m[9]))))) - aether_product_f64x4((m.m[1] * (aether_product_f64x4((m.m[4] * m.m[10])) - aether_product_f64x4((m.m[6] * m.m[8])))))) + aether_product_f64x4((m.m[2] * (aether_product_f64x4((m.m[4] * m.m[9])) - aether_product_f64x4((m.m[5] * m.m[8])))))) * s));
     *aether_result = out;
 }
 
@@ -2025,13 +2025,13 @@ static __inline__ __attribute__((__always_inline__)) void aether_f32_jacobi_rota
     const aether_f32x8 app = *aether_app;
     const aether_f32x8 aqq = *aether_aqq;
     const aether_f32x8 apq = *aether_apq;
-    const aether_f32x8 theta = ((aqq - app) / aether_batch_product_f32x8((aether_batch_splat_f32x8(2.0f) * apq)));
-    const aether_f32x8 r = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_batch_product_f32x8((theta * theta)) + aether_batch_splat_f32x8(1.0f)); aether_batch_sqrt_f32x8(&aether_sqrt_0); aether_sqrt_0; }));
+    const aether_f32x8 theta = ((aqq - app) / aether_product_f32x8((aether_batch_splat_f32x8(2.0f) * apq)));
+    const aether_f32x8 r = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_product_f32x8((theta * theta)) + aether_batch_splat_f32x8(1.0f)); aether_batch_sqrt_f32x8(&aether_sqrt_0); aether_sqrt_0; }));
     const aether_f32x8 tt = aether_select_f32x8((((aether_i32x8)(r) & (int32_t)0x7f800000) != (int32_t)0x7f800000), (aether_batch_splat_f32x8(1.0f) / (((aether_f32x8)((aether_i32x8)(theta) & (int32_t)0x7fffffff)) + r)), (aether_batch_splat_f32x8(0.5f) / ((aether_f32x8)((aether_i32x8)(theta) & (int32_t)0x7fffffff))));
-    const aether_f32x8 t0 = aether_select_f32x8((theta < aether_batch_splat_f32x8(0.0f)), aether_batch_product_f32x8((tt * aether_batch_splat_f32x8(-1.0f))), tt);
+    const aether_f32x8 t0 = aether_select_f32x8((theta < aether_batch_splat_f32x8(0.0f)), aether_product_f32x8((tt * aether_batch_splat_f32x8(-1.0f))), tt);
     const aether_f32x8 t = aether_select_f32x8((apq == aether_batch_splat_f32x8(0.0f)), aether_batch_splat_f32x8(0.0f), t0);
-    const aether_f32x8 c = (aether_batch_splat_f32x8(1.0f) / (__extension__ ({ aether_f32x8 aether_sqrt_1 = (aether_batch_product_f32x8((t * t)) + aether_batch_splat_f32x8(1.0f)); aether_batch_sqrt_f32x8(&aether_sqrt_1); aether_sqrt_1; })));
-    const aether_f32x8 s = aether_batch_product_f32x8((t * c));
+    const aether_f32x8 c = (aether_batch_splat_f32x8(1.0f) / (__extension__ ({ aether_f32x8 aether_sqrt_1 = (aether_product_f32x8((t * t)) + aether_batch_splat_f32x8(1.0f)); aether_batch_sqrt_f32x8(&aether_sqrt_1); aether_sqrt_1; })));
+    const aether_f32x8 s = aether_product_f32x8((t * c));
     aether_rotationfx8 out;
     out.c = c;
     out.s = s;
@@ -2045,13 +2045,13 @@ static __inline__ __attribute__((__always_inline__)) void aether_f64_jacobi_rota
     const aether_f64x4 app = *aether_app;
     const aether_f64x4 aqq = *aether_aqq;
     const aether_f64x4 apq = *aether_apq;
-    const aether_f64x4 theta = ((aqq - app) / aether_batch_product_f64x4((aether_batch_splat_f64x4(2.0) * apq)));
-    const aether_f64x4 r = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_batch_product_f64x4((theta * theta)) + aether_batch_splat_f64x4(1.0)); aether_batch_sqrt_f64x4(&aether_sqrt_0); aether_sqrt_0; }));
+    const aether_f64x4 theta = ((aqq - app) / aether_product_f64x4((aether_batch_splat_f64x4(2.0) * apq)));
+    const aether_f64x4 r = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_product_f64x4((theta * theta)) + aether_batch_splat_f64x4(1.0)); aether_batch_sqrt_f64x4(&aether_sqrt_0); aether_sqrt_0; }));
     const aether_f64x4 tt = aether_select_f64x4((((aether_i64x4)(r) & (int64_t)0x7ff0000000000000) != (int64_t)0x7ff0000000000000), (aether_batch_splat_f64x4(1.0) / (((aether_f64x4)((aether_i64x4)(theta) & (int64_t)0x7fffffffffffffff)) + r)), (aether_batch_splat_f64x4(0.5) / ((aether_f64x4)((aether_i64x4)(theta) & (int64_t)0x7fffffffffffffff))));
-    const aether_f64x4 t0 = aether_select_f64x4((theta < aether_batch_splat_f64x4(0.0)), aether_batch_product_f64x4((tt * aether_batch_splat_f64x4(-1.0))), tt);
+    const aether_f64x4 t0 = aether_select_f64x4((theta < aether_batch_splat_f64x4(0.0)), aether_product_f64x4((tt * aether_batch_splat_f64x4(-1.0))), tt);
     const aether_f64x4 t = aether_select_f64x4((apq == aether_batch_splat_f64x4(0.0)), aether_batch_splat_f64x4(0.0), t0);
-    const aether_f64x4 c = (aether_batch_splat_f64x4(1.0) / (__extension__ ({ aether_f64x4 aether_sqrt_1 = (aether_batch_product_f64x4((t * t)) + aether_batch_splat_f64x4(1.0)); aether_batch_sqrt_f64x4(&aether_sqrt_1); aether_sqrt_1; })));
-    const aether_f64x4 s = aether_batch_product_f64x4((t * c));
+    const aether_f64x4 c = (aether_batch_splat_f64x4(1.0) / (__extension__ ({ aether_f64x4 aether_sqrt_1 = (aether_product_f64x4((t * t)) + aether_batch_splat_f64x4(1.0)); aether_batch_sqrt_f64x4(&aether_sqrt_1); aether_sqrt_1; })));
+    const aether_f64x4 s = aether_product_f64x4((t * c));
     aether_rotationdx4 out;
     out.c = c;
     out.s = s;
@@ -2066,8 +2066,8 @@ static __inline__ __attribute__((__always_inline__)) void aether_f32_jacobi_upda
     const aether_f32x8 h = *aether_h;
     const aether_rotationfx8 r = *aether_r;
     aether_vec2fx8 out;
-    out.x = (g - aether_batch_product_f32x8((r.s * (h + aether_batch_product_f32x8((r.tau * g))))));
-    out.y = (h + aether_batch_product_f32x8((r.s * (g - aether_batch_product_f32x8((r.tau * h))))));
+    out.x = (g - aether_product_f32x8((r.s * (h + aether_product_f32x8((r.tau * g))))));
+    out.y = (h + aether_product_f32x8((r.s * (g - aether_product_f32x8((r.tau * h))))));
     *aether_result = out;
 }
 
@@ -2077,8 +2077,8 @@ static __inline__ __attribute__((__always_inline__)) void aether_f64_jacobi_upda
     const aether_f64x4 h = *aether_h;
     const aether_rotationdx4 r = *aether_r;
     aether_vec2dx4 out;
-    out.x = (g - aether_batch_product_f64x4((r.s * (h + aether_batch_product_f64x4((r.tau * g))))));
-    out.y = (h + aether_batch_product_f64x4((r.s * (g - aether_batch_product_f64x4((r.tau * h))))));
+    out.x = (g - aether_product_f64x4((r.s * (h + aether_product_f64x4((r.tau * g))))));
+    out.y = (h + aether_product_f64x4((r.s * (g - aether_product_f64x4((r.tau * h))))));
     *aether_result = out;
 }
 
@@ -2089,8 +2089,8 @@ static __inline__ __attribute__((__always_inline__)) void aether_f32_jacobi_diag
     const aether_f32x8 apq = *aether_apq;
     const aether_rotationfx8 r = *aether_r;
     aether_vec2fx8 out;
-    out.x = (app - aether_batch_product_f32x8((r.t * apq)));
-    out.y = (aqq + aether_batch_product_f32x8((r.t * apq)));
+    out.x = (app - aether_product_f32x8((r.t * apq)));
+    out.y = (aqq + aether_product_f32x8((r.t * apq)));
     *aether_result = out;
 }
 
@@ -2101,8 +2101,8 @@ static __inline__ __attribute__((__always_inline__)) void aether_f64_jacobi_diag
     const aether_f64x4 apq = *aether_apq;
     const aether_rotationdx4 r = *aether_r;
     aether_vec2dx4 out;
-    out.x = (app - aether_batch_product_f64x4((r.t * apq)));
-    out.y = (aqq + aether_batch_product_f64x4((r.t * apq)));
+    out.x = (app - aether_product_f64x4((r.t * apq)));
+    out.y = (aqq + aether_product_f64x4((r.t * apq)));
     *aether_result = out;
 }
 

@@ -126,9 +126,6 @@ static void check_batch_free(check_batch *b)
     memset(b, 0, sizeof *b);
 }
 
-/* Runs entry `index` of aether_flat_entries on a batch: input k is the n_in[k] words at
-   in + in_at[k]; its result words go to out + k * cap and n_out[k] gets the thunk's return value
-   (a word count or AETHER_FLAT_BAD). Returns 0. */
 #if defined(AETHER_CHECK_BATCH)
 /* --batch soa|aos (1, 2): a function's batches run through its batched form of aether_batch.h, all
    inputs of a batch in one call, so whole vectors of items and the scalar rest both run; the

@@ -22,6 +22,7 @@
 use std::cell::Cell;
 
 use super::c::{self, barrier_name, component, literal, Dialect};
+use super::c_simd::mask_type;
 use super::print::{self, Spelling};
 use super::soa;
 use crate::dsl::BinOp;
@@ -33,14 +34,11 @@ use crate::spec::{ElemType, ShapeKind};
 /// functions whose products fuse under `-ffp-contract=fast`).
 pub const UNGUARDED: &str = "AETHER_UNSAFE_UNGUARDED_BATCH_PRODUCTS";
 
-/// The batches' product guard of vector type `v`.
+/// The product guard of vector type `v`: the lanes kernels' own (the OR with
+/// the opaque zero, defined once by `c_simd`), which [`UNGUARDED`] redefines
+/// as the identity for the batches alone.
 fn product_guard(v: &ElemType) -> String {
-    format!("aether_batch_product_{}", v.name)
-}
-
-fn mask_type(v: &ElemType) -> String {
-    let width = 256 / v.bits;
-    format!("aether_i{}x{width}", v.bits)
+    c::product_name(v)
 }
 
 /// The vector sqrt of vector type `v` (in place, through a pointer: see [`step`]).
@@ -499,10 +497,9 @@ fn vector_types(model: &Model) -> Vec<String> {
         lines.push("#else".into());
         lines.push(format!("#  define aether_batch_shuffle_{}(a, b, ...) __builtin_shuffle((a), (b), ({m}){{__VA_ARGS__}})", v.name));
         lines.push("#endif".into());
-        lines.push(format!("#if defined({UNGUARDED}) || defined(AETHER_UNSAFE_ALLOW_CONTRACTION)"));
+        lines.push(format!("#if defined({UNGUARDED})"));
+        lines.push(format!("#  undef {}", product_guard(&v)));
         lines.push(format!("#  define {}(x) (x)", product_guard(&v)));
-        lines.push("#else".into());
-        lines.push(format!("#  define {}(x) (({cv})(({m})(x) | (int{}_t)aether_opaque_zero()))", product_guard(&v), t.bits));
         lines.push("#endif".into());
         for shape in &model.spec.shapes {
             if shape.name == pair {
@@ -584,10 +581,10 @@ pub fn files(model: &Model, lowered: &[Function], banner: &str) -> (String, Stri
         "#include <string.h>".into(),
         String::new(),
         "#if defined(AETHER_LANES_SIMD)".into(),
-        "/* The vector values (a shape's components, each a vector of items), the splat of a literal, and".into(),
-        "   the product guard: the bits ORed with the core's opaque zero, lane by lane. ".to_string()
-            + UNGUARDED
-            + " makes it the identity (a negative control; never in a build you rely on). */",
+        "/* The vector values (a shape's components, each a vector of items) and the splat of a literal.".into(),
+        "   The products' guard is the lanes kernels' (the bits ORed with the opaque zero, lane by lane);".to_string(),
+        "   ".to_string() + UNGUARDED + " makes it the identity here (a negative control; never in a build",
+        "   you rely on). */".into(),
     ];
     c.extend(vector_types(model));
     c.extend(sqrt_fns(model));
@@ -777,7 +774,7 @@ mod tests {
         let lowered = m.lowered();
         let f = lowered.iter().find(|f| m.c_name(f) == "aether_vec3f_dot").unwrap();
         let text = step(&m, f).join("\n");
-        let p = |x: &str| format!("aether_batch_product_f32x8(({x}))");
+        let p = |x: &str| format!("aether_product_f32x8(({x}))");
         let want = format!("({} + ({} + {}))", p("a.z * b.z"), p("a.y * b.y"), p("a.x * b.x"));
         assert!(text.contains(&want), "{text}");
     }

@@ -39,7 +39,8 @@ pub fn vector_elem(t: &ElemType) -> (ElemType, usize) {
     (e, width)
 }
 
-fn mask_type(v: &ElemType) -> String {
+/// The integer vector type of vector type `v`'s masks and bits.
+pub fn mask_type(v: &ElemType) -> String {
     format!("aether_i{}x{}", v.bits, VECTOR_BYTES * 8 / v.bits)
 }
 
