@@ -2020,6 +2020,218 @@ static __inline__ __attribute__((__always_inline__)) void aether_paird_value_bat
     *aether_result = aether_select_f64x4((((aether_i64x4)(h) & (int64_t)0x7ff0000000000000) != (int64_t)0x7ff0000000000000), (h + aether_barrier_f64x4(p.comp)), h);
 }
 
+static __inline__ __attribute__((__always_inline__)) void aether_f32_sincos_batch_x8(aether_vec2fx8 *aether_result, const aether_f32x8 *aether_a)
+{
+    const aether_f32x8 a = *aether_a;
+    const aether_f32x8 t = aether_product_f32x8((a * aether_batch_splat_f32x8(0x1.45f306p-1f)));
+    const aether_f32x8 k = ((t + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
+    const aether_f32x8 ra = (a - aether_product_f32x8((k * aether_batch_splat_f32x8(1.5703125f))));
+    const aether_f32x8 rb = aether_product_f32x8((k * aether_batch_splat_f32x8(0x1.fb4p-12f)));
+    const aether_f32x8 s1 = (ra - rb);
+    const aether_f32x8 v1 = (s1 - ra);
+    const aether_f32x8 e1 = ((ra - (s1 - v1)) - (rb + v1));
+    const aether_f32x8 rc = aether_product_f32x8((k * aether_batch_splat_f32x8(0x1.444p-24f)));
+    const aether_f32x8 s2 = (s1 - rc);
+    const aether_f32x8 v2 = (s2 - s1);
+    const aether_f32x8 e2 = ((s1 - (s2 - v2)) - (rc + v2));
+    const aether_f32x8 rd = aether_product_f32x8((k * aether_batch_splat_f32x8(0x1.68c234p-39f)));
+    const aether_f32x8 tl = ((e1 + e2) - rd);
+    const aether_f32x8 r = (s2 + tl);
+    const aether_f32x8 rl = (tl - (r - s2));
+    const aether_f32x8 u = aether_product_f32x8((r * r));
+    const aether_f32x8 ps = aether_product_f32x8((aether_product_f32x8((r * u)) * (aether_batch_splat_f32x8(-0x1.555556p-3f) + aether_product_f32x8((u * (aether_batch_splat_f32x8(0x1.11110ep-7f) + aether_product_f32x8((u * (aether_batch_splat_f32x8(-0x1.a013a6p-13f) + aether_product_f32x8((u * aether_batch_splat_f32x8(0x1.6dbdd2p-19f))))))))))));
+    const aether_f32x8 sr = (r + (ps + rl));
+    const aether_f32x8 hu = aether_product_f32x8((aether_batch_splat_f32x8(0.5f) * u));
+    const aether_f32x8 w = (aether_batch_splat_f32x8(1.0f) - hu);
+    const aether_f32x8 lost = ((aether_batch_splat_f32x8(1.0f) - w) - hu);
+    const aether_f32x8 pc = aether_product_f32x8((aether_product_f32x8((u * u)) * (aether_batch_splat_f32x8(0x1.555554p-5f) + aether_product_f32x8((u * (aether_batch_splat_f32x8(-0x1.6c12d2p-10f) + aether_product_f32x8((u * aether_batch_splat_f32x8(0x1.9bd864p-16f)))))))));
+    const aether_f32x8 cr = (w + ((pc - aether_product_f32x8((r * rl))) + lost));
+    const aether_f32x8 fq = (((aether_product_f32x8((k * aether_batch_splat_f32x8(0.25f))) - aether_batch_splat_f32x8(0.375f)) + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
+    const aether_f32x8 q = (k - aether_product_f32x8((aether_batch_splat_f32x8(4.0f) * fq)));
+    const aether_f32x8 sn = aether_select_f32x8((a == aether_batch_splat_f32x8(0.0f)), a, aether_select_f32x8((q == aether_batch_splat_f32x8(0.0f)), sr, aether_select_f32x8((q == aether_batch_splat_f32x8(1.0f)), cr, aether_select_f32x8((q == aether_batch_splat_f32x8(2.0f)), aether_product_f32x8((sr * aether_batch_splat_f32x8(-1.0f))), aether_product_f32x8((cr * aether_batch_splat_f32x8(-1.0f)))))));
+    const aether_f32x8 cs = aether_select_f32x8((q == aether_batch_splat_f32x8(0.0f)), cr, aether_select_f32x8((q == aether_batch_splat_f32x8(1.0f)), aether_product_f32x8((sr * aether_batch_splat_f32x8(-1.0f))), aether_select_f32x8((q == aether_batch_splat_f32x8(2.0f)), aether_product_f32x8((cr * aether_batch_splat_f32x8(-1.0f))), sr)));
+    const aether_i32x8 inside = (((aether_f32x8)((aether_i32x8)(a) & (int32_t)0x7fffffff)) <= aether_batch_splat_f32x8(8192.0f));
+    const aether_f32x8 z = (a - a);
+    aether_vec2fx8 out;
+    out.x = aether_select_f32x8(inside, sn, (z / z));
+    out.y = aether_select_f32x8(inside, cs, (z / z));
+    *aether_result = out;
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_f64_sincos_batch_x4(aether_vec2dx4 *aether_result, const aether_f64x4 *aether_a)
+{
+    const aether_f64x4 a = *aether_a;
+    const aether_f64x4 t = aether_product_f64x4((a * aether_batch_splat_f64x4(0x1.45f306dc9c883p-1)));
+    const aether_f64x4 k = ((t + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
+    const aether_f64x4 ra = (a - aether_product_f64x4((k * aether_batch_splat_f64x4(0x1.921fb544p+0))));
+    const aether_f64x4 rb = aether_product_f64x4((k * aether_batch_splat_f64x4(0x1.0b4611a6p-34)));
+    const aether_f64x4 s1 = (ra - rb);
+    const aether_f64x4 v1 = (s1 - ra);
+    const aether_f64x4 e1 = ((ra - (s1 - v1)) - (rb + v1));
+    const aether_f64x4 rc = aether_product_f64x4((k * aether_batch_splat_f64x4(0x1.3198a2ep-69)));
+    const aether_f64x4 s2 = (s1 - rc);
+    const aether_f64x4 v2 = (s2 - s1);
+    const aether_f64x4 e2 = ((s1 - (s2 - v2)) - (rc + v2));
+    const aether_f64x4 rd = aether_product_f64x4((k * aether_batch_splat_f64x4(0x1.b839a252049c1p-104)));
+    const aether_f64x4 tl = ((e1 + e2) - rd);
+    const aether_f64x4 r = (s2 + tl);
+    const aether_f64x4 rl = (tl - (r - s2));
+    const aether_f64x4 u = aether_product_f64x4((r * r));
+    const aether_f64x4 ps = aether_product_f64x4((aether_product_f64x4((r * u)) * (aether_batch_splat_f64x4(-0x1.5555555555555p-3) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0x1.111111111111p-7) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0x1.a01a01a019936p-13) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0x1.71de3a54605eep-19) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0x1.ae64541266378p-26) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0x1.61217ec01749dp-33) + aether_product_f64x4((u * aether_batch_splat_f64x4(-0x1.ab17a79237a19p-41)))))))))))))))))))));
+    const aether_f64x4 sr = (r + (ps + rl));
+    const aether_f64x4 hu = aether_product_f64x4((aether_batch_splat_f64x4(0.5) * u));
+    const aether_f64x4 w = (aether_batch_splat_f64x4(1.0) - hu);
+    const aether_f64x4 lost = ((aether_batch_splat_f64x4(1.0) - w) - hu);
+    const aether_f64x4 pc = aether_product_f64x4((aether_product_f64x4((u * u)) * (aether_batch_splat_f64x4(0x1.5555555555555p-5) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0x1.6c16c16c16966p-10) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0x1.a01a019f4e867p-16) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0x1.27e4fa17a41b4p-22) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0x1.1eeb68b109173p-29) + aether_product_f64x4((u * aether_batch_splat_f64x4(-0x1.907d7aebd5e3dp-37))))))))))))))))));
+    const aether_f64x4 cr = (w + ((pc - aether_product_f64x4((r * rl))) + lost));
+    const aether_f64x4 fq = (((aether_product_f64x4((k * aether_batch_splat_f64x4(0.25))) - aether_batch_splat_f64x4(0.375)) + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
+    const aether_f64x4 q = (k - aether_product_f64x4((aether_batch_splat_f64x4(4.0) * fq)));
+    const aether_f64x4 sn = aether_select_f64x4((a == aether_batch_splat_f64x4(0.0)), a, aether_select_f64x4((q == aether_batch_splat_f64x4(0.0)), sr, aether_select_f64x4((q == aether_batch_splat_f64x4(1.0)), cr, aether_select_f64x4((q == aether_batch_splat_f64x4(2.0)), aether_product_f64x4((sr * aether_batch_splat_f64x4(-1.0))), aether_product_f64x4((cr * aether_batch_splat_f64x4(-1.0)))))));
+    const aether_f64x4 cs = aether_select_f64x4((q == aether_batch_splat_f64x4(0.0)), cr, aether_select_f64x4((q == aether_batch_splat_f64x4(1.0)), aether_product_f64x4((sr * aether_batch_splat_f64x4(-1.0))), aether_select_f64x4((q == aether_batch_splat_f64x4(2.0)), aether_product_f64x4((cr * aether_batch_splat_f64x4(-1.0))), sr)));
+    const aether_i64x4 inside = (((aether_f64x4)((aether_i64x4)(a) & (int64_t)0x7fffffffffffffff)) <= aether_batch_splat_f64x4(1048576.0));
+    const aether_f64x4 z = (a - a);
+    aether_vec2dx4 out;
+    out.x = aether_select_f64x4(inside, sn, (z / z));
+    out.y = aether_select_f64x4(inside, cs, (z / z));
+    *aether_result = out;
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_f32_sin_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_a)
+{
+    const aether_f32x8 a = *aether_a;
+    const aether_f32x8 sincos_t = aether_product_f32x8((a * aether_batch_splat_f32x8(0x1.45f306p-1f)));
+    const aether_f32x8 sincos_k = ((sincos_t + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
+    const aether_f32x8 sincos_ra = (a - aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(1.5703125f))));
+    const aether_f32x8 sincos_rb = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0x1.fb4p-12f)));
+    const aether_f32x8 sincos_s1 = (sincos_ra - sincos_rb);
+    const aether_f32x8 sincos_v1 = (sincos_s1 - sincos_ra);
+    const aether_f32x8 sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+    const aether_f32x8 sincos_rc = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0x1.444p-24f)));
+    const aether_f32x8 sincos_s2 = (sincos_s1 - sincos_rc);
+    const aether_f32x8 sincos_v2 = (sincos_s2 - sincos_s1);
+    const aether_f32x8 sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+    const aether_f32x8 sincos_rd = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0x1.68c234p-39f)));
+    const aether_f32x8 sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+    const aether_f32x8 sincos_r = (sincos_s2 + sincos_tl);
+    const aether_f32x8 sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+    const aether_f32x8 sincos_u = aether_product_f32x8((sincos_r * sincos_r));
+    const aether_f32x8 sincos_ps = aether_product_f32x8((aether_product_f32x8((sincos_r * sincos_u)) * (aether_batch_splat_f32x8(-0x1.555556p-3f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(0x1.11110ep-7f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(-0x1.a013a6p-13f) + aether_product_f32x8((sincos_u * aether_batch_splat_f32x8(0x1.6dbdd2p-19f))))))))))));
+    const aether_f32x8 sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+    const aether_f32x8 sincos_hu = aether_product_f32x8((aether_batch_splat_f32x8(0.5f) * sincos_u));
+    const aether_f32x8 sincos_w = (aether_batch_splat_f32x8(1.0f) - sincos_hu);
+    const aether_f32x8 sincos_lost = ((aether_batch_splat_f32x8(1.0f) - sincos_w) - sincos_hu);
+    const aether_f32x8 sincos_pc = aether_product_f32x8((aether_product_f32x8((sincos_u * sincos_u)) * (aether_batch_splat_f32x8(0x1.555554p-5f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(-0x1.6c12d2p-10f) + aether_product_f32x8((sincos_u * aether_batch_splat_f32x8(0x1.9bd864p-16f)))))))));
+    const aether_f32x8 sincos_cr = (sincos_w + ((sincos_pc - aether_product_f32x8((sincos_r * sincos_rl))) + sincos_lost));
+    const aether_f32x8 sincos_fq = (((aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0.25f))) - aether_batch_splat_f32x8(0.375f)) + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
+    const aether_f32x8 sincos_q = (sincos_k - aether_product_f32x8((aether_batch_splat_f32x8(4.0f) * sincos_fq)));
+    const aether_f32x8 sincos_sn = aether_select_f32x8((a == aether_batch_splat_f32x8(0.0f)), a, aether_select_f32x8((sincos_q == aether_batch_splat_f32x8(0.0f)), sincos_sr, aether_select_f32x8((sincos_q == aether_batch_splat_f32x8(1.0f)), sincos_cr, aether_select_f32x8((sincos_q == aether_batch_splat_f32x8(2.0f)), aether_product_f32x8((sincos_sr * aether_batch_splat_f32x8(-1.0f))), aether_product_f32x8((sincos_cr * aether_batch_splat_f32x8(-1.0f)))))));
+    const aether_i32x8 sincos_inside = (((aether_f32x8)((aether_i32x8)(a) & (int32_t)0x7fffffff)) <= aether_batch_splat_f32x8(8192.0f));
+    const aether_f32x8 sincos_z = (a - a);
+    *aether_result = aether_select_f32x8(sincos_inside, sincos_sn, (sincos_z / sincos_z));
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_f64_sin_batch_x4(aether_f64x4 *aether_result, const aether_f64x4 *aether_a)
+{
+    const aether_f64x4 a = *aether_a;
+    const aether_f64x4 sincos_t = aether_product_f64x4((a * aether_batch_splat_f64x4(0x1.45f306dc9c883p-1)));
+    const aether_f64x4 sincos_k = ((sincos_t + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
+    const aether_f64x4 sincos_ra = (a - aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0x1.921fb544p+0))));
+    const aether_f64x4 sincos_rb = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0x1.0b4611a6p-34)));
+    const aether_f64x4 sincos_s1 = (sincos_ra - sincos_rb);
+    const aether_f64x4 sincos_v1 = (sincos_s1 - sincos_ra);
+    const aether_f64x4 sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+    const aether_f64x4 sincos_rc = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0x1.3198a2ep-69)));
+    const aether_f64x4 sincos_s2 = (sincos_s1 - sincos_rc);
+    const aether_f64x4 sincos_v2 = (sincos_s2 - sincos_s1);
+    const aether_f64x4 sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+    const aether_f64x4 sincos_rd = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0x1.b839a252049c1p-104)));
+    const aether_f64x4 sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+    const aether_f64x4 sincos_r = (sincos_s2 + sincos_tl);
+    const aether_f64x4 sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+    const aether_f64x4 sincos_u = aether_product_f64x4((sincos_r * sincos_r));
+    const aether_f64x4 sincos_ps = aether_product_f64x4((aether_product_f64x4((sincos_r * sincos_u)) * (aether_batch_splat_f64x4(-0x1.5555555555555p-3) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.111111111111p-7) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0x1.a01a01a019936p-13) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.71de3a54605eep-19) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0x1.ae64541266378p-26) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.61217ec01749dp-33) + aether_product_f64x4((sincos_u * aether_batch_splat_f64x4(-0x1.ab17a79237a19p-41)))))))))))))))))))));
+    const aether_f64x4 sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+    const aether_f64x4 sincos_hu = aether_product_f64x4((aether_batch_splat_f64x4(0.5) * sincos_u));
+    const aether_f64x4 sincos_w = (aether_batch_splat_f64x4(1.0) - sincos_hu);
+    const aether_f64x4 sincos_lost = ((aether_batch_splat_f64x4(1.0) - sincos_w) - sincos_hu);
+    const aether_f64x4 sincos_pc = aether_product_f64x4((aether_product_f64x4((sincos_u * sincos_u)) * (aether_batch_splat_f64x4(0x1.5555555555555p-5) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0x1.6c16c16c16966p-10) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.a01a019f4e867p-16) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0x1.27e4fa17a41b4p-22) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.1eeb68b109173p-29) + aether_product_f64x4((sincos_u * aether_batch_splat_f64x4(-0x1.907d7aebd5e3dp-37))))))))))))))))));
+    const aether_f64x4 sincos_cr = (sincos_w + ((sincos_pc - aether_product_f64x4((sincos_r * sincos_rl))) + sincos_lost));
+    const aether_f64x4 sincos_fq = (((aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0.25))) - aether_batch_splat_f64x4(0.375)) + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
+    const aether_f64x4 sincos_q = (sincos_k - aether_product_f64x4((aether_batch_splat_f64x4(4.0) * sincos_fq)));
+    const aether_f64x4 sincos_sn = aether_select_f64x4((a == aether_batch_splat_f64x4(0.0)), a, aether_select_f64x4((sincos_q == aether_batch_splat_f64x4(0.0)), sincos_sr, aether_select_f64x4((sincos_q == aether_batch_splat_f64x4(1.0)), sincos_cr, aether_select_f64x4((sincos_q == aether_batch_splat_f64x4(2.0)), aether_product_f64x4((sincos_sr * aether_batch_splat_f64x4(-1.0))), aether_product_f64x4((sincos_cr * aether_batch_splat_f64x4(-1.0)))))));
+    const aether_i64x4 sincos_inside = (((aether_f64x4)((aether_i64x4)(a) & (int64_t)0x7fffffffffffffff)) <= aether_batch_splat_f64x4(1048576.0));
+    const aether_f64x4 sincos_z = (a - a);
+    *aether_result = aether_select_f64x4(sincos_inside, sincos_sn, (sincos_z / sincos_z));
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_f32_cos_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_a)
+{
+    const aether_f32x8 a = *aether_a;
+    const aether_f32x8 sincos_t = aether_product_f32x8((a * aether_batch_splat_f32x8(0x1.45f306p-1f)));
+    const aether_f32x8 sincos_k = ((sincos_t + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
+    const aether_f32x8 sincos_ra = (a - aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(1.5703125f))));
+    const aether_f32x8 sincos_rb = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0x1.fb4p-12f)));
+    const aether_f32x8 sincos_s1 = (sincos_ra - sincos_rb);
+    const aether_f32x8 sincos_v1 = (sincos_s1 - sincos_ra);
+    const aether_f32x8 sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+    const aether_f32x8 sincos_rc = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0x1.444p-24f)));
+    const aether_f32x8 sincos_s2 = (sincos_s1 - sincos_rc);
+    const aether_f32x8 sincos_v2 = (sincos_s2 - sincos_s1);
+    const aether_f32x8 sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+    const aether_f32x8 sincos_rd = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0x1.68c234p-39f)));
+    const aether_f32x8 sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+    const aether_f32x8 sincos_r = (sincos_s2 + sincos_tl);
+    const aether_f32x8 sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+    const aether_f32x8 sincos_u = aether_product_f32x8((sincos_r * sincos_r));
+    const aether_f32x8 sincos_ps = aether_product_f32x8((aether_product_f32x8((sincos_r * sincos_u)) * (aether_batch_splat_f32x8(-0x1.555556p-3f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(0x1.11110ep-7f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(-0x1.a013a6p-13f) + aether_product_f32x8((sincos_u * aether_batch_splat_f32x8(0x1.6dbdd2p-19f))))))))))));
+    const aether_f32x8 sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+    const aether_f32x8 sincos_hu = aether_product_f32x8((aether_batch_splat_f32x8(0.5f) * sincos_u));
+    const aether_f32x8 sincos_w = (aether_batch_splat_f32x8(1.0f) - sincos_hu);
+    const aether_f32x8 sincos_lost = ((aether_batch_splat_f32x8(1.0f) - sincos_w) - sincos_hu);
+    const aether_f32x8 sincos_pc = aether_product_f32x8((aether_product_f32x8((sincos_u * sincos_u)) * (aether_batch_splat_f32x8(0x1.555554p-5f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(-0x1.6c12d2p-10f) + aether_product_f32x8((sincos_u * aether_batch_splat_f32x8(0x1.9bd864p-16f)))))))));
+    const aether_f32x8 sincos_cr = (sincos_w + ((sincos_pc - aether_product_f32x8((sincos_r * sincos_rl))) + sincos_lost));
+    const aether_f32x8 sincos_fq = (((aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0.25f))) - aether_batch_splat_f32x8(0.375f)) + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
+    const aether_f32x8 sincos_q = (sincos_k - aether_product_f32x8((aether_batch_splat_f32x8(4.0f) * sincos_fq)));
+    const aether_f32x8 sincos_cs = aether_select_f32x8((sincos_q == aether_batch_splat_f32x8(0.0f)), sincos_cr, aether_select_f32x8((sincos_q == aether_batch_splat_f32x8(1.0f)), aether_product_f32x8((sincos_sr * aether_batch_splat_f32x8(-1.0f))), aether_select_f32x8((sincos_q == aether_batch_splat_f32x8(2.0f)), aether_product_f32x8((sincos_cr * aether_batch_splat_f32x8(-1.0f))), sincos_sr)));
+    const aether_i32x8 sincos_inside = (((aether_f32x8)((aether_i32x8)(a) & (int32_t)0x7fffffff)) <= aether_batch_splat_f32x8(8192.0f));
+    const aether_f32x8 sincos_z = (a - a);
+    *aether_result = aether_select_f32x8(sincos_inside, sincos_cs, (sincos_z / sincos_z));
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_f64_cos_batch_x4(aether_f64x4 *aether_result, const aether_f64x4 *aether_a)
+{
+    const aether_f64x4 a = *aether_a;
+    const aether_f64x4 sincos_t = aether_product_f64x4((a * aether_batch_splat_f64x4(0x1.45f306dc9c883p-1)));
+    const aether_f64x4 sincos_k = ((sincos_t + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
+    const aether_f64x4 sincos_ra = (a - aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0x1.921fb544p+0))));
+    const aether_f64x4 sincos_rb = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0x1.0b4611a6p-34)));
+    const aether_f64x4 sincos_s1 = (sincos_ra - sincos_rb);
+    const aether_f64x4 sincos_v1 = (sincos_s1 - sincos_ra);
+    const aether_f64x4 sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+    const aether_f64x4 sincos_rc = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0x1.3198a2ep-69)));
+    const aether_f64x4 sincos_s2 = (sincos_s1 - sincos_rc);
+    const aether_f64x4 sincos_v2 = (sincos_s2 - sincos_s1);
+    const aether_f64x4 sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+    const aether_f64x4 sincos_rd = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0x1.b839a252049c1p-104)));
+    const aether_f64x4 sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+    const aether_f64x4 sincos_r = (sincos_s2 + sincos_tl);
+    const aether_f64x4 sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+    const aether_f64x4 sincos_u = aether_product_f64x4((sincos_r * sincos_r));
+    const aether_f64x4 sincos_ps = aether_product_f64x4((aether_product_f64x4((sincos_r * sincos_u)) * (aether_batch_splat_f64x4(-0x1.5555555555555p-3) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.111111111111p-7) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0x1.a01a01a019936p-13) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.71de3a54605eep-19) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0x1.ae64541266378p-26) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.61217ec01749dp-33) + aether_product_f64x4((sincos_u * aether_batch_splat_f64x4(-0x1.ab17a79237a19p-41)))))))))))))))))))));
+    const aether_f64x4 sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+    const aether_f64x4 sincos_hu = aether_product_f64x4((aether_batch_splat_f64x4(0.5) * sincos_u));
+    const aether_f64x4 sincos_w = (aether_batch_splat_f64x4(1.0) - sincos_hu);
+    const aether_f64x4 sincos_lost = ((aether_batch_splat_f64x4(1.0) - sincos_w) - sincos_hu);
+    const aether_f64x4 sincos_pc = aether_product_f64x4((aether_product_f64x4((sincos_u * sincos_u)) * (aether_batch_splat_f64x4(0x1.5555555555555p-5) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0x1.6c16c16c16966p-10) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.a01a019f4e867p-16) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0x1.27e4fa17a41b4p-22) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.1eeb68b109173p-29) + aether_product_f64x4((sincos_u * aether_batch_splat_f64x4(-0x1.907d7aebd5e3dp-37))))))))))))))))));
+    const aether_f64x4 sincos_cr = (sincos_w + ((sincos_pc - aether_product_f64x4((sincos_r * sincos_rl))) + sincos_lost));
+    const aether_f64x4 sincos_fq = (((aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0.25))) - aether_batch_splat_f64x4(0.375)) + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
+    const aether_f64x4 sincos_q = (sincos_k - aether_product_f64x4((aether_batch_splat_f64x4(4.0) * sincos_fq)));
+    const aether_f64x4 sincos_cs = aether_select_f64x4((sincos_q == aether_batch_splat_f64x4(0.0)), sincos_cr, aether_select_f64x4((sincos_q == aether_batch_splat_f64x4(1.0)), aether_product_f64x4((sincos_sr * aether_batch_splat_f64x4(-1.0))), aether_select_f64x4((sincos_q == aether_batch_splat_f64x4(2.0)), aether_product_f64x4((sincos_cr * aether_batch_splat_f64x4(-1.0))), sincos_sr)));
+    const aether_i64x4 sincos_inside = (((aether_f64x4)((aether_i64x4)(a) & (int64_t)0x7fffffffffffffff)) <= aether_batch_splat_f64x4(1048576.0));
+    const aether_f64x4 sincos_z = (a - a);
+    *aether_result = aether_select_f64x4(sincos_inside, sincos_cs, (sincos_z / sincos_z));
+}
+
 static __inline__ __attribute__((__always_inline__)) void aether_f32_jacobi_rotation_batch_x8(aether_rotationfx8 *aether_result, const aether_f32x8 *aether_app, const aether_f32x8 *aether_aqq, const aether_f32x8 *aether_apq)
 {
     const aether_f32x8 app = *aether_app;
@@ -4000,6 +4212,218 @@ static inline double aether_paird_value_batch_item(const aether_paird *aether_p)
     const aether_paird p = *aether_p;
     const double h = aether_barrier_f64(p.hi);
     return (isfinite(h) ? (h + aether_barrier_f64(p.comp)) : h);
+}
+
+static inline aether_vec2f aether_f32_sincos_batch_item(const float *aether_a)
+{
+    const float a = *aether_a;
+    const float t = aether_product_vec_f32((a * 0x1.45f306p-1f));
+    const float k = ((t + 12582912.0f) - 12582912.0f);
+    const float ra = (a - aether_product_vec_f32((k * 1.5703125f)));
+    const float rb = aether_product_vec_f32((k * 0x1.fb4p-12f));
+    const float s1 = (ra - rb);
+    const float v1 = (s1 - ra);
+    const float e1 = ((ra - (s1 - v1)) - (rb + v1));
+    const float rc = aether_product_vec_f32((k * 0x1.444p-24f));
+    const float s2 = (s1 - rc);
+    const float v2 = (s2 - s1);
+    const float e2 = ((s1 - (s2 - v2)) - (rc + v2));
+    const float rd = aether_product_vec_f32((k * 0x1.68c234p-39f));
+    const float tl = ((e1 + e2) - rd);
+    const float r = (s2 + tl);
+    const float rl = (tl - (r - s2));
+    const float u = aether_product_vec_f32((r * r));
+    const float ps = aether_product_vec_f32((aether_product_vec_f32((r * u)) * (-0x1.555556p-3f + aether_product_vec_f32((u * (0x1.11110ep-7f + aether_product_vec_f32((u * (-0x1.a013a6p-13f + aether_product_vec_f32((u * 0x1.6dbdd2p-19f)))))))))));
+    const float sr = (r + (ps + rl));
+    const float hu = aether_product_vec_f32((0.5f * u));
+    const float w = (1.0f - hu);
+    const float lost = ((1.0f - w) - hu);
+    const float pc = aether_product_vec_f32((aether_product_vec_f32((u * u)) * (0x1.555554p-5f + aether_product_vec_f32((u * (-0x1.6c12d2p-10f + aether_product_vec_f32((u * 0x1.9bd864p-16f))))))));
+    const float cr = (w + ((pc - aether_product_vec_f32((r * rl))) + lost));
+    const float fq = (((aether_product_vec_f32((k * 0.25f)) - 0.375f) + 12582912.0f) - 12582912.0f);
+    const float q = (k - aether_product_vec_f32((4.0f * fq)));
+    const float sn = ((a == 0.0f) ? a : ((q == 0.0f) ? sr : ((q == 1.0f) ? cr : ((q == 2.0f) ? aether_product_vec_f32((sr * -1.0f)) : aether_product_vec_f32((cr * -1.0f))))));
+    const float cs = ((q == 0.0f) ? cr : ((q == 1.0f) ? aether_product_vec_f32((sr * -1.0f)) : ((q == 2.0f) ? aether_product_vec_f32((cr * -1.0f)) : sr)));
+    const int inside = (fabsf(a) <= 8192.0f);
+    const float z = (a - a);
+    aether_vec2f out;
+    out.x = (inside ? sn : (z / z));
+    out.y = (inside ? cs : (z / z));
+    return out;
+}
+
+static inline aether_vec2d aether_f64_sincos_batch_item(const double *aether_a)
+{
+    const double a = *aether_a;
+    const double t = aether_product_vec_f64((a * 0x1.45f306dc9c883p-1));
+    const double k = ((t + 6755399441055744.0) - 6755399441055744.0);
+    const double ra = (a - aether_product_vec_f64((k * 0x1.921fb544p+0)));
+    const double rb = aether_product_vec_f64((k * 0x1.0b4611a6p-34));
+    const double s1 = (ra - rb);
+    const double v1 = (s1 - ra);
+    const double e1 = ((ra - (s1 - v1)) - (rb + v1));
+    const double rc = aether_product_vec_f64((k * 0x1.3198a2ep-69));
+    const double s2 = (s1 - rc);
+    const double v2 = (s2 - s1);
+    const double e2 = ((s1 - (s2 - v2)) - (rc + v2));
+    const double rd = aether_product_vec_f64((k * 0x1.b839a252049c1p-104));
+    const double tl = ((e1 + e2) - rd);
+    const double r = (s2 + tl);
+    const double rl = (tl - (r - s2));
+    const double u = aether_product_vec_f64((r * r));
+    const double ps = aether_product_vec_f64((aether_product_vec_f64((r * u)) * (-0x1.5555555555555p-3 + aether_product_vec_f64((u * (0x1.111111111111p-7 + aether_product_vec_f64((u * (-0x1.a01a01a019936p-13 + aether_product_vec_f64((u * (0x1.71de3a54605eep-19 + aether_product_vec_f64((u * (-0x1.ae64541266378p-26 + aether_product_vec_f64((u * (0x1.61217ec01749dp-33 + aether_product_vec_f64((u * -0x1.ab17a79237a19p-41))))))))))))))))))));
+    const double sr = (r + (ps + rl));
+    const double hu = aether_product_vec_f64((0.5 * u));
+    const double w = (1.0 - hu);
+    const double lost = ((1.0 - w) - hu);
+    const double pc = aether_product_vec_f64((aether_product_vec_f64((u * u)) * (0x1.5555555555555p-5 + aether_product_vec_f64((u * (-0x1.6c16c16c16966p-10 + aether_product_vec_f64((u * (0x1.a01a019f4e867p-16 + aether_product_vec_f64((u * (-0x1.27e4fa17a41b4p-22 + aether_product_vec_f64((u * (0x1.1eeb68b109173p-29 + aether_product_vec_f64((u * -0x1.907d7aebd5e3dp-37)))))))))))))))));
+    const double cr = (w + ((pc - aether_product_vec_f64((r * rl))) + lost));
+    const double fq = (((aether_product_vec_f64((k * 0.25)) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+    const double q = (k - aether_product_vec_f64((4.0 * fq)));
+    const double sn = ((a == 0.0) ? a : ((q == 0.0) ? sr : ((q == 1.0) ? cr : ((q == 2.0) ? aether_product_vec_f64((sr * -1.0)) : aether_product_vec_f64((cr * -1.0))))));
+    const double cs = ((q == 0.0) ? cr : ((q == 1.0) ? aether_product_vec_f64((sr * -1.0)) : ((q == 2.0) ? aether_product_vec_f64((cr * -1.0)) : sr)));
+    const int inside = (fabs(a) <= 1048576.0);
+    const double z = (a - a);
+    aether_vec2d out;
+    out.x = (inside ? sn : (z / z));
+    out.y = (inside ? cs : (z / z));
+    return out;
+}
+
+static inline float aether_f32_sin_batch_item(const float *aether_a)
+{
+    const float a = *aether_a;
+    const float sincos_t = aether_product_vec_f32((a * 0x1.45f306p-1f));
+    const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
+    const float sincos_ra = (a - aether_product_vec_f32((sincos_k * 1.5703125f)));
+    const float sincos_rb = aether_product_vec_f32((sincos_k * 0x1.fb4p-12f));
+    const float sincos_s1 = (sincos_ra - sincos_rb);
+    const float sincos_v1 = (sincos_s1 - sincos_ra);
+    const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+    const float sincos_rc = aether_product_vec_f32((sincos_k * 0x1.444p-24f));
+    const float sincos_s2 = (sincos_s1 - sincos_rc);
+    const float sincos_v2 = (sincos_s2 - sincos_s1);
+    const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+    const float sincos_rd = aether_product_vec_f32((sincos_k * 0x1.68c234p-39f));
+    const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+    const float sincos_r = (sincos_s2 + sincos_tl);
+    const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+    const float sincos_u = aether_product_vec_f32((sincos_r * sincos_r));
+    const float sincos_ps = aether_product_vec_f32((aether_product_vec_f32((sincos_r * sincos_u)) * (-0x1.555556p-3f + aether_product_vec_f32((sincos_u * (0x1.11110ep-7f + aether_product_vec_f32((sincos_u * (-0x1.a013a6p-13f + aether_product_vec_f32((sincos_u * 0x1.6dbdd2p-19f)))))))))));
+    const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+    const float sincos_hu = aether_product_vec_f32((0.5f * sincos_u));
+    const float sincos_w = (1.0f - sincos_hu);
+    const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
+    const float sincos_pc = aether_product_vec_f32((aether_product_vec_f32((sincos_u * sincos_u)) * (0x1.555554p-5f + aether_product_vec_f32((sincos_u * (-0x1.6c12d2p-10f + aether_product_vec_f32((sincos_u * 0x1.9bd864p-16f))))))));
+    const float sincos_cr = (sincos_w + ((sincos_pc - aether_product_vec_f32((sincos_r * sincos_rl))) + sincos_lost));
+    const float sincos_fq = (((aether_product_vec_f32((sincos_k * 0.25f)) - 0.375f) + 12582912.0f) - 12582912.0f);
+    const float sincos_q = (sincos_k - aether_product_vec_f32((4.0f * sincos_fq)));
+    const float sincos_sn = ((a == 0.0f) ? a : ((sincos_q == 0.0f) ? sincos_sr : ((sincos_q == 1.0f) ? sincos_cr : ((sincos_q == 2.0f) ? aether_product_vec_f32((sincos_sr * -1.0f)) : aether_product_vec_f32((sincos_cr * -1.0f))))));
+    const int sincos_inside = (fabsf(a) <= 8192.0f);
+    const float sincos_z = (a - a);
+    return (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
+}
+
+static inline double aether_f64_sin_batch_item(const double *aether_a)
+{
+    const double a = *aether_a;
+    const double sincos_t = aether_product_vec_f64((a * 0x1.45f306dc9c883p-1));
+    const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
+    const double sincos_ra = (a - aether_product_vec_f64((sincos_k * 0x1.921fb544p+0)));
+    const double sincos_rb = aether_product_vec_f64((sincos_k * 0x1.0b4611a6p-34));
+    const double sincos_s1 = (sincos_ra - sincos_rb);
+    const double sincos_v1 = (sincos_s1 - sincos_ra);
+    const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+    const double sincos_rc = aether_product_vec_f64((sincos_k * 0x1.3198a2ep-69));
+    const double sincos_s2 = (sincos_s1 - sincos_rc);
+    const double sincos_v2 = (sincos_s2 - sincos_s1);
+    const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+    const double sincos_rd = aether_product_vec_f64((sincos_k * 0x1.b839a252049c1p-104));
+    const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+    const double sincos_r = (sincos_s2 + sincos_tl);
+    const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+    const double sincos_u = aether_product_vec_f64((sincos_r * sincos_r));
+    const double sincos_ps = aether_product_vec_f64((aether_product_vec_f64((sincos_r * sincos_u)) * (-0x1.5555555555555p-3 + aether_product_vec_f64((sincos_u * (0x1.111111111111p-7 + aether_product_vec_f64((sincos_u * (-0x1.a01a01a019936p-13 + aether_product_vec_f64((sincos_u * (0x1.71de3a54605eep-19 + aether_product_vec_f64((sincos_u * (-0x1.ae64541266378p-26 + aether_product_vec_f64((sincos_u * (0x1.61217ec01749dp-33 + aether_product_vec_f64((sincos_u * -0x1.ab17a79237a19p-41))))))))))))))))))));
+    const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+    const double sincos_hu = aether_product_vec_f64((0.5 * sincos_u));
+    const double sincos_w = (1.0 - sincos_hu);
+    const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
+    const double sincos_pc = aether_product_vec_f64((aether_product_vec_f64((sincos_u * sincos_u)) * (0x1.5555555555555p-5 + aether_product_vec_f64((sincos_u * (-0x1.6c16c16c16966p-10 + aether_product_vec_f64((sincos_u * (0x1.a01a019f4e867p-16 + aether_product_vec_f64((sincos_u * (-0x1.27e4fa17a41b4p-22 + aether_product_vec_f64((sincos_u * (0x1.1eeb68b109173p-29 + aether_product_vec_f64((sincos_u * -0x1.907d7aebd5e3dp-37)))))))))))))))));
+    const double sincos_cr = (sincos_w + ((sincos_pc - aether_product_vec_f64((sincos_r * sincos_rl))) + sincos_lost));
+    const double sincos_fq = (((aether_product_vec_f64((sincos_k * 0.25)) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+    const double sincos_q = (sincos_k - aether_product_vec_f64((4.0 * sincos_fq)));
+    const double sincos_sn = ((a == 0.0) ? a : ((sincos_q == 0.0) ? sincos_sr : ((sincos_q == 1.0) ? sincos_cr : ((sincos_q == 2.0) ? aether_product_vec_f64((sincos_sr * -1.0)) : aether_product_vec_f64((sincos_cr * -1.0))))));
+    const int sincos_inside = (fabs(a) <= 1048576.0);
+    const double sincos_z = (a - a);
+    return (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
+}
+
+static inline float aether_f32_cos_batch_item(const float *aether_a)
+{
+    const float a = *aether_a;
+    const float sincos_t = aether_product_vec_f32((a * 0x1.45f306p-1f));
+    const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
+    const float sincos_ra = (a - aether_product_vec_f32((sincos_k * 1.5703125f)));
+    const float sincos_rb = aether_product_vec_f32((sincos_k * 0x1.fb4p-12f));
+    const float sincos_s1 = (sincos_ra - sincos_rb);
+    const float sincos_v1 = (sincos_s1 - sincos_ra);
+    const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+    const float sincos_rc = aether_product_vec_f32((sincos_k * 0x1.444p-24f));
+    const float sincos_s2 = (sincos_s1 - sincos_rc);
+    const float sincos_v2 = (sincos_s2 - sincos_s1);
+    const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+    const float sincos_rd = aether_product_vec_f32((sincos_k * 0x1.68c234p-39f));
+    const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+    const float sincos_r = (sincos_s2 + sincos_tl);
+    const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+    const float sincos_u = aether_product_vec_f32((sincos_r * sincos_r));
+    const float sincos_ps = aether_product_vec_f32((aether_product_vec_f32((sincos_r * sincos_u)) * (-0x1.555556p-3f + aether_product_vec_f32((sincos_u * (0x1.11110ep-7f + aether_product_vec_f32((sincos_u * (-0x1.a013a6p-13f + aether_product_vec_f32((sincos_u * 0x1.6dbdd2p-19f)))))))))));
+    const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+    const float sincos_hu = aether_product_vec_f32((0.5f * sincos_u));
+    const float sincos_w = (1.0f - sincos_hu);
+    const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
+    const float sincos_pc = aether_product_vec_f32((aether_product_vec_f32((sincos_u * sincos_u)) * (0x1.555554p-5f + aether_product_vec_f32((sincos_u * (-0x1.6c12d2p-10f + aether_product_vec_f32((sincos_u * 0x1.9bd864p-16f))))))));
+    const float sincos_cr = (sincos_w + ((sincos_pc - aether_product_vec_f32((sincos_r * sincos_rl))) + sincos_lost));
+    const float sincos_fq = (((aether_product_vec_f32((sincos_k * 0.25f)) - 0.375f) + 12582912.0f) - 12582912.0f);
+    const float sincos_q = (sincos_k - aether_product_vec_f32((4.0f * sincos_fq)));
+    const float sincos_cs = ((sincos_q == 0.0f) ? sincos_cr : ((sincos_q == 1.0f) ? aether_product_vec_f32((sincos_sr * -1.0f)) : ((sincos_q == 2.0f) ? aether_product_vec_f32((sincos_cr * -1.0f)) : sincos_sr)));
+    const int sincos_inside = (fabsf(a) <= 8192.0f);
+    const float sincos_z = (a - a);
+    return (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
+}
+
+static inline double aether_f64_cos_batch_item(const double *aether_a)
+{
+    const double a = *aether_a;
+    const double sincos_t = aether_product_vec_f64((a * 0x1.45f306dc9c883p-1));
+    const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
+    const double sincos_ra = (a - aether_product_vec_f64((sincos_k * 0x1.921fb544p+0)));
+    const double sincos_rb = aether_product_vec_f64((sincos_k * 0x1.0b4611a6p-34));
+    const double sincos_s1 = (sincos_ra - sincos_rb);
+    const double sincos_v1 = (sincos_s1 - sincos_ra);
+    const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+    const double sincos_rc = aether_product_vec_f64((sincos_k * 0x1.3198a2ep-69));
+    const double sincos_s2 = (sincos_s1 - sincos_rc);
+    const double sincos_v2 = (sincos_s2 - sincos_s1);
+    const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+    const double sincos_rd = aether_product_vec_f64((sincos_k * 0x1.b839a252049c1p-104));
+    const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+    const double sincos_r = (sincos_s2 + sincos_tl);
+    const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+    const double sincos_u = aether_product_vec_f64((sincos_r * sincos_r));
+    const double sincos_ps = aether_product_vec_f64((aether_product_vec_f64((sincos_r * sincos_u)) * (-0x1.5555555555555p-3 + aether_product_vec_f64((sincos_u * (0x1.111111111111p-7 + aether_product_vec_f64((sincos_u * (-0x1.a01a01a019936p-13 + aether_product_vec_f64((sincos_u * (0x1.71de3a54605eep-19 + aether_product_vec_f64((sincos_u * (-0x1.ae64541266378p-26 + aether_product_vec_f64((sincos_u * (0x1.61217ec01749dp-33 + aether_product_vec_f64((sincos_u * -0x1.ab17a79237a19p-41))))))))))))))))))));
+    const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+    const double sincos_hu = aether_product_vec_f64((0.5 * sincos_u));
+    const double sincos_w = (1.0 - sincos_hu);
+    const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
+    const double sincos_pc = aether_product_vec_f64((aether_product_vec_f64((sincos_u * sincos_u)) * (0x1.5555555555555p-5 + aether_product_vec_f64((sincos_u * (-0x1.6c16c16c16966p-10 + aether_product_vec_f64((sincos_u * (0x1.a01a019f4e867p-16 + aether_product_vec_f64((sincos_u * (-0x1.27e4fa17a41b4p-22 + aether_product_vec_f64((sincos_u * (0x1.1eeb68b109173p-29 + aether_product_vec_f64((sincos_u * -0x1.907d7aebd5e3dp-37)))))))))))))))));
+    const double sincos_cr = (sincos_w + ((sincos_pc - aether_product_vec_f64((sincos_r * sincos_rl))) + sincos_lost));
+    const double sincos_fq = (((aether_product_vec_f64((sincos_k * 0.25)) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+    const double sincos_q = (sincos_k - aether_product_vec_f64((4.0 * sincos_fq)));
+    const double sincos_cs = ((sincos_q == 0.0) ? sincos_cr : ((sincos_q == 1.0) ? aether_product_vec_f64((sincos_sr * -1.0)) : ((sincos_q == 2.0) ? aether_product_vec_f64((sincos_cr * -1.0)) : sincos_sr)));
+    const int sincos_inside = (fabs(a) <= 1048576.0);
+    const double sincos_z = (a - a);
+    return (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
 }
 
 static inline aether_rotationf aether_f32_jacobi_rotation_batch_item(const float *aether_app, const float *aether_aqq, const float *aether_apq)
@@ -16309,6 +16733,234 @@ void aether_paird_value_aos(const aether_paird *p, double *out, size_t n)
 #endif
     for (; i < n; ++i) {
         out[i] = aether_paird_value_batch_item(&p[i]);
+    }
+}
+
+void aether_f32_sincos_soa(const float *a, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_a;
+        aether_vec2fx8 aether_r;
+        memcpy(&v_a, a + i, 8u * sizeof(float));
+        aether_f32_sincos_batch_x8(&aether_r, &v_a);
+        memcpy(out + 0u * n + i, &aether_r.x, 8u * sizeof(float));
+        memcpy(out + 1u * n + i, &aether_r.y, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        float v_a;
+        v_a = a[i];
+        const aether_vec2f result = aether_f32_sincos(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+void aether_f32_sincos_aos(const float *a, aether_vec2f *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_a;
+        aether_vec2fx8 aether_r;
+        memcpy(&v_a, (const float *)(const void *)(a + i), 8u * sizeof(float));
+        aether_f32_sincos_batch_x8(&aether_r, &v_a);
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 1, 9, 2, 10, 3, 11); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 5, 13, 6, 14, 7, 15); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f32_sincos_batch_item(&a[i]);
+    }
+}
+
+void aether_f64_sincos_soa(const double *a, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_a;
+        aether_vec2dx4 aether_r;
+        memcpy(&v_a, a + i, 4u * sizeof(double));
+        aether_f64_sincos_batch_x4(&aether_r, &v_a);
+        memcpy(out + 0u * n + i, &aether_r.x, 4u * sizeof(double));
+        memcpy(out + 1u * n + i, &aether_r.y, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        double v_a;
+        v_a = a[i];
+        const aether_vec2d result = aether_f64_sincos(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+void aether_f64_sincos_aos(const double *a, aether_vec2d *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_a;
+        aether_vec2dx4 aether_r;
+        memcpy(&v_a, (const double *)(const void *)(a + i), 4u * sizeof(double));
+        aether_f64_sincos_batch_x4(&aether_r, &v_a);
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 1, 5); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 3, 7); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f64_sincos_batch_item(&a[i]);
+    }
+}
+
+void aether_f32_sin_soa(const float *a, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_a;
+        aether_f32x8 aether_r;
+        memcpy(&v_a, a + i, 8u * sizeof(float));
+        aether_f32_sin_batch_x8(&aether_r, &v_a);
+        memcpy(out + i, &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        float v_a;
+        v_a = a[i];
+        const float result = aether_f32_sin(v_a);
+        out[i] = result;
+    }
+}
+
+void aether_f32_sin_aos(const float *a, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_a;
+        aether_f32x8 aether_r;
+        memcpy(&v_a, (const float *)(const void *)(a + i), 8u * sizeof(float));
+        aether_f32_sin_batch_x8(&aether_r, &v_a);
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f32_sin_batch_item(&a[i]);
+    }
+}
+
+void aether_f64_sin_soa(const double *a, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_a;
+        aether_f64x4 aether_r;
+        memcpy(&v_a, a + i, 4u * sizeof(double));
+        aether_f64_sin_batch_x4(&aether_r, &v_a);
+        memcpy(out + i, &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        double v_a;
+        v_a = a[i];
+        const double result = aether_f64_sin(v_a);
+        out[i] = result;
+    }
+}
+
+void aether_f64_sin_aos(const double *a, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_a;
+        aether_f64x4 aether_r;
+        memcpy(&v_a, (const double *)(const void *)(a + i), 4u * sizeof(double));
+        aether_f64_sin_batch_x4(&aether_r, &v_a);
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f64_sin_batch_item(&a[i]);
+    }
+}
+
+void aether_f32_cos_soa(const float *a, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_a;
+        aether_f32x8 aether_r;
+        memcpy(&v_a, a + i, 8u * sizeof(float));
+        aether_f32_cos_batch_x8(&aether_r, &v_a);
+        memcpy(out + i, &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        float v_a;
+        v_a = a[i];
+        const float result = aether_f32_cos(v_a);
+        out[i] = result;
+    }
+}
+
+void aether_f32_cos_aos(const float *a, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_a;
+        aether_f32x8 aether_r;
+        memcpy(&v_a, (const float *)(const void *)(a + i), 8u * sizeof(float));
+        aether_f32_cos_batch_x8(&aether_r, &v_a);
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f32_cos_batch_item(&a[i]);
+    }
+}
+
+void aether_f64_cos_soa(const double *a, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_a;
+        aether_f64x4 aether_r;
+        memcpy(&v_a, a + i, 4u * sizeof(double));
+        aether_f64_cos_batch_x4(&aether_r, &v_a);
+        memcpy(out + i, &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        double v_a;
+        v_a = a[i];
+        const double result = aether_f64_cos(v_a);
+        out[i] = result;
+    }
+}
+
+void aether_f64_cos_aos(const double *a, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_a;
+        aether_f64x4 aether_r;
+        memcpy(&v_a, (const double *)(const void *)(a + i), 4u * sizeof(double));
+        aether_f64_cos_batch_x4(&aether_r, &v_a);
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f64_cos_batch_item(&a[i]);
     }
 }
 

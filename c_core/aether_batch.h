@@ -10,14 +10,14 @@
    itself. The per-lane linear algebra's batched forms are its _lanes functions. Truth values
    are int (0 or 1). out may be one of the input arrays (in place) but must not overlap one
    otherwise. Compile aether_batch.c: it includes the core header-only, so aether_core.c must be
-   beside aether_core.h but is not compiled or linked for it. Contract aether 0.1.0 26f3734307f2e41298630ad33cf4d904. */
+   beside aether_core.h but is not compiled or linked for it. Contract aether 0.1.0 6c1cf545e503fe0cd5cb1c67ded059b0. */
 #ifndef AETHER_BATCH_H
 #define AETHER_BATCH_H
 
 #include <stddef.h>
 #include "aether_core.h"
 
-#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 26f3734307f2e41298630ad33cf4d904"
+#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 6c1cf545e503fe0cd5cb1c67ded059b0"
 
 #ifdef __cplusplus
 extern "C" {
@@ -1066,6 +1066,42 @@ void aether_paird_value_soa(const double *p, double *out, size_t n);
 
 /* aether_paird_value_aos: out[i] = aether_paird_value(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
 void aether_paird_value_aos(const aether_paird *p, double *out, size_t n);
+
+/* aether_f32_sincos_soa: out[i] = aether_f32_sincos(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_f32_sincos_soa(const float *a, float *out, size_t n);
+
+/* aether_f32_sincos_aos: out[i] = aether_f32_sincos(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_f32_sincos_aos(const float *a, aether_vec2f *out, size_t n);
+
+/* aether_f64_sincos_soa: out[i] = aether_f64_sincos(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_f64_sincos_soa(const double *a, double *out, size_t n);
+
+/* aether_f64_sincos_aos: out[i] = aether_f64_sincos(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_f64_sincos_aos(const double *a, aether_vec2d *out, size_t n);
+
+/* aether_f32_sin_soa: out[i] = aether_f32_sin(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_f32_sin_soa(const float *a, float *out, size_t n);
+
+/* aether_f32_sin_aos: out[i] = aether_f32_sin(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_f32_sin_aos(const float *a, float *out, size_t n);
+
+/* aether_f64_sin_soa: out[i] = aether_f64_sin(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_f64_sin_soa(const double *a, double *out, size_t n);
+
+/* aether_f64_sin_aos: out[i] = aether_f64_sin(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_f64_sin_aos(const double *a, double *out, size_t n);
+
+/* aether_f32_cos_soa: out[i] = aether_f32_cos(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_f32_cos_soa(const float *a, float *out, size_t n);
+
+/* aether_f32_cos_aos: out[i] = aether_f32_cos(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_f32_cos_aos(const float *a, float *out, size_t n);
+
+/* aether_f64_cos_soa: out[i] = aether_f64_cos(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_f64_cos_soa(const double *a, double *out, size_t n);
+
+/* aether_f64_cos_aos: out[i] = aether_f64_cos(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_f64_cos_aos(const double *a, double *out, size_t n);
 
 /* aether_f32_jacobi_rotation_soa: out[i] = aether_f32_jacobi_rotation(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 void aether_f32_jacobi_rotation_soa(const float *app, const float *aqq, const float *apq, float *out, size_t n);

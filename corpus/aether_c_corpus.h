@@ -7,7 +7,7 @@
 
 #define AETHER_CORPUS_CONTRACT_VERSION "0.1.0"
 /* The fingerprint of the contract the corpus was generated from (aether_core.h's AETHER_CONTRACT_ID). */
-#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 26f3734307f2e41298630ad33cf4d904"
+#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 6c1cf545e503fe0cd5cb1c67ded059b0"
 
 #include "fmin_f32.h"
 #include "fmin_f64.h"
@@ -81,6 +81,12 @@
 #include "pair_combine_f64.h"
 #include "pair_value_f32.h"
 #include "pair_value_f64.h"
+#include "sincos_f32.h"
+#include "sincos_f64.h"
+#include "sin_f32.h"
+#include "sin_f64.h"
+#include "cos_f32.h"
+#include "cos_f64.h"
 #include "jacobi_rotation_f32.h"
 #include "jacobi_rotation_f64.h"
 #include "jacobi_update_f32.h"
@@ -341,6 +347,12 @@ static const aether_corpus_function aether_corpus_functions[] = {
     { "aether_paird_combine", "pair_combine_f64", 64, 4, 2, 60, aether_corpus_paird_combine, 1, 0, 0 },
     { "aether_pairf_value", "pair_value_f32", 32, 2, 1, 223, aether_corpus_pairf_value, 1, 0, 0 },
     { "aether_paird_value", "pair_value_f64", 64, 2, 1, 227, aether_corpus_paird_value, 1, 0, 0 },
+    { "aether_f32_sincos", "sincos_f32", 32, 1, 2, 39, aether_corpus_f32_sincos, 1, 0, 0 },
+    { "aether_f64_sincos", "sincos_f64", 64, 1, 2, 42, aether_corpus_f64_sincos, 1, 0, 0 },
+    { "aether_f32_sin", "sin_f32", 32, 1, 1, 22, aether_corpus_f32_sin, 1, 0, 0 },
+    { "aether_f64_sin", "sin_f64", 64, 1, 1, 28, aether_corpus_f64_sin, 1, 0, 0 },
+    { "aether_f32_cos", "cos_f32", 32, 1, 1, 29, aether_corpus_f32_cos, 1, 0, 0 },
+    { "aether_f64_cos", "cos_f64", 64, 1, 1, 27, aether_corpus_f64_cos, 1, 0, 0 },
     { "aether_f32_jacobi_rotation", "jacobi_rotation_f32", 32, 3, 4, 61, aether_corpus_f32_jacobi_rotation, 1, 0, 0 },
     { "aether_f64_jacobi_rotation", "jacobi_rotation_f64", 64, 3, 4, 62, aether_corpus_f64_jacobi_rotation, 1, 0, 0 },
     { "aether_f32_jacobi_update", "jacobi_update_f32", 32, 6, 2, 56, aether_corpus_f32_jacobi_update, 1, 0, 0 },
@@ -501,6 +513,6 @@ static const aether_corpus_function aether_corpus_functions[] = {
     { "aether_mat4d_eigh_lanes", "eigh_lanes_f64", 64, 0, 0, 46, aether_corpus_mat4d_eigh_lanes, 1, 0, 1 },
 };
 
-#define AETHER_CORPUS_FUNCTION_COUNT 332
+#define AETHER_CORPUS_FUNCTION_COUNT 338
 
 #endif /* AETHER_C_CORPUS_H */

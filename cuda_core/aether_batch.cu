@@ -4648,6 +4648,122 @@ extern "C" int aether_paird_value_batch(const double *p, double *out, size_t n, 
     return (int)cudaGetLastError();
 }
 
+static __global__ void aether_batch_kernel_f32_sincos(const float *a, float *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        float v_a;
+        v_a = a[i];
+        const aether_vec2f result = aether_f32_sincos(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+extern "C" int aether_f32_sincos_batch(const float *a, float *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_f32_sincos<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_f64_sincos(const double *a, double *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        double v_a;
+        v_a = a[i];
+        const aether_vec2d result = aether_f64_sincos(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+extern "C" int aether_f64_sincos_batch(const double *a, double *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_f64_sincos<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_f32_sin(const float *a, float *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        float v_a;
+        v_a = a[i];
+        const float result = aether_f32_sin(v_a);
+        out[i] = result;
+    }
+}
+
+extern "C" int aether_f32_sin_batch(const float *a, float *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_f32_sin<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_f64_sin(const double *a, double *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        double v_a;
+        v_a = a[i];
+        const double result = aether_f64_sin(v_a);
+        out[i] = result;
+    }
+}
+
+extern "C" int aether_f64_sin_batch(const double *a, double *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_f64_sin<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_f32_cos(const float *a, float *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        float v_a;
+        v_a = a[i];
+        const float result = aether_f32_cos(v_a);
+        out[i] = result;
+    }
+}
+
+extern "C" int aether_f32_cos_batch(const float *a, float *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_f32_cos<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_f64_cos(const double *a, double *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        double v_a;
+        v_a = a[i];
+        const double result = aether_f64_cos(v_a);
+        out[i] = result;
+    }
+}
+
+extern "C" int aether_f64_cos_batch(const double *a, double *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_f64_cos<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    return (int)cudaGetLastError();
+}
+
 static __global__ void aether_batch_kernel_f32_jacobi_rotation(const float *app, const float *aqq, const float *apq, float *out, size_t n)
 {
     const size_t stride = (size_t)gridDim.x * blockDim.x;

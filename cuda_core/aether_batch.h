@@ -9,14 +9,14 @@
    Structure of arrays: for a parameter or result with several components (a vec3f, a mat3d,
    ...), component c of item i is at [c * n + i]; a matrix's components are its row-major
    elements, (r, c) at component r * cols + c. Scalars are at [i]; truth values are int.
-   Link aether_batch.cu (nvcc -c aether_batch.cu) into the program. Contract aether 0.1.0 26f3734307f2e41298630ad33cf4d904. */
+   Link aether_batch.cu (nvcc -c aether_batch.cu) into the program. Contract aether 0.1.0 6c1cf545e503fe0cd5cb1c67ded059b0. */
 #ifndef AETHER_BATCH_H
 #define AETHER_BATCH_H
 
 #include <stddef.h>
 #include <cuda_runtime_api.h>
 
-#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 26f3734307f2e41298630ad33cf4d904"
+#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 6c1cf545e503fe0cd5cb1c67ded059b0"
 
 #ifdef __cplusplus
 extern "C" {
@@ -543,6 +543,24 @@ int aether_pairf_value_batch(const float *p, float *out, size_t n, cudaStream_t 
 
 /* aether_paird_value_batch: out[i] = aether_paird_value(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 int aether_paird_value_batch(const double *p, double *out, size_t n, cudaStream_t stream);
+
+/* aether_f32_sincos_batch: out[i] = aether_f32_sincos(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_sincos_batch(const float *a, float *out, size_t n, cudaStream_t stream);
+
+/* aether_f64_sincos_batch: out[i] = aether_f64_sincos(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_sincos_batch(const double *a, double *out, size_t n, cudaStream_t stream);
+
+/* aether_f32_sin_batch: out[i] = aether_f32_sin(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_sin_batch(const float *a, float *out, size_t n, cudaStream_t stream);
+
+/* aether_f64_sin_batch: out[i] = aether_f64_sin(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_sin_batch(const double *a, double *out, size_t n, cudaStream_t stream);
+
+/* aether_f32_cos_batch: out[i] = aether_f32_cos(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_cos_batch(const float *a, float *out, size_t n, cudaStream_t stream);
+
+/* aether_f64_cos_batch: out[i] = aether_f64_cos(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_cos_batch(const double *a, double *out, size_t n, cudaStream_t stream);
 
 /* aether_f32_jacobi_rotation_batch: out[i] = aether_f32_jacobi_rotation(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 int aether_f32_jacobi_rotation_batch(const float *app, const float *aqq, const float *apq, float *out, size_t n, cudaStream_t stream);

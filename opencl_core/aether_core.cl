@@ -47,7 +47,7 @@
 #define AETHER_CONTRACT_VERSION "0.1.0"
 /* The contract's fingerprint: the same as c_core/aether_core.h and the corpus when they come from
    the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 26f3734307f2e41298630ad33cf4d904"
+#define AETHER_CONTRACT_ID "aether 0.1.0 6c1cf545e503fe0cd5cb1c67ded059b0"
 
 /* Self-test status bits (the C core's). */
 #define AETHER_SELFTEST_OK 0u
@@ -226,6 +226,9 @@ aether_pairf aether_f32_two_sum(float a, float b);
 aether_pairf aether_pairf_neumaier_add(aether_pairf p, float x);
 aether_pairf aether_pairf_combine(aether_pairf a, aether_pairf b);
 float aether_pairf_value(aether_pairf p);
+aether_vec2f aether_f32_sincos(float a);
+float aether_f32_sin(float a);
+float aether_f32_cos(float a);
 aether_rotationf aether_f32_jacobi_rotation(float app, float aqq, float apq);
 aether_vec2f aether_f32_jacobi_update(float g, float h, aether_rotationf r);
 aether_vec2f aether_f32_jacobi_diag(float app, float aqq, float apq, aether_rotationf r);
@@ -2423,6 +2426,242 @@ float aether_pairf_value(aether_pairf p)
 {
     const float h = aether_barrier_f32(p.hi);
     return (isfinite(h) ? (h + aether_barrier_f32(p.comp)) : h);
+}
+
+/* aether_f32_sincos: sin a and cos a together (out.x = sin, out.y = cos), by one Cody-Waite reduction by pi/2 and two polynomials, as the contract states (its elementary-functions section); NaN outside |a| <= 8192 (f32) or 2^20 (f64).
+   Spec:
+       t = a * f32_bits(0x3F22F983)
+       k = (t + 12582912) - 12582912
+       ra = a - k * f32_bits(0x3FC90000)
+       rb = k * f32_bits(0x39FDA000)
+       s1 = ra - rb
+       v1 = s1 - ra
+       e1 = (ra - (s1 - v1)) - (rb + v1)
+       rc = k * f32_bits(0x33A22000)
+       s2 = s1 - rc
+       v2 = s2 - s1
+       e2 = (s1 - (s2 - v2)) - (rc + v2)
+       rd = k * f32_bits(0x2C34611A)
+       tl = (e1 + e2) - rd
+       r = s2 + tl
+       rl = tl - (r - s2)
+       u = r * r
+       ps = r * u * (f32_bits(0xBE2AAAAB) + u * (f32_bits(0x3C088887) + u * (f32_bits(0xB95009D3) + u * f32_bits(0x3636DEE9))))
+       sr = r + (ps + rl)
+       hu = 0.5 * u
+       w = 1 - hu
+       lost = (1 - w) - hu
+       pc = u * u * (f32_bits(0x3D2AAAAA) + u * (f32_bits(0xBAB60969) + u * f32_bits(0x37CDEC32)))
+       cr = w + ((pc - r * rl) + lost)
+       fq = ((k * 0.25 - 0.375) + 12582912) - 12582912
+       q = k - 4 * fq
+       sn = a == 0 ? a : (q == 0 ? sr : (q == 1 ? cr : (q == 2 ? sr * -1 : cr * -1)))
+       cs = q == 0 ? cr : (q == 1 ? sr * -1 : (q == 2 ? cr * -1 : sr))
+       inside = fabs(a) <= 8192
+       z = a - a
+       out.x = inside ? sn : z / z
+       out.y = inside ? cs : z / z
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float t = (a * 0x1.45f306p-1f);
+       const float k = ((t + 12582912.0f) - 12582912.0f);
+       const float ra = (a - (k * 1.5703125f));
+       const float rb = (k * 0x1.fb4p-12f);
+       const float s1 = (ra - rb);
+       const float v1 = (s1 - ra);
+       const float e1 = ((ra - (s1 - v1)) - (rb + v1));
+       const float rc = (k * 0x1.444p-24f);
+       const float s2 = (s1 - rc);
+       const float v2 = (s2 - s1);
+       const float e2 = ((s1 - (s2 - v2)) - (rc + v2));
+       const float rd = (k * 0x1.68c234p-39f);
+       const float tl = ((e1 + e2) - rd);
+       const float r = (s2 + tl);
+       const float rl = (tl - (r - s2));
+       const float u = (r * r);
+       const float ps = ((r * u) * (-0x1.555556p-3f + (u * (0x1.11110ep-7f + (u * (-0x1.a013a6p-13f + (u * 0x1.6dbdd2p-19f)))))));
+       const float sr = (r + (ps + rl));
+       const float hu = (0.5f * u);
+       const float w = (1.0f - hu);
+       const float lost = ((1.0f - w) - hu);
+       const float pc = ((u * u) * (0x1.555554p-5f + (u * (-0x1.6c12d2p-10f + (u * 0x1.9bd864p-16f)))));
+       const float cr = (w + ((pc - (r * rl)) + lost));
+       const float fq = ((((k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+       const float q = (k - (4.0f * fq));
+       const float sn = ((a == 0.0f) ? a : ((q == 0.0f) ? sr : ((q == 1.0f) ? cr : ((q == 2.0f) ? (sr * -1.0f) : (cr * -1.0f)))));
+       const float cs = ((q == 0.0f) ? cr : ((q == 1.0f) ? (sr * -1.0f) : ((q == 2.0f) ? (cr * -1.0f) : sr)));
+       const int inside = (fabsf(a) <= 8192.0f);
+       const float z = (a - a);
+       aether_vec2f out;
+       out.x = (inside ? sn : (z / z));
+       out.y = (inside ? cs : (z / z));
+       return out; */
+aether_vec2f aether_f32_sincos(float a)
+{
+    const float t = (a * 0x1.45f306p-1f);
+    const float k = ((t + 12582912.0f) - 12582912.0f);
+    const float ra = (a - (k * 1.5703125f));
+    const float rb = (k * 0x1.fb4p-12f);
+    const float s1 = (ra - rb);
+    const float v1 = (s1 - ra);
+    const float e1 = ((ra - (s1 - v1)) - (rb + v1));
+    const float rc = (k * 0x1.444p-24f);
+    const float s2 = (s1 - rc);
+    const float v2 = (s2 - s1);
+    const float e2 = ((s1 - (s2 - v2)) - (rc + v2));
+    const float rd = (k * 0x1.68c234p-39f);
+    const float tl = ((e1 + e2) - rd);
+    const float r = (s2 + tl);
+    const float rl = (tl - (r - s2));
+    const float u = (r * r);
+    const float ps = ((r * u) * (-0x1.555556p-3f + (u * (0x1.11110ep-7f + (u * (-0x1.a013a6p-13f + (u * 0x1.6dbdd2p-19f)))))));
+    const float sr = (r + (ps + rl));
+    const float hu = (0.5f * u);
+    const float w = (1.0f - hu);
+    const float lost = ((1.0f - w) - hu);
+    const float pc = ((u * u) * (0x1.555554p-5f + (u * (-0x1.6c12d2p-10f + (u * 0x1.9bd864p-16f)))));
+    const float cr = (w + ((pc - (r * rl)) + lost));
+    const float fq = ((((k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+    const float q = (k - (4.0f * fq));
+    const float sn = ((a == 0.0f) ? a : ((q == 0.0f) ? sr : ((q == 1.0f) ? cr : ((q == 2.0f) ? (sr * -1.0f) : (cr * -1.0f)))));
+    const float cs = ((q == 0.0f) ? cr : ((q == 1.0f) ? (sr * -1.0f) : ((q == 2.0f) ? (cr * -1.0f) : sr)));
+    const int inside = (fabs(a) <= 8192.0f);
+    const float z = (a - a);
+    aether_vec2f out;
+    out.x = (inside ? sn : (z / z));
+    out.y = (inside ? cs : (z / z));
+    return out;
+}
+
+/* aether_f32_sin: sin a: sincos(a).x, so the same bits as sincos.
+   Spec:
+       out = sincos(a).x
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float sincos_t = (a * 0x1.45f306p-1f);
+       const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
+       const float sincos_ra = (a - (sincos_k * 1.5703125f));
+       const float sincos_rb = (sincos_k * 0x1.fb4p-12f);
+       const float sincos_s1 = (sincos_ra - sincos_rb);
+       const float sincos_v1 = (sincos_s1 - sincos_ra);
+       const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+       const float sincos_rc = (sincos_k * 0x1.444p-24f);
+       const float sincos_s2 = (sincos_s1 - sincos_rc);
+       const float sincos_v2 = (sincos_s2 - sincos_s1);
+       const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+       const float sincos_rd = (sincos_k * 0x1.68c234p-39f);
+       const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+       const float sincos_r = (sincos_s2 + sincos_tl);
+       const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+       const float sincos_u = (sincos_r * sincos_r);
+       const float sincos_ps = ((sincos_r * sincos_u) * (-0x1.555556p-3f + (sincos_u * (0x1.11110ep-7f + (sincos_u * (-0x1.a013a6p-13f + (sincos_u * 0x1.6dbdd2p-19f)))))));
+       const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+       const float sincos_hu = (0.5f * sincos_u);
+       const float sincos_w = (1.0f - sincos_hu);
+       const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
+       const float sincos_pc = ((sincos_u * sincos_u) * (0x1.555554p-5f + (sincos_u * (-0x1.6c12d2p-10f + (sincos_u * 0x1.9bd864p-16f)))));
+       const float sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
+       const float sincos_fq = ((((sincos_k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+       const float sincos_q = (sincos_k - (4.0f * sincos_fq));
+       const float sincos_sn = ((a == 0.0f) ? a : ((sincos_q == 0.0f) ? sincos_sr : ((sincos_q == 1.0f) ? sincos_cr : ((sincos_q == 2.0f) ? (sincos_sr * -1.0f) : (sincos_cr * -1.0f)))));
+       const int sincos_inside = (fabsf(a) <= 8192.0f);
+       const float sincos_z = (a - a);
+       return (sincos_inside ? sincos_sn : (sincos_z / sincos_z)); */
+float aether_f32_sin(float a)
+{
+    const float sincos_t = (a * 0x1.45f306p-1f);
+    const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
+    const float sincos_ra = (a - (sincos_k * 1.5703125f));
+    const float sincos_rb = (sincos_k * 0x1.fb4p-12f);
+    const float sincos_s1 = (sincos_ra - sincos_rb);
+    const float sincos_v1 = (sincos_s1 - sincos_ra);
+    const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+    const float sincos_rc = (sincos_k * 0x1.444p-24f);
+    const float sincos_s2 = (sincos_s1 - sincos_rc);
+    const float sincos_v2 = (sincos_s2 - sincos_s1);
+    const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+    const float sincos_rd = (sincos_k * 0x1.68c234p-39f);
+    const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+    const float sincos_r = (sincos_s2 + sincos_tl);
+    const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+    const float sincos_u = (sincos_r * sincos_r);
+    const float sincos_ps = ((sincos_r * sincos_u) * (-0x1.555556p-3f + (sincos_u * (0x1.11110ep-7f + (sincos_u * (-0x1.a013a6p-13f + (sincos_u * 0x1.6dbdd2p-19f)))))));
+    const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+    const float sincos_hu = (0.5f * sincos_u);
+    const float sincos_w = (1.0f - sincos_hu);
+    const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
+    const float sincos_pc = ((sincos_u * sincos_u) * (0x1.555554p-5f + (sincos_u * (-0x1.6c12d2p-10f + (sincos_u * 0x1.9bd864p-16f)))));
+    const float sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
+    const float sincos_fq = ((((sincos_k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+    const float sincos_q = (sincos_k - (4.0f * sincos_fq));
+    const float sincos_sn = ((a == 0.0f) ? a : ((sincos_q == 0.0f) ? sincos_sr : ((sincos_q == 1.0f) ? sincos_cr : ((sincos_q == 2.0f) ? (sincos_sr * -1.0f) : (sincos_cr * -1.0f)))));
+    const int sincos_inside = (fabs(a) <= 8192.0f);
+    const float sincos_z = (a - a);
+    return (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
+}
+
+/* aether_f32_cos: cos a: sincos(a).y, so the same bits as sincos.
+   Spec:
+       out = sincos(a).y
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float sincos_t = (a * 0x1.45f306p-1f);
+       const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
+       const float sincos_ra = (a - (sincos_k * 1.5703125f));
+       const float sincos_rb = (sincos_k * 0x1.fb4p-12f);
+       const float sincos_s1 = (sincos_ra - sincos_rb);
+       const float sincos_v1 = (sincos_s1 - sincos_ra);
+       const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+       const float sincos_rc = (sincos_k * 0x1.444p-24f);
+       const float sincos_s2 = (sincos_s1 - sincos_rc);
+       const float sincos_v2 = (sincos_s2 - sincos_s1);
+       const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+       const float sincos_rd = (sincos_k * 0x1.68c234p-39f);
+       const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+       const float sincos_r = (sincos_s2 + sincos_tl);
+       const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+       const float sincos_u = (sincos_r * sincos_r);
+       const float sincos_ps = ((sincos_r * sincos_u) * (-0x1.555556p-3f + (sincos_u * (0x1.11110ep-7f + (sincos_u * (-0x1.a013a6p-13f + (sincos_u * 0x1.6dbdd2p-19f)))))));
+       const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+       const float sincos_hu = (0.5f * sincos_u);
+       const float sincos_w = (1.0f - sincos_hu);
+       const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
+       const float sincos_pc = ((sincos_u * sincos_u) * (0x1.555554p-5f + (sincos_u * (-0x1.6c12d2p-10f + (sincos_u * 0x1.9bd864p-16f)))));
+       const float sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
+       const float sincos_fq = ((((sincos_k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+       const float sincos_q = (sincos_k - (4.0f * sincos_fq));
+       const float sincos_cs = ((sincos_q == 0.0f) ? sincos_cr : ((sincos_q == 1.0f) ? (sincos_sr * -1.0f) : ((sincos_q == 2.0f) ? (sincos_cr * -1.0f) : sincos_sr)));
+       const int sincos_inside = (fabsf(a) <= 8192.0f);
+       const float sincos_z = (a - a);
+       return (sincos_inside ? sincos_cs : (sincos_z / sincos_z)); */
+float aether_f32_cos(float a)
+{
+    const float sincos_t = (a * 0x1.45f306p-1f);
+    const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
+    const float sincos_ra = (a - (sincos_k * 1.5703125f));
+    const float sincos_rb = (sincos_k * 0x1.fb4p-12f);
+    const float sincos_s1 = (sincos_ra - sincos_rb);
+    const float sincos_v1 = (sincos_s1 - sincos_ra);
+    const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+    const float sincos_rc = (sincos_k * 0x1.444p-24f);
+    const float sincos_s2 = (sincos_s1 - sincos_rc);
+    const float sincos_v2 = (sincos_s2 - sincos_s1);
+    const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+    const float sincos_rd = (sincos_k * 0x1.68c234p-39f);
+    const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+    const float sincos_r = (sincos_s2 + sincos_tl);
+    const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+    const float sincos_u = (sincos_r * sincos_r);
+    const float sincos_ps = ((sincos_r * sincos_u) * (-0x1.555556p-3f + (sincos_u * (0x1.11110ep-7f + (sincos_u * (-0x1.a013a6p-13f + (sincos_u * 0x1.6dbdd2p-19f)))))));
+    const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+    const float sincos_hu = (0.5f * sincos_u);
+    const float sincos_w = (1.0f - sincos_hu);
+    const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
+    const float sincos_pc = ((sincos_u * sincos_u) * (0x1.555554p-5f + (sincos_u * (-0x1.6c12d2p-10f + (sincos_u * 0x1.9bd864p-16f)))));
+    const float sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
+    const float sincos_fq = ((((sincos_k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+    const float sincos_q = (sincos_k - (4.0f * sincos_fq));
+    const float sincos_cs = ((sincos_q == 0.0f) ? sincos_cr : ((sincos_q == 1.0f) ? (sincos_sr * -1.0f) : ((sincos_q == 2.0f) ? (sincos_cr * -1.0f) : sincos_sr)));
+    const int sincos_inside = (fabs(a) <= 8192.0f);
+    const float sincos_z = (a - a);
+    return (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
 }
 
 /* aether_f32_jacobi_rotation: The Jacobi rotation that zeroes apq: theta = (aqq - app) / (2 * apq); t = sign(theta) / (|theta| + sqrt(theta^2 + 1)), or 0.5 / |theta| where theta^2 overflows; t = +0 when apq is zero; c = 1 / sqrt(t^2 + 1); s = t * c; tau = s / (1 + c).
@@ -5172,6 +5411,46 @@ __kernel void aether_pairf_value_batch(__global const float *p, __global float *
     }
 }
 
+/* aether_f32_sincos_batch: out[i] = aether_f32_sincos(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_sincos_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_a;
+        v_a = a[i];
+        const aether_vec2f result = aether_f32_sincos(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_f32_sin_batch: out[i] = aether_f32_sin(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_sin_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_a;
+        v_a = a[i];
+        const float result = aether_f32_sin(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_f32_cos_batch: out[i] = aether_f32_cos(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_cos_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_a;
+        v_a = a[i];
+        const float result = aether_f32_cos(v_a);
+        out[i] = result;
+    }
+}
+
 /* aether_f32_jacobi_rotation_batch: out[i] = aether_f32_jacobi_rotation(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 __kernel void aether_f32_jacobi_rotation_batch(__global const float *app, __global const float *aqq, __global const float *apq, __global float *out, ulong n)
 {
@@ -5587,6 +5866,9 @@ aether_paird aether_f64_two_sum(double a, double b);
 aether_paird aether_paird_neumaier_add(aether_paird p, double x);
 aether_paird aether_paird_combine(aether_paird a, aether_paird b);
 double aether_paird_value(aether_paird p);
+aether_vec2d aether_f64_sincos(double a);
+double aether_f64_sin(double a);
+double aether_f64_cos(double a);
 aether_rotationd aether_f64_jacobi_rotation(double app, double aqq, double apq);
 aether_vec2d aether_f64_jacobi_update(double g, double h, aether_rotationd r);
 aether_vec2d aether_f64_jacobi_diag(double app, double aqq, double apq, aether_rotationd r);
@@ -7784,6 +8066,242 @@ double aether_paird_value(aether_paird p)
 {
     const double h = aether_barrier_f64(p.hi);
     return (isfinite(h) ? (h + aether_barrier_f64(p.comp)) : h);
+}
+
+/* aether_f64_sincos: sin a and cos a together (out.x = sin, out.y = cos), by one Cody-Waite reduction by pi/2 and two polynomials, as the contract states (its elementary-functions section); NaN outside |a| <= 8192 (f32) or 2^20 (f64).
+   Spec:
+       t = a * f64_bits(0x3FE45F306DC9C883)
+       k = (t + 6755399441055744) - 6755399441055744
+       ra = a - k * f64_bits(0x3FF921FB54400000)
+       rb = k * f64_bits(0x3DD0B4611A600000)
+       s1 = ra - rb
+       v1 = s1 - ra
+       e1 = (ra - (s1 - v1)) - (rb + v1)
+       rc = k * f64_bits(0x3BA3198A2E000000)
+       s2 = s1 - rc
+       v2 = s2 - s1
+       e2 = (s1 - (s2 - v2)) - (rc + v2)
+       rd = k * f64_bits(0x397B839A252049C1)
+       tl = (e1 + e2) - rd
+       r = s2 + tl
+       rl = tl - (r - s2)
+       u = r * r
+       ps = r * u * (f64_bits(0xBFC5555555555555) + u * (f64_bits(0x3F81111111111110) + u * (f64_bits(0xBF2A01A01A019936) + u * (f64_bits(0x3EC71DE3A54605EE) + u * (f64_bits(0xBE5AE64541266378) + u * (f64_bits(0x3DE61217EC01749D) + u * f64_bits(0xBD6AB17A79237A19)))))))
+       sr = r + (ps + rl)
+       hu = 0.5 * u
+       w = 1 - hu
+       lost = (1 - w) - hu
+       pc = u * u * (f64_bits(0x3FA5555555555555) + u * (f64_bits(0xBF56C16C16C16966) + u * (f64_bits(0x3EFA01A019F4E867) + u * (f64_bits(0xBE927E4FA17A41B4) + u * (f64_bits(0x3E21EEB68B109173) + u * f64_bits(0xBDA907D7AEBD5E3D))))))
+       cr = w + ((pc - r * rl) + lost)
+       fq = ((k * 0.25 - 0.375) + 6755399441055744) - 6755399441055744
+       q = k - 4 * fq
+       sn = a == 0 ? a : (q == 0 ? sr : (q == 1 ? cr : (q == 2 ? sr * -1 : cr * -1)))
+       cs = q == 0 ? cr : (q == 1 ? sr * -1 : (q == 2 ? cr * -1 : sr))
+       inside = fabs(a) <= 1048576
+       z = a - a
+       out.x = inside ? sn : z / z
+       out.y = inside ? cs : z / z
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double t = (a * 0x1.45f306dc9c883p-1);
+       const double k = ((t + 6755399441055744.0) - 6755399441055744.0);
+       const double ra = (a - (k * 0x1.921fb544p+0));
+       const double rb = (k * 0x1.0b4611a6p-34);
+       const double s1 = (ra - rb);
+       const double v1 = (s1 - ra);
+       const double e1 = ((ra - (s1 - v1)) - (rb + v1));
+       const double rc = (k * 0x1.3198a2ep-69);
+       const double s2 = (s1 - rc);
+       const double v2 = (s2 - s1);
+       const double e2 = ((s1 - (s2 - v2)) - (rc + v2));
+       const double rd = (k * 0x1.b839a252049c1p-104);
+       const double tl = ((e1 + e2) - rd);
+       const double r = (s2 + tl);
+       const double rl = (tl - (r - s2));
+       const double u = (r * r);
+       const double ps = ((r * u) * (-0x1.5555555555555p-3 + (u * (0x1.111111111111p-7 + (u * (-0x1.a01a01a019936p-13 + (u * (0x1.71de3a54605eep-19 + (u * (-0x1.ae64541266378p-26 + (u * (0x1.61217ec01749dp-33 + (u * -0x1.ab17a79237a19p-41)))))))))))));
+       const double sr = (r + (ps + rl));
+       const double hu = (0.5 * u);
+       const double w = (1.0 - hu);
+       const double lost = ((1.0 - w) - hu);
+       const double pc = ((u * u) * (0x1.5555555555555p-5 + (u * (-0x1.6c16c16c16966p-10 + (u * (0x1.a01a019f4e867p-16 + (u * (-0x1.27e4fa17a41b4p-22 + (u * (0x1.1eeb68b109173p-29 + (u * -0x1.907d7aebd5e3dp-37)))))))))));
+       const double cr = (w + ((pc - (r * rl)) + lost));
+       const double fq = ((((k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+       const double q = (k - (4.0 * fq));
+       const double sn = ((a == 0.0) ? a : ((q == 0.0) ? sr : ((q == 1.0) ? cr : ((q == 2.0) ? (sr * -1.0) : (cr * -1.0)))));
+       const double cs = ((q == 0.0) ? cr : ((q == 1.0) ? (sr * -1.0) : ((q == 2.0) ? (cr * -1.0) : sr)));
+       const int inside = (fabs(a) <= 1048576.0);
+       const double z = (a - a);
+       aether_vec2d out;
+       out.x = (inside ? sn : (z / z));
+       out.y = (inside ? cs : (z / z));
+       return out; */
+aether_vec2d aether_f64_sincos(double a)
+{
+    const double t = (a * 0x1.45f306dc9c883p-1);
+    const double k = ((t + 6755399441055744.0) - 6755399441055744.0);
+    const double ra = (a - (k * 0x1.921fb544p+0));
+    const double rb = (k * 0x1.0b4611a6p-34);
+    const double s1 = (ra - rb);
+    const double v1 = (s1 - ra);
+    const double e1 = ((ra - (s1 - v1)) - (rb + v1));
+    const double rc = (k * 0x1.3198a2ep-69);
+    const double s2 = (s1 - rc);
+    const double v2 = (s2 - s1);
+    const double e2 = ((s1 - (s2 - v2)) - (rc + v2));
+    const double rd = (k * 0x1.b839a252049c1p-104);
+    const double tl = ((e1 + e2) - rd);
+    const double r = (s2 + tl);
+    const double rl = (tl - (r - s2));
+    const double u = (r * r);
+    const double ps = ((r * u) * (-0x1.5555555555555p-3 + (u * (0x1.111111111111p-7 + (u * (-0x1.a01a01a019936p-13 + (u * (0x1.71de3a54605eep-19 + (u * (-0x1.ae64541266378p-26 + (u * (0x1.61217ec01749dp-33 + (u * -0x1.ab17a79237a19p-41)))))))))))));
+    const double sr = (r + (ps + rl));
+    const double hu = (0.5 * u);
+    const double w = (1.0 - hu);
+    const double lost = ((1.0 - w) - hu);
+    const double pc = ((u * u) * (0x1.5555555555555p-5 + (u * (-0x1.6c16c16c16966p-10 + (u * (0x1.a01a019f4e867p-16 + (u * (-0x1.27e4fa17a41b4p-22 + (u * (0x1.1eeb68b109173p-29 + (u * -0x1.907d7aebd5e3dp-37)))))))))));
+    const double cr = (w + ((pc - (r * rl)) + lost));
+    const double fq = ((((k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+    const double q = (k - (4.0 * fq));
+    const double sn = ((a == 0.0) ? a : ((q == 0.0) ? sr : ((q == 1.0) ? cr : ((q == 2.0) ? (sr * -1.0) : (cr * -1.0)))));
+    const double cs = ((q == 0.0) ? cr : ((q == 1.0) ? (sr * -1.0) : ((q == 2.0) ? (cr * -1.0) : sr)));
+    const int inside = (fabs(a) <= 1048576.0);
+    const double z = (a - a);
+    aether_vec2d out;
+    out.x = (inside ? sn : (z / z));
+    out.y = (inside ? cs : (z / z));
+    return out;
+}
+
+/* aether_f64_sin: sin a: sincos(a).x, so the same bits as sincos.
+   Spec:
+       out = sincos(a).x
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double sincos_t = (a * 0x1.45f306dc9c883p-1);
+       const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_ra = (a - (sincos_k * 0x1.921fb544p+0));
+       const double sincos_rb = (sincos_k * 0x1.0b4611a6p-34);
+       const double sincos_s1 = (sincos_ra - sincos_rb);
+       const double sincos_v1 = (sincos_s1 - sincos_ra);
+       const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+       const double sincos_rc = (sincos_k * 0x1.3198a2ep-69);
+       const double sincos_s2 = (sincos_s1 - sincos_rc);
+       const double sincos_v2 = (sincos_s2 - sincos_s1);
+       const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+       const double sincos_rd = (sincos_k * 0x1.b839a252049c1p-104);
+       const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+       const double sincos_r = (sincos_s2 + sincos_tl);
+       const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+       const double sincos_u = (sincos_r * sincos_r);
+       const double sincos_ps = ((sincos_r * sincos_u) * (-0x1.5555555555555p-3 + (sincos_u * (0x1.111111111111p-7 + (sincos_u * (-0x1.a01a01a019936p-13 + (sincos_u * (0x1.71de3a54605eep-19 + (sincos_u * (-0x1.ae64541266378p-26 + (sincos_u * (0x1.61217ec01749dp-33 + (sincos_u * -0x1.ab17a79237a19p-41)))))))))))));
+       const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+       const double sincos_hu = (0.5 * sincos_u);
+       const double sincos_w = (1.0 - sincos_hu);
+       const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
+       const double sincos_pc = ((sincos_u * sincos_u) * (0x1.5555555555555p-5 + (sincos_u * (-0x1.6c16c16c16966p-10 + (sincos_u * (0x1.a01a019f4e867p-16 + (sincos_u * (-0x1.27e4fa17a41b4p-22 + (sincos_u * (0x1.1eeb68b109173p-29 + (sincos_u * -0x1.907d7aebd5e3dp-37)))))))))));
+       const double sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
+       const double sincos_fq = ((((sincos_k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_q = (sincos_k - (4.0 * sincos_fq));
+       const double sincos_sn = ((a == 0.0) ? a : ((sincos_q == 0.0) ? sincos_sr : ((sincos_q == 1.0) ? sincos_cr : ((sincos_q == 2.0) ? (sincos_sr * -1.0) : (sincos_cr * -1.0)))));
+       const int sincos_inside = (fabs(a) <= 1048576.0);
+       const double sincos_z = (a - a);
+       return (sincos_inside ? sincos_sn : (sincos_z / sincos_z)); */
+double aether_f64_sin(double a)
+{
+    const double sincos_t = (a * 0x1.45f306dc9c883p-1);
+    const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
+    const double sincos_ra = (a - (sincos_k * 0x1.921fb544p+0));
+    const double sincos_rb = (sincos_k * 0x1.0b4611a6p-34);
+    const double sincos_s1 = (sincos_ra - sincos_rb);
+    const double sincos_v1 = (sincos_s1 - sincos_ra);
+    const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+    const double sincos_rc = (sincos_k * 0x1.3198a2ep-69);
+    const double sincos_s2 = (sincos_s1 - sincos_rc);
+    const double sincos_v2 = (sincos_s2 - sincos_s1);
+    const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+    const double sincos_rd = (sincos_k * 0x1.b839a252049c1p-104);
+    const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+    const double sincos_r = (sincos_s2 + sincos_tl);
+    const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+    const double sincos_u = (sincos_r * sincos_r);
+    const double sincos_ps = ((sincos_r * sincos_u) * (-0x1.5555555555555p-3 + (sincos_u * (0x1.111111111111p-7 + (sincos_u * (-0x1.a01a01a019936p-13 + (sincos_u * (0x1.71de3a54605eep-19 + (sincos_u * (-0x1.ae64541266378p-26 + (sincos_u * (0x1.61217ec01749dp-33 + (sincos_u * -0x1.ab17a79237a19p-41)))))))))))));
+    const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+    const double sincos_hu = (0.5 * sincos_u);
+    const double sincos_w = (1.0 - sincos_hu);
+    const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
+    const double sincos_pc = ((sincos_u * sincos_u) * (0x1.5555555555555p-5 + (sincos_u * (-0x1.6c16c16c16966p-10 + (sincos_u * (0x1.a01a019f4e867p-16 + (sincos_u * (-0x1.27e4fa17a41b4p-22 + (sincos_u * (0x1.1eeb68b109173p-29 + (sincos_u * -0x1.907d7aebd5e3dp-37)))))))))));
+    const double sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
+    const double sincos_fq = ((((sincos_k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+    const double sincos_q = (sincos_k - (4.0 * sincos_fq));
+    const double sincos_sn = ((a == 0.0) ? a : ((sincos_q == 0.0) ? sincos_sr : ((sincos_q == 1.0) ? sincos_cr : ((sincos_q == 2.0) ? (sincos_sr * -1.0) : (sincos_cr * -1.0)))));
+    const int sincos_inside = (fabs(a) <= 1048576.0);
+    const double sincos_z = (a - a);
+    return (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
+}
+
+/* aether_f64_cos: cos a: sincos(a).y, so the same bits as sincos.
+   Spec:
+       out = sincos(a).y
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double sincos_t = (a * 0x1.45f306dc9c883p-1);
+       const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_ra = (a - (sincos_k * 0x1.921fb544p+0));
+       const double sincos_rb = (sincos_k * 0x1.0b4611a6p-34);
+       const double sincos_s1 = (sincos_ra - sincos_rb);
+       const double sincos_v1 = (sincos_s1 - sincos_ra);
+       const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+       const double sincos_rc = (sincos_k * 0x1.3198a2ep-69);
+       const double sincos_s2 = (sincos_s1 - sincos_rc);
+       const double sincos_v2 = (sincos_s2 - sincos_s1);
+       const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+       const double sincos_rd = (sincos_k * 0x1.b839a252049c1p-104);
+       const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+       const double sincos_r = (sincos_s2 + sincos_tl);
+       const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+       const double sincos_u = (sincos_r * sincos_r);
+       const double sincos_ps = ((sincos_r * sincos_u) * (-0x1.5555555555555p-3 + (sincos_u * (0x1.111111111111p-7 + (sincos_u * (-0x1.a01a01a019936p-13 + (sincos_u * (0x1.71de3a54605eep-19 + (sincos_u * (-0x1.ae64541266378p-26 + (sincos_u * (0x1.61217ec01749dp-33 + (sincos_u * -0x1.ab17a79237a19p-41)))))))))))));
+       const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+       const double sincos_hu = (0.5 * sincos_u);
+       const double sincos_w = (1.0 - sincos_hu);
+       const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
+       const double sincos_pc = ((sincos_u * sincos_u) * (0x1.5555555555555p-5 + (sincos_u * (-0x1.6c16c16c16966p-10 + (sincos_u * (0x1.a01a019f4e867p-16 + (sincos_u * (-0x1.27e4fa17a41b4p-22 + (sincos_u * (0x1.1eeb68b109173p-29 + (sincos_u * -0x1.907d7aebd5e3dp-37)))))))))));
+       const double sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
+       const double sincos_fq = ((((sincos_k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_q = (sincos_k - (4.0 * sincos_fq));
+       const double sincos_cs = ((sincos_q == 0.0) ? sincos_cr : ((sincos_q == 1.0) ? (sincos_sr * -1.0) : ((sincos_q == 2.0) ? (sincos_cr * -1.0) : sincos_sr)));
+       const int sincos_inside = (fabs(a) <= 1048576.0);
+       const double sincos_z = (a - a);
+       return (sincos_inside ? sincos_cs : (sincos_z / sincos_z)); */
+double aether_f64_cos(double a)
+{
+    const double sincos_t = (a * 0x1.45f306dc9c883p-1);
+    const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
+    const double sincos_ra = (a - (sincos_k * 0x1.921fb544p+0));
+    const double sincos_rb = (sincos_k * 0x1.0b4611a6p-34);
+    const double sincos_s1 = (sincos_ra - sincos_rb);
+    const double sincos_v1 = (sincos_s1 - sincos_ra);
+    const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+    const double sincos_rc = (sincos_k * 0x1.3198a2ep-69);
+    const double sincos_s2 = (sincos_s1 - sincos_rc);
+    const double sincos_v2 = (sincos_s2 - sincos_s1);
+    const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+    const double sincos_rd = (sincos_k * 0x1.b839a252049c1p-104);
+    const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+    const double sincos_r = (sincos_s2 + sincos_tl);
+    const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+    const double sincos_u = (sincos_r * sincos_r);
+    const double sincos_ps = ((sincos_r * sincos_u) * (-0x1.5555555555555p-3 + (sincos_u * (0x1.111111111111p-7 + (sincos_u * (-0x1.a01a01a019936p-13 + (sincos_u * (0x1.71de3a54605eep-19 + (sincos_u * (-0x1.ae64541266378p-26 + (sincos_u * (0x1.61217ec01749dp-33 + (sincos_u * -0x1.ab17a79237a19p-41)))))))))))));
+    const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+    const double sincos_hu = (0.5 * sincos_u);
+    const double sincos_w = (1.0 - sincos_hu);
+    const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
+    const double sincos_pc = ((sincos_u * sincos_u) * (0x1.5555555555555p-5 + (sincos_u * (-0x1.6c16c16c16966p-10 + (sincos_u * (0x1.a01a019f4e867p-16 + (sincos_u * (-0x1.27e4fa17a41b4p-22 + (sincos_u * (0x1.1eeb68b109173p-29 + (sincos_u * -0x1.907d7aebd5e3dp-37)))))))))));
+    const double sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
+    const double sincos_fq = ((((sincos_k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+    const double sincos_q = (sincos_k - (4.0 * sincos_fq));
+    const double sincos_cs = ((sincos_q == 0.0) ? sincos_cr : ((sincos_q == 1.0) ? (sincos_sr * -1.0) : ((sincos_q == 2.0) ? (sincos_cr * -1.0) : sincos_sr)));
+    const int sincos_inside = (fabs(a) <= 1048576.0);
+    const double sincos_z = (a - a);
+    return (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
 }
 
 /* aether_f64_jacobi_rotation: The Jacobi rotation that zeroes apq: theta = (aqq - app) / (2 * apq); t = sign(theta) / (|theta| + sqrt(theta^2 + 1)), or 0.5 / |theta| where theta^2 overflows; t = +0 when apq is zero; c = 1 / sqrt(t^2 + 1); s = t * c; tau = s / (1 + c).
@@ -10529,6 +11047,46 @@ __kernel void aether_paird_value_batch(__global const double *p, __global double
         v_p.hi = p[0u * n + i];
         v_p.comp = p[1u * n + i];
         const double result = aether_paird_value(v_p);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_sincos_batch: out[i] = aether_f64_sincos(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_sincos_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_a;
+        v_a = a[i];
+        const aether_vec2d result = aether_f64_sincos(v_a);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+    }
+}
+
+/* aether_f64_sin_batch: out[i] = aether_f64_sin(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_sin_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_a;
+        v_a = a[i];
+        const double result = aether_f64_sin(v_a);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_cos_batch: out[i] = aether_f64_cos(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_cos_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_a;
+        v_a = a[i];
+        const double result = aether_f64_cos(v_a);
         out[i] = result;
     }
 }

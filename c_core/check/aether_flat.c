@@ -4988,6 +4988,94 @@ static size_t aether_flat_call_paird_value(const uint64_t *in, size_t n_in, uint
     return o;
 }
 
+static size_t aether_flat_call_f32_sincos(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_a;
+    aether_vec2f r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 2u) return AETHER_FLAT_BAD;
+    p_a = aether_flat_rd32(in[0u]);
+    r = aether_f32_sincos(p_a);
+    {
+        float e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+    }
+    return o;
+}
+
+static size_t aether_flat_call_f64_sincos(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_a;
+    aether_vec2d r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 2u) return AETHER_FLAT_BAD;
+    p_a = aether_flat_rd64(in[0u]);
+    r = aether_f64_sincos(p_a);
+    {
+        double e[2];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+    }
+    return o;
+}
+
+static size_t aether_flat_call_f32_sin(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_a;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_a = aether_flat_rd32(in[0u]);
+    r = aether_f32_sin(p_a);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static size_t aether_flat_call_f64_sin(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_a;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_a = aether_flat_rd64(in[0u]);
+    r = aether_f64_sin(p_a);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+static size_t aether_flat_call_f32_cos(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_a;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_a = aether_flat_rd32(in[0u]);
+    r = aether_f32_cos(p_a);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static size_t aether_flat_call_f64_cos(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_a;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_a = aether_flat_rd64(in[0u]);
+    r = aether_f64_cos(p_a);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
 static size_t aether_flat_call_f32_jacobi_rotation(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
 {
     float p_app;
@@ -12311,6 +12399,12 @@ const aether_flat_entry aether_flat_entries[AETHER_FLAT_COUNT] = {
     { "aether_paird_combine", "pair_combine", "pair", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 4u, 2u, 0u, 0u, 0u, aether_flat_call_paird_combine },
     { "aether_pairf_value", "pair_value", "pair", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 2u, 1u, 0u, 0u, 0u, aether_flat_call_pairf_value },
     { "aether_paird_value", "pair_value", "pair", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 2u, 1u, 0u, 0u, 0u, aether_flat_call_paird_value },
+    { "aether_f32_sincos", "sincos", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 1u, 2u, 0u, 0u, 0u, aether_flat_call_f32_sincos },
+    { "aether_f64_sincos", "sincos", "scalar", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 1u, 2u, 0u, 0u, 0u, aether_flat_call_f64_sincos },
+    { "aether_f32_sin", "sin", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f32_sin },
+    { "aether_f64_sin", "sin", "scalar", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f64_sin },
+    { "aether_f32_cos", "cos", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f32_cos },
+    { "aether_f64_cos", "cos", "scalar", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f64_cos },
     { "aether_f32_jacobi_rotation", "jacobi_rotation", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 3u, 4u, 0u, 0u, 0u, aether_flat_call_f32_jacobi_rotation },
     { "aether_f64_jacobi_rotation", "jacobi_rotation", "scalar", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 3u, 4u, 0u, 0u, 0u, aether_flat_call_f64_jacobi_rotation },
     { "aether_f32_jacobi_update", "jacobi_update", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 6u, 2u, 0u, 0u, 0u, aether_flat_call_f32_jacobi_update },

@@ -3063,6 +3063,102 @@ static size_t aether_flat_batch_paird_value(int aos, const uint64_t *in, const s
     return status;
 }
 
+static size_t aether_flat_batch_f32_sincos(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    float *p_a = aether_flat_batch_get32(in, in_at, count, 0u, 1u, aos);
+    float *r = (float *)malloc((count * 2u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 2u && r != NULL && p_a != NULL) {
+        if (aos) aether_f32_sincos_aos((const float *)(void *)p_a, (aether_vec2f *)(void *)r, count);
+        else aether_f32_sincos_soa(p_a, r, count);
+        aether_flat_batch_put32(r, count, 2u, aos, out, cap);
+        status = 2u;
+    }
+    free(p_a);
+    free(r);
+    return status;
+}
+
+static size_t aether_flat_batch_f64_sincos(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    double *p_a = aether_flat_batch_get64(in, in_at, count, 0u, 1u, aos);
+    double *r = (double *)malloc((count * 2u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 2u && r != NULL && p_a != NULL) {
+        if (aos) aether_f64_sincos_aos((const double *)(void *)p_a, (aether_vec2d *)(void *)r, count);
+        else aether_f64_sincos_soa(p_a, r, count);
+        aether_flat_batch_put64(r, count, 2u, aos, out, cap);
+        status = 2u;
+    }
+    free(p_a);
+    free(r);
+    return status;
+}
+
+static size_t aether_flat_batch_f32_sin(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    float *p_a = aether_flat_batch_get32(in, in_at, count, 0u, 1u, aos);
+    float *r = (float *)malloc((count * 1u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 1u && r != NULL && p_a != NULL) {
+        if (aos) aether_f32_sin_aos((const float *)(void *)p_a, (float *)(void *)r, count);
+        else aether_f32_sin_soa(p_a, r, count);
+        aether_flat_batch_put32(r, count, 1u, aos, out, cap);
+        status = 1u;
+    }
+    free(p_a);
+    free(r);
+    return status;
+}
+
+static size_t aether_flat_batch_f64_sin(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    double *p_a = aether_flat_batch_get64(in, in_at, count, 0u, 1u, aos);
+    double *r = (double *)malloc((count * 1u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 1u && r != NULL && p_a != NULL) {
+        if (aos) aether_f64_sin_aos((const double *)(void *)p_a, (double *)(void *)r, count);
+        else aether_f64_sin_soa(p_a, r, count);
+        aether_flat_batch_put64(r, count, 1u, aos, out, cap);
+        status = 1u;
+    }
+    free(p_a);
+    free(r);
+    return status;
+}
+
+static size_t aether_flat_batch_f32_cos(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    float *p_a = aether_flat_batch_get32(in, in_at, count, 0u, 1u, aos);
+    float *r = (float *)malloc((count * 1u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 1u && r != NULL && p_a != NULL) {
+        if (aos) aether_f32_cos_aos((const float *)(void *)p_a, (float *)(void *)r, count);
+        else aether_f32_cos_soa(p_a, r, count);
+        aether_flat_batch_put32(r, count, 1u, aos, out, cap);
+        status = 1u;
+    }
+    free(p_a);
+    free(r);
+    return status;
+}
+
+static size_t aether_flat_batch_f64_cos(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    double *p_a = aether_flat_batch_get64(in, in_at, count, 0u, 1u, aos);
+    double *r = (double *)malloc((count * 1u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 1u && r != NULL && p_a != NULL) {
+        if (aos) aether_f64_cos_aos((const double *)(void *)p_a, (double *)(void *)r, count);
+        else aether_f64_cos_soa(p_a, r, count);
+        aether_flat_batch_put64(r, count, 1u, aos, out, cap);
+        status = 1u;
+    }
+    free(p_a);
+    free(r);
+    return status;
+}
+
 static size_t aether_flat_batch_f32_jacobi_rotation(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
 {
     float *p_app = aether_flat_batch_get32(in, in_at, count, 0u, 1u, aos);
@@ -3187,7 +3283,7 @@ static size_t aether_flat_batch_f64_jacobi_diag(int aos, const uint64_t *in, con
     return status;
 }
 
-const aether_flat_batch_call aether_flat_batch_calls[332] = {
+const aether_flat_batch_call aether_flat_batch_calls[338] = {
     aether_flat_batch_f32_fmin,
     aether_flat_batch_f64_fmin,
     aether_flat_batch_f32_fmax,
@@ -3362,6 +3458,12 @@ const aether_flat_batch_call aether_flat_batch_calls[332] = {
     aether_flat_batch_paird_combine,
     aether_flat_batch_pairf_value,
     aether_flat_batch_paird_value,
+    aether_flat_batch_f32_sincos,
+    aether_flat_batch_f64_sincos,
+    aether_flat_batch_f32_sin,
+    aether_flat_batch_f64_sin,
+    aether_flat_batch_f32_cos,
+    aether_flat_batch_f64_cos,
     aether_flat_batch_f32_jacobi_rotation,
     aether_flat_batch_f64_jacobi_rotation,
     aether_flat_batch_f32_jacobi_update,

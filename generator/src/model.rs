@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use crate::dsl::{Ast, AstKind, BinOp, Stmt, Target};
 use crate::error::SpecError;
-use crate::spec::{Body, Family, Nesting, ParamKind, Routine, Schedule, Seed, Shape, ShapeKind, Spec};
+use crate::spec::{Body, ElemType, Family, Nesting, ParamKind, Routine, Schedule, Seed, Shape, ShapeKind, Spec};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Builtin {
@@ -320,10 +320,12 @@ pub struct Kernel {
 /// The parameters, result and trees of one family instance.
 type Instance = (Vec<Param>, Kind, Vec<Temp>, Vec<Expr>);
 
-fn instance(spec: &Spec, fam: &Family, shape: &Shape) -> Result<Instance, SpecError> {
+/// `elem` is the element type when the family states a body per type (the
+/// instance is then built once per type), else `None` (built once for all).
+fn instance(spec: &Spec, fam: &Family, shape: &Shape, elem: Option<&ElemType>) -> Result<Instance, SpecError> {
     let taken = fam.params.iter().map(|(n, _)| n.clone()).chain(std::iter::once("out".to_string())).collect();
-    let mut b = Builder { spec, temps: Vec::new(), stack: Vec::new(), taken };
-    let body = fam.body_for(&shape.name).unwrap();
+    let mut b = Builder { spec, temps: Vec::new(), stack: Vec::new(), taken, elem };
+    let body = fam.body_for(&shape.name, elem.map_or("", |e| e.name.as_str())).unwrap();
     let params = resolve_params(spec, fam, shape, body)?;
     let ret = resolve_kind(spec, &fam.returns, shape, body, "returns")?;
     let args: Vec<Val> = params
@@ -363,7 +365,44 @@ fn instance(spec: &Spec, fam: &Family, shape: &Shape) -> Result<Instance, SpecEr
             ),
         });
     }
-    Ok((params, ret, b.temps, outputs))
+    let (temps, outputs) = prune_temps(b.temps, outputs);
+    Ok((params, ret, temps, outputs))
+}
+
+/// Drops the named steps no result reads (a called family's other results:
+/// `sincos(a).x` leaves the cosine's steps unread) and renumbers the rest,
+/// so no core prints a step nothing uses.
+fn prune_temps(temps: Vec<Temp>, mut outputs: Vec<Expr>) -> (Vec<Temp>, Vec<Expr>) {
+    let mut used = vec![false; temps.len()];
+    let mark = |e: &Expr, used: &mut Vec<bool>| {
+        e.visit(&mut |n| {
+            if let Expr::Temp(i) = n {
+                used[*i] = true;
+            }
+        })
+    };
+    outputs.iter().for_each(|o| mark(o, &mut used));
+    // A step reads only earlier steps, so one pass from the last marks all.
+    for i in (0..temps.len()).rev() {
+        if used[i] {
+            mark(&temps[i].expr, &mut used);
+        }
+    }
+    if used.iter().all(|&u| u) {
+        return (temps, outputs);
+    }
+    let mut index = vec![usize::MAX; temps.len()];
+    let mut kept = Vec::new();
+    let mut renumber = |e: Expr, index: &[usize]| e.map(&mut |n| if let Expr::Temp(i) = n { Expr::Temp(index[i]) } else { n });
+    for (i, t) in temps.into_iter().enumerate() {
+        if used[i] {
+            index[i] = kept.len();
+            let expr = renumber(t.expr, &index);
+            kept.push(Temp { expr, ..t });
+        }
+    }
+    outputs = outputs.into_iter().map(|o| renumber(o, &index)).collect();
+    (kept, outputs)
 }
 
 /// A scalar function of the given scalar parameters whose one result is
@@ -392,6 +431,7 @@ fn expr_function(
         returns: ParamKind::Scalar,
         bodies: vec![Body {
             shape: None,
+            elem: None,
             stmts: vec![Stmt { line: 1, target: Target::Out, value: expr.clone() }],
             source: source.to_string(),
             line,
@@ -402,7 +442,7 @@ fn expr_function(
         line,
         params_line: line,
     };
-    let (params, ret, temps, outputs) = instance(spec, &fam, &scalar)?;
+    let (params, ret, temps, outputs) = instance(spec, &fam, &scalar, None)?;
     Ok(Function {
         family: name.to_string(),
         op: name.to_string(),
@@ -423,7 +463,16 @@ impl Model {
         for fam in &spec.families {
             for shape_name in &fam.shapes {
                 let shape = spec.shape(shape_name).unwrap().clone();
-                let (params, ret, temps, outputs) = instance(spec, fam, &shape)?;
+                // One instance for every type, or (per-type bodies) one per type.
+                let mut instances = Vec::new();
+                if fam.depends_on_type(spec) {
+                    for elem in &spec.types {
+                        instances.push(instance(spec, fam, &shape, Some(elem))?);
+                    }
+                } else {
+                    let one = instance(spec, fam, &shape, None)?;
+                    instances.extend(std::iter::repeat_n(one, spec.types.len()));
+                }
                 let mut derived = Vec::new();
                 for (pname, ast, source, line) in &fam.derived {
                     let names: Vec<String> = fam.params.iter().map(|(n, _)| n.clone()).collect();
@@ -431,7 +480,7 @@ impl Model {
                     let g = expr_function(spec, &format!("{}_{pname}", fam.name), &names, ast, source, *line, &key)?;
                     derived.push((names.iter().position(|n| n == pname).unwrap(), g));
                 }
-                for elem in &spec.types {
+                for (elem, (params, ret, temps, outputs)) in spec.types.iter().zip(instances) {
                     let derived =
                         derived.iter().map(|(p, g): &(usize, Function)| (*p, Function { elem: elem.name.clone(), ..g.clone() })).collect();
                     functions.push(Function {
@@ -439,10 +488,10 @@ impl Model {
                         op: fam.op.clone(),
                         shape: shape_name.clone(),
                         elem: elem.name.clone(),
-                        params: params.clone(),
-                        ret: ret.clone(),
-                        temps: temps.clone(),
-                        outputs: outputs.clone(),
+                        params,
+                        ret,
+                        temps,
+                        outputs,
                         either_zero: spec.policy.either_zero.contains(&fam.name),
                         derived,
                     });
@@ -521,7 +570,7 @@ impl Model {
         match c {
             Callable::Function(f) => {
                 let fam = self.spec.family(&f.family).unwrap();
-                let body = fam.body_for(&f.shape).unwrap();
+                let body = fam.body_for(&f.shape, &f.elem).unwrap();
                 (body.line, body.key.clone())
             }
             Callable::Kernel(k) => (self.spec.kernel(&k.key).map_or(0, |s| s.line), format!("kernels.{}", k.key)),
@@ -788,6 +837,9 @@ struct Builder<'a> {
     stack: Vec<String>,
     /// Names a temp must not take: the function's parameters and `out`.
     taken: Vec<String>,
+    /// The element type, when the function being built has a body of its
+    /// own type (so `f64_bits` may state a binary64 constant).
+    elem: Option<&'a ElemType>,
 }
 
 type Env = HashMap<String, Val>;
@@ -1136,6 +1188,9 @@ impl<'a> Builder<'a> {
         if name == "fold" {
             return self.fold(ast, args, env);
         }
+        if name == "f32_bits" || name == "f64_bits" {
+            return self.bits_literal(ast, name, args);
+        }
         if name == "minor" {
             if args.len() != 3 {
                 return berr(ast, "minor(m, r, c) takes three arguments");
@@ -1219,7 +1274,10 @@ impl<'a> Builder<'a> {
         // other) for which every argument fits its parameter.
         let candidates = fam.shapes.iter().filter_map(|s| spec.shape(s)).chain(spec.shapes.iter());
         for shape in candidates {
-            let Some(body) = fam.body_for(&shape.name) else { continue };
+            if fam.depends_on_type(spec) && self.elem.is_none() {
+                return berr(ast, format!("`{name}` states a body per element type: call it from a body of one type (`bodies.<type>`)"));
+            }
+            let Some(body) = fam.body_for(&shape.name, self.elem.map_or("", |e| e.name.as_str())) else { continue };
             let Ok(params) = resolve_params(spec, fam, shape, body) else { continue };
             let fits = params.iter().zip(&vals).all(|(p, v)| match (&p.kind, v) {
                 (Kind::Shape(s), Val::Agg(a, _)) => s == a,
@@ -1244,6 +1302,27 @@ impl<'a> Builder<'a> {
             });
         }
         berr(ast, format!("no shape of family `{name}` takes these arguments"))
+    }
+
+    /// `f32_bits(0x3F317218)`, `f64_bits(0x3FE62E42FEFA39EF)`: a constant
+    /// stated by its bit pattern. A binary64 one belongs to a body of the
+    /// f64 type alone (`bodies.f64`), since it is not a binary32 number.
+    fn bits_literal(&self, ast: &Ast, name: &str, args: &[Ast]) -> Result<Val, BodyErr> {
+        let [arg] = args else { return berr(ast, format!("`{name}` takes one hexadecimal bit pattern")) };
+        let AstKind::Int(bits) = arg.kind else { return berr(arg, format!("`{name}` takes one hexadecimal bit pattern")) };
+        let v = if name == "f32_bits" {
+            let Ok(b) = u32::try_from(bits) else { return berr(arg, format!("0x{bits:x} is wider than 32 bits")) };
+            f64::from(f32::from_bits(b))
+        } else {
+            if self.elem.is_none_or(|e| e.bits != 64) {
+                return berr(ast, "`f64_bits` states a binary64 constant: it belongs to a body of a 64-bit type (`bodies.f64`)");
+            }
+            f64::from_bits(bits)
+        };
+        if !v.is_finite() {
+            return berr(arg, format!("0x{bits:x} is not a finite number"));
+        }
+        Ok(Val::F(Expr::Lit(v)))
     }
 
     fn fold(&mut self, ast: &Ast, args: &[Ast], env: &Env) -> Result<Val, BodyErr> {

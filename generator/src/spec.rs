@@ -289,6 +289,9 @@ pub enum ParamKind {
 pub struct Body {
     /// The shape this body is for, or `None` for every shape.
     pub shape: Option<String>,
+    /// The element type this body is for (`bodies.f64`), or `None` for
+    /// every type. A type's body states its own constants (`f64_bits`).
+    pub elem: Option<String>,
     pub stmts: Vec<Stmt>,
     /// The body as written in the spec.
     pub source: String,
@@ -440,8 +443,59 @@ fn probes(loc: &Loc, key: &str, raw: Option<&Spanned<Vec<Spanned<String>>>>) -> 
 }
 
 impl Family {
-    pub fn body_for(&self, shape: &str) -> Option<&Body> {
-        self.bodies.iter().find(|b| b.shape.as_deref() == Some(shape)).or_else(|| self.bodies.iter().find(|b| b.shape.is_none()))
+    /// The body for one shape and element type: the shape's own, else the
+    /// type's own, else the family's `body`.
+    pub fn body_for(&self, shape: &str, elem: &str) -> Option<&Body> {
+        let find = |f: &dyn Fn(&Body) -> bool| self.bodies.iter().find(|b| f(b));
+        find(&|b| b.shape.as_deref() == Some(shape))
+            .or_else(|| find(&|b| b.shape.is_none() && b.elem.as_deref() == Some(elem)))
+            .or_else(|| find(&|b| b.shape.is_none() && b.elem.is_none()))
+    }
+
+    /// Whether some body belongs to one element type only.
+    pub fn has_type_bodies(&self) -> bool {
+        self.bodies.iter().any(|b| b.elem.is_some())
+    }
+
+    /// Whether the family, or a family it calls (at any depth), states a
+    /// body per element type: its instances are then built once per type.
+    pub fn depends_on_type(&self, spec: &Spec) -> bool {
+        fn calls(ast: &dsl::Ast, out: &mut Vec<String>) {
+            use dsl::AstKind as K;
+            match &ast.kind {
+                K::Number(_) | K::Int(_) | K::Ident(_) => {}
+                K::Field(a, _) | K::Not(a) => calls(a, out),
+                K::Index(a, b) | K::Bin(_, a, b) | K::Bits(_, a, b) => {
+                    calls(a, out);
+                    calls(b, out);
+                }
+                K::Select(c, a, b) => {
+                    calls(c, out);
+                    calls(a, out);
+                    calls(b, out);
+                }
+                K::Call(name, args) => {
+                    out.push(name.clone());
+                    args.iter().for_each(|a| calls(a, out));
+                }
+            }
+        }
+        let mut seen = vec![self.name.clone()];
+        let mut todo = vec![self];
+        while let Some(f) = todo.pop() {
+            if f.has_type_bodies() {
+                return true;
+            }
+            let mut names = Vec::new();
+            f.bodies.iter().flat_map(|b| &b.stmts).for_each(|st| calls(&st.value, &mut names));
+            for n in names {
+                if let Some(g) = spec.family(&n).filter(|_| !seen.contains(&n)) {
+                    seen.push(n);
+                    todo.push(g);
+                }
+            }
+        }
+        false
     }
 }
 
@@ -1095,7 +1149,7 @@ pub(crate) fn first_content_line(lines: &LineIndex, text: &str, offset: usize) -
     }
 }
 
-fn body(loc: &Loc, text: &str, key: String, shape: Option<String>, s: &Spanned<String>) -> Result<Body, SpecError> {
+fn body(loc: &Loc, text: &str, key: String, shape: Option<String>, elem: Option<String>, s: &Spanned<String>) -> Result<Body, SpecError> {
     let first = content_line(loc, text, s.span().start);
     let stmts = dsl::parse_body(s.get_ref()).map_err(|e| SpecError {
         file: loc.file.to_string(),
@@ -1113,7 +1167,7 @@ fn body(loc: &Loc, text: &str, key: String, shape: Option<String>, s: &Spanned<S
             })?;
         }
     }
-    Ok(Body { shape, stmts, source: s.get_ref().trim().to_string(), line: first, key })
+    Ok(Body { shape, elem, stmts, source: s.get_ref().trim().to_string(), line: first, key })
 }
 
 fn families(loc: &Loc, raw: &RawSpec, text: &str, spec: &Spec) -> Result<Vec<Family>, SpecError> {
@@ -1180,23 +1234,33 @@ fn families(loc: &Loc, raw: &RawSpec, text: &str, spec: &Spec) -> Result<Vec<Fam
         }
         let mut bodies = Vec::new();
         if let Some(b) = &r.body {
-            bodies.push(body(loc, text, format!("{key}.body"), None, b)?);
+            bodies.push(body(loc, text, format!("{key}.body"), None, None, b)?);
         }
         if let Some(bs) = &r.bodies {
-            for (shape, b) in in_file_order(bs) {
-                if !shapes.contains(shape) {
+            for (which, b) in in_file_order(bs) {
+                let bkey = format!("{key}.bodies.{which}");
+                if shapes.contains(which) {
+                    bodies.push(body(loc, text, bkey, Some(which.clone()), None, b)?);
+                } else if spec.types.iter().any(|t| &t.name == which) {
+                    bodies.push(body(loc, text, bkey, None, Some(which.clone()), b)?);
+                } else {
                     return Err(loc.err(
                         b.span().start,
-                        format!("{key}.bodies.{shape}"),
-                        format!("`{shape}` is not one of the family's shapes"),
+                        bkey,
+                        format!("`{which}` is neither one of the family's shapes nor an element type"),
                     ));
                 }
-                bodies.push(body(loc, text, format!("{key}.bodies.{shape}"), Some(shape.clone()), b)?);
             }
         }
         for s in &shapes {
-            if !bodies.iter().any(|b| b.shape.is_none() || b.shape.as_deref() == Some(s)) {
-                return Err(loc.err(f.span().start, format!("{key}.body"), format!("missing field `body` (no body for shape `{s}`)")));
+            for t in &spec.types {
+                if !bodies.iter().any(|b| b.shape.as_deref() == Some(s) || b.shape.is_none() && b.elem.as_ref().is_none_or(|e| *e == t.name)) {
+                    return Err(loc.err(
+                        f.span().start,
+                        format!("{key}.body"),
+                        format!("missing field `body` (no body for shape `{s}` of `{}`)", t.name),
+                    ));
+                }
             }
         }
         if let Some(other) = out.iter().find(|o| o.op == op && o.shapes.iter().any(|s| shapes.contains(s))) {

@@ -76,6 +76,7 @@ use crate::compensated::{self, Pair, LANES};
 use crate::linalg::{self, Rotation};
 use crate::real::Real;
 use crate::scalar;
+use crate::elementary;
 use crate::{Mat, Quat, Vec2, Vec3, Vec4};
 
 /// A contract function on flat words: parameters' words in, result words out.
@@ -611,6 +612,10 @@ static TABLE: LazyLock<Vec<Entry>> = LazyLock::new(|| {
         fmin [scalar] (a: T, b: T) => scalar::fmin(a, b);
         fmax [scalar] (a: T, b: T) => scalar::fmax(a, b);
         sign [scalar] (a: T) => scalar::sign(a);
+        // elementary functions
+        sincos [scalar] (a: T) => elementary::sincos(a);
+        sin [scalar] (a: T) => elementary::sin(a);
+        cos [scalar] (a: T) => elementary::cos(a);
         // componentwise
         add [vec2, vec3, vec4] (a: S, b: S) => a.add(b);
         sub [vec2, vec3, vec4] (a: S, b: S) => a.sub(b);

@@ -57,6 +57,7 @@ pub mod angle;
 pub mod arrays;
 pub mod compensated;
 pub mod df64;
+pub mod elementary;
 pub mod flat;
 pub mod fold;
 pub mod linalg;

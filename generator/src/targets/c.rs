@@ -566,7 +566,7 @@ pub fn function(model: &Model, f: &Function, dialect: &Dialect) -> CFunction {
     let ret = kind_type(model, &f.ret, elem);
     let signature = format!("{ret} {name}({})", if params.is_empty() { "void".to_string() } else { params.join(", ") });
     let mut doc = vec![format!("{}", fam.doc)];
-    let body = fam.body_for(&f.shape).unwrap();
+    let body = fam.body_for(&f.shape, &f.elem).unwrap();
     doc.push("Spec:".into());
     doc.extend(body.source.lines().map(|l| format!("    {}", l.trim())));
     let guarded = Dialect { vector_products: dialect.arith == (Arith::Operators { guard: true }) && products_vectorise(f), ..*dialect };

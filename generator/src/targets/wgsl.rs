@@ -349,7 +349,7 @@ fn function(model: &Model, f: &Function, t: &ElemType) -> WFunction {
     let ret = sp.kind_type(model, &f.ret, t);
     let fam = model.spec.family(&f.family).unwrap();
     let mut doc = vec![fam.doc.clone()];
-    let body = fam.body_for(&f.shape).unwrap();
+    let body = fam.body_for(&f.shape, &f.elem).unwrap();
     doc.push("Spec:".into());
     doc.extend(body.source.lines().map(|l| format!("    {}", l.trim())));
     WFunction {

@@ -1,0 +1,197 @@
+//! The elementary functions of the contract: [`sincos`], [`sin`], [`cos`].
+//!
+//! Written from the contract's statement (the comment above
+//! `[families.sincos]` in `spec/aether.toml` and `docs/numerics-contract.md`),
+//! not from generated code: every step is one IEEE operation of the element
+//! type, in the order the contract states, and Rust never fuses or reorders
+//! them. The platform's `sin` and `cos` are never called.
+//!
+//! 1. Reduction by pi/2 (Cody-Waite in four parts): `k` is `a * (2/pi)`
+//!    rounded to the nearest integer by adding and subtracting `1.5 * 2^p`;
+//!    `k * P1`, `k * P2`, `k * P3` are exact on the domain, `k * P4` is
+//!    rounded; two two-sums keep the roundings of the first two subtractions,
+//!    so the reduced argument is `r + rl`.
+//! 2. sin r = `r + (r u S(u) + rl)`, cos r = `w + ((u^2 C(u) - r rl) + lost)`
+//!    with `u = r r`, `w = 1 - u/2` and `lost` the rounding of `w`, each
+//!    polynomial in Horner form in `u`.
+//! 3. The quadrant `q = k mod 4`, computed exactly, picks sin or cos of `r`
+//!    and its sign.
+//!
+//! Outside `|a| <= DOMAIN` (and for infinities and NaN) both results are
+//! NaN; `sin(-0)` is `-0`.
+
+use crate::real::Real;
+use crate::Vec2;
+
+/// The constants of one element type, each stated by its bit pattern.
+pub trait Trig: Real {
+    /// 2/pi rounded.
+    const TWO_OVER_PI: Self;
+    /// 1.5 * 2^p: adding and subtracting it rounds to an integer.
+    const ROUNDER: Self;
+    /// pi/2 in four parts, the first three short enough for exact products.
+    const PIO2: [Self; 4];
+    /// The largest |a| of the domain.
+    const DOMAIN: Self;
+    /// sin r = r + r u S(u): S's coefficients, constant term first.
+    fn sin_coefficients() -> &'static [Self];
+    /// cos r = 1 - u/2 + u^2 C(u): C's coefficients, constant term first.
+    fn cos_coefficients() -> &'static [Self];
+}
+
+const fn f(bits: u32) -> f32 {
+    f32::from_bits(bits)
+}
+
+const fn d(bits: u64) -> f64 {
+    f64::from_bits(bits)
+}
+
+const SIN_F32: [f32; 4] = [f(0xBE2A_AAAB), f(0x3C08_8887), f(0xB950_09D3), f(0x3636_DEE9)];
+const COS_F32: [f32; 3] = [f(0x3D2A_AAAA), f(0xBAB6_0969), f(0x37CD_EC32)];
+const SIN_F64: [f64; 7] = [
+    d(0xBFC5_5555_5555_5555),
+    d(0x3F81_1111_1111_1110),
+    d(0xBF2A_01A0_1A01_9936),
+    d(0x3EC7_1DE3_A546_05EE),
+    d(0xBE5A_E645_4126_6378),
+    d(0x3DE6_1217_EC01_749D),
+    d(0xBD6A_B17A_7923_7A19),
+];
+const COS_F64: [f64; 6] = [
+    d(0x3FA5_5555_5555_5555),
+    d(0xBF56_C16C_16C1_6966),
+    d(0x3EFA_01A0_19F4_E867),
+    d(0xBE92_7E4F_A17A_41B4),
+    d(0x3E21_EEB6_8B10_9173),
+    d(0xBDA9_07D7_AEBD_5E3D),
+];
+
+impl Trig for f32 {
+    const TWO_OVER_PI: f32 = f(0x3F22_F983);
+    const ROUNDER: f32 = 12_582_912.0;
+    const PIO2: [f32; 4] = [f(0x3FC9_0000), f(0x39FD_A000), f(0x33A2_2000), f(0x2C34_611A)];
+    const DOMAIN: f32 = 8192.0;
+    fn sin_coefficients() -> &'static [f32] {
+        &SIN_F32
+    }
+    fn cos_coefficients() -> &'static [f32] {
+        &COS_F32
+    }
+}
+
+impl Trig for f64 {
+    const TWO_OVER_PI: f64 = d(0x3FE4_5F30_6DC9_C883);
+    const ROUNDER: f64 = 6_755_399_441_055_744.0;
+    const PIO2: [f64; 4] = [d(0x3FF9_21FB_5440_0000), d(0x3DD0_B461_1A60_0000), d(0x3BA3_198A_2E00_0000), d(0x397B_839A_2520_49C1)];
+    const DOMAIN: f64 = 1_048_576.0;
+    fn sin_coefficients() -> &'static [f64] {
+        &SIN_F64
+    }
+    fn cos_coefficients() -> &'static [f64] {
+        &COS_F64
+    }
+}
+
+/// Horner's rule in `u`, highest coefficient innermost: c0 + u (c1 + u (...)).
+fn horner<T: Real>(c: &[T], u: T) -> T {
+    let (last, rest) = c.split_last().expect("a polynomial has a coefficient");
+    rest.iter().rev().fold(*last, |acc, &ci| ci + u * acc)
+}
+
+/// The error of `s = a - b` (Knuth's two-sum of a and -b, no magnitude test):
+/// `(a - b) - s` exactly.
+fn two_diff_err<T: Real>(a: T, b: T, s: T) -> T {
+    let v = s - a;
+    (a - (s - v)) - (b + v)
+}
+
+/// `(sin a, cos a)` as the contract states it (module doc).
+pub fn sincos<T: Trig>(a: T) -> Vec2<T> {
+    let m = T::ROUNDER;
+    let [p1, p2, p3, p4] = T::PIO2;
+    let k = (a * T::TWO_OVER_PI + m) - m;
+    let ra = a - k * p1;
+    let rb = k * p2;
+    let s1 = ra - rb;
+    let e1 = two_diff_err(ra, rb, s1);
+    let rc = k * p3;
+    let s2 = s1 - rc;
+    let e2 = two_diff_err(s1, rc, s2);
+    let tl = (e1 + e2) - k * p4;
+    let r = s2 + tl;
+    let rl = tl - (r - s2);
+    let u = r * r;
+    let sin_r = r + (r * u * horner(T::sin_coefficients(), u) + rl);
+    let half_u = T::HALF * u;
+    let w = T::ONE - half_u;
+    let lost = (T::ONE - w) - half_u;
+    let cos_r = w + ((u * u * horner(T::cos_coefficients(), u) - r * rl) + lost);
+    let four = T::TWO + T::TWO;
+    let quarter = T::HALF * T::HALF;
+    let three_eighths = quarter + quarter * T::HALF;
+    let q = k - four * (((k * quarter - three_eighths) + m) - m);
+    let neg = |x: T| x * T::NEG_ONE;
+    let (s, c) = if q == T::ZERO {
+        (sin_r, cos_r)
+    } else if q == T::ONE {
+        (cos_r, neg(sin_r))
+    } else if q == T::TWO {
+        (neg(sin_r), neg(cos_r))
+    } else {
+        (neg(cos_r), sin_r)
+    };
+    let s = if a == T::ZERO { a } else { s };
+    if a.abs() <= T::DOMAIN {
+        Vec2::new(s, c)
+    } else {
+        let z = a - a;
+        Vec2::new(z / z, z / z)
+    }
+}
+
+/// `sin a`: [`sincos`]'s first result.
+pub fn sin<T: Trig>(a: T) -> T {
+    sincos(a).x
+}
+
+/// `cos a`: [`sincos`]'s second result.
+pub fn cos<T: Trig>(a: T) -> T {
+    sincos(a).y
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The stated constants are what their names say, to their widths.
+    #[test]
+    fn constants_are_pi_over_two_in_parts() {
+        let p: f64 = f32::PIO2.iter().map(|&x| f64::from(x)).sum();
+        assert!((p - std::f64::consts::FRAC_PI_2).abs() < 1e-15);
+        for (x, bits) in f32::PIO2[..3].iter().zip([8, 11, 11]) {
+            assert_eq!(x.to_bits() & ((1 << (24 - bits)) - 1), 0, "{x} has at most {bits} significant bits");
+        }
+        for x in &f64::PIO2[..3] {
+            assert_eq!(x.to_bits() & ((1 << 20) - 1), 0, "{x} has at most 33 significant bits");
+        }
+    }
+
+    /// Against the platform's libm on a grid: within 1 ulp (f32) and 2 ulp
+    /// (f64) inside the domain, NaN outside. The full measurement is
+    /// `docs/reports/elementary-functions.md`.
+    #[test]
+    fn close_to_the_platform_inside_the_domain_and_nan_outside() {
+        for i in -20000..=20000 {
+            let x = i as f32 * 0.4096;
+            let ulp = |y: f32, r: f64| ((f64::from(y) - r).abs() / f64::from(f32::EPSILON) / r.abs().max(f64::from(f32::MIN_POSITIVE))).max(0.0);
+            let v = sincos(x);
+            assert!(ulp(v.x, f64::from(x).sin()) < 2.0 * 1.01, "sin {x}");
+            assert!(ulp(v.y, f64::from(x).cos()) < 2.0 * 1.01, "cos {x}");
+        }
+        assert!(sin(8192.001f32).is_nan() && cos(f32::INFINITY).is_nan() && sin(f64::NAN).is_nan());
+        assert!(sin(1_048_577.0f64).is_nan());
+        assert_eq!(sin(-0.0f32).to_bits(), (-0.0f32).to_bits());
+        assert_eq!(cos(-0.0f64), 1.0);
+    }
+}

@@ -1,0 +1,209 @@
+/* The accuracy and speed of the C core's elementary functions
+ * (scripts/elementary-report.sh writes docs/reports/elementary-functions.md
+ * from this program's output).
+ *
+ * Accuracy. f32: every input of the domain (all 2^32 bit patterns are
+ * visited; the ones outside the domain must give NaN, and do, or the run
+ * fails). The correctly rounded reference: glibc's binary64 sin/cos rounded
+ * once to binary32, unless that double lies within 2^-50 (relative) of a
+ * binary32 rounding boundary, where its own error (under 1 ulp of binary64)
+ * could decide the rounding; those cases are decided by the x87 long double
+ * sinl/cosl (64-bit significand) and counted. A case still within 2^-60 of a
+ * boundary there is counted as undecided (and would be reported).
+ * f64: random inputs in every binade of the domain and inputs next to
+ * multiples of pi/2, against sinl/cosl: the error in ulps of the result (as
+ * a real number) and the share equal to sinl/cosl rounded once to binary64.
+ *
+ * Speed: ns per call, each function against glibc's, interleaved rounds on
+ * the same inputs, the best round of each (a benchmark, not a test). */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "aether_core.h"
+
+static float f32_of(uint32_t b) { float f; memcpy(&f, &b, 4); return f; }
+static uint32_t bits_of(float f) { uint32_t b; memcpy(&b, &f, 4); return b; }
+
+/* The binary32 rounding of the exact value, decided as the file's opening says.
+ * *how: 0 from binary64, 1 from long double, 2 undecided. */
+static float cr32(double d, long double (*fl)(long double), float x, int *how)
+{
+    float f = (float)d;
+    double up = nextafter(d, INFINITY), down = nextafter(d, -INFINITY);
+    /* Every double within 2^-50 relative of d rounds the same way? */
+    double span = fabs(d) * 0x1p-50;
+    if ((float)(d + span) == f && (float)(d - span) == f && (float)up == f && (float)down == f) {
+        *how = 0;
+        return f;
+    }
+    long double l = fl((long double)x);
+    long double lspan = fabsl(l) * 0x1p-60L;
+    float g = (float)l;
+    *how = ((float)(l + lspan) == g && (float)(l - lspan) == g) ? 1 : 2;
+    return g;
+}
+
+static double ulp32_of(double ref)
+{
+    int e;
+    double a = fabs(ref);
+    if (a == 0) return 0x1p-149;
+    frexp(a, &e);
+    return e - 1 < -126 ? 0x1p-149 : ldexp(1.0, e - 1 - 23);
+}
+
+static long ulp_distance32(float a, float b)
+{
+    int32_t ia = (int32_t)bits_of(a), ib = (int32_t)bits_of(b);
+    if (ia < 0) ia = (int32_t)(0x80000000u - (uint32_t)ia);
+    if (ib < 0) ib = (int32_t)(0x80000000u - (uint32_t)ib);
+    return labs((long)ia - (long)ib);
+}
+
+struct acc {
+    double max_err;   /* real-valued, ulps of the result */
+    float worst;      /* the input of max_err */
+    long max_dist;    /* integer ulp distance to the correctly rounded result */
+    uint64_t n, cr, long_double, undecided, bad_outside;
+};
+
+static void sweep32(const char *name, float (*fn)(float), double (*ref)(double), long double (*refl)(long double))
+{
+    struct acc t = {0};
+    #pragma omp parallel
+    {
+        struct acc a = {0};
+        #pragma omp for schedule(dynamic, 1)
+        for (uint32_t hi = 0; hi < 65536; hi++) {
+            for (uint32_t lo = 0; lo < 65536; lo++) {
+                float x = f32_of(hi << 16 | lo), y = fn(x);
+                if (!(fabsf(x) <= 8192.0f)) {
+                    a.bad_outside += !isnan(y);
+                    continue;
+                }
+                double d = ref((double)x);
+                int how;
+                float c = cr32(d, refl, x, &how);
+                a.n++;
+                a.long_double += how == 1;
+                a.undecided += how == 2;
+                a.cr += bits_of(y) == bits_of(c);
+                long dist = ulp_distance32(y, c);
+                if (dist > a.max_dist) a.max_dist = dist;
+                double err = fabs((double)y - d) / ulp32_of(d);
+                if (err > a.max_err) { a.max_err = err; a.worst = x; }
+            }
+        }
+        #pragma omp critical
+        {
+            if (a.max_err > t.max_err) { t.max_err = a.max_err; t.worst = a.worst; }
+            if (a.max_dist > t.max_dist) t.max_dist = a.max_dist;
+            t.n += a.n; t.cr += a.cr; t.long_double += a.long_double; t.undecided += a.undecided; t.bad_outside += a.bad_outside;
+        }
+    }
+    printf("acc|%s|f32|every input, |x| <= 8192|%llu|%.4f|%a|%ld|%.6f|%llu|%llu|%llu\n", name, (unsigned long long)t.n, t.max_err,
+           (double)t.worst, t.max_dist, (double)t.cr / (double)t.n, (unsigned long long)t.long_double,
+           (unsigned long long)t.undecided, (unsigned long long)t.bad_outside);
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint64_t next(void) { rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17; return rng; }
+
+static void sweep64(const char *name, double (*fn)(double), long double (*refl)(long double), long per_binade)
+{
+    double max_err = 0, worst = 0;
+    uint64_t n = 0, cr = 0, bad_outside = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int e = -30; e < 20; e++) {
+            for (long i = 0; i < per_binade; i++) {
+                double x;
+                if (pass == 0) {
+                    x = ldexp(1.0 + (double)(next() >> 11) * 0x1p-53, e);
+                } else {
+                    /* next to a multiple k of pi/2, k in the binade: the hard cases of the reduction */
+                    if (e < 1) break;
+                    double k = floor(ldexp(1.0 + (double)(next() >> 11) * 0x1p-53, e) / 1.5707963267948966);
+                    long double m = (long double)k * 1.5707963267948966192313216916397514L;
+                    x = (double)m;
+                    int step = (int)(next() % 7) - 3;
+                    for (; step > 0; step--) x = nextafter(x, INFINITY);
+                    for (; step < 0; step++) x = nextafter(x, -INFINITY);
+                }
+                if (next() & 1) x = -x;
+                double y = fn(x);
+                long double l = refl((long double)x);
+                int le;
+                frexpl(fabsl(l), &le);
+                long double ulp = ldexpl(1.0L, le - 1 - 52);
+                double err = l == 0 ? 0 : (double)(fabsl((long double)y - l) / ulp);
+                n++;
+                cr += y == (double)l;
+                if (err > max_err) { max_err = err; worst = x; }
+            }
+        }
+    }
+    double out[] = {2e6, 1e300, INFINITY, -INFINITY, NAN};
+    for (unsigned i = 0; i < sizeof out / sizeof out[0]; i++) bad_outside += !isnan(fn(out[i]));
+    printf("acc|%s|f64|random in each binade 2^-30..2^20, and next to multiples of pi/2|%llu|%.4f|%a|-|%.6f|-|-|%llu\n", name,
+           (unsigned long long)n, max_err, worst, (double)cr / (double)n, (unsigned long long)bad_outside);
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+#define N 4096
+static float xs[N], ys[N];
+static double xd[N], yd[N];
+static volatile double sink;
+
+#define TIME32(best, fn) do { double t0 = now(); for (int i = 0; i < N; i++) ys[i] = fn(xs[i]); double t = (now() - t0) / N * 1e9; \
+    if (t < best) best = t; double s = 0; for (int i = 0; i < N; i++) s += ys[i]; sink = s; } while (0)
+#define TIME64(best, fn) do { double t0 = now(); for (int i = 0; i < N; i++) yd[i] = fn(xd[i]); double t = (now() - t0) / N * 1e9; \
+    if (t < best) best = t; double s = 0; for (int i = 0; i < N; i++) s += yd[i]; sink = s; } while (0)
+
+static float sincos_sum_f(float x) { aether_vec2f v = aether_f32_sincos(x); return v.x + v.y; }
+static double sincos_sum_d(double x) { aether_vec2d v = aether_f64_sincos(x); return v.x + v.y; }
+static float glibc_sincos_sum_f(float x) { float s, c; sincosf(x, &s, &c); return s + c; }
+static double glibc_sincos_sum_d(double x) { double s, c; sincos(x, &s, &c); return s + c; }
+
+static void speed(void)
+{
+    for (int i = 0; i < N; i++) {
+        xs[i] = (float)((double)(next() >> 11) * 0x1p-53 * 200.0 - 100.0);
+        xd[i] = (double)(next() >> 11) * 0x1p-53 * 200.0 - 100.0;
+    }
+    double b[12];
+    for (int k = 0; k < 12; k++) b[k] = 1e30;
+    for (int round = 0; round < 200; round++) {
+        TIME32(b[0], aether_f32_sin); TIME32(b[1], sinf);
+        TIME32(b[2], aether_f32_cos); TIME32(b[3], cosf);
+        TIME32(b[4], sincos_sum_f); TIME32(b[5], glibc_sincos_sum_f);
+        TIME64(b[6], aether_f64_sin); TIME64(b[7], sin);
+        TIME64(b[8], aether_f64_cos); TIME64(b[9], cos);
+        TIME64(b[10], sincos_sum_d); TIME64(b[11], glibc_sincos_sum_d);
+    }
+    const char *names[] = {"sin f32", "cos f32", "sincos f32", "sin f64", "cos f64", "sincos f64"};
+    for (int k = 0; k < 6; k++) printf("time|%s|%.2f|%.2f|%.2f\n", names[k], b[2 * k], b[2 * k + 1], b[2 * k] / b[2 * k + 1]);
+}
+
+int main(int argc, char **argv)
+{
+    long per_binade = argc > 1 ? atol(argv[1]) : 100000;
+    int only_speed = argc > 2 && strcmp(argv[2], "speed") == 0;
+    if (!only_speed) {
+        sweep32("sin", aether_f32_sin, sin, sinl);
+        sweep32("cos", aether_f32_cos, cos, cosl);
+        sweep64("sin", aether_f64_sin, sinl, per_binade);
+        sweep64("cos", aether_f64_cos, cosl, per_binade);
+    }
+    speed();
+    return 0;
+}
