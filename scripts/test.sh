@@ -123,9 +123,17 @@ lane() { # log steps...: runs the steps in order, stopping at the first that fai
 # Every test; the corpus, random and mutant tests print what they compared.
 rust_lane=(
     "cargo test --workspace -- --nocapture"
+    # The benchmark against cglm and glam (bench/, its own workspace): its formatting, clippy,
+    # and every aether contender's bits (object and header-only, gcc and clang) against the
+    # reference; the timings are scripts/bench.sh's report, not a test. (In this lane, which
+    # ends first, so the two lanes take about as long.)
+    "bash scripts/bench.sh --check"
 )
 c_lane=(
     "bash scripts/check-c.sh"
+    # The elementary functions' accuracy targets on a bounded run: one f32 input in 61 and
+    # 2000 f64 inputs per binade (docs/reports/elementary-functions.md is the full run).
+    "bash scripts/elementary-report.sh 2000 --check 61"
     # The C consumer kit: the pure-C runner against the cbindgen-exported reference
     # (5*10^4 random inputs per function here; `bash scripts/c-random.sh` runs 10^5), the
     # negative controls, and every documented way to consume the core.
@@ -136,10 +144,6 @@ c_lane=(
     # for sm_90 and sm_75 with no fma and only .rn arithmetic, the plain-operator control
     # that must show fma, and the GPU runner on the host path over the whole corpus.
     "bash scripts/cuda-static.sh"
-    # The benchmark against cglm and glam (bench/, its own workspace): its formatting, clippy,
-    # and every aether contender's bits (object and header-only, gcc and clang) against the
-    # reference; the timings are scripts/bench.sh's report, not a test.
-    "bash scripts/bench.sh --check"
 )
 t0=$SECONDS
 lane "$tmp/rust.log" "${rust_lane[@]}" &

@@ -393,7 +393,7 @@ fn prune_temps(temps: Vec<Temp>, mut outputs: Vec<Expr>) -> (Vec<Temp>, Vec<Expr
     }
     let mut index = vec![usize::MAX; temps.len()];
     let mut kept = Vec::new();
-    let mut renumber = |e: Expr, index: &[usize]| e.map(&mut |n| if let Expr::Temp(i) = n { Expr::Temp(index[i]) } else { n });
+    let renumber = |e: Expr, index: &[usize]| e.map(&mut |n| if let Expr::Temp(i) = n { Expr::Temp(index[i]) } else { n });
     for (i, t) in temps.into_iter().enumerate() {
         if used[i] {
             index[i] = kept.len();

@@ -33,9 +33,12 @@ pub enum Mutant {
     NanSecond,
     Reassociate,
     Reciprocal,
+    ProductOrder,
+    CoefficientBit,
+    ReductionConstant,
 }
 
-pub const ALL: [Mutant; 23] = [
+pub const ALL: [Mutant; 26] = [
     Mutant::FoldLeft,
     Mutant::FoldSeeded,
     Mutant::TrueDivision,
@@ -59,6 +62,9 @@ pub const ALL: [Mutant; 23] = [
     Mutant::NanSecond,
     Mutant::Reassociate,
     Mutant::Reciprocal,
+    Mutant::ProductOrder,
+    Mutant::CoefficientBit,
+    Mutant::ReductionConstant,
 ];
 
 impl Mutant {
@@ -87,6 +93,9 @@ impl Mutant {
             Mutant::NanSecond => "nan-second",
             Mutant::Reassociate => "reassociate",
             Mutant::Reciprocal => "reciprocal",
+            Mutant::ProductOrder => "product-order",
+            Mutant::CoefficientBit => "coefficient-bit",
+            Mutant::ReductionConstant => "reduction-constant",
         }
     }
 
@@ -127,6 +136,15 @@ impl Mutant {
             }
             Mutant::Reassociate => "(x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)",
             Mutant::Reciprocal => "x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)",
+            Mutant::ProductOrder => "(x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)",
+            Mutant::CoefficientBit => {
+                "every polynomial coefficient c of a Horner step c + u * (...) has its last bit flipped (a constant printed with \
+                 too few digits, or fitted again)"
+            }
+            Mutant::ReductionConstant => {
+                "every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit \
+                 flipped, so k * P1 is no longer exact"
+            }
         }
     }
 
@@ -256,6 +274,39 @@ impl Mutant {
                         },
                         other => other,
                     }),
+                    // A factor of +-1 (the contract's neg) is exact in either order: left alone.
+                    Mutant::ProductOrder => g.map_exprs(&mut |e| match e {
+                        Expr::Bin(BinOp::Mul, l, z) => match *l {
+                            Expr::Bin(BinOp::Mul, x, y) if ![&x, &y, &z].iter().any(|f| matches!(***f, Expr::Lit(v) if v.abs() == 1.0)) => {
+                                Expr::Bin(BinOp::Mul, x, Box::new(Expr::Bin(BinOp::Mul, y, z)))
+                            }
+                            l => Expr::Bin(BinOp::Mul, Box::new(l), z),
+                        },
+                        other => other,
+                    }),
+                    Mutant::CoefficientBit => {
+                        let narrow = m.spec.types.iter().any(|t| t.name == g.elem && t.bits == 32);
+                        g.map_exprs(&mut |e| match e {
+                            Expr::Bin(BinOp::Add, c, p) if matches!(*c, Expr::Lit(v) if !power_of_two(v)) && matches!(*p, Expr::Bin(BinOp::Mul, ..)) => {
+                                let Expr::Lit(v) = *c else { unreachable!() };
+                                Expr::Bin(BinOp::Add, Box::new(Expr::Lit(last_bit_flipped(v, narrow))), p)
+                            }
+                            other => other,
+                        })
+                    }
+                    Mutant::ReductionConstant => {
+                        let narrow = m.spec.types.iter().any(|t| t.name == g.elem && t.bits == 32);
+                        let rounded: Vec<bool> = g.temps.iter().map(|t| is_rounded_integer(&t.expr)).collect();
+                        g.map_exprs(&mut |e| match e {
+                            Expr::Bin(BinOp::Mul, k, c)
+                                if matches!(*k, Expr::Temp(i) if rounded[i]) && matches!(*c, Expr::Lit(v) if !power_of_two(v)) =>
+                            {
+                                let Expr::Lit(v) = *c else { unreachable!() };
+                                Expr::Bin(BinOp::Mul, k, Box::new(Expr::Lit(last_bit_flipped(v, narrow))))
+                            }
+                            other => other,
+                        })
+                    }
                     Mutant::NegSub => g.map_exprs(&mut |e| match e {
                         Expr::Bin(BinOp::Mul, x, m1) if *m1 == Expr::Lit(-1.0) => Expr::Bin(BinOp::Sub, Box::new(Expr::Lit(0.0)), x),
                         other => other,
@@ -266,6 +317,27 @@ impl Mutant {
             })
             .collect();
         Ok((m, lowered))
+    }
+}
+
+fn power_of_two(v: f64) -> bool {
+    v == 0.0 || v.abs().log2().fract() == 0.0
+}
+
+/// `v` with the last bit of its element type's significand flipped.
+fn last_bit_flipped(v: f64, narrow: bool) -> f64 {
+    if narrow {
+        f64::from(f32::from_bits((v as f32).to_bits() ^ 1))
+    } else {
+        f64::from_bits(v.to_bits() ^ 1)
+    }
+}
+
+/// `(x + M) - M` with one literal M: the rounding of x to an integer.
+fn is_rounded_integer(e: &Expr) -> bool {
+    match e {
+        Expr::Bin(BinOp::Sub, s, m2) => matches!((&**s, &**m2), (Expr::Bin(BinOp::Add, _, m1), Expr::Lit(b)) if matches!(**m1, Expr::Lit(a) if a == *b)),
+        _ => false,
     }
 }
 

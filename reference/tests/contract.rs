@@ -457,14 +457,15 @@ fn entries_cover_the_spec() {
     // jacobi_diag (1 each) = 3. Total 85 per element type, 170 in all.
     // The compensated summation adds 15 per element type: 100 and 200.
     // The linear algebra adds 66 per element type: 166 and 332.
+    // The elementary functions (sincos, sin, cos) add 3: 169 and 338.
     let all = entries();
-    assert_eq!(all.len(), 332);
-    assert_eq!(all.iter().filter(|e| e.2 == "f32").count(), 166);
-    assert_eq!(all.iter().filter(|e| e.2 == "f64").count(), 166);
+    assert_eq!(all.len(), 338);
+    assert_eq!(all.iter().filter(|e| e.2 == "f32").count(), 169);
+    assert_eq!(all.iter().filter(|e| e.2 == "f64").count(), 169);
     let mut sorted = all.to_vec();
     sorted.sort_unstable();
     sorted.dedup();
-    assert_eq!(sorted.len(), 332, "duplicate entries");
+    assert_eq!(sorted.len(), 338, "duplicate entries");
     for &(family, shape, elem) in all {
         assert!(lookup(family, shape, elem).is_some());
     }
@@ -583,7 +584,8 @@ fn every_entry_runs_and_sizes_its_output() {
         let (inputs, outputs) = match family {
             "identity" => (ones(0), n),
             "fmin" | "fmax" | "add" | "sub" | "mul" | "min" | "max" | "cross" | "quat_mul" | "mat_mul" => (ones(2 * n), n),
-            "sign" | "neg" | "abs" | "normalize" | "conjugate" | "transpose" => (ones(n), n),
+            "sign" | "neg" | "abs" | "normalize" | "conjugate" | "transpose" | "sin" | "cos" => (ones(n), n),
+            "sincos" => (ones(1), 2),
             "scale" | "div" => (ones(n + 1), n),
             "lerp" => (ones(2 * n + 1), n),
             "sum" | "squared_norm" | "norm" | "max_norm" | "is_finite" | "determinant" => (ones(n), 1),
