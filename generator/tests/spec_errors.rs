@@ -302,8 +302,8 @@ fn malformed_specs_get_exact_messages() {
             "`dot` (aether_vec2f_dot) has no metric: list it under bits, ulp, forward or unbounded",
         ),
         (
-            "\"jacobi_diag\",\n]\nunbounded = [\"inverse_adjugate\"]",
-            "\n]\nunbounded = [\"inverse_adjugate\", \"jacobi_diag\"]",
+            "\"jacobi_diag\",\n]\nunbounded = [\"inverse_adjugate\", \"sincos\"",
+            "\n]\nunbounded = [\"inverse_adjugate\", \"jacobi_diag\", \"sincos\"",
             2,
             "bands.wgsl.unbounded",
             "`jacobi_diag` (aether_f32_jacobi_diag): result word 0 has a forward bound (2): state it `forward`",
@@ -316,8 +316,8 @@ fn malformed_specs_get_exact_messages() {
             "`cross` (aether_vec3f_cross): result word 0 has a sum whose terms may cancel (or a division by one): a ULP count is meaningless there; state it `forward`",
         ),
         (
-            "unbounded = [\"inverse_adjugate\"]",
-            "unbounded = [\"inverse_adjugate\", \"dotty\"]",
+            "unbounded = [\"inverse_adjugate\", \"sincos\", \"sin\", \"cos\"]",
+            "unbounded = [\"inverse_adjugate\", \"sincos\", \"sin\", \"cos\", \"dotty\"]",
             0,
             "bands.wgsl.unbounded",
             "unknown family or kernel `dotty`",
@@ -620,14 +620,13 @@ fn hostile_specs_get_exact_messages() {
             "families.transpose.op",
             "`trans-pose` is not a C identifier".into(),
         ),
+        // A per-type body for a type that the spec no longer has.
         (
             "[types.f64]".into(),
             "[types.vec3f]".into(),
-            line_of("[families.neg]") - line_of("[types.f64]"),
-            "families.neg",
-            "C name clash: `aether_vec3f_neg` is both `neg` for shape `scalar` and type `vec3f` and `neg` for shape `vec3` and \
-             type `f32` (a shape's name with a type's letter spells a type's name, or two operations share a name)"
-                .into(),
+            line_of("bodies.f64 = \"\"\"") - line_of("[types.f64]"),
+            "families.sincos.bodies.f64",
+            "`f64` is neither one of the family's shapes nor an element type".into(),
         ),
         // Errors that named no location, or the wrong one.
         (
@@ -663,7 +662,21 @@ fn hostile_specs_get_exact_messages() {
     if got != want {
         failures.push(format!("invalid UTF-8\n  want: {want}\n  got:  {got}"));
     }
-    assert!(failures.is_empty(), "{} of {} messages differ:\n{}", failures.len(), cases.len() + 1, failures.join("\n"));
+    // A type whose name spells a shape's name with a type's letter (the
+    // per-type bodies renamed with it, so that the clash is the only fault).
+    let (text, line) = edit("[types.f64]", "[types.vec3f]");
+    let text = text.replacen("bodies.f64 = ", "bodies.vec3f = ", 1);
+    let want = format!(
+        "spec/aether.toml:{}: `families.neg`: C name clash: `aether_vec3f_neg` is both `neg` for shape `scalar` and type \
+         `vec3f` and `neg` for shape `vec3` and type `f32` (a shape's name with a type's letter spells a type's name, or \
+         two operations share a name)",
+        line as i64 + line_of("[families.neg]") - line_of("[types.f64]")
+    );
+    let got = error_of(&text);
+    if got != want {
+        failures.push(format!("type name clash\n  want: {want}\n  got:  {got}"));
+    }
+    assert!(failures.is_empty(), "{} of {} messages differ:\n{}", failures.len(), cases.len() + 2, failures.join("\n"));
 }
 
 /// The line of the spec's line that is exactly `text`.

@@ -109,9 +109,9 @@ static void sweep32(const char *name, float (*fn)(float), double (*ref)(double),
         }
     }
     if (stride32 == 1)
-        printf("acc|%s|f32|every input, |x| <= 8192|", name);
+        printf("acc|%s|f32|every input of [-8192, 8192]|", name);
     else
-        printf("acc|%s|f32|one input in %u, |x| <= 8192|", name, stride32);
+        printf("acc|%s|f32|one input in %u of [-8192, 8192]|", name, stride32);
     printf("%llu|%.4f|%a|%ld|%.6f|%llu|%llu|%llu\n", (unsigned long long)t.n, t.max_err,
            (double)t.worst, t.max_dist, (double)t.cr / (double)t.n, (unsigned long long)t.long_double,
            (unsigned long long)t.undecided, (unsigned long long)t.bad_outside);
