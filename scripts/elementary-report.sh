@@ -60,8 +60,9 @@ L.append("Written by `bash scripts/elementary-report.sh` (the program is `tests/
 L.append(f"The functions are the C core's `aether_f32_sin`, `aether_f32_cos`, `aether_f64_sin`, `aether_f64_cos` (and `sincos`, the same bits), "
          "as `spec/aether.toml` states them: a four-part Cody-Waite reduction by pi/2 with exact two-sums, Horner polynomials in r^2, "
          "the quadrant by exact floating-point steps, from + - * alone. The C core gives the reference's bits on the corpus and random "
-         "inputs (`scripts/c-random.sh`), and on every f32 input (`scripts/sweep.sh`); the same is checked on the CUDA core's host path "
-         "and PTX, OpenCL (PoCL) and WGSL by their runners.\n")
+         "inputs (`scripts/c-random.sh`); `scripts/sweep.sh` takes them in with every one-input f32 function (its committed report is "
+         "older than them). The CUDA, OpenCL (PoCL) and WGSL runners run them like every function; WGSL and relaxed OpenCL list them "
+         "`unbounded` (measured, no band promised).\n")
 L.append("## Accuracy\n")
 L.append("| function | type | inputs | count | max error (ulp) | at | max distance to the correctly rounded result (ulp) | correctly rounded | decided by long double | undecided | outside the domain, not NaN |")
 L.append("|---|---|---|---:|---:|---|---:|---:|---:|---:|---:|")
