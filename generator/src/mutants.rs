@@ -287,7 +287,9 @@ impl Mutant {
                     Mutant::CoefficientBit => {
                         let narrow = m.spec.types.iter().any(|t| t.name == g.elem && t.bits == 32);
                         g.map_exprs(&mut |e| match e {
-                            Expr::Bin(BinOp::Add, c, p) if matches!(*c, Expr::Lit(v) if !power_of_two(v)) && matches!(*p, Expr::Bin(BinOp::Mul, ..)) => {
+                            Expr::Bin(BinOp::Add, c, p)
+                                if matches!(*c, Expr::Lit(v) if !power_of_two(v)) && matches!(*p, Expr::Bin(BinOp::Mul, ..)) =>
+                            {
                                 let Expr::Lit(v) = *c else { unreachable!() };
                                 Expr::Bin(BinOp::Add, Box::new(Expr::Lit(last_bit_flipped(v, narrow))), p)
                             }
@@ -336,7 +338,9 @@ fn last_bit_flipped(v: f64, narrow: bool) -> f64 {
 /// `(x + M) - M` with one literal M: the rounding of x to an integer.
 fn is_rounded_integer(e: &Expr) -> bool {
     match e {
-        Expr::Bin(BinOp::Sub, s, m2) => matches!((&**s, &**m2), (Expr::Bin(BinOp::Add, _, m1), Expr::Lit(b)) if matches!(**m1, Expr::Lit(a) if a == *b)),
+        Expr::Bin(BinOp::Sub, s, m2) => {
+            matches!((&**s, &**m2), (Expr::Bin(BinOp::Add, _, m1), Expr::Lit(b)) if matches!(**m1, Expr::Lit(a) if a == *b))
+        }
         _ => false,
     }
 }

@@ -1254,7 +1254,10 @@ fn families(loc: &Loc, raw: &RawSpec, text: &str, spec: &Spec) -> Result<Vec<Fam
         }
         for s in &shapes {
             for t in &spec.types {
-                if !bodies.iter().any(|b| b.shape.as_deref() == Some(s) || b.shape.is_none() && b.elem.as_ref().is_none_or(|e| *e == t.name)) {
+                if !bodies
+                    .iter()
+                    .any(|b| b.shape.as_deref() == Some(s) || b.shape.is_none() && b.elem.as_ref().is_none_or(|e| *e == t.name))
+                {
                     return Err(loc.err(
                         f.span().start,
                         format!("{key}.body"),

@@ -184,7 +184,8 @@ mod tests {
     fn close_to_the_platform_inside_the_domain_and_nan_outside() {
         for i in -20000..=20000 {
             let x = i as f32 * 0.4096;
-            let ulp = |y: f32, r: f64| ((f64::from(y) - r).abs() / f64::from(f32::EPSILON) / r.abs().max(f64::from(f32::MIN_POSITIVE))).max(0.0);
+            let ulp =
+                |y: f32, r: f64| ((f64::from(y) - r).abs() / f64::from(f32::EPSILON) / r.abs().max(f64::from(f32::MIN_POSITIVE))).max(0.0);
             let v = sincos(x);
             assert!(ulp(v.x, f64::from(x).sin()) < 2.0 * 1.01, "sin {x}");
             assert!(ulp(v.y, f64::from(x).cos()) < 2.0 * 1.01, "cos {x}");

@@ -73,10 +73,10 @@
 use std::sync::LazyLock;
 
 use crate::compensated::{self, Pair, LANES};
+use crate::elementary;
 use crate::linalg::{self, Rotation};
 use crate::real::Real;
 use crate::scalar;
-use crate::elementary;
 use crate::{Mat, Quat, Vec2, Vec3, Vec4};
 
 /// A contract function on flat words: parameters' words in, result words out.
