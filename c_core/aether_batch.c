@@ -2232,6 +2232,330 @@ static __inline__ __attribute__((__always_inline__)) void aether_f64_cos_batch_x
     *aether_result = aether_select_f64x4(sincos_inside, sincos_cs, (sincos_z / sincos_z));
 }
 
+static __inline__ __attribute__((__always_inline__)) void aether_quatf_from_axis_angle_batch_x8(aether_quatfx8 *aether_result, const aether_vec3fx8 *aether_axis, const aether_f32x8 *aether_angle)
+{
+    const aether_vec3fx8 axis = *aether_axis;
+    const aether_f32x8 angle = *aether_angle;
+    const aether_f32x8 sincos_a_0 = aether_product_f32x8((angle * aether_batch_splat_f32x8(0.5f)));
+    const aether_f32x8 sincos_t = aether_product_f32x8((sincos_a_0 * aether_batch_splat_f32x8(0x1.45f306p-1f)));
+    const aether_f32x8 sincos_k = ((sincos_t + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
+    const aether_f32x8 sincos_ra = (sincos_a_0 - aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(1.5703125f))));
+    const aether_f32x8 sincos_rb = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0x1.fb4p-12f)));
+    const aether_f32x8 sincos_s1 = (sincos_ra - sincos_rb);
+    const aether_f32x8 sincos_v1 = (sincos_s1 - sincos_ra);
+    const aether_f32x8 sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+    const aether_f32x8 sincos_rc = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0x1.444p-24f)));
+    const aether_f32x8 sincos_s2 = (sincos_s1 - sincos_rc);
+    const aether_f32x8 sincos_v2 = (sincos_s2 - sincos_s1);
+    const aether_f32x8 sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+    const aether_f32x8 sincos_rd = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0x1.68c234p-39f)));
+    const aether_f32x8 sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+    const aether_f32x8 sincos_r = (sincos_s2 + sincos_tl);
+    const aether_f32x8 sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+    const aether_f32x8 sincos_u = aether_product_f32x8((sincos_r * sincos_r));
+    const aether_f32x8 sincos_ps = aether_product_f32x8((aether_product_f32x8((sincos_r * sincos_u)) * (aether_batch_splat_f32x8(-0x1.555556p-3f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(0x1.11110ep-7f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(-0x1.a013a6p-13f) + aether_product_f32x8((sincos_u * aether_batch_splat_f32x8(0x1.6dbdd2p-19f))))))))))));
+    const aether_f32x8 sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+    const aether_f32x8 sincos_hu = aether_product_f32x8((aether_batch_splat_f32x8(0.5f) * sincos_u));
+    const aether_f32x8 sincos_w = (aether_batch_splat_f32x8(1.0f) - sincos_hu);
+    const aether_f32x8 sincos_lost = ((aether_batch_splat_f32x8(1.0f) - sincos_w) - sincos_hu);
+    const aether_f32x8 sincos_pc = aether_product_f32x8((aether_product_f32x8((sincos_u * sincos_u)) * (aether_batch_splat_f32x8(0x1.555554p-5f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(-0x1.6c12d2p-10f) + aether_product_f32x8((sincos_u * aether_batch_splat_f32x8(0x1.9bd864p-16f)))))))));
+    const aether_f32x8 sincos_cr = (sincos_w + ((sincos_pc - aether_product_f32x8((sincos_r * sincos_rl))) + sincos_lost));
+    const aether_f32x8 sincos_fq = (((aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0.25f))) - aether_batch_splat_f32x8(0.375f)) + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
+    const aether_f32x8 sincos_q = (sincos_k - aether_product_f32x8((aether_batch_splat_f32x8(4.0f) * sincos_fq)));
+    const aether_f32x8 sincos_sn = aether_select_f32x8((sincos_a_0 == aether_batch_splat_f32x8(0.0f)), sincos_a_0, aether_select_f32x8((sincos_q == aether_batch_splat_f32x8(0.0f)), sincos_sr, aether_select_f32x8((sincos_q == aether_batch_splat_f32x8(1.0f)), sincos_cr, aether_select_f32x8((sincos_q == aether_batch_splat_f32x8(2.0f)), aether_product_f32x8((sincos_sr * aether_batch_splat_f32x8(-1.0f))), aether_product_f32x8((sincos_cr * aether_batch_splat_f32x8(-1.0f)))))));
+    const aether_f32x8 sincos_cs = aether_select_f32x8((sincos_q == aether_batch_splat_f32x8(0.0f)), sincos_cr, aether_select_f32x8((sincos_q == aether_batch_splat_f32x8(1.0f)), aether_product_f32x8((sincos_sr * aether_batch_splat_f32x8(-1.0f))), aether_select_f32x8((sincos_q == aether_batch_splat_f32x8(2.0f)), aether_product_f32x8((sincos_cr * aether_batch_splat_f32x8(-1.0f))), sincos_sr)));
+    const aether_i32x8 sincos_inside = (((aether_f32x8)((aether_i32x8)(sincos_a_0) & (int32_t)0x7fffffff)) <= aether_batch_splat_f32x8(8192.0f));
+    const aether_f32x8 sincos_z = (sincos_a_0 - sincos_a_0);
+    const aether_f32x8 sc_x = aether_select_f32x8(sincos_inside, sincos_sn, (sincos_z / sincos_z));
+    const aether_f32x8 sc_y = aether_select_f32x8(sincos_inside, sincos_cs, (sincos_z / sincos_z));
+    aether_quatfx8 out;
+    out.w = sc_y;
+    out.x = aether_product_f32x8((axis.x * sc_x));
+    out.y = aether_product_f32x8((axis.y * sc_x));
+    out.z = aether_product_f32x8((axis.z * sc_x));
+    *aether_result = out;
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_quatd_from_axis_angle_batch_x4(aether_quatdx4 *aether_result, const aether_vec3dx4 *aether_axis, const aether_f64x4 *aether_angle)
+{
+    const aether_vec3dx4 axis = *aether_axis;
+    const aether_f64x4 angle = *aether_angle;
+    const aether_f64x4 sincos_a_0 = aether_product_f64x4((angle * aether_batch_splat_f64x4(0.5)));
+    const aether_f64x4 sincos_t = aether_product_f64x4((sincos_a_0 * aether_batch_splat_f64x4(0x1.45f306dc9c883p-1)));
+    const aether_f64x4 sincos_k = ((sincos_t + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
+    const aether_f64x4 sincos_ra = (sincos_a_0 - aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0x1.921fb544p+0))));
+    const aether_f64x4 sincos_rb = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0x1.0b4611a6p-34)));
+    const aether_f64x4 sincos_s1 = (sincos_ra - sincos_rb);
+    const aether_f64x4 sincos_v1 = (sincos_s1 - sincos_ra);
+    const aether_f64x4 sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+    const aether_f64x4 sincos_rc = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0x1.3198a2ep-69)));
+    const aether_f64x4 sincos_s2 = (sincos_s1 - sincos_rc);
+    const aether_f64x4 sincos_v2 = (sincos_s2 - sincos_s1);
+    const aether_f64x4 sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+    const aether_f64x4 sincos_rd = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0x1.b839a252049c1p-104)));
+    const aether_f64x4 sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+    const aether_f64x4 sincos_r = (sincos_s2 + sincos_tl);
+    const aether_f64x4 sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+    const aether_f64x4 sincos_u = aether_product_f64x4((sincos_r * sincos_r));
+    const aether_f64x4 sincos_ps = aether_product_f64x4((aether_product_f64x4((sincos_r * sincos_u)) * (aether_batch_splat_f64x4(-0x1.5555555555555p-3) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.111111111111p-7) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0x1.a01a01a019936p-13) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.71de3a54605eep-19) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0x1.ae64541266378p-26) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.61217ec01749dp-33) + aether_product_f64x4((sincos_u * aether_batch_splat_f64x4(-0x1.ab17a79237a19p-41)))))))))))))))))))));
+    const aether_f64x4 sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+    const aether_f64x4 sincos_hu = aether_product_f64x4((aether_batch_splat_f64x4(0.5) * sincos_u));
+    const aether_f64x4 sincos_w = (aether_batch_splat_f64x4(1.0) - sincos_hu);
+    const aether_f64x4 sincos_lost = ((aether_batch_splat_f64x4(1.0) - sincos_w) - sincos_hu);
+    const aether_f64x4 sincos_pc = aether_product_f64x4((aether_product_f64x4((sincos_u * sincos_u)) * (aether_batch_splat_f64x4(0x1.5555555555555p-5) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0x1.6c16c16c16966p-10) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.a01a019f4e867p-16) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0x1.27e4fa17a41b4p-22) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.1eeb68b109173p-29) + aether_product_f64x4((sincos_u * aether_batch_splat_f64x4(-0x1.907d7aebd5e3dp-37))))))))))))))))));
+    const aether_f64x4 sincos_cr = (sincos_w + ((sincos_pc - aether_product_f64x4((sincos_r * sincos_rl))) + sincos_lost));
+    const aether_f64x4 sincos_fq = (((aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0.25))) - aether_batch_splat_f64x4(0.375)) + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
+    const aether_f64x4 sincos_q = (sincos_k - aether_product_f64x4((aether_batch_splat_f64x4(4.0) * sincos_fq)));
+    const aether_f64x4 sincos_sn = aether_select_f64x4((sincos_a_0 == aether_batch_splat_f64x4(0.0)), sincos_a_0, aether_select_f64x4((sincos_q == aether_batch_splat_f64x4(0.0)), sincos_sr, aether_select_f64x4((sincos_q == aether_batch_splat_f64x4(1.0)), sincos_cr, aether_select_f64x4((sincos_q == aether_batch_splat_f64x4(2.0)), aether_product_f64x4((sincos_sr * aether_batch_splat_f64x4(-1.0))), aether_product_f64x4((sincos_cr * aether_batch_splat_f64x4(-1.0)))))));
+    const aether_f64x4 sincos_cs = aether_select_f64x4((sincos_q == aether_batch_splat_f64x4(0.0)), sincos_cr, aether_select_f64x4((sincos_q == aether_batch_splat_f64x4(1.0)), aether_product_f64x4((sincos_sr * aether_batch_splat_f64x4(-1.0))), aether_select_f64x4((sincos_q == aether_batch_splat_f64x4(2.0)), aether_product_f64x4((sincos_cr * aether_batch_splat_f64x4(-1.0))), sincos_sr)));
+    const aether_i64x4 sincos_inside = (((aether_f64x4)((aether_i64x4)(sincos_a_0) & (int64_t)0x7fffffffffffffff)) <= aether_batch_splat_f64x4(1048576.0));
+    const aether_f64x4 sincos_z = (sincos_a_0 - sincos_a_0);
+    const aether_f64x4 sc_x = aether_select_f64x4(sincos_inside, sincos_sn, (sincos_z / sincos_z));
+    const aether_f64x4 sc_y = aether_select_f64x4(sincos_inside, sincos_cs, (sincos_z / sincos_z));
+    aether_quatdx4 out;
+    out.w = sc_y;
+    out.x = aether_product_f64x4((axis.x * sc_x));
+    out.y = aether_product_f64x4((axis.y * sc_x));
+    out.z = aether_product_f64x4((axis.z * sc_x));
+    *aether_result = out;
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_mat3f_from_euler_xyz_batch_x8(aether_mat3fx8 *aether_result, const aether_f32x8 *aether_ax, const aether_f32x8 *aether_ay, const aether_f32x8 *aether_az)
+{
+    const aether_f32x8 ax = *aether_ax;
+    const aether_f32x8 ay = *aether_ay;
+    const aether_f32x8 az = *aether_az;
+    const aether_f32x8 sincos_t = aether_product_f32x8((ax * aether_batch_splat_f32x8(0x1.45f306p-1f)));
+    const aether_f32x8 sincos_k = ((sincos_t + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
+    const aether_f32x8 sincos_ra = (ax - aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(1.5703125f))));
+    const aether_f32x8 sincos_rb = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0x1.fb4p-12f)));
+    const aether_f32x8 sincos_s1 = (sincos_ra - sincos_rb);
+    const aether_f32x8 sincos_v1 = (sincos_s1 - sincos_ra);
+    const aether_f32x8 sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+    const aether_f32x8 sincos_rc = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0x1.444p-24f)));
+    const aether_f32x8 sincos_s2 = (sincos_s1 - sincos_rc);
+    const aether_f32x8 sincos_v2 = (sincos_s2 - sincos_s1);
+    const aether_f32x8 sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+    const aether_f32x8 sincos_rd = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0x1.68c234p-39f)));
+    const aether_f32x8 sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+    const aether_f32x8 sincos_r = (sincos_s2 + sincos_tl);
+    const aether_f32x8 sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+    const aether_f32x8 sincos_u = aether_product_f32x8((sincos_r * sincos_r));
+    const aether_f32x8 sincos_ps = aether_product_f32x8((aether_product_f32x8((sincos_r * sincos_u)) * (aether_batch_splat_f32x8(-0x1.555556p-3f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(0x1.11110ep-7f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(-0x1.a013a6p-13f) + aether_product_f32x8((sincos_u * aether_batch_splat_f32x8(0x1.6dbdd2p-19f))))))))))));
+    const aether_f32x8 sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+    const aether_f32x8 sincos_hu = aether_product_f32x8((aether_batch_splat_f32x8(0.5f) * sincos_u));
+    const aether_f32x8 sincos_w = (aether_batch_splat_f32x8(1.0f) - sincos_hu);
+    const aether_f32x8 sincos_lost = ((aether_batch_splat_f32x8(1.0f) - sincos_w) - sincos_hu);
+    const aether_f32x8 sincos_pc = aether_product_f32x8((aether_product_f32x8((sincos_u * sincos_u)) * (aether_batch_splat_f32x8(0x1.555554p-5f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(-0x1.6c12d2p-10f) + aether_product_f32x8((sincos_u * aether_batch_splat_f32x8(0x1.9bd864p-16f)))))))));
+    const aether_f32x8 sincos_cr = (sincos_w + ((sincos_pc - aether_product_f32x8((sincos_r * sincos_rl))) + sincos_lost));
+    const aether_f32x8 sincos_fq = (((aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0.25f))) - aether_batch_splat_f32x8(0.375f)) + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
+    const aether_f32x8 sincos_q = (sincos_k - aether_product_f32x8((aether_batch_splat_f32x8(4.0f) * sincos_fq)));
+    const aether_f32x8 sincos_sn = aether_select_f32x8((ax == aether_batch_splat_f32x8(0.0f)), ax, aether_select_f32x8((sincos_q == aether_batch_splat_f32x8(0.0f)), sincos_sr, aether_select_f32x8((sincos_q == aether_batch_splat_f32x8(1.0f)), sincos_cr, aether_select_f32x8((sincos_q == aether_batch_splat_f32x8(2.0f)), aether_product_f32x8((sincos_sr * aether_batch_splat_f32x8(-1.0f))), aether_product_f32x8((sincos_cr * aether_batch_splat_f32x8(-1.0f)))))));
+    const aether_f32x8 sincos_cs = aether_select_f32x8((sincos_q == aether_batch_splat_f32x8(0.0f)), sincos_cr, aether_select_f32x8((sincos_q == aether_batch_splat_f32x8(1.0f)), aether_product_f32x8((sincos_sr * aether_batch_splat_f32x8(-1.0f))), aether_select_f32x8((sincos_q == aether_batch_splat_f32x8(2.0f)), aether_product_f32x8((sincos_cr * aether_batch_splat_f32x8(-1.0f))), sincos_sr)));
+    const aether_i32x8 sincos_inside = (((aether_f32x8)((aether_i32x8)(ax) & (int32_t)0x7fffffff)) <= aether_batch_splat_f32x8(8192.0f));
+    const aether_f32x8 sincos_z = (ax - ax);
+    const aether_f32x8 sx_x = aether_select_f32x8(sincos_inside, sincos_sn, (sincos_z / sincos_z));
+    const aether_f32x8 sx_y = aether_select_f32x8(sincos_inside, sincos_cs, (sincos_z / sincos_z));
+    const aether_f32x8 sincos_t_2 = aether_product_f32x8((ay * aether_batch_splat_f32x8(0x1.45f306p-1f)));
+    const aether_f32x8 sincos_k_2 = ((sincos_t_2 + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
+    const aether_f32x8 sincos_ra_2 = (ay - aether_product_f32x8((sincos_k_2 * aether_batch_splat_f32x8(1.5703125f))));
+    const aether_f32x8 sincos_rb_2 = aether_product_f32x8((sincos_k_2 * aether_batch_splat_f32x8(0x1.fb4p-12f)));
+    const aether_f32x8 sincos_s1_2 = (sincos_ra_2 - sincos_rb_2);
+    const aether_f32x8 sincos_v1_2 = (sincos_s1_2 - sincos_ra_2);
+    const aether_f32x8 sincos_e1_2 = ((sincos_ra_2 - (sincos_s1_2 - sincos_v1_2)) - (sincos_rb_2 + sincos_v1_2));
+    const aether_f32x8 sincos_rc_2 = aether_product_f32x8((sincos_k_2 * aether_batch_splat_f32x8(0x1.444p-24f)));
+    const aether_f32x8 sincos_s2_2 = (sincos_s1_2 - sincos_rc_2);
+    const aether_f32x8 sincos_v2_2 = (sincos_s2_2 - sincos_s1_2);
+    const aether_f32x8 sincos_e2_2 = ((sincos_s1_2 - (sincos_s2_2 - sincos_v2_2)) - (sincos_rc_2 + sincos_v2_2));
+    const aether_f32x8 sincos_rd_2 = aether_product_f32x8((sincos_k_2 * aether_batch_splat_f32x8(0x1.68c234p-39f)));
+    const aether_f32x8 sincos_tl_2 = ((sincos_e1_2 + sincos_e2_2) - sincos_rd_2);
+    const aether_f32x8 sincos_r_2 = (sincos_s2_2 + sincos_tl_2);
+    const aether_f32x8 sincos_rl_2 = (sincos_tl_2 - (sincos_r_2 - sincos_s2_2));
+    const aether_f32x8 sincos_u_2 = aether_product_f32x8((sincos_r_2 * sincos_r_2));
+    const aether_f32x8 sincos_ps_2 = aether_product_f32x8((aether_product_f32x8((sincos_r_2 * sincos_u_2)) * (aether_batch_splat_f32x8(-0x1.555556p-3f) + aether_product_f32x8((sincos_u_2 * (aether_batch_splat_f32x8(0x1.11110ep-7f) + aether_product_f32x8((sincos_u_2 * (aether_batch_splat_f32x8(-0x1.a013a6p-13f) + aether_product_f32x8((sincos_u_2 * aether_batch_splat_f32x8(0x1.6dbdd2p-19f))))))))))));
+    const aether_f32x8 sincos_sr_2 = (sincos_r_2 + (sincos_ps_2 + sincos_rl_2));
+    const aether_f32x8 sincos_hu_2 = aether_product_f32x8((aether_batch_splat_f32x8(0.5f) * sincos_u_2));
+    const aether_f32x8 sincos_w_2 = (aether_batch_splat_f32x8(1.0f) - sincos_hu_2);
+    const aether_f32x8 sincos_lost_2 = ((aether_batch_splat_f32x8(1.0f) - sincos_w_2) - sincos_hu_2);
+    const aether_f32x8 sincos_pc_2 = aether_product_f32x8((aether_product_f32x8((sincos_u_2 * sincos_u_2)) * (aether_batch_splat_f32x8(0x1.555554p-5f) + aether_product_f32x8((sincos_u_2 * (aether_batch_splat_f32x8(-0x1.6c12d2p-10f) + aether_product_f32x8((sincos_u_2 * aether_batch_splat_f32x8(0x1.9bd864p-16f)))))))));
+    const aether_f32x8 sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - aether_product_f32x8((sincos_r_2 * sincos_rl_2))) + sincos_lost_2));
+    const aether_f32x8 sincos_fq_2 = (((aether_product_f32x8((sincos_k_2 * aether_batch_splat_f32x8(0.25f))) - aether_batch_splat_f32x8(0.375f)) + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
+    const aether_f32x8 sincos_q_2 = (sincos_k_2 - aether_product_f32x8((aether_batch_splat_f32x8(4.0f) * sincos_fq_2)));
+    const aether_f32x8 sincos_sn_2 = aether_select_f32x8((ay == aether_batch_splat_f32x8(0.0f)), ay, aether_select_f32x8((sincos_q_2 == aether_batch_splat_f32x8(0.0f)), sincos_sr_2, aether_select_f32x8((sincos_q_2 == aether_batch_splat_f32x8(1.0f)), sincos_cr_2, aether_select_f32x8((sincos_q_2 == aether_batch_splat_f32x8(2.0f)), aether_product_f32x8((sincos_sr_2 * aether_batch_splat_f32x8(-1.0f))), aether_product_f32x8((sincos_cr_2 * aether_batch_splat_f32x8(-1.0f)))))));
+    const aether_f32x8 sincos_cs_2 = aether_select_f32x8((sincos_q_2 == aether_batch_splat_f32x8(0.0f)), sincos_cr_2, aether_select_f32x8((sincos_q_2 == aether_batch_splat_f32x8(1.0f)), aether_product_f32x8((sincos_sr_2 * aether_batch_splat_f32x8(-1.0f))), aether_select_f32x8((sincos_q_2 == aether_batch_splat_f32x8(2.0f)), aether_product_f32x8((sincos_cr_2 * aether_batch_splat_f32x8(-1.0f))), sincos_sr_2)));
+    const aether_i32x8 sincos_inside_2 = (((aether_f32x8)((aether_i32x8)(ay) & (int32_t)0x7fffffff)) <= aether_batch_splat_f32x8(8192.0f));
+    const aether_f32x8 sincos_z_2 = (ay - ay);
+    const aether_f32x8 sy_x = aether_select_f32x8(sincos_inside_2, sincos_sn_2, (sincos_z_2 / sincos_z_2));
+    const aether_f32x8 sy_y = aether_select_f32x8(sincos_inside_2, sincos_cs_2, (sincos_z_2 / sincos_z_2));
+    const aether_f32x8 sincos_t_3 = aether_product_f32x8((az * aether_batch_splat_f32x8(0x1.45f306p-1f)));
+    const aether_f32x8 sincos_k_3 = ((sincos_t_3 + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
+    const aether_f32x8 sincos_ra_3 = (az - aether_product_f32x8((sincos_k_3 * aether_batch_splat_f32x8(1.5703125f))));
+    const aether_f32x8 sincos_rb_3 = aether_product_f32x8((sincos_k_3 * aether_batch_splat_f32x8(0x1.fb4p-12f)));
+    const aether_f32x8 sincos_s1_3 = (sincos_ra_3 - sincos_rb_3);
+    const aether_f32x8 sincos_v1_3 = (sincos_s1_3 - sincos_ra_3);
+    const aether_f32x8 sincos_e1_3 = ((sincos_ra_3 - (sincos_s1_3 - sincos_v1_3)) - (sincos_rb_3 + sincos_v1_3));
+    const aether_f32x8 sincos_rc_3 = aether_product_f32x8((sincos_k_3 * aether_batch_splat_f32x8(0x1.444p-24f)));
+    const aether_f32x8 sincos_s2_3 = (sincos_s1_3 - sincos_rc_3);
+    const aether_f32x8 sincos_v2_3 = (sincos_s2_3 - sincos_s1_3);
+    const aether_f32x8 sincos_e2_3 = ((sincos_s1_3 - (sincos_s2_3 - sincos_v2_3)) - (sincos_rc_3 + sincos_v2_3));
+    const aether_f32x8 sincos_rd_3 = aether_product_f32x8((sincos_k_3 * aether_batch_splat_f32x8(0x1.68c234p-39f)));
+    const aether_f32x8 sincos_tl_3 = ((sincos_e1_3 + sincos_e2_3) - sincos_rd_3);
+    const aether_f32x8 sincos_r_3 = (sincos_s2_3 + sincos_tl_3);
+    const aether_f32x8 sincos_rl_3 = (sincos_tl_3 - (sincos_r_3 - sincos_s2_3));
+    const aether_f32x8 sincos_u_3 = aether_product_f32x8((sincos_r_3 * sincos_r_3));
+    const aether_f32x8 sincos_ps_3 = aether_product_f32x8((aether_product_f32x8((sincos_r_3 * sincos_u_3)) * (aether_batch_splat_f32x8(-0x1.555556p-3f) + aether_product_f32x8((sincos_u_3 * (aether_batch_splat_f32x8(0x1.11110ep-7f) + aether_product_f32x8((sincos_u_3 * (aether_batch_splat_f32x8(-0x1.a013a6p-13f) + aether_product_f32x8((sincos_u_3 * aether_batch_splat_f32x8(0x1.6dbdd2p-19f))))))))))));
+    const aether_f32x8 sincos_sr_3 = (sincos_r_3 + (sincos_ps_3 + sincos_rl_3));
+    const aether_f32x8 sincos_hu_3 = aether_product_f32x8((aether_batch_splat_f32x8(0.5f) * sincos_u_3));
+    const aether_f32x8 sincos_w_3 = (aether_batch_splat_f32x8(1.0f) - sincos_hu_3);
+    const aether_f32x8 sincos_lost_3 = ((aether_batch_splat_f32x8(1.0f) - sincos_w_3) - sincos_hu_3);
+    const aether_f32x8 sincos_pc_3 = aether_product_f32x8((aether_product_f32x8((sincos_u_3 * sincos_u_3)) * (aether_batch_splat_f32x8(0x1.555554p-5f) + aether_product_f32x8((sincos_u_3 * (aether_batch_splat_f32x8(-0x1.6c12d2p-10f) + aether_product_f32x8((sincos_u_3 * aether_batch_splat_f32x8(0x1.9bd864p-16f)))))))));
+    const aether_f32x8 sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - aether_product_f32x8((sincos_r_3 * sincos_rl_3))) + sincos_lost_3));
+    const aether_f32x8 sincos_fq_3 = (((aether_product_f32x8((sincos_k_3 * aether_batch_splat_f32x8(0.25f))) - aether_batch_splat_f32x8(0.375f)) + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
+    const aether_f32x8 sincos_q_3 = (sincos_k_3 - aether_product_f32x8((aether_batch_splat_f32x8(4.0f) * sincos_fq_3)));
+    const aether_f32x8 sincos_sn_3 = aether_select_f32x8((az == aether_batch_splat_f32x8(0.0f)), az, aether_select_f32x8((sincos_q_3 == aether_batch_splat_f32x8(0.0f)), sincos_sr_3, aether_select_f32x8((sincos_q_3 == aether_batch_splat_f32x8(1.0f)), sincos_cr_3, aether_select_f32x8((sincos_q_3 == aether_batch_splat_f32x8(2.0f)), aether_product_f32x8((sincos_sr_3 * aether_batch_splat_f32x8(-1.0f))), aether_product_f32x8((sincos_cr_3 * aether_batch_splat_f32x8(-1.0f)))))));
+    const aether_f32x8 sincos_cs_3 = aether_select_f32x8((sincos_q_3 == aether_batch_splat_f32x8(0.0f)), sincos_cr_3, aether_select_f32x8((sincos_q_3 == aether_batch_splat_f32x8(1.0f)), aether_product_f32x8((sincos_sr_3 * aether_batch_splat_f32x8(-1.0f))), aether_select_f32x8((sincos_q_3 == aether_batch_splat_f32x8(2.0f)), aether_product_f32x8((sincos_cr_3 * aether_batch_splat_f32x8(-1.0f))), sincos_sr_3)));
+    const aether_i32x8 sincos_inside_3 = (((aether_f32x8)((aether_i32x8)(az) & (int32_t)0x7fffffff)) <= aether_batch_splat_f32x8(8192.0f));
+    const aether_f32x8 sincos_z_3 = (az - az);
+    const aether_f32x8 sz_x = aether_select_f32x8(sincos_inside_3, sincos_sn_3, (sincos_z_3 / sincos_z_3));
+    const aether_f32x8 sz_y = aether_select_f32x8(sincos_inside_3, sincos_cs_3, (sincos_z_3 / sincos_z_3));
+    const aether_f32x8 m00 = aether_product_f32x8((sy_y * sz_y));
+    const aether_f32x8 m01 = aether_product_f32x8((aether_product_f32x8((sy_y * sz_x)) * aether_batch_splat_f32x8(-1.0f)));
+    const aether_f32x8 m10 = (aether_product_f32x8((aether_product_f32x8((sx_x * sy_x)) * sz_y)) + aether_product_f32x8((sx_y * sz_x)));
+    const aether_f32x8 m11 = (aether_product_f32x8((sx_y * sz_y)) - aether_product_f32x8((aether_product_f32x8((sx_x * sy_x)) * sz_x)));
+    const aether_f32x8 m12 = aether_product_f32x8((aether_product_f32x8((sx_x * sy_y)) * aether_batch_splat_f32x8(-1.0f)));
+    const aether_f32x8 m20 = (aether_product_f32x8((sx_x * sz_x)) - aether_product_f32x8((aether_product_f32x8((sx_y * sy_x)) * sz_y)));
+    const aether_f32x8 m21 = (aether_product_f32x8((aether_product_f32x8((sx_y * sy_x)) * sz_x)) + aether_product_f32x8((sx_x * sz_y)));
+    aether_mat3fx8 out;
+    out.m[0] = m00;
+    out.m[1] = m01;
+    out.m[2] = sy_x;
+    out.m[3] = m10;
+    out.m[4] = m11;
+    out.m[5] = m12;
+    out.m[6] = m20;
+    out.m[7] = m21;
+    out.m[8] = aether_product_f32x8((sx_y * sy_y));
+    *aether_result = out;
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_mat3d_from_euler_xyz_batch_x4(aether_mat3dx4 *aether_result, const aether_f64x4 *aether_ax, const aether_f64x4 *aether_ay, const aether_f64x4 *aether_az)
+{
+    const aether_f64x4 ax = *aether_ax;
+    const aether_f64x4 ay = *aether_ay;
+    const aether_f64x4 az = *aether_az;
+    const aether_f64x4 sincos_t = aether_product_f64x4((ax * aether_batch_splat_f64x4(0x1.45f306dc9c883p-1)));
+    const aether_f64x4 sincos_k = ((sincos_t + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
+    const aether_f64x4 sincos_ra = (ax - aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0x1.921fb544p+0))));
+    const aether_f64x4 sincos_rb = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0x1.0b4611a6p-34)));
+    const aether_f64x4 sincos_s1 = (sincos_ra - sincos_rb);
+    const aether_f64x4 sincos_v1 = (sincos_s1 - sincos_ra);
+    const aether_f64x4 sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+    const aether_f64x4 sincos_rc = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0x1.3198a2ep-69)));
+    const aether_f64x4 sincos_s2 = (sincos_s1 - sincos_rc);
+    const aether_f64x4 sincos_v2 = (sincos_s2 - sincos_s1);
+    const aether_f64x4 sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+    const aether_f64x4 sincos_rd = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0x1.b839a252049c1p-104)));
+    const aether_f64x4 sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+    const aether_f64x4 sincos_r = (sincos_s2 + sincos_tl);
+    const aether_f64x4 sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+    const aether_f64x4 sincos_u = aether_product_f64x4((sincos_r * sincos_r));
+    const aether_f64x4 sincos_ps = aether_product_f64x4((aether_product_f64x4((sincos_r * sincos_u)) * (aether_batch_splat_f64x4(-0x1.5555555555555p-3) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.111111111111p-7) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0x1.a01a01a019936p-13) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.71de3a54605eep-19) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0x1.ae64541266378p-26) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.61217ec01749dp-33) + aether_product_f64x4((sincos_u * aether_batch_splat_f64x4(-0x1.ab17a79237a19p-41)))))))))))))))))))));
+    const aether_f64x4 sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+    const aether_f64x4 sincos_hu = aether_product_f64x4((aether_batch_splat_f64x4(0.5) * sincos_u));
+    const aether_f64x4 sincos_w = (aether_batch_splat_f64x4(1.0) - sincos_hu);
+    const aether_f64x4 sincos_lost = ((aether_batch_splat_f64x4(1.0) - sincos_w) - sincos_hu);
+    const aether_f64x4 sincos_pc = aether_product_f64x4((aether_product_f64x4((sincos_u * sincos_u)) * (aether_batch_splat_f64x4(0x1.5555555555555p-5) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0x1.6c16c16c16966p-10) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.a01a019f4e867p-16) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0x1.27e4fa17a41b4p-22) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.1eeb68b109173p-29) + aether_product_f64x4((sincos_u * aether_batch_splat_f64x4(-0x1.907d7aebd5e3dp-37))))))))))))))))));
+    const aether_f64x4 sincos_cr = (sincos_w + ((sincos_pc - aether_product_f64x4((sincos_r * sincos_rl))) + sincos_lost));
+    const aether_f64x4 sincos_fq = (((aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0.25))) - aether_batch_splat_f64x4(0.375)) + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
+    const aether_f64x4 sincos_q = (sincos_k - aether_product_f64x4((aether_batch_splat_f64x4(4.0) * sincos_fq)));
+    const aether_f64x4 sincos_sn = aether_select_f64x4((ax == aether_batch_splat_f64x4(0.0)), ax, aether_select_f64x4((sincos_q == aether_batch_splat_f64x4(0.0)), sincos_sr, aether_select_f64x4((sincos_q == aether_batch_splat_f64x4(1.0)), sincos_cr, aether_select_f64x4((sincos_q == aether_batch_splat_f64x4(2.0)), aether_product_f64x4((sincos_sr * aether_batch_splat_f64x4(-1.0))), aether_product_f64x4((sincos_cr * aether_batch_splat_f64x4(-1.0)))))));
+    const aether_f64x4 sincos_cs = aether_select_f64x4((sincos_q == aether_batch_splat_f64x4(0.0)), sincos_cr, aether_select_f64x4((sincos_q == aether_batch_splat_f64x4(1.0)), aether_product_f64x4((sincos_sr * aether_batch_splat_f64x4(-1.0))), aether_select_f64x4((sincos_q == aether_batch_splat_f64x4(2.0)), aether_product_f64x4((sincos_cr * aether_batch_splat_f64x4(-1.0))), sincos_sr)));
+    const aether_i64x4 sincos_inside = (((aether_f64x4)((aether_i64x4)(ax) & (int64_t)0x7fffffffffffffff)) <= aether_batch_splat_f64x4(1048576.0));
+    const aether_f64x4 sincos_z = (ax - ax);
+    const aether_f64x4 sx_x = aether_select_f64x4(sincos_inside, sincos_sn, (sincos_z / sincos_z));
+    const aether_f64x4 sx_y = aether_select_f64x4(sincos_inside, sincos_cs, (sincos_z / sincos_z));
+    const aether_f64x4 sincos_t_2 = aether_product_f64x4((ay * aether_batch_splat_f64x4(0x1.45f306dc9c883p-1)));
+    const aether_f64x4 sincos_k_2 = ((sincos_t_2 + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
+    const aether_f64x4 sincos_ra_2 = (ay - aether_product_f64x4((sincos_k_2 * aether_batch_splat_f64x4(0x1.921fb544p+0))));
+    const aether_f64x4 sincos_rb_2 = aether_product_f64x4((sincos_k_2 * aether_batch_splat_f64x4(0x1.0b4611a6p-34)));
+    const aether_f64x4 sincos_s1_2 = (sincos_ra_2 - sincos_rb_2);
+    const aether_f64x4 sincos_v1_2 = (sincos_s1_2 - sincos_ra_2);
+    const aether_f64x4 sincos_e1_2 = ((sincos_ra_2 - (sincos_s1_2 - sincos_v1_2)) - (sincos_rb_2 + sincos_v1_2));
+    const aether_f64x4 sincos_rc_2 = aether_product_f64x4((sincos_k_2 * aether_batch_splat_f64x4(0x1.3198a2ep-69)));
+    const aether_f64x4 sincos_s2_2 = (sincos_s1_2 - sincos_rc_2);
+    const aether_f64x4 sincos_v2_2 = (sincos_s2_2 - sincos_s1_2);
+    const aether_f64x4 sincos_e2_2 = ((sincos_s1_2 - (sincos_s2_2 - sincos_v2_2)) - (sincos_rc_2 + sincos_v2_2));
+    const aether_f64x4 sincos_rd_2 = aether_product_f64x4((sincos_k_2 * aether_batch_splat_f64x4(0x1.b839a252049c1p-104)));
+    const aether_f64x4 sincos_tl_2 = ((sincos_e1_2 + sincos_e2_2) - sincos_rd_2);
+    const aether_f64x4 sincos_r_2 = (sincos_s2_2 + sincos_tl_2);
+    const aether_f64x4 sincos_rl_2 = (sincos_tl_2 - (sincos_r_2 - sincos_s2_2));
+    const aether_f64x4 sincos_u_2 = aether_product_f64x4((sincos_r_2 * sincos_r_2));
+    const aether_f64x4 sincos_ps_2 = aether_product_f64x4((aether_product_f64x4((sincos_r_2 * sincos_u_2)) * (aether_batch_splat_f64x4(-0x1.5555555555555p-3) + aether_product_f64x4((sincos_u_2 * (aether_batch_splat_f64x4(0x1.111111111111p-7) + aether_product_f64x4((sincos_u_2 * (aether_batch_splat_f64x4(-0x1.a01a01a019936p-13) + aether_product_f64x4((sincos_u_2 * (aether_batch_splat_f64x4(0x1.71de3a54605eep-19) + aether_product_f64x4((sincos_u_2 * (aether_batch_splat_f64x4(-0x1.ae64541266378p-26) + aether_product_f64x4((sincos_u_2 * (aether_batch_splat_f64x4(0x1.61217ec01749dp-33) + aether_product_f64x4((sincos_u_2 * aether_batch_splat_f64x4(-0x1.ab17a79237a19p-41)))))))))))))))))))));
+    const aether_f64x4 sincos_sr_2 = (sincos_r_2 + (sincos_ps_2 + sincos_rl_2));
+    const aether_f64x4 sincos_hu_2 = aether_product_f64x4((aether_batch_splat_f64x4(0.5) * sincos_u_2));
+    const aether_f64x4 sincos_w_2 = (aether_batch_splat_f64x4(1.0) - sincos_hu_2);
+    const aether_f64x4 sincos_lost_2 = ((aether_batch_splat_f64x4(1.0) - sincos_w_2) - sincos_hu_2);
+    const aether_f64x4 sincos_pc_2 = aether_product_f64x4((aether_product_f64x4((sincos_u_2 * sincos_u_2)) * (aether_batch_splat_f64x4(0x1.5555555555555p-5) + aether_product_f64x4((sincos_u_2 * (aether_batch_splat_f64x4(-0x1.6c16c16c16966p-10) + aether_product_f64x4((sincos_u_2 * (aether_batch_splat_f64x4(0x1.a01a019f4e867p-16) + aether_product_f64x4((sincos_u_2 * (aether_batch_splat_f64x4(-0x1.27e4fa17a41b4p-22) + aether_product_f64x4((sincos_u_2 * (aether_batch_splat_f64x4(0x1.1eeb68b109173p-29) + aether_product_f64x4((sincos_u_2 * aether_batch_splat_f64x4(-0x1.907d7aebd5e3dp-37))))))))))))))))));
+    const aether_f64x4 sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - aether_product_f64x4((sincos_r_2 * sincos_rl_2))) + sincos_lost_2));
+    const aether_f64x4 sincos_fq_2 = (((aether_product_f64x4((sincos_k_2 * aether_batch_splat_f64x4(0.25))) - aether_batch_splat_f64x4(0.375)) + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
+    const aether_f64x4 sincos_q_2 = (sincos_k_2 - aether_product_f64x4((aether_batch_splat_f64x4(4.0) * sincos_fq_2)));
+    const aether_f64x4 sincos_sn_2 = aether_select_f64x4((ay == aether_batch_splat_f64x4(0.0)), ay, aether_select_f64x4((sincos_q_2 == aether_batch_splat_f64x4(0.0)), sincos_sr_2, aether_select_f64x4((sincos_q_2 == aether_batch_splat_f64x4(1.0)), sincos_cr_2, aether_select_f64x4((sincos_q_2 == aether_batch_splat_f64x4(2.0)), aether_product_f64x4((sincos_sr_2 * aether_batch_splat_f64x4(-1.0))), aether_product_f64x4((sincos_cr_2 * aether_batch_splat_f64x4(-1.0)))))));
+    const aether_f64x4 sincos_cs_2 = aether_select_f64x4((sincos_q_2 == aether_batch_splat_f64x4(0.0)), sincos_cr_2, aether_select_f64x4((sincos_q_2 == aether_batch_splat_f64x4(1.0)), aether_product_f64x4((sincos_sr_2 * aether_batch_splat_f64x4(-1.0))), aether_select_f64x4((sincos_q_2 == aether_batch_splat_f64x4(2.0)), aether_product_f64x4((sincos_cr_2 * aether_batch_splat_f64x4(-1.0))), sincos_sr_2)));
+    const aether_i64x4 sincos_inside_2 = (((aether_f64x4)((aether_i64x4)(ay) & (int64_t)0x7fffffffffffffff)) <= aether_batch_splat_f64x4(1048576.0));
+    const aether_f64x4 sincos_z_2 = (ay - ay);
+    const aether_f64x4 sy_x = aether_select_f64x4(sincos_inside_2, sincos_sn_2, (sincos_z_2 / sincos_z_2));
+    const aether_f64x4 sy_y = aether_select_f64x4(sincos_inside_2, sincos_cs_2, (sincos_z_2 / sincos_z_2));
+    const aether_f64x4 sincos_t_3 = aether_product_f64x4((az * aether_batch_splat_f64x4(0x1.45f306dc9c883p-1)));
+    const aether_f64x4 sincos_k_3 = ((sincos_t_3 + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
+    const aether_f64x4 sincos_ra_3 = (az - aether_product_f64x4((sincos_k_3 * aether_batch_splat_f64x4(0x1.921fb544p+0))));
+    const aether_f64x4 sincos_rb_3 = aether_product_f64x4((sincos_k_3 * aether_batch_splat_f64x4(0x1.0b4611a6p-34)));
+    const aether_f64x4 sincos_s1_3 = (sincos_ra_3 - sincos_rb_3);
+    const aether_f64x4 sincos_v1_3 = (sincos_s1_3 - sincos_ra_3);
+    const aether_f64x4 sincos_e1_3 = ((sincos_ra_3 - (sincos_s1_3 - sincos_v1_3)) - (sincos_rb_3 + sincos_v1_3));
+    const aether_f64x4 sincos_rc_3 = aether_product_f64x4((sincos_k_3 * aether_batch_splat_f64x4(0x1.3198a2ep-69)));
+    const aether_f64x4 sincos_s2_3 = (sincos_s1_3 - sincos_rc_3);
+    const aether_f64x4 sincos_v2_3 = (sincos_s2_3 - sincos_s1_3);
+    const aether_f64x4 sincos_e2_3 = ((sincos_s1_3 - (sincos_s2_3 - sincos_v2_3)) - (sincos_rc_3 + sincos_v2_3));
+    const aether_f64x4 sincos_rd_3 = aether_product_f64x4((sincos_k_3 * aether_batch_splat_f64x4(0x1.b839a252049c1p-104)));
+    const aether_f64x4 sincos_tl_3 = ((sincos_e1_3 + sincos_e2_3) - sincos_rd_3);
+    const aether_f64x4 sincos_r_3 = (sincos_s2_3 + sincos_tl_3);
+    const aether_f64x4 sincos_rl_3 = (sincos_tl_3 - (sincos_r_3 - sincos_s2_3));
+    const aether_f64x4 sincos_u_3 = aether_product_f64x4((sincos_r_3 * sincos_r_3));
+    const aether_f64x4 sincos_ps_3 = aether_product_f64x4((aether_product_f64x4((sincos_r_3 * sincos_u_3)) * (aether_batch_splat_f64x4(-0x1.5555555555555p-3) + aether_product_f64x4((sincos_u_3 * (aether_batch_splat_f64x4(0x1.111111111111p-7) + aether_product_f64x4((sincos_u_3 * (aether_batch_splat_f64x4(-0x1.a01a01a019936p-13) + aether_product_f64x4((sincos_u_3 * (aether_batch_splat_f64x4(0x1.71de3a54605eep-19) + aether_product_f64x4((sincos_u_3 * (aether_batch_splat_f64x4(-0x1.ae64541266378p-26) + aether_product_f64x4((sincos_u_3 * (aether_batch_splat_f64x4(0x1.61217ec01749dp-33) + aether_product_f64x4((sincos_u_3 * aether_batch_splat_f64x4(-0x1.ab17a79237a19p-41)))))))))))))))))))));
+    const aether_f64x4 sincos_sr_3 = (sincos_r_3 + (sincos_ps_3 + sincos_rl_3));
+    const aether_f64x4 sincos_hu_3 = aether_product_f64x4((aether_batch_splat_f64x4(0.5) * sincos_u_3));
+    const aether_f64x4 sincos_w_3 = (aether_batch_splat_f64x4(1.0) - sincos_hu_3);
+    const aether_f64x4 sincos_lost_3 = ((aether_batch_splat_f64x4(1.0) - sincos_w_3) - sincos_hu_3);
+    const aether_f64x4 sincos_pc_3 = aether_product_f64x4((aether_product_f64x4((sincos_u_3 * sincos_u_3)) * (aether_batch_splat_f64x4(0x1.5555555555555p-5) + aether_product_f64x4((sincos_u_3 * (aether_batch_splat_f64x4(-0x1.6c16c16c16966p-10) + aether_product_f64x4((sincos_u_3 * (aether_batch_splat_f64x4(0x1.a01a019f4e867p-16) + aether_product_f64x4((sincos_u_3 * (aether_batch_splat_f64x4(-0x1.27e4fa17a41b4p-22) + aether_product_f64x4((sincos_u_3 * (aether_batch_splat_f64x4(0x1.1eeb68b109173p-29) + aether_product_f64x4((sincos_u_3 * aether_batch_splat_f64x4(-0x1.907d7aebd5e3dp-37))))))))))))))))));
+    const aether_f64x4 sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - aether_product_f64x4((sincos_r_3 * sincos_rl_3))) + sincos_lost_3));
+    const aether_f64x4 sincos_fq_3 = (((aether_product_f64x4((sincos_k_3 * aether_batch_splat_f64x4(0.25))) - aether_batch_splat_f64x4(0.375)) + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
+    const aether_f64x4 sincos_q_3 = (sincos_k_3 - aether_product_f64x4((aether_batch_splat_f64x4(4.0) * sincos_fq_3)));
+    const aether_f64x4 sincos_sn_3 = aether_select_f64x4((az == aether_batch_splat_f64x4(0.0)), az, aether_select_f64x4((sincos_q_3 == aether_batch_splat_f64x4(0.0)), sincos_sr_3, aether_select_f64x4((sincos_q_3 == aether_batch_splat_f64x4(1.0)), sincos_cr_3, aether_select_f64x4((sincos_q_3 == aether_batch_splat_f64x4(2.0)), aether_product_f64x4((sincos_sr_3 * aether_batch_splat_f64x4(-1.0))), aether_product_f64x4((sincos_cr_3 * aether_batch_splat_f64x4(-1.0)))))));
+    const aether_f64x4 sincos_cs_3 = aether_select_f64x4((sincos_q_3 == aether_batch_splat_f64x4(0.0)), sincos_cr_3, aether_select_f64x4((sincos_q_3 == aether_batch_splat_f64x4(1.0)), aether_product_f64x4((sincos_sr_3 * aether_batch_splat_f64x4(-1.0))), aether_select_f64x4((sincos_q_3 == aether_batch_splat_f64x4(2.0)), aether_product_f64x4((sincos_cr_3 * aether_batch_splat_f64x4(-1.0))), sincos_sr_3)));
+    const aether_i64x4 sincos_inside_3 = (((aether_f64x4)((aether_i64x4)(az) & (int64_t)0x7fffffffffffffff)) <= aether_batch_splat_f64x4(1048576.0));
+    const aether_f64x4 sincos_z_3 = (az - az);
+    const aether_f64x4 sz_x = aether_select_f64x4(sincos_inside_3, sincos_sn_3, (sincos_z_3 / sincos_z_3));
+    const aether_f64x4 sz_y = aether_select_f64x4(sincos_inside_3, sincos_cs_3, (sincos_z_3 / sincos_z_3));
+    const aether_f64x4 m00 = aether_product_f64x4((sy_y * sz_y));
+    const aether_f64x4 m01 = aether_product_f64x4((aether_product_f64x4((sy_y * sz_x)) * aether_batch_splat_f64x4(-1.0)));
+    const aether_f64x4 m10 = (aether_product_f64x4((aether_product_f64x4((sx_x * sy_x)) * sz_y)) + aether_product_f64x4((sx_y * sz_x)));
+    const aether_f64x4 m11 = (aether_product_f64x4((sx_y * sz_y)) - aether_product_f64x4((aether_product_f64x4((sx_x * sy_x)) * sz_x)));
+    const aether_f64x4 m12 = aether_product_f64x4((aether_product_f64x4((sx_x * sy_y)) * aether_batch_splat_f64x4(-1.0)));
+    const aether_f64x4 m20 = (aether_product_f64x4((sx_x * sz_x)) - aether_product_f64x4((aether_product_f64x4((sx_y * sy_x)) * sz_y)));
+    const aether_f64x4 m21 = (aether_product_f64x4((aether_product_f64x4((sx_y * sy_x)) * sz_x)) + aether_product_f64x4((sx_x * sz_y)));
+    aether_mat3dx4 out;
+    out.m[0] = m00;
+    out.m[1] = m01;
+    out.m[2] = sy_x;
+    out.m[3] = m10;
+    out.m[4] = m11;
+    out.m[5] = m12;
+    out.m[6] = m20;
+    out.m[7] = m21;
+    out.m[8] = aether_product_f64x4((sx_y * sy_y));
+    *aether_result = out;
+}
+
 static __inline__ __attribute__((__always_inline__)) void aether_f32_jacobi_rotation_batch_x8(aether_rotationfx8 *aether_result, const aether_f32x8 *aether_app, const aether_f32x8 *aether_aqq, const aether_f32x8 *aether_apq)
 {
     const aether_f32x8 app = *aether_app;
@@ -4424,6 +4748,330 @@ static inline double aether_f64_cos_batch_item(const double *aether_a)
     const int sincos_inside = (fabs(a) <= 1048576.0);
     const double sincos_z = (a - a);
     return (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
+}
+
+static inline aether_quatf aether_quatf_from_axis_angle_batch_item(const aether_vec3f *aether_axis, const float *aether_angle)
+{
+    const aether_vec3f axis = *aether_axis;
+    const float angle = *aether_angle;
+    const float sincos_a_0 = aether_product_vec_f32((angle * 0.5f));
+    const float sincos_t = aether_product_vec_f32((sincos_a_0 * 0x1.45f306p-1f));
+    const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
+    const float sincos_ra = (sincos_a_0 - aether_product_vec_f32((sincos_k * 1.5703125f)));
+    const float sincos_rb = aether_product_vec_f32((sincos_k * 0x1.fb4p-12f));
+    const float sincos_s1 = (sincos_ra - sincos_rb);
+    const float sincos_v1 = (sincos_s1 - sincos_ra);
+    const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+    const float sincos_rc = aether_product_vec_f32((sincos_k * 0x1.444p-24f));
+    const float sincos_s2 = (sincos_s1 - sincos_rc);
+    const float sincos_v2 = (sincos_s2 - sincos_s1);
+    const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+    const float sincos_rd = aether_product_vec_f32((sincos_k * 0x1.68c234p-39f));
+    const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+    const float sincos_r = (sincos_s2 + sincos_tl);
+    const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+    const float sincos_u = aether_product_vec_f32((sincos_r * sincos_r));
+    const float sincos_ps = aether_product_vec_f32((aether_product_vec_f32((sincos_r * sincos_u)) * (-0x1.555556p-3f + aether_product_vec_f32((sincos_u * (0x1.11110ep-7f + aether_product_vec_f32((sincos_u * (-0x1.a013a6p-13f + aether_product_vec_f32((sincos_u * 0x1.6dbdd2p-19f)))))))))));
+    const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+    const float sincos_hu = aether_product_vec_f32((0.5f * sincos_u));
+    const float sincos_w = (1.0f - sincos_hu);
+    const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
+    const float sincos_pc = aether_product_vec_f32((aether_product_vec_f32((sincos_u * sincos_u)) * (0x1.555554p-5f + aether_product_vec_f32((sincos_u * (-0x1.6c12d2p-10f + aether_product_vec_f32((sincos_u * 0x1.9bd864p-16f))))))));
+    const float sincos_cr = (sincos_w + ((sincos_pc - aether_product_vec_f32((sincos_r * sincos_rl))) + sincos_lost));
+    const float sincos_fq = (((aether_product_vec_f32((sincos_k * 0.25f)) - 0.375f) + 12582912.0f) - 12582912.0f);
+    const float sincos_q = (sincos_k - aether_product_vec_f32((4.0f * sincos_fq)));
+    const float sincos_sn = ((sincos_a_0 == 0.0f) ? sincos_a_0 : ((sincos_q == 0.0f) ? sincos_sr : ((sincos_q == 1.0f) ? sincos_cr : ((sincos_q == 2.0f) ? aether_product_vec_f32((sincos_sr * -1.0f)) : aether_product_vec_f32((sincos_cr * -1.0f))))));
+    const float sincos_cs = ((sincos_q == 0.0f) ? sincos_cr : ((sincos_q == 1.0f) ? aether_product_vec_f32((sincos_sr * -1.0f)) : ((sincos_q == 2.0f) ? aether_product_vec_f32((sincos_cr * -1.0f)) : sincos_sr)));
+    const int sincos_inside = (fabsf(sincos_a_0) <= 8192.0f);
+    const float sincos_z = (sincos_a_0 - sincos_a_0);
+    const float sc_x = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
+    const float sc_y = (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
+    aether_quatf out;
+    out.w = sc_y;
+    out.x = aether_product_vec_f32((axis.x * sc_x));
+    out.y = aether_product_vec_f32((axis.y * sc_x));
+    out.z = aether_product_vec_f32((axis.z * sc_x));
+    return out;
+}
+
+static inline aether_quatd aether_quatd_from_axis_angle_batch_item(const aether_vec3d *aether_axis, const double *aether_angle)
+{
+    const aether_vec3d axis = *aether_axis;
+    const double angle = *aether_angle;
+    const double sincos_a_0 = aether_product_vec_f64((angle * 0.5));
+    const double sincos_t = aether_product_vec_f64((sincos_a_0 * 0x1.45f306dc9c883p-1));
+    const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
+    const double sincos_ra = (sincos_a_0 - aether_product_vec_f64((sincos_k * 0x1.921fb544p+0)));
+    const double sincos_rb = aether_product_vec_f64((sincos_k * 0x1.0b4611a6p-34));
+    const double sincos_s1 = (sincos_ra - sincos_rb);
+    const double sincos_v1 = (sincos_s1 - sincos_ra);
+    const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+    const double sincos_rc = aether_product_vec_f64((sincos_k * 0x1.3198a2ep-69));
+    const double sincos_s2 = (sincos_s1 - sincos_rc);
+    const double sincos_v2 = (sincos_s2 - sincos_s1);
+    const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+    const double sincos_rd = aether_product_vec_f64((sincos_k * 0x1.b839a252049c1p-104));
+    const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+    const double sincos_r = (sincos_s2 + sincos_tl);
+    const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+    const double sincos_u = aether_product_vec_f64((sincos_r * sincos_r));
+    const double sincos_ps = aether_product_vec_f64((aether_product_vec_f64((sincos_r * sincos_u)) * (-0x1.5555555555555p-3 + aether_product_vec_f64((sincos_u * (0x1.111111111111p-7 + aether_product_vec_f64((sincos_u * (-0x1.a01a01a019936p-13 + aether_product_vec_f64((sincos_u * (0x1.71de3a54605eep-19 + aether_product_vec_f64((sincos_u * (-0x1.ae64541266378p-26 + aether_product_vec_f64((sincos_u * (0x1.61217ec01749dp-33 + aether_product_vec_f64((sincos_u * -0x1.ab17a79237a19p-41))))))))))))))))))));
+    const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+    const double sincos_hu = aether_product_vec_f64((0.5 * sincos_u));
+    const double sincos_w = (1.0 - sincos_hu);
+    const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
+    const double sincos_pc = aether_product_vec_f64((aether_product_vec_f64((sincos_u * sincos_u)) * (0x1.5555555555555p-5 + aether_product_vec_f64((sincos_u * (-0x1.6c16c16c16966p-10 + aether_product_vec_f64((sincos_u * (0x1.a01a019f4e867p-16 + aether_product_vec_f64((sincos_u * (-0x1.27e4fa17a41b4p-22 + aether_product_vec_f64((sincos_u * (0x1.1eeb68b109173p-29 + aether_product_vec_f64((sincos_u * -0x1.907d7aebd5e3dp-37)))))))))))))))));
+    const double sincos_cr = (sincos_w + ((sincos_pc - aether_product_vec_f64((sincos_r * sincos_rl))) + sincos_lost));
+    const double sincos_fq = (((aether_product_vec_f64((sincos_k * 0.25)) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+    const double sincos_q = (sincos_k - aether_product_vec_f64((4.0 * sincos_fq)));
+    const double sincos_sn = ((sincos_a_0 == 0.0) ? sincos_a_0 : ((sincos_q == 0.0) ? sincos_sr : ((sincos_q == 1.0) ? sincos_cr : ((sincos_q == 2.0) ? aether_product_vec_f64((sincos_sr * -1.0)) : aether_product_vec_f64((sincos_cr * -1.0))))));
+    const double sincos_cs = ((sincos_q == 0.0) ? sincos_cr : ((sincos_q == 1.0) ? aether_product_vec_f64((sincos_sr * -1.0)) : ((sincos_q == 2.0) ? aether_product_vec_f64((sincos_cr * -1.0)) : sincos_sr)));
+    const int sincos_inside = (fabs(sincos_a_0) <= 1048576.0);
+    const double sincos_z = (sincos_a_0 - sincos_a_0);
+    const double sc_x = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
+    const double sc_y = (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
+    aether_quatd out;
+    out.w = sc_y;
+    out.x = aether_product_vec_f64((axis.x * sc_x));
+    out.y = aether_product_vec_f64((axis.y * sc_x));
+    out.z = aether_product_vec_f64((axis.z * sc_x));
+    return out;
+}
+
+static inline aether_mat3f aether_mat3f_from_euler_xyz_batch_item(const float *aether_ax, const float *aether_ay, const float *aether_az)
+{
+    const float ax = *aether_ax;
+    const float ay = *aether_ay;
+    const float az = *aether_az;
+    const float sincos_t = aether_product_vec_f32((ax * 0x1.45f306p-1f));
+    const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
+    const float sincos_ra = (ax - aether_product_vec_f32((sincos_k * 1.5703125f)));
+    const float sincos_rb = aether_product_vec_f32((sincos_k * 0x1.fb4p-12f));
+    const float sincos_s1 = (sincos_ra - sincos_rb);
+    const float sincos_v1 = (sincos_s1 - sincos_ra);
+    const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+    const float sincos_rc = aether_product_vec_f32((sincos_k * 0x1.444p-24f));
+    const float sincos_s2 = (sincos_s1 - sincos_rc);
+    const float sincos_v2 = (sincos_s2 - sincos_s1);
+    const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+    const float sincos_rd = aether_product_vec_f32((sincos_k * 0x1.68c234p-39f));
+    const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+    const float sincos_r = (sincos_s2 + sincos_tl);
+    const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+    const float sincos_u = aether_product_vec_f32((sincos_r * sincos_r));
+    const float sincos_ps = aether_product_vec_f32((aether_product_vec_f32((sincos_r * sincos_u)) * (-0x1.555556p-3f + aether_product_vec_f32((sincos_u * (0x1.11110ep-7f + aether_product_vec_f32((sincos_u * (-0x1.a013a6p-13f + aether_product_vec_f32((sincos_u * 0x1.6dbdd2p-19f)))))))))));
+    const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+    const float sincos_hu = aether_product_vec_f32((0.5f * sincos_u));
+    const float sincos_w = (1.0f - sincos_hu);
+    const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
+    const float sincos_pc = aether_product_vec_f32((aether_product_vec_f32((sincos_u * sincos_u)) * (0x1.555554p-5f + aether_product_vec_f32((sincos_u * (-0x1.6c12d2p-10f + aether_product_vec_f32((sincos_u * 0x1.9bd864p-16f))))))));
+    const float sincos_cr = (sincos_w + ((sincos_pc - aether_product_vec_f32((sincos_r * sincos_rl))) + sincos_lost));
+    const float sincos_fq = (((aether_product_vec_f32((sincos_k * 0.25f)) - 0.375f) + 12582912.0f) - 12582912.0f);
+    const float sincos_q = (sincos_k - aether_product_vec_f32((4.0f * sincos_fq)));
+    const float sincos_sn = ((ax == 0.0f) ? ax : ((sincos_q == 0.0f) ? sincos_sr : ((sincos_q == 1.0f) ? sincos_cr : ((sincos_q == 2.0f) ? aether_product_vec_f32((sincos_sr * -1.0f)) : aether_product_vec_f32((sincos_cr * -1.0f))))));
+    const float sincos_cs = ((sincos_q == 0.0f) ? sincos_cr : ((sincos_q == 1.0f) ? aether_product_vec_f32((sincos_sr * -1.0f)) : ((sincos_q == 2.0f) ? aether_product_vec_f32((sincos_cr * -1.0f)) : sincos_sr)));
+    const int sincos_inside = (fabsf(ax) <= 8192.0f);
+    const float sincos_z = (ax - ax);
+    const float sx_x = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
+    const float sx_y = (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
+    const float sincos_t_2 = aether_product_vec_f32((ay * 0x1.45f306p-1f));
+    const float sincos_k_2 = ((sincos_t_2 + 12582912.0f) - 12582912.0f);
+    const float sincos_ra_2 = (ay - aether_product_vec_f32((sincos_k_2 * 1.5703125f)));
+    const float sincos_rb_2 = aether_product_vec_f32((sincos_k_2 * 0x1.fb4p-12f));
+    const float sincos_s1_2 = (sincos_ra_2 - sincos_rb_2);
+    const float sincos_v1_2 = (sincos_s1_2 - sincos_ra_2);
+    const float sincos_e1_2 = ((sincos_ra_2 - (sincos_s1_2 - sincos_v1_2)) - (sincos_rb_2 + sincos_v1_2));
+    const float sincos_rc_2 = aether_product_vec_f32((sincos_k_2 * 0x1.444p-24f));
+    const float sincos_s2_2 = (sincos_s1_2 - sincos_rc_2);
+    const float sincos_v2_2 = (sincos_s2_2 - sincos_s1_2);
+    const float sincos_e2_2 = ((sincos_s1_2 - (sincos_s2_2 - sincos_v2_2)) - (sincos_rc_2 + sincos_v2_2));
+    const float sincos_rd_2 = aether_product_vec_f32((sincos_k_2 * 0x1.68c234p-39f));
+    const float sincos_tl_2 = ((sincos_e1_2 + sincos_e2_2) - sincos_rd_2);
+    const float sincos_r_2 = (sincos_s2_2 + sincos_tl_2);
+    const float sincos_rl_2 = (sincos_tl_2 - (sincos_r_2 - sincos_s2_2));
+    const float sincos_u_2 = aether_product_vec_f32((sincos_r_2 * sincos_r_2));
+    const float sincos_ps_2 = aether_product_vec_f32((aether_product_vec_f32((sincos_r_2 * sincos_u_2)) * (-0x1.555556p-3f + aether_product_vec_f32((sincos_u_2 * (0x1.11110ep-7f + aether_product_vec_f32((sincos_u_2 * (-0x1.a013a6p-13f + aether_product_vec_f32((sincos_u_2 * 0x1.6dbdd2p-19f)))))))))));
+    const float sincos_sr_2 = (sincos_r_2 + (sincos_ps_2 + sincos_rl_2));
+    const float sincos_hu_2 = aether_product_vec_f32((0.5f * sincos_u_2));
+    const float sincos_w_2 = (1.0f - sincos_hu_2);
+    const float sincos_lost_2 = ((1.0f - sincos_w_2) - sincos_hu_2);
+    const float sincos_pc_2 = aether_product_vec_f32((aether_product_vec_f32((sincos_u_2 * sincos_u_2)) * (0x1.555554p-5f + aether_product_vec_f32((sincos_u_2 * (-0x1.6c12d2p-10f + aether_product_vec_f32((sincos_u_2 * 0x1.9bd864p-16f))))))));
+    const float sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - aether_product_vec_f32((sincos_r_2 * sincos_rl_2))) + sincos_lost_2));
+    const float sincos_fq_2 = (((aether_product_vec_f32((sincos_k_2 * 0.25f)) - 0.375f) + 12582912.0f) - 12582912.0f);
+    const float sincos_q_2 = (sincos_k_2 - aether_product_vec_f32((4.0f * sincos_fq_2)));
+    const float sincos_sn_2 = ((ay == 0.0f) ? ay : ((sincos_q_2 == 0.0f) ? sincos_sr_2 : ((sincos_q_2 == 1.0f) ? sincos_cr_2 : ((sincos_q_2 == 2.0f) ? aether_product_vec_f32((sincos_sr_2 * -1.0f)) : aether_product_vec_f32((sincos_cr_2 * -1.0f))))));
+    const float sincos_cs_2 = ((sincos_q_2 == 0.0f) ? sincos_cr_2 : ((sincos_q_2 == 1.0f) ? aether_product_vec_f32((sincos_sr_2 * -1.0f)) : ((sincos_q_2 == 2.0f) ? aether_product_vec_f32((sincos_cr_2 * -1.0f)) : sincos_sr_2)));
+    const int sincos_inside_2 = (fabsf(ay) <= 8192.0f);
+    const float sincos_z_2 = (ay - ay);
+    const float sy_x = (sincos_inside_2 ? sincos_sn_2 : (sincos_z_2 / sincos_z_2));
+    const float sy_y = (sincos_inside_2 ? sincos_cs_2 : (sincos_z_2 / sincos_z_2));
+    const float sincos_t_3 = aether_product_vec_f32((az * 0x1.45f306p-1f));
+    const float sincos_k_3 = ((sincos_t_3 + 12582912.0f) - 12582912.0f);
+    const float sincos_ra_3 = (az - aether_product_vec_f32((sincos_k_3 * 1.5703125f)));
+    const float sincos_rb_3 = aether_product_vec_f32((sincos_k_3 * 0x1.fb4p-12f));
+    const float sincos_s1_3 = (sincos_ra_3 - sincos_rb_3);
+    const float sincos_v1_3 = (sincos_s1_3 - sincos_ra_3);
+    const float sincos_e1_3 = ((sincos_ra_3 - (sincos_s1_3 - sincos_v1_3)) - (sincos_rb_3 + sincos_v1_3));
+    const float sincos_rc_3 = aether_product_vec_f32((sincos_k_3 * 0x1.444p-24f));
+    const float sincos_s2_3 = (sincos_s1_3 - sincos_rc_3);
+    const float sincos_v2_3 = (sincos_s2_3 - sincos_s1_3);
+    const float sincos_e2_3 = ((sincos_s1_3 - (sincos_s2_3 - sincos_v2_3)) - (sincos_rc_3 + sincos_v2_3));
+    const float sincos_rd_3 = aether_product_vec_f32((sincos_k_3 * 0x1.68c234p-39f));
+    const float sincos_tl_3 = ((sincos_e1_3 + sincos_e2_3) - sincos_rd_3);
+    const float sincos_r_3 = (sincos_s2_3 + sincos_tl_3);
+    const float sincos_rl_3 = (sincos_tl_3 - (sincos_r_3 - sincos_s2_3));
+    const float sincos_u_3 = aether_product_vec_f32((sincos_r_3 * sincos_r_3));
+    const float sincos_ps_3 = aether_product_vec_f32((aether_product_vec_f32((sincos_r_3 * sincos_u_3)) * (-0x1.555556p-3f + aether_product_vec_f32((sincos_u_3 * (0x1.11110ep-7f + aether_product_vec_f32((sincos_u_3 * (-0x1.a013a6p-13f + aether_product_vec_f32((sincos_u_3 * 0x1.6dbdd2p-19f)))))))))));
+    const float sincos_sr_3 = (sincos_r_3 + (sincos_ps_3 + sincos_rl_3));
+    const float sincos_hu_3 = aether_product_vec_f32((0.5f * sincos_u_3));
+    const float sincos_w_3 = (1.0f - sincos_hu_3);
+    const float sincos_lost_3 = ((1.0f - sincos_w_3) - sincos_hu_3);
+    const float sincos_pc_3 = aether_product_vec_f32((aether_product_vec_f32((sincos_u_3 * sincos_u_3)) * (0x1.555554p-5f + aether_product_vec_f32((sincos_u_3 * (-0x1.6c12d2p-10f + aether_product_vec_f32((sincos_u_3 * 0x1.9bd864p-16f))))))));
+    const float sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - aether_product_vec_f32((sincos_r_3 * sincos_rl_3))) + sincos_lost_3));
+    const float sincos_fq_3 = (((aether_product_vec_f32((sincos_k_3 * 0.25f)) - 0.375f) + 12582912.0f) - 12582912.0f);
+    const float sincos_q_3 = (sincos_k_3 - aether_product_vec_f32((4.0f * sincos_fq_3)));
+    const float sincos_sn_3 = ((az == 0.0f) ? az : ((sincos_q_3 == 0.0f) ? sincos_sr_3 : ((sincos_q_3 == 1.0f) ? sincos_cr_3 : ((sincos_q_3 == 2.0f) ? aether_product_vec_f32((sincos_sr_3 * -1.0f)) : aether_product_vec_f32((sincos_cr_3 * -1.0f))))));
+    const float sincos_cs_3 = ((sincos_q_3 == 0.0f) ? sincos_cr_3 : ((sincos_q_3 == 1.0f) ? aether_product_vec_f32((sincos_sr_3 * -1.0f)) : ((sincos_q_3 == 2.0f) ? aether_product_vec_f32((sincos_cr_3 * -1.0f)) : sincos_sr_3)));
+    const int sincos_inside_3 = (fabsf(az) <= 8192.0f);
+    const float sincos_z_3 = (az - az);
+    const float sz_x = (sincos_inside_3 ? sincos_sn_3 : (sincos_z_3 / sincos_z_3));
+    const float sz_y = (sincos_inside_3 ? sincos_cs_3 : (sincos_z_3 / sincos_z_3));
+    const float m00 = aether_product_vec_f32((sy_y * sz_y));
+    const float m01 = aether_product_vec_f32((aether_product_vec_f32((sy_y * sz_x)) * -1.0f));
+    const float m10 = (aether_product_vec_f32((aether_product_vec_f32((sx_x * sy_x)) * sz_y)) + aether_product_vec_f32((sx_y * sz_x)));
+    const float m11 = (aether_product_vec_f32((sx_y * sz_y)) - aether_product_vec_f32((aether_product_vec_f32((sx_x * sy_x)) * sz_x)));
+    const float m12 = aether_product_vec_f32((aether_product_vec_f32((sx_x * sy_y)) * -1.0f));
+    const float m20 = (aether_product_vec_f32((sx_x * sz_x)) - aether_product_vec_f32((aether_product_vec_f32((sx_y * sy_x)) * sz_y)));
+    const float m21 = (aether_product_vec_f32((aether_product_vec_f32((sx_y * sy_x)) * sz_x)) + aether_product_vec_f32((sx_x * sz_y)));
+    aether_mat3f out;
+    out.m[0] = m00;
+    out.m[1] = m01;
+    out.m[2] = sy_x;
+    out.m[3] = m10;
+    out.m[4] = m11;
+    out.m[5] = m12;
+    out.m[6] = m20;
+    out.m[7] = m21;
+    out.m[8] = aether_product_vec_f32((sx_y * sy_y));
+    return out;
+}
+
+static inline aether_mat3d aether_mat3d_from_euler_xyz_batch_item(const double *aether_ax, const double *aether_ay, const double *aether_az)
+{
+    const double ax = *aether_ax;
+    const double ay = *aether_ay;
+    const double az = *aether_az;
+    const double sincos_t = aether_product_vec_f64((ax * 0x1.45f306dc9c883p-1));
+    const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
+    const double sincos_ra = (ax - aether_product_vec_f64((sincos_k * 0x1.921fb544p+0)));
+    const double sincos_rb = aether_product_vec_f64((sincos_k * 0x1.0b4611a6p-34));
+    const double sincos_s1 = (sincos_ra - sincos_rb);
+    const double sincos_v1 = (sincos_s1 - sincos_ra);
+    const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+    const double sincos_rc = aether_product_vec_f64((sincos_k * 0x1.3198a2ep-69));
+    const double sincos_s2 = (sincos_s1 - sincos_rc);
+    const double sincos_v2 = (sincos_s2 - sincos_s1);
+    const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+    const double sincos_rd = aether_product_vec_f64((sincos_k * 0x1.b839a252049c1p-104));
+    const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+    const double sincos_r = (sincos_s2 + sincos_tl);
+    const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+    const double sincos_u = aether_product_vec_f64((sincos_r * sincos_r));
+    const double sincos_ps = aether_product_vec_f64((aether_product_vec_f64((sincos_r * sincos_u)) * (-0x1.5555555555555p-3 + aether_product_vec_f64((sincos_u * (0x1.111111111111p-7 + aether_product_vec_f64((sincos_u * (-0x1.a01a01a019936p-13 + aether_product_vec_f64((sincos_u * (0x1.71de3a54605eep-19 + aether_product_vec_f64((sincos_u * (-0x1.ae64541266378p-26 + aether_product_vec_f64((sincos_u * (0x1.61217ec01749dp-33 + aether_product_vec_f64((sincos_u * -0x1.ab17a79237a19p-41))))))))))))))))))));
+    const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+    const double sincos_hu = aether_product_vec_f64((0.5 * sincos_u));
+    const double sincos_w = (1.0 - sincos_hu);
+    const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
+    const double sincos_pc = aether_product_vec_f64((aether_product_vec_f64((sincos_u * sincos_u)) * (0x1.5555555555555p-5 + aether_product_vec_f64((sincos_u * (-0x1.6c16c16c16966p-10 + aether_product_vec_f64((sincos_u * (0x1.a01a019f4e867p-16 + aether_product_vec_f64((sincos_u * (-0x1.27e4fa17a41b4p-22 + aether_product_vec_f64((sincos_u * (0x1.1eeb68b109173p-29 + aether_product_vec_f64((sincos_u * -0x1.907d7aebd5e3dp-37)))))))))))))))));
+    const double sincos_cr = (sincos_w + ((sincos_pc - aether_product_vec_f64((sincos_r * sincos_rl))) + sincos_lost));
+    const double sincos_fq = (((aether_product_vec_f64((sincos_k * 0.25)) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+    const double sincos_q = (sincos_k - aether_product_vec_f64((4.0 * sincos_fq)));
+    const double sincos_sn = ((ax == 0.0) ? ax : ((sincos_q == 0.0) ? sincos_sr : ((sincos_q == 1.0) ? sincos_cr : ((sincos_q == 2.0) ? aether_product_vec_f64((sincos_sr * -1.0)) : aether_product_vec_f64((sincos_cr * -1.0))))));
+    const double sincos_cs = ((sincos_q == 0.0) ? sincos_cr : ((sincos_q == 1.0) ? aether_product_vec_f64((sincos_sr * -1.0)) : ((sincos_q == 2.0) ? aether_product_vec_f64((sincos_cr * -1.0)) : sincos_sr)));
+    const int sincos_inside = (fabs(ax) <= 1048576.0);
+    const double sincos_z = (ax - ax);
+    const double sx_x = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
+    const double sx_y = (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
+    const double sincos_t_2 = aether_product_vec_f64((ay * 0x1.45f306dc9c883p-1));
+    const double sincos_k_2 = ((sincos_t_2 + 6755399441055744.0) - 6755399441055744.0);
+    const double sincos_ra_2 = (ay - aether_product_vec_f64((sincos_k_2 * 0x1.921fb544p+0)));
+    const double sincos_rb_2 = aether_product_vec_f64((sincos_k_2 * 0x1.0b4611a6p-34));
+    const double sincos_s1_2 = (sincos_ra_2 - sincos_rb_2);
+    const double sincos_v1_2 = (sincos_s1_2 - sincos_ra_2);
+    const double sincos_e1_2 = ((sincos_ra_2 - (sincos_s1_2 - sincos_v1_2)) - (sincos_rb_2 + sincos_v1_2));
+    const double sincos_rc_2 = aether_product_vec_f64((sincos_k_2 * 0x1.3198a2ep-69));
+    const double sincos_s2_2 = (sincos_s1_2 - sincos_rc_2);
+    const double sincos_v2_2 = (sincos_s2_2 - sincos_s1_2);
+    const double sincos_e2_2 = ((sincos_s1_2 - (sincos_s2_2 - sincos_v2_2)) - (sincos_rc_2 + sincos_v2_2));
+    const double sincos_rd_2 = aether_product_vec_f64((sincos_k_2 * 0x1.b839a252049c1p-104));
+    const double sincos_tl_2 = ((sincos_e1_2 + sincos_e2_2) - sincos_rd_2);
+    const double sincos_r_2 = (sincos_s2_2 + sincos_tl_2);
+    const double sincos_rl_2 = (sincos_tl_2 - (sincos_r_2 - sincos_s2_2));
+    const double sincos_u_2 = aether_product_vec_f64((sincos_r_2 * sincos_r_2));
+    const double sincos_ps_2 = aether_product_vec_f64((aether_product_vec_f64((sincos_r_2 * sincos_u_2)) * (-0x1.5555555555555p-3 + aether_product_vec_f64((sincos_u_2 * (0x1.111111111111p-7 + aether_product_vec_f64((sincos_u_2 * (-0x1.a01a01a019936p-13 + aether_product_vec_f64((sincos_u_2 * (0x1.71de3a54605eep-19 + aether_product_vec_f64((sincos_u_2 * (-0x1.ae64541266378p-26 + aether_product_vec_f64((sincos_u_2 * (0x1.61217ec01749dp-33 + aether_product_vec_f64((sincos_u_2 * -0x1.ab17a79237a19p-41))))))))))))))))))));
+    const double sincos_sr_2 = (sincos_r_2 + (sincos_ps_2 + sincos_rl_2));
+    const double sincos_hu_2 = aether_product_vec_f64((0.5 * sincos_u_2));
+    const double sincos_w_2 = (1.0 - sincos_hu_2);
+    const double sincos_lost_2 = ((1.0 - sincos_w_2) - sincos_hu_2);
+    const double sincos_pc_2 = aether_product_vec_f64((aether_product_vec_f64((sincos_u_2 * sincos_u_2)) * (0x1.5555555555555p-5 + aether_product_vec_f64((sincos_u_2 * (-0x1.6c16c16c16966p-10 + aether_product_vec_f64((sincos_u_2 * (0x1.a01a019f4e867p-16 + aether_product_vec_f64((sincos_u_2 * (-0x1.27e4fa17a41b4p-22 + aether_product_vec_f64((sincos_u_2 * (0x1.1eeb68b109173p-29 + aether_product_vec_f64((sincos_u_2 * -0x1.907d7aebd5e3dp-37)))))))))))))))));
+    const double sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - aether_product_vec_f64((sincos_r_2 * sincos_rl_2))) + sincos_lost_2));
+    const double sincos_fq_2 = (((aether_product_vec_f64((sincos_k_2 * 0.25)) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+    const double sincos_q_2 = (sincos_k_2 - aether_product_vec_f64((4.0 * sincos_fq_2)));
+    const double sincos_sn_2 = ((ay == 0.0) ? ay : ((sincos_q_2 == 0.0) ? sincos_sr_2 : ((sincos_q_2 == 1.0) ? sincos_cr_2 : ((sincos_q_2 == 2.0) ? aether_product_vec_f64((sincos_sr_2 * -1.0)) : aether_product_vec_f64((sincos_cr_2 * -1.0))))));
+    const double sincos_cs_2 = ((sincos_q_2 == 0.0) ? sincos_cr_2 : ((sincos_q_2 == 1.0) ? aether_product_vec_f64((sincos_sr_2 * -1.0)) : ((sincos_q_2 == 2.0) ? aether_product_vec_f64((sincos_cr_2 * -1.0)) : sincos_sr_2)));
+    const int sincos_inside_2 = (fabs(ay) <= 1048576.0);
+    const double sincos_z_2 = (ay - ay);
+    const double sy_x = (sincos_inside_2 ? sincos_sn_2 : (sincos_z_2 / sincos_z_2));
+    const double sy_y = (sincos_inside_2 ? sincos_cs_2 : (sincos_z_2 / sincos_z_2));
+    const double sincos_t_3 = aether_product_vec_f64((az * 0x1.45f306dc9c883p-1));
+    const double sincos_k_3 = ((sincos_t_3 + 6755399441055744.0) - 6755399441055744.0);
+    const double sincos_ra_3 = (az - aether_product_vec_f64((sincos_k_3 * 0x1.921fb544p+0)));
+    const double sincos_rb_3 = aether_product_vec_f64((sincos_k_3 * 0x1.0b4611a6p-34));
+    const double sincos_s1_3 = (sincos_ra_3 - sincos_rb_3);
+    const double sincos_v1_3 = (sincos_s1_3 - sincos_ra_3);
+    const double sincos_e1_3 = ((sincos_ra_3 - (sincos_s1_3 - sincos_v1_3)) - (sincos_rb_3 + sincos_v1_3));
+    const double sincos_rc_3 = aether_product_vec_f64((sincos_k_3 * 0x1.3198a2ep-69));
+    const double sincos_s2_3 = (sincos_s1_3 - sincos_rc_3);
+    const double sincos_v2_3 = (sincos_s2_3 - sincos_s1_3);
+    const double sincos_e2_3 = ((sincos_s1_3 - (sincos_s2_3 - sincos_v2_3)) - (sincos_rc_3 + sincos_v2_3));
+    const double sincos_rd_3 = aether_product_vec_f64((sincos_k_3 * 0x1.b839a252049c1p-104));
+    const double sincos_tl_3 = ((sincos_e1_3 + sincos_e2_3) - sincos_rd_3);
+    const double sincos_r_3 = (sincos_s2_3 + sincos_tl_3);
+    const double sincos_rl_3 = (sincos_tl_3 - (sincos_r_3 - sincos_s2_3));
+    const double sincos_u_3 = aether_product_vec_f64((sincos_r_3 * sincos_r_3));
+    const double sincos_ps_3 = aether_product_vec_f64((aether_product_vec_f64((sincos_r_3 * sincos_u_3)) * (-0x1.5555555555555p-3 + aether_product_vec_f64((sincos_u_3 * (0x1.111111111111p-7 + aether_product_vec_f64((sincos_u_3 * (-0x1.a01a01a019936p-13 + aether_product_vec_f64((sincos_u_3 * (0x1.71de3a54605eep-19 + aether_product_vec_f64((sincos_u_3 * (-0x1.ae64541266378p-26 + aether_product_vec_f64((sincos_u_3 * (0x1.61217ec01749dp-33 + aether_product_vec_f64((sincos_u_3 * -0x1.ab17a79237a19p-41))))))))))))))))))));
+    const double sincos_sr_3 = (sincos_r_3 + (sincos_ps_3 + sincos_rl_3));
+    const double sincos_hu_3 = aether_product_vec_f64((0.5 * sincos_u_3));
+    const double sincos_w_3 = (1.0 - sincos_hu_3);
+    const double sincos_lost_3 = ((1.0 - sincos_w_3) - sincos_hu_3);
+    const double sincos_pc_3 = aether_product_vec_f64((aether_product_vec_f64((sincos_u_3 * sincos_u_3)) * (0x1.5555555555555p-5 + aether_product_vec_f64((sincos_u_3 * (-0x1.6c16c16c16966p-10 + aether_product_vec_f64((sincos_u_3 * (0x1.a01a019f4e867p-16 + aether_product_vec_f64((sincos_u_3 * (-0x1.27e4fa17a41b4p-22 + aether_product_vec_f64((sincos_u_3 * (0x1.1eeb68b109173p-29 + aether_product_vec_f64((sincos_u_3 * -0x1.907d7aebd5e3dp-37)))))))))))))))));
+    const double sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - aether_product_vec_f64((sincos_r_3 * sincos_rl_3))) + sincos_lost_3));
+    const double sincos_fq_3 = (((aether_product_vec_f64((sincos_k_3 * 0.25)) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+    const double sincos_q_3 = (sincos_k_3 - aether_product_vec_f64((4.0 * sincos_fq_3)));
+    const double sincos_sn_3 = ((az == 0.0) ? az : ((sincos_q_3 == 0.0) ? sincos_sr_3 : ((sincos_q_3 == 1.0) ? sincos_cr_3 : ((sincos_q_3 == 2.0) ? aether_product_vec_f64((sincos_sr_3 * -1.0)) : aether_product_vec_f64((sincos_cr_3 * -1.0))))));
+    const double sincos_cs_3 = ((sincos_q_3 == 0.0) ? sincos_cr_3 : ((sincos_q_3 == 1.0) ? aether_product_vec_f64((sincos_sr_3 * -1.0)) : ((sincos_q_3 == 2.0) ? aether_product_vec_f64((sincos_cr_3 * -1.0)) : sincos_sr_3)));
+    const int sincos_inside_3 = (fabs(az) <= 1048576.0);
+    const double sincos_z_3 = (az - az);
+    const double sz_x = (sincos_inside_3 ? sincos_sn_3 : (sincos_z_3 / sincos_z_3));
+    const double sz_y = (sincos_inside_3 ? sincos_cs_3 : (sincos_z_3 / sincos_z_3));
+    const double m00 = aether_product_vec_f64((sy_y * sz_y));
+    const double m01 = aether_product_vec_f64((aether_product_vec_f64((sy_y * sz_x)) * -1.0));
+    const double m10 = (aether_product_vec_f64((aether_product_vec_f64((sx_x * sy_x)) * sz_y)) + aether_product_vec_f64((sx_y * sz_x)));
+    const double m11 = (aether_product_vec_f64((sx_y * sz_y)) - aether_product_vec_f64((aether_product_vec_f64((sx_x * sy_x)) * sz_x)));
+    const double m12 = aether_product_vec_f64((aether_product_vec_f64((sx_x * sy_y)) * -1.0));
+    const double m20 = (aether_product_vec_f64((sx_x * sz_x)) - aether_product_vec_f64((aether_product_vec_f64((sx_y * sy_x)) * sz_y)));
+    const double m21 = (aether_product_vec_f64((aether_product_vec_f64((sx_y * sy_x)) * sz_x)) + aether_product_vec_f64((sx_x * sz_y)));
+    aether_mat3d out;
+    out.m[0] = m00;
+    out.m[1] = m01;
+    out.m[2] = sy_x;
+    out.m[3] = m10;
+    out.m[4] = m11;
+    out.m[5] = m12;
+    out.m[6] = m20;
+    out.m[7] = m21;
+    out.m[8] = aether_product_vec_f64((sx_y * sy_y));
+    return out;
 }
 
 static inline aether_rotationf aether_f32_jacobi_rotation_batch_item(const float *aether_app, const float *aether_aqq, const float *aether_apq)
@@ -16961,6 +17609,366 @@ void aether_f64_cos_aos(const double *a, double *out, size_t n)
 #endif
     for (; i < n; ++i) {
         out[i] = aether_f64_cos_batch_item(&a[i]);
+    }
+}
+
+void aether_quatf_from_axis_angle_soa(const float *axis, const float *angle, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 8u; i += 8u) {
+        aether_vec3fx8 v_axis;
+        aether_f32x8 v_angle;
+        aether_quatfx8 aether_r;
+        memcpy(&v_axis.x, axis + 0u * n + i, 8u * sizeof(float));
+        memcpy(&v_axis.y, axis + 1u * n + i, 8u * sizeof(float));
+        memcpy(&v_axis.z, axis + 2u * n + i, 8u * sizeof(float));
+        memcpy(&v_angle, angle + i, 8u * sizeof(float));
+        aether_quatf_from_axis_angle_batch_x8(&aether_r, &v_axis, &v_angle);
+        memcpy(out + 0u * n + i, &aether_r.w, 8u * sizeof(float));
+        memcpy(out + 1u * n + i, &aether_r.x, 8u * sizeof(float));
+        memcpy(out + 2u * n + i, &aether_r.y, 8u * sizeof(float));
+        memcpy(out + 3u * n + i, &aether_r.z, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        aether_vec3f v_axis;
+        v_axis.x = axis[0u * n + i];
+        v_axis.y = axis[1u * n + i];
+        v_axis.z = axis[2u * n + i];
+        float v_angle;
+        v_angle = angle[i];
+        const aether_quatf result = aether_quatf_from_axis_angle(v_axis, v_angle);
+        out[0u * n + i] = result.w;
+        out[1u * n + i] = result.x;
+        out[2u * n + i] = result.y;
+        out[3u * n + i] = result.z;
+    }
+}
+
+void aether_quatf_from_axis_angle_aos(const aether_vec3f *axis, const float *angle, aether_quatf *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 8u; i += 8u) {
+        aether_vec3fx8 v_axis;
+        aether_f32x8 v_angle;
+        aether_quatfx8 aether_r;
+        aether_f32x8 v_axis_w0, v_axis_w1, v_axis_w2;
+        memcpy(&v_axis_w0, (const char *)(const void *)(axis + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_axis_w1, (const char *)(const void *)(axis + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_axis_w2, (const char *)(const void *)(axis + i) + 16u * sizeof(float), 8u * sizeof(float));
+        v_axis.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_axis_w0, v_axis_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_axis_w2, 0, 1, 2, 3, 4, 5, 10, 13);
+        v_axis.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_axis_w0, v_axis_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_axis_w2, 0, 1, 2, 3, 4, 8, 11, 14);
+        v_axis.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_axis_w0, v_axis_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_axis_w2, 0, 1, 2, 3, 4, 9, 12, 15);
+        memcpy(&v_angle, (const float *)(const void *)(angle + i), 8u * sizeof(float));
+        aether_quatf_from_axis_angle_batch_x8(&aether_r, &v_axis, &v_angle);
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.y, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.z, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.y, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.z, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 4, 12, 0, 0, 5, 13, 0, 0), aether_r.y, 0, 1, 12, 0, 4, 5, 13, 0), aether_r.z, 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 6, 14, 0, 0, 7, 15, 0, 0), aether_r.y, 0, 1, 14, 0, 4, 5, 15, 0), aether_r.z, 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_quatf_from_axis_angle_batch_item(&axis[i], &angle[i]);
+    }
+}
+
+void aether_quatd_from_axis_angle_soa(const double *axis, const double *angle, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 4u; i += 4u) {
+        aether_vec3dx4 v_axis;
+        aether_f64x4 v_angle;
+        aether_quatdx4 aether_r;
+        memcpy(&v_axis.x, axis + 0u * n + i, 4u * sizeof(double));
+        memcpy(&v_axis.y, axis + 1u * n + i, 4u * sizeof(double));
+        memcpy(&v_axis.z, axis + 2u * n + i, 4u * sizeof(double));
+        memcpy(&v_angle, angle + i, 4u * sizeof(double));
+        aether_quatd_from_axis_angle_batch_x4(&aether_r, &v_axis, &v_angle);
+        memcpy(out + 0u * n + i, &aether_r.w, 4u * sizeof(double));
+        memcpy(out + 1u * n + i, &aether_r.x, 4u * sizeof(double));
+        memcpy(out + 2u * n + i, &aether_r.y, 4u * sizeof(double));
+        memcpy(out + 3u * n + i, &aether_r.z, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        aether_vec3d v_axis;
+        v_axis.x = axis[0u * n + i];
+        v_axis.y = axis[1u * n + i];
+        v_axis.z = axis[2u * n + i];
+        double v_angle;
+        v_angle = angle[i];
+        const aether_quatd result = aether_quatd_from_axis_angle(v_axis, v_angle);
+        out[0u * n + i] = result.w;
+        out[1u * n + i] = result.x;
+        out[2u * n + i] = result.y;
+        out[3u * n + i] = result.z;
+    }
+}
+
+void aether_quatd_from_axis_angle_aos(const aether_vec3d *axis, const double *angle, aether_quatd *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 4u; i += 4u) {
+        aether_vec3dx4 v_axis;
+        aether_f64x4 v_angle;
+        aether_quatdx4 aether_r;
+        aether_f64x4 v_axis_w0, v_axis_w1, v_axis_w2;
+        memcpy(&v_axis_w0, (const char *)(const void *)(axis + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_axis_w1, (const char *)(const void *)(axis + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_axis_w2, (const char *)(const void *)(axis + i) + 8u * sizeof(double), 4u * sizeof(double));
+        v_axis.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_axis_w0, v_axis_w1, 0, 3, 6, 0), v_axis_w2, 0, 1, 2, 5);
+        v_axis.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_axis_w0, v_axis_w1, 1, 4, 7, 0), v_axis_w2, 0, 1, 2, 6);
+        v_axis.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_axis_w0, v_axis_w1, 2, 5, 0, 0), v_axis_w2, 0, 1, 4, 7);
+        memcpy(&v_angle, (const double *)(const void *)(angle + i), 4u * sizeof(double));
+        aether_quatd_from_axis_angle_batch_x4(&aether_r, &v_axis, &v_angle);
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 0, 4, 0, 0), aether_r.y, 0, 1, 4, 0), aether_r.z, 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 1, 5, 0, 0), aether_r.y, 0, 1, 5, 0), aether_r.z, 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 2, 6, 0, 0), aether_r.y, 0, 1, 6, 0), aether_r.z, 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 3, 7, 0, 0), aether_r.y, 0, 1, 7, 0), aether_r.z, 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_quatd_from_axis_angle_batch_item(&axis[i], &angle[i]);
+    }
+}
+
+void aether_mat3f_from_euler_xyz_soa(const float *ax, const float *ay, const float *az, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_ax;
+        aether_f32x8 v_ay;
+        aether_f32x8 v_az;
+        aether_mat3fx8 aether_r;
+        memcpy(&v_ax, ax + i, 8u * sizeof(float));
+        memcpy(&v_ay, ay + i, 8u * sizeof(float));
+        memcpy(&v_az, az + i, 8u * sizeof(float));
+        aether_mat3f_from_euler_xyz_batch_x8(&aether_r, &v_ax, &v_ay, &v_az);
+        memcpy(out + 0u * n + i, &aether_r.m[0], 8u * sizeof(float));
+        memcpy(out + 1u * n + i, &aether_r.m[1], 8u * sizeof(float));
+        memcpy(out + 2u * n + i, &aether_r.m[2], 8u * sizeof(float));
+        memcpy(out + 3u * n + i, &aether_r.m[3], 8u * sizeof(float));
+        memcpy(out + 4u * n + i, &aether_r.m[4], 8u * sizeof(float));
+        memcpy(out + 5u * n + i, &aether_r.m[5], 8u * sizeof(float));
+        memcpy(out + 6u * n + i, &aether_r.m[6], 8u * sizeof(float));
+        memcpy(out + 7u * n + i, &aether_r.m[7], 8u * sizeof(float));
+        memcpy(out + 8u * n + i, &aether_r.m[8], 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        float v_ax;
+        v_ax = ax[i];
+        float v_ay;
+        v_ay = ay[i];
+        float v_az;
+        v_az = az[i];
+        const aether_mat3f result = aether_mat3f_from_euler_xyz(v_ax, v_ay, v_az);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+    }
+}
+
+void aether_mat3f_from_euler_xyz_aos(const float *ax, const float *ay, const float *az, aether_mat3f *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_ax;
+        aether_f32x8 v_ay;
+        aether_f32x8 v_az;
+        aether_mat3fx8 aether_r;
+        memcpy(&v_ax, (const float *)(const void *)(ax + i), 8u * sizeof(float));
+        memcpy(&v_ay, (const float *)(const void *)(ay + i), 8u * sizeof(float));
+        memcpy(&v_az, (const float *)(const void *)(az + i), 8u * sizeof(float));
+        aether_mat3f_from_euler_xyz_batch_x8(&aether_r, &v_ax, &v_ay, &v_az);
+        out[i + 0u].m[0] = aether_r.m[0][0];
+        out[i + 1u].m[0] = aether_r.m[0][1];
+        out[i + 2u].m[0] = aether_r.m[0][2];
+        out[i + 3u].m[0] = aether_r.m[0][3];
+        out[i + 4u].m[0] = aether_r.m[0][4];
+        out[i + 5u].m[0] = aether_r.m[0][5];
+        out[i + 6u].m[0] = aether_r.m[0][6];
+        out[i + 7u].m[0] = aether_r.m[0][7];
+        out[i + 0u].m[1] = aether_r.m[1][0];
+        out[i + 1u].m[1] = aether_r.m[1][1];
+        out[i + 2u].m[1] = aether_r.m[1][2];
+        out[i + 3u].m[1] = aether_r.m[1][3];
+        out[i + 4u].m[1] = aether_r.m[1][4];
+        out[i + 5u].m[1] = aether_r.m[1][5];
+        out[i + 6u].m[1] = aether_r.m[1][6];
+        out[i + 7u].m[1] = aether_r.m[1][7];
+        out[i + 0u].m[2] = aether_r.m[2][0];
+        out[i + 1u].m[2] = aether_r.m[2][1];
+        out[i + 2u].m[2] = aether_r.m[2][2];
+        out[i + 3u].m[2] = aether_r.m[2][3];
+        out[i + 4u].m[2] = aether_r.m[2][4];
+        out[i + 5u].m[2] = aether_r.m[2][5];
+        out[i + 6u].m[2] = aether_r.m[2][6];
+        out[i + 7u].m[2] = aether_r.m[2][7];
+        out[i + 0u].m[3] = aether_r.m[3][0];
+        out[i + 1u].m[3] = aether_r.m[3][1];
+        out[i + 2u].m[3] = aether_r.m[3][2];
+        out[i + 3u].m[3] = aether_r.m[3][3];
+        out[i + 4u].m[3] = aether_r.m[3][4];
+        out[i + 5u].m[3] = aether_r.m[3][5];
+        out[i + 6u].m[3] = aether_r.m[3][6];
+        out[i + 7u].m[3] = aether_r.m[3][7];
+        out[i + 0u].m[4] = aether_r.m[4][0];
+        out[i + 1u].m[4] = aether_r.m[4][1];
+        out[i + 2u].m[4] = aether_r.m[4][2];
+        out[i + 3u].m[4] = aether_r.m[4][3];
+        out[i + 4u].m[4] = aether_r.m[4][4];
+        out[i + 5u].m[4] = aether_r.m[4][5];
+        out[i + 6u].m[4] = aether_r.m[4][6];
+        out[i + 7u].m[4] = aether_r.m[4][7];
+        out[i + 0u].m[5] = aether_r.m[5][0];
+        out[i + 1u].m[5] = aether_r.m[5][1];
+        out[i + 2u].m[5] = aether_r.m[5][2];
+        out[i + 3u].m[5] = aether_r.m[5][3];
+        out[i + 4u].m[5] = aether_r.m[5][4];
+        out[i + 5u].m[5] = aether_r.m[5][5];
+        out[i + 6u].m[5] = aether_r.m[5][6];
+        out[i + 7u].m[5] = aether_r.m[5][7];
+        out[i + 0u].m[6] = aether_r.m[6][0];
+        out[i + 1u].m[6] = aether_r.m[6][1];
+        out[i + 2u].m[6] = aether_r.m[6][2];
+        out[i + 3u].m[6] = aether_r.m[6][3];
+        out[i + 4u].m[6] = aether_r.m[6][4];
+        out[i + 5u].m[6] = aether_r.m[6][5];
+        out[i + 6u].m[6] = aether_r.m[6][6];
+        out[i + 7u].m[6] = aether_r.m[6][7];
+        out[i + 0u].m[7] = aether_r.m[7][0];
+        out[i + 1u].m[7] = aether_r.m[7][1];
+        out[i + 2u].m[7] = aether_r.m[7][2];
+        out[i + 3u].m[7] = aether_r.m[7][3];
+        out[i + 4u].m[7] = aether_r.m[7][4];
+        out[i + 5u].m[7] = aether_r.m[7][5];
+        out[i + 6u].m[7] = aether_r.m[7][6];
+        out[i + 7u].m[7] = aether_r.m[7][7];
+        out[i + 0u].m[8] = aether_r.m[8][0];
+        out[i + 1u].m[8] = aether_r.m[8][1];
+        out[i + 2u].m[8] = aether_r.m[8][2];
+        out[i + 3u].m[8] = aether_r.m[8][3];
+        out[i + 4u].m[8] = aether_r.m[8][4];
+        out[i + 5u].m[8] = aether_r.m[8][5];
+        out[i + 6u].m[8] = aether_r.m[8][6];
+        out[i + 7u].m[8] = aether_r.m[8][7];
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_mat3f_from_euler_xyz_batch_item(&ax[i], &ay[i], &az[i]);
+    }
+}
+
+void aether_mat3d_from_euler_xyz_soa(const double *ax, const double *ay, const double *az, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_ax;
+        aether_f64x4 v_ay;
+        aether_f64x4 v_az;
+        aether_mat3dx4 aether_r;
+        memcpy(&v_ax, ax + i, 4u * sizeof(double));
+        memcpy(&v_ay, ay + i, 4u * sizeof(double));
+        memcpy(&v_az, az + i, 4u * sizeof(double));
+        aether_mat3d_from_euler_xyz_batch_x4(&aether_r, &v_ax, &v_ay, &v_az);
+        memcpy(out + 0u * n + i, &aether_r.m[0], 4u * sizeof(double));
+        memcpy(out + 1u * n + i, &aether_r.m[1], 4u * sizeof(double));
+        memcpy(out + 2u * n + i, &aether_r.m[2], 4u * sizeof(double));
+        memcpy(out + 3u * n + i, &aether_r.m[3], 4u * sizeof(double));
+        memcpy(out + 4u * n + i, &aether_r.m[4], 4u * sizeof(double));
+        memcpy(out + 5u * n + i, &aether_r.m[5], 4u * sizeof(double));
+        memcpy(out + 6u * n + i, &aether_r.m[6], 4u * sizeof(double));
+        memcpy(out + 7u * n + i, &aether_r.m[7], 4u * sizeof(double));
+        memcpy(out + 8u * n + i, &aether_r.m[8], 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        double v_ax;
+        v_ax = ax[i];
+        double v_ay;
+        v_ay = ay[i];
+        double v_az;
+        v_az = az[i];
+        const aether_mat3d result = aether_mat3d_from_euler_xyz(v_ax, v_ay, v_az);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+    }
+}
+
+void aether_mat3d_from_euler_xyz_aos(const double *ax, const double *ay, const double *az, aether_mat3d *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_ax;
+        aether_f64x4 v_ay;
+        aether_f64x4 v_az;
+        aether_mat3dx4 aether_r;
+        memcpy(&v_ax, (const double *)(const void *)(ax + i), 4u * sizeof(double));
+        memcpy(&v_ay, (const double *)(const void *)(ay + i), 4u * sizeof(double));
+        memcpy(&v_az, (const double *)(const void *)(az + i), 4u * sizeof(double));
+        aether_mat3d_from_euler_xyz_batch_x4(&aether_r, &v_ax, &v_ay, &v_az);
+        out[i + 0u].m[0] = aether_r.m[0][0];
+        out[i + 1u].m[0] = aether_r.m[0][1];
+        out[i + 2u].m[0] = aether_r.m[0][2];
+        out[i + 3u].m[0] = aether_r.m[0][3];
+        out[i + 0u].m[1] = aether_r.m[1][0];
+        out[i + 1u].m[1] = aether_r.m[1][1];
+        out[i + 2u].m[1] = aether_r.m[1][2];
+        out[i + 3u].m[1] = aether_r.m[1][3];
+        out[i + 0u].m[2] = aether_r.m[2][0];
+        out[i + 1u].m[2] = aether_r.m[2][1];
+        out[i + 2u].m[2] = aether_r.m[2][2];
+        out[i + 3u].m[2] = aether_r.m[2][3];
+        out[i + 0u].m[3] = aether_r.m[3][0];
+        out[i + 1u].m[3] = aether_r.m[3][1];
+        out[i + 2u].m[3] = aether_r.m[3][2];
+        out[i + 3u].m[3] = aether_r.m[3][3];
+        out[i + 0u].m[4] = aether_r.m[4][0];
+        out[i + 1u].m[4] = aether_r.m[4][1];
+        out[i + 2u].m[4] = aether_r.m[4][2];
+        out[i + 3u].m[4] = aether_r.m[4][3];
+        out[i + 0u].m[5] = aether_r.m[5][0];
+        out[i + 1u].m[5] = aether_r.m[5][1];
+        out[i + 2u].m[5] = aether_r.m[5][2];
+        out[i + 3u].m[5] = aether_r.m[5][3];
+        out[i + 0u].m[6] = aether_r.m[6][0];
+        out[i + 1u].m[6] = aether_r.m[6][1];
+        out[i + 2u].m[6] = aether_r.m[6][2];
+        out[i + 3u].m[6] = aether_r.m[6][3];
+        out[i + 0u].m[7] = aether_r.m[7][0];
+        out[i + 1u].m[7] = aether_r.m[7][1];
+        out[i + 2u].m[7] = aether_r.m[7][2];
+        out[i + 3u].m[7] = aether_r.m[7][3];
+        out[i + 0u].m[8] = aether_r.m[8][0];
+        out[i + 1u].m[8] = aether_r.m[8][1];
+        out[i + 2u].m[8] = aether_r.m[8][2];
+        out[i + 3u].m[8] = aether_r.m[8][3];
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_mat3d_from_euler_xyz_batch_item(&ax[i], &ay[i], &az[i]);
     }
 }
 

@@ -10,14 +10,14 @@
    itself. The per-lane linear algebra's batched forms are its _lanes functions. Truth values
    are int (0 or 1). out may be one of the input arrays (in place) but must not overlap one
    otherwise. Compile aether_batch.c: it includes the core header-only, so aether_core.c must be
-   beside aether_core.h but is not compiled or linked for it. Contract aether 0.1.0 6c1cf545e503fe0cd5cb1c67ded059b0. */
+   beside aether_core.h but is not compiled or linked for it. Contract aether 0.1.0 2c73b605a69c96d277862004b4c2f490. */
 #ifndef AETHER_BATCH_H
 #define AETHER_BATCH_H
 
 #include <stddef.h>
 #include "aether_core.h"
 
-#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 6c1cf545e503fe0cd5cb1c67ded059b0"
+#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 2c73b605a69c96d277862004b4c2f490"
 
 #ifdef __cplusplus
 extern "C" {
@@ -1102,6 +1102,30 @@ void aether_f64_cos_soa(const double *a, double *out, size_t n);
 
 /* aether_f64_cos_aos: out[i] = aether_f64_cos(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
 void aether_f64_cos_aos(const double *a, double *out, size_t n);
+
+/* aether_quatf_from_axis_angle_soa: out[i] = aether_quatf_from_axis_angle(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_quatf_from_axis_angle_soa(const float *axis, const float *angle, float *out, size_t n);
+
+/* aether_quatf_from_axis_angle_aos: out[i] = aether_quatf_from_axis_angle(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_quatf_from_axis_angle_aos(const aether_vec3f *axis, const float *angle, aether_quatf *out, size_t n);
+
+/* aether_quatd_from_axis_angle_soa: out[i] = aether_quatd_from_axis_angle(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_quatd_from_axis_angle_soa(const double *axis, const double *angle, double *out, size_t n);
+
+/* aether_quatd_from_axis_angle_aos: out[i] = aether_quatd_from_axis_angle(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_quatd_from_axis_angle_aos(const aether_vec3d *axis, const double *angle, aether_quatd *out, size_t n);
+
+/* aether_mat3f_from_euler_xyz_soa: out[i] = aether_mat3f_from_euler_xyz(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_mat3f_from_euler_xyz_soa(const float *ax, const float *ay, const float *az, float *out, size_t n);
+
+/* aether_mat3f_from_euler_xyz_aos: out[i] = aether_mat3f_from_euler_xyz(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_mat3f_from_euler_xyz_aos(const float *ax, const float *ay, const float *az, aether_mat3f *out, size_t n);
+
+/* aether_mat3d_from_euler_xyz_soa: out[i] = aether_mat3d_from_euler_xyz(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_mat3d_from_euler_xyz_soa(const double *ax, const double *ay, const double *az, double *out, size_t n);
+
+/* aether_mat3d_from_euler_xyz_aos: out[i] = aether_mat3d_from_euler_xyz(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_mat3d_from_euler_xyz_aos(const double *ax, const double *ay, const double *az, aether_mat3d *out, size_t n);
 
 /* aether_f32_jacobi_rotation_soa: out[i] = aether_f32_jacobi_rotation(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 void aether_f32_jacobi_rotation_soa(const float *app, const float *aqq, const float *apq, float *out, size_t n);

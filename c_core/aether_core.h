@@ -41,7 +41,7 @@
 /* The contract's fingerprint: the spec's name, version and the md5 of its canonical form
    (every function's operations; not its comments). aether_contract_id() returns the one the
    object was generated with; they are equal when header and object come from the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 6c1cf545e503fe0cd5cb1c67ded059b0"
+#define AETHER_CONTRACT_ID "aether 0.1.0 2c73b605a69c96d277862004b4c2f490"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -68,7 +68,7 @@ AETHER_API const char *aether_contract_id(void);
 #define AETHER_SELFTEST_WITNESS 8
 #define AETHER_SELFTEST_CONTRACT_ID 16
 
-/* Replays the core's 181 witness vectors and checks the floating-point environment of
+/* Replays the core's 187 witness vectors and checks the floating-point environment of
    the calling thread; with a non-NULL expected_id, also that it equals the object's contract.
    Returns 0 or AETHER_SELFTEST_* bits. When message is not NULL, writes at most size bytes
    (NUL-terminated): "aether_selftest: ok: ..." or "aether_selftest: <problem>; <problem>...". */
@@ -2558,6 +2558,350 @@ AETHER_API float aether_f32_cos(float a);
        const double sincos_z = (a - a);
        return (sincos_inside ? sincos_cs : (sincos_z / sincos_z)); */
 AETHER_API double aether_f64_cos(double a);
+
+/* aether_quatf_from_axis_angle: The rotation by angle (radians) about axis: sc = sincos(angle * 0.5), out = quat(sc.y, axis.x * sc.x, axis.y * sc.x, axis.z * sc.x). The axis is used as given (normalize it first: a non-unit axis gives a non-unit quaternion); NaN where |angle * 0.5| is outside sincos's domain.
+   Spec:
+       sc = sincos(angle * 0.5)
+       out = quat(sc.y, axis.x * sc.x, axis.y * sc.x, axis.z * sc.x)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float sincos_a_0 = (angle * 0.5f);
+       const float sincos_t = (sincos_a_0 * 0x1.45f306p-1f);
+       const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
+       const float sincos_ra = (sincos_a_0 - (sincos_k * 1.5703125f));
+       const float sincos_rb = (sincos_k * 0x1.fb4p-12f);
+       const float sincos_s1 = (sincos_ra - sincos_rb);
+       const float sincos_v1 = (sincos_s1 - sincos_ra);
+       const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+       const float sincos_rc = (sincos_k * 0x1.444p-24f);
+       const float sincos_s2 = (sincos_s1 - sincos_rc);
+       const float sincos_v2 = (sincos_s2 - sincos_s1);
+       const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+       const float sincos_rd = (sincos_k * 0x1.68c234p-39f);
+       const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+       const float sincos_r = (sincos_s2 + sincos_tl);
+       const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+       const float sincos_u = (sincos_r * sincos_r);
+       const float sincos_ps = ((sincos_r * sincos_u) * (-0x1.555556p-3f + (sincos_u * (0x1.11110ep-7f + (sincos_u * (-0x1.a013a6p-13f + (sincos_u * 0x1.6dbdd2p-19f)))))));
+       const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+       const float sincos_hu = (0.5f * sincos_u);
+       const float sincos_w = (1.0f - sincos_hu);
+       const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
+       const float sincos_pc = ((sincos_u * sincos_u) * (0x1.555554p-5f + (sincos_u * (-0x1.6c12d2p-10f + (sincos_u * 0x1.9bd864p-16f)))));
+       const float sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
+       const float sincos_fq = ((((sincos_k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+       const float sincos_q = (sincos_k - (4.0f * sincos_fq));
+       const float sincos_sn = ((sincos_a_0 == 0.0f) ? sincos_a_0 : ((sincos_q == 0.0f) ? sincos_sr : ((sincos_q == 1.0f) ? sincos_cr : ((sincos_q == 2.0f) ? (sincos_sr * -1.0f) : (sincos_cr * -1.0f)))));
+       const float sincos_cs = ((sincos_q == 0.0f) ? sincos_cr : ((sincos_q == 1.0f) ? (sincos_sr * -1.0f) : ((sincos_q == 2.0f) ? (sincos_cr * -1.0f) : sincos_sr)));
+       const int sincos_inside = (fabsf(sincos_a_0) <= 8192.0f);
+       const float sincos_z = (sincos_a_0 - sincos_a_0);
+       const float sc_x = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
+       const float sc_y = (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
+       aether_quatf out;
+       out.w = sc_y;
+       out.x = (axis.x * sc_x);
+       out.y = (axis.y * sc_x);
+       out.z = (axis.z * sc_x);
+       return out; */
+AETHER_API aether_quatf aether_quatf_from_axis_angle(aether_vec3f axis, float angle);
+
+/* aether_quatd_from_axis_angle: The rotation by angle (radians) about axis: sc = sincos(angle * 0.5), out = quat(sc.y, axis.x * sc.x, axis.y * sc.x, axis.z * sc.x). The axis is used as given (normalize it first: a non-unit axis gives a non-unit quaternion); NaN where |angle * 0.5| is outside sincos's domain.
+   Spec:
+       sc = sincos(angle * 0.5)
+       out = quat(sc.y, axis.x * sc.x, axis.y * sc.x, axis.z * sc.x)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double sincos_a_0 = (angle * 0.5);
+       const double sincos_t = (sincos_a_0 * 0x1.45f306dc9c883p-1);
+       const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_ra = (sincos_a_0 - (sincos_k * 0x1.921fb544p+0));
+       const double sincos_rb = (sincos_k * 0x1.0b4611a6p-34);
+       const double sincos_s1 = (sincos_ra - sincos_rb);
+       const double sincos_v1 = (sincos_s1 - sincos_ra);
+       const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+       const double sincos_rc = (sincos_k * 0x1.3198a2ep-69);
+       const double sincos_s2 = (sincos_s1 - sincos_rc);
+       const double sincos_v2 = (sincos_s2 - sincos_s1);
+       const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+       const double sincos_rd = (sincos_k * 0x1.b839a252049c1p-104);
+       const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+       const double sincos_r = (sincos_s2 + sincos_tl);
+       const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+       const double sincos_u = (sincos_r * sincos_r);
+       const double sincos_ps = ((sincos_r * sincos_u) * (-0x1.5555555555555p-3 + (sincos_u * (0x1.111111111111p-7 + (sincos_u * (-0x1.a01a01a019936p-13 + (sincos_u * (0x1.71de3a54605eep-19 + (sincos_u * (-0x1.ae64541266378p-26 + (sincos_u * (0x1.61217ec01749dp-33 + (sincos_u * -0x1.ab17a79237a19p-41)))))))))))));
+       const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+       const double sincos_hu = (0.5 * sincos_u);
+       const double sincos_w = (1.0 - sincos_hu);
+       const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
+       const double sincos_pc = ((sincos_u * sincos_u) * (0x1.5555555555555p-5 + (sincos_u * (-0x1.6c16c16c16966p-10 + (sincos_u * (0x1.a01a019f4e867p-16 + (sincos_u * (-0x1.27e4fa17a41b4p-22 + (sincos_u * (0x1.1eeb68b109173p-29 + (sincos_u * -0x1.907d7aebd5e3dp-37)))))))))));
+       const double sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
+       const double sincos_fq = ((((sincos_k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_q = (sincos_k - (4.0 * sincos_fq));
+       const double sincos_sn = ((sincos_a_0 == 0.0) ? sincos_a_0 : ((sincos_q == 0.0) ? sincos_sr : ((sincos_q == 1.0) ? sincos_cr : ((sincos_q == 2.0) ? (sincos_sr * -1.0) : (sincos_cr * -1.0)))));
+       const double sincos_cs = ((sincos_q == 0.0) ? sincos_cr : ((sincos_q == 1.0) ? (sincos_sr * -1.0) : ((sincos_q == 2.0) ? (sincos_cr * -1.0) : sincos_sr)));
+       const int sincos_inside = (fabs(sincos_a_0) <= 1048576.0);
+       const double sincos_z = (sincos_a_0 - sincos_a_0);
+       const double sc_x = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
+       const double sc_y = (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
+       aether_quatd out;
+       out.w = sc_y;
+       out.x = (axis.x * sc_x);
+       out.y = (axis.y * sc_x);
+       out.z = (axis.z * sc_x);
+       return out; */
+AETHER_API aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, double angle);
+
+/* aether_mat3f_from_euler_xyz: The rotation matrix Rx(ax) Ry(ay) Rz(az) (intrinsic x, then y, then z; for a column vector, rotate about z first), angles in radians, from sx = sincos(ax), sy = sincos(ay), sz = sincos(az) (.x the sine, .y the cosine) and the stated products, left to right: row 0 = (cy cz, (cy sz) * -1, sy); row 1 = ((sx sy) cz + cx sz, cx cz - (sx sy) sz, (sx cy) * -1); row 2 = (sx sz - (cx sy) cz, (cx sy) sz + sx cz, cx cy). NaN where an angle is outside sincos's domain.
+   Spec:
+       sx = sincos(ax)
+       sy = sincos(ay)
+       sz = sincos(az)
+       m00 = sy.y * sz.y
+       m01 = (sy.y * sz.x) * -1
+       m10 = (sx.x * sy.x) * sz.y + sx.y * sz.x
+       m11 = sx.y * sz.y - (sx.x * sy.x) * sz.x
+       m12 = (sx.x * sy.y) * -1
+       m20 = sx.x * sz.x - (sx.y * sy.x) * sz.y
+       m21 = (sx.y * sy.x) * sz.x + sx.x * sz.y
+       out = mat3(m00, m01, sy.x, m10, m11, m12, m20, m21, sx.y * sy.y)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float sincos_t = (ax * 0x1.45f306p-1f);
+       const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
+       const float sincos_ra = (ax - (sincos_k * 1.5703125f));
+       const float sincos_rb = (sincos_k * 0x1.fb4p-12f);
+       const float sincos_s1 = (sincos_ra - sincos_rb);
+       const float sincos_v1 = (sincos_s1 - sincos_ra);
+       const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+       const float sincos_rc = (sincos_k * 0x1.444p-24f);
+       const float sincos_s2 = (sincos_s1 - sincos_rc);
+       const float sincos_v2 = (sincos_s2 - sincos_s1);
+       const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+       const float sincos_rd = (sincos_k * 0x1.68c234p-39f);
+       const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+       const float sincos_r = (sincos_s2 + sincos_tl);
+       const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+       const float sincos_u = (sincos_r * sincos_r);
+       const float sincos_ps = ((sincos_r * sincos_u) * (-0x1.555556p-3f + (sincos_u * (0x1.11110ep-7f + (sincos_u * (-0x1.a013a6p-13f + (sincos_u * 0x1.6dbdd2p-19f)))))));
+       const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+       const float sincos_hu = (0.5f * sincos_u);
+       const float sincos_w = (1.0f - sincos_hu);
+       const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
+       const float sincos_pc = ((sincos_u * sincos_u) * (0x1.555554p-5f + (sincos_u * (-0x1.6c12d2p-10f + (sincos_u * 0x1.9bd864p-16f)))));
+       const float sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
+       const float sincos_fq = ((((sincos_k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+       const float sincos_q = (sincos_k - (4.0f * sincos_fq));
+       const float sincos_sn = ((ax == 0.0f) ? ax : ((sincos_q == 0.0f) ? sincos_sr : ((sincos_q == 1.0f) ? sincos_cr : ((sincos_q == 2.0f) ? (sincos_sr * -1.0f) : (sincos_cr * -1.0f)))));
+       const float sincos_cs = ((sincos_q == 0.0f) ? sincos_cr : ((sincos_q == 1.0f) ? (sincos_sr * -1.0f) : ((sincos_q == 2.0f) ? (sincos_cr * -1.0f) : sincos_sr)));
+       const int sincos_inside = (fabsf(ax) <= 8192.0f);
+       const float sincos_z = (ax - ax);
+       const float sx_x = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
+       const float sx_y = (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
+       const float sincos_t_2 = (ay * 0x1.45f306p-1f);
+       const float sincos_k_2 = ((sincos_t_2 + 12582912.0f) - 12582912.0f);
+       const float sincos_ra_2 = (ay - (sincos_k_2 * 1.5703125f));
+       const float sincos_rb_2 = (sincos_k_2 * 0x1.fb4p-12f);
+       const float sincos_s1_2 = (sincos_ra_2 - sincos_rb_2);
+       const float sincos_v1_2 = (sincos_s1_2 - sincos_ra_2);
+       const float sincos_e1_2 = ((sincos_ra_2 - (sincos_s1_2 - sincos_v1_2)) - (sincos_rb_2 + sincos_v1_2));
+       const float sincos_rc_2 = (sincos_k_2 * 0x1.444p-24f);
+       const float sincos_s2_2 = (sincos_s1_2 - sincos_rc_2);
+       const float sincos_v2_2 = (sincos_s2_2 - sincos_s1_2);
+       const float sincos_e2_2 = ((sincos_s1_2 - (sincos_s2_2 - sincos_v2_2)) - (sincos_rc_2 + sincos_v2_2));
+       const float sincos_rd_2 = (sincos_k_2 * 0x1.68c234p-39f);
+       const float sincos_tl_2 = ((sincos_e1_2 + sincos_e2_2) - sincos_rd_2);
+       const float sincos_r_2 = (sincos_s2_2 + sincos_tl_2);
+       const float sincos_rl_2 = (sincos_tl_2 - (sincos_r_2 - sincos_s2_2));
+       const float sincos_u_2 = (sincos_r_2 * sincos_r_2);
+       const float sincos_ps_2 = ((sincos_r_2 * sincos_u_2) * (-0x1.555556p-3f + (sincos_u_2 * (0x1.11110ep-7f + (sincos_u_2 * (-0x1.a013a6p-13f + (sincos_u_2 * 0x1.6dbdd2p-19f)))))));
+       const float sincos_sr_2 = (sincos_r_2 + (sincos_ps_2 + sincos_rl_2));
+       const float sincos_hu_2 = (0.5f * sincos_u_2);
+       const float sincos_w_2 = (1.0f - sincos_hu_2);
+       const float sincos_lost_2 = ((1.0f - sincos_w_2) - sincos_hu_2);
+       const float sincos_pc_2 = ((sincos_u_2 * sincos_u_2) * (0x1.555554p-5f + (sincos_u_2 * (-0x1.6c12d2p-10f + (sincos_u_2 * 0x1.9bd864p-16f)))));
+       const float sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - (sincos_r_2 * sincos_rl_2)) + sincos_lost_2));
+       const float sincos_fq_2 = ((((sincos_k_2 * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+       const float sincos_q_2 = (sincos_k_2 - (4.0f * sincos_fq_2));
+       const float sincos_sn_2 = ((ay == 0.0f) ? ay : ((sincos_q_2 == 0.0f) ? sincos_sr_2 : ((sincos_q_2 == 1.0f) ? sincos_cr_2 : ((sincos_q_2 == 2.0f) ? (sincos_sr_2 * -1.0f) : (sincos_cr_2 * -1.0f)))));
+       const float sincos_cs_2 = ((sincos_q_2 == 0.0f) ? sincos_cr_2 : ((sincos_q_2 == 1.0f) ? (sincos_sr_2 * -1.0f) : ((sincos_q_2 == 2.0f) ? (sincos_cr_2 * -1.0f) : sincos_sr_2)));
+       const int sincos_inside_2 = (fabsf(ay) <= 8192.0f);
+       const float sincos_z_2 = (ay - ay);
+       const float sy_x = (sincos_inside_2 ? sincos_sn_2 : (sincos_z_2 / sincos_z_2));
+       const float sy_y = (sincos_inside_2 ? sincos_cs_2 : (sincos_z_2 / sincos_z_2));
+       const float sincos_t_3 = (az * 0x1.45f306p-1f);
+       const float sincos_k_3 = ((sincos_t_3 + 12582912.0f) - 12582912.0f);
+       const float sincos_ra_3 = (az - (sincos_k_3 * 1.5703125f));
+       const float sincos_rb_3 = (sincos_k_3 * 0x1.fb4p-12f);
+       const float sincos_s1_3 = (sincos_ra_3 - sincos_rb_3);
+       const float sincos_v1_3 = (sincos_s1_3 - sincos_ra_3);
+       const float sincos_e1_3 = ((sincos_ra_3 - (sincos_s1_3 - sincos_v1_3)) - (sincos_rb_3 + sincos_v1_3));
+       const float sincos_rc_3 = (sincos_k_3 * 0x1.444p-24f);
+       const float sincos_s2_3 = (sincos_s1_3 - sincos_rc_3);
+       const float sincos_v2_3 = (sincos_s2_3 - sincos_s1_3);
+       const float sincos_e2_3 = ((sincos_s1_3 - (sincos_s2_3 - sincos_v2_3)) - (sincos_rc_3 + sincos_v2_3));
+       const float sincos_rd_3 = (sincos_k_3 * 0x1.68c234p-39f);
+       const float sincos_tl_3 = ((sincos_e1_3 + sincos_e2_3) - sincos_rd_3);
+       const float sincos_r_3 = (sincos_s2_3 + sincos_tl_3);
+       const float sincos_rl_3 = (sincos_tl_3 - (sincos_r_3 - sincos_s2_3));
+       const float sincos_u_3 = (sincos_r_3 * sincos_r_3);
+       const float sincos_ps_3 = ((sincos_r_3 * sincos_u_3) * (-0x1.555556p-3f + (sincos_u_3 * (0x1.11110ep-7f + (sincos_u_3 * (-0x1.a013a6p-13f + (sincos_u_3 * 0x1.6dbdd2p-19f)))))));
+       const float sincos_sr_3 = (sincos_r_3 + (sincos_ps_3 + sincos_rl_3));
+       const float sincos_hu_3 = (0.5f * sincos_u_3);
+       const float sincos_w_3 = (1.0f - sincos_hu_3);
+       const float sincos_lost_3 = ((1.0f - sincos_w_3) - sincos_hu_3);
+       const float sincos_pc_3 = ((sincos_u_3 * sincos_u_3) * (0x1.555554p-5f + (sincos_u_3 * (-0x1.6c12d2p-10f + (sincos_u_3 * 0x1.9bd864p-16f)))));
+       const float sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - (sincos_r_3 * sincos_rl_3)) + sincos_lost_3));
+       const float sincos_fq_3 = ((((sincos_k_3 * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+       const float sincos_q_3 = (sincos_k_3 - (4.0f * sincos_fq_3));
+       const float sincos_sn_3 = ((az == 0.0f) ? az : ((sincos_q_3 == 0.0f) ? sincos_sr_3 : ((sincos_q_3 == 1.0f) ? sincos_cr_3 : ((sincos_q_3 == 2.0f) ? (sincos_sr_3 * -1.0f) : (sincos_cr_3 * -1.0f)))));
+       const float sincos_cs_3 = ((sincos_q_3 == 0.0f) ? sincos_cr_3 : ((sincos_q_3 == 1.0f) ? (sincos_sr_3 * -1.0f) : ((sincos_q_3 == 2.0f) ? (sincos_cr_3 * -1.0f) : sincos_sr_3)));
+       const int sincos_inside_3 = (fabsf(az) <= 8192.0f);
+       const float sincos_z_3 = (az - az);
+       const float sz_x = (sincos_inside_3 ? sincos_sn_3 : (sincos_z_3 / sincos_z_3));
+       const float sz_y = (sincos_inside_3 ? sincos_cs_3 : (sincos_z_3 / sincos_z_3));
+       const float m00 = (sy_y * sz_y);
+       const float m01 = ((sy_y * sz_x) * -1.0f);
+       const float m10 = (((sx_x * sy_x) * sz_y) + (sx_y * sz_x));
+       const float m11 = ((sx_y * sz_y) - ((sx_x * sy_x) * sz_x));
+       const float m12 = ((sx_x * sy_y) * -1.0f);
+       const float m20 = ((sx_x * sz_x) - ((sx_y * sy_x) * sz_y));
+       const float m21 = (((sx_y * sy_x) * sz_x) + (sx_x * sz_y));
+       aether_mat3f out;
+       out.m[0] = m00;
+       out.m[1] = m01;
+       out.m[2] = sy_x;
+       out.m[3] = m10;
+       out.m[4] = m11;
+       out.m[5] = m12;
+       out.m[6] = m20;
+       out.m[7] = m21;
+       out.m[8] = (sx_y * sy_y);
+       return out; */
+AETHER_API aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, float az);
+
+/* aether_mat3d_from_euler_xyz: The rotation matrix Rx(ax) Ry(ay) Rz(az) (intrinsic x, then y, then z; for a column vector, rotate about z first), angles in radians, from sx = sincos(ax), sy = sincos(ay), sz = sincos(az) (.x the sine, .y the cosine) and the stated products, left to right: row 0 = (cy cz, (cy sz) * -1, sy); row 1 = ((sx sy) cz + cx sz, cx cz - (sx sy) sz, (sx cy) * -1); row 2 = (sx sz - (cx sy) cz, (cx sy) sz + sx cz, cx cy). NaN where an angle is outside sincos's domain.
+   Spec:
+       sx = sincos(ax)
+       sy = sincos(ay)
+       sz = sincos(az)
+       m00 = sy.y * sz.y
+       m01 = (sy.y * sz.x) * -1
+       m10 = (sx.x * sy.x) * sz.y + sx.y * sz.x
+       m11 = sx.y * sz.y - (sx.x * sy.x) * sz.x
+       m12 = (sx.x * sy.y) * -1
+       m20 = sx.x * sz.x - (sx.y * sy.x) * sz.y
+       m21 = (sx.y * sy.x) * sz.x + sx.x * sz.y
+       out = mat3(m00, m01, sy.x, m10, m11, m12, m20, m21, sx.y * sy.y)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double sincos_t = (ax * 0x1.45f306dc9c883p-1);
+       const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_ra = (ax - (sincos_k * 0x1.921fb544p+0));
+       const double sincos_rb = (sincos_k * 0x1.0b4611a6p-34);
+       const double sincos_s1 = (sincos_ra - sincos_rb);
+       const double sincos_v1 = (sincos_s1 - sincos_ra);
+       const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+       const double sincos_rc = (sincos_k * 0x1.3198a2ep-69);
+       const double sincos_s2 = (sincos_s1 - sincos_rc);
+       const double sincos_v2 = (sincos_s2 - sincos_s1);
+       const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+       const double sincos_rd = (sincos_k * 0x1.b839a252049c1p-104);
+       const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+       const double sincos_r = (sincos_s2 + sincos_tl);
+       const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+       const double sincos_u = (sincos_r * sincos_r);
+       const double sincos_ps = ((sincos_r * sincos_u) * (-0x1.5555555555555p-3 + (sincos_u * (0x1.111111111111p-7 + (sincos_u * (-0x1.a01a01a019936p-13 + (sincos_u * (0x1.71de3a54605eep-19 + (sincos_u * (-0x1.ae64541266378p-26 + (sincos_u * (0x1.61217ec01749dp-33 + (sincos_u * -0x1.ab17a79237a19p-41)))))))))))));
+       const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+       const double sincos_hu = (0.5 * sincos_u);
+       const double sincos_w = (1.0 - sincos_hu);
+       const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
+       const double sincos_pc = ((sincos_u * sincos_u) * (0x1.5555555555555p-5 + (sincos_u * (-0x1.6c16c16c16966p-10 + (sincos_u * (0x1.a01a019f4e867p-16 + (sincos_u * (-0x1.27e4fa17a41b4p-22 + (sincos_u * (0x1.1eeb68b109173p-29 + (sincos_u * -0x1.907d7aebd5e3dp-37)))))))))));
+       const double sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
+       const double sincos_fq = ((((sincos_k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_q = (sincos_k - (4.0 * sincos_fq));
+       const double sincos_sn = ((ax == 0.0) ? ax : ((sincos_q == 0.0) ? sincos_sr : ((sincos_q == 1.0) ? sincos_cr : ((sincos_q == 2.0) ? (sincos_sr * -1.0) : (sincos_cr * -1.0)))));
+       const double sincos_cs = ((sincos_q == 0.0) ? sincos_cr : ((sincos_q == 1.0) ? (sincos_sr * -1.0) : ((sincos_q == 2.0) ? (sincos_cr * -1.0) : sincos_sr)));
+       const int sincos_inside = (fabs(ax) <= 1048576.0);
+       const double sincos_z = (ax - ax);
+       const double sx_x = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
+       const double sx_y = (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
+       const double sincos_t_2 = (ay * 0x1.45f306dc9c883p-1);
+       const double sincos_k_2 = ((sincos_t_2 + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_ra_2 = (ay - (sincos_k_2 * 0x1.921fb544p+0));
+       const double sincos_rb_2 = (sincos_k_2 * 0x1.0b4611a6p-34);
+       const double sincos_s1_2 = (sincos_ra_2 - sincos_rb_2);
+       const double sincos_v1_2 = (sincos_s1_2 - sincos_ra_2);
+       const double sincos_e1_2 = ((sincos_ra_2 - (sincos_s1_2 - sincos_v1_2)) - (sincos_rb_2 + sincos_v1_2));
+       const double sincos_rc_2 = (sincos_k_2 * 0x1.3198a2ep-69);
+       const double sincos_s2_2 = (sincos_s1_2 - sincos_rc_2);
+       const double sincos_v2_2 = (sincos_s2_2 - sincos_s1_2);
+       const double sincos_e2_2 = ((sincos_s1_2 - (sincos_s2_2 - sincos_v2_2)) - (sincos_rc_2 + sincos_v2_2));
+       const double sincos_rd_2 = (sincos_k_2 * 0x1.b839a252049c1p-104);
+       const double sincos_tl_2 = ((sincos_e1_2 + sincos_e2_2) - sincos_rd_2);
+       const double sincos_r_2 = (sincos_s2_2 + sincos_tl_2);
+       const double sincos_rl_2 = (sincos_tl_2 - (sincos_r_2 - sincos_s2_2));
+       const double sincos_u_2 = (sincos_r_2 * sincos_r_2);
+       const double sincos_ps_2 = ((sincos_r_2 * sincos_u_2) * (-0x1.5555555555555p-3 + (sincos_u_2 * (0x1.111111111111p-7 + (sincos_u_2 * (-0x1.a01a01a019936p-13 + (sincos_u_2 * (0x1.71de3a54605eep-19 + (sincos_u_2 * (-0x1.ae64541266378p-26 + (sincos_u_2 * (0x1.61217ec01749dp-33 + (sincos_u_2 * -0x1.ab17a79237a19p-41)))))))))))));
+       const double sincos_sr_2 = (sincos_r_2 + (sincos_ps_2 + sincos_rl_2));
+       const double sincos_hu_2 = (0.5 * sincos_u_2);
+       const double sincos_w_2 = (1.0 - sincos_hu_2);
+       const double sincos_lost_2 = ((1.0 - sincos_w_2) - sincos_hu_2);
+       const double sincos_pc_2 = ((sincos_u_2 * sincos_u_2) * (0x1.5555555555555p-5 + (sincos_u_2 * (-0x1.6c16c16c16966p-10 + (sincos_u_2 * (0x1.a01a019f4e867p-16 + (sincos_u_2 * (-0x1.27e4fa17a41b4p-22 + (sincos_u_2 * (0x1.1eeb68b109173p-29 + (sincos_u_2 * -0x1.907d7aebd5e3dp-37)))))))))));
+       const double sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - (sincos_r_2 * sincos_rl_2)) + sincos_lost_2));
+       const double sincos_fq_2 = ((((sincos_k_2 * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_q_2 = (sincos_k_2 - (4.0 * sincos_fq_2));
+       const double sincos_sn_2 = ((ay == 0.0) ? ay : ((sincos_q_2 == 0.0) ? sincos_sr_2 : ((sincos_q_2 == 1.0) ? sincos_cr_2 : ((sincos_q_2 == 2.0) ? (sincos_sr_2 * -1.0) : (sincos_cr_2 * -1.0)))));
+       const double sincos_cs_2 = ((sincos_q_2 == 0.0) ? sincos_cr_2 : ((sincos_q_2 == 1.0) ? (sincos_sr_2 * -1.0) : ((sincos_q_2 == 2.0) ? (sincos_cr_2 * -1.0) : sincos_sr_2)));
+       const int sincos_inside_2 = (fabs(ay) <= 1048576.0);
+       const double sincos_z_2 = (ay - ay);
+       const double sy_x = (sincos_inside_2 ? sincos_sn_2 : (sincos_z_2 / sincos_z_2));
+       const double sy_y = (sincos_inside_2 ? sincos_cs_2 : (sincos_z_2 / sincos_z_2));
+       const double sincos_t_3 = (az * 0x1.45f306dc9c883p-1);
+       const double sincos_k_3 = ((sincos_t_3 + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_ra_3 = (az - (sincos_k_3 * 0x1.921fb544p+0));
+       const double sincos_rb_3 = (sincos_k_3 * 0x1.0b4611a6p-34);
+       const double sincos_s1_3 = (sincos_ra_3 - sincos_rb_3);
+       const double sincos_v1_3 = (sincos_s1_3 - sincos_ra_3);
+       const double sincos_e1_3 = ((sincos_ra_3 - (sincos_s1_3 - sincos_v1_3)) - (sincos_rb_3 + sincos_v1_3));
+       const double sincos_rc_3 = (sincos_k_3 * 0x1.3198a2ep-69);
+       const double sincos_s2_3 = (sincos_s1_3 - sincos_rc_3);
+       const double sincos_v2_3 = (sincos_s2_3 - sincos_s1_3);
+       const double sincos_e2_3 = ((sincos_s1_3 - (sincos_s2_3 - sincos_v2_3)) - (sincos_rc_3 + sincos_v2_3));
+       const double sincos_rd_3 = (sincos_k_3 * 0x1.b839a252049c1p-104);
+       const double sincos_tl_3 = ((sincos_e1_3 + sincos_e2_3) - sincos_rd_3);
+       const double sincos_r_3 = (sincos_s2_3 + sincos_tl_3);
+       const double sincos_rl_3 = (sincos_tl_3 - (sincos_r_3 - sincos_s2_3));
+       const double sincos_u_3 = (sincos_r_3 * sincos_r_3);
+       const double sincos_ps_3 = ((sincos_r_3 * sincos_u_3) * (-0x1.5555555555555p-3 + (sincos_u_3 * (0x1.111111111111p-7 + (sincos_u_3 * (-0x1.a01a01a019936p-13 + (sincos_u_3 * (0x1.71de3a54605eep-19 + (sincos_u_3 * (-0x1.ae64541266378p-26 + (sincos_u_3 * (0x1.61217ec01749dp-33 + (sincos_u_3 * -0x1.ab17a79237a19p-41)))))))))))));
+       const double sincos_sr_3 = (sincos_r_3 + (sincos_ps_3 + sincos_rl_3));
+       const double sincos_hu_3 = (0.5 * sincos_u_3);
+       const double sincos_w_3 = (1.0 - sincos_hu_3);
+       const double sincos_lost_3 = ((1.0 - sincos_w_3) - sincos_hu_3);
+       const double sincos_pc_3 = ((sincos_u_3 * sincos_u_3) * (0x1.5555555555555p-5 + (sincos_u_3 * (-0x1.6c16c16c16966p-10 + (sincos_u_3 * (0x1.a01a019f4e867p-16 + (sincos_u_3 * (-0x1.27e4fa17a41b4p-22 + (sincos_u_3 * (0x1.1eeb68b109173p-29 + (sincos_u_3 * -0x1.907d7aebd5e3dp-37)))))))))));
+       const double sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - (sincos_r_3 * sincos_rl_3)) + sincos_lost_3));
+       const double sincos_fq_3 = ((((sincos_k_3 * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_q_3 = (sincos_k_3 - (4.0 * sincos_fq_3));
+       const double sincos_sn_3 = ((az == 0.0) ? az : ((sincos_q_3 == 0.0) ? sincos_sr_3 : ((sincos_q_3 == 1.0) ? sincos_cr_3 : ((sincos_q_3 == 2.0) ? (sincos_sr_3 * -1.0) : (sincos_cr_3 * -1.0)))));
+       const double sincos_cs_3 = ((sincos_q_3 == 0.0) ? sincos_cr_3 : ((sincos_q_3 == 1.0) ? (sincos_sr_3 * -1.0) : ((sincos_q_3 == 2.0) ? (sincos_cr_3 * -1.0) : sincos_sr_3)));
+       const int sincos_inside_3 = (fabs(az) <= 1048576.0);
+       const double sincos_z_3 = (az - az);
+       const double sz_x = (sincos_inside_3 ? sincos_sn_3 : (sincos_z_3 / sincos_z_3));
+       const double sz_y = (sincos_inside_3 ? sincos_cs_3 : (sincos_z_3 / sincos_z_3));
+       const double m00 = (sy_y * sz_y);
+       const double m01 = ((sy_y * sz_x) * -1.0);
+       const double m10 = (((sx_x * sy_x) * sz_y) + (sx_y * sz_x));
+       const double m11 = ((sx_y * sz_y) - ((sx_x * sy_x) * sz_x));
+       const double m12 = ((sx_x * sy_y) * -1.0);
+       const double m20 = ((sx_x * sz_x) - ((sx_y * sy_x) * sz_y));
+       const double m21 = (((sx_y * sy_x) * sz_x) + (sx_x * sz_y));
+       aether_mat3d out;
+       out.m[0] = m00;
+       out.m[1] = m01;
+       out.m[2] = sy_x;
+       out.m[3] = m10;
+       out.m[4] = m11;
+       out.m[5] = m12;
+       out.m[6] = m20;
+       out.m[7] = m21;
+       out.m[8] = (sx_y * sy_y);
+       return out; */
+AETHER_API aether_mat3d aether_mat3d_from_euler_xyz(double ax, double ay, double az);
 
 /* aether_f32_jacobi_rotation: The Jacobi rotation that zeroes apq: theta = (aqq - app) / (2 * apq); t = sign(theta) / (|theta| + sqrt(theta^2 + 1)), or 0.5 / |theta| where theta^2 overflows; t = +0 when apq is zero; c = 1 / sqrt(t^2 + 1); s = t * c; tau = s / (1 + c).
    Spec:

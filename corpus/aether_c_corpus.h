@@ -7,7 +7,7 @@
 
 #define AETHER_CORPUS_CONTRACT_VERSION "0.1.0"
 /* The fingerprint of the contract the corpus was generated from (aether_core.h's AETHER_CONTRACT_ID). */
-#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 6c1cf545e503fe0cd5cb1c67ded059b0"
+#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 2c73b605a69c96d277862004b4c2f490"
 
 #include "fmin_f32.h"
 #include "fmin_f64.h"
@@ -87,6 +87,10 @@
 #include "sin_f64.h"
 #include "cos_f32.h"
 #include "cos_f64.h"
+#include "from_axis_angle_f32.h"
+#include "from_axis_angle_f64.h"
+#include "from_euler_xyz_f32.h"
+#include "from_euler_xyz_f64.h"
 #include "jacobi_rotation_f32.h"
 #include "jacobi_rotation_f64.h"
 #include "jacobi_update_f32.h"
@@ -353,6 +357,10 @@ static const aether_corpus_function aether_corpus_functions[] = {
     { "aether_f64_sin", "sin_f64", 64, 1, 1, 46, aether_corpus_f64_sin, 1, 0, 0 },
     { "aether_f32_cos", "cos_f32", 32, 1, 1, 44, aether_corpus_f32_cos, 1, 0, 0 },
     { "aether_f64_cos", "cos_f64", 64, 1, 1, 42, aether_corpus_f64_cos, 1, 0, 0 },
+    { "aether_quatf_from_axis_angle", "from_axis_angle_f32", 32, 4, 4, 67, aether_corpus_quatf_from_axis_angle, 1, 0, 0 },
+    { "aether_quatd_from_axis_angle", "from_axis_angle_f64", 64, 4, 4, 69, aether_corpus_quatd_from_axis_angle, 1, 0, 0 },
+    { "aether_mat3f_from_euler_xyz", "from_euler_xyz_f32", 32, 3, 9, 67, aether_corpus_mat3f_from_euler_xyz, 1, 0, 0 },
+    { "aether_mat3d_from_euler_xyz", "from_euler_xyz_f64", 64, 3, 9, 67, aether_corpus_mat3d_from_euler_xyz, 1, 0, 0 },
     { "aether_f32_jacobi_rotation", "jacobi_rotation_f32", 32, 3, 4, 61, aether_corpus_f32_jacobi_rotation, 1, 0, 0 },
     { "aether_f64_jacobi_rotation", "jacobi_rotation_f64", 64, 3, 4, 62, aether_corpus_f64_jacobi_rotation, 1, 0, 0 },
     { "aether_f32_jacobi_update", "jacobi_update_f32", 32, 6, 2, 56, aether_corpus_f32_jacobi_update, 1, 0, 0 },
@@ -513,6 +521,6 @@ static const aether_corpus_function aether_corpus_functions[] = {
     { "aether_mat4d_eigh_lanes", "eigh_lanes_f64", 64, 0, 0, 46, aether_corpus_mat4d_eigh_lanes, 1, 0, 1 },
 };
 
-#define AETHER_CORPUS_FUNCTION_COUNT 338
+#define AETHER_CORPUS_FUNCTION_COUNT 342
 
 #endif /* AETHER_C_CORPUS_H */

@@ -4764,6 +4764,120 @@ extern "C" int aether_f64_cos_batch(const double *a, double *out, size_t n, cuda
     return (int)cudaGetLastError();
 }
 
+static __global__ void aether_batch_kernel_quatf_from_axis_angle(const float *axis, const float *angle, float *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        aether_vec3f v_axis;
+        v_axis.x = axis[0u * n + i];
+        v_axis.y = axis[1u * n + i];
+        v_axis.z = axis[2u * n + i];
+        float v_angle;
+        v_angle = angle[i];
+        const aether_quatf result = aether_quatf_from_axis_angle(v_axis, v_angle);
+        out[0u * n + i] = result.w;
+        out[1u * n + i] = result.x;
+        out[2u * n + i] = result.y;
+        out[3u * n + i] = result.z;
+    }
+}
+
+extern "C" int aether_quatf_from_axis_angle_batch(const float *axis, const float *angle, float *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_quatf_from_axis_angle<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(axis, angle, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_quatd_from_axis_angle(const double *axis, const double *angle, double *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        aether_vec3d v_axis;
+        v_axis.x = axis[0u * n + i];
+        v_axis.y = axis[1u * n + i];
+        v_axis.z = axis[2u * n + i];
+        double v_angle;
+        v_angle = angle[i];
+        const aether_quatd result = aether_quatd_from_axis_angle(v_axis, v_angle);
+        out[0u * n + i] = result.w;
+        out[1u * n + i] = result.x;
+        out[2u * n + i] = result.y;
+        out[3u * n + i] = result.z;
+    }
+}
+
+extern "C" int aether_quatd_from_axis_angle_batch(const double *axis, const double *angle, double *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_quatd_from_axis_angle<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(axis, angle, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_mat3f_from_euler_xyz(const float *ax, const float *ay, const float *az, float *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        float v_ax;
+        v_ax = ax[i];
+        float v_ay;
+        v_ay = ay[i];
+        float v_az;
+        v_az = az[i];
+        const aether_mat3f result = aether_mat3f_from_euler_xyz(v_ax, v_ay, v_az);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+    }
+}
+
+extern "C" int aether_mat3f_from_euler_xyz_batch(const float *ax, const float *ay, const float *az, float *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_mat3f_from_euler_xyz<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(ax, ay, az, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_mat3d_from_euler_xyz(const double *ax, const double *ay, const double *az, double *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        double v_ax;
+        v_ax = ax[i];
+        double v_ay;
+        v_ay = ay[i];
+        double v_az;
+        v_az = az[i];
+        const aether_mat3d result = aether_mat3d_from_euler_xyz(v_ax, v_ay, v_az);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+    }
+}
+
+extern "C" int aether_mat3d_from_euler_xyz_batch(const double *ax, const double *ay, const double *az, double *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_mat3d_from_euler_xyz<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(ax, ay, az, out, n);
+    return (int)cudaGetLastError();
+}
+
 static __global__ void aether_batch_kernel_f32_jacobi_rotation(const float *app, const float *aqq, const float *apq, float *out, size_t n)
 {
     const size_t stride = (size_t)gridDim.x * blockDim.x;

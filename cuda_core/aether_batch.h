@@ -9,14 +9,14 @@
    Structure of arrays: for a parameter or result with several components (a vec3f, a mat3d,
    ...), component c of item i is at [c * n + i]; a matrix's components are its row-major
    elements, (r, c) at component r * cols + c. Scalars are at [i]; truth values are int.
-   Link aether_batch.cu (nvcc -c aether_batch.cu) into the program. Contract aether 0.1.0 6c1cf545e503fe0cd5cb1c67ded059b0. */
+   Link aether_batch.cu (nvcc -c aether_batch.cu) into the program. Contract aether 0.1.0 2c73b605a69c96d277862004b4c2f490. */
 #ifndef AETHER_BATCH_H
 #define AETHER_BATCH_H
 
 #include <stddef.h>
 #include <cuda_runtime_api.h>
 
-#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 6c1cf545e503fe0cd5cb1c67ded059b0"
+#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 2c73b605a69c96d277862004b4c2f490"
 
 #ifdef __cplusplus
 extern "C" {
@@ -561,6 +561,18 @@ int aether_f32_cos_batch(const float *a, float *out, size_t n, cudaStream_t stre
 
 /* aether_f64_cos_batch: out[i] = aether_f64_cos(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 int aether_f64_cos_batch(const double *a, double *out, size_t n, cudaStream_t stream);
+
+/* aether_quatf_from_axis_angle_batch: out[i] = aether_quatf_from_axis_angle(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_quatf_from_axis_angle_batch(const float *axis, const float *angle, float *out, size_t n, cudaStream_t stream);
+
+/* aether_quatd_from_axis_angle_batch: out[i] = aether_quatd_from_axis_angle(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_quatd_from_axis_angle_batch(const double *axis, const double *angle, double *out, size_t n, cudaStream_t stream);
+
+/* aether_mat3f_from_euler_xyz_batch: out[i] = aether_mat3f_from_euler_xyz(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat3f_from_euler_xyz_batch(const float *ax, const float *ay, const float *az, float *out, size_t n, cudaStream_t stream);
+
+/* aether_mat3d_from_euler_xyz_batch: out[i] = aether_mat3d_from_euler_xyz(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat3d_from_euler_xyz_batch(const double *ax, const double *ay, const double *az, double *out, size_t n, cudaStream_t stream);
 
 /* aether_f32_jacobi_rotation_batch: out[i] = aether_f32_jacobi_rotation(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 int aether_f32_jacobi_rotation_batch(const float *app, const float *aqq, const float *apq, float *out, size_t n, cudaStream_t stream);

@@ -39,7 +39,7 @@
 #define AETHER_VERSION_PATCH 0
 /* The contract's fingerprint: the same as c_core/aether_core.h and the corpus when they come from
    the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 6c1cf545e503fe0cd5cb1c67ded059b0"
+#define AETHER_CONTRACT_ID "aether 0.1.0 2c73b605a69c96d277862004b4c2f490"
 
 /* Self-test status bits (the C core's, plus DEVICE). */
 #define AETHER_SELFTEST_OK 0
@@ -522,6 +522,10 @@ AETHER_HD inline float aether_f32_sin(float a);
 AETHER_HD inline double aether_f64_sin(double a);
 AETHER_HD inline float aether_f32_cos(float a);
 AETHER_HD inline double aether_f64_cos(double a);
+AETHER_HD inline aether_quatf aether_quatf_from_axis_angle(aether_vec3f axis, float angle);
+AETHER_HD inline aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, double angle);
+AETHER_HD inline aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, float az);
+AETHER_HD inline aether_mat3d aether_mat3d_from_euler_xyz(double ax, double ay, double az);
 AETHER_HD inline aether_rotationf aether_f32_jacobi_rotation(float app, float aqq, float apq);
 AETHER_HD inline aether_rotationd aether_f64_jacobi_rotation(double app, double aqq, double apq);
 AETHER_HD inline aether_vec2f aether_f32_jacobi_update(float g, float h, aether_rotationf r);
@@ -5395,6 +5399,656 @@ AETHER_HD inline double aether_f64_cos(double a)
     return (sincos_inside ? sincos_cs : aether_div_f64(sincos_z, sincos_z));
 }
 
+/* aether_quatf_from_axis_angle: The rotation by angle (radians) about axis: sc = sincos(angle * 0.5), out = quat(sc.y, axis.x * sc.x, axis.y * sc.x, axis.z * sc.x). The axis is used as given (normalize it first: a non-unit axis gives a non-unit quaternion); NaN where |angle * 0.5| is outside sincos's domain.
+   Spec:
+       sc = sincos(angle * 0.5)
+       out = quat(sc.y, axis.x * sc.x, axis.y * sc.x, axis.z * sc.x)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float sincos_a_0 = (angle * 0.5f);
+       const float sincos_t = (sincos_a_0 * 0x1.45f306p-1f);
+       const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
+       const float sincos_ra = (sincos_a_0 - (sincos_k * 1.5703125f));
+       const float sincos_rb = (sincos_k * 0x1.fb4p-12f);
+       const float sincos_s1 = (sincos_ra - sincos_rb);
+       const float sincos_v1 = (sincos_s1 - sincos_ra);
+       const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+       const float sincos_rc = (sincos_k * 0x1.444p-24f);
+       const float sincos_s2 = (sincos_s1 - sincos_rc);
+       const float sincos_v2 = (sincos_s2 - sincos_s1);
+       const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+       const float sincos_rd = (sincos_k * 0x1.68c234p-39f);
+       const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+       const float sincos_r = (sincos_s2 + sincos_tl);
+       const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+       const float sincos_u = (sincos_r * sincos_r);
+       const float sincos_ps = ((sincos_r * sincos_u) * (-0x1.555556p-3f + (sincos_u * (0x1.11110ep-7f + (sincos_u * (-0x1.a013a6p-13f + (sincos_u * 0x1.6dbdd2p-19f)))))));
+       const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+       const float sincos_hu = (0.5f * sincos_u);
+       const float sincos_w = (1.0f - sincos_hu);
+       const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
+       const float sincos_pc = ((sincos_u * sincos_u) * (0x1.555554p-5f + (sincos_u * (-0x1.6c12d2p-10f + (sincos_u * 0x1.9bd864p-16f)))));
+       const float sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
+       const float sincos_fq = ((((sincos_k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+       const float sincos_q = (sincos_k - (4.0f * sincos_fq));
+       const float sincos_sn = ((sincos_a_0 == 0.0f) ? sincos_a_0 : ((sincos_q == 0.0f) ? sincos_sr : ((sincos_q == 1.0f) ? sincos_cr : ((sincos_q == 2.0f) ? (sincos_sr * -1.0f) : (sincos_cr * -1.0f)))));
+       const float sincos_cs = ((sincos_q == 0.0f) ? sincos_cr : ((sincos_q == 1.0f) ? (sincos_sr * -1.0f) : ((sincos_q == 2.0f) ? (sincos_cr * -1.0f) : sincos_sr)));
+       const int sincos_inside = (fabsf(sincos_a_0) <= 8192.0f);
+       const float sincos_z = (sincos_a_0 - sincos_a_0);
+       const float sc_x = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
+       const float sc_y = (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
+       aether_quatf out;
+       out.w = sc_y;
+       out.x = (axis.x * sc_x);
+       out.y = (axis.y * sc_x);
+       out.z = (axis.z * sc_x);
+       return out; */
+AETHER_HD inline aether_quatf aether_quatf_from_axis_angle(aether_vec3f axis, float angle)
+{
+    const float sincos_a_0 = aether_mul_f32(angle, 0.5f);
+    const float sincos_t = aether_mul_f32(sincos_a_0, 0x1.45f306p-1f);
+    const float sincos_k = aether_sub_f32(aether_add_f32(sincos_t, 12582912.0f), 12582912.0f);
+    const float sincos_ra = aether_sub_f32(sincos_a_0, aether_mul_f32(sincos_k, 1.5703125f));
+    const float sincos_rb = aether_mul_f32(sincos_k, 0x1.fb4p-12f);
+    const float sincos_s1 = aether_sub_f32(sincos_ra, sincos_rb);
+    const float sincos_v1 = aether_sub_f32(sincos_s1, sincos_ra);
+    const float sincos_e1 = aether_sub_f32(aether_sub_f32(sincos_ra, aether_sub_f32(sincos_s1, sincos_v1)), aether_add_f32(sincos_rb, sincos_v1));
+    const float sincos_rc = aether_mul_f32(sincos_k, 0x1.444p-24f);
+    const float sincos_s2 = aether_sub_f32(sincos_s1, sincos_rc);
+    const float sincos_v2 = aether_sub_f32(sincos_s2, sincos_s1);
+    const float sincos_e2 = aether_sub_f32(aether_sub_f32(sincos_s1, aether_sub_f32(sincos_s2, sincos_v2)), aether_add_f32(sincos_rc, sincos_v2));
+    const float sincos_rd = aether_mul_f32(sincos_k, 0x1.68c234p-39f);
+    const float sincos_tl = aether_sub_f32(aether_add_f32(sincos_e1, sincos_e2), sincos_rd);
+    const float sincos_r = aether_add_f32(sincos_s2, sincos_tl);
+    const float sincos_rl = aether_sub_f32(sincos_tl, aether_sub_f32(sincos_r, sincos_s2));
+    const float sincos_u = aether_mul_f32(sincos_r, sincos_r);
+    const float sincos_ps = aether_mul_f32(aether_mul_f32(sincos_r, sincos_u), aether_add_f32(-0x1.555556p-3f, aether_mul_f32(sincos_u, aether_add_f32(0x1.11110ep-7f, aether_mul_f32(sincos_u, aether_add_f32(-0x1.a013a6p-13f, aether_mul_f32(sincos_u, 0x1.6dbdd2p-19f)))))));
+    const float sincos_sr = aether_add_f32(sincos_r, aether_add_f32(sincos_ps, sincos_rl));
+    const float sincos_hu = aether_mul_f32(0.5f, sincos_u);
+    const float sincos_w = aether_sub_f32(1.0f, sincos_hu);
+    const float sincos_lost = aether_sub_f32(aether_sub_f32(1.0f, sincos_w), sincos_hu);
+    const float sincos_pc = aether_mul_f32(aether_mul_f32(sincos_u, sincos_u), aether_add_f32(0x1.555554p-5f, aether_mul_f32(sincos_u, aether_add_f32(-0x1.6c12d2p-10f, aether_mul_f32(sincos_u, 0x1.9bd864p-16f)))));
+    const float sincos_cr = aether_add_f32(sincos_w, aether_add_f32(aether_sub_f32(sincos_pc, aether_mul_f32(sincos_r, sincos_rl)), sincos_lost));
+    const float sincos_fq = aether_sub_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(sincos_k, 0.25f), 0.375f), 12582912.0f), 12582912.0f);
+    const float sincos_q = aether_sub_f32(sincos_k, aether_mul_f32(4.0f, sincos_fq));
+    const float sincos_sn = ((sincos_a_0 == 0.0f) ? sincos_a_0 : ((sincos_q == 0.0f) ? sincos_sr : ((sincos_q == 1.0f) ? sincos_cr : ((sincos_q == 2.0f) ? aether_mul_f32(sincos_sr, -1.0f) : aether_mul_f32(sincos_cr, -1.0f)))));
+    const float sincos_cs = ((sincos_q == 0.0f) ? sincos_cr : ((sincos_q == 1.0f) ? aether_mul_f32(sincos_sr, -1.0f) : ((sincos_q == 2.0f) ? aether_mul_f32(sincos_cr, -1.0f) : sincos_sr)));
+    const int sincos_inside = (fabsf(sincos_a_0) <= 8192.0f);
+    const float sincos_z = aether_sub_f32(sincos_a_0, sincos_a_0);
+    const float sc_x = (sincos_inside ? sincos_sn : aether_div_f32(sincos_z, sincos_z));
+    const float sc_y = (sincos_inside ? sincos_cs : aether_div_f32(sincos_z, sincos_z));
+    aether_quatf out;
+    out.w = sc_y;
+    out.x = aether_mul_f32(axis.x, sc_x);
+    out.y = aether_mul_f32(axis.y, sc_x);
+    out.z = aether_mul_f32(axis.z, sc_x);
+    return out;
+}
+
+/* aether_quatd_from_axis_angle: The rotation by angle (radians) about axis: sc = sincos(angle * 0.5), out = quat(sc.y, axis.x * sc.x, axis.y * sc.x, axis.z * sc.x). The axis is used as given (normalize it first: a non-unit axis gives a non-unit quaternion); NaN where |angle * 0.5| is outside sincos's domain.
+   Spec:
+       sc = sincos(angle * 0.5)
+       out = quat(sc.y, axis.x * sc.x, axis.y * sc.x, axis.z * sc.x)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double sincos_a_0 = (angle * 0.5);
+       const double sincos_t = (sincos_a_0 * 0x1.45f306dc9c883p-1);
+       const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_ra = (sincos_a_0 - (sincos_k * 0x1.921fb544p+0));
+       const double sincos_rb = (sincos_k * 0x1.0b4611a6p-34);
+       const double sincos_s1 = (sincos_ra - sincos_rb);
+       const double sincos_v1 = (sincos_s1 - sincos_ra);
+       const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+       const double sincos_rc = (sincos_k * 0x1.3198a2ep-69);
+       const double sincos_s2 = (sincos_s1 - sincos_rc);
+       const double sincos_v2 = (sincos_s2 - sincos_s1);
+       const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+       const double sincos_rd = (sincos_k * 0x1.b839a252049c1p-104);
+       const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+       const double sincos_r = (sincos_s2 + sincos_tl);
+       const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+       const double sincos_u = (sincos_r * sincos_r);
+       const double sincos_ps = ((sincos_r * sincos_u) * (-0x1.5555555555555p-3 + (sincos_u * (0x1.111111111111p-7 + (sincos_u * (-0x1.a01a01a019936p-13 + (sincos_u * (0x1.71de3a54605eep-19 + (sincos_u * (-0x1.ae64541266378p-26 + (sincos_u * (0x1.61217ec01749dp-33 + (sincos_u * -0x1.ab17a79237a19p-41)))))))))))));
+       const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+       const double sincos_hu = (0.5 * sincos_u);
+       const double sincos_w = (1.0 - sincos_hu);
+       const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
+       const double sincos_pc = ((sincos_u * sincos_u) * (0x1.5555555555555p-5 + (sincos_u * (-0x1.6c16c16c16966p-10 + (sincos_u * (0x1.a01a019f4e867p-16 + (sincos_u * (-0x1.27e4fa17a41b4p-22 + (sincos_u * (0x1.1eeb68b109173p-29 + (sincos_u * -0x1.907d7aebd5e3dp-37)))))))))));
+       const double sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
+       const double sincos_fq = ((((sincos_k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_q = (sincos_k - (4.0 * sincos_fq));
+       const double sincos_sn = ((sincos_a_0 == 0.0) ? sincos_a_0 : ((sincos_q == 0.0) ? sincos_sr : ((sincos_q == 1.0) ? sincos_cr : ((sincos_q == 2.0) ? (sincos_sr * -1.0) : (sincos_cr * -1.0)))));
+       const double sincos_cs = ((sincos_q == 0.0) ? sincos_cr : ((sincos_q == 1.0) ? (sincos_sr * -1.0) : ((sincos_q == 2.0) ? (sincos_cr * -1.0) : sincos_sr)));
+       const int sincos_inside = (fabs(sincos_a_0) <= 1048576.0);
+       const double sincos_z = (sincos_a_0 - sincos_a_0);
+       const double sc_x = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
+       const double sc_y = (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
+       aether_quatd out;
+       out.w = sc_y;
+       out.x = (axis.x * sc_x);
+       out.y = (axis.y * sc_x);
+       out.z = (axis.z * sc_x);
+       return out; */
+AETHER_HD inline aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, double angle)
+{
+    const double sincos_a_0 = aether_mul_f64(angle, 0.5);
+    const double sincos_t = aether_mul_f64(sincos_a_0, 0x1.45f306dc9c883p-1);
+    const double sincos_k = aether_sub_f64(aether_add_f64(sincos_t, 6755399441055744.0), 6755399441055744.0);
+    const double sincos_ra = aether_sub_f64(sincos_a_0, aether_mul_f64(sincos_k, 0x1.921fb544p+0));
+    const double sincos_rb = aether_mul_f64(sincos_k, 0x1.0b4611a6p-34);
+    const double sincos_s1 = aether_sub_f64(sincos_ra, sincos_rb);
+    const double sincos_v1 = aether_sub_f64(sincos_s1, sincos_ra);
+    const double sincos_e1 = aether_sub_f64(aether_sub_f64(sincos_ra, aether_sub_f64(sincos_s1, sincos_v1)), aether_add_f64(sincos_rb, sincos_v1));
+    const double sincos_rc = aether_mul_f64(sincos_k, 0x1.3198a2ep-69);
+    const double sincos_s2 = aether_sub_f64(sincos_s1, sincos_rc);
+    const double sincos_v2 = aether_sub_f64(sincos_s2, sincos_s1);
+    const double sincos_e2 = aether_sub_f64(aether_sub_f64(sincos_s1, aether_sub_f64(sincos_s2, sincos_v2)), aether_add_f64(sincos_rc, sincos_v2));
+    const double sincos_rd = aether_mul_f64(sincos_k, 0x1.b839a252049c1p-104);
+    const double sincos_tl = aether_sub_f64(aether_add_f64(sincos_e1, sincos_e2), sincos_rd);
+    const double sincos_r = aether_add_f64(sincos_s2, sincos_tl);
+    const double sincos_rl = aether_sub_f64(sincos_tl, aether_sub_f64(sincos_r, sincos_s2));
+    const double sincos_u = aether_mul_f64(sincos_r, sincos_r);
+    const double sincos_ps = aether_mul_f64(aether_mul_f64(sincos_r, sincos_u), aether_add_f64(-0x1.5555555555555p-3, aether_mul_f64(sincos_u, aether_add_f64(0x1.111111111111p-7, aether_mul_f64(sincos_u, aether_add_f64(-0x1.a01a01a019936p-13, aether_mul_f64(sincos_u, aether_add_f64(0x1.71de3a54605eep-19, aether_mul_f64(sincos_u, aether_add_f64(-0x1.ae64541266378p-26, aether_mul_f64(sincos_u, aether_add_f64(0x1.61217ec01749dp-33, aether_mul_f64(sincos_u, -0x1.ab17a79237a19p-41)))))))))))));
+    const double sincos_sr = aether_add_f64(sincos_r, aether_add_f64(sincos_ps, sincos_rl));
+    const double sincos_hu = aether_mul_f64(0.5, sincos_u);
+    const double sincos_w = aether_sub_f64(1.0, sincos_hu);
+    const double sincos_lost = aether_sub_f64(aether_sub_f64(1.0, sincos_w), sincos_hu);
+    const double sincos_pc = aether_mul_f64(aether_mul_f64(sincos_u, sincos_u), aether_add_f64(0x1.5555555555555p-5, aether_mul_f64(sincos_u, aether_add_f64(-0x1.6c16c16c16966p-10, aether_mul_f64(sincos_u, aether_add_f64(0x1.a01a019f4e867p-16, aether_mul_f64(sincos_u, aether_add_f64(-0x1.27e4fa17a41b4p-22, aether_mul_f64(sincos_u, aether_add_f64(0x1.1eeb68b109173p-29, aether_mul_f64(sincos_u, -0x1.907d7aebd5e3dp-37)))))))))));
+    const double sincos_cr = aether_add_f64(sincos_w, aether_add_f64(aether_sub_f64(sincos_pc, aether_mul_f64(sincos_r, sincos_rl)), sincos_lost));
+    const double sincos_fq = aether_sub_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(sincos_k, 0.25), 0.375), 6755399441055744.0), 6755399441055744.0);
+    const double sincos_q = aether_sub_f64(sincos_k, aether_mul_f64(4.0, sincos_fq));
+    const double sincos_sn = ((sincos_a_0 == 0.0) ? sincos_a_0 : ((sincos_q == 0.0) ? sincos_sr : ((sincos_q == 1.0) ? sincos_cr : ((sincos_q == 2.0) ? aether_mul_f64(sincos_sr, -1.0) : aether_mul_f64(sincos_cr, -1.0)))));
+    const double sincos_cs = ((sincos_q == 0.0) ? sincos_cr : ((sincos_q == 1.0) ? aether_mul_f64(sincos_sr, -1.0) : ((sincos_q == 2.0) ? aether_mul_f64(sincos_cr, -1.0) : sincos_sr)));
+    const int sincos_inside = (fabs(sincos_a_0) <= 1048576.0);
+    const double sincos_z = aether_sub_f64(sincos_a_0, sincos_a_0);
+    const double sc_x = (sincos_inside ? sincos_sn : aether_div_f64(sincos_z, sincos_z));
+    const double sc_y = (sincos_inside ? sincos_cs : aether_div_f64(sincos_z, sincos_z));
+    aether_quatd out;
+    out.w = sc_y;
+    out.x = aether_mul_f64(axis.x, sc_x);
+    out.y = aether_mul_f64(axis.y, sc_x);
+    out.z = aether_mul_f64(axis.z, sc_x);
+    return out;
+}
+
+/* aether_mat3f_from_euler_xyz: The rotation matrix Rx(ax) Ry(ay) Rz(az) (intrinsic x, then y, then z; for a column vector, rotate about z first), angles in radians, from sx = sincos(ax), sy = sincos(ay), sz = sincos(az) (.x the sine, .y the cosine) and the stated products, left to right: row 0 = (cy cz, (cy sz) * -1, sy); row 1 = ((sx sy) cz + cx sz, cx cz - (sx sy) sz, (sx cy) * -1); row 2 = (sx sz - (cx sy) cz, (cx sy) sz + sx cz, cx cy). NaN where an angle is outside sincos's domain.
+   Spec:
+       sx = sincos(ax)
+       sy = sincos(ay)
+       sz = sincos(az)
+       m00 = sy.y * sz.y
+       m01 = (sy.y * sz.x) * -1
+       m10 = (sx.x * sy.x) * sz.y + sx.y * sz.x
+       m11 = sx.y * sz.y - (sx.x * sy.x) * sz.x
+       m12 = (sx.x * sy.y) * -1
+       m20 = sx.x * sz.x - (sx.y * sy.x) * sz.y
+       m21 = (sx.y * sy.x) * sz.x + sx.x * sz.y
+       out = mat3(m00, m01, sy.x, m10, m11, m12, m20, m21, sx.y * sy.y)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float sincos_t = (ax * 0x1.45f306p-1f);
+       const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
+       const float sincos_ra = (ax - (sincos_k * 1.5703125f));
+       const float sincos_rb = (sincos_k * 0x1.fb4p-12f);
+       const float sincos_s1 = (sincos_ra - sincos_rb);
+       const float sincos_v1 = (sincos_s1 - sincos_ra);
+       const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+       const float sincos_rc = (sincos_k * 0x1.444p-24f);
+       const float sincos_s2 = (sincos_s1 - sincos_rc);
+       const float sincos_v2 = (sincos_s2 - sincos_s1);
+       const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+       const float sincos_rd = (sincos_k * 0x1.68c234p-39f);
+       const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+       const float sincos_r = (sincos_s2 + sincos_tl);
+       const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+       const float sincos_u = (sincos_r * sincos_r);
+       const float sincos_ps = ((sincos_r * sincos_u) * (-0x1.555556p-3f + (sincos_u * (0x1.11110ep-7f + (sincos_u * (-0x1.a013a6p-13f + (sincos_u * 0x1.6dbdd2p-19f)))))));
+       const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+       const float sincos_hu = (0.5f * sincos_u);
+       const float sincos_w = (1.0f - sincos_hu);
+       const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
+       const float sincos_pc = ((sincos_u * sincos_u) * (0x1.555554p-5f + (sincos_u * (-0x1.6c12d2p-10f + (sincos_u * 0x1.9bd864p-16f)))));
+       const float sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
+       const float sincos_fq = ((((sincos_k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+       const float sincos_q = (sincos_k - (4.0f * sincos_fq));
+       const float sincos_sn = ((ax == 0.0f) ? ax : ((sincos_q == 0.0f) ? sincos_sr : ((sincos_q == 1.0f) ? sincos_cr : ((sincos_q == 2.0f) ? (sincos_sr * -1.0f) : (sincos_cr * -1.0f)))));
+       const float sincos_cs = ((sincos_q == 0.0f) ? sincos_cr : ((sincos_q == 1.0f) ? (sincos_sr * -1.0f) : ((sincos_q == 2.0f) ? (sincos_cr * -1.0f) : sincos_sr)));
+       const int sincos_inside = (fabsf(ax) <= 8192.0f);
+       const float sincos_z = (ax - ax);
+       const float sx_x = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
+       const float sx_y = (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
+       const float sincos_t_2 = (ay * 0x1.45f306p-1f);
+       const float sincos_k_2 = ((sincos_t_2 + 12582912.0f) - 12582912.0f);
+       const float sincos_ra_2 = (ay - (sincos_k_2 * 1.5703125f));
+       const float sincos_rb_2 = (sincos_k_2 * 0x1.fb4p-12f);
+       const float sincos_s1_2 = (sincos_ra_2 - sincos_rb_2);
+       const float sincos_v1_2 = (sincos_s1_2 - sincos_ra_2);
+       const float sincos_e1_2 = ((sincos_ra_2 - (sincos_s1_2 - sincos_v1_2)) - (sincos_rb_2 + sincos_v1_2));
+       const float sincos_rc_2 = (sincos_k_2 * 0x1.444p-24f);
+       const float sincos_s2_2 = (sincos_s1_2 - sincos_rc_2);
+       const float sincos_v2_2 = (sincos_s2_2 - sincos_s1_2);
+       const float sincos_e2_2 = ((sincos_s1_2 - (sincos_s2_2 - sincos_v2_2)) - (sincos_rc_2 + sincos_v2_2));
+       const float sincos_rd_2 = (sincos_k_2 * 0x1.68c234p-39f);
+       const float sincos_tl_2 = ((sincos_e1_2 + sincos_e2_2) - sincos_rd_2);
+       const float sincos_r_2 = (sincos_s2_2 + sincos_tl_2);
+       const float sincos_rl_2 = (sincos_tl_2 - (sincos_r_2 - sincos_s2_2));
+       const float sincos_u_2 = (sincos_r_2 * sincos_r_2);
+       const float sincos_ps_2 = ((sincos_r_2 * sincos_u_2) * (-0x1.555556p-3f + (sincos_u_2 * (0x1.11110ep-7f + (sincos_u_2 * (-0x1.a013a6p-13f + (sincos_u_2 * 0x1.6dbdd2p-19f)))))));
+       const float sincos_sr_2 = (sincos_r_2 + (sincos_ps_2 + sincos_rl_2));
+       const float sincos_hu_2 = (0.5f * sincos_u_2);
+       const float sincos_w_2 = (1.0f - sincos_hu_2);
+       const float sincos_lost_2 = ((1.0f - sincos_w_2) - sincos_hu_2);
+       const float sincos_pc_2 = ((sincos_u_2 * sincos_u_2) * (0x1.555554p-5f + (sincos_u_2 * (-0x1.6c12d2p-10f + (sincos_u_2 * 0x1.9bd864p-16f)))));
+       const float sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - (sincos_r_2 * sincos_rl_2)) + sincos_lost_2));
+       const float sincos_fq_2 = ((((sincos_k_2 * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+       const float sincos_q_2 = (sincos_k_2 - (4.0f * sincos_fq_2));
+       const float sincos_sn_2 = ((ay == 0.0f) ? ay : ((sincos_q_2 == 0.0f) ? sincos_sr_2 : ((sincos_q_2 == 1.0f) ? sincos_cr_2 : ((sincos_q_2 == 2.0f) ? (sincos_sr_2 * -1.0f) : (sincos_cr_2 * -1.0f)))));
+       const float sincos_cs_2 = ((sincos_q_2 == 0.0f) ? sincos_cr_2 : ((sincos_q_2 == 1.0f) ? (sincos_sr_2 * -1.0f) : ((sincos_q_2 == 2.0f) ? (sincos_cr_2 * -1.0f) : sincos_sr_2)));
+       const int sincos_inside_2 = (fabsf(ay) <= 8192.0f);
+       const float sincos_z_2 = (ay - ay);
+       const float sy_x = (sincos_inside_2 ? sincos_sn_2 : (sincos_z_2 / sincos_z_2));
+       const float sy_y = (sincos_inside_2 ? sincos_cs_2 : (sincos_z_2 / sincos_z_2));
+       const float sincos_t_3 = (az * 0x1.45f306p-1f);
+       const float sincos_k_3 = ((sincos_t_3 + 12582912.0f) - 12582912.0f);
+       const float sincos_ra_3 = (az - (sincos_k_3 * 1.5703125f));
+       const float sincos_rb_3 = (sincos_k_3 * 0x1.fb4p-12f);
+       const float sincos_s1_3 = (sincos_ra_3 - sincos_rb_3);
+       const float sincos_v1_3 = (sincos_s1_3 - sincos_ra_3);
+       const float sincos_e1_3 = ((sincos_ra_3 - (sincos_s1_3 - sincos_v1_3)) - (sincos_rb_3 + sincos_v1_3));
+       const float sincos_rc_3 = (sincos_k_3 * 0x1.444p-24f);
+       const float sincos_s2_3 = (sincos_s1_3 - sincos_rc_3);
+       const float sincos_v2_3 = (sincos_s2_3 - sincos_s1_3);
+       const float sincos_e2_3 = ((sincos_s1_3 - (sincos_s2_3 - sincos_v2_3)) - (sincos_rc_3 + sincos_v2_3));
+       const float sincos_rd_3 = (sincos_k_3 * 0x1.68c234p-39f);
+       const float sincos_tl_3 = ((sincos_e1_3 + sincos_e2_3) - sincos_rd_3);
+       const float sincos_r_3 = (sincos_s2_3 + sincos_tl_3);
+       const float sincos_rl_3 = (sincos_tl_3 - (sincos_r_3 - sincos_s2_3));
+       const float sincos_u_3 = (sincos_r_3 * sincos_r_3);
+       const float sincos_ps_3 = ((sincos_r_3 * sincos_u_3) * (-0x1.555556p-3f + (sincos_u_3 * (0x1.11110ep-7f + (sincos_u_3 * (-0x1.a013a6p-13f + (sincos_u_3 * 0x1.6dbdd2p-19f)))))));
+       const float sincos_sr_3 = (sincos_r_3 + (sincos_ps_3 + sincos_rl_3));
+       const float sincos_hu_3 = (0.5f * sincos_u_3);
+       const float sincos_w_3 = (1.0f - sincos_hu_3);
+       const float sincos_lost_3 = ((1.0f - sincos_w_3) - sincos_hu_3);
+       const float sincos_pc_3 = ((sincos_u_3 * sincos_u_3) * (0x1.555554p-5f + (sincos_u_3 * (-0x1.6c12d2p-10f + (sincos_u_3 * 0x1.9bd864p-16f)))));
+       const float sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - (sincos_r_3 * sincos_rl_3)) + sincos_lost_3));
+       const float sincos_fq_3 = ((((sincos_k_3 * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+       const float sincos_q_3 = (sincos_k_3 - (4.0f * sincos_fq_3));
+       const float sincos_sn_3 = ((az == 0.0f) ? az : ((sincos_q_3 == 0.0f) ? sincos_sr_3 : ((sincos_q_3 == 1.0f) ? sincos_cr_3 : ((sincos_q_3 == 2.0f) ? (sincos_sr_3 * -1.0f) : (sincos_cr_3 * -1.0f)))));
+       const float sincos_cs_3 = ((sincos_q_3 == 0.0f) ? sincos_cr_3 : ((sincos_q_3 == 1.0f) ? (sincos_sr_3 * -1.0f) : ((sincos_q_3 == 2.0f) ? (sincos_cr_3 * -1.0f) : sincos_sr_3)));
+       const int sincos_inside_3 = (fabsf(az) <= 8192.0f);
+       const float sincos_z_3 = (az - az);
+       const float sz_x = (sincos_inside_3 ? sincos_sn_3 : (sincos_z_3 / sincos_z_3));
+       const float sz_y = (sincos_inside_3 ? sincos_cs_3 : (sincos_z_3 / sincos_z_3));
+       const float m00 = (sy_y * sz_y);
+       const float m01 = ((sy_y * sz_x) * -1.0f);
+       const float m10 = (((sx_x * sy_x) * sz_y) + (sx_y * sz_x));
+       const float m11 = ((sx_y * sz_y) - ((sx_x * sy_x) * sz_x));
+       const float m12 = ((sx_x * sy_y) * -1.0f);
+       const float m20 = ((sx_x * sz_x) - ((sx_y * sy_x) * sz_y));
+       const float m21 = (((sx_y * sy_x) * sz_x) + (sx_x * sz_y));
+       aether_mat3f out;
+       out.m[0] = m00;
+       out.m[1] = m01;
+       out.m[2] = sy_x;
+       out.m[3] = m10;
+       out.m[4] = m11;
+       out.m[5] = m12;
+       out.m[6] = m20;
+       out.m[7] = m21;
+       out.m[8] = (sx_y * sy_y);
+       return out; */
+AETHER_HD inline aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, float az)
+{
+    const float sincos_t = aether_mul_f32(ax, 0x1.45f306p-1f);
+    const float sincos_k = aether_sub_f32(aether_add_f32(sincos_t, 12582912.0f), 12582912.0f);
+    const float sincos_ra = aether_sub_f32(ax, aether_mul_f32(sincos_k, 1.5703125f));
+    const float sincos_rb = aether_mul_f32(sincos_k, 0x1.fb4p-12f);
+    const float sincos_s1 = aether_sub_f32(sincos_ra, sincos_rb);
+    const float sincos_v1 = aether_sub_f32(sincos_s1, sincos_ra);
+    const float sincos_e1 = aether_sub_f32(aether_sub_f32(sincos_ra, aether_sub_f32(sincos_s1, sincos_v1)), aether_add_f32(sincos_rb, sincos_v1));
+    const float sincos_rc = aether_mul_f32(sincos_k, 0x1.444p-24f);
+    const float sincos_s2 = aether_sub_f32(sincos_s1, sincos_rc);
+    const float sincos_v2 = aether_sub_f32(sincos_s2, sincos_s1);
+    const float sincos_e2 = aether_sub_f32(aether_sub_f32(sincos_s1, aether_sub_f32(sincos_s2, sincos_v2)), aether_add_f32(sincos_rc, sincos_v2));
+    const float sincos_rd = aether_mul_f32(sincos_k, 0x1.68c234p-39f);
+    const float sincos_tl = aether_sub_f32(aether_add_f32(sincos_e1, sincos_e2), sincos_rd);
+    const float sincos_r = aether_add_f32(sincos_s2, sincos_tl);
+    const float sincos_rl = aether_sub_f32(sincos_tl, aether_sub_f32(sincos_r, sincos_s2));
+    const float sincos_u = aether_mul_f32(sincos_r, sincos_r);
+    const float sincos_ps = aether_mul_f32(aether_mul_f32(sincos_r, sincos_u), aether_add_f32(-0x1.555556p-3f, aether_mul_f32(sincos_u, aether_add_f32(0x1.11110ep-7f, aether_mul_f32(sincos_u, aether_add_f32(-0x1.a013a6p-13f, aether_mul_f32(sincos_u, 0x1.6dbdd2p-19f)))))));
+    const float sincos_sr = aether_add_f32(sincos_r, aether_add_f32(sincos_ps, sincos_rl));
+    const float sincos_hu = aether_mul_f32(0.5f, sincos_u);
+    const float sincos_w = aether_sub_f32(1.0f, sincos_hu);
+    const float sincos_lost = aether_sub_f32(aether_sub_f32(1.0f, sincos_w), sincos_hu);
+    const float sincos_pc = aether_mul_f32(aether_mul_f32(sincos_u, sincos_u), aether_add_f32(0x1.555554p-5f, aether_mul_f32(sincos_u, aether_add_f32(-0x1.6c12d2p-10f, aether_mul_f32(sincos_u, 0x1.9bd864p-16f)))));
+    const float sincos_cr = aether_add_f32(sincos_w, aether_add_f32(aether_sub_f32(sincos_pc, aether_mul_f32(sincos_r, sincos_rl)), sincos_lost));
+    const float sincos_fq = aether_sub_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(sincos_k, 0.25f), 0.375f), 12582912.0f), 12582912.0f);
+    const float sincos_q = aether_sub_f32(sincos_k, aether_mul_f32(4.0f, sincos_fq));
+    const float sincos_sn = ((ax == 0.0f) ? ax : ((sincos_q == 0.0f) ? sincos_sr : ((sincos_q == 1.0f) ? sincos_cr : ((sincos_q == 2.0f) ? aether_mul_f32(sincos_sr, -1.0f) : aether_mul_f32(sincos_cr, -1.0f)))));
+    const float sincos_cs = ((sincos_q == 0.0f) ? sincos_cr : ((sincos_q == 1.0f) ? aether_mul_f32(sincos_sr, -1.0f) : ((sincos_q == 2.0f) ? aether_mul_f32(sincos_cr, -1.0f) : sincos_sr)));
+    const int sincos_inside = (fabsf(ax) <= 8192.0f);
+    const float sincos_z = aether_sub_f32(ax, ax);
+    const float sx_x = (sincos_inside ? sincos_sn : aether_div_f32(sincos_z, sincos_z));
+    const float sx_y = (sincos_inside ? sincos_cs : aether_div_f32(sincos_z, sincos_z));
+    const float sincos_t_2 = aether_mul_f32(ay, 0x1.45f306p-1f);
+    const float sincos_k_2 = aether_sub_f32(aether_add_f32(sincos_t_2, 12582912.0f), 12582912.0f);
+    const float sincos_ra_2 = aether_sub_f32(ay, aether_mul_f32(sincos_k_2, 1.5703125f));
+    const float sincos_rb_2 = aether_mul_f32(sincos_k_2, 0x1.fb4p-12f);
+    const float sincos_s1_2 = aether_sub_f32(sincos_ra_2, sincos_rb_2);
+    const float sincos_v1_2 = aether_sub_f32(sincos_s1_2, sincos_ra_2);
+    const float sincos_e1_2 = aether_sub_f32(aether_sub_f32(sincos_ra_2, aether_sub_f32(sincos_s1_2, sincos_v1_2)), aether_add_f32(sincos_rb_2, sincos_v1_2));
+    const float sincos_rc_2 = aether_mul_f32(sincos_k_2, 0x1.444p-24f);
+    const float sincos_s2_2 = aether_sub_f32(sincos_s1_2, sincos_rc_2);
+    const float sincos_v2_2 = aether_sub_f32(sincos_s2_2, sincos_s1_2);
+    const float sincos_e2_2 = aether_sub_f32(aether_sub_f32(sincos_s1_2, aether_sub_f32(sincos_s2_2, sincos_v2_2)), aether_add_f32(sincos_rc_2, sincos_v2_2));
+    const float sincos_rd_2 = aether_mul_f32(sincos_k_2, 0x1.68c234p-39f);
+    const float sincos_tl_2 = aether_sub_f32(aether_add_f32(sincos_e1_2, sincos_e2_2), sincos_rd_2);
+    const float sincos_r_2 = aether_add_f32(sincos_s2_2, sincos_tl_2);
+    const float sincos_rl_2 = aether_sub_f32(sincos_tl_2, aether_sub_f32(sincos_r_2, sincos_s2_2));
+    const float sincos_u_2 = aether_mul_f32(sincos_r_2, sincos_r_2);
+    const float sincos_ps_2 = aether_mul_f32(aether_mul_f32(sincos_r_2, sincos_u_2), aether_add_f32(-0x1.555556p-3f, aether_mul_f32(sincos_u_2, aether_add_f32(0x1.11110ep-7f, aether_mul_f32(sincos_u_2, aether_add_f32(-0x1.a013a6p-13f, aether_mul_f32(sincos_u_2, 0x1.6dbdd2p-19f)))))));
+    const float sincos_sr_2 = aether_add_f32(sincos_r_2, aether_add_f32(sincos_ps_2, sincos_rl_2));
+    const float sincos_hu_2 = aether_mul_f32(0.5f, sincos_u_2);
+    const float sincos_w_2 = aether_sub_f32(1.0f, sincos_hu_2);
+    const float sincos_lost_2 = aether_sub_f32(aether_sub_f32(1.0f, sincos_w_2), sincos_hu_2);
+    const float sincos_pc_2 = aether_mul_f32(aether_mul_f32(sincos_u_2, sincos_u_2), aether_add_f32(0x1.555554p-5f, aether_mul_f32(sincos_u_2, aether_add_f32(-0x1.6c12d2p-10f, aether_mul_f32(sincos_u_2, 0x1.9bd864p-16f)))));
+    const float sincos_cr_2 = aether_add_f32(sincos_w_2, aether_add_f32(aether_sub_f32(sincos_pc_2, aether_mul_f32(sincos_r_2, sincos_rl_2)), sincos_lost_2));
+    const float sincos_fq_2 = aether_sub_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(sincos_k_2, 0.25f), 0.375f), 12582912.0f), 12582912.0f);
+    const float sincos_q_2 = aether_sub_f32(sincos_k_2, aether_mul_f32(4.0f, sincos_fq_2));
+    const float sincos_sn_2 = ((ay == 0.0f) ? ay : ((sincos_q_2 == 0.0f) ? sincos_sr_2 : ((sincos_q_2 == 1.0f) ? sincos_cr_2 : ((sincos_q_2 == 2.0f) ? aether_mul_f32(sincos_sr_2, -1.0f) : aether_mul_f32(sincos_cr_2, -1.0f)))));
+    const float sincos_cs_2 = ((sincos_q_2 == 0.0f) ? sincos_cr_2 : ((sincos_q_2 == 1.0f) ? aether_mul_f32(sincos_sr_2, -1.0f) : ((sincos_q_2 == 2.0f) ? aether_mul_f32(sincos_cr_2, -1.0f) : sincos_sr_2)));
+    const int sincos_inside_2 = (fabsf(ay) <= 8192.0f);
+    const float sincos_z_2 = aether_sub_f32(ay, ay);
+    const float sy_x = (sincos_inside_2 ? sincos_sn_2 : aether_div_f32(sincos_z_2, sincos_z_2));
+    const float sy_y = (sincos_inside_2 ? sincos_cs_2 : aether_div_f32(sincos_z_2, sincos_z_2));
+    const float sincos_t_3 = aether_mul_f32(az, 0x1.45f306p-1f);
+    const float sincos_k_3 = aether_sub_f32(aether_add_f32(sincos_t_3, 12582912.0f), 12582912.0f);
+    const float sincos_ra_3 = aether_sub_f32(az, aether_mul_f32(sincos_k_3, 1.5703125f));
+    const float sincos_rb_3 = aether_mul_f32(sincos_k_3, 0x1.fb4p-12f);
+    const float sincos_s1_3 = aether_sub_f32(sincos_ra_3, sincos_rb_3);
+    const float sincos_v1_3 = aether_sub_f32(sincos_s1_3, sincos_ra_3);
+    const float sincos_e1_3 = aether_sub_f32(aether_sub_f32(sincos_ra_3, aether_sub_f32(sincos_s1_3, sincos_v1_3)), aether_add_f32(sincos_rb_3, sincos_v1_3));
+    const float sincos_rc_3 = aether_mul_f32(sincos_k_3, 0x1.444p-24f);
+    const float sincos_s2_3 = aether_sub_f32(sincos_s1_3, sincos_rc_3);
+    const float sincos_v2_3 = aether_sub_f32(sincos_s2_3, sincos_s1_3);
+    const float sincos_e2_3 = aether_sub_f32(aether_sub_f32(sincos_s1_3, aether_sub_f32(sincos_s2_3, sincos_v2_3)), aether_add_f32(sincos_rc_3, sincos_v2_3));
+    const float sincos_rd_3 = aether_mul_f32(sincos_k_3, 0x1.68c234p-39f);
+    const float sincos_tl_3 = aether_sub_f32(aether_add_f32(sincos_e1_3, sincos_e2_3), sincos_rd_3);
+    const float sincos_r_3 = aether_add_f32(sincos_s2_3, sincos_tl_3);
+    const float sincos_rl_3 = aether_sub_f32(sincos_tl_3, aether_sub_f32(sincos_r_3, sincos_s2_3));
+    const float sincos_u_3 = aether_mul_f32(sincos_r_3, sincos_r_3);
+    const float sincos_ps_3 = aether_mul_f32(aether_mul_f32(sincos_r_3, sincos_u_3), aether_add_f32(-0x1.555556p-3f, aether_mul_f32(sincos_u_3, aether_add_f32(0x1.11110ep-7f, aether_mul_f32(sincos_u_3, aether_add_f32(-0x1.a013a6p-13f, aether_mul_f32(sincos_u_3, 0x1.6dbdd2p-19f)))))));
+    const float sincos_sr_3 = aether_add_f32(sincos_r_3, aether_add_f32(sincos_ps_3, sincos_rl_3));
+    const float sincos_hu_3 = aether_mul_f32(0.5f, sincos_u_3);
+    const float sincos_w_3 = aether_sub_f32(1.0f, sincos_hu_3);
+    const float sincos_lost_3 = aether_sub_f32(aether_sub_f32(1.0f, sincos_w_3), sincos_hu_3);
+    const float sincos_pc_3 = aether_mul_f32(aether_mul_f32(sincos_u_3, sincos_u_3), aether_add_f32(0x1.555554p-5f, aether_mul_f32(sincos_u_3, aether_add_f32(-0x1.6c12d2p-10f, aether_mul_f32(sincos_u_3, 0x1.9bd864p-16f)))));
+    const float sincos_cr_3 = aether_add_f32(sincos_w_3, aether_add_f32(aether_sub_f32(sincos_pc_3, aether_mul_f32(sincos_r_3, sincos_rl_3)), sincos_lost_3));
+    const float sincos_fq_3 = aether_sub_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(sincos_k_3, 0.25f), 0.375f), 12582912.0f), 12582912.0f);
+    const float sincos_q_3 = aether_sub_f32(sincos_k_3, aether_mul_f32(4.0f, sincos_fq_3));
+    const float sincos_sn_3 = ((az == 0.0f) ? az : ((sincos_q_3 == 0.0f) ? sincos_sr_3 : ((sincos_q_3 == 1.0f) ? sincos_cr_3 : ((sincos_q_3 == 2.0f) ? aether_mul_f32(sincos_sr_3, -1.0f) : aether_mul_f32(sincos_cr_3, -1.0f)))));
+    const float sincos_cs_3 = ((sincos_q_3 == 0.0f) ? sincos_cr_3 : ((sincos_q_3 == 1.0f) ? aether_mul_f32(sincos_sr_3, -1.0f) : ((sincos_q_3 == 2.0f) ? aether_mul_f32(sincos_cr_3, -1.0f) : sincos_sr_3)));
+    const int sincos_inside_3 = (fabsf(az) <= 8192.0f);
+    const float sincos_z_3 = aether_sub_f32(az, az);
+    const float sz_x = (sincos_inside_3 ? sincos_sn_3 : aether_div_f32(sincos_z_3, sincos_z_3));
+    const float sz_y = (sincos_inside_3 ? sincos_cs_3 : aether_div_f32(sincos_z_3, sincos_z_3));
+    const float m00 = aether_mul_f32(sy_y, sz_y);
+    const float m01 = aether_mul_f32(aether_mul_f32(sy_y, sz_x), -1.0f);
+    const float m10 = aether_add_f32(aether_mul_f32(aether_mul_f32(sx_x, sy_x), sz_y), aether_mul_f32(sx_y, sz_x));
+    const float m11 = aether_sub_f32(aether_mul_f32(sx_y, sz_y), aether_mul_f32(aether_mul_f32(sx_x, sy_x), sz_x));
+    const float m12 = aether_mul_f32(aether_mul_f32(sx_x, sy_y), -1.0f);
+    const float m20 = aether_sub_f32(aether_mul_f32(sx_x, sz_x), aether_mul_f32(aether_mul_f32(sx_y, sy_x), sz_y));
+    const float m21 = aether_add_f32(aether_mul_f32(aether_mul_f32(sx_y, sy_x), sz_x), aether_mul_f32(sx_x, sz_y));
+    aether_mat3f out;
+    out.m[0] = m00;
+    out.m[1] = m01;
+    out.m[2] = sy_x;
+    out.m[3] = m10;
+    out.m[4] = m11;
+    out.m[5] = m12;
+    out.m[6] = m20;
+    out.m[7] = m21;
+    out.m[8] = aether_mul_f32(sx_y, sy_y);
+    return out;
+}
+
+/* aether_mat3d_from_euler_xyz: The rotation matrix Rx(ax) Ry(ay) Rz(az) (intrinsic x, then y, then z; for a column vector, rotate about z first), angles in radians, from sx = sincos(ax), sy = sincos(ay), sz = sincos(az) (.x the sine, .y the cosine) and the stated products, left to right: row 0 = (cy cz, (cy sz) * -1, sy); row 1 = ((sx sy) cz + cx sz, cx cz - (sx sy) sz, (sx cy) * -1); row 2 = (sx sz - (cx sy) cz, (cx sy) sz + sx cz, cx cy). NaN where an angle is outside sincos's domain.
+   Spec:
+       sx = sincos(ax)
+       sy = sincos(ay)
+       sz = sincos(az)
+       m00 = sy.y * sz.y
+       m01 = (sy.y * sz.x) * -1
+       m10 = (sx.x * sy.x) * sz.y + sx.y * sz.x
+       m11 = sx.y * sz.y - (sx.x * sy.x) * sz.x
+       m12 = (sx.x * sy.y) * -1
+       m20 = sx.x * sz.x - (sx.y * sy.x) * sz.y
+       m21 = (sx.y * sy.x) * sz.x + sx.x * sz.y
+       out = mat3(m00, m01, sy.x, m10, m11, m12, m20, m21, sx.y * sy.y)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double sincos_t = (ax * 0x1.45f306dc9c883p-1);
+       const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_ra = (ax - (sincos_k * 0x1.921fb544p+0));
+       const double sincos_rb = (sincos_k * 0x1.0b4611a6p-34);
+       const double sincos_s1 = (sincos_ra - sincos_rb);
+       const double sincos_v1 = (sincos_s1 - sincos_ra);
+       const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+       const double sincos_rc = (sincos_k * 0x1.3198a2ep-69);
+       const double sincos_s2 = (sincos_s1 - sincos_rc);
+       const double sincos_v2 = (sincos_s2 - sincos_s1);
+       const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+       const double sincos_rd = (sincos_k * 0x1.b839a252049c1p-104);
+       const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+       const double sincos_r = (sincos_s2 + sincos_tl);
+       const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+       const double sincos_u = (sincos_r * sincos_r);
+       const double sincos_ps = ((sincos_r * sincos_u) * (-0x1.5555555555555p-3 + (sincos_u * (0x1.111111111111p-7 + (sincos_u * (-0x1.a01a01a019936p-13 + (sincos_u * (0x1.71de3a54605eep-19 + (sincos_u * (-0x1.ae64541266378p-26 + (sincos_u * (0x1.61217ec01749dp-33 + (sincos_u * -0x1.ab17a79237a19p-41)))))))))))));
+       const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+       const double sincos_hu = (0.5 * sincos_u);
+       const double sincos_w = (1.0 - sincos_hu);
+       const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
+       const double sincos_pc = ((sincos_u * sincos_u) * (0x1.5555555555555p-5 + (sincos_u * (-0x1.6c16c16c16966p-10 + (sincos_u * (0x1.a01a019f4e867p-16 + (sincos_u * (-0x1.27e4fa17a41b4p-22 + (sincos_u * (0x1.1eeb68b109173p-29 + (sincos_u * -0x1.907d7aebd5e3dp-37)))))))))));
+       const double sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
+       const double sincos_fq = ((((sincos_k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_q = (sincos_k - (4.0 * sincos_fq));
+       const double sincos_sn = ((ax == 0.0) ? ax : ((sincos_q == 0.0) ? sincos_sr : ((sincos_q == 1.0) ? sincos_cr : ((sincos_q == 2.0) ? (sincos_sr * -1.0) : (sincos_cr * -1.0)))));
+       const double sincos_cs = ((sincos_q == 0.0) ? sincos_cr : ((sincos_q == 1.0) ? (sincos_sr * -1.0) : ((sincos_q == 2.0) ? (sincos_cr * -1.0) : sincos_sr)));
+       const int sincos_inside = (fabs(ax) <= 1048576.0);
+       const double sincos_z = (ax - ax);
+       const double sx_x = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
+       const double sx_y = (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
+       const double sincos_t_2 = (ay * 0x1.45f306dc9c883p-1);
+       const double sincos_k_2 = ((sincos_t_2 + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_ra_2 = (ay - (sincos_k_2 * 0x1.921fb544p+0));
+       const double sincos_rb_2 = (sincos_k_2 * 0x1.0b4611a6p-34);
+       const double sincos_s1_2 = (sincos_ra_2 - sincos_rb_2);
+       const double sincos_v1_2 = (sincos_s1_2 - sincos_ra_2);
+       const double sincos_e1_2 = ((sincos_ra_2 - (sincos_s1_2 - sincos_v1_2)) - (sincos_rb_2 + sincos_v1_2));
+       const double sincos_rc_2 = (sincos_k_2 * 0x1.3198a2ep-69);
+       const double sincos_s2_2 = (sincos_s1_2 - sincos_rc_2);
+       const double sincos_v2_2 = (sincos_s2_2 - sincos_s1_2);
+       const double sincos_e2_2 = ((sincos_s1_2 - (sincos_s2_2 - sincos_v2_2)) - (sincos_rc_2 + sincos_v2_2));
+       const double sincos_rd_2 = (sincos_k_2 * 0x1.b839a252049c1p-104);
+       const double sincos_tl_2 = ((sincos_e1_2 + sincos_e2_2) - sincos_rd_2);
+       const double sincos_r_2 = (sincos_s2_2 + sincos_tl_2);
+       const double sincos_rl_2 = (sincos_tl_2 - (sincos_r_2 - sincos_s2_2));
+       const double sincos_u_2 = (sincos_r_2 * sincos_r_2);
+       const double sincos_ps_2 = ((sincos_r_2 * sincos_u_2) * (-0x1.5555555555555p-3 + (sincos_u_2 * (0x1.111111111111p-7 + (sincos_u_2 * (-0x1.a01a01a019936p-13 + (sincos_u_2 * (0x1.71de3a54605eep-19 + (sincos_u_2 * (-0x1.ae64541266378p-26 + (sincos_u_2 * (0x1.61217ec01749dp-33 + (sincos_u_2 * -0x1.ab17a79237a19p-41)))))))))))));
+       const double sincos_sr_2 = (sincos_r_2 + (sincos_ps_2 + sincos_rl_2));
+       const double sincos_hu_2 = (0.5 * sincos_u_2);
+       const double sincos_w_2 = (1.0 - sincos_hu_2);
+       const double sincos_lost_2 = ((1.0 - sincos_w_2) - sincos_hu_2);
+       const double sincos_pc_2 = ((sincos_u_2 * sincos_u_2) * (0x1.5555555555555p-5 + (sincos_u_2 * (-0x1.6c16c16c16966p-10 + (sincos_u_2 * (0x1.a01a019f4e867p-16 + (sincos_u_2 * (-0x1.27e4fa17a41b4p-22 + (sincos_u_2 * (0x1.1eeb68b109173p-29 + (sincos_u_2 * -0x1.907d7aebd5e3dp-37)))))))))));
+       const double sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - (sincos_r_2 * sincos_rl_2)) + sincos_lost_2));
+       const double sincos_fq_2 = ((((sincos_k_2 * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_q_2 = (sincos_k_2 - (4.0 * sincos_fq_2));
+       const double sincos_sn_2 = ((ay == 0.0) ? ay : ((sincos_q_2 == 0.0) ? sincos_sr_2 : ((sincos_q_2 == 1.0) ? sincos_cr_2 : ((sincos_q_2 == 2.0) ? (sincos_sr_2 * -1.0) : (sincos_cr_2 * -1.0)))));
+       const double sincos_cs_2 = ((sincos_q_2 == 0.0) ? sincos_cr_2 : ((sincos_q_2 == 1.0) ? (sincos_sr_2 * -1.0) : ((sincos_q_2 == 2.0) ? (sincos_cr_2 * -1.0) : sincos_sr_2)));
+       const int sincos_inside_2 = (fabs(ay) <= 1048576.0);
+       const double sincos_z_2 = (ay - ay);
+       const double sy_x = (sincos_inside_2 ? sincos_sn_2 : (sincos_z_2 / sincos_z_2));
+       const double sy_y = (sincos_inside_2 ? sincos_cs_2 : (sincos_z_2 / sincos_z_2));
+       const double sincos_t_3 = (az * 0x1.45f306dc9c883p-1);
+       const double sincos_k_3 = ((sincos_t_3 + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_ra_3 = (az - (sincos_k_3 * 0x1.921fb544p+0));
+       const double sincos_rb_3 = (sincos_k_3 * 0x1.0b4611a6p-34);
+       const double sincos_s1_3 = (sincos_ra_3 - sincos_rb_3);
+       const double sincos_v1_3 = (sincos_s1_3 - sincos_ra_3);
+       const double sincos_e1_3 = ((sincos_ra_3 - (sincos_s1_3 - sincos_v1_3)) - (sincos_rb_3 + sincos_v1_3));
+       const double sincos_rc_3 = (sincos_k_3 * 0x1.3198a2ep-69);
+       const double sincos_s2_3 = (sincos_s1_3 - sincos_rc_3);
+       const double sincos_v2_3 = (sincos_s2_3 - sincos_s1_3);
+       const double sincos_e2_3 = ((sincos_s1_3 - (sincos_s2_3 - sincos_v2_3)) - (sincos_rc_3 + sincos_v2_3));
+       const double sincos_rd_3 = (sincos_k_3 * 0x1.b839a252049c1p-104);
+       const double sincos_tl_3 = ((sincos_e1_3 + sincos_e2_3) - sincos_rd_3);
+       const double sincos_r_3 = (sincos_s2_3 + sincos_tl_3);
+       const double sincos_rl_3 = (sincos_tl_3 - (sincos_r_3 - sincos_s2_3));
+       const double sincos_u_3 = (sincos_r_3 * sincos_r_3);
+       const double sincos_ps_3 = ((sincos_r_3 * sincos_u_3) * (-0x1.5555555555555p-3 + (sincos_u_3 * (0x1.111111111111p-7 + (sincos_u_3 * (-0x1.a01a01a019936p-13 + (sincos_u_3 * (0x1.71de3a54605eep-19 + (sincos_u_3 * (-0x1.ae64541266378p-26 + (sincos_u_3 * (0x1.61217ec01749dp-33 + (sincos_u_3 * -0x1.ab17a79237a19p-41)))))))))))));
+       const double sincos_sr_3 = (sincos_r_3 + (sincos_ps_3 + sincos_rl_3));
+       const double sincos_hu_3 = (0.5 * sincos_u_3);
+       const double sincos_w_3 = (1.0 - sincos_hu_3);
+       const double sincos_lost_3 = ((1.0 - sincos_w_3) - sincos_hu_3);
+       const double sincos_pc_3 = ((sincos_u_3 * sincos_u_3) * (0x1.5555555555555p-5 + (sincos_u_3 * (-0x1.6c16c16c16966p-10 + (sincos_u_3 * (0x1.a01a019f4e867p-16 + (sincos_u_3 * (-0x1.27e4fa17a41b4p-22 + (sincos_u_3 * (0x1.1eeb68b109173p-29 + (sincos_u_3 * -0x1.907d7aebd5e3dp-37)))))))))));
+       const double sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - (sincos_r_3 * sincos_rl_3)) + sincos_lost_3));
+       const double sincos_fq_3 = ((((sincos_k_3 * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_q_3 = (sincos_k_3 - (4.0 * sincos_fq_3));
+       const double sincos_sn_3 = ((az == 0.0) ? az : ((sincos_q_3 == 0.0) ? sincos_sr_3 : ((sincos_q_3 == 1.0) ? sincos_cr_3 : ((sincos_q_3 == 2.0) ? (sincos_sr_3 * -1.0) : (sincos_cr_3 * -1.0)))));
+       const double sincos_cs_3 = ((sincos_q_3 == 0.0) ? sincos_cr_3 : ((sincos_q_3 == 1.0) ? (sincos_sr_3 * -1.0) : ((sincos_q_3 == 2.0) ? (sincos_cr_3 * -1.0) : sincos_sr_3)));
+       const int sincos_inside_3 = (fabs(az) <= 1048576.0);
+       const double sincos_z_3 = (az - az);
+       const double sz_x = (sincos_inside_3 ? sincos_sn_3 : (sincos_z_3 / sincos_z_3));
+       const double sz_y = (sincos_inside_3 ? sincos_cs_3 : (sincos_z_3 / sincos_z_3));
+       const double m00 = (sy_y * sz_y);
+       const double m01 = ((sy_y * sz_x) * -1.0);
+       const double m10 = (((sx_x * sy_x) * sz_y) + (sx_y * sz_x));
+       const double m11 = ((sx_y * sz_y) - ((sx_x * sy_x) * sz_x));
+       const double m12 = ((sx_x * sy_y) * -1.0);
+       const double m20 = ((sx_x * sz_x) - ((sx_y * sy_x) * sz_y));
+       const double m21 = (((sx_y * sy_x) * sz_x) + (sx_x * sz_y));
+       aether_mat3d out;
+       out.m[0] = m00;
+       out.m[1] = m01;
+       out.m[2] = sy_x;
+       out.m[3] = m10;
+       out.m[4] = m11;
+       out.m[5] = m12;
+       out.m[6] = m20;
+       out.m[7] = m21;
+       out.m[8] = (sx_y * sy_y);
+       return out; */
+AETHER_HD inline aether_mat3d aether_mat3d_from_euler_xyz(double ax, double ay, double az)
+{
+    const double sincos_t = aether_mul_f64(ax, 0x1.45f306dc9c883p-1);
+    const double sincos_k = aether_sub_f64(aether_add_f64(sincos_t, 6755399441055744.0), 6755399441055744.0);
+    const double sincos_ra = aether_sub_f64(ax, aether_mul_f64(sincos_k, 0x1.921fb544p+0));
+    const double sincos_rb = aether_mul_f64(sincos_k, 0x1.0b4611a6p-34);
+    const double sincos_s1 = aether_sub_f64(sincos_ra, sincos_rb);
+    const double sincos_v1 = aether_sub_f64(sincos_s1, sincos_ra);
+    const double sincos_e1 = aether_sub_f64(aether_sub_f64(sincos_ra, aether_sub_f64(sincos_s1, sincos_v1)), aether_add_f64(sincos_rb, sincos_v1));
+    const double sincos_rc = aether_mul_f64(sincos_k, 0x1.3198a2ep-69);
+    const double sincos_s2 = aether_sub_f64(sincos_s1, sincos_rc);
+    const double sincos_v2 = aether_sub_f64(sincos_s2, sincos_s1);
+    const double sincos_e2 = aether_sub_f64(aether_sub_f64(sincos_s1, aether_sub_f64(sincos_s2, sincos_v2)), aether_add_f64(sincos_rc, sincos_v2));
+    const double sincos_rd = aether_mul_f64(sincos_k, 0x1.b839a252049c1p-104);
+    const double sincos_tl = aether_sub_f64(aether_add_f64(sincos_e1, sincos_e2), sincos_rd);
+    const double sincos_r = aether_add_f64(sincos_s2, sincos_tl);
+    const double sincos_rl = aether_sub_f64(sincos_tl, aether_sub_f64(sincos_r, sincos_s2));
+    const double sincos_u = aether_mul_f64(sincos_r, sincos_r);
+    const double sincos_ps = aether_mul_f64(aether_mul_f64(sincos_r, sincos_u), aether_add_f64(-0x1.5555555555555p-3, aether_mul_f64(sincos_u, aether_add_f64(0x1.111111111111p-7, aether_mul_f64(sincos_u, aether_add_f64(-0x1.a01a01a019936p-13, aether_mul_f64(sincos_u, aether_add_f64(0x1.71de3a54605eep-19, aether_mul_f64(sincos_u, aether_add_f64(-0x1.ae64541266378p-26, aether_mul_f64(sincos_u, aether_add_f64(0x1.61217ec01749dp-33, aether_mul_f64(sincos_u, -0x1.ab17a79237a19p-41)))))))))))));
+    const double sincos_sr = aether_add_f64(sincos_r, aether_add_f64(sincos_ps, sincos_rl));
+    const double sincos_hu = aether_mul_f64(0.5, sincos_u);
+    const double sincos_w = aether_sub_f64(1.0, sincos_hu);
+    const double sincos_lost = aether_sub_f64(aether_sub_f64(1.0, sincos_w), sincos_hu);
+    const double sincos_pc = aether_mul_f64(aether_mul_f64(sincos_u, sincos_u), aether_add_f64(0x1.5555555555555p-5, aether_mul_f64(sincos_u, aether_add_f64(-0x1.6c16c16c16966p-10, aether_mul_f64(sincos_u, aether_add_f64(0x1.a01a019f4e867p-16, aether_mul_f64(sincos_u, aether_add_f64(-0x1.27e4fa17a41b4p-22, aether_mul_f64(sincos_u, aether_add_f64(0x1.1eeb68b109173p-29, aether_mul_f64(sincos_u, -0x1.907d7aebd5e3dp-37)))))))))));
+    const double sincos_cr = aether_add_f64(sincos_w, aether_add_f64(aether_sub_f64(sincos_pc, aether_mul_f64(sincos_r, sincos_rl)), sincos_lost));
+    const double sincos_fq = aether_sub_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(sincos_k, 0.25), 0.375), 6755399441055744.0), 6755399441055744.0);
+    const double sincos_q = aether_sub_f64(sincos_k, aether_mul_f64(4.0, sincos_fq));
+    const double sincos_sn = ((ax == 0.0) ? ax : ((sincos_q == 0.0) ? sincos_sr : ((sincos_q == 1.0) ? sincos_cr : ((sincos_q == 2.0) ? aether_mul_f64(sincos_sr, -1.0) : aether_mul_f64(sincos_cr, -1.0)))));
+    const double sincos_cs = ((sincos_q == 0.0) ? sincos_cr : ((sincos_q == 1.0) ? aether_mul_f64(sincos_sr, -1.0) : ((sincos_q == 2.0) ? aether_mul_f64(sincos_cr, -1.0) : sincos_sr)));
+    const int sincos_inside = (fabs(ax) <= 1048576.0);
+    const double sincos_z = aether_sub_f64(ax, ax);
+    const double sx_x = (sincos_inside ? sincos_sn : aether_div_f64(sincos_z, sincos_z));
+    const double sx_y = (sincos_inside ? sincos_cs : aether_div_f64(sincos_z, sincos_z));
+    const double sincos_t_2 = aether_mul_f64(ay, 0x1.45f306dc9c883p-1);
+    const double sincos_k_2 = aether_sub_f64(aether_add_f64(sincos_t_2, 6755399441055744.0), 6755399441055744.0);
+    const double sincos_ra_2 = aether_sub_f64(ay, aether_mul_f64(sincos_k_2, 0x1.921fb544p+0));
+    const double sincos_rb_2 = aether_mul_f64(sincos_k_2, 0x1.0b4611a6p-34);
+    const double sincos_s1_2 = aether_sub_f64(sincos_ra_2, sincos_rb_2);
+    const double sincos_v1_2 = aether_sub_f64(sincos_s1_2, sincos_ra_2);
+    const double sincos_e1_2 = aether_sub_f64(aether_sub_f64(sincos_ra_2, aether_sub_f64(sincos_s1_2, sincos_v1_2)), aether_add_f64(sincos_rb_2, sincos_v1_2));
+    const double sincos_rc_2 = aether_mul_f64(sincos_k_2, 0x1.3198a2ep-69);
+    const double sincos_s2_2 = aether_sub_f64(sincos_s1_2, sincos_rc_2);
+    const double sincos_v2_2 = aether_sub_f64(sincos_s2_2, sincos_s1_2);
+    const double sincos_e2_2 = aether_sub_f64(aether_sub_f64(sincos_s1_2, aether_sub_f64(sincos_s2_2, sincos_v2_2)), aether_add_f64(sincos_rc_2, sincos_v2_2));
+    const double sincos_rd_2 = aether_mul_f64(sincos_k_2, 0x1.b839a252049c1p-104);
+    const double sincos_tl_2 = aether_sub_f64(aether_add_f64(sincos_e1_2, sincos_e2_2), sincos_rd_2);
+    const double sincos_r_2 = aether_add_f64(sincos_s2_2, sincos_tl_2);
+    const double sincos_rl_2 = aether_sub_f64(sincos_tl_2, aether_sub_f64(sincos_r_2, sincos_s2_2));
+    const double sincos_u_2 = aether_mul_f64(sincos_r_2, sincos_r_2);
+    const double sincos_ps_2 = aether_mul_f64(aether_mul_f64(sincos_r_2, sincos_u_2), aether_add_f64(-0x1.5555555555555p-3, aether_mul_f64(sincos_u_2, aether_add_f64(0x1.111111111111p-7, aether_mul_f64(sincos_u_2, aether_add_f64(-0x1.a01a01a019936p-13, aether_mul_f64(sincos_u_2, aether_add_f64(0x1.71de3a54605eep-19, aether_mul_f64(sincos_u_2, aether_add_f64(-0x1.ae64541266378p-26, aether_mul_f64(sincos_u_2, aether_add_f64(0x1.61217ec01749dp-33, aether_mul_f64(sincos_u_2, -0x1.ab17a79237a19p-41)))))))))))));
+    const double sincos_sr_2 = aether_add_f64(sincos_r_2, aether_add_f64(sincos_ps_2, sincos_rl_2));
+    const double sincos_hu_2 = aether_mul_f64(0.5, sincos_u_2);
+    const double sincos_w_2 = aether_sub_f64(1.0, sincos_hu_2);
+    const double sincos_lost_2 = aether_sub_f64(aether_sub_f64(1.0, sincos_w_2), sincos_hu_2);
+    const double sincos_pc_2 = aether_mul_f64(aether_mul_f64(sincos_u_2, sincos_u_2), aether_add_f64(0x1.5555555555555p-5, aether_mul_f64(sincos_u_2, aether_add_f64(-0x1.6c16c16c16966p-10, aether_mul_f64(sincos_u_2, aether_add_f64(0x1.a01a019f4e867p-16, aether_mul_f64(sincos_u_2, aether_add_f64(-0x1.27e4fa17a41b4p-22, aether_mul_f64(sincos_u_2, aether_add_f64(0x1.1eeb68b109173p-29, aether_mul_f64(sincos_u_2, -0x1.907d7aebd5e3dp-37)))))))))));
+    const double sincos_cr_2 = aether_add_f64(sincos_w_2, aether_add_f64(aether_sub_f64(sincos_pc_2, aether_mul_f64(sincos_r_2, sincos_rl_2)), sincos_lost_2));
+    const double sincos_fq_2 = aether_sub_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(sincos_k_2, 0.25), 0.375), 6755399441055744.0), 6755399441055744.0);
+    const double sincos_q_2 = aether_sub_f64(sincos_k_2, aether_mul_f64(4.0, sincos_fq_2));
+    const double sincos_sn_2 = ((ay == 0.0) ? ay : ((sincos_q_2 == 0.0) ? sincos_sr_2 : ((sincos_q_2 == 1.0) ? sincos_cr_2 : ((sincos_q_2 == 2.0) ? aether_mul_f64(sincos_sr_2, -1.0) : aether_mul_f64(sincos_cr_2, -1.0)))));
+    const double sincos_cs_2 = ((sincos_q_2 == 0.0) ? sincos_cr_2 : ((sincos_q_2 == 1.0) ? aether_mul_f64(sincos_sr_2, -1.0) : ((sincos_q_2 == 2.0) ? aether_mul_f64(sincos_cr_2, -1.0) : sincos_sr_2)));
+    const int sincos_inside_2 = (fabs(ay) <= 1048576.0);
+    const double sincos_z_2 = aether_sub_f64(ay, ay);
+    const double sy_x = (sincos_inside_2 ? sincos_sn_2 : aether_div_f64(sincos_z_2, sincos_z_2));
+    const double sy_y = (sincos_inside_2 ? sincos_cs_2 : aether_div_f64(sincos_z_2, sincos_z_2));
+    const double sincos_t_3 = aether_mul_f64(az, 0x1.45f306dc9c883p-1);
+    const double sincos_k_3 = aether_sub_f64(aether_add_f64(sincos_t_3, 6755399441055744.0), 6755399441055744.0);
+    const double sincos_ra_3 = aether_sub_f64(az, aether_mul_f64(sincos_k_3, 0x1.921fb544p+0));
+    const double sincos_rb_3 = aether_mul_f64(sincos_k_3, 0x1.0b4611a6p-34);
+    const double sincos_s1_3 = aether_sub_f64(sincos_ra_3, sincos_rb_3);
+    const double sincos_v1_3 = aether_sub_f64(sincos_s1_3, sincos_ra_3);
+    const double sincos_e1_3 = aether_sub_f64(aether_sub_f64(sincos_ra_3, aether_sub_f64(sincos_s1_3, sincos_v1_3)), aether_add_f64(sincos_rb_3, sincos_v1_3));
+    const double sincos_rc_3 = aether_mul_f64(sincos_k_3, 0x1.3198a2ep-69);
+    const double sincos_s2_3 = aether_sub_f64(sincos_s1_3, sincos_rc_3);
+    const double sincos_v2_3 = aether_sub_f64(sincos_s2_3, sincos_s1_3);
+    const double sincos_e2_3 = aether_sub_f64(aether_sub_f64(sincos_s1_3, aether_sub_f64(sincos_s2_3, sincos_v2_3)), aether_add_f64(sincos_rc_3, sincos_v2_3));
+    const double sincos_rd_3 = aether_mul_f64(sincos_k_3, 0x1.b839a252049c1p-104);
+    const double sincos_tl_3 = aether_sub_f64(aether_add_f64(sincos_e1_3, sincos_e2_3), sincos_rd_3);
+    const double sincos_r_3 = aether_add_f64(sincos_s2_3, sincos_tl_3);
+    const double sincos_rl_3 = aether_sub_f64(sincos_tl_3, aether_sub_f64(sincos_r_3, sincos_s2_3));
+    const double sincos_u_3 = aether_mul_f64(sincos_r_3, sincos_r_3);
+    const double sincos_ps_3 = aether_mul_f64(aether_mul_f64(sincos_r_3, sincos_u_3), aether_add_f64(-0x1.5555555555555p-3, aether_mul_f64(sincos_u_3, aether_add_f64(0x1.111111111111p-7, aether_mul_f64(sincos_u_3, aether_add_f64(-0x1.a01a01a019936p-13, aether_mul_f64(sincos_u_3, aether_add_f64(0x1.71de3a54605eep-19, aether_mul_f64(sincos_u_3, aether_add_f64(-0x1.ae64541266378p-26, aether_mul_f64(sincos_u_3, aether_add_f64(0x1.61217ec01749dp-33, aether_mul_f64(sincos_u_3, -0x1.ab17a79237a19p-41)))))))))))));
+    const double sincos_sr_3 = aether_add_f64(sincos_r_3, aether_add_f64(sincos_ps_3, sincos_rl_3));
+    const double sincos_hu_3 = aether_mul_f64(0.5, sincos_u_3);
+    const double sincos_w_3 = aether_sub_f64(1.0, sincos_hu_3);
+    const double sincos_lost_3 = aether_sub_f64(aether_sub_f64(1.0, sincos_w_3), sincos_hu_3);
+    const double sincos_pc_3 = aether_mul_f64(aether_mul_f64(sincos_u_3, sincos_u_3), aether_add_f64(0x1.5555555555555p-5, aether_mul_f64(sincos_u_3, aether_add_f64(-0x1.6c16c16c16966p-10, aether_mul_f64(sincos_u_3, aether_add_f64(0x1.a01a019f4e867p-16, aether_mul_f64(sincos_u_3, aether_add_f64(-0x1.27e4fa17a41b4p-22, aether_mul_f64(sincos_u_3, aether_add_f64(0x1.1eeb68b109173p-29, aether_mul_f64(sincos_u_3, -0x1.907d7aebd5e3dp-37)))))))))));
+    const double sincos_cr_3 = aether_add_f64(sincos_w_3, aether_add_f64(aether_sub_f64(sincos_pc_3, aether_mul_f64(sincos_r_3, sincos_rl_3)), sincos_lost_3));
+    const double sincos_fq_3 = aether_sub_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(sincos_k_3, 0.25), 0.375), 6755399441055744.0), 6755399441055744.0);
+    const double sincos_q_3 = aether_sub_f64(sincos_k_3, aether_mul_f64(4.0, sincos_fq_3));
+    const double sincos_sn_3 = ((az == 0.0) ? az : ((sincos_q_3 == 0.0) ? sincos_sr_3 : ((sincos_q_3 == 1.0) ? sincos_cr_3 : ((sincos_q_3 == 2.0) ? aether_mul_f64(sincos_sr_3, -1.0) : aether_mul_f64(sincos_cr_3, -1.0)))));
+    const double sincos_cs_3 = ((sincos_q_3 == 0.0) ? sincos_cr_3 : ((sincos_q_3 == 1.0) ? aether_mul_f64(sincos_sr_3, -1.0) : ((sincos_q_3 == 2.0) ? aether_mul_f64(sincos_cr_3, -1.0) : sincos_sr_3)));
+    const int sincos_inside_3 = (fabs(az) <= 1048576.0);
+    const double sincos_z_3 = aether_sub_f64(az, az);
+    const double sz_x = (sincos_inside_3 ? sincos_sn_3 : aether_div_f64(sincos_z_3, sincos_z_3));
+    const double sz_y = (sincos_inside_3 ? sincos_cs_3 : aether_div_f64(sincos_z_3, sincos_z_3));
+    const double m00 = aether_mul_f64(sy_y, sz_y);
+    const double m01 = aether_mul_f64(aether_mul_f64(sy_y, sz_x), -1.0);
+    const double m10 = aether_add_f64(aether_mul_f64(aether_mul_f64(sx_x, sy_x), sz_y), aether_mul_f64(sx_y, sz_x));
+    const double m11 = aether_sub_f64(aether_mul_f64(sx_y, sz_y), aether_mul_f64(aether_mul_f64(sx_x, sy_x), sz_x));
+    const double m12 = aether_mul_f64(aether_mul_f64(sx_x, sy_y), -1.0);
+    const double m20 = aether_sub_f64(aether_mul_f64(sx_x, sz_x), aether_mul_f64(aether_mul_f64(sx_y, sy_x), sz_y));
+    const double m21 = aether_add_f64(aether_mul_f64(aether_mul_f64(sx_y, sy_x), sz_x), aether_mul_f64(sx_x, sz_y));
+    aether_mat3d out;
+    out.m[0] = m00;
+    out.m[1] = m01;
+    out.m[2] = sy_x;
+    out.m[3] = m10;
+    out.m[4] = m11;
+    out.m[5] = m12;
+    out.m[6] = m20;
+    out.m[7] = m21;
+    out.m[8] = aether_mul_f64(sx_y, sy_y);
+    return out;
+}
+
 /* aether_f32_jacobi_rotation: The Jacobi rotation that zeroes apq: theta = (aqq - app) / (2 * apq); t = sign(theta) / (|theta| + sqrt(theta^2 + 1)), or 0.5 / |theta| where theta^2 overflows; t = +0 when apq is zero; c = 1 / sqrt(t^2 + 1); s = t * c; tau = s / (1 + c).
    Spec:
        theta = (aqq - app) / (2 * apq)
@@ -7436,7 +8090,7 @@ static __device__ inline double aether_f64_dot_array_warp(const double *a, const
 }
 
 /* ---- aether_cuda_selftest() ---------------------------------------------------------------
-   181 witness vectors (25 rules), the C core's: corpus cases on which
+   187 witness vectors (25 rules), the C core's: corpus cases on which
    a plausible mistake in one rule (a fused product, another fold order, a true division, ...)
    gives other bits, replayed on the device through the flat convention; then probes of f32 and
    f64 subnormals on the device. */
@@ -8151,6 +8805,63 @@ static AETHER_HD size_t aether_selftest_call_f32_cos(const uint64_t *in, size_t 
     p_a = aether_flat_rd32(in[0u]);
     r = aether_f32_cos(p_a);
     out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static AETHER_HD size_t aether_selftest_call_quatf_from_axis_angle(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    aether_vec3f p_axis;
+    float p_angle;
+    aether_quatf r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 4u || cap < 4u) return AETHER_FLAT_BAD;
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        memcpy(&p_axis, e, sizeof e);
+    }
+    p_angle = aether_flat_rd32(in[3u]);
+    r = aether_quatf_from_axis_angle(p_axis, p_angle);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
+    return o;
+}
+
+static AETHER_HD size_t aether_selftest_call_mat3f_from_euler_xyz(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_ax;
+    float p_ay;
+    float p_az;
+    aether_mat3f r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 3u || cap < 9u) return AETHER_FLAT_BAD;
+    p_ax = aether_flat_rd32(in[0u]);
+    p_ay = aether_flat_rd32(in[1u]);
+    p_az = aether_flat_rd32(in[2u]);
+    r = aether_mat3f_from_euler_xyz(p_ax, p_ay, p_az);
+    {
+        float e[9];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+        out[o++] = aether_flat_wr32(e[4]);
+        out[o++] = aether_flat_wr32(e[5]);
+        out[o++] = aether_flat_wr32(e[6]);
+        out[o++] = aether_flat_wr32(e[7]);
+        out[o++] = aether_flat_wr32(e[8]);
+    }
     return o;
 }
 
@@ -9446,6 +10157,63 @@ static AETHER_HD size_t aether_selftest_call_f64_sin(const uint64_t *in, size_t 
     p_a = aether_flat_rd64(in[0u]);
     r = aether_f64_sin(p_a);
     out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+static AETHER_HD size_t aether_selftest_call_quatd_from_axis_angle(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    aether_vec3d p_axis;
+    double p_angle;
+    aether_quatd r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 4u || cap < 4u) return AETHER_FLAT_BAD;
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        memcpy(&p_axis, e, sizeof e);
+    }
+    p_angle = aether_flat_rd64(in[3u]);
+    r = aether_quatd_from_axis_angle(p_axis, p_angle);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
+    return o;
+}
+
+static AETHER_HD size_t aether_selftest_call_mat3d_from_euler_xyz(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_ax;
+    double p_ay;
+    double p_az;
+    aether_mat3d r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 3u || cap < 9u) return AETHER_FLAT_BAD;
+    p_ax = aether_flat_rd64(in[0u]);
+    p_ay = aether_flat_rd64(in[1u]);
+    p_az = aether_flat_rd64(in[2u]);
+    r = aether_mat3d_from_euler_xyz(p_ax, p_ay, p_az);
+    {
+        double e[9];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+        out[o++] = aether_flat_wr64(e[4]);
+        out[o++] = aether_flat_wr64(e[5]);
+        out[o++] = aether_flat_wr64(e[6]);
+        out[o++] = aether_flat_wr64(e[7]);
+        out[o++] = aether_flat_wr64(e[8]);
+    }
     return o;
 }
 
@@ -11239,106 +12007,110 @@ static AETHER_HD size_t aether_selftest_call(unsigned thunk, const uint64_t *in,
     case 23u: return aether_selftest_call_f32_sincos(in, n_in, out, cap);
     case 24u: return aether_selftest_call_f32_sin(in, n_in, out, cap);
     case 25u: return aether_selftest_call_f32_cos(in, n_in, out, cap);
-    case 26u: return aether_selftest_call_f32_jacobi_rotation(in, n_in, out, cap);
-    case 27u: return aether_selftest_call_f32_jacobi_update(in, n_in, out, cap);
-    case 28u: return aether_selftest_call_f32_jacobi_diag(in, n_in, out, cap);
-    case 29u: return aether_selftest_call_mat2f_lu(in, n_in, out, cap);
-    case 30u: return aether_selftest_call_mat2f_lu_lanes(in, n_in, out, cap);
-    case 31u: return aether_selftest_call_mat2f_lu_solve(in, n_in, out, cap);
-    case 32u: return aether_selftest_call_mat2f_lu_solve_lanes(in, n_in, out, cap);
-    case 33u: return aether_selftest_call_mat2f_solve_lower(in, n_in, out, cap);
-    case 34u: return aether_selftest_call_mat2f_solve_lower_lanes(in, n_in, out, cap);
-    case 35u: return aether_selftest_call_mat2f_solve_lower_unit(in, n_in, out, cap);
-    case 36u: return aether_selftest_call_mat2f_solve_lower_unit_lanes(in, n_in, out, cap);
-    case 37u: return aether_selftest_call_mat2f_solve_upper(in, n_in, out, cap);
-    case 38u: return aether_selftest_call_mat2f_solve_upper_lanes(in, n_in, out, cap);
-    case 39u: return aether_selftest_call_mat2f_solve_upper_unit(in, n_in, out, cap);
-    case 40u: return aether_selftest_call_mat2f_solve_upper_unit_lanes(in, n_in, out, cap);
-    case 41u: return aether_selftest_call_mat2f_det_lu(in, n_in, out, cap);
-    case 42u: return aether_selftest_call_mat2f_det_lu_lanes(in, n_in, out, cap);
-    case 43u: return aether_selftest_call_mat2f_inverse(in, n_in, out, cap);
-    case 44u: return aether_selftest_call_mat2f_inverse_lanes(in, n_in, out, cap);
-    case 45u: return aether_selftest_call_mat2f_cholesky(in, n_in, out, cap);
-    case 46u: return aether_selftest_call_mat2f_cholesky_lanes(in, n_in, out, cap);
-    case 47u: return aether_selftest_call_mat2f_cholesky_solve(in, n_in, out, cap);
-    case 48u: return aether_selftest_call_mat2f_cholesky_solve_lanes(in, n_in, out, cap);
-    case 49u: return aether_selftest_call_mat2f_eigh(in, n_in, out, cap);
-    case 50u: return aether_selftest_call_mat2f_eigh_lanes(in, n_in, out, cap);
-    case 51u: return aether_selftest_call_vec2d_lerp(in, n_in, out, cap);
-    case 52u: return aether_selftest_call_vec2d_squared_norm(in, n_in, out, cap);
-    case 53u: return aether_selftest_call_vec2d_norm(in, n_in, out, cap);
-    case 54u: return aether_selftest_call_vec3d_cross(in, n_in, out, cap);
-    case 55u: return aether_selftest_call_quatd_mul(in, n_in, out, cap);
-    case 56u: return aether_selftest_call_quatd_rotate(in, n_in, out, cap);
-    case 57u: return aether_selftest_call_mat2d_mul_vec(in, n_in, out, cap);
-    case 58u: return aether_selftest_call_mat2d_mul(in, n_in, out, cap);
-    case 59u: return aether_selftest_call_mat2d_dot(in, n_in, out, cap);
-    case 60u: return aether_selftest_call_mat2d_determinant(in, n_in, out, cap);
-    case 61u: return aether_selftest_call_mat2d_inverse_adjugate(in, n_in, out, cap);
-    case 62u: return aether_selftest_call_f64_sincos(in, n_in, out, cap);
-    case 63u: return aether_selftest_call_f64_sin(in, n_in, out, cap);
-    case 64u: return aether_selftest_call_f64_jacobi_rotation(in, n_in, out, cap);
-    case 65u: return aether_selftest_call_f64_jacobi_update(in, n_in, out, cap);
-    case 66u: return aether_selftest_call_f64_jacobi_diag(in, n_in, out, cap);
-    case 67u: return aether_selftest_call_mat2d_lu(in, n_in, out, cap);
-    case 68u: return aether_selftest_call_mat2d_lu_lanes(in, n_in, out, cap);
-    case 69u: return aether_selftest_call_mat2d_lu_solve(in, n_in, out, cap);
-    case 70u: return aether_selftest_call_mat2d_lu_solve_lanes(in, n_in, out, cap);
-    case 71u: return aether_selftest_call_mat2d_solve_lower(in, n_in, out, cap);
-    case 72u: return aether_selftest_call_mat2d_solve_lower_lanes(in, n_in, out, cap);
-    case 73u: return aether_selftest_call_mat2d_solve_lower_unit(in, n_in, out, cap);
-    case 74u: return aether_selftest_call_mat2d_solve_lower_unit_lanes(in, n_in, out, cap);
-    case 75u: return aether_selftest_call_mat2d_solve_upper(in, n_in, out, cap);
-    case 76u: return aether_selftest_call_mat2d_solve_upper_lanes(in, n_in, out, cap);
-    case 77u: return aether_selftest_call_mat2d_solve_upper_unit(in, n_in, out, cap);
-    case 78u: return aether_selftest_call_mat2d_solve_upper_unit_lanes(in, n_in, out, cap);
-    case 79u: return aether_selftest_call_mat2d_det_lu(in, n_in, out, cap);
-    case 80u: return aether_selftest_call_mat2d_det_lu_lanes(in, n_in, out, cap);
-    case 81u: return aether_selftest_call_mat2d_inverse(in, n_in, out, cap);
-    case 82u: return aether_selftest_call_mat2d_inverse_lanes(in, n_in, out, cap);
-    case 83u: return aether_selftest_call_mat2d_cholesky(in, n_in, out, cap);
-    case 84u: return aether_selftest_call_mat2d_cholesky_lanes(in, n_in, out, cap);
-    case 85u: return aether_selftest_call_mat2d_cholesky_solve(in, n_in, out, cap);
-    case 86u: return aether_selftest_call_mat2d_cholesky_solve_lanes(in, n_in, out, cap);
-    case 87u: return aether_selftest_call_mat2d_eigh(in, n_in, out, cap);
-    case 88u: return aether_selftest_call_mat2d_eigh_lanes(in, n_in, out, cap);
-    case 89u: return aether_selftest_call_f32_neg(in, n_in, out, cap);
-    case 90u: return aether_selftest_call_quatf_conjugate(in, n_in, out, cap);
-    case 91u: return aether_selftest_call_f64_neg(in, n_in, out, cap);
-    case 92u: return aether_selftest_call_quatd_conjugate(in, n_in, out, cap);
-    case 93u: return aether_selftest_call_mat3f_inverse_adjugate(in, n_in, out, cap);
-    case 94u: return aether_selftest_call_mat3d_inverse_adjugate(in, n_in, out, cap);
-    case 95u: return aether_selftest_call_vec2f_max_norm(in, n_in, out, cap);
-    case 96u: return aether_selftest_call_vec2d_max_norm(in, n_in, out, cap);
-    case 97u: return aether_selftest_call_f32_two_sum_err(in, n_in, out, cap);
-    case 98u: return aether_selftest_call_f32_two_sum(in, n_in, out, cap);
-    case 99u: return aether_selftest_call_f64_two_sum_err(in, n_in, out, cap);
-    case 100u: return aether_selftest_call_f64_two_sum(in, n_in, out, cap);
-    case 101u: return aether_selftest_call_pairf_value(in, n_in, out, cap);
-    case 102u: return aether_selftest_call_paird_value(in, n_in, out, cap);
-    case 103u: return aether_selftest_call_pairf_reduce32(in, n_in, out, cap);
-    case 104u: return aether_selftest_call_f32_sum_array(in, n_in, out, cap);
-    case 105u: return aether_selftest_call_paird_reduce32(in, n_in, out, cap);
-    case 106u: return aether_selftest_call_f64_sum_array(in, n_in, out, cap);
-    case 107u: return aether_selftest_call_f32_lanes_sum(in, n_in, out, cap);
-    case 108u: return aether_selftest_call_f32_lanes_dot(in, n_in, out, cap);
-    case 109u: return aether_selftest_call_f64_lanes_sum(in, n_in, out, cap);
-    case 110u: return aether_selftest_call_f64_lanes_dot(in, n_in, out, cap);
-    case 111u: return aether_selftest_call_mat3f_lu(in, n_in, out, cap);
-    case 112u: return aether_selftest_call_mat3f_lu_lanes(in, n_in, out, cap);
-    case 113u: return aether_selftest_call_mat3d_lu(in, n_in, out, cap);
-    case 114u: return aether_selftest_call_mat3d_lu_lanes(in, n_in, out, cap);
-    case 115u: return aether_selftest_call_pairf_combine(in, n_in, out, cap);
-    case 116u: return aether_selftest_call_paird_combine(in, n_in, out, cap);
-    case 117u: return aether_selftest_call_f32_fmin(in, n_in, out, cap);
-    case 118u: return aether_selftest_call_f32_fmax(in, n_in, out, cap);
-    case 119u: return aether_selftest_call_f64_fmin(in, n_in, out, cap);
-    case 120u: return aether_selftest_call_f64_fmax(in, n_in, out, cap);
+    case 26u: return aether_selftest_call_quatf_from_axis_angle(in, n_in, out, cap);
+    case 27u: return aether_selftest_call_mat3f_from_euler_xyz(in, n_in, out, cap);
+    case 28u: return aether_selftest_call_f32_jacobi_rotation(in, n_in, out, cap);
+    case 29u: return aether_selftest_call_f32_jacobi_update(in, n_in, out, cap);
+    case 30u: return aether_selftest_call_f32_jacobi_diag(in, n_in, out, cap);
+    case 31u: return aether_selftest_call_mat2f_lu(in, n_in, out, cap);
+    case 32u: return aether_selftest_call_mat2f_lu_lanes(in, n_in, out, cap);
+    case 33u: return aether_selftest_call_mat2f_lu_solve(in, n_in, out, cap);
+    case 34u: return aether_selftest_call_mat2f_lu_solve_lanes(in, n_in, out, cap);
+    case 35u: return aether_selftest_call_mat2f_solve_lower(in, n_in, out, cap);
+    case 36u: return aether_selftest_call_mat2f_solve_lower_lanes(in, n_in, out, cap);
+    case 37u: return aether_selftest_call_mat2f_solve_lower_unit(in, n_in, out, cap);
+    case 38u: return aether_selftest_call_mat2f_solve_lower_unit_lanes(in, n_in, out, cap);
+    case 39u: return aether_selftest_call_mat2f_solve_upper(in, n_in, out, cap);
+    case 40u: return aether_selftest_call_mat2f_solve_upper_lanes(in, n_in, out, cap);
+    case 41u: return aether_selftest_call_mat2f_solve_upper_unit(in, n_in, out, cap);
+    case 42u: return aether_selftest_call_mat2f_solve_upper_unit_lanes(in, n_in, out, cap);
+    case 43u: return aether_selftest_call_mat2f_det_lu(in, n_in, out, cap);
+    case 44u: return aether_selftest_call_mat2f_det_lu_lanes(in, n_in, out, cap);
+    case 45u: return aether_selftest_call_mat2f_inverse(in, n_in, out, cap);
+    case 46u: return aether_selftest_call_mat2f_inverse_lanes(in, n_in, out, cap);
+    case 47u: return aether_selftest_call_mat2f_cholesky(in, n_in, out, cap);
+    case 48u: return aether_selftest_call_mat2f_cholesky_lanes(in, n_in, out, cap);
+    case 49u: return aether_selftest_call_mat2f_cholesky_solve(in, n_in, out, cap);
+    case 50u: return aether_selftest_call_mat2f_cholesky_solve_lanes(in, n_in, out, cap);
+    case 51u: return aether_selftest_call_mat2f_eigh(in, n_in, out, cap);
+    case 52u: return aether_selftest_call_mat2f_eigh_lanes(in, n_in, out, cap);
+    case 53u: return aether_selftest_call_vec2d_lerp(in, n_in, out, cap);
+    case 54u: return aether_selftest_call_vec2d_squared_norm(in, n_in, out, cap);
+    case 55u: return aether_selftest_call_vec2d_norm(in, n_in, out, cap);
+    case 56u: return aether_selftest_call_vec3d_cross(in, n_in, out, cap);
+    case 57u: return aether_selftest_call_quatd_mul(in, n_in, out, cap);
+    case 58u: return aether_selftest_call_quatd_rotate(in, n_in, out, cap);
+    case 59u: return aether_selftest_call_mat2d_mul_vec(in, n_in, out, cap);
+    case 60u: return aether_selftest_call_mat2d_mul(in, n_in, out, cap);
+    case 61u: return aether_selftest_call_mat2d_dot(in, n_in, out, cap);
+    case 62u: return aether_selftest_call_mat2d_determinant(in, n_in, out, cap);
+    case 63u: return aether_selftest_call_mat2d_inverse_adjugate(in, n_in, out, cap);
+    case 64u: return aether_selftest_call_f64_sincos(in, n_in, out, cap);
+    case 65u: return aether_selftest_call_f64_sin(in, n_in, out, cap);
+    case 66u: return aether_selftest_call_quatd_from_axis_angle(in, n_in, out, cap);
+    case 67u: return aether_selftest_call_mat3d_from_euler_xyz(in, n_in, out, cap);
+    case 68u: return aether_selftest_call_f64_jacobi_rotation(in, n_in, out, cap);
+    case 69u: return aether_selftest_call_f64_jacobi_update(in, n_in, out, cap);
+    case 70u: return aether_selftest_call_f64_jacobi_diag(in, n_in, out, cap);
+    case 71u: return aether_selftest_call_mat2d_lu(in, n_in, out, cap);
+    case 72u: return aether_selftest_call_mat2d_lu_lanes(in, n_in, out, cap);
+    case 73u: return aether_selftest_call_mat2d_lu_solve(in, n_in, out, cap);
+    case 74u: return aether_selftest_call_mat2d_lu_solve_lanes(in, n_in, out, cap);
+    case 75u: return aether_selftest_call_mat2d_solve_lower(in, n_in, out, cap);
+    case 76u: return aether_selftest_call_mat2d_solve_lower_lanes(in, n_in, out, cap);
+    case 77u: return aether_selftest_call_mat2d_solve_lower_unit(in, n_in, out, cap);
+    case 78u: return aether_selftest_call_mat2d_solve_lower_unit_lanes(in, n_in, out, cap);
+    case 79u: return aether_selftest_call_mat2d_solve_upper(in, n_in, out, cap);
+    case 80u: return aether_selftest_call_mat2d_solve_upper_lanes(in, n_in, out, cap);
+    case 81u: return aether_selftest_call_mat2d_solve_upper_unit(in, n_in, out, cap);
+    case 82u: return aether_selftest_call_mat2d_solve_upper_unit_lanes(in, n_in, out, cap);
+    case 83u: return aether_selftest_call_mat2d_det_lu(in, n_in, out, cap);
+    case 84u: return aether_selftest_call_mat2d_det_lu_lanes(in, n_in, out, cap);
+    case 85u: return aether_selftest_call_mat2d_inverse(in, n_in, out, cap);
+    case 86u: return aether_selftest_call_mat2d_inverse_lanes(in, n_in, out, cap);
+    case 87u: return aether_selftest_call_mat2d_cholesky(in, n_in, out, cap);
+    case 88u: return aether_selftest_call_mat2d_cholesky_lanes(in, n_in, out, cap);
+    case 89u: return aether_selftest_call_mat2d_cholesky_solve(in, n_in, out, cap);
+    case 90u: return aether_selftest_call_mat2d_cholesky_solve_lanes(in, n_in, out, cap);
+    case 91u: return aether_selftest_call_mat2d_eigh(in, n_in, out, cap);
+    case 92u: return aether_selftest_call_mat2d_eigh_lanes(in, n_in, out, cap);
+    case 93u: return aether_selftest_call_f32_neg(in, n_in, out, cap);
+    case 94u: return aether_selftest_call_quatf_conjugate(in, n_in, out, cap);
+    case 95u: return aether_selftest_call_f64_neg(in, n_in, out, cap);
+    case 96u: return aether_selftest_call_quatd_conjugate(in, n_in, out, cap);
+    case 97u: return aether_selftest_call_mat3f_inverse_adjugate(in, n_in, out, cap);
+    case 98u: return aether_selftest_call_mat3d_inverse_adjugate(in, n_in, out, cap);
+    case 99u: return aether_selftest_call_vec2f_max_norm(in, n_in, out, cap);
+    case 100u: return aether_selftest_call_vec2d_max_norm(in, n_in, out, cap);
+    case 101u: return aether_selftest_call_f32_two_sum_err(in, n_in, out, cap);
+    case 102u: return aether_selftest_call_f32_two_sum(in, n_in, out, cap);
+    case 103u: return aether_selftest_call_f64_two_sum_err(in, n_in, out, cap);
+    case 104u: return aether_selftest_call_f64_two_sum(in, n_in, out, cap);
+    case 105u: return aether_selftest_call_pairf_value(in, n_in, out, cap);
+    case 106u: return aether_selftest_call_paird_value(in, n_in, out, cap);
+    case 107u: return aether_selftest_call_pairf_reduce32(in, n_in, out, cap);
+    case 108u: return aether_selftest_call_f32_sum_array(in, n_in, out, cap);
+    case 109u: return aether_selftest_call_paird_reduce32(in, n_in, out, cap);
+    case 110u: return aether_selftest_call_f64_sum_array(in, n_in, out, cap);
+    case 111u: return aether_selftest_call_f32_lanes_sum(in, n_in, out, cap);
+    case 112u: return aether_selftest_call_f32_lanes_dot(in, n_in, out, cap);
+    case 113u: return aether_selftest_call_f64_lanes_sum(in, n_in, out, cap);
+    case 114u: return aether_selftest_call_f64_lanes_dot(in, n_in, out, cap);
+    case 115u: return aether_selftest_call_mat3f_lu(in, n_in, out, cap);
+    case 116u: return aether_selftest_call_mat3f_lu_lanes(in, n_in, out, cap);
+    case 117u: return aether_selftest_call_mat3d_lu(in, n_in, out, cap);
+    case 118u: return aether_selftest_call_mat3d_lu_lanes(in, n_in, out, cap);
+    case 119u: return aether_selftest_call_pairf_combine(in, n_in, out, cap);
+    case 120u: return aether_selftest_call_paird_combine(in, n_in, out, cap);
+    case 121u: return aether_selftest_call_f32_fmin(in, n_in, out, cap);
+    case 122u: return aether_selftest_call_f32_fmax(in, n_in, out, cap);
+    case 123u: return aether_selftest_call_f64_fmin(in, n_in, out, cap);
+    case 124u: return aether_selftest_call_f64_fmax(in, n_in, out, cap);
     default: return AETHER_FLAT_BAD;
     }
 }
 
-static const aether_selftest_witness aether_selftest_witnesses[181] = {
+static const aether_selftest_witness aether_selftest_witnesses[187] = {
     { "aether_vec3f_sum", "fold-left: folds accumulate from the highest index down", 0u, 32u, 1, 0, 3u, 1u, 0u },
     { "aether_vec3f_dot", "fold-left: folds accumulate from the highest index down", 1u, 32u, 1, 0, 6u, 1u, 4u },
     { "aether_vec3d_sum", "fold-left: folds accumulate from the highest index down", 2u, 64u, 1, 0, 3u, 1u, 11u },
@@ -11367,162 +12139,168 @@ static const aether_selftest_witness aether_selftest_witnesses[181] = {
     { "aether_f32_sincos", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 23u, 32u, 1, 0, 1u, 2u, 151u },
     { "aether_f32_sin", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 24u, 32u, 1, 0, 1u, 1u, 154u },
     { "aether_f32_cos", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 25u, 32u, 1, 0, 1u, 1u, 156u },
-    { "aether_f32_jacobi_rotation", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 26u, 32u, 1, 0, 3u, 4u, 158u },
-    { "aether_f32_jacobi_update", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 27u, 32u, 1, 0, 6u, 2u, 165u },
-    { "aether_f32_jacobi_diag", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 28u, 32u, 1, 0, 7u, 2u, 173u },
-    { "aether_mat2f_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 29u, 32u, 1, 0, 4u, 7u, 182u },
-    { "aether_mat2f_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 30u, 32u, 1, 0, 12u, 21u, 193u },
-    { "aether_mat2f_lu_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 31u, 32u, 1, 0, 8u, 2u, 226u },
-    { "aether_mat2f_lu_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 32u, 32u, 1, 0, 16u, 4u, 236u },
-    { "aether_mat2f_solve_lower", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 33u, 32u, 1, 0, 6u, 2u, 256u },
-    { "aether_mat2f_solve_lower_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 34u, 32u, 1, 0, 36u, 12u, 264u },
-    { "aether_mat2f_solve_lower_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 35u, 32u, 1, 0, 6u, 2u, 312u },
-    { "aether_mat2f_solve_lower_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 36u, 32u, 1, 0, 36u, 12u, 320u },
-    { "aether_mat2f_solve_upper", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 37u, 32u, 1, 0, 6u, 2u, 368u },
-    { "aether_mat2f_solve_upper_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 38u, 32u, 1, 0, 30u, 10u, 376u },
-    { "aether_mat2f_solve_upper_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 39u, 32u, 1, 0, 6u, 2u, 416u },
-    { "aether_mat2f_solve_upper_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 40u, 32u, 1, 0, 30u, 10u, 424u },
-    { "aether_mat2f_det_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 41u, 32u, 1, 0, 4u, 1u, 464u },
-    { "aether_mat2f_det_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 42u, 32u, 1, 0, 8u, 2u, 469u },
-    { "aether_mat2f_inverse", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 43u, 32u, 1, 0, 4u, 5u, 479u },
-    { "aether_mat2f_inverse_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 44u, 32u, 1, 0, 8u, 10u, 488u },
-    { "aether_mat2f_cholesky", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 45u, 32u, 1, 0, 4u, 5u, 506u },
-    { "aether_mat2f_cholesky_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 46u, 32u, 1, 0, 24u, 30u, 515u },
-    { "aether_mat2f_cholesky_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 47u, 32u, 1, 0, 6u, 2u, 569u },
-    { "aether_mat2f_cholesky_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 48u, 32u, 1, 0, 24u, 8u, 577u },
-    { "aether_mat2f_eigh", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 49u, 32u, 1, 0, 4u, 6u, 609u },
-    { "aether_mat2f_eigh_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 50u, 32u, 1, 0, 4u, 6u, 619u },
-    { "aether_vec2d_lerp", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 51u, 64u, 1, 0, 5u, 2u, 629u },
-    { "aether_vec2d_dot", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 7u, 64u, 1, 0, 4u, 1u, 636u },
-    { "aether_vec2d_squared_norm", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 52u, 64u, 1, 0, 2u, 1u, 641u },
-    { "aether_vec2d_norm", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 53u, 64u, 1, 0, 2u, 1u, 644u },
-    { "aether_vec2d_normalize", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 11u, 64u, 1, 0, 2u, 2u, 647u },
-    { "aether_vec3d_cross", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 54u, 64u, 1, 0, 6u, 3u, 651u },
-    { "aether_quatd_mul", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 55u, 64u, 1, 0, 8u, 4u, 660u },
-    { "aether_quatd_rotate", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 56u, 64u, 1, 0, 7u, 3u, 672u },
-    { "aether_mat2d_mul_vec", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 57u, 64u, 1, 0, 6u, 2u, 682u },
-    { "aether_mat2d_mul", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 58u, 64u, 1, 0, 8u, 4u, 690u },
-    { "aether_mat2d_dot", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 59u, 64u, 1, 0, 8u, 1u, 702u },
-    { "aether_mat2d_determinant", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 60u, 64u, 1, 0, 4u, 1u, 711u },
-    { "aether_mat2d_inverse_adjugate", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 61u, 64u, 1, 0, 4u, 4u, 716u },
-    { "aether_f64_sincos", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 62u, 64u, 1, 0, 1u, 2u, 724u },
-    { "aether_f64_sin", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 63u, 64u, 1, 0, 1u, 1u, 727u },
-    { "aether_f64_jacobi_rotation", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 64u, 64u, 1, 0, 3u, 4u, 729u },
-    { "aether_f64_jacobi_update", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 65u, 64u, 1, 0, 6u, 2u, 736u },
-    { "aether_f64_jacobi_diag", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 66u, 64u, 1, 0, 7u, 2u, 744u },
-    { "aether_mat2d_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 67u, 64u, 1, 0, 4u, 7u, 753u },
-    { "aether_mat2d_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 68u, 64u, 1, 0, 8u, 14u, 764u },
-    { "aether_mat2d_lu_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 69u, 64u, 1, 0, 8u, 2u, 786u },
-    { "aether_mat2d_lu_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 70u, 64u, 1, 0, 32u, 8u, 796u },
-    { "aether_mat2d_solve_lower", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 71u, 64u, 1, 0, 6u, 2u, 836u },
-    { "aether_mat2d_solve_lower_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 72u, 64u, 1, 0, 12u, 4u, 844u },
-    { "aether_mat2d_solve_lower_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 73u, 64u, 1, 0, 6u, 2u, 860u },
-    { "aether_mat2d_solve_lower_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 74u, 64u, 1, 0, 30u, 10u, 868u },
-    { "aether_mat2d_solve_upper", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 75u, 64u, 1, 0, 6u, 2u, 908u },
-    { "aether_mat2d_solve_upper_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 76u, 64u, 1, 0, 36u, 12u, 916u },
-    { "aether_mat2d_solve_upper_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 77u, 64u, 1, 0, 6u, 2u, 964u },
-    { "aether_mat2d_solve_upper_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 78u, 64u, 1, 0, 18u, 6u, 972u },
-    { "aether_mat2d_det_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 79u, 64u, 1, 0, 4u, 1u, 996u },
-    { "aether_mat2d_det_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 80u, 64u, 1, 0, 24u, 6u, 1001u },
-    { "aether_mat2d_inverse", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 81u, 64u, 1, 0, 4u, 5u, 1031u },
-    { "aether_mat2d_inverse_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 82u, 64u, 1, 0, 12u, 15u, 1040u },
-    { "aether_mat2d_cholesky", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 83u, 64u, 1, 0, 4u, 5u, 1067u },
-    { "aether_mat2d_cholesky_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 84u, 64u, 1, 0, 16u, 20u, 1076u },
-    { "aether_mat2d_cholesky_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 85u, 64u, 1, 0, 6u, 2u, 1112u },
-    { "aether_mat2d_cholesky_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 86u, 64u, 1, 0, 6u, 2u, 1120u },
-    { "aether_mat2d_eigh", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 87u, 64u, 1, 0, 4u, 6u, 1128u },
-    { "aether_mat2d_eigh_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 88u, 64u, 1, 0, 20u, 30u, 1138u },
-    { "aether_vec2f_norm", "hypot: sqrt of a sum of squares becomes a chain of hypot", 14u, 32u, 1, 0, 2u, 1u, 1188u },
-    { "aether_vec2f_normalize", "hypot: sqrt of a sum of squares becomes a chain of hypot", 9u, 32u, 1, 0, 2u, 2u, 1191u },
-    { "aether_vec2d_norm", "hypot: sqrt of a sum of squares becomes a chain of hypot", 53u, 64u, 1, 0, 2u, 1u, 1195u },
-    { "aether_vec2d_normalize", "hypot: sqrt of a sum of squares becomes a chain of hypot", 11u, 64u, 1, 0, 2u, 2u, 1198u },
-    { "aether_f32_neg", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 89u, 32u, 1, 0, 1u, 1u, 1202u },
-    { "aether_quatf_conjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 90u, 32u, 1, 0, 4u, 4u, 1204u },
-    { "aether_mat2f_inverse_adjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 22u, 32u, 1, 0, 4u, 4u, 1212u },
-    { "aether_f32_jacobi_rotation", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 26u, 32u, 1, 0, 3u, 4u, 1220u },
-    { "aether_mat2f_eigh", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 49u, 32u, 1, 0, 4u, 6u, 1227u },
-    { "aether_mat2f_eigh_lanes", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 50u, 32u, 1, 0, 24u, 36u, 1237u },
-    { "aether_f64_neg", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 91u, 64u, 1, 0, 1u, 1u, 1297u },
-    { "aether_quatd_conjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 92u, 64u, 1, 0, 4u, 4u, 1299u },
-    { "aether_mat2d_inverse_adjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 61u, 64u, 1, 0, 4u, 4u, 1307u },
-    { "aether_f64_jacobi_rotation", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 64u, 64u, 1, 0, 3u, 4u, 1315u },
-    { "aether_mat2d_eigh", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 87u, 64u, 1, 0, 4u, 6u, 1322u },
-    { "aether_mat2d_eigh_lanes", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 88u, 64u, 1, 0, 16u, 24u, 1332u },
-    { "aether_mat3f_inverse_adjugate", "neg-swap: (a - b) * -1 becomes b - a (the sign of a zero: what clang does under -fno-signed-zeros)", 93u, 32u, 1, 0, 9u, 9u, 1372u },
-    { "aether_mat3d_inverse_adjugate", "neg-swap: (a - b) * -1 becomes b - a (the sign of a zero: what clang does under -fno-signed-zeros)", 94u, 64u, 1, 0, 9u, 9u, 1390u },
-    { "aether_vec2f_max_norm", "max-select-swapped: the max_select combiner becomes acc > new ? acc : new", 95u, 32u, 1, 0, 2u, 1u, 1408u },
-    { "aether_vec2d_max_norm", "max-select-swapped: the max_select combiner becomes acc > new ? acc : new", 96u, 64u, 1, 0, 2u, 1u, 1411u },
-    { "aether_mat2f_mul_vec", "column-major: matrices are read and written column-major", 18u, 32u, 1, 0, 6u, 2u, 1414u },
-    { "aether_mat2f_mul", "column-major: matrices are read and written column-major", 19u, 32u, 1, 0, 8u, 4u, 1422u },
-    { "aether_mat2d_mul_vec", "column-major: matrices are read and written column-major", 57u, 64u, 1, 0, 6u, 2u, 1434u },
-    { "aether_mat2d_mul", "column-major: matrices are read and written column-major", 58u, 64u, 1, 0, 8u, 4u, 1442u },
-    { "aether_quatf_mul", "quat-xyzw: quaternions are laid out (x, y, z, w)", 16u, 32u, 1, 0, 8u, 4u, 1454u },
-    { "aether_quatf_conjugate", "quat-xyzw: quaternions are laid out (x, y, z, w)", 90u, 32u, 1, 0, 4u, 4u, 1466u },
-    { "aether_quatd_mul", "quat-xyzw: quaternions are laid out (x, y, z, w)", 55u, 64u, 1, 0, 8u, 4u, 1474u },
-    { "aether_quatd_conjugate", "quat-xyzw: quaternions are laid out (x, y, z, w)", 92u, 64u, 1, 0, 4u, 4u, 1486u },
-    { "aether_f32_two_sum_err", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 97u, 32u, 1, 0, 3u, 1u, 1494u },
-    { "aether_f32_two_sum", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 98u, 32u, 1, 0, 2u, 2u, 1498u },
-    { "aether_f64_two_sum_err", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 99u, 64u, 1, 0, 3u, 1u, 1502u },
-    { "aether_f64_two_sum", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 100u, 64u, 1, 0, 2u, 2u, 1506u },
-    { "aether_pairf_value", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 101u, 32u, 1, 0, 2u, 1u, 1510u },
-    { "aether_f32_jacobi_rotation", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 26u, 32u, 1, 0, 3u, 4u, 1513u },
-    { "aether_paird_value", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 102u, 64u, 1, 0, 2u, 1u, 1520u },
-    { "aether_f64_jacobi_rotation", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 64u, 64u, 1, 0, 3u, 4u, 1523u },
-    { "aether_pairf_reduce32", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 103u, 32u, 1, 0, 64u, 2u, 1530u },
-    { "aether_f32_sum_array", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 104u, 32u, 1, 0, 64u, 1u, 1596u },
-    { "aether_paird_reduce32", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 105u, 64u, 1, 0, 64u, 2u, 1661u },
-    { "aether_f64_sum_array", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 106u, 64u, 1, 0, 129u, 1u, 1727u },
-    { "aether_f32_lanes_sum", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 107u, 32u, 1, 0, 130u, 64u, 1857u },
-    { "aether_f32_lanes_dot", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 108u, 32u, 1, 0, 75u, 64u, 2051u },
-    { "aether_f64_lanes_sum", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 109u, 64u, 1, 0, 66u, 64u, 2190u },
-    { "aether_f64_lanes_dot", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 110u, 64u, 1, 0, 75u, 64u, 2320u },
-    { "aether_mat2f_lu", "pivot-last: LU pivots on the last entry of largest magnitude", 29u, 32u, 1, 0, 4u, 7u, 2459u },
-    { "aether_mat2f_lu_lanes", "pivot-last: LU pivots on the last entry of largest magnitude", 30u, 32u, 1, 0, 24u, 42u, 2470u },
-    { "aether_mat2d_lu", "pivot-last: LU pivots on the last entry of largest magnitude", 67u, 64u, 1, 0, 4u, 7u, 2536u },
-    { "aether_mat2d_lu_lanes", "pivot-last: LU pivots on the last entry of largest magnitude", 68u, 64u, 1, 0, 24u, 42u, 2547u },
-    { "aether_mat3f_lu", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 111u, 32u, 1, 0, 9u, 13u, 2613u },
-    { "aether_mat3f_lu_lanes", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 112u, 32u, 1, 0, 27u, 39u, 2635u },
-    { "aether_mat3d_lu", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 113u, 64u, 1, 0, 9u, 13u, 2701u },
-    { "aether_mat3d_lu_lanes", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 114u, 64u, 1, 0, 36u, 52u, 2723u },
-    { "aether_mat2f_cholesky", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 45u, 32u, 1, 0, 4u, 5u, 2811u },
-    { "aether_mat2f_cholesky_lanes", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 46u, 32u, 1, 0, 12u, 15u, 2820u },
-    { "aether_mat2d_cholesky", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 83u, 64u, 1, 0, 4u, 5u, 2847u },
-    { "aether_mat2d_cholesky_lanes", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 84u, 64u, 1, 0, 8u, 10u, 2856u },
-    { "aether_pairf_combine", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 115u, 32u, 1, 0, 4u, 2u, 2874u },
-    { "aether_pairf_reduce32", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 103u, 32u, 1, 0, 64u, 2u, 2880u },
-    { "aether_paird_combine", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 116u, 64u, 1, 0, 4u, 2u, 2946u },
-    { "aether_paird_reduce32", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 105u, 64u, 1, 0, 64u, 2u, 2952u },
-    { "aether_f32_fmin", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 117u, 32u, 1, 1, 2u, 1u, 3018u },
-    { "aether_f32_fmax", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 118u, 32u, 1, 1, 2u, 1u, 3021u },
-    { "aether_f64_fmin", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 119u, 64u, 1, 1, 2u, 1u, 3024u },
-    { "aether_f64_fmax", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 120u, 64u, 1, 1, 2u, 1u, 3027u },
-    { "aether_f32_fmin", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 117u, 32u, 1, 1, 2u, 1u, 3030u },
-    { "aether_f32_fmax", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 118u, 32u, 1, 1, 2u, 1u, 3033u },
-    { "aether_f64_fmin", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 119u, 64u, 1, 1, 2u, 1u, 3036u },
-    { "aether_f64_fmax", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 120u, 64u, 1, 1, 2u, 1u, 3039u },
-    { "aether_quatf_mul", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 16u, 32u, 1, 0, 8u, 4u, 3042u },
-    { "aether_pairf_combine", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 115u, 32u, 1, 0, 4u, 2u, 3054u },
-    { "aether_quatd_mul", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 55u, 64u, 1, 0, 8u, 4u, 3060u },
-    { "aether_paird_combine", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 116u, 64u, 1, 0, 4u, 2u, 3072u },
-    { "aether_f32_jacobi_rotation", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 26u, 32u, 1, 0, 3u, 4u, 3078u },
-    { "aether_mat2f_eigh", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 49u, 32u, 1, 0, 4u, 6u, 3085u },
-    { "aether_f64_jacobi_rotation", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 64u, 64u, 1, 0, 3u, 4u, 3095u },
-    { "aether_mat2d_eigh", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 87u, 64u, 1, 0, 4u, 6u, 3102u },
-    { "aether_f32_sincos", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 23u, 32u, 1, 0, 1u, 2u, 3112u },
-    { "aether_f32_sin", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 24u, 32u, 1, 0, 1u, 1u, 3115u },
-    { "aether_f64_sincos", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 62u, 64u, 1, 0, 1u, 2u, 3117u },
-    { "aether_f64_sin", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 63u, 64u, 1, 0, 1u, 1u, 3120u },
-    { "aether_f32_sincos", "coefficient-bit: every polynomial coefficient c of a Horner step c + u * (...) has its last bit flipped (a constant printed with too few digits, or fitted again)", 23u, 32u, 1, 0, 1u, 2u, 3122u },
-    { "aether_f32_sin", "coefficient-bit: every polynomial coefficient c of a Horner step c + u * (...) has its last bit flipped (a constant printed with too few digits, or fitted again)", 24u, 32u, 1, 0, 1u, 1u, 3125u },
-    { "aether_f64_sincos", "coefficient-bit: every polynomial coefficient c of a Horner step c + u * (...) has its last bit flipped (a constant printed with too few digits, or fitted again)", 62u, 64u, 1, 0, 1u, 2u, 3127u },
-    { "aether_f64_sin", "coefficient-bit: every polynomial coefficient c of a Horner step c + u * (...) has its last bit flipped (a constant printed with too few digits, or fitted again)", 63u, 64u, 1, 0, 1u, 1u, 3130u },
-    { "aether_f32_sincos", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 23u, 32u, 1, 0, 1u, 2u, 3132u },
-    { "aether_f32_sin", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 24u, 32u, 1, 0, 1u, 1u, 3135u },
-    { "aether_f64_sincos", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 62u, 64u, 1, 0, 1u, 2u, 3137u },
-    { "aether_f64_sin", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 63u, 64u, 1, 0, 1u, 1u, 3140u },
+    { "aether_quatf_from_axis_angle", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 26u, 32u, 1, 0, 4u, 4u, 158u },
+    { "aether_mat3f_from_euler_xyz", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 27u, 32u, 1, 0, 3u, 9u, 166u },
+    { "aether_f32_jacobi_rotation", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 28u, 32u, 1, 0, 3u, 4u, 178u },
+    { "aether_f32_jacobi_update", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 29u, 32u, 1, 0, 6u, 2u, 185u },
+    { "aether_f32_jacobi_diag", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 30u, 32u, 1, 0, 7u, 2u, 193u },
+    { "aether_mat2f_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 31u, 32u, 1, 0, 4u, 7u, 202u },
+    { "aether_mat2f_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 32u, 32u, 1, 0, 12u, 21u, 213u },
+    { "aether_mat2f_lu_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 33u, 32u, 1, 0, 8u, 2u, 246u },
+    { "aether_mat2f_lu_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 34u, 32u, 1, 0, 16u, 4u, 256u },
+    { "aether_mat2f_solve_lower", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 35u, 32u, 1, 0, 6u, 2u, 276u },
+    { "aether_mat2f_solve_lower_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 36u, 32u, 1, 0, 36u, 12u, 284u },
+    { "aether_mat2f_solve_lower_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 37u, 32u, 1, 0, 6u, 2u, 332u },
+    { "aether_mat2f_solve_lower_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 38u, 32u, 1, 0, 36u, 12u, 340u },
+    { "aether_mat2f_solve_upper", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 39u, 32u, 1, 0, 6u, 2u, 388u },
+    { "aether_mat2f_solve_upper_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 40u, 32u, 1, 0, 30u, 10u, 396u },
+    { "aether_mat2f_solve_upper_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 41u, 32u, 1, 0, 6u, 2u, 436u },
+    { "aether_mat2f_solve_upper_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 42u, 32u, 1, 0, 30u, 10u, 444u },
+    { "aether_mat2f_det_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 43u, 32u, 1, 0, 4u, 1u, 484u },
+    { "aether_mat2f_det_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 44u, 32u, 1, 0, 8u, 2u, 489u },
+    { "aether_mat2f_inverse", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 45u, 32u, 1, 0, 4u, 5u, 499u },
+    { "aether_mat2f_inverse_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 46u, 32u, 1, 0, 8u, 10u, 508u },
+    { "aether_mat2f_cholesky", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 47u, 32u, 1, 0, 4u, 5u, 526u },
+    { "aether_mat2f_cholesky_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 48u, 32u, 1, 0, 24u, 30u, 535u },
+    { "aether_mat2f_cholesky_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 49u, 32u, 1, 0, 6u, 2u, 589u },
+    { "aether_mat2f_cholesky_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 50u, 32u, 1, 0, 24u, 8u, 597u },
+    { "aether_mat2f_eigh", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 51u, 32u, 1, 0, 4u, 6u, 629u },
+    { "aether_mat2f_eigh_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 52u, 32u, 1, 0, 4u, 6u, 639u },
+    { "aether_vec2d_lerp", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 53u, 64u, 1, 0, 5u, 2u, 649u },
+    { "aether_vec2d_dot", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 7u, 64u, 1, 0, 4u, 1u, 656u },
+    { "aether_vec2d_squared_norm", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 54u, 64u, 1, 0, 2u, 1u, 661u },
+    { "aether_vec2d_norm", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 55u, 64u, 1, 0, 2u, 1u, 664u },
+    { "aether_vec2d_normalize", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 11u, 64u, 1, 0, 2u, 2u, 667u },
+    { "aether_vec3d_cross", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 56u, 64u, 1, 0, 6u, 3u, 671u },
+    { "aether_quatd_mul", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 57u, 64u, 1, 0, 8u, 4u, 680u },
+    { "aether_quatd_rotate", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 58u, 64u, 1, 0, 7u, 3u, 692u },
+    { "aether_mat2d_mul_vec", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 59u, 64u, 1, 0, 6u, 2u, 702u },
+    { "aether_mat2d_mul", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 60u, 64u, 1, 0, 8u, 4u, 710u },
+    { "aether_mat2d_dot", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 61u, 64u, 1, 0, 8u, 1u, 722u },
+    { "aether_mat2d_determinant", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 62u, 64u, 1, 0, 4u, 1u, 731u },
+    { "aether_mat2d_inverse_adjugate", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 63u, 64u, 1, 0, 4u, 4u, 736u },
+    { "aether_f64_sincos", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 64u, 64u, 1, 0, 1u, 2u, 744u },
+    { "aether_f64_sin", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 65u, 64u, 1, 0, 1u, 1u, 747u },
+    { "aether_quatd_from_axis_angle", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 66u, 64u, 1, 0, 4u, 4u, 749u },
+    { "aether_mat3d_from_euler_xyz", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 67u, 64u, 1, 0, 3u, 9u, 757u },
+    { "aether_f64_jacobi_rotation", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 68u, 64u, 1, 0, 3u, 4u, 769u },
+    { "aether_f64_jacobi_update", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 69u, 64u, 1, 0, 6u, 2u, 776u },
+    { "aether_f64_jacobi_diag", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 70u, 64u, 1, 0, 7u, 2u, 784u },
+    { "aether_mat2d_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 71u, 64u, 1, 0, 4u, 7u, 793u },
+    { "aether_mat2d_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 72u, 64u, 1, 0, 8u, 14u, 804u },
+    { "aether_mat2d_lu_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 73u, 64u, 1, 0, 8u, 2u, 826u },
+    { "aether_mat2d_lu_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 74u, 64u, 1, 0, 32u, 8u, 836u },
+    { "aether_mat2d_solve_lower", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 75u, 64u, 1, 0, 6u, 2u, 876u },
+    { "aether_mat2d_solve_lower_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 76u, 64u, 1, 0, 12u, 4u, 884u },
+    { "aether_mat2d_solve_lower_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 77u, 64u, 1, 0, 6u, 2u, 900u },
+    { "aether_mat2d_solve_lower_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 78u, 64u, 1, 0, 30u, 10u, 908u },
+    { "aether_mat2d_solve_upper", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 79u, 64u, 1, 0, 6u, 2u, 948u },
+    { "aether_mat2d_solve_upper_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 80u, 64u, 1, 0, 36u, 12u, 956u },
+    { "aether_mat2d_solve_upper_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 81u, 64u, 1, 0, 6u, 2u, 1004u },
+    { "aether_mat2d_solve_upper_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 82u, 64u, 1, 0, 18u, 6u, 1012u },
+    { "aether_mat2d_det_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 83u, 64u, 1, 0, 4u, 1u, 1036u },
+    { "aether_mat2d_det_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 84u, 64u, 1, 0, 24u, 6u, 1041u },
+    { "aether_mat2d_inverse", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 85u, 64u, 1, 0, 4u, 5u, 1071u },
+    { "aether_mat2d_inverse_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 86u, 64u, 1, 0, 12u, 15u, 1080u },
+    { "aether_mat2d_cholesky", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 87u, 64u, 1, 0, 4u, 5u, 1107u },
+    { "aether_mat2d_cholesky_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 88u, 64u, 1, 0, 16u, 20u, 1116u },
+    { "aether_mat2d_cholesky_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 89u, 64u, 1, 0, 6u, 2u, 1152u },
+    { "aether_mat2d_cholesky_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 90u, 64u, 1, 0, 6u, 2u, 1160u },
+    { "aether_mat2d_eigh", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 91u, 64u, 1, 0, 4u, 6u, 1168u },
+    { "aether_mat2d_eigh_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 92u, 64u, 1, 0, 20u, 30u, 1178u },
+    { "aether_vec2f_norm", "hypot: sqrt of a sum of squares becomes a chain of hypot", 14u, 32u, 1, 0, 2u, 1u, 1228u },
+    { "aether_vec2f_normalize", "hypot: sqrt of a sum of squares becomes a chain of hypot", 9u, 32u, 1, 0, 2u, 2u, 1231u },
+    { "aether_vec2d_norm", "hypot: sqrt of a sum of squares becomes a chain of hypot", 55u, 64u, 1, 0, 2u, 1u, 1235u },
+    { "aether_vec2d_normalize", "hypot: sqrt of a sum of squares becomes a chain of hypot", 11u, 64u, 1, 0, 2u, 2u, 1238u },
+    { "aether_f32_neg", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 93u, 32u, 1, 0, 1u, 1u, 1242u },
+    { "aether_quatf_conjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 94u, 32u, 1, 0, 4u, 4u, 1244u },
+    { "aether_mat2f_inverse_adjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 22u, 32u, 1, 0, 4u, 4u, 1252u },
+    { "aether_mat3f_from_euler_xyz", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 27u, 32u, 1, 0, 3u, 9u, 1260u },
+    { "aether_f32_jacobi_rotation", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 28u, 32u, 1, 0, 3u, 4u, 1272u },
+    { "aether_mat2f_eigh", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 51u, 32u, 1, 0, 4u, 6u, 1279u },
+    { "aether_mat2f_eigh_lanes", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 52u, 32u, 1, 0, 24u, 36u, 1289u },
+    { "aether_f64_neg", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 95u, 64u, 1, 0, 1u, 1u, 1349u },
+    { "aether_quatd_conjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 96u, 64u, 1, 0, 4u, 4u, 1351u },
+    { "aether_mat2d_inverse_adjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 63u, 64u, 1, 0, 4u, 4u, 1359u },
+    { "aether_mat3d_from_euler_xyz", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 67u, 64u, 1, 0, 3u, 9u, 1367u },
+    { "aether_f64_jacobi_rotation", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 68u, 64u, 1, 0, 3u, 4u, 1379u },
+    { "aether_mat2d_eigh", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 91u, 64u, 1, 0, 4u, 6u, 1386u },
+    { "aether_mat2d_eigh_lanes", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 92u, 64u, 1, 0, 16u, 24u, 1396u },
+    { "aether_mat3f_inverse_adjugate", "neg-swap: (a - b) * -1 becomes b - a (the sign of a zero: what clang does under -fno-signed-zeros)", 97u, 32u, 1, 0, 9u, 9u, 1436u },
+    { "aether_mat3d_inverse_adjugate", "neg-swap: (a - b) * -1 becomes b - a (the sign of a zero: what clang does under -fno-signed-zeros)", 98u, 64u, 1, 0, 9u, 9u, 1454u },
+    { "aether_vec2f_max_norm", "max-select-swapped: the max_select combiner becomes acc > new ? acc : new", 99u, 32u, 1, 0, 2u, 1u, 1472u },
+    { "aether_vec2d_max_norm", "max-select-swapped: the max_select combiner becomes acc > new ? acc : new", 100u, 64u, 1, 0, 2u, 1u, 1475u },
+    { "aether_mat2f_mul_vec", "column-major: matrices are read and written column-major", 18u, 32u, 1, 0, 6u, 2u, 1478u },
+    { "aether_mat2f_mul", "column-major: matrices are read and written column-major", 19u, 32u, 1, 0, 8u, 4u, 1486u },
+    { "aether_mat2d_mul_vec", "column-major: matrices are read and written column-major", 59u, 64u, 1, 0, 6u, 2u, 1498u },
+    { "aether_mat2d_mul", "column-major: matrices are read and written column-major", 60u, 64u, 1, 0, 8u, 4u, 1506u },
+    { "aether_quatf_mul", "quat-xyzw: quaternions are laid out (x, y, z, w)", 16u, 32u, 1, 0, 8u, 4u, 1518u },
+    { "aether_quatf_conjugate", "quat-xyzw: quaternions are laid out (x, y, z, w)", 94u, 32u, 1, 0, 4u, 4u, 1530u },
+    { "aether_quatd_mul", "quat-xyzw: quaternions are laid out (x, y, z, w)", 57u, 64u, 1, 0, 8u, 4u, 1538u },
+    { "aether_quatd_conjugate", "quat-xyzw: quaternions are laid out (x, y, z, w)", 96u, 64u, 1, 0, 4u, 4u, 1550u },
+    { "aether_f32_two_sum_err", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 101u, 32u, 1, 0, 3u, 1u, 1558u },
+    { "aether_f32_two_sum", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 102u, 32u, 1, 0, 2u, 2u, 1562u },
+    { "aether_f64_two_sum_err", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 103u, 64u, 1, 0, 3u, 1u, 1566u },
+    { "aether_f64_two_sum", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 104u, 64u, 1, 0, 2u, 2u, 1570u },
+    { "aether_pairf_value", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 105u, 32u, 1, 0, 2u, 1u, 1574u },
+    { "aether_f32_jacobi_rotation", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 28u, 32u, 1, 0, 3u, 4u, 1577u },
+    { "aether_paird_value", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 106u, 64u, 1, 0, 2u, 1u, 1584u },
+    { "aether_f64_jacobi_rotation", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 68u, 64u, 1, 0, 3u, 4u, 1587u },
+    { "aether_pairf_reduce32", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 107u, 32u, 1, 0, 64u, 2u, 1594u },
+    { "aether_f32_sum_array", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 108u, 32u, 1, 0, 64u, 1u, 1660u },
+    { "aether_paird_reduce32", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 109u, 64u, 1, 0, 64u, 2u, 1725u },
+    { "aether_f64_sum_array", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 110u, 64u, 1, 0, 129u, 1u, 1791u },
+    { "aether_f32_lanes_sum", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 111u, 32u, 1, 0, 130u, 64u, 1921u },
+    { "aether_f32_lanes_dot", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 112u, 32u, 1, 0, 75u, 64u, 2115u },
+    { "aether_f64_lanes_sum", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 113u, 64u, 1, 0, 66u, 64u, 2254u },
+    { "aether_f64_lanes_dot", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 114u, 64u, 1, 0, 75u, 64u, 2384u },
+    { "aether_mat2f_lu", "pivot-last: LU pivots on the last entry of largest magnitude", 31u, 32u, 1, 0, 4u, 7u, 2523u },
+    { "aether_mat2f_lu_lanes", "pivot-last: LU pivots on the last entry of largest magnitude", 32u, 32u, 1, 0, 24u, 42u, 2534u },
+    { "aether_mat2d_lu", "pivot-last: LU pivots on the last entry of largest magnitude", 71u, 64u, 1, 0, 4u, 7u, 2600u },
+    { "aether_mat2d_lu_lanes", "pivot-last: LU pivots on the last entry of largest magnitude", 72u, 64u, 1, 0, 24u, 42u, 2611u },
+    { "aether_mat3f_lu", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 115u, 32u, 1, 0, 9u, 13u, 2677u },
+    { "aether_mat3f_lu_lanes", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 116u, 32u, 1, 0, 27u, 39u, 2699u },
+    { "aether_mat3d_lu", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 117u, 64u, 1, 0, 9u, 13u, 2765u },
+    { "aether_mat3d_lu_lanes", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 118u, 64u, 1, 0, 36u, 52u, 2787u },
+    { "aether_mat2f_cholesky", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 47u, 32u, 1, 0, 4u, 5u, 2875u },
+    { "aether_mat2f_cholesky_lanes", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 48u, 32u, 1, 0, 12u, 15u, 2884u },
+    { "aether_mat2d_cholesky", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 87u, 64u, 1, 0, 4u, 5u, 2911u },
+    { "aether_mat2d_cholesky_lanes", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 88u, 64u, 1, 0, 8u, 10u, 2920u },
+    { "aether_pairf_combine", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 119u, 32u, 1, 0, 4u, 2u, 2938u },
+    { "aether_pairf_reduce32", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 107u, 32u, 1, 0, 64u, 2u, 2944u },
+    { "aether_paird_combine", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 120u, 64u, 1, 0, 4u, 2u, 3010u },
+    { "aether_paird_reduce32", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 109u, 64u, 1, 0, 64u, 2u, 3016u },
+    { "aether_f32_fmin", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 121u, 32u, 1, 1, 2u, 1u, 3082u },
+    { "aether_f32_fmax", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 122u, 32u, 1, 1, 2u, 1u, 3085u },
+    { "aether_f64_fmin", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 123u, 64u, 1, 1, 2u, 1u, 3088u },
+    { "aether_f64_fmax", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 124u, 64u, 1, 1, 2u, 1u, 3091u },
+    { "aether_f32_fmin", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 121u, 32u, 1, 1, 2u, 1u, 3094u },
+    { "aether_f32_fmax", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 122u, 32u, 1, 1, 2u, 1u, 3097u },
+    { "aether_f64_fmin", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 123u, 64u, 1, 1, 2u, 1u, 3100u },
+    { "aether_f64_fmax", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 124u, 64u, 1, 1, 2u, 1u, 3103u },
+    { "aether_quatf_mul", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 16u, 32u, 1, 0, 8u, 4u, 3106u },
+    { "aether_pairf_combine", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 119u, 32u, 1, 0, 4u, 2u, 3118u },
+    { "aether_quatd_mul", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 57u, 64u, 1, 0, 8u, 4u, 3124u },
+    { "aether_paird_combine", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 120u, 64u, 1, 0, 4u, 2u, 3136u },
+    { "aether_f32_jacobi_rotation", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 28u, 32u, 1, 0, 3u, 4u, 3142u },
+    { "aether_mat2f_eigh", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 51u, 32u, 1, 0, 4u, 6u, 3149u },
+    { "aether_f64_jacobi_rotation", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 68u, 64u, 1, 0, 3u, 4u, 3159u },
+    { "aether_mat2d_eigh", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 91u, 64u, 1, 0, 4u, 6u, 3166u },
+    { "aether_f32_sincos", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 23u, 32u, 1, 0, 1u, 2u, 3176u },
+    { "aether_f32_sin", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 24u, 32u, 1, 0, 1u, 1u, 3179u },
+    { "aether_f64_sincos", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 64u, 64u, 1, 0, 1u, 2u, 3181u },
+    { "aether_f64_sin", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 65u, 64u, 1, 0, 1u, 1u, 3184u },
+    { "aether_f32_sincos", "coefficient-bit: every polynomial coefficient c of a Horner step c + u * (...) has its last bit flipped (a constant printed with too few digits, or fitted again)", 23u, 32u, 1, 0, 1u, 2u, 3186u },
+    { "aether_f32_sin", "coefficient-bit: every polynomial coefficient c of a Horner step c + u * (...) has its last bit flipped (a constant printed with too few digits, or fitted again)", 24u, 32u, 1, 0, 1u, 1u, 3189u },
+    { "aether_f64_sincos", "coefficient-bit: every polynomial coefficient c of a Horner step c + u * (...) has its last bit flipped (a constant printed with too few digits, or fitted again)", 64u, 64u, 1, 0, 1u, 2u, 3191u },
+    { "aether_f64_sin", "coefficient-bit: every polynomial coefficient c of a Horner step c + u * (...) has its last bit flipped (a constant printed with too few digits, or fitted again)", 65u, 64u, 1, 0, 1u, 1u, 3194u },
+    { "aether_f32_sincos", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 23u, 32u, 1, 0, 1u, 2u, 3196u },
+    { "aether_f32_sin", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 24u, 32u, 1, 0, 1u, 1u, 3199u },
+    { "aether_f64_sincos", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 64u, 64u, 1, 0, 1u, 2u, 3201u },
+    { "aether_f64_sin", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 65u, 64u, 1, 0, 1u, 1u, 3204u },
 };
 
-static const uint64_t aether_selftest_words[3142] = {
+static const uint64_t aether_selftest_words[3206] = {
     0x00000000c0000000ull, 0x00000000bf6da079ull, 0x000000003ec9e325ull, 0x00000000c0222bb9ull,
     0x00000000be4faecfull, 0x00000000bf56f85full, 0x000000004154f1ddull, 0x000000003e2438eaull,
     0x00000000bf7a6cb8ull, 0x00000000402dbdb6ull, 0x000000004213ad19ull, 0xbfc7d04f62c6569full,
@@ -11562,7 +12340,12 @@ static const uint64_t aether_selftest_words[3142] = {
     0x00000000bf818b94ull, 0x00000000bf2d14abull, 0x00000000bfb8b2acull, 0x00000000bdb31f9cull,
     0x000000003d7b454dull, 0x000000003d27db5dull, 0x00000000bf38c5b8ull, 0x00000000417211e5ull,
     0x000000003f0bfe37ull, 0x00000000bf5654d7ull, 0x000000003f0009ecull, 0x000000003ef588aeull,
-    0x00000000c0158bbaull, 0x00000000bf317299ull, 0x00000000bee6eee5ull, 0x00000000c03647abull,
+    0x00000000c0158bbaull, 0x00000000bf317299ull, 0x0000000000000000ull, 0x0000000000000000ull,
+    0x000000003f800000ull, 0x000000003f8009ecull, 0x000000003f60a47eull, 0x0000000000000000ull,
+    0x0000000000000000ull, 0x000000003ef588aeull, 0x000000003f258057ull, 0x000000003fbaee5eull,
+    0x000000003fc1db62ull, 0x000000003bcb1a73ull, 0x00000000bde146cfull, 0x000000003f7e710cull,
+    0x000000003f54a3afull, 0x00000000bf0d88aaull, 0x00000000bd87eb51ull, 0x000000003f0e8a86ull,
+    0x000000003f537343ull, 0x000000003db41a0eull, 0x00000000bee6eee5ull, 0x00000000c03647abull,
     0x00000000407eed2full, 0x000000003f4d7329ull, 0x00000000bf18baceull, 0x00000000bf3e4eebull,
     0x00000000bea975f0ull, 0x000000004067ee3bull, 0x000000003e40ac86ull, 0x000000003d99de7bull,
     0x00000000c16c416full, 0x000000003f25ffdbull, 0x00000000c002778full, 0x00000000c2cd5d0cull,
@@ -11705,7 +12488,12 @@ static const uint64_t aether_selftest_words[3142] = {
     0xbfc820772751dbdeull, 0xbfce6b6eef9a262bull, 0x3fc8cd1685fb1b42ull, 0x402631e5c9d8e56aull,
     0xc015b2e928b0d048ull, 0xbfbdbd639cd1553full, 0x3fb83f309adedde7ull, 0x3fb7966ce26d775dull,
     0xbfe054e5c9982668ull, 0xbfdf437e2c6c9b01ull, 0x3febec11a5ac7ff8ull, 0xc003f89efb8c64fbull,
-    0xbfe33e4c6422c1d7ull, 0xc010000000000000ull, 0xbff0000000000000ull, 0x4010000000000000ull,
+    0xbfe33e4c6422c1d7ull, 0xbfc0686b60cc47deull, 0xbfe2413e796c5928ull, 0x400126bf882bb0c3ull,
+    0xc002e778c8eb1b28ull, 0x3fd84a2a4d290e76ull, 0x3fbe5c4b75720476ull, 0x3fe0e3987a0a85f4ull,
+    0xbfffbc78c2ce6bc2ull, 0xbfc3c43d006d03c4ull, 0x3fcad390838a6c8eull, 0x3fc593a86597589aull,
+    0x3feedb2b86fef92full, 0xbfc5013d24b9ffaaull, 0x3fcaa166338e1caeull, 0x3fc12e5f2abc54aeull,
+    0x3fef57c393b00416ull, 0x3fc341dc9f88b693ull, 0xbfcd3e627b0bdba7ull, 0xbfbdfd1cc9e090d2ull,
+    0x3feeed642ac9f486ull, 0xc010000000000000ull, 0xbff0000000000000ull, 0x4010000000000000ull,
     0x3fea4d36f3e4ac24ull, 0x3fe23a1ef4052543ull, 0x3fe62d0f515c2947ull, 0x3fd4022f9b3344b6ull,
     0x3fee8695342d9058ull, 0x4009baf3af1c75a0ull, 0x3ffcdfbcb08a2e54ull, 0x3fff1a5ef4daa17aull,
     0xbfbcb22ce55ffe97ull, 0x4008eb9557bc3bd6ull, 0xc026264917f7c946ull, 0xc02ccf85ea07e5ceull,
@@ -11828,6 +12616,9 @@ static const uint64_t aether_selftest_words[3142] = {
     0x0000000000000000ull, 0x00000000bf58c4d5ull, 0x0000000080000000ull, 0x000000003ed0b8f3ull,
     0x0000000040400000ull, 0x00000000c0800000ull, 0x0000000000000000ull, 0x00000000bf800000ull,
     0x000000003eaaaaabull, 0x00000000bfaaaaabull, 0x0000000000000000ull, 0x00000000bf800000ull,
+    0x0000000080000000ull, 0x0000000000000000ull, 0x0000000000000000ull, 0x000000003f800000ull,
+    0x0000000080000000ull, 0x0000000000000000ull, 0x0000000000000000ull, 0x000000003f800000ull,
+    0x0000000000000000ull, 0x0000000080000000ull, 0x0000000000000000ull, 0x000000003f800000ull,
     0x00000000ff800000ull, 0x000000003f800000ull, 0x00000000807fffffull, 0x000000003f800000ull,
     0x0000000080000000ull, 0x0000000080000000ull, 0x0000000080000000ull, 0x00000000ff7fffffull,
     0x00000000807fffffull, 0x0000000000000000ull, 0x0000000080000000ull, 0x00000000ff7fffffull,
@@ -11851,7 +12642,10 @@ static const uint64_t aether_selftest_words[3142] = {
     0x0000000000000000ull, 0x0000000000000000ull, 0xffefffffffffffffull, 0xfff8000000012345ull,
     0x8000000000000000ull, 0x8000000000000000ull, 0x7fefffffffffffffull, 0xc010000000000000ull,
     0x0000000000000000ull, 0xc008000000000000ull, 0xbff0000000000000ull, 0xbfd0000000000000ull,
-    0x8000000000000000ull, 0x3fe8000000000000ull, 0xbff0000000000000ull, 0xf2b84d964a23379cull,
+    0x8000000000000000ull, 0x3fe8000000000000ull, 0xbff0000000000000ull, 0x4003ee1de31a4bd8ull,
+    0xbfd8ffe0e0d3771full, 0x0000000000000000ull, 0x3fed96ee1c3f16d7ull, 0x8000000000000000ull,
+    0xbfd85e5d4b7b3abeull, 0xbfcd81f8b4183906ull, 0xbfe977e88793fcf8ull, 0xbfe1ea33dcce3210ull,
+    0xbfd36508e14c271bull, 0x3fe35fcdec06e526ull, 0xbfe78cca4f263505ull, 0xf2b84d964a23379cull,
     0xc7ba15e4271331d5ull, 0x9e2b85f98798373dull, 0x3ff0000000000000ull, 0x8000000000000000ull,
     0x8000000000000000ull, 0x8000000000000000ull, 0x8000000000000000ull, 0x3ff0000000000000ull,
     0x0000000000000001ull, 0xfff0000000000000ull, 0xfff0000000000000ull, 0x0000000000000000ull,
@@ -12391,7 +13185,7 @@ static inline void aether_selftest_problem(aether_selftest_text *t, int *count, 
    AETHER_SELFTEST_DEVICE. */
 static inline int aether_selftest_execute(int on_device, uint64_t *got, size_t *n_got, uint64_t *probe_out, char *line, size_t size)
 {
-    const unsigned count = 181u;
+    const unsigned count = 187u;
     unsigned i;
     if (!on_device) {
         aether_selftest_run_probes(aether_selftest_probes, probe_out);
@@ -12450,8 +13244,8 @@ static inline int aether_selftest_execute(int on_device, uint64_t *got, size_t *
    terminated) naming each problem, or "...: ok: ..." when there is none. */
 static inline int aether_cuda_selftest_on(int on_device, char *message, size_t size)
 {
-    static uint64_t got[181u * AETHER_SELFTEST_CAP + 1u];
-    static size_t n_got[181u + 1u];
+    static uint64_t got[187u * AETHER_SELFTEST_CAP + 1u];
+    static size_t n_got[187u + 1u];
     uint64_t probe[AETHER_SELFTEST_PROBES];
     int flushed = 0, flushed_operand = 0;
     aether_selftest_text t;
@@ -12487,7 +13281,7 @@ static inline int aether_cuda_selftest_on(int on_device, char *message, size_t s
         snprintf(line, sizeof line, "subnormal operands are read as zero on the %s (the smallest subnormal times 2^p gives zero): %s", where, cause);
         aether_selftest_problem(&t, &count, line);
     }
-    for (i = 0; i < 181u; ++i) {
+    for (i = 0; i < 187u; ++i) {
         const aether_selftest_witness *w = &aether_selftest_witnesses[i];
         const uint64_t *expected = aether_selftest_words + w->at + w->n_in;
         const uint64_t *mine = got + (size_t)i * AETHER_SELFTEST_CAP;
@@ -12506,13 +13300,13 @@ static inline int aether_cuda_selftest_on(int on_device, char *message, size_t s
         aether_selftest_problem(&t, &count, line);
     }
     if (failed > 0u) {
-        snprintf(line, sizeof line, "%u of 181 witnesses fail on the %s%s", failed, where,
+        snprintf(line, sizeof line, "%u of 187 witnesses fail on the %s%s", failed, where,
                  status != 0 ? ", as they may under the flush above" : ": this build does not follow the contract (built with AETHER_UNSAFE_ALLOW_CONTRACTION, or a compiler that changed an operation)");
         status |= AETHER_SELFTEST_WITNESS;
         aether_selftest_problem(&t, &count, line);
     }
     if (status == 0) {
-        snprintf(line, sizeof line, ": ok: 181 witnesses of 25 rules, no flush of subnormals, contract %s", AETHER_CONTRACT_ID);
+        snprintf(line, sizeof line, ": ok: 187 witnesses of 25 rules, no flush of subnormals, contract %s", AETHER_CONTRACT_ID);
         aether_selftest_put(&t, line);
     }
     return status;

@@ -5076,6 +5076,120 @@ static size_t aether_flat_call_f64_cos(const uint64_t *in, size_t n_in, uint64_t
     return o;
 }
 
+static size_t aether_flat_call_quatf_from_axis_angle(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    aether_vec3f p_axis;
+    float p_angle;
+    aether_quatf r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 4u || cap < 4u) return AETHER_FLAT_BAD;
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        memcpy(&p_axis, e, sizeof e);
+    }
+    p_angle = aether_flat_rd32(in[3u]);
+    r = aether_quatf_from_axis_angle(p_axis, p_angle);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
+    return o;
+}
+
+static size_t aether_flat_call_quatd_from_axis_angle(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    aether_vec3d p_axis;
+    double p_angle;
+    aether_quatd r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 4u || cap < 4u) return AETHER_FLAT_BAD;
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        memcpy(&p_axis, e, sizeof e);
+    }
+    p_angle = aether_flat_rd64(in[3u]);
+    r = aether_quatd_from_axis_angle(p_axis, p_angle);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
+    return o;
+}
+
+static size_t aether_flat_call_mat3f_from_euler_xyz(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_ax;
+    float p_ay;
+    float p_az;
+    aether_mat3f r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 3u || cap < 9u) return AETHER_FLAT_BAD;
+    p_ax = aether_flat_rd32(in[0u]);
+    p_ay = aether_flat_rd32(in[1u]);
+    p_az = aether_flat_rd32(in[2u]);
+    r = aether_mat3f_from_euler_xyz(p_ax, p_ay, p_az);
+    {
+        float e[9];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+        out[o++] = aether_flat_wr32(e[4]);
+        out[o++] = aether_flat_wr32(e[5]);
+        out[o++] = aether_flat_wr32(e[6]);
+        out[o++] = aether_flat_wr32(e[7]);
+        out[o++] = aether_flat_wr32(e[8]);
+    }
+    return o;
+}
+
+static size_t aether_flat_call_mat3d_from_euler_xyz(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_ax;
+    double p_ay;
+    double p_az;
+    aether_mat3d r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 3u || cap < 9u) return AETHER_FLAT_BAD;
+    p_ax = aether_flat_rd64(in[0u]);
+    p_ay = aether_flat_rd64(in[1u]);
+    p_az = aether_flat_rd64(in[2u]);
+    r = aether_mat3d_from_euler_xyz(p_ax, p_ay, p_az);
+    {
+        double e[9];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+        out[o++] = aether_flat_wr64(e[4]);
+        out[o++] = aether_flat_wr64(e[5]);
+        out[o++] = aether_flat_wr64(e[6]);
+        out[o++] = aether_flat_wr64(e[7]);
+        out[o++] = aether_flat_wr64(e[8]);
+    }
+    return o;
+}
+
 static size_t aether_flat_call_f32_jacobi_rotation(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
 {
     float p_app;
@@ -12405,6 +12519,10 @@ const aether_flat_entry aether_flat_entries[AETHER_FLAT_COUNT] = {
     { "aether_f64_sin", "sin", "scalar", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f64_sin },
     { "aether_f32_cos", "cos", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f32_cos },
     { "aether_f64_cos", "cos", "scalar", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f64_cos },
+    { "aether_quatf_from_axis_angle", "from_axis_angle", "quat", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 4u, 4u, 0u, 0u, 0u, aether_flat_call_quatf_from_axis_angle },
+    { "aether_quatd_from_axis_angle", "from_axis_angle", "quat", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 4u, 4u, 0u, 0u, 0u, aether_flat_call_quatd_from_axis_angle },
+    { "aether_mat3f_from_euler_xyz", "from_euler_xyz", "mat3", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 3u, 9u, 0u, 0u, 0u, aether_flat_call_mat3f_from_euler_xyz },
+    { "aether_mat3d_from_euler_xyz", "from_euler_xyz", "mat3", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 3u, 9u, 0u, 0u, 0u, aether_flat_call_mat3d_from_euler_xyz },
     { "aether_f32_jacobi_rotation", "jacobi_rotation", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 3u, 4u, 0u, 0u, 0u, aether_flat_call_f32_jacobi_rotation },
     { "aether_f64_jacobi_rotation", "jacobi_rotation", "scalar", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 3u, 4u, 0u, 0u, 0u, aether_flat_call_f64_jacobi_rotation },
     { "aether_f32_jacobi_update", "jacobi_update", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 6u, 2u, 0u, 0u, 0u, aether_flat_call_f32_jacobi_update },

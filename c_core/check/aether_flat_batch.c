@@ -3159,6 +3159,82 @@ static size_t aether_flat_batch_f64_cos(int aos, const uint64_t *in, const size_
     return status;
 }
 
+static size_t aether_flat_batch_quatf_from_axis_angle(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    float *p_axis = aether_flat_batch_get32(in, in_at, count, 0u, 3u, aos);
+    float *p_angle = aether_flat_batch_get32(in, in_at, count, 3u, 1u, aos);
+    float *r = (float *)malloc((count * 4u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 4u && r != NULL && p_axis != NULL && p_angle != NULL) {
+        if (aos) aether_quatf_from_axis_angle_aos((const aether_vec3f *)(void *)p_axis, (const float *)(void *)p_angle, (aether_quatf *)(void *)r, count);
+        else aether_quatf_from_axis_angle_soa(p_axis, p_angle, r, count);
+        aether_flat_batch_put32(r, count, 4u, aos, out, cap);
+        status = 4u;
+    }
+    free(p_axis);
+    free(p_angle);
+    free(r);
+    return status;
+}
+
+static size_t aether_flat_batch_quatd_from_axis_angle(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    double *p_axis = aether_flat_batch_get64(in, in_at, count, 0u, 3u, aos);
+    double *p_angle = aether_flat_batch_get64(in, in_at, count, 3u, 1u, aos);
+    double *r = (double *)malloc((count * 4u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 4u && r != NULL && p_axis != NULL && p_angle != NULL) {
+        if (aos) aether_quatd_from_axis_angle_aos((const aether_vec3d *)(void *)p_axis, (const double *)(void *)p_angle, (aether_quatd *)(void *)r, count);
+        else aether_quatd_from_axis_angle_soa(p_axis, p_angle, r, count);
+        aether_flat_batch_put64(r, count, 4u, aos, out, cap);
+        status = 4u;
+    }
+    free(p_axis);
+    free(p_angle);
+    free(r);
+    return status;
+}
+
+static size_t aether_flat_batch_mat3f_from_euler_xyz(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    float *p_ax = aether_flat_batch_get32(in, in_at, count, 0u, 1u, aos);
+    float *p_ay = aether_flat_batch_get32(in, in_at, count, 1u, 1u, aos);
+    float *p_az = aether_flat_batch_get32(in, in_at, count, 2u, 1u, aos);
+    float *r = (float *)malloc((count * 9u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 9u && r != NULL && p_ax != NULL && p_ay != NULL && p_az != NULL) {
+        if (aos) aether_mat3f_from_euler_xyz_aos((const float *)(void *)p_ax, (const float *)(void *)p_ay, (const float *)(void *)p_az, (aether_mat3f *)(void *)r, count);
+        else aether_mat3f_from_euler_xyz_soa(p_ax, p_ay, p_az, r, count);
+        aether_flat_batch_put32(r, count, 9u, aos, out, cap);
+        status = 9u;
+    }
+    free(p_ax);
+    free(p_ay);
+    free(p_az);
+    free(r);
+    return status;
+}
+
+static size_t aether_flat_batch_mat3d_from_euler_xyz(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    double *p_ax = aether_flat_batch_get64(in, in_at, count, 0u, 1u, aos);
+    double *p_ay = aether_flat_batch_get64(in, in_at, count, 1u, 1u, aos);
+    double *p_az = aether_flat_batch_get64(in, in_at, count, 2u, 1u, aos);
+    double *r = (double *)malloc((count * 9u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 9u && r != NULL && p_ax != NULL && p_ay != NULL && p_az != NULL) {
+        if (aos) aether_mat3d_from_euler_xyz_aos((const double *)(void *)p_ax, (const double *)(void *)p_ay, (const double *)(void *)p_az, (aether_mat3d *)(void *)r, count);
+        else aether_mat3d_from_euler_xyz_soa(p_ax, p_ay, p_az, r, count);
+        aether_flat_batch_put64(r, count, 9u, aos, out, cap);
+        status = 9u;
+    }
+    free(p_ax);
+    free(p_ay);
+    free(p_az);
+    free(r);
+    return status;
+}
+
 static size_t aether_flat_batch_f32_jacobi_rotation(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
 {
     float *p_app = aether_flat_batch_get32(in, in_at, count, 0u, 1u, aos);
@@ -3283,7 +3359,7 @@ static size_t aether_flat_batch_f64_jacobi_diag(int aos, const uint64_t *in, con
     return status;
 }
 
-const aether_flat_batch_call aether_flat_batch_calls[338] = {
+const aether_flat_batch_call aether_flat_batch_calls[342] = {
     aether_flat_batch_f32_fmin,
     aether_flat_batch_f64_fmin,
     aether_flat_batch_f32_fmax,
@@ -3464,6 +3540,10 @@ const aether_flat_batch_call aether_flat_batch_calls[338] = {
     aether_flat_batch_f64_sin,
     aether_flat_batch_f32_cos,
     aether_flat_batch_f64_cos,
+    aether_flat_batch_quatf_from_axis_angle,
+    aether_flat_batch_quatd_from_axis_angle,
+    aether_flat_batch_mat3f_from_euler_xyz,
+    aether_flat_batch_mat3d_from_euler_xyz,
     aether_flat_batch_f32_jacobi_rotation,
     aether_flat_batch_f64_jacobi_rotation,
     aether_flat_batch_f32_jacobi_update,

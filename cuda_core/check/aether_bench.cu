@@ -16,7 +16,7 @@
    Prints a Markdown table: kernel, items, bytes per item, microseconds per launch, GB/s, the
    share of the copy kernel's GB/s, and the check. Exit status: 0; 1 when an item differs from
    the host path (the plain-operator control build must give 1); 2 on a CUDA or usage error.
-   Contract aether 0.1.0 6c1cf545e503fe0cd5cb1c67ded059b0. */
+   Contract aether 0.1.0 2c73b605a69c96d277862004b4c2f490. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9297,6 +9297,240 @@ int main(int argc, char **argv)
         free(h1);
         free(r1);
         bench_row("aether_f64_cos_batch", n, per_item, seconds, copy_rate, nv, differ);
+        pool.used = 0;
+    }
+    if (only == NULL || strstr("aether_quatf_from_axis_angle_batch", only) != NULL) {
+        const size_t per_item = 3 * sizeof(float) + 1 * sizeof(float) + 4 * sizeof(float);
+        const size_t n = budget / per_item;
+        float *b0 = (float *)bench_take(&pool, n * 3 * sizeof(float));
+        float *b1 = (float *)bench_take(&pool, n * 1 * sizeof(float));
+        float *b2 = (float *)bench_take(&pool, n * 4 * sizeof(float));
+        bench_fill(b0, n * 3, n, 0u, 0, 0u);
+        bench_fill(b1, n * 1, n, 0u, 0, 1u);
+        const double seconds = bench_seconds([&]() { return aether_quatf_from_axis_angle_batch(b0, b1, b2, n, 0); }, reps);
+        /* The check: nv items on the device against the host path. */
+        const size_t nv = n < BENCH_VERIFY ? n : BENCH_VERIFY;
+        size_t differ = 0, i;
+        bench_fill(b0, nv * 3, nv, 0u, 0, 0u);
+        bench_fill(b1, nv * 1, nv, 0u, 0, 1u);
+        BENCH_CHECK((cudaError_t)aether_quatf_from_axis_angle_batch(b0, b1, b2, nv, 0));
+        BENCH_CHECK(cudaDeviceSynchronize());
+        float *h0 = bench_host_copy(b0, nv * 3);
+        float *h1 = bench_host_copy(b1, nv * 1);
+        float *h2 = bench_host_copy(b2, nv * 4);
+        float *r2 = (float *)calloc(nv * 4 + 1u, sizeof(float));
+        if (r2 == NULL) exit(2);
+        {
+            const size_t n = nv;
+            const float *axis = (const float *)h0;
+            const float *angle = (const float *)h1;
+            float *out = (float *)r2;
+            for (i = 0; i < n; ++i) {
+                aether_vec3f v_axis;
+                v_axis.x = axis[0u * n + i];
+                v_axis.y = axis[1u * n + i];
+                v_axis.z = axis[2u * n + i];
+                float v_angle;
+                v_angle = angle[i];
+                const aether_quatf result = aether_quatf_from_axis_angle(v_axis, v_angle);
+                out[0u * n + i] = result.w;
+                out[1u * n + i] = result.x;
+                out[2u * n + i] = result.y;
+                out[3u * n + i] = result.z;
+            }
+        }
+        for (i = 0; i < nv; ++i) {
+            int same = 1;
+            size_t c;
+            for (c = 0; c < 4; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
+            if (!same) differ += 1;
+        }
+        free(h0);
+        free(h1);
+        free(h2);
+        free(r2);
+        bench_row("aether_quatf_from_axis_angle_batch", n, per_item, seconds, copy_rate, nv, differ);
+        pool.used = 0;
+    }
+    if (only == NULL || strstr("aether_quatd_from_axis_angle_batch", only) != NULL) {
+        const size_t per_item = 3 * sizeof(double) + 1 * sizeof(double) + 4 * sizeof(double);
+        const size_t n = budget / per_item;
+        double *b0 = (double *)bench_take(&pool, n * 3 * sizeof(double));
+        double *b1 = (double *)bench_take(&pool, n * 1 * sizeof(double));
+        double *b2 = (double *)bench_take(&pool, n * 4 * sizeof(double));
+        bench_fill(b0, n * 3, n, 0u, 0, 0u);
+        bench_fill(b1, n * 1, n, 0u, 0, 1u);
+        const double seconds = bench_seconds([&]() { return aether_quatd_from_axis_angle_batch(b0, b1, b2, n, 0); }, reps);
+        /* The check: nv items on the device against the host path. */
+        const size_t nv = n < BENCH_VERIFY ? n : BENCH_VERIFY;
+        size_t differ = 0, i;
+        bench_fill(b0, nv * 3, nv, 0u, 0, 0u);
+        bench_fill(b1, nv * 1, nv, 0u, 0, 1u);
+        BENCH_CHECK((cudaError_t)aether_quatd_from_axis_angle_batch(b0, b1, b2, nv, 0));
+        BENCH_CHECK(cudaDeviceSynchronize());
+        double *h0 = bench_host_copy(b0, nv * 3);
+        double *h1 = bench_host_copy(b1, nv * 1);
+        double *h2 = bench_host_copy(b2, nv * 4);
+        double *r2 = (double *)calloc(nv * 4 + 1u, sizeof(double));
+        if (r2 == NULL) exit(2);
+        {
+            const size_t n = nv;
+            const double *axis = (const double *)h0;
+            const double *angle = (const double *)h1;
+            double *out = (double *)r2;
+            for (i = 0; i < n; ++i) {
+                aether_vec3d v_axis;
+                v_axis.x = axis[0u * n + i];
+                v_axis.y = axis[1u * n + i];
+                v_axis.z = axis[2u * n + i];
+                double v_angle;
+                v_angle = angle[i];
+                const aether_quatd result = aether_quatd_from_axis_angle(v_axis, v_angle);
+                out[0u * n + i] = result.w;
+                out[1u * n + i] = result.x;
+                out[2u * n + i] = result.y;
+                out[3u * n + i] = result.z;
+            }
+        }
+        for (i = 0; i < nv; ++i) {
+            int same = 1;
+            size_t c;
+            for (c = 0; c < 4; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
+            if (!same) differ += 1;
+        }
+        free(h0);
+        free(h1);
+        free(h2);
+        free(r2);
+        bench_row("aether_quatd_from_axis_angle_batch", n, per_item, seconds, copy_rate, nv, differ);
+        pool.used = 0;
+    }
+    if (only == NULL || strstr("aether_mat3f_from_euler_xyz_batch", only) != NULL) {
+        const size_t per_item = 1 * sizeof(float) + 1 * sizeof(float) + 1 * sizeof(float) + 9 * sizeof(float);
+        const size_t n = budget / per_item;
+        float *b0 = (float *)bench_take(&pool, n * 1 * sizeof(float));
+        float *b1 = (float *)bench_take(&pool, n * 1 * sizeof(float));
+        float *b2 = (float *)bench_take(&pool, n * 1 * sizeof(float));
+        float *b3 = (float *)bench_take(&pool, n * 9 * sizeof(float));
+        bench_fill(b0, n * 1, n, 0u, 0, 0u);
+        bench_fill(b1, n * 1, n, 0u, 0, 1u);
+        bench_fill(b2, n * 1, n, 0u, 0, 2u);
+        const double seconds = bench_seconds([&]() { return aether_mat3f_from_euler_xyz_batch(b0, b1, b2, b3, n, 0); }, reps);
+        /* The check: nv items on the device against the host path. */
+        const size_t nv = n < BENCH_VERIFY ? n : BENCH_VERIFY;
+        size_t differ = 0, i;
+        bench_fill(b0, nv * 1, nv, 0u, 0, 0u);
+        bench_fill(b1, nv * 1, nv, 0u, 0, 1u);
+        bench_fill(b2, nv * 1, nv, 0u, 0, 2u);
+        BENCH_CHECK((cudaError_t)aether_mat3f_from_euler_xyz_batch(b0, b1, b2, b3, nv, 0));
+        BENCH_CHECK(cudaDeviceSynchronize());
+        float *h0 = bench_host_copy(b0, nv * 1);
+        float *h1 = bench_host_copy(b1, nv * 1);
+        float *h2 = bench_host_copy(b2, nv * 1);
+        float *h3 = bench_host_copy(b3, nv * 9);
+        float *r3 = (float *)calloc(nv * 9 + 1u, sizeof(float));
+        if (r3 == NULL) exit(2);
+        {
+            const size_t n = nv;
+            const float *ax = (const float *)h0;
+            const float *ay = (const float *)h1;
+            const float *az = (const float *)h2;
+            float *out = (float *)r3;
+            for (i = 0; i < n; ++i) {
+                float v_ax;
+                v_ax = ax[i];
+                float v_ay;
+                v_ay = ay[i];
+                float v_az;
+                v_az = az[i];
+                const aether_mat3f result = aether_mat3f_from_euler_xyz(v_ax, v_ay, v_az);
+                out[0u * n + i] = result.m[0];
+                out[1u * n + i] = result.m[1];
+                out[2u * n + i] = result.m[2];
+                out[3u * n + i] = result.m[3];
+                out[4u * n + i] = result.m[4];
+                out[5u * n + i] = result.m[5];
+                out[6u * n + i] = result.m[6];
+                out[7u * n + i] = result.m[7];
+                out[8u * n + i] = result.m[8];
+            }
+        }
+        for (i = 0; i < nv; ++i) {
+            int same = 1;
+            size_t c;
+            for (c = 0; c < 9; ++c) same = same && bench_same(r3[c * nv + i], h3[c * nv + i], 0);
+            if (!same) differ += 1;
+        }
+        free(h0);
+        free(h1);
+        free(h2);
+        free(h3);
+        free(r3);
+        bench_row("aether_mat3f_from_euler_xyz_batch", n, per_item, seconds, copy_rate, nv, differ);
+        pool.used = 0;
+    }
+    if (only == NULL || strstr("aether_mat3d_from_euler_xyz_batch", only) != NULL) {
+        const size_t per_item = 1 * sizeof(double) + 1 * sizeof(double) + 1 * sizeof(double) + 9 * sizeof(double);
+        const size_t n = budget / per_item;
+        double *b0 = (double *)bench_take(&pool, n * 1 * sizeof(double));
+        double *b1 = (double *)bench_take(&pool, n * 1 * sizeof(double));
+        double *b2 = (double *)bench_take(&pool, n * 1 * sizeof(double));
+        double *b3 = (double *)bench_take(&pool, n * 9 * sizeof(double));
+        bench_fill(b0, n * 1, n, 0u, 0, 0u);
+        bench_fill(b1, n * 1, n, 0u, 0, 1u);
+        bench_fill(b2, n * 1, n, 0u, 0, 2u);
+        const double seconds = bench_seconds([&]() { return aether_mat3d_from_euler_xyz_batch(b0, b1, b2, b3, n, 0); }, reps);
+        /* The check: nv items on the device against the host path. */
+        const size_t nv = n < BENCH_VERIFY ? n : BENCH_VERIFY;
+        size_t differ = 0, i;
+        bench_fill(b0, nv * 1, nv, 0u, 0, 0u);
+        bench_fill(b1, nv * 1, nv, 0u, 0, 1u);
+        bench_fill(b2, nv * 1, nv, 0u, 0, 2u);
+        BENCH_CHECK((cudaError_t)aether_mat3d_from_euler_xyz_batch(b0, b1, b2, b3, nv, 0));
+        BENCH_CHECK(cudaDeviceSynchronize());
+        double *h0 = bench_host_copy(b0, nv * 1);
+        double *h1 = bench_host_copy(b1, nv * 1);
+        double *h2 = bench_host_copy(b2, nv * 1);
+        double *h3 = bench_host_copy(b3, nv * 9);
+        double *r3 = (double *)calloc(nv * 9 + 1u, sizeof(double));
+        if (r3 == NULL) exit(2);
+        {
+            const size_t n = nv;
+            const double *ax = (const double *)h0;
+            const double *ay = (const double *)h1;
+            const double *az = (const double *)h2;
+            double *out = (double *)r3;
+            for (i = 0; i < n; ++i) {
+                double v_ax;
+                v_ax = ax[i];
+                double v_ay;
+                v_ay = ay[i];
+                double v_az;
+                v_az = az[i];
+                const aether_mat3d result = aether_mat3d_from_euler_xyz(v_ax, v_ay, v_az);
+                out[0u * n + i] = result.m[0];
+                out[1u * n + i] = result.m[1];
+                out[2u * n + i] = result.m[2];
+                out[3u * n + i] = result.m[3];
+                out[4u * n + i] = result.m[4];
+                out[5u * n + i] = result.m[5];
+                out[6u * n + i] = result.m[6];
+                out[7u * n + i] = result.m[7];
+                out[8u * n + i] = result.m[8];
+            }
+        }
+        for (i = 0; i < nv; ++i) {
+            int same = 1;
+            size_t c;
+            for (c = 0; c < 9; ++c) same = same && bench_same(r3[c * nv + i], h3[c * nv + i], 0);
+            if (!same) differ += 1;
+        }
+        free(h0);
+        free(h1);
+        free(h2);
+        free(h3);
+        free(r3);
+        bench_row("aether_mat3d_from_euler_xyz_batch", n, per_item, seconds, copy_rate, nv, differ);
         pool.used = 0;
     }
     if (only == NULL || strstr("aether_f32_jacobi_rotation_batch", only) != NULL) {

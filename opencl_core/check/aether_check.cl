@@ -47,7 +47,7 @@
 #define AETHER_CONTRACT_VERSION "0.1.0"
 /* The contract's fingerprint: the same as c_core/aether_core.h and the corpus when they come from
    the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 6c1cf545e503fe0cd5cb1c67ded059b0"
+#define AETHER_CONTRACT_ID "aether 0.1.0 2c73b605a69c96d277862004b4c2f490"
 
 /* Self-test status bits (the C core's). */
 #define AETHER_SELFTEST_OK 0u
@@ -229,6 +229,8 @@ float aether_pairf_value(aether_pairf p);
 aether_vec2f aether_f32_sincos(float a);
 float aether_f32_sin(float a);
 float aether_f32_cos(float a);
+aether_quatf aether_quatf_from_axis_angle(aether_vec3f axis, float angle);
+aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, float az);
 aether_rotationf aether_f32_jacobi_rotation(float app, float aqq, float apq);
 aether_vec2f aether_f32_jacobi_update(float g, float h, aether_rotationf r);
 aether_vec2f aether_f32_jacobi_diag(float app, float aqq, float apq, aether_rotationf r);
@@ -2662,6 +2664,331 @@ float aether_f32_cos(float a)
     const int sincos_inside = (fabs(a) <= 8192.0f);
     const float sincos_z = (a - a);
     return (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
+}
+
+/* aether_quatf_from_axis_angle: The rotation by angle (radians) about axis: sc = sincos(angle * 0.5), out = quat(sc.y, axis.x * sc.x, axis.y * sc.x, axis.z * sc.x). The axis is used as given (normalize it first: a non-unit axis gives a non-unit quaternion); NaN where |angle * 0.5| is outside sincos's domain.
+   Spec:
+       sc = sincos(angle * 0.5)
+       out = quat(sc.y, axis.x * sc.x, axis.y * sc.x, axis.z * sc.x)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float sincos_a_0 = (angle * 0.5f);
+       const float sincos_t = (sincos_a_0 * 0x1.45f306p-1f);
+       const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
+       const float sincos_ra = (sincos_a_0 - (sincos_k * 1.5703125f));
+       const float sincos_rb = (sincos_k * 0x1.fb4p-12f);
+       const float sincos_s1 = (sincos_ra - sincos_rb);
+       const float sincos_v1 = (sincos_s1 - sincos_ra);
+       const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+       const float sincos_rc = (sincos_k * 0x1.444p-24f);
+       const float sincos_s2 = (sincos_s1 - sincos_rc);
+       const float sincos_v2 = (sincos_s2 - sincos_s1);
+       const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+       const float sincos_rd = (sincos_k * 0x1.68c234p-39f);
+       const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+       const float sincos_r = (sincos_s2 + sincos_tl);
+       const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+       const float sincos_u = (sincos_r * sincos_r);
+       const float sincos_ps = ((sincos_r * sincos_u) * (-0x1.555556p-3f + (sincos_u * (0x1.11110ep-7f + (sincos_u * (-0x1.a013a6p-13f + (sincos_u * 0x1.6dbdd2p-19f)))))));
+       const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+       const float sincos_hu = (0.5f * sincos_u);
+       const float sincos_w = (1.0f - sincos_hu);
+       const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
+       const float sincos_pc = ((sincos_u * sincos_u) * (0x1.555554p-5f + (sincos_u * (-0x1.6c12d2p-10f + (sincos_u * 0x1.9bd864p-16f)))));
+       const float sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
+       const float sincos_fq = ((((sincos_k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+       const float sincos_q = (sincos_k - (4.0f * sincos_fq));
+       const float sincos_sn = ((sincos_a_0 == 0.0f) ? sincos_a_0 : ((sincos_q == 0.0f) ? sincos_sr : ((sincos_q == 1.0f) ? sincos_cr : ((sincos_q == 2.0f) ? (sincos_sr * -1.0f) : (sincos_cr * -1.0f)))));
+       const float sincos_cs = ((sincos_q == 0.0f) ? sincos_cr : ((sincos_q == 1.0f) ? (sincos_sr * -1.0f) : ((sincos_q == 2.0f) ? (sincos_cr * -1.0f) : sincos_sr)));
+       const int sincos_inside = (fabsf(sincos_a_0) <= 8192.0f);
+       const float sincos_z = (sincos_a_0 - sincos_a_0);
+       const float sc_x = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
+       const float sc_y = (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
+       aether_quatf out;
+       out.w = sc_y;
+       out.x = (axis.x * sc_x);
+       out.y = (axis.y * sc_x);
+       out.z = (axis.z * sc_x);
+       return out; */
+aether_quatf aether_quatf_from_axis_angle(aether_vec3f axis, float angle)
+{
+    const float sincos_a_0 = (angle * 0.5f);
+    const float sincos_t = (sincos_a_0 * 0x1.45f306p-1f);
+    const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
+    const float sincos_ra = (sincos_a_0 - (sincos_k * 1.5703125f));
+    const float sincos_rb = (sincos_k * 0x1.fb4p-12f);
+    const float sincos_s1 = (sincos_ra - sincos_rb);
+    const float sincos_v1 = (sincos_s1 - sincos_ra);
+    const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+    const float sincos_rc = (sincos_k * 0x1.444p-24f);
+    const float sincos_s2 = (sincos_s1 - sincos_rc);
+    const float sincos_v2 = (sincos_s2 - sincos_s1);
+    const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+    const float sincos_rd = (sincos_k * 0x1.68c234p-39f);
+    const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+    const float sincos_r = (sincos_s2 + sincos_tl);
+    const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+    const float sincos_u = (sincos_r * sincos_r);
+    const float sincos_ps = ((sincos_r * sincos_u) * (-0x1.555556p-3f + (sincos_u * (0x1.11110ep-7f + (sincos_u * (-0x1.a013a6p-13f + (sincos_u * 0x1.6dbdd2p-19f)))))));
+    const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+    const float sincos_hu = (0.5f * sincos_u);
+    const float sincos_w = (1.0f - sincos_hu);
+    const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
+    const float sincos_pc = ((sincos_u * sincos_u) * (0x1.555554p-5f + (sincos_u * (-0x1.6c12d2p-10f + (sincos_u * 0x1.9bd864p-16f)))));
+    const float sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
+    const float sincos_fq = ((((sincos_k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+    const float sincos_q = (sincos_k - (4.0f * sincos_fq));
+    const float sincos_sn = ((sincos_a_0 == 0.0f) ? sincos_a_0 : ((sincos_q == 0.0f) ? sincos_sr : ((sincos_q == 1.0f) ? sincos_cr : ((sincos_q == 2.0f) ? (sincos_sr * -1.0f) : (sincos_cr * -1.0f)))));
+    const float sincos_cs = ((sincos_q == 0.0f) ? sincos_cr : ((sincos_q == 1.0f) ? (sincos_sr * -1.0f) : ((sincos_q == 2.0f) ? (sincos_cr * -1.0f) : sincos_sr)));
+    const int sincos_inside = (fabs(sincos_a_0) <= 8192.0f);
+    const float sincos_z = (sincos_a_0 - sincos_a_0);
+    const float sc_x = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
+    const float sc_y = (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
+    aether_quatf out;
+    out.w = sc_y;
+    out.x = (axis.x * sc_x);
+    out.y = (axis.y * sc_x);
+    out.z = (axis.z * sc_x);
+    return out;
+}
+
+/* aether_mat3f_from_euler_xyz: The rotation matrix Rx(ax) Ry(ay) Rz(az) (intrinsic x, then y, then z; for a column vector, rotate about z first), angles in radians, from sx = sincos(ax), sy = sincos(ay), sz = sincos(az) (.x the sine, .y the cosine) and the stated products, left to right: row 0 = (cy cz, (cy sz) * -1, sy); row 1 = ((sx sy) cz + cx sz, cx cz - (sx sy) sz, (sx cy) * -1); row 2 = (sx sz - (cx sy) cz, (cx sy) sz + sx cz, cx cy). NaN where an angle is outside sincos's domain.
+   Spec:
+       sx = sincos(ax)
+       sy = sincos(ay)
+       sz = sincos(az)
+       m00 = sy.y * sz.y
+       m01 = (sy.y * sz.x) * -1
+       m10 = (sx.x * sy.x) * sz.y + sx.y * sz.x
+       m11 = sx.y * sz.y - (sx.x * sy.x) * sz.x
+       m12 = (sx.x * sy.y) * -1
+       m20 = sx.x * sz.x - (sx.y * sy.x) * sz.y
+       m21 = (sx.y * sy.x) * sz.x + sx.x * sz.y
+       out = mat3(m00, m01, sy.x, m10, m11, m12, m20, m21, sx.y * sy.y)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float sincos_t = (ax * 0x1.45f306p-1f);
+       const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
+       const float sincos_ra = (ax - (sincos_k * 1.5703125f));
+       const float sincos_rb = (sincos_k * 0x1.fb4p-12f);
+       const float sincos_s1 = (sincos_ra - sincos_rb);
+       const float sincos_v1 = (sincos_s1 - sincos_ra);
+       const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+       const float sincos_rc = (sincos_k * 0x1.444p-24f);
+       const float sincos_s2 = (sincos_s1 - sincos_rc);
+       const float sincos_v2 = (sincos_s2 - sincos_s1);
+       const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+       const float sincos_rd = (sincos_k * 0x1.68c234p-39f);
+       const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+       const float sincos_r = (sincos_s2 + sincos_tl);
+       const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+       const float sincos_u = (sincos_r * sincos_r);
+       const float sincos_ps = ((sincos_r * sincos_u) * (-0x1.555556p-3f + (sincos_u * (0x1.11110ep-7f + (sincos_u * (-0x1.a013a6p-13f + (sincos_u * 0x1.6dbdd2p-19f)))))));
+       const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+       const float sincos_hu = (0.5f * sincos_u);
+       const float sincos_w = (1.0f - sincos_hu);
+       const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
+       const float sincos_pc = ((sincos_u * sincos_u) * (0x1.555554p-5f + (sincos_u * (-0x1.6c12d2p-10f + (sincos_u * 0x1.9bd864p-16f)))));
+       const float sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
+       const float sincos_fq = ((((sincos_k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+       const float sincos_q = (sincos_k - (4.0f * sincos_fq));
+       const float sincos_sn = ((ax == 0.0f) ? ax : ((sincos_q == 0.0f) ? sincos_sr : ((sincos_q == 1.0f) ? sincos_cr : ((sincos_q == 2.0f) ? (sincos_sr * -1.0f) : (sincos_cr * -1.0f)))));
+       const float sincos_cs = ((sincos_q == 0.0f) ? sincos_cr : ((sincos_q == 1.0f) ? (sincos_sr * -1.0f) : ((sincos_q == 2.0f) ? (sincos_cr * -1.0f) : sincos_sr)));
+       const int sincos_inside = (fabsf(ax) <= 8192.0f);
+       const float sincos_z = (ax - ax);
+       const float sx_x = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
+       const float sx_y = (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
+       const float sincos_t_2 = (ay * 0x1.45f306p-1f);
+       const float sincos_k_2 = ((sincos_t_2 + 12582912.0f) - 12582912.0f);
+       const float sincos_ra_2 = (ay - (sincos_k_2 * 1.5703125f));
+       const float sincos_rb_2 = (sincos_k_2 * 0x1.fb4p-12f);
+       const float sincos_s1_2 = (sincos_ra_2 - sincos_rb_2);
+       const float sincos_v1_2 = (sincos_s1_2 - sincos_ra_2);
+       const float sincos_e1_2 = ((sincos_ra_2 - (sincos_s1_2 - sincos_v1_2)) - (sincos_rb_2 + sincos_v1_2));
+       const float sincos_rc_2 = (sincos_k_2 * 0x1.444p-24f);
+       const float sincos_s2_2 = (sincos_s1_2 - sincos_rc_2);
+       const float sincos_v2_2 = (sincos_s2_2 - sincos_s1_2);
+       const float sincos_e2_2 = ((sincos_s1_2 - (sincos_s2_2 - sincos_v2_2)) - (sincos_rc_2 + sincos_v2_2));
+       const float sincos_rd_2 = (sincos_k_2 * 0x1.68c234p-39f);
+       const float sincos_tl_2 = ((sincos_e1_2 + sincos_e2_2) - sincos_rd_2);
+       const float sincos_r_2 = (sincos_s2_2 + sincos_tl_2);
+       const float sincos_rl_2 = (sincos_tl_2 - (sincos_r_2 - sincos_s2_2));
+       const float sincos_u_2 = (sincos_r_2 * sincos_r_2);
+       const float sincos_ps_2 = ((sincos_r_2 * sincos_u_2) * (-0x1.555556p-3f + (sincos_u_2 * (0x1.11110ep-7f + (sincos_u_2 * (-0x1.a013a6p-13f + (sincos_u_2 * 0x1.6dbdd2p-19f)))))));
+       const float sincos_sr_2 = (sincos_r_2 + (sincos_ps_2 + sincos_rl_2));
+       const float sincos_hu_2 = (0.5f * sincos_u_2);
+       const float sincos_w_2 = (1.0f - sincos_hu_2);
+       const float sincos_lost_2 = ((1.0f - sincos_w_2) - sincos_hu_2);
+       const float sincos_pc_2 = ((sincos_u_2 * sincos_u_2) * (0x1.555554p-5f + (sincos_u_2 * (-0x1.6c12d2p-10f + (sincos_u_2 * 0x1.9bd864p-16f)))));
+       const float sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - (sincos_r_2 * sincos_rl_2)) + sincos_lost_2));
+       const float sincos_fq_2 = ((((sincos_k_2 * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+       const float sincos_q_2 = (sincos_k_2 - (4.0f * sincos_fq_2));
+       const float sincos_sn_2 = ((ay == 0.0f) ? ay : ((sincos_q_2 == 0.0f) ? sincos_sr_2 : ((sincos_q_2 == 1.0f) ? sincos_cr_2 : ((sincos_q_2 == 2.0f) ? (sincos_sr_2 * -1.0f) : (sincos_cr_2 * -1.0f)))));
+       const float sincos_cs_2 = ((sincos_q_2 == 0.0f) ? sincos_cr_2 : ((sincos_q_2 == 1.0f) ? (sincos_sr_2 * -1.0f) : ((sincos_q_2 == 2.0f) ? (sincos_cr_2 * -1.0f) : sincos_sr_2)));
+       const int sincos_inside_2 = (fabsf(ay) <= 8192.0f);
+       const float sincos_z_2 = (ay - ay);
+       const float sy_x = (sincos_inside_2 ? sincos_sn_2 : (sincos_z_2 / sincos_z_2));
+       const float sy_y = (sincos_inside_2 ? sincos_cs_2 : (sincos_z_2 / sincos_z_2));
+       const float sincos_t_3 = (az * 0x1.45f306p-1f);
+       const float sincos_k_3 = ((sincos_t_3 + 12582912.0f) - 12582912.0f);
+       const float sincos_ra_3 = (az - (sincos_k_3 * 1.5703125f));
+       const float sincos_rb_3 = (sincos_k_3 * 0x1.fb4p-12f);
+       const float sincos_s1_3 = (sincos_ra_3 - sincos_rb_3);
+       const float sincos_v1_3 = (sincos_s1_3 - sincos_ra_3);
+       const float sincos_e1_3 = ((sincos_ra_3 - (sincos_s1_3 - sincos_v1_3)) - (sincos_rb_3 + sincos_v1_3));
+       const float sincos_rc_3 = (sincos_k_3 * 0x1.444p-24f);
+       const float sincos_s2_3 = (sincos_s1_3 - sincos_rc_3);
+       const float sincos_v2_3 = (sincos_s2_3 - sincos_s1_3);
+       const float sincos_e2_3 = ((sincos_s1_3 - (sincos_s2_3 - sincos_v2_3)) - (sincos_rc_3 + sincos_v2_3));
+       const float sincos_rd_3 = (sincos_k_3 * 0x1.68c234p-39f);
+       const float sincos_tl_3 = ((sincos_e1_3 + sincos_e2_3) - sincos_rd_3);
+       const float sincos_r_3 = (sincos_s2_3 + sincos_tl_3);
+       const float sincos_rl_3 = (sincos_tl_3 - (sincos_r_3 - sincos_s2_3));
+       const float sincos_u_3 = (sincos_r_3 * sincos_r_3);
+       const float sincos_ps_3 = ((sincos_r_3 * sincos_u_3) * (-0x1.555556p-3f + (sincos_u_3 * (0x1.11110ep-7f + (sincos_u_3 * (-0x1.a013a6p-13f + (sincos_u_3 * 0x1.6dbdd2p-19f)))))));
+       const float sincos_sr_3 = (sincos_r_3 + (sincos_ps_3 + sincos_rl_3));
+       const float sincos_hu_3 = (0.5f * sincos_u_3);
+       const float sincos_w_3 = (1.0f - sincos_hu_3);
+       const float sincos_lost_3 = ((1.0f - sincos_w_3) - sincos_hu_3);
+       const float sincos_pc_3 = ((sincos_u_3 * sincos_u_3) * (0x1.555554p-5f + (sincos_u_3 * (-0x1.6c12d2p-10f + (sincos_u_3 * 0x1.9bd864p-16f)))));
+       const float sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - (sincos_r_3 * sincos_rl_3)) + sincos_lost_3));
+       const float sincos_fq_3 = ((((sincos_k_3 * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+       const float sincos_q_3 = (sincos_k_3 - (4.0f * sincos_fq_3));
+       const float sincos_sn_3 = ((az == 0.0f) ? az : ((sincos_q_3 == 0.0f) ? sincos_sr_3 : ((sincos_q_3 == 1.0f) ? sincos_cr_3 : ((sincos_q_3 == 2.0f) ? (sincos_sr_3 * -1.0f) : (sincos_cr_3 * -1.0f)))));
+       const float sincos_cs_3 = ((sincos_q_3 == 0.0f) ? sincos_cr_3 : ((sincos_q_3 == 1.0f) ? (sincos_sr_3 * -1.0f) : ((sincos_q_3 == 2.0f) ? (sincos_cr_3 * -1.0f) : sincos_sr_3)));
+       const int sincos_inside_3 = (fabsf(az) <= 8192.0f);
+       const float sincos_z_3 = (az - az);
+       const float sz_x = (sincos_inside_3 ? sincos_sn_3 : (sincos_z_3 / sincos_z_3));
+       const float sz_y = (sincos_inside_3 ? sincos_cs_3 : (sincos_z_3 / sincos_z_3));
+       const float m00 = (sy_y * sz_y);
+       const float m01 = ((sy_y * sz_x) * -1.0f);
+       const float m10 = (((sx_x * sy_x) * sz_y) + (sx_y * sz_x));
+       const float m11 = ((sx_y * sz_y) - ((sx_x * sy_x) * sz_x));
+       const float m12 = ((sx_x * sy_y) * -1.0f);
+       const float m20 = ((sx_x * sz_x) - ((sx_y * sy_x) * sz_y));
+       const float m21 = (((sx_y * sy_x) * sz_x) + (sx_x * sz_y));
+       aether_mat3f out;
+       out.m[0] = m00;
+       out.m[1] = m01;
+       out.m[2] = sy_x;
+       out.m[3] = m10;
+       out.m[4] = m11;
+       out.m[5] = m12;
+       out.m[6] = m20;
+       out.m[7] = m21;
+       out.m[8] = (sx_y * sy_y);
+       return out; */
+aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, float az)
+{
+    const float sincos_t = (ax * 0x1.45f306p-1f);
+    const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
+    const float sincos_ra = (ax - (sincos_k * 1.5703125f));
+    const float sincos_rb = (sincos_k * 0x1.fb4p-12f);
+    const float sincos_s1 = (sincos_ra - sincos_rb);
+    const float sincos_v1 = (sincos_s1 - sincos_ra);
+    const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+    const float sincos_rc = (sincos_k * 0x1.444p-24f);
+    const float sincos_s2 = (sincos_s1 - sincos_rc);
+    const float sincos_v2 = (sincos_s2 - sincos_s1);
+    const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+    const float sincos_rd = (sincos_k * 0x1.68c234p-39f);
+    const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+    const float sincos_r = (sincos_s2 + sincos_tl);
+    const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+    const float sincos_u = (sincos_r * sincos_r);
+    const float sincos_ps = ((sincos_r * sincos_u) * (-0x1.555556p-3f + (sincos_u * (0x1.11110ep-7f + (sincos_u * (-0x1.a013a6p-13f + (sincos_u * 0x1.6dbdd2p-19f)))))));
+    const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+    const float sincos_hu = (0.5f * sincos_u);
+    const float sincos_w = (1.0f - sincos_hu);
+    const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
+    const float sincos_pc = ((sincos_u * sincos_u) * (0x1.555554p-5f + (sincos_u * (-0x1.6c12d2p-10f + (sincos_u * 0x1.9bd864p-16f)))));
+    const float sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
+    const float sincos_fq = ((((sincos_k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+    const float sincos_q = (sincos_k - (4.0f * sincos_fq));
+    const float sincos_sn = ((ax == 0.0f) ? ax : ((sincos_q == 0.0f) ? sincos_sr : ((sincos_q == 1.0f) ? sincos_cr : ((sincos_q == 2.0f) ? (sincos_sr * -1.0f) : (sincos_cr * -1.0f)))));
+    const float sincos_cs = ((sincos_q == 0.0f) ? sincos_cr : ((sincos_q == 1.0f) ? (sincos_sr * -1.0f) : ((sincos_q == 2.0f) ? (sincos_cr * -1.0f) : sincos_sr)));
+    const int sincos_inside = (fabs(ax) <= 8192.0f);
+    const float sincos_z = (ax - ax);
+    const float sx_x = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
+    const float sx_y = (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
+    const float sincos_t_2 = (ay * 0x1.45f306p-1f);
+    const float sincos_k_2 = ((sincos_t_2 + 12582912.0f) - 12582912.0f);
+    const float sincos_ra_2 = (ay - (sincos_k_2 * 1.5703125f));
+    const float sincos_rb_2 = (sincos_k_2 * 0x1.fb4p-12f);
+    const float sincos_s1_2 = (sincos_ra_2 - sincos_rb_2);
+    const float sincos_v1_2 = (sincos_s1_2 - sincos_ra_2);
+    const float sincos_e1_2 = ((sincos_ra_2 - (sincos_s1_2 - sincos_v1_2)) - (sincos_rb_2 + sincos_v1_2));
+    const float sincos_rc_2 = (sincos_k_2 * 0x1.444p-24f);
+    const float sincos_s2_2 = (sincos_s1_2 - sincos_rc_2);
+    const float sincos_v2_2 = (sincos_s2_2 - sincos_s1_2);
+    const float sincos_e2_2 = ((sincos_s1_2 - (sincos_s2_2 - sincos_v2_2)) - (sincos_rc_2 + sincos_v2_2));
+    const float sincos_rd_2 = (sincos_k_2 * 0x1.68c234p-39f);
+    const float sincos_tl_2 = ((sincos_e1_2 + sincos_e2_2) - sincos_rd_2);
+    const float sincos_r_2 = (sincos_s2_2 + sincos_tl_2);
+    const float sincos_rl_2 = (sincos_tl_2 - (sincos_r_2 - sincos_s2_2));
+    const float sincos_u_2 = (sincos_r_2 * sincos_r_2);
+    const float sincos_ps_2 = ((sincos_r_2 * sincos_u_2) * (-0x1.555556p-3f + (sincos_u_2 * (0x1.11110ep-7f + (sincos_u_2 * (-0x1.a013a6p-13f + (sincos_u_2 * 0x1.6dbdd2p-19f)))))));
+    const float sincos_sr_2 = (sincos_r_2 + (sincos_ps_2 + sincos_rl_2));
+    const float sincos_hu_2 = (0.5f * sincos_u_2);
+    const float sincos_w_2 = (1.0f - sincos_hu_2);
+    const float sincos_lost_2 = ((1.0f - sincos_w_2) - sincos_hu_2);
+    const float sincos_pc_2 = ((sincos_u_2 * sincos_u_2) * (0x1.555554p-5f + (sincos_u_2 * (-0x1.6c12d2p-10f + (sincos_u_2 * 0x1.9bd864p-16f)))));
+    const float sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - (sincos_r_2 * sincos_rl_2)) + sincos_lost_2));
+    const float sincos_fq_2 = ((((sincos_k_2 * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+    const float sincos_q_2 = (sincos_k_2 - (4.0f * sincos_fq_2));
+    const float sincos_sn_2 = ((ay == 0.0f) ? ay : ((sincos_q_2 == 0.0f) ? sincos_sr_2 : ((sincos_q_2 == 1.0f) ? sincos_cr_2 : ((sincos_q_2 == 2.0f) ? (sincos_sr_2 * -1.0f) : (sincos_cr_2 * -1.0f)))));
+    const float sincos_cs_2 = ((sincos_q_2 == 0.0f) ? sincos_cr_2 : ((sincos_q_2 == 1.0f) ? (sincos_sr_2 * -1.0f) : ((sincos_q_2 == 2.0f) ? (sincos_cr_2 * -1.0f) : sincos_sr_2)));
+    const int sincos_inside_2 = (fabs(ay) <= 8192.0f);
+    const float sincos_z_2 = (ay - ay);
+    const float sy_x = (sincos_inside_2 ? sincos_sn_2 : (sincos_z_2 / sincos_z_2));
+    const float sy_y = (sincos_inside_2 ? sincos_cs_2 : (sincos_z_2 / sincos_z_2));
+    const float sincos_t_3 = (az * 0x1.45f306p-1f);
+    const float sincos_k_3 = ((sincos_t_3 + 12582912.0f) - 12582912.0f);
+    const float sincos_ra_3 = (az - (sincos_k_3 * 1.5703125f));
+    const float sincos_rb_3 = (sincos_k_3 * 0x1.fb4p-12f);
+    const float sincos_s1_3 = (sincos_ra_3 - sincos_rb_3);
+    const float sincos_v1_3 = (sincos_s1_3 - sincos_ra_3);
+    const float sincos_e1_3 = ((sincos_ra_3 - (sincos_s1_3 - sincos_v1_3)) - (sincos_rb_3 + sincos_v1_3));
+    const float sincos_rc_3 = (sincos_k_3 * 0x1.444p-24f);
+    const float sincos_s2_3 = (sincos_s1_3 - sincos_rc_3);
+    const float sincos_v2_3 = (sincos_s2_3 - sincos_s1_3);
+    const float sincos_e2_3 = ((sincos_s1_3 - (sincos_s2_3 - sincos_v2_3)) - (sincos_rc_3 + sincos_v2_3));
+    const float sincos_rd_3 = (sincos_k_3 * 0x1.68c234p-39f);
+    const float sincos_tl_3 = ((sincos_e1_3 + sincos_e2_3) - sincos_rd_3);
+    const float sincos_r_3 = (sincos_s2_3 + sincos_tl_3);
+    const float sincos_rl_3 = (sincos_tl_3 - (sincos_r_3 - sincos_s2_3));
+    const float sincos_u_3 = (sincos_r_3 * sincos_r_3);
+    const float sincos_ps_3 = ((sincos_r_3 * sincos_u_3) * (-0x1.555556p-3f + (sincos_u_3 * (0x1.11110ep-7f + (sincos_u_3 * (-0x1.a013a6p-13f + (sincos_u_3 * 0x1.6dbdd2p-19f)))))));
+    const float sincos_sr_3 = (sincos_r_3 + (sincos_ps_3 + sincos_rl_3));
+    const float sincos_hu_3 = (0.5f * sincos_u_3);
+    const float sincos_w_3 = (1.0f - sincos_hu_3);
+    const float sincos_lost_3 = ((1.0f - sincos_w_3) - sincos_hu_3);
+    const float sincos_pc_3 = ((sincos_u_3 * sincos_u_3) * (0x1.555554p-5f + (sincos_u_3 * (-0x1.6c12d2p-10f + (sincos_u_3 * 0x1.9bd864p-16f)))));
+    const float sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - (sincos_r_3 * sincos_rl_3)) + sincos_lost_3));
+    const float sincos_fq_3 = ((((sincos_k_3 * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+    const float sincos_q_3 = (sincos_k_3 - (4.0f * sincos_fq_3));
+    const float sincos_sn_3 = ((az == 0.0f) ? az : ((sincos_q_3 == 0.0f) ? sincos_sr_3 : ((sincos_q_3 == 1.0f) ? sincos_cr_3 : ((sincos_q_3 == 2.0f) ? (sincos_sr_3 * -1.0f) : (sincos_cr_3 * -1.0f)))));
+    const float sincos_cs_3 = ((sincos_q_3 == 0.0f) ? sincos_cr_3 : ((sincos_q_3 == 1.0f) ? (sincos_sr_3 * -1.0f) : ((sincos_q_3 == 2.0f) ? (sincos_cr_3 * -1.0f) : sincos_sr_3)));
+    const int sincos_inside_3 = (fabs(az) <= 8192.0f);
+    const float sincos_z_3 = (az - az);
+    const float sz_x = (sincos_inside_3 ? sincos_sn_3 : (sincos_z_3 / sincos_z_3));
+    const float sz_y = (sincos_inside_3 ? sincos_cs_3 : (sincos_z_3 / sincos_z_3));
+    const float m00 = (sy_y * sz_y);
+    const float m01 = ((sy_y * sz_x) * -1.0f);
+    const float m10 = (((sx_x * sy_x) * sz_y) + (sx_y * sz_x));
+    const float m11 = ((sx_y * sz_y) - ((sx_x * sy_x) * sz_x));
+    const float m12 = ((sx_x * sy_y) * -1.0f);
+    const float m20 = ((sx_x * sz_x) - ((sx_y * sy_x) * sz_y));
+    const float m21 = (((sx_y * sy_x) * sz_x) + (sx_x * sz_y));
+    aether_mat3f out;
+    out.m[0] = m00;
+    out.m[1] = m01;
+    out.m[2] = sy_x;
+    out.m[3] = m10;
+    out.m[4] = m11;
+    out.m[5] = m12;
+    out.m[6] = m20;
+    out.m[7] = m21;
+    out.m[8] = (sx_y * sy_y);
+    return out;
 }
 
 /* aether_f32_jacobi_rotation: The Jacobi rotation that zeroes apq: theta = (aqq - app) / (2 * apq); t = sign(theta) / (|theta| + sqrt(theta^2 + 1)), or 0.5 / |theta| where theta^2 overflows; t = +0 when apq is zero; c = 1 / sqrt(t^2 + 1); s = t * c; tau = s / (1 + c).
@@ -5451,6 +5778,51 @@ __kernel void aether_f32_cos_batch(__global const float *a, __global float *out,
     }
 }
 
+/* aether_quatf_from_axis_angle_batch: out[i] = aether_quatf_from_axis_angle(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_quatf_from_axis_angle_batch(__global const float *axis, __global const float *angle, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_axis;
+        v_axis.x = axis[0u * n + i];
+        v_axis.y = axis[1u * n + i];
+        v_axis.z = axis[2u * n + i];
+        float v_angle;
+        v_angle = angle[i];
+        const aether_quatf result = aether_quatf_from_axis_angle(v_axis, v_angle);
+        out[0u * n + i] = result.w;
+        out[1u * n + i] = result.x;
+        out[2u * n + i] = result.y;
+        out[3u * n + i] = result.z;
+    }
+}
+
+/* aether_mat3f_from_euler_xyz_batch: out[i] = aether_mat3f_from_euler_xyz(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3f_from_euler_xyz_batch(__global const float *ax, __global const float *ay, __global const float *az, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_ax;
+        v_ax = ax[i];
+        float v_ay;
+        v_ay = ay[i];
+        float v_az;
+        v_az = az[i];
+        const aether_mat3f result = aether_mat3f_from_euler_xyz(v_ax, v_ay, v_az);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
+    }
+}
+
 /* aether_f32_jacobi_rotation_batch: out[i] = aether_f32_jacobi_rotation(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 __kernel void aether_f32_jacobi_rotation_batch(__global const float *app, __global const float *aqq, __global const float *apq, __global float *out, ulong n)
 {
@@ -5869,6 +6241,8 @@ double aether_paird_value(aether_paird p);
 aether_vec2d aether_f64_sincos(double a);
 double aether_f64_sin(double a);
 double aether_f64_cos(double a);
+aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, double angle);
+aether_mat3d aether_mat3d_from_euler_xyz(double ax, double ay, double az);
 aether_rotationd aether_f64_jacobi_rotation(double app, double aqq, double apq);
 aether_vec2d aether_f64_jacobi_update(double g, double h, aether_rotationd r);
 aether_vec2d aether_f64_jacobi_diag(double app, double aqq, double apq, aether_rotationd r);
@@ -8302,6 +8676,331 @@ double aether_f64_cos(double a)
     const int sincos_inside = (fabs(a) <= 1048576.0);
     const double sincos_z = (a - a);
     return (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
+}
+
+/* aether_quatd_from_axis_angle: The rotation by angle (radians) about axis: sc = sincos(angle * 0.5), out = quat(sc.y, axis.x * sc.x, axis.y * sc.x, axis.z * sc.x). The axis is used as given (normalize it first: a non-unit axis gives a non-unit quaternion); NaN where |angle * 0.5| is outside sincos's domain.
+   Spec:
+       sc = sincos(angle * 0.5)
+       out = quat(sc.y, axis.x * sc.x, axis.y * sc.x, axis.z * sc.x)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double sincos_a_0 = (angle * 0.5);
+       const double sincos_t = (sincos_a_0 * 0x1.45f306dc9c883p-1);
+       const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_ra = (sincos_a_0 - (sincos_k * 0x1.921fb544p+0));
+       const double sincos_rb = (sincos_k * 0x1.0b4611a6p-34);
+       const double sincos_s1 = (sincos_ra - sincos_rb);
+       const double sincos_v1 = (sincos_s1 - sincos_ra);
+       const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+       const double sincos_rc = (sincos_k * 0x1.3198a2ep-69);
+       const double sincos_s2 = (sincos_s1 - sincos_rc);
+       const double sincos_v2 = (sincos_s2 - sincos_s1);
+       const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+       const double sincos_rd = (sincos_k * 0x1.b839a252049c1p-104);
+       const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+       const double sincos_r = (sincos_s2 + sincos_tl);
+       const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+       const double sincos_u = (sincos_r * sincos_r);
+       const double sincos_ps = ((sincos_r * sincos_u) * (-0x1.5555555555555p-3 + (sincos_u * (0x1.111111111111p-7 + (sincos_u * (-0x1.a01a01a019936p-13 + (sincos_u * (0x1.71de3a54605eep-19 + (sincos_u * (-0x1.ae64541266378p-26 + (sincos_u * (0x1.61217ec01749dp-33 + (sincos_u * -0x1.ab17a79237a19p-41)))))))))))));
+       const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+       const double sincos_hu = (0.5 * sincos_u);
+       const double sincos_w = (1.0 - sincos_hu);
+       const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
+       const double sincos_pc = ((sincos_u * sincos_u) * (0x1.5555555555555p-5 + (sincos_u * (-0x1.6c16c16c16966p-10 + (sincos_u * (0x1.a01a019f4e867p-16 + (sincos_u * (-0x1.27e4fa17a41b4p-22 + (sincos_u * (0x1.1eeb68b109173p-29 + (sincos_u * -0x1.907d7aebd5e3dp-37)))))))))));
+       const double sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
+       const double sincos_fq = ((((sincos_k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_q = (sincos_k - (4.0 * sincos_fq));
+       const double sincos_sn = ((sincos_a_0 == 0.0) ? sincos_a_0 : ((sincos_q == 0.0) ? sincos_sr : ((sincos_q == 1.0) ? sincos_cr : ((sincos_q == 2.0) ? (sincos_sr * -1.0) : (sincos_cr * -1.0)))));
+       const double sincos_cs = ((sincos_q == 0.0) ? sincos_cr : ((sincos_q == 1.0) ? (sincos_sr * -1.0) : ((sincos_q == 2.0) ? (sincos_cr * -1.0) : sincos_sr)));
+       const int sincos_inside = (fabs(sincos_a_0) <= 1048576.0);
+       const double sincos_z = (sincos_a_0 - sincos_a_0);
+       const double sc_x = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
+       const double sc_y = (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
+       aether_quatd out;
+       out.w = sc_y;
+       out.x = (axis.x * sc_x);
+       out.y = (axis.y * sc_x);
+       out.z = (axis.z * sc_x);
+       return out; */
+aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, double angle)
+{
+    const double sincos_a_0 = (angle * 0.5);
+    const double sincos_t = (sincos_a_0 * 0x1.45f306dc9c883p-1);
+    const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
+    const double sincos_ra = (sincos_a_0 - (sincos_k * 0x1.921fb544p+0));
+    const double sincos_rb = (sincos_k * 0x1.0b4611a6p-34);
+    const double sincos_s1 = (sincos_ra - sincos_rb);
+    const double sincos_v1 = (sincos_s1 - sincos_ra);
+    const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+    const double sincos_rc = (sincos_k * 0x1.3198a2ep-69);
+    const double sincos_s2 = (sincos_s1 - sincos_rc);
+    const double sincos_v2 = (sincos_s2 - sincos_s1);
+    const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+    const double sincos_rd = (sincos_k * 0x1.b839a252049c1p-104);
+    const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+    const double sincos_r = (sincos_s2 + sincos_tl);
+    const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+    const double sincos_u = (sincos_r * sincos_r);
+    const double sincos_ps = ((sincos_r * sincos_u) * (-0x1.5555555555555p-3 + (sincos_u * (0x1.111111111111p-7 + (sincos_u * (-0x1.a01a01a019936p-13 + (sincos_u * (0x1.71de3a54605eep-19 + (sincos_u * (-0x1.ae64541266378p-26 + (sincos_u * (0x1.61217ec01749dp-33 + (sincos_u * -0x1.ab17a79237a19p-41)))))))))))));
+    const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+    const double sincos_hu = (0.5 * sincos_u);
+    const double sincos_w = (1.0 - sincos_hu);
+    const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
+    const double sincos_pc = ((sincos_u * sincos_u) * (0x1.5555555555555p-5 + (sincos_u * (-0x1.6c16c16c16966p-10 + (sincos_u * (0x1.a01a019f4e867p-16 + (sincos_u * (-0x1.27e4fa17a41b4p-22 + (sincos_u * (0x1.1eeb68b109173p-29 + (sincos_u * -0x1.907d7aebd5e3dp-37)))))))))));
+    const double sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
+    const double sincos_fq = ((((sincos_k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+    const double sincos_q = (sincos_k - (4.0 * sincos_fq));
+    const double sincos_sn = ((sincos_a_0 == 0.0) ? sincos_a_0 : ((sincos_q == 0.0) ? sincos_sr : ((sincos_q == 1.0) ? sincos_cr : ((sincos_q == 2.0) ? (sincos_sr * -1.0) : (sincos_cr * -1.0)))));
+    const double sincos_cs = ((sincos_q == 0.0) ? sincos_cr : ((sincos_q == 1.0) ? (sincos_sr * -1.0) : ((sincos_q == 2.0) ? (sincos_cr * -1.0) : sincos_sr)));
+    const int sincos_inside = (fabs(sincos_a_0) <= 1048576.0);
+    const double sincos_z = (sincos_a_0 - sincos_a_0);
+    const double sc_x = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
+    const double sc_y = (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
+    aether_quatd out;
+    out.w = sc_y;
+    out.x = (axis.x * sc_x);
+    out.y = (axis.y * sc_x);
+    out.z = (axis.z * sc_x);
+    return out;
+}
+
+/* aether_mat3d_from_euler_xyz: The rotation matrix Rx(ax) Ry(ay) Rz(az) (intrinsic x, then y, then z; for a column vector, rotate about z first), angles in radians, from sx = sincos(ax), sy = sincos(ay), sz = sincos(az) (.x the sine, .y the cosine) and the stated products, left to right: row 0 = (cy cz, (cy sz) * -1, sy); row 1 = ((sx sy) cz + cx sz, cx cz - (sx sy) sz, (sx cy) * -1); row 2 = (sx sz - (cx sy) cz, (cx sy) sz + sx cz, cx cy). NaN where an angle is outside sincos's domain.
+   Spec:
+       sx = sincos(ax)
+       sy = sincos(ay)
+       sz = sincos(az)
+       m00 = sy.y * sz.y
+       m01 = (sy.y * sz.x) * -1
+       m10 = (sx.x * sy.x) * sz.y + sx.y * sz.x
+       m11 = sx.y * sz.y - (sx.x * sy.x) * sz.x
+       m12 = (sx.x * sy.y) * -1
+       m20 = sx.x * sz.x - (sx.y * sy.x) * sz.y
+       m21 = (sx.y * sy.x) * sz.x + sx.x * sz.y
+       out = mat3(m00, m01, sy.x, m10, m11, m12, m20, m21, sx.y * sy.y)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double sincos_t = (ax * 0x1.45f306dc9c883p-1);
+       const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_ra = (ax - (sincos_k * 0x1.921fb544p+0));
+       const double sincos_rb = (sincos_k * 0x1.0b4611a6p-34);
+       const double sincos_s1 = (sincos_ra - sincos_rb);
+       const double sincos_v1 = (sincos_s1 - sincos_ra);
+       const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+       const double sincos_rc = (sincos_k * 0x1.3198a2ep-69);
+       const double sincos_s2 = (sincos_s1 - sincos_rc);
+       const double sincos_v2 = (sincos_s2 - sincos_s1);
+       const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+       const double sincos_rd = (sincos_k * 0x1.b839a252049c1p-104);
+       const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+       const double sincos_r = (sincos_s2 + sincos_tl);
+       const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+       const double sincos_u = (sincos_r * sincos_r);
+       const double sincos_ps = ((sincos_r * sincos_u) * (-0x1.5555555555555p-3 + (sincos_u * (0x1.111111111111p-7 + (sincos_u * (-0x1.a01a01a019936p-13 + (sincos_u * (0x1.71de3a54605eep-19 + (sincos_u * (-0x1.ae64541266378p-26 + (sincos_u * (0x1.61217ec01749dp-33 + (sincos_u * -0x1.ab17a79237a19p-41)))))))))))));
+       const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+       const double sincos_hu = (0.5 * sincos_u);
+       const double sincos_w = (1.0 - sincos_hu);
+       const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
+       const double sincos_pc = ((sincos_u * sincos_u) * (0x1.5555555555555p-5 + (sincos_u * (-0x1.6c16c16c16966p-10 + (sincos_u * (0x1.a01a019f4e867p-16 + (sincos_u * (-0x1.27e4fa17a41b4p-22 + (sincos_u * (0x1.1eeb68b109173p-29 + (sincos_u * -0x1.907d7aebd5e3dp-37)))))))))));
+       const double sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
+       const double sincos_fq = ((((sincos_k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_q = (sincos_k - (4.0 * sincos_fq));
+       const double sincos_sn = ((ax == 0.0) ? ax : ((sincos_q == 0.0) ? sincos_sr : ((sincos_q == 1.0) ? sincos_cr : ((sincos_q == 2.0) ? (sincos_sr * -1.0) : (sincos_cr * -1.0)))));
+       const double sincos_cs = ((sincos_q == 0.0) ? sincos_cr : ((sincos_q == 1.0) ? (sincos_sr * -1.0) : ((sincos_q == 2.0) ? (sincos_cr * -1.0) : sincos_sr)));
+       const int sincos_inside = (fabs(ax) <= 1048576.0);
+       const double sincos_z = (ax - ax);
+       const double sx_x = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
+       const double sx_y = (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
+       const double sincos_t_2 = (ay * 0x1.45f306dc9c883p-1);
+       const double sincos_k_2 = ((sincos_t_2 + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_ra_2 = (ay - (sincos_k_2 * 0x1.921fb544p+0));
+       const double sincos_rb_2 = (sincos_k_2 * 0x1.0b4611a6p-34);
+       const double sincos_s1_2 = (sincos_ra_2 - sincos_rb_2);
+       const double sincos_v1_2 = (sincos_s1_2 - sincos_ra_2);
+       const double sincos_e1_2 = ((sincos_ra_2 - (sincos_s1_2 - sincos_v1_2)) - (sincos_rb_2 + sincos_v1_2));
+       const double sincos_rc_2 = (sincos_k_2 * 0x1.3198a2ep-69);
+       const double sincos_s2_2 = (sincos_s1_2 - sincos_rc_2);
+       const double sincos_v2_2 = (sincos_s2_2 - sincos_s1_2);
+       const double sincos_e2_2 = ((sincos_s1_2 - (sincos_s2_2 - sincos_v2_2)) - (sincos_rc_2 + sincos_v2_2));
+       const double sincos_rd_2 = (sincos_k_2 * 0x1.b839a252049c1p-104);
+       const double sincos_tl_2 = ((sincos_e1_2 + sincos_e2_2) - sincos_rd_2);
+       const double sincos_r_2 = (sincos_s2_2 + sincos_tl_2);
+       const double sincos_rl_2 = (sincos_tl_2 - (sincos_r_2 - sincos_s2_2));
+       const double sincos_u_2 = (sincos_r_2 * sincos_r_2);
+       const double sincos_ps_2 = ((sincos_r_2 * sincos_u_2) * (-0x1.5555555555555p-3 + (sincos_u_2 * (0x1.111111111111p-7 + (sincos_u_2 * (-0x1.a01a01a019936p-13 + (sincos_u_2 * (0x1.71de3a54605eep-19 + (sincos_u_2 * (-0x1.ae64541266378p-26 + (sincos_u_2 * (0x1.61217ec01749dp-33 + (sincos_u_2 * -0x1.ab17a79237a19p-41)))))))))))));
+       const double sincos_sr_2 = (sincos_r_2 + (sincos_ps_2 + sincos_rl_2));
+       const double sincos_hu_2 = (0.5 * sincos_u_2);
+       const double sincos_w_2 = (1.0 - sincos_hu_2);
+       const double sincos_lost_2 = ((1.0 - sincos_w_2) - sincos_hu_2);
+       const double sincos_pc_2 = ((sincos_u_2 * sincos_u_2) * (0x1.5555555555555p-5 + (sincos_u_2 * (-0x1.6c16c16c16966p-10 + (sincos_u_2 * (0x1.a01a019f4e867p-16 + (sincos_u_2 * (-0x1.27e4fa17a41b4p-22 + (sincos_u_2 * (0x1.1eeb68b109173p-29 + (sincos_u_2 * -0x1.907d7aebd5e3dp-37)))))))))));
+       const double sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - (sincos_r_2 * sincos_rl_2)) + sincos_lost_2));
+       const double sincos_fq_2 = ((((sincos_k_2 * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_q_2 = (sincos_k_2 - (4.0 * sincos_fq_2));
+       const double sincos_sn_2 = ((ay == 0.0) ? ay : ((sincos_q_2 == 0.0) ? sincos_sr_2 : ((sincos_q_2 == 1.0) ? sincos_cr_2 : ((sincos_q_2 == 2.0) ? (sincos_sr_2 * -1.0) : (sincos_cr_2 * -1.0)))));
+       const double sincos_cs_2 = ((sincos_q_2 == 0.0) ? sincos_cr_2 : ((sincos_q_2 == 1.0) ? (sincos_sr_2 * -1.0) : ((sincos_q_2 == 2.0) ? (sincos_cr_2 * -1.0) : sincos_sr_2)));
+       const int sincos_inside_2 = (fabs(ay) <= 1048576.0);
+       const double sincos_z_2 = (ay - ay);
+       const double sy_x = (sincos_inside_2 ? sincos_sn_2 : (sincos_z_2 / sincos_z_2));
+       const double sy_y = (sincos_inside_2 ? sincos_cs_2 : (sincos_z_2 / sincos_z_2));
+       const double sincos_t_3 = (az * 0x1.45f306dc9c883p-1);
+       const double sincos_k_3 = ((sincos_t_3 + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_ra_3 = (az - (sincos_k_3 * 0x1.921fb544p+0));
+       const double sincos_rb_3 = (sincos_k_3 * 0x1.0b4611a6p-34);
+       const double sincos_s1_3 = (sincos_ra_3 - sincos_rb_3);
+       const double sincos_v1_3 = (sincos_s1_3 - sincos_ra_3);
+       const double sincos_e1_3 = ((sincos_ra_3 - (sincos_s1_3 - sincos_v1_3)) - (sincos_rb_3 + sincos_v1_3));
+       const double sincos_rc_3 = (sincos_k_3 * 0x1.3198a2ep-69);
+       const double sincos_s2_3 = (sincos_s1_3 - sincos_rc_3);
+       const double sincos_v2_3 = (sincos_s2_3 - sincos_s1_3);
+       const double sincos_e2_3 = ((sincos_s1_3 - (sincos_s2_3 - sincos_v2_3)) - (sincos_rc_3 + sincos_v2_3));
+       const double sincos_rd_3 = (sincos_k_3 * 0x1.b839a252049c1p-104);
+       const double sincos_tl_3 = ((sincos_e1_3 + sincos_e2_3) - sincos_rd_3);
+       const double sincos_r_3 = (sincos_s2_3 + sincos_tl_3);
+       const double sincos_rl_3 = (sincos_tl_3 - (sincos_r_3 - sincos_s2_3));
+       const double sincos_u_3 = (sincos_r_3 * sincos_r_3);
+       const double sincos_ps_3 = ((sincos_r_3 * sincos_u_3) * (-0x1.5555555555555p-3 + (sincos_u_3 * (0x1.111111111111p-7 + (sincos_u_3 * (-0x1.a01a01a019936p-13 + (sincos_u_3 * (0x1.71de3a54605eep-19 + (sincos_u_3 * (-0x1.ae64541266378p-26 + (sincos_u_3 * (0x1.61217ec01749dp-33 + (sincos_u_3 * -0x1.ab17a79237a19p-41)))))))))))));
+       const double sincos_sr_3 = (sincos_r_3 + (sincos_ps_3 + sincos_rl_3));
+       const double sincos_hu_3 = (0.5 * sincos_u_3);
+       const double sincos_w_3 = (1.0 - sincos_hu_3);
+       const double sincos_lost_3 = ((1.0 - sincos_w_3) - sincos_hu_3);
+       const double sincos_pc_3 = ((sincos_u_3 * sincos_u_3) * (0x1.5555555555555p-5 + (sincos_u_3 * (-0x1.6c16c16c16966p-10 + (sincos_u_3 * (0x1.a01a019f4e867p-16 + (sincos_u_3 * (-0x1.27e4fa17a41b4p-22 + (sincos_u_3 * (0x1.1eeb68b109173p-29 + (sincos_u_3 * -0x1.907d7aebd5e3dp-37)))))))))));
+       const double sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - (sincos_r_3 * sincos_rl_3)) + sincos_lost_3));
+       const double sincos_fq_3 = ((((sincos_k_3 * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_q_3 = (sincos_k_3 - (4.0 * sincos_fq_3));
+       const double sincos_sn_3 = ((az == 0.0) ? az : ((sincos_q_3 == 0.0) ? sincos_sr_3 : ((sincos_q_3 == 1.0) ? sincos_cr_3 : ((sincos_q_3 == 2.0) ? (sincos_sr_3 * -1.0) : (sincos_cr_3 * -1.0)))));
+       const double sincos_cs_3 = ((sincos_q_3 == 0.0) ? sincos_cr_3 : ((sincos_q_3 == 1.0) ? (sincos_sr_3 * -1.0) : ((sincos_q_3 == 2.0) ? (sincos_cr_3 * -1.0) : sincos_sr_3)));
+       const int sincos_inside_3 = (fabs(az) <= 1048576.0);
+       const double sincos_z_3 = (az - az);
+       const double sz_x = (sincos_inside_3 ? sincos_sn_3 : (sincos_z_3 / sincos_z_3));
+       const double sz_y = (sincos_inside_3 ? sincos_cs_3 : (sincos_z_3 / sincos_z_3));
+       const double m00 = (sy_y * sz_y);
+       const double m01 = ((sy_y * sz_x) * -1.0);
+       const double m10 = (((sx_x * sy_x) * sz_y) + (sx_y * sz_x));
+       const double m11 = ((sx_y * sz_y) - ((sx_x * sy_x) * sz_x));
+       const double m12 = ((sx_x * sy_y) * -1.0);
+       const double m20 = ((sx_x * sz_x) - ((sx_y * sy_x) * sz_y));
+       const double m21 = (((sx_y * sy_x) * sz_x) + (sx_x * sz_y));
+       aether_mat3d out;
+       out.m[0] = m00;
+       out.m[1] = m01;
+       out.m[2] = sy_x;
+       out.m[3] = m10;
+       out.m[4] = m11;
+       out.m[5] = m12;
+       out.m[6] = m20;
+       out.m[7] = m21;
+       out.m[8] = (sx_y * sy_y);
+       return out; */
+aether_mat3d aether_mat3d_from_euler_xyz(double ax, double ay, double az)
+{
+    const double sincos_t = (ax * 0x1.45f306dc9c883p-1);
+    const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
+    const double sincos_ra = (ax - (sincos_k * 0x1.921fb544p+0));
+    const double sincos_rb = (sincos_k * 0x1.0b4611a6p-34);
+    const double sincos_s1 = (sincos_ra - sincos_rb);
+    const double sincos_v1 = (sincos_s1 - sincos_ra);
+    const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+    const double sincos_rc = (sincos_k * 0x1.3198a2ep-69);
+    const double sincos_s2 = (sincos_s1 - sincos_rc);
+    const double sincos_v2 = (sincos_s2 - sincos_s1);
+    const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+    const double sincos_rd = (sincos_k * 0x1.b839a252049c1p-104);
+    const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+    const double sincos_r = (sincos_s2 + sincos_tl);
+    const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+    const double sincos_u = (sincos_r * sincos_r);
+    const double sincos_ps = ((sincos_r * sincos_u) * (-0x1.5555555555555p-3 + (sincos_u * (0x1.111111111111p-7 + (sincos_u * (-0x1.a01a01a019936p-13 + (sincos_u * (0x1.71de3a54605eep-19 + (sincos_u * (-0x1.ae64541266378p-26 + (sincos_u * (0x1.61217ec01749dp-33 + (sincos_u * -0x1.ab17a79237a19p-41)))))))))))));
+    const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+    const double sincos_hu = (0.5 * sincos_u);
+    const double sincos_w = (1.0 - sincos_hu);
+    const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
+    const double sincos_pc = ((sincos_u * sincos_u) * (0x1.5555555555555p-5 + (sincos_u * (-0x1.6c16c16c16966p-10 + (sincos_u * (0x1.a01a019f4e867p-16 + (sincos_u * (-0x1.27e4fa17a41b4p-22 + (sincos_u * (0x1.1eeb68b109173p-29 + (sincos_u * -0x1.907d7aebd5e3dp-37)))))))))));
+    const double sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
+    const double sincos_fq = ((((sincos_k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+    const double sincos_q = (sincos_k - (4.0 * sincos_fq));
+    const double sincos_sn = ((ax == 0.0) ? ax : ((sincos_q == 0.0) ? sincos_sr : ((sincos_q == 1.0) ? sincos_cr : ((sincos_q == 2.0) ? (sincos_sr * -1.0) : (sincos_cr * -1.0)))));
+    const double sincos_cs = ((sincos_q == 0.0) ? sincos_cr : ((sincos_q == 1.0) ? (sincos_sr * -1.0) : ((sincos_q == 2.0) ? (sincos_cr * -1.0) : sincos_sr)));
+    const int sincos_inside = (fabs(ax) <= 1048576.0);
+    const double sincos_z = (ax - ax);
+    const double sx_x = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
+    const double sx_y = (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
+    const double sincos_t_2 = (ay * 0x1.45f306dc9c883p-1);
+    const double sincos_k_2 = ((sincos_t_2 + 6755399441055744.0) - 6755399441055744.0);
+    const double sincos_ra_2 = (ay - (sincos_k_2 * 0x1.921fb544p+0));
+    const double sincos_rb_2 = (sincos_k_2 * 0x1.0b4611a6p-34);
+    const double sincos_s1_2 = (sincos_ra_2 - sincos_rb_2);
+    const double sincos_v1_2 = (sincos_s1_2 - sincos_ra_2);
+    const double sincos_e1_2 = ((sincos_ra_2 - (sincos_s1_2 - sincos_v1_2)) - (sincos_rb_2 + sincos_v1_2));
+    const double sincos_rc_2 = (sincos_k_2 * 0x1.3198a2ep-69);
+    const double sincos_s2_2 = (sincos_s1_2 - sincos_rc_2);
+    const double sincos_v2_2 = (sincos_s2_2 - sincos_s1_2);
+    const double sincos_e2_2 = ((sincos_s1_2 - (sincos_s2_2 - sincos_v2_2)) - (sincos_rc_2 + sincos_v2_2));
+    const double sincos_rd_2 = (sincos_k_2 * 0x1.b839a252049c1p-104);
+    const double sincos_tl_2 = ((sincos_e1_2 + sincos_e2_2) - sincos_rd_2);
+    const double sincos_r_2 = (sincos_s2_2 + sincos_tl_2);
+    const double sincos_rl_2 = (sincos_tl_2 - (sincos_r_2 - sincos_s2_2));
+    const double sincos_u_2 = (sincos_r_2 * sincos_r_2);
+    const double sincos_ps_2 = ((sincos_r_2 * sincos_u_2) * (-0x1.5555555555555p-3 + (sincos_u_2 * (0x1.111111111111p-7 + (sincos_u_2 * (-0x1.a01a01a019936p-13 + (sincos_u_2 * (0x1.71de3a54605eep-19 + (sincos_u_2 * (-0x1.ae64541266378p-26 + (sincos_u_2 * (0x1.61217ec01749dp-33 + (sincos_u_2 * -0x1.ab17a79237a19p-41)))))))))))));
+    const double sincos_sr_2 = (sincos_r_2 + (sincos_ps_2 + sincos_rl_2));
+    const double sincos_hu_2 = (0.5 * sincos_u_2);
+    const double sincos_w_2 = (1.0 - sincos_hu_2);
+    const double sincos_lost_2 = ((1.0 - sincos_w_2) - sincos_hu_2);
+    const double sincos_pc_2 = ((sincos_u_2 * sincos_u_2) * (0x1.5555555555555p-5 + (sincos_u_2 * (-0x1.6c16c16c16966p-10 + (sincos_u_2 * (0x1.a01a019f4e867p-16 + (sincos_u_2 * (-0x1.27e4fa17a41b4p-22 + (sincos_u_2 * (0x1.1eeb68b109173p-29 + (sincos_u_2 * -0x1.907d7aebd5e3dp-37)))))))))));
+    const double sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - (sincos_r_2 * sincos_rl_2)) + sincos_lost_2));
+    const double sincos_fq_2 = ((((sincos_k_2 * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+    const double sincos_q_2 = (sincos_k_2 - (4.0 * sincos_fq_2));
+    const double sincos_sn_2 = ((ay == 0.0) ? ay : ((sincos_q_2 == 0.0) ? sincos_sr_2 : ((sincos_q_2 == 1.0) ? sincos_cr_2 : ((sincos_q_2 == 2.0) ? (sincos_sr_2 * -1.0) : (sincos_cr_2 * -1.0)))));
+    const double sincos_cs_2 = ((sincos_q_2 == 0.0) ? sincos_cr_2 : ((sincos_q_2 == 1.0) ? (sincos_sr_2 * -1.0) : ((sincos_q_2 == 2.0) ? (sincos_cr_2 * -1.0) : sincos_sr_2)));
+    const int sincos_inside_2 = (fabs(ay) <= 1048576.0);
+    const double sincos_z_2 = (ay - ay);
+    const double sy_x = (sincos_inside_2 ? sincos_sn_2 : (sincos_z_2 / sincos_z_2));
+    const double sy_y = (sincos_inside_2 ? sincos_cs_2 : (sincos_z_2 / sincos_z_2));
+    const double sincos_t_3 = (az * 0x1.45f306dc9c883p-1);
+    const double sincos_k_3 = ((sincos_t_3 + 6755399441055744.0) - 6755399441055744.0);
+    const double sincos_ra_3 = (az - (sincos_k_3 * 0x1.921fb544p+0));
+    const double sincos_rb_3 = (sincos_k_3 * 0x1.0b4611a6p-34);
+    const double sincos_s1_3 = (sincos_ra_3 - sincos_rb_3);
+    const double sincos_v1_3 = (sincos_s1_3 - sincos_ra_3);
+    const double sincos_e1_3 = ((sincos_ra_3 - (sincos_s1_3 - sincos_v1_3)) - (sincos_rb_3 + sincos_v1_3));
+    const double sincos_rc_3 = (sincos_k_3 * 0x1.3198a2ep-69);
+    const double sincos_s2_3 = (sincos_s1_3 - sincos_rc_3);
+    const double sincos_v2_3 = (sincos_s2_3 - sincos_s1_3);
+    const double sincos_e2_3 = ((sincos_s1_3 - (sincos_s2_3 - sincos_v2_3)) - (sincos_rc_3 + sincos_v2_3));
+    const double sincos_rd_3 = (sincos_k_3 * 0x1.b839a252049c1p-104);
+    const double sincos_tl_3 = ((sincos_e1_3 + sincos_e2_3) - sincos_rd_3);
+    const double sincos_r_3 = (sincos_s2_3 + sincos_tl_3);
+    const double sincos_rl_3 = (sincos_tl_3 - (sincos_r_3 - sincos_s2_3));
+    const double sincos_u_3 = (sincos_r_3 * sincos_r_3);
+    const double sincos_ps_3 = ((sincos_r_3 * sincos_u_3) * (-0x1.5555555555555p-3 + (sincos_u_3 * (0x1.111111111111p-7 + (sincos_u_3 * (-0x1.a01a01a019936p-13 + (sincos_u_3 * (0x1.71de3a54605eep-19 + (sincos_u_3 * (-0x1.ae64541266378p-26 + (sincos_u_3 * (0x1.61217ec01749dp-33 + (sincos_u_3 * -0x1.ab17a79237a19p-41)))))))))))));
+    const double sincos_sr_3 = (sincos_r_3 + (sincos_ps_3 + sincos_rl_3));
+    const double sincos_hu_3 = (0.5 * sincos_u_3);
+    const double sincos_w_3 = (1.0 - sincos_hu_3);
+    const double sincos_lost_3 = ((1.0 - sincos_w_3) - sincos_hu_3);
+    const double sincos_pc_3 = ((sincos_u_3 * sincos_u_3) * (0x1.5555555555555p-5 + (sincos_u_3 * (-0x1.6c16c16c16966p-10 + (sincos_u_3 * (0x1.a01a019f4e867p-16 + (sincos_u_3 * (-0x1.27e4fa17a41b4p-22 + (sincos_u_3 * (0x1.1eeb68b109173p-29 + (sincos_u_3 * -0x1.907d7aebd5e3dp-37)))))))))));
+    const double sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - (sincos_r_3 * sincos_rl_3)) + sincos_lost_3));
+    const double sincos_fq_3 = ((((sincos_k_3 * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+    const double sincos_q_3 = (sincos_k_3 - (4.0 * sincos_fq_3));
+    const double sincos_sn_3 = ((az == 0.0) ? az : ((sincos_q_3 == 0.0) ? sincos_sr_3 : ((sincos_q_3 == 1.0) ? sincos_cr_3 : ((sincos_q_3 == 2.0) ? (sincos_sr_3 * -1.0) : (sincos_cr_3 * -1.0)))));
+    const double sincos_cs_3 = ((sincos_q_3 == 0.0) ? sincos_cr_3 : ((sincos_q_3 == 1.0) ? (sincos_sr_3 * -1.0) : ((sincos_q_3 == 2.0) ? (sincos_cr_3 * -1.0) : sincos_sr_3)));
+    const int sincos_inside_3 = (fabs(az) <= 1048576.0);
+    const double sincos_z_3 = (az - az);
+    const double sz_x = (sincos_inside_3 ? sincos_sn_3 : (sincos_z_3 / sincos_z_3));
+    const double sz_y = (sincos_inside_3 ? sincos_cs_3 : (sincos_z_3 / sincos_z_3));
+    const double m00 = (sy_y * sz_y);
+    const double m01 = ((sy_y * sz_x) * -1.0);
+    const double m10 = (((sx_x * sy_x) * sz_y) + (sx_y * sz_x));
+    const double m11 = ((sx_y * sz_y) - ((sx_x * sy_x) * sz_x));
+    const double m12 = ((sx_x * sy_y) * -1.0);
+    const double m20 = ((sx_x * sz_x) - ((sx_y * sy_x) * sz_y));
+    const double m21 = (((sx_y * sy_x) * sz_x) + (sx_x * sz_y));
+    aether_mat3d out;
+    out.m[0] = m00;
+    out.m[1] = m01;
+    out.m[2] = sy_x;
+    out.m[3] = m10;
+    out.m[4] = m11;
+    out.m[5] = m12;
+    out.m[6] = m20;
+    out.m[7] = m21;
+    out.m[8] = (sx_y * sy_y);
+    return out;
 }
 
 /* aether_f64_jacobi_rotation: The Jacobi rotation that zeroes apq: theta = (aqq - app) / (2 * apq); t = sign(theta) / (|theta| + sqrt(theta^2 + 1)), or 0.5 / |theta| where theta^2 overflows; t = +0 when apq is zero; c = 1 / sqrt(t^2 + 1); s = t * c; tau = s / (1 + c).
@@ -11088,6 +11787,51 @@ __kernel void aether_f64_cos_batch(__global const double *a, __global double *ou
         v_a = a[i];
         const double result = aether_f64_cos(v_a);
         out[i] = result;
+    }
+}
+
+/* aether_quatd_from_axis_angle_batch: out[i] = aether_quatd_from_axis_angle(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_quatd_from_axis_angle_batch(__global const double *axis, __global const double *angle, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_axis;
+        v_axis.x = axis[0u * n + i];
+        v_axis.y = axis[1u * n + i];
+        v_axis.z = axis[2u * n + i];
+        double v_angle;
+        v_angle = angle[i];
+        const aether_quatd result = aether_quatd_from_axis_angle(v_axis, v_angle);
+        out[0u * n + i] = result.w;
+        out[1u * n + i] = result.x;
+        out[2u * n + i] = result.y;
+        out[3u * n + i] = result.z;
+    }
+}
+
+/* aether_mat3d_from_euler_xyz_batch: out[i] = aether_mat3d_from_euler_xyz(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3d_from_euler_xyz_batch(__global const double *ax, __global const double *ay, __global const double *az, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_ax;
+        v_ax = ax[i];
+        double v_ay;
+        v_ay = ay[i];
+        double v_az;
+        v_az = az[i];
+        const aether_mat3d result = aether_mat3d_from_euler_xyz(v_ax, v_ay, v_az);
+        out[0u * n + i] = result.m[0];
+        out[1u * n + i] = result.m[1];
+        out[2u * n + i] = result.m[2];
+        out[3u * n + i] = result.m[3];
+        out[4u * n + i] = result.m[4];
+        out[5u * n + i] = result.m[5];
+        out[6u * n + i] = result.m[6];
+        out[7u * n + i] = result.m[7];
+        out[8u * n + i] = result.m[8];
     }
 }
 
@@ -14974,6 +15718,87 @@ __kernel void aether_check_f32_cos(__global const uint *in, __global uint *out, 
     n = aether_flat_call_f32_cos(w, 1u, r, 1u);
     n_out[i] = (ulong)n;
     for (k = 0; k < 1u; ++k) out[i * 1u + k] = (uint)r[k];
+}
+
+static size_t aether_flat_call_quatf_from_axis_angle(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    aether_vec3f p_axis;
+    float p_angle;
+    aether_quatf r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 4u || cap < 4u) return AETHER_FLAT_BAD;
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        memcpy(&p_axis, e, sizeof e);
+    }
+    p_angle = aether_flat_rd32(in[3u]);
+    r = aether_quatf_from_axis_angle(p_axis, p_angle);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
+    return o;
+}
+
+__kernel void aether_check_quatf_from_axis_angle(__global const uint *in, __global uint *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[4], r[4];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 4u; ++k) w[k] = (uint64_t)in[i * 4u + k];
+    n = aether_flat_call_quatf_from_axis_angle(w, 4u, r, 4u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 4u; ++k) out[i * 4u + k] = (uint)r[k];
+}
+
+static size_t aether_flat_call_mat3f_from_euler_xyz(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_ax;
+    float p_ay;
+    float p_az;
+    aether_mat3f r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 3u || cap < 9u) return AETHER_FLAT_BAD;
+    p_ax = aether_flat_rd32(in[0u]);
+    p_ay = aether_flat_rd32(in[1u]);
+    p_az = aether_flat_rd32(in[2u]);
+    r = aether_mat3f_from_euler_xyz(p_ax, p_ay, p_az);
+    {
+        float e[9];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+        out[o++] = aether_flat_wr32(e[4]);
+        out[o++] = aether_flat_wr32(e[5]);
+        out[o++] = aether_flat_wr32(e[6]);
+        out[o++] = aether_flat_wr32(e[7]);
+        out[o++] = aether_flat_wr32(e[8]);
+    }
+    return o;
+}
+
+__kernel void aether_check_mat3f_from_euler_xyz(__global const uint *in, __global uint *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[3], r[9];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 3u; ++k) w[k] = (uint64_t)in[i * 3u + k];
+    n = aether_flat_call_mat3f_from_euler_xyz(w, 3u, r, 9u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 9u; ++k) out[i * 9u + k] = (uint)r[k];
 }
 
 static size_t aether_flat_call_f32_jacobi_rotation(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
@@ -20448,6 +21273,87 @@ __kernel void aether_check_f64_cos(__global const ulong *in, __global ulong *out
     n = aether_flat_call_f64_cos(w, 1u, r, 1u);
     n_out[i] = (ulong)n;
     for (k = 0; k < 1u; ++k) out[i * 1u + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_quatd_from_axis_angle(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    aether_vec3d p_axis;
+    double p_angle;
+    aether_quatd r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 4u || cap < 4u) return AETHER_FLAT_BAD;
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        memcpy(&p_axis, e, sizeof e);
+    }
+    p_angle = aether_flat_rd64(in[3u]);
+    r = aether_quatd_from_axis_angle(p_axis, p_angle);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
+    return o;
+}
+
+__kernel void aether_check_quatd_from_axis_angle(__global const ulong *in, __global ulong *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[4], r[4];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 4u; ++k) w[k] = (uint64_t)in[i * 4u + k];
+    n = aether_flat_call_quatd_from_axis_angle(w, 4u, r, 4u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 4u; ++k) out[i * 4u + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_mat3d_from_euler_xyz(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_ax;
+    double p_ay;
+    double p_az;
+    aether_mat3d r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 3u || cap < 9u) return AETHER_FLAT_BAD;
+    p_ax = aether_flat_rd64(in[0u]);
+    p_ay = aether_flat_rd64(in[1u]);
+    p_az = aether_flat_rd64(in[2u]);
+    r = aether_mat3d_from_euler_xyz(p_ax, p_ay, p_az);
+    {
+        double e[9];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+        out[o++] = aether_flat_wr64(e[4]);
+        out[o++] = aether_flat_wr64(e[5]);
+        out[o++] = aether_flat_wr64(e[6]);
+        out[o++] = aether_flat_wr64(e[7]);
+        out[o++] = aether_flat_wr64(e[8]);
+    }
+    return o;
+}
+
+__kernel void aether_check_mat3d_from_euler_xyz(__global const ulong *in, __global ulong *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[3], r[9];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 3u; ++k) w[k] = (uint64_t)in[i * 3u + k];
+    n = aether_flat_call_mat3d_from_euler_xyz(w, 3u, r, 9u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 9u; ++k) out[i * 9u + k] = (ulong)r[k];
 }
 
 static size_t aether_flat_call_f64_jacobi_rotation(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
@@ -28431,155 +29337,163 @@ static size_t aether_selftest_call(uint thunk, const uint64_t *in, size_t n_in, 
     case 23u: return aether_flat_call_f32_sincos(in, n_in, out, cap);
     case 24u: return aether_flat_call_f32_sin(in, n_in, out, cap);
     case 25u: return aether_flat_call_f32_cos(in, n_in, out, cap);
-    case 26u: return aether_flat_call_f32_jacobi_rotation(in, n_in, out, cap);
-    case 27u: return aether_flat_call_f32_jacobi_update(in, n_in, out, cap);
-    case 28u: return aether_flat_call_f32_jacobi_diag(in, n_in, out, cap);
-    case 29u: return aether_flat_call_mat2f_lu(in, n_in, out, cap);
-    case 30u: return aether_flat_call_mat2f_lu_solve(in, n_in, out, cap);
-    case 31u: return aether_flat_call_mat2f_solve_lower(in, n_in, out, cap);
-    case 32u: return aether_flat_call_mat2f_solve_lower_unit(in, n_in, out, cap);
-    case 33u: return aether_flat_call_mat2f_solve_upper(in, n_in, out, cap);
-    case 34u: return aether_flat_call_mat2f_solve_upper_unit(in, n_in, out, cap);
-    case 35u: return aether_flat_call_mat2f_det_lu(in, n_in, out, cap);
-    case 36u: return aether_flat_call_mat2f_inverse(in, n_in, out, cap);
-    case 37u: return aether_flat_call_mat2f_cholesky(in, n_in, out, cap);
-    case 38u: return aether_flat_call_mat2f_cholesky_solve(in, n_in, out, cap);
-    case 39u: return aether_flat_call_mat2f_eigh(in, n_in, out, cap);
+    case 26u: return aether_flat_call_quatf_from_axis_angle(in, n_in, out, cap);
+    case 27u: return aether_flat_call_mat3f_from_euler_xyz(in, n_in, out, cap);
+    case 28u: return aether_flat_call_f32_jacobi_rotation(in, n_in, out, cap);
+    case 29u: return aether_flat_call_f32_jacobi_update(in, n_in, out, cap);
+    case 30u: return aether_flat_call_f32_jacobi_diag(in, n_in, out, cap);
+    case 31u: return aether_flat_call_mat2f_lu(in, n_in, out, cap);
+    case 32u: return aether_flat_call_mat2f_lu_solve(in, n_in, out, cap);
+    case 33u: return aether_flat_call_mat2f_solve_lower(in, n_in, out, cap);
+    case 34u: return aether_flat_call_mat2f_solve_lower_unit(in, n_in, out, cap);
+    case 35u: return aether_flat_call_mat2f_solve_upper(in, n_in, out, cap);
+    case 36u: return aether_flat_call_mat2f_solve_upper_unit(in, n_in, out, cap);
+    case 37u: return aether_flat_call_mat2f_det_lu(in, n_in, out, cap);
+    case 38u: return aether_flat_call_mat2f_inverse(in, n_in, out, cap);
+    case 39u: return aether_flat_call_mat2f_cholesky(in, n_in, out, cap);
+    case 40u: return aether_flat_call_mat2f_cholesky_solve(in, n_in, out, cap);
+    case 41u: return aether_flat_call_mat2f_eigh(in, n_in, out, cap);
 #ifdef AETHER_FP64
-    case 40u: return aether_flat_call_vec2d_lerp(in, n_in, out, cap);
+    case 42u: return aether_flat_call_vec2d_lerp(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 41u: return aether_flat_call_vec2d_squared_norm(in, n_in, out, cap);
+    case 43u: return aether_flat_call_vec2d_squared_norm(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 42u: return aether_flat_call_vec2d_norm(in, n_in, out, cap);
+    case 44u: return aether_flat_call_vec2d_norm(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 43u: return aether_flat_call_vec3d_cross(in, n_in, out, cap);
+    case 45u: return aether_flat_call_vec3d_cross(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 44u: return aether_flat_call_quatd_mul(in, n_in, out, cap);
+    case 46u: return aether_flat_call_quatd_mul(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 45u: return aether_flat_call_quatd_rotate(in, n_in, out, cap);
+    case 47u: return aether_flat_call_quatd_rotate(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 46u: return aether_flat_call_mat2d_mul_vec(in, n_in, out, cap);
+    case 48u: return aether_flat_call_mat2d_mul_vec(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 47u: return aether_flat_call_mat2d_mul(in, n_in, out, cap);
+    case 49u: return aether_flat_call_mat2d_mul(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 48u: return aether_flat_call_mat2d_dot(in, n_in, out, cap);
+    case 50u: return aether_flat_call_mat2d_dot(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 49u: return aether_flat_call_mat2d_determinant(in, n_in, out, cap);
+    case 51u: return aether_flat_call_mat2d_determinant(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 50u: return aether_flat_call_mat2d_inverse_adjugate(in, n_in, out, cap);
+    case 52u: return aether_flat_call_mat2d_inverse_adjugate(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 51u: return aether_flat_call_f64_sincos(in, n_in, out, cap);
+    case 53u: return aether_flat_call_f64_sincos(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 52u: return aether_flat_call_f64_sin(in, n_in, out, cap);
+    case 54u: return aether_flat_call_f64_sin(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 53u: return aether_flat_call_f64_jacobi_rotation(in, n_in, out, cap);
+    case 55u: return aether_flat_call_quatd_from_axis_angle(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 54u: return aether_flat_call_f64_jacobi_update(in, n_in, out, cap);
+    case 56u: return aether_flat_call_mat3d_from_euler_xyz(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 55u: return aether_flat_call_f64_jacobi_diag(in, n_in, out, cap);
+    case 57u: return aether_flat_call_f64_jacobi_rotation(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 56u: return aether_flat_call_mat2d_lu(in, n_in, out, cap);
+    case 58u: return aether_flat_call_f64_jacobi_update(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 57u: return aether_flat_call_mat2d_lu_solve(in, n_in, out, cap);
+    case 59u: return aether_flat_call_f64_jacobi_diag(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 58u: return aether_flat_call_mat2d_solve_lower(in, n_in, out, cap);
+    case 60u: return aether_flat_call_mat2d_lu(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 59u: return aether_flat_call_mat2d_solve_lower_unit(in, n_in, out, cap);
+    case 61u: return aether_flat_call_mat2d_lu_solve(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 60u: return aether_flat_call_mat2d_solve_upper(in, n_in, out, cap);
+    case 62u: return aether_flat_call_mat2d_solve_lower(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 61u: return aether_flat_call_mat2d_solve_upper_unit(in, n_in, out, cap);
+    case 63u: return aether_flat_call_mat2d_solve_lower_unit(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 62u: return aether_flat_call_mat2d_det_lu(in, n_in, out, cap);
+    case 64u: return aether_flat_call_mat2d_solve_upper(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 63u: return aether_flat_call_mat2d_inverse(in, n_in, out, cap);
+    case 65u: return aether_flat_call_mat2d_solve_upper_unit(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 64u: return aether_flat_call_mat2d_cholesky(in, n_in, out, cap);
+    case 66u: return aether_flat_call_mat2d_det_lu(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 65u: return aether_flat_call_mat2d_cholesky_solve(in, n_in, out, cap);
+    case 67u: return aether_flat_call_mat2d_inverse(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 66u: return aether_flat_call_mat2d_eigh(in, n_in, out, cap);
-#endif
-    case 67u: return aether_flat_call_f32_neg(in, n_in, out, cap);
-    case 68u: return aether_flat_call_quatf_conjugate(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 69u: return aether_flat_call_f64_neg(in, n_in, out, cap);
+    case 68u: return aether_flat_call_mat2d_cholesky(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 70u: return aether_flat_call_quatd_conjugate(in, n_in, out, cap);
-#endif
-    case 71u: return aether_flat_call_mat3f_inverse_adjugate(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 72u: return aether_flat_call_mat3d_inverse_adjugate(in, n_in, out, cap);
-#endif
-    case 73u: return aether_flat_call_vec2f_max_norm(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 74u: return aether_flat_call_vec2d_max_norm(in, n_in, out, cap);
-#endif
-    case 75u: return aether_flat_call_f32_two_sum_err(in, n_in, out, cap);
-    case 76u: return aether_flat_call_f32_two_sum(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 77u: return aether_flat_call_f64_two_sum_err(in, n_in, out, cap);
+    case 69u: return aether_flat_call_mat2d_cholesky_solve(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 78u: return aether_flat_call_f64_two_sum(in, n_in, out, cap);
+    case 70u: return aether_flat_call_mat2d_eigh(in, n_in, out, cap);
 #endif
-    case 79u: return aether_flat_call_pairf_value(in, n_in, out, cap);
+    case 71u: return aether_flat_call_f32_neg(in, n_in, out, cap);
+    case 72u: return aether_flat_call_quatf_conjugate(in, n_in, out, cap);
 #ifdef AETHER_FP64
-    case 80u: return aether_flat_call_paird_value(in, n_in, out, cap);
-#endif
-    case 81u: return aether_flat_call_pairf_reduce32(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 82u: return aether_flat_call_paird_reduce32(in, n_in, out, cap);
-#endif
-    case 83u: return aether_flat_call_mat3f_lu(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 84u: return aether_flat_call_mat3d_lu(in, n_in, out, cap);
-#endif
-    case 85u: return aether_flat_call_pairf_combine(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 86u: return aether_flat_call_paird_combine(in, n_in, out, cap);
-#endif
-    case 87u: return aether_flat_call_f32_fmin(in, n_in, out, cap);
-    case 88u: return aether_flat_call_f32_fmax(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 89u: return aether_flat_call_f64_fmin(in, n_in, out, cap);
+    case 73u: return aether_flat_call_f64_neg(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 90u: return aether_flat_call_f64_fmax(in, n_in, out, cap);
+    case 74u: return aether_flat_call_quatd_conjugate(in, n_in, out, cap);
+#endif
+    case 75u: return aether_flat_call_mat3f_inverse_adjugate(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 76u: return aether_flat_call_mat3d_inverse_adjugate(in, n_in, out, cap);
+#endif
+    case 77u: return aether_flat_call_vec2f_max_norm(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 78u: return aether_flat_call_vec2d_max_norm(in, n_in, out, cap);
+#endif
+    case 79u: return aether_flat_call_f32_two_sum_err(in, n_in, out, cap);
+    case 80u: return aether_flat_call_f32_two_sum(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 81u: return aether_flat_call_f64_two_sum_err(in, n_in, out, cap);
+#endif
+#ifdef AETHER_FP64
+    case 82u: return aether_flat_call_f64_two_sum(in, n_in, out, cap);
+#endif
+    case 83u: return aether_flat_call_pairf_value(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 84u: return aether_flat_call_paird_value(in, n_in, out, cap);
+#endif
+    case 85u: return aether_flat_call_pairf_reduce32(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 86u: return aether_flat_call_paird_reduce32(in, n_in, out, cap);
+#endif
+    case 87u: return aether_flat_call_mat3f_lu(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 88u: return aether_flat_call_mat3d_lu(in, n_in, out, cap);
+#endif
+    case 89u: return aether_flat_call_pairf_combine(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 90u: return aether_flat_call_paird_combine(in, n_in, out, cap);
+#endif
+    case 91u: return aether_flat_call_f32_fmin(in, n_in, out, cap);
+    case 92u: return aether_flat_call_f32_fmax(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 93u: return aether_flat_call_f64_fmin(in, n_in, out, cap);
+#endif
+#ifdef AETHER_FP64
+    case 94u: return aether_flat_call_f64_fmax(in, n_in, out, cap);
 #endif
     default: return AETHER_FLAT_BAD;
     }
 }
 
 /* One row per witness: thunk, bits, is_float, either_zero, n_in, n_out, word offset. */
-__constant uint aether_selftest_rows[145][7] = {
+__constant uint aether_selftest_rows[151][7] = {
     { 0u, 32u, 1u, 0u, 3u, 1u, 0u }, /* aether_vec3f_sum: fold-left */
     { 1u, 32u, 1u, 0u, 6u, 1u, 4u }, /* aether_vec3f_dot: fold-left */
     { 2u, 64u, 1u, 0u, 3u, 1u, 11u }, /* aether_vec3d_sum: fold-left */
@@ -28608,125 +29522,131 @@ __constant uint aether_selftest_rows[145][7] = {
     { 23u, 32u, 1u, 0u, 1u, 2u, 151u }, /* aether_f32_sincos: fma */
     { 24u, 32u, 1u, 0u, 1u, 1u, 154u }, /* aether_f32_sin: fma */
     { 25u, 32u, 1u, 0u, 1u, 1u, 156u }, /* aether_f32_cos: fma */
-    { 26u, 32u, 1u, 0u, 3u, 4u, 158u }, /* aether_f32_jacobi_rotation: fma */
-    { 27u, 32u, 1u, 0u, 6u, 2u, 165u }, /* aether_f32_jacobi_update: fma */
-    { 28u, 32u, 1u, 0u, 7u, 2u, 173u }, /* aether_f32_jacobi_diag: fma */
-    { 29u, 32u, 1u, 0u, 4u, 7u, 182u }, /* aether_mat2f_lu: fma */
-    { 30u, 32u, 1u, 0u, 8u, 2u, 193u }, /* aether_mat2f_lu_solve: fma */
-    { 31u, 32u, 1u, 0u, 6u, 2u, 203u }, /* aether_mat2f_solve_lower: fma */
-    { 32u, 32u, 1u, 0u, 6u, 2u, 211u }, /* aether_mat2f_solve_lower_unit: fma */
-    { 33u, 32u, 1u, 0u, 6u, 2u, 219u }, /* aether_mat2f_solve_upper: fma */
-    { 34u, 32u, 1u, 0u, 6u, 2u, 227u }, /* aether_mat2f_solve_upper_unit: fma */
-    { 35u, 32u, 1u, 0u, 4u, 1u, 235u }, /* aether_mat2f_det_lu: fma */
-    { 36u, 32u, 1u, 0u, 4u, 5u, 240u }, /* aether_mat2f_inverse: fma */
-    { 37u, 32u, 1u, 0u, 4u, 5u, 249u }, /* aether_mat2f_cholesky: fma */
-    { 38u, 32u, 1u, 0u, 6u, 2u, 258u }, /* aether_mat2f_cholesky_solve: fma */
-    { 39u, 32u, 1u, 0u, 4u, 6u, 266u }, /* aether_mat2f_eigh: fma */
-    { 40u, 64u, 1u, 0u, 5u, 2u, 276u }, /* aether_vec2d_lerp: fma */
-    { 7u, 64u, 1u, 0u, 4u, 1u, 283u }, /* aether_vec2d_dot: fma */
-    { 41u, 64u, 1u, 0u, 2u, 1u, 288u }, /* aether_vec2d_squared_norm: fma */
-    { 42u, 64u, 1u, 0u, 2u, 1u, 291u }, /* aether_vec2d_norm: fma */
-    { 11u, 64u, 1u, 0u, 2u, 2u, 294u }, /* aether_vec2d_normalize: fma */
-    { 43u, 64u, 1u, 0u, 6u, 3u, 298u }, /* aether_vec3d_cross: fma */
-    { 44u, 64u, 1u, 0u, 8u, 4u, 307u }, /* aether_quatd_mul: fma */
-    { 45u, 64u, 1u, 0u, 7u, 3u, 319u }, /* aether_quatd_rotate: fma */
-    { 46u, 64u, 1u, 0u, 6u, 2u, 329u }, /* aether_mat2d_mul_vec: fma */
-    { 47u, 64u, 1u, 0u, 8u, 4u, 337u }, /* aether_mat2d_mul: fma */
-    { 48u, 64u, 1u, 0u, 8u, 1u, 349u }, /* aether_mat2d_dot: fma */
-    { 49u, 64u, 1u, 0u, 4u, 1u, 358u }, /* aether_mat2d_determinant: fma */
-    { 50u, 64u, 1u, 0u, 4u, 4u, 363u }, /* aether_mat2d_inverse_adjugate: fma */
-    { 51u, 64u, 1u, 0u, 1u, 2u, 371u }, /* aether_f64_sincos: fma */
-    { 52u, 64u, 1u, 0u, 1u, 1u, 374u }, /* aether_f64_sin: fma */
-    { 53u, 64u, 1u, 0u, 3u, 4u, 376u }, /* aether_f64_jacobi_rotation: fma */
-    { 54u, 64u, 1u, 0u, 6u, 2u, 383u }, /* aether_f64_jacobi_update: fma */
-    { 55u, 64u, 1u, 0u, 7u, 2u, 391u }, /* aether_f64_jacobi_diag: fma */
-    { 56u, 64u, 1u, 0u, 4u, 7u, 400u }, /* aether_mat2d_lu: fma */
-    { 57u, 64u, 1u, 0u, 8u, 2u, 411u }, /* aether_mat2d_lu_solve: fma */
-    { 58u, 64u, 1u, 0u, 6u, 2u, 421u }, /* aether_mat2d_solve_lower: fma */
-    { 59u, 64u, 1u, 0u, 6u, 2u, 429u }, /* aether_mat2d_solve_lower_unit: fma */
-    { 60u, 64u, 1u, 0u, 6u, 2u, 437u }, /* aether_mat2d_solve_upper: fma */
-    { 61u, 64u, 1u, 0u, 6u, 2u, 445u }, /* aether_mat2d_solve_upper_unit: fma */
-    { 62u, 64u, 1u, 0u, 4u, 1u, 453u }, /* aether_mat2d_det_lu: fma */
-    { 63u, 64u, 1u, 0u, 4u, 5u, 458u }, /* aether_mat2d_inverse: fma */
-    { 64u, 64u, 1u, 0u, 4u, 5u, 467u }, /* aether_mat2d_cholesky: fma */
-    { 65u, 64u, 1u, 0u, 6u, 2u, 476u }, /* aether_mat2d_cholesky_solve: fma */
-    { 66u, 64u, 1u, 0u, 4u, 6u, 484u }, /* aether_mat2d_eigh: fma */
-    { 14u, 32u, 1u, 0u, 2u, 1u, 494u }, /* aether_vec2f_norm: hypot */
-    { 9u, 32u, 1u, 0u, 2u, 2u, 497u }, /* aether_vec2f_normalize: hypot */
-    { 42u, 64u, 1u, 0u, 2u, 1u, 501u }, /* aether_vec2d_norm: hypot */
-    { 11u, 64u, 1u, 0u, 2u, 2u, 504u }, /* aether_vec2d_normalize: hypot */
-    { 67u, 32u, 1u, 0u, 1u, 1u, 508u }, /* aether_f32_neg: neg-sub */
-    { 68u, 32u, 1u, 0u, 4u, 4u, 510u }, /* aether_quatf_conjugate: neg-sub */
-    { 22u, 32u, 1u, 0u, 4u, 4u, 518u }, /* aether_mat2f_inverse_adjugate: neg-sub */
-    { 26u, 32u, 1u, 0u, 3u, 4u, 526u }, /* aether_f32_jacobi_rotation: neg-sub */
-    { 39u, 32u, 1u, 0u, 4u, 6u, 533u }, /* aether_mat2f_eigh: neg-sub */
-    { 69u, 64u, 1u, 0u, 1u, 1u, 543u }, /* aether_f64_neg: neg-sub */
-    { 70u, 64u, 1u, 0u, 4u, 4u, 545u }, /* aether_quatd_conjugate: neg-sub */
-    { 50u, 64u, 1u, 0u, 4u, 4u, 553u }, /* aether_mat2d_inverse_adjugate: neg-sub */
-    { 53u, 64u, 1u, 0u, 3u, 4u, 561u }, /* aether_f64_jacobi_rotation: neg-sub */
-    { 66u, 64u, 1u, 0u, 4u, 6u, 568u }, /* aether_mat2d_eigh: neg-sub */
-    { 71u, 32u, 1u, 0u, 9u, 9u, 578u }, /* aether_mat3f_inverse_adjugate: neg-swap */
-    { 72u, 64u, 1u, 0u, 9u, 9u, 596u }, /* aether_mat3d_inverse_adjugate: neg-swap */
-    { 73u, 32u, 1u, 0u, 2u, 1u, 614u }, /* aether_vec2f_max_norm: max-select-swapped */
-    { 74u, 64u, 1u, 0u, 2u, 1u, 617u }, /* aether_vec2d_max_norm: max-select-swapped */
-    { 18u, 32u, 1u, 0u, 6u, 2u, 620u }, /* aether_mat2f_mul_vec: column-major */
-    { 19u, 32u, 1u, 0u, 8u, 4u, 628u }, /* aether_mat2f_mul: column-major */
-    { 46u, 64u, 1u, 0u, 6u, 2u, 640u }, /* aether_mat2d_mul_vec: column-major */
-    { 47u, 64u, 1u, 0u, 8u, 4u, 648u }, /* aether_mat2d_mul: column-major */
-    { 16u, 32u, 1u, 0u, 8u, 4u, 660u }, /* aether_quatf_mul: quat-xyzw */
-    { 68u, 32u, 1u, 0u, 4u, 4u, 672u }, /* aether_quatf_conjugate: quat-xyzw */
-    { 44u, 64u, 1u, 0u, 8u, 4u, 680u }, /* aether_quatd_mul: quat-xyzw */
-    { 70u, 64u, 1u, 0u, 4u, 4u, 692u }, /* aether_quatd_conjugate: quat-xyzw */
-    { 75u, 32u, 1u, 0u, 3u, 1u, 700u }, /* aether_f32_two_sum_err: uncompensated */
-    { 76u, 32u, 1u, 0u, 2u, 2u, 704u }, /* aether_f32_two_sum: uncompensated */
-    { 77u, 64u, 1u, 0u, 3u, 1u, 708u }, /* aether_f64_two_sum_err: uncompensated */
-    { 78u, 64u, 1u, 0u, 2u, 2u, 712u }, /* aether_f64_two_sum: uncompensated */
-    { 79u, 32u, 1u, 0u, 2u, 1u, 716u }, /* aether_pairf_value: non-finite-kept */
-    { 26u, 32u, 1u, 0u, 3u, 4u, 719u }, /* aether_f32_jacobi_rotation: non-finite-kept */
-    { 80u, 64u, 1u, 0u, 2u, 1u, 726u }, /* aether_paird_value: non-finite-kept */
-    { 53u, 64u, 1u, 0u, 3u, 4u, 729u }, /* aether_f64_jacobi_rotation: non-finite-kept */
-    { 81u, 32u, 1u, 0u, 64u, 2u, 736u }, /* aether_pairf_reduce32: rounds-reversed */
-    { 82u, 64u, 1u, 0u, 64u, 2u, 802u }, /* aether_paird_reduce32: rounds-reversed */
-    { 29u, 32u, 1u, 0u, 4u, 7u, 868u }, /* aether_mat2f_lu: pivot-last */
-    { 56u, 64u, 1u, 0u, 4u, 7u, 879u }, /* aether_mat2d_lu: pivot-last */
-    { 83u, 32u, 1u, 0u, 9u, 13u, 890u }, /* aether_mat3f_lu: right-looking */
-    { 84u, 64u, 1u, 0u, 9u, 13u, 912u }, /* aether_mat3d_lu: right-looking */
-    { 37u, 32u, 1u, 0u, 4u, 5u, 934u }, /* aether_mat2f_cholesky: no-symmetrize */
-    { 64u, 64u, 1u, 0u, 4u, 5u, 943u }, /* aether_mat2d_cholesky: no-symmetrize */
-    { 85u, 32u, 1u, 0u, 4u, 2u, 952u }, /* aether_pairf_combine: comp-dropped */
-    { 81u, 32u, 1u, 0u, 64u, 2u, 958u }, /* aether_pairf_reduce32: comp-dropped */
-    { 86u, 64u, 1u, 0u, 4u, 2u, 1024u }, /* aether_paird_combine: comp-dropped */
-    { 82u, 64u, 1u, 0u, 64u, 2u, 1030u }, /* aether_paird_reduce32: comp-dropped */
-    { 87u, 32u, 1u, 1u, 2u, 1u, 1096u }, /* aether_f32_fmin: nan-first */
-    { 88u, 32u, 1u, 1u, 2u, 1u, 1099u }, /* aether_f32_fmax: nan-first */
-    { 89u, 64u, 1u, 1u, 2u, 1u, 1102u }, /* aether_f64_fmin: nan-first */
-    { 90u, 64u, 1u, 1u, 2u, 1u, 1105u }, /* aether_f64_fmax: nan-first */
-    { 87u, 32u, 1u, 1u, 2u, 1u, 1108u }, /* aether_f32_fmin: nan-second */
-    { 88u, 32u, 1u, 1u, 2u, 1u, 1111u }, /* aether_f32_fmax: nan-second */
-    { 89u, 64u, 1u, 1u, 2u, 1u, 1114u }, /* aether_f64_fmin: nan-second */
-    { 90u, 64u, 1u, 1u, 2u, 1u, 1117u }, /* aether_f64_fmax: nan-second */
-    { 16u, 32u, 1u, 0u, 8u, 4u, 1120u }, /* aether_quatf_mul: reassociate */
-    { 85u, 32u, 1u, 0u, 4u, 2u, 1132u }, /* aether_pairf_combine: reassociate */
-    { 44u, 64u, 1u, 0u, 8u, 4u, 1138u }, /* aether_quatd_mul: reassociate */
-    { 86u, 64u, 1u, 0u, 4u, 2u, 1150u }, /* aether_paird_combine: reassociate */
-    { 26u, 32u, 1u, 0u, 3u, 4u, 1156u }, /* aether_f32_jacobi_rotation: reciprocal */
-    { 39u, 32u, 1u, 0u, 4u, 6u, 1163u }, /* aether_mat2f_eigh: reciprocal */
-    { 53u, 64u, 1u, 0u, 3u, 4u, 1173u }, /* aether_f64_jacobi_rotation: reciprocal */
-    { 66u, 64u, 1u, 0u, 4u, 6u, 1180u }, /* aether_mat2d_eigh: reciprocal */
-    { 23u, 32u, 1u, 0u, 1u, 2u, 1190u }, /* aether_f32_sincos: product-order */
-    { 24u, 32u, 1u, 0u, 1u, 1u, 1193u }, /* aether_f32_sin: product-order */
-    { 51u, 64u, 1u, 0u, 1u, 2u, 1195u }, /* aether_f64_sincos: product-order */
-    { 52u, 64u, 1u, 0u, 1u, 1u, 1198u }, /* aether_f64_sin: product-order */
-    { 23u, 32u, 1u, 0u, 1u, 2u, 1200u }, /* aether_f32_sincos: coefficient-bit */
-    { 24u, 32u, 1u, 0u, 1u, 1u, 1203u }, /* aether_f32_sin: coefficient-bit */
-    { 51u, 64u, 1u, 0u, 1u, 2u, 1205u }, /* aether_f64_sincos: coefficient-bit */
-    { 52u, 64u, 1u, 0u, 1u, 1u, 1208u }, /* aether_f64_sin: coefficient-bit */
-    { 23u, 32u, 1u, 0u, 1u, 2u, 1210u }, /* aether_f32_sincos: reduction-constant */
-    { 24u, 32u, 1u, 0u, 1u, 1u, 1213u }, /* aether_f32_sin: reduction-constant */
-    { 51u, 64u, 1u, 0u, 1u, 2u, 1215u }, /* aether_f64_sincos: reduction-constant */
-    { 52u, 64u, 1u, 0u, 1u, 1u, 1218u }, /* aether_f64_sin: reduction-constant */
+    { 26u, 32u, 1u, 0u, 4u, 4u, 158u }, /* aether_quatf_from_axis_angle: fma */
+    { 27u, 32u, 1u, 0u, 3u, 9u, 166u }, /* aether_mat3f_from_euler_xyz: fma */
+    { 28u, 32u, 1u, 0u, 3u, 4u, 178u }, /* aether_f32_jacobi_rotation: fma */
+    { 29u, 32u, 1u, 0u, 6u, 2u, 185u }, /* aether_f32_jacobi_update: fma */
+    { 30u, 32u, 1u, 0u, 7u, 2u, 193u }, /* aether_f32_jacobi_diag: fma */
+    { 31u, 32u, 1u, 0u, 4u, 7u, 202u }, /* aether_mat2f_lu: fma */
+    { 32u, 32u, 1u, 0u, 8u, 2u, 213u }, /* aether_mat2f_lu_solve: fma */
+    { 33u, 32u, 1u, 0u, 6u, 2u, 223u }, /* aether_mat2f_solve_lower: fma */
+    { 34u, 32u, 1u, 0u, 6u, 2u, 231u }, /* aether_mat2f_solve_lower_unit: fma */
+    { 35u, 32u, 1u, 0u, 6u, 2u, 239u }, /* aether_mat2f_solve_upper: fma */
+    { 36u, 32u, 1u, 0u, 6u, 2u, 247u }, /* aether_mat2f_solve_upper_unit: fma */
+    { 37u, 32u, 1u, 0u, 4u, 1u, 255u }, /* aether_mat2f_det_lu: fma */
+    { 38u, 32u, 1u, 0u, 4u, 5u, 260u }, /* aether_mat2f_inverse: fma */
+    { 39u, 32u, 1u, 0u, 4u, 5u, 269u }, /* aether_mat2f_cholesky: fma */
+    { 40u, 32u, 1u, 0u, 6u, 2u, 278u }, /* aether_mat2f_cholesky_solve: fma */
+    { 41u, 32u, 1u, 0u, 4u, 6u, 286u }, /* aether_mat2f_eigh: fma */
+    { 42u, 64u, 1u, 0u, 5u, 2u, 296u }, /* aether_vec2d_lerp: fma */
+    { 7u, 64u, 1u, 0u, 4u, 1u, 303u }, /* aether_vec2d_dot: fma */
+    { 43u, 64u, 1u, 0u, 2u, 1u, 308u }, /* aether_vec2d_squared_norm: fma */
+    { 44u, 64u, 1u, 0u, 2u, 1u, 311u }, /* aether_vec2d_norm: fma */
+    { 11u, 64u, 1u, 0u, 2u, 2u, 314u }, /* aether_vec2d_normalize: fma */
+    { 45u, 64u, 1u, 0u, 6u, 3u, 318u }, /* aether_vec3d_cross: fma */
+    { 46u, 64u, 1u, 0u, 8u, 4u, 327u }, /* aether_quatd_mul: fma */
+    { 47u, 64u, 1u, 0u, 7u, 3u, 339u }, /* aether_quatd_rotate: fma */
+    { 48u, 64u, 1u, 0u, 6u, 2u, 349u }, /* aether_mat2d_mul_vec: fma */
+    { 49u, 64u, 1u, 0u, 8u, 4u, 357u }, /* aether_mat2d_mul: fma */
+    { 50u, 64u, 1u, 0u, 8u, 1u, 369u }, /* aether_mat2d_dot: fma */
+    { 51u, 64u, 1u, 0u, 4u, 1u, 378u }, /* aether_mat2d_determinant: fma */
+    { 52u, 64u, 1u, 0u, 4u, 4u, 383u }, /* aether_mat2d_inverse_adjugate: fma */
+    { 53u, 64u, 1u, 0u, 1u, 2u, 391u }, /* aether_f64_sincos: fma */
+    { 54u, 64u, 1u, 0u, 1u, 1u, 394u }, /* aether_f64_sin: fma */
+    { 55u, 64u, 1u, 0u, 4u, 4u, 396u }, /* aether_quatd_from_axis_angle: fma */
+    { 56u, 64u, 1u, 0u, 3u, 9u, 404u }, /* aether_mat3d_from_euler_xyz: fma */
+    { 57u, 64u, 1u, 0u, 3u, 4u, 416u }, /* aether_f64_jacobi_rotation: fma */
+    { 58u, 64u, 1u, 0u, 6u, 2u, 423u }, /* aether_f64_jacobi_update: fma */
+    { 59u, 64u, 1u, 0u, 7u, 2u, 431u }, /* aether_f64_jacobi_diag: fma */
+    { 60u, 64u, 1u, 0u, 4u, 7u, 440u }, /* aether_mat2d_lu: fma */
+    { 61u, 64u, 1u, 0u, 8u, 2u, 451u }, /* aether_mat2d_lu_solve: fma */
+    { 62u, 64u, 1u, 0u, 6u, 2u, 461u }, /* aether_mat2d_solve_lower: fma */
+    { 63u, 64u, 1u, 0u, 6u, 2u, 469u }, /* aether_mat2d_solve_lower_unit: fma */
+    { 64u, 64u, 1u, 0u, 6u, 2u, 477u }, /* aether_mat2d_solve_upper: fma */
+    { 65u, 64u, 1u, 0u, 6u, 2u, 485u }, /* aether_mat2d_solve_upper_unit: fma */
+    { 66u, 64u, 1u, 0u, 4u, 1u, 493u }, /* aether_mat2d_det_lu: fma */
+    { 67u, 64u, 1u, 0u, 4u, 5u, 498u }, /* aether_mat2d_inverse: fma */
+    { 68u, 64u, 1u, 0u, 4u, 5u, 507u }, /* aether_mat2d_cholesky: fma */
+    { 69u, 64u, 1u, 0u, 6u, 2u, 516u }, /* aether_mat2d_cholesky_solve: fma */
+    { 70u, 64u, 1u, 0u, 4u, 6u, 524u }, /* aether_mat2d_eigh: fma */
+    { 14u, 32u, 1u, 0u, 2u, 1u, 534u }, /* aether_vec2f_norm: hypot */
+    { 9u, 32u, 1u, 0u, 2u, 2u, 537u }, /* aether_vec2f_normalize: hypot */
+    { 44u, 64u, 1u, 0u, 2u, 1u, 541u }, /* aether_vec2d_norm: hypot */
+    { 11u, 64u, 1u, 0u, 2u, 2u, 544u }, /* aether_vec2d_normalize: hypot */
+    { 71u, 32u, 1u, 0u, 1u, 1u, 548u }, /* aether_f32_neg: neg-sub */
+    { 72u, 32u, 1u, 0u, 4u, 4u, 550u }, /* aether_quatf_conjugate: neg-sub */
+    { 22u, 32u, 1u, 0u, 4u, 4u, 558u }, /* aether_mat2f_inverse_adjugate: neg-sub */
+    { 27u, 32u, 1u, 0u, 3u, 9u, 566u }, /* aether_mat3f_from_euler_xyz: neg-sub */
+    { 28u, 32u, 1u, 0u, 3u, 4u, 578u }, /* aether_f32_jacobi_rotation: neg-sub */
+    { 41u, 32u, 1u, 0u, 4u, 6u, 585u }, /* aether_mat2f_eigh: neg-sub */
+    { 73u, 64u, 1u, 0u, 1u, 1u, 595u }, /* aether_f64_neg: neg-sub */
+    { 74u, 64u, 1u, 0u, 4u, 4u, 597u }, /* aether_quatd_conjugate: neg-sub */
+    { 52u, 64u, 1u, 0u, 4u, 4u, 605u }, /* aether_mat2d_inverse_adjugate: neg-sub */
+    { 56u, 64u, 1u, 0u, 3u, 9u, 613u }, /* aether_mat3d_from_euler_xyz: neg-sub */
+    { 57u, 64u, 1u, 0u, 3u, 4u, 625u }, /* aether_f64_jacobi_rotation: neg-sub */
+    { 70u, 64u, 1u, 0u, 4u, 6u, 632u }, /* aether_mat2d_eigh: neg-sub */
+    { 75u, 32u, 1u, 0u, 9u, 9u, 642u }, /* aether_mat3f_inverse_adjugate: neg-swap */
+    { 76u, 64u, 1u, 0u, 9u, 9u, 660u }, /* aether_mat3d_inverse_adjugate: neg-swap */
+    { 77u, 32u, 1u, 0u, 2u, 1u, 678u }, /* aether_vec2f_max_norm: max-select-swapped */
+    { 78u, 64u, 1u, 0u, 2u, 1u, 681u }, /* aether_vec2d_max_norm: max-select-swapped */
+    { 18u, 32u, 1u, 0u, 6u, 2u, 684u }, /* aether_mat2f_mul_vec: column-major */
+    { 19u, 32u, 1u, 0u, 8u, 4u, 692u }, /* aether_mat2f_mul: column-major */
+    { 48u, 64u, 1u, 0u, 6u, 2u, 704u }, /* aether_mat2d_mul_vec: column-major */
+    { 49u, 64u, 1u, 0u, 8u, 4u, 712u }, /* aether_mat2d_mul: column-major */
+    { 16u, 32u, 1u, 0u, 8u, 4u, 724u }, /* aether_quatf_mul: quat-xyzw */
+    { 72u, 32u, 1u, 0u, 4u, 4u, 736u }, /* aether_quatf_conjugate: quat-xyzw */
+    { 46u, 64u, 1u, 0u, 8u, 4u, 744u }, /* aether_quatd_mul: quat-xyzw */
+    { 74u, 64u, 1u, 0u, 4u, 4u, 756u }, /* aether_quatd_conjugate: quat-xyzw */
+    { 79u, 32u, 1u, 0u, 3u, 1u, 764u }, /* aether_f32_two_sum_err: uncompensated */
+    { 80u, 32u, 1u, 0u, 2u, 2u, 768u }, /* aether_f32_two_sum: uncompensated */
+    { 81u, 64u, 1u, 0u, 3u, 1u, 772u }, /* aether_f64_two_sum_err: uncompensated */
+    { 82u, 64u, 1u, 0u, 2u, 2u, 776u }, /* aether_f64_two_sum: uncompensated */
+    { 83u, 32u, 1u, 0u, 2u, 1u, 780u }, /* aether_pairf_value: non-finite-kept */
+    { 28u, 32u, 1u, 0u, 3u, 4u, 783u }, /* aether_f32_jacobi_rotation: non-finite-kept */
+    { 84u, 64u, 1u, 0u, 2u, 1u, 790u }, /* aether_paird_value: non-finite-kept */
+    { 57u, 64u, 1u, 0u, 3u, 4u, 793u }, /* aether_f64_jacobi_rotation: non-finite-kept */
+    { 85u, 32u, 1u, 0u, 64u, 2u, 800u }, /* aether_pairf_reduce32: rounds-reversed */
+    { 86u, 64u, 1u, 0u, 64u, 2u, 866u }, /* aether_paird_reduce32: rounds-reversed */
+    { 31u, 32u, 1u, 0u, 4u, 7u, 932u }, /* aether_mat2f_lu: pivot-last */
+    { 60u, 64u, 1u, 0u, 4u, 7u, 943u }, /* aether_mat2d_lu: pivot-last */
+    { 87u, 32u, 1u, 0u, 9u, 13u, 954u }, /* aether_mat3f_lu: right-looking */
+    { 88u, 64u, 1u, 0u, 9u, 13u, 976u }, /* aether_mat3d_lu: right-looking */
+    { 39u, 32u, 1u, 0u, 4u, 5u, 998u }, /* aether_mat2f_cholesky: no-symmetrize */
+    { 68u, 64u, 1u, 0u, 4u, 5u, 1007u }, /* aether_mat2d_cholesky: no-symmetrize */
+    { 89u, 32u, 1u, 0u, 4u, 2u, 1016u }, /* aether_pairf_combine: comp-dropped */
+    { 85u, 32u, 1u, 0u, 64u, 2u, 1022u }, /* aether_pairf_reduce32: comp-dropped */
+    { 90u, 64u, 1u, 0u, 4u, 2u, 1088u }, /* aether_paird_combine: comp-dropped */
+    { 86u, 64u, 1u, 0u, 64u, 2u, 1094u }, /* aether_paird_reduce32: comp-dropped */
+    { 91u, 32u, 1u, 1u, 2u, 1u, 1160u }, /* aether_f32_fmin: nan-first */
+    { 92u, 32u, 1u, 1u, 2u, 1u, 1163u }, /* aether_f32_fmax: nan-first */
+    { 93u, 64u, 1u, 1u, 2u, 1u, 1166u }, /* aether_f64_fmin: nan-first */
+    { 94u, 64u, 1u, 1u, 2u, 1u, 1169u }, /* aether_f64_fmax: nan-first */
+    { 91u, 32u, 1u, 1u, 2u, 1u, 1172u }, /* aether_f32_fmin: nan-second */
+    { 92u, 32u, 1u, 1u, 2u, 1u, 1175u }, /* aether_f32_fmax: nan-second */
+    { 93u, 64u, 1u, 1u, 2u, 1u, 1178u }, /* aether_f64_fmin: nan-second */
+    { 94u, 64u, 1u, 1u, 2u, 1u, 1181u }, /* aether_f64_fmax: nan-second */
+    { 16u, 32u, 1u, 0u, 8u, 4u, 1184u }, /* aether_quatf_mul: reassociate */
+    { 89u, 32u, 1u, 0u, 4u, 2u, 1196u }, /* aether_pairf_combine: reassociate */
+    { 46u, 64u, 1u, 0u, 8u, 4u, 1202u }, /* aether_quatd_mul: reassociate */
+    { 90u, 64u, 1u, 0u, 4u, 2u, 1214u }, /* aether_paird_combine: reassociate */
+    { 28u, 32u, 1u, 0u, 3u, 4u, 1220u }, /* aether_f32_jacobi_rotation: reciprocal */
+    { 41u, 32u, 1u, 0u, 4u, 6u, 1227u }, /* aether_mat2f_eigh: reciprocal */
+    { 57u, 64u, 1u, 0u, 3u, 4u, 1237u }, /* aether_f64_jacobi_rotation: reciprocal */
+    { 70u, 64u, 1u, 0u, 4u, 6u, 1244u }, /* aether_mat2d_eigh: reciprocal */
+    { 23u, 32u, 1u, 0u, 1u, 2u, 1254u }, /* aether_f32_sincos: product-order */
+    { 24u, 32u, 1u, 0u, 1u, 1u, 1257u }, /* aether_f32_sin: product-order */
+    { 53u, 64u, 1u, 0u, 1u, 2u, 1259u }, /* aether_f64_sincos: product-order */
+    { 54u, 64u, 1u, 0u, 1u, 1u, 1262u }, /* aether_f64_sin: product-order */
+    { 23u, 32u, 1u, 0u, 1u, 2u, 1264u }, /* aether_f32_sincos: coefficient-bit */
+    { 24u, 32u, 1u, 0u, 1u, 1u, 1267u }, /* aether_f32_sin: coefficient-bit */
+    { 53u, 64u, 1u, 0u, 1u, 2u, 1269u }, /* aether_f64_sincos: coefficient-bit */
+    { 54u, 64u, 1u, 0u, 1u, 1u, 1272u }, /* aether_f64_sin: coefficient-bit */
+    { 23u, 32u, 1u, 0u, 1u, 2u, 1274u }, /* aether_f32_sincos: reduction-constant */
+    { 24u, 32u, 1u, 0u, 1u, 1u, 1277u }, /* aether_f32_sin: reduction-constant */
+    { 53u, 64u, 1u, 0u, 1u, 2u, 1279u }, /* aether_f64_sincos: reduction-constant */
+    { 54u, 64u, 1u, 0u, 1u, 1u, 1282u }, /* aether_f64_sin: reduction-constant */
 };
-__constant ulong aether_selftest_words[1220] = {
+__constant ulong aether_selftest_words[1284] = {
     0x00000000c0000000ul, 0x00000000bf6da079ul, 0x000000003ec9e325ul, 0x00000000c0222bb9ul,
     0x00000000be4faecful, 0x00000000bf56f85ful, 0x000000004154f1ddul, 0x000000003e2438eaul,
     0x00000000bf7a6cb8ul, 0x00000000402dbdb6ul, 0x000000004213ad19ul, 0xbfc7d04f62c6569ful,
@@ -28766,7 +29686,12 @@ __constant ulong aether_selftest_words[1220] = {
     0x00000000bf818b94ul, 0x00000000bf2d14abul, 0x00000000bfb8b2acul, 0x00000000bdb31f9cul,
     0x000000003d7b454dul, 0x000000003d27db5dul, 0x00000000bf38c5b8ul, 0x00000000417211e5ul,
     0x000000003f0bfe37ul, 0x00000000bf5654d7ul, 0x000000003f0009ecul, 0x000000003ef588aeul,
-    0x00000000c0158bbaul, 0x00000000bf317299ul, 0x00000000bee6eee5ul, 0x00000000c03647abul,
+    0x00000000c0158bbaul, 0x00000000bf317299ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x000000003f800000ul, 0x000000003f8009ecul, 0x000000003f60a47eul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x000000003ef588aeul, 0x000000003f258057ul, 0x000000003fbaee5eul,
+    0x000000003fc1db62ul, 0x000000003bcb1a73ul, 0x00000000bde146cful, 0x000000003f7e710cul,
+    0x000000003f54a3aful, 0x00000000bf0d88aaul, 0x00000000bd87eb51ul, 0x000000003f0e8a86ul,
+    0x000000003f537343ul, 0x000000003db41a0eul, 0x00000000bee6eee5ul, 0x00000000c03647abul,
     0x00000000407eed2ful, 0x000000003f4d7329ul, 0x00000000bf18baceul, 0x00000000bf3e4eebul,
     0x00000000bea975f0ul, 0x000000004067ee3bul, 0x000000003e40ac86ul, 0x000000003d99de7bul,
     0x00000000c16c416ful, 0x000000003f25ffdbul, 0x00000000c002778ful, 0x00000000c2cd5d0cul,
@@ -28821,6 +29746,11 @@ __constant ulong aether_selftest_words[1220] = {
     0xbfce6b6eef9a262bul, 0x3fc8cd1685fb1b42ul, 0x402631e5c9d8e56aul, 0xc015b2e928b0d048ul,
     0xbfbdbd639cd1553ful, 0x3fb83f309adedde7ul, 0x3fb7966ce26d775dul, 0xbfe054e5c9982668ul,
     0xbfdf437e2c6c9b01ul, 0x3febec11a5ac7ff8ul, 0xc003f89efb8c64fbul, 0xbfe33e4c6422c1d7ul,
+    0xbfc0686b60cc47deul, 0xbfe2413e796c5928ul, 0x400126bf882bb0c3ul, 0xc002e778c8eb1b28ul,
+    0x3fd84a2a4d290e76ul, 0x3fbe5c4b75720476ul, 0x3fe0e3987a0a85f4ul, 0xbfffbc78c2ce6bc2ul,
+    0xbfc3c43d006d03c4ul, 0x3fcad390838a6c8eul, 0x3fc593a86597589aul, 0x3feedb2b86fef92ful,
+    0xbfc5013d24b9ffaaul, 0x3fcaa166338e1caeul, 0x3fc12e5f2abc54aeul, 0x3fef57c393b00416ul,
+    0x3fc341dc9f88b693ul, 0xbfcd3e627b0bdba7ul, 0xbfbdfd1cc9e090d2ul, 0x3feeed642ac9f486ul,
     0xc010000000000000ul, 0xbff0000000000000ul, 0x4010000000000000ul, 0x3fea4d36f3e4ac24ul,
     0x3fe23a1ef4052543ul, 0x3fe62d0f515c2947ul, 0x3fd4022f9b3344b6ul, 0x3fee8695342d9058ul,
     0x4009baf3af1c75a0ul, 0x3ffcdfbcb08a2e54ul, 0x3fff1a5ef4daa17aul, 0xbfbcb22ce55ffe97ul,
@@ -28858,7 +29788,10 @@ __constant ulong aether_selftest_words[1220] = {
     0x0000000000000000ul, 0x00000000bed0b8f3ul, 0x0000000000000000ul, 0x00000000bf58c4d5ul,
     0x0000000080000000ul, 0x000000003ed0b8f3ul, 0x0000000040400000ul, 0x00000000c0800000ul,
     0x0000000000000000ul, 0x00000000bf800000ul, 0x000000003eaaaaabul, 0x00000000bfaaaaabul,
-    0x0000000000000000ul, 0x00000000bf800000ul, 0x00000000ff800000ul, 0x000000003f800000ul,
+    0x0000000000000000ul, 0x00000000bf800000ul, 0x0000000080000000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x000000003f800000ul, 0x0000000080000000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x000000003f800000ul, 0x0000000000000000ul, 0x0000000080000000ul,
+    0x0000000000000000ul, 0x000000003f800000ul, 0x00000000ff800000ul, 0x000000003f800000ul,
     0x00000000807ffffful, 0x000000003f800000ul, 0x0000000080000000ul, 0x0000000080000000ul,
     0x0000000080000000ul, 0x00000000ff7ffffful, 0x00000000807ffffful, 0x0000000000000000ul,
     0x0000000080000000ul, 0x00000000ff7ffffful, 0x0000000000000000ul, 0x000000003f800000ul,
@@ -28867,7 +29800,10 @@ __constant ulong aether_selftest_words[1220] = {
     0xffeffffffffffffful, 0xfff8000000012345ul, 0x8000000000000000ul, 0x8000000000000000ul,
     0x7feffffffffffffful, 0xc010000000000000ul, 0x0000000000000000ul, 0xc008000000000000ul,
     0xbff0000000000000ul, 0xbfd0000000000000ul, 0x8000000000000000ul, 0x3fe8000000000000ul,
-    0xbff0000000000000ul, 0xf2b84d964a23379cul, 0xc7ba15e4271331d5ul, 0x9e2b85f98798373dul,
+    0xbff0000000000000ul, 0x4003ee1de31a4bd8ul, 0xbfd8ffe0e0d3771ful, 0x0000000000000000ul,
+    0x3fed96ee1c3f16d7ul, 0x8000000000000000ul, 0xbfd85e5d4b7b3abeul, 0xbfcd81f8b4183906ul,
+    0xbfe977e88793fcf8ul, 0xbfe1ea33dcce3210ul, 0xbfd36508e14c271bul, 0x3fe35fcdec06e526ul,
+    0xbfe78cca4f263505ul, 0xf2b84d964a23379cul, 0xc7ba15e4271331d5ul, 0x9e2b85f98798373dul,
     0x3ff0000000000000ul, 0x8000000000000000ul, 0x8000000000000000ul, 0x8000000000000000ul,
     0x8000000000000000ul, 0x3ff0000000000000ul, 0x0000000000000001ul, 0xfff0000000000000ul,
     0xfff0000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x3ff0000000000000ul,
@@ -29058,7 +29994,7 @@ __kernel void aether_selftest(__global uint *status, __global uint *failed, uint
 {
     uint bits = 0u, nfail = 0u, run = 0u, skipped = 0u, i, k;
     uint64_t in[64], out[13];
-    for (i = 0u; i < 145u; ++i) {
+    for (i = 0u; i < 151u; ++i) {
         const uint thunk = aether_selftest_rows[i][0], wbits = aether_selftest_rows[i][1];
         const uint n_in = aether_selftest_rows[i][4], n_out = aether_selftest_rows[i][5], at = aether_selftest_rows[i][6];
         size_t n;

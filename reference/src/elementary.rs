@@ -1,4 +1,6 @@
-//! The elementary functions of the contract: [`sincos`], [`sin`], [`cos`].
+//! The elementary functions of the contract: [`sincos`], [`sin`], [`cos`],
+//! and the rotations built on them, [`from_axis_angle`] and
+//! [`from_euler_xyz`].
 //!
 //! Written from the contract's statement (the comment above
 //! `[families.sincos]` in `spec/aether.toml` and `docs/numerics-contract.md`),
@@ -21,7 +23,7 @@
 //! NaN; `sin(-0)` is `-0`.
 
 use crate::real::Real;
-use crate::Vec2;
+use crate::{Mat3, Quat, Vec2, Vec3};
 
 /// The constants of one element type, each stated by its bit pattern.
 pub trait Trig: Real {
@@ -160,6 +162,33 @@ pub fn cos<T: Trig>(a: T) -> T {
     sincos(a).y
 }
 
+/// `from_axis_angle`: the rotation by `angle` about `axis` (used as given, not
+/// normalised): with `(s, c) = sincos(angle * 0.5)`, the quaternion
+/// `(c, axis.x * s, axis.y * s, axis.z * s)`.
+pub fn from_axis_angle<T: Trig>(axis: Vec3<T>, angle: T) -> Quat<T> {
+    let sc = sincos(angle * T::HALF);
+    Quat::new(sc.y, axis.x * sc.x, axis.y * sc.x, axis.z * sc.x)
+}
+
+/// `from_euler_xyz`: `Rx(ax) Ry(ay) Rz(az)` written out, each entry's products
+/// left to right and each negation a product by -1:
+///
+/// ```text
+/// [ cy cz               (cy sz) * -1          sy           ]
+/// [ (sx sy) cz + cx sz  cx cz - (sx sy) sz    (sx cy) * -1 ]
+/// [ sx sz - (cx sy) cz  (cx sy) sz + sx cz    cx cy        ]
+/// ```
+pub fn from_euler_xyz<T: Trig>(ax: T, ay: T, az: T) -> Mat3<T> {
+    let (x, y, z) = (sincos(ax), sincos(ay), sincos(az));
+    let (sx, cx, sy, cy, sz, cz) = (x.x, x.y, y.x, y.y, z.x, z.y);
+    let m1 = T::NEG_ONE;
+    Mat3::from_rows([
+        [cy * cz, (cy * sz) * m1, sy],
+        [(sx * sy) * cz + cx * sz, cx * cz - (sx * sy) * sz, (sx * cy) * m1],
+        [sx * sz - (cx * sy) * cz, (cx * sy) * sz + sx * cz, cx * cy],
+    ])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,5 +223,40 @@ mod tests {
         assert!(sin(1_048_577.0f64).is_nan());
         assert_eq!(sin(-0.0f32).to_bits(), (-0.0f32).to_bits());
         assert_eq!(cos(-0.0f64), 1.0);
+    }
+
+    /// The rotations are rotations: from_euler_xyz is the product of the three
+    /// single-axis matrices (to rounding), and from_axis_angle rotates as the
+    /// matrix of the same rotation does.
+    #[test]
+    fn rotations_agree_with_their_definitions() {
+        let (ax, ay, az) = (0.3f64, -1.1f64, 2.2f64);
+        let m = from_euler_xyz(ax, ay, az);
+        let rx = |a: f64| [[1.0, 0.0, 0.0], [0.0, a.cos(), -a.sin()], [0.0, a.sin(), a.cos()]];
+        let ry = |a: f64| [[a.cos(), 0.0, a.sin()], [0.0, 1.0, 0.0], [-a.sin(), 0.0, a.cos()]];
+        let rz = |a: f64| [[a.cos(), -a.sin(), 0.0], [a.sin(), a.cos(), 0.0], [0.0, 0.0, 1.0]];
+        let mul = |a: [[f64; 3]; 3], b: [[f64; 3]; 3]| {
+            let mut c = [[0.0; 3]; 3];
+            for r in 0..3 {
+                for k in 0..3 {
+                    for j in 0..3 {
+                        c[r][j] += a[r][k] * b[k][j];
+                    }
+                }
+            }
+            c
+        };
+        let want = mul(mul(rx(ax), ry(ay)), rz(az));
+        for r in 0..3 {
+            for c in 0..3 {
+                assert!((m.rows[r][c] - want[r][c]).abs() < 1e-15, "({r}, {c})");
+            }
+        }
+        // About z by 2.2: the quaternion (cos 1.1, 0, 0, sin 1.1).
+        let q = from_axis_angle(Vec3::new(0.0, 0.0, 1.0), 2.2f64);
+        assert!((q.w - 1.1f64.cos()).abs() < 1e-16 && (q.z - 1.1f64.sin()).abs() < 1e-16);
+        assert_eq!((q.x, q.y), (0.0, 0.0));
+        assert!(from_axis_angle(Vec3::new(1.0f32, 0.0, 0.0), 16384.002).w.is_nan());
+        assert!(from_euler_xyz(0.1f32, f32::INFINITY, 0.0).rows[0][0].is_nan());
     }
 }

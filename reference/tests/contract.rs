@@ -457,15 +457,16 @@ fn entries_cover_the_spec() {
     // jacobi_diag (1 each) = 3. Total 85 per element type, 170 in all.
     // The compensated summation adds 15 per element type: 100 and 200.
     // The linear algebra adds 66 per element type: 166 and 332.
-    // The elementary functions (sincos, sin, cos) add 3: 169 and 338.
+    // The elementary functions (sincos, sin, cos) add 3: 169 and 338; the
+    // rotations from angles (from_axis_angle, from_euler_xyz) 2: 171 and 342.
     let all = entries();
-    assert_eq!(all.len(), 338);
-    assert_eq!(all.iter().filter(|e| e.2 == "f32").count(), 169);
-    assert_eq!(all.iter().filter(|e| e.2 == "f64").count(), 169);
+    assert_eq!(all.len(), 342);
+    assert_eq!(all.iter().filter(|e| e.2 == "f32").count(), 171);
+    assert_eq!(all.iter().filter(|e| e.2 == "f64").count(), 171);
     let mut sorted = all.to_vec();
     sorted.sort_unstable();
     sorted.dedup();
-    assert_eq!(sorted.len(), 338, "duplicate entries");
+    assert_eq!(sorted.len(), 342, "duplicate entries");
     for &(family, shape, elem) in all {
         assert!(lookup(family, shape, elem).is_some());
     }
@@ -586,6 +587,8 @@ fn every_entry_runs_and_sizes_its_output() {
             "fmin" | "fmax" | "add" | "sub" | "mul" | "min" | "max" | "cross" | "quat_mul" | "mat_mul" => (ones(2 * n), n),
             "sign" | "neg" | "abs" | "normalize" | "conjugate" | "transpose" | "sin" | "cos" => (ones(n), n),
             "sincos" => (ones(1), 2),
+            "from_axis_angle" => (ones(4), 4),
+            "from_euler_xyz" => (ones(3), 9),
             "scale" | "div" => (ones(n + 1), n),
             "lerp" => (ones(2 * n + 1), n),
             "sum" | "squared_norm" | "norm" | "max_norm" | "is_finite" | "determinant" => (ones(n), 1),

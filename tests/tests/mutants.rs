@@ -26,14 +26,15 @@ const EQUIVALENT: [(&str, &[&str], &str); 5] = [
     ),
     (
         "neg-sub",
-        &["sincos", "sin", "cos"],
+        &["sincos", "sin", "cos", "from_axis_angle"],
         "x * -1 and 0 - x differ only on a zero x; the negated sin r and cos r are never zero (cos r >= 0.7, and r = 0 needs a = 0, \
-         whose quadrant negates nothing)",
+         whose quadrant negates nothing); from_axis_angle negates nothing but inside its sincos",
     ),
     (
         "reciprocal",
-        &["sincos", "sin", "cos"],
-        "the one division is z / z with z = a - a, +0 or NaN: 0 / 0 and 0 * (1 / 0) are both NaN",
+        &["sincos", "sin", "cos", "from_axis_angle", "from_euler_xyz"],
+        "the one division is z / z with z = a - a, +0 or NaN: 0 / 0 and 0 * (1 / 0) are both NaN (the rotations divide only \
+         inside their sincos)",
     ),
 ];
 use aether_tests::{compile_core, corpus, functions, model, mutant_flags, policy, selftest, thunk, width, witnesses, CC};
