@@ -2023,28 +2023,28 @@ static __inline__ __attribute__((__always_inline__)) void aether_paird_value_bat
 static __inline__ __attribute__((__always_inline__)) void aether_f32_sincos_batch_x8(aether_vec2fx8 *aether_result, const aether_f32x8 *aether_a)
 {
     const aether_f32x8 a = *aether_a;
-    const aether_f32x8 t = aether_product_f32x8((a * aether_batch_splat_f32x8(0x1.45f306p-1f)));
+    const aether_f32x8 t = aether_product_f32x8((a * aether_batch_splat_f32x8(0.636619746685028076171875f)));
     const aether_f32x8 k = ((t + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
     const aether_f32x8 ra = (a - aether_product_f32x8((k * aether_batch_splat_f32x8(1.5703125f))));
-    const aether_f32x8 rb = aether_product_f32x8((k * aether_batch_splat_f32x8(0x1.fb4p-12f)));
+    const aether_f32x8 rb = aether_product_f32x8((k * aether_batch_splat_f32x8(0.0004837512969970703125f)));
     const aether_f32x8 s1 = (ra - rb);
     const aether_f32x8 v1 = (s1 - ra);
     const aether_f32x8 e1 = ((ra - (s1 - v1)) - (rb + v1));
-    const aether_f32x8 rc = aether_product_f32x8((k * aether_batch_splat_f32x8(0x1.444p-24f)));
+    const aether_f32x8 rc = aether_product_f32x8((k * aether_batch_splat_f32x8(0.0000000754953362047672271728515625f)));
     const aether_f32x8 s2 = (s1 - rc);
     const aether_f32x8 v2 = (s2 - s1);
     const aether_f32x8 e2 = ((s1 - (s2 - v2)) - (rc + v2));
-    const aether_f32x8 rd = aether_product_f32x8((k * aether_batch_splat_f32x8(0x1.68c234p-39f)));
+    const aether_f32x8 rd = aether_product_f32x8((k * aether_batch_splat_f32x8(0.0000000000025633440682570896029801588156260550022125244140625f)));
     const aether_f32x8 tl = ((e1 + e2) - rd);
     const aether_f32x8 r = (s2 + tl);
     const aether_f32x8 rl = (tl - (r - s2));
     const aether_f32x8 u = aether_product_f32x8((r * r));
-    const aether_f32x8 ps = aether_product_f32x8((aether_product_f32x8((r * u)) * (aether_batch_splat_f32x8(-0x1.555556p-3f) + aether_product_f32x8((u * (aether_batch_splat_f32x8(0x1.11110ep-7f) + aether_product_f32x8((u * (aether_batch_splat_f32x8(-0x1.a013a6p-13f) + aether_product_f32x8((u * aether_batch_splat_f32x8(0x1.6dbdd2p-19f))))))))))));
+    const aether_f32x8 ps = aether_product_f32x8((aether_product_f32x8((r * u)) * (aether_batch_splat_f32x8(-0.16666667163372039794921875f) + aether_product_f32x8((u * (aether_batch_splat_f32x8(0.008333331905305385589599609375f) + aether_product_f32x8((u * (aether_batch_splat_f32x8(-0.000198400855879299342632293701171875f) + aether_product_f32x8((u * aether_batch_splat_f32x8(0.000002724986416069441474974155426025390625f))))))))))));
     const aether_f32x8 sr = (r + (ps + rl));
     const aether_f32x8 hu = aether_product_f32x8((aether_batch_splat_f32x8(0.5f) * u));
     const aether_f32x8 w = (aether_batch_splat_f32x8(1.0f) - hu);
     const aether_f32x8 lost = ((aether_batch_splat_f32x8(1.0f) - w) - hu);
-    const aether_f32x8 pc = aether_product_f32x8((aether_product_f32x8((u * u)) * (aether_batch_splat_f32x8(0x1.555554p-5f) + aether_product_f32x8((u * (aether_batch_splat_f32x8(-0x1.6c12d2p-10f) + aether_product_f32x8((u * aether_batch_splat_f32x8(0x1.9bd864p-16f)))))))));
+    const aether_f32x8 pc = aether_product_f32x8((aether_product_f32x8((u * u)) * (aether_batch_splat_f32x8(0.041666664183139801025390625f) + aether_product_f32x8((u * (aether_batch_splat_f32x8(-0.001388830249197781085968017578125f) + aether_product_f32x8((u * aether_batch_splat_f32x8(0.00002454789137118496000766754150390625f)))))))));
     const aether_f32x8 cr = (w + ((pc - aether_product_f32x8((r * rl))) + lost));
     const aether_f32x8 fq = (((aether_product_f32x8((k * aether_batch_splat_f32x8(0.25f))) - aether_batch_splat_f32x8(0.375f)) + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
     const aether_f32x8 q = (k - aether_product_f32x8((aether_batch_splat_f32x8(4.0f) * fq)));
@@ -2061,28 +2061,28 @@ static __inline__ __attribute__((__always_inline__)) void aether_f32_sincos_batc
 static __inline__ __attribute__((__always_inline__)) void aether_f64_sincos_batch_x4(aether_vec2dx4 *aether_result, const aether_f64x4 *aether_a)
 {
     const aether_f64x4 a = *aether_a;
-    const aether_f64x4 t = aether_product_f64x4((a * aether_batch_splat_f64x4(0x1.45f306dc9c883p-1)));
+    const aether_f64x4 t = aether_product_f64x4((a * aether_batch_splat_f64x4(0.63661977236758138243288840385503135621547698974609375)));
     const aether_f64x4 k = ((t + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
-    const aether_f64x4 ra = (a - aether_product_f64x4((k * aether_batch_splat_f64x4(0x1.921fb544p+0))));
-    const aether_f64x4 rb = aether_product_f64x4((k * aether_batch_splat_f64x4(0x1.0b4611a6p-34)));
+    const aether_f64x4 ra = (a - aether_product_f64x4((k * aether_batch_splat_f64x4(1.570796326734125614166259765625))));
+    const aether_f64x4 rb = aether_product_f64x4((k * aether_batch_splat_f64x4(0.00000000006077100506303965976595549136618501506745815277099609375)));
     const aether_f64x4 s1 = (ra - rb);
     const aether_f64x4 v1 = (s1 - ra);
     const aether_f64x4 e1 = ((ra - (s1 - v1)) - (rb + v1));
-    const aether_f64x4 rc = aether_product_f64x4((k * aether_batch_splat_f64x4(0x1.3198a2ep-69)));
+    const aether_f64x4 rc = aether_product_f64x4((k * aether_batch_splat_f64x4(0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375)));
     const aether_f64x4 s2 = (s1 - rc);
     const aether_f64x4 v2 = (s2 - s1);
     const aether_f64x4 e2 = ((s1 - (s2 - v2)) - (rc + v2));
-    const aether_f64x4 rd = aether_product_f64x4((k * aether_batch_splat_f64x4(0x1.b839a252049c1p-104)));
+    const aether_f64x4 rd = aether_product_f64x4((k * aether_batch_splat_f64x4(0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625)));
     const aether_f64x4 tl = ((e1 + e2) - rd);
     const aether_f64x4 r = (s2 + tl);
     const aether_f64x4 rl = (tl - (r - s2));
     const aether_f64x4 u = aether_product_f64x4((r * r));
-    const aether_f64x4 ps = aether_product_f64x4((aether_product_f64x4((r * u)) * (aether_batch_splat_f64x4(-0x1.5555555555555p-3) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0x1.111111111111p-7) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0x1.a01a01a019936p-13) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0x1.71de3a54605eep-19) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0x1.ae64541266378p-26) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0x1.61217ec01749dp-33) + aether_product_f64x4((u * aether_batch_splat_f64x4(-0x1.ab17a79237a19p-41)))))))))))))))))))));
+    const aether_f64x4 ps = aether_product_f64x4((aether_product_f64x4((r * u)) * (aether_batch_splat_f64x4(-0.1666666666666666574148081281236954964697360992431640625) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.0083333333333333314829616256247390992939472198486328125) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0.0001984126984126505992105105047329516310128383338451385498046875) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.0000027557319219335452931628725747881247798432013951241970062255859375) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0.000000025052106231157904174509129351100522598017050768248736858367919921875) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625) + aether_product_f64x4((u * aether_batch_splat_f64x4(-0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))))))))))));
     const aether_f64x4 sr = (r + (ps + rl));
     const aether_f64x4 hu = aether_product_f64x4((aether_batch_splat_f64x4(0.5) * u));
     const aether_f64x4 w = (aether_batch_splat_f64x4(1.0) - hu);
     const aether_f64x4 lost = ((aether_batch_splat_f64x4(1.0) - w) - hu);
-    const aether_f64x4 pc = aether_product_f64x4((aether_product_f64x4((u * u)) * (aether_batch_splat_f64x4(0x1.5555555555555p-5) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0x1.6c16c16c16966p-10) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0x1.a01a019f4e867p-16) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0x1.27e4fa17a41b4p-22) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0x1.1eeb68b109173p-29) + aether_product_f64x4((u * aether_batch_splat_f64x4(-0x1.907d7aebd5e3dp-37))))))))))))))))));
+    const aether_f64x4 pc = aether_product_f64x4((aether_product_f64x4((u * u)) * (aether_batch_splat_f64x4(0.041666666666666664353702032030923874117434024810791015625) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0.0013888888888887395388349599301136549911461770534515380859375) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.00002480158729876343263304715180961323994779377244412899017333984375) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0.000000275573172705603264387550117853198372586120967753231525421142578125) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.000000002087614602468974698752738269349159272447735702371574006974697113037109375) + aether_product_f64x4((u * aether_batch_splat_f64x4(-0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625))))))))))))))))));
     const aether_f64x4 cr = (w + ((pc - aether_product_f64x4((r * rl))) + lost));
     const aether_f64x4 fq = (((aether_product_f64x4((k * aether_batch_splat_f64x4(0.25))) - aether_batch_splat_f64x4(0.375)) + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
     const aether_f64x4 q = (k - aether_product_f64x4((aether_batch_splat_f64x4(4.0) * fq)));
@@ -2099,28 +2099,28 @@ static __inline__ __attribute__((__always_inline__)) void aether_f64_sincos_batc
 static __inline__ __attribute__((__always_inline__)) void aether_f32_sin_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_a)
 {
     const aether_f32x8 a = *aether_a;
-    const aether_f32x8 sincos_t = aether_product_f32x8((a * aether_batch_splat_f32x8(0x1.45f306p-1f)));
+    const aether_f32x8 sincos_t = aether_product_f32x8((a * aether_batch_splat_f32x8(0.636619746685028076171875f)));
     const aether_f32x8 sincos_k = ((sincos_t + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
     const aether_f32x8 sincos_ra = (a - aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(1.5703125f))));
-    const aether_f32x8 sincos_rb = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0x1.fb4p-12f)));
+    const aether_f32x8 sincos_rb = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0.0004837512969970703125f)));
     const aether_f32x8 sincos_s1 = (sincos_ra - sincos_rb);
     const aether_f32x8 sincos_v1 = (sincos_s1 - sincos_ra);
     const aether_f32x8 sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-    const aether_f32x8 sincos_rc = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0x1.444p-24f)));
+    const aether_f32x8 sincos_rc = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0.0000000754953362047672271728515625f)));
     const aether_f32x8 sincos_s2 = (sincos_s1 - sincos_rc);
     const aether_f32x8 sincos_v2 = (sincos_s2 - sincos_s1);
     const aether_f32x8 sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-    const aether_f32x8 sincos_rd = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0x1.68c234p-39f)));
+    const aether_f32x8 sincos_rd = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0.0000000000025633440682570896029801588156260550022125244140625f)));
     const aether_f32x8 sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
     const aether_f32x8 sincos_r = (sincos_s2 + sincos_tl);
     const aether_f32x8 sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
     const aether_f32x8 sincos_u = aether_product_f32x8((sincos_r * sincos_r));
-    const aether_f32x8 sincos_ps = aether_product_f32x8((aether_product_f32x8((sincos_r * sincos_u)) * (aether_batch_splat_f32x8(-0x1.555556p-3f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(0x1.11110ep-7f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(-0x1.a013a6p-13f) + aether_product_f32x8((sincos_u * aether_batch_splat_f32x8(0x1.6dbdd2p-19f))))))))))));
+    const aether_f32x8 sincos_ps = aether_product_f32x8((aether_product_f32x8((sincos_r * sincos_u)) * (aether_batch_splat_f32x8(-0.16666667163372039794921875f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(0.008333331905305385589599609375f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(-0.000198400855879299342632293701171875f) + aether_product_f32x8((sincos_u * aether_batch_splat_f32x8(0.000002724986416069441474974155426025390625f))))))))))));
     const aether_f32x8 sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
     const aether_f32x8 sincos_hu = aether_product_f32x8((aether_batch_splat_f32x8(0.5f) * sincos_u));
     const aether_f32x8 sincos_w = (aether_batch_splat_f32x8(1.0f) - sincos_hu);
     const aether_f32x8 sincos_lost = ((aether_batch_splat_f32x8(1.0f) - sincos_w) - sincos_hu);
-    const aether_f32x8 sincos_pc = aether_product_f32x8((aether_product_f32x8((sincos_u * sincos_u)) * (aether_batch_splat_f32x8(0x1.555554p-5f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(-0x1.6c12d2p-10f) + aether_product_f32x8((sincos_u * aether_batch_splat_f32x8(0x1.9bd864p-16f)))))))));
+    const aether_f32x8 sincos_pc = aether_product_f32x8((aether_product_f32x8((sincos_u * sincos_u)) * (aether_batch_splat_f32x8(0.041666664183139801025390625f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(-0.001388830249197781085968017578125f) + aether_product_f32x8((sincos_u * aether_batch_splat_f32x8(0.00002454789137118496000766754150390625f)))))))));
     const aether_f32x8 sincos_cr = (sincos_w + ((sincos_pc - aether_product_f32x8((sincos_r * sincos_rl))) + sincos_lost));
     const aether_f32x8 sincos_fq = (((aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0.25f))) - aether_batch_splat_f32x8(0.375f)) + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
     const aether_f32x8 sincos_q = (sincos_k - aether_product_f32x8((aether_batch_splat_f32x8(4.0f) * sincos_fq)));
@@ -2133,28 +2133,28 @@ static __inline__ __attribute__((__always_inline__)) void aether_f32_sin_batch_x
 static __inline__ __attribute__((__always_inline__)) void aether_f64_sin_batch_x4(aether_f64x4 *aether_result, const aether_f64x4 *aether_a)
 {
     const aether_f64x4 a = *aether_a;
-    const aether_f64x4 sincos_t = aether_product_f64x4((a * aether_batch_splat_f64x4(0x1.45f306dc9c883p-1)));
+    const aether_f64x4 sincos_t = aether_product_f64x4((a * aether_batch_splat_f64x4(0.63661977236758138243288840385503135621547698974609375)));
     const aether_f64x4 sincos_k = ((sincos_t + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
-    const aether_f64x4 sincos_ra = (a - aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0x1.921fb544p+0))));
-    const aether_f64x4 sincos_rb = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0x1.0b4611a6p-34)));
+    const aether_f64x4 sincos_ra = (a - aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(1.570796326734125614166259765625))));
+    const aether_f64x4 sincos_rb = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0.00000000006077100506303965976595549136618501506745815277099609375)));
     const aether_f64x4 sincos_s1 = (sincos_ra - sincos_rb);
     const aether_f64x4 sincos_v1 = (sincos_s1 - sincos_ra);
     const aether_f64x4 sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-    const aether_f64x4 sincos_rc = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0x1.3198a2ep-69)));
+    const aether_f64x4 sincos_rc = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375)));
     const aether_f64x4 sincos_s2 = (sincos_s1 - sincos_rc);
     const aether_f64x4 sincos_v2 = (sincos_s2 - sincos_s1);
     const aether_f64x4 sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-    const aether_f64x4 sincos_rd = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0x1.b839a252049c1p-104)));
+    const aether_f64x4 sincos_rd = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625)));
     const aether_f64x4 sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
     const aether_f64x4 sincos_r = (sincos_s2 + sincos_tl);
     const aether_f64x4 sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
     const aether_f64x4 sincos_u = aether_product_f64x4((sincos_r * sincos_r));
-    const aether_f64x4 sincos_ps = aether_product_f64x4((aether_product_f64x4((sincos_r * sincos_u)) * (aether_batch_splat_f64x4(-0x1.5555555555555p-3) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.111111111111p-7) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0x1.a01a01a019936p-13) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.71de3a54605eep-19) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0x1.ae64541266378p-26) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.61217ec01749dp-33) + aether_product_f64x4((sincos_u * aether_batch_splat_f64x4(-0x1.ab17a79237a19p-41)))))))))))))))))))));
+    const aether_f64x4 sincos_ps = aether_product_f64x4((aether_product_f64x4((sincos_r * sincos_u)) * (aether_batch_splat_f64x4(-0.1666666666666666574148081281236954964697360992431640625) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0.0083333333333333314829616256247390992939472198486328125) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0.0001984126984126505992105105047329516310128383338451385498046875) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0.0000027557319219335452931628725747881247798432013951241970062255859375) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0.000000025052106231157904174509129351100522598017050768248736858367919921875) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625) + aether_product_f64x4((sincos_u * aether_batch_splat_f64x4(-0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))))))))))));
     const aether_f64x4 sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
     const aether_f64x4 sincos_hu = aether_product_f64x4((aether_batch_splat_f64x4(0.5) * sincos_u));
     const aether_f64x4 sincos_w = (aether_batch_splat_f64x4(1.0) - sincos_hu);
     const aether_f64x4 sincos_lost = ((aether_batch_splat_f64x4(1.0) - sincos_w) - sincos_hu);
-    const aether_f64x4 sincos_pc = aether_product_f64x4((aether_product_f64x4((sincos_u * sincos_u)) * (aether_batch_splat_f64x4(0x1.5555555555555p-5) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0x1.6c16c16c16966p-10) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.a01a019f4e867p-16) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0x1.27e4fa17a41b4p-22) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.1eeb68b109173p-29) + aether_product_f64x4((sincos_u * aether_batch_splat_f64x4(-0x1.907d7aebd5e3dp-37))))))))))))))))));
+    const aether_f64x4 sincos_pc = aether_product_f64x4((aether_product_f64x4((sincos_u * sincos_u)) * (aether_batch_splat_f64x4(0.041666666666666664353702032030923874117434024810791015625) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0.0013888888888887395388349599301136549911461770534515380859375) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0.00002480158729876343263304715180961323994779377244412899017333984375) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0.000000275573172705603264387550117853198372586120967753231525421142578125) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0.000000002087614602468974698752738269349159272447735702371574006974697113037109375) + aether_product_f64x4((sincos_u * aether_batch_splat_f64x4(-0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625))))))))))))))))));
     const aether_f64x4 sincos_cr = (sincos_w + ((sincos_pc - aether_product_f64x4((sincos_r * sincos_rl))) + sincos_lost));
     const aether_f64x4 sincos_fq = (((aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0.25))) - aether_batch_splat_f64x4(0.375)) + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
     const aether_f64x4 sincos_q = (sincos_k - aether_product_f64x4((aether_batch_splat_f64x4(4.0) * sincos_fq)));
@@ -2167,28 +2167,28 @@ static __inline__ __attribute__((__always_inline__)) void aether_f64_sin_batch_x
 static __inline__ __attribute__((__always_inline__)) void aether_f32_cos_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_a)
 {
     const aether_f32x8 a = *aether_a;
-    const aether_f32x8 sincos_t = aether_product_f32x8((a * aether_batch_splat_f32x8(0x1.45f306p-1f)));
+    const aether_f32x8 sincos_t = aether_product_f32x8((a * aether_batch_splat_f32x8(0.636619746685028076171875f)));
     const aether_f32x8 sincos_k = ((sincos_t + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
     const aether_f32x8 sincos_ra = (a - aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(1.5703125f))));
-    const aether_f32x8 sincos_rb = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0x1.fb4p-12f)));
+    const aether_f32x8 sincos_rb = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0.0004837512969970703125f)));
     const aether_f32x8 sincos_s1 = (sincos_ra - sincos_rb);
     const aether_f32x8 sincos_v1 = (sincos_s1 - sincos_ra);
     const aether_f32x8 sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-    const aether_f32x8 sincos_rc = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0x1.444p-24f)));
+    const aether_f32x8 sincos_rc = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0.0000000754953362047672271728515625f)));
     const aether_f32x8 sincos_s2 = (sincos_s1 - sincos_rc);
     const aether_f32x8 sincos_v2 = (sincos_s2 - sincos_s1);
     const aether_f32x8 sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-    const aether_f32x8 sincos_rd = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0x1.68c234p-39f)));
+    const aether_f32x8 sincos_rd = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0.0000000000025633440682570896029801588156260550022125244140625f)));
     const aether_f32x8 sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
     const aether_f32x8 sincos_r = (sincos_s2 + sincos_tl);
     const aether_f32x8 sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
     const aether_f32x8 sincos_u = aether_product_f32x8((sincos_r * sincos_r));
-    const aether_f32x8 sincos_ps = aether_product_f32x8((aether_product_f32x8((sincos_r * sincos_u)) * (aether_batch_splat_f32x8(-0x1.555556p-3f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(0x1.11110ep-7f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(-0x1.a013a6p-13f) + aether_product_f32x8((sincos_u * aether_batch_splat_f32x8(0x1.6dbdd2p-19f))))))))))));
+    const aether_f32x8 sincos_ps = aether_product_f32x8((aether_product_f32x8((sincos_r * sincos_u)) * (aether_batch_splat_f32x8(-0.16666667163372039794921875f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(0.008333331905305385589599609375f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(-0.000198400855879299342632293701171875f) + aether_product_f32x8((sincos_u * aether_batch_splat_f32x8(0.000002724986416069441474974155426025390625f))))))))))));
     const aether_f32x8 sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
     const aether_f32x8 sincos_hu = aether_product_f32x8((aether_batch_splat_f32x8(0.5f) * sincos_u));
     const aether_f32x8 sincos_w = (aether_batch_splat_f32x8(1.0f) - sincos_hu);
     const aether_f32x8 sincos_lost = ((aether_batch_splat_f32x8(1.0f) - sincos_w) - sincos_hu);
-    const aether_f32x8 sincos_pc = aether_product_f32x8((aether_product_f32x8((sincos_u * sincos_u)) * (aether_batch_splat_f32x8(0x1.555554p-5f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(-0x1.6c12d2p-10f) + aether_product_f32x8((sincos_u * aether_batch_splat_f32x8(0x1.9bd864p-16f)))))))));
+    const aether_f32x8 sincos_pc = aether_product_f32x8((aether_product_f32x8((sincos_u * sincos_u)) * (aether_batch_splat_f32x8(0.041666664183139801025390625f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(-0.001388830249197781085968017578125f) + aether_product_f32x8((sincos_u * aether_batch_splat_f32x8(0.00002454789137118496000766754150390625f)))))))));
     const aether_f32x8 sincos_cr = (sincos_w + ((sincos_pc - aether_product_f32x8((sincos_r * sincos_rl))) + sincos_lost));
     const aether_f32x8 sincos_fq = (((aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0.25f))) - aether_batch_splat_f32x8(0.375f)) + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
     const aether_f32x8 sincos_q = (sincos_k - aether_product_f32x8((aether_batch_splat_f32x8(4.0f) * sincos_fq)));
@@ -2201,28 +2201,28 @@ static __inline__ __attribute__((__always_inline__)) void aether_f32_cos_batch_x
 static __inline__ __attribute__((__always_inline__)) void aether_f64_cos_batch_x4(aether_f64x4 *aether_result, const aether_f64x4 *aether_a)
 {
     const aether_f64x4 a = *aether_a;
-    const aether_f64x4 sincos_t = aether_product_f64x4((a * aether_batch_splat_f64x4(0x1.45f306dc9c883p-1)));
+    const aether_f64x4 sincos_t = aether_product_f64x4((a * aether_batch_splat_f64x4(0.63661977236758138243288840385503135621547698974609375)));
     const aether_f64x4 sincos_k = ((sincos_t + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
-    const aether_f64x4 sincos_ra = (a - aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0x1.921fb544p+0))));
-    const aether_f64x4 sincos_rb = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0x1.0b4611a6p-34)));
+    const aether_f64x4 sincos_ra = (a - aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(1.570796326734125614166259765625))));
+    const aether_f64x4 sincos_rb = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0.00000000006077100506303965976595549136618501506745815277099609375)));
     const aether_f64x4 sincos_s1 = (sincos_ra - sincos_rb);
     const aether_f64x4 sincos_v1 = (sincos_s1 - sincos_ra);
     const aether_f64x4 sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-    const aether_f64x4 sincos_rc = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0x1.3198a2ep-69)));
+    const aether_f64x4 sincos_rc = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375)));
     const aether_f64x4 sincos_s2 = (sincos_s1 - sincos_rc);
     const aether_f64x4 sincos_v2 = (sincos_s2 - sincos_s1);
     const aether_f64x4 sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-    const aether_f64x4 sincos_rd = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0x1.b839a252049c1p-104)));
+    const aether_f64x4 sincos_rd = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625)));
     const aether_f64x4 sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
     const aether_f64x4 sincos_r = (sincos_s2 + sincos_tl);
     const aether_f64x4 sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
     const aether_f64x4 sincos_u = aether_product_f64x4((sincos_r * sincos_r));
-    const aether_f64x4 sincos_ps = aether_product_f64x4((aether_product_f64x4((sincos_r * sincos_u)) * (aether_batch_splat_f64x4(-0x1.5555555555555p-3) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.111111111111p-7) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0x1.a01a01a019936p-13) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.71de3a54605eep-19) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0x1.ae64541266378p-26) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.61217ec01749dp-33) + aether_product_f64x4((sincos_u * aether_batch_splat_f64x4(-0x1.ab17a79237a19p-41)))))))))))))))))))));
+    const aether_f64x4 sincos_ps = aether_product_f64x4((aether_product_f64x4((sincos_r * sincos_u)) * (aether_batch_splat_f64x4(-0.1666666666666666574148081281236954964697360992431640625) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0.0083333333333333314829616256247390992939472198486328125) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0.0001984126984126505992105105047329516310128383338451385498046875) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0.0000027557319219335452931628725747881247798432013951241970062255859375) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0.000000025052106231157904174509129351100522598017050768248736858367919921875) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625) + aether_product_f64x4((sincos_u * aether_batch_splat_f64x4(-0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))))))))))));
     const aether_f64x4 sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
     const aether_f64x4 sincos_hu = aether_product_f64x4((aether_batch_splat_f64x4(0.5) * sincos_u));
     const aether_f64x4 sincos_w = (aether_batch_splat_f64x4(1.0) - sincos_hu);
     const aether_f64x4 sincos_lost = ((aether_batch_splat_f64x4(1.0) - sincos_w) - sincos_hu);
-    const aether_f64x4 sincos_pc = aether_product_f64x4((aether_product_f64x4((sincos_u * sincos_u)) * (aether_batch_splat_f64x4(0x1.5555555555555p-5) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0x1.6c16c16c16966p-10) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.a01a019f4e867p-16) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0x1.27e4fa17a41b4p-22) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.1eeb68b109173p-29) + aether_product_f64x4((sincos_u * aether_batch_splat_f64x4(-0x1.907d7aebd5e3dp-37))))))))))))))))));
+    const aether_f64x4 sincos_pc = aether_product_f64x4((aether_product_f64x4((sincos_u * sincos_u)) * (aether_batch_splat_f64x4(0.041666666666666664353702032030923874117434024810791015625) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0.0013888888888887395388349599301136549911461770534515380859375) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0.00002480158729876343263304715180961323994779377244412899017333984375) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0.000000275573172705603264387550117853198372586120967753231525421142578125) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0.000000002087614602468974698752738269349159272447735702371574006974697113037109375) + aether_product_f64x4((sincos_u * aether_batch_splat_f64x4(-0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625))))))))))))))))));
     const aether_f64x4 sincos_cr = (sincos_w + ((sincos_pc - aether_product_f64x4((sincos_r * sincos_rl))) + sincos_lost));
     const aether_f64x4 sincos_fq = (((aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0.25))) - aether_batch_splat_f64x4(0.375)) + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
     const aether_f64x4 sincos_q = (sincos_k - aether_product_f64x4((aether_batch_splat_f64x4(4.0) * sincos_fq)));
@@ -2232,33 +2232,71 @@ static __inline__ __attribute__((__always_inline__)) void aether_f64_cos_batch_x
     *aether_result = aether_select_f64x4(sincos_inside, sincos_cs, (sincos_z / sincos_z));
 }
 
+static __inline__ __attribute__((__always_inline__)) void aether_f32_atan_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_x)
+{
+    const aether_f32x8 x = *aether_x;
+    const aether_f32x8 a = ((aether_f32x8)((aether_i32x8)(x) & (int32_t)0x7fffffff));
+    const aether_i32x8 b1 = (a < aether_batch_splat_f32x8(0.4375f));
+    const aether_i32x8 b2 = (a < aether_batch_splat_f32x8(0.6875f));
+    const aether_i32x8 b3 = (a < aether_batch_splat_f32x8(1.1875f));
+    const aether_i32x8 b4 = (a < aether_batch_splat_f32x8(2.4375f));
+    const aether_f32x8 num = aether_select_f32x8(b1, a, aether_select_f32x8(b2, (aether_product_f32x8((aether_batch_splat_f32x8(2.0f) * a)) - aether_batch_splat_f32x8(1.0f)), aether_select_f32x8(b3, (a - aether_batch_splat_f32x8(1.0f)), aether_select_f32x8(b4, (a - aether_batch_splat_f32x8(1.5f)), aether_batch_splat_f32x8(-1.0f)))));
+    const aether_f32x8 den = aether_select_f32x8(b1, aether_batch_splat_f32x8(1.0f), aether_select_f32x8(b2, (aether_batch_splat_f32x8(2.0f) + a), aether_select_f32x8(b3, (a + aether_batch_splat_f32x8(1.0f)), aether_select_f32x8(b4, (aether_batch_splat_f32x8(1.0f) + aether_product_f32x8((aether_batch_splat_f32x8(1.5f) * a))), a))));
+    const aether_f32x8 ch = aether_select_f32x8(b1, aether_batch_splat_f32x8(0.0f), aether_select_f32x8(b2, aether_batch_splat_f32x8(0.4636476039886474609375f), aether_select_f32x8(b3, aether_batch_splat_f32x8(0.785398185253143310546875f), aether_select_f32x8(b4, aether_batch_splat_f32x8(0.982793748378753662109375f), aether_batch_splat_f32x8(1.57079637050628662109375f)))));
+    const aether_f32x8 cl = aether_select_f32x8(b1, aether_batch_splat_f32x8(0.0f), aether_select_f32x8(b2, aether_batch_splat_f32x8(0.00000000501215868808913000975735485553741455078125f), aether_select_f32x8(b3, aether_batch_splat_f32x8(-0.000000021855694143368964432738721370697021484375f), aether_select_f32x8(b4, aether_batch_splat_f32x8(-0.000000025131424052915463107638061046600341796875f), aether_batch_splat_f32x8(-0.00000004371138828673792886547744274139404296875f)))));
+    const aether_f32x8 t = (num / den);
+    const aether_f32x8 u = aether_product_f32x8((t * t));
+    const aether_f32x8 p = aether_product_f32x8((aether_product_f32x8((t * u)) * (aether_batch_splat_f32x8(-0.333333313465118408203125f) + aether_product_f32x8((u * (aether_batch_splat_f32x8(0.19999314844608306884765625f) + aether_product_f32x8((u * (aether_batch_splat_f32x8(-0.1425657570362091064453125f) + aether_product_f32x8((u * (aether_batch_splat_f32x8(0.106683857738971710205078125f) + aether_product_f32x8((u * aether_batch_splat_f32x8(-0.062158115208148956298828125f)))))))))))))));
+    const aether_f32x8 r = (ch + (t + (p + cl)));
+    *aether_result = aether_select_f32x8((x == aether_batch_splat_f32x8(0.0f)), x, aether_select_f32x8((x < aether_batch_splat_f32x8(0.0f)), aether_product_f32x8((r * aether_batch_splat_f32x8(-1.0f))), r));
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_f64_atan_batch_x4(aether_f64x4 *aether_result, const aether_f64x4 *aether_x)
+{
+    const aether_f64x4 x = *aether_x;
+    const aether_f64x4 a = ((aether_f64x4)((aether_i64x4)(x) & (int64_t)0x7fffffffffffffff));
+    const aether_i64x4 b1 = (a < aether_batch_splat_f64x4(0.4375));
+    const aether_i64x4 b2 = (a < aether_batch_splat_f64x4(0.6875));
+    const aether_i64x4 b3 = (a < aether_batch_splat_f64x4(1.1875));
+    const aether_i64x4 b4 = (a < aether_batch_splat_f64x4(2.4375));
+    const aether_f64x4 num = aether_select_f64x4(b1, a, aether_select_f64x4(b2, (aether_product_f64x4((aether_batch_splat_f64x4(2.0) * a)) - aether_batch_splat_f64x4(1.0)), aether_select_f64x4(b3, (a - aether_batch_splat_f64x4(1.0)), aether_select_f64x4(b4, (a - aether_batch_splat_f64x4(1.5)), aether_batch_splat_f64x4(-1.0)))));
+    const aether_f64x4 den = aether_select_f64x4(b1, aether_batch_splat_f64x4(1.0), aether_select_f64x4(b2, (aether_batch_splat_f64x4(2.0) + a), aether_select_f64x4(b3, (a + aether_batch_splat_f64x4(1.0)), aether_select_f64x4(b4, (aether_batch_splat_f64x4(1.0) + aether_product_f64x4((aether_batch_splat_f64x4(1.5) * a))), a))));
+    const aether_f64x4 ch = aether_select_f64x4(b1, aether_batch_splat_f64x4(0.0), aether_select_f64x4(b2, aether_batch_splat_f64x4(0.463647609000806093515478778499527834355831146240234375), aether_select_f64x4(b3, aether_batch_splat_f64x4(0.78539816339744827899949086713604629039764404296875), aether_select_f64x4(b4, aether_batch_splat_f64x4(0.98279372324732905408239957978366874158382415771484375), aether_batch_splat_f64x4(1.5707963267948965579989817342720925807952880859375)))));
+    const aether_f64x4 cl = aether_select_f64x4(b1, aether_batch_splat_f64x4(0.0), aether_select_f64x4(b2, aether_batch_splat_f64x4(0.00000000000000002269877745296168709240834419196241055251868294737223330503894658249919302761554718017578125), aether_select_f64x4(b3, aether_batch_splat_f64x4(0.00000000000000003061616997868383017934410073645991511564230311693950159490640317017096094787120819091796875), aether_select_f64x4(b4, aether_batch_splat_f64x4(0.000000000000000013903311031230998451599863382076653231280185849081006133065585572694544680416584014892578125), aether_batch_splat_f64x4(0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375)))));
+    const aether_f64x4 t = (num / den);
+    const aether_f64x4 u = aether_product_f64x4((t * t));
+    const aether_f64x4 p = aether_product_f64x4((aether_product_f64x4((t * u)) * (aether_batch_splat_f64x4(-0.333333333333333314829616256247390992939472198486328125) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.1999999999999940991646241172929876483976840972900390625) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0.1428571428556680567023562389294966123998165130615234375) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.111111110966450377102177071719779632985591888427734375) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0.0909090835560259213909972686451510526239871978759765625) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.0769228555488928600336606677956297062337398529052734375) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0.0666624192335996401670428213037666864693164825439453125) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.05876946456755061110044380257022567093372344970703125) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0.052166797393136558891324483511198195628821849822998046875) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.044922592931936559945693687723178300075232982635498046875) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0.033128134256069585727999537994037382304668426513671875) + aether_product_f64x4((u * aether_batch_splat_f64x4(0.01477318461698380602786784265845199115574359893798828125))))))))))))))))))))))))))))))))))));
+    const aether_f64x4 r = (ch + (t + (p + cl)));
+    *aether_result = aether_select_f64x4((x == aether_batch_splat_f64x4(0.0)), x, aether_select_f64x4((x < aether_batch_splat_f64x4(0.0)), aether_product_f64x4((r * aether_batch_splat_f64x4(-1.0))), r));
+}
+
 static __inline__ __attribute__((__always_inline__)) void aether_quatf_from_axis_angle_batch_x8(aether_quatfx8 *aether_result, const aether_vec3fx8 *aether_axis, const aether_f32x8 *aether_angle)
 {
     const aether_vec3fx8 axis = *aether_axis;
     const aether_f32x8 angle = *aether_angle;
     const aether_f32x8 sincos_a_0 = aether_product_f32x8((angle * aether_batch_splat_f32x8(0.5f)));
-    const aether_f32x8 sincos_t = aether_product_f32x8((sincos_a_0 * aether_batch_splat_f32x8(0x1.45f306p-1f)));
+    const aether_f32x8 sincos_t = aether_product_f32x8((sincos_a_0 * aether_batch_splat_f32x8(0.636619746685028076171875f)));
     const aether_f32x8 sincos_k = ((sincos_t + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
     const aether_f32x8 sincos_ra = (sincos_a_0 - aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(1.5703125f))));
-    const aether_f32x8 sincos_rb = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0x1.fb4p-12f)));
+    const aether_f32x8 sincos_rb = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0.0004837512969970703125f)));
     const aether_f32x8 sincos_s1 = (sincos_ra - sincos_rb);
     const aether_f32x8 sincos_v1 = (sincos_s1 - sincos_ra);
     const aether_f32x8 sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-    const aether_f32x8 sincos_rc = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0x1.444p-24f)));
+    const aether_f32x8 sincos_rc = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0.0000000754953362047672271728515625f)));
     const aether_f32x8 sincos_s2 = (sincos_s1 - sincos_rc);
     const aether_f32x8 sincos_v2 = (sincos_s2 - sincos_s1);
     const aether_f32x8 sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-    const aether_f32x8 sincos_rd = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0x1.68c234p-39f)));
+    const aether_f32x8 sincos_rd = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0.0000000000025633440682570896029801588156260550022125244140625f)));
     const aether_f32x8 sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
     const aether_f32x8 sincos_r = (sincos_s2 + sincos_tl);
     const aether_f32x8 sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
     const aether_f32x8 sincos_u = aether_product_f32x8((sincos_r * sincos_r));
-    const aether_f32x8 sincos_ps = aether_product_f32x8((aether_product_f32x8((sincos_r * sincos_u)) * (aether_batch_splat_f32x8(-0x1.555556p-3f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(0x1.11110ep-7f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(-0x1.a013a6p-13f) + aether_product_f32x8((sincos_u * aether_batch_splat_f32x8(0x1.6dbdd2p-19f))))))))))));
+    const aether_f32x8 sincos_ps = aether_product_f32x8((aether_product_f32x8((sincos_r * sincos_u)) * (aether_batch_splat_f32x8(-0.16666667163372039794921875f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(0.008333331905305385589599609375f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(-0.000198400855879299342632293701171875f) + aether_product_f32x8((sincos_u * aether_batch_splat_f32x8(0.000002724986416069441474974155426025390625f))))))))))));
     const aether_f32x8 sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
     const aether_f32x8 sincos_hu = aether_product_f32x8((aether_batch_splat_f32x8(0.5f) * sincos_u));
     const aether_f32x8 sincos_w = (aether_batch_splat_f32x8(1.0f) - sincos_hu);
     const aether_f32x8 sincos_lost = ((aether_batch_splat_f32x8(1.0f) - sincos_w) - sincos_hu);
-    const aether_f32x8 sincos_pc = aether_product_f32x8((aether_product_f32x8((sincos_u * sincos_u)) * (aether_batch_splat_f32x8(0x1.555554p-5f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(-0x1.6c12d2p-10f) + aether_product_f32x8((sincos_u * aether_batch_splat_f32x8(0x1.9bd864p-16f)))))))));
+    const aether_f32x8 sincos_pc = aether_product_f32x8((aether_product_f32x8((sincos_u * sincos_u)) * (aether_batch_splat_f32x8(0.041666664183139801025390625f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(-0.001388830249197781085968017578125f) + aether_product_f32x8((sincos_u * aether_batch_splat_f32x8(0.00002454789137118496000766754150390625f)))))))));
     const aether_f32x8 sincos_cr = (sincos_w + ((sincos_pc - aether_product_f32x8((sincos_r * sincos_rl))) + sincos_lost));
     const aether_f32x8 sincos_fq = (((aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0.25f))) - aether_batch_splat_f32x8(0.375f)) + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
     const aether_f32x8 sincos_q = (sincos_k - aether_product_f32x8((aether_batch_splat_f32x8(4.0f) * sincos_fq)));
@@ -2281,28 +2319,28 @@ static __inline__ __attribute__((__always_inline__)) void aether_quatd_from_axis
     const aether_vec3dx4 axis = *aether_axis;
     const aether_f64x4 angle = *aether_angle;
     const aether_f64x4 sincos_a_0 = aether_product_f64x4((angle * aether_batch_splat_f64x4(0.5)));
-    const aether_f64x4 sincos_t = aether_product_f64x4((sincos_a_0 * aether_batch_splat_f64x4(0x1.45f306dc9c883p-1)));
+    const aether_f64x4 sincos_t = aether_product_f64x4((sincos_a_0 * aether_batch_splat_f64x4(0.63661977236758138243288840385503135621547698974609375)));
     const aether_f64x4 sincos_k = ((sincos_t + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
-    const aether_f64x4 sincos_ra = (sincos_a_0 - aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0x1.921fb544p+0))));
-    const aether_f64x4 sincos_rb = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0x1.0b4611a6p-34)));
+    const aether_f64x4 sincos_ra = (sincos_a_0 - aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(1.570796326734125614166259765625))));
+    const aether_f64x4 sincos_rb = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0.00000000006077100506303965976595549136618501506745815277099609375)));
     const aether_f64x4 sincos_s1 = (sincos_ra - sincos_rb);
     const aether_f64x4 sincos_v1 = (sincos_s1 - sincos_ra);
     const aether_f64x4 sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-    const aether_f64x4 sincos_rc = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0x1.3198a2ep-69)));
+    const aether_f64x4 sincos_rc = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375)));
     const aether_f64x4 sincos_s2 = (sincos_s1 - sincos_rc);
     const aether_f64x4 sincos_v2 = (sincos_s2 - sincos_s1);
     const aether_f64x4 sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-    const aether_f64x4 sincos_rd = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0x1.b839a252049c1p-104)));
+    const aether_f64x4 sincos_rd = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625)));
     const aether_f64x4 sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
     const aether_f64x4 sincos_r = (sincos_s2 + sincos_tl);
     const aether_f64x4 sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
     const aether_f64x4 sincos_u = aether_product_f64x4((sincos_r * sincos_r));
-    const aether_f64x4 sincos_ps = aether_product_f64x4((aether_product_f64x4((sincos_r * sincos_u)) * (aether_batch_splat_f64x4(-0x1.5555555555555p-3) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.111111111111p-7) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0x1.a01a01a019936p-13) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.71de3a54605eep-19) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0x1.ae64541266378p-26) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.61217ec01749dp-33) + aether_product_f64x4((sincos_u * aether_batch_splat_f64x4(-0x1.ab17a79237a19p-41)))))))))))))))))))));
+    const aether_f64x4 sincos_ps = aether_product_f64x4((aether_product_f64x4((sincos_r * sincos_u)) * (aether_batch_splat_f64x4(-0.1666666666666666574148081281236954964697360992431640625) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0.0083333333333333314829616256247390992939472198486328125) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0.0001984126984126505992105105047329516310128383338451385498046875) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0.0000027557319219335452931628725747881247798432013951241970062255859375) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0.000000025052106231157904174509129351100522598017050768248736858367919921875) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625) + aether_product_f64x4((sincos_u * aether_batch_splat_f64x4(-0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))))))))))));
     const aether_f64x4 sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
     const aether_f64x4 sincos_hu = aether_product_f64x4((aether_batch_splat_f64x4(0.5) * sincos_u));
     const aether_f64x4 sincos_w = (aether_batch_splat_f64x4(1.0) - sincos_hu);
     const aether_f64x4 sincos_lost = ((aether_batch_splat_f64x4(1.0) - sincos_w) - sincos_hu);
-    const aether_f64x4 sincos_pc = aether_product_f64x4((aether_product_f64x4((sincos_u * sincos_u)) * (aether_batch_splat_f64x4(0x1.5555555555555p-5) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0x1.6c16c16c16966p-10) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.a01a019f4e867p-16) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0x1.27e4fa17a41b4p-22) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.1eeb68b109173p-29) + aether_product_f64x4((sincos_u * aether_batch_splat_f64x4(-0x1.907d7aebd5e3dp-37))))))))))))))))));
+    const aether_f64x4 sincos_pc = aether_product_f64x4((aether_product_f64x4((sincos_u * sincos_u)) * (aether_batch_splat_f64x4(0.041666666666666664353702032030923874117434024810791015625) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0.0013888888888887395388349599301136549911461770534515380859375) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0.00002480158729876343263304715180961323994779377244412899017333984375) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0.000000275573172705603264387550117853198372586120967753231525421142578125) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0.000000002087614602468974698752738269349159272447735702371574006974697113037109375) + aether_product_f64x4((sincos_u * aether_batch_splat_f64x4(-0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625))))))))))))))))));
     const aether_f64x4 sincos_cr = (sincos_w + ((sincos_pc - aether_product_f64x4((sincos_r * sincos_rl))) + sincos_lost));
     const aether_f64x4 sincos_fq = (((aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0.25))) - aether_batch_splat_f64x4(0.375)) + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
     const aether_f64x4 sincos_q = (sincos_k - aether_product_f64x4((aether_batch_splat_f64x4(4.0) * sincos_fq)));
@@ -2325,28 +2363,28 @@ static __inline__ __attribute__((__always_inline__)) void aether_mat3f_from_eule
     const aether_f32x8 ax = *aether_ax;
     const aether_f32x8 ay = *aether_ay;
     const aether_f32x8 az = *aether_az;
-    const aether_f32x8 sincos_t = aether_product_f32x8((ax * aether_batch_splat_f32x8(0x1.45f306p-1f)));
+    const aether_f32x8 sincos_t = aether_product_f32x8((ax * aether_batch_splat_f32x8(0.636619746685028076171875f)));
     const aether_f32x8 sincos_k = ((sincos_t + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
     const aether_f32x8 sincos_ra = (ax - aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(1.5703125f))));
-    const aether_f32x8 sincos_rb = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0x1.fb4p-12f)));
+    const aether_f32x8 sincos_rb = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0.0004837512969970703125f)));
     const aether_f32x8 sincos_s1 = (sincos_ra - sincos_rb);
     const aether_f32x8 sincos_v1 = (sincos_s1 - sincos_ra);
     const aether_f32x8 sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-    const aether_f32x8 sincos_rc = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0x1.444p-24f)));
+    const aether_f32x8 sincos_rc = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0.0000000754953362047672271728515625f)));
     const aether_f32x8 sincos_s2 = (sincos_s1 - sincos_rc);
     const aether_f32x8 sincos_v2 = (sincos_s2 - sincos_s1);
     const aether_f32x8 sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-    const aether_f32x8 sincos_rd = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0x1.68c234p-39f)));
+    const aether_f32x8 sincos_rd = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0.0000000000025633440682570896029801588156260550022125244140625f)));
     const aether_f32x8 sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
     const aether_f32x8 sincos_r = (sincos_s2 + sincos_tl);
     const aether_f32x8 sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
     const aether_f32x8 sincos_u = aether_product_f32x8((sincos_r * sincos_r));
-    const aether_f32x8 sincos_ps = aether_product_f32x8((aether_product_f32x8((sincos_r * sincos_u)) * (aether_batch_splat_f32x8(-0x1.555556p-3f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(0x1.11110ep-7f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(-0x1.a013a6p-13f) + aether_product_f32x8((sincos_u * aether_batch_splat_f32x8(0x1.6dbdd2p-19f))))))))))));
+    const aether_f32x8 sincos_ps = aether_product_f32x8((aether_product_f32x8((sincos_r * sincos_u)) * (aether_batch_splat_f32x8(-0.16666667163372039794921875f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(0.008333331905305385589599609375f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(-0.000198400855879299342632293701171875f) + aether_product_f32x8((sincos_u * aether_batch_splat_f32x8(0.000002724986416069441474974155426025390625f))))))))))));
     const aether_f32x8 sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
     const aether_f32x8 sincos_hu = aether_product_f32x8((aether_batch_splat_f32x8(0.5f) * sincos_u));
     const aether_f32x8 sincos_w = (aether_batch_splat_f32x8(1.0f) - sincos_hu);
     const aether_f32x8 sincos_lost = ((aether_batch_splat_f32x8(1.0f) - sincos_w) - sincos_hu);
-    const aether_f32x8 sincos_pc = aether_product_f32x8((aether_product_f32x8((sincos_u * sincos_u)) * (aether_batch_splat_f32x8(0x1.555554p-5f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(-0x1.6c12d2p-10f) + aether_product_f32x8((sincos_u * aether_batch_splat_f32x8(0x1.9bd864p-16f)))))))));
+    const aether_f32x8 sincos_pc = aether_product_f32x8((aether_product_f32x8((sincos_u * sincos_u)) * (aether_batch_splat_f32x8(0.041666664183139801025390625f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(-0.001388830249197781085968017578125f) + aether_product_f32x8((sincos_u * aether_batch_splat_f32x8(0.00002454789137118496000766754150390625f)))))))));
     const aether_f32x8 sincos_cr = (sincos_w + ((sincos_pc - aether_product_f32x8((sincos_r * sincos_rl))) + sincos_lost));
     const aether_f32x8 sincos_fq = (((aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0.25f))) - aether_batch_splat_f32x8(0.375f)) + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
     const aether_f32x8 sincos_q = (sincos_k - aether_product_f32x8((aether_batch_splat_f32x8(4.0f) * sincos_fq)));
@@ -2356,28 +2394,28 @@ static __inline__ __attribute__((__always_inline__)) void aether_mat3f_from_eule
     const aether_f32x8 sincos_z = (ax - ax);
     const aether_f32x8 sx_x = aether_select_f32x8(sincos_inside, sincos_sn, (sincos_z / sincos_z));
     const aether_f32x8 sx_y = aether_select_f32x8(sincos_inside, sincos_cs, (sincos_z / sincos_z));
-    const aether_f32x8 sincos_t_2 = aether_product_f32x8((ay * aether_batch_splat_f32x8(0x1.45f306p-1f)));
+    const aether_f32x8 sincos_t_2 = aether_product_f32x8((ay * aether_batch_splat_f32x8(0.636619746685028076171875f)));
     const aether_f32x8 sincos_k_2 = ((sincos_t_2 + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
     const aether_f32x8 sincos_ra_2 = (ay - aether_product_f32x8((sincos_k_2 * aether_batch_splat_f32x8(1.5703125f))));
-    const aether_f32x8 sincos_rb_2 = aether_product_f32x8((sincos_k_2 * aether_batch_splat_f32x8(0x1.fb4p-12f)));
+    const aether_f32x8 sincos_rb_2 = aether_product_f32x8((sincos_k_2 * aether_batch_splat_f32x8(0.0004837512969970703125f)));
     const aether_f32x8 sincos_s1_2 = (sincos_ra_2 - sincos_rb_2);
     const aether_f32x8 sincos_v1_2 = (sincos_s1_2 - sincos_ra_2);
     const aether_f32x8 sincos_e1_2 = ((sincos_ra_2 - (sincos_s1_2 - sincos_v1_2)) - (sincos_rb_2 + sincos_v1_2));
-    const aether_f32x8 sincos_rc_2 = aether_product_f32x8((sincos_k_2 * aether_batch_splat_f32x8(0x1.444p-24f)));
+    const aether_f32x8 sincos_rc_2 = aether_product_f32x8((sincos_k_2 * aether_batch_splat_f32x8(0.0000000754953362047672271728515625f)));
     const aether_f32x8 sincos_s2_2 = (sincos_s1_2 - sincos_rc_2);
     const aether_f32x8 sincos_v2_2 = (sincos_s2_2 - sincos_s1_2);
     const aether_f32x8 sincos_e2_2 = ((sincos_s1_2 - (sincos_s2_2 - sincos_v2_2)) - (sincos_rc_2 + sincos_v2_2));
-    const aether_f32x8 sincos_rd_2 = aether_product_f32x8((sincos_k_2 * aether_batch_splat_f32x8(0x1.68c234p-39f)));
+    const aether_f32x8 sincos_rd_2 = aether_product_f32x8((sincos_k_2 * aether_batch_splat_f32x8(0.0000000000025633440682570896029801588156260550022125244140625f)));
     const aether_f32x8 sincos_tl_2 = ((sincos_e1_2 + sincos_e2_2) - sincos_rd_2);
     const aether_f32x8 sincos_r_2 = (sincos_s2_2 + sincos_tl_2);
     const aether_f32x8 sincos_rl_2 = (sincos_tl_2 - (sincos_r_2 - sincos_s2_2));
     const aether_f32x8 sincos_u_2 = aether_product_f32x8((sincos_r_2 * sincos_r_2));
-    const aether_f32x8 sincos_ps_2 = aether_product_f32x8((aether_product_f32x8((sincos_r_2 * sincos_u_2)) * (aether_batch_splat_f32x8(-0x1.555556p-3f) + aether_product_f32x8((sincos_u_2 * (aether_batch_splat_f32x8(0x1.11110ep-7f) + aether_product_f32x8((sincos_u_2 * (aether_batch_splat_f32x8(-0x1.a013a6p-13f) + aether_product_f32x8((sincos_u_2 * aether_batch_splat_f32x8(0x1.6dbdd2p-19f))))))))))));
+    const aether_f32x8 sincos_ps_2 = aether_product_f32x8((aether_product_f32x8((sincos_r_2 * sincos_u_2)) * (aether_batch_splat_f32x8(-0.16666667163372039794921875f) + aether_product_f32x8((sincos_u_2 * (aether_batch_splat_f32x8(0.008333331905305385589599609375f) + aether_product_f32x8((sincos_u_2 * (aether_batch_splat_f32x8(-0.000198400855879299342632293701171875f) + aether_product_f32x8((sincos_u_2 * aether_batch_splat_f32x8(0.000002724986416069441474974155426025390625f))))))))))));
     const aether_f32x8 sincos_sr_2 = (sincos_r_2 + (sincos_ps_2 + sincos_rl_2));
     const aether_f32x8 sincos_hu_2 = aether_product_f32x8((aether_batch_splat_f32x8(0.5f) * sincos_u_2));
     const aether_f32x8 sincos_w_2 = (aether_batch_splat_f32x8(1.0f) - sincos_hu_2);
     const aether_f32x8 sincos_lost_2 = ((aether_batch_splat_f32x8(1.0f) - sincos_w_2) - sincos_hu_2);
-    const aether_f32x8 sincos_pc_2 = aether_product_f32x8((aether_product_f32x8((sincos_u_2 * sincos_u_2)) * (aether_batch_splat_f32x8(0x1.555554p-5f) + aether_product_f32x8((sincos_u_2 * (aether_batch_splat_f32x8(-0x1.6c12d2p-10f) + aether_product_f32x8((sincos_u_2 * aether_batch_splat_f32x8(0x1.9bd864p-16f)))))))));
+    const aether_f32x8 sincos_pc_2 = aether_product_f32x8((aether_product_f32x8((sincos_u_2 * sincos_u_2)) * (aether_batch_splat_f32x8(0.041666664183139801025390625f) + aether_product_f32x8((sincos_u_2 * (aether_batch_splat_f32x8(-0.001388830249197781085968017578125f) + aether_product_f32x8((sincos_u_2 * aether_batch_splat_f32x8(0.00002454789137118496000766754150390625f)))))))));
     const aether_f32x8 sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - aether_product_f32x8((sincos_r_2 * sincos_rl_2))) + sincos_lost_2));
     const aether_f32x8 sincos_fq_2 = (((aether_product_f32x8((sincos_k_2 * aether_batch_splat_f32x8(0.25f))) - aether_batch_splat_f32x8(0.375f)) + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
     const aether_f32x8 sincos_q_2 = (sincos_k_2 - aether_product_f32x8((aether_batch_splat_f32x8(4.0f) * sincos_fq_2)));
@@ -2387,28 +2425,28 @@ static __inline__ __attribute__((__always_inline__)) void aether_mat3f_from_eule
     const aether_f32x8 sincos_z_2 = (ay - ay);
     const aether_f32x8 sy_x = aether_select_f32x8(sincos_inside_2, sincos_sn_2, (sincos_z_2 / sincos_z_2));
     const aether_f32x8 sy_y = aether_select_f32x8(sincos_inside_2, sincos_cs_2, (sincos_z_2 / sincos_z_2));
-    const aether_f32x8 sincos_t_3 = aether_product_f32x8((az * aether_batch_splat_f32x8(0x1.45f306p-1f)));
+    const aether_f32x8 sincos_t_3 = aether_product_f32x8((az * aether_batch_splat_f32x8(0.636619746685028076171875f)));
     const aether_f32x8 sincos_k_3 = ((sincos_t_3 + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
     const aether_f32x8 sincos_ra_3 = (az - aether_product_f32x8((sincos_k_3 * aether_batch_splat_f32x8(1.5703125f))));
-    const aether_f32x8 sincos_rb_3 = aether_product_f32x8((sincos_k_3 * aether_batch_splat_f32x8(0x1.fb4p-12f)));
+    const aether_f32x8 sincos_rb_3 = aether_product_f32x8((sincos_k_3 * aether_batch_splat_f32x8(0.0004837512969970703125f)));
     const aether_f32x8 sincos_s1_3 = (sincos_ra_3 - sincos_rb_3);
     const aether_f32x8 sincos_v1_3 = (sincos_s1_3 - sincos_ra_3);
     const aether_f32x8 sincos_e1_3 = ((sincos_ra_3 - (sincos_s1_3 - sincos_v1_3)) - (sincos_rb_3 + sincos_v1_3));
-    const aether_f32x8 sincos_rc_3 = aether_product_f32x8((sincos_k_3 * aether_batch_splat_f32x8(0x1.444p-24f)));
+    const aether_f32x8 sincos_rc_3 = aether_product_f32x8((sincos_k_3 * aether_batch_splat_f32x8(0.0000000754953362047672271728515625f)));
     const aether_f32x8 sincos_s2_3 = (sincos_s1_3 - sincos_rc_3);
     const aether_f32x8 sincos_v2_3 = (sincos_s2_3 - sincos_s1_3);
     const aether_f32x8 sincos_e2_3 = ((sincos_s1_3 - (sincos_s2_3 - sincos_v2_3)) - (sincos_rc_3 + sincos_v2_3));
-    const aether_f32x8 sincos_rd_3 = aether_product_f32x8((sincos_k_3 * aether_batch_splat_f32x8(0x1.68c234p-39f)));
+    const aether_f32x8 sincos_rd_3 = aether_product_f32x8((sincos_k_3 * aether_batch_splat_f32x8(0.0000000000025633440682570896029801588156260550022125244140625f)));
     const aether_f32x8 sincos_tl_3 = ((sincos_e1_3 + sincos_e2_3) - sincos_rd_3);
     const aether_f32x8 sincos_r_3 = (sincos_s2_3 + sincos_tl_3);
     const aether_f32x8 sincos_rl_3 = (sincos_tl_3 - (sincos_r_3 - sincos_s2_3));
     const aether_f32x8 sincos_u_3 = aether_product_f32x8((sincos_r_3 * sincos_r_3));
-    const aether_f32x8 sincos_ps_3 = aether_product_f32x8((aether_product_f32x8((sincos_r_3 * sincos_u_3)) * (aether_batch_splat_f32x8(-0x1.555556p-3f) + aether_product_f32x8((sincos_u_3 * (aether_batch_splat_f32x8(0x1.11110ep-7f) + aether_product_f32x8((sincos_u_3 * (aether_batch_splat_f32x8(-0x1.a013a6p-13f) + aether_product_f32x8((sincos_u_3 * aether_batch_splat_f32x8(0x1.6dbdd2p-19f))))))))))));
+    const aether_f32x8 sincos_ps_3 = aether_product_f32x8((aether_product_f32x8((sincos_r_3 * sincos_u_3)) * (aether_batch_splat_f32x8(-0.16666667163372039794921875f) + aether_product_f32x8((sincos_u_3 * (aether_batch_splat_f32x8(0.008333331905305385589599609375f) + aether_product_f32x8((sincos_u_3 * (aether_batch_splat_f32x8(-0.000198400855879299342632293701171875f) + aether_product_f32x8((sincos_u_3 * aether_batch_splat_f32x8(0.000002724986416069441474974155426025390625f))))))))))));
     const aether_f32x8 sincos_sr_3 = (sincos_r_3 + (sincos_ps_3 + sincos_rl_3));
     const aether_f32x8 sincos_hu_3 = aether_product_f32x8((aether_batch_splat_f32x8(0.5f) * sincos_u_3));
     const aether_f32x8 sincos_w_3 = (aether_batch_splat_f32x8(1.0f) - sincos_hu_3);
     const aether_f32x8 sincos_lost_3 = ((aether_batch_splat_f32x8(1.0f) - sincos_w_3) - sincos_hu_3);
-    const aether_f32x8 sincos_pc_3 = aether_product_f32x8((aether_product_f32x8((sincos_u_3 * sincos_u_3)) * (aether_batch_splat_f32x8(0x1.555554p-5f) + aether_product_f32x8((sincos_u_3 * (aether_batch_splat_f32x8(-0x1.6c12d2p-10f) + aether_product_f32x8((sincos_u_3 * aether_batch_splat_f32x8(0x1.9bd864p-16f)))))))));
+    const aether_f32x8 sincos_pc_3 = aether_product_f32x8((aether_product_f32x8((sincos_u_3 * sincos_u_3)) * (aether_batch_splat_f32x8(0.041666664183139801025390625f) + aether_product_f32x8((sincos_u_3 * (aether_batch_splat_f32x8(-0.001388830249197781085968017578125f) + aether_product_f32x8((sincos_u_3 * aether_batch_splat_f32x8(0.00002454789137118496000766754150390625f)))))))));
     const aether_f32x8 sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - aether_product_f32x8((sincos_r_3 * sincos_rl_3))) + sincos_lost_3));
     const aether_f32x8 sincos_fq_3 = (((aether_product_f32x8((sincos_k_3 * aether_batch_splat_f32x8(0.25f))) - aether_batch_splat_f32x8(0.375f)) + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
     const aether_f32x8 sincos_q_3 = (sincos_k_3 - aether_product_f32x8((aether_batch_splat_f32x8(4.0f) * sincos_fq_3)));
@@ -2443,28 +2481,28 @@ static __inline__ __attribute__((__always_inline__)) void aether_mat3d_from_eule
     const aether_f64x4 ax = *aether_ax;
     const aether_f64x4 ay = *aether_ay;
     const aether_f64x4 az = *aether_az;
-    const aether_f64x4 sincos_t = aether_product_f64x4((ax * aether_batch_splat_f64x4(0x1.45f306dc9c883p-1)));
+    const aether_f64x4 sincos_t = aether_product_f64x4((ax * aether_batch_splat_f64x4(0.63661977236758138243288840385503135621547698974609375)));
     const aether_f64x4 sincos_k = ((sincos_t + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
-    const aether_f64x4 sincos_ra = (ax - aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0x1.921fb544p+0))));
-    const aether_f64x4 sincos_rb = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0x1.0b4611a6p-34)));
+    const aether_f64x4 sincos_ra = (ax - aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(1.570796326734125614166259765625))));
+    const aether_f64x4 sincos_rb = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0.00000000006077100506303965976595549136618501506745815277099609375)));
     const aether_f64x4 sincos_s1 = (sincos_ra - sincos_rb);
     const aether_f64x4 sincos_v1 = (sincos_s1 - sincos_ra);
     const aether_f64x4 sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-    const aether_f64x4 sincos_rc = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0x1.3198a2ep-69)));
+    const aether_f64x4 sincos_rc = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375)));
     const aether_f64x4 sincos_s2 = (sincos_s1 - sincos_rc);
     const aether_f64x4 sincos_v2 = (sincos_s2 - sincos_s1);
     const aether_f64x4 sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-    const aether_f64x4 sincos_rd = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0x1.b839a252049c1p-104)));
+    const aether_f64x4 sincos_rd = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625)));
     const aether_f64x4 sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
     const aether_f64x4 sincos_r = (sincos_s2 + sincos_tl);
     const aether_f64x4 sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
     const aether_f64x4 sincos_u = aether_product_f64x4((sincos_r * sincos_r));
-    const aether_f64x4 sincos_ps = aether_product_f64x4((aether_product_f64x4((sincos_r * sincos_u)) * (aether_batch_splat_f64x4(-0x1.5555555555555p-3) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.111111111111p-7) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0x1.a01a01a019936p-13) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.71de3a54605eep-19) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0x1.ae64541266378p-26) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.61217ec01749dp-33) + aether_product_f64x4((sincos_u * aether_batch_splat_f64x4(-0x1.ab17a79237a19p-41)))))))))))))))))))));
+    const aether_f64x4 sincos_ps = aether_product_f64x4((aether_product_f64x4((sincos_r * sincos_u)) * (aether_batch_splat_f64x4(-0.1666666666666666574148081281236954964697360992431640625) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0.0083333333333333314829616256247390992939472198486328125) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0.0001984126984126505992105105047329516310128383338451385498046875) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0.0000027557319219335452931628725747881247798432013951241970062255859375) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0.000000025052106231157904174509129351100522598017050768248736858367919921875) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625) + aether_product_f64x4((sincos_u * aether_batch_splat_f64x4(-0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))))))))))));
     const aether_f64x4 sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
     const aether_f64x4 sincos_hu = aether_product_f64x4((aether_batch_splat_f64x4(0.5) * sincos_u));
     const aether_f64x4 sincos_w = (aether_batch_splat_f64x4(1.0) - sincos_hu);
     const aether_f64x4 sincos_lost = ((aether_batch_splat_f64x4(1.0) - sincos_w) - sincos_hu);
-    const aether_f64x4 sincos_pc = aether_product_f64x4((aether_product_f64x4((sincos_u * sincos_u)) * (aether_batch_splat_f64x4(0x1.5555555555555p-5) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0x1.6c16c16c16966p-10) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.a01a019f4e867p-16) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0x1.27e4fa17a41b4p-22) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0x1.1eeb68b109173p-29) + aether_product_f64x4((sincos_u * aether_batch_splat_f64x4(-0x1.907d7aebd5e3dp-37))))))))))))))))));
+    const aether_f64x4 sincos_pc = aether_product_f64x4((aether_product_f64x4((sincos_u * sincos_u)) * (aether_batch_splat_f64x4(0.041666666666666664353702032030923874117434024810791015625) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0.0013888888888887395388349599301136549911461770534515380859375) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0.00002480158729876343263304715180961323994779377244412899017333984375) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0.000000275573172705603264387550117853198372586120967753231525421142578125) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0.000000002087614602468974698752738269349159272447735702371574006974697113037109375) + aether_product_f64x4((sincos_u * aether_batch_splat_f64x4(-0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625))))))))))))))))));
     const aether_f64x4 sincos_cr = (sincos_w + ((sincos_pc - aether_product_f64x4((sincos_r * sincos_rl))) + sincos_lost));
     const aether_f64x4 sincos_fq = (((aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0.25))) - aether_batch_splat_f64x4(0.375)) + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
     const aether_f64x4 sincos_q = (sincos_k - aether_product_f64x4((aether_batch_splat_f64x4(4.0) * sincos_fq)));
@@ -2474,28 +2512,28 @@ static __inline__ __attribute__((__always_inline__)) void aether_mat3d_from_eule
     const aether_f64x4 sincos_z = (ax - ax);
     const aether_f64x4 sx_x = aether_select_f64x4(sincos_inside, sincos_sn, (sincos_z / sincos_z));
     const aether_f64x4 sx_y = aether_select_f64x4(sincos_inside, sincos_cs, (sincos_z / sincos_z));
-    const aether_f64x4 sincos_t_2 = aether_product_f64x4((ay * aether_batch_splat_f64x4(0x1.45f306dc9c883p-1)));
+    const aether_f64x4 sincos_t_2 = aether_product_f64x4((ay * aether_batch_splat_f64x4(0.63661977236758138243288840385503135621547698974609375)));
     const aether_f64x4 sincos_k_2 = ((sincos_t_2 + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
-    const aether_f64x4 sincos_ra_2 = (ay - aether_product_f64x4((sincos_k_2 * aether_batch_splat_f64x4(0x1.921fb544p+0))));
-    const aether_f64x4 sincos_rb_2 = aether_product_f64x4((sincos_k_2 * aether_batch_splat_f64x4(0x1.0b4611a6p-34)));
+    const aether_f64x4 sincos_ra_2 = (ay - aether_product_f64x4((sincos_k_2 * aether_batch_splat_f64x4(1.570796326734125614166259765625))));
+    const aether_f64x4 sincos_rb_2 = aether_product_f64x4((sincos_k_2 * aether_batch_splat_f64x4(0.00000000006077100506303965976595549136618501506745815277099609375)));
     const aether_f64x4 sincos_s1_2 = (sincos_ra_2 - sincos_rb_2);
     const aether_f64x4 sincos_v1_2 = (sincos_s1_2 - sincos_ra_2);
     const aether_f64x4 sincos_e1_2 = ((sincos_ra_2 - (sincos_s1_2 - sincos_v1_2)) - (sincos_rb_2 + sincos_v1_2));
-    const aether_f64x4 sincos_rc_2 = aether_product_f64x4((sincos_k_2 * aether_batch_splat_f64x4(0x1.3198a2ep-69)));
+    const aether_f64x4 sincos_rc_2 = aether_product_f64x4((sincos_k_2 * aether_batch_splat_f64x4(0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375)));
     const aether_f64x4 sincos_s2_2 = (sincos_s1_2 - sincos_rc_2);
     const aether_f64x4 sincos_v2_2 = (sincos_s2_2 - sincos_s1_2);
     const aether_f64x4 sincos_e2_2 = ((sincos_s1_2 - (sincos_s2_2 - sincos_v2_2)) - (sincos_rc_2 + sincos_v2_2));
-    const aether_f64x4 sincos_rd_2 = aether_product_f64x4((sincos_k_2 * aether_batch_splat_f64x4(0x1.b839a252049c1p-104)));
+    const aether_f64x4 sincos_rd_2 = aether_product_f64x4((sincos_k_2 * aether_batch_splat_f64x4(0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625)));
     const aether_f64x4 sincos_tl_2 = ((sincos_e1_2 + sincos_e2_2) - sincos_rd_2);
     const aether_f64x4 sincos_r_2 = (sincos_s2_2 + sincos_tl_2);
     const aether_f64x4 sincos_rl_2 = (sincos_tl_2 - (sincos_r_2 - sincos_s2_2));
     const aether_f64x4 sincos_u_2 = aether_product_f64x4((sincos_r_2 * sincos_r_2));
-    const aether_f64x4 sincos_ps_2 = aether_product_f64x4((aether_product_f64x4((sincos_r_2 * sincos_u_2)) * (aether_batch_splat_f64x4(-0x1.5555555555555p-3) + aether_product_f64x4((sincos_u_2 * (aether_batch_splat_f64x4(0x1.111111111111p-7) + aether_product_f64x4((sincos_u_2 * (aether_batch_splat_f64x4(-0x1.a01a01a019936p-13) + aether_product_f64x4((sincos_u_2 * (aether_batch_splat_f64x4(0x1.71de3a54605eep-19) + aether_product_f64x4((sincos_u_2 * (aether_batch_splat_f64x4(-0x1.ae64541266378p-26) + aether_product_f64x4((sincos_u_2 * (aether_batch_splat_f64x4(0x1.61217ec01749dp-33) + aether_product_f64x4((sincos_u_2 * aether_batch_splat_f64x4(-0x1.ab17a79237a19p-41)))))))))))))))))))));
+    const aether_f64x4 sincos_ps_2 = aether_product_f64x4((aether_product_f64x4((sincos_r_2 * sincos_u_2)) * (aether_batch_splat_f64x4(-0.1666666666666666574148081281236954964697360992431640625) + aether_product_f64x4((sincos_u_2 * (aether_batch_splat_f64x4(0.0083333333333333314829616256247390992939472198486328125) + aether_product_f64x4((sincos_u_2 * (aether_batch_splat_f64x4(-0.0001984126984126505992105105047329516310128383338451385498046875) + aether_product_f64x4((sincos_u_2 * (aether_batch_splat_f64x4(0.0000027557319219335452931628725747881247798432013951241970062255859375) + aether_product_f64x4((sincos_u_2 * (aether_batch_splat_f64x4(-0.000000025052106231157904174509129351100522598017050768248736858367919921875) + aether_product_f64x4((sincos_u_2 * (aether_batch_splat_f64x4(0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625) + aether_product_f64x4((sincos_u_2 * aether_batch_splat_f64x4(-0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))))))))))));
     const aether_f64x4 sincos_sr_2 = (sincos_r_2 + (sincos_ps_2 + sincos_rl_2));
     const aether_f64x4 sincos_hu_2 = aether_product_f64x4((aether_batch_splat_f64x4(0.5) * sincos_u_2));
     const aether_f64x4 sincos_w_2 = (aether_batch_splat_f64x4(1.0) - sincos_hu_2);
     const aether_f64x4 sincos_lost_2 = ((aether_batch_splat_f64x4(1.0) - sincos_w_2) - sincos_hu_2);
-    const aether_f64x4 sincos_pc_2 = aether_product_f64x4((aether_product_f64x4((sincos_u_2 * sincos_u_2)) * (aether_batch_splat_f64x4(0x1.5555555555555p-5) + aether_product_f64x4((sincos_u_2 * (aether_batch_splat_f64x4(-0x1.6c16c16c16966p-10) + aether_product_f64x4((sincos_u_2 * (aether_batch_splat_f64x4(0x1.a01a019f4e867p-16) + aether_product_f64x4((sincos_u_2 * (aether_batch_splat_f64x4(-0x1.27e4fa17a41b4p-22) + aether_product_f64x4((sincos_u_2 * (aether_batch_splat_f64x4(0x1.1eeb68b109173p-29) + aether_product_f64x4((sincos_u_2 * aether_batch_splat_f64x4(-0x1.907d7aebd5e3dp-37))))))))))))))))));
+    const aether_f64x4 sincos_pc_2 = aether_product_f64x4((aether_product_f64x4((sincos_u_2 * sincos_u_2)) * (aether_batch_splat_f64x4(0.041666666666666664353702032030923874117434024810791015625) + aether_product_f64x4((sincos_u_2 * (aether_batch_splat_f64x4(-0.0013888888888887395388349599301136549911461770534515380859375) + aether_product_f64x4((sincos_u_2 * (aether_batch_splat_f64x4(0.00002480158729876343263304715180961323994779377244412899017333984375) + aether_product_f64x4((sincos_u_2 * (aether_batch_splat_f64x4(-0.000000275573172705603264387550117853198372586120967753231525421142578125) + aether_product_f64x4((sincos_u_2 * (aether_batch_splat_f64x4(0.000000002087614602468974698752738269349159272447735702371574006974697113037109375) + aether_product_f64x4((sincos_u_2 * aether_batch_splat_f64x4(-0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625))))))))))))))))));
     const aether_f64x4 sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - aether_product_f64x4((sincos_r_2 * sincos_rl_2))) + sincos_lost_2));
     const aether_f64x4 sincos_fq_2 = (((aether_product_f64x4((sincos_k_2 * aether_batch_splat_f64x4(0.25))) - aether_batch_splat_f64x4(0.375)) + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
     const aether_f64x4 sincos_q_2 = (sincos_k_2 - aether_product_f64x4((aether_batch_splat_f64x4(4.0) * sincos_fq_2)));
@@ -2505,28 +2543,28 @@ static __inline__ __attribute__((__always_inline__)) void aether_mat3d_from_eule
     const aether_f64x4 sincos_z_2 = (ay - ay);
     const aether_f64x4 sy_x = aether_select_f64x4(sincos_inside_2, sincos_sn_2, (sincos_z_2 / sincos_z_2));
     const aether_f64x4 sy_y = aether_select_f64x4(sincos_inside_2, sincos_cs_2, (sincos_z_2 / sincos_z_2));
-    const aether_f64x4 sincos_t_3 = aether_product_f64x4((az * aether_batch_splat_f64x4(0x1.45f306dc9c883p-1)));
+    const aether_f64x4 sincos_t_3 = aether_product_f64x4((az * aether_batch_splat_f64x4(0.63661977236758138243288840385503135621547698974609375)));
     const aether_f64x4 sincos_k_3 = ((sincos_t_3 + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
-    const aether_f64x4 sincos_ra_3 = (az - aether_product_f64x4((sincos_k_3 * aether_batch_splat_f64x4(0x1.921fb544p+0))));
-    const aether_f64x4 sincos_rb_3 = aether_product_f64x4((sincos_k_3 * aether_batch_splat_f64x4(0x1.0b4611a6p-34)));
+    const aether_f64x4 sincos_ra_3 = (az - aether_product_f64x4((sincos_k_3 * aether_batch_splat_f64x4(1.570796326734125614166259765625))));
+    const aether_f64x4 sincos_rb_3 = aether_product_f64x4((sincos_k_3 * aether_batch_splat_f64x4(0.00000000006077100506303965976595549136618501506745815277099609375)));
     const aether_f64x4 sincos_s1_3 = (sincos_ra_3 - sincos_rb_3);
     const aether_f64x4 sincos_v1_3 = (sincos_s1_3 - sincos_ra_3);
     const aether_f64x4 sincos_e1_3 = ((sincos_ra_3 - (sincos_s1_3 - sincos_v1_3)) - (sincos_rb_3 + sincos_v1_3));
-    const aether_f64x4 sincos_rc_3 = aether_product_f64x4((sincos_k_3 * aether_batch_splat_f64x4(0x1.3198a2ep-69)));
+    const aether_f64x4 sincos_rc_3 = aether_product_f64x4((sincos_k_3 * aether_batch_splat_f64x4(0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375)));
     const aether_f64x4 sincos_s2_3 = (sincos_s1_3 - sincos_rc_3);
     const aether_f64x4 sincos_v2_3 = (sincos_s2_3 - sincos_s1_3);
     const aether_f64x4 sincos_e2_3 = ((sincos_s1_3 - (sincos_s2_3 - sincos_v2_3)) - (sincos_rc_3 + sincos_v2_3));
-    const aether_f64x4 sincos_rd_3 = aether_product_f64x4((sincos_k_3 * aether_batch_splat_f64x4(0x1.b839a252049c1p-104)));
+    const aether_f64x4 sincos_rd_3 = aether_product_f64x4((sincos_k_3 * aether_batch_splat_f64x4(0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625)));
     const aether_f64x4 sincos_tl_3 = ((sincos_e1_3 + sincos_e2_3) - sincos_rd_3);
     const aether_f64x4 sincos_r_3 = (sincos_s2_3 + sincos_tl_3);
     const aether_f64x4 sincos_rl_3 = (sincos_tl_3 - (sincos_r_3 - sincos_s2_3));
     const aether_f64x4 sincos_u_3 = aether_product_f64x4((sincos_r_3 * sincos_r_3));
-    const aether_f64x4 sincos_ps_3 = aether_product_f64x4((aether_product_f64x4((sincos_r_3 * sincos_u_3)) * (aether_batch_splat_f64x4(-0x1.5555555555555p-3) + aether_product_f64x4((sincos_u_3 * (aether_batch_splat_f64x4(0x1.111111111111p-7) + aether_product_f64x4((sincos_u_3 * (aether_batch_splat_f64x4(-0x1.a01a01a019936p-13) + aether_product_f64x4((sincos_u_3 * (aether_batch_splat_f64x4(0x1.71de3a54605eep-19) + aether_product_f64x4((sincos_u_3 * (aether_batch_splat_f64x4(-0x1.ae64541266378p-26) + aether_product_f64x4((sincos_u_3 * (aether_batch_splat_f64x4(0x1.61217ec01749dp-33) + aether_product_f64x4((sincos_u_3 * aether_batch_splat_f64x4(-0x1.ab17a79237a19p-41)))))))))))))))))))));
+    const aether_f64x4 sincos_ps_3 = aether_product_f64x4((aether_product_f64x4((sincos_r_3 * sincos_u_3)) * (aether_batch_splat_f64x4(-0.1666666666666666574148081281236954964697360992431640625) + aether_product_f64x4((sincos_u_3 * (aether_batch_splat_f64x4(0.0083333333333333314829616256247390992939472198486328125) + aether_product_f64x4((sincos_u_3 * (aether_batch_splat_f64x4(-0.0001984126984126505992105105047329516310128383338451385498046875) + aether_product_f64x4((sincos_u_3 * (aether_batch_splat_f64x4(0.0000027557319219335452931628725747881247798432013951241970062255859375) + aether_product_f64x4((sincos_u_3 * (aether_batch_splat_f64x4(-0.000000025052106231157904174509129351100522598017050768248736858367919921875) + aether_product_f64x4((sincos_u_3 * (aether_batch_splat_f64x4(0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625) + aether_product_f64x4((sincos_u_3 * aether_batch_splat_f64x4(-0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))))))))))));
     const aether_f64x4 sincos_sr_3 = (sincos_r_3 + (sincos_ps_3 + sincos_rl_3));
     const aether_f64x4 sincos_hu_3 = aether_product_f64x4((aether_batch_splat_f64x4(0.5) * sincos_u_3));
     const aether_f64x4 sincos_w_3 = (aether_batch_splat_f64x4(1.0) - sincos_hu_3);
     const aether_f64x4 sincos_lost_3 = ((aether_batch_splat_f64x4(1.0) - sincos_w_3) - sincos_hu_3);
-    const aether_f64x4 sincos_pc_3 = aether_product_f64x4((aether_product_f64x4((sincos_u_3 * sincos_u_3)) * (aether_batch_splat_f64x4(0x1.5555555555555p-5) + aether_product_f64x4((sincos_u_3 * (aether_batch_splat_f64x4(-0x1.6c16c16c16966p-10) + aether_product_f64x4((sincos_u_3 * (aether_batch_splat_f64x4(0x1.a01a019f4e867p-16) + aether_product_f64x4((sincos_u_3 * (aether_batch_splat_f64x4(-0x1.27e4fa17a41b4p-22) + aether_product_f64x4((sincos_u_3 * (aether_batch_splat_f64x4(0x1.1eeb68b109173p-29) + aether_product_f64x4((sincos_u_3 * aether_batch_splat_f64x4(-0x1.907d7aebd5e3dp-37))))))))))))))))));
+    const aether_f64x4 sincos_pc_3 = aether_product_f64x4((aether_product_f64x4((sincos_u_3 * sincos_u_3)) * (aether_batch_splat_f64x4(0.041666666666666664353702032030923874117434024810791015625) + aether_product_f64x4((sincos_u_3 * (aether_batch_splat_f64x4(-0.0013888888888887395388349599301136549911461770534515380859375) + aether_product_f64x4((sincos_u_3 * (aether_batch_splat_f64x4(0.00002480158729876343263304715180961323994779377244412899017333984375) + aether_product_f64x4((sincos_u_3 * (aether_batch_splat_f64x4(-0.000000275573172705603264387550117853198372586120967753231525421142578125) + aether_product_f64x4((sincos_u_3 * (aether_batch_splat_f64x4(0.000000002087614602468974698752738269349159272447735702371574006974697113037109375) + aether_product_f64x4((sincos_u_3 * aether_batch_splat_f64x4(-0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625))))))))))))))))));
     const aether_f64x4 sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - aether_product_f64x4((sincos_r_3 * sincos_rl_3))) + sincos_lost_3));
     const aether_f64x4 sincos_fq_3 = (((aether_product_f64x4((sincos_k_3 * aether_batch_splat_f64x4(0.25))) - aether_batch_splat_f64x4(0.375)) + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
     const aether_f64x4 sincos_q_3 = (sincos_k_3 - aether_product_f64x4((aether_batch_splat_f64x4(4.0) * sincos_fq_3)));
@@ -4541,28 +4579,28 @@ static inline double aether_paird_value_batch_item(const aether_paird *aether_p)
 static inline aether_vec2f aether_f32_sincos_batch_item(const float *aether_a)
 {
     const float a = *aether_a;
-    const float t = aether_product_vec_f32((a * 0x1.45f306p-1f));
+    const float t = aether_product_vec_f32((a * 0.636619746685028076171875f));
     const float k = ((t + 12582912.0f) - 12582912.0f);
     const float ra = (a - aether_product_vec_f32((k * 1.5703125f)));
-    const float rb = aether_product_vec_f32((k * 0x1.fb4p-12f));
+    const float rb = aether_product_vec_f32((k * 0.0004837512969970703125f));
     const float s1 = (ra - rb);
     const float v1 = (s1 - ra);
     const float e1 = ((ra - (s1 - v1)) - (rb + v1));
-    const float rc = aether_product_vec_f32((k * 0x1.444p-24f));
+    const float rc = aether_product_vec_f32((k * 0.0000000754953362047672271728515625f));
     const float s2 = (s1 - rc);
     const float v2 = (s2 - s1);
     const float e2 = ((s1 - (s2 - v2)) - (rc + v2));
-    const float rd = aether_product_vec_f32((k * 0x1.68c234p-39f));
+    const float rd = aether_product_vec_f32((k * 0.0000000000025633440682570896029801588156260550022125244140625f));
     const float tl = ((e1 + e2) - rd);
     const float r = (s2 + tl);
     const float rl = (tl - (r - s2));
     const float u = aether_product_vec_f32((r * r));
-    const float ps = aether_product_vec_f32((aether_product_vec_f32((r * u)) * (-0x1.555556p-3f + aether_product_vec_f32((u * (0x1.11110ep-7f + aether_product_vec_f32((u * (-0x1.a013a6p-13f + aether_product_vec_f32((u * 0x1.6dbdd2p-19f)))))))))));
+    const float ps = aether_product_vec_f32((aether_product_vec_f32((r * u)) * (-0.16666667163372039794921875f + aether_product_vec_f32((u * (0.008333331905305385589599609375f + aether_product_vec_f32((u * (-0.000198400855879299342632293701171875f + aether_product_vec_f32((u * 0.000002724986416069441474974155426025390625f)))))))))));
     const float sr = (r + (ps + rl));
     const float hu = aether_product_vec_f32((0.5f * u));
     const float w = (1.0f - hu);
     const float lost = ((1.0f - w) - hu);
-    const float pc = aether_product_vec_f32((aether_product_vec_f32((u * u)) * (0x1.555554p-5f + aether_product_vec_f32((u * (-0x1.6c12d2p-10f + aether_product_vec_f32((u * 0x1.9bd864p-16f))))))));
+    const float pc = aether_product_vec_f32((aether_product_vec_f32((u * u)) * (0.041666664183139801025390625f + aether_product_vec_f32((u * (-0.001388830249197781085968017578125f + aether_product_vec_f32((u * 0.00002454789137118496000766754150390625f))))))));
     const float cr = (w + ((pc - aether_product_vec_f32((r * rl))) + lost));
     const float fq = (((aether_product_vec_f32((k * 0.25f)) - 0.375f) + 12582912.0f) - 12582912.0f);
     const float q = (k - aether_product_vec_f32((4.0f * fq)));
@@ -4579,28 +4617,28 @@ static inline aether_vec2f aether_f32_sincos_batch_item(const float *aether_a)
 static inline aether_vec2d aether_f64_sincos_batch_item(const double *aether_a)
 {
     const double a = *aether_a;
-    const double t = aether_product_vec_f64((a * 0x1.45f306dc9c883p-1));
+    const double t = aether_product_vec_f64((a * 0.63661977236758138243288840385503135621547698974609375));
     const double k = ((t + 6755399441055744.0) - 6755399441055744.0);
-    const double ra = (a - aether_product_vec_f64((k * 0x1.921fb544p+0)));
-    const double rb = aether_product_vec_f64((k * 0x1.0b4611a6p-34));
+    const double ra = (a - aether_product_vec_f64((k * 1.570796326734125614166259765625)));
+    const double rb = aether_product_vec_f64((k * 0.00000000006077100506303965976595549136618501506745815277099609375));
     const double s1 = (ra - rb);
     const double v1 = (s1 - ra);
     const double e1 = ((ra - (s1 - v1)) - (rb + v1));
-    const double rc = aether_product_vec_f64((k * 0x1.3198a2ep-69));
+    const double rc = aether_product_vec_f64((k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375));
     const double s2 = (s1 - rc);
     const double v2 = (s2 - s1);
     const double e2 = ((s1 - (s2 - v2)) - (rc + v2));
-    const double rd = aether_product_vec_f64((k * 0x1.b839a252049c1p-104));
+    const double rd = aether_product_vec_f64((k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625));
     const double tl = ((e1 + e2) - rd);
     const double r = (s2 + tl);
     const double rl = (tl - (r - s2));
     const double u = aether_product_vec_f64((r * r));
-    const double ps = aether_product_vec_f64((aether_product_vec_f64((r * u)) * (-0x1.5555555555555p-3 + aether_product_vec_f64((u * (0x1.111111111111p-7 + aether_product_vec_f64((u * (-0x1.a01a01a019936p-13 + aether_product_vec_f64((u * (0x1.71de3a54605eep-19 + aether_product_vec_f64((u * (-0x1.ae64541266378p-26 + aether_product_vec_f64((u * (0x1.61217ec01749dp-33 + aether_product_vec_f64((u * -0x1.ab17a79237a19p-41))))))))))))))))))));
+    const double ps = aether_product_vec_f64((aether_product_vec_f64((r * u)) * (-0.1666666666666666574148081281236954964697360992431640625 + aether_product_vec_f64((u * (0.0083333333333333314829616256247390992939472198486328125 + aether_product_vec_f64((u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + aether_product_vec_f64((u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + aether_product_vec_f64((u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + aether_product_vec_f64((u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + aether_product_vec_f64((u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125))))))))))))))))))));
     const double sr = (r + (ps + rl));
     const double hu = aether_product_vec_f64((0.5 * u));
     const double w = (1.0 - hu);
     const double lost = ((1.0 - w) - hu);
-    const double pc = aether_product_vec_f64((aether_product_vec_f64((u * u)) * (0x1.5555555555555p-5 + aether_product_vec_f64((u * (-0x1.6c16c16c16966p-10 + aether_product_vec_f64((u * (0x1.a01a019f4e867p-16 + aether_product_vec_f64((u * (-0x1.27e4fa17a41b4p-22 + aether_product_vec_f64((u * (0x1.1eeb68b109173p-29 + aether_product_vec_f64((u * -0x1.907d7aebd5e3dp-37)))))))))))))))));
+    const double pc = aether_product_vec_f64((aether_product_vec_f64((u * u)) * (0.041666666666666664353702032030923874117434024810791015625 + aether_product_vec_f64((u * (-0.0013888888888887395388349599301136549911461770534515380859375 + aether_product_vec_f64((u * (0.00002480158729876343263304715180961323994779377244412899017333984375 + aether_product_vec_f64((u * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + aether_product_vec_f64((u * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + aether_product_vec_f64((u * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))))))))));
     const double cr = (w + ((pc - aether_product_vec_f64((r * rl))) + lost));
     const double fq = (((aether_product_vec_f64((k * 0.25)) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
     const double q = (k - aether_product_vec_f64((4.0 * fq)));
@@ -4617,28 +4655,28 @@ static inline aether_vec2d aether_f64_sincos_batch_item(const double *aether_a)
 static inline float aether_f32_sin_batch_item(const float *aether_a)
 {
     const float a = *aether_a;
-    const float sincos_t = aether_product_vec_f32((a * 0x1.45f306p-1f));
+    const float sincos_t = aether_product_vec_f32((a * 0.636619746685028076171875f));
     const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
     const float sincos_ra = (a - aether_product_vec_f32((sincos_k * 1.5703125f)));
-    const float sincos_rb = aether_product_vec_f32((sincos_k * 0x1.fb4p-12f));
+    const float sincos_rb = aether_product_vec_f32((sincos_k * 0.0004837512969970703125f));
     const float sincos_s1 = (sincos_ra - sincos_rb);
     const float sincos_v1 = (sincos_s1 - sincos_ra);
     const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-    const float sincos_rc = aether_product_vec_f32((sincos_k * 0x1.444p-24f));
+    const float sincos_rc = aether_product_vec_f32((sincos_k * 0.0000000754953362047672271728515625f));
     const float sincos_s2 = (sincos_s1 - sincos_rc);
     const float sincos_v2 = (sincos_s2 - sincos_s1);
     const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-    const float sincos_rd = aether_product_vec_f32((sincos_k * 0x1.68c234p-39f));
+    const float sincos_rd = aether_product_vec_f32((sincos_k * 0.0000000000025633440682570896029801588156260550022125244140625f));
     const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
     const float sincos_r = (sincos_s2 + sincos_tl);
     const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
     const float sincos_u = aether_product_vec_f32((sincos_r * sincos_r));
-    const float sincos_ps = aether_product_vec_f32((aether_product_vec_f32((sincos_r * sincos_u)) * (-0x1.555556p-3f + aether_product_vec_f32((sincos_u * (0x1.11110ep-7f + aether_product_vec_f32((sincos_u * (-0x1.a013a6p-13f + aether_product_vec_f32((sincos_u * 0x1.6dbdd2p-19f)))))))))));
+    const float sincos_ps = aether_product_vec_f32((aether_product_vec_f32((sincos_r * sincos_u)) * (-0.16666667163372039794921875f + aether_product_vec_f32((sincos_u * (0.008333331905305385589599609375f + aether_product_vec_f32((sincos_u * (-0.000198400855879299342632293701171875f + aether_product_vec_f32((sincos_u * 0.000002724986416069441474974155426025390625f)))))))))));
     const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
     const float sincos_hu = aether_product_vec_f32((0.5f * sincos_u));
     const float sincos_w = (1.0f - sincos_hu);
     const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
-    const float sincos_pc = aether_product_vec_f32((aether_product_vec_f32((sincos_u * sincos_u)) * (0x1.555554p-5f + aether_product_vec_f32((sincos_u * (-0x1.6c12d2p-10f + aether_product_vec_f32((sincos_u * 0x1.9bd864p-16f))))))));
+    const float sincos_pc = aether_product_vec_f32((aether_product_vec_f32((sincos_u * sincos_u)) * (0.041666664183139801025390625f + aether_product_vec_f32((sincos_u * (-0.001388830249197781085968017578125f + aether_product_vec_f32((sincos_u * 0.00002454789137118496000766754150390625f))))))));
     const float sincos_cr = (sincos_w + ((sincos_pc - aether_product_vec_f32((sincos_r * sincos_rl))) + sincos_lost));
     const float sincos_fq = (((aether_product_vec_f32((sincos_k * 0.25f)) - 0.375f) + 12582912.0f) - 12582912.0f);
     const float sincos_q = (sincos_k - aether_product_vec_f32((4.0f * sincos_fq)));
@@ -4651,28 +4689,28 @@ static inline float aether_f32_sin_batch_item(const float *aether_a)
 static inline double aether_f64_sin_batch_item(const double *aether_a)
 {
     const double a = *aether_a;
-    const double sincos_t = aether_product_vec_f64((a * 0x1.45f306dc9c883p-1));
+    const double sincos_t = aether_product_vec_f64((a * 0.63661977236758138243288840385503135621547698974609375));
     const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
-    const double sincos_ra = (a - aether_product_vec_f64((sincos_k * 0x1.921fb544p+0)));
-    const double sincos_rb = aether_product_vec_f64((sincos_k * 0x1.0b4611a6p-34));
+    const double sincos_ra = (a - aether_product_vec_f64((sincos_k * 1.570796326734125614166259765625)));
+    const double sincos_rb = aether_product_vec_f64((sincos_k * 0.00000000006077100506303965976595549136618501506745815277099609375));
     const double sincos_s1 = (sincos_ra - sincos_rb);
     const double sincos_v1 = (sincos_s1 - sincos_ra);
     const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-    const double sincos_rc = aether_product_vec_f64((sincos_k * 0x1.3198a2ep-69));
+    const double sincos_rc = aether_product_vec_f64((sincos_k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375));
     const double sincos_s2 = (sincos_s1 - sincos_rc);
     const double sincos_v2 = (sincos_s2 - sincos_s1);
     const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-    const double sincos_rd = aether_product_vec_f64((sincos_k * 0x1.b839a252049c1p-104));
+    const double sincos_rd = aether_product_vec_f64((sincos_k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625));
     const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
     const double sincos_r = (sincos_s2 + sincos_tl);
     const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
     const double sincos_u = aether_product_vec_f64((sincos_r * sincos_r));
-    const double sincos_ps = aether_product_vec_f64((aether_product_vec_f64((sincos_r * sincos_u)) * (-0x1.5555555555555p-3 + aether_product_vec_f64((sincos_u * (0x1.111111111111p-7 + aether_product_vec_f64((sincos_u * (-0x1.a01a01a019936p-13 + aether_product_vec_f64((sincos_u * (0x1.71de3a54605eep-19 + aether_product_vec_f64((sincos_u * (-0x1.ae64541266378p-26 + aether_product_vec_f64((sincos_u * (0x1.61217ec01749dp-33 + aether_product_vec_f64((sincos_u * -0x1.ab17a79237a19p-41))))))))))))))))))));
+    const double sincos_ps = aether_product_vec_f64((aether_product_vec_f64((sincos_r * sincos_u)) * (-0.1666666666666666574148081281236954964697360992431640625 + aether_product_vec_f64((sincos_u * (0.0083333333333333314829616256247390992939472198486328125 + aether_product_vec_f64((sincos_u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + aether_product_vec_f64((sincos_u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + aether_product_vec_f64((sincos_u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + aether_product_vec_f64((sincos_u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + aether_product_vec_f64((sincos_u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125))))))))))))))))))));
     const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
     const double sincos_hu = aether_product_vec_f64((0.5 * sincos_u));
     const double sincos_w = (1.0 - sincos_hu);
     const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
-    const double sincos_pc = aether_product_vec_f64((aether_product_vec_f64((sincos_u * sincos_u)) * (0x1.5555555555555p-5 + aether_product_vec_f64((sincos_u * (-0x1.6c16c16c16966p-10 + aether_product_vec_f64((sincos_u * (0x1.a01a019f4e867p-16 + aether_product_vec_f64((sincos_u * (-0x1.27e4fa17a41b4p-22 + aether_product_vec_f64((sincos_u * (0x1.1eeb68b109173p-29 + aether_product_vec_f64((sincos_u * -0x1.907d7aebd5e3dp-37)))))))))))))))));
+    const double sincos_pc = aether_product_vec_f64((aether_product_vec_f64((sincos_u * sincos_u)) * (0.041666666666666664353702032030923874117434024810791015625 + aether_product_vec_f64((sincos_u * (-0.0013888888888887395388349599301136549911461770534515380859375 + aether_product_vec_f64((sincos_u * (0.00002480158729876343263304715180961323994779377244412899017333984375 + aether_product_vec_f64((sincos_u * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + aether_product_vec_f64((sincos_u * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + aether_product_vec_f64((sincos_u * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))))))))));
     const double sincos_cr = (sincos_w + ((sincos_pc - aether_product_vec_f64((sincos_r * sincos_rl))) + sincos_lost));
     const double sincos_fq = (((aether_product_vec_f64((sincos_k * 0.25)) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
     const double sincos_q = (sincos_k - aether_product_vec_f64((4.0 * sincos_fq)));
@@ -4685,28 +4723,28 @@ static inline double aether_f64_sin_batch_item(const double *aether_a)
 static inline float aether_f32_cos_batch_item(const float *aether_a)
 {
     const float a = *aether_a;
-    const float sincos_t = aether_product_vec_f32((a * 0x1.45f306p-1f));
+    const float sincos_t = aether_product_vec_f32((a * 0.636619746685028076171875f));
     const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
     const float sincos_ra = (a - aether_product_vec_f32((sincos_k * 1.5703125f)));
-    const float sincos_rb = aether_product_vec_f32((sincos_k * 0x1.fb4p-12f));
+    const float sincos_rb = aether_product_vec_f32((sincos_k * 0.0004837512969970703125f));
     const float sincos_s1 = (sincos_ra - sincos_rb);
     const float sincos_v1 = (sincos_s1 - sincos_ra);
     const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-    const float sincos_rc = aether_product_vec_f32((sincos_k * 0x1.444p-24f));
+    const float sincos_rc = aether_product_vec_f32((sincos_k * 0.0000000754953362047672271728515625f));
     const float sincos_s2 = (sincos_s1 - sincos_rc);
     const float sincos_v2 = (sincos_s2 - sincos_s1);
     const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-    const float sincos_rd = aether_product_vec_f32((sincos_k * 0x1.68c234p-39f));
+    const float sincos_rd = aether_product_vec_f32((sincos_k * 0.0000000000025633440682570896029801588156260550022125244140625f));
     const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
     const float sincos_r = (sincos_s2 + sincos_tl);
     const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
     const float sincos_u = aether_product_vec_f32((sincos_r * sincos_r));
-    const float sincos_ps = aether_product_vec_f32((aether_product_vec_f32((sincos_r * sincos_u)) * (-0x1.555556p-3f + aether_product_vec_f32((sincos_u * (0x1.11110ep-7f + aether_product_vec_f32((sincos_u * (-0x1.a013a6p-13f + aether_product_vec_f32((sincos_u * 0x1.6dbdd2p-19f)))))))))));
+    const float sincos_ps = aether_product_vec_f32((aether_product_vec_f32((sincos_r * sincos_u)) * (-0.16666667163372039794921875f + aether_product_vec_f32((sincos_u * (0.008333331905305385589599609375f + aether_product_vec_f32((sincos_u * (-0.000198400855879299342632293701171875f + aether_product_vec_f32((sincos_u * 0.000002724986416069441474974155426025390625f)))))))))));
     const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
     const float sincos_hu = aether_product_vec_f32((0.5f * sincos_u));
     const float sincos_w = (1.0f - sincos_hu);
     const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
-    const float sincos_pc = aether_product_vec_f32((aether_product_vec_f32((sincos_u * sincos_u)) * (0x1.555554p-5f + aether_product_vec_f32((sincos_u * (-0x1.6c12d2p-10f + aether_product_vec_f32((sincos_u * 0x1.9bd864p-16f))))))));
+    const float sincos_pc = aether_product_vec_f32((aether_product_vec_f32((sincos_u * sincos_u)) * (0.041666664183139801025390625f + aether_product_vec_f32((sincos_u * (-0.001388830249197781085968017578125f + aether_product_vec_f32((sincos_u * 0.00002454789137118496000766754150390625f))))))));
     const float sincos_cr = (sincos_w + ((sincos_pc - aether_product_vec_f32((sincos_r * sincos_rl))) + sincos_lost));
     const float sincos_fq = (((aether_product_vec_f32((sincos_k * 0.25f)) - 0.375f) + 12582912.0f) - 12582912.0f);
     const float sincos_q = (sincos_k - aether_product_vec_f32((4.0f * sincos_fq)));
@@ -4719,28 +4757,28 @@ static inline float aether_f32_cos_batch_item(const float *aether_a)
 static inline double aether_f64_cos_batch_item(const double *aether_a)
 {
     const double a = *aether_a;
-    const double sincos_t = aether_product_vec_f64((a * 0x1.45f306dc9c883p-1));
+    const double sincos_t = aether_product_vec_f64((a * 0.63661977236758138243288840385503135621547698974609375));
     const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
-    const double sincos_ra = (a - aether_product_vec_f64((sincos_k * 0x1.921fb544p+0)));
-    const double sincos_rb = aether_product_vec_f64((sincos_k * 0x1.0b4611a6p-34));
+    const double sincos_ra = (a - aether_product_vec_f64((sincos_k * 1.570796326734125614166259765625)));
+    const double sincos_rb = aether_product_vec_f64((sincos_k * 0.00000000006077100506303965976595549136618501506745815277099609375));
     const double sincos_s1 = (sincos_ra - sincos_rb);
     const double sincos_v1 = (sincos_s1 - sincos_ra);
     const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-    const double sincos_rc = aether_product_vec_f64((sincos_k * 0x1.3198a2ep-69));
+    const double sincos_rc = aether_product_vec_f64((sincos_k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375));
     const double sincos_s2 = (sincos_s1 - sincos_rc);
     const double sincos_v2 = (sincos_s2 - sincos_s1);
     const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-    const double sincos_rd = aether_product_vec_f64((sincos_k * 0x1.b839a252049c1p-104));
+    const double sincos_rd = aether_product_vec_f64((sincos_k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625));
     const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
     const double sincos_r = (sincos_s2 + sincos_tl);
     const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
     const double sincos_u = aether_product_vec_f64((sincos_r * sincos_r));
-    const double sincos_ps = aether_product_vec_f64((aether_product_vec_f64((sincos_r * sincos_u)) * (-0x1.5555555555555p-3 + aether_product_vec_f64((sincos_u * (0x1.111111111111p-7 + aether_product_vec_f64((sincos_u * (-0x1.a01a01a019936p-13 + aether_product_vec_f64((sincos_u * (0x1.71de3a54605eep-19 + aether_product_vec_f64((sincos_u * (-0x1.ae64541266378p-26 + aether_product_vec_f64((sincos_u * (0x1.61217ec01749dp-33 + aether_product_vec_f64((sincos_u * -0x1.ab17a79237a19p-41))))))))))))))))))));
+    const double sincos_ps = aether_product_vec_f64((aether_product_vec_f64((sincos_r * sincos_u)) * (-0.1666666666666666574148081281236954964697360992431640625 + aether_product_vec_f64((sincos_u * (0.0083333333333333314829616256247390992939472198486328125 + aether_product_vec_f64((sincos_u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + aether_product_vec_f64((sincos_u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + aether_product_vec_f64((sincos_u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + aether_product_vec_f64((sincos_u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + aether_product_vec_f64((sincos_u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125))))))))))))))))))));
     const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
     const double sincos_hu = aether_product_vec_f64((0.5 * sincos_u));
     const double sincos_w = (1.0 - sincos_hu);
     const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
-    const double sincos_pc = aether_product_vec_f64((aether_product_vec_f64((sincos_u * sincos_u)) * (0x1.5555555555555p-5 + aether_product_vec_f64((sincos_u * (-0x1.6c16c16c16966p-10 + aether_product_vec_f64((sincos_u * (0x1.a01a019f4e867p-16 + aether_product_vec_f64((sincos_u * (-0x1.27e4fa17a41b4p-22 + aether_product_vec_f64((sincos_u * (0x1.1eeb68b109173p-29 + aether_product_vec_f64((sincos_u * -0x1.907d7aebd5e3dp-37)))))))))))))))));
+    const double sincos_pc = aether_product_vec_f64((aether_product_vec_f64((sincos_u * sincos_u)) * (0.041666666666666664353702032030923874117434024810791015625 + aether_product_vec_f64((sincos_u * (-0.0013888888888887395388349599301136549911461770534515380859375 + aether_product_vec_f64((sincos_u * (0.00002480158729876343263304715180961323994779377244412899017333984375 + aether_product_vec_f64((sincos_u * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + aether_product_vec_f64((sincos_u * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + aether_product_vec_f64((sincos_u * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))))))))));
     const double sincos_cr = (sincos_w + ((sincos_pc - aether_product_vec_f64((sincos_r * sincos_rl))) + sincos_lost));
     const double sincos_fq = (((aether_product_vec_f64((sincos_k * 0.25)) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
     const double sincos_q = (sincos_k - aether_product_vec_f64((4.0 * sincos_fq)));
@@ -4750,33 +4788,71 @@ static inline double aether_f64_cos_batch_item(const double *aether_a)
     return (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
 }
 
+static inline float aether_f32_atan_batch_item(const float *aether_x)
+{
+    const float x = *aether_x;
+    const float a = fabsf(x);
+    const int b1 = (a < 0.4375f);
+    const int b2 = (a < 0.6875f);
+    const int b3 = (a < 1.1875f);
+    const int b4 = (a < 2.4375f);
+    const float num = (b1 ? a : (b2 ? (aether_product_vec_f32((2.0f * a)) - 1.0f) : (b3 ? (a - 1.0f) : (b4 ? (a - 1.5f) : -1.0f))));
+    const float den = (b1 ? 1.0f : (b2 ? (2.0f + a) : (b3 ? (a + 1.0f) : (b4 ? (1.0f + aether_product_vec_f32((1.5f * a))) : a))));
+    const float ch = (b1 ? 0.0f : (b2 ? 0.4636476039886474609375f : (b3 ? 0.785398185253143310546875f : (b4 ? 0.982793748378753662109375f : 1.57079637050628662109375f))));
+    const float cl = (b1 ? 0.0f : (b2 ? 0.00000000501215868808913000975735485553741455078125f : (b3 ? -0.000000021855694143368964432738721370697021484375f : (b4 ? -0.000000025131424052915463107638061046600341796875f : -0.00000004371138828673792886547744274139404296875f))));
+    const float t = (num / den);
+    const float u = aether_product_vec_f32((t * t));
+    const float p = aether_product_vec_f32((aether_product_vec_f32((t * u)) * (-0.333333313465118408203125f + aether_product_vec_f32((u * (0.19999314844608306884765625f + aether_product_vec_f32((u * (-0.1425657570362091064453125f + aether_product_vec_f32((u * (0.106683857738971710205078125f + aether_product_vec_f32((u * -0.062158115208148956298828125f))))))))))))));
+    const float r = (ch + (t + (p + cl)));
+    return ((x == 0.0f) ? x : ((x < 0.0f) ? aether_product_vec_f32((r * -1.0f)) : r));
+}
+
+static inline double aether_f64_atan_batch_item(const double *aether_x)
+{
+    const double x = *aether_x;
+    const double a = fabs(x);
+    const int b1 = (a < 0.4375);
+    const int b2 = (a < 0.6875);
+    const int b3 = (a < 1.1875);
+    const int b4 = (a < 2.4375);
+    const double num = (b1 ? a : (b2 ? (aether_product_vec_f64((2.0 * a)) - 1.0) : (b3 ? (a - 1.0) : (b4 ? (a - 1.5) : -1.0))));
+    const double den = (b1 ? 1.0 : (b2 ? (2.0 + a) : (b3 ? (a + 1.0) : (b4 ? (1.0 + aether_product_vec_f64((1.5 * a))) : a))));
+    const double ch = (b1 ? 0.0 : (b2 ? 0.463647609000806093515478778499527834355831146240234375 : (b3 ? 0.78539816339744827899949086713604629039764404296875 : (b4 ? 0.98279372324732905408239957978366874158382415771484375 : 1.5707963267948965579989817342720925807952880859375))));
+    const double cl = (b1 ? 0.0 : (b2 ? 0.00000000000000002269877745296168709240834419196241055251868294737223330503894658249919302761554718017578125 : (b3 ? 0.00000000000000003061616997868383017934410073645991511564230311693950159490640317017096094787120819091796875 : (b4 ? 0.000000000000000013903311031230998451599863382076653231280185849081006133065585572694544680416584014892578125 : 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375))));
+    const double t = (num / den);
+    const double u = aether_product_vec_f64((t * t));
+    const double p = aether_product_vec_f64((aether_product_vec_f64((t * u)) * (-0.333333333333333314829616256247390992939472198486328125 + aether_product_vec_f64((u * (0.1999999999999940991646241172929876483976840972900390625 + aether_product_vec_f64((u * (-0.1428571428556680567023562389294966123998165130615234375 + aether_product_vec_f64((u * (0.111111110966450377102177071719779632985591888427734375 + aether_product_vec_f64((u * (-0.0909090835560259213909972686451510526239871978759765625 + aether_product_vec_f64((u * (0.0769228555488928600336606677956297062337398529052734375 + aether_product_vec_f64((u * (-0.0666624192335996401670428213037666864693164825439453125 + aether_product_vec_f64((u * (0.05876946456755061110044380257022567093372344970703125 + aether_product_vec_f64((u * (-0.052166797393136558891324483511198195628821849822998046875 + aether_product_vec_f64((u * (0.044922592931936559945693687723178300075232982635498046875 + aether_product_vec_f64((u * (-0.033128134256069585727999537994037382304668426513671875 + aether_product_vec_f64((u * 0.01477318461698380602786784265845199115574359893798828125)))))))))))))))))))))))))))))))))));
+    const double r = (ch + (t + (p + cl)));
+    return ((x == 0.0) ? x : ((x < 0.0) ? aether_product_vec_f64((r * -1.0)) : r));
+}
+
 static inline aether_quatf aether_quatf_from_axis_angle_batch_item(const aether_vec3f *aether_axis, const float *aether_angle)
 {
     const aether_vec3f axis = *aether_axis;
     const float angle = *aether_angle;
     const float sincos_a_0 = aether_product_vec_f32((angle * 0.5f));
-    const float sincos_t = aether_product_vec_f32((sincos_a_0 * 0x1.45f306p-1f));
+    const float sincos_t = aether_product_vec_f32((sincos_a_0 * 0.636619746685028076171875f));
     const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
     const float sincos_ra = (sincos_a_0 - aether_product_vec_f32((sincos_k * 1.5703125f)));
-    const float sincos_rb = aether_product_vec_f32((sincos_k * 0x1.fb4p-12f));
+    const float sincos_rb = aether_product_vec_f32((sincos_k * 0.0004837512969970703125f));
     const float sincos_s1 = (sincos_ra - sincos_rb);
     const float sincos_v1 = (sincos_s1 - sincos_ra);
     const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-    const float sincos_rc = aether_product_vec_f32((sincos_k * 0x1.444p-24f));
+    const float sincos_rc = aether_product_vec_f32((sincos_k * 0.0000000754953362047672271728515625f));
     const float sincos_s2 = (sincos_s1 - sincos_rc);
     const float sincos_v2 = (sincos_s2 - sincos_s1);
     const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-    const float sincos_rd = aether_product_vec_f32((sincos_k * 0x1.68c234p-39f));
+    const float sincos_rd = aether_product_vec_f32((sincos_k * 0.0000000000025633440682570896029801588156260550022125244140625f));
     const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
     const float sincos_r = (sincos_s2 + sincos_tl);
     const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
     const float sincos_u = aether_product_vec_f32((sincos_r * sincos_r));
-    const float sincos_ps = aether_product_vec_f32((aether_product_vec_f32((sincos_r * sincos_u)) * (-0x1.555556p-3f + aether_product_vec_f32((sincos_u * (0x1.11110ep-7f + aether_product_vec_f32((sincos_u * (-0x1.a013a6p-13f + aether_product_vec_f32((sincos_u * 0x1.6dbdd2p-19f)))))))))));
+    const float sincos_ps = aether_product_vec_f32((aether_product_vec_f32((sincos_r * sincos_u)) * (-0.16666667163372039794921875f + aether_product_vec_f32((sincos_u * (0.008333331905305385589599609375f + aether_product_vec_f32((sincos_u * (-0.000198400855879299342632293701171875f + aether_product_vec_f32((sincos_u * 0.000002724986416069441474974155426025390625f)))))))))));
     const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
     const float sincos_hu = aether_product_vec_f32((0.5f * sincos_u));
     const float sincos_w = (1.0f - sincos_hu);
     const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
-    const float sincos_pc = aether_product_vec_f32((aether_product_vec_f32((sincos_u * sincos_u)) * (0x1.555554p-5f + aether_product_vec_f32((sincos_u * (-0x1.6c12d2p-10f + aether_product_vec_f32((sincos_u * 0x1.9bd864p-16f))))))));
+    const float sincos_pc = aether_product_vec_f32((aether_product_vec_f32((sincos_u * sincos_u)) * (0.041666664183139801025390625f + aether_product_vec_f32((sincos_u * (-0.001388830249197781085968017578125f + aether_product_vec_f32((sincos_u * 0.00002454789137118496000766754150390625f))))))));
     const float sincos_cr = (sincos_w + ((sincos_pc - aether_product_vec_f32((sincos_r * sincos_rl))) + sincos_lost));
     const float sincos_fq = (((aether_product_vec_f32((sincos_k * 0.25f)) - 0.375f) + 12582912.0f) - 12582912.0f);
     const float sincos_q = (sincos_k - aether_product_vec_f32((4.0f * sincos_fq)));
@@ -4799,28 +4875,28 @@ static inline aether_quatd aether_quatd_from_axis_angle_batch_item(const aether_
     const aether_vec3d axis = *aether_axis;
     const double angle = *aether_angle;
     const double sincos_a_0 = aether_product_vec_f64((angle * 0.5));
-    const double sincos_t = aether_product_vec_f64((sincos_a_0 * 0x1.45f306dc9c883p-1));
+    const double sincos_t = aether_product_vec_f64((sincos_a_0 * 0.63661977236758138243288840385503135621547698974609375));
     const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
-    const double sincos_ra = (sincos_a_0 - aether_product_vec_f64((sincos_k * 0x1.921fb544p+0)));
-    const double sincos_rb = aether_product_vec_f64((sincos_k * 0x1.0b4611a6p-34));
+    const double sincos_ra = (sincos_a_0 - aether_product_vec_f64((sincos_k * 1.570796326734125614166259765625)));
+    const double sincos_rb = aether_product_vec_f64((sincos_k * 0.00000000006077100506303965976595549136618501506745815277099609375));
     const double sincos_s1 = (sincos_ra - sincos_rb);
     const double sincos_v1 = (sincos_s1 - sincos_ra);
     const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-    const double sincos_rc = aether_product_vec_f64((sincos_k * 0x1.3198a2ep-69));
+    const double sincos_rc = aether_product_vec_f64((sincos_k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375));
     const double sincos_s2 = (sincos_s1 - sincos_rc);
     const double sincos_v2 = (sincos_s2 - sincos_s1);
     const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-    const double sincos_rd = aether_product_vec_f64((sincos_k * 0x1.b839a252049c1p-104));
+    const double sincos_rd = aether_product_vec_f64((sincos_k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625));
     const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
     const double sincos_r = (sincos_s2 + sincos_tl);
     const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
     const double sincos_u = aether_product_vec_f64((sincos_r * sincos_r));
-    const double sincos_ps = aether_product_vec_f64((aether_product_vec_f64((sincos_r * sincos_u)) * (-0x1.5555555555555p-3 + aether_product_vec_f64((sincos_u * (0x1.111111111111p-7 + aether_product_vec_f64((sincos_u * (-0x1.a01a01a019936p-13 + aether_product_vec_f64((sincos_u * (0x1.71de3a54605eep-19 + aether_product_vec_f64((sincos_u * (-0x1.ae64541266378p-26 + aether_product_vec_f64((sincos_u * (0x1.61217ec01749dp-33 + aether_product_vec_f64((sincos_u * -0x1.ab17a79237a19p-41))))))))))))))))))));
+    const double sincos_ps = aether_product_vec_f64((aether_product_vec_f64((sincos_r * sincos_u)) * (-0.1666666666666666574148081281236954964697360992431640625 + aether_product_vec_f64((sincos_u * (0.0083333333333333314829616256247390992939472198486328125 + aether_product_vec_f64((sincos_u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + aether_product_vec_f64((sincos_u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + aether_product_vec_f64((sincos_u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + aether_product_vec_f64((sincos_u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + aether_product_vec_f64((sincos_u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125))))))))))))))))))));
     const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
     const double sincos_hu = aether_product_vec_f64((0.5 * sincos_u));
     const double sincos_w = (1.0 - sincos_hu);
     const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
-    const double sincos_pc = aether_product_vec_f64((aether_product_vec_f64((sincos_u * sincos_u)) * (0x1.5555555555555p-5 + aether_product_vec_f64((sincos_u * (-0x1.6c16c16c16966p-10 + aether_product_vec_f64((sincos_u * (0x1.a01a019f4e867p-16 + aether_product_vec_f64((sincos_u * (-0x1.27e4fa17a41b4p-22 + aether_product_vec_f64((sincos_u * (0x1.1eeb68b109173p-29 + aether_product_vec_f64((sincos_u * -0x1.907d7aebd5e3dp-37)))))))))))))))));
+    const double sincos_pc = aether_product_vec_f64((aether_product_vec_f64((sincos_u * sincos_u)) * (0.041666666666666664353702032030923874117434024810791015625 + aether_product_vec_f64((sincos_u * (-0.0013888888888887395388349599301136549911461770534515380859375 + aether_product_vec_f64((sincos_u * (0.00002480158729876343263304715180961323994779377244412899017333984375 + aether_product_vec_f64((sincos_u * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + aether_product_vec_f64((sincos_u * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + aether_product_vec_f64((sincos_u * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))))))))));
     const double sincos_cr = (sincos_w + ((sincos_pc - aether_product_vec_f64((sincos_r * sincos_rl))) + sincos_lost));
     const double sincos_fq = (((aether_product_vec_f64((sincos_k * 0.25)) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
     const double sincos_q = (sincos_k - aether_product_vec_f64((4.0 * sincos_fq)));
@@ -4843,28 +4919,28 @@ static inline aether_mat3f aether_mat3f_from_euler_xyz_batch_item(const float *a
     const float ax = *aether_ax;
     const float ay = *aether_ay;
     const float az = *aether_az;
-    const float sincos_t = aether_product_vec_f32((ax * 0x1.45f306p-1f));
+    const float sincos_t = aether_product_vec_f32((ax * 0.636619746685028076171875f));
     const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
     const float sincos_ra = (ax - aether_product_vec_f32((sincos_k * 1.5703125f)));
-    const float sincos_rb = aether_product_vec_f32((sincos_k * 0x1.fb4p-12f));
+    const float sincos_rb = aether_product_vec_f32((sincos_k * 0.0004837512969970703125f));
     const float sincos_s1 = (sincos_ra - sincos_rb);
     const float sincos_v1 = (sincos_s1 - sincos_ra);
     const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-    const float sincos_rc = aether_product_vec_f32((sincos_k * 0x1.444p-24f));
+    const float sincos_rc = aether_product_vec_f32((sincos_k * 0.0000000754953362047672271728515625f));
     const float sincos_s2 = (sincos_s1 - sincos_rc);
     const float sincos_v2 = (sincos_s2 - sincos_s1);
     const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-    const float sincos_rd = aether_product_vec_f32((sincos_k * 0x1.68c234p-39f));
+    const float sincos_rd = aether_product_vec_f32((sincos_k * 0.0000000000025633440682570896029801588156260550022125244140625f));
     const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
     const float sincos_r = (sincos_s2 + sincos_tl);
     const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
     const float sincos_u = aether_product_vec_f32((sincos_r * sincos_r));
-    const float sincos_ps = aether_product_vec_f32((aether_product_vec_f32((sincos_r * sincos_u)) * (-0x1.555556p-3f + aether_product_vec_f32((sincos_u * (0x1.11110ep-7f + aether_product_vec_f32((sincos_u * (-0x1.a013a6p-13f + aether_product_vec_f32((sincos_u * 0x1.6dbdd2p-19f)))))))))));
+    const float sincos_ps = aether_product_vec_f32((aether_product_vec_f32((sincos_r * sincos_u)) * (-0.16666667163372039794921875f + aether_product_vec_f32((sincos_u * (0.008333331905305385589599609375f + aether_product_vec_f32((sincos_u * (-0.000198400855879299342632293701171875f + aether_product_vec_f32((sincos_u * 0.000002724986416069441474974155426025390625f)))))))))));
     const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
     const float sincos_hu = aether_product_vec_f32((0.5f * sincos_u));
     const float sincos_w = (1.0f - sincos_hu);
     const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
-    const float sincos_pc = aether_product_vec_f32((aether_product_vec_f32((sincos_u * sincos_u)) * (0x1.555554p-5f + aether_product_vec_f32((sincos_u * (-0x1.6c12d2p-10f + aether_product_vec_f32((sincos_u * 0x1.9bd864p-16f))))))));
+    const float sincos_pc = aether_product_vec_f32((aether_product_vec_f32((sincos_u * sincos_u)) * (0.041666664183139801025390625f + aether_product_vec_f32((sincos_u * (-0.001388830249197781085968017578125f + aether_product_vec_f32((sincos_u * 0.00002454789137118496000766754150390625f))))))));
     const float sincos_cr = (sincos_w + ((sincos_pc - aether_product_vec_f32((sincos_r * sincos_rl))) + sincos_lost));
     const float sincos_fq = (((aether_product_vec_f32((sincos_k * 0.25f)) - 0.375f) + 12582912.0f) - 12582912.0f);
     const float sincos_q = (sincos_k - aether_product_vec_f32((4.0f * sincos_fq)));
@@ -4874,28 +4950,28 @@ static inline aether_mat3f aether_mat3f_from_euler_xyz_batch_item(const float *a
     const float sincos_z = (ax - ax);
     const float sx_x = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
     const float sx_y = (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
-    const float sincos_t_2 = aether_product_vec_f32((ay * 0x1.45f306p-1f));
+    const float sincos_t_2 = aether_product_vec_f32((ay * 0.636619746685028076171875f));
     const float sincos_k_2 = ((sincos_t_2 + 12582912.0f) - 12582912.0f);
     const float sincos_ra_2 = (ay - aether_product_vec_f32((sincos_k_2 * 1.5703125f)));
-    const float sincos_rb_2 = aether_product_vec_f32((sincos_k_2 * 0x1.fb4p-12f));
+    const float sincos_rb_2 = aether_product_vec_f32((sincos_k_2 * 0.0004837512969970703125f));
     const float sincos_s1_2 = (sincos_ra_2 - sincos_rb_2);
     const float sincos_v1_2 = (sincos_s1_2 - sincos_ra_2);
     const float sincos_e1_2 = ((sincos_ra_2 - (sincos_s1_2 - sincos_v1_2)) - (sincos_rb_2 + sincos_v1_2));
-    const float sincos_rc_2 = aether_product_vec_f32((sincos_k_2 * 0x1.444p-24f));
+    const float sincos_rc_2 = aether_product_vec_f32((sincos_k_2 * 0.0000000754953362047672271728515625f));
     const float sincos_s2_2 = (sincos_s1_2 - sincos_rc_2);
     const float sincos_v2_2 = (sincos_s2_2 - sincos_s1_2);
     const float sincos_e2_2 = ((sincos_s1_2 - (sincos_s2_2 - sincos_v2_2)) - (sincos_rc_2 + sincos_v2_2));
-    const float sincos_rd_2 = aether_product_vec_f32((sincos_k_2 * 0x1.68c234p-39f));
+    const float sincos_rd_2 = aether_product_vec_f32((sincos_k_2 * 0.0000000000025633440682570896029801588156260550022125244140625f));
     const float sincos_tl_2 = ((sincos_e1_2 + sincos_e2_2) - sincos_rd_2);
     const float sincos_r_2 = (sincos_s2_2 + sincos_tl_2);
     const float sincos_rl_2 = (sincos_tl_2 - (sincos_r_2 - sincos_s2_2));
     const float sincos_u_2 = aether_product_vec_f32((sincos_r_2 * sincos_r_2));
-    const float sincos_ps_2 = aether_product_vec_f32((aether_product_vec_f32((sincos_r_2 * sincos_u_2)) * (-0x1.555556p-3f + aether_product_vec_f32((sincos_u_2 * (0x1.11110ep-7f + aether_product_vec_f32((sincos_u_2 * (-0x1.a013a6p-13f + aether_product_vec_f32((sincos_u_2 * 0x1.6dbdd2p-19f)))))))))));
+    const float sincos_ps_2 = aether_product_vec_f32((aether_product_vec_f32((sincos_r_2 * sincos_u_2)) * (-0.16666667163372039794921875f + aether_product_vec_f32((sincos_u_2 * (0.008333331905305385589599609375f + aether_product_vec_f32((sincos_u_2 * (-0.000198400855879299342632293701171875f + aether_product_vec_f32((sincos_u_2 * 0.000002724986416069441474974155426025390625f)))))))))));
     const float sincos_sr_2 = (sincos_r_2 + (sincos_ps_2 + sincos_rl_2));
     const float sincos_hu_2 = aether_product_vec_f32((0.5f * sincos_u_2));
     const float sincos_w_2 = (1.0f - sincos_hu_2);
     const float sincos_lost_2 = ((1.0f - sincos_w_2) - sincos_hu_2);
-    const float sincos_pc_2 = aether_product_vec_f32((aether_product_vec_f32((sincos_u_2 * sincos_u_2)) * (0x1.555554p-5f + aether_product_vec_f32((sincos_u_2 * (-0x1.6c12d2p-10f + aether_product_vec_f32((sincos_u_2 * 0x1.9bd864p-16f))))))));
+    const float sincos_pc_2 = aether_product_vec_f32((aether_product_vec_f32((sincos_u_2 * sincos_u_2)) * (0.041666664183139801025390625f + aether_product_vec_f32((sincos_u_2 * (-0.001388830249197781085968017578125f + aether_product_vec_f32((sincos_u_2 * 0.00002454789137118496000766754150390625f))))))));
     const float sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - aether_product_vec_f32((sincos_r_2 * sincos_rl_2))) + sincos_lost_2));
     const float sincos_fq_2 = (((aether_product_vec_f32((sincos_k_2 * 0.25f)) - 0.375f) + 12582912.0f) - 12582912.0f);
     const float sincos_q_2 = (sincos_k_2 - aether_product_vec_f32((4.0f * sincos_fq_2)));
@@ -4905,28 +4981,28 @@ static inline aether_mat3f aether_mat3f_from_euler_xyz_batch_item(const float *a
     const float sincos_z_2 = (ay - ay);
     const float sy_x = (sincos_inside_2 ? sincos_sn_2 : (sincos_z_2 / sincos_z_2));
     const float sy_y = (sincos_inside_2 ? sincos_cs_2 : (sincos_z_2 / sincos_z_2));
-    const float sincos_t_3 = aether_product_vec_f32((az * 0x1.45f306p-1f));
+    const float sincos_t_3 = aether_product_vec_f32((az * 0.636619746685028076171875f));
     const float sincos_k_3 = ((sincos_t_3 + 12582912.0f) - 12582912.0f);
     const float sincos_ra_3 = (az - aether_product_vec_f32((sincos_k_3 * 1.5703125f)));
-    const float sincos_rb_3 = aether_product_vec_f32((sincos_k_3 * 0x1.fb4p-12f));
+    const float sincos_rb_3 = aether_product_vec_f32((sincos_k_3 * 0.0004837512969970703125f));
     const float sincos_s1_3 = (sincos_ra_3 - sincos_rb_3);
     const float sincos_v1_3 = (sincos_s1_3 - sincos_ra_3);
     const float sincos_e1_3 = ((sincos_ra_3 - (sincos_s1_3 - sincos_v1_3)) - (sincos_rb_3 + sincos_v1_3));
-    const float sincos_rc_3 = aether_product_vec_f32((sincos_k_3 * 0x1.444p-24f));
+    const float sincos_rc_3 = aether_product_vec_f32((sincos_k_3 * 0.0000000754953362047672271728515625f));
     const float sincos_s2_3 = (sincos_s1_3 - sincos_rc_3);
     const float sincos_v2_3 = (sincos_s2_3 - sincos_s1_3);
     const float sincos_e2_3 = ((sincos_s1_3 - (sincos_s2_3 - sincos_v2_3)) - (sincos_rc_3 + sincos_v2_3));
-    const float sincos_rd_3 = aether_product_vec_f32((sincos_k_3 * 0x1.68c234p-39f));
+    const float sincos_rd_3 = aether_product_vec_f32((sincos_k_3 * 0.0000000000025633440682570896029801588156260550022125244140625f));
     const float sincos_tl_3 = ((sincos_e1_3 + sincos_e2_3) - sincos_rd_3);
     const float sincos_r_3 = (sincos_s2_3 + sincos_tl_3);
     const float sincos_rl_3 = (sincos_tl_3 - (sincos_r_3 - sincos_s2_3));
     const float sincos_u_3 = aether_product_vec_f32((sincos_r_3 * sincos_r_3));
-    const float sincos_ps_3 = aether_product_vec_f32((aether_product_vec_f32((sincos_r_3 * sincos_u_3)) * (-0x1.555556p-3f + aether_product_vec_f32((sincos_u_3 * (0x1.11110ep-7f + aether_product_vec_f32((sincos_u_3 * (-0x1.a013a6p-13f + aether_product_vec_f32((sincos_u_3 * 0x1.6dbdd2p-19f)))))))))));
+    const float sincos_ps_3 = aether_product_vec_f32((aether_product_vec_f32((sincos_r_3 * sincos_u_3)) * (-0.16666667163372039794921875f + aether_product_vec_f32((sincos_u_3 * (0.008333331905305385589599609375f + aether_product_vec_f32((sincos_u_3 * (-0.000198400855879299342632293701171875f + aether_product_vec_f32((sincos_u_3 * 0.000002724986416069441474974155426025390625f)))))))))));
     const float sincos_sr_3 = (sincos_r_3 + (sincos_ps_3 + sincos_rl_3));
     const float sincos_hu_3 = aether_product_vec_f32((0.5f * sincos_u_3));
     const float sincos_w_3 = (1.0f - sincos_hu_3);
     const float sincos_lost_3 = ((1.0f - sincos_w_3) - sincos_hu_3);
-    const float sincos_pc_3 = aether_product_vec_f32((aether_product_vec_f32((sincos_u_3 * sincos_u_3)) * (0x1.555554p-5f + aether_product_vec_f32((sincos_u_3 * (-0x1.6c12d2p-10f + aether_product_vec_f32((sincos_u_3 * 0x1.9bd864p-16f))))))));
+    const float sincos_pc_3 = aether_product_vec_f32((aether_product_vec_f32((sincos_u_3 * sincos_u_3)) * (0.041666664183139801025390625f + aether_product_vec_f32((sincos_u_3 * (-0.001388830249197781085968017578125f + aether_product_vec_f32((sincos_u_3 * 0.00002454789137118496000766754150390625f))))))));
     const float sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - aether_product_vec_f32((sincos_r_3 * sincos_rl_3))) + sincos_lost_3));
     const float sincos_fq_3 = (((aether_product_vec_f32((sincos_k_3 * 0.25f)) - 0.375f) + 12582912.0f) - 12582912.0f);
     const float sincos_q_3 = (sincos_k_3 - aether_product_vec_f32((4.0f * sincos_fq_3)));
@@ -4961,28 +5037,28 @@ static inline aether_mat3d aether_mat3d_from_euler_xyz_batch_item(const double *
     const double ax = *aether_ax;
     const double ay = *aether_ay;
     const double az = *aether_az;
-    const double sincos_t = aether_product_vec_f64((ax * 0x1.45f306dc9c883p-1));
+    const double sincos_t = aether_product_vec_f64((ax * 0.63661977236758138243288840385503135621547698974609375));
     const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
-    const double sincos_ra = (ax - aether_product_vec_f64((sincos_k * 0x1.921fb544p+0)));
-    const double sincos_rb = aether_product_vec_f64((sincos_k * 0x1.0b4611a6p-34));
+    const double sincos_ra = (ax - aether_product_vec_f64((sincos_k * 1.570796326734125614166259765625)));
+    const double sincos_rb = aether_product_vec_f64((sincos_k * 0.00000000006077100506303965976595549136618501506745815277099609375));
     const double sincos_s1 = (sincos_ra - sincos_rb);
     const double sincos_v1 = (sincos_s1 - sincos_ra);
     const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-    const double sincos_rc = aether_product_vec_f64((sincos_k * 0x1.3198a2ep-69));
+    const double sincos_rc = aether_product_vec_f64((sincos_k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375));
     const double sincos_s2 = (sincos_s1 - sincos_rc);
     const double sincos_v2 = (sincos_s2 - sincos_s1);
     const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-    const double sincos_rd = aether_product_vec_f64((sincos_k * 0x1.b839a252049c1p-104));
+    const double sincos_rd = aether_product_vec_f64((sincos_k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625));
     const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
     const double sincos_r = (sincos_s2 + sincos_tl);
     const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
     const double sincos_u = aether_product_vec_f64((sincos_r * sincos_r));
-    const double sincos_ps = aether_product_vec_f64((aether_product_vec_f64((sincos_r * sincos_u)) * (-0x1.5555555555555p-3 + aether_product_vec_f64((sincos_u * (0x1.111111111111p-7 + aether_product_vec_f64((sincos_u * (-0x1.a01a01a019936p-13 + aether_product_vec_f64((sincos_u * (0x1.71de3a54605eep-19 + aether_product_vec_f64((sincos_u * (-0x1.ae64541266378p-26 + aether_product_vec_f64((sincos_u * (0x1.61217ec01749dp-33 + aether_product_vec_f64((sincos_u * -0x1.ab17a79237a19p-41))))))))))))))))))));
+    const double sincos_ps = aether_product_vec_f64((aether_product_vec_f64((sincos_r * sincos_u)) * (-0.1666666666666666574148081281236954964697360992431640625 + aether_product_vec_f64((sincos_u * (0.0083333333333333314829616256247390992939472198486328125 + aether_product_vec_f64((sincos_u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + aether_product_vec_f64((sincos_u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + aether_product_vec_f64((sincos_u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + aether_product_vec_f64((sincos_u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + aether_product_vec_f64((sincos_u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125))))))))))))))))))));
     const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
     const double sincos_hu = aether_product_vec_f64((0.5 * sincos_u));
     const double sincos_w = (1.0 - sincos_hu);
     const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
-    const double sincos_pc = aether_product_vec_f64((aether_product_vec_f64((sincos_u * sincos_u)) * (0x1.5555555555555p-5 + aether_product_vec_f64((sincos_u * (-0x1.6c16c16c16966p-10 + aether_product_vec_f64((sincos_u * (0x1.a01a019f4e867p-16 + aether_product_vec_f64((sincos_u * (-0x1.27e4fa17a41b4p-22 + aether_product_vec_f64((sincos_u * (0x1.1eeb68b109173p-29 + aether_product_vec_f64((sincos_u * -0x1.907d7aebd5e3dp-37)))))))))))))))));
+    const double sincos_pc = aether_product_vec_f64((aether_product_vec_f64((sincos_u * sincos_u)) * (0.041666666666666664353702032030923874117434024810791015625 + aether_product_vec_f64((sincos_u * (-0.0013888888888887395388349599301136549911461770534515380859375 + aether_product_vec_f64((sincos_u * (0.00002480158729876343263304715180961323994779377244412899017333984375 + aether_product_vec_f64((sincos_u * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + aether_product_vec_f64((sincos_u * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + aether_product_vec_f64((sincos_u * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))))))))));
     const double sincos_cr = (sincos_w + ((sincos_pc - aether_product_vec_f64((sincos_r * sincos_rl))) + sincos_lost));
     const double sincos_fq = (((aether_product_vec_f64((sincos_k * 0.25)) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
     const double sincos_q = (sincos_k - aether_product_vec_f64((4.0 * sincos_fq)));
@@ -4992,28 +5068,28 @@ static inline aether_mat3d aether_mat3d_from_euler_xyz_batch_item(const double *
     const double sincos_z = (ax - ax);
     const double sx_x = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
     const double sx_y = (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
-    const double sincos_t_2 = aether_product_vec_f64((ay * 0x1.45f306dc9c883p-1));
+    const double sincos_t_2 = aether_product_vec_f64((ay * 0.63661977236758138243288840385503135621547698974609375));
     const double sincos_k_2 = ((sincos_t_2 + 6755399441055744.0) - 6755399441055744.0);
-    const double sincos_ra_2 = (ay - aether_product_vec_f64((sincos_k_2 * 0x1.921fb544p+0)));
-    const double sincos_rb_2 = aether_product_vec_f64((sincos_k_2 * 0x1.0b4611a6p-34));
+    const double sincos_ra_2 = (ay - aether_product_vec_f64((sincos_k_2 * 1.570796326734125614166259765625)));
+    const double sincos_rb_2 = aether_product_vec_f64((sincos_k_2 * 0.00000000006077100506303965976595549136618501506745815277099609375));
     const double sincos_s1_2 = (sincos_ra_2 - sincos_rb_2);
     const double sincos_v1_2 = (sincos_s1_2 - sincos_ra_2);
     const double sincos_e1_2 = ((sincos_ra_2 - (sincos_s1_2 - sincos_v1_2)) - (sincos_rb_2 + sincos_v1_2));
-    const double sincos_rc_2 = aether_product_vec_f64((sincos_k_2 * 0x1.3198a2ep-69));
+    const double sincos_rc_2 = aether_product_vec_f64((sincos_k_2 * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375));
     const double sincos_s2_2 = (sincos_s1_2 - sincos_rc_2);
     const double sincos_v2_2 = (sincos_s2_2 - sincos_s1_2);
     const double sincos_e2_2 = ((sincos_s1_2 - (sincos_s2_2 - sincos_v2_2)) - (sincos_rc_2 + sincos_v2_2));
-    const double sincos_rd_2 = aether_product_vec_f64((sincos_k_2 * 0x1.b839a252049c1p-104));
+    const double sincos_rd_2 = aether_product_vec_f64((sincos_k_2 * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625));
     const double sincos_tl_2 = ((sincos_e1_2 + sincos_e2_2) - sincos_rd_2);
     const double sincos_r_2 = (sincos_s2_2 + sincos_tl_2);
     const double sincos_rl_2 = (sincos_tl_2 - (sincos_r_2 - sincos_s2_2));
     const double sincos_u_2 = aether_product_vec_f64((sincos_r_2 * sincos_r_2));
-    const double sincos_ps_2 = aether_product_vec_f64((aether_product_vec_f64((sincos_r_2 * sincos_u_2)) * (-0x1.5555555555555p-3 + aether_product_vec_f64((sincos_u_2 * (0x1.111111111111p-7 + aether_product_vec_f64((sincos_u_2 * (-0x1.a01a01a019936p-13 + aether_product_vec_f64((sincos_u_2 * (0x1.71de3a54605eep-19 + aether_product_vec_f64((sincos_u_2 * (-0x1.ae64541266378p-26 + aether_product_vec_f64((sincos_u_2 * (0x1.61217ec01749dp-33 + aether_product_vec_f64((sincos_u_2 * -0x1.ab17a79237a19p-41))))))))))))))))))));
+    const double sincos_ps_2 = aether_product_vec_f64((aether_product_vec_f64((sincos_r_2 * sincos_u_2)) * (-0.1666666666666666574148081281236954964697360992431640625 + aether_product_vec_f64((sincos_u_2 * (0.0083333333333333314829616256247390992939472198486328125 + aether_product_vec_f64((sincos_u_2 * (-0.0001984126984126505992105105047329516310128383338451385498046875 + aether_product_vec_f64((sincos_u_2 * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + aether_product_vec_f64((sincos_u_2 * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + aether_product_vec_f64((sincos_u_2 * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + aether_product_vec_f64((sincos_u_2 * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125))))))))))))))))))));
     const double sincos_sr_2 = (sincos_r_2 + (sincos_ps_2 + sincos_rl_2));
     const double sincos_hu_2 = aether_product_vec_f64((0.5 * sincos_u_2));
     const double sincos_w_2 = (1.0 - sincos_hu_2);
     const double sincos_lost_2 = ((1.0 - sincos_w_2) - sincos_hu_2);
-    const double sincos_pc_2 = aether_product_vec_f64((aether_product_vec_f64((sincos_u_2 * sincos_u_2)) * (0x1.5555555555555p-5 + aether_product_vec_f64((sincos_u_2 * (-0x1.6c16c16c16966p-10 + aether_product_vec_f64((sincos_u_2 * (0x1.a01a019f4e867p-16 + aether_product_vec_f64((sincos_u_2 * (-0x1.27e4fa17a41b4p-22 + aether_product_vec_f64((sincos_u_2 * (0x1.1eeb68b109173p-29 + aether_product_vec_f64((sincos_u_2 * -0x1.907d7aebd5e3dp-37)))))))))))))))));
+    const double sincos_pc_2 = aether_product_vec_f64((aether_product_vec_f64((sincos_u_2 * sincos_u_2)) * (0.041666666666666664353702032030923874117434024810791015625 + aether_product_vec_f64((sincos_u_2 * (-0.0013888888888887395388349599301136549911461770534515380859375 + aether_product_vec_f64((sincos_u_2 * (0.00002480158729876343263304715180961323994779377244412899017333984375 + aether_product_vec_f64((sincos_u_2 * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + aether_product_vec_f64((sincos_u_2 * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + aether_product_vec_f64((sincos_u_2 * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))))))))));
     const double sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - aether_product_vec_f64((sincos_r_2 * sincos_rl_2))) + sincos_lost_2));
     const double sincos_fq_2 = (((aether_product_vec_f64((sincos_k_2 * 0.25)) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
     const double sincos_q_2 = (sincos_k_2 - aether_product_vec_f64((4.0 * sincos_fq_2)));
@@ -5023,28 +5099,28 @@ static inline aether_mat3d aether_mat3d_from_euler_xyz_batch_item(const double *
     const double sincos_z_2 = (ay - ay);
     const double sy_x = (sincos_inside_2 ? sincos_sn_2 : (sincos_z_2 / sincos_z_2));
     const double sy_y = (sincos_inside_2 ? sincos_cs_2 : (sincos_z_2 / sincos_z_2));
-    const double sincos_t_3 = aether_product_vec_f64((az * 0x1.45f306dc9c883p-1));
+    const double sincos_t_3 = aether_product_vec_f64((az * 0.63661977236758138243288840385503135621547698974609375));
     const double sincos_k_3 = ((sincos_t_3 + 6755399441055744.0) - 6755399441055744.0);
-    const double sincos_ra_3 = (az - aether_product_vec_f64((sincos_k_3 * 0x1.921fb544p+0)));
-    const double sincos_rb_3 = aether_product_vec_f64((sincos_k_3 * 0x1.0b4611a6p-34));
+    const double sincos_ra_3 = (az - aether_product_vec_f64((sincos_k_3 * 1.570796326734125614166259765625)));
+    const double sincos_rb_3 = aether_product_vec_f64((sincos_k_3 * 0.00000000006077100506303965976595549136618501506745815277099609375));
     const double sincos_s1_3 = (sincos_ra_3 - sincos_rb_3);
     const double sincos_v1_3 = (sincos_s1_3 - sincos_ra_3);
     const double sincos_e1_3 = ((sincos_ra_3 - (sincos_s1_3 - sincos_v1_3)) - (sincos_rb_3 + sincos_v1_3));
-    const double sincos_rc_3 = aether_product_vec_f64((sincos_k_3 * 0x1.3198a2ep-69));
+    const double sincos_rc_3 = aether_product_vec_f64((sincos_k_3 * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375));
     const double sincos_s2_3 = (sincos_s1_3 - sincos_rc_3);
     const double sincos_v2_3 = (sincos_s2_3 - sincos_s1_3);
     const double sincos_e2_3 = ((sincos_s1_3 - (sincos_s2_3 - sincos_v2_3)) - (sincos_rc_3 + sincos_v2_3));
-    const double sincos_rd_3 = aether_product_vec_f64((sincos_k_3 * 0x1.b839a252049c1p-104));
+    const double sincos_rd_3 = aether_product_vec_f64((sincos_k_3 * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625));
     const double sincos_tl_3 = ((sincos_e1_3 + sincos_e2_3) - sincos_rd_3);
     const double sincos_r_3 = (sincos_s2_3 + sincos_tl_3);
     const double sincos_rl_3 = (sincos_tl_3 - (sincos_r_3 - sincos_s2_3));
     const double sincos_u_3 = aether_product_vec_f64((sincos_r_3 * sincos_r_3));
-    const double sincos_ps_3 = aether_product_vec_f64((aether_product_vec_f64((sincos_r_3 * sincos_u_3)) * (-0x1.5555555555555p-3 + aether_product_vec_f64((sincos_u_3 * (0x1.111111111111p-7 + aether_product_vec_f64((sincos_u_3 * (-0x1.a01a01a019936p-13 + aether_product_vec_f64((sincos_u_3 * (0x1.71de3a54605eep-19 + aether_product_vec_f64((sincos_u_3 * (-0x1.ae64541266378p-26 + aether_product_vec_f64((sincos_u_3 * (0x1.61217ec01749dp-33 + aether_product_vec_f64((sincos_u_3 * -0x1.ab17a79237a19p-41))))))))))))))))))));
+    const double sincos_ps_3 = aether_product_vec_f64((aether_product_vec_f64((sincos_r_3 * sincos_u_3)) * (-0.1666666666666666574148081281236954964697360992431640625 + aether_product_vec_f64((sincos_u_3 * (0.0083333333333333314829616256247390992939472198486328125 + aether_product_vec_f64((sincos_u_3 * (-0.0001984126984126505992105105047329516310128383338451385498046875 + aether_product_vec_f64((sincos_u_3 * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + aether_product_vec_f64((sincos_u_3 * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + aether_product_vec_f64((sincos_u_3 * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + aether_product_vec_f64((sincos_u_3 * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125))))))))))))))))))));
     const double sincos_sr_3 = (sincos_r_3 + (sincos_ps_3 + sincos_rl_3));
     const double sincos_hu_3 = aether_product_vec_f64((0.5 * sincos_u_3));
     const double sincos_w_3 = (1.0 - sincos_hu_3);
     const double sincos_lost_3 = ((1.0 - sincos_w_3) - sincos_hu_3);
-    const double sincos_pc_3 = aether_product_vec_f64((aether_product_vec_f64((sincos_u_3 * sincos_u_3)) * (0x1.5555555555555p-5 + aether_product_vec_f64((sincos_u_3 * (-0x1.6c16c16c16966p-10 + aether_product_vec_f64((sincos_u_3 * (0x1.a01a019f4e867p-16 + aether_product_vec_f64((sincos_u_3 * (-0x1.27e4fa17a41b4p-22 + aether_product_vec_f64((sincos_u_3 * (0x1.1eeb68b109173p-29 + aether_product_vec_f64((sincos_u_3 * -0x1.907d7aebd5e3dp-37)))))))))))))))));
+    const double sincos_pc_3 = aether_product_vec_f64((aether_product_vec_f64((sincos_u_3 * sincos_u_3)) * (0.041666666666666664353702032030923874117434024810791015625 + aether_product_vec_f64((sincos_u_3 * (-0.0013888888888887395388349599301136549911461770534515380859375 + aether_product_vec_f64((sincos_u_3 * (0.00002480158729876343263304715180961323994779377244412899017333984375 + aether_product_vec_f64((sincos_u_3 * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + aether_product_vec_f64((sincos_u_3 * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + aether_product_vec_f64((sincos_u_3 * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))))))))));
     const double sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - aether_product_vec_f64((sincos_r_3 * sincos_rl_3))) + sincos_lost_3));
     const double sincos_fq_3 = (((aether_product_vec_f64((sincos_k_3 * 0.25)) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
     const double sincos_q_3 = (sincos_k_3 - aether_product_vec_f64((4.0 * sincos_fq_3)));
@@ -17609,6 +17685,80 @@ void aether_f64_cos_aos(const double *a, double *out, size_t n)
 #endif
     for (; i < n; ++i) {
         out[i] = aether_f64_cos_batch_item(&a[i]);
+    }
+}
+
+void aether_f32_atan_soa(const float *x, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_x;
+        aether_f32x8 aether_r;
+        memcpy(&v_x, x + i, 8u * sizeof(float));
+        aether_f32_atan_batch_x8(&aether_r, &v_x);
+        memcpy(out + i, &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        float v_x;
+        v_x = x[i];
+        const float result = aether_f32_atan(v_x);
+        out[i] = result;
+    }
+}
+
+void aether_f32_atan_aos(const float *x, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_x;
+        aether_f32x8 aether_r;
+        memcpy(&v_x, (const float *)(const void *)(x + i), 8u * sizeof(float));
+        aether_f32_atan_batch_x8(&aether_r, &v_x);
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f32_atan_batch_item(&x[i]);
+    }
+}
+
+void aether_f64_atan_soa(const double *x, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_x;
+        aether_f64x4 aether_r;
+        memcpy(&v_x, x + i, 4u * sizeof(double));
+        aether_f64_atan_batch_x4(&aether_r, &v_x);
+        memcpy(out + i, &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        double v_x;
+        v_x = x[i];
+        const double result = aether_f64_atan(v_x);
+        out[i] = result;
+    }
+}
+
+void aether_f64_atan_aos(const double *x, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_x;
+        aether_f64x4 aether_r;
+        memcpy(&v_x, (const double *)(const void *)(x + i), 4u * sizeof(double));
+        aether_f64_atan_batch_x4(&aether_r, &v_x);
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f64_atan_batch_item(&x[i]);
     }
 }
 

@@ -10,14 +10,14 @@
    itself. The per-lane linear algebra's batched forms are its _lanes functions. Truth values
    are int (0 or 1). out may be one of the input arrays (in place) but must not overlap one
    otherwise. Compile aether_batch.c: it includes the core header-only, so aether_core.c must be
-   beside aether_core.h but is not compiled or linked for it. Contract aether 0.1.0 2c73b605a69c96d277862004b4c2f490. */
+   beside aether_core.h but is not compiled or linked for it. Contract aether 0.1.0 b68e190a259215eca3ca0926e3a3b467. */
 #ifndef AETHER_BATCH_H
 #define AETHER_BATCH_H
 
 #include <stddef.h>
 #include "aether_core.h"
 
-#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 2c73b605a69c96d277862004b4c2f490"
+#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 b68e190a259215eca3ca0926e3a3b467"
 
 #ifdef __cplusplus
 extern "C" {
@@ -1102,6 +1102,18 @@ void aether_f64_cos_soa(const double *a, double *out, size_t n);
 
 /* aether_f64_cos_aos: out[i] = aether_f64_cos(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
 void aether_f64_cos_aos(const double *a, double *out, size_t n);
+
+/* aether_f32_atan_soa: out[i] = aether_f32_atan(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_f32_atan_soa(const float *x, float *out, size_t n);
+
+/* aether_f32_atan_aos: out[i] = aether_f32_atan(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_f32_atan_aos(const float *x, float *out, size_t n);
+
+/* aether_f64_atan_soa: out[i] = aether_f64_atan(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_f64_atan_soa(const double *x, double *out, size_t n);
+
+/* aether_f64_atan_aos: out[i] = aether_f64_atan(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_f64_atan_aos(const double *x, double *out, size_t n);
 
 /* aether_quatf_from_axis_angle_soa: out[i] = aether_quatf_from_axis_angle(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 void aether_quatf_from_axis_angle_soa(const float *axis, const float *angle, float *out, size_t n);

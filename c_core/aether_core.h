@@ -41,7 +41,7 @@
 /* The contract's fingerprint: the spec's name, version and the md5 of its canonical form
    (every function's operations; not its comments). aether_contract_id() returns the one the
    object was generated with; they are equal when header and object come from the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 2c73b605a69c96d277862004b4c2f490"
+#define AETHER_CONTRACT_ID "aether 0.1.0 b68e190a259215eca3ca0926e3a3b467"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -68,7 +68,7 @@ AETHER_API const char *aether_contract_id(void);
 #define AETHER_SELFTEST_WITNESS 8
 #define AETHER_SELFTEST_CONTRACT_ID 16
 
-/* Replays the core's 187 witness vectors and checks the floating-point environment of
+/* Replays the core's 189 witness vectors and checks the floating-point environment of
    the calling thread; with a non-NULL expected_id, also that it equals the object's contract.
    Returns 0 or AETHER_SELFTEST_* bits. When message is not NULL, writes at most size bytes
    (NUL-terminated): "aether_selftest: ok: ..." or "aether_selftest: <problem>; <problem>...". */
@@ -2315,28 +2315,28 @@ AETHER_API double aether_paird_value(aether_paird p);
        out.x = inside ? sn : z / z
        out.y = inside ? cs : z / z
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       const float t = (a * 0x1.45f306p-1f);
+       const float t = (a * 0.636619746685028076171875f);
        const float k = ((t + 12582912.0f) - 12582912.0f);
        const float ra = (a - (k * 1.5703125f));
-       const float rb = (k * 0x1.fb4p-12f);
+       const float rb = (k * 0.0004837512969970703125f);
        const float s1 = (ra - rb);
        const float v1 = (s1 - ra);
        const float e1 = ((ra - (s1 - v1)) - (rb + v1));
-       const float rc = (k * 0x1.444p-24f);
+       const float rc = (k * 0.0000000754953362047672271728515625f);
        const float s2 = (s1 - rc);
        const float v2 = (s2 - s1);
        const float e2 = ((s1 - (s2 - v2)) - (rc + v2));
-       const float rd = (k * 0x1.68c234p-39f);
+       const float rd = (k * 0.0000000000025633440682570896029801588156260550022125244140625f);
        const float tl = ((e1 + e2) - rd);
        const float r = (s2 + tl);
        const float rl = (tl - (r - s2));
        const float u = (r * r);
-       const float ps = ((r * u) * (-0x1.555556p-3f + (u * (0x1.11110ep-7f + (u * (-0x1.a013a6p-13f + (u * 0x1.6dbdd2p-19f)))))));
+       const float ps = ((r * u) * (-0.16666667163372039794921875f + (u * (0.008333331905305385589599609375f + (u * (-0.000198400855879299342632293701171875f + (u * 0.000002724986416069441474974155426025390625f)))))));
        const float sr = (r + (ps + rl));
        const float hu = (0.5f * u);
        const float w = (1.0f - hu);
        const float lost = ((1.0f - w) - hu);
-       const float pc = ((u * u) * (0x1.555554p-5f + (u * (-0x1.6c12d2p-10f + (u * 0x1.9bd864p-16f)))));
+       const float pc = ((u * u) * (0.041666664183139801025390625f + (u * (-0.001388830249197781085968017578125f + (u * 0.00002454789137118496000766754150390625f)))));
        const float cr = (w + ((pc - (r * rl)) + lost));
        const float fq = ((((k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
        const float q = (k - (4.0f * fq));
@@ -2384,28 +2384,28 @@ AETHER_API aether_vec2f aether_f32_sincos(float a);
        out.x = inside ? sn : z / z
        out.y = inside ? cs : z / z
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       const double t = (a * 0x1.45f306dc9c883p-1);
+       const double t = (a * 0.63661977236758138243288840385503135621547698974609375);
        const double k = ((t + 6755399441055744.0) - 6755399441055744.0);
-       const double ra = (a - (k * 0x1.921fb544p+0));
-       const double rb = (k * 0x1.0b4611a6p-34);
+       const double ra = (a - (k * 1.570796326734125614166259765625));
+       const double rb = (k * 0.00000000006077100506303965976595549136618501506745815277099609375);
        const double s1 = (ra - rb);
        const double v1 = (s1 - ra);
        const double e1 = ((ra - (s1 - v1)) - (rb + v1));
-       const double rc = (k * 0x1.3198a2ep-69);
+       const double rc = (k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
        const double s2 = (s1 - rc);
        const double v2 = (s2 - s1);
        const double e2 = ((s1 - (s2 - v2)) - (rc + v2));
-       const double rd = (k * 0x1.b839a252049c1p-104);
+       const double rd = (k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
        const double tl = ((e1 + e2) - rd);
        const double r = (s2 + tl);
        const double rl = (tl - (r - s2));
        const double u = (r * r);
-       const double ps = ((r * u) * (-0x1.5555555555555p-3 + (u * (0x1.111111111111p-7 + (u * (-0x1.a01a01a019936p-13 + (u * (0x1.71de3a54605eep-19 + (u * (-0x1.ae64541266378p-26 + (u * (0x1.61217ec01749dp-33 + (u * -0x1.ab17a79237a19p-41)))))))))))));
+       const double ps = ((r * u) * (-0.1666666666666666574148081281236954964697360992431640625 + (u * (0.0083333333333333314829616256247390992939472198486328125 + (u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
        const double sr = (r + (ps + rl));
        const double hu = (0.5 * u);
        const double w = (1.0 - hu);
        const double lost = ((1.0 - w) - hu);
-       const double pc = ((u * u) * (0x1.5555555555555p-5 + (u * (-0x1.6c16c16c16966p-10 + (u * (0x1.a01a019f4e867p-16 + (u * (-0x1.27e4fa17a41b4p-22 + (u * (0x1.1eeb68b109173p-29 + (u * -0x1.907d7aebd5e3dp-37)))))))))));
+       const double pc = ((u * u) * (0.041666666666666664353702032030923874117434024810791015625 + (u * (-0.0013888888888887395388349599301136549911461770534515380859375 + (u * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (u * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (u * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (u * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
        const double cr = (w + ((pc - (r * rl)) + lost));
        const double fq = ((((k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
        const double q = (k - (4.0 * fq));
@@ -2423,28 +2423,28 @@ AETHER_API aether_vec2d aether_f64_sincos(double a);
    Spec:
        out = sincos(a).x
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       const float sincos_t = (a * 0x1.45f306p-1f);
+       const float sincos_t = (a * 0.636619746685028076171875f);
        const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
        const float sincos_ra = (a - (sincos_k * 1.5703125f));
-       const float sincos_rb = (sincos_k * 0x1.fb4p-12f);
+       const float sincos_rb = (sincos_k * 0.0004837512969970703125f);
        const float sincos_s1 = (sincos_ra - sincos_rb);
        const float sincos_v1 = (sincos_s1 - sincos_ra);
        const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-       const float sincos_rc = (sincos_k * 0x1.444p-24f);
+       const float sincos_rc = (sincos_k * 0.0000000754953362047672271728515625f);
        const float sincos_s2 = (sincos_s1 - sincos_rc);
        const float sincos_v2 = (sincos_s2 - sincos_s1);
        const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-       const float sincos_rd = (sincos_k * 0x1.68c234p-39f);
+       const float sincos_rd = (sincos_k * 0.0000000000025633440682570896029801588156260550022125244140625f);
        const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
        const float sincos_r = (sincos_s2 + sincos_tl);
        const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
        const float sincos_u = (sincos_r * sincos_r);
-       const float sincos_ps = ((sincos_r * sincos_u) * (-0x1.555556p-3f + (sincos_u * (0x1.11110ep-7f + (sincos_u * (-0x1.a013a6p-13f + (sincos_u * 0x1.6dbdd2p-19f)))))));
+       const float sincos_ps = ((sincos_r * sincos_u) * (-0.16666667163372039794921875f + (sincos_u * (0.008333331905305385589599609375f + (sincos_u * (-0.000198400855879299342632293701171875f + (sincos_u * 0.000002724986416069441474974155426025390625f)))))));
        const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
        const float sincos_hu = (0.5f * sincos_u);
        const float sincos_w = (1.0f - sincos_hu);
        const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
-       const float sincos_pc = ((sincos_u * sincos_u) * (0x1.555554p-5f + (sincos_u * (-0x1.6c12d2p-10f + (sincos_u * 0x1.9bd864p-16f)))));
+       const float sincos_pc = ((sincos_u * sincos_u) * (0.041666664183139801025390625f + (sincos_u * (-0.001388830249197781085968017578125f + (sincos_u * 0.00002454789137118496000766754150390625f)))));
        const float sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
        const float sincos_fq = ((((sincos_k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
        const float sincos_q = (sincos_k - (4.0f * sincos_fq));
@@ -2458,28 +2458,28 @@ AETHER_API float aether_f32_sin(float a);
    Spec:
        out = sincos(a).x
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       const double sincos_t = (a * 0x1.45f306dc9c883p-1);
+       const double sincos_t = (a * 0.63661977236758138243288840385503135621547698974609375);
        const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
-       const double sincos_ra = (a - (sincos_k * 0x1.921fb544p+0));
-       const double sincos_rb = (sincos_k * 0x1.0b4611a6p-34);
+       const double sincos_ra = (a - (sincos_k * 1.570796326734125614166259765625));
+       const double sincos_rb = (sincos_k * 0.00000000006077100506303965976595549136618501506745815277099609375);
        const double sincos_s1 = (sincos_ra - sincos_rb);
        const double sincos_v1 = (sincos_s1 - sincos_ra);
        const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-       const double sincos_rc = (sincos_k * 0x1.3198a2ep-69);
+       const double sincos_rc = (sincos_k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
        const double sincos_s2 = (sincos_s1 - sincos_rc);
        const double sincos_v2 = (sincos_s2 - sincos_s1);
        const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-       const double sincos_rd = (sincos_k * 0x1.b839a252049c1p-104);
+       const double sincos_rd = (sincos_k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
        const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
        const double sincos_r = (sincos_s2 + sincos_tl);
        const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
        const double sincos_u = (sincos_r * sincos_r);
-       const double sincos_ps = ((sincos_r * sincos_u) * (-0x1.5555555555555p-3 + (sincos_u * (0x1.111111111111p-7 + (sincos_u * (-0x1.a01a01a019936p-13 + (sincos_u * (0x1.71de3a54605eep-19 + (sincos_u * (-0x1.ae64541266378p-26 + (sincos_u * (0x1.61217ec01749dp-33 + (sincos_u * -0x1.ab17a79237a19p-41)))))))))))));
+       const double sincos_ps = ((sincos_r * sincos_u) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
        const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
        const double sincos_hu = (0.5 * sincos_u);
        const double sincos_w = (1.0 - sincos_hu);
        const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
-       const double sincos_pc = ((sincos_u * sincos_u) * (0x1.5555555555555p-5 + (sincos_u * (-0x1.6c16c16c16966p-10 + (sincos_u * (0x1.a01a019f4e867p-16 + (sincos_u * (-0x1.27e4fa17a41b4p-22 + (sincos_u * (0x1.1eeb68b109173p-29 + (sincos_u * -0x1.907d7aebd5e3dp-37)))))))))));
+       const double sincos_pc = ((sincos_u * sincos_u) * (0.041666666666666664353702032030923874117434024810791015625 + (sincos_u * (-0.0013888888888887395388349599301136549911461770534515380859375 + (sincos_u * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (sincos_u * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (sincos_u * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (sincos_u * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
        const double sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
        const double sincos_fq = ((((sincos_k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
        const double sincos_q = (sincos_k - (4.0 * sincos_fq));
@@ -2493,28 +2493,28 @@ AETHER_API double aether_f64_sin(double a);
    Spec:
        out = sincos(a).y
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       const float sincos_t = (a * 0x1.45f306p-1f);
+       const float sincos_t = (a * 0.636619746685028076171875f);
        const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
        const float sincos_ra = (a - (sincos_k * 1.5703125f));
-       const float sincos_rb = (sincos_k * 0x1.fb4p-12f);
+       const float sincos_rb = (sincos_k * 0.0004837512969970703125f);
        const float sincos_s1 = (sincos_ra - sincos_rb);
        const float sincos_v1 = (sincos_s1 - sincos_ra);
        const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-       const float sincos_rc = (sincos_k * 0x1.444p-24f);
+       const float sincos_rc = (sincos_k * 0.0000000754953362047672271728515625f);
        const float sincos_s2 = (sincos_s1 - sincos_rc);
        const float sincos_v2 = (sincos_s2 - sincos_s1);
        const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-       const float sincos_rd = (sincos_k * 0x1.68c234p-39f);
+       const float sincos_rd = (sincos_k * 0.0000000000025633440682570896029801588156260550022125244140625f);
        const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
        const float sincos_r = (sincos_s2 + sincos_tl);
        const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
        const float sincos_u = (sincos_r * sincos_r);
-       const float sincos_ps = ((sincos_r * sincos_u) * (-0x1.555556p-3f + (sincos_u * (0x1.11110ep-7f + (sincos_u * (-0x1.a013a6p-13f + (sincos_u * 0x1.6dbdd2p-19f)))))));
+       const float sincos_ps = ((sincos_r * sincos_u) * (-0.16666667163372039794921875f + (sincos_u * (0.008333331905305385589599609375f + (sincos_u * (-0.000198400855879299342632293701171875f + (sincos_u * 0.000002724986416069441474974155426025390625f)))))));
        const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
        const float sincos_hu = (0.5f * sincos_u);
        const float sincos_w = (1.0f - sincos_hu);
        const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
-       const float sincos_pc = ((sincos_u * sincos_u) * (0x1.555554p-5f + (sincos_u * (-0x1.6c12d2p-10f + (sincos_u * 0x1.9bd864p-16f)))));
+       const float sincos_pc = ((sincos_u * sincos_u) * (0.041666664183139801025390625f + (sincos_u * (-0.001388830249197781085968017578125f + (sincos_u * 0.00002454789137118496000766754150390625f)))));
        const float sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
        const float sincos_fq = ((((sincos_k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
        const float sincos_q = (sincos_k - (4.0f * sincos_fq));
@@ -2528,28 +2528,28 @@ AETHER_API float aether_f32_cos(float a);
    Spec:
        out = sincos(a).y
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       const double sincos_t = (a * 0x1.45f306dc9c883p-1);
+       const double sincos_t = (a * 0.63661977236758138243288840385503135621547698974609375);
        const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
-       const double sincos_ra = (a - (sincos_k * 0x1.921fb544p+0));
-       const double sincos_rb = (sincos_k * 0x1.0b4611a6p-34);
+       const double sincos_ra = (a - (sincos_k * 1.570796326734125614166259765625));
+       const double sincos_rb = (sincos_k * 0.00000000006077100506303965976595549136618501506745815277099609375);
        const double sincos_s1 = (sincos_ra - sincos_rb);
        const double sincos_v1 = (sincos_s1 - sincos_ra);
        const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-       const double sincos_rc = (sincos_k * 0x1.3198a2ep-69);
+       const double sincos_rc = (sincos_k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
        const double sincos_s2 = (sincos_s1 - sincos_rc);
        const double sincos_v2 = (sincos_s2 - sincos_s1);
        const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-       const double sincos_rd = (sincos_k * 0x1.b839a252049c1p-104);
+       const double sincos_rd = (sincos_k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
        const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
        const double sincos_r = (sincos_s2 + sincos_tl);
        const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
        const double sincos_u = (sincos_r * sincos_r);
-       const double sincos_ps = ((sincos_r * sincos_u) * (-0x1.5555555555555p-3 + (sincos_u * (0x1.111111111111p-7 + (sincos_u * (-0x1.a01a01a019936p-13 + (sincos_u * (0x1.71de3a54605eep-19 + (sincos_u * (-0x1.ae64541266378p-26 + (sincos_u * (0x1.61217ec01749dp-33 + (sincos_u * -0x1.ab17a79237a19p-41)))))))))))));
+       const double sincos_ps = ((sincos_r * sincos_u) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
        const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
        const double sincos_hu = (0.5 * sincos_u);
        const double sincos_w = (1.0 - sincos_hu);
        const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
-       const double sincos_pc = ((sincos_u * sincos_u) * (0x1.5555555555555p-5 + (sincos_u * (-0x1.6c16c16c16966p-10 + (sincos_u * (0x1.a01a019f4e867p-16 + (sincos_u * (-0x1.27e4fa17a41b4p-22 + (sincos_u * (0x1.1eeb68b109173p-29 + (sincos_u * -0x1.907d7aebd5e3dp-37)))))))))));
+       const double sincos_pc = ((sincos_u * sincos_u) * (0.041666666666666664353702032030923874117434024810791015625 + (sincos_u * (-0.0013888888888887395388349599301136549911461770534515380859375 + (sincos_u * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (sincos_u * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (sincos_u * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (sincos_u * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
        const double sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
        const double sincos_fq = ((((sincos_k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
        const double sincos_q = (sincos_k - (4.0 * sincos_fq));
@@ -2559,34 +2559,100 @@ AETHER_API float aether_f32_cos(float a);
        return (sincos_inside ? sincos_cs : (sincos_z / sincos_z)); */
 AETHER_API double aether_f64_cos(double a);
 
+/* aether_f32_atan: atan x (radians, in [-pi/2, pi/2]): a reduction to |t| <= 7/16 by one division and a stated constant, a Horner polynomial in t^2, as the contract states (its elementary-functions section).
+   Spec:
+       a = fabs(x)
+       b1 = a < 0.4375
+       b2 = a < 0.6875
+       b3 = a < 1.1875
+       b4 = a < 2.4375
+       num = b1 ? a : (b2 ? 2 * a - 1 : (b3 ? a - 1 : (b4 ? a - 1.5 : -1)))
+       den = b1 ? 1 : (b2 ? 2 + a : (b3 ? a + 1 : (b4 ? 1 + 1.5 * a : a)))
+       ch = b1 ? 0 : (b2 ? f32_bits(0x3EED6338) : (b3 ? f32_bits(0x3F490FDB) : (b4 ? f32_bits(0x3F7B985F) : f32_bits(0x3FC90FDB))))
+       cl = b1 ? 0 : (b2 ? f32_bits(0x31AC376A) : (b3 ? f32_bits(0xB2BBBD2E) : (b4 ? f32_bits(0xB2D7E096) : f32_bits(0xB33BBD2E))))
+       t = num / den
+       u = t * t
+       p = t * u * (f32_bits(0xBEAAAAAA) + u * (f32_bits(0x3E4CCB01) + u * (f32_bits(0xBE11FCC2) + u * (f32_bits(0x3DDA7D11) + u * f32_bits(0xBD7E9982)))))
+       r = ch + (t + (p + cl))
+       out = x == 0 ? x : (x < 0 ? r * -1 : r)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float a = fabsf(x);
+       const int b1 = (a < 0.4375f);
+       const int b2 = (a < 0.6875f);
+       const int b3 = (a < 1.1875f);
+       const int b4 = (a < 2.4375f);
+       const float num = (b1 ? a : (b2 ? ((2.0f * a) - 1.0f) : (b3 ? (a - 1.0f) : (b4 ? (a - 1.5f) : -1.0f))));
+       const float den = (b1 ? 1.0f : (b2 ? (2.0f + a) : (b3 ? (a + 1.0f) : (b4 ? (1.0f + (1.5f * a)) : a))));
+       const float ch = (b1 ? 0.0f : (b2 ? 0.4636476039886474609375f : (b3 ? 0.785398185253143310546875f : (b4 ? 0.982793748378753662109375f : 1.57079637050628662109375f))));
+       const float cl = (b1 ? 0.0f : (b2 ? 0.00000000501215868808913000975735485553741455078125f : (b3 ? -0.000000021855694143368964432738721370697021484375f : (b4 ? -0.000000025131424052915463107638061046600341796875f : -0.00000004371138828673792886547744274139404296875f))));
+       const float t = (num / den);
+       const float u = (t * t);
+       const float p = ((t * u) * (-0.333333313465118408203125f + (u * (0.19999314844608306884765625f + (u * (-0.1425657570362091064453125f + (u * (0.106683857738971710205078125f + (u * -0.062158115208148956298828125f)))))))));
+       const float r = (ch + (t + (p + cl)));
+       return ((x == 0.0f) ? x : ((x < 0.0f) ? (r * -1.0f) : r)); */
+AETHER_API float aether_f32_atan(float x);
+
+/* aether_f64_atan: atan x (radians, in [-pi/2, pi/2]): a reduction to |t| <= 7/16 by one division and a stated constant, a Horner polynomial in t^2, as the contract states (its elementary-functions section).
+   Spec:
+       a = fabs(x)
+       b1 = a < 0.4375
+       b2 = a < 0.6875
+       b3 = a < 1.1875
+       b4 = a < 2.4375
+       num = b1 ? a : (b2 ? 2 * a - 1 : (b3 ? a - 1 : (b4 ? a - 1.5 : -1)))
+       den = b1 ? 1 : (b2 ? 2 + a : (b3 ? a + 1 : (b4 ? 1 + 1.5 * a : a)))
+       ch = b1 ? 0 : (b2 ? f64_bits(0x3FDDAC670561BB4F) : (b3 ? f64_bits(0x3FE921FB54442D18) : (b4 ? f64_bits(0x3FEF730BD281F69B) : f64_bits(0x3FF921FB54442D18))))
+       cl = b1 ? 0 : (b2 ? f64_bits(0x3C7A2B7F222F65E2) : (b3 ? f64_bits(0x3C81A62633145C07) : (b4 ? f64_bits(0x3C7007887AF0CBBD) : f64_bits(0x3C91A62633145C07))))
+       t = num / den
+       u = t * t
+       p = t * u * (f64_bits(0xBFD5555555555555) + u * (f64_bits(0x3FC99999999998C5) + u * (f64_bits(0xBFC2492492485503) + u * (f64_bits(0x3FBC71C71BD2B8BC) + u * (f64_bits(0xBFB745D154C84F7A) + u * (f64_bits(0x3FB3B1375CE5BDC6) + u * (f64_bits(0xBFB110C9CE7B0572) + u * (f64_bits(0x3FAE170800A46210) + u * (f64_bits(0xBFAAB59B417B2D3F) + u * (f64_bits(0x3FA7001816FD063F) + u * (f64_bits(0xBFA0F62BBA6A2558) + u * f64_bits(0x3F8E4167464D3DE8))))))))))))
+       r = ch + (t + (p + cl))
+       out = x == 0 ? x : (x < 0 ? r * -1 : r)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double a = fabs(x);
+       const int b1 = (a < 0.4375);
+       const int b2 = (a < 0.6875);
+       const int b3 = (a < 1.1875);
+       const int b4 = (a < 2.4375);
+       const double num = (b1 ? a : (b2 ? ((2.0 * a) - 1.0) : (b3 ? (a - 1.0) : (b4 ? (a - 1.5) : -1.0))));
+       const double den = (b1 ? 1.0 : (b2 ? (2.0 + a) : (b3 ? (a + 1.0) : (b4 ? (1.0 + (1.5 * a)) : a))));
+       const double ch = (b1 ? 0.0 : (b2 ? 0.463647609000806093515478778499527834355831146240234375 : (b3 ? 0.78539816339744827899949086713604629039764404296875 : (b4 ? 0.98279372324732905408239957978366874158382415771484375 : 1.5707963267948965579989817342720925807952880859375))));
+       const double cl = (b1 ? 0.0 : (b2 ? 0.00000000000000002269877745296168709240834419196241055251868294737223330503894658249919302761554718017578125 : (b3 ? 0.00000000000000003061616997868383017934410073645991511564230311693950159490640317017096094787120819091796875 : (b4 ? 0.000000000000000013903311031230998451599863382076653231280185849081006133065585572694544680416584014892578125 : 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375))));
+       const double t = (num / den);
+       const double u = (t * t);
+       const double p = ((t * u) * (-0.333333333333333314829616256247390992939472198486328125 + (u * (0.1999999999999940991646241172929876483976840972900390625 + (u * (-0.1428571428556680567023562389294966123998165130615234375 + (u * (0.111111110966450377102177071719779632985591888427734375 + (u * (-0.0909090835560259213909972686451510526239871978759765625 + (u * (0.0769228555488928600336606677956297062337398529052734375 + (u * (-0.0666624192335996401670428213037666864693164825439453125 + (u * (0.05876946456755061110044380257022567093372344970703125 + (u * (-0.052166797393136558891324483511198195628821849822998046875 + (u * (0.044922592931936559945693687723178300075232982635498046875 + (u * (-0.033128134256069585727999537994037382304668426513671875 + (u * 0.01477318461698380602786784265845199115574359893798828125)))))))))))))))))))))));
+       const double r = (ch + (t + (p + cl)));
+       return ((x == 0.0) ? x : ((x < 0.0) ? (r * -1.0) : r)); */
+AETHER_API double aether_f64_atan(double x);
+
 /* aether_quatf_from_axis_angle: The rotation by angle (radians) about axis: sc = sincos(angle * 0.5), out = quat(sc.y, axis.x * sc.x, axis.y * sc.x, axis.z * sc.x). The axis is used as given (normalize it first: a non-unit axis gives a non-unit quaternion); NaN where |angle * 0.5| is outside sincos's domain.
    Spec:
        sc = sincos(angle * 0.5)
        out = quat(sc.y, axis.x * sc.x, axis.y * sc.x, axis.z * sc.x)
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const float sincos_a_0 = (angle * 0.5f);
-       const float sincos_t = (sincos_a_0 * 0x1.45f306p-1f);
+       const float sincos_t = (sincos_a_0 * 0.636619746685028076171875f);
        const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
        const float sincos_ra = (sincos_a_0 - (sincos_k * 1.5703125f));
-       const float sincos_rb = (sincos_k * 0x1.fb4p-12f);
+       const float sincos_rb = (sincos_k * 0.0004837512969970703125f);
        const float sincos_s1 = (sincos_ra - sincos_rb);
        const float sincos_v1 = (sincos_s1 - sincos_ra);
        const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-       const float sincos_rc = (sincos_k * 0x1.444p-24f);
+       const float sincos_rc = (sincos_k * 0.0000000754953362047672271728515625f);
        const float sincos_s2 = (sincos_s1 - sincos_rc);
        const float sincos_v2 = (sincos_s2 - sincos_s1);
        const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-       const float sincos_rd = (sincos_k * 0x1.68c234p-39f);
+       const float sincos_rd = (sincos_k * 0.0000000000025633440682570896029801588156260550022125244140625f);
        const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
        const float sincos_r = (sincos_s2 + sincos_tl);
        const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
        const float sincos_u = (sincos_r * sincos_r);
-       const float sincos_ps = ((sincos_r * sincos_u) * (-0x1.555556p-3f + (sincos_u * (0x1.11110ep-7f + (sincos_u * (-0x1.a013a6p-13f + (sincos_u * 0x1.6dbdd2p-19f)))))));
+       const float sincos_ps = ((sincos_r * sincos_u) * (-0.16666667163372039794921875f + (sincos_u * (0.008333331905305385589599609375f + (sincos_u * (-0.000198400855879299342632293701171875f + (sincos_u * 0.000002724986416069441474974155426025390625f)))))));
        const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
        const float sincos_hu = (0.5f * sincos_u);
        const float sincos_w = (1.0f - sincos_hu);
        const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
-       const float sincos_pc = ((sincos_u * sincos_u) * (0x1.555554p-5f + (sincos_u * (-0x1.6c12d2p-10f + (sincos_u * 0x1.9bd864p-16f)))));
+       const float sincos_pc = ((sincos_u * sincos_u) * (0.041666664183139801025390625f + (sincos_u * (-0.001388830249197781085968017578125f + (sincos_u * 0.00002454789137118496000766754150390625f)))));
        const float sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
        const float sincos_fq = ((((sincos_k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
        const float sincos_q = (sincos_k - (4.0f * sincos_fq));
@@ -2610,28 +2676,28 @@ AETHER_API aether_quatf aether_quatf_from_axis_angle(aether_vec3f axis, float an
        out = quat(sc.y, axis.x * sc.x, axis.y * sc.x, axis.z * sc.x)
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const double sincos_a_0 = (angle * 0.5);
-       const double sincos_t = (sincos_a_0 * 0x1.45f306dc9c883p-1);
+       const double sincos_t = (sincos_a_0 * 0.63661977236758138243288840385503135621547698974609375);
        const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
-       const double sincos_ra = (sincos_a_0 - (sincos_k * 0x1.921fb544p+0));
-       const double sincos_rb = (sincos_k * 0x1.0b4611a6p-34);
+       const double sincos_ra = (sincos_a_0 - (sincos_k * 1.570796326734125614166259765625));
+       const double sincos_rb = (sincos_k * 0.00000000006077100506303965976595549136618501506745815277099609375);
        const double sincos_s1 = (sincos_ra - sincos_rb);
        const double sincos_v1 = (sincos_s1 - sincos_ra);
        const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-       const double sincos_rc = (sincos_k * 0x1.3198a2ep-69);
+       const double sincos_rc = (sincos_k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
        const double sincos_s2 = (sincos_s1 - sincos_rc);
        const double sincos_v2 = (sincos_s2 - sincos_s1);
        const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-       const double sincos_rd = (sincos_k * 0x1.b839a252049c1p-104);
+       const double sincos_rd = (sincos_k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
        const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
        const double sincos_r = (sincos_s2 + sincos_tl);
        const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
        const double sincos_u = (sincos_r * sincos_r);
-       const double sincos_ps = ((sincos_r * sincos_u) * (-0x1.5555555555555p-3 + (sincos_u * (0x1.111111111111p-7 + (sincos_u * (-0x1.a01a01a019936p-13 + (sincos_u * (0x1.71de3a54605eep-19 + (sincos_u * (-0x1.ae64541266378p-26 + (sincos_u * (0x1.61217ec01749dp-33 + (sincos_u * -0x1.ab17a79237a19p-41)))))))))))));
+       const double sincos_ps = ((sincos_r * sincos_u) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
        const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
        const double sincos_hu = (0.5 * sincos_u);
        const double sincos_w = (1.0 - sincos_hu);
        const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
-       const double sincos_pc = ((sincos_u * sincos_u) * (0x1.5555555555555p-5 + (sincos_u * (-0x1.6c16c16c16966p-10 + (sincos_u * (0x1.a01a019f4e867p-16 + (sincos_u * (-0x1.27e4fa17a41b4p-22 + (sincos_u * (0x1.1eeb68b109173p-29 + (sincos_u * -0x1.907d7aebd5e3dp-37)))))))))));
+       const double sincos_pc = ((sincos_u * sincos_u) * (0.041666666666666664353702032030923874117434024810791015625 + (sincos_u * (-0.0013888888888887395388349599301136549911461770534515380859375 + (sincos_u * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (sincos_u * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (sincos_u * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (sincos_u * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
        const double sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
        const double sincos_fq = ((((sincos_k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
        const double sincos_q = (sincos_k - (4.0 * sincos_fq));
@@ -2663,28 +2729,28 @@ AETHER_API aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, double a
        m21 = (sx.y * sy.x) * sz.x + sx.x * sz.y
        out = mat3(m00, m01, sy.x, m10, m11, m12, m20, m21, sx.y * sy.y)
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       const float sincos_t = (ax * 0x1.45f306p-1f);
+       const float sincos_t = (ax * 0.636619746685028076171875f);
        const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
        const float sincos_ra = (ax - (sincos_k * 1.5703125f));
-       const float sincos_rb = (sincos_k * 0x1.fb4p-12f);
+       const float sincos_rb = (sincos_k * 0.0004837512969970703125f);
        const float sincos_s1 = (sincos_ra - sincos_rb);
        const float sincos_v1 = (sincos_s1 - sincos_ra);
        const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-       const float sincos_rc = (sincos_k * 0x1.444p-24f);
+       const float sincos_rc = (sincos_k * 0.0000000754953362047672271728515625f);
        const float sincos_s2 = (sincos_s1 - sincos_rc);
        const float sincos_v2 = (sincos_s2 - sincos_s1);
        const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-       const float sincos_rd = (sincos_k * 0x1.68c234p-39f);
+       const float sincos_rd = (sincos_k * 0.0000000000025633440682570896029801588156260550022125244140625f);
        const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
        const float sincos_r = (sincos_s2 + sincos_tl);
        const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
        const float sincos_u = (sincos_r * sincos_r);
-       const float sincos_ps = ((sincos_r * sincos_u) * (-0x1.555556p-3f + (sincos_u * (0x1.11110ep-7f + (sincos_u * (-0x1.a013a6p-13f + (sincos_u * 0x1.6dbdd2p-19f)))))));
+       const float sincos_ps = ((sincos_r * sincos_u) * (-0.16666667163372039794921875f + (sincos_u * (0.008333331905305385589599609375f + (sincos_u * (-0.000198400855879299342632293701171875f + (sincos_u * 0.000002724986416069441474974155426025390625f)))))));
        const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
        const float sincos_hu = (0.5f * sincos_u);
        const float sincos_w = (1.0f - sincos_hu);
        const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
-       const float sincos_pc = ((sincos_u * sincos_u) * (0x1.555554p-5f + (sincos_u * (-0x1.6c12d2p-10f + (sincos_u * 0x1.9bd864p-16f)))));
+       const float sincos_pc = ((sincos_u * sincos_u) * (0.041666664183139801025390625f + (sincos_u * (-0.001388830249197781085968017578125f + (sincos_u * 0.00002454789137118496000766754150390625f)))));
        const float sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
        const float sincos_fq = ((((sincos_k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
        const float sincos_q = (sincos_k - (4.0f * sincos_fq));
@@ -2694,28 +2760,28 @@ AETHER_API aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, double a
        const float sincos_z = (ax - ax);
        const float sx_x = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
        const float sx_y = (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
-       const float sincos_t_2 = (ay * 0x1.45f306p-1f);
+       const float sincos_t_2 = (ay * 0.636619746685028076171875f);
        const float sincos_k_2 = ((sincos_t_2 + 12582912.0f) - 12582912.0f);
        const float sincos_ra_2 = (ay - (sincos_k_2 * 1.5703125f));
-       const float sincos_rb_2 = (sincos_k_2 * 0x1.fb4p-12f);
+       const float sincos_rb_2 = (sincos_k_2 * 0.0004837512969970703125f);
        const float sincos_s1_2 = (sincos_ra_2 - sincos_rb_2);
        const float sincos_v1_2 = (sincos_s1_2 - sincos_ra_2);
        const float sincos_e1_2 = ((sincos_ra_2 - (sincos_s1_2 - sincos_v1_2)) - (sincos_rb_2 + sincos_v1_2));
-       const float sincos_rc_2 = (sincos_k_2 * 0x1.444p-24f);
+       const float sincos_rc_2 = (sincos_k_2 * 0.0000000754953362047672271728515625f);
        const float sincos_s2_2 = (sincos_s1_2 - sincos_rc_2);
        const float sincos_v2_2 = (sincos_s2_2 - sincos_s1_2);
        const float sincos_e2_2 = ((sincos_s1_2 - (sincos_s2_2 - sincos_v2_2)) - (sincos_rc_2 + sincos_v2_2));
-       const float sincos_rd_2 = (sincos_k_2 * 0x1.68c234p-39f);
+       const float sincos_rd_2 = (sincos_k_2 * 0.0000000000025633440682570896029801588156260550022125244140625f);
        const float sincos_tl_2 = ((sincos_e1_2 + sincos_e2_2) - sincos_rd_2);
        const float sincos_r_2 = (sincos_s2_2 + sincos_tl_2);
        const float sincos_rl_2 = (sincos_tl_2 - (sincos_r_2 - sincos_s2_2));
        const float sincos_u_2 = (sincos_r_2 * sincos_r_2);
-       const float sincos_ps_2 = ((sincos_r_2 * sincos_u_2) * (-0x1.555556p-3f + (sincos_u_2 * (0x1.11110ep-7f + (sincos_u_2 * (-0x1.a013a6p-13f + (sincos_u_2 * 0x1.6dbdd2p-19f)))))));
+       const float sincos_ps_2 = ((sincos_r_2 * sincos_u_2) * (-0.16666667163372039794921875f + (sincos_u_2 * (0.008333331905305385589599609375f + (sincos_u_2 * (-0.000198400855879299342632293701171875f + (sincos_u_2 * 0.000002724986416069441474974155426025390625f)))))));
        const float sincos_sr_2 = (sincos_r_2 + (sincos_ps_2 + sincos_rl_2));
        const float sincos_hu_2 = (0.5f * sincos_u_2);
        const float sincos_w_2 = (1.0f - sincos_hu_2);
        const float sincos_lost_2 = ((1.0f - sincos_w_2) - sincos_hu_2);
-       const float sincos_pc_2 = ((sincos_u_2 * sincos_u_2) * (0x1.555554p-5f + (sincos_u_2 * (-0x1.6c12d2p-10f + (sincos_u_2 * 0x1.9bd864p-16f)))));
+       const float sincos_pc_2 = ((sincos_u_2 * sincos_u_2) * (0.041666664183139801025390625f + (sincos_u_2 * (-0.001388830249197781085968017578125f + (sincos_u_2 * 0.00002454789137118496000766754150390625f)))));
        const float sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - (sincos_r_2 * sincos_rl_2)) + sincos_lost_2));
        const float sincos_fq_2 = ((((sincos_k_2 * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
        const float sincos_q_2 = (sincos_k_2 - (4.0f * sincos_fq_2));
@@ -2725,28 +2791,28 @@ AETHER_API aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, double a
        const float sincos_z_2 = (ay - ay);
        const float sy_x = (sincos_inside_2 ? sincos_sn_2 : (sincos_z_2 / sincos_z_2));
        const float sy_y = (sincos_inside_2 ? sincos_cs_2 : (sincos_z_2 / sincos_z_2));
-       const float sincos_t_3 = (az * 0x1.45f306p-1f);
+       const float sincos_t_3 = (az * 0.636619746685028076171875f);
        const float sincos_k_3 = ((sincos_t_3 + 12582912.0f) - 12582912.0f);
        const float sincos_ra_3 = (az - (sincos_k_3 * 1.5703125f));
-       const float sincos_rb_3 = (sincos_k_3 * 0x1.fb4p-12f);
+       const float sincos_rb_3 = (sincos_k_3 * 0.0004837512969970703125f);
        const float sincos_s1_3 = (sincos_ra_3 - sincos_rb_3);
        const float sincos_v1_3 = (sincos_s1_3 - sincos_ra_3);
        const float sincos_e1_3 = ((sincos_ra_3 - (sincos_s1_3 - sincos_v1_3)) - (sincos_rb_3 + sincos_v1_3));
-       const float sincos_rc_3 = (sincos_k_3 * 0x1.444p-24f);
+       const float sincos_rc_3 = (sincos_k_3 * 0.0000000754953362047672271728515625f);
        const float sincos_s2_3 = (sincos_s1_3 - sincos_rc_3);
        const float sincos_v2_3 = (sincos_s2_3 - sincos_s1_3);
        const float sincos_e2_3 = ((sincos_s1_3 - (sincos_s2_3 - sincos_v2_3)) - (sincos_rc_3 + sincos_v2_3));
-       const float sincos_rd_3 = (sincos_k_3 * 0x1.68c234p-39f);
+       const float sincos_rd_3 = (sincos_k_3 * 0.0000000000025633440682570896029801588156260550022125244140625f);
        const float sincos_tl_3 = ((sincos_e1_3 + sincos_e2_3) - sincos_rd_3);
        const float sincos_r_3 = (sincos_s2_3 + sincos_tl_3);
        const float sincos_rl_3 = (sincos_tl_3 - (sincos_r_3 - sincos_s2_3));
        const float sincos_u_3 = (sincos_r_3 * sincos_r_3);
-       const float sincos_ps_3 = ((sincos_r_3 * sincos_u_3) * (-0x1.555556p-3f + (sincos_u_3 * (0x1.11110ep-7f + (sincos_u_3 * (-0x1.a013a6p-13f + (sincos_u_3 * 0x1.6dbdd2p-19f)))))));
+       const float sincos_ps_3 = ((sincos_r_3 * sincos_u_3) * (-0.16666667163372039794921875f + (sincos_u_3 * (0.008333331905305385589599609375f + (sincos_u_3 * (-0.000198400855879299342632293701171875f + (sincos_u_3 * 0.000002724986416069441474974155426025390625f)))))));
        const float sincos_sr_3 = (sincos_r_3 + (sincos_ps_3 + sincos_rl_3));
        const float sincos_hu_3 = (0.5f * sincos_u_3);
        const float sincos_w_3 = (1.0f - sincos_hu_3);
        const float sincos_lost_3 = ((1.0f - sincos_w_3) - sincos_hu_3);
-       const float sincos_pc_3 = ((sincos_u_3 * sincos_u_3) * (0x1.555554p-5f + (sincos_u_3 * (-0x1.6c12d2p-10f + (sincos_u_3 * 0x1.9bd864p-16f)))));
+       const float sincos_pc_3 = ((sincos_u_3 * sincos_u_3) * (0.041666664183139801025390625f + (sincos_u_3 * (-0.001388830249197781085968017578125f + (sincos_u_3 * 0.00002454789137118496000766754150390625f)))));
        const float sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - (sincos_r_3 * sincos_rl_3)) + sincos_lost_3));
        const float sincos_fq_3 = ((((sincos_k_3 * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
        const float sincos_q_3 = (sincos_k_3 - (4.0f * sincos_fq_3));
@@ -2790,28 +2856,28 @@ AETHER_API aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, float az
        m21 = (sx.y * sy.x) * sz.x + sx.x * sz.y
        out = mat3(m00, m01, sy.x, m10, m11, m12, m20, m21, sx.y * sy.y)
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       const double sincos_t = (ax * 0x1.45f306dc9c883p-1);
+       const double sincos_t = (ax * 0.63661977236758138243288840385503135621547698974609375);
        const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
-       const double sincos_ra = (ax - (sincos_k * 0x1.921fb544p+0));
-       const double sincos_rb = (sincos_k * 0x1.0b4611a6p-34);
+       const double sincos_ra = (ax - (sincos_k * 1.570796326734125614166259765625));
+       const double sincos_rb = (sincos_k * 0.00000000006077100506303965976595549136618501506745815277099609375);
        const double sincos_s1 = (sincos_ra - sincos_rb);
        const double sincos_v1 = (sincos_s1 - sincos_ra);
        const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-       const double sincos_rc = (sincos_k * 0x1.3198a2ep-69);
+       const double sincos_rc = (sincos_k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
        const double sincos_s2 = (sincos_s1 - sincos_rc);
        const double sincos_v2 = (sincos_s2 - sincos_s1);
        const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-       const double sincos_rd = (sincos_k * 0x1.b839a252049c1p-104);
+       const double sincos_rd = (sincos_k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
        const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
        const double sincos_r = (sincos_s2 + sincos_tl);
        const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
        const double sincos_u = (sincos_r * sincos_r);
-       const double sincos_ps = ((sincos_r * sincos_u) * (-0x1.5555555555555p-3 + (sincos_u * (0x1.111111111111p-7 + (sincos_u * (-0x1.a01a01a019936p-13 + (sincos_u * (0x1.71de3a54605eep-19 + (sincos_u * (-0x1.ae64541266378p-26 + (sincos_u * (0x1.61217ec01749dp-33 + (sincos_u * -0x1.ab17a79237a19p-41)))))))))))));
+       const double sincos_ps = ((sincos_r * sincos_u) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
        const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
        const double sincos_hu = (0.5 * sincos_u);
        const double sincos_w = (1.0 - sincos_hu);
        const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
-       const double sincos_pc = ((sincos_u * sincos_u) * (0x1.5555555555555p-5 + (sincos_u * (-0x1.6c16c16c16966p-10 + (sincos_u * (0x1.a01a019f4e867p-16 + (sincos_u * (-0x1.27e4fa17a41b4p-22 + (sincos_u * (0x1.1eeb68b109173p-29 + (sincos_u * -0x1.907d7aebd5e3dp-37)))))))))));
+       const double sincos_pc = ((sincos_u * sincos_u) * (0.041666666666666664353702032030923874117434024810791015625 + (sincos_u * (-0.0013888888888887395388349599301136549911461770534515380859375 + (sincos_u * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (sincos_u * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (sincos_u * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (sincos_u * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
        const double sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
        const double sincos_fq = ((((sincos_k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
        const double sincos_q = (sincos_k - (4.0 * sincos_fq));
@@ -2821,28 +2887,28 @@ AETHER_API aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, float az
        const double sincos_z = (ax - ax);
        const double sx_x = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
        const double sx_y = (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
-       const double sincos_t_2 = (ay * 0x1.45f306dc9c883p-1);
+       const double sincos_t_2 = (ay * 0.63661977236758138243288840385503135621547698974609375);
        const double sincos_k_2 = ((sincos_t_2 + 6755399441055744.0) - 6755399441055744.0);
-       const double sincos_ra_2 = (ay - (sincos_k_2 * 0x1.921fb544p+0));
-       const double sincos_rb_2 = (sincos_k_2 * 0x1.0b4611a6p-34);
+       const double sincos_ra_2 = (ay - (sincos_k_2 * 1.570796326734125614166259765625));
+       const double sincos_rb_2 = (sincos_k_2 * 0.00000000006077100506303965976595549136618501506745815277099609375);
        const double sincos_s1_2 = (sincos_ra_2 - sincos_rb_2);
        const double sincos_v1_2 = (sincos_s1_2 - sincos_ra_2);
        const double sincos_e1_2 = ((sincos_ra_2 - (sincos_s1_2 - sincos_v1_2)) - (sincos_rb_2 + sincos_v1_2));
-       const double sincos_rc_2 = (sincos_k_2 * 0x1.3198a2ep-69);
+       const double sincos_rc_2 = (sincos_k_2 * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
        const double sincos_s2_2 = (sincos_s1_2 - sincos_rc_2);
        const double sincos_v2_2 = (sincos_s2_2 - sincos_s1_2);
        const double sincos_e2_2 = ((sincos_s1_2 - (sincos_s2_2 - sincos_v2_2)) - (sincos_rc_2 + sincos_v2_2));
-       const double sincos_rd_2 = (sincos_k_2 * 0x1.b839a252049c1p-104);
+       const double sincos_rd_2 = (sincos_k_2 * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
        const double sincos_tl_2 = ((sincos_e1_2 + sincos_e2_2) - sincos_rd_2);
        const double sincos_r_2 = (sincos_s2_2 + sincos_tl_2);
        const double sincos_rl_2 = (sincos_tl_2 - (sincos_r_2 - sincos_s2_2));
        const double sincos_u_2 = (sincos_r_2 * sincos_r_2);
-       const double sincos_ps_2 = ((sincos_r_2 * sincos_u_2) * (-0x1.5555555555555p-3 + (sincos_u_2 * (0x1.111111111111p-7 + (sincos_u_2 * (-0x1.a01a01a019936p-13 + (sincos_u_2 * (0x1.71de3a54605eep-19 + (sincos_u_2 * (-0x1.ae64541266378p-26 + (sincos_u_2 * (0x1.61217ec01749dp-33 + (sincos_u_2 * -0x1.ab17a79237a19p-41)))))))))))));
+       const double sincos_ps_2 = ((sincos_r_2 * sincos_u_2) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u_2 * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u_2 * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u_2 * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u_2 * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u_2 * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u_2 * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
        const double sincos_sr_2 = (sincos_r_2 + (sincos_ps_2 + sincos_rl_2));
        const double sincos_hu_2 = (0.5 * sincos_u_2);
        const double sincos_w_2 = (1.0 - sincos_hu_2);
        const double sincos_lost_2 = ((1.0 - sincos_w_2) - sincos_hu_2);
-       const double sincos_pc_2 = ((sincos_u_2 * sincos_u_2) * (0x1.5555555555555p-5 + (sincos_u_2 * (-0x1.6c16c16c16966p-10 + (sincos_u_2 * (0x1.a01a019f4e867p-16 + (sincos_u_2 * (-0x1.27e4fa17a41b4p-22 + (sincos_u_2 * (0x1.1eeb68b109173p-29 + (sincos_u_2 * -0x1.907d7aebd5e3dp-37)))))))))));
+       const double sincos_pc_2 = ((sincos_u_2 * sincos_u_2) * (0.041666666666666664353702032030923874117434024810791015625 + (sincos_u_2 * (-0.0013888888888887395388349599301136549911461770534515380859375 + (sincos_u_2 * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (sincos_u_2 * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (sincos_u_2 * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (sincos_u_2 * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
        const double sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - (sincos_r_2 * sincos_rl_2)) + sincos_lost_2));
        const double sincos_fq_2 = ((((sincos_k_2 * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
        const double sincos_q_2 = (sincos_k_2 - (4.0 * sincos_fq_2));
@@ -2852,28 +2918,28 @@ AETHER_API aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, float az
        const double sincos_z_2 = (ay - ay);
        const double sy_x = (sincos_inside_2 ? sincos_sn_2 : (sincos_z_2 / sincos_z_2));
        const double sy_y = (sincos_inside_2 ? sincos_cs_2 : (sincos_z_2 / sincos_z_2));
-       const double sincos_t_3 = (az * 0x1.45f306dc9c883p-1);
+       const double sincos_t_3 = (az * 0.63661977236758138243288840385503135621547698974609375);
        const double sincos_k_3 = ((sincos_t_3 + 6755399441055744.0) - 6755399441055744.0);
-       const double sincos_ra_3 = (az - (sincos_k_3 * 0x1.921fb544p+0));
-       const double sincos_rb_3 = (sincos_k_3 * 0x1.0b4611a6p-34);
+       const double sincos_ra_3 = (az - (sincos_k_3 * 1.570796326734125614166259765625));
+       const double sincos_rb_3 = (sincos_k_3 * 0.00000000006077100506303965976595549136618501506745815277099609375);
        const double sincos_s1_3 = (sincos_ra_3 - sincos_rb_3);
        const double sincos_v1_3 = (sincos_s1_3 - sincos_ra_3);
        const double sincos_e1_3 = ((sincos_ra_3 - (sincos_s1_3 - sincos_v1_3)) - (sincos_rb_3 + sincos_v1_3));
-       const double sincos_rc_3 = (sincos_k_3 * 0x1.3198a2ep-69);
+       const double sincos_rc_3 = (sincos_k_3 * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
        const double sincos_s2_3 = (sincos_s1_3 - sincos_rc_3);
        const double sincos_v2_3 = (sincos_s2_3 - sincos_s1_3);
        const double sincos_e2_3 = ((sincos_s1_3 - (sincos_s2_3 - sincos_v2_3)) - (sincos_rc_3 + sincos_v2_3));
-       const double sincos_rd_3 = (sincos_k_3 * 0x1.b839a252049c1p-104);
+       const double sincos_rd_3 = (sincos_k_3 * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
        const double sincos_tl_3 = ((sincos_e1_3 + sincos_e2_3) - sincos_rd_3);
        const double sincos_r_3 = (sincos_s2_3 + sincos_tl_3);
        const double sincos_rl_3 = (sincos_tl_3 - (sincos_r_3 - sincos_s2_3));
        const double sincos_u_3 = (sincos_r_3 * sincos_r_3);
-       const double sincos_ps_3 = ((sincos_r_3 * sincos_u_3) * (-0x1.5555555555555p-3 + (sincos_u_3 * (0x1.111111111111p-7 + (sincos_u_3 * (-0x1.a01a01a019936p-13 + (sincos_u_3 * (0x1.71de3a54605eep-19 + (sincos_u_3 * (-0x1.ae64541266378p-26 + (sincos_u_3 * (0x1.61217ec01749dp-33 + (sincos_u_3 * -0x1.ab17a79237a19p-41)))))))))))));
+       const double sincos_ps_3 = ((sincos_r_3 * sincos_u_3) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u_3 * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u_3 * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u_3 * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u_3 * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u_3 * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u_3 * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
        const double sincos_sr_3 = (sincos_r_3 + (sincos_ps_3 + sincos_rl_3));
        const double sincos_hu_3 = (0.5 * sincos_u_3);
        const double sincos_w_3 = (1.0 - sincos_hu_3);
        const double sincos_lost_3 = ((1.0 - sincos_w_3) - sincos_hu_3);
-       const double sincos_pc_3 = ((sincos_u_3 * sincos_u_3) * (0x1.5555555555555p-5 + (sincos_u_3 * (-0x1.6c16c16c16966p-10 + (sincos_u_3 * (0x1.a01a019f4e867p-16 + (sincos_u_3 * (-0x1.27e4fa17a41b4p-22 + (sincos_u_3 * (0x1.1eeb68b109173p-29 + (sincos_u_3 * -0x1.907d7aebd5e3dp-37)))))))))));
+       const double sincos_pc_3 = ((sincos_u_3 * sincos_u_3) * (0.041666666666666664353702032030923874117434024810791015625 + (sincos_u_3 * (-0.0013888888888887395388349599301136549911461770534515380859375 + (sincos_u_3 * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (sincos_u_3 * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (sincos_u_3 * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (sincos_u_3 * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
        const double sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - (sincos_r_3 * sincos_rl_3)) + sincos_lost_3));
        const double sincos_fq_3 = ((((sincos_k_3 * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
        const double sincos_q_3 = (sincos_k_3 - (4.0 * sincos_fq_3));

@@ -63,7 +63,7 @@ static inline int64_t aether_int_sig24(int64_t x) {
      out = ndp >= 0 && ndp * ndp >= c * (f64(f32(om)) / 4096) * (f64(f32(tm)) / 4096)
  */
 static inline int aether_angle_flag_golden(int64_t dp, int64_t om, int64_t tm) {
-    const double c = ((double)(8386053.0f / 8388608.0f));
+    const double c = ((double)0.99969542026519775390625f);
     const double ndp = (((double)((float)dp)) / 4096.0);
     return ((ndp >= 0.0) && ((ndp * ndp) >= ((c * (((double)((float)om)) / 4096.0)) * (((double)((float)tm)) / 4096.0))));
 }

@@ -7,7 +7,7 @@
 
 #define AETHER_CORPUS_CONTRACT_VERSION "0.1.0"
 /* The fingerprint of the contract the corpus was generated from (aether_core.h's AETHER_CONTRACT_ID). */
-#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 2c73b605a69c96d277862004b4c2f490"
+#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 b68e190a259215eca3ca0926e3a3b467"
 
 #include "fmin_f32.h"
 #include "fmin_f64.h"
@@ -87,6 +87,8 @@
 #include "sin_f64.h"
 #include "cos_f32.h"
 #include "cos_f64.h"
+#include "atan_f32.h"
+#include "atan_f64.h"
 #include "from_axis_angle_f32.h"
 #include "from_axis_angle_f64.h"
 #include "from_euler_xyz_f32.h"
@@ -357,6 +359,8 @@ static const aether_corpus_function aether_corpus_functions[] = {
     { "aether_f64_sin", "sin_f64", 64, 1, 1, 46, aether_corpus_f64_sin, 1, 0, 0 },
     { "aether_f32_cos", "cos_f32", 32, 1, 1, 44, aether_corpus_f32_cos, 1, 0, 0 },
     { "aether_f64_cos", "cos_f64", 64, 1, 1, 42, aether_corpus_f64_cos, 1, 0, 0 },
+    { "aether_f32_atan", "atan_f32", 32, 1, 1, 44, aether_corpus_f32_atan, 1, 0, 0 },
+    { "aether_f64_atan", "atan_f64", 64, 1, 1, 39, aether_corpus_f64_atan, 1, 0, 0 },
     { "aether_quatf_from_axis_angle", "from_axis_angle_f32", 32, 4, 4, 67, aether_corpus_quatf_from_axis_angle, 1, 0, 0 },
     { "aether_quatd_from_axis_angle", "from_axis_angle_f64", 64, 4, 4, 69, aether_corpus_quatd_from_axis_angle, 1, 0, 0 },
     { "aether_mat3f_from_euler_xyz", "from_euler_xyz_f32", 32, 3, 9, 67, aether_corpus_mat3f_from_euler_xyz, 1, 0, 0 },
@@ -521,6 +525,6 @@ static const aether_corpus_function aether_corpus_functions[] = {
     { "aether_mat4d_eigh_lanes", "eigh_lanes_f64", 64, 0, 0, 46, aether_corpus_mat4d_eigh_lanes, 1, 0, 1 },
 };
 
-#define AETHER_CORPUS_FUNCTION_COUNT 342
+#define AETHER_CORPUS_FUNCTION_COUNT 344
 
 #endif /* AETHER_C_CORPUS_H */

@@ -39,7 +39,7 @@
 #define AETHER_VERSION_PATCH 0
 /* The contract's fingerprint: the same as c_core/aether_core.h and the corpus when they come from
    the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 2c73b605a69c96d277862004b4c2f490"
+#define AETHER_CONTRACT_ID "aether 0.1.0 b68e190a259215eca3ca0926e3a3b467"
 
 /* Self-test status bits (the C core's, plus DEVICE). */
 #define AETHER_SELFTEST_OK 0
@@ -522,6 +522,8 @@ AETHER_HD inline float aether_f32_sin(float a);
 AETHER_HD inline double aether_f64_sin(double a);
 AETHER_HD inline float aether_f32_cos(float a);
 AETHER_HD inline double aether_f64_cos(double a);
+AETHER_HD inline float aether_f32_atan(float x);
+AETHER_HD inline double aether_f64_atan(double x);
 AETHER_HD inline aether_quatf aether_quatf_from_axis_angle(aether_vec3f axis, float angle);
 AETHER_HD inline aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, double angle);
 AETHER_HD inline aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, float az);
@@ -4961,28 +4963,28 @@ AETHER_HD inline double aether_paird_value(aether_paird p)
        out.x = inside ? sn : z / z
        out.y = inside ? cs : z / z
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       const float t = (a * 0x1.45f306p-1f);
+       const float t = (a * 0.636619746685028076171875f);
        const float k = ((t + 12582912.0f) - 12582912.0f);
        const float ra = (a - (k * 1.5703125f));
-       const float rb = (k * 0x1.fb4p-12f);
+       const float rb = (k * 0.0004837512969970703125f);
        const float s1 = (ra - rb);
        const float v1 = (s1 - ra);
        const float e1 = ((ra - (s1 - v1)) - (rb + v1));
-       const float rc = (k * 0x1.444p-24f);
+       const float rc = (k * 0.0000000754953362047672271728515625f);
        const float s2 = (s1 - rc);
        const float v2 = (s2 - s1);
        const float e2 = ((s1 - (s2 - v2)) - (rc + v2));
-       const float rd = (k * 0x1.68c234p-39f);
+       const float rd = (k * 0.0000000000025633440682570896029801588156260550022125244140625f);
        const float tl = ((e1 + e2) - rd);
        const float r = (s2 + tl);
        const float rl = (tl - (r - s2));
        const float u = (r * r);
-       const float ps = ((r * u) * (-0x1.555556p-3f + (u * (0x1.11110ep-7f + (u * (-0x1.a013a6p-13f + (u * 0x1.6dbdd2p-19f)))))));
+       const float ps = ((r * u) * (-0.16666667163372039794921875f + (u * (0.008333331905305385589599609375f + (u * (-0.000198400855879299342632293701171875f + (u * 0.000002724986416069441474974155426025390625f)))))));
        const float sr = (r + (ps + rl));
        const float hu = (0.5f * u);
        const float w = (1.0f - hu);
        const float lost = ((1.0f - w) - hu);
-       const float pc = ((u * u) * (0x1.555554p-5f + (u * (-0x1.6c12d2p-10f + (u * 0x1.9bd864p-16f)))));
+       const float pc = ((u * u) * (0.041666664183139801025390625f + (u * (-0.001388830249197781085968017578125f + (u * 0.00002454789137118496000766754150390625f)))));
        const float cr = (w + ((pc - (r * rl)) + lost));
        const float fq = ((((k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
        const float q = (k - (4.0f * fq));
@@ -4996,28 +4998,28 @@ AETHER_HD inline double aether_paird_value(aether_paird p)
        return out; */
 AETHER_HD inline aether_vec2f aether_f32_sincos(float a)
 {
-    const float t = aether_mul_f32(a, 0x1.45f306p-1f);
+    const float t = aether_mul_f32(a, 0.636619746685028076171875f);
     const float k = aether_sub_f32(aether_add_f32(t, 12582912.0f), 12582912.0f);
     const float ra = aether_sub_f32(a, aether_mul_f32(k, 1.5703125f));
-    const float rb = aether_mul_f32(k, 0x1.fb4p-12f);
+    const float rb = aether_mul_f32(k, 0.0004837512969970703125f);
     const float s1 = aether_sub_f32(ra, rb);
     const float v1 = aether_sub_f32(s1, ra);
     const float e1 = aether_sub_f32(aether_sub_f32(ra, aether_sub_f32(s1, v1)), aether_add_f32(rb, v1));
-    const float rc = aether_mul_f32(k, 0x1.444p-24f);
+    const float rc = aether_mul_f32(k, 0.0000000754953362047672271728515625f);
     const float s2 = aether_sub_f32(s1, rc);
     const float v2 = aether_sub_f32(s2, s1);
     const float e2 = aether_sub_f32(aether_sub_f32(s1, aether_sub_f32(s2, v2)), aether_add_f32(rc, v2));
-    const float rd = aether_mul_f32(k, 0x1.68c234p-39f);
+    const float rd = aether_mul_f32(k, 0.0000000000025633440682570896029801588156260550022125244140625f);
     const float tl = aether_sub_f32(aether_add_f32(e1, e2), rd);
     const float r = aether_add_f32(s2, tl);
     const float rl = aether_sub_f32(tl, aether_sub_f32(r, s2));
     const float u = aether_mul_f32(r, r);
-    const float ps = aether_mul_f32(aether_mul_f32(r, u), aether_add_f32(-0x1.555556p-3f, aether_mul_f32(u, aether_add_f32(0x1.11110ep-7f, aether_mul_f32(u, aether_add_f32(-0x1.a013a6p-13f, aether_mul_f32(u, 0x1.6dbdd2p-19f)))))));
+    const float ps = aether_mul_f32(aether_mul_f32(r, u), aether_add_f32(-0.16666667163372039794921875f, aether_mul_f32(u, aether_add_f32(0.008333331905305385589599609375f, aether_mul_f32(u, aether_add_f32(-0.000198400855879299342632293701171875f, aether_mul_f32(u, 0.000002724986416069441474974155426025390625f)))))));
     const float sr = aether_add_f32(r, aether_add_f32(ps, rl));
     const float hu = aether_mul_f32(0.5f, u);
     const float w = aether_sub_f32(1.0f, hu);
     const float lost = aether_sub_f32(aether_sub_f32(1.0f, w), hu);
-    const float pc = aether_mul_f32(aether_mul_f32(u, u), aether_add_f32(0x1.555554p-5f, aether_mul_f32(u, aether_add_f32(-0x1.6c12d2p-10f, aether_mul_f32(u, 0x1.9bd864p-16f)))));
+    const float pc = aether_mul_f32(aether_mul_f32(u, u), aether_add_f32(0.041666664183139801025390625f, aether_mul_f32(u, aether_add_f32(-0.001388830249197781085968017578125f, aether_mul_f32(u, 0.00002454789137118496000766754150390625f)))));
     const float cr = aether_add_f32(w, aether_add_f32(aether_sub_f32(pc, aether_mul_f32(r, rl)), lost));
     const float fq = aether_sub_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(k, 0.25f), 0.375f), 12582912.0f), 12582912.0f);
     const float q = aether_sub_f32(k, aether_mul_f32(4.0f, fq));
@@ -5065,28 +5067,28 @@ AETHER_HD inline aether_vec2f aether_f32_sincos(float a)
        out.x = inside ? sn : z / z
        out.y = inside ? cs : z / z
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       const double t = (a * 0x1.45f306dc9c883p-1);
+       const double t = (a * 0.63661977236758138243288840385503135621547698974609375);
        const double k = ((t + 6755399441055744.0) - 6755399441055744.0);
-       const double ra = (a - (k * 0x1.921fb544p+0));
-       const double rb = (k * 0x1.0b4611a6p-34);
+       const double ra = (a - (k * 1.570796326734125614166259765625));
+       const double rb = (k * 0.00000000006077100506303965976595549136618501506745815277099609375);
        const double s1 = (ra - rb);
        const double v1 = (s1 - ra);
        const double e1 = ((ra - (s1 - v1)) - (rb + v1));
-       const double rc = (k * 0x1.3198a2ep-69);
+       const double rc = (k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
        const double s2 = (s1 - rc);
        const double v2 = (s2 - s1);
        const double e2 = ((s1 - (s2 - v2)) - (rc + v2));
-       const double rd = (k * 0x1.b839a252049c1p-104);
+       const double rd = (k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
        const double tl = ((e1 + e2) - rd);
        const double r = (s2 + tl);
        const double rl = (tl - (r - s2));
        const double u = (r * r);
-       const double ps = ((r * u) * (-0x1.5555555555555p-3 + (u * (0x1.111111111111p-7 + (u * (-0x1.a01a01a019936p-13 + (u * (0x1.71de3a54605eep-19 + (u * (-0x1.ae64541266378p-26 + (u * (0x1.61217ec01749dp-33 + (u * -0x1.ab17a79237a19p-41)))))))))))));
+       const double ps = ((r * u) * (-0.1666666666666666574148081281236954964697360992431640625 + (u * (0.0083333333333333314829616256247390992939472198486328125 + (u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
        const double sr = (r + (ps + rl));
        const double hu = (0.5 * u);
        const double w = (1.0 - hu);
        const double lost = ((1.0 - w) - hu);
-       const double pc = ((u * u) * (0x1.5555555555555p-5 + (u * (-0x1.6c16c16c16966p-10 + (u * (0x1.a01a019f4e867p-16 + (u * (-0x1.27e4fa17a41b4p-22 + (u * (0x1.1eeb68b109173p-29 + (u * -0x1.907d7aebd5e3dp-37)))))))))));
+       const double pc = ((u * u) * (0.041666666666666664353702032030923874117434024810791015625 + (u * (-0.0013888888888887395388349599301136549911461770534515380859375 + (u * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (u * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (u * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (u * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
        const double cr = (w + ((pc - (r * rl)) + lost));
        const double fq = ((((k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
        const double q = (k - (4.0 * fq));
@@ -5100,28 +5102,28 @@ AETHER_HD inline aether_vec2f aether_f32_sincos(float a)
        return out; */
 AETHER_HD inline aether_vec2d aether_f64_sincos(double a)
 {
-    const double t = aether_mul_f64(a, 0x1.45f306dc9c883p-1);
+    const double t = aether_mul_f64(a, 0.63661977236758138243288840385503135621547698974609375);
     const double k = aether_sub_f64(aether_add_f64(t, 6755399441055744.0), 6755399441055744.0);
-    const double ra = aether_sub_f64(a, aether_mul_f64(k, 0x1.921fb544p+0));
-    const double rb = aether_mul_f64(k, 0x1.0b4611a6p-34);
+    const double ra = aether_sub_f64(a, aether_mul_f64(k, 1.570796326734125614166259765625));
+    const double rb = aether_mul_f64(k, 0.00000000006077100506303965976595549136618501506745815277099609375);
     const double s1 = aether_sub_f64(ra, rb);
     const double v1 = aether_sub_f64(s1, ra);
     const double e1 = aether_sub_f64(aether_sub_f64(ra, aether_sub_f64(s1, v1)), aether_add_f64(rb, v1));
-    const double rc = aether_mul_f64(k, 0x1.3198a2ep-69);
+    const double rc = aether_mul_f64(k, 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
     const double s2 = aether_sub_f64(s1, rc);
     const double v2 = aether_sub_f64(s2, s1);
     const double e2 = aether_sub_f64(aether_sub_f64(s1, aether_sub_f64(s2, v2)), aether_add_f64(rc, v2));
-    const double rd = aether_mul_f64(k, 0x1.b839a252049c1p-104);
+    const double rd = aether_mul_f64(k, 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
     const double tl = aether_sub_f64(aether_add_f64(e1, e2), rd);
     const double r = aether_add_f64(s2, tl);
     const double rl = aether_sub_f64(tl, aether_sub_f64(r, s2));
     const double u = aether_mul_f64(r, r);
-    const double ps = aether_mul_f64(aether_mul_f64(r, u), aether_add_f64(-0x1.5555555555555p-3, aether_mul_f64(u, aether_add_f64(0x1.111111111111p-7, aether_mul_f64(u, aether_add_f64(-0x1.a01a01a019936p-13, aether_mul_f64(u, aether_add_f64(0x1.71de3a54605eep-19, aether_mul_f64(u, aether_add_f64(-0x1.ae64541266378p-26, aether_mul_f64(u, aether_add_f64(0x1.61217ec01749dp-33, aether_mul_f64(u, -0x1.ab17a79237a19p-41)))))))))))));
+    const double ps = aether_mul_f64(aether_mul_f64(r, u), aether_add_f64(-0.1666666666666666574148081281236954964697360992431640625, aether_mul_f64(u, aether_add_f64(0.0083333333333333314829616256247390992939472198486328125, aether_mul_f64(u, aether_add_f64(-0.0001984126984126505992105105047329516310128383338451385498046875, aether_mul_f64(u, aether_add_f64(0.0000027557319219335452931628725747881247798432013951241970062255859375, aether_mul_f64(u, aether_add_f64(-0.000000025052106231157904174509129351100522598017050768248736858367919921875, aether_mul_f64(u, aether_add_f64(0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625, aether_mul_f64(u, -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
     const double sr = aether_add_f64(r, aether_add_f64(ps, rl));
     const double hu = aether_mul_f64(0.5, u);
     const double w = aether_sub_f64(1.0, hu);
     const double lost = aether_sub_f64(aether_sub_f64(1.0, w), hu);
-    const double pc = aether_mul_f64(aether_mul_f64(u, u), aether_add_f64(0x1.5555555555555p-5, aether_mul_f64(u, aether_add_f64(-0x1.6c16c16c16966p-10, aether_mul_f64(u, aether_add_f64(0x1.a01a019f4e867p-16, aether_mul_f64(u, aether_add_f64(-0x1.27e4fa17a41b4p-22, aether_mul_f64(u, aether_add_f64(0x1.1eeb68b109173p-29, aether_mul_f64(u, -0x1.907d7aebd5e3dp-37)))))))))));
+    const double pc = aether_mul_f64(aether_mul_f64(u, u), aether_add_f64(0.041666666666666664353702032030923874117434024810791015625, aether_mul_f64(u, aether_add_f64(-0.0013888888888887395388349599301136549911461770534515380859375, aether_mul_f64(u, aether_add_f64(0.00002480158729876343263304715180961323994779377244412899017333984375, aether_mul_f64(u, aether_add_f64(-0.000000275573172705603264387550117853198372586120967753231525421142578125, aether_mul_f64(u, aether_add_f64(0.000000002087614602468974698752738269349159272447735702371574006974697113037109375, aether_mul_f64(u, -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
     const double cr = aether_add_f64(w, aether_add_f64(aether_sub_f64(pc, aether_mul_f64(r, rl)), lost));
     const double fq = aether_sub_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(k, 0.25), 0.375), 6755399441055744.0), 6755399441055744.0);
     const double q = aether_sub_f64(k, aether_mul_f64(4.0, fq));
@@ -5139,28 +5141,28 @@ AETHER_HD inline aether_vec2d aether_f64_sincos(double a)
    Spec:
        out = sincos(a).x
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       const float sincos_t = (a * 0x1.45f306p-1f);
+       const float sincos_t = (a * 0.636619746685028076171875f);
        const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
        const float sincos_ra = (a - (sincos_k * 1.5703125f));
-       const float sincos_rb = (sincos_k * 0x1.fb4p-12f);
+       const float sincos_rb = (sincos_k * 0.0004837512969970703125f);
        const float sincos_s1 = (sincos_ra - sincos_rb);
        const float sincos_v1 = (sincos_s1 - sincos_ra);
        const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-       const float sincos_rc = (sincos_k * 0x1.444p-24f);
+       const float sincos_rc = (sincos_k * 0.0000000754953362047672271728515625f);
        const float sincos_s2 = (sincos_s1 - sincos_rc);
        const float sincos_v2 = (sincos_s2 - sincos_s1);
        const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-       const float sincos_rd = (sincos_k * 0x1.68c234p-39f);
+       const float sincos_rd = (sincos_k * 0.0000000000025633440682570896029801588156260550022125244140625f);
        const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
        const float sincos_r = (sincos_s2 + sincos_tl);
        const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
        const float sincos_u = (sincos_r * sincos_r);
-       const float sincos_ps = ((sincos_r * sincos_u) * (-0x1.555556p-3f + (sincos_u * (0x1.11110ep-7f + (sincos_u * (-0x1.a013a6p-13f + (sincos_u * 0x1.6dbdd2p-19f)))))));
+       const float sincos_ps = ((sincos_r * sincos_u) * (-0.16666667163372039794921875f + (sincos_u * (0.008333331905305385589599609375f + (sincos_u * (-0.000198400855879299342632293701171875f + (sincos_u * 0.000002724986416069441474974155426025390625f)))))));
        const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
        const float sincos_hu = (0.5f * sincos_u);
        const float sincos_w = (1.0f - sincos_hu);
        const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
-       const float sincos_pc = ((sincos_u * sincos_u) * (0x1.555554p-5f + (sincos_u * (-0x1.6c12d2p-10f + (sincos_u * 0x1.9bd864p-16f)))));
+       const float sincos_pc = ((sincos_u * sincos_u) * (0.041666664183139801025390625f + (sincos_u * (-0.001388830249197781085968017578125f + (sincos_u * 0.00002454789137118496000766754150390625f)))));
        const float sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
        const float sincos_fq = ((((sincos_k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
        const float sincos_q = (sincos_k - (4.0f * sincos_fq));
@@ -5170,28 +5172,28 @@ AETHER_HD inline aether_vec2d aether_f64_sincos(double a)
        return (sincos_inside ? sincos_sn : (sincos_z / sincos_z)); */
 AETHER_HD inline float aether_f32_sin(float a)
 {
-    const float sincos_t = aether_mul_f32(a, 0x1.45f306p-1f);
+    const float sincos_t = aether_mul_f32(a, 0.636619746685028076171875f);
     const float sincos_k = aether_sub_f32(aether_add_f32(sincos_t, 12582912.0f), 12582912.0f);
     const float sincos_ra = aether_sub_f32(a, aether_mul_f32(sincos_k, 1.5703125f));
-    const float sincos_rb = aether_mul_f32(sincos_k, 0x1.fb4p-12f);
+    const float sincos_rb = aether_mul_f32(sincos_k, 0.0004837512969970703125f);
     const float sincos_s1 = aether_sub_f32(sincos_ra, sincos_rb);
     const float sincos_v1 = aether_sub_f32(sincos_s1, sincos_ra);
     const float sincos_e1 = aether_sub_f32(aether_sub_f32(sincos_ra, aether_sub_f32(sincos_s1, sincos_v1)), aether_add_f32(sincos_rb, sincos_v1));
-    const float sincos_rc = aether_mul_f32(sincos_k, 0x1.444p-24f);
+    const float sincos_rc = aether_mul_f32(sincos_k, 0.0000000754953362047672271728515625f);
     const float sincos_s2 = aether_sub_f32(sincos_s1, sincos_rc);
     const float sincos_v2 = aether_sub_f32(sincos_s2, sincos_s1);
     const float sincos_e2 = aether_sub_f32(aether_sub_f32(sincos_s1, aether_sub_f32(sincos_s2, sincos_v2)), aether_add_f32(sincos_rc, sincos_v2));
-    const float sincos_rd = aether_mul_f32(sincos_k, 0x1.68c234p-39f);
+    const float sincos_rd = aether_mul_f32(sincos_k, 0.0000000000025633440682570896029801588156260550022125244140625f);
     const float sincos_tl = aether_sub_f32(aether_add_f32(sincos_e1, sincos_e2), sincos_rd);
     const float sincos_r = aether_add_f32(sincos_s2, sincos_tl);
     const float sincos_rl = aether_sub_f32(sincos_tl, aether_sub_f32(sincos_r, sincos_s2));
     const float sincos_u = aether_mul_f32(sincos_r, sincos_r);
-    const float sincos_ps = aether_mul_f32(aether_mul_f32(sincos_r, sincos_u), aether_add_f32(-0x1.555556p-3f, aether_mul_f32(sincos_u, aether_add_f32(0x1.11110ep-7f, aether_mul_f32(sincos_u, aether_add_f32(-0x1.a013a6p-13f, aether_mul_f32(sincos_u, 0x1.6dbdd2p-19f)))))));
+    const float sincos_ps = aether_mul_f32(aether_mul_f32(sincos_r, sincos_u), aether_add_f32(-0.16666667163372039794921875f, aether_mul_f32(sincos_u, aether_add_f32(0.008333331905305385589599609375f, aether_mul_f32(sincos_u, aether_add_f32(-0.000198400855879299342632293701171875f, aether_mul_f32(sincos_u, 0.000002724986416069441474974155426025390625f)))))));
     const float sincos_sr = aether_add_f32(sincos_r, aether_add_f32(sincos_ps, sincos_rl));
     const float sincos_hu = aether_mul_f32(0.5f, sincos_u);
     const float sincos_w = aether_sub_f32(1.0f, sincos_hu);
     const float sincos_lost = aether_sub_f32(aether_sub_f32(1.0f, sincos_w), sincos_hu);
-    const float sincos_pc = aether_mul_f32(aether_mul_f32(sincos_u, sincos_u), aether_add_f32(0x1.555554p-5f, aether_mul_f32(sincos_u, aether_add_f32(-0x1.6c12d2p-10f, aether_mul_f32(sincos_u, 0x1.9bd864p-16f)))));
+    const float sincos_pc = aether_mul_f32(aether_mul_f32(sincos_u, sincos_u), aether_add_f32(0.041666664183139801025390625f, aether_mul_f32(sincos_u, aether_add_f32(-0.001388830249197781085968017578125f, aether_mul_f32(sincos_u, 0.00002454789137118496000766754150390625f)))));
     const float sincos_cr = aether_add_f32(sincos_w, aether_add_f32(aether_sub_f32(sincos_pc, aether_mul_f32(sincos_r, sincos_rl)), sincos_lost));
     const float sincos_fq = aether_sub_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(sincos_k, 0.25f), 0.375f), 12582912.0f), 12582912.0f);
     const float sincos_q = aether_sub_f32(sincos_k, aether_mul_f32(4.0f, sincos_fq));
@@ -5205,28 +5207,28 @@ AETHER_HD inline float aether_f32_sin(float a)
    Spec:
        out = sincos(a).x
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       const double sincos_t = (a * 0x1.45f306dc9c883p-1);
+       const double sincos_t = (a * 0.63661977236758138243288840385503135621547698974609375);
        const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
-       const double sincos_ra = (a - (sincos_k * 0x1.921fb544p+0));
-       const double sincos_rb = (sincos_k * 0x1.0b4611a6p-34);
+       const double sincos_ra = (a - (sincos_k * 1.570796326734125614166259765625));
+       const double sincos_rb = (sincos_k * 0.00000000006077100506303965976595549136618501506745815277099609375);
        const double sincos_s1 = (sincos_ra - sincos_rb);
        const double sincos_v1 = (sincos_s1 - sincos_ra);
        const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-       const double sincos_rc = (sincos_k * 0x1.3198a2ep-69);
+       const double sincos_rc = (sincos_k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
        const double sincos_s2 = (sincos_s1 - sincos_rc);
        const double sincos_v2 = (sincos_s2 - sincos_s1);
        const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-       const double sincos_rd = (sincos_k * 0x1.b839a252049c1p-104);
+       const double sincos_rd = (sincos_k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
        const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
        const double sincos_r = (sincos_s2 + sincos_tl);
        const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
        const double sincos_u = (sincos_r * sincos_r);
-       const double sincos_ps = ((sincos_r * sincos_u) * (-0x1.5555555555555p-3 + (sincos_u * (0x1.111111111111p-7 + (sincos_u * (-0x1.a01a01a019936p-13 + (sincos_u * (0x1.71de3a54605eep-19 + (sincos_u * (-0x1.ae64541266378p-26 + (sincos_u * (0x1.61217ec01749dp-33 + (sincos_u * -0x1.ab17a79237a19p-41)))))))))))));
+       const double sincos_ps = ((sincos_r * sincos_u) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
        const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
        const double sincos_hu = (0.5 * sincos_u);
        const double sincos_w = (1.0 - sincos_hu);
        const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
-       const double sincos_pc = ((sincos_u * sincos_u) * (0x1.5555555555555p-5 + (sincos_u * (-0x1.6c16c16c16966p-10 + (sincos_u * (0x1.a01a019f4e867p-16 + (sincos_u * (-0x1.27e4fa17a41b4p-22 + (sincos_u * (0x1.1eeb68b109173p-29 + (sincos_u * -0x1.907d7aebd5e3dp-37)))))))))));
+       const double sincos_pc = ((sincos_u * sincos_u) * (0.041666666666666664353702032030923874117434024810791015625 + (sincos_u * (-0.0013888888888887395388349599301136549911461770534515380859375 + (sincos_u * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (sincos_u * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (sincos_u * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (sincos_u * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
        const double sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
        const double sincos_fq = ((((sincos_k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
        const double sincos_q = (sincos_k - (4.0 * sincos_fq));
@@ -5236,28 +5238,28 @@ AETHER_HD inline float aether_f32_sin(float a)
        return (sincos_inside ? sincos_sn : (sincos_z / sincos_z)); */
 AETHER_HD inline double aether_f64_sin(double a)
 {
-    const double sincos_t = aether_mul_f64(a, 0x1.45f306dc9c883p-1);
+    const double sincos_t = aether_mul_f64(a, 0.63661977236758138243288840385503135621547698974609375);
     const double sincos_k = aether_sub_f64(aether_add_f64(sincos_t, 6755399441055744.0), 6755399441055744.0);
-    const double sincos_ra = aether_sub_f64(a, aether_mul_f64(sincos_k, 0x1.921fb544p+0));
-    const double sincos_rb = aether_mul_f64(sincos_k, 0x1.0b4611a6p-34);
+    const double sincos_ra = aether_sub_f64(a, aether_mul_f64(sincos_k, 1.570796326734125614166259765625));
+    const double sincos_rb = aether_mul_f64(sincos_k, 0.00000000006077100506303965976595549136618501506745815277099609375);
     const double sincos_s1 = aether_sub_f64(sincos_ra, sincos_rb);
     const double sincos_v1 = aether_sub_f64(sincos_s1, sincos_ra);
     const double sincos_e1 = aether_sub_f64(aether_sub_f64(sincos_ra, aether_sub_f64(sincos_s1, sincos_v1)), aether_add_f64(sincos_rb, sincos_v1));
-    const double sincos_rc = aether_mul_f64(sincos_k, 0x1.3198a2ep-69);
+    const double sincos_rc = aether_mul_f64(sincos_k, 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
     const double sincos_s2 = aether_sub_f64(sincos_s1, sincos_rc);
     const double sincos_v2 = aether_sub_f64(sincos_s2, sincos_s1);
     const double sincos_e2 = aether_sub_f64(aether_sub_f64(sincos_s1, aether_sub_f64(sincos_s2, sincos_v2)), aether_add_f64(sincos_rc, sincos_v2));
-    const double sincos_rd = aether_mul_f64(sincos_k, 0x1.b839a252049c1p-104);
+    const double sincos_rd = aether_mul_f64(sincos_k, 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
     const double sincos_tl = aether_sub_f64(aether_add_f64(sincos_e1, sincos_e2), sincos_rd);
     const double sincos_r = aether_add_f64(sincos_s2, sincos_tl);
     const double sincos_rl = aether_sub_f64(sincos_tl, aether_sub_f64(sincos_r, sincos_s2));
     const double sincos_u = aether_mul_f64(sincos_r, sincos_r);
-    const double sincos_ps = aether_mul_f64(aether_mul_f64(sincos_r, sincos_u), aether_add_f64(-0x1.5555555555555p-3, aether_mul_f64(sincos_u, aether_add_f64(0x1.111111111111p-7, aether_mul_f64(sincos_u, aether_add_f64(-0x1.a01a01a019936p-13, aether_mul_f64(sincos_u, aether_add_f64(0x1.71de3a54605eep-19, aether_mul_f64(sincos_u, aether_add_f64(-0x1.ae64541266378p-26, aether_mul_f64(sincos_u, aether_add_f64(0x1.61217ec01749dp-33, aether_mul_f64(sincos_u, -0x1.ab17a79237a19p-41)))))))))))));
+    const double sincos_ps = aether_mul_f64(aether_mul_f64(sincos_r, sincos_u), aether_add_f64(-0.1666666666666666574148081281236954964697360992431640625, aether_mul_f64(sincos_u, aether_add_f64(0.0083333333333333314829616256247390992939472198486328125, aether_mul_f64(sincos_u, aether_add_f64(-0.0001984126984126505992105105047329516310128383338451385498046875, aether_mul_f64(sincos_u, aether_add_f64(0.0000027557319219335452931628725747881247798432013951241970062255859375, aether_mul_f64(sincos_u, aether_add_f64(-0.000000025052106231157904174509129351100522598017050768248736858367919921875, aether_mul_f64(sincos_u, aether_add_f64(0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625, aether_mul_f64(sincos_u, -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
     const double sincos_sr = aether_add_f64(sincos_r, aether_add_f64(sincos_ps, sincos_rl));
     const double sincos_hu = aether_mul_f64(0.5, sincos_u);
     const double sincos_w = aether_sub_f64(1.0, sincos_hu);
     const double sincos_lost = aether_sub_f64(aether_sub_f64(1.0, sincos_w), sincos_hu);
-    const double sincos_pc = aether_mul_f64(aether_mul_f64(sincos_u, sincos_u), aether_add_f64(0x1.5555555555555p-5, aether_mul_f64(sincos_u, aether_add_f64(-0x1.6c16c16c16966p-10, aether_mul_f64(sincos_u, aether_add_f64(0x1.a01a019f4e867p-16, aether_mul_f64(sincos_u, aether_add_f64(-0x1.27e4fa17a41b4p-22, aether_mul_f64(sincos_u, aether_add_f64(0x1.1eeb68b109173p-29, aether_mul_f64(sincos_u, -0x1.907d7aebd5e3dp-37)))))))))));
+    const double sincos_pc = aether_mul_f64(aether_mul_f64(sincos_u, sincos_u), aether_add_f64(0.041666666666666664353702032030923874117434024810791015625, aether_mul_f64(sincos_u, aether_add_f64(-0.0013888888888887395388349599301136549911461770534515380859375, aether_mul_f64(sincos_u, aether_add_f64(0.00002480158729876343263304715180961323994779377244412899017333984375, aether_mul_f64(sincos_u, aether_add_f64(-0.000000275573172705603264387550117853198372586120967753231525421142578125, aether_mul_f64(sincos_u, aether_add_f64(0.000000002087614602468974698752738269349159272447735702371574006974697113037109375, aether_mul_f64(sincos_u, -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
     const double sincos_cr = aether_add_f64(sincos_w, aether_add_f64(aether_sub_f64(sincos_pc, aether_mul_f64(sincos_r, sincos_rl)), sincos_lost));
     const double sincos_fq = aether_sub_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(sincos_k, 0.25), 0.375), 6755399441055744.0), 6755399441055744.0);
     const double sincos_q = aether_sub_f64(sincos_k, aether_mul_f64(4.0, sincos_fq));
@@ -5271,28 +5273,28 @@ AETHER_HD inline double aether_f64_sin(double a)
    Spec:
        out = sincos(a).y
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       const float sincos_t = (a * 0x1.45f306p-1f);
+       const float sincos_t = (a * 0.636619746685028076171875f);
        const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
        const float sincos_ra = (a - (sincos_k * 1.5703125f));
-       const float sincos_rb = (sincos_k * 0x1.fb4p-12f);
+       const float sincos_rb = (sincos_k * 0.0004837512969970703125f);
        const float sincos_s1 = (sincos_ra - sincos_rb);
        const float sincos_v1 = (sincos_s1 - sincos_ra);
        const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-       const float sincos_rc = (sincos_k * 0x1.444p-24f);
+       const float sincos_rc = (sincos_k * 0.0000000754953362047672271728515625f);
        const float sincos_s2 = (sincos_s1 - sincos_rc);
        const float sincos_v2 = (sincos_s2 - sincos_s1);
        const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-       const float sincos_rd = (sincos_k * 0x1.68c234p-39f);
+       const float sincos_rd = (sincos_k * 0.0000000000025633440682570896029801588156260550022125244140625f);
        const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
        const float sincos_r = (sincos_s2 + sincos_tl);
        const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
        const float sincos_u = (sincos_r * sincos_r);
-       const float sincos_ps = ((sincos_r * sincos_u) * (-0x1.555556p-3f + (sincos_u * (0x1.11110ep-7f + (sincos_u * (-0x1.a013a6p-13f + (sincos_u * 0x1.6dbdd2p-19f)))))));
+       const float sincos_ps = ((sincos_r * sincos_u) * (-0.16666667163372039794921875f + (sincos_u * (0.008333331905305385589599609375f + (sincos_u * (-0.000198400855879299342632293701171875f + (sincos_u * 0.000002724986416069441474974155426025390625f)))))));
        const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
        const float sincos_hu = (0.5f * sincos_u);
        const float sincos_w = (1.0f - sincos_hu);
        const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
-       const float sincos_pc = ((sincos_u * sincos_u) * (0x1.555554p-5f + (sincos_u * (-0x1.6c12d2p-10f + (sincos_u * 0x1.9bd864p-16f)))));
+       const float sincos_pc = ((sincos_u * sincos_u) * (0.041666664183139801025390625f + (sincos_u * (-0.001388830249197781085968017578125f + (sincos_u * 0.00002454789137118496000766754150390625f)))));
        const float sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
        const float sincos_fq = ((((sincos_k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
        const float sincos_q = (sincos_k - (4.0f * sincos_fq));
@@ -5302,28 +5304,28 @@ AETHER_HD inline double aether_f64_sin(double a)
        return (sincos_inside ? sincos_cs : (sincos_z / sincos_z)); */
 AETHER_HD inline float aether_f32_cos(float a)
 {
-    const float sincos_t = aether_mul_f32(a, 0x1.45f306p-1f);
+    const float sincos_t = aether_mul_f32(a, 0.636619746685028076171875f);
     const float sincos_k = aether_sub_f32(aether_add_f32(sincos_t, 12582912.0f), 12582912.0f);
     const float sincos_ra = aether_sub_f32(a, aether_mul_f32(sincos_k, 1.5703125f));
-    const float sincos_rb = aether_mul_f32(sincos_k, 0x1.fb4p-12f);
+    const float sincos_rb = aether_mul_f32(sincos_k, 0.0004837512969970703125f);
     const float sincos_s1 = aether_sub_f32(sincos_ra, sincos_rb);
     const float sincos_v1 = aether_sub_f32(sincos_s1, sincos_ra);
     const float sincos_e1 = aether_sub_f32(aether_sub_f32(sincos_ra, aether_sub_f32(sincos_s1, sincos_v1)), aether_add_f32(sincos_rb, sincos_v1));
-    const float sincos_rc = aether_mul_f32(sincos_k, 0x1.444p-24f);
+    const float sincos_rc = aether_mul_f32(sincos_k, 0.0000000754953362047672271728515625f);
     const float sincos_s2 = aether_sub_f32(sincos_s1, sincos_rc);
     const float sincos_v2 = aether_sub_f32(sincos_s2, sincos_s1);
     const float sincos_e2 = aether_sub_f32(aether_sub_f32(sincos_s1, aether_sub_f32(sincos_s2, sincos_v2)), aether_add_f32(sincos_rc, sincos_v2));
-    const float sincos_rd = aether_mul_f32(sincos_k, 0x1.68c234p-39f);
+    const float sincos_rd = aether_mul_f32(sincos_k, 0.0000000000025633440682570896029801588156260550022125244140625f);
     const float sincos_tl = aether_sub_f32(aether_add_f32(sincos_e1, sincos_e2), sincos_rd);
     const float sincos_r = aether_add_f32(sincos_s2, sincos_tl);
     const float sincos_rl = aether_sub_f32(sincos_tl, aether_sub_f32(sincos_r, sincos_s2));
     const float sincos_u = aether_mul_f32(sincos_r, sincos_r);
-    const float sincos_ps = aether_mul_f32(aether_mul_f32(sincos_r, sincos_u), aether_add_f32(-0x1.555556p-3f, aether_mul_f32(sincos_u, aether_add_f32(0x1.11110ep-7f, aether_mul_f32(sincos_u, aether_add_f32(-0x1.a013a6p-13f, aether_mul_f32(sincos_u, 0x1.6dbdd2p-19f)))))));
+    const float sincos_ps = aether_mul_f32(aether_mul_f32(sincos_r, sincos_u), aether_add_f32(-0.16666667163372039794921875f, aether_mul_f32(sincos_u, aether_add_f32(0.008333331905305385589599609375f, aether_mul_f32(sincos_u, aether_add_f32(-0.000198400855879299342632293701171875f, aether_mul_f32(sincos_u, 0.000002724986416069441474974155426025390625f)))))));
     const float sincos_sr = aether_add_f32(sincos_r, aether_add_f32(sincos_ps, sincos_rl));
     const float sincos_hu = aether_mul_f32(0.5f, sincos_u);
     const float sincos_w = aether_sub_f32(1.0f, sincos_hu);
     const float sincos_lost = aether_sub_f32(aether_sub_f32(1.0f, sincos_w), sincos_hu);
-    const float sincos_pc = aether_mul_f32(aether_mul_f32(sincos_u, sincos_u), aether_add_f32(0x1.555554p-5f, aether_mul_f32(sincos_u, aether_add_f32(-0x1.6c12d2p-10f, aether_mul_f32(sincos_u, 0x1.9bd864p-16f)))));
+    const float sincos_pc = aether_mul_f32(aether_mul_f32(sincos_u, sincos_u), aether_add_f32(0.041666664183139801025390625f, aether_mul_f32(sincos_u, aether_add_f32(-0.001388830249197781085968017578125f, aether_mul_f32(sincos_u, 0.00002454789137118496000766754150390625f)))));
     const float sincos_cr = aether_add_f32(sincos_w, aether_add_f32(aether_sub_f32(sincos_pc, aether_mul_f32(sincos_r, sincos_rl)), sincos_lost));
     const float sincos_fq = aether_sub_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(sincos_k, 0.25f), 0.375f), 12582912.0f), 12582912.0f);
     const float sincos_q = aether_sub_f32(sincos_k, aether_mul_f32(4.0f, sincos_fq));
@@ -5337,28 +5339,28 @@ AETHER_HD inline float aether_f32_cos(float a)
    Spec:
        out = sincos(a).y
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       const double sincos_t = (a * 0x1.45f306dc9c883p-1);
+       const double sincos_t = (a * 0.63661977236758138243288840385503135621547698974609375);
        const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
-       const double sincos_ra = (a - (sincos_k * 0x1.921fb544p+0));
-       const double sincos_rb = (sincos_k * 0x1.0b4611a6p-34);
+       const double sincos_ra = (a - (sincos_k * 1.570796326734125614166259765625));
+       const double sincos_rb = (sincos_k * 0.00000000006077100506303965976595549136618501506745815277099609375);
        const double sincos_s1 = (sincos_ra - sincos_rb);
        const double sincos_v1 = (sincos_s1 - sincos_ra);
        const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-       const double sincos_rc = (sincos_k * 0x1.3198a2ep-69);
+       const double sincos_rc = (sincos_k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
        const double sincos_s2 = (sincos_s1 - sincos_rc);
        const double sincos_v2 = (sincos_s2 - sincos_s1);
        const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-       const double sincos_rd = (sincos_k * 0x1.b839a252049c1p-104);
+       const double sincos_rd = (sincos_k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
        const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
        const double sincos_r = (sincos_s2 + sincos_tl);
        const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
        const double sincos_u = (sincos_r * sincos_r);
-       const double sincos_ps = ((sincos_r * sincos_u) * (-0x1.5555555555555p-3 + (sincos_u * (0x1.111111111111p-7 + (sincos_u * (-0x1.a01a01a019936p-13 + (sincos_u * (0x1.71de3a54605eep-19 + (sincos_u * (-0x1.ae64541266378p-26 + (sincos_u * (0x1.61217ec01749dp-33 + (sincos_u * -0x1.ab17a79237a19p-41)))))))))))));
+       const double sincos_ps = ((sincos_r * sincos_u) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
        const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
        const double sincos_hu = (0.5 * sincos_u);
        const double sincos_w = (1.0 - sincos_hu);
        const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
-       const double sincos_pc = ((sincos_u * sincos_u) * (0x1.5555555555555p-5 + (sincos_u * (-0x1.6c16c16c16966p-10 + (sincos_u * (0x1.a01a019f4e867p-16 + (sincos_u * (-0x1.27e4fa17a41b4p-22 + (sincos_u * (0x1.1eeb68b109173p-29 + (sincos_u * -0x1.907d7aebd5e3dp-37)))))))))));
+       const double sincos_pc = ((sincos_u * sincos_u) * (0.041666666666666664353702032030923874117434024810791015625 + (sincos_u * (-0.0013888888888887395388349599301136549911461770534515380859375 + (sincos_u * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (sincos_u * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (sincos_u * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (sincos_u * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
        const double sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
        const double sincos_fq = ((((sincos_k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
        const double sincos_q = (sincos_k - (4.0 * sincos_fq));
@@ -5368,28 +5370,28 @@ AETHER_HD inline float aether_f32_cos(float a)
        return (sincos_inside ? sincos_cs : (sincos_z / sincos_z)); */
 AETHER_HD inline double aether_f64_cos(double a)
 {
-    const double sincos_t = aether_mul_f64(a, 0x1.45f306dc9c883p-1);
+    const double sincos_t = aether_mul_f64(a, 0.63661977236758138243288840385503135621547698974609375);
     const double sincos_k = aether_sub_f64(aether_add_f64(sincos_t, 6755399441055744.0), 6755399441055744.0);
-    const double sincos_ra = aether_sub_f64(a, aether_mul_f64(sincos_k, 0x1.921fb544p+0));
-    const double sincos_rb = aether_mul_f64(sincos_k, 0x1.0b4611a6p-34);
+    const double sincos_ra = aether_sub_f64(a, aether_mul_f64(sincos_k, 1.570796326734125614166259765625));
+    const double sincos_rb = aether_mul_f64(sincos_k, 0.00000000006077100506303965976595549136618501506745815277099609375);
     const double sincos_s1 = aether_sub_f64(sincos_ra, sincos_rb);
     const double sincos_v1 = aether_sub_f64(sincos_s1, sincos_ra);
     const double sincos_e1 = aether_sub_f64(aether_sub_f64(sincos_ra, aether_sub_f64(sincos_s1, sincos_v1)), aether_add_f64(sincos_rb, sincos_v1));
-    const double sincos_rc = aether_mul_f64(sincos_k, 0x1.3198a2ep-69);
+    const double sincos_rc = aether_mul_f64(sincos_k, 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
     const double sincos_s2 = aether_sub_f64(sincos_s1, sincos_rc);
     const double sincos_v2 = aether_sub_f64(sincos_s2, sincos_s1);
     const double sincos_e2 = aether_sub_f64(aether_sub_f64(sincos_s1, aether_sub_f64(sincos_s2, sincos_v2)), aether_add_f64(sincos_rc, sincos_v2));
-    const double sincos_rd = aether_mul_f64(sincos_k, 0x1.b839a252049c1p-104);
+    const double sincos_rd = aether_mul_f64(sincos_k, 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
     const double sincos_tl = aether_sub_f64(aether_add_f64(sincos_e1, sincos_e2), sincos_rd);
     const double sincos_r = aether_add_f64(sincos_s2, sincos_tl);
     const double sincos_rl = aether_sub_f64(sincos_tl, aether_sub_f64(sincos_r, sincos_s2));
     const double sincos_u = aether_mul_f64(sincos_r, sincos_r);
-    const double sincos_ps = aether_mul_f64(aether_mul_f64(sincos_r, sincos_u), aether_add_f64(-0x1.5555555555555p-3, aether_mul_f64(sincos_u, aether_add_f64(0x1.111111111111p-7, aether_mul_f64(sincos_u, aether_add_f64(-0x1.a01a01a019936p-13, aether_mul_f64(sincos_u, aether_add_f64(0x1.71de3a54605eep-19, aether_mul_f64(sincos_u, aether_add_f64(-0x1.ae64541266378p-26, aether_mul_f64(sincos_u, aether_add_f64(0x1.61217ec01749dp-33, aether_mul_f64(sincos_u, -0x1.ab17a79237a19p-41)))))))))))));
+    const double sincos_ps = aether_mul_f64(aether_mul_f64(sincos_r, sincos_u), aether_add_f64(-0.1666666666666666574148081281236954964697360992431640625, aether_mul_f64(sincos_u, aether_add_f64(0.0083333333333333314829616256247390992939472198486328125, aether_mul_f64(sincos_u, aether_add_f64(-0.0001984126984126505992105105047329516310128383338451385498046875, aether_mul_f64(sincos_u, aether_add_f64(0.0000027557319219335452931628725747881247798432013951241970062255859375, aether_mul_f64(sincos_u, aether_add_f64(-0.000000025052106231157904174509129351100522598017050768248736858367919921875, aether_mul_f64(sincos_u, aether_add_f64(0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625, aether_mul_f64(sincos_u, -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
     const double sincos_sr = aether_add_f64(sincos_r, aether_add_f64(sincos_ps, sincos_rl));
     const double sincos_hu = aether_mul_f64(0.5, sincos_u);
     const double sincos_w = aether_sub_f64(1.0, sincos_hu);
     const double sincos_lost = aether_sub_f64(aether_sub_f64(1.0, sincos_w), sincos_hu);
-    const double sincos_pc = aether_mul_f64(aether_mul_f64(sincos_u, sincos_u), aether_add_f64(0x1.5555555555555p-5, aether_mul_f64(sincos_u, aether_add_f64(-0x1.6c16c16c16966p-10, aether_mul_f64(sincos_u, aether_add_f64(0x1.a01a019f4e867p-16, aether_mul_f64(sincos_u, aether_add_f64(-0x1.27e4fa17a41b4p-22, aether_mul_f64(sincos_u, aether_add_f64(0x1.1eeb68b109173p-29, aether_mul_f64(sincos_u, -0x1.907d7aebd5e3dp-37)))))))))));
+    const double sincos_pc = aether_mul_f64(aether_mul_f64(sincos_u, sincos_u), aether_add_f64(0.041666666666666664353702032030923874117434024810791015625, aether_mul_f64(sincos_u, aether_add_f64(-0.0013888888888887395388349599301136549911461770534515380859375, aether_mul_f64(sincos_u, aether_add_f64(0.00002480158729876343263304715180961323994779377244412899017333984375, aether_mul_f64(sincos_u, aether_add_f64(-0.000000275573172705603264387550117853198372586120967753231525421142578125, aether_mul_f64(sincos_u, aether_add_f64(0.000000002087614602468974698752738269349159272447735702371574006974697113037109375, aether_mul_f64(sincos_u, -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
     const double sincos_cr = aether_add_f64(sincos_w, aether_add_f64(aether_sub_f64(sincos_pc, aether_mul_f64(sincos_r, sincos_rl)), sincos_lost));
     const double sincos_fq = aether_sub_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(sincos_k, 0.25), 0.375), 6755399441055744.0), 6755399441055744.0);
     const double sincos_q = aether_sub_f64(sincos_k, aether_mul_f64(4.0, sincos_fq));
@@ -5399,34 +5401,132 @@ AETHER_HD inline double aether_f64_cos(double a)
     return (sincos_inside ? sincos_cs : aether_div_f64(sincos_z, sincos_z));
 }
 
+/* aether_f32_atan: atan x (radians, in [-pi/2, pi/2]): a reduction to |t| <= 7/16 by one division and a stated constant, a Horner polynomial in t^2, as the contract states (its elementary-functions section).
+   Spec:
+       a = fabs(x)
+       b1 = a < 0.4375
+       b2 = a < 0.6875
+       b3 = a < 1.1875
+       b4 = a < 2.4375
+       num = b1 ? a : (b2 ? 2 * a - 1 : (b3 ? a - 1 : (b4 ? a - 1.5 : -1)))
+       den = b1 ? 1 : (b2 ? 2 + a : (b3 ? a + 1 : (b4 ? 1 + 1.5 * a : a)))
+       ch = b1 ? 0 : (b2 ? f32_bits(0x3EED6338) : (b3 ? f32_bits(0x3F490FDB) : (b4 ? f32_bits(0x3F7B985F) : f32_bits(0x3FC90FDB))))
+       cl = b1 ? 0 : (b2 ? f32_bits(0x31AC376A) : (b3 ? f32_bits(0xB2BBBD2E) : (b4 ? f32_bits(0xB2D7E096) : f32_bits(0xB33BBD2E))))
+       t = num / den
+       u = t * t
+       p = t * u * (f32_bits(0xBEAAAAAA) + u * (f32_bits(0x3E4CCB01) + u * (f32_bits(0xBE11FCC2) + u * (f32_bits(0x3DDA7D11) + u * f32_bits(0xBD7E9982)))))
+       r = ch + (t + (p + cl))
+       out = x == 0 ? x : (x < 0 ? r * -1 : r)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float a = fabsf(x);
+       const int b1 = (a < 0.4375f);
+       const int b2 = (a < 0.6875f);
+       const int b3 = (a < 1.1875f);
+       const int b4 = (a < 2.4375f);
+       const float num = (b1 ? a : (b2 ? ((2.0f * a) - 1.0f) : (b3 ? (a - 1.0f) : (b4 ? (a - 1.5f) : -1.0f))));
+       const float den = (b1 ? 1.0f : (b2 ? (2.0f + a) : (b3 ? (a + 1.0f) : (b4 ? (1.0f + (1.5f * a)) : a))));
+       const float ch = (b1 ? 0.0f : (b2 ? 0.4636476039886474609375f : (b3 ? 0.785398185253143310546875f : (b4 ? 0.982793748378753662109375f : 1.57079637050628662109375f))));
+       const float cl = (b1 ? 0.0f : (b2 ? 0.00000000501215868808913000975735485553741455078125f : (b3 ? -0.000000021855694143368964432738721370697021484375f : (b4 ? -0.000000025131424052915463107638061046600341796875f : -0.00000004371138828673792886547744274139404296875f))));
+       const float t = (num / den);
+       const float u = (t * t);
+       const float p = ((t * u) * (-0.333333313465118408203125f + (u * (0.19999314844608306884765625f + (u * (-0.1425657570362091064453125f + (u * (0.106683857738971710205078125f + (u * -0.062158115208148956298828125f)))))))));
+       const float r = (ch + (t + (p + cl)));
+       return ((x == 0.0f) ? x : ((x < 0.0f) ? (r * -1.0f) : r)); */
+AETHER_HD inline float aether_f32_atan(float x)
+{
+    const float a = fabsf(x);
+    const int b1 = (a < 0.4375f);
+    const int b2 = (a < 0.6875f);
+    const int b3 = (a < 1.1875f);
+    const int b4 = (a < 2.4375f);
+    const float num = (b1 ? a : (b2 ? aether_sub_f32(aether_mul_f32(2.0f, a), 1.0f) : (b3 ? aether_sub_f32(a, 1.0f) : (b4 ? aether_sub_f32(a, 1.5f) : -1.0f))));
+    const float den = (b1 ? 1.0f : (b2 ? aether_add_f32(2.0f, a) : (b3 ? aether_add_f32(a, 1.0f) : (b4 ? aether_add_f32(1.0f, aether_mul_f32(1.5f, a)) : a))));
+    const float ch = (b1 ? 0.0f : (b2 ? 0.4636476039886474609375f : (b3 ? 0.785398185253143310546875f : (b4 ? 0.982793748378753662109375f : 1.57079637050628662109375f))));
+    const float cl = (b1 ? 0.0f : (b2 ? 0.00000000501215868808913000975735485553741455078125f : (b3 ? -0.000000021855694143368964432738721370697021484375f : (b4 ? -0.000000025131424052915463107638061046600341796875f : -0.00000004371138828673792886547744274139404296875f))));
+    const float t = aether_div_f32(num, den);
+    const float u = aether_mul_f32(t, t);
+    const float p = aether_mul_f32(aether_mul_f32(t, u), aether_add_f32(-0.333333313465118408203125f, aether_mul_f32(u, aether_add_f32(0.19999314844608306884765625f, aether_mul_f32(u, aether_add_f32(-0.1425657570362091064453125f, aether_mul_f32(u, aether_add_f32(0.106683857738971710205078125f, aether_mul_f32(u, -0.062158115208148956298828125f)))))))));
+    const float r = aether_add_f32(ch, aether_add_f32(t, aether_add_f32(p, cl)));
+    return ((x == 0.0f) ? x : ((x < 0.0f) ? aether_mul_f32(r, -1.0f) : r));
+}
+
+/* aether_f64_atan: atan x (radians, in [-pi/2, pi/2]): a reduction to |t| <= 7/16 by one division and a stated constant, a Horner polynomial in t^2, as the contract states (its elementary-functions section).
+   Spec:
+       a = fabs(x)
+       b1 = a < 0.4375
+       b2 = a < 0.6875
+       b3 = a < 1.1875
+       b4 = a < 2.4375
+       num = b1 ? a : (b2 ? 2 * a - 1 : (b3 ? a - 1 : (b4 ? a - 1.5 : -1)))
+       den = b1 ? 1 : (b2 ? 2 + a : (b3 ? a + 1 : (b4 ? 1 + 1.5 * a : a)))
+       ch = b1 ? 0 : (b2 ? f64_bits(0x3FDDAC670561BB4F) : (b3 ? f64_bits(0x3FE921FB54442D18) : (b4 ? f64_bits(0x3FEF730BD281F69B) : f64_bits(0x3FF921FB54442D18))))
+       cl = b1 ? 0 : (b2 ? f64_bits(0x3C7A2B7F222F65E2) : (b3 ? f64_bits(0x3C81A62633145C07) : (b4 ? f64_bits(0x3C7007887AF0CBBD) : f64_bits(0x3C91A62633145C07))))
+       t = num / den
+       u = t * t
+       p = t * u * (f64_bits(0xBFD5555555555555) + u * (f64_bits(0x3FC99999999998C5) + u * (f64_bits(0xBFC2492492485503) + u * (f64_bits(0x3FBC71C71BD2B8BC) + u * (f64_bits(0xBFB745D154C84F7A) + u * (f64_bits(0x3FB3B1375CE5BDC6) + u * (f64_bits(0xBFB110C9CE7B0572) + u * (f64_bits(0x3FAE170800A46210) + u * (f64_bits(0xBFAAB59B417B2D3F) + u * (f64_bits(0x3FA7001816FD063F) + u * (f64_bits(0xBFA0F62BBA6A2558) + u * f64_bits(0x3F8E4167464D3DE8))))))))))))
+       r = ch + (t + (p + cl))
+       out = x == 0 ? x : (x < 0 ? r * -1 : r)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double a = fabs(x);
+       const int b1 = (a < 0.4375);
+       const int b2 = (a < 0.6875);
+       const int b3 = (a < 1.1875);
+       const int b4 = (a < 2.4375);
+       const double num = (b1 ? a : (b2 ? ((2.0 * a) - 1.0) : (b3 ? (a - 1.0) : (b4 ? (a - 1.5) : -1.0))));
+       const double den = (b1 ? 1.0 : (b2 ? (2.0 + a) : (b3 ? (a + 1.0) : (b4 ? (1.0 + (1.5 * a)) : a))));
+       const double ch = (b1 ? 0.0 : (b2 ? 0.463647609000806093515478778499527834355831146240234375 : (b3 ? 0.78539816339744827899949086713604629039764404296875 : (b4 ? 0.98279372324732905408239957978366874158382415771484375 : 1.5707963267948965579989817342720925807952880859375))));
+       const double cl = (b1 ? 0.0 : (b2 ? 0.00000000000000002269877745296168709240834419196241055251868294737223330503894658249919302761554718017578125 : (b3 ? 0.00000000000000003061616997868383017934410073645991511564230311693950159490640317017096094787120819091796875 : (b4 ? 0.000000000000000013903311031230998451599863382076653231280185849081006133065585572694544680416584014892578125 : 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375))));
+       const double t = (num / den);
+       const double u = (t * t);
+       const double p = ((t * u) * (-0.333333333333333314829616256247390992939472198486328125 + (u * (0.1999999999999940991646241172929876483976840972900390625 + (u * (-0.1428571428556680567023562389294966123998165130615234375 + (u * (0.111111110966450377102177071719779632985591888427734375 + (u * (-0.0909090835560259213909972686451510526239871978759765625 + (u * (0.0769228555488928600336606677956297062337398529052734375 + (u * (-0.0666624192335996401670428213037666864693164825439453125 + (u * (0.05876946456755061110044380257022567093372344970703125 + (u * (-0.052166797393136558891324483511198195628821849822998046875 + (u * (0.044922592931936559945693687723178300075232982635498046875 + (u * (-0.033128134256069585727999537994037382304668426513671875 + (u * 0.01477318461698380602786784265845199115574359893798828125)))))))))))))))))))))));
+       const double r = (ch + (t + (p + cl)));
+       return ((x == 0.0) ? x : ((x < 0.0) ? (r * -1.0) : r)); */
+AETHER_HD inline double aether_f64_atan(double x)
+{
+    const double a = fabs(x);
+    const int b1 = (a < 0.4375);
+    const int b2 = (a < 0.6875);
+    const int b3 = (a < 1.1875);
+    const int b4 = (a < 2.4375);
+    const double num = (b1 ? a : (b2 ? aether_sub_f64(aether_mul_f64(2.0, a), 1.0) : (b3 ? aether_sub_f64(a, 1.0) : (b4 ? aether_sub_f64(a, 1.5) : -1.0))));
+    const double den = (b1 ? 1.0 : (b2 ? aether_add_f64(2.0, a) : (b3 ? aether_add_f64(a, 1.0) : (b4 ? aether_add_f64(1.0, aether_mul_f64(1.5, a)) : a))));
+    const double ch = (b1 ? 0.0 : (b2 ? 0.463647609000806093515478778499527834355831146240234375 : (b3 ? 0.78539816339744827899949086713604629039764404296875 : (b4 ? 0.98279372324732905408239957978366874158382415771484375 : 1.5707963267948965579989817342720925807952880859375))));
+    const double cl = (b1 ? 0.0 : (b2 ? 0.00000000000000002269877745296168709240834419196241055251868294737223330503894658249919302761554718017578125 : (b3 ? 0.00000000000000003061616997868383017934410073645991511564230311693950159490640317017096094787120819091796875 : (b4 ? 0.000000000000000013903311031230998451599863382076653231280185849081006133065585572694544680416584014892578125 : 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375))));
+    const double t = aether_div_f64(num, den);
+    const double u = aether_mul_f64(t, t);
+    const double p = aether_mul_f64(aether_mul_f64(t, u), aether_add_f64(-0.333333333333333314829616256247390992939472198486328125, aether_mul_f64(u, aether_add_f64(0.1999999999999940991646241172929876483976840972900390625, aether_mul_f64(u, aether_add_f64(-0.1428571428556680567023562389294966123998165130615234375, aether_mul_f64(u, aether_add_f64(0.111111110966450377102177071719779632985591888427734375, aether_mul_f64(u, aether_add_f64(-0.0909090835560259213909972686451510526239871978759765625, aether_mul_f64(u, aether_add_f64(0.0769228555488928600336606677956297062337398529052734375, aether_mul_f64(u, aether_add_f64(-0.0666624192335996401670428213037666864693164825439453125, aether_mul_f64(u, aether_add_f64(0.05876946456755061110044380257022567093372344970703125, aether_mul_f64(u, aether_add_f64(-0.052166797393136558891324483511198195628821849822998046875, aether_mul_f64(u, aether_add_f64(0.044922592931936559945693687723178300075232982635498046875, aether_mul_f64(u, aether_add_f64(-0.033128134256069585727999537994037382304668426513671875, aether_mul_f64(u, 0.01477318461698380602786784265845199115574359893798828125)))))))))))))))))))))));
+    const double r = aether_add_f64(ch, aether_add_f64(t, aether_add_f64(p, cl)));
+    return ((x == 0.0) ? x : ((x < 0.0) ? aether_mul_f64(r, -1.0) : r));
+}
+
 /* aether_quatf_from_axis_angle: The rotation by angle (radians) about axis: sc = sincos(angle * 0.5), out = quat(sc.y, axis.x * sc.x, axis.y * sc.x, axis.z * sc.x). The axis is used as given (normalize it first: a non-unit axis gives a non-unit quaternion); NaN where |angle * 0.5| is outside sincos's domain.
    Spec:
        sc = sincos(angle * 0.5)
        out = quat(sc.y, axis.x * sc.x, axis.y * sc.x, axis.z * sc.x)
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const float sincos_a_0 = (angle * 0.5f);
-       const float sincos_t = (sincos_a_0 * 0x1.45f306p-1f);
+       const float sincos_t = (sincos_a_0 * 0.636619746685028076171875f);
        const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
        const float sincos_ra = (sincos_a_0 - (sincos_k * 1.5703125f));
-       const float sincos_rb = (sincos_k * 0x1.fb4p-12f);
+       const float sincos_rb = (sincos_k * 0.0004837512969970703125f);
        const float sincos_s1 = (sincos_ra - sincos_rb);
        const float sincos_v1 = (sincos_s1 - sincos_ra);
        const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-       const float sincos_rc = (sincos_k * 0x1.444p-24f);
+       const float sincos_rc = (sincos_k * 0.0000000754953362047672271728515625f);
        const float sincos_s2 = (sincos_s1 - sincos_rc);
        const float sincos_v2 = (sincos_s2 - sincos_s1);
        const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-       const float sincos_rd = (sincos_k * 0x1.68c234p-39f);
+       const float sincos_rd = (sincos_k * 0.0000000000025633440682570896029801588156260550022125244140625f);
        const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
        const float sincos_r = (sincos_s2 + sincos_tl);
        const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
        const float sincos_u = (sincos_r * sincos_r);
-       const float sincos_ps = ((sincos_r * sincos_u) * (-0x1.555556p-3f + (sincos_u * (0x1.11110ep-7f + (sincos_u * (-0x1.a013a6p-13f + (sincos_u * 0x1.6dbdd2p-19f)))))));
+       const float sincos_ps = ((sincos_r * sincos_u) * (-0.16666667163372039794921875f + (sincos_u * (0.008333331905305385589599609375f + (sincos_u * (-0.000198400855879299342632293701171875f + (sincos_u * 0.000002724986416069441474974155426025390625f)))))));
        const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
        const float sincos_hu = (0.5f * sincos_u);
        const float sincos_w = (1.0f - sincos_hu);
        const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
-       const float sincos_pc = ((sincos_u * sincos_u) * (0x1.555554p-5f + (sincos_u * (-0x1.6c12d2p-10f + (sincos_u * 0x1.9bd864p-16f)))));
+       const float sincos_pc = ((sincos_u * sincos_u) * (0.041666664183139801025390625f + (sincos_u * (-0.001388830249197781085968017578125f + (sincos_u * 0.00002454789137118496000766754150390625f)))));
        const float sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
        const float sincos_fq = ((((sincos_k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
        const float sincos_q = (sincos_k - (4.0f * sincos_fq));
@@ -5445,28 +5545,28 @@ AETHER_HD inline double aether_f64_cos(double a)
 AETHER_HD inline aether_quatf aether_quatf_from_axis_angle(aether_vec3f axis, float angle)
 {
     const float sincos_a_0 = aether_mul_f32(angle, 0.5f);
-    const float sincos_t = aether_mul_f32(sincos_a_0, 0x1.45f306p-1f);
+    const float sincos_t = aether_mul_f32(sincos_a_0, 0.636619746685028076171875f);
     const float sincos_k = aether_sub_f32(aether_add_f32(sincos_t, 12582912.0f), 12582912.0f);
     const float sincos_ra = aether_sub_f32(sincos_a_0, aether_mul_f32(sincos_k, 1.5703125f));
-    const float sincos_rb = aether_mul_f32(sincos_k, 0x1.fb4p-12f);
+    const float sincos_rb = aether_mul_f32(sincos_k, 0.0004837512969970703125f);
     const float sincos_s1 = aether_sub_f32(sincos_ra, sincos_rb);
     const float sincos_v1 = aether_sub_f32(sincos_s1, sincos_ra);
     const float sincos_e1 = aether_sub_f32(aether_sub_f32(sincos_ra, aether_sub_f32(sincos_s1, sincos_v1)), aether_add_f32(sincos_rb, sincos_v1));
-    const float sincos_rc = aether_mul_f32(sincos_k, 0x1.444p-24f);
+    const float sincos_rc = aether_mul_f32(sincos_k, 0.0000000754953362047672271728515625f);
     const float sincos_s2 = aether_sub_f32(sincos_s1, sincos_rc);
     const float sincos_v2 = aether_sub_f32(sincos_s2, sincos_s1);
     const float sincos_e2 = aether_sub_f32(aether_sub_f32(sincos_s1, aether_sub_f32(sincos_s2, sincos_v2)), aether_add_f32(sincos_rc, sincos_v2));
-    const float sincos_rd = aether_mul_f32(sincos_k, 0x1.68c234p-39f);
+    const float sincos_rd = aether_mul_f32(sincos_k, 0.0000000000025633440682570896029801588156260550022125244140625f);
     const float sincos_tl = aether_sub_f32(aether_add_f32(sincos_e1, sincos_e2), sincos_rd);
     const float sincos_r = aether_add_f32(sincos_s2, sincos_tl);
     const float sincos_rl = aether_sub_f32(sincos_tl, aether_sub_f32(sincos_r, sincos_s2));
     const float sincos_u = aether_mul_f32(sincos_r, sincos_r);
-    const float sincos_ps = aether_mul_f32(aether_mul_f32(sincos_r, sincos_u), aether_add_f32(-0x1.555556p-3f, aether_mul_f32(sincos_u, aether_add_f32(0x1.11110ep-7f, aether_mul_f32(sincos_u, aether_add_f32(-0x1.a013a6p-13f, aether_mul_f32(sincos_u, 0x1.6dbdd2p-19f)))))));
+    const float sincos_ps = aether_mul_f32(aether_mul_f32(sincos_r, sincos_u), aether_add_f32(-0.16666667163372039794921875f, aether_mul_f32(sincos_u, aether_add_f32(0.008333331905305385589599609375f, aether_mul_f32(sincos_u, aether_add_f32(-0.000198400855879299342632293701171875f, aether_mul_f32(sincos_u, 0.000002724986416069441474974155426025390625f)))))));
     const float sincos_sr = aether_add_f32(sincos_r, aether_add_f32(sincos_ps, sincos_rl));
     const float sincos_hu = aether_mul_f32(0.5f, sincos_u);
     const float sincos_w = aether_sub_f32(1.0f, sincos_hu);
     const float sincos_lost = aether_sub_f32(aether_sub_f32(1.0f, sincos_w), sincos_hu);
-    const float sincos_pc = aether_mul_f32(aether_mul_f32(sincos_u, sincos_u), aether_add_f32(0x1.555554p-5f, aether_mul_f32(sincos_u, aether_add_f32(-0x1.6c12d2p-10f, aether_mul_f32(sincos_u, 0x1.9bd864p-16f)))));
+    const float sincos_pc = aether_mul_f32(aether_mul_f32(sincos_u, sincos_u), aether_add_f32(0.041666664183139801025390625f, aether_mul_f32(sincos_u, aether_add_f32(-0.001388830249197781085968017578125f, aether_mul_f32(sincos_u, 0.00002454789137118496000766754150390625f)))));
     const float sincos_cr = aether_add_f32(sincos_w, aether_add_f32(aether_sub_f32(sincos_pc, aether_mul_f32(sincos_r, sincos_rl)), sincos_lost));
     const float sincos_fq = aether_sub_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(sincos_k, 0.25f), 0.375f), 12582912.0f), 12582912.0f);
     const float sincos_q = aether_sub_f32(sincos_k, aether_mul_f32(4.0f, sincos_fq));
@@ -5490,28 +5590,28 @@ AETHER_HD inline aether_quatf aether_quatf_from_axis_angle(aether_vec3f axis, fl
        out = quat(sc.y, axis.x * sc.x, axis.y * sc.x, axis.z * sc.x)
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const double sincos_a_0 = (angle * 0.5);
-       const double sincos_t = (sincos_a_0 * 0x1.45f306dc9c883p-1);
+       const double sincos_t = (sincos_a_0 * 0.63661977236758138243288840385503135621547698974609375);
        const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
-       const double sincos_ra = (sincos_a_0 - (sincos_k * 0x1.921fb544p+0));
-       const double sincos_rb = (sincos_k * 0x1.0b4611a6p-34);
+       const double sincos_ra = (sincos_a_0 - (sincos_k * 1.570796326734125614166259765625));
+       const double sincos_rb = (sincos_k * 0.00000000006077100506303965976595549136618501506745815277099609375);
        const double sincos_s1 = (sincos_ra - sincos_rb);
        const double sincos_v1 = (sincos_s1 - sincos_ra);
        const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-       const double sincos_rc = (sincos_k * 0x1.3198a2ep-69);
+       const double sincos_rc = (sincos_k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
        const double sincos_s2 = (sincos_s1 - sincos_rc);
        const double sincos_v2 = (sincos_s2 - sincos_s1);
        const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-       const double sincos_rd = (sincos_k * 0x1.b839a252049c1p-104);
+       const double sincos_rd = (sincos_k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
        const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
        const double sincos_r = (sincos_s2 + sincos_tl);
        const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
        const double sincos_u = (sincos_r * sincos_r);
-       const double sincos_ps = ((sincos_r * sincos_u) * (-0x1.5555555555555p-3 + (sincos_u * (0x1.111111111111p-7 + (sincos_u * (-0x1.a01a01a019936p-13 + (sincos_u * (0x1.71de3a54605eep-19 + (sincos_u * (-0x1.ae64541266378p-26 + (sincos_u * (0x1.61217ec01749dp-33 + (sincos_u * -0x1.ab17a79237a19p-41)))))))))))));
+       const double sincos_ps = ((sincos_r * sincos_u) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
        const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
        const double sincos_hu = (0.5 * sincos_u);
        const double sincos_w = (1.0 - sincos_hu);
        const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
-       const double sincos_pc = ((sincos_u * sincos_u) * (0x1.5555555555555p-5 + (sincos_u * (-0x1.6c16c16c16966p-10 + (sincos_u * (0x1.a01a019f4e867p-16 + (sincos_u * (-0x1.27e4fa17a41b4p-22 + (sincos_u * (0x1.1eeb68b109173p-29 + (sincos_u * -0x1.907d7aebd5e3dp-37)))))))))));
+       const double sincos_pc = ((sincos_u * sincos_u) * (0.041666666666666664353702032030923874117434024810791015625 + (sincos_u * (-0.0013888888888887395388349599301136549911461770534515380859375 + (sincos_u * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (sincos_u * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (sincos_u * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (sincos_u * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
        const double sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
        const double sincos_fq = ((((sincos_k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
        const double sincos_q = (sincos_k - (4.0 * sincos_fq));
@@ -5530,28 +5630,28 @@ AETHER_HD inline aether_quatf aether_quatf_from_axis_angle(aether_vec3f axis, fl
 AETHER_HD inline aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, double angle)
 {
     const double sincos_a_0 = aether_mul_f64(angle, 0.5);
-    const double sincos_t = aether_mul_f64(sincos_a_0, 0x1.45f306dc9c883p-1);
+    const double sincos_t = aether_mul_f64(sincos_a_0, 0.63661977236758138243288840385503135621547698974609375);
     const double sincos_k = aether_sub_f64(aether_add_f64(sincos_t, 6755399441055744.0), 6755399441055744.0);
-    const double sincos_ra = aether_sub_f64(sincos_a_0, aether_mul_f64(sincos_k, 0x1.921fb544p+0));
-    const double sincos_rb = aether_mul_f64(sincos_k, 0x1.0b4611a6p-34);
+    const double sincos_ra = aether_sub_f64(sincos_a_0, aether_mul_f64(sincos_k, 1.570796326734125614166259765625));
+    const double sincos_rb = aether_mul_f64(sincos_k, 0.00000000006077100506303965976595549136618501506745815277099609375);
     const double sincos_s1 = aether_sub_f64(sincos_ra, sincos_rb);
     const double sincos_v1 = aether_sub_f64(sincos_s1, sincos_ra);
     const double sincos_e1 = aether_sub_f64(aether_sub_f64(sincos_ra, aether_sub_f64(sincos_s1, sincos_v1)), aether_add_f64(sincos_rb, sincos_v1));
-    const double sincos_rc = aether_mul_f64(sincos_k, 0x1.3198a2ep-69);
+    const double sincos_rc = aether_mul_f64(sincos_k, 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
     const double sincos_s2 = aether_sub_f64(sincos_s1, sincos_rc);
     const double sincos_v2 = aether_sub_f64(sincos_s2, sincos_s1);
     const double sincos_e2 = aether_sub_f64(aether_sub_f64(sincos_s1, aether_sub_f64(sincos_s2, sincos_v2)), aether_add_f64(sincos_rc, sincos_v2));
-    const double sincos_rd = aether_mul_f64(sincos_k, 0x1.b839a252049c1p-104);
+    const double sincos_rd = aether_mul_f64(sincos_k, 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
     const double sincos_tl = aether_sub_f64(aether_add_f64(sincos_e1, sincos_e2), sincos_rd);
     const double sincos_r = aether_add_f64(sincos_s2, sincos_tl);
     const double sincos_rl = aether_sub_f64(sincos_tl, aether_sub_f64(sincos_r, sincos_s2));
     const double sincos_u = aether_mul_f64(sincos_r, sincos_r);
-    const double sincos_ps = aether_mul_f64(aether_mul_f64(sincos_r, sincos_u), aether_add_f64(-0x1.5555555555555p-3, aether_mul_f64(sincos_u, aether_add_f64(0x1.111111111111p-7, aether_mul_f64(sincos_u, aether_add_f64(-0x1.a01a01a019936p-13, aether_mul_f64(sincos_u, aether_add_f64(0x1.71de3a54605eep-19, aether_mul_f64(sincos_u, aether_add_f64(-0x1.ae64541266378p-26, aether_mul_f64(sincos_u, aether_add_f64(0x1.61217ec01749dp-33, aether_mul_f64(sincos_u, -0x1.ab17a79237a19p-41)))))))))))));
+    const double sincos_ps = aether_mul_f64(aether_mul_f64(sincos_r, sincos_u), aether_add_f64(-0.1666666666666666574148081281236954964697360992431640625, aether_mul_f64(sincos_u, aether_add_f64(0.0083333333333333314829616256247390992939472198486328125, aether_mul_f64(sincos_u, aether_add_f64(-0.0001984126984126505992105105047329516310128383338451385498046875, aether_mul_f64(sincos_u, aether_add_f64(0.0000027557319219335452931628725747881247798432013951241970062255859375, aether_mul_f64(sincos_u, aether_add_f64(-0.000000025052106231157904174509129351100522598017050768248736858367919921875, aether_mul_f64(sincos_u, aether_add_f64(0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625, aether_mul_f64(sincos_u, -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
     const double sincos_sr = aether_add_f64(sincos_r, aether_add_f64(sincos_ps, sincos_rl));
     const double sincos_hu = aether_mul_f64(0.5, sincos_u);
     const double sincos_w = aether_sub_f64(1.0, sincos_hu);
     const double sincos_lost = aether_sub_f64(aether_sub_f64(1.0, sincos_w), sincos_hu);
-    const double sincos_pc = aether_mul_f64(aether_mul_f64(sincos_u, sincos_u), aether_add_f64(0x1.5555555555555p-5, aether_mul_f64(sincos_u, aether_add_f64(-0x1.6c16c16c16966p-10, aether_mul_f64(sincos_u, aether_add_f64(0x1.a01a019f4e867p-16, aether_mul_f64(sincos_u, aether_add_f64(-0x1.27e4fa17a41b4p-22, aether_mul_f64(sincos_u, aether_add_f64(0x1.1eeb68b109173p-29, aether_mul_f64(sincos_u, -0x1.907d7aebd5e3dp-37)))))))))));
+    const double sincos_pc = aether_mul_f64(aether_mul_f64(sincos_u, sincos_u), aether_add_f64(0.041666666666666664353702032030923874117434024810791015625, aether_mul_f64(sincos_u, aether_add_f64(-0.0013888888888887395388349599301136549911461770534515380859375, aether_mul_f64(sincos_u, aether_add_f64(0.00002480158729876343263304715180961323994779377244412899017333984375, aether_mul_f64(sincos_u, aether_add_f64(-0.000000275573172705603264387550117853198372586120967753231525421142578125, aether_mul_f64(sincos_u, aether_add_f64(0.000000002087614602468974698752738269349159272447735702371574006974697113037109375, aether_mul_f64(sincos_u, -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
     const double sincos_cr = aether_add_f64(sincos_w, aether_add_f64(aether_sub_f64(sincos_pc, aether_mul_f64(sincos_r, sincos_rl)), sincos_lost));
     const double sincos_fq = aether_sub_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(sincos_k, 0.25), 0.375), 6755399441055744.0), 6755399441055744.0);
     const double sincos_q = aether_sub_f64(sincos_k, aether_mul_f64(4.0, sincos_fq));
@@ -5583,28 +5683,28 @@ AETHER_HD inline aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, do
        m21 = (sx.y * sy.x) * sz.x + sx.x * sz.y
        out = mat3(m00, m01, sy.x, m10, m11, m12, m20, m21, sx.y * sy.y)
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       const float sincos_t = (ax * 0x1.45f306p-1f);
+       const float sincos_t = (ax * 0.636619746685028076171875f);
        const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
        const float sincos_ra = (ax - (sincos_k * 1.5703125f));
-       const float sincos_rb = (sincos_k * 0x1.fb4p-12f);
+       const float sincos_rb = (sincos_k * 0.0004837512969970703125f);
        const float sincos_s1 = (sincos_ra - sincos_rb);
        const float sincos_v1 = (sincos_s1 - sincos_ra);
        const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-       const float sincos_rc = (sincos_k * 0x1.444p-24f);
+       const float sincos_rc = (sincos_k * 0.0000000754953362047672271728515625f);
        const float sincos_s2 = (sincos_s1 - sincos_rc);
        const float sincos_v2 = (sincos_s2 - sincos_s1);
        const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-       const float sincos_rd = (sincos_k * 0x1.68c234p-39f);
+       const float sincos_rd = (sincos_k * 0.0000000000025633440682570896029801588156260550022125244140625f);
        const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
        const float sincos_r = (sincos_s2 + sincos_tl);
        const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
        const float sincos_u = (sincos_r * sincos_r);
-       const float sincos_ps = ((sincos_r * sincos_u) * (-0x1.555556p-3f + (sincos_u * (0x1.11110ep-7f + (sincos_u * (-0x1.a013a6p-13f + (sincos_u * 0x1.6dbdd2p-19f)))))));
+       const float sincos_ps = ((sincos_r * sincos_u) * (-0.16666667163372039794921875f + (sincos_u * (0.008333331905305385589599609375f + (sincos_u * (-0.000198400855879299342632293701171875f + (sincos_u * 0.000002724986416069441474974155426025390625f)))))));
        const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
        const float sincos_hu = (0.5f * sincos_u);
        const float sincos_w = (1.0f - sincos_hu);
        const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
-       const float sincos_pc = ((sincos_u * sincos_u) * (0x1.555554p-5f + (sincos_u * (-0x1.6c12d2p-10f + (sincos_u * 0x1.9bd864p-16f)))));
+       const float sincos_pc = ((sincos_u * sincos_u) * (0.041666664183139801025390625f + (sincos_u * (-0.001388830249197781085968017578125f + (sincos_u * 0.00002454789137118496000766754150390625f)))));
        const float sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
        const float sincos_fq = ((((sincos_k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
        const float sincos_q = (sincos_k - (4.0f * sincos_fq));
@@ -5614,28 +5714,28 @@ AETHER_HD inline aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, do
        const float sincos_z = (ax - ax);
        const float sx_x = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
        const float sx_y = (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
-       const float sincos_t_2 = (ay * 0x1.45f306p-1f);
+       const float sincos_t_2 = (ay * 0.636619746685028076171875f);
        const float sincos_k_2 = ((sincos_t_2 + 12582912.0f) - 12582912.0f);
        const float sincos_ra_2 = (ay - (sincos_k_2 * 1.5703125f));
-       const float sincos_rb_2 = (sincos_k_2 * 0x1.fb4p-12f);
+       const float sincos_rb_2 = (sincos_k_2 * 0.0004837512969970703125f);
        const float sincos_s1_2 = (sincos_ra_2 - sincos_rb_2);
        const float sincos_v1_2 = (sincos_s1_2 - sincos_ra_2);
        const float sincos_e1_2 = ((sincos_ra_2 - (sincos_s1_2 - sincos_v1_2)) - (sincos_rb_2 + sincos_v1_2));
-       const float sincos_rc_2 = (sincos_k_2 * 0x1.444p-24f);
+       const float sincos_rc_2 = (sincos_k_2 * 0.0000000754953362047672271728515625f);
        const float sincos_s2_2 = (sincos_s1_2 - sincos_rc_2);
        const float sincos_v2_2 = (sincos_s2_2 - sincos_s1_2);
        const float sincos_e2_2 = ((sincos_s1_2 - (sincos_s2_2 - sincos_v2_2)) - (sincos_rc_2 + sincos_v2_2));
-       const float sincos_rd_2 = (sincos_k_2 * 0x1.68c234p-39f);
+       const float sincos_rd_2 = (sincos_k_2 * 0.0000000000025633440682570896029801588156260550022125244140625f);
        const float sincos_tl_2 = ((sincos_e1_2 + sincos_e2_2) - sincos_rd_2);
        const float sincos_r_2 = (sincos_s2_2 + sincos_tl_2);
        const float sincos_rl_2 = (sincos_tl_2 - (sincos_r_2 - sincos_s2_2));
        const float sincos_u_2 = (sincos_r_2 * sincos_r_2);
-       const float sincos_ps_2 = ((sincos_r_2 * sincos_u_2) * (-0x1.555556p-3f + (sincos_u_2 * (0x1.11110ep-7f + (sincos_u_2 * (-0x1.a013a6p-13f + (sincos_u_2 * 0x1.6dbdd2p-19f)))))));
+       const float sincos_ps_2 = ((sincos_r_2 * sincos_u_2) * (-0.16666667163372039794921875f + (sincos_u_2 * (0.008333331905305385589599609375f + (sincos_u_2 * (-0.000198400855879299342632293701171875f + (sincos_u_2 * 0.000002724986416069441474974155426025390625f)))))));
        const float sincos_sr_2 = (sincos_r_2 + (sincos_ps_2 + sincos_rl_2));
        const float sincos_hu_2 = (0.5f * sincos_u_2);
        const float sincos_w_2 = (1.0f - sincos_hu_2);
        const float sincos_lost_2 = ((1.0f - sincos_w_2) - sincos_hu_2);
-       const float sincos_pc_2 = ((sincos_u_2 * sincos_u_2) * (0x1.555554p-5f + (sincos_u_2 * (-0x1.6c12d2p-10f + (sincos_u_2 * 0x1.9bd864p-16f)))));
+       const float sincos_pc_2 = ((sincos_u_2 * sincos_u_2) * (0.041666664183139801025390625f + (sincos_u_2 * (-0.001388830249197781085968017578125f + (sincos_u_2 * 0.00002454789137118496000766754150390625f)))));
        const float sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - (sincos_r_2 * sincos_rl_2)) + sincos_lost_2));
        const float sincos_fq_2 = ((((sincos_k_2 * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
        const float sincos_q_2 = (sincos_k_2 - (4.0f * sincos_fq_2));
@@ -5645,28 +5745,28 @@ AETHER_HD inline aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, do
        const float sincos_z_2 = (ay - ay);
        const float sy_x = (sincos_inside_2 ? sincos_sn_2 : (sincos_z_2 / sincos_z_2));
        const float sy_y = (sincos_inside_2 ? sincos_cs_2 : (sincos_z_2 / sincos_z_2));
-       const float sincos_t_3 = (az * 0x1.45f306p-1f);
+       const float sincos_t_3 = (az * 0.636619746685028076171875f);
        const float sincos_k_3 = ((sincos_t_3 + 12582912.0f) - 12582912.0f);
        const float sincos_ra_3 = (az - (sincos_k_3 * 1.5703125f));
-       const float sincos_rb_3 = (sincos_k_3 * 0x1.fb4p-12f);
+       const float sincos_rb_3 = (sincos_k_3 * 0.0004837512969970703125f);
        const float sincos_s1_3 = (sincos_ra_3 - sincos_rb_3);
        const float sincos_v1_3 = (sincos_s1_3 - sincos_ra_3);
        const float sincos_e1_3 = ((sincos_ra_3 - (sincos_s1_3 - sincos_v1_3)) - (sincos_rb_3 + sincos_v1_3));
-       const float sincos_rc_3 = (sincos_k_3 * 0x1.444p-24f);
+       const float sincos_rc_3 = (sincos_k_3 * 0.0000000754953362047672271728515625f);
        const float sincos_s2_3 = (sincos_s1_3 - sincos_rc_3);
        const float sincos_v2_3 = (sincos_s2_3 - sincos_s1_3);
        const float sincos_e2_3 = ((sincos_s1_3 - (sincos_s2_3 - sincos_v2_3)) - (sincos_rc_3 + sincos_v2_3));
-       const float sincos_rd_3 = (sincos_k_3 * 0x1.68c234p-39f);
+       const float sincos_rd_3 = (sincos_k_3 * 0.0000000000025633440682570896029801588156260550022125244140625f);
        const float sincos_tl_3 = ((sincos_e1_3 + sincos_e2_3) - sincos_rd_3);
        const float sincos_r_3 = (sincos_s2_3 + sincos_tl_3);
        const float sincos_rl_3 = (sincos_tl_3 - (sincos_r_3 - sincos_s2_3));
        const float sincos_u_3 = (sincos_r_3 * sincos_r_3);
-       const float sincos_ps_3 = ((sincos_r_3 * sincos_u_3) * (-0x1.555556p-3f + (sincos_u_3 * (0x1.11110ep-7f + (sincos_u_3 * (-0x1.a013a6p-13f + (sincos_u_3 * 0x1.6dbdd2p-19f)))))));
+       const float sincos_ps_3 = ((sincos_r_3 * sincos_u_3) * (-0.16666667163372039794921875f + (sincos_u_3 * (0.008333331905305385589599609375f + (sincos_u_3 * (-0.000198400855879299342632293701171875f + (sincos_u_3 * 0.000002724986416069441474974155426025390625f)))))));
        const float sincos_sr_3 = (sincos_r_3 + (sincos_ps_3 + sincos_rl_3));
        const float sincos_hu_3 = (0.5f * sincos_u_3);
        const float sincos_w_3 = (1.0f - sincos_hu_3);
        const float sincos_lost_3 = ((1.0f - sincos_w_3) - sincos_hu_3);
-       const float sincos_pc_3 = ((sincos_u_3 * sincos_u_3) * (0x1.555554p-5f + (sincos_u_3 * (-0x1.6c12d2p-10f + (sincos_u_3 * 0x1.9bd864p-16f)))));
+       const float sincos_pc_3 = ((sincos_u_3 * sincos_u_3) * (0.041666664183139801025390625f + (sincos_u_3 * (-0.001388830249197781085968017578125f + (sincos_u_3 * 0.00002454789137118496000766754150390625f)))));
        const float sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - (sincos_r_3 * sincos_rl_3)) + sincos_lost_3));
        const float sincos_fq_3 = ((((sincos_k_3 * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
        const float sincos_q_3 = (sincos_k_3 - (4.0f * sincos_fq_3));
@@ -5696,28 +5796,28 @@ AETHER_HD inline aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, do
        return out; */
 AETHER_HD inline aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, float az)
 {
-    const float sincos_t = aether_mul_f32(ax, 0x1.45f306p-1f);
+    const float sincos_t = aether_mul_f32(ax, 0.636619746685028076171875f);
     const float sincos_k = aether_sub_f32(aether_add_f32(sincos_t, 12582912.0f), 12582912.0f);
     const float sincos_ra = aether_sub_f32(ax, aether_mul_f32(sincos_k, 1.5703125f));
-    const float sincos_rb = aether_mul_f32(sincos_k, 0x1.fb4p-12f);
+    const float sincos_rb = aether_mul_f32(sincos_k, 0.0004837512969970703125f);
     const float sincos_s1 = aether_sub_f32(sincos_ra, sincos_rb);
     const float sincos_v1 = aether_sub_f32(sincos_s1, sincos_ra);
     const float sincos_e1 = aether_sub_f32(aether_sub_f32(sincos_ra, aether_sub_f32(sincos_s1, sincos_v1)), aether_add_f32(sincos_rb, sincos_v1));
-    const float sincos_rc = aether_mul_f32(sincos_k, 0x1.444p-24f);
+    const float sincos_rc = aether_mul_f32(sincos_k, 0.0000000754953362047672271728515625f);
     const float sincos_s2 = aether_sub_f32(sincos_s1, sincos_rc);
     const float sincos_v2 = aether_sub_f32(sincos_s2, sincos_s1);
     const float sincos_e2 = aether_sub_f32(aether_sub_f32(sincos_s1, aether_sub_f32(sincos_s2, sincos_v2)), aether_add_f32(sincos_rc, sincos_v2));
-    const float sincos_rd = aether_mul_f32(sincos_k, 0x1.68c234p-39f);
+    const float sincos_rd = aether_mul_f32(sincos_k, 0.0000000000025633440682570896029801588156260550022125244140625f);
     const float sincos_tl = aether_sub_f32(aether_add_f32(sincos_e1, sincos_e2), sincos_rd);
     const float sincos_r = aether_add_f32(sincos_s2, sincos_tl);
     const float sincos_rl = aether_sub_f32(sincos_tl, aether_sub_f32(sincos_r, sincos_s2));
     const float sincos_u = aether_mul_f32(sincos_r, sincos_r);
-    const float sincos_ps = aether_mul_f32(aether_mul_f32(sincos_r, sincos_u), aether_add_f32(-0x1.555556p-3f, aether_mul_f32(sincos_u, aether_add_f32(0x1.11110ep-7f, aether_mul_f32(sincos_u, aether_add_f32(-0x1.a013a6p-13f, aether_mul_f32(sincos_u, 0x1.6dbdd2p-19f)))))));
+    const float sincos_ps = aether_mul_f32(aether_mul_f32(sincos_r, sincos_u), aether_add_f32(-0.16666667163372039794921875f, aether_mul_f32(sincos_u, aether_add_f32(0.008333331905305385589599609375f, aether_mul_f32(sincos_u, aether_add_f32(-0.000198400855879299342632293701171875f, aether_mul_f32(sincos_u, 0.000002724986416069441474974155426025390625f)))))));
     const float sincos_sr = aether_add_f32(sincos_r, aether_add_f32(sincos_ps, sincos_rl));
     const float sincos_hu = aether_mul_f32(0.5f, sincos_u);
     const float sincos_w = aether_sub_f32(1.0f, sincos_hu);
     const float sincos_lost = aether_sub_f32(aether_sub_f32(1.0f, sincos_w), sincos_hu);
-    const float sincos_pc = aether_mul_f32(aether_mul_f32(sincos_u, sincos_u), aether_add_f32(0x1.555554p-5f, aether_mul_f32(sincos_u, aether_add_f32(-0x1.6c12d2p-10f, aether_mul_f32(sincos_u, 0x1.9bd864p-16f)))));
+    const float sincos_pc = aether_mul_f32(aether_mul_f32(sincos_u, sincos_u), aether_add_f32(0.041666664183139801025390625f, aether_mul_f32(sincos_u, aether_add_f32(-0.001388830249197781085968017578125f, aether_mul_f32(sincos_u, 0.00002454789137118496000766754150390625f)))));
     const float sincos_cr = aether_add_f32(sincos_w, aether_add_f32(aether_sub_f32(sincos_pc, aether_mul_f32(sincos_r, sincos_rl)), sincos_lost));
     const float sincos_fq = aether_sub_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(sincos_k, 0.25f), 0.375f), 12582912.0f), 12582912.0f);
     const float sincos_q = aether_sub_f32(sincos_k, aether_mul_f32(4.0f, sincos_fq));
@@ -5727,28 +5827,28 @@ AETHER_HD inline aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, fl
     const float sincos_z = aether_sub_f32(ax, ax);
     const float sx_x = (sincos_inside ? sincos_sn : aether_div_f32(sincos_z, sincos_z));
     const float sx_y = (sincos_inside ? sincos_cs : aether_div_f32(sincos_z, sincos_z));
-    const float sincos_t_2 = aether_mul_f32(ay, 0x1.45f306p-1f);
+    const float sincos_t_2 = aether_mul_f32(ay, 0.636619746685028076171875f);
     const float sincos_k_2 = aether_sub_f32(aether_add_f32(sincos_t_2, 12582912.0f), 12582912.0f);
     const float sincos_ra_2 = aether_sub_f32(ay, aether_mul_f32(sincos_k_2, 1.5703125f));
-    const float sincos_rb_2 = aether_mul_f32(sincos_k_2, 0x1.fb4p-12f);
+    const float sincos_rb_2 = aether_mul_f32(sincos_k_2, 0.0004837512969970703125f);
     const float sincos_s1_2 = aether_sub_f32(sincos_ra_2, sincos_rb_2);
     const float sincos_v1_2 = aether_sub_f32(sincos_s1_2, sincos_ra_2);
     const float sincos_e1_2 = aether_sub_f32(aether_sub_f32(sincos_ra_2, aether_sub_f32(sincos_s1_2, sincos_v1_2)), aether_add_f32(sincos_rb_2, sincos_v1_2));
-    const float sincos_rc_2 = aether_mul_f32(sincos_k_2, 0x1.444p-24f);
+    const float sincos_rc_2 = aether_mul_f32(sincos_k_2, 0.0000000754953362047672271728515625f);
     const float sincos_s2_2 = aether_sub_f32(sincos_s1_2, sincos_rc_2);
     const float sincos_v2_2 = aether_sub_f32(sincos_s2_2, sincos_s1_2);
     const float sincos_e2_2 = aether_sub_f32(aether_sub_f32(sincos_s1_2, aether_sub_f32(sincos_s2_2, sincos_v2_2)), aether_add_f32(sincos_rc_2, sincos_v2_2));
-    const float sincos_rd_2 = aether_mul_f32(sincos_k_2, 0x1.68c234p-39f);
+    const float sincos_rd_2 = aether_mul_f32(sincos_k_2, 0.0000000000025633440682570896029801588156260550022125244140625f);
     const float sincos_tl_2 = aether_sub_f32(aether_add_f32(sincos_e1_2, sincos_e2_2), sincos_rd_2);
     const float sincos_r_2 = aether_add_f32(sincos_s2_2, sincos_tl_2);
     const float sincos_rl_2 = aether_sub_f32(sincos_tl_2, aether_sub_f32(sincos_r_2, sincos_s2_2));
     const float sincos_u_2 = aether_mul_f32(sincos_r_2, sincos_r_2);
-    const float sincos_ps_2 = aether_mul_f32(aether_mul_f32(sincos_r_2, sincos_u_2), aether_add_f32(-0x1.555556p-3f, aether_mul_f32(sincos_u_2, aether_add_f32(0x1.11110ep-7f, aether_mul_f32(sincos_u_2, aether_add_f32(-0x1.a013a6p-13f, aether_mul_f32(sincos_u_2, 0x1.6dbdd2p-19f)))))));
+    const float sincos_ps_2 = aether_mul_f32(aether_mul_f32(sincos_r_2, sincos_u_2), aether_add_f32(-0.16666667163372039794921875f, aether_mul_f32(sincos_u_2, aether_add_f32(0.008333331905305385589599609375f, aether_mul_f32(sincos_u_2, aether_add_f32(-0.000198400855879299342632293701171875f, aether_mul_f32(sincos_u_2, 0.000002724986416069441474974155426025390625f)))))));
     const float sincos_sr_2 = aether_add_f32(sincos_r_2, aether_add_f32(sincos_ps_2, sincos_rl_2));
     const float sincos_hu_2 = aether_mul_f32(0.5f, sincos_u_2);
     const float sincos_w_2 = aether_sub_f32(1.0f, sincos_hu_2);
     const float sincos_lost_2 = aether_sub_f32(aether_sub_f32(1.0f, sincos_w_2), sincos_hu_2);
-    const float sincos_pc_2 = aether_mul_f32(aether_mul_f32(sincos_u_2, sincos_u_2), aether_add_f32(0x1.555554p-5f, aether_mul_f32(sincos_u_2, aether_add_f32(-0x1.6c12d2p-10f, aether_mul_f32(sincos_u_2, 0x1.9bd864p-16f)))));
+    const float sincos_pc_2 = aether_mul_f32(aether_mul_f32(sincos_u_2, sincos_u_2), aether_add_f32(0.041666664183139801025390625f, aether_mul_f32(sincos_u_2, aether_add_f32(-0.001388830249197781085968017578125f, aether_mul_f32(sincos_u_2, 0.00002454789137118496000766754150390625f)))));
     const float sincos_cr_2 = aether_add_f32(sincos_w_2, aether_add_f32(aether_sub_f32(sincos_pc_2, aether_mul_f32(sincos_r_2, sincos_rl_2)), sincos_lost_2));
     const float sincos_fq_2 = aether_sub_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(sincos_k_2, 0.25f), 0.375f), 12582912.0f), 12582912.0f);
     const float sincos_q_2 = aether_sub_f32(sincos_k_2, aether_mul_f32(4.0f, sincos_fq_2));
@@ -5758,28 +5858,28 @@ AETHER_HD inline aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, fl
     const float sincos_z_2 = aether_sub_f32(ay, ay);
     const float sy_x = (sincos_inside_2 ? sincos_sn_2 : aether_div_f32(sincos_z_2, sincos_z_2));
     const float sy_y = (sincos_inside_2 ? sincos_cs_2 : aether_div_f32(sincos_z_2, sincos_z_2));
-    const float sincos_t_3 = aether_mul_f32(az, 0x1.45f306p-1f);
+    const float sincos_t_3 = aether_mul_f32(az, 0.636619746685028076171875f);
     const float sincos_k_3 = aether_sub_f32(aether_add_f32(sincos_t_3, 12582912.0f), 12582912.0f);
     const float sincos_ra_3 = aether_sub_f32(az, aether_mul_f32(sincos_k_3, 1.5703125f));
-    const float sincos_rb_3 = aether_mul_f32(sincos_k_3, 0x1.fb4p-12f);
+    const float sincos_rb_3 = aether_mul_f32(sincos_k_3, 0.0004837512969970703125f);
     const float sincos_s1_3 = aether_sub_f32(sincos_ra_3, sincos_rb_3);
     const float sincos_v1_3 = aether_sub_f32(sincos_s1_3, sincos_ra_3);
     const float sincos_e1_3 = aether_sub_f32(aether_sub_f32(sincos_ra_3, aether_sub_f32(sincos_s1_3, sincos_v1_3)), aether_add_f32(sincos_rb_3, sincos_v1_3));
-    const float sincos_rc_3 = aether_mul_f32(sincos_k_3, 0x1.444p-24f);
+    const float sincos_rc_3 = aether_mul_f32(sincos_k_3, 0.0000000754953362047672271728515625f);
     const float sincos_s2_3 = aether_sub_f32(sincos_s1_3, sincos_rc_3);
     const float sincos_v2_3 = aether_sub_f32(sincos_s2_3, sincos_s1_3);
     const float sincos_e2_3 = aether_sub_f32(aether_sub_f32(sincos_s1_3, aether_sub_f32(sincos_s2_3, sincos_v2_3)), aether_add_f32(sincos_rc_3, sincos_v2_3));
-    const float sincos_rd_3 = aether_mul_f32(sincos_k_3, 0x1.68c234p-39f);
+    const float sincos_rd_3 = aether_mul_f32(sincos_k_3, 0.0000000000025633440682570896029801588156260550022125244140625f);
     const float sincos_tl_3 = aether_sub_f32(aether_add_f32(sincos_e1_3, sincos_e2_3), sincos_rd_3);
     const float sincos_r_3 = aether_add_f32(sincos_s2_3, sincos_tl_3);
     const float sincos_rl_3 = aether_sub_f32(sincos_tl_3, aether_sub_f32(sincos_r_3, sincos_s2_3));
     const float sincos_u_3 = aether_mul_f32(sincos_r_3, sincos_r_3);
-    const float sincos_ps_3 = aether_mul_f32(aether_mul_f32(sincos_r_3, sincos_u_3), aether_add_f32(-0x1.555556p-3f, aether_mul_f32(sincos_u_3, aether_add_f32(0x1.11110ep-7f, aether_mul_f32(sincos_u_3, aether_add_f32(-0x1.a013a6p-13f, aether_mul_f32(sincos_u_3, 0x1.6dbdd2p-19f)))))));
+    const float sincos_ps_3 = aether_mul_f32(aether_mul_f32(sincos_r_3, sincos_u_3), aether_add_f32(-0.16666667163372039794921875f, aether_mul_f32(sincos_u_3, aether_add_f32(0.008333331905305385589599609375f, aether_mul_f32(sincos_u_3, aether_add_f32(-0.000198400855879299342632293701171875f, aether_mul_f32(sincos_u_3, 0.000002724986416069441474974155426025390625f)))))));
     const float sincos_sr_3 = aether_add_f32(sincos_r_3, aether_add_f32(sincos_ps_3, sincos_rl_3));
     const float sincos_hu_3 = aether_mul_f32(0.5f, sincos_u_3);
     const float sincos_w_3 = aether_sub_f32(1.0f, sincos_hu_3);
     const float sincos_lost_3 = aether_sub_f32(aether_sub_f32(1.0f, sincos_w_3), sincos_hu_3);
-    const float sincos_pc_3 = aether_mul_f32(aether_mul_f32(sincos_u_3, sincos_u_3), aether_add_f32(0x1.555554p-5f, aether_mul_f32(sincos_u_3, aether_add_f32(-0x1.6c12d2p-10f, aether_mul_f32(sincos_u_3, 0x1.9bd864p-16f)))));
+    const float sincos_pc_3 = aether_mul_f32(aether_mul_f32(sincos_u_3, sincos_u_3), aether_add_f32(0.041666664183139801025390625f, aether_mul_f32(sincos_u_3, aether_add_f32(-0.001388830249197781085968017578125f, aether_mul_f32(sincos_u_3, 0.00002454789137118496000766754150390625f)))));
     const float sincos_cr_3 = aether_add_f32(sincos_w_3, aether_add_f32(aether_sub_f32(sincos_pc_3, aether_mul_f32(sincos_r_3, sincos_rl_3)), sincos_lost_3));
     const float sincos_fq_3 = aether_sub_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(sincos_k_3, 0.25f), 0.375f), 12582912.0f), 12582912.0f);
     const float sincos_q_3 = aether_sub_f32(sincos_k_3, aether_mul_f32(4.0f, sincos_fq_3));
@@ -5823,28 +5923,28 @@ AETHER_HD inline aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, fl
        m21 = (sx.y * sy.x) * sz.x + sx.x * sz.y
        out = mat3(m00, m01, sy.x, m10, m11, m12, m20, m21, sx.y * sy.y)
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       const double sincos_t = (ax * 0x1.45f306dc9c883p-1);
+       const double sincos_t = (ax * 0.63661977236758138243288840385503135621547698974609375);
        const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
-       const double sincos_ra = (ax - (sincos_k * 0x1.921fb544p+0));
-       const double sincos_rb = (sincos_k * 0x1.0b4611a6p-34);
+       const double sincos_ra = (ax - (sincos_k * 1.570796326734125614166259765625));
+       const double sincos_rb = (sincos_k * 0.00000000006077100506303965976595549136618501506745815277099609375);
        const double sincos_s1 = (sincos_ra - sincos_rb);
        const double sincos_v1 = (sincos_s1 - sincos_ra);
        const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-       const double sincos_rc = (sincos_k * 0x1.3198a2ep-69);
+       const double sincos_rc = (sincos_k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
        const double sincos_s2 = (sincos_s1 - sincos_rc);
        const double sincos_v2 = (sincos_s2 - sincos_s1);
        const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-       const double sincos_rd = (sincos_k * 0x1.b839a252049c1p-104);
+       const double sincos_rd = (sincos_k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
        const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
        const double sincos_r = (sincos_s2 + sincos_tl);
        const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
        const double sincos_u = (sincos_r * sincos_r);
-       const double sincos_ps = ((sincos_r * sincos_u) * (-0x1.5555555555555p-3 + (sincos_u * (0x1.111111111111p-7 + (sincos_u * (-0x1.a01a01a019936p-13 + (sincos_u * (0x1.71de3a54605eep-19 + (sincos_u * (-0x1.ae64541266378p-26 + (sincos_u * (0x1.61217ec01749dp-33 + (sincos_u * -0x1.ab17a79237a19p-41)))))))))))));
+       const double sincos_ps = ((sincos_r * sincos_u) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
        const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
        const double sincos_hu = (0.5 * sincos_u);
        const double sincos_w = (1.0 - sincos_hu);
        const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
-       const double sincos_pc = ((sincos_u * sincos_u) * (0x1.5555555555555p-5 + (sincos_u * (-0x1.6c16c16c16966p-10 + (sincos_u * (0x1.a01a019f4e867p-16 + (sincos_u * (-0x1.27e4fa17a41b4p-22 + (sincos_u * (0x1.1eeb68b109173p-29 + (sincos_u * -0x1.907d7aebd5e3dp-37)))))))))));
+       const double sincos_pc = ((sincos_u * sincos_u) * (0.041666666666666664353702032030923874117434024810791015625 + (sincos_u * (-0.0013888888888887395388349599301136549911461770534515380859375 + (sincos_u * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (sincos_u * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (sincos_u * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (sincos_u * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
        const double sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
        const double sincos_fq = ((((sincos_k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
        const double sincos_q = (sincos_k - (4.0 * sincos_fq));
@@ -5854,28 +5954,28 @@ AETHER_HD inline aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, fl
        const double sincos_z = (ax - ax);
        const double sx_x = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
        const double sx_y = (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
-       const double sincos_t_2 = (ay * 0x1.45f306dc9c883p-1);
+       const double sincos_t_2 = (ay * 0.63661977236758138243288840385503135621547698974609375);
        const double sincos_k_2 = ((sincos_t_2 + 6755399441055744.0) - 6755399441055744.0);
-       const double sincos_ra_2 = (ay - (sincos_k_2 * 0x1.921fb544p+0));
-       const double sincos_rb_2 = (sincos_k_2 * 0x1.0b4611a6p-34);
+       const double sincos_ra_2 = (ay - (sincos_k_2 * 1.570796326734125614166259765625));
+       const double sincos_rb_2 = (sincos_k_2 * 0.00000000006077100506303965976595549136618501506745815277099609375);
        const double sincos_s1_2 = (sincos_ra_2 - sincos_rb_2);
        const double sincos_v1_2 = (sincos_s1_2 - sincos_ra_2);
        const double sincos_e1_2 = ((sincos_ra_2 - (sincos_s1_2 - sincos_v1_2)) - (sincos_rb_2 + sincos_v1_2));
-       const double sincos_rc_2 = (sincos_k_2 * 0x1.3198a2ep-69);
+       const double sincos_rc_2 = (sincos_k_2 * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
        const double sincos_s2_2 = (sincos_s1_2 - sincos_rc_2);
        const double sincos_v2_2 = (sincos_s2_2 - sincos_s1_2);
        const double sincos_e2_2 = ((sincos_s1_2 - (sincos_s2_2 - sincos_v2_2)) - (sincos_rc_2 + sincos_v2_2));
-       const double sincos_rd_2 = (sincos_k_2 * 0x1.b839a252049c1p-104);
+       const double sincos_rd_2 = (sincos_k_2 * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
        const double sincos_tl_2 = ((sincos_e1_2 + sincos_e2_2) - sincos_rd_2);
        const double sincos_r_2 = (sincos_s2_2 + sincos_tl_2);
        const double sincos_rl_2 = (sincos_tl_2 - (sincos_r_2 - sincos_s2_2));
        const double sincos_u_2 = (sincos_r_2 * sincos_r_2);
-       const double sincos_ps_2 = ((sincos_r_2 * sincos_u_2) * (-0x1.5555555555555p-3 + (sincos_u_2 * (0x1.111111111111p-7 + (sincos_u_2 * (-0x1.a01a01a019936p-13 + (sincos_u_2 * (0x1.71de3a54605eep-19 + (sincos_u_2 * (-0x1.ae64541266378p-26 + (sincos_u_2 * (0x1.61217ec01749dp-33 + (sincos_u_2 * -0x1.ab17a79237a19p-41)))))))))))));
+       const double sincos_ps_2 = ((sincos_r_2 * sincos_u_2) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u_2 * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u_2 * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u_2 * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u_2 * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u_2 * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u_2 * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
        const double sincos_sr_2 = (sincos_r_2 + (sincos_ps_2 + sincos_rl_2));
        const double sincos_hu_2 = (0.5 * sincos_u_2);
        const double sincos_w_2 = (1.0 - sincos_hu_2);
        const double sincos_lost_2 = ((1.0 - sincos_w_2) - sincos_hu_2);
-       const double sincos_pc_2 = ((sincos_u_2 * sincos_u_2) * (0x1.5555555555555p-5 + (sincos_u_2 * (-0x1.6c16c16c16966p-10 + (sincos_u_2 * (0x1.a01a019f4e867p-16 + (sincos_u_2 * (-0x1.27e4fa17a41b4p-22 + (sincos_u_2 * (0x1.1eeb68b109173p-29 + (sincos_u_2 * -0x1.907d7aebd5e3dp-37)))))))))));
+       const double sincos_pc_2 = ((sincos_u_2 * sincos_u_2) * (0.041666666666666664353702032030923874117434024810791015625 + (sincos_u_2 * (-0.0013888888888887395388349599301136549911461770534515380859375 + (sincos_u_2 * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (sincos_u_2 * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (sincos_u_2 * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (sincos_u_2 * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
        const double sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - (sincos_r_2 * sincos_rl_2)) + sincos_lost_2));
        const double sincos_fq_2 = ((((sincos_k_2 * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
        const double sincos_q_2 = (sincos_k_2 - (4.0 * sincos_fq_2));
@@ -5885,28 +5985,28 @@ AETHER_HD inline aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, fl
        const double sincos_z_2 = (ay - ay);
        const double sy_x = (sincos_inside_2 ? sincos_sn_2 : (sincos_z_2 / sincos_z_2));
        const double sy_y = (sincos_inside_2 ? sincos_cs_2 : (sincos_z_2 / sincos_z_2));
-       const double sincos_t_3 = (az * 0x1.45f306dc9c883p-1);
+       const double sincos_t_3 = (az * 0.63661977236758138243288840385503135621547698974609375);
        const double sincos_k_3 = ((sincos_t_3 + 6755399441055744.0) - 6755399441055744.0);
-       const double sincos_ra_3 = (az - (sincos_k_3 * 0x1.921fb544p+0));
-       const double sincos_rb_3 = (sincos_k_3 * 0x1.0b4611a6p-34);
+       const double sincos_ra_3 = (az - (sincos_k_3 * 1.570796326734125614166259765625));
+       const double sincos_rb_3 = (sincos_k_3 * 0.00000000006077100506303965976595549136618501506745815277099609375);
        const double sincos_s1_3 = (sincos_ra_3 - sincos_rb_3);
        const double sincos_v1_3 = (sincos_s1_3 - sincos_ra_3);
        const double sincos_e1_3 = ((sincos_ra_3 - (sincos_s1_3 - sincos_v1_3)) - (sincos_rb_3 + sincos_v1_3));
-       const double sincos_rc_3 = (sincos_k_3 * 0x1.3198a2ep-69);
+       const double sincos_rc_3 = (sincos_k_3 * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
        const double sincos_s2_3 = (sincos_s1_3 - sincos_rc_3);
        const double sincos_v2_3 = (sincos_s2_3 - sincos_s1_3);
        const double sincos_e2_3 = ((sincos_s1_3 - (sincos_s2_3 - sincos_v2_3)) - (sincos_rc_3 + sincos_v2_3));
-       const double sincos_rd_3 = (sincos_k_3 * 0x1.b839a252049c1p-104);
+       const double sincos_rd_3 = (sincos_k_3 * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
        const double sincos_tl_3 = ((sincos_e1_3 + sincos_e2_3) - sincos_rd_3);
        const double sincos_r_3 = (sincos_s2_3 + sincos_tl_3);
        const double sincos_rl_3 = (sincos_tl_3 - (sincos_r_3 - sincos_s2_3));
        const double sincos_u_3 = (sincos_r_3 * sincos_r_3);
-       const double sincos_ps_3 = ((sincos_r_3 * sincos_u_3) * (-0x1.5555555555555p-3 + (sincos_u_3 * (0x1.111111111111p-7 + (sincos_u_3 * (-0x1.a01a01a019936p-13 + (sincos_u_3 * (0x1.71de3a54605eep-19 + (sincos_u_3 * (-0x1.ae64541266378p-26 + (sincos_u_3 * (0x1.61217ec01749dp-33 + (sincos_u_3 * -0x1.ab17a79237a19p-41)))))))))))));
+       const double sincos_ps_3 = ((sincos_r_3 * sincos_u_3) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u_3 * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u_3 * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u_3 * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u_3 * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u_3 * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u_3 * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
        const double sincos_sr_3 = (sincos_r_3 + (sincos_ps_3 + sincos_rl_3));
        const double sincos_hu_3 = (0.5 * sincos_u_3);
        const double sincos_w_3 = (1.0 - sincos_hu_3);
        const double sincos_lost_3 = ((1.0 - sincos_w_3) - sincos_hu_3);
-       const double sincos_pc_3 = ((sincos_u_3 * sincos_u_3) * (0x1.5555555555555p-5 + (sincos_u_3 * (-0x1.6c16c16c16966p-10 + (sincos_u_3 * (0x1.a01a019f4e867p-16 + (sincos_u_3 * (-0x1.27e4fa17a41b4p-22 + (sincos_u_3 * (0x1.1eeb68b109173p-29 + (sincos_u_3 * -0x1.907d7aebd5e3dp-37)))))))))));
+       const double sincos_pc_3 = ((sincos_u_3 * sincos_u_3) * (0.041666666666666664353702032030923874117434024810791015625 + (sincos_u_3 * (-0.0013888888888887395388349599301136549911461770534515380859375 + (sincos_u_3 * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (sincos_u_3 * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (sincos_u_3 * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (sincos_u_3 * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
        const double sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - (sincos_r_3 * sincos_rl_3)) + sincos_lost_3));
        const double sincos_fq_3 = ((((sincos_k_3 * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
        const double sincos_q_3 = (sincos_k_3 - (4.0 * sincos_fq_3));
@@ -5936,28 +6036,28 @@ AETHER_HD inline aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, fl
        return out; */
 AETHER_HD inline aether_mat3d aether_mat3d_from_euler_xyz(double ax, double ay, double az)
 {
-    const double sincos_t = aether_mul_f64(ax, 0x1.45f306dc9c883p-1);
+    const double sincos_t = aether_mul_f64(ax, 0.63661977236758138243288840385503135621547698974609375);
     const double sincos_k = aether_sub_f64(aether_add_f64(sincos_t, 6755399441055744.0), 6755399441055744.0);
-    const double sincos_ra = aether_sub_f64(ax, aether_mul_f64(sincos_k, 0x1.921fb544p+0));
-    const double sincos_rb = aether_mul_f64(sincos_k, 0x1.0b4611a6p-34);
+    const double sincos_ra = aether_sub_f64(ax, aether_mul_f64(sincos_k, 1.570796326734125614166259765625));
+    const double sincos_rb = aether_mul_f64(sincos_k, 0.00000000006077100506303965976595549136618501506745815277099609375);
     const double sincos_s1 = aether_sub_f64(sincos_ra, sincos_rb);
     const double sincos_v1 = aether_sub_f64(sincos_s1, sincos_ra);
     const double sincos_e1 = aether_sub_f64(aether_sub_f64(sincos_ra, aether_sub_f64(sincos_s1, sincos_v1)), aether_add_f64(sincos_rb, sincos_v1));
-    const double sincos_rc = aether_mul_f64(sincos_k, 0x1.3198a2ep-69);
+    const double sincos_rc = aether_mul_f64(sincos_k, 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
     const double sincos_s2 = aether_sub_f64(sincos_s1, sincos_rc);
     const double sincos_v2 = aether_sub_f64(sincos_s2, sincos_s1);
     const double sincos_e2 = aether_sub_f64(aether_sub_f64(sincos_s1, aether_sub_f64(sincos_s2, sincos_v2)), aether_add_f64(sincos_rc, sincos_v2));
-    const double sincos_rd = aether_mul_f64(sincos_k, 0x1.b839a252049c1p-104);
+    const double sincos_rd = aether_mul_f64(sincos_k, 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
     const double sincos_tl = aether_sub_f64(aether_add_f64(sincos_e1, sincos_e2), sincos_rd);
     const double sincos_r = aether_add_f64(sincos_s2, sincos_tl);
     const double sincos_rl = aether_sub_f64(sincos_tl, aether_sub_f64(sincos_r, sincos_s2));
     const double sincos_u = aether_mul_f64(sincos_r, sincos_r);
-    const double sincos_ps = aether_mul_f64(aether_mul_f64(sincos_r, sincos_u), aether_add_f64(-0x1.5555555555555p-3, aether_mul_f64(sincos_u, aether_add_f64(0x1.111111111111p-7, aether_mul_f64(sincos_u, aether_add_f64(-0x1.a01a01a019936p-13, aether_mul_f64(sincos_u, aether_add_f64(0x1.71de3a54605eep-19, aether_mul_f64(sincos_u, aether_add_f64(-0x1.ae64541266378p-26, aether_mul_f64(sincos_u, aether_add_f64(0x1.61217ec01749dp-33, aether_mul_f64(sincos_u, -0x1.ab17a79237a19p-41)))))))))))));
+    const double sincos_ps = aether_mul_f64(aether_mul_f64(sincos_r, sincos_u), aether_add_f64(-0.1666666666666666574148081281236954964697360992431640625, aether_mul_f64(sincos_u, aether_add_f64(0.0083333333333333314829616256247390992939472198486328125, aether_mul_f64(sincos_u, aether_add_f64(-0.0001984126984126505992105105047329516310128383338451385498046875, aether_mul_f64(sincos_u, aether_add_f64(0.0000027557319219335452931628725747881247798432013951241970062255859375, aether_mul_f64(sincos_u, aether_add_f64(-0.000000025052106231157904174509129351100522598017050768248736858367919921875, aether_mul_f64(sincos_u, aether_add_f64(0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625, aether_mul_f64(sincos_u, -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
     const double sincos_sr = aether_add_f64(sincos_r, aether_add_f64(sincos_ps, sincos_rl));
     const double sincos_hu = aether_mul_f64(0.5, sincos_u);
     const double sincos_w = aether_sub_f64(1.0, sincos_hu);
     const double sincos_lost = aether_sub_f64(aether_sub_f64(1.0, sincos_w), sincos_hu);
-    const double sincos_pc = aether_mul_f64(aether_mul_f64(sincos_u, sincos_u), aether_add_f64(0x1.5555555555555p-5, aether_mul_f64(sincos_u, aether_add_f64(-0x1.6c16c16c16966p-10, aether_mul_f64(sincos_u, aether_add_f64(0x1.a01a019f4e867p-16, aether_mul_f64(sincos_u, aether_add_f64(-0x1.27e4fa17a41b4p-22, aether_mul_f64(sincos_u, aether_add_f64(0x1.1eeb68b109173p-29, aether_mul_f64(sincos_u, -0x1.907d7aebd5e3dp-37)))))))))));
+    const double sincos_pc = aether_mul_f64(aether_mul_f64(sincos_u, sincos_u), aether_add_f64(0.041666666666666664353702032030923874117434024810791015625, aether_mul_f64(sincos_u, aether_add_f64(-0.0013888888888887395388349599301136549911461770534515380859375, aether_mul_f64(sincos_u, aether_add_f64(0.00002480158729876343263304715180961323994779377244412899017333984375, aether_mul_f64(sincos_u, aether_add_f64(-0.000000275573172705603264387550117853198372586120967753231525421142578125, aether_mul_f64(sincos_u, aether_add_f64(0.000000002087614602468974698752738269349159272447735702371574006974697113037109375, aether_mul_f64(sincos_u, -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
     const double sincos_cr = aether_add_f64(sincos_w, aether_add_f64(aether_sub_f64(sincos_pc, aether_mul_f64(sincos_r, sincos_rl)), sincos_lost));
     const double sincos_fq = aether_sub_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(sincos_k, 0.25), 0.375), 6755399441055744.0), 6755399441055744.0);
     const double sincos_q = aether_sub_f64(sincos_k, aether_mul_f64(4.0, sincos_fq));
@@ -5967,28 +6067,28 @@ AETHER_HD inline aether_mat3d aether_mat3d_from_euler_xyz(double ax, double ay, 
     const double sincos_z = aether_sub_f64(ax, ax);
     const double sx_x = (sincos_inside ? sincos_sn : aether_div_f64(sincos_z, sincos_z));
     const double sx_y = (sincos_inside ? sincos_cs : aether_div_f64(sincos_z, sincos_z));
-    const double sincos_t_2 = aether_mul_f64(ay, 0x1.45f306dc9c883p-1);
+    const double sincos_t_2 = aether_mul_f64(ay, 0.63661977236758138243288840385503135621547698974609375);
     const double sincos_k_2 = aether_sub_f64(aether_add_f64(sincos_t_2, 6755399441055744.0), 6755399441055744.0);
-    const double sincos_ra_2 = aether_sub_f64(ay, aether_mul_f64(sincos_k_2, 0x1.921fb544p+0));
-    const double sincos_rb_2 = aether_mul_f64(sincos_k_2, 0x1.0b4611a6p-34);
+    const double sincos_ra_2 = aether_sub_f64(ay, aether_mul_f64(sincos_k_2, 1.570796326734125614166259765625));
+    const double sincos_rb_2 = aether_mul_f64(sincos_k_2, 0.00000000006077100506303965976595549136618501506745815277099609375);
     const double sincos_s1_2 = aether_sub_f64(sincos_ra_2, sincos_rb_2);
     const double sincos_v1_2 = aether_sub_f64(sincos_s1_2, sincos_ra_2);
     const double sincos_e1_2 = aether_sub_f64(aether_sub_f64(sincos_ra_2, aether_sub_f64(sincos_s1_2, sincos_v1_2)), aether_add_f64(sincos_rb_2, sincos_v1_2));
-    const double sincos_rc_2 = aether_mul_f64(sincos_k_2, 0x1.3198a2ep-69);
+    const double sincos_rc_2 = aether_mul_f64(sincos_k_2, 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
     const double sincos_s2_2 = aether_sub_f64(sincos_s1_2, sincos_rc_2);
     const double sincos_v2_2 = aether_sub_f64(sincos_s2_2, sincos_s1_2);
     const double sincos_e2_2 = aether_sub_f64(aether_sub_f64(sincos_s1_2, aether_sub_f64(sincos_s2_2, sincos_v2_2)), aether_add_f64(sincos_rc_2, sincos_v2_2));
-    const double sincos_rd_2 = aether_mul_f64(sincos_k_2, 0x1.b839a252049c1p-104);
+    const double sincos_rd_2 = aether_mul_f64(sincos_k_2, 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
     const double sincos_tl_2 = aether_sub_f64(aether_add_f64(sincos_e1_2, sincos_e2_2), sincos_rd_2);
     const double sincos_r_2 = aether_add_f64(sincos_s2_2, sincos_tl_2);
     const double sincos_rl_2 = aether_sub_f64(sincos_tl_2, aether_sub_f64(sincos_r_2, sincos_s2_2));
     const double sincos_u_2 = aether_mul_f64(sincos_r_2, sincos_r_2);
-    const double sincos_ps_2 = aether_mul_f64(aether_mul_f64(sincos_r_2, sincos_u_2), aether_add_f64(-0x1.5555555555555p-3, aether_mul_f64(sincos_u_2, aether_add_f64(0x1.111111111111p-7, aether_mul_f64(sincos_u_2, aether_add_f64(-0x1.a01a01a019936p-13, aether_mul_f64(sincos_u_2, aether_add_f64(0x1.71de3a54605eep-19, aether_mul_f64(sincos_u_2, aether_add_f64(-0x1.ae64541266378p-26, aether_mul_f64(sincos_u_2, aether_add_f64(0x1.61217ec01749dp-33, aether_mul_f64(sincos_u_2, -0x1.ab17a79237a19p-41)))))))))))));
+    const double sincos_ps_2 = aether_mul_f64(aether_mul_f64(sincos_r_2, sincos_u_2), aether_add_f64(-0.1666666666666666574148081281236954964697360992431640625, aether_mul_f64(sincos_u_2, aether_add_f64(0.0083333333333333314829616256247390992939472198486328125, aether_mul_f64(sincos_u_2, aether_add_f64(-0.0001984126984126505992105105047329516310128383338451385498046875, aether_mul_f64(sincos_u_2, aether_add_f64(0.0000027557319219335452931628725747881247798432013951241970062255859375, aether_mul_f64(sincos_u_2, aether_add_f64(-0.000000025052106231157904174509129351100522598017050768248736858367919921875, aether_mul_f64(sincos_u_2, aether_add_f64(0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625, aether_mul_f64(sincos_u_2, -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
     const double sincos_sr_2 = aether_add_f64(sincos_r_2, aether_add_f64(sincos_ps_2, sincos_rl_2));
     const double sincos_hu_2 = aether_mul_f64(0.5, sincos_u_2);
     const double sincos_w_2 = aether_sub_f64(1.0, sincos_hu_2);
     const double sincos_lost_2 = aether_sub_f64(aether_sub_f64(1.0, sincos_w_2), sincos_hu_2);
-    const double sincos_pc_2 = aether_mul_f64(aether_mul_f64(sincos_u_2, sincos_u_2), aether_add_f64(0x1.5555555555555p-5, aether_mul_f64(sincos_u_2, aether_add_f64(-0x1.6c16c16c16966p-10, aether_mul_f64(sincos_u_2, aether_add_f64(0x1.a01a019f4e867p-16, aether_mul_f64(sincos_u_2, aether_add_f64(-0x1.27e4fa17a41b4p-22, aether_mul_f64(sincos_u_2, aether_add_f64(0x1.1eeb68b109173p-29, aether_mul_f64(sincos_u_2, -0x1.907d7aebd5e3dp-37)))))))))));
+    const double sincos_pc_2 = aether_mul_f64(aether_mul_f64(sincos_u_2, sincos_u_2), aether_add_f64(0.041666666666666664353702032030923874117434024810791015625, aether_mul_f64(sincos_u_2, aether_add_f64(-0.0013888888888887395388349599301136549911461770534515380859375, aether_mul_f64(sincos_u_2, aether_add_f64(0.00002480158729876343263304715180961323994779377244412899017333984375, aether_mul_f64(sincos_u_2, aether_add_f64(-0.000000275573172705603264387550117853198372586120967753231525421142578125, aether_mul_f64(sincos_u_2, aether_add_f64(0.000000002087614602468974698752738269349159272447735702371574006974697113037109375, aether_mul_f64(sincos_u_2, -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
     const double sincos_cr_2 = aether_add_f64(sincos_w_2, aether_add_f64(aether_sub_f64(sincos_pc_2, aether_mul_f64(sincos_r_2, sincos_rl_2)), sincos_lost_2));
     const double sincos_fq_2 = aether_sub_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(sincos_k_2, 0.25), 0.375), 6755399441055744.0), 6755399441055744.0);
     const double sincos_q_2 = aether_sub_f64(sincos_k_2, aether_mul_f64(4.0, sincos_fq_2));
@@ -5998,28 +6098,28 @@ AETHER_HD inline aether_mat3d aether_mat3d_from_euler_xyz(double ax, double ay, 
     const double sincos_z_2 = aether_sub_f64(ay, ay);
     const double sy_x = (sincos_inside_2 ? sincos_sn_2 : aether_div_f64(sincos_z_2, sincos_z_2));
     const double sy_y = (sincos_inside_2 ? sincos_cs_2 : aether_div_f64(sincos_z_2, sincos_z_2));
-    const double sincos_t_3 = aether_mul_f64(az, 0x1.45f306dc9c883p-1);
+    const double sincos_t_3 = aether_mul_f64(az, 0.63661977236758138243288840385503135621547698974609375);
     const double sincos_k_3 = aether_sub_f64(aether_add_f64(sincos_t_3, 6755399441055744.0), 6755399441055744.0);
-    const double sincos_ra_3 = aether_sub_f64(az, aether_mul_f64(sincos_k_3, 0x1.921fb544p+0));
-    const double sincos_rb_3 = aether_mul_f64(sincos_k_3, 0x1.0b4611a6p-34);
+    const double sincos_ra_3 = aether_sub_f64(az, aether_mul_f64(sincos_k_3, 1.570796326734125614166259765625));
+    const double sincos_rb_3 = aether_mul_f64(sincos_k_3, 0.00000000006077100506303965976595549136618501506745815277099609375);
     const double sincos_s1_3 = aether_sub_f64(sincos_ra_3, sincos_rb_3);
     const double sincos_v1_3 = aether_sub_f64(sincos_s1_3, sincos_ra_3);
     const double sincos_e1_3 = aether_sub_f64(aether_sub_f64(sincos_ra_3, aether_sub_f64(sincos_s1_3, sincos_v1_3)), aether_add_f64(sincos_rb_3, sincos_v1_3));
-    const double sincos_rc_3 = aether_mul_f64(sincos_k_3, 0x1.3198a2ep-69);
+    const double sincos_rc_3 = aether_mul_f64(sincos_k_3, 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
     const double sincos_s2_3 = aether_sub_f64(sincos_s1_3, sincos_rc_3);
     const double sincos_v2_3 = aether_sub_f64(sincos_s2_3, sincos_s1_3);
     const double sincos_e2_3 = aether_sub_f64(aether_sub_f64(sincos_s1_3, aether_sub_f64(sincos_s2_3, sincos_v2_3)), aether_add_f64(sincos_rc_3, sincos_v2_3));
-    const double sincos_rd_3 = aether_mul_f64(sincos_k_3, 0x1.b839a252049c1p-104);
+    const double sincos_rd_3 = aether_mul_f64(sincos_k_3, 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
     const double sincos_tl_3 = aether_sub_f64(aether_add_f64(sincos_e1_3, sincos_e2_3), sincos_rd_3);
     const double sincos_r_3 = aether_add_f64(sincos_s2_3, sincos_tl_3);
     const double sincos_rl_3 = aether_sub_f64(sincos_tl_3, aether_sub_f64(sincos_r_3, sincos_s2_3));
     const double sincos_u_3 = aether_mul_f64(sincos_r_3, sincos_r_3);
-    const double sincos_ps_3 = aether_mul_f64(aether_mul_f64(sincos_r_3, sincos_u_3), aether_add_f64(-0x1.5555555555555p-3, aether_mul_f64(sincos_u_3, aether_add_f64(0x1.111111111111p-7, aether_mul_f64(sincos_u_3, aether_add_f64(-0x1.a01a01a019936p-13, aether_mul_f64(sincos_u_3, aether_add_f64(0x1.71de3a54605eep-19, aether_mul_f64(sincos_u_3, aether_add_f64(-0x1.ae64541266378p-26, aether_mul_f64(sincos_u_3, aether_add_f64(0x1.61217ec01749dp-33, aether_mul_f64(sincos_u_3, -0x1.ab17a79237a19p-41)))))))))))));
+    const double sincos_ps_3 = aether_mul_f64(aether_mul_f64(sincos_r_3, sincos_u_3), aether_add_f64(-0.1666666666666666574148081281236954964697360992431640625, aether_mul_f64(sincos_u_3, aether_add_f64(0.0083333333333333314829616256247390992939472198486328125, aether_mul_f64(sincos_u_3, aether_add_f64(-0.0001984126984126505992105105047329516310128383338451385498046875, aether_mul_f64(sincos_u_3, aether_add_f64(0.0000027557319219335452931628725747881247798432013951241970062255859375, aether_mul_f64(sincos_u_3, aether_add_f64(-0.000000025052106231157904174509129351100522598017050768248736858367919921875, aether_mul_f64(sincos_u_3, aether_add_f64(0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625, aether_mul_f64(sincos_u_3, -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
     const double sincos_sr_3 = aether_add_f64(sincos_r_3, aether_add_f64(sincos_ps_3, sincos_rl_3));
     const double sincos_hu_3 = aether_mul_f64(0.5, sincos_u_3);
     const double sincos_w_3 = aether_sub_f64(1.0, sincos_hu_3);
     const double sincos_lost_3 = aether_sub_f64(aether_sub_f64(1.0, sincos_w_3), sincos_hu_3);
-    const double sincos_pc_3 = aether_mul_f64(aether_mul_f64(sincos_u_3, sincos_u_3), aether_add_f64(0x1.5555555555555p-5, aether_mul_f64(sincos_u_3, aether_add_f64(-0x1.6c16c16c16966p-10, aether_mul_f64(sincos_u_3, aether_add_f64(0x1.a01a019f4e867p-16, aether_mul_f64(sincos_u_3, aether_add_f64(-0x1.27e4fa17a41b4p-22, aether_mul_f64(sincos_u_3, aether_add_f64(0x1.1eeb68b109173p-29, aether_mul_f64(sincos_u_3, -0x1.907d7aebd5e3dp-37)))))))))));
+    const double sincos_pc_3 = aether_mul_f64(aether_mul_f64(sincos_u_3, sincos_u_3), aether_add_f64(0.041666666666666664353702032030923874117434024810791015625, aether_mul_f64(sincos_u_3, aether_add_f64(-0.0013888888888887395388349599301136549911461770534515380859375, aether_mul_f64(sincos_u_3, aether_add_f64(0.00002480158729876343263304715180961323994779377244412899017333984375, aether_mul_f64(sincos_u_3, aether_add_f64(-0.000000275573172705603264387550117853198372586120967753231525421142578125, aether_mul_f64(sincos_u_3, aether_add_f64(0.000000002087614602468974698752738269349159272447735702371574006974697113037109375, aether_mul_f64(sincos_u_3, -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
     const double sincos_cr_3 = aether_add_f64(sincos_w_3, aether_add_f64(aether_sub_f64(sincos_pc_3, aether_mul_f64(sincos_r_3, sincos_rl_3)), sincos_lost_3));
     const double sincos_fq_3 = aether_sub_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(sincos_k_3, 0.25), 0.375), 6755399441055744.0), 6755399441055744.0);
     const double sincos_q_3 = aether_sub_f64(sincos_k_3, aether_mul_f64(4.0, sincos_fq_3));
@@ -8090,7 +8190,7 @@ static __device__ inline double aether_f64_dot_array_warp(const double *a, const
 }
 
 /* ---- aether_cuda_selftest() ---------------------------------------------------------------
-   187 witness vectors (25 rules), the C core's: corpus cases on which
+   189 witness vectors (25 rules), the C core's: corpus cases on which
    a plausible mistake in one rule (a fused product, another fold order, a true division, ...)
    gives other bits, replayed on the device through the flat convention; then probes of f32 and
    f64 subnormals on the device. */
@@ -8804,6 +8904,19 @@ static AETHER_HD size_t aether_selftest_call_f32_cos(const uint64_t *in, size_t 
     if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
     p_a = aether_flat_rd32(in[0u]);
     r = aether_f32_cos(p_a);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static AETHER_HD size_t aether_selftest_call_f32_atan(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_x;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_x = aether_flat_rd32(in[0u]);
+    r = aether_f32_atan(p_x);
     out[o++] = aether_flat_wr32(r);
     return o;
 }
@@ -10156,6 +10269,19 @@ static AETHER_HD size_t aether_selftest_call_f64_sin(const uint64_t *in, size_t 
     if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
     p_a = aether_flat_rd64(in[0u]);
     r = aether_f64_sin(p_a);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+static AETHER_HD size_t aether_selftest_call_f64_atan(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_x;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_x = aether_flat_rd64(in[0u]);
+    r = aether_f64_atan(p_x);
     out[o++] = aether_flat_wr64(r);
     return o;
 }
@@ -12007,110 +12133,112 @@ static AETHER_HD size_t aether_selftest_call(unsigned thunk, const uint64_t *in,
     case 23u: return aether_selftest_call_f32_sincos(in, n_in, out, cap);
     case 24u: return aether_selftest_call_f32_sin(in, n_in, out, cap);
     case 25u: return aether_selftest_call_f32_cos(in, n_in, out, cap);
-    case 26u: return aether_selftest_call_quatf_from_axis_angle(in, n_in, out, cap);
-    case 27u: return aether_selftest_call_mat3f_from_euler_xyz(in, n_in, out, cap);
-    case 28u: return aether_selftest_call_f32_jacobi_rotation(in, n_in, out, cap);
-    case 29u: return aether_selftest_call_f32_jacobi_update(in, n_in, out, cap);
-    case 30u: return aether_selftest_call_f32_jacobi_diag(in, n_in, out, cap);
-    case 31u: return aether_selftest_call_mat2f_lu(in, n_in, out, cap);
-    case 32u: return aether_selftest_call_mat2f_lu_lanes(in, n_in, out, cap);
-    case 33u: return aether_selftest_call_mat2f_lu_solve(in, n_in, out, cap);
-    case 34u: return aether_selftest_call_mat2f_lu_solve_lanes(in, n_in, out, cap);
-    case 35u: return aether_selftest_call_mat2f_solve_lower(in, n_in, out, cap);
-    case 36u: return aether_selftest_call_mat2f_solve_lower_lanes(in, n_in, out, cap);
-    case 37u: return aether_selftest_call_mat2f_solve_lower_unit(in, n_in, out, cap);
-    case 38u: return aether_selftest_call_mat2f_solve_lower_unit_lanes(in, n_in, out, cap);
-    case 39u: return aether_selftest_call_mat2f_solve_upper(in, n_in, out, cap);
-    case 40u: return aether_selftest_call_mat2f_solve_upper_lanes(in, n_in, out, cap);
-    case 41u: return aether_selftest_call_mat2f_solve_upper_unit(in, n_in, out, cap);
-    case 42u: return aether_selftest_call_mat2f_solve_upper_unit_lanes(in, n_in, out, cap);
-    case 43u: return aether_selftest_call_mat2f_det_lu(in, n_in, out, cap);
-    case 44u: return aether_selftest_call_mat2f_det_lu_lanes(in, n_in, out, cap);
-    case 45u: return aether_selftest_call_mat2f_inverse(in, n_in, out, cap);
-    case 46u: return aether_selftest_call_mat2f_inverse_lanes(in, n_in, out, cap);
-    case 47u: return aether_selftest_call_mat2f_cholesky(in, n_in, out, cap);
-    case 48u: return aether_selftest_call_mat2f_cholesky_lanes(in, n_in, out, cap);
-    case 49u: return aether_selftest_call_mat2f_cholesky_solve(in, n_in, out, cap);
-    case 50u: return aether_selftest_call_mat2f_cholesky_solve_lanes(in, n_in, out, cap);
-    case 51u: return aether_selftest_call_mat2f_eigh(in, n_in, out, cap);
-    case 52u: return aether_selftest_call_mat2f_eigh_lanes(in, n_in, out, cap);
-    case 53u: return aether_selftest_call_vec2d_lerp(in, n_in, out, cap);
-    case 54u: return aether_selftest_call_vec2d_squared_norm(in, n_in, out, cap);
-    case 55u: return aether_selftest_call_vec2d_norm(in, n_in, out, cap);
-    case 56u: return aether_selftest_call_vec3d_cross(in, n_in, out, cap);
-    case 57u: return aether_selftest_call_quatd_mul(in, n_in, out, cap);
-    case 58u: return aether_selftest_call_quatd_rotate(in, n_in, out, cap);
-    case 59u: return aether_selftest_call_mat2d_mul_vec(in, n_in, out, cap);
-    case 60u: return aether_selftest_call_mat2d_mul(in, n_in, out, cap);
-    case 61u: return aether_selftest_call_mat2d_dot(in, n_in, out, cap);
-    case 62u: return aether_selftest_call_mat2d_determinant(in, n_in, out, cap);
-    case 63u: return aether_selftest_call_mat2d_inverse_adjugate(in, n_in, out, cap);
-    case 64u: return aether_selftest_call_f64_sincos(in, n_in, out, cap);
-    case 65u: return aether_selftest_call_f64_sin(in, n_in, out, cap);
-    case 66u: return aether_selftest_call_quatd_from_axis_angle(in, n_in, out, cap);
-    case 67u: return aether_selftest_call_mat3d_from_euler_xyz(in, n_in, out, cap);
-    case 68u: return aether_selftest_call_f64_jacobi_rotation(in, n_in, out, cap);
-    case 69u: return aether_selftest_call_f64_jacobi_update(in, n_in, out, cap);
-    case 70u: return aether_selftest_call_f64_jacobi_diag(in, n_in, out, cap);
-    case 71u: return aether_selftest_call_mat2d_lu(in, n_in, out, cap);
-    case 72u: return aether_selftest_call_mat2d_lu_lanes(in, n_in, out, cap);
-    case 73u: return aether_selftest_call_mat2d_lu_solve(in, n_in, out, cap);
-    case 74u: return aether_selftest_call_mat2d_lu_solve_lanes(in, n_in, out, cap);
-    case 75u: return aether_selftest_call_mat2d_solve_lower(in, n_in, out, cap);
-    case 76u: return aether_selftest_call_mat2d_solve_lower_lanes(in, n_in, out, cap);
-    case 77u: return aether_selftest_call_mat2d_solve_lower_unit(in, n_in, out, cap);
-    case 78u: return aether_selftest_call_mat2d_solve_lower_unit_lanes(in, n_in, out, cap);
-    case 79u: return aether_selftest_call_mat2d_solve_upper(in, n_in, out, cap);
-    case 80u: return aether_selftest_call_mat2d_solve_upper_lanes(in, n_in, out, cap);
-    case 81u: return aether_selftest_call_mat2d_solve_upper_unit(in, n_in, out, cap);
-    case 82u: return aether_selftest_call_mat2d_solve_upper_unit_lanes(in, n_in, out, cap);
-    case 83u: return aether_selftest_call_mat2d_det_lu(in, n_in, out, cap);
-    case 84u: return aether_selftest_call_mat2d_det_lu_lanes(in, n_in, out, cap);
-    case 85u: return aether_selftest_call_mat2d_inverse(in, n_in, out, cap);
-    case 86u: return aether_selftest_call_mat2d_inverse_lanes(in, n_in, out, cap);
-    case 87u: return aether_selftest_call_mat2d_cholesky(in, n_in, out, cap);
-    case 88u: return aether_selftest_call_mat2d_cholesky_lanes(in, n_in, out, cap);
-    case 89u: return aether_selftest_call_mat2d_cholesky_solve(in, n_in, out, cap);
-    case 90u: return aether_selftest_call_mat2d_cholesky_solve_lanes(in, n_in, out, cap);
-    case 91u: return aether_selftest_call_mat2d_eigh(in, n_in, out, cap);
-    case 92u: return aether_selftest_call_mat2d_eigh_lanes(in, n_in, out, cap);
-    case 93u: return aether_selftest_call_f32_neg(in, n_in, out, cap);
-    case 94u: return aether_selftest_call_quatf_conjugate(in, n_in, out, cap);
-    case 95u: return aether_selftest_call_f64_neg(in, n_in, out, cap);
-    case 96u: return aether_selftest_call_quatd_conjugate(in, n_in, out, cap);
-    case 97u: return aether_selftest_call_mat3f_inverse_adjugate(in, n_in, out, cap);
-    case 98u: return aether_selftest_call_mat3d_inverse_adjugate(in, n_in, out, cap);
-    case 99u: return aether_selftest_call_vec2f_max_norm(in, n_in, out, cap);
-    case 100u: return aether_selftest_call_vec2d_max_norm(in, n_in, out, cap);
-    case 101u: return aether_selftest_call_f32_two_sum_err(in, n_in, out, cap);
-    case 102u: return aether_selftest_call_f32_two_sum(in, n_in, out, cap);
-    case 103u: return aether_selftest_call_f64_two_sum_err(in, n_in, out, cap);
-    case 104u: return aether_selftest_call_f64_two_sum(in, n_in, out, cap);
-    case 105u: return aether_selftest_call_pairf_value(in, n_in, out, cap);
-    case 106u: return aether_selftest_call_paird_value(in, n_in, out, cap);
-    case 107u: return aether_selftest_call_pairf_reduce32(in, n_in, out, cap);
-    case 108u: return aether_selftest_call_f32_sum_array(in, n_in, out, cap);
-    case 109u: return aether_selftest_call_paird_reduce32(in, n_in, out, cap);
-    case 110u: return aether_selftest_call_f64_sum_array(in, n_in, out, cap);
-    case 111u: return aether_selftest_call_f32_lanes_sum(in, n_in, out, cap);
-    case 112u: return aether_selftest_call_f32_lanes_dot(in, n_in, out, cap);
-    case 113u: return aether_selftest_call_f64_lanes_sum(in, n_in, out, cap);
-    case 114u: return aether_selftest_call_f64_lanes_dot(in, n_in, out, cap);
-    case 115u: return aether_selftest_call_mat3f_lu(in, n_in, out, cap);
-    case 116u: return aether_selftest_call_mat3f_lu_lanes(in, n_in, out, cap);
-    case 117u: return aether_selftest_call_mat3d_lu(in, n_in, out, cap);
-    case 118u: return aether_selftest_call_mat3d_lu_lanes(in, n_in, out, cap);
-    case 119u: return aether_selftest_call_pairf_combine(in, n_in, out, cap);
-    case 120u: return aether_selftest_call_paird_combine(in, n_in, out, cap);
-    case 121u: return aether_selftest_call_f32_fmin(in, n_in, out, cap);
-    case 122u: return aether_selftest_call_f32_fmax(in, n_in, out, cap);
-    case 123u: return aether_selftest_call_f64_fmin(in, n_in, out, cap);
-    case 124u: return aether_selftest_call_f64_fmax(in, n_in, out, cap);
+    case 26u: return aether_selftest_call_f32_atan(in, n_in, out, cap);
+    case 27u: return aether_selftest_call_quatf_from_axis_angle(in, n_in, out, cap);
+    case 28u: return aether_selftest_call_mat3f_from_euler_xyz(in, n_in, out, cap);
+    case 29u: return aether_selftest_call_f32_jacobi_rotation(in, n_in, out, cap);
+    case 30u: return aether_selftest_call_f32_jacobi_update(in, n_in, out, cap);
+    case 31u: return aether_selftest_call_f32_jacobi_diag(in, n_in, out, cap);
+    case 32u: return aether_selftest_call_mat2f_lu(in, n_in, out, cap);
+    case 33u: return aether_selftest_call_mat2f_lu_lanes(in, n_in, out, cap);
+    case 34u: return aether_selftest_call_mat2f_lu_solve(in, n_in, out, cap);
+    case 35u: return aether_selftest_call_mat2f_lu_solve_lanes(in, n_in, out, cap);
+    case 36u: return aether_selftest_call_mat2f_solve_lower(in, n_in, out, cap);
+    case 37u: return aether_selftest_call_mat2f_solve_lower_lanes(in, n_in, out, cap);
+    case 38u: return aether_selftest_call_mat2f_solve_lower_unit(in, n_in, out, cap);
+    case 39u: return aether_selftest_call_mat2f_solve_lower_unit_lanes(in, n_in, out, cap);
+    case 40u: return aether_selftest_call_mat2f_solve_upper(in, n_in, out, cap);
+    case 41u: return aether_selftest_call_mat2f_solve_upper_lanes(in, n_in, out, cap);
+    case 42u: return aether_selftest_call_mat2f_solve_upper_unit(in, n_in, out, cap);
+    case 43u: return aether_selftest_call_mat2f_solve_upper_unit_lanes(in, n_in, out, cap);
+    case 44u: return aether_selftest_call_mat2f_det_lu(in, n_in, out, cap);
+    case 45u: return aether_selftest_call_mat2f_det_lu_lanes(in, n_in, out, cap);
+    case 46u: return aether_selftest_call_mat2f_inverse(in, n_in, out, cap);
+    case 47u: return aether_selftest_call_mat2f_inverse_lanes(in, n_in, out, cap);
+    case 48u: return aether_selftest_call_mat2f_cholesky(in, n_in, out, cap);
+    case 49u: return aether_selftest_call_mat2f_cholesky_lanes(in, n_in, out, cap);
+    case 50u: return aether_selftest_call_mat2f_cholesky_solve(in, n_in, out, cap);
+    case 51u: return aether_selftest_call_mat2f_cholesky_solve_lanes(in, n_in, out, cap);
+    case 52u: return aether_selftest_call_mat2f_eigh(in, n_in, out, cap);
+    case 53u: return aether_selftest_call_mat2f_eigh_lanes(in, n_in, out, cap);
+    case 54u: return aether_selftest_call_vec2d_lerp(in, n_in, out, cap);
+    case 55u: return aether_selftest_call_vec2d_squared_norm(in, n_in, out, cap);
+    case 56u: return aether_selftest_call_vec2d_norm(in, n_in, out, cap);
+    case 57u: return aether_selftest_call_vec3d_cross(in, n_in, out, cap);
+    case 58u: return aether_selftest_call_quatd_mul(in, n_in, out, cap);
+    case 59u: return aether_selftest_call_quatd_rotate(in, n_in, out, cap);
+    case 60u: return aether_selftest_call_mat2d_mul_vec(in, n_in, out, cap);
+    case 61u: return aether_selftest_call_mat2d_mul(in, n_in, out, cap);
+    case 62u: return aether_selftest_call_mat2d_dot(in, n_in, out, cap);
+    case 63u: return aether_selftest_call_mat2d_determinant(in, n_in, out, cap);
+    case 64u: return aether_selftest_call_mat2d_inverse_adjugate(in, n_in, out, cap);
+    case 65u: return aether_selftest_call_f64_sincos(in, n_in, out, cap);
+    case 66u: return aether_selftest_call_f64_sin(in, n_in, out, cap);
+    case 67u: return aether_selftest_call_f64_atan(in, n_in, out, cap);
+    case 68u: return aether_selftest_call_quatd_from_axis_angle(in, n_in, out, cap);
+    case 69u: return aether_selftest_call_mat3d_from_euler_xyz(in, n_in, out, cap);
+    case 70u: return aether_selftest_call_f64_jacobi_rotation(in, n_in, out, cap);
+    case 71u: return aether_selftest_call_f64_jacobi_update(in, n_in, out, cap);
+    case 72u: return aether_selftest_call_f64_jacobi_diag(in, n_in, out, cap);
+    case 73u: return aether_selftest_call_mat2d_lu(in, n_in, out, cap);
+    case 74u: return aether_selftest_call_mat2d_lu_lanes(in, n_in, out, cap);
+    case 75u: return aether_selftest_call_mat2d_lu_solve(in, n_in, out, cap);
+    case 76u: return aether_selftest_call_mat2d_lu_solve_lanes(in, n_in, out, cap);
+    case 77u: return aether_selftest_call_mat2d_solve_lower(in, n_in, out, cap);
+    case 78u: return aether_selftest_call_mat2d_solve_lower_lanes(in, n_in, out, cap);
+    case 79u: return aether_selftest_call_mat2d_solve_lower_unit(in, n_in, out, cap);
+    case 80u: return aether_selftest_call_mat2d_solve_lower_unit_lanes(in, n_in, out, cap);
+    case 81u: return aether_selftest_call_mat2d_solve_upper(in, n_in, out, cap);
+    case 82u: return aether_selftest_call_mat2d_solve_upper_lanes(in, n_in, out, cap);
+    case 83u: return aether_selftest_call_mat2d_solve_upper_unit(in, n_in, out, cap);
+    case 84u: return aether_selftest_call_mat2d_solve_upper_unit_lanes(in, n_in, out, cap);
+    case 85u: return aether_selftest_call_mat2d_det_lu(in, n_in, out, cap);
+    case 86u: return aether_selftest_call_mat2d_det_lu_lanes(in, n_in, out, cap);
+    case 87u: return aether_selftest_call_mat2d_inverse(in, n_in, out, cap);
+    case 88u: return aether_selftest_call_mat2d_inverse_lanes(in, n_in, out, cap);
+    case 89u: return aether_selftest_call_mat2d_cholesky(in, n_in, out, cap);
+    case 90u: return aether_selftest_call_mat2d_cholesky_lanes(in, n_in, out, cap);
+    case 91u: return aether_selftest_call_mat2d_cholesky_solve(in, n_in, out, cap);
+    case 92u: return aether_selftest_call_mat2d_cholesky_solve_lanes(in, n_in, out, cap);
+    case 93u: return aether_selftest_call_mat2d_eigh(in, n_in, out, cap);
+    case 94u: return aether_selftest_call_mat2d_eigh_lanes(in, n_in, out, cap);
+    case 95u: return aether_selftest_call_f32_neg(in, n_in, out, cap);
+    case 96u: return aether_selftest_call_quatf_conjugate(in, n_in, out, cap);
+    case 97u: return aether_selftest_call_f64_neg(in, n_in, out, cap);
+    case 98u: return aether_selftest_call_quatd_conjugate(in, n_in, out, cap);
+    case 99u: return aether_selftest_call_mat3f_inverse_adjugate(in, n_in, out, cap);
+    case 100u: return aether_selftest_call_mat3d_inverse_adjugate(in, n_in, out, cap);
+    case 101u: return aether_selftest_call_vec2f_max_norm(in, n_in, out, cap);
+    case 102u: return aether_selftest_call_vec2d_max_norm(in, n_in, out, cap);
+    case 103u: return aether_selftest_call_f32_two_sum_err(in, n_in, out, cap);
+    case 104u: return aether_selftest_call_f32_two_sum(in, n_in, out, cap);
+    case 105u: return aether_selftest_call_f64_two_sum_err(in, n_in, out, cap);
+    case 106u: return aether_selftest_call_f64_two_sum(in, n_in, out, cap);
+    case 107u: return aether_selftest_call_pairf_value(in, n_in, out, cap);
+    case 108u: return aether_selftest_call_paird_value(in, n_in, out, cap);
+    case 109u: return aether_selftest_call_pairf_reduce32(in, n_in, out, cap);
+    case 110u: return aether_selftest_call_f32_sum_array(in, n_in, out, cap);
+    case 111u: return aether_selftest_call_paird_reduce32(in, n_in, out, cap);
+    case 112u: return aether_selftest_call_f64_sum_array(in, n_in, out, cap);
+    case 113u: return aether_selftest_call_f32_lanes_sum(in, n_in, out, cap);
+    case 114u: return aether_selftest_call_f32_lanes_dot(in, n_in, out, cap);
+    case 115u: return aether_selftest_call_f64_lanes_sum(in, n_in, out, cap);
+    case 116u: return aether_selftest_call_f64_lanes_dot(in, n_in, out, cap);
+    case 117u: return aether_selftest_call_mat3f_lu(in, n_in, out, cap);
+    case 118u: return aether_selftest_call_mat3f_lu_lanes(in, n_in, out, cap);
+    case 119u: return aether_selftest_call_mat3d_lu(in, n_in, out, cap);
+    case 120u: return aether_selftest_call_mat3d_lu_lanes(in, n_in, out, cap);
+    case 121u: return aether_selftest_call_pairf_combine(in, n_in, out, cap);
+    case 122u: return aether_selftest_call_paird_combine(in, n_in, out, cap);
+    case 123u: return aether_selftest_call_f32_fmin(in, n_in, out, cap);
+    case 124u: return aether_selftest_call_f32_fmax(in, n_in, out, cap);
+    case 125u: return aether_selftest_call_f64_fmin(in, n_in, out, cap);
+    case 126u: return aether_selftest_call_f64_fmax(in, n_in, out, cap);
     default: return AETHER_FLAT_BAD;
     }
 }
 
-static const aether_selftest_witness aether_selftest_witnesses[187] = {
+static const aether_selftest_witness aether_selftest_witnesses[189] = {
     { "aether_vec3f_sum", "fold-left: folds accumulate from the highest index down", 0u, 32u, 1, 0, 3u, 1u, 0u },
     { "aether_vec3f_dot", "fold-left: folds accumulate from the highest index down", 1u, 32u, 1, 0, 6u, 1u, 4u },
     { "aether_vec3d_sum", "fold-left: folds accumulate from the highest index down", 2u, 64u, 1, 0, 3u, 1u, 11u },
@@ -12139,168 +12267,170 @@ static const aether_selftest_witness aether_selftest_witnesses[187] = {
     { "aether_f32_sincos", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 23u, 32u, 1, 0, 1u, 2u, 151u },
     { "aether_f32_sin", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 24u, 32u, 1, 0, 1u, 1u, 154u },
     { "aether_f32_cos", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 25u, 32u, 1, 0, 1u, 1u, 156u },
-    { "aether_quatf_from_axis_angle", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 26u, 32u, 1, 0, 4u, 4u, 158u },
-    { "aether_mat3f_from_euler_xyz", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 27u, 32u, 1, 0, 3u, 9u, 166u },
-    { "aether_f32_jacobi_rotation", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 28u, 32u, 1, 0, 3u, 4u, 178u },
-    { "aether_f32_jacobi_update", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 29u, 32u, 1, 0, 6u, 2u, 185u },
-    { "aether_f32_jacobi_diag", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 30u, 32u, 1, 0, 7u, 2u, 193u },
-    { "aether_mat2f_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 31u, 32u, 1, 0, 4u, 7u, 202u },
-    { "aether_mat2f_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 32u, 32u, 1, 0, 12u, 21u, 213u },
-    { "aether_mat2f_lu_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 33u, 32u, 1, 0, 8u, 2u, 246u },
-    { "aether_mat2f_lu_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 34u, 32u, 1, 0, 16u, 4u, 256u },
-    { "aether_mat2f_solve_lower", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 35u, 32u, 1, 0, 6u, 2u, 276u },
-    { "aether_mat2f_solve_lower_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 36u, 32u, 1, 0, 36u, 12u, 284u },
-    { "aether_mat2f_solve_lower_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 37u, 32u, 1, 0, 6u, 2u, 332u },
-    { "aether_mat2f_solve_lower_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 38u, 32u, 1, 0, 36u, 12u, 340u },
-    { "aether_mat2f_solve_upper", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 39u, 32u, 1, 0, 6u, 2u, 388u },
-    { "aether_mat2f_solve_upper_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 40u, 32u, 1, 0, 30u, 10u, 396u },
-    { "aether_mat2f_solve_upper_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 41u, 32u, 1, 0, 6u, 2u, 436u },
-    { "aether_mat2f_solve_upper_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 42u, 32u, 1, 0, 30u, 10u, 444u },
-    { "aether_mat2f_det_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 43u, 32u, 1, 0, 4u, 1u, 484u },
-    { "aether_mat2f_det_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 44u, 32u, 1, 0, 8u, 2u, 489u },
-    { "aether_mat2f_inverse", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 45u, 32u, 1, 0, 4u, 5u, 499u },
-    { "aether_mat2f_inverse_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 46u, 32u, 1, 0, 8u, 10u, 508u },
-    { "aether_mat2f_cholesky", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 47u, 32u, 1, 0, 4u, 5u, 526u },
-    { "aether_mat2f_cholesky_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 48u, 32u, 1, 0, 24u, 30u, 535u },
-    { "aether_mat2f_cholesky_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 49u, 32u, 1, 0, 6u, 2u, 589u },
-    { "aether_mat2f_cholesky_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 50u, 32u, 1, 0, 24u, 8u, 597u },
-    { "aether_mat2f_eigh", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 51u, 32u, 1, 0, 4u, 6u, 629u },
-    { "aether_mat2f_eigh_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 52u, 32u, 1, 0, 4u, 6u, 639u },
-    { "aether_vec2d_lerp", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 53u, 64u, 1, 0, 5u, 2u, 649u },
-    { "aether_vec2d_dot", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 7u, 64u, 1, 0, 4u, 1u, 656u },
-    { "aether_vec2d_squared_norm", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 54u, 64u, 1, 0, 2u, 1u, 661u },
-    { "aether_vec2d_norm", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 55u, 64u, 1, 0, 2u, 1u, 664u },
-    { "aether_vec2d_normalize", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 11u, 64u, 1, 0, 2u, 2u, 667u },
-    { "aether_vec3d_cross", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 56u, 64u, 1, 0, 6u, 3u, 671u },
-    { "aether_quatd_mul", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 57u, 64u, 1, 0, 8u, 4u, 680u },
-    { "aether_quatd_rotate", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 58u, 64u, 1, 0, 7u, 3u, 692u },
-    { "aether_mat2d_mul_vec", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 59u, 64u, 1, 0, 6u, 2u, 702u },
-    { "aether_mat2d_mul", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 60u, 64u, 1, 0, 8u, 4u, 710u },
-    { "aether_mat2d_dot", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 61u, 64u, 1, 0, 8u, 1u, 722u },
-    { "aether_mat2d_determinant", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 62u, 64u, 1, 0, 4u, 1u, 731u },
-    { "aether_mat2d_inverse_adjugate", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 63u, 64u, 1, 0, 4u, 4u, 736u },
-    { "aether_f64_sincos", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 64u, 64u, 1, 0, 1u, 2u, 744u },
-    { "aether_f64_sin", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 65u, 64u, 1, 0, 1u, 1u, 747u },
-    { "aether_quatd_from_axis_angle", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 66u, 64u, 1, 0, 4u, 4u, 749u },
-    { "aether_mat3d_from_euler_xyz", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 67u, 64u, 1, 0, 3u, 9u, 757u },
-    { "aether_f64_jacobi_rotation", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 68u, 64u, 1, 0, 3u, 4u, 769u },
-    { "aether_f64_jacobi_update", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 69u, 64u, 1, 0, 6u, 2u, 776u },
-    { "aether_f64_jacobi_diag", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 70u, 64u, 1, 0, 7u, 2u, 784u },
-    { "aether_mat2d_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 71u, 64u, 1, 0, 4u, 7u, 793u },
-    { "aether_mat2d_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 72u, 64u, 1, 0, 8u, 14u, 804u },
-    { "aether_mat2d_lu_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 73u, 64u, 1, 0, 8u, 2u, 826u },
-    { "aether_mat2d_lu_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 74u, 64u, 1, 0, 32u, 8u, 836u },
-    { "aether_mat2d_solve_lower", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 75u, 64u, 1, 0, 6u, 2u, 876u },
-    { "aether_mat2d_solve_lower_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 76u, 64u, 1, 0, 12u, 4u, 884u },
-    { "aether_mat2d_solve_lower_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 77u, 64u, 1, 0, 6u, 2u, 900u },
-    { "aether_mat2d_solve_lower_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 78u, 64u, 1, 0, 30u, 10u, 908u },
-    { "aether_mat2d_solve_upper", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 79u, 64u, 1, 0, 6u, 2u, 948u },
-    { "aether_mat2d_solve_upper_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 80u, 64u, 1, 0, 36u, 12u, 956u },
-    { "aether_mat2d_solve_upper_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 81u, 64u, 1, 0, 6u, 2u, 1004u },
-    { "aether_mat2d_solve_upper_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 82u, 64u, 1, 0, 18u, 6u, 1012u },
-    { "aether_mat2d_det_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 83u, 64u, 1, 0, 4u, 1u, 1036u },
-    { "aether_mat2d_det_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 84u, 64u, 1, 0, 24u, 6u, 1041u },
-    { "aether_mat2d_inverse", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 85u, 64u, 1, 0, 4u, 5u, 1071u },
-    { "aether_mat2d_inverse_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 86u, 64u, 1, 0, 12u, 15u, 1080u },
-    { "aether_mat2d_cholesky", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 87u, 64u, 1, 0, 4u, 5u, 1107u },
-    { "aether_mat2d_cholesky_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 88u, 64u, 1, 0, 16u, 20u, 1116u },
-    { "aether_mat2d_cholesky_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 89u, 64u, 1, 0, 6u, 2u, 1152u },
-    { "aether_mat2d_cholesky_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 90u, 64u, 1, 0, 6u, 2u, 1160u },
-    { "aether_mat2d_eigh", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 91u, 64u, 1, 0, 4u, 6u, 1168u },
-    { "aether_mat2d_eigh_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 92u, 64u, 1, 0, 20u, 30u, 1178u },
-    { "aether_vec2f_norm", "hypot: sqrt of a sum of squares becomes a chain of hypot", 14u, 32u, 1, 0, 2u, 1u, 1228u },
-    { "aether_vec2f_normalize", "hypot: sqrt of a sum of squares becomes a chain of hypot", 9u, 32u, 1, 0, 2u, 2u, 1231u },
-    { "aether_vec2d_norm", "hypot: sqrt of a sum of squares becomes a chain of hypot", 55u, 64u, 1, 0, 2u, 1u, 1235u },
-    { "aether_vec2d_normalize", "hypot: sqrt of a sum of squares becomes a chain of hypot", 11u, 64u, 1, 0, 2u, 2u, 1238u },
-    { "aether_f32_neg", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 93u, 32u, 1, 0, 1u, 1u, 1242u },
-    { "aether_quatf_conjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 94u, 32u, 1, 0, 4u, 4u, 1244u },
-    { "aether_mat2f_inverse_adjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 22u, 32u, 1, 0, 4u, 4u, 1252u },
-    { "aether_mat3f_from_euler_xyz", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 27u, 32u, 1, 0, 3u, 9u, 1260u },
-    { "aether_f32_jacobi_rotation", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 28u, 32u, 1, 0, 3u, 4u, 1272u },
-    { "aether_mat2f_eigh", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 51u, 32u, 1, 0, 4u, 6u, 1279u },
-    { "aether_mat2f_eigh_lanes", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 52u, 32u, 1, 0, 24u, 36u, 1289u },
-    { "aether_f64_neg", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 95u, 64u, 1, 0, 1u, 1u, 1349u },
-    { "aether_quatd_conjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 96u, 64u, 1, 0, 4u, 4u, 1351u },
-    { "aether_mat2d_inverse_adjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 63u, 64u, 1, 0, 4u, 4u, 1359u },
-    { "aether_mat3d_from_euler_xyz", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 67u, 64u, 1, 0, 3u, 9u, 1367u },
-    { "aether_f64_jacobi_rotation", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 68u, 64u, 1, 0, 3u, 4u, 1379u },
-    { "aether_mat2d_eigh", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 91u, 64u, 1, 0, 4u, 6u, 1386u },
-    { "aether_mat2d_eigh_lanes", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 92u, 64u, 1, 0, 16u, 24u, 1396u },
-    { "aether_mat3f_inverse_adjugate", "neg-swap: (a - b) * -1 becomes b - a (the sign of a zero: what clang does under -fno-signed-zeros)", 97u, 32u, 1, 0, 9u, 9u, 1436u },
-    { "aether_mat3d_inverse_adjugate", "neg-swap: (a - b) * -1 becomes b - a (the sign of a zero: what clang does under -fno-signed-zeros)", 98u, 64u, 1, 0, 9u, 9u, 1454u },
-    { "aether_vec2f_max_norm", "max-select-swapped: the max_select combiner becomes acc > new ? acc : new", 99u, 32u, 1, 0, 2u, 1u, 1472u },
-    { "aether_vec2d_max_norm", "max-select-swapped: the max_select combiner becomes acc > new ? acc : new", 100u, 64u, 1, 0, 2u, 1u, 1475u },
-    { "aether_mat2f_mul_vec", "column-major: matrices are read and written column-major", 18u, 32u, 1, 0, 6u, 2u, 1478u },
-    { "aether_mat2f_mul", "column-major: matrices are read and written column-major", 19u, 32u, 1, 0, 8u, 4u, 1486u },
-    { "aether_mat2d_mul_vec", "column-major: matrices are read and written column-major", 59u, 64u, 1, 0, 6u, 2u, 1498u },
-    { "aether_mat2d_mul", "column-major: matrices are read and written column-major", 60u, 64u, 1, 0, 8u, 4u, 1506u },
-    { "aether_quatf_mul", "quat-xyzw: quaternions are laid out (x, y, z, w)", 16u, 32u, 1, 0, 8u, 4u, 1518u },
-    { "aether_quatf_conjugate", "quat-xyzw: quaternions are laid out (x, y, z, w)", 94u, 32u, 1, 0, 4u, 4u, 1530u },
-    { "aether_quatd_mul", "quat-xyzw: quaternions are laid out (x, y, z, w)", 57u, 64u, 1, 0, 8u, 4u, 1538u },
-    { "aether_quatd_conjugate", "quat-xyzw: quaternions are laid out (x, y, z, w)", 96u, 64u, 1, 0, 4u, 4u, 1550u },
-    { "aether_f32_two_sum_err", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 101u, 32u, 1, 0, 3u, 1u, 1558u },
-    { "aether_f32_two_sum", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 102u, 32u, 1, 0, 2u, 2u, 1562u },
-    { "aether_f64_two_sum_err", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 103u, 64u, 1, 0, 3u, 1u, 1566u },
-    { "aether_f64_two_sum", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 104u, 64u, 1, 0, 2u, 2u, 1570u },
-    { "aether_pairf_value", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 105u, 32u, 1, 0, 2u, 1u, 1574u },
-    { "aether_f32_jacobi_rotation", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 28u, 32u, 1, 0, 3u, 4u, 1577u },
-    { "aether_paird_value", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 106u, 64u, 1, 0, 2u, 1u, 1584u },
-    { "aether_f64_jacobi_rotation", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 68u, 64u, 1, 0, 3u, 4u, 1587u },
-    { "aether_pairf_reduce32", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 107u, 32u, 1, 0, 64u, 2u, 1594u },
-    { "aether_f32_sum_array", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 108u, 32u, 1, 0, 64u, 1u, 1660u },
-    { "aether_paird_reduce32", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 109u, 64u, 1, 0, 64u, 2u, 1725u },
-    { "aether_f64_sum_array", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 110u, 64u, 1, 0, 129u, 1u, 1791u },
-    { "aether_f32_lanes_sum", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 111u, 32u, 1, 0, 130u, 64u, 1921u },
-    { "aether_f32_lanes_dot", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 112u, 32u, 1, 0, 75u, 64u, 2115u },
-    { "aether_f64_lanes_sum", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 113u, 64u, 1, 0, 66u, 64u, 2254u },
-    { "aether_f64_lanes_dot", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 114u, 64u, 1, 0, 75u, 64u, 2384u },
-    { "aether_mat2f_lu", "pivot-last: LU pivots on the last entry of largest magnitude", 31u, 32u, 1, 0, 4u, 7u, 2523u },
-    { "aether_mat2f_lu_lanes", "pivot-last: LU pivots on the last entry of largest magnitude", 32u, 32u, 1, 0, 24u, 42u, 2534u },
-    { "aether_mat2d_lu", "pivot-last: LU pivots on the last entry of largest magnitude", 71u, 64u, 1, 0, 4u, 7u, 2600u },
-    { "aether_mat2d_lu_lanes", "pivot-last: LU pivots on the last entry of largest magnitude", 72u, 64u, 1, 0, 24u, 42u, 2611u },
-    { "aether_mat3f_lu", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 115u, 32u, 1, 0, 9u, 13u, 2677u },
-    { "aether_mat3f_lu_lanes", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 116u, 32u, 1, 0, 27u, 39u, 2699u },
-    { "aether_mat3d_lu", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 117u, 64u, 1, 0, 9u, 13u, 2765u },
-    { "aether_mat3d_lu_lanes", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 118u, 64u, 1, 0, 36u, 52u, 2787u },
-    { "aether_mat2f_cholesky", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 47u, 32u, 1, 0, 4u, 5u, 2875u },
-    { "aether_mat2f_cholesky_lanes", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 48u, 32u, 1, 0, 12u, 15u, 2884u },
-    { "aether_mat2d_cholesky", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 87u, 64u, 1, 0, 4u, 5u, 2911u },
-    { "aether_mat2d_cholesky_lanes", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 88u, 64u, 1, 0, 8u, 10u, 2920u },
-    { "aether_pairf_combine", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 119u, 32u, 1, 0, 4u, 2u, 2938u },
-    { "aether_pairf_reduce32", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 107u, 32u, 1, 0, 64u, 2u, 2944u },
-    { "aether_paird_combine", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 120u, 64u, 1, 0, 4u, 2u, 3010u },
-    { "aether_paird_reduce32", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 109u, 64u, 1, 0, 64u, 2u, 3016u },
-    { "aether_f32_fmin", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 121u, 32u, 1, 1, 2u, 1u, 3082u },
-    { "aether_f32_fmax", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 122u, 32u, 1, 1, 2u, 1u, 3085u },
-    { "aether_f64_fmin", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 123u, 64u, 1, 1, 2u, 1u, 3088u },
-    { "aether_f64_fmax", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 124u, 64u, 1, 1, 2u, 1u, 3091u },
-    { "aether_f32_fmin", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 121u, 32u, 1, 1, 2u, 1u, 3094u },
-    { "aether_f32_fmax", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 122u, 32u, 1, 1, 2u, 1u, 3097u },
-    { "aether_f64_fmin", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 123u, 64u, 1, 1, 2u, 1u, 3100u },
-    { "aether_f64_fmax", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 124u, 64u, 1, 1, 2u, 1u, 3103u },
-    { "aether_quatf_mul", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 16u, 32u, 1, 0, 8u, 4u, 3106u },
-    { "aether_pairf_combine", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 119u, 32u, 1, 0, 4u, 2u, 3118u },
-    { "aether_quatd_mul", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 57u, 64u, 1, 0, 8u, 4u, 3124u },
-    { "aether_paird_combine", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 120u, 64u, 1, 0, 4u, 2u, 3136u },
-    { "aether_f32_jacobi_rotation", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 28u, 32u, 1, 0, 3u, 4u, 3142u },
-    { "aether_mat2f_eigh", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 51u, 32u, 1, 0, 4u, 6u, 3149u },
-    { "aether_f64_jacobi_rotation", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 68u, 64u, 1, 0, 3u, 4u, 3159u },
-    { "aether_mat2d_eigh", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 91u, 64u, 1, 0, 4u, 6u, 3166u },
-    { "aether_f32_sincos", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 23u, 32u, 1, 0, 1u, 2u, 3176u },
-    { "aether_f32_sin", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 24u, 32u, 1, 0, 1u, 1u, 3179u },
-    { "aether_f64_sincos", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 64u, 64u, 1, 0, 1u, 2u, 3181u },
-    { "aether_f64_sin", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 65u, 64u, 1, 0, 1u, 1u, 3184u },
-    { "aether_f32_sincos", "coefficient-bit: every polynomial coefficient c of a Horner step c + u * (...) has its last bit flipped (a constant printed with too few digits, or fitted again)", 23u, 32u, 1, 0, 1u, 2u, 3186u },
-    { "aether_f32_sin", "coefficient-bit: every polynomial coefficient c of a Horner step c + u * (...) has its last bit flipped (a constant printed with too few digits, or fitted again)", 24u, 32u, 1, 0, 1u, 1u, 3189u },
-    { "aether_f64_sincos", "coefficient-bit: every polynomial coefficient c of a Horner step c + u * (...) has its last bit flipped (a constant printed with too few digits, or fitted again)", 64u, 64u, 1, 0, 1u, 2u, 3191u },
-    { "aether_f64_sin", "coefficient-bit: every polynomial coefficient c of a Horner step c + u * (...) has its last bit flipped (a constant printed with too few digits, or fitted again)", 65u, 64u, 1, 0, 1u, 1u, 3194u },
-    { "aether_f32_sincos", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 23u, 32u, 1, 0, 1u, 2u, 3196u },
-    { "aether_f32_sin", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 24u, 32u, 1, 0, 1u, 1u, 3199u },
-    { "aether_f64_sincos", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 64u, 64u, 1, 0, 1u, 2u, 3201u },
-    { "aether_f64_sin", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 65u, 64u, 1, 0, 1u, 1u, 3204u },
+    { "aether_f32_atan", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 26u, 32u, 1, 0, 1u, 1u, 158u },
+    { "aether_quatf_from_axis_angle", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 27u, 32u, 1, 0, 4u, 4u, 160u },
+    { "aether_mat3f_from_euler_xyz", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 28u, 32u, 1, 0, 3u, 9u, 168u },
+    { "aether_f32_jacobi_rotation", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 29u, 32u, 1, 0, 3u, 4u, 180u },
+    { "aether_f32_jacobi_update", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 30u, 32u, 1, 0, 6u, 2u, 187u },
+    { "aether_f32_jacobi_diag", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 31u, 32u, 1, 0, 7u, 2u, 195u },
+    { "aether_mat2f_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 32u, 32u, 1, 0, 4u, 7u, 204u },
+    { "aether_mat2f_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 33u, 32u, 1, 0, 12u, 21u, 215u },
+    { "aether_mat2f_lu_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 34u, 32u, 1, 0, 8u, 2u, 248u },
+    { "aether_mat2f_lu_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 35u, 32u, 1, 0, 16u, 4u, 258u },
+    { "aether_mat2f_solve_lower", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 36u, 32u, 1, 0, 6u, 2u, 278u },
+    { "aether_mat2f_solve_lower_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 37u, 32u, 1, 0, 36u, 12u, 286u },
+    { "aether_mat2f_solve_lower_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 38u, 32u, 1, 0, 6u, 2u, 334u },
+    { "aether_mat2f_solve_lower_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 39u, 32u, 1, 0, 36u, 12u, 342u },
+    { "aether_mat2f_solve_upper", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 40u, 32u, 1, 0, 6u, 2u, 390u },
+    { "aether_mat2f_solve_upper_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 41u, 32u, 1, 0, 30u, 10u, 398u },
+    { "aether_mat2f_solve_upper_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 42u, 32u, 1, 0, 6u, 2u, 438u },
+    { "aether_mat2f_solve_upper_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 43u, 32u, 1, 0, 30u, 10u, 446u },
+    { "aether_mat2f_det_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 44u, 32u, 1, 0, 4u, 1u, 486u },
+    { "aether_mat2f_det_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 45u, 32u, 1, 0, 8u, 2u, 491u },
+    { "aether_mat2f_inverse", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 46u, 32u, 1, 0, 4u, 5u, 501u },
+    { "aether_mat2f_inverse_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 47u, 32u, 1, 0, 8u, 10u, 510u },
+    { "aether_mat2f_cholesky", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 48u, 32u, 1, 0, 4u, 5u, 528u },
+    { "aether_mat2f_cholesky_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 49u, 32u, 1, 0, 24u, 30u, 537u },
+    { "aether_mat2f_cholesky_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 50u, 32u, 1, 0, 6u, 2u, 591u },
+    { "aether_mat2f_cholesky_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 51u, 32u, 1, 0, 24u, 8u, 599u },
+    { "aether_mat2f_eigh", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 52u, 32u, 1, 0, 4u, 6u, 631u },
+    { "aether_mat2f_eigh_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 53u, 32u, 1, 0, 4u, 6u, 641u },
+    { "aether_vec2d_lerp", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 54u, 64u, 1, 0, 5u, 2u, 651u },
+    { "aether_vec2d_dot", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 7u, 64u, 1, 0, 4u, 1u, 658u },
+    { "aether_vec2d_squared_norm", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 55u, 64u, 1, 0, 2u, 1u, 663u },
+    { "aether_vec2d_norm", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 56u, 64u, 1, 0, 2u, 1u, 666u },
+    { "aether_vec2d_normalize", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 11u, 64u, 1, 0, 2u, 2u, 669u },
+    { "aether_vec3d_cross", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 57u, 64u, 1, 0, 6u, 3u, 673u },
+    { "aether_quatd_mul", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 58u, 64u, 1, 0, 8u, 4u, 682u },
+    { "aether_quatd_rotate", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 59u, 64u, 1, 0, 7u, 3u, 694u },
+    { "aether_mat2d_mul_vec", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 60u, 64u, 1, 0, 6u, 2u, 704u },
+    { "aether_mat2d_mul", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 61u, 64u, 1, 0, 8u, 4u, 712u },
+    { "aether_mat2d_dot", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 62u, 64u, 1, 0, 8u, 1u, 724u },
+    { "aether_mat2d_determinant", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 63u, 64u, 1, 0, 4u, 1u, 733u },
+    { "aether_mat2d_inverse_adjugate", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 64u, 64u, 1, 0, 4u, 4u, 738u },
+    { "aether_f64_sincos", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 65u, 64u, 1, 0, 1u, 2u, 746u },
+    { "aether_f64_sin", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 66u, 64u, 1, 0, 1u, 1u, 749u },
+    { "aether_f64_atan", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 67u, 64u, 1, 0, 1u, 1u, 751u },
+    { "aether_quatd_from_axis_angle", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 68u, 64u, 1, 0, 4u, 4u, 753u },
+    { "aether_mat3d_from_euler_xyz", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 69u, 64u, 1, 0, 3u, 9u, 761u },
+    { "aether_f64_jacobi_rotation", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 70u, 64u, 1, 0, 3u, 4u, 773u },
+    { "aether_f64_jacobi_update", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 71u, 64u, 1, 0, 6u, 2u, 780u },
+    { "aether_f64_jacobi_diag", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 72u, 64u, 1, 0, 7u, 2u, 788u },
+    { "aether_mat2d_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 73u, 64u, 1, 0, 4u, 7u, 797u },
+    { "aether_mat2d_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 74u, 64u, 1, 0, 8u, 14u, 808u },
+    { "aether_mat2d_lu_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 75u, 64u, 1, 0, 8u, 2u, 830u },
+    { "aether_mat2d_lu_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 76u, 64u, 1, 0, 32u, 8u, 840u },
+    { "aether_mat2d_solve_lower", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 77u, 64u, 1, 0, 6u, 2u, 880u },
+    { "aether_mat2d_solve_lower_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 78u, 64u, 1, 0, 12u, 4u, 888u },
+    { "aether_mat2d_solve_lower_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 79u, 64u, 1, 0, 6u, 2u, 904u },
+    { "aether_mat2d_solve_lower_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 80u, 64u, 1, 0, 30u, 10u, 912u },
+    { "aether_mat2d_solve_upper", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 81u, 64u, 1, 0, 6u, 2u, 952u },
+    { "aether_mat2d_solve_upper_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 82u, 64u, 1, 0, 36u, 12u, 960u },
+    { "aether_mat2d_solve_upper_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 83u, 64u, 1, 0, 6u, 2u, 1008u },
+    { "aether_mat2d_solve_upper_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 84u, 64u, 1, 0, 18u, 6u, 1016u },
+    { "aether_mat2d_det_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 85u, 64u, 1, 0, 4u, 1u, 1040u },
+    { "aether_mat2d_det_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 86u, 64u, 1, 0, 24u, 6u, 1045u },
+    { "aether_mat2d_inverse", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 87u, 64u, 1, 0, 4u, 5u, 1075u },
+    { "aether_mat2d_inverse_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 88u, 64u, 1, 0, 12u, 15u, 1084u },
+    { "aether_mat2d_cholesky", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 89u, 64u, 1, 0, 4u, 5u, 1111u },
+    { "aether_mat2d_cholesky_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 90u, 64u, 1, 0, 16u, 20u, 1120u },
+    { "aether_mat2d_cholesky_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 91u, 64u, 1, 0, 6u, 2u, 1156u },
+    { "aether_mat2d_cholesky_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 92u, 64u, 1, 0, 6u, 2u, 1164u },
+    { "aether_mat2d_eigh", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 93u, 64u, 1, 0, 4u, 6u, 1172u },
+    { "aether_mat2d_eigh_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 94u, 64u, 1, 0, 20u, 30u, 1182u },
+    { "aether_vec2f_norm", "hypot: sqrt of a sum of squares becomes a chain of hypot", 14u, 32u, 1, 0, 2u, 1u, 1232u },
+    { "aether_vec2f_normalize", "hypot: sqrt of a sum of squares becomes a chain of hypot", 9u, 32u, 1, 0, 2u, 2u, 1235u },
+    { "aether_vec2d_norm", "hypot: sqrt of a sum of squares becomes a chain of hypot", 56u, 64u, 1, 0, 2u, 1u, 1239u },
+    { "aether_vec2d_normalize", "hypot: sqrt of a sum of squares becomes a chain of hypot", 11u, 64u, 1, 0, 2u, 2u, 1242u },
+    { "aether_f32_neg", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 95u, 32u, 1, 0, 1u, 1u, 1246u },
+    { "aether_quatf_conjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 96u, 32u, 1, 0, 4u, 4u, 1248u },
+    { "aether_mat2f_inverse_adjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 22u, 32u, 1, 0, 4u, 4u, 1256u },
+    { "aether_mat3f_from_euler_xyz", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 28u, 32u, 1, 0, 3u, 9u, 1264u },
+    { "aether_f32_jacobi_rotation", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 29u, 32u, 1, 0, 3u, 4u, 1276u },
+    { "aether_mat2f_eigh", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 52u, 32u, 1, 0, 4u, 6u, 1283u },
+    { "aether_mat2f_eigh_lanes", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 53u, 32u, 1, 0, 24u, 36u, 1293u },
+    { "aether_f64_neg", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 97u, 64u, 1, 0, 1u, 1u, 1353u },
+    { "aether_quatd_conjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 98u, 64u, 1, 0, 4u, 4u, 1355u },
+    { "aether_mat2d_inverse_adjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 64u, 64u, 1, 0, 4u, 4u, 1363u },
+    { "aether_mat3d_from_euler_xyz", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 69u, 64u, 1, 0, 3u, 9u, 1371u },
+    { "aether_f64_jacobi_rotation", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 70u, 64u, 1, 0, 3u, 4u, 1383u },
+    { "aether_mat2d_eigh", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 93u, 64u, 1, 0, 4u, 6u, 1390u },
+    { "aether_mat2d_eigh_lanes", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 94u, 64u, 1, 0, 16u, 24u, 1400u },
+    { "aether_mat3f_inverse_adjugate", "neg-swap: (a - b) * -1 becomes b - a (the sign of a zero: what clang does under -fno-signed-zeros)", 99u, 32u, 1, 0, 9u, 9u, 1440u },
+    { "aether_mat3d_inverse_adjugate", "neg-swap: (a - b) * -1 becomes b - a (the sign of a zero: what clang does under -fno-signed-zeros)", 100u, 64u, 1, 0, 9u, 9u, 1458u },
+    { "aether_vec2f_max_norm", "max-select-swapped: the max_select combiner becomes acc > new ? acc : new", 101u, 32u, 1, 0, 2u, 1u, 1476u },
+    { "aether_vec2d_max_norm", "max-select-swapped: the max_select combiner becomes acc > new ? acc : new", 102u, 64u, 1, 0, 2u, 1u, 1479u },
+    { "aether_mat2f_mul_vec", "column-major: matrices are read and written column-major", 18u, 32u, 1, 0, 6u, 2u, 1482u },
+    { "aether_mat2f_mul", "column-major: matrices are read and written column-major", 19u, 32u, 1, 0, 8u, 4u, 1490u },
+    { "aether_mat2d_mul_vec", "column-major: matrices are read and written column-major", 60u, 64u, 1, 0, 6u, 2u, 1502u },
+    { "aether_mat2d_mul", "column-major: matrices are read and written column-major", 61u, 64u, 1, 0, 8u, 4u, 1510u },
+    { "aether_quatf_mul", "quat-xyzw: quaternions are laid out (x, y, z, w)", 16u, 32u, 1, 0, 8u, 4u, 1522u },
+    { "aether_quatf_conjugate", "quat-xyzw: quaternions are laid out (x, y, z, w)", 96u, 32u, 1, 0, 4u, 4u, 1534u },
+    { "aether_quatd_mul", "quat-xyzw: quaternions are laid out (x, y, z, w)", 58u, 64u, 1, 0, 8u, 4u, 1542u },
+    { "aether_quatd_conjugate", "quat-xyzw: quaternions are laid out (x, y, z, w)", 98u, 64u, 1, 0, 4u, 4u, 1554u },
+    { "aether_f32_two_sum_err", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 103u, 32u, 1, 0, 3u, 1u, 1562u },
+    { "aether_f32_two_sum", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 104u, 32u, 1, 0, 2u, 2u, 1566u },
+    { "aether_f64_two_sum_err", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 105u, 64u, 1, 0, 3u, 1u, 1570u },
+    { "aether_f64_two_sum", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 106u, 64u, 1, 0, 2u, 2u, 1574u },
+    { "aether_pairf_value", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 107u, 32u, 1, 0, 2u, 1u, 1578u },
+    { "aether_f32_jacobi_rotation", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 29u, 32u, 1, 0, 3u, 4u, 1581u },
+    { "aether_paird_value", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 108u, 64u, 1, 0, 2u, 1u, 1588u },
+    { "aether_f64_jacobi_rotation", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 70u, 64u, 1, 0, 3u, 4u, 1591u },
+    { "aether_pairf_reduce32", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 109u, 32u, 1, 0, 64u, 2u, 1598u },
+    { "aether_f32_sum_array", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 110u, 32u, 1, 0, 64u, 1u, 1664u },
+    { "aether_paird_reduce32", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 111u, 64u, 1, 0, 64u, 2u, 1729u },
+    { "aether_f64_sum_array", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 112u, 64u, 1, 0, 129u, 1u, 1795u },
+    { "aether_f32_lanes_sum", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 113u, 32u, 1, 0, 130u, 64u, 1925u },
+    { "aether_f32_lanes_dot", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 114u, 32u, 1, 0, 75u, 64u, 2119u },
+    { "aether_f64_lanes_sum", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 115u, 64u, 1, 0, 66u, 64u, 2258u },
+    { "aether_f64_lanes_dot", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 116u, 64u, 1, 0, 75u, 64u, 2388u },
+    { "aether_mat2f_lu", "pivot-last: LU pivots on the last entry of largest magnitude", 32u, 32u, 1, 0, 4u, 7u, 2527u },
+    { "aether_mat2f_lu_lanes", "pivot-last: LU pivots on the last entry of largest magnitude", 33u, 32u, 1, 0, 24u, 42u, 2538u },
+    { "aether_mat2d_lu", "pivot-last: LU pivots on the last entry of largest magnitude", 73u, 64u, 1, 0, 4u, 7u, 2604u },
+    { "aether_mat2d_lu_lanes", "pivot-last: LU pivots on the last entry of largest magnitude", 74u, 64u, 1, 0, 24u, 42u, 2615u },
+    { "aether_mat3f_lu", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 117u, 32u, 1, 0, 9u, 13u, 2681u },
+    { "aether_mat3f_lu_lanes", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 118u, 32u, 1, 0, 27u, 39u, 2703u },
+    { "aether_mat3d_lu", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 119u, 64u, 1, 0, 9u, 13u, 2769u },
+    { "aether_mat3d_lu_lanes", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 120u, 64u, 1, 0, 36u, 52u, 2791u },
+    { "aether_mat2f_cholesky", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 48u, 32u, 1, 0, 4u, 5u, 2879u },
+    { "aether_mat2f_cholesky_lanes", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 49u, 32u, 1, 0, 12u, 15u, 2888u },
+    { "aether_mat2d_cholesky", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 89u, 64u, 1, 0, 4u, 5u, 2915u },
+    { "aether_mat2d_cholesky_lanes", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 90u, 64u, 1, 0, 8u, 10u, 2924u },
+    { "aether_pairf_combine", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 121u, 32u, 1, 0, 4u, 2u, 2942u },
+    { "aether_pairf_reduce32", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 109u, 32u, 1, 0, 64u, 2u, 2948u },
+    { "aether_paird_combine", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 122u, 64u, 1, 0, 4u, 2u, 3014u },
+    { "aether_paird_reduce32", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 111u, 64u, 1, 0, 64u, 2u, 3020u },
+    { "aether_f32_fmin", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 123u, 32u, 1, 1, 2u, 1u, 3086u },
+    { "aether_f32_fmax", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 124u, 32u, 1, 1, 2u, 1u, 3089u },
+    { "aether_f64_fmin", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 125u, 64u, 1, 1, 2u, 1u, 3092u },
+    { "aether_f64_fmax", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 126u, 64u, 1, 1, 2u, 1u, 3095u },
+    { "aether_f32_fmin", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 123u, 32u, 1, 1, 2u, 1u, 3098u },
+    { "aether_f32_fmax", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 124u, 32u, 1, 1, 2u, 1u, 3101u },
+    { "aether_f64_fmin", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 125u, 64u, 1, 1, 2u, 1u, 3104u },
+    { "aether_f64_fmax", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 126u, 64u, 1, 1, 2u, 1u, 3107u },
+    { "aether_quatf_mul", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 16u, 32u, 1, 0, 8u, 4u, 3110u },
+    { "aether_pairf_combine", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 121u, 32u, 1, 0, 4u, 2u, 3122u },
+    { "aether_quatd_mul", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 58u, 64u, 1, 0, 8u, 4u, 3128u },
+    { "aether_paird_combine", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 122u, 64u, 1, 0, 4u, 2u, 3140u },
+    { "aether_f32_atan", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 26u, 32u, 1, 0, 1u, 1u, 3146u },
+    { "aether_f32_jacobi_rotation", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 29u, 32u, 1, 0, 3u, 4u, 3148u },
+    { "aether_f64_atan", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 67u, 64u, 1, 0, 1u, 1u, 3155u },
+    { "aether_f64_jacobi_rotation", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 70u, 64u, 1, 0, 3u, 4u, 3157u },
+    { "aether_f32_sincos", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 23u, 32u, 1, 0, 1u, 2u, 3164u },
+    { "aether_f32_sin", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 24u, 32u, 1, 0, 1u, 1u, 3167u },
+    { "aether_f64_sincos", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 65u, 64u, 1, 0, 1u, 2u, 3169u },
+    { "aether_f64_sin", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 66u, 64u, 1, 0, 1u, 1u, 3172u },
+    { "aether_f32_sincos", "coefficient-bit: every polynomial coefficient c of a Horner step c + u * (...) has its last bit flipped (a constant printed with too few digits, or fitted again)", 23u, 32u, 1, 0, 1u, 2u, 3174u },
+    { "aether_f32_sin", "coefficient-bit: every polynomial coefficient c of a Horner step c + u * (...) has its last bit flipped (a constant printed with too few digits, or fitted again)", 24u, 32u, 1, 0, 1u, 1u, 3177u },
+    { "aether_f64_sincos", "coefficient-bit: every polynomial coefficient c of a Horner step c + u * (...) has its last bit flipped (a constant printed with too few digits, or fitted again)", 65u, 64u, 1, 0, 1u, 2u, 3179u },
+    { "aether_f64_sin", "coefficient-bit: every polynomial coefficient c of a Horner step c + u * (...) has its last bit flipped (a constant printed with too few digits, or fitted again)", 66u, 64u, 1, 0, 1u, 1u, 3182u },
+    { "aether_f32_sincos", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 23u, 32u, 1, 0, 1u, 2u, 3184u },
+    { "aether_f32_sin", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 24u, 32u, 1, 0, 1u, 1u, 3187u },
+    { "aether_f64_sincos", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 65u, 64u, 1, 0, 1u, 2u, 3189u },
+    { "aether_f64_sin", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 66u, 64u, 1, 0, 1u, 1u, 3192u },
 };
 
-static const uint64_t aether_selftest_words[3206] = {
+static const uint64_t aether_selftest_words[3194] = {
     0x00000000c0000000ull, 0x00000000bf6da079ull, 0x000000003ec9e325ull, 0x00000000c0222bb9ull,
     0x00000000be4faecfull, 0x00000000bf56f85full, 0x000000004154f1ddull, 0x000000003e2438eaull,
     0x00000000bf7a6cb8ull, 0x00000000402dbdb6ull, 0x000000004213ad19ull, 0xbfc7d04f62c6569full,
@@ -12340,155 +12470,156 @@ static const uint64_t aether_selftest_words[3206] = {
     0x00000000bf818b94ull, 0x00000000bf2d14abull, 0x00000000bfb8b2acull, 0x00000000bdb31f9cull,
     0x000000003d7b454dull, 0x000000003d27db5dull, 0x00000000bf38c5b8ull, 0x00000000417211e5ull,
     0x000000003f0bfe37ull, 0x00000000bf5654d7ull, 0x000000003f0009ecull, 0x000000003ef588aeull,
-    0x00000000c0158bbaull, 0x00000000bf317299ull, 0x0000000000000000ull, 0x0000000000000000ull,
-    0x000000003f800000ull, 0x000000003f8009ecull, 0x000000003f60a47eull, 0x0000000000000000ull,
-    0x0000000000000000ull, 0x000000003ef588aeull, 0x000000003f258057ull, 0x000000003fbaee5eull,
-    0x000000003fc1db62ull, 0x000000003bcb1a73ull, 0x00000000bde146cfull, 0x000000003f7e710cull,
-    0x000000003f54a3afull, 0x00000000bf0d88aaull, 0x00000000bd87eb51ull, 0x000000003f0e8a86ull,
-    0x000000003f537343ull, 0x000000003db41a0eull, 0x00000000bee6eee5ull, 0x00000000c03647abull,
-    0x00000000407eed2full, 0x000000003f4d7329ull, 0x00000000bf18baceull, 0x00000000bf3e4eebull,
-    0x00000000bea975f0ull, 0x000000004067ee3bull, 0x000000003e40ac86ull, 0x000000003d99de7bull,
-    0x00000000c16c416full, 0x000000003f25ffdbull, 0x00000000c002778full, 0x00000000c2cd5d0cull,
-    0x00000000c26bf1edull, 0x00000000c1068a1eull, 0x0000000040d8329eull, 0x00000000c0bb6dd0ull,
-    0x00000000c0fc015aull, 0x00000000c0d4244eull, 0x00000000407ec97cull, 0x00000000bf91df4full,
-    0x00000000416e8ad2ull, 0x00000000c1847dd0ull, 0x0000000075c242aeull, 0x00000000d6864858ull,
-    0x0000000076d6a5ceull, 0x00000000d82c7331ull, 0x0000000076d6a5ceull, 0x00000000d82c7331ull,
-    0x000000003e67af66ull, 0x0000000056b1dbdaull, 0x0000000000000002ull, 0x0000000000000002ull,
-    0x0000000000000000ull, 0x00000000bf511b3dull, 0x000000003f27d31full, 0x00000000bf511b3cull,
-    0x000000003f27d31full, 0x0000000000000000ull, 0x0000000040000000ull, 0x0000000040800000ull,
-    0x00000000bf800000ull, 0x00000000c0400000ull, 0x00000000c0400000ull, 0x000000003f800000ull,
-    0x00000000c0400000ull, 0x00000000bf511b3dull, 0x000000003f27d31full, 0x000000003f7fffffull,
-    0x0000000033800000ull, 0x0000000000000001ull, 0x0000000000000002ull, 0x0000000000000000ull,
-    0x0000000040800000ull, 0x00000000bf800000ull, 0x0000000000000000ull, 0x0000000040000000ull,
-    0x0000000000000002ull, 0x0000000000000002ull, 0x0000000000000000ull, 0x00000000c0400000ull,
-    0x00000000c0400000ull, 0x00000000beaaaaabull, 0x00000000c0800000ull, 0x0000000000000001ull,
-    0x0000000000000002ull, 0x0000000000000000ull, 0x000000003f7a9479ull, 0x000000003f621b6bull,
-    0x000000003f24ef59ull, 0x000000003ed1cf04ull, 0x0000000000000002ull, 0x0000000000000002ull,
-    0x00000000c03fefa4ull, 0x0000000040423a71ull, 0x00000000416027a3ull, 0x00000000c1417094ull,
-    0x00000000c0400000ull, 0x00000000c0400000ull, 0x00000000beaaaaabull, 0x000000003f800000ull,
-    0x0000000000000001ull, 0x0000000000000002ull, 0x0000000040576ef7ull, 0x000000003dfd159cull,
-    0x000000003f86a603ull, 0x000000003f3d384dull, 0x000000003f33e07cull, 0x000000003f8036ecull,
-    0x0000000000000001ull, 0x0000000000000002ull, 0x00000000bfa0dc82ull, 0x000000004016df1bull,
-    0x00000000c01787fdull, 0x000000003f9f70aaull, 0x00000000c05def0bull, 0x00000000404f09e4ull,
-    0x000000003f83b0f7ull, 0x000000003e4c5666ull, 0x000000003e4c5666ull, 0x000000003f231e09ull,
-    0x00000000406ab21dull, 0x000000003f5ed47dull, 0x0000000040641e07ull, 0x000000003e7fce2aull,
-    0x000000008a4e41b0ull, 0x00000000b39febc5ull, 0x000000008320887bull, 0x000000002c0318e1ull,
-    0x000000004018b115ull, 0x00000000bf2a2d19ull, 0x00000000413c1769ull, 0x000000003db1637full,
-    0x00000000c05c892aull, 0x000000003ebbf7b4ull, 0x0000000040153768ull, 0x00000000bf3357f2ull,
-    0x000000003f5b4f9full, 0x00000000bf0924feull, 0x000000003f5b4fa0ull, 0x00000000bf0924feull,
-    0x00000000bfcc1c23ull, 0x00000000400f8104ull, 0x0000000040867028ull, 0x000000003f11a973ull,
-    0x00000000bf267f36ull, 0x00000000c083b38aull, 0x00000000c02aa543ull, 0x0000000040065a21ull,
-    0x00000000c08d5586ull, 0x00000000bf5934f8ull, 0x00000000bead4b8dull, 0x0000000040700cf1ull,
-    0x000000003fb921d5ull, 0x00000000c01fe1a5ull, 0x0000000000000000ull, 0x0000000040400000ull,
-    0x00000000c0400000ull, 0x00000000c0000000ull, 0x00000000bef02436ull, 0x000000003ff6fa20ull,
-    0x00000000f53d844bull, 0x00000000d2a62f1eull, 0x000000003e4b16ecull, 0x00000000bd3f4176ull,
-    0x00000000bfee4180ull, 0x00000000c0e52f83ull, 0x00000000bf227938ull, 0x00000000bed1cd7eull,
-    0x00000000bea7aa7eull, 0x00000000bf3211bbull, 0x00000000ff800000ull, 0x000000007f800000ull,
-    0x00000000bf2712d9ull, 0x00000000bf01c80dull, 0x00000000bf361498ull, 0x00000000405fe50cull,
-    0x00000000bfbc4e31ull, 0x000000004073c273ull, 0x00000000bfbc4e31ull, 0x000000004030cb14ull,
-    0x0000000000000000ull, 0x0000000000000000ull, 0x0000000080000000ull, 0x0000000000000000ull,
-    0x00000000bfa308cfull, 0x000000004053fb71ull, 0x00000000bf793775ull, 0x0000000000000000ull,
-    0x00000000be467aaaull, 0x0000000000000000ull, 0x0000000000000000ull, 0x0000000000000000ull,
-    0x00000000bd08d8feull, 0x000000003eef85bbull, 0x00000000bd08d8ffull, 0x000000003eef85bcull,
-    0x00000000c0103e0full, 0x00000000c0242208ull, 0x000000003f537cdaull, 0x00000000bd31e137ull,
-    0x000000003f537cdbull, 0x00000000bd31e138ull, 0x00000000c07e90dbull, 0x000000003fe8150aull,
-    0x00000000c0b97be4ull, 0x00000000417bc87full, 0x000000003e0bd913ull, 0x000000003dd50533ull,
-    0x00000000befc4b39ull, 0x00000000bf1d8aafull, 0x00000000e528fd93ull, 0x0000000022835b45ull,
-    0x0000000053fa9247ull, 0x00000000924ac2f5ull, 0x00000000bff1de9cull, 0x00000000bea67c33ull,
-    0x00000000bfa308cfull, 0x000000004053fb71ull, 0x0000000000000000ull, 0x0000000000000000ull,
-    0x00000000c0103e0full, 0x00000000c028f3bcull, 0x00000000c07e90dbull, 0x0000000040a32c08ull,
-    0x00000000befc4b39ull, 0x00000000bf0c5056ull, 0x00000000bff1de9cull, 0x00000000546cbd98ull,
-    0x00000000a648a7a4ull, 0x00000000cbca2f4dull, 0x000000002a5ada63ull, 0x000000003ce140f1ull,
-    0x00000000406b32fbull, 0x00000000c055ae30ull, 0x000000006874b2dcull, 0x00000000c2f2d8d7ull,
-    0x000000003d2afc60ull, 0x00000000bf346359ull, 0x000000003d2afc60ull, 0x00000000bf34635aull,
-    0x00000000bf4a52bfull, 0x000000003f7d5addull, 0x000000003f90cd70ull, 0x00000000be90f8ebull,
-    0x00000000be90f8ebull, 0x000000003fbb4960ull, 0x00000000dc89866bull, 0x000000007a093d75ull,
-    0x00000000408a23b0ull, 0x000000003f688b41ull, 0x000000003f2d0c2dull, 0x00000000c078292bull,
-    0x00000000bed12434ull, 0x000000003fcc9e95ull, 0x0000000040920b33ull, 0x00000000be673029ull,
-    0x000000003d9cf55eull, 0x000000003f6dace5ull, 0x00000000c0b8e314ull, 0x000000003f406c46ull,
-    0x000000008000184eull, 0x00000000a4e26323ull, 0x00000000139bb895ull, 0x000000003d9974ccull,
-    0x000000003f522b22ull, 0x0000000040547666ull, 0x00000000c22a8f71ull, 0x00000000bfb3c6a1ull,
-    0x0000000078bbcfdcull, 0x0000000079bb9788ull, 0x00000000bc00f92bull, 0x00000000bed3154eull,
-    0x00000000bf9ceaf1ull, 0x000000003f4f4236ull, 0x00000000ff800000ull, 0x00000000423137cbull,
-    0x00000000c0cbc5caull, 0x000000003e138b83ull, 0x000000004079aab1ull, 0x00000000409d94b1ull,
-    0x00000000bfc59696ull, 0x00000000bf8d7817ull, 0x00000000bfb13452ull, 0x00000000bf8d7817ull,
-    0x000000006f1d8de0ull, 0x000000009fbce619ull, 0x00000000e3deabacull, 0x00000000139f10a3ull,
-    0x000000003fc32699ull, 0x000000003f935452ull, 0x00000000c5916175ull, 0x000000003b301cecull,
-    0x000000003b301cecull, 0x00000000a61b4ecfull, 0x000000003ebc65c5ull, 0x00000000401562e3ull,
-    0x000000003e5d4a4aull, 0x00000000be4e6b30ull, 0x00000000be4e6b30ull, 0x00000000be7883b2ull,
-    0x00000000c07b4db3ull, 0x000000003d6b1fc9ull, 0x00000000bf800000ull, 0x00000000bf800000ull,
-    0x00000000c0000000ull, 0x0000000040000000ull, 0x000000004054d8b0ull, 0x000000003f91e374ull,
-    0x00000000bf63ee80ull, 0x000000004c53bf01ull, 0x000000004c53bf01ull, 0x00000000dc8b0028ull,
-    0x00000000403983fcull, 0x00000000beaa4eecull, 0x000000003fc32699ull, 0x000000003f935452ull,
-    0x000000003eb92f9eull, 0x00000000401562e3ull, 0x00000000c07a901dull, 0x000000003d6b1fc9ull,
-    0x00000000408ee535ull, 0x000000003f91e374ull, 0x000000004b8cde1full, 0x00000000beaa4eecull,
-    0x00000000befc420aull, 0x000000003f3750b6ull, 0x00000000befc420bull, 0x000000003f3750b7ull,
-    0x0000000000000000ull, 0x000000009f5c8eb6ull, 0x00000000aae56407ull, 0x00000000aae56407ull,
-    0x0000000039b45717ull, 0x000000003eb3766full, 0x00000000bf800000ull, 0x00000000c26037f7ull,
-    0x00000000c1427c58ull, 0x00000000999cfa78ull, 0x00000000c27142d3ull, 0x00000000be45c055ull,
-    0x000000003f730fdbull, 0x00000000be45c055ull, 0x000000003f730fdbull, 0x00000000cc9d541dull,
-    0x000000004c9d541dull, 0x00000000cb7fffffull, 0x000000004b800000ull, 0x0000000000000000ull,
-    0x000000000a21f93cull, 0x00000000bf800000ull, 0x00000000282855d2ull, 0x00000000eb5bbc57ull,
-    0x000000003f9c6a07ull, 0x00000000bed91434ull, 0x00000000bed91434ull, 0x000000003f9bb6b4ull,
-    0x0000000074ca4dfcull, 0x0000000000000000ull, 0x00000000319afb4cull, 0x0000000093951fe6ull,
-    0x0000000000000000ull, 0x000000003f6e5014ull, 0x000000003ea61d62ull, 0x000000003ea61d62ull,
-    0x000000003f6f6287ull, 0x0000000000000000ull, 0x000000003fc96d57ull, 0x000000003efe71c7ull,
-    0x000000003efe71c7ull, 0x000000003f613d00ull, 0x000000003fa091e0ull, 0x0000000000000000ull,
-    0x000000003ecad54cull, 0x000000003f59a8d7ull, 0x0000000000000000ull, 0x0000000040e13887ull,
-    0x00000000be7d8c6aull, 0x000000003f26be2eull, 0x0000000040540d5bull, 0x000000003f800000ull,
-    0x000000003f800000ull, 0x00000000bf800000ull, 0x00000000c0000000ull, 0x00000000c069e777ull,
-    0x000000003f3d4ab0ull, 0x000000003e9cabceull, 0x00000000c0717380ull, 0x000000002c74d30aull,
-    0x000000004a4ba345ull, 0x000000004a4ba345ull, 0x000000009fad1a47ull, 0x0000000040400000ull,
-    0x0000000000000000ull, 0x00000000c0400000ull, 0x000000003f800000ull, 0x00000000eed5572cull,
-    0x000000003f0a4098ull, 0x00000000db8c5f36ull, 0x000000002ca9dc49ull, 0x000000004029c9f4ull,
-    0x0000000000000000ull, 0x000000003d9bd5cdull, 0x000000003fe8c9dcull, 0x0000000000000000ull,
-    0x000000003f800000ull, 0x0000000000000000ull, 0x0000000000000000ull, 0x00000000c0000000ull,
-    0x0000000000000002ull, 0x00000000c069e777ull, 0x0000000000000000ull, 0x000000003f05d04cull,
-    0x00000000c0717380ull, 0x0000000000000001ull, 0x0000000035fa598full, 0x0000000000000000ull,
-    0x0000000053d03bd3ull, 0x000000009fad1a47ull, 0x0000000000000002ull, 0x000000003fddb3d7ull,
-    0x0000000000000000ull, 0x00000000bf5db3d8ull, 0x000000003efffffeull, 0x0000000000000000ull,
-    0x00000000eed5572cull, 0x0000000000000000ull, 0x00000000db0c5f36ull, 0x000000002ca9dc49ull,
-    0x0000000000000001ull, 0x000000003fddb3d7ull, 0x0000000000000000ull, 0x000000003f13cd3aull,
-    0x00000000bf800000ull, 0x00000000c02c3fb2ull, 0x000000003e5c1242ull, 0x00000000bfa2479aull,
-    0x000000003f8e576aull, 0x0000000080000000ull, 0x0000000000000000ull, 0x0000000080000000ull,
-    0x0000000000000000ull, 0x000000003f138476ull, 0x00000000405a6dc2ull, 0x00000000c0813c54ull,
-    0x0000000000000000ull, 0x00000000be2dfa82ull, 0x00000000409f3cdeull, 0x0000000040363fe9ull,
-    0x000000003f565c6eull, 0x000000003fc39165ull, 0x000000003ec29d71ull, 0x000000003ec29d71ull,
-    0x000000003feb5ca3ull, 0x000000004068a841ull, 0x0000000040733514ull, 0x000000003e6b4cb5ull,
-    0x0000000000000000ull, 0x00000000bf933bf4ull, 0x00000000bf14d886ull, 0x00000000be465c5cull,
-    0x00000000be9423caull, 0x00000000ffc00000ull, 0x00000000ffc00000ull, 0x000000003e31886eull,
-    0x000000003ced6212ull, 0x000000003fac0e66ull, 0x000000003f5b40b7ull, 0x00000000c1b27eaaull,
-    0x00000000c06e5a80ull, 0x00000000bf4c8374ull, 0x00000000bf1b4b21ull, 0x00000000bf4c8374ull,
-    0x00000000bf1b4b22ull, 0x00000000bfb4bdc0ull, 0x000000003bd67580ull, 0x000000003f40e591ull,
-    0x00000000bf284e4aull, 0x000000003f284e4aull, 0x000000003f40e591ull, 0x000000003f0efeceull,
-    0x00000000bdb6ef30ull, 0x00000000bdb6ef30ull, 0x000000003f323e43ull, 0x000000003f03bfbeull,
-    0x000000003f3d7d54ull, 0x000000003f65b856ull, 0x00000000bee1f63cull, 0x000000003ee1f63cull,
-    0x000000003f65b856ull, 0xbfe73017009e3888ull, 0x3ff0000000000000ull, 0x7ff0000000000000ull,
-    0xbfecf3fb6f7884e8ull, 0x3fded47e928ec4c0ull, 0x7ff0000000000000ull, 0x3fb51a0b379585c0ull,
-    0x3ff2799b7a48a575ull, 0x4023173ab69e0931ull, 0xbff25d05133afe18ull, 0xbfca3fe1d3b5d8cbull,
-    0xc00a4317f859393aull, 0xbfd2052aa2ae2dcbull, 0x3fe37908ce96f320ull, 0x3fdcc5f0e627d1a8ull,
-    0xbfde582e3fb4ee7bull, 0x4003c61432e921cbull, 0x4004225ea8da7c2dull, 0xc006ad80ab73579dull,
-    0xc00ebae18d96e874ull, 0xbfe3004b010ae15full, 0xbfe9bf791dbc1a44ull, 0x40176262ec2d7378ull,
-    0xbff7f87188e57e4bull, 0xc025e6731d6908f5ull, 0x3fef559a8baaeb9dull, 0xc02b63914e006e88ull,
-    0xbfe6e960788cc26dull, 0xc0629c4247f6657dull, 0xc01a257bf3e0372eull, 0xc053a5e2d16797edull,
-    0xc02046cf96a86113ull, 0x3fc543bc917031feull, 0xbff04b293133764full, 0x400b2fc118f249e5ull,
-    0xbfc80bb88bf92d70ull, 0x3fd3ef2aa2c0c7f4ull, 0xc0010325135817e8ull, 0xbfc62cfd5e71fe3aull,
-    0xbfb9866fa9a4d7c0ull, 0x401359176a84c3e0ull, 0x403295bfdd690a24ull, 0x3fe788d22945983aull,
-    0xc0059a1a2a84fa33ull, 0xbfb20151152e286eull, 0x3fb3504af9145e11ull, 0xc00cea2f786599fcull,
-    0xbfd54111c7d9542dull, 0x3fcaca61f6bad05aull, 0xbfe3d71b5f8705bfull, 0x4010cae6e95f44bdull,
-    0xc02655272008c949ull, 0xbfee4273930ffad1ull, 0xbffaa83d2d457a33ull, 0xc02c966b40bcc022ull,
-    0x3fdcead3ed95cbefull, 0xbfc10d9ff1cd46eaull, 0x3fd2f963325b7e0aull, 0xbfd4971f611c1e29ull,
-    0x40106b38960a7694ull, 0x3fc6a1fa981e7c32ull, 0xc0121f715f9e3da0ull, 0x3ff72a668f4f9ea2ull,
-    0x4026aa834628e896ull, 0x3fce1334051474deull, 0xbffcac7448bc3966ull, 0x3fcd7bb20325fcb9ull,
-    0xbfd90d12b8fb59edull, 0x4002b6c3aa9e880bull, 0x401e36094384fac7ull, 0x4002bf0ac612b314ull,
-    0xc03466e506a78178ull, 0x400947c90ee5f4c6ull, 0x4000000000000000ull, 0xb28e9f094b5c5195ull,
-    0x0000000000000000ull, 0x3fec46063d7d40baull, 0xc008000000000000ull, 0x3ffc407e99a47b9bull,
-    0x400615a0c3dc07aeull, 0xbfb532415e70ff14ull, 0xc0184ae96d0f21f0ull, 0xbfdf85b412f79369ull,
-    0x3fc601e6fac2b8e0ull, 0x3fe66806851bb42dull, 0xc0003825e0de49a4ull, 0x3fec1a1c4bb163ecull,
-    0xbfc820772751dbdeull, 0xbfce6b6eef9a262bull, 0x3fc8cd1685fb1b42ull, 0x402631e5c9d8e56aull,
-    0xc015b2e928b0d048ull, 0xbfbdbd639cd1553full, 0x3fb83f309adedde7ull, 0x3fb7966ce26d775dull,
-    0xbfe054e5c9982668ull, 0xbfdf437e2c6c9b01ull, 0x3febec11a5ac7ff8ull, 0xc003f89efb8c64fbull,
-    0xbfe33e4c6422c1d7ull, 0xbfc0686b60cc47deull, 0xbfe2413e796c5928ull, 0x400126bf882bb0c3ull,
+    0x00000000c0158bbaull, 0x00000000bf317299ull, 0x000000003e39e688ull, 0x000000003e37e5ceull,
+    0x0000000000000000ull, 0x0000000000000000ull, 0x000000003f800000ull, 0x000000003f8009ecull,
+    0x000000003f60a47eull, 0x0000000000000000ull, 0x0000000000000000ull, 0x000000003ef588aeull,
+    0x000000003f258057ull, 0x000000003fbaee5eull, 0x000000003fc1db62ull, 0x000000003bcb1a73ull,
+    0x00000000bde146cfull, 0x000000003f7e710cull, 0x000000003f54a3afull, 0x00000000bf0d88aaull,
+    0x00000000bd87eb51ull, 0x000000003f0e8a86ull, 0x000000003f537343ull, 0x000000003db41a0eull,
+    0x00000000bee6eee5ull, 0x00000000c03647abull, 0x00000000407eed2full, 0x000000003f4d7329ull,
+    0x00000000bf18baceull, 0x00000000bf3e4eebull, 0x00000000bea975f0ull, 0x000000004067ee3bull,
+    0x000000003e40ac86ull, 0x000000003d99de7bull, 0x00000000c16c416full, 0x000000003f25ffdbull,
+    0x00000000c002778full, 0x00000000c2cd5d0cull, 0x00000000c26bf1edull, 0x00000000c1068a1eull,
+    0x0000000040d8329eull, 0x00000000c0bb6dd0ull, 0x00000000c0fc015aull, 0x00000000c0d4244eull,
+    0x00000000407ec97cull, 0x00000000bf91df4full, 0x00000000416e8ad2ull, 0x00000000c1847dd0ull,
+    0x0000000075c242aeull, 0x00000000d6864858ull, 0x0000000076d6a5ceull, 0x00000000d82c7331ull,
+    0x0000000076d6a5ceull, 0x00000000d82c7331ull, 0x000000003e67af66ull, 0x0000000056b1dbdaull,
+    0x0000000000000002ull, 0x0000000000000002ull, 0x0000000000000000ull, 0x00000000bf511b3dull,
+    0x000000003f27d31full, 0x00000000bf511b3cull, 0x000000003f27d31full, 0x0000000000000000ull,
+    0x0000000040000000ull, 0x0000000040800000ull, 0x00000000bf800000ull, 0x00000000c0400000ull,
+    0x00000000c0400000ull, 0x000000003f800000ull, 0x00000000c0400000ull, 0x00000000bf511b3dull,
+    0x000000003f27d31full, 0x000000003f7fffffull, 0x0000000033800000ull, 0x0000000000000001ull,
+    0x0000000000000002ull, 0x0000000000000000ull, 0x0000000040800000ull, 0x00000000bf800000ull,
+    0x0000000000000000ull, 0x0000000040000000ull, 0x0000000000000002ull, 0x0000000000000002ull,
+    0x0000000000000000ull, 0x00000000c0400000ull, 0x00000000c0400000ull, 0x00000000beaaaaabull,
+    0x00000000c0800000ull, 0x0000000000000001ull, 0x0000000000000002ull, 0x0000000000000000ull,
+    0x000000003f7a9479ull, 0x000000003f621b6bull, 0x000000003f24ef59ull, 0x000000003ed1cf04ull,
+    0x0000000000000002ull, 0x0000000000000002ull, 0x00000000c03fefa4ull, 0x0000000040423a71ull,
+    0x00000000416027a3ull, 0x00000000c1417094ull, 0x00000000c0400000ull, 0x00000000c0400000ull,
+    0x00000000beaaaaabull, 0x000000003f800000ull, 0x0000000000000001ull, 0x0000000000000002ull,
+    0x0000000040576ef7ull, 0x000000003dfd159cull, 0x000000003f86a603ull, 0x000000003f3d384dull,
+    0x000000003f33e07cull, 0x000000003f8036ecull, 0x0000000000000001ull, 0x0000000000000002ull,
+    0x00000000bfa0dc82ull, 0x000000004016df1bull, 0x00000000c01787fdull, 0x000000003f9f70aaull,
+    0x00000000c05def0bull, 0x00000000404f09e4ull, 0x000000003f83b0f7ull, 0x000000003e4c5666ull,
+    0x000000003e4c5666ull, 0x000000003f231e09ull, 0x00000000406ab21dull, 0x000000003f5ed47dull,
+    0x0000000040641e07ull, 0x000000003e7fce2aull, 0x000000008a4e41b0ull, 0x00000000b39febc5ull,
+    0x000000008320887bull, 0x000000002c0318e1ull, 0x000000004018b115ull, 0x00000000bf2a2d19ull,
+    0x00000000413c1769ull, 0x000000003db1637full, 0x00000000c05c892aull, 0x000000003ebbf7b4ull,
+    0x0000000040153768ull, 0x00000000bf3357f2ull, 0x000000003f5b4f9full, 0x00000000bf0924feull,
+    0x000000003f5b4fa0ull, 0x00000000bf0924feull, 0x00000000bfcc1c23ull, 0x00000000400f8104ull,
+    0x0000000040867028ull, 0x000000003f11a973ull, 0x00000000bf267f36ull, 0x00000000c083b38aull,
+    0x00000000c02aa543ull, 0x0000000040065a21ull, 0x00000000c08d5586ull, 0x00000000bf5934f8ull,
+    0x00000000bead4b8dull, 0x0000000040700cf1ull, 0x000000003fb921d5ull, 0x00000000c01fe1a5ull,
+    0x0000000000000000ull, 0x0000000040400000ull, 0x00000000c0400000ull, 0x00000000c0000000ull,
+    0x00000000bef02436ull, 0x000000003ff6fa20ull, 0x00000000f53d844bull, 0x00000000d2a62f1eull,
+    0x000000003e4b16ecull, 0x00000000bd3f4176ull, 0x00000000bfee4180ull, 0x00000000c0e52f83ull,
+    0x00000000bf227938ull, 0x00000000bed1cd7eull, 0x00000000bea7aa7eull, 0x00000000bf3211bbull,
+    0x00000000ff800000ull, 0x000000007f800000ull, 0x00000000bf2712d9ull, 0x00000000bf01c80dull,
+    0x00000000bf361498ull, 0x00000000405fe50cull, 0x00000000bfbc4e31ull, 0x000000004073c273ull,
+    0x00000000bfbc4e31ull, 0x000000004030cb14ull, 0x0000000000000000ull, 0x0000000000000000ull,
+    0x0000000080000000ull, 0x0000000000000000ull, 0x00000000bfa308cfull, 0x000000004053fb71ull,
+    0x00000000bf793775ull, 0x0000000000000000ull, 0x00000000be467aaaull, 0x0000000000000000ull,
+    0x0000000000000000ull, 0x0000000000000000ull, 0x00000000bd08d8feull, 0x000000003eef85bbull,
+    0x00000000bd08d8ffull, 0x000000003eef85bcull, 0x00000000c0103e0full, 0x00000000c0242208ull,
+    0x000000003f537cdaull, 0x00000000bd31e137ull, 0x000000003f537cdbull, 0x00000000bd31e138ull,
+    0x00000000c07e90dbull, 0x000000003fe8150aull, 0x00000000c0b97be4ull, 0x00000000417bc87full,
+    0x000000003e0bd913ull, 0x000000003dd50533ull, 0x00000000befc4b39ull, 0x00000000bf1d8aafull,
+    0x00000000e528fd93ull, 0x0000000022835b45ull, 0x0000000053fa9247ull, 0x00000000924ac2f5ull,
+    0x00000000bff1de9cull, 0x00000000bea67c33ull, 0x00000000bfa308cfull, 0x000000004053fb71ull,
+    0x0000000000000000ull, 0x0000000000000000ull, 0x00000000c0103e0full, 0x00000000c028f3bcull,
+    0x00000000c07e90dbull, 0x0000000040a32c08ull, 0x00000000befc4b39ull, 0x00000000bf0c5056ull,
+    0x00000000bff1de9cull, 0x00000000546cbd98ull, 0x00000000a648a7a4ull, 0x00000000cbca2f4dull,
+    0x000000002a5ada63ull, 0x000000003ce140f1ull, 0x00000000406b32fbull, 0x00000000c055ae30ull,
+    0x000000006874b2dcull, 0x00000000c2f2d8d7ull, 0x000000003d2afc60ull, 0x00000000bf346359ull,
+    0x000000003d2afc60ull, 0x00000000bf34635aull, 0x00000000bf4a52bfull, 0x000000003f7d5addull,
+    0x000000003f90cd70ull, 0x00000000be90f8ebull, 0x00000000be90f8ebull, 0x000000003fbb4960ull,
+    0x00000000dc89866bull, 0x000000007a093d75ull, 0x00000000408a23b0ull, 0x000000003f688b41ull,
+    0x000000003f2d0c2dull, 0x00000000c078292bull, 0x00000000bed12434ull, 0x000000003fcc9e95ull,
+    0x0000000040920b33ull, 0x00000000be673029ull, 0x000000003d9cf55eull, 0x000000003f6dace5ull,
+    0x00000000c0b8e314ull, 0x000000003f406c46ull, 0x000000008000184eull, 0x00000000a4e26323ull,
+    0x00000000139bb895ull, 0x000000003d9974ccull, 0x000000003f522b22ull, 0x0000000040547666ull,
+    0x00000000c22a8f71ull, 0x00000000bfb3c6a1ull, 0x0000000078bbcfdcull, 0x0000000079bb9788ull,
+    0x00000000bc00f92bull, 0x00000000bed3154eull, 0x00000000bf9ceaf1ull, 0x000000003f4f4236ull,
+    0x00000000ff800000ull, 0x00000000423137cbull, 0x00000000c0cbc5caull, 0x000000003e138b83ull,
+    0x000000004079aab1ull, 0x00000000409d94b1ull, 0x00000000bfc59696ull, 0x00000000bf8d7817ull,
+    0x00000000bfb13452ull, 0x00000000bf8d7817ull, 0x000000006f1d8de0ull, 0x000000009fbce619ull,
+    0x00000000e3deabacull, 0x00000000139f10a3ull, 0x000000003fc32699ull, 0x000000003f935452ull,
+    0x00000000c5916175ull, 0x000000003b301cecull, 0x000000003b301cecull, 0x00000000a61b4ecfull,
+    0x000000003ebc65c5ull, 0x00000000401562e3ull, 0x000000003e5d4a4aull, 0x00000000be4e6b30ull,
+    0x00000000be4e6b30ull, 0x00000000be7883b2ull, 0x00000000c07b4db3ull, 0x000000003d6b1fc9ull,
+    0x00000000bf800000ull, 0x00000000bf800000ull, 0x00000000c0000000ull, 0x0000000040000000ull,
+    0x000000004054d8b0ull, 0x000000003f91e374ull, 0x00000000bf63ee80ull, 0x000000004c53bf01ull,
+    0x000000004c53bf01ull, 0x00000000dc8b0028ull, 0x00000000403983fcull, 0x00000000beaa4eecull,
+    0x000000003fc32699ull, 0x000000003f935452ull, 0x000000003eb92f9eull, 0x00000000401562e3ull,
+    0x00000000c07a901dull, 0x000000003d6b1fc9ull, 0x00000000408ee535ull, 0x000000003f91e374ull,
+    0x000000004b8cde1full, 0x00000000beaa4eecull, 0x00000000befc420aull, 0x000000003f3750b6ull,
+    0x00000000befc420bull, 0x000000003f3750b7ull, 0x0000000000000000ull, 0x000000009f5c8eb6ull,
+    0x00000000aae56407ull, 0x00000000aae56407ull, 0x0000000039b45717ull, 0x000000003eb3766full,
+    0x00000000bf800000ull, 0x00000000c26037f7ull, 0x00000000c1427c58ull, 0x00000000999cfa78ull,
+    0x00000000c27142d3ull, 0x00000000be45c055ull, 0x000000003f730fdbull, 0x00000000be45c055ull,
+    0x000000003f730fdbull, 0x00000000cc9d541dull, 0x000000004c9d541dull, 0x00000000cb7fffffull,
+    0x000000004b800000ull, 0x0000000000000000ull, 0x000000000a21f93cull, 0x00000000bf800000ull,
+    0x00000000282855d2ull, 0x00000000eb5bbc57ull, 0x000000003f9c6a07ull, 0x00000000bed91434ull,
+    0x00000000bed91434ull, 0x000000003f9bb6b4ull, 0x0000000074ca4dfcull, 0x0000000000000000ull,
+    0x00000000319afb4cull, 0x0000000093951fe6ull, 0x0000000000000000ull, 0x000000003f6e5014ull,
+    0x000000003ea61d62ull, 0x000000003ea61d62ull, 0x000000003f6f6287ull, 0x0000000000000000ull,
+    0x000000003fc96d57ull, 0x000000003efe71c7ull, 0x000000003efe71c7ull, 0x000000003f613d00ull,
+    0x000000003fa091e0ull, 0x0000000000000000ull, 0x000000003ecad54cull, 0x000000003f59a8d7ull,
+    0x0000000000000000ull, 0x0000000040e13887ull, 0x00000000be7d8c6aull, 0x000000003f26be2eull,
+    0x0000000040540d5bull, 0x000000003f800000ull, 0x000000003f800000ull, 0x00000000bf800000ull,
+    0x00000000c0000000ull, 0x00000000c069e777ull, 0x000000003f3d4ab0ull, 0x000000003e9cabceull,
+    0x00000000c0717380ull, 0x000000002c74d30aull, 0x000000004a4ba345ull, 0x000000004a4ba345ull,
+    0x000000009fad1a47ull, 0x0000000040400000ull, 0x0000000000000000ull, 0x00000000c0400000ull,
+    0x000000003f800000ull, 0x00000000eed5572cull, 0x000000003f0a4098ull, 0x00000000db8c5f36ull,
+    0x000000002ca9dc49ull, 0x000000004029c9f4ull, 0x0000000000000000ull, 0x000000003d9bd5cdull,
+    0x000000003fe8c9dcull, 0x0000000000000000ull, 0x000000003f800000ull, 0x0000000000000000ull,
+    0x0000000000000000ull, 0x00000000c0000000ull, 0x0000000000000002ull, 0x00000000c069e777ull,
+    0x0000000000000000ull, 0x000000003f05d04cull, 0x00000000c0717380ull, 0x0000000000000001ull,
+    0x0000000035fa598full, 0x0000000000000000ull, 0x0000000053d03bd3ull, 0x000000009fad1a47ull,
+    0x0000000000000002ull, 0x000000003fddb3d7ull, 0x0000000000000000ull, 0x00000000bf5db3d8ull,
+    0x000000003efffffeull, 0x0000000000000000ull, 0x00000000eed5572cull, 0x0000000000000000ull,
+    0x00000000db0c5f36ull, 0x000000002ca9dc49ull, 0x0000000000000001ull, 0x000000003fddb3d7ull,
+    0x0000000000000000ull, 0x000000003f13cd3aull, 0x00000000bf800000ull, 0x00000000c02c3fb2ull,
+    0x000000003e5c1242ull, 0x00000000bfa2479aull, 0x000000003f8e576aull, 0x0000000080000000ull,
+    0x0000000000000000ull, 0x0000000080000000ull, 0x0000000000000000ull, 0x000000003f138476ull,
+    0x00000000405a6dc2ull, 0x00000000c0813c54ull, 0x0000000000000000ull, 0x00000000be2dfa82ull,
+    0x00000000409f3cdeull, 0x0000000040363fe9ull, 0x000000003f565c6eull, 0x000000003fc39165ull,
+    0x000000003ec29d71ull, 0x000000003ec29d71ull, 0x000000003feb5ca3ull, 0x000000004068a841ull,
+    0x0000000040733514ull, 0x000000003e6b4cb5ull, 0x0000000000000000ull, 0x00000000bf933bf4ull,
+    0x00000000bf14d886ull, 0x00000000be465c5cull, 0x00000000be9423caull, 0x00000000ffc00000ull,
+    0x00000000ffc00000ull, 0x000000003e31886eull, 0x000000003ced6212ull, 0x000000003fac0e66ull,
+    0x000000003f5b40b7ull, 0x00000000c1b27eaaull, 0x00000000c06e5a80ull, 0x00000000bf4c8374ull,
+    0x00000000bf1b4b21ull, 0x00000000bf4c8374ull, 0x00000000bf1b4b22ull, 0x00000000bfb4bdc0ull,
+    0x000000003bd67580ull, 0x000000003f40e591ull, 0x00000000bf284e4aull, 0x000000003f284e4aull,
+    0x000000003f40e591ull, 0x000000003f0efeceull, 0x00000000bdb6ef30ull, 0x00000000bdb6ef30ull,
+    0x000000003f323e43ull, 0x000000003f03bfbeull, 0x000000003f3d7d54ull, 0x000000003f65b856ull,
+    0x00000000bee1f63cull, 0x000000003ee1f63cull, 0x000000003f65b856ull, 0xbfe73017009e3888ull,
+    0x3ff0000000000000ull, 0x7ff0000000000000ull, 0xbfecf3fb6f7884e8ull, 0x3fded47e928ec4c0ull,
+    0x7ff0000000000000ull, 0x3fb51a0b379585c0ull, 0x3ff2799b7a48a575ull, 0x4023173ab69e0931ull,
+    0xbff25d05133afe18ull, 0xbfca3fe1d3b5d8cbull, 0xc00a4317f859393aull, 0xbfd2052aa2ae2dcbull,
+    0x3fe37908ce96f320ull, 0x3fdcc5f0e627d1a8ull, 0xbfde582e3fb4ee7bull, 0x4003c61432e921cbull,
+    0x4004225ea8da7c2dull, 0xc006ad80ab73579dull, 0xc00ebae18d96e874ull, 0xbfe3004b010ae15full,
+    0xbfe9bf791dbc1a44ull, 0x40176262ec2d7378ull, 0xbff7f87188e57e4bull, 0xc025e6731d6908f5ull,
+    0x3fef559a8baaeb9dull, 0xc02b63914e006e88ull, 0xbfe6e960788cc26dull, 0xc0629c4247f6657dull,
+    0xc01a257bf3e0372eull, 0xc053a5e2d16797edull, 0xc02046cf96a86113ull, 0x3fc543bc917031feull,
+    0xbff04b293133764full, 0x400b2fc118f249e5ull, 0xbfc80bb88bf92d70ull, 0x3fd3ef2aa2c0c7f4ull,
+    0xc0010325135817e8ull, 0xbfc62cfd5e71fe3aull, 0xbfb9866fa9a4d7c0ull, 0x401359176a84c3e0ull,
+    0x403295bfdd690a24ull, 0x3fe788d22945983aull, 0xc0059a1a2a84fa33ull, 0xbfb20151152e286eull,
+    0x3fb3504af9145e11ull, 0xc00cea2f786599fcull, 0xbfd54111c7d9542dull, 0x3fcaca61f6bad05aull,
+    0xbfe3d71b5f8705bfull, 0x4010cae6e95f44bdull, 0xc02655272008c949ull, 0xbfee4273930ffad1ull,
+    0xbffaa83d2d457a33ull, 0xc02c966b40bcc022ull, 0x3fdcead3ed95cbefull, 0xbfc10d9ff1cd46eaull,
+    0x3fd2f963325b7e0aull, 0xbfd4971f611c1e29ull, 0x40106b38960a7694ull, 0x3fc6a1fa981e7c32ull,
+    0xc0121f715f9e3da0ull, 0x3ff72a668f4f9ea2ull, 0x4026aa834628e896ull, 0x3fce1334051474deull,
+    0xbffcac7448bc3966ull, 0x3fcd7bb20325fcb9ull, 0xbfd90d12b8fb59edull, 0x4002b6c3aa9e880bull,
+    0x401e36094384fac7ull, 0x4002bf0ac612b314ull, 0xc03466e506a78178ull, 0x400947c90ee5f4c6ull,
+    0x4000000000000000ull, 0xb28e9f094b5c5195ull, 0x0000000000000000ull, 0x3fec46063d7d40baull,
+    0xc008000000000000ull, 0x3ffc407e99a47b9bull, 0x400615a0c3dc07aeull, 0xbfb532415e70ff14ull,
+    0xc0184ae96d0f21f0ull, 0xbfdf85b412f79369ull, 0x3fc601e6fac2b8e0ull, 0x3fe66806851bb42dull,
+    0xc0003825e0de49a4ull, 0x3fec1a1c4bb163ecull, 0xbfc820772751dbdeull, 0xbfce6b6eef9a262bull,
+    0x3fc8cd1685fb1b42ull, 0x402631e5c9d8e56aull, 0xc015b2e928b0d048ull, 0xbfbdbd639cd1553full,
+    0x3fb83f309adedde7ull, 0x3fb7966ce26d775dull, 0xbfe054e5c9982668ull, 0xbfdf437e2c6c9b01ull,
+    0x3febec11a5ac7ff8ull, 0xc003f89efb8c64fbull, 0xbfe33e4c6422c1d7ull, 0xbfd4f17b682dec0full,
+    0xbfd43d87ff135b92ull, 0xbfc0686b60cc47deull, 0xbfe2413e796c5928ull, 0x400126bf882bb0c3ull,
     0xc002e778c8eb1b28ull, 0x3fd84a2a4d290e76ull, 0x3fbe5c4b75720476ull, 0x3fe0e3987a0a85f4ull,
     0xbfffbc78c2ce6bc2ull, 0xbfc3c43d006d03c4ull, 0x3fcad390838a6c8eull, 0x3fc593a86597589aull,
     0x3feedb2b86fef92full, 0xbfc5013d24b9ffaaull, 0x3fcaa166338e1caeull, 0x3fc12e5f2abc54aeull,
@@ -13086,15 +13217,11 @@ static const uint64_t aether_selftest_words[3206] = {
     0xbfd5bff609eb7effull, 0x3fc85361a7c99ecdull, 0xbfe1d329e12eca98ull, 0xbfe1c5363e9427fbull,
     0x401eb609074d7627ull, 0x4018118300d372ccull, 0x40111084df23bcb2ull, 0xc002567cd54fcf33ull,
     0x3fc9a437f41cea69ull, 0xc0088075782ac13full, 0x3fef4c40faf8c06cull, 0x400a6241d0c73095ull,
-    0x3ff2daa77bfffd83ull, 0x3fce1cc589c6f561ull, 0x000000003f644108ull, 0x000000003d91664eull,
-    0x0000000041309f26ull, 0x000000003f3859bfull, 0x00000000bf31a028ull, 0x00000000bf76a94dull,
-    0x00000000bece86edull, 0x000000004cb851adull, 0x00000000bf4d1a79ull, 0x00000000bf4d1a79ull,
-    0x00000000264d5b15ull, 0x00000000b1e43b40ull, 0x000000004cb851adull, 0x00000000320e6f04ull,
-    0x000000003f800000ull, 0x000000003f800000ull, 0x00000000b20e6f04ull, 0xbff0000000000000ull,
-    0x8000000000000000ull, 0x3fd08230206bd1f1ull, 0x3fef18cefc480b06ull, 0x3fce31d4556cbc54ull,
-    0x3fcf12501f76e4e2ull, 0x3fbea076f7748807ull, 0xe8362b1dc2a5c455ull, 0x6653601e7ca040a9ull,
-    0x8138c160d401a6bbull, 0xf96aa01e36cda8c6ull, 0xf96aa01e36cda8c6ull, 0xe8362b1dc2a5c455ull,
-    0xacc7495abdde0828ull, 0x3ff0000000000000ull, 0x3ff0000000000000ull, 0x2cc7495abdde0828ull,
+    0x3ff2daa77bfffd83ull, 0x3fce1cc589c6f561ull, 0x00000000bf2614c9ull, 0x00000000bf1353ecull,
+    0x000000003f644108ull, 0x000000003d91664eull, 0x0000000041309f26ull, 0x000000003f3859bfull,
+    0x00000000bf31a028ull, 0x00000000bf76a94dull, 0x00000000bece86edull, 0x40025ddca771e54bull,
+    0x3ff28f619758be1aull, 0xbff0000000000000ull, 0x8000000000000000ull, 0x3fd08230206bd1f1ull,
+    0x3fef18cefc480b06ull, 0x3fce31d4556cbc54ull, 0x3fcf12501f76e4e2ull, 0x3fbea076f7748807ull,
     0x00000000bf800000ull, 0x00000000bf576aa4ull, 0x000000003f0a5141ull, 0x00000000bf3b4f6full,
     0x00000000bf2b09fdull, 0x3fe257b92a7af989ull, 0x3fe15ac5592d41dfull, 0x3feae2a24def7d72ull,
     0xc02a777bdab37e9full, 0xbfe3cbce80436d64ull, 0x00000000be62ae76ull, 0x00000000be60d5aaull,
@@ -13185,7 +13312,7 @@ static inline void aether_selftest_problem(aether_selftest_text *t, int *count, 
    AETHER_SELFTEST_DEVICE. */
 static inline int aether_selftest_execute(int on_device, uint64_t *got, size_t *n_got, uint64_t *probe_out, char *line, size_t size)
 {
-    const unsigned count = 187u;
+    const unsigned count = 189u;
     unsigned i;
     if (!on_device) {
         aether_selftest_run_probes(aether_selftest_probes, probe_out);
@@ -13244,8 +13371,8 @@ static inline int aether_selftest_execute(int on_device, uint64_t *got, size_t *
    terminated) naming each problem, or "...: ok: ..." when there is none. */
 static inline int aether_cuda_selftest_on(int on_device, char *message, size_t size)
 {
-    static uint64_t got[187u * AETHER_SELFTEST_CAP + 1u];
-    static size_t n_got[187u + 1u];
+    static uint64_t got[189u * AETHER_SELFTEST_CAP + 1u];
+    static size_t n_got[189u + 1u];
     uint64_t probe[AETHER_SELFTEST_PROBES];
     int flushed = 0, flushed_operand = 0;
     aether_selftest_text t;
@@ -13281,7 +13408,7 @@ static inline int aether_cuda_selftest_on(int on_device, char *message, size_t s
         snprintf(line, sizeof line, "subnormal operands are read as zero on the %s (the smallest subnormal times 2^p gives zero): %s", where, cause);
         aether_selftest_problem(&t, &count, line);
     }
-    for (i = 0; i < 187u; ++i) {
+    for (i = 0; i < 189u; ++i) {
         const aether_selftest_witness *w = &aether_selftest_witnesses[i];
         const uint64_t *expected = aether_selftest_words + w->at + w->n_in;
         const uint64_t *mine = got + (size_t)i * AETHER_SELFTEST_CAP;
@@ -13300,13 +13427,13 @@ static inline int aether_cuda_selftest_on(int on_device, char *message, size_t s
         aether_selftest_problem(&t, &count, line);
     }
     if (failed > 0u) {
-        snprintf(line, sizeof line, "%u of 187 witnesses fail on the %s%s", failed, where,
+        snprintf(line, sizeof line, "%u of 189 witnesses fail on the %s%s", failed, where,
                  status != 0 ? ", as they may under the flush above" : ": this build does not follow the contract (built with AETHER_UNSAFE_ALLOW_CONTRACTION, or a compiler that changed an operation)");
         status |= AETHER_SELFTEST_WITNESS;
         aether_selftest_problem(&t, &count, line);
     }
     if (status == 0) {
-        snprintf(line, sizeof line, ": ok: 187 witnesses of 25 rules, no flush of subnormals, contract %s", AETHER_CONTRACT_ID);
+        snprintf(line, sizeof line, ": ok: 189 witnesses of 25 rules, no flush of subnormals, contract %s", AETHER_CONTRACT_ID);
         aether_selftest_put(&t, line);
     }
     return status;

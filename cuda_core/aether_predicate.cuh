@@ -153,7 +153,7 @@ static __host__ __device__ inline int64_t aether_int_sig24(int64_t x) {
      out = ndp >= 0 && ndp * ndp >= c * (f64(f32(om)) / 4096) * (f64(f32(tm)) / 4096)
  */
 static __host__ __device__ inline int aether_angle_flag_golden(int64_t dp, int64_t om, int64_t tm) {
-    const double c = ((double)0x1.ffd814p-1f);
+    const double c = ((double)0.99969542026519775390625f);
     const double ndp = aether_pred_div_f64(((double)aether_pred_i64_to_f32(dp)), 4096.0);
     return ((ndp >= 0.0) && (aether_pred_mul_f64(ndp, ndp) >= aether_pred_mul_f64(aether_pred_mul_f64(c, aether_pred_div_f64(((double)aether_pred_i64_to_f32(om)), 4096.0)), aether_pred_div_f64(((double)aether_pred_i64_to_f32(tm)), 4096.0))));
 }

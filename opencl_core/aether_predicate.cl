@@ -44,7 +44,7 @@ static inline long aether_int_sig24(long x) {
      out = ndp >= 0 && ndp * ndp >= c * (f64(f32(om)) / 4096) * (f64(f32(tm)) / 4096)
  */
 static inline int aether_angle_flag_golden(long dp, long om, long tm) {
-    const double c = ((double)0x1.ffd814p-1f);
+    const double c = ((double)0.99969542026519775390625f);
     const double ndp = (((double)convert_float_rte(dp)) / 4096.0);
     return ((ndp >= 0.0) && ((ndp * ndp) >= ((c * (((double)convert_float_rte(om)) / 4096.0)) * (((double)convert_float_rte(tm)) / 4096.0))));
 }

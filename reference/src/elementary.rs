@@ -1,5 +1,5 @@
 //! The elementary functions of the contract: [`sincos`], [`sin`], [`cos`],
-//! and the rotations built on them, [`from_axis_angle`] and
+//! [`atan`], and the rotations built on them, [`from_axis_angle`] and
 //! [`from_euler_xyz`].
 //!
 //! Written from the contract's statement (the comment above
@@ -39,6 +39,14 @@ pub trait Trig: Real {
     fn sin_coefficients() -> &'static [Self];
     /// cos r = 1 - u/2 + u^2 C(u): C's coefficients, constant term first.
     fn cos_coefficients() -> &'static [Self];
+    /// atan's breakpoints 7/16, 11/16, 19/16, 39/16.
+    const ATAN_BREAKS: [Self; 4];
+    /// atan(1/2), pi/4, atan(3/2), pi/2 rounded, and each one's rounded rest.
+    const ATAN_HI: [Self; 4];
+    /// The rests of [`Trig::ATAN_HI`].
+    const ATAN_LO: [Self; 4];
+    /// atan t = t + t u P(u): P's coefficients, constant term first.
+    fn atan_coefficients() -> &'static [Self];
 }
 
 const fn f(bits: u32) -> f32 {
@@ -69,6 +77,22 @@ const COS_F64: [f64; 6] = [
     d(0xBDA9_07D7_AEBD_5E3D),
 ];
 
+const ATAN_F32: [f32; 5] = [f(0xBEAA_AAAA), f(0x3E4C_CB01), f(0xBE11_FCC2), f(0x3DDA_7D11), f(0xBD7E_9982)];
+const ATAN_F64: [f64; 12] = [
+    d(0xBFD5_5555_5555_5555),
+    d(0x3FC9_9999_9999_98C5),
+    d(0xBFC2_4924_9248_5503),
+    d(0x3FBC_71C7_1BD2_B8BC),
+    d(0xBFB7_45D1_54C8_4F7A),
+    d(0x3FB3_B137_5CE5_BDC6),
+    d(0xBFB1_10C9_CE7B_0572),
+    d(0x3FAE_1708_00A4_6210),
+    d(0xBFAA_B59B_417B_2D3F),
+    d(0x3FA7_0018_16FD_063F),
+    d(0xBFA0_F62B_BA6A_2558),
+    d(0x3F8E_4167_464D_3DE8),
+];
+
 impl Trig for f32 {
     const TWO_OVER_PI: f32 = f(0x3F22_F983);
     const ROUNDER: f32 = 12_582_912.0;
@@ -79,6 +103,12 @@ impl Trig for f32 {
     }
     fn cos_coefficients() -> &'static [f32] {
         &COS_F32
+    }
+    const ATAN_BREAKS: [f32; 4] = [0.4375, 0.6875, 1.1875, 2.4375];
+    const ATAN_HI: [f32; 4] = [f(0x3EED_6338), f(0x3F49_0FDB), f(0x3F7B_985F), f(0x3FC9_0FDB)];
+    const ATAN_LO: [f32; 4] = [f(0x31AC_376A), f(0xB2BB_BD2E), f(0xB2D7_E096), f(0xB33B_BD2E)];
+    fn atan_coefficients() -> &'static [f32] {
+        &ATAN_F32
     }
 }
 
@@ -92,6 +122,14 @@ impl Trig for f64 {
     }
     fn cos_coefficients() -> &'static [f64] {
         &COS_F64
+    }
+    const ATAN_BREAKS: [f64; 4] = [0.4375, 0.6875, 1.1875, 2.4375];
+    const ATAN_HI: [f64; 4] =
+        [d(0x3FDD_AC67_0561_BB4F), d(0x3FE9_21FB_5444_2D18), d(0x3FEF_730B_D281_F69B), d(0x3FF9_21FB_5444_2D18)];
+    const ATAN_LO: [f64; 4] =
+        [d(0x3C7A_2B7F_222F_65E2), d(0x3C81_A626_3314_5C07), d(0x3C70_0788_7AF0_CBBD), d(0x3C91_A626_3314_5C07)];
+    fn atan_coefficients() -> &'static [f64] {
+        &ATAN_F64
     }
 }
 
@@ -160,6 +198,45 @@ pub fn sin<T: Trig>(a: T) -> T {
 /// `cos a`: [`sincos`]'s second result.
 pub fn cos<T: Trig>(a: T) -> T {
     sincos(a).y
+}
+
+/// `atan x` as the contract states it: on `a = |x|`, the interval of the
+/// breakpoints 7/16, 11/16, 19/16, 39/16 picks `t` (one division, its
+/// numerator exact) and the constant `ch + cl` added back:
+///
+/// ```text
+/// a < 7/16   t = a / 1                   c = 0
+/// a < 11/16  t = (2a - 1) / (2 + a)      c = atan(1/2)
+/// a < 19/16  t = (a - 1) / (a + 1)       c = pi/4
+/// a < 39/16  t = (a - 1.5) / (1 + 1.5a)  c = atan(3/2)
+/// else       t = -1 / a                  c = pi/2
+/// ```
+///
+/// then `r = ch + (t + ((t u) P(u) + cl))` with `u = t t`; the result is `r`,
+/// `r * -1` for a negative `x`, and `x` itself for a zero `x`.
+pub fn atan<T: Trig>(x: T) -> T {
+    let a = x.abs();
+    let one = T::ONE;
+    let three_halves = one + T::HALF;
+    let (num, den, ch, cl) = match T::ATAN_BREAKS.iter().position(|&b| a < b) {
+        Some(0) => (a, one, T::ZERO, T::ZERO),
+        Some(1) => (T::TWO * a - one, T::TWO + a, T::ATAN_HI[0], T::ATAN_LO[0]),
+        Some(2) => (a - one, a + one, T::ATAN_HI[1], T::ATAN_LO[1]),
+        Some(3) => (a - three_halves, one + three_halves * a, T::ATAN_HI[2], T::ATAN_LO[2]),
+        // Past the last breakpoint, and NaN (no comparison holds).
+        _ => (T::NEG_ONE, a, T::ATAN_HI[3], T::ATAN_LO[3]),
+    };
+    let t = num / den;
+    let u = t * t;
+    let p = t * u * horner(T::atan_coefficients(), u);
+    let r = ch + (t + (p + cl));
+    if x == T::ZERO {
+        x
+    } else if x < T::ZERO {
+        r * T::NEG_ONE
+    } else {
+        r
+    }
 }
 
 /// `from_axis_angle`: the rotation by `angle` about `axis` (used as given, not
@@ -258,5 +335,25 @@ mod tests {
         assert_eq!((q.x, q.y), (0.0, 0.0));
         assert!(from_axis_angle(Vec3::new(1.0f32, 0.0, 0.0), 16384.002).w.is_nan());
         assert!(from_euler_xyz(0.1f32, f32::INFINITY, 0.0).rows[0][0].is_nan());
+    }
+
+    /// atan is close to the platform's everywhere, odd, and right at its
+    /// special values.
+    #[test]
+    fn atan_close_to_the_platform() {
+        for i in -40000..=40000 {
+            let x = (i as f64 * 1e-4).powi(3);
+            let (y, want) = (atan(x), x.atan());
+            assert!((y - want).abs() <= 2.0 * f64::EPSILON * want.abs(), "f64 {x}: {y} against {want}");
+            let xf = x as f32;
+            let (yf, wantf) = (f64::from(atan(xf)), f64::from(xf).atan());
+            assert!((yf - wantf).abs() <= 2.0 * f64::from(f32::EPSILON) * wantf.abs(), "f32 {xf}: {yf} against {wantf}");
+            assert_eq!(atan(-x).to_bits(), (-atan(x)).to_bits());
+        }
+        assert_eq!(atan(-0.0f32).to_bits(), (-0.0f32).to_bits());
+        assert_eq!(atan(f32::INFINITY), std::f32::consts::FRAC_PI_2);
+        assert_eq!(atan(f64::NEG_INFINITY), -std::f64::consts::FRAC_PI_2);
+        assert_eq!(atan(1.0f64), std::f64::consts::FRAC_PI_4);
+        assert!(atan(f32::NAN).is_nan());
     }
 }

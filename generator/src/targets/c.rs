@@ -777,12 +777,19 @@ pub fn component_name(model: &Model, shape: &str, k: usize) -> String {
     component(&model.spec.shape(shape).unwrap().kind, k)
 }
 
-/// An exact C literal of the element type: `2.0f`, `-1.0`, `0.5f`, `0.75`, or
-/// a hexadecimal float only where no decimal of at most 17 significant digits
-/// is exact. A decimal literal whose value is representable is that value in
-/// every C++ (\[lex.fcon\]) and, with at most 17 <= DECIMAL_DIG digits, in C
-/// under Annex F; hexadecimal floats need C99 or C++17, so the decimals keep
-/// the core readable by C++11 compilers.
+/// An exact C literal of the element type: `2.0f`, `-1.0`, `0.5f`, `0.75`,
+/// the exact decimal expansion of a constant stated by its bits
+/// (`0.041666664183139801025390625f`), or a hexadecimal float only where that
+/// expansion has more than 160 significant digits (far subnormals, huge
+/// integers). A decimal literal whose value is representable is that value in
+/// every C++ (\[lex.fcon\]); in C, Annex F's conversion of a decimal with
+/// more than DECIMAL_DIG digits gives one of the correct roundings of its two
+/// DECIMAL_DIG-digit neighbours, which for a representable value is the value
+/// itself whenever a DECIMAL_DIG-digit step is under half its ulp: always for
+/// binary32, and for binary64 with DECIMAL_DIG >= 18 (21 on x86 and aarch64
+/// gcc and clang; the corpus on every cell of the compatibility matrix checks
+/// the rest). Hexadecimal floats need C99 or C++17, so the decimals keep the
+/// core readable by C++11 compilers.
 pub fn literal(v: f64, elem: &ElemType) -> String {
     let s = &elem.literal_suffix;
     if v.fract() == 0.0 && v.abs() < 16_777_216.0 {
@@ -794,18 +801,21 @@ pub fn literal(v: f64, elem: &ElemType) -> String {
     if let Some(dec) = short_exact_decimal(v.abs()) {
         return format!("{sign}{dec}{s}");
     }
-    let exp = ((bits >> 52) & 0x7ff) as i64 - 1023;
+    let field = ((bits >> 52) & 0x7ff) as i64;
     let mant = bits & ((1u64 << 52) - 1);
     let mut hex = format!("{mant:013x}");
     while hex.ends_with('0') {
         hex.pop();
     }
     let frac = if hex.is_empty() { String::new() } else { format!(".{hex}") };
-    format!("{sign}0x1{frac}p{exp:+}{s}")
+    // A binary64 subnormal is 0.mant * 2^-1022.
+    let (lead, exp) = if field == 0 { (0, -1022) } else { (1, field - 1023) };
+    format!("{sign}0x{lead}{frac}p{exp:+}{s}")
 }
 
-/// The exact decimal expansion of a finite, non-negative, normal `v` when it
-/// has at most 17 significant digits (`0.5`, `0.75`, `1e-3` is not exact).
+/// The exact decimal expansion of a finite, positive `v` when it has at most
+/// 160 significant digits (`0.5`, `0.75`; `1e-3` is not a binary number), and
+/// for a whole number below 10^17.
 fn short_exact_decimal(v: f64) -> Option<String> {
     if !v.is_finite() || v == 0.0 {
         return None;
@@ -823,14 +833,30 @@ fn short_exact_decimal(v: f64) -> Option<String> {
         let n = (m as u128).checked_shl(e as u32).filter(|n| *n < LIMIT && e < 64)?;
         return Some(format!("{n}.0"));
     }
-    // v = m / 2^k = m * 5^k / 10^k.
-    let k = (-e) as u32;
-    let mut n = m as u128;
+    // v = m / 2^k = m * 5^k / 10^k; m * 5^k in base 10^9 limbs, least first.
+    let k = (-e) as usize;
+    let mut limbs = vec![m % 1_000_000_000, m / 1_000_000_000 % 1_000_000_000, m / 1_000_000_000_000_000_000];
     for _ in 0..k {
-        n = n.checked_mul(5).filter(|n| *n < LIMIT)?;
+        let mut carry = 0;
+        for limb in &mut limbs {
+            let x = *limb * 5 + carry;
+            *limb = x % 1_000_000_000;
+            carry = x / 1_000_000_000;
+        }
+        if carry > 0 {
+            limbs.push(carry);
+        }
     }
-    let digits = n.to_string();
-    let k = k as usize;
+    while limbs.len() > 1 && limbs.last() == Some(&0) {
+        limbs.pop();
+    }
+    let mut digits = limbs.last().unwrap().to_string();
+    for limb in limbs.iter().rev().skip(1) {
+        digits.push_str(&format!("{limb:09}"));
+    }
+    if digits.len() > 160 {
+        return None;
+    }
     Some(if digits.len() > k {
         format!("{}.{}", &digits[..digits.len() - k], &digits[digits.len() - k..])
     } else {
@@ -883,8 +909,17 @@ mod tests {
         assert_eq!(literal(1.5 * 2f64.powi(-20), &f32t()), "0.000001430511474609375f");
         assert_eq!(literal(-16777216.0, &f32t()), "-16777216.0f");
         assert_eq!(literal(2f64.powi(60), &f32t()), "0x1p+60f");
-        assert_eq!(literal(2f64.powi(-60), &f32t()), "0x1p-60f");
-        assert_eq!(literal(3.0 * 2f64.powi(-130), &f32t()), "0x1.8p-129f");
+        assert_eq!(literal(2f64.powi(-60), &f32t()), "0.000000000000000000867361737988403547205962240695953369140625f");
+        // Every decimal printed is exact: it parses back to the same bits.
+        for v in [3.0 * 2f64.powi(-130), f64::from(f32::from_bits(0x3D2A_AAAA)), f64::from_bits(0x397B_839A_2520_49C1), 0.1, 1e-300] {
+            let text = literal(v, &f32t());
+            let dec = text.trim_end_matches('f');
+            if !dec.starts_with("0x") {
+                assert_eq!(dec.parse::<f64>().unwrap().to_bits(), v.to_bits(), "{text}");
+            }
+        }
+        // A far subnormal keeps the hexadecimal form (its expansion is ~750 digits).
+        assert_eq!(literal(f64::from_bits(1), &f32t()), "0x0.0000000000001p-1022f");
     }
 
     /// The vectorising guard goes to exactly the functions whose products
