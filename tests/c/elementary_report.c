@@ -74,7 +74,10 @@ struct acc {
 
 static unsigned stride32 = 1; /* 1: every input; k: every k-th (a bounded run) */
 
-static void sweep32(const char *name, float (*fn)(float), double (*ref)(double), long double (*refl)(long double))
+/* Every f32 input (or every stride32-th): |x| <= limit is the domain (compared with the correctly
+   rounded result), the rest (NaN always) must give NaN. */
+static void sweep32(const char *name, float (*fn)(float), double (*ref)(double), long double (*refl)(long double),
+                    float limit, const char *domain)
 {
     struct acc t = {0};
     #pragma omp parallel
@@ -84,7 +87,7 @@ static void sweep32(const char *name, float (*fn)(float), double (*ref)(double),
         for (uint32_t hi = 0; hi < 65536; hi++) {
             for (uint32_t lo = (hi * 7u) % stride32; lo < 65536; lo += stride32) {
                 float x = f32_of(hi << 16 | lo), y = fn(x);
-                if (!(fabsf(x) <= 8192.0f)) {
+                if (!(fabsf(x) <= limit)) {
                     a.bad_outside += !isnan(y);
                     continue;
                 }
@@ -109,9 +112,9 @@ static void sweep32(const char *name, float (*fn)(float), double (*ref)(double),
         }
     }
     if (stride32 == 1)
-        printf("acc|%s|f32|every input of [-8192, 8192]|", name);
+        printf("acc|%s|f32|every input of %s|", name, domain);
     else
-        printf("acc|%s|f32|one input in %u of [-8192, 8192]|", name, stride32);
+        printf("acc|%s|f32|one input in %u of %s|", name, stride32, domain);
     printf("%llu|%.4f|%a|%ld|%.6f|%llu|%llu|%llu\n", (unsigned long long)t.n, t.max_err,
            (double)t.worst, t.max_dist, (double)t.cr / (double)t.n, (unsigned long long)t.long_double,
            (unsigned long long)t.undecided, (unsigned long long)t.bad_outside);
@@ -120,19 +123,22 @@ static void sweep32(const char *name, float (*fn)(float), double (*ref)(double),
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint64_t next(void) { rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17; return rng; }
 
-static void sweep64(const char *name, double (*fn)(double), long double (*refl)(long double), long per_binade)
+/* per_binade random inputs in each binade 2^emin..2^emax (either sign) and, for trig, as many next to
+   multiples of pi/2; `outside` lists inputs that must give NaN. */
+static void sweep64(const char *name, double (*fn)(double), long double (*refl)(long double), long per_binade,
+                    int emin, int emax, int trig, const double *outside, unsigned n_outside, const char *domain)
 {
     double max_err = 0, worst = 0;
     uint64_t n = 0, cr = 0, bad_outside = 0;
     for (int pass = 0; pass < 2; pass++) {
-        for (int e = -30; e < 20; e++) {
+        for (int e = emin; e < emax; e++) {
             for (long i = 0; i < per_binade; i++) {
                 double x;
                 if (pass == 0) {
                     x = ldexp(1.0 + (double)(next() >> 11) * 0x1p-53, e);
                 } else {
                     /* next to a multiple k of pi/2, k in the binade: the hard cases of the reduction */
-                    if (e < 1) break;
+                    if (e < 1 || !trig) break;
                     double k = floor(ldexp(1.0 + (double)(next() >> 11) * 0x1p-53, e) / 1.5707963267948966);
                     long double m = (long double)k * 1.5707963267948966192313216916397514L;
                     x = (double)m;
@@ -153,9 +159,8 @@ static void sweep64(const char *name, double (*fn)(double), long double (*refl)(
             }
         }
     }
-    double out[] = {2e6, 1e300, INFINITY, -INFINITY, NAN};
-    for (unsigned i = 0; i < sizeof out / sizeof out[0]; i++) bad_outside += !isnan(fn(out[i]));
-    printf("acc|%s|f64|random in each binade 2^-30..2^20, and next to multiples of pi/2|%llu|%.4f|%a|-|%.6f|-|-|%llu\n", name,
+    for (unsigned i = 0; i < n_outside; i++) bad_outside += !isnan(fn(outside[i]));
+    printf("acc|%s|f64|%s|%llu|%.4f|%a|-|%.6f|-|-|%llu\n", name, domain,
            (unsigned long long)n, max_err, worst, (double)cr / (double)n, (unsigned long long)bad_outside);
 }
 
@@ -187,8 +192,8 @@ static void speed(void)
         xs[i] = (float)((double)(next() >> 11) * 0x1p-53 * 200.0 - 100.0);
         xd[i] = (double)(next() >> 11) * 0x1p-53 * 200.0 - 100.0;
     }
-    double b[12];
-    for (int k = 0; k < 12; k++) b[k] = 1e30;
+    double b[16];
+    for (int k = 0; k < 16; k++) b[k] = 1e30;
     for (int round = 0; round < 200; round++) {
         TIME32(b[0], aether_f32_sin); TIME32(b[1], sinf);
         TIME32(b[2], aether_f32_cos); TIME32(b[3], cosf);
@@ -196,9 +201,11 @@ static void speed(void)
         TIME64(b[6], aether_f64_sin); TIME64(b[7], sin);
         TIME64(b[8], aether_f64_cos); TIME64(b[9], cos);
         TIME64(b[10], sincos_sum_d); TIME64(b[11], glibc_sincos_sum_d);
+        TIME32(b[12], aether_f32_atan); TIME32(b[13], atanf);
+        TIME64(b[14], aether_f64_atan); TIME64(b[15], atan);
     }
-    const char *names[] = {"sin f32", "cos f32", "sincos f32", "sin f64", "cos f64", "sincos f64"};
-    for (int k = 0; k < 6; k++) printf("time|%s|%.2f|%.2f|%.2f\n", names[k], b[2 * k], b[2 * k + 1], b[2 * k] / b[2 * k + 1]);
+    const char *names[] = {"sin f32", "cos f32", "sincos f32", "sin f64", "cos f64", "sincos f64", "atan f32", "atan f64"};
+    for (int k = 0; k < 8; k++) printf("time|%s|%.2f|%.2f|%.2f\n", names[k], b[2 * k], b[2 * k + 1], b[2 * k] / b[2 * k + 1]);
 }
 
 int main(int argc, char **argv)
@@ -208,10 +215,14 @@ int main(int argc, char **argv)
     if (argc > 3) stride32 = (unsigned)atoi(argv[3]);
     if (stride32 < 1) stride32 = 1;
     if (!only_speed) {
-        sweep32("sin", aether_f32_sin, sin, sinl);
-        sweep32("cos", aether_f32_cos, cos, cosl);
-        sweep64("sin", aether_f64_sin, sinl, per_binade);
-        sweep64("cos", aether_f64_cos, cosl, per_binade);
+        const char *trig32 = "[-8192, 8192]", *trig64 = "random in each binade 2^-30..2^20, and next to multiples of pi/2";
+        const double trig_out[] = {2e6, 1e300, INFINITY, -INFINITY, NAN}, atan_out[] = {NAN, -NAN};
+        sweep32("sin", aether_f32_sin, sin, sinl, 8192.0f, trig32);
+        sweep32("cos", aether_f32_cos, cos, cosl, 8192.0f, trig32);
+        sweep32("atan", aether_f32_atan, atan, atanl, INFINITY, "f32 (every pattern but NaN; NaN must give NaN)");
+        sweep64("sin", aether_f64_sin, sinl, per_binade, -30, 20, 1, trig_out, 5, trig64);
+        sweep64("cos", aether_f64_cos, cosl, per_binade, -30, 20, 1, trig_out, 5, trig64);
+        sweep64("atan", aether_f64_atan, atanl, per_binade, -40, 40, 0, atan_out, 2, "random in each binade 2^-40..2^40");
     }
     if (!(argc > 2 && strcmp(argv[2], "accuracy") == 0)) speed();
     return 0;
