@@ -2270,6 +2270,70 @@ static __inline__ __attribute__((__always_inline__)) void aether_f64_atan_batch_
     *aether_result = aether_select_f64x4((x == aether_batch_splat_f64x4(0.0)), x, aether_select_f64x4((x < aether_batch_splat_f64x4(0.0)), aether_product_f64x4((r * aether_batch_splat_f64x4(-1.0))), r));
 }
 
+static __inline__ __attribute__((__always_inline__)) void aether_f32_atan2_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_y, const aether_f32x8 *aether_x)
+{
+    const aether_f32x8 y = *aether_y;
+    const aether_f32x8 x = *aether_x;
+    const aether_f32x8 a0 = ((aether_f32x8)((aether_i32x8)(y) & (int32_t)0x7fffffff));
+    const aether_f32x8 b0 = ((aether_f32x8)((aether_i32x8)(x) & (int32_t)0x7fffffff));
+    const aether_f32x8 m0 = aether_fmax_f32x8(a0, b0);
+    const aether_f32x8 sc = aether_select_f32x8((m0 >= aether_batch_splat_f32x8(72057594037927936.0f)), aether_batch_splat_f32x8(0.00000000000000001387778780781445675529539585113525390625f), aether_select_f32x8((m0 < aether_batch_splat_f32x8(0.00000000000000001387778780781445675529539585113525390625f)), aether_batch_splat_f32x8(72057594037927936.0f), aether_batch_splat_f32x8(1.0f)));
+    const aether_i32x8 ii = ((a0 == b0) & (~(((aether_i32x8)(a0) & (int32_t)0x7f800000) != (int32_t)0x7f800000)));
+    const aether_f32x8 a = aether_select_f32x8(ii, aether_batch_splat_f32x8(1.0f), aether_product_f32x8((a0 * sc)));
+    const aether_f32x8 b = aether_select_f32x8(ii, aether_batch_splat_f32x8(1.0f), aether_product_f32x8((b0 * sc)));
+    const aether_i32x8 b1 = (a < aether_product_f32x8((aether_batch_splat_f32x8(0.4375f) * b)));
+    const aether_i32x8 b2 = (a < aether_product_f32x8((aether_batch_splat_f32x8(0.6875f) * b)));
+    const aether_i32x8 b3 = (a < aether_product_f32x8((aether_batch_splat_f32x8(1.1875f) * b)));
+    const aether_i32x8 b4 = (a < aether_product_f32x8((aether_batch_splat_f32x8(2.4375f) * b)));
+    const aether_f32x8 hb = aether_product_f32x8((aether_batch_splat_f32x8(0.5f) * b));
+    const aether_f32x8 s15 = (b + hb);
+    const aether_f32x8 e15 = (hb - (s15 - b));
+    const aether_f32x8 num = aether_select_f32x8(b1, a, aether_select_f32x8(b2, (aether_product_f32x8((aether_batch_splat_f32x8(2.0f) * a)) - b), aether_select_f32x8(b3, (a - b), aether_select_f32x8(b4, ((a - s15) - e15), aether_product_f32x8((b * aether_batch_splat_f32x8(-1.0f)))))));
+    const aether_f32x8 den = aether_select_f32x8(b1, b, aether_select_f32x8(b2, (aether_product_f32x8((aether_batch_splat_f32x8(2.0f) * b)) + a), aether_select_f32x8(b3, (a + b), aether_select_f32x8(b4, (b + aether_product_f32x8((aether_batch_splat_f32x8(1.5f) * a))), a))));
+    const aether_f32x8 t = (num / den);
+    const aether_f32x8 u = aether_product_f32x8((t * t));
+    const aether_f32x8 p = aether_product_f32x8((aether_product_f32x8((t * u)) * (aether_batch_splat_f32x8(-0.333333313465118408203125f) + aether_product_f32x8((u * (aether_batch_splat_f32x8(0.19999314844608306884765625f) + aether_product_f32x8((u * (aether_batch_splat_f32x8(-0.1425657570362091064453125f) + aether_product_f32x8((u * (aether_batch_splat_f32x8(0.106683857738971710205078125f) + aether_product_f32x8((u * aether_batch_splat_f32x8(-0.062158115208148956298828125f)))))))))))))));
+    const aether_i32x8 xneg = ((x < aether_batch_splat_f32x8(0.0f)) | ((x == aether_batch_splat_f32x8(0.0f)) & ((aether_batch_splat_f32x8(1.0f) / x) < aether_batch_splat_f32x8(0.0f))));
+    const aether_f32x8 ch = aether_select_f32x8(xneg, aether_select_f32x8(b1, aether_batch_splat_f32x8(3.1415927410125732421875f), aether_select_f32x8(b2, aether_batch_splat_f32x8(2.67794513702392578125f), aether_select_f32x8(b3, aether_batch_splat_f32x8(2.35619449615478515625f), aether_select_f32x8(b4, aether_batch_splat_f32x8(2.1587989330291748046875f), aether_batch_splat_f32x8(1.57079637050628662109375f))))), aether_select_f32x8(b1, aether_batch_splat_f32x8(0.0f), aether_select_f32x8(b2, aether_batch_splat_f32x8(0.4636476039886474609375f), aether_select_f32x8(b3, aether_batch_splat_f32x8(0.785398185253143310546875f), aether_select_f32x8(b4, aether_batch_splat_f32x8(0.982793748378753662109375f), aether_batch_splat_f32x8(1.57079637050628662109375f))))));
+    const aether_f32x8 cl = aether_select_f32x8(xneg, aether_select_f32x8(b1, aether_batch_splat_f32x8(-0.0000000874227765734758577309548854827880859375f), aether_select_f32x8(b2, aether_batch_splat_f32x8(-0.00000009243493792610024684108793735504150390625f), aether_select_f32x8(b3, aether_batch_splat_f32x8(-0.00000000596244031925152739859186112880706787109375f), aether_select_f32x8(b4, aether_batch_splat_f32x8(-0.0000000026867106317496336487238295376300811767578125f), aether_batch_splat_f32x8(-0.00000004371138828673792886547744274139404296875f))))), aether_select_f32x8(b1, aether_batch_splat_f32x8(0.0f), aether_select_f32x8(b2, aether_batch_splat_f32x8(0.00000000501215868808913000975735485553741455078125f), aether_select_f32x8(b3, aether_batch_splat_f32x8(-0.000000021855694143368964432738721370697021484375f), aether_select_f32x8(b4, aether_batch_splat_f32x8(-0.000000025131424052915463107638061046600341796875f), aether_batch_splat_f32x8(-0.00000004371138828673792886547744274139404296875f))))));
+    const aether_f32x8 m = aether_select_f32x8(xneg, (ch - (t + (p - cl))), (ch + (t + (p + cl))));
+    const aether_f32x8 mz = aether_select_f32x8(((a0 == aether_batch_splat_f32x8(0.0f)) & (b0 == b0)), aether_select_f32x8(xneg, aether_batch_splat_f32x8(3.1415927410125732421875f), aether_batch_splat_f32x8(0.0f)), m);
+    const aether_i32x8 yneg = ((y < aether_batch_splat_f32x8(0.0f)) | ((y == aether_batch_splat_f32x8(0.0f)) & ((aether_batch_splat_f32x8(1.0f) / y) < aether_batch_splat_f32x8(0.0f))));
+    *aether_result = aether_select_f32x8(yneg, aether_product_f32x8((mz * aether_batch_splat_f32x8(-1.0f))), mz);
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_f64_atan2_batch_x4(aether_f64x4 *aether_result, const aether_f64x4 *aether_y, const aether_f64x4 *aether_x)
+{
+    const aether_f64x4 y = *aether_y;
+    const aether_f64x4 x = *aether_x;
+    const aether_f64x4 a0 = ((aether_f64x4)((aether_i64x4)(y) & (int64_t)0x7fffffffffffffff));
+    const aether_f64x4 b0 = ((aether_f64x4)((aether_i64x4)(x) & (int64_t)0x7fffffffffffffff));
+    const aether_f64x4 m0 = aether_fmax_f64x4(a0, b0);
+    const aether_f64x4 sc = aether_select_f64x4((m0 >= aether_batch_splat_f64x4(13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0)), aether_batch_splat_f64x4(0x1p-512), aether_select_f64x4((m0 < aether_batch_splat_f64x4(0x1p-512)), aether_batch_splat_f64x4(13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0), aether_batch_splat_f64x4(1.0)));
+    const aether_i64x4 ii = ((a0 == b0) & (~(((aether_i64x4)(a0) & (int64_t)0x7ff0000000000000) != (int64_t)0x7ff0000000000000)));
+    const aether_f64x4 a = aether_select_f64x4(ii, aether_batch_splat_f64x4(1.0), aether_product_f64x4((a0 * sc)));
+    const aether_f64x4 b = aether_select_f64x4(ii, aether_batch_splat_f64x4(1.0), aether_product_f64x4((b0 * sc)));
+    const aether_i64x4 b1 = (a < aether_product_f64x4((aether_batch_splat_f64x4(0.4375) * b)));
+    const aether_i64x4 b2 = (a < aether_product_f64x4((aether_batch_splat_f64x4(0.6875) * b)));
+    const aether_i64x4 b3 = (a < aether_product_f64x4((aether_batch_splat_f64x4(1.1875) * b)));
+    const aether_i64x4 b4 = (a < aether_product_f64x4((aether_batch_splat_f64x4(2.4375) * b)));
+    const aether_f64x4 hb = aether_product_f64x4((aether_batch_splat_f64x4(0.5) * b));
+    const aether_f64x4 s15 = (b + hb);
+    const aether_f64x4 e15 = (hb - (s15 - b));
+    const aether_f64x4 num = aether_select_f64x4(b1, a, aether_select_f64x4(b2, (aether_product_f64x4((aether_batch_splat_f64x4(2.0) * a)) - b), aether_select_f64x4(b3, (a - b), aether_select_f64x4(b4, ((a - s15) - e15), aether_product_f64x4((b * aether_batch_splat_f64x4(-1.0)))))));
+    const aether_f64x4 den = aether_select_f64x4(b1, b, aether_select_f64x4(b2, (aether_product_f64x4((aether_batch_splat_f64x4(2.0) * b)) + a), aether_select_f64x4(b3, (a + b), aether_select_f64x4(b4, (b + aether_product_f64x4((aether_batch_splat_f64x4(1.5) * a))), a))));
+    const aether_f64x4 t = (num / den);
+    const aether_f64x4 u = aether_product_f64x4((t * t));
+    const aether_f64x4 p = aether_product_f64x4((aether_product_f64x4((t * u)) * (aether_batch_splat_f64x4(-0.333333333333333314829616256247390992939472198486328125) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.1999999999999940991646241172929876483976840972900390625) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0.1428571428556680567023562389294966123998165130615234375) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.111111110966450377102177071719779632985591888427734375) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0.0909090835560259213909972686451510526239871978759765625) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.0769228555488928600336606677956297062337398529052734375) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0.0666624192335996401670428213037666864693164825439453125) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.05876946456755061110044380257022567093372344970703125) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0.052166797393136558891324483511198195628821849822998046875) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.044922592931936559945693687723178300075232982635498046875) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0.033128134256069585727999537994037382304668426513671875) + aether_product_f64x4((u * aether_batch_splat_f64x4(0.01477318461698380602786784265845199115574359893798828125))))))))))))))))))))))))))))))))))));
+    const aether_i64x4 xneg = ((x < aether_batch_splat_f64x4(0.0)) | ((x == aether_batch_splat_f64x4(0.0)) & ((aether_batch_splat_f64x4(1.0) / x) < aether_batch_splat_f64x4(0.0))));
+    const aether_f64x4 ch = aether_select_f64x4(xneg, aether_select_f64x4(b1, aether_batch_splat_f64x4(3.141592653589793115997963468544185161590576171875), aether_select_f64x4(b2, aether_batch_splat_f64x4(2.67794504458898696697133345878683030605316162109375), aether_select_f64x4(b3, aether_batch_splat_f64x4(2.35619449019234483699847260140813887119293212890625), aether_select_f64x4(b4, aether_batch_splat_f64x4(2.158798930342463950893261426244862377643585205078125), aether_batch_splat_f64x4(1.5707963267948965579989817342720925807952880859375))))), aether_select_f64x4(b1, aether_batch_splat_f64x4(0.0), aether_select_f64x4(b2, aether_batch_splat_f64x4(0.463647609000806093515478778499527834355831146240234375), aether_select_f64x4(b3, aether_batch_splat_f64x4(0.78539816339744827899949086713604629039764404296875), aether_select_f64x4(b4, aether_batch_splat_f64x4(0.98279372324732905408239957978366874158382415771484375), aether_batch_splat_f64x4(1.5707963267948965579989817342720925807952880859375))))));
+    const aether_f64x4 cl = aether_select_f64x4(xneg, aether_select_f64x4(b1, aether_batch_splat_f64x4(0.000000000000000122464679914735320717376402945839660462569212467758006379625612680683843791484832763671875), aether_select_f64x4(b2, aether_batch_splat_f64x4(0.000000000000000155277053693031466809125464197572995314179945792153192396511940387426875531673431396484375), aether_select_f64x4(b3, aether_batch_splat_f64x4(0.000000000000000091848509936051484375056480170225015567797493079051085462793935221270658075809478759765625), aether_select_f64x4(b4, aether_batch_splat_f64x4(0.000000000000000219583671346019967063675973314112943812594902211025871263672115674125961959362030029296875), aether_batch_splat_f64x4(0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375))))), aether_select_f64x4(b1, aether_batch_splat_f64x4(0.0), aether_select_f64x4(b2, aether_batch_splat_f64x4(0.00000000000000002269877745296168709240834419196241055251868294737223330503894658249919302761554718017578125), aether_select_f64x4(b3, aether_batch_splat_f64x4(0.00000000000000003061616997868383017934410073645991511564230311693950159490640317017096094787120819091796875), aether_select_f64x4(b4, aether_batch_splat_f64x4(0.000000000000000013903311031230998451599863382076653231280185849081006133065585572694544680416584014892578125), aether_batch_splat_f64x4(0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375))))));
+    const aether_f64x4 m = aether_select_f64x4(xneg, (ch - (t + (p - cl))), (ch + (t + (p + cl))));
+    const aether_f64x4 mz = aether_select_f64x4(((a0 == aether_batch_splat_f64x4(0.0)) & (b0 == b0)), aether_select_f64x4(xneg, aether_batch_splat_f64x4(3.141592653589793115997963468544185161590576171875), aether_batch_splat_f64x4(0.0)), m);
+    const aether_i64x4 yneg = ((y < aether_batch_splat_f64x4(0.0)) | ((y == aether_batch_splat_f64x4(0.0)) & ((aether_batch_splat_f64x4(1.0) / y) < aether_batch_splat_f64x4(0.0))));
+    *aether_result = aether_select_f64x4(yneg, aether_product_f64x4((mz * aether_batch_splat_f64x4(-1.0))), mz);
+}
+
 static __inline__ __attribute__((__always_inline__)) void aether_quatf_from_axis_angle_batch_x8(aether_quatfx8 *aether_result, const aether_vec3fx8 *aether_axis, const aether_f32x8 *aether_angle)
 {
     const aether_vec3fx8 axis = *aether_axis;
@@ -4824,6 +4888,70 @@ static inline double aether_f64_atan_batch_item(const double *aether_x)
     const double p = aether_product_vec_f64((aether_product_vec_f64((t * u)) * (-0.333333333333333314829616256247390992939472198486328125 + aether_product_vec_f64((u * (0.1999999999999940991646241172929876483976840972900390625 + aether_product_vec_f64((u * (-0.1428571428556680567023562389294966123998165130615234375 + aether_product_vec_f64((u * (0.111111110966450377102177071719779632985591888427734375 + aether_product_vec_f64((u * (-0.0909090835560259213909972686451510526239871978759765625 + aether_product_vec_f64((u * (0.0769228555488928600336606677956297062337398529052734375 + aether_product_vec_f64((u * (-0.0666624192335996401670428213037666864693164825439453125 + aether_product_vec_f64((u * (0.05876946456755061110044380257022567093372344970703125 + aether_product_vec_f64((u * (-0.052166797393136558891324483511198195628821849822998046875 + aether_product_vec_f64((u * (0.044922592931936559945693687723178300075232982635498046875 + aether_product_vec_f64((u * (-0.033128134256069585727999537994037382304668426513671875 + aether_product_vec_f64((u * 0.01477318461698380602786784265845199115574359893798828125)))))))))))))))))))))))))))))))))));
     const double r = (ch + (t + (p + cl)));
     return ((x == 0.0) ? x : ((x < 0.0) ? aether_product_vec_f64((r * -1.0)) : r));
+}
+
+static inline float aether_f32_atan2_batch_item(const float *aether_y, const float *aether_x)
+{
+    const float y = *aether_y;
+    const float x = *aether_x;
+    const float a0 = fabsf(y);
+    const float b0 = fabsf(x);
+    const float m0 = aether_fmax_f32(a0, b0);
+    const float sc = ((m0 >= 72057594037927936.0f) ? 0.00000000000000001387778780781445675529539585113525390625f : ((m0 < 0.00000000000000001387778780781445675529539585113525390625f) ? 72057594037927936.0f : 1.0f));
+    const int ii = ((a0 == b0) && (!isfinite(a0)));
+    const float a = (ii ? 1.0f : aether_product_vec_f32((a0 * sc)));
+    const float b = (ii ? 1.0f : aether_product_vec_f32((b0 * sc)));
+    const int b1 = (a < aether_product_vec_f32((0.4375f * b)));
+    const int b2 = (a < aether_product_vec_f32((0.6875f * b)));
+    const int b3 = (a < aether_product_vec_f32((1.1875f * b)));
+    const int b4 = (a < aether_product_vec_f32((2.4375f * b)));
+    const float hb = aether_product_vec_f32((0.5f * b));
+    const float s15 = (b + hb);
+    const float e15 = (hb - (s15 - b));
+    const float num = (b1 ? a : (b2 ? (aether_product_vec_f32((2.0f * a)) - b) : (b3 ? (a - b) : (b4 ? ((a - s15) - e15) : aether_product_vec_f32((b * -1.0f))))));
+    const float den = (b1 ? b : (b2 ? (aether_product_vec_f32((2.0f * b)) + a) : (b3 ? (a + b) : (b4 ? (b + aether_product_vec_f32((1.5f * a))) : a))));
+    const float t = (num / den);
+    const float u = aether_product_vec_f32((t * t));
+    const float p = aether_product_vec_f32((aether_product_vec_f32((t * u)) * (-0.333333313465118408203125f + aether_product_vec_f32((u * (0.19999314844608306884765625f + aether_product_vec_f32((u * (-0.1425657570362091064453125f + aether_product_vec_f32((u * (0.106683857738971710205078125f + aether_product_vec_f32((u * -0.062158115208148956298828125f))))))))))))));
+    const int xneg = ((x < 0.0f) || ((x == 0.0f) && ((1.0f / x) < 0.0f)));
+    const float ch = (xneg ? (b1 ? 3.1415927410125732421875f : (b2 ? 2.67794513702392578125f : (b3 ? 2.35619449615478515625f : (b4 ? 2.1587989330291748046875f : 1.57079637050628662109375f)))) : (b1 ? 0.0f : (b2 ? 0.4636476039886474609375f : (b3 ? 0.785398185253143310546875f : (b4 ? 0.982793748378753662109375f : 1.57079637050628662109375f)))));
+    const float cl = (xneg ? (b1 ? -0.0000000874227765734758577309548854827880859375f : (b2 ? -0.00000009243493792610024684108793735504150390625f : (b3 ? -0.00000000596244031925152739859186112880706787109375f : (b4 ? -0.0000000026867106317496336487238295376300811767578125f : -0.00000004371138828673792886547744274139404296875f)))) : (b1 ? 0.0f : (b2 ? 0.00000000501215868808913000975735485553741455078125f : (b3 ? -0.000000021855694143368964432738721370697021484375f : (b4 ? -0.000000025131424052915463107638061046600341796875f : -0.00000004371138828673792886547744274139404296875f)))));
+    const float m = (xneg ? (ch - (t + (p - cl))) : (ch + (t + (p + cl))));
+    const float mz = (((a0 == 0.0f) && (b0 == b0)) ? (xneg ? 3.1415927410125732421875f : 0.0f) : m);
+    const int yneg = ((y < 0.0f) || ((y == 0.0f) && ((1.0f / y) < 0.0f)));
+    return (yneg ? aether_product_vec_f32((mz * -1.0f)) : mz);
+}
+
+static inline double aether_f64_atan2_batch_item(const double *aether_y, const double *aether_x)
+{
+    const double y = *aether_y;
+    const double x = *aether_x;
+    const double a0 = fabs(y);
+    const double b0 = fabs(x);
+    const double m0 = aether_fmax_f64(a0, b0);
+    const double sc = ((m0 >= 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0) ? 0x1p-512 : ((m0 < 0x1p-512) ? 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0 : 1.0));
+    const int ii = ((a0 == b0) && (!isfinite(a0)));
+    const double a = (ii ? 1.0 : aether_product_vec_f64((a0 * sc)));
+    const double b = (ii ? 1.0 : aether_product_vec_f64((b0 * sc)));
+    const int b1 = (a < aether_product_vec_f64((0.4375 * b)));
+    const int b2 = (a < aether_product_vec_f64((0.6875 * b)));
+    const int b3 = (a < aether_product_vec_f64((1.1875 * b)));
+    const int b4 = (a < aether_product_vec_f64((2.4375 * b)));
+    const double hb = aether_product_vec_f64((0.5 * b));
+    const double s15 = (b + hb);
+    const double e15 = (hb - (s15 - b));
+    const double num = (b1 ? a : (b2 ? (aether_product_vec_f64((2.0 * a)) - b) : (b3 ? (a - b) : (b4 ? ((a - s15) - e15) : aether_product_vec_f64((b * -1.0))))));
+    const double den = (b1 ? b : (b2 ? (aether_product_vec_f64((2.0 * b)) + a) : (b3 ? (a + b) : (b4 ? (b + aether_product_vec_f64((1.5 * a))) : a))));
+    const double t = (num / den);
+    const double u = aether_product_vec_f64((t * t));
+    const double p = aether_product_vec_f64((aether_product_vec_f64((t * u)) * (-0.333333333333333314829616256247390992939472198486328125 + aether_product_vec_f64((u * (0.1999999999999940991646241172929876483976840972900390625 + aether_product_vec_f64((u * (-0.1428571428556680567023562389294966123998165130615234375 + aether_product_vec_f64((u * (0.111111110966450377102177071719779632985591888427734375 + aether_product_vec_f64((u * (-0.0909090835560259213909972686451510526239871978759765625 + aether_product_vec_f64((u * (0.0769228555488928600336606677956297062337398529052734375 + aether_product_vec_f64((u * (-0.0666624192335996401670428213037666864693164825439453125 + aether_product_vec_f64((u * (0.05876946456755061110044380257022567093372344970703125 + aether_product_vec_f64((u * (-0.052166797393136558891324483511198195628821849822998046875 + aether_product_vec_f64((u * (0.044922592931936559945693687723178300075232982635498046875 + aether_product_vec_f64((u * (-0.033128134256069585727999537994037382304668426513671875 + aether_product_vec_f64((u * 0.01477318461698380602786784265845199115574359893798828125)))))))))))))))))))))))))))))))))));
+    const int xneg = ((x < 0.0) || ((x == 0.0) && ((1.0 / x) < 0.0)));
+    const double ch = (xneg ? (b1 ? 3.141592653589793115997963468544185161590576171875 : (b2 ? 2.67794504458898696697133345878683030605316162109375 : (b3 ? 2.35619449019234483699847260140813887119293212890625 : (b4 ? 2.158798930342463950893261426244862377643585205078125 : 1.5707963267948965579989817342720925807952880859375)))) : (b1 ? 0.0 : (b2 ? 0.463647609000806093515478778499527834355831146240234375 : (b3 ? 0.78539816339744827899949086713604629039764404296875 : (b4 ? 0.98279372324732905408239957978366874158382415771484375 : 1.5707963267948965579989817342720925807952880859375)))));
+    const double cl = (xneg ? (b1 ? 0.000000000000000122464679914735320717376402945839660462569212467758006379625612680683843791484832763671875 : (b2 ? 0.000000000000000155277053693031466809125464197572995314179945792153192396511940387426875531673431396484375 : (b3 ? 0.000000000000000091848509936051484375056480170225015567797493079051085462793935221270658075809478759765625 : (b4 ? 0.000000000000000219583671346019967063675973314112943812594902211025871263672115674125961959362030029296875 : 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375)))) : (b1 ? 0.0 : (b2 ? 0.00000000000000002269877745296168709240834419196241055251868294737223330503894658249919302761554718017578125 : (b3 ? 0.00000000000000003061616997868383017934410073645991511564230311693950159490640317017096094787120819091796875 : (b4 ? 0.000000000000000013903311031230998451599863382076653231280185849081006133065585572694544680416584014892578125 : 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375)))));
+    const double m = (xneg ? (ch - (t + (p - cl))) : (ch + (t + (p + cl))));
+    const double mz = (((a0 == 0.0) && (b0 == b0)) ? (xneg ? 3.141592653589793115997963468544185161590576171875 : 0.0) : m);
+    const int yneg = ((y < 0.0) || ((y == 0.0) && ((1.0 / y) < 0.0)));
+    return (yneg ? aether_product_vec_f64((mz * -1.0)) : mz);
 }
 
 static inline aether_quatf aether_quatf_from_axis_angle_batch_item(const aether_vec3f *aether_axis, const float *aether_angle)
@@ -17759,6 +17887,92 @@ void aether_f64_atan_aos(const double *x, double *out, size_t n)
 #endif
     for (; i < n; ++i) {
         out[i] = aether_f64_atan_batch_item(&x[i]);
+    }
+}
+
+void aether_f32_atan2_soa(const float *y, const float *x, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_y;
+        aether_f32x8 v_x;
+        aether_f32x8 aether_r;
+        memcpy(&v_y, y + i, 8u * sizeof(float));
+        memcpy(&v_x, x + i, 8u * sizeof(float));
+        aether_f32_atan2_batch_x8(&aether_r, &v_y, &v_x);
+        memcpy(out + i, &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        float v_y;
+        v_y = y[i];
+        float v_x;
+        v_x = x[i];
+        const float result = aether_f32_atan2(v_y, v_x);
+        out[i] = result;
+    }
+}
+
+void aether_f32_atan2_aos(const float *y, const float *x, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_y;
+        aether_f32x8 v_x;
+        aether_f32x8 aether_r;
+        memcpy(&v_y, (const float *)(const void *)(y + i), 8u * sizeof(float));
+        memcpy(&v_x, (const float *)(const void *)(x + i), 8u * sizeof(float));
+        aether_f32_atan2_batch_x8(&aether_r, &v_y, &v_x);
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f32_atan2_batch_item(&y[i], &x[i]);
+    }
+}
+
+void aether_f64_atan2_soa(const double *y, const double *x, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_y;
+        aether_f64x4 v_x;
+        aether_f64x4 aether_r;
+        memcpy(&v_y, y + i, 4u * sizeof(double));
+        memcpy(&v_x, x + i, 4u * sizeof(double));
+        aether_f64_atan2_batch_x4(&aether_r, &v_y, &v_x);
+        memcpy(out + i, &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        double v_y;
+        v_y = y[i];
+        double v_x;
+        v_x = x[i];
+        const double result = aether_f64_atan2(v_y, v_x);
+        out[i] = result;
+    }
+}
+
+void aether_f64_atan2_aos(const double *y, const double *x, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_y;
+        aether_f64x4 v_x;
+        aether_f64x4 aether_r;
+        memcpy(&v_y, (const double *)(const void *)(y + i), 4u * sizeof(double));
+        memcpy(&v_x, (const double *)(const void *)(x + i), 4u * sizeof(double));
+        aether_f64_atan2_batch_x4(&aether_r, &v_y, &v_x);
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f64_atan2_batch_item(&y[i], &x[i]);
     }
 }
 

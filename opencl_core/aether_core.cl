@@ -47,7 +47,7 @@
 #define AETHER_CONTRACT_VERSION "0.1.0"
 /* The contract's fingerprint: the same as c_core/aether_core.h and the corpus when they come from
    the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 b68e190a259215eca3ca0926e3a3b467"
+#define AETHER_CONTRACT_ID "aether 0.1.0 4dc3d70c3d077416a0166e08f9265f21"
 
 /* Self-test status bits (the C core's). */
 #define AETHER_SELFTEST_OK 0u
@@ -230,6 +230,7 @@ aether_vec2f aether_f32_sincos(float a);
 float aether_f32_sin(float a);
 float aether_f32_cos(float a);
 float aether_f32_atan(float x);
+float aether_f32_atan2(float y, float x);
 aether_quatf aether_quatf_from_axis_angle(aether_vec3f axis, float angle);
 aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, float az);
 aether_rotationf aether_f32_jacobi_rotation(float app, float aqq, float apq);
@@ -2714,6 +2715,91 @@ float aether_f32_atan(float x)
     const float p = ((t * u) * (-0.333333313465118408203125f + (u * (0.19999314844608306884765625f + (u * (-0.1425657570362091064453125f + (u * (0.106683857738971710205078125f + (u * -0.062158115208148956298828125f)))))))));
     const float r = (ch + (t + (p + cl)));
     return ((x == 0.0f) ? x : ((x < 0.0f) ? (r * -1.0f) : r));
+}
+
+/* aether_f32_atan2: atan2(y, x): the angle of (x, y) in [-pi, pi], by atan's reduction on |y| and |x| (one division, no ratio formed), constants pi - c for x < 0, and C99's special values, as the contract states (its elementary-functions section).
+   Spec:
+       a0 = fabs(y)
+       b0 = fabs(x)
+       m0 = fmax(a0, b0)
+       sc = m0 >= f32_bits(0x5B800000) ? f32_bits(0x23800000) : (m0 < f32_bits(0x23800000) ? f32_bits(0x5B800000) : 1)
+       ii = a0 == b0 && !isfinite(a0)
+       a = ii ? 1 : a0 * sc
+       b = ii ? 1 : b0 * sc
+       b1 = a < 0.4375 * b
+       b2 = a < 0.6875 * b
+       b3 = a < 1.1875 * b
+       b4 = a < 2.4375 * b
+       hb = 0.5 * b
+       s15 = b + hb
+       e15 = hb - (s15 - b)
+       num = b1 ? a : (b2 ? 2 * a - b : (b3 ? a - b : (b4 ? (a - s15) - e15 : b * -1)))
+       den = b1 ? b : (b2 ? 2 * b + a : (b3 ? a + b : (b4 ? b + 1.5 * a : a)))
+       t = num / den
+       u = t * t
+       p = t * u * (f32_bits(0xBEAAAAAA) + u * (f32_bits(0x3E4CCB01) + u * (f32_bits(0xBE11FCC2) + u * (f32_bits(0x3DDA7D11) + u * f32_bits(0xBD7E9982)))))
+       xneg = x < 0 || (x == 0 && 1 / x < 0)
+       ch = xneg ? (b1 ? f32_bits(0x40490FDB) : (b2 ? f32_bits(0x402B6374) : (b3 ? f32_bits(0x4016CBE4) : (b4 ? f32_bits(0x400A29C3) : f32_bits(0x3FC90FDB))))) : (b1 ? 0 : (b2 ? f32_bits(0x3EED6338) : (b3 ? f32_bits(0x3F490FDB) : (b4 ? f32_bits(0x3F7B985F) : f32_bits(0x3FC90FDB)))))
+       cl = xneg ? (b1 ? f32_bits(0xB3BBBD2E) : (b2 ? f32_bits(0xB3C680A5) : (b3 ? f32_bits(0xB1CCDE2E) : (b4 ? f32_bits(0xB138A11D) : f32_bits(0xB33BBD2E))))) : (b1 ? 0 : (b2 ? f32_bits(0x31AC376A) : (b3 ? f32_bits(0xB2BBBD2E) : (b4 ? f32_bits(0xB2D7E096) : f32_bits(0xB33BBD2E)))))
+       m = xneg ? ch - (t + (p - cl)) : ch + (t + (p + cl))
+       mz = a0 == 0 && b0 == b0 ? (xneg ? f32_bits(0x40490FDB) : 0) : m
+       yneg = y < 0 || (y == 0 && 1 / y < 0)
+       out = yneg ? mz * -1 : mz
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float a0 = fabsf(y);
+       const float b0 = fabsf(x);
+       const float m0 = aether_fmax_f32(a0, b0);
+       const float sc = ((m0 >= 72057594037927936.0f) ? 0.00000000000000001387778780781445675529539585113525390625f : ((m0 < 0.00000000000000001387778780781445675529539585113525390625f) ? 72057594037927936.0f : 1.0f));
+       const int ii = ((a0 == b0) && (!isfinite(a0)));
+       const float a = (ii ? 1.0f : (a0 * sc));
+       const float b = (ii ? 1.0f : (b0 * sc));
+       const int b1 = (a < (0.4375f * b));
+       const int b2 = (a < (0.6875f * b));
+       const int b3 = (a < (1.1875f * b));
+       const int b4 = (a < (2.4375f * b));
+       const float hb = (0.5f * b);
+       const float s15 = (b + hb);
+       const float e15 = (hb - (s15 - b));
+       const float num = (b1 ? a : (b2 ? ((2.0f * a) - b) : (b3 ? (a - b) : (b4 ? ((a - s15) - e15) : (b * -1.0f)))));
+       const float den = (b1 ? b : (b2 ? ((2.0f * b) + a) : (b3 ? (a + b) : (b4 ? (b + (1.5f * a)) : a))));
+       const float t = (num / den);
+       const float u = (t * t);
+       const float p = ((t * u) * (-0.333333313465118408203125f + (u * (0.19999314844608306884765625f + (u * (-0.1425657570362091064453125f + (u * (0.106683857738971710205078125f + (u * -0.062158115208148956298828125f)))))))));
+       const int xneg = ((x < 0.0f) || ((x == 0.0f) && ((1.0f / x) < 0.0f)));
+       const float ch = (xneg ? (b1 ? 3.1415927410125732421875f : (b2 ? 2.67794513702392578125f : (b3 ? 2.35619449615478515625f : (b4 ? 2.1587989330291748046875f : 1.57079637050628662109375f)))) : (b1 ? 0.0f : (b2 ? 0.4636476039886474609375f : (b3 ? 0.785398185253143310546875f : (b4 ? 0.982793748378753662109375f : 1.57079637050628662109375f)))));
+       const float cl = (xneg ? (b1 ? -0.0000000874227765734758577309548854827880859375f : (b2 ? -0.00000009243493792610024684108793735504150390625f : (b3 ? -0.00000000596244031925152739859186112880706787109375f : (b4 ? -0.0000000026867106317496336487238295376300811767578125f : -0.00000004371138828673792886547744274139404296875f)))) : (b1 ? 0.0f : (b2 ? 0.00000000501215868808913000975735485553741455078125f : (b3 ? -0.000000021855694143368964432738721370697021484375f : (b4 ? -0.000000025131424052915463107638061046600341796875f : -0.00000004371138828673792886547744274139404296875f)))));
+       const float m = (xneg ? (ch - (t + (p - cl))) : (ch + (t + (p + cl))));
+       const float mz = (((a0 == 0.0f) && (b0 == b0)) ? (xneg ? 3.1415927410125732421875f : 0.0f) : m);
+       const int yneg = ((y < 0.0f) || ((y == 0.0f) && ((1.0f / y) < 0.0f)));
+       return (yneg ? (mz * -1.0f) : mz); */
+float aether_f32_atan2(float y, float x)
+{
+    const float a0 = fabs(y);
+    const float b0 = fabs(x);
+    const float m0 = aether_fmax_f32(a0, b0);
+    const float sc = ((m0 >= 72057594037927936.0f) ? 0.00000000000000001387778780781445675529539585113525390625f : ((m0 < 0.00000000000000001387778780781445675529539585113525390625f) ? 72057594037927936.0f : 1.0f));
+    const int ii = ((a0 == b0) && (!isfinite(a0)));
+    const float a = (ii ? 1.0f : (a0 * sc));
+    const float b = (ii ? 1.0f : (b0 * sc));
+    const int b1 = (a < (0.4375f * b));
+    const int b2 = (a < (0.6875f * b));
+    const int b3 = (a < (1.1875f * b));
+    const int b4 = (a < (2.4375f * b));
+    const float hb = (0.5f * b);
+    const float s15 = (b + hb);
+    const float e15 = (hb - (s15 - b));
+    const float num = (b1 ? a : (b2 ? ((2.0f * a) - b) : (b3 ? (a - b) : (b4 ? ((a - s15) - e15) : (b * -1.0f)))));
+    const float den = (b1 ? b : (b2 ? ((2.0f * b) + a) : (b3 ? (a + b) : (b4 ? (b + (1.5f * a)) : a))));
+    const float t = (num / den);
+    const float u = (t * t);
+    const float p = ((t * u) * (-0.333333313465118408203125f + (u * (0.19999314844608306884765625f + (u * (-0.1425657570362091064453125f + (u * (0.106683857738971710205078125f + (u * -0.062158115208148956298828125f)))))))));
+    const int xneg = ((x < 0.0f) || ((x == 0.0f) && ((1.0f / x) < 0.0f)));
+    const float ch = (xneg ? (b1 ? 3.1415927410125732421875f : (b2 ? 2.67794513702392578125f : (b3 ? 2.35619449615478515625f : (b4 ? 2.1587989330291748046875f : 1.57079637050628662109375f)))) : (b1 ? 0.0f : (b2 ? 0.4636476039886474609375f : (b3 ? 0.785398185253143310546875f : (b4 ? 0.982793748378753662109375f : 1.57079637050628662109375f)))));
+    const float cl = (xneg ? (b1 ? -0.0000000874227765734758577309548854827880859375f : (b2 ? -0.00000009243493792610024684108793735504150390625f : (b3 ? -0.00000000596244031925152739859186112880706787109375f : (b4 ? -0.0000000026867106317496336487238295376300811767578125f : -0.00000004371138828673792886547744274139404296875f)))) : (b1 ? 0.0f : (b2 ? 0.00000000501215868808913000975735485553741455078125f : (b3 ? -0.000000021855694143368964432738721370697021484375f : (b4 ? -0.000000025131424052915463107638061046600341796875f : -0.00000004371138828673792886547744274139404296875f)))));
+    const float m = (xneg ? (ch - (t + (p - cl))) : (ch + (t + (p + cl))));
+    const float mz = (((a0 == 0.0f) && (b0 == b0)) ? (xneg ? 3.1415927410125732421875f : 0.0f) : m);
+    const int yneg = ((y < 0.0f) || ((y == 0.0f) && ((1.0f / y) < 0.0f)));
+    return (yneg ? (mz * -1.0f) : mz);
 }
 
 /* aether_quatf_from_axis_angle: The rotation by angle (radians) about axis: sc = sincos(angle * 0.5), out = quat(sc.y, axis.x * sc.x, axis.y * sc.x, axis.z * sc.x). The axis is used as given (normalize it first: a non-unit axis gives a non-unit quaternion); NaN where |angle * 0.5| is outside sincos's domain.
@@ -5841,6 +5927,21 @@ __kernel void aether_f32_atan_batch(__global const float *x, __global float *out
     }
 }
 
+/* aether_f32_atan2_batch: out[i] = aether_f32_atan2(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_atan2_batch(__global const float *y, __global const float *x, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_y;
+        v_y = y[i];
+        float v_x;
+        v_x = x[i];
+        const float result = aether_f32_atan2(v_y, v_x);
+        out[i] = result;
+    }
+}
+
 /* aether_quatf_from_axis_angle_batch: out[i] = aether_quatf_from_axis_angle(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 __kernel void aether_quatf_from_axis_angle_batch(__global const float *axis, __global const float *angle, __global float *out, ulong n)
 {
@@ -6305,6 +6406,7 @@ aether_vec2d aether_f64_sincos(double a);
 double aether_f64_sin(double a);
 double aether_f64_cos(double a);
 double aether_f64_atan(double x);
+double aether_f64_atan2(double y, double x);
 aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, double angle);
 aether_mat3d aether_mat3d_from_euler_xyz(double ax, double ay, double az);
 aether_rotationd aether_f64_jacobi_rotation(double app, double aqq, double apq);
@@ -8789,6 +8891,91 @@ double aether_f64_atan(double x)
     const double p = ((t * u) * (-0.333333333333333314829616256247390992939472198486328125 + (u * (0.1999999999999940991646241172929876483976840972900390625 + (u * (-0.1428571428556680567023562389294966123998165130615234375 + (u * (0.111111110966450377102177071719779632985591888427734375 + (u * (-0.0909090835560259213909972686451510526239871978759765625 + (u * (0.0769228555488928600336606677956297062337398529052734375 + (u * (-0.0666624192335996401670428213037666864693164825439453125 + (u * (0.05876946456755061110044380257022567093372344970703125 + (u * (-0.052166797393136558891324483511198195628821849822998046875 + (u * (0.044922592931936559945693687723178300075232982635498046875 + (u * (-0.033128134256069585727999537994037382304668426513671875 + (u * 0.01477318461698380602786784265845199115574359893798828125)))))))))))))))))))))));
     const double r = (ch + (t + (p + cl)));
     return ((x == 0.0) ? x : ((x < 0.0) ? (r * -1.0) : r));
+}
+
+/* aether_f64_atan2: atan2(y, x): the angle of (x, y) in [-pi, pi], by atan's reduction on |y| and |x| (one division, no ratio formed), constants pi - c for x < 0, and C99's special values, as the contract states (its elementary-functions section).
+   Spec:
+       a0 = fabs(y)
+       b0 = fabs(x)
+       m0 = fmax(a0, b0)
+       sc = m0 >= f64_bits(0x5FF0000000000000) ? f64_bits(0x1FF0000000000000) : (m0 < f64_bits(0x1FF0000000000000) ? f64_bits(0x5FF0000000000000) : 1)
+       ii = a0 == b0 && !isfinite(a0)
+       a = ii ? 1 : a0 * sc
+       b = ii ? 1 : b0 * sc
+       b1 = a < 0.4375 * b
+       b2 = a < 0.6875 * b
+       b3 = a < 1.1875 * b
+       b4 = a < 2.4375 * b
+       hb = 0.5 * b
+       s15 = b + hb
+       e15 = hb - (s15 - b)
+       num = b1 ? a : (b2 ? 2 * a - b : (b3 ? a - b : (b4 ? (a - s15) - e15 : b * -1)))
+       den = b1 ? b : (b2 ? 2 * b + a : (b3 ? a + b : (b4 ? b + 1.5 * a : a)))
+       t = num / den
+       u = t * t
+       p = t * u * (f64_bits(0xBFD5555555555555) + u * (f64_bits(0x3FC99999999998C5) + u * (f64_bits(0xBFC2492492485503) + u * (f64_bits(0x3FBC71C71BD2B8BC) + u * (f64_bits(0xBFB745D154C84F7A) + u * (f64_bits(0x3FB3B1375CE5BDC6) + u * (f64_bits(0xBFB110C9CE7B0572) + u * (f64_bits(0x3FAE170800A46210) + u * (f64_bits(0xBFAAB59B417B2D3F) + u * (f64_bits(0x3FA7001816FD063F) + u * (f64_bits(0xBFA0F62BBA6A2558) + u * f64_bits(0x3F8E4167464D3DE8))))))))))))
+       xneg = x < 0 || (x == 0 && 1 / x < 0)
+       ch = xneg ? (b1 ? f64_bits(0x400921FB54442D18) : (b2 ? f64_bits(0x40056C6E7397F5AE) : (b3 ? f64_bits(0x4002D97C7F3321D2) : (b4 ? f64_bits(0x400145385FA3AF71) : f64_bits(0x3FF921FB54442D18))))) : (b1 ? 0 : (b2 ? f64_bits(0x3FDDAC670561BB4F) : (b3 ? f64_bits(0x3FE921FB54442D18) : (b4 ? f64_bits(0x3FEF730BD281F69B) : f64_bits(0x3FF921FB54442D18)))))
+       cl = xneg ? (b1 ? f64_bits(0x3CA1A62633145C07) : (b2 ? f64_bits(0x3CA660B64ECE6F4B) : (b3 ? f64_bits(0x3C9A79394C9E8A0A) : (b4 ? f64_bits(0x3CAFA53523B6428F) : f64_bits(0x3C91A62633145C07))))) : (b1 ? 0 : (b2 ? f64_bits(0x3C7A2B7F222F65E2) : (b3 ? f64_bits(0x3C81A62633145C07) : (b4 ? f64_bits(0x3C7007887AF0CBBD) : f64_bits(0x3C91A62633145C07)))))
+       m = xneg ? ch - (t + (p - cl)) : ch + (t + (p + cl))
+       mz = a0 == 0 && b0 == b0 ? (xneg ? f64_bits(0x400921FB54442D18) : 0) : m
+       yneg = y < 0 || (y == 0 && 1 / y < 0)
+       out = yneg ? mz * -1 : mz
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double a0 = fabs(y);
+       const double b0 = fabs(x);
+       const double m0 = aether_fmax_f64(a0, b0);
+       const double sc = ((m0 >= 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0) ? 0x1p-512 : ((m0 < 0x1p-512) ? 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0 : 1.0));
+       const int ii = ((a0 == b0) && (!isfinite(a0)));
+       const double a = (ii ? 1.0 : (a0 * sc));
+       const double b = (ii ? 1.0 : (b0 * sc));
+       const int b1 = (a < (0.4375 * b));
+       const int b2 = (a < (0.6875 * b));
+       const int b3 = (a < (1.1875 * b));
+       const int b4 = (a < (2.4375 * b));
+       const double hb = (0.5 * b);
+       const double s15 = (b + hb);
+       const double e15 = (hb - (s15 - b));
+       const double num = (b1 ? a : (b2 ? ((2.0 * a) - b) : (b3 ? (a - b) : (b4 ? ((a - s15) - e15) : (b * -1.0)))));
+       const double den = (b1 ? b : (b2 ? ((2.0 * b) + a) : (b3 ? (a + b) : (b4 ? (b + (1.5 * a)) : a))));
+       const double t = (num / den);
+       const double u = (t * t);
+       const double p = ((t * u) * (-0.333333333333333314829616256247390992939472198486328125 + (u * (0.1999999999999940991646241172929876483976840972900390625 + (u * (-0.1428571428556680567023562389294966123998165130615234375 + (u * (0.111111110966450377102177071719779632985591888427734375 + (u * (-0.0909090835560259213909972686451510526239871978759765625 + (u * (0.0769228555488928600336606677956297062337398529052734375 + (u * (-0.0666624192335996401670428213037666864693164825439453125 + (u * (0.05876946456755061110044380257022567093372344970703125 + (u * (-0.052166797393136558891324483511198195628821849822998046875 + (u * (0.044922592931936559945693687723178300075232982635498046875 + (u * (-0.033128134256069585727999537994037382304668426513671875 + (u * 0.01477318461698380602786784265845199115574359893798828125)))))))))))))))))))))));
+       const int xneg = ((x < 0.0) || ((x == 0.0) && ((1.0 / x) < 0.0)));
+       const double ch = (xneg ? (b1 ? 3.141592653589793115997963468544185161590576171875 : (b2 ? 2.67794504458898696697133345878683030605316162109375 : (b3 ? 2.35619449019234483699847260140813887119293212890625 : (b4 ? 2.158798930342463950893261426244862377643585205078125 : 1.5707963267948965579989817342720925807952880859375)))) : (b1 ? 0.0 : (b2 ? 0.463647609000806093515478778499527834355831146240234375 : (b3 ? 0.78539816339744827899949086713604629039764404296875 : (b4 ? 0.98279372324732905408239957978366874158382415771484375 : 1.5707963267948965579989817342720925807952880859375)))));
+       const double cl = (xneg ? (b1 ? 0.000000000000000122464679914735320717376402945839660462569212467758006379625612680683843791484832763671875 : (b2 ? 0.000000000000000155277053693031466809125464197572995314179945792153192396511940387426875531673431396484375 : (b3 ? 0.000000000000000091848509936051484375056480170225015567797493079051085462793935221270658075809478759765625 : (b4 ? 0.000000000000000219583671346019967063675973314112943812594902211025871263672115674125961959362030029296875 : 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375)))) : (b1 ? 0.0 : (b2 ? 0.00000000000000002269877745296168709240834419196241055251868294737223330503894658249919302761554718017578125 : (b3 ? 0.00000000000000003061616997868383017934410073645991511564230311693950159490640317017096094787120819091796875 : (b4 ? 0.000000000000000013903311031230998451599863382076653231280185849081006133065585572694544680416584014892578125 : 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375)))));
+       const double m = (xneg ? (ch - (t + (p - cl))) : (ch + (t + (p + cl))));
+       const double mz = (((a0 == 0.0) && (b0 == b0)) ? (xneg ? 3.141592653589793115997963468544185161590576171875 : 0.0) : m);
+       const int yneg = ((y < 0.0) || ((y == 0.0) && ((1.0 / y) < 0.0)));
+       return (yneg ? (mz * -1.0) : mz); */
+double aether_f64_atan2(double y, double x)
+{
+    const double a0 = fabs(y);
+    const double b0 = fabs(x);
+    const double m0 = aether_fmax_f64(a0, b0);
+    const double sc = ((m0 >= 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0) ? 0x1p-512 : ((m0 < 0x1p-512) ? 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0 : 1.0));
+    const int ii = ((a0 == b0) && (!isfinite(a0)));
+    const double a = (ii ? 1.0 : (a0 * sc));
+    const double b = (ii ? 1.0 : (b0 * sc));
+    const int b1 = (a < (0.4375 * b));
+    const int b2 = (a < (0.6875 * b));
+    const int b3 = (a < (1.1875 * b));
+    const int b4 = (a < (2.4375 * b));
+    const double hb = (0.5 * b);
+    const double s15 = (b + hb);
+    const double e15 = (hb - (s15 - b));
+    const double num = (b1 ? a : (b2 ? ((2.0 * a) - b) : (b3 ? (a - b) : (b4 ? ((a - s15) - e15) : (b * -1.0)))));
+    const double den = (b1 ? b : (b2 ? ((2.0 * b) + a) : (b3 ? (a + b) : (b4 ? (b + (1.5 * a)) : a))));
+    const double t = (num / den);
+    const double u = (t * t);
+    const double p = ((t * u) * (-0.333333333333333314829616256247390992939472198486328125 + (u * (0.1999999999999940991646241172929876483976840972900390625 + (u * (-0.1428571428556680567023562389294966123998165130615234375 + (u * (0.111111110966450377102177071719779632985591888427734375 + (u * (-0.0909090835560259213909972686451510526239871978759765625 + (u * (0.0769228555488928600336606677956297062337398529052734375 + (u * (-0.0666624192335996401670428213037666864693164825439453125 + (u * (0.05876946456755061110044380257022567093372344970703125 + (u * (-0.052166797393136558891324483511198195628821849822998046875 + (u * (0.044922592931936559945693687723178300075232982635498046875 + (u * (-0.033128134256069585727999537994037382304668426513671875 + (u * 0.01477318461698380602786784265845199115574359893798828125)))))))))))))))))))))));
+    const int xneg = ((x < 0.0) || ((x == 0.0) && ((1.0 / x) < 0.0)));
+    const double ch = (xneg ? (b1 ? 3.141592653589793115997963468544185161590576171875 : (b2 ? 2.67794504458898696697133345878683030605316162109375 : (b3 ? 2.35619449019234483699847260140813887119293212890625 : (b4 ? 2.158798930342463950893261426244862377643585205078125 : 1.5707963267948965579989817342720925807952880859375)))) : (b1 ? 0.0 : (b2 ? 0.463647609000806093515478778499527834355831146240234375 : (b3 ? 0.78539816339744827899949086713604629039764404296875 : (b4 ? 0.98279372324732905408239957978366874158382415771484375 : 1.5707963267948965579989817342720925807952880859375)))));
+    const double cl = (xneg ? (b1 ? 0.000000000000000122464679914735320717376402945839660462569212467758006379625612680683843791484832763671875 : (b2 ? 0.000000000000000155277053693031466809125464197572995314179945792153192396511940387426875531673431396484375 : (b3 ? 0.000000000000000091848509936051484375056480170225015567797493079051085462793935221270658075809478759765625 : (b4 ? 0.000000000000000219583671346019967063675973314112943812594902211025871263672115674125961959362030029296875 : 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375)))) : (b1 ? 0.0 : (b2 ? 0.00000000000000002269877745296168709240834419196241055251868294737223330503894658249919302761554718017578125 : (b3 ? 0.00000000000000003061616997868383017934410073645991511564230311693950159490640317017096094787120819091796875 : (b4 ? 0.000000000000000013903311031230998451599863382076653231280185849081006133065585572694544680416584014892578125 : 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375)))));
+    const double m = (xneg ? (ch - (t + (p - cl))) : (ch + (t + (p + cl))));
+    const double mz = (((a0 == 0.0) && (b0 == b0)) ? (xneg ? 3.141592653589793115997963468544185161590576171875 : 0.0) : m);
+    const int yneg = ((y < 0.0) || ((y == 0.0) && ((1.0 / y) < 0.0)));
+    return (yneg ? (mz * -1.0) : mz);
 }
 
 /* aether_quatd_from_axis_angle: The rotation by angle (radians) about axis: sc = sincos(angle * 0.5), out = quat(sc.y, axis.x * sc.x, axis.y * sc.x, axis.z * sc.x). The axis is used as given (normalize it first: a non-unit axis gives a non-unit quaternion); NaN where |angle * 0.5| is outside sincos's domain.
@@ -11912,6 +12099,21 @@ __kernel void aether_f64_atan_batch(__global const double *x, __global double *o
         double v_x;
         v_x = x[i];
         const double result = aether_f64_atan(v_x);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_atan2_batch: out[i] = aether_f64_atan2(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_atan2_batch(__global const double *y, __global const double *x, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_y;
+        v_y = y[i];
+        double v_x;
+        v_x = x[i];
+        const double result = aether_f64_atan2(v_y, v_x);
         out[i] = result;
     }
 }

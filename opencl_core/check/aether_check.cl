@@ -47,7 +47,7 @@
 #define AETHER_CONTRACT_VERSION "0.1.0"
 /* The contract's fingerprint: the same as c_core/aether_core.h and the corpus when they come from
    the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 b68e190a259215eca3ca0926e3a3b467"
+#define AETHER_CONTRACT_ID "aether 0.1.0 4dc3d70c3d077416a0166e08f9265f21"
 
 /* Self-test status bits (the C core's). */
 #define AETHER_SELFTEST_OK 0u
@@ -230,6 +230,7 @@ aether_vec2f aether_f32_sincos(float a);
 float aether_f32_sin(float a);
 float aether_f32_cos(float a);
 float aether_f32_atan(float x);
+float aether_f32_atan2(float y, float x);
 aether_quatf aether_quatf_from_axis_angle(aether_vec3f axis, float angle);
 aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, float az);
 aether_rotationf aether_f32_jacobi_rotation(float app, float aqq, float apq);
@@ -2714,6 +2715,91 @@ float aether_f32_atan(float x)
     const float p = ((t * u) * (-0.333333313465118408203125f + (u * (0.19999314844608306884765625f + (u * (-0.1425657570362091064453125f + (u * (0.106683857738971710205078125f + (u * -0.062158115208148956298828125f)))))))));
     const float r = (ch + (t + (p + cl)));
     return ((x == 0.0f) ? x : ((x < 0.0f) ? (r * -1.0f) : r));
+}
+
+/* aether_f32_atan2: atan2(y, x): the angle of (x, y) in [-pi, pi], by atan's reduction on |y| and |x| (one division, no ratio formed), constants pi - c for x < 0, and C99's special values, as the contract states (its elementary-functions section).
+   Spec:
+       a0 = fabs(y)
+       b0 = fabs(x)
+       m0 = fmax(a0, b0)
+       sc = m0 >= f32_bits(0x5B800000) ? f32_bits(0x23800000) : (m0 < f32_bits(0x23800000) ? f32_bits(0x5B800000) : 1)
+       ii = a0 == b0 && !isfinite(a0)
+       a = ii ? 1 : a0 * sc
+       b = ii ? 1 : b0 * sc
+       b1 = a < 0.4375 * b
+       b2 = a < 0.6875 * b
+       b3 = a < 1.1875 * b
+       b4 = a < 2.4375 * b
+       hb = 0.5 * b
+       s15 = b + hb
+       e15 = hb - (s15 - b)
+       num = b1 ? a : (b2 ? 2 * a - b : (b3 ? a - b : (b4 ? (a - s15) - e15 : b * -1)))
+       den = b1 ? b : (b2 ? 2 * b + a : (b3 ? a + b : (b4 ? b + 1.5 * a : a)))
+       t = num / den
+       u = t * t
+       p = t * u * (f32_bits(0xBEAAAAAA) + u * (f32_bits(0x3E4CCB01) + u * (f32_bits(0xBE11FCC2) + u * (f32_bits(0x3DDA7D11) + u * f32_bits(0xBD7E9982)))))
+       xneg = x < 0 || (x == 0 && 1 / x < 0)
+       ch = xneg ? (b1 ? f32_bits(0x40490FDB) : (b2 ? f32_bits(0x402B6374) : (b3 ? f32_bits(0x4016CBE4) : (b4 ? f32_bits(0x400A29C3) : f32_bits(0x3FC90FDB))))) : (b1 ? 0 : (b2 ? f32_bits(0x3EED6338) : (b3 ? f32_bits(0x3F490FDB) : (b4 ? f32_bits(0x3F7B985F) : f32_bits(0x3FC90FDB)))))
+       cl = xneg ? (b1 ? f32_bits(0xB3BBBD2E) : (b2 ? f32_bits(0xB3C680A5) : (b3 ? f32_bits(0xB1CCDE2E) : (b4 ? f32_bits(0xB138A11D) : f32_bits(0xB33BBD2E))))) : (b1 ? 0 : (b2 ? f32_bits(0x31AC376A) : (b3 ? f32_bits(0xB2BBBD2E) : (b4 ? f32_bits(0xB2D7E096) : f32_bits(0xB33BBD2E)))))
+       m = xneg ? ch - (t + (p - cl)) : ch + (t + (p + cl))
+       mz = a0 == 0 && b0 == b0 ? (xneg ? f32_bits(0x40490FDB) : 0) : m
+       yneg = y < 0 || (y == 0 && 1 / y < 0)
+       out = yneg ? mz * -1 : mz
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float a0 = fabsf(y);
+       const float b0 = fabsf(x);
+       const float m0 = aether_fmax_f32(a0, b0);
+       const float sc = ((m0 >= 72057594037927936.0f) ? 0.00000000000000001387778780781445675529539585113525390625f : ((m0 < 0.00000000000000001387778780781445675529539585113525390625f) ? 72057594037927936.0f : 1.0f));
+       const int ii = ((a0 == b0) && (!isfinite(a0)));
+       const float a = (ii ? 1.0f : (a0 * sc));
+       const float b = (ii ? 1.0f : (b0 * sc));
+       const int b1 = (a < (0.4375f * b));
+       const int b2 = (a < (0.6875f * b));
+       const int b3 = (a < (1.1875f * b));
+       const int b4 = (a < (2.4375f * b));
+       const float hb = (0.5f * b);
+       const float s15 = (b + hb);
+       const float e15 = (hb - (s15 - b));
+       const float num = (b1 ? a : (b2 ? ((2.0f * a) - b) : (b3 ? (a - b) : (b4 ? ((a - s15) - e15) : (b * -1.0f)))));
+       const float den = (b1 ? b : (b2 ? ((2.0f * b) + a) : (b3 ? (a + b) : (b4 ? (b + (1.5f * a)) : a))));
+       const float t = (num / den);
+       const float u = (t * t);
+       const float p = ((t * u) * (-0.333333313465118408203125f + (u * (0.19999314844608306884765625f + (u * (-0.1425657570362091064453125f + (u * (0.106683857738971710205078125f + (u * -0.062158115208148956298828125f)))))))));
+       const int xneg = ((x < 0.0f) || ((x == 0.0f) && ((1.0f / x) < 0.0f)));
+       const float ch = (xneg ? (b1 ? 3.1415927410125732421875f : (b2 ? 2.67794513702392578125f : (b3 ? 2.35619449615478515625f : (b4 ? 2.1587989330291748046875f : 1.57079637050628662109375f)))) : (b1 ? 0.0f : (b2 ? 0.4636476039886474609375f : (b3 ? 0.785398185253143310546875f : (b4 ? 0.982793748378753662109375f : 1.57079637050628662109375f)))));
+       const float cl = (xneg ? (b1 ? -0.0000000874227765734758577309548854827880859375f : (b2 ? -0.00000009243493792610024684108793735504150390625f : (b3 ? -0.00000000596244031925152739859186112880706787109375f : (b4 ? -0.0000000026867106317496336487238295376300811767578125f : -0.00000004371138828673792886547744274139404296875f)))) : (b1 ? 0.0f : (b2 ? 0.00000000501215868808913000975735485553741455078125f : (b3 ? -0.000000021855694143368964432738721370697021484375f : (b4 ? -0.000000025131424052915463107638061046600341796875f : -0.00000004371138828673792886547744274139404296875f)))));
+       const float m = (xneg ? (ch - (t + (p - cl))) : (ch + (t + (p + cl))));
+       const float mz = (((a0 == 0.0f) && (b0 == b0)) ? (xneg ? 3.1415927410125732421875f : 0.0f) : m);
+       const int yneg = ((y < 0.0f) || ((y == 0.0f) && ((1.0f / y) < 0.0f)));
+       return (yneg ? (mz * -1.0f) : mz); */
+float aether_f32_atan2(float y, float x)
+{
+    const float a0 = fabs(y);
+    const float b0 = fabs(x);
+    const float m0 = aether_fmax_f32(a0, b0);
+    const float sc = ((m0 >= 72057594037927936.0f) ? 0.00000000000000001387778780781445675529539585113525390625f : ((m0 < 0.00000000000000001387778780781445675529539585113525390625f) ? 72057594037927936.0f : 1.0f));
+    const int ii = ((a0 == b0) && (!isfinite(a0)));
+    const float a = (ii ? 1.0f : (a0 * sc));
+    const float b = (ii ? 1.0f : (b0 * sc));
+    const int b1 = (a < (0.4375f * b));
+    const int b2 = (a < (0.6875f * b));
+    const int b3 = (a < (1.1875f * b));
+    const int b4 = (a < (2.4375f * b));
+    const float hb = (0.5f * b);
+    const float s15 = (b + hb);
+    const float e15 = (hb - (s15 - b));
+    const float num = (b1 ? a : (b2 ? ((2.0f * a) - b) : (b3 ? (a - b) : (b4 ? ((a - s15) - e15) : (b * -1.0f)))));
+    const float den = (b1 ? b : (b2 ? ((2.0f * b) + a) : (b3 ? (a + b) : (b4 ? (b + (1.5f * a)) : a))));
+    const float t = (num / den);
+    const float u = (t * t);
+    const float p = ((t * u) * (-0.333333313465118408203125f + (u * (0.19999314844608306884765625f + (u * (-0.1425657570362091064453125f + (u * (0.106683857738971710205078125f + (u * -0.062158115208148956298828125f)))))))));
+    const int xneg = ((x < 0.0f) || ((x == 0.0f) && ((1.0f / x) < 0.0f)));
+    const float ch = (xneg ? (b1 ? 3.1415927410125732421875f : (b2 ? 2.67794513702392578125f : (b3 ? 2.35619449615478515625f : (b4 ? 2.1587989330291748046875f : 1.57079637050628662109375f)))) : (b1 ? 0.0f : (b2 ? 0.4636476039886474609375f : (b3 ? 0.785398185253143310546875f : (b4 ? 0.982793748378753662109375f : 1.57079637050628662109375f)))));
+    const float cl = (xneg ? (b1 ? -0.0000000874227765734758577309548854827880859375f : (b2 ? -0.00000009243493792610024684108793735504150390625f : (b3 ? -0.00000000596244031925152739859186112880706787109375f : (b4 ? -0.0000000026867106317496336487238295376300811767578125f : -0.00000004371138828673792886547744274139404296875f)))) : (b1 ? 0.0f : (b2 ? 0.00000000501215868808913000975735485553741455078125f : (b3 ? -0.000000021855694143368964432738721370697021484375f : (b4 ? -0.000000025131424052915463107638061046600341796875f : -0.00000004371138828673792886547744274139404296875f)))));
+    const float m = (xneg ? (ch - (t + (p - cl))) : (ch + (t + (p + cl))));
+    const float mz = (((a0 == 0.0f) && (b0 == b0)) ? (xneg ? 3.1415927410125732421875f : 0.0f) : m);
+    const int yneg = ((y < 0.0f) || ((y == 0.0f) && ((1.0f / y) < 0.0f)));
+    return (yneg ? (mz * -1.0f) : mz);
 }
 
 /* aether_quatf_from_axis_angle: The rotation by angle (radians) about axis: sc = sincos(angle * 0.5), out = quat(sc.y, axis.x * sc.x, axis.y * sc.x, axis.z * sc.x). The axis is used as given (normalize it first: a non-unit axis gives a non-unit quaternion); NaN where |angle * 0.5| is outside sincos's domain.
@@ -5841,6 +5927,21 @@ __kernel void aether_f32_atan_batch(__global const float *x, __global float *out
     }
 }
 
+/* aether_f32_atan2_batch: out[i] = aether_f32_atan2(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_atan2_batch(__global const float *y, __global const float *x, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_y;
+        v_y = y[i];
+        float v_x;
+        v_x = x[i];
+        const float result = aether_f32_atan2(v_y, v_x);
+        out[i] = result;
+    }
+}
+
 /* aether_quatf_from_axis_angle_batch: out[i] = aether_quatf_from_axis_angle(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 __kernel void aether_quatf_from_axis_angle_batch(__global const float *axis, __global const float *angle, __global float *out, ulong n)
 {
@@ -6305,6 +6406,7 @@ aether_vec2d aether_f64_sincos(double a);
 double aether_f64_sin(double a);
 double aether_f64_cos(double a);
 double aether_f64_atan(double x);
+double aether_f64_atan2(double y, double x);
 aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, double angle);
 aether_mat3d aether_mat3d_from_euler_xyz(double ax, double ay, double az);
 aether_rotationd aether_f64_jacobi_rotation(double app, double aqq, double apq);
@@ -8789,6 +8891,91 @@ double aether_f64_atan(double x)
     const double p = ((t * u) * (-0.333333333333333314829616256247390992939472198486328125 + (u * (0.1999999999999940991646241172929876483976840972900390625 + (u * (-0.1428571428556680567023562389294966123998165130615234375 + (u * (0.111111110966450377102177071719779632985591888427734375 + (u * (-0.0909090835560259213909972686451510526239871978759765625 + (u * (0.0769228555488928600336606677956297062337398529052734375 + (u * (-0.0666624192335996401670428213037666864693164825439453125 + (u * (0.05876946456755061110044380257022567093372344970703125 + (u * (-0.052166797393136558891324483511198195628821849822998046875 + (u * (0.044922592931936559945693687723178300075232982635498046875 + (u * (-0.033128134256069585727999537994037382304668426513671875 + (u * 0.01477318461698380602786784265845199115574359893798828125)))))))))))))))))))))));
     const double r = (ch + (t + (p + cl)));
     return ((x == 0.0) ? x : ((x < 0.0) ? (r * -1.0) : r));
+}
+
+/* aether_f64_atan2: atan2(y, x): the angle of (x, y) in [-pi, pi], by atan's reduction on |y| and |x| (one division, no ratio formed), constants pi - c for x < 0, and C99's special values, as the contract states (its elementary-functions section).
+   Spec:
+       a0 = fabs(y)
+       b0 = fabs(x)
+       m0 = fmax(a0, b0)
+       sc = m0 >= f64_bits(0x5FF0000000000000) ? f64_bits(0x1FF0000000000000) : (m0 < f64_bits(0x1FF0000000000000) ? f64_bits(0x5FF0000000000000) : 1)
+       ii = a0 == b0 && !isfinite(a0)
+       a = ii ? 1 : a0 * sc
+       b = ii ? 1 : b0 * sc
+       b1 = a < 0.4375 * b
+       b2 = a < 0.6875 * b
+       b3 = a < 1.1875 * b
+       b4 = a < 2.4375 * b
+       hb = 0.5 * b
+       s15 = b + hb
+       e15 = hb - (s15 - b)
+       num = b1 ? a : (b2 ? 2 * a - b : (b3 ? a - b : (b4 ? (a - s15) - e15 : b * -1)))
+       den = b1 ? b : (b2 ? 2 * b + a : (b3 ? a + b : (b4 ? b + 1.5 * a : a)))
+       t = num / den
+       u = t * t
+       p = t * u * (f64_bits(0xBFD5555555555555) + u * (f64_bits(0x3FC99999999998C5) + u * (f64_bits(0xBFC2492492485503) + u * (f64_bits(0x3FBC71C71BD2B8BC) + u * (f64_bits(0xBFB745D154C84F7A) + u * (f64_bits(0x3FB3B1375CE5BDC6) + u * (f64_bits(0xBFB110C9CE7B0572) + u * (f64_bits(0x3FAE170800A46210) + u * (f64_bits(0xBFAAB59B417B2D3F) + u * (f64_bits(0x3FA7001816FD063F) + u * (f64_bits(0xBFA0F62BBA6A2558) + u * f64_bits(0x3F8E4167464D3DE8))))))))))))
+       xneg = x < 0 || (x == 0 && 1 / x < 0)
+       ch = xneg ? (b1 ? f64_bits(0x400921FB54442D18) : (b2 ? f64_bits(0x40056C6E7397F5AE) : (b3 ? f64_bits(0x4002D97C7F3321D2) : (b4 ? f64_bits(0x400145385FA3AF71) : f64_bits(0x3FF921FB54442D18))))) : (b1 ? 0 : (b2 ? f64_bits(0x3FDDAC670561BB4F) : (b3 ? f64_bits(0x3FE921FB54442D18) : (b4 ? f64_bits(0x3FEF730BD281F69B) : f64_bits(0x3FF921FB54442D18)))))
+       cl = xneg ? (b1 ? f64_bits(0x3CA1A62633145C07) : (b2 ? f64_bits(0x3CA660B64ECE6F4B) : (b3 ? f64_bits(0x3C9A79394C9E8A0A) : (b4 ? f64_bits(0x3CAFA53523B6428F) : f64_bits(0x3C91A62633145C07))))) : (b1 ? 0 : (b2 ? f64_bits(0x3C7A2B7F222F65E2) : (b3 ? f64_bits(0x3C81A62633145C07) : (b4 ? f64_bits(0x3C7007887AF0CBBD) : f64_bits(0x3C91A62633145C07)))))
+       m = xneg ? ch - (t + (p - cl)) : ch + (t + (p + cl))
+       mz = a0 == 0 && b0 == b0 ? (xneg ? f64_bits(0x400921FB54442D18) : 0) : m
+       yneg = y < 0 || (y == 0 && 1 / y < 0)
+       out = yneg ? mz * -1 : mz
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double a0 = fabs(y);
+       const double b0 = fabs(x);
+       const double m0 = aether_fmax_f64(a0, b0);
+       const double sc = ((m0 >= 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0) ? 0x1p-512 : ((m0 < 0x1p-512) ? 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0 : 1.0));
+       const int ii = ((a0 == b0) && (!isfinite(a0)));
+       const double a = (ii ? 1.0 : (a0 * sc));
+       const double b = (ii ? 1.0 : (b0 * sc));
+       const int b1 = (a < (0.4375 * b));
+       const int b2 = (a < (0.6875 * b));
+       const int b3 = (a < (1.1875 * b));
+       const int b4 = (a < (2.4375 * b));
+       const double hb = (0.5 * b);
+       const double s15 = (b + hb);
+       const double e15 = (hb - (s15 - b));
+       const double num = (b1 ? a : (b2 ? ((2.0 * a) - b) : (b3 ? (a - b) : (b4 ? ((a - s15) - e15) : (b * -1.0)))));
+       const double den = (b1 ? b : (b2 ? ((2.0 * b) + a) : (b3 ? (a + b) : (b4 ? (b + (1.5 * a)) : a))));
+       const double t = (num / den);
+       const double u = (t * t);
+       const double p = ((t * u) * (-0.333333333333333314829616256247390992939472198486328125 + (u * (0.1999999999999940991646241172929876483976840972900390625 + (u * (-0.1428571428556680567023562389294966123998165130615234375 + (u * (0.111111110966450377102177071719779632985591888427734375 + (u * (-0.0909090835560259213909972686451510526239871978759765625 + (u * (0.0769228555488928600336606677956297062337398529052734375 + (u * (-0.0666624192335996401670428213037666864693164825439453125 + (u * (0.05876946456755061110044380257022567093372344970703125 + (u * (-0.052166797393136558891324483511198195628821849822998046875 + (u * (0.044922592931936559945693687723178300075232982635498046875 + (u * (-0.033128134256069585727999537994037382304668426513671875 + (u * 0.01477318461698380602786784265845199115574359893798828125)))))))))))))))))))))));
+       const int xneg = ((x < 0.0) || ((x == 0.0) && ((1.0 / x) < 0.0)));
+       const double ch = (xneg ? (b1 ? 3.141592653589793115997963468544185161590576171875 : (b2 ? 2.67794504458898696697133345878683030605316162109375 : (b3 ? 2.35619449019234483699847260140813887119293212890625 : (b4 ? 2.158798930342463950893261426244862377643585205078125 : 1.5707963267948965579989817342720925807952880859375)))) : (b1 ? 0.0 : (b2 ? 0.463647609000806093515478778499527834355831146240234375 : (b3 ? 0.78539816339744827899949086713604629039764404296875 : (b4 ? 0.98279372324732905408239957978366874158382415771484375 : 1.5707963267948965579989817342720925807952880859375)))));
+       const double cl = (xneg ? (b1 ? 0.000000000000000122464679914735320717376402945839660462569212467758006379625612680683843791484832763671875 : (b2 ? 0.000000000000000155277053693031466809125464197572995314179945792153192396511940387426875531673431396484375 : (b3 ? 0.000000000000000091848509936051484375056480170225015567797493079051085462793935221270658075809478759765625 : (b4 ? 0.000000000000000219583671346019967063675973314112943812594902211025871263672115674125961959362030029296875 : 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375)))) : (b1 ? 0.0 : (b2 ? 0.00000000000000002269877745296168709240834419196241055251868294737223330503894658249919302761554718017578125 : (b3 ? 0.00000000000000003061616997868383017934410073645991511564230311693950159490640317017096094787120819091796875 : (b4 ? 0.000000000000000013903311031230998451599863382076653231280185849081006133065585572694544680416584014892578125 : 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375)))));
+       const double m = (xneg ? (ch - (t + (p - cl))) : (ch + (t + (p + cl))));
+       const double mz = (((a0 == 0.0) && (b0 == b0)) ? (xneg ? 3.141592653589793115997963468544185161590576171875 : 0.0) : m);
+       const int yneg = ((y < 0.0) || ((y == 0.0) && ((1.0 / y) < 0.0)));
+       return (yneg ? (mz * -1.0) : mz); */
+double aether_f64_atan2(double y, double x)
+{
+    const double a0 = fabs(y);
+    const double b0 = fabs(x);
+    const double m0 = aether_fmax_f64(a0, b0);
+    const double sc = ((m0 >= 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0) ? 0x1p-512 : ((m0 < 0x1p-512) ? 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0 : 1.0));
+    const int ii = ((a0 == b0) && (!isfinite(a0)));
+    const double a = (ii ? 1.0 : (a0 * sc));
+    const double b = (ii ? 1.0 : (b0 * sc));
+    const int b1 = (a < (0.4375 * b));
+    const int b2 = (a < (0.6875 * b));
+    const int b3 = (a < (1.1875 * b));
+    const int b4 = (a < (2.4375 * b));
+    const double hb = (0.5 * b);
+    const double s15 = (b + hb);
+    const double e15 = (hb - (s15 - b));
+    const double num = (b1 ? a : (b2 ? ((2.0 * a) - b) : (b3 ? (a - b) : (b4 ? ((a - s15) - e15) : (b * -1.0)))));
+    const double den = (b1 ? b : (b2 ? ((2.0 * b) + a) : (b3 ? (a + b) : (b4 ? (b + (1.5 * a)) : a))));
+    const double t = (num / den);
+    const double u = (t * t);
+    const double p = ((t * u) * (-0.333333333333333314829616256247390992939472198486328125 + (u * (0.1999999999999940991646241172929876483976840972900390625 + (u * (-0.1428571428556680567023562389294966123998165130615234375 + (u * (0.111111110966450377102177071719779632985591888427734375 + (u * (-0.0909090835560259213909972686451510526239871978759765625 + (u * (0.0769228555488928600336606677956297062337398529052734375 + (u * (-0.0666624192335996401670428213037666864693164825439453125 + (u * (0.05876946456755061110044380257022567093372344970703125 + (u * (-0.052166797393136558891324483511198195628821849822998046875 + (u * (0.044922592931936559945693687723178300075232982635498046875 + (u * (-0.033128134256069585727999537994037382304668426513671875 + (u * 0.01477318461698380602786784265845199115574359893798828125)))))))))))))))))))))));
+    const int xneg = ((x < 0.0) || ((x == 0.0) && ((1.0 / x) < 0.0)));
+    const double ch = (xneg ? (b1 ? 3.141592653589793115997963468544185161590576171875 : (b2 ? 2.67794504458898696697133345878683030605316162109375 : (b3 ? 2.35619449019234483699847260140813887119293212890625 : (b4 ? 2.158798930342463950893261426244862377643585205078125 : 1.5707963267948965579989817342720925807952880859375)))) : (b1 ? 0.0 : (b2 ? 0.463647609000806093515478778499527834355831146240234375 : (b3 ? 0.78539816339744827899949086713604629039764404296875 : (b4 ? 0.98279372324732905408239957978366874158382415771484375 : 1.5707963267948965579989817342720925807952880859375)))));
+    const double cl = (xneg ? (b1 ? 0.000000000000000122464679914735320717376402945839660462569212467758006379625612680683843791484832763671875 : (b2 ? 0.000000000000000155277053693031466809125464197572995314179945792153192396511940387426875531673431396484375 : (b3 ? 0.000000000000000091848509936051484375056480170225015567797493079051085462793935221270658075809478759765625 : (b4 ? 0.000000000000000219583671346019967063675973314112943812594902211025871263672115674125961959362030029296875 : 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375)))) : (b1 ? 0.0 : (b2 ? 0.00000000000000002269877745296168709240834419196241055251868294737223330503894658249919302761554718017578125 : (b3 ? 0.00000000000000003061616997868383017934410073645991511564230311693950159490640317017096094787120819091796875 : (b4 ? 0.000000000000000013903311031230998451599863382076653231280185849081006133065585572694544680416584014892578125 : 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375)))));
+    const double m = (xneg ? (ch - (t + (p - cl))) : (ch + (t + (p + cl))));
+    const double mz = (((a0 == 0.0) && (b0 == b0)) ? (xneg ? 3.141592653589793115997963468544185161590576171875 : 0.0) : m);
+    const int yneg = ((y < 0.0) || ((y == 0.0) && ((1.0 / y) < 0.0)));
+    return (yneg ? (mz * -1.0) : mz);
 }
 
 /* aether_quatd_from_axis_angle: The rotation by angle (radians) about axis: sc = sincos(angle * 0.5), out = quat(sc.y, axis.x * sc.x, axis.y * sc.x, axis.z * sc.x). The axis is used as given (normalize it first: a non-unit axis gives a non-unit quaternion); NaN where |angle * 0.5| is outside sincos's domain.
@@ -11912,6 +12099,21 @@ __kernel void aether_f64_atan_batch(__global const double *x, __global double *o
         double v_x;
         v_x = x[i];
         const double result = aether_f64_atan(v_x);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_atan2_batch: out[i] = aether_f64_atan2(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_atan2_batch(__global const double *y, __global const double *x, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_y;
+        v_y = y[i];
+        double v_x;
+        v_x = x[i];
+        const double result = aether_f64_atan2(v_y, v_x);
         out[i] = result;
     }
 }
@@ -15867,6 +16069,33 @@ __kernel void aether_check_f32_atan(__global const uint *in, __global uint *out,
     if (i >= count) return;
     for (k = 0; k < 1u; ++k) w[k] = (uint64_t)in[i * 1u + k];
     n = aether_flat_call_f32_atan(w, 1u, r, 1u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 1u; ++k) out[i * 1u + k] = (uint)r[k];
+}
+
+static size_t aether_flat_call_f32_atan2(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_y;
+    float p_x;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 2u || cap < 1u) return AETHER_FLAT_BAD;
+    p_y = aether_flat_rd32(in[0u]);
+    p_x = aether_flat_rd32(in[1u]);
+    r = aether_f32_atan2(p_y, p_x);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+__kernel void aether_check_f32_atan2(__global const uint *in, __global uint *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[2], r[1];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 2u; ++k) w[k] = (uint64_t)in[i * 2u + k];
+    n = aether_flat_call_f32_atan2(w, 2u, r, 1u);
     n_out[i] = (ulong)n;
     for (k = 0; k < 1u; ++k) out[i * 1u + k] = (uint)r[k];
 }
@@ -21447,6 +21676,33 @@ __kernel void aether_check_f64_atan(__global const ulong *in, __global ulong *ou
     if (i >= count) return;
     for (k = 0; k < 1u; ++k) w[k] = (uint64_t)in[i * 1u + k];
     n = aether_flat_call_f64_atan(w, 1u, r, 1u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 1u; ++k) out[i * 1u + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_f64_atan2(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_y;
+    double p_x;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 2u || cap < 1u) return AETHER_FLAT_BAD;
+    p_y = aether_flat_rd64(in[0u]);
+    p_x = aether_flat_rd64(in[1u]);
+    r = aether_f64_atan2(p_y, p_x);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+__kernel void aether_check_f64_atan2(__global const ulong *in, __global ulong *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[2], r[1];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 2u; ++k) w[k] = (uint64_t)in[i * 2u + k];
+    n = aether_flat_call_f64_atan2(w, 2u, r, 1u);
     n_out[i] = (ulong)n;
     for (k = 0; k < 1u; ++k) out[i * 1u + k] = (ulong)r[k];
 }
@@ -29514,166 +29770,170 @@ static size_t aether_selftest_call(uint thunk, const uint64_t *in, size_t n_in, 
     case 24u: return aether_flat_call_f32_sin(in, n_in, out, cap);
     case 25u: return aether_flat_call_f32_cos(in, n_in, out, cap);
     case 26u: return aether_flat_call_f32_atan(in, n_in, out, cap);
-    case 27u: return aether_flat_call_quatf_from_axis_angle(in, n_in, out, cap);
-    case 28u: return aether_flat_call_mat3f_from_euler_xyz(in, n_in, out, cap);
-    case 29u: return aether_flat_call_f32_jacobi_rotation(in, n_in, out, cap);
-    case 30u: return aether_flat_call_f32_jacobi_update(in, n_in, out, cap);
-    case 31u: return aether_flat_call_f32_jacobi_diag(in, n_in, out, cap);
-    case 32u: return aether_flat_call_mat2f_lu(in, n_in, out, cap);
-    case 33u: return aether_flat_call_mat2f_lu_solve(in, n_in, out, cap);
-    case 34u: return aether_flat_call_mat2f_solve_lower(in, n_in, out, cap);
-    case 35u: return aether_flat_call_mat2f_solve_lower_unit(in, n_in, out, cap);
-    case 36u: return aether_flat_call_mat2f_solve_upper(in, n_in, out, cap);
-    case 37u: return aether_flat_call_mat2f_solve_upper_unit(in, n_in, out, cap);
-    case 38u: return aether_flat_call_mat2f_det_lu(in, n_in, out, cap);
-    case 39u: return aether_flat_call_mat2f_inverse(in, n_in, out, cap);
-    case 40u: return aether_flat_call_mat2f_cholesky(in, n_in, out, cap);
-    case 41u: return aether_flat_call_mat2f_cholesky_solve(in, n_in, out, cap);
-    case 42u: return aether_flat_call_mat2f_eigh(in, n_in, out, cap);
+    case 27u: return aether_flat_call_f32_atan2(in, n_in, out, cap);
+    case 28u: return aether_flat_call_quatf_from_axis_angle(in, n_in, out, cap);
+    case 29u: return aether_flat_call_mat3f_from_euler_xyz(in, n_in, out, cap);
+    case 30u: return aether_flat_call_f32_jacobi_rotation(in, n_in, out, cap);
+    case 31u: return aether_flat_call_f32_jacobi_update(in, n_in, out, cap);
+    case 32u: return aether_flat_call_f32_jacobi_diag(in, n_in, out, cap);
+    case 33u: return aether_flat_call_mat2f_lu(in, n_in, out, cap);
+    case 34u: return aether_flat_call_mat2f_lu_solve(in, n_in, out, cap);
+    case 35u: return aether_flat_call_mat2f_solve_lower(in, n_in, out, cap);
+    case 36u: return aether_flat_call_mat2f_solve_lower_unit(in, n_in, out, cap);
+    case 37u: return aether_flat_call_mat2f_solve_upper(in, n_in, out, cap);
+    case 38u: return aether_flat_call_mat2f_solve_upper_unit(in, n_in, out, cap);
+    case 39u: return aether_flat_call_mat2f_det_lu(in, n_in, out, cap);
+    case 40u: return aether_flat_call_mat2f_inverse(in, n_in, out, cap);
+    case 41u: return aether_flat_call_mat2f_cholesky(in, n_in, out, cap);
+    case 42u: return aether_flat_call_mat2f_cholesky_solve(in, n_in, out, cap);
+    case 43u: return aether_flat_call_mat2f_eigh(in, n_in, out, cap);
 #ifdef AETHER_FP64
-    case 43u: return aether_flat_call_vec2d_lerp(in, n_in, out, cap);
+    case 44u: return aether_flat_call_vec2d_lerp(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 44u: return aether_flat_call_vec2d_squared_norm(in, n_in, out, cap);
+    case 45u: return aether_flat_call_vec2d_squared_norm(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 45u: return aether_flat_call_vec2d_norm(in, n_in, out, cap);
+    case 46u: return aether_flat_call_vec2d_norm(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 46u: return aether_flat_call_vec3d_cross(in, n_in, out, cap);
+    case 47u: return aether_flat_call_vec3d_cross(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 47u: return aether_flat_call_quatd_mul(in, n_in, out, cap);
+    case 48u: return aether_flat_call_quatd_mul(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 48u: return aether_flat_call_quatd_rotate(in, n_in, out, cap);
+    case 49u: return aether_flat_call_quatd_rotate(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 49u: return aether_flat_call_mat2d_mul_vec(in, n_in, out, cap);
+    case 50u: return aether_flat_call_mat2d_mul_vec(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 50u: return aether_flat_call_mat2d_mul(in, n_in, out, cap);
+    case 51u: return aether_flat_call_mat2d_mul(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 51u: return aether_flat_call_mat2d_dot(in, n_in, out, cap);
+    case 52u: return aether_flat_call_mat2d_dot(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 52u: return aether_flat_call_mat2d_determinant(in, n_in, out, cap);
+    case 53u: return aether_flat_call_mat2d_determinant(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 53u: return aether_flat_call_mat2d_inverse_adjugate(in, n_in, out, cap);
+    case 54u: return aether_flat_call_mat2d_inverse_adjugate(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 54u: return aether_flat_call_f64_sincos(in, n_in, out, cap);
+    case 55u: return aether_flat_call_f64_sincos(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 55u: return aether_flat_call_f64_sin(in, n_in, out, cap);
+    case 56u: return aether_flat_call_f64_sin(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 56u: return aether_flat_call_f64_atan(in, n_in, out, cap);
+    case 57u: return aether_flat_call_f64_atan(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 57u: return aether_flat_call_quatd_from_axis_angle(in, n_in, out, cap);
+    case 58u: return aether_flat_call_f64_atan2(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 58u: return aether_flat_call_mat3d_from_euler_xyz(in, n_in, out, cap);
+    case 59u: return aether_flat_call_quatd_from_axis_angle(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 59u: return aether_flat_call_f64_jacobi_rotation(in, n_in, out, cap);
+    case 60u: return aether_flat_call_mat3d_from_euler_xyz(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 60u: return aether_flat_call_f64_jacobi_update(in, n_in, out, cap);
+    case 61u: return aether_flat_call_f64_jacobi_rotation(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 61u: return aether_flat_call_f64_jacobi_diag(in, n_in, out, cap);
+    case 62u: return aether_flat_call_f64_jacobi_update(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 62u: return aether_flat_call_mat2d_lu(in, n_in, out, cap);
+    case 63u: return aether_flat_call_f64_jacobi_diag(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 63u: return aether_flat_call_mat2d_lu_solve(in, n_in, out, cap);
+    case 64u: return aether_flat_call_mat2d_lu(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 64u: return aether_flat_call_mat2d_solve_lower(in, n_in, out, cap);
+    case 65u: return aether_flat_call_mat2d_lu_solve(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 65u: return aether_flat_call_mat2d_solve_lower_unit(in, n_in, out, cap);
+    case 66u: return aether_flat_call_mat2d_solve_lower(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 66u: return aether_flat_call_mat2d_solve_upper(in, n_in, out, cap);
+    case 67u: return aether_flat_call_mat2d_solve_lower_unit(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 67u: return aether_flat_call_mat2d_solve_upper_unit(in, n_in, out, cap);
+    case 68u: return aether_flat_call_mat2d_solve_upper(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 68u: return aether_flat_call_mat2d_det_lu(in, n_in, out, cap);
+    case 69u: return aether_flat_call_mat2d_solve_upper_unit(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 69u: return aether_flat_call_mat2d_inverse(in, n_in, out, cap);
+    case 70u: return aether_flat_call_mat2d_det_lu(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 70u: return aether_flat_call_mat2d_cholesky(in, n_in, out, cap);
+    case 71u: return aether_flat_call_mat2d_inverse(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 71u: return aether_flat_call_mat2d_cholesky_solve(in, n_in, out, cap);
+    case 72u: return aether_flat_call_mat2d_cholesky(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 72u: return aether_flat_call_mat2d_eigh(in, n_in, out, cap);
-#endif
-    case 73u: return aether_flat_call_f32_neg(in, n_in, out, cap);
-    case 74u: return aether_flat_call_quatf_conjugate(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 75u: return aether_flat_call_f64_neg(in, n_in, out, cap);
+    case 73u: return aether_flat_call_mat2d_cholesky_solve(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 76u: return aether_flat_call_quatd_conjugate(in, n_in, out, cap);
+    case 74u: return aether_flat_call_mat2d_eigh(in, n_in, out, cap);
 #endif
-    case 77u: return aether_flat_call_mat3f_inverse_adjugate(in, n_in, out, cap);
+    case 75u: return aether_flat_call_f32_neg(in, n_in, out, cap);
+    case 76u: return aether_flat_call_quatf_conjugate(in, n_in, out, cap);
 #ifdef AETHER_FP64
-    case 78u: return aether_flat_call_mat3d_inverse_adjugate(in, n_in, out, cap);
-#endif
-    case 79u: return aether_flat_call_vec2f_max_norm(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 80u: return aether_flat_call_vec2d_max_norm(in, n_in, out, cap);
-#endif
-    case 81u: return aether_flat_call_f32_two_sum_err(in, n_in, out, cap);
-    case 82u: return aether_flat_call_f32_two_sum(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 83u: return aether_flat_call_f64_two_sum_err(in, n_in, out, cap);
+    case 77u: return aether_flat_call_f64_neg(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 84u: return aether_flat_call_f64_two_sum(in, n_in, out, cap);
+    case 78u: return aether_flat_call_quatd_conjugate(in, n_in, out, cap);
 #endif
-    case 85u: return aether_flat_call_pairf_value(in, n_in, out, cap);
+    case 79u: return aether_flat_call_mat3f_inverse_adjugate(in, n_in, out, cap);
 #ifdef AETHER_FP64
-    case 86u: return aether_flat_call_paird_value(in, n_in, out, cap);
+    case 80u: return aether_flat_call_mat3d_inverse_adjugate(in, n_in, out, cap);
 #endif
-    case 87u: return aether_flat_call_pairf_reduce32(in, n_in, out, cap);
+    case 81u: return aether_flat_call_vec2f_max_norm(in, n_in, out, cap);
 #ifdef AETHER_FP64
-    case 88u: return aether_flat_call_paird_reduce32(in, n_in, out, cap);
+    case 82u: return aether_flat_call_vec2d_max_norm(in, n_in, out, cap);
 #endif
-    case 89u: return aether_flat_call_mat3f_lu(in, n_in, out, cap);
+    case 83u: return aether_flat_call_f32_two_sum_err(in, n_in, out, cap);
+    case 84u: return aether_flat_call_f32_two_sum(in, n_in, out, cap);
 #ifdef AETHER_FP64
-    case 90u: return aether_flat_call_mat3d_lu(in, n_in, out, cap);
-#endif
-    case 91u: return aether_flat_call_pairf_combine(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 92u: return aether_flat_call_paird_combine(in, n_in, out, cap);
-#endif
-    case 93u: return aether_flat_call_f32_fmin(in, n_in, out, cap);
-    case 94u: return aether_flat_call_f32_fmax(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 95u: return aether_flat_call_f64_fmin(in, n_in, out, cap);
+    case 85u: return aether_flat_call_f64_two_sum_err(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 96u: return aether_flat_call_f64_fmax(in, n_in, out, cap);
+    case 86u: return aether_flat_call_f64_two_sum(in, n_in, out, cap);
+#endif
+    case 87u: return aether_flat_call_pairf_value(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 88u: return aether_flat_call_paird_value(in, n_in, out, cap);
+#endif
+    case 89u: return aether_flat_call_pairf_reduce32(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 90u: return aether_flat_call_paird_reduce32(in, n_in, out, cap);
+#endif
+    case 91u: return aether_flat_call_mat3f_lu(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 92u: return aether_flat_call_mat3d_lu(in, n_in, out, cap);
+#endif
+    case 93u: return aether_flat_call_pairf_combine(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 94u: return aether_flat_call_paird_combine(in, n_in, out, cap);
+#endif
+    case 95u: return aether_flat_call_f32_fmin(in, n_in, out, cap);
+    case 96u: return aether_flat_call_f32_fmax(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 97u: return aether_flat_call_f64_fmin(in, n_in, out, cap);
+#endif
+#ifdef AETHER_FP64
+    case 98u: return aether_flat_call_f64_fmax(in, n_in, out, cap);
 #endif
     default: return AETHER_FLAT_BAD;
     }
 }
 
 /* One row per witness: thunk, bits, is_float, either_zero, n_in, n_out, word offset. */
-__constant uint aether_selftest_rows[153][7] = {
+__constant uint aether_selftest_rows[157][7] = {
     { 0u, 32u, 1u, 0u, 3u, 1u, 0u }, /* aether_vec3f_sum: fold-left */
     { 1u, 32u, 1u, 0u, 6u, 1u, 4u }, /* aether_vec3f_dot: fold-left */
     { 2u, 64u, 1u, 0u, 3u, 1u, 11u }, /* aether_vec3d_sum: fold-left */
@@ -29703,132 +29963,136 @@ __constant uint aether_selftest_rows[153][7] = {
     { 24u, 32u, 1u, 0u, 1u, 1u, 154u }, /* aether_f32_sin: fma */
     { 25u, 32u, 1u, 0u, 1u, 1u, 156u }, /* aether_f32_cos: fma */
     { 26u, 32u, 1u, 0u, 1u, 1u, 158u }, /* aether_f32_atan: fma */
-    { 27u, 32u, 1u, 0u, 4u, 4u, 160u }, /* aether_quatf_from_axis_angle: fma */
-    { 28u, 32u, 1u, 0u, 3u, 9u, 168u }, /* aether_mat3f_from_euler_xyz: fma */
-    { 29u, 32u, 1u, 0u, 3u, 4u, 180u }, /* aether_f32_jacobi_rotation: fma */
-    { 30u, 32u, 1u, 0u, 6u, 2u, 187u }, /* aether_f32_jacobi_update: fma */
-    { 31u, 32u, 1u, 0u, 7u, 2u, 195u }, /* aether_f32_jacobi_diag: fma */
-    { 32u, 32u, 1u, 0u, 4u, 7u, 204u }, /* aether_mat2f_lu: fma */
-    { 33u, 32u, 1u, 0u, 8u, 2u, 215u }, /* aether_mat2f_lu_solve: fma */
-    { 34u, 32u, 1u, 0u, 6u, 2u, 225u }, /* aether_mat2f_solve_lower: fma */
-    { 35u, 32u, 1u, 0u, 6u, 2u, 233u }, /* aether_mat2f_solve_lower_unit: fma */
-    { 36u, 32u, 1u, 0u, 6u, 2u, 241u }, /* aether_mat2f_solve_upper: fma */
-    { 37u, 32u, 1u, 0u, 6u, 2u, 249u }, /* aether_mat2f_solve_upper_unit: fma */
-    { 38u, 32u, 1u, 0u, 4u, 1u, 257u }, /* aether_mat2f_det_lu: fma */
-    { 39u, 32u, 1u, 0u, 4u, 5u, 262u }, /* aether_mat2f_inverse: fma */
-    { 40u, 32u, 1u, 0u, 4u, 5u, 271u }, /* aether_mat2f_cholesky: fma */
-    { 41u, 32u, 1u, 0u, 6u, 2u, 280u }, /* aether_mat2f_cholesky_solve: fma */
-    { 42u, 32u, 1u, 0u, 4u, 6u, 288u }, /* aether_mat2f_eigh: fma */
-    { 43u, 64u, 1u, 0u, 5u, 2u, 298u }, /* aether_vec2d_lerp: fma */
-    { 7u, 64u, 1u, 0u, 4u, 1u, 305u }, /* aether_vec2d_dot: fma */
-    { 44u, 64u, 1u, 0u, 2u, 1u, 310u }, /* aether_vec2d_squared_norm: fma */
-    { 45u, 64u, 1u, 0u, 2u, 1u, 313u }, /* aether_vec2d_norm: fma */
-    { 11u, 64u, 1u, 0u, 2u, 2u, 316u }, /* aether_vec2d_normalize: fma */
-    { 46u, 64u, 1u, 0u, 6u, 3u, 320u }, /* aether_vec3d_cross: fma */
-    { 47u, 64u, 1u, 0u, 8u, 4u, 329u }, /* aether_quatd_mul: fma */
-    { 48u, 64u, 1u, 0u, 7u, 3u, 341u }, /* aether_quatd_rotate: fma */
-    { 49u, 64u, 1u, 0u, 6u, 2u, 351u }, /* aether_mat2d_mul_vec: fma */
-    { 50u, 64u, 1u, 0u, 8u, 4u, 359u }, /* aether_mat2d_mul: fma */
-    { 51u, 64u, 1u, 0u, 8u, 1u, 371u }, /* aether_mat2d_dot: fma */
-    { 52u, 64u, 1u, 0u, 4u, 1u, 380u }, /* aether_mat2d_determinant: fma */
-    { 53u, 64u, 1u, 0u, 4u, 4u, 385u }, /* aether_mat2d_inverse_adjugate: fma */
-    { 54u, 64u, 1u, 0u, 1u, 2u, 393u }, /* aether_f64_sincos: fma */
-    { 55u, 64u, 1u, 0u, 1u, 1u, 396u }, /* aether_f64_sin: fma */
-    { 56u, 64u, 1u, 0u, 1u, 1u, 398u }, /* aether_f64_atan: fma */
-    { 57u, 64u, 1u, 0u, 4u, 4u, 400u }, /* aether_quatd_from_axis_angle: fma */
-    { 58u, 64u, 1u, 0u, 3u, 9u, 408u }, /* aether_mat3d_from_euler_xyz: fma */
-    { 59u, 64u, 1u, 0u, 3u, 4u, 420u }, /* aether_f64_jacobi_rotation: fma */
-    { 60u, 64u, 1u, 0u, 6u, 2u, 427u }, /* aether_f64_jacobi_update: fma */
-    { 61u, 64u, 1u, 0u, 7u, 2u, 435u }, /* aether_f64_jacobi_diag: fma */
-    { 62u, 64u, 1u, 0u, 4u, 7u, 444u }, /* aether_mat2d_lu: fma */
-    { 63u, 64u, 1u, 0u, 8u, 2u, 455u }, /* aether_mat2d_lu_solve: fma */
-    { 64u, 64u, 1u, 0u, 6u, 2u, 465u }, /* aether_mat2d_solve_lower: fma */
-    { 65u, 64u, 1u, 0u, 6u, 2u, 473u }, /* aether_mat2d_solve_lower_unit: fma */
-    { 66u, 64u, 1u, 0u, 6u, 2u, 481u }, /* aether_mat2d_solve_upper: fma */
-    { 67u, 64u, 1u, 0u, 6u, 2u, 489u }, /* aether_mat2d_solve_upper_unit: fma */
-    { 68u, 64u, 1u, 0u, 4u, 1u, 497u }, /* aether_mat2d_det_lu: fma */
-    { 69u, 64u, 1u, 0u, 4u, 5u, 502u }, /* aether_mat2d_inverse: fma */
-    { 70u, 64u, 1u, 0u, 4u, 5u, 511u }, /* aether_mat2d_cholesky: fma */
-    { 71u, 64u, 1u, 0u, 6u, 2u, 520u }, /* aether_mat2d_cholesky_solve: fma */
-    { 72u, 64u, 1u, 0u, 4u, 6u, 528u }, /* aether_mat2d_eigh: fma */
-    { 14u, 32u, 1u, 0u, 2u, 1u, 538u }, /* aether_vec2f_norm: hypot */
-    { 9u, 32u, 1u, 0u, 2u, 2u, 541u }, /* aether_vec2f_normalize: hypot */
-    { 45u, 64u, 1u, 0u, 2u, 1u, 545u }, /* aether_vec2d_norm: hypot */
-    { 11u, 64u, 1u, 0u, 2u, 2u, 548u }, /* aether_vec2d_normalize: hypot */
-    { 73u, 32u, 1u, 0u, 1u, 1u, 552u }, /* aether_f32_neg: neg-sub */
-    { 74u, 32u, 1u, 0u, 4u, 4u, 554u }, /* aether_quatf_conjugate: neg-sub */
-    { 22u, 32u, 1u, 0u, 4u, 4u, 562u }, /* aether_mat2f_inverse_adjugate: neg-sub */
-    { 28u, 32u, 1u, 0u, 3u, 9u, 570u }, /* aether_mat3f_from_euler_xyz: neg-sub */
-    { 29u, 32u, 1u, 0u, 3u, 4u, 582u }, /* aether_f32_jacobi_rotation: neg-sub */
-    { 42u, 32u, 1u, 0u, 4u, 6u, 589u }, /* aether_mat2f_eigh: neg-sub */
-    { 75u, 64u, 1u, 0u, 1u, 1u, 599u }, /* aether_f64_neg: neg-sub */
-    { 76u, 64u, 1u, 0u, 4u, 4u, 601u }, /* aether_quatd_conjugate: neg-sub */
-    { 53u, 64u, 1u, 0u, 4u, 4u, 609u }, /* aether_mat2d_inverse_adjugate: neg-sub */
-    { 58u, 64u, 1u, 0u, 3u, 9u, 617u }, /* aether_mat3d_from_euler_xyz: neg-sub */
-    { 59u, 64u, 1u, 0u, 3u, 4u, 629u }, /* aether_f64_jacobi_rotation: neg-sub */
-    { 72u, 64u, 1u, 0u, 4u, 6u, 636u }, /* aether_mat2d_eigh: neg-sub */
-    { 77u, 32u, 1u, 0u, 9u, 9u, 646u }, /* aether_mat3f_inverse_adjugate: neg-swap */
-    { 78u, 64u, 1u, 0u, 9u, 9u, 664u }, /* aether_mat3d_inverse_adjugate: neg-swap */
-    { 79u, 32u, 1u, 0u, 2u, 1u, 682u }, /* aether_vec2f_max_norm: max-select-swapped */
-    { 80u, 64u, 1u, 0u, 2u, 1u, 685u }, /* aether_vec2d_max_norm: max-select-swapped */
-    { 18u, 32u, 1u, 0u, 6u, 2u, 688u }, /* aether_mat2f_mul_vec: column-major */
-    { 19u, 32u, 1u, 0u, 8u, 4u, 696u }, /* aether_mat2f_mul: column-major */
-    { 49u, 64u, 1u, 0u, 6u, 2u, 708u }, /* aether_mat2d_mul_vec: column-major */
-    { 50u, 64u, 1u, 0u, 8u, 4u, 716u }, /* aether_mat2d_mul: column-major */
-    { 16u, 32u, 1u, 0u, 8u, 4u, 728u }, /* aether_quatf_mul: quat-xyzw */
-    { 74u, 32u, 1u, 0u, 4u, 4u, 740u }, /* aether_quatf_conjugate: quat-xyzw */
-    { 47u, 64u, 1u, 0u, 8u, 4u, 748u }, /* aether_quatd_mul: quat-xyzw */
-    { 76u, 64u, 1u, 0u, 4u, 4u, 760u }, /* aether_quatd_conjugate: quat-xyzw */
-    { 81u, 32u, 1u, 0u, 3u, 1u, 768u }, /* aether_f32_two_sum_err: uncompensated */
-    { 82u, 32u, 1u, 0u, 2u, 2u, 772u }, /* aether_f32_two_sum: uncompensated */
-    { 83u, 64u, 1u, 0u, 3u, 1u, 776u }, /* aether_f64_two_sum_err: uncompensated */
-    { 84u, 64u, 1u, 0u, 2u, 2u, 780u }, /* aether_f64_two_sum: uncompensated */
-    { 85u, 32u, 1u, 0u, 2u, 1u, 784u }, /* aether_pairf_value: non-finite-kept */
-    { 29u, 32u, 1u, 0u, 3u, 4u, 787u }, /* aether_f32_jacobi_rotation: non-finite-kept */
-    { 86u, 64u, 1u, 0u, 2u, 1u, 794u }, /* aether_paird_value: non-finite-kept */
-    { 59u, 64u, 1u, 0u, 3u, 4u, 797u }, /* aether_f64_jacobi_rotation: non-finite-kept */
-    { 87u, 32u, 1u, 0u, 64u, 2u, 804u }, /* aether_pairf_reduce32: rounds-reversed */
-    { 88u, 64u, 1u, 0u, 64u, 2u, 870u }, /* aether_paird_reduce32: rounds-reversed */
-    { 32u, 32u, 1u, 0u, 4u, 7u, 936u }, /* aether_mat2f_lu: pivot-last */
-    { 62u, 64u, 1u, 0u, 4u, 7u, 947u }, /* aether_mat2d_lu: pivot-last */
-    { 89u, 32u, 1u, 0u, 9u, 13u, 958u }, /* aether_mat3f_lu: right-looking */
-    { 90u, 64u, 1u, 0u, 9u, 13u, 980u }, /* aether_mat3d_lu: right-looking */
-    { 40u, 32u, 1u, 0u, 4u, 5u, 1002u }, /* aether_mat2f_cholesky: no-symmetrize */
-    { 70u, 64u, 1u, 0u, 4u, 5u, 1011u }, /* aether_mat2d_cholesky: no-symmetrize */
-    { 91u, 32u, 1u, 0u, 4u, 2u, 1020u }, /* aether_pairf_combine: comp-dropped */
-    { 87u, 32u, 1u, 0u, 64u, 2u, 1026u }, /* aether_pairf_reduce32: comp-dropped */
-    { 92u, 64u, 1u, 0u, 4u, 2u, 1092u }, /* aether_paird_combine: comp-dropped */
-    { 88u, 64u, 1u, 0u, 64u, 2u, 1098u }, /* aether_paird_reduce32: comp-dropped */
-    { 93u, 32u, 1u, 1u, 2u, 1u, 1164u }, /* aether_f32_fmin: nan-first */
-    { 94u, 32u, 1u, 1u, 2u, 1u, 1167u }, /* aether_f32_fmax: nan-first */
-    { 95u, 64u, 1u, 1u, 2u, 1u, 1170u }, /* aether_f64_fmin: nan-first */
-    { 96u, 64u, 1u, 1u, 2u, 1u, 1173u }, /* aether_f64_fmax: nan-first */
-    { 93u, 32u, 1u, 1u, 2u, 1u, 1176u }, /* aether_f32_fmin: nan-second */
-    { 94u, 32u, 1u, 1u, 2u, 1u, 1179u }, /* aether_f32_fmax: nan-second */
-    { 95u, 64u, 1u, 1u, 2u, 1u, 1182u }, /* aether_f64_fmin: nan-second */
-    { 96u, 64u, 1u, 1u, 2u, 1u, 1185u }, /* aether_f64_fmax: nan-second */
-    { 16u, 32u, 1u, 0u, 8u, 4u, 1188u }, /* aether_quatf_mul: reassociate */
-    { 91u, 32u, 1u, 0u, 4u, 2u, 1200u }, /* aether_pairf_combine: reassociate */
-    { 47u, 64u, 1u, 0u, 8u, 4u, 1206u }, /* aether_quatd_mul: reassociate */
-    { 92u, 64u, 1u, 0u, 4u, 2u, 1218u }, /* aether_paird_combine: reassociate */
-    { 26u, 32u, 1u, 0u, 1u, 1u, 1224u }, /* aether_f32_atan: reciprocal */
-    { 29u, 32u, 1u, 0u, 3u, 4u, 1226u }, /* aether_f32_jacobi_rotation: reciprocal */
-    { 56u, 64u, 1u, 0u, 1u, 1u, 1233u }, /* aether_f64_atan: reciprocal */
-    { 59u, 64u, 1u, 0u, 3u, 4u, 1235u }, /* aether_f64_jacobi_rotation: reciprocal */
-    { 23u, 32u, 1u, 0u, 1u, 2u, 1242u }, /* aether_f32_sincos: product-order */
-    { 24u, 32u, 1u, 0u, 1u, 1u, 1245u }, /* aether_f32_sin: product-order */
-    { 54u, 64u, 1u, 0u, 1u, 2u, 1247u }, /* aether_f64_sincos: product-order */
-    { 55u, 64u, 1u, 0u, 1u, 1u, 1250u }, /* aether_f64_sin: product-order */
-    { 23u, 32u, 1u, 0u, 1u, 2u, 1252u }, /* aether_f32_sincos: coefficient-bit */
-    { 24u, 32u, 1u, 0u, 1u, 1u, 1255u }, /* aether_f32_sin: coefficient-bit */
-    { 54u, 64u, 1u, 0u, 1u, 2u, 1257u }, /* aether_f64_sincos: coefficient-bit */
-    { 55u, 64u, 1u, 0u, 1u, 1u, 1260u }, /* aether_f64_sin: coefficient-bit */
-    { 23u, 32u, 1u, 0u, 1u, 2u, 1262u }, /* aether_f32_sincos: reduction-constant */
-    { 24u, 32u, 1u, 0u, 1u, 1u, 1265u }, /* aether_f32_sin: reduction-constant */
-    { 54u, 64u, 1u, 0u, 1u, 2u, 1267u }, /* aether_f64_sincos: reduction-constant */
-    { 55u, 64u, 1u, 0u, 1u, 1u, 1270u }, /* aether_f64_sin: reduction-constant */
+    { 27u, 32u, 1u, 0u, 2u, 1u, 160u }, /* aether_f32_atan2: fma */
+    { 28u, 32u, 1u, 0u, 4u, 4u, 163u }, /* aether_quatf_from_axis_angle: fma */
+    { 29u, 32u, 1u, 0u, 3u, 9u, 171u }, /* aether_mat3f_from_euler_xyz: fma */
+    { 30u, 32u, 1u, 0u, 3u, 4u, 183u }, /* aether_f32_jacobi_rotation: fma */
+    { 31u, 32u, 1u, 0u, 6u, 2u, 190u }, /* aether_f32_jacobi_update: fma */
+    { 32u, 32u, 1u, 0u, 7u, 2u, 198u }, /* aether_f32_jacobi_diag: fma */
+    { 33u, 32u, 1u, 0u, 4u, 7u, 207u }, /* aether_mat2f_lu: fma */
+    { 34u, 32u, 1u, 0u, 8u, 2u, 218u }, /* aether_mat2f_lu_solve: fma */
+    { 35u, 32u, 1u, 0u, 6u, 2u, 228u }, /* aether_mat2f_solve_lower: fma */
+    { 36u, 32u, 1u, 0u, 6u, 2u, 236u }, /* aether_mat2f_solve_lower_unit: fma */
+    { 37u, 32u, 1u, 0u, 6u, 2u, 244u }, /* aether_mat2f_solve_upper: fma */
+    { 38u, 32u, 1u, 0u, 6u, 2u, 252u }, /* aether_mat2f_solve_upper_unit: fma */
+    { 39u, 32u, 1u, 0u, 4u, 1u, 260u }, /* aether_mat2f_det_lu: fma */
+    { 40u, 32u, 1u, 0u, 4u, 5u, 265u }, /* aether_mat2f_inverse: fma */
+    { 41u, 32u, 1u, 0u, 4u, 5u, 274u }, /* aether_mat2f_cholesky: fma */
+    { 42u, 32u, 1u, 0u, 6u, 2u, 283u }, /* aether_mat2f_cholesky_solve: fma */
+    { 43u, 32u, 1u, 0u, 4u, 6u, 291u }, /* aether_mat2f_eigh: fma */
+    { 44u, 64u, 1u, 0u, 5u, 2u, 301u }, /* aether_vec2d_lerp: fma */
+    { 7u, 64u, 1u, 0u, 4u, 1u, 308u }, /* aether_vec2d_dot: fma */
+    { 45u, 64u, 1u, 0u, 2u, 1u, 313u }, /* aether_vec2d_squared_norm: fma */
+    { 46u, 64u, 1u, 0u, 2u, 1u, 316u }, /* aether_vec2d_norm: fma */
+    { 11u, 64u, 1u, 0u, 2u, 2u, 319u }, /* aether_vec2d_normalize: fma */
+    { 47u, 64u, 1u, 0u, 6u, 3u, 323u }, /* aether_vec3d_cross: fma */
+    { 48u, 64u, 1u, 0u, 8u, 4u, 332u }, /* aether_quatd_mul: fma */
+    { 49u, 64u, 1u, 0u, 7u, 3u, 344u }, /* aether_quatd_rotate: fma */
+    { 50u, 64u, 1u, 0u, 6u, 2u, 354u }, /* aether_mat2d_mul_vec: fma */
+    { 51u, 64u, 1u, 0u, 8u, 4u, 362u }, /* aether_mat2d_mul: fma */
+    { 52u, 64u, 1u, 0u, 8u, 1u, 374u }, /* aether_mat2d_dot: fma */
+    { 53u, 64u, 1u, 0u, 4u, 1u, 383u }, /* aether_mat2d_determinant: fma */
+    { 54u, 64u, 1u, 0u, 4u, 4u, 388u }, /* aether_mat2d_inverse_adjugate: fma */
+    { 55u, 64u, 1u, 0u, 1u, 2u, 396u }, /* aether_f64_sincos: fma */
+    { 56u, 64u, 1u, 0u, 1u, 1u, 399u }, /* aether_f64_sin: fma */
+    { 57u, 64u, 1u, 0u, 1u, 1u, 401u }, /* aether_f64_atan: fma */
+    { 58u, 64u, 1u, 0u, 2u, 1u, 403u }, /* aether_f64_atan2: fma */
+    { 59u, 64u, 1u, 0u, 4u, 4u, 406u }, /* aether_quatd_from_axis_angle: fma */
+    { 60u, 64u, 1u, 0u, 3u, 9u, 414u }, /* aether_mat3d_from_euler_xyz: fma */
+    { 61u, 64u, 1u, 0u, 3u, 4u, 426u }, /* aether_f64_jacobi_rotation: fma */
+    { 62u, 64u, 1u, 0u, 6u, 2u, 433u }, /* aether_f64_jacobi_update: fma */
+    { 63u, 64u, 1u, 0u, 7u, 2u, 441u }, /* aether_f64_jacobi_diag: fma */
+    { 64u, 64u, 1u, 0u, 4u, 7u, 450u }, /* aether_mat2d_lu: fma */
+    { 65u, 64u, 1u, 0u, 8u, 2u, 461u }, /* aether_mat2d_lu_solve: fma */
+    { 66u, 64u, 1u, 0u, 6u, 2u, 471u }, /* aether_mat2d_solve_lower: fma */
+    { 67u, 64u, 1u, 0u, 6u, 2u, 479u }, /* aether_mat2d_solve_lower_unit: fma */
+    { 68u, 64u, 1u, 0u, 6u, 2u, 487u }, /* aether_mat2d_solve_upper: fma */
+    { 69u, 64u, 1u, 0u, 6u, 2u, 495u }, /* aether_mat2d_solve_upper_unit: fma */
+    { 70u, 64u, 1u, 0u, 4u, 1u, 503u }, /* aether_mat2d_det_lu: fma */
+    { 71u, 64u, 1u, 0u, 4u, 5u, 508u }, /* aether_mat2d_inverse: fma */
+    { 72u, 64u, 1u, 0u, 4u, 5u, 517u }, /* aether_mat2d_cholesky: fma */
+    { 73u, 64u, 1u, 0u, 6u, 2u, 526u }, /* aether_mat2d_cholesky_solve: fma */
+    { 74u, 64u, 1u, 0u, 4u, 6u, 534u }, /* aether_mat2d_eigh: fma */
+    { 14u, 32u, 1u, 0u, 2u, 1u, 544u }, /* aether_vec2f_norm: hypot */
+    { 9u, 32u, 1u, 0u, 2u, 2u, 547u }, /* aether_vec2f_normalize: hypot */
+    { 46u, 64u, 1u, 0u, 2u, 1u, 551u }, /* aether_vec2d_norm: hypot */
+    { 11u, 64u, 1u, 0u, 2u, 2u, 554u }, /* aether_vec2d_normalize: hypot */
+    { 75u, 32u, 1u, 0u, 1u, 1u, 558u }, /* aether_f32_neg: neg-sub */
+    { 76u, 32u, 1u, 0u, 4u, 4u, 560u }, /* aether_quatf_conjugate: neg-sub */
+    { 22u, 32u, 1u, 0u, 4u, 4u, 568u }, /* aether_mat2f_inverse_adjugate: neg-sub */
+    { 27u, 32u, 1u, 0u, 2u, 1u, 576u }, /* aether_f32_atan2: neg-sub */
+    { 29u, 32u, 1u, 0u, 3u, 9u, 579u }, /* aether_mat3f_from_euler_xyz: neg-sub */
+    { 30u, 32u, 1u, 0u, 3u, 4u, 591u }, /* aether_f32_jacobi_rotation: neg-sub */
+    { 43u, 32u, 1u, 0u, 4u, 6u, 598u }, /* aether_mat2f_eigh: neg-sub */
+    { 77u, 64u, 1u, 0u, 1u, 1u, 608u }, /* aether_f64_neg: neg-sub */
+    { 78u, 64u, 1u, 0u, 4u, 4u, 610u }, /* aether_quatd_conjugate: neg-sub */
+    { 54u, 64u, 1u, 0u, 4u, 4u, 618u }, /* aether_mat2d_inverse_adjugate: neg-sub */
+    { 58u, 64u, 1u, 0u, 2u, 1u, 626u }, /* aether_f64_atan2: neg-sub */
+    { 60u, 64u, 1u, 0u, 3u, 9u, 629u }, /* aether_mat3d_from_euler_xyz: neg-sub */
+    { 61u, 64u, 1u, 0u, 3u, 4u, 641u }, /* aether_f64_jacobi_rotation: neg-sub */
+    { 74u, 64u, 1u, 0u, 4u, 6u, 648u }, /* aether_mat2d_eigh: neg-sub */
+    { 79u, 32u, 1u, 0u, 9u, 9u, 658u }, /* aether_mat3f_inverse_adjugate: neg-swap */
+    { 80u, 64u, 1u, 0u, 9u, 9u, 676u }, /* aether_mat3d_inverse_adjugate: neg-swap */
+    { 81u, 32u, 1u, 0u, 2u, 1u, 694u }, /* aether_vec2f_max_norm: max-select-swapped */
+    { 82u, 64u, 1u, 0u, 2u, 1u, 697u }, /* aether_vec2d_max_norm: max-select-swapped */
+    { 18u, 32u, 1u, 0u, 6u, 2u, 700u }, /* aether_mat2f_mul_vec: column-major */
+    { 19u, 32u, 1u, 0u, 8u, 4u, 708u }, /* aether_mat2f_mul: column-major */
+    { 50u, 64u, 1u, 0u, 6u, 2u, 720u }, /* aether_mat2d_mul_vec: column-major */
+    { 51u, 64u, 1u, 0u, 8u, 4u, 728u }, /* aether_mat2d_mul: column-major */
+    { 16u, 32u, 1u, 0u, 8u, 4u, 740u }, /* aether_quatf_mul: quat-xyzw */
+    { 76u, 32u, 1u, 0u, 4u, 4u, 752u }, /* aether_quatf_conjugate: quat-xyzw */
+    { 48u, 64u, 1u, 0u, 8u, 4u, 760u }, /* aether_quatd_mul: quat-xyzw */
+    { 78u, 64u, 1u, 0u, 4u, 4u, 772u }, /* aether_quatd_conjugate: quat-xyzw */
+    { 83u, 32u, 1u, 0u, 3u, 1u, 780u }, /* aether_f32_two_sum_err: uncompensated */
+    { 84u, 32u, 1u, 0u, 2u, 2u, 784u }, /* aether_f32_two_sum: uncompensated */
+    { 85u, 64u, 1u, 0u, 3u, 1u, 788u }, /* aether_f64_two_sum_err: uncompensated */
+    { 86u, 64u, 1u, 0u, 2u, 2u, 792u }, /* aether_f64_two_sum: uncompensated */
+    { 87u, 32u, 1u, 0u, 2u, 1u, 796u }, /* aether_pairf_value: non-finite-kept */
+    { 30u, 32u, 1u, 0u, 3u, 4u, 799u }, /* aether_f32_jacobi_rotation: non-finite-kept */
+    { 88u, 64u, 1u, 0u, 2u, 1u, 806u }, /* aether_paird_value: non-finite-kept */
+    { 61u, 64u, 1u, 0u, 3u, 4u, 809u }, /* aether_f64_jacobi_rotation: non-finite-kept */
+    { 89u, 32u, 1u, 0u, 64u, 2u, 816u }, /* aether_pairf_reduce32: rounds-reversed */
+    { 90u, 64u, 1u, 0u, 64u, 2u, 882u }, /* aether_paird_reduce32: rounds-reversed */
+    { 33u, 32u, 1u, 0u, 4u, 7u, 948u }, /* aether_mat2f_lu: pivot-last */
+    { 64u, 64u, 1u, 0u, 4u, 7u, 959u }, /* aether_mat2d_lu: pivot-last */
+    { 91u, 32u, 1u, 0u, 9u, 13u, 970u }, /* aether_mat3f_lu: right-looking */
+    { 92u, 64u, 1u, 0u, 9u, 13u, 992u }, /* aether_mat3d_lu: right-looking */
+    { 41u, 32u, 1u, 0u, 4u, 5u, 1014u }, /* aether_mat2f_cholesky: no-symmetrize */
+    { 72u, 64u, 1u, 0u, 4u, 5u, 1023u }, /* aether_mat2d_cholesky: no-symmetrize */
+    { 93u, 32u, 1u, 0u, 4u, 2u, 1032u }, /* aether_pairf_combine: comp-dropped */
+    { 89u, 32u, 1u, 0u, 64u, 2u, 1038u }, /* aether_pairf_reduce32: comp-dropped */
+    { 94u, 64u, 1u, 0u, 4u, 2u, 1104u }, /* aether_paird_combine: comp-dropped */
+    { 90u, 64u, 1u, 0u, 64u, 2u, 1110u }, /* aether_paird_reduce32: comp-dropped */
+    { 95u, 32u, 1u, 1u, 2u, 1u, 1176u }, /* aether_f32_fmin: nan-first */
+    { 96u, 32u, 1u, 1u, 2u, 1u, 1179u }, /* aether_f32_fmax: nan-first */
+    { 97u, 64u, 1u, 1u, 2u, 1u, 1182u }, /* aether_f64_fmin: nan-first */
+    { 98u, 64u, 1u, 1u, 2u, 1u, 1185u }, /* aether_f64_fmax: nan-first */
+    { 95u, 32u, 1u, 1u, 2u, 1u, 1188u }, /* aether_f32_fmin: nan-second */
+    { 96u, 32u, 1u, 1u, 2u, 1u, 1191u }, /* aether_f32_fmax: nan-second */
+    { 97u, 64u, 1u, 1u, 2u, 1u, 1194u }, /* aether_f64_fmin: nan-second */
+    { 98u, 64u, 1u, 1u, 2u, 1u, 1197u }, /* aether_f64_fmax: nan-second */
+    { 16u, 32u, 1u, 0u, 8u, 4u, 1200u }, /* aether_quatf_mul: reassociate */
+    { 93u, 32u, 1u, 0u, 4u, 2u, 1212u }, /* aether_pairf_combine: reassociate */
+    { 48u, 64u, 1u, 0u, 8u, 4u, 1218u }, /* aether_quatd_mul: reassociate */
+    { 94u, 64u, 1u, 0u, 4u, 2u, 1230u }, /* aether_paird_combine: reassociate */
+    { 26u, 32u, 1u, 0u, 1u, 1u, 1236u }, /* aether_f32_atan: reciprocal */
+    { 27u, 32u, 1u, 0u, 2u, 1u, 1238u }, /* aether_f32_atan2: reciprocal */
+    { 57u, 64u, 1u, 0u, 1u, 1u, 1241u }, /* aether_f64_atan: reciprocal */
+    { 58u, 64u, 1u, 0u, 2u, 1u, 1243u }, /* aether_f64_atan2: reciprocal */
+    { 23u, 32u, 1u, 0u, 1u, 2u, 1246u }, /* aether_f32_sincos: product-order */
+    { 24u, 32u, 1u, 0u, 1u, 1u, 1249u }, /* aether_f32_sin: product-order */
+    { 55u, 64u, 1u, 0u, 1u, 2u, 1251u }, /* aether_f64_sincos: product-order */
+    { 56u, 64u, 1u, 0u, 1u, 1u, 1254u }, /* aether_f64_sin: product-order */
+    { 23u, 32u, 1u, 0u, 1u, 2u, 1256u }, /* aether_f32_sincos: coefficient-bit */
+    { 24u, 32u, 1u, 0u, 1u, 1u, 1259u }, /* aether_f32_sin: coefficient-bit */
+    { 55u, 64u, 1u, 0u, 1u, 2u, 1261u }, /* aether_f64_sincos: coefficient-bit */
+    { 56u, 64u, 1u, 0u, 1u, 1u, 1264u }, /* aether_f64_sin: coefficient-bit */
+    { 23u, 32u, 1u, 0u, 1u, 2u, 1266u }, /* aether_f32_sincos: reduction-constant */
+    { 24u, 32u, 1u, 0u, 1u, 1u, 1269u }, /* aether_f32_sin: reduction-constant */
+    { 55u, 64u, 1u, 0u, 1u, 2u, 1271u }, /* aether_f64_sincos: reduction-constant */
+    { 56u, 64u, 1u, 0u, 1u, 1u, 1274u }, /* aether_f64_sin: reduction-constant */
 };
-__constant ulong aether_selftest_words[1272] = {
+__constant ulong aether_selftest_words[1276] = {
     0x00000000c0000000ul, 0x00000000bf6da079ul, 0x000000003ec9e325ul, 0x00000000c0222bb9ul,
     0x00000000be4faecful, 0x00000000bf56f85ful, 0x000000004154f1ddul, 0x000000003e2438eaul,
     0x00000000bf7a6cb8ul, 0x00000000402dbdb6ul, 0x000000004213ad19ul, 0xbfc7d04f62c6569ful,
@@ -29869,121 +30133,124 @@ __constant ulong aether_selftest_words[1272] = {
     0x000000003d7b454dul, 0x000000003d27db5dul, 0x00000000bf38c5b8ul, 0x00000000417211e5ul,
     0x000000003f0bfe37ul, 0x00000000bf5654d7ul, 0x000000003f0009ecul, 0x000000003ef588aeul,
     0x00000000c0158bbaul, 0x00000000bf317299ul, 0x000000003e39e688ul, 0x000000003e37e5ceul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0x000000003f800000ul, 0x000000003f8009ecul,
-    0x000000003f60a47eul, 0x0000000000000000ul, 0x0000000000000000ul, 0x000000003ef588aeul,
-    0x000000003f258057ul, 0x000000003fbaee5eul, 0x000000003fc1db62ul, 0x000000003bcb1a73ul,
-    0x00000000bde146cful, 0x000000003f7e710cul, 0x000000003f54a3aful, 0x00000000bf0d88aaul,
-    0x00000000bd87eb51ul, 0x000000003f0e8a86ul, 0x000000003f537343ul, 0x000000003db41a0eul,
-    0x00000000bee6eee5ul, 0x00000000c03647abul, 0x00000000407eed2ful, 0x000000003f4d7329ul,
-    0x00000000bf18baceul, 0x00000000bf3e4eebul, 0x00000000bea975f0ul, 0x000000004067ee3bul,
-    0x000000003e40ac86ul, 0x000000003d99de7bul, 0x00000000c16c416ful, 0x000000003f25ffdbul,
-    0x00000000c002778ful, 0x00000000c2cd5d0cul, 0x00000000c26bf1edul, 0x00000000c1068a1eul,
-    0x0000000040d8329eul, 0x00000000c0bb6dd0ul, 0x00000000c0fc015aul, 0x00000000c0d4244eul,
-    0x00000000407ec97cul, 0x00000000bf91df4ful, 0x00000000416e8ad2ul, 0x00000000c1847dd0ul,
-    0x0000000075c242aeul, 0x00000000d6864858ul, 0x0000000076d6a5ceul, 0x00000000d82c7331ul,
-    0x0000000076d6a5ceul, 0x00000000d82c7331ul, 0x000000003e67af66ul, 0x0000000056b1dbdaul,
-    0x0000000000000002ul, 0x0000000000000002ul, 0x0000000000000000ul, 0x000000003f7a9479ul,
-    0x000000003f621b6bul, 0x000000003f24ef59ul, 0x000000003ed1cf04ul, 0x0000000000000002ul,
-    0x0000000000000002ul, 0x00000000c03fefa4ul, 0x0000000040423a71ul, 0x00000000416027a3ul,
-    0x00000000c1417094ul, 0x000000003f83b0f7ul, 0x000000003e4c5666ul, 0x000000003e4c5666ul,
-    0x000000003f231e09ul, 0x00000000406ab21dul, 0x000000003f5ed47dul, 0x0000000040641e07ul,
-    0x000000003e7fce2aul, 0x00000000bf2712d9ul, 0x00000000bf01c80dul, 0x00000000bf361498ul,
-    0x00000000405fe50cul, 0x00000000bfbc4e31ul, 0x000000004073c273ul, 0x00000000bfbc4e31ul,
-    0x000000004030cb14ul, 0x00000000a648a7a4ul, 0x00000000cbca2f4dul, 0x000000002a5ada63ul,
-    0x000000003ce140f1ul, 0x00000000406b32fbul, 0x00000000c055ae30ul, 0x000000006874b2dcul,
-    0x00000000c2f2d8d7ul, 0x00000000c0cbc5caul, 0x000000003e138b83ul, 0x000000004079aab1ul,
-    0x00000000409d94b1ul, 0x00000000bfc59696ul, 0x00000000bf8d7817ul, 0x00000000bfb13452ul,
-    0x00000000bf8d7817ul, 0x00000000befc420aul, 0x000000003f3750b6ul, 0x00000000befc420bul,
-    0x000000003f3750b7ul, 0x0000000000000000ul, 0x00000000be45c055ul, 0x000000003f730fdbul,
-    0x00000000be45c055ul, 0x000000003f730fdbul, 0x00000000cc9d541dul, 0x000000004c9d541dul,
-    0x00000000cb7ffffful, 0x000000004b800000ul, 0x0000000000000000ul, 0x000000003fc96d57ul,
-    0x000000003efe71c7ul, 0x000000003efe71c7ul, 0x000000003f613d00ul, 0x000000003fa091e0ul,
-    0x0000000000000000ul, 0x000000003ecad54cul, 0x000000003f59a8d7ul, 0x0000000000000000ul,
-    0x000000003fddb3d7ul, 0x0000000000000000ul, 0x000000003f13cd3aul, 0x00000000bf800000ul,
-    0x00000000c02c3fb2ul, 0x000000003e5c1242ul, 0x00000000bfa2479aul, 0x000000003f8e576aul,
-    0x00000000bf4c8374ul, 0x00000000bf1b4b21ul, 0x00000000bf4c8374ul, 0x00000000bf1b4b22ul,
-    0x00000000bfb4bdc0ul, 0x000000003bd67580ul, 0x000000003f40e591ul, 0x00000000bf284e4aul,
-    0x000000003f284e4aul, 0x000000003f40e591ul, 0xbfe73017009e3888ul, 0x3ff0000000000000ul,
-    0x7ff0000000000000ul, 0xbfecf3fb6f7884e8ul, 0x3fded47e928ec4c0ul, 0x7ff0000000000000ul,
-    0x3fb51a0b379585c0ul, 0x3ff2799b7a48a575ul, 0x4023173ab69e0931ul, 0xbff25d05133afe18ul,
-    0xbfca3fe1d3b5d8cbul, 0xc00a4317f859393aul, 0xbfd2052aa2ae2dcbul, 0x3fe37908ce96f320ul,
-    0x3fdcc5f0e627d1a8ul, 0xbfde582e3fb4ee7bul, 0x4003c61432e921cbul, 0x4004225ea8da7c2dul,
-    0xc006ad80ab73579dul, 0xc00ebae18d96e874ul, 0xbfe3004b010ae15ful, 0xbfe9bf791dbc1a44ul,
-    0x40176262ec2d7378ul, 0xbff7f87188e57e4bul, 0xc025e6731d6908f5ul, 0x3fef559a8baaeb9dul,
-    0xc02b63914e006e88ul, 0xbfe6e960788cc26dul, 0xc0629c4247f6657dul, 0xc01a257bf3e0372eul,
-    0xc053a5e2d16797edul, 0xc02046cf96a86113ul, 0x3fc543bc917031feul, 0xbff04b293133764ful,
-    0x400b2fc118f249e5ul, 0xbfc80bb88bf92d70ul, 0x3fd3ef2aa2c0c7f4ul, 0xc0010325135817e8ul,
-    0xbfc62cfd5e71fe3aul, 0xbfb9866fa9a4d7c0ul, 0x401359176a84c3e0ul, 0x403295bfdd690a24ul,
-    0x3fe788d22945983aul, 0xc0059a1a2a84fa33ul, 0xbfb20151152e286eul, 0x3fb3504af9145e11ul,
-    0xc00cea2f786599fcul, 0xbfd54111c7d9542dul, 0x3fcaca61f6bad05aul, 0xbfe3d71b5f8705bful,
-    0x4010cae6e95f44bdul, 0xc02655272008c949ul, 0xbfee4273930ffad1ul, 0xbffaa83d2d457a33ul,
-    0xc02c966b40bcc022ul, 0x3fdcead3ed95cbeful, 0xbfc10d9ff1cd46eaul, 0x3fd2f963325b7e0aul,
-    0xbfd4971f611c1e29ul, 0x40106b38960a7694ul, 0x3fc6a1fa981e7c32ul, 0xc0121f715f9e3da0ul,
-    0x3ff72a668f4f9ea2ul, 0x4026aa834628e896ul, 0x3fce1334051474deul, 0xbffcac7448bc3966ul,
-    0x3fcd7bb20325fcb9ul, 0xbfd90d12b8fb59edul, 0x4002b6c3aa9e880bul, 0x401e36094384fac7ul,
-    0x4002bf0ac612b314ul, 0xc03466e506a78178ul, 0x400947c90ee5f4c6ul, 0x4000000000000000ul,
-    0xb28e9f094b5c5195ul, 0x0000000000000000ul, 0x3fec46063d7d40baul, 0xc008000000000000ul,
-    0x3ffc407e99a47b9bul, 0x400615a0c3dc07aeul, 0xbfb532415e70ff14ul, 0xc0184ae96d0f21f0ul,
-    0xbfdf85b412f79369ul, 0x3fc601e6fac2b8e0ul, 0x3fe66806851bb42dul, 0xc0003825e0de49a4ul,
-    0x3fec1a1c4bb163ecul, 0xbfc820772751dbdeul, 0xbfce6b6eef9a262bul, 0x3fc8cd1685fb1b42ul,
-    0x402631e5c9d8e56aul, 0xc015b2e928b0d048ul, 0xbfbdbd639cd1553ful, 0x3fb83f309adedde7ul,
-    0x3fb7966ce26d775dul, 0xbfe054e5c9982668ul, 0xbfdf437e2c6c9b01ul, 0x3febec11a5ac7ff8ul,
-    0xc003f89efb8c64fbul, 0xbfe33e4c6422c1d7ul, 0xbfd4f17b682dec0ful, 0xbfd43d87ff135b92ul,
-    0xbfc0686b60cc47deul, 0xbfe2413e796c5928ul, 0x400126bf882bb0c3ul, 0xc002e778c8eb1b28ul,
-    0x3fd84a2a4d290e76ul, 0x3fbe5c4b75720476ul, 0x3fe0e3987a0a85f4ul, 0xbfffbc78c2ce6bc2ul,
-    0xbfc3c43d006d03c4ul, 0x3fcad390838a6c8eul, 0x3fc593a86597589aul, 0x3feedb2b86fef92ful,
-    0xbfc5013d24b9ffaaul, 0x3fcaa166338e1caeul, 0x3fc12e5f2abc54aeul, 0x3fef57c393b00416ul,
-    0x3fc341dc9f88b693ul, 0xbfcd3e627b0bdba7ul, 0xbfbdfd1cc9e090d2ul, 0x3feeed642ac9f486ul,
-    0xc010000000000000ul, 0xbff0000000000000ul, 0x4010000000000000ul, 0x3fea4d36f3e4ac24ul,
-    0x3fe23a1ef4052543ul, 0x3fe62d0f515c2947ul, 0x3fd4022f9b3344b6ul, 0x3fee8695342d9058ul,
-    0x4009baf3af1c75a0ul, 0x3ffcdfbcb08a2e54ul, 0x3fff1a5ef4daa17aul, 0xbfbcb22ce55ffe97ul,
-    0x4008eb9557bc3bd6ul, 0xc026264917f7c946ul, 0xc02ccf85ea07e5ceul, 0x400d76bc11d54ec7ul,
-    0xc004596ac8be4bcdul, 0x3fb427e3aea7707aul, 0x3fff885a821cf64cul, 0x3ff9af8f2dea5744ul,
-    0x4027daf0cd9f09f7ul, 0xbfcf3f4774f51fb7ul, 0x4005f372892e8d88ul, 0xbff9ac42802f151cul,
-    0x3fe26c954731ab4dul, 0xbfe0acbb97b2c1fbul, 0x3fe26c9546cdfdceul, 0xbfe0acbbb0cb7f58ul,
-    0x3fe26c954731ab4dul, 0xbfe0acbb97b2c1fbul, 0x3fefffffff52dfedul, 0xbe6972f3ea000000ul,
-    0x0000000000000001ul, 0x0000000000000002ul, 0x0000000000000000ul, 0x3fe2c17ff5cefed8ul,
-    0x3fdd073d1037a35cul, 0x3fe2a4aa6f7bb0e1ul, 0x3fd4998dddf5de69ul, 0x0000000000000002ul,
-    0x0000000000000002ul, 0xc00fc3882be43206ul, 0x400c870467ec73eeul, 0x40349fe0b201b9b1ul,
-    0xc032ca3ef4a90794ul, 0x3fe7d57680a86feaul, 0x3fdafad639fcfa68ul, 0x3fdafad639fcfa68ul,
-    0x3fe49b8f9cd19458ul, 0xc01fc821dff5a410ul, 0xbfb640b58fd8a7dful, 0xc02555e725610b36ul,
-    0x401b649479eb7a9dul, 0x400c02a61c82e238ul, 0xbfab85f61f6f1300ul, 0xbfee19b120c32eb2ul,
-    0xc01328b96d29c14eul, 0x400531d91d87db7eul, 0xc00a3d6be97ff712ul, 0x400531d91d87db7eul,
-    0xbfe936b06b15f00cul, 0x3ff0000000000000ul, 0xbfefc18b3dd52225ul, 0xbfefc18b3dd52225ul,
-    0x3ff6f6bd33f5adeeul, 0x3ff7130bb5a56098ul, 0x400604b4b21bebd6ul, 0x400ac2f1bfbaba2aul,
-    0x3ffeaeba4647e11dul, 0x401294c9a80aab5ful, 0xbfc31b991bc3d798ul, 0x3fb097f594b12200ul,
-    0x4011f69725e37404ul, 0xbfe357c9560802c8ul, 0x400a529727a58be6ul, 0xbfbd005fa9d6327cul,
-    0x400a529727a58be6ul, 0xbfdd79af0ddd8570ul, 0x3fd9906f093f3cfcul, 0x3fd9906f093f3cfcul,
-    0x3fe13a5814e75f42ul, 0xbfda147f622d0a61ul, 0xbfe8188b15f03fecul, 0xbfe15640ff84bfbbul,
-    0xbfe8188b3d9b8ef2ul, 0xbfe15640efd69d9aul, 0x4160a91bd38f313eul, 0xc160a91be2a0b9faul,
-    0xc16727e59da223e0ul, 0x416727e57783028bul, 0x0000000000000000ul, 0x3ffa90b26c62fbb4ul,
-    0x3fdd0e1c1ce80b10ul, 0x3fdd0e1c1ce80b10ul, 0x3fed1a58f879e850ul, 0x3ff49dd87cf24963ul,
-    0x0000000000000000ul, 0x3fd68c867cda40a4ul, 0x3fec5baa38a74bf8ul, 0x0000000000000000ul,
-    0xbfea23a78b2029a4ul, 0x0000000000000000ul, 0xbf9a9201dfe56a80ul, 0x3fc0521ba26c5200ul,
-    0xc00f706ae0b2fcdaul, 0x3fe5e478c83ee048ul, 0xc01de19d9f212d52ul, 0x4048e133f1afc177ul,
-    0x41d5e36ec57ee7b3ul, 0xb977a53bf7176a61ul, 0x42519aed0496d413ul, 0x39e61dc63329ef38ul,
-    0xc24185173127503aul, 0x4241b0de0eb24e09ul, 0xbfe6928918cba7f0ul, 0x3fe6aeaaf5b50b42ul,
-    0x3fe6aeaaf5b50b42ul, 0x3fe6928918cba7f0ul, 0x00000000e9ede4ccul, 0x0000000072961646ul,
-    0x000000007f800000ul, 0x00000000e1e40651ul, 0x00000000ebe4c125ul, 0x0000000080000000ul,
-    0x0000000080000000ul, 0x800ffffffffffffful, 0xffeffffffffffffful, 0x7ff0000000000000ul,
-    0x6c056bbe7ee3d225ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x0000000080000000ul, 0x0000000000000000ul, 0x000000003f58c4d5ul,
-    0x0000000000000000ul, 0x00000000bed0b8f3ul, 0x0000000000000000ul, 0x00000000bf58c4d5ul,
-    0x0000000080000000ul, 0x000000003ed0b8f3ul, 0x0000000040400000ul, 0x00000000c0800000ul,
-    0x0000000000000000ul, 0x00000000bf800000ul, 0x000000003eaaaaabul, 0x00000000bfaaaaabul,
-    0x0000000000000000ul, 0x00000000bf800000ul, 0x0000000080000000ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x000000003f800000ul, 0x0000000080000000ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x000000003f800000ul, 0x0000000000000000ul, 0x0000000080000000ul,
-    0x0000000000000000ul, 0x000000003f800000ul, 0x00000000ff800000ul, 0x000000003f800000ul,
-    0x00000000807ffffful, 0x000000003f800000ul, 0x0000000080000000ul, 0x0000000080000000ul,
-    0x0000000080000000ul, 0x00000000ff7ffffful, 0x00000000807ffffful, 0x0000000000000000ul,
-    0x0000000080000000ul, 0x00000000ff7ffffful, 0x0000000000000000ul, 0x000000003f800000ul,
+    0x000000003f2cc08eul, 0x00000000bec239adul, 0x0000000040054e8ful, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x000000003f800000ul, 0x000000003f8009ecul, 0x000000003f60a47eul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x000000003ef588aeul, 0x000000003f258057ul,
+    0x000000003fbaee5eul, 0x000000003fc1db62ul, 0x000000003bcb1a73ul, 0x00000000bde146cful,
+    0x000000003f7e710cul, 0x000000003f54a3aful, 0x00000000bf0d88aaul, 0x00000000bd87eb51ul,
+    0x000000003f0e8a86ul, 0x000000003f537343ul, 0x000000003db41a0eul, 0x00000000bee6eee5ul,
+    0x00000000c03647abul, 0x00000000407eed2ful, 0x000000003f4d7329ul, 0x00000000bf18baceul,
+    0x00000000bf3e4eebul, 0x00000000bea975f0ul, 0x000000004067ee3bul, 0x000000003e40ac86ul,
+    0x000000003d99de7bul, 0x00000000c16c416ful, 0x000000003f25ffdbul, 0x00000000c002778ful,
+    0x00000000c2cd5d0cul, 0x00000000c26bf1edul, 0x00000000c1068a1eul, 0x0000000040d8329eul,
+    0x00000000c0bb6dd0ul, 0x00000000c0fc015aul, 0x00000000c0d4244eul, 0x00000000407ec97cul,
+    0x00000000bf91df4ful, 0x00000000416e8ad2ul, 0x00000000c1847dd0ul, 0x0000000075c242aeul,
+    0x00000000d6864858ul, 0x0000000076d6a5ceul, 0x00000000d82c7331ul, 0x0000000076d6a5ceul,
+    0x00000000d82c7331ul, 0x000000003e67af66ul, 0x0000000056b1dbdaul, 0x0000000000000002ul,
+    0x0000000000000002ul, 0x0000000000000000ul, 0x000000003f7a9479ul, 0x000000003f621b6bul,
+    0x000000003f24ef59ul, 0x000000003ed1cf04ul, 0x0000000000000002ul, 0x0000000000000002ul,
+    0x00000000c03fefa4ul, 0x0000000040423a71ul, 0x00000000416027a3ul, 0x00000000c1417094ul,
+    0x000000003f83b0f7ul, 0x000000003e4c5666ul, 0x000000003e4c5666ul, 0x000000003f231e09ul,
+    0x00000000406ab21dul, 0x000000003f5ed47dul, 0x0000000040641e07ul, 0x000000003e7fce2aul,
+    0x00000000bf2712d9ul, 0x00000000bf01c80dul, 0x00000000bf361498ul, 0x00000000405fe50cul,
+    0x00000000bfbc4e31ul, 0x000000004073c273ul, 0x00000000bfbc4e31ul, 0x000000004030cb14ul,
+    0x00000000a648a7a4ul, 0x00000000cbca2f4dul, 0x000000002a5ada63ul, 0x000000003ce140f1ul,
+    0x00000000406b32fbul, 0x00000000c055ae30ul, 0x000000006874b2dcul, 0x00000000c2f2d8d7ul,
+    0x00000000c0cbc5caul, 0x000000003e138b83ul, 0x000000004079aab1ul, 0x00000000409d94b1ul,
+    0x00000000bfc59696ul, 0x00000000bf8d7817ul, 0x00000000bfb13452ul, 0x00000000bf8d7817ul,
+    0x00000000befc420aul, 0x000000003f3750b6ul, 0x00000000befc420bul, 0x000000003f3750b7ul,
+    0x0000000000000000ul, 0x00000000be45c055ul, 0x000000003f730fdbul, 0x00000000be45c055ul,
+    0x000000003f730fdbul, 0x00000000cc9d541dul, 0x000000004c9d541dul, 0x00000000cb7ffffful,
+    0x000000004b800000ul, 0x0000000000000000ul, 0x000000003fc96d57ul, 0x000000003efe71c7ul,
+    0x000000003efe71c7ul, 0x000000003f613d00ul, 0x000000003fa091e0ul, 0x0000000000000000ul,
+    0x000000003ecad54cul, 0x000000003f59a8d7ul, 0x0000000000000000ul, 0x000000003fddb3d7ul,
+    0x0000000000000000ul, 0x000000003f13cd3aul, 0x00000000bf800000ul, 0x00000000c02c3fb2ul,
+    0x000000003e5c1242ul, 0x00000000bfa2479aul, 0x000000003f8e576aul, 0x00000000bf4c8374ul,
+    0x00000000bf1b4b21ul, 0x00000000bf4c8374ul, 0x00000000bf1b4b22ul, 0x00000000bfb4bdc0ul,
+    0x000000003bd67580ul, 0x000000003f40e591ul, 0x00000000bf284e4aul, 0x000000003f284e4aul,
+    0x000000003f40e591ul, 0xbfe73017009e3888ul, 0x3ff0000000000000ul, 0x7ff0000000000000ul,
+    0xbfecf3fb6f7884e8ul, 0x3fded47e928ec4c0ul, 0x7ff0000000000000ul, 0x3fb51a0b379585c0ul,
+    0x3ff2799b7a48a575ul, 0x4023173ab69e0931ul, 0xbff25d05133afe18ul, 0xbfca3fe1d3b5d8cbul,
+    0xc00a4317f859393aul, 0xbfd2052aa2ae2dcbul, 0x3fe37908ce96f320ul, 0x3fdcc5f0e627d1a8ul,
+    0xbfde582e3fb4ee7bul, 0x4003c61432e921cbul, 0x4004225ea8da7c2dul, 0xc006ad80ab73579dul,
+    0xc00ebae18d96e874ul, 0xbfe3004b010ae15ful, 0xbfe9bf791dbc1a44ul, 0x40176262ec2d7378ul,
+    0xbff7f87188e57e4bul, 0xc025e6731d6908f5ul, 0x3fef559a8baaeb9dul, 0xc02b63914e006e88ul,
+    0xbfe6e960788cc26dul, 0xc0629c4247f6657dul, 0xc01a257bf3e0372eul, 0xc053a5e2d16797edul,
+    0xc02046cf96a86113ul, 0x3fc543bc917031feul, 0xbff04b293133764ful, 0x400b2fc118f249e5ul,
+    0xbfc80bb88bf92d70ul, 0x3fd3ef2aa2c0c7f4ul, 0xc0010325135817e8ul, 0xbfc62cfd5e71fe3aul,
+    0xbfb9866fa9a4d7c0ul, 0x401359176a84c3e0ul, 0x403295bfdd690a24ul, 0x3fe788d22945983aul,
+    0xc0059a1a2a84fa33ul, 0xbfb20151152e286eul, 0x3fb3504af9145e11ul, 0xc00cea2f786599fcul,
+    0xbfd54111c7d9542dul, 0x3fcaca61f6bad05aul, 0xbfe3d71b5f8705bful, 0x4010cae6e95f44bdul,
+    0xc02655272008c949ul, 0xbfee4273930ffad1ul, 0xbffaa83d2d457a33ul, 0xc02c966b40bcc022ul,
+    0x3fdcead3ed95cbeful, 0xbfc10d9ff1cd46eaul, 0x3fd2f963325b7e0aul, 0xbfd4971f611c1e29ul,
+    0x40106b38960a7694ul, 0x3fc6a1fa981e7c32ul, 0xc0121f715f9e3da0ul, 0x3ff72a668f4f9ea2ul,
+    0x4026aa834628e896ul, 0x3fce1334051474deul, 0xbffcac7448bc3966ul, 0x3fcd7bb20325fcb9ul,
+    0xbfd90d12b8fb59edul, 0x4002b6c3aa9e880bul, 0x401e36094384fac7ul, 0x4002bf0ac612b314ul,
+    0xc03466e506a78178ul, 0x400947c90ee5f4c6ul, 0x4000000000000000ul, 0xb28e9f094b5c5195ul,
+    0x0000000000000000ul, 0x3fec46063d7d40baul, 0xc008000000000000ul, 0x3ffc407e99a47b9bul,
+    0x400615a0c3dc07aeul, 0xbfb532415e70ff14ul, 0xc0184ae96d0f21f0ul, 0xbfdf85b412f79369ul,
+    0x3fc601e6fac2b8e0ul, 0x3fe66806851bb42dul, 0xc0003825e0de49a4ul, 0x3fec1a1c4bb163ecul,
+    0xbfc820772751dbdeul, 0xbfce6b6eef9a262bul, 0x3fc8cd1685fb1b42ul, 0x402631e5c9d8e56aul,
+    0xc015b2e928b0d048ul, 0xbfbdbd639cd1553ful, 0x3fb83f309adedde7ul, 0x3fb7966ce26d775dul,
+    0xbfe054e5c9982668ul, 0xbfdf437e2c6c9b01ul, 0x3febec11a5ac7ff8ul, 0xc003f89efb8c64fbul,
+    0xbfe33e4c6422c1d7ul, 0xbfd4f17b682dec0ful, 0xbfd43d87ff135b92ul, 0xc02d1d40d87dfd5eul,
+    0xc01caecc2d1a795cul, 0xc0003a5d66e6809cul, 0xbfc0686b60cc47deul, 0xbfe2413e796c5928ul,
+    0x400126bf882bb0c3ul, 0xc002e778c8eb1b28ul, 0x3fd84a2a4d290e76ul, 0x3fbe5c4b75720476ul,
+    0x3fe0e3987a0a85f4ul, 0xbfffbc78c2ce6bc2ul, 0xbfc3c43d006d03c4ul, 0x3fcad390838a6c8eul,
+    0x3fc593a86597589aul, 0x3feedb2b86fef92ful, 0xbfc5013d24b9ffaaul, 0x3fcaa166338e1caeul,
+    0x3fc12e5f2abc54aeul, 0x3fef57c393b00416ul, 0x3fc341dc9f88b693ul, 0xbfcd3e627b0bdba7ul,
+    0xbfbdfd1cc9e090d2ul, 0x3feeed642ac9f486ul, 0xc010000000000000ul, 0xbff0000000000000ul,
+    0x4010000000000000ul, 0x3fea4d36f3e4ac24ul, 0x3fe23a1ef4052543ul, 0x3fe62d0f515c2947ul,
+    0x3fd4022f9b3344b6ul, 0x3fee8695342d9058ul, 0x4009baf3af1c75a0ul, 0x3ffcdfbcb08a2e54ul,
+    0x3fff1a5ef4daa17aul, 0xbfbcb22ce55ffe97ul, 0x4008eb9557bc3bd6ul, 0xc026264917f7c946ul,
+    0xc02ccf85ea07e5ceul, 0x400d76bc11d54ec7ul, 0xc004596ac8be4bcdul, 0x3fb427e3aea7707aul,
+    0x3fff885a821cf64cul, 0x3ff9af8f2dea5744ul, 0x4027daf0cd9f09f7ul, 0xbfcf3f4774f51fb7ul,
+    0x4005f372892e8d88ul, 0xbff9ac42802f151cul, 0x3fe26c954731ab4dul, 0xbfe0acbb97b2c1fbul,
+    0x3fe26c9546cdfdceul, 0xbfe0acbbb0cb7f58ul, 0x3fe26c954731ab4dul, 0xbfe0acbb97b2c1fbul,
+    0x3fefffffff52dfedul, 0xbe6972f3ea000000ul, 0x0000000000000001ul, 0x0000000000000002ul,
+    0x0000000000000000ul, 0x3fe2c17ff5cefed8ul, 0x3fdd073d1037a35cul, 0x3fe2a4aa6f7bb0e1ul,
+    0x3fd4998dddf5de69ul, 0x0000000000000002ul, 0x0000000000000002ul, 0xc00fc3882be43206ul,
+    0x400c870467ec73eeul, 0x40349fe0b201b9b1ul, 0xc032ca3ef4a90794ul, 0x3fe7d57680a86feaul,
+    0x3fdafad639fcfa68ul, 0x3fdafad639fcfa68ul, 0x3fe49b8f9cd19458ul, 0xc01fc821dff5a410ul,
+    0xbfb640b58fd8a7dful, 0xc02555e725610b36ul, 0x401b649479eb7a9dul, 0x400c02a61c82e238ul,
+    0xbfab85f61f6f1300ul, 0xbfee19b120c32eb2ul, 0xc01328b96d29c14eul, 0x400531d91d87db7eul,
+    0xc00a3d6be97ff712ul, 0x400531d91d87db7eul, 0xbfe936b06b15f00cul, 0x3ff0000000000000ul,
+    0xbfefc18b3dd52225ul, 0xbfefc18b3dd52225ul, 0x3ff6f6bd33f5adeeul, 0x3ff7130bb5a56098ul,
+    0x400604b4b21bebd6ul, 0x400ac2f1bfbaba2aul, 0x3ffeaeba4647e11dul, 0x401294c9a80aab5ful,
+    0xbfc31b991bc3d798ul, 0x3fb097f594b12200ul, 0x4011f69725e37404ul, 0xbfe357c9560802c8ul,
+    0x400a529727a58be6ul, 0xbfbd005fa9d6327cul, 0x400a529727a58be6ul, 0xbfdd79af0ddd8570ul,
+    0x3fd9906f093f3cfcul, 0x3fd9906f093f3cfcul, 0x3fe13a5814e75f42ul, 0xbfda147f622d0a61ul,
+    0xbfe8188b15f03fecul, 0xbfe15640ff84bfbbul, 0xbfe8188b3d9b8ef2ul, 0xbfe15640efd69d9aul,
+    0x4160a91bd38f313eul, 0xc160a91be2a0b9faul, 0xc16727e59da223e0ul, 0x416727e57783028bul,
+    0x0000000000000000ul, 0x3ffa90b26c62fbb4ul, 0x3fdd0e1c1ce80b10ul, 0x3fdd0e1c1ce80b10ul,
+    0x3fed1a58f879e850ul, 0x3ff49dd87cf24963ul, 0x0000000000000000ul, 0x3fd68c867cda40a4ul,
+    0x3fec5baa38a74bf8ul, 0x0000000000000000ul, 0xbfea23a78b2029a4ul, 0x0000000000000000ul,
+    0xbf9a9201dfe56a80ul, 0x3fc0521ba26c5200ul, 0xc00f706ae0b2fcdaul, 0x3fe5e478c83ee048ul,
+    0xc01de19d9f212d52ul, 0x4048e133f1afc177ul, 0x41d5e36ec57ee7b3ul, 0xb977a53bf7176a61ul,
+    0x42519aed0496d413ul, 0x39e61dc63329ef38ul, 0xc24185173127503aul, 0x4241b0de0eb24e09ul,
+    0xbfe6928918cba7f0ul, 0x3fe6aeaaf5b50b42ul, 0x3fe6aeaaf5b50b42ul, 0x3fe6928918cba7f0ul,
+    0x00000000e9ede4ccul, 0x0000000072961646ul, 0x000000007f800000ul, 0x00000000e1e40651ul,
+    0x00000000ebe4c125ul, 0x0000000080000000ul, 0x0000000080000000ul, 0x800ffffffffffffful,
+    0xffeffffffffffffful, 0x7ff0000000000000ul, 0x6c056bbe7ee3d225ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000080000000ul,
+    0x0000000000000000ul, 0x000000003f58c4d5ul, 0x0000000000000000ul, 0x00000000bed0b8f3ul,
+    0x0000000000000000ul, 0x00000000bf58c4d5ul, 0x0000000080000000ul, 0x000000003ed0b8f3ul,
+    0x0000000040400000ul, 0x00000000c0800000ul, 0x0000000000000000ul, 0x00000000bf800000ul,
+    0x000000003eaaaaabul, 0x00000000bfaaaaabul, 0x0000000000000000ul, 0x00000000bf800000ul,
+    0x0000000080000000ul, 0x0000000000000000ul, 0x0000000080000000ul, 0x0000000080000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x000000003f800000ul, 0x0000000080000000ul,
     0x0000000000000000ul, 0x0000000000000000ul, 0x000000003f800000ul, 0x0000000000000000ul,
-    0x8000000000000000ul, 0xfff8000000012345ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0xffeffffffffffffful, 0xfff8000000012345ul, 0x8000000000000000ul, 0x8000000000000000ul,
-    0x7feffffffffffffful, 0xc010000000000000ul, 0x0000000000000000ul, 0xc008000000000000ul,
-    0xbff0000000000000ul, 0xbfd0000000000000ul, 0x8000000000000000ul, 0x3fe8000000000000ul,
-    0xbff0000000000000ul, 0x4003ee1de31a4bd8ul, 0xbfd8ffe0e0d3771ful, 0x0000000000000000ul,
+    0x0000000080000000ul, 0x0000000000000000ul, 0x000000003f800000ul, 0x00000000ff800000ul,
+    0x000000003f800000ul, 0x00000000807ffffful, 0x000000003f800000ul, 0x0000000080000000ul,
+    0x0000000080000000ul, 0x0000000080000000ul, 0x00000000ff7ffffful, 0x00000000807ffffful,
+    0x0000000000000000ul, 0x0000000080000000ul, 0x00000000ff7ffffful, 0x0000000000000000ul,
+    0x000000003f800000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x000000003f800000ul,
+    0x0000000000000000ul, 0x8000000000000000ul, 0xfff8000000012345ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0xffeffffffffffffful, 0xfff8000000012345ul, 0x8000000000000000ul,
+    0x8000000000000000ul, 0x7feffffffffffffful, 0xc010000000000000ul, 0x0000000000000000ul,
+    0xc008000000000000ul, 0xbff0000000000000ul, 0xbfd0000000000000ul, 0x8000000000000000ul,
+    0x3fe8000000000000ul, 0xbff0000000000000ul, 0x82dbf8c94f7d9d0ful, 0x5667a936d5eceae3ul,
+    0x8000000000000000ul, 0x4003ee1de31a4bd8ul, 0xbfd8ffe0e0d3771ful, 0x0000000000000000ul,
     0x3fed96ee1c3f16d7ul, 0x8000000000000000ul, 0xbfd85e5d4b7b3abeul, 0xbfcd81f8b4183906ul,
     0xbfe977e88793fcf8ul, 0xbfe1ea33dcce3210ul, 0xbfd36508e14c271bul, 0x3fe35fcdec06e526ul,
     0xbfe78cca4f263505ul, 0xf2b84d964a23379cul, 0xc7ba15e4271331d5ul, 0x9e2b85f98798373dul,
@@ -30135,11 +30402,9 @@ __constant ulong aether_selftest_words[1272] = {
     0xbfe1d329e12eca98ul, 0xbfe1c5363e9427fbul, 0x401eb609074d7627ul, 0x4018118300d372ccul,
     0x40111084df23bcb2ul, 0xc002567cd54fcf33ul, 0x3fc9a437f41cea69ul, 0xc0088075782ac13ful,
     0x3fef4c40faf8c06cul, 0x400a6241d0c73095ul, 0x3ff2daa77bfffd83ul, 0x3fce1cc589c6f561ul,
-    0x00000000bf2614c9ul, 0x00000000bf1353ecul, 0x000000003f644108ul, 0x000000003d91664eul,
-    0x0000000041309f26ul, 0x000000003f3859bful, 0x00000000bf31a028ul, 0x00000000bf76a94dul,
-    0x00000000bece86edul, 0x40025ddca771e54bul, 0x3ff28f619758be1aul, 0xbff0000000000000ul,
-    0x8000000000000000ul, 0x3fd08230206bd1f1ul, 0x3fef18cefc480b06ul, 0x3fce31d4556cbc54ul,
-    0x3fcf12501f76e4e2ul, 0x3fbea076f7748807ul, 0x00000000bf800000ul, 0x00000000bf576aa4ul,
+    0x00000000bf2614c9ul, 0x00000000bf1353ecul, 0x000000003e9f461eul, 0x000000003f436b2aul,
+    0x000000003ec62135ul, 0x40025ddca771e54bul, 0x3ff28f619758be1aul, 0xa9a83ff20e8f67d6ul,
+    0x2b5a7bc3213dae85ul, 0xbe3d4d12a10d63b9ul, 0x00000000bf800000ul, 0x00000000bf576aa4ul,
     0x000000003f0a5141ul, 0x00000000bf3b4f6ful, 0x00000000bf2b09fdul, 0x3fe257b92a7af989ul,
     0x3fe15ac5592d41dful, 0x3feae2a24def7d72ul, 0xc02a777bdab37e9ful, 0xbfe3cbce80436d64ul,
     0x00000000be62ae76ul, 0x00000000be60d5aaul, 0x000000003f79c0c8ul, 0x00000000bef4f0feul,
@@ -30173,7 +30438,7 @@ __kernel void aether_selftest(__global uint *status, __global uint *failed, uint
 {
     uint bits = 0u, nfail = 0u, run = 0u, skipped = 0u, i, k;
     uint64_t in[64], out[13];
-    for (i = 0u; i < 153u; ++i) {
+    for (i = 0u; i < 157u; ++i) {
         const uint thunk = aether_selftest_rows[i][0], wbits = aether_selftest_rows[i][1];
         const uint n_in = aether_selftest_rows[i][4], n_out = aether_selftest_rows[i][5], at = aether_selftest_rows[i][6];
         size_t n;

@@ -1,5 +1,5 @@
 //! The elementary functions of the contract: [`sincos`], [`sin`], [`cos`],
-//! [`atan`], and the rotations built on them, [`from_axis_angle`] and
+//! [`atan`], [`atan2`], and the rotations built on them, [`from_axis_angle`] and
 //! [`from_euler_xyz`].
 //!
 //! Written from the contract's statement (the comment above
@@ -47,6 +47,14 @@ pub trait Trig: Real {
     const ATAN_LO: [Self; 4];
     /// atan t = t + t u P(u): P's coefficients, constant term first.
     fn atan_coefficients() -> &'static [Self];
+    /// pi, pi - atan(1/2), 3pi/4, pi - atan(3/2), pi/2 rounded (atan2 for a
+    /// negative x).
+    const ATAN2_BEHIND_HI: [Self; 5];
+    /// The rests of [`Trig::ATAN2_BEHIND_HI`].
+    const ATAN2_BEHIND_LO: [Self; 5];
+    /// atan2 scales both inputs by `1 / SCALE` from `SCALE` up, by `SCALE`
+    /// below `1 / SCALE` (2^56 for f32, 2^512 for f64).
+    const ATAN2_SCALE: Self;
 }
 
 const fn f(bits: u32) -> f32 {
@@ -110,6 +118,9 @@ impl Trig for f32 {
     fn atan_coefficients() -> &'static [f32] {
         &ATAN_F32
     }
+    const ATAN2_BEHIND_HI: [f32; 5] = [f(0x4049_0FDB), f(0x402B_6374), f(0x4016_CBE4), f(0x400A_29C3), f(0x3FC9_0FDB)];
+    const ATAN2_BEHIND_LO: [f32; 5] = [f(0xB3BB_BD2E), f(0xB3C6_80A5), f(0xB1CC_DE2E), f(0xB138_A11D), f(0xB33B_BD2E)];
+    const ATAN2_SCALE: f32 = f(0x5B80_0000);
 }
 
 impl Trig for f64 {
@@ -129,6 +140,11 @@ impl Trig for f64 {
     fn atan_coefficients() -> &'static [f64] {
         &ATAN_F64
     }
+    const ATAN2_BEHIND_HI: [f64; 5] =
+        [d(0x4009_21FB_5444_2D18), d(0x4005_6C6E_7397_F5AE), d(0x4002_D97C_7F33_21D2), d(0x4001_4538_5FA3_AF71), d(0x3FF9_21FB_5444_2D18)];
+    const ATAN2_BEHIND_LO: [f64; 5] =
+        [d(0x3CA1_A626_3314_5C07), d(0x3CA6_60B6_4ECE_6F4B), d(0x3C9A_7939_4C9E_8A0A), d(0x3CAF_A535_23B6_428F), d(0x3C91_A626_3314_5C07)];
+    const ATAN2_SCALE: f64 = d(0x5FF0_0000_0000_0000);
 }
 
 /// Horner's rule in `u`, highest coefficient innermost: c0 + u (c1 + u (...)).
@@ -240,6 +256,74 @@ pub fn atan<T: Trig>(x: T) -> T {
     }
 }
 
+/// Whether `v` is negative or `-0`: `v < 0 || (v == 0 && 1 / v < 0)`.
+fn negative_or_minus_zero<T: Real>(v: T) -> bool {
+    v < T::ZERO || (v == T::ZERO && T::ONE / v < T::ZERO)
+}
+
+/// `atan2(y, x)` as the contract states it: atan's reduction on `a = |y|`,
+/// `b = |x|` (both scaled by a power of two near the ends of the range, both
+/// 1 when both are infinite), each interval's `t` a ratio with an exact
+/// numerator (the fourth's rounded once, 1.5 b carried as a Fast2Sum), the constants `pi - c` for a negative (or `-0`) `x`, then the
+/// zero `y` and the sign of `y`.
+// `b0 == b0` is the contract's "x is not NaN".
+#[allow(clippy::eq_op)]
+pub fn atan2<T: Trig>(y: T, x: T) -> T {
+    let (a0, b0) = (y.abs(), x.abs());
+    let m0 = a0.fmax(b0);
+    let big = T::ATAN2_SCALE;
+    let small = T::ONE / big;
+    let sc = if m0 >= big {
+        small
+    } else if m0 < small {
+        big
+    } else {
+        T::ONE
+    };
+    let both_infinite = a0 == b0 && !a0.is_finite();
+    let (a, b) = if both_infinite { (T::ONE, T::ONE) } else { (a0 * sc, b0 * sc) };
+    let one_half = T::ONE + T::HALF;
+    let interval = T::ATAN_BREAKS.iter().position(|&k| a < k * b).unwrap_or(4);
+    let (num, den) = match interval {
+        0 => (a, b),
+        1 => (T::TWO * a - b, T::TWO * b + a),
+        2 => (a - b, a + b),
+        3 => {
+            // 1.5 b exactly as s15 + e15 (Fast2Sum of b and b/2).
+            let hb = T::HALF * b;
+            let s15 = b + hb;
+            let e15 = hb - (s15 - b);
+            ((a - s15) - e15, b + one_half * a)
+        }
+        _ => (b * T::NEG_ONE, a),
+    };
+    let t = num / den;
+    let u = t * t;
+    let p = t * u * horner(T::atan_coefficients(), u);
+    let x_negative = negative_or_minus_zero(x);
+    let m = if x_negative {
+        T::ATAN2_BEHIND_HI[interval] - (t + (p - T::ATAN2_BEHIND_LO[interval]))
+    } else if interval == 0 {
+        T::ZERO + (t + (p + T::ZERO))
+    } else {
+        T::ATAN_HI[interval - 1] + (t + (p + T::ATAN_LO[interval - 1]))
+    };
+    let m = if a0 == T::ZERO && b0 == b0 {
+        if x_negative {
+            T::ATAN2_BEHIND_HI[0]
+        } else {
+            T::ZERO
+        }
+    } else {
+        m
+    };
+    if negative_or_minus_zero(y) {
+        m * T::NEG_ONE
+    } else {
+        m
+    }
+}
+
 /// `from_axis_angle`: the rotation by `angle` about `axis` (used as given, not
 /// normalised): with `(s, c) = sincos(angle * 0.5)`, the quaternion
 /// `(c, axis.x * s, axis.y * s, axis.z * s)`.
@@ -348,5 +432,45 @@ mod tests {
         assert_eq!(atan(f64::NEG_INFINITY), -std::f64::consts::FRAC_PI_2);
         assert_eq!(atan(1.0f64), std::f64::consts::FRAC_PI_4);
         assert!(atan(f32::NAN).is_nan());
+    }
+
+    /// atan2 is close to the platform's in every quadrant and gives C99's
+    /// special values.
+    #[test]
+    fn atan2_close_to_the_platform_and_its_special_values() {
+        let mut r = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..200_000 {
+            r ^= r << 13;
+            r ^= r >> 7;
+            r ^= r << 17;
+            let e = ((r >> 8) % 80) as i32 - 40;
+            let y = f64::from((r >> 40) as u32) / 16_777_216.0 * 2f64.powi(e) * if r & 1 == 0 { 1.0 } else { -1.0 };
+            let x = f64::from((r >> 16) as u32 & 0xff_ffff) / 16_777_216.0 * if r & 2 == 0 { 1.0 } else { -1.0 };
+            let (got, want) = (atan2(y, x), y.atan2(x));
+            assert!((got - want).abs() <= 2.0 * f64::EPSILON * want.abs(), "f64 ({y}, {x}): {got} against {want}");
+            let (yf, xf) = (y as f32, x as f32);
+            let (gotf, wantf) = (f64::from(atan2(yf, xf)), f64::from(yf).atan2(f64::from(xf)));
+            assert!((gotf - wantf).abs() <= 2.0 * f64::from(f32::EPSILON) * wantf.abs(), "f32 ({yf}, {xf}): {gotf} against {wantf}");
+        }
+        let pi = std::f32::consts::PI;
+        let inf = f32::INFINITY;
+        for (y, x, want) in [
+            (0.0, 0.0, 0.0),
+            (-0.0, 0.0, -0.0),
+            (0.0, -0.0, pi),
+            (-0.0, -0.0, -pi),
+            (0.0, -3.0, pi),
+            (-0.0, 3.0, -0.0),
+            (5.0, -0.0, pi / 2.0),
+            (-5.0, 0.0, -pi / 2.0),
+            (inf, inf, pi / 4.0),
+            (-inf, -inf, -3.0 * pi / 4.0),
+            (1.0, -inf, pi),
+            (-1.0, inf, -0.0),
+            (f32::MAX, f32::MAX / 2.0, 2f32.atan()),
+        ] {
+            assert_eq!(atan2(y, x).to_bits(), want.to_bits(), "atan2({y}, {x})");
+        }
+        assert!(atan2(0.0f32, f32::NAN).is_nan() && atan2(f64::NAN, 1.0).is_nan());
     }
 }

@@ -459,15 +459,15 @@ fn entries_cover_the_spec() {
     // The linear algebra adds 66 per element type: 166 and 332.
     // The elementary functions (sincos, sin, cos) add 3: 169 and 338; the
     // rotations from angles (from_axis_angle, from_euler_xyz) 2: 171 and 342;
-    // atan 1: 172 and 344.
+    // atan and atan2 2: 173 and 346.
     let all = entries();
-    assert_eq!(all.len(), 344);
-    assert_eq!(all.iter().filter(|e| e.2 == "f32").count(), 172);
-    assert_eq!(all.iter().filter(|e| e.2 == "f64").count(), 172);
+    assert_eq!(all.len(), 346);
+    assert_eq!(all.iter().filter(|e| e.2 == "f32").count(), 173);
+    assert_eq!(all.iter().filter(|e| e.2 == "f64").count(), 173);
     let mut sorted = all.to_vec();
     sorted.sort_unstable();
     sorted.dedup();
-    assert_eq!(sorted.len(), 344, "duplicate entries");
+    assert_eq!(sorted.len(), 346, "duplicate entries");
     for &(family, shape, elem) in all {
         assert!(lookup(family, shape, elem).is_some());
     }
@@ -588,6 +588,7 @@ fn every_entry_runs_and_sizes_its_output() {
             "fmin" | "fmax" | "add" | "sub" | "mul" | "min" | "max" | "cross" | "quat_mul" | "mat_mul" => (ones(2 * n), n),
             "sign" | "neg" | "abs" | "normalize" | "conjugate" | "transpose" | "sin" | "cos" | "atan" => (ones(n), n),
             "sincos" => (ones(1), 2),
+            "atan2" => (ones(2), 1),
             "from_axis_angle" => (ones(4), 4),
             "from_euler_xyz" => (ones(3), 9),
             "scale" | "div" => (ones(n + 1), n),

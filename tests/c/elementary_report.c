@@ -164,6 +164,84 @@ static void sweep64(const char *name, double (*fn)(double), long double (*refl)(
            (unsigned long long)n, max_err, worst, (double)cr / (double)n, (unsigned long long)bad_outside);
 }
 
+/* A random finite float of either sign with exponent in [emin, emax). */
+static double random_binary(int emin, int emax, int mant_bits)
+{
+    double m = 1.0 + (double)(next() >> (64 - mant_bits)) * ldexp(1.0, -mant_bits);
+    int e = emin + (int)(next() % (uint64_t)(emax - emin));
+    return (next() & 1 ? -1 : 1) * ldexp(m, e);
+}
+
+/* atan2's inputs: y random over 2^-60..2^60, x either random over the same
+   range or y divided by a factor near one of the reduction's breakpoints
+   (7/16, 11/16, 19/16, 39/16), with random signs; then the special pairs. */
+static const double breaks[] = {0.4375, 0.6875, 1.1875, 2.4375};
+
+static void sweep2_32(long count)
+{
+    double max_err = 0;
+    float wy = 0, wx = 0;
+    uint64_t n = 0, cr = 0, ld = 0, und = 0, bad = 0;
+    long max_dist = 0;
+    for (long i = 0; i < count; i++) {
+        float y = (float)random_binary(-60, 60, 23), x;
+        if (i % 2) {
+            x = (float)random_binary(-60, 60, 23);
+        } else {
+            double k = breaks[next() % 4] * (1.0 + ((double)(next() % 2001) - 1000.0) * 0x1p-30);
+            x = (float)((next() & 1 ? -1 : 1) * fabs((double)y) / k);
+        }
+        float got = aether_f32_atan2(y, x);
+        double d = atan2((double)y, (double)x);
+        float c = (float)d;
+        double span = fabs(d) * 0x1p-50;
+        if (!((float)(d + span) == c && (float)(d - span) == c)) {
+            long double l = atan2l((long double)y, (long double)x), ls = fabsl(l) * 0x1p-60L;
+            c = (float)l;
+            if ((float)(l + ls) == c && (float)(l - ls) == c) ld++; else und++;
+        }
+        n++;
+        cr += bits_of(got) == bits_of(c);
+        long dist = ulp_distance32(got, c);
+        if (dist > max_dist) max_dist = dist;
+        double err = fabs((double)got - d) / ulp32_of(d);
+        if (err > max_err) { max_err = err; wy = y; wx = x; }
+    }
+    float nan_pairs[][2] = {{NAN, 1}, {1, NAN}, {0, NAN}, {NAN, NAN}, {INFINITY, NAN}};
+    for (unsigned i = 0; i < 5; i++) bad += !isnan(aether_f32_atan2(nan_pairs[i][0], nan_pairs[i][1]));
+    printf("acc|atan2|f32|%ld random pairs (y over 2^-60..2^60; x random, or y over a factor near a breakpoint)|%llu|%.4f|%a, %a|%ld|%.6f|%llu|%llu|%llu\n",
+           count, (unsigned long long)n, max_err, (double)wy, (double)wx, max_dist, (double)cr / (double)n,
+           (unsigned long long)ld, (unsigned long long)und, (unsigned long long)bad);
+}
+
+static void sweep2_64(long count)
+{
+    double max_err = 0, wy = 0, wx = 0;
+    uint64_t n = 0, cr = 0, bad = 0;
+    for (long i = 0; i < count; i++) {
+        double y = random_binary(-200, 200, 52), x;
+        if (i % 2) {
+            x = random_binary(-200, 200, 52);
+        } else {
+            double k = breaks[next() % 4] * (1.0 + ((double)(next() % 2001) - 1000.0) * 0x1p-60);
+            x = (next() & 1 ? -1 : 1) * fabs(y) / k;
+        }
+        double got = aether_f64_atan2(y, x);
+        long double l = atan2l((long double)y, (long double)x);
+        int le;
+        frexpl(fabsl(l), &le);
+        long double ulp = ldexpl(1.0L, le - 1 - 52);
+        double err = l == 0 ? 0 : (double)(fabsl((long double)got - l) / ulp);
+        n++;
+        cr += got == (double)l;
+        if (err > max_err) { max_err = err; wy = y; wx = x; }
+    }
+    double nan_pairs[][2] = {{NAN, 1}, {1, NAN}, {0, NAN}, {NAN, NAN}, {INFINITY, NAN}};
+    for (unsigned i = 0; i < 5; i++) bad += !isnan(aether_f64_atan2(nan_pairs[i][0], nan_pairs[i][1]));
+    printf("acc|atan2|f64|%ld random pairs (y over 2^-200..2^200; x random, or y over a factor near a breakpoint)|%llu|%.4f|%a, %a|-|%.6f|-|-|%llu\n",
+           count, (unsigned long long)n, max_err, wy, wx, (double)cr / (double)n, (unsigned long long)bad);
+}
+
 static double now(void)
 {
     struct timespec ts;
@@ -174,6 +252,8 @@ static double now(void)
 #define N 4096
 static float xs[N], ys[N];
 static double xd[N], yd[N];
+static float xs2[N];
+static double xd2[N];
 static volatile double sink;
 
 #define TIME32(best, fn) do { double t0 = now(); for (int i = 0; i < N; i++) ys[i] = fn(xs[i]); double t = (now() - t0) / N * 1e9; \
@@ -186,14 +266,21 @@ static double sincos_sum_d(double x) { aether_vec2d v = aether_f64_sincos(x); re
 static float glibc_sincos_sum_f(float x) { float s, c; sincosf(x, &s, &c); return s + c; }
 static double glibc_sincos_sum_d(double x) { double s, c; sincos(x, &s, &c); return s + c; }
 
+#define TIME2_32(best, fn) do { double t0 = now(); for (int i = 0; i < N; i++) ys[i] = fn(xs[i], xs2[i]); double t = (now() - t0) / N * 1e9; \
+    if (t < best) best = t; double s = 0; for (int i = 0; i < N; i++) s += ys[i]; sink = s; } while (0)
+#define TIME2_64(best, fn) do { double t0 = now(); for (int i = 0; i < N; i++) yd[i] = fn(xd[i], xd2[i]); double t = (now() - t0) / N * 1e9; \
+    if (t < best) best = t; double s = 0; for (int i = 0; i < N; i++) s += yd[i]; sink = s; } while (0)
+
 static void speed(void)
 {
     for (int i = 0; i < N; i++) {
         xs[i] = (float)((double)(next() >> 11) * 0x1p-53 * 200.0 - 100.0);
         xd[i] = (double)(next() >> 11) * 0x1p-53 * 200.0 - 100.0;
+        xs2[i] = (float)((double)(next() >> 11) * 0x1p-53 * 200.0 - 100.0);
+        xd2[i] = (double)(next() >> 11) * 0x1p-53 * 200.0 - 100.0;
     }
-    double b[16];
-    for (int k = 0; k < 16; k++) b[k] = 1e30;
+    double b[20];
+    for (int k = 0; k < 20; k++) b[k] = 1e30;
     for (int round = 0; round < 200; round++) {
         TIME32(b[0], aether_f32_sin); TIME32(b[1], sinf);
         TIME32(b[2], aether_f32_cos); TIME32(b[3], cosf);
@@ -203,9 +290,12 @@ static void speed(void)
         TIME64(b[10], sincos_sum_d); TIME64(b[11], glibc_sincos_sum_d);
         TIME32(b[12], aether_f32_atan); TIME32(b[13], atanf);
         TIME64(b[14], aether_f64_atan); TIME64(b[15], atan);
+        TIME2_32(b[16], aether_f32_atan2); TIME2_32(b[17], atan2f);
+        TIME2_64(b[18], aether_f64_atan2); TIME2_64(b[19], atan2);
     }
-    const char *names[] = {"sin f32", "cos f32", "sincos f32", "sin f64", "cos f64", "sincos f64", "atan f32", "atan f64"};
-    for (int k = 0; k < 8; k++) printf("time|%s|%.2f|%.2f|%.2f\n", names[k], b[2 * k], b[2 * k + 1], b[2 * k] / b[2 * k + 1]);
+    const char *names[] = {"sin f32", "cos f32", "sincos f32", "sin f64", "cos f64", "sincos f64", "atan f32", "atan f64",
+                           "atan2 f32", "atan2 f64"};
+    for (int k = 0; k < 10; k++) printf("time|%s|%.2f|%.2f|%.2f\n", names[k], b[2 * k], b[2 * k + 1], b[2 * k] / b[2 * k + 1]);
 }
 
 int main(int argc, char **argv)
@@ -223,6 +313,8 @@ int main(int argc, char **argv)
         sweep64("sin", aether_f64_sin, sinl, per_binade, -30, 20, 1, trig_out, 5, trig64);
         sweep64("cos", aether_f64_cos, cosl, per_binade, -30, 20, 1, trig_out, 5, trig64);
         sweep64("atan", aether_f64_atan, atanl, per_binade, -40, 40, 0, atan_out, 2, "random in each binade 2^-40..2^40");
+        sweep2_32(per_binade * 100);
+        sweep2_64(per_binade * 40);
     }
     if (!(argc > 2 && strcmp(argv[2], "accuracy") == 0)) speed();
     return 0;

@@ -780,8 +780,8 @@ pub fn component_name(model: &Model, shape: &str, k: usize) -> String {
 /// An exact C literal of the element type: `2.0f`, `-1.0`, `0.5f`, `0.75`,
 /// the exact decimal expansion of a constant stated by its bits
 /// (`0.041666664183139801025390625f`), or a hexadecimal float only where that
-/// expansion has more than 160 significant digits (far subnormals, huge
-/// integers). A decimal literal whose value is representable is that value in
+/// expansion has more than 160 significant digits (far subnormals, binary64
+/// numbers past 10^160). A decimal literal whose value is representable is that value in
 /// every C++ (\[lex.fcon\]); in C, Annex F's conversion of a decimal with
 /// more than DECIMAL_DIG digits gives one of the correct roundings of its two
 /// DECIMAL_DIG-digit neighbours, which for a representable value is the value
@@ -814,8 +814,8 @@ pub fn literal(v: f64, elem: &ElemType) -> String {
 }
 
 /// The exact decimal expansion of a finite, positive `v` when it has at most
-/// 160 significant digits (`0.5`, `0.75`; `1e-3` is not a binary number), and
-/// for a whole number below 10^17.
+/// 160 significant digits (`0.5`, `0.75`, `1152921504606846976.0`; `1e-3` is
+/// not a binary number).
 fn short_exact_decimal(v: f64) -> Option<String> {
     if !v.is_finite() || v == 0.0 {
         return None;
@@ -828,18 +828,31 @@ fn short_exact_decimal(v: f64) -> Option<String> {
         m >>= 1;
         e += 1;
     }
-    const LIMIT: u128 = 100_000_000_000_000_000; // 10^17
     if e >= 0 {
-        let n = (m as u128).checked_shl(e as u32).filter(|n| *n < LIMIT && e < 64)?;
-        return Some(format!("{n}.0"));
+        // A whole number: m * 2^e.
+        let digits = digits_of(m, 2, e as usize);
+        return (digits.len() <= 160).then(|| format!("{digits}.0"));
     }
-    // v = m / 2^k = m * 5^k / 10^k; m * 5^k in base 10^9 limbs, least first.
+    // v = m / 2^k = m * 5^k / 10^k.
     let k = (-e) as usize;
+    let digits = digits_of(m, 5, k);
+    if digits.len() > 160 {
+        return None;
+    }
+    Some(if digits.len() > k {
+        format!("{}.{}", &digits[..digits.len() - k], &digits[digits.len() - k..])
+    } else {
+        format!("0.{}{digits}", "0".repeat(k - digits.len()))
+    })
+}
+
+/// The decimal digits of `m * factor^times` (base 10^9 limbs, least first).
+fn digits_of(m: u64, factor: u64, times: usize) -> String {
     let mut limbs = vec![m % 1_000_000_000, m / 1_000_000_000 % 1_000_000_000, m / 1_000_000_000_000_000_000];
-    for _ in 0..k {
+    for _ in 0..times {
         let mut carry = 0;
         for limb in &mut limbs {
-            let x = *limb * 5 + carry;
+            let x = *limb * factor + carry;
             *limb = x % 1_000_000_000;
             carry = x / 1_000_000_000;
         }
@@ -854,14 +867,7 @@ fn short_exact_decimal(v: f64) -> Option<String> {
     for limb in limbs.iter().rev().skip(1) {
         digits.push_str(&format!("{limb:09}"));
     }
-    if digits.len() > 160 {
-        return None;
-    }
-    Some(if digits.len() > k {
-        format!("{}.{}", &digits[..digits.len() - k], &digits[digits.len() - k..])
-    } else {
-        format!("0.{}{digits}", "0".repeat(k - digits.len()))
-    })
+    digits
 }
 
 #[cfg(test)]
@@ -908,7 +914,7 @@ mod tests {
         assert_eq!(literal(-0.15625, &f32t()), "-0.15625f");
         assert_eq!(literal(1.5 * 2f64.powi(-20), &f32t()), "0.000001430511474609375f");
         assert_eq!(literal(-16777216.0, &f32t()), "-16777216.0f");
-        assert_eq!(literal(2f64.powi(60), &f32t()), "0x1p+60f");
+        assert_eq!(literal(2f64.powi(60), &f32t()), "1152921504606846976.0f");
         assert_eq!(literal(2f64.powi(-60), &f32t()), "0.000000000000000000867361737988403547205962240695953369140625f");
         // Every decimal printed is exact: it parses back to the same bits.
         for v in [3.0 * 2f64.powi(-130), f64::from(f32::from_bits(0x3D2A_AAAA)), f64::from_bits(0x397B_839A_2520_49C1), 0.1, 1e-300] {
