@@ -41,7 +41,7 @@
 /* The contract's fingerprint: the spec's name, version and the md5 of its canonical form
    (every function's operations; not its comments). aether_contract_id() returns the one the
    object was generated with; they are equal when header and object come from the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 4dc3d70c3d077416a0166e08f9265f21"
+#define AETHER_CONTRACT_ID "aether 0.1.0 63d28a38bdc3c4c13d2f14cd89f63f0d"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -2687,7 +2687,7 @@ AETHER_API float aether_f32_atan2(float y, float x);
        a0 = fabs(y)
        b0 = fabs(x)
        m0 = fmax(a0, b0)
-       sc = m0 >= f64_bits(0x5FF0000000000000) ? f64_bits(0x1FF0000000000000) : (m0 < f64_bits(0x1FF0000000000000) ? f64_bits(0x5FF0000000000000) : 1)
+       sc = m0 >= f64_bits(0x4630000000000000) ? f64_bits(0x39B0000000000000) : (m0 < f64_bits(0x39B0000000000000) ? f64_bits(0x4630000000000000) : 1)
        ii = a0 == b0 && !isfinite(a0)
        a = ii ? 1 : a0 * sc
        b = ii ? 1 : b0 * sc
@@ -2714,7 +2714,7 @@ AETHER_API float aether_f32_atan2(float y, float x);
        const double a0 = fabs(y);
        const double b0 = fabs(x);
        const double m0 = aether_fmax_f64(a0, b0);
-       const double sc = ((m0 >= 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0) ? 0x1p-512 : ((m0 < 0x1p-512) ? 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0 : 1.0));
+       const double sc = ((m0 >= 1267650600228229401496703205376.0) ? 0.0000000000000000000000000000007888609052210118054117285652827862296732064351090230047702789306640625 : ((m0 < 0.0000000000000000000000000000007888609052210118054117285652827862296732064351090230047702789306640625) ? 1267650600228229401496703205376.0 : 1.0));
        const int ii = ((a0 == b0) && (!isfinite(a0)));
        const double a = (ii ? 1.0 : (a0 * sc));
        const double b = (ii ? 1.0 : (b0 * sc));

@@ -7,7 +7,7 @@
 
 #define AETHER_CORPUS_CONTRACT_VERSION "0.1.0"
 /* The fingerprint of the contract the corpus was generated from (aether_core.h's AETHER_CONTRACT_ID). */
-#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 4dc3d70c3d077416a0166e08f9265f21"
+#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 63d28a38bdc3c4c13d2f14cd89f63f0d"
 
 #include "fmin_f32.h"
 #include "fmin_f64.h"

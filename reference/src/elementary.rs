@@ -53,7 +53,7 @@ pub trait Trig: Real {
     /// The rests of [`Trig::ATAN2_BEHIND_HI`].
     const ATAN2_BEHIND_LO: [Self; 5];
     /// atan2 scales both inputs by `1 / SCALE` from `SCALE` up, by `SCALE`
-    /// below `1 / SCALE` (2^56 for f32, 2^512 for f64).
+    /// below `1 / SCALE` (2^56 for f32, 2^100 for f64).
     const ATAN2_SCALE: Self;
 }
 
@@ -144,7 +144,7 @@ impl Trig for f64 {
         [d(0x4009_21FB_5444_2D18), d(0x4005_6C6E_7397_F5AE), d(0x4002_D97C_7F33_21D2), d(0x4001_4538_5FA3_AF71), d(0x3FF9_21FB_5444_2D18)];
     const ATAN2_BEHIND_LO: [f64; 5] =
         [d(0x3CA1_A626_3314_5C07), d(0x3CA6_60B6_4ECE_6F4B), d(0x3C9A_7939_4C9E_8A0A), d(0x3CAF_A535_23B6_428F), d(0x3C91_A626_3314_5C07)];
-    const ATAN2_SCALE: f64 = d(0x5FF0_0000_0000_0000);
+    const ATAN2_SCALE: f64 = d(0x4630_0000_0000_0000);
 }
 
 /// Horner's rule in `u`, highest coefficient innermost: c0 + u (c1 + u (...)).

@@ -779,10 +779,10 @@ pub fn component_name(model: &Model, shape: &str, k: usize) -> String {
 
 /// An exact C literal of the element type: `2.0f`, `-1.0`, `0.5f`, `0.75`,
 /// the exact decimal expansion of a constant stated by its bits
-/// (`0.041666664183139801025390625f`), or a hexadecimal float only where that
-/// expansion has more than 160 significant digits (far subnormals, binary64
-/// numbers past 10^160). A decimal literal whose value is representable is that value in
-/// every C++ (\[lex.fcon\]); in C, Annex F's conversion of a decimal with
+/// (`0.041666664183139801025390625f`): every finite binary64 number has one
+/// (at most 767 significant digits), so no finite value is printed as a
+/// hexadecimal float. A decimal literal whose value is representable is that
+/// value in every C++ (\[lex.fcon\]); in C, Annex F's conversion of a decimal with
 /// more than DECIMAL_DIG digits gives one of the correct roundings of its two
 /// DECIMAL_DIG-digit neighbours, which for a representable value is the value
 /// itself whenever a DECIMAL_DIG-digit step is under half its ulp: always for
@@ -813,9 +813,8 @@ pub fn literal(v: f64, elem: &ElemType) -> String {
     format!("{sign}0x{lead}{frac}p{exp:+}{s}")
 }
 
-/// The exact decimal expansion of a finite, positive `v` when it has at most
-/// 160 significant digits (`0.5`, `0.75`, `1152921504606846976.0`; `1e-3` is
-/// not a binary number).
+/// The exact decimal expansion of a finite, positive `v` (`0.5`, `0.75`,
+/// `1152921504606846976.0`; `1e-3` is not a binary number).
 fn short_exact_decimal(v: f64) -> Option<String> {
     if !v.is_finite() || v == 0.0 {
         return None;
@@ -831,14 +830,11 @@ fn short_exact_decimal(v: f64) -> Option<String> {
     if e >= 0 {
         // A whole number: m * 2^e.
         let digits = digits_of(m, 2, e as usize);
-        return (digits.len() <= 160).then(|| format!("{digits}.0"));
+        return Some(format!("{digits}.0"));
     }
     // v = m / 2^k = m * 5^k / 10^k.
     let k = (-e) as usize;
     let digits = digits_of(m, 5, k);
-    if digits.len() > 160 {
-        return None;
-    }
     Some(if digits.len() > k {
         format!("{}.{}", &digits[..digits.len() - k], &digits[digits.len() - k..])
     } else {
@@ -924,8 +920,12 @@ mod tests {
                 assert_eq!(dec.parse::<f64>().unwrap().to_bits(), v.to_bits(), "{text}");
             }
         }
-        // A far subnormal keeps the hexadecimal form (its expansion is ~750 digits).
-        assert_eq!(literal(f64::from_bits(1), &f32t()), "0x0.0000000000001p-1022f");
+        // The least subnormal and the largest finite number too (751 and 309 digits).
+        for v in [f64::from_bits(1), f64::MAX] {
+            let text = literal(v, &f32t());
+            assert!(!text.contains('x'), "{text}");
+            assert_eq!(text.trim_end_matches('f').parse::<f64>().unwrap().to_bits(), v.to_bits());
+        }
     }
 
     /// The vectorising guard goes to exactly the functions whose products
