@@ -7,7 +7,7 @@
 
 #define AETHER_CORPUS_CONTRACT_VERSION "0.1.0"
 /* The fingerprint of the contract the corpus was generated from (aether_core.h's AETHER_CONTRACT_ID). */
-#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 63d28a38bdc3c4c13d2f14cd89f63f0d"
+#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 b61fc2441742ec2046e983f4fb198b82"
 
 #include "fmin_f32.h"
 #include "fmin_f64.h"

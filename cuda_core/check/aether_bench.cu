@@ -16,7 +16,7 @@
    Prints a Markdown table: kernel, items, bytes per item, microseconds per launch, GB/s, the
    share of the copy kernel's GB/s, and the check. Exit status: 0; 1 when an item differs from
    the host path (the plain-operator control build must give 1); 2 on a CUDA or usage error.
-   Contract aether 0.1.0 63d28a38bdc3c4c13d2f14cd89f63f0d. */
+   Contract aether 0.1.0 b61fc2441742ec2046e983f4fb198b82. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -266,8 +266,6 @@ fn negative_or_minus_zero<T: Real>(v: T) -> bool {
 /// 1 when both are infinite), each interval's `t` a ratio with an exact
 /// numerator (the fourth's rounded once, 1.5 b carried as a Fast2Sum), the constants `pi - c` for a negative (or `-0`) `x`, then the
 /// zero `y` and the sign of `y`.
-// `b0 == b0` is the contract's "x is not NaN".
-#[allow(clippy::eq_op)]
 pub fn atan2<T: Trig>(y: T, x: T) -> T {
     let (a0, b0) = (y.abs(), x.abs());
     let m0 = a0.fmax(b0);
@@ -308,7 +306,9 @@ pub fn atan2<T: Trig>(y: T, x: T) -> T {
     } else {
         T::ATAN_HI[interval - 1] + (t + (p + T::ATAN_LO[interval - 1]))
     };
-    let m = if a0 == T::ZERO && b0 == b0 {
+    // x is not NaN: `isfinite(b0) || isfinite(1 / b0)`.
+    let x_number = b0.is_finite() || (T::ONE / b0).is_finite();
+    let m = if a0 == T::ZERO && x_number {
         if x_negative {
             T::ATAN2_BEHIND_HI[0]
         } else {
