@@ -60,10 +60,11 @@ L.append("Written by `bash scripts/elementary-report.sh` (the program is `tests/
 L.append(f"The functions are the C core's `aether_f32_sin`, `aether_f32_cos`, `aether_f32_atan` and their f64 forms (and `sincos`, "
          "the same bits as sin and cos), as `spec/aether.toml` states them from + - * / alone: sin and cos by a four-part Cody-Waite "
          "reduction by pi/2 with exact two-sums, Horner polynomials in r^2 and the quadrant by exact floating-point steps; atan by four "
-         "breakpoints, one division with an exact numerator, a constant in two parts and a Horner polynomial in t^2. The C core gives the "
+         "breakpoints, one division with an exact numerator, a constant in two parts and a Horner polynomial in t^2; atan2 by the same "
+         "reduction on |y| and |x| (no ratio formed) with constants pi - c for a negative x. The C core gives the "
          "reference's bits on the corpus and random inputs (`scripts/c-random.sh`); `scripts/sweep.sh` takes them in with every one-input "
          "f32 function (its committed report is older than them). The CUDA, OpenCL (PoCL) and WGSL runners run them like every function; "
-         "WGSL and relaxed OpenCL list sin and cos `unbounded` (measured, no band promised) and bound atan `forward`.\n")
+         "WGSL and relaxed OpenCL list sin, cos and atan2 `unbounded` (measured, no band promised) and bound atan `forward`.\n")
 L.append("## Accuracy\n")
 L.append("| function | type | inputs | count | max error (ulp) | at | max distance to the correctly rounded result (ulp) | correctly rounded | decided by long double | undecided | outside the domain, not NaN |")
 L.append("|---|---|---|---:|---:|---|---:|---:|---:|---:|---:|")
