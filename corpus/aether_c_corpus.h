@@ -7,7 +7,7 @@
 
 #define AETHER_CORPUS_CONTRACT_VERSION "0.1.0"
 /* The fingerprint of the contract the corpus was generated from (aether_core.h's AETHER_CONTRACT_ID). */
-#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 b61fc2441742ec2046e983f4fb198b82"
+#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 ea9f16e323bf497e175ee201f53d2faa"
 
 #include "fmin_f32.h"
 #include "fmin_f64.h"
@@ -91,6 +91,10 @@
 #include "atan_f64.h"
 #include "atan2_f32.h"
 #include "atan2_f64.h"
+#include "exp_f32.h"
+#include "exp_f64.h"
+#include "log_f32.h"
+#include "log_f64.h"
 #include "from_axis_angle_f32.h"
 #include "from_axis_angle_f64.h"
 #include "from_euler_xyz_f32.h"
@@ -365,6 +369,10 @@ static const aether_corpus_function aether_corpus_functions[] = {
     { "aether_f64_atan", "atan_f64", 64, 1, 1, 39, aether_corpus_f64_atan, 1, 0, 0 },
     { "aether_f32_atan2", "atan2_f32", 32, 2, 1, 245, aether_corpus_f32_atan2, 1, 0, 0 },
     { "aether_f64_atan2", "atan2_f64", 64, 2, 1, 249, aether_corpus_f64_atan2, 1, 0, 0 },
+    { "aether_f32_exp", "exp_f32", 32, 1, 1, 54, aether_corpus_f32_exp, 1, 0, 0 },
+    { "aether_f64_exp", "exp_f64", 64, 1, 1, 52, aether_corpus_f64_exp, 1, 0, 0 },
+    { "aether_f32_log", "log_f32", 32, 1, 1, 37, aether_corpus_f32_log, 1, 0, 0 },
+    { "aether_f64_log", "log_f64", 64, 1, 1, 44, aether_corpus_f64_log, 1, 0, 0 },
     { "aether_quatf_from_axis_angle", "from_axis_angle_f32", 32, 4, 4, 67, aether_corpus_quatf_from_axis_angle, 1, 0, 0 },
     { "aether_quatd_from_axis_angle", "from_axis_angle_f64", 64, 4, 4, 69, aether_corpus_quatd_from_axis_angle, 1, 0, 0 },
     { "aether_mat3f_from_euler_xyz", "from_euler_xyz_f32", 32, 3, 9, 67, aether_corpus_mat3f_from_euler_xyz, 1, 0, 0 },
@@ -529,6 +537,6 @@ static const aether_corpus_function aether_corpus_functions[] = {
     { "aether_mat4d_eigh_lanes", "eigh_lanes_f64", 64, 0, 0, 46, aether_corpus_mat4d_eigh_lanes, 1, 0, 1 },
 };
 
-#define AETHER_CORPUS_FUNCTION_COUNT 346
+#define AETHER_CORPUS_FUNCTION_COUNT 350
 
 #endif /* AETHER_C_CORPUS_H */

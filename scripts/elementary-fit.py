@@ -12,6 +12,13 @@ report's, docs/reports/elementary-functions.md).
 
 atan: atan(t) = t + (t u) P(u) on |t| <= 7/16 (the reduced argument), so
 P(u) = (atan(sqrt u) / sqrt u - 1) / u on u in [0, (7/16)^2].
+exp: exp(r) = 1 + r + (r r) P(r) on |r| <= 0.35 (a little over ln2 / 2, the
+reduced argument's reach), so P(r) = (exp(r) - 1 - r) / r^2, a polynomial in
+r itself.
+log: log(1 + f) = f - (h - s (h + z P(z))) with h = f f / 2, s = f / (2 + f)
+and z = s s (the identity log(1 + f) = 2 atanh(s) = 2s + s z P(z) and 2s = f -
+s f), so P(z) = (log((1 + s) / (1 - s)) / s - 2) / z on z in [0, 0.0295]
+(|s| <= (sqrt 2 - 1) / (sqrt 2 + 1) = 0.1716 for 1 + f in [sqrt 1/2, sqrt 2]).
 """
 import struct
 import sys
@@ -28,9 +35,52 @@ def target_atan(u):
     return (mp.atan(t) / t - 1) / u
 
 
+def target_exp(r):
+    if r == 0:
+        return mp.mpf(1) / 2
+    with mp.workprec(200 + 8 * max(0, -int(mp.log(abs(r), 2)))):  # exp(r) - 1 - r cancels near 0
+        return (mp.exp(r) - 1 - r) / (r * r)
+
+
+def target_log(z):
+    if z == 0:
+        return mp.mpf(2) / 3
+    s = mp.sqrt(z)
+    return (mp.log((1 + s) / (1 - s)) / s - 2) / z
+
+
+def error_atan(u, p):
+    # relative error of t + t u P(u) against atan t, t = sqrt u
+    t = mp.sqrt(u)
+    exact = mp.atan(t)
+    return abs((t + t * u * p) / exact - 1) if exact else mp.mpf(0)
+
+
+def error_exp(r, p):
+    # relative error of 1 + r + r^2 P(r) against exp r
+    return abs((1 + r + r * r * p) / mp.exp(r) - 1)
+
+
+def error_log(z, p):
+    # relative error of f - (h - s (h + z P(z))) against log(1 + f), for both
+    # signs of s = sqrt z (f = 2s / (1 - s))
+    worst = mp.mpf(0)
+    for s in (mp.sqrt(z), -mp.sqrt(z)):
+        if s == 0:
+            continue
+        f = 2 * s / (1 - s)
+        h = f * f / 2
+        exact = mp.log(1 + f)
+        worst = max(worst, abs((f - (h - s * (h + z * p))) / exact - 1))
+    return worst
+
+
 FITS = {
-    # function: (the polynomial's target, the interval of u, degree per type)
-    "atan": (target_atan, (mp.mpf(0), (mp.mpf(7) / 16) ** 2), {"f32": 4, "f64": 11}),
+    # function: (the polynomial's target, its interval, degree per type, the
+    # relative error of the evaluated form at a point given the polynomial's value)
+    "atan": (target_atan, (mp.mpf(0), (mp.mpf(7) / 16) ** 2), {"f32": 4, "f64": 11}, error_atan),
+    "exp": (target_exp, (-mp.mpf("0.35"), mp.mpf("0.35")), {"f32": 5, "f64": 10}, error_exp),
+    "log": (target_log, (mp.mpf(0), mp.mpf("0.0295")), {"f32": 2, "f64": 6}, error_log),
 }
 
 
@@ -52,8 +102,8 @@ def bits(x, ty):
 
 def main():
     name, ty = sys.argv[1], sys.argv[2]
-    f, (lo, hi), degrees = FITS[name]
-    n = degrees[ty] + 1
+    f, (lo, hi), degrees, error = FITS[name]
+    n = degrees[ty] + 1 if len(sys.argv) < 4 else int(sys.argv[3]) + 1
     nodes = [(lo + hi) / 2 + (hi - lo) / 2 * mp.cos(mp.pi * (2 * k + 1) / (2 * n)) for k in range(n)]
     a = mp.matrix([[x**j for j in range(n)] for x in nodes])
     c = mp.lu_solve(a, mp.matrix([f(x) for x in nodes]))
@@ -64,14 +114,11 @@ def main():
         p = mp.mpf(0)
         for cj in reversed(coeffs):
             p = p * u + mp.mpf(cj)
-        t = mp.sqrt(u)
-        approx = t + t * u * p
-        exact = mp.atan(t) if t else mp.mpf(0)
-        if exact:
-            worst = max(worst, abs(approx / exact - 1))
+        worst = max(worst, error(u, p))
     unit = mp.mpf(2) ** (-24 if ty == "f32" else -53)
-    print(f"# {name} {ty}: degree {n - 1} in u on [{mp.nstr(lo, 6)}, {mp.nstr(hi, 6)}], "
-          f"max relative error of t + t u P(u) {mp.nstr(worst / unit, 4)} u (u = 2^{-24 if ty == 'f32' else -53})")
+    print(f"# {name} {ty}: degree {n - 1} on [{mp.nstr(lo, 6)}, {mp.nstr(hi, 6)}], "
+          f"max relative error of the evaluated form in exact arithmetic {mp.nstr(worst / unit, 4)} u "
+          f"(u = 2^{-24 if ty == 'f32' else -53})")
     for j, cj in enumerate(coeffs):
         print(f"c{j} = {bits(cj, ty)}  # {cj!r}")
 

@@ -3227,6 +3227,70 @@ static size_t aether_flat_batch_f64_atan2(int aos, const uint64_t *in, const siz
     return status;
 }
 
+static size_t aether_flat_batch_f32_exp(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    float *p_x = aether_flat_batch_get32(in, in_at, count, 0u, 1u, aos);
+    float *r = (float *)malloc((count * 1u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 1u && r != NULL && p_x != NULL) {
+        if (aos) aether_f32_exp_aos((const float *)(void *)p_x, (float *)(void *)r, count);
+        else aether_f32_exp_soa(p_x, r, count);
+        aether_flat_batch_put32(r, count, 1u, aos, out, cap);
+        status = 1u;
+    }
+    free(p_x);
+    free(r);
+    return status;
+}
+
+static size_t aether_flat_batch_f64_exp(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    double *p_x = aether_flat_batch_get64(in, in_at, count, 0u, 1u, aos);
+    double *r = (double *)malloc((count * 1u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 1u && r != NULL && p_x != NULL) {
+        if (aos) aether_f64_exp_aos((const double *)(void *)p_x, (double *)(void *)r, count);
+        else aether_f64_exp_soa(p_x, r, count);
+        aether_flat_batch_put64(r, count, 1u, aos, out, cap);
+        status = 1u;
+    }
+    free(p_x);
+    free(r);
+    return status;
+}
+
+static size_t aether_flat_batch_f32_log(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    float *p_x = aether_flat_batch_get32(in, in_at, count, 0u, 1u, aos);
+    float *r = (float *)malloc((count * 1u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 1u && r != NULL && p_x != NULL) {
+        if (aos) aether_f32_log_aos((const float *)(void *)p_x, (float *)(void *)r, count);
+        else aether_f32_log_soa(p_x, r, count);
+        aether_flat_batch_put32(r, count, 1u, aos, out, cap);
+        status = 1u;
+    }
+    free(p_x);
+    free(r);
+    return status;
+}
+
+static size_t aether_flat_batch_f64_log(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    double *p_x = aether_flat_batch_get64(in, in_at, count, 0u, 1u, aos);
+    double *r = (double *)malloc((count * 1u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 1u && r != NULL && p_x != NULL) {
+        if (aos) aether_f64_log_aos((const double *)(void *)p_x, (double *)(void *)r, count);
+        else aether_f64_log_soa(p_x, r, count);
+        aether_flat_batch_put64(r, count, 1u, aos, out, cap);
+        status = 1u;
+    }
+    free(p_x);
+    free(r);
+    return status;
+}
+
 static size_t aether_flat_batch_quatf_from_axis_angle(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
 {
     float *p_axis = aether_flat_batch_get32(in, in_at, count, 0u, 3u, aos);
@@ -3427,7 +3491,7 @@ static size_t aether_flat_batch_f64_jacobi_diag(int aos, const uint64_t *in, con
     return status;
 }
 
-const aether_flat_batch_call aether_flat_batch_calls[346] = {
+const aether_flat_batch_call aether_flat_batch_calls[350] = {
     aether_flat_batch_f32_fmin,
     aether_flat_batch_f64_fmin,
     aether_flat_batch_f32_fmax,
@@ -3612,6 +3676,10 @@ const aether_flat_batch_call aether_flat_batch_calls[346] = {
     aether_flat_batch_f64_atan,
     aether_flat_batch_f32_atan2,
     aether_flat_batch_f64_atan2,
+    aether_flat_batch_f32_exp,
+    aether_flat_batch_f64_exp,
+    aether_flat_batch_f32_log,
+    aether_flat_batch_f64_log,
     aether_flat_batch_quatf_from_axis_angle,
     aether_flat_batch_quatd_from_axis_angle,
     aether_flat_batch_mat3f_from_euler_xyz,

@@ -432,13 +432,28 @@ fn fma(e: Expr) -> Expr {
 /// A canonical text of a lowered function, blind to operand order where the
 /// operation is commutative, so an order change that cannot change a bit
 /// (`t1 + t0` against `t0 + t1`) is not counted as a change.
+///
+/// Temps are expanded in place, so naming and binding choices do not count.
+/// Every subform longer than [`DIGEST_ABOVE`] characters is replaced by the
+/// md5 digest of its text (`#` and 32 hex digits), wherever it stands, so a
+/// value bound to a temp and the same value written inline still give the
+/// same text, and a tree whose temps are each read several times (the
+/// elementary functions' chains of exact steps) stays linear in size instead
+/// of growing with every reuse.
 pub fn canonical(f: &Function) -> String {
+    fn short(s: String) -> String {
+        if s.len() > DIGEST_ABOVE {
+            format!("#{:x}", md5::compute(s.as_bytes()))
+        } else {
+            s
+        }
+    }
     fn canon(e: &Expr, temps: &[String]) -> String {
-        match e {
+        short(match e {
             Expr::Lit(v) => format!("{:x}", v.to_bits()),
             Expr::Truth(b) => format!("{b}"),
             Expr::Input { param, comp } => format!("i{param}.{comp}"),
-            Expr::Temp(t) => temps[*t].clone(),
+            Expr::Temp(t) => return temps[*t].clone(),
             Expr::Not(a) => format!("!{}", canon(a, temps)),
             Expr::Select(c, a, b) => format!("({}?{}:{})", canon(c, temps), canon(a, temps), canon(b, temps)),
             Expr::Bin(op, a, b) => {
@@ -457,9 +472,8 @@ pub fn canonical(f: &Function) -> String {
                 format!("{}({})", b.name(), xs.join(","))
             }
             Expr::Fold { .. } | Expr::Hole(_) => unreachable!("canonical forms are of lowered functions"),
-        }
+        })
     }
-    // Temps are expanded in place, so naming and binding choices do not count.
     let mut temps: Vec<String> = Vec::new();
     for t in &f.temps {
         let c = canon(&t.expr, &temps);
@@ -467,3 +481,6 @@ pub fn canonical(f: &Function) -> String {
     }
     f.outputs.iter().map(|o| canon(o, &temps)).collect::<Vec<_>>().join(";")
 }
+
+/// The longest subform [`canonical`] writes out; a longer one is its digest.
+pub const DIGEST_ABOVE: usize = 96;

@@ -1,6 +1,6 @@
 //! The elementary functions of the contract: [`sincos`], [`sin`], [`cos`],
-//! [`atan`], [`atan2`], and the rotations built on them, [`from_axis_angle`] and
-//! [`from_euler_xyz`].
+//! [`atan`], [`atan2`], [`exp`], [`log`], and the rotations built on them,
+//! [`from_axis_angle`] and [`from_euler_xyz`].
 //!
 //! Written from the contract's statement (the comment above
 //! `[families.sincos]` in `spec/aether.toml` and `docs/numerics-contract.md`),
@@ -55,6 +55,33 @@ pub trait Trig: Real {
     /// atan2 scales both inputs by `1 / SCALE` from `SCALE` up, by `SCALE`
     /// below `1 / SCALE` (2^56 for f32, 2^100 for f64).
     const ATAN2_SCALE: Self;
+    /// log2(e) rounded (exp's reduction).
+    const LOG2_E: Self;
+    /// ln 2 = C1 + C2, C1 short enough (16 / 42 significant bits) that `k * C1`
+    /// is exact for every `k` of exp's and log's range.
+    const LN2: [Self; 2];
+    /// exp's range: inputs above `EXP_RANGE[1]` act as it, below `EXP_RANGE[0]`
+    /// as it (89 and -104; f64 710 and -746).
+    const EXP_RANGE: [Self; 2];
+    /// exp(r) = 1 + r + r^2 P(r): P's coefficients, constant term first.
+    fn exp_coefficients() -> &'static [Self];
+    /// log(1 + f) = f - (h - s (h + z P(z))): P's coefficients, constant term first.
+    fn log_coefficients() -> &'static [Self];
+    /// The bits of the exact power-of-two steps, largest first: 64 down to 1
+    /// (f32), 512 down to 1 (f64).
+    const POW2_STEPS: u32;
+    /// log's pre-scale of a subnormal input: its exponent (24, f64 54).
+    const SUBNORMAL_SHIFT: i32;
+    /// The least positive normal number.
+    const MIN_NORMAL: Self;
+    /// The largest finite number.
+    const MAX: Self;
+    /// sqrt 2 rounded (log's halving boundary).
+    const SQRT_2: Self;
+    /// `2^e` for an exponent of the normal range, exactly.
+    fn pow2(e: i32) -> Self;
+    /// The whole number `n` (exact: the callers' `|n|` are below 2^11).
+    fn whole(n: i32) -> Self;
 }
 
 const fn f(bits: u32) -> f32 {
@@ -101,6 +128,31 @@ const ATAN_F64: [f64; 12] = [
     d(0x3F8E_4167_464D_3DE8),
 ];
 
+const EXP_F32: [f32; 6] = [f(0x3F00_0000), f(0x3E2A_AAAB), f(0x3D2A_AA72), f(0x3C08_8870), f(0x3AB6_A488), f(0x3950_951A)];
+const EXP_F64: [f64; 11] = [
+    d(0x3FE0_0000_0000_0000),
+    d(0x3FC5_5555_5555_5557),
+    d(0x3FA5_5555_5555_5556),
+    d(0x3F81_1111_1110_FF8B),
+    d(0x3F56_C16C_16C1_6214),
+    d(0x3F2A_01A0_1AC9_DE9E),
+    d(0x3EFA_01A0_1A74_077A),
+    d(0x3EC7_1DDF_FF65_73D6),
+    d(0x3E92_7E4D_A1E1_2FB1),
+    d(0x3E5A_F528_2AAC_DB2E),
+    d(0x3E21_F75A_3CAA_DFF5),
+];
+const LOG_F32: [f32; 3] = [f(0x3F2A_AAAE), f(0x3ECC_BE08), f(0x3E97_75ED)];
+const LOG_F64: [f64; 7] = [
+    d(0x3FE5_5555_5555_5558),
+    d(0x3FD9_9999_9999_51F5),
+    d(0x3FD2_4924_92E0_B70C),
+    d(0x3FCC_71C6_2C42_DB89),
+    d(0x3FC7_462B_E245_EAE3),
+    d(0x3FC3_9FD2_5D62_AB23),
+    d(0x3FC2_B677_6A1B_F0B9),
+];
+
 impl Trig for f32 {
     const TWO_OVER_PI: f32 = f(0x3F22_F983);
     const ROUNDER: f32 = 12_582_912.0;
@@ -121,6 +173,28 @@ impl Trig for f32 {
     const ATAN2_BEHIND_HI: [f32; 5] = [f(0x4049_0FDB), f(0x402B_6374), f(0x4016_CBE4), f(0x400A_29C3), f(0x3FC9_0FDB)];
     const ATAN2_BEHIND_LO: [f32; 5] = [f(0xB3BB_BD2E), f(0xB3C6_80A5), f(0xB1CC_DE2E), f(0xB138_A11D), f(0xB33B_BD2E)];
     const ATAN2_SCALE: f32 = f(0x5B80_0000);
+    const LOG2_E: f32 = f(0x3FB8_AA3B);
+    const LN2: [f32; 2] = [f(0x3F31_7200), f(0x35BF_BE8E)];
+    const EXP_RANGE: [f32; 2] = [-104.0, 89.0];
+    fn exp_coefficients() -> &'static [f32] {
+        &EXP_F32
+    }
+    fn log_coefficients() -> &'static [f32] {
+        &LOG_F32
+    }
+    const POW2_STEPS: u32 = 7;
+    const SUBNORMAL_SHIFT: i32 = 24;
+    const MIN_NORMAL: f32 = f32::MIN_POSITIVE;
+    const MAX: f32 = f32::MAX;
+    const SQRT_2: f32 = f(0x3FB5_04F3);
+    fn pow2(e: i32) -> f32 {
+        assert!((-126..=127).contains(&e), "2^{e} is not a normal binary32 number");
+        f32::from_bits(((e + 127) as u32) << 23)
+    }
+    fn whole(n: i32) -> f32 {
+        assert!(n.unsigned_abs() < 1 << 24);
+        n as f32
+    }
 }
 
 impl Trig for f64 {
@@ -145,6 +219,27 @@ impl Trig for f64 {
     const ATAN2_BEHIND_LO: [f64; 5] =
         [d(0x3CA1_A626_3314_5C07), d(0x3CA6_60B6_4ECE_6F4B), d(0x3C9A_7939_4C9E_8A0A), d(0x3CAF_A535_23B6_428F), d(0x3C91_A626_3314_5C07)];
     const ATAN2_SCALE: f64 = d(0x4630_0000_0000_0000);
+    const LOG2_E: f64 = d(0x3FF7_1547_652B_82FE);
+    const LN2: [f64; 2] = [d(0x3FE6_2E42_FEFA_3800), d(0x3D2E_F357_93C7_6730)];
+    const EXP_RANGE: [f64; 2] = [-746.0, 710.0];
+    fn exp_coefficients() -> &'static [f64] {
+        &EXP_F64
+    }
+    fn log_coefficients() -> &'static [f64] {
+        &LOG_F64
+    }
+    const POW2_STEPS: u32 = 10;
+    const SUBNORMAL_SHIFT: i32 = 54;
+    const MIN_NORMAL: f64 = f64::MIN_POSITIVE;
+    const MAX: f64 = f64::MAX;
+    const SQRT_2: f64 = d(0x3FF6_A09E_667F_3BCD);
+    fn pow2(e: i32) -> f64 {
+        assert!((-1022..=1023).contains(&e), "2^{e} is not a normal binary64 number");
+        f64::from_bits(((e + 1023) as u64) << 52)
+    }
+    fn whole(n: i32) -> f64 {
+        f64::from(n)
+    }
 }
 
 /// Horner's rule in `u`, highest coefficient innermost: c0 + u (c1 + u (...)).
@@ -324,6 +419,112 @@ pub fn atan2<T: Trig>(y: T, x: T) -> T {
     }
 }
 
+/// Rounds `t` to the nearest integer, ties to even, by adding and subtracting
+/// `1.5 * 2^p` (valid for `|t| < 2^(p-1)`).
+fn round_whole<T: Trig>(t: T) -> T {
+    (t + T::ROUNDER) - T::ROUNDER
+}
+
+/// `exp x` as the contract states it: the range clamp, `k = round(x log2 e)`,
+/// `r + rl = x - k (C1 + C2)` (the first product and difference exact, the
+/// second's rounding kept by a two-sum), `e = hi + (lo + ((r r) P(r) + rl))`
+/// with `hi + lo = 1 + r` exactly, then `e 2^k` as `(e w) (w 2^d)` with `w =
+/// 2^round(k/2)` exact and `d = k - 2 round(k/2)`, so only the last product
+/// rounds.
+pub fn exp<T: Trig>(x: T) -> T {
+    let [lo_end, hi_end] = T::EXP_RANGE;
+    let xc = if x > hi_end {
+        hi_end
+    } else if x < lo_end {
+        lo_end
+    } else {
+        x
+    };
+    let [c1, c2] = T::LN2;
+    let k = round_whole(xc * T::LOG2_E);
+    let s = xc - k * c1;
+    let rd = k * c2;
+    let r = s - rd;
+    let rl = two_diff_err(s, rd, r);
+    let p = r * r * horner(T::exp_coefficients(), r);
+    let hi = T::ONE + r;
+    let lo = (T::ONE - hi) + r;
+    let e = hi + (lo + (p + rl));
+    let ka = round_whole(k * T::HALF);
+    let d = k - T::TWO * ka;
+    // w = 2^ka: one factor per bit of |ka|, largest first, taken greedily,
+    // multiplied in left to right (every partial product a normal power of
+    // two). A NaN takes no bit: w = 1 and the NaN is e's.
+    let mut rest = ka.abs();
+    let mut w = T::ONE;
+    for b in (0..T::POW2_STEPS).rev() {
+        let bit = 1i32 << b;
+        let taken = rest >= T::whole(bit);
+        if taken {
+            rest = rest - T::whole(bit);
+        }
+        let factor = if !taken {
+            T::ONE
+        } else if ka < T::ZERO {
+            T::pow2(-bit)
+        } else {
+            T::pow2(bit)
+        };
+        w = w * factor;
+    }
+    let two_d = if d > T::ZERO {
+        T::TWO
+    } else if d < T::ZERO {
+        T::HALF
+    } else {
+        T::ONE
+    };
+    (e * w) * (w * two_d)
+}
+
+/// `log x` as the contract states it: `x = m 2^k` taken apart exactly (a
+/// subnormal pre-scaled, then one greedy step per bit, each multiplying by
+/// an exact power of two), `m` halved above sqrt 2, `f = m - 1`, and `k C1 +
+/// (f - (h - (s (h + z P(z)) + k C2)))` with `h = (0.5 f) f`, `s = f / (2 +
+/// f)`, `z = s s`; then the special values.
+// The contract's NaN is `z0 / z0` with `z0 = x - x`: the equal operands are the point.
+#[allow(clippy::eq_op)]
+pub fn log<T: Trig>(x: T) -> T {
+    let z0 = x - x;
+    if x < T::ZERO {
+        return z0 / z0;
+    }
+    if x == T::ZERO {
+        return T::NEG_ONE / (x * x);
+    }
+    if x > T::MAX {
+        return x;
+    }
+    let shift = T::SUBNORMAL_SHIFT;
+    let (mut m, mut k) = if x < T::MIN_NORMAL { (x * T::pow2(shift), T::whole(-shift)) } else { (x, T::ZERO) };
+    for b in (0..T::POW2_STEPS).rev() {
+        let bit = 1i32 << b;
+        if m >= T::pow2(bit) {
+            m = m * T::pow2(-bit);
+            k = k + T::whole(bit);
+        } else if m < T::pow2(1 - bit) {
+            m = m * T::pow2(bit);
+            k = k - T::whole(bit);
+        }
+    }
+    if m > T::SQRT_2 {
+        m = m * T::HALF;
+        k = k + T::ONE;
+    }
+    let [c1, c2] = T::LN2;
+    let f = m - T::ONE;
+    let h = T::HALF * f * f;
+    let s = f / (T::TWO + f);
+    let z = s * s;
+    let rz = z * horner(T::log_coefficients(), z);
+    k * c1 + (f - (h - (s * (h + rz) + k * c2)))
+}
+
 /// `from_axis_angle`: the rotation by `angle` about `axis` (used as given, not
 /// normalised): with `(s, c) = sincos(angle * 0.5)`, the quaternion
 /// `(c, axis.x * s, axis.y * s, axis.z * s)`.
@@ -472,5 +673,58 @@ mod tests {
             assert_eq!(atan2(y, x).to_bits(), want.to_bits(), "atan2({y}, {x})");
         }
         assert!(atan2(0.0f32, f32::NAN).is_nan() && atan2(f64::NAN, 1.0).is_nan());
+    }
+    /// exp and log are close to the platform's (binary64 evaluation of the
+    /// f32 input, and the f64 libm), over their whole ranges, and give the
+    /// stated special values; the scaling rounds into the subnormals once.
+    #[test]
+    fn exp_and_log_close_to_the_platform_and_their_special_values() {
+        let ulps32 = |y: f32, r: f64| {
+            let u = f64::from(f32::EPSILON) * (r.abs().max(f64::from(f32::MIN_POSITIVE)));
+            (f64::from(y) - r).abs() / u
+        };
+        let ulps64 = |y: f64, r: f64| (y - r).abs() / (f64::EPSILON * r.abs().max(f64::MIN_POSITIVE));
+        let mut bits = 0x3f80_0000u32;
+        for _ in 0..300_000 {
+            bits = bits.wrapping_mul(747_796_405).wrapping_add(2_891_336_453);
+            let x = f32::from_bits(bits);
+            if !x.is_finite() {
+                continue;
+            }
+            let want = f64::from(x).exp();
+            if want < f64::from(f32::MAX) && want > 1e-37 {
+                assert!(ulps32(exp(x), want) < 1.0, "exp f32 {x:e}: {:e} against {want:e}", exp(x));
+            }
+            if x > 0.0 {
+                let want = f64::from(x).ln();
+                assert!(ulps32(log(x), want) < 1.0, "log f32 {x:e}: {:e} against {want:e}", log(x));
+            }
+            let xd = f64::from(bits) / 4_294_967_296.0 * 1400.0 - 700.0;
+            assert!(ulps64(exp(xd), xd.exp()) < 2.0, "exp f64 {xd:e}");
+            let yd = f64::from_bits(u64::from(bits) << 31 | 1);
+            if yd > 0.0 && yd.is_finite() {
+                assert!(ulps64(log(yd), yd.ln()) < 2.0, "log f64 {yd:e}");
+            }
+        }
+        // exp: the ends of the range, one rounding into the subnormals.
+        assert_eq!(exp(0.0f32), 1.0);
+        assert_eq!(exp(-0.0f64), 1.0);
+        assert_eq!(exp(88.7229f32), f32::INFINITY);
+        assert_eq!(exp(f32::MAX), f32::INFINITY);
+        assert_eq!(exp(f64::NEG_INFINITY).to_bits(), 0);
+        assert_eq!(exp(-104.0f32).to_bits(), 0);
+        assert_eq!(exp(-745.2f64).to_bits(), 0);
+        assert!(exp(-103.0f32) > 0.0 && exp(-103.0f32) < f32::MIN_POSITIVE);
+        assert_eq!(exp(709.782_712_893_384f64), f64::from_bits(0x7FEF_FFFF_FFFF_FF2A));
+        assert!(exp(f32::NAN).is_nan());
+        // log: the special values, and exactly zero at one.
+        assert_eq!(log(1.0f32).to_bits(), 0);
+        assert_eq!(log(0.0f32), f32::NEG_INFINITY);
+        assert_eq!(log(-0.0f64), f64::NEG_INFINITY);
+        assert!(log(-1.0f32).is_nan() && log(f64::NEG_INFINITY).is_nan() && log(f32::NAN).is_nan());
+        assert_eq!(log(f64::INFINITY), f64::INFINITY);
+        assert_eq!(log(2.0f64), std::f64::consts::LN_2);
+        assert!((f64::from(log(f32::from_bits(1))) - (-149.0 * std::f64::consts::LN_2)).abs() < 1e-5);
+        assert!((log(f64::from_bits(1)) - (-1074.0 * std::f64::consts::LN_2)).abs() < 1e-12);
     }
 }
