@@ -68,7 +68,7 @@ AETHER_API const char *aether_contract_id(void);
 #define AETHER_SELFTEST_WITNESS 8
 #define AETHER_SELFTEST_CONTRACT_ID 16
 
-/* Replays the core's 196 witness vectors and checks the floating-point environment of
+/* Replays the core's 197 witness vectors and checks the floating-point environment of
    the calling thread; with a non-NULL expected_id, also that it equals the object's contract.
    Returns 0 or AETHER_SELFTEST_* bits. When message is not NULL, writes at most size bytes
    (NUL-terminated): "aether_selftest: ok: ..." or "aether_selftest: <problem>; <problem>...". */
