@@ -57,14 +57,19 @@ rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=Tru
 L = []
 L.append("# Elementary functions: accuracy and speed\n")
 L.append("Written by `bash scripts/elementary-report.sh` (the program is `tests/c/elementary_report.c`); do not edit by hand.\n")
-L.append(f"The functions are the C core's `aether_f32_sin`, `aether_f32_cos`, `aether_f32_atan` and their f64 forms (and `sincos`, "
+L.append(f"The functions are the C core's `aether_f32_sin`, `aether_f32_cos`, `aether_f32_atan`, `aether_f32_atan2`, `aether_f32_exp`, "
+         "`aether_f32_log` and their f64 forms (and `sincos`, "
          "the same bits as sin and cos), as `spec/aether.toml` states them from + - * / alone: sin and cos by a four-part Cody-Waite "
          "reduction by pi/2 with exact two-sums, Horner polynomials in r^2 and the quadrant by exact floating-point steps; atan by four "
          "breakpoints, one division with an exact numerator, a constant in two parts and a Horner polynomial in t^2; atan2 by the same "
-         "reduction on |y| and |x| (no ratio formed) with constants pi - c for a negative x. The C core gives the "
+         "reduction on |y| and |x| (no ratio formed) with constants pi - c for a negative x; exp by a two-part reduction by ln 2 (its "
+         "rounding kept by a two-sum), a Horner polynomial in r and a scaling by 2^k built exactly from powers of two (one rounding); "
+         "log by taking the exponent out exactly with powers of two, 2 atanh(f / (2 + f)) by a Horner polynomial, and k ln 2 in two "
+         "parts. The C core gives the "
          "reference's bits on the corpus and random inputs (`scripts/c-random.sh`); `scripts/sweep.sh` takes them in with every one-input "
          "f32 function (its committed report is older than them). The CUDA, OpenCL (PoCL) and WGSL runners run them like every function; "
-         "WGSL and relaxed OpenCL list sin, cos and atan2 `unbounded` (measured, no band promised) and bound atan `forward`.\n")
+         "WGSL lists sin, cos, atan2, exp and log `unbounded` (measured, no band promised) and bounds atan `forward`; relaxed OpenCL "
+         "the same but for exp, which divides nothing and so keeps its bits there.\n")
 L.append("## Accuracy\n")
 L.append("| function | type | inputs | count | max error (ulp) | at | max distance to the correctly rounded result (ulp) | correctly rounded | decided by long double | undecided | outside the domain, not NaN |")
 L.append("|---|---|---|---:|---:|---|---:|---:|---:|---:|---:|")
@@ -72,8 +77,11 @@ for name, ty, dom, n, err, worst, dist, share, ld, und, outside in acc:
     L.append(f"| {name} | {ty} | {dom} | {n} | {float(err):.4f} | `{worst}` | {dist} | {100*float(share):.3f} % | {ld} | {und} | {outside} |")
 L.append("")
 L.append("- **Domain**: sin and cos: |x| <= 8192 (f32), |x| <= 2^20 (f64), where k * P1, k * P2 and k * P3 are exact; outside it, and "
-         "for +-inf and NaN, the result is NaN. atan: every input (atan(+-inf) = +-pi/2 rounded), NaN gives NaN. The last column counts "
-         "the inputs outside the domain whose result is not NaN (for f64: 2e6, 1e300, +-inf and NaN for sin and cos; NaN for atan).")
+         "for +-inf and NaN, the result is NaN. atan and exp: every input (atan(+-inf) = +-pi/2 rounded; exp overflows to +inf and "
+         "underflows through the subnormals to +0 as one rounding), NaN gives NaN. log: x >= -0 (log(+-0) = -inf, log(+inf) = +inf); "
+         "x < 0 and NaN give NaN. The last column counts "
+         "the inputs outside the domain whose result is not NaN (for f64: 2e6, 1e300, +-inf and NaN for sin and cos; NaN for atan and "
+         "exp; -1e-300, -1, -inf and NaN for log).")
 L.append("- **max error** is |computed - exact| in ulps of the result (exact: glibc's binary64 result for f32, the x87 long double "
          "sinl/cosl/atanl for f64). Under 1 is faithful.")
 L.append("- **The correctly rounded f32 result**: glibc's binary64 result rounded once, unless it lies within 2^-50 (relative) of a binary32 "
@@ -81,17 +89,22 @@ L.append("- **The correctly rounded f32 result**: glibc's binary64 result rounde
          "undecided (none is).")
 L.append(f"- **f64 inputs**: {per} random inputs per binade (either sign), from 2^-30 to 2^20 for sin and cos with as many next to "
          "multiples of pi/2 (the nearest double to k pi/2 and up to 3 ulps either side, the hard cases of the reduction), and from 2^-40 "
-         "to 2^40 for atan (every interval of its reduction). The correctly rounded share for f64 compares with long double rounded once.")
+         "to 2^40 for atan (every interval of its reduction), from 2^-60 to 2^10 for exp (either sign: past overflow and into the "
+         "subnormals), and positive inputs in every binade from 2^-1074 to 2^1023 for log (a twentieth as many per binade). The "
+         "correctly rounded share for f64 compares with long double rounded once.")
 L.append("")
 L.append("## Speed against glibc\n")
 L.append("ns per call on 4096 inputs in [-100, 100], in cache, each function beside glibc's in interleaved rounds, the best of 200 rounds "
-         "each (a benchmark: the machine is shared, the ratio is the figure). `sincos` is the sum of both results, against glibc's `sincosf`/`sincos`.\n")
+         "each (a benchmark: the machine is shared, the ratio is the figure). `sincos` is the sum of both results, against glibc's "
+         "`sincosf`/`sincos`; exp takes 0.8 x (in [-80, 80]) and log |x|, both sides alike.\n")
 L.append("| function | aether (ns) | glibc (ns) | ratio |")
 L.append("|---|---:|---:|---:|")
 for name, a, g, r in tim:
     L.append(f"| {name} | {a} | {g} | {r} |")
 L.append("")
-L.append("The cost of determinism: atan evaluates every interval's numerator, denominator and constant and selects (no branch), "
+L.append("The cost of determinism: atan evaluates every interval's numerator, denominator and constant and selects (no branch); "
+         "exp builds 2^k from one select per bit of k/2 and log takes the exponent out by one comparison pair per bit (no table, no bit "
+         "cast, no ldexp: every core has + - * and selects), where glibc reads the exponent field and a table; "
          "and every product of the core passes the per-product guard (`aether_product_*`), which pins it so no "
          "compiler fuses it (a register pin per product), and the reduction carries its roundings in two two-sums; glibc promises "
          "no bits beyond its own accuracy bound, and other libraries give other bits.")

@@ -34,6 +34,12 @@ static uint32_t bits_of(float f) { uint32_t b; memcpy(&b, &f, 4); return b; }
 static float cr32(double d, long double (*fl)(long double), float x, int *how)
 {
     float f = (float)d;
+    /* An infinite or zero result of the binary64 function is exact here (exp(+-inf), log(+-0), log(+inf)),
+       or past binary32's range, where binary32's result is the same infinity or zero. */
+    if (isinf(d) || d == 0) {
+        *how = 0;
+        return f;
+    }
     double up = nextafter(d, INFINITY), down = nextafter(d, -INFINITY);
     /* Every double within 2^-50 relative of d rounds the same way? */
     double span = fabs(d) * 0x1p-50;
@@ -74,10 +80,10 @@ struct acc {
 
 static unsigned stride32 = 1; /* 1: every input; k: every k-th (a bounded run) */
 
-/* Every f32 input (or every stride32-th): |x| <= limit is the domain (compared with the correctly
-   rounded result), the rest (NaN always) must give NaN. */
+/* Every f32 input (or every stride32-th): low <= x and |x| <= limit is the domain (compared with the
+   correctly rounded result), the rest (NaN always) must give NaN. */
 static void sweep32(const char *name, float (*fn)(float), double (*ref)(double), long double (*refl)(long double),
-                    float limit, const char *domain)
+                    float low, float limit, const char *domain)
 {
     struct acc t = {0};
     #pragma omp parallel
@@ -87,7 +93,7 @@ static void sweep32(const char *name, float (*fn)(float), double (*ref)(double),
         for (uint32_t hi = 0; hi < 65536; hi++) {
             for (uint32_t lo = (hi * 7u) % stride32; lo < 65536; lo += stride32) {
                 float x = f32_of(hi << 16 | lo), y = fn(x);
-                if (!(fabsf(x) <= limit)) {
+                if (!(fabsf(x) <= limit && x >= low)) {
                     a.bad_outside += !isnan(y);
                     continue;
                 }
@@ -100,6 +106,7 @@ static void sweep32(const char *name, float (*fn)(float), double (*ref)(double),
                 a.cr += bits_of(y) == bits_of(c);
                 long dist = ulp_distance32(y, c);
                 if (dist > a.max_dist) a.max_dist = dist;
+                if (isinf(c) || isinf(d)) continue; /* past the range: the distance above says it all */
                 double err = fabs((double)y - d) / ulp32_of(d);
                 if (err > a.max_err) { a.max_err = err; a.worst = x; }
             }
@@ -126,7 +133,8 @@ static uint64_t next(void) { rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17
 /* per_binade random inputs in each binade 2^emin..2^emax (either sign) and, for trig, as many next to
    multiples of pi/2; `outside` lists inputs that must give NaN. */
 static void sweep64(const char *name, double (*fn)(double), long double (*refl)(long double), long per_binade,
-                    int emin, int emax, int trig, const double *outside, unsigned n_outside, const char *domain)
+                    int emin, int emax, int trig, int positive, const double *outside, unsigned n_outside,
+                    const char *domain)
 {
     double max_err = 0, worst = 0;
     uint64_t n = 0, cr = 0, bad_outside = 0;
@@ -146,13 +154,15 @@ static void sweep64(const char *name, double (*fn)(double), long double (*refl)(
                     for (; step > 0; step--) x = nextafter(x, INFINITY);
                     for (; step < 0; step++) x = nextafter(x, -INFINITY);
                 }
-                if (next() & 1) x = -x;
+                if (next() & 1 && !positive) x = -x;
                 double y = fn(x);
                 long double l = refl((long double)x);
                 int le;
                 frexpl(fabsl(l), &le);
                 long double ulp = ldexpl(1.0L, le - 1 - 52);
+                if (ulp < 0x1p-1074L) ulp = 0x1p-1074L; /* a result in the subnormals */
                 double err = l == 0 ? 0 : (double)(fabsl((long double)y - l) / ulp);
+                if (isinf((double)l) || isinf(l)) err = y == (double)l ? 0 : INFINITY; /* past the range */
                 n++;
                 cr += y == (double)l;
                 if (err > max_err) { max_err = err; worst = x; }
@@ -261,6 +271,15 @@ static volatile double sink;
 #define TIME64(best, fn) do { double t0 = now(); for (int i = 0; i < N; i++) yd[i] = fn(xd[i]); double t = (now() - t0) / N * 1e9; \
     if (t < best) best = t; double s = 0; for (int i = 0; i < N; i++) s += yd[i]; sink = s; } while (0)
 
+static float exp_of_scaled_f(float x) { return aether_f32_exp(x * 0.8f); }
+static float glibc_exp_of_scaled_f(float x) { return expf(x * 0.8f); }
+static double exp_of_scaled_d(double x) { return aether_f64_exp(x * 0.8); }
+static double glibc_exp_of_scaled_d(double x) { return exp(x * 0.8); }
+static float log_abs_f(float x) { return aether_f32_log(fabsf(x)); }
+static float glibc_log_abs_f(float x) { return logf(fabsf(x)); }
+static double log_abs_dd(double x) { return aether_f64_log(fabs(x)); }
+static double glibc_log_abs_d(double x) { return log(fabs(x)); }
+
 static float sincos_sum_f(float x) { aether_vec2f v = aether_f32_sincos(x); return v.x + v.y; }
 static double sincos_sum_d(double x) { aether_vec2d v = aether_f64_sincos(x); return v.x + v.y; }
 static float glibc_sincos_sum_f(float x) { float s, c; sincosf(x, &s, &c); return s + c; }
@@ -279,8 +298,8 @@ static void speed(void)
         xs2[i] = (float)((double)(next() >> 11) * 0x1p-53 * 200.0 - 100.0);
         xd2[i] = (double)(next() >> 11) * 0x1p-53 * 200.0 - 100.0;
     }
-    double b[20];
-    for (int k = 0; k < 20; k++) b[k] = 1e30;
+    double b[28];
+    for (int k = 0; k < 28; k++) b[k] = 1e30;
     for (int round = 0; round < 200; round++) {
         TIME32(b[0], aether_f32_sin); TIME32(b[1], sinf);
         TIME32(b[2], aether_f32_cos); TIME32(b[3], cosf);
@@ -292,10 +311,14 @@ static void speed(void)
         TIME64(b[14], aether_f64_atan); TIME64(b[15], atan);
         TIME2_32(b[16], aether_f32_atan2); TIME2_32(b[17], atan2f);
         TIME2_64(b[18], aether_f64_atan2); TIME2_64(b[19], atan2);
+        TIME32(b[20], exp_of_scaled_f); TIME32(b[21], glibc_exp_of_scaled_f);
+        TIME64(b[22], exp_of_scaled_d); TIME64(b[23], glibc_exp_of_scaled_d);
+        TIME32(b[24], log_abs_f); TIME32(b[25], glibc_log_abs_f);
+        TIME64(b[26], log_abs_dd); TIME64(b[27], glibc_log_abs_d);
     }
     const char *names[] = {"sin f32", "cos f32", "sincos f32", "sin f64", "cos f64", "sincos f64", "atan f32", "atan f64",
-                           "atan2 f32", "atan2 f64"};
-    for (int k = 0; k < 10; k++) printf("time|%s|%.2f|%.2f|%.2f\n", names[k], b[2 * k], b[2 * k + 1], b[2 * k] / b[2 * k + 1]);
+                           "atan2 f32", "atan2 f64", "exp f32", "exp f64", "log f32", "log f64"};
+    for (int k = 0; k < 14; k++) printf("time|%s|%.2f|%.2f|%.2f\n", names[k], b[2 * k], b[2 * k + 1], b[2 * k] / b[2 * k + 1]);
 }
 
 int main(int argc, char **argv)
@@ -307,12 +330,19 @@ int main(int argc, char **argv)
     if (!only_speed) {
         const char *trig32 = "[-8192, 8192]", *trig64 = "random in each binade 2^-30..2^20, and next to multiples of pi/2";
         const double trig_out[] = {2e6, 1e300, INFINITY, -INFINITY, NAN}, atan_out[] = {NAN, -NAN};
-        sweep32("sin", aether_f32_sin, sin, sinl, 8192.0f, trig32);
-        sweep32("cos", aether_f32_cos, cos, cosl, 8192.0f, trig32);
-        sweep32("atan", aether_f32_atan, atan, atanl, INFINITY, "f32 (every pattern but NaN; NaN must give NaN)");
-        sweep64("sin", aether_f64_sin, sinl, per_binade, -30, 20, 1, trig_out, 5, trig64);
-        sweep64("cos", aether_f64_cos, cosl, per_binade, -30, 20, 1, trig_out, 5, trig64);
-        sweep64("atan", aether_f64_atan, atanl, per_binade, -40, 40, 0, atan_out, 2, "random in each binade 2^-40..2^40");
+        const double exp_out[] = {NAN, -NAN}, log_out[] = {-1e-300, -1.0, -INFINITY, NAN};
+        sweep32("sin", aether_f32_sin, sin, sinl, -8192.0f, 8192.0f, trig32);
+        sweep32("cos", aether_f32_cos, cos, cosl, -8192.0f, 8192.0f, trig32);
+        sweep32("atan", aether_f32_atan, atan, atanl, -INFINITY, INFINITY, "f32 (every pattern but NaN; NaN must give NaN)");
+        sweep32("exp", aether_f32_exp, exp, expl, -INFINITY, INFINITY, "f32 (every pattern but NaN; NaN must give NaN)");
+        sweep32("log", aether_f32_log, log, logl, 0.0f, INFINITY, "x >= -0 (every such pattern; x < 0 and NaN must give NaN)");
+        sweep64("sin", aether_f64_sin, sinl, per_binade, -30, 20, 1, 0, trig_out, 5, trig64);
+        sweep64("cos", aether_f64_cos, cosl, per_binade, -30, 20, 1, 0, trig_out, 5, trig64);
+        sweep64("atan", aether_f64_atan, atanl, per_binade, -40, 40, 0, 0, atan_out, 2, "random in each binade 2^-40..2^40");
+        sweep64("exp", aether_f64_exp, expl, per_binade, -60, 10, 0, 0, exp_out, 2,
+                "random in each binade 2^-60..2^10, either sign (past overflow and into the subnormals)");
+        sweep64("log", aether_f64_log, logl, per_binade / 20 + 1, -1074, 1024, 0, 1, log_out, 4,
+                "random in each binade 2^-1074..2^1024 (every binade, the subnormals too), positive");
         sweep2_32(per_binade * 100);
         sweep2_64(per_binade * 40);
     }
