@@ -2520,6 +2520,202 @@ static __inline__ __attribute__((__always_inline__)) void aether_f64_log_batch_x
     *aether_result = aether_select_f64x4((x < aether_batch_splat_f64x4(0.0)), (z0 / z0), aether_select_f64x4((x == aether_batch_splat_f64x4(0.0)), (aether_batch_splat_f64x4(-1.0) / aether_product_f64x4((x * x))), aether_select_f64x4((x > aether_batch_splat_f64x4(179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0)), x, r)));
 }
 
+static __inline__ __attribute__((__always_inline__)) void aether_f32_exp2_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_x)
+{
+    const aether_f32x8 x = *aether_x;
+    const aether_f32x8 xc = aether_select_f32x8((x > aether_batch_splat_f32x8(129.0f)), aether_batch_splat_f32x8(129.0f), aether_select_f32x8((x < aether_batch_splat_f32x8(-151.0f)), aether_batch_splat_f32x8(-151.0f), x));
+    const aether_f32x8 k = ((xc + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
+    const aether_f32x8 r = (xc - k);
+    const aether_f32x8 rh = ((r + aether_batch_splat_f32x8(6144.0f)) - aether_batch_splat_f32x8(6144.0f));
+    const aether_f32x8 rl = (r - rh);
+    const aether_f32x8 p = aether_product_f32x8((aether_product_f32x8((r * r)) * (aether_batch_splat_f32x8(0.2402265071868896484375f) + aether_product_f32x8((r * (aether_batch_splat_f32x8(0.0555041097104549407958984375f) + aether_product_f32x8((r * (aether_batch_splat_f32x8(0.00961808301508426666259765625f) + aether_product_f32x8((r * (aether_batch_splat_f32x8(0.0013333521783351898193359375f) + aether_product_f32x8((r * (aether_batch_splat_f32x8(0.000154531633597798645496368408203125f) + aether_product_f32x8((r * aether_batch_splat_f32x8(0.00001529094879515469074249267578125f))))))))))))))))));
+    const aether_f32x8 t = aether_product_f32x8((rh * aether_batch_splat_f32x8(0.693115234375f)));
+    const aether_f32x8 hi = (aether_batch_splat_f32x8(1.0f) + t);
+    const aether_f32x8 lo = ((aether_batch_splat_f32x8(1.0f) - hi) + t);
+    const aether_f32x8 e = (hi + (lo + (aether_product_f32x8((rl * aether_batch_splat_f32x8(0.693115234375f))) + (aether_product_f32x8((r * aether_batch_splat_f32x8(0.000031946183298714458942413330078125f))) + p))));
+    const aether_f32x8 ka = ((aether_product_f32x8((k * aether_batch_splat_f32x8(0.5f))) + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
+    const aether_f32x8 d = (k - aether_product_f32x8((aether_batch_splat_f32x8(2.0f) * ka)));
+    const aether_i32x8 ng = (ka < aether_batch_splat_f32x8(0.0f));
+    const aether_f32x8 ja = ((aether_f32x8)((aether_i32x8)(ka) & (int32_t)0x7fffffff));
+    const aether_i32x8 c6 = (ja >= aether_batch_splat_f32x8(64.0f));
+    const aether_f32x8 j6 = aether_select_f32x8(c6, (ja - aether_batch_splat_f32x8(64.0f)), ja);
+    const aether_i32x8 c5 = (j6 >= aether_batch_splat_f32x8(32.0f));
+    const aether_f32x8 j5 = aether_select_f32x8(c5, (j6 - aether_batch_splat_f32x8(32.0f)), j6);
+    const aether_i32x8 c4 = (j5 >= aether_batch_splat_f32x8(16.0f));
+    const aether_f32x8 j4 = aether_select_f32x8(c4, (j5 - aether_batch_splat_f32x8(16.0f)), j5);
+    const aether_i32x8 c3 = (j4 >= aether_batch_splat_f32x8(8.0f));
+    const aether_f32x8 j3 = aether_select_f32x8(c3, (j4 - aether_batch_splat_f32x8(8.0f)), j4);
+    const aether_i32x8 c2 = (j3 >= aether_batch_splat_f32x8(4.0f));
+    const aether_f32x8 j2 = aether_select_f32x8(c2, (j3 - aether_batch_splat_f32x8(4.0f)), j3);
+    const aether_i32x8 c1 = (j2 >= aether_batch_splat_f32x8(2.0f));
+    const aether_f32x8 j1 = aether_select_f32x8(c1, (j2 - aether_batch_splat_f32x8(2.0f)), j2);
+    const aether_i32x8 c0 = (j1 >= aether_batch_splat_f32x8(1.0f));
+    const aether_f32x8 pw = aether_product_f32x8((aether_product_f32x8((aether_product_f32x8((aether_product_f32x8((aether_product_f32x8((aether_product_f32x8((aether_select_f32x8(c6, aether_select_f32x8(ng, aether_batch_splat_f32x8(0.0000000000000000000542101086242752217003726400434970855712890625f), aether_batch_splat_f32x8(18446744073709551616.0f)), aether_batch_splat_f32x8(1.0f)) * aether_select_f32x8(c5, aether_select_f32x8(ng, aether_batch_splat_f32x8(0.00000000023283064365386962890625f), aether_batch_splat_f32x8(4294967296.0f)), aether_batch_splat_f32x8(1.0f)))) * aether_select_f32x8(c4, aether_select_f32x8(ng, aether_batch_splat_f32x8(0.0000152587890625f), aether_batch_splat_f32x8(65536.0f)), aether_batch_splat_f32x8(1.0f)))) * aether_select_f32x8(c3, aether_select_f32x8(ng, aether_batch_splat_f32x8(0.00390625f), aether_batch_splat_f32x8(256.0f)), aether_batch_splat_f32x8(1.0f)))) * aether_select_f32x8(c2, aether_select_f32x8(ng, aether_batch_splat_f32x8(0.0625f), aether_batch_splat_f32x8(16.0f)), aether_batch_splat_f32x8(1.0f)))) * aether_select_f32x8(c1, aether_select_f32x8(ng, aether_batch_splat_f32x8(0.25f), aether_batch_splat_f32x8(4.0f)), aether_batch_splat_f32x8(1.0f)))) * aether_select_f32x8(c0, aether_select_f32x8(ng, aether_batch_splat_f32x8(0.5f), aether_batch_splat_f32x8(2.0f)), aether_batch_splat_f32x8(1.0f))));
+    const aether_f32x8 dd = aether_select_f32x8((d > aether_batch_splat_f32x8(0.0f)), aether_batch_splat_f32x8(2.0f), aether_select_f32x8((d < aether_batch_splat_f32x8(0.0f)), aether_batch_splat_f32x8(0.5f), aether_batch_splat_f32x8(1.0f)));
+    *aether_result = aether_product_f32x8((aether_product_f32x8((e * pw)) * aether_product_f32x8((pw * dd))));
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_f64_exp2_batch_x4(aether_f64x4 *aether_result, const aether_f64x4 *aether_x)
+{
+    const aether_f64x4 x = *aether_x;
+    const aether_f64x4 xc = aether_select_f64x4((x > aether_batch_splat_f64x4(1025.0)), aether_batch_splat_f64x4(1025.0), aether_select_f64x4((x < aether_batch_splat_f64x4(-1076.0)), aether_batch_splat_f64x4(-1076.0), x));
+    const aether_f64x4 k = ((xc + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
+    const aether_f64x4 r = (xc - k);
+    const aether_f64x4 rh = ((r + aether_batch_splat_f64x4(100663296.0)) - aether_batch_splat_f64x4(100663296.0));
+    const aether_f64x4 rl = (r - rh);
+    const aether_f64x4 p = aether_product_f64x4((aether_product_f64x4((r * r)) * (aether_batch_splat_f64x4(0.2402265069591007218274825163462082855403423309326171875) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.05550410866482159699675236197435879148542881011962890625) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.00961812910762847861345647970665595494210720062255859375) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.0013333558146416935562272865212207761942408978939056396484375) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.0001540353039337591400416427322994650239706970751285552978515625) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.0000152527338298361192351661197452727947165840305387973785400390625) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.000001321548680290393124029291356535953383399828453548252582550048828125) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.00000010178062445845773667608209940571573071110833552666008472442626953125) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.00000000705489995637264875238804195771435967543538936297409236431121826171875) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.000000000445496059818651856354148057282071361540065623785267234779894351959228515625) + aether_product_f64x4((r * aether_batch_splat_f64x4(0.000000000025725080576836359546151102839134697762568659840098916902206838130950927734375)))))))))))))))))))))))))))))))));
+    const aether_f64x4 t = aether_product_f64x4((rh * aether_batch_splat_f64x4(0.693147182464599609375)));
+    const aether_f64x4 hi = (aether_batch_splat_f64x4(1.0) + t);
+    const aether_f64x4 lo = ((aether_batch_splat_f64x4(1.0) - hi) + t);
+    const aether_f64x4 e = (hi + (lo + (aether_product_f64x4((rl * aether_batch_splat_f64x4(0.693147182464599609375))) + (aether_product_f64x4((r * aether_batch_splat_f64x4(-0.000000001904654299957768045250415514979720754684677785917301662266254425048828125))) + p))));
+    const aether_f64x4 ka = ((aether_product_f64x4((k * aether_batch_splat_f64x4(0.5))) + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
+    const aether_f64x4 d = (k - aether_product_f64x4((aether_batch_splat_f64x4(2.0) * ka)));
+    const aether_i64x4 ng = (ka < aether_batch_splat_f64x4(0.0));
+    const aether_f64x4 ja = ((aether_f64x4)((aether_i64x4)(ka) & (int64_t)0x7fffffffffffffff));
+    const aether_i64x4 c9 = (ja >= aether_batch_splat_f64x4(512.0));
+    const aether_f64x4 j9 = aether_select_f64x4(c9, (ja - aether_batch_splat_f64x4(512.0)), ja);
+    const aether_i64x4 c8 = (j9 >= aether_batch_splat_f64x4(256.0));
+    const aether_f64x4 j8 = aether_select_f64x4(c8, (j9 - aether_batch_splat_f64x4(256.0)), j9);
+    const aether_i64x4 c7 = (j8 >= aether_batch_splat_f64x4(128.0));
+    const aether_f64x4 j7 = aether_select_f64x4(c7, (j8 - aether_batch_splat_f64x4(128.0)), j8);
+    const aether_i64x4 c6 = (j7 >= aether_batch_splat_f64x4(64.0));
+    const aether_f64x4 j6 = aether_select_f64x4(c6, (j7 - aether_batch_splat_f64x4(64.0)), j7);
+    const aether_i64x4 c5 = (j6 >= aether_batch_splat_f64x4(32.0));
+    const aether_f64x4 j5 = aether_select_f64x4(c5, (j6 - aether_batch_splat_f64x4(32.0)), j6);
+    const aether_i64x4 c4 = (j5 >= aether_batch_splat_f64x4(16.0));
+    const aether_f64x4 j4 = aether_select_f64x4(c4, (j5 - aether_batch_splat_f64x4(16.0)), j5);
+    const aether_i64x4 c3 = (j4 >= aether_batch_splat_f64x4(8.0));
+    const aether_f64x4 j3 = aether_select_f64x4(c3, (j4 - aether_batch_splat_f64x4(8.0)), j4);
+    const aether_i64x4 c2 = (j3 >= aether_batch_splat_f64x4(4.0));
+    const aether_f64x4 j2 = aether_select_f64x4(c2, (j3 - aether_batch_splat_f64x4(4.0)), j3);
+    const aether_i64x4 c1 = (j2 >= aether_batch_splat_f64x4(2.0));
+    const aether_f64x4 j1 = aether_select_f64x4(c1, (j2 - aether_batch_splat_f64x4(2.0)), j2);
+    const aether_i64x4 c0 = (j1 >= aether_batch_splat_f64x4(1.0));
+    const aether_f64x4 pw = aether_product_f64x4((aether_product_f64x4((aether_product_f64x4((aether_product_f64x4((aether_product_f64x4((aether_product_f64x4((aether_product_f64x4((aether_product_f64x4((aether_product_f64x4((aether_select_f64x4(c9, aether_select_f64x4(ng, aether_batch_splat_f64x4(0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000007458340731200206743290965315462933837376471534600406894271518333206278385070118304936174890400427803361511603255836101453412728095225302660486164829592084691481260792318781377495204074266435262941446554365063914765414217260588507120031686823003222742297563699265350215337206058336516628646003612927433551846968657326499008153319891789578832685947418212890625), aether_batch_splat_f64x4(13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0)), aether_batch_splat_f64x4(1.0)) * aether_select_f64x4(c8, aether_select_f64x4(ng, aether_batch_splat_f64x4(0.0000000000000000000000000000000000000000000000000000000000000000000000000000086361685550944446253863518628003995711160003644362813850237034701685918031624270579715075034722882265605472939461496635969950989468319466936530037770580747746862471103668212890625), aether_batch_splat_f64x4(115792089237316195423570985008687907853269984665640564039457584007913129639936.0)), aether_batch_splat_f64x4(1.0)))) * aether_select_f64x4(c7, aether_select_f64x4(ng, aether_batch_splat_f64x4(0.00000000000000000000000000000000000000293873587705571876992184134305561419454666389193021880377187926569604314863681793212890625), aether_batch_splat_f64x4(340282366920938463463374607431768211456.0)), aether_batch_splat_f64x4(1.0)))) * aether_select_f64x4(c6, aether_select_f64x4(ng, aether_batch_splat_f64x4(0.0000000000000000000542101086242752217003726400434970855712890625), aether_batch_splat_f64x4(18446744073709551616.0)), aether_batch_splat_f64x4(1.0)))) * aether_select_f64x4(c5, aether_select_f64x4(ng, aether_batch_splat_f64x4(0.00000000023283064365386962890625), aether_batch_splat_f64x4(4294967296.0)), aether_batch_splat_f64x4(1.0)))) * aether_select_f64x4(c4, aether_select_f64x4(ng, aether_batch_splat_f64x4(0.0000152587890625), aether_batch_splat_f64x4(65536.0)), aether_batch_splat_f64x4(1.0)))) * aether_select_f64x4(c3, aether_select_f64x4(ng, aether_batch_splat_f64x4(0.00390625), aether_batch_splat_f64x4(256.0)), aether_batch_splat_f64x4(1.0)))) * aether_select_f64x4(c2, aether_select_f64x4(ng, aether_batch_splat_f64x4(0.0625), aether_batch_splat_f64x4(16.0)), aether_batch_splat_f64x4(1.0)))) * aether_select_f64x4(c1, aether_select_f64x4(ng, aether_batch_splat_f64x4(0.25), aether_batch_splat_f64x4(4.0)), aether_batch_splat_f64x4(1.0)))) * aether_select_f64x4(c0, aether_select_f64x4(ng, aether_batch_splat_f64x4(0.5), aether_batch_splat_f64x4(2.0)), aether_batch_splat_f64x4(1.0))));
+    const aether_f64x4 dd = aether_select_f64x4((d > aether_batch_splat_f64x4(0.0)), aether_batch_splat_f64x4(2.0), aether_select_f64x4((d < aether_batch_splat_f64x4(0.0)), aether_batch_splat_f64x4(0.5), aether_batch_splat_f64x4(1.0)));
+    *aether_result = aether_product_f64x4((aether_product_f64x4((e * pw)) * aether_product_f64x4((pw * dd))));
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_f32_log2_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_x)
+{
+    const aether_f32x8 x = *aether_x;
+    const aether_i32x8 sub = (x < aether_batch_splat_f32x8(0.000000000000000000000000000000000000011754943508222875079687365372222456778186655567720875215087517062784172594547271728515625f));
+    const aether_f32x8 m7 = aether_select_f32x8(sub, aether_product_f32x8((x * aether_batch_splat_f32x8(16777216.0f))), x);
+    const aether_f32x8 k7 = aether_select_f32x8(sub, aether_batch_splat_f32x8(-24.0f), aether_batch_splat_f32x8(0.0f));
+    const aether_i32x8 u6 = (m7 >= aether_batch_splat_f32x8(18446744073709551616.0f));
+    const aether_i32x8 d6 = (m7 < aether_batch_splat_f32x8(0.000000000000000000108420217248550443400745280086994171142578125f));
+    const aether_f32x8 m6 = aether_product_f32x8((m7 * aether_select_f32x8(u6, aether_batch_splat_f32x8(0.0000000000000000000542101086242752217003726400434970855712890625f), aether_select_f32x8(d6, aether_batch_splat_f32x8(18446744073709551616.0f), aether_batch_splat_f32x8(1.0f)))));
+    const aether_f32x8 k6 = (k7 + aether_select_f32x8(u6, aether_batch_splat_f32x8(64.0f), aether_select_f32x8(d6, aether_batch_splat_f32x8(-64.0f), aether_batch_splat_f32x8(0.0f))));
+    const aether_i32x8 u5 = (m6 >= aether_batch_splat_f32x8(4294967296.0f));
+    const aether_i32x8 d5 = (m6 < aether_batch_splat_f32x8(0.0000000004656612873077392578125f));
+    const aether_f32x8 m5 = aether_product_f32x8((m6 * aether_select_f32x8(u5, aether_batch_splat_f32x8(0.00000000023283064365386962890625f), aether_select_f32x8(d5, aether_batch_splat_f32x8(4294967296.0f), aether_batch_splat_f32x8(1.0f)))));
+    const aether_f32x8 k5 = (k6 + aether_select_f32x8(u5, aether_batch_splat_f32x8(32.0f), aether_select_f32x8(d5, aether_batch_splat_f32x8(-32.0f), aether_batch_splat_f32x8(0.0f))));
+    const aether_i32x8 u4 = (m5 >= aether_batch_splat_f32x8(65536.0f));
+    const aether_i32x8 d4 = (m5 < aether_batch_splat_f32x8(0.000030517578125f));
+    const aether_f32x8 m4 = aether_product_f32x8((m5 * aether_select_f32x8(u4, aether_batch_splat_f32x8(0.0000152587890625f), aether_select_f32x8(d4, aether_batch_splat_f32x8(65536.0f), aether_batch_splat_f32x8(1.0f)))));
+    const aether_f32x8 k4 = (k5 + aether_select_f32x8(u4, aether_batch_splat_f32x8(16.0f), aether_select_f32x8(d4, aether_batch_splat_f32x8(-16.0f), aether_batch_splat_f32x8(0.0f))));
+    const aether_i32x8 u3 = (m4 >= aether_batch_splat_f32x8(256.0f));
+    const aether_i32x8 d3 = (m4 < aether_batch_splat_f32x8(0.0078125f));
+    const aether_f32x8 m3 = aether_product_f32x8((m4 * aether_select_f32x8(u3, aether_batch_splat_f32x8(0.00390625f), aether_select_f32x8(d3, aether_batch_splat_f32x8(256.0f), aether_batch_splat_f32x8(1.0f)))));
+    const aether_f32x8 k3 = (k4 + aether_select_f32x8(u3, aether_batch_splat_f32x8(8.0f), aether_select_f32x8(d3, aether_batch_splat_f32x8(-8.0f), aether_batch_splat_f32x8(0.0f))));
+    const aether_i32x8 u2 = (m3 >= aether_batch_splat_f32x8(16.0f));
+    const aether_i32x8 d2 = (m3 < aether_batch_splat_f32x8(0.125f));
+    const aether_f32x8 m2 = aether_product_f32x8((m3 * aether_select_f32x8(u2, aether_batch_splat_f32x8(0.0625f), aether_select_f32x8(d2, aether_batch_splat_f32x8(16.0f), aether_batch_splat_f32x8(1.0f)))));
+    const aether_f32x8 k2 = (k3 + aether_select_f32x8(u2, aether_batch_splat_f32x8(4.0f), aether_select_f32x8(d2, aether_batch_splat_f32x8(-4.0f), aether_batch_splat_f32x8(0.0f))));
+    const aether_i32x8 u1 = (m2 >= aether_batch_splat_f32x8(4.0f));
+    const aether_i32x8 d1 = (m2 < aether_batch_splat_f32x8(0.5f));
+    const aether_f32x8 m1 = aether_product_f32x8((m2 * aether_select_f32x8(u1, aether_batch_splat_f32x8(0.25f), aether_select_f32x8(d1, aether_batch_splat_f32x8(4.0f), aether_batch_splat_f32x8(1.0f)))));
+    const aether_f32x8 k1 = (k2 + aether_select_f32x8(u1, aether_batch_splat_f32x8(2.0f), aether_select_f32x8(d1, aether_batch_splat_f32x8(-2.0f), aether_batch_splat_f32x8(0.0f))));
+    const aether_i32x8 u0 = (m1 >= aether_batch_splat_f32x8(2.0f));
+    const aether_i32x8 d0 = (m1 < aether_batch_splat_f32x8(1.0f));
+    const aether_f32x8 m0 = aether_product_f32x8((m1 * aether_select_f32x8(u0, aether_batch_splat_f32x8(0.5f), aether_select_f32x8(d0, aether_batch_splat_f32x8(2.0f), aether_batch_splat_f32x8(1.0f)))));
+    const aether_f32x8 k0 = (k1 + aether_select_f32x8(u0, aether_batch_splat_f32x8(1.0f), aether_select_f32x8(d0, aether_batch_splat_f32x8(-1.0f), aether_batch_splat_f32x8(0.0f))));
+    const aether_i32x8 hm = (m0 > aether_batch_splat_f32x8(1.41421353816986083984375f));
+    const aether_f32x8 m = aether_select_f32x8(hm, aether_product_f32x8((m0 * aether_batch_splat_f32x8(0.5f))), m0);
+    const aether_f32x8 k = aether_select_f32x8(hm, (k0 + aether_batch_splat_f32x8(1.0f)), k0);
+    const aether_f32x8 f = (m - aether_batch_splat_f32x8(1.0f));
+    const aether_f32x8 h = aether_product_f32x8((aether_product_f32x8((aether_batch_splat_f32x8(0.5f) * f)) * f));
+    const aether_f32x8 s = (f / (aether_batch_splat_f32x8(2.0f) + f));
+    const aether_f32x8 z = aether_product_f32x8((s * s));
+    const aether_f32x8 rz = aether_product_f32x8((z * (aether_batch_splat_f32x8(0.66666686534881591796875f) + aether_product_f32x8((z * (aether_batch_splat_f32x8(0.3998873233795166015625f) + aether_product_f32x8((z * aether_batch_splat_f32x8(0.2958215773105621337890625f)))))))));
+    const aether_f32x8 h0 = (f - h);
+    const aether_f32x8 hc = aether_product_f32x8((h0 * aether_batch_splat_f32x8(4097.0f)));
+    const aether_f32x8 hi = (hc - (hc - h0));
+    const aether_f32x8 lo = (((f - hi) - h) + aether_product_f32x8((s * (h + rz))));
+    const aether_f32x8 vh = aether_product_f32x8((hi * aether_batch_splat_f32x8(1.44287109375f)));
+    const aether_f32x8 vl = (aether_product_f32x8(((lo + hi) * aether_batch_splat_f32x8(-0.0001760528539307415485382080078125f))) + aether_product_f32x8((lo * aether_batch_splat_f32x8(1.44287109375f))));
+    const aether_f32x8 w = (k + vh);
+    const aether_f32x8 r = (w + (vl + ((k - w) + vh)));
+    const aether_f32x8 z0 = (x - x);
+    *aether_result = aether_select_f32x8((x < aether_batch_splat_f32x8(0.0f)), (z0 / z0), aether_select_f32x8((x == aether_batch_splat_f32x8(0.0f)), (aether_batch_splat_f32x8(-1.0f) / aether_product_f32x8((x * x))), aether_select_f32x8((x > aether_batch_splat_f32x8(340282346638528859811704183484516925440.0f)), x, r)));
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_f64_log2_batch_x4(aether_f64x4 *aether_result, const aether_f64x4 *aether_x)
+{
+    const aether_f64x4 x = *aether_x;
+    const aether_i64x4 sub = (x < aether_batch_splat_f64x4(0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000002225073858507201383090232717332404064219215980462331830553327416887204434813918195854283159012511020564067339731035811005152434161553460108856012385377718821130777993532002330479610147442583636071921565046942503734208375250806650616658158948720491179968591639648500635908770118304874799780887753749949451580451605050915399856582470818645113537935804992115981085766051992433352114352390148795699609591288891602992641511063466313393663477586513029371762047325631781485664350872122828637642044846811407613911477062801689853244110024161447421618567166150540154285084716752901903161322778896729707373123334086988983175067838846926092773977972858659654941091369095406136467568702398678315290680984617210924625396728515625));
+    const aether_f64x4 m10 = aether_select_f64x4(sub, aether_product_f64x4((x * aether_batch_splat_f64x4(18014398509481984.0))), x);
+    const aether_f64x4 k10 = aether_select_f64x4(sub, aether_batch_splat_f64x4(-54.0), aether_batch_splat_f64x4(0.0));
+    const aether_i64x4 u9 = (m10 >= aether_batch_splat_f64x4(13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0));
+    const aether_i64x4 d9 = (m10 < aether_batch_splat_f64x4(0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001491668146240041348658193063092586767475294306920081378854303666641255677014023660987234978080085560672302320651167220290682545619045060532097232965918416938296252158463756275499040814853287052588289310873012782953082843452117701424006337364600644548459512739853070043067441211667303325729200722585486710369393731465299801630663978357915766537189483642578125));
+    const aether_f64x4 m9 = aether_product_f64x4((m10 * aether_select_f64x4(u9, aether_batch_splat_f64x4(0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000007458340731200206743290965315462933837376471534600406894271518333206278385070118304936174890400427803361511603255836101453412728095225302660486164829592084691481260792318781377495204074266435262941446554365063914765414217260588507120031686823003222742297563699265350215337206058336516628646003612927433551846968657326499008153319891789578832685947418212890625), aether_select_f64x4(d9, aether_batch_splat_f64x4(13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0), aether_batch_splat_f64x4(1.0)))));
+    const aether_f64x4 k9 = (k10 + aether_select_f64x4(u9, aether_batch_splat_f64x4(512.0), aether_select_f64x4(d9, aether_batch_splat_f64x4(-512.0), aether_batch_splat_f64x4(0.0))));
+    const aether_i64x4 u8 = (m9 >= aether_batch_splat_f64x4(115792089237316195423570985008687907853269984665640564039457584007913129639936.0));
+    const aether_i64x4 d8 = (m9 < aether_batch_splat_f64x4(0.000000000000000000000000000000000000000000000000000000000000000000000000000017272337110188889250772703725600799142232000728872562770047406940337183606324854115943015006944576453121094587892299327193990197893663893387306007554116149549372494220733642578125));
+    const aether_f64x4 m8 = aether_product_f64x4((m9 * aether_select_f64x4(u8, aether_batch_splat_f64x4(0.0000000000000000000000000000000000000000000000000000000000000000000000000000086361685550944446253863518628003995711160003644362813850237034701685918031624270579715075034722882265605472939461496635969950989468319466936530037770580747746862471103668212890625), aether_select_f64x4(d8, aether_batch_splat_f64x4(115792089237316195423570985008687907853269984665640564039457584007913129639936.0), aether_batch_splat_f64x4(1.0)))));
+    const aether_f64x4 k8 = (k9 + aether_select_f64x4(u8, aether_batch_splat_f64x4(256.0), aether_select_f64x4(d8, aether_batch_splat_f64x4(-256.0), aether_batch_splat_f64x4(0.0))));
+    const aether_i64x4 u7 = (m8 >= aether_batch_splat_f64x4(340282366920938463463374607431768211456.0));
+    const aether_i64x4 d7 = (m8 < aether_batch_splat_f64x4(0.0000000000000000000000000000000000000058774717541114375398436826861112283890933277838604376075437585313920862972736358642578125));
+    const aether_f64x4 m7 = aether_product_f64x4((m8 * aether_select_f64x4(u7, aether_batch_splat_f64x4(0.00000000000000000000000000000000000000293873587705571876992184134305561419454666389193021880377187926569604314863681793212890625), aether_select_f64x4(d7, aether_batch_splat_f64x4(340282366920938463463374607431768211456.0), aether_batch_splat_f64x4(1.0)))));
+    const aether_f64x4 k7 = (k8 + aether_select_f64x4(u7, aether_batch_splat_f64x4(128.0), aether_select_f64x4(d7, aether_batch_splat_f64x4(-128.0), aether_batch_splat_f64x4(0.0))));
+    const aether_i64x4 u6 = (m7 >= aether_batch_splat_f64x4(18446744073709551616.0));
+    const aether_i64x4 d6 = (m7 < aether_batch_splat_f64x4(0.000000000000000000108420217248550443400745280086994171142578125));
+    const aether_f64x4 m6 = aether_product_f64x4((m7 * aether_select_f64x4(u6, aether_batch_splat_f64x4(0.0000000000000000000542101086242752217003726400434970855712890625), aether_select_f64x4(d6, aether_batch_splat_f64x4(18446744073709551616.0), aether_batch_splat_f64x4(1.0)))));
+    const aether_f64x4 k6 = (k7 + aether_select_f64x4(u6, aether_batch_splat_f64x4(64.0), aether_select_f64x4(d6, aether_batch_splat_f64x4(-64.0), aether_batch_splat_f64x4(0.0))));
+    const aether_i64x4 u5 = (m6 >= aether_batch_splat_f64x4(4294967296.0));
+    const aether_i64x4 d5 = (m6 < aether_batch_splat_f64x4(0.0000000004656612873077392578125));
+    const aether_f64x4 m5 = aether_product_f64x4((m6 * aether_select_f64x4(u5, aether_batch_splat_f64x4(0.00000000023283064365386962890625), aether_select_f64x4(d5, aether_batch_splat_f64x4(4294967296.0), aether_batch_splat_f64x4(1.0)))));
+    const aether_f64x4 k5 = (k6 + aether_select_f64x4(u5, aether_batch_splat_f64x4(32.0), aether_select_f64x4(d5, aether_batch_splat_f64x4(-32.0), aether_batch_splat_f64x4(0.0))));
+    const aether_i64x4 u4 = (m5 >= aether_batch_splat_f64x4(65536.0));
+    const aether_i64x4 d4 = (m5 < aether_batch_splat_f64x4(0.000030517578125));
+    const aether_f64x4 m4 = aether_product_f64x4((m5 * aether_select_f64x4(u4, aether_batch_splat_f64x4(0.0000152587890625), aether_select_f64x4(d4, aether_batch_splat_f64x4(65536.0), aether_batch_splat_f64x4(1.0)))));
+    const aether_f64x4 k4 = (k5 + aether_select_f64x4(u4, aether_batch_splat_f64x4(16.0), aether_select_f64x4(d4, aether_batch_splat_f64x4(-16.0), aether_batch_splat_f64x4(0.0))));
+    const aether_i64x4 u3 = (m4 >= aether_batch_splat_f64x4(256.0));
+    const aether_i64x4 d3 = (m4 < aether_batch_splat_f64x4(0.0078125));
+    const aether_f64x4 m3 = aether_product_f64x4((m4 * aether_select_f64x4(u3, aether_batch_splat_f64x4(0.00390625), aether_select_f64x4(d3, aether_batch_splat_f64x4(256.0), aether_batch_splat_f64x4(1.0)))));
+    const aether_f64x4 k3 = (k4 + aether_select_f64x4(u3, aether_batch_splat_f64x4(8.0), aether_select_f64x4(d3, aether_batch_splat_f64x4(-8.0), aether_batch_splat_f64x4(0.0))));
+    const aether_i64x4 u2 = (m3 >= aether_batch_splat_f64x4(16.0));
+    const aether_i64x4 d2 = (m3 < aether_batch_splat_f64x4(0.125));
+    const aether_f64x4 m2 = aether_product_f64x4((m3 * aether_select_f64x4(u2, aether_batch_splat_f64x4(0.0625), aether_select_f64x4(d2, aether_batch_splat_f64x4(16.0), aether_batch_splat_f64x4(1.0)))));
+    const aether_f64x4 k2 = (k3 + aether_select_f64x4(u2, aether_batch_splat_f64x4(4.0), aether_select_f64x4(d2, aether_batch_splat_f64x4(-4.0), aether_batch_splat_f64x4(0.0))));
+    const aether_i64x4 u1 = (m2 >= aether_batch_splat_f64x4(4.0));
+    const aether_i64x4 d1 = (m2 < aether_batch_splat_f64x4(0.5));
+    const aether_f64x4 m1 = aether_product_f64x4((m2 * aether_select_f64x4(u1, aether_batch_splat_f64x4(0.25), aether_select_f64x4(d1, aether_batch_splat_f64x4(4.0), aether_batch_splat_f64x4(1.0)))));
+    const aether_f64x4 k1 = (k2 + aether_select_f64x4(u1, aether_batch_splat_f64x4(2.0), aether_select_f64x4(d1, aether_batch_splat_f64x4(-2.0), aether_batch_splat_f64x4(0.0))));
+    const aether_i64x4 u0 = (m1 >= aether_batch_splat_f64x4(2.0));
+    const aether_i64x4 d0 = (m1 < aether_batch_splat_f64x4(1.0));
+    const aether_f64x4 m0 = aether_product_f64x4((m1 * aether_select_f64x4(u0, aether_batch_splat_f64x4(0.5), aether_select_f64x4(d0, aether_batch_splat_f64x4(2.0), aether_batch_splat_f64x4(1.0)))));
+    const aether_f64x4 k0 = (k1 + aether_select_f64x4(u0, aether_batch_splat_f64x4(1.0), aether_select_f64x4(d0, aether_batch_splat_f64x4(-1.0), aether_batch_splat_f64x4(0.0))));
+    const aether_i64x4 hm = (m0 > aether_batch_splat_f64x4(1.4142135623730951454746218587388284504413604736328125));
+    const aether_f64x4 m = aether_select_f64x4(hm, aether_product_f64x4((m0 * aether_batch_splat_f64x4(0.5))), m0);
+    const aether_f64x4 k = aether_select_f64x4(hm, (k0 + aether_batch_splat_f64x4(1.0)), k0);
+    const aether_f64x4 f = (m - aether_batch_splat_f64x4(1.0));
+    const aether_f64x4 h = aether_product_f64x4((aether_product_f64x4((aether_batch_splat_f64x4(0.5) * f)) * f));
+    const aether_f64x4 s = (f / (aether_batch_splat_f64x4(2.0) + f));
+    const aether_f64x4 z = aether_product_f64x4((s * s));
+    const aether_f64x4 rz = aether_product_f64x4((z * (aether_batch_splat_f64x4(0.66666666666666696272613990004174411296844482421875) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.399999999998981892179727992697735317051410675048828125) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.2857142862657020554451037241960875689983367919921875) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.2222221103781658879672278317229938693344593048095703125) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.1818289618348308545048297446555807255208492279052734375) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.1533148723586573447530412295236601494252681732177734375) + aether_product_f64x4((z * aether_batch_splat_f64x4(0.1461934345351261488321625847675022669136524200439453125)))))))))))))))))))));
+    const aether_f64x4 h0 = (f - h);
+    const aether_f64x4 hc = aether_product_f64x4((h0 * aether_batch_splat_f64x4(134217729.0)));
+    const aether_f64x4 hi = (hc - (hc - h0));
+    const aether_f64x4 lo = (((f - hi) - h) + aether_product_f64x4((s * (h + rz))));
+    const aether_f64x4 vh = aether_product_f64x4((hi * aether_batch_splat_f64x4(1.4426950514316558837890625)));
+    const aether_f64x4 vl = (aether_product_f64x4(((lo + hi) * aether_batch_splat_f64x4(-0.0000000105426924764291378113344340404500254493314059800468385219573974609375))) + aether_product_f64x4((lo * aether_batch_splat_f64x4(1.4426950514316558837890625))));
+    const aether_f64x4 w = (k + vh);
+    const aether_f64x4 r = (w + (vl + ((k - w) + vh)));
+    const aether_f64x4 z0 = (x - x);
+    *aether_result = aether_select_f64x4((x < aether_batch_splat_f64x4(0.0)), (z0 / z0), aether_select_f64x4((x == aether_batch_splat_f64x4(0.0)), (aether_batch_splat_f64x4(-1.0) / aether_product_f64x4((x * x))), aether_select_f64x4((x > aether_batch_splat_f64x4(179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0)), x, r)));
+}
+
 static __inline__ __attribute__((__always_inline__)) void aether_quatf_from_axis_angle_batch_x8(aether_quatfx8 *aether_result, const aether_vec3fx8 *aether_axis, const aether_f32x8 *aether_angle)
 {
     const aether_vec3fx8 axis = *aether_axis;
@@ -5322,6 +5518,202 @@ static inline double aether_f64_log_batch_item(const double *aether_x)
     const double z = aether_product_vec_f64((s * s));
     const double rz = aether_product_vec_f64((z * (0.66666666666666696272613990004174411296844482421875 + aether_product_vec_f64((z * (0.399999999998981892179727992697735317051410675048828125 + aether_product_vec_f64((z * (0.2857142862657020554451037241960875689983367919921875 + aether_product_vec_f64((z * (0.2222221103781658879672278317229938693344593048095703125 + aether_product_vec_f64((z * (0.1818289618348308545048297446555807255208492279052734375 + aether_product_vec_f64((z * (0.1533148723586573447530412295236601494252681732177734375 + aether_product_vec_f64((z * 0.1461934345351261488321625847675022669136524200439453125))))))))))))))))))));
     const double r = (aether_product_vec_f64((k * 0.693147180559890330187045037746429443359375)) + (f - (h - (aether_product_vec_f64((s * (h + rz))) + aether_product_vec_f64((k * 0.000000000000054979230187083711552420206887059365096458163346682113115093670785427093505859375))))));
+    const double z0 = (x - x);
+    return ((x < 0.0) ? (z0 / z0) : ((x == 0.0) ? (-1.0 / aether_product_vec_f64((x * x))) : ((x > 179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0) ? x : r)));
+}
+
+static inline float aether_f32_exp2_batch_item(const float *aether_x)
+{
+    const float x = *aether_x;
+    const float xc = ((x > 129.0f) ? 129.0f : ((x < -151.0f) ? -151.0f : x));
+    const float k = ((xc + 12582912.0f) - 12582912.0f);
+    const float r = (xc - k);
+    const float rh = ((r + 6144.0f) - 6144.0f);
+    const float rl = (r - rh);
+    const float p = aether_product_vec_f32((aether_product_vec_f32((r * r)) * (0.2402265071868896484375f + aether_product_vec_f32((r * (0.0555041097104549407958984375f + aether_product_vec_f32((r * (0.00961808301508426666259765625f + aether_product_vec_f32((r * (0.0013333521783351898193359375f + aether_product_vec_f32((r * (0.000154531633597798645496368408203125f + aether_product_vec_f32((r * 0.00001529094879515469074249267578125f)))))))))))))))));
+    const float t = aether_product_vec_f32((rh * 0.693115234375f));
+    const float hi = (1.0f + t);
+    const float lo = ((1.0f - hi) + t);
+    const float e = (hi + (lo + (aether_product_vec_f32((rl * 0.693115234375f)) + (aether_product_vec_f32((r * 0.000031946183298714458942413330078125f)) + p))));
+    const float ka = ((aether_product_vec_f32((k * 0.5f)) + 12582912.0f) - 12582912.0f);
+    const float d = (k - aether_product_vec_f32((2.0f * ka)));
+    const int ng = (ka < 0.0f);
+    const float ja = fabsf(ka);
+    const int c6 = (ja >= 64.0f);
+    const float j6 = (c6 ? (ja - 64.0f) : ja);
+    const int c5 = (j6 >= 32.0f);
+    const float j5 = (c5 ? (j6 - 32.0f) : j6);
+    const int c4 = (j5 >= 16.0f);
+    const float j4 = (c4 ? (j5 - 16.0f) : j5);
+    const int c3 = (j4 >= 8.0f);
+    const float j3 = (c3 ? (j4 - 8.0f) : j4);
+    const int c2 = (j3 >= 4.0f);
+    const float j2 = (c2 ? (j3 - 4.0f) : j3);
+    const int c1 = (j2 >= 2.0f);
+    const float j1 = (c1 ? (j2 - 2.0f) : j2);
+    const int c0 = (j1 >= 1.0f);
+    const float pw = aether_product_vec_f32((aether_product_vec_f32((aether_product_vec_f32((aether_product_vec_f32((aether_product_vec_f32((aether_product_vec_f32(((c6 ? (ng ? 0.0000000000000000000542101086242752217003726400434970855712890625f : 18446744073709551616.0f) : 1.0f) * (c5 ? (ng ? 0.00000000023283064365386962890625f : 4294967296.0f) : 1.0f))) * (c4 ? (ng ? 0.0000152587890625f : 65536.0f) : 1.0f))) * (c3 ? (ng ? 0.00390625f : 256.0f) : 1.0f))) * (c2 ? (ng ? 0.0625f : 16.0f) : 1.0f))) * (c1 ? (ng ? 0.25f : 4.0f) : 1.0f))) * (c0 ? (ng ? 0.5f : 2.0f) : 1.0f)));
+    const float dd = ((d > 0.0f) ? 2.0f : ((d < 0.0f) ? 0.5f : 1.0f));
+    return aether_product_vec_f32((aether_product_vec_f32((e * pw)) * aether_product_vec_f32((pw * dd))));
+}
+
+static inline double aether_f64_exp2_batch_item(const double *aether_x)
+{
+    const double x = *aether_x;
+    const double xc = ((x > 1025.0) ? 1025.0 : ((x < -1076.0) ? -1076.0 : x));
+    const double k = ((xc + 6755399441055744.0) - 6755399441055744.0);
+    const double r = (xc - k);
+    const double rh = ((r + 100663296.0) - 100663296.0);
+    const double rl = (r - rh);
+    const double p = aether_product_vec_f64((aether_product_vec_f64((r * r)) * (0.2402265069591007218274825163462082855403423309326171875 + aether_product_vec_f64((r * (0.05550410866482159699675236197435879148542881011962890625 + aether_product_vec_f64((r * (0.00961812910762847861345647970665595494210720062255859375 + aether_product_vec_f64((r * (0.0013333558146416935562272865212207761942408978939056396484375 + aether_product_vec_f64((r * (0.0001540353039337591400416427322994650239706970751285552978515625 + aether_product_vec_f64((r * (0.0000152527338298361192351661197452727947165840305387973785400390625 + aether_product_vec_f64((r * (0.000001321548680290393124029291356535953383399828453548252582550048828125 + aether_product_vec_f64((r * (0.00000010178062445845773667608209940571573071110833552666008472442626953125 + aether_product_vec_f64((r * (0.00000000705489995637264875238804195771435967543538936297409236431121826171875 + aether_product_vec_f64((r * (0.000000000445496059818651856354148057282071361540065623785267234779894351959228515625 + aether_product_vec_f64((r * 0.000000000025725080576836359546151102839134697762568659840098916902206838130950927734375))))))))))))))))))))))))))))))));
+    const double t = aether_product_vec_f64((rh * 0.693147182464599609375));
+    const double hi = (1.0 + t);
+    const double lo = ((1.0 - hi) + t);
+    const double e = (hi + (lo + (aether_product_vec_f64((rl * 0.693147182464599609375)) + (aether_product_vec_f64((r * -0.000000001904654299957768045250415514979720754684677785917301662266254425048828125)) + p))));
+    const double ka = ((aether_product_vec_f64((k * 0.5)) + 6755399441055744.0) - 6755399441055744.0);
+    const double d = (k - aether_product_vec_f64((2.0 * ka)));
+    const int ng = (ka < 0.0);
+    const double ja = fabs(ka);
+    const int c9 = (ja >= 512.0);
+    const double j9 = (c9 ? (ja - 512.0) : ja);
+    const int c8 = (j9 >= 256.0);
+    const double j8 = (c8 ? (j9 - 256.0) : j9);
+    const int c7 = (j8 >= 128.0);
+    const double j7 = (c7 ? (j8 - 128.0) : j8);
+    const int c6 = (j7 >= 64.0);
+    const double j6 = (c6 ? (j7 - 64.0) : j7);
+    const int c5 = (j6 >= 32.0);
+    const double j5 = (c5 ? (j6 - 32.0) : j6);
+    const int c4 = (j5 >= 16.0);
+    const double j4 = (c4 ? (j5 - 16.0) : j5);
+    const int c3 = (j4 >= 8.0);
+    const double j3 = (c3 ? (j4 - 8.0) : j4);
+    const int c2 = (j3 >= 4.0);
+    const double j2 = (c2 ? (j3 - 4.0) : j3);
+    const int c1 = (j2 >= 2.0);
+    const double j1 = (c1 ? (j2 - 2.0) : j2);
+    const int c0 = (j1 >= 1.0);
+    const double pw = aether_product_vec_f64((aether_product_vec_f64((aether_product_vec_f64((aether_product_vec_f64((aether_product_vec_f64((aether_product_vec_f64((aether_product_vec_f64((aether_product_vec_f64((aether_product_vec_f64(((c9 ? (ng ? 0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000007458340731200206743290965315462933837376471534600406894271518333206278385070118304936174890400427803361511603255836101453412728095225302660486164829592084691481260792318781377495204074266435262941446554365063914765414217260588507120031686823003222742297563699265350215337206058336516628646003612927433551846968657326499008153319891789578832685947418212890625 : 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0) : 1.0) * (c8 ? (ng ? 0.0000000000000000000000000000000000000000000000000000000000000000000000000000086361685550944446253863518628003995711160003644362813850237034701685918031624270579715075034722882265605472939461496635969950989468319466936530037770580747746862471103668212890625 : 115792089237316195423570985008687907853269984665640564039457584007913129639936.0) : 1.0))) * (c7 ? (ng ? 0.00000000000000000000000000000000000000293873587705571876992184134305561419454666389193021880377187926569604314863681793212890625 : 340282366920938463463374607431768211456.0) : 1.0))) * (c6 ? (ng ? 0.0000000000000000000542101086242752217003726400434970855712890625 : 18446744073709551616.0) : 1.0))) * (c5 ? (ng ? 0.00000000023283064365386962890625 : 4294967296.0) : 1.0))) * (c4 ? (ng ? 0.0000152587890625 : 65536.0) : 1.0))) * (c3 ? (ng ? 0.00390625 : 256.0) : 1.0))) * (c2 ? (ng ? 0.0625 : 16.0) : 1.0))) * (c1 ? (ng ? 0.25 : 4.0) : 1.0))) * (c0 ? (ng ? 0.5 : 2.0) : 1.0)));
+    const double dd = ((d > 0.0) ? 2.0 : ((d < 0.0) ? 0.5 : 1.0));
+    return aether_product_vec_f64((aether_product_vec_f64((e * pw)) * aether_product_vec_f64((pw * dd))));
+}
+
+static inline float aether_f32_log2_batch_item(const float *aether_x)
+{
+    const float x = *aether_x;
+    const int sub = (x < 0.000000000000000000000000000000000000011754943508222875079687365372222456778186655567720875215087517062784172594547271728515625f);
+    const float m7 = (sub ? aether_product_vec_f32((x * 16777216.0f)) : x);
+    const float k7 = (sub ? -24.0f : 0.0f);
+    const int u6 = (m7 >= 18446744073709551616.0f);
+    const int d6 = (m7 < 0.000000000000000000108420217248550443400745280086994171142578125f);
+    const float m6 = aether_product_vec_f32((m7 * (u6 ? 0.0000000000000000000542101086242752217003726400434970855712890625f : (d6 ? 18446744073709551616.0f : 1.0f))));
+    const float k6 = (k7 + (u6 ? 64.0f : (d6 ? -64.0f : 0.0f)));
+    const int u5 = (m6 >= 4294967296.0f);
+    const int d5 = (m6 < 0.0000000004656612873077392578125f);
+    const float m5 = aether_product_vec_f32((m6 * (u5 ? 0.00000000023283064365386962890625f : (d5 ? 4294967296.0f : 1.0f))));
+    const float k5 = (k6 + (u5 ? 32.0f : (d5 ? -32.0f : 0.0f)));
+    const int u4 = (m5 >= 65536.0f);
+    const int d4 = (m5 < 0.000030517578125f);
+    const float m4 = aether_product_vec_f32((m5 * (u4 ? 0.0000152587890625f : (d4 ? 65536.0f : 1.0f))));
+    const float k4 = (k5 + (u4 ? 16.0f : (d4 ? -16.0f : 0.0f)));
+    const int u3 = (m4 >= 256.0f);
+    const int d3 = (m4 < 0.0078125f);
+    const float m3 = aether_product_vec_f32((m4 * (u3 ? 0.00390625f : (d3 ? 256.0f : 1.0f))));
+    const float k3 = (k4 + (u3 ? 8.0f : (d3 ? -8.0f : 0.0f)));
+    const int u2 = (m3 >= 16.0f);
+    const int d2 = (m3 < 0.125f);
+    const float m2 = aether_product_vec_f32((m3 * (u2 ? 0.0625f : (d2 ? 16.0f : 1.0f))));
+    const float k2 = (k3 + (u2 ? 4.0f : (d2 ? -4.0f : 0.0f)));
+    const int u1 = (m2 >= 4.0f);
+    const int d1 = (m2 < 0.5f);
+    const float m1 = aether_product_vec_f32((m2 * (u1 ? 0.25f : (d1 ? 4.0f : 1.0f))));
+    const float k1 = (k2 + (u1 ? 2.0f : (d1 ? -2.0f : 0.0f)));
+    const int u0 = (m1 >= 2.0f);
+    const int d0 = (m1 < 1.0f);
+    const float m0 = aether_product_vec_f32((m1 * (u0 ? 0.5f : (d0 ? 2.0f : 1.0f))));
+    const float k0 = (k1 + (u0 ? 1.0f : (d0 ? -1.0f : 0.0f)));
+    const int hm = (m0 > 1.41421353816986083984375f);
+    const float m = (hm ? aether_product_vec_f32((m0 * 0.5f)) : m0);
+    const float k = (hm ? (k0 + 1.0f) : k0);
+    const float f = (m - 1.0f);
+    const float h = aether_product_vec_f32((aether_product_vec_f32((0.5f * f)) * f));
+    const float s = (f / (2.0f + f));
+    const float z = aether_product_vec_f32((s * s));
+    const float rz = aether_product_vec_f32((z * (0.66666686534881591796875f + aether_product_vec_f32((z * (0.3998873233795166015625f + aether_product_vec_f32((z * 0.2958215773105621337890625f))))))));
+    const float h0 = (f - h);
+    const float hc = aether_product_vec_f32((h0 * 4097.0f));
+    const float hi = (hc - (hc - h0));
+    const float lo = (((f - hi) - h) + aether_product_vec_f32((s * (h + rz))));
+    const float vh = aether_product_vec_f32((hi * 1.44287109375f));
+    const float vl = (aether_product_vec_f32(((lo + hi) * -0.0001760528539307415485382080078125f)) + aether_product_vec_f32((lo * 1.44287109375f)));
+    const float w = (k + vh);
+    const float r = (w + (vl + ((k - w) + vh)));
+    const float z0 = (x - x);
+    return ((x < 0.0f) ? (z0 / z0) : ((x == 0.0f) ? (-1.0f / aether_product_vec_f32((x * x))) : ((x > 340282346638528859811704183484516925440.0f) ? x : r)));
+}
+
+static inline double aether_f64_log2_batch_item(const double *aether_x)
+{
+    const double x = *aether_x;
+    const int sub = (x < 0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000002225073858507201383090232717332404064219215980462331830553327416887204434813918195854283159012511020564067339731035811005152434161553460108856012385377718821130777993532002330479610147442583636071921565046942503734208375250806650616658158948720491179968591639648500635908770118304874799780887753749949451580451605050915399856582470818645113537935804992115981085766051992433352114352390148795699609591288891602992641511063466313393663477586513029371762047325631781485664350872122828637642044846811407613911477062801689853244110024161447421618567166150540154285084716752901903161322778896729707373123334086988983175067838846926092773977972858659654941091369095406136467568702398678315290680984617210924625396728515625);
+    const double m10 = (sub ? aether_product_vec_f64((x * 18014398509481984.0)) : x);
+    const double k10 = (sub ? -54.0 : 0.0);
+    const int u9 = (m10 >= 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0);
+    const int d9 = (m10 < 0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001491668146240041348658193063092586767475294306920081378854303666641255677014023660987234978080085560672302320651167220290682545619045060532097232965918416938296252158463756275499040814853287052588289310873012782953082843452117701424006337364600644548459512739853070043067441211667303325729200722585486710369393731465299801630663978357915766537189483642578125);
+    const double m9 = aether_product_vec_f64((m10 * (u9 ? 0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000007458340731200206743290965315462933837376471534600406894271518333206278385070118304936174890400427803361511603255836101453412728095225302660486164829592084691481260792318781377495204074266435262941446554365063914765414217260588507120031686823003222742297563699265350215337206058336516628646003612927433551846968657326499008153319891789578832685947418212890625 : (d9 ? 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0 : 1.0))));
+    const double k9 = (k10 + (u9 ? 512.0 : (d9 ? -512.0 : 0.0)));
+    const int u8 = (m9 >= 115792089237316195423570985008687907853269984665640564039457584007913129639936.0);
+    const int d8 = (m9 < 0.000000000000000000000000000000000000000000000000000000000000000000000000000017272337110188889250772703725600799142232000728872562770047406940337183606324854115943015006944576453121094587892299327193990197893663893387306007554116149549372494220733642578125);
+    const double m8 = aether_product_vec_f64((m9 * (u8 ? 0.0000000000000000000000000000000000000000000000000000000000000000000000000000086361685550944446253863518628003995711160003644362813850237034701685918031624270579715075034722882265605472939461496635969950989468319466936530037770580747746862471103668212890625 : (d8 ? 115792089237316195423570985008687907853269984665640564039457584007913129639936.0 : 1.0))));
+    const double k8 = (k9 + (u8 ? 256.0 : (d8 ? -256.0 : 0.0)));
+    const int u7 = (m8 >= 340282366920938463463374607431768211456.0);
+    const int d7 = (m8 < 0.0000000000000000000000000000000000000058774717541114375398436826861112283890933277838604376075437585313920862972736358642578125);
+    const double m7 = aether_product_vec_f64((m8 * (u7 ? 0.00000000000000000000000000000000000000293873587705571876992184134305561419454666389193021880377187926569604314863681793212890625 : (d7 ? 340282366920938463463374607431768211456.0 : 1.0))));
+    const double k7 = (k8 + (u7 ? 128.0 : (d7 ? -128.0 : 0.0)));
+    const int u6 = (m7 >= 18446744073709551616.0);
+    const int d6 = (m7 < 0.000000000000000000108420217248550443400745280086994171142578125);
+    const double m6 = aether_product_vec_f64((m7 * (u6 ? 0.0000000000000000000542101086242752217003726400434970855712890625 : (d6 ? 18446744073709551616.0 : 1.0))));
+    const double k6 = (k7 + (u6 ? 64.0 : (d6 ? -64.0 : 0.0)));
+    const int u5 = (m6 >= 4294967296.0);
+    const int d5 = (m6 < 0.0000000004656612873077392578125);
+    const double m5 = aether_product_vec_f64((m6 * (u5 ? 0.00000000023283064365386962890625 : (d5 ? 4294967296.0 : 1.0))));
+    const double k5 = (k6 + (u5 ? 32.0 : (d5 ? -32.0 : 0.0)));
+    const int u4 = (m5 >= 65536.0);
+    const int d4 = (m5 < 0.000030517578125);
+    const double m4 = aether_product_vec_f64((m5 * (u4 ? 0.0000152587890625 : (d4 ? 65536.0 : 1.0))));
+    const double k4 = (k5 + (u4 ? 16.0 : (d4 ? -16.0 : 0.0)));
+    const int u3 = (m4 >= 256.0);
+    const int d3 = (m4 < 0.0078125);
+    const double m3 = aether_product_vec_f64((m4 * (u3 ? 0.00390625 : (d3 ? 256.0 : 1.0))));
+    const double k3 = (k4 + (u3 ? 8.0 : (d3 ? -8.0 : 0.0)));
+    const int u2 = (m3 >= 16.0);
+    const int d2 = (m3 < 0.125);
+    const double m2 = aether_product_vec_f64((m3 * (u2 ? 0.0625 : (d2 ? 16.0 : 1.0))));
+    const double k2 = (k3 + (u2 ? 4.0 : (d2 ? -4.0 : 0.0)));
+    const int u1 = (m2 >= 4.0);
+    const int d1 = (m2 < 0.5);
+    const double m1 = aether_product_vec_f64((m2 * (u1 ? 0.25 : (d1 ? 4.0 : 1.0))));
+    const double k1 = (k2 + (u1 ? 2.0 : (d1 ? -2.0 : 0.0)));
+    const int u0 = (m1 >= 2.0);
+    const int d0 = (m1 < 1.0);
+    const double m0 = aether_product_vec_f64((m1 * (u0 ? 0.5 : (d0 ? 2.0 : 1.0))));
+    const double k0 = (k1 + (u0 ? 1.0 : (d0 ? -1.0 : 0.0)));
+    const int hm = (m0 > 1.4142135623730951454746218587388284504413604736328125);
+    const double m = (hm ? aether_product_vec_f64((m0 * 0.5)) : m0);
+    const double k = (hm ? (k0 + 1.0) : k0);
+    const double f = (m - 1.0);
+    const double h = aether_product_vec_f64((aether_product_vec_f64((0.5 * f)) * f));
+    const double s = (f / (2.0 + f));
+    const double z = aether_product_vec_f64((s * s));
+    const double rz = aether_product_vec_f64((z * (0.66666666666666696272613990004174411296844482421875 + aether_product_vec_f64((z * (0.399999999998981892179727992697735317051410675048828125 + aether_product_vec_f64((z * (0.2857142862657020554451037241960875689983367919921875 + aether_product_vec_f64((z * (0.2222221103781658879672278317229938693344593048095703125 + aether_product_vec_f64((z * (0.1818289618348308545048297446555807255208492279052734375 + aether_product_vec_f64((z * (0.1533148723586573447530412295236601494252681732177734375 + aether_product_vec_f64((z * 0.1461934345351261488321625847675022669136524200439453125))))))))))))))))))));
+    const double h0 = (f - h);
+    const double hc = aether_product_vec_f64((h0 * 134217729.0));
+    const double hi = (hc - (hc - h0));
+    const double lo = (((f - hi) - h) + aether_product_vec_f64((s * (h + rz))));
+    const double vh = aether_product_vec_f64((hi * 1.4426950514316558837890625));
+    const double vl = (aether_product_vec_f64(((lo + hi) * -0.0000000105426924764291378113344340404500254493314059800468385219573974609375)) + aether_product_vec_f64((lo * 1.4426950514316558837890625)));
+    const double w = (k + vh);
+    const double r = (w + (vl + ((k - w) + vh)));
     const double z0 = (x - x);
     return ((x < 0.0) ? (z0 / z0) : ((x == 0.0) ? (-1.0 / aether_product_vec_f64((x * x))) : ((x > 179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0) ? x : r)));
 }
@@ -18493,6 +18885,154 @@ void aether_f64_log_aos(const double *x, double *out, size_t n)
 #endif
     for (; i < n; ++i) {
         out[i] = aether_f64_log_batch_item(&x[i]);
+    }
+}
+
+void aether_f32_exp2_soa(const float *x, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_x;
+        aether_f32x8 aether_r;
+        memcpy(&v_x, x + i, 8u * sizeof(float));
+        aether_f32_exp2_batch_x8(&aether_r, &v_x);
+        memcpy(out + i, &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        float v_x;
+        v_x = x[i];
+        const float result = aether_f32_exp2(v_x);
+        out[i] = result;
+    }
+}
+
+void aether_f32_exp2_aos(const float *x, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_x;
+        aether_f32x8 aether_r;
+        memcpy(&v_x, (const float *)(const void *)(x + i), 8u * sizeof(float));
+        aether_f32_exp2_batch_x8(&aether_r, &v_x);
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f32_exp2_batch_item(&x[i]);
+    }
+}
+
+void aether_f64_exp2_soa(const double *x, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_x;
+        aether_f64x4 aether_r;
+        memcpy(&v_x, x + i, 4u * sizeof(double));
+        aether_f64_exp2_batch_x4(&aether_r, &v_x);
+        memcpy(out + i, &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        double v_x;
+        v_x = x[i];
+        const double result = aether_f64_exp2(v_x);
+        out[i] = result;
+    }
+}
+
+void aether_f64_exp2_aos(const double *x, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_x;
+        aether_f64x4 aether_r;
+        memcpy(&v_x, (const double *)(const void *)(x + i), 4u * sizeof(double));
+        aether_f64_exp2_batch_x4(&aether_r, &v_x);
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f64_exp2_batch_item(&x[i]);
+    }
+}
+
+void aether_f32_log2_soa(const float *x, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_x;
+        aether_f32x8 aether_r;
+        memcpy(&v_x, x + i, 8u * sizeof(float));
+        aether_f32_log2_batch_x8(&aether_r, &v_x);
+        memcpy(out + i, &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        float v_x;
+        v_x = x[i];
+        const float result = aether_f32_log2(v_x);
+        out[i] = result;
+    }
+}
+
+void aether_f32_log2_aos(const float *x, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_x;
+        aether_f32x8 aether_r;
+        memcpy(&v_x, (const float *)(const void *)(x + i), 8u * sizeof(float));
+        aether_f32_log2_batch_x8(&aether_r, &v_x);
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f32_log2_batch_item(&x[i]);
+    }
+}
+
+void aether_f64_log2_soa(const double *x, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_x;
+        aether_f64x4 aether_r;
+        memcpy(&v_x, x + i, 4u * sizeof(double));
+        aether_f64_log2_batch_x4(&aether_r, &v_x);
+        memcpy(out + i, &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        double v_x;
+        v_x = x[i];
+        const double result = aether_f64_log2(v_x);
+        out[i] = result;
+    }
+}
+
+void aether_f64_log2_aos(const double *x, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_x;
+        aether_f64x4 aether_r;
+        memcpy(&v_x, (const double *)(const void *)(x + i), 4u * sizeof(double));
+        aether_f64_log2_batch_x4(&aether_r, &v_x);
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f64_log2_batch_item(&x[i]);
     }
 }
 

@@ -15,6 +15,8 @@ P(u) = (atan(sqrt u) / sqrt u - 1) / u on u in [0, (7/16)^2].
 exp: exp(r) = 1 + r + (r r) P(r) on |r| <= 0.35 (a little over ln2 / 2, the
 reduced argument's reach), so P(r) = (exp(r) - 1 - r) / r^2, a polynomial in
 r itself.
+exp2: 2^r = 1 + r ln 2 + (r r) P(r) on |r| <= 1/2, so P(r) = (2^r - 1 - r ln 2)
+/ r^2. (log2 uses log's polynomial.)
 log: log(1 + f) = f - (h - s (h + z P(z))) with h = f f / 2, s = f / (2 + f)
 and z = s s (the identity log(1 + f) = 2 atanh(s) = 2s + s z P(z) and 2s = f -
 s f), so P(z) = (log((1 + s) / (1 - s)) / s - 2) / z on z in [0, 0.0295]
@@ -42,6 +44,13 @@ def target_exp(r):
         return (mp.exp(r) - 1 - r) / (r * r)
 
 
+def target_exp2(r):
+    if r == 0:
+        return mp.log(2) ** 2 / 2
+    with mp.workprec(200 + 8 * max(0, -int(mp.log(abs(r), 2)))):  # 2^r - 1 - r ln 2 cancels near 0
+        return (mp.power(2, r) - 1 - r * mp.log(2)) / (r * r)
+
+
 def target_log(z):
     if z == 0:
         return mp.mpf(2) / 3
@@ -59,6 +68,11 @@ def error_atan(u, p):
 def error_exp(r, p):
     # relative error of 1 + r + r^2 P(r) against exp r
     return abs((1 + r + r * r * p) / mp.exp(r) - 1)
+
+
+def error_exp2(r, p):
+    # relative error of 1 + r ln 2 + r^2 P(r) against 2^r
+    return abs((1 + r * mp.log(2) + r * r * p) / mp.power(2, r) - 1)
 
 
 def error_log(z, p):
@@ -80,6 +94,7 @@ FITS = {
     # relative error of the evaluated form at a point given the polynomial's value)
     "atan": (target_atan, (mp.mpf(0), (mp.mpf(7) / 16) ** 2), {"f32": 4, "f64": 11}, error_atan),
     "exp": (target_exp, (-mp.mpf("0.35"), mp.mpf("0.35")), {"f32": 5, "f64": 10}, error_exp),
+    "exp2": (target_exp2, (-mp.mpf("0.5"), mp.mpf("0.5")), {"f32": 5, "f64": 10}, error_exp2),
     "log": (target_log, (mp.mpf(0), mp.mpf("0.0295")), {"f32": 2, "f64": 6}, error_log),
 }
 

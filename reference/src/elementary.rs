@@ -72,6 +72,19 @@ pub trait Trig: Real {
     const POW2_STEPS: u32;
     /// log's pre-scale of a subnormal input: its exponent (24, f64 54).
     const SUBNORMAL_SHIFT: i32;
+    /// exp2's range (129 and -151; f64 1025 and -1076), as [`Trig::EXP_RANGE`].
+    const EXP2_RANGE: [Self; 2];
+    /// 1.5 * 2^12 (f64 1.5 * 2^26): adding and subtracting it puts r on
+    /// exp2's grid of 2^-11 (2^-26).
+    const EXP2_GRID: Self;
+    /// ln 2 = C1 + C2 for exp2, C1 of 13 (27) significant bits.
+    const EXP2_LN2: [Self; 2];
+    /// 2^r = 1 + r ln 2 + r^2 P(r): P's coefficients, constant term first.
+    fn exp2_coefficients() -> &'static [Self];
+    /// 1 / ln 2 = I1 + I2, I1 of 12 (26) significant bits (log2).
+    const INV_LN2: [Self; 2];
+    /// Veltkamp's factor 2^12 + 1 (f64 2^27 + 1): log2's split.
+    const VELTKAMP: Self;
     /// The least positive normal number.
     const MIN_NORMAL: Self;
     /// The largest finite number.
@@ -142,6 +155,23 @@ const EXP_F64: [f64; 11] = [
     d(0x3E5A_F528_2AAC_DB2E),
     d(0x3E21_F75A_3CAA_DFF5),
 ];
+const EXP2_F32: [f32; 6] = [f(0x3E75_FDF0), f(0x3D63_5847), f(0x3C1D_952A), f(0x3AAE_C3E0), f(0x3922_09C5), f(0x3780_4510)];
+const EXP2_F64: [f64; 11] = [
+    d(0x3FCE_BFBD_FF82_C58F),
+    d(0x3FAC_6B08_D704_A0C2),
+    d(0x3F83_B2AB_6FBA_4E78),
+    d(0x3F55_D87F_E78A_5276),
+    d(0x3F24_3091_2F86_BF52),
+    d(0x3EEF_FCBF_C670_DCD4),
+    d(0x3EB6_2C02_2401_B97D),
+    d(0x3E7B_524F_AE62_7834),
+    d(0x3E3E_4CF1_CD08_D4B8),
+    d(0x3DFE_9D3F_E395_2179),
+    d(0x3DBC_48F7_69AD_2C46),
+];
+const EXP2_LN2_F64: [f64; 2] = [d(0x3FE6_2E43_0000_0000), d(0xBE20_5C61_0CA8_6C39)];
+const INV_LN2_F32_LO: f32 = f(0xB938_9AD4);
+const INV_LN2_F64: [f64; 2] = [d(0x3FF7_1547_6800_0000), d(0xBE46_A3E8_0F44_4178)];
 const LOG_F32: [f32; 3] = [f(0x3F2A_AAAE), f(0x3ECC_BE08), f(0x3E97_75ED)];
 const LOG_F64: [f64; 7] = [
     d(0x3FE5_5555_5555_5558),
@@ -182,6 +212,14 @@ impl Trig for f32 {
     fn log_coefficients() -> &'static [f32] {
         &LOG_F32
     }
+    const EXP2_RANGE: [f32; 2] = [-151.0, 129.0];
+    const EXP2_GRID: f32 = 6144.0;
+    const EXP2_LN2: [f32; 2] = [f(0x3F31_7000), f(0x3805_FDF4)];
+    fn exp2_coefficients() -> &'static [f32] {
+        &EXP2_F32
+    }
+    const INV_LN2: [f32; 2] = [f(0x3FB8_B000), INV_LN2_F32_LO];
+    const VELTKAMP: f32 = 4097.0;
     const POW2_STEPS: u32 = 7;
     const SUBNORMAL_SHIFT: i32 = 24;
     const MIN_NORMAL: f32 = f32::MIN_POSITIVE;
@@ -228,6 +266,14 @@ impl Trig for f64 {
     fn log_coefficients() -> &'static [f64] {
         &LOG_F64
     }
+    const EXP2_RANGE: [f64; 2] = [-1076.0, 1025.0];
+    const EXP2_GRID: f64 = 100_663_296.0;
+    const EXP2_LN2: [f64; 2] = EXP2_LN2_F64;
+    fn exp2_coefficients() -> &'static [f64] {
+        &EXP2_F64
+    }
+    const INV_LN2: [f64; 2] = INV_LN2_F64;
+    const VELTKAMP: f64 = 134_217_729.0;
     const POW2_STEPS: u32 = 10;
     const SUBNORMAL_SHIFT: i32 = 54;
     const MIN_NORMAL: f64 = f64::MIN_POSITIVE;
@@ -425,31 +471,21 @@ fn round_whole<T: Trig>(t: T) -> T {
     (t + T::ROUNDER) - T::ROUNDER
 }
 
-/// `exp x` as the contract states it: the range clamp, `k = round(x log2 e)`,
-/// `r + rl = x - k (C1 + C2)` (the first product and difference exact, the
-/// second's rounding kept by a two-sum), `e = hi + (lo + ((r r) P(r) + rl))`
-/// with `hi + lo = 1 + r` exactly, then `e 2^k` as `(e w) (w 2^d)` with `w =
-/// 2^round(k/2)` exact and `d = k - 2 round(k/2)`, so only the last product
-/// rounds.
-pub fn exp<T: Trig>(x: T) -> T {
-    let [lo_end, hi_end] = T::EXP_RANGE;
-    let xc = if x > hi_end {
-        hi_end
-    } else if x < lo_end {
-        lo_end
+/// `x` clamped to `[lo, hi]` by two comparisons (a NaN passes both and stays).
+fn clamp<T: Real>(x: T, [lo, hi]: [T; 2]) -> T {
+    if x > hi {
+        hi
+    } else if x < lo {
+        lo
     } else {
         x
-    };
-    let [c1, c2] = T::LN2;
-    let k = round_whole(xc * T::LOG2_E);
-    let s = xc - k * c1;
-    let rd = k * c2;
-    let r = s - rd;
-    let rl = two_diff_err(s, rd, r);
-    let p = r * r * horner(T::exp_coefficients(), r);
-    let hi = T::ONE + r;
-    let lo = (T::ONE - hi) + r;
-    let e = hi + (lo + (p + rl));
+    }
+}
+
+/// `e 2^k` for a whole `k` of exp's range with one rounding, as the contract's
+/// exp step 4 states: `(e w) (w 2^d)` with `w = 2^round(k/2)` exact and `d = k -
+/// 2 round(k/2)`.
+fn times_pow2<T: Trig>(e: T, k: T) -> T {
     let ka = round_whole(k * T::HALF);
     let d = k - T::TWO * ka;
     // w = 2^ka: one factor per bit of |ka|, largest first, taken greedily,
@@ -482,24 +518,50 @@ pub fn exp<T: Trig>(x: T) -> T {
     (e * w) * (w * two_d)
 }
 
-/// `log x` as the contract states it: `x = m 2^k` taken apart exactly (a
-/// subnormal pre-scaled, then one greedy step per bit, each multiplying by
-/// an exact power of two), `m` halved above sqrt 2, `f = m - 1`, and `k C1 +
-/// (f - (h - (s (h + z P(z)) + k C2)))` with `h = (0.5 f) f`, `s = f / (2 +
-/// f)`, `z = s s`; then the special values.
-// The contract's NaN is `z0 / z0` with `z0 = x - x`: the equal operands are the point.
-#[allow(clippy::eq_op)]
-pub fn log<T: Trig>(x: T) -> T {
-    let z0 = x - x;
-    if x < T::ZERO {
-        return z0 / z0;
-    }
-    if x == T::ZERO {
-        return T::NEG_ONE / (x * x);
-    }
-    if x > T::MAX {
-        return x;
-    }
+/// `exp x` as the contract states it: the range clamp, `k = round(x log2 e)`,
+/// `r + rl = x - k (C1 + C2)` (the first product and difference exact, the
+/// second's rounding kept by a two-sum), `e = hi + (lo + ((r r) P(r) + rl))`
+/// with `hi + lo = 1 + r` exactly, then `e 2^k` by [`times_pow2`].
+pub fn exp<T: Trig>(x: T) -> T {
+    let xc = clamp(x, T::EXP_RANGE);
+    let [c1, c2] = T::LN2;
+    let k = round_whole(xc * T::LOG2_E);
+    let s = xc - k * c1;
+    let rd = k * c2;
+    let r = s - rd;
+    let rl = two_diff_err(s, rd, r);
+    let p = r * r * horner(T::exp_coefficients(), r);
+    let hi = T::ONE + r;
+    let lo = (T::ONE - hi) + r;
+    times_pow2(hi + (lo + (p + rl)), k)
+}
+
+/// `2^x` as the contract states it: the range clamp, `k = round(x)`, `r = x -
+/// k` exact, `r = rh + rl` with `rh` on a grid of `2^-11` (f64 `2^-26`),
+/// `2^r = hi + (lo + (rl C1 + (r C2 + (r r) P(r))))` with `hi + lo = 1 + rh
+/// C1` exactly (ln 2 = C1 + C2, C1 short), then `2^r 2^k` by [`times_pow2`].
+pub fn exp2<T: Trig>(x: T) -> T {
+    let xc = clamp(x, T::EXP2_RANGE);
+    let k = round_whole(xc);
+    let r = xc - k;
+    let grid = T::EXP2_GRID;
+    let rh = (r + grid) - grid;
+    let rl = r - rh;
+    let [c1, c2] = T::EXP2_LN2;
+    let p = r * r * horner(T::exp2_coefficients(), r);
+    let t = rh * c1;
+    let hi = T::ONE + t;
+    let lo = (T::ONE - hi) + t;
+    times_pow2(hi + (lo + (rl * c1 + (r * c2 + p))), k)
+}
+
+/// What log and log2 share (the contract's log steps 1 and 2): `x = m 2^k`
+/// taken apart exactly (a subnormal pre-scaled, then one greedy step per
+/// bit, each multiplying by an exact power of two), `m` halved above sqrt 2,
+/// and `(k, f, h, s, rz)` with `f = m - 1`, `h = (0.5 f) f`, `s = f / (2 +
+/// f)`, `rz = z P(z)`, `z = s s`, so that `log(1 + f) = f - (h - s (h +
+/// rz))`. For a positive finite `x`.
+fn log_parts<T: Trig>(x: T) -> [T; 5] {
     let shift = T::SUBNORMAL_SHIFT;
     let (mut m, mut k) = if x < T::MIN_NORMAL { (x * T::pow2(shift), T::whole(-shift)) } else { (x, T::ZERO) };
     for b in (0..T::POW2_STEPS).rev() {
@@ -516,13 +578,61 @@ pub fn log<T: Trig>(x: T) -> T {
         m = m * T::HALF;
         k = k + T::ONE;
     }
-    let [c1, c2] = T::LN2;
     let f = m - T::ONE;
     let h = T::HALF * f * f;
     let s = f / (T::TWO + f);
     let z = s * s;
-    let rz = z * horner(T::log_coefficients(), z);
+    [k, f, h, s, z * horner(T::log_coefficients(), z)]
+}
+
+/// log's and log2's special values: NaN below zero (`z0 / z0`, `z0 = x -
+/// x`), -inf at +-0, +inf at +inf; `None` for a positive finite `x` (and NaN,
+/// which the steps carry).
+// The contract's NaN is `z0 / z0`: the equal operands are the point.
+#[allow(clippy::eq_op)]
+fn log_special<T: Trig>(x: T) -> Option<T> {
+    let z0 = x - x;
+    if x < T::ZERO {
+        Some(z0 / z0)
+    } else if x == T::ZERO {
+        Some(T::NEG_ONE / (x * x))
+    } else if x > T::MAX {
+        Some(x)
+    } else {
+        None
+    }
+}
+
+/// `log x` as the contract states it: [`log_parts`], then `k C1 + (f - (h -
+/// (s (h + rz) + k C2)))`; the special values by [`log_special`].
+pub fn log<T: Trig>(x: T) -> T {
+    if let Some(v) = log_special(x) {
+        return v;
+    }
+    let [k, f, h, s, rz] = log_parts(x);
+    let [c1, c2] = T::LN2;
     k * c1 + (f - (h - (s * (h + rz) + k * c2)))
+}
+
+/// `log2 x` as the contract states it: [`log_parts`], then `h0 = f - h`
+/// split by Veltkamp into its leading part `hi`, `lo = ((f - hi) - h) + s (h
+/// + rz)`, `vh = hi I1` (exact), `vl = (lo + hi) I2 + lo I1` (1 / ln 2 = I1 +
+/// I2), `w = k + vh` and `w + (vl + ((k - w) + vh))`; the special values by
+/// [`log_special`].
+pub fn log2<T: Trig>(x: T) -> T {
+    if let Some(v) = log_special(x) {
+        return v;
+    }
+    let [k, f, h, s, rz] = log_parts(x);
+    let h0 = f - h;
+    let hc = h0 * T::VELTKAMP;
+    let hi = hc - (hc - h0);
+    let lo = ((f - hi) - h) + s * (h + rz);
+    let [i1, i2] = T::INV_LN2;
+    let vh = hi * i1;
+    let vl = (lo + hi) * i2 + lo * i1;
+    let w = k + vh;
+    w + (vl + ((k - w) + vh))
 }
 
 /// `from_axis_angle`: the rotation by `angle` about `axis` (used as given, not
@@ -726,5 +836,48 @@ mod tests {
         assert_eq!(log(2.0f64), std::f64::consts::LN_2);
         assert!((f64::from(log(f32::from_bits(1))) - (-149.0 * std::f64::consts::LN_2)).abs() < 1e-5);
         assert!((log(f64::from_bits(1)) - (-1074.0 * std::f64::consts::LN_2)).abs() < 1e-12);
+    }
+    /// exp2 and log2 are close to the platform's, exact at whole numbers and
+    /// powers of two, and give the stated special values.
+    #[test]
+    fn exp2_and_log2_close_to_the_platform_exact_where_stated() {
+        let ulps32 = |y: f32, r: f64| (f64::from(y) - r).abs() / (f64::from(f32::EPSILON) * r.abs().max(f64::from(f32::MIN_POSITIVE)));
+        let ulps64 = |y: f64, r: f64| (y - r).abs() / (f64::EPSILON * r.abs().max(f64::MIN_POSITIVE));
+        let mut bits = 0x4000_0000u32;
+        for _ in 0..300_000 {
+            bits = bits.wrapping_mul(747_796_405).wrapping_add(2_891_336_453);
+            let x = f32::from_bits(bits);
+            let want = f64::from(x).exp2();
+            if x.is_finite() && want < f64::from(f32::MAX) && want > 1e-37 {
+                assert!(ulps32(exp2(x), want) < 1.0, "exp2 f32 {x:e}");
+            }
+            if x > 0.0 && x.is_finite() {
+                assert!(ulps32(log2(x), f64::from(x).log2()) < 1.0, "log2 f32 {x:e}");
+            }
+            let xd = f64::from(bits) / 4_294_967_296.0 * 2000.0 - 1000.0;
+            assert!(ulps64(exp2(xd), xd.exp2()) < 2.0, "exp2 f64 {xd:e}");
+            let yd = f64::from_bits(u64::from(bits) << 31 | 1);
+            if yd > 0.0 && yd.is_finite() {
+                assert!(ulps64(log2(yd), yd.log2()) < 2.0, "log2 f64 {yd:e}");
+            }
+        }
+        for n in -149..128 {
+            let p = 2f64.powi(n) as f32;
+            assert_eq!(exp2(n as f32), p, "exp2({n})");
+            assert_eq!(log2(p), n as f32, "log2(2^{n})");
+        }
+        for n in -1074i32..1024 {
+            let p = if n >= -1022 { f64::from_bits(((n + 1023) as u64) << 52) } else { f64::from_bits(1 << (n + 1074)) };
+            assert_eq!(exp2(f64::from(n)), p, "exp2({n})");
+            assert_eq!(log2(p), f64::from(n), "log2(2^{n})");
+        }
+        assert_eq!(exp2(128.0f32), f32::INFINITY);
+        assert_eq!(exp2(-150.0f32).to_bits(), 0);
+        assert_eq!(exp2(1024.0f64), f64::INFINITY);
+        assert_eq!(exp2(-1075.0f64).to_bits(), 0);
+        assert_eq!(exp2(f32::NEG_INFINITY).to_bits(), 0);
+        assert!(exp2(f64::NAN).is_nan() && log2(f32::NAN).is_nan() && log2(-1.0f64).is_nan());
+        assert_eq!(log2(0.0f32), f32::NEG_INFINITY);
+        assert_eq!(log2(f64::INFINITY), f64::INFINITY);
     }
 }

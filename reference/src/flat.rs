@@ -620,6 +620,8 @@ static TABLE: LazyLock<Vec<Entry>> = LazyLock::new(|| {
         atan2 [scalar] (y: T, x: T) => elementary::atan2(y, x);
         exp [scalar] (x: T) => elementary::exp(x);
         log [scalar] (x: T) => elementary::log(x);
+        exp2 [scalar] (x: T) => elementary::exp2(x);
+        log2 [scalar] (x: T) => elementary::log2(x);
         from_axis_angle [quat] (axis: V, angle: T) => elementary::from_axis_angle(axis, angle);
         from_euler_xyz [mat3] (ax: T, ay: T, az: T) => elementary::from_euler_xyz(ax, ay, az);
         // componentwise

@@ -459,15 +459,15 @@ fn entries_cover_the_spec() {
     // The linear algebra adds 66 per element type: 166 and 332.
     // The elementary functions (sincos, sin, cos) add 3: 169 and 338; the
     // rotations from angles (from_axis_angle, from_euler_xyz) 2: 171 and 342;
-    // atan and atan2 2: 173 and 346; exp and log 2: 175 and 350.
+    // atan and atan2 2: 173 and 346; exp, log, exp2, log2 4: 177 and 354.
     let all = entries();
-    assert_eq!(all.len(), 350);
-    assert_eq!(all.iter().filter(|e| e.2 == "f32").count(), 175);
-    assert_eq!(all.iter().filter(|e| e.2 == "f64").count(), 175);
+    assert_eq!(all.len(), 354);
+    assert_eq!(all.iter().filter(|e| e.2 == "f32").count(), 177);
+    assert_eq!(all.iter().filter(|e| e.2 == "f64").count(), 177);
     let mut sorted = all.to_vec();
     sorted.sort_unstable();
     sorted.dedup();
-    assert_eq!(sorted.len(), 350, "duplicate entries");
+    assert_eq!(sorted.len(), 354, "duplicate entries");
     for &(family, shape, elem) in all {
         assert!(lookup(family, shape, elem).is_some());
     }
@@ -586,7 +586,7 @@ fn every_entry_runs_and_sizes_its_output() {
         let (inputs, outputs) = match family {
             "identity" => (ones(0), n),
             "fmin" | "fmax" | "add" | "sub" | "mul" | "min" | "max" | "cross" | "quat_mul" | "mat_mul" => (ones(2 * n), n),
-            "sign" | "neg" | "abs" | "normalize" | "conjugate" | "transpose" | "sin" | "cos" | "atan" | "exp" | "log" => {
+            "sign" | "neg" | "abs" | "normalize" | "conjugate" | "transpose" | "sin" | "cos" | "atan" | "exp" | "log" | "exp2" | "log2" => {
                 (ones(n), n)
             }
             "sincos" => (ones(1), 2),

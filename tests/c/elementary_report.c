@@ -280,6 +280,15 @@ static float glibc_log_abs_f(float x) { return logf(fabsf(x)); }
 static double log_abs_dd(double x) { return aether_f64_log(fabs(x)); }
 static double glibc_log_abs_d(double x) { return log(fabs(x)); }
 
+static float exp2_of_scaled_f(float x) { return aether_f32_exp2(x * 1.2f); }
+static float glibc_exp2_of_scaled_f(float x) { return exp2f(x * 1.2f); }
+static double exp2_of_scaled_d(double x) { return aether_f64_exp2(x * 1.2); }
+static double glibc_exp2_of_scaled_d(double x) { return exp2(x * 1.2); }
+static float log2_abs_f(float x) { return aether_f32_log2(fabsf(x)); }
+static float glibc_log2_abs_f(float x) { return log2f(fabsf(x)); }
+static double log2_abs_d(double x) { return aether_f64_log2(fabs(x)); }
+static double glibc_log2_abs_d(double x) { return log2(fabs(x)); }
+
 static float sincos_sum_f(float x) { aether_vec2f v = aether_f32_sincos(x); return v.x + v.y; }
 static double sincos_sum_d(double x) { aether_vec2d v = aether_f64_sincos(x); return v.x + v.y; }
 static float glibc_sincos_sum_f(float x) { float s, c; sincosf(x, &s, &c); return s + c; }
@@ -298,8 +307,8 @@ static void speed(void)
         xs2[i] = (float)((double)(next() >> 11) * 0x1p-53 * 200.0 - 100.0);
         xd2[i] = (double)(next() >> 11) * 0x1p-53 * 200.0 - 100.0;
     }
-    double b[28];
-    for (int k = 0; k < 28; k++) b[k] = 1e30;
+    double b[36];
+    for (int k = 0; k < 36; k++) b[k] = 1e30;
     for (int round = 0; round < 200; round++) {
         TIME32(b[0], aether_f32_sin); TIME32(b[1], sinf);
         TIME32(b[2], aether_f32_cos); TIME32(b[3], cosf);
@@ -315,10 +324,15 @@ static void speed(void)
         TIME64(b[22], exp_of_scaled_d); TIME64(b[23], glibc_exp_of_scaled_d);
         TIME32(b[24], log_abs_f); TIME32(b[25], glibc_log_abs_f);
         TIME64(b[26], log_abs_dd); TIME64(b[27], glibc_log_abs_d);
+        TIME32(b[28], exp2_of_scaled_f); TIME32(b[29], glibc_exp2_of_scaled_f);
+        TIME64(b[30], exp2_of_scaled_d); TIME64(b[31], glibc_exp2_of_scaled_d);
+        TIME32(b[32], log2_abs_f); TIME32(b[33], glibc_log2_abs_f);
+        TIME64(b[34], log2_abs_d); TIME64(b[35], glibc_log2_abs_d);
     }
     const char *names[] = {"sin f32", "cos f32", "sincos f32", "sin f64", "cos f64", "sincos f64", "atan f32", "atan f64",
-                           "atan2 f32", "atan2 f64", "exp f32", "exp f64", "log f32", "log f64"};
-    for (int k = 0; k < 14; k++) printf("time|%s|%.2f|%.2f|%.2f\n", names[k], b[2 * k], b[2 * k + 1], b[2 * k] / b[2 * k + 1]);
+                           "atan2 f32", "atan2 f64", "exp f32", "exp f64", "log f32", "log f64", "exp2 f32", "exp2 f64",
+                           "log2 f32", "log2 f64"};
+    for (int k = 0; k < 18; k++) printf("time|%s|%.2f|%.2f|%.2f\n", names[k], b[2 * k], b[2 * k + 1], b[2 * k] / b[2 * k + 1]);
 }
 
 int main(int argc, char **argv)
@@ -336,12 +350,18 @@ int main(int argc, char **argv)
         sweep32("atan", aether_f32_atan, atan, atanl, -INFINITY, INFINITY, "f32 (every pattern but NaN; NaN must give NaN)");
         sweep32("exp", aether_f32_exp, exp, expl, -INFINITY, INFINITY, "f32 (every pattern but NaN; NaN must give NaN)");
         sweep32("log", aether_f32_log, log, logl, 0.0f, INFINITY, "x >= -0 (every such pattern; x < 0 and NaN must give NaN)");
+        sweep32("exp2", aether_f32_exp2, exp2, exp2l, -INFINITY, INFINITY, "f32 (every pattern but NaN; NaN must give NaN)");
+        sweep32("log2", aether_f32_log2, log2, log2l, 0.0f, INFINITY, "x >= -0 (every such pattern; x < 0 and NaN must give NaN)");
         sweep64("sin", aether_f64_sin, sinl, per_binade, -30, 20, 1, 0, trig_out, 5, trig64);
         sweep64("cos", aether_f64_cos, cosl, per_binade, -30, 20, 1, 0, trig_out, 5, trig64);
         sweep64("atan", aether_f64_atan, atanl, per_binade, -40, 40, 0, 0, atan_out, 2, "random in each binade 2^-40..2^40");
         sweep64("exp", aether_f64_exp, expl, per_binade, -60, 10, 0, 0, exp_out, 2,
                 "random in each binade 2^-60..2^10, either sign (past overflow and into the subnormals)");
         sweep64("log", aether_f64_log, logl, per_binade / 20 + 1, -1074, 1024, 0, 1, log_out, 4,
+                "random in each binade 2^-1074..2^1024 (every binade, the subnormals too), positive");
+        sweep64("exp2", aether_f64_exp2, exp2l, per_binade, -60, 11, 0, 0, exp_out, 2,
+                "random in each binade 2^-60..2^11, either sign (past overflow and into the subnormals)");
+        sweep64("log2", aether_f64_log2, log2l, per_binade / 20 + 1, -1074, 1024, 0, 1, log_out, 4,
                 "random in each binade 2^-1074..2^1024 (every binade, the subnormals too), positive");
         sweep2_32(per_binade * 100);
         sweep2_64(per_binade * 40);

@@ -33,8 +33,8 @@ const EQUIVALENT: [(&str, &[&str], &str); 6] = [
     ),
     (
         "product-order",
-        &["log"],
-        "log's one product of three factors is h = 0.5 * f * f, and a product by 0.5 is exact: (0.5 f) f and 0.5 (f f) are the \
+        &["log", "log2"],
+        "log's (and log2's) one product of three factors is h = 0.5 * f * f, and a product by 0.5 is exact: (0.5 f) f and 0.5 (f f) are the \
          same number (f = m - 1 is 0 or at least 2^-24 (f32) or 2^-53 (f64) in magnitude, so f f is never subnormal)",
     ),
     (
