@@ -207,7 +207,7 @@ static __inline__ double aether_product_vec_f64(double x)
 #include "aether_core.h"
 
 /* The contract this file was generated from (see aether_contract_id()). */
-#define AETHER_CORE_CONTRACT_ID "aether 0.1.0 b1c0a977405296a6567edf49c158499d"
+#define AETHER_CORE_CONTRACT_ID "aether 0.1.0 212dfdb0d75836b44360e68d101f205a"
 
 AETHER_API const char *aether_contract_id(void)
 {
@@ -3151,24 +3151,25 @@ AETHER_API float aether_f32_exp(float x)
     const float e = (hi + (lo + (p + rl)));
     const float ka = ((aether_product_f32((k * 0.5f)) + 12582912.0f) - 12582912.0f);
     const float d = (k - aether_product_f32((2.0f * ka)));
-    const int ng = (ka < 0.0f);
-    const float ja = fabsf(ka);
-    const int c6 = (ja >= 64.0f);
-    const float j6 = (c6 ? (ja - 64.0f) : ja);
-    const int c5 = (j6 >= 32.0f);
-    const float j5 = (c5 ? (j6 - 32.0f) : j6);
-    const int c4 = (j5 >= 16.0f);
-    const float j4 = (c4 ? (j5 - 16.0f) : j5);
-    const int c3 = (j4 >= 8.0f);
-    const float j3 = (c3 ? (j4 - 8.0f) : j4);
-    const int c2 = (j3 >= 4.0f);
-    const float j2 = (c2 ? (j3 - 4.0f) : j3);
-    const int c1 = (j2 >= 2.0f);
-    const float j1 = (c1 ? (j2 - 2.0f) : j2);
-    const int c0 = (j1 >= 1.0f);
-    const float pw = aether_product_f32((aether_product_f32((aether_product_f32((aether_product_f32((aether_product_f32((aether_product_f32(((c6 ? (ng ? 0.0000000000000000000542101086242752217003726400434970855712890625f : 18446744073709551616.0f) : 1.0f) * (c5 ? (ng ? 0.00000000023283064365386962890625f : 4294967296.0f) : 1.0f))) * (c4 ? (ng ? 0.0000152587890625f : 65536.0f) : 1.0f))) * (c3 ? (ng ? 0.00390625f : 256.0f) : 1.0f))) * (c2 ? (ng ? 0.0625f : 16.0f) : 1.0f))) * (c1 ? (ng ? 0.25f : 4.0f) : 1.0f))) * (c0 ? (ng ? 0.5f : 2.0f) : 1.0f)));
-    const float dd = ((d > 0.0f) ? 2.0f : ((d < 0.0f) ? 0.5f : 1.0f));
-    return aether_product_f32((aether_product_f32((e * pw)) * aether_product_f32((pw * dd))));
+    const float j = (ka + 76.0f);
+    const float q1 = (((aether_product_f32((j * 0.5f)) - 0.25f) + 12582912.0f) - 12582912.0f);
+    const float q2 = (((aether_product_f32((j * 0.25f)) - 0.375f) + 12582912.0f) - 12582912.0f);
+    const float q3 = (((aether_product_f32((j * 0.125f)) - 0.4375f) + 12582912.0f) - 12582912.0f);
+    const float q4 = (((aether_product_f32((j * 0.0625f)) - 0.46875f) + 12582912.0f) - 12582912.0f);
+    const float q5 = (((aether_product_f32((j * 0.03125f)) - 0.484375f) + 12582912.0f) - 12582912.0f);
+    const float q6 = (((aether_product_f32((j * 0.015625f)) - 0.4921875f) + 12582912.0f) - 12582912.0f);
+    const float q7 = (((aether_product_f32((j * 0.0078125f)) - 0.49609375f) + 12582912.0f) - 12582912.0f);
+    const float b0 = (j - aether_product_f32((2.0f * q1)));
+    const float b1 = (q1 - aether_product_f32((2.0f * q2)));
+    const float b2 = (q2 - aether_product_f32((2.0f * q3)));
+    const float b3 = (q3 - aether_product_f32((2.0f * q4)));
+    const float b4 = (q4 - aether_product_f32((2.0f * q5)));
+    const float b5 = (q5 - aether_product_f32((2.0f * q6)));
+    const float b6 = (q6 - aether_product_f32((2.0f * q7)));
+    const float s0 = (0.0000000000000000000000132348898008484427979425390731194056570529937744140625f + aether_product_f32((q7 * 4503599627370496.0f)));
+    const float w = aether_product_f32((aether_product_f32((aether_product_f32((aether_product_f32((aether_product_f32((aether_product_f32((aether_product_f32((s0 * (1.0f + aether_product_f32((b6 * 18446744073709551616.0f))))) * (1.0f + aether_product_f32((b5 * 4294967296.0f))))) * (1.0f + aether_product_f32((b4 * 65535.0f))))) * (1.0f + aether_product_f32((b3 * 255.0f))))) * (1.0f + aether_product_f32((b2 * 15.0f))))) * (1.0f + aether_product_f32((b1 * 3.0f))))) * (1.0f + b0)));
+    const float dd = (1.0f + aether_product_f32((d * (0.75f + aether_product_f32((0.25f * d))))));
+    return aether_product_f32((aether_product_f32((e * w)) * aether_product_f32((w * dd))));
 }
 
 AETHER_API double aether_f64_exp(double x)
@@ -3186,30 +3187,31 @@ AETHER_API double aether_f64_exp(double x)
     const double e = (hi + (lo + (p + rl)));
     const double ka = ((aether_product_f64((k * 0.5)) + 6755399441055744.0) - 6755399441055744.0);
     const double d = (k - aether_product_f64((2.0 * ka)));
-    const int ng = (ka < 0.0);
-    const double ja = fabs(ka);
-    const int c9 = (ja >= 512.0);
-    const double j9 = (c9 ? (ja - 512.0) : ja);
-    const int c8 = (j9 >= 256.0);
-    const double j8 = (c8 ? (j9 - 256.0) : j9);
-    const int c7 = (j8 >= 128.0);
-    const double j7 = (c7 ? (j8 - 128.0) : j8);
-    const int c6 = (j7 >= 64.0);
-    const double j6 = (c6 ? (j7 - 64.0) : j7);
-    const int c5 = (j6 >= 32.0);
-    const double j5 = (c5 ? (j6 - 32.0) : j6);
-    const int c4 = (j5 >= 16.0);
-    const double j4 = (c4 ? (j5 - 16.0) : j5);
-    const int c3 = (j4 >= 8.0);
-    const double j3 = (c3 ? (j4 - 8.0) : j4);
-    const int c2 = (j3 >= 4.0);
-    const double j2 = (c2 ? (j3 - 4.0) : j3);
-    const int c1 = (j2 >= 2.0);
-    const double j1 = (c1 ? (j2 - 2.0) : j2);
-    const int c0 = (j1 >= 1.0);
-    const double pw = aether_product_f64((aether_product_f64((aether_product_f64((aether_product_f64((aether_product_f64((aether_product_f64((aether_product_f64((aether_product_f64((aether_product_f64(((c9 ? (ng ? 0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000007458340731200206743290965315462933837376471534600406894271518333206278385070118304936174890400427803361511603255836101453412728095225302660486164829592084691481260792318781377495204074266435262941446554365063914765414217260588507120031686823003222742297563699265350215337206058336516628646003612927433551846968657326499008153319891789578832685947418212890625 : 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0) : 1.0) * (c8 ? (ng ? 0.0000000000000000000000000000000000000000000000000000000000000000000000000000086361685550944446253863518628003995711160003644362813850237034701685918031624270579715075034722882265605472939461496635969950989468319466936530037770580747746862471103668212890625 : 115792089237316195423570985008687907853269984665640564039457584007913129639936.0) : 1.0))) * (c7 ? (ng ? 0.00000000000000000000000000000000000000293873587705571876992184134305561419454666389193021880377187926569604314863681793212890625 : 340282366920938463463374607431768211456.0) : 1.0))) * (c6 ? (ng ? 0.0000000000000000000542101086242752217003726400434970855712890625 : 18446744073709551616.0) : 1.0))) * (c5 ? (ng ? 0.00000000023283064365386962890625 : 4294967296.0) : 1.0))) * (c4 ? (ng ? 0.0000152587890625 : 65536.0) : 1.0))) * (c3 ? (ng ? 0.00390625 : 256.0) : 1.0))) * (c2 ? (ng ? 0.0625 : 16.0) : 1.0))) * (c1 ? (ng ? 0.25 : 4.0) : 1.0))) * (c0 ? (ng ? 0.5 : 2.0) : 1.0)));
-    const double dd = ((d > 0.0) ? 2.0 : ((d < 0.0) ? 0.5 : 1.0));
-    return aether_product_f64((aether_product_f64((e * pw)) * aether_product_f64((pw * dd))));
+    const double j = (ka + 538.0);
+    const double q1 = (((aether_product_f64((j * 0.5)) - 0.25) + 6755399441055744.0) - 6755399441055744.0);
+    const double q2 = (((aether_product_f64((j * 0.25)) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+    const double q3 = (((aether_product_f64((j * 0.125)) - 0.4375) + 6755399441055744.0) - 6755399441055744.0);
+    const double q4 = (((aether_product_f64((j * 0.0625)) - 0.46875) + 6755399441055744.0) - 6755399441055744.0);
+    const double q5 = (((aether_product_f64((j * 0.03125)) - 0.484375) + 6755399441055744.0) - 6755399441055744.0);
+    const double q6 = (((aether_product_f64((j * 0.015625)) - 0.4921875) + 6755399441055744.0) - 6755399441055744.0);
+    const double q7 = (((aether_product_f64((j * 0.0078125)) - 0.49609375) + 6755399441055744.0) - 6755399441055744.0);
+    const double q8 = (((aether_product_f64((j * 0.00390625)) - 0.498046875) + 6755399441055744.0) - 6755399441055744.0);
+    const double q9 = (((aether_product_f64((j * 0.001953125)) - 0.4990234375) + 6755399441055744.0) - 6755399441055744.0);
+    const double q10 = (((aether_product_f64((j * 0.0009765625)) - 0.49951171875) + 6755399441055744.0) - 6755399441055744.0);
+    const double b0 = (j - aether_product_f64((2.0 * q1)));
+    const double b1 = (q1 - aether_product_f64((2.0 * q2)));
+    const double b2 = (q2 - aether_product_f64((2.0 * q3)));
+    const double b3 = (q3 - aether_product_f64((2.0 * q4)));
+    const double b4 = (q4 - aether_product_f64((2.0 * q5)));
+    const double b5 = (q5 - aether_product_f64((2.0 * q6)));
+    const double b6 = (q6 - aether_product_f64((2.0 * q7)));
+    const double b7 = (q7 - aether_product_f64((2.0 * q8)));
+    const double b8 = (q8 - aether_product_f64((2.0 * q9)));
+    const double b9 = (q9 - aether_product_f64((2.0 * q10)));
+    const double s0 = (0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000011113793747425387417213567071352800484562622807324538967417952914843378044769344188177846208811443751098977928244823368569333446167745147139558441683042175608100385654447647001587158552209191416116724244304096571751556124181432287573861609135572944197502082138158902846779236284399802429446583409499277996788872267792372417678415614052979398795883980710641480982303619384765625 + aether_product_f64((q10 * 199791907220223502808422222706762643567910281130558153654986045416023791284464999687699590596063486154228923591770023865308670443474450259602571264.0)));
+    const double w = aether_product_f64((aether_product_f64((aether_product_f64((aether_product_f64((aether_product_f64((aether_product_f64((aether_product_f64((aether_product_f64((aether_product_f64((aether_product_f64((s0 * (1.0 + aether_product_f64((b9 * 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0))))) * (1.0 + aether_product_f64((b8 * 115792089237316195423570985008687907853269984665640564039457584007913129639936.0))))) * (1.0 + aether_product_f64((b7 * 340282366920938463463374607431768211456.0))))) * (1.0 + aether_product_f64((b6 * 18446744073709551616.0))))) * (1.0 + aether_product_f64((b5 * 4294967295.0))))) * (1.0 + aether_product_f64((b4 * 65535.0))))) * (1.0 + aether_product_f64((b3 * 255.0))))) * (1.0 + aether_product_f64((b2 * 15.0))))) * (1.0 + aether_product_f64((b1 * 3.0))))) * (1.0 + b0)));
+    const double dd = (1.0 + aether_product_f64((d * (0.75 + aether_product_f64((0.25 * d))))));
+    return aether_product_f64((aether_product_f64((e * w)) * aether_product_f64((w * dd))));
 }
 
 AETHER_API float aether_f32_log(float x)
@@ -3330,24 +3332,25 @@ AETHER_API float aether_f32_exp2(float x)
     const float e = (hi + (lo + (aether_product_f32((rl * 0.693115234375f)) + (aether_product_f32((r * 0.000031946183298714458942413330078125f)) + p))));
     const float ka = ((aether_product_f32((k * 0.5f)) + 12582912.0f) - 12582912.0f);
     const float d = (k - aether_product_f32((2.0f * ka)));
-    const int ng = (ka < 0.0f);
-    const float ja = fabsf(ka);
-    const int c6 = (ja >= 64.0f);
-    const float j6 = (c6 ? (ja - 64.0f) : ja);
-    const int c5 = (j6 >= 32.0f);
-    const float j5 = (c5 ? (j6 - 32.0f) : j6);
-    const int c4 = (j5 >= 16.0f);
-    const float j4 = (c4 ? (j5 - 16.0f) : j5);
-    const int c3 = (j4 >= 8.0f);
-    const float j3 = (c3 ? (j4 - 8.0f) : j4);
-    const int c2 = (j3 >= 4.0f);
-    const float j2 = (c2 ? (j3 - 4.0f) : j3);
-    const int c1 = (j2 >= 2.0f);
-    const float j1 = (c1 ? (j2 - 2.0f) : j2);
-    const int c0 = (j1 >= 1.0f);
-    const float pw = aether_product_f32((aether_product_f32((aether_product_f32((aether_product_f32((aether_product_f32((aether_product_f32(((c6 ? (ng ? 0.0000000000000000000542101086242752217003726400434970855712890625f : 18446744073709551616.0f) : 1.0f) * (c5 ? (ng ? 0.00000000023283064365386962890625f : 4294967296.0f) : 1.0f))) * (c4 ? (ng ? 0.0000152587890625f : 65536.0f) : 1.0f))) * (c3 ? (ng ? 0.00390625f : 256.0f) : 1.0f))) * (c2 ? (ng ? 0.0625f : 16.0f) : 1.0f))) * (c1 ? (ng ? 0.25f : 4.0f) : 1.0f))) * (c0 ? (ng ? 0.5f : 2.0f) : 1.0f)));
-    const float dd = ((d > 0.0f) ? 2.0f : ((d < 0.0f) ? 0.5f : 1.0f));
-    return aether_product_f32((aether_product_f32((e * pw)) * aether_product_f32((pw * dd))));
+    const float j = (ka + 76.0f);
+    const float q1 = (((aether_product_f32((j * 0.5f)) - 0.25f) + 12582912.0f) - 12582912.0f);
+    const float q2 = (((aether_product_f32((j * 0.25f)) - 0.375f) + 12582912.0f) - 12582912.0f);
+    const float q3 = (((aether_product_f32((j * 0.125f)) - 0.4375f) + 12582912.0f) - 12582912.0f);
+    const float q4 = (((aether_product_f32((j * 0.0625f)) - 0.46875f) + 12582912.0f) - 12582912.0f);
+    const float q5 = (((aether_product_f32((j * 0.03125f)) - 0.484375f) + 12582912.0f) - 12582912.0f);
+    const float q6 = (((aether_product_f32((j * 0.015625f)) - 0.4921875f) + 12582912.0f) - 12582912.0f);
+    const float q7 = (((aether_product_f32((j * 0.0078125f)) - 0.49609375f) + 12582912.0f) - 12582912.0f);
+    const float b0 = (j - aether_product_f32((2.0f * q1)));
+    const float b1 = (q1 - aether_product_f32((2.0f * q2)));
+    const float b2 = (q2 - aether_product_f32((2.0f * q3)));
+    const float b3 = (q3 - aether_product_f32((2.0f * q4)));
+    const float b4 = (q4 - aether_product_f32((2.0f * q5)));
+    const float b5 = (q5 - aether_product_f32((2.0f * q6)));
+    const float b6 = (q6 - aether_product_f32((2.0f * q7)));
+    const float s0 = (0.0000000000000000000000132348898008484427979425390731194056570529937744140625f + aether_product_f32((q7 * 4503599627370496.0f)));
+    const float w = aether_product_f32((aether_product_f32((aether_product_f32((aether_product_f32((aether_product_f32((aether_product_f32((aether_product_f32((s0 * (1.0f + aether_product_f32((b6 * 18446744073709551616.0f))))) * (1.0f + aether_product_f32((b5 * 4294967296.0f))))) * (1.0f + aether_product_f32((b4 * 65535.0f))))) * (1.0f + aether_product_f32((b3 * 255.0f))))) * (1.0f + aether_product_f32((b2 * 15.0f))))) * (1.0f + aether_product_f32((b1 * 3.0f))))) * (1.0f + b0)));
+    const float dd = (1.0f + aether_product_f32((d * (0.75f + aether_product_f32((0.25f * d))))));
+    return aether_product_f32((aether_product_f32((e * w)) * aether_product_f32((w * dd))));
 }
 
 AETHER_API double aether_f64_exp2(double x)
@@ -3364,30 +3367,31 @@ AETHER_API double aether_f64_exp2(double x)
     const double e = (hi + (lo + (aether_product_f64((rl * 0.693147182464599609375)) + (aether_product_f64((r * -0.000000001904654299957768045250415514979720754684677785917301662266254425048828125)) + p))));
     const double ka = ((aether_product_f64((k * 0.5)) + 6755399441055744.0) - 6755399441055744.0);
     const double d = (k - aether_product_f64((2.0 * ka)));
-    const int ng = (ka < 0.0);
-    const double ja = fabs(ka);
-    const int c9 = (ja >= 512.0);
-    const double j9 = (c9 ? (ja - 512.0) : ja);
-    const int c8 = (j9 >= 256.0);
-    const double j8 = (c8 ? (j9 - 256.0) : j9);
-    const int c7 = (j8 >= 128.0);
-    const double j7 = (c7 ? (j8 - 128.0) : j8);
-    const int c6 = (j7 >= 64.0);
-    const double j6 = (c6 ? (j7 - 64.0) : j7);
-    const int c5 = (j6 >= 32.0);
-    const double j5 = (c5 ? (j6 - 32.0) : j6);
-    const int c4 = (j5 >= 16.0);
-    const double j4 = (c4 ? (j5 - 16.0) : j5);
-    const int c3 = (j4 >= 8.0);
-    const double j3 = (c3 ? (j4 - 8.0) : j4);
-    const int c2 = (j3 >= 4.0);
-    const double j2 = (c2 ? (j3 - 4.0) : j3);
-    const int c1 = (j2 >= 2.0);
-    const double j1 = (c1 ? (j2 - 2.0) : j2);
-    const int c0 = (j1 >= 1.0);
-    const double pw = aether_product_f64((aether_product_f64((aether_product_f64((aether_product_f64((aether_product_f64((aether_product_f64((aether_product_f64((aether_product_f64((aether_product_f64(((c9 ? (ng ? 0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000007458340731200206743290965315462933837376471534600406894271518333206278385070118304936174890400427803361511603255836101453412728095225302660486164829592084691481260792318781377495204074266435262941446554365063914765414217260588507120031686823003222742297563699265350215337206058336516628646003612927433551846968657326499008153319891789578832685947418212890625 : 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0) : 1.0) * (c8 ? (ng ? 0.0000000000000000000000000000000000000000000000000000000000000000000000000000086361685550944446253863518628003995711160003644362813850237034701685918031624270579715075034722882265605472939461496635969950989468319466936530037770580747746862471103668212890625 : 115792089237316195423570985008687907853269984665640564039457584007913129639936.0) : 1.0))) * (c7 ? (ng ? 0.00000000000000000000000000000000000000293873587705571876992184134305561419454666389193021880377187926569604314863681793212890625 : 340282366920938463463374607431768211456.0) : 1.0))) * (c6 ? (ng ? 0.0000000000000000000542101086242752217003726400434970855712890625 : 18446744073709551616.0) : 1.0))) * (c5 ? (ng ? 0.00000000023283064365386962890625 : 4294967296.0) : 1.0))) * (c4 ? (ng ? 0.0000152587890625 : 65536.0) : 1.0))) * (c3 ? (ng ? 0.00390625 : 256.0) : 1.0))) * (c2 ? (ng ? 0.0625 : 16.0) : 1.0))) * (c1 ? (ng ? 0.25 : 4.0) : 1.0))) * (c0 ? (ng ? 0.5 : 2.0) : 1.0)));
-    const double dd = ((d > 0.0) ? 2.0 : ((d < 0.0) ? 0.5 : 1.0));
-    return aether_product_f64((aether_product_f64((e * pw)) * aether_product_f64((pw * dd))));
+    const double j = (ka + 538.0);
+    const double q1 = (((aether_product_f64((j * 0.5)) - 0.25) + 6755399441055744.0) - 6755399441055744.0);
+    const double q2 = (((aether_product_f64((j * 0.25)) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+    const double q3 = (((aether_product_f64((j * 0.125)) - 0.4375) + 6755399441055744.0) - 6755399441055744.0);
+    const double q4 = (((aether_product_f64((j * 0.0625)) - 0.46875) + 6755399441055744.0) - 6755399441055744.0);
+    const double q5 = (((aether_product_f64((j * 0.03125)) - 0.484375) + 6755399441055744.0) - 6755399441055744.0);
+    const double q6 = (((aether_product_f64((j * 0.015625)) - 0.4921875) + 6755399441055744.0) - 6755399441055744.0);
+    const double q7 = (((aether_product_f64((j * 0.0078125)) - 0.49609375) + 6755399441055744.0) - 6755399441055744.0);
+    const double q8 = (((aether_product_f64((j * 0.00390625)) - 0.498046875) + 6755399441055744.0) - 6755399441055744.0);
+    const double q9 = (((aether_product_f64((j * 0.001953125)) - 0.4990234375) + 6755399441055744.0) - 6755399441055744.0);
+    const double q10 = (((aether_product_f64((j * 0.0009765625)) - 0.49951171875) + 6755399441055744.0) - 6755399441055744.0);
+    const double b0 = (j - aether_product_f64((2.0 * q1)));
+    const double b1 = (q1 - aether_product_f64((2.0 * q2)));
+    const double b2 = (q2 - aether_product_f64((2.0 * q3)));
+    const double b3 = (q3 - aether_product_f64((2.0 * q4)));
+    const double b4 = (q4 - aether_product_f64((2.0 * q5)));
+    const double b5 = (q5 - aether_product_f64((2.0 * q6)));
+    const double b6 = (q6 - aether_product_f64((2.0 * q7)));
+    const double b7 = (q7 - aether_product_f64((2.0 * q8)));
+    const double b8 = (q8 - aether_product_f64((2.0 * q9)));
+    const double b9 = (q9 - aether_product_f64((2.0 * q10)));
+    const double s0 = (0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000011113793747425387417213567071352800484562622807324538967417952914843378044769344188177846208811443751098977928244823368569333446167745147139558441683042175608100385654447647001587158552209191416116724244304096571751556124181432287573861609135572944197502082138158902846779236284399802429446583409499277996788872267792372417678415614052979398795883980710641480982303619384765625 + aether_product_f64((q10 * 199791907220223502808422222706762643567910281130558153654986045416023791284464999687699590596063486154228923591770023865308670443474450259602571264.0)));
+    const double w = aether_product_f64((aether_product_f64((aether_product_f64((aether_product_f64((aether_product_f64((aether_product_f64((aether_product_f64((aether_product_f64((aether_product_f64((aether_product_f64((s0 * (1.0 + aether_product_f64((b9 * 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0))))) * (1.0 + aether_product_f64((b8 * 115792089237316195423570985008687907853269984665640564039457584007913129639936.0))))) * (1.0 + aether_product_f64((b7 * 340282366920938463463374607431768211456.0))))) * (1.0 + aether_product_f64((b6 * 18446744073709551616.0))))) * (1.0 + aether_product_f64((b5 * 4294967295.0))))) * (1.0 + aether_product_f64((b4 * 65535.0))))) * (1.0 + aether_product_f64((b3 * 255.0))))) * (1.0 + aether_product_f64((b2 * 15.0))))) * (1.0 + aether_product_f64((b1 * 3.0))))) * (1.0 + b0)));
+    const double dd = (1.0 + aether_product_f64((d * (0.75 + aether_product_f64((0.25 * d))))));
+    return aether_product_f64((aether_product_f64((e * w)) * aether_product_f64((w * dd))));
 }
 
 AETHER_API float aether_f32_log2(float x)

@@ -16,7 +16,7 @@
    Prints a Markdown table: kernel, items, bytes per item, microseconds per launch, GB/s, the
    share of the copy kernel's GB/s, and the check. Exit status: 0; 1 when an item differs from
    the host path (the plain-operator control build must give 1); 2 on a CUDA or usage error.
-   Contract aether 0.1.0 b1c0a977405296a6567edf49c158499d. */
+   Contract aether 0.1.0 212dfdb0d75836b44360e68d101f205a. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -68,8 +68,12 @@ pub trait Trig: Real {
     /// log(1 + f) = f - (h - s (h + z P(z))): P's coefficients, constant term first.
     fn log_coefficients() -> &'static [Self];
     /// The bits of the exact power-of-two steps, largest first: 64 down to 1
-    /// (f32), 512 down to 1 (f64).
+    /// (f32), 512 down to 1 (f64); exp's scaling has one more, the top bit of
+    /// `round(k/2) + POW2_OFFSET`.
     const POW2_STEPS: u32;
+    /// exp's and exp2's offset of `round(k/2)`: 76 (f64 538), so it is whole
+    /// and non-negative over their ranges.
+    const POW2_OFFSET: i32;
     /// log's pre-scale of a subnormal input: its exponent (24, f64 54).
     const SUBNORMAL_SHIFT: i32;
     /// exp2's range (129 and -151; f64 1025 and -1076), as [`Trig::EXP_RANGE`].
@@ -221,6 +225,7 @@ impl Trig for f32 {
     const INV_LN2: [f32; 2] = [f(0x3FB8_B000), INV_LN2_F32_LO];
     const VELTKAMP: f32 = 4097.0;
     const POW2_STEPS: u32 = 7;
+    const POW2_OFFSET: i32 = 76;
     const SUBNORMAL_SHIFT: i32 = 24;
     const MIN_NORMAL: f32 = f32::MIN_POSITIVE;
     const MAX: f32 = f32::MAX;
@@ -275,6 +280,7 @@ impl Trig for f64 {
     const INV_LN2: [f64; 2] = INV_LN2_F64;
     const VELTKAMP: f64 = 134_217_729.0;
     const POW2_STEPS: u32 = 10;
+    const POW2_OFFSET: i32 = 538;
     const SUBNORMAL_SHIFT: i32 = 54;
     const MIN_NORMAL: f64 = f64::MIN_POSITIVE;
     const MAX: f64 = f64::MAX;
@@ -484,37 +490,26 @@ fn clamp<T: Real>(x: T, [lo, hi]: [T; 2]) -> T {
 
 /// `e 2^k` for a whole `k` of exp's range with one rounding, as the contract's
 /// exp step 4 states: `(e w) (w 2^d)` with `w = 2^round(k/2)` exact and `d = k -
-/// 2 round(k/2)`.
+/// 2 round(k/2)`; `w` from the bits of `j = round(k/2) + OFFSET`, each bit by
+/// exact floors, each factor `1 + b C` (1 or a power of two), no branch.
 fn times_pow2<T: Trig>(e: T, k: T) -> T {
     let ka = round_whole(k * T::HALF);
     let d = k - T::TWO * ka;
-    // w = 2^ka: one factor per bit of |ka|, largest first, taken greedily,
-    // multiplied in left to right (every partial product a normal power of
-    // two). A NaN takes no bit: w = 1 and the NaN is e's.
-    let mut rest = ka.abs();
-    let mut w = T::ONE;
-    for b in (0..T::POW2_STEPS).rev() {
-        let bit = 1i32 << b;
-        let taken = rest >= T::whole(bit);
-        if taken {
-            rest = rest - T::whole(bit);
-        }
-        let factor = if !taken {
-            T::ONE
-        } else if ka < T::ZERO {
-            T::pow2(-bit)
-        } else {
-            T::pow2(bit)
-        };
-        w = w * factor;
-    }
-    let two_d = if d > T::ZERO {
-        T::TWO
-    } else if d < T::ZERO {
-        T::HALF
-    } else {
-        T::ONE
-    };
+    let off = T::POW2_OFFSET;
+    let j = ka + T::whole(off);
+    // q_i = floor(j / 2^i), i = 0..=top, by rounding j 2^-i - (1/2 - 2^-(i+1)).
+    let top = T::POW2_STEPS;
+    let q: Vec<T> = (0..=top as i32).map(|i| if i == 0 { j } else { round_whole(j * T::pow2(-i) - (T::HALF - T::pow2(-i - 1))) }).collect();
+    let bit = |i: usize| q[i] - T::TWO * q[i + 1];
+    // s0 = 2^-off + b_top 2^(2^top - off), then the factors for bits top-1 down to 0.
+    let s0 = T::pow2(-off) + q[top as usize] * T::pow2((1 << top) - off);
+    let w = (0..top as usize).rev().fold(s0, |w, i| {
+        // C_i = 2^(2^i) - 1 rounded; 1 + b C_i is then 1 or exactly 2^(2^i).
+        let c = T::pow2(1 << i) - T::ONE;
+        w * (T::ONE + bit(i) * c)
+    });
+    let quarter = T::HALF * T::HALF;
+    let two_d = T::ONE + d * ((T::HALF + quarter) + quarter * d);
     (e * w) * (w * two_d)
 }
 
