@@ -148,7 +148,8 @@ for name, a, g, r in tim:
     L.append(f"| {name} | {a} | {g} | {r} |")
 L.append("")
 L.append("The cost of determinism: atan evaluates every interval's numerator, denominator and constant and selects (no branch); "
-         "exp builds 2^k from one select per bit of k/2 and log takes the exponent out by one comparison pair per bit (no table, no bit "
+         "exp builds 2^k from the bits of round(k/2) (exact floors, one factor per bit, no branch) and log takes the exponent out by one "
+         "comparison pair per bit (no table, no bit "
          "cast, no ldexp: every core has + - * and selects), where glibc reads the exponent field and a table; "
          "and every product of the core passes the per-product guard (`aether_product_*`), which pins it so no "
          "compiler fuses it (a register pin per product), and the reduction carries its roundings in two two-sums; glibc promises "
