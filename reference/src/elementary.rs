@@ -312,9 +312,8 @@ fn two_diff_err<T: Real>(a: T, b: T, s: T) -> T {
 // equal operands are the point.
 #[allow(clippy::eq_op)]
 pub fn sincos<T: Trig>(a: T) -> Vec2<T> {
-    let m = T::ROUNDER;
     let [p1, p2, p3, p4] = T::PIO2;
-    let k = (a * T::TWO_OVER_PI + m) - m;
+    let k = round_whole(a * T::TWO_OVER_PI);
     let ra = a - k * p1;
     let rb = k * p2;
     let s1 = ra - rb;
@@ -334,7 +333,7 @@ pub fn sincos<T: Trig>(a: T) -> Vec2<T> {
     let four = T::TWO + T::TWO;
     let quarter = T::HALF * T::HALF;
     let three_eighths = quarter + quarter * T::HALF;
-    let q = k - four * (((k * quarter - three_eighths) + m) - m);
+    let q = k - four * round_whole(k * quarter - three_eighths);
     let neg = |x: T| x * T::NEG_ONE;
     let (s, c) = if q == T::ZERO {
         (sin_r, cos_r)
