@@ -2720,6 +2720,72 @@ static __inline__ __attribute__((__always_inline__)) void aether_f64_log2_batch_
     *aether_result = aether_select_f64x4((x < aether_batch_splat_f64x4(0.0)), (z0 / z0), aether_select_f64x4((x == aether_batch_splat_f64x4(0.0)), (aether_batch_splat_f64x4(-1.0) / aether_product_f64x4((x * x))), aether_select_f64x4((x > aether_batch_splat_f64x4(179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0)), x, r)));
 }
 
+static __inline__ __attribute__((__always_inline__)) void aether_f32_asin_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_x)
+{
+    const aether_f32x8 x = *aether_x;
+    const aether_f32x8 a = ((aether_f32x8)((aether_i32x8)(x) & (int32_t)0x7fffffff));
+    const aether_i32x8 b = (a < aether_batch_splat_f32x8(0.5f));
+    const aether_f32x8 z = aether_select_f32x8(b, aether_product_f32x8((a * a)), aether_product_f32x8(((aether_batch_splat_f32x8(1.0f) - a) * aether_batch_splat_f32x8(0.5f))));
+    const aether_f32x8 s = (__extension__ ({ aether_f32x8 aether_sqrt_0 = z; aether_batch_sqrt_f32x8(&aether_sqrt_0); aether_sqrt_0; }));
+    const aether_f32x8 w = aether_product_f32x8((z * (aether_batch_splat_f32x8(0.1666666567325592041015625f) + aether_product_f32x8((z * (aether_batch_splat_f32x8(0.075000941753387451171875f) + aether_product_f32x8((z * (aether_batch_splat_f32x8(0.0445994026958942413330078125f) + aether_product_f32x8((z * (aether_batch_splat_f32x8(0.03110066242516040802001953125f) + aether_product_f32x8((z * (aether_batch_splat_f32x8(0.01714923791587352752685546875f) + aether_product_f32x8((z * aether_batch_splat_f32x8(0.033690847456455230712890625f))))))))))))))))));
+    const aether_f32x8 hc = aether_product_f32x8((s * aether_batch_splat_f32x8(4097.0f)));
+    const aether_f32x8 sh = (hc - (hc - s));
+    const aether_f32x8 c = aether_select_f32x8((s == aether_batch_splat_f32x8(0.0f)), aether_batch_splat_f32x8(0.0f), ((z - aether_product_f32x8((sh * sh))) / (s + sh)));
+    const aether_f32x8 q = (aether_batch_splat_f32x8(0.785398185253143310546875f) - aether_product_f32x8((aether_batch_splat_f32x8(2.0f) * sh)));
+    const aether_f32x8 p = (aether_product_f32x8((aether_batch_splat_f32x8(2.0f) * aether_product_f32x8((s * w)))) - (aether_batch_splat_f32x8(-0.00000004371138828673792886547744274139404296875f) - aether_product_f32x8((aether_batch_splat_f32x8(2.0f) * c))));
+    const aether_f32x8 r = aether_select_f32x8(b, (a + aether_product_f32x8((a * w))), aether_select_f32x8((a < aether_batch_splat_f32x8(0.96875f)), (aether_batch_splat_f32x8(0.785398185253143310546875f) - (p - q)), (aether_batch_splat_f32x8(1.57079637050628662109375f) - (aether_product_f32x8((aether_batch_splat_f32x8(2.0f) * (s + aether_product_f32x8((s * w))))) - aether_batch_splat_f32x8(-0.00000004371138828673792886547744274139404296875f)))));
+    *aether_result = aether_select_f32x8((x == aether_batch_splat_f32x8(0.0f)), x, aether_select_f32x8((x < aether_batch_splat_f32x8(0.0f)), aether_product_f32x8((r * aether_batch_splat_f32x8(-1.0f))), r));
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_f64_asin_batch_x4(aether_f64x4 *aether_result, const aether_f64x4 *aether_x)
+{
+    const aether_f64x4 x = *aether_x;
+    const aether_f64x4 a = ((aether_f64x4)((aether_i64x4)(x) & (int64_t)0x7fffffffffffffff));
+    const aether_i64x4 b = (a < aether_batch_splat_f64x4(0.5));
+    const aether_f64x4 z = aether_select_f64x4(b, aether_product_f64x4((a * a)), aether_product_f64x4(((aether_batch_splat_f64x4(1.0) - a) * aether_batch_splat_f64x4(0.5))));
+    const aether_f64x4 s = (__extension__ ({ aether_f64x4 aether_sqrt_0 = z; aether_batch_sqrt_f64x4(&aether_sqrt_0); aether_sqrt_0; }));
+    const aether_f64x4 w = aether_product_f64x4((z * (aether_batch_splat_f64x4(0.166666666666666685170383743752609007060527801513671875) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.0749999999999843292020074159154319204390048980712890625) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.044642857146355428843431667473851121030747890472412109375) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.0303819441385312465075951848803015309385955333709716796875) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.022372172942149888552609837688578409142792224884033203125) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.0173523927208699725588392226427458808757364749908447265625) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.0139712129735529329288556965593670611269772052764892578125) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.01147917741518490568342070190510639804415404796600341796875) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.0103228143501857792807552272051907493732869625091552734375) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.00545750671864035814817572855872640502639114856719970703125) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.017400879442694021370652279756541247479617595672607421875) + aether_product_f64x4((z * (aether_batch_splat_f64x4(-0.014851887071247203697677008449318236671388149261474609375) + aether_product_f64x4((z * aether_batch_splat_f64x4(0.0287578513674215663353805894075776450335979461669921875)))))))))))))))))))))))))))))))))))))));
+    const aether_f64x4 hc = aether_product_f64x4((s * aether_batch_splat_f64x4(134217729.0)));
+    const aether_f64x4 sh = (hc - (hc - s));
+    const aether_f64x4 c = aether_select_f64x4((s == aether_batch_splat_f64x4(0.0)), aether_batch_splat_f64x4(0.0), ((z - aether_product_f64x4((sh * sh))) / (s + sh)));
+    const aether_f64x4 q = (aether_batch_splat_f64x4(0.78539816339744827899949086713604629039764404296875) - aether_product_f64x4((aether_batch_splat_f64x4(2.0) * sh)));
+    const aether_f64x4 p = (aether_product_f64x4((aether_batch_splat_f64x4(2.0) * aether_product_f64x4((s * w)))) - (aether_batch_splat_f64x4(0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375) - aether_product_f64x4((aether_batch_splat_f64x4(2.0) * c))));
+    const aether_f64x4 r = aether_select_f64x4(b, (a + aether_product_f64x4((a * w))), aether_select_f64x4((a < aether_batch_splat_f64x4(0.96875)), (aether_batch_splat_f64x4(0.78539816339744827899949086713604629039764404296875) - (p - q)), (aether_batch_splat_f64x4(1.5707963267948965579989817342720925807952880859375) - (aether_product_f64x4((aether_batch_splat_f64x4(2.0) * (s + aether_product_f64x4((s * w))))) - aether_batch_splat_f64x4(0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375)))));
+    *aether_result = aether_select_f64x4((x == aether_batch_splat_f64x4(0.0)), x, aether_select_f64x4((x < aether_batch_splat_f64x4(0.0)), aether_product_f64x4((r * aether_batch_splat_f64x4(-1.0))), r));
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_f32_acos_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_x)
+{
+    const aether_f32x8 x = *aether_x;
+    const aether_f32x8 a = ((aether_f32x8)((aether_i32x8)(x) & (int32_t)0x7fffffff));
+    const aether_i32x8 b = (a < aether_batch_splat_f32x8(0.5f));
+    const aether_f32x8 z = aether_select_f32x8(b, aether_product_f32x8((a * a)), aether_product_f32x8(((aether_batch_splat_f32x8(1.0f) - a) * aether_batch_splat_f32x8(0.5f))));
+    const aether_f32x8 s = (__extension__ ({ aether_f32x8 aether_sqrt_0 = z; aether_batch_sqrt_f32x8(&aether_sqrt_0); aether_sqrt_0; }));
+    const aether_f32x8 w = aether_product_f32x8((z * (aether_batch_splat_f32x8(0.1666666567325592041015625f) + aether_product_f32x8((z * (aether_batch_splat_f32x8(0.075000941753387451171875f) + aether_product_f32x8((z * (aether_batch_splat_f32x8(0.0445994026958942413330078125f) + aether_product_f32x8((z * (aether_batch_splat_f32x8(0.03110066242516040802001953125f) + aether_product_f32x8((z * (aether_batch_splat_f32x8(0.01714923791587352752685546875f) + aether_product_f32x8((z * aether_batch_splat_f32x8(0.033690847456455230712890625f))))))))))))))))));
+    const aether_f32x8 hc = aether_product_f32x8((s * aether_batch_splat_f32x8(4097.0f)));
+    const aether_f32x8 sh = (hc - (hc - s));
+    const aether_f32x8 c = aether_select_f32x8((s == aether_batch_splat_f32x8(0.0f)), aether_batch_splat_f32x8(0.0f), ((z - aether_product_f32x8((sh * sh))) / (s + sh)));
+    const aether_f32x8 rn = (aether_batch_splat_f32x8(3.1415927410125732421875f) - aether_product_f32x8((aether_batch_splat_f32x8(2.0f) * (s + (aether_product_f32x8((s * w)) - aether_batch_splat_f32x8(-0.00000004371138828673792886547744274139404296875f))))));
+    const aether_f32x8 rp = aether_product_f32x8((aether_batch_splat_f32x8(2.0f) * (sh + (aether_product_f32x8((s * w)) + c))));
+    *aether_result = aether_select_f32x8(b, (aether_batch_splat_f32x8(1.57079637050628662109375f) - (x - (aether_batch_splat_f32x8(-0.00000004371138828673792886547744274139404296875f) - aether_product_f32x8((x * w))))), aether_select_f32x8((x < aether_batch_splat_f32x8(0.0f)), rn, rp));
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_f64_acos_batch_x4(aether_f64x4 *aether_result, const aether_f64x4 *aether_x)
+{
+    const aether_f64x4 x = *aether_x;
+    const aether_f64x4 a = ((aether_f64x4)((aether_i64x4)(x) & (int64_t)0x7fffffffffffffff));
+    const aether_i64x4 b = (a < aether_batch_splat_f64x4(0.5));
+    const aether_f64x4 z = aether_select_f64x4(b, aether_product_f64x4((a * a)), aether_product_f64x4(((aether_batch_splat_f64x4(1.0) - a) * aether_batch_splat_f64x4(0.5))));
+    const aether_f64x4 s = (__extension__ ({ aether_f64x4 aether_sqrt_0 = z; aether_batch_sqrt_f64x4(&aether_sqrt_0); aether_sqrt_0; }));
+    const aether_f64x4 w = aether_product_f64x4((z * (aether_batch_splat_f64x4(0.166666666666666685170383743752609007060527801513671875) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.0749999999999843292020074159154319204390048980712890625) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.044642857146355428843431667473851121030747890472412109375) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.0303819441385312465075951848803015309385955333709716796875) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.022372172942149888552609837688578409142792224884033203125) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.0173523927208699725588392226427458808757364749908447265625) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.0139712129735529329288556965593670611269772052764892578125) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.01147917741518490568342070190510639804415404796600341796875) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.0103228143501857792807552272051907493732869625091552734375) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.00545750671864035814817572855872640502639114856719970703125) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.017400879442694021370652279756541247479617595672607421875) + aether_product_f64x4((z * (aether_batch_splat_f64x4(-0.014851887071247203697677008449318236671388149261474609375) + aether_product_f64x4((z * aether_batch_splat_f64x4(0.0287578513674215663353805894075776450335979461669921875)))))))))))))))))))))))))))))))))))))));
+    const aether_f64x4 hc = aether_product_f64x4((s * aether_batch_splat_f64x4(134217729.0)));
+    const aether_f64x4 sh = (hc - (hc - s));
+    const aether_f64x4 c = aether_select_f64x4((s == aether_batch_splat_f64x4(0.0)), aether_batch_splat_f64x4(0.0), ((z - aether_product_f64x4((sh * sh))) / (s + sh)));
+    const aether_f64x4 rn = (aether_batch_splat_f64x4(3.141592653589793115997963468544185161590576171875) - aether_product_f64x4((aether_batch_splat_f64x4(2.0) * (s + (aether_product_f64x4((s * w)) - aether_batch_splat_f64x4(0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375))))));
+    const aether_f64x4 rp = aether_product_f64x4((aether_batch_splat_f64x4(2.0) * (sh + (aether_product_f64x4((s * w)) + c))));
+    *aether_result = aether_select_f64x4(b, (aether_batch_splat_f64x4(1.5707963267948965579989817342720925807952880859375) - (x - (aether_batch_splat_f64x4(0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375) - aether_product_f64x4((x * w))))), aether_select_f64x4((x < aether_batch_splat_f64x4(0.0)), rn, rp));
+}
+
 static __inline__ __attribute__((__always_inline__)) void aether_quatf_from_axis_angle_batch_x8(aether_quatfx8 *aether_result, const aether_vec3fx8 *aether_axis, const aether_f32x8 *aether_angle)
 {
     const aether_vec3fx8 axis = *aether_axis;
@@ -5724,6 +5790,72 @@ static inline double aether_f64_log2_batch_item(const double *aether_x)
     const double r = (w + (vl + ((k - w) + vh)));
     const double z0 = (x - x);
     return ((x < 0.0) ? (z0 / z0) : ((x == 0.0) ? (-1.0 / aether_product_vec_f64((x * x))) : ((x > 179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0) ? x : r)));
+}
+
+static inline float aether_f32_asin_batch_item(const float *aether_x)
+{
+    const float x = *aether_x;
+    const float a = fabsf(x);
+    const int b = (a < 0.5f);
+    const float z = (b ? aether_product_vec_f32((a * a)) : aether_product_vec_f32(((1.0f - a) * 0.5f)));
+    const float s = sqrtf(z);
+    const float w = aether_product_vec_f32((z * (0.1666666567325592041015625f + aether_product_vec_f32((z * (0.075000941753387451171875f + aether_product_vec_f32((z * (0.0445994026958942413330078125f + aether_product_vec_f32((z * (0.03110066242516040802001953125f + aether_product_vec_f32((z * (0.01714923791587352752685546875f + aether_product_vec_f32((z * 0.033690847456455230712890625f)))))))))))))))));
+    const float hc = aether_product_vec_f32((s * 4097.0f));
+    const float sh = (hc - (hc - s));
+    const float c = ((s == 0.0f) ? 0.0f : ((z - aether_product_vec_f32((sh * sh))) / (s + sh)));
+    const float q = (0.785398185253143310546875f - aether_product_vec_f32((2.0f * sh)));
+    const float p = (aether_product_vec_f32((2.0f * aether_product_vec_f32((s * w)))) - (-0.00000004371138828673792886547744274139404296875f - aether_product_vec_f32((2.0f * c))));
+    const float r = (b ? (a + aether_product_vec_f32((a * w))) : ((a < 0.96875f) ? (0.785398185253143310546875f - (p - q)) : (1.57079637050628662109375f - (aether_product_vec_f32((2.0f * (s + aether_product_vec_f32((s * w))))) - -0.00000004371138828673792886547744274139404296875f))));
+    return ((x == 0.0f) ? x : ((x < 0.0f) ? aether_product_vec_f32((r * -1.0f)) : r));
+}
+
+static inline double aether_f64_asin_batch_item(const double *aether_x)
+{
+    const double x = *aether_x;
+    const double a = fabs(x);
+    const int b = (a < 0.5);
+    const double z = (b ? aether_product_vec_f64((a * a)) : aether_product_vec_f64(((1.0 - a) * 0.5)));
+    const double s = sqrt(z);
+    const double w = aether_product_vec_f64((z * (0.166666666666666685170383743752609007060527801513671875 + aether_product_vec_f64((z * (0.0749999999999843292020074159154319204390048980712890625 + aether_product_vec_f64((z * (0.044642857146355428843431667473851121030747890472412109375 + aether_product_vec_f64((z * (0.0303819441385312465075951848803015309385955333709716796875 + aether_product_vec_f64((z * (0.022372172942149888552609837688578409142792224884033203125 + aether_product_vec_f64((z * (0.0173523927208699725588392226427458808757364749908447265625 + aether_product_vec_f64((z * (0.0139712129735529329288556965593670611269772052764892578125 + aether_product_vec_f64((z * (0.01147917741518490568342070190510639804415404796600341796875 + aether_product_vec_f64((z * (0.0103228143501857792807552272051907493732869625091552734375 + aether_product_vec_f64((z * (0.00545750671864035814817572855872640502639114856719970703125 + aether_product_vec_f64((z * (0.017400879442694021370652279756541247479617595672607421875 + aether_product_vec_f64((z * (-0.014851887071247203697677008449318236671388149261474609375 + aether_product_vec_f64((z * 0.0287578513674215663353805894075776450335979461669921875))))))))))))))))))))))))))))))))))))));
+    const double hc = aether_product_vec_f64((s * 134217729.0));
+    const double sh = (hc - (hc - s));
+    const double c = ((s == 0.0) ? 0.0 : ((z - aether_product_vec_f64((sh * sh))) / (s + sh)));
+    const double q = (0.78539816339744827899949086713604629039764404296875 - aether_product_vec_f64((2.0 * sh)));
+    const double p = (aether_product_vec_f64((2.0 * aether_product_vec_f64((s * w)))) - (0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375 - aether_product_vec_f64((2.0 * c))));
+    const double r = (b ? (a + aether_product_vec_f64((a * w))) : ((a < 0.96875) ? (0.78539816339744827899949086713604629039764404296875 - (p - q)) : (1.5707963267948965579989817342720925807952880859375 - (aether_product_vec_f64((2.0 * (s + aether_product_vec_f64((s * w))))) - 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375))));
+    return ((x == 0.0) ? x : ((x < 0.0) ? aether_product_vec_f64((r * -1.0)) : r));
+}
+
+static inline float aether_f32_acos_batch_item(const float *aether_x)
+{
+    const float x = *aether_x;
+    const float a = fabsf(x);
+    const int b = (a < 0.5f);
+    const float z = (b ? aether_product_vec_f32((a * a)) : aether_product_vec_f32(((1.0f - a) * 0.5f)));
+    const float s = sqrtf(z);
+    const float w = aether_product_vec_f32((z * (0.1666666567325592041015625f + aether_product_vec_f32((z * (0.075000941753387451171875f + aether_product_vec_f32((z * (0.0445994026958942413330078125f + aether_product_vec_f32((z * (0.03110066242516040802001953125f + aether_product_vec_f32((z * (0.01714923791587352752685546875f + aether_product_vec_f32((z * 0.033690847456455230712890625f)))))))))))))))));
+    const float hc = aether_product_vec_f32((s * 4097.0f));
+    const float sh = (hc - (hc - s));
+    const float c = ((s == 0.0f) ? 0.0f : ((z - aether_product_vec_f32((sh * sh))) / (s + sh)));
+    const float rn = (3.1415927410125732421875f - aether_product_vec_f32((2.0f * (s + (aether_product_vec_f32((s * w)) - -0.00000004371138828673792886547744274139404296875f)))));
+    const float rp = aether_product_vec_f32((2.0f * (sh + (aether_product_vec_f32((s * w)) + c))));
+    return (b ? (1.57079637050628662109375f - (x - (-0.00000004371138828673792886547744274139404296875f - aether_product_vec_f32((x * w))))) : ((x < 0.0f) ? rn : rp));
+}
+
+static inline double aether_f64_acos_batch_item(const double *aether_x)
+{
+    const double x = *aether_x;
+    const double a = fabs(x);
+    const int b = (a < 0.5);
+    const double z = (b ? aether_product_vec_f64((a * a)) : aether_product_vec_f64(((1.0 - a) * 0.5)));
+    const double s = sqrt(z);
+    const double w = aether_product_vec_f64((z * (0.166666666666666685170383743752609007060527801513671875 + aether_product_vec_f64((z * (0.0749999999999843292020074159154319204390048980712890625 + aether_product_vec_f64((z * (0.044642857146355428843431667473851121030747890472412109375 + aether_product_vec_f64((z * (0.0303819441385312465075951848803015309385955333709716796875 + aether_product_vec_f64((z * (0.022372172942149888552609837688578409142792224884033203125 + aether_product_vec_f64((z * (0.0173523927208699725588392226427458808757364749908447265625 + aether_product_vec_f64((z * (0.0139712129735529329288556965593670611269772052764892578125 + aether_product_vec_f64((z * (0.01147917741518490568342070190510639804415404796600341796875 + aether_product_vec_f64((z * (0.0103228143501857792807552272051907493732869625091552734375 + aether_product_vec_f64((z * (0.00545750671864035814817572855872640502639114856719970703125 + aether_product_vec_f64((z * (0.017400879442694021370652279756541247479617595672607421875 + aether_product_vec_f64((z * (-0.014851887071247203697677008449318236671388149261474609375 + aether_product_vec_f64((z * 0.0287578513674215663353805894075776450335979461669921875))))))))))))))))))))))))))))))))))))));
+    const double hc = aether_product_vec_f64((s * 134217729.0));
+    const double sh = (hc - (hc - s));
+    const double c = ((s == 0.0) ? 0.0 : ((z - aether_product_vec_f64((sh * sh))) / (s + sh)));
+    const double rn = (3.141592653589793115997963468544185161590576171875 - aether_product_vec_f64((2.0 * (s + (aether_product_vec_f64((s * w)) - 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375)))));
+    const double rp = aether_product_vec_f64((2.0 * (sh + (aether_product_vec_f64((s * w)) + c))));
+    return (b ? (1.5707963267948965579989817342720925807952880859375 - (x - (0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375 - aether_product_vec_f64((x * w))))) : ((x < 0.0) ? rn : rp));
 }
 
 static inline aether_quatf aether_quatf_from_axis_angle_batch_item(const aether_vec3f *aether_axis, const float *aether_angle)
@@ -19041,6 +19173,154 @@ void aether_f64_log2_aos(const double *x, double *out, size_t n)
 #endif
     for (; i < n; ++i) {
         out[i] = aether_f64_log2_batch_item(&x[i]);
+    }
+}
+
+void aether_f32_asin_soa(const float *x, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_x;
+        aether_f32x8 aether_r;
+        memcpy(&v_x, x + i, 8u * sizeof(float));
+        aether_f32_asin_batch_x8(&aether_r, &v_x);
+        memcpy(out + i, &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        float v_x;
+        v_x = x[i];
+        const float result = aether_f32_asin(v_x);
+        out[i] = result;
+    }
+}
+
+void aether_f32_asin_aos(const float *x, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_x;
+        aether_f32x8 aether_r;
+        memcpy(&v_x, (const float *)(const void *)(x + i), 8u * sizeof(float));
+        aether_f32_asin_batch_x8(&aether_r, &v_x);
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f32_asin_batch_item(&x[i]);
+    }
+}
+
+void aether_f64_asin_soa(const double *x, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_x;
+        aether_f64x4 aether_r;
+        memcpy(&v_x, x + i, 4u * sizeof(double));
+        aether_f64_asin_batch_x4(&aether_r, &v_x);
+        memcpy(out + i, &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        double v_x;
+        v_x = x[i];
+        const double result = aether_f64_asin(v_x);
+        out[i] = result;
+    }
+}
+
+void aether_f64_asin_aos(const double *x, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_x;
+        aether_f64x4 aether_r;
+        memcpy(&v_x, (const double *)(const void *)(x + i), 4u * sizeof(double));
+        aether_f64_asin_batch_x4(&aether_r, &v_x);
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f64_asin_batch_item(&x[i]);
+    }
+}
+
+void aether_f32_acos_soa(const float *x, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_x;
+        aether_f32x8 aether_r;
+        memcpy(&v_x, x + i, 8u * sizeof(float));
+        aether_f32_acos_batch_x8(&aether_r, &v_x);
+        memcpy(out + i, &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        float v_x;
+        v_x = x[i];
+        const float result = aether_f32_acos(v_x);
+        out[i] = result;
+    }
+}
+
+void aether_f32_acos_aos(const float *x, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_x;
+        aether_f32x8 aether_r;
+        memcpy(&v_x, (const float *)(const void *)(x + i), 8u * sizeof(float));
+        aether_f32_acos_batch_x8(&aether_r, &v_x);
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f32_acos_batch_item(&x[i]);
+    }
+}
+
+void aether_f64_acos_soa(const double *x, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_x;
+        aether_f64x4 aether_r;
+        memcpy(&v_x, x + i, 4u * sizeof(double));
+        aether_f64_acos_batch_x4(&aether_r, &v_x);
+        memcpy(out + i, &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        double v_x;
+        v_x = x[i];
+        const double result = aether_f64_acos(v_x);
+        out[i] = result;
+    }
+}
+
+void aether_f64_acos_aos(const double *x, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_x;
+        aether_f64x4 aether_r;
+        memcpy(&v_x, (const double *)(const void *)(x + i), 4u * sizeof(double));
+        aether_f64_acos_batch_x4(&aether_r, &v_x);
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f64_acos_batch_item(&x[i]);
     }
 }
 

@@ -10,14 +10,14 @@
    itself. The per-lane linear algebra's batched forms are its _lanes functions. Truth values
    are int (0 or 1). out may be one of the input arrays (in place) but must not overlap one
    otherwise. Compile aether_batch.c: it includes the core header-only, so aether_core.c must be
-   beside aether_core.h but is not compiled or linked for it. Contract aether 0.1.0 212dfdb0d75836b44360e68d101f205a. */
+   beside aether_core.h but is not compiled or linked for it. Contract aether 0.1.0 cbb4180e29c0d831e9761c3384887c97. */
 #ifndef AETHER_BATCH_H
 #define AETHER_BATCH_H
 
 #include <stddef.h>
 #include "aether_core.h"
 
-#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 212dfdb0d75836b44360e68d101f205a"
+#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 cbb4180e29c0d831e9761c3384887c97"
 
 #ifdef __cplusplus
 extern "C" {
@@ -1174,6 +1174,30 @@ void aether_f64_log2_soa(const double *x, double *out, size_t n);
 
 /* aether_f64_log2_aos: out[i] = aether_f64_log2(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
 void aether_f64_log2_aos(const double *x, double *out, size_t n);
+
+/* aether_f32_asin_soa: out[i] = aether_f32_asin(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_f32_asin_soa(const float *x, float *out, size_t n);
+
+/* aether_f32_asin_aos: out[i] = aether_f32_asin(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_f32_asin_aos(const float *x, float *out, size_t n);
+
+/* aether_f64_asin_soa: out[i] = aether_f64_asin(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_f64_asin_soa(const double *x, double *out, size_t n);
+
+/* aether_f64_asin_aos: out[i] = aether_f64_asin(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_f64_asin_aos(const double *x, double *out, size_t n);
+
+/* aether_f32_acos_soa: out[i] = aether_f32_acos(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_f32_acos_soa(const float *x, float *out, size_t n);
+
+/* aether_f32_acos_aos: out[i] = aether_f32_acos(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_f32_acos_aos(const float *x, float *out, size_t n);
+
+/* aether_f64_acos_soa: out[i] = aether_f64_acos(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_f64_acos_soa(const double *x, double *out, size_t n);
+
+/* aether_f64_acos_aos: out[i] = aether_f64_acos(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_f64_acos_aos(const double *x, double *out, size_t n);
 
 /* aether_quatf_from_axis_angle_soa: out[i] = aether_quatf_from_axis_angle(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 void aether_quatf_from_axis_angle_soa(const float *axis, const float *angle, float *out, size_t n);

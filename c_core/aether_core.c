@@ -207,7 +207,7 @@ static __inline__ double aether_product_vec_f64(double x)
 #include "aether_core.h"
 
 /* The contract this file was generated from (see aether_contract_id()). */
-#define AETHER_CORE_CONTRACT_ID "aether 0.1.0 212dfdb0d75836b44360e68d101f205a"
+#define AETHER_CORE_CONTRACT_ID "aether 0.1.0 cbb4180e29c0d831e9761c3384887c97"
 
 AETHER_API const char *aether_contract_id(void)
 {
@@ -3512,6 +3512,68 @@ AETHER_API double aether_f64_log2(double x)
     return ((x < 0.0) ? (z0 / z0) : ((x == 0.0) ? (-1.0 / aether_product_f64((x * x))) : ((x > 179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0) ? x : r)));
 }
 
+AETHER_API float aether_f32_asin(float x)
+{
+    const float a = fabsf(x);
+    const int b = (a < 0.5f);
+    const float z = (b ? aether_product_f32((a * a)) : aether_product_f32(((1.0f - a) * 0.5f)));
+    const float s = sqrtf(z);
+    const float w = aether_product_f32((z * (0.1666666567325592041015625f + aether_product_f32((z * (0.075000941753387451171875f + aether_product_f32((z * (0.0445994026958942413330078125f + aether_product_f32((z * (0.03110066242516040802001953125f + aether_product_f32((z * (0.01714923791587352752685546875f + aether_product_f32((z * 0.033690847456455230712890625f)))))))))))))))));
+    const float hc = aether_product_f32((s * 4097.0f));
+    const float sh = (hc - (hc - s));
+    const float c = ((s == 0.0f) ? 0.0f : ((z - aether_product_f32((sh * sh))) / (s + sh)));
+    const float q = (0.785398185253143310546875f - aether_product_f32((2.0f * sh)));
+    const float p = (aether_product_f32((2.0f * aether_product_f32((s * w)))) - (-0.00000004371138828673792886547744274139404296875f - aether_product_f32((2.0f * c))));
+    const float r = (b ? (a + aether_product_f32((a * w))) : ((a < 0.96875f) ? (0.785398185253143310546875f - (p - q)) : (1.57079637050628662109375f - (aether_product_f32((2.0f * (s + aether_product_f32((s * w))))) - -0.00000004371138828673792886547744274139404296875f))));
+    return ((x == 0.0f) ? x : ((x < 0.0f) ? aether_product_f32((r * -1.0f)) : r));
+}
+
+AETHER_API double aether_f64_asin(double x)
+{
+    const double a = fabs(x);
+    const int b = (a < 0.5);
+    const double z = (b ? aether_product_f64((a * a)) : aether_product_f64(((1.0 - a) * 0.5)));
+    const double s = sqrt(z);
+    const double w = aether_product_f64((z * (0.166666666666666685170383743752609007060527801513671875 + aether_product_f64((z * (0.0749999999999843292020074159154319204390048980712890625 + aether_product_f64((z * (0.044642857146355428843431667473851121030747890472412109375 + aether_product_f64((z * (0.0303819441385312465075951848803015309385955333709716796875 + aether_product_f64((z * (0.022372172942149888552609837688578409142792224884033203125 + aether_product_f64((z * (0.0173523927208699725588392226427458808757364749908447265625 + aether_product_f64((z * (0.0139712129735529329288556965593670611269772052764892578125 + aether_product_f64((z * (0.01147917741518490568342070190510639804415404796600341796875 + aether_product_f64((z * (0.0103228143501857792807552272051907493732869625091552734375 + aether_product_f64((z * (0.00545750671864035814817572855872640502639114856719970703125 + aether_product_f64((z * (0.017400879442694021370652279756541247479617595672607421875 + aether_product_f64((z * (-0.014851887071247203697677008449318236671388149261474609375 + aether_product_f64((z * 0.0287578513674215663353805894075776450335979461669921875))))))))))))))))))))))))))))))))))))));
+    const double hc = aether_product_f64((s * 134217729.0));
+    const double sh = (hc - (hc - s));
+    const double c = ((s == 0.0) ? 0.0 : ((z - aether_product_f64((sh * sh))) / (s + sh)));
+    const double q = (0.78539816339744827899949086713604629039764404296875 - aether_product_f64((2.0 * sh)));
+    const double p = (aether_product_f64((2.0 * aether_product_f64((s * w)))) - (0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375 - aether_product_f64((2.0 * c))));
+    const double r = (b ? (a + aether_product_f64((a * w))) : ((a < 0.96875) ? (0.78539816339744827899949086713604629039764404296875 - (p - q)) : (1.5707963267948965579989817342720925807952880859375 - (aether_product_f64((2.0 * (s + aether_product_f64((s * w))))) - 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375))));
+    return ((x == 0.0) ? x : ((x < 0.0) ? aether_product_f64((r * -1.0)) : r));
+}
+
+AETHER_API float aether_f32_acos(float x)
+{
+    const float a = fabsf(x);
+    const int b = (a < 0.5f);
+    const float z = (b ? aether_product_f32((a * a)) : aether_product_f32(((1.0f - a) * 0.5f)));
+    const float s = sqrtf(z);
+    const float w = aether_product_f32((z * (0.1666666567325592041015625f + aether_product_f32((z * (0.075000941753387451171875f + aether_product_f32((z * (0.0445994026958942413330078125f + aether_product_f32((z * (0.03110066242516040802001953125f + aether_product_f32((z * (0.01714923791587352752685546875f + aether_product_f32((z * 0.033690847456455230712890625f)))))))))))))))));
+    const float hc = aether_product_f32((s * 4097.0f));
+    const float sh = (hc - (hc - s));
+    const float c = ((s == 0.0f) ? 0.0f : ((z - aether_product_f32((sh * sh))) / (s + sh)));
+    const float rn = (3.1415927410125732421875f - aether_product_f32((2.0f * (s + (aether_product_f32((s * w)) - -0.00000004371138828673792886547744274139404296875f)))));
+    const float rp = aether_product_f32((2.0f * (sh + (aether_product_f32((s * w)) + c))));
+    return (b ? (1.57079637050628662109375f - (x - (-0.00000004371138828673792886547744274139404296875f - aether_product_f32((x * w))))) : ((x < 0.0f) ? rn : rp));
+}
+
+AETHER_API double aether_f64_acos(double x)
+{
+    const double a = fabs(x);
+    const int b = (a < 0.5);
+    const double z = (b ? aether_product_f64((a * a)) : aether_product_f64(((1.0 - a) * 0.5)));
+    const double s = sqrt(z);
+    const double w = aether_product_f64((z * (0.166666666666666685170383743752609007060527801513671875 + aether_product_f64((z * (0.0749999999999843292020074159154319204390048980712890625 + aether_product_f64((z * (0.044642857146355428843431667473851121030747890472412109375 + aether_product_f64((z * (0.0303819441385312465075951848803015309385955333709716796875 + aether_product_f64((z * (0.022372172942149888552609837688578409142792224884033203125 + aether_product_f64((z * (0.0173523927208699725588392226427458808757364749908447265625 + aether_product_f64((z * (0.0139712129735529329288556965593670611269772052764892578125 + aether_product_f64((z * (0.01147917741518490568342070190510639804415404796600341796875 + aether_product_f64((z * (0.0103228143501857792807552272051907493732869625091552734375 + aether_product_f64((z * (0.00545750671864035814817572855872640502639114856719970703125 + aether_product_f64((z * (0.017400879442694021370652279756541247479617595672607421875 + aether_product_f64((z * (-0.014851887071247203697677008449318236671388149261474609375 + aether_product_f64((z * 0.0287578513674215663353805894075776450335979461669921875))))))))))))))))))))))))))))))))))))));
+    const double hc = aether_product_f64((s * 134217729.0));
+    const double sh = (hc - (hc - s));
+    const double c = ((s == 0.0) ? 0.0 : ((z - aether_product_f64((sh * sh))) / (s + sh)));
+    const double rn = (3.141592653589793115997963468544185161590576171875 - aether_product_f64((2.0 * (s + (aether_product_f64((s * w)) - 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375)))));
+    const double rp = aether_product_f64((2.0 * (sh + (aether_product_f64((s * w)) + c))));
+    return (b ? (1.5707963267948965579989817342720925807952880859375 - (x - (0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375 - aether_product_f64((x * w))))) : ((x < 0.0) ? rn : rp));
+}
+
 AETHER_API aether_quatf aether_quatf_from_axis_angle(aether_vec3f axis, float angle)
 {
     const float sincos_a_0 = aether_product_f32((angle * 0.5f));
@@ -5513,7 +5575,7 @@ AETHER_API void aether_mat4d_eigh_lanes(const aether_mat4d *a, aether_vec4d *w, 
 }
 
 /* ---- aether_selftest() --------------------------------------------------------------------
-   201 witness vectors (25 rules): corpus cases on which a plausible
+   205 witness vectors (25 rules): corpus cases on which a plausible
    mistake in one rule of the spec (a fused product, another fold order, a true division, ...)
    gives other bits, replayed through the flat convention (input words in, result words out);
    then the floating-point environment. */
@@ -6288,6 +6350,32 @@ static size_t aether_selftest_call_f32_log2(const uint64_t *in, size_t n_in, uin
     if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
     p_x = aether_flat_rd32(in[0u]);
     r = aether_f32_log2(p_x);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static size_t aether_selftest_call_f32_asin(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_x;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_x = aether_flat_rd32(in[0u]);
+    r = aether_f32_asin(p_x);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static size_t aether_selftest_call_f32_acos(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_x;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_x = aether_flat_rd32(in[0u]);
+    r = aether_f32_acos(p_x);
     out[o++] = aether_flat_wr32(r);
     return o;
 }
@@ -7720,6 +7808,32 @@ static size_t aether_selftest_call_f64_log2(const uint64_t *in, size_t n_in, uin
     if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
     p_x = aether_flat_rd64(in[0u]);
     r = aether_f64_log2(p_x);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+static size_t aether_selftest_call_f64_asin(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_x;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_x = aether_flat_rd64(in[0u]);
+    r = aether_f64_asin(p_x);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+static size_t aether_selftest_call_f64_acos(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_x;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_x = aether_flat_rd64(in[0u]);
+    r = aether_f64_acos(p_x);
     out[o++] = aether_flat_wr64(r);
     return o;
 }
@@ -9542,7 +9656,7 @@ static size_t aether_selftest_call_f64_fmax(const uint64_t *in, size_t n_in, uin
     return o;
 }
 
-static const aether_selftest_witness aether_selftest_witnesses[201] = {
+static const aether_selftest_witness aether_selftest_witnesses[205] = {
     { "aether_vec3f_sum", "fold-left: folds accumulate from the highest index down", aether_selftest_call_vec3f_sum, 32u, 1, 0, 3u, 1u, 0u },
     { "aether_vec3f_dot", "fold-left: folds accumulate from the highest index down", aether_selftest_call_vec3f_dot, 32u, 1, 0, 6u, 1u, 4u },
     { "aether_vec3d_sum", "fold-left: folds accumulate from the highest index down", aether_selftest_call_vec3d_sum, 64u, 1, 0, 3u, 1u, 11u },
@@ -9577,176 +9691,180 @@ static const aether_selftest_witness aether_selftest_witnesses[201] = {
     { "aether_f32_log", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_f32_log, 32u, 1, 0, 1u, 1u, 165u },
     { "aether_f32_exp2", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_f32_exp2, 32u, 1, 0, 1u, 1u, 167u },
     { "aether_f32_log2", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_f32_log2, 32u, 1, 0, 1u, 1u, 169u },
-    { "aether_quatf_from_axis_angle", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_quatf_from_axis_angle, 32u, 1, 0, 4u, 4u, 171u },
-    { "aether_mat3f_from_euler_xyz", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat3f_from_euler_xyz, 32u, 1, 0, 3u, 9u, 179u },
-    { "aether_f32_jacobi_rotation", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_f32_jacobi_rotation, 32u, 1, 0, 3u, 4u, 191u },
-    { "aether_f32_jacobi_update", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_f32_jacobi_update, 32u, 1, 0, 6u, 2u, 198u },
-    { "aether_f32_jacobi_diag", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_f32_jacobi_diag, 32u, 1, 0, 7u, 2u, 206u },
-    { "aether_mat2f_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_lu, 32u, 1, 0, 4u, 7u, 215u },
-    { "aether_mat2f_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_lu_lanes, 32u, 1, 0, 12u, 21u, 226u },
-    { "aether_mat2f_lu_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_lu_solve, 32u, 1, 0, 8u, 2u, 259u },
-    { "aether_mat2f_lu_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_lu_solve_lanes, 32u, 1, 0, 16u, 4u, 269u },
-    { "aether_mat2f_solve_lower", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_solve_lower, 32u, 1, 0, 6u, 2u, 289u },
-    { "aether_mat2f_solve_lower_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_solve_lower_lanes, 32u, 1, 0, 36u, 12u, 297u },
-    { "aether_mat2f_solve_lower_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_solve_lower_unit, 32u, 1, 0, 6u, 2u, 345u },
-    { "aether_mat2f_solve_lower_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_solve_lower_unit_lanes, 32u, 1, 0, 36u, 12u, 353u },
-    { "aether_mat2f_solve_upper", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_solve_upper, 32u, 1, 0, 6u, 2u, 401u },
-    { "aether_mat2f_solve_upper_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_solve_upper_lanes, 32u, 1, 0, 30u, 10u, 409u },
-    { "aether_mat2f_solve_upper_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_solve_upper_unit, 32u, 1, 0, 6u, 2u, 449u },
-    { "aether_mat2f_solve_upper_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_solve_upper_unit_lanes, 32u, 1, 0, 30u, 10u, 457u },
-    { "aether_mat2f_det_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_det_lu, 32u, 1, 0, 4u, 1u, 497u },
-    { "aether_mat2f_det_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_det_lu_lanes, 32u, 1, 0, 8u, 2u, 502u },
-    { "aether_mat2f_inverse", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_inverse, 32u, 1, 0, 4u, 5u, 512u },
-    { "aether_mat2f_inverse_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_inverse_lanes, 32u, 1, 0, 8u, 10u, 521u },
-    { "aether_mat2f_cholesky", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_cholesky, 32u, 1, 0, 4u, 5u, 539u },
-    { "aether_mat2f_cholesky_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_cholesky_lanes, 32u, 1, 0, 24u, 30u, 548u },
-    { "aether_mat2f_cholesky_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_cholesky_solve, 32u, 1, 0, 6u, 2u, 602u },
-    { "aether_mat2f_cholesky_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_cholesky_solve_lanes, 32u, 1, 0, 24u, 8u, 610u },
-    { "aether_mat2f_eigh", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_eigh, 32u, 1, 0, 4u, 6u, 642u },
-    { "aether_mat2f_eigh_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_eigh_lanes, 32u, 1, 0, 4u, 6u, 652u },
-    { "aether_vec2d_lerp", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_vec2d_lerp, 64u, 1, 0, 5u, 2u, 662u },
-    { "aether_vec2d_dot", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_vec2d_dot, 64u, 1, 0, 4u, 1u, 669u },
-    { "aether_vec2d_squared_norm", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_vec2d_squared_norm, 64u, 1, 0, 2u, 1u, 674u },
-    { "aether_vec2d_norm", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_vec2d_norm, 64u, 1, 0, 2u, 1u, 677u },
-    { "aether_vec2d_normalize", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_vec2d_normalize, 64u, 1, 0, 2u, 2u, 680u },
-    { "aether_vec3d_cross", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_vec3d_cross, 64u, 1, 0, 6u, 3u, 684u },
-    { "aether_quatd_mul", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_quatd_mul, 64u, 1, 0, 8u, 4u, 693u },
-    { "aether_quatd_rotate", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_quatd_rotate, 64u, 1, 0, 7u, 3u, 705u },
-    { "aether_mat2d_mul_vec", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_mul_vec, 64u, 1, 0, 6u, 2u, 715u },
-    { "aether_mat2d_mul", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_mul, 64u, 1, 0, 8u, 4u, 723u },
-    { "aether_mat2d_dot", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_dot, 64u, 1, 0, 8u, 1u, 735u },
-    { "aether_mat2d_determinant", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_determinant, 64u, 1, 0, 4u, 1u, 744u },
-    { "aether_mat2d_inverse_adjugate", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_inverse_adjugate, 64u, 1, 0, 4u, 4u, 749u },
-    { "aether_f64_sincos", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_f64_sincos, 64u, 1, 0, 1u, 2u, 757u },
-    { "aether_f64_sin", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_f64_sin, 64u, 1, 0, 1u, 1u, 760u },
-    { "aether_f64_atan", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_f64_atan, 64u, 1, 0, 1u, 1u, 762u },
-    { "aether_f64_atan2", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_f64_atan2, 64u, 1, 0, 2u, 1u, 764u },
-    { "aether_f64_exp", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_f64_exp, 64u, 1, 0, 1u, 1u, 767u },
-    { "aether_f64_log", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_f64_log, 64u, 1, 0, 1u, 1u, 769u },
-    { "aether_f64_exp2", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_f64_exp2, 64u, 1, 0, 1u, 1u, 771u },
-    { "aether_f64_log2", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_f64_log2, 64u, 1, 0, 1u, 1u, 773u },
-    { "aether_quatd_from_axis_angle", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_quatd_from_axis_angle, 64u, 1, 0, 4u, 4u, 775u },
-    { "aether_mat3d_from_euler_xyz", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat3d_from_euler_xyz, 64u, 1, 0, 3u, 9u, 783u },
-    { "aether_f64_jacobi_rotation", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_f64_jacobi_rotation, 64u, 1, 0, 3u, 4u, 795u },
-    { "aether_f64_jacobi_update", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_f64_jacobi_update, 64u, 1, 0, 6u, 2u, 802u },
-    { "aether_f64_jacobi_diag", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_f64_jacobi_diag, 64u, 1, 0, 7u, 2u, 810u },
-    { "aether_mat2d_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_lu, 64u, 1, 0, 4u, 7u, 819u },
-    { "aether_mat2d_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_lu_lanes, 64u, 1, 0, 8u, 14u, 830u },
-    { "aether_mat2d_lu_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_lu_solve, 64u, 1, 0, 8u, 2u, 852u },
-    { "aether_mat2d_lu_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_lu_solve_lanes, 64u, 1, 0, 32u, 8u, 862u },
-    { "aether_mat2d_solve_lower", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_solve_lower, 64u, 1, 0, 6u, 2u, 902u },
-    { "aether_mat2d_solve_lower_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_solve_lower_lanes, 64u, 1, 0, 12u, 4u, 910u },
-    { "aether_mat2d_solve_lower_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_solve_lower_unit, 64u, 1, 0, 6u, 2u, 926u },
-    { "aether_mat2d_solve_lower_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_solve_lower_unit_lanes, 64u, 1, 0, 30u, 10u, 934u },
-    { "aether_mat2d_solve_upper", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_solve_upper, 64u, 1, 0, 6u, 2u, 974u },
-    { "aether_mat2d_solve_upper_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_solve_upper_lanes, 64u, 1, 0, 36u, 12u, 982u },
-    { "aether_mat2d_solve_upper_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_solve_upper_unit, 64u, 1, 0, 6u, 2u, 1030u },
-    { "aether_mat2d_solve_upper_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_solve_upper_unit_lanes, 64u, 1, 0, 18u, 6u, 1038u },
-    { "aether_mat2d_det_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_det_lu, 64u, 1, 0, 4u, 1u, 1062u },
-    { "aether_mat2d_det_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_det_lu_lanes, 64u, 1, 0, 24u, 6u, 1067u },
-    { "aether_mat2d_inverse", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_inverse, 64u, 1, 0, 4u, 5u, 1097u },
-    { "aether_mat2d_inverse_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_inverse_lanes, 64u, 1, 0, 12u, 15u, 1106u },
-    { "aether_mat2d_cholesky", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_cholesky, 64u, 1, 0, 4u, 5u, 1133u },
-    { "aether_mat2d_cholesky_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_cholesky_lanes, 64u, 1, 0, 16u, 20u, 1142u },
-    { "aether_mat2d_cholesky_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_cholesky_solve, 64u, 1, 0, 6u, 2u, 1178u },
-    { "aether_mat2d_cholesky_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_cholesky_solve_lanes, 64u, 1, 0, 6u, 2u, 1186u },
-    { "aether_mat2d_eigh", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_eigh, 64u, 1, 0, 4u, 6u, 1194u },
-    { "aether_mat2d_eigh_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_eigh_lanes, 64u, 1, 0, 20u, 30u, 1204u },
-    { "aether_vec2f_norm", "hypot: sqrt of a sum of squares becomes a chain of hypot", aether_selftest_call_vec2f_norm, 32u, 1, 0, 2u, 1u, 1254u },
-    { "aether_vec2f_normalize", "hypot: sqrt of a sum of squares becomes a chain of hypot", aether_selftest_call_vec2f_normalize, 32u, 1, 0, 2u, 2u, 1257u },
-    { "aether_vec2d_norm", "hypot: sqrt of a sum of squares becomes a chain of hypot", aether_selftest_call_vec2d_norm, 64u, 1, 0, 2u, 1u, 1261u },
-    { "aether_vec2d_normalize", "hypot: sqrt of a sum of squares becomes a chain of hypot", aether_selftest_call_vec2d_normalize, 64u, 1, 0, 2u, 2u, 1264u },
-    { "aether_f32_neg", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", aether_selftest_call_f32_neg, 32u, 1, 0, 1u, 1u, 1268u },
-    { "aether_quatf_conjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", aether_selftest_call_quatf_conjugate, 32u, 1, 0, 4u, 4u, 1270u },
-    { "aether_mat2f_inverse_adjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", aether_selftest_call_mat2f_inverse_adjugate, 32u, 1, 0, 4u, 4u, 1278u },
-    { "aether_f32_atan2", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", aether_selftest_call_f32_atan2, 32u, 1, 0, 2u, 1u, 1286u },
-    { "aether_mat3f_from_euler_xyz", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", aether_selftest_call_mat3f_from_euler_xyz, 32u, 1, 0, 3u, 9u, 1289u },
-    { "aether_f32_jacobi_rotation", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", aether_selftest_call_f32_jacobi_rotation, 32u, 1, 0, 3u, 4u, 1301u },
-    { "aether_mat2f_eigh", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", aether_selftest_call_mat2f_eigh, 32u, 1, 0, 4u, 6u, 1308u },
-    { "aether_mat2f_eigh_lanes", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", aether_selftest_call_mat2f_eigh_lanes, 32u, 1, 0, 24u, 36u, 1318u },
-    { "aether_f64_neg", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", aether_selftest_call_f64_neg, 64u, 1, 0, 1u, 1u, 1378u },
-    { "aether_quatd_conjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", aether_selftest_call_quatd_conjugate, 64u, 1, 0, 4u, 4u, 1380u },
-    { "aether_mat2d_inverse_adjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", aether_selftest_call_mat2d_inverse_adjugate, 64u, 1, 0, 4u, 4u, 1388u },
-    { "aether_f64_atan2", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", aether_selftest_call_f64_atan2, 64u, 1, 0, 2u, 1u, 1396u },
-    { "aether_mat3d_from_euler_xyz", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", aether_selftest_call_mat3d_from_euler_xyz, 64u, 1, 0, 3u, 9u, 1399u },
-    { "aether_f64_jacobi_rotation", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", aether_selftest_call_f64_jacobi_rotation, 64u, 1, 0, 3u, 4u, 1411u },
-    { "aether_mat2d_eigh", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", aether_selftest_call_mat2d_eigh, 64u, 1, 0, 4u, 6u, 1418u },
-    { "aether_mat2d_eigh_lanes", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", aether_selftest_call_mat2d_eigh_lanes, 64u, 1, 0, 16u, 24u, 1428u },
-    { "aether_mat3f_inverse_adjugate", "neg-swap: (a - b) * -1 becomes b - a (the sign of a zero: what clang does under -fno-signed-zeros)", aether_selftest_call_mat3f_inverse_adjugate, 32u, 1, 0, 9u, 9u, 1468u },
-    { "aether_mat3d_inverse_adjugate", "neg-swap: (a - b) * -1 becomes b - a (the sign of a zero: what clang does under -fno-signed-zeros)", aether_selftest_call_mat3d_inverse_adjugate, 64u, 1, 0, 9u, 9u, 1486u },
-    { "aether_vec2f_max_norm", "max-select-swapped: the max_select combiner becomes acc > new ? acc : new", aether_selftest_call_vec2f_max_norm, 32u, 1, 0, 2u, 1u, 1504u },
-    { "aether_vec2d_max_norm", "max-select-swapped: the max_select combiner becomes acc > new ? acc : new", aether_selftest_call_vec2d_max_norm, 64u, 1, 0, 2u, 1u, 1507u },
-    { "aether_mat2f_mul_vec", "column-major: matrices are read and written column-major", aether_selftest_call_mat2f_mul_vec, 32u, 1, 0, 6u, 2u, 1510u },
-    { "aether_mat2f_mul", "column-major: matrices are read and written column-major", aether_selftest_call_mat2f_mul, 32u, 1, 0, 8u, 4u, 1518u },
-    { "aether_mat2d_mul_vec", "column-major: matrices are read and written column-major", aether_selftest_call_mat2d_mul_vec, 64u, 1, 0, 6u, 2u, 1530u },
-    { "aether_mat2d_mul", "column-major: matrices are read and written column-major", aether_selftest_call_mat2d_mul, 64u, 1, 0, 8u, 4u, 1538u },
-    { "aether_quatf_mul", "quat-xyzw: quaternions are laid out (x, y, z, w)", aether_selftest_call_quatf_mul, 32u, 1, 0, 8u, 4u, 1550u },
-    { "aether_quatf_conjugate", "quat-xyzw: quaternions are laid out (x, y, z, w)", aether_selftest_call_quatf_conjugate, 32u, 1, 0, 4u, 4u, 1562u },
-    { "aether_quatd_mul", "quat-xyzw: quaternions are laid out (x, y, z, w)", aether_selftest_call_quatd_mul, 64u, 1, 0, 8u, 4u, 1570u },
-    { "aether_quatd_conjugate", "quat-xyzw: quaternions are laid out (x, y, z, w)", aether_selftest_call_quatd_conjugate, 64u, 1, 0, 4u, 4u, 1582u },
-    { "aether_f32_two_sum_err", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", aether_selftest_call_f32_two_sum_err, 32u, 1, 0, 3u, 1u, 1590u },
-    { "aether_f32_two_sum", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", aether_selftest_call_f32_two_sum, 32u, 1, 0, 2u, 2u, 1594u },
-    { "aether_f64_two_sum_err", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", aether_selftest_call_f64_two_sum_err, 64u, 1, 0, 3u, 1u, 1598u },
-    { "aether_f64_two_sum", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", aether_selftest_call_f64_two_sum, 64u, 1, 0, 2u, 2u, 1602u },
-    { "aether_pairf_value", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", aether_selftest_call_pairf_value, 32u, 1, 0, 2u, 1u, 1606u },
-    { "aether_f32_jacobi_rotation", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", aether_selftest_call_f32_jacobi_rotation, 32u, 1, 0, 3u, 4u, 1609u },
-    { "aether_paird_value", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", aether_selftest_call_paird_value, 64u, 1, 0, 2u, 1u, 1616u },
-    { "aether_f64_jacobi_rotation", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", aether_selftest_call_f64_jacobi_rotation, 64u, 1, 0, 3u, 4u, 1619u },
-    { "aether_pairf_reduce32", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", aether_selftest_call_pairf_reduce32, 32u, 1, 0, 64u, 2u, 1626u },
-    { "aether_f32_sum_array", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", aether_selftest_call_f32_sum_array, 32u, 1, 0, 64u, 1u, 1692u },
-    { "aether_paird_reduce32", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", aether_selftest_call_paird_reduce32, 64u, 1, 0, 64u, 2u, 1757u },
-    { "aether_f64_sum_array", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", aether_selftest_call_f64_sum_array, 64u, 1, 0, 129u, 1u, 1823u },
-    { "aether_f32_lanes_sum", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", aether_selftest_call_f32_lanes_sum, 32u, 1, 0, 130u, 64u, 1953u },
-    { "aether_f32_lanes_dot", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", aether_selftest_call_f32_lanes_dot, 32u, 1, 0, 75u, 64u, 2147u },
-    { "aether_f64_lanes_sum", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", aether_selftest_call_f64_lanes_sum, 64u, 1, 0, 66u, 64u, 2286u },
-    { "aether_f64_lanes_dot", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", aether_selftest_call_f64_lanes_dot, 64u, 1, 0, 75u, 64u, 2416u },
-    { "aether_mat2f_lu", "pivot-last: LU pivots on the last entry of largest magnitude", aether_selftest_call_mat2f_lu, 32u, 1, 0, 4u, 7u, 2555u },
-    { "aether_mat2f_lu_lanes", "pivot-last: LU pivots on the last entry of largest magnitude", aether_selftest_call_mat2f_lu_lanes, 32u, 1, 0, 24u, 42u, 2566u },
-    { "aether_mat2d_lu", "pivot-last: LU pivots on the last entry of largest magnitude", aether_selftest_call_mat2d_lu, 64u, 1, 0, 4u, 7u, 2632u },
-    { "aether_mat2d_lu_lanes", "pivot-last: LU pivots on the last entry of largest magnitude", aether_selftest_call_mat2d_lu_lanes, 64u, 1, 0, 24u, 42u, 2643u },
-    { "aether_mat3f_lu", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", aether_selftest_call_mat3f_lu, 32u, 1, 0, 9u, 13u, 2709u },
-    { "aether_mat3f_lu_lanes", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", aether_selftest_call_mat3f_lu_lanes, 32u, 1, 0, 27u, 39u, 2731u },
-    { "aether_mat3d_lu", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", aether_selftest_call_mat3d_lu, 64u, 1, 0, 9u, 13u, 2797u },
-    { "aether_mat3d_lu_lanes", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", aether_selftest_call_mat3d_lu_lanes, 64u, 1, 0, 36u, 52u, 2819u },
-    { "aether_mat2f_cholesky", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", aether_selftest_call_mat2f_cholesky, 32u, 1, 0, 4u, 5u, 2907u },
-    { "aether_mat2f_cholesky_lanes", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", aether_selftest_call_mat2f_cholesky_lanes, 32u, 1, 0, 12u, 15u, 2916u },
-    { "aether_mat2d_cholesky", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", aether_selftest_call_mat2d_cholesky, 64u, 1, 0, 4u, 5u, 2943u },
-    { "aether_mat2d_cholesky_lanes", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", aether_selftest_call_mat2d_cholesky_lanes, 64u, 1, 0, 8u, 10u, 2952u },
-    { "aether_pairf_combine", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", aether_selftest_call_pairf_combine, 32u, 1, 0, 4u, 2u, 2970u },
-    { "aether_pairf_reduce32", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", aether_selftest_call_pairf_reduce32, 32u, 1, 0, 64u, 2u, 2976u },
-    { "aether_paird_combine", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", aether_selftest_call_paird_combine, 64u, 1, 0, 4u, 2u, 3042u },
-    { "aether_paird_reduce32", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", aether_selftest_call_paird_reduce32, 64u, 1, 0, 64u, 2u, 3048u },
-    { "aether_f32_fmin", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", aether_selftest_call_f32_fmin, 32u, 1, 1, 2u, 1u, 3114u },
-    { "aether_f32_fmax", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", aether_selftest_call_f32_fmax, 32u, 1, 1, 2u, 1u, 3117u },
-    { "aether_f64_fmin", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", aether_selftest_call_f64_fmin, 64u, 1, 1, 2u, 1u, 3120u },
-    { "aether_f64_fmax", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", aether_selftest_call_f64_fmax, 64u, 1, 1, 2u, 1u, 3123u },
-    { "aether_f32_fmin", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", aether_selftest_call_f32_fmin, 32u, 1, 1, 2u, 1u, 3126u },
-    { "aether_f32_fmax", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", aether_selftest_call_f32_fmax, 32u, 1, 1, 2u, 1u, 3129u },
-    { "aether_f64_fmin", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", aether_selftest_call_f64_fmin, 64u, 1, 1, 2u, 1u, 3132u },
-    { "aether_f64_fmax", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", aether_selftest_call_f64_fmax, 64u, 1, 1, 2u, 1u, 3135u },
-    { "aether_quatf_mul", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", aether_selftest_call_quatf_mul, 32u, 1, 0, 8u, 4u, 3138u },
-    { "aether_pairf_combine", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", aether_selftest_call_pairf_combine, 32u, 1, 0, 4u, 2u, 3150u },
-    { "aether_quatd_mul", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", aether_selftest_call_quatd_mul, 64u, 1, 0, 8u, 4u, 3156u },
-    { "aether_paird_combine", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", aether_selftest_call_paird_combine, 64u, 1, 0, 4u, 2u, 3168u },
-    { "aether_f32_atan", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", aether_selftest_call_f32_atan, 32u, 1, 0, 1u, 1u, 3174u },
-    { "aether_f32_atan2", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", aether_selftest_call_f32_atan2, 32u, 1, 0, 2u, 1u, 3176u },
-    { "aether_f64_atan", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", aether_selftest_call_f64_atan, 64u, 1, 0, 1u, 1u, 3179u },
-    { "aether_f64_atan2", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", aether_selftest_call_f64_atan2, 64u, 1, 0, 2u, 1u, 3181u },
-    { "aether_f32_sincos", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", aether_selftest_call_f32_sincos, 32u, 1, 0, 1u, 2u, 3184u },
-    { "aether_f32_sin", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", aether_selftest_call_f32_sin, 32u, 1, 0, 1u, 1u, 3187u },
-    { "aether_f64_sincos", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", aether_selftest_call_f64_sincos, 64u, 1, 0, 1u, 2u, 3189u },
-    { "aether_f64_sin", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", aether_selftest_call_f64_sin, 64u, 1, 0, 1u, 1u, 3192u },
-    { "aether_f32_sincos", "coefficient-bit: every polynomial coefficient c of a Horner step c + u * (...) has its last bit flipped (a constant printed with too few digits, or fitted again)", aether_selftest_call_f32_sincos, 32u, 1, 0, 1u, 2u, 3194u },
-    { "aether_f32_sin", "coefficient-bit: every polynomial coefficient c of a Horner step c + u * (...) has its last bit flipped (a constant printed with too few digits, or fitted again)", aether_selftest_call_f32_sin, 32u, 1, 0, 1u, 1u, 3197u },
-    { "aether_f64_sincos", "coefficient-bit: every polynomial coefficient c of a Horner step c + u * (...) has its last bit flipped (a constant printed with too few digits, or fitted again)", aether_selftest_call_f64_sincos, 64u, 1, 0, 1u, 2u, 3199u },
-    { "aether_f64_sin", "coefficient-bit: every polynomial coefficient c of a Horner step c + u * (...) has its last bit flipped (a constant printed with too few digits, or fitted again)", aether_selftest_call_f64_sin, 64u, 1, 0, 1u, 1u, 3202u },
-    { "aether_f32_sincos", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", aether_selftest_call_f32_sincos, 32u, 1, 0, 1u, 2u, 3204u },
-    { "aether_f32_sin", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", aether_selftest_call_f32_sin, 32u, 1, 0, 1u, 1u, 3207u },
-    { "aether_f64_sincos", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", aether_selftest_call_f64_sincos, 64u, 1, 0, 1u, 2u, 3209u },
-    { "aether_f64_sin", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", aether_selftest_call_f64_sin, 64u, 1, 0, 1u, 1u, 3212u },
+    { "aether_f32_asin", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_f32_asin, 32u, 1, 0, 1u, 1u, 171u },
+    { "aether_f32_acos", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_f32_acos, 32u, 1, 0, 1u, 1u, 173u },
+    { "aether_quatf_from_axis_angle", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_quatf_from_axis_angle, 32u, 1, 0, 4u, 4u, 175u },
+    { "aether_mat3f_from_euler_xyz", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat3f_from_euler_xyz, 32u, 1, 0, 3u, 9u, 183u },
+    { "aether_f32_jacobi_rotation", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_f32_jacobi_rotation, 32u, 1, 0, 3u, 4u, 195u },
+    { "aether_f32_jacobi_update", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_f32_jacobi_update, 32u, 1, 0, 6u, 2u, 202u },
+    { "aether_f32_jacobi_diag", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_f32_jacobi_diag, 32u, 1, 0, 7u, 2u, 210u },
+    { "aether_mat2f_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_lu, 32u, 1, 0, 4u, 7u, 219u },
+    { "aether_mat2f_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_lu_lanes, 32u, 1, 0, 12u, 21u, 230u },
+    { "aether_mat2f_lu_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_lu_solve, 32u, 1, 0, 8u, 2u, 263u },
+    { "aether_mat2f_lu_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_lu_solve_lanes, 32u, 1, 0, 16u, 4u, 273u },
+    { "aether_mat2f_solve_lower", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_solve_lower, 32u, 1, 0, 6u, 2u, 293u },
+    { "aether_mat2f_solve_lower_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_solve_lower_lanes, 32u, 1, 0, 36u, 12u, 301u },
+    { "aether_mat2f_solve_lower_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_solve_lower_unit, 32u, 1, 0, 6u, 2u, 349u },
+    { "aether_mat2f_solve_lower_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_solve_lower_unit_lanes, 32u, 1, 0, 36u, 12u, 357u },
+    { "aether_mat2f_solve_upper", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_solve_upper, 32u, 1, 0, 6u, 2u, 405u },
+    { "aether_mat2f_solve_upper_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_solve_upper_lanes, 32u, 1, 0, 30u, 10u, 413u },
+    { "aether_mat2f_solve_upper_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_solve_upper_unit, 32u, 1, 0, 6u, 2u, 453u },
+    { "aether_mat2f_solve_upper_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_solve_upper_unit_lanes, 32u, 1, 0, 30u, 10u, 461u },
+    { "aether_mat2f_det_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_det_lu, 32u, 1, 0, 4u, 1u, 501u },
+    { "aether_mat2f_det_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_det_lu_lanes, 32u, 1, 0, 8u, 2u, 506u },
+    { "aether_mat2f_inverse", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_inverse, 32u, 1, 0, 4u, 5u, 516u },
+    { "aether_mat2f_inverse_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_inverse_lanes, 32u, 1, 0, 8u, 10u, 525u },
+    { "aether_mat2f_cholesky", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_cholesky, 32u, 1, 0, 4u, 5u, 543u },
+    { "aether_mat2f_cholesky_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_cholesky_lanes, 32u, 1, 0, 24u, 30u, 552u },
+    { "aether_mat2f_cholesky_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_cholesky_solve, 32u, 1, 0, 6u, 2u, 606u },
+    { "aether_mat2f_cholesky_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_cholesky_solve_lanes, 32u, 1, 0, 24u, 8u, 614u },
+    { "aether_mat2f_eigh", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_eigh, 32u, 1, 0, 4u, 6u, 646u },
+    { "aether_mat2f_eigh_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2f_eigh_lanes, 32u, 1, 0, 4u, 6u, 656u },
+    { "aether_vec2d_lerp", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_vec2d_lerp, 64u, 1, 0, 5u, 2u, 666u },
+    { "aether_vec2d_dot", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_vec2d_dot, 64u, 1, 0, 4u, 1u, 673u },
+    { "aether_vec2d_squared_norm", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_vec2d_squared_norm, 64u, 1, 0, 2u, 1u, 678u },
+    { "aether_vec2d_norm", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_vec2d_norm, 64u, 1, 0, 2u, 1u, 681u },
+    { "aether_vec2d_normalize", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_vec2d_normalize, 64u, 1, 0, 2u, 2u, 684u },
+    { "aether_vec3d_cross", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_vec3d_cross, 64u, 1, 0, 6u, 3u, 688u },
+    { "aether_quatd_mul", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_quatd_mul, 64u, 1, 0, 8u, 4u, 697u },
+    { "aether_quatd_rotate", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_quatd_rotate, 64u, 1, 0, 7u, 3u, 709u },
+    { "aether_mat2d_mul_vec", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_mul_vec, 64u, 1, 0, 6u, 2u, 719u },
+    { "aether_mat2d_mul", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_mul, 64u, 1, 0, 8u, 4u, 727u },
+    { "aether_mat2d_dot", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_dot, 64u, 1, 0, 8u, 1u, 739u },
+    { "aether_mat2d_determinant", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_determinant, 64u, 1, 0, 4u, 1u, 748u },
+    { "aether_mat2d_inverse_adjugate", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_inverse_adjugate, 64u, 1, 0, 4u, 4u, 753u },
+    { "aether_f64_sincos", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_f64_sincos, 64u, 1, 0, 1u, 2u, 761u },
+    { "aether_f64_sin", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_f64_sin, 64u, 1, 0, 1u, 1u, 764u },
+    { "aether_f64_atan", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_f64_atan, 64u, 1, 0, 1u, 1u, 766u },
+    { "aether_f64_atan2", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_f64_atan2, 64u, 1, 0, 2u, 1u, 768u },
+    { "aether_f64_exp", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_f64_exp, 64u, 1, 0, 1u, 1u, 771u },
+    { "aether_f64_log", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_f64_log, 64u, 1, 0, 1u, 1u, 773u },
+    { "aether_f64_exp2", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_f64_exp2, 64u, 1, 0, 1u, 1u, 775u },
+    { "aether_f64_log2", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_f64_log2, 64u, 1, 0, 1u, 1u, 777u },
+    { "aether_f64_asin", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_f64_asin, 64u, 1, 0, 1u, 1u, 779u },
+    { "aether_f64_acos", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_f64_acos, 64u, 1, 0, 1u, 1u, 781u },
+    { "aether_quatd_from_axis_angle", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_quatd_from_axis_angle, 64u, 1, 0, 4u, 4u, 783u },
+    { "aether_mat3d_from_euler_xyz", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat3d_from_euler_xyz, 64u, 1, 0, 3u, 9u, 791u },
+    { "aether_f64_jacobi_rotation", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_f64_jacobi_rotation, 64u, 1, 0, 3u, 4u, 803u },
+    { "aether_f64_jacobi_update", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_f64_jacobi_update, 64u, 1, 0, 6u, 2u, 810u },
+    { "aether_f64_jacobi_diag", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_f64_jacobi_diag, 64u, 1, 0, 7u, 2u, 818u },
+    { "aether_mat2d_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_lu, 64u, 1, 0, 4u, 7u, 827u },
+    { "aether_mat2d_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_lu_lanes, 64u, 1, 0, 8u, 14u, 838u },
+    { "aether_mat2d_lu_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_lu_solve, 64u, 1, 0, 8u, 2u, 860u },
+    { "aether_mat2d_lu_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_lu_solve_lanes, 64u, 1, 0, 32u, 8u, 870u },
+    { "aether_mat2d_solve_lower", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_solve_lower, 64u, 1, 0, 6u, 2u, 910u },
+    { "aether_mat2d_solve_lower_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_solve_lower_lanes, 64u, 1, 0, 12u, 4u, 918u },
+    { "aether_mat2d_solve_lower_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_solve_lower_unit, 64u, 1, 0, 6u, 2u, 934u },
+    { "aether_mat2d_solve_lower_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_solve_lower_unit_lanes, 64u, 1, 0, 30u, 10u, 942u },
+    { "aether_mat2d_solve_upper", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_solve_upper, 64u, 1, 0, 6u, 2u, 982u },
+    { "aether_mat2d_solve_upper_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_solve_upper_lanes, 64u, 1, 0, 36u, 12u, 990u },
+    { "aether_mat2d_solve_upper_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_solve_upper_unit, 64u, 1, 0, 6u, 2u, 1038u },
+    { "aether_mat2d_solve_upper_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_solve_upper_unit_lanes, 64u, 1, 0, 18u, 6u, 1046u },
+    { "aether_mat2d_det_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_det_lu, 64u, 1, 0, 4u, 1u, 1070u },
+    { "aether_mat2d_det_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_det_lu_lanes, 64u, 1, 0, 24u, 6u, 1075u },
+    { "aether_mat2d_inverse", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_inverse, 64u, 1, 0, 4u, 5u, 1105u },
+    { "aether_mat2d_inverse_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_inverse_lanes, 64u, 1, 0, 12u, 15u, 1114u },
+    { "aether_mat2d_cholesky", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_cholesky, 64u, 1, 0, 4u, 5u, 1141u },
+    { "aether_mat2d_cholesky_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_cholesky_lanes, 64u, 1, 0, 16u, 20u, 1150u },
+    { "aether_mat2d_cholesky_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_cholesky_solve, 64u, 1, 0, 6u, 2u, 1186u },
+    { "aether_mat2d_cholesky_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_cholesky_solve_lanes, 64u, 1, 0, 6u, 2u, 1194u },
+    { "aether_mat2d_eigh", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_eigh, 64u, 1, 0, 4u, 6u, 1202u },
+    { "aether_mat2d_eigh_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", aether_selftest_call_mat2d_eigh_lanes, 64u, 1, 0, 20u, 30u, 1212u },
+    { "aether_vec2f_norm", "hypot: sqrt of a sum of squares becomes a chain of hypot", aether_selftest_call_vec2f_norm, 32u, 1, 0, 2u, 1u, 1262u },
+    { "aether_vec2f_normalize", "hypot: sqrt of a sum of squares becomes a chain of hypot", aether_selftest_call_vec2f_normalize, 32u, 1, 0, 2u, 2u, 1265u },
+    { "aether_vec2d_norm", "hypot: sqrt of a sum of squares becomes a chain of hypot", aether_selftest_call_vec2d_norm, 64u, 1, 0, 2u, 1u, 1269u },
+    { "aether_vec2d_normalize", "hypot: sqrt of a sum of squares becomes a chain of hypot", aether_selftest_call_vec2d_normalize, 64u, 1, 0, 2u, 2u, 1272u },
+    { "aether_f32_neg", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", aether_selftest_call_f32_neg, 32u, 1, 0, 1u, 1u, 1276u },
+    { "aether_quatf_conjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", aether_selftest_call_quatf_conjugate, 32u, 1, 0, 4u, 4u, 1278u },
+    { "aether_mat2f_inverse_adjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", aether_selftest_call_mat2f_inverse_adjugate, 32u, 1, 0, 4u, 4u, 1286u },
+    { "aether_f32_atan2", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", aether_selftest_call_f32_atan2, 32u, 1, 0, 2u, 1u, 1294u },
+    { "aether_mat3f_from_euler_xyz", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", aether_selftest_call_mat3f_from_euler_xyz, 32u, 1, 0, 3u, 9u, 1297u },
+    { "aether_f32_jacobi_rotation", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", aether_selftest_call_f32_jacobi_rotation, 32u, 1, 0, 3u, 4u, 1309u },
+    { "aether_mat2f_eigh", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", aether_selftest_call_mat2f_eigh, 32u, 1, 0, 4u, 6u, 1316u },
+    { "aether_mat2f_eigh_lanes", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", aether_selftest_call_mat2f_eigh_lanes, 32u, 1, 0, 24u, 36u, 1326u },
+    { "aether_f64_neg", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", aether_selftest_call_f64_neg, 64u, 1, 0, 1u, 1u, 1386u },
+    { "aether_quatd_conjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", aether_selftest_call_quatd_conjugate, 64u, 1, 0, 4u, 4u, 1388u },
+    { "aether_mat2d_inverse_adjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", aether_selftest_call_mat2d_inverse_adjugate, 64u, 1, 0, 4u, 4u, 1396u },
+    { "aether_f64_atan2", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", aether_selftest_call_f64_atan2, 64u, 1, 0, 2u, 1u, 1404u },
+    { "aether_mat3d_from_euler_xyz", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", aether_selftest_call_mat3d_from_euler_xyz, 64u, 1, 0, 3u, 9u, 1407u },
+    { "aether_f64_jacobi_rotation", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", aether_selftest_call_f64_jacobi_rotation, 64u, 1, 0, 3u, 4u, 1419u },
+    { "aether_mat2d_eigh", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", aether_selftest_call_mat2d_eigh, 64u, 1, 0, 4u, 6u, 1426u },
+    { "aether_mat2d_eigh_lanes", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", aether_selftest_call_mat2d_eigh_lanes, 64u, 1, 0, 16u, 24u, 1436u },
+    { "aether_mat3f_inverse_adjugate", "neg-swap: (a - b) * -1 becomes b - a (the sign of a zero: what clang does under -fno-signed-zeros)", aether_selftest_call_mat3f_inverse_adjugate, 32u, 1, 0, 9u, 9u, 1476u },
+    { "aether_mat3d_inverse_adjugate", "neg-swap: (a - b) * -1 becomes b - a (the sign of a zero: what clang does under -fno-signed-zeros)", aether_selftest_call_mat3d_inverse_adjugate, 64u, 1, 0, 9u, 9u, 1494u },
+    { "aether_vec2f_max_norm", "max-select-swapped: the max_select combiner becomes acc > new ? acc : new", aether_selftest_call_vec2f_max_norm, 32u, 1, 0, 2u, 1u, 1512u },
+    { "aether_vec2d_max_norm", "max-select-swapped: the max_select combiner becomes acc > new ? acc : new", aether_selftest_call_vec2d_max_norm, 64u, 1, 0, 2u, 1u, 1515u },
+    { "aether_mat2f_mul_vec", "column-major: matrices are read and written column-major", aether_selftest_call_mat2f_mul_vec, 32u, 1, 0, 6u, 2u, 1518u },
+    { "aether_mat2f_mul", "column-major: matrices are read and written column-major", aether_selftest_call_mat2f_mul, 32u, 1, 0, 8u, 4u, 1526u },
+    { "aether_mat2d_mul_vec", "column-major: matrices are read and written column-major", aether_selftest_call_mat2d_mul_vec, 64u, 1, 0, 6u, 2u, 1538u },
+    { "aether_mat2d_mul", "column-major: matrices are read and written column-major", aether_selftest_call_mat2d_mul, 64u, 1, 0, 8u, 4u, 1546u },
+    { "aether_quatf_mul", "quat-xyzw: quaternions are laid out (x, y, z, w)", aether_selftest_call_quatf_mul, 32u, 1, 0, 8u, 4u, 1558u },
+    { "aether_quatf_conjugate", "quat-xyzw: quaternions are laid out (x, y, z, w)", aether_selftest_call_quatf_conjugate, 32u, 1, 0, 4u, 4u, 1570u },
+    { "aether_quatd_mul", "quat-xyzw: quaternions are laid out (x, y, z, w)", aether_selftest_call_quatd_mul, 64u, 1, 0, 8u, 4u, 1578u },
+    { "aether_quatd_conjugate", "quat-xyzw: quaternions are laid out (x, y, z, w)", aether_selftest_call_quatd_conjugate, 64u, 1, 0, 4u, 4u, 1590u },
+    { "aether_f32_two_sum_err", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", aether_selftest_call_f32_two_sum_err, 32u, 1, 0, 3u, 1u, 1598u },
+    { "aether_f32_two_sum", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", aether_selftest_call_f32_two_sum, 32u, 1, 0, 2u, 2u, 1602u },
+    { "aether_f64_two_sum_err", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", aether_selftest_call_f64_two_sum_err, 64u, 1, 0, 3u, 1u, 1606u },
+    { "aether_f64_two_sum", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", aether_selftest_call_f64_two_sum, 64u, 1, 0, 2u, 2u, 1610u },
+    { "aether_pairf_value", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", aether_selftest_call_pairf_value, 32u, 1, 0, 2u, 1u, 1614u },
+    { "aether_f32_jacobi_rotation", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", aether_selftest_call_f32_jacobi_rotation, 32u, 1, 0, 3u, 4u, 1617u },
+    { "aether_paird_value", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", aether_selftest_call_paird_value, 64u, 1, 0, 2u, 1u, 1624u },
+    { "aether_f64_jacobi_rotation", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", aether_selftest_call_f64_jacobi_rotation, 64u, 1, 0, 3u, 4u, 1627u },
+    { "aether_pairf_reduce32", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", aether_selftest_call_pairf_reduce32, 32u, 1, 0, 64u, 2u, 1634u },
+    { "aether_f32_sum_array", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", aether_selftest_call_f32_sum_array, 32u, 1, 0, 64u, 1u, 1700u },
+    { "aether_paird_reduce32", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", aether_selftest_call_paird_reduce32, 64u, 1, 0, 64u, 2u, 1765u },
+    { "aether_f64_sum_array", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", aether_selftest_call_f64_sum_array, 64u, 1, 0, 129u, 1u, 1831u },
+    { "aether_f32_lanes_sum", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", aether_selftest_call_f32_lanes_sum, 32u, 1, 0, 130u, 64u, 1961u },
+    { "aether_f32_lanes_dot", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", aether_selftest_call_f32_lanes_dot, 32u, 1, 0, 75u, 64u, 2155u },
+    { "aether_f64_lanes_sum", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", aether_selftest_call_f64_lanes_sum, 64u, 1, 0, 66u, 64u, 2294u },
+    { "aether_f64_lanes_dot", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", aether_selftest_call_f64_lanes_dot, 64u, 1, 0, 75u, 64u, 2424u },
+    { "aether_mat2f_lu", "pivot-last: LU pivots on the last entry of largest magnitude", aether_selftest_call_mat2f_lu, 32u, 1, 0, 4u, 7u, 2563u },
+    { "aether_mat2f_lu_lanes", "pivot-last: LU pivots on the last entry of largest magnitude", aether_selftest_call_mat2f_lu_lanes, 32u, 1, 0, 24u, 42u, 2574u },
+    { "aether_mat2d_lu", "pivot-last: LU pivots on the last entry of largest magnitude", aether_selftest_call_mat2d_lu, 64u, 1, 0, 4u, 7u, 2640u },
+    { "aether_mat2d_lu_lanes", "pivot-last: LU pivots on the last entry of largest magnitude", aether_selftest_call_mat2d_lu_lanes, 64u, 1, 0, 24u, 42u, 2651u },
+    { "aether_mat3f_lu", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", aether_selftest_call_mat3f_lu, 32u, 1, 0, 9u, 13u, 2717u },
+    { "aether_mat3f_lu_lanes", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", aether_selftest_call_mat3f_lu_lanes, 32u, 1, 0, 27u, 39u, 2739u },
+    { "aether_mat3d_lu", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", aether_selftest_call_mat3d_lu, 64u, 1, 0, 9u, 13u, 2805u },
+    { "aether_mat3d_lu_lanes", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", aether_selftest_call_mat3d_lu_lanes, 64u, 1, 0, 36u, 52u, 2827u },
+    { "aether_mat2f_cholesky", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", aether_selftest_call_mat2f_cholesky, 32u, 1, 0, 4u, 5u, 2915u },
+    { "aether_mat2f_cholesky_lanes", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", aether_selftest_call_mat2f_cholesky_lanes, 32u, 1, 0, 12u, 15u, 2924u },
+    { "aether_mat2d_cholesky", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", aether_selftest_call_mat2d_cholesky, 64u, 1, 0, 4u, 5u, 2951u },
+    { "aether_mat2d_cholesky_lanes", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", aether_selftest_call_mat2d_cholesky_lanes, 64u, 1, 0, 8u, 10u, 2960u },
+    { "aether_pairf_combine", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", aether_selftest_call_pairf_combine, 32u, 1, 0, 4u, 2u, 2978u },
+    { "aether_pairf_reduce32", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", aether_selftest_call_pairf_reduce32, 32u, 1, 0, 64u, 2u, 2984u },
+    { "aether_paird_combine", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", aether_selftest_call_paird_combine, 64u, 1, 0, 4u, 2u, 3050u },
+    { "aether_paird_reduce32", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", aether_selftest_call_paird_reduce32, 64u, 1, 0, 64u, 2u, 3056u },
+    { "aether_f32_fmin", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", aether_selftest_call_f32_fmin, 32u, 1, 1, 2u, 1u, 3122u },
+    { "aether_f32_fmax", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", aether_selftest_call_f32_fmax, 32u, 1, 1, 2u, 1u, 3125u },
+    { "aether_f64_fmin", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", aether_selftest_call_f64_fmin, 64u, 1, 1, 2u, 1u, 3128u },
+    { "aether_f64_fmax", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", aether_selftest_call_f64_fmax, 64u, 1, 1, 2u, 1u, 3131u },
+    { "aether_f32_fmin", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", aether_selftest_call_f32_fmin, 32u, 1, 1, 2u, 1u, 3134u },
+    { "aether_f32_fmax", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", aether_selftest_call_f32_fmax, 32u, 1, 1, 2u, 1u, 3137u },
+    { "aether_f64_fmin", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", aether_selftest_call_f64_fmin, 64u, 1, 1, 2u, 1u, 3140u },
+    { "aether_f64_fmax", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", aether_selftest_call_f64_fmax, 64u, 1, 1, 2u, 1u, 3143u },
+    { "aether_quatf_mul", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", aether_selftest_call_quatf_mul, 32u, 1, 0, 8u, 4u, 3146u },
+    { "aether_pairf_combine", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", aether_selftest_call_pairf_combine, 32u, 1, 0, 4u, 2u, 3158u },
+    { "aether_quatd_mul", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", aether_selftest_call_quatd_mul, 64u, 1, 0, 8u, 4u, 3164u },
+    { "aether_paird_combine", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", aether_selftest_call_paird_combine, 64u, 1, 0, 4u, 2u, 3176u },
+    { "aether_f32_atan", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", aether_selftest_call_f32_atan, 32u, 1, 0, 1u, 1u, 3182u },
+    { "aether_f32_atan2", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", aether_selftest_call_f32_atan2, 32u, 1, 0, 2u, 1u, 3184u },
+    { "aether_f64_atan", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", aether_selftest_call_f64_atan, 64u, 1, 0, 1u, 1u, 3187u },
+    { "aether_f64_atan2", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", aether_selftest_call_f64_atan2, 64u, 1, 0, 2u, 1u, 3189u },
+    { "aether_f32_sincos", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", aether_selftest_call_f32_sincos, 32u, 1, 0, 1u, 2u, 3192u },
+    { "aether_f32_sin", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", aether_selftest_call_f32_sin, 32u, 1, 0, 1u, 1u, 3195u },
+    { "aether_f64_sincos", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", aether_selftest_call_f64_sincos, 64u, 1, 0, 1u, 2u, 3197u },
+    { "aether_f64_sin", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", aether_selftest_call_f64_sin, 64u, 1, 0, 1u, 1u, 3200u },
+    { "aether_f32_sincos", "coefficient-bit: every polynomial coefficient c of a Horner step c + u * (...) has its last bit flipped (a constant printed with too few digits, or fitted again)", aether_selftest_call_f32_sincos, 32u, 1, 0, 1u, 2u, 3202u },
+    { "aether_f32_sin", "coefficient-bit: every polynomial coefficient c of a Horner step c + u * (...) has its last bit flipped (a constant printed with too few digits, or fitted again)", aether_selftest_call_f32_sin, 32u, 1, 0, 1u, 1u, 3205u },
+    { "aether_f64_sincos", "coefficient-bit: every polynomial coefficient c of a Horner step c + u * (...) has its last bit flipped (a constant printed with too few digits, or fitted again)", aether_selftest_call_f64_sincos, 64u, 1, 0, 1u, 2u, 3207u },
+    { "aether_f64_sin", "coefficient-bit: every polynomial coefficient c of a Horner step c + u * (...) has its last bit flipped (a constant printed with too few digits, or fitted again)", aether_selftest_call_f64_sin, 64u, 1, 0, 1u, 1u, 3210u },
+    { "aether_f32_sincos", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", aether_selftest_call_f32_sincos, 32u, 1, 0, 1u, 2u, 3212u },
+    { "aether_f32_sin", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", aether_selftest_call_f32_sin, 32u, 1, 0, 1u, 1u, 3215u },
+    { "aether_f64_sincos", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", aether_selftest_call_f64_sincos, 64u, 1, 0, 1u, 2u, 3217u },
+    { "aether_f64_sin", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", aether_selftest_call_f64_sin, 64u, 1, 0, 1u, 1u, 3220u },
 };
 
-static const uint64_t aether_selftest_words[3214] = {
+static const uint64_t aether_selftest_words[3222] = {
     0x00000000c0000000ull, 0x00000000bf6da079ull, 0x000000003ec9e325ull, 0x00000000c0222bb9ull,
     0x00000000be4faecfull, 0x00000000bf56f85full, 0x000000004154f1ddull, 0x000000003e2438eaull,
     0x00000000bf7a6cb8ull, 0x00000000402dbdb6ull, 0x000000004213ad19ull, 0xbfc7d04f62c6569full,
@@ -9789,7 +9907,8 @@ static const uint64_t aether_selftest_words[3214] = {
     0x00000000c0158bbaull, 0x00000000bf317299ull, 0x000000003e39e688ull, 0x000000003e37e5ceull,
     0x000000003f2cc08eull, 0x00000000bec239adull, 0x0000000040054e8full, 0x00000000be31f173ull,
     0x000000003f572a39ull, 0x000000003f046833ull, 0x00000000bf28c7acull, 0x000000003f1d1939ull,
-    0x000000003fc3dbb6ull, 0x000000003f02d4e1ull, 0x00000000bf77eb3dull, 0x0000000000000000ull,
+    0x000000003fc3dbb6ull, 0x000000003f02d4e1ull, 0x00000000bf77eb3dull, 0x00000000bf117042ull,
+    0x00000000bf1aae12ull, 0x000000003ee71e51ull, 0x000000003f8d1d62ull, 0x0000000000000000ull,
     0x0000000000000000ull, 0x000000003f800000ull, 0x000000003f8009ecull, 0x000000003f60a47eull,
     0x0000000000000000ull, 0x0000000000000000ull, 0x000000003ef588aeull, 0x000000003f258057ull,
     0x000000003fbaee5eull, 0x000000003fc1db62ull, 0x000000003bcb1a73ull, 0x00000000bde146cfull,
@@ -9940,7 +10059,8 @@ static const uint64_t aether_selftest_words[3214] = {
     0xc003f89efb8c64fbull, 0xbfe33e4c6422c1d7ull, 0xbfd4f17b682dec0full, 0xbfd43d87ff135b92ull,
     0xc02d1d40d87dfd5eull, 0xc01caecc2d1a795cull, 0xc0003a5d66e6809cull, 0xbfcb4552da62d711ull,
     0x3fe9dc1048b221b8ull, 0x3fda64950f404b50ull, 0xbfec5860386467d3ull, 0x3fe2e0d91b1224b5ull,
-    0x3ff81543ee235156ull, 0x3ff73996a61a1049ull, 0x3fe1340d14fe3a86ull, 0xbfc0686b60cc47deull,
+    0x3ff81543ee235156ull, 0x3ff73996a61a1049ull, 0x3fe1340d14fe3a86ull, 0xbfd76ebbd9f09babull,
+    0xbfd7fd8e08e7cf0eull, 0xbfdbf588d305353bull, 0x40002ee79ac37c18ull, 0xbfc0686b60cc47deull,
     0xbfe2413e796c5928ull, 0x400126bf882bb0c3ull, 0xc002e778c8eb1b28ull, 0x3fd84a2a4d290e76ull,
     0x3fbe5c4b75720476ull, 0x3fe0e3987a0a85f4ull, 0xbfffbc78c2ce6bc2ull, 0xbfc3c43d006d03c4ull,
     0x3fcad390838a6c8eull, 0x3fc593a86597589aull, 0x3feedb2b86fef92full, 0xbfc5013d24b9ffaaull,
@@ -10706,7 +10826,7 @@ AETHER_API int aether_selftest(const char *expected_id, char *message, size_t si
     uint64_t got[64];
     char line[768];
     char rules[256];
-    unsigned char bad[201];
+    unsigned char bad[205];
     size_t rules_used = 0;
     int status = 0, count = 0, env;
     unsigned i, k, named, failed = 0;
@@ -10725,7 +10845,7 @@ AETHER_API int aether_selftest(const char *expected_id, char *message, size_t si
     status |= env;
     /* First which witnesses fail, and the rules they stand for (each once, by name), so the
        message names the rules before anything else. */
-    for (i = 0; i < 201u; ++i) {
+    for (i = 0; i < 205u; ++i) {
         bad[i] = (unsigned char)aether_selftest_failed(&aether_selftest_witnesses[i], got, sizeof got / sizeof got[0]);
         if (!bad[i]) continue;
         failed += 1;
@@ -10750,15 +10870,15 @@ AETHER_API int aether_selftest(const char *expected_id, char *message, size_t si
     if (failed > 0u) {
         status |= AETHER_SELFTEST_WITNESS;
         if (env != 0) {
-            snprintf(line, sizeof line, "%u of 201 witnesses fail, as they must under the environment above", failed);
+            snprintf(line, sizeof line, "%u of 205 witnesses fail, as they must under the environment above", failed);
         } else {
-            snprintf(line, sizeof line, "%u of 201 witnesses fail, rules: %s. This build of aether_core.c does not follow the contract (a compiler that fused a product into an FMA, reassociated, divided by reciprocals or assumed no NaN); compile it without -ffast-math or its parts (-fassociative-math, -freciprocal-math, -fno-signed-zeros, -fno-honor-nans, ...), with contraction off, without AETHER_UNSAFE_ALLOW_*", failed, rules);
+            snprintf(line, sizeof line, "%u of 205 witnesses fail, rules: %s. This build of aether_core.c does not follow the contract (a compiler that fused a product into an FMA, reassociated, divided by reciprocals or assumed no NaN); compile it without -ffast-math or its parts (-fassociative-math, -freciprocal-math, -fno-signed-zeros, -fno-honor-nans, ...), with contraction off, without AETHER_UNSAFE_ALLOW_*", failed, rules);
         }
         aether_selftest_problem(&t, &count, line);
     }
     /* Then the first three failing witnesses. Under a wrong environment many witnesses fail
        for that reason alone: name them only when the environment is right. */
-    for (i = 0, named = 0u; i < 201u && named < 3u && env == 0; ++i) {
+    for (i = 0, named = 0u; i < 205u && named < 3u && env == 0; ++i) {
         const aether_selftest_witness *w = &aether_selftest_witnesses[i];
         const uint64_t *expected = aether_selftest_words + w->at + w->n_in;
         size_t n;
@@ -10775,7 +10895,7 @@ AETHER_API int aether_selftest(const char *expected_id, char *message, size_t si
         aether_selftest_problem(&t, &count, line);
     }
     if (status == 0) {
-        snprintf(line, sizeof line, ": ok: 201 witnesses of 25 rules, round-to-nearest, no flush-to-zero, contract %s", AETHER_CORE_CONTRACT_ID);
+        snprintf(line, sizeof line, ": ok: 205 witnesses of 25 rules, round-to-nearest, no flush-to-zero, contract %s", AETHER_CORE_CONTRACT_ID);
         aether_selftest_put(&t, line);
     }
     return status;

@@ -7,7 +7,7 @@
 
 #define AETHER_CORPUS_CONTRACT_VERSION "0.1.0"
 /* The fingerprint of the contract the corpus was generated from (aether_core.h's AETHER_CONTRACT_ID). */
-#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 212dfdb0d75836b44360e68d101f205a"
+#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 cbb4180e29c0d831e9761c3384887c97"
 
 #include "fmin_f32.h"
 #include "fmin_f64.h"
@@ -99,6 +99,10 @@
 #include "exp2_f64.h"
 #include "log2_f32.h"
 #include "log2_f64.h"
+#include "asin_f32.h"
+#include "asin_f64.h"
+#include "acos_f32.h"
+#include "acos_f64.h"
 #include "from_axis_angle_f32.h"
 #include "from_axis_angle_f64.h"
 #include "from_euler_xyz_f32.h"
@@ -381,6 +385,10 @@ static const aether_corpus_function aether_corpus_functions[] = {
     { "aether_f64_exp2", "exp2_f64", 64, 1, 1, 48, aether_corpus_f64_exp2, 1, 0, 0 },
     { "aether_f32_log2", "log2_f32", 32, 1, 1, 36, aether_corpus_f32_log2, 1, 0, 0 },
     { "aether_f64_log2", "log2_f64", 64, 1, 1, 44, aether_corpus_f64_log2, 1, 0, 0 },
+    { "aether_f32_asin", "asin_f32", 32, 1, 1, 42, aether_corpus_f32_asin, 1, 0, 0 },
+    { "aether_f64_asin", "asin_f64", 64, 1, 1, 41, aether_corpus_f64_asin, 1, 0, 0 },
+    { "aether_f32_acos", "acos_f32", 32, 1, 1, 38, aether_corpus_f32_acos, 1, 0, 0 },
+    { "aether_f64_acos", "acos_f64", 64, 1, 1, 37, aether_corpus_f64_acos, 1, 0, 0 },
     { "aether_quatf_from_axis_angle", "from_axis_angle_f32", 32, 4, 4, 67, aether_corpus_quatf_from_axis_angle, 1, 0, 0 },
     { "aether_quatd_from_axis_angle", "from_axis_angle_f64", 64, 4, 4, 69, aether_corpus_quatd_from_axis_angle, 1, 0, 0 },
     { "aether_mat3f_from_euler_xyz", "from_euler_xyz_f32", 32, 3, 9, 67, aether_corpus_mat3f_from_euler_xyz, 1, 0, 0 },
@@ -545,6 +553,6 @@ static const aether_corpus_function aether_corpus_functions[] = {
     { "aether_mat4d_eigh_lanes", "eigh_lanes_f64", 64, 0, 0, 46, aether_corpus_mat4d_eigh_lanes, 1, 0, 1 },
 };
 
-#define AETHER_CORPUS_FUNCTION_COUNT 354
+#define AETHER_CORPUS_FUNCTION_COUNT 358
 
 #endif /* AETHER_C_CORPUS_H */

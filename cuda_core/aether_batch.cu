@@ -4996,6 +4996,82 @@ extern "C" int aether_f64_log2_batch(const double *x, double *out, size_t n, cud
     return (int)cudaGetLastError();
 }
 
+static __global__ void aether_batch_kernel_f32_asin(const float *x, float *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        float v_x;
+        v_x = x[i];
+        const float result = aether_f32_asin(v_x);
+        out[i] = result;
+    }
+}
+
+extern "C" int aether_f32_asin_batch(const float *x, float *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_f32_asin<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(x, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_f64_asin(const double *x, double *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        double v_x;
+        v_x = x[i];
+        const double result = aether_f64_asin(v_x);
+        out[i] = result;
+    }
+}
+
+extern "C" int aether_f64_asin_batch(const double *x, double *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_f64_asin<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(x, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_f32_acos(const float *x, float *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        float v_x;
+        v_x = x[i];
+        const float result = aether_f32_acos(v_x);
+        out[i] = result;
+    }
+}
+
+extern "C" int aether_f32_acos_batch(const float *x, float *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_f32_acos<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(x, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_f64_acos(const double *x, double *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        double v_x;
+        v_x = x[i];
+        const double result = aether_f64_acos(v_x);
+        out[i] = result;
+    }
+}
+
+extern "C" int aether_f64_acos_batch(const double *x, double *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_f64_acos<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(x, out, n);
+    return (int)cudaGetLastError();
+}
+
 static __global__ void aether_batch_kernel_quatf_from_axis_angle(const float *axis, const float *angle, float *out, size_t n)
 {
     const size_t stride = (size_t)gridDim.x * blockDim.x;

@@ -9,14 +9,14 @@
    Structure of arrays: for a parameter or result with several components (a vec3f, a mat3d,
    ...), component c of item i is at [c * n + i]; a matrix's components are its row-major
    elements, (r, c) at component r * cols + c. Scalars are at [i]; truth values are int.
-   Link aether_batch.cu (nvcc -c aether_batch.cu) into the program. Contract aether 0.1.0 212dfdb0d75836b44360e68d101f205a. */
+   Link aether_batch.cu (nvcc -c aether_batch.cu) into the program. Contract aether 0.1.0 cbb4180e29c0d831e9761c3384887c97. */
 #ifndef AETHER_BATCH_H
 #define AETHER_BATCH_H
 
 #include <stddef.h>
 #include <cuda_runtime_api.h>
 
-#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 212dfdb0d75836b44360e68d101f205a"
+#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 cbb4180e29c0d831e9761c3384887c97"
 
 #ifdef __cplusplus
 extern "C" {
@@ -597,6 +597,18 @@ int aether_f32_log2_batch(const float *x, float *out, size_t n, cudaStream_t str
 
 /* aether_f64_log2_batch: out[i] = aether_f64_log2(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 int aether_f64_log2_batch(const double *x, double *out, size_t n, cudaStream_t stream);
+
+/* aether_f32_asin_batch: out[i] = aether_f32_asin(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_asin_batch(const float *x, float *out, size_t n, cudaStream_t stream);
+
+/* aether_f64_asin_batch: out[i] = aether_f64_asin(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_asin_batch(const double *x, double *out, size_t n, cudaStream_t stream);
+
+/* aether_f32_acos_batch: out[i] = aether_f32_acos(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_acos_batch(const float *x, float *out, size_t n, cudaStream_t stream);
+
+/* aether_f64_acos_batch: out[i] = aether_f64_acos(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_acos_batch(const double *x, double *out, size_t n, cudaStream_t stream);
 
 /* aether_quatf_from_axis_angle_batch: out[i] = aether_quatf_from_axis_angle(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 int aether_quatf_from_axis_angle_batch(const float *axis, const float *angle, float *out, size_t n, cudaStream_t stream);

@@ -39,7 +39,7 @@
 #define AETHER_VERSION_PATCH 0
 /* The contract's fingerprint: the same as c_core/aether_core.h and the corpus when they come from
    the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 212dfdb0d75836b44360e68d101f205a"
+#define AETHER_CONTRACT_ID "aether 0.1.0 cbb4180e29c0d831e9761c3384887c97"
 
 /* Self-test status bits (the C core's, plus DEVICE). */
 #define AETHER_SELFTEST_OK 0
@@ -534,6 +534,10 @@ AETHER_HD inline float aether_f32_exp2(float x);
 AETHER_HD inline double aether_f64_exp2(double x);
 AETHER_HD inline float aether_f32_log2(float x);
 AETHER_HD inline double aether_f64_log2(double x);
+AETHER_HD inline float aether_f32_asin(float x);
+AETHER_HD inline double aether_f64_asin(double x);
+AETHER_HD inline float aether_f32_acos(float x);
+AETHER_HD inline double aether_f64_acos(double x);
 AETHER_HD inline aether_quatf aether_quatf_from_axis_angle(aether_vec3f axis, float angle);
 AETHER_HD inline aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, double angle);
 AETHER_HD inline aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, float az);
@@ -6773,6 +6777,172 @@ AETHER_HD inline double aether_f64_log2(double x)
     return ((x < 0.0) ? aether_div_f64(z0, z0) : ((x == 0.0) ? aether_div_f64(-1.0, aether_mul_f64(x, x)) : ((x > 179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0) ? x : r)));
 }
 
+/* aether_f32_asin: asin x (radians, in [-pi/2, pi/2]): a Horner polynomial in x^2 on |x| < 1/2, pi/2 - 2 asin(sqrt((1 - |x|) / 2)) beyond, with the rounding of the square root carried, as the contract states (its elementary-functions section); NaN outside [-1, 1].
+   Spec:
+       a = fabs(x)
+       b = a < 0.5
+       z = b ? a * a : (1 - a) * 0.5
+       s = sqrt(z)
+       w = z * (f32_bits(0x3E2AAAAA) + z * (f32_bits(0x3D999A18) + z * (f32_bits(0x3D36ADDD) + z * (f32_bits(0x3CFEC6D1) + z * (f32_bits(0x3C8C7C8F) + z * f32_bits(0x3D09FF6A))))))
+       hc = s * 4097
+       sh = hc - (hc - s)
+       c = s == 0 ? 0 : (z - sh * sh) / (s + sh)
+       q = f32_bits(0x3F490FDB) - 2 * sh
+       p = 2 * (s * w) - (f32_bits(0xB33BBD2E) - 2 * c)
+       r = b ? a + a * w : (a < 0.96875 ? f32_bits(0x3F490FDB) - (p - q) : f32_bits(0x3FC90FDB) - (2 * (s + s * w) - f32_bits(0xB33BBD2E)))
+       out = x == 0 ? x : (x < 0 ? r * -1 : r)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float a = fabsf(x);
+       const int b = (a < 0.5f);
+       const float z = (b ? (a * a) : ((1.0f - a) * 0.5f));
+       const float s = sqrtf(z);
+       const float w = (z * (0.1666666567325592041015625f + (z * (0.075000941753387451171875f + (z * (0.0445994026958942413330078125f + (z * (0.03110066242516040802001953125f + (z * (0.01714923791587352752685546875f + (z * 0.033690847456455230712890625f)))))))))));
+       const float hc = (s * 4097.0f);
+       const float sh = (hc - (hc - s));
+       const float c = ((s == 0.0f) ? 0.0f : ((z - (sh * sh)) / (s + sh)));
+       const float q = (0.785398185253143310546875f - (2.0f * sh));
+       const float p = ((2.0f * (s * w)) - (-0.00000004371138828673792886547744274139404296875f - (2.0f * c)));
+       const float r = (b ? (a + (a * w)) : ((a < 0.96875f) ? (0.785398185253143310546875f - (p - q)) : (1.57079637050628662109375f - ((2.0f * (s + (s * w))) - -0.00000004371138828673792886547744274139404296875f))));
+       return ((x == 0.0f) ? x : ((x < 0.0f) ? (r * -1.0f) : r)); */
+AETHER_HD inline float aether_f32_asin(float x)
+{
+    const float a = fabsf(x);
+    const int b = (a < 0.5f);
+    const float z = (b ? aether_mul_f32(a, a) : aether_mul_f32(aether_sub_f32(1.0f, a), 0.5f));
+    const float s = aether_sqrt_f32(z);
+    const float w = aether_mul_f32(z, aether_add_f32(0.1666666567325592041015625f, aether_mul_f32(z, aether_add_f32(0.075000941753387451171875f, aether_mul_f32(z, aether_add_f32(0.0445994026958942413330078125f, aether_mul_f32(z, aether_add_f32(0.03110066242516040802001953125f, aether_mul_f32(z, aether_add_f32(0.01714923791587352752685546875f, aether_mul_f32(z, 0.033690847456455230712890625f)))))))))));
+    const float hc = aether_mul_f32(s, 4097.0f);
+    const float sh = aether_sub_f32(hc, aether_sub_f32(hc, s));
+    const float c = ((s == 0.0f) ? 0.0f : aether_div_f32(aether_sub_f32(z, aether_mul_f32(sh, sh)), aether_add_f32(s, sh)));
+    const float q = aether_sub_f32(0.785398185253143310546875f, aether_mul_f32(2.0f, sh));
+    const float p = aether_sub_f32(aether_mul_f32(2.0f, aether_mul_f32(s, w)), aether_sub_f32(-0.00000004371138828673792886547744274139404296875f, aether_mul_f32(2.0f, c)));
+    const float r = (b ? aether_add_f32(a, aether_mul_f32(a, w)) : ((a < 0.96875f) ? aether_sub_f32(0.785398185253143310546875f, aether_sub_f32(p, q)) : aether_sub_f32(1.57079637050628662109375f, aether_sub_f32(aether_mul_f32(2.0f, aether_add_f32(s, aether_mul_f32(s, w))), -0.00000004371138828673792886547744274139404296875f))));
+    return ((x == 0.0f) ? x : ((x < 0.0f) ? aether_mul_f32(r, -1.0f) : r));
+}
+
+/* aether_f64_asin: asin x (radians, in [-pi/2, pi/2]): a Horner polynomial in x^2 on |x| < 1/2, pi/2 - 2 asin(sqrt((1 - |x|) / 2)) beyond, with the rounding of the square root carried, as the contract states (its elementary-functions section); NaN outside [-1, 1].
+   Spec:
+       a = fabs(x)
+       b = a < 0.5
+       z = b ? a * a : (1 - a) * 0.5
+       s = sqrt(z)
+       w = z * (f64_bits(0x3FC5555555555556) + z * (f64_bits(0x3FB3333333332ECA) + z * (f64_bits(0x3FA6DB6DB6E31F13) + z * (f64_bits(0x3F9F1C71C1DB0623) + z * (f64_bits(0x3F96E8BB1C8209A2) + z * (f64_bits(0x3F91C4D35CF95421) + z * (f64_bits(0x3F8C9CF07674736A) + z * (f64_bits(0x3F8782651CAA6547) + z * (f64_bits(0x3F852420B04B37BE) + z * (f64_bits(0x3F765A9C4DFCF8B2) + z * (f64_bits(0x3F91D189408314EE) + z * (f64_bits(0xBF8E6AAA8A0A04CC) + z * f64_bits(0x3F9D72B2BC8155F8)))))))))))))
+       hc = s * f64_bits(0x41A0000002000000)
+       sh = hc - (hc - s)
+       c = s == 0 ? 0 : (z - sh * sh) / (s + sh)
+       q = f64_bits(0x3FE921FB54442D18) - 2 * sh
+       p = 2 * (s * w) - (f64_bits(0x3C91A62633145C07) - 2 * c)
+       r = b ? a + a * w : (a < 0.96875 ? f64_bits(0x3FE921FB54442D18) - (p - q) : f64_bits(0x3FF921FB54442D18) - (2 * (s + s * w) - f64_bits(0x3C91A62633145C07)))
+       out = x == 0 ? x : (x < 0 ? r * -1 : r)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double a = fabs(x);
+       const int b = (a < 0.5);
+       const double z = (b ? (a * a) : ((1.0 - a) * 0.5));
+       const double s = sqrt(z);
+       const double w = (z * (0.166666666666666685170383743752609007060527801513671875 + (z * (0.0749999999999843292020074159154319204390048980712890625 + (z * (0.044642857146355428843431667473851121030747890472412109375 + (z * (0.0303819441385312465075951848803015309385955333709716796875 + (z * (0.022372172942149888552609837688578409142792224884033203125 + (z * (0.0173523927208699725588392226427458808757364749908447265625 + (z * (0.0139712129735529329288556965593670611269772052764892578125 + (z * (0.01147917741518490568342070190510639804415404796600341796875 + (z * (0.0103228143501857792807552272051907493732869625091552734375 + (z * (0.00545750671864035814817572855872640502639114856719970703125 + (z * (0.017400879442694021370652279756541247479617595672607421875 + (z * (-0.014851887071247203697677008449318236671388149261474609375 + (z * 0.0287578513674215663353805894075776450335979461669921875)))))))))))))))))))))))));
+       const double hc = (s * 134217729.0);
+       const double sh = (hc - (hc - s));
+       const double c = ((s == 0.0) ? 0.0 : ((z - (sh * sh)) / (s + sh)));
+       const double q = (0.78539816339744827899949086713604629039764404296875 - (2.0 * sh));
+       const double p = ((2.0 * (s * w)) - (0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375 - (2.0 * c)));
+       const double r = (b ? (a + (a * w)) : ((a < 0.96875) ? (0.78539816339744827899949086713604629039764404296875 - (p - q)) : (1.5707963267948965579989817342720925807952880859375 - ((2.0 * (s + (s * w))) - 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375))));
+       return ((x == 0.0) ? x : ((x < 0.0) ? (r * -1.0) : r)); */
+AETHER_HD inline double aether_f64_asin(double x)
+{
+    const double a = fabs(x);
+    const int b = (a < 0.5);
+    const double z = (b ? aether_mul_f64(a, a) : aether_mul_f64(aether_sub_f64(1.0, a), 0.5));
+    const double s = aether_sqrt_f64(z);
+    const double w = aether_mul_f64(z, aether_add_f64(0.166666666666666685170383743752609007060527801513671875, aether_mul_f64(z, aether_add_f64(0.0749999999999843292020074159154319204390048980712890625, aether_mul_f64(z, aether_add_f64(0.044642857146355428843431667473851121030747890472412109375, aether_mul_f64(z, aether_add_f64(0.0303819441385312465075951848803015309385955333709716796875, aether_mul_f64(z, aether_add_f64(0.022372172942149888552609837688578409142792224884033203125, aether_mul_f64(z, aether_add_f64(0.0173523927208699725588392226427458808757364749908447265625, aether_mul_f64(z, aether_add_f64(0.0139712129735529329288556965593670611269772052764892578125, aether_mul_f64(z, aether_add_f64(0.01147917741518490568342070190510639804415404796600341796875, aether_mul_f64(z, aether_add_f64(0.0103228143501857792807552272051907493732869625091552734375, aether_mul_f64(z, aether_add_f64(0.00545750671864035814817572855872640502639114856719970703125, aether_mul_f64(z, aether_add_f64(0.017400879442694021370652279756541247479617595672607421875, aether_mul_f64(z, aether_add_f64(-0.014851887071247203697677008449318236671388149261474609375, aether_mul_f64(z, 0.0287578513674215663353805894075776450335979461669921875)))))))))))))))))))))))));
+    const double hc = aether_mul_f64(s, 134217729.0);
+    const double sh = aether_sub_f64(hc, aether_sub_f64(hc, s));
+    const double c = ((s == 0.0) ? 0.0 : aether_div_f64(aether_sub_f64(z, aether_mul_f64(sh, sh)), aether_add_f64(s, sh)));
+    const double q = aether_sub_f64(0.78539816339744827899949086713604629039764404296875, aether_mul_f64(2.0, sh));
+    const double p = aether_sub_f64(aether_mul_f64(2.0, aether_mul_f64(s, w)), aether_sub_f64(0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375, aether_mul_f64(2.0, c)));
+    const double r = (b ? aether_add_f64(a, aether_mul_f64(a, w)) : ((a < 0.96875) ? aether_sub_f64(0.78539816339744827899949086713604629039764404296875, aether_sub_f64(p, q)) : aether_sub_f64(1.5707963267948965579989817342720925807952880859375, aether_sub_f64(aether_mul_f64(2.0, aether_add_f64(s, aether_mul_f64(s, w))), 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375))));
+    return ((x == 0.0) ? x : ((x < 0.0) ? aether_mul_f64(r, -1.0) : r));
+}
+
+/* aether_f32_acos: acos x (radians, in [0, pi]): pi/2 - asin x on |x| < 1/2, 2 asin(sqrt((1 - |x|) / 2)) beyond (from pi for x < 0), with asin's polynomial and its carried square root, as the contract states (its elementary-functions section); NaN outside [-1, 1].
+   Spec:
+       a = fabs(x)
+       b = a < 0.5
+       z = b ? a * a : (1 - a) * 0.5
+       s = sqrt(z)
+       w = z * (f32_bits(0x3E2AAAAA) + z * (f32_bits(0x3D999A18) + z * (f32_bits(0x3D36ADDD) + z * (f32_bits(0x3CFEC6D1) + z * (f32_bits(0x3C8C7C8F) + z * f32_bits(0x3D09FF6A))))))
+       hc = s * 4097
+       sh = hc - (hc - s)
+       c = s == 0 ? 0 : (z - sh * sh) / (s + sh)
+       rn = f32_bits(0x40490FDB) - 2 * (s + (s * w - f32_bits(0xB33BBD2E)))
+       rp = 2 * (sh + (s * w + c))
+       out = b ? f32_bits(0x3FC90FDB) - (x - (f32_bits(0xB33BBD2E) - x * w)) : (x < 0 ? rn : rp)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float a = fabsf(x);
+       const int b = (a < 0.5f);
+       const float z = (b ? (a * a) : ((1.0f - a) * 0.5f));
+       const float s = sqrtf(z);
+       const float w = (z * (0.1666666567325592041015625f + (z * (0.075000941753387451171875f + (z * (0.0445994026958942413330078125f + (z * (0.03110066242516040802001953125f + (z * (0.01714923791587352752685546875f + (z * 0.033690847456455230712890625f)))))))))));
+       const float hc = (s * 4097.0f);
+       const float sh = (hc - (hc - s));
+       const float c = ((s == 0.0f) ? 0.0f : ((z - (sh * sh)) / (s + sh)));
+       const float rn = (3.1415927410125732421875f - (2.0f * (s + ((s * w) - -0.00000004371138828673792886547744274139404296875f))));
+       const float rp = (2.0f * (sh + ((s * w) + c)));
+       return (b ? (1.57079637050628662109375f - (x - (-0.00000004371138828673792886547744274139404296875f - (x * w)))) : ((x < 0.0f) ? rn : rp)); */
+AETHER_HD inline float aether_f32_acos(float x)
+{
+    const float a = fabsf(x);
+    const int b = (a < 0.5f);
+    const float z = (b ? aether_mul_f32(a, a) : aether_mul_f32(aether_sub_f32(1.0f, a), 0.5f));
+    const float s = aether_sqrt_f32(z);
+    const float w = aether_mul_f32(z, aether_add_f32(0.1666666567325592041015625f, aether_mul_f32(z, aether_add_f32(0.075000941753387451171875f, aether_mul_f32(z, aether_add_f32(0.0445994026958942413330078125f, aether_mul_f32(z, aether_add_f32(0.03110066242516040802001953125f, aether_mul_f32(z, aether_add_f32(0.01714923791587352752685546875f, aether_mul_f32(z, 0.033690847456455230712890625f)))))))))));
+    const float hc = aether_mul_f32(s, 4097.0f);
+    const float sh = aether_sub_f32(hc, aether_sub_f32(hc, s));
+    const float c = ((s == 0.0f) ? 0.0f : aether_div_f32(aether_sub_f32(z, aether_mul_f32(sh, sh)), aether_add_f32(s, sh)));
+    const float rn = aether_sub_f32(3.1415927410125732421875f, aether_mul_f32(2.0f, aether_add_f32(s, aether_sub_f32(aether_mul_f32(s, w), -0.00000004371138828673792886547744274139404296875f))));
+    const float rp = aether_mul_f32(2.0f, aether_add_f32(sh, aether_add_f32(aether_mul_f32(s, w), c)));
+    return (b ? aether_sub_f32(1.57079637050628662109375f, aether_sub_f32(x, aether_sub_f32(-0.00000004371138828673792886547744274139404296875f, aether_mul_f32(x, w)))) : ((x < 0.0f) ? rn : rp));
+}
+
+/* aether_f64_acos: acos x (radians, in [0, pi]): pi/2 - asin x on |x| < 1/2, 2 asin(sqrt((1 - |x|) / 2)) beyond (from pi for x < 0), with asin's polynomial and its carried square root, as the contract states (its elementary-functions section); NaN outside [-1, 1].
+   Spec:
+       a = fabs(x)
+       b = a < 0.5
+       z = b ? a * a : (1 - a) * 0.5
+       s = sqrt(z)
+       w = z * (f64_bits(0x3FC5555555555556) + z * (f64_bits(0x3FB3333333332ECA) + z * (f64_bits(0x3FA6DB6DB6E31F13) + z * (f64_bits(0x3F9F1C71C1DB0623) + z * (f64_bits(0x3F96E8BB1C8209A2) + z * (f64_bits(0x3F91C4D35CF95421) + z * (f64_bits(0x3F8C9CF07674736A) + z * (f64_bits(0x3F8782651CAA6547) + z * (f64_bits(0x3F852420B04B37BE) + z * (f64_bits(0x3F765A9C4DFCF8B2) + z * (f64_bits(0x3F91D189408314EE) + z * (f64_bits(0xBF8E6AAA8A0A04CC) + z * f64_bits(0x3F9D72B2BC8155F8)))))))))))))
+       hc = s * f64_bits(0x41A0000002000000)
+       sh = hc - (hc - s)
+       c = s == 0 ? 0 : (z - sh * sh) / (s + sh)
+       rn = f64_bits(0x400921FB54442D18) - 2 * (s + (s * w - f64_bits(0x3C91A62633145C07)))
+       rp = 2 * (sh + (s * w + c))
+       out = b ? f64_bits(0x3FF921FB54442D18) - (x - (f64_bits(0x3C91A62633145C07) - x * w)) : (x < 0 ? rn : rp)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double a = fabs(x);
+       const int b = (a < 0.5);
+       const double z = (b ? (a * a) : ((1.0 - a) * 0.5));
+       const double s = sqrt(z);
+       const double w = (z * (0.166666666666666685170383743752609007060527801513671875 + (z * (0.0749999999999843292020074159154319204390048980712890625 + (z * (0.044642857146355428843431667473851121030747890472412109375 + (z * (0.0303819441385312465075951848803015309385955333709716796875 + (z * (0.022372172942149888552609837688578409142792224884033203125 + (z * (0.0173523927208699725588392226427458808757364749908447265625 + (z * (0.0139712129735529329288556965593670611269772052764892578125 + (z * (0.01147917741518490568342070190510639804415404796600341796875 + (z * (0.0103228143501857792807552272051907493732869625091552734375 + (z * (0.00545750671864035814817572855872640502639114856719970703125 + (z * (0.017400879442694021370652279756541247479617595672607421875 + (z * (-0.014851887071247203697677008449318236671388149261474609375 + (z * 0.0287578513674215663353805894075776450335979461669921875)))))))))))))))))))))))));
+       const double hc = (s * 134217729.0);
+       const double sh = (hc - (hc - s));
+       const double c = ((s == 0.0) ? 0.0 : ((z - (sh * sh)) / (s + sh)));
+       const double rn = (3.141592653589793115997963468544185161590576171875 - (2.0 * (s + ((s * w) - 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375))));
+       const double rp = (2.0 * (sh + ((s * w) + c)));
+       return (b ? (1.5707963267948965579989817342720925807952880859375 - (x - (0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375 - (x * w)))) : ((x < 0.0) ? rn : rp)); */
+AETHER_HD inline double aether_f64_acos(double x)
+{
+    const double a = fabs(x);
+    const int b = (a < 0.5);
+    const double z = (b ? aether_mul_f64(a, a) : aether_mul_f64(aether_sub_f64(1.0, a), 0.5));
+    const double s = aether_sqrt_f64(z);
+    const double w = aether_mul_f64(z, aether_add_f64(0.166666666666666685170383743752609007060527801513671875, aether_mul_f64(z, aether_add_f64(0.0749999999999843292020074159154319204390048980712890625, aether_mul_f64(z, aether_add_f64(0.044642857146355428843431667473851121030747890472412109375, aether_mul_f64(z, aether_add_f64(0.0303819441385312465075951848803015309385955333709716796875, aether_mul_f64(z, aether_add_f64(0.022372172942149888552609837688578409142792224884033203125, aether_mul_f64(z, aether_add_f64(0.0173523927208699725588392226427458808757364749908447265625, aether_mul_f64(z, aether_add_f64(0.0139712129735529329288556965593670611269772052764892578125, aether_mul_f64(z, aether_add_f64(0.01147917741518490568342070190510639804415404796600341796875, aether_mul_f64(z, aether_add_f64(0.0103228143501857792807552272051907493732869625091552734375, aether_mul_f64(z, aether_add_f64(0.00545750671864035814817572855872640502639114856719970703125, aether_mul_f64(z, aether_add_f64(0.017400879442694021370652279756541247479617595672607421875, aether_mul_f64(z, aether_add_f64(-0.014851887071247203697677008449318236671388149261474609375, aether_mul_f64(z, 0.0287578513674215663353805894075776450335979461669921875)))))))))))))))))))))))));
+    const double hc = aether_mul_f64(s, 134217729.0);
+    const double sh = aether_sub_f64(hc, aether_sub_f64(hc, s));
+    const double c = ((s == 0.0) ? 0.0 : aether_div_f64(aether_sub_f64(z, aether_mul_f64(sh, sh)), aether_add_f64(s, sh)));
+    const double rn = aether_sub_f64(3.141592653589793115997963468544185161590576171875, aether_mul_f64(2.0, aether_add_f64(s, aether_sub_f64(aether_mul_f64(s, w), 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375))));
+    const double rp = aether_mul_f64(2.0, aether_add_f64(sh, aether_add_f64(aether_mul_f64(s, w), c)));
+    return (b ? aether_sub_f64(1.5707963267948965579989817342720925807952880859375, aether_sub_f64(x, aether_sub_f64(0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375, aether_mul_f64(x, w)))) : ((x < 0.0) ? rn : rp));
+}
+
 /* aether_quatf_from_axis_angle: The rotation by angle (radians) about axis: sc = sincos(angle * 0.5), out = quat(sc.y, axis.x * sc.x, axis.y * sc.x, axis.z * sc.x). The axis is used as given (normalize it first: a non-unit axis gives a non-unit quaternion); NaN where |angle * 0.5| is outside sincos's domain.
    Spec:
        sc = sincos(angle * 0.5)
@@ -9464,7 +9634,7 @@ static __device__ inline double aether_f64_dot_array_warp(const double *a, const
 }
 
 /* ---- aether_cuda_selftest() ---------------------------------------------------------------
-   201 witness vectors (25 rules), the C core's: corpus cases on which
+   205 witness vectors (25 rules), the C core's: corpus cases on which
    a plausible mistake in one rule (a fused product, another fold order, a true division, ...)
    gives other bits, replayed on the device through the flat convention; then probes of f32 and
    f64 subnormals on the device. */
@@ -10258,6 +10428,32 @@ static AETHER_HD size_t aether_selftest_call_f32_log2(const uint64_t *in, size_t
     if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
     p_x = aether_flat_rd32(in[0u]);
     r = aether_f32_log2(p_x);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static AETHER_HD size_t aether_selftest_call_f32_asin(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_x;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_x = aether_flat_rd32(in[0u]);
+    r = aether_f32_asin(p_x);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static AETHER_HD size_t aether_selftest_call_f32_acos(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_x;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_x = aether_flat_rd32(in[0u]);
+    r = aether_f32_acos(p_x);
     out[o++] = aether_flat_wr32(r);
     return o;
 }
@@ -11690,6 +11886,32 @@ static AETHER_HD size_t aether_selftest_call_f64_log2(const uint64_t *in, size_t
     if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
     p_x = aether_flat_rd64(in[0u]);
     r = aether_f64_log2(p_x);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+static AETHER_HD size_t aether_selftest_call_f64_asin(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_x;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_x = aether_flat_rd64(in[0u]);
+    r = aether_f64_asin(p_x);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+static AETHER_HD size_t aether_selftest_call_f64_acos(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_x;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_x = aether_flat_rd64(in[0u]);
+    r = aether_f64_acos(p_x);
     out[o++] = aether_flat_wr64(r);
     return o;
 }
@@ -13547,116 +13769,120 @@ static AETHER_HD size_t aether_selftest_call(unsigned thunk, const uint64_t *in,
     case 29u: return aether_selftest_call_f32_log(in, n_in, out, cap);
     case 30u: return aether_selftest_call_f32_exp2(in, n_in, out, cap);
     case 31u: return aether_selftest_call_f32_log2(in, n_in, out, cap);
-    case 32u: return aether_selftest_call_quatf_from_axis_angle(in, n_in, out, cap);
-    case 33u: return aether_selftest_call_mat3f_from_euler_xyz(in, n_in, out, cap);
-    case 34u: return aether_selftest_call_f32_jacobi_rotation(in, n_in, out, cap);
-    case 35u: return aether_selftest_call_f32_jacobi_update(in, n_in, out, cap);
-    case 36u: return aether_selftest_call_f32_jacobi_diag(in, n_in, out, cap);
-    case 37u: return aether_selftest_call_mat2f_lu(in, n_in, out, cap);
-    case 38u: return aether_selftest_call_mat2f_lu_lanes(in, n_in, out, cap);
-    case 39u: return aether_selftest_call_mat2f_lu_solve(in, n_in, out, cap);
-    case 40u: return aether_selftest_call_mat2f_lu_solve_lanes(in, n_in, out, cap);
-    case 41u: return aether_selftest_call_mat2f_solve_lower(in, n_in, out, cap);
-    case 42u: return aether_selftest_call_mat2f_solve_lower_lanes(in, n_in, out, cap);
-    case 43u: return aether_selftest_call_mat2f_solve_lower_unit(in, n_in, out, cap);
-    case 44u: return aether_selftest_call_mat2f_solve_lower_unit_lanes(in, n_in, out, cap);
-    case 45u: return aether_selftest_call_mat2f_solve_upper(in, n_in, out, cap);
-    case 46u: return aether_selftest_call_mat2f_solve_upper_lanes(in, n_in, out, cap);
-    case 47u: return aether_selftest_call_mat2f_solve_upper_unit(in, n_in, out, cap);
-    case 48u: return aether_selftest_call_mat2f_solve_upper_unit_lanes(in, n_in, out, cap);
-    case 49u: return aether_selftest_call_mat2f_det_lu(in, n_in, out, cap);
-    case 50u: return aether_selftest_call_mat2f_det_lu_lanes(in, n_in, out, cap);
-    case 51u: return aether_selftest_call_mat2f_inverse(in, n_in, out, cap);
-    case 52u: return aether_selftest_call_mat2f_inverse_lanes(in, n_in, out, cap);
-    case 53u: return aether_selftest_call_mat2f_cholesky(in, n_in, out, cap);
-    case 54u: return aether_selftest_call_mat2f_cholesky_lanes(in, n_in, out, cap);
-    case 55u: return aether_selftest_call_mat2f_cholesky_solve(in, n_in, out, cap);
-    case 56u: return aether_selftest_call_mat2f_cholesky_solve_lanes(in, n_in, out, cap);
-    case 57u: return aether_selftest_call_mat2f_eigh(in, n_in, out, cap);
-    case 58u: return aether_selftest_call_mat2f_eigh_lanes(in, n_in, out, cap);
-    case 59u: return aether_selftest_call_vec2d_lerp(in, n_in, out, cap);
-    case 60u: return aether_selftest_call_vec2d_squared_norm(in, n_in, out, cap);
-    case 61u: return aether_selftest_call_vec2d_norm(in, n_in, out, cap);
-    case 62u: return aether_selftest_call_vec3d_cross(in, n_in, out, cap);
-    case 63u: return aether_selftest_call_quatd_mul(in, n_in, out, cap);
-    case 64u: return aether_selftest_call_quatd_rotate(in, n_in, out, cap);
-    case 65u: return aether_selftest_call_mat2d_mul_vec(in, n_in, out, cap);
-    case 66u: return aether_selftest_call_mat2d_mul(in, n_in, out, cap);
-    case 67u: return aether_selftest_call_mat2d_dot(in, n_in, out, cap);
-    case 68u: return aether_selftest_call_mat2d_determinant(in, n_in, out, cap);
-    case 69u: return aether_selftest_call_mat2d_inverse_adjugate(in, n_in, out, cap);
-    case 70u: return aether_selftest_call_f64_sincos(in, n_in, out, cap);
-    case 71u: return aether_selftest_call_f64_sin(in, n_in, out, cap);
-    case 72u: return aether_selftest_call_f64_atan(in, n_in, out, cap);
-    case 73u: return aether_selftest_call_f64_atan2(in, n_in, out, cap);
-    case 74u: return aether_selftest_call_f64_exp(in, n_in, out, cap);
-    case 75u: return aether_selftest_call_f64_log(in, n_in, out, cap);
-    case 76u: return aether_selftest_call_f64_exp2(in, n_in, out, cap);
-    case 77u: return aether_selftest_call_f64_log2(in, n_in, out, cap);
-    case 78u: return aether_selftest_call_quatd_from_axis_angle(in, n_in, out, cap);
-    case 79u: return aether_selftest_call_mat3d_from_euler_xyz(in, n_in, out, cap);
-    case 80u: return aether_selftest_call_f64_jacobi_rotation(in, n_in, out, cap);
-    case 81u: return aether_selftest_call_f64_jacobi_update(in, n_in, out, cap);
-    case 82u: return aether_selftest_call_f64_jacobi_diag(in, n_in, out, cap);
-    case 83u: return aether_selftest_call_mat2d_lu(in, n_in, out, cap);
-    case 84u: return aether_selftest_call_mat2d_lu_lanes(in, n_in, out, cap);
-    case 85u: return aether_selftest_call_mat2d_lu_solve(in, n_in, out, cap);
-    case 86u: return aether_selftest_call_mat2d_lu_solve_lanes(in, n_in, out, cap);
-    case 87u: return aether_selftest_call_mat2d_solve_lower(in, n_in, out, cap);
-    case 88u: return aether_selftest_call_mat2d_solve_lower_lanes(in, n_in, out, cap);
-    case 89u: return aether_selftest_call_mat2d_solve_lower_unit(in, n_in, out, cap);
-    case 90u: return aether_selftest_call_mat2d_solve_lower_unit_lanes(in, n_in, out, cap);
-    case 91u: return aether_selftest_call_mat2d_solve_upper(in, n_in, out, cap);
-    case 92u: return aether_selftest_call_mat2d_solve_upper_lanes(in, n_in, out, cap);
-    case 93u: return aether_selftest_call_mat2d_solve_upper_unit(in, n_in, out, cap);
-    case 94u: return aether_selftest_call_mat2d_solve_upper_unit_lanes(in, n_in, out, cap);
-    case 95u: return aether_selftest_call_mat2d_det_lu(in, n_in, out, cap);
-    case 96u: return aether_selftest_call_mat2d_det_lu_lanes(in, n_in, out, cap);
-    case 97u: return aether_selftest_call_mat2d_inverse(in, n_in, out, cap);
-    case 98u: return aether_selftest_call_mat2d_inverse_lanes(in, n_in, out, cap);
-    case 99u: return aether_selftest_call_mat2d_cholesky(in, n_in, out, cap);
-    case 100u: return aether_selftest_call_mat2d_cholesky_lanes(in, n_in, out, cap);
-    case 101u: return aether_selftest_call_mat2d_cholesky_solve(in, n_in, out, cap);
-    case 102u: return aether_selftest_call_mat2d_cholesky_solve_lanes(in, n_in, out, cap);
-    case 103u: return aether_selftest_call_mat2d_eigh(in, n_in, out, cap);
-    case 104u: return aether_selftest_call_mat2d_eigh_lanes(in, n_in, out, cap);
-    case 105u: return aether_selftest_call_f32_neg(in, n_in, out, cap);
-    case 106u: return aether_selftest_call_quatf_conjugate(in, n_in, out, cap);
-    case 107u: return aether_selftest_call_f64_neg(in, n_in, out, cap);
-    case 108u: return aether_selftest_call_quatd_conjugate(in, n_in, out, cap);
-    case 109u: return aether_selftest_call_mat3f_inverse_adjugate(in, n_in, out, cap);
-    case 110u: return aether_selftest_call_mat3d_inverse_adjugate(in, n_in, out, cap);
-    case 111u: return aether_selftest_call_vec2f_max_norm(in, n_in, out, cap);
-    case 112u: return aether_selftest_call_vec2d_max_norm(in, n_in, out, cap);
-    case 113u: return aether_selftest_call_f32_two_sum_err(in, n_in, out, cap);
-    case 114u: return aether_selftest_call_f32_two_sum(in, n_in, out, cap);
-    case 115u: return aether_selftest_call_f64_two_sum_err(in, n_in, out, cap);
-    case 116u: return aether_selftest_call_f64_two_sum(in, n_in, out, cap);
-    case 117u: return aether_selftest_call_pairf_value(in, n_in, out, cap);
-    case 118u: return aether_selftest_call_paird_value(in, n_in, out, cap);
-    case 119u: return aether_selftest_call_pairf_reduce32(in, n_in, out, cap);
-    case 120u: return aether_selftest_call_f32_sum_array(in, n_in, out, cap);
-    case 121u: return aether_selftest_call_paird_reduce32(in, n_in, out, cap);
-    case 122u: return aether_selftest_call_f64_sum_array(in, n_in, out, cap);
-    case 123u: return aether_selftest_call_f32_lanes_sum(in, n_in, out, cap);
-    case 124u: return aether_selftest_call_f32_lanes_dot(in, n_in, out, cap);
-    case 125u: return aether_selftest_call_f64_lanes_sum(in, n_in, out, cap);
-    case 126u: return aether_selftest_call_f64_lanes_dot(in, n_in, out, cap);
-    case 127u: return aether_selftest_call_mat3f_lu(in, n_in, out, cap);
-    case 128u: return aether_selftest_call_mat3f_lu_lanes(in, n_in, out, cap);
-    case 129u: return aether_selftest_call_mat3d_lu(in, n_in, out, cap);
-    case 130u: return aether_selftest_call_mat3d_lu_lanes(in, n_in, out, cap);
-    case 131u: return aether_selftest_call_pairf_combine(in, n_in, out, cap);
-    case 132u: return aether_selftest_call_paird_combine(in, n_in, out, cap);
-    case 133u: return aether_selftest_call_f32_fmin(in, n_in, out, cap);
-    case 134u: return aether_selftest_call_f32_fmax(in, n_in, out, cap);
-    case 135u: return aether_selftest_call_f64_fmin(in, n_in, out, cap);
-    case 136u: return aether_selftest_call_f64_fmax(in, n_in, out, cap);
+    case 32u: return aether_selftest_call_f32_asin(in, n_in, out, cap);
+    case 33u: return aether_selftest_call_f32_acos(in, n_in, out, cap);
+    case 34u: return aether_selftest_call_quatf_from_axis_angle(in, n_in, out, cap);
+    case 35u: return aether_selftest_call_mat3f_from_euler_xyz(in, n_in, out, cap);
+    case 36u: return aether_selftest_call_f32_jacobi_rotation(in, n_in, out, cap);
+    case 37u: return aether_selftest_call_f32_jacobi_update(in, n_in, out, cap);
+    case 38u: return aether_selftest_call_f32_jacobi_diag(in, n_in, out, cap);
+    case 39u: return aether_selftest_call_mat2f_lu(in, n_in, out, cap);
+    case 40u: return aether_selftest_call_mat2f_lu_lanes(in, n_in, out, cap);
+    case 41u: return aether_selftest_call_mat2f_lu_solve(in, n_in, out, cap);
+    case 42u: return aether_selftest_call_mat2f_lu_solve_lanes(in, n_in, out, cap);
+    case 43u: return aether_selftest_call_mat2f_solve_lower(in, n_in, out, cap);
+    case 44u: return aether_selftest_call_mat2f_solve_lower_lanes(in, n_in, out, cap);
+    case 45u: return aether_selftest_call_mat2f_solve_lower_unit(in, n_in, out, cap);
+    case 46u: return aether_selftest_call_mat2f_solve_lower_unit_lanes(in, n_in, out, cap);
+    case 47u: return aether_selftest_call_mat2f_solve_upper(in, n_in, out, cap);
+    case 48u: return aether_selftest_call_mat2f_solve_upper_lanes(in, n_in, out, cap);
+    case 49u: return aether_selftest_call_mat2f_solve_upper_unit(in, n_in, out, cap);
+    case 50u: return aether_selftest_call_mat2f_solve_upper_unit_lanes(in, n_in, out, cap);
+    case 51u: return aether_selftest_call_mat2f_det_lu(in, n_in, out, cap);
+    case 52u: return aether_selftest_call_mat2f_det_lu_lanes(in, n_in, out, cap);
+    case 53u: return aether_selftest_call_mat2f_inverse(in, n_in, out, cap);
+    case 54u: return aether_selftest_call_mat2f_inverse_lanes(in, n_in, out, cap);
+    case 55u: return aether_selftest_call_mat2f_cholesky(in, n_in, out, cap);
+    case 56u: return aether_selftest_call_mat2f_cholesky_lanes(in, n_in, out, cap);
+    case 57u: return aether_selftest_call_mat2f_cholesky_solve(in, n_in, out, cap);
+    case 58u: return aether_selftest_call_mat2f_cholesky_solve_lanes(in, n_in, out, cap);
+    case 59u: return aether_selftest_call_mat2f_eigh(in, n_in, out, cap);
+    case 60u: return aether_selftest_call_mat2f_eigh_lanes(in, n_in, out, cap);
+    case 61u: return aether_selftest_call_vec2d_lerp(in, n_in, out, cap);
+    case 62u: return aether_selftest_call_vec2d_squared_norm(in, n_in, out, cap);
+    case 63u: return aether_selftest_call_vec2d_norm(in, n_in, out, cap);
+    case 64u: return aether_selftest_call_vec3d_cross(in, n_in, out, cap);
+    case 65u: return aether_selftest_call_quatd_mul(in, n_in, out, cap);
+    case 66u: return aether_selftest_call_quatd_rotate(in, n_in, out, cap);
+    case 67u: return aether_selftest_call_mat2d_mul_vec(in, n_in, out, cap);
+    case 68u: return aether_selftest_call_mat2d_mul(in, n_in, out, cap);
+    case 69u: return aether_selftest_call_mat2d_dot(in, n_in, out, cap);
+    case 70u: return aether_selftest_call_mat2d_determinant(in, n_in, out, cap);
+    case 71u: return aether_selftest_call_mat2d_inverse_adjugate(in, n_in, out, cap);
+    case 72u: return aether_selftest_call_f64_sincos(in, n_in, out, cap);
+    case 73u: return aether_selftest_call_f64_sin(in, n_in, out, cap);
+    case 74u: return aether_selftest_call_f64_atan(in, n_in, out, cap);
+    case 75u: return aether_selftest_call_f64_atan2(in, n_in, out, cap);
+    case 76u: return aether_selftest_call_f64_exp(in, n_in, out, cap);
+    case 77u: return aether_selftest_call_f64_log(in, n_in, out, cap);
+    case 78u: return aether_selftest_call_f64_exp2(in, n_in, out, cap);
+    case 79u: return aether_selftest_call_f64_log2(in, n_in, out, cap);
+    case 80u: return aether_selftest_call_f64_asin(in, n_in, out, cap);
+    case 81u: return aether_selftest_call_f64_acos(in, n_in, out, cap);
+    case 82u: return aether_selftest_call_quatd_from_axis_angle(in, n_in, out, cap);
+    case 83u: return aether_selftest_call_mat3d_from_euler_xyz(in, n_in, out, cap);
+    case 84u: return aether_selftest_call_f64_jacobi_rotation(in, n_in, out, cap);
+    case 85u: return aether_selftest_call_f64_jacobi_update(in, n_in, out, cap);
+    case 86u: return aether_selftest_call_f64_jacobi_diag(in, n_in, out, cap);
+    case 87u: return aether_selftest_call_mat2d_lu(in, n_in, out, cap);
+    case 88u: return aether_selftest_call_mat2d_lu_lanes(in, n_in, out, cap);
+    case 89u: return aether_selftest_call_mat2d_lu_solve(in, n_in, out, cap);
+    case 90u: return aether_selftest_call_mat2d_lu_solve_lanes(in, n_in, out, cap);
+    case 91u: return aether_selftest_call_mat2d_solve_lower(in, n_in, out, cap);
+    case 92u: return aether_selftest_call_mat2d_solve_lower_lanes(in, n_in, out, cap);
+    case 93u: return aether_selftest_call_mat2d_solve_lower_unit(in, n_in, out, cap);
+    case 94u: return aether_selftest_call_mat2d_solve_lower_unit_lanes(in, n_in, out, cap);
+    case 95u: return aether_selftest_call_mat2d_solve_upper(in, n_in, out, cap);
+    case 96u: return aether_selftest_call_mat2d_solve_upper_lanes(in, n_in, out, cap);
+    case 97u: return aether_selftest_call_mat2d_solve_upper_unit(in, n_in, out, cap);
+    case 98u: return aether_selftest_call_mat2d_solve_upper_unit_lanes(in, n_in, out, cap);
+    case 99u: return aether_selftest_call_mat2d_det_lu(in, n_in, out, cap);
+    case 100u: return aether_selftest_call_mat2d_det_lu_lanes(in, n_in, out, cap);
+    case 101u: return aether_selftest_call_mat2d_inverse(in, n_in, out, cap);
+    case 102u: return aether_selftest_call_mat2d_inverse_lanes(in, n_in, out, cap);
+    case 103u: return aether_selftest_call_mat2d_cholesky(in, n_in, out, cap);
+    case 104u: return aether_selftest_call_mat2d_cholesky_lanes(in, n_in, out, cap);
+    case 105u: return aether_selftest_call_mat2d_cholesky_solve(in, n_in, out, cap);
+    case 106u: return aether_selftest_call_mat2d_cholesky_solve_lanes(in, n_in, out, cap);
+    case 107u: return aether_selftest_call_mat2d_eigh(in, n_in, out, cap);
+    case 108u: return aether_selftest_call_mat2d_eigh_lanes(in, n_in, out, cap);
+    case 109u: return aether_selftest_call_f32_neg(in, n_in, out, cap);
+    case 110u: return aether_selftest_call_quatf_conjugate(in, n_in, out, cap);
+    case 111u: return aether_selftest_call_f64_neg(in, n_in, out, cap);
+    case 112u: return aether_selftest_call_quatd_conjugate(in, n_in, out, cap);
+    case 113u: return aether_selftest_call_mat3f_inverse_adjugate(in, n_in, out, cap);
+    case 114u: return aether_selftest_call_mat3d_inverse_adjugate(in, n_in, out, cap);
+    case 115u: return aether_selftest_call_vec2f_max_norm(in, n_in, out, cap);
+    case 116u: return aether_selftest_call_vec2d_max_norm(in, n_in, out, cap);
+    case 117u: return aether_selftest_call_f32_two_sum_err(in, n_in, out, cap);
+    case 118u: return aether_selftest_call_f32_two_sum(in, n_in, out, cap);
+    case 119u: return aether_selftest_call_f64_two_sum_err(in, n_in, out, cap);
+    case 120u: return aether_selftest_call_f64_two_sum(in, n_in, out, cap);
+    case 121u: return aether_selftest_call_pairf_value(in, n_in, out, cap);
+    case 122u: return aether_selftest_call_paird_value(in, n_in, out, cap);
+    case 123u: return aether_selftest_call_pairf_reduce32(in, n_in, out, cap);
+    case 124u: return aether_selftest_call_f32_sum_array(in, n_in, out, cap);
+    case 125u: return aether_selftest_call_paird_reduce32(in, n_in, out, cap);
+    case 126u: return aether_selftest_call_f64_sum_array(in, n_in, out, cap);
+    case 127u: return aether_selftest_call_f32_lanes_sum(in, n_in, out, cap);
+    case 128u: return aether_selftest_call_f32_lanes_dot(in, n_in, out, cap);
+    case 129u: return aether_selftest_call_f64_lanes_sum(in, n_in, out, cap);
+    case 130u: return aether_selftest_call_f64_lanes_dot(in, n_in, out, cap);
+    case 131u: return aether_selftest_call_mat3f_lu(in, n_in, out, cap);
+    case 132u: return aether_selftest_call_mat3f_lu_lanes(in, n_in, out, cap);
+    case 133u: return aether_selftest_call_mat3d_lu(in, n_in, out, cap);
+    case 134u: return aether_selftest_call_mat3d_lu_lanes(in, n_in, out, cap);
+    case 135u: return aether_selftest_call_pairf_combine(in, n_in, out, cap);
+    case 136u: return aether_selftest_call_paird_combine(in, n_in, out, cap);
+    case 137u: return aether_selftest_call_f32_fmin(in, n_in, out, cap);
+    case 138u: return aether_selftest_call_f32_fmax(in, n_in, out, cap);
+    case 139u: return aether_selftest_call_f64_fmin(in, n_in, out, cap);
+    case 140u: return aether_selftest_call_f64_fmax(in, n_in, out, cap);
     default: return AETHER_FLAT_BAD;
     }
 }
 
-static const aether_selftest_witness aether_selftest_witnesses[201] = {
+static const aether_selftest_witness aether_selftest_witnesses[205] = {
     { "aether_vec3f_sum", "fold-left: folds accumulate from the highest index down", 0u, 32u, 1, 0, 3u, 1u, 0u },
     { "aether_vec3f_dot", "fold-left: folds accumulate from the highest index down", 1u, 32u, 1, 0, 6u, 1u, 4u },
     { "aether_vec3d_sum", "fold-left: folds accumulate from the highest index down", 2u, 64u, 1, 0, 3u, 1u, 11u },
@@ -13691,176 +13917,180 @@ static const aether_selftest_witness aether_selftest_witnesses[201] = {
     { "aether_f32_log", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 29u, 32u, 1, 0, 1u, 1u, 165u },
     { "aether_f32_exp2", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 30u, 32u, 1, 0, 1u, 1u, 167u },
     { "aether_f32_log2", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 31u, 32u, 1, 0, 1u, 1u, 169u },
-    { "aether_quatf_from_axis_angle", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 32u, 32u, 1, 0, 4u, 4u, 171u },
-    { "aether_mat3f_from_euler_xyz", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 33u, 32u, 1, 0, 3u, 9u, 179u },
-    { "aether_f32_jacobi_rotation", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 34u, 32u, 1, 0, 3u, 4u, 191u },
-    { "aether_f32_jacobi_update", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 35u, 32u, 1, 0, 6u, 2u, 198u },
-    { "aether_f32_jacobi_diag", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 36u, 32u, 1, 0, 7u, 2u, 206u },
-    { "aether_mat2f_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 37u, 32u, 1, 0, 4u, 7u, 215u },
-    { "aether_mat2f_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 38u, 32u, 1, 0, 12u, 21u, 226u },
-    { "aether_mat2f_lu_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 39u, 32u, 1, 0, 8u, 2u, 259u },
-    { "aether_mat2f_lu_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 40u, 32u, 1, 0, 16u, 4u, 269u },
-    { "aether_mat2f_solve_lower", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 41u, 32u, 1, 0, 6u, 2u, 289u },
-    { "aether_mat2f_solve_lower_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 42u, 32u, 1, 0, 36u, 12u, 297u },
-    { "aether_mat2f_solve_lower_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 43u, 32u, 1, 0, 6u, 2u, 345u },
-    { "aether_mat2f_solve_lower_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 44u, 32u, 1, 0, 36u, 12u, 353u },
-    { "aether_mat2f_solve_upper", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 45u, 32u, 1, 0, 6u, 2u, 401u },
-    { "aether_mat2f_solve_upper_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 46u, 32u, 1, 0, 30u, 10u, 409u },
-    { "aether_mat2f_solve_upper_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 47u, 32u, 1, 0, 6u, 2u, 449u },
-    { "aether_mat2f_solve_upper_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 48u, 32u, 1, 0, 30u, 10u, 457u },
-    { "aether_mat2f_det_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 49u, 32u, 1, 0, 4u, 1u, 497u },
-    { "aether_mat2f_det_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 50u, 32u, 1, 0, 8u, 2u, 502u },
-    { "aether_mat2f_inverse", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 51u, 32u, 1, 0, 4u, 5u, 512u },
-    { "aether_mat2f_inverse_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 52u, 32u, 1, 0, 8u, 10u, 521u },
-    { "aether_mat2f_cholesky", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 53u, 32u, 1, 0, 4u, 5u, 539u },
-    { "aether_mat2f_cholesky_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 54u, 32u, 1, 0, 24u, 30u, 548u },
-    { "aether_mat2f_cholesky_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 55u, 32u, 1, 0, 6u, 2u, 602u },
-    { "aether_mat2f_cholesky_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 56u, 32u, 1, 0, 24u, 8u, 610u },
-    { "aether_mat2f_eigh", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 57u, 32u, 1, 0, 4u, 6u, 642u },
-    { "aether_mat2f_eigh_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 58u, 32u, 1, 0, 4u, 6u, 652u },
-    { "aether_vec2d_lerp", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 59u, 64u, 1, 0, 5u, 2u, 662u },
-    { "aether_vec2d_dot", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 7u, 64u, 1, 0, 4u, 1u, 669u },
-    { "aether_vec2d_squared_norm", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 60u, 64u, 1, 0, 2u, 1u, 674u },
-    { "aether_vec2d_norm", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 61u, 64u, 1, 0, 2u, 1u, 677u },
-    { "aether_vec2d_normalize", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 11u, 64u, 1, 0, 2u, 2u, 680u },
-    { "aether_vec3d_cross", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 62u, 64u, 1, 0, 6u, 3u, 684u },
-    { "aether_quatd_mul", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 63u, 64u, 1, 0, 8u, 4u, 693u },
-    { "aether_quatd_rotate", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 64u, 64u, 1, 0, 7u, 3u, 705u },
-    { "aether_mat2d_mul_vec", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 65u, 64u, 1, 0, 6u, 2u, 715u },
-    { "aether_mat2d_mul", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 66u, 64u, 1, 0, 8u, 4u, 723u },
-    { "aether_mat2d_dot", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 67u, 64u, 1, 0, 8u, 1u, 735u },
-    { "aether_mat2d_determinant", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 68u, 64u, 1, 0, 4u, 1u, 744u },
-    { "aether_mat2d_inverse_adjugate", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 69u, 64u, 1, 0, 4u, 4u, 749u },
-    { "aether_f64_sincos", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 70u, 64u, 1, 0, 1u, 2u, 757u },
-    { "aether_f64_sin", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 71u, 64u, 1, 0, 1u, 1u, 760u },
-    { "aether_f64_atan", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 72u, 64u, 1, 0, 1u, 1u, 762u },
-    { "aether_f64_atan2", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 73u, 64u, 1, 0, 2u, 1u, 764u },
-    { "aether_f64_exp", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 74u, 64u, 1, 0, 1u, 1u, 767u },
-    { "aether_f64_log", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 75u, 64u, 1, 0, 1u, 1u, 769u },
-    { "aether_f64_exp2", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 76u, 64u, 1, 0, 1u, 1u, 771u },
-    { "aether_f64_log2", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 77u, 64u, 1, 0, 1u, 1u, 773u },
-    { "aether_quatd_from_axis_angle", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 78u, 64u, 1, 0, 4u, 4u, 775u },
-    { "aether_mat3d_from_euler_xyz", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 79u, 64u, 1, 0, 3u, 9u, 783u },
-    { "aether_f64_jacobi_rotation", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 80u, 64u, 1, 0, 3u, 4u, 795u },
-    { "aether_f64_jacobi_update", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 81u, 64u, 1, 0, 6u, 2u, 802u },
-    { "aether_f64_jacobi_diag", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 82u, 64u, 1, 0, 7u, 2u, 810u },
-    { "aether_mat2d_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 83u, 64u, 1, 0, 4u, 7u, 819u },
-    { "aether_mat2d_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 84u, 64u, 1, 0, 8u, 14u, 830u },
-    { "aether_mat2d_lu_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 85u, 64u, 1, 0, 8u, 2u, 852u },
-    { "aether_mat2d_lu_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 86u, 64u, 1, 0, 32u, 8u, 862u },
-    { "aether_mat2d_solve_lower", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 87u, 64u, 1, 0, 6u, 2u, 902u },
-    { "aether_mat2d_solve_lower_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 88u, 64u, 1, 0, 12u, 4u, 910u },
-    { "aether_mat2d_solve_lower_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 89u, 64u, 1, 0, 6u, 2u, 926u },
-    { "aether_mat2d_solve_lower_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 90u, 64u, 1, 0, 30u, 10u, 934u },
-    { "aether_mat2d_solve_upper", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 91u, 64u, 1, 0, 6u, 2u, 974u },
-    { "aether_mat2d_solve_upper_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 92u, 64u, 1, 0, 36u, 12u, 982u },
-    { "aether_mat2d_solve_upper_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 93u, 64u, 1, 0, 6u, 2u, 1030u },
-    { "aether_mat2d_solve_upper_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 94u, 64u, 1, 0, 18u, 6u, 1038u },
-    { "aether_mat2d_det_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 95u, 64u, 1, 0, 4u, 1u, 1062u },
-    { "aether_mat2d_det_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 96u, 64u, 1, 0, 24u, 6u, 1067u },
-    { "aether_mat2d_inverse", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 97u, 64u, 1, 0, 4u, 5u, 1097u },
-    { "aether_mat2d_inverse_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 98u, 64u, 1, 0, 12u, 15u, 1106u },
-    { "aether_mat2d_cholesky", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 99u, 64u, 1, 0, 4u, 5u, 1133u },
-    { "aether_mat2d_cholesky_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 100u, 64u, 1, 0, 16u, 20u, 1142u },
-    { "aether_mat2d_cholesky_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 101u, 64u, 1, 0, 6u, 2u, 1178u },
-    { "aether_mat2d_cholesky_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 102u, 64u, 1, 0, 6u, 2u, 1186u },
-    { "aether_mat2d_eigh", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 103u, 64u, 1, 0, 4u, 6u, 1194u },
-    { "aether_mat2d_eigh_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 104u, 64u, 1, 0, 20u, 30u, 1204u },
-    { "aether_vec2f_norm", "hypot: sqrt of a sum of squares becomes a chain of hypot", 14u, 32u, 1, 0, 2u, 1u, 1254u },
-    { "aether_vec2f_normalize", "hypot: sqrt of a sum of squares becomes a chain of hypot", 9u, 32u, 1, 0, 2u, 2u, 1257u },
-    { "aether_vec2d_norm", "hypot: sqrt of a sum of squares becomes a chain of hypot", 61u, 64u, 1, 0, 2u, 1u, 1261u },
-    { "aether_vec2d_normalize", "hypot: sqrt of a sum of squares becomes a chain of hypot", 11u, 64u, 1, 0, 2u, 2u, 1264u },
-    { "aether_f32_neg", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 105u, 32u, 1, 0, 1u, 1u, 1268u },
-    { "aether_quatf_conjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 106u, 32u, 1, 0, 4u, 4u, 1270u },
-    { "aether_mat2f_inverse_adjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 22u, 32u, 1, 0, 4u, 4u, 1278u },
-    { "aether_f32_atan2", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 27u, 32u, 1, 0, 2u, 1u, 1286u },
-    { "aether_mat3f_from_euler_xyz", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 33u, 32u, 1, 0, 3u, 9u, 1289u },
-    { "aether_f32_jacobi_rotation", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 34u, 32u, 1, 0, 3u, 4u, 1301u },
-    { "aether_mat2f_eigh", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 57u, 32u, 1, 0, 4u, 6u, 1308u },
-    { "aether_mat2f_eigh_lanes", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 58u, 32u, 1, 0, 24u, 36u, 1318u },
-    { "aether_f64_neg", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 107u, 64u, 1, 0, 1u, 1u, 1378u },
-    { "aether_quatd_conjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 108u, 64u, 1, 0, 4u, 4u, 1380u },
-    { "aether_mat2d_inverse_adjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 69u, 64u, 1, 0, 4u, 4u, 1388u },
-    { "aether_f64_atan2", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 73u, 64u, 1, 0, 2u, 1u, 1396u },
-    { "aether_mat3d_from_euler_xyz", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 79u, 64u, 1, 0, 3u, 9u, 1399u },
-    { "aether_f64_jacobi_rotation", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 80u, 64u, 1, 0, 3u, 4u, 1411u },
-    { "aether_mat2d_eigh", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 103u, 64u, 1, 0, 4u, 6u, 1418u },
-    { "aether_mat2d_eigh_lanes", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 104u, 64u, 1, 0, 16u, 24u, 1428u },
-    { "aether_mat3f_inverse_adjugate", "neg-swap: (a - b) * -1 becomes b - a (the sign of a zero: what clang does under -fno-signed-zeros)", 109u, 32u, 1, 0, 9u, 9u, 1468u },
-    { "aether_mat3d_inverse_adjugate", "neg-swap: (a - b) * -1 becomes b - a (the sign of a zero: what clang does under -fno-signed-zeros)", 110u, 64u, 1, 0, 9u, 9u, 1486u },
-    { "aether_vec2f_max_norm", "max-select-swapped: the max_select combiner becomes acc > new ? acc : new", 111u, 32u, 1, 0, 2u, 1u, 1504u },
-    { "aether_vec2d_max_norm", "max-select-swapped: the max_select combiner becomes acc > new ? acc : new", 112u, 64u, 1, 0, 2u, 1u, 1507u },
-    { "aether_mat2f_mul_vec", "column-major: matrices are read and written column-major", 18u, 32u, 1, 0, 6u, 2u, 1510u },
-    { "aether_mat2f_mul", "column-major: matrices are read and written column-major", 19u, 32u, 1, 0, 8u, 4u, 1518u },
-    { "aether_mat2d_mul_vec", "column-major: matrices are read and written column-major", 65u, 64u, 1, 0, 6u, 2u, 1530u },
-    { "aether_mat2d_mul", "column-major: matrices are read and written column-major", 66u, 64u, 1, 0, 8u, 4u, 1538u },
-    { "aether_quatf_mul", "quat-xyzw: quaternions are laid out (x, y, z, w)", 16u, 32u, 1, 0, 8u, 4u, 1550u },
-    { "aether_quatf_conjugate", "quat-xyzw: quaternions are laid out (x, y, z, w)", 106u, 32u, 1, 0, 4u, 4u, 1562u },
-    { "aether_quatd_mul", "quat-xyzw: quaternions are laid out (x, y, z, w)", 63u, 64u, 1, 0, 8u, 4u, 1570u },
-    { "aether_quatd_conjugate", "quat-xyzw: quaternions are laid out (x, y, z, w)", 108u, 64u, 1, 0, 4u, 4u, 1582u },
-    { "aether_f32_two_sum_err", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 113u, 32u, 1, 0, 3u, 1u, 1590u },
-    { "aether_f32_two_sum", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 114u, 32u, 1, 0, 2u, 2u, 1594u },
-    { "aether_f64_two_sum_err", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 115u, 64u, 1, 0, 3u, 1u, 1598u },
-    { "aether_f64_two_sum", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 116u, 64u, 1, 0, 2u, 2u, 1602u },
-    { "aether_pairf_value", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 117u, 32u, 1, 0, 2u, 1u, 1606u },
-    { "aether_f32_jacobi_rotation", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 34u, 32u, 1, 0, 3u, 4u, 1609u },
-    { "aether_paird_value", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 118u, 64u, 1, 0, 2u, 1u, 1616u },
-    { "aether_f64_jacobi_rotation", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 80u, 64u, 1, 0, 3u, 4u, 1619u },
-    { "aether_pairf_reduce32", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 119u, 32u, 1, 0, 64u, 2u, 1626u },
-    { "aether_f32_sum_array", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 120u, 32u, 1, 0, 64u, 1u, 1692u },
-    { "aether_paird_reduce32", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 121u, 64u, 1, 0, 64u, 2u, 1757u },
-    { "aether_f64_sum_array", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 122u, 64u, 1, 0, 129u, 1u, 1823u },
-    { "aether_f32_lanes_sum", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 123u, 32u, 1, 0, 130u, 64u, 1953u },
-    { "aether_f32_lanes_dot", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 124u, 32u, 1, 0, 75u, 64u, 2147u },
-    { "aether_f64_lanes_sum", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 125u, 64u, 1, 0, 66u, 64u, 2286u },
-    { "aether_f64_lanes_dot", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 126u, 64u, 1, 0, 75u, 64u, 2416u },
-    { "aether_mat2f_lu", "pivot-last: LU pivots on the last entry of largest magnitude", 37u, 32u, 1, 0, 4u, 7u, 2555u },
-    { "aether_mat2f_lu_lanes", "pivot-last: LU pivots on the last entry of largest magnitude", 38u, 32u, 1, 0, 24u, 42u, 2566u },
-    { "aether_mat2d_lu", "pivot-last: LU pivots on the last entry of largest magnitude", 83u, 64u, 1, 0, 4u, 7u, 2632u },
-    { "aether_mat2d_lu_lanes", "pivot-last: LU pivots on the last entry of largest magnitude", 84u, 64u, 1, 0, 24u, 42u, 2643u },
-    { "aether_mat3f_lu", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 127u, 32u, 1, 0, 9u, 13u, 2709u },
-    { "aether_mat3f_lu_lanes", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 128u, 32u, 1, 0, 27u, 39u, 2731u },
-    { "aether_mat3d_lu", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 129u, 64u, 1, 0, 9u, 13u, 2797u },
-    { "aether_mat3d_lu_lanes", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 130u, 64u, 1, 0, 36u, 52u, 2819u },
-    { "aether_mat2f_cholesky", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 53u, 32u, 1, 0, 4u, 5u, 2907u },
-    { "aether_mat2f_cholesky_lanes", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 54u, 32u, 1, 0, 12u, 15u, 2916u },
-    { "aether_mat2d_cholesky", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 99u, 64u, 1, 0, 4u, 5u, 2943u },
-    { "aether_mat2d_cholesky_lanes", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 100u, 64u, 1, 0, 8u, 10u, 2952u },
-    { "aether_pairf_combine", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 131u, 32u, 1, 0, 4u, 2u, 2970u },
-    { "aether_pairf_reduce32", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 119u, 32u, 1, 0, 64u, 2u, 2976u },
-    { "aether_paird_combine", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 132u, 64u, 1, 0, 4u, 2u, 3042u },
-    { "aether_paird_reduce32", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 121u, 64u, 1, 0, 64u, 2u, 3048u },
-    { "aether_f32_fmin", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 133u, 32u, 1, 1, 2u, 1u, 3114u },
-    { "aether_f32_fmax", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 134u, 32u, 1, 1, 2u, 1u, 3117u },
-    { "aether_f64_fmin", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 135u, 64u, 1, 1, 2u, 1u, 3120u },
-    { "aether_f64_fmax", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 136u, 64u, 1, 1, 2u, 1u, 3123u },
-    { "aether_f32_fmin", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 133u, 32u, 1, 1, 2u, 1u, 3126u },
-    { "aether_f32_fmax", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 134u, 32u, 1, 1, 2u, 1u, 3129u },
-    { "aether_f64_fmin", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 135u, 64u, 1, 1, 2u, 1u, 3132u },
-    { "aether_f64_fmax", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 136u, 64u, 1, 1, 2u, 1u, 3135u },
-    { "aether_quatf_mul", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 16u, 32u, 1, 0, 8u, 4u, 3138u },
-    { "aether_pairf_combine", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 131u, 32u, 1, 0, 4u, 2u, 3150u },
-    { "aether_quatd_mul", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 63u, 64u, 1, 0, 8u, 4u, 3156u },
-    { "aether_paird_combine", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 132u, 64u, 1, 0, 4u, 2u, 3168u },
-    { "aether_f32_atan", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 26u, 32u, 1, 0, 1u, 1u, 3174u },
-    { "aether_f32_atan2", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 27u, 32u, 1, 0, 2u, 1u, 3176u },
-    { "aether_f64_atan", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 72u, 64u, 1, 0, 1u, 1u, 3179u },
-    { "aether_f64_atan2", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 73u, 64u, 1, 0, 2u, 1u, 3181u },
-    { "aether_f32_sincos", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 23u, 32u, 1, 0, 1u, 2u, 3184u },
-    { "aether_f32_sin", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 24u, 32u, 1, 0, 1u, 1u, 3187u },
-    { "aether_f64_sincos", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 70u, 64u, 1, 0, 1u, 2u, 3189u },
-    { "aether_f64_sin", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 71u, 64u, 1, 0, 1u, 1u, 3192u },
-    { "aether_f32_sincos", "coefficient-bit: every polynomial coefficient c of a Horner step c + u * (...) has its last bit flipped (a constant printed with too few digits, or fitted again)", 23u, 32u, 1, 0, 1u, 2u, 3194u },
-    { "aether_f32_sin", "coefficient-bit: every polynomial coefficient c of a Horner step c + u * (...) has its last bit flipped (a constant printed with too few digits, or fitted again)", 24u, 32u, 1, 0, 1u, 1u, 3197u },
-    { "aether_f64_sincos", "coefficient-bit: every polynomial coefficient c of a Horner step c + u * (...) has its last bit flipped (a constant printed with too few digits, or fitted again)", 70u, 64u, 1, 0, 1u, 2u, 3199u },
-    { "aether_f64_sin", "coefficient-bit: every polynomial coefficient c of a Horner step c + u * (...) has its last bit flipped (a constant printed with too few digits, or fitted again)", 71u, 64u, 1, 0, 1u, 1u, 3202u },
-    { "aether_f32_sincos", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 23u, 32u, 1, 0, 1u, 2u, 3204u },
-    { "aether_f32_sin", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 24u, 32u, 1, 0, 1u, 1u, 3207u },
-    { "aether_f64_sincos", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 70u, 64u, 1, 0, 1u, 2u, 3209u },
-    { "aether_f64_sin", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 71u, 64u, 1, 0, 1u, 1u, 3212u },
+    { "aether_f32_asin", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 32u, 32u, 1, 0, 1u, 1u, 171u },
+    { "aether_f32_acos", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 33u, 32u, 1, 0, 1u, 1u, 173u },
+    { "aether_quatf_from_axis_angle", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 34u, 32u, 1, 0, 4u, 4u, 175u },
+    { "aether_mat3f_from_euler_xyz", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 35u, 32u, 1, 0, 3u, 9u, 183u },
+    { "aether_f32_jacobi_rotation", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 36u, 32u, 1, 0, 3u, 4u, 195u },
+    { "aether_f32_jacobi_update", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 37u, 32u, 1, 0, 6u, 2u, 202u },
+    { "aether_f32_jacobi_diag", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 38u, 32u, 1, 0, 7u, 2u, 210u },
+    { "aether_mat2f_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 39u, 32u, 1, 0, 4u, 7u, 219u },
+    { "aether_mat2f_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 40u, 32u, 1, 0, 12u, 21u, 230u },
+    { "aether_mat2f_lu_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 41u, 32u, 1, 0, 8u, 2u, 263u },
+    { "aether_mat2f_lu_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 42u, 32u, 1, 0, 16u, 4u, 273u },
+    { "aether_mat2f_solve_lower", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 43u, 32u, 1, 0, 6u, 2u, 293u },
+    { "aether_mat2f_solve_lower_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 44u, 32u, 1, 0, 36u, 12u, 301u },
+    { "aether_mat2f_solve_lower_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 45u, 32u, 1, 0, 6u, 2u, 349u },
+    { "aether_mat2f_solve_lower_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 46u, 32u, 1, 0, 36u, 12u, 357u },
+    { "aether_mat2f_solve_upper", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 47u, 32u, 1, 0, 6u, 2u, 405u },
+    { "aether_mat2f_solve_upper_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 48u, 32u, 1, 0, 30u, 10u, 413u },
+    { "aether_mat2f_solve_upper_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 49u, 32u, 1, 0, 6u, 2u, 453u },
+    { "aether_mat2f_solve_upper_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 50u, 32u, 1, 0, 30u, 10u, 461u },
+    { "aether_mat2f_det_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 51u, 32u, 1, 0, 4u, 1u, 501u },
+    { "aether_mat2f_det_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 52u, 32u, 1, 0, 8u, 2u, 506u },
+    { "aether_mat2f_inverse", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 53u, 32u, 1, 0, 4u, 5u, 516u },
+    { "aether_mat2f_inverse_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 54u, 32u, 1, 0, 8u, 10u, 525u },
+    { "aether_mat2f_cholesky", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 55u, 32u, 1, 0, 4u, 5u, 543u },
+    { "aether_mat2f_cholesky_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 56u, 32u, 1, 0, 24u, 30u, 552u },
+    { "aether_mat2f_cholesky_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 57u, 32u, 1, 0, 6u, 2u, 606u },
+    { "aether_mat2f_cholesky_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 58u, 32u, 1, 0, 24u, 8u, 614u },
+    { "aether_mat2f_eigh", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 59u, 32u, 1, 0, 4u, 6u, 646u },
+    { "aether_mat2f_eigh_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 60u, 32u, 1, 0, 4u, 6u, 656u },
+    { "aether_vec2d_lerp", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 61u, 64u, 1, 0, 5u, 2u, 666u },
+    { "aether_vec2d_dot", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 7u, 64u, 1, 0, 4u, 1u, 673u },
+    { "aether_vec2d_squared_norm", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 62u, 64u, 1, 0, 2u, 1u, 678u },
+    { "aether_vec2d_norm", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 63u, 64u, 1, 0, 2u, 1u, 681u },
+    { "aether_vec2d_normalize", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 11u, 64u, 1, 0, 2u, 2u, 684u },
+    { "aether_vec3d_cross", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 64u, 64u, 1, 0, 6u, 3u, 688u },
+    { "aether_quatd_mul", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 65u, 64u, 1, 0, 8u, 4u, 697u },
+    { "aether_quatd_rotate", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 66u, 64u, 1, 0, 7u, 3u, 709u },
+    { "aether_mat2d_mul_vec", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 67u, 64u, 1, 0, 6u, 2u, 719u },
+    { "aether_mat2d_mul", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 68u, 64u, 1, 0, 8u, 4u, 727u },
+    { "aether_mat2d_dot", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 69u, 64u, 1, 0, 8u, 1u, 739u },
+    { "aether_mat2d_determinant", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 70u, 64u, 1, 0, 4u, 1u, 748u },
+    { "aether_mat2d_inverse_adjugate", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 71u, 64u, 1, 0, 4u, 4u, 753u },
+    { "aether_f64_sincos", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 72u, 64u, 1, 0, 1u, 2u, 761u },
+    { "aether_f64_sin", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 73u, 64u, 1, 0, 1u, 1u, 764u },
+    { "aether_f64_atan", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 74u, 64u, 1, 0, 1u, 1u, 766u },
+    { "aether_f64_atan2", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 75u, 64u, 1, 0, 2u, 1u, 768u },
+    { "aether_f64_exp", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 76u, 64u, 1, 0, 1u, 1u, 771u },
+    { "aether_f64_log", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 77u, 64u, 1, 0, 1u, 1u, 773u },
+    { "aether_f64_exp2", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 78u, 64u, 1, 0, 1u, 1u, 775u },
+    { "aether_f64_log2", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 79u, 64u, 1, 0, 1u, 1u, 777u },
+    { "aether_f64_asin", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 80u, 64u, 1, 0, 1u, 1u, 779u },
+    { "aether_f64_acos", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 81u, 64u, 1, 0, 1u, 1u, 781u },
+    { "aether_quatd_from_axis_angle", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 82u, 64u, 1, 0, 4u, 4u, 783u },
+    { "aether_mat3d_from_euler_xyz", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 83u, 64u, 1, 0, 3u, 9u, 791u },
+    { "aether_f64_jacobi_rotation", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 84u, 64u, 1, 0, 3u, 4u, 803u },
+    { "aether_f64_jacobi_update", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 85u, 64u, 1, 0, 6u, 2u, 810u },
+    { "aether_f64_jacobi_diag", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 86u, 64u, 1, 0, 7u, 2u, 818u },
+    { "aether_mat2d_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 87u, 64u, 1, 0, 4u, 7u, 827u },
+    { "aether_mat2d_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 88u, 64u, 1, 0, 8u, 14u, 838u },
+    { "aether_mat2d_lu_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 89u, 64u, 1, 0, 8u, 2u, 860u },
+    { "aether_mat2d_lu_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 90u, 64u, 1, 0, 32u, 8u, 870u },
+    { "aether_mat2d_solve_lower", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 91u, 64u, 1, 0, 6u, 2u, 910u },
+    { "aether_mat2d_solve_lower_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 92u, 64u, 1, 0, 12u, 4u, 918u },
+    { "aether_mat2d_solve_lower_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 93u, 64u, 1, 0, 6u, 2u, 934u },
+    { "aether_mat2d_solve_lower_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 94u, 64u, 1, 0, 30u, 10u, 942u },
+    { "aether_mat2d_solve_upper", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 95u, 64u, 1, 0, 6u, 2u, 982u },
+    { "aether_mat2d_solve_upper_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 96u, 64u, 1, 0, 36u, 12u, 990u },
+    { "aether_mat2d_solve_upper_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 97u, 64u, 1, 0, 6u, 2u, 1038u },
+    { "aether_mat2d_solve_upper_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 98u, 64u, 1, 0, 18u, 6u, 1046u },
+    { "aether_mat2d_det_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 99u, 64u, 1, 0, 4u, 1u, 1070u },
+    { "aether_mat2d_det_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 100u, 64u, 1, 0, 24u, 6u, 1075u },
+    { "aether_mat2d_inverse", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 101u, 64u, 1, 0, 4u, 5u, 1105u },
+    { "aether_mat2d_inverse_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 102u, 64u, 1, 0, 12u, 15u, 1114u },
+    { "aether_mat2d_cholesky", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 103u, 64u, 1, 0, 4u, 5u, 1141u },
+    { "aether_mat2d_cholesky_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 104u, 64u, 1, 0, 16u, 20u, 1150u },
+    { "aether_mat2d_cholesky_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 105u, 64u, 1, 0, 6u, 2u, 1186u },
+    { "aether_mat2d_cholesky_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 106u, 64u, 1, 0, 6u, 2u, 1194u },
+    { "aether_mat2d_eigh", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 107u, 64u, 1, 0, 4u, 6u, 1202u },
+    { "aether_mat2d_eigh_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 108u, 64u, 1, 0, 20u, 30u, 1212u },
+    { "aether_vec2f_norm", "hypot: sqrt of a sum of squares becomes a chain of hypot", 14u, 32u, 1, 0, 2u, 1u, 1262u },
+    { "aether_vec2f_normalize", "hypot: sqrt of a sum of squares becomes a chain of hypot", 9u, 32u, 1, 0, 2u, 2u, 1265u },
+    { "aether_vec2d_norm", "hypot: sqrt of a sum of squares becomes a chain of hypot", 63u, 64u, 1, 0, 2u, 1u, 1269u },
+    { "aether_vec2d_normalize", "hypot: sqrt of a sum of squares becomes a chain of hypot", 11u, 64u, 1, 0, 2u, 2u, 1272u },
+    { "aether_f32_neg", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 109u, 32u, 1, 0, 1u, 1u, 1276u },
+    { "aether_quatf_conjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 110u, 32u, 1, 0, 4u, 4u, 1278u },
+    { "aether_mat2f_inverse_adjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 22u, 32u, 1, 0, 4u, 4u, 1286u },
+    { "aether_f32_atan2", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 27u, 32u, 1, 0, 2u, 1u, 1294u },
+    { "aether_mat3f_from_euler_xyz", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 35u, 32u, 1, 0, 3u, 9u, 1297u },
+    { "aether_f32_jacobi_rotation", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 36u, 32u, 1, 0, 3u, 4u, 1309u },
+    { "aether_mat2f_eigh", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 59u, 32u, 1, 0, 4u, 6u, 1316u },
+    { "aether_mat2f_eigh_lanes", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 60u, 32u, 1, 0, 24u, 36u, 1326u },
+    { "aether_f64_neg", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 111u, 64u, 1, 0, 1u, 1u, 1386u },
+    { "aether_quatd_conjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 112u, 64u, 1, 0, 4u, 4u, 1388u },
+    { "aether_mat2d_inverse_adjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 71u, 64u, 1, 0, 4u, 4u, 1396u },
+    { "aether_f64_atan2", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 75u, 64u, 1, 0, 2u, 1u, 1404u },
+    { "aether_mat3d_from_euler_xyz", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 83u, 64u, 1, 0, 3u, 9u, 1407u },
+    { "aether_f64_jacobi_rotation", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 84u, 64u, 1, 0, 3u, 4u, 1419u },
+    { "aether_mat2d_eigh", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 107u, 64u, 1, 0, 4u, 6u, 1426u },
+    { "aether_mat2d_eigh_lanes", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 108u, 64u, 1, 0, 16u, 24u, 1436u },
+    { "aether_mat3f_inverse_adjugate", "neg-swap: (a - b) * -1 becomes b - a (the sign of a zero: what clang does under -fno-signed-zeros)", 113u, 32u, 1, 0, 9u, 9u, 1476u },
+    { "aether_mat3d_inverse_adjugate", "neg-swap: (a - b) * -1 becomes b - a (the sign of a zero: what clang does under -fno-signed-zeros)", 114u, 64u, 1, 0, 9u, 9u, 1494u },
+    { "aether_vec2f_max_norm", "max-select-swapped: the max_select combiner becomes acc > new ? acc : new", 115u, 32u, 1, 0, 2u, 1u, 1512u },
+    { "aether_vec2d_max_norm", "max-select-swapped: the max_select combiner becomes acc > new ? acc : new", 116u, 64u, 1, 0, 2u, 1u, 1515u },
+    { "aether_mat2f_mul_vec", "column-major: matrices are read and written column-major", 18u, 32u, 1, 0, 6u, 2u, 1518u },
+    { "aether_mat2f_mul", "column-major: matrices are read and written column-major", 19u, 32u, 1, 0, 8u, 4u, 1526u },
+    { "aether_mat2d_mul_vec", "column-major: matrices are read and written column-major", 67u, 64u, 1, 0, 6u, 2u, 1538u },
+    { "aether_mat2d_mul", "column-major: matrices are read and written column-major", 68u, 64u, 1, 0, 8u, 4u, 1546u },
+    { "aether_quatf_mul", "quat-xyzw: quaternions are laid out (x, y, z, w)", 16u, 32u, 1, 0, 8u, 4u, 1558u },
+    { "aether_quatf_conjugate", "quat-xyzw: quaternions are laid out (x, y, z, w)", 110u, 32u, 1, 0, 4u, 4u, 1570u },
+    { "aether_quatd_mul", "quat-xyzw: quaternions are laid out (x, y, z, w)", 65u, 64u, 1, 0, 8u, 4u, 1578u },
+    { "aether_quatd_conjugate", "quat-xyzw: quaternions are laid out (x, y, z, w)", 112u, 64u, 1, 0, 4u, 4u, 1590u },
+    { "aether_f32_two_sum_err", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 117u, 32u, 1, 0, 3u, 1u, 1598u },
+    { "aether_f32_two_sum", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 118u, 32u, 1, 0, 2u, 2u, 1602u },
+    { "aether_f64_two_sum_err", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 119u, 64u, 1, 0, 3u, 1u, 1606u },
+    { "aether_f64_two_sum", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 120u, 64u, 1, 0, 2u, 2u, 1610u },
+    { "aether_pairf_value", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 121u, 32u, 1, 0, 2u, 1u, 1614u },
+    { "aether_f32_jacobi_rotation", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 36u, 32u, 1, 0, 3u, 4u, 1617u },
+    { "aether_paird_value", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 122u, 64u, 1, 0, 2u, 1u, 1624u },
+    { "aether_f64_jacobi_rotation", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 84u, 64u, 1, 0, 3u, 4u, 1627u },
+    { "aether_pairf_reduce32", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 123u, 32u, 1, 0, 64u, 2u, 1634u },
+    { "aether_f32_sum_array", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 124u, 32u, 1, 0, 64u, 1u, 1700u },
+    { "aether_paird_reduce32", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 125u, 64u, 1, 0, 64u, 2u, 1765u },
+    { "aether_f64_sum_array", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 126u, 64u, 1, 0, 129u, 1u, 1831u },
+    { "aether_f32_lanes_sum", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 127u, 32u, 1, 0, 130u, 64u, 1961u },
+    { "aether_f32_lanes_dot", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 128u, 32u, 1, 0, 75u, 64u, 2155u },
+    { "aether_f64_lanes_sum", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 129u, 64u, 1, 0, 66u, 64u, 2294u },
+    { "aether_f64_lanes_dot", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 130u, 64u, 1, 0, 75u, 64u, 2424u },
+    { "aether_mat2f_lu", "pivot-last: LU pivots on the last entry of largest magnitude", 39u, 32u, 1, 0, 4u, 7u, 2563u },
+    { "aether_mat2f_lu_lanes", "pivot-last: LU pivots on the last entry of largest magnitude", 40u, 32u, 1, 0, 24u, 42u, 2574u },
+    { "aether_mat2d_lu", "pivot-last: LU pivots on the last entry of largest magnitude", 87u, 64u, 1, 0, 4u, 7u, 2640u },
+    { "aether_mat2d_lu_lanes", "pivot-last: LU pivots on the last entry of largest magnitude", 88u, 64u, 1, 0, 24u, 42u, 2651u },
+    { "aether_mat3f_lu", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 131u, 32u, 1, 0, 9u, 13u, 2717u },
+    { "aether_mat3f_lu_lanes", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 132u, 32u, 1, 0, 27u, 39u, 2739u },
+    { "aether_mat3d_lu", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 133u, 64u, 1, 0, 9u, 13u, 2805u },
+    { "aether_mat3d_lu_lanes", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 134u, 64u, 1, 0, 36u, 52u, 2827u },
+    { "aether_mat2f_cholesky", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 55u, 32u, 1, 0, 4u, 5u, 2915u },
+    { "aether_mat2f_cholesky_lanes", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 56u, 32u, 1, 0, 12u, 15u, 2924u },
+    { "aether_mat2d_cholesky", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 103u, 64u, 1, 0, 4u, 5u, 2951u },
+    { "aether_mat2d_cholesky_lanes", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 104u, 64u, 1, 0, 8u, 10u, 2960u },
+    { "aether_pairf_combine", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 135u, 32u, 1, 0, 4u, 2u, 2978u },
+    { "aether_pairf_reduce32", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 123u, 32u, 1, 0, 64u, 2u, 2984u },
+    { "aether_paird_combine", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 136u, 64u, 1, 0, 4u, 2u, 3050u },
+    { "aether_paird_reduce32", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 125u, 64u, 1, 0, 64u, 2u, 3056u },
+    { "aether_f32_fmin", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 137u, 32u, 1, 1, 2u, 1u, 3122u },
+    { "aether_f32_fmax", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 138u, 32u, 1, 1, 2u, 1u, 3125u },
+    { "aether_f64_fmin", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 139u, 64u, 1, 1, 2u, 1u, 3128u },
+    { "aether_f64_fmax", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 140u, 64u, 1, 1, 2u, 1u, 3131u },
+    { "aether_f32_fmin", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 137u, 32u, 1, 1, 2u, 1u, 3134u },
+    { "aether_f32_fmax", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 138u, 32u, 1, 1, 2u, 1u, 3137u },
+    { "aether_f64_fmin", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 139u, 64u, 1, 1, 2u, 1u, 3140u },
+    { "aether_f64_fmax", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 140u, 64u, 1, 1, 2u, 1u, 3143u },
+    { "aether_quatf_mul", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 16u, 32u, 1, 0, 8u, 4u, 3146u },
+    { "aether_pairf_combine", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 135u, 32u, 1, 0, 4u, 2u, 3158u },
+    { "aether_quatd_mul", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 65u, 64u, 1, 0, 8u, 4u, 3164u },
+    { "aether_paird_combine", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 136u, 64u, 1, 0, 4u, 2u, 3176u },
+    { "aether_f32_atan", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 26u, 32u, 1, 0, 1u, 1u, 3182u },
+    { "aether_f32_atan2", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 27u, 32u, 1, 0, 2u, 1u, 3184u },
+    { "aether_f64_atan", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 74u, 64u, 1, 0, 1u, 1u, 3187u },
+    { "aether_f64_atan2", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 75u, 64u, 1, 0, 2u, 1u, 3189u },
+    { "aether_f32_sincos", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 23u, 32u, 1, 0, 1u, 2u, 3192u },
+    { "aether_f32_sin", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 24u, 32u, 1, 0, 1u, 1u, 3195u },
+    { "aether_f64_sincos", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 72u, 64u, 1, 0, 1u, 2u, 3197u },
+    { "aether_f64_sin", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 73u, 64u, 1, 0, 1u, 1u, 3200u },
+    { "aether_f32_sincos", "coefficient-bit: every polynomial coefficient c of a Horner step c + u * (...) has its last bit flipped (a constant printed with too few digits, or fitted again)", 23u, 32u, 1, 0, 1u, 2u, 3202u },
+    { "aether_f32_sin", "coefficient-bit: every polynomial coefficient c of a Horner step c + u * (...) has its last bit flipped (a constant printed with too few digits, or fitted again)", 24u, 32u, 1, 0, 1u, 1u, 3205u },
+    { "aether_f64_sincos", "coefficient-bit: every polynomial coefficient c of a Horner step c + u * (...) has its last bit flipped (a constant printed with too few digits, or fitted again)", 72u, 64u, 1, 0, 1u, 2u, 3207u },
+    { "aether_f64_sin", "coefficient-bit: every polynomial coefficient c of a Horner step c + u * (...) has its last bit flipped (a constant printed with too few digits, or fitted again)", 73u, 64u, 1, 0, 1u, 1u, 3210u },
+    { "aether_f32_sincos", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 23u, 32u, 1, 0, 1u, 2u, 3212u },
+    { "aether_f32_sin", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 24u, 32u, 1, 0, 1u, 1u, 3215u },
+    { "aether_f64_sincos", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 72u, 64u, 1, 0, 1u, 2u, 3217u },
+    { "aether_f64_sin", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 73u, 64u, 1, 0, 1u, 1u, 3220u },
 };
 
-static const uint64_t aether_selftest_words[3214] = {
+static const uint64_t aether_selftest_words[3222] = {
     0x00000000c0000000ull, 0x00000000bf6da079ull, 0x000000003ec9e325ull, 0x00000000c0222bb9ull,
     0x00000000be4faecfull, 0x00000000bf56f85full, 0x000000004154f1ddull, 0x000000003e2438eaull,
     0x00000000bf7a6cb8ull, 0x00000000402dbdb6ull, 0x000000004213ad19ull, 0xbfc7d04f62c6569full,
@@ -13903,7 +14133,8 @@ static const uint64_t aether_selftest_words[3214] = {
     0x00000000c0158bbaull, 0x00000000bf317299ull, 0x000000003e39e688ull, 0x000000003e37e5ceull,
     0x000000003f2cc08eull, 0x00000000bec239adull, 0x0000000040054e8full, 0x00000000be31f173ull,
     0x000000003f572a39ull, 0x000000003f046833ull, 0x00000000bf28c7acull, 0x000000003f1d1939ull,
-    0x000000003fc3dbb6ull, 0x000000003f02d4e1ull, 0x00000000bf77eb3dull, 0x0000000000000000ull,
+    0x000000003fc3dbb6ull, 0x000000003f02d4e1ull, 0x00000000bf77eb3dull, 0x00000000bf117042ull,
+    0x00000000bf1aae12ull, 0x000000003ee71e51ull, 0x000000003f8d1d62ull, 0x0000000000000000ull,
     0x0000000000000000ull, 0x000000003f800000ull, 0x000000003f8009ecull, 0x000000003f60a47eull,
     0x0000000000000000ull, 0x0000000000000000ull, 0x000000003ef588aeull, 0x000000003f258057ull,
     0x000000003fbaee5eull, 0x000000003fc1db62ull, 0x000000003bcb1a73ull, 0x00000000bde146cfull,
@@ -14054,7 +14285,8 @@ static const uint64_t aether_selftest_words[3214] = {
     0xc003f89efb8c64fbull, 0xbfe33e4c6422c1d7ull, 0xbfd4f17b682dec0full, 0xbfd43d87ff135b92ull,
     0xc02d1d40d87dfd5eull, 0xc01caecc2d1a795cull, 0xc0003a5d66e6809cull, 0xbfcb4552da62d711ull,
     0x3fe9dc1048b221b8ull, 0x3fda64950f404b50ull, 0xbfec5860386467d3ull, 0x3fe2e0d91b1224b5ull,
-    0x3ff81543ee235156ull, 0x3ff73996a61a1049ull, 0x3fe1340d14fe3a86ull, 0xbfc0686b60cc47deull,
+    0x3ff81543ee235156ull, 0x3ff73996a61a1049ull, 0x3fe1340d14fe3a86ull, 0xbfd76ebbd9f09babull,
+    0xbfd7fd8e08e7cf0eull, 0xbfdbf588d305353bull, 0x40002ee79ac37c18ull, 0xbfc0686b60cc47deull,
     0xbfe2413e796c5928ull, 0x400126bf882bb0c3ull, 0xc002e778c8eb1b28ull, 0x3fd84a2a4d290e76ull,
     0x3fbe5c4b75720476ull, 0x3fe0e3987a0a85f4ull, 0xbfffbc78c2ce6bc2ull, 0xbfc3c43d006d03c4ull,
     0x3fcad390838a6c8eull, 0x3fc593a86597589aull, 0x3feedb2b86fef92full, 0xbfc5013d24b9ffaaull,
@@ -14747,7 +14979,7 @@ static inline void aether_selftest_problem(aether_selftest_text *t, int *count, 
    AETHER_SELFTEST_DEVICE. */
 static inline int aether_selftest_execute(int on_device, uint64_t *got, size_t *n_got, uint64_t *probe_out, char *line, size_t size)
 {
-    const unsigned count = 201u;
+    const unsigned count = 205u;
     unsigned i;
     if (!on_device) {
         aether_selftest_run_probes(aether_selftest_probes, probe_out);
@@ -14806,8 +15038,8 @@ static inline int aether_selftest_execute(int on_device, uint64_t *got, size_t *
    terminated) naming each problem, or "...: ok: ..." when there is none. */
 static inline int aether_cuda_selftest_on(int on_device, char *message, size_t size)
 {
-    static uint64_t got[201u * AETHER_SELFTEST_CAP + 1u];
-    static size_t n_got[201u + 1u];
+    static uint64_t got[205u * AETHER_SELFTEST_CAP + 1u];
+    static size_t n_got[205u + 1u];
     uint64_t probe[AETHER_SELFTEST_PROBES];
     int flushed = 0, flushed_operand = 0;
     aether_selftest_text t;
@@ -14843,7 +15075,7 @@ static inline int aether_cuda_selftest_on(int on_device, char *message, size_t s
         snprintf(line, sizeof line, "subnormal operands are read as zero on the %s (the smallest subnormal times 2^p gives zero): %s", where, cause);
         aether_selftest_problem(&t, &count, line);
     }
-    for (i = 0; i < 201u; ++i) {
+    for (i = 0; i < 205u; ++i) {
         const aether_selftest_witness *w = &aether_selftest_witnesses[i];
         const uint64_t *expected = aether_selftest_words + w->at + w->n_in;
         const uint64_t *mine = got + (size_t)i * AETHER_SELFTEST_CAP;
@@ -14862,13 +15094,13 @@ static inline int aether_cuda_selftest_on(int on_device, char *message, size_t s
         aether_selftest_problem(&t, &count, line);
     }
     if (failed > 0u) {
-        snprintf(line, sizeof line, "%u of 201 witnesses fail on the %s%s", failed, where,
+        snprintf(line, sizeof line, "%u of 205 witnesses fail on the %s%s", failed, where,
                  status != 0 ? ", as they may under the flush above" : ": this build does not follow the contract (built with AETHER_UNSAFE_ALLOW_CONTRACTION, or a compiler that changed an operation)");
         status |= AETHER_SELFTEST_WITNESS;
         aether_selftest_problem(&t, &count, line);
     }
     if (status == 0) {
-        snprintf(line, sizeof line, ": ok: 201 witnesses of 25 rules, no flush of subnormals, contract %s", AETHER_CONTRACT_ID);
+        snprintf(line, sizeof line, ": ok: 205 witnesses of 25 rules, no flush of subnormals, contract %s", AETHER_CONTRACT_ID);
         aether_selftest_put(&t, line);
     }
     return status;

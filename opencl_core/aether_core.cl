@@ -47,7 +47,7 @@
 #define AETHER_CONTRACT_VERSION "0.1.0"
 /* The contract's fingerprint: the same as c_core/aether_core.h and the corpus when they come from
    the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 212dfdb0d75836b44360e68d101f205a"
+#define AETHER_CONTRACT_ID "aether 0.1.0 cbb4180e29c0d831e9761c3384887c97"
 
 /* Self-test status bits (the C core's). */
 #define AETHER_SELFTEST_OK 0u
@@ -235,6 +235,8 @@ float aether_f32_exp(float x);
 float aether_f32_log(float x);
 float aether_f32_exp2(float x);
 float aether_f32_log2(float x);
+float aether_f32_asin(float x);
+float aether_f32_acos(float x);
 aether_quatf aether_quatf_from_axis_angle(aether_vec3f axis, float angle);
 aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, float az);
 aether_rotationf aether_f32_jacobi_rotation(float app, float aqq, float apq);
@@ -3297,6 +3299,89 @@ float aether_f32_log2(float x)
     const float r = (w + (vl + ((k - w) + vh)));
     const float z0 = (x - x);
     return ((x < 0.0f) ? (z0 / z0) : ((x == 0.0f) ? (-1.0f / (x * x)) : ((x > 340282346638528859811704183484516925440.0f) ? x : r)));
+}
+
+/* aether_f32_asin: asin x (radians, in [-pi/2, pi/2]): a Horner polynomial in x^2 on |x| < 1/2, pi/2 - 2 asin(sqrt((1 - |x|) / 2)) beyond, with the rounding of the square root carried, as the contract states (its elementary-functions section); NaN outside [-1, 1].
+   Spec:
+       a = fabs(x)
+       b = a < 0.5
+       z = b ? a * a : (1 - a) * 0.5
+       s = sqrt(z)
+       w = z * (f32_bits(0x3E2AAAAA) + z * (f32_bits(0x3D999A18) + z * (f32_bits(0x3D36ADDD) + z * (f32_bits(0x3CFEC6D1) + z * (f32_bits(0x3C8C7C8F) + z * f32_bits(0x3D09FF6A))))))
+       hc = s * 4097
+       sh = hc - (hc - s)
+       c = s == 0 ? 0 : (z - sh * sh) / (s + sh)
+       q = f32_bits(0x3F490FDB) - 2 * sh
+       p = 2 * (s * w) - (f32_bits(0xB33BBD2E) - 2 * c)
+       r = b ? a + a * w : (a < 0.96875 ? f32_bits(0x3F490FDB) - (p - q) : f32_bits(0x3FC90FDB) - (2 * (s + s * w) - f32_bits(0xB33BBD2E)))
+       out = x == 0 ? x : (x < 0 ? r * -1 : r)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float a = fabsf(x);
+       const int b = (a < 0.5f);
+       const float z = (b ? (a * a) : ((1.0f - a) * 0.5f));
+       const float s = sqrtf(z);
+       const float w = (z * (0.1666666567325592041015625f + (z * (0.075000941753387451171875f + (z * (0.0445994026958942413330078125f + (z * (0.03110066242516040802001953125f + (z * (0.01714923791587352752685546875f + (z * 0.033690847456455230712890625f)))))))))));
+       const float hc = (s * 4097.0f);
+       const float sh = (hc - (hc - s));
+       const float c = ((s == 0.0f) ? 0.0f : ((z - (sh * sh)) / (s + sh)));
+       const float q = (0.785398185253143310546875f - (2.0f * sh));
+       const float p = ((2.0f * (s * w)) - (-0.00000004371138828673792886547744274139404296875f - (2.0f * c)));
+       const float r = (b ? (a + (a * w)) : ((a < 0.96875f) ? (0.785398185253143310546875f - (p - q)) : (1.57079637050628662109375f - ((2.0f * (s + (s * w))) - -0.00000004371138828673792886547744274139404296875f))));
+       return ((x == 0.0f) ? x : ((x < 0.0f) ? (r * -1.0f) : r)); */
+float aether_f32_asin(float x)
+{
+    const float a = fabs(x);
+    const int b = (a < 0.5f);
+    const float z = (b ? (a * a) : ((1.0f - a) * 0.5f));
+    const float s = sqrt(z);
+    const float w = (z * (0.1666666567325592041015625f + (z * (0.075000941753387451171875f + (z * (0.0445994026958942413330078125f + (z * (0.03110066242516040802001953125f + (z * (0.01714923791587352752685546875f + (z * 0.033690847456455230712890625f)))))))))));
+    const float hc = (s * 4097.0f);
+    const float sh = (hc - (hc - s));
+    const float c = ((s == 0.0f) ? 0.0f : ((z - (sh * sh)) / (s + sh)));
+    const float q = (0.785398185253143310546875f - (2.0f * sh));
+    const float p = ((2.0f * (s * w)) - (-0.00000004371138828673792886547744274139404296875f - (2.0f * c)));
+    const float r = (b ? (a + (a * w)) : ((a < 0.96875f) ? (0.785398185253143310546875f - (p - q)) : (1.57079637050628662109375f - ((2.0f * (s + (s * w))) - -0.00000004371138828673792886547744274139404296875f))));
+    return ((x == 0.0f) ? x : ((x < 0.0f) ? (r * -1.0f) : r));
+}
+
+/* aether_f32_acos: acos x (radians, in [0, pi]): pi/2 - asin x on |x| < 1/2, 2 asin(sqrt((1 - |x|) / 2)) beyond (from pi for x < 0), with asin's polynomial and its carried square root, as the contract states (its elementary-functions section); NaN outside [-1, 1].
+   Spec:
+       a = fabs(x)
+       b = a < 0.5
+       z = b ? a * a : (1 - a) * 0.5
+       s = sqrt(z)
+       w = z * (f32_bits(0x3E2AAAAA) + z * (f32_bits(0x3D999A18) + z * (f32_bits(0x3D36ADDD) + z * (f32_bits(0x3CFEC6D1) + z * (f32_bits(0x3C8C7C8F) + z * f32_bits(0x3D09FF6A))))))
+       hc = s * 4097
+       sh = hc - (hc - s)
+       c = s == 0 ? 0 : (z - sh * sh) / (s + sh)
+       rn = f32_bits(0x40490FDB) - 2 * (s + (s * w - f32_bits(0xB33BBD2E)))
+       rp = 2 * (sh + (s * w + c))
+       out = b ? f32_bits(0x3FC90FDB) - (x - (f32_bits(0xB33BBD2E) - x * w)) : (x < 0 ? rn : rp)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float a = fabsf(x);
+       const int b = (a < 0.5f);
+       const float z = (b ? (a * a) : ((1.0f - a) * 0.5f));
+       const float s = sqrtf(z);
+       const float w = (z * (0.1666666567325592041015625f + (z * (0.075000941753387451171875f + (z * (0.0445994026958942413330078125f + (z * (0.03110066242516040802001953125f + (z * (0.01714923791587352752685546875f + (z * 0.033690847456455230712890625f)))))))))));
+       const float hc = (s * 4097.0f);
+       const float sh = (hc - (hc - s));
+       const float c = ((s == 0.0f) ? 0.0f : ((z - (sh * sh)) / (s + sh)));
+       const float rn = (3.1415927410125732421875f - (2.0f * (s + ((s * w) - -0.00000004371138828673792886547744274139404296875f))));
+       const float rp = (2.0f * (sh + ((s * w) + c)));
+       return (b ? (1.57079637050628662109375f - (x - (-0.00000004371138828673792886547744274139404296875f - (x * w)))) : ((x < 0.0f) ? rn : rp)); */
+float aether_f32_acos(float x)
+{
+    const float a = fabs(x);
+    const int b = (a < 0.5f);
+    const float z = (b ? (a * a) : ((1.0f - a) * 0.5f));
+    const float s = sqrt(z);
+    const float w = (z * (0.1666666567325592041015625f + (z * (0.075000941753387451171875f + (z * (0.0445994026958942413330078125f + (z * (0.03110066242516040802001953125f + (z * (0.01714923791587352752685546875f + (z * 0.033690847456455230712890625f)))))))))));
+    const float hc = (s * 4097.0f);
+    const float sh = (hc - (hc - s));
+    const float c = ((s == 0.0f) ? 0.0f : ((z - (sh * sh)) / (s + sh)));
+    const float rn = (3.1415927410125732421875f - (2.0f * (s + ((s * w) - -0.00000004371138828673792886547744274139404296875f))));
+    const float rp = (2.0f * (sh + ((s * w) + c)));
+    return (b ? (1.57079637050628662109375f - (x - (-0.00000004371138828673792886547744274139404296875f - (x * w)))) : ((x < 0.0f) ? rn : rp));
 }
 
 /* aether_quatf_from_axis_angle: The rotation by angle (radians) about axis: sc = sincos(angle * 0.5), out = quat(sc.y, axis.x * sc.x, axis.y * sc.x, axis.z * sc.x). The axis is used as given (normalize it first: a non-unit axis gives a non-unit quaternion); NaN where |angle * 0.5| is outside sincos's domain.
@@ -6491,6 +6576,32 @@ __kernel void aether_f32_log2_batch(__global const float *x, __global float *out
     }
 }
 
+/* aether_f32_asin_batch: out[i] = aether_f32_asin(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_asin_batch(__global const float *x, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_x;
+        v_x = x[i];
+        const float result = aether_f32_asin(v_x);
+        out[i] = result;
+    }
+}
+
+/* aether_f32_acos_batch: out[i] = aether_f32_acos(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_acos_batch(__global const float *x, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_x;
+        v_x = x[i];
+        const float result = aether_f32_acos(v_x);
+        out[i] = result;
+    }
+}
+
 /* aether_quatf_from_axis_angle_batch: out[i] = aether_quatf_from_axis_angle(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 __kernel void aether_quatf_from_axis_angle_batch(__global const float *axis, __global const float *angle, __global float *out, ulong n)
 {
@@ -6960,6 +7071,8 @@ double aether_f64_exp(double x);
 double aether_f64_log(double x);
 double aether_f64_exp2(double x);
 double aether_f64_log2(double x);
+double aether_f64_asin(double x);
+double aether_f64_acos(double x);
 aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, double angle);
 aether_mat3d aether_mat3d_from_euler_xyz(double ax, double ay, double az);
 aether_rotationd aether_f64_jacobi_rotation(double app, double aqq, double apq);
@@ -10130,6 +10243,89 @@ double aether_f64_log2(double x)
     const double r = (w + (vl + ((k - w) + vh)));
     const double z0 = (x - x);
     return ((x < 0.0) ? (z0 / z0) : ((x == 0.0) ? (-1.0 / (x * x)) : ((x > 179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0) ? x : r)));
+}
+
+/* aether_f64_asin: asin x (radians, in [-pi/2, pi/2]): a Horner polynomial in x^2 on |x| < 1/2, pi/2 - 2 asin(sqrt((1 - |x|) / 2)) beyond, with the rounding of the square root carried, as the contract states (its elementary-functions section); NaN outside [-1, 1].
+   Spec:
+       a = fabs(x)
+       b = a < 0.5
+       z = b ? a * a : (1 - a) * 0.5
+       s = sqrt(z)
+       w = z * (f64_bits(0x3FC5555555555556) + z * (f64_bits(0x3FB3333333332ECA) + z * (f64_bits(0x3FA6DB6DB6E31F13) + z * (f64_bits(0x3F9F1C71C1DB0623) + z * (f64_bits(0x3F96E8BB1C8209A2) + z * (f64_bits(0x3F91C4D35CF95421) + z * (f64_bits(0x3F8C9CF07674736A) + z * (f64_bits(0x3F8782651CAA6547) + z * (f64_bits(0x3F852420B04B37BE) + z * (f64_bits(0x3F765A9C4DFCF8B2) + z * (f64_bits(0x3F91D189408314EE) + z * (f64_bits(0xBF8E6AAA8A0A04CC) + z * f64_bits(0x3F9D72B2BC8155F8)))))))))))))
+       hc = s * f64_bits(0x41A0000002000000)
+       sh = hc - (hc - s)
+       c = s == 0 ? 0 : (z - sh * sh) / (s + sh)
+       q = f64_bits(0x3FE921FB54442D18) - 2 * sh
+       p = 2 * (s * w) - (f64_bits(0x3C91A62633145C07) - 2 * c)
+       r = b ? a + a * w : (a < 0.96875 ? f64_bits(0x3FE921FB54442D18) - (p - q) : f64_bits(0x3FF921FB54442D18) - (2 * (s + s * w) - f64_bits(0x3C91A62633145C07)))
+       out = x == 0 ? x : (x < 0 ? r * -1 : r)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double a = fabs(x);
+       const int b = (a < 0.5);
+       const double z = (b ? (a * a) : ((1.0 - a) * 0.5));
+       const double s = sqrt(z);
+       const double w = (z * (0.166666666666666685170383743752609007060527801513671875 + (z * (0.0749999999999843292020074159154319204390048980712890625 + (z * (0.044642857146355428843431667473851121030747890472412109375 + (z * (0.0303819441385312465075951848803015309385955333709716796875 + (z * (0.022372172942149888552609837688578409142792224884033203125 + (z * (0.0173523927208699725588392226427458808757364749908447265625 + (z * (0.0139712129735529329288556965593670611269772052764892578125 + (z * (0.01147917741518490568342070190510639804415404796600341796875 + (z * (0.0103228143501857792807552272051907493732869625091552734375 + (z * (0.00545750671864035814817572855872640502639114856719970703125 + (z * (0.017400879442694021370652279756541247479617595672607421875 + (z * (-0.014851887071247203697677008449318236671388149261474609375 + (z * 0.0287578513674215663353805894075776450335979461669921875)))))))))))))))))))))))));
+       const double hc = (s * 134217729.0);
+       const double sh = (hc - (hc - s));
+       const double c = ((s == 0.0) ? 0.0 : ((z - (sh * sh)) / (s + sh)));
+       const double q = (0.78539816339744827899949086713604629039764404296875 - (2.0 * sh));
+       const double p = ((2.0 * (s * w)) - (0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375 - (2.0 * c)));
+       const double r = (b ? (a + (a * w)) : ((a < 0.96875) ? (0.78539816339744827899949086713604629039764404296875 - (p - q)) : (1.5707963267948965579989817342720925807952880859375 - ((2.0 * (s + (s * w))) - 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375))));
+       return ((x == 0.0) ? x : ((x < 0.0) ? (r * -1.0) : r)); */
+double aether_f64_asin(double x)
+{
+    const double a = fabs(x);
+    const int b = (a < 0.5);
+    const double z = (b ? (a * a) : ((1.0 - a) * 0.5));
+    const double s = sqrt(z);
+    const double w = (z * (0.166666666666666685170383743752609007060527801513671875 + (z * (0.0749999999999843292020074159154319204390048980712890625 + (z * (0.044642857146355428843431667473851121030747890472412109375 + (z * (0.0303819441385312465075951848803015309385955333709716796875 + (z * (0.022372172942149888552609837688578409142792224884033203125 + (z * (0.0173523927208699725588392226427458808757364749908447265625 + (z * (0.0139712129735529329288556965593670611269772052764892578125 + (z * (0.01147917741518490568342070190510639804415404796600341796875 + (z * (0.0103228143501857792807552272051907493732869625091552734375 + (z * (0.00545750671864035814817572855872640502639114856719970703125 + (z * (0.017400879442694021370652279756541247479617595672607421875 + (z * (-0.014851887071247203697677008449318236671388149261474609375 + (z * 0.0287578513674215663353805894075776450335979461669921875)))))))))))))))))))))))));
+    const double hc = (s * 134217729.0);
+    const double sh = (hc - (hc - s));
+    const double c = ((s == 0.0) ? 0.0 : ((z - (sh * sh)) / (s + sh)));
+    const double q = (0.78539816339744827899949086713604629039764404296875 - (2.0 * sh));
+    const double p = ((2.0 * (s * w)) - (0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375 - (2.0 * c)));
+    const double r = (b ? (a + (a * w)) : ((a < 0.96875) ? (0.78539816339744827899949086713604629039764404296875 - (p - q)) : (1.5707963267948965579989817342720925807952880859375 - ((2.0 * (s + (s * w))) - 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375))));
+    return ((x == 0.0) ? x : ((x < 0.0) ? (r * -1.0) : r));
+}
+
+/* aether_f64_acos: acos x (radians, in [0, pi]): pi/2 - asin x on |x| < 1/2, 2 asin(sqrt((1 - |x|) / 2)) beyond (from pi for x < 0), with asin's polynomial and its carried square root, as the contract states (its elementary-functions section); NaN outside [-1, 1].
+   Spec:
+       a = fabs(x)
+       b = a < 0.5
+       z = b ? a * a : (1 - a) * 0.5
+       s = sqrt(z)
+       w = z * (f64_bits(0x3FC5555555555556) + z * (f64_bits(0x3FB3333333332ECA) + z * (f64_bits(0x3FA6DB6DB6E31F13) + z * (f64_bits(0x3F9F1C71C1DB0623) + z * (f64_bits(0x3F96E8BB1C8209A2) + z * (f64_bits(0x3F91C4D35CF95421) + z * (f64_bits(0x3F8C9CF07674736A) + z * (f64_bits(0x3F8782651CAA6547) + z * (f64_bits(0x3F852420B04B37BE) + z * (f64_bits(0x3F765A9C4DFCF8B2) + z * (f64_bits(0x3F91D189408314EE) + z * (f64_bits(0xBF8E6AAA8A0A04CC) + z * f64_bits(0x3F9D72B2BC8155F8)))))))))))))
+       hc = s * f64_bits(0x41A0000002000000)
+       sh = hc - (hc - s)
+       c = s == 0 ? 0 : (z - sh * sh) / (s + sh)
+       rn = f64_bits(0x400921FB54442D18) - 2 * (s + (s * w - f64_bits(0x3C91A62633145C07)))
+       rp = 2 * (sh + (s * w + c))
+       out = b ? f64_bits(0x3FF921FB54442D18) - (x - (f64_bits(0x3C91A62633145C07) - x * w)) : (x < 0 ? rn : rp)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double a = fabs(x);
+       const int b = (a < 0.5);
+       const double z = (b ? (a * a) : ((1.0 - a) * 0.5));
+       const double s = sqrt(z);
+       const double w = (z * (0.166666666666666685170383743752609007060527801513671875 + (z * (0.0749999999999843292020074159154319204390048980712890625 + (z * (0.044642857146355428843431667473851121030747890472412109375 + (z * (0.0303819441385312465075951848803015309385955333709716796875 + (z * (0.022372172942149888552609837688578409142792224884033203125 + (z * (0.0173523927208699725588392226427458808757364749908447265625 + (z * (0.0139712129735529329288556965593670611269772052764892578125 + (z * (0.01147917741518490568342070190510639804415404796600341796875 + (z * (0.0103228143501857792807552272051907493732869625091552734375 + (z * (0.00545750671864035814817572855872640502639114856719970703125 + (z * (0.017400879442694021370652279756541247479617595672607421875 + (z * (-0.014851887071247203697677008449318236671388149261474609375 + (z * 0.0287578513674215663353805894075776450335979461669921875)))))))))))))))))))))))));
+       const double hc = (s * 134217729.0);
+       const double sh = (hc - (hc - s));
+       const double c = ((s == 0.0) ? 0.0 : ((z - (sh * sh)) / (s + sh)));
+       const double rn = (3.141592653589793115997963468544185161590576171875 - (2.0 * (s + ((s * w) - 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375))));
+       const double rp = (2.0 * (sh + ((s * w) + c)));
+       return (b ? (1.5707963267948965579989817342720925807952880859375 - (x - (0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375 - (x * w)))) : ((x < 0.0) ? rn : rp)); */
+double aether_f64_acos(double x)
+{
+    const double a = fabs(x);
+    const int b = (a < 0.5);
+    const double z = (b ? (a * a) : ((1.0 - a) * 0.5));
+    const double s = sqrt(z);
+    const double w = (z * (0.166666666666666685170383743752609007060527801513671875 + (z * (0.0749999999999843292020074159154319204390048980712890625 + (z * (0.044642857146355428843431667473851121030747890472412109375 + (z * (0.0303819441385312465075951848803015309385955333709716796875 + (z * (0.022372172942149888552609837688578409142792224884033203125 + (z * (0.0173523927208699725588392226427458808757364749908447265625 + (z * (0.0139712129735529329288556965593670611269772052764892578125 + (z * (0.01147917741518490568342070190510639804415404796600341796875 + (z * (0.0103228143501857792807552272051907493732869625091552734375 + (z * (0.00545750671864035814817572855872640502639114856719970703125 + (z * (0.017400879442694021370652279756541247479617595672607421875 + (z * (-0.014851887071247203697677008449318236671388149261474609375 + (z * 0.0287578513674215663353805894075776450335979461669921875)))))))))))))))))))))))));
+    const double hc = (s * 134217729.0);
+    const double sh = (hc - (hc - s));
+    const double c = ((s == 0.0) ? 0.0 : ((z - (sh * sh)) / (s + sh)));
+    const double rn = (3.141592653589793115997963468544185161590576171875 - (2.0 * (s + ((s * w) - 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375))));
+    const double rp = (2.0 * (sh + ((s * w) + c)));
+    return (b ? (1.5707963267948965579989817342720925807952880859375 - (x - (0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375 - (x * w)))) : ((x < 0.0) ? rn : rp));
 }
 
 /* aether_quatd_from_axis_angle: The rotation by angle (radians) about axis: sc = sincos(angle * 0.5), out = quat(sc.y, axis.x * sc.x, axis.y * sc.x, axis.z * sc.x). The axis is used as given (normalize it first: a non-unit axis gives a non-unit quaternion); NaN where |angle * 0.5| is outside sincos's domain.
@@ -13320,6 +13516,32 @@ __kernel void aether_f64_log2_batch(__global const double *x, __global double *o
         double v_x;
         v_x = x[i];
         const double result = aether_f64_log2(v_x);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_asin_batch: out[i] = aether_f64_asin(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_asin_batch(__global const double *x, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_x;
+        v_x = x[i];
+        const double result = aether_f64_asin(v_x);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_acos_batch: out[i] = aether_f64_acos(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_acos_batch(__global const double *x, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_x;
+        v_x = x[i];
+        const double result = aether_f64_acos(v_x);
         out[i] = result;
     }
 }

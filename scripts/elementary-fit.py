@@ -21,6 +21,9 @@ log: log(1 + f) = f - (h - s (h + z P(z))) with h = f f / 2, s = f / (2 + f)
 and z = s s (the identity log(1 + f) = 2 atanh(s) = 2s + s z P(z) and 2s = f -
 s f), so P(z) = (log((1 + s) / (1 - s)) / s - 2) / z on z in [0, 0.0295]
 (|s| <= (sqrt 2 - 1) / (sqrt 2 + 1) = 0.1716 for 1 + f in [sqrt 1/2, sqrt 2]).
+asin (and acos): asin(a) = a + (a z) P(z) with z = a a on a <= 1/2, and the
+same P at z = (1 - a) / 2 <= 1/4 past 1/2 (asin a = pi/2 - 2 asin(sqrt z)), so
+P(z) = (asin(sqrt z) / sqrt z - 1) / z on z in [0, 1/4].
 """
 import struct
 import sys
@@ -56,6 +59,20 @@ def target_log(z):
         return mp.mpf(2) / 3
     s = mp.sqrt(z)
     return (mp.log((1 + s) / (1 - s)) / s - 2) / z
+
+
+def target_asin(z):
+    if z == 0:
+        return mp.mpf(1) / 6
+    a = mp.sqrt(z)
+    return (mp.asin(a) / a - 1) / z
+
+
+def error_asin(z, p):
+    # relative error of a + (a z) P(z) against asin a, a = sqrt z
+    a = mp.sqrt(z)
+    exact = mp.asin(a)
+    return abs((a + a * z * p) / exact - 1) if exact else mp.mpf(0)
 
 
 def error_atan(u, p):
@@ -95,6 +112,7 @@ FITS = {
     "atan": (target_atan, (mp.mpf(0), (mp.mpf(7) / 16) ** 2), {"f32": 4, "f64": 11}, error_atan),
     "exp": (target_exp, (-mp.mpf("0.35"), mp.mpf("0.35")), {"f32": 5, "f64": 10}, error_exp),
     "exp2": (target_exp2, (-mp.mpf("0.5"), mp.mpf("0.5")), {"f32": 5, "f64": 10}, error_exp2),
+    "asin": (target_asin, (mp.mpf(0), mp.mpf("0.25")), {"f32": 5, "f64": 12}, error_asin),
     "log": (target_log, (mp.mpf(0), mp.mpf("0.0295")), {"f32": 2, "f64": 6}, error_log),
 }
 

@@ -3355,6 +3355,70 @@ static size_t aether_flat_batch_f64_log2(int aos, const uint64_t *in, const size
     return status;
 }
 
+static size_t aether_flat_batch_f32_asin(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    float *p_x = aether_flat_batch_get32(in, in_at, count, 0u, 1u, aos);
+    float *r = (float *)malloc((count * 1u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 1u && r != NULL && p_x != NULL) {
+        if (aos) aether_f32_asin_aos((const float *)(void *)p_x, (float *)(void *)r, count);
+        else aether_f32_asin_soa(p_x, r, count);
+        aether_flat_batch_put32(r, count, 1u, aos, out, cap);
+        status = 1u;
+    }
+    free(p_x);
+    free(r);
+    return status;
+}
+
+static size_t aether_flat_batch_f64_asin(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    double *p_x = aether_flat_batch_get64(in, in_at, count, 0u, 1u, aos);
+    double *r = (double *)malloc((count * 1u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 1u && r != NULL && p_x != NULL) {
+        if (aos) aether_f64_asin_aos((const double *)(void *)p_x, (double *)(void *)r, count);
+        else aether_f64_asin_soa(p_x, r, count);
+        aether_flat_batch_put64(r, count, 1u, aos, out, cap);
+        status = 1u;
+    }
+    free(p_x);
+    free(r);
+    return status;
+}
+
+static size_t aether_flat_batch_f32_acos(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    float *p_x = aether_flat_batch_get32(in, in_at, count, 0u, 1u, aos);
+    float *r = (float *)malloc((count * 1u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 1u && r != NULL && p_x != NULL) {
+        if (aos) aether_f32_acos_aos((const float *)(void *)p_x, (float *)(void *)r, count);
+        else aether_f32_acos_soa(p_x, r, count);
+        aether_flat_batch_put32(r, count, 1u, aos, out, cap);
+        status = 1u;
+    }
+    free(p_x);
+    free(r);
+    return status;
+}
+
+static size_t aether_flat_batch_f64_acos(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    double *p_x = aether_flat_batch_get64(in, in_at, count, 0u, 1u, aos);
+    double *r = (double *)malloc((count * 1u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 1u && r != NULL && p_x != NULL) {
+        if (aos) aether_f64_acos_aos((const double *)(void *)p_x, (double *)(void *)r, count);
+        else aether_f64_acos_soa(p_x, r, count);
+        aether_flat_batch_put64(r, count, 1u, aos, out, cap);
+        status = 1u;
+    }
+    free(p_x);
+    free(r);
+    return status;
+}
+
 static size_t aether_flat_batch_quatf_from_axis_angle(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
 {
     float *p_axis = aether_flat_batch_get32(in, in_at, count, 0u, 3u, aos);
@@ -3555,7 +3619,7 @@ static size_t aether_flat_batch_f64_jacobi_diag(int aos, const uint64_t *in, con
     return status;
 }
 
-const aether_flat_batch_call aether_flat_batch_calls[354] = {
+const aether_flat_batch_call aether_flat_batch_calls[358] = {
     aether_flat_batch_f32_fmin,
     aether_flat_batch_f64_fmin,
     aether_flat_batch_f32_fmax,
@@ -3748,6 +3812,10 @@ const aether_flat_batch_call aether_flat_batch_calls[354] = {
     aether_flat_batch_f64_exp2,
     aether_flat_batch_f32_log2,
     aether_flat_batch_f64_log2,
+    aether_flat_batch_f32_asin,
+    aether_flat_batch_f64_asin,
+    aether_flat_batch_f32_acos,
+    aether_flat_batch_f64_acos,
     aether_flat_batch_quatf_from_axis_angle,
     aether_flat_batch_quatd_from_axis_angle,
     aether_flat_batch_mat3f_from_euler_xyz,

@@ -47,7 +47,7 @@
 #define AETHER_CONTRACT_VERSION "0.1.0"
 /* The contract's fingerprint: the same as c_core/aether_core.h and the corpus when they come from
    the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 212dfdb0d75836b44360e68d101f205a"
+#define AETHER_CONTRACT_ID "aether 0.1.0 cbb4180e29c0d831e9761c3384887c97"
 
 /* Self-test status bits (the C core's). */
 #define AETHER_SELFTEST_OK 0u
@@ -235,6 +235,8 @@ float aether_f32_exp(float x);
 float aether_f32_log(float x);
 float aether_f32_exp2(float x);
 float aether_f32_log2(float x);
+float aether_f32_asin(float x);
+float aether_f32_acos(float x);
 aether_quatf aether_quatf_from_axis_angle(aether_vec3f axis, float angle);
 aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, float az);
 aether_rotationf aether_f32_jacobi_rotation(float app, float aqq, float apq);
@@ -3297,6 +3299,89 @@ float aether_f32_log2(float x)
     const float r = (w + (vl + ((k - w) + vh)));
     const float z0 = (x - x);
     return ((x < 0.0f) ? (z0 / z0) : ((x == 0.0f) ? (-1.0f / (x * x)) : ((x > 340282346638528859811704183484516925440.0f) ? x : r)));
+}
+
+/* aether_f32_asin: asin x (radians, in [-pi/2, pi/2]): a Horner polynomial in x^2 on |x| < 1/2, pi/2 - 2 asin(sqrt((1 - |x|) / 2)) beyond, with the rounding of the square root carried, as the contract states (its elementary-functions section); NaN outside [-1, 1].
+   Spec:
+       a = fabs(x)
+       b = a < 0.5
+       z = b ? a * a : (1 - a) * 0.5
+       s = sqrt(z)
+       w = z * (f32_bits(0x3E2AAAAA) + z * (f32_bits(0x3D999A18) + z * (f32_bits(0x3D36ADDD) + z * (f32_bits(0x3CFEC6D1) + z * (f32_bits(0x3C8C7C8F) + z * f32_bits(0x3D09FF6A))))))
+       hc = s * 4097
+       sh = hc - (hc - s)
+       c = s == 0 ? 0 : (z - sh * sh) / (s + sh)
+       q = f32_bits(0x3F490FDB) - 2 * sh
+       p = 2 * (s * w) - (f32_bits(0xB33BBD2E) - 2 * c)
+       r = b ? a + a * w : (a < 0.96875 ? f32_bits(0x3F490FDB) - (p - q) : f32_bits(0x3FC90FDB) - (2 * (s + s * w) - f32_bits(0xB33BBD2E)))
+       out = x == 0 ? x : (x < 0 ? r * -1 : r)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float a = fabsf(x);
+       const int b = (a < 0.5f);
+       const float z = (b ? (a * a) : ((1.0f - a) * 0.5f));
+       const float s = sqrtf(z);
+       const float w = (z * (0.1666666567325592041015625f + (z * (0.075000941753387451171875f + (z * (0.0445994026958942413330078125f + (z * (0.03110066242516040802001953125f + (z * (0.01714923791587352752685546875f + (z * 0.033690847456455230712890625f)))))))))));
+       const float hc = (s * 4097.0f);
+       const float sh = (hc - (hc - s));
+       const float c = ((s == 0.0f) ? 0.0f : ((z - (sh * sh)) / (s + sh)));
+       const float q = (0.785398185253143310546875f - (2.0f * sh));
+       const float p = ((2.0f * (s * w)) - (-0.00000004371138828673792886547744274139404296875f - (2.0f * c)));
+       const float r = (b ? (a + (a * w)) : ((a < 0.96875f) ? (0.785398185253143310546875f - (p - q)) : (1.57079637050628662109375f - ((2.0f * (s + (s * w))) - -0.00000004371138828673792886547744274139404296875f))));
+       return ((x == 0.0f) ? x : ((x < 0.0f) ? (r * -1.0f) : r)); */
+float aether_f32_asin(float x)
+{
+    const float a = fabs(x);
+    const int b = (a < 0.5f);
+    const float z = (b ? (a * a) : ((1.0f - a) * 0.5f));
+    const float s = sqrt(z);
+    const float w = (z * (0.1666666567325592041015625f + (z * (0.075000941753387451171875f + (z * (0.0445994026958942413330078125f + (z * (0.03110066242516040802001953125f + (z * (0.01714923791587352752685546875f + (z * 0.033690847456455230712890625f)))))))))));
+    const float hc = (s * 4097.0f);
+    const float sh = (hc - (hc - s));
+    const float c = ((s == 0.0f) ? 0.0f : ((z - (sh * sh)) / (s + sh)));
+    const float q = (0.785398185253143310546875f - (2.0f * sh));
+    const float p = ((2.0f * (s * w)) - (-0.00000004371138828673792886547744274139404296875f - (2.0f * c)));
+    const float r = (b ? (a + (a * w)) : ((a < 0.96875f) ? (0.785398185253143310546875f - (p - q)) : (1.57079637050628662109375f - ((2.0f * (s + (s * w))) - -0.00000004371138828673792886547744274139404296875f))));
+    return ((x == 0.0f) ? x : ((x < 0.0f) ? (r * -1.0f) : r));
+}
+
+/* aether_f32_acos: acos x (radians, in [0, pi]): pi/2 - asin x on |x| < 1/2, 2 asin(sqrt((1 - |x|) / 2)) beyond (from pi for x < 0), with asin's polynomial and its carried square root, as the contract states (its elementary-functions section); NaN outside [-1, 1].
+   Spec:
+       a = fabs(x)
+       b = a < 0.5
+       z = b ? a * a : (1 - a) * 0.5
+       s = sqrt(z)
+       w = z * (f32_bits(0x3E2AAAAA) + z * (f32_bits(0x3D999A18) + z * (f32_bits(0x3D36ADDD) + z * (f32_bits(0x3CFEC6D1) + z * (f32_bits(0x3C8C7C8F) + z * f32_bits(0x3D09FF6A))))))
+       hc = s * 4097
+       sh = hc - (hc - s)
+       c = s == 0 ? 0 : (z - sh * sh) / (s + sh)
+       rn = f32_bits(0x40490FDB) - 2 * (s + (s * w - f32_bits(0xB33BBD2E)))
+       rp = 2 * (sh + (s * w + c))
+       out = b ? f32_bits(0x3FC90FDB) - (x - (f32_bits(0xB33BBD2E) - x * w)) : (x < 0 ? rn : rp)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float a = fabsf(x);
+       const int b = (a < 0.5f);
+       const float z = (b ? (a * a) : ((1.0f - a) * 0.5f));
+       const float s = sqrtf(z);
+       const float w = (z * (0.1666666567325592041015625f + (z * (0.075000941753387451171875f + (z * (0.0445994026958942413330078125f + (z * (0.03110066242516040802001953125f + (z * (0.01714923791587352752685546875f + (z * 0.033690847456455230712890625f)))))))))));
+       const float hc = (s * 4097.0f);
+       const float sh = (hc - (hc - s));
+       const float c = ((s == 0.0f) ? 0.0f : ((z - (sh * sh)) / (s + sh)));
+       const float rn = (3.1415927410125732421875f - (2.0f * (s + ((s * w) - -0.00000004371138828673792886547744274139404296875f))));
+       const float rp = (2.0f * (sh + ((s * w) + c)));
+       return (b ? (1.57079637050628662109375f - (x - (-0.00000004371138828673792886547744274139404296875f - (x * w)))) : ((x < 0.0f) ? rn : rp)); */
+float aether_f32_acos(float x)
+{
+    const float a = fabs(x);
+    const int b = (a < 0.5f);
+    const float z = (b ? (a * a) : ((1.0f - a) * 0.5f));
+    const float s = sqrt(z);
+    const float w = (z * (0.1666666567325592041015625f + (z * (0.075000941753387451171875f + (z * (0.0445994026958942413330078125f + (z * (0.03110066242516040802001953125f + (z * (0.01714923791587352752685546875f + (z * 0.033690847456455230712890625f)))))))))));
+    const float hc = (s * 4097.0f);
+    const float sh = (hc - (hc - s));
+    const float c = ((s == 0.0f) ? 0.0f : ((z - (sh * sh)) / (s + sh)));
+    const float rn = (3.1415927410125732421875f - (2.0f * (s + ((s * w) - -0.00000004371138828673792886547744274139404296875f))));
+    const float rp = (2.0f * (sh + ((s * w) + c)));
+    return (b ? (1.57079637050628662109375f - (x - (-0.00000004371138828673792886547744274139404296875f - (x * w)))) : ((x < 0.0f) ? rn : rp));
 }
 
 /* aether_quatf_from_axis_angle: The rotation by angle (radians) about axis: sc = sincos(angle * 0.5), out = quat(sc.y, axis.x * sc.x, axis.y * sc.x, axis.z * sc.x). The axis is used as given (normalize it first: a non-unit axis gives a non-unit quaternion); NaN where |angle * 0.5| is outside sincos's domain.
@@ -6491,6 +6576,32 @@ __kernel void aether_f32_log2_batch(__global const float *x, __global float *out
     }
 }
 
+/* aether_f32_asin_batch: out[i] = aether_f32_asin(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_asin_batch(__global const float *x, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_x;
+        v_x = x[i];
+        const float result = aether_f32_asin(v_x);
+        out[i] = result;
+    }
+}
+
+/* aether_f32_acos_batch: out[i] = aether_f32_acos(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_acos_batch(__global const float *x, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_x;
+        v_x = x[i];
+        const float result = aether_f32_acos(v_x);
+        out[i] = result;
+    }
+}
+
 /* aether_quatf_from_axis_angle_batch: out[i] = aether_quatf_from_axis_angle(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 __kernel void aether_quatf_from_axis_angle_batch(__global const float *axis, __global const float *angle, __global float *out, ulong n)
 {
@@ -6960,6 +7071,8 @@ double aether_f64_exp(double x);
 double aether_f64_log(double x);
 double aether_f64_exp2(double x);
 double aether_f64_log2(double x);
+double aether_f64_asin(double x);
+double aether_f64_acos(double x);
 aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, double angle);
 aether_mat3d aether_mat3d_from_euler_xyz(double ax, double ay, double az);
 aether_rotationd aether_f64_jacobi_rotation(double app, double aqq, double apq);
@@ -10130,6 +10243,89 @@ double aether_f64_log2(double x)
     const double r = (w + (vl + ((k - w) + vh)));
     const double z0 = (x - x);
     return ((x < 0.0) ? (z0 / z0) : ((x == 0.0) ? (-1.0 / (x * x)) : ((x > 179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0) ? x : r)));
+}
+
+/* aether_f64_asin: asin x (radians, in [-pi/2, pi/2]): a Horner polynomial in x^2 on |x| < 1/2, pi/2 - 2 asin(sqrt((1 - |x|) / 2)) beyond, with the rounding of the square root carried, as the contract states (its elementary-functions section); NaN outside [-1, 1].
+   Spec:
+       a = fabs(x)
+       b = a < 0.5
+       z = b ? a * a : (1 - a) * 0.5
+       s = sqrt(z)
+       w = z * (f64_bits(0x3FC5555555555556) + z * (f64_bits(0x3FB3333333332ECA) + z * (f64_bits(0x3FA6DB6DB6E31F13) + z * (f64_bits(0x3F9F1C71C1DB0623) + z * (f64_bits(0x3F96E8BB1C8209A2) + z * (f64_bits(0x3F91C4D35CF95421) + z * (f64_bits(0x3F8C9CF07674736A) + z * (f64_bits(0x3F8782651CAA6547) + z * (f64_bits(0x3F852420B04B37BE) + z * (f64_bits(0x3F765A9C4DFCF8B2) + z * (f64_bits(0x3F91D189408314EE) + z * (f64_bits(0xBF8E6AAA8A0A04CC) + z * f64_bits(0x3F9D72B2BC8155F8)))))))))))))
+       hc = s * f64_bits(0x41A0000002000000)
+       sh = hc - (hc - s)
+       c = s == 0 ? 0 : (z - sh * sh) / (s + sh)
+       q = f64_bits(0x3FE921FB54442D18) - 2 * sh
+       p = 2 * (s * w) - (f64_bits(0x3C91A62633145C07) - 2 * c)
+       r = b ? a + a * w : (a < 0.96875 ? f64_bits(0x3FE921FB54442D18) - (p - q) : f64_bits(0x3FF921FB54442D18) - (2 * (s + s * w) - f64_bits(0x3C91A62633145C07)))
+       out = x == 0 ? x : (x < 0 ? r * -1 : r)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double a = fabs(x);
+       const int b = (a < 0.5);
+       const double z = (b ? (a * a) : ((1.0 - a) * 0.5));
+       const double s = sqrt(z);
+       const double w = (z * (0.166666666666666685170383743752609007060527801513671875 + (z * (0.0749999999999843292020074159154319204390048980712890625 + (z * (0.044642857146355428843431667473851121030747890472412109375 + (z * (0.0303819441385312465075951848803015309385955333709716796875 + (z * (0.022372172942149888552609837688578409142792224884033203125 + (z * (0.0173523927208699725588392226427458808757364749908447265625 + (z * (0.0139712129735529329288556965593670611269772052764892578125 + (z * (0.01147917741518490568342070190510639804415404796600341796875 + (z * (0.0103228143501857792807552272051907493732869625091552734375 + (z * (0.00545750671864035814817572855872640502639114856719970703125 + (z * (0.017400879442694021370652279756541247479617595672607421875 + (z * (-0.014851887071247203697677008449318236671388149261474609375 + (z * 0.0287578513674215663353805894075776450335979461669921875)))))))))))))))))))))))));
+       const double hc = (s * 134217729.0);
+       const double sh = (hc - (hc - s));
+       const double c = ((s == 0.0) ? 0.0 : ((z - (sh * sh)) / (s + sh)));
+       const double q = (0.78539816339744827899949086713604629039764404296875 - (2.0 * sh));
+       const double p = ((2.0 * (s * w)) - (0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375 - (2.0 * c)));
+       const double r = (b ? (a + (a * w)) : ((a < 0.96875) ? (0.78539816339744827899949086713604629039764404296875 - (p - q)) : (1.5707963267948965579989817342720925807952880859375 - ((2.0 * (s + (s * w))) - 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375))));
+       return ((x == 0.0) ? x : ((x < 0.0) ? (r * -1.0) : r)); */
+double aether_f64_asin(double x)
+{
+    const double a = fabs(x);
+    const int b = (a < 0.5);
+    const double z = (b ? (a * a) : ((1.0 - a) * 0.5));
+    const double s = sqrt(z);
+    const double w = (z * (0.166666666666666685170383743752609007060527801513671875 + (z * (0.0749999999999843292020074159154319204390048980712890625 + (z * (0.044642857146355428843431667473851121030747890472412109375 + (z * (0.0303819441385312465075951848803015309385955333709716796875 + (z * (0.022372172942149888552609837688578409142792224884033203125 + (z * (0.0173523927208699725588392226427458808757364749908447265625 + (z * (0.0139712129735529329288556965593670611269772052764892578125 + (z * (0.01147917741518490568342070190510639804415404796600341796875 + (z * (0.0103228143501857792807552272051907493732869625091552734375 + (z * (0.00545750671864035814817572855872640502639114856719970703125 + (z * (0.017400879442694021370652279756541247479617595672607421875 + (z * (-0.014851887071247203697677008449318236671388149261474609375 + (z * 0.0287578513674215663353805894075776450335979461669921875)))))))))))))))))))))))));
+    const double hc = (s * 134217729.0);
+    const double sh = (hc - (hc - s));
+    const double c = ((s == 0.0) ? 0.0 : ((z - (sh * sh)) / (s + sh)));
+    const double q = (0.78539816339744827899949086713604629039764404296875 - (2.0 * sh));
+    const double p = ((2.0 * (s * w)) - (0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375 - (2.0 * c)));
+    const double r = (b ? (a + (a * w)) : ((a < 0.96875) ? (0.78539816339744827899949086713604629039764404296875 - (p - q)) : (1.5707963267948965579989817342720925807952880859375 - ((2.0 * (s + (s * w))) - 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375))));
+    return ((x == 0.0) ? x : ((x < 0.0) ? (r * -1.0) : r));
+}
+
+/* aether_f64_acos: acos x (radians, in [0, pi]): pi/2 - asin x on |x| < 1/2, 2 asin(sqrt((1 - |x|) / 2)) beyond (from pi for x < 0), with asin's polynomial and its carried square root, as the contract states (its elementary-functions section); NaN outside [-1, 1].
+   Spec:
+       a = fabs(x)
+       b = a < 0.5
+       z = b ? a * a : (1 - a) * 0.5
+       s = sqrt(z)
+       w = z * (f64_bits(0x3FC5555555555556) + z * (f64_bits(0x3FB3333333332ECA) + z * (f64_bits(0x3FA6DB6DB6E31F13) + z * (f64_bits(0x3F9F1C71C1DB0623) + z * (f64_bits(0x3F96E8BB1C8209A2) + z * (f64_bits(0x3F91C4D35CF95421) + z * (f64_bits(0x3F8C9CF07674736A) + z * (f64_bits(0x3F8782651CAA6547) + z * (f64_bits(0x3F852420B04B37BE) + z * (f64_bits(0x3F765A9C4DFCF8B2) + z * (f64_bits(0x3F91D189408314EE) + z * (f64_bits(0xBF8E6AAA8A0A04CC) + z * f64_bits(0x3F9D72B2BC8155F8)))))))))))))
+       hc = s * f64_bits(0x41A0000002000000)
+       sh = hc - (hc - s)
+       c = s == 0 ? 0 : (z - sh * sh) / (s + sh)
+       rn = f64_bits(0x400921FB54442D18) - 2 * (s + (s * w - f64_bits(0x3C91A62633145C07)))
+       rp = 2 * (sh + (s * w + c))
+       out = b ? f64_bits(0x3FF921FB54442D18) - (x - (f64_bits(0x3C91A62633145C07) - x * w)) : (x < 0 ? rn : rp)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double a = fabs(x);
+       const int b = (a < 0.5);
+       const double z = (b ? (a * a) : ((1.0 - a) * 0.5));
+       const double s = sqrt(z);
+       const double w = (z * (0.166666666666666685170383743752609007060527801513671875 + (z * (0.0749999999999843292020074159154319204390048980712890625 + (z * (0.044642857146355428843431667473851121030747890472412109375 + (z * (0.0303819441385312465075951848803015309385955333709716796875 + (z * (0.022372172942149888552609837688578409142792224884033203125 + (z * (0.0173523927208699725588392226427458808757364749908447265625 + (z * (0.0139712129735529329288556965593670611269772052764892578125 + (z * (0.01147917741518490568342070190510639804415404796600341796875 + (z * (0.0103228143501857792807552272051907493732869625091552734375 + (z * (0.00545750671864035814817572855872640502639114856719970703125 + (z * (0.017400879442694021370652279756541247479617595672607421875 + (z * (-0.014851887071247203697677008449318236671388149261474609375 + (z * 0.0287578513674215663353805894075776450335979461669921875)))))))))))))))))))))))));
+       const double hc = (s * 134217729.0);
+       const double sh = (hc - (hc - s));
+       const double c = ((s == 0.0) ? 0.0 : ((z - (sh * sh)) / (s + sh)));
+       const double rn = (3.141592653589793115997963468544185161590576171875 - (2.0 * (s + ((s * w) - 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375))));
+       const double rp = (2.0 * (sh + ((s * w) + c)));
+       return (b ? (1.5707963267948965579989817342720925807952880859375 - (x - (0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375 - (x * w)))) : ((x < 0.0) ? rn : rp)); */
+double aether_f64_acos(double x)
+{
+    const double a = fabs(x);
+    const int b = (a < 0.5);
+    const double z = (b ? (a * a) : ((1.0 - a) * 0.5));
+    const double s = sqrt(z);
+    const double w = (z * (0.166666666666666685170383743752609007060527801513671875 + (z * (0.0749999999999843292020074159154319204390048980712890625 + (z * (0.044642857146355428843431667473851121030747890472412109375 + (z * (0.0303819441385312465075951848803015309385955333709716796875 + (z * (0.022372172942149888552609837688578409142792224884033203125 + (z * (0.0173523927208699725588392226427458808757364749908447265625 + (z * (0.0139712129735529329288556965593670611269772052764892578125 + (z * (0.01147917741518490568342070190510639804415404796600341796875 + (z * (0.0103228143501857792807552272051907493732869625091552734375 + (z * (0.00545750671864035814817572855872640502639114856719970703125 + (z * (0.017400879442694021370652279756541247479617595672607421875 + (z * (-0.014851887071247203697677008449318236671388149261474609375 + (z * 0.0287578513674215663353805894075776450335979461669921875)))))))))))))))))))))))));
+    const double hc = (s * 134217729.0);
+    const double sh = (hc - (hc - s));
+    const double c = ((s == 0.0) ? 0.0 : ((z - (sh * sh)) / (s + sh)));
+    const double rn = (3.141592653589793115997963468544185161590576171875 - (2.0 * (s + ((s * w) - 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375))));
+    const double rp = (2.0 * (sh + ((s * w) + c)));
+    return (b ? (1.5707963267948965579989817342720925807952880859375 - (x - (0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375 - (x * w)))) : ((x < 0.0) ? rn : rp));
 }
 
 /* aether_quatd_from_axis_angle: The rotation by angle (radians) about axis: sc = sincos(angle * 0.5), out = quat(sc.y, axis.x * sc.x, axis.y * sc.x, axis.z * sc.x). The axis is used as given (normalize it first: a non-unit axis gives a non-unit quaternion); NaN where |angle * 0.5| is outside sincos's domain.
@@ -13320,6 +13516,32 @@ __kernel void aether_f64_log2_batch(__global const double *x, __global double *o
         double v_x;
         v_x = x[i];
         const double result = aether_f64_log2(v_x);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_asin_batch: out[i] = aether_f64_asin(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_asin_batch(__global const double *x, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_x;
+        v_x = x[i];
+        const double result = aether_f64_asin(v_x);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_acos_batch: out[i] = aether_f64_acos(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_acos_batch(__global const double *x, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_x;
+        v_x = x[i];
+        const double result = aether_f64_acos(v_x);
         out[i] = result;
     }
 }
@@ -17402,6 +17624,56 @@ __kernel void aether_check_f32_log2(__global const uint *in, __global uint *out,
     if (i >= count) return;
     for (k = 0; k < 1u; ++k) w[k] = (uint64_t)in[i * 1u + k];
     n = aether_flat_call_f32_log2(w, 1u, r, 1u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 1u; ++k) out[i * 1u + k] = (uint)r[k];
+}
+
+static size_t aether_flat_call_f32_asin(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_x;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_x = aether_flat_rd32(in[0u]);
+    r = aether_f32_asin(p_x);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+__kernel void aether_check_f32_asin(__global const uint *in, __global uint *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[1], r[1];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 1u; ++k) w[k] = (uint64_t)in[i * 1u + k];
+    n = aether_flat_call_f32_asin(w, 1u, r, 1u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 1u; ++k) out[i * 1u + k] = (uint)r[k];
+}
+
+static size_t aether_flat_call_f32_acos(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_x;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_x = aether_flat_rd32(in[0u]);
+    r = aether_f32_acos(p_x);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+__kernel void aether_check_f32_acos(__global const uint *in, __global uint *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[1], r[1];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 1u; ++k) w[k] = (uint64_t)in[i * 1u + k];
+    n = aether_flat_call_f32_acos(w, 1u, r, 1u);
     n_out[i] = (ulong)n;
     for (k = 0; k < 1u; ++k) out[i * 1u + k] = (uint)r[k];
 }
@@ -23109,6 +23381,56 @@ __kernel void aether_check_f64_log2(__global const ulong *in, __global ulong *ou
     if (i >= count) return;
     for (k = 0; k < 1u; ++k) w[k] = (uint64_t)in[i * 1u + k];
     n = aether_flat_call_f64_log2(w, 1u, r, 1u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 1u; ++k) out[i * 1u + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_f64_asin(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_x;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_x = aether_flat_rd64(in[0u]);
+    r = aether_f64_asin(p_x);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+__kernel void aether_check_f64_asin(__global const ulong *in, __global ulong *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[1], r[1];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 1u; ++k) w[k] = (uint64_t)in[i * 1u + k];
+    n = aether_flat_call_f64_asin(w, 1u, r, 1u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 1u; ++k) out[i * 1u + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_f64_acos(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_x;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_x = aether_flat_rd64(in[0u]);
+    r = aether_f64_acos(p_x);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+__kernel void aether_check_f64_acos(__global const ulong *in, __global ulong *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[1], r[1];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 1u; ++k) w[k] = (uint64_t)in[i * 1u + k];
+    n = aether_flat_call_f64_acos(w, 1u, r, 1u);
     n_out[i] = (ulong)n;
     for (k = 0; k < 1u; ++k) out[i * 1u + k] = (ulong)r[k];
 }
@@ -31181,181 +31503,189 @@ static size_t aether_selftest_call(uint thunk, const uint64_t *in, size_t n_in, 
     case 29u: return aether_flat_call_f32_log(in, n_in, out, cap);
     case 30u: return aether_flat_call_f32_exp2(in, n_in, out, cap);
     case 31u: return aether_flat_call_f32_log2(in, n_in, out, cap);
-    case 32u: return aether_flat_call_quatf_from_axis_angle(in, n_in, out, cap);
-    case 33u: return aether_flat_call_mat3f_from_euler_xyz(in, n_in, out, cap);
-    case 34u: return aether_flat_call_f32_jacobi_rotation(in, n_in, out, cap);
-    case 35u: return aether_flat_call_f32_jacobi_update(in, n_in, out, cap);
-    case 36u: return aether_flat_call_f32_jacobi_diag(in, n_in, out, cap);
-    case 37u: return aether_flat_call_mat2f_lu(in, n_in, out, cap);
-    case 38u: return aether_flat_call_mat2f_lu_solve(in, n_in, out, cap);
-    case 39u: return aether_flat_call_mat2f_solve_lower(in, n_in, out, cap);
-    case 40u: return aether_flat_call_mat2f_solve_lower_unit(in, n_in, out, cap);
-    case 41u: return aether_flat_call_mat2f_solve_upper(in, n_in, out, cap);
-    case 42u: return aether_flat_call_mat2f_solve_upper_unit(in, n_in, out, cap);
-    case 43u: return aether_flat_call_mat2f_det_lu(in, n_in, out, cap);
-    case 44u: return aether_flat_call_mat2f_inverse(in, n_in, out, cap);
-    case 45u: return aether_flat_call_mat2f_cholesky(in, n_in, out, cap);
-    case 46u: return aether_flat_call_mat2f_cholesky_solve(in, n_in, out, cap);
-    case 47u: return aether_flat_call_mat2f_eigh(in, n_in, out, cap);
+    case 32u: return aether_flat_call_f32_asin(in, n_in, out, cap);
+    case 33u: return aether_flat_call_f32_acos(in, n_in, out, cap);
+    case 34u: return aether_flat_call_quatf_from_axis_angle(in, n_in, out, cap);
+    case 35u: return aether_flat_call_mat3f_from_euler_xyz(in, n_in, out, cap);
+    case 36u: return aether_flat_call_f32_jacobi_rotation(in, n_in, out, cap);
+    case 37u: return aether_flat_call_f32_jacobi_update(in, n_in, out, cap);
+    case 38u: return aether_flat_call_f32_jacobi_diag(in, n_in, out, cap);
+    case 39u: return aether_flat_call_mat2f_lu(in, n_in, out, cap);
+    case 40u: return aether_flat_call_mat2f_lu_solve(in, n_in, out, cap);
+    case 41u: return aether_flat_call_mat2f_solve_lower(in, n_in, out, cap);
+    case 42u: return aether_flat_call_mat2f_solve_lower_unit(in, n_in, out, cap);
+    case 43u: return aether_flat_call_mat2f_solve_upper(in, n_in, out, cap);
+    case 44u: return aether_flat_call_mat2f_solve_upper_unit(in, n_in, out, cap);
+    case 45u: return aether_flat_call_mat2f_det_lu(in, n_in, out, cap);
+    case 46u: return aether_flat_call_mat2f_inverse(in, n_in, out, cap);
+    case 47u: return aether_flat_call_mat2f_cholesky(in, n_in, out, cap);
+    case 48u: return aether_flat_call_mat2f_cholesky_solve(in, n_in, out, cap);
+    case 49u: return aether_flat_call_mat2f_eigh(in, n_in, out, cap);
 #ifdef AETHER_FP64
-    case 48u: return aether_flat_call_vec2d_lerp(in, n_in, out, cap);
+    case 50u: return aether_flat_call_vec2d_lerp(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 49u: return aether_flat_call_vec2d_squared_norm(in, n_in, out, cap);
+    case 51u: return aether_flat_call_vec2d_squared_norm(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 50u: return aether_flat_call_vec2d_norm(in, n_in, out, cap);
+    case 52u: return aether_flat_call_vec2d_norm(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 51u: return aether_flat_call_vec3d_cross(in, n_in, out, cap);
+    case 53u: return aether_flat_call_vec3d_cross(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 52u: return aether_flat_call_quatd_mul(in, n_in, out, cap);
+    case 54u: return aether_flat_call_quatd_mul(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 53u: return aether_flat_call_quatd_rotate(in, n_in, out, cap);
+    case 55u: return aether_flat_call_quatd_rotate(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 54u: return aether_flat_call_mat2d_mul_vec(in, n_in, out, cap);
+    case 56u: return aether_flat_call_mat2d_mul_vec(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 55u: return aether_flat_call_mat2d_mul(in, n_in, out, cap);
+    case 57u: return aether_flat_call_mat2d_mul(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 56u: return aether_flat_call_mat2d_dot(in, n_in, out, cap);
+    case 58u: return aether_flat_call_mat2d_dot(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 57u: return aether_flat_call_mat2d_determinant(in, n_in, out, cap);
+    case 59u: return aether_flat_call_mat2d_determinant(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 58u: return aether_flat_call_mat2d_inverse_adjugate(in, n_in, out, cap);
+    case 60u: return aether_flat_call_mat2d_inverse_adjugate(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 59u: return aether_flat_call_f64_sincos(in, n_in, out, cap);
+    case 61u: return aether_flat_call_f64_sincos(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 60u: return aether_flat_call_f64_sin(in, n_in, out, cap);
+    case 62u: return aether_flat_call_f64_sin(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 61u: return aether_flat_call_f64_atan(in, n_in, out, cap);
+    case 63u: return aether_flat_call_f64_atan(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 62u: return aether_flat_call_f64_atan2(in, n_in, out, cap);
+    case 64u: return aether_flat_call_f64_atan2(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 63u: return aether_flat_call_f64_exp(in, n_in, out, cap);
+    case 65u: return aether_flat_call_f64_exp(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 64u: return aether_flat_call_f64_log(in, n_in, out, cap);
+    case 66u: return aether_flat_call_f64_log(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 65u: return aether_flat_call_f64_exp2(in, n_in, out, cap);
+    case 67u: return aether_flat_call_f64_exp2(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 66u: return aether_flat_call_f64_log2(in, n_in, out, cap);
+    case 68u: return aether_flat_call_f64_log2(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 67u: return aether_flat_call_quatd_from_axis_angle(in, n_in, out, cap);
+    case 69u: return aether_flat_call_f64_asin(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 68u: return aether_flat_call_mat3d_from_euler_xyz(in, n_in, out, cap);
+    case 70u: return aether_flat_call_f64_acos(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 69u: return aether_flat_call_f64_jacobi_rotation(in, n_in, out, cap);
+    case 71u: return aether_flat_call_quatd_from_axis_angle(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 70u: return aether_flat_call_f64_jacobi_update(in, n_in, out, cap);
+    case 72u: return aether_flat_call_mat3d_from_euler_xyz(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 71u: return aether_flat_call_f64_jacobi_diag(in, n_in, out, cap);
+    case 73u: return aether_flat_call_f64_jacobi_rotation(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 72u: return aether_flat_call_mat2d_lu(in, n_in, out, cap);
+    case 74u: return aether_flat_call_f64_jacobi_update(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 73u: return aether_flat_call_mat2d_lu_solve(in, n_in, out, cap);
+    case 75u: return aether_flat_call_f64_jacobi_diag(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 74u: return aether_flat_call_mat2d_solve_lower(in, n_in, out, cap);
+    case 76u: return aether_flat_call_mat2d_lu(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 75u: return aether_flat_call_mat2d_solve_lower_unit(in, n_in, out, cap);
+    case 77u: return aether_flat_call_mat2d_lu_solve(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 76u: return aether_flat_call_mat2d_solve_upper(in, n_in, out, cap);
+    case 78u: return aether_flat_call_mat2d_solve_lower(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 77u: return aether_flat_call_mat2d_solve_upper_unit(in, n_in, out, cap);
+    case 79u: return aether_flat_call_mat2d_solve_lower_unit(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 78u: return aether_flat_call_mat2d_det_lu(in, n_in, out, cap);
+    case 80u: return aether_flat_call_mat2d_solve_upper(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 79u: return aether_flat_call_mat2d_inverse(in, n_in, out, cap);
+    case 81u: return aether_flat_call_mat2d_solve_upper_unit(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 80u: return aether_flat_call_mat2d_cholesky(in, n_in, out, cap);
+    case 82u: return aether_flat_call_mat2d_det_lu(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 81u: return aether_flat_call_mat2d_cholesky_solve(in, n_in, out, cap);
+    case 83u: return aether_flat_call_mat2d_inverse(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 82u: return aether_flat_call_mat2d_eigh(in, n_in, out, cap);
-#endif
-    case 83u: return aether_flat_call_f32_neg(in, n_in, out, cap);
-    case 84u: return aether_flat_call_quatf_conjugate(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 85u: return aether_flat_call_f64_neg(in, n_in, out, cap);
+    case 84u: return aether_flat_call_mat2d_cholesky(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 86u: return aether_flat_call_quatd_conjugate(in, n_in, out, cap);
-#endif
-    case 87u: return aether_flat_call_mat3f_inverse_adjugate(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 88u: return aether_flat_call_mat3d_inverse_adjugate(in, n_in, out, cap);
-#endif
-    case 89u: return aether_flat_call_vec2f_max_norm(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 90u: return aether_flat_call_vec2d_max_norm(in, n_in, out, cap);
-#endif
-    case 91u: return aether_flat_call_f32_two_sum_err(in, n_in, out, cap);
-    case 92u: return aether_flat_call_f32_two_sum(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 93u: return aether_flat_call_f64_two_sum_err(in, n_in, out, cap);
+    case 85u: return aether_flat_call_mat2d_cholesky_solve(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 94u: return aether_flat_call_f64_two_sum(in, n_in, out, cap);
+    case 86u: return aether_flat_call_mat2d_eigh(in, n_in, out, cap);
 #endif
-    case 95u: return aether_flat_call_pairf_value(in, n_in, out, cap);
+    case 87u: return aether_flat_call_f32_neg(in, n_in, out, cap);
+    case 88u: return aether_flat_call_quatf_conjugate(in, n_in, out, cap);
 #ifdef AETHER_FP64
-    case 96u: return aether_flat_call_paird_value(in, n_in, out, cap);
-#endif
-    case 97u: return aether_flat_call_pairf_reduce32(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 98u: return aether_flat_call_paird_reduce32(in, n_in, out, cap);
-#endif
-    case 99u: return aether_flat_call_mat3f_lu(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 100u: return aether_flat_call_mat3d_lu(in, n_in, out, cap);
-#endif
-    case 101u: return aether_flat_call_pairf_combine(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 102u: return aether_flat_call_paird_combine(in, n_in, out, cap);
-#endif
-    case 103u: return aether_flat_call_f32_fmin(in, n_in, out, cap);
-    case 104u: return aether_flat_call_f32_fmax(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 105u: return aether_flat_call_f64_fmin(in, n_in, out, cap);
+    case 89u: return aether_flat_call_f64_neg(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 106u: return aether_flat_call_f64_fmax(in, n_in, out, cap);
+    case 90u: return aether_flat_call_quatd_conjugate(in, n_in, out, cap);
+#endif
+    case 91u: return aether_flat_call_mat3f_inverse_adjugate(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 92u: return aether_flat_call_mat3d_inverse_adjugate(in, n_in, out, cap);
+#endif
+    case 93u: return aether_flat_call_vec2f_max_norm(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 94u: return aether_flat_call_vec2d_max_norm(in, n_in, out, cap);
+#endif
+    case 95u: return aether_flat_call_f32_two_sum_err(in, n_in, out, cap);
+    case 96u: return aether_flat_call_f32_two_sum(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 97u: return aether_flat_call_f64_two_sum_err(in, n_in, out, cap);
+#endif
+#ifdef AETHER_FP64
+    case 98u: return aether_flat_call_f64_two_sum(in, n_in, out, cap);
+#endif
+    case 99u: return aether_flat_call_pairf_value(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 100u: return aether_flat_call_paird_value(in, n_in, out, cap);
+#endif
+    case 101u: return aether_flat_call_pairf_reduce32(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 102u: return aether_flat_call_paird_reduce32(in, n_in, out, cap);
+#endif
+    case 103u: return aether_flat_call_mat3f_lu(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 104u: return aether_flat_call_mat3d_lu(in, n_in, out, cap);
+#endif
+    case 105u: return aether_flat_call_pairf_combine(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 106u: return aether_flat_call_paird_combine(in, n_in, out, cap);
+#endif
+    case 107u: return aether_flat_call_f32_fmin(in, n_in, out, cap);
+    case 108u: return aether_flat_call_f32_fmax(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 109u: return aether_flat_call_f64_fmin(in, n_in, out, cap);
+#endif
+#ifdef AETHER_FP64
+    case 110u: return aether_flat_call_f64_fmax(in, n_in, out, cap);
 #endif
     default: return AETHER_FLAT_BAD;
     }
 }
 
 /* One row per witness: thunk, bits, is_float, either_zero, n_in, n_out, word offset. */
-__constant uint aether_selftest_rows[165][7] = {
+__constant uint aether_selftest_rows[169][7] = {
     { 0u, 32u, 1u, 0u, 3u, 1u, 0u }, /* aether_vec3f_sum: fold-left */
     { 1u, 32u, 1u, 0u, 6u, 1u, 4u }, /* aether_vec3f_dot: fold-left */
     { 2u, 64u, 1u, 0u, 3u, 1u, 11u }, /* aether_vec3d_sum: fold-left */
@@ -31390,139 +31720,143 @@ __constant uint aether_selftest_rows[165][7] = {
     { 29u, 32u, 1u, 0u, 1u, 1u, 165u }, /* aether_f32_log: fma */
     { 30u, 32u, 1u, 0u, 1u, 1u, 167u }, /* aether_f32_exp2: fma */
     { 31u, 32u, 1u, 0u, 1u, 1u, 169u }, /* aether_f32_log2: fma */
-    { 32u, 32u, 1u, 0u, 4u, 4u, 171u }, /* aether_quatf_from_axis_angle: fma */
-    { 33u, 32u, 1u, 0u, 3u, 9u, 179u }, /* aether_mat3f_from_euler_xyz: fma */
-    { 34u, 32u, 1u, 0u, 3u, 4u, 191u }, /* aether_f32_jacobi_rotation: fma */
-    { 35u, 32u, 1u, 0u, 6u, 2u, 198u }, /* aether_f32_jacobi_update: fma */
-    { 36u, 32u, 1u, 0u, 7u, 2u, 206u }, /* aether_f32_jacobi_diag: fma */
-    { 37u, 32u, 1u, 0u, 4u, 7u, 215u }, /* aether_mat2f_lu: fma */
-    { 38u, 32u, 1u, 0u, 8u, 2u, 226u }, /* aether_mat2f_lu_solve: fma */
-    { 39u, 32u, 1u, 0u, 6u, 2u, 236u }, /* aether_mat2f_solve_lower: fma */
-    { 40u, 32u, 1u, 0u, 6u, 2u, 244u }, /* aether_mat2f_solve_lower_unit: fma */
-    { 41u, 32u, 1u, 0u, 6u, 2u, 252u }, /* aether_mat2f_solve_upper: fma */
-    { 42u, 32u, 1u, 0u, 6u, 2u, 260u }, /* aether_mat2f_solve_upper_unit: fma */
-    { 43u, 32u, 1u, 0u, 4u, 1u, 268u }, /* aether_mat2f_det_lu: fma */
-    { 44u, 32u, 1u, 0u, 4u, 5u, 273u }, /* aether_mat2f_inverse: fma */
-    { 45u, 32u, 1u, 0u, 4u, 5u, 282u }, /* aether_mat2f_cholesky: fma */
-    { 46u, 32u, 1u, 0u, 6u, 2u, 291u }, /* aether_mat2f_cholesky_solve: fma */
-    { 47u, 32u, 1u, 0u, 4u, 6u, 299u }, /* aether_mat2f_eigh: fma */
-    { 48u, 64u, 1u, 0u, 5u, 2u, 309u }, /* aether_vec2d_lerp: fma */
-    { 7u, 64u, 1u, 0u, 4u, 1u, 316u }, /* aether_vec2d_dot: fma */
-    { 49u, 64u, 1u, 0u, 2u, 1u, 321u }, /* aether_vec2d_squared_norm: fma */
-    { 50u, 64u, 1u, 0u, 2u, 1u, 324u }, /* aether_vec2d_norm: fma */
-    { 11u, 64u, 1u, 0u, 2u, 2u, 327u }, /* aether_vec2d_normalize: fma */
-    { 51u, 64u, 1u, 0u, 6u, 3u, 331u }, /* aether_vec3d_cross: fma */
-    { 52u, 64u, 1u, 0u, 8u, 4u, 340u }, /* aether_quatd_mul: fma */
-    { 53u, 64u, 1u, 0u, 7u, 3u, 352u }, /* aether_quatd_rotate: fma */
-    { 54u, 64u, 1u, 0u, 6u, 2u, 362u }, /* aether_mat2d_mul_vec: fma */
-    { 55u, 64u, 1u, 0u, 8u, 4u, 370u }, /* aether_mat2d_mul: fma */
-    { 56u, 64u, 1u, 0u, 8u, 1u, 382u }, /* aether_mat2d_dot: fma */
-    { 57u, 64u, 1u, 0u, 4u, 1u, 391u }, /* aether_mat2d_determinant: fma */
-    { 58u, 64u, 1u, 0u, 4u, 4u, 396u }, /* aether_mat2d_inverse_adjugate: fma */
-    { 59u, 64u, 1u, 0u, 1u, 2u, 404u }, /* aether_f64_sincos: fma */
-    { 60u, 64u, 1u, 0u, 1u, 1u, 407u }, /* aether_f64_sin: fma */
-    { 61u, 64u, 1u, 0u, 1u, 1u, 409u }, /* aether_f64_atan: fma */
-    { 62u, 64u, 1u, 0u, 2u, 1u, 411u }, /* aether_f64_atan2: fma */
-    { 63u, 64u, 1u, 0u, 1u, 1u, 414u }, /* aether_f64_exp: fma */
-    { 64u, 64u, 1u, 0u, 1u, 1u, 416u }, /* aether_f64_log: fma */
-    { 65u, 64u, 1u, 0u, 1u, 1u, 418u }, /* aether_f64_exp2: fma */
-    { 66u, 64u, 1u, 0u, 1u, 1u, 420u }, /* aether_f64_log2: fma */
-    { 67u, 64u, 1u, 0u, 4u, 4u, 422u }, /* aether_quatd_from_axis_angle: fma */
-    { 68u, 64u, 1u, 0u, 3u, 9u, 430u }, /* aether_mat3d_from_euler_xyz: fma */
-    { 69u, 64u, 1u, 0u, 3u, 4u, 442u }, /* aether_f64_jacobi_rotation: fma */
-    { 70u, 64u, 1u, 0u, 6u, 2u, 449u }, /* aether_f64_jacobi_update: fma */
-    { 71u, 64u, 1u, 0u, 7u, 2u, 457u }, /* aether_f64_jacobi_diag: fma */
-    { 72u, 64u, 1u, 0u, 4u, 7u, 466u }, /* aether_mat2d_lu: fma */
-    { 73u, 64u, 1u, 0u, 8u, 2u, 477u }, /* aether_mat2d_lu_solve: fma */
-    { 74u, 64u, 1u, 0u, 6u, 2u, 487u }, /* aether_mat2d_solve_lower: fma */
-    { 75u, 64u, 1u, 0u, 6u, 2u, 495u }, /* aether_mat2d_solve_lower_unit: fma */
-    { 76u, 64u, 1u, 0u, 6u, 2u, 503u }, /* aether_mat2d_solve_upper: fma */
-    { 77u, 64u, 1u, 0u, 6u, 2u, 511u }, /* aether_mat2d_solve_upper_unit: fma */
-    { 78u, 64u, 1u, 0u, 4u, 1u, 519u }, /* aether_mat2d_det_lu: fma */
-    { 79u, 64u, 1u, 0u, 4u, 5u, 524u }, /* aether_mat2d_inverse: fma */
-    { 80u, 64u, 1u, 0u, 4u, 5u, 533u }, /* aether_mat2d_cholesky: fma */
-    { 81u, 64u, 1u, 0u, 6u, 2u, 542u }, /* aether_mat2d_cholesky_solve: fma */
-    { 82u, 64u, 1u, 0u, 4u, 6u, 550u }, /* aether_mat2d_eigh: fma */
-    { 14u, 32u, 1u, 0u, 2u, 1u, 560u }, /* aether_vec2f_norm: hypot */
-    { 9u, 32u, 1u, 0u, 2u, 2u, 563u }, /* aether_vec2f_normalize: hypot */
-    { 50u, 64u, 1u, 0u, 2u, 1u, 567u }, /* aether_vec2d_norm: hypot */
-    { 11u, 64u, 1u, 0u, 2u, 2u, 570u }, /* aether_vec2d_normalize: hypot */
-    { 83u, 32u, 1u, 0u, 1u, 1u, 574u }, /* aether_f32_neg: neg-sub */
-    { 84u, 32u, 1u, 0u, 4u, 4u, 576u }, /* aether_quatf_conjugate: neg-sub */
-    { 22u, 32u, 1u, 0u, 4u, 4u, 584u }, /* aether_mat2f_inverse_adjugate: neg-sub */
-    { 27u, 32u, 1u, 0u, 2u, 1u, 592u }, /* aether_f32_atan2: neg-sub */
-    { 33u, 32u, 1u, 0u, 3u, 9u, 595u }, /* aether_mat3f_from_euler_xyz: neg-sub */
-    { 34u, 32u, 1u, 0u, 3u, 4u, 607u }, /* aether_f32_jacobi_rotation: neg-sub */
-    { 47u, 32u, 1u, 0u, 4u, 6u, 614u }, /* aether_mat2f_eigh: neg-sub */
-    { 85u, 64u, 1u, 0u, 1u, 1u, 624u }, /* aether_f64_neg: neg-sub */
-    { 86u, 64u, 1u, 0u, 4u, 4u, 626u }, /* aether_quatd_conjugate: neg-sub */
-    { 58u, 64u, 1u, 0u, 4u, 4u, 634u }, /* aether_mat2d_inverse_adjugate: neg-sub */
-    { 62u, 64u, 1u, 0u, 2u, 1u, 642u }, /* aether_f64_atan2: neg-sub */
-    { 68u, 64u, 1u, 0u, 3u, 9u, 645u }, /* aether_mat3d_from_euler_xyz: neg-sub */
-    { 69u, 64u, 1u, 0u, 3u, 4u, 657u }, /* aether_f64_jacobi_rotation: neg-sub */
-    { 82u, 64u, 1u, 0u, 4u, 6u, 664u }, /* aether_mat2d_eigh: neg-sub */
-    { 87u, 32u, 1u, 0u, 9u, 9u, 674u }, /* aether_mat3f_inverse_adjugate: neg-swap */
-    { 88u, 64u, 1u, 0u, 9u, 9u, 692u }, /* aether_mat3d_inverse_adjugate: neg-swap */
-    { 89u, 32u, 1u, 0u, 2u, 1u, 710u }, /* aether_vec2f_max_norm: max-select-swapped */
-    { 90u, 64u, 1u, 0u, 2u, 1u, 713u }, /* aether_vec2d_max_norm: max-select-swapped */
-    { 18u, 32u, 1u, 0u, 6u, 2u, 716u }, /* aether_mat2f_mul_vec: column-major */
-    { 19u, 32u, 1u, 0u, 8u, 4u, 724u }, /* aether_mat2f_mul: column-major */
-    { 54u, 64u, 1u, 0u, 6u, 2u, 736u }, /* aether_mat2d_mul_vec: column-major */
-    { 55u, 64u, 1u, 0u, 8u, 4u, 744u }, /* aether_mat2d_mul: column-major */
-    { 16u, 32u, 1u, 0u, 8u, 4u, 756u }, /* aether_quatf_mul: quat-xyzw */
-    { 84u, 32u, 1u, 0u, 4u, 4u, 768u }, /* aether_quatf_conjugate: quat-xyzw */
-    { 52u, 64u, 1u, 0u, 8u, 4u, 776u }, /* aether_quatd_mul: quat-xyzw */
-    { 86u, 64u, 1u, 0u, 4u, 4u, 788u }, /* aether_quatd_conjugate: quat-xyzw */
-    { 91u, 32u, 1u, 0u, 3u, 1u, 796u }, /* aether_f32_two_sum_err: uncompensated */
-    { 92u, 32u, 1u, 0u, 2u, 2u, 800u }, /* aether_f32_two_sum: uncompensated */
-    { 93u, 64u, 1u, 0u, 3u, 1u, 804u }, /* aether_f64_two_sum_err: uncompensated */
-    { 94u, 64u, 1u, 0u, 2u, 2u, 808u }, /* aether_f64_two_sum: uncompensated */
-    { 95u, 32u, 1u, 0u, 2u, 1u, 812u }, /* aether_pairf_value: non-finite-kept */
-    { 34u, 32u, 1u, 0u, 3u, 4u, 815u }, /* aether_f32_jacobi_rotation: non-finite-kept */
-    { 96u, 64u, 1u, 0u, 2u, 1u, 822u }, /* aether_paird_value: non-finite-kept */
-    { 69u, 64u, 1u, 0u, 3u, 4u, 825u }, /* aether_f64_jacobi_rotation: non-finite-kept */
-    { 97u, 32u, 1u, 0u, 64u, 2u, 832u }, /* aether_pairf_reduce32: rounds-reversed */
-    { 98u, 64u, 1u, 0u, 64u, 2u, 898u }, /* aether_paird_reduce32: rounds-reversed */
-    { 37u, 32u, 1u, 0u, 4u, 7u, 964u }, /* aether_mat2f_lu: pivot-last */
-    { 72u, 64u, 1u, 0u, 4u, 7u, 975u }, /* aether_mat2d_lu: pivot-last */
-    { 99u, 32u, 1u, 0u, 9u, 13u, 986u }, /* aether_mat3f_lu: right-looking */
-    { 100u, 64u, 1u, 0u, 9u, 13u, 1008u }, /* aether_mat3d_lu: right-looking */
-    { 45u, 32u, 1u, 0u, 4u, 5u, 1030u }, /* aether_mat2f_cholesky: no-symmetrize */
-    { 80u, 64u, 1u, 0u, 4u, 5u, 1039u }, /* aether_mat2d_cholesky: no-symmetrize */
-    { 101u, 32u, 1u, 0u, 4u, 2u, 1048u }, /* aether_pairf_combine: comp-dropped */
-    { 97u, 32u, 1u, 0u, 64u, 2u, 1054u }, /* aether_pairf_reduce32: comp-dropped */
-    { 102u, 64u, 1u, 0u, 4u, 2u, 1120u }, /* aether_paird_combine: comp-dropped */
-    { 98u, 64u, 1u, 0u, 64u, 2u, 1126u }, /* aether_paird_reduce32: comp-dropped */
-    { 103u, 32u, 1u, 1u, 2u, 1u, 1192u }, /* aether_f32_fmin: nan-first */
-    { 104u, 32u, 1u, 1u, 2u, 1u, 1195u }, /* aether_f32_fmax: nan-first */
-    { 105u, 64u, 1u, 1u, 2u, 1u, 1198u }, /* aether_f64_fmin: nan-first */
-    { 106u, 64u, 1u, 1u, 2u, 1u, 1201u }, /* aether_f64_fmax: nan-first */
-    { 103u, 32u, 1u, 1u, 2u, 1u, 1204u }, /* aether_f32_fmin: nan-second */
-    { 104u, 32u, 1u, 1u, 2u, 1u, 1207u }, /* aether_f32_fmax: nan-second */
-    { 105u, 64u, 1u, 1u, 2u, 1u, 1210u }, /* aether_f64_fmin: nan-second */
-    { 106u, 64u, 1u, 1u, 2u, 1u, 1213u }, /* aether_f64_fmax: nan-second */
-    { 16u, 32u, 1u, 0u, 8u, 4u, 1216u }, /* aether_quatf_mul: reassociate */
-    { 101u, 32u, 1u, 0u, 4u, 2u, 1228u }, /* aether_pairf_combine: reassociate */
-    { 52u, 64u, 1u, 0u, 8u, 4u, 1234u }, /* aether_quatd_mul: reassociate */
-    { 102u, 64u, 1u, 0u, 4u, 2u, 1246u }, /* aether_paird_combine: reassociate */
-    { 26u, 32u, 1u, 0u, 1u, 1u, 1252u }, /* aether_f32_atan: reciprocal */
-    { 27u, 32u, 1u, 0u, 2u, 1u, 1254u }, /* aether_f32_atan2: reciprocal */
-    { 61u, 64u, 1u, 0u, 1u, 1u, 1257u }, /* aether_f64_atan: reciprocal */
-    { 62u, 64u, 1u, 0u, 2u, 1u, 1259u }, /* aether_f64_atan2: reciprocal */
-    { 23u, 32u, 1u, 0u, 1u, 2u, 1262u }, /* aether_f32_sincos: product-order */
-    { 24u, 32u, 1u, 0u, 1u, 1u, 1265u }, /* aether_f32_sin: product-order */
-    { 59u, 64u, 1u, 0u, 1u, 2u, 1267u }, /* aether_f64_sincos: product-order */
-    { 60u, 64u, 1u, 0u, 1u, 1u, 1270u }, /* aether_f64_sin: product-order */
-    { 23u, 32u, 1u, 0u, 1u, 2u, 1272u }, /* aether_f32_sincos: coefficient-bit */
-    { 24u, 32u, 1u, 0u, 1u, 1u, 1275u }, /* aether_f32_sin: coefficient-bit */
-    { 59u, 64u, 1u, 0u, 1u, 2u, 1277u }, /* aether_f64_sincos: coefficient-bit */
-    { 60u, 64u, 1u, 0u, 1u, 1u, 1280u }, /* aether_f64_sin: coefficient-bit */
-    { 23u, 32u, 1u, 0u, 1u, 2u, 1282u }, /* aether_f32_sincos: reduction-constant */
-    { 24u, 32u, 1u, 0u, 1u, 1u, 1285u }, /* aether_f32_sin: reduction-constant */
-    { 59u, 64u, 1u, 0u, 1u, 2u, 1287u }, /* aether_f64_sincos: reduction-constant */
-    { 60u, 64u, 1u, 0u, 1u, 1u, 1290u }, /* aether_f64_sin: reduction-constant */
+    { 32u, 32u, 1u, 0u, 1u, 1u, 171u }, /* aether_f32_asin: fma */
+    { 33u, 32u, 1u, 0u, 1u, 1u, 173u }, /* aether_f32_acos: fma */
+    { 34u, 32u, 1u, 0u, 4u, 4u, 175u }, /* aether_quatf_from_axis_angle: fma */
+    { 35u, 32u, 1u, 0u, 3u, 9u, 183u }, /* aether_mat3f_from_euler_xyz: fma */
+    { 36u, 32u, 1u, 0u, 3u, 4u, 195u }, /* aether_f32_jacobi_rotation: fma */
+    { 37u, 32u, 1u, 0u, 6u, 2u, 202u }, /* aether_f32_jacobi_update: fma */
+    { 38u, 32u, 1u, 0u, 7u, 2u, 210u }, /* aether_f32_jacobi_diag: fma */
+    { 39u, 32u, 1u, 0u, 4u, 7u, 219u }, /* aether_mat2f_lu: fma */
+    { 40u, 32u, 1u, 0u, 8u, 2u, 230u }, /* aether_mat2f_lu_solve: fma */
+    { 41u, 32u, 1u, 0u, 6u, 2u, 240u }, /* aether_mat2f_solve_lower: fma */
+    { 42u, 32u, 1u, 0u, 6u, 2u, 248u }, /* aether_mat2f_solve_lower_unit: fma */
+    { 43u, 32u, 1u, 0u, 6u, 2u, 256u }, /* aether_mat2f_solve_upper: fma */
+    { 44u, 32u, 1u, 0u, 6u, 2u, 264u }, /* aether_mat2f_solve_upper_unit: fma */
+    { 45u, 32u, 1u, 0u, 4u, 1u, 272u }, /* aether_mat2f_det_lu: fma */
+    { 46u, 32u, 1u, 0u, 4u, 5u, 277u }, /* aether_mat2f_inverse: fma */
+    { 47u, 32u, 1u, 0u, 4u, 5u, 286u }, /* aether_mat2f_cholesky: fma */
+    { 48u, 32u, 1u, 0u, 6u, 2u, 295u }, /* aether_mat2f_cholesky_solve: fma */
+    { 49u, 32u, 1u, 0u, 4u, 6u, 303u }, /* aether_mat2f_eigh: fma */
+    { 50u, 64u, 1u, 0u, 5u, 2u, 313u }, /* aether_vec2d_lerp: fma */
+    { 7u, 64u, 1u, 0u, 4u, 1u, 320u }, /* aether_vec2d_dot: fma */
+    { 51u, 64u, 1u, 0u, 2u, 1u, 325u }, /* aether_vec2d_squared_norm: fma */
+    { 52u, 64u, 1u, 0u, 2u, 1u, 328u }, /* aether_vec2d_norm: fma */
+    { 11u, 64u, 1u, 0u, 2u, 2u, 331u }, /* aether_vec2d_normalize: fma */
+    { 53u, 64u, 1u, 0u, 6u, 3u, 335u }, /* aether_vec3d_cross: fma */
+    { 54u, 64u, 1u, 0u, 8u, 4u, 344u }, /* aether_quatd_mul: fma */
+    { 55u, 64u, 1u, 0u, 7u, 3u, 356u }, /* aether_quatd_rotate: fma */
+    { 56u, 64u, 1u, 0u, 6u, 2u, 366u }, /* aether_mat2d_mul_vec: fma */
+    { 57u, 64u, 1u, 0u, 8u, 4u, 374u }, /* aether_mat2d_mul: fma */
+    { 58u, 64u, 1u, 0u, 8u, 1u, 386u }, /* aether_mat2d_dot: fma */
+    { 59u, 64u, 1u, 0u, 4u, 1u, 395u }, /* aether_mat2d_determinant: fma */
+    { 60u, 64u, 1u, 0u, 4u, 4u, 400u }, /* aether_mat2d_inverse_adjugate: fma */
+    { 61u, 64u, 1u, 0u, 1u, 2u, 408u }, /* aether_f64_sincos: fma */
+    { 62u, 64u, 1u, 0u, 1u, 1u, 411u }, /* aether_f64_sin: fma */
+    { 63u, 64u, 1u, 0u, 1u, 1u, 413u }, /* aether_f64_atan: fma */
+    { 64u, 64u, 1u, 0u, 2u, 1u, 415u }, /* aether_f64_atan2: fma */
+    { 65u, 64u, 1u, 0u, 1u, 1u, 418u }, /* aether_f64_exp: fma */
+    { 66u, 64u, 1u, 0u, 1u, 1u, 420u }, /* aether_f64_log: fma */
+    { 67u, 64u, 1u, 0u, 1u, 1u, 422u }, /* aether_f64_exp2: fma */
+    { 68u, 64u, 1u, 0u, 1u, 1u, 424u }, /* aether_f64_log2: fma */
+    { 69u, 64u, 1u, 0u, 1u, 1u, 426u }, /* aether_f64_asin: fma */
+    { 70u, 64u, 1u, 0u, 1u, 1u, 428u }, /* aether_f64_acos: fma */
+    { 71u, 64u, 1u, 0u, 4u, 4u, 430u }, /* aether_quatd_from_axis_angle: fma */
+    { 72u, 64u, 1u, 0u, 3u, 9u, 438u }, /* aether_mat3d_from_euler_xyz: fma */
+    { 73u, 64u, 1u, 0u, 3u, 4u, 450u }, /* aether_f64_jacobi_rotation: fma */
+    { 74u, 64u, 1u, 0u, 6u, 2u, 457u }, /* aether_f64_jacobi_update: fma */
+    { 75u, 64u, 1u, 0u, 7u, 2u, 465u }, /* aether_f64_jacobi_diag: fma */
+    { 76u, 64u, 1u, 0u, 4u, 7u, 474u }, /* aether_mat2d_lu: fma */
+    { 77u, 64u, 1u, 0u, 8u, 2u, 485u }, /* aether_mat2d_lu_solve: fma */
+    { 78u, 64u, 1u, 0u, 6u, 2u, 495u }, /* aether_mat2d_solve_lower: fma */
+    { 79u, 64u, 1u, 0u, 6u, 2u, 503u }, /* aether_mat2d_solve_lower_unit: fma */
+    { 80u, 64u, 1u, 0u, 6u, 2u, 511u }, /* aether_mat2d_solve_upper: fma */
+    { 81u, 64u, 1u, 0u, 6u, 2u, 519u }, /* aether_mat2d_solve_upper_unit: fma */
+    { 82u, 64u, 1u, 0u, 4u, 1u, 527u }, /* aether_mat2d_det_lu: fma */
+    { 83u, 64u, 1u, 0u, 4u, 5u, 532u }, /* aether_mat2d_inverse: fma */
+    { 84u, 64u, 1u, 0u, 4u, 5u, 541u }, /* aether_mat2d_cholesky: fma */
+    { 85u, 64u, 1u, 0u, 6u, 2u, 550u }, /* aether_mat2d_cholesky_solve: fma */
+    { 86u, 64u, 1u, 0u, 4u, 6u, 558u }, /* aether_mat2d_eigh: fma */
+    { 14u, 32u, 1u, 0u, 2u, 1u, 568u }, /* aether_vec2f_norm: hypot */
+    { 9u, 32u, 1u, 0u, 2u, 2u, 571u }, /* aether_vec2f_normalize: hypot */
+    { 52u, 64u, 1u, 0u, 2u, 1u, 575u }, /* aether_vec2d_norm: hypot */
+    { 11u, 64u, 1u, 0u, 2u, 2u, 578u }, /* aether_vec2d_normalize: hypot */
+    { 87u, 32u, 1u, 0u, 1u, 1u, 582u }, /* aether_f32_neg: neg-sub */
+    { 88u, 32u, 1u, 0u, 4u, 4u, 584u }, /* aether_quatf_conjugate: neg-sub */
+    { 22u, 32u, 1u, 0u, 4u, 4u, 592u }, /* aether_mat2f_inverse_adjugate: neg-sub */
+    { 27u, 32u, 1u, 0u, 2u, 1u, 600u }, /* aether_f32_atan2: neg-sub */
+    { 35u, 32u, 1u, 0u, 3u, 9u, 603u }, /* aether_mat3f_from_euler_xyz: neg-sub */
+    { 36u, 32u, 1u, 0u, 3u, 4u, 615u }, /* aether_f32_jacobi_rotation: neg-sub */
+    { 49u, 32u, 1u, 0u, 4u, 6u, 622u }, /* aether_mat2f_eigh: neg-sub */
+    { 89u, 64u, 1u, 0u, 1u, 1u, 632u }, /* aether_f64_neg: neg-sub */
+    { 90u, 64u, 1u, 0u, 4u, 4u, 634u }, /* aether_quatd_conjugate: neg-sub */
+    { 60u, 64u, 1u, 0u, 4u, 4u, 642u }, /* aether_mat2d_inverse_adjugate: neg-sub */
+    { 64u, 64u, 1u, 0u, 2u, 1u, 650u }, /* aether_f64_atan2: neg-sub */
+    { 72u, 64u, 1u, 0u, 3u, 9u, 653u }, /* aether_mat3d_from_euler_xyz: neg-sub */
+    { 73u, 64u, 1u, 0u, 3u, 4u, 665u }, /* aether_f64_jacobi_rotation: neg-sub */
+    { 86u, 64u, 1u, 0u, 4u, 6u, 672u }, /* aether_mat2d_eigh: neg-sub */
+    { 91u, 32u, 1u, 0u, 9u, 9u, 682u }, /* aether_mat3f_inverse_adjugate: neg-swap */
+    { 92u, 64u, 1u, 0u, 9u, 9u, 700u }, /* aether_mat3d_inverse_adjugate: neg-swap */
+    { 93u, 32u, 1u, 0u, 2u, 1u, 718u }, /* aether_vec2f_max_norm: max-select-swapped */
+    { 94u, 64u, 1u, 0u, 2u, 1u, 721u }, /* aether_vec2d_max_norm: max-select-swapped */
+    { 18u, 32u, 1u, 0u, 6u, 2u, 724u }, /* aether_mat2f_mul_vec: column-major */
+    { 19u, 32u, 1u, 0u, 8u, 4u, 732u }, /* aether_mat2f_mul: column-major */
+    { 56u, 64u, 1u, 0u, 6u, 2u, 744u }, /* aether_mat2d_mul_vec: column-major */
+    { 57u, 64u, 1u, 0u, 8u, 4u, 752u }, /* aether_mat2d_mul: column-major */
+    { 16u, 32u, 1u, 0u, 8u, 4u, 764u }, /* aether_quatf_mul: quat-xyzw */
+    { 88u, 32u, 1u, 0u, 4u, 4u, 776u }, /* aether_quatf_conjugate: quat-xyzw */
+    { 54u, 64u, 1u, 0u, 8u, 4u, 784u }, /* aether_quatd_mul: quat-xyzw */
+    { 90u, 64u, 1u, 0u, 4u, 4u, 796u }, /* aether_quatd_conjugate: quat-xyzw */
+    { 95u, 32u, 1u, 0u, 3u, 1u, 804u }, /* aether_f32_two_sum_err: uncompensated */
+    { 96u, 32u, 1u, 0u, 2u, 2u, 808u }, /* aether_f32_two_sum: uncompensated */
+    { 97u, 64u, 1u, 0u, 3u, 1u, 812u }, /* aether_f64_two_sum_err: uncompensated */
+    { 98u, 64u, 1u, 0u, 2u, 2u, 816u }, /* aether_f64_two_sum: uncompensated */
+    { 99u, 32u, 1u, 0u, 2u, 1u, 820u }, /* aether_pairf_value: non-finite-kept */
+    { 36u, 32u, 1u, 0u, 3u, 4u, 823u }, /* aether_f32_jacobi_rotation: non-finite-kept */
+    { 100u, 64u, 1u, 0u, 2u, 1u, 830u }, /* aether_paird_value: non-finite-kept */
+    { 73u, 64u, 1u, 0u, 3u, 4u, 833u }, /* aether_f64_jacobi_rotation: non-finite-kept */
+    { 101u, 32u, 1u, 0u, 64u, 2u, 840u }, /* aether_pairf_reduce32: rounds-reversed */
+    { 102u, 64u, 1u, 0u, 64u, 2u, 906u }, /* aether_paird_reduce32: rounds-reversed */
+    { 39u, 32u, 1u, 0u, 4u, 7u, 972u }, /* aether_mat2f_lu: pivot-last */
+    { 76u, 64u, 1u, 0u, 4u, 7u, 983u }, /* aether_mat2d_lu: pivot-last */
+    { 103u, 32u, 1u, 0u, 9u, 13u, 994u }, /* aether_mat3f_lu: right-looking */
+    { 104u, 64u, 1u, 0u, 9u, 13u, 1016u }, /* aether_mat3d_lu: right-looking */
+    { 47u, 32u, 1u, 0u, 4u, 5u, 1038u }, /* aether_mat2f_cholesky: no-symmetrize */
+    { 84u, 64u, 1u, 0u, 4u, 5u, 1047u }, /* aether_mat2d_cholesky: no-symmetrize */
+    { 105u, 32u, 1u, 0u, 4u, 2u, 1056u }, /* aether_pairf_combine: comp-dropped */
+    { 101u, 32u, 1u, 0u, 64u, 2u, 1062u }, /* aether_pairf_reduce32: comp-dropped */
+    { 106u, 64u, 1u, 0u, 4u, 2u, 1128u }, /* aether_paird_combine: comp-dropped */
+    { 102u, 64u, 1u, 0u, 64u, 2u, 1134u }, /* aether_paird_reduce32: comp-dropped */
+    { 107u, 32u, 1u, 1u, 2u, 1u, 1200u }, /* aether_f32_fmin: nan-first */
+    { 108u, 32u, 1u, 1u, 2u, 1u, 1203u }, /* aether_f32_fmax: nan-first */
+    { 109u, 64u, 1u, 1u, 2u, 1u, 1206u }, /* aether_f64_fmin: nan-first */
+    { 110u, 64u, 1u, 1u, 2u, 1u, 1209u }, /* aether_f64_fmax: nan-first */
+    { 107u, 32u, 1u, 1u, 2u, 1u, 1212u }, /* aether_f32_fmin: nan-second */
+    { 108u, 32u, 1u, 1u, 2u, 1u, 1215u }, /* aether_f32_fmax: nan-second */
+    { 109u, 64u, 1u, 1u, 2u, 1u, 1218u }, /* aether_f64_fmin: nan-second */
+    { 110u, 64u, 1u, 1u, 2u, 1u, 1221u }, /* aether_f64_fmax: nan-second */
+    { 16u, 32u, 1u, 0u, 8u, 4u, 1224u }, /* aether_quatf_mul: reassociate */
+    { 105u, 32u, 1u, 0u, 4u, 2u, 1236u }, /* aether_pairf_combine: reassociate */
+    { 54u, 64u, 1u, 0u, 8u, 4u, 1242u }, /* aether_quatd_mul: reassociate */
+    { 106u, 64u, 1u, 0u, 4u, 2u, 1254u }, /* aether_paird_combine: reassociate */
+    { 26u, 32u, 1u, 0u, 1u, 1u, 1260u }, /* aether_f32_atan: reciprocal */
+    { 27u, 32u, 1u, 0u, 2u, 1u, 1262u }, /* aether_f32_atan2: reciprocal */
+    { 63u, 64u, 1u, 0u, 1u, 1u, 1265u }, /* aether_f64_atan: reciprocal */
+    { 64u, 64u, 1u, 0u, 2u, 1u, 1267u }, /* aether_f64_atan2: reciprocal */
+    { 23u, 32u, 1u, 0u, 1u, 2u, 1270u }, /* aether_f32_sincos: product-order */
+    { 24u, 32u, 1u, 0u, 1u, 1u, 1273u }, /* aether_f32_sin: product-order */
+    { 61u, 64u, 1u, 0u, 1u, 2u, 1275u }, /* aether_f64_sincos: product-order */
+    { 62u, 64u, 1u, 0u, 1u, 1u, 1278u }, /* aether_f64_sin: product-order */
+    { 23u, 32u, 1u, 0u, 1u, 2u, 1280u }, /* aether_f32_sincos: coefficient-bit */
+    { 24u, 32u, 1u, 0u, 1u, 1u, 1283u }, /* aether_f32_sin: coefficient-bit */
+    { 61u, 64u, 1u, 0u, 1u, 2u, 1285u }, /* aether_f64_sincos: coefficient-bit */
+    { 62u, 64u, 1u, 0u, 1u, 1u, 1288u }, /* aether_f64_sin: coefficient-bit */
+    { 23u, 32u, 1u, 0u, 1u, 2u, 1290u }, /* aether_f32_sincos: reduction-constant */
+    { 24u, 32u, 1u, 0u, 1u, 1u, 1293u }, /* aether_f32_sin: reduction-constant */
+    { 61u, 64u, 1u, 0u, 1u, 2u, 1295u }, /* aether_f64_sincos: reduction-constant */
+    { 62u, 64u, 1u, 0u, 1u, 1u, 1298u }, /* aether_f64_sin: reduction-constant */
 };
-__constant ulong aether_selftest_words[1292] = {
+__constant ulong aether_selftest_words[1300] = {
     0x00000000c0000000ul, 0x00000000bf6da079ul, 0x000000003ec9e325ul, 0x00000000c0222bb9ul,
     0x00000000be4faecful, 0x00000000bf56f85ful, 0x000000004154f1ddul, 0x000000003e2438eaul,
     0x00000000bf7a6cb8ul, 0x00000000402dbdb6ul, 0x000000004213ad19ul, 0xbfc7d04f62c6569ful,
@@ -31565,7 +31899,8 @@ __constant ulong aether_selftest_words[1292] = {
     0x00000000c0158bbaul, 0x00000000bf317299ul, 0x000000003e39e688ul, 0x000000003e37e5ceul,
     0x000000003f2cc08eul, 0x00000000bec239adul, 0x0000000040054e8ful, 0x00000000be31f173ul,
     0x000000003f572a39ul, 0x000000003f046833ul, 0x00000000bf28c7acul, 0x000000003f1d1939ul,
-    0x000000003fc3dbb6ul, 0x000000003f02d4e1ul, 0x00000000bf77eb3dul, 0x0000000000000000ul,
+    0x000000003fc3dbb6ul, 0x000000003f02d4e1ul, 0x00000000bf77eb3dul, 0x00000000bf117042ul,
+    0x00000000bf1aae12ul, 0x000000003ee71e51ul, 0x000000003f8d1d62ul, 0x0000000000000000ul,
     0x0000000000000000ul, 0x000000003f800000ul, 0x000000003f8009ecul, 0x000000003f60a47eul,
     0x0000000000000000ul, 0x0000000000000000ul, 0x000000003ef588aeul, 0x000000003f258057ul,
     0x000000003fbaee5eul, 0x000000003fc1db62ul, 0x000000003bcb1a73ul, 0x00000000bde146cful,
@@ -31628,7 +31963,8 @@ __constant ulong aether_selftest_words[1292] = {
     0xbfe33e4c6422c1d7ul, 0xbfd4f17b682dec0ful, 0xbfd43d87ff135b92ul, 0xc02d1d40d87dfd5eul,
     0xc01caecc2d1a795cul, 0xc0003a5d66e6809cul, 0xbfcb4552da62d711ul, 0x3fe9dc1048b221b8ul,
     0x3fda64950f404b50ul, 0xbfec5860386467d3ul, 0x3fe2e0d91b1224b5ul, 0x3ff81543ee235156ul,
-    0x3ff73996a61a1049ul, 0x3fe1340d14fe3a86ul, 0xbfc0686b60cc47deul, 0xbfe2413e796c5928ul,
+    0x3ff73996a61a1049ul, 0x3fe1340d14fe3a86ul, 0xbfd76ebbd9f09babul, 0xbfd7fd8e08e7cf0eul,
+    0xbfdbf588d305353bul, 0x40002ee79ac37c18ul, 0xbfc0686b60cc47deul, 0xbfe2413e796c5928ul,
     0x400126bf882bb0c3ul, 0xc002e778c8eb1b28ul, 0x3fd84a2a4d290e76ul, 0x3fbe5c4b75720476ul,
     0x3fe0e3987a0a85f4ul, 0xbfffbc78c2ce6bc2ul, 0xbfc3c43d006d03c4ul, 0x3fcad390838a6c8eul,
     0x3fc593a86597589aul, 0x3feedb2b86fef92ful, 0xbfc5013d24b9ffaaul, 0x3fcaa166338e1caeul,
@@ -31872,7 +32208,7 @@ __kernel void aether_selftest(__global uint *status, __global uint *failed, uint
 {
     uint bits = 0u, nfail = 0u, run = 0u, skipped = 0u, i, k;
     uint64_t in[64], out[13];
-    for (i = 0u; i < 165u; ++i) {
+    for (i = 0u; i < 169u; ++i) {
         const uint thunk = aether_selftest_rows[i][0], wbits = aether_selftest_rows[i][1];
         const uint n_in = aether_selftest_rows[i][4], n_out = aether_selftest_rows[i][5], at = aether_selftest_rows[i][6];
         size_t n;

@@ -622,6 +622,8 @@ static TABLE: LazyLock<Vec<Entry>> = LazyLock::new(|| {
         log [scalar] (x: T) => elementary::log(x);
         exp2 [scalar] (x: T) => elementary::exp2(x);
         log2 [scalar] (x: T) => elementary::log2(x);
+        asin [scalar] (x: T) => elementary::asin(x);
+        acos [scalar] (x: T) => elementary::acos(x);
         from_axis_angle [quat] (axis: V, angle: T) => elementary::from_axis_angle(axis, angle);
         from_euler_xyz [mat3] (ax: T, ay: T, az: T) => elementary::from_euler_xyz(ax, ay, az);
         // componentwise
