@@ -993,7 +993,10 @@ mod tests {
         }
         let half_pi = std::f32::consts::FRAC_PI_2;
         assert_eq!((asin(1.0f32), asin(-1.0f32), acos(1.0f32), acos(-1.0f32)), (half_pi, -half_pi, 0.0, std::f32::consts::PI));
-        assert_eq!((asin(1.0f64), acos(-1.0f64), acos(0.0f64)), (std::f64::consts::FRAC_PI_2, std::f64::consts::PI, std::f64::consts::FRAC_PI_2));
+        assert_eq!(
+            (asin(1.0f64), acos(-1.0f64), acos(0.0f64)),
+            (std::f64::consts::FRAC_PI_2, std::f64::consts::PI, std::f64::consts::FRAC_PI_2)
+        );
         assert_eq!(asin(-0.0f32).to_bits(), (-0.0f32).to_bits());
         assert_eq!(acos(1.0f64).to_bits(), 0);
         assert_eq!(asin(f32::from_bits(1)), f32::from_bits(1));

@@ -459,15 +459,16 @@ fn entries_cover_the_spec() {
     // The linear algebra adds 66 per element type: 166 and 332.
     // The elementary functions (sincos, sin, cos) add 3: 169 and 338; the
     // rotations from angles (from_axis_angle, from_euler_xyz) 2: 171 and 342;
-    // atan and atan2 2: 173 and 346; exp, log, exp2, log2 4: 177 and 354.
+    // atan and atan2 2: 173 and 346; exp, log, exp2, log2 4: 177 and 354;
+    // asin and acos 2: 179 and 358.
     let all = entries();
-    assert_eq!(all.len(), 354);
-    assert_eq!(all.iter().filter(|e| e.2 == "f32").count(), 177);
-    assert_eq!(all.iter().filter(|e| e.2 == "f64").count(), 177);
+    assert_eq!(all.len(), 358);
+    assert_eq!(all.iter().filter(|e| e.2 == "f32").count(), 179);
+    assert_eq!(all.iter().filter(|e| e.2 == "f64").count(), 179);
     let mut sorted = all.to_vec();
     sorted.sort_unstable();
     sorted.dedup();
-    assert_eq!(sorted.len(), 354, "duplicate entries");
+    assert_eq!(sorted.len(), 358, "duplicate entries");
     for &(family, shape, elem) in all {
         assert!(lookup(family, shape, elem).is_some());
     }
@@ -498,8 +499,11 @@ fn spec_pairs() -> Vec<(String, String)> {
     let mut pairs = Vec::new();
     let mut family: Option<String> = None;
     for line in text.lines().map(str::trim) {
-        if let Some(header) = line.strip_prefix('[') {
-            let name = header.trim_end_matches(']');
+        // A table header is `[name]` alone on its line (a doc string's
+        // continuation line may also start with `[`).
+        if let Some(name) =
+            line.strip_prefix('[').and_then(|h| h.strip_suffix(']')).filter(|n| n.chars().all(|c| c.is_alphanumeric() || "_.".contains(c)))
+        {
             family = name.strip_prefix("families.").filter(|f| !f.contains('.')).map(String::from);
         } else if let (Some(f), Some(list)) = (&family, line.strip_prefix("shapes = [")) {
             for shape in list.trim_end_matches(']').split(',') {
@@ -586,9 +590,8 @@ fn every_entry_runs_and_sizes_its_output() {
         let (inputs, outputs) = match family {
             "identity" => (ones(0), n),
             "fmin" | "fmax" | "add" | "sub" | "mul" | "min" | "max" | "cross" | "quat_mul" | "mat_mul" => (ones(2 * n), n),
-            "sign" | "neg" | "abs" | "normalize" | "conjugate" | "transpose" | "sin" | "cos" | "atan" | "exp" | "log" | "exp2" | "log2" => {
-                (ones(n), n)
-            }
+            "sign" | "neg" | "abs" | "normalize" | "conjugate" | "transpose" | "sin" | "cos" | "atan" | "exp" | "log" | "exp2" | "log2"
+            | "asin" | "acos" => (ones(n), n),
             "sincos" => (ones(1), 2),
             "atan2" => (ones(2), 1),
             "from_axis_angle" => (ones(4), 4),

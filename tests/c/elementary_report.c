@@ -281,7 +281,7 @@ static volatile double sink;
     if (t < best) best = t; double s = 0; for (int i = 0; i < N; i++) s += yd[i]; sink = s; } while (0)
 
 /* The timed inputs as each function takes them, the same for aether and glibc: exp of 0.8 x (in [-80, 80]),
-   exp2 of 1.2 x, log and log2 of |x|. */
+   exp2 of 1.2 x, log and log2 of |x|, asin and acos of x / 100 (in [-1, 1]). */
 #define TIMED_INPUT(name, aether_fn, glibc_fn, T, arg)        \
     static T name(T x) { return aether_fn(arg); }             \
     static T glibc_##name(T x) { return glibc_fn(arg); }
@@ -293,6 +293,10 @@ TIMED_INPUT(exp2_of_scaled_f, aether_f32_exp2, exp2f, float, x * 1.2f)
 TIMED_INPUT(exp2_of_scaled_d, aether_f64_exp2, exp2, double, x * 1.2)
 TIMED_INPUT(log2_abs_f, aether_f32_log2, log2f, float, fabsf(x))
 TIMED_INPUT(log2_abs_d, aether_f64_log2, log2, double, fabs(x))
+TIMED_INPUT(asin_of_scaled_f, aether_f32_asin, asinf, float, x * 0.01f)
+TIMED_INPUT(asin_of_scaled_d, aether_f64_asin, asin, double, x * 0.01)
+TIMED_INPUT(acos_of_scaled_f, aether_f32_acos, acosf, float, x * 0.01f)
+TIMED_INPUT(acos_of_scaled_d, aether_f64_acos, acos, double, x * 0.01)
 
 static float sincos_sum_f(float x) { aether_vec2f v = aether_f32_sincos(x); return v.x + v.y; }
 static double sincos_sum_d(double x) { aether_vec2d v = aether_f64_sincos(x); return v.x + v.y; }
@@ -312,8 +316,8 @@ static void speed(void)
         xs2[i] = (float)((double)(next() >> 11) * 0x1p-53 * 200.0 - 100.0);
         xd2[i] = (double)(next() >> 11) * 0x1p-53 * 200.0 - 100.0;
     }
-    double b[36];
-    for (int k = 0; k < 36; k++) b[k] = 1e30;
+    double b[44];
+    for (int k = 0; k < 44; k++) b[k] = 1e30;
     for (int round = 0; round < 200; round++) {
         TIME32(b[0], aether_f32_sin); TIME32(b[1], sinf);
         TIME32(b[2], aether_f32_cos); TIME32(b[3], cosf);
@@ -333,11 +337,15 @@ static void speed(void)
         TIME64(b[30], exp2_of_scaled_d); TIME64(b[31], glibc_exp2_of_scaled_d);
         TIME32(b[32], log2_abs_f); TIME32(b[33], glibc_log2_abs_f);
         TIME64(b[34], log2_abs_d); TIME64(b[35], glibc_log2_abs_d);
+        TIME32(b[36], asin_of_scaled_f); TIME32(b[37], glibc_asin_of_scaled_f);
+        TIME64(b[38], asin_of_scaled_d); TIME64(b[39], glibc_asin_of_scaled_d);
+        TIME32(b[40], acos_of_scaled_f); TIME32(b[41], glibc_acos_of_scaled_f);
+        TIME64(b[42], acos_of_scaled_d); TIME64(b[43], glibc_acos_of_scaled_d);
     }
     const char *names[] = {"sin f32", "cos f32", "sincos f32", "sin f64", "cos f64", "sincos f64", "atan f32", "atan f64",
                            "atan2 f32", "atan2 f64", "exp f32", "exp f64", "log f32", "log f64", "exp2 f32", "exp2 f64",
-                           "log2 f32", "log2 f64"};
-    for (int k = 0; k < 18; k++) printf("time|%s|%.2f|%.2f|%.2f\n", names[k], b[2 * k], b[2 * k + 1], b[2 * k] / b[2 * k + 1]);
+                           "log2 f32", "log2 f64", "asin f32", "asin f64", "acos f32", "acos f64"};
+    for (int k = 0; k < 22; k++) printf("time|%s|%.2f|%.2f|%.2f\n", names[k], b[2 * k], b[2 * k + 1], b[2 * k] / b[2 * k + 1]);
 }
 
 int main(int argc, char **argv)
@@ -350,6 +358,7 @@ int main(int argc, char **argv)
         const char *trig32 = "[-8192, 8192]", *trig64 = "random in each binade 2^-30..2^20, and next to multiples of pi/2";
         const double trig_out[] = {2e6, 1e300, INFINITY, -INFINITY, NAN}, atan_out[] = {NAN, -NAN};
         const double exp_out[] = {NAN, -NAN}, log_out[] = {-1e-300, -1.0, -INFINITY, NAN};
+        const double asin_out[] = {0x1.0000000000001p0, -0x1.0000000000001p0, -2.0, 1e300, INFINITY, -INFINITY, NAN};
         sweep32("sin", aether_f32_sin, sin, sinl, -8192.0f, 8192.0f, trig32);
         sweep32("cos", aether_f32_cos, cos, cosl, -8192.0f, 8192.0f, trig32);
         sweep32("atan", aether_f32_atan, atan, atanl, -INFINITY, INFINITY, "f32 (every pattern but NaN; NaN must give NaN)");
@@ -357,6 +366,8 @@ int main(int argc, char **argv)
         sweep32("log", aether_f32_log, log, logl, 0.0f, INFINITY, "x >= -0 (every such pattern; x < 0 and NaN must give NaN)");
         sweep32("exp2", aether_f32_exp2, exp2, exp2l, -INFINITY, INFINITY, "f32 (every pattern but NaN; NaN must give NaN)");
         sweep32("log2", aether_f32_log2, log2, log2l, 0.0f, INFINITY, "x >= -0 (every such pattern; x < 0 and NaN must give NaN)");
+        sweep32("asin", aether_f32_asin, asin, asinl, -1.0f, 1.0f, "[-1, 1] (every such pattern; the rest and NaN must give NaN)");
+        sweep32("acos", aether_f32_acos, acos, acosl, -1.0f, 1.0f, "[-1, 1] (every such pattern; the rest and NaN must give NaN)");
         sweep64("sin", aether_f64_sin, sinl, per_binade, -30, 20, 1, 0, trig_out, 5, trig64);
         sweep64("cos", aether_f64_cos, cosl, per_binade, -30, 20, 1, 0, trig_out, 5, trig64);
         sweep64("atan", aether_f64_atan, atanl, per_binade, -40, 40, 0, 0, atan_out, 2, "random in each binade 2^-40..2^40");
@@ -368,6 +379,10 @@ int main(int argc, char **argv)
                 "random in each binade 2^-60..2^11, either sign (past overflow and into the subnormals)");
         sweep64("log2", aether_f64_log2, log2l, per_binade / 20 + 1, -1074, 1024, 0, 1, log_out, 4,
                 "random in each binade 2^-1074..2^1024 (every binade, the subnormals too), positive");
+        sweep64("asin", aether_f64_asin, asinl, per_binade, -40, 0, 0, 0, asin_out, 7,
+                "random in each binade 2^-40..1, either sign");
+        sweep64("acos", aether_f64_acos, acosl, per_binade, -40, 0, 0, 0, asin_out, 7,
+                "random in each binade 2^-40..1, either sign");
         sweep2_32(per_binade * 100);
         sweep2_64(per_binade * 40);
     }

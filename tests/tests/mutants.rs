@@ -26,10 +26,10 @@ const EQUIVALENT: [(&str, &[&str], &str); 6] = [
     ),
     (
         "neg-sub",
-        &["sincos", "sin", "cos", "from_axis_angle", "atan"],
+        &["sincos", "sin", "cos", "from_axis_angle", "atan", "asin"],
         "x * -1 and 0 - x differ only on a zero x; the negated sin r and cos r are never zero (cos r >= 0.7, and r = 0 needs a = 0, \
-         whose quadrant negates nothing); from_axis_angle negates nothing but inside its sincos; atan negates r only for x < 0, \
-         where r is not zero",
+         whose quadrant negates nothing); from_axis_angle negates nothing but inside its sincos; atan and asin negate r only for \
+         x < 0, where r is not zero",
     ),
     (
         "product-order",
