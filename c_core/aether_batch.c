@@ -3110,6 +3110,274 @@ static __inline__ __attribute__((__always_inline__)) void aether_mat3d_from_eule
     *aether_result = out;
 }
 
+static __inline__ __attribute__((__always_inline__)) void aether_quatf_slerp_batch_x8(aether_quatfx8 *aether_result, const aether_quatfx8 *aether_a, const aether_quatfx8 *aether_b, const aether_f32x8 *aether_t)
+{
+    const aether_quatfx8 a = *aether_a;
+    const aether_quatfx8 b = *aether_b;
+    const aether_f32x8 t = *aether_t;
+    const aether_f32x8 d0 = (aether_product_f32x8((a.z * b.z)) + (aether_product_f32x8((a.y * b.y)) + (aether_product_f32x8((a.x * b.x)) + aether_product_f32x8((a.w * b.w)))));
+    const aether_f32x8 sg = aether_select_f32x8((d0 < aether_batch_splat_f32x8(0.0f)), aether_batch_splat_f32x8(-1.0f), aether_batch_splat_f32x8(1.0f));
+    const aether_f32x8 c_w = aether_product_f32x8((sg * b.w));
+    const aether_f32x8 c_x = aether_product_f32x8((sg * b.x));
+    const aether_f32x8 c_y = aether_product_f32x8((sg * b.y));
+    const aether_f32x8 c_z = aether_product_f32x8((sg * b.z));
+    const aether_f32x8 d = aether_product_f32x8((d0 * sg));
+    const aether_f32x8 normalize_a_w = (a.w + aether_product_f32x8((t * (c_w - a.w))));
+    const aether_f32x8 normalize_a_x = (a.x + aether_product_f32x8((t * (c_x - a.x))));
+    const aether_f32x8 normalize_a_y = (a.y + aether_product_f32x8((t * (c_y - a.y))));
+    const aether_f32x8 normalize_a_z = (a.z + aether_product_f32x8((t * (c_z - a.z))));
+    const aether_f32x8 normalize_n = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_product_f32x8((normalize_a_z * normalize_a_z)) + (aether_product_f32x8((normalize_a_y * normalize_a_y)) + (aether_product_f32x8((normalize_a_x * normalize_a_x)) + aether_product_f32x8((normalize_a_w * normalize_a_w))))); aether_batch_sqrt_f32x8(&aether_sqrt_0); aether_sqrt_0; }));
+    const aether_f32x8 div_r = (aether_batch_splat_f32x8(1.0f) / normalize_n);
+    const aether_f32x8 normalize_d_w = aether_product_f32x8((div_r * normalize_a_w));
+    const aether_f32x8 normalize_d_x = aether_product_f32x8((div_r * normalize_a_x));
+    const aether_f32x8 normalize_d_y = aether_product_f32x8((div_r * normalize_a_y));
+    const aether_f32x8 normalize_d_z = aether_product_f32x8((div_r * normalize_a_z));
+    const aether_f32x8 nl_w = aether_select_f32x8((normalize_n > aether_batch_splat_f32x8(0.0f)), normalize_d_w, normalize_a_w);
+    const aether_f32x8 nl_x = aether_select_f32x8((normalize_n > aether_batch_splat_f32x8(0.0f)), normalize_d_x, normalize_a_x);
+    const aether_f32x8 nl_y = aether_select_f32x8((normalize_n > aether_batch_splat_f32x8(0.0f)), normalize_d_y, normalize_a_y);
+    const aether_f32x8 nl_z = aether_select_f32x8((normalize_n > aether_batch_splat_f32x8(0.0f)), normalize_d_z, normalize_a_z);
+    const aether_f32x8 acos_a = ((aether_f32x8)((aether_i32x8)(d) & (int32_t)0x7fffffff));
+    const aether_i32x8 acos_b = (acos_a < aether_batch_splat_f32x8(0.5f));
+    const aether_f32x8 acos_z = aether_select_f32x8(acos_b, aether_product_f32x8((acos_a * acos_a)), aether_product_f32x8(((aether_batch_splat_f32x8(1.0f) - acos_a) * aether_batch_splat_f32x8(0.5f))));
+    const aether_f32x8 acos_s = (__extension__ ({ aether_f32x8 aether_sqrt_1 = acos_z; aether_batch_sqrt_f32x8(&aether_sqrt_1); aether_sqrt_1; }));
+    const aether_f32x8 acos_w = aether_product_f32x8((acos_z * (aether_batch_splat_f32x8(0.1666666567325592041015625f) + aether_product_f32x8((acos_z * (aether_batch_splat_f32x8(0.075000941753387451171875f) + aether_product_f32x8((acos_z * (aether_batch_splat_f32x8(0.0445994026958942413330078125f) + aether_product_f32x8((acos_z * (aether_batch_splat_f32x8(0.03110066242516040802001953125f) + aether_product_f32x8((acos_z * (aether_batch_splat_f32x8(0.01714923791587352752685546875f) + aether_product_f32x8((acos_z * aether_batch_splat_f32x8(0.033690847456455230712890625f))))))))))))))))));
+    const aether_f32x8 acos_hc = aether_product_f32x8((acos_s * aether_batch_splat_f32x8(4097.0f)));
+    const aether_f32x8 acos_sh = (acos_hc - (acos_hc - acos_s));
+    const aether_f32x8 acos_c = aether_select_f32x8((acos_s == aether_batch_splat_f32x8(0.0f)), aether_batch_splat_f32x8(0.0f), ((acos_z - aether_product_f32x8((acos_sh * acos_sh))) / (acos_s + acos_sh)));
+    const aether_f32x8 acos_rn = (aether_batch_splat_f32x8(3.1415927410125732421875f) - aether_product_f32x8((aether_batch_splat_f32x8(2.0f) * (acos_s + (aether_product_f32x8((acos_s * acos_w)) - aether_batch_splat_f32x8(-0.00000004371138828673792886547744274139404296875f))))));
+    const aether_f32x8 acos_rp = aether_product_f32x8((aether_batch_splat_f32x8(2.0f) * (acos_sh + (aether_product_f32x8((acos_s * acos_w)) + acos_c))));
+    const aether_f32x8 th = aether_select_f32x8(acos_b, (aether_batch_splat_f32x8(1.57079637050628662109375f) - (d - (aether_batch_splat_f32x8(-0.00000004371138828673792886547744274139404296875f) - aether_product_f32x8((d * acos_w))))), aether_select_f32x8((d < aether_batch_splat_f32x8(0.0f)), acos_rn, acos_rp));
+    const aether_f32x8 sin_a_0 = aether_product_f32x8((th * (aether_batch_splat_f32x8(1.0f) - t)));
+    const aether_f32x8 sincos_t = aether_product_f32x8((sin_a_0 * aether_batch_splat_f32x8(0.636619746685028076171875f)));
+    const aether_f32x8 sincos_k = ((sincos_t + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
+    const aether_f32x8 sincos_ra = (sin_a_0 - aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(1.5703125f))));
+    const aether_f32x8 sincos_rb = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0.0004837512969970703125f)));
+    const aether_f32x8 sincos_s1 = (sincos_ra - sincos_rb);
+    const aether_f32x8 sincos_v1 = (sincos_s1 - sincos_ra);
+    const aether_f32x8 sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+    const aether_f32x8 sincos_rc = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0.0000000754953362047672271728515625f)));
+    const aether_f32x8 sincos_s2 = (sincos_s1 - sincos_rc);
+    const aether_f32x8 sincos_v2 = (sincos_s2 - sincos_s1);
+    const aether_f32x8 sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+    const aether_f32x8 sincos_rd = aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0.0000000000025633440682570896029801588156260550022125244140625f)));
+    const aether_f32x8 sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+    const aether_f32x8 sincos_r = (sincos_s2 + sincos_tl);
+    const aether_f32x8 sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+    const aether_f32x8 sincos_u = aether_product_f32x8((sincos_r * sincos_r));
+    const aether_f32x8 sincos_ps = aether_product_f32x8((aether_product_f32x8((sincos_r * sincos_u)) * (aether_batch_splat_f32x8(-0.16666667163372039794921875f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(0.008333331905305385589599609375f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(-0.000198400855879299342632293701171875f) + aether_product_f32x8((sincos_u * aether_batch_splat_f32x8(0.000002724986416069441474974155426025390625f))))))))))));
+    const aether_f32x8 sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+    const aether_f32x8 sincos_hu = aether_product_f32x8((aether_batch_splat_f32x8(0.5f) * sincos_u));
+    const aether_f32x8 sincos_w = (aether_batch_splat_f32x8(1.0f) - sincos_hu);
+    const aether_f32x8 sincos_lost = ((aether_batch_splat_f32x8(1.0f) - sincos_w) - sincos_hu);
+    const aether_f32x8 sincos_pc = aether_product_f32x8((aether_product_f32x8((sincos_u * sincos_u)) * (aether_batch_splat_f32x8(0.041666664183139801025390625f) + aether_product_f32x8((sincos_u * (aether_batch_splat_f32x8(-0.001388830249197781085968017578125f) + aether_product_f32x8((sincos_u * aether_batch_splat_f32x8(0.00002454789137118496000766754150390625f)))))))));
+    const aether_f32x8 sincos_cr = (sincos_w + ((sincos_pc - aether_product_f32x8((sincos_r * sincos_rl))) + sincos_lost));
+    const aether_f32x8 sincos_fq = (((aether_product_f32x8((sincos_k * aether_batch_splat_f32x8(0.25f))) - aether_batch_splat_f32x8(0.375f)) + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
+    const aether_f32x8 sincos_q = (sincos_k - aether_product_f32x8((aether_batch_splat_f32x8(4.0f) * sincos_fq)));
+    const aether_f32x8 sincos_sn = aether_select_f32x8((sin_a_0 == aether_batch_splat_f32x8(0.0f)), sin_a_0, aether_select_f32x8((sincos_q == aether_batch_splat_f32x8(0.0f)), sincos_sr, aether_select_f32x8((sincos_q == aether_batch_splat_f32x8(1.0f)), sincos_cr, aether_select_f32x8((sincos_q == aether_batch_splat_f32x8(2.0f)), aether_product_f32x8((sincos_sr * aether_batch_splat_f32x8(-1.0f))), aether_product_f32x8((sincos_cr * aether_batch_splat_f32x8(-1.0f)))))));
+    const aether_i32x8 sincos_inside = (((aether_f32x8)((aether_i32x8)(sin_a_0) & (int32_t)0x7fffffff)) <= aether_batch_splat_f32x8(8192.0f));
+    const aether_f32x8 sincos_z = (sin_a_0 - sin_a_0);
+    const aether_f32x8 s1 = aether_select_f32x8(sincos_inside, sincos_sn, (sincos_z / sincos_z));
+    const aether_f32x8 sin_a_0_2 = aether_product_f32x8((th * t));
+    const aether_f32x8 sincos_t_2 = aether_product_f32x8((sin_a_0_2 * aether_batch_splat_f32x8(0.636619746685028076171875f)));
+    const aether_f32x8 sincos_k_2 = ((sincos_t_2 + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
+    const aether_f32x8 sincos_ra_2 = (sin_a_0_2 - aether_product_f32x8((sincos_k_2 * aether_batch_splat_f32x8(1.5703125f))));
+    const aether_f32x8 sincos_rb_2 = aether_product_f32x8((sincos_k_2 * aether_batch_splat_f32x8(0.0004837512969970703125f)));
+    const aether_f32x8 sincos_s1_2 = (sincos_ra_2 - sincos_rb_2);
+    const aether_f32x8 sincos_v1_2 = (sincos_s1_2 - sincos_ra_2);
+    const aether_f32x8 sincos_e1_2 = ((sincos_ra_2 - (sincos_s1_2 - sincos_v1_2)) - (sincos_rb_2 + sincos_v1_2));
+    const aether_f32x8 sincos_rc_2 = aether_product_f32x8((sincos_k_2 * aether_batch_splat_f32x8(0.0000000754953362047672271728515625f)));
+    const aether_f32x8 sincos_s2_2 = (sincos_s1_2 - sincos_rc_2);
+    const aether_f32x8 sincos_v2_2 = (sincos_s2_2 - sincos_s1_2);
+    const aether_f32x8 sincos_e2_2 = ((sincos_s1_2 - (sincos_s2_2 - sincos_v2_2)) - (sincos_rc_2 + sincos_v2_2));
+    const aether_f32x8 sincos_rd_2 = aether_product_f32x8((sincos_k_2 * aether_batch_splat_f32x8(0.0000000000025633440682570896029801588156260550022125244140625f)));
+    const aether_f32x8 sincos_tl_2 = ((sincos_e1_2 + sincos_e2_2) - sincos_rd_2);
+    const aether_f32x8 sincos_r_2 = (sincos_s2_2 + sincos_tl_2);
+    const aether_f32x8 sincos_rl_2 = (sincos_tl_2 - (sincos_r_2 - sincos_s2_2));
+    const aether_f32x8 sincos_u_2 = aether_product_f32x8((sincos_r_2 * sincos_r_2));
+    const aether_f32x8 sincos_ps_2 = aether_product_f32x8((aether_product_f32x8((sincos_r_2 * sincos_u_2)) * (aether_batch_splat_f32x8(-0.16666667163372039794921875f) + aether_product_f32x8((sincos_u_2 * (aether_batch_splat_f32x8(0.008333331905305385589599609375f) + aether_product_f32x8((sincos_u_2 * (aether_batch_splat_f32x8(-0.000198400855879299342632293701171875f) + aether_product_f32x8((sincos_u_2 * aether_batch_splat_f32x8(0.000002724986416069441474974155426025390625f))))))))))));
+    const aether_f32x8 sincos_sr_2 = (sincos_r_2 + (sincos_ps_2 + sincos_rl_2));
+    const aether_f32x8 sincos_hu_2 = aether_product_f32x8((aether_batch_splat_f32x8(0.5f) * sincos_u_2));
+    const aether_f32x8 sincos_w_2 = (aether_batch_splat_f32x8(1.0f) - sincos_hu_2);
+    const aether_f32x8 sincos_lost_2 = ((aether_batch_splat_f32x8(1.0f) - sincos_w_2) - sincos_hu_2);
+    const aether_f32x8 sincos_pc_2 = aether_product_f32x8((aether_product_f32x8((sincos_u_2 * sincos_u_2)) * (aether_batch_splat_f32x8(0.041666664183139801025390625f) + aether_product_f32x8((sincos_u_2 * (aether_batch_splat_f32x8(-0.001388830249197781085968017578125f) + aether_product_f32x8((sincos_u_2 * aether_batch_splat_f32x8(0.00002454789137118496000766754150390625f)))))))));
+    const aether_f32x8 sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - aether_product_f32x8((sincos_r_2 * sincos_rl_2))) + sincos_lost_2));
+    const aether_f32x8 sincos_fq_2 = (((aether_product_f32x8((sincos_k_2 * aether_batch_splat_f32x8(0.25f))) - aether_batch_splat_f32x8(0.375f)) + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
+    const aether_f32x8 sincos_q_2 = (sincos_k_2 - aether_product_f32x8((aether_batch_splat_f32x8(4.0f) * sincos_fq_2)));
+    const aether_f32x8 sincos_sn_2 = aether_select_f32x8((sin_a_0_2 == aether_batch_splat_f32x8(0.0f)), sin_a_0_2, aether_select_f32x8((sincos_q_2 == aether_batch_splat_f32x8(0.0f)), sincos_sr_2, aether_select_f32x8((sincos_q_2 == aether_batch_splat_f32x8(1.0f)), sincos_cr_2, aether_select_f32x8((sincos_q_2 == aether_batch_splat_f32x8(2.0f)), aether_product_f32x8((sincos_sr_2 * aether_batch_splat_f32x8(-1.0f))), aether_product_f32x8((sincos_cr_2 * aether_batch_splat_f32x8(-1.0f)))))));
+    const aether_i32x8 sincos_inside_2 = (((aether_f32x8)((aether_i32x8)(sin_a_0_2) & (int32_t)0x7fffffff)) <= aether_batch_splat_f32x8(8192.0f));
+    const aether_f32x8 sincos_z_2 = (sin_a_0_2 - sin_a_0_2);
+    const aether_f32x8 s2 = aether_select_f32x8(sincos_inside_2, sincos_sn_2, (sincos_z_2 / sincos_z_2));
+    const aether_f32x8 sincos_t_3 = aether_product_f32x8((th * aether_batch_splat_f32x8(0.636619746685028076171875f)));
+    const aether_f32x8 sincos_k_3 = ((sincos_t_3 + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
+    const aether_f32x8 sincos_ra_3 = (th - aether_product_f32x8((sincos_k_3 * aether_batch_splat_f32x8(1.5703125f))));
+    const aether_f32x8 sincos_rb_3 = aether_product_f32x8((sincos_k_3 * aether_batch_splat_f32x8(0.0004837512969970703125f)));
+    const aether_f32x8 sincos_s1_3 = (sincos_ra_3 - sincos_rb_3);
+    const aether_f32x8 sincos_v1_3 = (sincos_s1_3 - sincos_ra_3);
+    const aether_f32x8 sincos_e1_3 = ((sincos_ra_3 - (sincos_s1_3 - sincos_v1_3)) - (sincos_rb_3 + sincos_v1_3));
+    const aether_f32x8 sincos_rc_3 = aether_product_f32x8((sincos_k_3 * aether_batch_splat_f32x8(0.0000000754953362047672271728515625f)));
+    const aether_f32x8 sincos_s2_3 = (sincos_s1_3 - sincos_rc_3);
+    const aether_f32x8 sincos_v2_3 = (sincos_s2_3 - sincos_s1_3);
+    const aether_f32x8 sincos_e2_3 = ((sincos_s1_3 - (sincos_s2_3 - sincos_v2_3)) - (sincos_rc_3 + sincos_v2_3));
+    const aether_f32x8 sincos_rd_3 = aether_product_f32x8((sincos_k_3 * aether_batch_splat_f32x8(0.0000000000025633440682570896029801588156260550022125244140625f)));
+    const aether_f32x8 sincos_tl_3 = ((sincos_e1_3 + sincos_e2_3) - sincos_rd_3);
+    const aether_f32x8 sincos_r_3 = (sincos_s2_3 + sincos_tl_3);
+    const aether_f32x8 sincos_rl_3 = (sincos_tl_3 - (sincos_r_3 - sincos_s2_3));
+    const aether_f32x8 sincos_u_3 = aether_product_f32x8((sincos_r_3 * sincos_r_3));
+    const aether_f32x8 sincos_ps_3 = aether_product_f32x8((aether_product_f32x8((sincos_r_3 * sincos_u_3)) * (aether_batch_splat_f32x8(-0.16666667163372039794921875f) + aether_product_f32x8((sincos_u_3 * (aether_batch_splat_f32x8(0.008333331905305385589599609375f) + aether_product_f32x8((sincos_u_3 * (aether_batch_splat_f32x8(-0.000198400855879299342632293701171875f) + aether_product_f32x8((sincos_u_3 * aether_batch_splat_f32x8(0.000002724986416069441474974155426025390625f))))))))))));
+    const aether_f32x8 sincos_sr_3 = (sincos_r_3 + (sincos_ps_3 + sincos_rl_3));
+    const aether_f32x8 sincos_hu_3 = aether_product_f32x8((aether_batch_splat_f32x8(0.5f) * sincos_u_3));
+    const aether_f32x8 sincos_w_3 = (aether_batch_splat_f32x8(1.0f) - sincos_hu_3);
+    const aether_f32x8 sincos_lost_3 = ((aether_batch_splat_f32x8(1.0f) - sincos_w_3) - sincos_hu_3);
+    const aether_f32x8 sincos_pc_3 = aether_product_f32x8((aether_product_f32x8((sincos_u_3 * sincos_u_3)) * (aether_batch_splat_f32x8(0.041666664183139801025390625f) + aether_product_f32x8((sincos_u_3 * (aether_batch_splat_f32x8(-0.001388830249197781085968017578125f) + aether_product_f32x8((sincos_u_3 * aether_batch_splat_f32x8(0.00002454789137118496000766754150390625f)))))))));
+    const aether_f32x8 sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - aether_product_f32x8((sincos_r_3 * sincos_rl_3))) + sincos_lost_3));
+    const aether_f32x8 sincos_fq_3 = (((aether_product_f32x8((sincos_k_3 * aether_batch_splat_f32x8(0.25f))) - aether_batch_splat_f32x8(0.375f)) + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
+    const aether_f32x8 sincos_q_3 = (sincos_k_3 - aether_product_f32x8((aether_batch_splat_f32x8(4.0f) * sincos_fq_3)));
+    const aether_f32x8 sincos_sn_3 = aether_select_f32x8((th == aether_batch_splat_f32x8(0.0f)), th, aether_select_f32x8((sincos_q_3 == aether_batch_splat_f32x8(0.0f)), sincos_sr_3, aether_select_f32x8((sincos_q_3 == aether_batch_splat_f32x8(1.0f)), sincos_cr_3, aether_select_f32x8((sincos_q_3 == aether_batch_splat_f32x8(2.0f)), aether_product_f32x8((sincos_sr_3 * aether_batch_splat_f32x8(-1.0f))), aether_product_f32x8((sincos_cr_3 * aether_batch_splat_f32x8(-1.0f)))))));
+    const aether_i32x8 sincos_inside_3 = (((aether_f32x8)((aether_i32x8)(th) & (int32_t)0x7fffffff)) <= aether_batch_splat_f32x8(8192.0f));
+    const aether_f32x8 sincos_z_3 = (th - th);
+    const aether_f32x8 r = (aether_batch_splat_f32x8(1.0f) / aether_select_f32x8(sincos_inside_3, sincos_sn_3, (sincos_z_3 / sincos_z_3)));
+    aether_quatfx8 out;
+    out.w = aether_select_f32x8((d > aether_batch_splat_f32x8(0.99951171875f)), nl_w, aether_product_f32x8(((aether_product_f32x8((a.w * s1)) + aether_product_f32x8((c_w * s2))) * r)));
+    out.x = aether_select_f32x8((d > aether_batch_splat_f32x8(0.99951171875f)), nl_x, aether_product_f32x8(((aether_product_f32x8((a.x * s1)) + aether_product_f32x8((c_x * s2))) * r)));
+    out.y = aether_select_f32x8((d > aether_batch_splat_f32x8(0.99951171875f)), nl_y, aether_product_f32x8(((aether_product_f32x8((a.y * s1)) + aether_product_f32x8((c_y * s2))) * r)));
+    out.z = aether_select_f32x8((d > aether_batch_splat_f32x8(0.99951171875f)), nl_z, aether_product_f32x8(((aether_product_f32x8((a.z * s1)) + aether_product_f32x8((c_z * s2))) * r)));
+    *aether_result = out;
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_quatd_slerp_batch_x4(aether_quatdx4 *aether_result, const aether_quatdx4 *aether_a, const aether_quatdx4 *aether_b, const aether_f64x4 *aether_t)
+{
+    const aether_quatdx4 a = *aether_a;
+    const aether_quatdx4 b = *aether_b;
+    const aether_f64x4 t = *aether_t;
+    const aether_f64x4 d0 = (aether_product_f64x4((a.z * b.z)) + (aether_product_f64x4((a.y * b.y)) + (aether_product_f64x4((a.x * b.x)) + aether_product_f64x4((a.w * b.w)))));
+    const aether_f64x4 sg = aether_select_f64x4((d0 < aether_batch_splat_f64x4(0.0)), aether_batch_splat_f64x4(-1.0), aether_batch_splat_f64x4(1.0));
+    const aether_f64x4 c_w = aether_product_f64x4((sg * b.w));
+    const aether_f64x4 c_x = aether_product_f64x4((sg * b.x));
+    const aether_f64x4 c_y = aether_product_f64x4((sg * b.y));
+    const aether_f64x4 c_z = aether_product_f64x4((sg * b.z));
+    const aether_f64x4 d = aether_product_f64x4((d0 * sg));
+    const aether_f64x4 normalize_a_w = (a.w + aether_product_f64x4((t * (c_w - a.w))));
+    const aether_f64x4 normalize_a_x = (a.x + aether_product_f64x4((t * (c_x - a.x))));
+    const aether_f64x4 normalize_a_y = (a.y + aether_product_f64x4((t * (c_y - a.y))));
+    const aether_f64x4 normalize_a_z = (a.z + aether_product_f64x4((t * (c_z - a.z))));
+    const aether_f64x4 normalize_n = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_product_f64x4((normalize_a_z * normalize_a_z)) + (aether_product_f64x4((normalize_a_y * normalize_a_y)) + (aether_product_f64x4((normalize_a_x * normalize_a_x)) + aether_product_f64x4((normalize_a_w * normalize_a_w))))); aether_batch_sqrt_f64x4(&aether_sqrt_0); aether_sqrt_0; }));
+    const aether_f64x4 div_r = (aether_batch_splat_f64x4(1.0) / normalize_n);
+    const aether_f64x4 normalize_d_w = aether_product_f64x4((div_r * normalize_a_w));
+    const aether_f64x4 normalize_d_x = aether_product_f64x4((div_r * normalize_a_x));
+    const aether_f64x4 normalize_d_y = aether_product_f64x4((div_r * normalize_a_y));
+    const aether_f64x4 normalize_d_z = aether_product_f64x4((div_r * normalize_a_z));
+    const aether_f64x4 nl_w = aether_select_f64x4((normalize_n > aether_batch_splat_f64x4(0.0)), normalize_d_w, normalize_a_w);
+    const aether_f64x4 nl_x = aether_select_f64x4((normalize_n > aether_batch_splat_f64x4(0.0)), normalize_d_x, normalize_a_x);
+    const aether_f64x4 nl_y = aether_select_f64x4((normalize_n > aether_batch_splat_f64x4(0.0)), normalize_d_y, normalize_a_y);
+    const aether_f64x4 nl_z = aether_select_f64x4((normalize_n > aether_batch_splat_f64x4(0.0)), normalize_d_z, normalize_a_z);
+    const aether_f64x4 acos_a = ((aether_f64x4)((aether_i64x4)(d) & (int64_t)0x7fffffffffffffff));
+    const aether_i64x4 acos_b = (acos_a < aether_batch_splat_f64x4(0.5));
+    const aether_f64x4 acos_z = aether_select_f64x4(acos_b, aether_product_f64x4((acos_a * acos_a)), aether_product_f64x4(((aether_batch_splat_f64x4(1.0) - acos_a) * aether_batch_splat_f64x4(0.5))));
+    const aether_f64x4 acos_s = (__extension__ ({ aether_f64x4 aether_sqrt_1 = acos_z; aether_batch_sqrt_f64x4(&aether_sqrt_1); aether_sqrt_1; }));
+    const aether_f64x4 acos_w = aether_product_f64x4((acos_z * (aether_batch_splat_f64x4(0.166666666666666685170383743752609007060527801513671875) + aether_product_f64x4((acos_z * (aether_batch_splat_f64x4(0.0749999999999843292020074159154319204390048980712890625) + aether_product_f64x4((acos_z * (aether_batch_splat_f64x4(0.044642857146355428843431667473851121030747890472412109375) + aether_product_f64x4((acos_z * (aether_batch_splat_f64x4(0.0303819441385312465075951848803015309385955333709716796875) + aether_product_f64x4((acos_z * (aether_batch_splat_f64x4(0.022372172942149888552609837688578409142792224884033203125) + aether_product_f64x4((acos_z * (aether_batch_splat_f64x4(0.0173523927208699725588392226427458808757364749908447265625) + aether_product_f64x4((acos_z * (aether_batch_splat_f64x4(0.0139712129735529329288556965593670611269772052764892578125) + aether_product_f64x4((acos_z * (aether_batch_splat_f64x4(0.01147917741518490568342070190510639804415404796600341796875) + aether_product_f64x4((acos_z * (aether_batch_splat_f64x4(0.0103228143501857792807552272051907493732869625091552734375) + aether_product_f64x4((acos_z * (aether_batch_splat_f64x4(0.00545750671864035814817572855872640502639114856719970703125) + aether_product_f64x4((acos_z * (aether_batch_splat_f64x4(0.017400879442694021370652279756541247479617595672607421875) + aether_product_f64x4((acos_z * (aether_batch_splat_f64x4(-0.014851887071247203697677008449318236671388149261474609375) + aether_product_f64x4((acos_z * aether_batch_splat_f64x4(0.0287578513674215663353805894075776450335979461669921875)))))))))))))))))))))))))))))))))))))));
+    const aether_f64x4 acos_hc = aether_product_f64x4((acos_s * aether_batch_splat_f64x4(134217729.0)));
+    const aether_f64x4 acos_sh = (acos_hc - (acos_hc - acos_s));
+    const aether_f64x4 acos_c = aether_select_f64x4((acos_s == aether_batch_splat_f64x4(0.0)), aether_batch_splat_f64x4(0.0), ((acos_z - aether_product_f64x4((acos_sh * acos_sh))) / (acos_s + acos_sh)));
+    const aether_f64x4 acos_rn = (aether_batch_splat_f64x4(3.141592653589793115997963468544185161590576171875) - aether_product_f64x4((aether_batch_splat_f64x4(2.0) * (acos_s + (aether_product_f64x4((acos_s * acos_w)) - aether_batch_splat_f64x4(0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375))))));
+    const aether_f64x4 acos_rp = aether_product_f64x4((aether_batch_splat_f64x4(2.0) * (acos_sh + (aether_product_f64x4((acos_s * acos_w)) + acos_c))));
+    const aether_f64x4 th = aether_select_f64x4(acos_b, (aether_batch_splat_f64x4(1.5707963267948965579989817342720925807952880859375) - (d - (aether_batch_splat_f64x4(0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375) - aether_product_f64x4((d * acos_w))))), aether_select_f64x4((d < aether_batch_splat_f64x4(0.0)), acos_rn, acos_rp));
+    const aether_f64x4 sin_a_0 = aether_product_f64x4((th * (aether_batch_splat_f64x4(1.0) - t)));
+    const aether_f64x4 sincos_t = aether_product_f64x4((sin_a_0 * aether_batch_splat_f64x4(0.63661977236758138243288840385503135621547698974609375)));
+    const aether_f64x4 sincos_k = ((sincos_t + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
+    const aether_f64x4 sincos_ra = (sin_a_0 - aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(1.570796326734125614166259765625))));
+    const aether_f64x4 sincos_rb = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0.00000000006077100506303965976595549136618501506745815277099609375)));
+    const aether_f64x4 sincos_s1 = (sincos_ra - sincos_rb);
+    const aether_f64x4 sincos_v1 = (sincos_s1 - sincos_ra);
+    const aether_f64x4 sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+    const aether_f64x4 sincos_rc = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375)));
+    const aether_f64x4 sincos_s2 = (sincos_s1 - sincos_rc);
+    const aether_f64x4 sincos_v2 = (sincos_s2 - sincos_s1);
+    const aether_f64x4 sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+    const aether_f64x4 sincos_rd = aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625)));
+    const aether_f64x4 sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+    const aether_f64x4 sincos_r = (sincos_s2 + sincos_tl);
+    const aether_f64x4 sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+    const aether_f64x4 sincos_u = aether_product_f64x4((sincos_r * sincos_r));
+    const aether_f64x4 sincos_ps = aether_product_f64x4((aether_product_f64x4((sincos_r * sincos_u)) * (aether_batch_splat_f64x4(-0.1666666666666666574148081281236954964697360992431640625) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0.0083333333333333314829616256247390992939472198486328125) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0.0001984126984126505992105105047329516310128383338451385498046875) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0.0000027557319219335452931628725747881247798432013951241970062255859375) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0.000000025052106231157904174509129351100522598017050768248736858367919921875) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625) + aether_product_f64x4((sincos_u * aether_batch_splat_f64x4(-0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))))))))))));
+    const aether_f64x4 sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+    const aether_f64x4 sincos_hu = aether_product_f64x4((aether_batch_splat_f64x4(0.5) * sincos_u));
+    const aether_f64x4 sincos_w = (aether_batch_splat_f64x4(1.0) - sincos_hu);
+    const aether_f64x4 sincos_lost = ((aether_batch_splat_f64x4(1.0) - sincos_w) - sincos_hu);
+    const aether_f64x4 sincos_pc = aether_product_f64x4((aether_product_f64x4((sincos_u * sincos_u)) * (aether_batch_splat_f64x4(0.041666666666666664353702032030923874117434024810791015625) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0.0013888888888887395388349599301136549911461770534515380859375) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0.00002480158729876343263304715180961323994779377244412899017333984375) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(-0.000000275573172705603264387550117853198372586120967753231525421142578125) + aether_product_f64x4((sincos_u * (aether_batch_splat_f64x4(0.000000002087614602468974698752738269349159272447735702371574006974697113037109375) + aether_product_f64x4((sincos_u * aether_batch_splat_f64x4(-0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625))))))))))))))))));
+    const aether_f64x4 sincos_cr = (sincos_w + ((sincos_pc - aether_product_f64x4((sincos_r * sincos_rl))) + sincos_lost));
+    const aether_f64x4 sincos_fq = (((aether_product_f64x4((sincos_k * aether_batch_splat_f64x4(0.25))) - aether_batch_splat_f64x4(0.375)) + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
+    const aether_f64x4 sincos_q = (sincos_k - aether_product_f64x4((aether_batch_splat_f64x4(4.0) * sincos_fq)));
+    const aether_f64x4 sincos_sn = aether_select_f64x4((sin_a_0 == aether_batch_splat_f64x4(0.0)), sin_a_0, aether_select_f64x4((sincos_q == aether_batch_splat_f64x4(0.0)), sincos_sr, aether_select_f64x4((sincos_q == aether_batch_splat_f64x4(1.0)), sincos_cr, aether_select_f64x4((sincos_q == aether_batch_splat_f64x4(2.0)), aether_product_f64x4((sincos_sr * aether_batch_splat_f64x4(-1.0))), aether_product_f64x4((sincos_cr * aether_batch_splat_f64x4(-1.0)))))));
+    const aether_i64x4 sincos_inside = (((aether_f64x4)((aether_i64x4)(sin_a_0) & (int64_t)0x7fffffffffffffff)) <= aether_batch_splat_f64x4(1048576.0));
+    const aether_f64x4 sincos_z = (sin_a_0 - sin_a_0);
+    const aether_f64x4 s1 = aether_select_f64x4(sincos_inside, sincos_sn, (sincos_z / sincos_z));
+    const aether_f64x4 sin_a_0_2 = aether_product_f64x4((th * t));
+    const aether_f64x4 sincos_t_2 = aether_product_f64x4((sin_a_0_2 * aether_batch_splat_f64x4(0.63661977236758138243288840385503135621547698974609375)));
+    const aether_f64x4 sincos_k_2 = ((sincos_t_2 + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
+    const aether_f64x4 sincos_ra_2 = (sin_a_0_2 - aether_product_f64x4((sincos_k_2 * aether_batch_splat_f64x4(1.570796326734125614166259765625))));
+    const aether_f64x4 sincos_rb_2 = aether_product_f64x4((sincos_k_2 * aether_batch_splat_f64x4(0.00000000006077100506303965976595549136618501506745815277099609375)));
+    const aether_f64x4 sincos_s1_2 = (sincos_ra_2 - sincos_rb_2);
+    const aether_f64x4 sincos_v1_2 = (sincos_s1_2 - sincos_ra_2);
+    const aether_f64x4 sincos_e1_2 = ((sincos_ra_2 - (sincos_s1_2 - sincos_v1_2)) - (sincos_rb_2 + sincos_v1_2));
+    const aether_f64x4 sincos_rc_2 = aether_product_f64x4((sincos_k_2 * aether_batch_splat_f64x4(0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375)));
+    const aether_f64x4 sincos_s2_2 = (sincos_s1_2 - sincos_rc_2);
+    const aether_f64x4 sincos_v2_2 = (sincos_s2_2 - sincos_s1_2);
+    const aether_f64x4 sincos_e2_2 = ((sincos_s1_2 - (sincos_s2_2 - sincos_v2_2)) - (sincos_rc_2 + sincos_v2_2));
+    const aether_f64x4 sincos_rd_2 = aether_product_f64x4((sincos_k_2 * aether_batch_splat_f64x4(0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625)));
+    const aether_f64x4 sincos_tl_2 = ((sincos_e1_2 + sincos_e2_2) - sincos_rd_2);
+    const aether_f64x4 sincos_r_2 = (sincos_s2_2 + sincos_tl_2);
+    const aether_f64x4 sincos_rl_2 = (sincos_tl_2 - (sincos_r_2 - sincos_s2_2));
+    const aether_f64x4 sincos_u_2 = aether_product_f64x4((sincos_r_2 * sincos_r_2));
+    const aether_f64x4 sincos_ps_2 = aether_product_f64x4((aether_product_f64x4((sincos_r_2 * sincos_u_2)) * (aether_batch_splat_f64x4(-0.1666666666666666574148081281236954964697360992431640625) + aether_product_f64x4((sincos_u_2 * (aether_batch_splat_f64x4(0.0083333333333333314829616256247390992939472198486328125) + aether_product_f64x4((sincos_u_2 * (aether_batch_splat_f64x4(-0.0001984126984126505992105105047329516310128383338451385498046875) + aether_product_f64x4((sincos_u_2 * (aether_batch_splat_f64x4(0.0000027557319219335452931628725747881247798432013951241970062255859375) + aether_product_f64x4((sincos_u_2 * (aether_batch_splat_f64x4(-0.000000025052106231157904174509129351100522598017050768248736858367919921875) + aether_product_f64x4((sincos_u_2 * (aether_batch_splat_f64x4(0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625) + aether_product_f64x4((sincos_u_2 * aether_batch_splat_f64x4(-0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))))))))))));
+    const aether_f64x4 sincos_sr_2 = (sincos_r_2 + (sincos_ps_2 + sincos_rl_2));
+    const aether_f64x4 sincos_hu_2 = aether_product_f64x4((aether_batch_splat_f64x4(0.5) * sincos_u_2));
+    const aether_f64x4 sincos_w_2 = (aether_batch_splat_f64x4(1.0) - sincos_hu_2);
+    const aether_f64x4 sincos_lost_2 = ((aether_batch_splat_f64x4(1.0) - sincos_w_2) - sincos_hu_2);
+    const aether_f64x4 sincos_pc_2 = aether_product_f64x4((aether_product_f64x4((sincos_u_2 * sincos_u_2)) * (aether_batch_splat_f64x4(0.041666666666666664353702032030923874117434024810791015625) + aether_product_f64x4((sincos_u_2 * (aether_batch_splat_f64x4(-0.0013888888888887395388349599301136549911461770534515380859375) + aether_product_f64x4((sincos_u_2 * (aether_batch_splat_f64x4(0.00002480158729876343263304715180961323994779377244412899017333984375) + aether_product_f64x4((sincos_u_2 * (aether_batch_splat_f64x4(-0.000000275573172705603264387550117853198372586120967753231525421142578125) + aether_product_f64x4((sincos_u_2 * (aether_batch_splat_f64x4(0.000000002087614602468974698752738269349159272447735702371574006974697113037109375) + aether_product_f64x4((sincos_u_2 * aether_batch_splat_f64x4(-0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625))))))))))))))))));
+    const aether_f64x4 sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - aether_product_f64x4((sincos_r_2 * sincos_rl_2))) + sincos_lost_2));
+    const aether_f64x4 sincos_fq_2 = (((aether_product_f64x4((sincos_k_2 * aether_batch_splat_f64x4(0.25))) - aether_batch_splat_f64x4(0.375)) + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
+    const aether_f64x4 sincos_q_2 = (sincos_k_2 - aether_product_f64x4((aether_batch_splat_f64x4(4.0) * sincos_fq_2)));
+    const aether_f64x4 sincos_sn_2 = aether_select_f64x4((sin_a_0_2 == aether_batch_splat_f64x4(0.0)), sin_a_0_2, aether_select_f64x4((sincos_q_2 == aether_batch_splat_f64x4(0.0)), sincos_sr_2, aether_select_f64x4((sincos_q_2 == aether_batch_splat_f64x4(1.0)), sincos_cr_2, aether_select_f64x4((sincos_q_2 == aether_batch_splat_f64x4(2.0)), aether_product_f64x4((sincos_sr_2 * aether_batch_splat_f64x4(-1.0))), aether_product_f64x4((sincos_cr_2 * aether_batch_splat_f64x4(-1.0)))))));
+    const aether_i64x4 sincos_inside_2 = (((aether_f64x4)((aether_i64x4)(sin_a_0_2) & (int64_t)0x7fffffffffffffff)) <= aether_batch_splat_f64x4(1048576.0));
+    const aether_f64x4 sincos_z_2 = (sin_a_0_2 - sin_a_0_2);
+    const aether_f64x4 s2 = aether_select_f64x4(sincos_inside_2, sincos_sn_2, (sincos_z_2 / sincos_z_2));
+    const aether_f64x4 sincos_t_3 = aether_product_f64x4((th * aether_batch_splat_f64x4(0.63661977236758138243288840385503135621547698974609375)));
+    const aether_f64x4 sincos_k_3 = ((sincos_t_3 + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
+    const aether_f64x4 sincos_ra_3 = (th - aether_product_f64x4((sincos_k_3 * aether_batch_splat_f64x4(1.570796326734125614166259765625))));
+    const aether_f64x4 sincos_rb_3 = aether_product_f64x4((sincos_k_3 * aether_batch_splat_f64x4(0.00000000006077100506303965976595549136618501506745815277099609375)));
+    const aether_f64x4 sincos_s1_3 = (sincos_ra_3 - sincos_rb_3);
+    const aether_f64x4 sincos_v1_3 = (sincos_s1_3 - sincos_ra_3);
+    const aether_f64x4 sincos_e1_3 = ((sincos_ra_3 - (sincos_s1_3 - sincos_v1_3)) - (sincos_rb_3 + sincos_v1_3));
+    const aether_f64x4 sincos_rc_3 = aether_product_f64x4((sincos_k_3 * aether_batch_splat_f64x4(0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375)));
+    const aether_f64x4 sincos_s2_3 = (sincos_s1_3 - sincos_rc_3);
+    const aether_f64x4 sincos_v2_3 = (sincos_s2_3 - sincos_s1_3);
+    const aether_f64x4 sincos_e2_3 = ((sincos_s1_3 - (sincos_s2_3 - sincos_v2_3)) - (sincos_rc_3 + sincos_v2_3));
+    const aether_f64x4 sincos_rd_3 = aether_product_f64x4((sincos_k_3 * aether_batch_splat_f64x4(0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625)));
+    const aether_f64x4 sincos_tl_3 = ((sincos_e1_3 + sincos_e2_3) - sincos_rd_3);
+    const aether_f64x4 sincos_r_3 = (sincos_s2_3 + sincos_tl_3);
+    const aether_f64x4 sincos_rl_3 = (sincos_tl_3 - (sincos_r_3 - sincos_s2_3));
+    const aether_f64x4 sincos_u_3 = aether_product_f64x4((sincos_r_3 * sincos_r_3));
+    const aether_f64x4 sincos_ps_3 = aether_product_f64x4((aether_product_f64x4((sincos_r_3 * sincos_u_3)) * (aether_batch_splat_f64x4(-0.1666666666666666574148081281236954964697360992431640625) + aether_product_f64x4((sincos_u_3 * (aether_batch_splat_f64x4(0.0083333333333333314829616256247390992939472198486328125) + aether_product_f64x4((sincos_u_3 * (aether_batch_splat_f64x4(-0.0001984126984126505992105105047329516310128383338451385498046875) + aether_product_f64x4((sincos_u_3 * (aether_batch_splat_f64x4(0.0000027557319219335452931628725747881247798432013951241970062255859375) + aether_product_f64x4((sincos_u_3 * (aether_batch_splat_f64x4(-0.000000025052106231157904174509129351100522598017050768248736858367919921875) + aether_product_f64x4((sincos_u_3 * (aether_batch_splat_f64x4(0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625) + aether_product_f64x4((sincos_u_3 * aether_batch_splat_f64x4(-0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))))))))))));
+    const aether_f64x4 sincos_sr_3 = (sincos_r_3 + (sincos_ps_3 + sincos_rl_3));
+    const aether_f64x4 sincos_hu_3 = aether_product_f64x4((aether_batch_splat_f64x4(0.5) * sincos_u_3));
+    const aether_f64x4 sincos_w_3 = (aether_batch_splat_f64x4(1.0) - sincos_hu_3);
+    const aether_f64x4 sincos_lost_3 = ((aether_batch_splat_f64x4(1.0) - sincos_w_3) - sincos_hu_3);
+    const aether_f64x4 sincos_pc_3 = aether_product_f64x4((aether_product_f64x4((sincos_u_3 * sincos_u_3)) * (aether_batch_splat_f64x4(0.041666666666666664353702032030923874117434024810791015625) + aether_product_f64x4((sincos_u_3 * (aether_batch_splat_f64x4(-0.0013888888888887395388349599301136549911461770534515380859375) + aether_product_f64x4((sincos_u_3 * (aether_batch_splat_f64x4(0.00002480158729876343263304715180961323994779377244412899017333984375) + aether_product_f64x4((sincos_u_3 * (aether_batch_splat_f64x4(-0.000000275573172705603264387550117853198372586120967753231525421142578125) + aether_product_f64x4((sincos_u_3 * (aether_batch_splat_f64x4(0.000000002087614602468974698752738269349159272447735702371574006974697113037109375) + aether_product_f64x4((sincos_u_3 * aether_batch_splat_f64x4(-0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625))))))))))))))))));
+    const aether_f64x4 sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - aether_product_f64x4((sincos_r_3 * sincos_rl_3))) + sincos_lost_3));
+    const aether_f64x4 sincos_fq_3 = (((aether_product_f64x4((sincos_k_3 * aether_batch_splat_f64x4(0.25))) - aether_batch_splat_f64x4(0.375)) + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
+    const aether_f64x4 sincos_q_3 = (sincos_k_3 - aether_product_f64x4((aether_batch_splat_f64x4(4.0) * sincos_fq_3)));
+    const aether_f64x4 sincos_sn_3 = aether_select_f64x4((th == aether_batch_splat_f64x4(0.0)), th, aether_select_f64x4((sincos_q_3 == aether_batch_splat_f64x4(0.0)), sincos_sr_3, aether_select_f64x4((sincos_q_3 == aether_batch_splat_f64x4(1.0)), sincos_cr_3, aether_select_f64x4((sincos_q_3 == aether_batch_splat_f64x4(2.0)), aether_product_f64x4((sincos_sr_3 * aether_batch_splat_f64x4(-1.0))), aether_product_f64x4((sincos_cr_3 * aether_batch_splat_f64x4(-1.0)))))));
+    const aether_i64x4 sincos_inside_3 = (((aether_f64x4)((aether_i64x4)(th) & (int64_t)0x7fffffffffffffff)) <= aether_batch_splat_f64x4(1048576.0));
+    const aether_f64x4 sincos_z_3 = (th - th);
+    const aether_f64x4 r = (aether_batch_splat_f64x4(1.0) / aether_select_f64x4(sincos_inside_3, sincos_sn_3, (sincos_z_3 / sincos_z_3)));
+    aether_quatdx4 out;
+    out.w = aether_select_f64x4((d > aether_batch_splat_f64x4(0.99951171875)), nl_w, aether_product_f64x4(((aether_product_f64x4((a.w * s1)) + aether_product_f64x4((c_w * s2))) * r)));
+    out.x = aether_select_f64x4((d > aether_batch_splat_f64x4(0.99951171875)), nl_x, aether_product_f64x4(((aether_product_f64x4((a.x * s1)) + aether_product_f64x4((c_x * s2))) * r)));
+    out.y = aether_select_f64x4((d > aether_batch_splat_f64x4(0.99951171875)), nl_y, aether_product_f64x4(((aether_product_f64x4((a.y * s1)) + aether_product_f64x4((c_y * s2))) * r)));
+    out.z = aether_select_f64x4((d > aether_batch_splat_f64x4(0.99951171875)), nl_z, aether_product_f64x4(((aether_product_f64x4((a.z * s1)) + aether_product_f64x4((c_z * s2))) * r)));
+    *aether_result = out;
+}
+
 static __inline__ __attribute__((__always_inline__)) void aether_f32_jacobi_rotation_batch_x8(aether_rotationfx8 *aether_result, const aether_f32x8 *aether_app, const aether_f32x8 *aether_aqq, const aether_f32x8 *aether_apq)
 {
     const aether_f32x8 app = *aether_app;
@@ -6179,6 +6447,274 @@ static inline aether_mat3d aether_mat3d_from_euler_xyz_batch_item(const double *
     out.m[6] = m20;
     out.m[7] = m21;
     out.m[8] = aether_product_vec_f64((sx_y * sy_y));
+    return out;
+}
+
+static inline aether_quatf aether_quatf_slerp_batch_item(const aether_quatf *aether_a, const aether_quatf *aether_b, const float *aether_t)
+{
+    const aether_quatf a = *aether_a;
+    const aether_quatf b = *aether_b;
+    const float t = *aether_t;
+    const float d0 = (aether_product_vec_f32((a.z * b.z)) + (aether_product_vec_f32((a.y * b.y)) + (aether_product_vec_f32((a.x * b.x)) + aether_product_vec_f32((a.w * b.w)))));
+    const float sg = ((d0 < 0.0f) ? -1.0f : 1.0f);
+    const float c_w = aether_product_vec_f32((sg * b.w));
+    const float c_x = aether_product_vec_f32((sg * b.x));
+    const float c_y = aether_product_vec_f32((sg * b.y));
+    const float c_z = aether_product_vec_f32((sg * b.z));
+    const float d = aether_product_vec_f32((d0 * sg));
+    const float normalize_a_w = (a.w + aether_product_vec_f32((t * (c_w - a.w))));
+    const float normalize_a_x = (a.x + aether_product_vec_f32((t * (c_x - a.x))));
+    const float normalize_a_y = (a.y + aether_product_vec_f32((t * (c_y - a.y))));
+    const float normalize_a_z = (a.z + aether_product_vec_f32((t * (c_z - a.z))));
+    const float normalize_n = sqrtf((aether_product_vec_f32((normalize_a_z * normalize_a_z)) + (aether_product_vec_f32((normalize_a_y * normalize_a_y)) + (aether_product_vec_f32((normalize_a_x * normalize_a_x)) + aether_product_vec_f32((normalize_a_w * normalize_a_w))))));
+    const float div_r = (1.0f / normalize_n);
+    const float normalize_d_w = aether_product_vec_f32((div_r * normalize_a_w));
+    const float normalize_d_x = aether_product_vec_f32((div_r * normalize_a_x));
+    const float normalize_d_y = aether_product_vec_f32((div_r * normalize_a_y));
+    const float normalize_d_z = aether_product_vec_f32((div_r * normalize_a_z));
+    const float nl_w = ((normalize_n > 0.0f) ? normalize_d_w : normalize_a_w);
+    const float nl_x = ((normalize_n > 0.0f) ? normalize_d_x : normalize_a_x);
+    const float nl_y = ((normalize_n > 0.0f) ? normalize_d_y : normalize_a_y);
+    const float nl_z = ((normalize_n > 0.0f) ? normalize_d_z : normalize_a_z);
+    const float acos_a = fabsf(d);
+    const int acos_b = (acos_a < 0.5f);
+    const float acos_z = (acos_b ? aether_product_vec_f32((acos_a * acos_a)) : aether_product_vec_f32(((1.0f - acos_a) * 0.5f)));
+    const float acos_s = sqrtf(acos_z);
+    const float acos_w = aether_product_vec_f32((acos_z * (0.1666666567325592041015625f + aether_product_vec_f32((acos_z * (0.075000941753387451171875f + aether_product_vec_f32((acos_z * (0.0445994026958942413330078125f + aether_product_vec_f32((acos_z * (0.03110066242516040802001953125f + aether_product_vec_f32((acos_z * (0.01714923791587352752685546875f + aether_product_vec_f32((acos_z * 0.033690847456455230712890625f)))))))))))))))));
+    const float acos_hc = aether_product_vec_f32((acos_s * 4097.0f));
+    const float acos_sh = (acos_hc - (acos_hc - acos_s));
+    const float acos_c = ((acos_s == 0.0f) ? 0.0f : ((acos_z - aether_product_vec_f32((acos_sh * acos_sh))) / (acos_s + acos_sh)));
+    const float acos_rn = (3.1415927410125732421875f - aether_product_vec_f32((2.0f * (acos_s + (aether_product_vec_f32((acos_s * acos_w)) - -0.00000004371138828673792886547744274139404296875f)))));
+    const float acos_rp = aether_product_vec_f32((2.0f * (acos_sh + (aether_product_vec_f32((acos_s * acos_w)) + acos_c))));
+    const float th = (acos_b ? (1.57079637050628662109375f - (d - (-0.00000004371138828673792886547744274139404296875f - aether_product_vec_f32((d * acos_w))))) : ((d < 0.0f) ? acos_rn : acos_rp));
+    const float sin_a_0 = aether_product_vec_f32((th * (1.0f - t)));
+    const float sincos_t = aether_product_vec_f32((sin_a_0 * 0.636619746685028076171875f));
+    const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
+    const float sincos_ra = (sin_a_0 - aether_product_vec_f32((sincos_k * 1.5703125f)));
+    const float sincos_rb = aether_product_vec_f32((sincos_k * 0.0004837512969970703125f));
+    const float sincos_s1 = (sincos_ra - sincos_rb);
+    const float sincos_v1 = (sincos_s1 - sincos_ra);
+    const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+    const float sincos_rc = aether_product_vec_f32((sincos_k * 0.0000000754953362047672271728515625f));
+    const float sincos_s2 = (sincos_s1 - sincos_rc);
+    const float sincos_v2 = (sincos_s2 - sincos_s1);
+    const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+    const float sincos_rd = aether_product_vec_f32((sincos_k * 0.0000000000025633440682570896029801588156260550022125244140625f));
+    const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+    const float sincos_r = (sincos_s2 + sincos_tl);
+    const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+    const float sincos_u = aether_product_vec_f32((sincos_r * sincos_r));
+    const float sincos_ps = aether_product_vec_f32((aether_product_vec_f32((sincos_r * sincos_u)) * (-0.16666667163372039794921875f + aether_product_vec_f32((sincos_u * (0.008333331905305385589599609375f + aether_product_vec_f32((sincos_u * (-0.000198400855879299342632293701171875f + aether_product_vec_f32((sincos_u * 0.000002724986416069441474974155426025390625f)))))))))));
+    const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+    const float sincos_hu = aether_product_vec_f32((0.5f * sincos_u));
+    const float sincos_w = (1.0f - sincos_hu);
+    const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
+    const float sincos_pc = aether_product_vec_f32((aether_product_vec_f32((sincos_u * sincos_u)) * (0.041666664183139801025390625f + aether_product_vec_f32((sincos_u * (-0.001388830249197781085968017578125f + aether_product_vec_f32((sincos_u * 0.00002454789137118496000766754150390625f))))))));
+    const float sincos_cr = (sincos_w + ((sincos_pc - aether_product_vec_f32((sincos_r * sincos_rl))) + sincos_lost));
+    const float sincos_fq = (((aether_product_vec_f32((sincos_k * 0.25f)) - 0.375f) + 12582912.0f) - 12582912.0f);
+    const float sincos_q = (sincos_k - aether_product_vec_f32((4.0f * sincos_fq)));
+    const float sincos_sn = ((sin_a_0 == 0.0f) ? sin_a_0 : ((sincos_q == 0.0f) ? sincos_sr : ((sincos_q == 1.0f) ? sincos_cr : ((sincos_q == 2.0f) ? aether_product_vec_f32((sincos_sr * -1.0f)) : aether_product_vec_f32((sincos_cr * -1.0f))))));
+    const int sincos_inside = (fabsf(sin_a_0) <= 8192.0f);
+    const float sincos_z = (sin_a_0 - sin_a_0);
+    const float s1 = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
+    const float sin_a_0_2 = aether_product_vec_f32((th * t));
+    const float sincos_t_2 = aether_product_vec_f32((sin_a_0_2 * 0.636619746685028076171875f));
+    const float sincos_k_2 = ((sincos_t_2 + 12582912.0f) - 12582912.0f);
+    const float sincos_ra_2 = (sin_a_0_2 - aether_product_vec_f32((sincos_k_2 * 1.5703125f)));
+    const float sincos_rb_2 = aether_product_vec_f32((sincos_k_2 * 0.0004837512969970703125f));
+    const float sincos_s1_2 = (sincos_ra_2 - sincos_rb_2);
+    const float sincos_v1_2 = (sincos_s1_2 - sincos_ra_2);
+    const float sincos_e1_2 = ((sincos_ra_2 - (sincos_s1_2 - sincos_v1_2)) - (sincos_rb_2 + sincos_v1_2));
+    const float sincos_rc_2 = aether_product_vec_f32((sincos_k_2 * 0.0000000754953362047672271728515625f));
+    const float sincos_s2_2 = (sincos_s1_2 - sincos_rc_2);
+    const float sincos_v2_2 = (sincos_s2_2 - sincos_s1_2);
+    const float sincos_e2_2 = ((sincos_s1_2 - (sincos_s2_2 - sincos_v2_2)) - (sincos_rc_2 + sincos_v2_2));
+    const float sincos_rd_2 = aether_product_vec_f32((sincos_k_2 * 0.0000000000025633440682570896029801588156260550022125244140625f));
+    const float sincos_tl_2 = ((sincos_e1_2 + sincos_e2_2) - sincos_rd_2);
+    const float sincos_r_2 = (sincos_s2_2 + sincos_tl_2);
+    const float sincos_rl_2 = (sincos_tl_2 - (sincos_r_2 - sincos_s2_2));
+    const float sincos_u_2 = aether_product_vec_f32((sincos_r_2 * sincos_r_2));
+    const float sincos_ps_2 = aether_product_vec_f32((aether_product_vec_f32((sincos_r_2 * sincos_u_2)) * (-0.16666667163372039794921875f + aether_product_vec_f32((sincos_u_2 * (0.008333331905305385589599609375f + aether_product_vec_f32((sincos_u_2 * (-0.000198400855879299342632293701171875f + aether_product_vec_f32((sincos_u_2 * 0.000002724986416069441474974155426025390625f)))))))))));
+    const float sincos_sr_2 = (sincos_r_2 + (sincos_ps_2 + sincos_rl_2));
+    const float sincos_hu_2 = aether_product_vec_f32((0.5f * sincos_u_2));
+    const float sincos_w_2 = (1.0f - sincos_hu_2);
+    const float sincos_lost_2 = ((1.0f - sincos_w_2) - sincos_hu_2);
+    const float sincos_pc_2 = aether_product_vec_f32((aether_product_vec_f32((sincos_u_2 * sincos_u_2)) * (0.041666664183139801025390625f + aether_product_vec_f32((sincos_u_2 * (-0.001388830249197781085968017578125f + aether_product_vec_f32((sincos_u_2 * 0.00002454789137118496000766754150390625f))))))));
+    const float sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - aether_product_vec_f32((sincos_r_2 * sincos_rl_2))) + sincos_lost_2));
+    const float sincos_fq_2 = (((aether_product_vec_f32((sincos_k_2 * 0.25f)) - 0.375f) + 12582912.0f) - 12582912.0f);
+    const float sincos_q_2 = (sincos_k_2 - aether_product_vec_f32((4.0f * sincos_fq_2)));
+    const float sincos_sn_2 = ((sin_a_0_2 == 0.0f) ? sin_a_0_2 : ((sincos_q_2 == 0.0f) ? sincos_sr_2 : ((sincos_q_2 == 1.0f) ? sincos_cr_2 : ((sincos_q_2 == 2.0f) ? aether_product_vec_f32((sincos_sr_2 * -1.0f)) : aether_product_vec_f32((sincos_cr_2 * -1.0f))))));
+    const int sincos_inside_2 = (fabsf(sin_a_0_2) <= 8192.0f);
+    const float sincos_z_2 = (sin_a_0_2 - sin_a_0_2);
+    const float s2 = (sincos_inside_2 ? sincos_sn_2 : (sincos_z_2 / sincos_z_2));
+    const float sincos_t_3 = aether_product_vec_f32((th * 0.636619746685028076171875f));
+    const float sincos_k_3 = ((sincos_t_3 + 12582912.0f) - 12582912.0f);
+    const float sincos_ra_3 = (th - aether_product_vec_f32((sincos_k_3 * 1.5703125f)));
+    const float sincos_rb_3 = aether_product_vec_f32((sincos_k_3 * 0.0004837512969970703125f));
+    const float sincos_s1_3 = (sincos_ra_3 - sincos_rb_3);
+    const float sincos_v1_3 = (sincos_s1_3 - sincos_ra_3);
+    const float sincos_e1_3 = ((sincos_ra_3 - (sincos_s1_3 - sincos_v1_3)) - (sincos_rb_3 + sincos_v1_3));
+    const float sincos_rc_3 = aether_product_vec_f32((sincos_k_3 * 0.0000000754953362047672271728515625f));
+    const float sincos_s2_3 = (sincos_s1_3 - sincos_rc_3);
+    const float sincos_v2_3 = (sincos_s2_3 - sincos_s1_3);
+    const float sincos_e2_3 = ((sincos_s1_3 - (sincos_s2_3 - sincos_v2_3)) - (sincos_rc_3 + sincos_v2_3));
+    const float sincos_rd_3 = aether_product_vec_f32((sincos_k_3 * 0.0000000000025633440682570896029801588156260550022125244140625f));
+    const float sincos_tl_3 = ((sincos_e1_3 + sincos_e2_3) - sincos_rd_3);
+    const float sincos_r_3 = (sincos_s2_3 + sincos_tl_3);
+    const float sincos_rl_3 = (sincos_tl_3 - (sincos_r_3 - sincos_s2_3));
+    const float sincos_u_3 = aether_product_vec_f32((sincos_r_3 * sincos_r_3));
+    const float sincos_ps_3 = aether_product_vec_f32((aether_product_vec_f32((sincos_r_3 * sincos_u_3)) * (-0.16666667163372039794921875f + aether_product_vec_f32((sincos_u_3 * (0.008333331905305385589599609375f + aether_product_vec_f32((sincos_u_3 * (-0.000198400855879299342632293701171875f + aether_product_vec_f32((sincos_u_3 * 0.000002724986416069441474974155426025390625f)))))))))));
+    const float sincos_sr_3 = (sincos_r_3 + (sincos_ps_3 + sincos_rl_3));
+    const float sincos_hu_3 = aether_product_vec_f32((0.5f * sincos_u_3));
+    const float sincos_w_3 = (1.0f - sincos_hu_3);
+    const float sincos_lost_3 = ((1.0f - sincos_w_3) - sincos_hu_3);
+    const float sincos_pc_3 = aether_product_vec_f32((aether_product_vec_f32((sincos_u_3 * sincos_u_3)) * (0.041666664183139801025390625f + aether_product_vec_f32((sincos_u_3 * (-0.001388830249197781085968017578125f + aether_product_vec_f32((sincos_u_3 * 0.00002454789137118496000766754150390625f))))))));
+    const float sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - aether_product_vec_f32((sincos_r_3 * sincos_rl_3))) + sincos_lost_3));
+    const float sincos_fq_3 = (((aether_product_vec_f32((sincos_k_3 * 0.25f)) - 0.375f) + 12582912.0f) - 12582912.0f);
+    const float sincos_q_3 = (sincos_k_3 - aether_product_vec_f32((4.0f * sincos_fq_3)));
+    const float sincos_sn_3 = ((th == 0.0f) ? th : ((sincos_q_3 == 0.0f) ? sincos_sr_3 : ((sincos_q_3 == 1.0f) ? sincos_cr_3 : ((sincos_q_3 == 2.0f) ? aether_product_vec_f32((sincos_sr_3 * -1.0f)) : aether_product_vec_f32((sincos_cr_3 * -1.0f))))));
+    const int sincos_inside_3 = (fabsf(th) <= 8192.0f);
+    const float sincos_z_3 = (th - th);
+    const float r = (1.0f / (sincos_inside_3 ? sincos_sn_3 : (sincos_z_3 / sincos_z_3)));
+    aether_quatf out;
+    out.w = ((d > 0.99951171875f) ? nl_w : aether_product_vec_f32(((aether_product_vec_f32((a.w * s1)) + aether_product_vec_f32((c_w * s2))) * r)));
+    out.x = ((d > 0.99951171875f) ? nl_x : aether_product_vec_f32(((aether_product_vec_f32((a.x * s1)) + aether_product_vec_f32((c_x * s2))) * r)));
+    out.y = ((d > 0.99951171875f) ? nl_y : aether_product_vec_f32(((aether_product_vec_f32((a.y * s1)) + aether_product_vec_f32((c_y * s2))) * r)));
+    out.z = ((d > 0.99951171875f) ? nl_z : aether_product_vec_f32(((aether_product_vec_f32((a.z * s1)) + aether_product_vec_f32((c_z * s2))) * r)));
+    return out;
+}
+
+static inline aether_quatd aether_quatd_slerp_batch_item(const aether_quatd *aether_a, const aether_quatd *aether_b, const double *aether_t)
+{
+    const aether_quatd a = *aether_a;
+    const aether_quatd b = *aether_b;
+    const double t = *aether_t;
+    const double d0 = (aether_product_vec_f64((a.z * b.z)) + (aether_product_vec_f64((a.y * b.y)) + (aether_product_vec_f64((a.x * b.x)) + aether_product_vec_f64((a.w * b.w)))));
+    const double sg = ((d0 < 0.0) ? -1.0 : 1.0);
+    const double c_w = aether_product_vec_f64((sg * b.w));
+    const double c_x = aether_product_vec_f64((sg * b.x));
+    const double c_y = aether_product_vec_f64((sg * b.y));
+    const double c_z = aether_product_vec_f64((sg * b.z));
+    const double d = aether_product_vec_f64((d0 * sg));
+    const double normalize_a_w = (a.w + aether_product_vec_f64((t * (c_w - a.w))));
+    const double normalize_a_x = (a.x + aether_product_vec_f64((t * (c_x - a.x))));
+    const double normalize_a_y = (a.y + aether_product_vec_f64((t * (c_y - a.y))));
+    const double normalize_a_z = (a.z + aether_product_vec_f64((t * (c_z - a.z))));
+    const double normalize_n = sqrt((aether_product_vec_f64((normalize_a_z * normalize_a_z)) + (aether_product_vec_f64((normalize_a_y * normalize_a_y)) + (aether_product_vec_f64((normalize_a_x * normalize_a_x)) + aether_product_vec_f64((normalize_a_w * normalize_a_w))))));
+    const double div_r = (1.0 / normalize_n);
+    const double normalize_d_w = aether_product_vec_f64((div_r * normalize_a_w));
+    const double normalize_d_x = aether_product_vec_f64((div_r * normalize_a_x));
+    const double normalize_d_y = aether_product_vec_f64((div_r * normalize_a_y));
+    const double normalize_d_z = aether_product_vec_f64((div_r * normalize_a_z));
+    const double nl_w = ((normalize_n > 0.0) ? normalize_d_w : normalize_a_w);
+    const double nl_x = ((normalize_n > 0.0) ? normalize_d_x : normalize_a_x);
+    const double nl_y = ((normalize_n > 0.0) ? normalize_d_y : normalize_a_y);
+    const double nl_z = ((normalize_n > 0.0) ? normalize_d_z : normalize_a_z);
+    const double acos_a = fabs(d);
+    const int acos_b = (acos_a < 0.5);
+    const double acos_z = (acos_b ? aether_product_vec_f64((acos_a * acos_a)) : aether_product_vec_f64(((1.0 - acos_a) * 0.5)));
+    const double acos_s = sqrt(acos_z);
+    const double acos_w = aether_product_vec_f64((acos_z * (0.166666666666666685170383743752609007060527801513671875 + aether_product_vec_f64((acos_z * (0.0749999999999843292020074159154319204390048980712890625 + aether_product_vec_f64((acos_z * (0.044642857146355428843431667473851121030747890472412109375 + aether_product_vec_f64((acos_z * (0.0303819441385312465075951848803015309385955333709716796875 + aether_product_vec_f64((acos_z * (0.022372172942149888552609837688578409142792224884033203125 + aether_product_vec_f64((acos_z * (0.0173523927208699725588392226427458808757364749908447265625 + aether_product_vec_f64((acos_z * (0.0139712129735529329288556965593670611269772052764892578125 + aether_product_vec_f64((acos_z * (0.01147917741518490568342070190510639804415404796600341796875 + aether_product_vec_f64((acos_z * (0.0103228143501857792807552272051907493732869625091552734375 + aether_product_vec_f64((acos_z * (0.00545750671864035814817572855872640502639114856719970703125 + aether_product_vec_f64((acos_z * (0.017400879442694021370652279756541247479617595672607421875 + aether_product_vec_f64((acos_z * (-0.014851887071247203697677008449318236671388149261474609375 + aether_product_vec_f64((acos_z * 0.0287578513674215663353805894075776450335979461669921875))))))))))))))))))))))))))))))))))))));
+    const double acos_hc = aether_product_vec_f64((acos_s * 134217729.0));
+    const double acos_sh = (acos_hc - (acos_hc - acos_s));
+    const double acos_c = ((acos_s == 0.0) ? 0.0 : ((acos_z - aether_product_vec_f64((acos_sh * acos_sh))) / (acos_s + acos_sh)));
+    const double acos_rn = (3.141592653589793115997963468544185161590576171875 - aether_product_vec_f64((2.0 * (acos_s + (aether_product_vec_f64((acos_s * acos_w)) - 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375)))));
+    const double acos_rp = aether_product_vec_f64((2.0 * (acos_sh + (aether_product_vec_f64((acos_s * acos_w)) + acos_c))));
+    const double th = (acos_b ? (1.5707963267948965579989817342720925807952880859375 - (d - (0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375 - aether_product_vec_f64((d * acos_w))))) : ((d < 0.0) ? acos_rn : acos_rp));
+    const double sin_a_0 = aether_product_vec_f64((th * (1.0 - t)));
+    const double sincos_t = aether_product_vec_f64((sin_a_0 * 0.63661977236758138243288840385503135621547698974609375));
+    const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
+    const double sincos_ra = (sin_a_0 - aether_product_vec_f64((sincos_k * 1.570796326734125614166259765625)));
+    const double sincos_rb = aether_product_vec_f64((sincos_k * 0.00000000006077100506303965976595549136618501506745815277099609375));
+    const double sincos_s1 = (sincos_ra - sincos_rb);
+    const double sincos_v1 = (sincos_s1 - sincos_ra);
+    const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+    const double sincos_rc = aether_product_vec_f64((sincos_k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375));
+    const double sincos_s2 = (sincos_s1 - sincos_rc);
+    const double sincos_v2 = (sincos_s2 - sincos_s1);
+    const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+    const double sincos_rd = aether_product_vec_f64((sincos_k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625));
+    const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+    const double sincos_r = (sincos_s2 + sincos_tl);
+    const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+    const double sincos_u = aether_product_vec_f64((sincos_r * sincos_r));
+    const double sincos_ps = aether_product_vec_f64((aether_product_vec_f64((sincos_r * sincos_u)) * (-0.1666666666666666574148081281236954964697360992431640625 + aether_product_vec_f64((sincos_u * (0.0083333333333333314829616256247390992939472198486328125 + aether_product_vec_f64((sincos_u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + aether_product_vec_f64((sincos_u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + aether_product_vec_f64((sincos_u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + aether_product_vec_f64((sincos_u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + aether_product_vec_f64((sincos_u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125))))))))))))))))))));
+    const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+    const double sincos_hu = aether_product_vec_f64((0.5 * sincos_u));
+    const double sincos_w = (1.0 - sincos_hu);
+    const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
+    const double sincos_pc = aether_product_vec_f64((aether_product_vec_f64((sincos_u * sincos_u)) * (0.041666666666666664353702032030923874117434024810791015625 + aether_product_vec_f64((sincos_u * (-0.0013888888888887395388349599301136549911461770534515380859375 + aether_product_vec_f64((sincos_u * (0.00002480158729876343263304715180961323994779377244412899017333984375 + aether_product_vec_f64((sincos_u * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + aether_product_vec_f64((sincos_u * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + aether_product_vec_f64((sincos_u * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))))))))));
+    const double sincos_cr = (sincos_w + ((sincos_pc - aether_product_vec_f64((sincos_r * sincos_rl))) + sincos_lost));
+    const double sincos_fq = (((aether_product_vec_f64((sincos_k * 0.25)) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+    const double sincos_q = (sincos_k - aether_product_vec_f64((4.0 * sincos_fq)));
+    const double sincos_sn = ((sin_a_0 == 0.0) ? sin_a_0 : ((sincos_q == 0.0) ? sincos_sr : ((sincos_q == 1.0) ? sincos_cr : ((sincos_q == 2.0) ? aether_product_vec_f64((sincos_sr * -1.0)) : aether_product_vec_f64((sincos_cr * -1.0))))));
+    const int sincos_inside = (fabs(sin_a_0) <= 1048576.0);
+    const double sincos_z = (sin_a_0 - sin_a_0);
+    const double s1 = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
+    const double sin_a_0_2 = aether_product_vec_f64((th * t));
+    const double sincos_t_2 = aether_product_vec_f64((sin_a_0_2 * 0.63661977236758138243288840385503135621547698974609375));
+    const double sincos_k_2 = ((sincos_t_2 + 6755399441055744.0) - 6755399441055744.0);
+    const double sincos_ra_2 = (sin_a_0_2 - aether_product_vec_f64((sincos_k_2 * 1.570796326734125614166259765625)));
+    const double sincos_rb_2 = aether_product_vec_f64((sincos_k_2 * 0.00000000006077100506303965976595549136618501506745815277099609375));
+    const double sincos_s1_2 = (sincos_ra_2 - sincos_rb_2);
+    const double sincos_v1_2 = (sincos_s1_2 - sincos_ra_2);
+    const double sincos_e1_2 = ((sincos_ra_2 - (sincos_s1_2 - sincos_v1_2)) - (sincos_rb_2 + sincos_v1_2));
+    const double sincos_rc_2 = aether_product_vec_f64((sincos_k_2 * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375));
+    const double sincos_s2_2 = (sincos_s1_2 - sincos_rc_2);
+    const double sincos_v2_2 = (sincos_s2_2 - sincos_s1_2);
+    const double sincos_e2_2 = ((sincos_s1_2 - (sincos_s2_2 - sincos_v2_2)) - (sincos_rc_2 + sincos_v2_2));
+    const double sincos_rd_2 = aether_product_vec_f64((sincos_k_2 * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625));
+    const double sincos_tl_2 = ((sincos_e1_2 + sincos_e2_2) - sincos_rd_2);
+    const double sincos_r_2 = (sincos_s2_2 + sincos_tl_2);
+    const double sincos_rl_2 = (sincos_tl_2 - (sincos_r_2 - sincos_s2_2));
+    const double sincos_u_2 = aether_product_vec_f64((sincos_r_2 * sincos_r_2));
+    const double sincos_ps_2 = aether_product_vec_f64((aether_product_vec_f64((sincos_r_2 * sincos_u_2)) * (-0.1666666666666666574148081281236954964697360992431640625 + aether_product_vec_f64((sincos_u_2 * (0.0083333333333333314829616256247390992939472198486328125 + aether_product_vec_f64((sincos_u_2 * (-0.0001984126984126505992105105047329516310128383338451385498046875 + aether_product_vec_f64((sincos_u_2 * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + aether_product_vec_f64((sincos_u_2 * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + aether_product_vec_f64((sincos_u_2 * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + aether_product_vec_f64((sincos_u_2 * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125))))))))))))))))))));
+    const double sincos_sr_2 = (sincos_r_2 + (sincos_ps_2 + sincos_rl_2));
+    const double sincos_hu_2 = aether_product_vec_f64((0.5 * sincos_u_2));
+    const double sincos_w_2 = (1.0 - sincos_hu_2);
+    const double sincos_lost_2 = ((1.0 - sincos_w_2) - sincos_hu_2);
+    const double sincos_pc_2 = aether_product_vec_f64((aether_product_vec_f64((sincos_u_2 * sincos_u_2)) * (0.041666666666666664353702032030923874117434024810791015625 + aether_product_vec_f64((sincos_u_2 * (-0.0013888888888887395388349599301136549911461770534515380859375 + aether_product_vec_f64((sincos_u_2 * (0.00002480158729876343263304715180961323994779377244412899017333984375 + aether_product_vec_f64((sincos_u_2 * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + aether_product_vec_f64((sincos_u_2 * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + aether_product_vec_f64((sincos_u_2 * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))))))))));
+    const double sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - aether_product_vec_f64((sincos_r_2 * sincos_rl_2))) + sincos_lost_2));
+    const double sincos_fq_2 = (((aether_product_vec_f64((sincos_k_2 * 0.25)) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+    const double sincos_q_2 = (sincos_k_2 - aether_product_vec_f64((4.0 * sincos_fq_2)));
+    const double sincos_sn_2 = ((sin_a_0_2 == 0.0) ? sin_a_0_2 : ((sincos_q_2 == 0.0) ? sincos_sr_2 : ((sincos_q_2 == 1.0) ? sincos_cr_2 : ((sincos_q_2 == 2.0) ? aether_product_vec_f64((sincos_sr_2 * -1.0)) : aether_product_vec_f64((sincos_cr_2 * -1.0))))));
+    const int sincos_inside_2 = (fabs(sin_a_0_2) <= 1048576.0);
+    const double sincos_z_2 = (sin_a_0_2 - sin_a_0_2);
+    const double s2 = (sincos_inside_2 ? sincos_sn_2 : (sincos_z_2 / sincos_z_2));
+    const double sincos_t_3 = aether_product_vec_f64((th * 0.63661977236758138243288840385503135621547698974609375));
+    const double sincos_k_3 = ((sincos_t_3 + 6755399441055744.0) - 6755399441055744.0);
+    const double sincos_ra_3 = (th - aether_product_vec_f64((sincos_k_3 * 1.570796326734125614166259765625)));
+    const double sincos_rb_3 = aether_product_vec_f64((sincos_k_3 * 0.00000000006077100506303965976595549136618501506745815277099609375));
+    const double sincos_s1_3 = (sincos_ra_3 - sincos_rb_3);
+    const double sincos_v1_3 = (sincos_s1_3 - sincos_ra_3);
+    const double sincos_e1_3 = ((sincos_ra_3 - (sincos_s1_3 - sincos_v1_3)) - (sincos_rb_3 + sincos_v1_3));
+    const double sincos_rc_3 = aether_product_vec_f64((sincos_k_3 * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375));
+    const double sincos_s2_3 = (sincos_s1_3 - sincos_rc_3);
+    const double sincos_v2_3 = (sincos_s2_3 - sincos_s1_3);
+    const double sincos_e2_3 = ((sincos_s1_3 - (sincos_s2_3 - sincos_v2_3)) - (sincos_rc_3 + sincos_v2_3));
+    const double sincos_rd_3 = aether_product_vec_f64((sincos_k_3 * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625));
+    const double sincos_tl_3 = ((sincos_e1_3 + sincos_e2_3) - sincos_rd_3);
+    const double sincos_r_3 = (sincos_s2_3 + sincos_tl_3);
+    const double sincos_rl_3 = (sincos_tl_3 - (sincos_r_3 - sincos_s2_3));
+    const double sincos_u_3 = aether_product_vec_f64((sincos_r_3 * sincos_r_3));
+    const double sincos_ps_3 = aether_product_vec_f64((aether_product_vec_f64((sincos_r_3 * sincos_u_3)) * (-0.1666666666666666574148081281236954964697360992431640625 + aether_product_vec_f64((sincos_u_3 * (0.0083333333333333314829616256247390992939472198486328125 + aether_product_vec_f64((sincos_u_3 * (-0.0001984126984126505992105105047329516310128383338451385498046875 + aether_product_vec_f64((sincos_u_3 * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + aether_product_vec_f64((sincos_u_3 * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + aether_product_vec_f64((sincos_u_3 * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + aether_product_vec_f64((sincos_u_3 * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125))))))))))))))))))));
+    const double sincos_sr_3 = (sincos_r_3 + (sincos_ps_3 + sincos_rl_3));
+    const double sincos_hu_3 = aether_product_vec_f64((0.5 * sincos_u_3));
+    const double sincos_w_3 = (1.0 - sincos_hu_3);
+    const double sincos_lost_3 = ((1.0 - sincos_w_3) - sincos_hu_3);
+    const double sincos_pc_3 = aether_product_vec_f64((aether_product_vec_f64((sincos_u_3 * sincos_u_3)) * (0.041666666666666664353702032030923874117434024810791015625 + aether_product_vec_f64((sincos_u_3 * (-0.0013888888888887395388349599301136549911461770534515380859375 + aether_product_vec_f64((sincos_u_3 * (0.00002480158729876343263304715180961323994779377244412899017333984375 + aether_product_vec_f64((sincos_u_3 * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + aether_product_vec_f64((sincos_u_3 * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + aether_product_vec_f64((sincos_u_3 * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))))))))));
+    const double sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - aether_product_vec_f64((sincos_r_3 * sincos_rl_3))) + sincos_lost_3));
+    const double sincos_fq_3 = (((aether_product_vec_f64((sincos_k_3 * 0.25)) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+    const double sincos_q_3 = (sincos_k_3 - aether_product_vec_f64((4.0 * sincos_fq_3)));
+    const double sincos_sn_3 = ((th == 0.0) ? th : ((sincos_q_3 == 0.0) ? sincos_sr_3 : ((sincos_q_3 == 1.0) ? sincos_cr_3 : ((sincos_q_3 == 2.0) ? aether_product_vec_f64((sincos_sr_3 * -1.0)) : aether_product_vec_f64((sincos_cr_3 * -1.0))))));
+    const int sincos_inside_3 = (fabs(th) <= 1048576.0);
+    const double sincos_z_3 = (th - th);
+    const double r = (1.0 / (sincos_inside_3 ? sincos_sn_3 : (sincos_z_3 / sincos_z_3)));
+    aether_quatd out;
+    out.w = ((d > 0.99951171875) ? nl_w : aether_product_vec_f64(((aether_product_vec_f64((a.w * s1)) + aether_product_vec_f64((c_w * s2))) * r)));
+    out.x = ((d > 0.99951171875) ? nl_x : aether_product_vec_f64(((aether_product_vec_f64((a.x * s1)) + aether_product_vec_f64((c_x * s2))) * r)));
+    out.y = ((d > 0.99951171875) ? nl_y : aether_product_vec_f64(((aether_product_vec_f64((a.y * s1)) + aether_product_vec_f64((c_y * s2))) * r)));
+    out.z = ((d > 0.99951171875) ? nl_z : aether_product_vec_f64(((aether_product_vec_f64((a.z * s1)) + aether_product_vec_f64((c_z * s2))) * r)));
     return out;
 }
 
@@ -19681,6 +20217,178 @@ void aether_mat3d_from_euler_xyz_aos(const double *ax, const double *ay, const d
 #endif
     for (; i < n; ++i) {
         out[i] = aether_mat3d_from_euler_xyz_batch_item(&ax[i], &ay[i], &az[i]);
+    }
+}
+
+void aether_quatf_slerp_soa(const float *a, const float *b, const float *t, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 8u; i += 8u) {
+        aether_quatfx8 v_a;
+        aether_quatfx8 v_b;
+        aether_f32x8 v_t;
+        aether_quatfx8 aether_r;
+        memcpy(&v_a.w, a + 0u * n + i, 8u * sizeof(float));
+        memcpy(&v_a.x, a + 1u * n + i, 8u * sizeof(float));
+        memcpy(&v_a.y, a + 2u * n + i, 8u * sizeof(float));
+        memcpy(&v_a.z, a + 3u * n + i, 8u * sizeof(float));
+        memcpy(&v_b.w, b + 0u * n + i, 8u * sizeof(float));
+        memcpy(&v_b.x, b + 1u * n + i, 8u * sizeof(float));
+        memcpy(&v_b.y, b + 2u * n + i, 8u * sizeof(float));
+        memcpy(&v_b.z, b + 3u * n + i, 8u * sizeof(float));
+        memcpy(&v_t, t + i, 8u * sizeof(float));
+        aether_quatf_slerp_batch_x8(&aether_r, &v_a, &v_b, &v_t);
+        memcpy(out + 0u * n + i, &aether_r.w, 8u * sizeof(float));
+        memcpy(out + 1u * n + i, &aether_r.x, 8u * sizeof(float));
+        memcpy(out + 2u * n + i, &aether_r.y, 8u * sizeof(float));
+        memcpy(out + 3u * n + i, &aether_r.z, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        aether_quatf v_a;
+        v_a.w = a[0u * n + i];
+        v_a.x = a[1u * n + i];
+        v_a.y = a[2u * n + i];
+        v_a.z = a[3u * n + i];
+        aether_quatf v_b;
+        v_b.w = b[0u * n + i];
+        v_b.x = b[1u * n + i];
+        v_b.y = b[2u * n + i];
+        v_b.z = b[3u * n + i];
+        float v_t;
+        v_t = t[i];
+        const aether_quatf result = aether_quatf_slerp(v_a, v_b, v_t);
+        out[0u * n + i] = result.w;
+        out[1u * n + i] = result.x;
+        out[2u * n + i] = result.y;
+        out[3u * n + i] = result.z;
+    }
+}
+
+void aether_quatf_slerp_aos(const aether_quatf *a, const aether_quatf *b, const float *t, aether_quatf *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 8u; i += 8u) {
+        aether_quatfx8 v_a;
+        aether_quatfx8 v_b;
+        aether_f32x8 v_t;
+        aether_quatfx8 aether_r;
+        aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        aether_f32x8 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 16u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_b_w3, (const char *)(const void *)(b + i) + 24u * sizeof(float), 8u * sizeof(float));
+        v_b.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 8, 12);
+        v_b.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 9, 13);
+        v_b.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 10, 14);
+        v_b.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        memcpy(&v_t, (const float *)(const void *)(t + i), 8u * sizeof(float));
+        aether_quatf_slerp_batch_x8(&aether_r, &v_a, &v_b, &v_t);
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.y, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.z, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.y, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.z, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 4, 12, 0, 0, 5, 13, 0, 0), aether_r.y, 0, 1, 12, 0, 4, 5, 13, 0), aether_r.z, 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 6, 14, 0, 0, 7, 15, 0, 0), aether_r.y, 0, 1, 14, 0, 4, 5, 15, 0), aether_r.z, 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_quatf_slerp_batch_item(&a[i], &b[i], &t[i]);
+    }
+}
+
+void aether_quatd_slerp_soa(const double *a, const double *b, const double *t, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 4u; i += 4u) {
+        aether_quatdx4 v_a;
+        aether_quatdx4 v_b;
+        aether_f64x4 v_t;
+        aether_quatdx4 aether_r;
+        memcpy(&v_a.w, a + 0u * n + i, 4u * sizeof(double));
+        memcpy(&v_a.x, a + 1u * n + i, 4u * sizeof(double));
+        memcpy(&v_a.y, a + 2u * n + i, 4u * sizeof(double));
+        memcpy(&v_a.z, a + 3u * n + i, 4u * sizeof(double));
+        memcpy(&v_b.w, b + 0u * n + i, 4u * sizeof(double));
+        memcpy(&v_b.x, b + 1u * n + i, 4u * sizeof(double));
+        memcpy(&v_b.y, b + 2u * n + i, 4u * sizeof(double));
+        memcpy(&v_b.z, b + 3u * n + i, 4u * sizeof(double));
+        memcpy(&v_t, t + i, 4u * sizeof(double));
+        aether_quatd_slerp_batch_x4(&aether_r, &v_a, &v_b, &v_t);
+        memcpy(out + 0u * n + i, &aether_r.w, 4u * sizeof(double));
+        memcpy(out + 1u * n + i, &aether_r.x, 4u * sizeof(double));
+        memcpy(out + 2u * n + i, &aether_r.y, 4u * sizeof(double));
+        memcpy(out + 3u * n + i, &aether_r.z, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        aether_quatd v_a;
+        v_a.w = a[0u * n + i];
+        v_a.x = a[1u * n + i];
+        v_a.y = a[2u * n + i];
+        v_a.z = a[3u * n + i];
+        aether_quatd v_b;
+        v_b.w = b[0u * n + i];
+        v_b.x = b[1u * n + i];
+        v_b.y = b[2u * n + i];
+        v_b.z = b[3u * n + i];
+        double v_t;
+        v_t = t[i];
+        const aether_quatd result = aether_quatd_slerp(v_a, v_b, v_t);
+        out[0u * n + i] = result.w;
+        out[1u * n + i] = result.x;
+        out[2u * n + i] = result.y;
+        out[3u * n + i] = result.z;
+    }
+}
+
+void aether_quatd_slerp_aos(const aether_quatd *a, const aether_quatd *b, const double *t, aether_quatd *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 4u; i += 4u) {
+        aether_quatdx4 v_a;
+        aether_quatdx4 v_b;
+        aether_f64x4 v_t;
+        aether_quatdx4 aether_r;
+        aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
+        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 4, 0, 0), v_a_w2, 0, 1, 4, 0), v_a_w3, 0, 1, 2, 4);
+        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
+        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
+        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
+        aether_f64x4 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
+        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 8u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_b_w3, (const char *)(const void *)(b + i) + 12u * sizeof(double), 4u * sizeof(double));
+        v_b.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 4, 0, 0), v_b_w2, 0, 1, 4, 0), v_b_w3, 0, 1, 2, 4);
+        v_b.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 5, 0, 0), v_b_w2, 0, 1, 5, 0), v_b_w3, 0, 1, 2, 5);
+        v_b.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 6, 0, 0), v_b_w2, 0, 1, 6, 0), v_b_w3, 0, 1, 2, 6);
+        v_b.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 3, 7, 0, 0), v_b_w2, 0, 1, 7, 0), v_b_w3, 0, 1, 2, 7);
+        memcpy(&v_t, (const double *)(const void *)(t + i), 4u * sizeof(double));
+        aether_quatd_slerp_batch_x4(&aether_r, &v_a, &v_b, &v_t);
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 0, 4, 0, 0), aether_r.y, 0, 1, 4, 0), aether_r.z, 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 1, 5, 0, 0), aether_r.y, 0, 1, 5, 0), aether_r.z, 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 2, 6, 0, 0), aether_r.y, 0, 1, 6, 0), aether_r.z, 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 3, 7, 0, 0), aether_r.y, 0, 1, 7, 0), aether_r.z, 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_quatd_slerp_batch_item(&a[i], &b[i], &t[i]);
     }
 }
 

@@ -10,14 +10,14 @@
    itself. The per-lane linear algebra's batched forms are its _lanes functions. Truth values
    are int (0 or 1). out may be one of the input arrays (in place) but must not overlap one
    otherwise. Compile aether_batch.c: it includes the core header-only, so aether_core.c must be
-   beside aether_core.h but is not compiled or linked for it. Contract aether 0.1.0 cbb4180e29c0d831e9761c3384887c97. */
+   beside aether_core.h but is not compiled or linked for it. Contract aether 0.1.0 18ac5fe99d6c2a47c9484b617e3a43bd. */
 #ifndef AETHER_BATCH_H
 #define AETHER_BATCH_H
 
 #include <stddef.h>
 #include "aether_core.h"
 
-#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 cbb4180e29c0d831e9761c3384887c97"
+#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 18ac5fe99d6c2a47c9484b617e3a43bd"
 
 #ifdef __cplusplus
 extern "C" {
@@ -1222,6 +1222,18 @@ void aether_mat3d_from_euler_xyz_soa(const double *ax, const double *ay, const d
 
 /* aether_mat3d_from_euler_xyz_aos: out[i] = aether_mat3d_from_euler_xyz(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
 void aether_mat3d_from_euler_xyz_aos(const double *ax, const double *ay, const double *az, aether_mat3d *out, size_t n);
+
+/* aether_quatf_slerp_soa: out[i] = aether_quatf_slerp(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_quatf_slerp_soa(const float *a, const float *b, const float *t, float *out, size_t n);
+
+/* aether_quatf_slerp_aos: out[i] = aether_quatf_slerp(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_quatf_slerp_aos(const aether_quatf *a, const aether_quatf *b, const float *t, aether_quatf *out, size_t n);
+
+/* aether_quatd_slerp_soa: out[i] = aether_quatd_slerp(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_quatd_slerp_soa(const double *a, const double *b, const double *t, double *out, size_t n);
+
+/* aether_quatd_slerp_aos: out[i] = aether_quatd_slerp(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_quatd_slerp_aos(const aether_quatd *a, const aether_quatd *b, const double *t, aether_quatd *out, size_t n);
 
 /* aether_f32_jacobi_rotation_soa: out[i] = aether_f32_jacobi_rotation(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 void aether_f32_jacobi_rotation_soa(const float *app, const float *aqq, const float *apq, float *out, size_t n);

@@ -41,7 +41,7 @@
 /* The contract's fingerprint: the spec's name, version and the md5 of its canonical form
    (every function's operations; not its comments). aether_contract_id() returns the one the
    object was generated with; they are equal when header and object come from the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 cbb4180e29c0d831e9761c3384887c97"
+#define AETHER_CONTRACT_ID "aether 0.1.0 18ac5fe99d6c2a47c9484b617e3a43bd"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -68,7 +68,7 @@ AETHER_API const char *aether_contract_id(void);
 #define AETHER_SELFTEST_WITNESS 8
 #define AETHER_SELFTEST_CONTRACT_ID 16
 
-/* Replays the core's 205 witness vectors and checks the floating-point environment of
+/* Replays the core's 207 witness vectors and checks the floating-point environment of
    the calling thread; with a non-NULL expected_id, also that it equals the object's contract.
    Returns 0 or AETHER_SELFTEST_* bits. When message is not NULL, writes at most size bytes
    (NUL-terminated): "aether_selftest: ok: ..." or "aether_selftest: <problem>; <problem>...". */
@@ -3926,6 +3926,290 @@ AETHER_API aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, float az
        out.m[8] = (sx_y * sy_y);
        return out; */
 AETHER_API aether_mat3d aether_mat3d_from_euler_xyz(double ax, double ay, double az);
+
+/* aether_quatf_slerp: Spherical linear interpolation from a (t = 0) to b (t = 1) along the shorter arc: b negated when dot(a, b) < 0; normalize(lerp(a, b, t)) when the dot exceeds 1 - 2^-11; else (a sin(th (1 - t)) + b sin(th t)) * (1 / sin th) with th = acos(dot), as the contract states (its elementary-functions section). For unit quaternions.
+   Spec:
+       d0 = dot(a, b)
+       sg = d0 < 0 ? -1 : 1
+       c = scale(b, sg)
+       d = d0 * sg
+       nl = normalize(lerp(a, c, t))
+       th = acos(d)
+       s1 = sin(th * (1 - t))
+       s2 = sin(th * t)
+       r = 1 / sin(th)
+       out[i] = d > 0.99951171875 ? nl[i] : (a[i] * s1 + c[i] * s2) * r
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float d0 = ((a.z * b.z) + ((a.y * b.y) + ((a.x * b.x) + (a.w * b.w))));
+       const float sg = ((d0 < 0.0f) ? -1.0f : 1.0f);
+       const float c_w = (sg * b.w);
+       const float c_x = (sg * b.x);
+       const float c_y = (sg * b.y);
+       const float c_z = (sg * b.z);
+       const float d = (d0 * sg);
+       const float normalize_a_w = (a.w + (t * (c_w - a.w)));
+       const float normalize_a_x = (a.x + (t * (c_x - a.x)));
+       const float normalize_a_y = (a.y + (t * (c_y - a.y)));
+       const float normalize_a_z = (a.z + (t * (c_z - a.z)));
+       const float normalize_n = sqrtf(((normalize_a_z * normalize_a_z) + ((normalize_a_y * normalize_a_y) + ((normalize_a_x * normalize_a_x) + (normalize_a_w * normalize_a_w)))));
+       const float div_r = (1.0f / normalize_n);
+       const float normalize_d_w = (div_r * normalize_a_w);
+       const float normalize_d_x = (div_r * normalize_a_x);
+       const float normalize_d_y = (div_r * normalize_a_y);
+       const float normalize_d_z = (div_r * normalize_a_z);
+       const float nl_w = ((normalize_n > 0.0f) ? normalize_d_w : normalize_a_w);
+       const float nl_x = ((normalize_n > 0.0f) ? normalize_d_x : normalize_a_x);
+       const float nl_y = ((normalize_n > 0.0f) ? normalize_d_y : normalize_a_y);
+       const float nl_z = ((normalize_n > 0.0f) ? normalize_d_z : normalize_a_z);
+       const float acos_a = fabsf(d);
+       const int acos_b = (acos_a < 0.5f);
+       const float acos_z = (acos_b ? (acos_a * acos_a) : ((1.0f - acos_a) * 0.5f));
+       const float acos_s = sqrtf(acos_z);
+       const float acos_w = (acos_z * (0.1666666567325592041015625f + (acos_z * (0.075000941753387451171875f + (acos_z * (0.0445994026958942413330078125f + (acos_z * (0.03110066242516040802001953125f + (acos_z * (0.01714923791587352752685546875f + (acos_z * 0.033690847456455230712890625f)))))))))));
+       const float acos_hc = (acos_s * 4097.0f);
+       const float acos_sh = (acos_hc - (acos_hc - acos_s));
+       const float acos_c = ((acos_s == 0.0f) ? 0.0f : ((acos_z - (acos_sh * acos_sh)) / (acos_s + acos_sh)));
+       const float acos_rn = (3.1415927410125732421875f - (2.0f * (acos_s + ((acos_s * acos_w) - -0.00000004371138828673792886547744274139404296875f))));
+       const float acos_rp = (2.0f * (acos_sh + ((acos_s * acos_w) + acos_c)));
+       const float th = (acos_b ? (1.57079637050628662109375f - (d - (-0.00000004371138828673792886547744274139404296875f - (d * acos_w)))) : ((d < 0.0f) ? acos_rn : acos_rp));
+       const float sin_a_0 = (th * (1.0f - t));
+       const float sincos_t = (sin_a_0 * 0.636619746685028076171875f);
+       const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
+       const float sincos_ra = (sin_a_0 - (sincos_k * 1.5703125f));
+       const float sincos_rb = (sincos_k * 0.0004837512969970703125f);
+       const float sincos_s1 = (sincos_ra - sincos_rb);
+       const float sincos_v1 = (sincos_s1 - sincos_ra);
+       const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+       const float sincos_rc = (sincos_k * 0.0000000754953362047672271728515625f);
+       const float sincos_s2 = (sincos_s1 - sincos_rc);
+       const float sincos_v2 = (sincos_s2 - sincos_s1);
+       const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+       const float sincos_rd = (sincos_k * 0.0000000000025633440682570896029801588156260550022125244140625f);
+       const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+       const float sincos_r = (sincos_s2 + sincos_tl);
+       const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+       const float sincos_u = (sincos_r * sincos_r);
+       const float sincos_ps = ((sincos_r * sincos_u) * (-0.16666667163372039794921875f + (sincos_u * (0.008333331905305385589599609375f + (sincos_u * (-0.000198400855879299342632293701171875f + (sincos_u * 0.000002724986416069441474974155426025390625f)))))));
+       const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+       const float sincos_hu = (0.5f * sincos_u);
+       const float sincos_w = (1.0f - sincos_hu);
+       const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
+       const float sincos_pc = ((sincos_u * sincos_u) * (0.041666664183139801025390625f + (sincos_u * (-0.001388830249197781085968017578125f + (sincos_u * 0.00002454789137118496000766754150390625f)))));
+       const float sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
+       const float sincos_fq = ((((sincos_k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+       const float sincos_q = (sincos_k - (4.0f * sincos_fq));
+       const float sincos_sn = ((sin_a_0 == 0.0f) ? sin_a_0 : ((sincos_q == 0.0f) ? sincos_sr : ((sincos_q == 1.0f) ? sincos_cr : ((sincos_q == 2.0f) ? (sincos_sr * -1.0f) : (sincos_cr * -1.0f)))));
+       const int sincos_inside = (fabsf(sin_a_0) <= 8192.0f);
+       const float sincos_z = (sin_a_0 - sin_a_0);
+       const float s1 = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
+       const float sin_a_0_2 = (th * t);
+       const float sincos_t_2 = (sin_a_0_2 * 0.636619746685028076171875f);
+       const float sincos_k_2 = ((sincos_t_2 + 12582912.0f) - 12582912.0f);
+       const float sincos_ra_2 = (sin_a_0_2 - (sincos_k_2 * 1.5703125f));
+       const float sincos_rb_2 = (sincos_k_2 * 0.0004837512969970703125f);
+       const float sincos_s1_2 = (sincos_ra_2 - sincos_rb_2);
+       const float sincos_v1_2 = (sincos_s1_2 - sincos_ra_2);
+       const float sincos_e1_2 = ((sincos_ra_2 - (sincos_s1_2 - sincos_v1_2)) - (sincos_rb_2 + sincos_v1_2));
+       const float sincos_rc_2 = (sincos_k_2 * 0.0000000754953362047672271728515625f);
+       const float sincos_s2_2 = (sincos_s1_2 - sincos_rc_2);
+       const float sincos_v2_2 = (sincos_s2_2 - sincos_s1_2);
+       const float sincos_e2_2 = ((sincos_s1_2 - (sincos_s2_2 - sincos_v2_2)) - (sincos_rc_2 + sincos_v2_2));
+       const float sincos_rd_2 = (sincos_k_2 * 0.0000000000025633440682570896029801588156260550022125244140625f);
+       const float sincos_tl_2 = ((sincos_e1_2 + sincos_e2_2) - sincos_rd_2);
+       const float sincos_r_2 = (sincos_s2_2 + sincos_tl_2);
+       const float sincos_rl_2 = (sincos_tl_2 - (sincos_r_2 - sincos_s2_2));
+       const float sincos_u_2 = (sincos_r_2 * sincos_r_2);
+       const float sincos_ps_2 = ((sincos_r_2 * sincos_u_2) * (-0.16666667163372039794921875f + (sincos_u_2 * (0.008333331905305385589599609375f + (sincos_u_2 * (-0.000198400855879299342632293701171875f + (sincos_u_2 * 0.000002724986416069441474974155426025390625f)))))));
+       const float sincos_sr_2 = (sincos_r_2 + (sincos_ps_2 + sincos_rl_2));
+       const float sincos_hu_2 = (0.5f * sincos_u_2);
+       const float sincos_w_2 = (1.0f - sincos_hu_2);
+       const float sincos_lost_2 = ((1.0f - sincos_w_2) - sincos_hu_2);
+       const float sincos_pc_2 = ((sincos_u_2 * sincos_u_2) * (0.041666664183139801025390625f + (sincos_u_2 * (-0.001388830249197781085968017578125f + (sincos_u_2 * 0.00002454789137118496000766754150390625f)))));
+       const float sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - (sincos_r_2 * sincos_rl_2)) + sincos_lost_2));
+       const float sincos_fq_2 = ((((sincos_k_2 * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+       const float sincos_q_2 = (sincos_k_2 - (4.0f * sincos_fq_2));
+       const float sincos_sn_2 = ((sin_a_0_2 == 0.0f) ? sin_a_0_2 : ((sincos_q_2 == 0.0f) ? sincos_sr_2 : ((sincos_q_2 == 1.0f) ? sincos_cr_2 : ((sincos_q_2 == 2.0f) ? (sincos_sr_2 * -1.0f) : (sincos_cr_2 * -1.0f)))));
+       const int sincos_inside_2 = (fabsf(sin_a_0_2) <= 8192.0f);
+       const float sincos_z_2 = (sin_a_0_2 - sin_a_0_2);
+       const float s2 = (sincos_inside_2 ? sincos_sn_2 : (sincos_z_2 / sincos_z_2));
+       const float sincos_t_3 = (th * 0.636619746685028076171875f);
+       const float sincos_k_3 = ((sincos_t_3 + 12582912.0f) - 12582912.0f);
+       const float sincos_ra_3 = (th - (sincos_k_3 * 1.5703125f));
+       const float sincos_rb_3 = (sincos_k_3 * 0.0004837512969970703125f);
+       const float sincos_s1_3 = (sincos_ra_3 - sincos_rb_3);
+       const float sincos_v1_3 = (sincos_s1_3 - sincos_ra_3);
+       const float sincos_e1_3 = ((sincos_ra_3 - (sincos_s1_3 - sincos_v1_3)) - (sincos_rb_3 + sincos_v1_3));
+       const float sincos_rc_3 = (sincos_k_3 * 0.0000000754953362047672271728515625f);
+       const float sincos_s2_3 = (sincos_s1_3 - sincos_rc_3);
+       const float sincos_v2_3 = (sincos_s2_3 - sincos_s1_3);
+       const float sincos_e2_3 = ((sincos_s1_3 - (sincos_s2_3 - sincos_v2_3)) - (sincos_rc_3 + sincos_v2_3));
+       const float sincos_rd_3 = (sincos_k_3 * 0.0000000000025633440682570896029801588156260550022125244140625f);
+       const float sincos_tl_3 = ((sincos_e1_3 + sincos_e2_3) - sincos_rd_3);
+       const float sincos_r_3 = (sincos_s2_3 + sincos_tl_3);
+       const float sincos_rl_3 = (sincos_tl_3 - (sincos_r_3 - sincos_s2_3));
+       const float sincos_u_3 = (sincos_r_3 * sincos_r_3);
+       const float sincos_ps_3 = ((sincos_r_3 * sincos_u_3) * (-0.16666667163372039794921875f + (sincos_u_3 * (0.008333331905305385589599609375f + (sincos_u_3 * (-0.000198400855879299342632293701171875f + (sincos_u_3 * 0.000002724986416069441474974155426025390625f)))))));
+       const float sincos_sr_3 = (sincos_r_3 + (sincos_ps_3 + sincos_rl_3));
+       const float sincos_hu_3 = (0.5f * sincos_u_3);
+       const float sincos_w_3 = (1.0f - sincos_hu_3);
+       const float sincos_lost_3 = ((1.0f - sincos_w_3) - sincos_hu_3);
+       const float sincos_pc_3 = ((sincos_u_3 * sincos_u_3) * (0.041666664183139801025390625f + (sincos_u_3 * (-0.001388830249197781085968017578125f + (sincos_u_3 * 0.00002454789137118496000766754150390625f)))));
+       const float sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - (sincos_r_3 * sincos_rl_3)) + sincos_lost_3));
+       const float sincos_fq_3 = ((((sincos_k_3 * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+       const float sincos_q_3 = (sincos_k_3 - (4.0f * sincos_fq_3));
+       const float sincos_sn_3 = ((th == 0.0f) ? th : ((sincos_q_3 == 0.0f) ? sincos_sr_3 : ((sincos_q_3 == 1.0f) ? sincos_cr_3 : ((sincos_q_3 == 2.0f) ? (sincos_sr_3 * -1.0f) : (sincos_cr_3 * -1.0f)))));
+       const int sincos_inside_3 = (fabsf(th) <= 8192.0f);
+       const float sincos_z_3 = (th - th);
+       const float r = (1.0f / (sincos_inside_3 ? sincos_sn_3 : (sincos_z_3 / sincos_z_3)));
+       aether_quatf out;
+       out.w = ((d > 0.99951171875f) ? nl_w : (((a.w * s1) + (c_w * s2)) * r));
+       out.x = ((d > 0.99951171875f) ? nl_x : (((a.x * s1) + (c_x * s2)) * r));
+       out.y = ((d > 0.99951171875f) ? nl_y : (((a.y * s1) + (c_y * s2)) * r));
+       out.z = ((d > 0.99951171875f) ? nl_z : (((a.z * s1) + (c_z * s2)) * r));
+       return out; */
+AETHER_API aether_quatf aether_quatf_slerp(aether_quatf a, aether_quatf b, float t);
+
+/* aether_quatd_slerp: Spherical linear interpolation from a (t = 0) to b (t = 1) along the shorter arc: b negated when dot(a, b) < 0; normalize(lerp(a, b, t)) when the dot exceeds 1 - 2^-11; else (a sin(th (1 - t)) + b sin(th t)) * (1 / sin th) with th = acos(dot), as the contract states (its elementary-functions section). For unit quaternions.
+   Spec:
+       d0 = dot(a, b)
+       sg = d0 < 0 ? -1 : 1
+       c = scale(b, sg)
+       d = d0 * sg
+       nl = normalize(lerp(a, c, t))
+       th = acos(d)
+       s1 = sin(th * (1 - t))
+       s2 = sin(th * t)
+       r = 1 / sin(th)
+       out[i] = d > 0.99951171875 ? nl[i] : (a[i] * s1 + c[i] * s2) * r
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double d0 = ((a.z * b.z) + ((a.y * b.y) + ((a.x * b.x) + (a.w * b.w))));
+       const double sg = ((d0 < 0.0) ? -1.0 : 1.0);
+       const double c_w = (sg * b.w);
+       const double c_x = (sg * b.x);
+       const double c_y = (sg * b.y);
+       const double c_z = (sg * b.z);
+       const double d = (d0 * sg);
+       const double normalize_a_w = (a.w + (t * (c_w - a.w)));
+       const double normalize_a_x = (a.x + (t * (c_x - a.x)));
+       const double normalize_a_y = (a.y + (t * (c_y - a.y)));
+       const double normalize_a_z = (a.z + (t * (c_z - a.z)));
+       const double normalize_n = sqrt(((normalize_a_z * normalize_a_z) + ((normalize_a_y * normalize_a_y) + ((normalize_a_x * normalize_a_x) + (normalize_a_w * normalize_a_w)))));
+       const double div_r = (1.0 / normalize_n);
+       const double normalize_d_w = (div_r * normalize_a_w);
+       const double normalize_d_x = (div_r * normalize_a_x);
+       const double normalize_d_y = (div_r * normalize_a_y);
+       const double normalize_d_z = (div_r * normalize_a_z);
+       const double nl_w = ((normalize_n > 0.0) ? normalize_d_w : normalize_a_w);
+       const double nl_x = ((normalize_n > 0.0) ? normalize_d_x : normalize_a_x);
+       const double nl_y = ((normalize_n > 0.0) ? normalize_d_y : normalize_a_y);
+       const double nl_z = ((normalize_n > 0.0) ? normalize_d_z : normalize_a_z);
+       const double acos_a = fabs(d);
+       const int acos_b = (acos_a < 0.5);
+       const double acos_z = (acos_b ? (acos_a * acos_a) : ((1.0 - acos_a) * 0.5));
+       const double acos_s = sqrt(acos_z);
+       const double acos_w = (acos_z * (0.166666666666666685170383743752609007060527801513671875 + (acos_z * (0.0749999999999843292020074159154319204390048980712890625 + (acos_z * (0.044642857146355428843431667473851121030747890472412109375 + (acos_z * (0.0303819441385312465075951848803015309385955333709716796875 + (acos_z * (0.022372172942149888552609837688578409142792224884033203125 + (acos_z * (0.0173523927208699725588392226427458808757364749908447265625 + (acos_z * (0.0139712129735529329288556965593670611269772052764892578125 + (acos_z * (0.01147917741518490568342070190510639804415404796600341796875 + (acos_z * (0.0103228143501857792807552272051907493732869625091552734375 + (acos_z * (0.00545750671864035814817572855872640502639114856719970703125 + (acos_z * (0.017400879442694021370652279756541247479617595672607421875 + (acos_z * (-0.014851887071247203697677008449318236671388149261474609375 + (acos_z * 0.0287578513674215663353805894075776450335979461669921875)))))))))))))))))))))))));
+       const double acos_hc = (acos_s * 134217729.0);
+       const double acos_sh = (acos_hc - (acos_hc - acos_s));
+       const double acos_c = ((acos_s == 0.0) ? 0.0 : ((acos_z - (acos_sh * acos_sh)) / (acos_s + acos_sh)));
+       const double acos_rn = (3.141592653589793115997963468544185161590576171875 - (2.0 * (acos_s + ((acos_s * acos_w) - 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375))));
+       const double acos_rp = (2.0 * (acos_sh + ((acos_s * acos_w) + acos_c)));
+       const double th = (acos_b ? (1.5707963267948965579989817342720925807952880859375 - (d - (0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375 - (d * acos_w)))) : ((d < 0.0) ? acos_rn : acos_rp));
+       const double sin_a_0 = (th * (1.0 - t));
+       const double sincos_t = (sin_a_0 * 0.63661977236758138243288840385503135621547698974609375);
+       const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_ra = (sin_a_0 - (sincos_k * 1.570796326734125614166259765625));
+       const double sincos_rb = (sincos_k * 0.00000000006077100506303965976595549136618501506745815277099609375);
+       const double sincos_s1 = (sincos_ra - sincos_rb);
+       const double sincos_v1 = (sincos_s1 - sincos_ra);
+       const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+       const double sincos_rc = (sincos_k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
+       const double sincos_s2 = (sincos_s1 - sincos_rc);
+       const double sincos_v2 = (sincos_s2 - sincos_s1);
+       const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+       const double sincos_rd = (sincos_k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
+       const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+       const double sincos_r = (sincos_s2 + sincos_tl);
+       const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+       const double sincos_u = (sincos_r * sincos_r);
+       const double sincos_ps = ((sincos_r * sincos_u) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
+       const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+       const double sincos_hu = (0.5 * sincos_u);
+       const double sincos_w = (1.0 - sincos_hu);
+       const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
+       const double sincos_pc = ((sincos_u * sincos_u) * (0.041666666666666664353702032030923874117434024810791015625 + (sincos_u * (-0.0013888888888887395388349599301136549911461770534515380859375 + (sincos_u * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (sincos_u * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (sincos_u * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (sincos_u * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
+       const double sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
+       const double sincos_fq = ((((sincos_k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_q = (sincos_k - (4.0 * sincos_fq));
+       const double sincos_sn = ((sin_a_0 == 0.0) ? sin_a_0 : ((sincos_q == 0.0) ? sincos_sr : ((sincos_q == 1.0) ? sincos_cr : ((sincos_q == 2.0) ? (sincos_sr * -1.0) : (sincos_cr * -1.0)))));
+       const int sincos_inside = (fabs(sin_a_0) <= 1048576.0);
+       const double sincos_z = (sin_a_0 - sin_a_0);
+       const double s1 = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
+       const double sin_a_0_2 = (th * t);
+       const double sincos_t_2 = (sin_a_0_2 * 0.63661977236758138243288840385503135621547698974609375);
+       const double sincos_k_2 = ((sincos_t_2 + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_ra_2 = (sin_a_0_2 - (sincos_k_2 * 1.570796326734125614166259765625));
+       const double sincos_rb_2 = (sincos_k_2 * 0.00000000006077100506303965976595549136618501506745815277099609375);
+       const double sincos_s1_2 = (sincos_ra_2 - sincos_rb_2);
+       const double sincos_v1_2 = (sincos_s1_2 - sincos_ra_2);
+       const double sincos_e1_2 = ((sincos_ra_2 - (sincos_s1_2 - sincos_v1_2)) - (sincos_rb_2 + sincos_v1_2));
+       const double sincos_rc_2 = (sincos_k_2 * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
+       const double sincos_s2_2 = (sincos_s1_2 - sincos_rc_2);
+       const double sincos_v2_2 = (sincos_s2_2 - sincos_s1_2);
+       const double sincos_e2_2 = ((sincos_s1_2 - (sincos_s2_2 - sincos_v2_2)) - (sincos_rc_2 + sincos_v2_2));
+       const double sincos_rd_2 = (sincos_k_2 * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
+       const double sincos_tl_2 = ((sincos_e1_2 + sincos_e2_2) - sincos_rd_2);
+       const double sincos_r_2 = (sincos_s2_2 + sincos_tl_2);
+       const double sincos_rl_2 = (sincos_tl_2 - (sincos_r_2 - sincos_s2_2));
+       const double sincos_u_2 = (sincos_r_2 * sincos_r_2);
+       const double sincos_ps_2 = ((sincos_r_2 * sincos_u_2) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u_2 * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u_2 * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u_2 * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u_2 * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u_2 * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u_2 * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
+       const double sincos_sr_2 = (sincos_r_2 + (sincos_ps_2 + sincos_rl_2));
+       const double sincos_hu_2 = (0.5 * sincos_u_2);
+       const double sincos_w_2 = (1.0 - sincos_hu_2);
+       const double sincos_lost_2 = ((1.0 - sincos_w_2) - sincos_hu_2);
+       const double sincos_pc_2 = ((sincos_u_2 * sincos_u_2) * (0.041666666666666664353702032030923874117434024810791015625 + (sincos_u_2 * (-0.0013888888888887395388349599301136549911461770534515380859375 + (sincos_u_2 * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (sincos_u_2 * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (sincos_u_2 * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (sincos_u_2 * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
+       const double sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - (sincos_r_2 * sincos_rl_2)) + sincos_lost_2));
+       const double sincos_fq_2 = ((((sincos_k_2 * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_q_2 = (sincos_k_2 - (4.0 * sincos_fq_2));
+       const double sincos_sn_2 = ((sin_a_0_2 == 0.0) ? sin_a_0_2 : ((sincos_q_2 == 0.0) ? sincos_sr_2 : ((sincos_q_2 == 1.0) ? sincos_cr_2 : ((sincos_q_2 == 2.0) ? (sincos_sr_2 * -1.0) : (sincos_cr_2 * -1.0)))));
+       const int sincos_inside_2 = (fabs(sin_a_0_2) <= 1048576.0);
+       const double sincos_z_2 = (sin_a_0_2 - sin_a_0_2);
+       const double s2 = (sincos_inside_2 ? sincos_sn_2 : (sincos_z_2 / sincos_z_2));
+       const double sincos_t_3 = (th * 0.63661977236758138243288840385503135621547698974609375);
+       const double sincos_k_3 = ((sincos_t_3 + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_ra_3 = (th - (sincos_k_3 * 1.570796326734125614166259765625));
+       const double sincos_rb_3 = (sincos_k_3 * 0.00000000006077100506303965976595549136618501506745815277099609375);
+       const double sincos_s1_3 = (sincos_ra_3 - sincos_rb_3);
+       const double sincos_v1_3 = (sincos_s1_3 - sincos_ra_3);
+       const double sincos_e1_3 = ((sincos_ra_3 - (sincos_s1_3 - sincos_v1_3)) - (sincos_rb_3 + sincos_v1_3));
+       const double sincos_rc_3 = (sincos_k_3 * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
+       const double sincos_s2_3 = (sincos_s1_3 - sincos_rc_3);
+       const double sincos_v2_3 = (sincos_s2_3 - sincos_s1_3);
+       const double sincos_e2_3 = ((sincos_s1_3 - (sincos_s2_3 - sincos_v2_3)) - (sincos_rc_3 + sincos_v2_3));
+       const double sincos_rd_3 = (sincos_k_3 * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
+       const double sincos_tl_3 = ((sincos_e1_3 + sincos_e2_3) - sincos_rd_3);
+       const double sincos_r_3 = (sincos_s2_3 + sincos_tl_3);
+       const double sincos_rl_3 = (sincos_tl_3 - (sincos_r_3 - sincos_s2_3));
+       const double sincos_u_3 = (sincos_r_3 * sincos_r_3);
+       const double sincos_ps_3 = ((sincos_r_3 * sincos_u_3) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u_3 * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u_3 * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u_3 * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u_3 * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u_3 * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u_3 * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
+       const double sincos_sr_3 = (sincos_r_3 + (sincos_ps_3 + sincos_rl_3));
+       const double sincos_hu_3 = (0.5 * sincos_u_3);
+       const double sincos_w_3 = (1.0 - sincos_hu_3);
+       const double sincos_lost_3 = ((1.0 - sincos_w_3) - sincos_hu_3);
+       const double sincos_pc_3 = ((sincos_u_3 * sincos_u_3) * (0.041666666666666664353702032030923874117434024810791015625 + (sincos_u_3 * (-0.0013888888888887395388349599301136549911461770534515380859375 + (sincos_u_3 * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (sincos_u_3 * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (sincos_u_3 * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (sincos_u_3 * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
+       const double sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - (sincos_r_3 * sincos_rl_3)) + sincos_lost_3));
+       const double sincos_fq_3 = ((((sincos_k_3 * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_q_3 = (sincos_k_3 - (4.0 * sincos_fq_3));
+       const double sincos_sn_3 = ((th == 0.0) ? th : ((sincos_q_3 == 0.0) ? sincos_sr_3 : ((sincos_q_3 == 1.0) ? sincos_cr_3 : ((sincos_q_3 == 2.0) ? (sincos_sr_3 * -1.0) : (sincos_cr_3 * -1.0)))));
+       const int sincos_inside_3 = (fabs(th) <= 1048576.0);
+       const double sincos_z_3 = (th - th);
+       const double r = (1.0 / (sincos_inside_3 ? sincos_sn_3 : (sincos_z_3 / sincos_z_3)));
+       aether_quatd out;
+       out.w = ((d > 0.99951171875) ? nl_w : (((a.w * s1) + (c_w * s2)) * r));
+       out.x = ((d > 0.99951171875) ? nl_x : (((a.x * s1) + (c_x * s2)) * r));
+       out.y = ((d > 0.99951171875) ? nl_y : (((a.y * s1) + (c_y * s2)) * r));
+       out.z = ((d > 0.99951171875) ? nl_z : (((a.z * s1) + (c_z * s2)) * r));
+       return out; */
+AETHER_API aether_quatd aether_quatd_slerp(aether_quatd a, aether_quatd b, double t);
 
 /* aether_f32_jacobi_rotation: The Jacobi rotation that zeroes apq: theta = (aqq - app) / (2 * apq); t = sign(theta) / (|theta| + sqrt(theta^2 + 1)), or 0.5 / |theta| where theta^2 overflows; t = +0 when apq is zero; c = 1 / sqrt(t^2 + 1); s = t * c; tau = s / (1 + c).
    Spec:

@@ -7,7 +7,7 @@
 
 #define AETHER_CORPUS_CONTRACT_VERSION "0.1.0"
 /* The fingerprint of the contract the corpus was generated from (aether_core.h's AETHER_CONTRACT_ID). */
-#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 cbb4180e29c0d831e9761c3384887c97"
+#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 18ac5fe99d6c2a47c9484b617e3a43bd"
 
 #include "fmin_f32.h"
 #include "fmin_f64.h"
@@ -107,6 +107,8 @@
 #include "from_axis_angle_f64.h"
 #include "from_euler_xyz_f32.h"
 #include "from_euler_xyz_f64.h"
+#include "slerp_f32.h"
+#include "slerp_f64.h"
 #include "jacobi_rotation_f32.h"
 #include "jacobi_rotation_f64.h"
 #include "jacobi_update_f32.h"
@@ -393,6 +395,8 @@ static const aether_corpus_function aether_corpus_functions[] = {
     { "aether_quatd_from_axis_angle", "from_axis_angle_f64", 64, 4, 4, 69, aether_corpus_quatd_from_axis_angle, 1, 0, 0 },
     { "aether_mat3f_from_euler_xyz", "from_euler_xyz_f32", 32, 3, 9, 67, aether_corpus_mat3f_from_euler_xyz, 1, 0, 0 },
     { "aether_mat3d_from_euler_xyz", "from_euler_xyz_f64", 64, 3, 9, 67, aether_corpus_mat3d_from_euler_xyz, 1, 0, 0 },
+    { "aether_quatf_slerp", "slerp_f32", 32, 9, 4, 78, aether_corpus_quatf_slerp, 1, 0, 0 },
+    { "aether_quatd_slerp", "slerp_f64", 64, 9, 4, 78, aether_corpus_quatd_slerp, 1, 0, 0 },
     { "aether_f32_jacobi_rotation", "jacobi_rotation_f32", 32, 3, 4, 61, aether_corpus_f32_jacobi_rotation, 1, 0, 0 },
     { "aether_f64_jacobi_rotation", "jacobi_rotation_f64", 64, 3, 4, 62, aether_corpus_f64_jacobi_rotation, 1, 0, 0 },
     { "aether_f32_jacobi_update", "jacobi_update_f32", 32, 6, 2, 56, aether_corpus_f32_jacobi_update, 1, 0, 0 },
@@ -553,6 +557,6 @@ static const aether_corpus_function aether_corpus_functions[] = {
     { "aether_mat4d_eigh_lanes", "eigh_lanes_f64", 64, 0, 0, 46, aether_corpus_mat4d_eigh_lanes, 1, 0, 1 },
 };
 
-#define AETHER_CORPUS_FUNCTION_COUNT 358
+#define AETHER_CORPUS_FUNCTION_COUNT 360
 
 #endif /* AETHER_C_CORPUS_H */

@@ -5186,6 +5186,70 @@ extern "C" int aether_mat3d_from_euler_xyz_batch(const double *ax, const double 
     return (int)cudaGetLastError();
 }
 
+static __global__ void aether_batch_kernel_quatf_slerp(const float *a, const float *b, const float *t, float *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        aether_quatf v_a;
+        v_a.w = a[0u * n + i];
+        v_a.x = a[1u * n + i];
+        v_a.y = a[2u * n + i];
+        v_a.z = a[3u * n + i];
+        aether_quatf v_b;
+        v_b.w = b[0u * n + i];
+        v_b.x = b[1u * n + i];
+        v_b.y = b[2u * n + i];
+        v_b.z = b[3u * n + i];
+        float v_t;
+        v_t = t[i];
+        const aether_quatf result = aether_quatf_slerp(v_a, v_b, v_t);
+        out[0u * n + i] = result.w;
+        out[1u * n + i] = result.x;
+        out[2u * n + i] = result.y;
+        out[3u * n + i] = result.z;
+    }
+}
+
+extern "C" int aether_quatf_slerp_batch(const float *a, const float *b, const float *t, float *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_quatf_slerp<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, t, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_quatd_slerp(const double *a, const double *b, const double *t, double *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        aether_quatd v_a;
+        v_a.w = a[0u * n + i];
+        v_a.x = a[1u * n + i];
+        v_a.y = a[2u * n + i];
+        v_a.z = a[3u * n + i];
+        aether_quatd v_b;
+        v_b.w = b[0u * n + i];
+        v_b.x = b[1u * n + i];
+        v_b.y = b[2u * n + i];
+        v_b.z = b[3u * n + i];
+        double v_t;
+        v_t = t[i];
+        const aether_quatd result = aether_quatd_slerp(v_a, v_b, v_t);
+        out[0u * n + i] = result.w;
+        out[1u * n + i] = result.x;
+        out[2u * n + i] = result.y;
+        out[3u * n + i] = result.z;
+    }
+}
+
+extern "C" int aether_quatd_slerp_batch(const double *a, const double *b, const double *t, double *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_quatd_slerp<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, t, out, n);
+    return (int)cudaGetLastError();
+}
+
 static __global__ void aether_batch_kernel_f32_jacobi_rotation(const float *app, const float *aqq, const float *apq, float *out, size_t n)
 {
     const size_t stride = (size_t)gridDim.x * blockDim.x;

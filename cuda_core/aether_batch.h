@@ -9,14 +9,14 @@
    Structure of arrays: for a parameter or result with several components (a vec3f, a mat3d,
    ...), component c of item i is at [c * n + i]; a matrix's components are its row-major
    elements, (r, c) at component r * cols + c. Scalars are at [i]; truth values are int.
-   Link aether_batch.cu (nvcc -c aether_batch.cu) into the program. Contract aether 0.1.0 cbb4180e29c0d831e9761c3384887c97. */
+   Link aether_batch.cu (nvcc -c aether_batch.cu) into the program. Contract aether 0.1.0 18ac5fe99d6c2a47c9484b617e3a43bd. */
 #ifndef AETHER_BATCH_H
 #define AETHER_BATCH_H
 
 #include <stddef.h>
 #include <cuda_runtime_api.h>
 
-#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 cbb4180e29c0d831e9761c3384887c97"
+#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 18ac5fe99d6c2a47c9484b617e3a43bd"
 
 #ifdef __cplusplus
 extern "C" {
@@ -621,6 +621,12 @@ int aether_mat3f_from_euler_xyz_batch(const float *ax, const float *ay, const fl
 
 /* aether_mat3d_from_euler_xyz_batch: out[i] = aether_mat3d_from_euler_xyz(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 int aether_mat3d_from_euler_xyz_batch(const double *ax, const double *ay, const double *az, double *out, size_t n, cudaStream_t stream);
+
+/* aether_quatf_slerp_batch: out[i] = aether_quatf_slerp(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_quatf_slerp_batch(const float *a, const float *b, const float *t, float *out, size_t n, cudaStream_t stream);
+
+/* aether_quatd_slerp_batch: out[i] = aether_quatd_slerp(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_quatd_slerp_batch(const double *a, const double *b, const double *t, double *out, size_t n, cudaStream_t stream);
 
 /* aether_f32_jacobi_rotation_batch: out[i] = aether_f32_jacobi_rotation(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 int aether_f32_jacobi_rotation_batch(const float *app, const float *aqq, const float *apq, float *out, size_t n, cudaStream_t stream);

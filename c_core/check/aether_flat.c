@@ -5402,6 +5402,82 @@ static size_t aether_flat_call_mat3d_from_euler_xyz(const uint64_t *in, size_t n
     return o;
 }
 
+static size_t aether_flat_call_quatf_slerp(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    aether_quatf p_a;
+    aether_quatf p_b;
+    float p_t;
+    aether_quatf r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 9u || cap < 4u) return AETHER_FLAT_BAD;
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[4u]);
+        e[1] = aether_flat_rd32(in[5u]);
+        e[2] = aether_flat_rd32(in[6u]);
+        e[3] = aether_flat_rd32(in[7u]);
+        memcpy(&p_b, e, sizeof e);
+    }
+    p_t = aether_flat_rd32(in[8u]);
+    r = aether_quatf_slerp(p_a, p_b, p_t);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
+    return o;
+}
+
+static size_t aether_flat_call_quatd_slerp(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    aether_quatd p_a;
+    aether_quatd p_b;
+    double p_t;
+    aether_quatd r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 9u || cap < 4u) return AETHER_FLAT_BAD;
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[4u]);
+        e[1] = aether_flat_rd64(in[5u]);
+        e[2] = aether_flat_rd64(in[6u]);
+        e[3] = aether_flat_rd64(in[7u]);
+        memcpy(&p_b, e, sizeof e);
+    }
+    p_t = aether_flat_rd64(in[8u]);
+    r = aether_quatd_slerp(p_a, p_b, p_t);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
+    return o;
+}
+
 static size_t aether_flat_call_f32_jacobi_rotation(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
 {
     float p_app;
@@ -12751,6 +12827,8 @@ const aether_flat_entry aether_flat_entries[AETHER_FLAT_COUNT] = {
     { "aether_quatd_from_axis_angle", "from_axis_angle", "quat", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 4u, 4u, 0u, 0u, 0u, aether_flat_call_quatd_from_axis_angle },
     { "aether_mat3f_from_euler_xyz", "from_euler_xyz", "mat3", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 3u, 9u, 0u, 0u, 0u, aether_flat_call_mat3f_from_euler_xyz },
     { "aether_mat3d_from_euler_xyz", "from_euler_xyz", "mat3", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 3u, 9u, 0u, 0u, 0u, aether_flat_call_mat3d_from_euler_xyz },
+    { "aether_quatf_slerp", "slerp", "quat", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 9u, 4u, 0u, 0u, 0u, aether_flat_call_quatf_slerp },
+    { "aether_quatd_slerp", "slerp", "quat", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 9u, 4u, 0u, 0u, 0u, aether_flat_call_quatd_slerp },
     { "aether_f32_jacobi_rotation", "jacobi_rotation", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 3u, 4u, 0u, 0u, 0u, aether_flat_call_f32_jacobi_rotation },
     { "aether_f64_jacobi_rotation", "jacobi_rotation", "scalar", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 3u, 4u, 0u, 0u, 0u, aether_flat_call_f64_jacobi_rotation },
     { "aether_f32_jacobi_update", "jacobi_update", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 6u, 2u, 0u, 0u, 0u, aether_flat_call_f32_jacobi_update },

@@ -3495,6 +3495,46 @@ static size_t aether_flat_batch_mat3d_from_euler_xyz(int aos, const uint64_t *in
     return status;
 }
 
+static size_t aether_flat_batch_quatf_slerp(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    float *p_a = aether_flat_batch_get32(in, in_at, count, 0u, 4u, aos);
+    float *p_b = aether_flat_batch_get32(in, in_at, count, 4u, 4u, aos);
+    float *p_t = aether_flat_batch_get32(in, in_at, count, 8u, 1u, aos);
+    float *r = (float *)malloc((count * 4u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 4u && r != NULL && p_a != NULL && p_b != NULL && p_t != NULL) {
+        if (aos) aether_quatf_slerp_aos((const aether_quatf *)(void *)p_a, (const aether_quatf *)(void *)p_b, (const float *)(void *)p_t, (aether_quatf *)(void *)r, count);
+        else aether_quatf_slerp_soa(p_a, p_b, p_t, r, count);
+        aether_flat_batch_put32(r, count, 4u, aos, out, cap);
+        status = 4u;
+    }
+    free(p_a);
+    free(p_b);
+    free(p_t);
+    free(r);
+    return status;
+}
+
+static size_t aether_flat_batch_quatd_slerp(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    double *p_a = aether_flat_batch_get64(in, in_at, count, 0u, 4u, aos);
+    double *p_b = aether_flat_batch_get64(in, in_at, count, 4u, 4u, aos);
+    double *p_t = aether_flat_batch_get64(in, in_at, count, 8u, 1u, aos);
+    double *r = (double *)malloc((count * 4u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 4u && r != NULL && p_a != NULL && p_b != NULL && p_t != NULL) {
+        if (aos) aether_quatd_slerp_aos((const aether_quatd *)(void *)p_a, (const aether_quatd *)(void *)p_b, (const double *)(void *)p_t, (aether_quatd *)(void *)r, count);
+        else aether_quatd_slerp_soa(p_a, p_b, p_t, r, count);
+        aether_flat_batch_put64(r, count, 4u, aos, out, cap);
+        status = 4u;
+    }
+    free(p_a);
+    free(p_b);
+    free(p_t);
+    free(r);
+    return status;
+}
+
 static size_t aether_flat_batch_f32_jacobi_rotation(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
 {
     float *p_app = aether_flat_batch_get32(in, in_at, count, 0u, 1u, aos);
@@ -3619,7 +3659,7 @@ static size_t aether_flat_batch_f64_jacobi_diag(int aos, const uint64_t *in, con
     return status;
 }
 
-const aether_flat_batch_call aether_flat_batch_calls[358] = {
+const aether_flat_batch_call aether_flat_batch_calls[360] = {
     aether_flat_batch_f32_fmin,
     aether_flat_batch_f64_fmin,
     aether_flat_batch_f32_fmax,
@@ -3820,6 +3860,8 @@ const aether_flat_batch_call aether_flat_batch_calls[358] = {
     aether_flat_batch_quatd_from_axis_angle,
     aether_flat_batch_mat3f_from_euler_xyz,
     aether_flat_batch_mat3d_from_euler_xyz,
+    aether_flat_batch_quatf_slerp,
+    aether_flat_batch_quatd_slerp,
     aether_flat_batch_f32_jacobi_rotation,
     aether_flat_batch_f64_jacobi_rotation,
     aether_flat_batch_f32_jacobi_update,

@@ -16,7 +16,7 @@
    Prints a Markdown table: kernel, items, bytes per item, microseconds per launch, GB/s, the
    share of the copy kernel's GB/s, and the check. Exit status: 0; 1 when an item differs from
    the host path (the plain-operator control build must give 1); 2 on a CUDA or usage error.
-   Contract aether 0.1.0 cbb4180e29c0d831e9761c3384887c97. */
+   Contract aether 0.1.0 18ac5fe99d6c2a47c9484b617e3a43bd. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10187,6 +10187,136 @@ int main(int argc, char **argv)
         free(h3);
         free(r3);
         bench_row("aether_mat3d_from_euler_xyz_batch", n, per_item, seconds, copy_rate, nv, differ);
+        pool.used = 0;
+    }
+    if (only == NULL || strstr("aether_quatf_slerp_batch", only) != NULL) {
+        const size_t per_item = 4 * sizeof(float) + 4 * sizeof(float) + 1 * sizeof(float) + 4 * sizeof(float);
+        const size_t n = budget / per_item;
+        float *b0 = (float *)bench_take(&pool, n * 4 * sizeof(float));
+        float *b1 = (float *)bench_take(&pool, n * 4 * sizeof(float));
+        float *b2 = (float *)bench_take(&pool, n * 1 * sizeof(float));
+        float *b3 = (float *)bench_take(&pool, n * 4 * sizeof(float));
+        bench_fill(b0, n * 4, n, 0u, 0, 0u);
+        bench_fill(b1, n * 4, n, 0u, 0, 1u);
+        bench_fill(b2, n * 1, n, 0u, 0, 2u);
+        const double seconds = bench_seconds([&]() { return aether_quatf_slerp_batch(b0, b1, b2, b3, n, 0); }, reps);
+        /* The check: nv items on the device against the host path. */
+        const size_t nv = n < BENCH_VERIFY ? n : BENCH_VERIFY;
+        size_t differ = 0, i;
+        bench_fill(b0, nv * 4, nv, 0u, 0, 0u);
+        bench_fill(b1, nv * 4, nv, 0u, 0, 1u);
+        bench_fill(b2, nv * 1, nv, 0u, 0, 2u);
+        BENCH_CHECK((cudaError_t)aether_quatf_slerp_batch(b0, b1, b2, b3, nv, 0));
+        BENCH_CHECK(cudaDeviceSynchronize());
+        float *h0 = bench_host_copy(b0, nv * 4);
+        float *h1 = bench_host_copy(b1, nv * 4);
+        float *h2 = bench_host_copy(b2, nv * 1);
+        float *h3 = bench_host_copy(b3, nv * 4);
+        float *r3 = (float *)calloc(nv * 4 + 1u, sizeof(float));
+        if (r3 == NULL) exit(2);
+        {
+            const size_t n = nv;
+            const float *a = (const float *)h0;
+            const float *b = (const float *)h1;
+            const float *t = (const float *)h2;
+            float *out = (float *)r3;
+            for (i = 0; i < n; ++i) {
+                aether_quatf v_a;
+                v_a.w = a[0u * n + i];
+                v_a.x = a[1u * n + i];
+                v_a.y = a[2u * n + i];
+                v_a.z = a[3u * n + i];
+                aether_quatf v_b;
+                v_b.w = b[0u * n + i];
+                v_b.x = b[1u * n + i];
+                v_b.y = b[2u * n + i];
+                v_b.z = b[3u * n + i];
+                float v_t;
+                v_t = t[i];
+                const aether_quatf result = aether_quatf_slerp(v_a, v_b, v_t);
+                out[0u * n + i] = result.w;
+                out[1u * n + i] = result.x;
+                out[2u * n + i] = result.y;
+                out[3u * n + i] = result.z;
+            }
+        }
+        for (i = 0; i < nv; ++i) {
+            int same = 1;
+            size_t c;
+            for (c = 0; c < 4; ++c) same = same && bench_same(r3[c * nv + i], h3[c * nv + i], 0);
+            if (!same) differ += 1;
+        }
+        free(h0);
+        free(h1);
+        free(h2);
+        free(h3);
+        free(r3);
+        bench_row("aether_quatf_slerp_batch", n, per_item, seconds, copy_rate, nv, differ);
+        pool.used = 0;
+    }
+    if (only == NULL || strstr("aether_quatd_slerp_batch", only) != NULL) {
+        const size_t per_item = 4 * sizeof(double) + 4 * sizeof(double) + 1 * sizeof(double) + 4 * sizeof(double);
+        const size_t n = budget / per_item;
+        double *b0 = (double *)bench_take(&pool, n * 4 * sizeof(double));
+        double *b1 = (double *)bench_take(&pool, n * 4 * sizeof(double));
+        double *b2 = (double *)bench_take(&pool, n * 1 * sizeof(double));
+        double *b3 = (double *)bench_take(&pool, n * 4 * sizeof(double));
+        bench_fill(b0, n * 4, n, 0u, 0, 0u);
+        bench_fill(b1, n * 4, n, 0u, 0, 1u);
+        bench_fill(b2, n * 1, n, 0u, 0, 2u);
+        const double seconds = bench_seconds([&]() { return aether_quatd_slerp_batch(b0, b1, b2, b3, n, 0); }, reps);
+        /* The check: nv items on the device against the host path. */
+        const size_t nv = n < BENCH_VERIFY ? n : BENCH_VERIFY;
+        size_t differ = 0, i;
+        bench_fill(b0, nv * 4, nv, 0u, 0, 0u);
+        bench_fill(b1, nv * 4, nv, 0u, 0, 1u);
+        bench_fill(b2, nv * 1, nv, 0u, 0, 2u);
+        BENCH_CHECK((cudaError_t)aether_quatd_slerp_batch(b0, b1, b2, b3, nv, 0));
+        BENCH_CHECK(cudaDeviceSynchronize());
+        double *h0 = bench_host_copy(b0, nv * 4);
+        double *h1 = bench_host_copy(b1, nv * 4);
+        double *h2 = bench_host_copy(b2, nv * 1);
+        double *h3 = bench_host_copy(b3, nv * 4);
+        double *r3 = (double *)calloc(nv * 4 + 1u, sizeof(double));
+        if (r3 == NULL) exit(2);
+        {
+            const size_t n = nv;
+            const double *a = (const double *)h0;
+            const double *b = (const double *)h1;
+            const double *t = (const double *)h2;
+            double *out = (double *)r3;
+            for (i = 0; i < n; ++i) {
+                aether_quatd v_a;
+                v_a.w = a[0u * n + i];
+                v_a.x = a[1u * n + i];
+                v_a.y = a[2u * n + i];
+                v_a.z = a[3u * n + i];
+                aether_quatd v_b;
+                v_b.w = b[0u * n + i];
+                v_b.x = b[1u * n + i];
+                v_b.y = b[2u * n + i];
+                v_b.z = b[3u * n + i];
+                double v_t;
+                v_t = t[i];
+                const aether_quatd result = aether_quatd_slerp(v_a, v_b, v_t);
+                out[0u * n + i] = result.w;
+                out[1u * n + i] = result.x;
+                out[2u * n + i] = result.y;
+                out[3u * n + i] = result.z;
+            }
+        }
+        for (i = 0; i < nv; ++i) {
+            int same = 1;
+            size_t c;
+            for (c = 0; c < 4; ++c) same = same && bench_same(r3[c * nv + i], h3[c * nv + i], 0);
+            if (!same) differ += 1;
+        }
+        free(h0);
+        free(h1);
+        free(h2);
+        free(h3);
+        free(r3);
+        bench_row("aether_quatd_slerp_batch", n, per_item, seconds, copy_rate, nv, differ);
         pool.used = 0;
     }
     if (only == NULL || strstr("aether_f32_jacobi_rotation_batch", only) != NULL) {

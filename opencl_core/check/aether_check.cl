@@ -47,7 +47,7 @@
 #define AETHER_CONTRACT_VERSION "0.1.0"
 /* The contract's fingerprint: the same as c_core/aether_core.h and the corpus when they come from
    the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 cbb4180e29c0d831e9761c3384887c97"
+#define AETHER_CONTRACT_ID "aether 0.1.0 18ac5fe99d6c2a47c9484b617e3a43bd"
 
 /* Self-test status bits (the C core's). */
 #define AETHER_SELFTEST_OK 0u
@@ -239,6 +239,7 @@ float aether_f32_asin(float x);
 float aether_f32_acos(float x);
 aether_quatf aether_quatf_from_axis_angle(aether_vec3f axis, float angle);
 aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, float az);
+aether_quatf aether_quatf_slerp(aether_quatf a, aether_quatf b, float t);
 aether_rotationf aether_f32_jacobi_rotation(float app, float aqq, float apq);
 aether_vec2f aether_f32_jacobi_update(float g, float h, aether_rotationf r);
 aether_vec2f aether_f32_jacobi_diag(float app, float aqq, float apq, aether_rotationf r);
@@ -3709,6 +3710,277 @@ aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, float az)
     return out;
 }
 
+/* aether_quatf_slerp: Spherical linear interpolation from a (t = 0) to b (t = 1) along the shorter arc: b negated when dot(a, b) < 0; normalize(lerp(a, b, t)) when the dot exceeds 1 - 2^-11; else (a sin(th (1 - t)) + b sin(th t)) * (1 / sin th) with th = acos(dot), as the contract states (its elementary-functions section). For unit quaternions.
+   Spec:
+       d0 = dot(a, b)
+       sg = d0 < 0 ? -1 : 1
+       c = scale(b, sg)
+       d = d0 * sg
+       nl = normalize(lerp(a, c, t))
+       th = acos(d)
+       s1 = sin(th * (1 - t))
+       s2 = sin(th * t)
+       r = 1 / sin(th)
+       out[i] = d > 0.99951171875 ? nl[i] : (a[i] * s1 + c[i] * s2) * r
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float d0 = ((a.z * b.z) + ((a.y * b.y) + ((a.x * b.x) + (a.w * b.w))));
+       const float sg = ((d0 < 0.0f) ? -1.0f : 1.0f);
+       const float c_w = (sg * b.w);
+       const float c_x = (sg * b.x);
+       const float c_y = (sg * b.y);
+       const float c_z = (sg * b.z);
+       const float d = (d0 * sg);
+       const float normalize_a_w = (a.w + (t * (c_w - a.w)));
+       const float normalize_a_x = (a.x + (t * (c_x - a.x)));
+       const float normalize_a_y = (a.y + (t * (c_y - a.y)));
+       const float normalize_a_z = (a.z + (t * (c_z - a.z)));
+       const float normalize_n = sqrtf(((normalize_a_z * normalize_a_z) + ((normalize_a_y * normalize_a_y) + ((normalize_a_x * normalize_a_x) + (normalize_a_w * normalize_a_w)))));
+       const float div_r = (1.0f / normalize_n);
+       const float normalize_d_w = (div_r * normalize_a_w);
+       const float normalize_d_x = (div_r * normalize_a_x);
+       const float normalize_d_y = (div_r * normalize_a_y);
+       const float normalize_d_z = (div_r * normalize_a_z);
+       const float nl_w = ((normalize_n > 0.0f) ? normalize_d_w : normalize_a_w);
+       const float nl_x = ((normalize_n > 0.0f) ? normalize_d_x : normalize_a_x);
+       const float nl_y = ((normalize_n > 0.0f) ? normalize_d_y : normalize_a_y);
+       const float nl_z = ((normalize_n > 0.0f) ? normalize_d_z : normalize_a_z);
+       const float acos_a = fabsf(d);
+       const int acos_b = (acos_a < 0.5f);
+       const float acos_z = (acos_b ? (acos_a * acos_a) : ((1.0f - acos_a) * 0.5f));
+       const float acos_s = sqrtf(acos_z);
+       const float acos_w = (acos_z * (0.1666666567325592041015625f + (acos_z * (0.075000941753387451171875f + (acos_z * (0.0445994026958942413330078125f + (acos_z * (0.03110066242516040802001953125f + (acos_z * (0.01714923791587352752685546875f + (acos_z * 0.033690847456455230712890625f)))))))))));
+       const float acos_hc = (acos_s * 4097.0f);
+       const float acos_sh = (acos_hc - (acos_hc - acos_s));
+       const float acos_c = ((acos_s == 0.0f) ? 0.0f : ((acos_z - (acos_sh * acos_sh)) / (acos_s + acos_sh)));
+       const float acos_rn = (3.1415927410125732421875f - (2.0f * (acos_s + ((acos_s * acos_w) - -0.00000004371138828673792886547744274139404296875f))));
+       const float acos_rp = (2.0f * (acos_sh + ((acos_s * acos_w) + acos_c)));
+       const float th = (acos_b ? (1.57079637050628662109375f - (d - (-0.00000004371138828673792886547744274139404296875f - (d * acos_w)))) : ((d < 0.0f) ? acos_rn : acos_rp));
+       const float sin_a_0 = (th * (1.0f - t));
+       const float sincos_t = (sin_a_0 * 0.636619746685028076171875f);
+       const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
+       const float sincos_ra = (sin_a_0 - (sincos_k * 1.5703125f));
+       const float sincos_rb = (sincos_k * 0.0004837512969970703125f);
+       const float sincos_s1 = (sincos_ra - sincos_rb);
+       const float sincos_v1 = (sincos_s1 - sincos_ra);
+       const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+       const float sincos_rc = (sincos_k * 0.0000000754953362047672271728515625f);
+       const float sincos_s2 = (sincos_s1 - sincos_rc);
+       const float sincos_v2 = (sincos_s2 - sincos_s1);
+       const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+       const float sincos_rd = (sincos_k * 0.0000000000025633440682570896029801588156260550022125244140625f);
+       const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+       const float sincos_r = (sincos_s2 + sincos_tl);
+       const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+       const float sincos_u = (sincos_r * sincos_r);
+       const float sincos_ps = ((sincos_r * sincos_u) * (-0.16666667163372039794921875f + (sincos_u * (0.008333331905305385589599609375f + (sincos_u * (-0.000198400855879299342632293701171875f + (sincos_u * 0.000002724986416069441474974155426025390625f)))))));
+       const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+       const float sincos_hu = (0.5f * sincos_u);
+       const float sincos_w = (1.0f - sincos_hu);
+       const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
+       const float sincos_pc = ((sincos_u * sincos_u) * (0.041666664183139801025390625f + (sincos_u * (-0.001388830249197781085968017578125f + (sincos_u * 0.00002454789137118496000766754150390625f)))));
+       const float sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
+       const float sincos_fq = ((((sincos_k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+       const float sincos_q = (sincos_k - (4.0f * sincos_fq));
+       const float sincos_sn = ((sin_a_0 == 0.0f) ? sin_a_0 : ((sincos_q == 0.0f) ? sincos_sr : ((sincos_q == 1.0f) ? sincos_cr : ((sincos_q == 2.0f) ? (sincos_sr * -1.0f) : (sincos_cr * -1.0f)))));
+       const int sincos_inside = (fabsf(sin_a_0) <= 8192.0f);
+       const float sincos_z = (sin_a_0 - sin_a_0);
+       const float s1 = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
+       const float sin_a_0_2 = (th * t);
+       const float sincos_t_2 = (sin_a_0_2 * 0.636619746685028076171875f);
+       const float sincos_k_2 = ((sincos_t_2 + 12582912.0f) - 12582912.0f);
+       const float sincos_ra_2 = (sin_a_0_2 - (sincos_k_2 * 1.5703125f));
+       const float sincos_rb_2 = (sincos_k_2 * 0.0004837512969970703125f);
+       const float sincos_s1_2 = (sincos_ra_2 - sincos_rb_2);
+       const float sincos_v1_2 = (sincos_s1_2 - sincos_ra_2);
+       const float sincos_e1_2 = ((sincos_ra_2 - (sincos_s1_2 - sincos_v1_2)) - (sincos_rb_2 + sincos_v1_2));
+       const float sincos_rc_2 = (sincos_k_2 * 0.0000000754953362047672271728515625f);
+       const float sincos_s2_2 = (sincos_s1_2 - sincos_rc_2);
+       const float sincos_v2_2 = (sincos_s2_2 - sincos_s1_2);
+       const float sincos_e2_2 = ((sincos_s1_2 - (sincos_s2_2 - sincos_v2_2)) - (sincos_rc_2 + sincos_v2_2));
+       const float sincos_rd_2 = (sincos_k_2 * 0.0000000000025633440682570896029801588156260550022125244140625f);
+       const float sincos_tl_2 = ((sincos_e1_2 + sincos_e2_2) - sincos_rd_2);
+       const float sincos_r_2 = (sincos_s2_2 + sincos_tl_2);
+       const float sincos_rl_2 = (sincos_tl_2 - (sincos_r_2 - sincos_s2_2));
+       const float sincos_u_2 = (sincos_r_2 * sincos_r_2);
+       const float sincos_ps_2 = ((sincos_r_2 * sincos_u_2) * (-0.16666667163372039794921875f + (sincos_u_2 * (0.008333331905305385589599609375f + (sincos_u_2 * (-0.000198400855879299342632293701171875f + (sincos_u_2 * 0.000002724986416069441474974155426025390625f)))))));
+       const float sincos_sr_2 = (sincos_r_2 + (sincos_ps_2 + sincos_rl_2));
+       const float sincos_hu_2 = (0.5f * sincos_u_2);
+       const float sincos_w_2 = (1.0f - sincos_hu_2);
+       const float sincos_lost_2 = ((1.0f - sincos_w_2) - sincos_hu_2);
+       const float sincos_pc_2 = ((sincos_u_2 * sincos_u_2) * (0.041666664183139801025390625f + (sincos_u_2 * (-0.001388830249197781085968017578125f + (sincos_u_2 * 0.00002454789137118496000766754150390625f)))));
+       const float sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - (sincos_r_2 * sincos_rl_2)) + sincos_lost_2));
+       const float sincos_fq_2 = ((((sincos_k_2 * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+       const float sincos_q_2 = (sincos_k_2 - (4.0f * sincos_fq_2));
+       const float sincos_sn_2 = ((sin_a_0_2 == 0.0f) ? sin_a_0_2 : ((sincos_q_2 == 0.0f) ? sincos_sr_2 : ((sincos_q_2 == 1.0f) ? sincos_cr_2 : ((sincos_q_2 == 2.0f) ? (sincos_sr_2 * -1.0f) : (sincos_cr_2 * -1.0f)))));
+       const int sincos_inside_2 = (fabsf(sin_a_0_2) <= 8192.0f);
+       const float sincos_z_2 = (sin_a_0_2 - sin_a_0_2);
+       const float s2 = (sincos_inside_2 ? sincos_sn_2 : (sincos_z_2 / sincos_z_2));
+       const float sincos_t_3 = (th * 0.636619746685028076171875f);
+       const float sincos_k_3 = ((sincos_t_3 + 12582912.0f) - 12582912.0f);
+       const float sincos_ra_3 = (th - (sincos_k_3 * 1.5703125f));
+       const float sincos_rb_3 = (sincos_k_3 * 0.0004837512969970703125f);
+       const float sincos_s1_3 = (sincos_ra_3 - sincos_rb_3);
+       const float sincos_v1_3 = (sincos_s1_3 - sincos_ra_3);
+       const float sincos_e1_3 = ((sincos_ra_3 - (sincos_s1_3 - sincos_v1_3)) - (sincos_rb_3 + sincos_v1_3));
+       const float sincos_rc_3 = (sincos_k_3 * 0.0000000754953362047672271728515625f);
+       const float sincos_s2_3 = (sincos_s1_3 - sincos_rc_3);
+       const float sincos_v2_3 = (sincos_s2_3 - sincos_s1_3);
+       const float sincos_e2_3 = ((sincos_s1_3 - (sincos_s2_3 - sincos_v2_3)) - (sincos_rc_3 + sincos_v2_3));
+       const float sincos_rd_3 = (sincos_k_3 * 0.0000000000025633440682570896029801588156260550022125244140625f);
+       const float sincos_tl_3 = ((sincos_e1_3 + sincos_e2_3) - sincos_rd_3);
+       const float sincos_r_3 = (sincos_s2_3 + sincos_tl_3);
+       const float sincos_rl_3 = (sincos_tl_3 - (sincos_r_3 - sincos_s2_3));
+       const float sincos_u_3 = (sincos_r_3 * sincos_r_3);
+       const float sincos_ps_3 = ((sincos_r_3 * sincos_u_3) * (-0.16666667163372039794921875f + (sincos_u_3 * (0.008333331905305385589599609375f + (sincos_u_3 * (-0.000198400855879299342632293701171875f + (sincos_u_3 * 0.000002724986416069441474974155426025390625f)))))));
+       const float sincos_sr_3 = (sincos_r_3 + (sincos_ps_3 + sincos_rl_3));
+       const float sincos_hu_3 = (0.5f * sincos_u_3);
+       const float sincos_w_3 = (1.0f - sincos_hu_3);
+       const float sincos_lost_3 = ((1.0f - sincos_w_3) - sincos_hu_3);
+       const float sincos_pc_3 = ((sincos_u_3 * sincos_u_3) * (0.041666664183139801025390625f + (sincos_u_3 * (-0.001388830249197781085968017578125f + (sincos_u_3 * 0.00002454789137118496000766754150390625f)))));
+       const float sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - (sincos_r_3 * sincos_rl_3)) + sincos_lost_3));
+       const float sincos_fq_3 = ((((sincos_k_3 * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+       const float sincos_q_3 = (sincos_k_3 - (4.0f * sincos_fq_3));
+       const float sincos_sn_3 = ((th == 0.0f) ? th : ((sincos_q_3 == 0.0f) ? sincos_sr_3 : ((sincos_q_3 == 1.0f) ? sincos_cr_3 : ((sincos_q_3 == 2.0f) ? (sincos_sr_3 * -1.0f) : (sincos_cr_3 * -1.0f)))));
+       const int sincos_inside_3 = (fabsf(th) <= 8192.0f);
+       const float sincos_z_3 = (th - th);
+       const float r = (1.0f / (sincos_inside_3 ? sincos_sn_3 : (sincos_z_3 / sincos_z_3)));
+       aether_quatf out;
+       out.w = ((d > 0.99951171875f) ? nl_w : (((a.w * s1) + (c_w * s2)) * r));
+       out.x = ((d > 0.99951171875f) ? nl_x : (((a.x * s1) + (c_x * s2)) * r));
+       out.y = ((d > 0.99951171875f) ? nl_y : (((a.y * s1) + (c_y * s2)) * r));
+       out.z = ((d > 0.99951171875f) ? nl_z : (((a.z * s1) + (c_z * s2)) * r));
+       return out; */
+aether_quatf aether_quatf_slerp(aether_quatf a, aether_quatf b, float t)
+{
+    const float d0 = ((a.z * b.z) + ((a.y * b.y) + ((a.x * b.x) + (a.w * b.w))));
+    const float sg = ((d0 < 0.0f) ? -1.0f : 1.0f);
+    const float c_w = (sg * b.w);
+    const float c_x = (sg * b.x);
+    const float c_y = (sg * b.y);
+    const float c_z = (sg * b.z);
+    const float d = (d0 * sg);
+    const float normalize_a_w = (a.w + (t * (c_w - a.w)));
+    const float normalize_a_x = (a.x + (t * (c_x - a.x)));
+    const float normalize_a_y = (a.y + (t * (c_y - a.y)));
+    const float normalize_a_z = (a.z + (t * (c_z - a.z)));
+    const float normalize_n = sqrt(((normalize_a_z * normalize_a_z) + ((normalize_a_y * normalize_a_y) + ((normalize_a_x * normalize_a_x) + (normalize_a_w * normalize_a_w)))));
+    const float div_r = (1.0f / normalize_n);
+    const float normalize_d_w = (div_r * normalize_a_w);
+    const float normalize_d_x = (div_r * normalize_a_x);
+    const float normalize_d_y = (div_r * normalize_a_y);
+    const float normalize_d_z = (div_r * normalize_a_z);
+    const float nl_w = ((normalize_n > 0.0f) ? normalize_d_w : normalize_a_w);
+    const float nl_x = ((normalize_n > 0.0f) ? normalize_d_x : normalize_a_x);
+    const float nl_y = ((normalize_n > 0.0f) ? normalize_d_y : normalize_a_y);
+    const float nl_z = ((normalize_n > 0.0f) ? normalize_d_z : normalize_a_z);
+    const float acos_a = fabs(d);
+    const int acos_b = (acos_a < 0.5f);
+    const float acos_z = (acos_b ? (acos_a * acos_a) : ((1.0f - acos_a) * 0.5f));
+    const float acos_s = sqrt(acos_z);
+    const float acos_w = (acos_z * (0.1666666567325592041015625f + (acos_z * (0.075000941753387451171875f + (acos_z * (0.0445994026958942413330078125f + (acos_z * (0.03110066242516040802001953125f + (acos_z * (0.01714923791587352752685546875f + (acos_z * 0.033690847456455230712890625f)))))))))));
+    const float acos_hc = (acos_s * 4097.0f);
+    const float acos_sh = (acos_hc - (acos_hc - acos_s));
+    const float acos_c = ((acos_s == 0.0f) ? 0.0f : ((acos_z - (acos_sh * acos_sh)) / (acos_s + acos_sh)));
+    const float acos_rn = (3.1415927410125732421875f - (2.0f * (acos_s + ((acos_s * acos_w) - -0.00000004371138828673792886547744274139404296875f))));
+    const float acos_rp = (2.0f * (acos_sh + ((acos_s * acos_w) + acos_c)));
+    const float th = (acos_b ? (1.57079637050628662109375f - (d - (-0.00000004371138828673792886547744274139404296875f - (d * acos_w)))) : ((d < 0.0f) ? acos_rn : acos_rp));
+    const float sin_a_0 = (th * (1.0f - t));
+    const float sincos_t = (sin_a_0 * 0.636619746685028076171875f);
+    const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
+    const float sincos_ra = (sin_a_0 - (sincos_k * 1.5703125f));
+    const float sincos_rb = (sincos_k * 0.0004837512969970703125f);
+    const float sincos_s1 = (sincos_ra - sincos_rb);
+    const float sincos_v1 = (sincos_s1 - sincos_ra);
+    const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+    const float sincos_rc = (sincos_k * 0.0000000754953362047672271728515625f);
+    const float sincos_s2 = (sincos_s1 - sincos_rc);
+    const float sincos_v2 = (sincos_s2 - sincos_s1);
+    const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+    const float sincos_rd = (sincos_k * 0.0000000000025633440682570896029801588156260550022125244140625f);
+    const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+    const float sincos_r = (sincos_s2 + sincos_tl);
+    const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+    const float sincos_u = (sincos_r * sincos_r);
+    const float sincos_ps = ((sincos_r * sincos_u) * (-0.16666667163372039794921875f + (sincos_u * (0.008333331905305385589599609375f + (sincos_u * (-0.000198400855879299342632293701171875f + (sincos_u * 0.000002724986416069441474974155426025390625f)))))));
+    const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+    const float sincos_hu = (0.5f * sincos_u);
+    const float sincos_w = (1.0f - sincos_hu);
+    const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
+    const float sincos_pc = ((sincos_u * sincos_u) * (0.041666664183139801025390625f + (sincos_u * (-0.001388830249197781085968017578125f + (sincos_u * 0.00002454789137118496000766754150390625f)))));
+    const float sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
+    const float sincos_fq = ((((sincos_k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+    const float sincos_q = (sincos_k - (4.0f * sincos_fq));
+    const float sincos_sn = ((sin_a_0 == 0.0f) ? sin_a_0 : ((sincos_q == 0.0f) ? sincos_sr : ((sincos_q == 1.0f) ? sincos_cr : ((sincos_q == 2.0f) ? (sincos_sr * -1.0f) : (sincos_cr * -1.0f)))));
+    const int sincos_inside = (fabs(sin_a_0) <= 8192.0f);
+    const float sincos_z = (sin_a_0 - sin_a_0);
+    const float s1 = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
+    const float sin_a_0_2 = (th * t);
+    const float sincos_t_2 = (sin_a_0_2 * 0.636619746685028076171875f);
+    const float sincos_k_2 = ((sincos_t_2 + 12582912.0f) - 12582912.0f);
+    const float sincos_ra_2 = (sin_a_0_2 - (sincos_k_2 * 1.5703125f));
+    const float sincos_rb_2 = (sincos_k_2 * 0.0004837512969970703125f);
+    const float sincos_s1_2 = (sincos_ra_2 - sincos_rb_2);
+    const float sincos_v1_2 = (sincos_s1_2 - sincos_ra_2);
+    const float sincos_e1_2 = ((sincos_ra_2 - (sincos_s1_2 - sincos_v1_2)) - (sincos_rb_2 + sincos_v1_2));
+    const float sincos_rc_2 = (sincos_k_2 * 0.0000000754953362047672271728515625f);
+    const float sincos_s2_2 = (sincos_s1_2 - sincos_rc_2);
+    const float sincos_v2_2 = (sincos_s2_2 - sincos_s1_2);
+    const float sincos_e2_2 = ((sincos_s1_2 - (sincos_s2_2 - sincos_v2_2)) - (sincos_rc_2 + sincos_v2_2));
+    const float sincos_rd_2 = (sincos_k_2 * 0.0000000000025633440682570896029801588156260550022125244140625f);
+    const float sincos_tl_2 = ((sincos_e1_2 + sincos_e2_2) - sincos_rd_2);
+    const float sincos_r_2 = (sincos_s2_2 + sincos_tl_2);
+    const float sincos_rl_2 = (sincos_tl_2 - (sincos_r_2 - sincos_s2_2));
+    const float sincos_u_2 = (sincos_r_2 * sincos_r_2);
+    const float sincos_ps_2 = ((sincos_r_2 * sincos_u_2) * (-0.16666667163372039794921875f + (sincos_u_2 * (0.008333331905305385589599609375f + (sincos_u_2 * (-0.000198400855879299342632293701171875f + (sincos_u_2 * 0.000002724986416069441474974155426025390625f)))))));
+    const float sincos_sr_2 = (sincos_r_2 + (sincos_ps_2 + sincos_rl_2));
+    const float sincos_hu_2 = (0.5f * sincos_u_2);
+    const float sincos_w_2 = (1.0f - sincos_hu_2);
+    const float sincos_lost_2 = ((1.0f - sincos_w_2) - sincos_hu_2);
+    const float sincos_pc_2 = ((sincos_u_2 * sincos_u_2) * (0.041666664183139801025390625f + (sincos_u_2 * (-0.001388830249197781085968017578125f + (sincos_u_2 * 0.00002454789137118496000766754150390625f)))));
+    const float sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - (sincos_r_2 * sincos_rl_2)) + sincos_lost_2));
+    const float sincos_fq_2 = ((((sincos_k_2 * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+    const float sincos_q_2 = (sincos_k_2 - (4.0f * sincos_fq_2));
+    const float sincos_sn_2 = ((sin_a_0_2 == 0.0f) ? sin_a_0_2 : ((sincos_q_2 == 0.0f) ? sincos_sr_2 : ((sincos_q_2 == 1.0f) ? sincos_cr_2 : ((sincos_q_2 == 2.0f) ? (sincos_sr_2 * -1.0f) : (sincos_cr_2 * -1.0f)))));
+    const int sincos_inside_2 = (fabs(sin_a_0_2) <= 8192.0f);
+    const float sincos_z_2 = (sin_a_0_2 - sin_a_0_2);
+    const float s2 = (sincos_inside_2 ? sincos_sn_2 : (sincos_z_2 / sincos_z_2));
+    const float sincos_t_3 = (th * 0.636619746685028076171875f);
+    const float sincos_k_3 = ((sincos_t_3 + 12582912.0f) - 12582912.0f);
+    const float sincos_ra_3 = (th - (sincos_k_3 * 1.5703125f));
+    const float sincos_rb_3 = (sincos_k_3 * 0.0004837512969970703125f);
+    const float sincos_s1_3 = (sincos_ra_3 - sincos_rb_3);
+    const float sincos_v1_3 = (sincos_s1_3 - sincos_ra_3);
+    const float sincos_e1_3 = ((sincos_ra_3 - (sincos_s1_3 - sincos_v1_3)) - (sincos_rb_3 + sincos_v1_3));
+    const float sincos_rc_3 = (sincos_k_3 * 0.0000000754953362047672271728515625f);
+    const float sincos_s2_3 = (sincos_s1_3 - sincos_rc_3);
+    const float sincos_v2_3 = (sincos_s2_3 - sincos_s1_3);
+    const float sincos_e2_3 = ((sincos_s1_3 - (sincos_s2_3 - sincos_v2_3)) - (sincos_rc_3 + sincos_v2_3));
+    const float sincos_rd_3 = (sincos_k_3 * 0.0000000000025633440682570896029801588156260550022125244140625f);
+    const float sincos_tl_3 = ((sincos_e1_3 + sincos_e2_3) - sincos_rd_3);
+    const float sincos_r_3 = (sincos_s2_3 + sincos_tl_3);
+    const float sincos_rl_3 = (sincos_tl_3 - (sincos_r_3 - sincos_s2_3));
+    const float sincos_u_3 = (sincos_r_3 * sincos_r_3);
+    const float sincos_ps_3 = ((sincos_r_3 * sincos_u_3) * (-0.16666667163372039794921875f + (sincos_u_3 * (0.008333331905305385589599609375f + (sincos_u_3 * (-0.000198400855879299342632293701171875f + (sincos_u_3 * 0.000002724986416069441474974155426025390625f)))))));
+    const float sincos_sr_3 = (sincos_r_3 + (sincos_ps_3 + sincos_rl_3));
+    const float sincos_hu_3 = (0.5f * sincos_u_3);
+    const float sincos_w_3 = (1.0f - sincos_hu_3);
+    const float sincos_lost_3 = ((1.0f - sincos_w_3) - sincos_hu_3);
+    const float sincos_pc_3 = ((sincos_u_3 * sincos_u_3) * (0.041666664183139801025390625f + (sincos_u_3 * (-0.001388830249197781085968017578125f + (sincos_u_3 * 0.00002454789137118496000766754150390625f)))));
+    const float sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - (sincos_r_3 * sincos_rl_3)) + sincos_lost_3));
+    const float sincos_fq_3 = ((((sincos_k_3 * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+    const float sincos_q_3 = (sincos_k_3 - (4.0f * sincos_fq_3));
+    const float sincos_sn_3 = ((th == 0.0f) ? th : ((sincos_q_3 == 0.0f) ? sincos_sr_3 : ((sincos_q_3 == 1.0f) ? sincos_cr_3 : ((sincos_q_3 == 2.0f) ? (sincos_sr_3 * -1.0f) : (sincos_cr_3 * -1.0f)))));
+    const int sincos_inside_3 = (fabs(th) <= 8192.0f);
+    const float sincos_z_3 = (th - th);
+    const float r = (1.0f / (sincos_inside_3 ? sincos_sn_3 : (sincos_z_3 / sincos_z_3)));
+    aether_quatf out;
+    out.w = ((d > 0.99951171875f) ? nl_w : (((a.w * s1) + (c_w * s2)) * r));
+    out.x = ((d > 0.99951171875f) ? nl_x : (((a.x * s1) + (c_x * s2)) * r));
+    out.y = ((d > 0.99951171875f) ? nl_y : (((a.y * s1) + (c_y * s2)) * r));
+    out.z = ((d > 0.99951171875f) ? nl_z : (((a.z * s1) + (c_z * s2)) * r));
+    return out;
+}
+
 /* aether_f32_jacobi_rotation: The Jacobi rotation that zeroes apq: theta = (aqq - app) / (2 * apq); t = sign(theta) / (|theta| + sqrt(theta^2 + 1)), or 0.5 / |theta| where theta^2 overflows; t = +0 when apq is zero; c = 1 / sqrt(t^2 + 1); s = t * c; tau = s / (1 + c).
    Spec:
        theta = (aqq - app) / (2 * apq)
@@ -6647,6 +6919,32 @@ __kernel void aether_mat3f_from_euler_xyz_batch(__global const float *ax, __glob
     }
 }
 
+/* aether_quatf_slerp_batch: out[i] = aether_quatf_slerp(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_quatf_slerp_batch(__global const float *a, __global const float *b, __global const float *t, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_quatf v_a;
+        v_a.w = a[0u * n + i];
+        v_a.x = a[1u * n + i];
+        v_a.y = a[2u * n + i];
+        v_a.z = a[3u * n + i];
+        aether_quatf v_b;
+        v_b.w = b[0u * n + i];
+        v_b.x = b[1u * n + i];
+        v_b.y = b[2u * n + i];
+        v_b.z = b[3u * n + i];
+        float v_t;
+        v_t = t[i];
+        const aether_quatf result = aether_quatf_slerp(v_a, v_b, v_t);
+        out[0u * n + i] = result.w;
+        out[1u * n + i] = result.x;
+        out[2u * n + i] = result.y;
+        out[3u * n + i] = result.z;
+    }
+}
+
 /* aether_f32_jacobi_rotation_batch: out[i] = aether_f32_jacobi_rotation(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 __kernel void aether_f32_jacobi_rotation_batch(__global const float *app, __global const float *aqq, __global const float *apq, __global float *out, ulong n)
 {
@@ -7075,6 +7373,7 @@ double aether_f64_asin(double x);
 double aether_f64_acos(double x);
 aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, double angle);
 aether_mat3d aether_mat3d_from_euler_xyz(double ax, double ay, double az);
+aether_quatd aether_quatd_slerp(aether_quatd a, aether_quatd b, double t);
 aether_rotationd aether_f64_jacobi_rotation(double app, double aqq, double apq);
 aether_vec2d aether_f64_jacobi_update(double g, double h, aether_rotationd r);
 aether_vec2d aether_f64_jacobi_diag(double app, double aqq, double apq, aether_rotationd r);
@@ -10653,6 +10952,277 @@ aether_mat3d aether_mat3d_from_euler_xyz(double ax, double ay, double az)
     return out;
 }
 
+/* aether_quatd_slerp: Spherical linear interpolation from a (t = 0) to b (t = 1) along the shorter arc: b negated when dot(a, b) < 0; normalize(lerp(a, b, t)) when the dot exceeds 1 - 2^-11; else (a sin(th (1 - t)) + b sin(th t)) * (1 / sin th) with th = acos(dot), as the contract states (its elementary-functions section). For unit quaternions.
+   Spec:
+       d0 = dot(a, b)
+       sg = d0 < 0 ? -1 : 1
+       c = scale(b, sg)
+       d = d0 * sg
+       nl = normalize(lerp(a, c, t))
+       th = acos(d)
+       s1 = sin(th * (1 - t))
+       s2 = sin(th * t)
+       r = 1 / sin(th)
+       out[i] = d > 0.99951171875 ? nl[i] : (a[i] * s1 + c[i] * s2) * r
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double d0 = ((a.z * b.z) + ((a.y * b.y) + ((a.x * b.x) + (a.w * b.w))));
+       const double sg = ((d0 < 0.0) ? -1.0 : 1.0);
+       const double c_w = (sg * b.w);
+       const double c_x = (sg * b.x);
+       const double c_y = (sg * b.y);
+       const double c_z = (sg * b.z);
+       const double d = (d0 * sg);
+       const double normalize_a_w = (a.w + (t * (c_w - a.w)));
+       const double normalize_a_x = (a.x + (t * (c_x - a.x)));
+       const double normalize_a_y = (a.y + (t * (c_y - a.y)));
+       const double normalize_a_z = (a.z + (t * (c_z - a.z)));
+       const double normalize_n = sqrt(((normalize_a_z * normalize_a_z) + ((normalize_a_y * normalize_a_y) + ((normalize_a_x * normalize_a_x) + (normalize_a_w * normalize_a_w)))));
+       const double div_r = (1.0 / normalize_n);
+       const double normalize_d_w = (div_r * normalize_a_w);
+       const double normalize_d_x = (div_r * normalize_a_x);
+       const double normalize_d_y = (div_r * normalize_a_y);
+       const double normalize_d_z = (div_r * normalize_a_z);
+       const double nl_w = ((normalize_n > 0.0) ? normalize_d_w : normalize_a_w);
+       const double nl_x = ((normalize_n > 0.0) ? normalize_d_x : normalize_a_x);
+       const double nl_y = ((normalize_n > 0.0) ? normalize_d_y : normalize_a_y);
+       const double nl_z = ((normalize_n > 0.0) ? normalize_d_z : normalize_a_z);
+       const double acos_a = fabs(d);
+       const int acos_b = (acos_a < 0.5);
+       const double acos_z = (acos_b ? (acos_a * acos_a) : ((1.0 - acos_a) * 0.5));
+       const double acos_s = sqrt(acos_z);
+       const double acos_w = (acos_z * (0.166666666666666685170383743752609007060527801513671875 + (acos_z * (0.0749999999999843292020074159154319204390048980712890625 + (acos_z * (0.044642857146355428843431667473851121030747890472412109375 + (acos_z * (0.0303819441385312465075951848803015309385955333709716796875 + (acos_z * (0.022372172942149888552609837688578409142792224884033203125 + (acos_z * (0.0173523927208699725588392226427458808757364749908447265625 + (acos_z * (0.0139712129735529329288556965593670611269772052764892578125 + (acos_z * (0.01147917741518490568342070190510639804415404796600341796875 + (acos_z * (0.0103228143501857792807552272051907493732869625091552734375 + (acos_z * (0.00545750671864035814817572855872640502639114856719970703125 + (acos_z * (0.017400879442694021370652279756541247479617595672607421875 + (acos_z * (-0.014851887071247203697677008449318236671388149261474609375 + (acos_z * 0.0287578513674215663353805894075776450335979461669921875)))))))))))))))))))))))));
+       const double acos_hc = (acos_s * 134217729.0);
+       const double acos_sh = (acos_hc - (acos_hc - acos_s));
+       const double acos_c = ((acos_s == 0.0) ? 0.0 : ((acos_z - (acos_sh * acos_sh)) / (acos_s + acos_sh)));
+       const double acos_rn = (3.141592653589793115997963468544185161590576171875 - (2.0 * (acos_s + ((acos_s * acos_w) - 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375))));
+       const double acos_rp = (2.0 * (acos_sh + ((acos_s * acos_w) + acos_c)));
+       const double th = (acos_b ? (1.5707963267948965579989817342720925807952880859375 - (d - (0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375 - (d * acos_w)))) : ((d < 0.0) ? acos_rn : acos_rp));
+       const double sin_a_0 = (th * (1.0 - t));
+       const double sincos_t = (sin_a_0 * 0.63661977236758138243288840385503135621547698974609375);
+       const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_ra = (sin_a_0 - (sincos_k * 1.570796326734125614166259765625));
+       const double sincos_rb = (sincos_k * 0.00000000006077100506303965976595549136618501506745815277099609375);
+       const double sincos_s1 = (sincos_ra - sincos_rb);
+       const double sincos_v1 = (sincos_s1 - sincos_ra);
+       const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+       const double sincos_rc = (sincos_k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
+       const double sincos_s2 = (sincos_s1 - sincos_rc);
+       const double sincos_v2 = (sincos_s2 - sincos_s1);
+       const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+       const double sincos_rd = (sincos_k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
+       const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+       const double sincos_r = (sincos_s2 + sincos_tl);
+       const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+       const double sincos_u = (sincos_r * sincos_r);
+       const double sincos_ps = ((sincos_r * sincos_u) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
+       const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+       const double sincos_hu = (0.5 * sincos_u);
+       const double sincos_w = (1.0 - sincos_hu);
+       const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
+       const double sincos_pc = ((sincos_u * sincos_u) * (0.041666666666666664353702032030923874117434024810791015625 + (sincos_u * (-0.0013888888888887395388349599301136549911461770534515380859375 + (sincos_u * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (sincos_u * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (sincos_u * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (sincos_u * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
+       const double sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
+       const double sincos_fq = ((((sincos_k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_q = (sincos_k - (4.0 * sincos_fq));
+       const double sincos_sn = ((sin_a_0 == 0.0) ? sin_a_0 : ((sincos_q == 0.0) ? sincos_sr : ((sincos_q == 1.0) ? sincos_cr : ((sincos_q == 2.0) ? (sincos_sr * -1.0) : (sincos_cr * -1.0)))));
+       const int sincos_inside = (fabs(sin_a_0) <= 1048576.0);
+       const double sincos_z = (sin_a_0 - sin_a_0);
+       const double s1 = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
+       const double sin_a_0_2 = (th * t);
+       const double sincos_t_2 = (sin_a_0_2 * 0.63661977236758138243288840385503135621547698974609375);
+       const double sincos_k_2 = ((sincos_t_2 + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_ra_2 = (sin_a_0_2 - (sincos_k_2 * 1.570796326734125614166259765625));
+       const double sincos_rb_2 = (sincos_k_2 * 0.00000000006077100506303965976595549136618501506745815277099609375);
+       const double sincos_s1_2 = (sincos_ra_2 - sincos_rb_2);
+       const double sincos_v1_2 = (sincos_s1_2 - sincos_ra_2);
+       const double sincos_e1_2 = ((sincos_ra_2 - (sincos_s1_2 - sincos_v1_2)) - (sincos_rb_2 + sincos_v1_2));
+       const double sincos_rc_2 = (sincos_k_2 * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
+       const double sincos_s2_2 = (sincos_s1_2 - sincos_rc_2);
+       const double sincos_v2_2 = (sincos_s2_2 - sincos_s1_2);
+       const double sincos_e2_2 = ((sincos_s1_2 - (sincos_s2_2 - sincos_v2_2)) - (sincos_rc_2 + sincos_v2_2));
+       const double sincos_rd_2 = (sincos_k_2 * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
+       const double sincos_tl_2 = ((sincos_e1_2 + sincos_e2_2) - sincos_rd_2);
+       const double sincos_r_2 = (sincos_s2_2 + sincos_tl_2);
+       const double sincos_rl_2 = (sincos_tl_2 - (sincos_r_2 - sincos_s2_2));
+       const double sincos_u_2 = (sincos_r_2 * sincos_r_2);
+       const double sincos_ps_2 = ((sincos_r_2 * sincos_u_2) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u_2 * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u_2 * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u_2 * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u_2 * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u_2 * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u_2 * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
+       const double sincos_sr_2 = (sincos_r_2 + (sincos_ps_2 + sincos_rl_2));
+       const double sincos_hu_2 = (0.5 * sincos_u_2);
+       const double sincos_w_2 = (1.0 - sincos_hu_2);
+       const double sincos_lost_2 = ((1.0 - sincos_w_2) - sincos_hu_2);
+       const double sincos_pc_2 = ((sincos_u_2 * sincos_u_2) * (0.041666666666666664353702032030923874117434024810791015625 + (sincos_u_2 * (-0.0013888888888887395388349599301136549911461770534515380859375 + (sincos_u_2 * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (sincos_u_2 * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (sincos_u_2 * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (sincos_u_2 * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
+       const double sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - (sincos_r_2 * sincos_rl_2)) + sincos_lost_2));
+       const double sincos_fq_2 = ((((sincos_k_2 * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_q_2 = (sincos_k_2 - (4.0 * sincos_fq_2));
+       const double sincos_sn_2 = ((sin_a_0_2 == 0.0) ? sin_a_0_2 : ((sincos_q_2 == 0.0) ? sincos_sr_2 : ((sincos_q_2 == 1.0) ? sincos_cr_2 : ((sincos_q_2 == 2.0) ? (sincos_sr_2 * -1.0) : (sincos_cr_2 * -1.0)))));
+       const int sincos_inside_2 = (fabs(sin_a_0_2) <= 1048576.0);
+       const double sincos_z_2 = (sin_a_0_2 - sin_a_0_2);
+       const double s2 = (sincos_inside_2 ? sincos_sn_2 : (sincos_z_2 / sincos_z_2));
+       const double sincos_t_3 = (th * 0.63661977236758138243288840385503135621547698974609375);
+       const double sincos_k_3 = ((sincos_t_3 + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_ra_3 = (th - (sincos_k_3 * 1.570796326734125614166259765625));
+       const double sincos_rb_3 = (sincos_k_3 * 0.00000000006077100506303965976595549136618501506745815277099609375);
+       const double sincos_s1_3 = (sincos_ra_3 - sincos_rb_3);
+       const double sincos_v1_3 = (sincos_s1_3 - sincos_ra_3);
+       const double sincos_e1_3 = ((sincos_ra_3 - (sincos_s1_3 - sincos_v1_3)) - (sincos_rb_3 + sincos_v1_3));
+       const double sincos_rc_3 = (sincos_k_3 * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
+       const double sincos_s2_3 = (sincos_s1_3 - sincos_rc_3);
+       const double sincos_v2_3 = (sincos_s2_3 - sincos_s1_3);
+       const double sincos_e2_3 = ((sincos_s1_3 - (sincos_s2_3 - sincos_v2_3)) - (sincos_rc_3 + sincos_v2_3));
+       const double sincos_rd_3 = (sincos_k_3 * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
+       const double sincos_tl_3 = ((sincos_e1_3 + sincos_e2_3) - sincos_rd_3);
+       const double sincos_r_3 = (sincos_s2_3 + sincos_tl_3);
+       const double sincos_rl_3 = (sincos_tl_3 - (sincos_r_3 - sincos_s2_3));
+       const double sincos_u_3 = (sincos_r_3 * sincos_r_3);
+       const double sincos_ps_3 = ((sincos_r_3 * sincos_u_3) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u_3 * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u_3 * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u_3 * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u_3 * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u_3 * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u_3 * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
+       const double sincos_sr_3 = (sincos_r_3 + (sincos_ps_3 + sincos_rl_3));
+       const double sincos_hu_3 = (0.5 * sincos_u_3);
+       const double sincos_w_3 = (1.0 - sincos_hu_3);
+       const double sincos_lost_3 = ((1.0 - sincos_w_3) - sincos_hu_3);
+       const double sincos_pc_3 = ((sincos_u_3 * sincos_u_3) * (0.041666666666666664353702032030923874117434024810791015625 + (sincos_u_3 * (-0.0013888888888887395388349599301136549911461770534515380859375 + (sincos_u_3 * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (sincos_u_3 * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (sincos_u_3 * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (sincos_u_3 * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
+       const double sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - (sincos_r_3 * sincos_rl_3)) + sincos_lost_3));
+       const double sincos_fq_3 = ((((sincos_k_3 * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_q_3 = (sincos_k_3 - (4.0 * sincos_fq_3));
+       const double sincos_sn_3 = ((th == 0.0) ? th : ((sincos_q_3 == 0.0) ? sincos_sr_3 : ((sincos_q_3 == 1.0) ? sincos_cr_3 : ((sincos_q_3 == 2.0) ? (sincos_sr_3 * -1.0) : (sincos_cr_3 * -1.0)))));
+       const int sincos_inside_3 = (fabs(th) <= 1048576.0);
+       const double sincos_z_3 = (th - th);
+       const double r = (1.0 / (sincos_inside_3 ? sincos_sn_3 : (sincos_z_3 / sincos_z_3)));
+       aether_quatd out;
+       out.w = ((d > 0.99951171875) ? nl_w : (((a.w * s1) + (c_w * s2)) * r));
+       out.x = ((d > 0.99951171875) ? nl_x : (((a.x * s1) + (c_x * s2)) * r));
+       out.y = ((d > 0.99951171875) ? nl_y : (((a.y * s1) + (c_y * s2)) * r));
+       out.z = ((d > 0.99951171875) ? nl_z : (((a.z * s1) + (c_z * s2)) * r));
+       return out; */
+aether_quatd aether_quatd_slerp(aether_quatd a, aether_quatd b, double t)
+{
+    const double d0 = ((a.z * b.z) + ((a.y * b.y) + ((a.x * b.x) + (a.w * b.w))));
+    const double sg = ((d0 < 0.0) ? -1.0 : 1.0);
+    const double c_w = (sg * b.w);
+    const double c_x = (sg * b.x);
+    const double c_y = (sg * b.y);
+    const double c_z = (sg * b.z);
+    const double d = (d0 * sg);
+    const double normalize_a_w = (a.w + (t * (c_w - a.w)));
+    const double normalize_a_x = (a.x + (t * (c_x - a.x)));
+    const double normalize_a_y = (a.y + (t * (c_y - a.y)));
+    const double normalize_a_z = (a.z + (t * (c_z - a.z)));
+    const double normalize_n = sqrt(((normalize_a_z * normalize_a_z) + ((normalize_a_y * normalize_a_y) + ((normalize_a_x * normalize_a_x) + (normalize_a_w * normalize_a_w)))));
+    const double div_r = (1.0 / normalize_n);
+    const double normalize_d_w = (div_r * normalize_a_w);
+    const double normalize_d_x = (div_r * normalize_a_x);
+    const double normalize_d_y = (div_r * normalize_a_y);
+    const double normalize_d_z = (div_r * normalize_a_z);
+    const double nl_w = ((normalize_n > 0.0) ? normalize_d_w : normalize_a_w);
+    const double nl_x = ((normalize_n > 0.0) ? normalize_d_x : normalize_a_x);
+    const double nl_y = ((normalize_n > 0.0) ? normalize_d_y : normalize_a_y);
+    const double nl_z = ((normalize_n > 0.0) ? normalize_d_z : normalize_a_z);
+    const double acos_a = fabs(d);
+    const int acos_b = (acos_a < 0.5);
+    const double acos_z = (acos_b ? (acos_a * acos_a) : ((1.0 - acos_a) * 0.5));
+    const double acos_s = sqrt(acos_z);
+    const double acos_w = (acos_z * (0.166666666666666685170383743752609007060527801513671875 + (acos_z * (0.0749999999999843292020074159154319204390048980712890625 + (acos_z * (0.044642857146355428843431667473851121030747890472412109375 + (acos_z * (0.0303819441385312465075951848803015309385955333709716796875 + (acos_z * (0.022372172942149888552609837688578409142792224884033203125 + (acos_z * (0.0173523927208699725588392226427458808757364749908447265625 + (acos_z * (0.0139712129735529329288556965593670611269772052764892578125 + (acos_z * (0.01147917741518490568342070190510639804415404796600341796875 + (acos_z * (0.0103228143501857792807552272051907493732869625091552734375 + (acos_z * (0.00545750671864035814817572855872640502639114856719970703125 + (acos_z * (0.017400879442694021370652279756541247479617595672607421875 + (acos_z * (-0.014851887071247203697677008449318236671388149261474609375 + (acos_z * 0.0287578513674215663353805894075776450335979461669921875)))))))))))))))))))))))));
+    const double acos_hc = (acos_s * 134217729.0);
+    const double acos_sh = (acos_hc - (acos_hc - acos_s));
+    const double acos_c = ((acos_s == 0.0) ? 0.0 : ((acos_z - (acos_sh * acos_sh)) / (acos_s + acos_sh)));
+    const double acos_rn = (3.141592653589793115997963468544185161590576171875 - (2.0 * (acos_s + ((acos_s * acos_w) - 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375))));
+    const double acos_rp = (2.0 * (acos_sh + ((acos_s * acos_w) + acos_c)));
+    const double th = (acos_b ? (1.5707963267948965579989817342720925807952880859375 - (d - (0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375 - (d * acos_w)))) : ((d < 0.0) ? acos_rn : acos_rp));
+    const double sin_a_0 = (th * (1.0 - t));
+    const double sincos_t = (sin_a_0 * 0.63661977236758138243288840385503135621547698974609375);
+    const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
+    const double sincos_ra = (sin_a_0 - (sincos_k * 1.570796326734125614166259765625));
+    const double sincos_rb = (sincos_k * 0.00000000006077100506303965976595549136618501506745815277099609375);
+    const double sincos_s1 = (sincos_ra - sincos_rb);
+    const double sincos_v1 = (sincos_s1 - sincos_ra);
+    const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
+    const double sincos_rc = (sincos_k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
+    const double sincos_s2 = (sincos_s1 - sincos_rc);
+    const double sincos_v2 = (sincos_s2 - sincos_s1);
+    const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
+    const double sincos_rd = (sincos_k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
+    const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
+    const double sincos_r = (sincos_s2 + sincos_tl);
+    const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
+    const double sincos_u = (sincos_r * sincos_r);
+    const double sincos_ps = ((sincos_r * sincos_u) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
+    const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+    const double sincos_hu = (0.5 * sincos_u);
+    const double sincos_w = (1.0 - sincos_hu);
+    const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
+    const double sincos_pc = ((sincos_u * sincos_u) * (0.041666666666666664353702032030923874117434024810791015625 + (sincos_u * (-0.0013888888888887395388349599301136549911461770534515380859375 + (sincos_u * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (sincos_u * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (sincos_u * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (sincos_u * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
+    const double sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
+    const double sincos_fq = ((((sincos_k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+    const double sincos_q = (sincos_k - (4.0 * sincos_fq));
+    const double sincos_sn = ((sin_a_0 == 0.0) ? sin_a_0 : ((sincos_q == 0.0) ? sincos_sr : ((sincos_q == 1.0) ? sincos_cr : ((sincos_q == 2.0) ? (sincos_sr * -1.0) : (sincos_cr * -1.0)))));
+    const int sincos_inside = (fabs(sin_a_0) <= 1048576.0);
+    const double sincos_z = (sin_a_0 - sin_a_0);
+    const double s1 = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
+    const double sin_a_0_2 = (th * t);
+    const double sincos_t_2 = (sin_a_0_2 * 0.63661977236758138243288840385503135621547698974609375);
+    const double sincos_k_2 = ((sincos_t_2 + 6755399441055744.0) - 6755399441055744.0);
+    const double sincos_ra_2 = (sin_a_0_2 - (sincos_k_2 * 1.570796326734125614166259765625));
+    const double sincos_rb_2 = (sincos_k_2 * 0.00000000006077100506303965976595549136618501506745815277099609375);
+    const double sincos_s1_2 = (sincos_ra_2 - sincos_rb_2);
+    const double sincos_v1_2 = (sincos_s1_2 - sincos_ra_2);
+    const double sincos_e1_2 = ((sincos_ra_2 - (sincos_s1_2 - sincos_v1_2)) - (sincos_rb_2 + sincos_v1_2));
+    const double sincos_rc_2 = (sincos_k_2 * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
+    const double sincos_s2_2 = (sincos_s1_2 - sincos_rc_2);
+    const double sincos_v2_2 = (sincos_s2_2 - sincos_s1_2);
+    const double sincos_e2_2 = ((sincos_s1_2 - (sincos_s2_2 - sincos_v2_2)) - (sincos_rc_2 + sincos_v2_2));
+    const double sincos_rd_2 = (sincos_k_2 * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
+    const double sincos_tl_2 = ((sincos_e1_2 + sincos_e2_2) - sincos_rd_2);
+    const double sincos_r_2 = (sincos_s2_2 + sincos_tl_2);
+    const double sincos_rl_2 = (sincos_tl_2 - (sincos_r_2 - sincos_s2_2));
+    const double sincos_u_2 = (sincos_r_2 * sincos_r_2);
+    const double sincos_ps_2 = ((sincos_r_2 * sincos_u_2) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u_2 * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u_2 * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u_2 * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u_2 * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u_2 * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u_2 * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
+    const double sincos_sr_2 = (sincos_r_2 + (sincos_ps_2 + sincos_rl_2));
+    const double sincos_hu_2 = (0.5 * sincos_u_2);
+    const double sincos_w_2 = (1.0 - sincos_hu_2);
+    const double sincos_lost_2 = ((1.0 - sincos_w_2) - sincos_hu_2);
+    const double sincos_pc_2 = ((sincos_u_2 * sincos_u_2) * (0.041666666666666664353702032030923874117434024810791015625 + (sincos_u_2 * (-0.0013888888888887395388349599301136549911461770534515380859375 + (sincos_u_2 * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (sincos_u_2 * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (sincos_u_2 * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (sincos_u_2 * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
+    const double sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - (sincos_r_2 * sincos_rl_2)) + sincos_lost_2));
+    const double sincos_fq_2 = ((((sincos_k_2 * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+    const double sincos_q_2 = (sincos_k_2 - (4.0 * sincos_fq_2));
+    const double sincos_sn_2 = ((sin_a_0_2 == 0.0) ? sin_a_0_2 : ((sincos_q_2 == 0.0) ? sincos_sr_2 : ((sincos_q_2 == 1.0) ? sincos_cr_2 : ((sincos_q_2 == 2.0) ? (sincos_sr_2 * -1.0) : (sincos_cr_2 * -1.0)))));
+    const int sincos_inside_2 = (fabs(sin_a_0_2) <= 1048576.0);
+    const double sincos_z_2 = (sin_a_0_2 - sin_a_0_2);
+    const double s2 = (sincos_inside_2 ? sincos_sn_2 : (sincos_z_2 / sincos_z_2));
+    const double sincos_t_3 = (th * 0.63661977236758138243288840385503135621547698974609375);
+    const double sincos_k_3 = ((sincos_t_3 + 6755399441055744.0) - 6755399441055744.0);
+    const double sincos_ra_3 = (th - (sincos_k_3 * 1.570796326734125614166259765625));
+    const double sincos_rb_3 = (sincos_k_3 * 0.00000000006077100506303965976595549136618501506745815277099609375);
+    const double sincos_s1_3 = (sincos_ra_3 - sincos_rb_3);
+    const double sincos_v1_3 = (sincos_s1_3 - sincos_ra_3);
+    const double sincos_e1_3 = ((sincos_ra_3 - (sincos_s1_3 - sincos_v1_3)) - (sincos_rb_3 + sincos_v1_3));
+    const double sincos_rc_3 = (sincos_k_3 * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
+    const double sincos_s2_3 = (sincos_s1_3 - sincos_rc_3);
+    const double sincos_v2_3 = (sincos_s2_3 - sincos_s1_3);
+    const double sincos_e2_3 = ((sincos_s1_3 - (sincos_s2_3 - sincos_v2_3)) - (sincos_rc_3 + sincos_v2_3));
+    const double sincos_rd_3 = (sincos_k_3 * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
+    const double sincos_tl_3 = ((sincos_e1_3 + sincos_e2_3) - sincos_rd_3);
+    const double sincos_r_3 = (sincos_s2_3 + sincos_tl_3);
+    const double sincos_rl_3 = (sincos_tl_3 - (sincos_r_3 - sincos_s2_3));
+    const double sincos_u_3 = (sincos_r_3 * sincos_r_3);
+    const double sincos_ps_3 = ((sincos_r_3 * sincos_u_3) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u_3 * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u_3 * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u_3 * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u_3 * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u_3 * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u_3 * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
+    const double sincos_sr_3 = (sincos_r_3 + (sincos_ps_3 + sincos_rl_3));
+    const double sincos_hu_3 = (0.5 * sincos_u_3);
+    const double sincos_w_3 = (1.0 - sincos_hu_3);
+    const double sincos_lost_3 = ((1.0 - sincos_w_3) - sincos_hu_3);
+    const double sincos_pc_3 = ((sincos_u_3 * sincos_u_3) * (0.041666666666666664353702032030923874117434024810791015625 + (sincos_u_3 * (-0.0013888888888887395388349599301136549911461770534515380859375 + (sincos_u_3 * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (sincos_u_3 * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (sincos_u_3 * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (sincos_u_3 * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
+    const double sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - (sincos_r_3 * sincos_rl_3)) + sincos_lost_3));
+    const double sincos_fq_3 = ((((sincos_k_3 * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+    const double sincos_q_3 = (sincos_k_3 - (4.0 * sincos_fq_3));
+    const double sincos_sn_3 = ((th == 0.0) ? th : ((sincos_q_3 == 0.0) ? sincos_sr_3 : ((sincos_q_3 == 1.0) ? sincos_cr_3 : ((sincos_q_3 == 2.0) ? (sincos_sr_3 * -1.0) : (sincos_cr_3 * -1.0)))));
+    const int sincos_inside_3 = (fabs(th) <= 1048576.0);
+    const double sincos_z_3 = (th - th);
+    const double r = (1.0 / (sincos_inside_3 ? sincos_sn_3 : (sincos_z_3 / sincos_z_3)));
+    aether_quatd out;
+    out.w = ((d > 0.99951171875) ? nl_w : (((a.w * s1) + (c_w * s2)) * r));
+    out.x = ((d > 0.99951171875) ? nl_x : (((a.x * s1) + (c_x * s2)) * r));
+    out.y = ((d > 0.99951171875) ? nl_y : (((a.y * s1) + (c_y * s2)) * r));
+    out.z = ((d > 0.99951171875) ? nl_z : (((a.z * s1) + (c_z * s2)) * r));
+    return out;
+}
+
 /* aether_f64_jacobi_rotation: The Jacobi rotation that zeroes apq: theta = (aqq - app) / (2 * apq); t = sign(theta) / (|theta| + sqrt(theta^2 + 1)), or 0.5 / |theta| where theta^2 overflows; t = +0 when apq is zero; c = 1 / sqrt(t^2 + 1); s = t * c; tau = s / (1 + c).
    Spec:
        theta = (aqq - app) / (2 * apq)
@@ -13588,6 +14158,32 @@ __kernel void aether_mat3d_from_euler_xyz_batch(__global const double *ax, __glo
         out[6u * n + i] = result.m[6];
         out[7u * n + i] = result.m[7];
         out[8u * n + i] = result.m[8];
+    }
+}
+
+/* aether_quatd_slerp_batch: out[i] = aether_quatd_slerp(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_quatd_slerp_batch(__global const double *a, __global const double *b, __global const double *t, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_quatd v_a;
+        v_a.w = a[0u * n + i];
+        v_a.x = a[1u * n + i];
+        v_a.y = a[2u * n + i];
+        v_a.z = a[3u * n + i];
+        aether_quatd v_b;
+        v_b.w = b[0u * n + i];
+        v_b.x = b[1u * n + i];
+        v_b.y = b[2u * n + i];
+        v_b.z = b[3u * n + i];
+        double v_t;
+        v_t = t[i];
+        const aether_quatd result = aether_quatd_slerp(v_a, v_b, v_t);
+        out[0u * n + i] = result.w;
+        out[1u * n + i] = result.x;
+        out[2u * n + i] = result.y;
+        out[3u * n + i] = result.z;
     }
 }
 
@@ -17757,6 +18353,56 @@ __kernel void aether_check_mat3f_from_euler_xyz(__global const uint *in, __globa
     n = aether_flat_call_mat3f_from_euler_xyz(w, 3u, r, 9u);
     n_out[i] = (ulong)n;
     for (k = 0; k < 9u; ++k) out[i * 9u + k] = (uint)r[k];
+}
+
+static size_t aether_flat_call_quatf_slerp(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    aether_quatf p_a;
+    aether_quatf p_b;
+    float p_t;
+    aether_quatf r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 9u || cap < 4u) return AETHER_FLAT_BAD;
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        e[3] = aether_flat_rd32(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        float e[4];
+        e[0] = aether_flat_rd32(in[4u]);
+        e[1] = aether_flat_rd32(in[5u]);
+        e[2] = aether_flat_rd32(in[6u]);
+        e[3] = aether_flat_rd32(in[7u]);
+        memcpy(&p_b, e, sizeof e);
+    }
+    p_t = aether_flat_rd32(in[8u]);
+    r = aether_quatf_slerp(p_a, p_b, p_t);
+    {
+        float e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+        out[o++] = aether_flat_wr32(e[3]);
+    }
+    return o;
+}
+
+__kernel void aether_check_quatf_slerp(__global const uint *in, __global uint *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[9], r[4];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 9u; ++k) w[k] = (uint64_t)in[i * 9u + k];
+    n = aether_flat_call_quatf_slerp(w, 9u, r, 4u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 4u; ++k) out[i * 4u + k] = (uint)r[k];
 }
 
 static size_t aether_flat_call_f32_jacobi_rotation(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
@@ -23514,6 +24160,56 @@ __kernel void aether_check_mat3d_from_euler_xyz(__global const ulong *in, __glob
     n = aether_flat_call_mat3d_from_euler_xyz(w, 3u, r, 9u);
     n_out[i] = (ulong)n;
     for (k = 0; k < 9u; ++k) out[i * 9u + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_quatd_slerp(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    aether_quatd p_a;
+    aether_quatd p_b;
+    double p_t;
+    aether_quatd r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 9u || cap < 4u) return AETHER_FLAT_BAD;
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        e[3] = aether_flat_rd64(in[3u]);
+        memcpy(&p_a, e, sizeof e);
+    }
+    {
+        double e[4];
+        e[0] = aether_flat_rd64(in[4u]);
+        e[1] = aether_flat_rd64(in[5u]);
+        e[2] = aether_flat_rd64(in[6u]);
+        e[3] = aether_flat_rd64(in[7u]);
+        memcpy(&p_b, e, sizeof e);
+    }
+    p_t = aether_flat_rd64(in[8u]);
+    r = aether_quatd_slerp(p_a, p_b, p_t);
+    {
+        double e[4];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+        out[o++] = aether_flat_wr64(e[3]);
+    }
+    return o;
+}
+
+__kernel void aether_check_quatd_slerp(__global const ulong *in, __global ulong *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[9], r[4];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 9u; ++k) w[k] = (uint64_t)in[i * 9u + k];
+    n = aether_flat_call_quatd_slerp(w, 9u, r, 4u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 4u; ++k) out[i * 4u + k] = (ulong)r[k];
 }
 
 static size_t aether_flat_call_f64_jacobi_rotation(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
@@ -31507,185 +32203,189 @@ static size_t aether_selftest_call(uint thunk, const uint64_t *in, size_t n_in, 
     case 33u: return aether_flat_call_f32_acos(in, n_in, out, cap);
     case 34u: return aether_flat_call_quatf_from_axis_angle(in, n_in, out, cap);
     case 35u: return aether_flat_call_mat3f_from_euler_xyz(in, n_in, out, cap);
-    case 36u: return aether_flat_call_f32_jacobi_rotation(in, n_in, out, cap);
-    case 37u: return aether_flat_call_f32_jacobi_update(in, n_in, out, cap);
-    case 38u: return aether_flat_call_f32_jacobi_diag(in, n_in, out, cap);
-    case 39u: return aether_flat_call_mat2f_lu(in, n_in, out, cap);
-    case 40u: return aether_flat_call_mat2f_lu_solve(in, n_in, out, cap);
-    case 41u: return aether_flat_call_mat2f_solve_lower(in, n_in, out, cap);
-    case 42u: return aether_flat_call_mat2f_solve_lower_unit(in, n_in, out, cap);
-    case 43u: return aether_flat_call_mat2f_solve_upper(in, n_in, out, cap);
-    case 44u: return aether_flat_call_mat2f_solve_upper_unit(in, n_in, out, cap);
-    case 45u: return aether_flat_call_mat2f_det_lu(in, n_in, out, cap);
-    case 46u: return aether_flat_call_mat2f_inverse(in, n_in, out, cap);
-    case 47u: return aether_flat_call_mat2f_cholesky(in, n_in, out, cap);
-    case 48u: return aether_flat_call_mat2f_cholesky_solve(in, n_in, out, cap);
-    case 49u: return aether_flat_call_mat2f_eigh(in, n_in, out, cap);
+    case 36u: return aether_flat_call_quatf_slerp(in, n_in, out, cap);
+    case 37u: return aether_flat_call_f32_jacobi_rotation(in, n_in, out, cap);
+    case 38u: return aether_flat_call_f32_jacobi_update(in, n_in, out, cap);
+    case 39u: return aether_flat_call_f32_jacobi_diag(in, n_in, out, cap);
+    case 40u: return aether_flat_call_mat2f_lu(in, n_in, out, cap);
+    case 41u: return aether_flat_call_mat2f_lu_solve(in, n_in, out, cap);
+    case 42u: return aether_flat_call_mat2f_solve_lower(in, n_in, out, cap);
+    case 43u: return aether_flat_call_mat2f_solve_lower_unit(in, n_in, out, cap);
+    case 44u: return aether_flat_call_mat2f_solve_upper(in, n_in, out, cap);
+    case 45u: return aether_flat_call_mat2f_solve_upper_unit(in, n_in, out, cap);
+    case 46u: return aether_flat_call_mat2f_det_lu(in, n_in, out, cap);
+    case 47u: return aether_flat_call_mat2f_inverse(in, n_in, out, cap);
+    case 48u: return aether_flat_call_mat2f_cholesky(in, n_in, out, cap);
+    case 49u: return aether_flat_call_mat2f_cholesky_solve(in, n_in, out, cap);
+    case 50u: return aether_flat_call_mat2f_eigh(in, n_in, out, cap);
 #ifdef AETHER_FP64
-    case 50u: return aether_flat_call_vec2d_lerp(in, n_in, out, cap);
+    case 51u: return aether_flat_call_vec2d_lerp(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 51u: return aether_flat_call_vec2d_squared_norm(in, n_in, out, cap);
+    case 52u: return aether_flat_call_vec2d_squared_norm(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 52u: return aether_flat_call_vec2d_norm(in, n_in, out, cap);
+    case 53u: return aether_flat_call_vec2d_norm(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 53u: return aether_flat_call_vec3d_cross(in, n_in, out, cap);
+    case 54u: return aether_flat_call_vec3d_cross(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 54u: return aether_flat_call_quatd_mul(in, n_in, out, cap);
+    case 55u: return aether_flat_call_quatd_mul(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 55u: return aether_flat_call_quatd_rotate(in, n_in, out, cap);
+    case 56u: return aether_flat_call_quatd_rotate(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 56u: return aether_flat_call_mat2d_mul_vec(in, n_in, out, cap);
+    case 57u: return aether_flat_call_mat2d_mul_vec(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 57u: return aether_flat_call_mat2d_mul(in, n_in, out, cap);
+    case 58u: return aether_flat_call_mat2d_mul(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 58u: return aether_flat_call_mat2d_dot(in, n_in, out, cap);
+    case 59u: return aether_flat_call_mat2d_dot(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 59u: return aether_flat_call_mat2d_determinant(in, n_in, out, cap);
+    case 60u: return aether_flat_call_mat2d_determinant(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 60u: return aether_flat_call_mat2d_inverse_adjugate(in, n_in, out, cap);
+    case 61u: return aether_flat_call_mat2d_inverse_adjugate(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 61u: return aether_flat_call_f64_sincos(in, n_in, out, cap);
+    case 62u: return aether_flat_call_f64_sincos(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 62u: return aether_flat_call_f64_sin(in, n_in, out, cap);
+    case 63u: return aether_flat_call_f64_sin(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 63u: return aether_flat_call_f64_atan(in, n_in, out, cap);
+    case 64u: return aether_flat_call_f64_atan(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 64u: return aether_flat_call_f64_atan2(in, n_in, out, cap);
+    case 65u: return aether_flat_call_f64_atan2(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 65u: return aether_flat_call_f64_exp(in, n_in, out, cap);
+    case 66u: return aether_flat_call_f64_exp(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 66u: return aether_flat_call_f64_log(in, n_in, out, cap);
+    case 67u: return aether_flat_call_f64_log(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 67u: return aether_flat_call_f64_exp2(in, n_in, out, cap);
+    case 68u: return aether_flat_call_f64_exp2(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 68u: return aether_flat_call_f64_log2(in, n_in, out, cap);
+    case 69u: return aether_flat_call_f64_log2(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 69u: return aether_flat_call_f64_asin(in, n_in, out, cap);
+    case 70u: return aether_flat_call_f64_asin(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 70u: return aether_flat_call_f64_acos(in, n_in, out, cap);
+    case 71u: return aether_flat_call_f64_acos(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 71u: return aether_flat_call_quatd_from_axis_angle(in, n_in, out, cap);
+    case 72u: return aether_flat_call_quatd_from_axis_angle(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 72u: return aether_flat_call_mat3d_from_euler_xyz(in, n_in, out, cap);
+    case 73u: return aether_flat_call_mat3d_from_euler_xyz(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 73u: return aether_flat_call_f64_jacobi_rotation(in, n_in, out, cap);
+    case 74u: return aether_flat_call_quatd_slerp(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 74u: return aether_flat_call_f64_jacobi_update(in, n_in, out, cap);
+    case 75u: return aether_flat_call_f64_jacobi_rotation(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 75u: return aether_flat_call_f64_jacobi_diag(in, n_in, out, cap);
+    case 76u: return aether_flat_call_f64_jacobi_update(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 76u: return aether_flat_call_mat2d_lu(in, n_in, out, cap);
+    case 77u: return aether_flat_call_f64_jacobi_diag(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 77u: return aether_flat_call_mat2d_lu_solve(in, n_in, out, cap);
+    case 78u: return aether_flat_call_mat2d_lu(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 78u: return aether_flat_call_mat2d_solve_lower(in, n_in, out, cap);
+    case 79u: return aether_flat_call_mat2d_lu_solve(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 79u: return aether_flat_call_mat2d_solve_lower_unit(in, n_in, out, cap);
+    case 80u: return aether_flat_call_mat2d_solve_lower(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 80u: return aether_flat_call_mat2d_solve_upper(in, n_in, out, cap);
+    case 81u: return aether_flat_call_mat2d_solve_lower_unit(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 81u: return aether_flat_call_mat2d_solve_upper_unit(in, n_in, out, cap);
+    case 82u: return aether_flat_call_mat2d_solve_upper(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 82u: return aether_flat_call_mat2d_det_lu(in, n_in, out, cap);
+    case 83u: return aether_flat_call_mat2d_solve_upper_unit(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 83u: return aether_flat_call_mat2d_inverse(in, n_in, out, cap);
+    case 84u: return aether_flat_call_mat2d_det_lu(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 84u: return aether_flat_call_mat2d_cholesky(in, n_in, out, cap);
+    case 85u: return aether_flat_call_mat2d_inverse(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 85u: return aether_flat_call_mat2d_cholesky_solve(in, n_in, out, cap);
+    case 86u: return aether_flat_call_mat2d_cholesky(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 86u: return aether_flat_call_mat2d_eigh(in, n_in, out, cap);
-#endif
-    case 87u: return aether_flat_call_f32_neg(in, n_in, out, cap);
-    case 88u: return aether_flat_call_quatf_conjugate(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 89u: return aether_flat_call_f64_neg(in, n_in, out, cap);
+    case 87u: return aether_flat_call_mat2d_cholesky_solve(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 90u: return aether_flat_call_quatd_conjugate(in, n_in, out, cap);
+    case 88u: return aether_flat_call_mat2d_eigh(in, n_in, out, cap);
 #endif
-    case 91u: return aether_flat_call_mat3f_inverse_adjugate(in, n_in, out, cap);
+    case 89u: return aether_flat_call_f32_neg(in, n_in, out, cap);
+    case 90u: return aether_flat_call_quatf_conjugate(in, n_in, out, cap);
 #ifdef AETHER_FP64
-    case 92u: return aether_flat_call_mat3d_inverse_adjugate(in, n_in, out, cap);
-#endif
-    case 93u: return aether_flat_call_vec2f_max_norm(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 94u: return aether_flat_call_vec2d_max_norm(in, n_in, out, cap);
-#endif
-    case 95u: return aether_flat_call_f32_two_sum_err(in, n_in, out, cap);
-    case 96u: return aether_flat_call_f32_two_sum(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 97u: return aether_flat_call_f64_two_sum_err(in, n_in, out, cap);
+    case 91u: return aether_flat_call_f64_neg(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 98u: return aether_flat_call_f64_two_sum(in, n_in, out, cap);
+    case 92u: return aether_flat_call_quatd_conjugate(in, n_in, out, cap);
 #endif
-    case 99u: return aether_flat_call_pairf_value(in, n_in, out, cap);
+    case 93u: return aether_flat_call_mat3f_inverse_adjugate(in, n_in, out, cap);
 #ifdef AETHER_FP64
-    case 100u: return aether_flat_call_paird_value(in, n_in, out, cap);
+    case 94u: return aether_flat_call_mat3d_inverse_adjugate(in, n_in, out, cap);
 #endif
-    case 101u: return aether_flat_call_pairf_reduce32(in, n_in, out, cap);
+    case 95u: return aether_flat_call_vec2f_max_norm(in, n_in, out, cap);
 #ifdef AETHER_FP64
-    case 102u: return aether_flat_call_paird_reduce32(in, n_in, out, cap);
+    case 96u: return aether_flat_call_vec2d_max_norm(in, n_in, out, cap);
 #endif
-    case 103u: return aether_flat_call_mat3f_lu(in, n_in, out, cap);
+    case 97u: return aether_flat_call_f32_two_sum_err(in, n_in, out, cap);
+    case 98u: return aether_flat_call_f32_two_sum(in, n_in, out, cap);
 #ifdef AETHER_FP64
-    case 104u: return aether_flat_call_mat3d_lu(in, n_in, out, cap);
-#endif
-    case 105u: return aether_flat_call_pairf_combine(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 106u: return aether_flat_call_paird_combine(in, n_in, out, cap);
-#endif
-    case 107u: return aether_flat_call_f32_fmin(in, n_in, out, cap);
-    case 108u: return aether_flat_call_f32_fmax(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 109u: return aether_flat_call_f64_fmin(in, n_in, out, cap);
+    case 99u: return aether_flat_call_f64_two_sum_err(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 110u: return aether_flat_call_f64_fmax(in, n_in, out, cap);
+    case 100u: return aether_flat_call_f64_two_sum(in, n_in, out, cap);
+#endif
+    case 101u: return aether_flat_call_pairf_value(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 102u: return aether_flat_call_paird_value(in, n_in, out, cap);
+#endif
+    case 103u: return aether_flat_call_pairf_reduce32(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 104u: return aether_flat_call_paird_reduce32(in, n_in, out, cap);
+#endif
+    case 105u: return aether_flat_call_mat3f_lu(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 106u: return aether_flat_call_mat3d_lu(in, n_in, out, cap);
+#endif
+    case 107u: return aether_flat_call_pairf_combine(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 108u: return aether_flat_call_paird_combine(in, n_in, out, cap);
+#endif
+    case 109u: return aether_flat_call_f32_fmin(in, n_in, out, cap);
+    case 110u: return aether_flat_call_f32_fmax(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 111u: return aether_flat_call_f64_fmin(in, n_in, out, cap);
+#endif
+#ifdef AETHER_FP64
+    case 112u: return aether_flat_call_f64_fmax(in, n_in, out, cap);
 #endif
     default: return AETHER_FLAT_BAD;
     }
 }
 
 /* One row per witness: thunk, bits, is_float, either_zero, n_in, n_out, word offset. */
-__constant uint aether_selftest_rows[169][7] = {
+__constant uint aether_selftest_rows[171][7] = {
     { 0u, 32u, 1u, 0u, 3u, 1u, 0u }, /* aether_vec3f_sum: fold-left */
     { 1u, 32u, 1u, 0u, 6u, 1u, 4u }, /* aether_vec3f_dot: fold-left */
     { 2u, 64u, 1u, 0u, 3u, 1u, 11u }, /* aether_vec3d_sum: fold-left */
@@ -31724,139 +32424,141 @@ __constant uint aether_selftest_rows[169][7] = {
     { 33u, 32u, 1u, 0u, 1u, 1u, 173u }, /* aether_f32_acos: fma */
     { 34u, 32u, 1u, 0u, 4u, 4u, 175u }, /* aether_quatf_from_axis_angle: fma */
     { 35u, 32u, 1u, 0u, 3u, 9u, 183u }, /* aether_mat3f_from_euler_xyz: fma */
-    { 36u, 32u, 1u, 0u, 3u, 4u, 195u }, /* aether_f32_jacobi_rotation: fma */
-    { 37u, 32u, 1u, 0u, 6u, 2u, 202u }, /* aether_f32_jacobi_update: fma */
-    { 38u, 32u, 1u, 0u, 7u, 2u, 210u }, /* aether_f32_jacobi_diag: fma */
-    { 39u, 32u, 1u, 0u, 4u, 7u, 219u }, /* aether_mat2f_lu: fma */
-    { 40u, 32u, 1u, 0u, 8u, 2u, 230u }, /* aether_mat2f_lu_solve: fma */
-    { 41u, 32u, 1u, 0u, 6u, 2u, 240u }, /* aether_mat2f_solve_lower: fma */
-    { 42u, 32u, 1u, 0u, 6u, 2u, 248u }, /* aether_mat2f_solve_lower_unit: fma */
-    { 43u, 32u, 1u, 0u, 6u, 2u, 256u }, /* aether_mat2f_solve_upper: fma */
-    { 44u, 32u, 1u, 0u, 6u, 2u, 264u }, /* aether_mat2f_solve_upper_unit: fma */
-    { 45u, 32u, 1u, 0u, 4u, 1u, 272u }, /* aether_mat2f_det_lu: fma */
-    { 46u, 32u, 1u, 0u, 4u, 5u, 277u }, /* aether_mat2f_inverse: fma */
-    { 47u, 32u, 1u, 0u, 4u, 5u, 286u }, /* aether_mat2f_cholesky: fma */
-    { 48u, 32u, 1u, 0u, 6u, 2u, 295u }, /* aether_mat2f_cholesky_solve: fma */
-    { 49u, 32u, 1u, 0u, 4u, 6u, 303u }, /* aether_mat2f_eigh: fma */
-    { 50u, 64u, 1u, 0u, 5u, 2u, 313u }, /* aether_vec2d_lerp: fma */
-    { 7u, 64u, 1u, 0u, 4u, 1u, 320u }, /* aether_vec2d_dot: fma */
-    { 51u, 64u, 1u, 0u, 2u, 1u, 325u }, /* aether_vec2d_squared_norm: fma */
-    { 52u, 64u, 1u, 0u, 2u, 1u, 328u }, /* aether_vec2d_norm: fma */
-    { 11u, 64u, 1u, 0u, 2u, 2u, 331u }, /* aether_vec2d_normalize: fma */
-    { 53u, 64u, 1u, 0u, 6u, 3u, 335u }, /* aether_vec3d_cross: fma */
-    { 54u, 64u, 1u, 0u, 8u, 4u, 344u }, /* aether_quatd_mul: fma */
-    { 55u, 64u, 1u, 0u, 7u, 3u, 356u }, /* aether_quatd_rotate: fma */
-    { 56u, 64u, 1u, 0u, 6u, 2u, 366u }, /* aether_mat2d_mul_vec: fma */
-    { 57u, 64u, 1u, 0u, 8u, 4u, 374u }, /* aether_mat2d_mul: fma */
-    { 58u, 64u, 1u, 0u, 8u, 1u, 386u }, /* aether_mat2d_dot: fma */
-    { 59u, 64u, 1u, 0u, 4u, 1u, 395u }, /* aether_mat2d_determinant: fma */
-    { 60u, 64u, 1u, 0u, 4u, 4u, 400u }, /* aether_mat2d_inverse_adjugate: fma */
-    { 61u, 64u, 1u, 0u, 1u, 2u, 408u }, /* aether_f64_sincos: fma */
-    { 62u, 64u, 1u, 0u, 1u, 1u, 411u }, /* aether_f64_sin: fma */
-    { 63u, 64u, 1u, 0u, 1u, 1u, 413u }, /* aether_f64_atan: fma */
-    { 64u, 64u, 1u, 0u, 2u, 1u, 415u }, /* aether_f64_atan2: fma */
-    { 65u, 64u, 1u, 0u, 1u, 1u, 418u }, /* aether_f64_exp: fma */
-    { 66u, 64u, 1u, 0u, 1u, 1u, 420u }, /* aether_f64_log: fma */
-    { 67u, 64u, 1u, 0u, 1u, 1u, 422u }, /* aether_f64_exp2: fma */
-    { 68u, 64u, 1u, 0u, 1u, 1u, 424u }, /* aether_f64_log2: fma */
-    { 69u, 64u, 1u, 0u, 1u, 1u, 426u }, /* aether_f64_asin: fma */
-    { 70u, 64u, 1u, 0u, 1u, 1u, 428u }, /* aether_f64_acos: fma */
-    { 71u, 64u, 1u, 0u, 4u, 4u, 430u }, /* aether_quatd_from_axis_angle: fma */
-    { 72u, 64u, 1u, 0u, 3u, 9u, 438u }, /* aether_mat3d_from_euler_xyz: fma */
-    { 73u, 64u, 1u, 0u, 3u, 4u, 450u }, /* aether_f64_jacobi_rotation: fma */
-    { 74u, 64u, 1u, 0u, 6u, 2u, 457u }, /* aether_f64_jacobi_update: fma */
-    { 75u, 64u, 1u, 0u, 7u, 2u, 465u }, /* aether_f64_jacobi_diag: fma */
-    { 76u, 64u, 1u, 0u, 4u, 7u, 474u }, /* aether_mat2d_lu: fma */
-    { 77u, 64u, 1u, 0u, 8u, 2u, 485u }, /* aether_mat2d_lu_solve: fma */
-    { 78u, 64u, 1u, 0u, 6u, 2u, 495u }, /* aether_mat2d_solve_lower: fma */
-    { 79u, 64u, 1u, 0u, 6u, 2u, 503u }, /* aether_mat2d_solve_lower_unit: fma */
-    { 80u, 64u, 1u, 0u, 6u, 2u, 511u }, /* aether_mat2d_solve_upper: fma */
-    { 81u, 64u, 1u, 0u, 6u, 2u, 519u }, /* aether_mat2d_solve_upper_unit: fma */
-    { 82u, 64u, 1u, 0u, 4u, 1u, 527u }, /* aether_mat2d_det_lu: fma */
-    { 83u, 64u, 1u, 0u, 4u, 5u, 532u }, /* aether_mat2d_inverse: fma */
-    { 84u, 64u, 1u, 0u, 4u, 5u, 541u }, /* aether_mat2d_cholesky: fma */
-    { 85u, 64u, 1u, 0u, 6u, 2u, 550u }, /* aether_mat2d_cholesky_solve: fma */
-    { 86u, 64u, 1u, 0u, 4u, 6u, 558u }, /* aether_mat2d_eigh: fma */
-    { 14u, 32u, 1u, 0u, 2u, 1u, 568u }, /* aether_vec2f_norm: hypot */
-    { 9u, 32u, 1u, 0u, 2u, 2u, 571u }, /* aether_vec2f_normalize: hypot */
-    { 52u, 64u, 1u, 0u, 2u, 1u, 575u }, /* aether_vec2d_norm: hypot */
-    { 11u, 64u, 1u, 0u, 2u, 2u, 578u }, /* aether_vec2d_normalize: hypot */
-    { 87u, 32u, 1u, 0u, 1u, 1u, 582u }, /* aether_f32_neg: neg-sub */
-    { 88u, 32u, 1u, 0u, 4u, 4u, 584u }, /* aether_quatf_conjugate: neg-sub */
-    { 22u, 32u, 1u, 0u, 4u, 4u, 592u }, /* aether_mat2f_inverse_adjugate: neg-sub */
-    { 27u, 32u, 1u, 0u, 2u, 1u, 600u }, /* aether_f32_atan2: neg-sub */
-    { 35u, 32u, 1u, 0u, 3u, 9u, 603u }, /* aether_mat3f_from_euler_xyz: neg-sub */
-    { 36u, 32u, 1u, 0u, 3u, 4u, 615u }, /* aether_f32_jacobi_rotation: neg-sub */
-    { 49u, 32u, 1u, 0u, 4u, 6u, 622u }, /* aether_mat2f_eigh: neg-sub */
-    { 89u, 64u, 1u, 0u, 1u, 1u, 632u }, /* aether_f64_neg: neg-sub */
-    { 90u, 64u, 1u, 0u, 4u, 4u, 634u }, /* aether_quatd_conjugate: neg-sub */
-    { 60u, 64u, 1u, 0u, 4u, 4u, 642u }, /* aether_mat2d_inverse_adjugate: neg-sub */
-    { 64u, 64u, 1u, 0u, 2u, 1u, 650u }, /* aether_f64_atan2: neg-sub */
-    { 72u, 64u, 1u, 0u, 3u, 9u, 653u }, /* aether_mat3d_from_euler_xyz: neg-sub */
-    { 73u, 64u, 1u, 0u, 3u, 4u, 665u }, /* aether_f64_jacobi_rotation: neg-sub */
-    { 86u, 64u, 1u, 0u, 4u, 6u, 672u }, /* aether_mat2d_eigh: neg-sub */
-    { 91u, 32u, 1u, 0u, 9u, 9u, 682u }, /* aether_mat3f_inverse_adjugate: neg-swap */
-    { 92u, 64u, 1u, 0u, 9u, 9u, 700u }, /* aether_mat3d_inverse_adjugate: neg-swap */
-    { 93u, 32u, 1u, 0u, 2u, 1u, 718u }, /* aether_vec2f_max_norm: max-select-swapped */
-    { 94u, 64u, 1u, 0u, 2u, 1u, 721u }, /* aether_vec2d_max_norm: max-select-swapped */
-    { 18u, 32u, 1u, 0u, 6u, 2u, 724u }, /* aether_mat2f_mul_vec: column-major */
-    { 19u, 32u, 1u, 0u, 8u, 4u, 732u }, /* aether_mat2f_mul: column-major */
-    { 56u, 64u, 1u, 0u, 6u, 2u, 744u }, /* aether_mat2d_mul_vec: column-major */
-    { 57u, 64u, 1u, 0u, 8u, 4u, 752u }, /* aether_mat2d_mul: column-major */
-    { 16u, 32u, 1u, 0u, 8u, 4u, 764u }, /* aether_quatf_mul: quat-xyzw */
-    { 88u, 32u, 1u, 0u, 4u, 4u, 776u }, /* aether_quatf_conjugate: quat-xyzw */
-    { 54u, 64u, 1u, 0u, 8u, 4u, 784u }, /* aether_quatd_mul: quat-xyzw */
-    { 90u, 64u, 1u, 0u, 4u, 4u, 796u }, /* aether_quatd_conjugate: quat-xyzw */
-    { 95u, 32u, 1u, 0u, 3u, 1u, 804u }, /* aether_f32_two_sum_err: uncompensated */
-    { 96u, 32u, 1u, 0u, 2u, 2u, 808u }, /* aether_f32_two_sum: uncompensated */
-    { 97u, 64u, 1u, 0u, 3u, 1u, 812u }, /* aether_f64_two_sum_err: uncompensated */
-    { 98u, 64u, 1u, 0u, 2u, 2u, 816u }, /* aether_f64_two_sum: uncompensated */
-    { 99u, 32u, 1u, 0u, 2u, 1u, 820u }, /* aether_pairf_value: non-finite-kept */
-    { 36u, 32u, 1u, 0u, 3u, 4u, 823u }, /* aether_f32_jacobi_rotation: non-finite-kept */
-    { 100u, 64u, 1u, 0u, 2u, 1u, 830u }, /* aether_paird_value: non-finite-kept */
-    { 73u, 64u, 1u, 0u, 3u, 4u, 833u }, /* aether_f64_jacobi_rotation: non-finite-kept */
-    { 101u, 32u, 1u, 0u, 64u, 2u, 840u }, /* aether_pairf_reduce32: rounds-reversed */
-    { 102u, 64u, 1u, 0u, 64u, 2u, 906u }, /* aether_paird_reduce32: rounds-reversed */
-    { 39u, 32u, 1u, 0u, 4u, 7u, 972u }, /* aether_mat2f_lu: pivot-last */
-    { 76u, 64u, 1u, 0u, 4u, 7u, 983u }, /* aether_mat2d_lu: pivot-last */
-    { 103u, 32u, 1u, 0u, 9u, 13u, 994u }, /* aether_mat3f_lu: right-looking */
-    { 104u, 64u, 1u, 0u, 9u, 13u, 1016u }, /* aether_mat3d_lu: right-looking */
-    { 47u, 32u, 1u, 0u, 4u, 5u, 1038u }, /* aether_mat2f_cholesky: no-symmetrize */
-    { 84u, 64u, 1u, 0u, 4u, 5u, 1047u }, /* aether_mat2d_cholesky: no-symmetrize */
-    { 105u, 32u, 1u, 0u, 4u, 2u, 1056u }, /* aether_pairf_combine: comp-dropped */
-    { 101u, 32u, 1u, 0u, 64u, 2u, 1062u }, /* aether_pairf_reduce32: comp-dropped */
-    { 106u, 64u, 1u, 0u, 4u, 2u, 1128u }, /* aether_paird_combine: comp-dropped */
-    { 102u, 64u, 1u, 0u, 64u, 2u, 1134u }, /* aether_paird_reduce32: comp-dropped */
-    { 107u, 32u, 1u, 1u, 2u, 1u, 1200u }, /* aether_f32_fmin: nan-first */
-    { 108u, 32u, 1u, 1u, 2u, 1u, 1203u }, /* aether_f32_fmax: nan-first */
-    { 109u, 64u, 1u, 1u, 2u, 1u, 1206u }, /* aether_f64_fmin: nan-first */
-    { 110u, 64u, 1u, 1u, 2u, 1u, 1209u }, /* aether_f64_fmax: nan-first */
-    { 107u, 32u, 1u, 1u, 2u, 1u, 1212u }, /* aether_f32_fmin: nan-second */
-    { 108u, 32u, 1u, 1u, 2u, 1u, 1215u }, /* aether_f32_fmax: nan-second */
-    { 109u, 64u, 1u, 1u, 2u, 1u, 1218u }, /* aether_f64_fmin: nan-second */
-    { 110u, 64u, 1u, 1u, 2u, 1u, 1221u }, /* aether_f64_fmax: nan-second */
-    { 16u, 32u, 1u, 0u, 8u, 4u, 1224u }, /* aether_quatf_mul: reassociate */
-    { 105u, 32u, 1u, 0u, 4u, 2u, 1236u }, /* aether_pairf_combine: reassociate */
-    { 54u, 64u, 1u, 0u, 8u, 4u, 1242u }, /* aether_quatd_mul: reassociate */
-    { 106u, 64u, 1u, 0u, 4u, 2u, 1254u }, /* aether_paird_combine: reassociate */
-    { 26u, 32u, 1u, 0u, 1u, 1u, 1260u }, /* aether_f32_atan: reciprocal */
-    { 27u, 32u, 1u, 0u, 2u, 1u, 1262u }, /* aether_f32_atan2: reciprocal */
-    { 63u, 64u, 1u, 0u, 1u, 1u, 1265u }, /* aether_f64_atan: reciprocal */
-    { 64u, 64u, 1u, 0u, 2u, 1u, 1267u }, /* aether_f64_atan2: reciprocal */
-    { 23u, 32u, 1u, 0u, 1u, 2u, 1270u }, /* aether_f32_sincos: product-order */
-    { 24u, 32u, 1u, 0u, 1u, 1u, 1273u }, /* aether_f32_sin: product-order */
-    { 61u, 64u, 1u, 0u, 1u, 2u, 1275u }, /* aether_f64_sincos: product-order */
-    { 62u, 64u, 1u, 0u, 1u, 1u, 1278u }, /* aether_f64_sin: product-order */
-    { 23u, 32u, 1u, 0u, 1u, 2u, 1280u }, /* aether_f32_sincos: coefficient-bit */
-    { 24u, 32u, 1u, 0u, 1u, 1u, 1283u }, /* aether_f32_sin: coefficient-bit */
-    { 61u, 64u, 1u, 0u, 1u, 2u, 1285u }, /* aether_f64_sincos: coefficient-bit */
-    { 62u, 64u, 1u, 0u, 1u, 1u, 1288u }, /* aether_f64_sin: coefficient-bit */
-    { 23u, 32u, 1u, 0u, 1u, 2u, 1290u }, /* aether_f32_sincos: reduction-constant */
-    { 24u, 32u, 1u, 0u, 1u, 1u, 1293u }, /* aether_f32_sin: reduction-constant */
-    { 61u, 64u, 1u, 0u, 1u, 2u, 1295u }, /* aether_f64_sincos: reduction-constant */
-    { 62u, 64u, 1u, 0u, 1u, 1u, 1298u }, /* aether_f64_sin: reduction-constant */
+    { 36u, 32u, 1u, 0u, 9u, 4u, 195u }, /* aether_quatf_slerp: fma */
+    { 37u, 32u, 1u, 0u, 3u, 4u, 208u }, /* aether_f32_jacobi_rotation: fma */
+    { 38u, 32u, 1u, 0u, 6u, 2u, 215u }, /* aether_f32_jacobi_update: fma */
+    { 39u, 32u, 1u, 0u, 7u, 2u, 223u }, /* aether_f32_jacobi_diag: fma */
+    { 40u, 32u, 1u, 0u, 4u, 7u, 232u }, /* aether_mat2f_lu: fma */
+    { 41u, 32u, 1u, 0u, 8u, 2u, 243u }, /* aether_mat2f_lu_solve: fma */
+    { 42u, 32u, 1u, 0u, 6u, 2u, 253u }, /* aether_mat2f_solve_lower: fma */
+    { 43u, 32u, 1u, 0u, 6u, 2u, 261u }, /* aether_mat2f_solve_lower_unit: fma */
+    { 44u, 32u, 1u, 0u, 6u, 2u, 269u }, /* aether_mat2f_solve_upper: fma */
+    { 45u, 32u, 1u, 0u, 6u, 2u, 277u }, /* aether_mat2f_solve_upper_unit: fma */
+    { 46u, 32u, 1u, 0u, 4u, 1u, 285u }, /* aether_mat2f_det_lu: fma */
+    { 47u, 32u, 1u, 0u, 4u, 5u, 290u }, /* aether_mat2f_inverse: fma */
+    { 48u, 32u, 1u, 0u, 4u, 5u, 299u }, /* aether_mat2f_cholesky: fma */
+    { 49u, 32u, 1u, 0u, 6u, 2u, 308u }, /* aether_mat2f_cholesky_solve: fma */
+    { 50u, 32u, 1u, 0u, 4u, 6u, 316u }, /* aether_mat2f_eigh: fma */
+    { 51u, 64u, 1u, 0u, 5u, 2u, 326u }, /* aether_vec2d_lerp: fma */
+    { 7u, 64u, 1u, 0u, 4u, 1u, 333u }, /* aether_vec2d_dot: fma */
+    { 52u, 64u, 1u, 0u, 2u, 1u, 338u }, /* aether_vec2d_squared_norm: fma */
+    { 53u, 64u, 1u, 0u, 2u, 1u, 341u }, /* aether_vec2d_norm: fma */
+    { 11u, 64u, 1u, 0u, 2u, 2u, 344u }, /* aether_vec2d_normalize: fma */
+    { 54u, 64u, 1u, 0u, 6u, 3u, 348u }, /* aether_vec3d_cross: fma */
+    { 55u, 64u, 1u, 0u, 8u, 4u, 357u }, /* aether_quatd_mul: fma */
+    { 56u, 64u, 1u, 0u, 7u, 3u, 369u }, /* aether_quatd_rotate: fma */
+    { 57u, 64u, 1u, 0u, 6u, 2u, 379u }, /* aether_mat2d_mul_vec: fma */
+    { 58u, 64u, 1u, 0u, 8u, 4u, 387u }, /* aether_mat2d_mul: fma */
+    { 59u, 64u, 1u, 0u, 8u, 1u, 399u }, /* aether_mat2d_dot: fma */
+    { 60u, 64u, 1u, 0u, 4u, 1u, 408u }, /* aether_mat2d_determinant: fma */
+    { 61u, 64u, 1u, 0u, 4u, 4u, 413u }, /* aether_mat2d_inverse_adjugate: fma */
+    { 62u, 64u, 1u, 0u, 1u, 2u, 421u }, /* aether_f64_sincos: fma */
+    { 63u, 64u, 1u, 0u, 1u, 1u, 424u }, /* aether_f64_sin: fma */
+    { 64u, 64u, 1u, 0u, 1u, 1u, 426u }, /* aether_f64_atan: fma */
+    { 65u, 64u, 1u, 0u, 2u, 1u, 428u }, /* aether_f64_atan2: fma */
+    { 66u, 64u, 1u, 0u, 1u, 1u, 431u }, /* aether_f64_exp: fma */
+    { 67u, 64u, 1u, 0u, 1u, 1u, 433u }, /* aether_f64_log: fma */
+    { 68u, 64u, 1u, 0u, 1u, 1u, 435u }, /* aether_f64_exp2: fma */
+    { 69u, 64u, 1u, 0u, 1u, 1u, 437u }, /* aether_f64_log2: fma */
+    { 70u, 64u, 1u, 0u, 1u, 1u, 439u }, /* aether_f64_asin: fma */
+    { 71u, 64u, 1u, 0u, 1u, 1u, 441u }, /* aether_f64_acos: fma */
+    { 72u, 64u, 1u, 0u, 4u, 4u, 443u }, /* aether_quatd_from_axis_angle: fma */
+    { 73u, 64u, 1u, 0u, 3u, 9u, 451u }, /* aether_mat3d_from_euler_xyz: fma */
+    { 74u, 64u, 1u, 0u, 9u, 4u, 463u }, /* aether_quatd_slerp: fma */
+    { 75u, 64u, 1u, 0u, 3u, 4u, 476u }, /* aether_f64_jacobi_rotation: fma */
+    { 76u, 64u, 1u, 0u, 6u, 2u, 483u }, /* aether_f64_jacobi_update: fma */
+    { 77u, 64u, 1u, 0u, 7u, 2u, 491u }, /* aether_f64_jacobi_diag: fma */
+    { 78u, 64u, 1u, 0u, 4u, 7u, 500u }, /* aether_mat2d_lu: fma */
+    { 79u, 64u, 1u, 0u, 8u, 2u, 511u }, /* aether_mat2d_lu_solve: fma */
+    { 80u, 64u, 1u, 0u, 6u, 2u, 521u }, /* aether_mat2d_solve_lower: fma */
+    { 81u, 64u, 1u, 0u, 6u, 2u, 529u }, /* aether_mat2d_solve_lower_unit: fma */
+    { 82u, 64u, 1u, 0u, 6u, 2u, 537u }, /* aether_mat2d_solve_upper: fma */
+    { 83u, 64u, 1u, 0u, 6u, 2u, 545u }, /* aether_mat2d_solve_upper_unit: fma */
+    { 84u, 64u, 1u, 0u, 4u, 1u, 553u }, /* aether_mat2d_det_lu: fma */
+    { 85u, 64u, 1u, 0u, 4u, 5u, 558u }, /* aether_mat2d_inverse: fma */
+    { 86u, 64u, 1u, 0u, 4u, 5u, 567u }, /* aether_mat2d_cholesky: fma */
+    { 87u, 64u, 1u, 0u, 6u, 2u, 576u }, /* aether_mat2d_cholesky_solve: fma */
+    { 88u, 64u, 1u, 0u, 4u, 6u, 584u }, /* aether_mat2d_eigh: fma */
+    { 14u, 32u, 1u, 0u, 2u, 1u, 594u }, /* aether_vec2f_norm: hypot */
+    { 9u, 32u, 1u, 0u, 2u, 2u, 597u }, /* aether_vec2f_normalize: hypot */
+    { 53u, 64u, 1u, 0u, 2u, 1u, 601u }, /* aether_vec2d_norm: hypot */
+    { 11u, 64u, 1u, 0u, 2u, 2u, 604u }, /* aether_vec2d_normalize: hypot */
+    { 89u, 32u, 1u, 0u, 1u, 1u, 608u }, /* aether_f32_neg: neg-sub */
+    { 90u, 32u, 1u, 0u, 4u, 4u, 610u }, /* aether_quatf_conjugate: neg-sub */
+    { 22u, 32u, 1u, 0u, 4u, 4u, 618u }, /* aether_mat2f_inverse_adjugate: neg-sub */
+    { 27u, 32u, 1u, 0u, 2u, 1u, 626u }, /* aether_f32_atan2: neg-sub */
+    { 35u, 32u, 1u, 0u, 3u, 9u, 629u }, /* aether_mat3f_from_euler_xyz: neg-sub */
+    { 37u, 32u, 1u, 0u, 3u, 4u, 641u }, /* aether_f32_jacobi_rotation: neg-sub */
+    { 50u, 32u, 1u, 0u, 4u, 6u, 648u }, /* aether_mat2f_eigh: neg-sub */
+    { 91u, 64u, 1u, 0u, 1u, 1u, 658u }, /* aether_f64_neg: neg-sub */
+    { 92u, 64u, 1u, 0u, 4u, 4u, 660u }, /* aether_quatd_conjugate: neg-sub */
+    { 61u, 64u, 1u, 0u, 4u, 4u, 668u }, /* aether_mat2d_inverse_adjugate: neg-sub */
+    { 65u, 64u, 1u, 0u, 2u, 1u, 676u }, /* aether_f64_atan2: neg-sub */
+    { 73u, 64u, 1u, 0u, 3u, 9u, 679u }, /* aether_mat3d_from_euler_xyz: neg-sub */
+    { 75u, 64u, 1u, 0u, 3u, 4u, 691u }, /* aether_f64_jacobi_rotation: neg-sub */
+    { 88u, 64u, 1u, 0u, 4u, 6u, 698u }, /* aether_mat2d_eigh: neg-sub */
+    { 93u, 32u, 1u, 0u, 9u, 9u, 708u }, /* aether_mat3f_inverse_adjugate: neg-swap */
+    { 94u, 64u, 1u, 0u, 9u, 9u, 726u }, /* aether_mat3d_inverse_adjugate: neg-swap */
+    { 95u, 32u, 1u, 0u, 2u, 1u, 744u }, /* aether_vec2f_max_norm: max-select-swapped */
+    { 96u, 64u, 1u, 0u, 2u, 1u, 747u }, /* aether_vec2d_max_norm: max-select-swapped */
+    { 18u, 32u, 1u, 0u, 6u, 2u, 750u }, /* aether_mat2f_mul_vec: column-major */
+    { 19u, 32u, 1u, 0u, 8u, 4u, 758u }, /* aether_mat2f_mul: column-major */
+    { 57u, 64u, 1u, 0u, 6u, 2u, 770u }, /* aether_mat2d_mul_vec: column-major */
+    { 58u, 64u, 1u, 0u, 8u, 4u, 778u }, /* aether_mat2d_mul: column-major */
+    { 16u, 32u, 1u, 0u, 8u, 4u, 790u }, /* aether_quatf_mul: quat-xyzw */
+    { 90u, 32u, 1u, 0u, 4u, 4u, 802u }, /* aether_quatf_conjugate: quat-xyzw */
+    { 55u, 64u, 1u, 0u, 8u, 4u, 810u }, /* aether_quatd_mul: quat-xyzw */
+    { 92u, 64u, 1u, 0u, 4u, 4u, 822u }, /* aether_quatd_conjugate: quat-xyzw */
+    { 97u, 32u, 1u, 0u, 3u, 1u, 830u }, /* aether_f32_two_sum_err: uncompensated */
+    { 98u, 32u, 1u, 0u, 2u, 2u, 834u }, /* aether_f32_two_sum: uncompensated */
+    { 99u, 64u, 1u, 0u, 3u, 1u, 838u }, /* aether_f64_two_sum_err: uncompensated */
+    { 100u, 64u, 1u, 0u, 2u, 2u, 842u }, /* aether_f64_two_sum: uncompensated */
+    { 101u, 32u, 1u, 0u, 2u, 1u, 846u }, /* aether_pairf_value: non-finite-kept */
+    { 37u, 32u, 1u, 0u, 3u, 4u, 849u }, /* aether_f32_jacobi_rotation: non-finite-kept */
+    { 102u, 64u, 1u, 0u, 2u, 1u, 856u }, /* aether_paird_value: non-finite-kept */
+    { 75u, 64u, 1u, 0u, 3u, 4u, 859u }, /* aether_f64_jacobi_rotation: non-finite-kept */
+    { 103u, 32u, 1u, 0u, 64u, 2u, 866u }, /* aether_pairf_reduce32: rounds-reversed */
+    { 104u, 64u, 1u, 0u, 64u, 2u, 932u }, /* aether_paird_reduce32: rounds-reversed */
+    { 40u, 32u, 1u, 0u, 4u, 7u, 998u }, /* aether_mat2f_lu: pivot-last */
+    { 78u, 64u, 1u, 0u, 4u, 7u, 1009u }, /* aether_mat2d_lu: pivot-last */
+    { 105u, 32u, 1u, 0u, 9u, 13u, 1020u }, /* aether_mat3f_lu: right-looking */
+    { 106u, 64u, 1u, 0u, 9u, 13u, 1042u }, /* aether_mat3d_lu: right-looking */
+    { 48u, 32u, 1u, 0u, 4u, 5u, 1064u }, /* aether_mat2f_cholesky: no-symmetrize */
+    { 86u, 64u, 1u, 0u, 4u, 5u, 1073u }, /* aether_mat2d_cholesky: no-symmetrize */
+    { 107u, 32u, 1u, 0u, 4u, 2u, 1082u }, /* aether_pairf_combine: comp-dropped */
+    { 103u, 32u, 1u, 0u, 64u, 2u, 1088u }, /* aether_pairf_reduce32: comp-dropped */
+    { 108u, 64u, 1u, 0u, 4u, 2u, 1154u }, /* aether_paird_combine: comp-dropped */
+    { 104u, 64u, 1u, 0u, 64u, 2u, 1160u }, /* aether_paird_reduce32: comp-dropped */
+    { 109u, 32u, 1u, 1u, 2u, 1u, 1226u }, /* aether_f32_fmin: nan-first */
+    { 110u, 32u, 1u, 1u, 2u, 1u, 1229u }, /* aether_f32_fmax: nan-first */
+    { 111u, 64u, 1u, 1u, 2u, 1u, 1232u }, /* aether_f64_fmin: nan-first */
+    { 112u, 64u, 1u, 1u, 2u, 1u, 1235u }, /* aether_f64_fmax: nan-first */
+    { 109u, 32u, 1u, 1u, 2u, 1u, 1238u }, /* aether_f32_fmin: nan-second */
+    { 110u, 32u, 1u, 1u, 2u, 1u, 1241u }, /* aether_f32_fmax: nan-second */
+    { 111u, 64u, 1u, 1u, 2u, 1u, 1244u }, /* aether_f64_fmin: nan-second */
+    { 112u, 64u, 1u, 1u, 2u, 1u, 1247u }, /* aether_f64_fmax: nan-second */
+    { 16u, 32u, 1u, 0u, 8u, 4u, 1250u }, /* aether_quatf_mul: reassociate */
+    { 107u, 32u, 1u, 0u, 4u, 2u, 1262u }, /* aether_pairf_combine: reassociate */
+    { 55u, 64u, 1u, 0u, 8u, 4u, 1268u }, /* aether_quatd_mul: reassociate */
+    { 108u, 64u, 1u, 0u, 4u, 2u, 1280u }, /* aether_paird_combine: reassociate */
+    { 26u, 32u, 1u, 0u, 1u, 1u, 1286u }, /* aether_f32_atan: reciprocal */
+    { 27u, 32u, 1u, 0u, 2u, 1u, 1288u }, /* aether_f32_atan2: reciprocal */
+    { 64u, 64u, 1u, 0u, 1u, 1u, 1291u }, /* aether_f64_atan: reciprocal */
+    { 65u, 64u, 1u, 0u, 2u, 1u, 1293u }, /* aether_f64_atan2: reciprocal */
+    { 23u, 32u, 1u, 0u, 1u, 2u, 1296u }, /* aether_f32_sincos: product-order */
+    { 24u, 32u, 1u, 0u, 1u, 1u, 1299u }, /* aether_f32_sin: product-order */
+    { 62u, 64u, 1u, 0u, 1u, 2u, 1301u }, /* aether_f64_sincos: product-order */
+    { 63u, 64u, 1u, 0u, 1u, 1u, 1304u }, /* aether_f64_sin: product-order */
+    { 23u, 32u, 1u, 0u, 1u, 2u, 1306u }, /* aether_f32_sincos: coefficient-bit */
+    { 24u, 32u, 1u, 0u, 1u, 1u, 1309u }, /* aether_f32_sin: coefficient-bit */
+    { 62u, 64u, 1u, 0u, 1u, 2u, 1311u }, /* aether_f64_sincos: coefficient-bit */
+    { 63u, 64u, 1u, 0u, 1u, 1u, 1314u }, /* aether_f64_sin: coefficient-bit */
+    { 23u, 32u, 1u, 0u, 1u, 2u, 1316u }, /* aether_f32_sincos: reduction-constant */
+    { 24u, 32u, 1u, 0u, 1u, 1u, 1319u }, /* aether_f32_sin: reduction-constant */
+    { 62u, 64u, 1u, 0u, 1u, 2u, 1321u }, /* aether_f64_sincos: reduction-constant */
+    { 63u, 64u, 1u, 0u, 1u, 1u, 1324u }, /* aether_f64_sin: reduction-constant */
 };
-__constant ulong aether_selftest_words[1300] = {
+__constant ulong aether_selftest_words[1326] = {
     0x00000000c0000000ul, 0x00000000bf6da079ul, 0x000000003ec9e325ul, 0x00000000c0222bb9ul,
     0x00000000be4faecful, 0x00000000bf56f85ful, 0x000000004154f1ddul, 0x000000003e2438eaul,
     0x00000000bf7a6cb8ul, 0x00000000402dbdb6ul, 0x000000004213ad19ul, 0xbfc7d04f62c6569ful,
@@ -31905,172 +32607,178 @@ __constant ulong aether_selftest_words[1300] = {
     0x0000000000000000ul, 0x0000000000000000ul, 0x000000003ef588aeul, 0x000000003f258057ul,
     0x000000003fbaee5eul, 0x000000003fc1db62ul, 0x000000003bcb1a73ul, 0x00000000bde146cful,
     0x000000003f7e710cul, 0x000000003f54a3aful, 0x00000000bf0d88aaul, 0x00000000bd87eb51ul,
-    0x000000003f0e8a86ul, 0x000000003f537343ul, 0x000000003db41a0eul, 0x00000000bee6eee5ul,
-    0x00000000c03647abul, 0x00000000407eed2ful, 0x000000003f4d7329ul, 0x00000000bf18baceul,
-    0x00000000bf3e4eebul, 0x00000000bea975f0ul, 0x000000004067ee3bul, 0x000000003e40ac86ul,
-    0x000000003d99de7bul, 0x00000000c16c416ful, 0x000000003f25ffdbul, 0x00000000c002778ful,
-    0x00000000c2cd5d0cul, 0x00000000c26bf1edul, 0x00000000c1068a1eul, 0x0000000040d8329eul,
-    0x00000000c0bb6dd0ul, 0x00000000c0fc015aul, 0x00000000c0d4244eul, 0x00000000407ec97cul,
-    0x00000000bf91df4ful, 0x00000000416e8ad2ul, 0x00000000c1847dd0ul, 0x0000000075c242aeul,
-    0x00000000d6864858ul, 0x0000000076d6a5ceul, 0x00000000d82c7331ul, 0x0000000076d6a5ceul,
-    0x00000000d82c7331ul, 0x000000003e67af66ul, 0x0000000056b1dbdaul, 0x0000000000000002ul,
-    0x0000000000000002ul, 0x0000000000000000ul, 0x000000003f7a9479ul, 0x000000003f621b6bul,
-    0x000000003f24ef59ul, 0x000000003ed1cf04ul, 0x0000000000000002ul, 0x0000000000000002ul,
-    0x00000000c03fefa4ul, 0x0000000040423a71ul, 0x00000000416027a3ul, 0x00000000c1417094ul,
-    0x000000003f83b0f7ul, 0x000000003e4c5666ul, 0x000000003e4c5666ul, 0x000000003f231e09ul,
-    0x00000000406ab21dul, 0x000000003f5ed47dul, 0x0000000040641e07ul, 0x000000003e7fce2aul,
-    0x00000000bf2712d9ul, 0x00000000bf01c80dul, 0x00000000bf361498ul, 0x00000000405fe50cul,
-    0x00000000bfbc4e31ul, 0x000000004073c273ul, 0x00000000bfbc4e31ul, 0x000000004030cb14ul,
-    0x00000000a648a7a4ul, 0x00000000cbca2f4dul, 0x000000002a5ada63ul, 0x000000003ce140f1ul,
-    0x00000000406b32fbul, 0x00000000c055ae30ul, 0x000000006874b2dcul, 0x00000000c2f2d8d7ul,
-    0x00000000c0cbc5caul, 0x000000003e138b83ul, 0x000000004079aab1ul, 0x00000000409d94b1ul,
-    0x00000000bfc59696ul, 0x00000000bf8d7817ul, 0x00000000bfb13452ul, 0x00000000bf8d7817ul,
-    0x00000000befc420aul, 0x000000003f3750b6ul, 0x00000000befc420bul, 0x000000003f3750b7ul,
-    0x0000000000000000ul, 0x00000000be45c055ul, 0x000000003f730fdbul, 0x00000000be45c055ul,
-    0x000000003f730fdbul, 0x00000000cc9d541dul, 0x000000004c9d541dul, 0x00000000cb7ffffful,
-    0x000000004b800000ul, 0x0000000000000000ul, 0x000000003fc96d57ul, 0x000000003efe71c7ul,
-    0x000000003efe71c7ul, 0x000000003f613d00ul, 0x000000003fa091e0ul, 0x0000000000000000ul,
-    0x000000003ecad54cul, 0x000000003f59a8d7ul, 0x0000000000000000ul, 0x000000003fddb3d7ul,
-    0x0000000000000000ul, 0x000000003f13cd3aul, 0x00000000bf800000ul, 0x00000000c02c3fb2ul,
-    0x000000003e5c1242ul, 0x00000000bfa2479aul, 0x000000003f8e576aul, 0x00000000bf4c8374ul,
-    0x00000000bf1b4b21ul, 0x00000000bf4c8374ul, 0x00000000bf1b4b22ul, 0x00000000bfb4bdc0ul,
-    0x000000003bd67580ul, 0x000000003f40e591ul, 0x00000000bf284e4aul, 0x000000003f284e4aul,
-    0x000000003f40e591ul, 0xbfe73017009e3888ul, 0x3ff0000000000000ul, 0x7ff0000000000000ul,
-    0xbfecf3fb6f7884e8ul, 0x3fded47e928ec4c0ul, 0x7ff0000000000000ul, 0x3fb51a0b379585c0ul,
-    0x3ff2799b7a48a575ul, 0x4023173ab69e0931ul, 0xbff25d05133afe18ul, 0xbfca3fe1d3b5d8cbul,
-    0xc00a4317f859393aul, 0xbfd2052aa2ae2dcbul, 0x3fe37908ce96f320ul, 0x3fdcc5f0e627d1a8ul,
-    0xbfde582e3fb4ee7bul, 0x4003c61432e921cbul, 0x4004225ea8da7c2dul, 0xc006ad80ab73579dul,
-    0xc00ebae18d96e874ul, 0xbfe3004b010ae15ful, 0xbfe9bf791dbc1a44ul, 0x40176262ec2d7378ul,
-    0xbff7f87188e57e4bul, 0xc025e6731d6908f5ul, 0x3fef559a8baaeb9dul, 0xc02b63914e006e88ul,
-    0xbfe6e960788cc26dul, 0xc0629c4247f6657dul, 0xc01a257bf3e0372eul, 0xc053a5e2d16797edul,
-    0xc02046cf96a86113ul, 0x3fc543bc917031feul, 0xbff04b293133764ful, 0x400b2fc118f249e5ul,
-    0xbfc80bb88bf92d70ul, 0x3fd3ef2aa2c0c7f4ul, 0xc0010325135817e8ul, 0xbfc62cfd5e71fe3aul,
-    0xbfb9866fa9a4d7c0ul, 0x401359176a84c3e0ul, 0x403295bfdd690a24ul, 0x3fe788d22945983aul,
-    0xc0059a1a2a84fa33ul, 0xbfb20151152e286eul, 0x3fb3504af9145e11ul, 0xc00cea2f786599fcul,
-    0xbfd54111c7d9542dul, 0x3fcaca61f6bad05aul, 0xbfe3d71b5f8705bful, 0x4010cae6e95f44bdul,
-    0xc02655272008c949ul, 0xbfee4273930ffad1ul, 0xbffaa83d2d457a33ul, 0xc02c966b40bcc022ul,
-    0x3fdcead3ed95cbeful, 0xbfc10d9ff1cd46eaul, 0x3fd2f963325b7e0aul, 0xbfd4971f611c1e29ul,
-    0x40106b38960a7694ul, 0x3fc6a1fa981e7c32ul, 0xc0121f715f9e3da0ul, 0x3ff72a668f4f9ea2ul,
-    0x4026aa834628e896ul, 0x3fce1334051474deul, 0xbffcac7448bc3966ul, 0x3fcd7bb20325fcb9ul,
-    0xbfd90d12b8fb59edul, 0x4002b6c3aa9e880bul, 0x401e36094384fac7ul, 0x4002bf0ac612b314ul,
-    0xc03466e506a78178ul, 0x400947c90ee5f4c6ul, 0x4000000000000000ul, 0xb28e9f094b5c5195ul,
-    0x0000000000000000ul, 0x3fec46063d7d40baul, 0xc008000000000000ul, 0x3ffc407e99a47b9bul,
-    0x400615a0c3dc07aeul, 0xbfb532415e70ff14ul, 0xc0184ae96d0f21f0ul, 0xbfdf85b412f79369ul,
-    0x3fc601e6fac2b8e0ul, 0x3fe66806851bb42dul, 0xc0003825e0de49a4ul, 0x3fec1a1c4bb163ecul,
-    0xbfc820772751dbdeul, 0xbfce6b6eef9a262bul, 0x3fc8cd1685fb1b42ul, 0x402631e5c9d8e56aul,
-    0xc015b2e928b0d048ul, 0xbfbdbd639cd1553ful, 0x3fb83f309adedde7ul, 0x3fb7966ce26d775dul,
-    0xbfe054e5c9982668ul, 0xbfdf437e2c6c9b01ul, 0x3febec11a5ac7ff8ul, 0xc003f89efb8c64fbul,
-    0xbfe33e4c6422c1d7ul, 0xbfd4f17b682dec0ful, 0xbfd43d87ff135b92ul, 0xc02d1d40d87dfd5eul,
-    0xc01caecc2d1a795cul, 0xc0003a5d66e6809cul, 0xbfcb4552da62d711ul, 0x3fe9dc1048b221b8ul,
-    0x3fda64950f404b50ul, 0xbfec5860386467d3ul, 0x3fe2e0d91b1224b5ul, 0x3ff81543ee235156ul,
-    0x3ff73996a61a1049ul, 0x3fe1340d14fe3a86ul, 0xbfd76ebbd9f09babul, 0xbfd7fd8e08e7cf0eul,
-    0xbfdbf588d305353bul, 0x40002ee79ac37c18ul, 0xbfc0686b60cc47deul, 0xbfe2413e796c5928ul,
-    0x400126bf882bb0c3ul, 0xc002e778c8eb1b28ul, 0x3fd84a2a4d290e76ul, 0x3fbe5c4b75720476ul,
-    0x3fe0e3987a0a85f4ul, 0xbfffbc78c2ce6bc2ul, 0xbfc3c43d006d03c4ul, 0x3fcad390838a6c8eul,
-    0x3fc593a86597589aul, 0x3feedb2b86fef92ful, 0xbfc5013d24b9ffaaul, 0x3fcaa166338e1caeul,
-    0x3fc12e5f2abc54aeul, 0x3fef57c393b00416ul, 0x3fc341dc9f88b693ul, 0xbfcd3e627b0bdba7ul,
-    0xbfbdfd1cc9e090d2ul, 0x3feeed642ac9f486ul, 0xc010000000000000ul, 0xbff0000000000000ul,
-    0x4010000000000000ul, 0x3fea4d36f3e4ac24ul, 0x3fe23a1ef4052543ul, 0x3fe62d0f515c2947ul,
-    0x3fd4022f9b3344b6ul, 0x3fee8695342d9058ul, 0x4009baf3af1c75a0ul, 0x3ffcdfbcb08a2e54ul,
-    0x3fff1a5ef4daa17aul, 0xbfbcb22ce55ffe97ul, 0x4008eb9557bc3bd6ul, 0xc026264917f7c946ul,
-    0xc02ccf85ea07e5ceul, 0x400d76bc11d54ec7ul, 0xc004596ac8be4bcdul, 0x3fb427e3aea7707aul,
-    0x3fff885a821cf64cul, 0x3ff9af8f2dea5744ul, 0x4027daf0cd9f09f7ul, 0xbfcf3f4774f51fb7ul,
-    0x4005f372892e8d88ul, 0xbff9ac42802f151cul, 0x3fe26c954731ab4dul, 0xbfe0acbb97b2c1fbul,
-    0x3fe26c9546cdfdceul, 0xbfe0acbbb0cb7f58ul, 0x3fe26c954731ab4dul, 0xbfe0acbb97b2c1fbul,
-    0x3fefffffff52dfedul, 0xbe6972f3ea000000ul, 0x0000000000000001ul, 0x0000000000000002ul,
-    0x0000000000000000ul, 0x3fe2c17ff5cefed8ul, 0x3fdd073d1037a35cul, 0x3fe2a4aa6f7bb0e1ul,
-    0x3fd4998dddf5de69ul, 0x0000000000000002ul, 0x0000000000000002ul, 0xc00fc3882be43206ul,
-    0x400c870467ec73eeul, 0x40349fe0b201b9b1ul, 0xc032ca3ef4a90794ul, 0x3fe7d57680a86feaul,
-    0x3fdafad639fcfa68ul, 0x3fdafad639fcfa68ul, 0x3fe49b8f9cd19458ul, 0xc01fc821dff5a410ul,
-    0xbfb640b58fd8a7dful, 0xc02555e725610b36ul, 0x401b649479eb7a9dul, 0x400c02a61c82e238ul,
-    0xbfab85f61f6f1300ul, 0xbfee19b120c32eb2ul, 0xc01328b96d29c14eul, 0x400531d91d87db7eul,
-    0xc00a3d6be97ff712ul, 0x400531d91d87db7eul, 0xbfe936b06b15f00cul, 0x3ff0000000000000ul,
-    0xbfefc18b3dd52225ul, 0xbfefc18b3dd52225ul, 0x3ff6f6bd33f5adeeul, 0x3ff7130bb5a56098ul,
-    0x400604b4b21bebd6ul, 0x400ac2f1bfbaba2aul, 0x3ffeaeba4647e11dul, 0x401294c9a80aab5ful,
-    0xbfc31b991bc3d798ul, 0x3fb097f594b12200ul, 0x4011f69725e37404ul, 0xbfe357c9560802c8ul,
-    0x400a529727a58be6ul, 0xbfbd005fa9d6327cul, 0x400a529727a58be6ul, 0xbfdd79af0ddd8570ul,
-    0x3fd9906f093f3cfcul, 0x3fd9906f093f3cfcul, 0x3fe13a5814e75f42ul, 0xbfda147f622d0a61ul,
-    0xbfe8188b15f03fecul, 0xbfe15640ff84bfbbul, 0xbfe8188b3d9b8ef2ul, 0xbfe15640efd69d9aul,
-    0x4160a91bd38f313eul, 0xc160a91be2a0b9faul, 0xc16727e59da223e0ul, 0x416727e57783028bul,
-    0x0000000000000000ul, 0x3ffa90b26c62fbb4ul, 0x3fdd0e1c1ce80b10ul, 0x3fdd0e1c1ce80b10ul,
-    0x3fed1a58f879e850ul, 0x3ff49dd87cf24963ul, 0x0000000000000000ul, 0x3fd68c867cda40a4ul,
-    0x3fec5baa38a74bf8ul, 0x0000000000000000ul, 0xbfea23a78b2029a4ul, 0x0000000000000000ul,
-    0xbf9a9201dfe56a80ul, 0x3fc0521ba26c5200ul, 0xc00f706ae0b2fcdaul, 0x3fe5e478c83ee048ul,
-    0xc01de19d9f212d52ul, 0x4048e133f1afc177ul, 0x41d5e36ec57ee7b3ul, 0xb977a53bf7176a61ul,
-    0x42519aed0496d413ul, 0x39e61dc63329ef38ul, 0xc24185173127503aul, 0x4241b0de0eb24e09ul,
-    0xbfe6928918cba7f0ul, 0x3fe6aeaaf5b50b42ul, 0x3fe6aeaaf5b50b42ul, 0x3fe6928918cba7f0ul,
-    0x00000000e9ede4ccul, 0x0000000072961646ul, 0x000000007f800000ul, 0x00000000e1e40651ul,
-    0x00000000ebe4c125ul, 0x0000000080000000ul, 0x0000000080000000ul, 0x800ffffffffffffful,
-    0xffeffffffffffffful, 0x7ff0000000000000ul, 0x6c056bbe7ee3d225ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000080000000ul,
-    0x0000000000000000ul, 0x000000003f58c4d5ul, 0x0000000000000000ul, 0x00000000bed0b8f3ul,
-    0x0000000000000000ul, 0x00000000bf58c4d5ul, 0x0000000080000000ul, 0x000000003ed0b8f3ul,
-    0x0000000040400000ul, 0x00000000c0800000ul, 0x0000000000000000ul, 0x00000000bf800000ul,
-    0x000000003eaaaaabul, 0x00000000bfaaaaabul, 0x0000000000000000ul, 0x00000000bf800000ul,
-    0x0000000080000000ul, 0x0000000000000000ul, 0x0000000080000000ul, 0x0000000080000000ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0x000000003f800000ul, 0x0000000080000000ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0x000000003f800000ul, 0x0000000000000000ul,
-    0x0000000080000000ul, 0x0000000000000000ul, 0x000000003f800000ul, 0x00000000ff800000ul,
-    0x000000003f800000ul, 0x00000000807ffffful, 0x000000003f800000ul, 0x0000000080000000ul,
-    0x0000000080000000ul, 0x0000000080000000ul, 0x00000000ff7ffffful, 0x00000000807ffffful,
-    0x0000000000000000ul, 0x0000000080000000ul, 0x00000000ff7ffffful, 0x0000000000000000ul,
-    0x000000003f800000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x000000003f800000ul,
-    0x0000000000000000ul, 0x8000000000000000ul, 0xfff8000000012345ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0xffeffffffffffffful, 0xfff8000000012345ul, 0x8000000000000000ul,
-    0x8000000000000000ul, 0x7feffffffffffffful, 0xc010000000000000ul, 0x0000000000000000ul,
-    0xc008000000000000ul, 0xbff0000000000000ul, 0xbfd0000000000000ul, 0x8000000000000000ul,
-    0x3fe8000000000000ul, 0xbff0000000000000ul, 0x82dbf8c94f7d9d0ful, 0x5667a936d5eceae3ul,
-    0x8000000000000000ul, 0x4003ee1de31a4bd8ul, 0xbfd8ffe0e0d3771ful, 0x0000000000000000ul,
-    0x3fed96ee1c3f16d7ul, 0x8000000000000000ul, 0xbfd85e5d4b7b3abeul, 0xbfcd81f8b4183906ul,
-    0xbfe977e88793fcf8ul, 0xbfe1ea33dcce3210ul, 0xbfd36508e14c271bul, 0x3fe35fcdec06e526ul,
-    0xbfe78cca4f263505ul, 0xf2b84d964a23379cul, 0xc7ba15e4271331d5ul, 0x9e2b85f98798373dul,
-    0x3ff0000000000000ul, 0x8000000000000000ul, 0x8000000000000000ul, 0x8000000000000000ul,
-    0x8000000000000000ul, 0x3ff0000000000000ul, 0x0000000000000001ul, 0xfff0000000000000ul,
-    0xfff0000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x3ff0000000000000ul,
-    0x3ff0000000000000ul, 0x0000000000000000ul, 0x000000003f800000ul, 0x0000000040000000ul,
-    0x0000000040400000ul, 0x0000000000000000ul, 0x00000000c0000000ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x0000000040000000ul, 0x000000003f800000ul, 0x000000003f800000ul,
-    0x00000000c0000000ul, 0x00000000c0400000ul, 0x0000000000000000ul, 0x00000000bf000000ul,
-    0x0000000000000000ul, 0x0000000080000000ul, 0x000000003f800000ul, 0x000000003f800000ul,
-    0x3fb1d606392cf1bbul, 0x3fcdf8ca14e03496ul, 0x0010000000000000ul, 0x8000000000000000ul,
-    0x0000000000000000ul, 0x70f6a08f68cdd9daul, 0x3ff0000000000000ul, 0x3106e0fc274c8558ul,
-    0x0000000000000000ul, 0xb1286d525fdab121ul, 0x8000000000000000ul, 0x3ff0000000000000ul,
-    0x4011152c2d108405ul, 0x8000000000000000ul, 0xbfd30b00c3b843c1ul, 0x8000000000000000ul,
-    0x0ee6a0ad643a8c4cul, 0x0000000000000000ul, 0x000000007fc00000ul, 0x00000000807ffffful,
-    0x000000007fc00000ul, 0xfff8000000012345ul, 0x8000000000000000ul, 0x7ff8000000012345ul,
-    0x000000007f7ffffful, 0x000000007f7ffffful, 0x000000007fa00001ul, 0x000000003f800000ul,
-    0x000000007f7ffffful, 0x0000000000000000ul, 0x000000007f800000ul, 0x000000007fe00001ul,
-    0x00000000c1632856ul, 0x000000006b29c789ul, 0x000000003e9d1994ul, 0x0000000000000000ul,
-    0x00000000bfa81d0dul, 0x0000000080000000ul, 0x0000000081aa4a90ul, 0x00000000a6749f62ul,
-    0x0000000041952c40ul, 0x00000000d2223be3ul, 0x00000000bece553aul, 0x0000000080000000ul,
-    0x3fc9d883f73b2e0cul, 0xc02f925f54ea414aul, 0xc029edaa5ecbe242ul, 0x3fb21bafdc0d732aul,
-    0x3fb47a6064ddd45bul, 0x4004eed53b1c84f8ul, 0xc044a50d557cf26dul, 0xbfeb432b1f6763b1ul,
-    0xc010000000000000ul, 0xc000000000000000ul, 0xc010000000000000ul, 0x3ff0000000000000ul,
-    0x4008000000000000ul, 0xc008000000000000ul, 0x3ff0000000000000ul, 0x4010000000000000ul,
-    0xc02c000000000000ul, 0x4010000000000000ul, 0xc026000000000000ul, 0x4030000000000000ul,
-    0x00000000402c9ce8ul, 0x000000003df5b09eul, 0x000000003df75841ul, 0x00000000be4bf352ul,
-    0x000000003ed62389ul, 0x00000000417de576ul, 0x000000003e807b37ul, 0x00000000c17864cful,
-    0x00000000c07978e6ul, 0x0000000042241861ul, 0x00000000bf121ff8ul, 0x00000000c22f5cf2ul,
-    0x0000000080000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000080000000ul,
-    0x0000000080000000ul, 0x0000000080000000ul, 0x0000000080000000ul, 0x0000000000000000ul,
-    0x6e8e1a91e958d18ful, 0x5a9829bf34ef840bul, 0x99d3b55e059a6887ul, 0x335a231867e50504ul,
-    0xc5c95ac1b8c909c0ul, 0x15ec69dce7173cb0ul, 0xd10a01ed8593939cul, 0x590bf9a90efeca52ul,
-    0xf467da22f6c39bf3ul, 0xe073252512711117ul, 0xffa87766d49960a1ul, 0x7ff0000000000000ul,
-    0x0000000000000000ul, 0x0000000000000001ul, 0xbfcfa5f91cad3137ul, 0x4008000000000000ul,
-    0x0000000000000000ul, 0x8000000000000001ul, 0x3fcfa5f91cad3137ul, 0xc008000000000000ul,
-    0x00000000aa7c1e12ul, 0x00000000eebbe9b7ul, 0x00000000eebbe9b7ul, 0x00000000aa7c1e12ul,
-    0x00000000ffc01234ul, 0x00000000807ffffful, 0x00000000ffc01234ul, 0x00000000ffc01234ul,
-    0x0010000000000000ul, 0x7ff0000000000000ul, 0x7ff0000000000000ul, 0xfff8000000000000ul,
-    0x800ffffffffffffful, 0xbff0000000000000ul, 0xbff0000000000000ul, 0x800ffffffffffffful,
-    0x000000007f800000ul, 0x000000007fc00000ul, 0x000000007f800000ul, 0x000000005f4b7ea6ul,
-    0x00000000f8a89c39ul, 0x00000000544eb32dul, 0x000000003f800000ul, 0x000000009b1cea68ul,
-    0x000000009b1cea68ul, 0x000000009a9cea68ul, 0x7ff0000000000000ul, 0xfff0000000000000ul,
-    0x7ff0000000000000ul, 0x6f57f258fa0e8a09ul, 0xae8159f9598073d3ul, 0xcd370c418354e614ul,
-    0x3ff0000000000000ul, 0x1dcecc872471c756ul, 0x1dcecc872471c756ul, 0x1dbecc872471c756ul,
-    0x00000000cd9d0c3bul, 0x00000000421985f0ul, 0x000000004d84016bul, 0x000000003f6ae35cul,
-    0x00000000ce11fb2eul, 0x00000000c171e1f0ul, 0x00000000cd1d2052ul, 0x00000000421641a3ul,
-    0x00000000ce0c902ful, 0x00000000c1374126ul, 0x000000004e0380eeul, 0x00000000429c2724ul,
-    0x000000004ea0a117ul, 0x00000000c1878a3eul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x000000003f0e8a86ul, 0x000000003f537343ul, 0x000000003db41a0eul, 0x000000003e5160c9ul,
+    0x00000000416259caul, 0x00000000c03a78f9ul, 0x000000003f7fa9f3ul, 0x00000000be8b9a4eul,
+    0x00000000c00e7850ul, 0x00000000c04b7ef8ul, 0x000000003e8c1f18ul, 0x00000000be66422aul,
+    0x000000003c31f6c5ul, 0x000000003f776580ul, 0x00000000be7beb5bul, 0x000000003d971c95ul,
+    0x00000000bee6eee5ul, 0x00000000c03647abul, 0x00000000407eed2ful, 0x000000003f4d7329ul,
+    0x00000000bf18baceul, 0x00000000bf3e4eebul, 0x00000000bea975f0ul, 0x000000004067ee3bul,
+    0x000000003e40ac86ul, 0x000000003d99de7bul, 0x00000000c16c416ful, 0x000000003f25ffdbul,
+    0x00000000c002778ful, 0x00000000c2cd5d0cul, 0x00000000c26bf1edul, 0x00000000c1068a1eul,
+    0x0000000040d8329eul, 0x00000000c0bb6dd0ul, 0x00000000c0fc015aul, 0x00000000c0d4244eul,
+    0x00000000407ec97cul, 0x00000000bf91df4ful, 0x00000000416e8ad2ul, 0x00000000c1847dd0ul,
+    0x0000000075c242aeul, 0x00000000d6864858ul, 0x0000000076d6a5ceul, 0x00000000d82c7331ul,
+    0x0000000076d6a5ceul, 0x00000000d82c7331ul, 0x000000003e67af66ul, 0x0000000056b1dbdaul,
+    0x0000000000000002ul, 0x0000000000000002ul, 0x0000000000000000ul, 0x000000003f7a9479ul,
+    0x000000003f621b6bul, 0x000000003f24ef59ul, 0x000000003ed1cf04ul, 0x0000000000000002ul,
+    0x0000000000000002ul, 0x00000000c03fefa4ul, 0x0000000040423a71ul, 0x00000000416027a3ul,
+    0x00000000c1417094ul, 0x000000003f83b0f7ul, 0x000000003e4c5666ul, 0x000000003e4c5666ul,
+    0x000000003f231e09ul, 0x00000000406ab21dul, 0x000000003f5ed47dul, 0x0000000040641e07ul,
+    0x000000003e7fce2aul, 0x00000000bf2712d9ul, 0x00000000bf01c80dul, 0x00000000bf361498ul,
+    0x00000000405fe50cul, 0x00000000bfbc4e31ul, 0x000000004073c273ul, 0x00000000bfbc4e31ul,
+    0x000000004030cb14ul, 0x00000000a648a7a4ul, 0x00000000cbca2f4dul, 0x000000002a5ada63ul,
+    0x000000003ce140f1ul, 0x00000000406b32fbul, 0x00000000c055ae30ul, 0x000000006874b2dcul,
+    0x00000000c2f2d8d7ul, 0x00000000c0cbc5caul, 0x000000003e138b83ul, 0x000000004079aab1ul,
+    0x00000000409d94b1ul, 0x00000000bfc59696ul, 0x00000000bf8d7817ul, 0x00000000bfb13452ul,
+    0x00000000bf8d7817ul, 0x00000000befc420aul, 0x000000003f3750b6ul, 0x00000000befc420bul,
+    0x000000003f3750b7ul, 0x0000000000000000ul, 0x00000000be45c055ul, 0x000000003f730fdbul,
+    0x00000000be45c055ul, 0x000000003f730fdbul, 0x00000000cc9d541dul, 0x000000004c9d541dul,
+    0x00000000cb7ffffful, 0x000000004b800000ul, 0x0000000000000000ul, 0x000000003fc96d57ul,
+    0x000000003efe71c7ul, 0x000000003efe71c7ul, 0x000000003f613d00ul, 0x000000003fa091e0ul,
+    0x0000000000000000ul, 0x000000003ecad54cul, 0x000000003f59a8d7ul, 0x0000000000000000ul,
+    0x000000003fddb3d7ul, 0x0000000000000000ul, 0x000000003f13cd3aul, 0x00000000bf800000ul,
+    0x00000000c02c3fb2ul, 0x000000003e5c1242ul, 0x00000000bfa2479aul, 0x000000003f8e576aul,
+    0x00000000bf4c8374ul, 0x00000000bf1b4b21ul, 0x00000000bf4c8374ul, 0x00000000bf1b4b22ul,
+    0x00000000bfb4bdc0ul, 0x000000003bd67580ul, 0x000000003f40e591ul, 0x00000000bf284e4aul,
+    0x000000003f284e4aul, 0x000000003f40e591ul, 0xbfe73017009e3888ul, 0x3ff0000000000000ul,
+    0x7ff0000000000000ul, 0xbfecf3fb6f7884e8ul, 0x3fded47e928ec4c0ul, 0x7ff0000000000000ul,
+    0x3fb51a0b379585c0ul, 0x3ff2799b7a48a575ul, 0x4023173ab69e0931ul, 0xbff25d05133afe18ul,
+    0xbfca3fe1d3b5d8cbul, 0xc00a4317f859393aul, 0xbfd2052aa2ae2dcbul, 0x3fe37908ce96f320ul,
+    0x3fdcc5f0e627d1a8ul, 0xbfde582e3fb4ee7bul, 0x4003c61432e921cbul, 0x4004225ea8da7c2dul,
+    0xc006ad80ab73579dul, 0xc00ebae18d96e874ul, 0xbfe3004b010ae15ful, 0xbfe9bf791dbc1a44ul,
+    0x40176262ec2d7378ul, 0xbff7f87188e57e4bul, 0xc025e6731d6908f5ul, 0x3fef559a8baaeb9dul,
+    0xc02b63914e006e88ul, 0xbfe6e960788cc26dul, 0xc0629c4247f6657dul, 0xc01a257bf3e0372eul,
+    0xc053a5e2d16797edul, 0xc02046cf96a86113ul, 0x3fc543bc917031feul, 0xbff04b293133764ful,
+    0x400b2fc118f249e5ul, 0xbfc80bb88bf92d70ul, 0x3fd3ef2aa2c0c7f4ul, 0xc0010325135817e8ul,
+    0xbfc62cfd5e71fe3aul, 0xbfb9866fa9a4d7c0ul, 0x401359176a84c3e0ul, 0x403295bfdd690a24ul,
+    0x3fe788d22945983aul, 0xc0059a1a2a84fa33ul, 0xbfb20151152e286eul, 0x3fb3504af9145e11ul,
+    0xc00cea2f786599fcul, 0xbfd54111c7d9542dul, 0x3fcaca61f6bad05aul, 0xbfe3d71b5f8705bful,
+    0x4010cae6e95f44bdul, 0xc02655272008c949ul, 0xbfee4273930ffad1ul, 0xbffaa83d2d457a33ul,
+    0xc02c966b40bcc022ul, 0x3fdcead3ed95cbeful, 0xbfc10d9ff1cd46eaul, 0x3fd2f963325b7e0aul,
+    0xbfd4971f611c1e29ul, 0x40106b38960a7694ul, 0x3fc6a1fa981e7c32ul, 0xc0121f715f9e3da0ul,
+    0x3ff72a668f4f9ea2ul, 0x4026aa834628e896ul, 0x3fce1334051474deul, 0xbffcac7448bc3966ul,
+    0x3fcd7bb20325fcb9ul, 0xbfd90d12b8fb59edul, 0x4002b6c3aa9e880bul, 0x401e36094384fac7ul,
+    0x4002bf0ac612b314ul, 0xc03466e506a78178ul, 0x400947c90ee5f4c6ul, 0x4000000000000000ul,
+    0xb28e9f094b5c5195ul, 0x0000000000000000ul, 0x3fec46063d7d40baul, 0xc008000000000000ul,
+    0x3ffc407e99a47b9bul, 0x400615a0c3dc07aeul, 0xbfb532415e70ff14ul, 0xc0184ae96d0f21f0ul,
+    0xbfdf85b412f79369ul, 0x3fc601e6fac2b8e0ul, 0x3fe66806851bb42dul, 0xc0003825e0de49a4ul,
+    0x3fec1a1c4bb163ecul, 0xbfc820772751dbdeul, 0xbfce6b6eef9a262bul, 0x3fc8cd1685fb1b42ul,
+    0x402631e5c9d8e56aul, 0xc015b2e928b0d048ul, 0xbfbdbd639cd1553ful, 0x3fb83f309adedde7ul,
+    0x3fb7966ce26d775dul, 0xbfe054e5c9982668ul, 0xbfdf437e2c6c9b01ul, 0x3febec11a5ac7ff8ul,
+    0xc003f89efb8c64fbul, 0xbfe33e4c6422c1d7ul, 0xbfd4f17b682dec0ful, 0xbfd43d87ff135b92ul,
+    0xc02d1d40d87dfd5eul, 0xc01caecc2d1a795cul, 0xc0003a5d66e6809cul, 0xbfcb4552da62d711ul,
+    0x3fe9dc1048b221b8ul, 0x3fda64950f404b50ul, 0xbfec5860386467d3ul, 0x3fe2e0d91b1224b5ul,
+    0x3ff81543ee235156ul, 0x3ff73996a61a1049ul, 0x3fe1340d14fe3a86ul, 0xbfd76ebbd9f09babul,
+    0xbfd7fd8e08e7cf0eul, 0xbfdbf588d305353bul, 0x40002ee79ac37c18ul, 0xbfc0686b60cc47deul,
+    0xbfe2413e796c5928ul, 0x400126bf882bb0c3ul, 0xc002e778c8eb1b28ul, 0x3fd84a2a4d290e76ul,
+    0x3fbe5c4b75720476ul, 0x3fe0e3987a0a85f4ul, 0xbfffbc78c2ce6bc2ul, 0xbfc3c43d006d03c4ul,
+    0x3fcad390838a6c8eul, 0x3fc593a86597589aul, 0x3feedb2b86fef92ful, 0xbfc5013d24b9ffaaul,
+    0x3fcaa166338e1caeul, 0x3fc12e5f2abc54aeul, 0x3fef57c393b00416ul, 0x3fc341dc9f88b693ul,
+    0xbfcd3e627b0bdba7ul, 0xbfbdfd1cc9e090d2ul, 0x3feeed642ac9f486ul, 0xc02dd7248358d95aul,
+    0xc01806d395038abbul, 0x4014790dc014ee45ul, 0xbfc190b61924dceaul, 0xbfdc996e9df7fb02ul,
+    0xbfd3d55e45a8c2f2ul, 0x402d88fe41f8637dul, 0x401082ddbc04afadul, 0x402ff4d2e1849c09ul,
+    0x3fe7e1ac675d198bul, 0x3fd2c529ca9b93adul, 0x3fe195b9a954b8d6ul, 0x3fce07d79838e915ul,
+    0xc010000000000000ul, 0xbff0000000000000ul, 0x4010000000000000ul, 0x3fea4d36f3e4ac24ul,
+    0x3fe23a1ef4052543ul, 0x3fe62d0f515c2947ul, 0x3fd4022f9b3344b6ul, 0x3fee8695342d9058ul,
+    0x4009baf3af1c75a0ul, 0x3ffcdfbcb08a2e54ul, 0x3fff1a5ef4daa17aul, 0xbfbcb22ce55ffe97ul,
+    0x4008eb9557bc3bd6ul, 0xc026264917f7c946ul, 0xc02ccf85ea07e5ceul, 0x400d76bc11d54ec7ul,
+    0xc004596ac8be4bcdul, 0x3fb427e3aea7707aul, 0x3fff885a821cf64cul, 0x3ff9af8f2dea5744ul,
+    0x4027daf0cd9f09f7ul, 0xbfcf3f4774f51fb7ul, 0x4005f372892e8d88ul, 0xbff9ac42802f151cul,
+    0x3fe26c954731ab4dul, 0xbfe0acbb97b2c1fbul, 0x3fe26c9546cdfdceul, 0xbfe0acbbb0cb7f58ul,
+    0x3fe26c954731ab4dul, 0xbfe0acbb97b2c1fbul, 0x3fefffffff52dfedul, 0xbe6972f3ea000000ul,
+    0x0000000000000001ul, 0x0000000000000002ul, 0x0000000000000000ul, 0x3fe2c17ff5cefed8ul,
+    0x3fdd073d1037a35cul, 0x3fe2a4aa6f7bb0e1ul, 0x3fd4998dddf5de69ul, 0x0000000000000002ul,
+    0x0000000000000002ul, 0xc00fc3882be43206ul, 0x400c870467ec73eeul, 0x40349fe0b201b9b1ul,
+    0xc032ca3ef4a90794ul, 0x3fe7d57680a86feaul, 0x3fdafad639fcfa68ul, 0x3fdafad639fcfa68ul,
+    0x3fe49b8f9cd19458ul, 0xc01fc821dff5a410ul, 0xbfb640b58fd8a7dful, 0xc02555e725610b36ul,
+    0x401b649479eb7a9dul, 0x400c02a61c82e238ul, 0xbfab85f61f6f1300ul, 0xbfee19b120c32eb2ul,
+    0xc01328b96d29c14eul, 0x400531d91d87db7eul, 0xc00a3d6be97ff712ul, 0x400531d91d87db7eul,
+    0xbfe936b06b15f00cul, 0x3ff0000000000000ul, 0xbfefc18b3dd52225ul, 0xbfefc18b3dd52225ul,
+    0x3ff6f6bd33f5adeeul, 0x3ff7130bb5a56098ul, 0x400604b4b21bebd6ul, 0x400ac2f1bfbaba2aul,
+    0x3ffeaeba4647e11dul, 0x401294c9a80aab5ful, 0xbfc31b991bc3d798ul, 0x3fb097f594b12200ul,
+    0x4011f69725e37404ul, 0xbfe357c9560802c8ul, 0x400a529727a58be6ul, 0xbfbd005fa9d6327cul,
+    0x400a529727a58be6ul, 0xbfdd79af0ddd8570ul, 0x3fd9906f093f3cfcul, 0x3fd9906f093f3cfcul,
+    0x3fe13a5814e75f42ul, 0xbfda147f622d0a61ul, 0xbfe8188b15f03fecul, 0xbfe15640ff84bfbbul,
+    0xbfe8188b3d9b8ef2ul, 0xbfe15640efd69d9aul, 0x4160a91bd38f313eul, 0xc160a91be2a0b9faul,
+    0xc16727e59da223e0ul, 0x416727e57783028bul, 0x0000000000000000ul, 0x3ffa90b26c62fbb4ul,
+    0x3fdd0e1c1ce80b10ul, 0x3fdd0e1c1ce80b10ul, 0x3fed1a58f879e850ul, 0x3ff49dd87cf24963ul,
+    0x0000000000000000ul, 0x3fd68c867cda40a4ul, 0x3fec5baa38a74bf8ul, 0x0000000000000000ul,
+    0xbfea23a78b2029a4ul, 0x0000000000000000ul, 0xbf9a9201dfe56a80ul, 0x3fc0521ba26c5200ul,
+    0xc00f706ae0b2fcdaul, 0x3fe5e478c83ee048ul, 0xc01de19d9f212d52ul, 0x4048e133f1afc177ul,
+    0x41d5e36ec57ee7b3ul, 0xb977a53bf7176a61ul, 0x42519aed0496d413ul, 0x39e61dc63329ef38ul,
+    0xc24185173127503aul, 0x4241b0de0eb24e09ul, 0xbfe6928918cba7f0ul, 0x3fe6aeaaf5b50b42ul,
+    0x3fe6aeaaf5b50b42ul, 0x3fe6928918cba7f0ul, 0x00000000e9ede4ccul, 0x0000000072961646ul,
+    0x000000007f800000ul, 0x00000000e1e40651ul, 0x00000000ebe4c125ul, 0x0000000080000000ul,
+    0x0000000080000000ul, 0x800ffffffffffffful, 0xffeffffffffffffful, 0x7ff0000000000000ul,
+    0x6c056bbe7ee3d225ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000080000000ul, 0x0000000000000000ul, 0x000000003f58c4d5ul,
+    0x0000000000000000ul, 0x00000000bed0b8f3ul, 0x0000000000000000ul, 0x00000000bf58c4d5ul,
+    0x0000000080000000ul, 0x000000003ed0b8f3ul, 0x0000000040400000ul, 0x00000000c0800000ul,
+    0x0000000000000000ul, 0x00000000bf800000ul, 0x000000003eaaaaabul, 0x00000000bfaaaaabul,
+    0x0000000000000000ul, 0x00000000bf800000ul, 0x0000000080000000ul, 0x0000000000000000ul,
+    0x0000000080000000ul, 0x0000000080000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x000000003f800000ul, 0x0000000080000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x000000003f800000ul, 0x0000000000000000ul, 0x0000000080000000ul, 0x0000000000000000ul,
+    0x000000003f800000ul, 0x00000000ff800000ul, 0x000000003f800000ul, 0x00000000807ffffful,
+    0x000000003f800000ul, 0x0000000080000000ul, 0x0000000080000000ul, 0x0000000080000000ul,
+    0x00000000ff7ffffful, 0x00000000807ffffful, 0x0000000000000000ul, 0x0000000080000000ul,
+    0x00000000ff7ffffful, 0x0000000000000000ul, 0x000000003f800000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x000000003f800000ul, 0x0000000000000000ul, 0x8000000000000000ul,
+    0xfff8000000012345ul, 0x0000000000000000ul, 0x0000000000000000ul, 0xffeffffffffffffful,
+    0xfff8000000012345ul, 0x8000000000000000ul, 0x8000000000000000ul, 0x7feffffffffffffful,
+    0xc010000000000000ul, 0x0000000000000000ul, 0xc008000000000000ul, 0xbff0000000000000ul,
+    0xbfd0000000000000ul, 0x8000000000000000ul, 0x3fe8000000000000ul, 0xbff0000000000000ul,
+    0x82dbf8c94f7d9d0ful, 0x5667a936d5eceae3ul, 0x8000000000000000ul, 0x4003ee1de31a4bd8ul,
+    0xbfd8ffe0e0d3771ful, 0x0000000000000000ul, 0x3fed96ee1c3f16d7ul, 0x8000000000000000ul,
+    0xbfd85e5d4b7b3abeul, 0xbfcd81f8b4183906ul, 0xbfe977e88793fcf8ul, 0xbfe1ea33dcce3210ul,
+    0xbfd36508e14c271bul, 0x3fe35fcdec06e526ul, 0xbfe78cca4f263505ul, 0xf2b84d964a23379cul,
+    0xc7ba15e4271331d5ul, 0x9e2b85f98798373dul, 0x3ff0000000000000ul, 0x8000000000000000ul,
+    0x8000000000000000ul, 0x8000000000000000ul, 0x8000000000000000ul, 0x3ff0000000000000ul,
+    0x0000000000000001ul, 0xfff0000000000000ul, 0xfff0000000000000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x3ff0000000000000ul, 0x3ff0000000000000ul, 0x0000000000000000ul,
+    0x000000003f800000ul, 0x0000000040000000ul, 0x0000000040400000ul, 0x0000000000000000ul,
+    0x00000000c0000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000040000000ul,
+    0x000000003f800000ul, 0x000000003f800000ul, 0x00000000c0000000ul, 0x00000000c0400000ul,
+    0x0000000000000000ul, 0x00000000bf000000ul, 0x0000000000000000ul, 0x0000000080000000ul,
+    0x000000003f800000ul, 0x000000003f800000ul, 0x3fb1d606392cf1bbul, 0x3fcdf8ca14e03496ul,
+    0x0010000000000000ul, 0x8000000000000000ul, 0x0000000000000000ul, 0x70f6a08f68cdd9daul,
+    0x3ff0000000000000ul, 0x3106e0fc274c8558ul, 0x0000000000000000ul, 0xb1286d525fdab121ul,
+    0x8000000000000000ul, 0x3ff0000000000000ul, 0x4011152c2d108405ul, 0x8000000000000000ul,
+    0xbfd30b00c3b843c1ul, 0x8000000000000000ul, 0x0ee6a0ad643a8c4cul, 0x0000000000000000ul,
+    0x000000007fc00000ul, 0x00000000807ffffful, 0x000000007fc00000ul, 0xfff8000000012345ul,
+    0x8000000000000000ul, 0x7ff8000000012345ul, 0x000000007f7ffffful, 0x000000007f7ffffful,
+    0x000000007fa00001ul, 0x000000003f800000ul, 0x000000007f7ffffful, 0x0000000000000000ul,
+    0x000000007f800000ul, 0x000000007fe00001ul, 0x00000000c1632856ul, 0x000000006b29c789ul,
+    0x000000003e9d1994ul, 0x0000000000000000ul, 0x00000000bfa81d0dul, 0x0000000080000000ul,
+    0x0000000081aa4a90ul, 0x00000000a6749f62ul, 0x0000000041952c40ul, 0x00000000d2223be3ul,
+    0x00000000bece553aul, 0x0000000080000000ul, 0x3fc9d883f73b2e0cul, 0xc02f925f54ea414aul,
+    0xc029edaa5ecbe242ul, 0x3fb21bafdc0d732aul, 0x3fb47a6064ddd45bul, 0x4004eed53b1c84f8ul,
+    0xc044a50d557cf26dul, 0xbfeb432b1f6763b1ul, 0xc010000000000000ul, 0xc000000000000000ul,
+    0xc010000000000000ul, 0x3ff0000000000000ul, 0x4008000000000000ul, 0xc008000000000000ul,
+    0x3ff0000000000000ul, 0x4010000000000000ul, 0xc02c000000000000ul, 0x4010000000000000ul,
+    0xc026000000000000ul, 0x4030000000000000ul, 0x00000000402c9ce8ul, 0x000000003df5b09eul,
+    0x000000003df75841ul, 0x00000000be4bf352ul, 0x000000003ed62389ul, 0x00000000417de576ul,
+    0x000000003e807b37ul, 0x00000000c17864cful, 0x00000000c07978e6ul, 0x0000000042241861ul,
+    0x00000000bf121ff8ul, 0x00000000c22f5cf2ul, 0x0000000080000000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000080000000ul, 0x0000000080000000ul, 0x0000000080000000ul,
+    0x0000000080000000ul, 0x0000000000000000ul, 0x6e8e1a91e958d18ful, 0x5a9829bf34ef840bul,
+    0x99d3b55e059a6887ul, 0x335a231867e50504ul, 0xc5c95ac1b8c909c0ul, 0x15ec69dce7173cb0ul,
+    0xd10a01ed8593939cul, 0x590bf9a90efeca52ul, 0xf467da22f6c39bf3ul, 0xe073252512711117ul,
+    0xffa87766d49960a1ul, 0x7ff0000000000000ul, 0x0000000000000000ul, 0x0000000000000001ul,
+    0xbfcfa5f91cad3137ul, 0x4008000000000000ul, 0x0000000000000000ul, 0x8000000000000001ul,
+    0x3fcfa5f91cad3137ul, 0xc008000000000000ul, 0x00000000aa7c1e12ul, 0x00000000eebbe9b7ul,
+    0x00000000eebbe9b7ul, 0x00000000aa7c1e12ul, 0x00000000ffc01234ul, 0x00000000807ffffful,
+    0x00000000ffc01234ul, 0x00000000ffc01234ul, 0x0010000000000000ul, 0x7ff0000000000000ul,
+    0x7ff0000000000000ul, 0xfff8000000000000ul, 0x800ffffffffffffful, 0xbff0000000000000ul,
+    0xbff0000000000000ul, 0x800ffffffffffffful, 0x000000007f800000ul, 0x000000007fc00000ul,
+    0x000000007f800000ul, 0x000000005f4b7ea6ul, 0x00000000f8a89c39ul, 0x00000000544eb32dul,
+    0x000000003f800000ul, 0x000000009b1cea68ul, 0x000000009b1cea68ul, 0x000000009a9cea68ul,
+    0x7ff0000000000000ul, 0xfff0000000000000ul, 0x7ff0000000000000ul, 0x6f57f258fa0e8a09ul,
+    0xae8159f9598073d3ul, 0xcd370c418354e614ul, 0x3ff0000000000000ul, 0x1dcecc872471c756ul,
+    0x1dcecc872471c756ul, 0x1dbecc872471c756ul, 0x00000000cd9d0c3bul, 0x00000000421985f0ul,
+    0x000000004d84016bul, 0x000000003f6ae35cul, 0x00000000ce11fb2eul, 0x00000000c171e1f0ul,
+    0x00000000cd1d2052ul, 0x00000000421641a3ul, 0x00000000ce0c902ful, 0x00000000c1374126ul,
+    0x000000004e0380eeul, 0x00000000429c2724ul, 0x000000004ea0a117ul, 0x00000000c1878a3eul,
     0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
     0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
     0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
@@ -32083,105 +32791,106 @@ __constant ulong aether_selftest_words[1300] = {
     0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
     0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
     0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0x000000004de4d488ul, 0x000000004176ce10ul, 0xc3a494bc67a80fc2ul, 0xc046000000000000ul,
-    0x43a663262acc9f87ul, 0xc056000000000000ul, 0xc38f3b2c3408b1d9ul, 0x40134aa64744966aul,
-    0x4351278e99c418dbul, 0x3fdf916c8ccfad00ul, 0xc38f90b1ba2d9378ul, 0xc00095266a9a5730ul,
-    0xc35bf58bbba08944ul, 0x3fe80b8f432d6de8ul, 0xc36d836c2fbf6804ul, 0xbffc000000000000ul,
-    0x436cb8439492254eul, 0x4002832e40749c79ul, 0x43a1d0f8f58fa6c1ul, 0xc007c430a3800856ul,
-    0x43a7f2fdb2f00b26ul, 0x404a3c219792ab2bul, 0x434cbb5e93f322a0ul, 0xbfea1ded8929ab6cul,
-    0xc31dca92867e5e1aul, 0xbfbd68db85756880ul, 0xc3934b4adadd70a4ul, 0xc0133ccba1350d41ul,
-    0xc33e178b44198b7dul, 0xbf8bfeecc32b53a0ul, 0x43a0ec0ff4c3b64cul, 0xc037ee25dcf67134ul,
-    0x4350f97b9ce8bd42ul, 0xbfed6b6ad0d8bb54ul, 0xc3a0ec0ff4c3b64cul, 0x40385e000a8276b2ul,
-    0xc393b2df3b834a06ul, 0xc01eac375016189dul, 0x43b0948e968deeb3ul, 0xc053f1e2bedd473aul,
-    0x434270c776c6c227ul, 0xbfc7e68a7e86494eul, 0xc32b3774ca2cfb80ul, 0x3fb40849b8b94a40ul,
-    0xc39b77948c4fd113ul, 0x404f000000000000ul, 0xc31ac3c25264bf00ul, 0xc011000000000000ul,
-    0xc33c3c4f156af896ul, 0xbfa8c7f570750570ul, 0xc3639f7bbd402f1bul, 0xc00efb567d645ad6ul,
-    0xc371b324152c101cul, 0xc022000000000000ul, 0xc389b540ae5616f7ul, 0x4024000000000000ul,
-    0x438c7b08d5f9e5eaul, 0x400f7baed5376394ul, 0xc394b5832ec11503ul, 0x4014000000000000ul,
-    0x43ade27e4b8ef27eul, 0xc04037c747bc0614ul, 0x434af73f22d92786ul, 0xbfd14c58bde37861ul,
-    0xc3a82cc007581f61ul, 0x4044800000000000ul, 0x43a50ac9ef12321eul, 0xc07072d38e00d27ful,
-    0x0000000080000000ul, 0x00000000955e55c4ul, 0x0000000000000000ul, 0x000000009663bcfful,
-    0x0000000080000000ul, 0x00000000955e55c4ul, 0x0000000000000000ul, 0x000000009663bcfful,
-    0x0000000000000001ul, 0x0000000000000002ul, 0x0000000000000001ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0x8000000000000000ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0x8000000000000000ul, 0x0000000000000001ul,
-    0x0000000000000002ul, 0x0000000000000001ul, 0x000000003fc89898ul, 0x00000000bf885d05ul,
-    0x000000003f4457fcul, 0x00000000bf885d05ul, 0x000000003fe3af0ful, 0x00000000bf8ad898ul,
-    0x000000003f4457fcul, 0x00000000bf8ad898ul, 0x000000003fc34a3ful, 0x000000003fc89898ul,
-    0x00000000bf885d05ul, 0x000000003f4457fcul, 0x00000000bf2e06c5ul, 0x000000003f86fc3aul,
-    0x00000000bf103832ul, 0x000000003efa92b8ul, 0x00000000bf08c1a3ul, 0x000000003f597254ul,
-    0x0000000000000001ul, 0x0000000000000002ul, 0x0000000000000003ul, 0x0000000000000000ul,
-    0xc017c540ccfdc77dul, 0x3fba14e905df9210ul, 0x3fbe0d4703e48ed0ul, 0xbfa55f044bda4740ul,
-    0xc01608c1ce5bec56ul, 0xbfc156624d4ccc50ul, 0xbfe5a643014f7554ul, 0xbfe3b1cbe371b086ul,
-    0x401aed1e515525f9ul, 0xc017c540ccfdc77dul, 0x3fba14e905df9210ul, 0x3fbe0d4703e48ed0ul,
-    0x3f7cc51c9d7376baul, 0xc016097d65fb7ed9ul, 0xbfc17167080cdffbul, 0x3fbd2505a956f09cul,
-    0x3fbd232930c4c29eul, 0x401aef50daada490ul, 0x0000000000000001ul, 0x0000000000000002ul,
-    0x0000000000000003ul, 0x0000000000000000ul, 0x00000000be08d713ul, 0x000000003eb34150ul,
-    0x00000000be08d714ul, 0x000000003eb34150ul, 0x00000000be08d713ul, 0x0000000000000000ul,
-    0x000000003dddab8cul, 0x000000003eb34150ul, 0x0000000000000001ul, 0x0000000000000000ul,
-    0xbfe8e2ec80a9fe4eul, 0x0000000000000000ul, 0x3fdbf1163d319790ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0xbfd8e2ec80a9fe4eul, 0x3fdbf1163d319790ul, 0x0000000000000001ul,
-    0x000000003ec43b0cul, 0x00000000410c3e26ul, 0x00000000411491acul, 0x000000003d98705cul,
-    0x00000000411ab384ul, 0x00000000410d6f07ul, 0x00000000c15aafcdul, 0x0000000000000000ul,
-    0x00000000bda60404ul, 0x0000000000000000ul, 0x000000003d88c9baul, 0x0000000000000000ul,
-    0x00000000c093f919ul, 0x0000000000000000ul, 0x0000000040f33545ul, 0x0000000000000000ul,
-    0x00000000bf552012ul, 0x0000000000000000ul, 0x000000003eda6697ul, 0x0000000000000000ul,
-    0x00000000bec20e31ul, 0x0000000000000000ul, 0x000000003f79afb2ul, 0x0000000000000000ul,
-    0x0000000040fd5f29ul, 0x0000000000000000ul, 0x00000000be783344ul, 0x0000000000000000ul,
-    0x00000000415a71a1ul, 0x0000000000000000ul, 0x00000000c175ea28ul, 0x0000000000000000ul,
-    0x00000000be2803f7ul, 0x0000000000000000ul, 0x00000000bf1aafbaul, 0x0000000000000000ul,
-    0x00000000bee95ccbul, 0x0000000000000000ul, 0x00000000411c661dul, 0x0000000000000000ul,
-    0x00000000c17e0e40ul, 0x0000000000000000ul, 0x00000000bd9c064ful, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0x00000000c13f6050ul, 0x00000000351a0000ul,
-    0x3ffb27aa8561c4b2ul, 0x3fc5b85c5143bc70ul, 0xbfe28fa0e61b12b0ul, 0x402ee7afa2372789ul,
-    0x3ff1dfda12543b5aul, 0x402f3e91137c367bul, 0x3ffdc3422c5e872aul, 0x3ca0000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x000000004de4d488ul, 0x000000004176ce10ul,
+    0xc3a494bc67a80fc2ul, 0xc046000000000000ul, 0x43a663262acc9f87ul, 0xc056000000000000ul,
+    0xc38f3b2c3408b1d9ul, 0x40134aa64744966aul, 0x4351278e99c418dbul, 0x3fdf916c8ccfad00ul,
+    0xc38f90b1ba2d9378ul, 0xc00095266a9a5730ul, 0xc35bf58bbba08944ul, 0x3fe80b8f432d6de8ul,
+    0xc36d836c2fbf6804ul, 0xbffc000000000000ul, 0x436cb8439492254eul, 0x4002832e40749c79ul,
+    0x43a1d0f8f58fa6c1ul, 0xc007c430a3800856ul, 0x43a7f2fdb2f00b26ul, 0x404a3c219792ab2bul,
+    0x434cbb5e93f322a0ul, 0xbfea1ded8929ab6cul, 0xc31dca92867e5e1aul, 0xbfbd68db85756880ul,
+    0xc3934b4adadd70a4ul, 0xc0133ccba1350d41ul, 0xc33e178b44198b7dul, 0xbf8bfeecc32b53a0ul,
+    0x43a0ec0ff4c3b64cul, 0xc037ee25dcf67134ul, 0x4350f97b9ce8bd42ul, 0xbfed6b6ad0d8bb54ul,
+    0xc3a0ec0ff4c3b64cul, 0x40385e000a8276b2ul, 0xc393b2df3b834a06ul, 0xc01eac375016189dul,
+    0x43b0948e968deeb3ul, 0xc053f1e2bedd473aul, 0x434270c776c6c227ul, 0xbfc7e68a7e86494eul,
+    0xc32b3774ca2cfb80ul, 0x3fb40849b8b94a40ul, 0xc39b77948c4fd113ul, 0x404f000000000000ul,
+    0xc31ac3c25264bf00ul, 0xc011000000000000ul, 0xc33c3c4f156af896ul, 0xbfa8c7f570750570ul,
+    0xc3639f7bbd402f1bul, 0xc00efb567d645ad6ul, 0xc371b324152c101cul, 0xc022000000000000ul,
+    0xc389b540ae5616f7ul, 0x4024000000000000ul, 0x438c7b08d5f9e5eaul, 0x400f7baed5376394ul,
+    0xc394b5832ec11503ul, 0x4014000000000000ul, 0x43ade27e4b8ef27eul, 0xc04037c747bc0614ul,
+    0x434af73f22d92786ul, 0xbfd14c58bde37861ul, 0xc3a82cc007581f61ul, 0x4044800000000000ul,
+    0x43a50ac9ef12321eul, 0xc07072d38e00d27ful, 0x0000000080000000ul, 0x00000000955e55c4ul,
+    0x0000000000000000ul, 0x000000009663bcfful, 0x0000000080000000ul, 0x00000000955e55c4ul,
+    0x0000000000000000ul, 0x000000009663bcfful, 0x0000000000000001ul, 0x0000000000000002ul,
     0x0000000000000001ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x8000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x8000000000000000ul, 0x0000000000000001ul, 0x0000000000000002ul, 0x0000000000000001ul,
+    0x000000003fc89898ul, 0x00000000bf885d05ul, 0x000000003f4457fcul, 0x00000000bf885d05ul,
+    0x000000003fe3af0ful, 0x00000000bf8ad898ul, 0x000000003f4457fcul, 0x00000000bf8ad898ul,
+    0x000000003fc34a3ful, 0x000000003fc89898ul, 0x00000000bf885d05ul, 0x000000003f4457fcul,
+    0x00000000bf2e06c5ul, 0x000000003f86fc3aul, 0x00000000bf103832ul, 0x000000003efa92b8ul,
+    0x00000000bf08c1a3ul, 0x000000003f597254ul, 0x0000000000000001ul, 0x0000000000000002ul,
+    0x0000000000000003ul, 0x0000000000000000ul, 0xc017c540ccfdc77dul, 0x3fba14e905df9210ul,
+    0x3fbe0d4703e48ed0ul, 0xbfa55f044bda4740ul, 0xc01608c1ce5bec56ul, 0xbfc156624d4ccc50ul,
+    0xbfe5a643014f7554ul, 0xbfe3b1cbe371b086ul, 0x401aed1e515525f9ul, 0xc017c540ccfdc77dul,
+    0x3fba14e905df9210ul, 0x3fbe0d4703e48ed0ul, 0x3f7cc51c9d7376baul, 0xc016097d65fb7ed9ul,
+    0xbfc17167080cdffbul, 0x3fbd2505a956f09cul, 0x3fbd232930c4c29eul, 0x401aef50daada490ul,
+    0x0000000000000001ul, 0x0000000000000002ul, 0x0000000000000003ul, 0x0000000000000000ul,
+    0x00000000be08d713ul, 0x000000003eb34150ul, 0x00000000be08d714ul, 0x000000003eb34150ul,
+    0x00000000be08d713ul, 0x0000000000000000ul, 0x000000003dddab8cul, 0x000000003eb34150ul,
+    0x0000000000000001ul, 0x0000000000000000ul, 0xbfe8e2ec80a9fe4eul, 0x0000000000000000ul,
+    0x3fdbf1163d319790ul, 0x0000000000000000ul, 0x0000000000000000ul, 0xbfd8e2ec80a9fe4eul,
+    0x3fdbf1163d319790ul, 0x0000000000000001ul, 0x000000003ec43b0cul, 0x00000000410c3e26ul,
+    0x00000000411491acul, 0x000000003d98705cul, 0x00000000411ab384ul, 0x00000000410d6f07ul,
+    0x00000000c15aafcdul, 0x0000000000000000ul, 0x00000000bda60404ul, 0x0000000000000000ul,
+    0x000000003d88c9baul, 0x0000000000000000ul, 0x00000000c093f919ul, 0x0000000000000000ul,
+    0x0000000040f33545ul, 0x0000000000000000ul, 0x00000000bf552012ul, 0x0000000000000000ul,
+    0x000000003eda6697ul, 0x0000000000000000ul, 0x00000000bec20e31ul, 0x0000000000000000ul,
+    0x000000003f79afb2ul, 0x0000000000000000ul, 0x0000000040fd5f29ul, 0x0000000000000000ul,
+    0x00000000be783344ul, 0x0000000000000000ul, 0x00000000415a71a1ul, 0x0000000000000000ul,
+    0x00000000c175ea28ul, 0x0000000000000000ul, 0x00000000be2803f7ul, 0x0000000000000000ul,
+    0x00000000bf1aafbaul, 0x0000000000000000ul, 0x00000000bee95ccbul, 0x0000000000000000ul,
+    0x00000000411c661dul, 0x0000000000000000ul, 0x00000000c17e0e40ul, 0x0000000000000000ul,
+    0x00000000bd9c064ful, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
     0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0x78c69ef3d76a86f4ul, 0x0000000000000000ul, 0x800ffffffffffffful, 0x0000000000000000ul,
-    0xaa93c65bd4bbf0dbul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0xbb644957f72fad1aul, 0x0000000000000000ul,
-    0x4008000000000000ul, 0x0000000000000000ul, 0x7feffffffffffffful, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0xf921d16c773f62adul, 0x0000000000000000ul,
-    0x4023444c67040ccaul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0x4b4aab7e32812bbeul, 0x0000000000000000ul, 0x379a1cc9b5b96c30ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x00000000c13f6050ul, 0x00000000351a0000ul, 0x3ffb27aa8561c4b2ul, 0x3fc5b85c5143bc70ul,
+    0xbfe28fa0e61b12b0ul, 0x402ee7afa2372789ul, 0x3ff1dfda12543b5aul, 0x402f3e91137c367bul,
+    0x3ffdc3422c5e872aul, 0x3ca0000000000000ul, 0x0000000000000001ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x78c69ef3d76a86f4ul, 0x0000000000000000ul,
+    0x800ffffffffffffful, 0x0000000000000000ul, 0xaa93c65bd4bbf0dbul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0xbb644957f72fad1aul, 0x0000000000000000ul, 0x4008000000000000ul, 0x0000000000000000ul,
+    0x7feffffffffffffful, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0xf921d16c773f62adul, 0x0000000000000000ul, 0x4023444c67040ccaul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x4b4aab7e32812bbeul, 0x0000000000000000ul,
+    0x379a1cc9b5b96c30ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
     0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
     0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
     0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
     0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
     0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
     0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0x7feffffffffffffful, 0xf92176f0a7e1b891ul,
-    0x00000000ffc01234ul, 0x000000003f800000ul, 0x000000003f800000ul, 0x00000000ffc01234ul,
-    0x00000000416bccebul, 0x00000000416bccebul, 0xfff8000000012345ul, 0x8000000000000000ul,
-    0x8000000000000000ul, 0x7ff8000000000000ul, 0x0000000000000001ul, 0x0000000000000001ul,
-    0x0000000000000000ul, 0x000000007fc00000ul, 0x0000000000000000ul, 0x00000000bf800000ul,
-    0x00000000ffc01234ul, 0x00000000bf800000ul, 0x7feffffffffffffful, 0x7ff4000000000001ul,
-    0x7feffffffffffffful, 0x0000000000000001ul, 0x7ff4000000000001ul, 0x0000000000000001ul,
-    0x0000000040d6a785ul, 0x00000000c0725e75ul, 0x00000000bec8b3e2ul, 0x00000000bf291f39ul,
-    0x000000003e7a80e6ul, 0x0000000041480df6ul, 0x000000003e15fe95ul, 0x00000000bdbd15e2ul,
-    0x000000004243f3b7ul, 0x0000000042a62854ul, 0x00000000c0f723d8ul, 0x000000004064339aul,
-    0x00000000beb37884ul, 0x000000003de2d8dbul, 0x00000000c04fd041ul, 0x00000000c03be7e9ul,
-    0x00000000c0663f52ul, 0x00000000c034d122ul, 0xc00aaeca7b91d636ul, 0x3fc7963760c15ac7ul,
-    0xbfba38c7bcf2b249ul, 0x4027e69e522dc4adul, 0xbfd5bff609eb7efful, 0x3fc85361a7c99ecdul,
-    0xbfe1d329e12eca98ul, 0xbfe1c5363e9427fbul, 0x401eb609074d7627ul, 0x4018118300d372ccul,
-    0x40111084df23bcb2ul, 0xc002567cd54fcf33ul, 0x3fc9a437f41cea69ul, 0xc0088075782ac13ful,
-    0x3fef4c40faf8c06cul, 0x400a6241d0c73095ul, 0x3ff2daa77bfffd83ul, 0x3fce1cc589c6f561ul,
-    0x00000000bf2614c9ul, 0x00000000bf1353ecul, 0x000000003e9f461eul, 0x000000003f436b2aul,
-    0x000000003ec62135ul, 0x40025ddca771e54bul, 0x3ff28f619758be1aul, 0xa9a83ff20e8f67d6ul,
-    0x2b5a7bc3213dae85ul, 0xbe3d4d12a10d63b9ul, 0x00000000bf800000ul, 0x00000000bf576aa4ul,
-    0x000000003f0a5141ul, 0x00000000bf3b4f6ful, 0x00000000bf2b09fdul, 0x3fe257b92a7af989ul,
-    0x3fe15ac5592d41dful, 0x3feae2a24def7d72ul, 0xc02a777bdab37e9ful, 0xbfe3cbce80436d64ul,
-    0x00000000be62ae76ul, 0x00000000be60d5aaul, 0x000000003f79c0c8ul, 0x00000000bef4f0feul,
-    0x00000000beebb45bul, 0xc00c9afa4bd32c41ul, 0x3fdaeab76c54f748ul, 0xbfed0840865f96c5ul,
-    0xbfcbe4e152530d53ul, 0xbfcbac7e7461c42ful, 0x00000000c120b942ul, 0x000000003f14d6c6ul,
-    0x00000000bf504929ul, 0x0000000040800000ul, 0x00000000bf41bdcful, 0x3ff0000000000000ul,
-    0x3feaed548f090ceeul, 0x3fe14a280fb5068cul, 0xc02b77c60f92e532ul, 0xbfed6ef9b7102b36ul,
+    0x7feffffffffffffful, 0xf92176f0a7e1b891ul, 0x00000000ffc01234ul, 0x000000003f800000ul,
+    0x000000003f800000ul, 0x00000000ffc01234ul, 0x00000000416bccebul, 0x00000000416bccebul,
+    0xfff8000000012345ul, 0x8000000000000000ul, 0x8000000000000000ul, 0x7ff8000000000000ul,
+    0x0000000000000001ul, 0x0000000000000001ul, 0x0000000000000000ul, 0x000000007fc00000ul,
+    0x0000000000000000ul, 0x00000000bf800000ul, 0x00000000ffc01234ul, 0x00000000bf800000ul,
+    0x7feffffffffffffful, 0x7ff4000000000001ul, 0x7feffffffffffffful, 0x0000000000000001ul,
+    0x7ff4000000000001ul, 0x0000000000000001ul, 0x0000000040d6a785ul, 0x00000000c0725e75ul,
+    0x00000000bec8b3e2ul, 0x00000000bf291f39ul, 0x000000003e7a80e6ul, 0x0000000041480df6ul,
+    0x000000003e15fe95ul, 0x00000000bdbd15e2ul, 0x000000004243f3b7ul, 0x0000000042a62854ul,
+    0x00000000c0f723d8ul, 0x000000004064339aul, 0x00000000beb37884ul, 0x000000003de2d8dbul,
+    0x00000000c04fd041ul, 0x00000000c03be7e9ul, 0x00000000c0663f52ul, 0x00000000c034d122ul,
+    0xc00aaeca7b91d636ul, 0x3fc7963760c15ac7ul, 0xbfba38c7bcf2b249ul, 0x4027e69e522dc4adul,
+    0xbfd5bff609eb7efful, 0x3fc85361a7c99ecdul, 0xbfe1d329e12eca98ul, 0xbfe1c5363e9427fbul,
+    0x401eb609074d7627ul, 0x4018118300d372ccul, 0x40111084df23bcb2ul, 0xc002567cd54fcf33ul,
+    0x3fc9a437f41cea69ul, 0xc0088075782ac13ful, 0x3fef4c40faf8c06cul, 0x400a6241d0c73095ul,
+    0x3ff2daa77bfffd83ul, 0x3fce1cc589c6f561ul, 0x00000000bf2614c9ul, 0x00000000bf1353ecul,
+    0x000000003e9f461eul, 0x000000003f436b2aul, 0x000000003ec62135ul, 0x40025ddca771e54bul,
+    0x3ff28f619758be1aul, 0xa9a83ff20e8f67d6ul, 0x2b5a7bc3213dae85ul, 0xbe3d4d12a10d63b9ul,
+    0x00000000bf800000ul, 0x00000000bf576aa4ul, 0x000000003f0a5141ul, 0x00000000bf3b4f6ful,
+    0x00000000bf2b09fdul, 0x3fe257b92a7af989ul, 0x3fe15ac5592d41dful, 0x3feae2a24def7d72ul,
+    0xc02a777bdab37e9ful, 0xbfe3cbce80436d64ul, 0x00000000be62ae76ul, 0x00000000be60d5aaul,
+    0x000000003f79c0c8ul, 0x00000000bef4f0feul, 0x00000000beebb45bul, 0xc00c9afa4bd32c41ul,
+    0x3fdaeab76c54f748ul, 0xbfed0840865f96c5ul, 0xbfcbe4e152530d53ul, 0xbfcbac7e7461c42ful,
+    0x00000000c120b942ul, 0x000000003f14d6c6ul, 0x00000000bf504929ul, 0x0000000040800000ul,
+    0x00000000bf41bdcful, 0x3ff0000000000000ul, 0x3feaed548f090ceeul, 0x3fe14a280fb5068cul,
+    0xc02b77c60f92e532ul, 0xbfed6ef9b7102b36ul,
 };
 
 /* The subnormal probes: bits, operand (0: a result flush, 1: an operand flush), a, b, a * b. */
@@ -32208,7 +32917,7 @@ __kernel void aether_selftest(__global uint *status, __global uint *failed, uint
 {
     uint bits = 0u, nfail = 0u, run = 0u, skipped = 0u, i, k;
     uint64_t in[64], out[13];
-    for (i = 0u; i < 169u; ++i) {
+    for (i = 0u; i < 171u; ++i) {
         const uint thunk = aether_selftest_rows[i][0], wbits = aether_selftest_rows[i][1];
         const uint n_in = aether_selftest_rows[i][4], n_out = aether_selftest_rows[i][5], at = aether_selftest_rows[i][6];
         size_t n;

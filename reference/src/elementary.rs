@@ -1,6 +1,6 @@
 //! The elementary functions of the contract: [`sincos`], [`sin`], [`cos`],
 //! [`atan`], [`atan2`], [`exp`], [`log`], [`exp2`], [`log2`], [`asin`], [`acos`],
-//! and the rotations built on them,
+//! and the rotations built on them, [`slerp`],
 //! [`from_axis_angle`] and [`from_euler_xyz`].
 //!
 //! Written from the contract's statement (the comment above
@@ -733,6 +733,26 @@ pub fn from_axis_angle<T: Trig>(axis: Vec3<T>, angle: T) -> Quat<T> {
     Quat::new(sc.y, axis.x * sc.x, axis.y * sc.x, axis.z * sc.x)
 }
 
+/// `slerp`: from `a` (t = 0) to `b` (t = 1) along the shorter arc. With
+/// `d0 = dot(a, b)` (the contract's fold over `w, x, y, z`), `b` is negated
+/// (`c = b * -1`, `d = d0 * -1`) when `d0 < 0`. When `d > 1 - 2^-11` the
+/// result is `normalize(lerp(a, c, t))`; otherwise, with `th = acos(d)`,
+/// component `i` is `(a[i] sin(th (1 - t)) + c[i] sin(th t)) * (1 / sin th)`.
+pub fn slerp<T: Trig>(a: Quat<T>, b: Quat<T>, t: T) -> Quat<T> {
+    let (qa, qb) = (a.to_array(), b.to_array());
+    let d0 = crate::arrays::dot(qa, qb);
+    let sg = if d0 < T::ZERO { T::NEG_ONE } else { T::ONE };
+    let c = crate::arrays::scale(qb, sg);
+    let d = d0 * sg;
+    if d > T::ONE - T::pow2(-11) {
+        return Quat::from_array(crate::arrays::normalize(crate::arrays::lerp(qa, c, t)));
+    }
+    let th = acos(d);
+    let (s1, s2) = (sin(th * (T::ONE - t)), sin(th * t));
+    let r = T::ONE / sin(th);
+    Quat::from_array(std::array::from_fn(|i| (qa[i] * s1 + c[i] * s2) * r))
+}
+
 /// `from_euler_xyz`: `Rx(ax) Ry(ay) Rz(az)` written out, each entry's products
 /// left to right and each negation a product by -1:
 ///
@@ -1010,5 +1030,48 @@ mod tests {
         let plain = std::f32::consts::FRAC_PI_2 - 2.0 * (s + s * w);
         let want = f64::from(x).asin();
         assert!(ulps32(asin(x), want) < 1.0 && ulps32(plain, want) > 1.0, "{} {}", ulps32(asin(x), want), ulps32(plain, want));
+    }
+
+    /// slerp follows the great arc: against a binary64 evaluation of the
+    /// same formula it is within a few ulps, it keeps unit length, ends at a
+    /// and at b (or -b, the shorter arc), and the near-parallel form is
+    /// needed: the arc formula alone gives NaN for equal inputs.
+    #[test]
+    fn slerp_follows_the_arc_and_needs_its_near_parallel_form() {
+        let unit = |v: [f64; 4]| {
+            let n = v.iter().map(|c| c * c).sum::<f64>().sqrt();
+            Quat::from_array(v.map(|c| c / n))
+        };
+        let narrow = |q: Quat<f64>| Quat::from_array(q.to_array().map(|c| c as f32));
+        let mut bits = 0x1234_5678u32;
+        let mut next = || {
+            bits = bits.wrapping_mul(747_796_405).wrapping_add(2_891_336_453);
+            f64::from(bits) / 4_294_967_296.0 * 2.0 - 1.0
+        };
+        for _ in 0..20_000 {
+            let (a, b) = (unit([next(), next(), next(), next()]), unit([next(), next(), next(), next()]));
+            let t = next() * 0.5 + 0.5;
+            let (a32, b32) = (narrow(a), narrow(b));
+            let (a64, b64) = (Quat::from_array(a32.to_array().map(f64::from)), Quat::from_array(b32.to_array().map(f64::from)));
+            let got = slerp(a32, b32, t as f32).to_array();
+            let want = slerp(a64, b64, f64::from(t as f32)).to_array();
+            for (g, w) in got.iter().zip(want) {
+                assert!((f64::from(*g) - w).abs() < 1e-5, "{a32:?} {b32:?} {t}: {got:?} against {want:?}");
+            }
+            let n: f64 = got.iter().map(|&c| f64::from(c) * f64::from(c)).sum();
+            assert!((n - 1.0).abs() < 1e-5, "unit length {n}");
+            let end = slerp(a, b, 1.0).to_array();
+            let sign = if crate::arrays::dot(a.to_array(), b.to_array()) < 0.0 { -1.0 } else { 1.0 };
+            for (e, bi) in end.iter().zip(b.to_array()) {
+                assert!((e - sign * bi).abs() < 1e-14, "t = 1 ends at b (or -b)");
+            }
+        }
+        let a = Quat::new(0.5f32, 0.5, 0.5, 0.5);
+        assert_eq!(slerp(a, a, 0.7), a);
+        assert_eq!(slerp(a, Quat::new(-0.5, -0.5, -0.5, -0.5), 0.3), a);
+        // The negative control: the arc formula at dot 1 divides 0 by 0.
+        let th = acos(1.0f32);
+        assert!(((0.5 * sin(th * 0.3) + 0.5 * sin(th * 0.7)) * (1.0 / sin(th))).is_nan());
+        assert!(slerp(Quat::new(f32::NAN, 0.0, 0.0, 0.0), a, 0.5).to_array().iter().all(|c| c.is_nan()));
     }
 }

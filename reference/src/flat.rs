@@ -625,6 +625,7 @@ static TABLE: LazyLock<Vec<Entry>> = LazyLock::new(|| {
         asin [scalar] (x: T) => elementary::asin(x);
         acos [scalar] (x: T) => elementary::acos(x);
         from_axis_angle [quat] (axis: V, angle: T) => elementary::from_axis_angle(axis, angle);
+        slerp [quat] (a: S, b: S, t: T) => elementary::slerp(a, b, t);
         from_euler_xyz [mat3] (ax: T, ay: T, az: T) => elementary::from_euler_xyz(ax, ay, az);
         // componentwise
         add [vec2, vec3, vec4] (a: S, b: S) => a.add(b);

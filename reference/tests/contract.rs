@@ -460,15 +460,15 @@ fn entries_cover_the_spec() {
     // The elementary functions (sincos, sin, cos) add 3: 169 and 338; the
     // rotations from angles (from_axis_angle, from_euler_xyz) 2: 171 and 342;
     // atan and atan2 2: 173 and 346; exp, log, exp2, log2 4: 177 and 354;
-    // asin and acos 2: 179 and 358.
+    // asin and acos 2: 179 and 358; slerp 1: 180 and 360.
     let all = entries();
-    assert_eq!(all.len(), 358);
-    assert_eq!(all.iter().filter(|e| e.2 == "f32").count(), 179);
-    assert_eq!(all.iter().filter(|e| e.2 == "f64").count(), 179);
+    assert_eq!(all.len(), 360);
+    assert_eq!(all.iter().filter(|e| e.2 == "f32").count(), 180);
+    assert_eq!(all.iter().filter(|e| e.2 == "f64").count(), 180);
     let mut sorted = all.to_vec();
     sorted.sort_unstable();
     sorted.dedup();
-    assert_eq!(sorted.len(), 358, "duplicate entries");
+    assert_eq!(sorted.len(), 360, "duplicate entries");
     for &(family, shape, elem) in all {
         assert!(lookup(family, shape, elem).is_some());
     }
@@ -594,6 +594,7 @@ fn every_entry_runs_and_sizes_its_output() {
             | "asin" | "acos" => (ones(n), n),
             "sincos" => (ones(1), 2),
             "atan2" => (ones(2), 1),
+            "slerp" => (ones(9), 4),
             "from_axis_angle" => (ones(4), 4),
             "from_euler_xyz" => (ones(3), 9),
             "scale" | "div" => (ones(n + 1), n),

@@ -15,9 +15,10 @@ const EQUIVALENT: [(&str, &[&str], &str); 6] = [
     ("fold-left", &["is_finite"], "`&&` of truth values without side effects is order-free"),
     (
         "fold-seeded",
-        &["squared_norm", "norm", "normalize", "is_finite"],
+        &["squared_norm", "norm", "normalize", "is_finite", "slerp"],
         "a zero seed under a sum of squares: the first square is +0, positive or NaN, never -0, so +0 + a0*a0 is a0*a0 \
-         exactly; and 1 && x is x",
+         exactly; and 1 && x is x; slerp's dot with a zero seed differs only where the dot is -0 (it becomes +0), and slerp \
+         reads it through d < 0, d > 1 - 2^-11 and acos, where -0 and +0 agree (acos's small form gives pi/2 rounded for both)",
     ),
     (
         "no-barrier",
@@ -26,10 +27,10 @@ const EQUIVALENT: [(&str, &[&str], &str); 6] = [
     ),
     (
         "neg-sub",
-        &["sincos", "sin", "cos", "from_axis_angle", "atan", "asin"],
+        &["sincos", "sin", "cos", "from_axis_angle", "atan", "asin", "slerp"],
         "x * -1 and 0 - x differ only on a zero x; the negated sin r and cos r are never zero (cos r >= 0.7, and r = 0 needs a = 0, \
-         whose quadrant negates nothing); from_axis_angle negates nothing but inside its sincos; atan and asin negate r only for \
-         x < 0, where r is not zero",
+         whose quadrant negates nothing); from_axis_angle and slerp negate nothing but inside their sin; atan and asin negate r \
+         only for x < 0, where r is not zero",
     ),
     (
         "product-order",
