@@ -2720,6 +2720,108 @@ static __inline__ __attribute__((__always_inline__)) void aether_f64_log2_batch_
     *aether_result = aether_select_f64x4((x < aether_batch_splat_f64x4(0.0)), (z0 / z0), aether_select_f64x4((x == aether_batch_splat_f64x4(0.0)), (aether_batch_splat_f64x4(-1.0) / aether_product_f64x4((x * x))), aether_select_f64x4((x > aether_batch_splat_f64x4(179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0)), x, r)));
 }
 
+static __inline__ __attribute__((__always_inline__)) void aether_f32_tan_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_a)
+{
+    const aether_f32x8 a = *aether_a;
+    const aether_f32x8 t = aether_product_f32x8((a * aether_batch_splat_f32x8(0.636619746685028076171875f)));
+    const aether_f32x8 k = ((t + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
+    const aether_f32x8 ra = (a - aether_product_f32x8((k * aether_batch_splat_f32x8(1.5703125f))));
+    const aether_f32x8 rb = aether_product_f32x8((k * aether_batch_splat_f32x8(0.0004837512969970703125f)));
+    const aether_f32x8 s1 = (ra - rb);
+    const aether_f32x8 v1 = (s1 - ra);
+    const aether_f32x8 e1 = ((ra - (s1 - v1)) - (rb + v1));
+    const aether_f32x8 rc = aether_product_f32x8((k * aether_batch_splat_f32x8(0.0000000754953362047672271728515625f)));
+    const aether_f32x8 s2 = (s1 - rc);
+    const aether_f32x8 v2 = (s2 - s1);
+    const aether_f32x8 e2 = ((s1 - (s2 - v2)) - (rc + v2));
+    const aether_f32x8 rd = aether_product_f32x8((k * aether_batch_splat_f32x8(0.0000000000025633440682570896029801588156260550022125244140625f)));
+    const aether_f32x8 tl = ((e1 + e2) - rd);
+    const aether_f32x8 r = (s2 + tl);
+    const aether_f32x8 rl = (tl - (r - s2));
+    const aether_f32x8 ar = ((aether_f32x8)((aether_i32x8)(r) & (int32_t)0x7fffffff));
+    const aether_f32x8 al = aether_select_f32x8((r < aether_batch_splat_f32x8(0.0f)), aether_product_f32x8((rl * aether_batch_splat_f32x8(-1.0f))), rl);
+    const aether_i32x8 big = (ar >= aether_batch_splat_f32x8(0.671875f));
+    const aether_f32x8 yh = (aether_batch_splat_f32x8(0.785398185253143310546875f) - ar);
+    const aether_f32x8 yl = (aether_batch_splat_f32x8(-0.000000021855694143368964432738721370697021484375f) - al);
+    const aether_f32x8 y = (yh + yl);
+    const aether_f32x8 v = aether_select_f32x8(big, y, r);
+    const aether_f32x8 vl = aether_select_f32x8(big, (yl - (y - yh)), rl);
+    const aether_f32x8 u = aether_product_f32x8((v * v));
+    const aether_f32x8 pt = aether_product_f32x8((aether_product_f32x8((v * u)) * (aether_batch_splat_f32x8(0.333333313465118408203125f) + aether_product_f32x8((u * (aether_batch_splat_f32x8(0.133335053920745849609375f) + aether_product_f32x8((u * (aether_batch_splat_f32x8(0.0539241842925548553466796875f) + aether_product_f32x8((u * (aether_batch_splat_f32x8(0.02227477543056011199951171875f) + aether_product_f32x8((u * (aether_batch_splat_f32x8(0.0072196908295154571533203125f) + aether_product_f32x8((u * aether_batch_splat_f32x8(0.0064857886172831058502197265625f))))))))))))))))));
+    const aether_f32x8 tq = (v + pt);
+    const aether_f32x8 lo = (pt + (vl + aether_product_f32x8((vl * aether_product_f32x8((tq * tq))))));
+    const aether_f32x8 te = (v + lo);
+    const aether_f32x8 e = (lo - (te - v));
+    const aether_f32x8 q = (aether_batch_splat_f32x8(-1.0f) / te);
+    const aether_f32x8 qc = aether_product_f32x8((q * aether_batch_splat_f32x8(4097.0f)));
+    const aether_f32x8 qh = (qc - (qc - q));
+    const aether_f32x8 ql = (q - qh);
+    const aether_f32x8 wc = aether_product_f32x8((te * aether_batch_splat_f32x8(4097.0f)));
+    const aether_f32x8 wh = (wc - (wc - te));
+    const aether_f32x8 wl = (te - wh);
+    const aether_f32x8 ph = aether_product_f32x8((q * te));
+    const aether_f32x8 pl = ((((aether_product_f32x8((qh * wh)) - ph) + aether_product_f32x8((qh * wl))) + aether_product_f32x8((ql * wh))) + aether_product_f32x8((ql * wl)));
+    const aether_f32x8 to = (q + aether_product_f32x8((q * (((aether_batch_splat_f32x8(1.0f) + ph) + pl) + aether_product_f32x8((q * e))))));
+    const aether_f32x8 fh = (((aether_product_f32x8((k * aether_batch_splat_f32x8(0.5f))) - aether_batch_splat_f32x8(0.25f)) + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
+    const aether_i32x8 ev = ((k - aether_product_f32x8((aether_batch_splat_f32x8(2.0f) * fh))) == aether_batch_splat_f32x8(0.0f));
+    const aether_f32x8 bm = aether_select_f32x8(ev, (aether_batch_splat_f32x8(1.0f) - (aether_product_f32x8((aether_batch_splat_f32x8(2.0f) * te)) / (aether_batch_splat_f32x8(1.0f) + te))), aether_product_f32x8(((aether_batch_splat_f32x8(1.0f) + (aether_product_f32x8((aether_batch_splat_f32x8(2.0f) * te)) / (aether_batch_splat_f32x8(1.0f) - te))) * aether_batch_splat_f32x8(-1.0f))));
+    const aether_f32x8 bs = aether_select_f32x8((r < aether_batch_splat_f32x8(0.0f)), aether_product_f32x8((bm * aether_batch_splat_f32x8(-1.0f))), bm);
+    const aether_f32x8 res = aether_select_f32x8((a == aether_batch_splat_f32x8(0.0f)), a, aether_select_f32x8(big, bs, aether_select_f32x8(ev, te, to)));
+    const aether_f32x8 z = (a - a);
+    *aether_result = aether_select_f32x8((((aether_f32x8)((aether_i32x8)(a) & (int32_t)0x7fffffff)) <= aether_batch_splat_f32x8(8192.0f)), res, (z / z));
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_f64_tan_batch_x4(aether_f64x4 *aether_result, const aether_f64x4 *aether_a)
+{
+    const aether_f64x4 a = *aether_a;
+    const aether_f64x4 t = aether_product_f64x4((a * aether_batch_splat_f64x4(0.63661977236758138243288840385503135621547698974609375)));
+    const aether_f64x4 k = ((t + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
+    const aether_f64x4 ra = (a - aether_product_f64x4((k * aether_batch_splat_f64x4(1.570796326734125614166259765625))));
+    const aether_f64x4 rb = aether_product_f64x4((k * aether_batch_splat_f64x4(0.00000000006077100506303965976595549136618501506745815277099609375)));
+    const aether_f64x4 s1 = (ra - rb);
+    const aether_f64x4 v1 = (s1 - ra);
+    const aether_f64x4 e1 = ((ra - (s1 - v1)) - (rb + v1));
+    const aether_f64x4 rc = aether_product_f64x4((k * aether_batch_splat_f64x4(0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375)));
+    const aether_f64x4 s2 = (s1 - rc);
+    const aether_f64x4 v2 = (s2 - s1);
+    const aether_f64x4 e2 = ((s1 - (s2 - v2)) - (rc + v2));
+    const aether_f64x4 rd = aether_product_f64x4((k * aether_batch_splat_f64x4(0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625)));
+    const aether_f64x4 tl = ((e1 + e2) - rd);
+    const aether_f64x4 r = (s2 + tl);
+    const aether_f64x4 rl = (tl - (r - s2));
+    const aether_f64x4 ar = ((aether_f64x4)((aether_i64x4)(r) & (int64_t)0x7fffffffffffffff));
+    const aether_f64x4 al = aether_select_f64x4((r < aether_batch_splat_f64x4(0.0)), aether_product_f64x4((rl * aether_batch_splat_f64x4(-1.0))), rl);
+    const aether_i64x4 big = (ar >= aether_batch_splat_f64x4(0.671875));
+    const aether_f64x4 yh = (aether_batch_splat_f64x4(0.78539816339744827899949086713604629039764404296875) - ar);
+    const aether_f64x4 yl = (aether_batch_splat_f64x4(0.00000000000000003061616997868383017934410073645991511564230311693950159490640317017096094787120819091796875) - al);
+    const aether_f64x4 y = (yh + yl);
+    const aether_f64x4 v = aether_select_f64x4(big, y, r);
+    const aether_f64x4 vl = aether_select_f64x4(big, (yl - (y - yh)), rl);
+    const aether_f64x4 u = aether_product_f64x4((v * v));
+    const aether_f64x4 pt = aether_product_f64x4((aether_product_f64x4((v * u)) * (aether_batch_splat_f64x4(0.333333333333333314829616256247390992939472198486328125) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.1333333333333265591225114121698425151407718658447265625) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.0539682539690928553266502376573043875396251678466796875) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.0218694884954774883267791807384128333069384098052978515625) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.00886323655186790730631241075343496049754321575164794921875) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.0035921128078231852505386445528756667044945061206817626953125) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.001455979428328954376758996858143291319720447063446044921875) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.000589107065120142198329233895748302529682405292987823486328125) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.000243094266129745099902503824296218226663768291473388671875) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.00008533202191466615605351664353150908937095664441585540771484375) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.000061650707489579515720168334524942110874690115451812744140625) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0.00001083421853749552208191590796371173155421274714171886444091796875) + aether_product_f64x4((u * aether_batch_splat_f64x4(0.0000232094020551668091798848403417565577910863794386386871337890625)))))))))))))))))))))))))))))))))))))));
+    const aether_f64x4 tq = (v + pt);
+    const aether_f64x4 lo = (pt + (vl + aether_product_f64x4((vl * aether_product_f64x4((tq * tq))))));
+    const aether_f64x4 te = (v + lo);
+    const aether_f64x4 e = (lo - (te - v));
+    const aether_f64x4 q = (aether_batch_splat_f64x4(-1.0) / te);
+    const aether_f64x4 qc = aether_product_f64x4((q * aether_batch_splat_f64x4(134217729.0)));
+    const aether_f64x4 qh = (qc - (qc - q));
+    const aether_f64x4 ql = (q - qh);
+    const aether_f64x4 wc = aether_product_f64x4((te * aether_batch_splat_f64x4(134217729.0)));
+    const aether_f64x4 wh = (wc - (wc - te));
+    const aether_f64x4 wl = (te - wh);
+    const aether_f64x4 ph = aether_product_f64x4((q * te));
+    const aether_f64x4 pl = ((((aether_product_f64x4((qh * wh)) - ph) + aether_product_f64x4((qh * wl))) + aether_product_f64x4((ql * wh))) + aether_product_f64x4((ql * wl)));
+    const aether_f64x4 to = (q + aether_product_f64x4((q * (((aether_batch_splat_f64x4(1.0) + ph) + pl) + aether_product_f64x4((q * e))))));
+    const aether_f64x4 fh = (((aether_product_f64x4((k * aether_batch_splat_f64x4(0.5))) - aether_batch_splat_f64x4(0.25)) + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
+    const aether_i64x4 ev = ((k - aether_product_f64x4((aether_batch_splat_f64x4(2.0) * fh))) == aether_batch_splat_f64x4(0.0));
+    const aether_f64x4 bm = aether_select_f64x4(ev, (aether_batch_splat_f64x4(1.0) - (aether_product_f64x4((aether_batch_splat_f64x4(2.0) * te)) / (aether_batch_splat_f64x4(1.0) + te))), aether_product_f64x4(((aether_batch_splat_f64x4(1.0) + (aether_product_f64x4((aether_batch_splat_f64x4(2.0) * te)) / (aether_batch_splat_f64x4(1.0) - te))) * aether_batch_splat_f64x4(-1.0))));
+    const aether_f64x4 bs = aether_select_f64x4((r < aether_batch_splat_f64x4(0.0)), aether_product_f64x4((bm * aether_batch_splat_f64x4(-1.0))), bm);
+    const aether_f64x4 res = aether_select_f64x4((a == aether_batch_splat_f64x4(0.0)), a, aether_select_f64x4(big, bs, aether_select_f64x4(ev, te, to)));
+    const aether_f64x4 z = (a - a);
+    *aether_result = aether_select_f64x4((((aether_f64x4)((aether_i64x4)(a) & (int64_t)0x7fffffffffffffff)) <= aether_batch_splat_f64x4(1048576.0)), res, (z / z));
+}
+
 static __inline__ __attribute__((__always_inline__)) void aether_f32_asin_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_x)
 {
     const aether_f32x8 x = *aether_x;
@@ -6058,6 +6160,108 @@ static inline double aether_f64_log2_batch_item(const double *aether_x)
     const double r = (w + (vl + ((k - w) + vh)));
     const double z0 = (x - x);
     return ((x < 0.0) ? (z0 / z0) : ((x == 0.0) ? (-1.0 / aether_product_vec_f64((x * x))) : ((x > 179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0) ? x : r)));
+}
+
+static inline float aether_f32_tan_batch_item(const float *aether_a)
+{
+    const float a = *aether_a;
+    const float t = aether_product_vec_f32((a * 0.636619746685028076171875f));
+    const float k = ((t + 12582912.0f) - 12582912.0f);
+    const float ra = (a - aether_product_vec_f32((k * 1.5703125f)));
+    const float rb = aether_product_vec_f32((k * 0.0004837512969970703125f));
+    const float s1 = (ra - rb);
+    const float v1 = (s1 - ra);
+    const float e1 = ((ra - (s1 - v1)) - (rb + v1));
+    const float rc = aether_product_vec_f32((k * 0.0000000754953362047672271728515625f));
+    const float s2 = (s1 - rc);
+    const float v2 = (s2 - s1);
+    const float e2 = ((s1 - (s2 - v2)) - (rc + v2));
+    const float rd = aether_product_vec_f32((k * 0.0000000000025633440682570896029801588156260550022125244140625f));
+    const float tl = ((e1 + e2) - rd);
+    const float r = (s2 + tl);
+    const float rl = (tl - (r - s2));
+    const float ar = fabsf(r);
+    const float al = ((r < 0.0f) ? aether_product_vec_f32((rl * -1.0f)) : rl);
+    const int big = (ar >= 0.671875f);
+    const float yh = (0.785398185253143310546875f - ar);
+    const float yl = (-0.000000021855694143368964432738721370697021484375f - al);
+    const float y = (yh + yl);
+    const float v = (big ? y : r);
+    const float vl = (big ? (yl - (y - yh)) : rl);
+    const float u = aether_product_vec_f32((v * v));
+    const float pt = aether_product_vec_f32((aether_product_vec_f32((v * u)) * (0.333333313465118408203125f + aether_product_vec_f32((u * (0.133335053920745849609375f + aether_product_vec_f32((u * (0.0539241842925548553466796875f + aether_product_vec_f32((u * (0.02227477543056011199951171875f + aether_product_vec_f32((u * (0.0072196908295154571533203125f + aether_product_vec_f32((u * 0.0064857886172831058502197265625f)))))))))))))))));
+    const float tq = (v + pt);
+    const float lo = (pt + (vl + aether_product_vec_f32((vl * aether_product_vec_f32((tq * tq))))));
+    const float te = (v + lo);
+    const float e = (lo - (te - v));
+    const float q = (-1.0f / te);
+    const float qc = aether_product_vec_f32((q * 4097.0f));
+    const float qh = (qc - (qc - q));
+    const float ql = (q - qh);
+    const float wc = aether_product_vec_f32((te * 4097.0f));
+    const float wh = (wc - (wc - te));
+    const float wl = (te - wh);
+    const float ph = aether_product_vec_f32((q * te));
+    const float pl = ((((aether_product_vec_f32((qh * wh)) - ph) + aether_product_vec_f32((qh * wl))) + aether_product_vec_f32((ql * wh))) + aether_product_vec_f32((ql * wl)));
+    const float to = (q + aether_product_vec_f32((q * (((1.0f + ph) + pl) + aether_product_vec_f32((q * e))))));
+    const float fh = (((aether_product_vec_f32((k * 0.5f)) - 0.25f) + 12582912.0f) - 12582912.0f);
+    const int ev = ((k - aether_product_vec_f32((2.0f * fh))) == 0.0f);
+    const float bm = (ev ? (1.0f - (aether_product_vec_f32((2.0f * te)) / (1.0f + te))) : aether_product_vec_f32(((1.0f + (aether_product_vec_f32((2.0f * te)) / (1.0f - te))) * -1.0f)));
+    const float bs = ((r < 0.0f) ? aether_product_vec_f32((bm * -1.0f)) : bm);
+    const float res = ((a == 0.0f) ? a : (big ? bs : (ev ? te : to)));
+    const float z = (a - a);
+    return ((fabsf(a) <= 8192.0f) ? res : (z / z));
+}
+
+static inline double aether_f64_tan_batch_item(const double *aether_a)
+{
+    const double a = *aether_a;
+    const double t = aether_product_vec_f64((a * 0.63661977236758138243288840385503135621547698974609375));
+    const double k = ((t + 6755399441055744.0) - 6755399441055744.0);
+    const double ra = (a - aether_product_vec_f64((k * 1.570796326734125614166259765625)));
+    const double rb = aether_product_vec_f64((k * 0.00000000006077100506303965976595549136618501506745815277099609375));
+    const double s1 = (ra - rb);
+    const double v1 = (s1 - ra);
+    const double e1 = ((ra - (s1 - v1)) - (rb + v1));
+    const double rc = aether_product_vec_f64((k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375));
+    const double s2 = (s1 - rc);
+    const double v2 = (s2 - s1);
+    const double e2 = ((s1 - (s2 - v2)) - (rc + v2));
+    const double rd = aether_product_vec_f64((k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625));
+    const double tl = ((e1 + e2) - rd);
+    const double r = (s2 + tl);
+    const double rl = (tl - (r - s2));
+    const double ar = fabs(r);
+    const double al = ((r < 0.0) ? aether_product_vec_f64((rl * -1.0)) : rl);
+    const int big = (ar >= 0.671875);
+    const double yh = (0.78539816339744827899949086713604629039764404296875 - ar);
+    const double yl = (0.00000000000000003061616997868383017934410073645991511564230311693950159490640317017096094787120819091796875 - al);
+    const double y = (yh + yl);
+    const double v = (big ? y : r);
+    const double vl = (big ? (yl - (y - yh)) : rl);
+    const double u = aether_product_vec_f64((v * v));
+    const double pt = aether_product_vec_f64((aether_product_vec_f64((v * u)) * (0.333333333333333314829616256247390992939472198486328125 + aether_product_vec_f64((u * (0.1333333333333265591225114121698425151407718658447265625 + aether_product_vec_f64((u * (0.0539682539690928553266502376573043875396251678466796875 + aether_product_vec_f64((u * (0.0218694884954774883267791807384128333069384098052978515625 + aether_product_vec_f64((u * (0.00886323655186790730631241075343496049754321575164794921875 + aether_product_vec_f64((u * (0.0035921128078231852505386445528756667044945061206817626953125 + aether_product_vec_f64((u * (0.001455979428328954376758996858143291319720447063446044921875 + aether_product_vec_f64((u * (0.000589107065120142198329233895748302529682405292987823486328125 + aether_product_vec_f64((u * (0.000243094266129745099902503824296218226663768291473388671875 + aether_product_vec_f64((u * (0.00008533202191466615605351664353150908937095664441585540771484375 + aether_product_vec_f64((u * (0.000061650707489579515720168334524942110874690115451812744140625 + aether_product_vec_f64((u * (-0.00001083421853749552208191590796371173155421274714171886444091796875 + aether_product_vec_f64((u * 0.0000232094020551668091798848403417565577910863794386386871337890625))))))))))))))))))))))))))))))))))))));
+    const double tq = (v + pt);
+    const double lo = (pt + (vl + aether_product_vec_f64((vl * aether_product_vec_f64((tq * tq))))));
+    const double te = (v + lo);
+    const double e = (lo - (te - v));
+    const double q = (-1.0 / te);
+    const double qc = aether_product_vec_f64((q * 134217729.0));
+    const double qh = (qc - (qc - q));
+    const double ql = (q - qh);
+    const double wc = aether_product_vec_f64((te * 134217729.0));
+    const double wh = (wc - (wc - te));
+    const double wl = (te - wh);
+    const double ph = aether_product_vec_f64((q * te));
+    const double pl = ((((aether_product_vec_f64((qh * wh)) - ph) + aether_product_vec_f64((qh * wl))) + aether_product_vec_f64((ql * wh))) + aether_product_vec_f64((ql * wl)));
+    const double to = (q + aether_product_vec_f64((q * (((1.0 + ph) + pl) + aether_product_vec_f64((q * e))))));
+    const double fh = (((aether_product_vec_f64((k * 0.5)) - 0.25) + 6755399441055744.0) - 6755399441055744.0);
+    const int ev = ((k - aether_product_vec_f64((2.0 * fh))) == 0.0);
+    const double bm = (ev ? (1.0 - (aether_product_vec_f64((2.0 * te)) / (1.0 + te))) : aether_product_vec_f64(((1.0 + (aether_product_vec_f64((2.0 * te)) / (1.0 - te))) * -1.0)));
+    const double bs = ((r < 0.0) ? aether_product_vec_f64((bm * -1.0)) : bm);
+    const double res = ((a == 0.0) ? a : (big ? bs : (ev ? te : to)));
+    const double z = (a - a);
+    return ((fabs(a) <= 1048576.0) ? res : (z / z));
 }
 
 static inline float aether_f32_asin_batch_item(const float *aether_x)
@@ -19709,6 +19913,80 @@ void aether_f64_log2_aos(const double *x, double *out, size_t n)
 #endif
     for (; i < n; ++i) {
         out[i] = aether_f64_log2_batch_item(&x[i]);
+    }
+}
+
+void aether_f32_tan_soa(const float *a, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_a;
+        aether_f32x8 aether_r;
+        memcpy(&v_a, a + i, 8u * sizeof(float));
+        aether_f32_tan_batch_x8(&aether_r, &v_a);
+        memcpy(out + i, &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        float v_a;
+        v_a = a[i];
+        const float result = aether_f32_tan(v_a);
+        out[i] = result;
+    }
+}
+
+void aether_f32_tan_aos(const float *a, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_a;
+        aether_f32x8 aether_r;
+        memcpy(&v_a, (const float *)(const void *)(a + i), 8u * sizeof(float));
+        aether_f32_tan_batch_x8(&aether_r, &v_a);
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f32_tan_batch_item(&a[i]);
+    }
+}
+
+void aether_f64_tan_soa(const double *a, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_a;
+        aether_f64x4 aether_r;
+        memcpy(&v_a, a + i, 4u * sizeof(double));
+        aether_f64_tan_batch_x4(&aether_r, &v_a);
+        memcpy(out + i, &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        double v_a;
+        v_a = a[i];
+        const double result = aether_f64_tan(v_a);
+        out[i] = result;
+    }
+}
+
+void aether_f64_tan_aos(const double *a, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_a;
+        aether_f64x4 aether_r;
+        memcpy(&v_a, (const double *)(const void *)(a + i), 4u * sizeof(double));
+        aether_f64_tan_batch_x4(&aether_r, &v_a);
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f64_tan_batch_item(&a[i]);
     }
 }
 

@@ -7,7 +7,7 @@
 
 #define AETHER_CORPUS_CONTRACT_VERSION "0.1.0"
 /* The fingerprint of the contract the corpus was generated from (aether_core.h's AETHER_CONTRACT_ID). */
-#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 18ac5fe99d6c2a47c9484b617e3a43bd"
+#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 7588acbd4c5dbe6bf5d17fdc4a451f86"
 
 #include "fmin_f32.h"
 #include "fmin_f64.h"
@@ -99,6 +99,8 @@
 #include "exp2_f64.h"
 #include "log2_f32.h"
 #include "log2_f64.h"
+#include "tan_f32.h"
+#include "tan_f64.h"
 #include "asin_f32.h"
 #include "asin_f64.h"
 #include "acos_f32.h"
@@ -387,6 +389,8 @@ static const aether_corpus_function aether_corpus_functions[] = {
     { "aether_f64_exp2", "exp2_f64", 64, 1, 1, 48, aether_corpus_f64_exp2, 1, 0, 0 },
     { "aether_f32_log2", "log2_f32", 32, 1, 1, 36, aether_corpus_f32_log2, 1, 0, 0 },
     { "aether_f64_log2", "log2_f64", 64, 1, 1, 44, aether_corpus_f64_log2, 1, 0, 0 },
+    { "aether_f32_tan", "tan_f32", 32, 1, 1, 47, aether_corpus_f32_tan, 1, 0, 0 },
+    { "aether_f64_tan", "tan_f64", 64, 1, 1, 50, aether_corpus_f64_tan, 1, 0, 0 },
     { "aether_f32_asin", "asin_f32", 32, 1, 1, 44, aether_corpus_f32_asin, 1, 0, 0 },
     { "aether_f64_asin", "asin_f64", 64, 1, 1, 43, aether_corpus_f64_asin, 1, 0, 0 },
     { "aether_f32_acos", "acos_f32", 32, 1, 1, 40, aether_corpus_f32_acos, 1, 0, 0 },
@@ -557,6 +561,6 @@ static const aether_corpus_function aether_corpus_functions[] = {
     { "aether_mat4d_eigh_lanes", "eigh_lanes_f64", 64, 0, 0, 46, aether_corpus_mat4d_eigh_lanes, 1, 0, 1 },
 };
 
-#define AETHER_CORPUS_FUNCTION_COUNT 360
+#define AETHER_CORPUS_FUNCTION_COUNT 362
 
 #endif /* AETHER_C_CORPUS_H */

@@ -4996,6 +4996,44 @@ extern "C" int aether_f64_log2_batch(const double *x, double *out, size_t n, cud
     return (int)cudaGetLastError();
 }
 
+static __global__ void aether_batch_kernel_f32_tan(const float *a, float *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        float v_a;
+        v_a = a[i];
+        const float result = aether_f32_tan(v_a);
+        out[i] = result;
+    }
+}
+
+extern "C" int aether_f32_tan_batch(const float *a, float *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_f32_tan<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_f64_tan(const double *a, double *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        double v_a;
+        v_a = a[i];
+        const double result = aether_f64_tan(v_a);
+        out[i] = result;
+    }
+}
+
+extern "C" int aether_f64_tan_batch(const double *a, double *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_f64_tan<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    return (int)cudaGetLastError();
+}
+
 static __global__ void aether_batch_kernel_f32_asin(const float *x, float *out, size_t n)
 {
     const size_t stride = (size_t)gridDim.x * blockDim.x;

@@ -9,14 +9,14 @@
    Structure of arrays: for a parameter or result with several components (a vec3f, a mat3d,
    ...), component c of item i is at [c * n + i]; a matrix's components are its row-major
    elements, (r, c) at component r * cols + c. Scalars are at [i]; truth values are int.
-   Link aether_batch.cu (nvcc -c aether_batch.cu) into the program. Contract aether 0.1.0 18ac5fe99d6c2a47c9484b617e3a43bd. */
+   Link aether_batch.cu (nvcc -c aether_batch.cu) into the program. Contract aether 0.1.0 7588acbd4c5dbe6bf5d17fdc4a451f86. */
 #ifndef AETHER_BATCH_H
 #define AETHER_BATCH_H
 
 #include <stddef.h>
 #include <cuda_runtime_api.h>
 
-#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 18ac5fe99d6c2a47c9484b617e3a43bd"
+#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 7588acbd4c5dbe6bf5d17fdc4a451f86"
 
 #ifdef __cplusplus
 extern "C" {
@@ -597,6 +597,12 @@ int aether_f32_log2_batch(const float *x, float *out, size_t n, cudaStream_t str
 
 /* aether_f64_log2_batch: out[i] = aether_f64_log2(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 int aether_f64_log2_batch(const double *x, double *out, size_t n, cudaStream_t stream);
+
+/* aether_f32_tan_batch: out[i] = aether_f32_tan(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_tan_batch(const float *a, float *out, size_t n, cudaStream_t stream);
+
+/* aether_f64_tan_batch: out[i] = aether_f64_tan(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_tan_batch(const double *a, double *out, size_t n, cudaStream_t stream);
 
 /* aether_f32_asin_batch: out[i] = aether_f32_asin(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 int aether_f32_asin_batch(const float *x, float *out, size_t n, cudaStream_t stream);

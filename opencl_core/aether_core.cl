@@ -47,7 +47,7 @@
 #define AETHER_CONTRACT_VERSION "0.1.0"
 /* The contract's fingerprint: the same as c_core/aether_core.h and the corpus when they come from
    the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 18ac5fe99d6c2a47c9484b617e3a43bd"
+#define AETHER_CONTRACT_ID "aether 0.1.0 7588acbd4c5dbe6bf5d17fdc4a451f86"
 
 /* Self-test status bits (the C core's). */
 #define AETHER_SELFTEST_OK 0u
@@ -235,6 +235,7 @@ float aether_f32_exp(float x);
 float aether_f32_log(float x);
 float aether_f32_exp2(float x);
 float aether_f32_log2(float x);
+float aether_f32_tan(float a);
 float aether_f32_asin(float x);
 float aether_f32_acos(float x);
 aether_quatf aether_quatf_from_axis_angle(aether_vec3f axis, float angle);
@@ -3300,6 +3301,151 @@ float aether_f32_log2(float x)
     const float r = (w + (vl + ((k - w) + vh)));
     const float z0 = (x - x);
     return ((x < 0.0f) ? (z0 / z0) : ((x == 0.0f) ? (-1.0f / (x * x)) : ((x > 340282346638528859811704183484516925440.0f) ? x : r)));
+}
+
+/* aether_f32_tan: tan a (radians): sincos's reduction by pi/2, a Horner polynomial on the reduced argument (or on pi/4 minus it, where tan is near 1), -1/tan on odd quadrants with the division's rounding corrected, as the contract states (its elementary-functions section); NaN outside sincos's domain.
+   Spec:
+       t = a * f32_bits(0x3F22F983)
+       k = (t + 12582912) - 12582912
+       ra = a - k * f32_bits(0x3FC90000)
+       rb = k * f32_bits(0x39FDA000)
+       s1 = ra - rb
+       v1 = s1 - ra
+       e1 = (ra - (s1 - v1)) - (rb + v1)
+       rc = k * f32_bits(0x33A22000)
+       s2 = s1 - rc
+       v2 = s2 - s1
+       e2 = (s1 - (s2 - v2)) - (rc + v2)
+       rd = k * f32_bits(0x2C34611A)
+       tl = (e1 + e2) - rd
+       r = s2 + tl
+       rl = tl - (r - s2)
+       ar = fabs(r)
+       al = r < 0 ? rl * -1 : rl
+       big = ar >= 0.671875
+       yh = f32_bits(0x3F490FDB) - ar
+       yl = f32_bits(0xB2BBBD2E) - al
+       y = yh + yl
+       v = big ? y : r
+       vl = big ? yl - (y - yh) : rl
+       u = v * v
+       pt = v * u * (f32_bits(0x3EAAAAAA) + u * (f32_bits(0x3E0888FC) + u * (f32_bits(0x3D5CDF9B) + u * (f32_bits(0x3CB67997) + u * (f32_bits(0x3BEC9328) + u * (f32_bits(0x3BD486BD)))))))
+       tq = v + pt
+       lo = pt + (vl + vl * (tq * tq))
+       te = v + lo
+       e = lo - (te - v)
+       q = -1 / te
+       qc = q * 4097
+       qh = qc - (qc - q)
+       ql = q - qh
+       wc = te * 4097
+       wh = wc - (wc - te)
+       wl = te - wh
+       ph = q * te
+       pl = ((qh * wh - ph) + qh * wl + ql * wh) + ql * wl
+       to = q + q * (((1 + ph) + pl) + q * e)
+       fh = ((k * 0.5 - 0.25) + 12582912) - 12582912
+       ev = k - 2 * fh == 0
+       bm = ev ? 1 - 2 * te / (1 + te) : (1 + 2 * te / (1 - te)) * -1
+       bs = r < 0 ? bm * -1 : bm
+       res = a == 0 ? a : (big ? bs : (ev ? te : to))
+       z = a - a
+       out = fabs(a) <= 8192 ? res : z / z
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float t = (a * 0.636619746685028076171875f);
+       const float k = ((t + 12582912.0f) - 12582912.0f);
+       const float ra = (a - (k * 1.5703125f));
+       const float rb = (k * 0.0004837512969970703125f);
+       const float s1 = (ra - rb);
+       const float v1 = (s1 - ra);
+       const float e1 = ((ra - (s1 - v1)) - (rb + v1));
+       const float rc = (k * 0.0000000754953362047672271728515625f);
+       const float s2 = (s1 - rc);
+       const float v2 = (s2 - s1);
+       const float e2 = ((s1 - (s2 - v2)) - (rc + v2));
+       const float rd = (k * 0.0000000000025633440682570896029801588156260550022125244140625f);
+       const float tl = ((e1 + e2) - rd);
+       const float r = (s2 + tl);
+       const float rl = (tl - (r - s2));
+       const float ar = fabsf(r);
+       const float al = ((r < 0.0f) ? (rl * -1.0f) : rl);
+       const int big = (ar >= 0.671875f);
+       const float yh = (0.785398185253143310546875f - ar);
+       const float yl = (-0.000000021855694143368964432738721370697021484375f - al);
+       const float y = (yh + yl);
+       const float v = (big ? y : r);
+       const float vl = (big ? (yl - (y - yh)) : rl);
+       const float u = (v * v);
+       const float pt = ((v * u) * (0.333333313465118408203125f + (u * (0.133335053920745849609375f + (u * (0.0539241842925548553466796875f + (u * (0.02227477543056011199951171875f + (u * (0.0072196908295154571533203125f + (u * 0.0064857886172831058502197265625f)))))))))));
+       const float tq = (v + pt);
+       const float lo = (pt + (vl + (vl * (tq * tq))));
+       const float te = (v + lo);
+       const float e = (lo - (te - v));
+       const float q = (-1.0f / te);
+       const float qc = (q * 4097.0f);
+       const float qh = (qc - (qc - q));
+       const float ql = (q - qh);
+       const float wc = (te * 4097.0f);
+       const float wh = (wc - (wc - te));
+       const float wl = (te - wh);
+       const float ph = (q * te);
+       const float pl = (((((qh * wh) - ph) + (qh * wl)) + (ql * wh)) + (ql * wl));
+       const float to = (q + (q * (((1.0f + ph) + pl) + (q * e))));
+       const float fh = ((((k * 0.5f) - 0.25f) + 12582912.0f) - 12582912.0f);
+       const int ev = ((k - (2.0f * fh)) == 0.0f);
+       const float bm = (ev ? (1.0f - ((2.0f * te) / (1.0f + te))) : ((1.0f + ((2.0f * te) / (1.0f - te))) * -1.0f));
+       const float bs = ((r < 0.0f) ? (bm * -1.0f) : bm);
+       const float res = ((a == 0.0f) ? a : (big ? bs : (ev ? te : to)));
+       const float z = (a - a);
+       return ((fabsf(a) <= 8192.0f) ? res : (z / z)); */
+float aether_f32_tan(float a)
+{
+    const float t = (a * 0.636619746685028076171875f);
+    const float k = ((t + 12582912.0f) - 12582912.0f);
+    const float ra = (a - (k * 1.5703125f));
+    const float rb = (k * 0.0004837512969970703125f);
+    const float s1 = (ra - rb);
+    const float v1 = (s1 - ra);
+    const float e1 = ((ra - (s1 - v1)) - (rb + v1));
+    const float rc = (k * 0.0000000754953362047672271728515625f);
+    const float s2 = (s1 - rc);
+    const float v2 = (s2 - s1);
+    const float e2 = ((s1 - (s2 - v2)) - (rc + v2));
+    const float rd = (k * 0.0000000000025633440682570896029801588156260550022125244140625f);
+    const float tl = ((e1 + e2) - rd);
+    const float r = (s2 + tl);
+    const float rl = (tl - (r - s2));
+    const float ar = fabs(r);
+    const float al = ((r < 0.0f) ? (rl * -1.0f) : rl);
+    const int big = (ar >= 0.671875f);
+    const float yh = (0.785398185253143310546875f - ar);
+    const float yl = (-0.000000021855694143368964432738721370697021484375f - al);
+    const float y = (yh + yl);
+    const float v = (big ? y : r);
+    const float vl = (big ? (yl - (y - yh)) : rl);
+    const float u = (v * v);
+    const float pt = ((v * u) * (0.333333313465118408203125f + (u * (0.133335053920745849609375f + (u * (0.0539241842925548553466796875f + (u * (0.02227477543056011199951171875f + (u * (0.0072196908295154571533203125f + (u * 0.0064857886172831058502197265625f)))))))))));
+    const float tq = (v + pt);
+    const float lo = (pt + (vl + (vl * (tq * tq))));
+    const float te = (v + lo);
+    const float e = (lo - (te - v));
+    const float q = (-1.0f / te);
+    const float qc = (q * 4097.0f);
+    const float qh = (qc - (qc - q));
+    const float ql = (q - qh);
+    const float wc = (te * 4097.0f);
+    const float wh = (wc - (wc - te));
+    const float wl = (te - wh);
+    const float ph = (q * te);
+    const float pl = (((((qh * wh) - ph) + (qh * wl)) + (ql * wh)) + (ql * wl));
+    const float to = (q + (q * (((1.0f + ph) + pl) + (q * e))));
+    const float fh = ((((k * 0.5f) - 0.25f) + 12582912.0f) - 12582912.0f);
+    const int ev = ((k - (2.0f * fh)) == 0.0f);
+    const float bm = (ev ? (1.0f - ((2.0f * te) / (1.0f + te))) : ((1.0f + ((2.0f * te) / (1.0f - te))) * -1.0f));
+    const float bs = ((r < 0.0f) ? (bm * -1.0f) : bm);
+    const float res = ((a == 0.0f) ? a : (big ? bs : (ev ? te : to)));
+    const float z = (a - a);
+    return ((fabs(a) <= 8192.0f) ? res : (z / z));
 }
 
 /* aether_f32_asin: asin x (radians, in [-pi/2, pi/2]): a Horner polynomial in x^2 on |x| < 1/2, pi/2 - 2 asin(sqrt((1 - |x|) / 2)) beyond, with the rounding of the square root carried, as the contract states (its elementary-functions section); NaN outside [-1, 1].
@@ -6848,6 +6994,19 @@ __kernel void aether_f32_log2_batch(__global const float *x, __global float *out
     }
 }
 
+/* aether_f32_tan_batch: out[i] = aether_f32_tan(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_tan_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_a;
+        v_a = a[i];
+        const float result = aether_f32_tan(v_a);
+        out[i] = result;
+    }
+}
+
 /* aether_f32_asin_batch: out[i] = aether_f32_asin(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 __kernel void aether_f32_asin_batch(__global const float *x, __global float *out, ulong n)
 {
@@ -7369,6 +7528,7 @@ double aether_f64_exp(double x);
 double aether_f64_log(double x);
 double aether_f64_exp2(double x);
 double aether_f64_log2(double x);
+double aether_f64_tan(double a);
 double aether_f64_asin(double x);
 double aether_f64_acos(double x);
 aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, double angle);
@@ -10542,6 +10702,151 @@ double aether_f64_log2(double x)
     const double r = (w + (vl + ((k - w) + vh)));
     const double z0 = (x - x);
     return ((x < 0.0) ? (z0 / z0) : ((x == 0.0) ? (-1.0 / (x * x)) : ((x > 179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0) ? x : r)));
+}
+
+/* aether_f64_tan: tan a (radians): sincos's reduction by pi/2, a Horner polynomial on the reduced argument (or on pi/4 minus it, where tan is near 1), -1/tan on odd quadrants with the division's rounding corrected, as the contract states (its elementary-functions section); NaN outside sincos's domain.
+   Spec:
+       t = a * f64_bits(0x3FE45F306DC9C883)
+       k = (t + 6755399441055744) - 6755399441055744
+       ra = a - k * f64_bits(0x3FF921FB54400000)
+       rb = k * f64_bits(0x3DD0B4611A600000)
+       s1 = ra - rb
+       v1 = s1 - ra
+       e1 = (ra - (s1 - v1)) - (rb + v1)
+       rc = k * f64_bits(0x3BA3198A2E000000)
+       s2 = s1 - rc
+       v2 = s2 - s1
+       e2 = (s1 - (s2 - v2)) - (rc + v2)
+       rd = k * f64_bits(0x397B839A252049C1)
+       tl = (e1 + e2) - rd
+       r = s2 + tl
+       rl = tl - (r - s2)
+       ar = fabs(r)
+       al = r < 0 ? rl * -1 : rl
+       big = ar >= 0.671875
+       yh = f64_bits(0x3FE921FB54442D18) - ar
+       yl = f64_bits(0x3C81A62633145C07) - al
+       y = yh + yl
+       v = big ? y : r
+       vl = big ? yl - (y - yh) : rl
+       u = v * v
+       pt = v * u * (f64_bits(0x3FD5555555555555) + u * (f64_bits(0x3FC111111111101D) + u * (f64_bits(0x3FABA1BA1BA3925C) + u * (f64_bits(0x3F9664F4877929F1) + u * (f64_bits(0x3F8226E37904106F) + u * (f64_bits(0x3F6D6D34E10F8291) + u * (f64_bits(0x3F57DAD201D0058C) + u * (f64_bits(0x3F434DC9CA0D6331) + u * (f64_bits(0x3F2FDCE3D882BA60) + u * (f64_bits(0x3F165E88F9446A56) + u * (f64_bits(0x3F10294F16FB4CA8) + u * (f64_bits(0xBEE6B893A850A176) + u * (f64_bits(0x3EF85639F6EF242A))))))))))))))
+       tq = v + pt
+       lo = pt + (vl + vl * (tq * tq))
+       te = v + lo
+       e = lo - (te - v)
+       q = -1 / te
+       qc = q * f64_bits(0x41A0000002000000)
+       qh = qc - (qc - q)
+       ql = q - qh
+       wc = te * f64_bits(0x41A0000002000000)
+       wh = wc - (wc - te)
+       wl = te - wh
+       ph = q * te
+       pl = ((qh * wh - ph) + qh * wl + ql * wh) + ql * wl
+       to = q + q * (((1 + ph) + pl) + q * e)
+       fh = ((k * 0.5 - 0.25) + 6755399441055744) - 6755399441055744
+       ev = k - 2 * fh == 0
+       bm = ev ? 1 - 2 * te / (1 + te) : (1 + 2 * te / (1 - te)) * -1
+       bs = r < 0 ? bm * -1 : bm
+       res = a == 0 ? a : (big ? bs : (ev ? te : to))
+       z = a - a
+       out = fabs(a) <= 1048576 ? res : z / z
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double t = (a * 0.63661977236758138243288840385503135621547698974609375);
+       const double k = ((t + 6755399441055744.0) - 6755399441055744.0);
+       const double ra = (a - (k * 1.570796326734125614166259765625));
+       const double rb = (k * 0.00000000006077100506303965976595549136618501506745815277099609375);
+       const double s1 = (ra - rb);
+       const double v1 = (s1 - ra);
+       const double e1 = ((ra - (s1 - v1)) - (rb + v1));
+       const double rc = (k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
+       const double s2 = (s1 - rc);
+       const double v2 = (s2 - s1);
+       const double e2 = ((s1 - (s2 - v2)) - (rc + v2));
+       const double rd = (k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
+       const double tl = ((e1 + e2) - rd);
+       const double r = (s2 + tl);
+       const double rl = (tl - (r - s2));
+       const double ar = fabs(r);
+       const double al = ((r < 0.0) ? (rl * -1.0) : rl);
+       const int big = (ar >= 0.671875);
+       const double yh = (0.78539816339744827899949086713604629039764404296875 - ar);
+       const double yl = (0.00000000000000003061616997868383017934410073645991511564230311693950159490640317017096094787120819091796875 - al);
+       const double y = (yh + yl);
+       const double v = (big ? y : r);
+       const double vl = (big ? (yl - (y - yh)) : rl);
+       const double u = (v * v);
+       const double pt = ((v * u) * (0.333333333333333314829616256247390992939472198486328125 + (u * (0.1333333333333265591225114121698425151407718658447265625 + (u * (0.0539682539690928553266502376573043875396251678466796875 + (u * (0.0218694884954774883267791807384128333069384098052978515625 + (u * (0.00886323655186790730631241075343496049754321575164794921875 + (u * (0.0035921128078231852505386445528756667044945061206817626953125 + (u * (0.001455979428328954376758996858143291319720447063446044921875 + (u * (0.000589107065120142198329233895748302529682405292987823486328125 + (u * (0.000243094266129745099902503824296218226663768291473388671875 + (u * (0.00008533202191466615605351664353150908937095664441585540771484375 + (u * (0.000061650707489579515720168334524942110874690115451812744140625 + (u * (-0.00001083421853749552208191590796371173155421274714171886444091796875 + (u * 0.0000232094020551668091798848403417565577910863794386386871337890625)))))))))))))))))))))))));
+       const double tq = (v + pt);
+       const double lo = (pt + (vl + (vl * (tq * tq))));
+       const double te = (v + lo);
+       const double e = (lo - (te - v));
+       const double q = (-1.0 / te);
+       const double qc = (q * 134217729.0);
+       const double qh = (qc - (qc - q));
+       const double ql = (q - qh);
+       const double wc = (te * 134217729.0);
+       const double wh = (wc - (wc - te));
+       const double wl = (te - wh);
+       const double ph = (q * te);
+       const double pl = (((((qh * wh) - ph) + (qh * wl)) + (ql * wh)) + (ql * wl));
+       const double to = (q + (q * (((1.0 + ph) + pl) + (q * e))));
+       const double fh = ((((k * 0.5) - 0.25) + 6755399441055744.0) - 6755399441055744.0);
+       const int ev = ((k - (2.0 * fh)) == 0.0);
+       const double bm = (ev ? (1.0 - ((2.0 * te) / (1.0 + te))) : ((1.0 + ((2.0 * te) / (1.0 - te))) * -1.0));
+       const double bs = ((r < 0.0) ? (bm * -1.0) : bm);
+       const double res = ((a == 0.0) ? a : (big ? bs : (ev ? te : to)));
+       const double z = (a - a);
+       return ((fabs(a) <= 1048576.0) ? res : (z / z)); */
+double aether_f64_tan(double a)
+{
+    const double t = (a * 0.63661977236758138243288840385503135621547698974609375);
+    const double k = ((t + 6755399441055744.0) - 6755399441055744.0);
+    const double ra = (a - (k * 1.570796326734125614166259765625));
+    const double rb = (k * 0.00000000006077100506303965976595549136618501506745815277099609375);
+    const double s1 = (ra - rb);
+    const double v1 = (s1 - ra);
+    const double e1 = ((ra - (s1 - v1)) - (rb + v1));
+    const double rc = (k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
+    const double s2 = (s1 - rc);
+    const double v2 = (s2 - s1);
+    const double e2 = ((s1 - (s2 - v2)) - (rc + v2));
+    const double rd = (k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
+    const double tl = ((e1 + e2) - rd);
+    const double r = (s2 + tl);
+    const double rl = (tl - (r - s2));
+    const double ar = fabs(r);
+    const double al = ((r < 0.0) ? (rl * -1.0) : rl);
+    const int big = (ar >= 0.671875);
+    const double yh = (0.78539816339744827899949086713604629039764404296875 - ar);
+    const double yl = (0.00000000000000003061616997868383017934410073645991511564230311693950159490640317017096094787120819091796875 - al);
+    const double y = (yh + yl);
+    const double v = (big ? y : r);
+    const double vl = (big ? (yl - (y - yh)) : rl);
+    const double u = (v * v);
+    const double pt = ((v * u) * (0.333333333333333314829616256247390992939472198486328125 + (u * (0.1333333333333265591225114121698425151407718658447265625 + (u * (0.0539682539690928553266502376573043875396251678466796875 + (u * (0.0218694884954774883267791807384128333069384098052978515625 + (u * (0.00886323655186790730631241075343496049754321575164794921875 + (u * (0.0035921128078231852505386445528756667044945061206817626953125 + (u * (0.001455979428328954376758996858143291319720447063446044921875 + (u * (0.000589107065120142198329233895748302529682405292987823486328125 + (u * (0.000243094266129745099902503824296218226663768291473388671875 + (u * (0.00008533202191466615605351664353150908937095664441585540771484375 + (u * (0.000061650707489579515720168334524942110874690115451812744140625 + (u * (-0.00001083421853749552208191590796371173155421274714171886444091796875 + (u * 0.0000232094020551668091798848403417565577910863794386386871337890625)))))))))))))))))))))))));
+    const double tq = (v + pt);
+    const double lo = (pt + (vl + (vl * (tq * tq))));
+    const double te = (v + lo);
+    const double e = (lo - (te - v));
+    const double q = (-1.0 / te);
+    const double qc = (q * 134217729.0);
+    const double qh = (qc - (qc - q));
+    const double ql = (q - qh);
+    const double wc = (te * 134217729.0);
+    const double wh = (wc - (wc - te));
+    const double wl = (te - wh);
+    const double ph = (q * te);
+    const double pl = (((((qh * wh) - ph) + (qh * wl)) + (ql * wh)) + (ql * wl));
+    const double to = (q + (q * (((1.0 + ph) + pl) + (q * e))));
+    const double fh = ((((k * 0.5) - 0.25) + 6755399441055744.0) - 6755399441055744.0);
+    const int ev = ((k - (2.0 * fh)) == 0.0);
+    const double bm = (ev ? (1.0 - ((2.0 * te) / (1.0 + te))) : ((1.0 + ((2.0 * te) / (1.0 - te))) * -1.0));
+    const double bs = ((r < 0.0) ? (bm * -1.0) : bm);
+    const double res = ((a == 0.0) ? a : (big ? bs : (ev ? te : to)));
+    const double z = (a - a);
+    return ((fabs(a) <= 1048576.0) ? res : (z / z));
 }
 
 /* aether_f64_asin: asin x (radians, in [-pi/2, pi/2]): a Horner polynomial in x^2 on |x| < 1/2, pi/2 - 2 asin(sqrt((1 - |x|) / 2)) beyond, with the rounding of the square root carried, as the contract states (its elementary-functions section); NaN outside [-1, 1].
@@ -14086,6 +14391,19 @@ __kernel void aether_f64_log2_batch(__global const double *x, __global double *o
         double v_x;
         v_x = x[i];
         const double result = aether_f64_log2(v_x);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_tan_batch: out[i] = aether_f64_tan(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_tan_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_a;
+        v_a = a[i];
+        const double result = aether_f64_tan(v_a);
         out[i] = result;
     }
 }

@@ -21,6 +21,9 @@ log: log(1 + f) = f - (h - s (h + z P(z))) with h = f f / 2, s = f / (2 + f)
 and z = s s (the identity log(1 + f) = 2 atanh(s) = 2s + s z P(z) and 2s = f -
 s f), so P(z) = (log((1 + s) / (1 - s)) / s - 2) / z on z in [0, 0.0295]
 (|s| <= (sqrt 2 - 1) / (sqrt 2 + 1) = 0.1716 for 1 + f in [sqrt 1/2, sqrt 2]).
+tan: tan(v) = v + (v u) P(u) with u = v v on |v| <= 43/64 (sincos's reduced
+argument r below 43/64, else pi/4 - |r| <= 0.114), so P(u) = (tan(sqrt u) /
+sqrt u - 1) / u on u in [0, (43/64)^2].
 asin (and acos): asin(a) = a + (a z) P(z) with z = a a on a <= 1/2, and the
 same P at z = (1 - a) / 2 <= 1/4 past 1/2 (asin a = pi/2 - 2 asin(sqrt z)), so
 P(z) = (asin(sqrt z) / sqrt z - 1) / z on z in [0, 1/4].
@@ -75,6 +78,20 @@ def error_asin(z, p):
     return abs((a + a * z * p) / exact - 1) if exact else mp.mpf(0)
 
 
+def target_tan(u):
+    if u == 0:
+        return mp.mpf(1) / 3
+    r = mp.sqrt(u)
+    return (mp.tan(r) / r - 1) / u
+
+
+def error_tan(u, p):
+    # relative error of r + (r u) P(u) against tan r, r = sqrt u
+    r = mp.sqrt(u)
+    exact = mp.tan(r)
+    return abs((r + r * u * p) / exact - 1) if exact else mp.mpf(0)
+
+
 def error_atan(u, p):
     # relative error of t + t u P(u) against atan t, t = sqrt u
     t = mp.sqrt(u)
@@ -112,6 +129,7 @@ FITS = {
     "atan": (target_atan, (mp.mpf(0), (mp.mpf(7) / 16) ** 2), {"f32": 4, "f64": 11}, error_atan),
     "exp": (target_exp, (-mp.mpf("0.35"), mp.mpf("0.35")), {"f32": 5, "f64": 10}, error_exp),
     "exp2": (target_exp2, (-mp.mpf("0.5"), mp.mpf("0.5")), {"f32": 5, "f64": 10}, error_exp2),
+    "tan": (target_tan, (mp.mpf(0), mp.mpf("0.671875") ** 2), {"f32": 5, "f64": 12}, error_tan),
     "asin": (target_asin, (mp.mpf(0), mp.mpf("0.25")), {"f32": 5, "f64": 12}, error_asin),
     "log": (target_log, (mp.mpf(0), mp.mpf("0.0295")), {"f32": 2, "f64": 6}, error_log),
 }

@@ -53,7 +53,7 @@ if und:
         import mpmath as mp
     mp.mp.prec = 300
     fns = {"sin": mp.sin, "cos": mp.cos, "atan": mp.atan, "exp": mp.exp, "log": mp.log,
-           "exp2": lambda v: mp.power(2, v), "log2": lambda v: mp.log(v, 2), "asin": mp.asin, "acos": mp.acos}
+           "exp2": lambda v: mp.power(2, v), "log2": lambda v: mp.log(v, 2), "asin": mp.asin, "acos": mp.acos, "tan": mp.tan}
     def f32_bits(v):
         return struct.unpack("<I", struct.pack("<f", v))[0]
     def order(b):
@@ -98,10 +98,12 @@ rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=Tru
 L = []
 L.append("# Elementary functions: accuracy and speed\n")
 L.append("Written by `bash scripts/elementary-report.sh` (the program is `tests/c/elementary_report.c`); do not edit by hand.\n")
-L.append(f"The functions are the C core's `aether_f32_sin`, `aether_f32_cos`, `aether_f32_atan`, `aether_f32_atan2`, `aether_f32_exp`, "
+L.append(f"The functions are the C core's `aether_f32_sin`, `aether_f32_cos`, `aether_f32_tan`, `aether_f32_atan`, `aether_f32_atan2`, `aether_f32_exp`, "
          "`aether_f32_log`, `aether_f32_exp2`, `aether_f32_log2`, `aether_f32_asin`, `aether_f32_acos` and their f64 forms (and `sincos`, "
          "the same bits as sin and cos), as `spec/aether.toml` states them from + - * / alone: sin and cos by a four-part Cody-Waite "
-         "reduction by pi/2 with exact two-sums, Horner polynomials in r^2 and the quadrant by exact floating-point steps; atan by four "
+         "reduction by pi/2 with exact two-sums, Horner polynomials in r^2 and the quadrant by exact floating-point steps; tan on "
+         "the same reduction by its own Horner polynomial in v^2 (v = r, or pi/4 - |r| past 43/64, then (1 - tan v) / (1 + tan v)), "
+         "-1 / tan on odd quadrants with the division's rounding corrected by Dekker's exact product; atan by four "
          "breakpoints, one division with an exact numerator, a constant in two parts and a Horner polynomial in t^2; atan2 by the same "
          "reduction on |y| and |x| (no ratio formed) with constants pi - c for a negative x; exp by a two-part reduction by ln 2 (its "
          "rounding kept by a two-sum), a Horner polynomial in r and a scaling by 2^k built exactly from powers of two (one rounding); "
@@ -112,7 +114,7 @@ L.append(f"The functions are the C core's `aether_f32_sin`, `aether_f32_cos`, `a
          "division. The C core gives the "
          "reference's bits on the corpus and random inputs (`scripts/c-random.sh`); `scripts/sweep.sh` takes them in with every one-input "
          "f32 function (its committed report is older than them). The CUDA, OpenCL (PoCL) and WGSL runners run them like every function; "
-         "WGSL lists sin, cos, atan2, log, log2, asin and acos `unbounded` (measured, no band promised) and bounds atan, exp and "
+         "WGSL lists sin, cos, tan, atan2, log, log2, asin and acos `unbounded` (measured, no band promised) and bounds atan, exp and "
          "exp2 `forward`; relaxed OpenCL lists the same `unbounded` and keeps exp's and exp2's bits (they divide nothing).\n")
 L.append("## Accuracy\n")
 L.append("| function | type | inputs | count | max error (ulp) | at | max distance to the correctly rounded result (ulp) | correctly rounded | decided by long double | undecided | outside the domain, not NaN |")
@@ -120,13 +122,13 @@ L.append("|---|---|---|---:|---:|---|---:|---:|---:|---:|---:|")
 for name, ty, dom, n, err, worst, dist, share, ld, und, outside in acc:
     L.append(f"| {name} | {ty} | {dom} | {n} | {float(err):.4f} | `{worst}` | {dist} | {100*float(share):.3f} % | {ld} | {und} | {outside} |")
 L.append("")
-L.append("- **Domain**: sin and cos: |x| <= 8192 (f32), |x| <= 2^20 (f64), where k * P1, k * P2 and k * P3 are exact; outside it, and "
+L.append("- **Domain**: sin, cos and tan: |x| <= 8192 (f32), |x| <= 2^20 (f64), where k * P1, k * P2 and k * P3 are exact; outside it, and "
          "for +-inf and NaN, the result is NaN. atan and exp: every input (atan(+-inf) = +-pi/2 rounded; exp overflows to +inf and "
          "underflows through the subnormals to +0 as one rounding; exp2 alike), NaN gives NaN. log and log2: x >= -0 (-inf at +-0, "
          "+inf at +inf); "
          "x < 0 and NaN give NaN. asin and acos: [-1, 1] (asin(+-1) = +-pi/2 rounded, acos(1) = +0, acos(-1) = pi rounded); "
          "|x| > 1 and NaN give NaN. The last column counts "
-         "the inputs outside the domain whose result is not NaN (for f64: 2e6, 1e300, +-inf and NaN for sin and cos; NaN for atan and "
+         "the inputs outside the domain whose result is not NaN (for f64: 2e6, 1e300, +-inf and NaN for sin, cos and tan; NaN for atan and "
          "exp and exp2; -1e-300, -1, -inf and NaN for log and log2; +-(1 + 2^-52), -2, 1e300, +-inf and NaN for asin and acos).")
 L.append("- **max error** is |computed - exact| in ulps of the result (exact: glibc's binary64 result for f32, the x87 long double "
          "sinl/cosl/atanl for f64). Under 1 is faithful.")
@@ -134,7 +136,7 @@ L.append("- **The correctly rounded f32 result**: glibc's binary64 result rounde
          "rounding boundary, where the long double function decides (counted); a case still within 2^-60 of the boundary there is "
          "decided by mpmath at 300 bits (" + (", ".join(f"{k}: {v[0]}" for k, v in sorted(resolved.items())) or "none this run") + ") and "
          "the row's counts corrected, so the undecided column stays 0.")
-L.append(f"- **f64 inputs**: {per} random inputs per binade (either sign), from 2^-30 to 2^20 for sin and cos with as many next to "
+L.append(f"- **f64 inputs**: {per} random inputs per binade (either sign), from 2^-30 to 2^20 for sin, cos and tan with as many next to "
          "multiples of pi/2 (the nearest double to k pi/2 and up to 3 ulps either side, the hard cases of the reduction), and from 2^-40 "
          "to 2^40 for atan (every interval of its reduction), from 2^-60 to 2^10 for exp (either sign: past overflow and into the "
          "subnormals; exp2 to 2^11), and positive inputs in every binade from 2^-1074 to 2^1023 for log and log2 (a twentieth as "

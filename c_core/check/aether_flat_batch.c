@@ -3355,6 +3355,38 @@ static size_t aether_flat_batch_f64_log2(int aos, const uint64_t *in, const size
     return status;
 }
 
+static size_t aether_flat_batch_f32_tan(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    float *p_a = aether_flat_batch_get32(in, in_at, count, 0u, 1u, aos);
+    float *r = (float *)malloc((count * 1u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 1u && r != NULL && p_a != NULL) {
+        if (aos) aether_f32_tan_aos((const float *)(void *)p_a, (float *)(void *)r, count);
+        else aether_f32_tan_soa(p_a, r, count);
+        aether_flat_batch_put32(r, count, 1u, aos, out, cap);
+        status = 1u;
+    }
+    free(p_a);
+    free(r);
+    return status;
+}
+
+static size_t aether_flat_batch_f64_tan(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    double *p_a = aether_flat_batch_get64(in, in_at, count, 0u, 1u, aos);
+    double *r = (double *)malloc((count * 1u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 1u && r != NULL && p_a != NULL) {
+        if (aos) aether_f64_tan_aos((const double *)(void *)p_a, (double *)(void *)r, count);
+        else aether_f64_tan_soa(p_a, r, count);
+        aether_flat_batch_put64(r, count, 1u, aos, out, cap);
+        status = 1u;
+    }
+    free(p_a);
+    free(r);
+    return status;
+}
+
 static size_t aether_flat_batch_f32_asin(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
 {
     float *p_x = aether_flat_batch_get32(in, in_at, count, 0u, 1u, aos);
@@ -3659,7 +3691,7 @@ static size_t aether_flat_batch_f64_jacobi_diag(int aos, const uint64_t *in, con
     return status;
 }
 
-const aether_flat_batch_call aether_flat_batch_calls[360] = {
+const aether_flat_batch_call aether_flat_batch_calls[362] = {
     aether_flat_batch_f32_fmin,
     aether_flat_batch_f64_fmin,
     aether_flat_batch_f32_fmax,
@@ -3852,6 +3884,8 @@ const aether_flat_batch_call aether_flat_batch_calls[360] = {
     aether_flat_batch_f64_exp2,
     aether_flat_batch_f32_log2,
     aether_flat_batch_f64_log2,
+    aether_flat_batch_f32_tan,
+    aether_flat_batch_f64_tan,
     aether_flat_batch_f32_asin,
     aether_flat_batch_f64_asin,
     aether_flat_batch_f32_acos,

@@ -47,7 +47,7 @@
 #define AETHER_CONTRACT_VERSION "0.1.0"
 /* The contract's fingerprint: the same as c_core/aether_core.h and the corpus when they come from
    the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 18ac5fe99d6c2a47c9484b617e3a43bd"
+#define AETHER_CONTRACT_ID "aether 0.1.0 7588acbd4c5dbe6bf5d17fdc4a451f86"
 
 /* Self-test status bits (the C core's). */
 #define AETHER_SELFTEST_OK 0u
@@ -235,6 +235,7 @@ float aether_f32_exp(float x);
 float aether_f32_log(float x);
 float aether_f32_exp2(float x);
 float aether_f32_log2(float x);
+float aether_f32_tan(float a);
 float aether_f32_asin(float x);
 float aether_f32_acos(float x);
 aether_quatf aether_quatf_from_axis_angle(aether_vec3f axis, float angle);
@@ -3300,6 +3301,151 @@ float aether_f32_log2(float x)
     const float r = (w + (vl + ((k - w) + vh)));
     const float z0 = (x - x);
     return ((x < 0.0f) ? (z0 / z0) : ((x == 0.0f) ? (-1.0f / (x * x)) : ((x > 340282346638528859811704183484516925440.0f) ? x : r)));
+}
+
+/* aether_f32_tan: tan a (radians): sincos's reduction by pi/2, a Horner polynomial on the reduced argument (or on pi/4 minus it, where tan is near 1), -1/tan on odd quadrants with the division's rounding corrected, as the contract states (its elementary-functions section); NaN outside sincos's domain.
+   Spec:
+       t = a * f32_bits(0x3F22F983)
+       k = (t + 12582912) - 12582912
+       ra = a - k * f32_bits(0x3FC90000)
+       rb = k * f32_bits(0x39FDA000)
+       s1 = ra - rb
+       v1 = s1 - ra
+       e1 = (ra - (s1 - v1)) - (rb + v1)
+       rc = k * f32_bits(0x33A22000)
+       s2 = s1 - rc
+       v2 = s2 - s1
+       e2 = (s1 - (s2 - v2)) - (rc + v2)
+       rd = k * f32_bits(0x2C34611A)
+       tl = (e1 + e2) - rd
+       r = s2 + tl
+       rl = tl - (r - s2)
+       ar = fabs(r)
+       al = r < 0 ? rl * -1 : rl
+       big = ar >= 0.671875
+       yh = f32_bits(0x3F490FDB) - ar
+       yl = f32_bits(0xB2BBBD2E) - al
+       y = yh + yl
+       v = big ? y : r
+       vl = big ? yl - (y - yh) : rl
+       u = v * v
+       pt = v * u * (f32_bits(0x3EAAAAAA) + u * (f32_bits(0x3E0888FC) + u * (f32_bits(0x3D5CDF9B) + u * (f32_bits(0x3CB67997) + u * (f32_bits(0x3BEC9328) + u * (f32_bits(0x3BD486BD)))))))
+       tq = v + pt
+       lo = pt + (vl + vl * (tq * tq))
+       te = v + lo
+       e = lo - (te - v)
+       q = -1 / te
+       qc = q * 4097
+       qh = qc - (qc - q)
+       ql = q - qh
+       wc = te * 4097
+       wh = wc - (wc - te)
+       wl = te - wh
+       ph = q * te
+       pl = ((qh * wh - ph) + qh * wl + ql * wh) + ql * wl
+       to = q + q * (((1 + ph) + pl) + q * e)
+       fh = ((k * 0.5 - 0.25) + 12582912) - 12582912
+       ev = k - 2 * fh == 0
+       bm = ev ? 1 - 2 * te / (1 + te) : (1 + 2 * te / (1 - te)) * -1
+       bs = r < 0 ? bm * -1 : bm
+       res = a == 0 ? a : (big ? bs : (ev ? te : to))
+       z = a - a
+       out = fabs(a) <= 8192 ? res : z / z
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float t = (a * 0.636619746685028076171875f);
+       const float k = ((t + 12582912.0f) - 12582912.0f);
+       const float ra = (a - (k * 1.5703125f));
+       const float rb = (k * 0.0004837512969970703125f);
+       const float s1 = (ra - rb);
+       const float v1 = (s1 - ra);
+       const float e1 = ((ra - (s1 - v1)) - (rb + v1));
+       const float rc = (k * 0.0000000754953362047672271728515625f);
+       const float s2 = (s1 - rc);
+       const float v2 = (s2 - s1);
+       const float e2 = ((s1 - (s2 - v2)) - (rc + v2));
+       const float rd = (k * 0.0000000000025633440682570896029801588156260550022125244140625f);
+       const float tl = ((e1 + e2) - rd);
+       const float r = (s2 + tl);
+       const float rl = (tl - (r - s2));
+       const float ar = fabsf(r);
+       const float al = ((r < 0.0f) ? (rl * -1.0f) : rl);
+       const int big = (ar >= 0.671875f);
+       const float yh = (0.785398185253143310546875f - ar);
+       const float yl = (-0.000000021855694143368964432738721370697021484375f - al);
+       const float y = (yh + yl);
+       const float v = (big ? y : r);
+       const float vl = (big ? (yl - (y - yh)) : rl);
+       const float u = (v * v);
+       const float pt = ((v * u) * (0.333333313465118408203125f + (u * (0.133335053920745849609375f + (u * (0.0539241842925548553466796875f + (u * (0.02227477543056011199951171875f + (u * (0.0072196908295154571533203125f + (u * 0.0064857886172831058502197265625f)))))))))));
+       const float tq = (v + pt);
+       const float lo = (pt + (vl + (vl * (tq * tq))));
+       const float te = (v + lo);
+       const float e = (lo - (te - v));
+       const float q = (-1.0f / te);
+       const float qc = (q * 4097.0f);
+       const float qh = (qc - (qc - q));
+       const float ql = (q - qh);
+       const float wc = (te * 4097.0f);
+       const float wh = (wc - (wc - te));
+       const float wl = (te - wh);
+       const float ph = (q * te);
+       const float pl = (((((qh * wh) - ph) + (qh * wl)) + (ql * wh)) + (ql * wl));
+       const float to = (q + (q * (((1.0f + ph) + pl) + (q * e))));
+       const float fh = ((((k * 0.5f) - 0.25f) + 12582912.0f) - 12582912.0f);
+       const int ev = ((k - (2.0f * fh)) == 0.0f);
+       const float bm = (ev ? (1.0f - ((2.0f * te) / (1.0f + te))) : ((1.0f + ((2.0f * te) / (1.0f - te))) * -1.0f));
+       const float bs = ((r < 0.0f) ? (bm * -1.0f) : bm);
+       const float res = ((a == 0.0f) ? a : (big ? bs : (ev ? te : to)));
+       const float z = (a - a);
+       return ((fabsf(a) <= 8192.0f) ? res : (z / z)); */
+float aether_f32_tan(float a)
+{
+    const float t = (a * 0.636619746685028076171875f);
+    const float k = ((t + 12582912.0f) - 12582912.0f);
+    const float ra = (a - (k * 1.5703125f));
+    const float rb = (k * 0.0004837512969970703125f);
+    const float s1 = (ra - rb);
+    const float v1 = (s1 - ra);
+    const float e1 = ((ra - (s1 - v1)) - (rb + v1));
+    const float rc = (k * 0.0000000754953362047672271728515625f);
+    const float s2 = (s1 - rc);
+    const float v2 = (s2 - s1);
+    const float e2 = ((s1 - (s2 - v2)) - (rc + v2));
+    const float rd = (k * 0.0000000000025633440682570896029801588156260550022125244140625f);
+    const float tl = ((e1 + e2) - rd);
+    const float r = (s2 + tl);
+    const float rl = (tl - (r - s2));
+    const float ar = fabs(r);
+    const float al = ((r < 0.0f) ? (rl * -1.0f) : rl);
+    const int big = (ar >= 0.671875f);
+    const float yh = (0.785398185253143310546875f - ar);
+    const float yl = (-0.000000021855694143368964432738721370697021484375f - al);
+    const float y = (yh + yl);
+    const float v = (big ? y : r);
+    const float vl = (big ? (yl - (y - yh)) : rl);
+    const float u = (v * v);
+    const float pt = ((v * u) * (0.333333313465118408203125f + (u * (0.133335053920745849609375f + (u * (0.0539241842925548553466796875f + (u * (0.02227477543056011199951171875f + (u * (0.0072196908295154571533203125f + (u * 0.0064857886172831058502197265625f)))))))))));
+    const float tq = (v + pt);
+    const float lo = (pt + (vl + (vl * (tq * tq))));
+    const float te = (v + lo);
+    const float e = (lo - (te - v));
+    const float q = (-1.0f / te);
+    const float qc = (q * 4097.0f);
+    const float qh = (qc - (qc - q));
+    const float ql = (q - qh);
+    const float wc = (te * 4097.0f);
+    const float wh = (wc - (wc - te));
+    const float wl = (te - wh);
+    const float ph = (q * te);
+    const float pl = (((((qh * wh) - ph) + (qh * wl)) + (ql * wh)) + (ql * wl));
+    const float to = (q + (q * (((1.0f + ph) + pl) + (q * e))));
+    const float fh = ((((k * 0.5f) - 0.25f) + 12582912.0f) - 12582912.0f);
+    const int ev = ((k - (2.0f * fh)) == 0.0f);
+    const float bm = (ev ? (1.0f - ((2.0f * te) / (1.0f + te))) : ((1.0f + ((2.0f * te) / (1.0f - te))) * -1.0f));
+    const float bs = ((r < 0.0f) ? (bm * -1.0f) : bm);
+    const float res = ((a == 0.0f) ? a : (big ? bs : (ev ? te : to)));
+    const float z = (a - a);
+    return ((fabs(a) <= 8192.0f) ? res : (z / z));
 }
 
 /* aether_f32_asin: asin x (radians, in [-pi/2, pi/2]): a Horner polynomial in x^2 on |x| < 1/2, pi/2 - 2 asin(sqrt((1 - |x|) / 2)) beyond, with the rounding of the square root carried, as the contract states (its elementary-functions section); NaN outside [-1, 1].
@@ -6848,6 +6994,19 @@ __kernel void aether_f32_log2_batch(__global const float *x, __global float *out
     }
 }
 
+/* aether_f32_tan_batch: out[i] = aether_f32_tan(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_tan_batch(__global const float *a, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_a;
+        v_a = a[i];
+        const float result = aether_f32_tan(v_a);
+        out[i] = result;
+    }
+}
+
 /* aether_f32_asin_batch: out[i] = aether_f32_asin(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 __kernel void aether_f32_asin_batch(__global const float *x, __global float *out, ulong n)
 {
@@ -7369,6 +7528,7 @@ double aether_f64_exp(double x);
 double aether_f64_log(double x);
 double aether_f64_exp2(double x);
 double aether_f64_log2(double x);
+double aether_f64_tan(double a);
 double aether_f64_asin(double x);
 double aether_f64_acos(double x);
 aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, double angle);
@@ -10542,6 +10702,151 @@ double aether_f64_log2(double x)
     const double r = (w + (vl + ((k - w) + vh)));
     const double z0 = (x - x);
     return ((x < 0.0) ? (z0 / z0) : ((x == 0.0) ? (-1.0 / (x * x)) : ((x > 179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0) ? x : r)));
+}
+
+/* aether_f64_tan: tan a (radians): sincos's reduction by pi/2, a Horner polynomial on the reduced argument (or on pi/4 minus it, where tan is near 1), -1/tan on odd quadrants with the division's rounding corrected, as the contract states (its elementary-functions section); NaN outside sincos's domain.
+   Spec:
+       t = a * f64_bits(0x3FE45F306DC9C883)
+       k = (t + 6755399441055744) - 6755399441055744
+       ra = a - k * f64_bits(0x3FF921FB54400000)
+       rb = k * f64_bits(0x3DD0B4611A600000)
+       s1 = ra - rb
+       v1 = s1 - ra
+       e1 = (ra - (s1 - v1)) - (rb + v1)
+       rc = k * f64_bits(0x3BA3198A2E000000)
+       s2 = s1 - rc
+       v2 = s2 - s1
+       e2 = (s1 - (s2 - v2)) - (rc + v2)
+       rd = k * f64_bits(0x397B839A252049C1)
+       tl = (e1 + e2) - rd
+       r = s2 + tl
+       rl = tl - (r - s2)
+       ar = fabs(r)
+       al = r < 0 ? rl * -1 : rl
+       big = ar >= 0.671875
+       yh = f64_bits(0x3FE921FB54442D18) - ar
+       yl = f64_bits(0x3C81A62633145C07) - al
+       y = yh + yl
+       v = big ? y : r
+       vl = big ? yl - (y - yh) : rl
+       u = v * v
+       pt = v * u * (f64_bits(0x3FD5555555555555) + u * (f64_bits(0x3FC111111111101D) + u * (f64_bits(0x3FABA1BA1BA3925C) + u * (f64_bits(0x3F9664F4877929F1) + u * (f64_bits(0x3F8226E37904106F) + u * (f64_bits(0x3F6D6D34E10F8291) + u * (f64_bits(0x3F57DAD201D0058C) + u * (f64_bits(0x3F434DC9CA0D6331) + u * (f64_bits(0x3F2FDCE3D882BA60) + u * (f64_bits(0x3F165E88F9446A56) + u * (f64_bits(0x3F10294F16FB4CA8) + u * (f64_bits(0xBEE6B893A850A176) + u * (f64_bits(0x3EF85639F6EF242A))))))))))))))
+       tq = v + pt
+       lo = pt + (vl + vl * (tq * tq))
+       te = v + lo
+       e = lo - (te - v)
+       q = -1 / te
+       qc = q * f64_bits(0x41A0000002000000)
+       qh = qc - (qc - q)
+       ql = q - qh
+       wc = te * f64_bits(0x41A0000002000000)
+       wh = wc - (wc - te)
+       wl = te - wh
+       ph = q * te
+       pl = ((qh * wh - ph) + qh * wl + ql * wh) + ql * wl
+       to = q + q * (((1 + ph) + pl) + q * e)
+       fh = ((k * 0.5 - 0.25) + 6755399441055744) - 6755399441055744
+       ev = k - 2 * fh == 0
+       bm = ev ? 1 - 2 * te / (1 + te) : (1 + 2 * te / (1 - te)) * -1
+       bs = r < 0 ? bm * -1 : bm
+       res = a == 0 ? a : (big ? bs : (ev ? te : to))
+       z = a - a
+       out = fabs(a) <= 1048576 ? res : z / z
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double t = (a * 0.63661977236758138243288840385503135621547698974609375);
+       const double k = ((t + 6755399441055744.0) - 6755399441055744.0);
+       const double ra = (a - (k * 1.570796326734125614166259765625));
+       const double rb = (k * 0.00000000006077100506303965976595549136618501506745815277099609375);
+       const double s1 = (ra - rb);
+       const double v1 = (s1 - ra);
+       const double e1 = ((ra - (s1 - v1)) - (rb + v1));
+       const double rc = (k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
+       const double s2 = (s1 - rc);
+       const double v2 = (s2 - s1);
+       const double e2 = ((s1 - (s2 - v2)) - (rc + v2));
+       const double rd = (k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
+       const double tl = ((e1 + e2) - rd);
+       const double r = (s2 + tl);
+       const double rl = (tl - (r - s2));
+       const double ar = fabs(r);
+       const double al = ((r < 0.0) ? (rl * -1.0) : rl);
+       const int big = (ar >= 0.671875);
+       const double yh = (0.78539816339744827899949086713604629039764404296875 - ar);
+       const double yl = (0.00000000000000003061616997868383017934410073645991511564230311693950159490640317017096094787120819091796875 - al);
+       const double y = (yh + yl);
+       const double v = (big ? y : r);
+       const double vl = (big ? (yl - (y - yh)) : rl);
+       const double u = (v * v);
+       const double pt = ((v * u) * (0.333333333333333314829616256247390992939472198486328125 + (u * (0.1333333333333265591225114121698425151407718658447265625 + (u * (0.0539682539690928553266502376573043875396251678466796875 + (u * (0.0218694884954774883267791807384128333069384098052978515625 + (u * (0.00886323655186790730631241075343496049754321575164794921875 + (u * (0.0035921128078231852505386445528756667044945061206817626953125 + (u * (0.001455979428328954376758996858143291319720447063446044921875 + (u * (0.000589107065120142198329233895748302529682405292987823486328125 + (u * (0.000243094266129745099902503824296218226663768291473388671875 + (u * (0.00008533202191466615605351664353150908937095664441585540771484375 + (u * (0.000061650707489579515720168334524942110874690115451812744140625 + (u * (-0.00001083421853749552208191590796371173155421274714171886444091796875 + (u * 0.0000232094020551668091798848403417565577910863794386386871337890625)))))))))))))))))))))))));
+       const double tq = (v + pt);
+       const double lo = (pt + (vl + (vl * (tq * tq))));
+       const double te = (v + lo);
+       const double e = (lo - (te - v));
+       const double q = (-1.0 / te);
+       const double qc = (q * 134217729.0);
+       const double qh = (qc - (qc - q));
+       const double ql = (q - qh);
+       const double wc = (te * 134217729.0);
+       const double wh = (wc - (wc - te));
+       const double wl = (te - wh);
+       const double ph = (q * te);
+       const double pl = (((((qh * wh) - ph) + (qh * wl)) + (ql * wh)) + (ql * wl));
+       const double to = (q + (q * (((1.0 + ph) + pl) + (q * e))));
+       const double fh = ((((k * 0.5) - 0.25) + 6755399441055744.0) - 6755399441055744.0);
+       const int ev = ((k - (2.0 * fh)) == 0.0);
+       const double bm = (ev ? (1.0 - ((2.0 * te) / (1.0 + te))) : ((1.0 + ((2.0 * te) / (1.0 - te))) * -1.0));
+       const double bs = ((r < 0.0) ? (bm * -1.0) : bm);
+       const double res = ((a == 0.0) ? a : (big ? bs : (ev ? te : to)));
+       const double z = (a - a);
+       return ((fabs(a) <= 1048576.0) ? res : (z / z)); */
+double aether_f64_tan(double a)
+{
+    const double t = (a * 0.63661977236758138243288840385503135621547698974609375);
+    const double k = ((t + 6755399441055744.0) - 6755399441055744.0);
+    const double ra = (a - (k * 1.570796326734125614166259765625));
+    const double rb = (k * 0.00000000006077100506303965976595549136618501506745815277099609375);
+    const double s1 = (ra - rb);
+    const double v1 = (s1 - ra);
+    const double e1 = ((ra - (s1 - v1)) - (rb + v1));
+    const double rc = (k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
+    const double s2 = (s1 - rc);
+    const double v2 = (s2 - s1);
+    const double e2 = ((s1 - (s2 - v2)) - (rc + v2));
+    const double rd = (k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
+    const double tl = ((e1 + e2) - rd);
+    const double r = (s2 + tl);
+    const double rl = (tl - (r - s2));
+    const double ar = fabs(r);
+    const double al = ((r < 0.0) ? (rl * -1.0) : rl);
+    const int big = (ar >= 0.671875);
+    const double yh = (0.78539816339744827899949086713604629039764404296875 - ar);
+    const double yl = (0.00000000000000003061616997868383017934410073645991511564230311693950159490640317017096094787120819091796875 - al);
+    const double y = (yh + yl);
+    const double v = (big ? y : r);
+    const double vl = (big ? (yl - (y - yh)) : rl);
+    const double u = (v * v);
+    const double pt = ((v * u) * (0.333333333333333314829616256247390992939472198486328125 + (u * (0.1333333333333265591225114121698425151407718658447265625 + (u * (0.0539682539690928553266502376573043875396251678466796875 + (u * (0.0218694884954774883267791807384128333069384098052978515625 + (u * (0.00886323655186790730631241075343496049754321575164794921875 + (u * (0.0035921128078231852505386445528756667044945061206817626953125 + (u * (0.001455979428328954376758996858143291319720447063446044921875 + (u * (0.000589107065120142198329233895748302529682405292987823486328125 + (u * (0.000243094266129745099902503824296218226663768291473388671875 + (u * (0.00008533202191466615605351664353150908937095664441585540771484375 + (u * (0.000061650707489579515720168334524942110874690115451812744140625 + (u * (-0.00001083421853749552208191590796371173155421274714171886444091796875 + (u * 0.0000232094020551668091798848403417565577910863794386386871337890625)))))))))))))))))))))))));
+    const double tq = (v + pt);
+    const double lo = (pt + (vl + (vl * (tq * tq))));
+    const double te = (v + lo);
+    const double e = (lo - (te - v));
+    const double q = (-1.0 / te);
+    const double qc = (q * 134217729.0);
+    const double qh = (qc - (qc - q));
+    const double ql = (q - qh);
+    const double wc = (te * 134217729.0);
+    const double wh = (wc - (wc - te));
+    const double wl = (te - wh);
+    const double ph = (q * te);
+    const double pl = (((((qh * wh) - ph) + (qh * wl)) + (ql * wh)) + (ql * wl));
+    const double to = (q + (q * (((1.0 + ph) + pl) + (q * e))));
+    const double fh = ((((k * 0.5) - 0.25) + 6755399441055744.0) - 6755399441055744.0);
+    const int ev = ((k - (2.0 * fh)) == 0.0);
+    const double bm = (ev ? (1.0 - ((2.0 * te) / (1.0 + te))) : ((1.0 + ((2.0 * te) / (1.0 - te))) * -1.0));
+    const double bs = ((r < 0.0) ? (bm * -1.0) : bm);
+    const double res = ((a == 0.0) ? a : (big ? bs : (ev ? te : to)));
+    const double z = (a - a);
+    return ((fabs(a) <= 1048576.0) ? res : (z / z));
 }
 
 /* aether_f64_asin: asin x (radians, in [-pi/2, pi/2]): a Horner polynomial in x^2 on |x| < 1/2, pi/2 - 2 asin(sqrt((1 - |x|) / 2)) beyond, with the rounding of the square root carried, as the contract states (its elementary-functions section); NaN outside [-1, 1].
@@ -14086,6 +14391,19 @@ __kernel void aether_f64_log2_batch(__global const double *x, __global double *o
         double v_x;
         v_x = x[i];
         const double result = aether_f64_log2(v_x);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_tan_batch: out[i] = aether_f64_tan(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_tan_batch(__global const double *a, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_a;
+        v_a = a[i];
+        const double result = aether_f64_tan(v_a);
         out[i] = result;
     }
 }
@@ -18220,6 +18538,31 @@ __kernel void aether_check_f32_log2(__global const uint *in, __global uint *out,
     if (i >= count) return;
     for (k = 0; k < 1u; ++k) w[k] = (uint64_t)in[i * 1u + k];
     n = aether_flat_call_f32_log2(w, 1u, r, 1u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 1u; ++k) out[i * 1u + k] = (uint)r[k];
+}
+
+static size_t aether_flat_call_f32_tan(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_a;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_a = aether_flat_rd32(in[0u]);
+    r = aether_f32_tan(p_a);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+__kernel void aether_check_f32_tan(__global const uint *in, __global uint *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[1], r[1];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 1u; ++k) w[k] = (uint64_t)in[i * 1u + k];
+    n = aether_flat_call_f32_tan(w, 1u, r, 1u);
     n_out[i] = (ulong)n;
     for (k = 0; k < 1u; ++k) out[i * 1u + k] = (uint)r[k];
 }
@@ -24027,6 +24370,31 @@ __kernel void aether_check_f64_log2(__global const ulong *in, __global ulong *ou
     if (i >= count) return;
     for (k = 0; k < 1u; ++k) w[k] = (uint64_t)in[i * 1u + k];
     n = aether_flat_call_f64_log2(w, 1u, r, 1u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 1u; ++k) out[i * 1u + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_f64_tan(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_a;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_a = aether_flat_rd64(in[0u]);
+    r = aether_f64_tan(p_a);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+__kernel void aether_check_f64_tan(__global const ulong *in, __global ulong *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[1], r[1];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 1u; ++k) w[k] = (uint64_t)in[i * 1u + k];
+    n = aether_flat_call_f64_tan(w, 1u, r, 1u);
     n_out[i] = (ulong)n;
     for (k = 0; k < 1u; ++k) out[i * 1u + k] = (ulong)r[k];
 }
@@ -32199,193 +32567,197 @@ static size_t aether_selftest_call(uint thunk, const uint64_t *in, size_t n_in, 
     case 29u: return aether_flat_call_f32_log(in, n_in, out, cap);
     case 30u: return aether_flat_call_f32_exp2(in, n_in, out, cap);
     case 31u: return aether_flat_call_f32_log2(in, n_in, out, cap);
-    case 32u: return aether_flat_call_f32_asin(in, n_in, out, cap);
-    case 33u: return aether_flat_call_f32_acos(in, n_in, out, cap);
-    case 34u: return aether_flat_call_quatf_from_axis_angle(in, n_in, out, cap);
-    case 35u: return aether_flat_call_mat3f_from_euler_xyz(in, n_in, out, cap);
-    case 36u: return aether_flat_call_quatf_slerp(in, n_in, out, cap);
-    case 37u: return aether_flat_call_f32_jacobi_rotation(in, n_in, out, cap);
-    case 38u: return aether_flat_call_f32_jacobi_update(in, n_in, out, cap);
-    case 39u: return aether_flat_call_f32_jacobi_diag(in, n_in, out, cap);
-    case 40u: return aether_flat_call_mat2f_lu(in, n_in, out, cap);
-    case 41u: return aether_flat_call_mat2f_lu_solve(in, n_in, out, cap);
-    case 42u: return aether_flat_call_mat2f_solve_lower(in, n_in, out, cap);
-    case 43u: return aether_flat_call_mat2f_solve_lower_unit(in, n_in, out, cap);
-    case 44u: return aether_flat_call_mat2f_solve_upper(in, n_in, out, cap);
-    case 45u: return aether_flat_call_mat2f_solve_upper_unit(in, n_in, out, cap);
-    case 46u: return aether_flat_call_mat2f_det_lu(in, n_in, out, cap);
-    case 47u: return aether_flat_call_mat2f_inverse(in, n_in, out, cap);
-    case 48u: return aether_flat_call_mat2f_cholesky(in, n_in, out, cap);
-    case 49u: return aether_flat_call_mat2f_cholesky_solve(in, n_in, out, cap);
-    case 50u: return aether_flat_call_mat2f_eigh(in, n_in, out, cap);
+    case 32u: return aether_flat_call_f32_tan(in, n_in, out, cap);
+    case 33u: return aether_flat_call_f32_asin(in, n_in, out, cap);
+    case 34u: return aether_flat_call_f32_acos(in, n_in, out, cap);
+    case 35u: return aether_flat_call_quatf_from_axis_angle(in, n_in, out, cap);
+    case 36u: return aether_flat_call_mat3f_from_euler_xyz(in, n_in, out, cap);
+    case 37u: return aether_flat_call_quatf_slerp(in, n_in, out, cap);
+    case 38u: return aether_flat_call_f32_jacobi_rotation(in, n_in, out, cap);
+    case 39u: return aether_flat_call_f32_jacobi_update(in, n_in, out, cap);
+    case 40u: return aether_flat_call_f32_jacobi_diag(in, n_in, out, cap);
+    case 41u: return aether_flat_call_mat2f_lu(in, n_in, out, cap);
+    case 42u: return aether_flat_call_mat2f_lu_solve(in, n_in, out, cap);
+    case 43u: return aether_flat_call_mat2f_solve_lower(in, n_in, out, cap);
+    case 44u: return aether_flat_call_mat2f_solve_lower_unit(in, n_in, out, cap);
+    case 45u: return aether_flat_call_mat2f_solve_upper(in, n_in, out, cap);
+    case 46u: return aether_flat_call_mat2f_solve_upper_unit(in, n_in, out, cap);
+    case 47u: return aether_flat_call_mat2f_det_lu(in, n_in, out, cap);
+    case 48u: return aether_flat_call_mat2f_inverse(in, n_in, out, cap);
+    case 49u: return aether_flat_call_mat2f_cholesky(in, n_in, out, cap);
+    case 50u: return aether_flat_call_mat2f_cholesky_solve(in, n_in, out, cap);
+    case 51u: return aether_flat_call_mat2f_eigh(in, n_in, out, cap);
 #ifdef AETHER_FP64
-    case 51u: return aether_flat_call_vec2d_lerp(in, n_in, out, cap);
+    case 52u: return aether_flat_call_vec2d_lerp(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 52u: return aether_flat_call_vec2d_squared_norm(in, n_in, out, cap);
+    case 53u: return aether_flat_call_vec2d_squared_norm(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 53u: return aether_flat_call_vec2d_norm(in, n_in, out, cap);
+    case 54u: return aether_flat_call_vec2d_norm(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 54u: return aether_flat_call_vec3d_cross(in, n_in, out, cap);
+    case 55u: return aether_flat_call_vec3d_cross(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 55u: return aether_flat_call_quatd_mul(in, n_in, out, cap);
+    case 56u: return aether_flat_call_quatd_mul(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 56u: return aether_flat_call_quatd_rotate(in, n_in, out, cap);
+    case 57u: return aether_flat_call_quatd_rotate(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 57u: return aether_flat_call_mat2d_mul_vec(in, n_in, out, cap);
+    case 58u: return aether_flat_call_mat2d_mul_vec(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 58u: return aether_flat_call_mat2d_mul(in, n_in, out, cap);
+    case 59u: return aether_flat_call_mat2d_mul(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 59u: return aether_flat_call_mat2d_dot(in, n_in, out, cap);
+    case 60u: return aether_flat_call_mat2d_dot(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 60u: return aether_flat_call_mat2d_determinant(in, n_in, out, cap);
+    case 61u: return aether_flat_call_mat2d_determinant(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 61u: return aether_flat_call_mat2d_inverse_adjugate(in, n_in, out, cap);
+    case 62u: return aether_flat_call_mat2d_inverse_adjugate(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 62u: return aether_flat_call_f64_sincos(in, n_in, out, cap);
+    case 63u: return aether_flat_call_f64_sincos(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 63u: return aether_flat_call_f64_sin(in, n_in, out, cap);
+    case 64u: return aether_flat_call_f64_sin(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 64u: return aether_flat_call_f64_atan(in, n_in, out, cap);
+    case 65u: return aether_flat_call_f64_atan(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 65u: return aether_flat_call_f64_atan2(in, n_in, out, cap);
+    case 66u: return aether_flat_call_f64_atan2(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 66u: return aether_flat_call_f64_exp(in, n_in, out, cap);
+    case 67u: return aether_flat_call_f64_exp(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 67u: return aether_flat_call_f64_log(in, n_in, out, cap);
+    case 68u: return aether_flat_call_f64_log(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 68u: return aether_flat_call_f64_exp2(in, n_in, out, cap);
+    case 69u: return aether_flat_call_f64_exp2(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 69u: return aether_flat_call_f64_log2(in, n_in, out, cap);
+    case 70u: return aether_flat_call_f64_log2(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 70u: return aether_flat_call_f64_asin(in, n_in, out, cap);
+    case 71u: return aether_flat_call_f64_tan(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 71u: return aether_flat_call_f64_acos(in, n_in, out, cap);
+    case 72u: return aether_flat_call_f64_asin(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 72u: return aether_flat_call_quatd_from_axis_angle(in, n_in, out, cap);
+    case 73u: return aether_flat_call_f64_acos(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 73u: return aether_flat_call_mat3d_from_euler_xyz(in, n_in, out, cap);
+    case 74u: return aether_flat_call_quatd_from_axis_angle(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 74u: return aether_flat_call_quatd_slerp(in, n_in, out, cap);
+    case 75u: return aether_flat_call_mat3d_from_euler_xyz(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 75u: return aether_flat_call_f64_jacobi_rotation(in, n_in, out, cap);
+    case 76u: return aether_flat_call_quatd_slerp(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 76u: return aether_flat_call_f64_jacobi_update(in, n_in, out, cap);
+    case 77u: return aether_flat_call_f64_jacobi_rotation(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 77u: return aether_flat_call_f64_jacobi_diag(in, n_in, out, cap);
+    case 78u: return aether_flat_call_f64_jacobi_update(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 78u: return aether_flat_call_mat2d_lu(in, n_in, out, cap);
+    case 79u: return aether_flat_call_f64_jacobi_diag(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 79u: return aether_flat_call_mat2d_lu_solve(in, n_in, out, cap);
+    case 80u: return aether_flat_call_mat2d_lu(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 80u: return aether_flat_call_mat2d_solve_lower(in, n_in, out, cap);
+    case 81u: return aether_flat_call_mat2d_lu_solve(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 81u: return aether_flat_call_mat2d_solve_lower_unit(in, n_in, out, cap);
+    case 82u: return aether_flat_call_mat2d_solve_lower(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 82u: return aether_flat_call_mat2d_solve_upper(in, n_in, out, cap);
+    case 83u: return aether_flat_call_mat2d_solve_lower_unit(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 83u: return aether_flat_call_mat2d_solve_upper_unit(in, n_in, out, cap);
+    case 84u: return aether_flat_call_mat2d_solve_upper(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 84u: return aether_flat_call_mat2d_det_lu(in, n_in, out, cap);
+    case 85u: return aether_flat_call_mat2d_solve_upper_unit(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 85u: return aether_flat_call_mat2d_inverse(in, n_in, out, cap);
+    case 86u: return aether_flat_call_mat2d_det_lu(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 86u: return aether_flat_call_mat2d_cholesky(in, n_in, out, cap);
+    case 87u: return aether_flat_call_mat2d_inverse(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 87u: return aether_flat_call_mat2d_cholesky_solve(in, n_in, out, cap);
+    case 88u: return aether_flat_call_mat2d_cholesky(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 88u: return aether_flat_call_mat2d_eigh(in, n_in, out, cap);
-#endif
-    case 89u: return aether_flat_call_f32_neg(in, n_in, out, cap);
-    case 90u: return aether_flat_call_quatf_conjugate(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 91u: return aether_flat_call_f64_neg(in, n_in, out, cap);
+    case 89u: return aether_flat_call_mat2d_cholesky_solve(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 92u: return aether_flat_call_quatd_conjugate(in, n_in, out, cap);
+    case 90u: return aether_flat_call_mat2d_eigh(in, n_in, out, cap);
 #endif
-    case 93u: return aether_flat_call_mat3f_inverse_adjugate(in, n_in, out, cap);
+    case 91u: return aether_flat_call_f32_neg(in, n_in, out, cap);
+    case 92u: return aether_flat_call_quatf_conjugate(in, n_in, out, cap);
 #ifdef AETHER_FP64
-    case 94u: return aether_flat_call_mat3d_inverse_adjugate(in, n_in, out, cap);
-#endif
-    case 95u: return aether_flat_call_vec2f_max_norm(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 96u: return aether_flat_call_vec2d_max_norm(in, n_in, out, cap);
-#endif
-    case 97u: return aether_flat_call_f32_two_sum_err(in, n_in, out, cap);
-    case 98u: return aether_flat_call_f32_two_sum(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 99u: return aether_flat_call_f64_two_sum_err(in, n_in, out, cap);
+    case 93u: return aether_flat_call_f64_neg(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 100u: return aether_flat_call_f64_two_sum(in, n_in, out, cap);
+    case 94u: return aether_flat_call_quatd_conjugate(in, n_in, out, cap);
 #endif
-    case 101u: return aether_flat_call_pairf_value(in, n_in, out, cap);
+    case 95u: return aether_flat_call_mat3f_inverse_adjugate(in, n_in, out, cap);
 #ifdef AETHER_FP64
-    case 102u: return aether_flat_call_paird_value(in, n_in, out, cap);
+    case 96u: return aether_flat_call_mat3d_inverse_adjugate(in, n_in, out, cap);
 #endif
-    case 103u: return aether_flat_call_pairf_reduce32(in, n_in, out, cap);
+    case 97u: return aether_flat_call_vec2f_max_norm(in, n_in, out, cap);
 #ifdef AETHER_FP64
-    case 104u: return aether_flat_call_paird_reduce32(in, n_in, out, cap);
+    case 98u: return aether_flat_call_vec2d_max_norm(in, n_in, out, cap);
 #endif
-    case 105u: return aether_flat_call_mat3f_lu(in, n_in, out, cap);
+    case 99u: return aether_flat_call_f32_two_sum_err(in, n_in, out, cap);
+    case 100u: return aether_flat_call_f32_two_sum(in, n_in, out, cap);
 #ifdef AETHER_FP64
-    case 106u: return aether_flat_call_mat3d_lu(in, n_in, out, cap);
-#endif
-    case 107u: return aether_flat_call_pairf_combine(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 108u: return aether_flat_call_paird_combine(in, n_in, out, cap);
-#endif
-    case 109u: return aether_flat_call_f32_fmin(in, n_in, out, cap);
-    case 110u: return aether_flat_call_f32_fmax(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 111u: return aether_flat_call_f64_fmin(in, n_in, out, cap);
+    case 101u: return aether_flat_call_f64_two_sum_err(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 112u: return aether_flat_call_f64_fmax(in, n_in, out, cap);
+    case 102u: return aether_flat_call_f64_two_sum(in, n_in, out, cap);
+#endif
+    case 103u: return aether_flat_call_pairf_value(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 104u: return aether_flat_call_paird_value(in, n_in, out, cap);
+#endif
+    case 105u: return aether_flat_call_pairf_reduce32(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 106u: return aether_flat_call_paird_reduce32(in, n_in, out, cap);
+#endif
+    case 107u: return aether_flat_call_mat3f_lu(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 108u: return aether_flat_call_mat3d_lu(in, n_in, out, cap);
+#endif
+    case 109u: return aether_flat_call_pairf_combine(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 110u: return aether_flat_call_paird_combine(in, n_in, out, cap);
+#endif
+    case 111u: return aether_flat_call_f32_fmin(in, n_in, out, cap);
+    case 112u: return aether_flat_call_f32_fmax(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 113u: return aether_flat_call_f64_fmin(in, n_in, out, cap);
+#endif
+#ifdef AETHER_FP64
+    case 114u: return aether_flat_call_f64_fmax(in, n_in, out, cap);
 #endif
     default: return AETHER_FLAT_BAD;
     }
 }
 
 /* One row per witness: thunk, bits, is_float, either_zero, n_in, n_out, word offset. */
-__constant uint aether_selftest_rows[171][7] = {
+__constant uint aether_selftest_rows[173][7] = {
     { 0u, 32u, 1u, 0u, 3u, 1u, 0u }, /* aether_vec3f_sum: fold-left */
     { 1u, 32u, 1u, 0u, 6u, 1u, 4u }, /* aether_vec3f_dot: fold-left */
     { 2u, 64u, 1u, 0u, 3u, 1u, 11u }, /* aether_vec3d_sum: fold-left */
@@ -32420,145 +32792,147 @@ __constant uint aether_selftest_rows[171][7] = {
     { 29u, 32u, 1u, 0u, 1u, 1u, 165u }, /* aether_f32_log: fma */
     { 30u, 32u, 1u, 0u, 1u, 1u, 167u }, /* aether_f32_exp2: fma */
     { 31u, 32u, 1u, 0u, 1u, 1u, 169u }, /* aether_f32_log2: fma */
-    { 32u, 32u, 1u, 0u, 1u, 1u, 171u }, /* aether_f32_asin: fma */
-    { 33u, 32u, 1u, 0u, 1u, 1u, 173u }, /* aether_f32_acos: fma */
-    { 34u, 32u, 1u, 0u, 4u, 4u, 175u }, /* aether_quatf_from_axis_angle: fma */
-    { 35u, 32u, 1u, 0u, 3u, 9u, 183u }, /* aether_mat3f_from_euler_xyz: fma */
-    { 36u, 32u, 1u, 0u, 9u, 4u, 195u }, /* aether_quatf_slerp: fma */
-    { 37u, 32u, 1u, 0u, 3u, 4u, 208u }, /* aether_f32_jacobi_rotation: fma */
-    { 38u, 32u, 1u, 0u, 6u, 2u, 215u }, /* aether_f32_jacobi_update: fma */
-    { 39u, 32u, 1u, 0u, 7u, 2u, 223u }, /* aether_f32_jacobi_diag: fma */
-    { 40u, 32u, 1u, 0u, 4u, 7u, 232u }, /* aether_mat2f_lu: fma */
-    { 41u, 32u, 1u, 0u, 8u, 2u, 243u }, /* aether_mat2f_lu_solve: fma */
-    { 42u, 32u, 1u, 0u, 6u, 2u, 253u }, /* aether_mat2f_solve_lower: fma */
-    { 43u, 32u, 1u, 0u, 6u, 2u, 261u }, /* aether_mat2f_solve_lower_unit: fma */
-    { 44u, 32u, 1u, 0u, 6u, 2u, 269u }, /* aether_mat2f_solve_upper: fma */
-    { 45u, 32u, 1u, 0u, 6u, 2u, 277u }, /* aether_mat2f_solve_upper_unit: fma */
-    { 46u, 32u, 1u, 0u, 4u, 1u, 285u }, /* aether_mat2f_det_lu: fma */
-    { 47u, 32u, 1u, 0u, 4u, 5u, 290u }, /* aether_mat2f_inverse: fma */
-    { 48u, 32u, 1u, 0u, 4u, 5u, 299u }, /* aether_mat2f_cholesky: fma */
-    { 49u, 32u, 1u, 0u, 6u, 2u, 308u }, /* aether_mat2f_cholesky_solve: fma */
-    { 50u, 32u, 1u, 0u, 4u, 6u, 316u }, /* aether_mat2f_eigh: fma */
-    { 51u, 64u, 1u, 0u, 5u, 2u, 326u }, /* aether_vec2d_lerp: fma */
-    { 7u, 64u, 1u, 0u, 4u, 1u, 333u }, /* aether_vec2d_dot: fma */
-    { 52u, 64u, 1u, 0u, 2u, 1u, 338u }, /* aether_vec2d_squared_norm: fma */
-    { 53u, 64u, 1u, 0u, 2u, 1u, 341u }, /* aether_vec2d_norm: fma */
-    { 11u, 64u, 1u, 0u, 2u, 2u, 344u }, /* aether_vec2d_normalize: fma */
-    { 54u, 64u, 1u, 0u, 6u, 3u, 348u }, /* aether_vec3d_cross: fma */
-    { 55u, 64u, 1u, 0u, 8u, 4u, 357u }, /* aether_quatd_mul: fma */
-    { 56u, 64u, 1u, 0u, 7u, 3u, 369u }, /* aether_quatd_rotate: fma */
-    { 57u, 64u, 1u, 0u, 6u, 2u, 379u }, /* aether_mat2d_mul_vec: fma */
-    { 58u, 64u, 1u, 0u, 8u, 4u, 387u }, /* aether_mat2d_mul: fma */
-    { 59u, 64u, 1u, 0u, 8u, 1u, 399u }, /* aether_mat2d_dot: fma */
-    { 60u, 64u, 1u, 0u, 4u, 1u, 408u }, /* aether_mat2d_determinant: fma */
-    { 61u, 64u, 1u, 0u, 4u, 4u, 413u }, /* aether_mat2d_inverse_adjugate: fma */
-    { 62u, 64u, 1u, 0u, 1u, 2u, 421u }, /* aether_f64_sincos: fma */
-    { 63u, 64u, 1u, 0u, 1u, 1u, 424u }, /* aether_f64_sin: fma */
-    { 64u, 64u, 1u, 0u, 1u, 1u, 426u }, /* aether_f64_atan: fma */
-    { 65u, 64u, 1u, 0u, 2u, 1u, 428u }, /* aether_f64_atan2: fma */
-    { 66u, 64u, 1u, 0u, 1u, 1u, 431u }, /* aether_f64_exp: fma */
-    { 67u, 64u, 1u, 0u, 1u, 1u, 433u }, /* aether_f64_log: fma */
-    { 68u, 64u, 1u, 0u, 1u, 1u, 435u }, /* aether_f64_exp2: fma */
-    { 69u, 64u, 1u, 0u, 1u, 1u, 437u }, /* aether_f64_log2: fma */
-    { 70u, 64u, 1u, 0u, 1u, 1u, 439u }, /* aether_f64_asin: fma */
-    { 71u, 64u, 1u, 0u, 1u, 1u, 441u }, /* aether_f64_acos: fma */
-    { 72u, 64u, 1u, 0u, 4u, 4u, 443u }, /* aether_quatd_from_axis_angle: fma */
-    { 73u, 64u, 1u, 0u, 3u, 9u, 451u }, /* aether_mat3d_from_euler_xyz: fma */
-    { 74u, 64u, 1u, 0u, 9u, 4u, 463u }, /* aether_quatd_slerp: fma */
-    { 75u, 64u, 1u, 0u, 3u, 4u, 476u }, /* aether_f64_jacobi_rotation: fma */
-    { 76u, 64u, 1u, 0u, 6u, 2u, 483u }, /* aether_f64_jacobi_update: fma */
-    { 77u, 64u, 1u, 0u, 7u, 2u, 491u }, /* aether_f64_jacobi_diag: fma */
-    { 78u, 64u, 1u, 0u, 4u, 7u, 500u }, /* aether_mat2d_lu: fma */
-    { 79u, 64u, 1u, 0u, 8u, 2u, 511u }, /* aether_mat2d_lu_solve: fma */
-    { 80u, 64u, 1u, 0u, 6u, 2u, 521u }, /* aether_mat2d_solve_lower: fma */
-    { 81u, 64u, 1u, 0u, 6u, 2u, 529u }, /* aether_mat2d_solve_lower_unit: fma */
-    { 82u, 64u, 1u, 0u, 6u, 2u, 537u }, /* aether_mat2d_solve_upper: fma */
-    { 83u, 64u, 1u, 0u, 6u, 2u, 545u }, /* aether_mat2d_solve_upper_unit: fma */
-    { 84u, 64u, 1u, 0u, 4u, 1u, 553u }, /* aether_mat2d_det_lu: fma */
-    { 85u, 64u, 1u, 0u, 4u, 5u, 558u }, /* aether_mat2d_inverse: fma */
-    { 86u, 64u, 1u, 0u, 4u, 5u, 567u }, /* aether_mat2d_cholesky: fma */
-    { 87u, 64u, 1u, 0u, 6u, 2u, 576u }, /* aether_mat2d_cholesky_solve: fma */
-    { 88u, 64u, 1u, 0u, 4u, 6u, 584u }, /* aether_mat2d_eigh: fma */
-    { 14u, 32u, 1u, 0u, 2u, 1u, 594u }, /* aether_vec2f_norm: hypot */
-    { 9u, 32u, 1u, 0u, 2u, 2u, 597u }, /* aether_vec2f_normalize: hypot */
-    { 53u, 64u, 1u, 0u, 2u, 1u, 601u }, /* aether_vec2d_norm: hypot */
-    { 11u, 64u, 1u, 0u, 2u, 2u, 604u }, /* aether_vec2d_normalize: hypot */
-    { 89u, 32u, 1u, 0u, 1u, 1u, 608u }, /* aether_f32_neg: neg-sub */
-    { 90u, 32u, 1u, 0u, 4u, 4u, 610u }, /* aether_quatf_conjugate: neg-sub */
-    { 22u, 32u, 1u, 0u, 4u, 4u, 618u }, /* aether_mat2f_inverse_adjugate: neg-sub */
-    { 27u, 32u, 1u, 0u, 2u, 1u, 626u }, /* aether_f32_atan2: neg-sub */
-    { 35u, 32u, 1u, 0u, 3u, 9u, 629u }, /* aether_mat3f_from_euler_xyz: neg-sub */
-    { 37u, 32u, 1u, 0u, 3u, 4u, 641u }, /* aether_f32_jacobi_rotation: neg-sub */
-    { 50u, 32u, 1u, 0u, 4u, 6u, 648u }, /* aether_mat2f_eigh: neg-sub */
-    { 91u, 64u, 1u, 0u, 1u, 1u, 658u }, /* aether_f64_neg: neg-sub */
-    { 92u, 64u, 1u, 0u, 4u, 4u, 660u }, /* aether_quatd_conjugate: neg-sub */
-    { 61u, 64u, 1u, 0u, 4u, 4u, 668u }, /* aether_mat2d_inverse_adjugate: neg-sub */
-    { 65u, 64u, 1u, 0u, 2u, 1u, 676u }, /* aether_f64_atan2: neg-sub */
-    { 73u, 64u, 1u, 0u, 3u, 9u, 679u }, /* aether_mat3d_from_euler_xyz: neg-sub */
-    { 75u, 64u, 1u, 0u, 3u, 4u, 691u }, /* aether_f64_jacobi_rotation: neg-sub */
-    { 88u, 64u, 1u, 0u, 4u, 6u, 698u }, /* aether_mat2d_eigh: neg-sub */
-    { 93u, 32u, 1u, 0u, 9u, 9u, 708u }, /* aether_mat3f_inverse_adjugate: neg-swap */
-    { 94u, 64u, 1u, 0u, 9u, 9u, 726u }, /* aether_mat3d_inverse_adjugate: neg-swap */
-    { 95u, 32u, 1u, 0u, 2u, 1u, 744u }, /* aether_vec2f_max_norm: max-select-swapped */
-    { 96u, 64u, 1u, 0u, 2u, 1u, 747u }, /* aether_vec2d_max_norm: max-select-swapped */
-    { 18u, 32u, 1u, 0u, 6u, 2u, 750u }, /* aether_mat2f_mul_vec: column-major */
-    { 19u, 32u, 1u, 0u, 8u, 4u, 758u }, /* aether_mat2f_mul: column-major */
-    { 57u, 64u, 1u, 0u, 6u, 2u, 770u }, /* aether_mat2d_mul_vec: column-major */
-    { 58u, 64u, 1u, 0u, 8u, 4u, 778u }, /* aether_mat2d_mul: column-major */
-    { 16u, 32u, 1u, 0u, 8u, 4u, 790u }, /* aether_quatf_mul: quat-xyzw */
-    { 90u, 32u, 1u, 0u, 4u, 4u, 802u }, /* aether_quatf_conjugate: quat-xyzw */
-    { 55u, 64u, 1u, 0u, 8u, 4u, 810u }, /* aether_quatd_mul: quat-xyzw */
-    { 92u, 64u, 1u, 0u, 4u, 4u, 822u }, /* aether_quatd_conjugate: quat-xyzw */
-    { 97u, 32u, 1u, 0u, 3u, 1u, 830u }, /* aether_f32_two_sum_err: uncompensated */
-    { 98u, 32u, 1u, 0u, 2u, 2u, 834u }, /* aether_f32_two_sum: uncompensated */
-    { 99u, 64u, 1u, 0u, 3u, 1u, 838u }, /* aether_f64_two_sum_err: uncompensated */
-    { 100u, 64u, 1u, 0u, 2u, 2u, 842u }, /* aether_f64_two_sum: uncompensated */
-    { 101u, 32u, 1u, 0u, 2u, 1u, 846u }, /* aether_pairf_value: non-finite-kept */
-    { 37u, 32u, 1u, 0u, 3u, 4u, 849u }, /* aether_f32_jacobi_rotation: non-finite-kept */
-    { 102u, 64u, 1u, 0u, 2u, 1u, 856u }, /* aether_paird_value: non-finite-kept */
-    { 75u, 64u, 1u, 0u, 3u, 4u, 859u }, /* aether_f64_jacobi_rotation: non-finite-kept */
-    { 103u, 32u, 1u, 0u, 64u, 2u, 866u }, /* aether_pairf_reduce32: rounds-reversed */
-    { 104u, 64u, 1u, 0u, 64u, 2u, 932u }, /* aether_paird_reduce32: rounds-reversed */
-    { 40u, 32u, 1u, 0u, 4u, 7u, 998u }, /* aether_mat2f_lu: pivot-last */
-    { 78u, 64u, 1u, 0u, 4u, 7u, 1009u }, /* aether_mat2d_lu: pivot-last */
-    { 105u, 32u, 1u, 0u, 9u, 13u, 1020u }, /* aether_mat3f_lu: right-looking */
-    { 106u, 64u, 1u, 0u, 9u, 13u, 1042u }, /* aether_mat3d_lu: right-looking */
-    { 48u, 32u, 1u, 0u, 4u, 5u, 1064u }, /* aether_mat2f_cholesky: no-symmetrize */
-    { 86u, 64u, 1u, 0u, 4u, 5u, 1073u }, /* aether_mat2d_cholesky: no-symmetrize */
-    { 107u, 32u, 1u, 0u, 4u, 2u, 1082u }, /* aether_pairf_combine: comp-dropped */
-    { 103u, 32u, 1u, 0u, 64u, 2u, 1088u }, /* aether_pairf_reduce32: comp-dropped */
-    { 108u, 64u, 1u, 0u, 4u, 2u, 1154u }, /* aether_paird_combine: comp-dropped */
-    { 104u, 64u, 1u, 0u, 64u, 2u, 1160u }, /* aether_paird_reduce32: comp-dropped */
-    { 109u, 32u, 1u, 1u, 2u, 1u, 1226u }, /* aether_f32_fmin: nan-first */
-    { 110u, 32u, 1u, 1u, 2u, 1u, 1229u }, /* aether_f32_fmax: nan-first */
-    { 111u, 64u, 1u, 1u, 2u, 1u, 1232u }, /* aether_f64_fmin: nan-first */
-    { 112u, 64u, 1u, 1u, 2u, 1u, 1235u }, /* aether_f64_fmax: nan-first */
-    { 109u, 32u, 1u, 1u, 2u, 1u, 1238u }, /* aether_f32_fmin: nan-second */
-    { 110u, 32u, 1u, 1u, 2u, 1u, 1241u }, /* aether_f32_fmax: nan-second */
-    { 111u, 64u, 1u, 1u, 2u, 1u, 1244u }, /* aether_f64_fmin: nan-second */
-    { 112u, 64u, 1u, 1u, 2u, 1u, 1247u }, /* aether_f64_fmax: nan-second */
-    { 16u, 32u, 1u, 0u, 8u, 4u, 1250u }, /* aether_quatf_mul: reassociate */
-    { 107u, 32u, 1u, 0u, 4u, 2u, 1262u }, /* aether_pairf_combine: reassociate */
-    { 55u, 64u, 1u, 0u, 8u, 4u, 1268u }, /* aether_quatd_mul: reassociate */
-    { 108u, 64u, 1u, 0u, 4u, 2u, 1280u }, /* aether_paird_combine: reassociate */
-    { 26u, 32u, 1u, 0u, 1u, 1u, 1286u }, /* aether_f32_atan: reciprocal */
-    { 27u, 32u, 1u, 0u, 2u, 1u, 1288u }, /* aether_f32_atan2: reciprocal */
-    { 64u, 64u, 1u, 0u, 1u, 1u, 1291u }, /* aether_f64_atan: reciprocal */
-    { 65u, 64u, 1u, 0u, 2u, 1u, 1293u }, /* aether_f64_atan2: reciprocal */
-    { 23u, 32u, 1u, 0u, 1u, 2u, 1296u }, /* aether_f32_sincos: product-order */
-    { 24u, 32u, 1u, 0u, 1u, 1u, 1299u }, /* aether_f32_sin: product-order */
-    { 62u, 64u, 1u, 0u, 1u, 2u, 1301u }, /* aether_f64_sincos: product-order */
-    { 63u, 64u, 1u, 0u, 1u, 1u, 1304u }, /* aether_f64_sin: product-order */
-    { 23u, 32u, 1u, 0u, 1u, 2u, 1306u }, /* aether_f32_sincos: coefficient-bit */
-    { 24u, 32u, 1u, 0u, 1u, 1u, 1309u }, /* aether_f32_sin: coefficient-bit */
-    { 62u, 64u, 1u, 0u, 1u, 2u, 1311u }, /* aether_f64_sincos: coefficient-bit */
-    { 63u, 64u, 1u, 0u, 1u, 1u, 1314u }, /* aether_f64_sin: coefficient-bit */
-    { 23u, 32u, 1u, 0u, 1u, 2u, 1316u }, /* aether_f32_sincos: reduction-constant */
-    { 24u, 32u, 1u, 0u, 1u, 1u, 1319u }, /* aether_f32_sin: reduction-constant */
-    { 62u, 64u, 1u, 0u, 1u, 2u, 1321u }, /* aether_f64_sincos: reduction-constant */
-    { 63u, 64u, 1u, 0u, 1u, 1u, 1324u }, /* aether_f64_sin: reduction-constant */
+    { 32u, 32u, 1u, 0u, 1u, 1u, 171u }, /* aether_f32_tan: fma */
+    { 33u, 32u, 1u, 0u, 1u, 1u, 173u }, /* aether_f32_asin: fma */
+    { 34u, 32u, 1u, 0u, 1u, 1u, 175u }, /* aether_f32_acos: fma */
+    { 35u, 32u, 1u, 0u, 4u, 4u, 177u }, /* aether_quatf_from_axis_angle: fma */
+    { 36u, 32u, 1u, 0u, 3u, 9u, 185u }, /* aether_mat3f_from_euler_xyz: fma */
+    { 37u, 32u, 1u, 0u, 9u, 4u, 197u }, /* aether_quatf_slerp: fma */
+    { 38u, 32u, 1u, 0u, 3u, 4u, 210u }, /* aether_f32_jacobi_rotation: fma */
+    { 39u, 32u, 1u, 0u, 6u, 2u, 217u }, /* aether_f32_jacobi_update: fma */
+    { 40u, 32u, 1u, 0u, 7u, 2u, 225u }, /* aether_f32_jacobi_diag: fma */
+    { 41u, 32u, 1u, 0u, 4u, 7u, 234u }, /* aether_mat2f_lu: fma */
+    { 42u, 32u, 1u, 0u, 8u, 2u, 245u }, /* aether_mat2f_lu_solve: fma */
+    { 43u, 32u, 1u, 0u, 6u, 2u, 255u }, /* aether_mat2f_solve_lower: fma */
+    { 44u, 32u, 1u, 0u, 6u, 2u, 263u }, /* aether_mat2f_solve_lower_unit: fma */
+    { 45u, 32u, 1u, 0u, 6u, 2u, 271u }, /* aether_mat2f_solve_upper: fma */
+    { 46u, 32u, 1u, 0u, 6u, 2u, 279u }, /* aether_mat2f_solve_upper_unit: fma */
+    { 47u, 32u, 1u, 0u, 4u, 1u, 287u }, /* aether_mat2f_det_lu: fma */
+    { 48u, 32u, 1u, 0u, 4u, 5u, 292u }, /* aether_mat2f_inverse: fma */
+    { 49u, 32u, 1u, 0u, 4u, 5u, 301u }, /* aether_mat2f_cholesky: fma */
+    { 50u, 32u, 1u, 0u, 6u, 2u, 310u }, /* aether_mat2f_cholesky_solve: fma */
+    { 51u, 32u, 1u, 0u, 4u, 6u, 318u }, /* aether_mat2f_eigh: fma */
+    { 52u, 64u, 1u, 0u, 5u, 2u, 328u }, /* aether_vec2d_lerp: fma */
+    { 7u, 64u, 1u, 0u, 4u, 1u, 335u }, /* aether_vec2d_dot: fma */
+    { 53u, 64u, 1u, 0u, 2u, 1u, 340u }, /* aether_vec2d_squared_norm: fma */
+    { 54u, 64u, 1u, 0u, 2u, 1u, 343u }, /* aether_vec2d_norm: fma */
+    { 11u, 64u, 1u, 0u, 2u, 2u, 346u }, /* aether_vec2d_normalize: fma */
+    { 55u, 64u, 1u, 0u, 6u, 3u, 350u }, /* aether_vec3d_cross: fma */
+    { 56u, 64u, 1u, 0u, 8u, 4u, 359u }, /* aether_quatd_mul: fma */
+    { 57u, 64u, 1u, 0u, 7u, 3u, 371u }, /* aether_quatd_rotate: fma */
+    { 58u, 64u, 1u, 0u, 6u, 2u, 381u }, /* aether_mat2d_mul_vec: fma */
+    { 59u, 64u, 1u, 0u, 8u, 4u, 389u }, /* aether_mat2d_mul: fma */
+    { 60u, 64u, 1u, 0u, 8u, 1u, 401u }, /* aether_mat2d_dot: fma */
+    { 61u, 64u, 1u, 0u, 4u, 1u, 410u }, /* aether_mat2d_determinant: fma */
+    { 62u, 64u, 1u, 0u, 4u, 4u, 415u }, /* aether_mat2d_inverse_adjugate: fma */
+    { 63u, 64u, 1u, 0u, 1u, 2u, 423u }, /* aether_f64_sincos: fma */
+    { 64u, 64u, 1u, 0u, 1u, 1u, 426u }, /* aether_f64_sin: fma */
+    { 65u, 64u, 1u, 0u, 1u, 1u, 428u }, /* aether_f64_atan: fma */
+    { 66u, 64u, 1u, 0u, 2u, 1u, 430u }, /* aether_f64_atan2: fma */
+    { 67u, 64u, 1u, 0u, 1u, 1u, 433u }, /* aether_f64_exp: fma */
+    { 68u, 64u, 1u, 0u, 1u, 1u, 435u }, /* aether_f64_log: fma */
+    { 69u, 64u, 1u, 0u, 1u, 1u, 437u }, /* aether_f64_exp2: fma */
+    { 70u, 64u, 1u, 0u, 1u, 1u, 439u }, /* aether_f64_log2: fma */
+    { 71u, 64u, 1u, 0u, 1u, 1u, 441u }, /* aether_f64_tan: fma */
+    { 72u, 64u, 1u, 0u, 1u, 1u, 443u }, /* aether_f64_asin: fma */
+    { 73u, 64u, 1u, 0u, 1u, 1u, 445u }, /* aether_f64_acos: fma */
+    { 74u, 64u, 1u, 0u, 4u, 4u, 447u }, /* aether_quatd_from_axis_angle: fma */
+    { 75u, 64u, 1u, 0u, 3u, 9u, 455u }, /* aether_mat3d_from_euler_xyz: fma */
+    { 76u, 64u, 1u, 0u, 9u, 4u, 467u }, /* aether_quatd_slerp: fma */
+    { 77u, 64u, 1u, 0u, 3u, 4u, 480u }, /* aether_f64_jacobi_rotation: fma */
+    { 78u, 64u, 1u, 0u, 6u, 2u, 487u }, /* aether_f64_jacobi_update: fma */
+    { 79u, 64u, 1u, 0u, 7u, 2u, 495u }, /* aether_f64_jacobi_diag: fma */
+    { 80u, 64u, 1u, 0u, 4u, 7u, 504u }, /* aether_mat2d_lu: fma */
+    { 81u, 64u, 1u, 0u, 8u, 2u, 515u }, /* aether_mat2d_lu_solve: fma */
+    { 82u, 64u, 1u, 0u, 6u, 2u, 525u }, /* aether_mat2d_solve_lower: fma */
+    { 83u, 64u, 1u, 0u, 6u, 2u, 533u }, /* aether_mat2d_solve_lower_unit: fma */
+    { 84u, 64u, 1u, 0u, 6u, 2u, 541u }, /* aether_mat2d_solve_upper: fma */
+    { 85u, 64u, 1u, 0u, 6u, 2u, 549u }, /* aether_mat2d_solve_upper_unit: fma */
+    { 86u, 64u, 1u, 0u, 4u, 1u, 557u }, /* aether_mat2d_det_lu: fma */
+    { 87u, 64u, 1u, 0u, 4u, 5u, 562u }, /* aether_mat2d_inverse: fma */
+    { 88u, 64u, 1u, 0u, 4u, 5u, 571u }, /* aether_mat2d_cholesky: fma */
+    { 89u, 64u, 1u, 0u, 6u, 2u, 580u }, /* aether_mat2d_cholesky_solve: fma */
+    { 90u, 64u, 1u, 0u, 4u, 6u, 588u }, /* aether_mat2d_eigh: fma */
+    { 14u, 32u, 1u, 0u, 2u, 1u, 598u }, /* aether_vec2f_norm: hypot */
+    { 9u, 32u, 1u, 0u, 2u, 2u, 601u }, /* aether_vec2f_normalize: hypot */
+    { 54u, 64u, 1u, 0u, 2u, 1u, 605u }, /* aether_vec2d_norm: hypot */
+    { 11u, 64u, 1u, 0u, 2u, 2u, 608u }, /* aether_vec2d_normalize: hypot */
+    { 91u, 32u, 1u, 0u, 1u, 1u, 612u }, /* aether_f32_neg: neg-sub */
+    { 92u, 32u, 1u, 0u, 4u, 4u, 614u }, /* aether_quatf_conjugate: neg-sub */
+    { 22u, 32u, 1u, 0u, 4u, 4u, 622u }, /* aether_mat2f_inverse_adjugate: neg-sub */
+    { 27u, 32u, 1u, 0u, 2u, 1u, 630u }, /* aether_f32_atan2: neg-sub */
+    { 36u, 32u, 1u, 0u, 3u, 9u, 633u }, /* aether_mat3f_from_euler_xyz: neg-sub */
+    { 38u, 32u, 1u, 0u, 3u, 4u, 645u }, /* aether_f32_jacobi_rotation: neg-sub */
+    { 51u, 32u, 1u, 0u, 4u, 6u, 652u }, /* aether_mat2f_eigh: neg-sub */
+    { 93u, 64u, 1u, 0u, 1u, 1u, 662u }, /* aether_f64_neg: neg-sub */
+    { 94u, 64u, 1u, 0u, 4u, 4u, 664u }, /* aether_quatd_conjugate: neg-sub */
+    { 62u, 64u, 1u, 0u, 4u, 4u, 672u }, /* aether_mat2d_inverse_adjugate: neg-sub */
+    { 66u, 64u, 1u, 0u, 2u, 1u, 680u }, /* aether_f64_atan2: neg-sub */
+    { 75u, 64u, 1u, 0u, 3u, 9u, 683u }, /* aether_mat3d_from_euler_xyz: neg-sub */
+    { 77u, 64u, 1u, 0u, 3u, 4u, 695u }, /* aether_f64_jacobi_rotation: neg-sub */
+    { 90u, 64u, 1u, 0u, 4u, 6u, 702u }, /* aether_mat2d_eigh: neg-sub */
+    { 95u, 32u, 1u, 0u, 9u, 9u, 712u }, /* aether_mat3f_inverse_adjugate: neg-swap */
+    { 96u, 64u, 1u, 0u, 9u, 9u, 730u }, /* aether_mat3d_inverse_adjugate: neg-swap */
+    { 97u, 32u, 1u, 0u, 2u, 1u, 748u }, /* aether_vec2f_max_norm: max-select-swapped */
+    { 98u, 64u, 1u, 0u, 2u, 1u, 751u }, /* aether_vec2d_max_norm: max-select-swapped */
+    { 18u, 32u, 1u, 0u, 6u, 2u, 754u }, /* aether_mat2f_mul_vec: column-major */
+    { 19u, 32u, 1u, 0u, 8u, 4u, 762u }, /* aether_mat2f_mul: column-major */
+    { 58u, 64u, 1u, 0u, 6u, 2u, 774u }, /* aether_mat2d_mul_vec: column-major */
+    { 59u, 64u, 1u, 0u, 8u, 4u, 782u }, /* aether_mat2d_mul: column-major */
+    { 16u, 32u, 1u, 0u, 8u, 4u, 794u }, /* aether_quatf_mul: quat-xyzw */
+    { 92u, 32u, 1u, 0u, 4u, 4u, 806u }, /* aether_quatf_conjugate: quat-xyzw */
+    { 56u, 64u, 1u, 0u, 8u, 4u, 814u }, /* aether_quatd_mul: quat-xyzw */
+    { 94u, 64u, 1u, 0u, 4u, 4u, 826u }, /* aether_quatd_conjugate: quat-xyzw */
+    { 99u, 32u, 1u, 0u, 3u, 1u, 834u }, /* aether_f32_two_sum_err: uncompensated */
+    { 100u, 32u, 1u, 0u, 2u, 2u, 838u }, /* aether_f32_two_sum: uncompensated */
+    { 101u, 64u, 1u, 0u, 3u, 1u, 842u }, /* aether_f64_two_sum_err: uncompensated */
+    { 102u, 64u, 1u, 0u, 2u, 2u, 846u }, /* aether_f64_two_sum: uncompensated */
+    { 103u, 32u, 1u, 0u, 2u, 1u, 850u }, /* aether_pairf_value: non-finite-kept */
+    { 38u, 32u, 1u, 0u, 3u, 4u, 853u }, /* aether_f32_jacobi_rotation: non-finite-kept */
+    { 104u, 64u, 1u, 0u, 2u, 1u, 860u }, /* aether_paird_value: non-finite-kept */
+    { 77u, 64u, 1u, 0u, 3u, 4u, 863u }, /* aether_f64_jacobi_rotation: non-finite-kept */
+    { 105u, 32u, 1u, 0u, 64u, 2u, 870u }, /* aether_pairf_reduce32: rounds-reversed */
+    { 106u, 64u, 1u, 0u, 64u, 2u, 936u }, /* aether_paird_reduce32: rounds-reversed */
+    { 41u, 32u, 1u, 0u, 4u, 7u, 1002u }, /* aether_mat2f_lu: pivot-last */
+    { 80u, 64u, 1u, 0u, 4u, 7u, 1013u }, /* aether_mat2d_lu: pivot-last */
+    { 107u, 32u, 1u, 0u, 9u, 13u, 1024u }, /* aether_mat3f_lu: right-looking */
+    { 108u, 64u, 1u, 0u, 9u, 13u, 1046u }, /* aether_mat3d_lu: right-looking */
+    { 49u, 32u, 1u, 0u, 4u, 5u, 1068u }, /* aether_mat2f_cholesky: no-symmetrize */
+    { 88u, 64u, 1u, 0u, 4u, 5u, 1077u }, /* aether_mat2d_cholesky: no-symmetrize */
+    { 109u, 32u, 1u, 0u, 4u, 2u, 1086u }, /* aether_pairf_combine: comp-dropped */
+    { 105u, 32u, 1u, 0u, 64u, 2u, 1092u }, /* aether_pairf_reduce32: comp-dropped */
+    { 110u, 64u, 1u, 0u, 4u, 2u, 1158u }, /* aether_paird_combine: comp-dropped */
+    { 106u, 64u, 1u, 0u, 64u, 2u, 1164u }, /* aether_paird_reduce32: comp-dropped */
+    { 111u, 32u, 1u, 1u, 2u, 1u, 1230u }, /* aether_f32_fmin: nan-first */
+    { 112u, 32u, 1u, 1u, 2u, 1u, 1233u }, /* aether_f32_fmax: nan-first */
+    { 113u, 64u, 1u, 1u, 2u, 1u, 1236u }, /* aether_f64_fmin: nan-first */
+    { 114u, 64u, 1u, 1u, 2u, 1u, 1239u }, /* aether_f64_fmax: nan-first */
+    { 111u, 32u, 1u, 1u, 2u, 1u, 1242u }, /* aether_f32_fmin: nan-second */
+    { 112u, 32u, 1u, 1u, 2u, 1u, 1245u }, /* aether_f32_fmax: nan-second */
+    { 113u, 64u, 1u, 1u, 2u, 1u, 1248u }, /* aether_f64_fmin: nan-second */
+    { 114u, 64u, 1u, 1u, 2u, 1u, 1251u }, /* aether_f64_fmax: nan-second */
+    { 16u, 32u, 1u, 0u, 8u, 4u, 1254u }, /* aether_quatf_mul: reassociate */
+    { 109u, 32u, 1u, 0u, 4u, 2u, 1266u }, /* aether_pairf_combine: reassociate */
+    { 56u, 64u, 1u, 0u, 8u, 4u, 1272u }, /* aether_quatd_mul: reassociate */
+    { 110u, 64u, 1u, 0u, 4u, 2u, 1284u }, /* aether_paird_combine: reassociate */
+    { 26u, 32u, 1u, 0u, 1u, 1u, 1290u }, /* aether_f32_atan: reciprocal */
+    { 27u, 32u, 1u, 0u, 2u, 1u, 1292u }, /* aether_f32_atan2: reciprocal */
+    { 65u, 64u, 1u, 0u, 1u, 1u, 1295u }, /* aether_f64_atan: reciprocal */
+    { 66u, 64u, 1u, 0u, 2u, 1u, 1297u }, /* aether_f64_atan2: reciprocal */
+    { 23u, 32u, 1u, 0u, 1u, 2u, 1300u }, /* aether_f32_sincos: product-order */
+    { 24u, 32u, 1u, 0u, 1u, 1u, 1303u }, /* aether_f32_sin: product-order */
+    { 63u, 64u, 1u, 0u, 1u, 2u, 1305u }, /* aether_f64_sincos: product-order */
+    { 64u, 64u, 1u, 0u, 1u, 1u, 1308u }, /* aether_f64_sin: product-order */
+    { 23u, 32u, 1u, 0u, 1u, 2u, 1310u }, /* aether_f32_sincos: coefficient-bit */
+    { 24u, 32u, 1u, 0u, 1u, 1u, 1313u }, /* aether_f32_sin: coefficient-bit */
+    { 63u, 64u, 1u, 0u, 1u, 2u, 1315u }, /* aether_f64_sincos: coefficient-bit */
+    { 64u, 64u, 1u, 0u, 1u, 1u, 1318u }, /* aether_f64_sin: coefficient-bit */
+    { 23u, 32u, 1u, 0u, 1u, 2u, 1320u }, /* aether_f32_sincos: reduction-constant */
+    { 24u, 32u, 1u, 0u, 1u, 1u, 1323u }, /* aether_f32_sin: reduction-constant */
+    { 63u, 64u, 1u, 0u, 1u, 2u, 1325u }, /* aether_f64_sincos: reduction-constant */
+    { 64u, 64u, 1u, 0u, 1u, 1u, 1328u }, /* aether_f64_sin: reduction-constant */
 };
-__constant ulong aether_selftest_words[1326] = {
+__constant ulong aether_selftest_words[1330] = {
     0x00000000c0000000ul, 0x00000000bf6da079ul, 0x000000003ec9e325ul, 0x00000000c0222bb9ul,
     0x00000000be4faecful, 0x00000000bf56f85ful, 0x000000004154f1ddul, 0x000000003e2438eaul,
     0x00000000bf7a6cb8ul, 0x00000000402dbdb6ul, 0x000000004213ad19ul, 0xbfc7d04f62c6569ful,
@@ -32601,74 +32975,75 @@ __constant ulong aether_selftest_words[1326] = {
     0x00000000c0158bbaul, 0x00000000bf317299ul, 0x000000003e39e688ul, 0x000000003e37e5ceul,
     0x000000003f2cc08eul, 0x00000000bec239adul, 0x0000000040054e8ful, 0x00000000be31f173ul,
     0x000000003f572a39ul, 0x000000003f046833ul, 0x00000000bf28c7acul, 0x000000003f1d1939ul,
-    0x000000003fc3dbb6ul, 0x000000003f02d4e1ul, 0x00000000bf77eb3dul, 0x00000000bf117042ul,
-    0x00000000bf1aae12ul, 0x000000003ee71e51ul, 0x000000003f8d1d62ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x000000003f800000ul, 0x000000003f8009ecul, 0x000000003f60a47eul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0x000000003ef588aeul, 0x000000003f258057ul,
-    0x000000003fbaee5eul, 0x000000003fc1db62ul, 0x000000003bcb1a73ul, 0x00000000bde146cful,
-    0x000000003f7e710cul, 0x000000003f54a3aful, 0x00000000bf0d88aaul, 0x00000000bd87eb51ul,
-    0x000000003f0e8a86ul, 0x000000003f537343ul, 0x000000003db41a0eul, 0x000000003e5160c9ul,
-    0x00000000416259caul, 0x00000000c03a78f9ul, 0x000000003f7fa9f3ul, 0x00000000be8b9a4eul,
-    0x00000000c00e7850ul, 0x00000000c04b7ef8ul, 0x000000003e8c1f18ul, 0x00000000be66422aul,
-    0x000000003c31f6c5ul, 0x000000003f776580ul, 0x00000000be7beb5bul, 0x000000003d971c95ul,
-    0x00000000bee6eee5ul, 0x00000000c03647abul, 0x00000000407eed2ful, 0x000000003f4d7329ul,
-    0x00000000bf18baceul, 0x00000000bf3e4eebul, 0x00000000bea975f0ul, 0x000000004067ee3bul,
-    0x000000003e40ac86ul, 0x000000003d99de7bul, 0x00000000c16c416ful, 0x000000003f25ffdbul,
-    0x00000000c002778ful, 0x00000000c2cd5d0cul, 0x00000000c26bf1edul, 0x00000000c1068a1eul,
-    0x0000000040d8329eul, 0x00000000c0bb6dd0ul, 0x00000000c0fc015aul, 0x00000000c0d4244eul,
-    0x00000000407ec97cul, 0x00000000bf91df4ful, 0x00000000416e8ad2ul, 0x00000000c1847dd0ul,
-    0x0000000075c242aeul, 0x00000000d6864858ul, 0x0000000076d6a5ceul, 0x00000000d82c7331ul,
-    0x0000000076d6a5ceul, 0x00000000d82c7331ul, 0x000000003e67af66ul, 0x0000000056b1dbdaul,
-    0x0000000000000002ul, 0x0000000000000002ul, 0x0000000000000000ul, 0x000000003f7a9479ul,
-    0x000000003f621b6bul, 0x000000003f24ef59ul, 0x000000003ed1cf04ul, 0x0000000000000002ul,
-    0x0000000000000002ul, 0x00000000c03fefa4ul, 0x0000000040423a71ul, 0x00000000416027a3ul,
-    0x00000000c1417094ul, 0x000000003f83b0f7ul, 0x000000003e4c5666ul, 0x000000003e4c5666ul,
-    0x000000003f231e09ul, 0x00000000406ab21dul, 0x000000003f5ed47dul, 0x0000000040641e07ul,
-    0x000000003e7fce2aul, 0x00000000bf2712d9ul, 0x00000000bf01c80dul, 0x00000000bf361498ul,
-    0x00000000405fe50cul, 0x00000000bfbc4e31ul, 0x000000004073c273ul, 0x00000000bfbc4e31ul,
-    0x000000004030cb14ul, 0x00000000a648a7a4ul, 0x00000000cbca2f4dul, 0x000000002a5ada63ul,
-    0x000000003ce140f1ul, 0x00000000406b32fbul, 0x00000000c055ae30ul, 0x000000006874b2dcul,
-    0x00000000c2f2d8d7ul, 0x00000000c0cbc5caul, 0x000000003e138b83ul, 0x000000004079aab1ul,
-    0x00000000409d94b1ul, 0x00000000bfc59696ul, 0x00000000bf8d7817ul, 0x00000000bfb13452ul,
-    0x00000000bf8d7817ul, 0x00000000befc420aul, 0x000000003f3750b6ul, 0x00000000befc420bul,
-    0x000000003f3750b7ul, 0x0000000000000000ul, 0x00000000be45c055ul, 0x000000003f730fdbul,
-    0x00000000be45c055ul, 0x000000003f730fdbul, 0x00000000cc9d541dul, 0x000000004c9d541dul,
-    0x00000000cb7ffffful, 0x000000004b800000ul, 0x0000000000000000ul, 0x000000003fc96d57ul,
-    0x000000003efe71c7ul, 0x000000003efe71c7ul, 0x000000003f613d00ul, 0x000000003fa091e0ul,
-    0x0000000000000000ul, 0x000000003ecad54cul, 0x000000003f59a8d7ul, 0x0000000000000000ul,
-    0x000000003fddb3d7ul, 0x0000000000000000ul, 0x000000003f13cd3aul, 0x00000000bf800000ul,
-    0x00000000c02c3fb2ul, 0x000000003e5c1242ul, 0x00000000bfa2479aul, 0x000000003f8e576aul,
-    0x00000000bf4c8374ul, 0x00000000bf1b4b21ul, 0x00000000bf4c8374ul, 0x00000000bf1b4b22ul,
-    0x00000000bfb4bdc0ul, 0x000000003bd67580ul, 0x000000003f40e591ul, 0x00000000bf284e4aul,
-    0x000000003f284e4aul, 0x000000003f40e591ul, 0xbfe73017009e3888ul, 0x3ff0000000000000ul,
-    0x7ff0000000000000ul, 0xbfecf3fb6f7884e8ul, 0x3fded47e928ec4c0ul, 0x7ff0000000000000ul,
-    0x3fb51a0b379585c0ul, 0x3ff2799b7a48a575ul, 0x4023173ab69e0931ul, 0xbff25d05133afe18ul,
-    0xbfca3fe1d3b5d8cbul, 0xc00a4317f859393aul, 0xbfd2052aa2ae2dcbul, 0x3fe37908ce96f320ul,
-    0x3fdcc5f0e627d1a8ul, 0xbfde582e3fb4ee7bul, 0x4003c61432e921cbul, 0x4004225ea8da7c2dul,
-    0xc006ad80ab73579dul, 0xc00ebae18d96e874ul, 0xbfe3004b010ae15ful, 0xbfe9bf791dbc1a44ul,
-    0x40176262ec2d7378ul, 0xbff7f87188e57e4bul, 0xc025e6731d6908f5ul, 0x3fef559a8baaeb9dul,
-    0xc02b63914e006e88ul, 0xbfe6e960788cc26dul, 0xc0629c4247f6657dul, 0xc01a257bf3e0372eul,
-    0xc053a5e2d16797edul, 0xc02046cf96a86113ul, 0x3fc543bc917031feul, 0xbff04b293133764ful,
-    0x400b2fc118f249e5ul, 0xbfc80bb88bf92d70ul, 0x3fd3ef2aa2c0c7f4ul, 0xc0010325135817e8ul,
-    0xbfc62cfd5e71fe3aul, 0xbfb9866fa9a4d7c0ul, 0x401359176a84c3e0ul, 0x403295bfdd690a24ul,
-    0x3fe788d22945983aul, 0xc0059a1a2a84fa33ul, 0xbfb20151152e286eul, 0x3fb3504af9145e11ul,
-    0xc00cea2f786599fcul, 0xbfd54111c7d9542dul, 0x3fcaca61f6bad05aul, 0xbfe3d71b5f8705bful,
-    0x4010cae6e95f44bdul, 0xc02655272008c949ul, 0xbfee4273930ffad1ul, 0xbffaa83d2d457a33ul,
-    0xc02c966b40bcc022ul, 0x3fdcead3ed95cbeful, 0xbfc10d9ff1cd46eaul, 0x3fd2f963325b7e0aul,
-    0xbfd4971f611c1e29ul, 0x40106b38960a7694ul, 0x3fc6a1fa981e7c32ul, 0xc0121f715f9e3da0ul,
-    0x3ff72a668f4f9ea2ul, 0x4026aa834628e896ul, 0x3fce1334051474deul, 0xbffcac7448bc3966ul,
-    0x3fcd7bb20325fcb9ul, 0xbfd90d12b8fb59edul, 0x4002b6c3aa9e880bul, 0x401e36094384fac7ul,
-    0x4002bf0ac612b314ul, 0xc03466e506a78178ul, 0x400947c90ee5f4c6ul, 0x4000000000000000ul,
-    0xb28e9f094b5c5195ul, 0x0000000000000000ul, 0x3fec46063d7d40baul, 0xc008000000000000ul,
-    0x3ffc407e99a47b9bul, 0x400615a0c3dc07aeul, 0xbfb532415e70ff14ul, 0xc0184ae96d0f21f0ul,
-    0xbfdf85b412f79369ul, 0x3fc601e6fac2b8e0ul, 0x3fe66806851bb42dul, 0xc0003825e0de49a4ul,
-    0x3fec1a1c4bb163ecul, 0xbfc820772751dbdeul, 0xbfce6b6eef9a262bul, 0x3fc8cd1685fb1b42ul,
-    0x402631e5c9d8e56aul, 0xc015b2e928b0d048ul, 0xbfbdbd639cd1553ful, 0x3fb83f309adedde7ul,
-    0x3fb7966ce26d775dul, 0xbfe054e5c9982668ul, 0xbfdf437e2c6c9b01ul, 0x3febec11a5ac7ff8ul,
-    0xc003f89efb8c64fbul, 0xbfe33e4c6422c1d7ul, 0xbfd4f17b682dec0ful, 0xbfd43d87ff135b92ul,
-    0xc02d1d40d87dfd5eul, 0xc01caecc2d1a795cul, 0xc0003a5d66e6809cul, 0xbfcb4552da62d711ul,
-    0x3fe9dc1048b221b8ul, 0x3fda64950f404b50ul, 0xbfec5860386467d3ul, 0x3fe2e0d91b1224b5ul,
-    0x3ff81543ee235156ul, 0x3ff73996a61a1049ul, 0x3fe1340d14fe3a86ul, 0xbfd76ebbd9f09babul,
+    0x000000003fc3dbb6ul, 0x000000003f02d4e1ul, 0x00000000bf77eb3dul, 0x00000000c10c20a4ul,
+    0x000000003f497da5ul, 0x00000000bf117042ul, 0x00000000bf1aae12ul, 0x000000003ee71e51ul,
+    0x000000003f8d1d62ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x000000003f800000ul,
+    0x000000003f8009ecul, 0x000000003f60a47eul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x000000003ef588aeul, 0x000000003f258057ul, 0x000000003fbaee5eul, 0x000000003fc1db62ul,
+    0x000000003bcb1a73ul, 0x00000000bde146cful, 0x000000003f7e710cul, 0x000000003f54a3aful,
+    0x00000000bf0d88aaul, 0x00000000bd87eb51ul, 0x000000003f0e8a86ul, 0x000000003f537343ul,
+    0x000000003db41a0eul, 0x000000003e5160c9ul, 0x00000000416259caul, 0x00000000c03a78f9ul,
+    0x000000003f7fa9f3ul, 0x00000000be8b9a4eul, 0x00000000c00e7850ul, 0x00000000c04b7ef8ul,
+    0x000000003e8c1f18ul, 0x00000000be66422aul, 0x000000003c31f6c5ul, 0x000000003f776580ul,
+    0x00000000be7beb5bul, 0x000000003d971c95ul, 0x00000000bee6eee5ul, 0x00000000c03647abul,
+    0x00000000407eed2ful, 0x000000003f4d7329ul, 0x00000000bf18baceul, 0x00000000bf3e4eebul,
+    0x00000000bea975f0ul, 0x000000004067ee3bul, 0x000000003e40ac86ul, 0x000000003d99de7bul,
+    0x00000000c16c416ful, 0x000000003f25ffdbul, 0x00000000c002778ful, 0x00000000c2cd5d0cul,
+    0x00000000c26bf1edul, 0x00000000c1068a1eul, 0x0000000040d8329eul, 0x00000000c0bb6dd0ul,
+    0x00000000c0fc015aul, 0x00000000c0d4244eul, 0x00000000407ec97cul, 0x00000000bf91df4ful,
+    0x00000000416e8ad2ul, 0x00000000c1847dd0ul, 0x0000000075c242aeul, 0x00000000d6864858ul,
+    0x0000000076d6a5ceul, 0x00000000d82c7331ul, 0x0000000076d6a5ceul, 0x00000000d82c7331ul,
+    0x000000003e67af66ul, 0x0000000056b1dbdaul, 0x0000000000000002ul, 0x0000000000000002ul,
+    0x0000000000000000ul, 0x000000003f7a9479ul, 0x000000003f621b6bul, 0x000000003f24ef59ul,
+    0x000000003ed1cf04ul, 0x0000000000000002ul, 0x0000000000000002ul, 0x00000000c03fefa4ul,
+    0x0000000040423a71ul, 0x00000000416027a3ul, 0x00000000c1417094ul, 0x000000003f83b0f7ul,
+    0x000000003e4c5666ul, 0x000000003e4c5666ul, 0x000000003f231e09ul, 0x00000000406ab21dul,
+    0x000000003f5ed47dul, 0x0000000040641e07ul, 0x000000003e7fce2aul, 0x00000000bf2712d9ul,
+    0x00000000bf01c80dul, 0x00000000bf361498ul, 0x00000000405fe50cul, 0x00000000bfbc4e31ul,
+    0x000000004073c273ul, 0x00000000bfbc4e31ul, 0x000000004030cb14ul, 0x00000000a648a7a4ul,
+    0x00000000cbca2f4dul, 0x000000002a5ada63ul, 0x000000003ce140f1ul, 0x00000000406b32fbul,
+    0x00000000c055ae30ul, 0x000000006874b2dcul, 0x00000000c2f2d8d7ul, 0x00000000c0cbc5caul,
+    0x000000003e138b83ul, 0x000000004079aab1ul, 0x00000000409d94b1ul, 0x00000000bfc59696ul,
+    0x00000000bf8d7817ul, 0x00000000bfb13452ul, 0x00000000bf8d7817ul, 0x00000000befc420aul,
+    0x000000003f3750b6ul, 0x00000000befc420bul, 0x000000003f3750b7ul, 0x0000000000000000ul,
+    0x00000000be45c055ul, 0x000000003f730fdbul, 0x00000000be45c055ul, 0x000000003f730fdbul,
+    0x00000000cc9d541dul, 0x000000004c9d541dul, 0x00000000cb7ffffful, 0x000000004b800000ul,
+    0x0000000000000000ul, 0x000000003fc96d57ul, 0x000000003efe71c7ul, 0x000000003efe71c7ul,
+    0x000000003f613d00ul, 0x000000003fa091e0ul, 0x0000000000000000ul, 0x000000003ecad54cul,
+    0x000000003f59a8d7ul, 0x0000000000000000ul, 0x000000003fddb3d7ul, 0x0000000000000000ul,
+    0x000000003f13cd3aul, 0x00000000bf800000ul, 0x00000000c02c3fb2ul, 0x000000003e5c1242ul,
+    0x00000000bfa2479aul, 0x000000003f8e576aul, 0x00000000bf4c8374ul, 0x00000000bf1b4b21ul,
+    0x00000000bf4c8374ul, 0x00000000bf1b4b22ul, 0x00000000bfb4bdc0ul, 0x000000003bd67580ul,
+    0x000000003f40e591ul, 0x00000000bf284e4aul, 0x000000003f284e4aul, 0x000000003f40e591ul,
+    0xbfe73017009e3888ul, 0x3ff0000000000000ul, 0x7ff0000000000000ul, 0xbfecf3fb6f7884e8ul,
+    0x3fded47e928ec4c0ul, 0x7ff0000000000000ul, 0x3fb51a0b379585c0ul, 0x3ff2799b7a48a575ul,
+    0x4023173ab69e0931ul, 0xbff25d05133afe18ul, 0xbfca3fe1d3b5d8cbul, 0xc00a4317f859393aul,
+    0xbfd2052aa2ae2dcbul, 0x3fe37908ce96f320ul, 0x3fdcc5f0e627d1a8ul, 0xbfde582e3fb4ee7bul,
+    0x4003c61432e921cbul, 0x4004225ea8da7c2dul, 0xc006ad80ab73579dul, 0xc00ebae18d96e874ul,
+    0xbfe3004b010ae15ful, 0xbfe9bf791dbc1a44ul, 0x40176262ec2d7378ul, 0xbff7f87188e57e4bul,
+    0xc025e6731d6908f5ul, 0x3fef559a8baaeb9dul, 0xc02b63914e006e88ul, 0xbfe6e960788cc26dul,
+    0xc0629c4247f6657dul, 0xc01a257bf3e0372eul, 0xc053a5e2d16797edul, 0xc02046cf96a86113ul,
+    0x3fc543bc917031feul, 0xbff04b293133764ful, 0x400b2fc118f249e5ul, 0xbfc80bb88bf92d70ul,
+    0x3fd3ef2aa2c0c7f4ul, 0xc0010325135817e8ul, 0xbfc62cfd5e71fe3aul, 0xbfb9866fa9a4d7c0ul,
+    0x401359176a84c3e0ul, 0x403295bfdd690a24ul, 0x3fe788d22945983aul, 0xc0059a1a2a84fa33ul,
+    0xbfb20151152e286eul, 0x3fb3504af9145e11ul, 0xc00cea2f786599fcul, 0xbfd54111c7d9542dul,
+    0x3fcaca61f6bad05aul, 0xbfe3d71b5f8705bful, 0x4010cae6e95f44bdul, 0xc02655272008c949ul,
+    0xbfee4273930ffad1ul, 0xbffaa83d2d457a33ul, 0xc02c966b40bcc022ul, 0x3fdcead3ed95cbeful,
+    0xbfc10d9ff1cd46eaul, 0x3fd2f963325b7e0aul, 0xbfd4971f611c1e29ul, 0x40106b38960a7694ul,
+    0x3fc6a1fa981e7c32ul, 0xc0121f715f9e3da0ul, 0x3ff72a668f4f9ea2ul, 0x4026aa834628e896ul,
+    0x3fce1334051474deul, 0xbffcac7448bc3966ul, 0x3fcd7bb20325fcb9ul, 0xbfd90d12b8fb59edul,
+    0x4002b6c3aa9e880bul, 0x401e36094384fac7ul, 0x4002bf0ac612b314ul, 0xc03466e506a78178ul,
+    0x400947c90ee5f4c6ul, 0x4000000000000000ul, 0xb28e9f094b5c5195ul, 0x0000000000000000ul,
+    0x3fec46063d7d40baul, 0xc008000000000000ul, 0x3ffc407e99a47b9bul, 0x400615a0c3dc07aeul,
+    0xbfb532415e70ff14ul, 0xc0184ae96d0f21f0ul, 0xbfdf85b412f79369ul, 0x3fc601e6fac2b8e0ul,
+    0x3fe66806851bb42dul, 0xc0003825e0de49a4ul, 0x3fec1a1c4bb163ecul, 0xbfc820772751dbdeul,
+    0xbfce6b6eef9a262bul, 0x3fc8cd1685fb1b42ul, 0x402631e5c9d8e56aul, 0xc015b2e928b0d048ul,
+    0xbfbdbd639cd1553ful, 0x3fb83f309adedde7ul, 0x3fb7966ce26d775dul, 0xbfe054e5c9982668ul,
+    0xbfdf437e2c6c9b01ul, 0x3febec11a5ac7ff8ul, 0xc003f89efb8c64fbul, 0xbfe33e4c6422c1d7ul,
+    0xbfd4f17b682dec0ful, 0xbfd43d87ff135b92ul, 0xc02d1d40d87dfd5eul, 0xc01caecc2d1a795cul,
+    0xc0003a5d66e6809cul, 0xbfcb4552da62d711ul, 0x3fe9dc1048b221b8ul, 0x3fda64950f404b50ul,
+    0xbfec5860386467d3ul, 0x3fe2e0d91b1224b5ul, 0x3ff81543ee235156ul, 0x3ff73996a61a1049ul,
+    0x3fe1340d14fe3a86ul, 0xbfd9b2cb5139365cul, 0xbfdb2cc2df0b0d61ul, 0xbfd76ebbd9f09babul,
     0xbfd7fd8e08e7cf0eul, 0xbfdbf588d305353bul, 0x40002ee79ac37c18ul, 0xbfc0686b60cc47deul,
     0xbfe2413e796c5928ul, 0x400126bf882bb0c3ul, 0xc002e778c8eb1b28ul, 0x3fd84a2a4d290e76ul,
     0x3fbe5c4b75720476ul, 0x3fe0e3987a0a85f4ul, 0xbfffbc78c2ce6bc2ul, 0xbfc3c43d006d03c4ul,
@@ -32917,7 +33292,7 @@ __kernel void aether_selftest(__global uint *status, __global uint *failed, uint
 {
     uint bits = 0u, nfail = 0u, run = 0u, skipped = 0u, i, k;
     uint64_t in[64], out[13];
-    for (i = 0u; i < 171u; ++i) {
+    for (i = 0u; i < 173u; ++i) {
         const uint thunk = aether_selftest_rows[i][0], wbits = aether_selftest_rows[i][1];
         const uint n_in = aether_selftest_rows[i][4], n_out = aether_selftest_rows[i][5], at = aether_selftest_rows[i][6];
         size_t n;

@@ -1,5 +1,5 @@
 //! The elementary functions of the contract: [`sincos`], [`sin`], [`cos`],
-//! [`atan`], [`atan2`], [`exp`], [`log`], [`exp2`], [`log2`], [`asin`], [`acos`],
+//! [`tan`], [`atan`], [`atan2`], [`exp`], [`log`], [`exp2`], [`log2`], [`asin`], [`acos`],
 //! and the rotations built on them, [`slerp`],
 //! [`from_axis_angle`] and [`from_euler_xyz`].
 //!
@@ -68,6 +68,10 @@ pub trait Trig: Real {
     fn exp_coefficients() -> &'static [Self];
     /// log(1 + f) = f - (h - s (h + z P(z))): P's coefficients, constant term first.
     fn log_coefficients() -> &'static [Self];
+    /// tan's polynomial P(u), u = v v, tan v = v + (v u) P(u).
+    fn tan_coefficients() -> &'static [Self];
+    /// Where tan's argument becomes pi/4 - |r| (43/64, both types).
+    const TAN_BREAK: Self;
     /// asin's polynomial P(z), z = t t, asin t = t + t (z P(z)).
     fn asin_coefficients() -> &'static [Self];
     /// Where asin's last form starts (31/32, both types).
@@ -181,6 +185,22 @@ const EXP2_F64: [f64; 11] = [
 const EXP2_LN2_F64: [f64; 2] = [d(0x3FE6_2E43_0000_0000), d(0xBE20_5C61_0CA8_6C39)];
 const INV_LN2_F32_LO: f32 = f(0xB938_9AD4);
 const INV_LN2_F64: [f64; 2] = [d(0x3FF7_1547_6800_0000), d(0xBE46_A3E8_0F44_4178)];
+const TAN_F32: [f32; 6] = [f(0x3EAA_AAAA), f(0x3E08_88FC), f(0x3D5C_DF9B), f(0x3CB6_7997), f(0x3BEC_9328), f(0x3BD4_86BD)];
+const TAN_F64: [f64; 13] = [
+    d(0x3FD5_5555_5555_5555),
+    d(0x3FC1_1111_1111_101D),
+    d(0x3FAB_A1BA_1BA3_925C),
+    d(0x3F96_64F4_8779_29F1),
+    d(0x3F82_26E3_7904_106F),
+    d(0x3F6D_6D34_E10F_8291),
+    d(0x3F57_DAD2_01D0_058C),
+    d(0x3F43_4DC9_CA0D_6331),
+    d(0x3F2F_DCE3_D882_BA60),
+    d(0x3F16_5E88_F944_6A56),
+    d(0x3F10_294F_16FB_4CA8),
+    d(0xBEE6_B893_A850_A176),
+    d(0x3EF8_5639_F6EF_242A),
+];
 const ASIN_F32: [f32; 6] = [f(0x3E2A_AAAA), f(0x3D99_9A18), f(0x3D36_ADDD), f(0x3CFE_C6D1), f(0x3C8C_7C8F), f(0x3D09_FF6A)];
 const ASIN_F64: [f64; 13] = [
     d(0x3FC5_5555_5555_5556),
@@ -237,6 +257,10 @@ impl Trig for f32 {
     fn log_coefficients() -> &'static [f32] {
         &LOG_F32
     }
+    fn tan_coefficients() -> &'static [f32] {
+        &TAN_F32
+    }
+    const TAN_BREAK: f32 = 0.671_875;
     fn asin_coefficients() -> &'static [f32] {
         &ASIN_F32
     }
@@ -296,6 +320,10 @@ impl Trig for f64 {
     fn log_coefficients() -> &'static [f64] {
         &LOG_F64
     }
+    fn tan_coefficients() -> &'static [f64] {
+        &TAN_F64
+    }
+    const TAN_BREAK: f64 = 0.671_875;
     fn asin_coefficients() -> &'static [f64] {
         &ASIN_F64
     }
@@ -336,11 +364,9 @@ fn two_diff_err<T: Real>(a: T, b: T, s: T) -> T {
     (a - (s - v)) - (b + v)
 }
 
-/// `(sin a, cos a)` as the contract states it (module doc).
-// Outside the domain the contract's NaN is `z / z` with `z = a - a`: the
-// equal operands are the point.
-#[allow(clippy::eq_op)]
-pub fn sincos<T: Trig>(a: T) -> Vec2<T> {
+/// The reduction by pi/2 (the module doc's step 1): `(k, r, rl)` with `a =
+/// k pi/2 + r + rl` inside the domain.
+fn reduce_by_half_pi<T: Trig>(a: T) -> (T, T, T) {
     let [p1, p2, p3, p4] = T::PIO2;
     let k = round_whole(a * T::TWO_OVER_PI);
     let ra = a - k * p1;
@@ -353,6 +379,15 @@ pub fn sincos<T: Trig>(a: T) -> Vec2<T> {
     let tl = (e1 + e2) - k * p4;
     let r = s2 + tl;
     let rl = tl - (r - s2);
+    (k, r, rl)
+}
+
+/// `(sin a, cos a)` as the contract states it (module doc).
+// Outside the domain the contract's NaN is `z / z` with `z = a - a`: the
+// equal operands are the point.
+#[allow(clippy::eq_op)]
+pub fn sincos<T: Trig>(a: T) -> Vec2<T> {
+    let (k, r, rl) = reduce_by_half_pi(a);
     let u = r * r;
     let sin_r = r + (r * u * horner(T::sin_coefficients(), u) + rl);
     let half_u = T::HALF * u;
@@ -656,6 +691,82 @@ pub fn log2<T: Trig>(x: T) -> T {
     let vl = (lo + hi) * i2 + lo * i1;
     let w = k + vh;
     w + (vl + ((k - w) + vh))
+}
+
+/// `tan a` as the contract states it, on sincos's reduction `(k, r, rl)`:
+/// the argument `v` (+ `vl`) is `r` (+ `rl`), or `pi/4 - |r|` carried in two
+/// parts when `|r| >= 43/64`; `te = v + lo` with `lo = (v u) P(u) + (vl + vl
+/// tq^2)`, `tq = v + (v u) P(u)`. For even `k`: `te`, or `1 - 2 te / (1 +
+/// te)` past 43/64 (negated for `r < 0`); for odd `k`: `-1 / (te + e)` with
+/// the division's rounding corrected through Dekker's exact product, or
+/// `-(1 + 2 te / (1 - te))` past 43/64 (negated for `r < 0`). `tan(+-0) =
+/// +-0`; NaN outside the domain.
+// Outside the domain the contract's NaN is `z / z` with `z = a - a`.
+#[allow(clippy::eq_op)]
+pub fn tan<T: Trig>(a: T) -> T {
+    tan_steps(a, T::TAN_BREAK, true)
+}
+
+/// tan's steps with the switch to `pi/4 - |r|` at `break_at` and, when
+/// `corrected` is false, a plain `-1 / te` on odd quadrants (the unit tests'
+/// negative controls take the protections away one at a time).
+#[allow(clippy::eq_op)]
+fn tan_steps<T: Trig>(a: T, break_at: T, corrected: bool) -> T {
+    let (k, r, rl) = reduce_by_half_pi(a);
+    let (ar, al) = if r < T::ZERO { (r.abs(), rl * T::NEG_ONE) } else { (r.abs(), rl) };
+    let big = ar >= break_at;
+    let (v, vl) = if big {
+        let yh = T::ATAN_HI[1] - ar;
+        let yl = T::ATAN_LO[1] - al;
+        let y = yh + yl;
+        (y, yl - (y - yh))
+    } else {
+        (r, rl)
+    };
+    let u = v * v;
+    let pt = v * u * horner(T::tan_coefficients(), u);
+    let tq = v + pt;
+    let lo = pt + (vl + vl * (tq * tq));
+    let te = v + lo;
+    let even = k - T::TWO * round_whole(k * T::HALF - T::HALF * T::HALF) == T::ZERO;
+    let res = if big {
+        let m = if even { T::ONE - T::TWO * te / (T::ONE + te) } else { (T::ONE + T::TWO * te / (T::ONE - te)) * T::NEG_ONE };
+        if r < T::ZERO {
+            m * T::NEG_ONE
+        } else {
+            m
+        }
+    } else if even {
+        te
+    } else if !corrected {
+        T::NEG_ONE / te
+    } else {
+        let e = lo - (te - v);
+        let q = T::NEG_ONE / te;
+        let (ph, pl) = exact_product(q, te);
+        q + q * (((T::ONE + ph) + pl) + q * e)
+    };
+    let res = if a == T::ZERO { a } else { res };
+    if a.abs() <= T::DOMAIN {
+        res
+    } else {
+        let z = a - a;
+        z / z
+    }
+}
+
+/// Dekker's product: `(p, e)` with `p = x y` rounded and `p + e = x y`
+/// exactly (Veltkamp halves), in the order the contract states:
+/// `e = ((xh yh - p) + xh yl + xl yh) + xl yl`.
+fn exact_product<T: Trig>(x: T, y: T) -> (T, T) {
+    let half = |z: T| {
+        let c = z * T::VELTKAMP;
+        let h = c - (c - z);
+        (h, z - h)
+    };
+    let ((xh, xl), (yh, yl)) = (half(x), half(y));
+    let p = x * y;
+    (p, ((xh * yh - p) + xh * yl + xl * yh) + xl * yl)
 }
 
 /// The steps asin and acos share, on `a = |x|`: whether `a < 1/2`, then `z`
@@ -1073,5 +1184,37 @@ mod tests {
         let th = acos(1.0f32);
         assert!(((0.5 * sin(th * 0.3) + 0.5 * sin(th * 0.7)) * (1.0 / sin(th))).is_nan());
         assert!(slerp(Quat::new(f32::NAN, 0.0, 0.0, 0.0), a, 0.5).to_array().iter().all(|c| c.is_nan()));
+    }
+
+    /// tan is within 1 ulp of the platform's (f32, every 61st input of the
+    /// domain's positive half and its negation) and 2 (f64), gives the stated
+    /// special values, and needs both protections: without the switch to
+    /// pi/4 - |r| or without the corrected division on odd quadrants it
+    /// misses 1 ulp.
+    #[test]
+    fn tan_close_to_the_platform_and_needs_its_protections() {
+        // In ulps of the result's binade (a relative measure would halve the
+        // error of a result just above a power of two).
+        let ulps32 = |y: f32, r: f64| (f64::from(y) - r).abs() / 2f64.powf(r.abs().max(1e-38).log2().floor() - 23.0);
+        let ulps64 = |y: f64, r: f64| (y - r).abs() / (f64::EPSILON * r.abs().max(f64::MIN_POSITIVE));
+        let (mut worst_plain, mut worst_uncorrected) = (0.0f64, 0.0f64);
+        for b in (0..=0x4600_0000u32).step_by(61) {
+            let x = f32::from_bits(b);
+            let want = f64::from(x).tan();
+            assert!(ulps32(tan(x), want) < 1.0, "tan f32 {x:e}");
+            assert_eq!(tan(-x).to_bits(), (tan(x) * -1.0).to_bits(), "tan is odd at {x:e}");
+            worst_plain = worst_plain.max(ulps32(tan_steps(x, f32::INFINITY, true), want));
+            worst_uncorrected = worst_uncorrected.max(ulps32(tan_steps(x, 0.671_875, false), want));
+        }
+        assert!(worst_plain > 1.0 && worst_uncorrected > 1.0, "{worst_plain} {worst_uncorrected}");
+        let mut bits = 0x3f80_0000u32;
+        for _ in 0..200_000 {
+            bits = bits.wrapping_mul(747_796_405).wrapping_add(2_891_336_453);
+            let xd = (f64::from(bits) / 4_294_967_296.0 - 0.5) * 2e4;
+            assert!(ulps64(tan(xd), xd.tan()) < 2.0, "tan f64 {xd:e}");
+        }
+        assert_eq!(tan(-0.0f32).to_bits(), (-0.0f32).to_bits());
+        assert_eq!(tan(f64::from_bits(1)), f64::from_bits(1));
+        assert!(tan(8192.001f32).is_nan() && tan(f64::INFINITY).is_nan() && tan(f32::NAN).is_nan() && tan(2_097_154.0f64).is_nan());
     }
 }

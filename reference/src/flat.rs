@@ -616,6 +616,7 @@ static TABLE: LazyLock<Vec<Entry>> = LazyLock::new(|| {
         sincos [scalar] (a: T) => elementary::sincos(a);
         sin [scalar] (a: T) => elementary::sin(a);
         cos [scalar] (a: T) => elementary::cos(a);
+        tan [scalar] (a: T) => elementary::tan(a);
         atan [scalar] (x: T) => elementary::atan(x);
         atan2 [scalar] (y: T, x: T) => elementary::atan2(y, x);
         exp [scalar] (x: T) => elementary::exp(x);

@@ -316,8 +316,8 @@ static void speed(void)
         xs2[i] = (float)((double)(next() >> 11) * 0x1p-53 * 200.0 - 100.0);
         xd2[i] = (double)(next() >> 11) * 0x1p-53 * 200.0 - 100.0;
     }
-    double b[44];
-    for (int k = 0; k < 44; k++) b[k] = 1e30;
+    double b[48];
+    for (int k = 0; k < 48; k++) b[k] = 1e30;
     for (int round = 0; round < 200; round++) {
         TIME32(b[0], aether_f32_sin); TIME32(b[1], sinf);
         TIME32(b[2], aether_f32_cos); TIME32(b[3], cosf);
@@ -341,11 +341,13 @@ static void speed(void)
         TIME64(b[38], asin_of_scaled_d); TIME64(b[39], glibc_asin_of_scaled_d);
         TIME32(b[40], acos_of_scaled_f); TIME32(b[41], glibc_acos_of_scaled_f);
         TIME64(b[42], acos_of_scaled_d); TIME64(b[43], glibc_acos_of_scaled_d);
+        TIME32(b[44], aether_f32_tan); TIME32(b[45], tanf);
+        TIME64(b[46], aether_f64_tan); TIME64(b[47], tan);
     }
     const char *names[] = {"sin f32", "cos f32", "sincos f32", "sin f64", "cos f64", "sincos f64", "atan f32", "atan f64",
                            "atan2 f32", "atan2 f64", "exp f32", "exp f64", "log f32", "log f64", "exp2 f32", "exp2 f64",
-                           "log2 f32", "log2 f64", "asin f32", "asin f64", "acos f32", "acos f64"};
-    for (int k = 0; k < 22; k++) printf("time|%s|%.2f|%.2f|%.2f\n", names[k], b[2 * k], b[2 * k + 1], b[2 * k] / b[2 * k + 1]);
+                           "log2 f32", "log2 f64", "asin f32", "asin f64", "acos f32", "acos f64", "tan f32", "tan f64"};
+    for (int k = 0; k < 24; k++) printf("time|%s|%.2f|%.2f|%.2f\n", names[k], b[2 * k], b[2 * k + 1], b[2 * k] / b[2 * k + 1]);
 }
 
 int main(int argc, char **argv)
@@ -361,6 +363,7 @@ int main(int argc, char **argv)
         const double asin_out[] = {0x1.0000000000001p0, -0x1.0000000000001p0, -2.0, 1e300, INFINITY, -INFINITY, NAN};
         sweep32("sin", aether_f32_sin, sin, sinl, -8192.0f, 8192.0f, trig32);
         sweep32("cos", aether_f32_cos, cos, cosl, -8192.0f, 8192.0f, trig32);
+        sweep32("tan", aether_f32_tan, tan, tanl, -8192.0f, 8192.0f, trig32);
         sweep32("atan", aether_f32_atan, atan, atanl, -INFINITY, INFINITY, "f32 (every pattern but NaN; NaN must give NaN)");
         sweep32("exp", aether_f32_exp, exp, expl, -INFINITY, INFINITY, "f32 (every pattern but NaN; NaN must give NaN)");
         sweep32("log", aether_f32_log, log, logl, 0.0f, INFINITY, "x >= -0 (every such pattern; x < 0 and NaN must give NaN)");
@@ -370,6 +373,7 @@ int main(int argc, char **argv)
         sweep32("acos", aether_f32_acos, acos, acosl, -1.0f, 1.0f, "[-1, 1] (every such pattern; the rest and NaN must give NaN)");
         sweep64("sin", aether_f64_sin, sinl, per_binade, -30, 20, 1, 0, trig_out, 5, trig64);
         sweep64("cos", aether_f64_cos, cosl, per_binade, -30, 20, 1, 0, trig_out, 5, trig64);
+        sweep64("tan", aether_f64_tan, tanl, per_binade, -30, 20, 1, 0, trig_out, 5, trig64);
         sweep64("atan", aether_f64_atan, atanl, per_binade, -40, 40, 0, 0, atan_out, 2, "random in each binade 2^-40..2^40");
         sweep64("exp", aether_f64_exp, expl, per_binade, -60, 10, 0, 0, exp_out, 2,
                 "random in each binade 2^-60..2^10, either sign (past overflow and into the subnormals)");
