@@ -27,10 +27,11 @@ const EQUIVALENT: [(&str, &[&str], &str); 6] = [
     ),
     (
         "neg-sub",
-        &["sincos", "sin", "cos", "from_axis_angle", "atan", "asin", "slerp"],
+        &["sincos", "sin", "cos", "tan", "from_axis_angle", "atan", "asin", "slerp"],
         "x * -1 and 0 - x differ only on a zero x; the negated sin r and cos r are never zero (cos r >= 0.7, and r = 0 needs a = 0, \
          whose quadrant negates nothing); from_axis_angle and slerp negate nothing but inside their sin; atan and asin negate r \
-         only for x < 0, where r is not zero",
+         only for x < 0, where r is not zero; tan negates rl only to subtract it from the nonzero low part of pi/4 (a -0 and \
+         a +0 give the same difference), and its other negations are of values at least 0.6 in magnitude",
     ),
     (
         "product-order",
