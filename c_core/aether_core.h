@@ -41,7 +41,7 @@
 /* The contract's fingerprint: the spec's name, version and the md5 of its canonical form
    (every function's operations; not its comments). aether_contract_id() returns the one the
    object was generated with; they are equal when header and object come from the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 7588acbd4c5dbe6bf5d17fdc4a451f86"
+#define AETHER_CONTRACT_ID "aether 0.1.0 9a58dc5ed70b2633c1469c05192adcc7"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -68,7 +68,7 @@ AETHER_API const char *aether_contract_id(void);
 #define AETHER_SELFTEST_WITNESS 8
 #define AETHER_SELFTEST_CONTRACT_ID 16
 
-/* Replays the core's 209 witness vectors and checks the floating-point environment of
+/* Replays the core's 207 witness vectors and checks the floating-point environment of
    the calling thread; with a non-NULL expected_id, also that it equals the object's contract.
    Returns 0 or AETHER_SELFTEST_* bits. When message is not NULL, writes at most size bytes
    (NUL-terminated): "aether_selftest: ok: ..." or "aether_selftest: <problem>; <problem>...". */
@@ -2641,15 +2641,34 @@ AETHER_API double aether_f64_atan(double x);
        hb = 0.5 * b
        s15 = b + hb
        e15 = hb - (s15 - b)
-       num = b1 ? a : (b2 ? 2 * a - b : (b3 ? a - b : (b4 ? (a - s15) - e15 : b * -1)))
-       den = b1 ? b : (b2 ? 2 * b + a : (b3 ? a + b : (b4 ? b + 1.5 * a : a)))
+       nd = a - s15
+       n4 = nd - e15
+       nv = n4 - nd
+       num = b1 ? a : (b2 ? 2 * a - b : (b3 ? a - b : (b4 ? n4 : b * -1)))
+       nl = b3 ? 0 : (b4 ? (nd - (n4 - nv)) - (e15 + nv) : 0)
+       c15 = a + 0.5 * a
+       dx = b1 ? b : (b2 ? 2 * b : (b3 ? a : (b4 ? b : a)))
+       dy = b1 ? 0 : (b2 ? a : (b3 ? b : (b4 ? c15 : 0)))
+       den = dx + dy
+       dv = den - dx
+       dl = ((dx - (den - dv)) + (dy - dv)) + (b3 ? 0 : (b4 ? 0.5 * a - (c15 - a) : 0))
        t = num / den
        u = t * t
+       tc = t * 4097
+       th = tc - (tc - t)
+       tlo = t - th
+       dc = den * 4097
+       dh = dc - (dc - den)
+       dlo = den - dh
+       ph = t * den
+       pl = ((th * dh - ph) + th * dlo + tlo * dh) + tlo * dlo
+       tl = t == 0 ? 0 : (((num - ph) - pl) + (nl - t * dl)) / den
+       tk = tl - tl * u
        p = t * u * (f32_bits(0xBEAAAAAA) + u * (f32_bits(0x3E4CCB01) + u * (f32_bits(0xBE11FCC2) + u * (f32_bits(0x3DDA7D11) + u * f32_bits(0xBD7E9982)))))
        xneg = x < 0 || (x == 0 && 1 / x < 0)
        ch = xneg ? (b1 ? f32_bits(0x40490FDB) : (b2 ? f32_bits(0x402B6374) : (b3 ? f32_bits(0x4016CBE4) : (b4 ? f32_bits(0x400A29C3) : f32_bits(0x3FC90FDB))))) : (b1 ? 0 : (b2 ? f32_bits(0x3EED6338) : (b3 ? f32_bits(0x3F490FDB) : (b4 ? f32_bits(0x3F7B985F) : f32_bits(0x3FC90FDB)))))
        cl = xneg ? (b1 ? f32_bits(0xB3BBBD2E) : (b2 ? f32_bits(0xB3C680A5) : (b3 ? f32_bits(0xB1CCDE2E) : (b4 ? f32_bits(0xB138A11D) : f32_bits(0xB33BBD2E))))) : (b1 ? 0 : (b2 ? f32_bits(0x31AC376A) : (b3 ? f32_bits(0xB2BBBD2E) : (b4 ? f32_bits(0xB2D7E096) : f32_bits(0xB33BBD2E)))))
-       m = xneg ? ch - (t + (p - cl)) : ch + (t + (p + cl))
+       m = xneg ? ch - (t + (p + (tk - cl))) : ch + (t + (p + (cl + tk)))
        xnum = isfinite(b0) || isfinite(1 / b0)
        mz = a0 == 0 && xnum ? (xneg ? f32_bits(0x40490FDB) : 0) : m
        yneg = y < 0 || (y == 0 && 1 / y < 0)
@@ -2669,15 +2688,34 @@ AETHER_API double aether_f64_atan(double x);
        const float hb = (0.5f * b);
        const float s15 = (b + hb);
        const float e15 = (hb - (s15 - b));
-       const float num = (b1 ? a : (b2 ? ((2.0f * a) - b) : (b3 ? (a - b) : (b4 ? ((a - s15) - e15) : (b * -1.0f)))));
-       const float den = (b1 ? b : (b2 ? ((2.0f * b) + a) : (b3 ? (a + b) : (b4 ? (b + (1.5f * a)) : a))));
+       const float nd = (a - s15);
+       const float n4 = (nd - e15);
+       const float nv = (n4 - nd);
+       const float num = (b1 ? a : (b2 ? ((2.0f * a) - b) : (b3 ? (a - b) : (b4 ? n4 : (b * -1.0f)))));
+       const float nl = (b3 ? 0.0f : (b4 ? ((nd - (n4 - nv)) - (e15 + nv)) : 0.0f));
+       const float c15 = (a + (0.5f * a));
+       const float dx = (b1 ? b : (b2 ? (2.0f * b) : (b3 ? a : (b4 ? b : a))));
+       const float dy = (b1 ? 0.0f : (b2 ? a : (b3 ? b : (b4 ? c15 : 0.0f))));
+       const float den = (dx + dy);
+       const float dv = (den - dx);
+       const float dl = (((dx - (den - dv)) + (dy - dv)) + (b3 ? 0.0f : (b4 ? ((0.5f * a) - (c15 - a)) : 0.0f)));
        const float t = (num / den);
        const float u = (t * t);
+       const float tc = (t * 4097.0f);
+       const float th = (tc - (tc - t));
+       const float tlo = (t - th);
+       const float dc = (den * 4097.0f);
+       const float dh = (dc - (dc - den));
+       const float dlo = (den - dh);
+       const float ph = (t * den);
+       const float pl = (((((th * dh) - ph) + (th * dlo)) + (tlo * dh)) + (tlo * dlo));
+       const float tl = ((t == 0.0f) ? 0.0f : ((((num - ph) - pl) + (nl - (t * dl))) / den));
+       const float tk = (tl - (tl * u));
        const float p = ((t * u) * (-0.333333313465118408203125f + (u * (0.19999314844608306884765625f + (u * (-0.1425657570362091064453125f + (u * (0.106683857738971710205078125f + (u * -0.062158115208148956298828125f)))))))));
        const int xneg = ((x < 0.0f) || ((x == 0.0f) && ((1.0f / x) < 0.0f)));
        const float ch = (xneg ? (b1 ? 3.1415927410125732421875f : (b2 ? 2.67794513702392578125f : (b3 ? 2.35619449615478515625f : (b4 ? 2.1587989330291748046875f : 1.57079637050628662109375f)))) : (b1 ? 0.0f : (b2 ? 0.4636476039886474609375f : (b3 ? 0.785398185253143310546875f : (b4 ? 0.982793748378753662109375f : 1.57079637050628662109375f)))));
        const float cl = (xneg ? (b1 ? -0.0000000874227765734758577309548854827880859375f : (b2 ? -0.00000009243493792610024684108793735504150390625f : (b3 ? -0.00000000596244031925152739859186112880706787109375f : (b4 ? -0.0000000026867106317496336487238295376300811767578125f : -0.00000004371138828673792886547744274139404296875f)))) : (b1 ? 0.0f : (b2 ? 0.00000000501215868808913000975735485553741455078125f : (b3 ? -0.000000021855694143368964432738721370697021484375f : (b4 ? -0.000000025131424052915463107638061046600341796875f : -0.00000004371138828673792886547744274139404296875f)))));
-       const float m = (xneg ? (ch - (t + (p - cl))) : (ch + (t + (p + cl))));
+       const float m = (xneg ? (ch - (t + (p + (tk - cl)))) : (ch + (t + (p + (cl + tk)))));
        const int xnum = (isfinite(b0) || isfinite((1.0f / b0)));
        const float mz = (((a0 == 0.0f) && xnum) ? (xneg ? 3.1415927410125732421875f : 0.0f) : m);
        const int yneg = ((y < 0.0f) || ((y == 0.0f) && ((1.0f / y) < 0.0f)));
@@ -2700,15 +2738,34 @@ AETHER_API float aether_f32_atan2(float y, float x);
        hb = 0.5 * b
        s15 = b + hb
        e15 = hb - (s15 - b)
-       num = b1 ? a : (b2 ? 2 * a - b : (b3 ? a - b : (b4 ? (a - s15) - e15 : b * -1)))
-       den = b1 ? b : (b2 ? 2 * b + a : (b3 ? a + b : (b4 ? b + 1.5 * a : a)))
+       nd = a - s15
+       n4 = nd - e15
+       nv = n4 - nd
+       num = b1 ? a : (b2 ? 2 * a - b : (b3 ? a - b : (b4 ? n4 : b * -1)))
+       nl = b3 ? 0 : (b4 ? (nd - (n4 - nv)) - (e15 + nv) : 0)
+       c15 = a + 0.5 * a
+       dx = b1 ? b : (b2 ? 2 * b : (b3 ? a : (b4 ? b : a)))
+       dy = b1 ? 0 : (b2 ? a : (b3 ? b : (b4 ? c15 : 0)))
+       den = dx + dy
+       dv = den - dx
+       dl = ((dx - (den - dv)) + (dy - dv)) + (b3 ? 0 : (b4 ? 0.5 * a - (c15 - a) : 0))
        t = num / den
        u = t * t
+       tc = t * f64_bits(0x41A0000002000000)
+       th = tc - (tc - t)
+       tlo = t - th
+       dc = den * f64_bits(0x41A0000002000000)
+       dh = dc - (dc - den)
+       dlo = den - dh
+       ph = t * den
+       pl = ((th * dh - ph) + th * dlo + tlo * dh) + tlo * dlo
+       tl = t == 0 ? 0 : (((num - ph) - pl) + (nl - t * dl)) / den
+       tk = tl - tl * u
        p = t * u * (f64_bits(0xBFD5555555555555) + u * (f64_bits(0x3FC99999999998C5) + u * (f64_bits(0xBFC2492492485503) + u * (f64_bits(0x3FBC71C71BD2B8BC) + u * (f64_bits(0xBFB745D154C84F7A) + u * (f64_bits(0x3FB3B1375CE5BDC6) + u * (f64_bits(0xBFB110C9CE7B0572) + u * (f64_bits(0x3FAE170800A46210) + u * (f64_bits(0xBFAAB59B417B2D3F) + u * (f64_bits(0x3FA7001816FD063F) + u * (f64_bits(0xBFA0F62BBA6A2558) + u * f64_bits(0x3F8E4167464D3DE8))))))))))))
        xneg = x < 0 || (x == 0 && 1 / x < 0)
        ch = xneg ? (b1 ? f64_bits(0x400921FB54442D18) : (b2 ? f64_bits(0x40056C6E7397F5AE) : (b3 ? f64_bits(0x4002D97C7F3321D2) : (b4 ? f64_bits(0x400145385FA3AF71) : f64_bits(0x3FF921FB54442D18))))) : (b1 ? 0 : (b2 ? f64_bits(0x3FDDAC670561BB4F) : (b3 ? f64_bits(0x3FE921FB54442D18) : (b4 ? f64_bits(0x3FEF730BD281F69B) : f64_bits(0x3FF921FB54442D18)))))
        cl = xneg ? (b1 ? f64_bits(0x3CA1A62633145C07) : (b2 ? f64_bits(0x3CA660B64ECE6F4B) : (b3 ? f64_bits(0x3C9A79394C9E8A0A) : (b4 ? f64_bits(0x3CAFA53523B6428F) : f64_bits(0x3C91A62633145C07))))) : (b1 ? 0 : (b2 ? f64_bits(0x3C7A2B7F222F65E2) : (b3 ? f64_bits(0x3C81A62633145C07) : (b4 ? f64_bits(0x3C7007887AF0CBBD) : f64_bits(0x3C91A62633145C07)))))
-       m = xneg ? ch - (t + (p - cl)) : ch + (t + (p + cl))
+       m = xneg ? ch - (t + (p + (tk - cl))) : ch + (t + (p + (cl + tk)))
        xnum = isfinite(b0) || isfinite(1 / b0)
        mz = a0 == 0 && xnum ? (xneg ? f64_bits(0x400921FB54442D18) : 0) : m
        yneg = y < 0 || (y == 0 && 1 / y < 0)
@@ -2728,15 +2785,34 @@ AETHER_API float aether_f32_atan2(float y, float x);
        const double hb = (0.5 * b);
        const double s15 = (b + hb);
        const double e15 = (hb - (s15 - b));
-       const double num = (b1 ? a : (b2 ? ((2.0 * a) - b) : (b3 ? (a - b) : (b4 ? ((a - s15) - e15) : (b * -1.0)))));
-       const double den = (b1 ? b : (b2 ? ((2.0 * b) + a) : (b3 ? (a + b) : (b4 ? (b + (1.5 * a)) : a))));
+       const double nd = (a - s15);
+       const double n4 = (nd - e15);
+       const double nv = (n4 - nd);
+       const double num = (b1 ? a : (b2 ? ((2.0 * a) - b) : (b3 ? (a - b) : (b4 ? n4 : (b * -1.0)))));
+       const double nl = (b3 ? 0.0 : (b4 ? ((nd - (n4 - nv)) - (e15 + nv)) : 0.0));
+       const double c15 = (a + (0.5 * a));
+       const double dx = (b1 ? b : (b2 ? (2.0 * b) : (b3 ? a : (b4 ? b : a))));
+       const double dy = (b1 ? 0.0 : (b2 ? a : (b3 ? b : (b4 ? c15 : 0.0))));
+       const double den = (dx + dy);
+       const double dv = (den - dx);
+       const double dl = (((dx - (den - dv)) + (dy - dv)) + (b3 ? 0.0 : (b4 ? ((0.5 * a) - (c15 - a)) : 0.0)));
        const double t = (num / den);
        const double u = (t * t);
+       const double tc = (t * 134217729.0);
+       const double th = (tc - (tc - t));
+       const double tlo = (t - th);
+       const double dc = (den * 134217729.0);
+       const double dh = (dc - (dc - den));
+       const double dlo = (den - dh);
+       const double ph = (t * den);
+       const double pl = (((((th * dh) - ph) + (th * dlo)) + (tlo * dh)) + (tlo * dlo));
+       const double tl = ((t == 0.0) ? 0.0 : ((((num - ph) - pl) + (nl - (t * dl))) / den));
+       const double tk = (tl - (tl * u));
        const double p = ((t * u) * (-0.333333333333333314829616256247390992939472198486328125 + (u * (0.1999999999999940991646241172929876483976840972900390625 + (u * (-0.1428571428556680567023562389294966123998165130615234375 + (u * (0.111111110966450377102177071719779632985591888427734375 + (u * (-0.0909090835560259213909972686451510526239871978759765625 + (u * (0.0769228555488928600336606677956297062337398529052734375 + (u * (-0.0666624192335996401670428213037666864693164825439453125 + (u * (0.05876946456755061110044380257022567093372344970703125 + (u * (-0.052166797393136558891324483511198195628821849822998046875 + (u * (0.044922592931936559945693687723178300075232982635498046875 + (u * (-0.033128134256069585727999537994037382304668426513671875 + (u * 0.01477318461698380602786784265845199115574359893798828125)))))))))))))))))))))));
        const int xneg = ((x < 0.0) || ((x == 0.0) && ((1.0 / x) < 0.0)));
        const double ch = (xneg ? (b1 ? 3.141592653589793115997963468544185161590576171875 : (b2 ? 2.67794504458898696697133345878683030605316162109375 : (b3 ? 2.35619449019234483699847260140813887119293212890625 : (b4 ? 2.158798930342463950893261426244862377643585205078125 : 1.5707963267948965579989817342720925807952880859375)))) : (b1 ? 0.0 : (b2 ? 0.463647609000806093515478778499527834355831146240234375 : (b3 ? 0.78539816339744827899949086713604629039764404296875 : (b4 ? 0.98279372324732905408239957978366874158382415771484375 : 1.5707963267948965579989817342720925807952880859375)))));
        const double cl = (xneg ? (b1 ? 0.000000000000000122464679914735320717376402945839660462569212467758006379625612680683843791484832763671875 : (b2 ? 0.000000000000000155277053693031466809125464197572995314179945792153192396511940387426875531673431396484375 : (b3 ? 0.000000000000000091848509936051484375056480170225015567797493079051085462793935221270658075809478759765625 : (b4 ? 0.000000000000000219583671346019967063675973314112943812594902211025871263672115674125961959362030029296875 : 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375)))) : (b1 ? 0.0 : (b2 ? 0.00000000000000002269877745296168709240834419196241055251868294737223330503894658249919302761554718017578125 : (b3 ? 0.00000000000000003061616997868383017934410073645991511564230311693950159490640317017096094787120819091796875 : (b4 ? 0.000000000000000013903311031230998451599863382076653231280185849081006133065585572694544680416584014892578125 : 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375)))));
-       const double m = (xneg ? (ch - (t + (p - cl))) : (ch + (t + (p + cl))));
+       const double m = (xneg ? (ch - (t + (p + (tk - cl)))) : (ch + (t + (p + (cl + tk)))));
        const int xnum = (isfinite(b0) || isfinite((1.0 / b0)));
        const double mz = (((a0 == 0.0) && xnum) ? (xneg ? 3.141592653589793115997963468544185161590576171875 : 0.0) : m);
        const int yneg = ((y < 0.0) || ((y == 0.0) && ((1.0 / y) < 0.0)));
