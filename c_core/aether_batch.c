@@ -2298,7 +2298,7 @@ static __inline__ __attribute__((__always_inline__)) void aether_f32_atan2_batch
     const aether_f32x8 dy = aether_select_f32x8(b1, aether_batch_splat_f32x8(0.0f), aether_select_f32x8(b2, a, aether_select_f32x8(b3, b, aether_select_f32x8(b4, c15, aether_batch_splat_f32x8(0.0f)))));
     const aether_f32x8 den = (dx + dy);
     const aether_f32x8 dv = (den - dx);
-    const aether_f32x8 dl = (((dx - (den - dv)) + (dy - dv)) + aether_select_f32x8(b3, aether_batch_splat_f32x8(0.0f), aether_select_f32x8(b4, (aether_product_f32x8((aether_batch_splat_f32x8(0.5f) * a)) - (c15 - a)), aether_batch_splat_f32x8(0.0f))));
+    const aether_f32x8 dl = (aether_select_f32x8(b3, aether_batch_splat_f32x8(0.0f), aether_select_f32x8(b4, (aether_product_f32x8((aether_batch_splat_f32x8(0.5f) * a)) - (c15 - a)), aether_batch_splat_f32x8(0.0f))) + ((dx - (den - dv)) + (dy - dv)));
     const aether_f32x8 t = (num / den);
     const aether_f32x8 u = aether_product_f32x8((t * t));
     const aether_f32x8 tc = aether_product_f32x8((t * aether_batch_splat_f32x8(4097.0f)));
@@ -2308,8 +2308,8 @@ static __inline__ __attribute__((__always_inline__)) void aether_f32_atan2_batch
     const aether_f32x8 dh = (dc - (dc - den));
     const aether_f32x8 dlo = (den - dh);
     const aether_f32x8 ph = aether_product_f32x8((t * den));
-    const aether_f32x8 pl = ((((aether_product_f32x8((th * dh)) - ph) + aether_product_f32x8((th * dlo))) + aether_product_f32x8((tlo * dh))) + aether_product_f32x8((tlo * dlo)));
-    const aether_f32x8 tl = aether_select_f32x8((t == aether_batch_splat_f32x8(0.0f)), aether_batch_splat_f32x8(0.0f), ((((num - ph) - pl) + (nl - aether_product_f32x8((t * dl)))) / den));
+    const aether_f32x8 pn = ((((ph - aether_product_f32x8((th * dh))) - aether_product_f32x8((th * dlo))) - aether_product_f32x8((tlo * dh))) - aether_product_f32x8((tlo * dlo)));
+    const aether_f32x8 tl = aether_select_f32x8((t == aether_batch_splat_f32x8(0.0f)), aether_batch_splat_f32x8(0.0f), (((nl - aether_product_f32x8((t * dl))) + ((num - ph) + pn)) / den));
     const aether_f32x8 tk = (tl - aether_product_f32x8((tl * u)));
     const aether_f32x8 p = aether_product_f32x8((aether_product_f32x8((t * u)) * (aether_batch_splat_f32x8(-0.333333313465118408203125f) + aether_product_f32x8((u * (aether_batch_splat_f32x8(0.19999314844608306884765625f) + aether_product_f32x8((u * (aether_batch_splat_f32x8(-0.1425657570362091064453125f) + aether_product_f32x8((u * (aether_batch_splat_f32x8(0.106683857738971710205078125f) + aether_product_f32x8((u * aether_batch_splat_f32x8(-0.062158115208148956298828125f)))))))))))))));
     const aether_i32x8 xneg = ((x < aether_batch_splat_f32x8(0.0f)) | ((x == aether_batch_splat_f32x8(0.0f)) & ((aether_batch_splat_f32x8(1.0f) / x) < aether_batch_splat_f32x8(0.0f))));
@@ -2350,7 +2350,7 @@ static __inline__ __attribute__((__always_inline__)) void aether_f64_atan2_batch
     const aether_f64x4 dy = aether_select_f64x4(b1, aether_batch_splat_f64x4(0.0), aether_select_f64x4(b2, a, aether_select_f64x4(b3, b, aether_select_f64x4(b4, c15, aether_batch_splat_f64x4(0.0)))));
     const aether_f64x4 den = (dx + dy);
     const aether_f64x4 dv = (den - dx);
-    const aether_f64x4 dl = (((dx - (den - dv)) + (dy - dv)) + aether_select_f64x4(b3, aether_batch_splat_f64x4(0.0), aether_select_f64x4(b4, (aether_product_f64x4((aether_batch_splat_f64x4(0.5) * a)) - (c15 - a)), aether_batch_splat_f64x4(0.0))));
+    const aether_f64x4 dl = (aether_select_f64x4(b3, aether_batch_splat_f64x4(0.0), aether_select_f64x4(b4, (aether_product_f64x4((aether_batch_splat_f64x4(0.5) * a)) - (c15 - a)), aether_batch_splat_f64x4(0.0))) + ((dx - (den - dv)) + (dy - dv)));
     const aether_f64x4 t = (num / den);
     const aether_f64x4 u = aether_product_f64x4((t * t));
     const aether_f64x4 tc = aether_product_f64x4((t * aether_batch_splat_f64x4(134217729.0)));
@@ -2360,8 +2360,8 @@ static __inline__ __attribute__((__always_inline__)) void aether_f64_atan2_batch
     const aether_f64x4 dh = (dc - (dc - den));
     const aether_f64x4 dlo = (den - dh);
     const aether_f64x4 ph = aether_product_f64x4((t * den));
-    const aether_f64x4 pl = ((((aether_product_f64x4((th * dh)) - ph) + aether_product_f64x4((th * dlo))) + aether_product_f64x4((tlo * dh))) + aether_product_f64x4((tlo * dlo)));
-    const aether_f64x4 tl = aether_select_f64x4((t == aether_batch_splat_f64x4(0.0)), aether_batch_splat_f64x4(0.0), ((((num - ph) - pl) + (nl - aether_product_f64x4((t * dl)))) / den));
+    const aether_f64x4 pn = ((((ph - aether_product_f64x4((th * dh))) - aether_product_f64x4((th * dlo))) - aether_product_f64x4((tlo * dh))) - aether_product_f64x4((tlo * dlo)));
+    const aether_f64x4 tl = aether_select_f64x4((t == aether_batch_splat_f64x4(0.0)), aether_batch_splat_f64x4(0.0), (((nl - aether_product_f64x4((t * dl))) + ((num - ph) + pn)) / den));
     const aether_f64x4 tk = (tl - aether_product_f64x4((tl * u)));
     const aether_f64x4 p = aether_product_f64x4((aether_product_f64x4((t * u)) * (aether_batch_splat_f64x4(-0.333333333333333314829616256247390992939472198486328125) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.1999999999999940991646241172929876483976840972900390625) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0.1428571428556680567023562389294966123998165130615234375) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.111111110966450377102177071719779632985591888427734375) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0.0909090835560259213909972686451510526239871978759765625) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.0769228555488928600336606677956297062337398529052734375) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0.0666624192335996401670428213037666864693164825439453125) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.05876946456755061110044380257022567093372344970703125) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0.052166797393136558891324483511198195628821849822998046875) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.044922592931936559945693687723178300075232982635498046875) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0.033128134256069585727999537994037382304668426513671875) + aether_product_f64x4((u * aether_batch_splat_f64x4(0.01477318461698380602786784265845199115574359893798828125))))))))))))))))))))))))))))))))))));
     const aether_i64x4 xneg = ((x < aether_batch_splat_f64x4(0.0)) | ((x == aether_batch_splat_f64x4(0.0)) & ((aether_batch_splat_f64x4(1.0) / x) < aether_batch_splat_f64x4(0.0))));
@@ -2798,8 +2798,8 @@ static __inline__ __attribute__((__always_inline__)) void aether_f32_tan_batch_x
     const aether_f32x8 wh = (wc - (wc - te));
     const aether_f32x8 wl = (te - wh);
     const aether_f32x8 ph = aether_product_f32x8((q * te));
-    const aether_f32x8 pl = ((((aether_product_f32x8((qh * wh)) - ph) + aether_product_f32x8((qh * wl))) + aether_product_f32x8((ql * wh))) + aether_product_f32x8((ql * wl)));
-    const aether_f32x8 to = (q + aether_product_f32x8((q * (((aether_batch_splat_f32x8(1.0f) + ph) + pl) + aether_product_f32x8((q * e))))));
+    const aether_f32x8 pn = ((((ph - aether_product_f32x8((qh * wh))) - aether_product_f32x8((qh * wl))) - aether_product_f32x8((ql * wh))) - aether_product_f32x8((ql * wl)));
+    const aether_f32x8 to = (q + aether_product_f32x8((q * (((aether_batch_splat_f32x8(1.0f) + ph) - pn) + aether_product_f32x8((q * e))))));
     const aether_f32x8 fh = (((aether_product_f32x8((k * aether_batch_splat_f32x8(0.5f))) - aether_batch_splat_f32x8(0.25f)) + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
     const aether_i32x8 ev = ((k - aether_product_f32x8((aether_batch_splat_f32x8(2.0f) * fh))) == aether_batch_splat_f32x8(0.0f));
     const aether_f32x8 bm = aether_select_f32x8(ev, (aether_batch_splat_f32x8(1.0f) - (aether_product_f32x8((aether_batch_splat_f32x8(2.0f) * te)) / (aether_batch_splat_f32x8(1.0f) + te))), aether_product_f32x8(((aether_batch_splat_f32x8(1.0f) + (aether_product_f32x8((aether_batch_splat_f32x8(2.0f) * te)) / (aether_batch_splat_f32x8(1.0f) - te))) * aether_batch_splat_f32x8(-1.0f))));
@@ -2849,8 +2849,8 @@ static __inline__ __attribute__((__always_inline__)) void aether_f64_tan_batch_x
     const aether_f64x4 wh = (wc - (wc - te));
     const aether_f64x4 wl = (te - wh);
     const aether_f64x4 ph = aether_product_f64x4((q * te));
-    const aether_f64x4 pl = ((((aether_product_f64x4((qh * wh)) - ph) + aether_product_f64x4((qh * wl))) + aether_product_f64x4((ql * wh))) + aether_product_f64x4((ql * wl)));
-    const aether_f64x4 to = (q + aether_product_f64x4((q * (((aether_batch_splat_f64x4(1.0) + ph) + pl) + aether_product_f64x4((q * e))))));
+    const aether_f64x4 pn = ((((ph - aether_product_f64x4((qh * wh))) - aether_product_f64x4((qh * wl))) - aether_product_f64x4((ql * wh))) - aether_product_f64x4((ql * wl)));
+    const aether_f64x4 to = (q + aether_product_f64x4((q * (((aether_batch_splat_f64x4(1.0) + ph) - pn) + aether_product_f64x4((q * e))))));
     const aether_f64x4 fh = (((aether_product_f64x4((k * aether_batch_splat_f64x4(0.5))) - aether_batch_splat_f64x4(0.25)) + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
     const aether_i64x4 ev = ((k - aether_product_f64x4((aether_batch_splat_f64x4(2.0) * fh))) == aether_batch_splat_f64x4(0.0));
     const aether_f64x4 bm = aether_select_f64x4(ev, (aether_batch_splat_f64x4(1.0) - (aether_product_f64x4((aether_batch_splat_f64x4(2.0) * te)) / (aether_batch_splat_f64x4(1.0) + te))), aether_product_f64x4(((aether_batch_splat_f64x4(1.0) + (aether_product_f64x4((aether_batch_splat_f64x4(2.0) * te)) / (aether_batch_splat_f64x4(1.0) - te))) * aether_batch_splat_f64x4(-1.0))));
@@ -5778,7 +5778,7 @@ static inline float aether_f32_atan2_batch_item(const float *aether_y, const flo
     const float dy = (b1 ? 0.0f : (b2 ? a : (b3 ? b : (b4 ? c15 : 0.0f))));
     const float den = (dx + dy);
     const float dv = (den - dx);
-    const float dl = (((dx - (den - dv)) + (dy - dv)) + (b3 ? 0.0f : (b4 ? (aether_product_vec_f32((0.5f * a)) - (c15 - a)) : 0.0f)));
+    const float dl = ((b3 ? 0.0f : (b4 ? (aether_product_vec_f32((0.5f * a)) - (c15 - a)) : 0.0f)) + ((dx - (den - dv)) + (dy - dv)));
     const float t = (num / den);
     const float u = aether_product_vec_f32((t * t));
     const float tc = aether_product_vec_f32((t * 4097.0f));
@@ -5788,8 +5788,8 @@ static inline float aether_f32_atan2_batch_item(const float *aether_y, const flo
     const float dh = (dc - (dc - den));
     const float dlo = (den - dh);
     const float ph = aether_product_vec_f32((t * den));
-    const float pl = ((((aether_product_vec_f32((th * dh)) - ph) + aether_product_vec_f32((th * dlo))) + aether_product_vec_f32((tlo * dh))) + aether_product_vec_f32((tlo * dlo)));
-    const float tl = ((t == 0.0f) ? 0.0f : ((((num - ph) - pl) + (nl - aether_product_vec_f32((t * dl)))) / den));
+    const float pn = ((((ph - aether_product_vec_f32((th * dh))) - aether_product_vec_f32((th * dlo))) - aether_product_vec_f32((tlo * dh))) - aether_product_vec_f32((tlo * dlo)));
+    const float tl = ((t == 0.0f) ? 0.0f : (((nl - aether_product_vec_f32((t * dl))) + ((num - ph) + pn)) / den));
     const float tk = (tl - aether_product_vec_f32((tl * u)));
     const float p = aether_product_vec_f32((aether_product_vec_f32((t * u)) * (-0.333333313465118408203125f + aether_product_vec_f32((u * (0.19999314844608306884765625f + aether_product_vec_f32((u * (-0.1425657570362091064453125f + aether_product_vec_f32((u * (0.106683857738971710205078125f + aether_product_vec_f32((u * -0.062158115208148956298828125f))))))))))))));
     const int xneg = ((x < 0.0f) || ((x == 0.0f) && ((1.0f / x) < 0.0f)));
@@ -5830,7 +5830,7 @@ static inline double aether_f64_atan2_batch_item(const double *aether_y, const d
     const double dy = (b1 ? 0.0 : (b2 ? a : (b3 ? b : (b4 ? c15 : 0.0))));
     const double den = (dx + dy);
     const double dv = (den - dx);
-    const double dl = (((dx - (den - dv)) + (dy - dv)) + (b3 ? 0.0 : (b4 ? (aether_product_vec_f64((0.5 * a)) - (c15 - a)) : 0.0)));
+    const double dl = ((b3 ? 0.0 : (b4 ? (aether_product_vec_f64((0.5 * a)) - (c15 - a)) : 0.0)) + ((dx - (den - dv)) + (dy - dv)));
     const double t = (num / den);
     const double u = aether_product_vec_f64((t * t));
     const double tc = aether_product_vec_f64((t * 134217729.0));
@@ -5840,8 +5840,8 @@ static inline double aether_f64_atan2_batch_item(const double *aether_y, const d
     const double dh = (dc - (dc - den));
     const double dlo = (den - dh);
     const double ph = aether_product_vec_f64((t * den));
-    const double pl = ((((aether_product_vec_f64((th * dh)) - ph) + aether_product_vec_f64((th * dlo))) + aether_product_vec_f64((tlo * dh))) + aether_product_vec_f64((tlo * dlo)));
-    const double tl = ((t == 0.0) ? 0.0 : ((((num - ph) - pl) + (nl - aether_product_vec_f64((t * dl)))) / den));
+    const double pn = ((((ph - aether_product_vec_f64((th * dh))) - aether_product_vec_f64((th * dlo))) - aether_product_vec_f64((tlo * dh))) - aether_product_vec_f64((tlo * dlo)));
+    const double tl = ((t == 0.0) ? 0.0 : (((nl - aether_product_vec_f64((t * dl))) + ((num - ph) + pn)) / den));
     const double tk = (tl - aether_product_vec_f64((tl * u)));
     const double p = aether_product_vec_f64((aether_product_vec_f64((t * u)) * (-0.333333333333333314829616256247390992939472198486328125 + aether_product_vec_f64((u * (0.1999999999999940991646241172929876483976840972900390625 + aether_product_vec_f64((u * (-0.1428571428556680567023562389294966123998165130615234375 + aether_product_vec_f64((u * (0.111111110966450377102177071719779632985591888427734375 + aether_product_vec_f64((u * (-0.0909090835560259213909972686451510526239871978759765625 + aether_product_vec_f64((u * (0.0769228555488928600336606677956297062337398529052734375 + aether_product_vec_f64((u * (-0.0666624192335996401670428213037666864693164825439453125 + aether_product_vec_f64((u * (0.05876946456755061110044380257022567093372344970703125 + aether_product_vec_f64((u * (-0.052166797393136558891324483511198195628821849822998046875 + aether_product_vec_f64((u * (0.044922592931936559945693687723178300075232982635498046875 + aether_product_vec_f64((u * (-0.033128134256069585727999537994037382304668426513671875 + aether_product_vec_f64((u * 0.01477318461698380602786784265845199115574359893798828125)))))))))))))))))))))))))))))))))));
     const int xneg = ((x < 0.0) || ((x == 0.0) && ((1.0 / x) < 0.0)));
@@ -6278,8 +6278,8 @@ static inline float aether_f32_tan_batch_item(const float *aether_a)
     const float wh = (wc - (wc - te));
     const float wl = (te - wh);
     const float ph = aether_product_vec_f32((q * te));
-    const float pl = ((((aether_product_vec_f32((qh * wh)) - ph) + aether_product_vec_f32((qh * wl))) + aether_product_vec_f32((ql * wh))) + aether_product_vec_f32((ql * wl)));
-    const float to = (q + aether_product_vec_f32((q * (((1.0f + ph) + pl) + aether_product_vec_f32((q * e))))));
+    const float pn = ((((ph - aether_product_vec_f32((qh * wh))) - aether_product_vec_f32((qh * wl))) - aether_product_vec_f32((ql * wh))) - aether_product_vec_f32((ql * wl)));
+    const float to = (q + aether_product_vec_f32((q * (((1.0f + ph) - pn) + aether_product_vec_f32((q * e))))));
     const float fh = (((aether_product_vec_f32((k * 0.5f)) - 0.25f) + 12582912.0f) - 12582912.0f);
     const int ev = ((k - aether_product_vec_f32((2.0f * fh))) == 0.0f);
     const float bm = (ev ? (1.0f - (aether_product_vec_f32((2.0f * te)) / (1.0f + te))) : aether_product_vec_f32(((1.0f + (aether_product_vec_f32((2.0f * te)) / (1.0f - te))) * -1.0f)));
@@ -6329,8 +6329,8 @@ static inline double aether_f64_tan_batch_item(const double *aether_a)
     const double wh = (wc - (wc - te));
     const double wl = (te - wh);
     const double ph = aether_product_vec_f64((q * te));
-    const double pl = ((((aether_product_vec_f64((qh * wh)) - ph) + aether_product_vec_f64((qh * wl))) + aether_product_vec_f64((ql * wh))) + aether_product_vec_f64((ql * wl)));
-    const double to = (q + aether_product_vec_f64((q * (((1.0 + ph) + pl) + aether_product_vec_f64((q * e))))));
+    const double pn = ((((ph - aether_product_vec_f64((qh * wh))) - aether_product_vec_f64((qh * wl))) - aether_product_vec_f64((ql * wh))) - aether_product_vec_f64((ql * wl)));
+    const double to = (q + aether_product_vec_f64((q * (((1.0 + ph) - pn) + aether_product_vec_f64((q * e))))));
     const double fh = (((aether_product_vec_f64((k * 0.5)) - 0.25) + 6755399441055744.0) - 6755399441055744.0);
     const int ev = ((k - aether_product_vec_f64((2.0 * fh))) == 0.0);
     const double bm = (ev ? (1.0 - (aether_product_vec_f64((2.0 * te)) / (1.0 + te))) : aether_product_vec_f64(((1.0 + (aether_product_vec_f64((2.0 * te)) / (1.0 - te))) * -1.0)));

@@ -41,7 +41,7 @@
 /* The contract's fingerprint: the spec's name, version and the md5 of its canonical form
    (every function's operations; not its comments). aether_contract_id() returns the one the
    object was generated with; they are equal when header and object come from the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 9a58dc5ed70b2633c1469c05192adcc7"
+#define AETHER_CONTRACT_ID "aether 0.1.0 9ef7e78733075bc1cc57fdbf4591371a"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -68,7 +68,7 @@ AETHER_API const char *aether_contract_id(void);
 #define AETHER_SELFTEST_WITNESS 8
 #define AETHER_SELFTEST_CONTRACT_ID 16
 
-/* Replays the core's 207 witness vectors and checks the floating-point environment of
+/* Replays the core's 209 witness vectors and checks the floating-point environment of
    the calling thread; with a non-NULL expected_id, also that it equals the object's contract.
    Returns 0 or AETHER_SELFTEST_* bits. When message is not NULL, writes at most size bytes
    (NUL-terminated): "aether_selftest: ok: ..." or "aether_selftest: <problem>; <problem>...". */
@@ -2651,7 +2651,7 @@ AETHER_API double aether_f64_atan(double x);
        dy = b1 ? 0 : (b2 ? a : (b3 ? b : (b4 ? c15 : 0)))
        den = dx + dy
        dv = den - dx
-       dl = ((dx - (den - dv)) + (dy - dv)) + (b3 ? 0 : (b4 ? 0.5 * a - (c15 - a) : 0))
+       dl = (b3 ? 0 : (b4 ? 0.5 * a - (c15 - a) : 0)) + ((dx - (den - dv)) + (dy - dv))
        t = num / den
        u = t * t
        tc = t * 4097
@@ -2661,8 +2661,8 @@ AETHER_API double aether_f64_atan(double x);
        dh = dc - (dc - den)
        dlo = den - dh
        ph = t * den
-       pl = ((th * dh - ph) + th * dlo + tlo * dh) + tlo * dlo
-       tl = t == 0 ? 0 : (((num - ph) - pl) + (nl - t * dl)) / den
+       pn = (((ph - th * dh) - th * dlo) - tlo * dh) - tlo * dlo
+       tl = t == 0 ? 0 : ((nl - t * dl) + ((num - ph) + pn)) / den
        tk = tl - tl * u
        p = t * u * (f32_bits(0xBEAAAAAA) + u * (f32_bits(0x3E4CCB01) + u * (f32_bits(0xBE11FCC2) + u * (f32_bits(0x3DDA7D11) + u * f32_bits(0xBD7E9982)))))
        xneg = x < 0 || (x == 0 && 1 / x < 0)
@@ -2698,7 +2698,7 @@ AETHER_API double aether_f64_atan(double x);
        const float dy = (b1 ? 0.0f : (b2 ? a : (b3 ? b : (b4 ? c15 : 0.0f))));
        const float den = (dx + dy);
        const float dv = (den - dx);
-       const float dl = (((dx - (den - dv)) + (dy - dv)) + (b3 ? 0.0f : (b4 ? ((0.5f * a) - (c15 - a)) : 0.0f)));
+       const float dl = ((b3 ? 0.0f : (b4 ? ((0.5f * a) - (c15 - a)) : 0.0f)) + ((dx - (den - dv)) + (dy - dv)));
        const float t = (num / den);
        const float u = (t * t);
        const float tc = (t * 4097.0f);
@@ -2708,8 +2708,8 @@ AETHER_API double aether_f64_atan(double x);
        const float dh = (dc - (dc - den));
        const float dlo = (den - dh);
        const float ph = (t * den);
-       const float pl = (((((th * dh) - ph) + (th * dlo)) + (tlo * dh)) + (tlo * dlo));
-       const float tl = ((t == 0.0f) ? 0.0f : ((((num - ph) - pl) + (nl - (t * dl))) / den));
+       const float pn = ((((ph - (th * dh)) - (th * dlo)) - (tlo * dh)) - (tlo * dlo));
+       const float tl = ((t == 0.0f) ? 0.0f : (((nl - (t * dl)) + ((num - ph) + pn)) / den));
        const float tk = (tl - (tl * u));
        const float p = ((t * u) * (-0.333333313465118408203125f + (u * (0.19999314844608306884765625f + (u * (-0.1425657570362091064453125f + (u * (0.106683857738971710205078125f + (u * -0.062158115208148956298828125f)))))))));
        const int xneg = ((x < 0.0f) || ((x == 0.0f) && ((1.0f / x) < 0.0f)));
@@ -2748,7 +2748,7 @@ AETHER_API float aether_f32_atan2(float y, float x);
        dy = b1 ? 0 : (b2 ? a : (b3 ? b : (b4 ? c15 : 0)))
        den = dx + dy
        dv = den - dx
-       dl = ((dx - (den - dv)) + (dy - dv)) + (b3 ? 0 : (b4 ? 0.5 * a - (c15 - a) : 0))
+       dl = (b3 ? 0 : (b4 ? 0.5 * a - (c15 - a) : 0)) + ((dx - (den - dv)) + (dy - dv))
        t = num / den
        u = t * t
        tc = t * f64_bits(0x41A0000002000000)
@@ -2758,8 +2758,8 @@ AETHER_API float aether_f32_atan2(float y, float x);
        dh = dc - (dc - den)
        dlo = den - dh
        ph = t * den
-       pl = ((th * dh - ph) + th * dlo + tlo * dh) + tlo * dlo
-       tl = t == 0 ? 0 : (((num - ph) - pl) + (nl - t * dl)) / den
+       pn = (((ph - th * dh) - th * dlo) - tlo * dh) - tlo * dlo
+       tl = t == 0 ? 0 : ((nl - t * dl) + ((num - ph) + pn)) / den
        tk = tl - tl * u
        p = t * u * (f64_bits(0xBFD5555555555555) + u * (f64_bits(0x3FC99999999998C5) + u * (f64_bits(0xBFC2492492485503) + u * (f64_bits(0x3FBC71C71BD2B8BC) + u * (f64_bits(0xBFB745D154C84F7A) + u * (f64_bits(0x3FB3B1375CE5BDC6) + u * (f64_bits(0xBFB110C9CE7B0572) + u * (f64_bits(0x3FAE170800A46210) + u * (f64_bits(0xBFAAB59B417B2D3F) + u * (f64_bits(0x3FA7001816FD063F) + u * (f64_bits(0xBFA0F62BBA6A2558) + u * f64_bits(0x3F8E4167464D3DE8))))))))))))
        xneg = x < 0 || (x == 0 && 1 / x < 0)
@@ -2795,7 +2795,7 @@ AETHER_API float aether_f32_atan2(float y, float x);
        const double dy = (b1 ? 0.0 : (b2 ? a : (b3 ? b : (b4 ? c15 : 0.0))));
        const double den = (dx + dy);
        const double dv = (den - dx);
-       const double dl = (((dx - (den - dv)) + (dy - dv)) + (b3 ? 0.0 : (b4 ? ((0.5 * a) - (c15 - a)) : 0.0)));
+       const double dl = ((b3 ? 0.0 : (b4 ? ((0.5 * a) - (c15 - a)) : 0.0)) + ((dx - (den - dv)) + (dy - dv)));
        const double t = (num / den);
        const double u = (t * t);
        const double tc = (t * 134217729.0);
@@ -2805,8 +2805,8 @@ AETHER_API float aether_f32_atan2(float y, float x);
        const double dh = (dc - (dc - den));
        const double dlo = (den - dh);
        const double ph = (t * den);
-       const double pl = (((((th * dh) - ph) + (th * dlo)) + (tlo * dh)) + (tlo * dlo));
-       const double tl = ((t == 0.0) ? 0.0 : ((((num - ph) - pl) + (nl - (t * dl))) / den));
+       const double pn = ((((ph - (th * dh)) - (th * dlo)) - (tlo * dh)) - (tlo * dlo));
+       const double tl = ((t == 0.0) ? 0.0 : (((nl - (t * dl)) + ((num - ph) + pn)) / den));
        const double tk = (tl - (tl * u));
        const double p = ((t * u) * (-0.333333333333333314829616256247390992939472198486328125 + (u * (0.1999999999999940991646241172929876483976840972900390625 + (u * (-0.1428571428556680567023562389294966123998165130615234375 + (u * (0.111111110966450377102177071719779632985591888427734375 + (u * (-0.0909090835560259213909972686451510526239871978759765625 + (u * (0.0769228555488928600336606677956297062337398529052734375 + (u * (-0.0666624192335996401670428213037666864693164825439453125 + (u * (0.05876946456755061110044380257022567093372344970703125 + (u * (-0.052166797393136558891324483511198195628821849822998046875 + (u * (0.044922592931936559945693687723178300075232982635498046875 + (u * (-0.033128134256069585727999537994037382304668426513671875 + (u * 0.01477318461698380602786784265845199115574359893798828125)))))))))))))))))))))));
        const int xneg = ((x < 0.0) || ((x == 0.0) && ((1.0 / x) < 0.0)));
@@ -3586,8 +3586,8 @@ AETHER_API double aether_f64_log2(double x);
        wh = wc - (wc - te)
        wl = te - wh
        ph = q * te
-       pl = ((qh * wh - ph) + qh * wl + ql * wh) + ql * wl
-       to = q + q * (((1 + ph) + pl) + q * e)
+       pn = (((ph - qh * wh) - qh * wl) - ql * wh) - ql * wl
+       to = q + q * (((1 + ph) - pn) + q * e)
        fh = ((k * 0.5 - 0.25) + 12582912) - 12582912
        ev = k - 2 * fh == 0
        bm = ev ? 1 - 2 * te / (1 + te) : (1 + 2 * te / (1 - te)) * -1
@@ -3633,8 +3633,8 @@ AETHER_API double aether_f64_log2(double x);
        const float wh = (wc - (wc - te));
        const float wl = (te - wh);
        const float ph = (q * te);
-       const float pl = (((((qh * wh) - ph) + (qh * wl)) + (ql * wh)) + (ql * wl));
-       const float to = (q + (q * (((1.0f + ph) + pl) + (q * e))));
+       const float pn = ((((ph - (qh * wh)) - (qh * wl)) - (ql * wh)) - (ql * wl));
+       const float to = (q + (q * (((1.0f + ph) - pn) + (q * e))));
        const float fh = ((((k * 0.5f) - 0.25f) + 12582912.0f) - 12582912.0f);
        const int ev = ((k - (2.0f * fh)) == 0.0f);
        const float bm = (ev ? (1.0f - ((2.0f * te) / (1.0f + te))) : ((1.0f + ((2.0f * te) / (1.0f - te))) * -1.0f));
@@ -3683,8 +3683,8 @@ AETHER_API float aether_f32_tan(float a);
        wh = wc - (wc - te)
        wl = te - wh
        ph = q * te
-       pl = ((qh * wh - ph) + qh * wl + ql * wh) + ql * wl
-       to = q + q * (((1 + ph) + pl) + q * e)
+       pn = (((ph - qh * wh) - qh * wl) - ql * wh) - ql * wl
+       to = q + q * (((1 + ph) - pn) + q * e)
        fh = ((k * 0.5 - 0.25) + 6755399441055744) - 6755399441055744
        ev = k - 2 * fh == 0
        bm = ev ? 1 - 2 * te / (1 + te) : (1 + 2 * te / (1 - te)) * -1
@@ -3730,8 +3730,8 @@ AETHER_API float aether_f32_tan(float a);
        const double wh = (wc - (wc - te));
        const double wl = (te - wh);
        const double ph = (q * te);
-       const double pl = (((((qh * wh) - ph) + (qh * wl)) + (ql * wh)) + (ql * wl));
-       const double to = (q + (q * (((1.0 + ph) + pl) + (q * e))));
+       const double pn = ((((ph - (qh * wh)) - (qh * wl)) - (ql * wh)) - (ql * wl));
+       const double to = (q + (q * (((1.0 + ph) - pn) + (q * e))));
        const double fh = ((((k * 0.5) - 0.25) + 6755399441055744.0) - 6755399441055744.0);
        const int ev = ((k - (2.0 * fh)) == 0.0);
        const double bm = (ev ? (1.0 - ((2.0 * te) / (1.0 + te))) : ((1.0 + ((2.0 * te) / (1.0 - te))) * -1.0));

@@ -7,7 +7,7 @@
 
 #define AETHER_CORPUS_CONTRACT_VERSION "0.1.0"
 /* The fingerprint of the contract the corpus was generated from (aether_core.h's AETHER_CONTRACT_ID). */
-#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 9a58dc5ed70b2633c1469c05192adcc7"
+#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 9ef7e78733075bc1cc57fdbf4591371a"
 
 #include "fmin_f32.h"
 #include "fmin_f64.h"
@@ -379,8 +379,8 @@ static const aether_corpus_function aether_corpus_functions[] = {
     { "aether_f64_cos", "cos_f64", 64, 1, 1, 42, aether_corpus_f64_cos, 1, 0, 0 },
     { "aether_f32_atan", "atan_f32", 32, 1, 1, 44, aether_corpus_f32_atan, 1, 0, 0 },
     { "aether_f64_atan", "atan_f64", 64, 1, 1, 39, aether_corpus_f64_atan, 1, 0, 0 },
-    { "aether_f32_atan2", "atan2_f32", 32, 2, 1, 244, aether_corpus_f32_atan2, 1, 0, 0 },
-    { "aether_f64_atan2", "atan2_f64", 64, 2, 1, 248, aether_corpus_f64_atan2, 1, 0, 0 },
+    { "aether_f32_atan2", "atan2_f32", 32, 2, 1, 247, aether_corpus_f32_atan2, 1, 0, 0 },
+    { "aether_f64_atan2", "atan2_f64", 64, 2, 1, 251, aether_corpus_f64_atan2, 1, 0, 0 },
     { "aether_f32_exp", "exp_f32", 32, 1, 1, 54, aether_corpus_f32_exp, 1, 0, 0 },
     { "aether_f64_exp", "exp_f64", 64, 1, 1, 51, aether_corpus_f64_exp, 1, 0, 0 },
     { "aether_f32_log", "log_f32", 32, 1, 1, 38, aether_corpus_f32_log, 1, 0, 0 },
@@ -390,7 +390,7 @@ static const aether_corpus_function aether_corpus_functions[] = {
     { "aether_f32_log2", "log2_f32", 32, 1, 1, 36, aether_corpus_f32_log2, 1, 0, 0 },
     { "aether_f64_log2", "log2_f64", 64, 1, 1, 44, aether_corpus_f64_log2, 1, 0, 0 },
     { "aether_f32_tan", "tan_f32", 32, 1, 1, 47, aether_corpus_f32_tan, 1, 0, 0 },
-    { "aether_f64_tan", "tan_f64", 64, 1, 1, 50, aether_corpus_f64_tan, 1, 0, 0 },
+    { "aether_f64_tan", "tan_f64", 64, 1, 1, 49, aether_corpus_f64_tan, 1, 0, 0 },
     { "aether_f32_asin", "asin_f32", 32, 1, 1, 44, aether_corpus_f32_asin, 1, 0, 0 },
     { "aether_f64_asin", "asin_f64", 64, 1, 1, 43, aether_corpus_f64_asin, 1, 0, 0 },
     { "aether_f32_acos", "acos_f32", 32, 1, 1, 40, aether_corpus_f32_acos, 1, 0, 0 },

@@ -47,7 +47,7 @@
 #define AETHER_CONTRACT_VERSION "0.1.0"
 /* The contract's fingerprint: the same as c_core/aether_core.h and the corpus when they come from
    the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 9a58dc5ed70b2633c1469c05192adcc7"
+#define AETHER_CONTRACT_ID "aether 0.1.0 9ef7e78733075bc1cc57fdbf4591371a"
 
 /* Self-test status bits (the C core's). */
 #define AETHER_SELFTEST_OK 0u
@@ -2751,7 +2751,7 @@ float aether_f32_atan(float x)
        dy = b1 ? 0 : (b2 ? a : (b3 ? b : (b4 ? c15 : 0)))
        den = dx + dy
        dv = den - dx
-       dl = ((dx - (den - dv)) + (dy - dv)) + (b3 ? 0 : (b4 ? 0.5 * a - (c15 - a) : 0))
+       dl = (b3 ? 0 : (b4 ? 0.5 * a - (c15 - a) : 0)) + ((dx - (den - dv)) + (dy - dv))
        t = num / den
        u = t * t
        tc = t * 4097
@@ -2761,8 +2761,8 @@ float aether_f32_atan(float x)
        dh = dc - (dc - den)
        dlo = den - dh
        ph = t * den
-       pl = ((th * dh - ph) + th * dlo + tlo * dh) + tlo * dlo
-       tl = t == 0 ? 0 : (((num - ph) - pl) + (nl - t * dl)) / den
+       pn = (((ph - th * dh) - th * dlo) - tlo * dh) - tlo * dlo
+       tl = t == 0 ? 0 : ((nl - t * dl) + ((num - ph) + pn)) / den
        tk = tl - tl * u
        p = t * u * (f32_bits(0xBEAAAAAA) + u * (f32_bits(0x3E4CCB01) + u * (f32_bits(0xBE11FCC2) + u * (f32_bits(0x3DDA7D11) + u * f32_bits(0xBD7E9982)))))
        xneg = x < 0 || (x == 0 && 1 / x < 0)
@@ -2798,7 +2798,7 @@ float aether_f32_atan(float x)
        const float dy = (b1 ? 0.0f : (b2 ? a : (b3 ? b : (b4 ? c15 : 0.0f))));
        const float den = (dx + dy);
        const float dv = (den - dx);
-       const float dl = (((dx - (den - dv)) + (dy - dv)) + (b3 ? 0.0f : (b4 ? ((0.5f * a) - (c15 - a)) : 0.0f)));
+       const float dl = ((b3 ? 0.0f : (b4 ? ((0.5f * a) - (c15 - a)) : 0.0f)) + ((dx - (den - dv)) + (dy - dv)));
        const float t = (num / den);
        const float u = (t * t);
        const float tc = (t * 4097.0f);
@@ -2808,8 +2808,8 @@ float aether_f32_atan(float x)
        const float dh = (dc - (dc - den));
        const float dlo = (den - dh);
        const float ph = (t * den);
-       const float pl = (((((th * dh) - ph) + (th * dlo)) + (tlo * dh)) + (tlo * dlo));
-       const float tl = ((t == 0.0f) ? 0.0f : ((((num - ph) - pl) + (nl - (t * dl))) / den));
+       const float pn = ((((ph - (th * dh)) - (th * dlo)) - (tlo * dh)) - (tlo * dlo));
+       const float tl = ((t == 0.0f) ? 0.0f : (((nl - (t * dl)) + ((num - ph) + pn)) / den));
        const float tk = (tl - (tl * u));
        const float p = ((t * u) * (-0.333333313465118408203125f + (u * (0.19999314844608306884765625f + (u * (-0.1425657570362091064453125f + (u * (0.106683857738971710205078125f + (u * -0.062158115208148956298828125f)))))))));
        const int xneg = ((x < 0.0f) || ((x == 0.0f) && ((1.0f / x) < 0.0f)));
@@ -2846,7 +2846,7 @@ float aether_f32_atan2(float y, float x)
     const float dy = (b1 ? 0.0f : (b2 ? a : (b3 ? b : (b4 ? c15 : 0.0f))));
     const float den = (dx + dy);
     const float dv = (den - dx);
-    const float dl = (((dx - (den - dv)) + (dy - dv)) + (b3 ? 0.0f : (b4 ? ((0.5f * a) - (c15 - a)) : 0.0f)));
+    const float dl = ((b3 ? 0.0f : (b4 ? ((0.5f * a) - (c15 - a)) : 0.0f)) + ((dx - (den - dv)) + (dy - dv)));
     const float t = (num / den);
     const float u = (t * t);
     const float tc = (t * 4097.0f);
@@ -2856,8 +2856,8 @@ float aether_f32_atan2(float y, float x)
     const float dh = (dc - (dc - den));
     const float dlo = (den - dh);
     const float ph = (t * den);
-    const float pl = (((((th * dh) - ph) + (th * dlo)) + (tlo * dh)) + (tlo * dlo));
-    const float tl = ((t == 0.0f) ? 0.0f : ((((num - ph) - pl) + (nl - (t * dl))) / den));
+    const float pn = ((((ph - (th * dh)) - (th * dlo)) - (tlo * dh)) - (tlo * dlo));
+    const float tl = ((t == 0.0f) ? 0.0f : (((nl - (t * dl)) + ((num - ph) + pn)) / den));
     const float tk = (tl - (tl * u));
     const float p = ((t * u) * (-0.333333313465118408203125f + (u * (0.19999314844608306884765625f + (u * (-0.1425657570362091064453125f + (u * (0.106683857738971710205078125f + (u * -0.062158115208148956298828125f)))))))));
     const int xneg = ((x < 0.0f) || ((x == 0.0f) && ((1.0f / x) < 0.0f)));
@@ -3399,8 +3399,8 @@ float aether_f32_log2(float x)
        wh = wc - (wc - te)
        wl = te - wh
        ph = q * te
-       pl = ((qh * wh - ph) + qh * wl + ql * wh) + ql * wl
-       to = q + q * (((1 + ph) + pl) + q * e)
+       pn = (((ph - qh * wh) - qh * wl) - ql * wh) - ql * wl
+       to = q + q * (((1 + ph) - pn) + q * e)
        fh = ((k * 0.5 - 0.25) + 12582912) - 12582912
        ev = k - 2 * fh == 0
        bm = ev ? 1 - 2 * te / (1 + te) : (1 + 2 * te / (1 - te)) * -1
@@ -3446,8 +3446,8 @@ float aether_f32_log2(float x)
        const float wh = (wc - (wc - te));
        const float wl = (te - wh);
        const float ph = (q * te);
-       const float pl = (((((qh * wh) - ph) + (qh * wl)) + (ql * wh)) + (ql * wl));
-       const float to = (q + (q * (((1.0f + ph) + pl) + (q * e))));
+       const float pn = ((((ph - (qh * wh)) - (qh * wl)) - (ql * wh)) - (ql * wl));
+       const float to = (q + (q * (((1.0f + ph) - pn) + (q * e))));
        const float fh = ((((k * 0.5f) - 0.25f) + 12582912.0f) - 12582912.0f);
        const int ev = ((k - (2.0f * fh)) == 0.0f);
        const float bm = (ev ? (1.0f - ((2.0f * te) / (1.0f + te))) : ((1.0f + ((2.0f * te) / (1.0f - te))) * -1.0f));
@@ -3494,8 +3494,8 @@ float aether_f32_tan(float a)
     const float wh = (wc - (wc - te));
     const float wl = (te - wh);
     const float ph = (q * te);
-    const float pl = (((((qh * wh) - ph) + (qh * wl)) + (ql * wh)) + (ql * wl));
-    const float to = (q + (q * (((1.0f + ph) + pl) + (q * e))));
+    const float pn = ((((ph - (qh * wh)) - (qh * wl)) - (ql * wh)) - (ql * wl));
+    const float to = (q + (q * (((1.0f + ph) - pn) + (q * e))));
     const float fh = ((((k * 0.5f) - 0.25f) + 12582912.0f) - 12582912.0f);
     const int ev = ((k - (2.0f * fh)) == 0.0f);
     const float bm = (ev ? (1.0f - ((2.0f * te) / (1.0f + te))) : ((1.0f + ((2.0f * te) / (1.0f - te))) * -1.0f));
@@ -10101,7 +10101,7 @@ double aether_f64_atan(double x)
        dy = b1 ? 0 : (b2 ? a : (b3 ? b : (b4 ? c15 : 0)))
        den = dx + dy
        dv = den - dx
-       dl = ((dx - (den - dv)) + (dy - dv)) + (b3 ? 0 : (b4 ? 0.5 * a - (c15 - a) : 0))
+       dl = (b3 ? 0 : (b4 ? 0.5 * a - (c15 - a) : 0)) + ((dx - (den - dv)) + (dy - dv))
        t = num / den
        u = t * t
        tc = t * f64_bits(0x41A0000002000000)
@@ -10111,8 +10111,8 @@ double aether_f64_atan(double x)
        dh = dc - (dc - den)
        dlo = den - dh
        ph = t * den
-       pl = ((th * dh - ph) + th * dlo + tlo * dh) + tlo * dlo
-       tl = t == 0 ? 0 : (((num - ph) - pl) + (nl - t * dl)) / den
+       pn = (((ph - th * dh) - th * dlo) - tlo * dh) - tlo * dlo
+       tl = t == 0 ? 0 : ((nl - t * dl) + ((num - ph) + pn)) / den
        tk = tl - tl * u
        p = t * u * (f64_bits(0xBFD5555555555555) + u * (f64_bits(0x3FC99999999998C5) + u * (f64_bits(0xBFC2492492485503) + u * (f64_bits(0x3FBC71C71BD2B8BC) + u * (f64_bits(0xBFB745D154C84F7A) + u * (f64_bits(0x3FB3B1375CE5BDC6) + u * (f64_bits(0xBFB110C9CE7B0572) + u * (f64_bits(0x3FAE170800A46210) + u * (f64_bits(0xBFAAB59B417B2D3F) + u * (f64_bits(0x3FA7001816FD063F) + u * (f64_bits(0xBFA0F62BBA6A2558) + u * f64_bits(0x3F8E4167464D3DE8))))))))))))
        xneg = x < 0 || (x == 0 && 1 / x < 0)
@@ -10148,7 +10148,7 @@ double aether_f64_atan(double x)
        const double dy = (b1 ? 0.0 : (b2 ? a : (b3 ? b : (b4 ? c15 : 0.0))));
        const double den = (dx + dy);
        const double dv = (den - dx);
-       const double dl = (((dx - (den - dv)) + (dy - dv)) + (b3 ? 0.0 : (b4 ? ((0.5 * a) - (c15 - a)) : 0.0)));
+       const double dl = ((b3 ? 0.0 : (b4 ? ((0.5 * a) - (c15 - a)) : 0.0)) + ((dx - (den - dv)) + (dy - dv)));
        const double t = (num / den);
        const double u = (t * t);
        const double tc = (t * 134217729.0);
@@ -10158,8 +10158,8 @@ double aether_f64_atan(double x)
        const double dh = (dc - (dc - den));
        const double dlo = (den - dh);
        const double ph = (t * den);
-       const double pl = (((((th * dh) - ph) + (th * dlo)) + (tlo * dh)) + (tlo * dlo));
-       const double tl = ((t == 0.0) ? 0.0 : ((((num - ph) - pl) + (nl - (t * dl))) / den));
+       const double pn = ((((ph - (th * dh)) - (th * dlo)) - (tlo * dh)) - (tlo * dlo));
+       const double tl = ((t == 0.0) ? 0.0 : (((nl - (t * dl)) + ((num - ph) + pn)) / den));
        const double tk = (tl - (tl * u));
        const double p = ((t * u) * (-0.333333333333333314829616256247390992939472198486328125 + (u * (0.1999999999999940991646241172929876483976840972900390625 + (u * (-0.1428571428556680567023562389294966123998165130615234375 + (u * (0.111111110966450377102177071719779632985591888427734375 + (u * (-0.0909090835560259213909972686451510526239871978759765625 + (u * (0.0769228555488928600336606677956297062337398529052734375 + (u * (-0.0666624192335996401670428213037666864693164825439453125 + (u * (0.05876946456755061110044380257022567093372344970703125 + (u * (-0.052166797393136558891324483511198195628821849822998046875 + (u * (0.044922592931936559945693687723178300075232982635498046875 + (u * (-0.033128134256069585727999537994037382304668426513671875 + (u * 0.01477318461698380602786784265845199115574359893798828125)))))))))))))))))))))));
        const int xneg = ((x < 0.0) || ((x == 0.0) && ((1.0 / x) < 0.0)));
@@ -10196,7 +10196,7 @@ double aether_f64_atan2(double y, double x)
     const double dy = (b1 ? 0.0 : (b2 ? a : (b3 ? b : (b4 ? c15 : 0.0))));
     const double den = (dx + dy);
     const double dv = (den - dx);
-    const double dl = (((dx - (den - dv)) + (dy - dv)) + (b3 ? 0.0 : (b4 ? ((0.5 * a) - (c15 - a)) : 0.0)));
+    const double dl = ((b3 ? 0.0 : (b4 ? ((0.5 * a) - (c15 - a)) : 0.0)) + ((dx - (den - dv)) + (dy - dv)));
     const double t = (num / den);
     const double u = (t * t);
     const double tc = (t * 134217729.0);
@@ -10206,8 +10206,8 @@ double aether_f64_atan2(double y, double x)
     const double dh = (dc - (dc - den));
     const double dlo = (den - dh);
     const double ph = (t * den);
-    const double pl = (((((th * dh) - ph) + (th * dlo)) + (tlo * dh)) + (tlo * dlo));
-    const double tl = ((t == 0.0) ? 0.0 : ((((num - ph) - pl) + (nl - (t * dl))) / den));
+    const double pn = ((((ph - (th * dh)) - (th * dlo)) - (tlo * dh)) - (tlo * dlo));
+    const double tl = ((t == 0.0) ? 0.0 : (((nl - (t * dl)) + ((num - ph) + pn)) / den));
     const double tk = (tl - (tl * u));
     const double p = ((t * u) * (-0.333333333333333314829616256247390992939472198486328125 + (u * (0.1999999999999940991646241172929876483976840972900390625 + (u * (-0.1428571428556680567023562389294966123998165130615234375 + (u * (0.111111110966450377102177071719779632985591888427734375 + (u * (-0.0909090835560259213909972686451510526239871978759765625 + (u * (0.0769228555488928600336606677956297062337398529052734375 + (u * (-0.0666624192335996401670428213037666864693164825439453125 + (u * (0.05876946456755061110044380257022567093372344970703125 + (u * (-0.052166797393136558891324483511198195628821849822998046875 + (u * (0.044922592931936559945693687723178300075232982635498046875 + (u * (-0.033128134256069585727999537994037382304668426513671875 + (u * 0.01477318461698380602786784265845199115574359893798828125)))))))))))))))))))))));
     const int xneg = ((x < 0.0) || ((x == 0.0) && ((1.0 / x) < 0.0)));
@@ -10857,8 +10857,8 @@ double aether_f64_log2(double x)
        wh = wc - (wc - te)
        wl = te - wh
        ph = q * te
-       pl = ((qh * wh - ph) + qh * wl + ql * wh) + ql * wl
-       to = q + q * (((1 + ph) + pl) + q * e)
+       pn = (((ph - qh * wh) - qh * wl) - ql * wh) - ql * wl
+       to = q + q * (((1 + ph) - pn) + q * e)
        fh = ((k * 0.5 - 0.25) + 6755399441055744) - 6755399441055744
        ev = k - 2 * fh == 0
        bm = ev ? 1 - 2 * te / (1 + te) : (1 + 2 * te / (1 - te)) * -1
@@ -10904,8 +10904,8 @@ double aether_f64_log2(double x)
        const double wh = (wc - (wc - te));
        const double wl = (te - wh);
        const double ph = (q * te);
-       const double pl = (((((qh * wh) - ph) + (qh * wl)) + (ql * wh)) + (ql * wl));
-       const double to = (q + (q * (((1.0 + ph) + pl) + (q * e))));
+       const double pn = ((((ph - (qh * wh)) - (qh * wl)) - (ql * wh)) - (ql * wl));
+       const double to = (q + (q * (((1.0 + ph) - pn) + (q * e))));
        const double fh = ((((k * 0.5) - 0.25) + 6755399441055744.0) - 6755399441055744.0);
        const int ev = ((k - (2.0 * fh)) == 0.0);
        const double bm = (ev ? (1.0 - ((2.0 * te) / (1.0 + te))) : ((1.0 + ((2.0 * te) / (1.0 - te))) * -1.0));
@@ -10952,8 +10952,8 @@ double aether_f64_tan(double a)
     const double wh = (wc - (wc - te));
     const double wl = (te - wh);
     const double ph = (q * te);
-    const double pl = (((((qh * wh) - ph) + (qh * wl)) + (ql * wh)) + (ql * wl));
-    const double to = (q + (q * (((1.0 + ph) + pl) + (q * e))));
+    const double pn = ((((ph - (qh * wh)) - (qh * wl)) - (ql * wh)) - (ql * wl));
+    const double to = (q + (q * (((1.0 + ph) - pn) + (q * e))));
     const double fh = ((((k * 0.5) - 0.25) + 6755399441055744.0) - 6755399441055744.0);
     const int ev = ((k - (2.0 * fh)) == 0.0);
     const double bm = (ev ? (1.0 - ((2.0 * te) / (1.0 + te))) : ((1.0 + ((2.0 * te) / (1.0 - te))) * -1.0));
@@ -32676,155 +32676,155 @@ static size_t aether_selftest_call(uint thunk, const uint64_t *in, size_t n_in, 
     case 24u: return aether_flat_call_f32_sin(in, n_in, out, cap);
     case 25u: return aether_flat_call_f32_cos(in, n_in, out, cap);
     case 26u: return aether_flat_call_f32_atan(in, n_in, out, cap);
-    case 27u: return aether_flat_call_f32_exp(in, n_in, out, cap);
-    case 28u: return aether_flat_call_f32_log(in, n_in, out, cap);
-    case 29u: return aether_flat_call_f32_exp2(in, n_in, out, cap);
-    case 30u: return aether_flat_call_f32_log2(in, n_in, out, cap);
-    case 31u: return aether_flat_call_f32_tan(in, n_in, out, cap);
-    case 32u: return aether_flat_call_f32_asin(in, n_in, out, cap);
-    case 33u: return aether_flat_call_f32_acos(in, n_in, out, cap);
-    case 34u: return aether_flat_call_quatf_from_axis_angle(in, n_in, out, cap);
-    case 35u: return aether_flat_call_mat3f_from_euler_xyz(in, n_in, out, cap);
-    case 36u: return aether_flat_call_quatf_slerp(in, n_in, out, cap);
-    case 37u: return aether_flat_call_f32_jacobi_rotation(in, n_in, out, cap);
-    case 38u: return aether_flat_call_f32_jacobi_update(in, n_in, out, cap);
-    case 39u: return aether_flat_call_f32_jacobi_diag(in, n_in, out, cap);
-    case 40u: return aether_flat_call_mat2f_lu(in, n_in, out, cap);
-    case 41u: return aether_flat_call_mat2f_lu_solve(in, n_in, out, cap);
-    case 42u: return aether_flat_call_mat2f_solve_lower(in, n_in, out, cap);
-    case 43u: return aether_flat_call_mat2f_solve_lower_unit(in, n_in, out, cap);
-    case 44u: return aether_flat_call_mat2f_solve_upper(in, n_in, out, cap);
-    case 45u: return aether_flat_call_mat2f_solve_upper_unit(in, n_in, out, cap);
-    case 46u: return aether_flat_call_mat2f_det_lu(in, n_in, out, cap);
-    case 47u: return aether_flat_call_mat2f_inverse(in, n_in, out, cap);
-    case 48u: return aether_flat_call_mat2f_cholesky(in, n_in, out, cap);
-    case 49u: return aether_flat_call_mat2f_cholesky_solve(in, n_in, out, cap);
-    case 50u: return aether_flat_call_mat2f_eigh(in, n_in, out, cap);
+    case 27u: return aether_flat_call_f32_atan2(in, n_in, out, cap);
+    case 28u: return aether_flat_call_f32_exp(in, n_in, out, cap);
+    case 29u: return aether_flat_call_f32_log(in, n_in, out, cap);
+    case 30u: return aether_flat_call_f32_exp2(in, n_in, out, cap);
+    case 31u: return aether_flat_call_f32_log2(in, n_in, out, cap);
+    case 32u: return aether_flat_call_f32_tan(in, n_in, out, cap);
+    case 33u: return aether_flat_call_f32_asin(in, n_in, out, cap);
+    case 34u: return aether_flat_call_f32_acos(in, n_in, out, cap);
+    case 35u: return aether_flat_call_quatf_from_axis_angle(in, n_in, out, cap);
+    case 36u: return aether_flat_call_mat3f_from_euler_xyz(in, n_in, out, cap);
+    case 37u: return aether_flat_call_quatf_slerp(in, n_in, out, cap);
+    case 38u: return aether_flat_call_f32_jacobi_rotation(in, n_in, out, cap);
+    case 39u: return aether_flat_call_f32_jacobi_update(in, n_in, out, cap);
+    case 40u: return aether_flat_call_f32_jacobi_diag(in, n_in, out, cap);
+    case 41u: return aether_flat_call_mat2f_lu(in, n_in, out, cap);
+    case 42u: return aether_flat_call_mat2f_lu_solve(in, n_in, out, cap);
+    case 43u: return aether_flat_call_mat2f_solve_lower(in, n_in, out, cap);
+    case 44u: return aether_flat_call_mat2f_solve_lower_unit(in, n_in, out, cap);
+    case 45u: return aether_flat_call_mat2f_solve_upper(in, n_in, out, cap);
+    case 46u: return aether_flat_call_mat2f_solve_upper_unit(in, n_in, out, cap);
+    case 47u: return aether_flat_call_mat2f_det_lu(in, n_in, out, cap);
+    case 48u: return aether_flat_call_mat2f_inverse(in, n_in, out, cap);
+    case 49u: return aether_flat_call_mat2f_cholesky(in, n_in, out, cap);
+    case 50u: return aether_flat_call_mat2f_cholesky_solve(in, n_in, out, cap);
+    case 51u: return aether_flat_call_mat2f_eigh(in, n_in, out, cap);
 #ifdef AETHER_FP64
-    case 51u: return aether_flat_call_vec2d_lerp(in, n_in, out, cap);
+    case 52u: return aether_flat_call_vec2d_lerp(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 52u: return aether_flat_call_vec2d_squared_norm(in, n_in, out, cap);
+    case 53u: return aether_flat_call_vec2d_squared_norm(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 53u: return aether_flat_call_vec2d_norm(in, n_in, out, cap);
+    case 54u: return aether_flat_call_vec2d_norm(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 54u: return aether_flat_call_vec3d_cross(in, n_in, out, cap);
+    case 55u: return aether_flat_call_vec3d_cross(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 55u: return aether_flat_call_quatd_mul(in, n_in, out, cap);
+    case 56u: return aether_flat_call_quatd_mul(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 56u: return aether_flat_call_quatd_rotate(in, n_in, out, cap);
+    case 57u: return aether_flat_call_quatd_rotate(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 57u: return aether_flat_call_mat2d_mul_vec(in, n_in, out, cap);
+    case 58u: return aether_flat_call_mat2d_mul_vec(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 58u: return aether_flat_call_mat2d_mul(in, n_in, out, cap);
+    case 59u: return aether_flat_call_mat2d_mul(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 59u: return aether_flat_call_mat2d_dot(in, n_in, out, cap);
+    case 60u: return aether_flat_call_mat2d_dot(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 60u: return aether_flat_call_mat2d_determinant(in, n_in, out, cap);
+    case 61u: return aether_flat_call_mat2d_determinant(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 61u: return aether_flat_call_mat2d_inverse_adjugate(in, n_in, out, cap);
+    case 62u: return aether_flat_call_mat2d_inverse_adjugate(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 62u: return aether_flat_call_f64_sincos(in, n_in, out, cap);
+    case 63u: return aether_flat_call_f64_sincos(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 63u: return aether_flat_call_f64_sin(in, n_in, out, cap);
+    case 64u: return aether_flat_call_f64_sin(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 64u: return aether_flat_call_f64_atan(in, n_in, out, cap);
+    case 65u: return aether_flat_call_f64_atan(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 65u: return aether_flat_call_f64_exp(in, n_in, out, cap);
+    case 66u: return aether_flat_call_f64_atan2(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 66u: return aether_flat_call_f64_log(in, n_in, out, cap);
+    case 67u: return aether_flat_call_f64_exp(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 67u: return aether_flat_call_f64_exp2(in, n_in, out, cap);
+    case 68u: return aether_flat_call_f64_log(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 68u: return aether_flat_call_f64_log2(in, n_in, out, cap);
+    case 69u: return aether_flat_call_f64_exp2(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 69u: return aether_flat_call_f64_tan(in, n_in, out, cap);
+    case 70u: return aether_flat_call_f64_log2(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 70u: return aether_flat_call_f64_asin(in, n_in, out, cap);
+    case 71u: return aether_flat_call_f64_tan(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 71u: return aether_flat_call_f64_acos(in, n_in, out, cap);
+    case 72u: return aether_flat_call_f64_asin(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 72u: return aether_flat_call_quatd_from_axis_angle(in, n_in, out, cap);
+    case 73u: return aether_flat_call_f64_acos(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 73u: return aether_flat_call_mat3d_from_euler_xyz(in, n_in, out, cap);
+    case 74u: return aether_flat_call_quatd_from_axis_angle(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 74u: return aether_flat_call_quatd_slerp(in, n_in, out, cap);
+    case 75u: return aether_flat_call_mat3d_from_euler_xyz(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 75u: return aether_flat_call_f64_jacobi_rotation(in, n_in, out, cap);
+    case 76u: return aether_flat_call_quatd_slerp(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 76u: return aether_flat_call_f64_jacobi_update(in, n_in, out, cap);
+    case 77u: return aether_flat_call_f64_jacobi_rotation(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 77u: return aether_flat_call_f64_jacobi_diag(in, n_in, out, cap);
+    case 78u: return aether_flat_call_f64_jacobi_update(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 78u: return aether_flat_call_mat2d_lu(in, n_in, out, cap);
+    case 79u: return aether_flat_call_f64_jacobi_diag(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 79u: return aether_flat_call_mat2d_lu_solve(in, n_in, out, cap);
+    case 80u: return aether_flat_call_mat2d_lu(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 80u: return aether_flat_call_mat2d_solve_lower(in, n_in, out, cap);
+    case 81u: return aether_flat_call_mat2d_lu_solve(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 81u: return aether_flat_call_mat2d_solve_lower_unit(in, n_in, out, cap);
+    case 82u: return aether_flat_call_mat2d_solve_lower(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 82u: return aether_flat_call_mat2d_solve_upper(in, n_in, out, cap);
+    case 83u: return aether_flat_call_mat2d_solve_lower_unit(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 83u: return aether_flat_call_mat2d_solve_upper_unit(in, n_in, out, cap);
+    case 84u: return aether_flat_call_mat2d_solve_upper(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 84u: return aether_flat_call_mat2d_det_lu(in, n_in, out, cap);
+    case 85u: return aether_flat_call_mat2d_solve_upper_unit(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 85u: return aether_flat_call_mat2d_inverse(in, n_in, out, cap);
+    case 86u: return aether_flat_call_mat2d_det_lu(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 86u: return aether_flat_call_mat2d_cholesky(in, n_in, out, cap);
+    case 87u: return aether_flat_call_mat2d_inverse(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 87u: return aether_flat_call_mat2d_cholesky_solve(in, n_in, out, cap);
+    case 88u: return aether_flat_call_mat2d_cholesky(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 88u: return aether_flat_call_mat2d_eigh(in, n_in, out, cap);
-#endif
-    case 89u: return aether_flat_call_f32_neg(in, n_in, out, cap);
-    case 90u: return aether_flat_call_quatf_conjugate(in, n_in, out, cap);
-    case 91u: return aether_flat_call_f32_atan2(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 92u: return aether_flat_call_f64_neg(in, n_in, out, cap);
+    case 89u: return aether_flat_call_mat2d_cholesky_solve(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 93u: return aether_flat_call_quatd_conjugate(in, n_in, out, cap);
+    case 90u: return aether_flat_call_mat2d_eigh(in, n_in, out, cap);
+#endif
+    case 91u: return aether_flat_call_f32_neg(in, n_in, out, cap);
+    case 92u: return aether_flat_call_quatf_conjugate(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 93u: return aether_flat_call_f64_neg(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 94u: return aether_flat_call_f64_atan2(in, n_in, out, cap);
+    case 94u: return aether_flat_call_quatd_conjugate(in, n_in, out, cap);
 #endif
     case 95u: return aether_flat_call_mat3f_inverse_adjugate(in, n_in, out, cap);
 #ifdef AETHER_FP64
@@ -32871,7 +32871,7 @@ static size_t aether_selftest_call(uint thunk, const uint64_t *in, size_t n_in, 
 }
 
 /* One row per witness: thunk, bits, is_float, either_zero, n_in, n_out, word offset. */
-__constant uint aether_selftest_rows[171][7] = {
+__constant uint aether_selftest_rows[173][7] = {
     { 0u, 32u, 1u, 0u, 3u, 1u, 0u }, /* aether_vec3f_sum: fold-left */
     { 1u, 32u, 1u, 0u, 6u, 1u, 4u }, /* aether_vec3f_dot: fold-left */
     { 2u, 64u, 1u, 0u, 3u, 1u, 11u }, /* aether_vec3d_sum: fold-left */
@@ -32901,150 +32901,152 @@ __constant uint aether_selftest_rows[171][7] = {
     { 24u, 32u, 1u, 0u, 1u, 1u, 154u }, /* aether_f32_sin: fma */
     { 25u, 32u, 1u, 0u, 1u, 1u, 156u }, /* aether_f32_cos: fma */
     { 26u, 32u, 1u, 0u, 1u, 1u, 158u }, /* aether_f32_atan: fma */
-    { 27u, 32u, 1u, 0u, 1u, 1u, 160u }, /* aether_f32_exp: fma */
-    { 28u, 32u, 1u, 0u, 1u, 1u, 162u }, /* aether_f32_log: fma */
-    { 29u, 32u, 1u, 0u, 1u, 1u, 164u }, /* aether_f32_exp2: fma */
-    { 30u, 32u, 1u, 0u, 1u, 1u, 166u }, /* aether_f32_log2: fma */
-    { 31u, 32u, 1u, 0u, 1u, 1u, 168u }, /* aether_f32_tan: fma */
-    { 32u, 32u, 1u, 0u, 1u, 1u, 170u }, /* aether_f32_asin: fma */
-    { 33u, 32u, 1u, 0u, 1u, 1u, 172u }, /* aether_f32_acos: fma */
-    { 34u, 32u, 1u, 0u, 4u, 4u, 174u }, /* aether_quatf_from_axis_angle: fma */
-    { 35u, 32u, 1u, 0u, 3u, 9u, 182u }, /* aether_mat3f_from_euler_xyz: fma */
-    { 36u, 32u, 1u, 0u, 9u, 4u, 194u }, /* aether_quatf_slerp: fma */
-    { 37u, 32u, 1u, 0u, 3u, 4u, 207u }, /* aether_f32_jacobi_rotation: fma */
-    { 38u, 32u, 1u, 0u, 6u, 2u, 214u }, /* aether_f32_jacobi_update: fma */
-    { 39u, 32u, 1u, 0u, 7u, 2u, 222u }, /* aether_f32_jacobi_diag: fma */
-    { 40u, 32u, 1u, 0u, 4u, 7u, 231u }, /* aether_mat2f_lu: fma */
-    { 41u, 32u, 1u, 0u, 8u, 2u, 242u }, /* aether_mat2f_lu_solve: fma */
-    { 42u, 32u, 1u, 0u, 6u, 2u, 252u }, /* aether_mat2f_solve_lower: fma */
-    { 43u, 32u, 1u, 0u, 6u, 2u, 260u }, /* aether_mat2f_solve_lower_unit: fma */
-    { 44u, 32u, 1u, 0u, 6u, 2u, 268u }, /* aether_mat2f_solve_upper: fma */
-    { 45u, 32u, 1u, 0u, 6u, 2u, 276u }, /* aether_mat2f_solve_upper_unit: fma */
-    { 46u, 32u, 1u, 0u, 4u, 1u, 284u }, /* aether_mat2f_det_lu: fma */
-    { 47u, 32u, 1u, 0u, 4u, 5u, 289u }, /* aether_mat2f_inverse: fma */
-    { 48u, 32u, 1u, 0u, 4u, 5u, 298u }, /* aether_mat2f_cholesky: fma */
-    { 49u, 32u, 1u, 0u, 6u, 2u, 307u }, /* aether_mat2f_cholesky_solve: fma */
-    { 50u, 32u, 1u, 0u, 4u, 6u, 315u }, /* aether_mat2f_eigh: fma */
-    { 51u, 64u, 1u, 0u, 5u, 2u, 325u }, /* aether_vec2d_lerp: fma */
-    { 7u, 64u, 1u, 0u, 4u, 1u, 332u }, /* aether_vec2d_dot: fma */
-    { 52u, 64u, 1u, 0u, 2u, 1u, 337u }, /* aether_vec2d_squared_norm: fma */
-    { 53u, 64u, 1u, 0u, 2u, 1u, 340u }, /* aether_vec2d_norm: fma */
-    { 11u, 64u, 1u, 0u, 2u, 2u, 343u }, /* aether_vec2d_normalize: fma */
-    { 54u, 64u, 1u, 0u, 6u, 3u, 347u }, /* aether_vec3d_cross: fma */
-    { 55u, 64u, 1u, 0u, 8u, 4u, 356u }, /* aether_quatd_mul: fma */
-    { 56u, 64u, 1u, 0u, 7u, 3u, 368u }, /* aether_quatd_rotate: fma */
-    { 57u, 64u, 1u, 0u, 6u, 2u, 378u }, /* aether_mat2d_mul_vec: fma */
-    { 58u, 64u, 1u, 0u, 8u, 4u, 386u }, /* aether_mat2d_mul: fma */
-    { 59u, 64u, 1u, 0u, 8u, 1u, 398u }, /* aether_mat2d_dot: fma */
-    { 60u, 64u, 1u, 0u, 4u, 1u, 407u }, /* aether_mat2d_determinant: fma */
-    { 61u, 64u, 1u, 0u, 4u, 4u, 412u }, /* aether_mat2d_inverse_adjugate: fma */
-    { 62u, 64u, 1u, 0u, 1u, 2u, 420u }, /* aether_f64_sincos: fma */
-    { 63u, 64u, 1u, 0u, 1u, 1u, 423u }, /* aether_f64_sin: fma */
-    { 64u, 64u, 1u, 0u, 1u, 1u, 425u }, /* aether_f64_atan: fma */
-    { 65u, 64u, 1u, 0u, 1u, 1u, 427u }, /* aether_f64_exp: fma */
-    { 66u, 64u, 1u, 0u, 1u, 1u, 429u }, /* aether_f64_log: fma */
-    { 67u, 64u, 1u, 0u, 1u, 1u, 431u }, /* aether_f64_exp2: fma */
-    { 68u, 64u, 1u, 0u, 1u, 1u, 433u }, /* aether_f64_log2: fma */
-    { 69u, 64u, 1u, 0u, 1u, 1u, 435u }, /* aether_f64_tan: fma */
-    { 70u, 64u, 1u, 0u, 1u, 1u, 437u }, /* aether_f64_asin: fma */
-    { 71u, 64u, 1u, 0u, 1u, 1u, 439u }, /* aether_f64_acos: fma */
-    { 72u, 64u, 1u, 0u, 4u, 4u, 441u }, /* aether_quatd_from_axis_angle: fma */
-    { 73u, 64u, 1u, 0u, 3u, 9u, 449u }, /* aether_mat3d_from_euler_xyz: fma */
-    { 74u, 64u, 1u, 0u, 9u, 4u, 461u }, /* aether_quatd_slerp: fma */
-    { 75u, 64u, 1u, 0u, 3u, 4u, 474u }, /* aether_f64_jacobi_rotation: fma */
-    { 76u, 64u, 1u, 0u, 6u, 2u, 481u }, /* aether_f64_jacobi_update: fma */
-    { 77u, 64u, 1u, 0u, 7u, 2u, 489u }, /* aether_f64_jacobi_diag: fma */
-    { 78u, 64u, 1u, 0u, 4u, 7u, 498u }, /* aether_mat2d_lu: fma */
-    { 79u, 64u, 1u, 0u, 8u, 2u, 509u }, /* aether_mat2d_lu_solve: fma */
-    { 80u, 64u, 1u, 0u, 6u, 2u, 519u }, /* aether_mat2d_solve_lower: fma */
-    { 81u, 64u, 1u, 0u, 6u, 2u, 527u }, /* aether_mat2d_solve_lower_unit: fma */
-    { 82u, 64u, 1u, 0u, 6u, 2u, 535u }, /* aether_mat2d_solve_upper: fma */
-    { 83u, 64u, 1u, 0u, 6u, 2u, 543u }, /* aether_mat2d_solve_upper_unit: fma */
-    { 84u, 64u, 1u, 0u, 4u, 1u, 551u }, /* aether_mat2d_det_lu: fma */
-    { 85u, 64u, 1u, 0u, 4u, 5u, 556u }, /* aether_mat2d_inverse: fma */
-    { 86u, 64u, 1u, 0u, 4u, 5u, 565u }, /* aether_mat2d_cholesky: fma */
-    { 87u, 64u, 1u, 0u, 6u, 2u, 574u }, /* aether_mat2d_cholesky_solve: fma */
-    { 88u, 64u, 1u, 0u, 4u, 6u, 582u }, /* aether_mat2d_eigh: fma */
-    { 14u, 32u, 1u, 0u, 2u, 1u, 592u }, /* aether_vec2f_norm: hypot */
-    { 9u, 32u, 1u, 0u, 2u, 2u, 595u }, /* aether_vec2f_normalize: hypot */
-    { 53u, 64u, 1u, 0u, 2u, 1u, 599u }, /* aether_vec2d_norm: hypot */
-    { 11u, 64u, 1u, 0u, 2u, 2u, 602u }, /* aether_vec2d_normalize: hypot */
-    { 89u, 32u, 1u, 0u, 1u, 1u, 606u }, /* aether_f32_neg: neg-sub */
-    { 90u, 32u, 1u, 0u, 4u, 4u, 608u }, /* aether_quatf_conjugate: neg-sub */
-    { 22u, 32u, 1u, 0u, 4u, 4u, 616u }, /* aether_mat2f_inverse_adjugate: neg-sub */
-    { 91u, 32u, 1u, 0u, 2u, 1u, 624u }, /* aether_f32_atan2: neg-sub */
-    { 35u, 32u, 1u, 0u, 3u, 9u, 627u }, /* aether_mat3f_from_euler_xyz: neg-sub */
-    { 37u, 32u, 1u, 0u, 3u, 4u, 639u }, /* aether_f32_jacobi_rotation: neg-sub */
-    { 50u, 32u, 1u, 0u, 4u, 6u, 646u }, /* aether_mat2f_eigh: neg-sub */
-    { 92u, 64u, 1u, 0u, 1u, 1u, 656u }, /* aether_f64_neg: neg-sub */
-    { 93u, 64u, 1u, 0u, 4u, 4u, 658u }, /* aether_quatd_conjugate: neg-sub */
-    { 61u, 64u, 1u, 0u, 4u, 4u, 666u }, /* aether_mat2d_inverse_adjugate: neg-sub */
-    { 94u, 64u, 1u, 0u, 2u, 1u, 674u }, /* aether_f64_atan2: neg-sub */
-    { 73u, 64u, 1u, 0u, 3u, 9u, 677u }, /* aether_mat3d_from_euler_xyz: neg-sub */
-    { 75u, 64u, 1u, 0u, 3u, 4u, 689u }, /* aether_f64_jacobi_rotation: neg-sub */
-    { 88u, 64u, 1u, 0u, 4u, 6u, 696u }, /* aether_mat2d_eigh: neg-sub */
-    { 95u, 32u, 1u, 0u, 9u, 9u, 706u }, /* aether_mat3f_inverse_adjugate: neg-swap */
-    { 96u, 64u, 1u, 0u, 9u, 9u, 724u }, /* aether_mat3d_inverse_adjugate: neg-swap */
-    { 97u, 32u, 1u, 0u, 2u, 1u, 742u }, /* aether_vec2f_max_norm: max-select-swapped */
-    { 98u, 64u, 1u, 0u, 2u, 1u, 745u }, /* aether_vec2d_max_norm: max-select-swapped */
-    { 18u, 32u, 1u, 0u, 6u, 2u, 748u }, /* aether_mat2f_mul_vec: column-major */
-    { 19u, 32u, 1u, 0u, 8u, 4u, 756u }, /* aether_mat2f_mul: column-major */
-    { 57u, 64u, 1u, 0u, 6u, 2u, 768u }, /* aether_mat2d_mul_vec: column-major */
-    { 58u, 64u, 1u, 0u, 8u, 4u, 776u }, /* aether_mat2d_mul: column-major */
-    { 16u, 32u, 1u, 0u, 8u, 4u, 788u }, /* aether_quatf_mul: quat-xyzw */
-    { 90u, 32u, 1u, 0u, 4u, 4u, 800u }, /* aether_quatf_conjugate: quat-xyzw */
-    { 55u, 64u, 1u, 0u, 8u, 4u, 808u }, /* aether_quatd_mul: quat-xyzw */
-    { 93u, 64u, 1u, 0u, 4u, 4u, 820u }, /* aether_quatd_conjugate: quat-xyzw */
-    { 99u, 32u, 1u, 0u, 3u, 1u, 828u }, /* aether_f32_two_sum_err: uncompensated */
-    { 100u, 32u, 1u, 0u, 2u, 2u, 832u }, /* aether_f32_two_sum: uncompensated */
-    { 101u, 64u, 1u, 0u, 3u, 1u, 836u }, /* aether_f64_two_sum_err: uncompensated */
-    { 102u, 64u, 1u, 0u, 2u, 2u, 840u }, /* aether_f64_two_sum: uncompensated */
-    { 103u, 32u, 1u, 0u, 2u, 1u, 844u }, /* aether_pairf_value: non-finite-kept */
-    { 37u, 32u, 1u, 0u, 3u, 4u, 847u }, /* aether_f32_jacobi_rotation: non-finite-kept */
-    { 104u, 64u, 1u, 0u, 2u, 1u, 854u }, /* aether_paird_value: non-finite-kept */
-    { 75u, 64u, 1u, 0u, 3u, 4u, 857u }, /* aether_f64_jacobi_rotation: non-finite-kept */
-    { 105u, 32u, 1u, 0u, 64u, 2u, 864u }, /* aether_pairf_reduce32: rounds-reversed */
-    { 106u, 64u, 1u, 0u, 64u, 2u, 930u }, /* aether_paird_reduce32: rounds-reversed */
-    { 40u, 32u, 1u, 0u, 4u, 7u, 996u }, /* aether_mat2f_lu: pivot-last */
-    { 78u, 64u, 1u, 0u, 4u, 7u, 1007u }, /* aether_mat2d_lu: pivot-last */
-    { 107u, 32u, 1u, 0u, 9u, 13u, 1018u }, /* aether_mat3f_lu: right-looking */
-    { 108u, 64u, 1u, 0u, 9u, 13u, 1040u }, /* aether_mat3d_lu: right-looking */
-    { 48u, 32u, 1u, 0u, 4u, 5u, 1062u }, /* aether_mat2f_cholesky: no-symmetrize */
-    { 86u, 64u, 1u, 0u, 4u, 5u, 1071u }, /* aether_mat2d_cholesky: no-symmetrize */
-    { 109u, 32u, 1u, 0u, 4u, 2u, 1080u }, /* aether_pairf_combine: comp-dropped */
-    { 105u, 32u, 1u, 0u, 64u, 2u, 1086u }, /* aether_pairf_reduce32: comp-dropped */
-    { 110u, 64u, 1u, 0u, 4u, 2u, 1152u }, /* aether_paird_combine: comp-dropped */
-    { 106u, 64u, 1u, 0u, 64u, 2u, 1158u }, /* aether_paird_reduce32: comp-dropped */
-    { 111u, 32u, 1u, 1u, 2u, 1u, 1224u }, /* aether_f32_fmin: nan-first */
-    { 112u, 32u, 1u, 1u, 2u, 1u, 1227u }, /* aether_f32_fmax: nan-first */
-    { 113u, 64u, 1u, 1u, 2u, 1u, 1230u }, /* aether_f64_fmin: nan-first */
-    { 114u, 64u, 1u, 1u, 2u, 1u, 1233u }, /* aether_f64_fmax: nan-first */
-    { 111u, 32u, 1u, 1u, 2u, 1u, 1236u }, /* aether_f32_fmin: nan-second */
-    { 112u, 32u, 1u, 1u, 2u, 1u, 1239u }, /* aether_f32_fmax: nan-second */
-    { 113u, 64u, 1u, 1u, 2u, 1u, 1242u }, /* aether_f64_fmin: nan-second */
-    { 114u, 64u, 1u, 1u, 2u, 1u, 1245u }, /* aether_f64_fmax: nan-second */
-    { 16u, 32u, 1u, 0u, 8u, 4u, 1248u }, /* aether_quatf_mul: reassociate */
-    { 109u, 32u, 1u, 0u, 4u, 2u, 1260u }, /* aether_pairf_combine: reassociate */
-    { 55u, 64u, 1u, 0u, 8u, 4u, 1266u }, /* aether_quatd_mul: reassociate */
-    { 110u, 64u, 1u, 0u, 4u, 2u, 1278u }, /* aether_paird_combine: reassociate */
-    { 26u, 32u, 1u, 0u, 1u, 1u, 1284u }, /* aether_f32_atan: reciprocal */
-    { 91u, 32u, 1u, 0u, 2u, 1u, 1286u }, /* aether_f32_atan2: reciprocal */
-    { 64u, 64u, 1u, 0u, 1u, 1u, 1289u }, /* aether_f64_atan: reciprocal */
-    { 94u, 64u, 1u, 0u, 2u, 1u, 1291u }, /* aether_f64_atan2: reciprocal */
-    { 23u, 32u, 1u, 0u, 1u, 2u, 1294u }, /* aether_f32_sincos: product-order */
-    { 24u, 32u, 1u, 0u, 1u, 1u, 1297u }, /* aether_f32_sin: product-order */
-    { 62u, 64u, 1u, 0u, 1u, 2u, 1299u }, /* aether_f64_sincos: product-order */
-    { 63u, 64u, 1u, 0u, 1u, 1u, 1302u }, /* aether_f64_sin: product-order */
-    { 23u, 32u, 1u, 0u, 1u, 2u, 1304u }, /* aether_f32_sincos: coefficient-bit */
-    { 24u, 32u, 1u, 0u, 1u, 1u, 1307u }, /* aether_f32_sin: coefficient-bit */
-    { 62u, 64u, 1u, 0u, 1u, 2u, 1309u }, /* aether_f64_sincos: coefficient-bit */
-    { 63u, 64u, 1u, 0u, 1u, 1u, 1312u }, /* aether_f64_sin: coefficient-bit */
-    { 23u, 32u, 1u, 0u, 1u, 2u, 1314u }, /* aether_f32_sincos: reduction-constant */
-    { 24u, 32u, 1u, 0u, 1u, 1u, 1317u }, /* aether_f32_sin: reduction-constant */
-    { 62u, 64u, 1u, 0u, 1u, 2u, 1319u }, /* aether_f64_sincos: reduction-constant */
-    { 63u, 64u, 1u, 0u, 1u, 1u, 1322u }, /* aether_f64_sin: reduction-constant */
+    { 27u, 32u, 1u, 0u, 2u, 1u, 160u }, /* aether_f32_atan2: fma */
+    { 28u, 32u, 1u, 0u, 1u, 1u, 163u }, /* aether_f32_exp: fma */
+    { 29u, 32u, 1u, 0u, 1u, 1u, 165u }, /* aether_f32_log: fma */
+    { 30u, 32u, 1u, 0u, 1u, 1u, 167u }, /* aether_f32_exp2: fma */
+    { 31u, 32u, 1u, 0u, 1u, 1u, 169u }, /* aether_f32_log2: fma */
+    { 32u, 32u, 1u, 0u, 1u, 1u, 171u }, /* aether_f32_tan: fma */
+    { 33u, 32u, 1u, 0u, 1u, 1u, 173u }, /* aether_f32_asin: fma */
+    { 34u, 32u, 1u, 0u, 1u, 1u, 175u }, /* aether_f32_acos: fma */
+    { 35u, 32u, 1u, 0u, 4u, 4u, 177u }, /* aether_quatf_from_axis_angle: fma */
+    { 36u, 32u, 1u, 0u, 3u, 9u, 185u }, /* aether_mat3f_from_euler_xyz: fma */
+    { 37u, 32u, 1u, 0u, 9u, 4u, 197u }, /* aether_quatf_slerp: fma */
+    { 38u, 32u, 1u, 0u, 3u, 4u, 210u }, /* aether_f32_jacobi_rotation: fma */
+    { 39u, 32u, 1u, 0u, 6u, 2u, 217u }, /* aether_f32_jacobi_update: fma */
+    { 40u, 32u, 1u, 0u, 7u, 2u, 225u }, /* aether_f32_jacobi_diag: fma */
+    { 41u, 32u, 1u, 0u, 4u, 7u, 234u }, /* aether_mat2f_lu: fma */
+    { 42u, 32u, 1u, 0u, 8u, 2u, 245u }, /* aether_mat2f_lu_solve: fma */
+    { 43u, 32u, 1u, 0u, 6u, 2u, 255u }, /* aether_mat2f_solve_lower: fma */
+    { 44u, 32u, 1u, 0u, 6u, 2u, 263u }, /* aether_mat2f_solve_lower_unit: fma */
+    { 45u, 32u, 1u, 0u, 6u, 2u, 271u }, /* aether_mat2f_solve_upper: fma */
+    { 46u, 32u, 1u, 0u, 6u, 2u, 279u }, /* aether_mat2f_solve_upper_unit: fma */
+    { 47u, 32u, 1u, 0u, 4u, 1u, 287u }, /* aether_mat2f_det_lu: fma */
+    { 48u, 32u, 1u, 0u, 4u, 5u, 292u }, /* aether_mat2f_inverse: fma */
+    { 49u, 32u, 1u, 0u, 4u, 5u, 301u }, /* aether_mat2f_cholesky: fma */
+    { 50u, 32u, 1u, 0u, 6u, 2u, 310u }, /* aether_mat2f_cholesky_solve: fma */
+    { 51u, 32u, 1u, 0u, 4u, 6u, 318u }, /* aether_mat2f_eigh: fma */
+    { 52u, 64u, 1u, 0u, 5u, 2u, 328u }, /* aether_vec2d_lerp: fma */
+    { 7u, 64u, 1u, 0u, 4u, 1u, 335u }, /* aether_vec2d_dot: fma */
+    { 53u, 64u, 1u, 0u, 2u, 1u, 340u }, /* aether_vec2d_squared_norm: fma */
+    { 54u, 64u, 1u, 0u, 2u, 1u, 343u }, /* aether_vec2d_norm: fma */
+    { 11u, 64u, 1u, 0u, 2u, 2u, 346u }, /* aether_vec2d_normalize: fma */
+    { 55u, 64u, 1u, 0u, 6u, 3u, 350u }, /* aether_vec3d_cross: fma */
+    { 56u, 64u, 1u, 0u, 8u, 4u, 359u }, /* aether_quatd_mul: fma */
+    { 57u, 64u, 1u, 0u, 7u, 3u, 371u }, /* aether_quatd_rotate: fma */
+    { 58u, 64u, 1u, 0u, 6u, 2u, 381u }, /* aether_mat2d_mul_vec: fma */
+    { 59u, 64u, 1u, 0u, 8u, 4u, 389u }, /* aether_mat2d_mul: fma */
+    { 60u, 64u, 1u, 0u, 8u, 1u, 401u }, /* aether_mat2d_dot: fma */
+    { 61u, 64u, 1u, 0u, 4u, 1u, 410u }, /* aether_mat2d_determinant: fma */
+    { 62u, 64u, 1u, 0u, 4u, 4u, 415u }, /* aether_mat2d_inverse_adjugate: fma */
+    { 63u, 64u, 1u, 0u, 1u, 2u, 423u }, /* aether_f64_sincos: fma */
+    { 64u, 64u, 1u, 0u, 1u, 1u, 426u }, /* aether_f64_sin: fma */
+    { 65u, 64u, 1u, 0u, 1u, 1u, 428u }, /* aether_f64_atan: fma */
+    { 66u, 64u, 1u, 0u, 2u, 1u, 430u }, /* aether_f64_atan2: fma */
+    { 67u, 64u, 1u, 0u, 1u, 1u, 433u }, /* aether_f64_exp: fma */
+    { 68u, 64u, 1u, 0u, 1u, 1u, 435u }, /* aether_f64_log: fma */
+    { 69u, 64u, 1u, 0u, 1u, 1u, 437u }, /* aether_f64_exp2: fma */
+    { 70u, 64u, 1u, 0u, 1u, 1u, 439u }, /* aether_f64_log2: fma */
+    { 71u, 64u, 1u, 0u, 1u, 1u, 441u }, /* aether_f64_tan: fma */
+    { 72u, 64u, 1u, 0u, 1u, 1u, 443u }, /* aether_f64_asin: fma */
+    { 73u, 64u, 1u, 0u, 1u, 1u, 445u }, /* aether_f64_acos: fma */
+    { 74u, 64u, 1u, 0u, 4u, 4u, 447u }, /* aether_quatd_from_axis_angle: fma */
+    { 75u, 64u, 1u, 0u, 3u, 9u, 455u }, /* aether_mat3d_from_euler_xyz: fma */
+    { 76u, 64u, 1u, 0u, 9u, 4u, 467u }, /* aether_quatd_slerp: fma */
+    { 77u, 64u, 1u, 0u, 3u, 4u, 480u }, /* aether_f64_jacobi_rotation: fma */
+    { 78u, 64u, 1u, 0u, 6u, 2u, 487u }, /* aether_f64_jacobi_update: fma */
+    { 79u, 64u, 1u, 0u, 7u, 2u, 495u }, /* aether_f64_jacobi_diag: fma */
+    { 80u, 64u, 1u, 0u, 4u, 7u, 504u }, /* aether_mat2d_lu: fma */
+    { 81u, 64u, 1u, 0u, 8u, 2u, 515u }, /* aether_mat2d_lu_solve: fma */
+    { 82u, 64u, 1u, 0u, 6u, 2u, 525u }, /* aether_mat2d_solve_lower: fma */
+    { 83u, 64u, 1u, 0u, 6u, 2u, 533u }, /* aether_mat2d_solve_lower_unit: fma */
+    { 84u, 64u, 1u, 0u, 6u, 2u, 541u }, /* aether_mat2d_solve_upper: fma */
+    { 85u, 64u, 1u, 0u, 6u, 2u, 549u }, /* aether_mat2d_solve_upper_unit: fma */
+    { 86u, 64u, 1u, 0u, 4u, 1u, 557u }, /* aether_mat2d_det_lu: fma */
+    { 87u, 64u, 1u, 0u, 4u, 5u, 562u }, /* aether_mat2d_inverse: fma */
+    { 88u, 64u, 1u, 0u, 4u, 5u, 571u }, /* aether_mat2d_cholesky: fma */
+    { 89u, 64u, 1u, 0u, 6u, 2u, 580u }, /* aether_mat2d_cholesky_solve: fma */
+    { 90u, 64u, 1u, 0u, 4u, 6u, 588u }, /* aether_mat2d_eigh: fma */
+    { 14u, 32u, 1u, 0u, 2u, 1u, 598u }, /* aether_vec2f_norm: hypot */
+    { 9u, 32u, 1u, 0u, 2u, 2u, 601u }, /* aether_vec2f_normalize: hypot */
+    { 54u, 64u, 1u, 0u, 2u, 1u, 605u }, /* aether_vec2d_norm: hypot */
+    { 11u, 64u, 1u, 0u, 2u, 2u, 608u }, /* aether_vec2d_normalize: hypot */
+    { 91u, 32u, 1u, 0u, 1u, 1u, 612u }, /* aether_f32_neg: neg-sub */
+    { 92u, 32u, 1u, 0u, 4u, 4u, 614u }, /* aether_quatf_conjugate: neg-sub */
+    { 22u, 32u, 1u, 0u, 4u, 4u, 622u }, /* aether_mat2f_inverse_adjugate: neg-sub */
+    { 27u, 32u, 1u, 0u, 2u, 1u, 630u }, /* aether_f32_atan2: neg-sub */
+    { 36u, 32u, 1u, 0u, 3u, 9u, 633u }, /* aether_mat3f_from_euler_xyz: neg-sub */
+    { 38u, 32u, 1u, 0u, 3u, 4u, 645u }, /* aether_f32_jacobi_rotation: neg-sub */
+    { 51u, 32u, 1u, 0u, 4u, 6u, 652u }, /* aether_mat2f_eigh: neg-sub */
+    { 93u, 64u, 1u, 0u, 1u, 1u, 662u }, /* aether_f64_neg: neg-sub */
+    { 94u, 64u, 1u, 0u, 4u, 4u, 664u }, /* aether_quatd_conjugate: neg-sub */
+    { 62u, 64u, 1u, 0u, 4u, 4u, 672u }, /* aether_mat2d_inverse_adjugate: neg-sub */
+    { 66u, 64u, 1u, 0u, 2u, 1u, 680u }, /* aether_f64_atan2: neg-sub */
+    { 75u, 64u, 1u, 0u, 3u, 9u, 683u }, /* aether_mat3d_from_euler_xyz: neg-sub */
+    { 77u, 64u, 1u, 0u, 3u, 4u, 695u }, /* aether_f64_jacobi_rotation: neg-sub */
+    { 90u, 64u, 1u, 0u, 4u, 6u, 702u }, /* aether_mat2d_eigh: neg-sub */
+    { 95u, 32u, 1u, 0u, 9u, 9u, 712u }, /* aether_mat3f_inverse_adjugate: neg-swap */
+    { 96u, 64u, 1u, 0u, 9u, 9u, 730u }, /* aether_mat3d_inverse_adjugate: neg-swap */
+    { 97u, 32u, 1u, 0u, 2u, 1u, 748u }, /* aether_vec2f_max_norm: max-select-swapped */
+    { 98u, 64u, 1u, 0u, 2u, 1u, 751u }, /* aether_vec2d_max_norm: max-select-swapped */
+    { 18u, 32u, 1u, 0u, 6u, 2u, 754u }, /* aether_mat2f_mul_vec: column-major */
+    { 19u, 32u, 1u, 0u, 8u, 4u, 762u }, /* aether_mat2f_mul: column-major */
+    { 58u, 64u, 1u, 0u, 6u, 2u, 774u }, /* aether_mat2d_mul_vec: column-major */
+    { 59u, 64u, 1u, 0u, 8u, 4u, 782u }, /* aether_mat2d_mul: column-major */
+    { 16u, 32u, 1u, 0u, 8u, 4u, 794u }, /* aether_quatf_mul: quat-xyzw */
+    { 92u, 32u, 1u, 0u, 4u, 4u, 806u }, /* aether_quatf_conjugate: quat-xyzw */
+    { 56u, 64u, 1u, 0u, 8u, 4u, 814u }, /* aether_quatd_mul: quat-xyzw */
+    { 94u, 64u, 1u, 0u, 4u, 4u, 826u }, /* aether_quatd_conjugate: quat-xyzw */
+    { 99u, 32u, 1u, 0u, 3u, 1u, 834u }, /* aether_f32_two_sum_err: uncompensated */
+    { 100u, 32u, 1u, 0u, 2u, 2u, 838u }, /* aether_f32_two_sum: uncompensated */
+    { 101u, 64u, 1u, 0u, 3u, 1u, 842u }, /* aether_f64_two_sum_err: uncompensated */
+    { 102u, 64u, 1u, 0u, 2u, 2u, 846u }, /* aether_f64_two_sum: uncompensated */
+    { 103u, 32u, 1u, 0u, 2u, 1u, 850u }, /* aether_pairf_value: non-finite-kept */
+    { 38u, 32u, 1u, 0u, 3u, 4u, 853u }, /* aether_f32_jacobi_rotation: non-finite-kept */
+    { 104u, 64u, 1u, 0u, 2u, 1u, 860u }, /* aether_paird_value: non-finite-kept */
+    { 77u, 64u, 1u, 0u, 3u, 4u, 863u }, /* aether_f64_jacobi_rotation: non-finite-kept */
+    { 105u, 32u, 1u, 0u, 64u, 2u, 870u }, /* aether_pairf_reduce32: rounds-reversed */
+    { 106u, 64u, 1u, 0u, 64u, 2u, 936u }, /* aether_paird_reduce32: rounds-reversed */
+    { 41u, 32u, 1u, 0u, 4u, 7u, 1002u }, /* aether_mat2f_lu: pivot-last */
+    { 80u, 64u, 1u, 0u, 4u, 7u, 1013u }, /* aether_mat2d_lu: pivot-last */
+    { 107u, 32u, 1u, 0u, 9u, 13u, 1024u }, /* aether_mat3f_lu: right-looking */
+    { 108u, 64u, 1u, 0u, 9u, 13u, 1046u }, /* aether_mat3d_lu: right-looking */
+    { 49u, 32u, 1u, 0u, 4u, 5u, 1068u }, /* aether_mat2f_cholesky: no-symmetrize */
+    { 88u, 64u, 1u, 0u, 4u, 5u, 1077u }, /* aether_mat2d_cholesky: no-symmetrize */
+    { 109u, 32u, 1u, 0u, 4u, 2u, 1086u }, /* aether_pairf_combine: comp-dropped */
+    { 105u, 32u, 1u, 0u, 64u, 2u, 1092u }, /* aether_pairf_reduce32: comp-dropped */
+    { 110u, 64u, 1u, 0u, 4u, 2u, 1158u }, /* aether_paird_combine: comp-dropped */
+    { 106u, 64u, 1u, 0u, 64u, 2u, 1164u }, /* aether_paird_reduce32: comp-dropped */
+    { 111u, 32u, 1u, 1u, 2u, 1u, 1230u }, /* aether_f32_fmin: nan-first */
+    { 112u, 32u, 1u, 1u, 2u, 1u, 1233u }, /* aether_f32_fmax: nan-first */
+    { 113u, 64u, 1u, 1u, 2u, 1u, 1236u }, /* aether_f64_fmin: nan-first */
+    { 114u, 64u, 1u, 1u, 2u, 1u, 1239u }, /* aether_f64_fmax: nan-first */
+    { 111u, 32u, 1u, 1u, 2u, 1u, 1242u }, /* aether_f32_fmin: nan-second */
+    { 112u, 32u, 1u, 1u, 2u, 1u, 1245u }, /* aether_f32_fmax: nan-second */
+    { 113u, 64u, 1u, 1u, 2u, 1u, 1248u }, /* aether_f64_fmin: nan-second */
+    { 114u, 64u, 1u, 1u, 2u, 1u, 1251u }, /* aether_f64_fmax: nan-second */
+    { 16u, 32u, 1u, 0u, 8u, 4u, 1254u }, /* aether_quatf_mul: reassociate */
+    { 109u, 32u, 1u, 0u, 4u, 2u, 1266u }, /* aether_pairf_combine: reassociate */
+    { 56u, 64u, 1u, 0u, 8u, 4u, 1272u }, /* aether_quatd_mul: reassociate */
+    { 110u, 64u, 1u, 0u, 4u, 2u, 1284u }, /* aether_paird_combine: reassociate */
+    { 26u, 32u, 1u, 0u, 1u, 1u, 1290u }, /* aether_f32_atan: reciprocal */
+    { 27u, 32u, 1u, 0u, 2u, 1u, 1292u }, /* aether_f32_atan2: reciprocal */
+    { 65u, 64u, 1u, 0u, 1u, 1u, 1295u }, /* aether_f64_atan: reciprocal */
+    { 66u, 64u, 1u, 0u, 2u, 1u, 1297u }, /* aether_f64_atan2: reciprocal */
+    { 23u, 32u, 1u, 0u, 1u, 2u, 1300u }, /* aether_f32_sincos: product-order */
+    { 24u, 32u, 1u, 0u, 1u, 1u, 1303u }, /* aether_f32_sin: product-order */
+    { 63u, 64u, 1u, 0u, 1u, 2u, 1305u }, /* aether_f64_sincos: product-order */
+    { 64u, 64u, 1u, 0u, 1u, 1u, 1308u }, /* aether_f64_sin: product-order */
+    { 23u, 32u, 1u, 0u, 1u, 2u, 1310u }, /* aether_f32_sincos: coefficient-bit */
+    { 24u, 32u, 1u, 0u, 1u, 1u, 1313u }, /* aether_f32_sin: coefficient-bit */
+    { 63u, 64u, 1u, 0u, 1u, 2u, 1315u }, /* aether_f64_sincos: coefficient-bit */
+    { 64u, 64u, 1u, 0u, 1u, 1u, 1318u }, /* aether_f64_sin: coefficient-bit */
+    { 23u, 32u, 1u, 0u, 1u, 2u, 1320u }, /* aether_f32_sincos: reduction-constant */
+    { 24u, 32u, 1u, 0u, 1u, 1u, 1323u }, /* aether_f32_sin: reduction-constant */
+    { 63u, 64u, 1u, 0u, 1u, 2u, 1325u }, /* aether_f64_sincos: reduction-constant */
+    { 64u, 64u, 1u, 0u, 1u, 1u, 1328u }, /* aether_f64_sin: reduction-constant */
 };
-__constant ulong aether_selftest_words[1324] = {
+__constant ulong aether_selftest_words[1330] = {
     0x00000000c0000000ul, 0x00000000bf6da079ul, 0x000000003ec9e325ul, 0x00000000c0222bb9ul,
     0x00000000be4faecful, 0x00000000bf56f85ful, 0x000000004154f1ddul, 0x000000003e2438eaul,
     0x00000000bf7a6cb8ul, 0x00000000402dbdb6ul, 0x000000004213ad19ul, 0xbfc7d04f62c6569ful,
@@ -33085,186 +33087,187 @@ __constant ulong aether_selftest_words[1324] = {
     0x000000003d7b454dul, 0x000000003d27db5dul, 0x00000000bf38c5b8ul, 0x00000000417211e5ul,
     0x000000003f0bfe37ul, 0x00000000bf5654d7ul, 0x000000003f0009ecul, 0x000000003ef588aeul,
     0x00000000c0158bbaul, 0x00000000bf317299ul, 0x000000003e39e688ul, 0x000000003e37e5ceul,
-    0x00000000be31f173ul, 0x000000003f572a39ul, 0x000000003f046833ul, 0x00000000bf28c7acul,
-    0x000000003f1d1939ul, 0x000000003fc3dbb6ul, 0x000000003f02d4e1ul, 0x00000000bf77eb3dul,
-    0x00000000c10c20a4ul, 0x000000003f497da5ul, 0x00000000bf117042ul, 0x00000000bf1aae12ul,
-    0x000000003ee71e51ul, 0x000000003f8d1d62ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0x000000003f800000ul, 0x000000003f8009ecul, 0x000000003f60a47eul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x000000003ef588aeul, 0x000000003f258057ul, 0x000000003fbaee5eul,
-    0x000000003fc1db62ul, 0x000000003bcb1a73ul, 0x00000000bde146cful, 0x000000003f7e710cul,
-    0x000000003f54a3aful, 0x00000000bf0d88aaul, 0x00000000bd87eb51ul, 0x000000003f0e8a86ul,
-    0x000000003f537343ul, 0x000000003db41a0eul, 0x000000003e5160c9ul, 0x00000000416259caul,
-    0x00000000c03a78f9ul, 0x000000003f7fa9f3ul, 0x00000000be8b9a4eul, 0x00000000c00e7850ul,
-    0x00000000c04b7ef8ul, 0x000000003e8c1f18ul, 0x00000000be66422aul, 0x000000003c31f6c5ul,
-    0x000000003f776580ul, 0x00000000be7beb5bul, 0x000000003d971c95ul, 0x00000000bee6eee5ul,
-    0x00000000c03647abul, 0x00000000407eed2ful, 0x000000003f4d7329ul, 0x00000000bf18baceul,
-    0x00000000bf3e4eebul, 0x00000000bea975f0ul, 0x000000004067ee3bul, 0x000000003e40ac86ul,
-    0x000000003d99de7bul, 0x00000000c16c416ful, 0x000000003f25ffdbul, 0x00000000c002778ful,
-    0x00000000c2cd5d0cul, 0x00000000c26bf1edul, 0x00000000c1068a1eul, 0x0000000040d8329eul,
-    0x00000000c0bb6dd0ul, 0x00000000c0fc015aul, 0x00000000c0d4244eul, 0x00000000407ec97cul,
-    0x00000000bf91df4ful, 0x00000000416e8ad2ul, 0x00000000c1847dd0ul, 0x0000000075c242aeul,
-    0x00000000d6864858ul, 0x0000000076d6a5ceul, 0x00000000d82c7331ul, 0x0000000076d6a5ceul,
-    0x00000000d82c7331ul, 0x000000003e67af66ul, 0x0000000056b1dbdaul, 0x0000000000000002ul,
-    0x0000000000000002ul, 0x0000000000000000ul, 0x000000003f7a9479ul, 0x000000003f621b6bul,
-    0x000000003f24ef59ul, 0x000000003ed1cf04ul, 0x0000000000000002ul, 0x0000000000000002ul,
-    0x00000000c03fefa4ul, 0x0000000040423a71ul, 0x00000000416027a3ul, 0x00000000c1417094ul,
-    0x000000003f83b0f7ul, 0x000000003e4c5666ul, 0x000000003e4c5666ul, 0x000000003f231e09ul,
-    0x00000000406ab21dul, 0x000000003f5ed47dul, 0x0000000040641e07ul, 0x000000003e7fce2aul,
-    0x00000000bf2712d9ul, 0x00000000bf01c80dul, 0x00000000bf361498ul, 0x00000000405fe50cul,
-    0x00000000bfbc4e31ul, 0x000000004073c273ul, 0x00000000bfbc4e31ul, 0x000000004030cb14ul,
-    0x00000000a648a7a4ul, 0x00000000cbca2f4dul, 0x000000002a5ada63ul, 0x000000003ce140f1ul,
-    0x00000000406b32fbul, 0x00000000c055ae30ul, 0x000000006874b2dcul, 0x00000000c2f2d8d7ul,
-    0x00000000c0cbc5caul, 0x000000003e138b83ul, 0x000000004079aab1ul, 0x00000000409d94b1ul,
-    0x00000000bfc59696ul, 0x00000000bf8d7817ul, 0x00000000bfb13452ul, 0x00000000bf8d7817ul,
-    0x00000000befc420aul, 0x000000003f3750b6ul, 0x00000000befc420bul, 0x000000003f3750b7ul,
-    0x0000000000000000ul, 0x00000000be45c055ul, 0x000000003f730fdbul, 0x00000000be45c055ul,
-    0x000000003f730fdbul, 0x00000000cc9d541dul, 0x000000004c9d541dul, 0x00000000cb7ffffful,
-    0x000000004b800000ul, 0x0000000000000000ul, 0x000000003fc96d57ul, 0x000000003efe71c7ul,
-    0x000000003efe71c7ul, 0x000000003f613d00ul, 0x000000003fa091e0ul, 0x0000000000000000ul,
-    0x000000003ecad54cul, 0x000000003f59a8d7ul, 0x0000000000000000ul, 0x000000003fddb3d7ul,
-    0x0000000000000000ul, 0x000000003f13cd3aul, 0x00000000bf800000ul, 0x00000000c02c3fb2ul,
-    0x000000003e5c1242ul, 0x00000000bfa2479aul, 0x000000003f8e576aul, 0x00000000bf4c8374ul,
-    0x00000000bf1b4b21ul, 0x00000000bf4c8374ul, 0x00000000bf1b4b22ul, 0x00000000bfb4bdc0ul,
-    0x000000003bd67580ul, 0x000000003f40e591ul, 0x00000000bf284e4aul, 0x000000003f284e4aul,
-    0x000000003f40e591ul, 0xbfe73017009e3888ul, 0x3ff0000000000000ul, 0x7ff0000000000000ul,
-    0xbfecf3fb6f7884e8ul, 0x3fded47e928ec4c0ul, 0x7ff0000000000000ul, 0x3fb51a0b379585c0ul,
-    0x3ff2799b7a48a575ul, 0x4023173ab69e0931ul, 0xbff25d05133afe18ul, 0xbfca3fe1d3b5d8cbul,
-    0xc00a4317f859393aul, 0xbfd2052aa2ae2dcbul, 0x3fe37908ce96f320ul, 0x3fdcc5f0e627d1a8ul,
-    0xbfde582e3fb4ee7bul, 0x4003c61432e921cbul, 0x4004225ea8da7c2dul, 0xc006ad80ab73579dul,
-    0xc00ebae18d96e874ul, 0xbfe3004b010ae15ful, 0xbfe9bf791dbc1a44ul, 0x40176262ec2d7378ul,
-    0xbff7f87188e57e4bul, 0xc025e6731d6908f5ul, 0x3fef559a8baaeb9dul, 0xc02b63914e006e88ul,
-    0xbfe6e960788cc26dul, 0xc0629c4247f6657dul, 0xc01a257bf3e0372eul, 0xc053a5e2d16797edul,
-    0xc02046cf96a86113ul, 0x3fc543bc917031feul, 0xbff04b293133764ful, 0x400b2fc118f249e5ul,
-    0xbfc80bb88bf92d70ul, 0x3fd3ef2aa2c0c7f4ul, 0xc0010325135817e8ul, 0xbfc62cfd5e71fe3aul,
-    0xbfb9866fa9a4d7c0ul, 0x401359176a84c3e0ul, 0x403295bfdd690a24ul, 0x3fe788d22945983aul,
-    0xc0059a1a2a84fa33ul, 0xbfb20151152e286eul, 0x3fb3504af9145e11ul, 0xc00cea2f786599fcul,
-    0xbfd54111c7d9542dul, 0x3fcaca61f6bad05aul, 0xbfe3d71b5f8705bful, 0x4010cae6e95f44bdul,
-    0xc02655272008c949ul, 0xbfee4273930ffad1ul, 0xbffaa83d2d457a33ul, 0xc02c966b40bcc022ul,
-    0x3fdcead3ed95cbeful, 0xbfc10d9ff1cd46eaul, 0x3fd2f963325b7e0aul, 0xbfd4971f611c1e29ul,
-    0x40106b38960a7694ul, 0x3fc6a1fa981e7c32ul, 0xc0121f715f9e3da0ul, 0x3ff72a668f4f9ea2ul,
-    0x4026aa834628e896ul, 0x3fce1334051474deul, 0xbffcac7448bc3966ul, 0x3fcd7bb20325fcb9ul,
-    0xbfd90d12b8fb59edul, 0x4002b6c3aa9e880bul, 0x401e36094384fac7ul, 0x4002bf0ac612b314ul,
-    0xc03466e506a78178ul, 0x400947c90ee5f4c6ul, 0x4000000000000000ul, 0xb28e9f094b5c5195ul,
-    0x0000000000000000ul, 0x3fec46063d7d40baul, 0xc008000000000000ul, 0x3ffc407e99a47b9bul,
-    0x400615a0c3dc07aeul, 0xbfb532415e70ff14ul, 0xc0184ae96d0f21f0ul, 0xbfdf85b412f79369ul,
-    0x3fc601e6fac2b8e0ul, 0x3fe66806851bb42dul, 0xc0003825e0de49a4ul, 0x3fec1a1c4bb163ecul,
-    0xbfc820772751dbdeul, 0xbfce6b6eef9a262bul, 0x3fc8cd1685fb1b42ul, 0x402631e5c9d8e56aul,
-    0xc015b2e928b0d048ul, 0xbfbdbd639cd1553ful, 0x3fb83f309adedde7ul, 0x3fb7966ce26d775dul,
-    0xbfe054e5c9982668ul, 0xbfdf437e2c6c9b01ul, 0x3febec11a5ac7ff8ul, 0xc003f89efb8c64fbul,
-    0xbfe33e4c6422c1d7ul, 0xbfd4f17b682dec0ful, 0xbfd43d87ff135b92ul, 0xbfcb4552da62d711ul,
-    0x3fe9dc1048b221b8ul, 0x3fda64950f404b50ul, 0xbfec5860386467d3ul, 0x3fe2e0d91b1224b5ul,
-    0x3ff81543ee235156ul, 0x3ff73996a61a1049ul, 0x3fe1340d14fe3a86ul, 0xbfd9b2cb5139365cul,
-    0xbfdb2cc2df0b0d61ul, 0xbfd76ebbd9f09babul, 0xbfd7fd8e08e7cf0eul, 0xbfdbf588d305353bul,
-    0x40002ee79ac37c18ul, 0xbfc0686b60cc47deul, 0xbfe2413e796c5928ul, 0x400126bf882bb0c3ul,
-    0xc002e778c8eb1b28ul, 0x3fd84a2a4d290e76ul, 0x3fbe5c4b75720476ul, 0x3fe0e3987a0a85f4ul,
-    0xbfffbc78c2ce6bc2ul, 0xbfc3c43d006d03c4ul, 0x3fcad390838a6c8eul, 0x3fc593a86597589aul,
-    0x3feedb2b86fef92ful, 0xbfc5013d24b9ffaaul, 0x3fcaa166338e1caeul, 0x3fc12e5f2abc54aeul,
-    0x3fef57c393b00416ul, 0x3fc341dc9f88b693ul, 0xbfcd3e627b0bdba7ul, 0xbfbdfd1cc9e090d2ul,
-    0x3feeed642ac9f486ul, 0xc02dd7248358d95aul, 0xc01806d395038abbul, 0x4014790dc014ee45ul,
-    0xbfc190b61924dceaul, 0xbfdc996e9df7fb02ul, 0xbfd3d55e45a8c2f2ul, 0x402d88fe41f8637dul,
-    0x401082ddbc04afadul, 0x402ff4d2e1849c09ul, 0x3fe7e1ac675d198bul, 0x3fd2c529ca9b93adul,
-    0x3fe195b9a954b8d6ul, 0x3fce07d79838e915ul, 0xc010000000000000ul, 0xbff0000000000000ul,
-    0x4010000000000000ul, 0x3fea4d36f3e4ac24ul, 0x3fe23a1ef4052543ul, 0x3fe62d0f515c2947ul,
-    0x3fd4022f9b3344b6ul, 0x3fee8695342d9058ul, 0x4009baf3af1c75a0ul, 0x3ffcdfbcb08a2e54ul,
-    0x3fff1a5ef4daa17aul, 0xbfbcb22ce55ffe97ul, 0x4008eb9557bc3bd6ul, 0xc026264917f7c946ul,
-    0xc02ccf85ea07e5ceul, 0x400d76bc11d54ec7ul, 0xc004596ac8be4bcdul, 0x3fb427e3aea7707aul,
-    0x3fff885a821cf64cul, 0x3ff9af8f2dea5744ul, 0x4027daf0cd9f09f7ul, 0xbfcf3f4774f51fb7ul,
-    0x4005f372892e8d88ul, 0xbff9ac42802f151cul, 0x3fe26c954731ab4dul, 0xbfe0acbb97b2c1fbul,
-    0x3fe26c9546cdfdceul, 0xbfe0acbbb0cb7f58ul, 0x3fe26c954731ab4dul, 0xbfe0acbb97b2c1fbul,
-    0x3fefffffff52dfedul, 0xbe6972f3ea000000ul, 0x0000000000000001ul, 0x0000000000000002ul,
-    0x0000000000000000ul, 0x3fe2c17ff5cefed8ul, 0x3fdd073d1037a35cul, 0x3fe2a4aa6f7bb0e1ul,
-    0x3fd4998dddf5de69ul, 0x0000000000000002ul, 0x0000000000000002ul, 0xc00fc3882be43206ul,
-    0x400c870467ec73eeul, 0x40349fe0b201b9b1ul, 0xc032ca3ef4a90794ul, 0x3fe7d57680a86feaul,
-    0x3fdafad639fcfa68ul, 0x3fdafad639fcfa68ul, 0x3fe49b8f9cd19458ul, 0xc01fc821dff5a410ul,
-    0xbfb640b58fd8a7dful, 0xc02555e725610b36ul, 0x401b649479eb7a9dul, 0x400c02a61c82e238ul,
-    0xbfab85f61f6f1300ul, 0xbfee19b120c32eb2ul, 0xc01328b96d29c14eul, 0x400531d91d87db7eul,
-    0xc00a3d6be97ff712ul, 0x400531d91d87db7eul, 0xbfe936b06b15f00cul, 0x3ff0000000000000ul,
-    0xbfefc18b3dd52225ul, 0xbfefc18b3dd52225ul, 0x3ff6f6bd33f5adeeul, 0x3ff7130bb5a56098ul,
-    0x400604b4b21bebd6ul, 0x400ac2f1bfbaba2aul, 0x3ffeaeba4647e11dul, 0x401294c9a80aab5ful,
-    0xbfc31b991bc3d798ul, 0x3fb097f594b12200ul, 0x4011f69725e37404ul, 0xbfe357c9560802c8ul,
-    0x400a529727a58be6ul, 0xbfbd005fa9d6327cul, 0x400a529727a58be6ul, 0xbfdd79af0ddd8570ul,
-    0x3fd9906f093f3cfcul, 0x3fd9906f093f3cfcul, 0x3fe13a5814e75f42ul, 0xbfda147f622d0a61ul,
-    0xbfe8188b15f03fecul, 0xbfe15640ff84bfbbul, 0xbfe8188b3d9b8ef2ul, 0xbfe15640efd69d9aul,
-    0x4160a91bd38f313eul, 0xc160a91be2a0b9faul, 0xc16727e59da223e0ul, 0x416727e57783028bul,
-    0x0000000000000000ul, 0x3ffa90b26c62fbb4ul, 0x3fdd0e1c1ce80b10ul, 0x3fdd0e1c1ce80b10ul,
-    0x3fed1a58f879e850ul, 0x3ff49dd87cf24963ul, 0x0000000000000000ul, 0x3fd68c867cda40a4ul,
-    0x3fec5baa38a74bf8ul, 0x0000000000000000ul, 0xbfea23a78b2029a4ul, 0x0000000000000000ul,
-    0xbf9a9201dfe56a80ul, 0x3fc0521ba26c5200ul, 0xc00f706ae0b2fcdaul, 0x3fe5e478c83ee048ul,
-    0xc01de19d9f212d52ul, 0x4048e133f1afc177ul, 0x41d5e36ec57ee7b3ul, 0xb977a53bf7176a61ul,
-    0x42519aed0496d413ul, 0x39e61dc63329ef38ul, 0xc24185173127503aul, 0x4241b0de0eb24e09ul,
-    0xbfe6928918cba7f0ul, 0x3fe6aeaaf5b50b42ul, 0x3fe6aeaaf5b50b42ul, 0x3fe6928918cba7f0ul,
-    0x00000000e9ede4ccul, 0x0000000072961646ul, 0x000000007f800000ul, 0x00000000e1e40651ul,
-    0x00000000ebe4c125ul, 0x0000000080000000ul, 0x0000000080000000ul, 0x800ffffffffffffful,
-    0xffeffffffffffffful, 0x7ff0000000000000ul, 0x6c056bbe7ee3d225ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000080000000ul,
-    0x0000000000000000ul, 0x000000003f58c4d5ul, 0x0000000000000000ul, 0x00000000bed0b8f3ul,
-    0x0000000000000000ul, 0x00000000bf58c4d5ul, 0x0000000080000000ul, 0x000000003ed0b8f3ul,
-    0x0000000040400000ul, 0x00000000c0800000ul, 0x0000000000000000ul, 0x00000000bf800000ul,
-    0x000000003eaaaaabul, 0x00000000bfaaaaabul, 0x0000000000000000ul, 0x00000000bf800000ul,
-    0x0000000080000000ul, 0x0000000000000000ul, 0x0000000080000000ul, 0x0000000080000000ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0x000000003f800000ul, 0x0000000080000000ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0x000000003f800000ul, 0x0000000000000000ul,
-    0x0000000080000000ul, 0x0000000000000000ul, 0x000000003f800000ul, 0x00000000ff800000ul,
-    0x000000003f800000ul, 0x00000000807ffffful, 0x000000003f800000ul, 0x0000000080000000ul,
-    0x0000000080000000ul, 0x0000000080000000ul, 0x00000000ff7ffffful, 0x00000000807ffffful,
-    0x0000000000000000ul, 0x0000000080000000ul, 0x00000000ff7ffffful, 0x0000000000000000ul,
-    0x000000003f800000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x000000003f800000ul,
-    0x0000000000000000ul, 0x8000000000000000ul, 0xfff8000000012345ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0xffeffffffffffffful, 0xfff8000000012345ul, 0x8000000000000000ul,
-    0x8000000000000000ul, 0x7feffffffffffffful, 0xc010000000000000ul, 0x0000000000000000ul,
-    0xc008000000000000ul, 0xbff0000000000000ul, 0xbfd0000000000000ul, 0x8000000000000000ul,
-    0x3fe8000000000000ul, 0xbff0000000000000ul, 0x82dbf8c94f7d9d0ful, 0x5667a936d5eceae3ul,
-    0x8000000000000000ul, 0x4003ee1de31a4bd8ul, 0xbfd8ffe0e0d3771ful, 0x0000000000000000ul,
-    0x3fed96ee1c3f16d7ul, 0x8000000000000000ul, 0xbfd85e5d4b7b3abeul, 0xbfcd81f8b4183906ul,
-    0xbfe977e88793fcf8ul, 0xbfe1ea33dcce3210ul, 0xbfd36508e14c271bul, 0x3fe35fcdec06e526ul,
-    0xbfe78cca4f263505ul, 0xf2b84d964a23379cul, 0xc7ba15e4271331d5ul, 0x9e2b85f98798373dul,
-    0x3ff0000000000000ul, 0x8000000000000000ul, 0x8000000000000000ul, 0x8000000000000000ul,
-    0x8000000000000000ul, 0x3ff0000000000000ul, 0x0000000000000001ul, 0xfff0000000000000ul,
-    0xfff0000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x3ff0000000000000ul,
-    0x3ff0000000000000ul, 0x0000000000000000ul, 0x000000003f800000ul, 0x0000000040000000ul,
-    0x0000000040400000ul, 0x0000000000000000ul, 0x00000000c0000000ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x0000000040000000ul, 0x000000003f800000ul, 0x000000003f800000ul,
-    0x00000000c0000000ul, 0x00000000c0400000ul, 0x0000000000000000ul, 0x00000000bf000000ul,
-    0x0000000000000000ul, 0x0000000080000000ul, 0x000000003f800000ul, 0x000000003f800000ul,
-    0x3fb1d606392cf1bbul, 0x3fcdf8ca14e03496ul, 0x0010000000000000ul, 0x8000000000000000ul,
-    0x0000000000000000ul, 0x70f6a08f68cdd9daul, 0x3ff0000000000000ul, 0x3106e0fc274c8558ul,
-    0x0000000000000000ul, 0xb1286d525fdab121ul, 0x8000000000000000ul, 0x3ff0000000000000ul,
-    0x4011152c2d108405ul, 0x8000000000000000ul, 0xbfd30b00c3b843c1ul, 0x8000000000000000ul,
-    0x0ee6a0ad643a8c4cul, 0x0000000000000000ul, 0x000000007fc00000ul, 0x00000000807ffffful,
-    0x000000007fc00000ul, 0xfff8000000012345ul, 0x8000000000000000ul, 0x7ff8000000012345ul,
-    0x000000007f7ffffful, 0x000000007f7ffffful, 0x000000007fa00001ul, 0x000000003f800000ul,
-    0x000000007f7ffffful, 0x0000000000000000ul, 0x000000007f800000ul, 0x000000007fe00001ul,
-    0x00000000c1632856ul, 0x000000006b29c789ul, 0x000000003e9d1994ul, 0x0000000000000000ul,
-    0x00000000bfa81d0dul, 0x0000000080000000ul, 0x0000000081aa4a90ul, 0x00000000a6749f62ul,
-    0x0000000041952c40ul, 0x00000000d2223be3ul, 0x00000000bece553aul, 0x0000000080000000ul,
-    0x3fc9d883f73b2e0cul, 0xc02f925f54ea414aul, 0xc029edaa5ecbe242ul, 0x3fb21bafdc0d732aul,
-    0x3fb47a6064ddd45bul, 0x4004eed53b1c84f8ul, 0xc044a50d557cf26dul, 0xbfeb432b1f6763b1ul,
-    0xc010000000000000ul, 0xc000000000000000ul, 0xc010000000000000ul, 0x3ff0000000000000ul,
-    0x4008000000000000ul, 0xc008000000000000ul, 0x3ff0000000000000ul, 0x4010000000000000ul,
-    0xc02c000000000000ul, 0x4010000000000000ul, 0xc026000000000000ul, 0x4030000000000000ul,
-    0x00000000402c9ce8ul, 0x000000003df5b09eul, 0x000000003df75841ul, 0x00000000be4bf352ul,
-    0x000000003ed62389ul, 0x00000000417de576ul, 0x000000003e807b37ul, 0x00000000c17864cful,
-    0x00000000c07978e6ul, 0x0000000042241861ul, 0x00000000bf121ff8ul, 0x00000000c22f5cf2ul,
-    0x0000000080000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000080000000ul,
-    0x0000000080000000ul, 0x0000000080000000ul, 0x0000000080000000ul, 0x0000000000000000ul,
-    0x6e8e1a91e958d18ful, 0x5a9829bf34ef840bul, 0x99d3b55e059a6887ul, 0x335a231867e50504ul,
-    0xc5c95ac1b8c909c0ul, 0x15ec69dce7173cb0ul, 0xd10a01ed8593939cul, 0x590bf9a90efeca52ul,
-    0xf467da22f6c39bf3ul, 0xe073252512711117ul, 0xffa87766d49960a1ul, 0x7ff0000000000000ul,
-    0x0000000000000000ul, 0x0000000000000001ul, 0xbfcfa5f91cad3137ul, 0x4008000000000000ul,
-    0x0000000000000000ul, 0x8000000000000001ul, 0x3fcfa5f91cad3137ul, 0xc008000000000000ul,
-    0x00000000aa7c1e12ul, 0x00000000eebbe9b7ul, 0x00000000eebbe9b7ul, 0x00000000aa7c1e12ul,
-    0x00000000ffc01234ul, 0x00000000807ffffful, 0x00000000ffc01234ul, 0x00000000ffc01234ul,
-    0x0010000000000000ul, 0x7ff0000000000000ul, 0x7ff0000000000000ul, 0xfff8000000000000ul,
-    0x800ffffffffffffful, 0xbff0000000000000ul, 0xbff0000000000000ul, 0x800ffffffffffffful,
-    0x000000007f800000ul, 0x000000007fc00000ul, 0x000000007f800000ul, 0x000000005f4b7ea6ul,
-    0x00000000f8a89c39ul, 0x00000000544eb32dul, 0x000000003f800000ul, 0x000000009b1cea68ul,
-    0x000000009b1cea68ul, 0x000000009a9cea68ul, 0x7ff0000000000000ul, 0xfff0000000000000ul,
-    0x7ff0000000000000ul, 0x6f57f258fa0e8a09ul, 0xae8159f9598073d3ul, 0xcd370c418354e614ul,
-    0x3ff0000000000000ul, 0x1dcecc872471c756ul, 0x1dcecc872471c756ul, 0x1dbecc872471c756ul,
-    0x00000000cd9d0c3bul, 0x00000000421985f0ul, 0x000000004d84016bul, 0x000000003f6ae35cul,
-    0x00000000ce11fb2eul, 0x00000000c171e1f0ul, 0x00000000cd1d2052ul, 0x00000000421641a3ul,
-    0x00000000ce0c902ful, 0x00000000c1374126ul, 0x000000004e0380eeul, 0x00000000429c2724ul,
-    0x000000004ea0a117ul, 0x00000000c1878a3eul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x00000000805d2fb5ul, 0x0000000027c775f2ul, 0x0000000097ef33baul, 0x00000000be31f173ul,
+    0x000000003f572a39ul, 0x000000003f046833ul, 0x00000000bf28c7acul, 0x000000003f1d1939ul,
+    0x000000003fc3dbb6ul, 0x000000003f02d4e1ul, 0x00000000bf77eb3dul, 0x00000000c10c20a4ul,
+    0x000000003f497da5ul, 0x00000000bf117042ul, 0x00000000bf1aae12ul, 0x000000003ee71e51ul,
+    0x000000003f8d1d62ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x000000003f800000ul,
+    0x000000003f8009ecul, 0x000000003f60a47eul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x000000003ef588aeul, 0x000000003f258057ul, 0x000000003fbaee5eul, 0x000000003fc1db62ul,
+    0x000000003bcb1a73ul, 0x00000000bde146cful, 0x000000003f7e710cul, 0x000000003f54a3aful,
+    0x00000000bf0d88aaul, 0x00000000bd87eb51ul, 0x000000003f0e8a86ul, 0x000000003f537343ul,
+    0x000000003db41a0eul, 0x000000003e5160c9ul, 0x00000000416259caul, 0x00000000c03a78f9ul,
+    0x000000003f7fa9f3ul, 0x00000000be8b9a4eul, 0x00000000c00e7850ul, 0x00000000c04b7ef8ul,
+    0x000000003e8c1f18ul, 0x00000000be66422aul, 0x000000003c31f6c5ul, 0x000000003f776580ul,
+    0x00000000be7beb5bul, 0x000000003d971c95ul, 0x00000000bee6eee5ul, 0x00000000c03647abul,
+    0x00000000407eed2ful, 0x000000003f4d7329ul, 0x00000000bf18baceul, 0x00000000bf3e4eebul,
+    0x00000000bea975f0ul, 0x000000004067ee3bul, 0x000000003e40ac86ul, 0x000000003d99de7bul,
+    0x00000000c16c416ful, 0x000000003f25ffdbul, 0x00000000c002778ful, 0x00000000c2cd5d0cul,
+    0x00000000c26bf1edul, 0x00000000c1068a1eul, 0x0000000040d8329eul, 0x00000000c0bb6dd0ul,
+    0x00000000c0fc015aul, 0x00000000c0d4244eul, 0x00000000407ec97cul, 0x00000000bf91df4ful,
+    0x00000000416e8ad2ul, 0x00000000c1847dd0ul, 0x0000000075c242aeul, 0x00000000d6864858ul,
+    0x0000000076d6a5ceul, 0x00000000d82c7331ul, 0x0000000076d6a5ceul, 0x00000000d82c7331ul,
+    0x000000003e67af66ul, 0x0000000056b1dbdaul, 0x0000000000000002ul, 0x0000000000000002ul,
+    0x0000000000000000ul, 0x000000003f7a9479ul, 0x000000003f621b6bul, 0x000000003f24ef59ul,
+    0x000000003ed1cf04ul, 0x0000000000000002ul, 0x0000000000000002ul, 0x00000000c03fefa4ul,
+    0x0000000040423a71ul, 0x00000000416027a3ul, 0x00000000c1417094ul, 0x000000003f83b0f7ul,
+    0x000000003e4c5666ul, 0x000000003e4c5666ul, 0x000000003f231e09ul, 0x00000000406ab21dul,
+    0x000000003f5ed47dul, 0x0000000040641e07ul, 0x000000003e7fce2aul, 0x00000000bf2712d9ul,
+    0x00000000bf01c80dul, 0x00000000bf361498ul, 0x00000000405fe50cul, 0x00000000bfbc4e31ul,
+    0x000000004073c273ul, 0x00000000bfbc4e31ul, 0x000000004030cb14ul, 0x00000000a648a7a4ul,
+    0x00000000cbca2f4dul, 0x000000002a5ada63ul, 0x000000003ce140f1ul, 0x00000000406b32fbul,
+    0x00000000c055ae30ul, 0x000000006874b2dcul, 0x00000000c2f2d8d7ul, 0x00000000c0cbc5caul,
+    0x000000003e138b83ul, 0x000000004079aab1ul, 0x00000000409d94b1ul, 0x00000000bfc59696ul,
+    0x00000000bf8d7817ul, 0x00000000bfb13452ul, 0x00000000bf8d7817ul, 0x00000000befc420aul,
+    0x000000003f3750b6ul, 0x00000000befc420bul, 0x000000003f3750b7ul, 0x0000000000000000ul,
+    0x00000000be45c055ul, 0x000000003f730fdbul, 0x00000000be45c055ul, 0x000000003f730fdbul,
+    0x00000000cc9d541dul, 0x000000004c9d541dul, 0x00000000cb7ffffful, 0x000000004b800000ul,
+    0x0000000000000000ul, 0x000000003fc96d57ul, 0x000000003efe71c7ul, 0x000000003efe71c7ul,
+    0x000000003f613d00ul, 0x000000003fa091e0ul, 0x0000000000000000ul, 0x000000003ecad54cul,
+    0x000000003f59a8d7ul, 0x0000000000000000ul, 0x000000003fddb3d7ul, 0x0000000000000000ul,
+    0x000000003f13cd3aul, 0x00000000bf800000ul, 0x00000000c02c3fb2ul, 0x000000003e5c1242ul,
+    0x00000000bfa2479aul, 0x000000003f8e576aul, 0x00000000bf4c8374ul, 0x00000000bf1b4b21ul,
+    0x00000000bf4c8374ul, 0x00000000bf1b4b22ul, 0x00000000bfb4bdc0ul, 0x000000003bd67580ul,
+    0x000000003f40e591ul, 0x00000000bf284e4aul, 0x000000003f284e4aul, 0x000000003f40e591ul,
+    0xbfe73017009e3888ul, 0x3ff0000000000000ul, 0x7ff0000000000000ul, 0xbfecf3fb6f7884e8ul,
+    0x3fded47e928ec4c0ul, 0x7ff0000000000000ul, 0x3fb51a0b379585c0ul, 0x3ff2799b7a48a575ul,
+    0x4023173ab69e0931ul, 0xbff25d05133afe18ul, 0xbfca3fe1d3b5d8cbul, 0xc00a4317f859393aul,
+    0xbfd2052aa2ae2dcbul, 0x3fe37908ce96f320ul, 0x3fdcc5f0e627d1a8ul, 0xbfde582e3fb4ee7bul,
+    0x4003c61432e921cbul, 0x4004225ea8da7c2dul, 0xc006ad80ab73579dul, 0xc00ebae18d96e874ul,
+    0xbfe3004b010ae15ful, 0xbfe9bf791dbc1a44ul, 0x40176262ec2d7378ul, 0xbff7f87188e57e4bul,
+    0xc025e6731d6908f5ul, 0x3fef559a8baaeb9dul, 0xc02b63914e006e88ul, 0xbfe6e960788cc26dul,
+    0xc0629c4247f6657dul, 0xc01a257bf3e0372eul, 0xc053a5e2d16797edul, 0xc02046cf96a86113ul,
+    0x3fc543bc917031feul, 0xbff04b293133764ful, 0x400b2fc118f249e5ul, 0xbfc80bb88bf92d70ul,
+    0x3fd3ef2aa2c0c7f4ul, 0xc0010325135817e8ul, 0xbfc62cfd5e71fe3aul, 0xbfb9866fa9a4d7c0ul,
+    0x401359176a84c3e0ul, 0x403295bfdd690a24ul, 0x3fe788d22945983aul, 0xc0059a1a2a84fa33ul,
+    0xbfb20151152e286eul, 0x3fb3504af9145e11ul, 0xc00cea2f786599fcul, 0xbfd54111c7d9542dul,
+    0x3fcaca61f6bad05aul, 0xbfe3d71b5f8705bful, 0x4010cae6e95f44bdul, 0xc02655272008c949ul,
+    0xbfee4273930ffad1ul, 0xbffaa83d2d457a33ul, 0xc02c966b40bcc022ul, 0x3fdcead3ed95cbeful,
+    0xbfc10d9ff1cd46eaul, 0x3fd2f963325b7e0aul, 0xbfd4971f611c1e29ul, 0x40106b38960a7694ul,
+    0x3fc6a1fa981e7c32ul, 0xc0121f715f9e3da0ul, 0x3ff72a668f4f9ea2ul, 0x4026aa834628e896ul,
+    0x3fce1334051474deul, 0xbffcac7448bc3966ul, 0x3fcd7bb20325fcb9ul, 0xbfd90d12b8fb59edul,
+    0x4002b6c3aa9e880bul, 0x401e36094384fac7ul, 0x4002bf0ac612b314ul, 0xc03466e506a78178ul,
+    0x400947c90ee5f4c6ul, 0x4000000000000000ul, 0xb28e9f094b5c5195ul, 0x0000000000000000ul,
+    0x3fec46063d7d40baul, 0xc008000000000000ul, 0x3ffc407e99a47b9bul, 0x400615a0c3dc07aeul,
+    0xbfb532415e70ff14ul, 0xc0184ae96d0f21f0ul, 0xbfdf85b412f79369ul, 0x3fc601e6fac2b8e0ul,
+    0x3fe66806851bb42dul, 0xc0003825e0de49a4ul, 0x3fec1a1c4bb163ecul, 0xbfc820772751dbdeul,
+    0xbfce6b6eef9a262bul, 0x3fc8cd1685fb1b42ul, 0x402631e5c9d8e56aul, 0xc015b2e928b0d048ul,
+    0xbfbdbd639cd1553ful, 0x3fb83f309adedde7ul, 0x3fb7966ce26d775dul, 0xbfe054e5c9982668ul,
+    0xbfdf437e2c6c9b01ul, 0x3febec11a5ac7ff8ul, 0xc003f89efb8c64fbul, 0xbfe33e4c6422c1d7ul,
+    0xbfd4f17b682dec0ful, 0xbfd43d87ff135b92ul, 0x3fe35b03812cca64ul, 0xbfc8fc341b2715bbul,
+    0x3ffe2099969d1235ul, 0xbfcb4552da62d711ul, 0x3fe9dc1048b221b8ul, 0x3fda64950f404b50ul,
+    0xbfec5860386467d3ul, 0x3fe2e0d91b1224b5ul, 0x3ff81543ee235156ul, 0x3ff73996a61a1049ul,
+    0x3fe1340d14fe3a86ul, 0xbfd9b2cb5139365cul, 0xbfdb2cc2df0b0d61ul, 0xbfd76ebbd9f09babul,
+    0xbfd7fd8e08e7cf0eul, 0xbfdbf588d305353bul, 0x40002ee79ac37c18ul, 0xbfc0686b60cc47deul,
+    0xbfe2413e796c5928ul, 0x400126bf882bb0c3ul, 0xc002e778c8eb1b28ul, 0x3fd84a2a4d290e76ul,
+    0x3fbe5c4b75720476ul, 0x3fe0e3987a0a85f4ul, 0xbfffbc78c2ce6bc2ul, 0xbfc3c43d006d03c4ul,
+    0x3fcad390838a6c8eul, 0x3fc593a86597589aul, 0x3feedb2b86fef92ful, 0xbfc5013d24b9ffaaul,
+    0x3fcaa166338e1caeul, 0x3fc12e5f2abc54aeul, 0x3fef57c393b00416ul, 0x3fc341dc9f88b693ul,
+    0xbfcd3e627b0bdba7ul, 0xbfbdfd1cc9e090d2ul, 0x3feeed642ac9f486ul, 0xc02dd7248358d95aul,
+    0xc01806d395038abbul, 0x4014790dc014ee45ul, 0xbfc190b61924dceaul, 0xbfdc996e9df7fb02ul,
+    0xbfd3d55e45a8c2f2ul, 0x402d88fe41f8637dul, 0x401082ddbc04afadul, 0x402ff4d2e1849c09ul,
+    0x3fe7e1ac675d198bul, 0x3fd2c529ca9b93adul, 0x3fe195b9a954b8d6ul, 0x3fce07d79838e915ul,
+    0xc010000000000000ul, 0xbff0000000000000ul, 0x4010000000000000ul, 0x3fea4d36f3e4ac24ul,
+    0x3fe23a1ef4052543ul, 0x3fe62d0f515c2947ul, 0x3fd4022f9b3344b6ul, 0x3fee8695342d9058ul,
+    0x4009baf3af1c75a0ul, 0x3ffcdfbcb08a2e54ul, 0x3fff1a5ef4daa17aul, 0xbfbcb22ce55ffe97ul,
+    0x4008eb9557bc3bd6ul, 0xc026264917f7c946ul, 0xc02ccf85ea07e5ceul, 0x400d76bc11d54ec7ul,
+    0xc004596ac8be4bcdul, 0x3fb427e3aea7707aul, 0x3fff885a821cf64cul, 0x3ff9af8f2dea5744ul,
+    0x4027daf0cd9f09f7ul, 0xbfcf3f4774f51fb7ul, 0x4005f372892e8d88ul, 0xbff9ac42802f151cul,
+    0x3fe26c954731ab4dul, 0xbfe0acbb97b2c1fbul, 0x3fe26c9546cdfdceul, 0xbfe0acbbb0cb7f58ul,
+    0x3fe26c954731ab4dul, 0xbfe0acbb97b2c1fbul, 0x3fefffffff52dfedul, 0xbe6972f3ea000000ul,
+    0x0000000000000001ul, 0x0000000000000002ul, 0x0000000000000000ul, 0x3fe2c17ff5cefed8ul,
+    0x3fdd073d1037a35cul, 0x3fe2a4aa6f7bb0e1ul, 0x3fd4998dddf5de69ul, 0x0000000000000002ul,
+    0x0000000000000002ul, 0xc00fc3882be43206ul, 0x400c870467ec73eeul, 0x40349fe0b201b9b1ul,
+    0xc032ca3ef4a90794ul, 0x3fe7d57680a86feaul, 0x3fdafad639fcfa68ul, 0x3fdafad639fcfa68ul,
+    0x3fe49b8f9cd19458ul, 0xc01fc821dff5a410ul, 0xbfb640b58fd8a7dful, 0xc02555e725610b36ul,
+    0x401b649479eb7a9dul, 0x400c02a61c82e238ul, 0xbfab85f61f6f1300ul, 0xbfee19b120c32eb2ul,
+    0xc01328b96d29c14eul, 0x400531d91d87db7eul, 0xc00a3d6be97ff712ul, 0x400531d91d87db7eul,
+    0xbfe936b06b15f00cul, 0x3ff0000000000000ul, 0xbfefc18b3dd52225ul, 0xbfefc18b3dd52225ul,
+    0x3ff6f6bd33f5adeeul, 0x3ff7130bb5a56098ul, 0x400604b4b21bebd6ul, 0x400ac2f1bfbaba2aul,
+    0x3ffeaeba4647e11dul, 0x401294c9a80aab5ful, 0xbfc31b991bc3d798ul, 0x3fb097f594b12200ul,
+    0x4011f69725e37404ul, 0xbfe357c9560802c8ul, 0x400a529727a58be6ul, 0xbfbd005fa9d6327cul,
+    0x400a529727a58be6ul, 0xbfdd79af0ddd8570ul, 0x3fd9906f093f3cfcul, 0x3fd9906f093f3cfcul,
+    0x3fe13a5814e75f42ul, 0xbfda147f622d0a61ul, 0xbfe8188b15f03fecul, 0xbfe15640ff84bfbbul,
+    0xbfe8188b3d9b8ef2ul, 0xbfe15640efd69d9aul, 0x4160a91bd38f313eul, 0xc160a91be2a0b9faul,
+    0xc16727e59da223e0ul, 0x416727e57783028bul, 0x0000000000000000ul, 0x3ffa90b26c62fbb4ul,
+    0x3fdd0e1c1ce80b10ul, 0x3fdd0e1c1ce80b10ul, 0x3fed1a58f879e850ul, 0x3ff49dd87cf24963ul,
+    0x0000000000000000ul, 0x3fd68c867cda40a4ul, 0x3fec5baa38a74bf8ul, 0x0000000000000000ul,
+    0xbfea23a78b2029a4ul, 0x0000000000000000ul, 0xbf9a9201dfe56a80ul, 0x3fc0521ba26c5200ul,
+    0xc00f706ae0b2fcdaul, 0x3fe5e478c83ee048ul, 0xc01de19d9f212d52ul, 0x4048e133f1afc177ul,
+    0x41d5e36ec57ee7b3ul, 0xb977a53bf7176a61ul, 0x42519aed0496d413ul, 0x39e61dc63329ef38ul,
+    0xc24185173127503aul, 0x4241b0de0eb24e09ul, 0xbfe6928918cba7f0ul, 0x3fe6aeaaf5b50b42ul,
+    0x3fe6aeaaf5b50b42ul, 0x3fe6928918cba7f0ul, 0x00000000e9ede4ccul, 0x0000000072961646ul,
+    0x000000007f800000ul, 0x00000000e1e40651ul, 0x00000000ebe4c125ul, 0x0000000080000000ul,
+    0x0000000080000000ul, 0x800ffffffffffffful, 0xffeffffffffffffful, 0x7ff0000000000000ul,
+    0x6c056bbe7ee3d225ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000080000000ul, 0x0000000000000000ul, 0x000000003f58c4d5ul,
+    0x0000000000000000ul, 0x00000000bed0b8f3ul, 0x0000000000000000ul, 0x00000000bf58c4d5ul,
+    0x0000000080000000ul, 0x000000003ed0b8f3ul, 0x0000000040400000ul, 0x00000000c0800000ul,
+    0x0000000000000000ul, 0x00000000bf800000ul, 0x000000003eaaaaabul, 0x00000000bfaaaaabul,
+    0x0000000000000000ul, 0x00000000bf800000ul, 0x0000000080000000ul, 0x0000000000000000ul,
+    0x0000000080000000ul, 0x0000000080000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x000000003f800000ul, 0x0000000080000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x000000003f800000ul, 0x0000000000000000ul, 0x0000000080000000ul, 0x0000000000000000ul,
+    0x000000003f800000ul, 0x00000000ff800000ul, 0x000000003f800000ul, 0x00000000807ffffful,
+    0x000000003f800000ul, 0x0000000080000000ul, 0x0000000080000000ul, 0x0000000080000000ul,
+    0x00000000ff7ffffful, 0x00000000807ffffful, 0x0000000000000000ul, 0x0000000080000000ul,
+    0x00000000ff7ffffful, 0x0000000000000000ul, 0x000000003f800000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x000000003f800000ul, 0x0000000000000000ul, 0x8000000000000000ul,
+    0xfff8000000012345ul, 0x0000000000000000ul, 0x0000000000000000ul, 0xffeffffffffffffful,
+    0xfff8000000012345ul, 0x8000000000000000ul, 0x8000000000000000ul, 0x7feffffffffffffful,
+    0xc010000000000000ul, 0x0000000000000000ul, 0xc008000000000000ul, 0xbff0000000000000ul,
+    0xbfd0000000000000ul, 0x8000000000000000ul, 0x3fe8000000000000ul, 0xbff0000000000000ul,
+    0x82dbf8c94f7d9d0ful, 0x5667a936d5eceae3ul, 0x8000000000000000ul, 0x4003ee1de31a4bd8ul,
+    0xbfd8ffe0e0d3771ful, 0x0000000000000000ul, 0x3fed96ee1c3f16d7ul, 0x8000000000000000ul,
+    0xbfd85e5d4b7b3abeul, 0xbfcd81f8b4183906ul, 0xbfe977e88793fcf8ul, 0xbfe1ea33dcce3210ul,
+    0xbfd36508e14c271bul, 0x3fe35fcdec06e526ul, 0xbfe78cca4f263505ul, 0xf2b84d964a23379cul,
+    0xc7ba15e4271331d5ul, 0x9e2b85f98798373dul, 0x3ff0000000000000ul, 0x8000000000000000ul,
+    0x8000000000000000ul, 0x8000000000000000ul, 0x8000000000000000ul, 0x3ff0000000000000ul,
+    0x0000000000000001ul, 0xfff0000000000000ul, 0xfff0000000000000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x3ff0000000000000ul, 0x3ff0000000000000ul, 0x0000000000000000ul,
+    0x000000003f800000ul, 0x0000000040000000ul, 0x0000000040400000ul, 0x0000000000000000ul,
+    0x00000000c0000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000040000000ul,
+    0x000000003f800000ul, 0x000000003f800000ul, 0x00000000c0000000ul, 0x00000000c0400000ul,
+    0x0000000000000000ul, 0x00000000bf000000ul, 0x0000000000000000ul, 0x0000000080000000ul,
+    0x000000003f800000ul, 0x000000003f800000ul, 0x3fb1d606392cf1bbul, 0x3fcdf8ca14e03496ul,
+    0x0010000000000000ul, 0x8000000000000000ul, 0x0000000000000000ul, 0x70f6a08f68cdd9daul,
+    0x3ff0000000000000ul, 0x3106e0fc274c8558ul, 0x0000000000000000ul, 0xb1286d525fdab121ul,
+    0x8000000000000000ul, 0x3ff0000000000000ul, 0x4011152c2d108405ul, 0x8000000000000000ul,
+    0xbfd30b00c3b843c1ul, 0x8000000000000000ul, 0x0ee6a0ad643a8c4cul, 0x0000000000000000ul,
+    0x000000007fc00000ul, 0x00000000807ffffful, 0x000000007fc00000ul, 0xfff8000000012345ul,
+    0x8000000000000000ul, 0x7ff8000000012345ul, 0x000000007f7ffffful, 0x000000007f7ffffful,
+    0x000000007fa00001ul, 0x000000003f800000ul, 0x000000007f7ffffful, 0x0000000000000000ul,
+    0x000000007f800000ul, 0x000000007fe00001ul, 0x00000000c1632856ul, 0x000000006b29c789ul,
+    0x000000003e9d1994ul, 0x0000000000000000ul, 0x00000000bfa81d0dul, 0x0000000080000000ul,
+    0x0000000081aa4a90ul, 0x00000000a6749f62ul, 0x0000000041952c40ul, 0x00000000d2223be3ul,
+    0x00000000bece553aul, 0x0000000080000000ul, 0x3fc9d883f73b2e0cul, 0xc02f925f54ea414aul,
+    0xc029edaa5ecbe242ul, 0x3fb21bafdc0d732aul, 0x3fb47a6064ddd45bul, 0x4004eed53b1c84f8ul,
+    0xc044a50d557cf26dul, 0xbfeb432b1f6763b1ul, 0xc010000000000000ul, 0xc000000000000000ul,
+    0xc010000000000000ul, 0x3ff0000000000000ul, 0x4008000000000000ul, 0xc008000000000000ul,
+    0x3ff0000000000000ul, 0x4010000000000000ul, 0xc02c000000000000ul, 0x4010000000000000ul,
+    0xc026000000000000ul, 0x4030000000000000ul, 0x00000000402c9ce8ul, 0x000000003df5b09eul,
+    0x000000003df75841ul, 0x00000000be4bf352ul, 0x000000003ed62389ul, 0x00000000417de576ul,
+    0x000000003e807b37ul, 0x00000000c17864cful, 0x00000000c07978e6ul, 0x0000000042241861ul,
+    0x00000000bf121ff8ul, 0x00000000c22f5cf2ul, 0x0000000080000000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000080000000ul, 0x0000000080000000ul, 0x0000000080000000ul,
+    0x0000000080000000ul, 0x0000000000000000ul, 0x6e8e1a91e958d18ful, 0x5a9829bf34ef840bul,
+    0x99d3b55e059a6887ul, 0x335a231867e50504ul, 0xc5c95ac1b8c909c0ul, 0x15ec69dce7173cb0ul,
+    0xd10a01ed8593939cul, 0x590bf9a90efeca52ul, 0xf467da22f6c39bf3ul, 0xe073252512711117ul,
+    0xffa87766d49960a1ul, 0x7ff0000000000000ul, 0x0000000000000000ul, 0x0000000000000001ul,
+    0xbfcfa5f91cad3137ul, 0x4008000000000000ul, 0x0000000000000000ul, 0x8000000000000001ul,
+    0x3fcfa5f91cad3137ul, 0xc008000000000000ul, 0x00000000aa7c1e12ul, 0x00000000eebbe9b7ul,
+    0x00000000eebbe9b7ul, 0x00000000aa7c1e12ul, 0x00000000ffc01234ul, 0x00000000807ffffful,
+    0x00000000ffc01234ul, 0x00000000ffc01234ul, 0x0010000000000000ul, 0x7ff0000000000000ul,
+    0x7ff0000000000000ul, 0xfff8000000000000ul, 0x800ffffffffffffful, 0xbff0000000000000ul,
+    0xbff0000000000000ul, 0x800ffffffffffffful, 0x000000007f800000ul, 0x000000007fc00000ul,
+    0x000000007f800000ul, 0x000000005f4b7ea6ul, 0x00000000f8a89c39ul, 0x00000000544eb32dul,
+    0x000000003f800000ul, 0x000000009b1cea68ul, 0x000000009b1cea68ul, 0x000000009a9cea68ul,
+    0x7ff0000000000000ul, 0xfff0000000000000ul, 0x7ff0000000000000ul, 0x6f57f258fa0e8a09ul,
+    0xae8159f9598073d3ul, 0xcd370c418354e614ul, 0x3ff0000000000000ul, 0x1dcecc872471c756ul,
+    0x1dcecc872471c756ul, 0x1dbecc872471c756ul, 0x00000000cd9d0c3bul, 0x00000000421985f0ul,
+    0x000000004d84016bul, 0x000000003f6ae35cul, 0x00000000ce11fb2eul, 0x00000000c171e1f0ul,
+    0x00000000cd1d2052ul, 0x00000000421641a3ul, 0x00000000ce0c902ful, 0x00000000c1374126ul,
+    0x000000004e0380eeul, 0x00000000429c2724ul, 0x000000004ea0a117ul, 0x00000000c1878a3eul,
     0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
     0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
     0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
@@ -33277,105 +33280,106 @@ __constant ulong aether_selftest_words[1324] = {
     0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
     0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
     0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0x000000004de4d488ul, 0x000000004176ce10ul, 0xc3a494bc67a80fc2ul, 0xc046000000000000ul,
-    0x43a663262acc9f87ul, 0xc056000000000000ul, 0xc38f3b2c3408b1d9ul, 0x40134aa64744966aul,
-    0x4351278e99c418dbul, 0x3fdf916c8ccfad00ul, 0xc38f90b1ba2d9378ul, 0xc00095266a9a5730ul,
-    0xc35bf58bbba08944ul, 0x3fe80b8f432d6de8ul, 0xc36d836c2fbf6804ul, 0xbffc000000000000ul,
-    0x436cb8439492254eul, 0x4002832e40749c79ul, 0x43a1d0f8f58fa6c1ul, 0xc007c430a3800856ul,
-    0x43a7f2fdb2f00b26ul, 0x404a3c219792ab2bul, 0x434cbb5e93f322a0ul, 0xbfea1ded8929ab6cul,
-    0xc31dca92867e5e1aul, 0xbfbd68db85756880ul, 0xc3934b4adadd70a4ul, 0xc0133ccba1350d41ul,
-    0xc33e178b44198b7dul, 0xbf8bfeecc32b53a0ul, 0x43a0ec0ff4c3b64cul, 0xc037ee25dcf67134ul,
-    0x4350f97b9ce8bd42ul, 0xbfed6b6ad0d8bb54ul, 0xc3a0ec0ff4c3b64cul, 0x40385e000a8276b2ul,
-    0xc393b2df3b834a06ul, 0xc01eac375016189dul, 0x43b0948e968deeb3ul, 0xc053f1e2bedd473aul,
-    0x434270c776c6c227ul, 0xbfc7e68a7e86494eul, 0xc32b3774ca2cfb80ul, 0x3fb40849b8b94a40ul,
-    0xc39b77948c4fd113ul, 0x404f000000000000ul, 0xc31ac3c25264bf00ul, 0xc011000000000000ul,
-    0xc33c3c4f156af896ul, 0xbfa8c7f570750570ul, 0xc3639f7bbd402f1bul, 0xc00efb567d645ad6ul,
-    0xc371b324152c101cul, 0xc022000000000000ul, 0xc389b540ae5616f7ul, 0x4024000000000000ul,
-    0x438c7b08d5f9e5eaul, 0x400f7baed5376394ul, 0xc394b5832ec11503ul, 0x4014000000000000ul,
-    0x43ade27e4b8ef27eul, 0xc04037c747bc0614ul, 0x434af73f22d92786ul, 0xbfd14c58bde37861ul,
-    0xc3a82cc007581f61ul, 0x4044800000000000ul, 0x43a50ac9ef12321eul, 0xc07072d38e00d27ful,
-    0x0000000080000000ul, 0x00000000955e55c4ul, 0x0000000000000000ul, 0x000000009663bcfful,
-    0x0000000080000000ul, 0x00000000955e55c4ul, 0x0000000000000000ul, 0x000000009663bcfful,
-    0x0000000000000001ul, 0x0000000000000002ul, 0x0000000000000001ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0x8000000000000000ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0x8000000000000000ul, 0x0000000000000001ul,
-    0x0000000000000002ul, 0x0000000000000001ul, 0x000000003fc89898ul, 0x00000000bf885d05ul,
-    0x000000003f4457fcul, 0x00000000bf885d05ul, 0x000000003fe3af0ful, 0x00000000bf8ad898ul,
-    0x000000003f4457fcul, 0x00000000bf8ad898ul, 0x000000003fc34a3ful, 0x000000003fc89898ul,
-    0x00000000bf885d05ul, 0x000000003f4457fcul, 0x00000000bf2e06c5ul, 0x000000003f86fc3aul,
-    0x00000000bf103832ul, 0x000000003efa92b8ul, 0x00000000bf08c1a3ul, 0x000000003f597254ul,
-    0x0000000000000001ul, 0x0000000000000002ul, 0x0000000000000003ul, 0x0000000000000000ul,
-    0xc017c540ccfdc77dul, 0x3fba14e905df9210ul, 0x3fbe0d4703e48ed0ul, 0xbfa55f044bda4740ul,
-    0xc01608c1ce5bec56ul, 0xbfc156624d4ccc50ul, 0xbfe5a643014f7554ul, 0xbfe3b1cbe371b086ul,
-    0x401aed1e515525f9ul, 0xc017c540ccfdc77dul, 0x3fba14e905df9210ul, 0x3fbe0d4703e48ed0ul,
-    0x3f7cc51c9d7376baul, 0xc016097d65fb7ed9ul, 0xbfc17167080cdffbul, 0x3fbd2505a956f09cul,
-    0x3fbd232930c4c29eul, 0x401aef50daada490ul, 0x0000000000000001ul, 0x0000000000000002ul,
-    0x0000000000000003ul, 0x0000000000000000ul, 0x00000000be08d713ul, 0x000000003eb34150ul,
-    0x00000000be08d714ul, 0x000000003eb34150ul, 0x00000000be08d713ul, 0x0000000000000000ul,
-    0x000000003dddab8cul, 0x000000003eb34150ul, 0x0000000000000001ul, 0x0000000000000000ul,
-    0xbfe8e2ec80a9fe4eul, 0x0000000000000000ul, 0x3fdbf1163d319790ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0xbfd8e2ec80a9fe4eul, 0x3fdbf1163d319790ul, 0x0000000000000001ul,
-    0x000000003ec43b0cul, 0x00000000410c3e26ul, 0x00000000411491acul, 0x000000003d98705cul,
-    0x00000000411ab384ul, 0x00000000410d6f07ul, 0x00000000c15aafcdul, 0x0000000000000000ul,
-    0x00000000bda60404ul, 0x0000000000000000ul, 0x000000003d88c9baul, 0x0000000000000000ul,
-    0x00000000c093f919ul, 0x0000000000000000ul, 0x0000000040f33545ul, 0x0000000000000000ul,
-    0x00000000bf552012ul, 0x0000000000000000ul, 0x000000003eda6697ul, 0x0000000000000000ul,
-    0x00000000bec20e31ul, 0x0000000000000000ul, 0x000000003f79afb2ul, 0x0000000000000000ul,
-    0x0000000040fd5f29ul, 0x0000000000000000ul, 0x00000000be783344ul, 0x0000000000000000ul,
-    0x00000000415a71a1ul, 0x0000000000000000ul, 0x00000000c175ea28ul, 0x0000000000000000ul,
-    0x00000000be2803f7ul, 0x0000000000000000ul, 0x00000000bf1aafbaul, 0x0000000000000000ul,
-    0x00000000bee95ccbul, 0x0000000000000000ul, 0x00000000411c661dul, 0x0000000000000000ul,
-    0x00000000c17e0e40ul, 0x0000000000000000ul, 0x00000000bd9c064ful, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0x00000000c13f6050ul, 0x00000000351a0000ul,
-    0x3ffb27aa8561c4b2ul, 0x3fc5b85c5143bc70ul, 0xbfe28fa0e61b12b0ul, 0x402ee7afa2372789ul,
-    0x3ff1dfda12543b5aul, 0x402f3e91137c367bul, 0x3ffdc3422c5e872aul, 0x3ca0000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x000000004de4d488ul, 0x000000004176ce10ul,
+    0xc3a494bc67a80fc2ul, 0xc046000000000000ul, 0x43a663262acc9f87ul, 0xc056000000000000ul,
+    0xc38f3b2c3408b1d9ul, 0x40134aa64744966aul, 0x4351278e99c418dbul, 0x3fdf916c8ccfad00ul,
+    0xc38f90b1ba2d9378ul, 0xc00095266a9a5730ul, 0xc35bf58bbba08944ul, 0x3fe80b8f432d6de8ul,
+    0xc36d836c2fbf6804ul, 0xbffc000000000000ul, 0x436cb8439492254eul, 0x4002832e40749c79ul,
+    0x43a1d0f8f58fa6c1ul, 0xc007c430a3800856ul, 0x43a7f2fdb2f00b26ul, 0x404a3c219792ab2bul,
+    0x434cbb5e93f322a0ul, 0xbfea1ded8929ab6cul, 0xc31dca92867e5e1aul, 0xbfbd68db85756880ul,
+    0xc3934b4adadd70a4ul, 0xc0133ccba1350d41ul, 0xc33e178b44198b7dul, 0xbf8bfeecc32b53a0ul,
+    0x43a0ec0ff4c3b64cul, 0xc037ee25dcf67134ul, 0x4350f97b9ce8bd42ul, 0xbfed6b6ad0d8bb54ul,
+    0xc3a0ec0ff4c3b64cul, 0x40385e000a8276b2ul, 0xc393b2df3b834a06ul, 0xc01eac375016189dul,
+    0x43b0948e968deeb3ul, 0xc053f1e2bedd473aul, 0x434270c776c6c227ul, 0xbfc7e68a7e86494eul,
+    0xc32b3774ca2cfb80ul, 0x3fb40849b8b94a40ul, 0xc39b77948c4fd113ul, 0x404f000000000000ul,
+    0xc31ac3c25264bf00ul, 0xc011000000000000ul, 0xc33c3c4f156af896ul, 0xbfa8c7f570750570ul,
+    0xc3639f7bbd402f1bul, 0xc00efb567d645ad6ul, 0xc371b324152c101cul, 0xc022000000000000ul,
+    0xc389b540ae5616f7ul, 0x4024000000000000ul, 0x438c7b08d5f9e5eaul, 0x400f7baed5376394ul,
+    0xc394b5832ec11503ul, 0x4014000000000000ul, 0x43ade27e4b8ef27eul, 0xc04037c747bc0614ul,
+    0x434af73f22d92786ul, 0xbfd14c58bde37861ul, 0xc3a82cc007581f61ul, 0x4044800000000000ul,
+    0x43a50ac9ef12321eul, 0xc07072d38e00d27ful, 0x0000000080000000ul, 0x00000000955e55c4ul,
+    0x0000000000000000ul, 0x000000009663bcfful, 0x0000000080000000ul, 0x00000000955e55c4ul,
+    0x0000000000000000ul, 0x000000009663bcfful, 0x0000000000000001ul, 0x0000000000000002ul,
     0x0000000000000001ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x8000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x8000000000000000ul, 0x0000000000000001ul, 0x0000000000000002ul, 0x0000000000000001ul,
+    0x000000003fc89898ul, 0x00000000bf885d05ul, 0x000000003f4457fcul, 0x00000000bf885d05ul,
+    0x000000003fe3af0ful, 0x00000000bf8ad898ul, 0x000000003f4457fcul, 0x00000000bf8ad898ul,
+    0x000000003fc34a3ful, 0x000000003fc89898ul, 0x00000000bf885d05ul, 0x000000003f4457fcul,
+    0x00000000bf2e06c5ul, 0x000000003f86fc3aul, 0x00000000bf103832ul, 0x000000003efa92b8ul,
+    0x00000000bf08c1a3ul, 0x000000003f597254ul, 0x0000000000000001ul, 0x0000000000000002ul,
+    0x0000000000000003ul, 0x0000000000000000ul, 0xc017c540ccfdc77dul, 0x3fba14e905df9210ul,
+    0x3fbe0d4703e48ed0ul, 0xbfa55f044bda4740ul, 0xc01608c1ce5bec56ul, 0xbfc156624d4ccc50ul,
+    0xbfe5a643014f7554ul, 0xbfe3b1cbe371b086ul, 0x401aed1e515525f9ul, 0xc017c540ccfdc77dul,
+    0x3fba14e905df9210ul, 0x3fbe0d4703e48ed0ul, 0x3f7cc51c9d7376baul, 0xc016097d65fb7ed9ul,
+    0xbfc17167080cdffbul, 0x3fbd2505a956f09cul, 0x3fbd232930c4c29eul, 0x401aef50daada490ul,
+    0x0000000000000001ul, 0x0000000000000002ul, 0x0000000000000003ul, 0x0000000000000000ul,
+    0x00000000be08d713ul, 0x000000003eb34150ul, 0x00000000be08d714ul, 0x000000003eb34150ul,
+    0x00000000be08d713ul, 0x0000000000000000ul, 0x000000003dddab8cul, 0x000000003eb34150ul,
+    0x0000000000000001ul, 0x0000000000000000ul, 0xbfe8e2ec80a9fe4eul, 0x0000000000000000ul,
+    0x3fdbf1163d319790ul, 0x0000000000000000ul, 0x0000000000000000ul, 0xbfd8e2ec80a9fe4eul,
+    0x3fdbf1163d319790ul, 0x0000000000000001ul, 0x000000003ec43b0cul, 0x00000000410c3e26ul,
+    0x00000000411491acul, 0x000000003d98705cul, 0x00000000411ab384ul, 0x00000000410d6f07ul,
+    0x00000000c15aafcdul, 0x0000000000000000ul, 0x00000000bda60404ul, 0x0000000000000000ul,
+    0x000000003d88c9baul, 0x0000000000000000ul, 0x00000000c093f919ul, 0x0000000000000000ul,
+    0x0000000040f33545ul, 0x0000000000000000ul, 0x00000000bf552012ul, 0x0000000000000000ul,
+    0x000000003eda6697ul, 0x0000000000000000ul, 0x00000000bec20e31ul, 0x0000000000000000ul,
+    0x000000003f79afb2ul, 0x0000000000000000ul, 0x0000000040fd5f29ul, 0x0000000000000000ul,
+    0x00000000be783344ul, 0x0000000000000000ul, 0x00000000415a71a1ul, 0x0000000000000000ul,
+    0x00000000c175ea28ul, 0x0000000000000000ul, 0x00000000be2803f7ul, 0x0000000000000000ul,
+    0x00000000bf1aafbaul, 0x0000000000000000ul, 0x00000000bee95ccbul, 0x0000000000000000ul,
+    0x00000000411c661dul, 0x0000000000000000ul, 0x00000000c17e0e40ul, 0x0000000000000000ul,
+    0x00000000bd9c064ful, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
     0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0x78c69ef3d76a86f4ul, 0x0000000000000000ul, 0x800ffffffffffffful, 0x0000000000000000ul,
-    0xaa93c65bd4bbf0dbul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0xbb644957f72fad1aul, 0x0000000000000000ul,
-    0x4008000000000000ul, 0x0000000000000000ul, 0x7feffffffffffffful, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0xf921d16c773f62adul, 0x0000000000000000ul,
-    0x4023444c67040ccaul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0x4b4aab7e32812bbeul, 0x0000000000000000ul, 0x379a1cc9b5b96c30ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x00000000c13f6050ul, 0x00000000351a0000ul, 0x3ffb27aa8561c4b2ul, 0x3fc5b85c5143bc70ul,
+    0xbfe28fa0e61b12b0ul, 0x402ee7afa2372789ul, 0x3ff1dfda12543b5aul, 0x402f3e91137c367bul,
+    0x3ffdc3422c5e872aul, 0x3ca0000000000000ul, 0x0000000000000001ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x78c69ef3d76a86f4ul, 0x0000000000000000ul,
+    0x800ffffffffffffful, 0x0000000000000000ul, 0xaa93c65bd4bbf0dbul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0xbb644957f72fad1aul, 0x0000000000000000ul, 0x4008000000000000ul, 0x0000000000000000ul,
+    0x7feffffffffffffful, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0xf921d16c773f62adul, 0x0000000000000000ul, 0x4023444c67040ccaul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x4b4aab7e32812bbeul, 0x0000000000000000ul,
+    0x379a1cc9b5b96c30ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
     0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
     0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
     0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
     0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
     0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
     0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0x7feffffffffffffful, 0xf92176f0a7e1b891ul,
-    0x00000000ffc01234ul, 0x000000003f800000ul, 0x000000003f800000ul, 0x00000000ffc01234ul,
-    0x00000000416bccebul, 0x00000000416bccebul, 0xfff8000000012345ul, 0x8000000000000000ul,
-    0x8000000000000000ul, 0x7ff8000000000000ul, 0x0000000000000001ul, 0x0000000000000001ul,
-    0x0000000000000000ul, 0x000000007fc00000ul, 0x0000000000000000ul, 0x00000000bf800000ul,
-    0x00000000ffc01234ul, 0x00000000bf800000ul, 0x7feffffffffffffful, 0x7ff4000000000001ul,
-    0x7feffffffffffffful, 0x0000000000000001ul, 0x7ff4000000000001ul, 0x0000000000000001ul,
-    0x0000000040d6a785ul, 0x00000000c0725e75ul, 0x00000000bec8b3e2ul, 0x00000000bf291f39ul,
-    0x000000003e7a80e6ul, 0x0000000041480df6ul, 0x000000003e15fe95ul, 0x00000000bdbd15e2ul,
-    0x000000004243f3b7ul, 0x0000000042a62854ul, 0x00000000c0f723d8ul, 0x000000004064339aul,
-    0x00000000beb37884ul, 0x000000003de2d8dbul, 0x00000000c04fd041ul, 0x00000000c03be7e9ul,
-    0x00000000c0663f52ul, 0x00000000c034d122ul, 0xc00aaeca7b91d636ul, 0x3fc7963760c15ac7ul,
-    0xbfba38c7bcf2b249ul, 0x4027e69e522dc4adul, 0xbfd5bff609eb7efful, 0x3fc85361a7c99ecdul,
-    0xbfe1d329e12eca98ul, 0xbfe1c5363e9427fbul, 0x401eb609074d7627ul, 0x4018118300d372ccul,
-    0x40111084df23bcb2ul, 0xc002567cd54fcf33ul, 0x3fc9a437f41cea69ul, 0xc0088075782ac13ful,
-    0x3fef4c40faf8c06cul, 0x400a6241d0c73095ul, 0x3ff2daa77bfffd83ul, 0x3fce1cc589c6f561ul,
-    0x00000000bf2614c9ul, 0x00000000bf1353ecul, 0x00000000807ffffful, 0x000000003daa984ful,
-    0x00000000824014a8ul, 0x40025ddca771e54bul, 0x3ff28f619758be1aul, 0xbff9d80df5a0ad1cul,
-    0x40273fd45d87a1cful, 0xbfc1ac2580e4c4c9ul, 0x00000000bf800000ul, 0x00000000bf576aa4ul,
-    0x000000003f0a5141ul, 0x00000000bf3b4f6ful, 0x00000000bf2b09fdul, 0x3fe257b92a7af989ul,
-    0x3fe15ac5592d41dful, 0x3feae2a24def7d72ul, 0xc02a777bdab37e9ful, 0xbfe3cbce80436d64ul,
-    0x00000000be62ae76ul, 0x00000000be60d5aaul, 0x000000003f79c0c8ul, 0x00000000bef4f0feul,
-    0x00000000beebb45bul, 0xc00c9afa4bd32c41ul, 0x3fdaeab76c54f748ul, 0xbfed0840865f96c5ul,
-    0xbfcbe4e152530d53ul, 0xbfcbac7e7461c42ful, 0x00000000c120b942ul, 0x000000003f14d6c6ul,
-    0x00000000bf504929ul, 0x0000000040800000ul, 0x00000000bf41bdcful, 0x3ff0000000000000ul,
-    0x3feaed548f090ceeul, 0x3fe14a280fb5068cul, 0xc02b77c60f92e532ul, 0xbfed6ef9b7102b36ul,
+    0x7feffffffffffffful, 0xf92176f0a7e1b891ul, 0x00000000ffc01234ul, 0x000000003f800000ul,
+    0x000000003f800000ul, 0x00000000ffc01234ul, 0x00000000416bccebul, 0x00000000416bccebul,
+    0xfff8000000012345ul, 0x8000000000000000ul, 0x8000000000000000ul, 0x7ff8000000000000ul,
+    0x0000000000000001ul, 0x0000000000000001ul, 0x0000000000000000ul, 0x000000007fc00000ul,
+    0x0000000000000000ul, 0x00000000bf800000ul, 0x00000000ffc01234ul, 0x00000000bf800000ul,
+    0x7feffffffffffffful, 0x7ff4000000000001ul, 0x7feffffffffffffful, 0x0000000000000001ul,
+    0x7ff4000000000001ul, 0x0000000000000001ul, 0x0000000040d6a785ul, 0x00000000c0725e75ul,
+    0x00000000bec8b3e2ul, 0x00000000bf291f39ul, 0x000000003e7a80e6ul, 0x0000000041480df6ul,
+    0x000000003e15fe95ul, 0x00000000bdbd15e2ul, 0x000000004243f3b7ul, 0x0000000042a62854ul,
+    0x00000000c0f723d8ul, 0x000000004064339aul, 0x00000000beb37884ul, 0x000000003de2d8dbul,
+    0x00000000c04fd041ul, 0x00000000c03be7e9ul, 0x00000000c0663f52ul, 0x00000000c034d122ul,
+    0xc00aaeca7b91d636ul, 0x3fc7963760c15ac7ul, 0xbfba38c7bcf2b249ul, 0x4027e69e522dc4adul,
+    0xbfd5bff609eb7efful, 0x3fc85361a7c99ecdul, 0xbfe1d329e12eca98ul, 0xbfe1c5363e9427fbul,
+    0x401eb609074d7627ul, 0x4018118300d372ccul, 0x40111084df23bcb2ul, 0xc002567cd54fcf33ul,
+    0x3fc9a437f41cea69ul, 0xc0088075782ac13ful, 0x3fef4c40faf8c06cul, 0x400a6241d0c73095ul,
+    0x3ff2daa77bfffd83ul, 0x3fce1cc589c6f561ul, 0x00000000bf2614c9ul, 0x00000000bf1353ecul,
+    0x00000000807ffffful, 0x000000003daa984ful, 0x00000000824014a8ul, 0x40025ddca771e54bul,
+    0x3ff28f619758be1aul, 0xbff9d80df5a0ad1cul, 0x40273fd45d87a1cful, 0xbfc1ac2580e4c4c9ul,
+    0x00000000bf800000ul, 0x00000000bf576aa4ul, 0x000000003f0a5141ul, 0x00000000bf3b4f6ful,
+    0x00000000bf2b09fdul, 0x3fe257b92a7af989ul, 0x3fe15ac5592d41dful, 0x3feae2a24def7d72ul,
+    0xc02a777bdab37e9ful, 0xbfe3cbce80436d64ul, 0x00000000be62ae76ul, 0x00000000be60d5aaul,
+    0x000000003f79c0c8ul, 0x00000000bef4f0feul, 0x00000000beebb45bul, 0xc00c9afa4bd32c41ul,
+    0x3fdaeab76c54f748ul, 0xbfed0840865f96c5ul, 0xbfcbe4e152530d53ul, 0xbfcbac7e7461c42ful,
+    0x00000000c120b942ul, 0x000000003f14d6c6ul, 0x00000000bf504929ul, 0x0000000040800000ul,
+    0x00000000bf41bdcful, 0x3ff0000000000000ul, 0x3feaed548f090ceeul, 0x3fe14a280fb5068cul,
+    0xc02b77c60f92e532ul, 0xbfed6ef9b7102b36ul,
 };
 
 /* The subnormal probes: bits, operand (0: a result flush, 1: an operand flush), a, b, a * b. */
@@ -33402,7 +33406,7 @@ __kernel void aether_selftest(__global uint *status, __global uint *failed, uint
 {
     uint bits = 0u, nfail = 0u, run = 0u, skipped = 0u, i, k;
     uint64_t in[64], out[13];
-    for (i = 0u; i < 171u; ++i) {
+    for (i = 0u; i < 173u; ++i) {
         const uint thunk = aether_selftest_rows[i][0], wbits = aether_selftest_rows[i][1];
         const uint n_in = aether_selftest_rows[i][4], n_out = aether_selftest_rows[i][5], at = aether_selftest_rows[i][6];
         size_t n;

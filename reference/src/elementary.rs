@@ -524,7 +524,7 @@ fn atan2_steps<T: Trig>(y: T, x: T, carried: bool) -> T {
         _ => (b * T::NEG_ONE, T::ZERO, a, T::ZERO, T::ZERO),
     };
     let den = dx + dy;
-    let dl = two_sum_err(dx, dy, den) + dy_lost;
+    let dl = dy_lost + two_sum_err(dx, dy, den);
     let t = num / den;
     let u = t * t;
     let p = t * u * horner(T::atan_coefficients(), u);
@@ -532,8 +532,8 @@ fn atan2_steps<T: Trig>(y: T, x: T, carried: bool) -> T {
     let tl = if t == T::ZERO || !carried {
         T::ZERO
     } else {
-        let (ph, pl) = exact_product(t, den);
-        (((num - ph) - pl) + (nl - t * dl)) / den
+        let (ph, pn) = exact_product(t, den);
+        ((nl - t * dl) + ((num - ph) + pn)) / den
     };
     let tk = tl - tl * u;
     let x_negative = negative_or_minus_zero(x);
@@ -771,8 +771,8 @@ fn tan_steps<T: Trig>(a: T, break_at: T, corrected: bool) -> T {
     } else {
         let e = lo - (te - v);
         let q = T::NEG_ONE / te;
-        let (ph, pl) = exact_product(q, te);
-        q + q * (((T::ONE + ph) + pl) + q * e)
+        let (ph, pn) = exact_product(q, te);
+        q + q * (((T::ONE + ph) - pn) + q * e)
     };
     let res = if a == T::ZERO { a } else { res };
     if a.abs() <= T::DOMAIN {
@@ -783,9 +783,9 @@ fn tan_steps<T: Trig>(a: T, break_at: T, corrected: bool) -> T {
     }
 }
 
-/// Dekker's product: `(p, e)` with `p = x y` rounded and `p + e = x y`
-/// exactly (Veltkamp halves), in the order the contract states:
-/// `e = ((xh yh - p) + xh yl + xl yh) + xl yl`.
+/// Dekker's product: `(p, n)` with `p = x y` rounded and `p - n = x y`
+/// exactly (Veltkamp halves), the error term as the contract states it, a
+/// chain of exact subtractions: `n = (((p - xh yh) - xh yl) - xl yh) - xl yl`.
 fn exact_product<T: Trig>(x: T, y: T) -> (T, T) {
     let half = |z: T| {
         let c = z * T::VELTKAMP;
@@ -794,7 +794,7 @@ fn exact_product<T: Trig>(x: T, y: T) -> (T, T) {
     };
     let ((xh, xl), (yh, yl)) = (half(x), half(y));
     let p = x * y;
-    (p, ((xh * yh - p) + xh * yl + xl * yh) + xl * yl)
+    (p, (((p - xh * yh) - xh * yl) - xl * yh) - xl * yl)
 }
 
 /// The steps asin and acos share, on `a = |x|`: whether `a < 1/2`, then `z`
@@ -821,10 +821,10 @@ fn asin_parts<T: Trig>(a: T) -> AsinParts<T> {
 }
 
 /// `asin x` as the contract states it: `a + a w` below 1/2; past it pi/2 -
-/// 2 asin(s) with the square root's rounding carried, `q4 - ((2 (s w) - (p2l
-/// - 2 c)) - (q4 - 2 sh))` with pi/2 = p2h + p2l and q4 = p2h / 2, and from
-/// 31/32 on `p2h - (2 (s + s w) - p2l)`; then the sign of `x` (a zero `x` is
-/// returned as it is). NaN outside [-1, 1].
+/// 2 asin(s) with the square root's rounding carried,
+/// `q4 - ((2 (s w) - (p2l - 2 c)) - (q4 - 2 sh))` with pi/2 = p2h + p2l and
+/// q4 = p2h / 2, and from 31/32 on `p2h - (2 (s + s w) - p2l)`; then the sign
+/// of `x` (a zero `x` is returned as it is). NaN outside [-1, 1].
 pub fn asin<T: Trig>(x: T) -> T {
     let a = x.abs();
     let AsinParts { small, s, w, sh, c } = asin_parts(a);
@@ -1242,7 +1242,7 @@ mod tests {
             let x = f32::from_bits(b);
             let want = f64::from(x).tan();
             assert!(ulps32(tan(x), want) < 1.0, "tan f32 {x:e}");
-            assert_eq!(tan(-x).to_bits(), (tan(x) * -1.0).to_bits(), "tan is odd at {x:e}");
+            assert_eq!(tan(-x).to_bits(), (-tan(x)).to_bits(), "tan is odd at {x:e}");
             worst_plain = worst_plain.max(ulps32(tan_steps(x, f32::INFINITY, true), want));
             worst_uncorrected = worst_uncorrected.max(ulps32(tan_steps(x, 0.671_875, false), want));
         }
