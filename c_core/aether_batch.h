@@ -10,14 +10,14 @@
    itself. The per-lane linear algebra's batched forms are its _lanes functions. Truth values
    are int (0 or 1). out may be one of the input arrays (in place) but must not overlap one
    otherwise. Compile aether_batch.c: it includes the core header-only, so aether_core.c must be
-   beside aether_core.h but is not compiled or linked for it. Contract aether 0.1.0 9ef7e78733075bc1cc57fdbf4591371a. */
+   beside aether_core.h but is not compiled or linked for it. Contract aether 0.1.0 cb879a856f1603bab6e11d917485b387. */
 #ifndef AETHER_BATCH_H
 #define AETHER_BATCH_H
 
 #include <stddef.h>
 #include "aether_core.h"
 
-#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 9ef7e78733075bc1cc57fdbf4591371a"
+#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 cb879a856f1603bab6e11d917485b387"
 
 #ifdef __cplusplus
 extern "C" {

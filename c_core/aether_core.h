@@ -41,7 +41,7 @@
 /* The contract's fingerprint: the spec's name, version and the md5 of its canonical form
    (every function's operations; not its comments). aether_contract_id() returns the one the
    object was generated with; they are equal when header and object come from the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 9ef7e78733075bc1cc57fdbf4591371a"
+#define AETHER_CONTRACT_ID "aether 0.1.0 cb879a856f1603bab6e11d917485b387"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -2283,21 +2283,10 @@ AETHER_API double aether_paird_value(aether_paird p);
 
 /* aether_f32_sincos: sin a and cos a together (out.x = sin, out.y = cos), by one Cody-Waite reduction by pi/2 and two polynomials, as the contract states (its elementary-functions section); NaN outside |a| <= 8192 (f32) or 2^20 (f64).
    Spec:
-       t = a * f32_bits(0x3F22F983)
-       k = (t + 12582912) - 12582912
-       ra = a - k * f32_bits(0x3FC90000)
-       rb = k * f32_bits(0x39FDA000)
-       s1 = ra - rb
-       v1 = s1 - ra
-       e1 = (ra - (s1 - v1)) - (rb + v1)
-       rc = k * f32_bits(0x33A22000)
-       s2 = s1 - rc
-       v2 = s2 - s1
-       e2 = (s1 - (s2 - v2)) - (rc + v2)
-       rd = k * f32_bits(0x2C34611A)
-       tl = (e1 + e2) - rd
-       r = s2 + tl
-       rl = tl - (r - s2)
+       red = reduce_half_pi(a)
+       k = red.x
+       r = red.y
+       rl = red.z
        u = r * r
        ps = r * u * (f32_bits(0xBE2AAAAB) + u * (f32_bits(0x3C088887) + u * (f32_bits(0xB95009D3) + u * f32_bits(0x3636DEE9))))
        sr = r + (ps + rl)
@@ -2310,63 +2299,50 @@ AETHER_API double aether_paird_value(aether_paird p);
        q = k - 4 * fq
        sn = a == 0 ? a : (q == 0 ? sr : (q == 1 ? cr : (q == 2 ? sr * -1 : cr * -1)))
        cs = q == 0 ? cr : (q == 1 ? sr * -1 : (q == 2 ? cr * -1 : sr))
-       inside = fabs(a) <= 8192
-       z = a - a
-       out.x = inside ? sn : z / z
-       out.y = inside ? cs : z / z
+       out.x = sn
+       out.y = cs
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       const float t = (a * 0.636619746685028076171875f);
-       const float k = ((t + 12582912.0f) - 12582912.0f);
-       const float ra = (a - (k * 1.5703125f));
-       const float rb = (k * 0.0004837512969970703125f);
-       const float s1 = (ra - rb);
-       const float v1 = (s1 - ra);
-       const float e1 = ((ra - (s1 - v1)) - (rb + v1));
-       const float rc = (k * 0.0000000754953362047672271728515625f);
-       const float s2 = (s1 - rc);
-       const float v2 = (s2 - s1);
-       const float e2 = ((s1 - (s2 - v2)) - (rc + v2));
-       const float rd = (k * 0.0000000000025633440682570896029801588156260550022125244140625f);
-       const float tl = ((e1 + e2) - rd);
-       const float r = (s2 + tl);
-       const float rl = (tl - (r - s2));
-       const float u = (r * r);
-       const float ps = ((r * u) * (-0.16666667163372039794921875f + (u * (0.008333331905305385589599609375f + (u * (-0.000198400855879299342632293701171875f + (u * 0.000002724986416069441474974155426025390625f)))))));
-       const float sr = (r + (ps + rl));
+       const float reduce_half_pi_t = (a * 0.636619746685028076171875f);
+       const float reduce_half_pi_k = ((reduce_half_pi_t + 12582912.0f) - 12582912.0f);
+       const float reduce_half_pi_ra = (a - (reduce_half_pi_k * 1.5703125f));
+       const float reduce_half_pi_rb = (reduce_half_pi_k * 0.0004837512969970703125f);
+       const float reduce_half_pi_s1 = (reduce_half_pi_ra - reduce_half_pi_rb);
+       const float reduce_half_pi_v1 = (reduce_half_pi_s1 - reduce_half_pi_ra);
+       const float reduce_half_pi_e1 = ((reduce_half_pi_ra - (reduce_half_pi_s1 - reduce_half_pi_v1)) - (reduce_half_pi_rb + reduce_half_pi_v1));
+       const float reduce_half_pi_rc = (reduce_half_pi_k * 0.0000000754953362047672271728515625f);
+       const float reduce_half_pi_s2 = (reduce_half_pi_s1 - reduce_half_pi_rc);
+       const float reduce_half_pi_v2 = (reduce_half_pi_s2 - reduce_half_pi_s1);
+       const float reduce_half_pi_e2 = ((reduce_half_pi_s1 - (reduce_half_pi_s2 - reduce_half_pi_v2)) - (reduce_half_pi_rc + reduce_half_pi_v2));
+       const float reduce_half_pi_rd = (reduce_half_pi_k * 0.0000000000025633440682570896029801588156260550022125244140625f);
+       const float reduce_half_pi_tl = ((reduce_half_pi_e1 + reduce_half_pi_e2) - reduce_half_pi_rd);
+       const float reduce_half_pi_r = (reduce_half_pi_s2 + reduce_half_pi_tl);
+       const float reduce_half_pi_z = (a - a);
+       const float red_y = ((fabsf(a) <= 8192.0f) ? reduce_half_pi_r : (reduce_half_pi_z / reduce_half_pi_z));
+       const float red_z = (reduce_half_pi_tl - (reduce_half_pi_r - reduce_half_pi_s2));
+       const float u = (red_y * red_y);
+       const float ps = ((red_y * u) * (-0.16666667163372039794921875f + (u * (0.008333331905305385589599609375f + (u * (-0.000198400855879299342632293701171875f + (u * 0.000002724986416069441474974155426025390625f)))))));
+       const float sr = (red_y + (ps + red_z));
        const float hu = (0.5f * u);
        const float w = (1.0f - hu);
        const float lost = ((1.0f - w) - hu);
        const float pc = ((u * u) * (0.041666664183139801025390625f + (u * (-0.001388830249197781085968017578125f + (u * 0.00002454789137118496000766754150390625f)))));
-       const float cr = (w + ((pc - (r * rl)) + lost));
-       const float fq = ((((k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
-       const float q = (k - (4.0f * fq));
+       const float cr = (w + ((pc - (red_y * red_z)) + lost));
+       const float fq = ((((reduce_half_pi_k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+       const float q = (reduce_half_pi_k - (4.0f * fq));
        const float sn = ((a == 0.0f) ? a : ((q == 0.0f) ? sr : ((q == 1.0f) ? cr : ((q == 2.0f) ? (sr * -1.0f) : (cr * -1.0f)))));
        const float cs = ((q == 0.0f) ? cr : ((q == 1.0f) ? (sr * -1.0f) : ((q == 2.0f) ? (cr * -1.0f) : sr)));
-       const int inside = (fabsf(a) <= 8192.0f);
-       const float z = (a - a);
        aether_vec2f out;
-       out.x = (inside ? sn : (z / z));
-       out.y = (inside ? cs : (z / z));
+       out.x = sn;
+       out.y = cs;
        return out; */
 AETHER_API aether_vec2f aether_f32_sincos(float a);
 
 /* aether_f64_sincos: sin a and cos a together (out.x = sin, out.y = cos), by one Cody-Waite reduction by pi/2 and two polynomials, as the contract states (its elementary-functions section); NaN outside |a| <= 8192 (f32) or 2^20 (f64).
    Spec:
-       t = a * f64_bits(0x3FE45F306DC9C883)
-       k = (t + 6755399441055744) - 6755399441055744
-       ra = a - k * f64_bits(0x3FF921FB54400000)
-       rb = k * f64_bits(0x3DD0B4611A600000)
-       s1 = ra - rb
-       v1 = s1 - ra
-       e1 = (ra - (s1 - v1)) - (rb + v1)
-       rc = k * f64_bits(0x3BA3198A2E000000)
-       s2 = s1 - rc
-       v2 = s2 - s1
-       e2 = (s1 - (s2 - v2)) - (rc + v2)
-       rd = k * f64_bits(0x397B839A252049C1)
-       tl = (e1 + e2) - rd
-       r = s2 + tl
-       rl = tl - (r - s2)
+       red = reduce_half_pi(a)
+       k = red.x
+       r = red.y
+       rl = red.z
        u = r * r
        ps = r * u * (f64_bits(0xBFC5555555555555) + u * (f64_bits(0x3F81111111111110) + u * (f64_bits(0xBF2A01A01A019936) + u * (f64_bits(0x3EC71DE3A54605EE) + u * (f64_bits(0xBE5AE64541266378) + u * (f64_bits(0x3DE61217EC01749D) + u * f64_bits(0xBD6AB17A79237A19)))))))
        sr = r + (ps + rl)
@@ -2379,43 +2355,41 @@ AETHER_API aether_vec2f aether_f32_sincos(float a);
        q = k - 4 * fq
        sn = a == 0 ? a : (q == 0 ? sr : (q == 1 ? cr : (q == 2 ? sr * -1 : cr * -1)))
        cs = q == 0 ? cr : (q == 1 ? sr * -1 : (q == 2 ? cr * -1 : sr))
-       inside = fabs(a) <= 1048576
-       z = a - a
-       out.x = inside ? sn : z / z
-       out.y = inside ? cs : z / z
+       out.x = sn
+       out.y = cs
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       const double t = (a * 0.63661977236758138243288840385503135621547698974609375);
-       const double k = ((t + 6755399441055744.0) - 6755399441055744.0);
-       const double ra = (a - (k * 1.570796326734125614166259765625));
-       const double rb = (k * 0.00000000006077100506303965976595549136618501506745815277099609375);
-       const double s1 = (ra - rb);
-       const double v1 = (s1 - ra);
-       const double e1 = ((ra - (s1 - v1)) - (rb + v1));
-       const double rc = (k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
-       const double s2 = (s1 - rc);
-       const double v2 = (s2 - s1);
-       const double e2 = ((s1 - (s2 - v2)) - (rc + v2));
-       const double rd = (k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
-       const double tl = ((e1 + e2) - rd);
-       const double r = (s2 + tl);
-       const double rl = (tl - (r - s2));
-       const double u = (r * r);
-       const double ps = ((r * u) * (-0.1666666666666666574148081281236954964697360992431640625 + (u * (0.0083333333333333314829616256247390992939472198486328125 + (u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
-       const double sr = (r + (ps + rl));
+       const double reduce_half_pi_t = (a * 0.63661977236758138243288840385503135621547698974609375);
+       const double reduce_half_pi_k = ((reduce_half_pi_t + 6755399441055744.0) - 6755399441055744.0);
+       const double reduce_half_pi_ra = (a - (reduce_half_pi_k * 1.570796326734125614166259765625));
+       const double reduce_half_pi_rb = (reduce_half_pi_k * 0.00000000006077100506303965976595549136618501506745815277099609375);
+       const double reduce_half_pi_s1 = (reduce_half_pi_ra - reduce_half_pi_rb);
+       const double reduce_half_pi_v1 = (reduce_half_pi_s1 - reduce_half_pi_ra);
+       const double reduce_half_pi_e1 = ((reduce_half_pi_ra - (reduce_half_pi_s1 - reduce_half_pi_v1)) - (reduce_half_pi_rb + reduce_half_pi_v1));
+       const double reduce_half_pi_rc = (reduce_half_pi_k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
+       const double reduce_half_pi_s2 = (reduce_half_pi_s1 - reduce_half_pi_rc);
+       const double reduce_half_pi_v2 = (reduce_half_pi_s2 - reduce_half_pi_s1);
+       const double reduce_half_pi_e2 = ((reduce_half_pi_s1 - (reduce_half_pi_s2 - reduce_half_pi_v2)) - (reduce_half_pi_rc + reduce_half_pi_v2));
+       const double reduce_half_pi_rd = (reduce_half_pi_k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
+       const double reduce_half_pi_tl = ((reduce_half_pi_e1 + reduce_half_pi_e2) - reduce_half_pi_rd);
+       const double reduce_half_pi_r = (reduce_half_pi_s2 + reduce_half_pi_tl);
+       const double reduce_half_pi_z = (a - a);
+       const double red_y = ((fabs(a) <= 1048576.0) ? reduce_half_pi_r : (reduce_half_pi_z / reduce_half_pi_z));
+       const double red_z = (reduce_half_pi_tl - (reduce_half_pi_r - reduce_half_pi_s2));
+       const double u = (red_y * red_y);
+       const double ps = ((red_y * u) * (-0.1666666666666666574148081281236954964697360992431640625 + (u * (0.0083333333333333314829616256247390992939472198486328125 + (u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
+       const double sr = (red_y + (ps + red_z));
        const double hu = (0.5 * u);
        const double w = (1.0 - hu);
        const double lost = ((1.0 - w) - hu);
        const double pc = ((u * u) * (0.041666666666666664353702032030923874117434024810791015625 + (u * (-0.0013888888888887395388349599301136549911461770534515380859375 + (u * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (u * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (u * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (u * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
-       const double cr = (w + ((pc - (r * rl)) + lost));
-       const double fq = ((((k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
-       const double q = (k - (4.0 * fq));
+       const double cr = (w + ((pc - (red_y * red_z)) + lost));
+       const double fq = ((((reduce_half_pi_k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+       const double q = (reduce_half_pi_k - (4.0 * fq));
        const double sn = ((a == 0.0) ? a : ((q == 0.0) ? sr : ((q == 1.0) ? cr : ((q == 2.0) ? (sr * -1.0) : (cr * -1.0)))));
        const double cs = ((q == 0.0) ? cr : ((q == 1.0) ? (sr * -1.0) : ((q == 2.0) ? (cr * -1.0) : sr)));
-       const int inside = (fabs(a) <= 1048576.0);
-       const double z = (a - a);
        aether_vec2d out;
-       out.x = (inside ? sn : (z / z));
-       out.y = (inside ? cs : (z / z));
+       out.x = sn;
+       out.y = cs;
        return out; */
 AETHER_API aether_vec2d aether_f64_sincos(double a);
 
@@ -2423,140 +2397,140 @@ AETHER_API aether_vec2d aether_f64_sincos(double a);
    Spec:
        out = sincos(a).x
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       const float sincos_t = (a * 0.636619746685028076171875f);
-       const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
-       const float sincos_ra = (a - (sincos_k * 1.5703125f));
-       const float sincos_rb = (sincos_k * 0.0004837512969970703125f);
-       const float sincos_s1 = (sincos_ra - sincos_rb);
-       const float sincos_v1 = (sincos_s1 - sincos_ra);
-       const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-       const float sincos_rc = (sincos_k * 0.0000000754953362047672271728515625f);
-       const float sincos_s2 = (sincos_s1 - sincos_rc);
-       const float sincos_v2 = (sincos_s2 - sincos_s1);
-       const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-       const float sincos_rd = (sincos_k * 0.0000000000025633440682570896029801588156260550022125244140625f);
-       const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
-       const float sincos_r = (sincos_s2 + sincos_tl);
-       const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
-       const float sincos_u = (sincos_r * sincos_r);
-       const float sincos_ps = ((sincos_r * sincos_u) * (-0.16666667163372039794921875f + (sincos_u * (0.008333331905305385589599609375f + (sincos_u * (-0.000198400855879299342632293701171875f + (sincos_u * 0.000002724986416069441474974155426025390625f)))))));
-       const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+       const float reduce_half_pi_t = (a * 0.636619746685028076171875f);
+       const float reduce_half_pi_k = ((reduce_half_pi_t + 12582912.0f) - 12582912.0f);
+       const float reduce_half_pi_ra = (a - (reduce_half_pi_k * 1.5703125f));
+       const float reduce_half_pi_rb = (reduce_half_pi_k * 0.0004837512969970703125f);
+       const float reduce_half_pi_s1 = (reduce_half_pi_ra - reduce_half_pi_rb);
+       const float reduce_half_pi_v1 = (reduce_half_pi_s1 - reduce_half_pi_ra);
+       const float reduce_half_pi_e1 = ((reduce_half_pi_ra - (reduce_half_pi_s1 - reduce_half_pi_v1)) - (reduce_half_pi_rb + reduce_half_pi_v1));
+       const float reduce_half_pi_rc = (reduce_half_pi_k * 0.0000000754953362047672271728515625f);
+       const float reduce_half_pi_s2 = (reduce_half_pi_s1 - reduce_half_pi_rc);
+       const float reduce_half_pi_v2 = (reduce_half_pi_s2 - reduce_half_pi_s1);
+       const float reduce_half_pi_e2 = ((reduce_half_pi_s1 - (reduce_half_pi_s2 - reduce_half_pi_v2)) - (reduce_half_pi_rc + reduce_half_pi_v2));
+       const float reduce_half_pi_rd = (reduce_half_pi_k * 0.0000000000025633440682570896029801588156260550022125244140625f);
+       const float reduce_half_pi_tl = ((reduce_half_pi_e1 + reduce_half_pi_e2) - reduce_half_pi_rd);
+       const float reduce_half_pi_r = (reduce_half_pi_s2 + reduce_half_pi_tl);
+       const float reduce_half_pi_z = (a - a);
+       const float sincos_red_y = ((fabsf(a) <= 8192.0f) ? reduce_half_pi_r : (reduce_half_pi_z / reduce_half_pi_z));
+       const float sincos_red_z = (reduce_half_pi_tl - (reduce_half_pi_r - reduce_half_pi_s2));
+       const float sincos_u = (sincos_red_y * sincos_red_y);
+       const float sincos_ps = ((sincos_red_y * sincos_u) * (-0.16666667163372039794921875f + (sincos_u * (0.008333331905305385589599609375f + (sincos_u * (-0.000198400855879299342632293701171875f + (sincos_u * 0.000002724986416069441474974155426025390625f)))))));
+       const float sincos_sr = (sincos_red_y + (sincos_ps + sincos_red_z));
        const float sincos_hu = (0.5f * sincos_u);
        const float sincos_w = (1.0f - sincos_hu);
        const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
        const float sincos_pc = ((sincos_u * sincos_u) * (0.041666664183139801025390625f + (sincos_u * (-0.001388830249197781085968017578125f + (sincos_u * 0.00002454789137118496000766754150390625f)))));
-       const float sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
-       const float sincos_fq = ((((sincos_k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
-       const float sincos_q = (sincos_k - (4.0f * sincos_fq));
+       const float sincos_cr = (sincos_w + ((sincos_pc - (sincos_red_y * sincos_red_z)) + sincos_lost));
+       const float sincos_fq = ((((reduce_half_pi_k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+       const float sincos_q = (reduce_half_pi_k - (4.0f * sincos_fq));
        const float sincos_sn = ((a == 0.0f) ? a : ((sincos_q == 0.0f) ? sincos_sr : ((sincos_q == 1.0f) ? sincos_cr : ((sincos_q == 2.0f) ? (sincos_sr * -1.0f) : (sincos_cr * -1.0f)))));
-       const int sincos_inside = (fabsf(a) <= 8192.0f);
-       const float sincos_z = (a - a);
-       return (sincos_inside ? sincos_sn : (sincos_z / sincos_z)); */
+       return sincos_sn; */
 AETHER_API float aether_f32_sin(float a);
 
 /* aether_f64_sin: sin a: sincos(a).x, so the same bits as sincos.
    Spec:
        out = sincos(a).x
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       const double sincos_t = (a * 0.63661977236758138243288840385503135621547698974609375);
-       const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
-       const double sincos_ra = (a - (sincos_k * 1.570796326734125614166259765625));
-       const double sincos_rb = (sincos_k * 0.00000000006077100506303965976595549136618501506745815277099609375);
-       const double sincos_s1 = (sincos_ra - sincos_rb);
-       const double sincos_v1 = (sincos_s1 - sincos_ra);
-       const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-       const double sincos_rc = (sincos_k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
-       const double sincos_s2 = (sincos_s1 - sincos_rc);
-       const double sincos_v2 = (sincos_s2 - sincos_s1);
-       const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-       const double sincos_rd = (sincos_k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
-       const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
-       const double sincos_r = (sincos_s2 + sincos_tl);
-       const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
-       const double sincos_u = (sincos_r * sincos_r);
-       const double sincos_ps = ((sincos_r * sincos_u) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
-       const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+       const double reduce_half_pi_t = (a * 0.63661977236758138243288840385503135621547698974609375);
+       const double reduce_half_pi_k = ((reduce_half_pi_t + 6755399441055744.0) - 6755399441055744.0);
+       const double reduce_half_pi_ra = (a - (reduce_half_pi_k * 1.570796326734125614166259765625));
+       const double reduce_half_pi_rb = (reduce_half_pi_k * 0.00000000006077100506303965976595549136618501506745815277099609375);
+       const double reduce_half_pi_s1 = (reduce_half_pi_ra - reduce_half_pi_rb);
+       const double reduce_half_pi_v1 = (reduce_half_pi_s1 - reduce_half_pi_ra);
+       const double reduce_half_pi_e1 = ((reduce_half_pi_ra - (reduce_half_pi_s1 - reduce_half_pi_v1)) - (reduce_half_pi_rb + reduce_half_pi_v1));
+       const double reduce_half_pi_rc = (reduce_half_pi_k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
+       const double reduce_half_pi_s2 = (reduce_half_pi_s1 - reduce_half_pi_rc);
+       const double reduce_half_pi_v2 = (reduce_half_pi_s2 - reduce_half_pi_s1);
+       const double reduce_half_pi_e2 = ((reduce_half_pi_s1 - (reduce_half_pi_s2 - reduce_half_pi_v2)) - (reduce_half_pi_rc + reduce_half_pi_v2));
+       const double reduce_half_pi_rd = (reduce_half_pi_k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
+       const double reduce_half_pi_tl = ((reduce_half_pi_e1 + reduce_half_pi_e2) - reduce_half_pi_rd);
+       const double reduce_half_pi_r = (reduce_half_pi_s2 + reduce_half_pi_tl);
+       const double reduce_half_pi_z = (a - a);
+       const double sincos_red_y = ((fabs(a) <= 1048576.0) ? reduce_half_pi_r : (reduce_half_pi_z / reduce_half_pi_z));
+       const double sincos_red_z = (reduce_half_pi_tl - (reduce_half_pi_r - reduce_half_pi_s2));
+       const double sincos_u = (sincos_red_y * sincos_red_y);
+       const double sincos_ps = ((sincos_red_y * sincos_u) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
+       const double sincos_sr = (sincos_red_y + (sincos_ps + sincos_red_z));
        const double sincos_hu = (0.5 * sincos_u);
        const double sincos_w = (1.0 - sincos_hu);
        const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
        const double sincos_pc = ((sincos_u * sincos_u) * (0.041666666666666664353702032030923874117434024810791015625 + (sincos_u * (-0.0013888888888887395388349599301136549911461770534515380859375 + (sincos_u * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (sincos_u * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (sincos_u * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (sincos_u * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
-       const double sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
-       const double sincos_fq = ((((sincos_k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
-       const double sincos_q = (sincos_k - (4.0 * sincos_fq));
+       const double sincos_cr = (sincos_w + ((sincos_pc - (sincos_red_y * sincos_red_z)) + sincos_lost));
+       const double sincos_fq = ((((reduce_half_pi_k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_q = (reduce_half_pi_k - (4.0 * sincos_fq));
        const double sincos_sn = ((a == 0.0) ? a : ((sincos_q == 0.0) ? sincos_sr : ((sincos_q == 1.0) ? sincos_cr : ((sincos_q == 2.0) ? (sincos_sr * -1.0) : (sincos_cr * -1.0)))));
-       const int sincos_inside = (fabs(a) <= 1048576.0);
-       const double sincos_z = (a - a);
-       return (sincos_inside ? sincos_sn : (sincos_z / sincos_z)); */
+       return sincos_sn; */
 AETHER_API double aether_f64_sin(double a);
 
 /* aether_f32_cos: cos a: sincos(a).y, so the same bits as sincos.
    Spec:
        out = sincos(a).y
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       const float sincos_t = (a * 0.636619746685028076171875f);
-       const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
-       const float sincos_ra = (a - (sincos_k * 1.5703125f));
-       const float sincos_rb = (sincos_k * 0.0004837512969970703125f);
-       const float sincos_s1 = (sincos_ra - sincos_rb);
-       const float sincos_v1 = (sincos_s1 - sincos_ra);
-       const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-       const float sincos_rc = (sincos_k * 0.0000000754953362047672271728515625f);
-       const float sincos_s2 = (sincos_s1 - sincos_rc);
-       const float sincos_v2 = (sincos_s2 - sincos_s1);
-       const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-       const float sincos_rd = (sincos_k * 0.0000000000025633440682570896029801588156260550022125244140625f);
-       const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
-       const float sincos_r = (sincos_s2 + sincos_tl);
-       const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
-       const float sincos_u = (sincos_r * sincos_r);
-       const float sincos_ps = ((sincos_r * sincos_u) * (-0.16666667163372039794921875f + (sincos_u * (0.008333331905305385589599609375f + (sincos_u * (-0.000198400855879299342632293701171875f + (sincos_u * 0.000002724986416069441474974155426025390625f)))))));
-       const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+       const float reduce_half_pi_t = (a * 0.636619746685028076171875f);
+       const float reduce_half_pi_k = ((reduce_half_pi_t + 12582912.0f) - 12582912.0f);
+       const float reduce_half_pi_ra = (a - (reduce_half_pi_k * 1.5703125f));
+       const float reduce_half_pi_rb = (reduce_half_pi_k * 0.0004837512969970703125f);
+       const float reduce_half_pi_s1 = (reduce_half_pi_ra - reduce_half_pi_rb);
+       const float reduce_half_pi_v1 = (reduce_half_pi_s1 - reduce_half_pi_ra);
+       const float reduce_half_pi_e1 = ((reduce_half_pi_ra - (reduce_half_pi_s1 - reduce_half_pi_v1)) - (reduce_half_pi_rb + reduce_half_pi_v1));
+       const float reduce_half_pi_rc = (reduce_half_pi_k * 0.0000000754953362047672271728515625f);
+       const float reduce_half_pi_s2 = (reduce_half_pi_s1 - reduce_half_pi_rc);
+       const float reduce_half_pi_v2 = (reduce_half_pi_s2 - reduce_half_pi_s1);
+       const float reduce_half_pi_e2 = ((reduce_half_pi_s1 - (reduce_half_pi_s2 - reduce_half_pi_v2)) - (reduce_half_pi_rc + reduce_half_pi_v2));
+       const float reduce_half_pi_rd = (reduce_half_pi_k * 0.0000000000025633440682570896029801588156260550022125244140625f);
+       const float reduce_half_pi_tl = ((reduce_half_pi_e1 + reduce_half_pi_e2) - reduce_half_pi_rd);
+       const float reduce_half_pi_r = (reduce_half_pi_s2 + reduce_half_pi_tl);
+       const float reduce_half_pi_z = (a - a);
+       const float sincos_red_y = ((fabsf(a) <= 8192.0f) ? reduce_half_pi_r : (reduce_half_pi_z / reduce_half_pi_z));
+       const float sincos_red_z = (reduce_half_pi_tl - (reduce_half_pi_r - reduce_half_pi_s2));
+       const float sincos_u = (sincos_red_y * sincos_red_y);
+       const float sincos_ps = ((sincos_red_y * sincos_u) * (-0.16666667163372039794921875f + (sincos_u * (0.008333331905305385589599609375f + (sincos_u * (-0.000198400855879299342632293701171875f + (sincos_u * 0.000002724986416069441474974155426025390625f)))))));
+       const float sincos_sr = (sincos_red_y + (sincos_ps + sincos_red_z));
        const float sincos_hu = (0.5f * sincos_u);
        const float sincos_w = (1.0f - sincos_hu);
        const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
        const float sincos_pc = ((sincos_u * sincos_u) * (0.041666664183139801025390625f + (sincos_u * (-0.001388830249197781085968017578125f + (sincos_u * 0.00002454789137118496000766754150390625f)))));
-       const float sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
-       const float sincos_fq = ((((sincos_k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
-       const float sincos_q = (sincos_k - (4.0f * sincos_fq));
+       const float sincos_cr = (sincos_w + ((sincos_pc - (sincos_red_y * sincos_red_z)) + sincos_lost));
+       const float sincos_fq = ((((reduce_half_pi_k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+       const float sincos_q = (reduce_half_pi_k - (4.0f * sincos_fq));
        const float sincos_cs = ((sincos_q == 0.0f) ? sincos_cr : ((sincos_q == 1.0f) ? (sincos_sr * -1.0f) : ((sincos_q == 2.0f) ? (sincos_cr * -1.0f) : sincos_sr)));
-       const int sincos_inside = (fabsf(a) <= 8192.0f);
-       const float sincos_z = (a - a);
-       return (sincos_inside ? sincos_cs : (sincos_z / sincos_z)); */
+       return sincos_cs; */
 AETHER_API float aether_f32_cos(float a);
 
 /* aether_f64_cos: cos a: sincos(a).y, so the same bits as sincos.
    Spec:
        out = sincos(a).y
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       const double sincos_t = (a * 0.63661977236758138243288840385503135621547698974609375);
-       const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
-       const double sincos_ra = (a - (sincos_k * 1.570796326734125614166259765625));
-       const double sincos_rb = (sincos_k * 0.00000000006077100506303965976595549136618501506745815277099609375);
-       const double sincos_s1 = (sincos_ra - sincos_rb);
-       const double sincos_v1 = (sincos_s1 - sincos_ra);
-       const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-       const double sincos_rc = (sincos_k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
-       const double sincos_s2 = (sincos_s1 - sincos_rc);
-       const double sincos_v2 = (sincos_s2 - sincos_s1);
-       const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-       const double sincos_rd = (sincos_k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
-       const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
-       const double sincos_r = (sincos_s2 + sincos_tl);
-       const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
-       const double sincos_u = (sincos_r * sincos_r);
-       const double sincos_ps = ((sincos_r * sincos_u) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
-       const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+       const double reduce_half_pi_t = (a * 0.63661977236758138243288840385503135621547698974609375);
+       const double reduce_half_pi_k = ((reduce_half_pi_t + 6755399441055744.0) - 6755399441055744.0);
+       const double reduce_half_pi_ra = (a - (reduce_half_pi_k * 1.570796326734125614166259765625));
+       const double reduce_half_pi_rb = (reduce_half_pi_k * 0.00000000006077100506303965976595549136618501506745815277099609375);
+       const double reduce_half_pi_s1 = (reduce_half_pi_ra - reduce_half_pi_rb);
+       const double reduce_half_pi_v1 = (reduce_half_pi_s1 - reduce_half_pi_ra);
+       const double reduce_half_pi_e1 = ((reduce_half_pi_ra - (reduce_half_pi_s1 - reduce_half_pi_v1)) - (reduce_half_pi_rb + reduce_half_pi_v1));
+       const double reduce_half_pi_rc = (reduce_half_pi_k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
+       const double reduce_half_pi_s2 = (reduce_half_pi_s1 - reduce_half_pi_rc);
+       const double reduce_half_pi_v2 = (reduce_half_pi_s2 - reduce_half_pi_s1);
+       const double reduce_half_pi_e2 = ((reduce_half_pi_s1 - (reduce_half_pi_s2 - reduce_half_pi_v2)) - (reduce_half_pi_rc + reduce_half_pi_v2));
+       const double reduce_half_pi_rd = (reduce_half_pi_k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
+       const double reduce_half_pi_tl = ((reduce_half_pi_e1 + reduce_half_pi_e2) - reduce_half_pi_rd);
+       const double reduce_half_pi_r = (reduce_half_pi_s2 + reduce_half_pi_tl);
+       const double reduce_half_pi_z = (a - a);
+       const double sincos_red_y = ((fabs(a) <= 1048576.0) ? reduce_half_pi_r : (reduce_half_pi_z / reduce_half_pi_z));
+       const double sincos_red_z = (reduce_half_pi_tl - (reduce_half_pi_r - reduce_half_pi_s2));
+       const double sincos_u = (sincos_red_y * sincos_red_y);
+       const double sincos_ps = ((sincos_red_y * sincos_u) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
+       const double sincos_sr = (sincos_red_y + (sincos_ps + sincos_red_z));
        const double sincos_hu = (0.5 * sincos_u);
        const double sincos_w = (1.0 - sincos_hu);
        const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
        const double sincos_pc = ((sincos_u * sincos_u) * (0.041666666666666664353702032030923874117434024810791015625 + (sincos_u * (-0.0013888888888887395388349599301136549911461770534515380859375 + (sincos_u * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (sincos_u * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (sincos_u * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (sincos_u * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
-       const double sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
-       const double sincos_fq = ((((sincos_k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
-       const double sincos_q = (sincos_k - (4.0 * sincos_fq));
+       const double sincos_cr = (sincos_w + ((sincos_pc - (sincos_red_y * sincos_red_z)) + sincos_lost));
+       const double sincos_fq = ((((reduce_half_pi_k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_q = (reduce_half_pi_k - (4.0 * sincos_fq));
        const double sincos_cs = ((sincos_q == 0.0) ? sincos_cr : ((sincos_q == 1.0) ? (sincos_sr * -1.0) : ((sincos_q == 2.0) ? (sincos_cr * -1.0) : sincos_sr)));
-       const int sincos_inside = (fabs(a) <= 1048576.0);
-       const double sincos_z = (a - a);
-       return (sincos_inside ? sincos_cs : (sincos_z / sincos_z)); */
+       return sincos_cs; */
 AETHER_API double aether_f64_cos(double a);
 
 /* aether_f32_atan: atan x (radians, in [-pi/2, pi/2]): a reduction to |t| <= 7/16 by one division and a stated constant, a Horner polynomial in t^2, as the contract states (its elementary-functions section).
@@ -2832,27 +2806,7 @@ AETHER_API double aether_f64_atan2(double y, double x);
        hi = 1 + r
        lo = (1 - hi) + r
        e = hi + (lo + (p + rl))
-       ka = (k * 0.5 + 12582912) - 12582912
-       d = k - 2 * ka
-       j = ka + 76
-       q1 = (j * 0.5 - 0.25 + 12582912) - 12582912
-       q2 = (j * 0.25 - 0.375 + 12582912) - 12582912
-       q3 = (j * 0.125 - 0.4375 + 12582912) - 12582912
-       q4 = (j * 0.0625 - 0.46875 + 12582912) - 12582912
-       q5 = (j * 0.03125 - 0.484375 + 12582912) - 12582912
-       q6 = (j * 0.015625 - 0.4921875 + 12582912) - 12582912
-       q7 = (j * 0.0078125 - 0.49609375 + 12582912) - 12582912
-       b0 = j - 2 * q1
-       b1 = q1 - 2 * q2
-       b2 = q2 - 2 * q3
-       b3 = q3 - 2 * q4
-       b4 = q4 - 2 * q5
-       b5 = q5 - 2 * q6
-       b6 = q6 - 2 * q7
-       s0 = f32_bits(0x19800000) + q7 * f32_bits(0x59800000)
-       w = s0 * (1 + b6 * f32_bits(0x5F800000)) * (1 + b5 * f32_bits(0x4F800000)) * (1 + b4 * 65535) * (1 + b3 * 255) * (1 + b2 * 15) * (1 + b1 * 3) * (1 + b0)
-       dd = 1 + d * (0.75 + 0.25 * d)
-       out = (e * w) * (w * dd)
+       out = scale_pow2(e, k)
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const float xc = ((x > 89.0f) ? 89.0f : ((x < -104.0f) ? -104.0f : x));
        const float k = (((xc * 1.44269502162933349609375f) + 12582912.0f) - 12582912.0f);
@@ -2865,27 +2819,27 @@ AETHER_API double aether_f64_atan2(double y, double x);
        const float hi = (1.0f + r);
        const float lo = ((1.0f - hi) + r);
        const float e = (hi + (lo + (p + rl)));
-       const float ka = (((k * 0.5f) + 12582912.0f) - 12582912.0f);
-       const float d = (k - (2.0f * ka));
-       const float j = (ka + 76.0f);
-       const float q1 = ((((j * 0.5f) - 0.25f) + 12582912.0f) - 12582912.0f);
-       const float q2 = ((((j * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
-       const float q3 = ((((j * 0.125f) - 0.4375f) + 12582912.0f) - 12582912.0f);
-       const float q4 = ((((j * 0.0625f) - 0.46875f) + 12582912.0f) - 12582912.0f);
-       const float q5 = ((((j * 0.03125f) - 0.484375f) + 12582912.0f) - 12582912.0f);
-       const float q6 = ((((j * 0.015625f) - 0.4921875f) + 12582912.0f) - 12582912.0f);
-       const float q7 = ((((j * 0.0078125f) - 0.49609375f) + 12582912.0f) - 12582912.0f);
-       const float b0 = (j - (2.0f * q1));
-       const float b1 = (q1 - (2.0f * q2));
-       const float b2 = (q2 - (2.0f * q3));
-       const float b3 = (q3 - (2.0f * q4));
-       const float b4 = (q4 - (2.0f * q5));
-       const float b5 = (q5 - (2.0f * q6));
-       const float b6 = (q6 - (2.0f * q7));
-       const float s0 = (0.0000000000000000000000132348898008484427979425390731194056570529937744140625f + (q7 * 4503599627370496.0f));
-       const float w = (((((((s0 * (1.0f + (b6 * 18446744073709551616.0f))) * (1.0f + (b5 * 4294967296.0f))) * (1.0f + (b4 * 65535.0f))) * (1.0f + (b3 * 255.0f))) * (1.0f + (b2 * 15.0f))) * (1.0f + (b1 * 3.0f))) * (1.0f + b0));
-       const float dd = (1.0f + (d * (0.75f + (0.25f * d))));
-       return ((e * w) * (w * dd)); */
+       const float scale_pow2_ka = (((k * 0.5f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_d = (k - (2.0f * scale_pow2_ka));
+       const float scale_pow2_j = (scale_pow2_ka + 76.0f);
+       const float scale_pow2_q1 = ((((scale_pow2_j * 0.5f) - 0.25f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_q2 = ((((scale_pow2_j * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_q3 = ((((scale_pow2_j * 0.125f) - 0.4375f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_q4 = ((((scale_pow2_j * 0.0625f) - 0.46875f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_q5 = ((((scale_pow2_j * 0.03125f) - 0.484375f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_q6 = ((((scale_pow2_j * 0.015625f) - 0.4921875f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_q7 = ((((scale_pow2_j * 0.0078125f) - 0.49609375f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_b0 = (scale_pow2_j - (2.0f * scale_pow2_q1));
+       const float scale_pow2_b1 = (scale_pow2_q1 - (2.0f * scale_pow2_q2));
+       const float scale_pow2_b2 = (scale_pow2_q2 - (2.0f * scale_pow2_q3));
+       const float scale_pow2_b3 = (scale_pow2_q3 - (2.0f * scale_pow2_q4));
+       const float scale_pow2_b4 = (scale_pow2_q4 - (2.0f * scale_pow2_q5));
+       const float scale_pow2_b5 = (scale_pow2_q5 - (2.0f * scale_pow2_q6));
+       const float scale_pow2_b6 = (scale_pow2_q6 - (2.0f * scale_pow2_q7));
+       const float scale_pow2_s0 = (0.0000000000000000000000132348898008484427979425390731194056570529937744140625f + (scale_pow2_q7 * 4503599627370496.0f));
+       const float scale_pow2_w = (((((((scale_pow2_s0 * (1.0f + (scale_pow2_b6 * 18446744073709551616.0f))) * (1.0f + (scale_pow2_b5 * 4294967296.0f))) * (1.0f + (scale_pow2_b4 * 65535.0f))) * (1.0f + (scale_pow2_b3 * 255.0f))) * (1.0f + (scale_pow2_b2 * 15.0f))) * (1.0f + (scale_pow2_b1 * 3.0f))) * (1.0f + scale_pow2_b0));
+       const float scale_pow2_dd = (1.0f + (scale_pow2_d * (0.75f + (0.25f * scale_pow2_d))));
+       return ((e * scale_pow2_w) * (scale_pow2_w * scale_pow2_dd)); */
 AETHER_API float aether_f32_exp(float x);
 
 /* aether_f64_exp: exp x: a reduction by ln 2 in two parts (k = x / ln 2 rounded to an integer), a Horner polynomial, and an exact scaling by 2^k built from powers of two, as the contract states (its elementary-functions section); +inf above the range, +0 below it.
@@ -2901,33 +2855,7 @@ AETHER_API float aether_f32_exp(float x);
        hi = 1 + r
        lo = (1 - hi) + r
        e = hi + (lo + (p + rl))
-       ka = (k * 0.5 + 6755399441055744) - 6755399441055744
-       d = k - 2 * ka
-       j = ka + 538
-       q1 = (j * 0.5 - 0.25 + 6755399441055744) - 6755399441055744
-       q2 = (j * 0.25 - 0.375 + 6755399441055744) - 6755399441055744
-       q3 = (j * 0.125 - 0.4375 + 6755399441055744) - 6755399441055744
-       q4 = (j * 0.0625 - 0.46875 + 6755399441055744) - 6755399441055744
-       q5 = (j * 0.03125 - 0.484375 + 6755399441055744) - 6755399441055744
-       q6 = (j * 0.015625 - 0.4921875 + 6755399441055744) - 6755399441055744
-       q7 = (j * 0.0078125 - 0.49609375 + 6755399441055744) - 6755399441055744
-       q8 = (j * 0.00390625 - 0.498046875 + 6755399441055744) - 6755399441055744
-       q9 = (j * 0.001953125 - 0.4990234375 + 6755399441055744) - 6755399441055744
-       q10 = (j * 0.0009765625 - 0.49951171875 + 6755399441055744) - 6755399441055744
-       b0 = j - 2 * q1
-       b1 = q1 - 2 * q2
-       b2 = q2 - 2 * q3
-       b3 = q3 - 2 * q4
-       b4 = q4 - 2 * q5
-       b5 = q5 - 2 * q6
-       b6 = q6 - 2 * q7
-       b7 = q7 - 2 * q8
-       b8 = q8 - 2 * q9
-       b9 = q9 - 2 * q10
-       s0 = f64_bits(0x1E50000000000000) + q10 * f64_bits(0x5E50000000000000)
-       w = s0 * (1 + b9 * f64_bits(0x5FF0000000000000)) * (1 + b8 * f64_bits(0x4FF0000000000000)) * (1 + b7 * f64_bits(0x47F0000000000000)) * (1 + b6 * f64_bits(0x43F0000000000000)) * (1 + b5 * f64_bits(0x41EFFFFFFFE00000)) * (1 + b4 * 65535) * (1 + b3 * 255) * (1 + b2 * 15) * (1 + b1 * 3) * (1 + b0)
-       dd = 1 + d * (0.75 + 0.25 * d)
-       out = (e * w) * (w * dd)
+       out = scale_pow2(e, k)
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const double xc = ((x > 710.0) ? 710.0 : ((x < -746.0) ? -746.0 : x));
        const double k = (((xc * 1.442695040888963387004650940070860087871551513671875) + 6755399441055744.0) - 6755399441055744.0);
@@ -2940,235 +2868,157 @@ AETHER_API float aether_f32_exp(float x);
        const double hi = (1.0 + r);
        const double lo = ((1.0 - hi) + r);
        const double e = (hi + (lo + (p + rl)));
-       const double ka = (((k * 0.5) + 6755399441055744.0) - 6755399441055744.0);
-       const double d = (k - (2.0 * ka));
-       const double j = (ka + 538.0);
-       const double q1 = ((((j * 0.5) - 0.25) + 6755399441055744.0) - 6755399441055744.0);
-       const double q2 = ((((j * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
-       const double q3 = ((((j * 0.125) - 0.4375) + 6755399441055744.0) - 6755399441055744.0);
-       const double q4 = ((((j * 0.0625) - 0.46875) + 6755399441055744.0) - 6755399441055744.0);
-       const double q5 = ((((j * 0.03125) - 0.484375) + 6755399441055744.0) - 6755399441055744.0);
-       const double q6 = ((((j * 0.015625) - 0.4921875) + 6755399441055744.0) - 6755399441055744.0);
-       const double q7 = ((((j * 0.0078125) - 0.49609375) + 6755399441055744.0) - 6755399441055744.0);
-       const double q8 = ((((j * 0.00390625) - 0.498046875) + 6755399441055744.0) - 6755399441055744.0);
-       const double q9 = ((((j * 0.001953125) - 0.4990234375) + 6755399441055744.0) - 6755399441055744.0);
-       const double q10 = ((((j * 0.0009765625) - 0.49951171875) + 6755399441055744.0) - 6755399441055744.0);
-       const double b0 = (j - (2.0 * q1));
-       const double b1 = (q1 - (2.0 * q2));
-       const double b2 = (q2 - (2.0 * q3));
-       const double b3 = (q3 - (2.0 * q4));
-       const double b4 = (q4 - (2.0 * q5));
-       const double b5 = (q5 - (2.0 * q6));
-       const double b6 = (q6 - (2.0 * q7));
-       const double b7 = (q7 - (2.0 * q8));
-       const double b8 = (q8 - (2.0 * q9));
-       const double b9 = (q9 - (2.0 * q10));
-       const double s0 = (0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000011113793747425387417213567071352800484562622807324538967417952914843378044769344188177846208811443751098977928244823368569333446167745147139558441683042175608100385654447647001587158552209191416116724244304096571751556124181432287573861609135572944197502082138158902846779236284399802429446583409499277996788872267792372417678415614052979398795883980710641480982303619384765625 + (q10 * 199791907220223502808422222706762643567910281130558153654986045416023791284464999687699590596063486154228923591770023865308670443474450259602571264.0));
-       const double w = ((((((((((s0 * (1.0 + (b9 * 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0))) * (1.0 + (b8 * 115792089237316195423570985008687907853269984665640564039457584007913129639936.0))) * (1.0 + (b7 * 340282366920938463463374607431768211456.0))) * (1.0 + (b6 * 18446744073709551616.0))) * (1.0 + (b5 * 4294967295.0))) * (1.0 + (b4 * 65535.0))) * (1.0 + (b3 * 255.0))) * (1.0 + (b2 * 15.0))) * (1.0 + (b1 * 3.0))) * (1.0 + b0));
-       const double dd = (1.0 + (d * (0.75 + (0.25 * d))));
-       return ((e * w) * (w * dd)); */
+       const double scale_pow2_ka = (((k * 0.5) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_d = (k - (2.0 * scale_pow2_ka));
+       const double scale_pow2_j = (scale_pow2_ka + 538.0);
+       const double scale_pow2_q1 = ((((scale_pow2_j * 0.5) - 0.25) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q2 = ((((scale_pow2_j * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q3 = ((((scale_pow2_j * 0.125) - 0.4375) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q4 = ((((scale_pow2_j * 0.0625) - 0.46875) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q5 = ((((scale_pow2_j * 0.03125) - 0.484375) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q6 = ((((scale_pow2_j * 0.015625) - 0.4921875) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q7 = ((((scale_pow2_j * 0.0078125) - 0.49609375) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q8 = ((((scale_pow2_j * 0.00390625) - 0.498046875) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q9 = ((((scale_pow2_j * 0.001953125) - 0.4990234375) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q10 = ((((scale_pow2_j * 0.0009765625) - 0.49951171875) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_b0 = (scale_pow2_j - (2.0 * scale_pow2_q1));
+       const double scale_pow2_b1 = (scale_pow2_q1 - (2.0 * scale_pow2_q2));
+       const double scale_pow2_b2 = (scale_pow2_q2 - (2.0 * scale_pow2_q3));
+       const double scale_pow2_b3 = (scale_pow2_q3 - (2.0 * scale_pow2_q4));
+       const double scale_pow2_b4 = (scale_pow2_q4 - (2.0 * scale_pow2_q5));
+       const double scale_pow2_b5 = (scale_pow2_q5 - (2.0 * scale_pow2_q6));
+       const double scale_pow2_b6 = (scale_pow2_q6 - (2.0 * scale_pow2_q7));
+       const double scale_pow2_b7 = (scale_pow2_q7 - (2.0 * scale_pow2_q8));
+       const double scale_pow2_b8 = (scale_pow2_q8 - (2.0 * scale_pow2_q9));
+       const double scale_pow2_b9 = (scale_pow2_q9 - (2.0 * scale_pow2_q10));
+       const double scale_pow2_s0 = (0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000011113793747425387417213567071352800484562622807324538967417952914843378044769344188177846208811443751098977928244823368569333446167745147139558441683042175608100385654447647001587158552209191416116724244304096571751556124181432287573861609135572944197502082138158902846779236284399802429446583409499277996788872267792372417678415614052979398795883980710641480982303619384765625 + (scale_pow2_q10 * 199791907220223502808422222706762643567910281130558153654986045416023791284464999687699590596063486154228923591770023865308670443474450259602571264.0));
+       const double scale_pow2_w = ((((((((((scale_pow2_s0 * (1.0 + (scale_pow2_b9 * 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0))) * (1.0 + (scale_pow2_b8 * 115792089237316195423570985008687907853269984665640564039457584007913129639936.0))) * (1.0 + (scale_pow2_b7 * 340282366920938463463374607431768211456.0))) * (1.0 + (scale_pow2_b6 * 18446744073709551616.0))) * (1.0 + (scale_pow2_b5 * 4294967295.0))) * (1.0 + (scale_pow2_b4 * 65535.0))) * (1.0 + (scale_pow2_b3 * 255.0))) * (1.0 + (scale_pow2_b2 * 15.0))) * (1.0 + (scale_pow2_b1 * 3.0))) * (1.0 + scale_pow2_b0));
+       const double scale_pow2_dd = (1.0 + (scale_pow2_d * (0.75 + (0.25 * scale_pow2_d))));
+       return ((e * scale_pow2_w) * (scale_pow2_w * scale_pow2_dd)); */
 AETHER_API double aether_f64_exp(double x);
 
 /* aether_f32_log: log x (natural): the exponent taken out exactly by powers of two, log(1 + f) as 2 atanh(f / (2 + f)) by a Horner polynomial, k ln 2 added in two parts, as the contract states (its elementary-functions section); -inf at +-0, NaN below 0.
    Spec:
-       sub = x < f32_bits(0x00800000)
-       m7 = sub ? x * 16777216 : x
-       k7 = sub ? -24 : 0
-       u6 = m7 >= f32_bits(0x5F800000)
-       d6 = m7 < f32_bits(0x20000000)
-       m6 = m7 * (u6 ? f32_bits(0x1F800000) : (d6 ? f32_bits(0x5F800000) : 1))
-       k6 = k7 + (u6 ? 64 : (d6 ? -64 : 0))
-       u5 = m6 >= f32_bits(0x4F800000)
-       d5 = m6 < f32_bits(0x30000000)
-       m5 = m6 * (u5 ? f32_bits(0x2F800000) : (d5 ? f32_bits(0x4F800000) : 1))
-       k5 = k6 + (u5 ? 32 : (d5 ? -32 : 0))
-       u4 = m5 >= 65536
-       d4 = m5 < f32_bits(0x38000000)
-       m4 = m5 * (u4 ? f32_bits(0x37800000) : (d4 ? 65536 : 1))
-       k4 = k5 + (u4 ? 16 : (d4 ? -16 : 0))
-       u3 = m4 >= 256
-       d3 = m4 < f32_bits(0x3C000000)
-       m3 = m4 * (u3 ? f32_bits(0x3B800000) : (d3 ? 256 : 1))
-       k3 = k4 + (u3 ? 8 : (d3 ? -8 : 0))
-       u2 = m3 >= 16
-       d2 = m3 < f32_bits(0x3E000000)
-       m2 = m3 * (u2 ? f32_bits(0x3D800000) : (d2 ? 16 : 1))
-       k2 = k3 + (u2 ? 4 : (d2 ? -4 : 0))
-       u1 = m2 >= 4
-       d1 = m2 < 0.5
-       m1 = m2 * (u1 ? f32_bits(0x3E800000) : (d1 ? 4 : 1))
-       k1 = k2 + (u1 ? 2 : (d1 ? -2 : 0))
-       u0 = m1 >= 2
-       d0 = m1 < 1
-       m0 = m1 * (u0 ? 0.5 : (d0 ? 2 : 1))
-       k0 = k1 + (u0 ? 1 : (d0 ? -1 : 0))
-       hm = m0 > f32_bits(0x3FB504F3)
-       m = hm ? m0 * 0.5 : m0
-       k = hm ? k0 + 1 : k0
-       f = m - 1
-       h = 0.5 * f * f
-       s = f / (2 + f)
-       z = s * s
-       rz = z * (f32_bits(0x3F2AAAAE) + z * (f32_bits(0x3ECCBE08) + z * f32_bits(0x3E9775ED)))
+       kf = log_reduce(x)
+       k = kf.x
+       f = kf.y
+       at = log_atanh(f)
+       h = at.x
+       s = at.y
+       rz = at.z
        r = k * f32_bits(0x3F317200) + (f - (h - (s * (h + rz) + k * f32_bits(0x35BFBE8E))))
-       z0 = x - x
-       out = x < 0 ? z0 / z0 : (x == 0 ? -1 / (x * x) : (x > f32_bits(0x7F7FFFFF) ? x : r))
+       out = log_special(x, r)
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       const int sub = (x < 0.000000000000000000000000000000000000011754943508222875079687365372222456778186655567720875215087517062784172594547271728515625f);
-       const float m7 = (sub ? (x * 16777216.0f) : x);
-       const float k7 = (sub ? -24.0f : 0.0f);
-       const int u6 = (m7 >= 18446744073709551616.0f);
-       const int d6 = (m7 < 0.000000000000000000108420217248550443400745280086994171142578125f);
-       const float m6 = (m7 * (u6 ? 0.0000000000000000000542101086242752217003726400434970855712890625f : (d6 ? 18446744073709551616.0f : 1.0f)));
-       const float k6 = (k7 + (u6 ? 64.0f : (d6 ? -64.0f : 0.0f)));
-       const int u5 = (m6 >= 4294967296.0f);
-       const int d5 = (m6 < 0.0000000004656612873077392578125f);
-       const float m5 = (m6 * (u5 ? 0.00000000023283064365386962890625f : (d5 ? 4294967296.0f : 1.0f)));
-       const float k5 = (k6 + (u5 ? 32.0f : (d5 ? -32.0f : 0.0f)));
-       const int u4 = (m5 >= 65536.0f);
-       const int d4 = (m5 < 0.000030517578125f);
-       const float m4 = (m5 * (u4 ? 0.0000152587890625f : (d4 ? 65536.0f : 1.0f)));
-       const float k4 = (k5 + (u4 ? 16.0f : (d4 ? -16.0f : 0.0f)));
-       const int u3 = (m4 >= 256.0f);
-       const int d3 = (m4 < 0.0078125f);
-       const float m3 = (m4 * (u3 ? 0.00390625f : (d3 ? 256.0f : 1.0f)));
-       const float k3 = (k4 + (u3 ? 8.0f : (d3 ? -8.0f : 0.0f)));
-       const int u2 = (m3 >= 16.0f);
-       const int d2 = (m3 < 0.125f);
-       const float m2 = (m3 * (u2 ? 0.0625f : (d2 ? 16.0f : 1.0f)));
-       const float k2 = (k3 + (u2 ? 4.0f : (d2 ? -4.0f : 0.0f)));
-       const int u1 = (m2 >= 4.0f);
-       const int d1 = (m2 < 0.5f);
-       const float m1 = (m2 * (u1 ? 0.25f : (d1 ? 4.0f : 1.0f)));
-       const float k1 = (k2 + (u1 ? 2.0f : (d1 ? -2.0f : 0.0f)));
-       const int u0 = (m1 >= 2.0f);
-       const int d0 = (m1 < 1.0f);
-       const float m0 = (m1 * (u0 ? 0.5f : (d0 ? 2.0f : 1.0f)));
-       const float k0 = (k1 + (u0 ? 1.0f : (d0 ? -1.0f : 0.0f)));
-       const int hm = (m0 > 1.41421353816986083984375f);
-       const float m = (hm ? (m0 * 0.5f) : m0);
-       const float k = (hm ? (k0 + 1.0f) : k0);
-       const float f = (m - 1.0f);
-       const float h = ((0.5f * f) * f);
-       const float s = (f / (2.0f + f));
-       const float z = (s * s);
-       const float rz = (z * (0.66666686534881591796875f + (z * (0.3998873233795166015625f + (z * 0.2958215773105621337890625f)))));
-       const float r = ((k * 0.693145751953125f) + (f - (h - ((s * (h + rz)) + (k * 0.000001428606765330187045037746429443359375f)))));
-       const float z0 = (x - x);
-       return ((x < 0.0f) ? (z0 / z0) : ((x == 0.0f) ? (-1.0f / (x * x)) : ((x > 340282346638528859811704183484516925440.0f) ? x : r))); */
+       const int log_reduce_sub = (x < 0.000000000000000000000000000000000000011754943508222875079687365372222456778186655567720875215087517062784172594547271728515625f);
+       const float log_reduce_m7 = (log_reduce_sub ? (x * 16777216.0f) : x);
+       const float log_reduce_k7 = (log_reduce_sub ? -24.0f : 0.0f);
+       const int log_reduce_u6 = (log_reduce_m7 >= 18446744073709551616.0f);
+       const int log_reduce_d6 = (log_reduce_m7 < 0.000000000000000000108420217248550443400745280086994171142578125f);
+       const float log_reduce_m6 = (log_reduce_m7 * (log_reduce_u6 ? 0.0000000000000000000542101086242752217003726400434970855712890625f : (log_reduce_d6 ? 18446744073709551616.0f : 1.0f)));
+       const float log_reduce_k6 = (log_reduce_k7 + (log_reduce_u6 ? 64.0f : (log_reduce_d6 ? -64.0f : 0.0f)));
+       const int log_reduce_u5 = (log_reduce_m6 >= 4294967296.0f);
+       const int log_reduce_d5 = (log_reduce_m6 < 0.0000000004656612873077392578125f);
+       const float log_reduce_m5 = (log_reduce_m6 * (log_reduce_u5 ? 0.00000000023283064365386962890625f : (log_reduce_d5 ? 4294967296.0f : 1.0f)));
+       const float log_reduce_k5 = (log_reduce_k6 + (log_reduce_u5 ? 32.0f : (log_reduce_d5 ? -32.0f : 0.0f)));
+       const int log_reduce_u4 = (log_reduce_m5 >= 65536.0f);
+       const int log_reduce_d4 = (log_reduce_m5 < 0.000030517578125f);
+       const float log_reduce_m4 = (log_reduce_m5 * (log_reduce_u4 ? 0.0000152587890625f : (log_reduce_d4 ? 65536.0f : 1.0f)));
+       const float log_reduce_k4 = (log_reduce_k5 + (log_reduce_u4 ? 16.0f : (log_reduce_d4 ? -16.0f : 0.0f)));
+       const int log_reduce_u3 = (log_reduce_m4 >= 256.0f);
+       const int log_reduce_d3 = (log_reduce_m4 < 0.0078125f);
+       const float log_reduce_m3 = (log_reduce_m4 * (log_reduce_u3 ? 0.00390625f : (log_reduce_d3 ? 256.0f : 1.0f)));
+       const float log_reduce_k3 = (log_reduce_k4 + (log_reduce_u3 ? 8.0f : (log_reduce_d3 ? -8.0f : 0.0f)));
+       const int log_reduce_u2 = (log_reduce_m3 >= 16.0f);
+       const int log_reduce_d2 = (log_reduce_m3 < 0.125f);
+       const float log_reduce_m2 = (log_reduce_m3 * (log_reduce_u2 ? 0.0625f : (log_reduce_d2 ? 16.0f : 1.0f)));
+       const float log_reduce_k2 = (log_reduce_k3 + (log_reduce_u2 ? 4.0f : (log_reduce_d2 ? -4.0f : 0.0f)));
+       const int log_reduce_u1 = (log_reduce_m2 >= 4.0f);
+       const int log_reduce_d1 = (log_reduce_m2 < 0.5f);
+       const float log_reduce_m1 = (log_reduce_m2 * (log_reduce_u1 ? 0.25f : (log_reduce_d1 ? 4.0f : 1.0f)));
+       const float log_reduce_k1 = (log_reduce_k2 + (log_reduce_u1 ? 2.0f : (log_reduce_d1 ? -2.0f : 0.0f)));
+       const int log_reduce_u0 = (log_reduce_m1 >= 2.0f);
+       const int log_reduce_d0 = (log_reduce_m1 < 1.0f);
+       const float log_reduce_m0 = (log_reduce_m1 * (log_reduce_u0 ? 0.5f : (log_reduce_d0 ? 2.0f : 1.0f)));
+       const float log_reduce_k0 = (log_reduce_k1 + (log_reduce_u0 ? 1.0f : (log_reduce_d0 ? -1.0f : 0.0f)));
+       const int log_reduce_hm = (log_reduce_m0 > 1.41421353816986083984375f);
+       const float log_reduce_m = (log_reduce_hm ? (log_reduce_m0 * 0.5f) : log_reduce_m0);
+       const float log_reduce_k = (log_reduce_hm ? (log_reduce_k0 + 1.0f) : log_reduce_k0);
+       const float kf_y = (log_reduce_m - 1.0f);
+       const float log_atanh_h = ((0.5f * kf_y) * kf_y);
+       const float log_atanh_s = (kf_y / (2.0f + kf_y));
+       const float log_atanh_z = (log_atanh_s * log_atanh_s);
+       const float log_atanh_rz = (log_atanh_z * (0.66666686534881591796875f + (log_atanh_z * (0.3998873233795166015625f + (log_atanh_z * 0.2958215773105621337890625f)))));
+       const float r = ((log_reduce_k * 0.693145751953125f) + (kf_y - (log_atanh_h - ((log_atanh_s * (log_atanh_h + log_atanh_rz)) + (log_reduce_k * 0.000001428606765330187045037746429443359375f)))));
+       const float log_special_z0 = (x - x);
+       return ((x < 0.0f) ? (log_special_z0 / log_special_z0) : ((x == 0.0f) ? (-1.0f / (x * x)) : ((x > 340282346638528859811704183484516925440.0f) ? x : r))); */
 AETHER_API float aether_f32_log(float x);
 
 /* aether_f64_log: log x (natural): the exponent taken out exactly by powers of two, log(1 + f) as 2 atanh(f / (2 + f)) by a Horner polynomial, k ln 2 added in two parts, as the contract states (its elementary-functions section); -inf at +-0, NaN below 0.
    Spec:
-       sub = x < f64_bits(0x0010000000000000)
-       m10 = sub ? x * f64_bits(0x4350000000000000) : x
-       k10 = sub ? -54 : 0
-       u9 = m10 >= f64_bits(0x5FF0000000000000)
-       d9 = m10 < f64_bits(0x2000000000000000)
-       m9 = m10 * (u9 ? f64_bits(0x1FF0000000000000) : (d9 ? f64_bits(0x5FF0000000000000) : 1))
-       k9 = k10 + (u9 ? 512 : (d9 ? -512 : 0))
-       u8 = m9 >= f64_bits(0x4FF0000000000000)
-       d8 = m9 < f64_bits(0x3000000000000000)
-       m8 = m9 * (u8 ? f64_bits(0x2FF0000000000000) : (d8 ? f64_bits(0x4FF0000000000000) : 1))
-       k8 = k9 + (u8 ? 256 : (d8 ? -256 : 0))
-       u7 = m8 >= f64_bits(0x47F0000000000000)
-       d7 = m8 < f64_bits(0x3800000000000000)
-       m7 = m8 * (u7 ? f64_bits(0x37F0000000000000) : (d7 ? f64_bits(0x47F0000000000000) : 1))
-       k7 = k8 + (u7 ? 128 : (d7 ? -128 : 0))
-       u6 = m7 >= f64_bits(0x43F0000000000000)
-       d6 = m7 < f64_bits(0x3C00000000000000)
-       m6 = m7 * (u6 ? f64_bits(0x3BF0000000000000) : (d6 ? f64_bits(0x43F0000000000000) : 1))
-       k6 = k7 + (u6 ? 64 : (d6 ? -64 : 0))
-       u5 = m6 >= f64_bits(0x41F0000000000000)
-       d5 = m6 < f64_bits(0x3E00000000000000)
-       m5 = m6 * (u5 ? f64_bits(0x3DF0000000000000) : (d5 ? f64_bits(0x41F0000000000000) : 1))
-       k5 = k6 + (u5 ? 32 : (d5 ? -32 : 0))
-       u4 = m5 >= 65536
-       d4 = m5 < f64_bits(0x3F00000000000000)
-       m4 = m5 * (u4 ? f64_bits(0x3EF0000000000000) : (d4 ? 65536 : 1))
-       k4 = k5 + (u4 ? 16 : (d4 ? -16 : 0))
-       u3 = m4 >= 256
-       d3 = m4 < f64_bits(0x3F80000000000000)
-       m3 = m4 * (u3 ? f64_bits(0x3F70000000000000) : (d3 ? 256 : 1))
-       k3 = k4 + (u3 ? 8 : (d3 ? -8 : 0))
-       u2 = m3 >= 16
-       d2 = m3 < f64_bits(0x3FC0000000000000)
-       m2 = m3 * (u2 ? f64_bits(0x3FB0000000000000) : (d2 ? 16 : 1))
-       k2 = k3 + (u2 ? 4 : (d2 ? -4 : 0))
-       u1 = m2 >= 4
-       d1 = m2 < 0.5
-       m1 = m2 * (u1 ? f64_bits(0x3FD0000000000000) : (d1 ? 4 : 1))
-       k1 = k2 + (u1 ? 2 : (d1 ? -2 : 0))
-       u0 = m1 >= 2
-       d0 = m1 < 1
-       m0 = m1 * (u0 ? 0.5 : (d0 ? 2 : 1))
-       k0 = k1 + (u0 ? 1 : (d0 ? -1 : 0))
-       hm = m0 > f64_bits(0x3FF6A09E667F3BCD)
-       m = hm ? m0 * 0.5 : m0
-       k = hm ? k0 + 1 : k0
-       f = m - 1
-       h = 0.5 * f * f
-       s = f / (2 + f)
-       z = s * s
-       rz = z * (f64_bits(0x3FE5555555555558) + z * (f64_bits(0x3FD99999999951F5) + z * (f64_bits(0x3FD2492492E0B70C) + z * (f64_bits(0x3FCC71C62C42DB89) + z * (f64_bits(0x3FC7462BE245EAE3) + z * (f64_bits(0x3FC39FD25D62AB23) + z * f64_bits(0x3FC2B6776A1BF0B9)))))))
+       kf = log_reduce(x)
+       k = kf.x
+       f = kf.y
+       at = log_atanh(f)
+       h = at.x
+       s = at.y
+       rz = at.z
        r = k * f64_bits(0x3FE62E42FEFA3800) + (f - (h - (s * (h + rz) + k * f64_bits(0x3D2EF35793C76730))))
-       z0 = x - x
-       out = x < 0 ? z0 / z0 : (x == 0 ? -1 / (x * x) : (x > f64_bits(0x7FEFFFFFFFFFFFFF) ? x : r))
+       out = log_special(x, r)
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       const int sub = (x < 0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000002225073858507201383090232717332404064219215980462331830553327416887204434813918195854283159012511020564067339731035811005152434161553460108856012385377718821130777993532002330479610147442583636071921565046942503734208375250806650616658158948720491179968591639648500635908770118304874799780887753749949451580451605050915399856582470818645113537935804992115981085766051992433352114352390148795699609591288891602992641511063466313393663477586513029371762047325631781485664350872122828637642044846811407613911477062801689853244110024161447421618567166150540154285084716752901903161322778896729707373123334086988983175067838846926092773977972858659654941091369095406136467568702398678315290680984617210924625396728515625);
-       const double m10 = (sub ? (x * 18014398509481984.0) : x);
-       const double k10 = (sub ? -54.0 : 0.0);
-       const int u9 = (m10 >= 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0);
-       const int d9 = (m10 < 0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001491668146240041348658193063092586767475294306920081378854303666641255677014023660987234978080085560672302320651167220290682545619045060532097232965918416938296252158463756275499040814853287052588289310873012782953082843452117701424006337364600644548459512739853070043067441211667303325729200722585486710369393731465299801630663978357915766537189483642578125);
-       const double m9 = (m10 * (u9 ? 0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000007458340731200206743290965315462933837376471534600406894271518333206278385070118304936174890400427803361511603255836101453412728095225302660486164829592084691481260792318781377495204074266435262941446554365063914765414217260588507120031686823003222742297563699265350215337206058336516628646003612927433551846968657326499008153319891789578832685947418212890625 : (d9 ? 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0 : 1.0)));
-       const double k9 = (k10 + (u9 ? 512.0 : (d9 ? -512.0 : 0.0)));
-       const int u8 = (m9 >= 115792089237316195423570985008687907853269984665640564039457584007913129639936.0);
-       const int d8 = (m9 < 0.000000000000000000000000000000000000000000000000000000000000000000000000000017272337110188889250772703725600799142232000728872562770047406940337183606324854115943015006944576453121094587892299327193990197893663893387306007554116149549372494220733642578125);
-       const double m8 = (m9 * (u8 ? 0.0000000000000000000000000000000000000000000000000000000000000000000000000000086361685550944446253863518628003995711160003644362813850237034701685918031624270579715075034722882265605472939461496635969950989468319466936530037770580747746862471103668212890625 : (d8 ? 115792089237316195423570985008687907853269984665640564039457584007913129639936.0 : 1.0)));
-       const double k8 = (k9 + (u8 ? 256.0 : (d8 ? -256.0 : 0.0)));
-       const int u7 = (m8 >= 340282366920938463463374607431768211456.0);
-       const int d7 = (m8 < 0.0000000000000000000000000000000000000058774717541114375398436826861112283890933277838604376075437585313920862972736358642578125);
-       const double m7 = (m8 * (u7 ? 0.00000000000000000000000000000000000000293873587705571876992184134305561419454666389193021880377187926569604314863681793212890625 : (d7 ? 340282366920938463463374607431768211456.0 : 1.0)));
-       const double k7 = (k8 + (u7 ? 128.0 : (d7 ? -128.0 : 0.0)));
-       const int u6 = (m7 >= 18446744073709551616.0);
-       const int d6 = (m7 < 0.000000000000000000108420217248550443400745280086994171142578125);
-       const double m6 = (m7 * (u6 ? 0.0000000000000000000542101086242752217003726400434970855712890625 : (d6 ? 18446744073709551616.0 : 1.0)));
-       const double k6 = (k7 + (u6 ? 64.0 : (d6 ? -64.0 : 0.0)));
-       const int u5 = (m6 >= 4294967296.0);
-       const int d5 = (m6 < 0.0000000004656612873077392578125);
-       const double m5 = (m6 * (u5 ? 0.00000000023283064365386962890625 : (d5 ? 4294967296.0 : 1.0)));
-       const double k5 = (k6 + (u5 ? 32.0 : (d5 ? -32.0 : 0.0)));
-       const int u4 = (m5 >= 65536.0);
-       const int d4 = (m5 < 0.000030517578125);
-       const double m4 = (m5 * (u4 ? 0.0000152587890625 : (d4 ? 65536.0 : 1.0)));
-       const double k4 = (k5 + (u4 ? 16.0 : (d4 ? -16.0 : 0.0)));
-       const int u3 = (m4 >= 256.0);
-       const int d3 = (m4 < 0.0078125);
-       const double m3 = (m4 * (u3 ? 0.00390625 : (d3 ? 256.0 : 1.0)));
-       const double k3 = (k4 + (u3 ? 8.0 : (d3 ? -8.0 : 0.0)));
-       const int u2 = (m3 >= 16.0);
-       const int d2 = (m3 < 0.125);
-       const double m2 = (m3 * (u2 ? 0.0625 : (d2 ? 16.0 : 1.0)));
-       const double k2 = (k3 + (u2 ? 4.0 : (d2 ? -4.0 : 0.0)));
-       const int u1 = (m2 >= 4.0);
-       const int d1 = (m2 < 0.5);
-       const double m1 = (m2 * (u1 ? 0.25 : (d1 ? 4.0 : 1.0)));
-       const double k1 = (k2 + (u1 ? 2.0 : (d1 ? -2.0 : 0.0)));
-       const int u0 = (m1 >= 2.0);
-       const int d0 = (m1 < 1.0);
-       const double m0 = (m1 * (u0 ? 0.5 : (d0 ? 2.0 : 1.0)));
-       const double k0 = (k1 + (u0 ? 1.0 : (d0 ? -1.0 : 0.0)));
-       const int hm = (m0 > 1.4142135623730951454746218587388284504413604736328125);
-       const double m = (hm ? (m0 * 0.5) : m0);
-       const double k = (hm ? (k0 + 1.0) : k0);
-       const double f = (m - 1.0);
-       const double h = ((0.5 * f) * f);
-       const double s = (f / (2.0 + f));
-       const double z = (s * s);
-       const double rz = (z * (0.66666666666666696272613990004174411296844482421875 + (z * (0.399999999998981892179727992697735317051410675048828125 + (z * (0.2857142862657020554451037241960875689983367919921875 + (z * (0.2222221103781658879672278317229938693344593048095703125 + (z * (0.1818289618348308545048297446555807255208492279052734375 + (z * (0.1533148723586573447530412295236601494252681732177734375 + (z * 0.1461934345351261488321625847675022669136524200439453125)))))))))))));
-       const double r = ((k * 0.693147180559890330187045037746429443359375) + (f - (h - ((s * (h + rz)) + (k * 0.000000000000054979230187083711552420206887059365096458163346682113115093670785427093505859375)))));
-       const double z0 = (x - x);
-       return ((x < 0.0) ? (z0 / z0) : ((x == 0.0) ? (-1.0 / (x * x)) : ((x > 179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0) ? x : r))); */
+       const int log_reduce_sub = (x < 0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000002225073858507201383090232717332404064219215980462331830553327416887204434813918195854283159012511020564067339731035811005152434161553460108856012385377718821130777993532002330479610147442583636071921565046942503734208375250806650616658158948720491179968591639648500635908770118304874799780887753749949451580451605050915399856582470818645113537935804992115981085766051992433352114352390148795699609591288891602992641511063466313393663477586513029371762047325631781485664350872122828637642044846811407613911477062801689853244110024161447421618567166150540154285084716752901903161322778896729707373123334086988983175067838846926092773977972858659654941091369095406136467568702398678315290680984617210924625396728515625);
+       const double log_reduce_m10 = (log_reduce_sub ? (x * 18014398509481984.0) : x);
+       const double log_reduce_k10 = (log_reduce_sub ? -54.0 : 0.0);
+       const int log_reduce_u9 = (log_reduce_m10 >= 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0);
+       const int log_reduce_d9 = (log_reduce_m10 < 0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001491668146240041348658193063092586767475294306920081378854303666641255677014023660987234978080085560672302320651167220290682545619045060532097232965918416938296252158463756275499040814853287052588289310873012782953082843452117701424006337364600644548459512739853070043067441211667303325729200722585486710369393731465299801630663978357915766537189483642578125);
+       const double log_reduce_m9 = (log_reduce_m10 * (log_reduce_u9 ? 0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000007458340731200206743290965315462933837376471534600406894271518333206278385070118304936174890400427803361511603255836101453412728095225302660486164829592084691481260792318781377495204074266435262941446554365063914765414217260588507120031686823003222742297563699265350215337206058336516628646003612927433551846968657326499008153319891789578832685947418212890625 : (log_reduce_d9 ? 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0 : 1.0)));
+       const double log_reduce_k9 = (log_reduce_k10 + (log_reduce_u9 ? 512.0 : (log_reduce_d9 ? -512.0 : 0.0)));
+       const int log_reduce_u8 = (log_reduce_m9 >= 115792089237316195423570985008687907853269984665640564039457584007913129639936.0);
+       const int log_reduce_d8 = (log_reduce_m9 < 0.000000000000000000000000000000000000000000000000000000000000000000000000000017272337110188889250772703725600799142232000728872562770047406940337183606324854115943015006944576453121094587892299327193990197893663893387306007554116149549372494220733642578125);
+       const double log_reduce_m8 = (log_reduce_m9 * (log_reduce_u8 ? 0.0000000000000000000000000000000000000000000000000000000000000000000000000000086361685550944446253863518628003995711160003644362813850237034701685918031624270579715075034722882265605472939461496635969950989468319466936530037770580747746862471103668212890625 : (log_reduce_d8 ? 115792089237316195423570985008687907853269984665640564039457584007913129639936.0 : 1.0)));
+       const double log_reduce_k8 = (log_reduce_k9 + (log_reduce_u8 ? 256.0 : (log_reduce_d8 ? -256.0 : 0.0)));
+       const int log_reduce_u7 = (log_reduce_m8 >= 340282366920938463463374607431768211456.0);
+       const int log_reduce_d7 = (log_reduce_m8 < 0.0000000000000000000000000000000000000058774717541114375398436826861112283890933277838604376075437585313920862972736358642578125);
+       const double log_reduce_m7 = (log_reduce_m8 * (log_reduce_u7 ? 0.00000000000000000000000000000000000000293873587705571876992184134305561419454666389193021880377187926569604314863681793212890625 : (log_reduce_d7 ? 340282366920938463463374607431768211456.0 : 1.0)));
+       const double log_reduce_k7 = (log_reduce_k8 + (log_reduce_u7 ? 128.0 : (log_reduce_d7 ? -128.0 : 0.0)));
+       const int log_reduce_u6 = (log_reduce_m7 >= 18446744073709551616.0);
+       const int log_reduce_d6 = (log_reduce_m7 < 0.000000000000000000108420217248550443400745280086994171142578125);
+       const double log_reduce_m6 = (log_reduce_m7 * (log_reduce_u6 ? 0.0000000000000000000542101086242752217003726400434970855712890625 : (log_reduce_d6 ? 18446744073709551616.0 : 1.0)));
+       const double log_reduce_k6 = (log_reduce_k7 + (log_reduce_u6 ? 64.0 : (log_reduce_d6 ? -64.0 : 0.0)));
+       const int log_reduce_u5 = (log_reduce_m6 >= 4294967296.0);
+       const int log_reduce_d5 = (log_reduce_m6 < 0.0000000004656612873077392578125);
+       const double log_reduce_m5 = (log_reduce_m6 * (log_reduce_u5 ? 0.00000000023283064365386962890625 : (log_reduce_d5 ? 4294967296.0 : 1.0)));
+       const double log_reduce_k5 = (log_reduce_k6 + (log_reduce_u5 ? 32.0 : (log_reduce_d5 ? -32.0 : 0.0)));
+       const int log_reduce_u4 = (log_reduce_m5 >= 65536.0);
+       const int log_reduce_d4 = (log_reduce_m5 < 0.000030517578125);
+       const double log_reduce_m4 = (log_reduce_m5 * (log_reduce_u4 ? 0.0000152587890625 : (log_reduce_d4 ? 65536.0 : 1.0)));
+       const double log_reduce_k4 = (log_reduce_k5 + (log_reduce_u4 ? 16.0 : (log_reduce_d4 ? -16.0 : 0.0)));
+       const int log_reduce_u3 = (log_reduce_m4 >= 256.0);
+       const int log_reduce_d3 = (log_reduce_m4 < 0.0078125);
+       const double log_reduce_m3 = (log_reduce_m4 * (log_reduce_u3 ? 0.00390625 : (log_reduce_d3 ? 256.0 : 1.0)));
+       const double log_reduce_k3 = (log_reduce_k4 + (log_reduce_u3 ? 8.0 : (log_reduce_d3 ? -8.0 : 0.0)));
+       const int log_reduce_u2 = (log_reduce_m3 >= 16.0);
+       const int log_reduce_d2 = (log_reduce_m3 < 0.125);
+       const double log_reduce_m2 = (log_reduce_m3 * (log_reduce_u2 ? 0.0625 : (log_reduce_d2 ? 16.0 : 1.0)));
+       const double log_reduce_k2 = (log_reduce_k3 + (log_reduce_u2 ? 4.0 : (log_reduce_d2 ? -4.0 : 0.0)));
+       const int log_reduce_u1 = (log_reduce_m2 >= 4.0);
+       const int log_reduce_d1 = (log_reduce_m2 < 0.5);
+       const double log_reduce_m1 = (log_reduce_m2 * (log_reduce_u1 ? 0.25 : (log_reduce_d1 ? 4.0 : 1.0)));
+       const double log_reduce_k1 = (log_reduce_k2 + (log_reduce_u1 ? 2.0 : (log_reduce_d1 ? -2.0 : 0.0)));
+       const int log_reduce_u0 = (log_reduce_m1 >= 2.0);
+       const int log_reduce_d0 = (log_reduce_m1 < 1.0);
+       const double log_reduce_m0 = (log_reduce_m1 * (log_reduce_u0 ? 0.5 : (log_reduce_d0 ? 2.0 : 1.0)));
+       const double log_reduce_k0 = (log_reduce_k1 + (log_reduce_u0 ? 1.0 : (log_reduce_d0 ? -1.0 : 0.0)));
+       const int log_reduce_hm = (log_reduce_m0 > 1.4142135623730951454746218587388284504413604736328125);
+       const double log_reduce_m = (log_reduce_hm ? (log_reduce_m0 * 0.5) : log_reduce_m0);
+       const double log_reduce_k = (log_reduce_hm ? (log_reduce_k0 + 1.0) : log_reduce_k0);
+       const double kf_y = (log_reduce_m - 1.0);
+       const double log_atanh_h = ((0.5 * kf_y) * kf_y);
+       const double log_atanh_s = (kf_y / (2.0 + kf_y));
+       const double log_atanh_z = (log_atanh_s * log_atanh_s);
+       const double log_atanh_rz = (log_atanh_z * (0.66666666666666696272613990004174411296844482421875 + (log_atanh_z * (0.399999999998981892179727992697735317051410675048828125 + (log_atanh_z * (0.2857142862657020554451037241960875689983367919921875 + (log_atanh_z * (0.2222221103781658879672278317229938693344593048095703125 + (log_atanh_z * (0.1818289618348308545048297446555807255208492279052734375 + (log_atanh_z * (0.1533148723586573447530412295236601494252681732177734375 + (log_atanh_z * 0.1461934345351261488321625847675022669136524200439453125)))))))))))));
+       const double r = ((log_reduce_k * 0.693147180559890330187045037746429443359375) + (kf_y - (log_atanh_h - ((log_atanh_s * (log_atanh_h + log_atanh_rz)) + (log_reduce_k * 0.000000000000054979230187083711552420206887059365096458163346682113115093670785427093505859375)))));
+       const double log_special_z0 = (x - x);
+       return ((x < 0.0) ? (log_special_z0 / log_special_z0) : ((x == 0.0) ? (-1.0 / (x * x)) : ((x > 179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0) ? x : r))); */
 AETHER_API double aether_f64_log(double x);
 
 /* aether_f32_exp2: 2^x: k = x rounded to an integer, 2^(x - k) by a split product with ln 2 in two parts and a Horner polynomial, and exp's exact scaling by 2^k, as the contract states (its elementary-functions section); exact at whole numbers; +inf above the range, +0 below it.
@@ -3183,27 +3033,7 @@ AETHER_API double aether_f64_log(double x);
        hi = 1 + t
        lo = (1 - hi) + t
        e = hi + (lo + (rl * f32_bits(0x3F317000) + (r * f32_bits(0x3805FDF4) + p)))
-       ka = (k * 0.5 + 12582912) - 12582912
-       d = k - 2 * ka
-       j = ka + 76
-       q1 = (j * 0.5 - 0.25 + 12582912) - 12582912
-       q2 = (j * 0.25 - 0.375 + 12582912) - 12582912
-       q3 = (j * 0.125 - 0.4375 + 12582912) - 12582912
-       q4 = (j * 0.0625 - 0.46875 + 12582912) - 12582912
-       q5 = (j * 0.03125 - 0.484375 + 12582912) - 12582912
-       q6 = (j * 0.015625 - 0.4921875 + 12582912) - 12582912
-       q7 = (j * 0.0078125 - 0.49609375 + 12582912) - 12582912
-       b0 = j - 2 * q1
-       b1 = q1 - 2 * q2
-       b2 = q2 - 2 * q3
-       b3 = q3 - 2 * q4
-       b4 = q4 - 2 * q5
-       b5 = q5 - 2 * q6
-       b6 = q6 - 2 * q7
-       s0 = f32_bits(0x19800000) + q7 * f32_bits(0x59800000)
-       w = s0 * (1 + b6 * f32_bits(0x5F800000)) * (1 + b5 * f32_bits(0x4F800000)) * (1 + b4 * 65535) * (1 + b3 * 255) * (1 + b2 * 15) * (1 + b1 * 3) * (1 + b0)
-       dd = 1 + d * (0.75 + 0.25 * d)
-       out = (e * w) * (w * dd)
+       out = scale_pow2(e, k)
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const float xc = ((x > 129.0f) ? 129.0f : ((x < -151.0f) ? -151.0f : x));
        const float k = ((xc + 12582912.0f) - 12582912.0f);
@@ -3215,27 +3045,27 @@ AETHER_API double aether_f64_log(double x);
        const float hi = (1.0f + t);
        const float lo = ((1.0f - hi) + t);
        const float e = (hi + (lo + ((rl * 0.693115234375f) + ((r * 0.000031946183298714458942413330078125f) + p))));
-       const float ka = (((k * 0.5f) + 12582912.0f) - 12582912.0f);
-       const float d = (k - (2.0f * ka));
-       const float j = (ka + 76.0f);
-       const float q1 = ((((j * 0.5f) - 0.25f) + 12582912.0f) - 12582912.0f);
-       const float q2 = ((((j * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
-       const float q3 = ((((j * 0.125f) - 0.4375f) + 12582912.0f) - 12582912.0f);
-       const float q4 = ((((j * 0.0625f) - 0.46875f) + 12582912.0f) - 12582912.0f);
-       const float q5 = ((((j * 0.03125f) - 0.484375f) + 12582912.0f) - 12582912.0f);
-       const float q6 = ((((j * 0.015625f) - 0.4921875f) + 12582912.0f) - 12582912.0f);
-       const float q7 = ((((j * 0.0078125f) - 0.49609375f) + 12582912.0f) - 12582912.0f);
-       const float b0 = (j - (2.0f * q1));
-       const float b1 = (q1 - (2.0f * q2));
-       const float b2 = (q2 - (2.0f * q3));
-       const float b3 = (q3 - (2.0f * q4));
-       const float b4 = (q4 - (2.0f * q5));
-       const float b5 = (q5 - (2.0f * q6));
-       const float b6 = (q6 - (2.0f * q7));
-       const float s0 = (0.0000000000000000000000132348898008484427979425390731194056570529937744140625f + (q7 * 4503599627370496.0f));
-       const float w = (((((((s0 * (1.0f + (b6 * 18446744073709551616.0f))) * (1.0f + (b5 * 4294967296.0f))) * (1.0f + (b4 * 65535.0f))) * (1.0f + (b3 * 255.0f))) * (1.0f + (b2 * 15.0f))) * (1.0f + (b1 * 3.0f))) * (1.0f + b0));
-       const float dd = (1.0f + (d * (0.75f + (0.25f * d))));
-       return ((e * w) * (w * dd)); */
+       const float scale_pow2_ka = (((k * 0.5f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_d = (k - (2.0f * scale_pow2_ka));
+       const float scale_pow2_j = (scale_pow2_ka + 76.0f);
+       const float scale_pow2_q1 = ((((scale_pow2_j * 0.5f) - 0.25f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_q2 = ((((scale_pow2_j * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_q3 = ((((scale_pow2_j * 0.125f) - 0.4375f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_q4 = ((((scale_pow2_j * 0.0625f) - 0.46875f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_q5 = ((((scale_pow2_j * 0.03125f) - 0.484375f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_q6 = ((((scale_pow2_j * 0.015625f) - 0.4921875f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_q7 = ((((scale_pow2_j * 0.0078125f) - 0.49609375f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_b0 = (scale_pow2_j - (2.0f * scale_pow2_q1));
+       const float scale_pow2_b1 = (scale_pow2_q1 - (2.0f * scale_pow2_q2));
+       const float scale_pow2_b2 = (scale_pow2_q2 - (2.0f * scale_pow2_q3));
+       const float scale_pow2_b3 = (scale_pow2_q3 - (2.0f * scale_pow2_q4));
+       const float scale_pow2_b4 = (scale_pow2_q4 - (2.0f * scale_pow2_q5));
+       const float scale_pow2_b5 = (scale_pow2_q5 - (2.0f * scale_pow2_q6));
+       const float scale_pow2_b6 = (scale_pow2_q6 - (2.0f * scale_pow2_q7));
+       const float scale_pow2_s0 = (0.0000000000000000000000132348898008484427979425390731194056570529937744140625f + (scale_pow2_q7 * 4503599627370496.0f));
+       const float scale_pow2_w = (((((((scale_pow2_s0 * (1.0f + (scale_pow2_b6 * 18446744073709551616.0f))) * (1.0f + (scale_pow2_b5 * 4294967296.0f))) * (1.0f + (scale_pow2_b4 * 65535.0f))) * (1.0f + (scale_pow2_b3 * 255.0f))) * (1.0f + (scale_pow2_b2 * 15.0f))) * (1.0f + (scale_pow2_b1 * 3.0f))) * (1.0f + scale_pow2_b0));
+       const float scale_pow2_dd = (1.0f + (scale_pow2_d * (0.75f + (0.25f * scale_pow2_d))));
+       return ((e * scale_pow2_w) * (scale_pow2_w * scale_pow2_dd)); */
 AETHER_API float aether_f32_exp2(float x);
 
 /* aether_f64_exp2: 2^x: k = x rounded to an integer, 2^(x - k) by a split product with ln 2 in two parts and a Horner polynomial, and exp's exact scaling by 2^k, as the contract states (its elementary-functions section); exact at whole numbers; +inf above the range, +0 below it.
@@ -3250,33 +3080,7 @@ AETHER_API float aether_f32_exp2(float x);
        hi = 1 + t
        lo = (1 - hi) + t
        e = hi + (lo + (rl * f64_bits(0x3FE62E4300000000) + (r * f64_bits(0xBE205C610CA86C39) + p)))
-       ka = (k * 0.5 + 6755399441055744) - 6755399441055744
-       d = k - 2 * ka
-       j = ka + 538
-       q1 = (j * 0.5 - 0.25 + 6755399441055744) - 6755399441055744
-       q2 = (j * 0.25 - 0.375 + 6755399441055744) - 6755399441055744
-       q3 = (j * 0.125 - 0.4375 + 6755399441055744) - 6755399441055744
-       q4 = (j * 0.0625 - 0.46875 + 6755399441055744) - 6755399441055744
-       q5 = (j * 0.03125 - 0.484375 + 6755399441055744) - 6755399441055744
-       q6 = (j * 0.015625 - 0.4921875 + 6755399441055744) - 6755399441055744
-       q7 = (j * 0.0078125 - 0.49609375 + 6755399441055744) - 6755399441055744
-       q8 = (j * 0.00390625 - 0.498046875 + 6755399441055744) - 6755399441055744
-       q9 = (j * 0.001953125 - 0.4990234375 + 6755399441055744) - 6755399441055744
-       q10 = (j * 0.0009765625 - 0.49951171875 + 6755399441055744) - 6755399441055744
-       b0 = j - 2 * q1
-       b1 = q1 - 2 * q2
-       b2 = q2 - 2 * q3
-       b3 = q3 - 2 * q4
-       b4 = q4 - 2 * q5
-       b5 = q5 - 2 * q6
-       b6 = q6 - 2 * q7
-       b7 = q7 - 2 * q8
-       b8 = q8 - 2 * q9
-       b9 = q9 - 2 * q10
-       s0 = f64_bits(0x1E50000000000000) + q10 * f64_bits(0x5E50000000000000)
-       w = s0 * (1 + b9 * f64_bits(0x5FF0000000000000)) * (1 + b8 * f64_bits(0x4FF0000000000000)) * (1 + b7 * f64_bits(0x47F0000000000000)) * (1 + b6 * f64_bits(0x43F0000000000000)) * (1 + b5 * f64_bits(0x41EFFFFFFFE00000)) * (1 + b4 * 65535) * (1 + b3 * 255) * (1 + b2 * 15) * (1 + b1 * 3) * (1 + b0)
-       dd = 1 + d * (0.75 + 0.25 * d)
-       out = (e * w) * (w * dd)
+       out = scale_pow2(e, k)
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const double xc = ((x > 1025.0) ? 1025.0 : ((x < -1076.0) ? -1076.0 : x));
        const double k = ((xc + 6755399441055744.0) - 6755399441055744.0);
@@ -3288,76 +3092,44 @@ AETHER_API float aether_f32_exp2(float x);
        const double hi = (1.0 + t);
        const double lo = ((1.0 - hi) + t);
        const double e = (hi + (lo + ((rl * 0.693147182464599609375) + ((r * -0.000000001904654299957768045250415514979720754684677785917301662266254425048828125) + p))));
-       const double ka = (((k * 0.5) + 6755399441055744.0) - 6755399441055744.0);
-       const double d = (k - (2.0 * ka));
-       const double j = (ka + 538.0);
-       const double q1 = ((((j * 0.5) - 0.25) + 6755399441055744.0) - 6755399441055744.0);
-       const double q2 = ((((j * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
-       const double q3 = ((((j * 0.125) - 0.4375) + 6755399441055744.0) - 6755399441055744.0);
-       const double q4 = ((((j * 0.0625) - 0.46875) + 6755399441055744.0) - 6755399441055744.0);
-       const double q5 = ((((j * 0.03125) - 0.484375) + 6755399441055744.0) - 6755399441055744.0);
-       const double q6 = ((((j * 0.015625) - 0.4921875) + 6755399441055744.0) - 6755399441055744.0);
-       const double q7 = ((((j * 0.0078125) - 0.49609375) + 6755399441055744.0) - 6755399441055744.0);
-       const double q8 = ((((j * 0.00390625) - 0.498046875) + 6755399441055744.0) - 6755399441055744.0);
-       const double q9 = ((((j * 0.001953125) - 0.4990234375) + 6755399441055744.0) - 6755399441055744.0);
-       const double q10 = ((((j * 0.0009765625) - 0.49951171875) + 6755399441055744.0) - 6755399441055744.0);
-       const double b0 = (j - (2.0 * q1));
-       const double b1 = (q1 - (2.0 * q2));
-       const double b2 = (q2 - (2.0 * q3));
-       const double b3 = (q3 - (2.0 * q4));
-       const double b4 = (q4 - (2.0 * q5));
-       const double b5 = (q5 - (2.0 * q6));
-       const double b6 = (q6 - (2.0 * q7));
-       const double b7 = (q7 - (2.0 * q8));
-       const double b8 = (q8 - (2.0 * q9));
-       const double b9 = (q9 - (2.0 * q10));
-       const double s0 = (0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000011113793747425387417213567071352800484562622807324538967417952914843378044769344188177846208811443751098977928244823368569333446167745147139558441683042175608100385654447647001587158552209191416116724244304096571751556124181432287573861609135572944197502082138158902846779236284399802429446583409499277996788872267792372417678415614052979398795883980710641480982303619384765625 + (q10 * 199791907220223502808422222706762643567910281130558153654986045416023791284464999687699590596063486154228923591770023865308670443474450259602571264.0));
-       const double w = ((((((((((s0 * (1.0 + (b9 * 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0))) * (1.0 + (b8 * 115792089237316195423570985008687907853269984665640564039457584007913129639936.0))) * (1.0 + (b7 * 340282366920938463463374607431768211456.0))) * (1.0 + (b6 * 18446744073709551616.0))) * (1.0 + (b5 * 4294967295.0))) * (1.0 + (b4 * 65535.0))) * (1.0 + (b3 * 255.0))) * (1.0 + (b2 * 15.0))) * (1.0 + (b1 * 3.0))) * (1.0 + b0));
-       const double dd = (1.0 + (d * (0.75 + (0.25 * d))));
-       return ((e * w) * (w * dd)); */
+       const double scale_pow2_ka = (((k * 0.5) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_d = (k - (2.0 * scale_pow2_ka));
+       const double scale_pow2_j = (scale_pow2_ka + 538.0);
+       const double scale_pow2_q1 = ((((scale_pow2_j * 0.5) - 0.25) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q2 = ((((scale_pow2_j * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q3 = ((((scale_pow2_j * 0.125) - 0.4375) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q4 = ((((scale_pow2_j * 0.0625) - 0.46875) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q5 = ((((scale_pow2_j * 0.03125) - 0.484375) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q6 = ((((scale_pow2_j * 0.015625) - 0.4921875) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q7 = ((((scale_pow2_j * 0.0078125) - 0.49609375) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q8 = ((((scale_pow2_j * 0.00390625) - 0.498046875) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q9 = ((((scale_pow2_j * 0.001953125) - 0.4990234375) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q10 = ((((scale_pow2_j * 0.0009765625) - 0.49951171875) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_b0 = (scale_pow2_j - (2.0 * scale_pow2_q1));
+       const double scale_pow2_b1 = (scale_pow2_q1 - (2.0 * scale_pow2_q2));
+       const double scale_pow2_b2 = (scale_pow2_q2 - (2.0 * scale_pow2_q3));
+       const double scale_pow2_b3 = (scale_pow2_q3 - (2.0 * scale_pow2_q4));
+       const double scale_pow2_b4 = (scale_pow2_q4 - (2.0 * scale_pow2_q5));
+       const double scale_pow2_b5 = (scale_pow2_q5 - (2.0 * scale_pow2_q6));
+       const double scale_pow2_b6 = (scale_pow2_q6 - (2.0 * scale_pow2_q7));
+       const double scale_pow2_b7 = (scale_pow2_q7 - (2.0 * scale_pow2_q8));
+       const double scale_pow2_b8 = (scale_pow2_q8 - (2.0 * scale_pow2_q9));
+       const double scale_pow2_b9 = (scale_pow2_q9 - (2.0 * scale_pow2_q10));
+       const double scale_pow2_s0 = (0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000011113793747425387417213567071352800484562622807324538967417952914843378044769344188177846208811443751098977928244823368569333446167745147139558441683042175608100385654447647001587158552209191416116724244304096571751556124181432287573861609135572944197502082138158902846779236284399802429446583409499277996788872267792372417678415614052979398795883980710641480982303619384765625 + (scale_pow2_q10 * 199791907220223502808422222706762643567910281130558153654986045416023791284464999687699590596063486154228923591770023865308670443474450259602571264.0));
+       const double scale_pow2_w = ((((((((((scale_pow2_s0 * (1.0 + (scale_pow2_b9 * 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0))) * (1.0 + (scale_pow2_b8 * 115792089237316195423570985008687907853269984665640564039457584007913129639936.0))) * (1.0 + (scale_pow2_b7 * 340282366920938463463374607431768211456.0))) * (1.0 + (scale_pow2_b6 * 18446744073709551616.0))) * (1.0 + (scale_pow2_b5 * 4294967295.0))) * (1.0 + (scale_pow2_b4 * 65535.0))) * (1.0 + (scale_pow2_b3 * 255.0))) * (1.0 + (scale_pow2_b2 * 15.0))) * (1.0 + (scale_pow2_b1 * 3.0))) * (1.0 + scale_pow2_b0));
+       const double scale_pow2_dd = (1.0 + (scale_pow2_d * (0.75 + (0.25 * scale_pow2_d))));
+       return ((e * scale_pow2_w) * (scale_pow2_w * scale_pow2_dd)); */
 AETHER_API double aether_f64_exp2(double x);
 
 /* aether_f32_log2: log2 x: log's exact exponent and 2 atanh(f / (2 + f)), divided by ln 2 in parts (the leading half of the sum by a split product, exact), as the contract states (its elementary-functions section); exact at powers of two; -inf at +-0, NaN below 0.
    Spec:
-       sub = x < f32_bits(0x00800000)
-       m7 = sub ? x * 16777216 : x
-       k7 = sub ? -24 : 0
-       u6 = m7 >= f32_bits(0x5F800000)
-       d6 = m7 < f32_bits(0x20000000)
-       m6 = m7 * (u6 ? f32_bits(0x1F800000) : (d6 ? f32_bits(0x5F800000) : 1))
-       k6 = k7 + (u6 ? 64 : (d6 ? -64 : 0))
-       u5 = m6 >= f32_bits(0x4F800000)
-       d5 = m6 < f32_bits(0x30000000)
-       m5 = m6 * (u5 ? f32_bits(0x2F800000) : (d5 ? f32_bits(0x4F800000) : 1))
-       k5 = k6 + (u5 ? 32 : (d5 ? -32 : 0))
-       u4 = m5 >= 65536
-       d4 = m5 < f32_bits(0x38000000)
-       m4 = m5 * (u4 ? f32_bits(0x37800000) : (d4 ? 65536 : 1))
-       k4 = k5 + (u4 ? 16 : (d4 ? -16 : 0))
-       u3 = m4 >= 256
-       d3 = m4 < f32_bits(0x3C000000)
-       m3 = m4 * (u3 ? f32_bits(0x3B800000) : (d3 ? 256 : 1))
-       k3 = k4 + (u3 ? 8 : (d3 ? -8 : 0))
-       u2 = m3 >= 16
-       d2 = m3 < f32_bits(0x3E000000)
-       m2 = m3 * (u2 ? f32_bits(0x3D800000) : (d2 ? 16 : 1))
-       k2 = k3 + (u2 ? 4 : (d2 ? -4 : 0))
-       u1 = m2 >= 4
-       d1 = m2 < 0.5
-       m1 = m2 * (u1 ? f32_bits(0x3E800000) : (d1 ? 4 : 1))
-       k1 = k2 + (u1 ? 2 : (d1 ? -2 : 0))
-       u0 = m1 >= 2
-       d0 = m1 < 1
-       m0 = m1 * (u0 ? 0.5 : (d0 ? 2 : 1))
-       k0 = k1 + (u0 ? 1 : (d0 ? -1 : 0))
-       hm = m0 > f32_bits(0x3FB504F3)
-       m = hm ? m0 * 0.5 : m0
-       k = hm ? k0 + 1 : k0
-       f = m - 1
-       h = 0.5 * f * f
-       s = f / (2 + f)
-       z = s * s
-       rz = z * (f32_bits(0x3F2AAAAE) + z * (f32_bits(0x3ECCBE08) + z * f32_bits(0x3E9775ED)))
+       kf = log_reduce(x)
+       k = kf.x
+       f = kf.y
+       at = log_atanh(f)
+       h = at.x
+       s = at.y
+       rz = at.z
        h0 = f - h
        hc = h0 * 4097
        hi = hc - (hc - h0)
@@ -3366,113 +3138,68 @@ AETHER_API double aether_f64_exp2(double x);
        vl = (lo + hi) * f32_bits(0xB9389AD4) + lo * f32_bits(0x3FB8B000)
        w = k + vh
        r = w + (vl + ((k - w) + vh))
-       z0 = x - x
-       out = x < 0 ? z0 / z0 : (x == 0 ? -1 / (x * x) : (x > f32_bits(0x7F7FFFFF) ? x : r))
+       out = log_special(x, r)
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       const int sub = (x < 0.000000000000000000000000000000000000011754943508222875079687365372222456778186655567720875215087517062784172594547271728515625f);
-       const float m7 = (sub ? (x * 16777216.0f) : x);
-       const float k7 = (sub ? -24.0f : 0.0f);
-       const int u6 = (m7 >= 18446744073709551616.0f);
-       const int d6 = (m7 < 0.000000000000000000108420217248550443400745280086994171142578125f);
-       const float m6 = (m7 * (u6 ? 0.0000000000000000000542101086242752217003726400434970855712890625f : (d6 ? 18446744073709551616.0f : 1.0f)));
-       const float k6 = (k7 + (u6 ? 64.0f : (d6 ? -64.0f : 0.0f)));
-       const int u5 = (m6 >= 4294967296.0f);
-       const int d5 = (m6 < 0.0000000004656612873077392578125f);
-       const float m5 = (m6 * (u5 ? 0.00000000023283064365386962890625f : (d5 ? 4294967296.0f : 1.0f)));
-       const float k5 = (k6 + (u5 ? 32.0f : (d5 ? -32.0f : 0.0f)));
-       const int u4 = (m5 >= 65536.0f);
-       const int d4 = (m5 < 0.000030517578125f);
-       const float m4 = (m5 * (u4 ? 0.0000152587890625f : (d4 ? 65536.0f : 1.0f)));
-       const float k4 = (k5 + (u4 ? 16.0f : (d4 ? -16.0f : 0.0f)));
-       const int u3 = (m4 >= 256.0f);
-       const int d3 = (m4 < 0.0078125f);
-       const float m3 = (m4 * (u3 ? 0.00390625f : (d3 ? 256.0f : 1.0f)));
-       const float k3 = (k4 + (u3 ? 8.0f : (d3 ? -8.0f : 0.0f)));
-       const int u2 = (m3 >= 16.0f);
-       const int d2 = (m3 < 0.125f);
-       const float m2 = (m3 * (u2 ? 0.0625f : (d2 ? 16.0f : 1.0f)));
-       const float k2 = (k3 + (u2 ? 4.0f : (d2 ? -4.0f : 0.0f)));
-       const int u1 = (m2 >= 4.0f);
-       const int d1 = (m2 < 0.5f);
-       const float m1 = (m2 * (u1 ? 0.25f : (d1 ? 4.0f : 1.0f)));
-       const float k1 = (k2 + (u1 ? 2.0f : (d1 ? -2.0f : 0.0f)));
-       const int u0 = (m1 >= 2.0f);
-       const int d0 = (m1 < 1.0f);
-       const float m0 = (m1 * (u0 ? 0.5f : (d0 ? 2.0f : 1.0f)));
-       const float k0 = (k1 + (u0 ? 1.0f : (d0 ? -1.0f : 0.0f)));
-       const int hm = (m0 > 1.41421353816986083984375f);
-       const float m = (hm ? (m0 * 0.5f) : m0);
-       const float k = (hm ? (k0 + 1.0f) : k0);
-       const float f = (m - 1.0f);
-       const float h = ((0.5f * f) * f);
-       const float s = (f / (2.0f + f));
-       const float z = (s * s);
-       const float rz = (z * (0.66666686534881591796875f + (z * (0.3998873233795166015625f + (z * 0.2958215773105621337890625f)))));
-       const float h0 = (f - h);
+       const int log_reduce_sub = (x < 0.000000000000000000000000000000000000011754943508222875079687365372222456778186655567720875215087517062784172594547271728515625f);
+       const float log_reduce_m7 = (log_reduce_sub ? (x * 16777216.0f) : x);
+       const float log_reduce_k7 = (log_reduce_sub ? -24.0f : 0.0f);
+       const int log_reduce_u6 = (log_reduce_m7 >= 18446744073709551616.0f);
+       const int log_reduce_d6 = (log_reduce_m7 < 0.000000000000000000108420217248550443400745280086994171142578125f);
+       const float log_reduce_m6 = (log_reduce_m7 * (log_reduce_u6 ? 0.0000000000000000000542101086242752217003726400434970855712890625f : (log_reduce_d6 ? 18446744073709551616.0f : 1.0f)));
+       const float log_reduce_k6 = (log_reduce_k7 + (log_reduce_u6 ? 64.0f : (log_reduce_d6 ? -64.0f : 0.0f)));
+       const int log_reduce_u5 = (log_reduce_m6 >= 4294967296.0f);
+       const int log_reduce_d5 = (log_reduce_m6 < 0.0000000004656612873077392578125f);
+       const float log_reduce_m5 = (log_reduce_m6 * (log_reduce_u5 ? 0.00000000023283064365386962890625f : (log_reduce_d5 ? 4294967296.0f : 1.0f)));
+       const float log_reduce_k5 = (log_reduce_k6 + (log_reduce_u5 ? 32.0f : (log_reduce_d5 ? -32.0f : 0.0f)));
+       const int log_reduce_u4 = (log_reduce_m5 >= 65536.0f);
+       const int log_reduce_d4 = (log_reduce_m5 < 0.000030517578125f);
+       const float log_reduce_m4 = (log_reduce_m5 * (log_reduce_u4 ? 0.0000152587890625f : (log_reduce_d4 ? 65536.0f : 1.0f)));
+       const float log_reduce_k4 = (log_reduce_k5 + (log_reduce_u4 ? 16.0f : (log_reduce_d4 ? -16.0f : 0.0f)));
+       const int log_reduce_u3 = (log_reduce_m4 >= 256.0f);
+       const int log_reduce_d3 = (log_reduce_m4 < 0.0078125f);
+       const float log_reduce_m3 = (log_reduce_m4 * (log_reduce_u3 ? 0.00390625f : (log_reduce_d3 ? 256.0f : 1.0f)));
+       const float log_reduce_k3 = (log_reduce_k4 + (log_reduce_u3 ? 8.0f : (log_reduce_d3 ? -8.0f : 0.0f)));
+       const int log_reduce_u2 = (log_reduce_m3 >= 16.0f);
+       const int log_reduce_d2 = (log_reduce_m3 < 0.125f);
+       const float log_reduce_m2 = (log_reduce_m3 * (log_reduce_u2 ? 0.0625f : (log_reduce_d2 ? 16.0f : 1.0f)));
+       const float log_reduce_k2 = (log_reduce_k3 + (log_reduce_u2 ? 4.0f : (log_reduce_d2 ? -4.0f : 0.0f)));
+       const int log_reduce_u1 = (log_reduce_m2 >= 4.0f);
+       const int log_reduce_d1 = (log_reduce_m2 < 0.5f);
+       const float log_reduce_m1 = (log_reduce_m2 * (log_reduce_u1 ? 0.25f : (log_reduce_d1 ? 4.0f : 1.0f)));
+       const float log_reduce_k1 = (log_reduce_k2 + (log_reduce_u1 ? 2.0f : (log_reduce_d1 ? -2.0f : 0.0f)));
+       const int log_reduce_u0 = (log_reduce_m1 >= 2.0f);
+       const int log_reduce_d0 = (log_reduce_m1 < 1.0f);
+       const float log_reduce_m0 = (log_reduce_m1 * (log_reduce_u0 ? 0.5f : (log_reduce_d0 ? 2.0f : 1.0f)));
+       const float log_reduce_k0 = (log_reduce_k1 + (log_reduce_u0 ? 1.0f : (log_reduce_d0 ? -1.0f : 0.0f)));
+       const int log_reduce_hm = (log_reduce_m0 > 1.41421353816986083984375f);
+       const float log_reduce_m = (log_reduce_hm ? (log_reduce_m0 * 0.5f) : log_reduce_m0);
+       const float log_reduce_k = (log_reduce_hm ? (log_reduce_k0 + 1.0f) : log_reduce_k0);
+       const float kf_y = (log_reduce_m - 1.0f);
+       const float log_atanh_h = ((0.5f * kf_y) * kf_y);
+       const float log_atanh_s = (kf_y / (2.0f + kf_y));
+       const float log_atanh_z = (log_atanh_s * log_atanh_s);
+       const float log_atanh_rz = (log_atanh_z * (0.66666686534881591796875f + (log_atanh_z * (0.3998873233795166015625f + (log_atanh_z * 0.2958215773105621337890625f)))));
+       const float h0 = (kf_y - log_atanh_h);
        const float hc = (h0 * 4097.0f);
        const float hi = (hc - (hc - h0));
-       const float lo = (((f - hi) - h) + (s * (h + rz)));
+       const float lo = (((kf_y - hi) - log_atanh_h) + (log_atanh_s * (log_atanh_h + log_atanh_rz)));
        const float vh = (hi * 1.44287109375f);
        const float vl = (((lo + hi) * -0.0001760528539307415485382080078125f) + (lo * 1.44287109375f));
-       const float w = (k + vh);
-       const float r = (w + (vl + ((k - w) + vh)));
-       const float z0 = (x - x);
-       return ((x < 0.0f) ? (z0 / z0) : ((x == 0.0f) ? (-1.0f / (x * x)) : ((x > 340282346638528859811704183484516925440.0f) ? x : r))); */
+       const float w = (log_reduce_k + vh);
+       const float r = (w + (vl + ((log_reduce_k - w) + vh)));
+       const float log_special_z0 = (x - x);
+       return ((x < 0.0f) ? (log_special_z0 / log_special_z0) : ((x == 0.0f) ? (-1.0f / (x * x)) : ((x > 340282346638528859811704183484516925440.0f) ? x : r))); */
 AETHER_API float aether_f32_log2(float x);
 
 /* aether_f64_log2: log2 x: log's exact exponent and 2 atanh(f / (2 + f)), divided by ln 2 in parts (the leading half of the sum by a split product, exact), as the contract states (its elementary-functions section); exact at powers of two; -inf at +-0, NaN below 0.
    Spec:
-       sub = x < f64_bits(0x0010000000000000)
-       m10 = sub ? x * f64_bits(0x4350000000000000) : x
-       k10 = sub ? -54 : 0
-       u9 = m10 >= f64_bits(0x5FF0000000000000)
-       d9 = m10 < f64_bits(0x2000000000000000)
-       m9 = m10 * (u9 ? f64_bits(0x1FF0000000000000) : (d9 ? f64_bits(0x5FF0000000000000) : 1))
-       k9 = k10 + (u9 ? 512 : (d9 ? -512 : 0))
-       u8 = m9 >= f64_bits(0x4FF0000000000000)
-       d8 = m9 < f64_bits(0x3000000000000000)
-       m8 = m9 * (u8 ? f64_bits(0x2FF0000000000000) : (d8 ? f64_bits(0x4FF0000000000000) : 1))
-       k8 = k9 + (u8 ? 256 : (d8 ? -256 : 0))
-       u7 = m8 >= f64_bits(0x47F0000000000000)
-       d7 = m8 < f64_bits(0x3800000000000000)
-       m7 = m8 * (u7 ? f64_bits(0x37F0000000000000) : (d7 ? f64_bits(0x47F0000000000000) : 1))
-       k7 = k8 + (u7 ? 128 : (d7 ? -128 : 0))
-       u6 = m7 >= f64_bits(0x43F0000000000000)
-       d6 = m7 < f64_bits(0x3C00000000000000)
-       m6 = m7 * (u6 ? f64_bits(0x3BF0000000000000) : (d6 ? f64_bits(0x43F0000000000000) : 1))
-       k6 = k7 + (u6 ? 64 : (d6 ? -64 : 0))
-       u5 = m6 >= f64_bits(0x41F0000000000000)
-       d5 = m6 < f64_bits(0x3E00000000000000)
-       m5 = m6 * (u5 ? f64_bits(0x3DF0000000000000) : (d5 ? f64_bits(0x41F0000000000000) : 1))
-       k5 = k6 + (u5 ? 32 : (d5 ? -32 : 0))
-       u4 = m5 >= 65536
-       d4 = m5 < f64_bits(0x3F00000000000000)
-       m4 = m5 * (u4 ? f64_bits(0x3EF0000000000000) : (d4 ? 65536 : 1))
-       k4 = k5 + (u4 ? 16 : (d4 ? -16 : 0))
-       u3 = m4 >= 256
-       d3 = m4 < f64_bits(0x3F80000000000000)
-       m3 = m4 * (u3 ? f64_bits(0x3F70000000000000) : (d3 ? 256 : 1))
-       k3 = k4 + (u3 ? 8 : (d3 ? -8 : 0))
-       u2 = m3 >= 16
-       d2 = m3 < f64_bits(0x3FC0000000000000)
-       m2 = m3 * (u2 ? f64_bits(0x3FB0000000000000) : (d2 ? 16 : 1))
-       k2 = k3 + (u2 ? 4 : (d2 ? -4 : 0))
-       u1 = m2 >= 4
-       d1 = m2 < 0.5
-       m1 = m2 * (u1 ? f64_bits(0x3FD0000000000000) : (d1 ? 4 : 1))
-       k1 = k2 + (u1 ? 2 : (d1 ? -2 : 0))
-       u0 = m1 >= 2
-       d0 = m1 < 1
-       m0 = m1 * (u0 ? 0.5 : (d0 ? 2 : 1))
-       k0 = k1 + (u0 ? 1 : (d0 ? -1 : 0))
-       hm = m0 > f64_bits(0x3FF6A09E667F3BCD)
-       m = hm ? m0 * 0.5 : m0
-       k = hm ? k0 + 1 : k0
-       f = m - 1
-       h = 0.5 * f * f
-       s = f / (2 + f)
-       z = s * s
-       rz = z * (f64_bits(0x3FE5555555555558) + z * (f64_bits(0x3FD99999999951F5) + z * (f64_bits(0x3FD2492492E0B70C) + z * (f64_bits(0x3FCC71C62C42DB89) + z * (f64_bits(0x3FC7462BE245EAE3) + z * (f64_bits(0x3FC39FD25D62AB23) + z * f64_bits(0x3FC2B6776A1BF0B9)))))))
+       kf = log_reduce(x)
+       k = kf.x
+       f = kf.y
+       at = log_atanh(f)
+       h = at.x
+       s = at.y
+       rz = at.z
        h0 = f - h
        hc = h0 * f64_bits(0x41A0000002000000)
        hi = hc - (hc - h0)
@@ -3481,89 +3208,77 @@ AETHER_API float aether_f32_log2(float x);
        vl = (lo + hi) * f64_bits(0xBE46A3E80F444178) + lo * f64_bits(0x3FF7154768000000)
        w = k + vh
        r = w + (vl + ((k - w) + vh))
-       z0 = x - x
-       out = x < 0 ? z0 / z0 : (x == 0 ? -1 / (x * x) : (x > f64_bits(0x7FEFFFFFFFFFFFFF) ? x : r))
+       out = log_special(x, r)
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       const int sub = (x < 0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000002225073858507201383090232717332404064219215980462331830553327416887204434813918195854283159012511020564067339731035811005152434161553460108856012385377718821130777993532002330479610147442583636071921565046942503734208375250806650616658158948720491179968591639648500635908770118304874799780887753749949451580451605050915399856582470818645113537935804992115981085766051992433352114352390148795699609591288891602992641511063466313393663477586513029371762047325631781485664350872122828637642044846811407613911477062801689853244110024161447421618567166150540154285084716752901903161322778896729707373123334086988983175067838846926092773977972858659654941091369095406136467568702398678315290680984617210924625396728515625);
-       const double m10 = (sub ? (x * 18014398509481984.0) : x);
-       const double k10 = (sub ? -54.0 : 0.0);
-       const int u9 = (m10 >= 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0);
-       const int d9 = (m10 < 0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001491668146240041348658193063092586767475294306920081378854303666641255677014023660987234978080085560672302320651167220290682545619045060532097232965918416938296252158463756275499040814853287052588289310873012782953082843452117701424006337364600644548459512739853070043067441211667303325729200722585486710369393731465299801630663978357915766537189483642578125);
-       const double m9 = (m10 * (u9 ? 0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000007458340731200206743290965315462933837376471534600406894271518333206278385070118304936174890400427803361511603255836101453412728095225302660486164829592084691481260792318781377495204074266435262941446554365063914765414217260588507120031686823003222742297563699265350215337206058336516628646003612927433551846968657326499008153319891789578832685947418212890625 : (d9 ? 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0 : 1.0)));
-       const double k9 = (k10 + (u9 ? 512.0 : (d9 ? -512.0 : 0.0)));
-       const int u8 = (m9 >= 115792089237316195423570985008687907853269984665640564039457584007913129639936.0);
-       const int d8 = (m9 < 0.000000000000000000000000000000000000000000000000000000000000000000000000000017272337110188889250772703725600799142232000728872562770047406940337183606324854115943015006944576453121094587892299327193990197893663893387306007554116149549372494220733642578125);
-       const double m8 = (m9 * (u8 ? 0.0000000000000000000000000000000000000000000000000000000000000000000000000000086361685550944446253863518628003995711160003644362813850237034701685918031624270579715075034722882265605472939461496635969950989468319466936530037770580747746862471103668212890625 : (d8 ? 115792089237316195423570985008687907853269984665640564039457584007913129639936.0 : 1.0)));
-       const double k8 = (k9 + (u8 ? 256.0 : (d8 ? -256.0 : 0.0)));
-       const int u7 = (m8 >= 340282366920938463463374607431768211456.0);
-       const int d7 = (m8 < 0.0000000000000000000000000000000000000058774717541114375398436826861112283890933277838604376075437585313920862972736358642578125);
-       const double m7 = (m8 * (u7 ? 0.00000000000000000000000000000000000000293873587705571876992184134305561419454666389193021880377187926569604314863681793212890625 : (d7 ? 340282366920938463463374607431768211456.0 : 1.0)));
-       const double k7 = (k8 + (u7 ? 128.0 : (d7 ? -128.0 : 0.0)));
-       const int u6 = (m7 >= 18446744073709551616.0);
-       const int d6 = (m7 < 0.000000000000000000108420217248550443400745280086994171142578125);
-       const double m6 = (m7 * (u6 ? 0.0000000000000000000542101086242752217003726400434970855712890625 : (d6 ? 18446744073709551616.0 : 1.0)));
-       const double k6 = (k7 + (u6 ? 64.0 : (d6 ? -64.0 : 0.0)));
-       const int u5 = (m6 >= 4294967296.0);
-       const int d5 = (m6 < 0.0000000004656612873077392578125);
-       const double m5 = (m6 * (u5 ? 0.00000000023283064365386962890625 : (d5 ? 4294967296.0 : 1.0)));
-       const double k5 = (k6 + (u5 ? 32.0 : (d5 ? -32.0 : 0.0)));
-       const int u4 = (m5 >= 65536.0);
-       const int d4 = (m5 < 0.000030517578125);
-       const double m4 = (m5 * (u4 ? 0.0000152587890625 : (d4 ? 65536.0 : 1.0)));
-       const double k4 = (k5 + (u4 ? 16.0 : (d4 ? -16.0 : 0.0)));
-       const int u3 = (m4 >= 256.0);
-       const int d3 = (m4 < 0.0078125);
-       const double m3 = (m4 * (u3 ? 0.00390625 : (d3 ? 256.0 : 1.0)));
-       const double k3 = (k4 + (u3 ? 8.0 : (d3 ? -8.0 : 0.0)));
-       const int u2 = (m3 >= 16.0);
-       const int d2 = (m3 < 0.125);
-       const double m2 = (m3 * (u2 ? 0.0625 : (d2 ? 16.0 : 1.0)));
-       const double k2 = (k3 + (u2 ? 4.0 : (d2 ? -4.0 : 0.0)));
-       const int u1 = (m2 >= 4.0);
-       const int d1 = (m2 < 0.5);
-       const double m1 = (m2 * (u1 ? 0.25 : (d1 ? 4.0 : 1.0)));
-       const double k1 = (k2 + (u1 ? 2.0 : (d1 ? -2.0 : 0.0)));
-       const int u0 = (m1 >= 2.0);
-       const int d0 = (m1 < 1.0);
-       const double m0 = (m1 * (u0 ? 0.5 : (d0 ? 2.0 : 1.0)));
-       const double k0 = (k1 + (u0 ? 1.0 : (d0 ? -1.0 : 0.0)));
-       const int hm = (m0 > 1.4142135623730951454746218587388284504413604736328125);
-       const double m = (hm ? (m0 * 0.5) : m0);
-       const double k = (hm ? (k0 + 1.0) : k0);
-       const double f = (m - 1.0);
-       const double h = ((0.5 * f) * f);
-       const double s = (f / (2.0 + f));
-       const double z = (s * s);
-       const double rz = (z * (0.66666666666666696272613990004174411296844482421875 + (z * (0.399999999998981892179727992697735317051410675048828125 + (z * (0.2857142862657020554451037241960875689983367919921875 + (z * (0.2222221103781658879672278317229938693344593048095703125 + (z * (0.1818289618348308545048297446555807255208492279052734375 + (z * (0.1533148723586573447530412295236601494252681732177734375 + (z * 0.1461934345351261488321625847675022669136524200439453125)))))))))))));
-       const double h0 = (f - h);
+       const int log_reduce_sub = (x < 0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000002225073858507201383090232717332404064219215980462331830553327416887204434813918195854283159012511020564067339731035811005152434161553460108856012385377718821130777993532002330479610147442583636071921565046942503734208375250806650616658158948720491179968591639648500635908770118304874799780887753749949451580451605050915399856582470818645113537935804992115981085766051992433352114352390148795699609591288891602992641511063466313393663477586513029371762047325631781485664350872122828637642044846811407613911477062801689853244110024161447421618567166150540154285084716752901903161322778896729707373123334086988983175067838846926092773977972858659654941091369095406136467568702398678315290680984617210924625396728515625);
+       const double log_reduce_m10 = (log_reduce_sub ? (x * 18014398509481984.0) : x);
+       const double log_reduce_k10 = (log_reduce_sub ? -54.0 : 0.0);
+       const int log_reduce_u9 = (log_reduce_m10 >= 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0);
+       const int log_reduce_d9 = (log_reduce_m10 < 0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001491668146240041348658193063092586767475294306920081378854303666641255677014023660987234978080085560672302320651167220290682545619045060532097232965918416938296252158463756275499040814853287052588289310873012782953082843452117701424006337364600644548459512739853070043067441211667303325729200722585486710369393731465299801630663978357915766537189483642578125);
+       const double log_reduce_m9 = (log_reduce_m10 * (log_reduce_u9 ? 0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000007458340731200206743290965315462933837376471534600406894271518333206278385070118304936174890400427803361511603255836101453412728095225302660486164829592084691481260792318781377495204074266435262941446554365063914765414217260588507120031686823003222742297563699265350215337206058336516628646003612927433551846968657326499008153319891789578832685947418212890625 : (log_reduce_d9 ? 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0 : 1.0)));
+       const double log_reduce_k9 = (log_reduce_k10 + (log_reduce_u9 ? 512.0 : (log_reduce_d9 ? -512.0 : 0.0)));
+       const int log_reduce_u8 = (log_reduce_m9 >= 115792089237316195423570985008687907853269984665640564039457584007913129639936.0);
+       const int log_reduce_d8 = (log_reduce_m9 < 0.000000000000000000000000000000000000000000000000000000000000000000000000000017272337110188889250772703725600799142232000728872562770047406940337183606324854115943015006944576453121094587892299327193990197893663893387306007554116149549372494220733642578125);
+       const double log_reduce_m8 = (log_reduce_m9 * (log_reduce_u8 ? 0.0000000000000000000000000000000000000000000000000000000000000000000000000000086361685550944446253863518628003995711160003644362813850237034701685918031624270579715075034722882265605472939461496635969950989468319466936530037770580747746862471103668212890625 : (log_reduce_d8 ? 115792089237316195423570985008687907853269984665640564039457584007913129639936.0 : 1.0)));
+       const double log_reduce_k8 = (log_reduce_k9 + (log_reduce_u8 ? 256.0 : (log_reduce_d8 ? -256.0 : 0.0)));
+       const int log_reduce_u7 = (log_reduce_m8 >= 340282366920938463463374607431768211456.0);
+       const int log_reduce_d7 = (log_reduce_m8 < 0.0000000000000000000000000000000000000058774717541114375398436826861112283890933277838604376075437585313920862972736358642578125);
+       const double log_reduce_m7 = (log_reduce_m8 * (log_reduce_u7 ? 0.00000000000000000000000000000000000000293873587705571876992184134305561419454666389193021880377187926569604314863681793212890625 : (log_reduce_d7 ? 340282366920938463463374607431768211456.0 : 1.0)));
+       const double log_reduce_k7 = (log_reduce_k8 + (log_reduce_u7 ? 128.0 : (log_reduce_d7 ? -128.0 : 0.0)));
+       const int log_reduce_u6 = (log_reduce_m7 >= 18446744073709551616.0);
+       const int log_reduce_d6 = (log_reduce_m7 < 0.000000000000000000108420217248550443400745280086994171142578125);
+       const double log_reduce_m6 = (log_reduce_m7 * (log_reduce_u6 ? 0.0000000000000000000542101086242752217003726400434970855712890625 : (log_reduce_d6 ? 18446744073709551616.0 : 1.0)));
+       const double log_reduce_k6 = (log_reduce_k7 + (log_reduce_u6 ? 64.0 : (log_reduce_d6 ? -64.0 : 0.0)));
+       const int log_reduce_u5 = (log_reduce_m6 >= 4294967296.0);
+       const int log_reduce_d5 = (log_reduce_m6 < 0.0000000004656612873077392578125);
+       const double log_reduce_m5 = (log_reduce_m6 * (log_reduce_u5 ? 0.00000000023283064365386962890625 : (log_reduce_d5 ? 4294967296.0 : 1.0)));
+       const double log_reduce_k5 = (log_reduce_k6 + (log_reduce_u5 ? 32.0 : (log_reduce_d5 ? -32.0 : 0.0)));
+       const int log_reduce_u4 = (log_reduce_m5 >= 65536.0);
+       const int log_reduce_d4 = (log_reduce_m5 < 0.000030517578125);
+       const double log_reduce_m4 = (log_reduce_m5 * (log_reduce_u4 ? 0.0000152587890625 : (log_reduce_d4 ? 65536.0 : 1.0)));
+       const double log_reduce_k4 = (log_reduce_k5 + (log_reduce_u4 ? 16.0 : (log_reduce_d4 ? -16.0 : 0.0)));
+       const int log_reduce_u3 = (log_reduce_m4 >= 256.0);
+       const int log_reduce_d3 = (log_reduce_m4 < 0.0078125);
+       const double log_reduce_m3 = (log_reduce_m4 * (log_reduce_u3 ? 0.00390625 : (log_reduce_d3 ? 256.0 : 1.0)));
+       const double log_reduce_k3 = (log_reduce_k4 + (log_reduce_u3 ? 8.0 : (log_reduce_d3 ? -8.0 : 0.0)));
+       const int log_reduce_u2 = (log_reduce_m3 >= 16.0);
+       const int log_reduce_d2 = (log_reduce_m3 < 0.125);
+       const double log_reduce_m2 = (log_reduce_m3 * (log_reduce_u2 ? 0.0625 : (log_reduce_d2 ? 16.0 : 1.0)));
+       const double log_reduce_k2 = (log_reduce_k3 + (log_reduce_u2 ? 4.0 : (log_reduce_d2 ? -4.0 : 0.0)));
+       const int log_reduce_u1 = (log_reduce_m2 >= 4.0);
+       const int log_reduce_d1 = (log_reduce_m2 < 0.5);
+       const double log_reduce_m1 = (log_reduce_m2 * (log_reduce_u1 ? 0.25 : (log_reduce_d1 ? 4.0 : 1.0)));
+       const double log_reduce_k1 = (log_reduce_k2 + (log_reduce_u1 ? 2.0 : (log_reduce_d1 ? -2.0 : 0.0)));
+       const int log_reduce_u0 = (log_reduce_m1 >= 2.0);
+       const int log_reduce_d0 = (log_reduce_m1 < 1.0);
+       const double log_reduce_m0 = (log_reduce_m1 * (log_reduce_u0 ? 0.5 : (log_reduce_d0 ? 2.0 : 1.0)));
+       const double log_reduce_k0 = (log_reduce_k1 + (log_reduce_u0 ? 1.0 : (log_reduce_d0 ? -1.0 : 0.0)));
+       const int log_reduce_hm = (log_reduce_m0 > 1.4142135623730951454746218587388284504413604736328125);
+       const double log_reduce_m = (log_reduce_hm ? (log_reduce_m0 * 0.5) : log_reduce_m0);
+       const double log_reduce_k = (log_reduce_hm ? (log_reduce_k0 + 1.0) : log_reduce_k0);
+       const double kf_y = (log_reduce_m - 1.0);
+       const double log_atanh_h = ((0.5 * kf_y) * kf_y);
+       const double log_atanh_s = (kf_y / (2.0 + kf_y));
+       const double log_atanh_z = (log_atanh_s * log_atanh_s);
+       const double log_atanh_rz = (log_atanh_z * (0.66666666666666696272613990004174411296844482421875 + (log_atanh_z * (0.399999999998981892179727992697735317051410675048828125 + (log_atanh_z * (0.2857142862657020554451037241960875689983367919921875 + (log_atanh_z * (0.2222221103781658879672278317229938693344593048095703125 + (log_atanh_z * (0.1818289618348308545048297446555807255208492279052734375 + (log_atanh_z * (0.1533148723586573447530412295236601494252681732177734375 + (log_atanh_z * 0.1461934345351261488321625847675022669136524200439453125)))))))))))));
+       const double h0 = (kf_y - log_atanh_h);
        const double hc = (h0 * 134217729.0);
        const double hi = (hc - (hc - h0));
-       const double lo = (((f - hi) - h) + (s * (h + rz)));
+       const double lo = (((kf_y - hi) - log_atanh_h) + (log_atanh_s * (log_atanh_h + log_atanh_rz)));
        const double vh = (hi * 1.4426950514316558837890625);
        const double vl = (((lo + hi) * -0.0000000105426924764291378113344340404500254493314059800468385219573974609375) + (lo * 1.4426950514316558837890625));
-       const double w = (k + vh);
-       const double r = (w + (vl + ((k - w) + vh)));
-       const double z0 = (x - x);
-       return ((x < 0.0) ? (z0 / z0) : ((x == 0.0) ? (-1.0 / (x * x)) : ((x > 179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0) ? x : r))); */
+       const double w = (log_reduce_k + vh);
+       const double r = (w + (vl + ((log_reduce_k - w) + vh)));
+       const double log_special_z0 = (x - x);
+       return ((x < 0.0) ? (log_special_z0 / log_special_z0) : ((x == 0.0) ? (-1.0 / (x * x)) : ((x > 179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0) ? x : r))); */
 AETHER_API double aether_f64_log2(double x);
 
 /* aether_f32_tan: tan a (radians): sincos's reduction by pi/2, a Horner polynomial on the reduced argument (or on pi/4 minus it, where tan is near 1), -1/tan on odd quadrants with the division's rounding corrected, as the contract states (its elementary-functions section); NaN outside sincos's domain.
    Spec:
-       t = a * f32_bits(0x3F22F983)
-       k = (t + 12582912) - 12582912
-       ra = a - k * f32_bits(0x3FC90000)
-       rb = k * f32_bits(0x39FDA000)
-       s1 = ra - rb
-       v1 = s1 - ra
-       e1 = (ra - (s1 - v1)) - (rb + v1)
-       rc = k * f32_bits(0x33A22000)
-       s2 = s1 - rc
-       v2 = s2 - s1
-       e2 = (s1 - (s2 - v2)) - (rc + v2)
-       rd = k * f32_bits(0x2C34611A)
-       tl = (e1 + e2) - rd
-       r = s2 + tl
-       rl = tl - (r - s2)
+       red = reduce_half_pi(a)
+       k = red.x
+       r = red.y
+       rl = red.z
        ar = fabs(r)
        al = r < 0 ? rl * -1 : rl
        big = ar >= 0.671875
@@ -3593,32 +3308,33 @@ AETHER_API double aether_f64_log2(double x);
        bm = ev ? 1 - 2 * te / (1 + te) : (1 + 2 * te / (1 - te)) * -1
        bs = r < 0 ? bm * -1 : bm
        res = a == 0 ? a : (big ? bs : (ev ? te : to))
-       z = a - a
-       out = fabs(a) <= 8192 ? res : z / z
+       out = res
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       const float t = (a * 0.636619746685028076171875f);
-       const float k = ((t + 12582912.0f) - 12582912.0f);
-       const float ra = (a - (k * 1.5703125f));
-       const float rb = (k * 0.0004837512969970703125f);
-       const float s1 = (ra - rb);
-       const float v1 = (s1 - ra);
-       const float e1 = ((ra - (s1 - v1)) - (rb + v1));
-       const float rc = (k * 0.0000000754953362047672271728515625f);
-       const float s2 = (s1 - rc);
-       const float v2 = (s2 - s1);
-       const float e2 = ((s1 - (s2 - v2)) - (rc + v2));
-       const float rd = (k * 0.0000000000025633440682570896029801588156260550022125244140625f);
-       const float tl = ((e1 + e2) - rd);
-       const float r = (s2 + tl);
-       const float rl = (tl - (r - s2));
-       const float ar = fabsf(r);
-       const float al = ((r < 0.0f) ? (rl * -1.0f) : rl);
+       const float reduce_half_pi_t = (a * 0.636619746685028076171875f);
+       const float reduce_half_pi_k = ((reduce_half_pi_t + 12582912.0f) - 12582912.0f);
+       const float reduce_half_pi_ra = (a - (reduce_half_pi_k * 1.5703125f));
+       const float reduce_half_pi_rb = (reduce_half_pi_k * 0.0004837512969970703125f);
+       const float reduce_half_pi_s1 = (reduce_half_pi_ra - reduce_half_pi_rb);
+       const float reduce_half_pi_v1 = (reduce_half_pi_s1 - reduce_half_pi_ra);
+       const float reduce_half_pi_e1 = ((reduce_half_pi_ra - (reduce_half_pi_s1 - reduce_half_pi_v1)) - (reduce_half_pi_rb + reduce_half_pi_v1));
+       const float reduce_half_pi_rc = (reduce_half_pi_k * 0.0000000754953362047672271728515625f);
+       const float reduce_half_pi_s2 = (reduce_half_pi_s1 - reduce_half_pi_rc);
+       const float reduce_half_pi_v2 = (reduce_half_pi_s2 - reduce_half_pi_s1);
+       const float reduce_half_pi_e2 = ((reduce_half_pi_s1 - (reduce_half_pi_s2 - reduce_half_pi_v2)) - (reduce_half_pi_rc + reduce_half_pi_v2));
+       const float reduce_half_pi_rd = (reduce_half_pi_k * 0.0000000000025633440682570896029801588156260550022125244140625f);
+       const float reduce_half_pi_tl = ((reduce_half_pi_e1 + reduce_half_pi_e2) - reduce_half_pi_rd);
+       const float reduce_half_pi_r = (reduce_half_pi_s2 + reduce_half_pi_tl);
+       const float reduce_half_pi_z = (a - a);
+       const float red_y = ((fabsf(a) <= 8192.0f) ? reduce_half_pi_r : (reduce_half_pi_z / reduce_half_pi_z));
+       const float red_z = (reduce_half_pi_tl - (reduce_half_pi_r - reduce_half_pi_s2));
+       const float ar = fabsf(red_y);
+       const float al = ((red_y < 0.0f) ? (red_z * -1.0f) : red_z);
        const int big = (ar >= 0.671875f);
        const float yh = (0.785398185253143310546875f - ar);
        const float yl = (-0.000000021855694143368964432738721370697021484375f - al);
        const float y = (yh + yl);
-       const float v = (big ? y : r);
-       const float vl = (big ? (yl - (y - yh)) : rl);
+       const float v = (big ? y : red_y);
+       const float vl = (big ? (yl - (y - yh)) : red_z);
        const float u = (v * v);
        const float pt = ((v * u) * (0.333333313465118408203125f + (u * (0.133335053920745849609375f + (u * (0.0539241842925548553466796875f + (u * (0.02227477543056011199951171875f + (u * (0.0072196908295154571533203125f + (u * 0.0064857886172831058502197265625f)))))))))));
        const float tq = (v + pt);
@@ -3635,32 +3351,20 @@ AETHER_API double aether_f64_log2(double x);
        const float ph = (q * te);
        const float pn = ((((ph - (qh * wh)) - (qh * wl)) - (ql * wh)) - (ql * wl));
        const float to = (q + (q * (((1.0f + ph) - pn) + (q * e))));
-       const float fh = ((((k * 0.5f) - 0.25f) + 12582912.0f) - 12582912.0f);
-       const int ev = ((k - (2.0f * fh)) == 0.0f);
+       const float fh = ((((reduce_half_pi_k * 0.5f) - 0.25f) + 12582912.0f) - 12582912.0f);
+       const int ev = ((reduce_half_pi_k - (2.0f * fh)) == 0.0f);
        const float bm = (ev ? (1.0f - ((2.0f * te) / (1.0f + te))) : ((1.0f + ((2.0f * te) / (1.0f - te))) * -1.0f));
-       const float bs = ((r < 0.0f) ? (bm * -1.0f) : bm);
+       const float bs = ((red_y < 0.0f) ? (bm * -1.0f) : bm);
        const float res = ((a == 0.0f) ? a : (big ? bs : (ev ? te : to)));
-       const float z = (a - a);
-       return ((fabsf(a) <= 8192.0f) ? res : (z / z)); */
+       return res; */
 AETHER_API float aether_f32_tan(float a);
 
 /* aether_f64_tan: tan a (radians): sincos's reduction by pi/2, a Horner polynomial on the reduced argument (or on pi/4 minus it, where tan is near 1), -1/tan on odd quadrants with the division's rounding corrected, as the contract states (its elementary-functions section); NaN outside sincos's domain.
    Spec:
-       t = a * f64_bits(0x3FE45F306DC9C883)
-       k = (t + 6755399441055744) - 6755399441055744
-       ra = a - k * f64_bits(0x3FF921FB54400000)
-       rb = k * f64_bits(0x3DD0B4611A600000)
-       s1 = ra - rb
-       v1 = s1 - ra
-       e1 = (ra - (s1 - v1)) - (rb + v1)
-       rc = k * f64_bits(0x3BA3198A2E000000)
-       s2 = s1 - rc
-       v2 = s2 - s1
-       e2 = (s1 - (s2 - v2)) - (rc + v2)
-       rd = k * f64_bits(0x397B839A252049C1)
-       tl = (e1 + e2) - rd
-       r = s2 + tl
-       rl = tl - (r - s2)
+       red = reduce_half_pi(a)
+       k = red.x
+       r = red.y
+       rl = red.z
        ar = fabs(r)
        al = r < 0 ? rl * -1 : rl
        big = ar >= 0.671875
@@ -3690,32 +3394,33 @@ AETHER_API float aether_f32_tan(float a);
        bm = ev ? 1 - 2 * te / (1 + te) : (1 + 2 * te / (1 - te)) * -1
        bs = r < 0 ? bm * -1 : bm
        res = a == 0 ? a : (big ? bs : (ev ? te : to))
-       z = a - a
-       out = fabs(a) <= 1048576 ? res : z / z
+       out = res
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       const double t = (a * 0.63661977236758138243288840385503135621547698974609375);
-       const double k = ((t + 6755399441055744.0) - 6755399441055744.0);
-       const double ra = (a - (k * 1.570796326734125614166259765625));
-       const double rb = (k * 0.00000000006077100506303965976595549136618501506745815277099609375);
-       const double s1 = (ra - rb);
-       const double v1 = (s1 - ra);
-       const double e1 = ((ra - (s1 - v1)) - (rb + v1));
-       const double rc = (k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
-       const double s2 = (s1 - rc);
-       const double v2 = (s2 - s1);
-       const double e2 = ((s1 - (s2 - v2)) - (rc + v2));
-       const double rd = (k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
-       const double tl = ((e1 + e2) - rd);
-       const double r = (s2 + tl);
-       const double rl = (tl - (r - s2));
-       const double ar = fabs(r);
-       const double al = ((r < 0.0) ? (rl * -1.0) : rl);
+       const double reduce_half_pi_t = (a * 0.63661977236758138243288840385503135621547698974609375);
+       const double reduce_half_pi_k = ((reduce_half_pi_t + 6755399441055744.0) - 6755399441055744.0);
+       const double reduce_half_pi_ra = (a - (reduce_half_pi_k * 1.570796326734125614166259765625));
+       const double reduce_half_pi_rb = (reduce_half_pi_k * 0.00000000006077100506303965976595549136618501506745815277099609375);
+       const double reduce_half_pi_s1 = (reduce_half_pi_ra - reduce_half_pi_rb);
+       const double reduce_half_pi_v1 = (reduce_half_pi_s1 - reduce_half_pi_ra);
+       const double reduce_half_pi_e1 = ((reduce_half_pi_ra - (reduce_half_pi_s1 - reduce_half_pi_v1)) - (reduce_half_pi_rb + reduce_half_pi_v1));
+       const double reduce_half_pi_rc = (reduce_half_pi_k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
+       const double reduce_half_pi_s2 = (reduce_half_pi_s1 - reduce_half_pi_rc);
+       const double reduce_half_pi_v2 = (reduce_half_pi_s2 - reduce_half_pi_s1);
+       const double reduce_half_pi_e2 = ((reduce_half_pi_s1 - (reduce_half_pi_s2 - reduce_half_pi_v2)) - (reduce_half_pi_rc + reduce_half_pi_v2));
+       const double reduce_half_pi_rd = (reduce_half_pi_k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
+       const double reduce_half_pi_tl = ((reduce_half_pi_e1 + reduce_half_pi_e2) - reduce_half_pi_rd);
+       const double reduce_half_pi_r = (reduce_half_pi_s2 + reduce_half_pi_tl);
+       const double reduce_half_pi_z = (a - a);
+       const double red_y = ((fabs(a) <= 1048576.0) ? reduce_half_pi_r : (reduce_half_pi_z / reduce_half_pi_z));
+       const double red_z = (reduce_half_pi_tl - (reduce_half_pi_r - reduce_half_pi_s2));
+       const double ar = fabs(red_y);
+       const double al = ((red_y < 0.0) ? (red_z * -1.0) : red_z);
        const int big = (ar >= 0.671875);
        const double yh = (0.78539816339744827899949086713604629039764404296875 - ar);
        const double yl = (0.00000000000000003061616997868383017934410073645991511564230311693950159490640317017096094787120819091796875 - al);
        const double y = (yh + yl);
-       const double v = (big ? y : r);
-       const double vl = (big ? (yl - (y - yh)) : rl);
+       const double v = (big ? y : red_y);
+       const double vl = (big ? (yl - (y - yh)) : red_z);
        const double u = (v * v);
        const double pt = ((v * u) * (0.333333333333333314829616256247390992939472198486328125 + (u * (0.1333333333333265591225114121698425151407718658447265625 + (u * (0.0539682539690928553266502376573043875396251678466796875 + (u * (0.0218694884954774883267791807384128333069384098052978515625 + (u * (0.00886323655186790730631241075343496049754321575164794921875 + (u * (0.0035921128078231852505386445528756667044945061206817626953125 + (u * (0.001455979428328954376758996858143291319720447063446044921875 + (u * (0.000589107065120142198329233895748302529682405292987823486328125 + (u * (0.000243094266129745099902503824296218226663768291473388671875 + (u * (0.00008533202191466615605351664353150908937095664441585540771484375 + (u * (0.000061650707489579515720168334524942110874690115451812744140625 + (u * (-0.00001083421853749552208191590796371173155421274714171886444091796875 + (u * 0.0000232094020551668091798848403417565577910863794386386871337890625)))))))))))))))))))))))));
        const double tq = (v + pt);
@@ -3732,125 +3437,120 @@ AETHER_API float aether_f32_tan(float a);
        const double ph = (q * te);
        const double pn = ((((ph - (qh * wh)) - (qh * wl)) - (ql * wh)) - (ql * wl));
        const double to = (q + (q * (((1.0 + ph) - pn) + (q * e))));
-       const double fh = ((((k * 0.5) - 0.25) + 6755399441055744.0) - 6755399441055744.0);
-       const int ev = ((k - (2.0 * fh)) == 0.0);
+       const double fh = ((((reduce_half_pi_k * 0.5) - 0.25) + 6755399441055744.0) - 6755399441055744.0);
+       const int ev = ((reduce_half_pi_k - (2.0 * fh)) == 0.0);
        const double bm = (ev ? (1.0 - ((2.0 * te) / (1.0 + te))) : ((1.0 + ((2.0 * te) / (1.0 - te))) * -1.0));
-       const double bs = ((r < 0.0) ? (bm * -1.0) : bm);
+       const double bs = ((red_y < 0.0) ? (bm * -1.0) : bm);
        const double res = ((a == 0.0) ? a : (big ? bs : (ev ? te : to)));
-       const double z = (a - a);
-       return ((fabs(a) <= 1048576.0) ? res : (z / z)); */
+       return res; */
 AETHER_API double aether_f64_tan(double a);
 
 /* aether_f32_asin: asin x (radians, in [-pi/2, pi/2]): a Horner polynomial in x^2 on |x| < 1/2, pi/2 - 2 asin(sqrt((1 - |x|) / 2)) beyond, with the rounding of the square root carried, as the contract states (its elementary-functions section); NaN outside [-1, 1].
    Spec:
+       pa = asin_parts(x)
+       s = pa.x
+       w = pa.y
+       sh = pa.z
+       c = pa.w
        a = fabs(x)
        b = a < 0.5
-       z = b ? a * a : (1 - a) * 0.5
-       s = sqrt(z)
-       w = z * (f32_bits(0x3E2AAAAA) + z * (f32_bits(0x3D999A18) + z * (f32_bits(0x3D36ADDD) + z * (f32_bits(0x3CFEC6D1) + z * (f32_bits(0x3C8C7C8F) + z * f32_bits(0x3D09FF6A))))))
-       hc = s * 4097
-       sh = hc - (hc - s)
-       c = s == 0 ? 0 : (z - sh * sh) / (s + sh)
        q = f32_bits(0x3F490FDB) - 2 * sh
        p = 2 * (s * w) - (f32_bits(0xB33BBD2E) - 2 * c)
        r = b ? a + a * w : (a < 0.96875 ? f32_bits(0x3F490FDB) - (p - q) : f32_bits(0x3FC90FDB) - (2 * (s + s * w) - f32_bits(0xB33BBD2E)))
        out = x == 0 ? x : (x < 0 ? r * -1 : r)
    Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float asin_parts_a = fabsf(x);
+       const float asin_parts_z = ((asin_parts_a < 0.5f) ? (asin_parts_a * asin_parts_a) : ((1.0f - asin_parts_a) * 0.5f));
+       const float asin_parts_s = sqrtf(asin_parts_z);
+       const float asin_parts_w = (asin_parts_z * (0.1666666567325592041015625f + (asin_parts_z * (0.075000941753387451171875f + (asin_parts_z * (0.0445994026958942413330078125f + (asin_parts_z * (0.03110066242516040802001953125f + (asin_parts_z * (0.01714923791587352752685546875f + (asin_parts_z * 0.033690847456455230712890625f)))))))))));
+       const float asin_parts_hc = (asin_parts_s * 4097.0f);
+       const float asin_parts_sh = (asin_parts_hc - (asin_parts_hc - asin_parts_s));
+       const float asin_parts_c = ((asin_parts_s == 0.0f) ? 0.0f : ((asin_parts_z - (asin_parts_sh * asin_parts_sh)) / (asin_parts_s + asin_parts_sh)));
        const float a = fabsf(x);
        const int b = (a < 0.5f);
-       const float z = (b ? (a * a) : ((1.0f - a) * 0.5f));
-       const float s = sqrtf(z);
-       const float w = (z * (0.1666666567325592041015625f + (z * (0.075000941753387451171875f + (z * (0.0445994026958942413330078125f + (z * (0.03110066242516040802001953125f + (z * (0.01714923791587352752685546875f + (z * 0.033690847456455230712890625f)))))))))));
-       const float hc = (s * 4097.0f);
-       const float sh = (hc - (hc - s));
-       const float c = ((s == 0.0f) ? 0.0f : ((z - (sh * sh)) / (s + sh)));
-       const float q = (0.785398185253143310546875f - (2.0f * sh));
-       const float p = ((2.0f * (s * w)) - (-0.00000004371138828673792886547744274139404296875f - (2.0f * c)));
-       const float r = (b ? (a + (a * w)) : ((a < 0.96875f) ? (0.785398185253143310546875f - (p - q)) : (1.57079637050628662109375f - ((2.0f * (s + (s * w))) - -0.00000004371138828673792886547744274139404296875f))));
+       const float q = (0.785398185253143310546875f - (2.0f * asin_parts_sh));
+       const float p = ((2.0f * (asin_parts_s * asin_parts_w)) - (-0.00000004371138828673792886547744274139404296875f - (2.0f * asin_parts_c)));
+       const float r = (b ? (a + (a * asin_parts_w)) : ((a < 0.96875f) ? (0.785398185253143310546875f - (p - q)) : (1.57079637050628662109375f - ((2.0f * (asin_parts_s + (asin_parts_s * asin_parts_w))) - -0.00000004371138828673792886547744274139404296875f))));
        return ((x == 0.0f) ? x : ((x < 0.0f) ? (r * -1.0f) : r)); */
 AETHER_API float aether_f32_asin(float x);
 
 /* aether_f64_asin: asin x (radians, in [-pi/2, pi/2]): a Horner polynomial in x^2 on |x| < 1/2, pi/2 - 2 asin(sqrt((1 - |x|) / 2)) beyond, with the rounding of the square root carried, as the contract states (its elementary-functions section); NaN outside [-1, 1].
    Spec:
+       pa = asin_parts(x)
+       s = pa.x
+       w = pa.y
+       sh = pa.z
+       c = pa.w
        a = fabs(x)
        b = a < 0.5
-       z = b ? a * a : (1 - a) * 0.5
-       s = sqrt(z)
-       w = z * (f64_bits(0x3FC5555555555556) + z * (f64_bits(0x3FB3333333332ECA) + z * (f64_bits(0x3FA6DB6DB6E31F13) + z * (f64_bits(0x3F9F1C71C1DB0623) + z * (f64_bits(0x3F96E8BB1C8209A2) + z * (f64_bits(0x3F91C4D35CF95421) + z * (f64_bits(0x3F8C9CF07674736A) + z * (f64_bits(0x3F8782651CAA6547) + z * (f64_bits(0x3F852420B04B37BE) + z * (f64_bits(0x3F765A9C4DFCF8B2) + z * (f64_bits(0x3F91D189408314EE) + z * (f64_bits(0xBF8E6AAA8A0A04CC) + z * f64_bits(0x3F9D72B2BC8155F8)))))))))))))
-       hc = s * f64_bits(0x41A0000002000000)
-       sh = hc - (hc - s)
-       c = s == 0 ? 0 : (z - sh * sh) / (s + sh)
        q = f64_bits(0x3FE921FB54442D18) - 2 * sh
        p = 2 * (s * w) - (f64_bits(0x3C91A62633145C07) - 2 * c)
        r = b ? a + a * w : (a < 0.96875 ? f64_bits(0x3FE921FB54442D18) - (p - q) : f64_bits(0x3FF921FB54442D18) - (2 * (s + s * w) - f64_bits(0x3C91A62633145C07)))
        out = x == 0 ? x : (x < 0 ? r * -1 : r)
    Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double asin_parts_a = fabs(x);
+       const double asin_parts_z = ((asin_parts_a < 0.5) ? (asin_parts_a * asin_parts_a) : ((1.0 - asin_parts_a) * 0.5));
+       const double asin_parts_s = sqrt(asin_parts_z);
+       const double asin_parts_w = (asin_parts_z * (0.166666666666666685170383743752609007060527801513671875 + (asin_parts_z * (0.0749999999999843292020074159154319204390048980712890625 + (asin_parts_z * (0.044642857146355428843431667473851121030747890472412109375 + (asin_parts_z * (0.0303819441385312465075951848803015309385955333709716796875 + (asin_parts_z * (0.022372172942149888552609837688578409142792224884033203125 + (asin_parts_z * (0.0173523927208699725588392226427458808757364749908447265625 + (asin_parts_z * (0.0139712129735529329288556965593670611269772052764892578125 + (asin_parts_z * (0.01147917741518490568342070190510639804415404796600341796875 + (asin_parts_z * (0.0103228143501857792807552272051907493732869625091552734375 + (asin_parts_z * (0.00545750671864035814817572855872640502639114856719970703125 + (asin_parts_z * (0.017400879442694021370652279756541247479617595672607421875 + (asin_parts_z * (-0.014851887071247203697677008449318236671388149261474609375 + (asin_parts_z * 0.0287578513674215663353805894075776450335979461669921875)))))))))))))))))))))))));
+       const double asin_parts_hc = (asin_parts_s * 134217729.0);
+       const double asin_parts_sh = (asin_parts_hc - (asin_parts_hc - asin_parts_s));
+       const double asin_parts_c = ((asin_parts_s == 0.0) ? 0.0 : ((asin_parts_z - (asin_parts_sh * asin_parts_sh)) / (asin_parts_s + asin_parts_sh)));
        const double a = fabs(x);
        const int b = (a < 0.5);
-       const double z = (b ? (a * a) : ((1.0 - a) * 0.5));
-       const double s = sqrt(z);
-       const double w = (z * (0.166666666666666685170383743752609007060527801513671875 + (z * (0.0749999999999843292020074159154319204390048980712890625 + (z * (0.044642857146355428843431667473851121030747890472412109375 + (z * (0.0303819441385312465075951848803015309385955333709716796875 + (z * (0.022372172942149888552609837688578409142792224884033203125 + (z * (0.0173523927208699725588392226427458808757364749908447265625 + (z * (0.0139712129735529329288556965593670611269772052764892578125 + (z * (0.01147917741518490568342070190510639804415404796600341796875 + (z * (0.0103228143501857792807552272051907493732869625091552734375 + (z * (0.00545750671864035814817572855872640502639114856719970703125 + (z * (0.017400879442694021370652279756541247479617595672607421875 + (z * (-0.014851887071247203697677008449318236671388149261474609375 + (z * 0.0287578513674215663353805894075776450335979461669921875)))))))))))))))))))))))));
-       const double hc = (s * 134217729.0);
-       const double sh = (hc - (hc - s));
-       const double c = ((s == 0.0) ? 0.0 : ((z - (sh * sh)) / (s + sh)));
-       const double q = (0.78539816339744827899949086713604629039764404296875 - (2.0 * sh));
-       const double p = ((2.0 * (s * w)) - (0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375 - (2.0 * c)));
-       const double r = (b ? (a + (a * w)) : ((a < 0.96875) ? (0.78539816339744827899949086713604629039764404296875 - (p - q)) : (1.5707963267948965579989817342720925807952880859375 - ((2.0 * (s + (s * w))) - 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375))));
+       const double q = (0.78539816339744827899949086713604629039764404296875 - (2.0 * asin_parts_sh));
+       const double p = ((2.0 * (asin_parts_s * asin_parts_w)) - (0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375 - (2.0 * asin_parts_c)));
+       const double r = (b ? (a + (a * asin_parts_w)) : ((a < 0.96875) ? (0.78539816339744827899949086713604629039764404296875 - (p - q)) : (1.5707963267948965579989817342720925807952880859375 - ((2.0 * (asin_parts_s + (asin_parts_s * asin_parts_w))) - 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375))));
        return ((x == 0.0) ? x : ((x < 0.0) ? (r * -1.0) : r)); */
 AETHER_API double aether_f64_asin(double x);
 
 /* aether_f32_acos: acos x (radians, in [0, pi]): pi/2 - asin x on |x| < 1/2, 2 asin(sqrt((1 - |x|) / 2)) beyond (from pi for x < 0), with asin's polynomial and its carried square root, as the contract states (its elementary-functions section); NaN outside [-1, 1].
    Spec:
-       a = fabs(x)
-       b = a < 0.5
-       z = b ? a * a : (1 - a) * 0.5
-       s = sqrt(z)
-       w = z * (f32_bits(0x3E2AAAAA) + z * (f32_bits(0x3D999A18) + z * (f32_bits(0x3D36ADDD) + z * (f32_bits(0x3CFEC6D1) + z * (f32_bits(0x3C8C7C8F) + z * f32_bits(0x3D09FF6A))))))
-       hc = s * 4097
-       sh = hc - (hc - s)
-       c = s == 0 ? 0 : (z - sh * sh) / (s + sh)
+       pa = asin_parts(x)
+       s = pa.x
+       w = pa.y
+       sh = pa.z
+       c = pa.w
+       b = fabs(x) < 0.5
        rn = f32_bits(0x40490FDB) - 2 * (s + (s * w - f32_bits(0xB33BBD2E)))
        rp = 2 * (sh + (s * w + c))
        out = b ? f32_bits(0x3FC90FDB) - (x - (f32_bits(0xB33BBD2E) - x * w)) : (x < 0 ? rn : rp)
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       const float a = fabsf(x);
-       const int b = (a < 0.5f);
-       const float z = (b ? (a * a) : ((1.0f - a) * 0.5f));
-       const float s = sqrtf(z);
-       const float w = (z * (0.1666666567325592041015625f + (z * (0.075000941753387451171875f + (z * (0.0445994026958942413330078125f + (z * (0.03110066242516040802001953125f + (z * (0.01714923791587352752685546875f + (z * 0.033690847456455230712890625f)))))))))));
-       const float hc = (s * 4097.0f);
-       const float sh = (hc - (hc - s));
-       const float c = ((s == 0.0f) ? 0.0f : ((z - (sh * sh)) / (s + sh)));
-       const float rn = (3.1415927410125732421875f - (2.0f * (s + ((s * w) - -0.00000004371138828673792886547744274139404296875f))));
-       const float rp = (2.0f * (sh + ((s * w) + c)));
-       return (b ? (1.57079637050628662109375f - (x - (-0.00000004371138828673792886547744274139404296875f - (x * w)))) : ((x < 0.0f) ? rn : rp)); */
+       const float asin_parts_a = fabsf(x);
+       const float asin_parts_z = ((asin_parts_a < 0.5f) ? (asin_parts_a * asin_parts_a) : ((1.0f - asin_parts_a) * 0.5f));
+       const float asin_parts_s = sqrtf(asin_parts_z);
+       const float asin_parts_w = (asin_parts_z * (0.1666666567325592041015625f + (asin_parts_z * (0.075000941753387451171875f + (asin_parts_z * (0.0445994026958942413330078125f + (asin_parts_z * (0.03110066242516040802001953125f + (asin_parts_z * (0.01714923791587352752685546875f + (asin_parts_z * 0.033690847456455230712890625f)))))))))));
+       const float asin_parts_hc = (asin_parts_s * 4097.0f);
+       const float asin_parts_sh = (asin_parts_hc - (asin_parts_hc - asin_parts_s));
+       const float asin_parts_c = ((asin_parts_s == 0.0f) ? 0.0f : ((asin_parts_z - (asin_parts_sh * asin_parts_sh)) / (asin_parts_s + asin_parts_sh)));
+       const int b = (fabsf(x) < 0.5f);
+       const float rn = (3.1415927410125732421875f - (2.0f * (asin_parts_s + ((asin_parts_s * asin_parts_w) - -0.00000004371138828673792886547744274139404296875f))));
+       const float rp = (2.0f * (asin_parts_sh + ((asin_parts_s * asin_parts_w) + asin_parts_c)));
+       return (b ? (1.57079637050628662109375f - (x - (-0.00000004371138828673792886547744274139404296875f - (x * asin_parts_w)))) : ((x < 0.0f) ? rn : rp)); */
 AETHER_API float aether_f32_acos(float x);
 
 /* aether_f64_acos: acos x (radians, in [0, pi]): pi/2 - asin x on |x| < 1/2, 2 asin(sqrt((1 - |x|) / 2)) beyond (from pi for x < 0), with asin's polynomial and its carried square root, as the contract states (its elementary-functions section); NaN outside [-1, 1].
    Spec:
-       a = fabs(x)
-       b = a < 0.5
-       z = b ? a * a : (1 - a) * 0.5
-       s = sqrt(z)
-       w = z * (f64_bits(0x3FC5555555555556) + z * (f64_bits(0x3FB3333333332ECA) + z * (f64_bits(0x3FA6DB6DB6E31F13) + z * (f64_bits(0x3F9F1C71C1DB0623) + z * (f64_bits(0x3F96E8BB1C8209A2) + z * (f64_bits(0x3F91C4D35CF95421) + z * (f64_bits(0x3F8C9CF07674736A) + z * (f64_bits(0x3F8782651CAA6547) + z * (f64_bits(0x3F852420B04B37BE) + z * (f64_bits(0x3F765A9C4DFCF8B2) + z * (f64_bits(0x3F91D189408314EE) + z * (f64_bits(0xBF8E6AAA8A0A04CC) + z * f64_bits(0x3F9D72B2BC8155F8)))))))))))))
-       hc = s * f64_bits(0x41A0000002000000)
-       sh = hc - (hc - s)
-       c = s == 0 ? 0 : (z - sh * sh) / (s + sh)
+       pa = asin_parts(x)
+       s = pa.x
+       w = pa.y
+       sh = pa.z
+       c = pa.w
+       b = fabs(x) < 0.5
        rn = f64_bits(0x400921FB54442D18) - 2 * (s + (s * w - f64_bits(0x3C91A62633145C07)))
        rp = 2 * (sh + (s * w + c))
        out = b ? f64_bits(0x3FF921FB54442D18) - (x - (f64_bits(0x3C91A62633145C07) - x * w)) : (x < 0 ? rn : rp)
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       const double a = fabs(x);
-       const int b = (a < 0.5);
-       const double z = (b ? (a * a) : ((1.0 - a) * 0.5));
-       const double s = sqrt(z);
-       const double w = (z * (0.166666666666666685170383743752609007060527801513671875 + (z * (0.0749999999999843292020074159154319204390048980712890625 + (z * (0.044642857146355428843431667473851121030747890472412109375 + (z * (0.0303819441385312465075951848803015309385955333709716796875 + (z * (0.022372172942149888552609837688578409142792224884033203125 + (z * (0.0173523927208699725588392226427458808757364749908447265625 + (z * (0.0139712129735529329288556965593670611269772052764892578125 + (z * (0.01147917741518490568342070190510639804415404796600341796875 + (z * (0.0103228143501857792807552272051907493732869625091552734375 + (z * (0.00545750671864035814817572855872640502639114856719970703125 + (z * (0.017400879442694021370652279756541247479617595672607421875 + (z * (-0.014851887071247203697677008449318236671388149261474609375 + (z * 0.0287578513674215663353805894075776450335979461669921875)))))))))))))))))))))))));
-       const double hc = (s * 134217729.0);
-       const double sh = (hc - (hc - s));
-       const double c = ((s == 0.0) ? 0.0 : ((z - (sh * sh)) / (s + sh)));
-       const double rn = (3.141592653589793115997963468544185161590576171875 - (2.0 * (s + ((s * w) - 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375))));
-       const double rp = (2.0 * (sh + ((s * w) + c)));
-       return (b ? (1.5707963267948965579989817342720925807952880859375 - (x - (0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375 - (x * w)))) : ((x < 0.0) ? rn : rp)); */
+       const double asin_parts_a = fabs(x);
+       const double asin_parts_z = ((asin_parts_a < 0.5) ? (asin_parts_a * asin_parts_a) : ((1.0 - asin_parts_a) * 0.5));
+       const double asin_parts_s = sqrt(asin_parts_z);
+       const double asin_parts_w = (asin_parts_z * (0.166666666666666685170383743752609007060527801513671875 + (asin_parts_z * (0.0749999999999843292020074159154319204390048980712890625 + (asin_parts_z * (0.044642857146355428843431667473851121030747890472412109375 + (asin_parts_z * (0.0303819441385312465075951848803015309385955333709716796875 + (asin_parts_z * (0.022372172942149888552609837688578409142792224884033203125 + (asin_parts_z * (0.0173523927208699725588392226427458808757364749908447265625 + (asin_parts_z * (0.0139712129735529329288556965593670611269772052764892578125 + (asin_parts_z * (0.01147917741518490568342070190510639804415404796600341796875 + (asin_parts_z * (0.0103228143501857792807552272051907493732869625091552734375 + (asin_parts_z * (0.00545750671864035814817572855872640502639114856719970703125 + (asin_parts_z * (0.017400879442694021370652279756541247479617595672607421875 + (asin_parts_z * (-0.014851887071247203697677008449318236671388149261474609375 + (asin_parts_z * 0.0287578513674215663353805894075776450335979461669921875)))))))))))))))))))))))));
+       const double asin_parts_hc = (asin_parts_s * 134217729.0);
+       const double asin_parts_sh = (asin_parts_hc - (asin_parts_hc - asin_parts_s));
+       const double asin_parts_c = ((asin_parts_s == 0.0) ? 0.0 : ((asin_parts_z - (asin_parts_sh * asin_parts_sh)) / (asin_parts_s + asin_parts_sh)));
+       const int b = (fabs(x) < 0.5);
+       const double rn = (3.141592653589793115997963468544185161590576171875 - (2.0 * (asin_parts_s + ((asin_parts_s * asin_parts_w) - 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375))));
+       const double rp = (2.0 * (asin_parts_sh + ((asin_parts_s * asin_parts_w) + asin_parts_c)));
+       return (b ? (1.5707963267948965579989817342720925807952880859375 - (x - (0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375 - (x * asin_parts_w)))) : ((x < 0.0) ? rn : rp)); */
 AETHER_API double aether_f64_acos(double x);
 
 /* aether_quatf_from_axis_angle: The rotation by angle (radians) about axis: sc = sincos(angle * 0.5), out = quat(sc.y, axis.x * sc.x, axis.y * sc.x, axis.z * sc.x). The axis is used as given (normalize it first: a non-unit axis gives a non-unit quaternion); NaN where |angle * 0.5| is outside sincos's domain.
@@ -3859,42 +3559,40 @@ AETHER_API double aether_f64_acos(double x);
        out = quat(sc.y, axis.x * sc.x, axis.y * sc.x, axis.z * sc.x)
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const float sincos_a_0 = (angle * 0.5f);
-       const float sincos_t = (sincos_a_0 * 0.636619746685028076171875f);
-       const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
-       const float sincos_ra = (sincos_a_0 - (sincos_k * 1.5703125f));
-       const float sincos_rb = (sincos_k * 0.0004837512969970703125f);
-       const float sincos_s1 = (sincos_ra - sincos_rb);
-       const float sincos_v1 = (sincos_s1 - sincos_ra);
-       const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-       const float sincos_rc = (sincos_k * 0.0000000754953362047672271728515625f);
-       const float sincos_s2 = (sincos_s1 - sincos_rc);
-       const float sincos_v2 = (sincos_s2 - sincos_s1);
-       const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-       const float sincos_rd = (sincos_k * 0.0000000000025633440682570896029801588156260550022125244140625f);
-       const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
-       const float sincos_r = (sincos_s2 + sincos_tl);
-       const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
-       const float sincos_u = (sincos_r * sincos_r);
-       const float sincos_ps = ((sincos_r * sincos_u) * (-0.16666667163372039794921875f + (sincos_u * (0.008333331905305385589599609375f + (sincos_u * (-0.000198400855879299342632293701171875f + (sincos_u * 0.000002724986416069441474974155426025390625f)))))));
-       const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+       const float reduce_half_pi_t = (sincos_a_0 * 0.636619746685028076171875f);
+       const float reduce_half_pi_k = ((reduce_half_pi_t + 12582912.0f) - 12582912.0f);
+       const float reduce_half_pi_ra = (sincos_a_0 - (reduce_half_pi_k * 1.5703125f));
+       const float reduce_half_pi_rb = (reduce_half_pi_k * 0.0004837512969970703125f);
+       const float reduce_half_pi_s1 = (reduce_half_pi_ra - reduce_half_pi_rb);
+       const float reduce_half_pi_v1 = (reduce_half_pi_s1 - reduce_half_pi_ra);
+       const float reduce_half_pi_e1 = ((reduce_half_pi_ra - (reduce_half_pi_s1 - reduce_half_pi_v1)) - (reduce_half_pi_rb + reduce_half_pi_v1));
+       const float reduce_half_pi_rc = (reduce_half_pi_k * 0.0000000754953362047672271728515625f);
+       const float reduce_half_pi_s2 = (reduce_half_pi_s1 - reduce_half_pi_rc);
+       const float reduce_half_pi_v2 = (reduce_half_pi_s2 - reduce_half_pi_s1);
+       const float reduce_half_pi_e2 = ((reduce_half_pi_s1 - (reduce_half_pi_s2 - reduce_half_pi_v2)) - (reduce_half_pi_rc + reduce_half_pi_v2));
+       const float reduce_half_pi_rd = (reduce_half_pi_k * 0.0000000000025633440682570896029801588156260550022125244140625f);
+       const float reduce_half_pi_tl = ((reduce_half_pi_e1 + reduce_half_pi_e2) - reduce_half_pi_rd);
+       const float reduce_half_pi_r = (reduce_half_pi_s2 + reduce_half_pi_tl);
+       const float reduce_half_pi_z = (sincos_a_0 - sincos_a_0);
+       const float sincos_red_y = ((fabsf(sincos_a_0) <= 8192.0f) ? reduce_half_pi_r : (reduce_half_pi_z / reduce_half_pi_z));
+       const float sincos_red_z = (reduce_half_pi_tl - (reduce_half_pi_r - reduce_half_pi_s2));
+       const float sincos_u = (sincos_red_y * sincos_red_y);
+       const float sincos_ps = ((sincos_red_y * sincos_u) * (-0.16666667163372039794921875f + (sincos_u * (0.008333331905305385589599609375f + (sincos_u * (-0.000198400855879299342632293701171875f + (sincos_u * 0.000002724986416069441474974155426025390625f)))))));
+       const float sincos_sr = (sincos_red_y + (sincos_ps + sincos_red_z));
        const float sincos_hu = (0.5f * sincos_u);
        const float sincos_w = (1.0f - sincos_hu);
        const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
        const float sincos_pc = ((sincos_u * sincos_u) * (0.041666664183139801025390625f + (sincos_u * (-0.001388830249197781085968017578125f + (sincos_u * 0.00002454789137118496000766754150390625f)))));
-       const float sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
-       const float sincos_fq = ((((sincos_k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
-       const float sincos_q = (sincos_k - (4.0f * sincos_fq));
+       const float sincos_cr = (sincos_w + ((sincos_pc - (sincos_red_y * sincos_red_z)) + sincos_lost));
+       const float sincos_fq = ((((reduce_half_pi_k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+       const float sincos_q = (reduce_half_pi_k - (4.0f * sincos_fq));
        const float sincos_sn = ((sincos_a_0 == 0.0f) ? sincos_a_0 : ((sincos_q == 0.0f) ? sincos_sr : ((sincos_q == 1.0f) ? sincos_cr : ((sincos_q == 2.0f) ? (sincos_sr * -1.0f) : (sincos_cr * -1.0f)))));
        const float sincos_cs = ((sincos_q == 0.0f) ? sincos_cr : ((sincos_q == 1.0f) ? (sincos_sr * -1.0f) : ((sincos_q == 2.0f) ? (sincos_cr * -1.0f) : sincos_sr)));
-       const int sincos_inside = (fabsf(sincos_a_0) <= 8192.0f);
-       const float sincos_z = (sincos_a_0 - sincos_a_0);
-       const float sc_x = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
-       const float sc_y = (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
        aether_quatf out;
-       out.w = sc_y;
-       out.x = (axis.x * sc_x);
-       out.y = (axis.y * sc_x);
-       out.z = (axis.z * sc_x);
+       out.w = sincos_cs;
+       out.x = (axis.x * sincos_sn);
+       out.y = (axis.y * sincos_sn);
+       out.z = (axis.z * sincos_sn);
        return out; */
 AETHER_API aether_quatf aether_quatf_from_axis_angle(aether_vec3f axis, float angle);
 
@@ -3904,42 +3602,40 @@ AETHER_API aether_quatf aether_quatf_from_axis_angle(aether_vec3f axis, float an
        out = quat(sc.y, axis.x * sc.x, axis.y * sc.x, axis.z * sc.x)
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const double sincos_a_0 = (angle * 0.5);
-       const double sincos_t = (sincos_a_0 * 0.63661977236758138243288840385503135621547698974609375);
-       const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
-       const double sincos_ra = (sincos_a_0 - (sincos_k * 1.570796326734125614166259765625));
-       const double sincos_rb = (sincos_k * 0.00000000006077100506303965976595549136618501506745815277099609375);
-       const double sincos_s1 = (sincos_ra - sincos_rb);
-       const double sincos_v1 = (sincos_s1 - sincos_ra);
-       const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-       const double sincos_rc = (sincos_k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
-       const double sincos_s2 = (sincos_s1 - sincos_rc);
-       const double sincos_v2 = (sincos_s2 - sincos_s1);
-       const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-       const double sincos_rd = (sincos_k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
-       const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
-       const double sincos_r = (sincos_s2 + sincos_tl);
-       const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
-       const double sincos_u = (sincos_r * sincos_r);
-       const double sincos_ps = ((sincos_r * sincos_u) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
-       const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+       const double reduce_half_pi_t = (sincos_a_0 * 0.63661977236758138243288840385503135621547698974609375);
+       const double reduce_half_pi_k = ((reduce_half_pi_t + 6755399441055744.0) - 6755399441055744.0);
+       const double reduce_half_pi_ra = (sincos_a_0 - (reduce_half_pi_k * 1.570796326734125614166259765625));
+       const double reduce_half_pi_rb = (reduce_half_pi_k * 0.00000000006077100506303965976595549136618501506745815277099609375);
+       const double reduce_half_pi_s1 = (reduce_half_pi_ra - reduce_half_pi_rb);
+       const double reduce_half_pi_v1 = (reduce_half_pi_s1 - reduce_half_pi_ra);
+       const double reduce_half_pi_e1 = ((reduce_half_pi_ra - (reduce_half_pi_s1 - reduce_half_pi_v1)) - (reduce_half_pi_rb + reduce_half_pi_v1));
+       const double reduce_half_pi_rc = (reduce_half_pi_k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
+       const double reduce_half_pi_s2 = (reduce_half_pi_s1 - reduce_half_pi_rc);
+       const double reduce_half_pi_v2 = (reduce_half_pi_s2 - reduce_half_pi_s1);
+       const double reduce_half_pi_e2 = ((reduce_half_pi_s1 - (reduce_half_pi_s2 - reduce_half_pi_v2)) - (reduce_half_pi_rc + reduce_half_pi_v2));
+       const double reduce_half_pi_rd = (reduce_half_pi_k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
+       const double reduce_half_pi_tl = ((reduce_half_pi_e1 + reduce_half_pi_e2) - reduce_half_pi_rd);
+       const double reduce_half_pi_r = (reduce_half_pi_s2 + reduce_half_pi_tl);
+       const double reduce_half_pi_z = (sincos_a_0 - sincos_a_0);
+       const double sincos_red_y = ((fabs(sincos_a_0) <= 1048576.0) ? reduce_half_pi_r : (reduce_half_pi_z / reduce_half_pi_z));
+       const double sincos_red_z = (reduce_half_pi_tl - (reduce_half_pi_r - reduce_half_pi_s2));
+       const double sincos_u = (sincos_red_y * sincos_red_y);
+       const double sincos_ps = ((sincos_red_y * sincos_u) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
+       const double sincos_sr = (sincos_red_y + (sincos_ps + sincos_red_z));
        const double sincos_hu = (0.5 * sincos_u);
        const double sincos_w = (1.0 - sincos_hu);
        const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
        const double sincos_pc = ((sincos_u * sincos_u) * (0.041666666666666664353702032030923874117434024810791015625 + (sincos_u * (-0.0013888888888887395388349599301136549911461770534515380859375 + (sincos_u * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (sincos_u * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (sincos_u * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (sincos_u * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
-       const double sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
-       const double sincos_fq = ((((sincos_k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
-       const double sincos_q = (sincos_k - (4.0 * sincos_fq));
+       const double sincos_cr = (sincos_w + ((sincos_pc - (sincos_red_y * sincos_red_z)) + sincos_lost));
+       const double sincos_fq = ((((reduce_half_pi_k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_q = (reduce_half_pi_k - (4.0 * sincos_fq));
        const double sincos_sn = ((sincos_a_0 == 0.0) ? sincos_a_0 : ((sincos_q == 0.0) ? sincos_sr : ((sincos_q == 1.0) ? sincos_cr : ((sincos_q == 2.0) ? (sincos_sr * -1.0) : (sincos_cr * -1.0)))));
        const double sincos_cs = ((sincos_q == 0.0) ? sincos_cr : ((sincos_q == 1.0) ? (sincos_sr * -1.0) : ((sincos_q == 2.0) ? (sincos_cr * -1.0) : sincos_sr)));
-       const int sincos_inside = (fabs(sincos_a_0) <= 1048576.0);
-       const double sincos_z = (sincos_a_0 - sincos_a_0);
-       const double sc_x = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
-       const double sc_y = (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
        aether_quatd out;
-       out.w = sc_y;
-       out.x = (axis.x * sc_x);
-       out.y = (axis.y * sc_x);
-       out.z = (axis.z * sc_x);
+       out.w = sincos_cs;
+       out.x = (axis.x * sincos_sn);
+       out.y = (axis.y * sincos_sn);
+       out.z = (axis.z * sincos_sn);
        return out; */
 AETHER_API aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, double angle);
 
@@ -3957,116 +3653,110 @@ AETHER_API aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, double a
        m21 = (sx.y * sy.x) * sz.x + sx.x * sz.y
        out = mat3(m00, m01, sy.x, m10, m11, m12, m20, m21, sx.y * sy.y)
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       const float sincos_t = (ax * 0.636619746685028076171875f);
-       const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
-       const float sincos_ra = (ax - (sincos_k * 1.5703125f));
-       const float sincos_rb = (sincos_k * 0.0004837512969970703125f);
-       const float sincos_s1 = (sincos_ra - sincos_rb);
-       const float sincos_v1 = (sincos_s1 - sincos_ra);
-       const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-       const float sincos_rc = (sincos_k * 0.0000000754953362047672271728515625f);
-       const float sincos_s2 = (sincos_s1 - sincos_rc);
-       const float sincos_v2 = (sincos_s2 - sincos_s1);
-       const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-       const float sincos_rd = (sincos_k * 0.0000000000025633440682570896029801588156260550022125244140625f);
-       const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
-       const float sincos_r = (sincos_s2 + sincos_tl);
-       const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
-       const float sincos_u = (sincos_r * sincos_r);
-       const float sincos_ps = ((sincos_r * sincos_u) * (-0.16666667163372039794921875f + (sincos_u * (0.008333331905305385589599609375f + (sincos_u * (-0.000198400855879299342632293701171875f + (sincos_u * 0.000002724986416069441474974155426025390625f)))))));
-       const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+       const float reduce_half_pi_t = (ax * 0.636619746685028076171875f);
+       const float reduce_half_pi_k = ((reduce_half_pi_t + 12582912.0f) - 12582912.0f);
+       const float reduce_half_pi_ra = (ax - (reduce_half_pi_k * 1.5703125f));
+       const float reduce_half_pi_rb = (reduce_half_pi_k * 0.0004837512969970703125f);
+       const float reduce_half_pi_s1 = (reduce_half_pi_ra - reduce_half_pi_rb);
+       const float reduce_half_pi_v1 = (reduce_half_pi_s1 - reduce_half_pi_ra);
+       const float reduce_half_pi_e1 = ((reduce_half_pi_ra - (reduce_half_pi_s1 - reduce_half_pi_v1)) - (reduce_half_pi_rb + reduce_half_pi_v1));
+       const float reduce_half_pi_rc = (reduce_half_pi_k * 0.0000000754953362047672271728515625f);
+       const float reduce_half_pi_s2 = (reduce_half_pi_s1 - reduce_half_pi_rc);
+       const float reduce_half_pi_v2 = (reduce_half_pi_s2 - reduce_half_pi_s1);
+       const float reduce_half_pi_e2 = ((reduce_half_pi_s1 - (reduce_half_pi_s2 - reduce_half_pi_v2)) - (reduce_half_pi_rc + reduce_half_pi_v2));
+       const float reduce_half_pi_rd = (reduce_half_pi_k * 0.0000000000025633440682570896029801588156260550022125244140625f);
+       const float reduce_half_pi_tl = ((reduce_half_pi_e1 + reduce_half_pi_e2) - reduce_half_pi_rd);
+       const float reduce_half_pi_r = (reduce_half_pi_s2 + reduce_half_pi_tl);
+       const float reduce_half_pi_z = (ax - ax);
+       const float sincos_red_y = ((fabsf(ax) <= 8192.0f) ? reduce_half_pi_r : (reduce_half_pi_z / reduce_half_pi_z));
+       const float sincos_red_z = (reduce_half_pi_tl - (reduce_half_pi_r - reduce_half_pi_s2));
+       const float sincos_u = (sincos_red_y * sincos_red_y);
+       const float sincos_ps = ((sincos_red_y * sincos_u) * (-0.16666667163372039794921875f + (sincos_u * (0.008333331905305385589599609375f + (sincos_u * (-0.000198400855879299342632293701171875f + (sincos_u * 0.000002724986416069441474974155426025390625f)))))));
+       const float sincos_sr = (sincos_red_y + (sincos_ps + sincos_red_z));
        const float sincos_hu = (0.5f * sincos_u);
        const float sincos_w = (1.0f - sincos_hu);
        const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
        const float sincos_pc = ((sincos_u * sincos_u) * (0.041666664183139801025390625f + (sincos_u * (-0.001388830249197781085968017578125f + (sincos_u * 0.00002454789137118496000766754150390625f)))));
-       const float sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
-       const float sincos_fq = ((((sincos_k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
-       const float sincos_q = (sincos_k - (4.0f * sincos_fq));
+       const float sincos_cr = (sincos_w + ((sincos_pc - (sincos_red_y * sincos_red_z)) + sincos_lost));
+       const float sincos_fq = ((((reduce_half_pi_k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+       const float sincos_q = (reduce_half_pi_k - (4.0f * sincos_fq));
        const float sincos_sn = ((ax == 0.0f) ? ax : ((sincos_q == 0.0f) ? sincos_sr : ((sincos_q == 1.0f) ? sincos_cr : ((sincos_q == 2.0f) ? (sincos_sr * -1.0f) : (sincos_cr * -1.0f)))));
        const float sincos_cs = ((sincos_q == 0.0f) ? sincos_cr : ((sincos_q == 1.0f) ? (sincos_sr * -1.0f) : ((sincos_q == 2.0f) ? (sincos_cr * -1.0f) : sincos_sr)));
-       const int sincos_inside = (fabsf(ax) <= 8192.0f);
-       const float sincos_z = (ax - ax);
-       const float sx_x = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
-       const float sx_y = (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
-       const float sincos_t_2 = (ay * 0.636619746685028076171875f);
-       const float sincos_k_2 = ((sincos_t_2 + 12582912.0f) - 12582912.0f);
-       const float sincos_ra_2 = (ay - (sincos_k_2 * 1.5703125f));
-       const float sincos_rb_2 = (sincos_k_2 * 0.0004837512969970703125f);
-       const float sincos_s1_2 = (sincos_ra_2 - sincos_rb_2);
-       const float sincos_v1_2 = (sincos_s1_2 - sincos_ra_2);
-       const float sincos_e1_2 = ((sincos_ra_2 - (sincos_s1_2 - sincos_v1_2)) - (sincos_rb_2 + sincos_v1_2));
-       const float sincos_rc_2 = (sincos_k_2 * 0.0000000754953362047672271728515625f);
-       const float sincos_s2_2 = (sincos_s1_2 - sincos_rc_2);
-       const float sincos_v2_2 = (sincos_s2_2 - sincos_s1_2);
-       const float sincos_e2_2 = ((sincos_s1_2 - (sincos_s2_2 - sincos_v2_2)) - (sincos_rc_2 + sincos_v2_2));
-       const float sincos_rd_2 = (sincos_k_2 * 0.0000000000025633440682570896029801588156260550022125244140625f);
-       const float sincos_tl_2 = ((sincos_e1_2 + sincos_e2_2) - sincos_rd_2);
-       const float sincos_r_2 = (sincos_s2_2 + sincos_tl_2);
-       const float sincos_rl_2 = (sincos_tl_2 - (sincos_r_2 - sincos_s2_2));
-       const float sincos_u_2 = (sincos_r_2 * sincos_r_2);
-       const float sincos_ps_2 = ((sincos_r_2 * sincos_u_2) * (-0.16666667163372039794921875f + (sincos_u_2 * (0.008333331905305385589599609375f + (sincos_u_2 * (-0.000198400855879299342632293701171875f + (sincos_u_2 * 0.000002724986416069441474974155426025390625f)))))));
-       const float sincos_sr_2 = (sincos_r_2 + (sincos_ps_2 + sincos_rl_2));
+       const float reduce_half_pi_t_2 = (ay * 0.636619746685028076171875f);
+       const float reduce_half_pi_k_2 = ((reduce_half_pi_t_2 + 12582912.0f) - 12582912.0f);
+       const float reduce_half_pi_ra_2 = (ay - (reduce_half_pi_k_2 * 1.5703125f));
+       const float reduce_half_pi_rb_2 = (reduce_half_pi_k_2 * 0.0004837512969970703125f);
+       const float reduce_half_pi_s1_2 = (reduce_half_pi_ra_2 - reduce_half_pi_rb_2);
+       const float reduce_half_pi_v1_2 = (reduce_half_pi_s1_2 - reduce_half_pi_ra_2);
+       const float reduce_half_pi_e1_2 = ((reduce_half_pi_ra_2 - (reduce_half_pi_s1_2 - reduce_half_pi_v1_2)) - (reduce_half_pi_rb_2 + reduce_half_pi_v1_2));
+       const float reduce_half_pi_rc_2 = (reduce_half_pi_k_2 * 0.0000000754953362047672271728515625f);
+       const float reduce_half_pi_s2_2 = (reduce_half_pi_s1_2 - reduce_half_pi_rc_2);
+       const float reduce_half_pi_v2_2 = (reduce_half_pi_s2_2 - reduce_half_pi_s1_2);
+       const float reduce_half_pi_e2_2 = ((reduce_half_pi_s1_2 - (reduce_half_pi_s2_2 - reduce_half_pi_v2_2)) - (reduce_half_pi_rc_2 + reduce_half_pi_v2_2));
+       const float reduce_half_pi_rd_2 = (reduce_half_pi_k_2 * 0.0000000000025633440682570896029801588156260550022125244140625f);
+       const float reduce_half_pi_tl_2 = ((reduce_half_pi_e1_2 + reduce_half_pi_e2_2) - reduce_half_pi_rd_2);
+       const float reduce_half_pi_r_2 = (reduce_half_pi_s2_2 + reduce_half_pi_tl_2);
+       const float reduce_half_pi_z_2 = (ay - ay);
+       const float sincos_red_y_2 = ((fabsf(ay) <= 8192.0f) ? reduce_half_pi_r_2 : (reduce_half_pi_z_2 / reduce_half_pi_z_2));
+       const float sincos_red_z_2 = (reduce_half_pi_tl_2 - (reduce_half_pi_r_2 - reduce_half_pi_s2_2));
+       const float sincos_u_2 = (sincos_red_y_2 * sincos_red_y_2);
+       const float sincos_ps_2 = ((sincos_red_y_2 * sincos_u_2) * (-0.16666667163372039794921875f + (sincos_u_2 * (0.008333331905305385589599609375f + (sincos_u_2 * (-0.000198400855879299342632293701171875f + (sincos_u_2 * 0.000002724986416069441474974155426025390625f)))))));
+       const float sincos_sr_2 = (sincos_red_y_2 + (sincos_ps_2 + sincos_red_z_2));
        const float sincos_hu_2 = (0.5f * sincos_u_2);
        const float sincos_w_2 = (1.0f - sincos_hu_2);
        const float sincos_lost_2 = ((1.0f - sincos_w_2) - sincos_hu_2);
        const float sincos_pc_2 = ((sincos_u_2 * sincos_u_2) * (0.041666664183139801025390625f + (sincos_u_2 * (-0.001388830249197781085968017578125f + (sincos_u_2 * 0.00002454789137118496000766754150390625f)))));
-       const float sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - (sincos_r_2 * sincos_rl_2)) + sincos_lost_2));
-       const float sincos_fq_2 = ((((sincos_k_2 * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
-       const float sincos_q_2 = (sincos_k_2 - (4.0f * sincos_fq_2));
+       const float sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - (sincos_red_y_2 * sincos_red_z_2)) + sincos_lost_2));
+       const float sincos_fq_2 = ((((reduce_half_pi_k_2 * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+       const float sincos_q_2 = (reduce_half_pi_k_2 - (4.0f * sincos_fq_2));
        const float sincos_sn_2 = ((ay == 0.0f) ? ay : ((sincos_q_2 == 0.0f) ? sincos_sr_2 : ((sincos_q_2 == 1.0f) ? sincos_cr_2 : ((sincos_q_2 == 2.0f) ? (sincos_sr_2 * -1.0f) : (sincos_cr_2 * -1.0f)))));
        const float sincos_cs_2 = ((sincos_q_2 == 0.0f) ? sincos_cr_2 : ((sincos_q_2 == 1.0f) ? (sincos_sr_2 * -1.0f) : ((sincos_q_2 == 2.0f) ? (sincos_cr_2 * -1.0f) : sincos_sr_2)));
-       const int sincos_inside_2 = (fabsf(ay) <= 8192.0f);
-       const float sincos_z_2 = (ay - ay);
-       const float sy_x = (sincos_inside_2 ? sincos_sn_2 : (sincos_z_2 / sincos_z_2));
-       const float sy_y = (sincos_inside_2 ? sincos_cs_2 : (sincos_z_2 / sincos_z_2));
-       const float sincos_t_3 = (az * 0.636619746685028076171875f);
-       const float sincos_k_3 = ((sincos_t_3 + 12582912.0f) - 12582912.0f);
-       const float sincos_ra_3 = (az - (sincos_k_3 * 1.5703125f));
-       const float sincos_rb_3 = (sincos_k_3 * 0.0004837512969970703125f);
-       const float sincos_s1_3 = (sincos_ra_3 - sincos_rb_3);
-       const float sincos_v1_3 = (sincos_s1_3 - sincos_ra_3);
-       const float sincos_e1_3 = ((sincos_ra_3 - (sincos_s1_3 - sincos_v1_3)) - (sincos_rb_3 + sincos_v1_3));
-       const float sincos_rc_3 = (sincos_k_3 * 0.0000000754953362047672271728515625f);
-       const float sincos_s2_3 = (sincos_s1_3 - sincos_rc_3);
-       const float sincos_v2_3 = (sincos_s2_3 - sincos_s1_3);
-       const float sincos_e2_3 = ((sincos_s1_3 - (sincos_s2_3 - sincos_v2_3)) - (sincos_rc_3 + sincos_v2_3));
-       const float sincos_rd_3 = (sincos_k_3 * 0.0000000000025633440682570896029801588156260550022125244140625f);
-       const float sincos_tl_3 = ((sincos_e1_3 + sincos_e2_3) - sincos_rd_3);
-       const float sincos_r_3 = (sincos_s2_3 + sincos_tl_3);
-       const float sincos_rl_3 = (sincos_tl_3 - (sincos_r_3 - sincos_s2_3));
-       const float sincos_u_3 = (sincos_r_3 * sincos_r_3);
-       const float sincos_ps_3 = ((sincos_r_3 * sincos_u_3) * (-0.16666667163372039794921875f + (sincos_u_3 * (0.008333331905305385589599609375f + (sincos_u_3 * (-0.000198400855879299342632293701171875f + (sincos_u_3 * 0.000002724986416069441474974155426025390625f)))))));
-       const float sincos_sr_3 = (sincos_r_3 + (sincos_ps_3 + sincos_rl_3));
+       const float reduce_half_pi_t_3 = (az * 0.636619746685028076171875f);
+       const float reduce_half_pi_k_3 = ((reduce_half_pi_t_3 + 12582912.0f) - 12582912.0f);
+       const float reduce_half_pi_ra_3 = (az - (reduce_half_pi_k_3 * 1.5703125f));
+       const float reduce_half_pi_rb_3 = (reduce_half_pi_k_3 * 0.0004837512969970703125f);
+       const float reduce_half_pi_s1_3 = (reduce_half_pi_ra_3 - reduce_half_pi_rb_3);
+       const float reduce_half_pi_v1_3 = (reduce_half_pi_s1_3 - reduce_half_pi_ra_3);
+       const float reduce_half_pi_e1_3 = ((reduce_half_pi_ra_3 - (reduce_half_pi_s1_3 - reduce_half_pi_v1_3)) - (reduce_half_pi_rb_3 + reduce_half_pi_v1_3));
+       const float reduce_half_pi_rc_3 = (reduce_half_pi_k_3 * 0.0000000754953362047672271728515625f);
+       const float reduce_half_pi_s2_3 = (reduce_half_pi_s1_3 - reduce_half_pi_rc_3);
+       const float reduce_half_pi_v2_3 = (reduce_half_pi_s2_3 - reduce_half_pi_s1_3);
+       const float reduce_half_pi_e2_3 = ((reduce_half_pi_s1_3 - (reduce_half_pi_s2_3 - reduce_half_pi_v2_3)) - (reduce_half_pi_rc_3 + reduce_half_pi_v2_3));
+       const float reduce_half_pi_rd_3 = (reduce_half_pi_k_3 * 0.0000000000025633440682570896029801588156260550022125244140625f);
+       const float reduce_half_pi_tl_3 = ((reduce_half_pi_e1_3 + reduce_half_pi_e2_3) - reduce_half_pi_rd_3);
+       const float reduce_half_pi_r_3 = (reduce_half_pi_s2_3 + reduce_half_pi_tl_3);
+       const float reduce_half_pi_z_3 = (az - az);
+       const float sincos_red_y_3 = ((fabsf(az) <= 8192.0f) ? reduce_half_pi_r_3 : (reduce_half_pi_z_3 / reduce_half_pi_z_3));
+       const float sincos_red_z_3 = (reduce_half_pi_tl_3 - (reduce_half_pi_r_3 - reduce_half_pi_s2_3));
+       const float sincos_u_3 = (sincos_red_y_3 * sincos_red_y_3);
+       const float sincos_ps_3 = ((sincos_red_y_3 * sincos_u_3) * (-0.16666667163372039794921875f + (sincos_u_3 * (0.008333331905305385589599609375f + (sincos_u_3 * (-0.000198400855879299342632293701171875f + (sincos_u_3 * 0.000002724986416069441474974155426025390625f)))))));
+       const float sincos_sr_3 = (sincos_red_y_3 + (sincos_ps_3 + sincos_red_z_3));
        const float sincos_hu_3 = (0.5f * sincos_u_3);
        const float sincos_w_3 = (1.0f - sincos_hu_3);
        const float sincos_lost_3 = ((1.0f - sincos_w_3) - sincos_hu_3);
        const float sincos_pc_3 = ((sincos_u_3 * sincos_u_3) * (0.041666664183139801025390625f + (sincos_u_3 * (-0.001388830249197781085968017578125f + (sincos_u_3 * 0.00002454789137118496000766754150390625f)))));
-       const float sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - (sincos_r_3 * sincos_rl_3)) + sincos_lost_3));
-       const float sincos_fq_3 = ((((sincos_k_3 * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
-       const float sincos_q_3 = (sincos_k_3 - (4.0f * sincos_fq_3));
+       const float sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - (sincos_red_y_3 * sincos_red_z_3)) + sincos_lost_3));
+       const float sincos_fq_3 = ((((reduce_half_pi_k_3 * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+       const float sincos_q_3 = (reduce_half_pi_k_3 - (4.0f * sincos_fq_3));
        const float sincos_sn_3 = ((az == 0.0f) ? az : ((sincos_q_3 == 0.0f) ? sincos_sr_3 : ((sincos_q_3 == 1.0f) ? sincos_cr_3 : ((sincos_q_3 == 2.0f) ? (sincos_sr_3 * -1.0f) : (sincos_cr_3 * -1.0f)))));
        const float sincos_cs_3 = ((sincos_q_3 == 0.0f) ? sincos_cr_3 : ((sincos_q_3 == 1.0f) ? (sincos_sr_3 * -1.0f) : ((sincos_q_3 == 2.0f) ? (sincos_cr_3 * -1.0f) : sincos_sr_3)));
-       const int sincos_inside_3 = (fabsf(az) <= 8192.0f);
-       const float sincos_z_3 = (az - az);
-       const float sz_x = (sincos_inside_3 ? sincos_sn_3 : (sincos_z_3 / sincos_z_3));
-       const float sz_y = (sincos_inside_3 ? sincos_cs_3 : (sincos_z_3 / sincos_z_3));
-       const float m00 = (sy_y * sz_y);
-       const float m01 = ((sy_y * sz_x) * -1.0f);
-       const float m10 = (((sx_x * sy_x) * sz_y) + (sx_y * sz_x));
-       const float m11 = ((sx_y * sz_y) - ((sx_x * sy_x) * sz_x));
-       const float m12 = ((sx_x * sy_y) * -1.0f);
-       const float m20 = ((sx_x * sz_x) - ((sx_y * sy_x) * sz_y));
-       const float m21 = (((sx_y * sy_x) * sz_x) + (sx_x * sz_y));
+       const float m00 = (sincos_cs_2 * sincos_cs_3);
+       const float m01 = ((sincos_cs_2 * sincos_sn_3) * -1.0f);
+       const float m10 = (((sincos_sn * sincos_sn_2) * sincos_cs_3) + (sincos_cs * sincos_sn_3));
+       const float m11 = ((sincos_cs * sincos_cs_3) - ((sincos_sn * sincos_sn_2) * sincos_sn_3));
+       const float m12 = ((sincos_sn * sincos_cs_2) * -1.0f);
+       const float m20 = ((sincos_sn * sincos_sn_3) - ((sincos_cs * sincos_sn_2) * sincos_cs_3));
+       const float m21 = (((sincos_cs * sincos_sn_2) * sincos_sn_3) + (sincos_sn * sincos_cs_3));
        aether_mat3f out;
        out.m[0] = m00;
        out.m[1] = m01;
-       out.m[2] = sy_x;
+       out.m[2] = sincos_sn_2;
        out.m[3] = m10;
        out.m[4] = m11;
        out.m[5] = m12;
        out.m[6] = m20;
        out.m[7] = m21;
-       out.m[8] = (sx_y * sy_y);
+       out.m[8] = (sincos_cs * sincos_cs_2);
        return out; */
 AETHER_API aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, float az);
 
@@ -4084,116 +3774,110 @@ AETHER_API aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, float az
        m21 = (sx.y * sy.x) * sz.x + sx.x * sz.y
        out = mat3(m00, m01, sy.x, m10, m11, m12, m20, m21, sx.y * sy.y)
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       const double sincos_t = (ax * 0.63661977236758138243288840385503135621547698974609375);
-       const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
-       const double sincos_ra = (ax - (sincos_k * 1.570796326734125614166259765625));
-       const double sincos_rb = (sincos_k * 0.00000000006077100506303965976595549136618501506745815277099609375);
-       const double sincos_s1 = (sincos_ra - sincos_rb);
-       const double sincos_v1 = (sincos_s1 - sincos_ra);
-       const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-       const double sincos_rc = (sincos_k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
-       const double sincos_s2 = (sincos_s1 - sincos_rc);
-       const double sincos_v2 = (sincos_s2 - sincos_s1);
-       const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-       const double sincos_rd = (sincos_k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
-       const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
-       const double sincos_r = (sincos_s2 + sincos_tl);
-       const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
-       const double sincos_u = (sincos_r * sincos_r);
-       const double sincos_ps = ((sincos_r * sincos_u) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
-       const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+       const double reduce_half_pi_t = (ax * 0.63661977236758138243288840385503135621547698974609375);
+       const double reduce_half_pi_k = ((reduce_half_pi_t + 6755399441055744.0) - 6755399441055744.0);
+       const double reduce_half_pi_ra = (ax - (reduce_half_pi_k * 1.570796326734125614166259765625));
+       const double reduce_half_pi_rb = (reduce_half_pi_k * 0.00000000006077100506303965976595549136618501506745815277099609375);
+       const double reduce_half_pi_s1 = (reduce_half_pi_ra - reduce_half_pi_rb);
+       const double reduce_half_pi_v1 = (reduce_half_pi_s1 - reduce_half_pi_ra);
+       const double reduce_half_pi_e1 = ((reduce_half_pi_ra - (reduce_half_pi_s1 - reduce_half_pi_v1)) - (reduce_half_pi_rb + reduce_half_pi_v1));
+       const double reduce_half_pi_rc = (reduce_half_pi_k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
+       const double reduce_half_pi_s2 = (reduce_half_pi_s1 - reduce_half_pi_rc);
+       const double reduce_half_pi_v2 = (reduce_half_pi_s2 - reduce_half_pi_s1);
+       const double reduce_half_pi_e2 = ((reduce_half_pi_s1 - (reduce_half_pi_s2 - reduce_half_pi_v2)) - (reduce_half_pi_rc + reduce_half_pi_v2));
+       const double reduce_half_pi_rd = (reduce_half_pi_k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
+       const double reduce_half_pi_tl = ((reduce_half_pi_e1 + reduce_half_pi_e2) - reduce_half_pi_rd);
+       const double reduce_half_pi_r = (reduce_half_pi_s2 + reduce_half_pi_tl);
+       const double reduce_half_pi_z = (ax - ax);
+       const double sincos_red_y = ((fabs(ax) <= 1048576.0) ? reduce_half_pi_r : (reduce_half_pi_z / reduce_half_pi_z));
+       const double sincos_red_z = (reduce_half_pi_tl - (reduce_half_pi_r - reduce_half_pi_s2));
+       const double sincos_u = (sincos_red_y * sincos_red_y);
+       const double sincos_ps = ((sincos_red_y * sincos_u) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
+       const double sincos_sr = (sincos_red_y + (sincos_ps + sincos_red_z));
        const double sincos_hu = (0.5 * sincos_u);
        const double sincos_w = (1.0 - sincos_hu);
        const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
        const double sincos_pc = ((sincos_u * sincos_u) * (0.041666666666666664353702032030923874117434024810791015625 + (sincos_u * (-0.0013888888888887395388349599301136549911461770534515380859375 + (sincos_u * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (sincos_u * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (sincos_u * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (sincos_u * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
-       const double sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
-       const double sincos_fq = ((((sincos_k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
-       const double sincos_q = (sincos_k - (4.0 * sincos_fq));
+       const double sincos_cr = (sincos_w + ((sincos_pc - (sincos_red_y * sincos_red_z)) + sincos_lost));
+       const double sincos_fq = ((((reduce_half_pi_k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_q = (reduce_half_pi_k - (4.0 * sincos_fq));
        const double sincos_sn = ((ax == 0.0) ? ax : ((sincos_q == 0.0) ? sincos_sr : ((sincos_q == 1.0) ? sincos_cr : ((sincos_q == 2.0) ? (sincos_sr * -1.0) : (sincos_cr * -1.0)))));
        const double sincos_cs = ((sincos_q == 0.0) ? sincos_cr : ((sincos_q == 1.0) ? (sincos_sr * -1.0) : ((sincos_q == 2.0) ? (sincos_cr * -1.0) : sincos_sr)));
-       const int sincos_inside = (fabs(ax) <= 1048576.0);
-       const double sincos_z = (ax - ax);
-       const double sx_x = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
-       const double sx_y = (sincos_inside ? sincos_cs : (sincos_z / sincos_z));
-       const double sincos_t_2 = (ay * 0.63661977236758138243288840385503135621547698974609375);
-       const double sincos_k_2 = ((sincos_t_2 + 6755399441055744.0) - 6755399441055744.0);
-       const double sincos_ra_2 = (ay - (sincos_k_2 * 1.570796326734125614166259765625));
-       const double sincos_rb_2 = (sincos_k_2 * 0.00000000006077100506303965976595549136618501506745815277099609375);
-       const double sincos_s1_2 = (sincos_ra_2 - sincos_rb_2);
-       const double sincos_v1_2 = (sincos_s1_2 - sincos_ra_2);
-       const double sincos_e1_2 = ((sincos_ra_2 - (sincos_s1_2 - sincos_v1_2)) - (sincos_rb_2 + sincos_v1_2));
-       const double sincos_rc_2 = (sincos_k_2 * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
-       const double sincos_s2_2 = (sincos_s1_2 - sincos_rc_2);
-       const double sincos_v2_2 = (sincos_s2_2 - sincos_s1_2);
-       const double sincos_e2_2 = ((sincos_s1_2 - (sincos_s2_2 - sincos_v2_2)) - (sincos_rc_2 + sincos_v2_2));
-       const double sincos_rd_2 = (sincos_k_2 * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
-       const double sincos_tl_2 = ((sincos_e1_2 + sincos_e2_2) - sincos_rd_2);
-       const double sincos_r_2 = (sincos_s2_2 + sincos_tl_2);
-       const double sincos_rl_2 = (sincos_tl_2 - (sincos_r_2 - sincos_s2_2));
-       const double sincos_u_2 = (sincos_r_2 * sincos_r_2);
-       const double sincos_ps_2 = ((sincos_r_2 * sincos_u_2) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u_2 * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u_2 * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u_2 * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u_2 * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u_2 * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u_2 * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
-       const double sincos_sr_2 = (sincos_r_2 + (sincos_ps_2 + sincos_rl_2));
+       const double reduce_half_pi_t_2 = (ay * 0.63661977236758138243288840385503135621547698974609375);
+       const double reduce_half_pi_k_2 = ((reduce_half_pi_t_2 + 6755399441055744.0) - 6755399441055744.0);
+       const double reduce_half_pi_ra_2 = (ay - (reduce_half_pi_k_2 * 1.570796326734125614166259765625));
+       const double reduce_half_pi_rb_2 = (reduce_half_pi_k_2 * 0.00000000006077100506303965976595549136618501506745815277099609375);
+       const double reduce_half_pi_s1_2 = (reduce_half_pi_ra_2 - reduce_half_pi_rb_2);
+       const double reduce_half_pi_v1_2 = (reduce_half_pi_s1_2 - reduce_half_pi_ra_2);
+       const double reduce_half_pi_e1_2 = ((reduce_half_pi_ra_2 - (reduce_half_pi_s1_2 - reduce_half_pi_v1_2)) - (reduce_half_pi_rb_2 + reduce_half_pi_v1_2));
+       const double reduce_half_pi_rc_2 = (reduce_half_pi_k_2 * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
+       const double reduce_half_pi_s2_2 = (reduce_half_pi_s1_2 - reduce_half_pi_rc_2);
+       const double reduce_half_pi_v2_2 = (reduce_half_pi_s2_2 - reduce_half_pi_s1_2);
+       const double reduce_half_pi_e2_2 = ((reduce_half_pi_s1_2 - (reduce_half_pi_s2_2 - reduce_half_pi_v2_2)) - (reduce_half_pi_rc_2 + reduce_half_pi_v2_2));
+       const double reduce_half_pi_rd_2 = (reduce_half_pi_k_2 * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
+       const double reduce_half_pi_tl_2 = ((reduce_half_pi_e1_2 + reduce_half_pi_e2_2) - reduce_half_pi_rd_2);
+       const double reduce_half_pi_r_2 = (reduce_half_pi_s2_2 + reduce_half_pi_tl_2);
+       const double reduce_half_pi_z_2 = (ay - ay);
+       const double sincos_red_y_2 = ((fabs(ay) <= 1048576.0) ? reduce_half_pi_r_2 : (reduce_half_pi_z_2 / reduce_half_pi_z_2));
+       const double sincos_red_z_2 = (reduce_half_pi_tl_2 - (reduce_half_pi_r_2 - reduce_half_pi_s2_2));
+       const double sincos_u_2 = (sincos_red_y_2 * sincos_red_y_2);
+       const double sincos_ps_2 = ((sincos_red_y_2 * sincos_u_2) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u_2 * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u_2 * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u_2 * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u_2 * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u_2 * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u_2 * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
+       const double sincos_sr_2 = (sincos_red_y_2 + (sincos_ps_2 + sincos_red_z_2));
        const double sincos_hu_2 = (0.5 * sincos_u_2);
        const double sincos_w_2 = (1.0 - sincos_hu_2);
        const double sincos_lost_2 = ((1.0 - sincos_w_2) - sincos_hu_2);
        const double sincos_pc_2 = ((sincos_u_2 * sincos_u_2) * (0.041666666666666664353702032030923874117434024810791015625 + (sincos_u_2 * (-0.0013888888888887395388349599301136549911461770534515380859375 + (sincos_u_2 * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (sincos_u_2 * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (sincos_u_2 * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (sincos_u_2 * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
-       const double sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - (sincos_r_2 * sincos_rl_2)) + sincos_lost_2));
-       const double sincos_fq_2 = ((((sincos_k_2 * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
-       const double sincos_q_2 = (sincos_k_2 - (4.0 * sincos_fq_2));
+       const double sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - (sincos_red_y_2 * sincos_red_z_2)) + sincos_lost_2));
+       const double sincos_fq_2 = ((((reduce_half_pi_k_2 * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_q_2 = (reduce_half_pi_k_2 - (4.0 * sincos_fq_2));
        const double sincos_sn_2 = ((ay == 0.0) ? ay : ((sincos_q_2 == 0.0) ? sincos_sr_2 : ((sincos_q_2 == 1.0) ? sincos_cr_2 : ((sincos_q_2 == 2.0) ? (sincos_sr_2 * -1.0) : (sincos_cr_2 * -1.0)))));
        const double sincos_cs_2 = ((sincos_q_2 == 0.0) ? sincos_cr_2 : ((sincos_q_2 == 1.0) ? (sincos_sr_2 * -1.0) : ((sincos_q_2 == 2.0) ? (sincos_cr_2 * -1.0) : sincos_sr_2)));
-       const int sincos_inside_2 = (fabs(ay) <= 1048576.0);
-       const double sincos_z_2 = (ay - ay);
-       const double sy_x = (sincos_inside_2 ? sincos_sn_2 : (sincos_z_2 / sincos_z_2));
-       const double sy_y = (sincos_inside_2 ? sincos_cs_2 : (sincos_z_2 / sincos_z_2));
-       const double sincos_t_3 = (az * 0.63661977236758138243288840385503135621547698974609375);
-       const double sincos_k_3 = ((sincos_t_3 + 6755399441055744.0) - 6755399441055744.0);
-       const double sincos_ra_3 = (az - (sincos_k_3 * 1.570796326734125614166259765625));
-       const double sincos_rb_3 = (sincos_k_3 * 0.00000000006077100506303965976595549136618501506745815277099609375);
-       const double sincos_s1_3 = (sincos_ra_3 - sincos_rb_3);
-       const double sincos_v1_3 = (sincos_s1_3 - sincos_ra_3);
-       const double sincos_e1_3 = ((sincos_ra_3 - (sincos_s1_3 - sincos_v1_3)) - (sincos_rb_3 + sincos_v1_3));
-       const double sincos_rc_3 = (sincos_k_3 * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
-       const double sincos_s2_3 = (sincos_s1_3 - sincos_rc_3);
-       const double sincos_v2_3 = (sincos_s2_3 - sincos_s1_3);
-       const double sincos_e2_3 = ((sincos_s1_3 - (sincos_s2_3 - sincos_v2_3)) - (sincos_rc_3 + sincos_v2_3));
-       const double sincos_rd_3 = (sincos_k_3 * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
-       const double sincos_tl_3 = ((sincos_e1_3 + sincos_e2_3) - sincos_rd_3);
-       const double sincos_r_3 = (sincos_s2_3 + sincos_tl_3);
-       const double sincos_rl_3 = (sincos_tl_3 - (sincos_r_3 - sincos_s2_3));
-       const double sincos_u_3 = (sincos_r_3 * sincos_r_3);
-       const double sincos_ps_3 = ((sincos_r_3 * sincos_u_3) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u_3 * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u_3 * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u_3 * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u_3 * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u_3 * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u_3 * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
-       const double sincos_sr_3 = (sincos_r_3 + (sincos_ps_3 + sincos_rl_3));
+       const double reduce_half_pi_t_3 = (az * 0.63661977236758138243288840385503135621547698974609375);
+       const double reduce_half_pi_k_3 = ((reduce_half_pi_t_3 + 6755399441055744.0) - 6755399441055744.0);
+       const double reduce_half_pi_ra_3 = (az - (reduce_half_pi_k_3 * 1.570796326734125614166259765625));
+       const double reduce_half_pi_rb_3 = (reduce_half_pi_k_3 * 0.00000000006077100506303965976595549136618501506745815277099609375);
+       const double reduce_half_pi_s1_3 = (reduce_half_pi_ra_3 - reduce_half_pi_rb_3);
+       const double reduce_half_pi_v1_3 = (reduce_half_pi_s1_3 - reduce_half_pi_ra_3);
+       const double reduce_half_pi_e1_3 = ((reduce_half_pi_ra_3 - (reduce_half_pi_s1_3 - reduce_half_pi_v1_3)) - (reduce_half_pi_rb_3 + reduce_half_pi_v1_3));
+       const double reduce_half_pi_rc_3 = (reduce_half_pi_k_3 * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
+       const double reduce_half_pi_s2_3 = (reduce_half_pi_s1_3 - reduce_half_pi_rc_3);
+       const double reduce_half_pi_v2_3 = (reduce_half_pi_s2_3 - reduce_half_pi_s1_3);
+       const double reduce_half_pi_e2_3 = ((reduce_half_pi_s1_3 - (reduce_half_pi_s2_3 - reduce_half_pi_v2_3)) - (reduce_half_pi_rc_3 + reduce_half_pi_v2_3));
+       const double reduce_half_pi_rd_3 = (reduce_half_pi_k_3 * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
+       const double reduce_half_pi_tl_3 = ((reduce_half_pi_e1_3 + reduce_half_pi_e2_3) - reduce_half_pi_rd_3);
+       const double reduce_half_pi_r_3 = (reduce_half_pi_s2_3 + reduce_half_pi_tl_3);
+       const double reduce_half_pi_z_3 = (az - az);
+       const double sincos_red_y_3 = ((fabs(az) <= 1048576.0) ? reduce_half_pi_r_3 : (reduce_half_pi_z_3 / reduce_half_pi_z_3));
+       const double sincos_red_z_3 = (reduce_half_pi_tl_3 - (reduce_half_pi_r_3 - reduce_half_pi_s2_3));
+       const double sincos_u_3 = (sincos_red_y_3 * sincos_red_y_3);
+       const double sincos_ps_3 = ((sincos_red_y_3 * sincos_u_3) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u_3 * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u_3 * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u_3 * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u_3 * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u_3 * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u_3 * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
+       const double sincos_sr_3 = (sincos_red_y_3 + (sincos_ps_3 + sincos_red_z_3));
        const double sincos_hu_3 = (0.5 * sincos_u_3);
        const double sincos_w_3 = (1.0 - sincos_hu_3);
        const double sincos_lost_3 = ((1.0 - sincos_w_3) - sincos_hu_3);
        const double sincos_pc_3 = ((sincos_u_3 * sincos_u_3) * (0.041666666666666664353702032030923874117434024810791015625 + (sincos_u_3 * (-0.0013888888888887395388349599301136549911461770534515380859375 + (sincos_u_3 * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (sincos_u_3 * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (sincos_u_3 * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (sincos_u_3 * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
-       const double sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - (sincos_r_3 * sincos_rl_3)) + sincos_lost_3));
-       const double sincos_fq_3 = ((((sincos_k_3 * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
-       const double sincos_q_3 = (sincos_k_3 - (4.0 * sincos_fq_3));
+       const double sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - (sincos_red_y_3 * sincos_red_z_3)) + sincos_lost_3));
+       const double sincos_fq_3 = ((((reduce_half_pi_k_3 * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_q_3 = (reduce_half_pi_k_3 - (4.0 * sincos_fq_3));
        const double sincos_sn_3 = ((az == 0.0) ? az : ((sincos_q_3 == 0.0) ? sincos_sr_3 : ((sincos_q_3 == 1.0) ? sincos_cr_3 : ((sincos_q_3 == 2.0) ? (sincos_sr_3 * -1.0) : (sincos_cr_3 * -1.0)))));
        const double sincos_cs_3 = ((sincos_q_3 == 0.0) ? sincos_cr_3 : ((sincos_q_3 == 1.0) ? (sincos_sr_3 * -1.0) : ((sincos_q_3 == 2.0) ? (sincos_cr_3 * -1.0) : sincos_sr_3)));
-       const int sincos_inside_3 = (fabs(az) <= 1048576.0);
-       const double sincos_z_3 = (az - az);
-       const double sz_x = (sincos_inside_3 ? sincos_sn_3 : (sincos_z_3 / sincos_z_3));
-       const double sz_y = (sincos_inside_3 ? sincos_cs_3 : (sincos_z_3 / sincos_z_3));
-       const double m00 = (sy_y * sz_y);
-       const double m01 = ((sy_y * sz_x) * -1.0);
-       const double m10 = (((sx_x * sy_x) * sz_y) + (sx_y * sz_x));
-       const double m11 = ((sx_y * sz_y) - ((sx_x * sy_x) * sz_x));
-       const double m12 = ((sx_x * sy_y) * -1.0);
-       const double m20 = ((sx_x * sz_x) - ((sx_y * sy_x) * sz_y));
-       const double m21 = (((sx_y * sy_x) * sz_x) + (sx_x * sz_y));
+       const double m00 = (sincos_cs_2 * sincos_cs_3);
+       const double m01 = ((sincos_cs_2 * sincos_sn_3) * -1.0);
+       const double m10 = (((sincos_sn * sincos_sn_2) * sincos_cs_3) + (sincos_cs * sincos_sn_3));
+       const double m11 = ((sincos_cs * sincos_cs_3) - ((sincos_sn * sincos_sn_2) * sincos_sn_3));
+       const double m12 = ((sincos_sn * sincos_cs_2) * -1.0);
+       const double m20 = ((sincos_sn * sincos_sn_3) - ((sincos_cs * sincos_sn_2) * sincos_cs_3));
+       const double m21 = (((sincos_cs * sincos_sn_2) * sincos_sn_3) + (sincos_sn * sincos_cs_3));
        aether_mat3d out;
        out.m[0] = m00;
        out.m[1] = m01;
-       out.m[2] = sy_x;
+       out.m[2] = sincos_sn_2;
        out.m[3] = m10;
        out.m[4] = m11;
        out.m[5] = m12;
        out.m[6] = m20;
        out.m[7] = m21;
-       out.m[8] = (sx_y * sy_y);
+       out.m[8] = (sincos_cs * sincos_cs_2);
        return out; */
 AETHER_API aether_mat3d aether_mat3d_from_euler_xyz(double ax, double ay, double az);
 
@@ -4231,111 +3915,109 @@ AETHER_API aether_mat3d aether_mat3d_from_euler_xyz(double ax, double ay, double
        const float nl_x = ((normalize_n > 0.0f) ? normalize_d_x : normalize_a_x);
        const float nl_y = ((normalize_n > 0.0f) ? normalize_d_y : normalize_a_y);
        const float nl_z = ((normalize_n > 0.0f) ? normalize_d_z : normalize_a_z);
-       const float acos_a = fabsf(d);
-       const int acos_b = (acos_a < 0.5f);
-       const float acos_z = (acos_b ? (acos_a * acos_a) : ((1.0f - acos_a) * 0.5f));
-       const float acos_s = sqrtf(acos_z);
-       const float acos_w = (acos_z * (0.1666666567325592041015625f + (acos_z * (0.075000941753387451171875f + (acos_z * (0.0445994026958942413330078125f + (acos_z * (0.03110066242516040802001953125f + (acos_z * (0.01714923791587352752685546875f + (acos_z * 0.033690847456455230712890625f)))))))))));
-       const float acos_hc = (acos_s * 4097.0f);
-       const float acos_sh = (acos_hc - (acos_hc - acos_s));
-       const float acos_c = ((acos_s == 0.0f) ? 0.0f : ((acos_z - (acos_sh * acos_sh)) / (acos_s + acos_sh)));
-       const float acos_rn = (3.1415927410125732421875f - (2.0f * (acos_s + ((acos_s * acos_w) - -0.00000004371138828673792886547744274139404296875f))));
-       const float acos_rp = (2.0f * (acos_sh + ((acos_s * acos_w) + acos_c)));
-       const float th = (acos_b ? (1.57079637050628662109375f - (d - (-0.00000004371138828673792886547744274139404296875f - (d * acos_w)))) : ((d < 0.0f) ? acos_rn : acos_rp));
+       const float asin_parts_a = fabsf(d);
+       const float asin_parts_z = ((asin_parts_a < 0.5f) ? (asin_parts_a * asin_parts_a) : ((1.0f - asin_parts_a) * 0.5f));
+       const float asin_parts_s = sqrtf(asin_parts_z);
+       const float asin_parts_w = (asin_parts_z * (0.1666666567325592041015625f + (asin_parts_z * (0.075000941753387451171875f + (asin_parts_z * (0.0445994026958942413330078125f + (asin_parts_z * (0.03110066242516040802001953125f + (asin_parts_z * (0.01714923791587352752685546875f + (asin_parts_z * 0.033690847456455230712890625f)))))))))));
+       const float asin_parts_hc = (asin_parts_s * 4097.0f);
+       const float asin_parts_sh = (asin_parts_hc - (asin_parts_hc - asin_parts_s));
+       const float asin_parts_c = ((asin_parts_s == 0.0f) ? 0.0f : ((asin_parts_z - (asin_parts_sh * asin_parts_sh)) / (asin_parts_s + asin_parts_sh)));
+       const int acos_b = (fabsf(d) < 0.5f);
+       const float acos_rn = (3.1415927410125732421875f - (2.0f * (asin_parts_s + ((asin_parts_s * asin_parts_w) - -0.00000004371138828673792886547744274139404296875f))));
+       const float acos_rp = (2.0f * (asin_parts_sh + ((asin_parts_s * asin_parts_w) + asin_parts_c)));
+       const float th = (acos_b ? (1.57079637050628662109375f - (d - (-0.00000004371138828673792886547744274139404296875f - (d * asin_parts_w)))) : ((d < 0.0f) ? acos_rn : acos_rp));
        const float sin_a_0 = (th * (1.0f - t));
-       const float sincos_t = (sin_a_0 * 0.636619746685028076171875f);
-       const float sincos_k = ((sincos_t + 12582912.0f) - 12582912.0f);
-       const float sincos_ra = (sin_a_0 - (sincos_k * 1.5703125f));
-       const float sincos_rb = (sincos_k * 0.0004837512969970703125f);
-       const float sincos_s1 = (sincos_ra - sincos_rb);
-       const float sincos_v1 = (sincos_s1 - sincos_ra);
-       const float sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-       const float sincos_rc = (sincos_k * 0.0000000754953362047672271728515625f);
-       const float sincos_s2 = (sincos_s1 - sincos_rc);
-       const float sincos_v2 = (sincos_s2 - sincos_s1);
-       const float sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-       const float sincos_rd = (sincos_k * 0.0000000000025633440682570896029801588156260550022125244140625f);
-       const float sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
-       const float sincos_r = (sincos_s2 + sincos_tl);
-       const float sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
-       const float sincos_u = (sincos_r * sincos_r);
-       const float sincos_ps = ((sincos_r * sincos_u) * (-0.16666667163372039794921875f + (sincos_u * (0.008333331905305385589599609375f + (sincos_u * (-0.000198400855879299342632293701171875f + (sincos_u * 0.000002724986416069441474974155426025390625f)))))));
-       const float sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+       const float reduce_half_pi_t = (sin_a_0 * 0.636619746685028076171875f);
+       const float reduce_half_pi_k = ((reduce_half_pi_t + 12582912.0f) - 12582912.0f);
+       const float reduce_half_pi_ra = (sin_a_0 - (reduce_half_pi_k * 1.5703125f));
+       const float reduce_half_pi_rb = (reduce_half_pi_k * 0.0004837512969970703125f);
+       const float reduce_half_pi_s1 = (reduce_half_pi_ra - reduce_half_pi_rb);
+       const float reduce_half_pi_v1 = (reduce_half_pi_s1 - reduce_half_pi_ra);
+       const float reduce_half_pi_e1 = ((reduce_half_pi_ra - (reduce_half_pi_s1 - reduce_half_pi_v1)) - (reduce_half_pi_rb + reduce_half_pi_v1));
+       const float reduce_half_pi_rc = (reduce_half_pi_k * 0.0000000754953362047672271728515625f);
+       const float reduce_half_pi_s2 = (reduce_half_pi_s1 - reduce_half_pi_rc);
+       const float reduce_half_pi_v2 = (reduce_half_pi_s2 - reduce_half_pi_s1);
+       const float reduce_half_pi_e2 = ((reduce_half_pi_s1 - (reduce_half_pi_s2 - reduce_half_pi_v2)) - (reduce_half_pi_rc + reduce_half_pi_v2));
+       const float reduce_half_pi_rd = (reduce_half_pi_k * 0.0000000000025633440682570896029801588156260550022125244140625f);
+       const float reduce_half_pi_tl = ((reduce_half_pi_e1 + reduce_half_pi_e2) - reduce_half_pi_rd);
+       const float reduce_half_pi_r = (reduce_half_pi_s2 + reduce_half_pi_tl);
+       const float reduce_half_pi_z = (sin_a_0 - sin_a_0);
+       const float sincos_red_y = ((fabsf(sin_a_0) <= 8192.0f) ? reduce_half_pi_r : (reduce_half_pi_z / reduce_half_pi_z));
+       const float sincos_red_z = (reduce_half_pi_tl - (reduce_half_pi_r - reduce_half_pi_s2));
+       const float sincos_u = (sincos_red_y * sincos_red_y);
+       const float sincos_ps = ((sincos_red_y * sincos_u) * (-0.16666667163372039794921875f + (sincos_u * (0.008333331905305385589599609375f + (sincos_u * (-0.000198400855879299342632293701171875f + (sincos_u * 0.000002724986416069441474974155426025390625f)))))));
+       const float sincos_sr = (sincos_red_y + (sincos_ps + sincos_red_z));
        const float sincos_hu = (0.5f * sincos_u);
        const float sincos_w = (1.0f - sincos_hu);
        const float sincos_lost = ((1.0f - sincos_w) - sincos_hu);
        const float sincos_pc = ((sincos_u * sincos_u) * (0.041666664183139801025390625f + (sincos_u * (-0.001388830249197781085968017578125f + (sincos_u * 0.00002454789137118496000766754150390625f)))));
-       const float sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
-       const float sincos_fq = ((((sincos_k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
-       const float sincos_q = (sincos_k - (4.0f * sincos_fq));
+       const float sincos_cr = (sincos_w + ((sincos_pc - (sincos_red_y * sincos_red_z)) + sincos_lost));
+       const float sincos_fq = ((((reduce_half_pi_k * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+       const float sincos_q = (reduce_half_pi_k - (4.0f * sincos_fq));
        const float sincos_sn = ((sin_a_0 == 0.0f) ? sin_a_0 : ((sincos_q == 0.0f) ? sincos_sr : ((sincos_q == 1.0f) ? sincos_cr : ((sincos_q == 2.0f) ? (sincos_sr * -1.0f) : (sincos_cr * -1.0f)))));
-       const int sincos_inside = (fabsf(sin_a_0) <= 8192.0f);
-       const float sincos_z = (sin_a_0 - sin_a_0);
-       const float s1 = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
        const float sin_a_0_2 = (th * t);
-       const float sincos_t_2 = (sin_a_0_2 * 0.636619746685028076171875f);
-       const float sincos_k_2 = ((sincos_t_2 + 12582912.0f) - 12582912.0f);
-       const float sincos_ra_2 = (sin_a_0_2 - (sincos_k_2 * 1.5703125f));
-       const float sincos_rb_2 = (sincos_k_2 * 0.0004837512969970703125f);
-       const float sincos_s1_2 = (sincos_ra_2 - sincos_rb_2);
-       const float sincos_v1_2 = (sincos_s1_2 - sincos_ra_2);
-       const float sincos_e1_2 = ((sincos_ra_2 - (sincos_s1_2 - sincos_v1_2)) - (sincos_rb_2 + sincos_v1_2));
-       const float sincos_rc_2 = (sincos_k_2 * 0.0000000754953362047672271728515625f);
-       const float sincos_s2_2 = (sincos_s1_2 - sincos_rc_2);
-       const float sincos_v2_2 = (sincos_s2_2 - sincos_s1_2);
-       const float sincos_e2_2 = ((sincos_s1_2 - (sincos_s2_2 - sincos_v2_2)) - (sincos_rc_2 + sincos_v2_2));
-       const float sincos_rd_2 = (sincos_k_2 * 0.0000000000025633440682570896029801588156260550022125244140625f);
-       const float sincos_tl_2 = ((sincos_e1_2 + sincos_e2_2) - sincos_rd_2);
-       const float sincos_r_2 = (sincos_s2_2 + sincos_tl_2);
-       const float sincos_rl_2 = (sincos_tl_2 - (sincos_r_2 - sincos_s2_2));
-       const float sincos_u_2 = (sincos_r_2 * sincos_r_2);
-       const float sincos_ps_2 = ((sincos_r_2 * sincos_u_2) * (-0.16666667163372039794921875f + (sincos_u_2 * (0.008333331905305385589599609375f + (sincos_u_2 * (-0.000198400855879299342632293701171875f + (sincos_u_2 * 0.000002724986416069441474974155426025390625f)))))));
-       const float sincos_sr_2 = (sincos_r_2 + (sincos_ps_2 + sincos_rl_2));
+       const float reduce_half_pi_t_2 = (sin_a_0_2 * 0.636619746685028076171875f);
+       const float reduce_half_pi_k_2 = ((reduce_half_pi_t_2 + 12582912.0f) - 12582912.0f);
+       const float reduce_half_pi_ra_2 = (sin_a_0_2 - (reduce_half_pi_k_2 * 1.5703125f));
+       const float reduce_half_pi_rb_2 = (reduce_half_pi_k_2 * 0.0004837512969970703125f);
+       const float reduce_half_pi_s1_2 = (reduce_half_pi_ra_2 - reduce_half_pi_rb_2);
+       const float reduce_half_pi_v1_2 = (reduce_half_pi_s1_2 - reduce_half_pi_ra_2);
+       const float reduce_half_pi_e1_2 = ((reduce_half_pi_ra_2 - (reduce_half_pi_s1_2 - reduce_half_pi_v1_2)) - (reduce_half_pi_rb_2 + reduce_half_pi_v1_2));
+       const float reduce_half_pi_rc_2 = (reduce_half_pi_k_2 * 0.0000000754953362047672271728515625f);
+       const float reduce_half_pi_s2_2 = (reduce_half_pi_s1_2 - reduce_half_pi_rc_2);
+       const float reduce_half_pi_v2_2 = (reduce_half_pi_s2_2 - reduce_half_pi_s1_2);
+       const float reduce_half_pi_e2_2 = ((reduce_half_pi_s1_2 - (reduce_half_pi_s2_2 - reduce_half_pi_v2_2)) - (reduce_half_pi_rc_2 + reduce_half_pi_v2_2));
+       const float reduce_half_pi_rd_2 = (reduce_half_pi_k_2 * 0.0000000000025633440682570896029801588156260550022125244140625f);
+       const float reduce_half_pi_tl_2 = ((reduce_half_pi_e1_2 + reduce_half_pi_e2_2) - reduce_half_pi_rd_2);
+       const float reduce_half_pi_r_2 = (reduce_half_pi_s2_2 + reduce_half_pi_tl_2);
+       const float reduce_half_pi_z_2 = (sin_a_0_2 - sin_a_0_2);
+       const float sincos_red_y_2 = ((fabsf(sin_a_0_2) <= 8192.0f) ? reduce_half_pi_r_2 : (reduce_half_pi_z_2 / reduce_half_pi_z_2));
+       const float sincos_red_z_2 = (reduce_half_pi_tl_2 - (reduce_half_pi_r_2 - reduce_half_pi_s2_2));
+       const float sincos_u_2 = (sincos_red_y_2 * sincos_red_y_2);
+       const float sincos_ps_2 = ((sincos_red_y_2 * sincos_u_2) * (-0.16666667163372039794921875f + (sincos_u_2 * (0.008333331905305385589599609375f + (sincos_u_2 * (-0.000198400855879299342632293701171875f + (sincos_u_2 * 0.000002724986416069441474974155426025390625f)))))));
+       const float sincos_sr_2 = (sincos_red_y_2 + (sincos_ps_2 + sincos_red_z_2));
        const float sincos_hu_2 = (0.5f * sincos_u_2);
        const float sincos_w_2 = (1.0f - sincos_hu_2);
        const float sincos_lost_2 = ((1.0f - sincos_w_2) - sincos_hu_2);
        const float sincos_pc_2 = ((sincos_u_2 * sincos_u_2) * (0.041666664183139801025390625f + (sincos_u_2 * (-0.001388830249197781085968017578125f + (sincos_u_2 * 0.00002454789137118496000766754150390625f)))));
-       const float sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - (sincos_r_2 * sincos_rl_2)) + sincos_lost_2));
-       const float sincos_fq_2 = ((((sincos_k_2 * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
-       const float sincos_q_2 = (sincos_k_2 - (4.0f * sincos_fq_2));
+       const float sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - (sincos_red_y_2 * sincos_red_z_2)) + sincos_lost_2));
+       const float sincos_fq_2 = ((((reduce_half_pi_k_2 * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+       const float sincos_q_2 = (reduce_half_pi_k_2 - (4.0f * sincos_fq_2));
        const float sincos_sn_2 = ((sin_a_0_2 == 0.0f) ? sin_a_0_2 : ((sincos_q_2 == 0.0f) ? sincos_sr_2 : ((sincos_q_2 == 1.0f) ? sincos_cr_2 : ((sincos_q_2 == 2.0f) ? (sincos_sr_2 * -1.0f) : (sincos_cr_2 * -1.0f)))));
-       const int sincos_inside_2 = (fabsf(sin_a_0_2) <= 8192.0f);
-       const float sincos_z_2 = (sin_a_0_2 - sin_a_0_2);
-       const float s2 = (sincos_inside_2 ? sincos_sn_2 : (sincos_z_2 / sincos_z_2));
-       const float sincos_t_3 = (th * 0.636619746685028076171875f);
-       const float sincos_k_3 = ((sincos_t_3 + 12582912.0f) - 12582912.0f);
-       const float sincos_ra_3 = (th - (sincos_k_3 * 1.5703125f));
-       const float sincos_rb_3 = (sincos_k_3 * 0.0004837512969970703125f);
-       const float sincos_s1_3 = (sincos_ra_3 - sincos_rb_3);
-       const float sincos_v1_3 = (sincos_s1_3 - sincos_ra_3);
-       const float sincos_e1_3 = ((sincos_ra_3 - (sincos_s1_3 - sincos_v1_3)) - (sincos_rb_3 + sincos_v1_3));
-       const float sincos_rc_3 = (sincos_k_3 * 0.0000000754953362047672271728515625f);
-       const float sincos_s2_3 = (sincos_s1_3 - sincos_rc_3);
-       const float sincos_v2_3 = (sincos_s2_3 - sincos_s1_3);
-       const float sincos_e2_3 = ((sincos_s1_3 - (sincos_s2_3 - sincos_v2_3)) - (sincos_rc_3 + sincos_v2_3));
-       const float sincos_rd_3 = (sincos_k_3 * 0.0000000000025633440682570896029801588156260550022125244140625f);
-       const float sincos_tl_3 = ((sincos_e1_3 + sincos_e2_3) - sincos_rd_3);
-       const float sincos_r_3 = (sincos_s2_3 + sincos_tl_3);
-       const float sincos_rl_3 = (sincos_tl_3 - (sincos_r_3 - sincos_s2_3));
-       const float sincos_u_3 = (sincos_r_3 * sincos_r_3);
-       const float sincos_ps_3 = ((sincos_r_3 * sincos_u_3) * (-0.16666667163372039794921875f + (sincos_u_3 * (0.008333331905305385589599609375f + (sincos_u_3 * (-0.000198400855879299342632293701171875f + (sincos_u_3 * 0.000002724986416069441474974155426025390625f)))))));
-       const float sincos_sr_3 = (sincos_r_3 + (sincos_ps_3 + sincos_rl_3));
+       const float reduce_half_pi_t_3 = (th * 0.636619746685028076171875f);
+       const float reduce_half_pi_k_3 = ((reduce_half_pi_t_3 + 12582912.0f) - 12582912.0f);
+       const float reduce_half_pi_ra_3 = (th - (reduce_half_pi_k_3 * 1.5703125f));
+       const float reduce_half_pi_rb_3 = (reduce_half_pi_k_3 * 0.0004837512969970703125f);
+       const float reduce_half_pi_s1_3 = (reduce_half_pi_ra_3 - reduce_half_pi_rb_3);
+       const float reduce_half_pi_v1_3 = (reduce_half_pi_s1_3 - reduce_half_pi_ra_3);
+       const float reduce_half_pi_e1_3 = ((reduce_half_pi_ra_3 - (reduce_half_pi_s1_3 - reduce_half_pi_v1_3)) - (reduce_half_pi_rb_3 + reduce_half_pi_v1_3));
+       const float reduce_half_pi_rc_3 = (reduce_half_pi_k_3 * 0.0000000754953362047672271728515625f);
+       const float reduce_half_pi_s2_3 = (reduce_half_pi_s1_3 - reduce_half_pi_rc_3);
+       const float reduce_half_pi_v2_3 = (reduce_half_pi_s2_3 - reduce_half_pi_s1_3);
+       const float reduce_half_pi_e2_3 = ((reduce_half_pi_s1_3 - (reduce_half_pi_s2_3 - reduce_half_pi_v2_3)) - (reduce_half_pi_rc_3 + reduce_half_pi_v2_3));
+       const float reduce_half_pi_rd_3 = (reduce_half_pi_k_3 * 0.0000000000025633440682570896029801588156260550022125244140625f);
+       const float reduce_half_pi_tl_3 = ((reduce_half_pi_e1_3 + reduce_half_pi_e2_3) - reduce_half_pi_rd_3);
+       const float reduce_half_pi_r_3 = (reduce_half_pi_s2_3 + reduce_half_pi_tl_3);
+       const float reduce_half_pi_z_3 = (th - th);
+       const float sincos_red_y_3 = ((fabsf(th) <= 8192.0f) ? reduce_half_pi_r_3 : (reduce_half_pi_z_3 / reduce_half_pi_z_3));
+       const float sincos_red_z_3 = (reduce_half_pi_tl_3 - (reduce_half_pi_r_3 - reduce_half_pi_s2_3));
+       const float sincos_u_3 = (sincos_red_y_3 * sincos_red_y_3);
+       const float sincos_ps_3 = ((sincos_red_y_3 * sincos_u_3) * (-0.16666667163372039794921875f + (sincos_u_3 * (0.008333331905305385589599609375f + (sincos_u_3 * (-0.000198400855879299342632293701171875f + (sincos_u_3 * 0.000002724986416069441474974155426025390625f)))))));
+       const float sincos_sr_3 = (sincos_red_y_3 + (sincos_ps_3 + sincos_red_z_3));
        const float sincos_hu_3 = (0.5f * sincos_u_3);
        const float sincos_w_3 = (1.0f - sincos_hu_3);
        const float sincos_lost_3 = ((1.0f - sincos_w_3) - sincos_hu_3);
        const float sincos_pc_3 = ((sincos_u_3 * sincos_u_3) * (0.041666664183139801025390625f + (sincos_u_3 * (-0.001388830249197781085968017578125f + (sincos_u_3 * 0.00002454789137118496000766754150390625f)))));
-       const float sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - (sincos_r_3 * sincos_rl_3)) + sincos_lost_3));
-       const float sincos_fq_3 = ((((sincos_k_3 * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
-       const float sincos_q_3 = (sincos_k_3 - (4.0f * sincos_fq_3));
+       const float sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - (sincos_red_y_3 * sincos_red_z_3)) + sincos_lost_3));
+       const float sincos_fq_3 = ((((reduce_half_pi_k_3 * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+       const float sincos_q_3 = (reduce_half_pi_k_3 - (4.0f * sincos_fq_3));
        const float sincos_sn_3 = ((th == 0.0f) ? th : ((sincos_q_3 == 0.0f) ? sincos_sr_3 : ((sincos_q_3 == 1.0f) ? sincos_cr_3 : ((sincos_q_3 == 2.0f) ? (sincos_sr_3 * -1.0f) : (sincos_cr_3 * -1.0f)))));
-       const int sincos_inside_3 = (fabsf(th) <= 8192.0f);
-       const float sincos_z_3 = (th - th);
-       const float r = (1.0f / (sincos_inside_3 ? sincos_sn_3 : (sincos_z_3 / sincos_z_3)));
+       const float r = (1.0f / sincos_sn_3);
        aether_quatf out;
-       out.w = ((d > 0.99951171875f) ? nl_w : (((a.w * s1) + (c_w * s2)) * r));
-       out.x = ((d > 0.99951171875f) ? nl_x : (((a.x * s1) + (c_x * s2)) * r));
-       out.y = ((d > 0.99951171875f) ? nl_y : (((a.y * s1) + (c_y * s2)) * r));
-       out.z = ((d > 0.99951171875f) ? nl_z : (((a.z * s1) + (c_z * s2)) * r));
+       out.w = ((d > 0.99951171875f) ? nl_w : (((a.w * sincos_sn) + (c_w * sincos_sn_2)) * r));
+       out.x = ((d > 0.99951171875f) ? nl_x : (((a.x * sincos_sn) + (c_x * sincos_sn_2)) * r));
+       out.y = ((d > 0.99951171875f) ? nl_y : (((a.y * sincos_sn) + (c_y * sincos_sn_2)) * r));
+       out.z = ((d > 0.99951171875f) ? nl_z : (((a.z * sincos_sn) + (c_z * sincos_sn_2)) * r));
        return out; */
 AETHER_API aether_quatf aether_quatf_slerp(aether_quatf a, aether_quatf b, float t);
 
@@ -4373,111 +4055,109 @@ AETHER_API aether_quatf aether_quatf_slerp(aether_quatf a, aether_quatf b, float
        const double nl_x = ((normalize_n > 0.0) ? normalize_d_x : normalize_a_x);
        const double nl_y = ((normalize_n > 0.0) ? normalize_d_y : normalize_a_y);
        const double nl_z = ((normalize_n > 0.0) ? normalize_d_z : normalize_a_z);
-       const double acos_a = fabs(d);
-       const int acos_b = (acos_a < 0.5);
-       const double acos_z = (acos_b ? (acos_a * acos_a) : ((1.0 - acos_a) * 0.5));
-       const double acos_s = sqrt(acos_z);
-       const double acos_w = (acos_z * (0.166666666666666685170383743752609007060527801513671875 + (acos_z * (0.0749999999999843292020074159154319204390048980712890625 + (acos_z * (0.044642857146355428843431667473851121030747890472412109375 + (acos_z * (0.0303819441385312465075951848803015309385955333709716796875 + (acos_z * (0.022372172942149888552609837688578409142792224884033203125 + (acos_z * (0.0173523927208699725588392226427458808757364749908447265625 + (acos_z * (0.0139712129735529329288556965593670611269772052764892578125 + (acos_z * (0.01147917741518490568342070190510639804415404796600341796875 + (acos_z * (0.0103228143501857792807552272051907493732869625091552734375 + (acos_z * (0.00545750671864035814817572855872640502639114856719970703125 + (acos_z * (0.017400879442694021370652279756541247479617595672607421875 + (acos_z * (-0.014851887071247203697677008449318236671388149261474609375 + (acos_z * 0.0287578513674215663353805894075776450335979461669921875)))))))))))))))))))))))));
-       const double acos_hc = (acos_s * 134217729.0);
-       const double acos_sh = (acos_hc - (acos_hc - acos_s));
-       const double acos_c = ((acos_s == 0.0) ? 0.0 : ((acos_z - (acos_sh * acos_sh)) / (acos_s + acos_sh)));
-       const double acos_rn = (3.141592653589793115997963468544185161590576171875 - (2.0 * (acos_s + ((acos_s * acos_w) - 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375))));
-       const double acos_rp = (2.0 * (acos_sh + ((acos_s * acos_w) + acos_c)));
-       const double th = (acos_b ? (1.5707963267948965579989817342720925807952880859375 - (d - (0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375 - (d * acos_w)))) : ((d < 0.0) ? acos_rn : acos_rp));
+       const double asin_parts_a = fabs(d);
+       const double asin_parts_z = ((asin_parts_a < 0.5) ? (asin_parts_a * asin_parts_a) : ((1.0 - asin_parts_a) * 0.5));
+       const double asin_parts_s = sqrt(asin_parts_z);
+       const double asin_parts_w = (asin_parts_z * (0.166666666666666685170383743752609007060527801513671875 + (asin_parts_z * (0.0749999999999843292020074159154319204390048980712890625 + (asin_parts_z * (0.044642857146355428843431667473851121030747890472412109375 + (asin_parts_z * (0.0303819441385312465075951848803015309385955333709716796875 + (asin_parts_z * (0.022372172942149888552609837688578409142792224884033203125 + (asin_parts_z * (0.0173523927208699725588392226427458808757364749908447265625 + (asin_parts_z * (0.0139712129735529329288556965593670611269772052764892578125 + (asin_parts_z * (0.01147917741518490568342070190510639804415404796600341796875 + (asin_parts_z * (0.0103228143501857792807552272051907493732869625091552734375 + (asin_parts_z * (0.00545750671864035814817572855872640502639114856719970703125 + (asin_parts_z * (0.017400879442694021370652279756541247479617595672607421875 + (asin_parts_z * (-0.014851887071247203697677008449318236671388149261474609375 + (asin_parts_z * 0.0287578513674215663353805894075776450335979461669921875)))))))))))))))))))))))));
+       const double asin_parts_hc = (asin_parts_s * 134217729.0);
+       const double asin_parts_sh = (asin_parts_hc - (asin_parts_hc - asin_parts_s));
+       const double asin_parts_c = ((asin_parts_s == 0.0) ? 0.0 : ((asin_parts_z - (asin_parts_sh * asin_parts_sh)) / (asin_parts_s + asin_parts_sh)));
+       const int acos_b = (fabs(d) < 0.5);
+       const double acos_rn = (3.141592653589793115997963468544185161590576171875 - (2.0 * (asin_parts_s + ((asin_parts_s * asin_parts_w) - 0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375))));
+       const double acos_rp = (2.0 * (asin_parts_sh + ((asin_parts_s * asin_parts_w) + asin_parts_c)));
+       const double th = (acos_b ? (1.5707963267948965579989817342720925807952880859375 - (d - (0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375 - (d * asin_parts_w)))) : ((d < 0.0) ? acos_rn : acos_rp));
        const double sin_a_0 = (th * (1.0 - t));
-       const double sincos_t = (sin_a_0 * 0.63661977236758138243288840385503135621547698974609375);
-       const double sincos_k = ((sincos_t + 6755399441055744.0) - 6755399441055744.0);
-       const double sincos_ra = (sin_a_0 - (sincos_k * 1.570796326734125614166259765625));
-       const double sincos_rb = (sincos_k * 0.00000000006077100506303965976595549136618501506745815277099609375);
-       const double sincos_s1 = (sincos_ra - sincos_rb);
-       const double sincos_v1 = (sincos_s1 - sincos_ra);
-       const double sincos_e1 = ((sincos_ra - (sincos_s1 - sincos_v1)) - (sincos_rb + sincos_v1));
-       const double sincos_rc = (sincos_k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
-       const double sincos_s2 = (sincos_s1 - sincos_rc);
-       const double sincos_v2 = (sincos_s2 - sincos_s1);
-       const double sincos_e2 = ((sincos_s1 - (sincos_s2 - sincos_v2)) - (sincos_rc + sincos_v2));
-       const double sincos_rd = (sincos_k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
-       const double sincos_tl = ((sincos_e1 + sincos_e2) - sincos_rd);
-       const double sincos_r = (sincos_s2 + sincos_tl);
-       const double sincos_rl = (sincos_tl - (sincos_r - sincos_s2));
-       const double sincos_u = (sincos_r * sincos_r);
-       const double sincos_ps = ((sincos_r * sincos_u) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
-       const double sincos_sr = (sincos_r + (sincos_ps + sincos_rl));
+       const double reduce_half_pi_t = (sin_a_0 * 0.63661977236758138243288840385503135621547698974609375);
+       const double reduce_half_pi_k = ((reduce_half_pi_t + 6755399441055744.0) - 6755399441055744.0);
+       const double reduce_half_pi_ra = (sin_a_0 - (reduce_half_pi_k * 1.570796326734125614166259765625));
+       const double reduce_half_pi_rb = (reduce_half_pi_k * 0.00000000006077100506303965976595549136618501506745815277099609375);
+       const double reduce_half_pi_s1 = (reduce_half_pi_ra - reduce_half_pi_rb);
+       const double reduce_half_pi_v1 = (reduce_half_pi_s1 - reduce_half_pi_ra);
+       const double reduce_half_pi_e1 = ((reduce_half_pi_ra - (reduce_half_pi_s1 - reduce_half_pi_v1)) - (reduce_half_pi_rb + reduce_half_pi_v1));
+       const double reduce_half_pi_rc = (reduce_half_pi_k * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
+       const double reduce_half_pi_s2 = (reduce_half_pi_s1 - reduce_half_pi_rc);
+       const double reduce_half_pi_v2 = (reduce_half_pi_s2 - reduce_half_pi_s1);
+       const double reduce_half_pi_e2 = ((reduce_half_pi_s1 - (reduce_half_pi_s2 - reduce_half_pi_v2)) - (reduce_half_pi_rc + reduce_half_pi_v2));
+       const double reduce_half_pi_rd = (reduce_half_pi_k * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
+       const double reduce_half_pi_tl = ((reduce_half_pi_e1 + reduce_half_pi_e2) - reduce_half_pi_rd);
+       const double reduce_half_pi_r = (reduce_half_pi_s2 + reduce_half_pi_tl);
+       const double reduce_half_pi_z = (sin_a_0 - sin_a_0);
+       const double sincos_red_y = ((fabs(sin_a_0) <= 1048576.0) ? reduce_half_pi_r : (reduce_half_pi_z / reduce_half_pi_z));
+       const double sincos_red_z = (reduce_half_pi_tl - (reduce_half_pi_r - reduce_half_pi_s2));
+       const double sincos_u = (sincos_red_y * sincos_red_y);
+       const double sincos_ps = ((sincos_red_y * sincos_u) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
+       const double sincos_sr = (sincos_red_y + (sincos_ps + sincos_red_z));
        const double sincos_hu = (0.5 * sincos_u);
        const double sincos_w = (1.0 - sincos_hu);
        const double sincos_lost = ((1.0 - sincos_w) - sincos_hu);
        const double sincos_pc = ((sincos_u * sincos_u) * (0.041666666666666664353702032030923874117434024810791015625 + (sincos_u * (-0.0013888888888887395388349599301136549911461770534515380859375 + (sincos_u * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (sincos_u * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (sincos_u * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (sincos_u * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
-       const double sincos_cr = (sincos_w + ((sincos_pc - (sincos_r * sincos_rl)) + sincos_lost));
-       const double sincos_fq = ((((sincos_k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
-       const double sincos_q = (sincos_k - (4.0 * sincos_fq));
+       const double sincos_cr = (sincos_w + ((sincos_pc - (sincos_red_y * sincos_red_z)) + sincos_lost));
+       const double sincos_fq = ((((reduce_half_pi_k * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_q = (reduce_half_pi_k - (4.0 * sincos_fq));
        const double sincos_sn = ((sin_a_0 == 0.0) ? sin_a_0 : ((sincos_q == 0.0) ? sincos_sr : ((sincos_q == 1.0) ? sincos_cr : ((sincos_q == 2.0) ? (sincos_sr * -1.0) : (sincos_cr * -1.0)))));
-       const int sincos_inside = (fabs(sin_a_0) <= 1048576.0);
-       const double sincos_z = (sin_a_0 - sin_a_0);
-       const double s1 = (sincos_inside ? sincos_sn : (sincos_z / sincos_z));
        const double sin_a_0_2 = (th * t);
-       const double sincos_t_2 = (sin_a_0_2 * 0.63661977236758138243288840385503135621547698974609375);
-       const double sincos_k_2 = ((sincos_t_2 + 6755399441055744.0) - 6755399441055744.0);
-       const double sincos_ra_2 = (sin_a_0_2 - (sincos_k_2 * 1.570796326734125614166259765625));
-       const double sincos_rb_2 = (sincos_k_2 * 0.00000000006077100506303965976595549136618501506745815277099609375);
-       const double sincos_s1_2 = (sincos_ra_2 - sincos_rb_2);
-       const double sincos_v1_2 = (sincos_s1_2 - sincos_ra_2);
-       const double sincos_e1_2 = ((sincos_ra_2 - (sincos_s1_2 - sincos_v1_2)) - (sincos_rb_2 + sincos_v1_2));
-       const double sincos_rc_2 = (sincos_k_2 * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
-       const double sincos_s2_2 = (sincos_s1_2 - sincos_rc_2);
-       const double sincos_v2_2 = (sincos_s2_2 - sincos_s1_2);
-       const double sincos_e2_2 = ((sincos_s1_2 - (sincos_s2_2 - sincos_v2_2)) - (sincos_rc_2 + sincos_v2_2));
-       const double sincos_rd_2 = (sincos_k_2 * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
-       const double sincos_tl_2 = ((sincos_e1_2 + sincos_e2_2) - sincos_rd_2);
-       const double sincos_r_2 = (sincos_s2_2 + sincos_tl_2);
-       const double sincos_rl_2 = (sincos_tl_2 - (sincos_r_2 - sincos_s2_2));
-       const double sincos_u_2 = (sincos_r_2 * sincos_r_2);
-       const double sincos_ps_2 = ((sincos_r_2 * sincos_u_2) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u_2 * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u_2 * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u_2 * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u_2 * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u_2 * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u_2 * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
-       const double sincos_sr_2 = (sincos_r_2 + (sincos_ps_2 + sincos_rl_2));
+       const double reduce_half_pi_t_2 = (sin_a_0_2 * 0.63661977236758138243288840385503135621547698974609375);
+       const double reduce_half_pi_k_2 = ((reduce_half_pi_t_2 + 6755399441055744.0) - 6755399441055744.0);
+       const double reduce_half_pi_ra_2 = (sin_a_0_2 - (reduce_half_pi_k_2 * 1.570796326734125614166259765625));
+       const double reduce_half_pi_rb_2 = (reduce_half_pi_k_2 * 0.00000000006077100506303965976595549136618501506745815277099609375);
+       const double reduce_half_pi_s1_2 = (reduce_half_pi_ra_2 - reduce_half_pi_rb_2);
+       const double reduce_half_pi_v1_2 = (reduce_half_pi_s1_2 - reduce_half_pi_ra_2);
+       const double reduce_half_pi_e1_2 = ((reduce_half_pi_ra_2 - (reduce_half_pi_s1_2 - reduce_half_pi_v1_2)) - (reduce_half_pi_rb_2 + reduce_half_pi_v1_2));
+       const double reduce_half_pi_rc_2 = (reduce_half_pi_k_2 * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
+       const double reduce_half_pi_s2_2 = (reduce_half_pi_s1_2 - reduce_half_pi_rc_2);
+       const double reduce_half_pi_v2_2 = (reduce_half_pi_s2_2 - reduce_half_pi_s1_2);
+       const double reduce_half_pi_e2_2 = ((reduce_half_pi_s1_2 - (reduce_half_pi_s2_2 - reduce_half_pi_v2_2)) - (reduce_half_pi_rc_2 + reduce_half_pi_v2_2));
+       const double reduce_half_pi_rd_2 = (reduce_half_pi_k_2 * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
+       const double reduce_half_pi_tl_2 = ((reduce_half_pi_e1_2 + reduce_half_pi_e2_2) - reduce_half_pi_rd_2);
+       const double reduce_half_pi_r_2 = (reduce_half_pi_s2_2 + reduce_half_pi_tl_2);
+       const double reduce_half_pi_z_2 = (sin_a_0_2 - sin_a_0_2);
+       const double sincos_red_y_2 = ((fabs(sin_a_0_2) <= 1048576.0) ? reduce_half_pi_r_2 : (reduce_half_pi_z_2 / reduce_half_pi_z_2));
+       const double sincos_red_z_2 = (reduce_half_pi_tl_2 - (reduce_half_pi_r_2 - reduce_half_pi_s2_2));
+       const double sincos_u_2 = (sincos_red_y_2 * sincos_red_y_2);
+       const double sincos_ps_2 = ((sincos_red_y_2 * sincos_u_2) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u_2 * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u_2 * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u_2 * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u_2 * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u_2 * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u_2 * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
+       const double sincos_sr_2 = (sincos_red_y_2 + (sincos_ps_2 + sincos_red_z_2));
        const double sincos_hu_2 = (0.5 * sincos_u_2);
        const double sincos_w_2 = (1.0 - sincos_hu_2);
        const double sincos_lost_2 = ((1.0 - sincos_w_2) - sincos_hu_2);
        const double sincos_pc_2 = ((sincos_u_2 * sincos_u_2) * (0.041666666666666664353702032030923874117434024810791015625 + (sincos_u_2 * (-0.0013888888888887395388349599301136549911461770534515380859375 + (sincos_u_2 * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (sincos_u_2 * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (sincos_u_2 * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (sincos_u_2 * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
-       const double sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - (sincos_r_2 * sincos_rl_2)) + sincos_lost_2));
-       const double sincos_fq_2 = ((((sincos_k_2 * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
-       const double sincos_q_2 = (sincos_k_2 - (4.0 * sincos_fq_2));
+       const double sincos_cr_2 = (sincos_w_2 + ((sincos_pc_2 - (sincos_red_y_2 * sincos_red_z_2)) + sincos_lost_2));
+       const double sincos_fq_2 = ((((reduce_half_pi_k_2 * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_q_2 = (reduce_half_pi_k_2 - (4.0 * sincos_fq_2));
        const double sincos_sn_2 = ((sin_a_0_2 == 0.0) ? sin_a_0_2 : ((sincos_q_2 == 0.0) ? sincos_sr_2 : ((sincos_q_2 == 1.0) ? sincos_cr_2 : ((sincos_q_2 == 2.0) ? (sincos_sr_2 * -1.0) : (sincos_cr_2 * -1.0)))));
-       const int sincos_inside_2 = (fabs(sin_a_0_2) <= 1048576.0);
-       const double sincos_z_2 = (sin_a_0_2 - sin_a_0_2);
-       const double s2 = (sincos_inside_2 ? sincos_sn_2 : (sincos_z_2 / sincos_z_2));
-       const double sincos_t_3 = (th * 0.63661977236758138243288840385503135621547698974609375);
-       const double sincos_k_3 = ((sincos_t_3 + 6755399441055744.0) - 6755399441055744.0);
-       const double sincos_ra_3 = (th - (sincos_k_3 * 1.570796326734125614166259765625));
-       const double sincos_rb_3 = (sincos_k_3 * 0.00000000006077100506303965976595549136618501506745815277099609375);
-       const double sincos_s1_3 = (sincos_ra_3 - sincos_rb_3);
-       const double sincos_v1_3 = (sincos_s1_3 - sincos_ra_3);
-       const double sincos_e1_3 = ((sincos_ra_3 - (sincos_s1_3 - sincos_v1_3)) - (sincos_rb_3 + sincos_v1_3));
-       const double sincos_rc_3 = (sincos_k_3 * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
-       const double sincos_s2_3 = (sincos_s1_3 - sincos_rc_3);
-       const double sincos_v2_3 = (sincos_s2_3 - sincos_s1_3);
-       const double sincos_e2_3 = ((sincos_s1_3 - (sincos_s2_3 - sincos_v2_3)) - (sincos_rc_3 + sincos_v2_3));
-       const double sincos_rd_3 = (sincos_k_3 * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
-       const double sincos_tl_3 = ((sincos_e1_3 + sincos_e2_3) - sincos_rd_3);
-       const double sincos_r_3 = (sincos_s2_3 + sincos_tl_3);
-       const double sincos_rl_3 = (sincos_tl_3 - (sincos_r_3 - sincos_s2_3));
-       const double sincos_u_3 = (sincos_r_3 * sincos_r_3);
-       const double sincos_ps_3 = ((sincos_r_3 * sincos_u_3) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u_3 * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u_3 * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u_3 * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u_3 * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u_3 * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u_3 * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
-       const double sincos_sr_3 = (sincos_r_3 + (sincos_ps_3 + sincos_rl_3));
+       const double reduce_half_pi_t_3 = (th * 0.63661977236758138243288840385503135621547698974609375);
+       const double reduce_half_pi_k_3 = ((reduce_half_pi_t_3 + 6755399441055744.0) - 6755399441055744.0);
+       const double reduce_half_pi_ra_3 = (th - (reduce_half_pi_k_3 * 1.570796326734125614166259765625));
+       const double reduce_half_pi_rb_3 = (reduce_half_pi_k_3 * 0.00000000006077100506303965976595549136618501506745815277099609375);
+       const double reduce_half_pi_s1_3 = (reduce_half_pi_ra_3 - reduce_half_pi_rb_3);
+       const double reduce_half_pi_v1_3 = (reduce_half_pi_s1_3 - reduce_half_pi_ra_3);
+       const double reduce_half_pi_e1_3 = ((reduce_half_pi_ra_3 - (reduce_half_pi_s1_3 - reduce_half_pi_v1_3)) - (reduce_half_pi_rb_3 + reduce_half_pi_v1_3));
+       const double reduce_half_pi_rc_3 = (reduce_half_pi_k_3 * 0.000000000000000000002022266248711166455795995623655170701782335385132682858966290950775146484375);
+       const double reduce_half_pi_s2_3 = (reduce_half_pi_s1_3 - reduce_half_pi_rc_3);
+       const double reduce_half_pi_v2_3 = (reduce_half_pi_s2_3 - reduce_half_pi_s1_3);
+       const double reduce_half_pi_e2_3 = ((reduce_half_pi_s1_3 - (reduce_half_pi_s2_3 - reduce_half_pi_v2_3)) - (reduce_half_pi_rc_3 + reduce_half_pi_v2_3));
+       const double reduce_half_pi_rd_3 = (reduce_half_pi_k_3 * 0.000000000000000000000000000000084784276603688995699736537867096666450176867773100511186159574881408380005036020733190371689858011450269259512424468994140625);
+       const double reduce_half_pi_tl_3 = ((reduce_half_pi_e1_3 + reduce_half_pi_e2_3) - reduce_half_pi_rd_3);
+       const double reduce_half_pi_r_3 = (reduce_half_pi_s2_3 + reduce_half_pi_tl_3);
+       const double reduce_half_pi_z_3 = (th - th);
+       const double sincos_red_y_3 = ((fabs(th) <= 1048576.0) ? reduce_half_pi_r_3 : (reduce_half_pi_z_3 / reduce_half_pi_z_3));
+       const double sincos_red_z_3 = (reduce_half_pi_tl_3 - (reduce_half_pi_r_3 - reduce_half_pi_s2_3));
+       const double sincos_u_3 = (sincos_red_y_3 * sincos_red_y_3);
+       const double sincos_ps_3 = ((sincos_red_y_3 * sincos_u_3) * (-0.1666666666666666574148081281236954964697360992431640625 + (sincos_u_3 * (0.0083333333333333314829616256247390992939472198486328125 + (sincos_u_3 * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (sincos_u_3 * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (sincos_u_3 * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (sincos_u_3 * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (sincos_u_3 * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))));
+       const double sincos_sr_3 = (sincos_red_y_3 + (sincos_ps_3 + sincos_red_z_3));
        const double sincos_hu_3 = (0.5 * sincos_u_3);
        const double sincos_w_3 = (1.0 - sincos_hu_3);
        const double sincos_lost_3 = ((1.0 - sincos_w_3) - sincos_hu_3);
        const double sincos_pc_3 = ((sincos_u_3 * sincos_u_3) * (0.041666666666666664353702032030923874117434024810791015625 + (sincos_u_3 * (-0.0013888888888887395388349599301136549911461770534515380859375 + (sincos_u_3 * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (sincos_u_3 * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (sincos_u_3 * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (sincos_u_3 * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))));
-       const double sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - (sincos_r_3 * sincos_rl_3)) + sincos_lost_3));
-       const double sincos_fq_3 = ((((sincos_k_3 * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
-       const double sincos_q_3 = (sincos_k_3 - (4.0 * sincos_fq_3));
+       const double sincos_cr_3 = (sincos_w_3 + ((sincos_pc_3 - (sincos_red_y_3 * sincos_red_z_3)) + sincos_lost_3));
+       const double sincos_fq_3 = ((((reduce_half_pi_k_3 * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+       const double sincos_q_3 = (reduce_half_pi_k_3 - (4.0 * sincos_fq_3));
        const double sincos_sn_3 = ((th == 0.0) ? th : ((sincos_q_3 == 0.0) ? sincos_sr_3 : ((sincos_q_3 == 1.0) ? sincos_cr_3 : ((sincos_q_3 == 2.0) ? (sincos_sr_3 * -1.0) : (sincos_cr_3 * -1.0)))));
-       const int sincos_inside_3 = (fabs(th) <= 1048576.0);
-       const double sincos_z_3 = (th - th);
-       const double r = (1.0 / (sincos_inside_3 ? sincos_sn_3 : (sincos_z_3 / sincos_z_3)));
+       const double r = (1.0 / sincos_sn_3);
        aether_quatd out;
-       out.w = ((d > 0.99951171875) ? nl_w : (((a.w * s1) + (c_w * s2)) * r));
-       out.x = ((d > 0.99951171875) ? nl_x : (((a.x * s1) + (c_x * s2)) * r));
-       out.y = ((d > 0.99951171875) ? nl_y : (((a.y * s1) + (c_y * s2)) * r));
-       out.z = ((d > 0.99951171875) ? nl_z : (((a.z * s1) + (c_z * s2)) * r));
+       out.w = ((d > 0.99951171875) ? nl_w : (((a.w * sincos_sn) + (c_w * sincos_sn_2)) * r));
+       out.x = ((d > 0.99951171875) ? nl_x : (((a.x * sincos_sn) + (c_x * sincos_sn_2)) * r));
+       out.y = ((d > 0.99951171875) ? nl_y : (((a.y * sincos_sn) + (c_y * sincos_sn_2)) * r));
+       out.z = ((d > 0.99951171875) ? nl_z : (((a.z * sincos_sn) + (c_z * sincos_sn_2)) * r));
        return out; */
 AETHER_API aether_quatd aether_quatd_slerp(aether_quatd a, aether_quatd b, double t);
 

@@ -7,7 +7,7 @@
 
 #define AETHER_CORPUS_CONTRACT_VERSION "0.1.0"
 /* The fingerprint of the contract the corpus was generated from (aether_core.h's AETHER_CONTRACT_ID). */
-#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 9ef7e78733075bc1cc57fdbf4591371a"
+#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 cb879a856f1603bab6e11d917485b387"
 
 #include "fmin_f32.h"
 #include "fmin_f64.h"

@@ -16,7 +16,7 @@
    Prints a Markdown table: kernel, items, bytes per item, microseconds per launch, GB/s, the
    share of the copy kernel's GB/s, and the check. Exit status: 0; 1 when an item differs from
    the host path (the plain-operator control build must give 1); 2 on a CUDA or usage error.
-   Contract aether 0.1.0 9ef7e78733075bc1cc57fdbf4591371a. */
+   Contract aether 0.1.0 cb879a856f1603bab6e11d917485b387. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -213,10 +213,20 @@ pub fn render(model: &Model) -> Result<String, Error> {
     let families: Vec<Entry> = spec
         .families
         .iter()
+        .filter(|fam| !fam.internal)
         .map(|fam| {
             let names = model.functions.iter().filter(|f| f.family == fam.name).map(|f| model.c_name(f)).collect();
             let body = fam.bodies.iter().flat_map(|b| b.source.lines().map(str::trim).map(String::from).collect::<Vec<_>>()).collect();
             Entry { names, doc: fam.doc.clone(), body }
+        })
+        .collect();
+    let shared: Vec<Entry> = spec
+        .families
+        .iter()
+        .filter(|fam| fam.internal)
+        .map(|fam| {
+            let body = fam.bodies.iter().flat_map(|b| b.source.lines().map(str::trim).map(String::from).collect::<Vec<_>>()).collect();
+            Entry { names: vec![fam.name.clone()], doc: fam.doc.clone(), body }
         })
         .collect();
     let kernels: Vec<Entry> = spec
@@ -366,7 +376,7 @@ pub fn render(model: &Model) -> Result<String, Error> {
         linalg_domain => domain(crate::bands::LINALG_DOMAIN),
         array_domain => domain(crate::bands::ARRAY_KERNEL_DOMAIN),
         name => spec.name, version => spec.version, file => spec.file,
-        types, shapes, combiners, cases, families, kernels,
+        types, shapes, combiners, cases, families, shared, kernels,
         right => spec.fold.nesting == Nesting::Right,
         unseeded => spec.fold.seed == Seed::None,
         either_zero => spec.policy.either_zero.join(", "),

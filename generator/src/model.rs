@@ -441,6 +441,7 @@ fn expr_function(
         cases: Vec::new(),
         line,
         params_line: line,
+        internal: true,
     };
     let (params, ret, temps, outputs) = instance(spec, &fam, &scalar, None)?;
     Ok(Function {
@@ -460,7 +461,8 @@ fn expr_function(
 impl Model {
     pub fn build(spec: &Spec) -> Result<Model, SpecError> {
         let mut functions = Vec::new();
-        for fam in &spec.families {
+        // A shared composition is inlined where a body calls it, never exported.
+        for fam in spec.families.iter().filter(|f| !f.internal) {
             for shape_name in &fam.shapes {
                 let shape = spec.shape(shape_name).unwrap().clone();
                 // One instance for every type, or (per-type bodies) one per type.

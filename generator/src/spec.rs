@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::dsl::{self, Ast, Stmt};
+use crate::dsl::{self, Ast, AstKind, Stmt};
 use crate::error::{LineIndex, SpecError};
 use crate::names;
 use crate::predicate;
@@ -33,6 +33,10 @@ struct RawSpec {
     combiners: BTreeMap<String, Spanned<RawCombiner>>,
     policy: Spanned<RawPolicy>,
     families: BTreeMap<String, Spanned<RawFamily>>,
+    /// `[shared.<name>]`: compositions stated once that bodies call, and that
+    /// no core exports (no function, no cases of their own).
+    #[serde(default)]
+    shared: BTreeMap<String, Spanned<RawFamily>>,
     #[serde(default)]
     kernels: BTreeMap<String, Spanned<RawKernel>>,
     #[serde(default)]
@@ -317,6 +321,9 @@ pub struct Family {
     pub line: usize,
     /// The spec line of `params`.
     pub params_line: usize,
+    /// A shared composition (`[shared.<name>]`): called from bodies, never
+    /// exported.
+    pub internal: bool,
 }
 
 /// One word of a probe: a number in the element type, or a whole number
@@ -841,8 +848,12 @@ pub fn parse(file: &str, text: &str) -> Result<Spec, SpecError> {
         )?,
         df64: None,
     };
-    let families = families(&loc, &raw, text, &spec)?;
-    let names: Vec<String> = families.iter().map(|f| f.name.clone()).collect();
+    // Shared compositions first: the spec states them before their callers.
+    let shared = shared(&loc, &raw, text, &spec)?;
+    let mut families = families(&loc, &raw.families, false, text, &spec)?;
+    check_called(&loc, &raw.shared, &families, &shared)?;
+    families.extend(shared);
+    let names: Vec<String> = families.iter().filter(|f| !f.internal).map(|f| f.name.clone()).collect();
     let df64 = crate::df64::parse(file, text, raw.df64.as_ref(), &raw.df64_ops, &names)?;
     let spec = Spec { df64, ..spec };
     let policy = policy(&loc, &raw, &families)?;
@@ -879,7 +890,7 @@ fn bands(loc: &Loc, raw: &RawSpec, spec: &Spec) -> Result<Vec<TargetBands>, Spec
             for n in list {
                 let name = n.get_ref();
                 let k = format!("{key}.{}", metric.key());
-                if !spec.families.iter().any(|f| &f.name == name) && !spec.kernels.iter().any(|x| &x.name == name) {
+                if !spec.families.iter().any(|f| &f.name == name && !f.internal) && !spec.kernels.iter().any(|x| &x.name == name) {
                     return Err(loc.err(n.span().start, k, format!("unknown family or kernel `{name}`")));
                 }
                 if let Some(prev) = entries.iter().find(|e| &e.name == name) {
@@ -1170,10 +1181,70 @@ fn body(loc: &Loc, text: &str, key: String, shape: Option<String>, elem: Option<
     Ok(Body { shape, elem, stmts, source: s.get_ref().trim().to_string(), line: first, key })
 }
 
-fn families(loc: &Loc, raw: &RawSpec, text: &str, spec: &Spec) -> Result<Vec<Family>, SpecError> {
+/// `[shared.<name>]`: read as families are, checked to be internal (no
+/// `op`, `cases` or `derived`) and named apart from every family.
+fn shared(loc: &Loc, raw: &RawSpec, text: &str, spec: &Spec) -> Result<Vec<Family>, SpecError> {
+    for (name, f) in in_file_order(&raw.shared) {
+        let key = format!("shared.{name}");
+        let r = f.get_ref();
+        for (field, present) in [("op", r.op.is_some()), ("cases", r.cases.is_some()), ("derived", r.derived.is_some())] {
+            if present {
+                return Err(loc.err(
+                    f.span().start,
+                    format!("{key}.{field}"),
+                    format!("a shared composition is not exported, so it has no `{field}` (its callers' cases test it)"),
+                ));
+            }
+        }
+        if raw.families.contains_key(name) {
+            return Err(loc.err(f.span().start, key, format!("`{name}` names a family too: a shared composition needs a name of its own")));
+        }
+    }
+    families(loc, &raw.shared, true, text, spec)
+}
+
+/// Every shared composition is called by some family's or other shared
+/// composition's body: one that nothing calls is a statement no core prints.
+fn check_called(loc: &Loc, raw: &BTreeMap<String, Spanned<RawFamily>>, exported: &[Family], shared: &[Family]) -> Result<(), SpecError> {
+    for h in shared {
+        let called = exported
+            .iter()
+            .chain(shared)
+            .filter(|f| f.name != h.name)
+            .any(|f| f.bodies.iter().any(|b| b.stmts.iter().any(|st| calls(&st.value, &h.name))));
+        if !called {
+            return Err(loc.err(
+                raw[&h.name].span().start,
+                format!("shared.{}", h.name),
+                format!("shared composition `{}` is called by no family or other shared composition (no core would print it)", h.name),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `ast` calls the function `name` anywhere.
+fn calls(ast: &Ast, name: &str) -> bool {
+    match &ast.kind {
+        AstKind::Call(n, args) => n == name || args.iter().any(|a| calls(a, name)),
+        AstKind::Index(a, b) | AstKind::Bin(_, a, b) | AstKind::Bits(_, a, b) => calls(a, name) || calls(b, name),
+        AstKind::Field(a, _) | AstKind::Not(a) => calls(a, name),
+        AstKind::Select(c, a, b) => calls(c, name) || calls(a, name) || calls(b, name),
+        AstKind::Number(_) | AstKind::Int(_) | AstKind::Ident(_) => false,
+    }
+}
+
+fn families(
+    loc: &Loc,
+    raw: &BTreeMap<String, Spanned<RawFamily>>,
+    internal: bool,
+    text: &str,
+    spec: &Spec,
+) -> Result<Vec<Family>, SpecError> {
     let mut out: Vec<Family> = Vec::new();
-    for (name, f) in in_file_order(&raw.families) {
-        let key = format!("families.{name}");
+    let table = if internal { "shared" } else { "families" };
+    for (name, f) in in_file_order(raw) {
+        let key = format!("{table}.{name}");
         let r = f.get_ref();
         if !is_c_identifier(name) {
             return Err(loc.err(f.span().start, key, "a family name must be a C identifier"));
@@ -1306,6 +1377,7 @@ fn families(loc: &Loc, raw: &RawSpec, text: &str, spec: &Spec) -> Result<Vec<Fam
             cases: probes(loc, &format!("{key}.cases"), r.cases.as_ref())?,
             line: loc.lines.line(f.span().start),
             params_line: loc.lines.line(r.params.span().start),
+            internal,
         });
     }
     Ok(out)
@@ -1319,7 +1391,7 @@ fn policy(loc: &Loc, raw: &RawSpec, families: &[Family]) -> Result<Policy, SpecE
     let mut seen = BTreeSet::new();
     let mut either_zero = Vec::new();
     for f in p.either_zero.get_ref() {
-        if !families.iter().any(|fam| &fam.name == f.get_ref()) {
+        if !families.iter().any(|fam| &fam.name == f.get_ref() && !fam.internal) {
             return Err(loc.err(f.span().start, "policy.either_zero", format!("unknown function family `{}`", f.get_ref())));
         }
         if !seen.insert(f.get_ref().clone()) {

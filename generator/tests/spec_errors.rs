@@ -625,8 +625,31 @@ fn hostile_specs_get_exact_messages() {
             "[types.f64]".into(),
             "[types.vec3f]".into(),
             line_of("bodies.f64 = \"\"\"") - line_of("[types.f64]"),
-            "families.sincos.bodies.f64",
+            "shared.reduce_half_pi.bodies.f64",
             "`f64` is neither one of the family's shapes nor an element type".into(),
+        ),
+        // Shared compositions: not exported (no cases), named apart from the
+        // families, and called by some body.
+        (
+            "[shared.log_special]\n".into(),
+            "[shared.log_special]\ncases = [\"one: 1\"]\n".into(),
+            0,
+            "shared.log_special.cases",
+            "a shared composition is not exported, so it has no `cases` (its callers' cases test it)".into(),
+        ),
+        (
+            "[shared.log_special]\n".into(),
+            "[shared.log]\n".into(),
+            0,
+            "shared.log",
+            "`log` names a family too: a shared composition needs a name of its own".into(),
+        ),
+        (
+            "[shared.log_special]\n".into(),
+            "[shared.log_special_values]\n".into(),
+            0,
+            "shared.log_special_values",
+            "shared composition `log_special_values` is called by no family or other shared composition (no core would print it)".into(),
         ),
         // Errors that named no location, or the wrong one.
         (
