@@ -128,6 +128,11 @@ rust_lane=(
     # reference; the timings are scripts/bench.sh's report, not a test. (In this lane, which
     # ends first, so the two lanes take about as long.)
     "bash scripts/bench.sh --check"
+    # The WGSL core on wgpu/lavapipe and Dawn/SwiftShader: the corpus and 2.5*10^4 random inputs
+    # per f32 function against the reference under the bands of [bands.wgsl], the self-test, and
+    # the negative controls (no guard, the opaque-one guard, rule mutants). (In this lane, which
+    # would end first without it: the two lanes then take about as long.)
+    "bash scripts/wgsl.sh 25000"
 )
 c_lane=(
     "bash scripts/check-c.sh"
@@ -144,6 +149,11 @@ c_lane=(
     # for sm_90 and sm_75 with no fma and only .rn arithmetic, the plain-operator control
     # that must show fma, and the GPU runner on the host path over the whole corpus.
     "CUDA_STATIC_RANDOM=25000 bash scripts/cuda-static.sh"
+    # The OpenCL core on PoCL: every kernel of the check program (f32 and f64) on the corpus and
+    # 2.5*10^4 random inputs, bit for bit, with the build options printed; the self-test; the
+    # controls (contraction on, -cl-fast-relaxed-math refused, -cl-denorms-are-zero named, the
+    # fp64-free build).
+    "bash scripts/opencl.sh 25000"
 )
 t0=$SECONDS
 lane "$tmp/rust.log" "${rust_lane[@]}" &
@@ -164,14 +174,4 @@ if [ "$rust_rc" != 0 ] || [ "$c_rc" != 0 ]; then
     exit 1
 fi
 
-# The WGSL core on wgpu/lavapipe and Dawn/SwiftShader: the corpus and 2.5*10^4
-# random inputs per f32 function against the reference under the bands of
-# [bands.wgsl], the self-test, and the negative controls (no guard, the
-# opaque-one guard, rule mutants). Both emulated devices use every core.
-step "wgsl" bash scripts/wgsl.sh 25000
-# The OpenCL core on PoCL: every kernel of the check program (f32 and f64) on
-# the corpus and 2.5*10^4 random inputs, bit for bit, with the build options
-# printed; the self-test; the controls (contraction on, -cl-fast-relaxed-math
-# refused, -cl-denorms-are-zero named, the fp64-free build).
-step "opencl" bash scripts/opencl.sh 25000
 echo "test: all steps passed in $SECONDS s"

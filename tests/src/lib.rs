@@ -7,6 +7,7 @@ pub mod sys {
     include!(concat!(env!("OUT_DIR"), "/bindings.rs"));
 }
 
+pub mod coefficients;
 pub mod exact;
 
 use std::collections::BTreeMap;

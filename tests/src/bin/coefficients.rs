@@ -1,0 +1,137 @@
+//! Searches inputs for the single-coefficient mutants the corpus does not
+//! see (`tests/coefficients.rs`), and prints each witness as a spec case line
+//! for its family.
+//!
+//!   cargo run --release -p aether-tests --bin coefficients -- [TRIES [HEX...]]
+//!
+//! With HEX words (a coefficient's bits, `3636DEE9`), only those are searched.
+//! AETHER_COEFFICIENT_RANGES="lo:hi,lo:hi,..." draws the inputs (but the
+//! random test's quarter) uniformly from those intervals instead, to aim at
+//! where a polynomial's argument is largest (exp: x = k ln 2 + r, |r| near
+//! 0.35).
+//!
+//! For each such coefficient and each one-input function that uses it, TRIES
+//! inputs (default 2^22) drawn from the random test's generator and from
+//! uniform ranges around the polynomials' intervals (|x| below 0.5, 1, 1.6, 4,
+//! 100 and 8192); both the contract's tree and the mutant's are evaluated by
+//! the generator's interpreter, as the generated C evaluates them.
+
+use std::process::ExitCode;
+
+use aether_generator::model::Callable;
+use aether_generator::rng::SplitMix64;
+use aether_generator::{interp, kernel};
+use aether_tests::coefficients::{self, bits_of};
+use aether_tests::{corpus, model};
+
+fn main() -> ExitCode {
+    let only: Vec<u64> = std::env::args().skip(2).filter_map(|h| u64::from_str_radix(h.trim_start_matches("0x"), 16).ok()).collect();
+    let tries: u64 = match std::env::args().nth(1).map(|s| s.parse()) {
+        None => 1 << 22,
+        Some(Ok(n)) => n,
+        Some(Err(_)) => {
+            eprintln!("usage: coefficients [TRIES [HEX...]]");
+            return ExitCode::from(2);
+        }
+    };
+    let model = model();
+    let corpus = corpus().unwrap_or_else(|e| panic!("{e}"));
+    let lowered = model.lowered();
+    let all = coefficients::all(&model, &lowered);
+    let same = |a: &[u64], b: &[u64], bits: u32| aether_generator::policy::matches(a, b, bits, true, false);
+    let unseen: Vec<((u32, u64), Vec<usize>)> = all
+        .iter()
+        .filter(|(&k, _)| only.is_empty() || only.contains(&k.1))
+        .filter(|(&k, users)| {
+            !users.iter().any(|&i| {
+                let f = &lowered[i];
+                let b = bits_of(&model, f);
+                let g = coefficients::flipped(f, k);
+                corpus[&model.c_name(f)]
+                    .cases
+                    .iter()
+                    .any(|c| !same(&interp::evaluate(f, b, &c.inputs), &interp::evaluate(&g, b, &c.inputs), b))
+            })
+        })
+        .map(|(&k, u)| (k, u.clone()))
+        .collect();
+    let ranges: Vec<(f64, f64)> = std::env::var("AETHER_COEFFICIENT_RANGES")
+        .unwrap_or_default()
+        .split(',')
+        .filter_map(|r| {
+            let (lo, hi) = r.split_once(':')?;
+            Some((lo.trim().parse().ok()?, hi.trim().parse().ok()?))
+        })
+        .collect();
+    // One search per coefficient, on every core.
+    let search = |k: (u32, u64), users: &[usize]| -> Option<String> {
+        for &i in users.iter().filter(|&&i| lowered[i].input_words() == 1) {
+            let f = &lowered[i];
+            let b = bits_of(&model, f);
+            let g = coefficients::flipped(f, k);
+            let name = model.c_name(f);
+            let mut r = SplitMix64::for_name(&format!("coefficients {} {name}", k.1), 0);
+            let scales = [0.5, 0.8, 1.0, 1.6, 4.0, 100.0, 8192.0];
+            for t in 0..tries {
+                let w = if t % 4 == 0 {
+                    kernel::random_callable_input(&model, &lowered, Callable::Function(f), &mut r)[0]
+                } else if !ranges.is_empty() {
+                    let (lo, hi) = ranges[r.below(ranges.len() as u64) as usize];
+                    let x = lo + (hi - lo) * ((r.next_u64() >> 11) as f64 / (1u64 << 53) as f64);
+                    if b == 32 {
+                        u64::from((x as f32).to_bits())
+                    } else {
+                        x.to_bits()
+                    }
+                } else {
+                    let s = scales[r.below(scales.len() as u64) as usize];
+                    let u = (r.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+                    let x = s * (2.0 * u - 1.0);
+                    if b == 32 {
+                        u64::from((x as f32).to_bits())
+                    } else {
+                        x.to_bits()
+                    }
+                };
+                if !same(&interp::evaluate(f, b, &[w]), &interp::evaluate(&g, b, &[w]), b) {
+                    let v = if b == 32 { format!("{:?}", f32::from_bits(w as u32)) } else { format!("{:?}", f64::from_bits(w)) };
+                    return Some(format!(
+                        "{}: \"the last bit of coefficient 0x{:0n$X} (f{b}) moves {name} here: {v}\",  # after {} tries",
+                        f.family,
+                        k.1,
+                        t + 1,
+                        n = (b / 4) as usize
+                    ));
+                }
+            }
+        }
+        None
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results = std::sync::Mutex::new(vec![None; unseen.len()]);
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let j = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some((k, users)) = unseen.get(j) else { break };
+                let line = search(*k, users)
+                    .unwrap_or_else(|| format!("none: {} moves no one-input function in {tries} tries", coefficients::describe(*k)));
+                results.lock().unwrap()[j] = Some(line);
+            });
+        }
+    });
+    let results = results.into_inner().unwrap();
+    let mut missing = 0;
+    for line in results.into_iter().flatten() {
+        if line.starts_with("none:") {
+            missing += 1;
+        }
+        println!("{line}");
+    }
+    if missing > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
