@@ -85,9 +85,9 @@ const UNWITNESSED: &[(u32, u64, &str)] = &[
     (64, 0xBEE6B893A850A176, "tan"),    // -1.0834218537495522e-5
 ];
 
+/// The comparison policy for these float functions (any NaN for any NaN).
 fn same(a: &[u64], b: &[u64], bits: u32) -> bool {
-    let nan = |w: u64| if bits == 32 { f32::from_bits(w as u32).is_nan() } else { f64::from_bits(w).is_nan() };
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y || nan(*x) && nan(*y))
+    aether_generator::policy::matches(a, b, bits, true, false)
 }
 
 #[test]
