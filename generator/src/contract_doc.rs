@@ -216,18 +216,14 @@ pub fn render(model: &Model) -> Result<String, Error> {
         .filter(|fam| !fam.internal)
         .map(|fam| {
             let names = model.functions.iter().filter(|f| f.family == fam.name).map(|f| model.c_name(f)).collect();
-            let body = fam.bodies.iter().flat_map(|b| b.source.lines().map(str::trim).map(String::from).collect::<Vec<_>>()).collect();
-            Entry { names, doc: fam.doc.clone(), body }
+            Entry { names, doc: fam.doc.clone(), body: body_lines(fam) }
         })
         .collect();
     let shared: Vec<Entry> = spec
         .families
         .iter()
         .filter(|fam| fam.internal)
-        .map(|fam| {
-            let body = fam.bodies.iter().flat_map(|b| b.source.lines().map(str::trim).map(String::from).collect::<Vec<_>>()).collect();
-            Entry { names: vec![fam.name.clone()], doc: fam.doc.clone(), body }
-        })
+        .map(|fam| Entry { names: vec![fam.name.clone()], doc: fam.doc.clone(), body: body_lines(fam) })
         .collect();
     let kernels: Vec<Entry> = spec
         .kernels
@@ -385,6 +381,11 @@ pub fn render(model: &Model) -> Result<String, Error> {
         contract_id => crate::selftest::contract_id(model),
     };
     targets::render("docs/numerics-contract.md.j2", TEMPLATE, &ctx)
+}
+
+/// A family's or shared composition's bodies, line by line, trimmed.
+fn body_lines(fam: &crate::spec::Family) -> Vec<String> {
+    fam.bodies.iter().flat_map(|b| b.source.lines().map(str::trim).map(String::from).collect::<Vec<_>>()).collect()
 }
 
 fn lines(s: &str) -> Vec<String> {

@@ -138,8 +138,8 @@ impl Mutant {
             Mutant::Reciprocal => "x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)",
             Mutant::ProductOrder => "(x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)",
             Mutant::CoefficientBit => {
-                "every polynomial coefficient c of a Horner step c + u * (...) has its last bit flipped (a constant printed with \
-                 too few digits, or fitted again)"
+                "every polynomial coefficient (c of a Horner step c + u * (...), and d of the innermost step c + u * d) has its \
+                 last bit flipped (a constant printed with too few digits, or fitted again)"
             }
             Mutant::ReductionConstant => {
                 "every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit \
@@ -286,15 +286,7 @@ impl Mutant {
                     }),
                     Mutant::CoefficientBit => {
                         let narrow = m.spec.types.iter().any(|t| t.name == g.elem && t.bits == 32);
-                        g.map_exprs(&mut |e| match e {
-                            Expr::Bin(BinOp::Add, c, p)
-                                if matches!(*c, Expr::Lit(v) if !power_of_two(v)) && matches!(*p, Expr::Bin(BinOp::Mul, ..)) =>
-                            {
-                                let Expr::Lit(v) = *c else { unreachable!() };
-                                Expr::Bin(BinOp::Add, Box::new(Expr::Lit(last_bit_flipped(v, narrow))), p)
-                            }
-                            other => other,
-                        })
+                        g.map_exprs(&mut |e| coefficients_replaced(e, &|v| Some(last_bit_flipped(v, narrow))))
                     }
                     Mutant::ReductionConstant => {
                         let narrow = m.spec.types.iter().any(|t| t.name == g.elem && t.bits == 32);
@@ -326,8 +318,38 @@ fn power_of_two(v: f64) -> bool {
     v == 0.0 || v.abs().log2().fract() == 0.0
 }
 
+/// The polynomial coefficients of the Horner step at `e`: the literal c of
+/// `c + x * (...)`, and the literal d of the innermost step `c + x * d`, each
+/// one that is not zero or a power of two (so not a scale such as `1 + x`).
+pub fn horner_coefficients(e: &Expr) -> Vec<f64> {
+    let Expr::Bin(BinOp::Add, c, p) = e else { return Vec::new() };
+    let (Expr::Lit(v), Expr::Bin(BinOp::Mul, _, d)) = (&**c, &**p) else { return Vec::new() };
+    if power_of_two(*v) {
+        return Vec::new();
+    }
+    match **d {
+        Expr::Lit(w) if !power_of_two(w) => vec![*v, w],
+        _ => vec![*v],
+    }
+}
+
+/// `e` with each coefficient v of its Horner step (`horner_coefficients`)
+/// replaced by `with(v)` where that is `Some`.
+pub fn coefficients_replaced(e: Expr, with: &dyn Fn(f64) -> Option<f64>) -> Expr {
+    if horner_coefficients(&e).is_empty() {
+        return e;
+    }
+    let Expr::Bin(BinOp::Add, c, p) = e else { unreachable!() };
+    let Expr::Bin(BinOp::Mul, x, d) = *p else { unreachable!() };
+    let swap = |y: Box<Expr>| match *y {
+        Expr::Lit(v) if !power_of_two(v) => Box::new(Expr::Lit(with(v).unwrap_or(v))),
+        other => Box::new(other),
+    };
+    Expr::Bin(BinOp::Add, swap(c), Box::new(Expr::Bin(BinOp::Mul, x, swap(d))))
+}
+
 /// `v` with the last bit of its element type's significand flipped.
-fn last_bit_flipped(v: f64, narrow: bool) -> f64 {
+pub fn last_bit_flipped(v: f64, narrow: bool) -> f64 {
     if narrow {
         f64::from(f32::from_bits((v as f32).to_bits() ^ 1))
     } else {

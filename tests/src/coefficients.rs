@@ -3,35 +3,17 @@
 //! (`tests/coefficients.rs` checks that the corpus sees each one; the
 //! `coefficients` binary searches inputs for those it does not).
 //!
-//! A coefficient is a literal c of a Horner step `c + x * (...)` that is not
-//! zero or a power of two (the sites the all-at-once `coefficient-bit` mutant
-//! flips), and the innermost coefficient d of `c + x * d`. It is named by its
-//! element type and its bits.
+//! A coefficient is what `mutants::horner_coefficients` finds (the sites the
+//! all-at-once `coefficient-bit` mutant flips), named by its element type and
+//! its bits.
 
 use std::collections::BTreeMap;
 
-use aether_generator::dsl::BinOp;
-use aether_generator::model::{Expr, Function, Model};
+use aether_generator::corpus::ParsedFunction;
+use aether_generator::interp;
 
-fn is_coefficient(v: f64) -> bool {
-    v != 0.0 && v.abs().log2().fract() != 0.0
-}
-
-/// The coefficients of the Horner step at `e`, if it is one.
-fn at(e: &Expr) -> Vec<f64> {
-    let Expr::Bin(BinOp::Add, c, p) = e else { return Vec::new() };
-    let (Expr::Lit(v), Expr::Bin(BinOp::Mul, _, d)) = (&**c, &**p) else { return Vec::new() };
-    if !is_coefficient(*v) {
-        return Vec::new();
-    }
-    let mut found = vec![*v];
-    if let Expr::Lit(w) = **d {
-        if is_coefficient(w) {
-            found.push(w);
-        }
-    }
-    found
-}
+use aether_generator::model::{Function, Model};
+use aether_generator::mutants;
 
 /// The key of a coefficient: its element type's width and its bits.
 pub fn key(v: f64, bits: u32) -> (u32, u64) {
@@ -58,7 +40,7 @@ pub fn all(model: &Model, lowered: &[Function]) -> BTreeMap<(u32, u64), Vec<usiz
         let b = bits_of(model, f);
         let mut g = f.clone();
         g.map_exprs(&mut |e| {
-            for v in at(&e) {
+            for v in mutants::horner_coefficients(&e) {
                 let users = out.entry(key(v, b)).or_default();
                 if !users.contains(&i) {
                     users.push(i);
@@ -73,27 +55,47 @@ pub fn all(model: &Model, lowered: &[Function]) -> BTreeMap<(u32, u64), Vec<usiz
 /// `f` with coefficient `k`'s last bit flipped at every site.
 pub fn flipped(f: &Function, k: (u32, u64)) -> Function {
     let v = value(k);
-    let w = value((k.0, k.1 ^ 1));
-    let swap = |x: &mut Box<Expr>| {
-        if **x == Expr::Lit(v) {
-            **x = Expr::Lit(w);
-        }
-    };
+    let w = mutants::last_bit_flipped(v, k.0 == 32);
     let mut g = f.clone();
-    g.map_exprs(&mut |e| {
-        if at(&e).is_empty() {
-            return e;
-        }
-        let Expr::Bin(BinOp::Add, mut c, p) = e else { unreachable!() };
-        let Expr::Bin(BinOp::Mul, x, mut d) = *p else { unreachable!() };
-        swap(&mut c);
-        swap(&mut d);
-        Expr::Bin(BinOp::Add, c, Box::new(Expr::Bin(BinOp::Mul, x, d)))
-    });
+    g.map_exprs(&mut |e| mutants::coefficients_replaced(e, &|x| (x == v).then_some(w)));
     g
 }
 
 /// A coefficient for messages: `f32 0x3D2AAAAA (4.1666664e-2)`.
 pub fn describe(k: (u32, u64)) -> String {
     format!("f{} 0x{:0w$X} ({:e})", k.0, k.1, value(k), w = (k.0 / 4) as usize)
+}
+
+/// Results equal under the comparison policy for these float functions (any
+/// NaN for any NaN).
+pub fn same(a: &[u64], b: &[u64], bits: u32) -> bool {
+    aether_generator::policy::matches(a, b, bits, true, false)
+}
+
+/// The first committed corpus case, of any function in `users`, whose result
+/// the mutant of coefficient `k` changes (`name: label`), or `None`. Panics
+/// where the interpreter does not give a case's committed result, so that
+/// what it decides is what the C core does.
+pub fn seen_by(
+    model: &Model,
+    corpus: &BTreeMap<String, ParsedFunction>,
+    lowered: &[Function],
+    k: (u32, u64),
+    users: &[usize],
+) -> Option<String> {
+    for &i in users {
+        let f = &lowered[i];
+        let b = bits_of(model, f);
+        let g = flipped(f, k);
+        let name = model.c_name(f);
+        let cases = &corpus.get(&name).unwrap_or_else(|| panic!("no committed corpus for {name}")).cases;
+        for case in cases {
+            let want = interp::evaluate(f, b, &case.inputs);
+            assert!(same(&want, &case.expected, b), "{name}: the interpreter disagrees with the corpus on `{}`", case.label);
+            if !same(&interp::evaluate(&g, b, &case.inputs), &want, b) {
+                return Some(format!("{name}: {}", case.label));
+            }
+        }
+    }
+    None
 }

@@ -13,8 +13,7 @@
 //! that crosses a rounding boundary; `cargo run --release -p aether-tests
 //! --bin coefficients` searches for such inputs and prints them as case lines.
 
-use aether_generator::interp;
-use aether_tests::coefficients::{self, bits_of};
+use aether_tests::coefficients;
 use aether_tests::{corpus, model};
 
 /// Coefficients whose last bit no input was found to move, by width, bits
@@ -85,11 +84,6 @@ const UNWITNESSED: &[(u32, u64, &str)] = &[
     (64, 0xBEE6B893A850A176, "tan"),    // -1.0834218537495522e-5
 ];
 
-/// The comparison policy for these float functions (any NaN for any NaN).
-fn same(a: &[u64], b: &[u64], bits: u32) -> bool {
-    aether_generator::policy::matches(a, b, bits, true, false)
-}
-
 #[test]
 fn every_coefficient_alone_is_seen_by_the_corpus() {
     let model = model();
@@ -104,22 +98,7 @@ fn every_coefficient_alone_is_seen_by_the_corpus() {
         .collect();
     let mut killed = 0;
     for (&k, users) in &all {
-        let mut seen_by = None;
-        'users: for &i in users {
-            let f = &lowered[i];
-            let b = bits_of(&model, f);
-            let g = coefficients::flipped(f, k);
-            let name = model.c_name(f);
-            let cases = &corpus.get(&name).unwrap_or_else(|| panic!("no committed corpus for {name}")).cases;
-            for case in cases {
-                let want = interp::evaluate(f, b, &case.inputs);
-                assert!(same(&want, &case.expected, b), "{name}: the interpreter disagrees with the corpus on `{}`", case.label);
-                if !same(&interp::evaluate(&g, b, &case.inputs), &want, b) {
-                    seen_by = Some(format!("{name}: {}", case.label));
-                    break 'users;
-                }
-            }
-        }
+        let seen_by = coefficients::seen_by(&model, &corpus, &lowered, k, users);
         let listed = UNWITNESSED.iter().any(|(b, w, _)| (*b, *w) == k);
         let users: Vec<String> = users.iter().map(|&i| model.c_name(&lowered[i])).collect();
         match (seen_by, listed) {

@@ -38,21 +38,11 @@ fn main() -> ExitCode {
     let corpus = corpus().unwrap_or_else(|e| panic!("{e}"));
     let lowered = model.lowered();
     let all = coefficients::all(&model, &lowered);
-    let same = |a: &[u64], b: &[u64], bits: u32| aether_generator::policy::matches(a, b, bits, true, false);
+    let same = coefficients::same;
     let unseen: Vec<((u32, u64), Vec<usize>)> = all
         .iter()
         .filter(|(&k, _)| only.is_empty() || only.contains(&k.1))
-        .filter(|(&k, users)| {
-            !users.iter().any(|&i| {
-                let f = &lowered[i];
-                let b = bits_of(&model, f);
-                let g = coefficients::flipped(f, k);
-                corpus[&model.c_name(f)]
-                    .cases
-                    .iter()
-                    .any(|c| !same(&interp::evaluate(f, b, &c.inputs), &interp::evaluate(&g, b, &c.inputs), b))
-            })
-        })
+        .filter(|(&k, users)| coefficients::seen_by(&model, &corpus, &lowered, k, users).is_none())
         .map(|(&k, u)| (k, u.clone()))
         .collect();
     let ranges: Vec<(f64, f64)> = std::env::var("AETHER_COEFFICIENT_RANGES")
