@@ -2384,10 +2384,10 @@ static __inline__ __attribute__((__always_inline__)) void aether_f32_exp_batch_x
     const aether_f32x8 r = (s - rd);
     const aether_f32x8 v = (r - s);
     const aether_f32x8 rl = ((s - (r - v)) - (rd + v));
-    const aether_f32x8 p = aether_product_f32x8((aether_product_f32x8((r * r)) * (aether_batch_splat_f32x8(0.5f) + aether_product_f32x8((r * (aether_batch_splat_f32x8(0.16666667163372039794921875f) + aether_product_f32x8((r * (aether_batch_splat_f32x8(0.041666455566883087158203125f) + aether_product_f32x8((r * (aether_batch_splat_f32x8(0.00833331048488616943359375f) + aether_product_f32x8((r * (aether_batch_splat_f32x8(0.001393453218042850494384765625f) + aether_product_f32x8((r * aether_batch_splat_f32x8(0.00019891970441676676273345947265625f))))))))))))))))));
-    const aether_f32x8 hi = (aether_batch_splat_f32x8(1.0f) + r);
-    const aether_f32x8 lo = ((aether_batch_splat_f32x8(1.0f) - hi) + r);
-    const aether_f32x8 e = (hi + (lo + (p + rl)));
+    const aether_f32x8 exp_finish_p = aether_product_f32x8((aether_product_f32x8((r * r)) * (aether_batch_splat_f32x8(0.5f) + aether_product_f32x8((r * (aether_batch_splat_f32x8(0.16666667163372039794921875f) + aether_product_f32x8((r * (aether_batch_splat_f32x8(0.041666455566883087158203125f) + aether_product_f32x8((r * (aether_batch_splat_f32x8(0.00833331048488616943359375f) + aether_product_f32x8((r * (aether_batch_splat_f32x8(0.001393453218042850494384765625f) + aether_product_f32x8((r * aether_batch_splat_f32x8(0.00019891970441676676273345947265625f))))))))))))))))));
+    const aether_f32x8 exp_finish_hi = (aether_batch_splat_f32x8(1.0f) + r);
+    const aether_f32x8 exp_finish_lo = ((aether_batch_splat_f32x8(1.0f) - exp_finish_hi) + r);
+    const aether_f32x8 exp_finish_e = (exp_finish_hi + (exp_finish_lo + (exp_finish_p + rl)));
     const aether_f32x8 scale_pow2_ka = ((aether_product_f32x8((k * aether_batch_splat_f32x8(0.5f))) + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
     const aether_f32x8 scale_pow2_d = (k - aether_product_f32x8((aether_batch_splat_f32x8(2.0f) * scale_pow2_ka)));
     const aether_f32x8 scale_pow2_j = (scale_pow2_ka + aether_batch_splat_f32x8(76.0f));
@@ -2408,7 +2408,7 @@ static __inline__ __attribute__((__always_inline__)) void aether_f32_exp_batch_x
     const aether_f32x8 scale_pow2_s0 = (aether_batch_splat_f32x8(0.0000000000000000000000132348898008484427979425390731194056570529937744140625f) + aether_product_f32x8((scale_pow2_q7 * aether_batch_splat_f32x8(4503599627370496.0f))));
     const aether_f32x8 scale_pow2_w = aether_product_f32x8((aether_product_f32x8((aether_product_f32x8((aether_product_f32x8((aether_product_f32x8((aether_product_f32x8((aether_product_f32x8((scale_pow2_s0 * (aether_batch_splat_f32x8(1.0f) + aether_product_f32x8((scale_pow2_b6 * aether_batch_splat_f32x8(18446744073709551616.0f)))))) * (aether_batch_splat_f32x8(1.0f) + aether_product_f32x8((scale_pow2_b5 * aether_batch_splat_f32x8(4294967296.0f)))))) * (aether_batch_splat_f32x8(1.0f) + aether_product_f32x8((scale_pow2_b4 * aether_batch_splat_f32x8(65535.0f)))))) * (aether_batch_splat_f32x8(1.0f) + aether_product_f32x8((scale_pow2_b3 * aether_batch_splat_f32x8(255.0f)))))) * (aether_batch_splat_f32x8(1.0f) + aether_product_f32x8((scale_pow2_b2 * aether_batch_splat_f32x8(15.0f)))))) * (aether_batch_splat_f32x8(1.0f) + aether_product_f32x8((scale_pow2_b1 * aether_batch_splat_f32x8(3.0f)))))) * (aether_batch_splat_f32x8(1.0f) + scale_pow2_b0)));
     const aether_f32x8 scale_pow2_dd = (aether_batch_splat_f32x8(1.0f) + aether_product_f32x8((scale_pow2_d * (aether_batch_splat_f32x8(0.75f) + aether_product_f32x8((aether_batch_splat_f32x8(0.25f) * scale_pow2_d))))));
-    *aether_result = aether_product_f32x8((aether_product_f32x8((e * scale_pow2_w)) * aether_product_f32x8((scale_pow2_w * scale_pow2_dd))));
+    *aether_result = aether_product_f32x8((aether_product_f32x8((exp_finish_e * scale_pow2_w)) * aether_product_f32x8((scale_pow2_w * scale_pow2_dd))));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_f64_exp_batch_x4(aether_f64x4 *aether_result, const aether_f64x4 *aether_x)
@@ -2421,10 +2421,10 @@ static __inline__ __attribute__((__always_inline__)) void aether_f64_exp_batch_x
     const aether_f64x4 r = (s - rd);
     const aether_f64x4 v = (r - s);
     const aether_f64x4 rl = ((s - (r - v)) - (rd + v));
-    const aether_f64x4 p = aether_product_f64x4((aether_product_f64x4((r * r)) * (aether_batch_splat_f64x4(0.5) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.1666666666666667129259593593815225176513195037841796875) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.04166666666666667129259593593815225176513195037841796875) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.00833333333332555124817186964492066181264817714691162109375) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.001388888888888333179860712363051788997836410999298095703125) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.0001984126987684035696955786587380998753360472619533538818359375) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.0000248015873269900500469077597731626383392722345888614654541015625) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.0000027557252863367321974136063544857933038656483404338359832763671875) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.00000027557271831536130966716657310355831356218914152123034000396728515625) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.00000002510626255087907802256692413149508080749683358590118587017059326171875) + aether_product_f64x4((r * aether_batch_splat_f64x4(0.000000002091543359807600346154301198414206253151093051201314665377140045166015625)))))))))))))))))))))))))))))))));
-    const aether_f64x4 hi = (aether_batch_splat_f64x4(1.0) + r);
-    const aether_f64x4 lo = ((aether_batch_splat_f64x4(1.0) - hi) + r);
-    const aether_f64x4 e = (hi + (lo + (p + rl)));
+    const aether_f64x4 exp_finish_p = aether_product_f64x4((aether_product_f64x4((r * r)) * (aether_batch_splat_f64x4(0.5) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.1666666666666667129259593593815225176513195037841796875) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.04166666666666667129259593593815225176513195037841796875) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.00833333333332555124817186964492066181264817714691162109375) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.001388888888888333179860712363051788997836410999298095703125) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.0001984126987684035696955786587380998753360472619533538818359375) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.0000248015873269900500469077597731626383392722345888614654541015625) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.0000027557252863367321974136063544857933038656483404338359832763671875) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.00000027557271831536130966716657310355831356218914152123034000396728515625) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.00000002510626255087907802256692413149508080749683358590118587017059326171875) + aether_product_f64x4((r * aether_batch_splat_f64x4(0.000000002091543359807600346154301198414206253151093051201314665377140045166015625)))))))))))))))))))))))))))))))));
+    const aether_f64x4 exp_finish_hi = (aether_batch_splat_f64x4(1.0) + r);
+    const aether_f64x4 exp_finish_lo = ((aether_batch_splat_f64x4(1.0) - exp_finish_hi) + r);
+    const aether_f64x4 exp_finish_e = (exp_finish_hi + (exp_finish_lo + (exp_finish_p + rl)));
     const aether_f64x4 scale_pow2_ka = ((aether_product_f64x4((k * aether_batch_splat_f64x4(0.5))) + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
     const aether_f64x4 scale_pow2_d = (k - aether_product_f64x4((aether_batch_splat_f64x4(2.0) * scale_pow2_ka)));
     const aether_f64x4 scale_pow2_j = (scale_pow2_ka + aether_batch_splat_f64x4(538.0));
@@ -2451,7 +2451,7 @@ static __inline__ __attribute__((__always_inline__)) void aether_f64_exp_batch_x
     const aether_f64x4 scale_pow2_s0 = (aether_batch_splat_f64x4(0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000011113793747425387417213567071352800484562622807324538967417952914843378044769344188177846208811443751098977928244823368569333446167745147139558441683042175608100385654447647001587158552209191416116724244304096571751556124181432287573861609135572944197502082138158902846779236284399802429446583409499277996788872267792372417678415614052979398795883980710641480982303619384765625) + aether_product_f64x4((scale_pow2_q10 * aether_batch_splat_f64x4(199791907220223502808422222706762643567910281130558153654986045416023791284464999687699590596063486154228923591770023865308670443474450259602571264.0))));
     const aether_f64x4 scale_pow2_w = aether_product_f64x4((aether_product_f64x4((aether_product_f64x4((aether_product_f64x4((aether_product_f64x4((aether_product_f64x4((aether_product_f64x4((aether_product_f64x4((aether_product_f64x4((aether_product_f64x4((scale_pow2_s0 * (aether_batch_splat_f64x4(1.0) + aether_product_f64x4((scale_pow2_b9 * aether_batch_splat_f64x4(13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0)))))) * (aether_batch_splat_f64x4(1.0) + aether_product_f64x4((scale_pow2_b8 * aether_batch_splat_f64x4(115792089237316195423570985008687907853269984665640564039457584007913129639936.0)))))) * (aether_batch_splat_f64x4(1.0) + aether_product_f64x4((scale_pow2_b7 * aether_batch_splat_f64x4(340282366920938463463374607431768211456.0)))))) * (aether_batch_splat_f64x4(1.0) + aether_product_f64x4((scale_pow2_b6 * aether_batch_splat_f64x4(18446744073709551616.0)))))) * (aether_batch_splat_f64x4(1.0) + aether_product_f64x4((scale_pow2_b5 * aether_batch_splat_f64x4(4294967295.0)))))) * (aether_batch_splat_f64x4(1.0) + aether_product_f64x4((scale_pow2_b4 * aether_batch_splat_f64x4(65535.0)))))) * (aether_batch_splat_f64x4(1.0) + aether_product_f64x4((scale_pow2_b3 * aether_batch_splat_f64x4(255.0)))))) * (aether_batch_splat_f64x4(1.0) + aether_product_f64x4((scale_pow2_b2 * aether_batch_splat_f64x4(15.0)))))) * (aether_batch_splat_f64x4(1.0) + aether_product_f64x4((scale_pow2_b1 * aether_batch_splat_f64x4(3.0)))))) * (aether_batch_splat_f64x4(1.0) + scale_pow2_b0)));
     const aether_f64x4 scale_pow2_dd = (aether_batch_splat_f64x4(1.0) + aether_product_f64x4((scale_pow2_d * (aether_batch_splat_f64x4(0.75) + aether_product_f64x4((aether_batch_splat_f64x4(0.25) * scale_pow2_d))))));
-    *aether_result = aether_product_f64x4((aether_product_f64x4((e * scale_pow2_w)) * aether_product_f64x4((scale_pow2_w * scale_pow2_dd))));
+    *aether_result = aether_product_f64x4((aether_product_f64x4((exp_finish_e * scale_pow2_w)) * aether_product_f64x4((scale_pow2_w * scale_pow2_dd))));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_f32_log_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_x)
@@ -2756,6 +2756,304 @@ static __inline__ __attribute__((__always_inline__)) void aether_f64_log2_batch_
     const aether_f64x4 r = (w + (vl + ((log_reduce_k - w) + vh)));
     const aether_f64x4 log_special_z0 = (x - x);
     *aether_result = aether_select_f64x4((x < aether_batch_splat_f64x4(0.0)), (log_special_z0 / log_special_z0), aether_select_f64x4((x == aether_batch_splat_f64x4(0.0)), (aether_batch_splat_f64x4(-1.0) / aether_product_f64x4((x * x))), aether_select_f64x4((x > aether_batch_splat_f64x4(179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0)), x, r)));
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_f32_pow_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_x, const aether_f32x8 *aether_y)
+{
+    const aether_f32x8 x = *aether_x;
+    const aether_f32x8 y = *aether_y;
+    const aether_f32x8 ax = ((aether_f32x8)((aether_i32x8)(x) & (int32_t)0x7fffffff));
+    const aether_f32x8 ay = ((aether_f32x8)((aether_i32x8)(y) & (int32_t)0x7fffffff));
+    const aether_f32x8 yr = aether_select_f32x8((ay >= aether_batch_splat_f32x8(8388608.0f)), ay, ((ay + aether_batch_splat_f32x8(8388608.0f)) - aether_batch_splat_f32x8(8388608.0f)));
+    const aether_i32x8 yint = (yr == ay);
+    const aether_f32x8 hy = aether_product_f32x8((yr * aether_batch_splat_f32x8(0.5f)));
+    const aether_i32x8 yodd = (yint & (hy != aether_select_f32x8((hy >= aether_batch_splat_f32x8(8388608.0f)), hy, ((hy + aether_batch_splat_f32x8(8388608.0f)) - aether_batch_splat_f32x8(8388608.0f)))));
+    const aether_f32x8 rx = (aether_batch_splat_f32x8(1.0f) / x);
+    const aether_i32x8 xneg = ((x < aether_batch_splat_f32x8(0.0f)) | ((x == aether_batch_splat_f32x8(0.0f)) & (rx < aether_batch_splat_f32x8(0.0f))));
+    const aether_i32x8 log_reduce_sub = (ax < aether_batch_splat_f32x8(0.000000000000000000000000000000000000011754943508222875079687365372222456778186655567720875215087517062784172594547271728515625f));
+    const aether_f32x8 log_reduce_m7 = aether_select_f32x8(log_reduce_sub, aether_product_f32x8((ax * aether_batch_splat_f32x8(16777216.0f))), ax);
+    const aether_f32x8 log_reduce_k7 = aether_select_f32x8(log_reduce_sub, aether_batch_splat_f32x8(-24.0f), aether_batch_splat_f32x8(0.0f));
+    const aether_i32x8 log_reduce_u6 = (log_reduce_m7 >= aether_batch_splat_f32x8(18446744073709551616.0f));
+    const aether_i32x8 log_reduce_d6 = (log_reduce_m7 < aether_batch_splat_f32x8(0.000000000000000000108420217248550443400745280086994171142578125f));
+    const aether_f32x8 log_reduce_m6 = aether_product_f32x8((log_reduce_m7 * aether_select_f32x8(log_reduce_u6, aether_batch_splat_f32x8(0.0000000000000000000542101086242752217003726400434970855712890625f), aether_select_f32x8(log_reduce_d6, aether_batch_splat_f32x8(18446744073709551616.0f), aether_batch_splat_f32x8(1.0f)))));
+    const aether_f32x8 log_reduce_k6 = (log_reduce_k7 + aether_select_f32x8(log_reduce_u6, aether_batch_splat_f32x8(64.0f), aether_select_f32x8(log_reduce_d6, aether_batch_splat_f32x8(-64.0f), aether_batch_splat_f32x8(0.0f))));
+    const aether_i32x8 log_reduce_u5 = (log_reduce_m6 >= aether_batch_splat_f32x8(4294967296.0f));
+    const aether_i32x8 log_reduce_d5 = (log_reduce_m6 < aether_batch_splat_f32x8(0.0000000004656612873077392578125f));
+    const aether_f32x8 log_reduce_m5 = aether_product_f32x8((log_reduce_m6 * aether_select_f32x8(log_reduce_u5, aether_batch_splat_f32x8(0.00000000023283064365386962890625f), aether_select_f32x8(log_reduce_d5, aether_batch_splat_f32x8(4294967296.0f), aether_batch_splat_f32x8(1.0f)))));
+    const aether_f32x8 log_reduce_k5 = (log_reduce_k6 + aether_select_f32x8(log_reduce_u5, aether_batch_splat_f32x8(32.0f), aether_select_f32x8(log_reduce_d5, aether_batch_splat_f32x8(-32.0f), aether_batch_splat_f32x8(0.0f))));
+    const aether_i32x8 log_reduce_u4 = (log_reduce_m5 >= aether_batch_splat_f32x8(65536.0f));
+    const aether_i32x8 log_reduce_d4 = (log_reduce_m5 < aether_batch_splat_f32x8(0.000030517578125f));
+    const aether_f32x8 log_reduce_m4 = aether_product_f32x8((log_reduce_m5 * aether_select_f32x8(log_reduce_u4, aether_batch_splat_f32x8(0.0000152587890625f), aether_select_f32x8(log_reduce_d4, aether_batch_splat_f32x8(65536.0f), aether_batch_splat_f32x8(1.0f)))));
+    const aether_f32x8 log_reduce_k4 = (log_reduce_k5 + aether_select_f32x8(log_reduce_u4, aether_batch_splat_f32x8(16.0f), aether_select_f32x8(log_reduce_d4, aether_batch_splat_f32x8(-16.0f), aether_batch_splat_f32x8(0.0f))));
+    const aether_i32x8 log_reduce_u3 = (log_reduce_m4 >= aether_batch_splat_f32x8(256.0f));
+    const aether_i32x8 log_reduce_d3 = (log_reduce_m4 < aether_batch_splat_f32x8(0.0078125f));
+    const aether_f32x8 log_reduce_m3 = aether_product_f32x8((log_reduce_m4 * aether_select_f32x8(log_reduce_u3, aether_batch_splat_f32x8(0.00390625f), aether_select_f32x8(log_reduce_d3, aether_batch_splat_f32x8(256.0f), aether_batch_splat_f32x8(1.0f)))));
+    const aether_f32x8 log_reduce_k3 = (log_reduce_k4 + aether_select_f32x8(log_reduce_u3, aether_batch_splat_f32x8(8.0f), aether_select_f32x8(log_reduce_d3, aether_batch_splat_f32x8(-8.0f), aether_batch_splat_f32x8(0.0f))));
+    const aether_i32x8 log_reduce_u2 = (log_reduce_m3 >= aether_batch_splat_f32x8(16.0f));
+    const aether_i32x8 log_reduce_d2 = (log_reduce_m3 < aether_batch_splat_f32x8(0.125f));
+    const aether_f32x8 log_reduce_m2 = aether_product_f32x8((log_reduce_m3 * aether_select_f32x8(log_reduce_u2, aether_batch_splat_f32x8(0.0625f), aether_select_f32x8(log_reduce_d2, aether_batch_splat_f32x8(16.0f), aether_batch_splat_f32x8(1.0f)))));
+    const aether_f32x8 log_reduce_k2 = (log_reduce_k3 + aether_select_f32x8(log_reduce_u2, aether_batch_splat_f32x8(4.0f), aether_select_f32x8(log_reduce_d2, aether_batch_splat_f32x8(-4.0f), aether_batch_splat_f32x8(0.0f))));
+    const aether_i32x8 log_reduce_u1 = (log_reduce_m2 >= aether_batch_splat_f32x8(4.0f));
+    const aether_i32x8 log_reduce_d1 = (log_reduce_m2 < aether_batch_splat_f32x8(0.5f));
+    const aether_f32x8 log_reduce_m1 = aether_product_f32x8((log_reduce_m2 * aether_select_f32x8(log_reduce_u1, aether_batch_splat_f32x8(0.25f), aether_select_f32x8(log_reduce_d1, aether_batch_splat_f32x8(4.0f), aether_batch_splat_f32x8(1.0f)))));
+    const aether_f32x8 log_reduce_k1 = (log_reduce_k2 + aether_select_f32x8(log_reduce_u1, aether_batch_splat_f32x8(2.0f), aether_select_f32x8(log_reduce_d1, aether_batch_splat_f32x8(-2.0f), aether_batch_splat_f32x8(0.0f))));
+    const aether_i32x8 log_reduce_u0 = (log_reduce_m1 >= aether_batch_splat_f32x8(2.0f));
+    const aether_i32x8 log_reduce_d0 = (log_reduce_m1 < aether_batch_splat_f32x8(1.0f));
+    const aether_f32x8 log_reduce_m0 = aether_product_f32x8((log_reduce_m1 * aether_select_f32x8(log_reduce_u0, aether_batch_splat_f32x8(0.5f), aether_select_f32x8(log_reduce_d0, aether_batch_splat_f32x8(2.0f), aether_batch_splat_f32x8(1.0f)))));
+    const aether_f32x8 log_reduce_k0 = (log_reduce_k1 + aether_select_f32x8(log_reduce_u0, aether_batch_splat_f32x8(1.0f), aether_select_f32x8(log_reduce_d0, aether_batch_splat_f32x8(-1.0f), aether_batch_splat_f32x8(0.0f))));
+    const aether_i32x8 log_reduce_hm = (log_reduce_m0 > aether_batch_splat_f32x8(1.41421353816986083984375f));
+    const aether_f32x8 log_reduce_m = aether_select_f32x8(log_reduce_hm, aether_product_f32x8((log_reduce_m0 * aether_batch_splat_f32x8(0.5f))), log_reduce_m0);
+    const aether_f32x8 log_reduce_k = aether_select_f32x8(log_reduce_hm, (log_reduce_k0 + aether_batch_splat_f32x8(1.0f)), log_reduce_k0);
+    const aether_f32x8 kf_y = (log_reduce_m - aether_batch_splat_f32x8(1.0f));
+    const aether_f32x8 m = (kf_y + aether_batch_splat_f32x8(1.0f));
+    const aether_i32x8 g1 = (m >= aether_batch_splat_f32x8(0.7384130954742431640625f));
+    const aether_i32x8 g2 = (m >= aether_batch_splat_f32x8(0.8052451610565185546875f));
+    const aether_i32x8 g3 = (m >= aether_batch_splat_f32x8(0.878126084804534912109375f));
+    const aether_i32x8 g4 = (m >= aether_batch_splat_f32x8(0.957603275775909423828125f));
+    const aether_i32x8 g5 = (m >= aether_batch_splat_f32x8(1.04427373409271240234375f));
+    const aether_i32x8 g6 = (m >= aether_batch_splat_f32x8(1.13878858089447021484375f));
+    const aether_i32x8 g7 = (m >= aether_batch_splat_f32x8(1.2418577671051025390625f));
+    const aether_i32x8 g8 = (m >= aether_batch_splat_f32x8(1.35425555706024169921875f));
+    const aether_f32x8 c = aether_select_f32x8(g8, aether_batch_splat_f32x8(1.41421353816986083984375f), aether_select_f32x8(g7, aether_batch_splat_f32x8(1.29683959484100341796875f), aether_select_f32x8(g6, aether_batch_splat_f32x8(1.1892070770263671875f), aether_select_f32x8(g5, aether_batch_splat_f32x8(1.0905077457427978515625f), aether_select_f32x8(g4, aether_batch_splat_f32x8(1.0f), aether_select_f32x8(g3, aether_batch_splat_f32x8(0.917004048824310302734375f), aether_select_f32x8(g2, aether_batch_splat_f32x8(0.840896427631378173828125f), aether_select_f32x8(g1, aether_batch_splat_f32x8(0.77110540866851806640625f), aether_batch_splat_f32x8(0.707106769084930419921875f)))))))));
+    const aether_f32x8 ch = aether_select_f32x8(g8, aether_batch_splat_f32x8(0.3465735614299774169921875f), aether_select_f32x8(g7, aether_batch_splat_f32x8(0.2599302232265472412109375f), aether_select_f32x8(g6, aether_batch_splat_f32x8(0.1732867658138275146484375f), aether_select_f32x8(g5, aether_batch_splat_f32x8(0.08664341270923614501953125f), aether_select_f32x8(g4, aether_batch_splat_f32x8(0.0f), aether_select_f32x8(g3, aether_batch_splat_f32x8(-0.086643390357494354248046875f), aether_select_f32x8(g2, aether_batch_splat_f32x8(-0.17328678071498870849609375f), aether_select_f32x8(g1, aether_batch_splat_f32x8(-0.259930193424224853515625f), aether_batch_splat_f32x8(-0.3465736210346221923828125f)))))))));
+    const aether_f32x8 cl = aether_select_f32x8(g8, aether_batch_splat_f32x8(0.00000001173572439228109942632727324962615966796875f), aether_select_f32x8(g7, aether_batch_splat_f32x8(0.00000000047415349424539954270585440099239349365234375f), aether_select_f32x8(g6, aether_batch_splat_f32x8(-0.0000000026080215764778813536395318806171417236328125f), aether_select_f32x8(g5, aether_batch_splat_f32x8(-0.0000000031470859251925276112160645425319671630859375f), aether_select_f32x8(g4, aether_batch_splat_f32x8(0.0f), aether_select_f32x8(g3, aether_batch_splat_f32x8(-0.000000001084238920867619526688940823078155517578125f), aether_select_f32x8(g2, aether_batch_splat_f32x8(0.0000000002946079213916874550704960711300373077392578125f), aether_select_f32x8(g1, aether_batch_splat_f32x8(-0.000000004519088658838654737337492406368255615234375f), aether_batch_splat_f32x8(0.00000001364037860440703298081643879413604736328125f)))))))));
+    const aether_f32x8 d = (m - c);
+    const aether_f32x8 sh0 = (m + c);
+    const aether_f32x8 sv = (sh0 - m);
+    const aether_f32x8 sl0 = ((m - (sh0 - sv)) + (c - sv));
+    const aether_f32x8 sh = (d / sh0);
+    const aether_f32x8 tc = aether_product_f32x8((sh * aether_batch_splat_f32x8(4097.0f)));
+    const aether_f32x8 th = (tc - (tc - sh));
+    const aether_f32x8 tlo = (sh - th);
+    const aether_f32x8 dc = aether_product_f32x8((sh0 * aether_batch_splat_f32x8(4097.0f)));
+    const aether_f32x8 dh = (dc - (dc - sh0));
+    const aether_f32x8 dlo = (sh0 - dh);
+    const aether_f32x8 ph = aether_product_f32x8((sh * sh0));
+    const aether_f32x8 pn = ((((ph - aether_product_f32x8((th * dh))) - aether_product_f32x8((th * dlo))) - aether_product_f32x8((tlo * dh))) - aether_product_f32x8((tlo * dlo)));
+    const aether_f32x8 sl = ((((d - ph) + pn) - aether_product_f32x8((sh * sl0))) / sh0);
+    const aether_f32x8 z = aether_product_f32x8((sh * sh));
+    const aether_f32x8 t = aether_product_f32x8((aether_product_f32x8((sh * z)) * (aether_batch_splat_f32x8(0.666666686534881591796875f) + aether_product_f32x8((z * aether_batch_splat_f32x8(0.4001343250274658203125f))))));
+    const aether_f32x8 a1 = aether_product_f32x8((log_reduce_k * aether_batch_splat_f32x8(0.693145751953125f)));
+    const aether_f32x8 t1 = (a1 + ch);
+    const aether_f32x8 e1 = (ch - (t1 - a1));
+    const aether_f32x8 lh2 = aether_product_f32x8((aether_batch_splat_f32x8(2.0f) * sh));
+    const aether_f32x8 t2 = (t1 + lh2);
+    const aether_f32x8 e2 = (lh2 - (t2 - t1));
+    const aether_f32x8 lo = ((aether_product_f32x8((log_reduce_k * aether_batch_splat_f32x8(0.00000142861972562968730926513671875f))) + (e1 + e2)) + ((t + aether_product_f32x8((aether_batch_splat_f32x8(2.0f) * sl))) + (cl + aether_product_f32x8((log_reduce_k * aether_batch_splat_f32x8(-0.000000000012905320041778356454642562312074005603790283203125f))))));
+    const aether_f32x8 lh = (t2 + lo);
+    const aether_f32x8 ll = (lo - (lh - t2));
+    const aether_f32x8 yc = aether_select_f32x8((y > aether_batch_splat_f32x8(17179869184.0f)), aether_batch_splat_f32x8(17179869184.0f), aether_select_f32x8((y < aether_product_f32x8((aether_batch_splat_f32x8(17179869184.0f) * aether_batch_splat_f32x8(-1.0f)))), aether_product_f32x8((aether_batch_splat_f32x8(17179869184.0f) * aether_batch_splat_f32x8(-1.0f))), y));
+    const aether_f32x8 yc1 = aether_product_f32x8((yc * aether_batch_splat_f32x8(4097.0f)));
+    const aether_f32x8 yh = (yc1 - (yc1 - yc));
+    const aether_f32x8 ylo = (yc - yh);
+    const aether_f32x8 lc1 = aether_product_f32x8((lh * aether_batch_splat_f32x8(4097.0f)));
+    const aether_f32x8 lhh = (lc1 - (lc1 - lh));
+    const aether_f32x8 lhl = (lh - lhh);
+    const aether_f32x8 qh = aether_product_f32x8((yc * lh));
+    const aether_f32x8 qn = ((((qh - aether_product_f32x8((yh * lhh))) - aether_product_f32x8((yh * lhl))) - aether_product_f32x8((ylo * lhh))) - aether_product_f32x8((ylo * lhl)));
+    const aether_f32x8 yl = (aether_product_f32x8((yc * ll)) - qn);
+    const aether_f32x8 wh = (qh + yl);
+    const aether_f32x8 wl = (yl - (wh - qh));
+    const aether_f32x8 xc = aether_select_f32x8((wh > aether_batch_splat_f32x8(89.0f)), aether_batch_splat_f32x8(89.0f), aether_select_f32x8((wh < aether_batch_splat_f32x8(-104.0f)), aether_batch_splat_f32x8(-104.0f), wh));
+    const aether_f32x8 kk = ((aether_product_f32x8((xc * aether_batch_splat_f32x8(1.44269502162933349609375f))) + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
+    const aether_f32x8 s = (xc - aether_product_f32x8((kk * aether_batch_splat_f32x8(0.693145751953125f))));
+    const aether_f32x8 rd = aether_product_f32x8((kk * aether_batch_splat_f32x8(0.000001428606765330187045037746429443359375f)));
+    const aether_f32x8 r0 = (s - rd);
+    const aether_f32x8 v = (r0 - s);
+    const aether_f32x8 rl0 = ((s - (r0 - v)) - (rd + v));
+    const aether_f32x8 q = aether_select_f32x8((xc == wh), (rl0 + wl), rl0);
+    const aether_f32x8 r = (r0 + q);
+    const aether_f32x8 w = (r - r0);
+    const aether_f32x8 exp_finish_rl_0 = ((r0 - (r - w)) + (q - w));
+    const aether_f32x8 exp_finish_p = aether_product_f32x8((aether_product_f32x8((r * r)) * (aether_batch_splat_f32x8(0.5f) + aether_product_f32x8((r * (aether_batch_splat_f32x8(0.16666667163372039794921875f) + aether_product_f32x8((r * (aether_batch_splat_f32x8(0.041666455566883087158203125f) + aether_product_f32x8((r * (aether_batch_splat_f32x8(0.00833331048488616943359375f) + aether_product_f32x8((r * (aether_batch_splat_f32x8(0.001393453218042850494384765625f) + aether_product_f32x8((r * aether_batch_splat_f32x8(0.00019891970441676676273345947265625f))))))))))))))))));
+    const aether_f32x8 exp_finish_hi = (aether_batch_splat_f32x8(1.0f) + r);
+    const aether_f32x8 exp_finish_lo = ((aether_batch_splat_f32x8(1.0f) - exp_finish_hi) + r);
+    const aether_f32x8 exp_finish_e = (exp_finish_hi + (exp_finish_lo + (exp_finish_p + exp_finish_rl_0)));
+    const aether_f32x8 scale_pow2_ka = ((aether_product_f32x8((kk * aether_batch_splat_f32x8(0.5f))) + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
+    const aether_f32x8 scale_pow2_d = (kk - aether_product_f32x8((aether_batch_splat_f32x8(2.0f) * scale_pow2_ka)));
+    const aether_f32x8 scale_pow2_j = (scale_pow2_ka + aether_batch_splat_f32x8(76.0f));
+    const aether_f32x8 scale_pow2_q1 = (((aether_product_f32x8((scale_pow2_j * aether_batch_splat_f32x8(0.5f))) - aether_batch_splat_f32x8(0.25f)) + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
+    const aether_f32x8 scale_pow2_q2 = (((aether_product_f32x8((scale_pow2_j * aether_batch_splat_f32x8(0.25f))) - aether_batch_splat_f32x8(0.375f)) + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
+    const aether_f32x8 scale_pow2_q3 = (((aether_product_f32x8((scale_pow2_j * aether_batch_splat_f32x8(0.125f))) - aether_batch_splat_f32x8(0.4375f)) + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
+    const aether_f32x8 scale_pow2_q4 = (((aether_product_f32x8((scale_pow2_j * aether_batch_splat_f32x8(0.0625f))) - aether_batch_splat_f32x8(0.46875f)) + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
+    const aether_f32x8 scale_pow2_q5 = (((aether_product_f32x8((scale_pow2_j * aether_batch_splat_f32x8(0.03125f))) - aether_batch_splat_f32x8(0.484375f)) + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
+    const aether_f32x8 scale_pow2_q6 = (((aether_product_f32x8((scale_pow2_j * aether_batch_splat_f32x8(0.015625f))) - aether_batch_splat_f32x8(0.4921875f)) + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
+    const aether_f32x8 scale_pow2_q7 = (((aether_product_f32x8((scale_pow2_j * aether_batch_splat_f32x8(0.0078125f))) - aether_batch_splat_f32x8(0.49609375f)) + aether_batch_splat_f32x8(12582912.0f)) - aether_batch_splat_f32x8(12582912.0f));
+    const aether_f32x8 scale_pow2_b0 = (scale_pow2_j - aether_product_f32x8((aether_batch_splat_f32x8(2.0f) * scale_pow2_q1)));
+    const aether_f32x8 scale_pow2_b1 = (scale_pow2_q1 - aether_product_f32x8((aether_batch_splat_f32x8(2.0f) * scale_pow2_q2)));
+    const aether_f32x8 scale_pow2_b2 = (scale_pow2_q2 - aether_product_f32x8((aether_batch_splat_f32x8(2.0f) * scale_pow2_q3)));
+    const aether_f32x8 scale_pow2_b3 = (scale_pow2_q3 - aether_product_f32x8((aether_batch_splat_f32x8(2.0f) * scale_pow2_q4)));
+    const aether_f32x8 scale_pow2_b4 = (scale_pow2_q4 - aether_product_f32x8((aether_batch_splat_f32x8(2.0f) * scale_pow2_q5)));
+    const aether_f32x8 scale_pow2_b5 = (scale_pow2_q5 - aether_product_f32x8((aether_batch_splat_f32x8(2.0f) * scale_pow2_q6)));
+    const aether_f32x8 scale_pow2_b6 = (scale_pow2_q6 - aether_product_f32x8((aether_batch_splat_f32x8(2.0f) * scale_pow2_q7)));
+    const aether_f32x8 scale_pow2_s0 = (aether_batch_splat_f32x8(0.0000000000000000000000132348898008484427979425390731194056570529937744140625f) + aether_product_f32x8((scale_pow2_q7 * aether_batch_splat_f32x8(4503599627370496.0f))));
+    const aether_f32x8 scale_pow2_w = aether_product_f32x8((aether_product_f32x8((aether_product_f32x8((aether_product_f32x8((aether_product_f32x8((aether_product_f32x8((aether_product_f32x8((scale_pow2_s0 * (aether_batch_splat_f32x8(1.0f) + aether_product_f32x8((scale_pow2_b6 * aether_batch_splat_f32x8(18446744073709551616.0f)))))) * (aether_batch_splat_f32x8(1.0f) + aether_product_f32x8((scale_pow2_b5 * aether_batch_splat_f32x8(4294967296.0f)))))) * (aether_batch_splat_f32x8(1.0f) + aether_product_f32x8((scale_pow2_b4 * aether_batch_splat_f32x8(65535.0f)))))) * (aether_batch_splat_f32x8(1.0f) + aether_product_f32x8((scale_pow2_b3 * aether_batch_splat_f32x8(255.0f)))))) * (aether_batch_splat_f32x8(1.0f) + aether_product_f32x8((scale_pow2_b2 * aether_batch_splat_f32x8(15.0f)))))) * (aether_batch_splat_f32x8(1.0f) + aether_product_f32x8((scale_pow2_b1 * aether_batch_splat_f32x8(3.0f)))))) * (aether_batch_splat_f32x8(1.0f) + scale_pow2_b0)));
+    const aether_f32x8 scale_pow2_dd = (aether_batch_splat_f32x8(1.0f) + aether_product_f32x8((scale_pow2_d * (aether_batch_splat_f32x8(0.75f) + aether_product_f32x8((aether_batch_splat_f32x8(0.25f) * scale_pow2_d))))));
+    const aether_f32x8 e = aether_product_f32x8((aether_product_f32x8((exp_finish_e * scale_pow2_w)) * aether_product_f32x8((scale_pow2_w * scale_pow2_dd))));
+    const aether_i32x8 zi = ((ax == aether_batch_splat_f32x8(0.0f)) | (ax > aether_batch_splat_f32x8(340282346638528859811704183484516925440.0f)));
+    const aether_f32x8 mag = aether_select_f32x8(zi, aether_select_f32x8((y < aether_batch_splat_f32x8(0.0f)), ((aether_f32x8)((aether_i32x8)(rx) & (int32_t)0x7fffffff)), ax), e);
+    const aether_f32x8 sm = aether_select_f32x8((xneg & yodd), aether_product_f32x8((mag * aether_batch_splat_f32x8(-1.0f))), mag);
+    const aether_i32x8 grows = (((ax < aether_batch_splat_f32x8(1.0f)) & (y < aether_batch_splat_f32x8(0.0f))) | ((ax > aether_batch_splat_f32x8(1.0f)) & (y > aether_batch_splat_f32x8(0.0f))));
+    const aether_f32x8 z0 = (ax - ax);
+    *aether_result = aether_select_f32x8(((y == aether_batch_splat_f32x8(0.0f)) | (x == aether_batch_splat_f32x8(1.0f))), aether_batch_splat_f32x8(1.0f), aether_select_f32x8(((x != x) | (y != y)), (x + y), aether_select_f32x8((ay > aether_batch_splat_f32x8(340282346638528859811704183484516925440.0f)), aether_select_f32x8((ax == aether_batch_splat_f32x8(1.0f)), aether_batch_splat_f32x8(1.0f), aether_select_f32x8(grows, ay, aether_batch_splat_f32x8(0.0f))), aether_select_f32x8((((x < aether_batch_splat_f32x8(0.0f)) & (~yint)) & (~zi)), (z0 / z0), sm))));
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_f64_pow_batch_x4(aether_f64x4 *aether_result, const aether_f64x4 *aether_x, const aether_f64x4 *aether_y)
+{
+    const aether_f64x4 x = *aether_x;
+    const aether_f64x4 y = *aether_y;
+    const aether_f64x4 ax = ((aether_f64x4)((aether_i64x4)(x) & (int64_t)0x7fffffffffffffff));
+    const aether_f64x4 ay = ((aether_f64x4)((aether_i64x4)(y) & (int64_t)0x7fffffffffffffff));
+    const aether_f64x4 yr = aether_select_f64x4((ay >= aether_batch_splat_f64x4(4503599627370496.0)), ay, ((ay + aether_batch_splat_f64x4(4503599627370496.0)) - aether_batch_splat_f64x4(4503599627370496.0)));
+    const aether_i64x4 yint = (yr == ay);
+    const aether_f64x4 hy = aether_product_f64x4((yr * aether_batch_splat_f64x4(0.5)));
+    const aether_i64x4 yodd = (yint & (hy != aether_select_f64x4((hy >= aether_batch_splat_f64x4(4503599627370496.0)), hy, ((hy + aether_batch_splat_f64x4(4503599627370496.0)) - aether_batch_splat_f64x4(4503599627370496.0)))));
+    const aether_f64x4 rx = (aether_batch_splat_f64x4(1.0) / x);
+    const aether_i64x4 xneg = ((x < aether_batch_splat_f64x4(0.0)) | ((x == aether_batch_splat_f64x4(0.0)) & (rx < aether_batch_splat_f64x4(0.0))));
+    const aether_i64x4 log_reduce_sub = (ax < aether_batch_splat_f64x4(0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000002225073858507201383090232717332404064219215980462331830553327416887204434813918195854283159012511020564067339731035811005152434161553460108856012385377718821130777993532002330479610147442583636071921565046942503734208375250806650616658158948720491179968591639648500635908770118304874799780887753749949451580451605050915399856582470818645113537935804992115981085766051992433352114352390148795699609591288891602992641511063466313393663477586513029371762047325631781485664350872122828637642044846811407613911477062801689853244110024161447421618567166150540154285084716752901903161322778896729707373123334086988983175067838846926092773977972858659654941091369095406136467568702398678315290680984617210924625396728515625));
+    const aether_f64x4 log_reduce_m10 = aether_select_f64x4(log_reduce_sub, aether_product_f64x4((ax * aether_batch_splat_f64x4(18014398509481984.0))), ax);
+    const aether_f64x4 log_reduce_k10 = aether_select_f64x4(log_reduce_sub, aether_batch_splat_f64x4(-54.0), aether_batch_splat_f64x4(0.0));
+    const aether_i64x4 log_reduce_u9 = (log_reduce_m10 >= aether_batch_splat_f64x4(13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0));
+    const aether_i64x4 log_reduce_d9 = (log_reduce_m10 < aether_batch_splat_f64x4(0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001491668146240041348658193063092586767475294306920081378854303666641255677014023660987234978080085560672302320651167220290682545619045060532097232965918416938296252158463756275499040814853287052588289310873012782953082843452117701424006337364600644548459512739853070043067441211667303325729200722585486710369393731465299801630663978357915766537189483642578125));
+    const aether_f64x4 log_reduce_m9 = aether_product_f64x4((log_reduce_m10 * aether_select_f64x4(log_reduce_u9, aether_batch_splat_f64x4(0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000007458340731200206743290965315462933837376471534600406894271518333206278385070118304936174890400427803361511603255836101453412728095225302660486164829592084691481260792318781377495204074266435262941446554365063914765414217260588507120031686823003222742297563699265350215337206058336516628646003612927433551846968657326499008153319891789578832685947418212890625), aether_select_f64x4(log_reduce_d9, aether_batch_splat_f64x4(13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0), aether_batch_splat_f64x4(1.0)))));
+    const aether_f64x4 log_reduce_k9 = (log_reduce_k10 + aether_select_f64x4(log_reduce_u9, aether_batch_splat_f64x4(512.0), aether_select_f64x4(log_reduce_d9, aether_batch_splat_f64x4(-512.0), aether_batch_splat_f64x4(0.0))));
+    const aether_i64x4 log_reduce_u8 = (log_reduce_m9 >= aether_batch_splat_f64x4(115792089237316195423570985008687907853269984665640564039457584007913129639936.0));
+    const aether_i64x4 log_reduce_d8 = (log_reduce_m9 < aether_batch_splat_f64x4(0.000000000000000000000000000000000000000000000000000000000000000000000000000017272337110188889250772703725600799142232000728872562770047406940337183606324854115943015006944576453121094587892299327193990197893663893387306007554116149549372494220733642578125));
+    const aether_f64x4 log_reduce_m8 = aether_product_f64x4((log_reduce_m9 * aether_select_f64x4(log_reduce_u8, aether_batch_splat_f64x4(0.0000000000000000000000000000000000000000000000000000000000000000000000000000086361685550944446253863518628003995711160003644362813850237034701685918031624270579715075034722882265605472939461496635969950989468319466936530037770580747746862471103668212890625), aether_select_f64x4(log_reduce_d8, aether_batch_splat_f64x4(115792089237316195423570985008687907853269984665640564039457584007913129639936.0), aether_batch_splat_f64x4(1.0)))));
+    const aether_f64x4 log_reduce_k8 = (log_reduce_k9 + aether_select_f64x4(log_reduce_u8, aether_batch_splat_f64x4(256.0), aether_select_f64x4(log_reduce_d8, aether_batch_splat_f64x4(-256.0), aether_batch_splat_f64x4(0.0))));
+    const aether_i64x4 log_reduce_u7 = (log_reduce_m8 >= aether_batch_splat_f64x4(340282366920938463463374607431768211456.0));
+    const aether_i64x4 log_reduce_d7 = (log_reduce_m8 < aether_batch_splat_f64x4(0.0000000000000000000000000000000000000058774717541114375398436826861112283890933277838604376075437585313920862972736358642578125));
+    const aether_f64x4 log_reduce_m7 = aether_product_f64x4((log_reduce_m8 * aether_select_f64x4(log_reduce_u7, aether_batch_splat_f64x4(0.00000000000000000000000000000000000000293873587705571876992184134305561419454666389193021880377187926569604314863681793212890625), aether_select_f64x4(log_reduce_d7, aether_batch_splat_f64x4(340282366920938463463374607431768211456.0), aether_batch_splat_f64x4(1.0)))));
+    const aether_f64x4 log_reduce_k7 = (log_reduce_k8 + aether_select_f64x4(log_reduce_u7, aether_batch_splat_f64x4(128.0), aether_select_f64x4(log_reduce_d7, aether_batch_splat_f64x4(-128.0), aether_batch_splat_f64x4(0.0))));
+    const aether_i64x4 log_reduce_u6 = (log_reduce_m7 >= aether_batch_splat_f64x4(18446744073709551616.0));
+    const aether_i64x4 log_reduce_d6 = (log_reduce_m7 < aether_batch_splat_f64x4(0.000000000000000000108420217248550443400745280086994171142578125));
+    const aether_f64x4 log_reduce_m6 = aether_product_f64x4((log_reduce_m7 * aether_select_f64x4(log_reduce_u6, aether_batch_splat_f64x4(0.0000000000000000000542101086242752217003726400434970855712890625), aether_select_f64x4(log_reduce_d6, aether_batch_splat_f64x4(18446744073709551616.0), aether_batch_splat_f64x4(1.0)))));
+    const aether_f64x4 log_reduce_k6 = (log_reduce_k7 + aether_select_f64x4(log_reduce_u6, aether_batch_splat_f64x4(64.0), aether_select_f64x4(log_reduce_d6, aether_batch_splat_f64x4(-64.0), aether_batch_splat_f64x4(0.0))));
+    const aether_i64x4 log_reduce_u5 = (log_reduce_m6 >= aether_batch_splat_f64x4(4294967296.0));
+    const aether_i64x4 log_reduce_d5 = (log_reduce_m6 < aether_batch_splat_f64x4(0.0000000004656612873077392578125));
+    const aether_f64x4 log_reduce_m5 = aether_product_f64x4((log_reduce_m6 * aether_select_f64x4(log_reduce_u5, aether_batch_splat_f64x4(0.00000000023283064365386962890625), aether_select_f64x4(log_reduce_d5, aether_batch_splat_f64x4(4294967296.0), aether_batch_splat_f64x4(1.0)))));
+    const aether_f64x4 log_reduce_k5 = (log_reduce_k6 + aether_select_f64x4(log_reduce_u5, aether_batch_splat_f64x4(32.0), aether_select_f64x4(log_reduce_d5, aether_batch_splat_f64x4(-32.0), aether_batch_splat_f64x4(0.0))));
+    const aether_i64x4 log_reduce_u4 = (log_reduce_m5 >= aether_batch_splat_f64x4(65536.0));
+    const aether_i64x4 log_reduce_d4 = (log_reduce_m5 < aether_batch_splat_f64x4(0.000030517578125));
+    const aether_f64x4 log_reduce_m4 = aether_product_f64x4((log_reduce_m5 * aether_select_f64x4(log_reduce_u4, aether_batch_splat_f64x4(0.0000152587890625), aether_select_f64x4(log_reduce_d4, aether_batch_splat_f64x4(65536.0), aether_batch_splat_f64x4(1.0)))));
+    const aether_f64x4 log_reduce_k4 = (log_reduce_k5 + aether_select_f64x4(log_reduce_u4, aether_batch_splat_f64x4(16.0), aether_select_f64x4(log_reduce_d4, aether_batch_splat_f64x4(-16.0), aether_batch_splat_f64x4(0.0))));
+    const aether_i64x4 log_reduce_u3 = (log_reduce_m4 >= aether_batch_splat_f64x4(256.0));
+    const aether_i64x4 log_reduce_d3 = (log_reduce_m4 < aether_batch_splat_f64x4(0.0078125));
+    const aether_f64x4 log_reduce_m3 = aether_product_f64x4((log_reduce_m4 * aether_select_f64x4(log_reduce_u3, aether_batch_splat_f64x4(0.00390625), aether_select_f64x4(log_reduce_d3, aether_batch_splat_f64x4(256.0), aether_batch_splat_f64x4(1.0)))));
+    const aether_f64x4 log_reduce_k3 = (log_reduce_k4 + aether_select_f64x4(log_reduce_u3, aether_batch_splat_f64x4(8.0), aether_select_f64x4(log_reduce_d3, aether_batch_splat_f64x4(-8.0), aether_batch_splat_f64x4(0.0))));
+    const aether_i64x4 log_reduce_u2 = (log_reduce_m3 >= aether_batch_splat_f64x4(16.0));
+    const aether_i64x4 log_reduce_d2 = (log_reduce_m3 < aether_batch_splat_f64x4(0.125));
+    const aether_f64x4 log_reduce_m2 = aether_product_f64x4((log_reduce_m3 * aether_select_f64x4(log_reduce_u2, aether_batch_splat_f64x4(0.0625), aether_select_f64x4(log_reduce_d2, aether_batch_splat_f64x4(16.0), aether_batch_splat_f64x4(1.0)))));
+    const aether_f64x4 log_reduce_k2 = (log_reduce_k3 + aether_select_f64x4(log_reduce_u2, aether_batch_splat_f64x4(4.0), aether_select_f64x4(log_reduce_d2, aether_batch_splat_f64x4(-4.0), aether_batch_splat_f64x4(0.0))));
+    const aether_i64x4 log_reduce_u1 = (log_reduce_m2 >= aether_batch_splat_f64x4(4.0));
+    const aether_i64x4 log_reduce_d1 = (log_reduce_m2 < aether_batch_splat_f64x4(0.5));
+    const aether_f64x4 log_reduce_m1 = aether_product_f64x4((log_reduce_m2 * aether_select_f64x4(log_reduce_u1, aether_batch_splat_f64x4(0.25), aether_select_f64x4(log_reduce_d1, aether_batch_splat_f64x4(4.0), aether_batch_splat_f64x4(1.0)))));
+    const aether_f64x4 log_reduce_k1 = (log_reduce_k2 + aether_select_f64x4(log_reduce_u1, aether_batch_splat_f64x4(2.0), aether_select_f64x4(log_reduce_d1, aether_batch_splat_f64x4(-2.0), aether_batch_splat_f64x4(0.0))));
+    const aether_i64x4 log_reduce_u0 = (log_reduce_m1 >= aether_batch_splat_f64x4(2.0));
+    const aether_i64x4 log_reduce_d0 = (log_reduce_m1 < aether_batch_splat_f64x4(1.0));
+    const aether_f64x4 log_reduce_m0 = aether_product_f64x4((log_reduce_m1 * aether_select_f64x4(log_reduce_u0, aether_batch_splat_f64x4(0.5), aether_select_f64x4(log_reduce_d0, aether_batch_splat_f64x4(2.0), aether_batch_splat_f64x4(1.0)))));
+    const aether_f64x4 log_reduce_k0 = (log_reduce_k1 + aether_select_f64x4(log_reduce_u0, aether_batch_splat_f64x4(1.0), aether_select_f64x4(log_reduce_d0, aether_batch_splat_f64x4(-1.0), aether_batch_splat_f64x4(0.0))));
+    const aether_i64x4 log_reduce_hm = (log_reduce_m0 > aether_batch_splat_f64x4(1.4142135623730951454746218587388284504413604736328125));
+    const aether_f64x4 log_reduce_m = aether_select_f64x4(log_reduce_hm, aether_product_f64x4((log_reduce_m0 * aether_batch_splat_f64x4(0.5))), log_reduce_m0);
+    const aether_f64x4 log_reduce_k = aether_select_f64x4(log_reduce_hm, (log_reduce_k0 + aether_batch_splat_f64x4(1.0)), log_reduce_k0);
+    const aether_f64x4 kf_y = (log_reduce_m - aether_batch_splat_f64x4(1.0));
+    const aether_f64x4 m = (kf_y + aether_batch_splat_f64x4(1.0));
+    const aether_i64x4 g1 = (m >= aether_batch_splat_f64x4(0.73841307296974967311342652465100400149822235107421875));
+    const aether_i64x4 g2 = (m >= aether_batch_splat_f64x4(0.8052451659746271417361640487797558307647705078125));
+    const aether_i64x4 g3 = (m >= aether_batch_splat_f64x4(0.878126080186649726755376832443289458751678466796875));
+    const aether_i64x4 g4 = (m >= aether_batch_splat_f64x4(0.9576032806985737000360359161277301609516143798828125));
+    const aether_i64x4 g5 = (m >= aether_batch_splat_f64x4(1.0442737824274137548030694233602844178676605224609375));
+    const aether_i64x4 g6 = (m >= aether_batch_splat_f64x4(1.1387886347566915645757035235874354839324951171875));
+    const aether_i64x4 g7 = (m >= aether_batch_splat_f64x4(1.241857812073484002013401550357230007648468017578125));
+    const aether_i64x4 g8 = (m >= aether_batch_splat_f64x4(1.3542555469368926512885309421108104288578033447265625));
+    const aether_f64x4 c = aether_select_f64x4(g8, aether_batch_splat_f64x4(1.4142135623730951454746218587388284504413604736328125), aether_select_f64x4(g7, aether_batch_splat_f64x4(1.2968395546510096405512513229041360318660736083984375), aether_select_f64x4(g6, aether_batch_splat_f64x4(1.1892071150027210268973476559040136635303497314453125), aether_select_f64x4(g5, aether_batch_splat_f64x4(1.0905077326652576896748314538854174315929412841796875), aether_select_f64x4(g4, aether_batch_splat_f64x4(1.0), aether_select_f64x4(g3, aether_batch_splat_f64x4(0.91700404320467121532800547356600873172283172607421875), aether_select_f64x4(g2, aether_batch_splat_f64x4(0.84089641525371450203607537332572974264621734619140625), aether_select_f64x4(g1, aether_batch_splat_f64x4(0.77110541270397037205697188255726359784603118896484375), aether_batch_splat_f64x4(0.70710678118654757273731092936941422522068023681640625)))))))));
+    const aether_f64x4 ch = aether_select_f64x4(g8, aether_batch_splat_f64x4(0.34657359027997269862453322275541722774505615234375), aether_select_f64x4(g7, aether_batch_splat_f64x4(0.259930192709979468457248685808735899627208709716796875), aether_select_f64x4(g6, aether_batch_splat_f64x4(0.173286795139986293801115380119881592690944671630859375), aether_select_f64x4(g5, aether_batch_splat_f64x4(0.08664339756999318853392111350331106223165988922119140625), aether_select_f64x4(g4, aether_batch_splat_f64x4(0.0), aether_select_f64x4(g3, aether_batch_splat_f64x4(-0.0866433975699931746561333056888543069362640380859375), aether_select_f64x4(g2, aether_batch_splat_f64x4(-0.1732867951399863770678422270066221244633197784423828125), aether_select_f64x4(g1, aether_batch_splat_f64x4(-0.2599301927099795239683999170665629208087921142578125), aether_batch_splat_f64x4(-0.34657359027997258760223076023976318538188934326171875)))))))));
+    const aether_f64x4 cl = aether_select_f64x4(g8, aether_batch_splat_f64x4(0.00000000000000002444216941459289816588769673455282579591046792960758182733371768335928209125995635986328125), aether_select_f64x4(g7, aether_batch_splat_f64x4(0.000000000000000003001628066626043510279553148643039920669653121548261197337748029667636728845536708831787109375), aether_select_f64x4(g6, aether_batch_splat_f64x4(0.000000000000000000068569313993139177792189014300967915847982259959370455841554115039571115630678832530975341796875), aether_select_f64x4(g5, aether_batch_splat_f64x4(0.00000000000000000308234776119469231945327230901238712871960733367189717857304032122556236572563648223876953125), aether_select_f64x4(g4, aether_batch_splat_f64x4(0.0), aether_select_f64x4(g3, aether_batch_splat_f64x4(-0.00000000000000000692228978553855022477983656913943087778548953276015927305042652051270124502480030059814453125), aether_select_f64x4(g2, aether_batch_splat_f64x4(0.000000000000000000961928934371463055746425308556741190581096681173618560822813350341675686649978160858154296875), aether_select_f64x4(g1, aether_batch_splat_f64x4(-0.00000000000000001861136329926703753634524882240597198974538760418706573318559094332158565521240234375), aether_batch_splat_f64x4(0.000000000000000001251701276129902196523997059972039433974920169835294385396462502058056998066604137420654296875)))))))));
+    const aether_f64x4 d = (m - c);
+    const aether_f64x4 sh0 = (m + c);
+    const aether_f64x4 sv = (sh0 - m);
+    const aether_f64x4 sl0 = ((m - (sh0 - sv)) + (c - sv));
+    const aether_f64x4 sh = (d / sh0);
+    const aether_f64x4 tc = aether_product_f64x4((sh * aether_batch_splat_f64x4(134217729.0)));
+    const aether_f64x4 th = (tc - (tc - sh));
+    const aether_f64x4 tlo = (sh - th);
+    const aether_f64x4 dc = aether_product_f64x4((sh0 * aether_batch_splat_f64x4(134217729.0)));
+    const aether_f64x4 dh = (dc - (dc - sh0));
+    const aether_f64x4 dlo = (sh0 - dh);
+    const aether_f64x4 ph = aether_product_f64x4((sh * sh0));
+    const aether_f64x4 pn = ((((ph - aether_product_f64x4((th * dh))) - aether_product_f64x4((th * dlo))) - aether_product_f64x4((tlo * dh))) - aether_product_f64x4((tlo * dlo)));
+    const aether_f64x4 sl = ((((d - ph) + pn) - aether_product_f64x4((sh * sl0))) / sh0);
+    const aether_f64x4 z = aether_product_f64x4((sh * sh));
+    const aether_f64x4 t = aether_product_f64x4((aether_product_f64x4((sh * z)) * (aether_batch_splat_f64x4(0.66666666666666662965923251249478198587894439697265625) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.40000000000472291095121590842609293758869171142578125) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.285714235473782329766123666558996774256229400634765625) + aether_product_f64x4((z * aether_batch_splat_f64x4(0.2223932248158340119204012808040715754032135009765625))))))))))));
+    const aether_f64x4 a1 = aether_product_f64x4((log_reduce_k * aether_batch_splat_f64x4(0.693147180559890330187045037746429443359375)));
+    const aether_f64x4 t1 = (a1 + ch);
+    const aether_f64x4 e1 = (ch - (t1 - a1));
+    const aether_f64x4 lh2 = aether_product_f64x4((aether_batch_splat_f64x4(2.0) * sh));
+    const aether_f64x4 t2 = (t1 + lh2);
+    const aether_f64x4 e2 = (lh2 - (t2 - t1));
+    const aether_f64x4 lo = ((aether_product_f64x4((log_reduce_k * aether_batch_splat_f64x4(0.00000000000005497923018708502421696649465070357021279079390296828933060169219970703125))) + (e1 + e2)) + ((t + aether_product_f64x4((aether_batch_splat_f64x4(2.0) * sl))) + (cl + aether_product_f64x4((log_reduce_k * aether_batch_splat_f64x4(-0.0000000000000000000000000013124698417785255361305882616599823203956009287247833841865525032726114205809675450353779524448327720165252685546875))))));
+    const aether_f64x4 lh = (t2 + lo);
+    const aether_f64x4 ll = (lo - (lh - t2));
+    const aether_f64x4 yc = aether_select_f64x4((y > aether_batch_splat_f64x4(18446744073709551616.0)), aether_batch_splat_f64x4(18446744073709551616.0), aether_select_f64x4((y < aether_product_f64x4((aether_batch_splat_f64x4(18446744073709551616.0) * aether_batch_splat_f64x4(-1.0)))), aether_product_f64x4((aether_batch_splat_f64x4(18446744073709551616.0) * aether_batch_splat_f64x4(-1.0))), y));
+    const aether_f64x4 yc1 = aether_product_f64x4((yc * aether_batch_splat_f64x4(134217729.0)));
+    const aether_f64x4 yh = (yc1 - (yc1 - yc));
+    const aether_f64x4 ylo = (yc - yh);
+    const aether_f64x4 lc1 = aether_product_f64x4((lh * aether_batch_splat_f64x4(134217729.0)));
+    const aether_f64x4 lhh = (lc1 - (lc1 - lh));
+    const aether_f64x4 lhl = (lh - lhh);
+    const aether_f64x4 qh = aether_product_f64x4((yc * lh));
+    const aether_f64x4 qn = ((((qh - aether_product_f64x4((yh * lhh))) - aether_product_f64x4((yh * lhl))) - aether_product_f64x4((ylo * lhh))) - aether_product_f64x4((ylo * lhl)));
+    const aether_f64x4 yl = (aether_product_f64x4((yc * ll)) - qn);
+    const aether_f64x4 wh = (qh + yl);
+    const aether_f64x4 wl = (yl - (wh - qh));
+    const aether_f64x4 xc = aether_select_f64x4((wh > aether_batch_splat_f64x4(710.0)), aether_batch_splat_f64x4(710.0), aether_select_f64x4((wh < aether_batch_splat_f64x4(-746.0)), aether_batch_splat_f64x4(-746.0), wh));
+    const aether_f64x4 kk = ((aether_product_f64x4((xc * aether_batch_splat_f64x4(1.442695040888963387004650940070860087871551513671875))) + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
+    const aether_f64x4 s = (xc - aether_product_f64x4((kk * aether_batch_splat_f64x4(0.693147180559890330187045037746429443359375))));
+    const aether_f64x4 rd = aether_product_f64x4((kk * aether_batch_splat_f64x4(0.000000000000054979230187083711552420206887059365096458163346682113115093670785427093505859375)));
+    const aether_f64x4 r0 = (s - rd);
+    const aether_f64x4 v = (r0 - s);
+    const aether_f64x4 rl0 = ((s - (r0 - v)) - (rd + v));
+    const aether_f64x4 q = aether_select_f64x4((xc == wh), (rl0 + wl), rl0);
+    const aether_f64x4 r = (r0 + q);
+    const aether_f64x4 w = (r - r0);
+    const aether_f64x4 exp_finish_rl_0 = ((r0 - (r - w)) + (q - w));
+    const aether_f64x4 exp_finish_p = aether_product_f64x4((aether_product_f64x4((r * r)) * (aether_batch_splat_f64x4(0.5) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.1666666666666667129259593593815225176513195037841796875) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.04166666666666667129259593593815225176513195037841796875) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.00833333333332555124817186964492066181264817714691162109375) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.001388888888888333179860712363051788997836410999298095703125) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.0001984126987684035696955786587380998753360472619533538818359375) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.0000248015873269900500469077597731626383392722345888614654541015625) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.0000027557252863367321974136063544857933038656483404338359832763671875) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.00000027557271831536130966716657310355831356218914152123034000396728515625) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.00000002510626255087907802256692413149508080749683358590118587017059326171875) + aether_product_f64x4((r * aether_batch_splat_f64x4(0.000000002091543359807600346154301198414206253151093051201314665377140045166015625)))))))))))))))))))))))))))))))));
+    const aether_f64x4 exp_finish_hi = (aether_batch_splat_f64x4(1.0) + r);
+    const aether_f64x4 exp_finish_lo = ((aether_batch_splat_f64x4(1.0) - exp_finish_hi) + r);
+    const aether_f64x4 exp_finish_e = (exp_finish_hi + (exp_finish_lo + (exp_finish_p + exp_finish_rl_0)));
+    const aether_f64x4 scale_pow2_ka = ((aether_product_f64x4((kk * aether_batch_splat_f64x4(0.5))) + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
+    const aether_f64x4 scale_pow2_d = (kk - aether_product_f64x4((aether_batch_splat_f64x4(2.0) * scale_pow2_ka)));
+    const aether_f64x4 scale_pow2_j = (scale_pow2_ka + aether_batch_splat_f64x4(538.0));
+    const aether_f64x4 scale_pow2_q1 = (((aether_product_f64x4((scale_pow2_j * aether_batch_splat_f64x4(0.5))) - aether_batch_splat_f64x4(0.25)) + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
+    const aether_f64x4 scale_pow2_q2 = (((aether_product_f64x4((scale_pow2_j * aether_batch_splat_f64x4(0.25))) - aether_batch_splat_f64x4(0.375)) + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
+    const aether_f64x4 scale_pow2_q3 = (((aether_product_f64x4((scale_pow2_j * aether_batch_splat_f64x4(0.125))) - aether_batch_splat_f64x4(0.4375)) + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
+    const aether_f64x4 scale_pow2_q4 = (((aether_product_f64x4((scale_pow2_j * aether_batch_splat_f64x4(0.0625))) - aether_batch_splat_f64x4(0.46875)) + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
+    const aether_f64x4 scale_pow2_q5 = (((aether_product_f64x4((scale_pow2_j * aether_batch_splat_f64x4(0.03125))) - aether_batch_splat_f64x4(0.484375)) + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
+    const aether_f64x4 scale_pow2_q6 = (((aether_product_f64x4((scale_pow2_j * aether_batch_splat_f64x4(0.015625))) - aether_batch_splat_f64x4(0.4921875)) + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
+    const aether_f64x4 scale_pow2_q7 = (((aether_product_f64x4((scale_pow2_j * aether_batch_splat_f64x4(0.0078125))) - aether_batch_splat_f64x4(0.49609375)) + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
+    const aether_f64x4 scale_pow2_q8 = (((aether_product_f64x4((scale_pow2_j * aether_batch_splat_f64x4(0.00390625))) - aether_batch_splat_f64x4(0.498046875)) + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
+    const aether_f64x4 scale_pow2_q9 = (((aether_product_f64x4((scale_pow2_j * aether_batch_splat_f64x4(0.001953125))) - aether_batch_splat_f64x4(0.4990234375)) + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
+    const aether_f64x4 scale_pow2_q10 = (((aether_product_f64x4((scale_pow2_j * aether_batch_splat_f64x4(0.0009765625))) - aether_batch_splat_f64x4(0.49951171875)) + aether_batch_splat_f64x4(6755399441055744.0)) - aether_batch_splat_f64x4(6755399441055744.0));
+    const aether_f64x4 scale_pow2_b0 = (scale_pow2_j - aether_product_f64x4((aether_batch_splat_f64x4(2.0) * scale_pow2_q1)));
+    const aether_f64x4 scale_pow2_b1 = (scale_pow2_q1 - aether_product_f64x4((aether_batch_splat_f64x4(2.0) * scale_pow2_q2)));
+    const aether_f64x4 scale_pow2_b2 = (scale_pow2_q2 - aether_product_f64x4((aether_batch_splat_f64x4(2.0) * scale_pow2_q3)));
+    const aether_f64x4 scale_pow2_b3 = (scale_pow2_q3 - aether_product_f64x4((aether_batch_splat_f64x4(2.0) * scale_pow2_q4)));
+    const aether_f64x4 scale_pow2_b4 = (scale_pow2_q4 - aether_product_f64x4((aether_batch_splat_f64x4(2.0) * scale_pow2_q5)));
+    const aether_f64x4 scale_pow2_b5 = (scale_pow2_q5 - aether_product_f64x4((aether_batch_splat_f64x4(2.0) * scale_pow2_q6)));
+    const aether_f64x4 scale_pow2_b6 = (scale_pow2_q6 - aether_product_f64x4((aether_batch_splat_f64x4(2.0) * scale_pow2_q7)));
+    const aether_f64x4 scale_pow2_b7 = (scale_pow2_q7 - aether_product_f64x4((aether_batch_splat_f64x4(2.0) * scale_pow2_q8)));
+    const aether_f64x4 scale_pow2_b8 = (scale_pow2_q8 - aether_product_f64x4((aether_batch_splat_f64x4(2.0) * scale_pow2_q9)));
+    const aether_f64x4 scale_pow2_b9 = (scale_pow2_q9 - aether_product_f64x4((aether_batch_splat_f64x4(2.0) * scale_pow2_q10)));
+    const aether_f64x4 scale_pow2_s0 = (aether_batch_splat_f64x4(0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000011113793747425387417213567071352800484562622807324538967417952914843378044769344188177846208811443751098977928244823368569333446167745147139558441683042175608100385654447647001587158552209191416116724244304096571751556124181432287573861609135572944197502082138158902846779236284399802429446583409499277996788872267792372417678415614052979398795883980710641480982303619384765625) + aether_product_f64x4((scale_pow2_q10 * aether_batch_splat_f64x4(199791907220223502808422222706762643567910281130558153654986045416023791284464999687699590596063486154228923591770023865308670443474450259602571264.0))));
+    const aether_f64x4 scale_pow2_w = aether_product_f64x4((aether_product_f64x4((aether_product_f64x4((aether_product_f64x4((aether_product_f64x4((aether_product_f64x4((aether_product_f64x4((aether_product_f64x4((aether_product_f64x4((aether_product_f64x4((scale_pow2_s0 * (aether_batch_splat_f64x4(1.0) + aether_product_f64x4((scale_pow2_b9 * aether_batch_splat_f64x4(13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0)))))) * (aether_batch_splat_f64x4(1.0) + aether_product_f64x4((scale_pow2_b8 * aether_batch_splat_f64x4(115792089237316195423570985008687907853269984665640564039457584007913129639936.0)))))) * (aether_batch_splat_f64x4(1.0) + aether_product_f64x4((scale_pow2_b7 * aether_batch_splat_f64x4(340282366920938463463374607431768211456.0)))))) * (aether_batch_splat_f64x4(1.0) + aether_product_f64x4((scale_pow2_b6 * aether_batch_splat_f64x4(18446744073709551616.0)))))) * (aether_batch_splat_f64x4(1.0) + aether_product_f64x4((scale_pow2_b5 * aether_batch_splat_f64x4(4294967295.0)))))) * (aether_batch_splat_f64x4(1.0) + aether_product_f64x4((scale_pow2_b4 * aether_batch_splat_f64x4(65535.0)))))) * (aether_batch_splat_f64x4(1.0) + aether_product_f64x4((scale_pow2_b3 * aether_batch_splat_f64x4(255.0)))))) * (aether_batch_splat_f64x4(1.0) + aether_product_f64x4((scale_pow2_b2 * aether_batch_splat_f64x4(15.0)))))) * (aether_batch_splat_f64x4(1.0) + aether_product_f64x4((scale_pow2_b1 * aether_batch_splat_f64x4(3.0)))))) * (aether_batch_splat_f64x4(1.0) + scale_pow2_b0)));
+    const aether_f64x4 scale_pow2_dd = (aether_batch_splat_f64x4(1.0) + aether_product_f64x4((scale_pow2_d * (aether_batch_splat_f64x4(0.75) + aether_product_f64x4((aether_batch_splat_f64x4(0.25) * scale_pow2_d))))));
+    const aether_f64x4 e = aether_product_f64x4((aether_product_f64x4((exp_finish_e * scale_pow2_w)) * aether_product_f64x4((scale_pow2_w * scale_pow2_dd))));
+    const aether_i64x4 zi = ((ax == aether_batch_splat_f64x4(0.0)) | (ax > aether_batch_splat_f64x4(179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0)));
+    const aether_f64x4 mag = aether_select_f64x4(zi, aether_select_f64x4((y < aether_batch_splat_f64x4(0.0)), ((aether_f64x4)((aether_i64x4)(rx) & (int64_t)0x7fffffffffffffff)), ax), e);
+    const aether_f64x4 sm = aether_select_f64x4((xneg & yodd), aether_product_f64x4((mag * aether_batch_splat_f64x4(-1.0))), mag);
+    const aether_i64x4 grows = (((ax < aether_batch_splat_f64x4(1.0)) & (y < aether_batch_splat_f64x4(0.0))) | ((ax > aether_batch_splat_f64x4(1.0)) & (y > aether_batch_splat_f64x4(0.0))));
+    const aether_f64x4 z0 = (ax - ax);
+    *aether_result = aether_select_f64x4(((y == aether_batch_splat_f64x4(0.0)) | (x == aether_batch_splat_f64x4(1.0))), aether_batch_splat_f64x4(1.0), aether_select_f64x4(((x != x) | (y != y)), (x + y), aether_select_f64x4((ay > aether_batch_splat_f64x4(179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0)), aether_select_f64x4((ax == aether_batch_splat_f64x4(1.0)), aether_batch_splat_f64x4(1.0), aether_select_f64x4(grows, ay, aether_batch_splat_f64x4(0.0))), aether_select_f64x4((((x < aether_batch_splat_f64x4(0.0)) & (~yint)) & (~zi)), (z0 / z0), sm))));
 }
 
 static __inline__ __attribute__((__always_inline__)) void aether_f32_tan_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_a)
@@ -5848,10 +6146,10 @@ static inline float aether_f32_exp_batch_item(const float *aether_x)
     const float r = (s - rd);
     const float v = (r - s);
     const float rl = ((s - (r - v)) - (rd + v));
-    const float p = aether_product_vec_f32((aether_product_vec_f32((r * r)) * (0.5f + aether_product_vec_f32((r * (0.16666667163372039794921875f + aether_product_vec_f32((r * (0.041666455566883087158203125f + aether_product_vec_f32((r * (0.00833331048488616943359375f + aether_product_vec_f32((r * (0.001393453218042850494384765625f + aether_product_vec_f32((r * 0.00019891970441676676273345947265625f)))))))))))))))));
-    const float hi = (1.0f + r);
-    const float lo = ((1.0f - hi) + r);
-    const float e = (hi + (lo + (p + rl)));
+    const float exp_finish_p = aether_product_vec_f32((aether_product_vec_f32((r * r)) * (0.5f + aether_product_vec_f32((r * (0.16666667163372039794921875f + aether_product_vec_f32((r * (0.041666455566883087158203125f + aether_product_vec_f32((r * (0.00833331048488616943359375f + aether_product_vec_f32((r * (0.001393453218042850494384765625f + aether_product_vec_f32((r * 0.00019891970441676676273345947265625f)))))))))))))))));
+    const float exp_finish_hi = (1.0f + r);
+    const float exp_finish_lo = ((1.0f - exp_finish_hi) + r);
+    const float exp_finish_e = (exp_finish_hi + (exp_finish_lo + (exp_finish_p + rl)));
     const float scale_pow2_ka = ((aether_product_vec_f32((k * 0.5f)) + 12582912.0f) - 12582912.0f);
     const float scale_pow2_d = (k - aether_product_vec_f32((2.0f * scale_pow2_ka)));
     const float scale_pow2_j = (scale_pow2_ka + 76.0f);
@@ -5872,7 +6170,7 @@ static inline float aether_f32_exp_batch_item(const float *aether_x)
     const float scale_pow2_s0 = (0.0000000000000000000000132348898008484427979425390731194056570529937744140625f + aether_product_vec_f32((scale_pow2_q7 * 4503599627370496.0f)));
     const float scale_pow2_w = aether_product_vec_f32((aether_product_vec_f32((aether_product_vec_f32((aether_product_vec_f32((aether_product_vec_f32((aether_product_vec_f32((aether_product_vec_f32((scale_pow2_s0 * (1.0f + aether_product_vec_f32((scale_pow2_b6 * 18446744073709551616.0f))))) * (1.0f + aether_product_vec_f32((scale_pow2_b5 * 4294967296.0f))))) * (1.0f + aether_product_vec_f32((scale_pow2_b4 * 65535.0f))))) * (1.0f + aether_product_vec_f32((scale_pow2_b3 * 255.0f))))) * (1.0f + aether_product_vec_f32((scale_pow2_b2 * 15.0f))))) * (1.0f + aether_product_vec_f32((scale_pow2_b1 * 3.0f))))) * (1.0f + scale_pow2_b0)));
     const float scale_pow2_dd = (1.0f + aether_product_vec_f32((scale_pow2_d * (0.75f + aether_product_vec_f32((0.25f * scale_pow2_d))))));
-    return aether_product_vec_f32((aether_product_vec_f32((e * scale_pow2_w)) * aether_product_vec_f32((scale_pow2_w * scale_pow2_dd))));
+    return aether_product_vec_f32((aether_product_vec_f32((exp_finish_e * scale_pow2_w)) * aether_product_vec_f32((scale_pow2_w * scale_pow2_dd))));
 }
 
 static inline double aether_f64_exp_batch_item(const double *aether_x)
@@ -5885,10 +6183,10 @@ static inline double aether_f64_exp_batch_item(const double *aether_x)
     const double r = (s - rd);
     const double v = (r - s);
     const double rl = ((s - (r - v)) - (rd + v));
-    const double p = aether_product_vec_f64((aether_product_vec_f64((r * r)) * (0.5 + aether_product_vec_f64((r * (0.1666666666666667129259593593815225176513195037841796875 + aether_product_vec_f64((r * (0.04166666666666667129259593593815225176513195037841796875 + aether_product_vec_f64((r * (0.00833333333332555124817186964492066181264817714691162109375 + aether_product_vec_f64((r * (0.001388888888888333179860712363051788997836410999298095703125 + aether_product_vec_f64((r * (0.0001984126987684035696955786587380998753360472619533538818359375 + aether_product_vec_f64((r * (0.0000248015873269900500469077597731626383392722345888614654541015625 + aether_product_vec_f64((r * (0.0000027557252863367321974136063544857933038656483404338359832763671875 + aether_product_vec_f64((r * (0.00000027557271831536130966716657310355831356218914152123034000396728515625 + aether_product_vec_f64((r * (0.00000002510626255087907802256692413149508080749683358590118587017059326171875 + aether_product_vec_f64((r * 0.000000002091543359807600346154301198414206253151093051201314665377140045166015625))))))))))))))))))))))))))))))));
-    const double hi = (1.0 + r);
-    const double lo = ((1.0 - hi) + r);
-    const double e = (hi + (lo + (p + rl)));
+    const double exp_finish_p = aether_product_vec_f64((aether_product_vec_f64((r * r)) * (0.5 + aether_product_vec_f64((r * (0.1666666666666667129259593593815225176513195037841796875 + aether_product_vec_f64((r * (0.04166666666666667129259593593815225176513195037841796875 + aether_product_vec_f64((r * (0.00833333333332555124817186964492066181264817714691162109375 + aether_product_vec_f64((r * (0.001388888888888333179860712363051788997836410999298095703125 + aether_product_vec_f64((r * (0.0001984126987684035696955786587380998753360472619533538818359375 + aether_product_vec_f64((r * (0.0000248015873269900500469077597731626383392722345888614654541015625 + aether_product_vec_f64((r * (0.0000027557252863367321974136063544857933038656483404338359832763671875 + aether_product_vec_f64((r * (0.00000027557271831536130966716657310355831356218914152123034000396728515625 + aether_product_vec_f64((r * (0.00000002510626255087907802256692413149508080749683358590118587017059326171875 + aether_product_vec_f64((r * 0.000000002091543359807600346154301198414206253151093051201314665377140045166015625))))))))))))))))))))))))))))))));
+    const double exp_finish_hi = (1.0 + r);
+    const double exp_finish_lo = ((1.0 - exp_finish_hi) + r);
+    const double exp_finish_e = (exp_finish_hi + (exp_finish_lo + (exp_finish_p + rl)));
     const double scale_pow2_ka = ((aether_product_vec_f64((k * 0.5)) + 6755399441055744.0) - 6755399441055744.0);
     const double scale_pow2_d = (k - aether_product_vec_f64((2.0 * scale_pow2_ka)));
     const double scale_pow2_j = (scale_pow2_ka + 538.0);
@@ -5915,7 +6213,7 @@ static inline double aether_f64_exp_batch_item(const double *aether_x)
     const double scale_pow2_s0 = (0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000011113793747425387417213567071352800484562622807324538967417952914843378044769344188177846208811443751098977928244823368569333446167745147139558441683042175608100385654447647001587158552209191416116724244304096571751556124181432287573861609135572944197502082138158902846779236284399802429446583409499277996788872267792372417678415614052979398795883980710641480982303619384765625 + aether_product_vec_f64((scale_pow2_q10 * 199791907220223502808422222706762643567910281130558153654986045416023791284464999687699590596063486154228923591770023865308670443474450259602571264.0)));
     const double scale_pow2_w = aether_product_vec_f64((aether_product_vec_f64((aether_product_vec_f64((aether_product_vec_f64((aether_product_vec_f64((aether_product_vec_f64((aether_product_vec_f64((aether_product_vec_f64((aether_product_vec_f64((aether_product_vec_f64((scale_pow2_s0 * (1.0 + aether_product_vec_f64((scale_pow2_b9 * 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0))))) * (1.0 + aether_product_vec_f64((scale_pow2_b8 * 115792089237316195423570985008687907853269984665640564039457584007913129639936.0))))) * (1.0 + aether_product_vec_f64((scale_pow2_b7 * 340282366920938463463374607431768211456.0))))) * (1.0 + aether_product_vec_f64((scale_pow2_b6 * 18446744073709551616.0))))) * (1.0 + aether_product_vec_f64((scale_pow2_b5 * 4294967295.0))))) * (1.0 + aether_product_vec_f64((scale_pow2_b4 * 65535.0))))) * (1.0 + aether_product_vec_f64((scale_pow2_b3 * 255.0))))) * (1.0 + aether_product_vec_f64((scale_pow2_b2 * 15.0))))) * (1.0 + aether_product_vec_f64((scale_pow2_b1 * 3.0))))) * (1.0 + scale_pow2_b0)));
     const double scale_pow2_dd = (1.0 + aether_product_vec_f64((scale_pow2_d * (0.75 + aether_product_vec_f64((0.25 * scale_pow2_d))))));
-    return aether_product_vec_f64((aether_product_vec_f64((e * scale_pow2_w)) * aether_product_vec_f64((scale_pow2_w * scale_pow2_dd))));
+    return aether_product_vec_f64((aether_product_vec_f64((exp_finish_e * scale_pow2_w)) * aether_product_vec_f64((scale_pow2_w * scale_pow2_dd))));
 }
 
 static inline float aether_f32_log_batch_item(const float *aether_x)
@@ -6220,6 +6518,304 @@ static inline double aether_f64_log2_batch_item(const double *aether_x)
     const double r = (w + (vl + ((log_reduce_k - w) + vh)));
     const double log_special_z0 = (x - x);
     return ((x < 0.0) ? (log_special_z0 / log_special_z0) : ((x == 0.0) ? (-1.0 / aether_product_vec_f64((x * x))) : ((x > 179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0) ? x : r)));
+}
+
+static inline float aether_f32_pow_batch_item(const float *aether_x, const float *aether_y)
+{
+    const float x = *aether_x;
+    const float y = *aether_y;
+    const float ax = fabsf(x);
+    const float ay = fabsf(y);
+    const float yr = ((ay >= 8388608.0f) ? ay : ((ay + 8388608.0f) - 8388608.0f));
+    const int yint = (yr == ay);
+    const float hy = aether_product_vec_f32((yr * 0.5f));
+    const int yodd = (yint && (hy != ((hy >= 8388608.0f) ? hy : ((hy + 8388608.0f) - 8388608.0f))));
+    const float rx = (1.0f / x);
+    const int xneg = ((x < 0.0f) || ((x == 0.0f) && (rx < 0.0f)));
+    const int log_reduce_sub = (ax < 0.000000000000000000000000000000000000011754943508222875079687365372222456778186655567720875215087517062784172594547271728515625f);
+    const float log_reduce_m7 = (log_reduce_sub ? aether_product_vec_f32((ax * 16777216.0f)) : ax);
+    const float log_reduce_k7 = (log_reduce_sub ? -24.0f : 0.0f);
+    const int log_reduce_u6 = (log_reduce_m7 >= 18446744073709551616.0f);
+    const int log_reduce_d6 = (log_reduce_m7 < 0.000000000000000000108420217248550443400745280086994171142578125f);
+    const float log_reduce_m6 = aether_product_vec_f32((log_reduce_m7 * (log_reduce_u6 ? 0.0000000000000000000542101086242752217003726400434970855712890625f : (log_reduce_d6 ? 18446744073709551616.0f : 1.0f))));
+    const float log_reduce_k6 = (log_reduce_k7 + (log_reduce_u6 ? 64.0f : (log_reduce_d6 ? -64.0f : 0.0f)));
+    const int log_reduce_u5 = (log_reduce_m6 >= 4294967296.0f);
+    const int log_reduce_d5 = (log_reduce_m6 < 0.0000000004656612873077392578125f);
+    const float log_reduce_m5 = aether_product_vec_f32((log_reduce_m6 * (log_reduce_u5 ? 0.00000000023283064365386962890625f : (log_reduce_d5 ? 4294967296.0f : 1.0f))));
+    const float log_reduce_k5 = (log_reduce_k6 + (log_reduce_u5 ? 32.0f : (log_reduce_d5 ? -32.0f : 0.0f)));
+    const int log_reduce_u4 = (log_reduce_m5 >= 65536.0f);
+    const int log_reduce_d4 = (log_reduce_m5 < 0.000030517578125f);
+    const float log_reduce_m4 = aether_product_vec_f32((log_reduce_m5 * (log_reduce_u4 ? 0.0000152587890625f : (log_reduce_d4 ? 65536.0f : 1.0f))));
+    const float log_reduce_k4 = (log_reduce_k5 + (log_reduce_u4 ? 16.0f : (log_reduce_d4 ? -16.0f : 0.0f)));
+    const int log_reduce_u3 = (log_reduce_m4 >= 256.0f);
+    const int log_reduce_d3 = (log_reduce_m4 < 0.0078125f);
+    const float log_reduce_m3 = aether_product_vec_f32((log_reduce_m4 * (log_reduce_u3 ? 0.00390625f : (log_reduce_d3 ? 256.0f : 1.0f))));
+    const float log_reduce_k3 = (log_reduce_k4 + (log_reduce_u3 ? 8.0f : (log_reduce_d3 ? -8.0f : 0.0f)));
+    const int log_reduce_u2 = (log_reduce_m3 >= 16.0f);
+    const int log_reduce_d2 = (log_reduce_m3 < 0.125f);
+    const float log_reduce_m2 = aether_product_vec_f32((log_reduce_m3 * (log_reduce_u2 ? 0.0625f : (log_reduce_d2 ? 16.0f : 1.0f))));
+    const float log_reduce_k2 = (log_reduce_k3 + (log_reduce_u2 ? 4.0f : (log_reduce_d2 ? -4.0f : 0.0f)));
+    const int log_reduce_u1 = (log_reduce_m2 >= 4.0f);
+    const int log_reduce_d1 = (log_reduce_m2 < 0.5f);
+    const float log_reduce_m1 = aether_product_vec_f32((log_reduce_m2 * (log_reduce_u1 ? 0.25f : (log_reduce_d1 ? 4.0f : 1.0f))));
+    const float log_reduce_k1 = (log_reduce_k2 + (log_reduce_u1 ? 2.0f : (log_reduce_d1 ? -2.0f : 0.0f)));
+    const int log_reduce_u0 = (log_reduce_m1 >= 2.0f);
+    const int log_reduce_d0 = (log_reduce_m1 < 1.0f);
+    const float log_reduce_m0 = aether_product_vec_f32((log_reduce_m1 * (log_reduce_u0 ? 0.5f : (log_reduce_d0 ? 2.0f : 1.0f))));
+    const float log_reduce_k0 = (log_reduce_k1 + (log_reduce_u0 ? 1.0f : (log_reduce_d0 ? -1.0f : 0.0f)));
+    const int log_reduce_hm = (log_reduce_m0 > 1.41421353816986083984375f);
+    const float log_reduce_m = (log_reduce_hm ? aether_product_vec_f32((log_reduce_m0 * 0.5f)) : log_reduce_m0);
+    const float log_reduce_k = (log_reduce_hm ? (log_reduce_k0 + 1.0f) : log_reduce_k0);
+    const float kf_y = (log_reduce_m - 1.0f);
+    const float m = (kf_y + 1.0f);
+    const int g1 = (m >= 0.7384130954742431640625f);
+    const int g2 = (m >= 0.8052451610565185546875f);
+    const int g3 = (m >= 0.878126084804534912109375f);
+    const int g4 = (m >= 0.957603275775909423828125f);
+    const int g5 = (m >= 1.04427373409271240234375f);
+    const int g6 = (m >= 1.13878858089447021484375f);
+    const int g7 = (m >= 1.2418577671051025390625f);
+    const int g8 = (m >= 1.35425555706024169921875f);
+    const float c = (g8 ? 1.41421353816986083984375f : (g7 ? 1.29683959484100341796875f : (g6 ? 1.1892070770263671875f : (g5 ? 1.0905077457427978515625f : (g4 ? 1.0f : (g3 ? 0.917004048824310302734375f : (g2 ? 0.840896427631378173828125f : (g1 ? 0.77110540866851806640625f : 0.707106769084930419921875f))))))));
+    const float ch = (g8 ? 0.3465735614299774169921875f : (g7 ? 0.2599302232265472412109375f : (g6 ? 0.1732867658138275146484375f : (g5 ? 0.08664341270923614501953125f : (g4 ? 0.0f : (g3 ? -0.086643390357494354248046875f : (g2 ? -0.17328678071498870849609375f : (g1 ? -0.259930193424224853515625f : -0.3465736210346221923828125f))))))));
+    const float cl = (g8 ? 0.00000001173572439228109942632727324962615966796875f : (g7 ? 0.00000000047415349424539954270585440099239349365234375f : (g6 ? -0.0000000026080215764778813536395318806171417236328125f : (g5 ? -0.0000000031470859251925276112160645425319671630859375f : (g4 ? 0.0f : (g3 ? -0.000000001084238920867619526688940823078155517578125f : (g2 ? 0.0000000002946079213916874550704960711300373077392578125f : (g1 ? -0.000000004519088658838654737337492406368255615234375f : 0.00000001364037860440703298081643879413604736328125f))))))));
+    const float d = (m - c);
+    const float sh0 = (m + c);
+    const float sv = (sh0 - m);
+    const float sl0 = ((m - (sh0 - sv)) + (c - sv));
+    const float sh = (d / sh0);
+    const float tc = aether_product_vec_f32((sh * 4097.0f));
+    const float th = (tc - (tc - sh));
+    const float tlo = (sh - th);
+    const float dc = aether_product_vec_f32((sh0 * 4097.0f));
+    const float dh = (dc - (dc - sh0));
+    const float dlo = (sh0 - dh);
+    const float ph = aether_product_vec_f32((sh * sh0));
+    const float pn = ((((ph - aether_product_vec_f32((th * dh))) - aether_product_vec_f32((th * dlo))) - aether_product_vec_f32((tlo * dh))) - aether_product_vec_f32((tlo * dlo)));
+    const float sl = ((((d - ph) + pn) - aether_product_vec_f32((sh * sl0))) / sh0);
+    const float z = aether_product_vec_f32((sh * sh));
+    const float t = aether_product_vec_f32((aether_product_vec_f32((sh * z)) * (0.666666686534881591796875f + aether_product_vec_f32((z * 0.4001343250274658203125f)))));
+    const float a1 = aether_product_vec_f32((log_reduce_k * 0.693145751953125f));
+    const float t1 = (a1 + ch);
+    const float e1 = (ch - (t1 - a1));
+    const float lh2 = aether_product_vec_f32((2.0f * sh));
+    const float t2 = (t1 + lh2);
+    const float e2 = (lh2 - (t2 - t1));
+    const float lo = ((aether_product_vec_f32((log_reduce_k * 0.00000142861972562968730926513671875f)) + (e1 + e2)) + ((t + aether_product_vec_f32((2.0f * sl))) + (cl + aether_product_vec_f32((log_reduce_k * -0.000000000012905320041778356454642562312074005603790283203125f)))));
+    const float lh = (t2 + lo);
+    const float ll = (lo - (lh - t2));
+    const float yc = ((y > 17179869184.0f) ? 17179869184.0f : ((y < aether_product_vec_f32((17179869184.0f * -1.0f))) ? aether_product_vec_f32((17179869184.0f * -1.0f)) : y));
+    const float yc1 = aether_product_vec_f32((yc * 4097.0f));
+    const float yh = (yc1 - (yc1 - yc));
+    const float ylo = (yc - yh);
+    const float lc1 = aether_product_vec_f32((lh * 4097.0f));
+    const float lhh = (lc1 - (lc1 - lh));
+    const float lhl = (lh - lhh);
+    const float qh = aether_product_vec_f32((yc * lh));
+    const float qn = ((((qh - aether_product_vec_f32((yh * lhh))) - aether_product_vec_f32((yh * lhl))) - aether_product_vec_f32((ylo * lhh))) - aether_product_vec_f32((ylo * lhl)));
+    const float yl = (aether_product_vec_f32((yc * ll)) - qn);
+    const float wh = (qh + yl);
+    const float wl = (yl - (wh - qh));
+    const float xc = ((wh > 89.0f) ? 89.0f : ((wh < -104.0f) ? -104.0f : wh));
+    const float kk = ((aether_product_vec_f32((xc * 1.44269502162933349609375f)) + 12582912.0f) - 12582912.0f);
+    const float s = (xc - aether_product_vec_f32((kk * 0.693145751953125f)));
+    const float rd = aether_product_vec_f32((kk * 0.000001428606765330187045037746429443359375f));
+    const float r0 = (s - rd);
+    const float v = (r0 - s);
+    const float rl0 = ((s - (r0 - v)) - (rd + v));
+    const float q = ((xc == wh) ? (rl0 + wl) : rl0);
+    const float r = (r0 + q);
+    const float w = (r - r0);
+    const float exp_finish_rl_0 = ((r0 - (r - w)) + (q - w));
+    const float exp_finish_p = aether_product_vec_f32((aether_product_vec_f32((r * r)) * (0.5f + aether_product_vec_f32((r * (0.16666667163372039794921875f + aether_product_vec_f32((r * (0.041666455566883087158203125f + aether_product_vec_f32((r * (0.00833331048488616943359375f + aether_product_vec_f32((r * (0.001393453218042850494384765625f + aether_product_vec_f32((r * 0.00019891970441676676273345947265625f)))))))))))))))));
+    const float exp_finish_hi = (1.0f + r);
+    const float exp_finish_lo = ((1.0f - exp_finish_hi) + r);
+    const float exp_finish_e = (exp_finish_hi + (exp_finish_lo + (exp_finish_p + exp_finish_rl_0)));
+    const float scale_pow2_ka = ((aether_product_vec_f32((kk * 0.5f)) + 12582912.0f) - 12582912.0f);
+    const float scale_pow2_d = (kk - aether_product_vec_f32((2.0f * scale_pow2_ka)));
+    const float scale_pow2_j = (scale_pow2_ka + 76.0f);
+    const float scale_pow2_q1 = (((aether_product_vec_f32((scale_pow2_j * 0.5f)) - 0.25f) + 12582912.0f) - 12582912.0f);
+    const float scale_pow2_q2 = (((aether_product_vec_f32((scale_pow2_j * 0.25f)) - 0.375f) + 12582912.0f) - 12582912.0f);
+    const float scale_pow2_q3 = (((aether_product_vec_f32((scale_pow2_j * 0.125f)) - 0.4375f) + 12582912.0f) - 12582912.0f);
+    const float scale_pow2_q4 = (((aether_product_vec_f32((scale_pow2_j * 0.0625f)) - 0.46875f) + 12582912.0f) - 12582912.0f);
+    const float scale_pow2_q5 = (((aether_product_vec_f32((scale_pow2_j * 0.03125f)) - 0.484375f) + 12582912.0f) - 12582912.0f);
+    const float scale_pow2_q6 = (((aether_product_vec_f32((scale_pow2_j * 0.015625f)) - 0.4921875f) + 12582912.0f) - 12582912.0f);
+    const float scale_pow2_q7 = (((aether_product_vec_f32((scale_pow2_j * 0.0078125f)) - 0.49609375f) + 12582912.0f) - 12582912.0f);
+    const float scale_pow2_b0 = (scale_pow2_j - aether_product_vec_f32((2.0f * scale_pow2_q1)));
+    const float scale_pow2_b1 = (scale_pow2_q1 - aether_product_vec_f32((2.0f * scale_pow2_q2)));
+    const float scale_pow2_b2 = (scale_pow2_q2 - aether_product_vec_f32((2.0f * scale_pow2_q3)));
+    const float scale_pow2_b3 = (scale_pow2_q3 - aether_product_vec_f32((2.0f * scale_pow2_q4)));
+    const float scale_pow2_b4 = (scale_pow2_q4 - aether_product_vec_f32((2.0f * scale_pow2_q5)));
+    const float scale_pow2_b5 = (scale_pow2_q5 - aether_product_vec_f32((2.0f * scale_pow2_q6)));
+    const float scale_pow2_b6 = (scale_pow2_q6 - aether_product_vec_f32((2.0f * scale_pow2_q7)));
+    const float scale_pow2_s0 = (0.0000000000000000000000132348898008484427979425390731194056570529937744140625f + aether_product_vec_f32((scale_pow2_q7 * 4503599627370496.0f)));
+    const float scale_pow2_w = aether_product_vec_f32((aether_product_vec_f32((aether_product_vec_f32((aether_product_vec_f32((aether_product_vec_f32((aether_product_vec_f32((aether_product_vec_f32((scale_pow2_s0 * (1.0f + aether_product_vec_f32((scale_pow2_b6 * 18446744073709551616.0f))))) * (1.0f + aether_product_vec_f32((scale_pow2_b5 * 4294967296.0f))))) * (1.0f + aether_product_vec_f32((scale_pow2_b4 * 65535.0f))))) * (1.0f + aether_product_vec_f32((scale_pow2_b3 * 255.0f))))) * (1.0f + aether_product_vec_f32((scale_pow2_b2 * 15.0f))))) * (1.0f + aether_product_vec_f32((scale_pow2_b1 * 3.0f))))) * (1.0f + scale_pow2_b0)));
+    const float scale_pow2_dd = (1.0f + aether_product_vec_f32((scale_pow2_d * (0.75f + aether_product_vec_f32((0.25f * scale_pow2_d))))));
+    const float e = aether_product_vec_f32((aether_product_vec_f32((exp_finish_e * scale_pow2_w)) * aether_product_vec_f32((scale_pow2_w * scale_pow2_dd))));
+    const int zi = ((ax == 0.0f) || (ax > 340282346638528859811704183484516925440.0f));
+    const float mag = (zi ? ((y < 0.0f) ? fabsf(rx) : ax) : e);
+    const float sm = ((xneg && yodd) ? aether_product_vec_f32((mag * -1.0f)) : mag);
+    const int grows = (((ax < 1.0f) && (y < 0.0f)) || ((ax > 1.0f) && (y > 0.0f)));
+    const float z0 = (ax - ax);
+    return (((y == 0.0f) || (x == 1.0f)) ? 1.0f : (((x != x) || (y != y)) ? (x + y) : ((ay > 340282346638528859811704183484516925440.0f) ? ((ax == 1.0f) ? 1.0f : (grows ? ay : 0.0f)) : ((((x < 0.0f) && (!yint)) && (!zi)) ? (z0 / z0) : sm))));
+}
+
+static inline double aether_f64_pow_batch_item(const double *aether_x, const double *aether_y)
+{
+    const double x = *aether_x;
+    const double y = *aether_y;
+    const double ax = fabs(x);
+    const double ay = fabs(y);
+    const double yr = ((ay >= 4503599627370496.0) ? ay : ((ay + 4503599627370496.0) - 4503599627370496.0));
+    const int yint = (yr == ay);
+    const double hy = aether_product_vec_f64((yr * 0.5));
+    const int yodd = (yint && (hy != ((hy >= 4503599627370496.0) ? hy : ((hy + 4503599627370496.0) - 4503599627370496.0))));
+    const double rx = (1.0 / x);
+    const int xneg = ((x < 0.0) || ((x == 0.0) && (rx < 0.0)));
+    const int log_reduce_sub = (ax < 0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000002225073858507201383090232717332404064219215980462331830553327416887204434813918195854283159012511020564067339731035811005152434161553460108856012385377718821130777993532002330479610147442583636071921565046942503734208375250806650616658158948720491179968591639648500635908770118304874799780887753749949451580451605050915399856582470818645113537935804992115981085766051992433352114352390148795699609591288891602992641511063466313393663477586513029371762047325631781485664350872122828637642044846811407613911477062801689853244110024161447421618567166150540154285084716752901903161322778896729707373123334086988983175067838846926092773977972858659654941091369095406136467568702398678315290680984617210924625396728515625);
+    const double log_reduce_m10 = (log_reduce_sub ? aether_product_vec_f64((ax * 18014398509481984.0)) : ax);
+    const double log_reduce_k10 = (log_reduce_sub ? -54.0 : 0.0);
+    const int log_reduce_u9 = (log_reduce_m10 >= 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0);
+    const int log_reduce_d9 = (log_reduce_m10 < 0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001491668146240041348658193063092586767475294306920081378854303666641255677014023660987234978080085560672302320651167220290682545619045060532097232965918416938296252158463756275499040814853287052588289310873012782953082843452117701424006337364600644548459512739853070043067441211667303325729200722585486710369393731465299801630663978357915766537189483642578125);
+    const double log_reduce_m9 = aether_product_vec_f64((log_reduce_m10 * (log_reduce_u9 ? 0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000007458340731200206743290965315462933837376471534600406894271518333206278385070118304936174890400427803361511603255836101453412728095225302660486164829592084691481260792318781377495204074266435262941446554365063914765414217260588507120031686823003222742297563699265350215337206058336516628646003612927433551846968657326499008153319891789578832685947418212890625 : (log_reduce_d9 ? 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0 : 1.0))));
+    const double log_reduce_k9 = (log_reduce_k10 + (log_reduce_u9 ? 512.0 : (log_reduce_d9 ? -512.0 : 0.0)));
+    const int log_reduce_u8 = (log_reduce_m9 >= 115792089237316195423570985008687907853269984665640564039457584007913129639936.0);
+    const int log_reduce_d8 = (log_reduce_m9 < 0.000000000000000000000000000000000000000000000000000000000000000000000000000017272337110188889250772703725600799142232000728872562770047406940337183606324854115943015006944576453121094587892299327193990197893663893387306007554116149549372494220733642578125);
+    const double log_reduce_m8 = aether_product_vec_f64((log_reduce_m9 * (log_reduce_u8 ? 0.0000000000000000000000000000000000000000000000000000000000000000000000000000086361685550944446253863518628003995711160003644362813850237034701685918031624270579715075034722882265605472939461496635969950989468319466936530037770580747746862471103668212890625 : (log_reduce_d8 ? 115792089237316195423570985008687907853269984665640564039457584007913129639936.0 : 1.0))));
+    const double log_reduce_k8 = (log_reduce_k9 + (log_reduce_u8 ? 256.0 : (log_reduce_d8 ? -256.0 : 0.0)));
+    const int log_reduce_u7 = (log_reduce_m8 >= 340282366920938463463374607431768211456.0);
+    const int log_reduce_d7 = (log_reduce_m8 < 0.0000000000000000000000000000000000000058774717541114375398436826861112283890933277838604376075437585313920862972736358642578125);
+    const double log_reduce_m7 = aether_product_vec_f64((log_reduce_m8 * (log_reduce_u7 ? 0.00000000000000000000000000000000000000293873587705571876992184134305561419454666389193021880377187926569604314863681793212890625 : (log_reduce_d7 ? 340282366920938463463374607431768211456.0 : 1.0))));
+    const double log_reduce_k7 = (log_reduce_k8 + (log_reduce_u7 ? 128.0 : (log_reduce_d7 ? -128.0 : 0.0)));
+    const int log_reduce_u6 = (log_reduce_m7 >= 18446744073709551616.0);
+    const int log_reduce_d6 = (log_reduce_m7 < 0.000000000000000000108420217248550443400745280086994171142578125);
+    const double log_reduce_m6 = aether_product_vec_f64((log_reduce_m7 * (log_reduce_u6 ? 0.0000000000000000000542101086242752217003726400434970855712890625 : (log_reduce_d6 ? 18446744073709551616.0 : 1.0))));
+    const double log_reduce_k6 = (log_reduce_k7 + (log_reduce_u6 ? 64.0 : (log_reduce_d6 ? -64.0 : 0.0)));
+    const int log_reduce_u5 = (log_reduce_m6 >= 4294967296.0);
+    const int log_reduce_d5 = (log_reduce_m6 < 0.0000000004656612873077392578125);
+    const double log_reduce_m5 = aether_product_vec_f64((log_reduce_m6 * (log_reduce_u5 ? 0.00000000023283064365386962890625 : (log_reduce_d5 ? 4294967296.0 : 1.0))));
+    const double log_reduce_k5 = (log_reduce_k6 + (log_reduce_u5 ? 32.0 : (log_reduce_d5 ? -32.0 : 0.0)));
+    const int log_reduce_u4 = (log_reduce_m5 >= 65536.0);
+    const int log_reduce_d4 = (log_reduce_m5 < 0.000030517578125);
+    const double log_reduce_m4 = aether_product_vec_f64((log_reduce_m5 * (log_reduce_u4 ? 0.0000152587890625 : (log_reduce_d4 ? 65536.0 : 1.0))));
+    const double log_reduce_k4 = (log_reduce_k5 + (log_reduce_u4 ? 16.0 : (log_reduce_d4 ? -16.0 : 0.0)));
+    const int log_reduce_u3 = (log_reduce_m4 >= 256.0);
+    const int log_reduce_d3 = (log_reduce_m4 < 0.0078125);
+    const double log_reduce_m3 = aether_product_vec_f64((log_reduce_m4 * (log_reduce_u3 ? 0.00390625 : (log_reduce_d3 ? 256.0 : 1.0))));
+    const double log_reduce_k3 = (log_reduce_k4 + (log_reduce_u3 ? 8.0 : (log_reduce_d3 ? -8.0 : 0.0)));
+    const int log_reduce_u2 = (log_reduce_m3 >= 16.0);
+    const int log_reduce_d2 = (log_reduce_m3 < 0.125);
+    const double log_reduce_m2 = aether_product_vec_f64((log_reduce_m3 * (log_reduce_u2 ? 0.0625 : (log_reduce_d2 ? 16.0 : 1.0))));
+    const double log_reduce_k2 = (log_reduce_k3 + (log_reduce_u2 ? 4.0 : (log_reduce_d2 ? -4.0 : 0.0)));
+    const int log_reduce_u1 = (log_reduce_m2 >= 4.0);
+    const int log_reduce_d1 = (log_reduce_m2 < 0.5);
+    const double log_reduce_m1 = aether_product_vec_f64((log_reduce_m2 * (log_reduce_u1 ? 0.25 : (log_reduce_d1 ? 4.0 : 1.0))));
+    const double log_reduce_k1 = (log_reduce_k2 + (log_reduce_u1 ? 2.0 : (log_reduce_d1 ? -2.0 : 0.0)));
+    const int log_reduce_u0 = (log_reduce_m1 >= 2.0);
+    const int log_reduce_d0 = (log_reduce_m1 < 1.0);
+    const double log_reduce_m0 = aether_product_vec_f64((log_reduce_m1 * (log_reduce_u0 ? 0.5 : (log_reduce_d0 ? 2.0 : 1.0))));
+    const double log_reduce_k0 = (log_reduce_k1 + (log_reduce_u0 ? 1.0 : (log_reduce_d0 ? -1.0 : 0.0)));
+    const int log_reduce_hm = (log_reduce_m0 > 1.4142135623730951454746218587388284504413604736328125);
+    const double log_reduce_m = (log_reduce_hm ? aether_product_vec_f64((log_reduce_m0 * 0.5)) : log_reduce_m0);
+    const double log_reduce_k = (log_reduce_hm ? (log_reduce_k0 + 1.0) : log_reduce_k0);
+    const double kf_y = (log_reduce_m - 1.0);
+    const double m = (kf_y + 1.0);
+    const int g1 = (m >= 0.73841307296974967311342652465100400149822235107421875);
+    const int g2 = (m >= 0.8052451659746271417361640487797558307647705078125);
+    const int g3 = (m >= 0.878126080186649726755376832443289458751678466796875);
+    const int g4 = (m >= 0.9576032806985737000360359161277301609516143798828125);
+    const int g5 = (m >= 1.0442737824274137548030694233602844178676605224609375);
+    const int g6 = (m >= 1.1387886347566915645757035235874354839324951171875);
+    const int g7 = (m >= 1.241857812073484002013401550357230007648468017578125);
+    const int g8 = (m >= 1.3542555469368926512885309421108104288578033447265625);
+    const double c = (g8 ? 1.4142135623730951454746218587388284504413604736328125 : (g7 ? 1.2968395546510096405512513229041360318660736083984375 : (g6 ? 1.1892071150027210268973476559040136635303497314453125 : (g5 ? 1.0905077326652576896748314538854174315929412841796875 : (g4 ? 1.0 : (g3 ? 0.91700404320467121532800547356600873172283172607421875 : (g2 ? 0.84089641525371450203607537332572974264621734619140625 : (g1 ? 0.77110541270397037205697188255726359784603118896484375 : 0.70710678118654757273731092936941422522068023681640625))))))));
+    const double ch = (g8 ? 0.34657359027997269862453322275541722774505615234375 : (g7 ? 0.259930192709979468457248685808735899627208709716796875 : (g6 ? 0.173286795139986293801115380119881592690944671630859375 : (g5 ? 0.08664339756999318853392111350331106223165988922119140625 : (g4 ? 0.0 : (g3 ? -0.0866433975699931746561333056888543069362640380859375 : (g2 ? -0.1732867951399863770678422270066221244633197784423828125 : (g1 ? -0.2599301927099795239683999170665629208087921142578125 : -0.34657359027997258760223076023976318538188934326171875))))))));
+    const double cl = (g8 ? 0.00000000000000002444216941459289816588769673455282579591046792960758182733371768335928209125995635986328125 : (g7 ? 0.000000000000000003001628066626043510279553148643039920669653121548261197337748029667636728845536708831787109375 : (g6 ? 0.000000000000000000068569313993139177792189014300967915847982259959370455841554115039571115630678832530975341796875 : (g5 ? 0.00000000000000000308234776119469231945327230901238712871960733367189717857304032122556236572563648223876953125 : (g4 ? 0.0 : (g3 ? -0.00000000000000000692228978553855022477983656913943087778548953276015927305042652051270124502480030059814453125 : (g2 ? 0.000000000000000000961928934371463055746425308556741190581096681173618560822813350341675686649978160858154296875 : (g1 ? -0.00000000000000001861136329926703753634524882240597198974538760418706573318559094332158565521240234375 : 0.000000000000000001251701276129902196523997059972039433974920169835294385396462502058056998066604137420654296875))))))));
+    const double d = (m - c);
+    const double sh0 = (m + c);
+    const double sv = (sh0 - m);
+    const double sl0 = ((m - (sh0 - sv)) + (c - sv));
+    const double sh = (d / sh0);
+    const double tc = aether_product_vec_f64((sh * 134217729.0));
+    const double th = (tc - (tc - sh));
+    const double tlo = (sh - th);
+    const double dc = aether_product_vec_f64((sh0 * 134217729.0));
+    const double dh = (dc - (dc - sh0));
+    const double dlo = (sh0 - dh);
+    const double ph = aether_product_vec_f64((sh * sh0));
+    const double pn = ((((ph - aether_product_vec_f64((th * dh))) - aether_product_vec_f64((th * dlo))) - aether_product_vec_f64((tlo * dh))) - aether_product_vec_f64((tlo * dlo)));
+    const double sl = ((((d - ph) + pn) - aether_product_vec_f64((sh * sl0))) / sh0);
+    const double z = aether_product_vec_f64((sh * sh));
+    const double t = aether_product_vec_f64((aether_product_vec_f64((sh * z)) * (0.66666666666666662965923251249478198587894439697265625 + aether_product_vec_f64((z * (0.40000000000472291095121590842609293758869171142578125 + aether_product_vec_f64((z * (0.285714235473782329766123666558996774256229400634765625 + aether_product_vec_f64((z * 0.2223932248158340119204012808040715754032135009765625)))))))))));
+    const double a1 = aether_product_vec_f64((log_reduce_k * 0.693147180559890330187045037746429443359375));
+    const double t1 = (a1 + ch);
+    const double e1 = (ch - (t1 - a1));
+    const double lh2 = aether_product_vec_f64((2.0 * sh));
+    const double t2 = (t1 + lh2);
+    const double e2 = (lh2 - (t2 - t1));
+    const double lo = ((aether_product_vec_f64((log_reduce_k * 0.00000000000005497923018708502421696649465070357021279079390296828933060169219970703125)) + (e1 + e2)) + ((t + aether_product_vec_f64((2.0 * sl))) + (cl + aether_product_vec_f64((log_reduce_k * -0.0000000000000000000000000013124698417785255361305882616599823203956009287247833841865525032726114205809675450353779524448327720165252685546875)))));
+    const double lh = (t2 + lo);
+    const double ll = (lo - (lh - t2));
+    const double yc = ((y > 18446744073709551616.0) ? 18446744073709551616.0 : ((y < aether_product_vec_f64((18446744073709551616.0 * -1.0))) ? aether_product_vec_f64((18446744073709551616.0 * -1.0)) : y));
+    const double yc1 = aether_product_vec_f64((yc * 134217729.0));
+    const double yh = (yc1 - (yc1 - yc));
+    const double ylo = (yc - yh);
+    const double lc1 = aether_product_vec_f64((lh * 134217729.0));
+    const double lhh = (lc1 - (lc1 - lh));
+    const double lhl = (lh - lhh);
+    const double qh = aether_product_vec_f64((yc * lh));
+    const double qn = ((((qh - aether_product_vec_f64((yh * lhh))) - aether_product_vec_f64((yh * lhl))) - aether_product_vec_f64((ylo * lhh))) - aether_product_vec_f64((ylo * lhl)));
+    const double yl = (aether_product_vec_f64((yc * ll)) - qn);
+    const double wh = (qh + yl);
+    const double wl = (yl - (wh - qh));
+    const double xc = ((wh > 710.0) ? 710.0 : ((wh < -746.0) ? -746.0 : wh));
+    const double kk = ((aether_product_vec_f64((xc * 1.442695040888963387004650940070860087871551513671875)) + 6755399441055744.0) - 6755399441055744.0);
+    const double s = (xc - aether_product_vec_f64((kk * 0.693147180559890330187045037746429443359375)));
+    const double rd = aether_product_vec_f64((kk * 0.000000000000054979230187083711552420206887059365096458163346682113115093670785427093505859375));
+    const double r0 = (s - rd);
+    const double v = (r0 - s);
+    const double rl0 = ((s - (r0 - v)) - (rd + v));
+    const double q = ((xc == wh) ? (rl0 + wl) : rl0);
+    const double r = (r0 + q);
+    const double w = (r - r0);
+    const double exp_finish_rl_0 = ((r0 - (r - w)) + (q - w));
+    const double exp_finish_p = aether_product_vec_f64((aether_product_vec_f64((r * r)) * (0.5 + aether_product_vec_f64((r * (0.1666666666666667129259593593815225176513195037841796875 + aether_product_vec_f64((r * (0.04166666666666667129259593593815225176513195037841796875 + aether_product_vec_f64((r * (0.00833333333332555124817186964492066181264817714691162109375 + aether_product_vec_f64((r * (0.001388888888888333179860712363051788997836410999298095703125 + aether_product_vec_f64((r * (0.0001984126987684035696955786587380998753360472619533538818359375 + aether_product_vec_f64((r * (0.0000248015873269900500469077597731626383392722345888614654541015625 + aether_product_vec_f64((r * (0.0000027557252863367321974136063544857933038656483404338359832763671875 + aether_product_vec_f64((r * (0.00000027557271831536130966716657310355831356218914152123034000396728515625 + aether_product_vec_f64((r * (0.00000002510626255087907802256692413149508080749683358590118587017059326171875 + aether_product_vec_f64((r * 0.000000002091543359807600346154301198414206253151093051201314665377140045166015625))))))))))))))))))))))))))))))));
+    const double exp_finish_hi = (1.0 + r);
+    const double exp_finish_lo = ((1.0 - exp_finish_hi) + r);
+    const double exp_finish_e = (exp_finish_hi + (exp_finish_lo + (exp_finish_p + exp_finish_rl_0)));
+    const double scale_pow2_ka = ((aether_product_vec_f64((kk * 0.5)) + 6755399441055744.0) - 6755399441055744.0);
+    const double scale_pow2_d = (kk - aether_product_vec_f64((2.0 * scale_pow2_ka)));
+    const double scale_pow2_j = (scale_pow2_ka + 538.0);
+    const double scale_pow2_q1 = (((aether_product_vec_f64((scale_pow2_j * 0.5)) - 0.25) + 6755399441055744.0) - 6755399441055744.0);
+    const double scale_pow2_q2 = (((aether_product_vec_f64((scale_pow2_j * 0.25)) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+    const double scale_pow2_q3 = (((aether_product_vec_f64((scale_pow2_j * 0.125)) - 0.4375) + 6755399441055744.0) - 6755399441055744.0);
+    const double scale_pow2_q4 = (((aether_product_vec_f64((scale_pow2_j * 0.0625)) - 0.46875) + 6755399441055744.0) - 6755399441055744.0);
+    const double scale_pow2_q5 = (((aether_product_vec_f64((scale_pow2_j * 0.03125)) - 0.484375) + 6755399441055744.0) - 6755399441055744.0);
+    const double scale_pow2_q6 = (((aether_product_vec_f64((scale_pow2_j * 0.015625)) - 0.4921875) + 6755399441055744.0) - 6755399441055744.0);
+    const double scale_pow2_q7 = (((aether_product_vec_f64((scale_pow2_j * 0.0078125)) - 0.49609375) + 6755399441055744.0) - 6755399441055744.0);
+    const double scale_pow2_q8 = (((aether_product_vec_f64((scale_pow2_j * 0.00390625)) - 0.498046875) + 6755399441055744.0) - 6755399441055744.0);
+    const double scale_pow2_q9 = (((aether_product_vec_f64((scale_pow2_j * 0.001953125)) - 0.4990234375) + 6755399441055744.0) - 6755399441055744.0);
+    const double scale_pow2_q10 = (((aether_product_vec_f64((scale_pow2_j * 0.0009765625)) - 0.49951171875) + 6755399441055744.0) - 6755399441055744.0);
+    const double scale_pow2_b0 = (scale_pow2_j - aether_product_vec_f64((2.0 * scale_pow2_q1)));
+    const double scale_pow2_b1 = (scale_pow2_q1 - aether_product_vec_f64((2.0 * scale_pow2_q2)));
+    const double scale_pow2_b2 = (scale_pow2_q2 - aether_product_vec_f64((2.0 * scale_pow2_q3)));
+    const double scale_pow2_b3 = (scale_pow2_q3 - aether_product_vec_f64((2.0 * scale_pow2_q4)));
+    const double scale_pow2_b4 = (scale_pow2_q4 - aether_product_vec_f64((2.0 * scale_pow2_q5)));
+    const double scale_pow2_b5 = (scale_pow2_q5 - aether_product_vec_f64((2.0 * scale_pow2_q6)));
+    const double scale_pow2_b6 = (scale_pow2_q6 - aether_product_vec_f64((2.0 * scale_pow2_q7)));
+    const double scale_pow2_b7 = (scale_pow2_q7 - aether_product_vec_f64((2.0 * scale_pow2_q8)));
+    const double scale_pow2_b8 = (scale_pow2_q8 - aether_product_vec_f64((2.0 * scale_pow2_q9)));
+    const double scale_pow2_b9 = (scale_pow2_q9 - aether_product_vec_f64((2.0 * scale_pow2_q10)));
+    const double scale_pow2_s0 = (0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000011113793747425387417213567071352800484562622807324538967417952914843378044769344188177846208811443751098977928244823368569333446167745147139558441683042175608100385654447647001587158552209191416116724244304096571751556124181432287573861609135572944197502082138158902846779236284399802429446583409499277996788872267792372417678415614052979398795883980710641480982303619384765625 + aether_product_vec_f64((scale_pow2_q10 * 199791907220223502808422222706762643567910281130558153654986045416023791284464999687699590596063486154228923591770023865308670443474450259602571264.0)));
+    const double scale_pow2_w = aether_product_vec_f64((aether_product_vec_f64((aether_product_vec_f64((aether_product_vec_f64((aether_product_vec_f64((aether_product_vec_f64((aether_product_vec_f64((aether_product_vec_f64((aether_product_vec_f64((aether_product_vec_f64((scale_pow2_s0 * (1.0 + aether_product_vec_f64((scale_pow2_b9 * 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0))))) * (1.0 + aether_product_vec_f64((scale_pow2_b8 * 115792089237316195423570985008687907853269984665640564039457584007913129639936.0))))) * (1.0 + aether_product_vec_f64((scale_pow2_b7 * 340282366920938463463374607431768211456.0))))) * (1.0 + aether_product_vec_f64((scale_pow2_b6 * 18446744073709551616.0))))) * (1.0 + aether_product_vec_f64((scale_pow2_b5 * 4294967295.0))))) * (1.0 + aether_product_vec_f64((scale_pow2_b4 * 65535.0))))) * (1.0 + aether_product_vec_f64((scale_pow2_b3 * 255.0))))) * (1.0 + aether_product_vec_f64((scale_pow2_b2 * 15.0))))) * (1.0 + aether_product_vec_f64((scale_pow2_b1 * 3.0))))) * (1.0 + scale_pow2_b0)));
+    const double scale_pow2_dd = (1.0 + aether_product_vec_f64((scale_pow2_d * (0.75 + aether_product_vec_f64((0.25 * scale_pow2_d))))));
+    const double e = aether_product_vec_f64((aether_product_vec_f64((exp_finish_e * scale_pow2_w)) * aether_product_vec_f64((scale_pow2_w * scale_pow2_dd))));
+    const int zi = ((ax == 0.0) || (ax > 179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0));
+    const double mag = (zi ? ((y < 0.0) ? fabs(rx) : ax) : e);
+    const double sm = ((xneg && yodd) ? aether_product_vec_f64((mag * -1.0)) : mag);
+    const int grows = (((ax < 1.0) && (y < 0.0)) || ((ax > 1.0) && (y > 0.0)));
+    const double z0 = (ax - ax);
+    return (((y == 0.0) || (x == 1.0)) ? 1.0 : (((x != x) || (y != y)) ? (x + y) : ((ay > 179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0) ? ((ax == 1.0) ? 1.0 : (grows ? ay : 0.0)) : ((((x < 0.0) && (!yint)) && (!zi)) ? (z0 / z0) : sm))));
 }
 
 static inline float aether_f32_tan_batch_item(const float *aether_a)
@@ -19957,6 +20553,92 @@ void aether_f64_log2_aos(const double *x, double *out, size_t n)
 #endif
     for (; i < n; ++i) {
         out[i] = aether_f64_log2_batch_item(&x[i]);
+    }
+}
+
+void aether_f32_pow_soa(const float *x, const float *y, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_x;
+        aether_f32x8 v_y;
+        aether_f32x8 aether_r;
+        memcpy(&v_x, x + i, 8u * sizeof(float));
+        memcpy(&v_y, y + i, 8u * sizeof(float));
+        aether_f32_pow_batch_x8(&aether_r, &v_x, &v_y);
+        memcpy(out + i, &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        float v_x;
+        v_x = x[i];
+        float v_y;
+        v_y = y[i];
+        const float result = aether_f32_pow(v_x, v_y);
+        out[i] = result;
+    }
+}
+
+void aether_f32_pow_aos(const float *x, const float *y, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_x;
+        aether_f32x8 v_y;
+        aether_f32x8 aether_r;
+        memcpy(&v_x, (const float *)(const void *)(x + i), 8u * sizeof(float));
+        memcpy(&v_y, (const float *)(const void *)(y + i), 8u * sizeof(float));
+        aether_f32_pow_batch_x8(&aether_r, &v_x, &v_y);
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f32_pow_batch_item(&x[i], &y[i]);
+    }
+}
+
+void aether_f64_pow_soa(const double *x, const double *y, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_x;
+        aether_f64x4 v_y;
+        aether_f64x4 aether_r;
+        memcpy(&v_x, x + i, 4u * sizeof(double));
+        memcpy(&v_y, y + i, 4u * sizeof(double));
+        aether_f64_pow_batch_x4(&aether_r, &v_x, &v_y);
+        memcpy(out + i, &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        double v_x;
+        v_x = x[i];
+        double v_y;
+        v_y = y[i];
+        const double result = aether_f64_pow(v_x, v_y);
+        out[i] = result;
+    }
+}
+
+void aether_f64_pow_aos(const double *x, const double *y, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_x;
+        aether_f64x4 v_y;
+        aether_f64x4 aether_r;
+        memcpy(&v_x, (const double *)(const void *)(x + i), 4u * sizeof(double));
+        memcpy(&v_y, (const double *)(const void *)(y + i), 4u * sizeof(double));
+        aether_f64_pow_batch_x4(&aether_r, &v_x, &v_y);
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f64_pow_batch_item(&x[i], &y[i]);
     }
 }
 

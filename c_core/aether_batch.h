@@ -10,14 +10,14 @@
    itself. The per-lane linear algebra's batched forms are its _lanes functions. Truth values
    are int (0 or 1). out may be one of the input arrays (in place) but must not overlap one
    otherwise. Compile aether_batch.c: it includes the core header-only, so aether_core.c must be
-   beside aether_core.h but is not compiled or linked for it. Contract aether 0.1.0 cb879a856f1603bab6e11d917485b387. */
+   beside aether_core.h but is not compiled or linked for it. Contract aether 0.1.0 0fc781764636a6038ad6fc31f5f29b1f. */
 #ifndef AETHER_BATCH_H
 #define AETHER_BATCH_H
 
 #include <stddef.h>
 #include "aether_core.h"
 
-#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 cb879a856f1603bab6e11d917485b387"
+#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 0fc781764636a6038ad6fc31f5f29b1f"
 
 #ifdef __cplusplus
 extern "C" {
@@ -1174,6 +1174,18 @@ void aether_f64_log2_soa(const double *x, double *out, size_t n);
 
 /* aether_f64_log2_aos: out[i] = aether_f64_log2(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
 void aether_f64_log2_aos(const double *x, double *out, size_t n);
+
+/* aether_f32_pow_soa: out[i] = aether_f32_pow(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_f32_pow_soa(const float *x, const float *y, float *out, size_t n);
+
+/* aether_f32_pow_aos: out[i] = aether_f32_pow(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_f32_pow_aos(const float *x, const float *y, float *out, size_t n);
+
+/* aether_f64_pow_soa: out[i] = aether_f64_pow(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_f64_pow_soa(const double *x, const double *y, double *out, size_t n);
+
+/* aether_f64_pow_aos: out[i] = aether_f64_pow(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_f64_pow_aos(const double *x, const double *y, double *out, size_t n);
 
 /* aether_f32_tan_soa: out[i] = aether_f32_tan(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 void aether_f32_tan_soa(const float *a, float *out, size_t n);

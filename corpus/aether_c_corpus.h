@@ -7,7 +7,7 @@
 
 #define AETHER_CORPUS_CONTRACT_VERSION "0.1.0"
 /* The fingerprint of the contract the corpus was generated from (aether_core.h's AETHER_CONTRACT_ID). */
-#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 cb879a856f1603bab6e11d917485b387"
+#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 0fc781764636a6038ad6fc31f5f29b1f"
 
 #include "fmin_f32.h"
 #include "fmin_f64.h"
@@ -99,6 +99,8 @@
 #include "exp2_f64.h"
 #include "log2_f32.h"
 #include "log2_f64.h"
+#include "pow_f32.h"
+#include "pow_f64.h"
 #include "tan_f32.h"
 #include "tan_f64.h"
 #include "asin_f32.h"
@@ -389,6 +391,8 @@ static const aether_corpus_function aether_corpus_functions[] = {
     { "aether_f64_exp2", "exp2_f64", 64, 1, 1, 53, aether_corpus_f64_exp2, 1, 0, 0 },
     { "aether_f32_log2", "log2_f32", 32, 1, 1, 36, aether_corpus_f32_log2, 1, 0, 0 },
     { "aether_f64_log2", "log2_f64", 64, 1, 1, 44, aether_corpus_f64_log2, 1, 0, 0 },
+    { "aether_f32_pow", "pow_f32", 32, 2, 1, 284, aether_corpus_f32_pow, 1, 0, 0 },
+    { "aether_f64_pow", "pow_f64", 64, 2, 1, 286, aether_corpus_f64_pow, 1, 0, 0 },
     { "aether_f32_tan", "tan_f32", 32, 1, 1, 57, aether_corpus_f32_tan, 1, 0, 0 },
     { "aether_f64_tan", "tan_f64", 64, 1, 1, 59, aether_corpus_f64_tan, 1, 0, 0 },
     { "aether_f32_asin", "asin_f32", 32, 1, 1, 52, aether_corpus_f32_asin, 1, 0, 0 },
@@ -561,6 +565,6 @@ static const aether_corpus_function aether_corpus_functions[] = {
     { "aether_mat4d_eigh_lanes", "eigh_lanes_f64", 64, 0, 0, 46, aether_corpus_mat4d_eigh_lanes, 1, 0, 1 },
 };
 
-#define AETHER_CORPUS_FUNCTION_COUNT 362
+#define AETHER_CORPUS_FUNCTION_COUNT 364
 
 #endif /* AETHER_C_CORPUS_H */

@@ -4996,6 +4996,48 @@ extern "C" int aether_f64_log2_batch(const double *x, double *out, size_t n, cud
     return (int)cudaGetLastError();
 }
 
+static __global__ void aether_batch_kernel_f32_pow(const float *x, const float *y, float *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        float v_x;
+        v_x = x[i];
+        float v_y;
+        v_y = y[i];
+        const float result = aether_f32_pow(v_x, v_y);
+        out[i] = result;
+    }
+}
+
+extern "C" int aether_f32_pow_batch(const float *x, const float *y, float *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_f32_pow<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(x, y, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_f64_pow(const double *x, const double *y, double *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        double v_x;
+        v_x = x[i];
+        double v_y;
+        v_y = y[i];
+        const double result = aether_f64_pow(v_x, v_y);
+        out[i] = result;
+    }
+}
+
+extern "C" int aether_f64_pow_batch(const double *x, const double *y, double *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_f64_pow<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(x, y, out, n);
+    return (int)cudaGetLastError();
+}
+
 static __global__ void aether_batch_kernel_f32_tan(const float *a, float *out, size_t n)
 {
     const size_t stride = (size_t)gridDim.x * blockDim.x;

@@ -9,14 +9,14 @@
    Structure of arrays: for a parameter or result with several components (a vec3f, a mat3d,
    ...), component c of item i is at [c * n + i]; a matrix's components are its row-major
    elements, (r, c) at component r * cols + c. Scalars are at [i]; truth values are int.
-   Link aether_batch.cu (nvcc -c aether_batch.cu) into the program. Contract aether 0.1.0 cb879a856f1603bab6e11d917485b387. */
+   Link aether_batch.cu (nvcc -c aether_batch.cu) into the program. Contract aether 0.1.0 0fc781764636a6038ad6fc31f5f29b1f. */
 #ifndef AETHER_BATCH_H
 #define AETHER_BATCH_H
 
 #include <stddef.h>
 #include <cuda_runtime_api.h>
 
-#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 cb879a856f1603bab6e11d917485b387"
+#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 0fc781764636a6038ad6fc31f5f29b1f"
 
 #ifdef __cplusplus
 extern "C" {
@@ -597,6 +597,12 @@ int aether_f32_log2_batch(const float *x, float *out, size_t n, cudaStream_t str
 
 /* aether_f64_log2_batch: out[i] = aether_f64_log2(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 int aether_f64_log2_batch(const double *x, double *out, size_t n, cudaStream_t stream);
+
+/* aether_f32_pow_batch: out[i] = aether_f32_pow(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_pow_batch(const float *x, const float *y, float *out, size_t n, cudaStream_t stream);
+
+/* aether_f64_pow_batch: out[i] = aether_f64_pow(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_pow_batch(const double *x, const double *y, double *out, size_t n, cudaStream_t stream);
 
 /* aether_f32_tan_batch: out[i] = aether_f32_tan(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 int aether_f32_tan_batch(const float *a, float *out, size_t n, cudaStream_t stream);

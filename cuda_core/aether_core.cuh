@@ -39,7 +39,7 @@
 #define AETHER_VERSION_PATCH 0
 /* The contract's fingerprint: the same as c_core/aether_core.h and the corpus when they come from
    the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 cb879a856f1603bab6e11d917485b387"
+#define AETHER_CONTRACT_ID "aether 0.1.0 0fc781764636a6038ad6fc31f5f29b1f"
 
 /* Self-test status bits (the C core's, plus DEVICE). */
 #define AETHER_SELFTEST_OK 0
@@ -534,6 +534,8 @@ AETHER_HD inline float aether_f32_exp2(float x);
 AETHER_HD inline double aether_f64_exp2(double x);
 AETHER_HD inline float aether_f32_log2(float x);
 AETHER_HD inline double aether_f64_log2(double x);
+AETHER_HD inline float aether_f32_pow(float x, float y);
+AETHER_HD inline double aether_f64_pow(double x, double y);
 AETHER_HD inline float aether_f32_tan(float a);
 AETHER_HD inline double aether_f64_tan(double a);
 AETHER_HD inline float aether_f32_asin(float x);
@@ -5790,11 +5792,7 @@ AETHER_HD inline double aether_f64_atan2(double y, double x)
        r = s - rd
        v = r - s
        rl = (s - (r - v)) - (rd + v)
-       p = r * r * (f32_bits(0x3F000000) + r * (f32_bits(0x3E2AAAAB) + r * (f32_bits(0x3D2AAA72) + r * (f32_bits(0x3C088870) + r * (f32_bits(0x3AB6A488) + r * f32_bits(0x3950951A))))))
-       hi = 1 + r
-       lo = (1 - hi) + r
-       e = hi + (lo + (p + rl))
-       out = scale_pow2(e, k)
+       out = exp_finish(k, r, rl)
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const float xc = ((x > 89.0f) ? 89.0f : ((x < -104.0f) ? -104.0f : x));
        const float k = (((xc * 1.44269502162933349609375f) + 12582912.0f) - 12582912.0f);
@@ -5803,10 +5801,10 @@ AETHER_HD inline double aether_f64_atan2(double y, double x)
        const float r = (s - rd);
        const float v = (r - s);
        const float rl = ((s - (r - v)) - (rd + v));
-       const float p = ((r * r) * (0.5f + (r * (0.16666667163372039794921875f + (r * (0.041666455566883087158203125f + (r * (0.00833331048488616943359375f + (r * (0.001393453218042850494384765625f + (r * 0.00019891970441676676273345947265625f)))))))))));
-       const float hi = (1.0f + r);
-       const float lo = ((1.0f - hi) + r);
-       const float e = (hi + (lo + (p + rl)));
+       const float exp_finish_p = ((r * r) * (0.5f + (r * (0.16666667163372039794921875f + (r * (0.041666455566883087158203125f + (r * (0.00833331048488616943359375f + (r * (0.001393453218042850494384765625f + (r * 0.00019891970441676676273345947265625f)))))))))));
+       const float exp_finish_hi = (1.0f + r);
+       const float exp_finish_lo = ((1.0f - exp_finish_hi) + r);
+       const float exp_finish_e = (exp_finish_hi + (exp_finish_lo + (exp_finish_p + rl)));
        const float scale_pow2_ka = (((k * 0.5f) + 12582912.0f) - 12582912.0f);
        const float scale_pow2_d = (k - (2.0f * scale_pow2_ka));
        const float scale_pow2_j = (scale_pow2_ka + 76.0f);
@@ -5827,7 +5825,7 @@ AETHER_HD inline double aether_f64_atan2(double y, double x)
        const float scale_pow2_s0 = (0.0000000000000000000000132348898008484427979425390731194056570529937744140625f + (scale_pow2_q7 * 4503599627370496.0f));
        const float scale_pow2_w = (((((((scale_pow2_s0 * (1.0f + (scale_pow2_b6 * 18446744073709551616.0f))) * (1.0f + (scale_pow2_b5 * 4294967296.0f))) * (1.0f + (scale_pow2_b4 * 65535.0f))) * (1.0f + (scale_pow2_b3 * 255.0f))) * (1.0f + (scale_pow2_b2 * 15.0f))) * (1.0f + (scale_pow2_b1 * 3.0f))) * (1.0f + scale_pow2_b0));
        const float scale_pow2_dd = (1.0f + (scale_pow2_d * (0.75f + (0.25f * scale_pow2_d))));
-       return ((e * scale_pow2_w) * (scale_pow2_w * scale_pow2_dd)); */
+       return ((exp_finish_e * scale_pow2_w) * (scale_pow2_w * scale_pow2_dd)); */
 AETHER_HD inline float aether_f32_exp(float x)
 {
     const float xc = ((x > 89.0f) ? 89.0f : ((x < -104.0f) ? -104.0f : x));
@@ -5837,10 +5835,10 @@ AETHER_HD inline float aether_f32_exp(float x)
     const float r = aether_sub_f32(s, rd);
     const float v = aether_sub_f32(r, s);
     const float rl = aether_sub_f32(aether_sub_f32(s, aether_sub_f32(r, v)), aether_add_f32(rd, v));
-    const float p = aether_mul_f32(aether_mul_f32(r, r), aether_add_f32(0.5f, aether_mul_f32(r, aether_add_f32(0.16666667163372039794921875f, aether_mul_f32(r, aether_add_f32(0.041666455566883087158203125f, aether_mul_f32(r, aether_add_f32(0.00833331048488616943359375f, aether_mul_f32(r, aether_add_f32(0.001393453218042850494384765625f, aether_mul_f32(r, 0.00019891970441676676273345947265625f)))))))))));
-    const float hi = aether_add_f32(1.0f, r);
-    const float lo = aether_add_f32(aether_sub_f32(1.0f, hi), r);
-    const float e = aether_add_f32(hi, aether_add_f32(lo, aether_add_f32(p, rl)));
+    const float exp_finish_p = aether_mul_f32(aether_mul_f32(r, r), aether_add_f32(0.5f, aether_mul_f32(r, aether_add_f32(0.16666667163372039794921875f, aether_mul_f32(r, aether_add_f32(0.041666455566883087158203125f, aether_mul_f32(r, aether_add_f32(0.00833331048488616943359375f, aether_mul_f32(r, aether_add_f32(0.001393453218042850494384765625f, aether_mul_f32(r, 0.00019891970441676676273345947265625f)))))))))));
+    const float exp_finish_hi = aether_add_f32(1.0f, r);
+    const float exp_finish_lo = aether_add_f32(aether_sub_f32(1.0f, exp_finish_hi), r);
+    const float exp_finish_e = aether_add_f32(exp_finish_hi, aether_add_f32(exp_finish_lo, aether_add_f32(exp_finish_p, rl)));
     const float scale_pow2_ka = aether_sub_f32(aether_add_f32(aether_mul_f32(k, 0.5f), 12582912.0f), 12582912.0f);
     const float scale_pow2_d = aether_sub_f32(k, aether_mul_f32(2.0f, scale_pow2_ka));
     const float scale_pow2_j = aether_add_f32(scale_pow2_ka, 76.0f);
@@ -5861,7 +5859,7 @@ AETHER_HD inline float aether_f32_exp(float x)
     const float scale_pow2_s0 = aether_add_f32(0.0000000000000000000000132348898008484427979425390731194056570529937744140625f, aether_mul_f32(scale_pow2_q7, 4503599627370496.0f));
     const float scale_pow2_w = aether_mul_f32(aether_mul_f32(aether_mul_f32(aether_mul_f32(aether_mul_f32(aether_mul_f32(aether_mul_f32(scale_pow2_s0, aether_add_f32(1.0f, aether_mul_f32(scale_pow2_b6, 18446744073709551616.0f))), aether_add_f32(1.0f, aether_mul_f32(scale_pow2_b5, 4294967296.0f))), aether_add_f32(1.0f, aether_mul_f32(scale_pow2_b4, 65535.0f))), aether_add_f32(1.0f, aether_mul_f32(scale_pow2_b3, 255.0f))), aether_add_f32(1.0f, aether_mul_f32(scale_pow2_b2, 15.0f))), aether_add_f32(1.0f, aether_mul_f32(scale_pow2_b1, 3.0f))), aether_add_f32(1.0f, scale_pow2_b0));
     const float scale_pow2_dd = aether_add_f32(1.0f, aether_mul_f32(scale_pow2_d, aether_add_f32(0.75f, aether_mul_f32(0.25f, scale_pow2_d))));
-    return aether_mul_f32(aether_mul_f32(e, scale_pow2_w), aether_mul_f32(scale_pow2_w, scale_pow2_dd));
+    return aether_mul_f32(aether_mul_f32(exp_finish_e, scale_pow2_w), aether_mul_f32(scale_pow2_w, scale_pow2_dd));
 }
 
 /* aether_f64_exp: exp x: a reduction by ln 2 in two parts (k = x / ln 2 rounded to an integer), a Horner polynomial, and an exact scaling by 2^k built from powers of two, as the contract states (its elementary-functions section); +inf above the range, +0 below it.
@@ -5873,11 +5871,7 @@ AETHER_HD inline float aether_f32_exp(float x)
        r = s - rd
        v = r - s
        rl = (s - (r - v)) - (rd + v)
-       p = r * r * (f64_bits(0x3FE0000000000000) + r * (f64_bits(0x3FC5555555555557) + r * (f64_bits(0x3FA5555555555556) + r * (f64_bits(0x3F8111111110FF8B) + r * (f64_bits(0x3F56C16C16C16214) + r * (f64_bits(0x3F2A01A01AC9DE9E) + r * (f64_bits(0x3EFA01A01A74077A) + r * (f64_bits(0x3EC71DDFFF6573D6) + r * (f64_bits(0x3E927E4DA1E12FB1) + r * (f64_bits(0x3E5AF5282AACDB2E) + r * f64_bits(0x3E21F75A3CAADFF5)))))))))))
-       hi = 1 + r
-       lo = (1 - hi) + r
-       e = hi + (lo + (p + rl))
-       out = scale_pow2(e, k)
+       out = exp_finish(k, r, rl)
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const double xc = ((x > 710.0) ? 710.0 : ((x < -746.0) ? -746.0 : x));
        const double k = (((xc * 1.442695040888963387004650940070860087871551513671875) + 6755399441055744.0) - 6755399441055744.0);
@@ -5886,10 +5880,10 @@ AETHER_HD inline float aether_f32_exp(float x)
        const double r = (s - rd);
        const double v = (r - s);
        const double rl = ((s - (r - v)) - (rd + v));
-       const double p = ((r * r) * (0.5 + (r * (0.1666666666666667129259593593815225176513195037841796875 + (r * (0.04166666666666667129259593593815225176513195037841796875 + (r * (0.00833333333332555124817186964492066181264817714691162109375 + (r * (0.001388888888888333179860712363051788997836410999298095703125 + (r * (0.0001984126987684035696955786587380998753360472619533538818359375 + (r * (0.0000248015873269900500469077597731626383392722345888614654541015625 + (r * (0.0000027557252863367321974136063544857933038656483404338359832763671875 + (r * (0.00000027557271831536130966716657310355831356218914152123034000396728515625 + (r * (0.00000002510626255087907802256692413149508080749683358590118587017059326171875 + (r * 0.000000002091543359807600346154301198414206253151093051201314665377140045166015625)))))))))))))))))))));
-       const double hi = (1.0 + r);
-       const double lo = ((1.0 - hi) + r);
-       const double e = (hi + (lo + (p + rl)));
+       const double exp_finish_p = ((r * r) * (0.5 + (r * (0.1666666666666667129259593593815225176513195037841796875 + (r * (0.04166666666666667129259593593815225176513195037841796875 + (r * (0.00833333333332555124817186964492066181264817714691162109375 + (r * (0.001388888888888333179860712363051788997836410999298095703125 + (r * (0.0001984126987684035696955786587380998753360472619533538818359375 + (r * (0.0000248015873269900500469077597731626383392722345888614654541015625 + (r * (0.0000027557252863367321974136063544857933038656483404338359832763671875 + (r * (0.00000027557271831536130966716657310355831356218914152123034000396728515625 + (r * (0.00000002510626255087907802256692413149508080749683358590118587017059326171875 + (r * 0.000000002091543359807600346154301198414206253151093051201314665377140045166015625)))))))))))))))))))));
+       const double exp_finish_hi = (1.0 + r);
+       const double exp_finish_lo = ((1.0 - exp_finish_hi) + r);
+       const double exp_finish_e = (exp_finish_hi + (exp_finish_lo + (exp_finish_p + rl)));
        const double scale_pow2_ka = (((k * 0.5) + 6755399441055744.0) - 6755399441055744.0);
        const double scale_pow2_d = (k - (2.0 * scale_pow2_ka));
        const double scale_pow2_j = (scale_pow2_ka + 538.0);
@@ -5916,7 +5910,7 @@ AETHER_HD inline float aether_f32_exp(float x)
        const double scale_pow2_s0 = (0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000011113793747425387417213567071352800484562622807324538967417952914843378044769344188177846208811443751098977928244823368569333446167745147139558441683042175608100385654447647001587158552209191416116724244304096571751556124181432287573861609135572944197502082138158902846779236284399802429446583409499277996788872267792372417678415614052979398795883980710641480982303619384765625 + (scale_pow2_q10 * 199791907220223502808422222706762643567910281130558153654986045416023791284464999687699590596063486154228923591770023865308670443474450259602571264.0));
        const double scale_pow2_w = ((((((((((scale_pow2_s0 * (1.0 + (scale_pow2_b9 * 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0))) * (1.0 + (scale_pow2_b8 * 115792089237316195423570985008687907853269984665640564039457584007913129639936.0))) * (1.0 + (scale_pow2_b7 * 340282366920938463463374607431768211456.0))) * (1.0 + (scale_pow2_b6 * 18446744073709551616.0))) * (1.0 + (scale_pow2_b5 * 4294967295.0))) * (1.0 + (scale_pow2_b4 * 65535.0))) * (1.0 + (scale_pow2_b3 * 255.0))) * (1.0 + (scale_pow2_b2 * 15.0))) * (1.0 + (scale_pow2_b1 * 3.0))) * (1.0 + scale_pow2_b0));
        const double scale_pow2_dd = (1.0 + (scale_pow2_d * (0.75 + (0.25 * scale_pow2_d))));
-       return ((e * scale_pow2_w) * (scale_pow2_w * scale_pow2_dd)); */
+       return ((exp_finish_e * scale_pow2_w) * (scale_pow2_w * scale_pow2_dd)); */
 AETHER_HD inline double aether_f64_exp(double x)
 {
     const double xc = ((x > 710.0) ? 710.0 : ((x < -746.0) ? -746.0 : x));
@@ -5926,10 +5920,10 @@ AETHER_HD inline double aether_f64_exp(double x)
     const double r = aether_sub_f64(s, rd);
     const double v = aether_sub_f64(r, s);
     const double rl = aether_sub_f64(aether_sub_f64(s, aether_sub_f64(r, v)), aether_add_f64(rd, v));
-    const double p = aether_mul_f64(aether_mul_f64(r, r), aether_add_f64(0.5, aether_mul_f64(r, aether_add_f64(0.1666666666666667129259593593815225176513195037841796875, aether_mul_f64(r, aether_add_f64(0.04166666666666667129259593593815225176513195037841796875, aether_mul_f64(r, aether_add_f64(0.00833333333332555124817186964492066181264817714691162109375, aether_mul_f64(r, aether_add_f64(0.001388888888888333179860712363051788997836410999298095703125, aether_mul_f64(r, aether_add_f64(0.0001984126987684035696955786587380998753360472619533538818359375, aether_mul_f64(r, aether_add_f64(0.0000248015873269900500469077597731626383392722345888614654541015625, aether_mul_f64(r, aether_add_f64(0.0000027557252863367321974136063544857933038656483404338359832763671875, aether_mul_f64(r, aether_add_f64(0.00000027557271831536130966716657310355831356218914152123034000396728515625, aether_mul_f64(r, aether_add_f64(0.00000002510626255087907802256692413149508080749683358590118587017059326171875, aether_mul_f64(r, 0.000000002091543359807600346154301198414206253151093051201314665377140045166015625)))))))))))))))))))));
-    const double hi = aether_add_f64(1.0, r);
-    const double lo = aether_add_f64(aether_sub_f64(1.0, hi), r);
-    const double e = aether_add_f64(hi, aether_add_f64(lo, aether_add_f64(p, rl)));
+    const double exp_finish_p = aether_mul_f64(aether_mul_f64(r, r), aether_add_f64(0.5, aether_mul_f64(r, aether_add_f64(0.1666666666666667129259593593815225176513195037841796875, aether_mul_f64(r, aether_add_f64(0.04166666666666667129259593593815225176513195037841796875, aether_mul_f64(r, aether_add_f64(0.00833333333332555124817186964492066181264817714691162109375, aether_mul_f64(r, aether_add_f64(0.001388888888888333179860712363051788997836410999298095703125, aether_mul_f64(r, aether_add_f64(0.0001984126987684035696955786587380998753360472619533538818359375, aether_mul_f64(r, aether_add_f64(0.0000248015873269900500469077597731626383392722345888614654541015625, aether_mul_f64(r, aether_add_f64(0.0000027557252863367321974136063544857933038656483404338359832763671875, aether_mul_f64(r, aether_add_f64(0.00000027557271831536130966716657310355831356218914152123034000396728515625, aether_mul_f64(r, aether_add_f64(0.00000002510626255087907802256692413149508080749683358590118587017059326171875, aether_mul_f64(r, 0.000000002091543359807600346154301198414206253151093051201314665377140045166015625)))))))))))))))))))));
+    const double exp_finish_hi = aether_add_f64(1.0, r);
+    const double exp_finish_lo = aether_add_f64(aether_sub_f64(1.0, exp_finish_hi), r);
+    const double exp_finish_e = aether_add_f64(exp_finish_hi, aether_add_f64(exp_finish_lo, aether_add_f64(exp_finish_p, rl)));
     const double scale_pow2_ka = aether_sub_f64(aether_add_f64(aether_mul_f64(k, 0.5), 6755399441055744.0), 6755399441055744.0);
     const double scale_pow2_d = aether_sub_f64(k, aether_mul_f64(2.0, scale_pow2_ka));
     const double scale_pow2_j = aether_add_f64(scale_pow2_ka, 538.0);
@@ -5956,7 +5950,7 @@ AETHER_HD inline double aether_f64_exp(double x)
     const double scale_pow2_s0 = aether_add_f64(0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000011113793747425387417213567071352800484562622807324538967417952914843378044769344188177846208811443751098977928244823368569333446167745147139558441683042175608100385654447647001587158552209191416116724244304096571751556124181432287573861609135572944197502082138158902846779236284399802429446583409499277996788872267792372417678415614052979398795883980710641480982303619384765625, aether_mul_f64(scale_pow2_q10, 199791907220223502808422222706762643567910281130558153654986045416023791284464999687699590596063486154228923591770023865308670443474450259602571264.0));
     const double scale_pow2_w = aether_mul_f64(aether_mul_f64(aether_mul_f64(aether_mul_f64(aether_mul_f64(aether_mul_f64(aether_mul_f64(aether_mul_f64(aether_mul_f64(aether_mul_f64(scale_pow2_s0, aether_add_f64(1.0, aether_mul_f64(scale_pow2_b9, 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0))), aether_add_f64(1.0, aether_mul_f64(scale_pow2_b8, 115792089237316195423570985008687907853269984665640564039457584007913129639936.0))), aether_add_f64(1.0, aether_mul_f64(scale_pow2_b7, 340282366920938463463374607431768211456.0))), aether_add_f64(1.0, aether_mul_f64(scale_pow2_b6, 18446744073709551616.0))), aether_add_f64(1.0, aether_mul_f64(scale_pow2_b5, 4294967295.0))), aether_add_f64(1.0, aether_mul_f64(scale_pow2_b4, 65535.0))), aether_add_f64(1.0, aether_mul_f64(scale_pow2_b3, 255.0))), aether_add_f64(1.0, aether_mul_f64(scale_pow2_b2, 15.0))), aether_add_f64(1.0, aether_mul_f64(scale_pow2_b1, 3.0))), aether_add_f64(1.0, scale_pow2_b0));
     const double scale_pow2_dd = aether_add_f64(1.0, aether_mul_f64(scale_pow2_d, aether_add_f64(0.75, aether_mul_f64(0.25, scale_pow2_d))));
-    return aether_mul_f64(aether_mul_f64(e, scale_pow2_w), aether_mul_f64(scale_pow2_w, scale_pow2_dd));
+    return aether_mul_f64(aether_mul_f64(exp_finish_e, scale_pow2_w), aether_mul_f64(scale_pow2_w, scale_pow2_dd));
 }
 
 /* aether_f32_log: log x (natural): the exponent taken out exactly by powers of two, log(1 + f) as 2 atanh(f / (2 + f)) by a Horner polynomial, k ln 2 added in two parts, as the contract states (its elementary-functions section); -inf at +-0, NaN below 0.
@@ -6619,6 +6613,744 @@ AETHER_HD inline double aether_f64_log2(double x)
     const double r = aether_add_f64(w, aether_add_f64(vl, aether_add_f64(aether_sub_f64(log_reduce_k, w), vh)));
     const double log_special_z0 = aether_sub_f64(x, x);
     return ((x < 0.0) ? aether_div_f64(log_special_z0, log_special_z0) : ((x == 0.0) ? aether_div_f64(-1.0, aether_mul_f64(x, x)) : ((x > 179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0) ? x : r)));
+}
+
+/* aether_f32_pow: pow(x, y) = x^y: exp(y log |x|) with log |x| in two parts (log's exponent, a second reduction to one of nine centres, 2 atanh by a Horner polynomial), y log |x| by Dekker's exact product, exp's steps on both parts, and C99's special values, as the contract states (its elementary-functions section).
+   Spec:
+       ax = fabs(x)
+       ay = fabs(y)
+       yr = ay >= 8388608 ? ay : (ay + 8388608) - 8388608
+       yint = yr == ay
+       hy = yr * 0.5
+       yodd = yint && hy != (hy >= 8388608 ? hy : (hy + 8388608) - 8388608)
+       rx = 1 / x
+       xneg = x < 0 || (x == 0 && rx < 0)
+       kf = log_reduce(ax)
+       k = kf.x
+       m = kf.y + 1
+       g1 = m >= f32_bits(0x3F3D08A4)
+       g2 = m >= f32_bits(0x3F4E248C)
+       g3 = m >= f32_bits(0x3F60CCDF)
+       g4 = m >= f32_bits(0x3F75257D)
+       g5 = m >= f32_bits(0x3F85AAC3)
+       g6 = m >= f32_bits(0x3F91C3D3)
+       g7 = m >= f32_bits(0x3F9EF532)
+       g8 = m >= f32_bits(0x3FAD583F)
+       c = g8 ? f32_bits(0x3FB504F3) : (g7 ? f32_bits(0x3FA5FED7) : (g6 ? f32_bits(0x3F9837F0) : (g5 ? f32_bits(0x3F8B95C2) : (g4 ? 1 : (g3 ? f32_bits(0x3F6AC0C7) : (g2 ? f32_bits(0x3F5744FD) : (g1 ? f32_bits(0x3F45672A) : f32_bits(0x3F3504F3))))))))
+       ch = g8 ? f32_bits(0x3EB17217) : (g7 ? f32_bits(0x3E851593) : (g6 ? f32_bits(0x3E317216) : (g5 ? f32_bits(0x3DB1721A) : (g4 ? 0 : (g3 ? f32_bits(0xBDB17217) : (g2 ? f32_bits(0xBE317217) : (g1 ? f32_bits(0xBE851592) : f32_bits(0xBEB17219))))))))
+       cl = g8 ? f32_bits(0x32499E43) : (g7 ? f32_bits(0x30025596) : (g6 ? f32_bits(0xB13338CD) : (g5 ? f32_bits(0xB158441F) : (g4 ? 0 : (g3 ? f32_bits(0xB0950444) : (g2 ? f32_bits(0x2FA1F661) : (g1 ? f32_bits(0xB19B4653) : f32_bits(0x326A5705))))))))
+       d = m - c
+       sh0 = m + c
+       sv = sh0 - m
+       sl0 = (m - (sh0 - sv)) + (c - sv)
+       sh = d / sh0
+       tc = sh * 4097
+       th = tc - (tc - sh)
+       tlo = sh - th
+       dc = sh0 * 4097
+       dh = dc - (dc - sh0)
+       dlo = sh0 - dh
+       ph = sh * sh0
+       pn = (((ph - th * dh) - th * dlo) - tlo * dh) - tlo * dlo
+       sl = (((d - ph) + pn) - sh * sl0) / sh0
+       z = sh * sh
+       t = sh * z * (f32_bits(0x3F2AAAAB) + z * f32_bits(0x3ECCDE68))
+       a1 = k * f32_bits(0x3F317200)
+       t1 = a1 + ch
+       e1 = ch - (t1 - a1)
+       lh2 = 2 * sh
+       t2 = t1 + lh2
+       e2 = lh2 - (t2 - t1)
+       lo = (k * f32_bits(0x35BFBF00) + (e1 + e2)) + ((t + 2 * sl) + (cl + k * f32_bits(0xAD630865)))
+       lh = t2 + lo
+       ll = lo - (lh - t2)
+       yc = y > f32_bits(0x50800000) ? f32_bits(0x50800000) : (y < f32_bits(0x50800000) * -1 ? f32_bits(0x50800000) * -1 : y)
+       yc1 = yc * 4097
+       yh = yc1 - (yc1 - yc)
+       ylo = yc - yh
+       lc1 = lh * 4097
+       lhh = lc1 - (lc1 - lh)
+       lhl = lh - lhh
+       qh = yc * lh
+       qn = (((qh - yh * lhh) - yh * lhl) - ylo * lhh) - ylo * lhl
+       yl = yc * ll - qn
+       wh = qh + yl
+       wl = yl - (wh - qh)
+       xc = wh > 89 ? 89 : (wh < -104 ? -104 : wh)
+       kk = (xc * f32_bits(0x3FB8AA3B) + 12582912) - 12582912
+       s = xc - kk * f32_bits(0x3F317200)
+       rd = kk * f32_bits(0x35BFBE8E)
+       r0 = s - rd
+       v = r0 - s
+       rl0 = (s - (r0 - v)) - (rd + v)
+       q = xc == wh ? rl0 + wl : rl0
+       r = r0 + q
+       w = r - r0
+       e = exp_finish(kk, r, (r0 - (r - w)) + (q - w))
+       zi = ax == 0 || ax > f32_bits(0x7F7FFFFF)
+       mag = zi ? (y < 0 ? fabs(rx) : ax) : e
+       sm = xneg && yodd ? mag * -1 : mag
+       grows = (ax < 1 && y < 0) || (ax > 1 && y > 0)
+       z0 = ax - ax
+       out = y == 0 || x == 1 ? 1 : (x != x || y != y ? x + y : (ay > f32_bits(0x7F7FFFFF) ? (ax == 1 ? 1 : (grows ? ay : 0)) : (x < 0 && !yint && !zi ? z0 / z0 : sm)))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float ax = fabsf(x);
+       const float ay = fabsf(y);
+       const float yr = ((ay >= 8388608.0f) ? ay : ((ay + 8388608.0f) - 8388608.0f));
+       const int yint = (yr == ay);
+       const float hy = (yr * 0.5f);
+       const int yodd = (yint && (hy != ((hy >= 8388608.0f) ? hy : ((hy + 8388608.0f) - 8388608.0f))));
+       const float rx = (1.0f / x);
+       const int xneg = ((x < 0.0f) || ((x == 0.0f) && (rx < 0.0f)));
+       const int log_reduce_sub = (ax < 0.000000000000000000000000000000000000011754943508222875079687365372222456778186655567720875215087517062784172594547271728515625f);
+       const float log_reduce_m7 = (log_reduce_sub ? (ax * 16777216.0f) : ax);
+       const float log_reduce_k7 = (log_reduce_sub ? -24.0f : 0.0f);
+       const int log_reduce_u6 = (log_reduce_m7 >= 18446744073709551616.0f);
+       const int log_reduce_d6 = (log_reduce_m7 < 0.000000000000000000108420217248550443400745280086994171142578125f);
+       const float log_reduce_m6 = (log_reduce_m7 * (log_reduce_u6 ? 0.0000000000000000000542101086242752217003726400434970855712890625f : (log_reduce_d6 ? 18446744073709551616.0f : 1.0f)));
+       const float log_reduce_k6 = (log_reduce_k7 + (log_reduce_u6 ? 64.0f : (log_reduce_d6 ? -64.0f : 0.0f)));
+       const int log_reduce_u5 = (log_reduce_m6 >= 4294967296.0f);
+       const int log_reduce_d5 = (log_reduce_m6 < 0.0000000004656612873077392578125f);
+       const float log_reduce_m5 = (log_reduce_m6 * (log_reduce_u5 ? 0.00000000023283064365386962890625f : (log_reduce_d5 ? 4294967296.0f : 1.0f)));
+       const float log_reduce_k5 = (log_reduce_k6 + (log_reduce_u5 ? 32.0f : (log_reduce_d5 ? -32.0f : 0.0f)));
+       const int log_reduce_u4 = (log_reduce_m5 >= 65536.0f);
+       const int log_reduce_d4 = (log_reduce_m5 < 0.000030517578125f);
+       const float log_reduce_m4 = (log_reduce_m5 * (log_reduce_u4 ? 0.0000152587890625f : (log_reduce_d4 ? 65536.0f : 1.0f)));
+       const float log_reduce_k4 = (log_reduce_k5 + (log_reduce_u4 ? 16.0f : (log_reduce_d4 ? -16.0f : 0.0f)));
+       const int log_reduce_u3 = (log_reduce_m4 >= 256.0f);
+       const int log_reduce_d3 = (log_reduce_m4 < 0.0078125f);
+       const float log_reduce_m3 = (log_reduce_m4 * (log_reduce_u3 ? 0.00390625f : (log_reduce_d3 ? 256.0f : 1.0f)));
+       const float log_reduce_k3 = (log_reduce_k4 + (log_reduce_u3 ? 8.0f : (log_reduce_d3 ? -8.0f : 0.0f)));
+       const int log_reduce_u2 = (log_reduce_m3 >= 16.0f);
+       const int log_reduce_d2 = (log_reduce_m3 < 0.125f);
+       const float log_reduce_m2 = (log_reduce_m3 * (log_reduce_u2 ? 0.0625f : (log_reduce_d2 ? 16.0f : 1.0f)));
+       const float log_reduce_k2 = (log_reduce_k3 + (log_reduce_u2 ? 4.0f : (log_reduce_d2 ? -4.0f : 0.0f)));
+       const int log_reduce_u1 = (log_reduce_m2 >= 4.0f);
+       const int log_reduce_d1 = (log_reduce_m2 < 0.5f);
+       const float log_reduce_m1 = (log_reduce_m2 * (log_reduce_u1 ? 0.25f : (log_reduce_d1 ? 4.0f : 1.0f)));
+       const float log_reduce_k1 = (log_reduce_k2 + (log_reduce_u1 ? 2.0f : (log_reduce_d1 ? -2.0f : 0.0f)));
+       const int log_reduce_u0 = (log_reduce_m1 >= 2.0f);
+       const int log_reduce_d0 = (log_reduce_m1 < 1.0f);
+       const float log_reduce_m0 = (log_reduce_m1 * (log_reduce_u0 ? 0.5f : (log_reduce_d0 ? 2.0f : 1.0f)));
+       const float log_reduce_k0 = (log_reduce_k1 + (log_reduce_u0 ? 1.0f : (log_reduce_d0 ? -1.0f : 0.0f)));
+       const int log_reduce_hm = (log_reduce_m0 > 1.41421353816986083984375f);
+       const float log_reduce_m = (log_reduce_hm ? (log_reduce_m0 * 0.5f) : log_reduce_m0);
+       const float log_reduce_k = (log_reduce_hm ? (log_reduce_k0 + 1.0f) : log_reduce_k0);
+       const float kf_y = (log_reduce_m - 1.0f);
+       const float m = (kf_y + 1.0f);
+       const int g1 = (m >= 0.7384130954742431640625f);
+       const int g2 = (m >= 0.8052451610565185546875f);
+       const int g3 = (m >= 0.878126084804534912109375f);
+       const int g4 = (m >= 0.957603275775909423828125f);
+       const int g5 = (m >= 1.04427373409271240234375f);
+       const int g6 = (m >= 1.13878858089447021484375f);
+       const int g7 = (m >= 1.2418577671051025390625f);
+       const int g8 = (m >= 1.35425555706024169921875f);
+       const float c = (g8 ? 1.41421353816986083984375f : (g7 ? 1.29683959484100341796875f : (g6 ? 1.1892070770263671875f : (g5 ? 1.0905077457427978515625f : (g4 ? 1.0f : (g3 ? 0.917004048824310302734375f : (g2 ? 0.840896427631378173828125f : (g1 ? 0.77110540866851806640625f : 0.707106769084930419921875f))))))));
+       const float ch = (g8 ? 0.3465735614299774169921875f : (g7 ? 0.2599302232265472412109375f : (g6 ? 0.1732867658138275146484375f : (g5 ? 0.08664341270923614501953125f : (g4 ? 0.0f : (g3 ? -0.086643390357494354248046875f : (g2 ? -0.17328678071498870849609375f : (g1 ? -0.259930193424224853515625f : -0.3465736210346221923828125f))))))));
+       const float cl = (g8 ? 0.00000001173572439228109942632727324962615966796875f : (g7 ? 0.00000000047415349424539954270585440099239349365234375f : (g6 ? -0.0000000026080215764778813536395318806171417236328125f : (g5 ? -0.0000000031470859251925276112160645425319671630859375f : (g4 ? 0.0f : (g3 ? -0.000000001084238920867619526688940823078155517578125f : (g2 ? 0.0000000002946079213916874550704960711300373077392578125f : (g1 ? -0.000000004519088658838654737337492406368255615234375f : 0.00000001364037860440703298081643879413604736328125f))))))));
+       const float d = (m - c);
+       const float sh0 = (m + c);
+       const float sv = (sh0 - m);
+       const float sl0 = ((m - (sh0 - sv)) + (c - sv));
+       const float sh = (d / sh0);
+       const float tc = (sh * 4097.0f);
+       const float th = (tc - (tc - sh));
+       const float tlo = (sh - th);
+       const float dc = (sh0 * 4097.0f);
+       const float dh = (dc - (dc - sh0));
+       const float dlo = (sh0 - dh);
+       const float ph = (sh * sh0);
+       const float pn = ((((ph - (th * dh)) - (th * dlo)) - (tlo * dh)) - (tlo * dlo));
+       const float sl = ((((d - ph) + pn) - (sh * sl0)) / sh0);
+       const float z = (sh * sh);
+       const float t = ((sh * z) * (0.666666686534881591796875f + (z * 0.4001343250274658203125f)));
+       const float a1 = (log_reduce_k * 0.693145751953125f);
+       const float t1 = (a1 + ch);
+       const float e1 = (ch - (t1 - a1));
+       const float lh2 = (2.0f * sh);
+       const float t2 = (t1 + lh2);
+       const float e2 = (lh2 - (t2 - t1));
+       const float lo = (((log_reduce_k * 0.00000142861972562968730926513671875f) + (e1 + e2)) + ((t + (2.0f * sl)) + (cl + (log_reduce_k * -0.000000000012905320041778356454642562312074005603790283203125f))));
+       const float lh = (t2 + lo);
+       const float ll = (lo - (lh - t2));
+       const float yc = ((y > 17179869184.0f) ? 17179869184.0f : ((y < (17179869184.0f * -1.0f)) ? (17179869184.0f * -1.0f) : y));
+       const float yc1 = (yc * 4097.0f);
+       const float yh = (yc1 - (yc1 - yc));
+       const float ylo = (yc - yh);
+       const float lc1 = (lh * 4097.0f);
+       const float lhh = (lc1 - (lc1 - lh));
+       const float lhl = (lh - lhh);
+       const float qh = (yc * lh);
+       const float qn = ((((qh - (yh * lhh)) - (yh * lhl)) - (ylo * lhh)) - (ylo * lhl));
+       const float yl = ((yc * ll) - qn);
+       const float wh = (qh + yl);
+       const float wl = (yl - (wh - qh));
+       const float xc = ((wh > 89.0f) ? 89.0f : ((wh < -104.0f) ? -104.0f : wh));
+       const float kk = (((xc * 1.44269502162933349609375f) + 12582912.0f) - 12582912.0f);
+       const float s = (xc - (kk * 0.693145751953125f));
+       const float rd = (kk * 0.000001428606765330187045037746429443359375f);
+       const float r0 = (s - rd);
+       const float v = (r0 - s);
+       const float rl0 = ((s - (r0 - v)) - (rd + v));
+       const float q = ((xc == wh) ? (rl0 + wl) : rl0);
+       const float r = (r0 + q);
+       const float w = (r - r0);
+       const float exp_finish_rl_0 = ((r0 - (r - w)) + (q - w));
+       const float exp_finish_p = ((r * r) * (0.5f + (r * (0.16666667163372039794921875f + (r * (0.041666455566883087158203125f + (r * (0.00833331048488616943359375f + (r * (0.001393453218042850494384765625f + (r * 0.00019891970441676676273345947265625f)))))))))));
+       const float exp_finish_hi = (1.0f + r);
+       const float exp_finish_lo = ((1.0f - exp_finish_hi) + r);
+       const float exp_finish_e = (exp_finish_hi + (exp_finish_lo + (exp_finish_p + exp_finish_rl_0)));
+       const float scale_pow2_ka = (((kk * 0.5f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_d = (kk - (2.0f * scale_pow2_ka));
+       const float scale_pow2_j = (scale_pow2_ka + 76.0f);
+       const float scale_pow2_q1 = ((((scale_pow2_j * 0.5f) - 0.25f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_q2 = ((((scale_pow2_j * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_q3 = ((((scale_pow2_j * 0.125f) - 0.4375f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_q4 = ((((scale_pow2_j * 0.0625f) - 0.46875f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_q5 = ((((scale_pow2_j * 0.03125f) - 0.484375f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_q6 = ((((scale_pow2_j * 0.015625f) - 0.4921875f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_q7 = ((((scale_pow2_j * 0.0078125f) - 0.49609375f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_b0 = (scale_pow2_j - (2.0f * scale_pow2_q1));
+       const float scale_pow2_b1 = (scale_pow2_q1 - (2.0f * scale_pow2_q2));
+       const float scale_pow2_b2 = (scale_pow2_q2 - (2.0f * scale_pow2_q3));
+       const float scale_pow2_b3 = (scale_pow2_q3 - (2.0f * scale_pow2_q4));
+       const float scale_pow2_b4 = (scale_pow2_q4 - (2.0f * scale_pow2_q5));
+       const float scale_pow2_b5 = (scale_pow2_q5 - (2.0f * scale_pow2_q6));
+       const float scale_pow2_b6 = (scale_pow2_q6 - (2.0f * scale_pow2_q7));
+       const float scale_pow2_s0 = (0.0000000000000000000000132348898008484427979425390731194056570529937744140625f + (scale_pow2_q7 * 4503599627370496.0f));
+       const float scale_pow2_w = (((((((scale_pow2_s0 * (1.0f + (scale_pow2_b6 * 18446744073709551616.0f))) * (1.0f + (scale_pow2_b5 * 4294967296.0f))) * (1.0f + (scale_pow2_b4 * 65535.0f))) * (1.0f + (scale_pow2_b3 * 255.0f))) * (1.0f + (scale_pow2_b2 * 15.0f))) * (1.0f + (scale_pow2_b1 * 3.0f))) * (1.0f + scale_pow2_b0));
+       const float scale_pow2_dd = (1.0f + (scale_pow2_d * (0.75f + (0.25f * scale_pow2_d))));
+       const float e = ((exp_finish_e * scale_pow2_w) * (scale_pow2_w * scale_pow2_dd));
+       const int zi = ((ax == 0.0f) || (ax > 340282346638528859811704183484516925440.0f));
+       const float mag = (zi ? ((y < 0.0f) ? fabsf(rx) : ax) : e);
+       const float sm = ((xneg && yodd) ? (mag * -1.0f) : mag);
+       const int grows = (((ax < 1.0f) && (y < 0.0f)) || ((ax > 1.0f) && (y > 0.0f)));
+       const float z0 = (ax - ax);
+       return (((y == 0.0f) || (x == 1.0f)) ? 1.0f : (((x != x) || (y != y)) ? (x + y) : ((ay > 340282346638528859811704183484516925440.0f) ? ((ax == 1.0f) ? 1.0f : (grows ? ay : 0.0f)) : ((((x < 0.0f) && (!yint)) && (!zi)) ? (z0 / z0) : sm)))); */
+AETHER_HD inline float aether_f32_pow(float x, float y)
+{
+    const float ax = fabsf(x);
+    const float ay = fabsf(y);
+    const float yr = ((ay >= 8388608.0f) ? ay : aether_sub_f32(aether_add_f32(ay, 8388608.0f), 8388608.0f));
+    const int yint = (yr == ay);
+    const float hy = aether_mul_f32(yr, 0.5f);
+    const int yodd = (yint && (hy != ((hy >= 8388608.0f) ? hy : aether_sub_f32(aether_add_f32(hy, 8388608.0f), 8388608.0f))));
+    const float rx = aether_div_f32(1.0f, x);
+    const int xneg = ((x < 0.0f) || ((x == 0.0f) && (rx < 0.0f)));
+    const int log_reduce_sub = (ax < 0.000000000000000000000000000000000000011754943508222875079687365372222456778186655567720875215087517062784172594547271728515625f);
+    const float log_reduce_m7 = (log_reduce_sub ? aether_mul_f32(ax, 16777216.0f) : ax);
+    const float log_reduce_k7 = (log_reduce_sub ? -24.0f : 0.0f);
+    const int log_reduce_u6 = (log_reduce_m7 >= 18446744073709551616.0f);
+    const int log_reduce_d6 = (log_reduce_m7 < 0.000000000000000000108420217248550443400745280086994171142578125f);
+    const float log_reduce_m6 = aether_mul_f32(log_reduce_m7, (log_reduce_u6 ? 0.0000000000000000000542101086242752217003726400434970855712890625f : (log_reduce_d6 ? 18446744073709551616.0f : 1.0f)));
+    const float log_reduce_k6 = aether_add_f32(log_reduce_k7, (log_reduce_u6 ? 64.0f : (log_reduce_d6 ? -64.0f : 0.0f)));
+    const int log_reduce_u5 = (log_reduce_m6 >= 4294967296.0f);
+    const int log_reduce_d5 = (log_reduce_m6 < 0.0000000004656612873077392578125f);
+    const float log_reduce_m5 = aether_mul_f32(log_reduce_m6, (log_reduce_u5 ? 0.00000000023283064365386962890625f : (log_reduce_d5 ? 4294967296.0f : 1.0f)));
+    const float log_reduce_k5 = aether_add_f32(log_reduce_k6, (log_reduce_u5 ? 32.0f : (log_reduce_d5 ? -32.0f : 0.0f)));
+    const int log_reduce_u4 = (log_reduce_m5 >= 65536.0f);
+    const int log_reduce_d4 = (log_reduce_m5 < 0.000030517578125f);
+    const float log_reduce_m4 = aether_mul_f32(log_reduce_m5, (log_reduce_u4 ? 0.0000152587890625f : (log_reduce_d4 ? 65536.0f : 1.0f)));
+    const float log_reduce_k4 = aether_add_f32(log_reduce_k5, (log_reduce_u4 ? 16.0f : (log_reduce_d4 ? -16.0f : 0.0f)));
+    const int log_reduce_u3 = (log_reduce_m4 >= 256.0f);
+    const int log_reduce_d3 = (log_reduce_m4 < 0.0078125f);
+    const float log_reduce_m3 = aether_mul_f32(log_reduce_m4, (log_reduce_u3 ? 0.00390625f : (log_reduce_d3 ? 256.0f : 1.0f)));
+    const float log_reduce_k3 = aether_add_f32(log_reduce_k4, (log_reduce_u3 ? 8.0f : (log_reduce_d3 ? -8.0f : 0.0f)));
+    const int log_reduce_u2 = (log_reduce_m3 >= 16.0f);
+    const int log_reduce_d2 = (log_reduce_m3 < 0.125f);
+    const float log_reduce_m2 = aether_mul_f32(log_reduce_m3, (log_reduce_u2 ? 0.0625f : (log_reduce_d2 ? 16.0f : 1.0f)));
+    const float log_reduce_k2 = aether_add_f32(log_reduce_k3, (log_reduce_u2 ? 4.0f : (log_reduce_d2 ? -4.0f : 0.0f)));
+    const int log_reduce_u1 = (log_reduce_m2 >= 4.0f);
+    const int log_reduce_d1 = (log_reduce_m2 < 0.5f);
+    const float log_reduce_m1 = aether_mul_f32(log_reduce_m2, (log_reduce_u1 ? 0.25f : (log_reduce_d1 ? 4.0f : 1.0f)));
+    const float log_reduce_k1 = aether_add_f32(log_reduce_k2, (log_reduce_u1 ? 2.0f : (log_reduce_d1 ? -2.0f : 0.0f)));
+    const int log_reduce_u0 = (log_reduce_m1 >= 2.0f);
+    const int log_reduce_d0 = (log_reduce_m1 < 1.0f);
+    const float log_reduce_m0 = aether_mul_f32(log_reduce_m1, (log_reduce_u0 ? 0.5f : (log_reduce_d0 ? 2.0f : 1.0f)));
+    const float log_reduce_k0 = aether_add_f32(log_reduce_k1, (log_reduce_u0 ? 1.0f : (log_reduce_d0 ? -1.0f : 0.0f)));
+    const int log_reduce_hm = (log_reduce_m0 > 1.41421353816986083984375f);
+    const float log_reduce_m = (log_reduce_hm ? aether_mul_f32(log_reduce_m0, 0.5f) : log_reduce_m0);
+    const float log_reduce_k = (log_reduce_hm ? aether_add_f32(log_reduce_k0, 1.0f) : log_reduce_k0);
+    const float kf_y = aether_sub_f32(log_reduce_m, 1.0f);
+    const float m = aether_add_f32(kf_y, 1.0f);
+    const int g1 = (m >= 0.7384130954742431640625f);
+    const int g2 = (m >= 0.8052451610565185546875f);
+    const int g3 = (m >= 0.878126084804534912109375f);
+    const int g4 = (m >= 0.957603275775909423828125f);
+    const int g5 = (m >= 1.04427373409271240234375f);
+    const int g6 = (m >= 1.13878858089447021484375f);
+    const int g7 = (m >= 1.2418577671051025390625f);
+    const int g8 = (m >= 1.35425555706024169921875f);
+    const float c = (g8 ? 1.41421353816986083984375f : (g7 ? 1.29683959484100341796875f : (g6 ? 1.1892070770263671875f : (g5 ? 1.0905077457427978515625f : (g4 ? 1.0f : (g3 ? 0.917004048824310302734375f : (g2 ? 0.840896427631378173828125f : (g1 ? 0.77110540866851806640625f : 0.707106769084930419921875f))))))));
+    const float ch = (g8 ? 0.3465735614299774169921875f : (g7 ? 0.2599302232265472412109375f : (g6 ? 0.1732867658138275146484375f : (g5 ? 0.08664341270923614501953125f : (g4 ? 0.0f : (g3 ? -0.086643390357494354248046875f : (g2 ? -0.17328678071498870849609375f : (g1 ? -0.259930193424224853515625f : -0.3465736210346221923828125f))))))));
+    const float cl = (g8 ? 0.00000001173572439228109942632727324962615966796875f : (g7 ? 0.00000000047415349424539954270585440099239349365234375f : (g6 ? -0.0000000026080215764778813536395318806171417236328125f : (g5 ? -0.0000000031470859251925276112160645425319671630859375f : (g4 ? 0.0f : (g3 ? -0.000000001084238920867619526688940823078155517578125f : (g2 ? 0.0000000002946079213916874550704960711300373077392578125f : (g1 ? -0.000000004519088658838654737337492406368255615234375f : 0.00000001364037860440703298081643879413604736328125f))))))));
+    const float d = aether_sub_f32(m, c);
+    const float sh0 = aether_add_f32(m, c);
+    const float sv = aether_sub_f32(sh0, m);
+    const float sl0 = aether_add_f32(aether_sub_f32(m, aether_sub_f32(sh0, sv)), aether_sub_f32(c, sv));
+    const float sh = aether_div_f32(d, sh0);
+    const float tc = aether_mul_f32(sh, 4097.0f);
+    const float th = aether_sub_f32(tc, aether_sub_f32(tc, sh));
+    const float tlo = aether_sub_f32(sh, th);
+    const float dc = aether_mul_f32(sh0, 4097.0f);
+    const float dh = aether_sub_f32(dc, aether_sub_f32(dc, sh0));
+    const float dlo = aether_sub_f32(sh0, dh);
+    const float ph = aether_mul_f32(sh, sh0);
+    const float pn = aether_sub_f32(aether_sub_f32(aether_sub_f32(aether_sub_f32(ph, aether_mul_f32(th, dh)), aether_mul_f32(th, dlo)), aether_mul_f32(tlo, dh)), aether_mul_f32(tlo, dlo));
+    const float sl = aether_div_f32(aether_sub_f32(aether_add_f32(aether_sub_f32(d, ph), pn), aether_mul_f32(sh, sl0)), sh0);
+    const float z = aether_mul_f32(sh, sh);
+    const float t = aether_mul_f32(aether_mul_f32(sh, z), aether_add_f32(0.666666686534881591796875f, aether_mul_f32(z, 0.4001343250274658203125f)));
+    const float a1 = aether_mul_f32(log_reduce_k, 0.693145751953125f);
+    const float t1 = aether_add_f32(a1, ch);
+    const float e1 = aether_sub_f32(ch, aether_sub_f32(t1, a1));
+    const float lh2 = aether_mul_f32(2.0f, sh);
+    const float t2 = aether_add_f32(t1, lh2);
+    const float e2 = aether_sub_f32(lh2, aether_sub_f32(t2, t1));
+    const float lo = aether_add_f32(aether_add_f32(aether_mul_f32(log_reduce_k, 0.00000142861972562968730926513671875f), aether_add_f32(e1, e2)), aether_add_f32(aether_add_f32(t, aether_mul_f32(2.0f, sl)), aether_add_f32(cl, aether_mul_f32(log_reduce_k, -0.000000000012905320041778356454642562312074005603790283203125f))));
+    const float lh = aether_add_f32(t2, lo);
+    const float ll = aether_sub_f32(lo, aether_sub_f32(lh, t2));
+    const float yc = ((y > 17179869184.0f) ? 17179869184.0f : ((y < aether_mul_f32(17179869184.0f, -1.0f)) ? aether_mul_f32(17179869184.0f, -1.0f) : y));
+    const float yc1 = aether_mul_f32(yc, 4097.0f);
+    const float yh = aether_sub_f32(yc1, aether_sub_f32(yc1, yc));
+    const float ylo = aether_sub_f32(yc, yh);
+    const float lc1 = aether_mul_f32(lh, 4097.0f);
+    const float lhh = aether_sub_f32(lc1, aether_sub_f32(lc1, lh));
+    const float lhl = aether_sub_f32(lh, lhh);
+    const float qh = aether_mul_f32(yc, lh);
+    const float qn = aether_sub_f32(aether_sub_f32(aether_sub_f32(aether_sub_f32(qh, aether_mul_f32(yh, lhh)), aether_mul_f32(yh, lhl)), aether_mul_f32(ylo, lhh)), aether_mul_f32(ylo, lhl));
+    const float yl = aether_sub_f32(aether_mul_f32(yc, ll), qn);
+    const float wh = aether_add_f32(qh, yl);
+    const float wl = aether_sub_f32(yl, aether_sub_f32(wh, qh));
+    const float xc = ((wh > 89.0f) ? 89.0f : ((wh < -104.0f) ? -104.0f : wh));
+    const float kk = aether_sub_f32(aether_add_f32(aether_mul_f32(xc, 1.44269502162933349609375f), 12582912.0f), 12582912.0f);
+    const float s = aether_sub_f32(xc, aether_mul_f32(kk, 0.693145751953125f));
+    const float rd = aether_mul_f32(kk, 0.000001428606765330187045037746429443359375f);
+    const float r0 = aether_sub_f32(s, rd);
+    const float v = aether_sub_f32(r0, s);
+    const float rl0 = aether_sub_f32(aether_sub_f32(s, aether_sub_f32(r0, v)), aether_add_f32(rd, v));
+    const float q = ((xc == wh) ? aether_add_f32(rl0, wl) : rl0);
+    const float r = aether_add_f32(r0, q);
+    const float w = aether_sub_f32(r, r0);
+    const float exp_finish_rl_0 = aether_add_f32(aether_sub_f32(r0, aether_sub_f32(r, w)), aether_sub_f32(q, w));
+    const float exp_finish_p = aether_mul_f32(aether_mul_f32(r, r), aether_add_f32(0.5f, aether_mul_f32(r, aether_add_f32(0.16666667163372039794921875f, aether_mul_f32(r, aether_add_f32(0.041666455566883087158203125f, aether_mul_f32(r, aether_add_f32(0.00833331048488616943359375f, aether_mul_f32(r, aether_add_f32(0.001393453218042850494384765625f, aether_mul_f32(r, 0.00019891970441676676273345947265625f)))))))))));
+    const float exp_finish_hi = aether_add_f32(1.0f, r);
+    const float exp_finish_lo = aether_add_f32(aether_sub_f32(1.0f, exp_finish_hi), r);
+    const float exp_finish_e = aether_add_f32(exp_finish_hi, aether_add_f32(exp_finish_lo, aether_add_f32(exp_finish_p, exp_finish_rl_0)));
+    const float scale_pow2_ka = aether_sub_f32(aether_add_f32(aether_mul_f32(kk, 0.5f), 12582912.0f), 12582912.0f);
+    const float scale_pow2_d = aether_sub_f32(kk, aether_mul_f32(2.0f, scale_pow2_ka));
+    const float scale_pow2_j = aether_add_f32(scale_pow2_ka, 76.0f);
+    const float scale_pow2_q1 = aether_sub_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(scale_pow2_j, 0.5f), 0.25f), 12582912.0f), 12582912.0f);
+    const float scale_pow2_q2 = aether_sub_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(scale_pow2_j, 0.25f), 0.375f), 12582912.0f), 12582912.0f);
+    const float scale_pow2_q3 = aether_sub_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(scale_pow2_j, 0.125f), 0.4375f), 12582912.0f), 12582912.0f);
+    const float scale_pow2_q4 = aether_sub_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(scale_pow2_j, 0.0625f), 0.46875f), 12582912.0f), 12582912.0f);
+    const float scale_pow2_q5 = aether_sub_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(scale_pow2_j, 0.03125f), 0.484375f), 12582912.0f), 12582912.0f);
+    const float scale_pow2_q6 = aether_sub_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(scale_pow2_j, 0.015625f), 0.4921875f), 12582912.0f), 12582912.0f);
+    const float scale_pow2_q7 = aether_sub_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(scale_pow2_j, 0.0078125f), 0.49609375f), 12582912.0f), 12582912.0f);
+    const float scale_pow2_b0 = aether_sub_f32(scale_pow2_j, aether_mul_f32(2.0f, scale_pow2_q1));
+    const float scale_pow2_b1 = aether_sub_f32(scale_pow2_q1, aether_mul_f32(2.0f, scale_pow2_q2));
+    const float scale_pow2_b2 = aether_sub_f32(scale_pow2_q2, aether_mul_f32(2.0f, scale_pow2_q3));
+    const float scale_pow2_b3 = aether_sub_f32(scale_pow2_q3, aether_mul_f32(2.0f, scale_pow2_q4));
+    const float scale_pow2_b4 = aether_sub_f32(scale_pow2_q4, aether_mul_f32(2.0f, scale_pow2_q5));
+    const float scale_pow2_b5 = aether_sub_f32(scale_pow2_q5, aether_mul_f32(2.0f, scale_pow2_q6));
+    const float scale_pow2_b6 = aether_sub_f32(scale_pow2_q6, aether_mul_f32(2.0f, scale_pow2_q7));
+    const float scale_pow2_s0 = aether_add_f32(0.0000000000000000000000132348898008484427979425390731194056570529937744140625f, aether_mul_f32(scale_pow2_q7, 4503599627370496.0f));
+    const float scale_pow2_w = aether_mul_f32(aether_mul_f32(aether_mul_f32(aether_mul_f32(aether_mul_f32(aether_mul_f32(aether_mul_f32(scale_pow2_s0, aether_add_f32(1.0f, aether_mul_f32(scale_pow2_b6, 18446744073709551616.0f))), aether_add_f32(1.0f, aether_mul_f32(scale_pow2_b5, 4294967296.0f))), aether_add_f32(1.0f, aether_mul_f32(scale_pow2_b4, 65535.0f))), aether_add_f32(1.0f, aether_mul_f32(scale_pow2_b3, 255.0f))), aether_add_f32(1.0f, aether_mul_f32(scale_pow2_b2, 15.0f))), aether_add_f32(1.0f, aether_mul_f32(scale_pow2_b1, 3.0f))), aether_add_f32(1.0f, scale_pow2_b0));
+    const float scale_pow2_dd = aether_add_f32(1.0f, aether_mul_f32(scale_pow2_d, aether_add_f32(0.75f, aether_mul_f32(0.25f, scale_pow2_d))));
+    const float e = aether_mul_f32(aether_mul_f32(exp_finish_e, scale_pow2_w), aether_mul_f32(scale_pow2_w, scale_pow2_dd));
+    const int zi = ((ax == 0.0f) || (ax > 340282346638528859811704183484516925440.0f));
+    const float mag = (zi ? ((y < 0.0f) ? fabsf(rx) : ax) : e);
+    const float sm = ((xneg && yodd) ? aether_mul_f32(mag, -1.0f) : mag);
+    const int grows = (((ax < 1.0f) && (y < 0.0f)) || ((ax > 1.0f) && (y > 0.0f)));
+    const float z0 = aether_sub_f32(ax, ax);
+    return (((y == 0.0f) || (x == 1.0f)) ? 1.0f : (((x != x) || (y != y)) ? aether_add_f32(x, y) : ((ay > 340282346638528859811704183484516925440.0f) ? ((ax == 1.0f) ? 1.0f : (grows ? ay : 0.0f)) : ((((x < 0.0f) && (!yint)) && (!zi)) ? aether_div_f32(z0, z0) : sm))));
+}
+
+/* aether_f64_pow: pow(x, y) = x^y: exp(y log |x|) with log |x| in two parts (log's exponent, a second reduction to one of nine centres, 2 atanh by a Horner polynomial), y log |x| by Dekker's exact product, exp's steps on both parts, and C99's special values, as the contract states (its elementary-functions section).
+   Spec:
+       ax = fabs(x)
+       ay = fabs(y)
+       yr = ay >= 4503599627370496 ? ay : (ay + 4503599627370496) - 4503599627370496
+       yint = yr == ay
+       hy = yr * 0.5
+       yodd = yint && hy != (hy >= 4503599627370496 ? hy : (hy + 4503599627370496) - 4503599627370496)
+       rx = 1 / x
+       xneg = x < 0 || (x == 0 && rx < 0)
+       kf = log_reduce(ax)
+       k = kf.x
+       m = kf.y + 1
+       g1 = m >= f64_bits(0x3FE7A11473EB0187)
+       g2 = m >= f64_bits(0x3FE9C49182A3F090)
+       g3 = m >= f64_bits(0x3FEC199BDD85529C)
+       g4 = m >= f64_bits(0x3FEEA4AFA2A490DA)
+       g5 = m >= f64_bits(0x3FF0B5586CF9890F)
+       g6 = m >= f64_bits(0x3FF2387A6E756238)
+       g7 = m >= f64_bits(0x3FF3DEA64C123422)
+       g8 = m >= f64_bits(0x3FF5AB07DD485429)
+       c = g8 ? f64_bits(0x3FF6A09E667F3BCD) : (g7 ? f64_bits(0x3FF4BFDAD5362A27) : (g6 ? f64_bits(0x3FF306FE0A31B715) : (g5 ? f64_bits(0x3FF172B83C7D517B) : (g4 ? 1 : (g3 ? f64_bits(0x3FED5818DCFBA487) : (g2 ? f64_bits(0x3FEAE89F995AD3AD) : (g1 ? f64_bits(0x3FE8ACE5422AA0DB) : f64_bits(0x3FE6A09E667F3BCD))))))))
+       ch = g8 ? f64_bits(0x3FD62E42FEFA39F0) : (g7 ? f64_bits(0x3FD0A2B23F3BAB73) : (g6 ? f64_bits(0x3FC62E42FEFA39EE) : (g5 ? f64_bits(0x3FB62E42FEFA39F1) : (g4 ? 0 : (g3 ? f64_bits(0xBFB62E42FEFA39F0) : (g2 ? f64_bits(0xBFC62E42FEFA39F1) : (g1 ? f64_bits(0xBFD0A2B23F3BAB74) : f64_bits(0xBFD62E42FEFA39EE))))))))
+       cl = g8 ? f64_bits(0x3C7C2E0E1B1548C2) : (g7 ? f64_bits(0x3C4BAF64D5D7033B) : (g6 ? f64_bits(0x3BF43CF36D08A40C) : (g5 ? f64_bits(0x3C4C6DFCE592B4BA) : (g4 ? 0 : (g3 ? f64_bits(0xBC5FEC65B690DEBD) : (g2 ? f64_bits(0x3C31BE94B9B38E2E) : (g1 ? f64_bits(0xBC75751ADA176580) : f64_bits(0x3C3716FDFDBC882E))))))))
+       d = m - c
+       sh0 = m + c
+       sv = sh0 - m
+       sl0 = (m - (sh0 - sv)) + (c - sv)
+       sh = d / sh0
+       tc = sh * f64_bits(0x41A0000002000000)
+       th = tc - (tc - sh)
+       tlo = sh - th
+       dc = sh0 * f64_bits(0x41A0000002000000)
+       dh = dc - (dc - sh0)
+       dlo = sh0 - dh
+       ph = sh * sh0
+       pn = (((ph - th * dh) - th * dlo) - tlo * dh) - tlo * dlo
+       sl = (((d - ph) + pn) - sh * sl0) / sh0
+       z = sh * sh
+       t = sh * z * (f64_bits(0x3FE5555555555555) + z * (f64_bits(0x3FD99999999AE5F2) + z * (f64_bits(0x3FD249245C572371) + z * f64_bits(0x3FCC776195B7CE48))))
+       a1 = k * f64_bits(0x3FE62E42FEFA3800)
+       t1 = a1 + ch
+       e1 = ch - (t1 - a1)
+       lh2 = 2 * sh
+       t2 = t1 + lh2
+       e2 = lh2 - (t2 - t1)
+       lo = (k * f64_bits(0x3D2EF35793C76800) + (e1 + e2)) + ((t + 2 * sl) + (cl + k * f64_bits(0xBA59FF0342542FC3)))
+       lh = t2 + lo
+       ll = lo - (lh - t2)
+       yc = y > f64_bits(0x43F0000000000000) ? f64_bits(0x43F0000000000000) : (y < f64_bits(0x43F0000000000000) * -1 ? f64_bits(0x43F0000000000000) * -1 : y)
+       yc1 = yc * f64_bits(0x41A0000002000000)
+       yh = yc1 - (yc1 - yc)
+       ylo = yc - yh
+       lc1 = lh * f64_bits(0x41A0000002000000)
+       lhh = lc1 - (lc1 - lh)
+       lhl = lh - lhh
+       qh = yc * lh
+       qn = (((qh - yh * lhh) - yh * lhl) - ylo * lhh) - ylo * lhl
+       yl = yc * ll - qn
+       wh = qh + yl
+       wl = yl - (wh - qh)
+       xc = wh > 710 ? 710 : (wh < -746 ? -746 : wh)
+       kk = (xc * f64_bits(0x3FF71547652B82FE) + 6755399441055744) - 6755399441055744
+       s = xc - kk * f64_bits(0x3FE62E42FEFA3800)
+       rd = kk * f64_bits(0x3D2EF35793C76730)
+       r0 = s - rd
+       v = r0 - s
+       rl0 = (s - (r0 - v)) - (rd + v)
+       q = xc == wh ? rl0 + wl : rl0
+       r = r0 + q
+       w = r - r0
+       e = exp_finish(kk, r, (r0 - (r - w)) + (q - w))
+       zi = ax == 0 || ax > f64_bits(0x7FEFFFFFFFFFFFFF)
+       mag = zi ? (y < 0 ? fabs(rx) : ax) : e
+       sm = xneg && yodd ? mag * -1 : mag
+       grows = (ax < 1 && y < 0) || (ax > 1 && y > 0)
+       z0 = ax - ax
+       out = y == 0 || x == 1 ? 1 : (x != x || y != y ? x + y : (ay > f64_bits(0x7FEFFFFFFFFFFFFF) ? (ax == 1 ? 1 : (grows ? ay : 0)) : (x < 0 && !yint && !zi ? z0 / z0 : sm)))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double ax = fabs(x);
+       const double ay = fabs(y);
+       const double yr = ((ay >= 4503599627370496.0) ? ay : ((ay + 4503599627370496.0) - 4503599627370496.0));
+       const int yint = (yr == ay);
+       const double hy = (yr * 0.5);
+       const int yodd = (yint && (hy != ((hy >= 4503599627370496.0) ? hy : ((hy + 4503599627370496.0) - 4503599627370496.0))));
+       const double rx = (1.0 / x);
+       const int xneg = ((x < 0.0) || ((x == 0.0) && (rx < 0.0)));
+       const int log_reduce_sub = (ax < 0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000002225073858507201383090232717332404064219215980462331830553327416887204434813918195854283159012511020564067339731035811005152434161553460108856012385377718821130777993532002330479610147442583636071921565046942503734208375250806650616658158948720491179968591639648500635908770118304874799780887753749949451580451605050915399856582470818645113537935804992115981085766051992433352114352390148795699609591288891602992641511063466313393663477586513029371762047325631781485664350872122828637642044846811407613911477062801689853244110024161447421618567166150540154285084716752901903161322778896729707373123334086988983175067838846926092773977972858659654941091369095406136467568702398678315290680984617210924625396728515625);
+       const double log_reduce_m10 = (log_reduce_sub ? (ax * 18014398509481984.0) : ax);
+       const double log_reduce_k10 = (log_reduce_sub ? -54.0 : 0.0);
+       const int log_reduce_u9 = (log_reduce_m10 >= 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0);
+       const int log_reduce_d9 = (log_reduce_m10 < 0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001491668146240041348658193063092586767475294306920081378854303666641255677014023660987234978080085560672302320651167220290682545619045060532097232965918416938296252158463756275499040814853287052588289310873012782953082843452117701424006337364600644548459512739853070043067441211667303325729200722585486710369393731465299801630663978357915766537189483642578125);
+       const double log_reduce_m9 = (log_reduce_m10 * (log_reduce_u9 ? 0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000007458340731200206743290965315462933837376471534600406894271518333206278385070118304936174890400427803361511603255836101453412728095225302660486164829592084691481260792318781377495204074266435262941446554365063914765414217260588507120031686823003222742297563699265350215337206058336516628646003612927433551846968657326499008153319891789578832685947418212890625 : (log_reduce_d9 ? 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0 : 1.0)));
+       const double log_reduce_k9 = (log_reduce_k10 + (log_reduce_u9 ? 512.0 : (log_reduce_d9 ? -512.0 : 0.0)));
+       const int log_reduce_u8 = (log_reduce_m9 >= 115792089237316195423570985008687907853269984665640564039457584007913129639936.0);
+       const int log_reduce_d8 = (log_reduce_m9 < 0.000000000000000000000000000000000000000000000000000000000000000000000000000017272337110188889250772703725600799142232000728872562770047406940337183606324854115943015006944576453121094587892299327193990197893663893387306007554116149549372494220733642578125);
+       const double log_reduce_m8 = (log_reduce_m9 * (log_reduce_u8 ? 0.0000000000000000000000000000000000000000000000000000000000000000000000000000086361685550944446253863518628003995711160003644362813850237034701685918031624270579715075034722882265605472939461496635969950989468319466936530037770580747746862471103668212890625 : (log_reduce_d8 ? 115792089237316195423570985008687907853269984665640564039457584007913129639936.0 : 1.0)));
+       const double log_reduce_k8 = (log_reduce_k9 + (log_reduce_u8 ? 256.0 : (log_reduce_d8 ? -256.0 : 0.0)));
+       const int log_reduce_u7 = (log_reduce_m8 >= 340282366920938463463374607431768211456.0);
+       const int log_reduce_d7 = (log_reduce_m8 < 0.0000000000000000000000000000000000000058774717541114375398436826861112283890933277838604376075437585313920862972736358642578125);
+       const double log_reduce_m7 = (log_reduce_m8 * (log_reduce_u7 ? 0.00000000000000000000000000000000000000293873587705571876992184134305561419454666389193021880377187926569604314863681793212890625 : (log_reduce_d7 ? 340282366920938463463374607431768211456.0 : 1.0)));
+       const double log_reduce_k7 = (log_reduce_k8 + (log_reduce_u7 ? 128.0 : (log_reduce_d7 ? -128.0 : 0.0)));
+       const int log_reduce_u6 = (log_reduce_m7 >= 18446744073709551616.0);
+       const int log_reduce_d6 = (log_reduce_m7 < 0.000000000000000000108420217248550443400745280086994171142578125);
+       const double log_reduce_m6 = (log_reduce_m7 * (log_reduce_u6 ? 0.0000000000000000000542101086242752217003726400434970855712890625 : (log_reduce_d6 ? 18446744073709551616.0 : 1.0)));
+       const double log_reduce_k6 = (log_reduce_k7 + (log_reduce_u6 ? 64.0 : (log_reduce_d6 ? -64.0 : 0.0)));
+       const int log_reduce_u5 = (log_reduce_m6 >= 4294967296.0);
+       const int log_reduce_d5 = (log_reduce_m6 < 0.0000000004656612873077392578125);
+       const double log_reduce_m5 = (log_reduce_m6 * (log_reduce_u5 ? 0.00000000023283064365386962890625 : (log_reduce_d5 ? 4294967296.0 : 1.0)));
+       const double log_reduce_k5 = (log_reduce_k6 + (log_reduce_u5 ? 32.0 : (log_reduce_d5 ? -32.0 : 0.0)));
+       const int log_reduce_u4 = (log_reduce_m5 >= 65536.0);
+       const int log_reduce_d4 = (log_reduce_m5 < 0.000030517578125);
+       const double log_reduce_m4 = (log_reduce_m5 * (log_reduce_u4 ? 0.0000152587890625 : (log_reduce_d4 ? 65536.0 : 1.0)));
+       const double log_reduce_k4 = (log_reduce_k5 + (log_reduce_u4 ? 16.0 : (log_reduce_d4 ? -16.0 : 0.0)));
+       const int log_reduce_u3 = (log_reduce_m4 >= 256.0);
+       const int log_reduce_d3 = (log_reduce_m4 < 0.0078125);
+       const double log_reduce_m3 = (log_reduce_m4 * (log_reduce_u3 ? 0.00390625 : (log_reduce_d3 ? 256.0 : 1.0)));
+       const double log_reduce_k3 = (log_reduce_k4 + (log_reduce_u3 ? 8.0 : (log_reduce_d3 ? -8.0 : 0.0)));
+       const int log_reduce_u2 = (log_reduce_m3 >= 16.0);
+       const int log_reduce_d2 = (log_reduce_m3 < 0.125);
+       const double log_reduce_m2 = (log_reduce_m3 * (log_reduce_u2 ? 0.0625 : (log_reduce_d2 ? 16.0 : 1.0)));
+       const double log_reduce_k2 = (log_reduce_k3 + (log_reduce_u2 ? 4.0 : (log_reduce_d2 ? -4.0 : 0.0)));
+       const int log_reduce_u1 = (log_reduce_m2 >= 4.0);
+       const int log_reduce_d1 = (log_reduce_m2 < 0.5);
+       const double log_reduce_m1 = (log_reduce_m2 * (log_reduce_u1 ? 0.25 : (log_reduce_d1 ? 4.0 : 1.0)));
+       const double log_reduce_k1 = (log_reduce_k2 + (log_reduce_u1 ? 2.0 : (log_reduce_d1 ? -2.0 : 0.0)));
+       const int log_reduce_u0 = (log_reduce_m1 >= 2.0);
+       const int log_reduce_d0 = (log_reduce_m1 < 1.0);
+       const double log_reduce_m0 = (log_reduce_m1 * (log_reduce_u0 ? 0.5 : (log_reduce_d0 ? 2.0 : 1.0)));
+       const double log_reduce_k0 = (log_reduce_k1 + (log_reduce_u0 ? 1.0 : (log_reduce_d0 ? -1.0 : 0.0)));
+       const int log_reduce_hm = (log_reduce_m0 > 1.4142135623730951454746218587388284504413604736328125);
+       const double log_reduce_m = (log_reduce_hm ? (log_reduce_m0 * 0.5) : log_reduce_m0);
+       const double log_reduce_k = (log_reduce_hm ? (log_reduce_k0 + 1.0) : log_reduce_k0);
+       const double kf_y = (log_reduce_m - 1.0);
+       const double m = (kf_y + 1.0);
+       const int g1 = (m >= 0.73841307296974967311342652465100400149822235107421875);
+       const int g2 = (m >= 0.8052451659746271417361640487797558307647705078125);
+       const int g3 = (m >= 0.878126080186649726755376832443289458751678466796875);
+       const int g4 = (m >= 0.9576032806985737000360359161277301609516143798828125);
+       const int g5 = (m >= 1.0442737824274137548030694233602844178676605224609375);
+       const int g6 = (m >= 1.1387886347566915645757035235874354839324951171875);
+       const int g7 = (m >= 1.241857812073484002013401550357230007648468017578125);
+       const int g8 = (m >= 1.3542555469368926512885309421108104288578033447265625);
+       const double c = (g8 ? 1.4142135623730951454746218587388284504413604736328125 : (g7 ? 1.2968395546510096405512513229041360318660736083984375 : (g6 ? 1.1892071150027210268973476559040136635303497314453125 : (g5 ? 1.0905077326652576896748314538854174315929412841796875 : (g4 ? 1.0 : (g3 ? 0.91700404320467121532800547356600873172283172607421875 : (g2 ? 0.84089641525371450203607537332572974264621734619140625 : (g1 ? 0.77110541270397037205697188255726359784603118896484375 : 0.70710678118654757273731092936941422522068023681640625))))))));
+       const double ch = (g8 ? 0.34657359027997269862453322275541722774505615234375 : (g7 ? 0.259930192709979468457248685808735899627208709716796875 : (g6 ? 0.173286795139986293801115380119881592690944671630859375 : (g5 ? 0.08664339756999318853392111350331106223165988922119140625 : (g4 ? 0.0 : (g3 ? -0.0866433975699931746561333056888543069362640380859375 : (g2 ? -0.1732867951399863770678422270066221244633197784423828125 : (g1 ? -0.2599301927099795239683999170665629208087921142578125 : -0.34657359027997258760223076023976318538188934326171875))))))));
+       const double cl = (g8 ? 0.00000000000000002444216941459289816588769673455282579591046792960758182733371768335928209125995635986328125 : (g7 ? 0.000000000000000003001628066626043510279553148643039920669653121548261197337748029667636728845536708831787109375 : (g6 ? 0.000000000000000000068569313993139177792189014300967915847982259959370455841554115039571115630678832530975341796875 : (g5 ? 0.00000000000000000308234776119469231945327230901238712871960733367189717857304032122556236572563648223876953125 : (g4 ? 0.0 : (g3 ? -0.00000000000000000692228978553855022477983656913943087778548953276015927305042652051270124502480030059814453125 : (g2 ? 0.000000000000000000961928934371463055746425308556741190581096681173618560822813350341675686649978160858154296875 : (g1 ? -0.00000000000000001861136329926703753634524882240597198974538760418706573318559094332158565521240234375 : 0.000000000000000001251701276129902196523997059972039433974920169835294385396462502058056998066604137420654296875))))))));
+       const double d = (m - c);
+       const double sh0 = (m + c);
+       const double sv = (sh0 - m);
+       const double sl0 = ((m - (sh0 - sv)) + (c - sv));
+       const double sh = (d / sh0);
+       const double tc = (sh * 134217729.0);
+       const double th = (tc - (tc - sh));
+       const double tlo = (sh - th);
+       const double dc = (sh0 * 134217729.0);
+       const double dh = (dc - (dc - sh0));
+       const double dlo = (sh0 - dh);
+       const double ph = (sh * sh0);
+       const double pn = ((((ph - (th * dh)) - (th * dlo)) - (tlo * dh)) - (tlo * dlo));
+       const double sl = ((((d - ph) + pn) - (sh * sl0)) / sh0);
+       const double z = (sh * sh);
+       const double t = ((sh * z) * (0.66666666666666662965923251249478198587894439697265625 + (z * (0.40000000000472291095121590842609293758869171142578125 + (z * (0.285714235473782329766123666558996774256229400634765625 + (z * 0.2223932248158340119204012808040715754032135009765625)))))));
+       const double a1 = (log_reduce_k * 0.693147180559890330187045037746429443359375);
+       const double t1 = (a1 + ch);
+       const double e1 = (ch - (t1 - a1));
+       const double lh2 = (2.0 * sh);
+       const double t2 = (t1 + lh2);
+       const double e2 = (lh2 - (t2 - t1));
+       const double lo = (((log_reduce_k * 0.00000000000005497923018708502421696649465070357021279079390296828933060169219970703125) + (e1 + e2)) + ((t + (2.0 * sl)) + (cl + (log_reduce_k * -0.0000000000000000000000000013124698417785255361305882616599823203956009287247833841865525032726114205809675450353779524448327720165252685546875))));
+       const double lh = (t2 + lo);
+       const double ll = (lo - (lh - t2));
+       const double yc = ((y > 18446744073709551616.0) ? 18446744073709551616.0 : ((y < (18446744073709551616.0 * -1.0)) ? (18446744073709551616.0 * -1.0) : y));
+       const double yc1 = (yc * 134217729.0);
+       const double yh = (yc1 - (yc1 - yc));
+       const double ylo = (yc - yh);
+       const double lc1 = (lh * 134217729.0);
+       const double lhh = (lc1 - (lc1 - lh));
+       const double lhl = (lh - lhh);
+       const double qh = (yc * lh);
+       const double qn = ((((qh - (yh * lhh)) - (yh * lhl)) - (ylo * lhh)) - (ylo * lhl));
+       const double yl = ((yc * ll) - qn);
+       const double wh = (qh + yl);
+       const double wl = (yl - (wh - qh));
+       const double xc = ((wh > 710.0) ? 710.0 : ((wh < -746.0) ? -746.0 : wh));
+       const double kk = (((xc * 1.442695040888963387004650940070860087871551513671875) + 6755399441055744.0) - 6755399441055744.0);
+       const double s = (xc - (kk * 0.693147180559890330187045037746429443359375));
+       const double rd = (kk * 0.000000000000054979230187083711552420206887059365096458163346682113115093670785427093505859375);
+       const double r0 = (s - rd);
+       const double v = (r0 - s);
+       const double rl0 = ((s - (r0 - v)) - (rd + v));
+       const double q = ((xc == wh) ? (rl0 + wl) : rl0);
+       const double r = (r0 + q);
+       const double w = (r - r0);
+       const double exp_finish_rl_0 = ((r0 - (r - w)) + (q - w));
+       const double exp_finish_p = ((r * r) * (0.5 + (r * (0.1666666666666667129259593593815225176513195037841796875 + (r * (0.04166666666666667129259593593815225176513195037841796875 + (r * (0.00833333333332555124817186964492066181264817714691162109375 + (r * (0.001388888888888333179860712363051788997836410999298095703125 + (r * (0.0001984126987684035696955786587380998753360472619533538818359375 + (r * (0.0000248015873269900500469077597731626383392722345888614654541015625 + (r * (0.0000027557252863367321974136063544857933038656483404338359832763671875 + (r * (0.00000027557271831536130966716657310355831356218914152123034000396728515625 + (r * (0.00000002510626255087907802256692413149508080749683358590118587017059326171875 + (r * 0.000000002091543359807600346154301198414206253151093051201314665377140045166015625)))))))))))))))))))));
+       const double exp_finish_hi = (1.0 + r);
+       const double exp_finish_lo = ((1.0 - exp_finish_hi) + r);
+       const double exp_finish_e = (exp_finish_hi + (exp_finish_lo + (exp_finish_p + exp_finish_rl_0)));
+       const double scale_pow2_ka = (((kk * 0.5) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_d = (kk - (2.0 * scale_pow2_ka));
+       const double scale_pow2_j = (scale_pow2_ka + 538.0);
+       const double scale_pow2_q1 = ((((scale_pow2_j * 0.5) - 0.25) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q2 = ((((scale_pow2_j * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q3 = ((((scale_pow2_j * 0.125) - 0.4375) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q4 = ((((scale_pow2_j * 0.0625) - 0.46875) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q5 = ((((scale_pow2_j * 0.03125) - 0.484375) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q6 = ((((scale_pow2_j * 0.015625) - 0.4921875) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q7 = ((((scale_pow2_j * 0.0078125) - 0.49609375) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q8 = ((((scale_pow2_j * 0.00390625) - 0.498046875) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q9 = ((((scale_pow2_j * 0.001953125) - 0.4990234375) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q10 = ((((scale_pow2_j * 0.0009765625) - 0.49951171875) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_b0 = (scale_pow2_j - (2.0 * scale_pow2_q1));
+       const double scale_pow2_b1 = (scale_pow2_q1 - (2.0 * scale_pow2_q2));
+       const double scale_pow2_b2 = (scale_pow2_q2 - (2.0 * scale_pow2_q3));
+       const double scale_pow2_b3 = (scale_pow2_q3 - (2.0 * scale_pow2_q4));
+       const double scale_pow2_b4 = (scale_pow2_q4 - (2.0 * scale_pow2_q5));
+       const double scale_pow2_b5 = (scale_pow2_q5 - (2.0 * scale_pow2_q6));
+       const double scale_pow2_b6 = (scale_pow2_q6 - (2.0 * scale_pow2_q7));
+       const double scale_pow2_b7 = (scale_pow2_q7 - (2.0 * scale_pow2_q8));
+       const double scale_pow2_b8 = (scale_pow2_q8 - (2.0 * scale_pow2_q9));
+       const double scale_pow2_b9 = (scale_pow2_q9 - (2.0 * scale_pow2_q10));
+       const double scale_pow2_s0 = (0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000011113793747425387417213567071352800484562622807324538967417952914843378044769344188177846208811443751098977928244823368569333446167745147139558441683042175608100385654447647001587158552209191416116724244304096571751556124181432287573861609135572944197502082138158902846779236284399802429446583409499277996788872267792372417678415614052979398795883980710641480982303619384765625 + (scale_pow2_q10 * 199791907220223502808422222706762643567910281130558153654986045416023791284464999687699590596063486154228923591770023865308670443474450259602571264.0));
+       const double scale_pow2_w = ((((((((((scale_pow2_s0 * (1.0 + (scale_pow2_b9 * 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0))) * (1.0 + (scale_pow2_b8 * 115792089237316195423570985008687907853269984665640564039457584007913129639936.0))) * (1.0 + (scale_pow2_b7 * 340282366920938463463374607431768211456.0))) * (1.0 + (scale_pow2_b6 * 18446744073709551616.0))) * (1.0 + (scale_pow2_b5 * 4294967295.0))) * (1.0 + (scale_pow2_b4 * 65535.0))) * (1.0 + (scale_pow2_b3 * 255.0))) * (1.0 + (scale_pow2_b2 * 15.0))) * (1.0 + (scale_pow2_b1 * 3.0))) * (1.0 + scale_pow2_b0));
+       const double scale_pow2_dd = (1.0 + (scale_pow2_d * (0.75 + (0.25 * scale_pow2_d))));
+       const double e = ((exp_finish_e * scale_pow2_w) * (scale_pow2_w * scale_pow2_dd));
+       const int zi = ((ax == 0.0) || (ax > 179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0));
+       const double mag = (zi ? ((y < 0.0) ? fabs(rx) : ax) : e);
+       const double sm = ((xneg && yodd) ? (mag * -1.0) : mag);
+       const int grows = (((ax < 1.0) && (y < 0.0)) || ((ax > 1.0) && (y > 0.0)));
+       const double z0 = (ax - ax);
+       return (((y == 0.0) || (x == 1.0)) ? 1.0 : (((x != x) || (y != y)) ? (x + y) : ((ay > 179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0) ? ((ax == 1.0) ? 1.0 : (grows ? ay : 0.0)) : ((((x < 0.0) && (!yint)) && (!zi)) ? (z0 / z0) : sm)))); */
+AETHER_HD inline double aether_f64_pow(double x, double y)
+{
+    const double ax = fabs(x);
+    const double ay = fabs(y);
+    const double yr = ((ay >= 4503599627370496.0) ? ay : aether_sub_f64(aether_add_f64(ay, 4503599627370496.0), 4503599627370496.0));
+    const int yint = (yr == ay);
+    const double hy = aether_mul_f64(yr, 0.5);
+    const int yodd = (yint && (hy != ((hy >= 4503599627370496.0) ? hy : aether_sub_f64(aether_add_f64(hy, 4503599627370496.0), 4503599627370496.0))));
+    const double rx = aether_div_f64(1.0, x);
+    const int xneg = ((x < 0.0) || ((x == 0.0) && (rx < 0.0)));
+    const int log_reduce_sub = (ax < 0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000002225073858507201383090232717332404064219215980462331830553327416887204434813918195854283159012511020564067339731035811005152434161553460108856012385377718821130777993532002330479610147442583636071921565046942503734208375250806650616658158948720491179968591639648500635908770118304874799780887753749949451580451605050915399856582470818645113537935804992115981085766051992433352114352390148795699609591288891602992641511063466313393663477586513029371762047325631781485664350872122828637642044846811407613911477062801689853244110024161447421618567166150540154285084716752901903161322778896729707373123334086988983175067838846926092773977972858659654941091369095406136467568702398678315290680984617210924625396728515625);
+    const double log_reduce_m10 = (log_reduce_sub ? aether_mul_f64(ax, 18014398509481984.0) : ax);
+    const double log_reduce_k10 = (log_reduce_sub ? -54.0 : 0.0);
+    const int log_reduce_u9 = (log_reduce_m10 >= 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0);
+    const int log_reduce_d9 = (log_reduce_m10 < 0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001491668146240041348658193063092586767475294306920081378854303666641255677014023660987234978080085560672302320651167220290682545619045060532097232965918416938296252158463756275499040814853287052588289310873012782953082843452117701424006337364600644548459512739853070043067441211667303325729200722585486710369393731465299801630663978357915766537189483642578125);
+    const double log_reduce_m9 = aether_mul_f64(log_reduce_m10, (log_reduce_u9 ? 0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000007458340731200206743290965315462933837376471534600406894271518333206278385070118304936174890400427803361511603255836101453412728095225302660486164829592084691481260792318781377495204074266435262941446554365063914765414217260588507120031686823003222742297563699265350215337206058336516628646003612927433551846968657326499008153319891789578832685947418212890625 : (log_reduce_d9 ? 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0 : 1.0)));
+    const double log_reduce_k9 = aether_add_f64(log_reduce_k10, (log_reduce_u9 ? 512.0 : (log_reduce_d9 ? -512.0 : 0.0)));
+    const int log_reduce_u8 = (log_reduce_m9 >= 115792089237316195423570985008687907853269984665640564039457584007913129639936.0);
+    const int log_reduce_d8 = (log_reduce_m9 < 0.000000000000000000000000000000000000000000000000000000000000000000000000000017272337110188889250772703725600799142232000728872562770047406940337183606324854115943015006944576453121094587892299327193990197893663893387306007554116149549372494220733642578125);
+    const double log_reduce_m8 = aether_mul_f64(log_reduce_m9, (log_reduce_u8 ? 0.0000000000000000000000000000000000000000000000000000000000000000000000000000086361685550944446253863518628003995711160003644362813850237034701685918031624270579715075034722882265605472939461496635969950989468319466936530037770580747746862471103668212890625 : (log_reduce_d8 ? 115792089237316195423570985008687907853269984665640564039457584007913129639936.0 : 1.0)));
+    const double log_reduce_k8 = aether_add_f64(log_reduce_k9, (log_reduce_u8 ? 256.0 : (log_reduce_d8 ? -256.0 : 0.0)));
+    const int log_reduce_u7 = (log_reduce_m8 >= 340282366920938463463374607431768211456.0);
+    const int log_reduce_d7 = (log_reduce_m8 < 0.0000000000000000000000000000000000000058774717541114375398436826861112283890933277838604376075437585313920862972736358642578125);
+    const double log_reduce_m7 = aether_mul_f64(log_reduce_m8, (log_reduce_u7 ? 0.00000000000000000000000000000000000000293873587705571876992184134305561419454666389193021880377187926569604314863681793212890625 : (log_reduce_d7 ? 340282366920938463463374607431768211456.0 : 1.0)));
+    const double log_reduce_k7 = aether_add_f64(log_reduce_k8, (log_reduce_u7 ? 128.0 : (log_reduce_d7 ? -128.0 : 0.0)));
+    const int log_reduce_u6 = (log_reduce_m7 >= 18446744073709551616.0);
+    const int log_reduce_d6 = (log_reduce_m7 < 0.000000000000000000108420217248550443400745280086994171142578125);
+    const double log_reduce_m6 = aether_mul_f64(log_reduce_m7, (log_reduce_u6 ? 0.0000000000000000000542101086242752217003726400434970855712890625 : (log_reduce_d6 ? 18446744073709551616.0 : 1.0)));
+    const double log_reduce_k6 = aether_add_f64(log_reduce_k7, (log_reduce_u6 ? 64.0 : (log_reduce_d6 ? -64.0 : 0.0)));
+    const int log_reduce_u5 = (log_reduce_m6 >= 4294967296.0);
+    const int log_reduce_d5 = (log_reduce_m6 < 0.0000000004656612873077392578125);
+    const double log_reduce_m5 = aether_mul_f64(log_reduce_m6, (log_reduce_u5 ? 0.00000000023283064365386962890625 : (log_reduce_d5 ? 4294967296.0 : 1.0)));
+    const double log_reduce_k5 = aether_add_f64(log_reduce_k6, (log_reduce_u5 ? 32.0 : (log_reduce_d5 ? -32.0 : 0.0)));
+    const int log_reduce_u4 = (log_reduce_m5 >= 65536.0);
+    const int log_reduce_d4 = (log_reduce_m5 < 0.000030517578125);
+    const double log_reduce_m4 = aether_mul_f64(log_reduce_m5, (log_reduce_u4 ? 0.0000152587890625 : (log_reduce_d4 ? 65536.0 : 1.0)));
+    const double log_reduce_k4 = aether_add_f64(log_reduce_k5, (log_reduce_u4 ? 16.0 : (log_reduce_d4 ? -16.0 : 0.0)));
+    const int log_reduce_u3 = (log_reduce_m4 >= 256.0);
+    const int log_reduce_d3 = (log_reduce_m4 < 0.0078125);
+    const double log_reduce_m3 = aether_mul_f64(log_reduce_m4, (log_reduce_u3 ? 0.00390625 : (log_reduce_d3 ? 256.0 : 1.0)));
+    const double log_reduce_k3 = aether_add_f64(log_reduce_k4, (log_reduce_u3 ? 8.0 : (log_reduce_d3 ? -8.0 : 0.0)));
+    const int log_reduce_u2 = (log_reduce_m3 >= 16.0);
+    const int log_reduce_d2 = (log_reduce_m3 < 0.125);
+    const double log_reduce_m2 = aether_mul_f64(log_reduce_m3, (log_reduce_u2 ? 0.0625 : (log_reduce_d2 ? 16.0 : 1.0)));
+    const double log_reduce_k2 = aether_add_f64(log_reduce_k3, (log_reduce_u2 ? 4.0 : (log_reduce_d2 ? -4.0 : 0.0)));
+    const int log_reduce_u1 = (log_reduce_m2 >= 4.0);
+    const int log_reduce_d1 = (log_reduce_m2 < 0.5);
+    const double log_reduce_m1 = aether_mul_f64(log_reduce_m2, (log_reduce_u1 ? 0.25 : (log_reduce_d1 ? 4.0 : 1.0)));
+    const double log_reduce_k1 = aether_add_f64(log_reduce_k2, (log_reduce_u1 ? 2.0 : (log_reduce_d1 ? -2.0 : 0.0)));
+    const int log_reduce_u0 = (log_reduce_m1 >= 2.0);
+    const int log_reduce_d0 = (log_reduce_m1 < 1.0);
+    const double log_reduce_m0 = aether_mul_f64(log_reduce_m1, (log_reduce_u0 ? 0.5 : (log_reduce_d0 ? 2.0 : 1.0)));
+    const double log_reduce_k0 = aether_add_f64(log_reduce_k1, (log_reduce_u0 ? 1.0 : (log_reduce_d0 ? -1.0 : 0.0)));
+    const int log_reduce_hm = (log_reduce_m0 > 1.4142135623730951454746218587388284504413604736328125);
+    const double log_reduce_m = (log_reduce_hm ? aether_mul_f64(log_reduce_m0, 0.5) : log_reduce_m0);
+    const double log_reduce_k = (log_reduce_hm ? aether_add_f64(log_reduce_k0, 1.0) : log_reduce_k0);
+    const double kf_y = aether_sub_f64(log_reduce_m, 1.0);
+    const double m = aether_add_f64(kf_y, 1.0);
+    const int g1 = (m >= 0.73841307296974967311342652465100400149822235107421875);
+    const int g2 = (m >= 0.8052451659746271417361640487797558307647705078125);
+    const int g3 = (m >= 0.878126080186649726755376832443289458751678466796875);
+    const int g4 = (m >= 0.9576032806985737000360359161277301609516143798828125);
+    const int g5 = (m >= 1.0442737824274137548030694233602844178676605224609375);
+    const int g6 = (m >= 1.1387886347566915645757035235874354839324951171875);
+    const int g7 = (m >= 1.241857812073484002013401550357230007648468017578125);
+    const int g8 = (m >= 1.3542555469368926512885309421108104288578033447265625);
+    const double c = (g8 ? 1.4142135623730951454746218587388284504413604736328125 : (g7 ? 1.2968395546510096405512513229041360318660736083984375 : (g6 ? 1.1892071150027210268973476559040136635303497314453125 : (g5 ? 1.0905077326652576896748314538854174315929412841796875 : (g4 ? 1.0 : (g3 ? 0.91700404320467121532800547356600873172283172607421875 : (g2 ? 0.84089641525371450203607537332572974264621734619140625 : (g1 ? 0.77110541270397037205697188255726359784603118896484375 : 0.70710678118654757273731092936941422522068023681640625))))))));
+    const double ch = (g8 ? 0.34657359027997269862453322275541722774505615234375 : (g7 ? 0.259930192709979468457248685808735899627208709716796875 : (g6 ? 0.173286795139986293801115380119881592690944671630859375 : (g5 ? 0.08664339756999318853392111350331106223165988922119140625 : (g4 ? 0.0 : (g3 ? -0.0866433975699931746561333056888543069362640380859375 : (g2 ? -0.1732867951399863770678422270066221244633197784423828125 : (g1 ? -0.2599301927099795239683999170665629208087921142578125 : -0.34657359027997258760223076023976318538188934326171875))))))));
+    const double cl = (g8 ? 0.00000000000000002444216941459289816588769673455282579591046792960758182733371768335928209125995635986328125 : (g7 ? 0.000000000000000003001628066626043510279553148643039920669653121548261197337748029667636728845536708831787109375 : (g6 ? 0.000000000000000000068569313993139177792189014300967915847982259959370455841554115039571115630678832530975341796875 : (g5 ? 0.00000000000000000308234776119469231945327230901238712871960733367189717857304032122556236572563648223876953125 : (g4 ? 0.0 : (g3 ? -0.00000000000000000692228978553855022477983656913943087778548953276015927305042652051270124502480030059814453125 : (g2 ? 0.000000000000000000961928934371463055746425308556741190581096681173618560822813350341675686649978160858154296875 : (g1 ? -0.00000000000000001861136329926703753634524882240597198974538760418706573318559094332158565521240234375 : 0.000000000000000001251701276129902196523997059972039433974920169835294385396462502058056998066604137420654296875))))))));
+    const double d = aether_sub_f64(m, c);
+    const double sh0 = aether_add_f64(m, c);
+    const double sv = aether_sub_f64(sh0, m);
+    const double sl0 = aether_add_f64(aether_sub_f64(m, aether_sub_f64(sh0, sv)), aether_sub_f64(c, sv));
+    const double sh = aether_div_f64(d, sh0);
+    const double tc = aether_mul_f64(sh, 134217729.0);
+    const double th = aether_sub_f64(tc, aether_sub_f64(tc, sh));
+    const double tlo = aether_sub_f64(sh, th);
+    const double dc = aether_mul_f64(sh0, 134217729.0);
+    const double dh = aether_sub_f64(dc, aether_sub_f64(dc, sh0));
+    const double dlo = aether_sub_f64(sh0, dh);
+    const double ph = aether_mul_f64(sh, sh0);
+    const double pn = aether_sub_f64(aether_sub_f64(aether_sub_f64(aether_sub_f64(ph, aether_mul_f64(th, dh)), aether_mul_f64(th, dlo)), aether_mul_f64(tlo, dh)), aether_mul_f64(tlo, dlo));
+    const double sl = aether_div_f64(aether_sub_f64(aether_add_f64(aether_sub_f64(d, ph), pn), aether_mul_f64(sh, sl0)), sh0);
+    const double z = aether_mul_f64(sh, sh);
+    const double t = aether_mul_f64(aether_mul_f64(sh, z), aether_add_f64(0.66666666666666662965923251249478198587894439697265625, aether_mul_f64(z, aether_add_f64(0.40000000000472291095121590842609293758869171142578125, aether_mul_f64(z, aether_add_f64(0.285714235473782329766123666558996774256229400634765625, aether_mul_f64(z, 0.2223932248158340119204012808040715754032135009765625)))))));
+    const double a1 = aether_mul_f64(log_reduce_k, 0.693147180559890330187045037746429443359375);
+    const double t1 = aether_add_f64(a1, ch);
+    const double e1 = aether_sub_f64(ch, aether_sub_f64(t1, a1));
+    const double lh2 = aether_mul_f64(2.0, sh);
+    const double t2 = aether_add_f64(t1, lh2);
+    const double e2 = aether_sub_f64(lh2, aether_sub_f64(t2, t1));
+    const double lo = aether_add_f64(aether_add_f64(aether_mul_f64(log_reduce_k, 0.00000000000005497923018708502421696649465070357021279079390296828933060169219970703125), aether_add_f64(e1, e2)), aether_add_f64(aether_add_f64(t, aether_mul_f64(2.0, sl)), aether_add_f64(cl, aether_mul_f64(log_reduce_k, -0.0000000000000000000000000013124698417785255361305882616599823203956009287247833841865525032726114205809675450353779524448327720165252685546875))));
+    const double lh = aether_add_f64(t2, lo);
+    const double ll = aether_sub_f64(lo, aether_sub_f64(lh, t2));
+    const double yc = ((y > 18446744073709551616.0) ? 18446744073709551616.0 : ((y < aether_mul_f64(18446744073709551616.0, -1.0)) ? aether_mul_f64(18446744073709551616.0, -1.0) : y));
+    const double yc1 = aether_mul_f64(yc, 134217729.0);
+    const double yh = aether_sub_f64(yc1, aether_sub_f64(yc1, yc));
+    const double ylo = aether_sub_f64(yc, yh);
+    const double lc1 = aether_mul_f64(lh, 134217729.0);
+    const double lhh = aether_sub_f64(lc1, aether_sub_f64(lc1, lh));
+    const double lhl = aether_sub_f64(lh, lhh);
+    const double qh = aether_mul_f64(yc, lh);
+    const double qn = aether_sub_f64(aether_sub_f64(aether_sub_f64(aether_sub_f64(qh, aether_mul_f64(yh, lhh)), aether_mul_f64(yh, lhl)), aether_mul_f64(ylo, lhh)), aether_mul_f64(ylo, lhl));
+    const double yl = aether_sub_f64(aether_mul_f64(yc, ll), qn);
+    const double wh = aether_add_f64(qh, yl);
+    const double wl = aether_sub_f64(yl, aether_sub_f64(wh, qh));
+    const double xc = ((wh > 710.0) ? 710.0 : ((wh < -746.0) ? -746.0 : wh));
+    const double kk = aether_sub_f64(aether_add_f64(aether_mul_f64(xc, 1.442695040888963387004650940070860087871551513671875), 6755399441055744.0), 6755399441055744.0);
+    const double s = aether_sub_f64(xc, aether_mul_f64(kk, 0.693147180559890330187045037746429443359375));
+    const double rd = aether_mul_f64(kk, 0.000000000000054979230187083711552420206887059365096458163346682113115093670785427093505859375);
+    const double r0 = aether_sub_f64(s, rd);
+    const double v = aether_sub_f64(r0, s);
+    const double rl0 = aether_sub_f64(aether_sub_f64(s, aether_sub_f64(r0, v)), aether_add_f64(rd, v));
+    const double q = ((xc == wh) ? aether_add_f64(rl0, wl) : rl0);
+    const double r = aether_add_f64(r0, q);
+    const double w = aether_sub_f64(r, r0);
+    const double exp_finish_rl_0 = aether_add_f64(aether_sub_f64(r0, aether_sub_f64(r, w)), aether_sub_f64(q, w));
+    const double exp_finish_p = aether_mul_f64(aether_mul_f64(r, r), aether_add_f64(0.5, aether_mul_f64(r, aether_add_f64(0.1666666666666667129259593593815225176513195037841796875, aether_mul_f64(r, aether_add_f64(0.04166666666666667129259593593815225176513195037841796875, aether_mul_f64(r, aether_add_f64(0.00833333333332555124817186964492066181264817714691162109375, aether_mul_f64(r, aether_add_f64(0.001388888888888333179860712363051788997836410999298095703125, aether_mul_f64(r, aether_add_f64(0.0001984126987684035696955786587380998753360472619533538818359375, aether_mul_f64(r, aether_add_f64(0.0000248015873269900500469077597731626383392722345888614654541015625, aether_mul_f64(r, aether_add_f64(0.0000027557252863367321974136063544857933038656483404338359832763671875, aether_mul_f64(r, aether_add_f64(0.00000027557271831536130966716657310355831356218914152123034000396728515625, aether_mul_f64(r, aether_add_f64(0.00000002510626255087907802256692413149508080749683358590118587017059326171875, aether_mul_f64(r, 0.000000002091543359807600346154301198414206253151093051201314665377140045166015625)))))))))))))))))))));
+    const double exp_finish_hi = aether_add_f64(1.0, r);
+    const double exp_finish_lo = aether_add_f64(aether_sub_f64(1.0, exp_finish_hi), r);
+    const double exp_finish_e = aether_add_f64(exp_finish_hi, aether_add_f64(exp_finish_lo, aether_add_f64(exp_finish_p, exp_finish_rl_0)));
+    const double scale_pow2_ka = aether_sub_f64(aether_add_f64(aether_mul_f64(kk, 0.5), 6755399441055744.0), 6755399441055744.0);
+    const double scale_pow2_d = aether_sub_f64(kk, aether_mul_f64(2.0, scale_pow2_ka));
+    const double scale_pow2_j = aether_add_f64(scale_pow2_ka, 538.0);
+    const double scale_pow2_q1 = aether_sub_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(scale_pow2_j, 0.5), 0.25), 6755399441055744.0), 6755399441055744.0);
+    const double scale_pow2_q2 = aether_sub_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(scale_pow2_j, 0.25), 0.375), 6755399441055744.0), 6755399441055744.0);
+    const double scale_pow2_q3 = aether_sub_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(scale_pow2_j, 0.125), 0.4375), 6755399441055744.0), 6755399441055744.0);
+    const double scale_pow2_q4 = aether_sub_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(scale_pow2_j, 0.0625), 0.46875), 6755399441055744.0), 6755399441055744.0);
+    const double scale_pow2_q5 = aether_sub_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(scale_pow2_j, 0.03125), 0.484375), 6755399441055744.0), 6755399441055744.0);
+    const double scale_pow2_q6 = aether_sub_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(scale_pow2_j, 0.015625), 0.4921875), 6755399441055744.0), 6755399441055744.0);
+    const double scale_pow2_q7 = aether_sub_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(scale_pow2_j, 0.0078125), 0.49609375), 6755399441055744.0), 6755399441055744.0);
+    const double scale_pow2_q8 = aether_sub_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(scale_pow2_j, 0.00390625), 0.498046875), 6755399441055744.0), 6755399441055744.0);
+    const double scale_pow2_q9 = aether_sub_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(scale_pow2_j, 0.001953125), 0.4990234375), 6755399441055744.0), 6755399441055744.0);
+    const double scale_pow2_q10 = aether_sub_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(scale_pow2_j, 0.0009765625), 0.49951171875), 6755399441055744.0), 6755399441055744.0);
+    const double scale_pow2_b0 = aether_sub_f64(scale_pow2_j, aether_mul_f64(2.0, scale_pow2_q1));
+    const double scale_pow2_b1 = aether_sub_f64(scale_pow2_q1, aether_mul_f64(2.0, scale_pow2_q2));
+    const double scale_pow2_b2 = aether_sub_f64(scale_pow2_q2, aether_mul_f64(2.0, scale_pow2_q3));
+    const double scale_pow2_b3 = aether_sub_f64(scale_pow2_q3, aether_mul_f64(2.0, scale_pow2_q4));
+    const double scale_pow2_b4 = aether_sub_f64(scale_pow2_q4, aether_mul_f64(2.0, scale_pow2_q5));
+    const double scale_pow2_b5 = aether_sub_f64(scale_pow2_q5, aether_mul_f64(2.0, scale_pow2_q6));
+    const double scale_pow2_b6 = aether_sub_f64(scale_pow2_q6, aether_mul_f64(2.0, scale_pow2_q7));
+    const double scale_pow2_b7 = aether_sub_f64(scale_pow2_q7, aether_mul_f64(2.0, scale_pow2_q8));
+    const double scale_pow2_b8 = aether_sub_f64(scale_pow2_q8, aether_mul_f64(2.0, scale_pow2_q9));
+    const double scale_pow2_b9 = aether_sub_f64(scale_pow2_q9, aether_mul_f64(2.0, scale_pow2_q10));
+    const double scale_pow2_s0 = aether_add_f64(0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000011113793747425387417213567071352800484562622807324538967417952914843378044769344188177846208811443751098977928244823368569333446167745147139558441683042175608100385654447647001587158552209191416116724244304096571751556124181432287573861609135572944197502082138158902846779236284399802429446583409499277996788872267792372417678415614052979398795883980710641480982303619384765625, aether_mul_f64(scale_pow2_q10, 199791907220223502808422222706762643567910281130558153654986045416023791284464999687699590596063486154228923591770023865308670443474450259602571264.0));
+    const double scale_pow2_w = aether_mul_f64(aether_mul_f64(aether_mul_f64(aether_mul_f64(aether_mul_f64(aether_mul_f64(aether_mul_f64(aether_mul_f64(aether_mul_f64(aether_mul_f64(scale_pow2_s0, aether_add_f64(1.0, aether_mul_f64(scale_pow2_b9, 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0))), aether_add_f64(1.0, aether_mul_f64(scale_pow2_b8, 115792089237316195423570985008687907853269984665640564039457584007913129639936.0))), aether_add_f64(1.0, aether_mul_f64(scale_pow2_b7, 340282366920938463463374607431768211456.0))), aether_add_f64(1.0, aether_mul_f64(scale_pow2_b6, 18446744073709551616.0))), aether_add_f64(1.0, aether_mul_f64(scale_pow2_b5, 4294967295.0))), aether_add_f64(1.0, aether_mul_f64(scale_pow2_b4, 65535.0))), aether_add_f64(1.0, aether_mul_f64(scale_pow2_b3, 255.0))), aether_add_f64(1.0, aether_mul_f64(scale_pow2_b2, 15.0))), aether_add_f64(1.0, aether_mul_f64(scale_pow2_b1, 3.0))), aether_add_f64(1.0, scale_pow2_b0));
+    const double scale_pow2_dd = aether_add_f64(1.0, aether_mul_f64(scale_pow2_d, aether_add_f64(0.75, aether_mul_f64(0.25, scale_pow2_d))));
+    const double e = aether_mul_f64(aether_mul_f64(exp_finish_e, scale_pow2_w), aether_mul_f64(scale_pow2_w, scale_pow2_dd));
+    const int zi = ((ax == 0.0) || (ax > 179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0));
+    const double mag = (zi ? ((y < 0.0) ? fabs(rx) : ax) : e);
+    const double sm = ((xneg && yodd) ? aether_mul_f64(mag, -1.0) : mag);
+    const int grows = (((ax < 1.0) && (y < 0.0)) || ((ax > 1.0) && (y > 0.0)));
+    const double z0 = aether_sub_f64(ax, ax);
+    return (((y == 0.0) || (x == 1.0)) ? 1.0 : (((x != x) || (y != y)) ? aether_add_f64(x, y) : ((ay > 179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0) ? ((ax == 1.0) ? 1.0 : (grows ? ay : 0.0)) : ((((x < 0.0) && (!yint)) && (!zi)) ? aether_div_f64(z0, z0) : sm))));
 }
 
 /* aether_f32_tan: tan a (radians): sincos's reduction by pi/2, a Horner polynomial on the reduced argument (or on pi/4 minus it, where tan is near 1), -1/tan on odd quadrants with the division's rounding corrected, as the contract states (its elementary-functions section); NaN outside sincos's domain.
@@ -10248,7 +10980,7 @@ static __device__ inline double aether_f64_dot_array_warp(const double *a, const
 }
 
 /* ---- aether_cuda_selftest() ---------------------------------------------------------------
-   209 witness vectors (25 rules), the C core's: corpus cases on which
+   213 witness vectors (25 rules), the C core's: corpus cases on which
    a plausible mistake in one rule (a fused product, another fold order, a true division, ...)
    gives other bits, replayed on the device through the flat convention; then probes of f32 and
    f64 subnormals on the device. */
@@ -11042,6 +11774,21 @@ static AETHER_HD size_t aether_selftest_call_f32_log2(const uint64_t *in, size_t
     if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
     p_x = aether_flat_rd32(in[0u]);
     r = aether_f32_log2(p_x);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static AETHER_HD size_t aether_selftest_call_f32_pow(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_x;
+    float p_y;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 2u || cap < 1u) return AETHER_FLAT_BAD;
+    p_x = aether_flat_rd32(in[0u]);
+    p_y = aether_flat_rd32(in[1u]);
+    r = aether_f32_pow(p_x, p_y);
     out[o++] = aether_flat_wr32(r);
     return o;
 }
@@ -12551,6 +13298,21 @@ static AETHER_HD size_t aether_selftest_call_f64_log2(const uint64_t *in, size_t
     if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
     p_x = aether_flat_rd64(in[0u]);
     r = aether_f64_log2(p_x);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+static AETHER_HD size_t aether_selftest_call_f64_pow(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_x;
+    double p_y;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 2u || cap < 1u) return AETHER_FLAT_BAD;
+    p_x = aether_flat_rd64(in[0u]);
+    p_y = aether_flat_rd64(in[1u]);
+    r = aether_f64_pow(p_x, p_y);
     out[o++] = aether_flat_wr64(r);
     return o;
 }
@@ -14485,124 +15247,126 @@ static AETHER_HD size_t aether_selftest_call(unsigned thunk, const uint64_t *in,
     case 29u: return aether_selftest_call_f32_log(in, n_in, out, cap);
     case 30u: return aether_selftest_call_f32_exp2(in, n_in, out, cap);
     case 31u: return aether_selftest_call_f32_log2(in, n_in, out, cap);
-    case 32u: return aether_selftest_call_f32_tan(in, n_in, out, cap);
-    case 33u: return aether_selftest_call_f32_asin(in, n_in, out, cap);
-    case 34u: return aether_selftest_call_f32_acos(in, n_in, out, cap);
-    case 35u: return aether_selftest_call_quatf_from_axis_angle(in, n_in, out, cap);
-    case 36u: return aether_selftest_call_mat3f_from_euler_xyz(in, n_in, out, cap);
-    case 37u: return aether_selftest_call_quatf_slerp(in, n_in, out, cap);
-    case 38u: return aether_selftest_call_f32_jacobi_rotation(in, n_in, out, cap);
-    case 39u: return aether_selftest_call_f32_jacobi_update(in, n_in, out, cap);
-    case 40u: return aether_selftest_call_f32_jacobi_diag(in, n_in, out, cap);
-    case 41u: return aether_selftest_call_mat2f_lu(in, n_in, out, cap);
-    case 42u: return aether_selftest_call_mat2f_lu_lanes(in, n_in, out, cap);
-    case 43u: return aether_selftest_call_mat2f_lu_solve(in, n_in, out, cap);
-    case 44u: return aether_selftest_call_mat2f_lu_solve_lanes(in, n_in, out, cap);
-    case 45u: return aether_selftest_call_mat2f_solve_lower(in, n_in, out, cap);
-    case 46u: return aether_selftest_call_mat2f_solve_lower_lanes(in, n_in, out, cap);
-    case 47u: return aether_selftest_call_mat2f_solve_lower_unit(in, n_in, out, cap);
-    case 48u: return aether_selftest_call_mat2f_solve_lower_unit_lanes(in, n_in, out, cap);
-    case 49u: return aether_selftest_call_mat2f_solve_upper(in, n_in, out, cap);
-    case 50u: return aether_selftest_call_mat2f_solve_upper_lanes(in, n_in, out, cap);
-    case 51u: return aether_selftest_call_mat2f_solve_upper_unit(in, n_in, out, cap);
-    case 52u: return aether_selftest_call_mat2f_solve_upper_unit_lanes(in, n_in, out, cap);
-    case 53u: return aether_selftest_call_mat2f_det_lu(in, n_in, out, cap);
-    case 54u: return aether_selftest_call_mat2f_det_lu_lanes(in, n_in, out, cap);
-    case 55u: return aether_selftest_call_mat2f_inverse(in, n_in, out, cap);
-    case 56u: return aether_selftest_call_mat2f_inverse_lanes(in, n_in, out, cap);
-    case 57u: return aether_selftest_call_mat2f_cholesky(in, n_in, out, cap);
-    case 58u: return aether_selftest_call_mat2f_cholesky_lanes(in, n_in, out, cap);
-    case 59u: return aether_selftest_call_mat2f_cholesky_solve(in, n_in, out, cap);
-    case 60u: return aether_selftest_call_mat2f_cholesky_solve_lanes(in, n_in, out, cap);
-    case 61u: return aether_selftest_call_mat2f_eigh(in, n_in, out, cap);
-    case 62u: return aether_selftest_call_mat2f_eigh_lanes(in, n_in, out, cap);
-    case 63u: return aether_selftest_call_vec2d_lerp(in, n_in, out, cap);
-    case 64u: return aether_selftest_call_vec2d_squared_norm(in, n_in, out, cap);
-    case 65u: return aether_selftest_call_vec2d_norm(in, n_in, out, cap);
-    case 66u: return aether_selftest_call_vec3d_cross(in, n_in, out, cap);
-    case 67u: return aether_selftest_call_quatd_mul(in, n_in, out, cap);
-    case 68u: return aether_selftest_call_quatd_rotate(in, n_in, out, cap);
-    case 69u: return aether_selftest_call_mat2d_mul_vec(in, n_in, out, cap);
-    case 70u: return aether_selftest_call_mat2d_mul(in, n_in, out, cap);
-    case 71u: return aether_selftest_call_mat2d_dot(in, n_in, out, cap);
-    case 72u: return aether_selftest_call_mat2d_determinant(in, n_in, out, cap);
-    case 73u: return aether_selftest_call_mat2d_inverse_adjugate(in, n_in, out, cap);
-    case 74u: return aether_selftest_call_f64_sincos(in, n_in, out, cap);
-    case 75u: return aether_selftest_call_f64_sin(in, n_in, out, cap);
-    case 76u: return aether_selftest_call_f64_atan(in, n_in, out, cap);
-    case 77u: return aether_selftest_call_f64_atan2(in, n_in, out, cap);
-    case 78u: return aether_selftest_call_f64_exp(in, n_in, out, cap);
-    case 79u: return aether_selftest_call_f64_log(in, n_in, out, cap);
-    case 80u: return aether_selftest_call_f64_exp2(in, n_in, out, cap);
-    case 81u: return aether_selftest_call_f64_log2(in, n_in, out, cap);
-    case 82u: return aether_selftest_call_f64_tan(in, n_in, out, cap);
-    case 83u: return aether_selftest_call_f64_asin(in, n_in, out, cap);
-    case 84u: return aether_selftest_call_f64_acos(in, n_in, out, cap);
-    case 85u: return aether_selftest_call_quatd_from_axis_angle(in, n_in, out, cap);
-    case 86u: return aether_selftest_call_mat3d_from_euler_xyz(in, n_in, out, cap);
-    case 87u: return aether_selftest_call_quatd_slerp(in, n_in, out, cap);
-    case 88u: return aether_selftest_call_f64_jacobi_rotation(in, n_in, out, cap);
-    case 89u: return aether_selftest_call_f64_jacobi_update(in, n_in, out, cap);
-    case 90u: return aether_selftest_call_f64_jacobi_diag(in, n_in, out, cap);
-    case 91u: return aether_selftest_call_mat2d_lu(in, n_in, out, cap);
-    case 92u: return aether_selftest_call_mat2d_lu_lanes(in, n_in, out, cap);
-    case 93u: return aether_selftest_call_mat2d_lu_solve(in, n_in, out, cap);
-    case 94u: return aether_selftest_call_mat2d_lu_solve_lanes(in, n_in, out, cap);
-    case 95u: return aether_selftest_call_mat2d_solve_lower(in, n_in, out, cap);
-    case 96u: return aether_selftest_call_mat2d_solve_lower_lanes(in, n_in, out, cap);
-    case 97u: return aether_selftest_call_mat2d_solve_lower_unit(in, n_in, out, cap);
-    case 98u: return aether_selftest_call_mat2d_solve_lower_unit_lanes(in, n_in, out, cap);
-    case 99u: return aether_selftest_call_mat2d_solve_upper(in, n_in, out, cap);
-    case 100u: return aether_selftest_call_mat2d_solve_upper_lanes(in, n_in, out, cap);
-    case 101u: return aether_selftest_call_mat2d_solve_upper_unit(in, n_in, out, cap);
-    case 102u: return aether_selftest_call_mat2d_solve_upper_unit_lanes(in, n_in, out, cap);
-    case 103u: return aether_selftest_call_mat2d_det_lu(in, n_in, out, cap);
-    case 104u: return aether_selftest_call_mat2d_det_lu_lanes(in, n_in, out, cap);
-    case 105u: return aether_selftest_call_mat2d_inverse(in, n_in, out, cap);
-    case 106u: return aether_selftest_call_mat2d_inverse_lanes(in, n_in, out, cap);
-    case 107u: return aether_selftest_call_mat2d_cholesky(in, n_in, out, cap);
-    case 108u: return aether_selftest_call_mat2d_cholesky_lanes(in, n_in, out, cap);
-    case 109u: return aether_selftest_call_mat2d_cholesky_solve(in, n_in, out, cap);
-    case 110u: return aether_selftest_call_mat2d_cholesky_solve_lanes(in, n_in, out, cap);
-    case 111u: return aether_selftest_call_mat2d_eigh(in, n_in, out, cap);
-    case 112u: return aether_selftest_call_mat2d_eigh_lanes(in, n_in, out, cap);
-    case 113u: return aether_selftest_call_f32_neg(in, n_in, out, cap);
-    case 114u: return aether_selftest_call_quatf_conjugate(in, n_in, out, cap);
-    case 115u: return aether_selftest_call_f64_neg(in, n_in, out, cap);
-    case 116u: return aether_selftest_call_quatd_conjugate(in, n_in, out, cap);
-    case 117u: return aether_selftest_call_mat3f_inverse_adjugate(in, n_in, out, cap);
-    case 118u: return aether_selftest_call_mat3d_inverse_adjugate(in, n_in, out, cap);
-    case 119u: return aether_selftest_call_vec2f_max_norm(in, n_in, out, cap);
-    case 120u: return aether_selftest_call_vec2d_max_norm(in, n_in, out, cap);
-    case 121u: return aether_selftest_call_f32_two_sum_err(in, n_in, out, cap);
-    case 122u: return aether_selftest_call_f32_two_sum(in, n_in, out, cap);
-    case 123u: return aether_selftest_call_f64_two_sum_err(in, n_in, out, cap);
-    case 124u: return aether_selftest_call_f64_two_sum(in, n_in, out, cap);
-    case 125u: return aether_selftest_call_pairf_value(in, n_in, out, cap);
-    case 126u: return aether_selftest_call_paird_value(in, n_in, out, cap);
-    case 127u: return aether_selftest_call_pairf_reduce32(in, n_in, out, cap);
-    case 128u: return aether_selftest_call_f32_sum_array(in, n_in, out, cap);
-    case 129u: return aether_selftest_call_paird_reduce32(in, n_in, out, cap);
-    case 130u: return aether_selftest_call_f64_sum_array(in, n_in, out, cap);
-    case 131u: return aether_selftest_call_f32_lanes_sum(in, n_in, out, cap);
-    case 132u: return aether_selftest_call_f32_lanes_dot(in, n_in, out, cap);
-    case 133u: return aether_selftest_call_f64_lanes_sum(in, n_in, out, cap);
-    case 134u: return aether_selftest_call_f64_lanes_dot(in, n_in, out, cap);
-    case 135u: return aether_selftest_call_mat3f_lu(in, n_in, out, cap);
-    case 136u: return aether_selftest_call_mat3f_lu_lanes(in, n_in, out, cap);
-    case 137u: return aether_selftest_call_mat3d_lu(in, n_in, out, cap);
-    case 138u: return aether_selftest_call_mat3d_lu_lanes(in, n_in, out, cap);
-    case 139u: return aether_selftest_call_pairf_combine(in, n_in, out, cap);
-    case 140u: return aether_selftest_call_paird_combine(in, n_in, out, cap);
-    case 141u: return aether_selftest_call_f32_fmin(in, n_in, out, cap);
-    case 142u: return aether_selftest_call_f32_fmax(in, n_in, out, cap);
-    case 143u: return aether_selftest_call_f64_fmin(in, n_in, out, cap);
-    case 144u: return aether_selftest_call_f64_fmax(in, n_in, out, cap);
+    case 32u: return aether_selftest_call_f32_pow(in, n_in, out, cap);
+    case 33u: return aether_selftest_call_f32_tan(in, n_in, out, cap);
+    case 34u: return aether_selftest_call_f32_asin(in, n_in, out, cap);
+    case 35u: return aether_selftest_call_f32_acos(in, n_in, out, cap);
+    case 36u: return aether_selftest_call_quatf_from_axis_angle(in, n_in, out, cap);
+    case 37u: return aether_selftest_call_mat3f_from_euler_xyz(in, n_in, out, cap);
+    case 38u: return aether_selftest_call_quatf_slerp(in, n_in, out, cap);
+    case 39u: return aether_selftest_call_f32_jacobi_rotation(in, n_in, out, cap);
+    case 40u: return aether_selftest_call_f32_jacobi_update(in, n_in, out, cap);
+    case 41u: return aether_selftest_call_f32_jacobi_diag(in, n_in, out, cap);
+    case 42u: return aether_selftest_call_mat2f_lu(in, n_in, out, cap);
+    case 43u: return aether_selftest_call_mat2f_lu_lanes(in, n_in, out, cap);
+    case 44u: return aether_selftest_call_mat2f_lu_solve(in, n_in, out, cap);
+    case 45u: return aether_selftest_call_mat2f_lu_solve_lanes(in, n_in, out, cap);
+    case 46u: return aether_selftest_call_mat2f_solve_lower(in, n_in, out, cap);
+    case 47u: return aether_selftest_call_mat2f_solve_lower_lanes(in, n_in, out, cap);
+    case 48u: return aether_selftest_call_mat2f_solve_lower_unit(in, n_in, out, cap);
+    case 49u: return aether_selftest_call_mat2f_solve_lower_unit_lanes(in, n_in, out, cap);
+    case 50u: return aether_selftest_call_mat2f_solve_upper(in, n_in, out, cap);
+    case 51u: return aether_selftest_call_mat2f_solve_upper_lanes(in, n_in, out, cap);
+    case 52u: return aether_selftest_call_mat2f_solve_upper_unit(in, n_in, out, cap);
+    case 53u: return aether_selftest_call_mat2f_solve_upper_unit_lanes(in, n_in, out, cap);
+    case 54u: return aether_selftest_call_mat2f_det_lu(in, n_in, out, cap);
+    case 55u: return aether_selftest_call_mat2f_det_lu_lanes(in, n_in, out, cap);
+    case 56u: return aether_selftest_call_mat2f_inverse(in, n_in, out, cap);
+    case 57u: return aether_selftest_call_mat2f_inverse_lanes(in, n_in, out, cap);
+    case 58u: return aether_selftest_call_mat2f_cholesky(in, n_in, out, cap);
+    case 59u: return aether_selftest_call_mat2f_cholesky_lanes(in, n_in, out, cap);
+    case 60u: return aether_selftest_call_mat2f_cholesky_solve(in, n_in, out, cap);
+    case 61u: return aether_selftest_call_mat2f_cholesky_solve_lanes(in, n_in, out, cap);
+    case 62u: return aether_selftest_call_mat2f_eigh(in, n_in, out, cap);
+    case 63u: return aether_selftest_call_mat2f_eigh_lanes(in, n_in, out, cap);
+    case 64u: return aether_selftest_call_vec2d_lerp(in, n_in, out, cap);
+    case 65u: return aether_selftest_call_vec2d_squared_norm(in, n_in, out, cap);
+    case 66u: return aether_selftest_call_vec2d_norm(in, n_in, out, cap);
+    case 67u: return aether_selftest_call_vec3d_cross(in, n_in, out, cap);
+    case 68u: return aether_selftest_call_quatd_mul(in, n_in, out, cap);
+    case 69u: return aether_selftest_call_quatd_rotate(in, n_in, out, cap);
+    case 70u: return aether_selftest_call_mat2d_mul_vec(in, n_in, out, cap);
+    case 71u: return aether_selftest_call_mat2d_mul(in, n_in, out, cap);
+    case 72u: return aether_selftest_call_mat2d_dot(in, n_in, out, cap);
+    case 73u: return aether_selftest_call_mat2d_determinant(in, n_in, out, cap);
+    case 74u: return aether_selftest_call_mat2d_inverse_adjugate(in, n_in, out, cap);
+    case 75u: return aether_selftest_call_f64_sincos(in, n_in, out, cap);
+    case 76u: return aether_selftest_call_f64_sin(in, n_in, out, cap);
+    case 77u: return aether_selftest_call_f64_atan(in, n_in, out, cap);
+    case 78u: return aether_selftest_call_f64_atan2(in, n_in, out, cap);
+    case 79u: return aether_selftest_call_f64_exp(in, n_in, out, cap);
+    case 80u: return aether_selftest_call_f64_log(in, n_in, out, cap);
+    case 81u: return aether_selftest_call_f64_exp2(in, n_in, out, cap);
+    case 82u: return aether_selftest_call_f64_log2(in, n_in, out, cap);
+    case 83u: return aether_selftest_call_f64_pow(in, n_in, out, cap);
+    case 84u: return aether_selftest_call_f64_tan(in, n_in, out, cap);
+    case 85u: return aether_selftest_call_f64_asin(in, n_in, out, cap);
+    case 86u: return aether_selftest_call_f64_acos(in, n_in, out, cap);
+    case 87u: return aether_selftest_call_quatd_from_axis_angle(in, n_in, out, cap);
+    case 88u: return aether_selftest_call_mat3d_from_euler_xyz(in, n_in, out, cap);
+    case 89u: return aether_selftest_call_quatd_slerp(in, n_in, out, cap);
+    case 90u: return aether_selftest_call_f64_jacobi_rotation(in, n_in, out, cap);
+    case 91u: return aether_selftest_call_f64_jacobi_update(in, n_in, out, cap);
+    case 92u: return aether_selftest_call_f64_jacobi_diag(in, n_in, out, cap);
+    case 93u: return aether_selftest_call_mat2d_lu(in, n_in, out, cap);
+    case 94u: return aether_selftest_call_mat2d_lu_lanes(in, n_in, out, cap);
+    case 95u: return aether_selftest_call_mat2d_lu_solve(in, n_in, out, cap);
+    case 96u: return aether_selftest_call_mat2d_lu_solve_lanes(in, n_in, out, cap);
+    case 97u: return aether_selftest_call_mat2d_solve_lower(in, n_in, out, cap);
+    case 98u: return aether_selftest_call_mat2d_solve_lower_lanes(in, n_in, out, cap);
+    case 99u: return aether_selftest_call_mat2d_solve_lower_unit(in, n_in, out, cap);
+    case 100u: return aether_selftest_call_mat2d_solve_lower_unit_lanes(in, n_in, out, cap);
+    case 101u: return aether_selftest_call_mat2d_solve_upper(in, n_in, out, cap);
+    case 102u: return aether_selftest_call_mat2d_solve_upper_lanes(in, n_in, out, cap);
+    case 103u: return aether_selftest_call_mat2d_solve_upper_unit(in, n_in, out, cap);
+    case 104u: return aether_selftest_call_mat2d_solve_upper_unit_lanes(in, n_in, out, cap);
+    case 105u: return aether_selftest_call_mat2d_det_lu(in, n_in, out, cap);
+    case 106u: return aether_selftest_call_mat2d_det_lu_lanes(in, n_in, out, cap);
+    case 107u: return aether_selftest_call_mat2d_inverse(in, n_in, out, cap);
+    case 108u: return aether_selftest_call_mat2d_inverse_lanes(in, n_in, out, cap);
+    case 109u: return aether_selftest_call_mat2d_cholesky(in, n_in, out, cap);
+    case 110u: return aether_selftest_call_mat2d_cholesky_lanes(in, n_in, out, cap);
+    case 111u: return aether_selftest_call_mat2d_cholesky_solve(in, n_in, out, cap);
+    case 112u: return aether_selftest_call_mat2d_cholesky_solve_lanes(in, n_in, out, cap);
+    case 113u: return aether_selftest_call_mat2d_eigh(in, n_in, out, cap);
+    case 114u: return aether_selftest_call_mat2d_eigh_lanes(in, n_in, out, cap);
+    case 115u: return aether_selftest_call_f32_neg(in, n_in, out, cap);
+    case 116u: return aether_selftest_call_quatf_conjugate(in, n_in, out, cap);
+    case 117u: return aether_selftest_call_f64_neg(in, n_in, out, cap);
+    case 118u: return aether_selftest_call_quatd_conjugate(in, n_in, out, cap);
+    case 119u: return aether_selftest_call_mat3f_inverse_adjugate(in, n_in, out, cap);
+    case 120u: return aether_selftest_call_mat3d_inverse_adjugate(in, n_in, out, cap);
+    case 121u: return aether_selftest_call_vec2f_max_norm(in, n_in, out, cap);
+    case 122u: return aether_selftest_call_vec2d_max_norm(in, n_in, out, cap);
+    case 123u: return aether_selftest_call_f32_two_sum_err(in, n_in, out, cap);
+    case 124u: return aether_selftest_call_f32_two_sum(in, n_in, out, cap);
+    case 125u: return aether_selftest_call_f64_two_sum_err(in, n_in, out, cap);
+    case 126u: return aether_selftest_call_f64_two_sum(in, n_in, out, cap);
+    case 127u: return aether_selftest_call_pairf_value(in, n_in, out, cap);
+    case 128u: return aether_selftest_call_paird_value(in, n_in, out, cap);
+    case 129u: return aether_selftest_call_pairf_reduce32(in, n_in, out, cap);
+    case 130u: return aether_selftest_call_f32_sum_array(in, n_in, out, cap);
+    case 131u: return aether_selftest_call_paird_reduce32(in, n_in, out, cap);
+    case 132u: return aether_selftest_call_f64_sum_array(in, n_in, out, cap);
+    case 133u: return aether_selftest_call_f32_lanes_sum(in, n_in, out, cap);
+    case 134u: return aether_selftest_call_f32_lanes_dot(in, n_in, out, cap);
+    case 135u: return aether_selftest_call_f64_lanes_sum(in, n_in, out, cap);
+    case 136u: return aether_selftest_call_f64_lanes_dot(in, n_in, out, cap);
+    case 137u: return aether_selftest_call_mat3f_lu(in, n_in, out, cap);
+    case 138u: return aether_selftest_call_mat3f_lu_lanes(in, n_in, out, cap);
+    case 139u: return aether_selftest_call_mat3d_lu(in, n_in, out, cap);
+    case 140u: return aether_selftest_call_mat3d_lu_lanes(in, n_in, out, cap);
+    case 141u: return aether_selftest_call_pairf_combine(in, n_in, out, cap);
+    case 142u: return aether_selftest_call_paird_combine(in, n_in, out, cap);
+    case 143u: return aether_selftest_call_f32_fmin(in, n_in, out, cap);
+    case 144u: return aether_selftest_call_f32_fmax(in, n_in, out, cap);
+    case 145u: return aether_selftest_call_f64_fmin(in, n_in, out, cap);
+    case 146u: return aether_selftest_call_f64_fmax(in, n_in, out, cap);
     default: return AETHER_FLAT_BAD;
     }
 }
 
-static const aether_selftest_witness aether_selftest_witnesses[209] = {
+static const aether_selftest_witness aether_selftest_witnesses[213] = {
     { "aether_vec3f_sum", "fold-left: folds accumulate from the highest index down", 0u, 32u, 1, 0, 3u, 1u, 0u },
     { "aether_vec3f_dot", "fold-left: folds accumulate from the highest index down", 1u, 32u, 1, 0, 6u, 1u, 4u },
     { "aether_vec3d_sum", "fold-left: folds accumulate from the highest index down", 2u, 64u, 1, 0, 3u, 1u, 11u },
@@ -14637,184 +15401,188 @@ static const aether_selftest_witness aether_selftest_witnesses[209] = {
     { "aether_f32_log", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 29u, 32u, 1, 0, 1u, 1u, 165u },
     { "aether_f32_exp2", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 30u, 32u, 1, 0, 1u, 1u, 167u },
     { "aether_f32_log2", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 31u, 32u, 1, 0, 1u, 1u, 169u },
-    { "aether_f32_tan", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 32u, 32u, 1, 0, 1u, 1u, 171u },
-    { "aether_f32_asin", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 33u, 32u, 1, 0, 1u, 1u, 173u },
-    { "aether_f32_acos", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 34u, 32u, 1, 0, 1u, 1u, 175u },
-    { "aether_quatf_from_axis_angle", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 35u, 32u, 1, 0, 4u, 4u, 177u },
-    { "aether_mat3f_from_euler_xyz", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 36u, 32u, 1, 0, 3u, 9u, 185u },
-    { "aether_quatf_slerp", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 37u, 32u, 1, 0, 9u, 4u, 197u },
-    { "aether_f32_jacobi_rotation", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 38u, 32u, 1, 0, 3u, 4u, 210u },
-    { "aether_f32_jacobi_update", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 39u, 32u, 1, 0, 6u, 2u, 217u },
-    { "aether_f32_jacobi_diag", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 40u, 32u, 1, 0, 7u, 2u, 225u },
-    { "aether_mat2f_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 41u, 32u, 1, 0, 4u, 7u, 234u },
-    { "aether_mat2f_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 42u, 32u, 1, 0, 12u, 21u, 245u },
-    { "aether_mat2f_lu_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 43u, 32u, 1, 0, 8u, 2u, 278u },
-    { "aether_mat2f_lu_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 44u, 32u, 1, 0, 16u, 4u, 288u },
-    { "aether_mat2f_solve_lower", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 45u, 32u, 1, 0, 6u, 2u, 308u },
-    { "aether_mat2f_solve_lower_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 46u, 32u, 1, 0, 36u, 12u, 316u },
-    { "aether_mat2f_solve_lower_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 47u, 32u, 1, 0, 6u, 2u, 364u },
-    { "aether_mat2f_solve_lower_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 48u, 32u, 1, 0, 36u, 12u, 372u },
-    { "aether_mat2f_solve_upper", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 49u, 32u, 1, 0, 6u, 2u, 420u },
-    { "aether_mat2f_solve_upper_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 50u, 32u, 1, 0, 30u, 10u, 428u },
-    { "aether_mat2f_solve_upper_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 51u, 32u, 1, 0, 6u, 2u, 468u },
-    { "aether_mat2f_solve_upper_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 52u, 32u, 1, 0, 30u, 10u, 476u },
-    { "aether_mat2f_det_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 53u, 32u, 1, 0, 4u, 1u, 516u },
-    { "aether_mat2f_det_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 54u, 32u, 1, 0, 8u, 2u, 521u },
-    { "aether_mat2f_inverse", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 55u, 32u, 1, 0, 4u, 5u, 531u },
-    { "aether_mat2f_inverse_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 56u, 32u, 1, 0, 8u, 10u, 540u },
-    { "aether_mat2f_cholesky", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 57u, 32u, 1, 0, 4u, 5u, 558u },
-    { "aether_mat2f_cholesky_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 58u, 32u, 1, 0, 24u, 30u, 567u },
-    { "aether_mat2f_cholesky_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 59u, 32u, 1, 0, 6u, 2u, 621u },
-    { "aether_mat2f_cholesky_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 60u, 32u, 1, 0, 24u, 8u, 629u },
-    { "aether_mat2f_eigh", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 61u, 32u, 1, 0, 4u, 6u, 661u },
-    { "aether_mat2f_eigh_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 62u, 32u, 1, 0, 4u, 6u, 671u },
-    { "aether_vec2d_lerp", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 63u, 64u, 1, 0, 5u, 2u, 681u },
-    { "aether_vec2d_dot", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 7u, 64u, 1, 0, 4u, 1u, 688u },
-    { "aether_vec2d_squared_norm", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 64u, 64u, 1, 0, 2u, 1u, 693u },
-    { "aether_vec2d_norm", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 65u, 64u, 1, 0, 2u, 1u, 696u },
-    { "aether_vec2d_normalize", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 11u, 64u, 1, 0, 2u, 2u, 699u },
-    { "aether_vec3d_cross", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 66u, 64u, 1, 0, 6u, 3u, 703u },
-    { "aether_quatd_mul", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 67u, 64u, 1, 0, 8u, 4u, 712u },
-    { "aether_quatd_rotate", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 68u, 64u, 1, 0, 7u, 3u, 724u },
-    { "aether_mat2d_mul_vec", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 69u, 64u, 1, 0, 6u, 2u, 734u },
-    { "aether_mat2d_mul", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 70u, 64u, 1, 0, 8u, 4u, 742u },
-    { "aether_mat2d_dot", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 71u, 64u, 1, 0, 8u, 1u, 754u },
-    { "aether_mat2d_determinant", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 72u, 64u, 1, 0, 4u, 1u, 763u },
-    { "aether_mat2d_inverse_adjugate", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 73u, 64u, 1, 0, 4u, 4u, 768u },
-    { "aether_f64_sincos", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 74u, 64u, 1, 0, 1u, 2u, 776u },
-    { "aether_f64_sin", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 75u, 64u, 1, 0, 1u, 1u, 779u },
-    { "aether_f64_atan", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 76u, 64u, 1, 0, 1u, 1u, 781u },
-    { "aether_f64_atan2", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 77u, 64u, 1, 0, 2u, 1u, 783u },
-    { "aether_f64_exp", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 78u, 64u, 1, 0, 1u, 1u, 786u },
-    { "aether_f64_log", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 79u, 64u, 1, 0, 1u, 1u, 788u },
-    { "aether_f64_exp2", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 80u, 64u, 1, 0, 1u, 1u, 790u },
-    { "aether_f64_log2", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 81u, 64u, 1, 0, 1u, 1u, 792u },
-    { "aether_f64_tan", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 82u, 64u, 1, 0, 1u, 1u, 794u },
-    { "aether_f64_asin", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 83u, 64u, 1, 0, 1u, 1u, 796u },
-    { "aether_f64_acos", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 84u, 64u, 1, 0, 1u, 1u, 798u },
-    { "aether_quatd_from_axis_angle", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 85u, 64u, 1, 0, 4u, 4u, 800u },
-    { "aether_mat3d_from_euler_xyz", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 86u, 64u, 1, 0, 3u, 9u, 808u },
-    { "aether_quatd_slerp", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 87u, 64u, 1, 0, 9u, 4u, 820u },
-    { "aether_f64_jacobi_rotation", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 88u, 64u, 1, 0, 3u, 4u, 833u },
-    { "aether_f64_jacobi_update", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 89u, 64u, 1, 0, 6u, 2u, 840u },
-    { "aether_f64_jacobi_diag", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 90u, 64u, 1, 0, 7u, 2u, 848u },
-    { "aether_mat2d_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 91u, 64u, 1, 0, 4u, 7u, 857u },
-    { "aether_mat2d_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 92u, 64u, 1, 0, 8u, 14u, 868u },
-    { "aether_mat2d_lu_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 93u, 64u, 1, 0, 8u, 2u, 890u },
-    { "aether_mat2d_lu_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 94u, 64u, 1, 0, 32u, 8u, 900u },
-    { "aether_mat2d_solve_lower", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 95u, 64u, 1, 0, 6u, 2u, 940u },
-    { "aether_mat2d_solve_lower_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 96u, 64u, 1, 0, 12u, 4u, 948u },
-    { "aether_mat2d_solve_lower_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 97u, 64u, 1, 0, 6u, 2u, 964u },
-    { "aether_mat2d_solve_lower_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 98u, 64u, 1, 0, 30u, 10u, 972u },
-    { "aether_mat2d_solve_upper", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 99u, 64u, 1, 0, 6u, 2u, 1012u },
-    { "aether_mat2d_solve_upper_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 100u, 64u, 1, 0, 36u, 12u, 1020u },
-    { "aether_mat2d_solve_upper_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 101u, 64u, 1, 0, 6u, 2u, 1068u },
-    { "aether_mat2d_solve_upper_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 102u, 64u, 1, 0, 18u, 6u, 1076u },
-    { "aether_mat2d_det_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 103u, 64u, 1, 0, 4u, 1u, 1100u },
-    { "aether_mat2d_det_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 104u, 64u, 1, 0, 24u, 6u, 1105u },
-    { "aether_mat2d_inverse", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 105u, 64u, 1, 0, 4u, 5u, 1135u },
-    { "aether_mat2d_inverse_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 106u, 64u, 1, 0, 12u, 15u, 1144u },
-    { "aether_mat2d_cholesky", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 107u, 64u, 1, 0, 4u, 5u, 1171u },
-    { "aether_mat2d_cholesky_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 108u, 64u, 1, 0, 16u, 20u, 1180u },
-    { "aether_mat2d_cholesky_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 109u, 64u, 1, 0, 6u, 2u, 1216u },
-    { "aether_mat2d_cholesky_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 110u, 64u, 1, 0, 6u, 2u, 1224u },
-    { "aether_mat2d_eigh", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 111u, 64u, 1, 0, 4u, 6u, 1232u },
-    { "aether_mat2d_eigh_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 112u, 64u, 1, 0, 20u, 30u, 1242u },
-    { "aether_vec2f_norm", "hypot: sqrt of a sum of squares becomes a chain of hypot", 14u, 32u, 1, 0, 2u, 1u, 1292u },
-    { "aether_vec2f_normalize", "hypot: sqrt of a sum of squares becomes a chain of hypot", 9u, 32u, 1, 0, 2u, 2u, 1295u },
-    { "aether_vec2d_norm", "hypot: sqrt of a sum of squares becomes a chain of hypot", 65u, 64u, 1, 0, 2u, 1u, 1299u },
-    { "aether_vec2d_normalize", "hypot: sqrt of a sum of squares becomes a chain of hypot", 11u, 64u, 1, 0, 2u, 2u, 1302u },
-    { "aether_f32_neg", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 113u, 32u, 1, 0, 1u, 1u, 1306u },
-    { "aether_quatf_conjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 114u, 32u, 1, 0, 4u, 4u, 1308u },
-    { "aether_mat2f_inverse_adjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 22u, 32u, 1, 0, 4u, 4u, 1316u },
-    { "aether_f32_atan2", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 27u, 32u, 1, 0, 2u, 1u, 1324u },
-    { "aether_mat3f_from_euler_xyz", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 36u, 32u, 1, 0, 3u, 9u, 1327u },
-    { "aether_f32_jacobi_rotation", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 38u, 32u, 1, 0, 3u, 4u, 1339u },
-    { "aether_mat2f_eigh", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 61u, 32u, 1, 0, 4u, 6u, 1346u },
-    { "aether_mat2f_eigh_lanes", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 62u, 32u, 1, 0, 24u, 36u, 1356u },
-    { "aether_f64_neg", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 115u, 64u, 1, 0, 1u, 1u, 1416u },
-    { "aether_quatd_conjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 116u, 64u, 1, 0, 4u, 4u, 1418u },
-    { "aether_mat2d_inverse_adjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 73u, 64u, 1, 0, 4u, 4u, 1426u },
-    { "aether_f64_atan2", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 77u, 64u, 1, 0, 2u, 1u, 1434u },
-    { "aether_mat3d_from_euler_xyz", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 86u, 64u, 1, 0, 3u, 9u, 1437u },
-    { "aether_f64_jacobi_rotation", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 88u, 64u, 1, 0, 3u, 4u, 1449u },
-    { "aether_mat2d_eigh", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 111u, 64u, 1, 0, 4u, 6u, 1456u },
-    { "aether_mat2d_eigh_lanes", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 112u, 64u, 1, 0, 16u, 24u, 1466u },
-    { "aether_mat3f_inverse_adjugate", "neg-swap: (a - b) * -1 becomes b - a (the sign of a zero: what clang does under -fno-signed-zeros)", 117u, 32u, 1, 0, 9u, 9u, 1506u },
-    { "aether_mat3d_inverse_adjugate", "neg-swap: (a - b) * -1 becomes b - a (the sign of a zero: what clang does under -fno-signed-zeros)", 118u, 64u, 1, 0, 9u, 9u, 1524u },
-    { "aether_vec2f_max_norm", "max-select-swapped: the max_select combiner becomes acc > new ? acc : new", 119u, 32u, 1, 0, 2u, 1u, 1542u },
-    { "aether_vec2d_max_norm", "max-select-swapped: the max_select combiner becomes acc > new ? acc : new", 120u, 64u, 1, 0, 2u, 1u, 1545u },
-    { "aether_mat2f_mul_vec", "column-major: matrices are read and written column-major", 18u, 32u, 1, 0, 6u, 2u, 1548u },
-    { "aether_mat2f_mul", "column-major: matrices are read and written column-major", 19u, 32u, 1, 0, 8u, 4u, 1556u },
-    { "aether_mat2d_mul_vec", "column-major: matrices are read and written column-major", 69u, 64u, 1, 0, 6u, 2u, 1568u },
-    { "aether_mat2d_mul", "column-major: matrices are read and written column-major", 70u, 64u, 1, 0, 8u, 4u, 1576u },
-    { "aether_quatf_mul", "quat-xyzw: quaternions are laid out (x, y, z, w)", 16u, 32u, 1, 0, 8u, 4u, 1588u },
-    { "aether_quatf_conjugate", "quat-xyzw: quaternions are laid out (x, y, z, w)", 114u, 32u, 1, 0, 4u, 4u, 1600u },
-    { "aether_quatd_mul", "quat-xyzw: quaternions are laid out (x, y, z, w)", 67u, 64u, 1, 0, 8u, 4u, 1608u },
-    { "aether_quatd_conjugate", "quat-xyzw: quaternions are laid out (x, y, z, w)", 116u, 64u, 1, 0, 4u, 4u, 1620u },
-    { "aether_f32_two_sum_err", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 121u, 32u, 1, 0, 3u, 1u, 1628u },
-    { "aether_f32_two_sum", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 122u, 32u, 1, 0, 2u, 2u, 1632u },
-    { "aether_f64_two_sum_err", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 123u, 64u, 1, 0, 3u, 1u, 1636u },
-    { "aether_f64_two_sum", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 124u, 64u, 1, 0, 2u, 2u, 1640u },
-    { "aether_pairf_value", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 125u, 32u, 1, 0, 2u, 1u, 1644u },
-    { "aether_f32_jacobi_rotation", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 38u, 32u, 1, 0, 3u, 4u, 1647u },
-    { "aether_paird_value", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 126u, 64u, 1, 0, 2u, 1u, 1654u },
-    { "aether_f64_jacobi_rotation", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 88u, 64u, 1, 0, 3u, 4u, 1657u },
-    { "aether_pairf_reduce32", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 127u, 32u, 1, 0, 64u, 2u, 1664u },
-    { "aether_f32_sum_array", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 128u, 32u, 1, 0, 64u, 1u, 1730u },
-    { "aether_paird_reduce32", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 129u, 64u, 1, 0, 64u, 2u, 1795u },
-    { "aether_f64_sum_array", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 130u, 64u, 1, 0, 129u, 1u, 1861u },
-    { "aether_f32_lanes_sum", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 131u, 32u, 1, 0, 130u, 64u, 1991u },
-    { "aether_f32_lanes_dot", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 132u, 32u, 1, 0, 75u, 64u, 2185u },
-    { "aether_f64_lanes_sum", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 133u, 64u, 1, 0, 66u, 64u, 2324u },
-    { "aether_f64_lanes_dot", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 134u, 64u, 1, 0, 75u, 64u, 2454u },
-    { "aether_mat2f_lu", "pivot-last: LU pivots on the last entry of largest magnitude", 41u, 32u, 1, 0, 4u, 7u, 2593u },
-    { "aether_mat2f_lu_lanes", "pivot-last: LU pivots on the last entry of largest magnitude", 42u, 32u, 1, 0, 24u, 42u, 2604u },
-    { "aether_mat2d_lu", "pivot-last: LU pivots on the last entry of largest magnitude", 91u, 64u, 1, 0, 4u, 7u, 2670u },
-    { "aether_mat2d_lu_lanes", "pivot-last: LU pivots on the last entry of largest magnitude", 92u, 64u, 1, 0, 24u, 42u, 2681u },
-    { "aether_mat3f_lu", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 135u, 32u, 1, 0, 9u, 13u, 2747u },
-    { "aether_mat3f_lu_lanes", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 136u, 32u, 1, 0, 27u, 39u, 2769u },
-    { "aether_mat3d_lu", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 137u, 64u, 1, 0, 9u, 13u, 2835u },
-    { "aether_mat3d_lu_lanes", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 138u, 64u, 1, 0, 36u, 52u, 2857u },
-    { "aether_mat2f_cholesky", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 57u, 32u, 1, 0, 4u, 5u, 2945u },
-    { "aether_mat2f_cholesky_lanes", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 58u, 32u, 1, 0, 12u, 15u, 2954u },
-    { "aether_mat2d_cholesky", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 107u, 64u, 1, 0, 4u, 5u, 2981u },
-    { "aether_mat2d_cholesky_lanes", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 108u, 64u, 1, 0, 8u, 10u, 2990u },
-    { "aether_pairf_combine", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 139u, 32u, 1, 0, 4u, 2u, 3008u },
-    { "aether_pairf_reduce32", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 127u, 32u, 1, 0, 64u, 2u, 3014u },
-    { "aether_paird_combine", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 140u, 64u, 1, 0, 4u, 2u, 3080u },
-    { "aether_paird_reduce32", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 129u, 64u, 1, 0, 64u, 2u, 3086u },
-    { "aether_f32_fmin", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 141u, 32u, 1, 1, 2u, 1u, 3152u },
-    { "aether_f32_fmax", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 142u, 32u, 1, 1, 2u, 1u, 3155u },
-    { "aether_f64_fmin", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 143u, 64u, 1, 1, 2u, 1u, 3158u },
-    { "aether_f64_fmax", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 144u, 64u, 1, 1, 2u, 1u, 3161u },
-    { "aether_f32_fmin", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 141u, 32u, 1, 1, 2u, 1u, 3164u },
-    { "aether_f32_fmax", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 142u, 32u, 1, 1, 2u, 1u, 3167u },
-    { "aether_f64_fmin", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 143u, 64u, 1, 1, 2u, 1u, 3170u },
-    { "aether_f64_fmax", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 144u, 64u, 1, 1, 2u, 1u, 3173u },
-    { "aether_quatf_mul", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 16u, 32u, 1, 0, 8u, 4u, 3176u },
-    { "aether_pairf_combine", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 139u, 32u, 1, 0, 4u, 2u, 3188u },
-    { "aether_quatd_mul", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 67u, 64u, 1, 0, 8u, 4u, 3194u },
-    { "aether_paird_combine", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 140u, 64u, 1, 0, 4u, 2u, 3206u },
-    { "aether_f32_atan", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 26u, 32u, 1, 0, 1u, 1u, 3212u },
-    { "aether_f32_atan2", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 27u, 32u, 1, 0, 2u, 1u, 3214u },
-    { "aether_f64_atan", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 76u, 64u, 1, 0, 1u, 1u, 3217u },
-    { "aether_f64_atan2", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 77u, 64u, 1, 0, 2u, 1u, 3219u },
-    { "aether_f32_sincos", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 23u, 32u, 1, 0, 1u, 2u, 3222u },
-    { "aether_f32_sin", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 24u, 32u, 1, 0, 1u, 1u, 3225u },
-    { "aether_f64_sincos", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 74u, 64u, 1, 0, 1u, 2u, 3227u },
-    { "aether_f64_sin", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 75u, 64u, 1, 0, 1u, 1u, 3230u },
-    { "aether_f32_sincos", "coefficient-bit: every polynomial coefficient (c of a Horner step c + u * (...), and d of the innermost step c + u * d) has its last bit flipped (a constant printed with too few digits, or fitted again)", 23u, 32u, 1, 0, 1u, 2u, 3232u },
-    { "aether_f32_sin", "coefficient-bit: every polynomial coefficient (c of a Horner step c + u * (...), and d of the innermost step c + u * d) has its last bit flipped (a constant printed with too few digits, or fitted again)", 24u, 32u, 1, 0, 1u, 1u, 3235u },
-    { "aether_f64_sincos", "coefficient-bit: every polynomial coefficient (c of a Horner step c + u * (...), and d of the innermost step c + u * d) has its last bit flipped (a constant printed with too few digits, or fitted again)", 74u, 64u, 1, 0, 1u, 2u, 3237u },
-    { "aether_f64_sin", "coefficient-bit: every polynomial coefficient (c of a Horner step c + u * (...), and d of the innermost step c + u * d) has its last bit flipped (a constant printed with too few digits, or fitted again)", 75u, 64u, 1, 0, 1u, 1u, 3240u },
-    { "aether_f32_sincos", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 23u, 32u, 1, 0, 1u, 2u, 3242u },
-    { "aether_f32_sin", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 24u, 32u, 1, 0, 1u, 1u, 3245u },
-    { "aether_f64_sincos", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 74u, 64u, 1, 0, 1u, 2u, 3247u },
-    { "aether_f64_sin", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 75u, 64u, 1, 0, 1u, 1u, 3250u },
+    { "aether_f32_pow", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 32u, 32u, 1, 0, 2u, 1u, 171u },
+    { "aether_f32_tan", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 33u, 32u, 1, 0, 1u, 1u, 174u },
+    { "aether_f32_asin", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 34u, 32u, 1, 0, 1u, 1u, 176u },
+    { "aether_f32_acos", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 35u, 32u, 1, 0, 1u, 1u, 178u },
+    { "aether_quatf_from_axis_angle", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 36u, 32u, 1, 0, 4u, 4u, 180u },
+    { "aether_mat3f_from_euler_xyz", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 37u, 32u, 1, 0, 3u, 9u, 188u },
+    { "aether_quatf_slerp", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 38u, 32u, 1, 0, 9u, 4u, 200u },
+    { "aether_f32_jacobi_rotation", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 39u, 32u, 1, 0, 3u, 4u, 213u },
+    { "aether_f32_jacobi_update", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 40u, 32u, 1, 0, 6u, 2u, 220u },
+    { "aether_f32_jacobi_diag", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 41u, 32u, 1, 0, 7u, 2u, 228u },
+    { "aether_mat2f_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 42u, 32u, 1, 0, 4u, 7u, 237u },
+    { "aether_mat2f_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 43u, 32u, 1, 0, 12u, 21u, 248u },
+    { "aether_mat2f_lu_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 44u, 32u, 1, 0, 8u, 2u, 281u },
+    { "aether_mat2f_lu_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 45u, 32u, 1, 0, 16u, 4u, 291u },
+    { "aether_mat2f_solve_lower", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 46u, 32u, 1, 0, 6u, 2u, 311u },
+    { "aether_mat2f_solve_lower_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 47u, 32u, 1, 0, 36u, 12u, 319u },
+    { "aether_mat2f_solve_lower_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 48u, 32u, 1, 0, 6u, 2u, 367u },
+    { "aether_mat2f_solve_lower_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 49u, 32u, 1, 0, 36u, 12u, 375u },
+    { "aether_mat2f_solve_upper", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 50u, 32u, 1, 0, 6u, 2u, 423u },
+    { "aether_mat2f_solve_upper_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 51u, 32u, 1, 0, 30u, 10u, 431u },
+    { "aether_mat2f_solve_upper_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 52u, 32u, 1, 0, 6u, 2u, 471u },
+    { "aether_mat2f_solve_upper_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 53u, 32u, 1, 0, 30u, 10u, 479u },
+    { "aether_mat2f_det_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 54u, 32u, 1, 0, 4u, 1u, 519u },
+    { "aether_mat2f_det_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 55u, 32u, 1, 0, 8u, 2u, 524u },
+    { "aether_mat2f_inverse", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 56u, 32u, 1, 0, 4u, 5u, 534u },
+    { "aether_mat2f_inverse_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 57u, 32u, 1, 0, 8u, 10u, 543u },
+    { "aether_mat2f_cholesky", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 58u, 32u, 1, 0, 4u, 5u, 561u },
+    { "aether_mat2f_cholesky_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 59u, 32u, 1, 0, 24u, 30u, 570u },
+    { "aether_mat2f_cholesky_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 60u, 32u, 1, 0, 6u, 2u, 624u },
+    { "aether_mat2f_cholesky_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 61u, 32u, 1, 0, 24u, 8u, 632u },
+    { "aether_mat2f_eigh", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 62u, 32u, 1, 0, 4u, 6u, 664u },
+    { "aether_mat2f_eigh_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 63u, 32u, 1, 0, 4u, 6u, 674u },
+    { "aether_vec2d_lerp", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 64u, 64u, 1, 0, 5u, 2u, 684u },
+    { "aether_vec2d_dot", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 7u, 64u, 1, 0, 4u, 1u, 691u },
+    { "aether_vec2d_squared_norm", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 65u, 64u, 1, 0, 2u, 1u, 696u },
+    { "aether_vec2d_norm", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 66u, 64u, 1, 0, 2u, 1u, 699u },
+    { "aether_vec2d_normalize", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 11u, 64u, 1, 0, 2u, 2u, 702u },
+    { "aether_vec3d_cross", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 67u, 64u, 1, 0, 6u, 3u, 706u },
+    { "aether_quatd_mul", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 68u, 64u, 1, 0, 8u, 4u, 715u },
+    { "aether_quatd_rotate", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 69u, 64u, 1, 0, 7u, 3u, 727u },
+    { "aether_mat2d_mul_vec", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 70u, 64u, 1, 0, 6u, 2u, 737u },
+    { "aether_mat2d_mul", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 71u, 64u, 1, 0, 8u, 4u, 745u },
+    { "aether_mat2d_dot", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 72u, 64u, 1, 0, 8u, 1u, 757u },
+    { "aether_mat2d_determinant", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 73u, 64u, 1, 0, 4u, 1u, 766u },
+    { "aether_mat2d_inverse_adjugate", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 74u, 64u, 1, 0, 4u, 4u, 771u },
+    { "aether_f64_sincos", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 75u, 64u, 1, 0, 1u, 2u, 779u },
+    { "aether_f64_sin", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 76u, 64u, 1, 0, 1u, 1u, 782u },
+    { "aether_f64_atan", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 77u, 64u, 1, 0, 1u, 1u, 784u },
+    { "aether_f64_atan2", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 78u, 64u, 1, 0, 2u, 1u, 786u },
+    { "aether_f64_exp", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 79u, 64u, 1, 0, 1u, 1u, 789u },
+    { "aether_f64_log", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 80u, 64u, 1, 0, 1u, 1u, 791u },
+    { "aether_f64_exp2", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 81u, 64u, 1, 0, 1u, 1u, 793u },
+    { "aether_f64_log2", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 82u, 64u, 1, 0, 1u, 1u, 795u },
+    { "aether_f64_pow", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 83u, 64u, 1, 0, 2u, 1u, 797u },
+    { "aether_f64_tan", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 84u, 64u, 1, 0, 1u, 1u, 800u },
+    { "aether_f64_asin", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 85u, 64u, 1, 0, 1u, 1u, 802u },
+    { "aether_f64_acos", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 86u, 64u, 1, 0, 1u, 1u, 804u },
+    { "aether_quatd_from_axis_angle", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 87u, 64u, 1, 0, 4u, 4u, 806u },
+    { "aether_mat3d_from_euler_xyz", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 88u, 64u, 1, 0, 3u, 9u, 814u },
+    { "aether_quatd_slerp", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 89u, 64u, 1, 0, 9u, 4u, 826u },
+    { "aether_f64_jacobi_rotation", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 90u, 64u, 1, 0, 3u, 4u, 839u },
+    { "aether_f64_jacobi_update", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 91u, 64u, 1, 0, 6u, 2u, 846u },
+    { "aether_f64_jacobi_diag", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 92u, 64u, 1, 0, 7u, 2u, 854u },
+    { "aether_mat2d_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 93u, 64u, 1, 0, 4u, 7u, 863u },
+    { "aether_mat2d_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 94u, 64u, 1, 0, 8u, 14u, 874u },
+    { "aether_mat2d_lu_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 95u, 64u, 1, 0, 8u, 2u, 896u },
+    { "aether_mat2d_lu_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 96u, 64u, 1, 0, 32u, 8u, 906u },
+    { "aether_mat2d_solve_lower", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 97u, 64u, 1, 0, 6u, 2u, 946u },
+    { "aether_mat2d_solve_lower_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 98u, 64u, 1, 0, 12u, 4u, 954u },
+    { "aether_mat2d_solve_lower_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 99u, 64u, 1, 0, 6u, 2u, 970u },
+    { "aether_mat2d_solve_lower_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 100u, 64u, 1, 0, 30u, 10u, 978u },
+    { "aether_mat2d_solve_upper", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 101u, 64u, 1, 0, 6u, 2u, 1018u },
+    { "aether_mat2d_solve_upper_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 102u, 64u, 1, 0, 36u, 12u, 1026u },
+    { "aether_mat2d_solve_upper_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 103u, 64u, 1, 0, 6u, 2u, 1074u },
+    { "aether_mat2d_solve_upper_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 104u, 64u, 1, 0, 18u, 6u, 1082u },
+    { "aether_mat2d_det_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 105u, 64u, 1, 0, 4u, 1u, 1106u },
+    { "aether_mat2d_det_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 106u, 64u, 1, 0, 24u, 6u, 1111u },
+    { "aether_mat2d_inverse", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 107u, 64u, 1, 0, 4u, 5u, 1141u },
+    { "aether_mat2d_inverse_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 108u, 64u, 1, 0, 12u, 15u, 1150u },
+    { "aether_mat2d_cholesky", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 109u, 64u, 1, 0, 4u, 5u, 1177u },
+    { "aether_mat2d_cholesky_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 110u, 64u, 1, 0, 16u, 20u, 1186u },
+    { "aether_mat2d_cholesky_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 111u, 64u, 1, 0, 6u, 2u, 1222u },
+    { "aether_mat2d_cholesky_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 112u, 64u, 1, 0, 6u, 2u, 1230u },
+    { "aether_mat2d_eigh", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 113u, 64u, 1, 0, 4u, 6u, 1238u },
+    { "aether_mat2d_eigh_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 114u, 64u, 1, 0, 20u, 30u, 1248u },
+    { "aether_vec2f_norm", "hypot: sqrt of a sum of squares becomes a chain of hypot", 14u, 32u, 1, 0, 2u, 1u, 1298u },
+    { "aether_vec2f_normalize", "hypot: sqrt of a sum of squares becomes a chain of hypot", 9u, 32u, 1, 0, 2u, 2u, 1301u },
+    { "aether_vec2d_norm", "hypot: sqrt of a sum of squares becomes a chain of hypot", 66u, 64u, 1, 0, 2u, 1u, 1305u },
+    { "aether_vec2d_normalize", "hypot: sqrt of a sum of squares becomes a chain of hypot", 11u, 64u, 1, 0, 2u, 2u, 1308u },
+    { "aether_f32_neg", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 115u, 32u, 1, 0, 1u, 1u, 1312u },
+    { "aether_quatf_conjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 116u, 32u, 1, 0, 4u, 4u, 1314u },
+    { "aether_mat2f_inverse_adjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 22u, 32u, 1, 0, 4u, 4u, 1322u },
+    { "aether_f32_atan2", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 27u, 32u, 1, 0, 2u, 1u, 1330u },
+    { "aether_f32_pow", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 32u, 32u, 1, 0, 2u, 1u, 1333u },
+    { "aether_mat3f_from_euler_xyz", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 37u, 32u, 1, 0, 3u, 9u, 1336u },
+    { "aether_f32_jacobi_rotation", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 39u, 32u, 1, 0, 3u, 4u, 1348u },
+    { "aether_mat2f_eigh", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 62u, 32u, 1, 0, 4u, 6u, 1355u },
+    { "aether_mat2f_eigh_lanes", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 63u, 32u, 1, 0, 24u, 36u, 1365u },
+    { "aether_f64_neg", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 117u, 64u, 1, 0, 1u, 1u, 1425u },
+    { "aether_quatd_conjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 118u, 64u, 1, 0, 4u, 4u, 1427u },
+    { "aether_mat2d_inverse_adjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 74u, 64u, 1, 0, 4u, 4u, 1435u },
+    { "aether_f64_atan2", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 78u, 64u, 1, 0, 2u, 1u, 1443u },
+    { "aether_f64_pow", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 83u, 64u, 1, 0, 2u, 1u, 1446u },
+    { "aether_mat3d_from_euler_xyz", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 88u, 64u, 1, 0, 3u, 9u, 1449u },
+    { "aether_f64_jacobi_rotation", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 90u, 64u, 1, 0, 3u, 4u, 1461u },
+    { "aether_mat2d_eigh", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 113u, 64u, 1, 0, 4u, 6u, 1468u },
+    { "aether_mat2d_eigh_lanes", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 114u, 64u, 1, 0, 16u, 24u, 1478u },
+    { "aether_mat3f_inverse_adjugate", "neg-swap: (a - b) * -1 becomes b - a (the sign of a zero: what clang does under -fno-signed-zeros)", 119u, 32u, 1, 0, 9u, 9u, 1518u },
+    { "aether_mat3d_inverse_adjugate", "neg-swap: (a - b) * -1 becomes b - a (the sign of a zero: what clang does under -fno-signed-zeros)", 120u, 64u, 1, 0, 9u, 9u, 1536u },
+    { "aether_vec2f_max_norm", "max-select-swapped: the max_select combiner becomes acc > new ? acc : new", 121u, 32u, 1, 0, 2u, 1u, 1554u },
+    { "aether_vec2d_max_norm", "max-select-swapped: the max_select combiner becomes acc > new ? acc : new", 122u, 64u, 1, 0, 2u, 1u, 1557u },
+    { "aether_mat2f_mul_vec", "column-major: matrices are read and written column-major", 18u, 32u, 1, 0, 6u, 2u, 1560u },
+    { "aether_mat2f_mul", "column-major: matrices are read and written column-major", 19u, 32u, 1, 0, 8u, 4u, 1568u },
+    { "aether_mat2d_mul_vec", "column-major: matrices are read and written column-major", 70u, 64u, 1, 0, 6u, 2u, 1580u },
+    { "aether_mat2d_mul", "column-major: matrices are read and written column-major", 71u, 64u, 1, 0, 8u, 4u, 1588u },
+    { "aether_quatf_mul", "quat-xyzw: quaternions are laid out (x, y, z, w)", 16u, 32u, 1, 0, 8u, 4u, 1600u },
+    { "aether_quatf_conjugate", "quat-xyzw: quaternions are laid out (x, y, z, w)", 116u, 32u, 1, 0, 4u, 4u, 1612u },
+    { "aether_quatd_mul", "quat-xyzw: quaternions are laid out (x, y, z, w)", 68u, 64u, 1, 0, 8u, 4u, 1620u },
+    { "aether_quatd_conjugate", "quat-xyzw: quaternions are laid out (x, y, z, w)", 118u, 64u, 1, 0, 4u, 4u, 1632u },
+    { "aether_f32_two_sum_err", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 123u, 32u, 1, 0, 3u, 1u, 1640u },
+    { "aether_f32_two_sum", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 124u, 32u, 1, 0, 2u, 2u, 1644u },
+    { "aether_f64_two_sum_err", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 125u, 64u, 1, 0, 3u, 1u, 1648u },
+    { "aether_f64_two_sum", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 126u, 64u, 1, 0, 2u, 2u, 1652u },
+    { "aether_pairf_value", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 127u, 32u, 1, 0, 2u, 1u, 1656u },
+    { "aether_f32_jacobi_rotation", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 39u, 32u, 1, 0, 3u, 4u, 1659u },
+    { "aether_paird_value", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 128u, 64u, 1, 0, 2u, 1u, 1666u },
+    { "aether_f64_jacobi_rotation", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 90u, 64u, 1, 0, 3u, 4u, 1669u },
+    { "aether_pairf_reduce32", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 129u, 32u, 1, 0, 64u, 2u, 1676u },
+    { "aether_f32_sum_array", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 130u, 32u, 1, 0, 64u, 1u, 1742u },
+    { "aether_paird_reduce32", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 131u, 64u, 1, 0, 64u, 2u, 1807u },
+    { "aether_f64_sum_array", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 132u, 64u, 1, 0, 129u, 1u, 1873u },
+    { "aether_f32_lanes_sum", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 133u, 32u, 1, 0, 130u, 64u, 2003u },
+    { "aether_f32_lanes_dot", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 134u, 32u, 1, 0, 75u, 64u, 2197u },
+    { "aether_f64_lanes_sum", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 135u, 64u, 1, 0, 66u, 64u, 2336u },
+    { "aether_f64_lanes_dot", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 136u, 64u, 1, 0, 75u, 64u, 2466u },
+    { "aether_mat2f_lu", "pivot-last: LU pivots on the last entry of largest magnitude", 42u, 32u, 1, 0, 4u, 7u, 2605u },
+    { "aether_mat2f_lu_lanes", "pivot-last: LU pivots on the last entry of largest magnitude", 43u, 32u, 1, 0, 24u, 42u, 2616u },
+    { "aether_mat2d_lu", "pivot-last: LU pivots on the last entry of largest magnitude", 93u, 64u, 1, 0, 4u, 7u, 2682u },
+    { "aether_mat2d_lu_lanes", "pivot-last: LU pivots on the last entry of largest magnitude", 94u, 64u, 1, 0, 24u, 42u, 2693u },
+    { "aether_mat3f_lu", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 137u, 32u, 1, 0, 9u, 13u, 2759u },
+    { "aether_mat3f_lu_lanes", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 138u, 32u, 1, 0, 27u, 39u, 2781u },
+    { "aether_mat3d_lu", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 139u, 64u, 1, 0, 9u, 13u, 2847u },
+    { "aether_mat3d_lu_lanes", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 140u, 64u, 1, 0, 36u, 52u, 2869u },
+    { "aether_mat2f_cholesky", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 58u, 32u, 1, 0, 4u, 5u, 2957u },
+    { "aether_mat2f_cholesky_lanes", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 59u, 32u, 1, 0, 12u, 15u, 2966u },
+    { "aether_mat2d_cholesky", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 109u, 64u, 1, 0, 4u, 5u, 2993u },
+    { "aether_mat2d_cholesky_lanes", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 110u, 64u, 1, 0, 8u, 10u, 3002u },
+    { "aether_pairf_combine", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 141u, 32u, 1, 0, 4u, 2u, 3020u },
+    { "aether_pairf_reduce32", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 129u, 32u, 1, 0, 64u, 2u, 3026u },
+    { "aether_paird_combine", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 142u, 64u, 1, 0, 4u, 2u, 3092u },
+    { "aether_paird_reduce32", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 131u, 64u, 1, 0, 64u, 2u, 3098u },
+    { "aether_f32_fmin", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 143u, 32u, 1, 1, 2u, 1u, 3164u },
+    { "aether_f32_fmax", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 144u, 32u, 1, 1, 2u, 1u, 3167u },
+    { "aether_f64_fmin", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 145u, 64u, 1, 1, 2u, 1u, 3170u },
+    { "aether_f64_fmax", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 146u, 64u, 1, 1, 2u, 1u, 3173u },
+    { "aether_f32_fmin", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 143u, 32u, 1, 1, 2u, 1u, 3176u },
+    { "aether_f32_fmax", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 144u, 32u, 1, 1, 2u, 1u, 3179u },
+    { "aether_f64_fmin", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 145u, 64u, 1, 1, 2u, 1u, 3182u },
+    { "aether_f64_fmax", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 146u, 64u, 1, 1, 2u, 1u, 3185u },
+    { "aether_quatf_mul", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 16u, 32u, 1, 0, 8u, 4u, 3188u },
+    { "aether_pairf_combine", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 141u, 32u, 1, 0, 4u, 2u, 3200u },
+    { "aether_quatd_mul", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 68u, 64u, 1, 0, 8u, 4u, 3206u },
+    { "aether_paird_combine", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 142u, 64u, 1, 0, 4u, 2u, 3218u },
+    { "aether_f32_atan", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 26u, 32u, 1, 0, 1u, 1u, 3224u },
+    { "aether_f32_atan2", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 27u, 32u, 1, 0, 2u, 1u, 3226u },
+    { "aether_f64_atan", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 77u, 64u, 1, 0, 1u, 1u, 3229u },
+    { "aether_f64_atan2", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 78u, 64u, 1, 0, 2u, 1u, 3231u },
+    { "aether_f32_sincos", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 23u, 32u, 1, 0, 1u, 2u, 3234u },
+    { "aether_f32_sin", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 24u, 32u, 1, 0, 1u, 1u, 3237u },
+    { "aether_f64_sincos", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 75u, 64u, 1, 0, 1u, 2u, 3239u },
+    { "aether_f64_sin", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 76u, 64u, 1, 0, 1u, 1u, 3242u },
+    { "aether_f32_sincos", "coefficient-bit: every polynomial coefficient (c of a Horner step c + u * (...), and d of the innermost step c + u * d) has its last bit flipped (a constant printed with too few digits, or fitted again)", 23u, 32u, 1, 0, 1u, 2u, 3244u },
+    { "aether_f32_sin", "coefficient-bit: every polynomial coefficient (c of a Horner step c + u * (...), and d of the innermost step c + u * d) has its last bit flipped (a constant printed with too few digits, or fitted again)", 24u, 32u, 1, 0, 1u, 1u, 3247u },
+    { "aether_f64_sincos", "coefficient-bit: every polynomial coefficient (c of a Horner step c + u * (...), and d of the innermost step c + u * d) has its last bit flipped (a constant printed with too few digits, or fitted again)", 75u, 64u, 1, 0, 1u, 2u, 3249u },
+    { "aether_f64_sin", "coefficient-bit: every polynomial coefficient (c of a Horner step c + u * (...), and d of the innermost step c + u * d) has its last bit flipped (a constant printed with too few digits, or fitted again)", 76u, 64u, 1, 0, 1u, 1u, 3252u },
+    { "aether_f32_sincos", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 23u, 32u, 1, 0, 1u, 2u, 3254u },
+    { "aether_f32_sin", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 24u, 32u, 1, 0, 1u, 1u, 3257u },
+    { "aether_f64_sincos", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 75u, 64u, 1, 0, 1u, 2u, 3259u },
+    { "aether_f64_sin", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 76u, 64u, 1, 0, 1u, 1u, 3262u },
 };
 
-static const uint64_t aether_selftest_words[3252] = {
+static const uint64_t aether_selftest_words[3264] = {
     0x00000000c0000000ull, 0x00000000bf6da079ull, 0x000000003ec9e325ull, 0x00000000c0222bb9ull,
     0x00000000be4faecfull, 0x00000000bf56f85full, 0x000000004154f1ddull, 0x000000003e2438eaull,
     0x00000000bf7a6cb8ull, 0x00000000402dbdb6ull, 0x000000004213ad19ull, 0xbfc7d04f62c6569full,
@@ -14857,323 +15625,326 @@ static const uint64_t aether_selftest_words[3252] = {
     0x00000000c0158bbaull, 0x00000000bf317299ull, 0x000000003e39e688ull, 0x000000003e37e5ceull,
     0x00000000805d2fb5ull, 0x0000000027c775f2ull, 0x0000000097ef33baull, 0x00000000be31f173ull,
     0x000000003f572a39ull, 0x000000003f45ccd8ull, 0x00000000be840e1cull, 0x000000003f1d1939ull,
-    0x000000003fc3dbb6ull, 0x000000003f02d4e1ull, 0x00000000bf77eb3dull, 0x00000000c10c20a4ull,
-    0x000000003f497da5ull, 0x00000000bf117042ull, 0x00000000bf1aae12ull, 0x000000003ee71e51ull,
-    0x000000003f8d1d62ull, 0x0000000000000000ull, 0x0000000000000000ull, 0x000000003f800000ull,
-    0x000000003f8009ecull, 0x000000003f60a47eull, 0x0000000000000000ull, 0x0000000000000000ull,
-    0x000000003ef588aeull, 0x000000003f258057ull, 0x000000003fbaee5eull, 0x000000003fc1db62ull,
-    0x000000003bcb1a73ull, 0x00000000bde146cfull, 0x000000003f7e710cull, 0x000000003f54a3afull,
-    0x00000000bf0d88aaull, 0x00000000bd87eb51ull, 0x000000003f0e8a86ull, 0x000000003f537343ull,
-    0x000000003db41a0eull, 0x000000003e5160c9ull, 0x00000000416259caull, 0x00000000c03a78f9ull,
-    0x000000003f7fa9f3ull, 0x00000000be8b9a4eull, 0x00000000c00e7850ull, 0x00000000c04b7ef8ull,
-    0x000000003e8c1f18ull, 0x00000000be66422aull, 0x000000003c31f6c5ull, 0x000000003f776580ull,
-    0x00000000be7beb5bull, 0x000000003d971c95ull, 0x00000000bee6eee5ull, 0x00000000c03647abull,
-    0x00000000407eed2full, 0x000000003f4d7329ull, 0x00000000bf18baceull, 0x00000000bf3e4eebull,
-    0x00000000bea975f0ull, 0x000000004067ee3bull, 0x000000003e40ac86ull, 0x000000003d99de7bull,
-    0x00000000c16c416full, 0x000000003f25ffdbull, 0x00000000c002778full, 0x00000000c2cd5d0cull,
-    0x00000000c26bf1edull, 0x00000000c1068a1eull, 0x0000000040d8329eull, 0x00000000c0bb6dd0ull,
-    0x00000000c0fc015aull, 0x00000000c0d4244eull, 0x00000000407ec97cull, 0x00000000bf91df4full,
-    0x00000000416e8ad2ull, 0x00000000c1847dd0ull, 0x0000000075c242aeull, 0x00000000d6864858ull,
-    0x0000000076d6a5ceull, 0x00000000d82c7331ull, 0x0000000076d6a5ceull, 0x00000000d82c7331ull,
-    0x000000003e67af66ull, 0x0000000056b1dbdaull, 0x0000000000000002ull, 0x0000000000000002ull,
-    0x0000000000000000ull, 0x00000000bf511b3dull, 0x000000003f27d31full, 0x00000000bf511b3cull,
-    0x000000003f27d31full, 0x0000000000000000ull, 0x0000000040000000ull, 0x0000000040800000ull,
-    0x00000000bf800000ull, 0x00000000c0400000ull, 0x00000000c0400000ull, 0x000000003f800000ull,
-    0x00000000c0400000ull, 0x00000000bf511b3dull, 0x000000003f27d31full, 0x000000003f7fffffull,
-    0x0000000033800000ull, 0x0000000000000001ull, 0x0000000000000002ull, 0x0000000000000000ull,
-    0x0000000040800000ull, 0x00000000bf800000ull, 0x0000000000000000ull, 0x0000000040000000ull,
-    0x0000000000000002ull, 0x0000000000000002ull, 0x0000000000000000ull, 0x00000000c0400000ull,
-    0x00000000c0400000ull, 0x00000000beaaaaabull, 0x00000000c0800000ull, 0x0000000000000001ull,
-    0x0000000000000002ull, 0x0000000000000000ull, 0x000000003f7a9479ull, 0x000000003f621b6bull,
-    0x000000003f24ef59ull, 0x000000003ed1cf04ull, 0x0000000000000002ull, 0x0000000000000002ull,
-    0x00000000c03fefa4ull, 0x0000000040423a71ull, 0x00000000416027a3ull, 0x00000000c1417094ull,
-    0x00000000c0400000ull, 0x00000000c0400000ull, 0x00000000beaaaaabull, 0x000000003f800000ull,
-    0x0000000000000001ull, 0x0000000000000002ull, 0x0000000040576ef7ull, 0x000000003dfd159cull,
-    0x000000003f86a603ull, 0x000000003f3d384dull, 0x000000003f33e07cull, 0x000000003f8036ecull,
-    0x0000000000000001ull, 0x0000000000000002ull, 0x00000000bfa0dc82ull, 0x000000004016df1bull,
-    0x00000000c01787fdull, 0x000000003f9f70aaull, 0x00000000c05def0bull, 0x00000000404f09e4ull,
-    0x000000003f83b0f7ull, 0x000000003e4c5666ull, 0x000000003e4c5666ull, 0x000000003f231e09ull,
-    0x00000000406ab21dull, 0x000000003f5ed47dull, 0x0000000040641e07ull, 0x000000003e7fce2aull,
-    0x000000008a4e41b0ull, 0x00000000b39febc5ull, 0x000000008320887bull, 0x000000002c0318e1ull,
-    0x000000004018b115ull, 0x00000000bf2a2d19ull, 0x00000000413c1769ull, 0x000000003db1637full,
-    0x00000000c05c892aull, 0x000000003ebbf7b4ull, 0x0000000040153768ull, 0x00000000bf3357f2ull,
-    0x000000003f5b4f9full, 0x00000000bf0924feull, 0x000000003f5b4fa0ull, 0x00000000bf0924feull,
-    0x00000000bfcc1c23ull, 0x00000000400f8104ull, 0x0000000040867028ull, 0x000000003f11a973ull,
-    0x00000000bf267f36ull, 0x00000000c083b38aull, 0x00000000c02aa543ull, 0x0000000040065a21ull,
-    0x00000000c08d5586ull, 0x00000000bf5934f8ull, 0x00000000bead4b8dull, 0x0000000040700cf1ull,
-    0x000000003fb921d5ull, 0x00000000c01fe1a5ull, 0x0000000000000000ull, 0x0000000040400000ull,
-    0x00000000c0400000ull, 0x00000000c0000000ull, 0x00000000bef02436ull, 0x000000003ff6fa20ull,
-    0x00000000f53d844bull, 0x00000000d2a62f1eull, 0x000000003e4b16ecull, 0x00000000bd3f4176ull,
-    0x00000000bfee4180ull, 0x00000000c0e52f83ull, 0x00000000bf227938ull, 0x00000000bed1cd7eull,
-    0x00000000bea7aa7eull, 0x00000000bf3211bbull, 0x00000000ff800000ull, 0x000000007f800000ull,
-    0x00000000bf2712d9ull, 0x00000000bf01c80dull, 0x00000000bf361498ull, 0x00000000405fe50cull,
-    0x00000000bfbc4e31ull, 0x000000004073c273ull, 0x00000000bfbc4e31ull, 0x000000004030cb14ull,
-    0x0000000000000000ull, 0x0000000000000000ull, 0x0000000080000000ull, 0x0000000000000000ull,
-    0x00000000bfa308cfull, 0x000000004053fb71ull, 0x00000000bf793775ull, 0x0000000000000000ull,
-    0x00000000be467aaaull, 0x0000000000000000ull, 0x0000000000000000ull, 0x0000000000000000ull,
-    0x00000000bd08d8feull, 0x000000003eef85bbull, 0x00000000bd08d8ffull, 0x000000003eef85bcull,
-    0x00000000c0103e0full, 0x00000000c0242208ull, 0x000000003f537cdaull, 0x00000000bd31e137ull,
-    0x000000003f537cdbull, 0x00000000bd31e138ull, 0x00000000c07e90dbull, 0x000000003fe8150aull,
-    0x00000000c0b97be4ull, 0x00000000417bc87full, 0x000000003e0bd913ull, 0x000000003dd50533ull,
-    0x00000000befc4b39ull, 0x00000000bf1d8aafull, 0x00000000e528fd93ull, 0x0000000022835b45ull,
-    0x0000000053fa9247ull, 0x00000000924ac2f5ull, 0x00000000bff1de9cull, 0x00000000bea67c33ull,
-    0x00000000bfa308cfull, 0x000000004053fb71ull, 0x0000000000000000ull, 0x0000000000000000ull,
-    0x00000000c0103e0full, 0x00000000c028f3bcull, 0x00000000c07e90dbull, 0x0000000040a32c08ull,
-    0x00000000befc4b39ull, 0x00000000bf0c5056ull, 0x00000000bff1de9cull, 0x00000000546cbd98ull,
-    0x00000000a648a7a4ull, 0x00000000cbca2f4dull, 0x000000002a5ada63ull, 0x000000003ce140f1ull,
-    0x00000000406b32fbull, 0x00000000c055ae30ull, 0x000000006874b2dcull, 0x00000000c2f2d8d7ull,
-    0x000000003d2afc60ull, 0x00000000bf346359ull, 0x000000003d2afc60ull, 0x00000000bf34635aull,
-    0x00000000bf4a52bfull, 0x000000003f7d5addull, 0x000000003f90cd70ull, 0x00000000be90f8ebull,
-    0x00000000be90f8ebull, 0x000000003fbb4960ull, 0x00000000dc89866bull, 0x000000007a093d75ull,
-    0x00000000408a23b0ull, 0x000000003f688b41ull, 0x000000003f2d0c2dull, 0x00000000c078292bull,
-    0x00000000bed12434ull, 0x000000003fcc9e95ull, 0x0000000040920b33ull, 0x00000000be673029ull,
-    0x000000003d9cf55eull, 0x000000003f6dace5ull, 0x00000000c0b8e314ull, 0x000000003f406c46ull,
-    0x000000008000184eull, 0x00000000a4e26323ull, 0x00000000139bb895ull, 0x000000003d9974ccull,
-    0x000000003f522b22ull, 0x0000000040547666ull, 0x00000000c22a8f71ull, 0x00000000bfb3c6a1ull,
-    0x0000000078bbcfdcull, 0x0000000079bb9788ull, 0x00000000bc00f92bull, 0x00000000bed3154eull,
-    0x00000000bf9ceaf1ull, 0x000000003f4f4236ull, 0x00000000ff800000ull, 0x00000000423137cbull,
-    0x00000000c0cbc5caull, 0x000000003e138b83ull, 0x000000004079aab1ull, 0x00000000409d94b1ull,
-    0x00000000bfc59696ull, 0x00000000bf8d7817ull, 0x00000000bfb13452ull, 0x00000000bf8d7817ull,
-    0x000000006f1d8de0ull, 0x000000009fbce619ull, 0x00000000e3deabacull, 0x00000000139f10a3ull,
-    0x000000003fc32699ull, 0x000000003f935452ull, 0x00000000c5916175ull, 0x000000003b301cecull,
-    0x000000003b301cecull, 0x00000000a61b4ecfull, 0x000000003ebc65c5ull, 0x00000000401562e3ull,
-    0x000000003e5d4a4aull, 0x00000000be4e6b30ull, 0x00000000be4e6b30ull, 0x00000000be7883b2ull,
-    0x00000000c07b4db3ull, 0x000000003d6b1fc9ull, 0x00000000bf800000ull, 0x00000000bf800000ull,
-    0x00000000c0000000ull, 0x0000000040000000ull, 0x000000004054d8b0ull, 0x000000003f91e374ull,
-    0x00000000bf63ee80ull, 0x000000004c53bf01ull, 0x000000004c53bf01ull, 0x00000000dc8b0028ull,
-    0x00000000403983fcull, 0x00000000beaa4eecull, 0x000000003fc32699ull, 0x000000003f935452ull,
-    0x000000003eb92f9eull, 0x00000000401562e3ull, 0x00000000c07a901dull, 0x000000003d6b1fc9ull,
-    0x00000000408ee535ull, 0x000000003f91e374ull, 0x000000004b8cde1full, 0x00000000beaa4eecull,
-    0x00000000befc420aull, 0x000000003f3750b6ull, 0x00000000befc420bull, 0x000000003f3750b7ull,
-    0x0000000000000000ull, 0x000000009f5c8eb6ull, 0x00000000aae56407ull, 0x00000000aae56407ull,
-    0x0000000039b45717ull, 0x000000003eb3766full, 0x00000000bf800000ull, 0x00000000c26037f7ull,
-    0x00000000c1427c58ull, 0x00000000999cfa78ull, 0x00000000c27142d3ull, 0x00000000be45c055ull,
-    0x000000003f730fdbull, 0x00000000be45c055ull, 0x000000003f730fdbull, 0x00000000cc9d541dull,
-    0x000000004c9d541dull, 0x00000000cb7fffffull, 0x000000004b800000ull, 0x0000000000000000ull,
-    0x000000000a21f93cull, 0x00000000bf800000ull, 0x00000000282855d2ull, 0x00000000eb5bbc57ull,
-    0x000000003f9c6a07ull, 0x00000000bed91434ull, 0x00000000bed91434ull, 0x000000003f9bb6b4ull,
-    0x0000000074ca4dfcull, 0x0000000000000000ull, 0x00000000319afb4cull, 0x0000000093951fe6ull,
-    0x0000000000000000ull, 0x000000003f6e5014ull, 0x000000003ea61d62ull, 0x000000003ea61d62ull,
-    0x000000003f6f6287ull, 0x0000000000000000ull, 0x000000003fc96d57ull, 0x000000003efe71c7ull,
-    0x000000003efe71c7ull, 0x000000003f613d00ull, 0x000000003fa091e0ull, 0x0000000000000000ull,
-    0x000000003ecad54cull, 0x000000003f59a8d7ull, 0x0000000000000000ull, 0x0000000040e13887ull,
-    0x00000000be7d8c6aull, 0x000000003f26be2eull, 0x0000000040540d5bull, 0x000000003f800000ull,
-    0x000000003f800000ull, 0x00000000bf800000ull, 0x00000000c0000000ull, 0x00000000c069e777ull,
-    0x000000003f3d4ab0ull, 0x000000003e9cabceull, 0x00000000c0717380ull, 0x000000002c74d30aull,
-    0x000000004a4ba345ull, 0x000000004a4ba345ull, 0x000000009fad1a47ull, 0x0000000040400000ull,
-    0x0000000000000000ull, 0x00000000c0400000ull, 0x000000003f800000ull, 0x00000000eed5572cull,
-    0x000000003f0a4098ull, 0x00000000db8c5f36ull, 0x000000002ca9dc49ull, 0x000000004029c9f4ull,
-    0x0000000000000000ull, 0x000000003d9bd5cdull, 0x000000003fe8c9dcull, 0x0000000000000000ull,
-    0x000000003f800000ull, 0x0000000000000000ull, 0x0000000000000000ull, 0x00000000c0000000ull,
-    0x0000000000000002ull, 0x00000000c069e777ull, 0x0000000000000000ull, 0x000000003f05d04cull,
-    0x00000000c0717380ull, 0x0000000000000001ull, 0x0000000035fa598full, 0x0000000000000000ull,
-    0x0000000053d03bd3ull, 0x000000009fad1a47ull, 0x0000000000000002ull, 0x000000003fddb3d7ull,
-    0x0000000000000000ull, 0x00000000bf5db3d8ull, 0x000000003efffffeull, 0x0000000000000000ull,
-    0x00000000eed5572cull, 0x0000000000000000ull, 0x00000000db0c5f36ull, 0x000000002ca9dc49ull,
-    0x0000000000000001ull, 0x000000003fddb3d7ull, 0x0000000000000000ull, 0x000000003f13cd3aull,
-    0x00000000bf800000ull, 0x00000000c02c3fb2ull, 0x000000003e5c1242ull, 0x00000000bfa2479aull,
-    0x000000003f8e576aull, 0x0000000080000000ull, 0x0000000000000000ull, 0x0000000080000000ull,
-    0x0000000000000000ull, 0x000000003f138476ull, 0x00000000405a6dc2ull, 0x00000000c0813c54ull,
-    0x0000000000000000ull, 0x00000000be2dfa82ull, 0x00000000409f3cdeull, 0x0000000040363fe9ull,
-    0x000000003f565c6eull, 0x000000003fc39165ull, 0x000000003ec29d71ull, 0x000000003ec29d71ull,
-    0x000000003feb5ca3ull, 0x000000004068a841ull, 0x0000000040733514ull, 0x000000003e6b4cb5ull,
-    0x0000000000000000ull, 0x00000000bf933bf4ull, 0x00000000bf14d886ull, 0x00000000be465c5cull,
-    0x00000000be9423caull, 0x00000000ffc00000ull, 0x00000000ffc00000ull, 0x000000003e31886eull,
-    0x000000003ced6212ull, 0x000000003fac0e66ull, 0x000000003f5b40b7ull, 0x00000000c1b27eaaull,
-    0x00000000c06e5a80ull, 0x00000000bf4c8374ull, 0x00000000bf1b4b21ull, 0x00000000bf4c8374ull,
-    0x00000000bf1b4b22ull, 0x00000000bfb4bdc0ull, 0x000000003bd67580ull, 0x000000003f40e591ull,
-    0x00000000bf284e4aull, 0x000000003f284e4aull, 0x000000003f40e591ull, 0x000000003f0efeceull,
-    0x00000000bdb6ef30ull, 0x00000000bdb6ef30ull, 0x000000003f323e43ull, 0x000000003f03bfbeull,
-    0x000000003f3d7d54ull, 0x000000003f65b856ull, 0x00000000bee1f63cull, 0x000000003ee1f63cull,
-    0x000000003f65b856ull, 0xbfe73017009e3888ull, 0x3ff0000000000000ull, 0x7ff0000000000000ull,
-    0xbfecf3fb6f7884e8ull, 0x3fded47e928ec4c0ull, 0x7ff0000000000000ull, 0x3fb51a0b379585c0ull,
-    0x3ff2799b7a48a575ull, 0x4023173ab69e0931ull, 0xbff25d05133afe18ull, 0xbfca3fe1d3b5d8cbull,
-    0xc00a4317f859393aull, 0xbfd2052aa2ae2dcbull, 0x3fe37908ce96f320ull, 0x3fdcc5f0e627d1a8ull,
-    0xbfde582e3fb4ee7bull, 0x4003c61432e921cbull, 0x4004225ea8da7c2dull, 0xc006ad80ab73579dull,
-    0xc00ebae18d96e874ull, 0xbfe3004b010ae15full, 0xbfe9bf791dbc1a44ull, 0x40176262ec2d7378ull,
-    0xbff7f87188e57e4bull, 0xc025e6731d6908f5ull, 0x3fef559a8baaeb9dull, 0xc02b63914e006e88ull,
-    0xbfe6e960788cc26dull, 0xc0629c4247f6657dull, 0xc01a257bf3e0372eull, 0xc053a5e2d16797edull,
-    0xc02046cf96a86113ull, 0x3fc543bc917031feull, 0xbff04b293133764full, 0x400b2fc118f249e5ull,
-    0xbfc80bb88bf92d70ull, 0x3fd3ef2aa2c0c7f4ull, 0xc0010325135817e8ull, 0xbfc62cfd5e71fe3aull,
-    0xbfb9866fa9a4d7c0ull, 0x401359176a84c3e0ull, 0x403295bfdd690a24ull, 0x3fe788d22945983aull,
-    0xc0059a1a2a84fa33ull, 0xbfb20151152e286eull, 0x3fb3504af9145e11ull, 0xc00cea2f786599fcull,
-    0xbfd54111c7d9542dull, 0x3fcaca61f6bad05aull, 0xbfe3d71b5f8705bfull, 0x4010cae6e95f44bdull,
-    0xc02655272008c949ull, 0xbfee4273930ffad1ull, 0xbffaa83d2d457a33ull, 0xc02c966b40bcc022ull,
-    0x3fdcead3ed95cbefull, 0xbfc10d9ff1cd46eaull, 0x3fd2f963325b7e0aull, 0xbfd4971f611c1e29ull,
-    0x40106b38960a7694ull, 0x3fc6a1fa981e7c32ull, 0xc0121f715f9e3da0ull, 0x3ff72a668f4f9ea2ull,
-    0x4026aa834628e896ull, 0x3fce1334051474deull, 0xbffcac7448bc3966ull, 0x3fcd7bb20325fcb9ull,
-    0xbfd90d12b8fb59edull, 0x4002b6c3aa9e880bull, 0x401e36094384fac7ull, 0x4002bf0ac612b314ull,
-    0xc03466e506a78178ull, 0x400947c90ee5f4c6ull, 0x4000000000000000ull, 0xb28e9f094b5c5195ull,
-    0x0000000000000000ull, 0x3fec46063d7d40baull, 0xc008000000000000ull, 0x3ffc407e99a47b9bull,
-    0x400615a0c3dc07aeull, 0xbfb532415e70ff14ull, 0xc0184ae96d0f21f0ull, 0xbfdf85b412f79369ull,
-    0x3fc601e6fac2b8e0ull, 0x3fe66806851bb42dull, 0xc0003825e0de49a4ull, 0x3fec1a1c4bb163ecull,
-    0xbfc820772751dbdeull, 0xbfce6b6eef9a262bull, 0x3fc8cd1685fb1b42ull, 0x402631e5c9d8e56aull,
-    0xc015b2e928b0d048ull, 0xbfbdbd639cd1553full, 0x3fb83f309adedde7ull, 0x3fb7966ce26d775dull,
-    0xbfe054e5c9982668ull, 0xbfdf437e2c6c9b01ull, 0x3febec11a5ac7ff8ull, 0xc003f89efb8c64fbull,
-    0xbfe33e4c6422c1d7ull, 0xbfd4f17b682dec0full, 0xbfd43d87ff135b92ull, 0x3fe35b03812cca64ull,
-    0xbfc8fc341b2715bbull, 0x3ffe2099969d1235ull, 0xbfcb4552da62d711ull, 0x3fe9dc1048b221b8ull,
-    0x3fda64950f404b50ull, 0xbfec5860386467d3ull, 0x3fe2e0d91b1224b5ull, 0x3ff81543ee235156ull,
-    0x3ff73996a61a1049ull, 0x3fe1340d14fe3a86ull, 0xbfd9b2cb5139365cull, 0xbfdb2cc2df0b0d61ull,
-    0xbfd76ebbd9f09babull, 0xbfd7fd8e08e7cf0eull, 0xbfdbf588d305353bull, 0x40002ee79ac37c18ull,
-    0xbfc0686b60cc47deull, 0xbfe2413e796c5928ull, 0x400126bf882bb0c3ull, 0xc002e778c8eb1b28ull,
-    0x3fd84a2a4d290e76ull, 0x3fbe5c4b75720476ull, 0x3fe0e3987a0a85f4ull, 0xbfffbc78c2ce6bc2ull,
-    0xbfc3c43d006d03c4ull, 0x3fcad390838a6c8eull, 0x3fc593a86597589aull, 0x3feedb2b86fef92full,
-    0xbfc5013d24b9ffaaull, 0x3fcaa166338e1caeull, 0x3fc12e5f2abc54aeull, 0x3fef57c393b00416ull,
-    0x3fc341dc9f88b693ull, 0xbfcd3e627b0bdba7ull, 0xbfbdfd1cc9e090d2ull, 0x3feeed642ac9f486ull,
-    0xc02dd7248358d95aull, 0xc01806d395038abbull, 0x4014790dc014ee45ull, 0xbfc190b61924dceaull,
-    0xbfdc996e9df7fb02ull, 0xbfd3d55e45a8c2f2ull, 0x402d88fe41f8637dull, 0x401082ddbc04afadull,
-    0x402ff4d2e1849c09ull, 0x3fe7e1ac675d198bull, 0x3fd2c529ca9b93adull, 0x3fe195b9a954b8d6ull,
-    0x3fce07d79838e915ull, 0xc010000000000000ull, 0xbff0000000000000ull, 0x4010000000000000ull,
-    0x3fea4d36f3e4ac24ull, 0x3fe23a1ef4052543ull, 0x3fe62d0f515c2947ull, 0x3fd4022f9b3344b6ull,
-    0x3fee8695342d9058ull, 0x4009baf3af1c75a0ull, 0x3ffcdfbcb08a2e54ull, 0x3fff1a5ef4daa17aull,
-    0xbfbcb22ce55ffe97ull, 0x4008eb9557bc3bd6ull, 0xc026264917f7c946ull, 0xc02ccf85ea07e5ceull,
-    0x400d76bc11d54ec7ull, 0xc004596ac8be4bcdull, 0x3fb427e3aea7707aull, 0x3fff885a821cf64cull,
-    0x3ff9af8f2dea5744ull, 0x4027daf0cd9f09f7ull, 0xbfcf3f4774f51fb7ull, 0x4005f372892e8d88ull,
-    0xbff9ac42802f151cull, 0x3fe26c954731ab4dull, 0xbfe0acbb97b2c1fbull, 0x3fe26c9546cdfdceull,
-    0xbfe0acbbb0cb7f58ull, 0x3fe26c954731ab4dull, 0xbfe0acbb97b2c1fbull, 0x3fefffffff52dfedull,
-    0xbe6972f3ea000000ull, 0x0000000000000001ull, 0x0000000000000002ull, 0x0000000000000000ull,
-    0x43e7bd9810ad352dull, 0xbc6cfdd70ee4437eull, 0xbc6cfdd70ee4437eull, 0xc013708f1869c602ull,
-    0x3fe5cc5d8520d552ull, 0xbfcc4fa6fa604858ull, 0x3fe5cc5d92ee8e10ull, 0xbfcc4fa6d56e3ac4ull,
-    0x43e7bd9810ad352dull, 0xbc6cfdd70ee4437eull, 0xb87389f4b3155ef0ull, 0xc013708f1869c602ull,
-    0x0000000000000001ull, 0x0000000000000002ull, 0x0000000000000000ull, 0x3fe5cc5d92ee8e10ull,
-    0xbfcc4fa6d56e3ac4ull, 0x3fefffffebbc7b57ull, 0xbe5b6fc8fe800000ull, 0x0000000000000002ull,
-    0x0000000000000002ull, 0x0000000000000000ull, 0x3fe2c17ff5cefed8ull, 0x3fdd073d1037a35cull,
-    0x3fe2a4aa6f7bb0e1ull, 0x3fd4998dddf5de69ull, 0x0000000000000002ull, 0x0000000000000002ull,
-    0xc00fc3882be43206ull, 0x400c870467ec73eeull, 0x40349fe0b201b9b1ull, 0xc032ca3ef4a90794ull,
-    0x3fda9aacf91e4c07ull, 0xbfd7ad18639ae639ull, 0x3fda9aacefc57158ull, 0xbfd7ad18683bb458ull,
-    0x0000000000000001ull, 0x0000000000000002ull, 0x40073bd6a57f7f7cull, 0x3ff6340a2a340280ull,
-    0x3fe43dffee528e42ull, 0x457690c14d4e2b07ull, 0x3ebbce6cb5f5b367ull, 0xc481d10592bd42c7ull,
-    0x0000000000000002ull, 0x0000000000000002ull, 0x8000000000000000ull, 0xffefffffffffffffull,
-    0xc9ab7e35305b0ee2ull, 0x9b19911d43a50fa7ull, 0xbd9e705dd6b5e9d0ull, 0x43a8cdd25358ccc4ull,
-    0x0000000000000002ull, 0x0000000000000002ull, 0x40083c0d89e9cf76ull, 0x400e2b860515d7e2ull,
-    0x7ff0000000000000ull, 0x0000000000000001ull, 0x0000000000000000ull, 0xfff8000000012345ull,
-    0x0000000000000002ull, 0x0000000000000002ull, 0x3ff0000000000000ull, 0x3ff414285574f4c2ull,
-    0x401a35a6f6908b87ull, 0xbfdf37c38ff94ab9ull, 0xfff0000000000000ull, 0xfa28f8a94b248b7full,
-    0xb6518ed4a86c3f56ull, 0x3c4f43f10dd1b3c1ull, 0xfff8000000012345ull, 0xfff8000000012345ull,
-    0x3fe7d57680a86feaull, 0x3fdafad639fcfa68ull, 0x3fdafad639fcfa68ull, 0x3fe49b8f9cd19458ull,
-    0xc01fc821dff5a410ull, 0xbfb640b58fd8a7dfull, 0xc02555e725610b36ull, 0x401b649479eb7a9dull,
-    0xc0181c5ba1a94888ull, 0xc00c439b6ab06020ull, 0x402f00184246c98full, 0xbfcb3abf46e22c3dull,
-    0xbfff7d44b8f42214ull, 0x400e11765e6b0036ull, 0xc0088c213637f62eull, 0xbfeb96bc20955df4ull,
-    0xbfdefb3e74c65b20ull, 0x40123216eea90720ull, 0xbff9c57082315218ull, 0x402876c7bc3370e8ull,
-    0x3fd4e57cf69d0309ull, 0x40187d314440ea68ull, 0x3fe0cc372b8ef1e5ull, 0x4005f5753f683a04ull,
-    0x400c02a61c82e238ull, 0xbfab85f61f6f1300ull, 0xbfee19b120c32eb2ull, 0xc01328b96d29c14eull,
-    0x400531d91d87db7eull, 0xc00a3d6be97ff712ull, 0x400531d91d87db7eull, 0xbfe936b06b15f00cull,
-    0x3ff3b35828b8f23eull, 0xbfd2197c85ba7382ull, 0xbfd2197c85ba7382ull, 0x3ff418c4ed36e88dull,
-    0xc00c11e45bc73be8ull, 0xbfd8cddd804c4f90ull, 0x0000000000000001ull, 0x3fd54347f5a269acull,
-    0x3fd54347f5a269acull, 0x3fe2b013e5c52f94ull, 0xc00fb121374f30b6ull, 0xbff9a2d5ac3b0078ull,
-    0xc01124b743795a4full, 0x3fd7d19caa5dc768ull, 0x3fb113d574bd0530ull, 0x3ff0000000000000ull,
-    0x4008d26b2572a02aull, 0x3fdf1dc078c579e0ull, 0x3ff407a98c38d5a0ull, 0x3fdac5c0101ee83full,
-    0x3fdac5c0101ee83full, 0x3ff78d873089abcaull, 0xbfc784344a304ee0ull, 0xbfe02c9eb9e98470ull,
-    0x3fa4fe3286b12a20ull, 0xbfe9b772bad9d13cull, 0x3fa4fe3266abb14bull, 0xbfe9b772d589458full,
-    0x8000000000000000ull, 0x0000000000000000ull, 0xc00c11e45bc73be8ull, 0xbff613e308bda750ull,
-    0xc00fb121374f30b6ull, 0xbfd24fd6f8722130ull, 0x4008d26b2572a02aull, 0x3fd1de950a1bc441ull,
-    0xbfc784344a304ee0ull, 0xbfdb6e0e13026708ull, 0x8000000000000000ull, 0x0000000000000000ull,
-    0x3ff0000000000000ull, 0xbfefc18b3dd52225ull, 0xbfefc18b3dd52225ull, 0x3ff6f6bd33f5adeeull,
-    0x3ff7130bb5a56098ull, 0x400604b4b21bebd6ull, 0x400ac2f1bfbaba2aull, 0x3ffeaeba4647e11dull,
-    0x3fe47b9c8e5a2fa8ull, 0x0000000000000000ull, 0xbfa8f867edee4bc0ull, 0x0000000000000000ull,
-    0xbff7b940fdd97160ull, 0x3ffdaa4e8bbb79dcull, 0x3fd6e9867a0ab534ull, 0x3fec6303c4e8fa1eull,
-    0x3fec6303c4e8fa1eull, 0xbfce9a9b3dc781e8ull, 0xbfc8b0d7ac24a8e0ull, 0xbfc9d1d4e4bbe620ull,
-    0x3fb34e41b7df94d6ull, 0xfebd3afb71a0f1a9ull, 0x1601a43b967378f1ull, 0x3d88f3c642092b4eull,
-    0x400774122c975c98ull, 0xc00dc07cf323d678ull, 0x4000000000000000ull, 0x4008000000000000ull,
-    0x4000000000000000ull, 0x4008000000000000ull, 0x1e3c09ca51421fd8ull, 0x5cd4e5bf5551c5eeull,
-    0xbfebbfaf39c8b037ull, 0xbf96238ee26dcd41ull, 0xbfebbfaf575be540ull, 0xbf96238eca476b40ull,
-    0x4006edcad2f1690aull, 0x4003856d5bbac0eeull, 0xddea2c4006c81119ull, 0x72ebe39f2f8f2ce4ull,
-    0xbe580dc87c341d9bull, 0x6410b79a0db57897ull, 0xc00e610324548654ull, 0x3fef1a540e660fe0ull,
-    0xfff8000000000000ull, 0x7ff0000000000000ull, 0xc00508dab5fc68b7ull, 0x3feaff5ab2697b8eull,
-    0xfff0000000000000ull, 0xc27313e1bc03f66aull, 0xdcc4e5bf5551c5eeull, 0x5cbbdcff1c6d07e8ull,
-    0xbfdf701e7610a8eaull, 0xc05c376147979443ull, 0x30cfb876e2146f13ull, 0x1bcdc4bb50ec1e4full,
-    0x401294c9a80aab5full, 0xbfc31b991bc3d798ull, 0x3fb097f594b12200ull, 0x4011f69725e37404ull,
-    0xbfe357c9560802c8ull, 0x400a529727a58be6ull, 0xbfbd005fa9d6327cull, 0x400a529727a58be6ull,
-    0xc00fe96113000adaull, 0xbfde3f2bba07b454ull, 0x3fe0d28528794b38ull, 0x400cec04bc31f416ull,
-    0xbff587b287554544ull, 0xbff48c4c5396f244ull, 0xbff0000000000000ull, 0xbff0000000000000ull,
-    0x0000000000000000ull, 0xbff0000000000000ull, 0x4000000000000000ull, 0x3ff0000000000000ull,
-    0x59101540eab3e488ull, 0xeed12d62b146da1eull, 0xf051694090ca74b0ull, 0x97a9414c28533cbcull,
-    0x3fe94e935b0367e8ull, 0x400afd949f642cb4ull, 0xbfff3dbe73a3cea4ull, 0xbff48c4c5396f244ull,
-    0x4008000000000000ull, 0x3ff0000000000000ull, 0x6eecf9fd9795cb02ull, 0x400afd949f642cb4ull,
-    0xbfdd79af0ddd8570ull, 0x3fd9906f093f3cfcull, 0x3fd9906f093f3cfcull, 0x3fe13a5814e75f42ull,
-    0xbfda147f622d0a61ull, 0x3fd0c3c39ef9d952ull, 0xbfea7a245902acffull, 0xc016cd70e998a3cdull,
-    0x3fe8d7cace62672full, 0xfff0000000000000ull, 0xfff0000000000000ull, 0xfff8000000012345ull,
-    0x0010000000000000ull, 0x3fa702f64eb96080ull, 0x0000000000000000ull, 0x8000000000000000ull,
-    0x0000000000000000ull, 0xfff0000000000000ull, 0xfff8000000012345ull, 0x7ff0000000000000ull,
-    0x800fffffffffffffull, 0xc008000000000000ull, 0xbff0000000000000ull, 0xc000000000000000ull,
-    0x4008000000000000ull, 0x3fcbfca24157deb0ull, 0x3fceb04163cdd598ull, 0x3fcbfca2182947e9ull,
-    0x3fceb0418f2f75dcull, 0xc0120db6debbc998ull, 0xfff8000000012345ull, 0x0000000000000000ull,
-    0xfff8000000000000ull, 0xc026000000000000ull, 0x3e435bd76f1507c3ull, 0xbfe8188b15f03fecull,
-    0xbfe15640ff84bfbbull, 0xbfe8188b3d9b8ef2ull, 0xbfe15640efd69d9aull, 0x4160a91bd38f313eull,
-    0xc160a91be2a0b9faull, 0xc16727e59da223e0ull, 0x416727e57783028bull, 0x0000000000000000ull,
-    0x0000000000000000ull, 0x8000000000000000ull, 0x8000000000000000ull, 0x0000000000000000ull,
-    0x9dd95707bc4afd8bull, 0xb8340031debc730dull, 0xf366b5db771d5decull, 0x4b0d1906cd6c247bull,
-    0x3fc458954c3dfebfull, 0xbfcd7907c9cc2d86ull, 0x3fc458954b4467a0ull, 0xbfcd7907a8495a28ull,
-    0xfff8000000000000ull, 0xfff8000000000000ull, 0xfff8000000000000ull, 0x7ff0000000000000ull,
-    0x0000000000000001ull, 0x9f506640abdaf5aaull, 0x8c768b7532924e81ull, 0xc7a99959c4ccab0dull,
-    0x8000000000000000ull, 0x0000000000000000ull, 0xc1971b1e436cd0a2ull, 0x41971b1e5db26756ull,
-    0xc18fe6cd7c5f7598ull, 0x418fe6cd7de6ce01ull, 0x0000000000000000ull, 0x3ffa90b26c62fbb4ull,
-    0x3fdd0e1c1ce80b10ull, 0x3fdd0e1c1ce80b10ull, 0x3fed1a58f879e850ull, 0x3ff49dd87cf24963ull,
-    0x0000000000000000ull, 0x3fd68c867cda40a4ull, 0x3fec5baa38a74bf8ull, 0x0000000000000000ull,
-    0x400f928719bf26e4ull, 0xbfedb603dbfa7876ull, 0xbfedb9781384cc84ull, 0x4010be48bc7ea168ull,
-    0x3fe60b9a3b2c7506ull, 0x3fcb21933fe680e7ull, 0x3fcb21933fe680e7ull, 0x3fee00df1c0aa236ull,
-    0xc129ae19a56d07d4ull, 0xbe6641210904e447ull, 0x0000000000000001ull, 0xbb1d36d39a846712ull,
-    0x3fe4fae698797d22ull, 0xbfbf27be1dcba300ull, 0x3fe4fae67d86e84eull, 0xbfbf27bdef937f80ull,
-    0x3fffc9146bf2983aull, 0x0000000000000000ull, 0xbfddeb16ef4fb911ull, 0x3fffde705dc79e29ull,
-    0x0000000000000000ull, 0x3fea8f70c5f99d39ull, 0x0000000000000000ull, 0x3fd058082a239b6dull,
-    0x3fede37b420ac69aull, 0x0000000000000000ull, 0xc129ae19a56d07d4ull, 0x0000000000000000ull,
-    0xbe5641210904e447ull, 0xbb1d36d39a846712ull, 0x0000000000000001ull, 0x3fe9e92162aa258full,
-    0x0000000000000000ull, 0x3fd519dcad261229ull, 0xbfbf27bdef937f80ull, 0x0000000000000002ull,
-    0xbfea23a78b2029a4ull, 0x0000000000000000ull, 0xbf9a9201dfe56a80ull, 0x3fc0521ba26c5200ull,
-    0xc00f706ae0b2fcdaull, 0x3fe5e478c83ee048ull, 0xc01de19d9f212d52ull, 0x4048e133f1afc177ull,
-    0x3fef1d7c3e329284ull, 0x0000000000000000ull, 0x3feb95a857c3ab0bull, 0x3fe7638fb9c23513ull,
-    0x400bec59d41fb680ull, 0x3f69084dce2f4000ull, 0x4021a4b891606d31ull, 0xc017257270d2cdcfull,
-    0x41d5e36ec57ee7b3ull, 0xb977a53bf7176a61ull, 0x42519aed0496d413ull, 0x39e61dc63329ef38ull,
-    0xc24185173127503aull, 0x4241b0de0eb24e09ull, 0xbfe6928918cba7f0ull, 0x3fe6aeaaf5b50b42ull,
-    0x3fe6aeaaf5b50b42ull, 0x3fe6928918cba7f0ull, 0xbfde0589ca0057d4ull, 0xbfd1d381e640943cull,
-    0xbfde0589ca0057d4ull, 0xbfd1d381e640943cull, 0xbfee8b6ca5f020c2ull, 0xbfe8be480fa7a448ull,
-    0xbfee8b6c93a88f96ull, 0xbfe8be47ec8f6c4dull, 0xc000000000000000ull, 0xc008000000000000ull,
-    0x4008000000000000ull, 0x4000000000000000ull, 0xbfe9d4b8dc1b2a9eull, 0xbfe34eb377b16d9aull,
-    0xbfe9d4b8dc1b2a9eull, 0xbfe34eb377b16d9aull, 0x3ffa4eb34565a595ull, 0x3fa8da9d7def64d8ull,
-    0x3fa8da9d7def64d8ull, 0x3fe28f3c9f74b758ull, 0xbfe84e6cefa74372ull, 0x3f8879c5e1b35a60ull,
-    0x3fe9448666b2bfeeull, 0xbfe3a2a2469fcb53ull, 0x3fe3a2a2469fcb53ull, 0x3fe9448666b2bfeeull,
-    0xbffbb84763e558f8ull, 0x3f736d1aa5927100ull, 0x3fe7c75e7f0762d4ull, 0xbfe56a0b23f41241ull,
-    0x3fe56a0b23f41241ull, 0x3fe7c75e7f0762d4ull, 0xc000000000000000ull, 0x4000000000000000ull,
-    0x3ff0000000000000ull, 0x0000000000000000ull, 0x0000000000000000ull, 0x3ff0000000000000ull,
-    0xbff6afb9a4242892ull, 0x3f7e037a3ddc7600ull, 0x3fe8310e639e6282ull, 0xbfe4f25c7ec1d99cull,
-    0x3fe4f25c7ec1d99cull, 0x3fe8310e639e6282ull, 0x3fe27d22bc2642eeull, 0x3ffa57c0370cdfcaull,
-    0xbfa7480e6477d5ceull, 0x3feff786c5531746ull, 0x3feff786c5531746ull, 0x3fa7480e6477d5ceull,
-    0x00000000e9ede4ccull, 0x0000000072961646ull, 0x000000007f800000ull, 0x00000000e1e40651ull,
-    0x00000000ebe4c125ull, 0x0000000080000000ull, 0x0000000080000000ull, 0x800fffffffffffffull,
-    0xffefffffffffffffull, 0x7ff0000000000000ull, 0x6c056bbe7ee3d225ull, 0x0000000000000000ull,
-    0x0000000000000000ull, 0x0000000000000000ull, 0x0000000000000000ull, 0x0000000080000000ull,
-    0x0000000000000000ull, 0x000000003f58c4d5ull, 0x0000000000000000ull, 0x00000000bed0b8f3ull,
-    0x0000000000000000ull, 0x00000000bf58c4d5ull, 0x0000000080000000ull, 0x000000003ed0b8f3ull,
-    0x0000000040400000ull, 0x00000000c0800000ull, 0x0000000000000000ull, 0x00000000bf800000ull,
-    0x000000003eaaaaabull, 0x00000000bfaaaaabull, 0x0000000000000000ull, 0x00000000bf800000ull,
-    0x0000000080000000ull, 0x0000000000000000ull, 0x0000000080000000ull, 0x0000000080000000ull,
-    0x0000000000000000ull, 0x0000000000000000ull, 0x000000003f800000ull, 0x0000000080000000ull,
-    0x0000000000000000ull, 0x0000000000000000ull, 0x000000003f800000ull, 0x0000000000000000ull,
-    0x0000000080000000ull, 0x0000000000000000ull, 0x000000003f800000ull, 0x00000000ff800000ull,
-    0x000000003f800000ull, 0x00000000807fffffull, 0x000000003f800000ull, 0x0000000080000000ull,
-    0x0000000080000000ull, 0x0000000080000000ull, 0x00000000ff7fffffull, 0x00000000807fffffull,
-    0x0000000000000000ull, 0x0000000080000000ull, 0x00000000ff7fffffull, 0x0000000000000000ull,
-    0x000000003f800000ull, 0x0000000000000000ull, 0x0000000000000000ull, 0x000000003f800000ull,
-    0x000000001faab1f7ull, 0x0000000000000000ull, 0x00000000ec180b72ull, 0x0000000038d16fc0ull,
-    0x000000003ee4ddd1ull, 0x00000000be9ab70eull, 0x000000003ee4ddd0ull, 0x00000000be9ab70dull,
-    0x0000000080000000ull, 0x00000000ff7fffffull, 0x000000003f800000ull, 0x000000007f800000ull,
-    0x000000007fc00000ull, 0x00000000bdae60abull, 0x0000000000000000ull, 0x0000000040000000ull,
-    0x000000003f7bf8d2ull, 0x000000003efdd287ull, 0x000000003f7bf8d3ull, 0x000000003efdd286ull,
-    0x00000000befddbe2ull, 0x000000007f800000ull, 0x000000003d78d35bull, 0x000000003ecf7d8eull,
-    0x00000000eb980b72ull, 0x000000006b980b72ull, 0x000000003f3504f4ull, 0x00000000bf3504f3ull,
-    0x000000003f3504f3ull, 0x000000003f3504f4ull, 0x00000000be9e440bull, 0x000000003ee86acfull,
-    0x00000000bdc33e6dull, 0x000000003f7ed582ull, 0x000000003f7ed582ull, 0x000000003dc33e6dull,
-    0x0000000080000000ull, 0x000000007f800000ull, 0x000000003f800000ull, 0x0000000000000000ull,
-    0x0000000000000000ull, 0x000000003f800000ull, 0x000000007fc00000ull, 0x000000007fc00000ull,
+    0x000000003fc3dbb6ull, 0x000000003f02d4e1ull, 0x00000000bf77eb3dull, 0x000000003d9f7f71ull,
+    0x0000000041465ec5ull, 0x0000000028a24d2bull, 0x00000000c10c20a4ull, 0x000000003f497da5ull,
+    0x00000000bf117042ull, 0x00000000bf1aae12ull, 0x000000003ee71e51ull, 0x000000003f8d1d62ull,
+    0x0000000000000000ull, 0x0000000000000000ull, 0x000000003f800000ull, 0x000000003f8009ecull,
+    0x000000003f60a47eull, 0x0000000000000000ull, 0x0000000000000000ull, 0x000000003ef588aeull,
+    0x000000003f258057ull, 0x000000003fbaee5eull, 0x000000003fc1db62ull, 0x000000003bcb1a73ull,
+    0x00000000bde146cfull, 0x000000003f7e710cull, 0x000000003f54a3afull, 0x00000000bf0d88aaull,
+    0x00000000bd87eb51ull, 0x000000003f0e8a86ull, 0x000000003f537343ull, 0x000000003db41a0eull,
+    0x000000003e5160c9ull, 0x00000000416259caull, 0x00000000c03a78f9ull, 0x000000003f7fa9f3ull,
+    0x00000000be8b9a4eull, 0x00000000c00e7850ull, 0x00000000c04b7ef8ull, 0x000000003e8c1f18ull,
+    0x00000000be66422aull, 0x000000003c31f6c5ull, 0x000000003f776580ull, 0x00000000be7beb5bull,
+    0x000000003d971c95ull, 0x00000000bee6eee5ull, 0x00000000c03647abull, 0x00000000407eed2full,
+    0x000000003f4d7329ull, 0x00000000bf18baceull, 0x00000000bf3e4eebull, 0x00000000bea975f0ull,
+    0x000000004067ee3bull, 0x000000003e40ac86ull, 0x000000003d99de7bull, 0x00000000c16c416full,
+    0x000000003f25ffdbull, 0x00000000c002778full, 0x00000000c2cd5d0cull, 0x00000000c26bf1edull,
+    0x00000000c1068a1eull, 0x0000000040d8329eull, 0x00000000c0bb6dd0ull, 0x00000000c0fc015aull,
+    0x00000000c0d4244eull, 0x00000000407ec97cull, 0x00000000bf91df4full, 0x00000000416e8ad2ull,
+    0x00000000c1847dd0ull, 0x0000000075c242aeull, 0x00000000d6864858ull, 0x0000000076d6a5ceull,
+    0x00000000d82c7331ull, 0x0000000076d6a5ceull, 0x00000000d82c7331ull, 0x000000003e67af66ull,
+    0x0000000056b1dbdaull, 0x0000000000000002ull, 0x0000000000000002ull, 0x0000000000000000ull,
+    0x00000000bf511b3dull, 0x000000003f27d31full, 0x00000000bf511b3cull, 0x000000003f27d31full,
+    0x0000000000000000ull, 0x0000000040000000ull, 0x0000000040800000ull, 0x00000000bf800000ull,
+    0x00000000c0400000ull, 0x00000000c0400000ull, 0x000000003f800000ull, 0x00000000c0400000ull,
+    0x00000000bf511b3dull, 0x000000003f27d31full, 0x000000003f7fffffull, 0x0000000033800000ull,
+    0x0000000000000001ull, 0x0000000000000002ull, 0x0000000000000000ull, 0x0000000040800000ull,
+    0x00000000bf800000ull, 0x0000000000000000ull, 0x0000000040000000ull, 0x0000000000000002ull,
+    0x0000000000000002ull, 0x0000000000000000ull, 0x00000000c0400000ull, 0x00000000c0400000ull,
+    0x00000000beaaaaabull, 0x00000000c0800000ull, 0x0000000000000001ull, 0x0000000000000002ull,
+    0x0000000000000000ull, 0x000000003f7a9479ull, 0x000000003f621b6bull, 0x000000003f24ef59ull,
+    0x000000003ed1cf04ull, 0x0000000000000002ull, 0x0000000000000002ull, 0x00000000c03fefa4ull,
+    0x0000000040423a71ull, 0x00000000416027a3ull, 0x00000000c1417094ull, 0x00000000c0400000ull,
+    0x00000000c0400000ull, 0x00000000beaaaaabull, 0x000000003f800000ull, 0x0000000000000001ull,
+    0x0000000000000002ull, 0x0000000040576ef7ull, 0x000000003dfd159cull, 0x000000003f86a603ull,
+    0x000000003f3d384dull, 0x000000003f33e07cull, 0x000000003f8036ecull, 0x0000000000000001ull,
+    0x0000000000000002ull, 0x00000000bfa0dc82ull, 0x000000004016df1bull, 0x00000000c01787fdull,
+    0x000000003f9f70aaull, 0x00000000c05def0bull, 0x00000000404f09e4ull, 0x000000003f83b0f7ull,
+    0x000000003e4c5666ull, 0x000000003e4c5666ull, 0x000000003f231e09ull, 0x00000000406ab21dull,
+    0x000000003f5ed47dull, 0x0000000040641e07ull, 0x000000003e7fce2aull, 0x000000008a4e41b0ull,
+    0x00000000b39febc5ull, 0x000000008320887bull, 0x000000002c0318e1ull, 0x000000004018b115ull,
+    0x00000000bf2a2d19ull, 0x00000000413c1769ull, 0x000000003db1637full, 0x00000000c05c892aull,
+    0x000000003ebbf7b4ull, 0x0000000040153768ull, 0x00000000bf3357f2ull, 0x000000003f5b4f9full,
+    0x00000000bf0924feull, 0x000000003f5b4fa0ull, 0x00000000bf0924feull, 0x00000000bfcc1c23ull,
+    0x00000000400f8104ull, 0x0000000040867028ull, 0x000000003f11a973ull, 0x00000000bf267f36ull,
+    0x00000000c083b38aull, 0x00000000c02aa543ull, 0x0000000040065a21ull, 0x00000000c08d5586ull,
+    0x00000000bf5934f8ull, 0x00000000bead4b8dull, 0x0000000040700cf1ull, 0x000000003fb921d5ull,
+    0x00000000c01fe1a5ull, 0x0000000000000000ull, 0x0000000040400000ull, 0x00000000c0400000ull,
+    0x00000000c0000000ull, 0x00000000bef02436ull, 0x000000003ff6fa20ull, 0x00000000f53d844bull,
+    0x00000000d2a62f1eull, 0x000000003e4b16ecull, 0x00000000bd3f4176ull, 0x00000000bfee4180ull,
+    0x00000000c0e52f83ull, 0x00000000bf227938ull, 0x00000000bed1cd7eull, 0x00000000bea7aa7eull,
+    0x00000000bf3211bbull, 0x00000000ff800000ull, 0x000000007f800000ull, 0x00000000bf2712d9ull,
+    0x00000000bf01c80dull, 0x00000000bf361498ull, 0x00000000405fe50cull, 0x00000000bfbc4e31ull,
+    0x000000004073c273ull, 0x00000000bfbc4e31ull, 0x000000004030cb14ull, 0x0000000000000000ull,
+    0x0000000000000000ull, 0x0000000080000000ull, 0x0000000000000000ull, 0x00000000bfa308cfull,
+    0x000000004053fb71ull, 0x00000000bf793775ull, 0x0000000000000000ull, 0x00000000be467aaaull,
+    0x0000000000000000ull, 0x0000000000000000ull, 0x0000000000000000ull, 0x00000000bd08d8feull,
+    0x000000003eef85bbull, 0x00000000bd08d8ffull, 0x000000003eef85bcull, 0x00000000c0103e0full,
+    0x00000000c0242208ull, 0x000000003f537cdaull, 0x00000000bd31e137ull, 0x000000003f537cdbull,
+    0x00000000bd31e138ull, 0x00000000c07e90dbull, 0x000000003fe8150aull, 0x00000000c0b97be4ull,
+    0x00000000417bc87full, 0x000000003e0bd913ull, 0x000000003dd50533ull, 0x00000000befc4b39ull,
+    0x00000000bf1d8aafull, 0x00000000e528fd93ull, 0x0000000022835b45ull, 0x0000000053fa9247ull,
+    0x00000000924ac2f5ull, 0x00000000bff1de9cull, 0x00000000bea67c33ull, 0x00000000bfa308cfull,
+    0x000000004053fb71ull, 0x0000000000000000ull, 0x0000000000000000ull, 0x00000000c0103e0full,
+    0x00000000c028f3bcull, 0x00000000c07e90dbull, 0x0000000040a32c08ull, 0x00000000befc4b39ull,
+    0x00000000bf0c5056ull, 0x00000000bff1de9cull, 0x00000000546cbd98ull, 0x00000000a648a7a4ull,
+    0x00000000cbca2f4dull, 0x000000002a5ada63ull, 0x000000003ce140f1ull, 0x00000000406b32fbull,
+    0x00000000c055ae30ull, 0x000000006874b2dcull, 0x00000000c2f2d8d7ull, 0x000000003d2afc60ull,
+    0x00000000bf346359ull, 0x000000003d2afc60ull, 0x00000000bf34635aull, 0x00000000bf4a52bfull,
+    0x000000003f7d5addull, 0x000000003f90cd70ull, 0x00000000be90f8ebull, 0x00000000be90f8ebull,
+    0x000000003fbb4960ull, 0x00000000dc89866bull, 0x000000007a093d75ull, 0x00000000408a23b0ull,
+    0x000000003f688b41ull, 0x000000003f2d0c2dull, 0x00000000c078292bull, 0x00000000bed12434ull,
+    0x000000003fcc9e95ull, 0x0000000040920b33ull, 0x00000000be673029ull, 0x000000003d9cf55eull,
+    0x000000003f6dace5ull, 0x00000000c0b8e314ull, 0x000000003f406c46ull, 0x000000008000184eull,
+    0x00000000a4e26323ull, 0x00000000139bb895ull, 0x000000003d9974ccull, 0x000000003f522b22ull,
+    0x0000000040547666ull, 0x00000000c22a8f71ull, 0x00000000bfb3c6a1ull, 0x0000000078bbcfdcull,
+    0x0000000079bb9788ull, 0x00000000bc00f92bull, 0x00000000bed3154eull, 0x00000000bf9ceaf1ull,
+    0x000000003f4f4236ull, 0x00000000ff800000ull, 0x00000000423137cbull, 0x00000000c0cbc5caull,
+    0x000000003e138b83ull, 0x000000004079aab1ull, 0x00000000409d94b1ull, 0x00000000bfc59696ull,
+    0x00000000bf8d7817ull, 0x00000000bfb13452ull, 0x00000000bf8d7817ull, 0x000000006f1d8de0ull,
+    0x000000009fbce619ull, 0x00000000e3deabacull, 0x00000000139f10a3ull, 0x000000003fc32699ull,
+    0x000000003f935452ull, 0x00000000c5916175ull, 0x000000003b301cecull, 0x000000003b301cecull,
+    0x00000000a61b4ecfull, 0x000000003ebc65c5ull, 0x00000000401562e3ull, 0x000000003e5d4a4aull,
+    0x00000000be4e6b30ull, 0x00000000be4e6b30ull, 0x00000000be7883b2ull, 0x00000000c07b4db3ull,
+    0x000000003d6b1fc9ull, 0x00000000bf800000ull, 0x00000000bf800000ull, 0x00000000c0000000ull,
+    0x0000000040000000ull, 0x000000004054d8b0ull, 0x000000003f91e374ull, 0x00000000bf63ee80ull,
+    0x000000004c53bf01ull, 0x000000004c53bf01ull, 0x00000000dc8b0028ull, 0x00000000403983fcull,
+    0x00000000beaa4eecull, 0x000000003fc32699ull, 0x000000003f935452ull, 0x000000003eb92f9eull,
+    0x00000000401562e3ull, 0x00000000c07a901dull, 0x000000003d6b1fc9ull, 0x00000000408ee535ull,
+    0x000000003f91e374ull, 0x000000004b8cde1full, 0x00000000beaa4eecull, 0x00000000befc420aull,
+    0x000000003f3750b6ull, 0x00000000befc420bull, 0x000000003f3750b7ull, 0x0000000000000000ull,
+    0x000000009f5c8eb6ull, 0x00000000aae56407ull, 0x00000000aae56407ull, 0x0000000039b45717ull,
+    0x000000003eb3766full, 0x00000000bf800000ull, 0x00000000c26037f7ull, 0x00000000c1427c58ull,
+    0x00000000999cfa78ull, 0x00000000c27142d3ull, 0x00000000be45c055ull, 0x000000003f730fdbull,
+    0x00000000be45c055ull, 0x000000003f730fdbull, 0x00000000cc9d541dull, 0x000000004c9d541dull,
+    0x00000000cb7fffffull, 0x000000004b800000ull, 0x0000000000000000ull, 0x000000000a21f93cull,
+    0x00000000bf800000ull, 0x00000000282855d2ull, 0x00000000eb5bbc57ull, 0x000000003f9c6a07ull,
+    0x00000000bed91434ull, 0x00000000bed91434ull, 0x000000003f9bb6b4ull, 0x0000000074ca4dfcull,
+    0x0000000000000000ull, 0x00000000319afb4cull, 0x0000000093951fe6ull, 0x0000000000000000ull,
+    0x000000003f6e5014ull, 0x000000003ea61d62ull, 0x000000003ea61d62ull, 0x000000003f6f6287ull,
+    0x0000000000000000ull, 0x000000003fc96d57ull, 0x000000003efe71c7ull, 0x000000003efe71c7ull,
+    0x000000003f613d00ull, 0x000000003fa091e0ull, 0x0000000000000000ull, 0x000000003ecad54cull,
+    0x000000003f59a8d7ull, 0x0000000000000000ull, 0x0000000040e13887ull, 0x00000000be7d8c6aull,
+    0x000000003f26be2eull, 0x0000000040540d5bull, 0x000000003f800000ull, 0x000000003f800000ull,
+    0x00000000bf800000ull, 0x00000000c0000000ull, 0x00000000c069e777ull, 0x000000003f3d4ab0ull,
+    0x000000003e9cabceull, 0x00000000c0717380ull, 0x000000002c74d30aull, 0x000000004a4ba345ull,
+    0x000000004a4ba345ull, 0x000000009fad1a47ull, 0x0000000040400000ull, 0x0000000000000000ull,
+    0x00000000c0400000ull, 0x000000003f800000ull, 0x00000000eed5572cull, 0x000000003f0a4098ull,
+    0x00000000db8c5f36ull, 0x000000002ca9dc49ull, 0x000000004029c9f4ull, 0x0000000000000000ull,
+    0x000000003d9bd5cdull, 0x000000003fe8c9dcull, 0x0000000000000000ull, 0x000000003f800000ull,
+    0x0000000000000000ull, 0x0000000000000000ull, 0x00000000c0000000ull, 0x0000000000000002ull,
+    0x00000000c069e777ull, 0x0000000000000000ull, 0x000000003f05d04cull, 0x00000000c0717380ull,
+    0x0000000000000001ull, 0x0000000035fa598full, 0x0000000000000000ull, 0x0000000053d03bd3ull,
+    0x000000009fad1a47ull, 0x0000000000000002ull, 0x000000003fddb3d7ull, 0x0000000000000000ull,
+    0x00000000bf5db3d8ull, 0x000000003efffffeull, 0x0000000000000000ull, 0x00000000eed5572cull,
+    0x0000000000000000ull, 0x00000000db0c5f36ull, 0x000000002ca9dc49ull, 0x0000000000000001ull,
+    0x000000003fddb3d7ull, 0x0000000000000000ull, 0x000000003f13cd3aull, 0x00000000bf800000ull,
+    0x00000000c02c3fb2ull, 0x000000003e5c1242ull, 0x00000000bfa2479aull, 0x000000003f8e576aull,
+    0x0000000080000000ull, 0x0000000000000000ull, 0x0000000080000000ull, 0x0000000000000000ull,
+    0x000000003f138476ull, 0x00000000405a6dc2ull, 0x00000000c0813c54ull, 0x0000000000000000ull,
+    0x00000000be2dfa82ull, 0x00000000409f3cdeull, 0x0000000040363fe9ull, 0x000000003f565c6eull,
+    0x000000003fc39165ull, 0x000000003ec29d71ull, 0x000000003ec29d71ull, 0x000000003feb5ca3ull,
+    0x000000004068a841ull, 0x0000000040733514ull, 0x000000003e6b4cb5ull, 0x0000000000000000ull,
+    0x00000000bf933bf4ull, 0x00000000bf14d886ull, 0x00000000be465c5cull, 0x00000000be9423caull,
+    0x00000000ffc00000ull, 0x00000000ffc00000ull, 0x000000003e31886eull, 0x000000003ced6212ull,
+    0x000000003fac0e66ull, 0x000000003f5b40b7ull, 0x00000000c1b27eaaull, 0x00000000c06e5a80ull,
+    0x00000000bf4c8374ull, 0x00000000bf1b4b21ull, 0x00000000bf4c8374ull, 0x00000000bf1b4b22ull,
+    0x00000000bfb4bdc0ull, 0x000000003bd67580ull, 0x000000003f40e591ull, 0x00000000bf284e4aull,
+    0x000000003f284e4aull, 0x000000003f40e591ull, 0x000000003f0efeceull, 0x00000000bdb6ef30ull,
+    0x00000000bdb6ef30ull, 0x000000003f323e43ull, 0x000000003f03bfbeull, 0x000000003f3d7d54ull,
+    0x000000003f65b856ull, 0x00000000bee1f63cull, 0x000000003ee1f63cull, 0x000000003f65b856ull,
+    0xbfe73017009e3888ull, 0x3ff0000000000000ull, 0x7ff0000000000000ull, 0xbfecf3fb6f7884e8ull,
+    0x3fded47e928ec4c0ull, 0x7ff0000000000000ull, 0x3fb51a0b379585c0ull, 0x3ff2799b7a48a575ull,
+    0x4023173ab69e0931ull, 0xbff25d05133afe18ull, 0xbfca3fe1d3b5d8cbull, 0xc00a4317f859393aull,
+    0xbfd2052aa2ae2dcbull, 0x3fe37908ce96f320ull, 0x3fdcc5f0e627d1a8ull, 0xbfde582e3fb4ee7bull,
+    0x4003c61432e921cbull, 0x4004225ea8da7c2dull, 0xc006ad80ab73579dull, 0xc00ebae18d96e874ull,
+    0xbfe3004b010ae15full, 0xbfe9bf791dbc1a44ull, 0x40176262ec2d7378ull, 0xbff7f87188e57e4bull,
+    0xc025e6731d6908f5ull, 0x3fef559a8baaeb9dull, 0xc02b63914e006e88ull, 0xbfe6e960788cc26dull,
+    0xc0629c4247f6657dull, 0xc01a257bf3e0372eull, 0xc053a5e2d16797edull, 0xc02046cf96a86113ull,
+    0x3fc543bc917031feull, 0xbff04b293133764full, 0x400b2fc118f249e5ull, 0xbfc80bb88bf92d70ull,
+    0x3fd3ef2aa2c0c7f4ull, 0xc0010325135817e8ull, 0xbfc62cfd5e71fe3aull, 0xbfb9866fa9a4d7c0ull,
+    0x401359176a84c3e0ull, 0x403295bfdd690a24ull, 0x3fe788d22945983aull, 0xc0059a1a2a84fa33ull,
+    0xbfb20151152e286eull, 0x3fb3504af9145e11ull, 0xc00cea2f786599fcull, 0xbfd54111c7d9542dull,
+    0x3fcaca61f6bad05aull, 0xbfe3d71b5f8705bfull, 0x4010cae6e95f44bdull, 0xc02655272008c949ull,
+    0xbfee4273930ffad1ull, 0xbffaa83d2d457a33ull, 0xc02c966b40bcc022ull, 0x3fdcead3ed95cbefull,
+    0xbfc10d9ff1cd46eaull, 0x3fd2f963325b7e0aull, 0xbfd4971f611c1e29ull, 0x40106b38960a7694ull,
+    0x3fc6a1fa981e7c32ull, 0xc0121f715f9e3da0ull, 0x3ff72a668f4f9ea2ull, 0x4026aa834628e896ull,
+    0x3fce1334051474deull, 0xbffcac7448bc3966ull, 0x3fcd7bb20325fcb9ull, 0xbfd90d12b8fb59edull,
+    0x4002b6c3aa9e880bull, 0x401e36094384fac7ull, 0x4002bf0ac612b314ull, 0xc03466e506a78178ull,
+    0x400947c90ee5f4c6ull, 0x4000000000000000ull, 0xb28e9f094b5c5195ull, 0x0000000000000000ull,
+    0x3fec46063d7d40baull, 0xc008000000000000ull, 0x3ffc407e99a47b9bull, 0x400615a0c3dc07aeull,
+    0xbfb532415e70ff14ull, 0xc0184ae96d0f21f0ull, 0xbfdf85b412f79369ull, 0x3fc601e6fac2b8e0ull,
+    0x3fe66806851bb42dull, 0xc0003825e0de49a4ull, 0x3fec1a1c4bb163ecull, 0xbfc820772751dbdeull,
+    0xbfce6b6eef9a262bull, 0x3fc8cd1685fb1b42ull, 0x402631e5c9d8e56aull, 0xc015b2e928b0d048ull,
+    0xbfbdbd639cd1553full, 0x3fb83f309adedde7ull, 0x3fb7966ce26d775dull, 0xbfe054e5c9982668ull,
+    0xbfdf437e2c6c9b01ull, 0x3febec11a5ac7ff8ull, 0xc003f89efb8c64fbull, 0xbfe33e4c6422c1d7ull,
+    0xbfd4f17b682dec0full, 0xbfd43d87ff135b92ull, 0x3fe35b03812cca64ull, 0xbfc8fc341b2715bbull,
+    0x3ffe2099969d1235ull, 0xbfcb4552da62d711ull, 0x3fe9dc1048b221b8ull, 0x3fda64950f404b50ull,
+    0xbfec5860386467d3ull, 0x3fe2e0d91b1224b5ull, 0x3ff81543ee235156ull, 0x3ff73996a61a1049ull,
+    0x3fe1340d14fe3a86ull, 0xc00ac8dd94088d04ull, 0xc008000000000000ull, 0xbf9b48c84988547dull,
+    0xbfd9b2cb5139365cull, 0xbfdb2cc2df0b0d61ull, 0xbfd76ebbd9f09babull, 0xbfd7fd8e08e7cf0eull,
+    0xbfdbf588d305353bull, 0x40002ee79ac37c18ull, 0xbfc0686b60cc47deull, 0xbfe2413e796c5928ull,
+    0x400126bf882bb0c3ull, 0xc002e778c8eb1b28ull, 0x3fd84a2a4d290e76ull, 0x3fbe5c4b75720476ull,
+    0x3fe0e3987a0a85f4ull, 0xbfffbc78c2ce6bc2ull, 0xbfc3c43d006d03c4ull, 0x3fcad390838a6c8eull,
+    0x3fc593a86597589aull, 0x3feedb2b86fef92full, 0xbfc5013d24b9ffaaull, 0x3fcaa166338e1caeull,
+    0x3fc12e5f2abc54aeull, 0x3fef57c393b00416ull, 0x3fc341dc9f88b693ull, 0xbfcd3e627b0bdba7ull,
+    0xbfbdfd1cc9e090d2ull, 0x3feeed642ac9f486ull, 0xc02dd7248358d95aull, 0xc01806d395038abbull,
+    0x4014790dc014ee45ull, 0xbfc190b61924dceaull, 0xbfdc996e9df7fb02ull, 0xbfd3d55e45a8c2f2ull,
+    0x402d88fe41f8637dull, 0x401082ddbc04afadull, 0x402ff4d2e1849c09ull, 0x3fe7e1ac675d198bull,
+    0x3fd2c529ca9b93adull, 0x3fe195b9a954b8d6ull, 0x3fce07d79838e915ull, 0xc010000000000000ull,
+    0xbff0000000000000ull, 0x4010000000000000ull, 0x3fea4d36f3e4ac24ull, 0x3fe23a1ef4052543ull,
+    0x3fe62d0f515c2947ull, 0x3fd4022f9b3344b6ull, 0x3fee8695342d9058ull, 0x4009baf3af1c75a0ull,
+    0x3ffcdfbcb08a2e54ull, 0x3fff1a5ef4daa17aull, 0xbfbcb22ce55ffe97ull, 0x4008eb9557bc3bd6ull,
+    0xc026264917f7c946ull, 0xc02ccf85ea07e5ceull, 0x400d76bc11d54ec7ull, 0xc004596ac8be4bcdull,
+    0x3fb427e3aea7707aull, 0x3fff885a821cf64cull, 0x3ff9af8f2dea5744ull, 0x4027daf0cd9f09f7ull,
+    0xbfcf3f4774f51fb7ull, 0x4005f372892e8d88ull, 0xbff9ac42802f151cull, 0x3fe26c954731ab4dull,
+    0xbfe0acbb97b2c1fbull, 0x3fe26c9546cdfdceull, 0xbfe0acbbb0cb7f58ull, 0x3fe26c954731ab4dull,
+    0xbfe0acbb97b2c1fbull, 0x3fefffffff52dfedull, 0xbe6972f3ea000000ull, 0x0000000000000001ull,
+    0x0000000000000002ull, 0x0000000000000000ull, 0x43e7bd9810ad352dull, 0xbc6cfdd70ee4437eull,
+    0xbc6cfdd70ee4437eull, 0xc013708f1869c602ull, 0x3fe5cc5d8520d552ull, 0xbfcc4fa6fa604858ull,
+    0x3fe5cc5d92ee8e10ull, 0xbfcc4fa6d56e3ac4ull, 0x43e7bd9810ad352dull, 0xbc6cfdd70ee4437eull,
+    0xb87389f4b3155ef0ull, 0xc013708f1869c602ull, 0x0000000000000001ull, 0x0000000000000002ull,
+    0x0000000000000000ull, 0x3fe5cc5d92ee8e10ull, 0xbfcc4fa6d56e3ac4ull, 0x3fefffffebbc7b57ull,
+    0xbe5b6fc8fe800000ull, 0x0000000000000002ull, 0x0000000000000002ull, 0x0000000000000000ull,
+    0x3fe2c17ff5cefed8ull, 0x3fdd073d1037a35cull, 0x3fe2a4aa6f7bb0e1ull, 0x3fd4998dddf5de69ull,
+    0x0000000000000002ull, 0x0000000000000002ull, 0xc00fc3882be43206ull, 0x400c870467ec73eeull,
+    0x40349fe0b201b9b1ull, 0xc032ca3ef4a90794ull, 0x3fda9aacf91e4c07ull, 0xbfd7ad18639ae639ull,
+    0x3fda9aacefc57158ull, 0xbfd7ad18683bb458ull, 0x0000000000000001ull, 0x0000000000000002ull,
+    0x40073bd6a57f7f7cull, 0x3ff6340a2a340280ull, 0x3fe43dffee528e42ull, 0x457690c14d4e2b07ull,
+    0x3ebbce6cb5f5b367ull, 0xc481d10592bd42c7ull, 0x0000000000000002ull, 0x0000000000000002ull,
+    0x8000000000000000ull, 0xffefffffffffffffull, 0xc9ab7e35305b0ee2ull, 0x9b19911d43a50fa7ull,
+    0xbd9e705dd6b5e9d0ull, 0x43a8cdd25358ccc4ull, 0x0000000000000002ull, 0x0000000000000002ull,
+    0x40083c0d89e9cf76ull, 0x400e2b860515d7e2ull, 0x7ff0000000000000ull, 0x0000000000000001ull,
+    0x0000000000000000ull, 0xfff8000000012345ull, 0x0000000000000002ull, 0x0000000000000002ull,
+    0x3ff0000000000000ull, 0x3ff414285574f4c2ull, 0x401a35a6f6908b87ull, 0xbfdf37c38ff94ab9ull,
+    0xfff0000000000000ull, 0xfa28f8a94b248b7full, 0xb6518ed4a86c3f56ull, 0x3c4f43f10dd1b3c1ull,
+    0xfff8000000012345ull, 0xfff8000000012345ull, 0x3fe7d57680a86feaull, 0x3fdafad639fcfa68ull,
+    0x3fdafad639fcfa68ull, 0x3fe49b8f9cd19458ull, 0xc01fc821dff5a410ull, 0xbfb640b58fd8a7dfull,
+    0xc02555e725610b36ull, 0x401b649479eb7a9dull, 0xc0181c5ba1a94888ull, 0xc00c439b6ab06020ull,
+    0x402f00184246c98full, 0xbfcb3abf46e22c3dull, 0xbfff7d44b8f42214ull, 0x400e11765e6b0036ull,
+    0xc0088c213637f62eull, 0xbfeb96bc20955df4ull, 0xbfdefb3e74c65b20ull, 0x40123216eea90720ull,
+    0xbff9c57082315218ull, 0x402876c7bc3370e8ull, 0x3fd4e57cf69d0309ull, 0x40187d314440ea68ull,
+    0x3fe0cc372b8ef1e5ull, 0x4005f5753f683a04ull, 0x400c02a61c82e238ull, 0xbfab85f61f6f1300ull,
+    0xbfee19b120c32eb2ull, 0xc01328b96d29c14eull, 0x400531d91d87db7eull, 0xc00a3d6be97ff712ull,
+    0x400531d91d87db7eull, 0xbfe936b06b15f00cull, 0x3ff3b35828b8f23eull, 0xbfd2197c85ba7382ull,
+    0xbfd2197c85ba7382ull, 0x3ff418c4ed36e88dull, 0xc00c11e45bc73be8ull, 0xbfd8cddd804c4f90ull,
+    0x0000000000000001ull, 0x3fd54347f5a269acull, 0x3fd54347f5a269acull, 0x3fe2b013e5c52f94ull,
+    0xc00fb121374f30b6ull, 0xbff9a2d5ac3b0078ull, 0xc01124b743795a4full, 0x3fd7d19caa5dc768ull,
+    0x3fb113d574bd0530ull, 0x3ff0000000000000ull, 0x4008d26b2572a02aull, 0x3fdf1dc078c579e0ull,
+    0x3ff407a98c38d5a0ull, 0x3fdac5c0101ee83full, 0x3fdac5c0101ee83full, 0x3ff78d873089abcaull,
+    0xbfc784344a304ee0ull, 0xbfe02c9eb9e98470ull, 0x3fa4fe3286b12a20ull, 0xbfe9b772bad9d13cull,
+    0x3fa4fe3266abb14bull, 0xbfe9b772d589458full, 0x8000000000000000ull, 0x0000000000000000ull,
+    0xc00c11e45bc73be8ull, 0xbff613e308bda750ull, 0xc00fb121374f30b6ull, 0xbfd24fd6f8722130ull,
+    0x4008d26b2572a02aull, 0x3fd1de950a1bc441ull, 0xbfc784344a304ee0ull, 0xbfdb6e0e13026708ull,
+    0x8000000000000000ull, 0x0000000000000000ull, 0x3ff0000000000000ull, 0xbfefc18b3dd52225ull,
+    0xbfefc18b3dd52225ull, 0x3ff6f6bd33f5adeeull, 0x3ff7130bb5a56098ull, 0x400604b4b21bebd6ull,
+    0x400ac2f1bfbaba2aull, 0x3ffeaeba4647e11dull, 0x3fe47b9c8e5a2fa8ull, 0x0000000000000000ull,
+    0xbfa8f867edee4bc0ull, 0x0000000000000000ull, 0xbff7b940fdd97160ull, 0x3ffdaa4e8bbb79dcull,
+    0x3fd6e9867a0ab534ull, 0x3fec6303c4e8fa1eull, 0x3fec6303c4e8fa1eull, 0xbfce9a9b3dc781e8ull,
+    0xbfc8b0d7ac24a8e0ull, 0xbfc9d1d4e4bbe620ull, 0x3fb34e41b7df94d6ull, 0xfebd3afb71a0f1a9ull,
+    0x1601a43b967378f1ull, 0x3d88f3c642092b4eull, 0x400774122c975c98ull, 0xc00dc07cf323d678ull,
+    0x4000000000000000ull, 0x4008000000000000ull, 0x4000000000000000ull, 0x4008000000000000ull,
+    0x1e3c09ca51421fd8ull, 0x5cd4e5bf5551c5eeull, 0xbfebbfaf39c8b037ull, 0xbf96238ee26dcd41ull,
+    0xbfebbfaf575be540ull, 0xbf96238eca476b40ull, 0x4006edcad2f1690aull, 0x4003856d5bbac0eeull,
+    0xddea2c4006c81119ull, 0x72ebe39f2f8f2ce4ull, 0xbe580dc87c341d9bull, 0x6410b79a0db57897ull,
+    0xc00e610324548654ull, 0x3fef1a540e660fe0ull, 0xfff8000000000000ull, 0x7ff0000000000000ull,
+    0xc00508dab5fc68b7ull, 0x3feaff5ab2697b8eull, 0xfff0000000000000ull, 0xc27313e1bc03f66aull,
+    0xdcc4e5bf5551c5eeull, 0x5cbbdcff1c6d07e8ull, 0xbfdf701e7610a8eaull, 0xc05c376147979443ull,
+    0x30cfb876e2146f13ull, 0x1bcdc4bb50ec1e4full, 0x401294c9a80aab5full, 0xbfc31b991bc3d798ull,
+    0x3fb097f594b12200ull, 0x4011f69725e37404ull, 0xbfe357c9560802c8ull, 0x400a529727a58be6ull,
+    0xbfbd005fa9d6327cull, 0x400a529727a58be6ull, 0xc00fe96113000adaull, 0xbfde3f2bba07b454ull,
+    0x3fe0d28528794b38ull, 0x400cec04bc31f416ull, 0xbff587b287554544ull, 0xbff48c4c5396f244ull,
+    0xbff0000000000000ull, 0xbff0000000000000ull, 0x0000000000000000ull, 0xbff0000000000000ull,
+    0x4000000000000000ull, 0x3ff0000000000000ull, 0x59101540eab3e488ull, 0xeed12d62b146da1eull,
+    0xf051694090ca74b0ull, 0x97a9414c28533cbcull, 0x3fe94e935b0367e8ull, 0x400afd949f642cb4ull,
+    0xbfff3dbe73a3cea4ull, 0xbff48c4c5396f244ull, 0x4008000000000000ull, 0x3ff0000000000000ull,
+    0x6eecf9fd9795cb02ull, 0x400afd949f642cb4ull, 0xbfdd79af0ddd8570ull, 0x3fd9906f093f3cfcull,
+    0x3fd9906f093f3cfcull, 0x3fe13a5814e75f42ull, 0xbfda147f622d0a61ull, 0x3fd0c3c39ef9d952ull,
+    0xbfea7a245902acffull, 0xc016cd70e998a3cdull, 0x3fe8d7cace62672full, 0xfff0000000000000ull,
+    0xfff0000000000000ull, 0xfff8000000012345ull, 0x0010000000000000ull, 0x3fa702f64eb96080ull,
+    0x0000000000000000ull, 0x8000000000000000ull, 0x0000000000000000ull, 0xfff0000000000000ull,
+    0xfff8000000012345ull, 0x7ff0000000000000ull, 0x800fffffffffffffull, 0xc008000000000000ull,
+    0xbff0000000000000ull, 0xc000000000000000ull, 0x4008000000000000ull, 0x3fcbfca24157deb0ull,
+    0x3fceb04163cdd598ull, 0x3fcbfca2182947e9ull, 0x3fceb0418f2f75dcull, 0xc0120db6debbc998ull,
+    0xfff8000000012345ull, 0x0000000000000000ull, 0xfff8000000000000ull, 0xc026000000000000ull,
+    0x3e435bd76f1507c3ull, 0xbfe8188b15f03fecull, 0xbfe15640ff84bfbbull, 0xbfe8188b3d9b8ef2ull,
+    0xbfe15640efd69d9aull, 0x4160a91bd38f313eull, 0xc160a91be2a0b9faull, 0xc16727e59da223e0ull,
+    0x416727e57783028bull, 0x0000000000000000ull, 0x0000000000000000ull, 0x8000000000000000ull,
+    0x8000000000000000ull, 0x0000000000000000ull, 0x9dd95707bc4afd8bull, 0xb8340031debc730dull,
+    0xf366b5db771d5decull, 0x4b0d1906cd6c247bull, 0x3fc458954c3dfebfull, 0xbfcd7907c9cc2d86ull,
+    0x3fc458954b4467a0ull, 0xbfcd7907a8495a28ull, 0xfff8000000000000ull, 0xfff8000000000000ull,
+    0xfff8000000000000ull, 0x7ff0000000000000ull, 0x0000000000000001ull, 0x9f506640abdaf5aaull,
+    0x8c768b7532924e81ull, 0xc7a99959c4ccab0dull, 0x8000000000000000ull, 0x0000000000000000ull,
+    0xc1971b1e436cd0a2ull, 0x41971b1e5db26756ull, 0xc18fe6cd7c5f7598ull, 0x418fe6cd7de6ce01ull,
+    0x0000000000000000ull, 0x3ffa90b26c62fbb4ull, 0x3fdd0e1c1ce80b10ull, 0x3fdd0e1c1ce80b10ull,
+    0x3fed1a58f879e850ull, 0x3ff49dd87cf24963ull, 0x0000000000000000ull, 0x3fd68c867cda40a4ull,
+    0x3fec5baa38a74bf8ull, 0x0000000000000000ull, 0x400f928719bf26e4ull, 0xbfedb603dbfa7876ull,
+    0xbfedb9781384cc84ull, 0x4010be48bc7ea168ull, 0x3fe60b9a3b2c7506ull, 0x3fcb21933fe680e7ull,
+    0x3fcb21933fe680e7ull, 0x3fee00df1c0aa236ull, 0xc129ae19a56d07d4ull, 0xbe6641210904e447ull,
+    0x0000000000000001ull, 0xbb1d36d39a846712ull, 0x3fe4fae698797d22ull, 0xbfbf27be1dcba300ull,
+    0x3fe4fae67d86e84eull, 0xbfbf27bdef937f80ull, 0x3fffc9146bf2983aull, 0x0000000000000000ull,
+    0xbfddeb16ef4fb911ull, 0x3fffde705dc79e29ull, 0x0000000000000000ull, 0x3fea8f70c5f99d39ull,
+    0x0000000000000000ull, 0x3fd058082a239b6dull, 0x3fede37b420ac69aull, 0x0000000000000000ull,
+    0xc129ae19a56d07d4ull, 0x0000000000000000ull, 0xbe5641210904e447ull, 0xbb1d36d39a846712ull,
+    0x0000000000000001ull, 0x3fe9e92162aa258full, 0x0000000000000000ull, 0x3fd519dcad261229ull,
+    0xbfbf27bdef937f80ull, 0x0000000000000002ull, 0xbfea23a78b2029a4ull, 0x0000000000000000ull,
+    0xbf9a9201dfe56a80ull, 0x3fc0521ba26c5200ull, 0xc00f706ae0b2fcdaull, 0x3fe5e478c83ee048ull,
+    0xc01de19d9f212d52ull, 0x4048e133f1afc177ull, 0x3fef1d7c3e329284ull, 0x0000000000000000ull,
+    0x3feb95a857c3ab0bull, 0x3fe7638fb9c23513ull, 0x400bec59d41fb680ull, 0x3f69084dce2f4000ull,
+    0x4021a4b891606d31ull, 0xc017257270d2cdcfull, 0x41d5e36ec57ee7b3ull, 0xb977a53bf7176a61ull,
+    0x42519aed0496d413ull, 0x39e61dc63329ef38ull, 0xc24185173127503aull, 0x4241b0de0eb24e09ull,
+    0xbfe6928918cba7f0ull, 0x3fe6aeaaf5b50b42ull, 0x3fe6aeaaf5b50b42ull, 0x3fe6928918cba7f0ull,
+    0xbfde0589ca0057d4ull, 0xbfd1d381e640943cull, 0xbfde0589ca0057d4ull, 0xbfd1d381e640943cull,
+    0xbfee8b6ca5f020c2ull, 0xbfe8be480fa7a448ull, 0xbfee8b6c93a88f96ull, 0xbfe8be47ec8f6c4dull,
+    0xc000000000000000ull, 0xc008000000000000ull, 0x4008000000000000ull, 0x4000000000000000ull,
+    0xbfe9d4b8dc1b2a9eull, 0xbfe34eb377b16d9aull, 0xbfe9d4b8dc1b2a9eull, 0xbfe34eb377b16d9aull,
+    0x3ffa4eb34565a595ull, 0x3fa8da9d7def64d8ull, 0x3fa8da9d7def64d8ull, 0x3fe28f3c9f74b758ull,
+    0xbfe84e6cefa74372ull, 0x3f8879c5e1b35a60ull, 0x3fe9448666b2bfeeull, 0xbfe3a2a2469fcb53ull,
+    0x3fe3a2a2469fcb53ull, 0x3fe9448666b2bfeeull, 0xbffbb84763e558f8ull, 0x3f736d1aa5927100ull,
+    0x3fe7c75e7f0762d4ull, 0xbfe56a0b23f41241ull, 0x3fe56a0b23f41241ull, 0x3fe7c75e7f0762d4ull,
+    0xc000000000000000ull, 0x4000000000000000ull, 0x3ff0000000000000ull, 0x0000000000000000ull,
+    0x0000000000000000ull, 0x3ff0000000000000ull, 0xbff6afb9a4242892ull, 0x3f7e037a3ddc7600ull,
+    0x3fe8310e639e6282ull, 0xbfe4f25c7ec1d99cull, 0x3fe4f25c7ec1d99cull, 0x3fe8310e639e6282ull,
+    0x3fe27d22bc2642eeull, 0x3ffa57c0370cdfcaull, 0xbfa7480e6477d5ceull, 0x3feff786c5531746ull,
+    0x3feff786c5531746ull, 0x3fa7480e6477d5ceull, 0x00000000e9ede4ccull, 0x0000000072961646ull,
+    0x000000007f800000ull, 0x00000000e1e40651ull, 0x00000000ebe4c125ull, 0x0000000080000000ull,
+    0x0000000080000000ull, 0x800fffffffffffffull, 0xffefffffffffffffull, 0x7ff0000000000000ull,
+    0x6c056bbe7ee3d225ull, 0x0000000000000000ull, 0x0000000000000000ull, 0x0000000000000000ull,
+    0x0000000000000000ull, 0x0000000080000000ull, 0x0000000000000000ull, 0x000000003f58c4d5ull,
+    0x0000000000000000ull, 0x00000000bed0b8f3ull, 0x0000000000000000ull, 0x00000000bf58c4d5ull,
+    0x0000000080000000ull, 0x000000003ed0b8f3ull, 0x0000000040400000ull, 0x00000000c0800000ull,
+    0x0000000000000000ull, 0x00000000bf800000ull, 0x000000003eaaaaabull, 0x00000000bfaaaaabull,
+    0x0000000000000000ull, 0x00000000bf800000ull, 0x0000000080000000ull, 0x0000000000000000ull,
+    0x0000000080000000ull, 0x0000000080000000ull, 0x000000003f800000ull, 0x0000000080000000ull,
+    0x0000000080000000ull, 0x0000000000000000ull, 0x0000000000000000ull, 0x000000003f800000ull,
+    0x0000000080000000ull, 0x0000000000000000ull, 0x0000000000000000ull, 0x000000003f800000ull,
+    0x0000000000000000ull, 0x0000000080000000ull, 0x0000000000000000ull, 0x000000003f800000ull,
+    0x00000000ff800000ull, 0x000000003f800000ull, 0x00000000807fffffull, 0x000000003f800000ull,
+    0x0000000080000000ull, 0x0000000080000000ull, 0x0000000080000000ull, 0x00000000ff7fffffull,
+    0x00000000807fffffull, 0x0000000000000000ull, 0x0000000080000000ull, 0x00000000ff7fffffull,
+    0x0000000000000000ull, 0x000000003f800000ull, 0x0000000000000000ull, 0x0000000000000000ull,
+    0x000000003f800000ull, 0x000000001faab1f7ull, 0x0000000000000000ull, 0x00000000ec180b72ull,
+    0x0000000038d16fc0ull, 0x000000003ee4ddd1ull, 0x00000000be9ab70eull, 0x000000003ee4ddd0ull,
+    0x00000000be9ab70dull, 0x0000000080000000ull, 0x00000000ff7fffffull, 0x000000003f800000ull,
+    0x000000007f800000ull, 0x000000007fc00000ull, 0x00000000bdae60abull, 0x0000000000000000ull,
+    0x0000000040000000ull, 0x000000003f7bf8d2ull, 0x000000003efdd287ull, 0x000000003f7bf8d3ull,
+    0x000000003efdd286ull, 0x00000000befddbe2ull, 0x000000007f800000ull, 0x000000003d78d35bull,
+    0x000000003ecf7d8eull, 0x00000000eb980b72ull, 0x000000006b980b72ull, 0x000000003f3504f4ull,
+    0x00000000bf3504f3ull, 0x000000003f3504f3ull, 0x000000003f3504f4ull, 0x00000000be9e440bull,
+    0x000000003ee86acfull, 0x00000000bdc33e6dull, 0x000000003f7ed582ull, 0x000000003f7ed582ull,
+    0x000000003dc33e6dull, 0x0000000080000000ull, 0x000000007f800000ull, 0x000000003f800000ull,
+    0x0000000000000000ull, 0x0000000000000000ull, 0x000000003f800000ull, 0x000000007fc00000ull,
     0x000000007fc00000ull, 0x000000007fc00000ull, 0x000000007fc00000ull, 0x000000007fc00000ull,
-    0x00000000bd20d9f0ull, 0x000000003fc277daull, 0x00000000bf15fd81ull, 0x000000003f4f7550ull,
-    0x000000003f4f7550ull, 0x000000003f15fd81ull, 0x00000000ff800000ull, 0x000000007f800000ull,
-    0x000000003f3504f4ull, 0x000000003f3504f3ull, 0x00000000bf3504f3ull, 0x000000003f3504f4ull,
-    0x0000000000000000ull, 0x8000000000000000ull, 0xfff8000000012345ull, 0x0000000000000000ull,
-    0x0000000000000000ull, 0xffefffffffffffffull, 0xfff8000000012345ull, 0x8000000000000000ull,
-    0x8000000000000000ull, 0x7fefffffffffffffull, 0xc010000000000000ull, 0x0000000000000000ull,
-    0xc008000000000000ull, 0xbff0000000000000ull, 0xbfd0000000000000ull, 0x8000000000000000ull,
-    0x3fe8000000000000ull, 0xbff0000000000000ull, 0x82dbf8c94f7d9d0full, 0x5667a936d5eceae3ull,
+    0x000000007fc00000ull, 0x00000000bd20d9f0ull, 0x000000003fc277daull, 0x00000000bf15fd81ull,
+    0x000000003f4f7550ull, 0x000000003f4f7550ull, 0x000000003f15fd81ull, 0x00000000ff800000ull,
+    0x000000007f800000ull, 0x000000003f3504f4ull, 0x000000003f3504f3ull, 0x00000000bf3504f3ull,
+    0x000000003f3504f4ull, 0x0000000000000000ull, 0x8000000000000000ull, 0xfff8000000012345ull,
+    0x0000000000000000ull, 0x0000000000000000ull, 0xffefffffffffffffull, 0xfff8000000012345ull,
+    0x8000000000000000ull, 0x8000000000000000ull, 0x7fefffffffffffffull, 0xc010000000000000ull,
+    0x0000000000000000ull, 0xc008000000000000ull, 0xbff0000000000000ull, 0xbfd0000000000000ull,
+    0x8000000000000000ull, 0x3fe8000000000000ull, 0xbff0000000000000ull, 0x82dbf8c94f7d9d0full,
+    0x5667a936d5eceae3ull, 0x8000000000000000ull, 0xfff0000000000000ull, 0xbff0000000000000ull,
     0x8000000000000000ull, 0x4003ee1de31a4bd8ull, 0xbfd8ffe0e0d3771full, 0x0000000000000000ull,
     0x3fed96ee1c3f16d7ull, 0x8000000000000000ull, 0xbfd85e5d4b7b3abeull, 0xbfcd81f8b4183906ull,
     0xbfe977e88793fcf8ull, 0xbfe1ea33dcce3210ull, 0xbfd36508e14c271bull, 0x3fe35fcdec06e526ull,
@@ -15710,7 +16481,7 @@ static inline void aether_selftest_problem(aether_selftest_text *t, int *count, 
    AETHER_SELFTEST_DEVICE. */
 static inline int aether_selftest_execute(int on_device, uint64_t *got, size_t *n_got, uint64_t *probe_out, char *line, size_t size)
 {
-    const unsigned count = 209u;
+    const unsigned count = 213u;
     unsigned i;
     if (!on_device) {
         aether_selftest_run_probes(aether_selftest_probes, probe_out);
@@ -15769,8 +16540,8 @@ static inline int aether_selftest_execute(int on_device, uint64_t *got, size_t *
    terminated) naming each problem, or "...: ok: ..." when there is none. */
 static inline int aether_cuda_selftest_on(int on_device, char *message, size_t size)
 {
-    static uint64_t got[209u * AETHER_SELFTEST_CAP + 1u];
-    static size_t n_got[209u + 1u];
+    static uint64_t got[213u * AETHER_SELFTEST_CAP + 1u];
+    static size_t n_got[213u + 1u];
     uint64_t probe[AETHER_SELFTEST_PROBES];
     int flushed = 0, flushed_operand = 0;
     aether_selftest_text t;
@@ -15806,7 +16577,7 @@ static inline int aether_cuda_selftest_on(int on_device, char *message, size_t s
         snprintf(line, sizeof line, "subnormal operands are read as zero on the %s (the smallest subnormal times 2^p gives zero): %s", where, cause);
         aether_selftest_problem(&t, &count, line);
     }
-    for (i = 0; i < 209u; ++i) {
+    for (i = 0; i < 213u; ++i) {
         const aether_selftest_witness *w = &aether_selftest_witnesses[i];
         const uint64_t *expected = aether_selftest_words + w->at + w->n_in;
         const uint64_t *mine = got + (size_t)i * AETHER_SELFTEST_CAP;
@@ -15825,13 +16596,13 @@ static inline int aether_cuda_selftest_on(int on_device, char *message, size_t s
         aether_selftest_problem(&t, &count, line);
     }
     if (failed > 0u) {
-        snprintf(line, sizeof line, "%u of 209 witnesses fail on the %s%s", failed, where,
+        snprintf(line, sizeof line, "%u of 213 witnesses fail on the %s%s", failed, where,
                  status != 0 ? ", as they may under the flush above" : ": this build does not follow the contract (built with AETHER_UNSAFE_ALLOW_CONTRACTION, or a compiler that changed an operation)");
         status |= AETHER_SELFTEST_WITNESS;
         aether_selftest_problem(&t, &count, line);
     }
     if (status == 0) {
-        snprintf(line, sizeof line, ": ok: 209 witnesses of 25 rules, no flush of subnormals, contract %s", AETHER_CONTRACT_ID);
+        snprintf(line, sizeof line, ": ok: 213 witnesses of 25 rules, no flush of subnormals, contract %s", AETHER_CONTRACT_ID);
         aether_selftest_put(&t, line);
     }
     return status;

@@ -47,7 +47,7 @@
 #define AETHER_CONTRACT_VERSION "0.1.0"
 /* The contract's fingerprint: the same as c_core/aether_core.h and the corpus when they come from
    the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 cb879a856f1603bab6e11d917485b387"
+#define AETHER_CONTRACT_ID "aether 0.1.0 0fc781764636a6038ad6fc31f5f29b1f"
 
 /* Self-test status bits (the C core's). */
 #define AETHER_SELFTEST_OK 0u
@@ -235,6 +235,7 @@ float aether_f32_exp(float x);
 float aether_f32_log(float x);
 float aether_f32_exp2(float x);
 float aether_f32_log2(float x);
+float aether_f32_pow(float x, float y);
 float aether_f32_tan(float a);
 float aether_f32_asin(float x);
 float aether_f32_acos(float x);
@@ -2866,11 +2867,7 @@ float aether_f32_atan2(float y, float x)
        r = s - rd
        v = r - s
        rl = (s - (r - v)) - (rd + v)
-       p = r * r * (f32_bits(0x3F000000) + r * (f32_bits(0x3E2AAAAB) + r * (f32_bits(0x3D2AAA72) + r * (f32_bits(0x3C088870) + r * (f32_bits(0x3AB6A488) + r * f32_bits(0x3950951A))))))
-       hi = 1 + r
-       lo = (1 - hi) + r
-       e = hi + (lo + (p + rl))
-       out = scale_pow2(e, k)
+       out = exp_finish(k, r, rl)
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const float xc = ((x > 89.0f) ? 89.0f : ((x < -104.0f) ? -104.0f : x));
        const float k = (((xc * 1.44269502162933349609375f) + 12582912.0f) - 12582912.0f);
@@ -2879,10 +2876,10 @@ float aether_f32_atan2(float y, float x)
        const float r = (s - rd);
        const float v = (r - s);
        const float rl = ((s - (r - v)) - (rd + v));
-       const float p = ((r * r) * (0.5f + (r * (0.16666667163372039794921875f + (r * (0.041666455566883087158203125f + (r * (0.00833331048488616943359375f + (r * (0.001393453218042850494384765625f + (r * 0.00019891970441676676273345947265625f)))))))))));
-       const float hi = (1.0f + r);
-       const float lo = ((1.0f - hi) + r);
-       const float e = (hi + (lo + (p + rl)));
+       const float exp_finish_p = ((r * r) * (0.5f + (r * (0.16666667163372039794921875f + (r * (0.041666455566883087158203125f + (r * (0.00833331048488616943359375f + (r * (0.001393453218042850494384765625f + (r * 0.00019891970441676676273345947265625f)))))))))));
+       const float exp_finish_hi = (1.0f + r);
+       const float exp_finish_lo = ((1.0f - exp_finish_hi) + r);
+       const float exp_finish_e = (exp_finish_hi + (exp_finish_lo + (exp_finish_p + rl)));
        const float scale_pow2_ka = (((k * 0.5f) + 12582912.0f) - 12582912.0f);
        const float scale_pow2_d = (k - (2.0f * scale_pow2_ka));
        const float scale_pow2_j = (scale_pow2_ka + 76.0f);
@@ -2903,7 +2900,7 @@ float aether_f32_atan2(float y, float x)
        const float scale_pow2_s0 = (0.0000000000000000000000132348898008484427979425390731194056570529937744140625f + (scale_pow2_q7 * 4503599627370496.0f));
        const float scale_pow2_w = (((((((scale_pow2_s0 * (1.0f + (scale_pow2_b6 * 18446744073709551616.0f))) * (1.0f + (scale_pow2_b5 * 4294967296.0f))) * (1.0f + (scale_pow2_b4 * 65535.0f))) * (1.0f + (scale_pow2_b3 * 255.0f))) * (1.0f + (scale_pow2_b2 * 15.0f))) * (1.0f + (scale_pow2_b1 * 3.0f))) * (1.0f + scale_pow2_b0));
        const float scale_pow2_dd = (1.0f + (scale_pow2_d * (0.75f + (0.25f * scale_pow2_d))));
-       return ((e * scale_pow2_w) * (scale_pow2_w * scale_pow2_dd)); */
+       return ((exp_finish_e * scale_pow2_w) * (scale_pow2_w * scale_pow2_dd)); */
 float aether_f32_exp(float x)
 {
     const float xc = ((x > 89.0f) ? 89.0f : ((x < -104.0f) ? -104.0f : x));
@@ -2913,10 +2910,10 @@ float aether_f32_exp(float x)
     const float r = (s - rd);
     const float v = (r - s);
     const float rl = ((s - (r - v)) - (rd + v));
-    const float p = ((r * r) * (0.5f + (r * (0.16666667163372039794921875f + (r * (0.041666455566883087158203125f + (r * (0.00833331048488616943359375f + (r * (0.001393453218042850494384765625f + (r * 0.00019891970441676676273345947265625f)))))))))));
-    const float hi = (1.0f + r);
-    const float lo = ((1.0f - hi) + r);
-    const float e = (hi + (lo + (p + rl)));
+    const float exp_finish_p = ((r * r) * (0.5f + (r * (0.16666667163372039794921875f + (r * (0.041666455566883087158203125f + (r * (0.00833331048488616943359375f + (r * (0.001393453218042850494384765625f + (r * 0.00019891970441676676273345947265625f)))))))))));
+    const float exp_finish_hi = (1.0f + r);
+    const float exp_finish_lo = ((1.0f - exp_finish_hi) + r);
+    const float exp_finish_e = (exp_finish_hi + (exp_finish_lo + (exp_finish_p + rl)));
     const float scale_pow2_ka = (((k * 0.5f) + 12582912.0f) - 12582912.0f);
     const float scale_pow2_d = (k - (2.0f * scale_pow2_ka));
     const float scale_pow2_j = (scale_pow2_ka + 76.0f);
@@ -2937,7 +2934,7 @@ float aether_f32_exp(float x)
     const float scale_pow2_s0 = (0.0000000000000000000000132348898008484427979425390731194056570529937744140625f + (scale_pow2_q7 * 4503599627370496.0f));
     const float scale_pow2_w = (((((((scale_pow2_s0 * (1.0f + (scale_pow2_b6 * 18446744073709551616.0f))) * (1.0f + (scale_pow2_b5 * 4294967296.0f))) * (1.0f + (scale_pow2_b4 * 65535.0f))) * (1.0f + (scale_pow2_b3 * 255.0f))) * (1.0f + (scale_pow2_b2 * 15.0f))) * (1.0f + (scale_pow2_b1 * 3.0f))) * (1.0f + scale_pow2_b0));
     const float scale_pow2_dd = (1.0f + (scale_pow2_d * (0.75f + (0.25f * scale_pow2_d))));
-    return ((e * scale_pow2_w) * (scale_pow2_w * scale_pow2_dd));
+    return ((exp_finish_e * scale_pow2_w) * (scale_pow2_w * scale_pow2_dd));
 }
 
 /* aether_f32_log: log x (natural): the exponent taken out exactly by powers of two, log(1 + f) as 2 atanh(f / (2 + f)) by a Horner polynomial, k ln 2 added in two parts, as the contract states (its elementary-functions section); -inf at +-0, NaN below 0.
@@ -3239,6 +3236,357 @@ float aether_f32_log2(float x)
     const float r = (w + (vl + ((log_reduce_k - w) + vh)));
     const float log_special_z0 = (x - x);
     return ((x < 0.0f) ? (log_special_z0 / log_special_z0) : ((x == 0.0f) ? (-1.0f / (x * x)) : ((x > 340282346638528859811704183484516925440.0f) ? x : r)));
+}
+
+/* aether_f32_pow: pow(x, y) = x^y: exp(y log |x|) with log |x| in two parts (log's exponent, a second reduction to one of nine centres, 2 atanh by a Horner polynomial), y log |x| by Dekker's exact product, exp's steps on both parts, and C99's special values, as the contract states (its elementary-functions section).
+   Spec:
+       ax = fabs(x)
+       ay = fabs(y)
+       yr = ay >= 8388608 ? ay : (ay + 8388608) - 8388608
+       yint = yr == ay
+       hy = yr * 0.5
+       yodd = yint && hy != (hy >= 8388608 ? hy : (hy + 8388608) - 8388608)
+       rx = 1 / x
+       xneg = x < 0 || (x == 0 && rx < 0)
+       kf = log_reduce(ax)
+       k = kf.x
+       m = kf.y + 1
+       g1 = m >= f32_bits(0x3F3D08A4)
+       g2 = m >= f32_bits(0x3F4E248C)
+       g3 = m >= f32_bits(0x3F60CCDF)
+       g4 = m >= f32_bits(0x3F75257D)
+       g5 = m >= f32_bits(0x3F85AAC3)
+       g6 = m >= f32_bits(0x3F91C3D3)
+       g7 = m >= f32_bits(0x3F9EF532)
+       g8 = m >= f32_bits(0x3FAD583F)
+       c = g8 ? f32_bits(0x3FB504F3) : (g7 ? f32_bits(0x3FA5FED7) : (g6 ? f32_bits(0x3F9837F0) : (g5 ? f32_bits(0x3F8B95C2) : (g4 ? 1 : (g3 ? f32_bits(0x3F6AC0C7) : (g2 ? f32_bits(0x3F5744FD) : (g1 ? f32_bits(0x3F45672A) : f32_bits(0x3F3504F3))))))))
+       ch = g8 ? f32_bits(0x3EB17217) : (g7 ? f32_bits(0x3E851593) : (g6 ? f32_bits(0x3E317216) : (g5 ? f32_bits(0x3DB1721A) : (g4 ? 0 : (g3 ? f32_bits(0xBDB17217) : (g2 ? f32_bits(0xBE317217) : (g1 ? f32_bits(0xBE851592) : f32_bits(0xBEB17219))))))))
+       cl = g8 ? f32_bits(0x32499E43) : (g7 ? f32_bits(0x30025596) : (g6 ? f32_bits(0xB13338CD) : (g5 ? f32_bits(0xB158441F) : (g4 ? 0 : (g3 ? f32_bits(0xB0950444) : (g2 ? f32_bits(0x2FA1F661) : (g1 ? f32_bits(0xB19B4653) : f32_bits(0x326A5705))))))))
+       d = m - c
+       sh0 = m + c
+       sv = sh0 - m
+       sl0 = (m - (sh0 - sv)) + (c - sv)
+       sh = d / sh0
+       tc = sh * 4097
+       th = tc - (tc - sh)
+       tlo = sh - th
+       dc = sh0 * 4097
+       dh = dc - (dc - sh0)
+       dlo = sh0 - dh
+       ph = sh * sh0
+       pn = (((ph - th * dh) - th * dlo) - tlo * dh) - tlo * dlo
+       sl = (((d - ph) + pn) - sh * sl0) / sh0
+       z = sh * sh
+       t = sh * z * (f32_bits(0x3F2AAAAB) + z * f32_bits(0x3ECCDE68))
+       a1 = k * f32_bits(0x3F317200)
+       t1 = a1 + ch
+       e1 = ch - (t1 - a1)
+       lh2 = 2 * sh
+       t2 = t1 + lh2
+       e2 = lh2 - (t2 - t1)
+       lo = (k * f32_bits(0x35BFBF00) + (e1 + e2)) + ((t + 2 * sl) + (cl + k * f32_bits(0xAD630865)))
+       lh = t2 + lo
+       ll = lo - (lh - t2)
+       yc = y > f32_bits(0x50800000) ? f32_bits(0x50800000) : (y < f32_bits(0x50800000) * -1 ? f32_bits(0x50800000) * -1 : y)
+       yc1 = yc * 4097
+       yh = yc1 - (yc1 - yc)
+       ylo = yc - yh
+       lc1 = lh * 4097
+       lhh = lc1 - (lc1 - lh)
+       lhl = lh - lhh
+       qh = yc * lh
+       qn = (((qh - yh * lhh) - yh * lhl) - ylo * lhh) - ylo * lhl
+       yl = yc * ll - qn
+       wh = qh + yl
+       wl = yl - (wh - qh)
+       xc = wh > 89 ? 89 : (wh < -104 ? -104 : wh)
+       kk = (xc * f32_bits(0x3FB8AA3B) + 12582912) - 12582912
+       s = xc - kk * f32_bits(0x3F317200)
+       rd = kk * f32_bits(0x35BFBE8E)
+       r0 = s - rd
+       v = r0 - s
+       rl0 = (s - (r0 - v)) - (rd + v)
+       q = xc == wh ? rl0 + wl : rl0
+       r = r0 + q
+       w = r - r0
+       e = exp_finish(kk, r, (r0 - (r - w)) + (q - w))
+       zi = ax == 0 || ax > f32_bits(0x7F7FFFFF)
+       mag = zi ? (y < 0 ? fabs(rx) : ax) : e
+       sm = xneg && yodd ? mag * -1 : mag
+       grows = (ax < 1 && y < 0) || (ax > 1 && y > 0)
+       z0 = ax - ax
+       out = y == 0 || x == 1 ? 1 : (x != x || y != y ? x + y : (ay > f32_bits(0x7F7FFFFF) ? (ax == 1 ? 1 : (grows ? ay : 0)) : (x < 0 && !yint && !zi ? z0 / z0 : sm)))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float ax = fabsf(x);
+       const float ay = fabsf(y);
+       const float yr = ((ay >= 8388608.0f) ? ay : ((ay + 8388608.0f) - 8388608.0f));
+       const int yint = (yr == ay);
+       const float hy = (yr * 0.5f);
+       const int yodd = (yint && (hy != ((hy >= 8388608.0f) ? hy : ((hy + 8388608.0f) - 8388608.0f))));
+       const float rx = (1.0f / x);
+       const int xneg = ((x < 0.0f) || ((x == 0.0f) && (rx < 0.0f)));
+       const int log_reduce_sub = (ax < 0.000000000000000000000000000000000000011754943508222875079687365372222456778186655567720875215087517062784172594547271728515625f);
+       const float log_reduce_m7 = (log_reduce_sub ? (ax * 16777216.0f) : ax);
+       const float log_reduce_k7 = (log_reduce_sub ? -24.0f : 0.0f);
+       const int log_reduce_u6 = (log_reduce_m7 >= 18446744073709551616.0f);
+       const int log_reduce_d6 = (log_reduce_m7 < 0.000000000000000000108420217248550443400745280086994171142578125f);
+       const float log_reduce_m6 = (log_reduce_m7 * (log_reduce_u6 ? 0.0000000000000000000542101086242752217003726400434970855712890625f : (log_reduce_d6 ? 18446744073709551616.0f : 1.0f)));
+       const float log_reduce_k6 = (log_reduce_k7 + (log_reduce_u6 ? 64.0f : (log_reduce_d6 ? -64.0f : 0.0f)));
+       const int log_reduce_u5 = (log_reduce_m6 >= 4294967296.0f);
+       const int log_reduce_d5 = (log_reduce_m6 < 0.0000000004656612873077392578125f);
+       const float log_reduce_m5 = (log_reduce_m6 * (log_reduce_u5 ? 0.00000000023283064365386962890625f : (log_reduce_d5 ? 4294967296.0f : 1.0f)));
+       const float log_reduce_k5 = (log_reduce_k6 + (log_reduce_u5 ? 32.0f : (log_reduce_d5 ? -32.0f : 0.0f)));
+       const int log_reduce_u4 = (log_reduce_m5 >= 65536.0f);
+       const int log_reduce_d4 = (log_reduce_m5 < 0.000030517578125f);
+       const float log_reduce_m4 = (log_reduce_m5 * (log_reduce_u4 ? 0.0000152587890625f : (log_reduce_d4 ? 65536.0f : 1.0f)));
+       const float log_reduce_k4 = (log_reduce_k5 + (log_reduce_u4 ? 16.0f : (log_reduce_d4 ? -16.0f : 0.0f)));
+       const int log_reduce_u3 = (log_reduce_m4 >= 256.0f);
+       const int log_reduce_d3 = (log_reduce_m4 < 0.0078125f);
+       const float log_reduce_m3 = (log_reduce_m4 * (log_reduce_u3 ? 0.00390625f : (log_reduce_d3 ? 256.0f : 1.0f)));
+       const float log_reduce_k3 = (log_reduce_k4 + (log_reduce_u3 ? 8.0f : (log_reduce_d3 ? -8.0f : 0.0f)));
+       const int log_reduce_u2 = (log_reduce_m3 >= 16.0f);
+       const int log_reduce_d2 = (log_reduce_m3 < 0.125f);
+       const float log_reduce_m2 = (log_reduce_m3 * (log_reduce_u2 ? 0.0625f : (log_reduce_d2 ? 16.0f : 1.0f)));
+       const float log_reduce_k2 = (log_reduce_k3 + (log_reduce_u2 ? 4.0f : (log_reduce_d2 ? -4.0f : 0.0f)));
+       const int log_reduce_u1 = (log_reduce_m2 >= 4.0f);
+       const int log_reduce_d1 = (log_reduce_m2 < 0.5f);
+       const float log_reduce_m1 = (log_reduce_m2 * (log_reduce_u1 ? 0.25f : (log_reduce_d1 ? 4.0f : 1.0f)));
+       const float log_reduce_k1 = (log_reduce_k2 + (log_reduce_u1 ? 2.0f : (log_reduce_d1 ? -2.0f : 0.0f)));
+       const int log_reduce_u0 = (log_reduce_m1 >= 2.0f);
+       const int log_reduce_d0 = (log_reduce_m1 < 1.0f);
+       const float log_reduce_m0 = (log_reduce_m1 * (log_reduce_u0 ? 0.5f : (log_reduce_d0 ? 2.0f : 1.0f)));
+       const float log_reduce_k0 = (log_reduce_k1 + (log_reduce_u0 ? 1.0f : (log_reduce_d0 ? -1.0f : 0.0f)));
+       const int log_reduce_hm = (log_reduce_m0 > 1.41421353816986083984375f);
+       const float log_reduce_m = (log_reduce_hm ? (log_reduce_m0 * 0.5f) : log_reduce_m0);
+       const float log_reduce_k = (log_reduce_hm ? (log_reduce_k0 + 1.0f) : log_reduce_k0);
+       const float kf_y = (log_reduce_m - 1.0f);
+       const float m = (kf_y + 1.0f);
+       const int g1 = (m >= 0.7384130954742431640625f);
+       const int g2 = (m >= 0.8052451610565185546875f);
+       const int g3 = (m >= 0.878126084804534912109375f);
+       const int g4 = (m >= 0.957603275775909423828125f);
+       const int g5 = (m >= 1.04427373409271240234375f);
+       const int g6 = (m >= 1.13878858089447021484375f);
+       const int g7 = (m >= 1.2418577671051025390625f);
+       const int g8 = (m >= 1.35425555706024169921875f);
+       const float c = (g8 ? 1.41421353816986083984375f : (g7 ? 1.29683959484100341796875f : (g6 ? 1.1892070770263671875f : (g5 ? 1.0905077457427978515625f : (g4 ? 1.0f : (g3 ? 0.917004048824310302734375f : (g2 ? 0.840896427631378173828125f : (g1 ? 0.77110540866851806640625f : 0.707106769084930419921875f))))))));
+       const float ch = (g8 ? 0.3465735614299774169921875f : (g7 ? 0.2599302232265472412109375f : (g6 ? 0.1732867658138275146484375f : (g5 ? 0.08664341270923614501953125f : (g4 ? 0.0f : (g3 ? -0.086643390357494354248046875f : (g2 ? -0.17328678071498870849609375f : (g1 ? -0.259930193424224853515625f : -0.3465736210346221923828125f))))))));
+       const float cl = (g8 ? 0.00000001173572439228109942632727324962615966796875f : (g7 ? 0.00000000047415349424539954270585440099239349365234375f : (g6 ? -0.0000000026080215764778813536395318806171417236328125f : (g5 ? -0.0000000031470859251925276112160645425319671630859375f : (g4 ? 0.0f : (g3 ? -0.000000001084238920867619526688940823078155517578125f : (g2 ? 0.0000000002946079213916874550704960711300373077392578125f : (g1 ? -0.000000004519088658838654737337492406368255615234375f : 0.00000001364037860440703298081643879413604736328125f))))))));
+       const float d = (m - c);
+       const float sh0 = (m + c);
+       const float sv = (sh0 - m);
+       const float sl0 = ((m - (sh0 - sv)) + (c - sv));
+       const float sh = (d / sh0);
+       const float tc = (sh * 4097.0f);
+       const float th = (tc - (tc - sh));
+       const float tlo = (sh - th);
+       const float dc = (sh0 * 4097.0f);
+       const float dh = (dc - (dc - sh0));
+       const float dlo = (sh0 - dh);
+       const float ph = (sh * sh0);
+       const float pn = ((((ph - (th * dh)) - (th * dlo)) - (tlo * dh)) - (tlo * dlo));
+       const float sl = ((((d - ph) + pn) - (sh * sl0)) / sh0);
+       const float z = (sh * sh);
+       const float t = ((sh * z) * (0.666666686534881591796875f + (z * 0.4001343250274658203125f)));
+       const float a1 = (log_reduce_k * 0.693145751953125f);
+       const float t1 = (a1 + ch);
+       const float e1 = (ch - (t1 - a1));
+       const float lh2 = (2.0f * sh);
+       const float t2 = (t1 + lh2);
+       const float e2 = (lh2 - (t2 - t1));
+       const float lo = (((log_reduce_k * 0.00000142861972562968730926513671875f) + (e1 + e2)) + ((t + (2.0f * sl)) + (cl + (log_reduce_k * -0.000000000012905320041778356454642562312074005603790283203125f))));
+       const float lh = (t2 + lo);
+       const float ll = (lo - (lh - t2));
+       const float yc = ((y > 17179869184.0f) ? 17179869184.0f : ((y < (17179869184.0f * -1.0f)) ? (17179869184.0f * -1.0f) : y));
+       const float yc1 = (yc * 4097.0f);
+       const float yh = (yc1 - (yc1 - yc));
+       const float ylo = (yc - yh);
+       const float lc1 = (lh * 4097.0f);
+       const float lhh = (lc1 - (lc1 - lh));
+       const float lhl = (lh - lhh);
+       const float qh = (yc * lh);
+       const float qn = ((((qh - (yh * lhh)) - (yh * lhl)) - (ylo * lhh)) - (ylo * lhl));
+       const float yl = ((yc * ll) - qn);
+       const float wh = (qh + yl);
+       const float wl = (yl - (wh - qh));
+       const float xc = ((wh > 89.0f) ? 89.0f : ((wh < -104.0f) ? -104.0f : wh));
+       const float kk = (((xc * 1.44269502162933349609375f) + 12582912.0f) - 12582912.0f);
+       const float s = (xc - (kk * 0.693145751953125f));
+       const float rd = (kk * 0.000001428606765330187045037746429443359375f);
+       const float r0 = (s - rd);
+       const float v = (r0 - s);
+       const float rl0 = ((s - (r0 - v)) - (rd + v));
+       const float q = ((xc == wh) ? (rl0 + wl) : rl0);
+       const float r = (r0 + q);
+       const float w = (r - r0);
+       const float exp_finish_rl_0 = ((r0 - (r - w)) + (q - w));
+       const float exp_finish_p = ((r * r) * (0.5f + (r * (0.16666667163372039794921875f + (r * (0.041666455566883087158203125f + (r * (0.00833331048488616943359375f + (r * (0.001393453218042850494384765625f + (r * 0.00019891970441676676273345947265625f)))))))))));
+       const float exp_finish_hi = (1.0f + r);
+       const float exp_finish_lo = ((1.0f - exp_finish_hi) + r);
+       const float exp_finish_e = (exp_finish_hi + (exp_finish_lo + (exp_finish_p + exp_finish_rl_0)));
+       const float scale_pow2_ka = (((kk * 0.5f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_d = (kk - (2.0f * scale_pow2_ka));
+       const float scale_pow2_j = (scale_pow2_ka + 76.0f);
+       const float scale_pow2_q1 = ((((scale_pow2_j * 0.5f) - 0.25f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_q2 = ((((scale_pow2_j * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_q3 = ((((scale_pow2_j * 0.125f) - 0.4375f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_q4 = ((((scale_pow2_j * 0.0625f) - 0.46875f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_q5 = ((((scale_pow2_j * 0.03125f) - 0.484375f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_q6 = ((((scale_pow2_j * 0.015625f) - 0.4921875f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_q7 = ((((scale_pow2_j * 0.0078125f) - 0.49609375f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_b0 = (scale_pow2_j - (2.0f * scale_pow2_q1));
+       const float scale_pow2_b1 = (scale_pow2_q1 - (2.0f * scale_pow2_q2));
+       const float scale_pow2_b2 = (scale_pow2_q2 - (2.0f * scale_pow2_q3));
+       const float scale_pow2_b3 = (scale_pow2_q3 - (2.0f * scale_pow2_q4));
+       const float scale_pow2_b4 = (scale_pow2_q4 - (2.0f * scale_pow2_q5));
+       const float scale_pow2_b5 = (scale_pow2_q5 - (2.0f * scale_pow2_q6));
+       const float scale_pow2_b6 = (scale_pow2_q6 - (2.0f * scale_pow2_q7));
+       const float scale_pow2_s0 = (0.0000000000000000000000132348898008484427979425390731194056570529937744140625f + (scale_pow2_q7 * 4503599627370496.0f));
+       const float scale_pow2_w = (((((((scale_pow2_s0 * (1.0f + (scale_pow2_b6 * 18446744073709551616.0f))) * (1.0f + (scale_pow2_b5 * 4294967296.0f))) * (1.0f + (scale_pow2_b4 * 65535.0f))) * (1.0f + (scale_pow2_b3 * 255.0f))) * (1.0f + (scale_pow2_b2 * 15.0f))) * (1.0f + (scale_pow2_b1 * 3.0f))) * (1.0f + scale_pow2_b0));
+       const float scale_pow2_dd = (1.0f + (scale_pow2_d * (0.75f + (0.25f * scale_pow2_d))));
+       const float e = ((exp_finish_e * scale_pow2_w) * (scale_pow2_w * scale_pow2_dd));
+       const int zi = ((ax == 0.0f) || (ax > 340282346638528859811704183484516925440.0f));
+       const float mag = (zi ? ((y < 0.0f) ? fabsf(rx) : ax) : e);
+       const float sm = ((xneg && yodd) ? (mag * -1.0f) : mag);
+       const int grows = (((ax < 1.0f) && (y < 0.0f)) || ((ax > 1.0f) && (y > 0.0f)));
+       const float z0 = (ax - ax);
+       return (((y == 0.0f) || (x == 1.0f)) ? 1.0f : (((x != x) || (y != y)) ? (x + y) : ((ay > 340282346638528859811704183484516925440.0f) ? ((ax == 1.0f) ? 1.0f : (grows ? ay : 0.0f)) : ((((x < 0.0f) && (!yint)) && (!zi)) ? (z0 / z0) : sm)))); */
+float aether_f32_pow(float x, float y)
+{
+    const float ax = fabs(x);
+    const float ay = fabs(y);
+    const float yr = ((ay >= 8388608.0f) ? ay : ((ay + 8388608.0f) - 8388608.0f));
+    const int yint = (yr == ay);
+    const float hy = (yr * 0.5f);
+    const int yodd = (yint && (hy != ((hy >= 8388608.0f) ? hy : ((hy + 8388608.0f) - 8388608.0f))));
+    const float rx = (1.0f / x);
+    const int xneg = ((x < 0.0f) || ((x == 0.0f) && (rx < 0.0f)));
+    const int log_reduce_sub = (ax < 0.000000000000000000000000000000000000011754943508222875079687365372222456778186655567720875215087517062784172594547271728515625f);
+    const float log_reduce_m7 = (log_reduce_sub ? (ax * 16777216.0f) : ax);
+    const float log_reduce_k7 = (log_reduce_sub ? -24.0f : 0.0f);
+    const int log_reduce_u6 = (log_reduce_m7 >= 18446744073709551616.0f);
+    const int log_reduce_d6 = (log_reduce_m7 < 0.000000000000000000108420217248550443400745280086994171142578125f);
+    const float log_reduce_m6 = (log_reduce_m7 * (log_reduce_u6 ? 0.0000000000000000000542101086242752217003726400434970855712890625f : (log_reduce_d6 ? 18446744073709551616.0f : 1.0f)));
+    const float log_reduce_k6 = (log_reduce_k7 + (log_reduce_u6 ? 64.0f : (log_reduce_d6 ? -64.0f : 0.0f)));
+    const int log_reduce_u5 = (log_reduce_m6 >= 4294967296.0f);
+    const int log_reduce_d5 = (log_reduce_m6 < 0.0000000004656612873077392578125f);
+    const float log_reduce_m5 = (log_reduce_m6 * (log_reduce_u5 ? 0.00000000023283064365386962890625f : (log_reduce_d5 ? 4294967296.0f : 1.0f)));
+    const float log_reduce_k5 = (log_reduce_k6 + (log_reduce_u5 ? 32.0f : (log_reduce_d5 ? -32.0f : 0.0f)));
+    const int log_reduce_u4 = (log_reduce_m5 >= 65536.0f);
+    const int log_reduce_d4 = (log_reduce_m5 < 0.000030517578125f);
+    const float log_reduce_m4 = (log_reduce_m5 * (log_reduce_u4 ? 0.0000152587890625f : (log_reduce_d4 ? 65536.0f : 1.0f)));
+    const float log_reduce_k4 = (log_reduce_k5 + (log_reduce_u4 ? 16.0f : (log_reduce_d4 ? -16.0f : 0.0f)));
+    const int log_reduce_u3 = (log_reduce_m4 >= 256.0f);
+    const int log_reduce_d3 = (log_reduce_m4 < 0.0078125f);
+    const float log_reduce_m3 = (log_reduce_m4 * (log_reduce_u3 ? 0.00390625f : (log_reduce_d3 ? 256.0f : 1.0f)));
+    const float log_reduce_k3 = (log_reduce_k4 + (log_reduce_u3 ? 8.0f : (log_reduce_d3 ? -8.0f : 0.0f)));
+    const int log_reduce_u2 = (log_reduce_m3 >= 16.0f);
+    const int log_reduce_d2 = (log_reduce_m3 < 0.125f);
+    const float log_reduce_m2 = (log_reduce_m3 * (log_reduce_u2 ? 0.0625f : (log_reduce_d2 ? 16.0f : 1.0f)));
+    const float log_reduce_k2 = (log_reduce_k3 + (log_reduce_u2 ? 4.0f : (log_reduce_d2 ? -4.0f : 0.0f)));
+    const int log_reduce_u1 = (log_reduce_m2 >= 4.0f);
+    const int log_reduce_d1 = (log_reduce_m2 < 0.5f);
+    const float log_reduce_m1 = (log_reduce_m2 * (log_reduce_u1 ? 0.25f : (log_reduce_d1 ? 4.0f : 1.0f)));
+    const float log_reduce_k1 = (log_reduce_k2 + (log_reduce_u1 ? 2.0f : (log_reduce_d1 ? -2.0f : 0.0f)));
+    const int log_reduce_u0 = (log_reduce_m1 >= 2.0f);
+    const int log_reduce_d0 = (log_reduce_m1 < 1.0f);
+    const float log_reduce_m0 = (log_reduce_m1 * (log_reduce_u0 ? 0.5f : (log_reduce_d0 ? 2.0f : 1.0f)));
+    const float log_reduce_k0 = (log_reduce_k1 + (log_reduce_u0 ? 1.0f : (log_reduce_d0 ? -1.0f : 0.0f)));
+    const int log_reduce_hm = (log_reduce_m0 > 1.41421353816986083984375f);
+    const float log_reduce_m = (log_reduce_hm ? (log_reduce_m0 * 0.5f) : log_reduce_m0);
+    const float log_reduce_k = (log_reduce_hm ? (log_reduce_k0 + 1.0f) : log_reduce_k0);
+    const float kf_y = (log_reduce_m - 1.0f);
+    const float m = (kf_y + 1.0f);
+    const int g1 = (m >= 0.7384130954742431640625f);
+    const int g2 = (m >= 0.8052451610565185546875f);
+    const int g3 = (m >= 0.878126084804534912109375f);
+    const int g4 = (m >= 0.957603275775909423828125f);
+    const int g5 = (m >= 1.04427373409271240234375f);
+    const int g6 = (m >= 1.13878858089447021484375f);
+    const int g7 = (m >= 1.2418577671051025390625f);
+    const int g8 = (m >= 1.35425555706024169921875f);
+    const float c = (g8 ? 1.41421353816986083984375f : (g7 ? 1.29683959484100341796875f : (g6 ? 1.1892070770263671875f : (g5 ? 1.0905077457427978515625f : (g4 ? 1.0f : (g3 ? 0.917004048824310302734375f : (g2 ? 0.840896427631378173828125f : (g1 ? 0.77110540866851806640625f : 0.707106769084930419921875f))))))));
+    const float ch = (g8 ? 0.3465735614299774169921875f : (g7 ? 0.2599302232265472412109375f : (g6 ? 0.1732867658138275146484375f : (g5 ? 0.08664341270923614501953125f : (g4 ? 0.0f : (g3 ? -0.086643390357494354248046875f : (g2 ? -0.17328678071498870849609375f : (g1 ? -0.259930193424224853515625f : -0.3465736210346221923828125f))))))));
+    const float cl = (g8 ? 0.00000001173572439228109942632727324962615966796875f : (g7 ? 0.00000000047415349424539954270585440099239349365234375f : (g6 ? -0.0000000026080215764778813536395318806171417236328125f : (g5 ? -0.0000000031470859251925276112160645425319671630859375f : (g4 ? 0.0f : (g3 ? -0.000000001084238920867619526688940823078155517578125f : (g2 ? 0.0000000002946079213916874550704960711300373077392578125f : (g1 ? -0.000000004519088658838654737337492406368255615234375f : 0.00000001364037860440703298081643879413604736328125f))))))));
+    const float d = (m - c);
+    const float sh0 = (m + c);
+    const float sv = (sh0 - m);
+    const float sl0 = ((m - (sh0 - sv)) + (c - sv));
+    const float sh = (d / sh0);
+    const float tc = (sh * 4097.0f);
+    const float th = (tc - (tc - sh));
+    const float tlo = (sh - th);
+    const float dc = (sh0 * 4097.0f);
+    const float dh = (dc - (dc - sh0));
+    const float dlo = (sh0 - dh);
+    const float ph = (sh * sh0);
+    const float pn = ((((ph - (th * dh)) - (th * dlo)) - (tlo * dh)) - (tlo * dlo));
+    const float sl = ((((d - ph) + pn) - (sh * sl0)) / sh0);
+    const float z = (sh * sh);
+    const float t = ((sh * z) * (0.666666686534881591796875f + (z * 0.4001343250274658203125f)));
+    const float a1 = (log_reduce_k * 0.693145751953125f);
+    const float t1 = (a1 + ch);
+    const float e1 = (ch - (t1 - a1));
+    const float lh2 = (2.0f * sh);
+    const float t2 = (t1 + lh2);
+    const float e2 = (lh2 - (t2 - t1));
+    const float lo = (((log_reduce_k * 0.00000142861972562968730926513671875f) + (e1 + e2)) + ((t + (2.0f * sl)) + (cl + (log_reduce_k * -0.000000000012905320041778356454642562312074005603790283203125f))));
+    const float lh = (t2 + lo);
+    const float ll = (lo - (lh - t2));
+    const float yc = ((y > 17179869184.0f) ? 17179869184.0f : ((y < (17179869184.0f * -1.0f)) ? (17179869184.0f * -1.0f) : y));
+    const float yc1 = (yc * 4097.0f);
+    const float yh = (yc1 - (yc1 - yc));
+    const float ylo = (yc - yh);
+    const float lc1 = (lh * 4097.0f);
+    const float lhh = (lc1 - (lc1 - lh));
+    const float lhl = (lh - lhh);
+    const float qh = (yc * lh);
+    const float qn = ((((qh - (yh * lhh)) - (yh * lhl)) - (ylo * lhh)) - (ylo * lhl));
+    const float yl = ((yc * ll) - qn);
+    const float wh = (qh + yl);
+    const float wl = (yl - (wh - qh));
+    const float xc = ((wh > 89.0f) ? 89.0f : ((wh < -104.0f) ? -104.0f : wh));
+    const float kk = (((xc * 1.44269502162933349609375f) + 12582912.0f) - 12582912.0f);
+    const float s = (xc - (kk * 0.693145751953125f));
+    const float rd = (kk * 0.000001428606765330187045037746429443359375f);
+    const float r0 = (s - rd);
+    const float v = (r0 - s);
+    const float rl0 = ((s - (r0 - v)) - (rd + v));
+    const float q = ((xc == wh) ? (rl0 + wl) : rl0);
+    const float r = (r0 + q);
+    const float w = (r - r0);
+    const float exp_finish_rl_0 = ((r0 - (r - w)) + (q - w));
+    const float exp_finish_p = ((r * r) * (0.5f + (r * (0.16666667163372039794921875f + (r * (0.041666455566883087158203125f + (r * (0.00833331048488616943359375f + (r * (0.001393453218042850494384765625f + (r * 0.00019891970441676676273345947265625f)))))))))));
+    const float exp_finish_hi = (1.0f + r);
+    const float exp_finish_lo = ((1.0f - exp_finish_hi) + r);
+    const float exp_finish_e = (exp_finish_hi + (exp_finish_lo + (exp_finish_p + exp_finish_rl_0)));
+    const float scale_pow2_ka = (((kk * 0.5f) + 12582912.0f) - 12582912.0f);
+    const float scale_pow2_d = (kk - (2.0f * scale_pow2_ka));
+    const float scale_pow2_j = (scale_pow2_ka + 76.0f);
+    const float scale_pow2_q1 = ((((scale_pow2_j * 0.5f) - 0.25f) + 12582912.0f) - 12582912.0f);
+    const float scale_pow2_q2 = ((((scale_pow2_j * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+    const float scale_pow2_q3 = ((((scale_pow2_j * 0.125f) - 0.4375f) + 12582912.0f) - 12582912.0f);
+    const float scale_pow2_q4 = ((((scale_pow2_j * 0.0625f) - 0.46875f) + 12582912.0f) - 12582912.0f);
+    const float scale_pow2_q5 = ((((scale_pow2_j * 0.03125f) - 0.484375f) + 12582912.0f) - 12582912.0f);
+    const float scale_pow2_q6 = ((((scale_pow2_j * 0.015625f) - 0.4921875f) + 12582912.0f) - 12582912.0f);
+    const float scale_pow2_q7 = ((((scale_pow2_j * 0.0078125f) - 0.49609375f) + 12582912.0f) - 12582912.0f);
+    const float scale_pow2_b0 = (scale_pow2_j - (2.0f * scale_pow2_q1));
+    const float scale_pow2_b1 = (scale_pow2_q1 - (2.0f * scale_pow2_q2));
+    const float scale_pow2_b2 = (scale_pow2_q2 - (2.0f * scale_pow2_q3));
+    const float scale_pow2_b3 = (scale_pow2_q3 - (2.0f * scale_pow2_q4));
+    const float scale_pow2_b4 = (scale_pow2_q4 - (2.0f * scale_pow2_q5));
+    const float scale_pow2_b5 = (scale_pow2_q5 - (2.0f * scale_pow2_q6));
+    const float scale_pow2_b6 = (scale_pow2_q6 - (2.0f * scale_pow2_q7));
+    const float scale_pow2_s0 = (0.0000000000000000000000132348898008484427979425390731194056570529937744140625f + (scale_pow2_q7 * 4503599627370496.0f));
+    const float scale_pow2_w = (((((((scale_pow2_s0 * (1.0f + (scale_pow2_b6 * 18446744073709551616.0f))) * (1.0f + (scale_pow2_b5 * 4294967296.0f))) * (1.0f + (scale_pow2_b4 * 65535.0f))) * (1.0f + (scale_pow2_b3 * 255.0f))) * (1.0f + (scale_pow2_b2 * 15.0f))) * (1.0f + (scale_pow2_b1 * 3.0f))) * (1.0f + scale_pow2_b0));
+    const float scale_pow2_dd = (1.0f + (scale_pow2_d * (0.75f + (0.25f * scale_pow2_d))));
+    const float e = ((exp_finish_e * scale_pow2_w) * (scale_pow2_w * scale_pow2_dd));
+    const int zi = ((ax == 0.0f) || (ax > 340282346638528859811704183484516925440.0f));
+    const float mag = (zi ? ((y < 0.0f) ? fabs(rx) : ax) : e);
+    const float sm = ((xneg && yodd) ? (mag * -1.0f) : mag);
+    const int grows = (((ax < 1.0f) && (y < 0.0f)) || ((ax > 1.0f) && (y > 0.0f)));
+    const float z0 = (ax - ax);
+    return (((y == 0.0f) || (x == 1.0f)) ? 1.0f : (((x != x) || (y != y)) ? (x + y) : ((ay > 340282346638528859811704183484516925440.0f) ? ((ax == 1.0f) ? 1.0f : (grows ? ay : 0.0f)) : ((((x < 0.0f) && (!yint)) && (!zi)) ? (z0 / z0) : sm))));
 }
 
 /* aether_f32_tan: tan a (radians): sincos's reduction by pi/2, a Horner polynomial on the reduced argument (or on pi/4 minus it, where tan is near 1), -1/tan on odd quadrants with the division's rounding corrected, as the contract states (its elementary-functions section); NaN outside sincos's domain.
@@ -6901,6 +7249,21 @@ __kernel void aether_f32_log2_batch(__global const float *x, __global float *out
     }
 }
 
+/* aether_f32_pow_batch: out[i] = aether_f32_pow(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_pow_batch(__global const float *x, __global const float *y, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_x;
+        v_x = x[i];
+        float v_y;
+        v_y = y[i];
+        const float result = aether_f32_pow(v_x, v_y);
+        out[i] = result;
+    }
+}
+
 /* aether_f32_tan_batch: out[i] = aether_f32_tan(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 __kernel void aether_f32_tan_batch(__global const float *a, __global float *out, ulong n)
 {
@@ -7435,6 +7798,7 @@ double aether_f64_exp(double x);
 double aether_f64_log(double x);
 double aether_f64_exp2(double x);
 double aether_f64_log2(double x);
+double aether_f64_pow(double x, double y);
 double aether_f64_tan(double a);
 double aether_f64_asin(double x);
 double aether_f64_acos(double x);
@@ -10066,11 +10430,7 @@ double aether_f64_atan2(double y, double x)
        r = s - rd
        v = r - s
        rl = (s - (r - v)) - (rd + v)
-       p = r * r * (f64_bits(0x3FE0000000000000) + r * (f64_bits(0x3FC5555555555557) + r * (f64_bits(0x3FA5555555555556) + r * (f64_bits(0x3F8111111110FF8B) + r * (f64_bits(0x3F56C16C16C16214) + r * (f64_bits(0x3F2A01A01AC9DE9E) + r * (f64_bits(0x3EFA01A01A74077A) + r * (f64_bits(0x3EC71DDFFF6573D6) + r * (f64_bits(0x3E927E4DA1E12FB1) + r * (f64_bits(0x3E5AF5282AACDB2E) + r * f64_bits(0x3E21F75A3CAADFF5)))))))))))
-       hi = 1 + r
-       lo = (1 - hi) + r
-       e = hi + (lo + (p + rl))
-       out = scale_pow2(e, k)
+       out = exp_finish(k, r, rl)
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const double xc = ((x > 710.0) ? 710.0 : ((x < -746.0) ? -746.0 : x));
        const double k = (((xc * 1.442695040888963387004650940070860087871551513671875) + 6755399441055744.0) - 6755399441055744.0);
@@ -10079,10 +10439,10 @@ double aether_f64_atan2(double y, double x)
        const double r = (s - rd);
        const double v = (r - s);
        const double rl = ((s - (r - v)) - (rd + v));
-       const double p = ((r * r) * (0.5 + (r * (0.1666666666666667129259593593815225176513195037841796875 + (r * (0.04166666666666667129259593593815225176513195037841796875 + (r * (0.00833333333332555124817186964492066181264817714691162109375 + (r * (0.001388888888888333179860712363051788997836410999298095703125 + (r * (0.0001984126987684035696955786587380998753360472619533538818359375 + (r * (0.0000248015873269900500469077597731626383392722345888614654541015625 + (r * (0.0000027557252863367321974136063544857933038656483404338359832763671875 + (r * (0.00000027557271831536130966716657310355831356218914152123034000396728515625 + (r * (0.00000002510626255087907802256692413149508080749683358590118587017059326171875 + (r * 0.000000002091543359807600346154301198414206253151093051201314665377140045166015625)))))))))))))))))))));
-       const double hi = (1.0 + r);
-       const double lo = ((1.0 - hi) + r);
-       const double e = (hi + (lo + (p + rl)));
+       const double exp_finish_p = ((r * r) * (0.5 + (r * (0.1666666666666667129259593593815225176513195037841796875 + (r * (0.04166666666666667129259593593815225176513195037841796875 + (r * (0.00833333333332555124817186964492066181264817714691162109375 + (r * (0.001388888888888333179860712363051788997836410999298095703125 + (r * (0.0001984126987684035696955786587380998753360472619533538818359375 + (r * (0.0000248015873269900500469077597731626383392722345888614654541015625 + (r * (0.0000027557252863367321974136063544857933038656483404338359832763671875 + (r * (0.00000027557271831536130966716657310355831356218914152123034000396728515625 + (r * (0.00000002510626255087907802256692413149508080749683358590118587017059326171875 + (r * 0.000000002091543359807600346154301198414206253151093051201314665377140045166015625)))))))))))))))))))));
+       const double exp_finish_hi = (1.0 + r);
+       const double exp_finish_lo = ((1.0 - exp_finish_hi) + r);
+       const double exp_finish_e = (exp_finish_hi + (exp_finish_lo + (exp_finish_p + rl)));
        const double scale_pow2_ka = (((k * 0.5) + 6755399441055744.0) - 6755399441055744.0);
        const double scale_pow2_d = (k - (2.0 * scale_pow2_ka));
        const double scale_pow2_j = (scale_pow2_ka + 538.0);
@@ -10109,7 +10469,7 @@ double aether_f64_atan2(double y, double x)
        const double scale_pow2_s0 = (0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000011113793747425387417213567071352800484562622807324538967417952914843378044769344188177846208811443751098977928244823368569333446167745147139558441683042175608100385654447647001587158552209191416116724244304096571751556124181432287573861609135572944197502082138158902846779236284399802429446583409499277996788872267792372417678415614052979398795883980710641480982303619384765625 + (scale_pow2_q10 * 199791907220223502808422222706762643567910281130558153654986045416023791284464999687699590596063486154228923591770023865308670443474450259602571264.0));
        const double scale_pow2_w = ((((((((((scale_pow2_s0 * (1.0 + (scale_pow2_b9 * 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0))) * (1.0 + (scale_pow2_b8 * 115792089237316195423570985008687907853269984665640564039457584007913129639936.0))) * (1.0 + (scale_pow2_b7 * 340282366920938463463374607431768211456.0))) * (1.0 + (scale_pow2_b6 * 18446744073709551616.0))) * (1.0 + (scale_pow2_b5 * 4294967295.0))) * (1.0 + (scale_pow2_b4 * 65535.0))) * (1.0 + (scale_pow2_b3 * 255.0))) * (1.0 + (scale_pow2_b2 * 15.0))) * (1.0 + (scale_pow2_b1 * 3.0))) * (1.0 + scale_pow2_b0));
        const double scale_pow2_dd = (1.0 + (scale_pow2_d * (0.75 + (0.25 * scale_pow2_d))));
-       return ((e * scale_pow2_w) * (scale_pow2_w * scale_pow2_dd)); */
+       return ((exp_finish_e * scale_pow2_w) * (scale_pow2_w * scale_pow2_dd)); */
 double aether_f64_exp(double x)
 {
     const double xc = ((x > 710.0) ? 710.0 : ((x < -746.0) ? -746.0 : x));
@@ -10119,10 +10479,10 @@ double aether_f64_exp(double x)
     const double r = (s - rd);
     const double v = (r - s);
     const double rl = ((s - (r - v)) - (rd + v));
-    const double p = ((r * r) * (0.5 + (r * (0.1666666666666667129259593593815225176513195037841796875 + (r * (0.04166666666666667129259593593815225176513195037841796875 + (r * (0.00833333333332555124817186964492066181264817714691162109375 + (r * (0.001388888888888333179860712363051788997836410999298095703125 + (r * (0.0001984126987684035696955786587380998753360472619533538818359375 + (r * (0.0000248015873269900500469077597731626383392722345888614654541015625 + (r * (0.0000027557252863367321974136063544857933038656483404338359832763671875 + (r * (0.00000027557271831536130966716657310355831356218914152123034000396728515625 + (r * (0.00000002510626255087907802256692413149508080749683358590118587017059326171875 + (r * 0.000000002091543359807600346154301198414206253151093051201314665377140045166015625)))))))))))))))))))));
-    const double hi = (1.0 + r);
-    const double lo = ((1.0 - hi) + r);
-    const double e = (hi + (lo + (p + rl)));
+    const double exp_finish_p = ((r * r) * (0.5 + (r * (0.1666666666666667129259593593815225176513195037841796875 + (r * (0.04166666666666667129259593593815225176513195037841796875 + (r * (0.00833333333332555124817186964492066181264817714691162109375 + (r * (0.001388888888888333179860712363051788997836410999298095703125 + (r * (0.0001984126987684035696955786587380998753360472619533538818359375 + (r * (0.0000248015873269900500469077597731626383392722345888614654541015625 + (r * (0.0000027557252863367321974136063544857933038656483404338359832763671875 + (r * (0.00000027557271831536130966716657310355831356218914152123034000396728515625 + (r * (0.00000002510626255087907802256692413149508080749683358590118587017059326171875 + (r * 0.000000002091543359807600346154301198414206253151093051201314665377140045166015625)))))))))))))))))))));
+    const double exp_finish_hi = (1.0 + r);
+    const double exp_finish_lo = ((1.0 - exp_finish_hi) + r);
+    const double exp_finish_e = (exp_finish_hi + (exp_finish_lo + (exp_finish_p + rl)));
     const double scale_pow2_ka = (((k * 0.5) + 6755399441055744.0) - 6755399441055744.0);
     const double scale_pow2_d = (k - (2.0 * scale_pow2_ka));
     const double scale_pow2_j = (scale_pow2_ka + 538.0);
@@ -10149,7 +10509,7 @@ double aether_f64_exp(double x)
     const double scale_pow2_s0 = (0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000011113793747425387417213567071352800484562622807324538967417952914843378044769344188177846208811443751098977928244823368569333446167745147139558441683042175608100385654447647001587158552209191416116724244304096571751556124181432287573861609135572944197502082138158902846779236284399802429446583409499277996788872267792372417678415614052979398795883980710641480982303619384765625 + (scale_pow2_q10 * 199791907220223502808422222706762643567910281130558153654986045416023791284464999687699590596063486154228923591770023865308670443474450259602571264.0));
     const double scale_pow2_w = ((((((((((scale_pow2_s0 * (1.0 + (scale_pow2_b9 * 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0))) * (1.0 + (scale_pow2_b8 * 115792089237316195423570985008687907853269984665640564039457584007913129639936.0))) * (1.0 + (scale_pow2_b7 * 340282366920938463463374607431768211456.0))) * (1.0 + (scale_pow2_b6 * 18446744073709551616.0))) * (1.0 + (scale_pow2_b5 * 4294967295.0))) * (1.0 + (scale_pow2_b4 * 65535.0))) * (1.0 + (scale_pow2_b3 * 255.0))) * (1.0 + (scale_pow2_b2 * 15.0))) * (1.0 + (scale_pow2_b1 * 3.0))) * (1.0 + scale_pow2_b0));
     const double scale_pow2_dd = (1.0 + (scale_pow2_d * (0.75 + (0.25 * scale_pow2_d))));
-    return ((e * scale_pow2_w) * (scale_pow2_w * scale_pow2_dd));
+    return ((exp_finish_e * scale_pow2_w) * (scale_pow2_w * scale_pow2_dd));
 }
 
 /* aether_f64_log: log x (natural): the exponent taken out exactly by powers of two, log(1 + f) as 2 atanh(f / (2 + f)) by a Horner polynomial, k ln 2 added in two parts, as the contract states (its elementary-functions section); -inf at +-0, NaN below 0.
@@ -10511,6 +10871,393 @@ double aether_f64_log2(double x)
     const double r = (w + (vl + ((log_reduce_k - w) + vh)));
     const double log_special_z0 = (x - x);
     return ((x < 0.0) ? (log_special_z0 / log_special_z0) : ((x == 0.0) ? (-1.0 / (x * x)) : ((x > 179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0) ? x : r)));
+}
+
+/* aether_f64_pow: pow(x, y) = x^y: exp(y log |x|) with log |x| in two parts (log's exponent, a second reduction to one of nine centres, 2 atanh by a Horner polynomial), y log |x| by Dekker's exact product, exp's steps on both parts, and C99's special values, as the contract states (its elementary-functions section).
+   Spec:
+       ax = fabs(x)
+       ay = fabs(y)
+       yr = ay >= 4503599627370496 ? ay : (ay + 4503599627370496) - 4503599627370496
+       yint = yr == ay
+       hy = yr * 0.5
+       yodd = yint && hy != (hy >= 4503599627370496 ? hy : (hy + 4503599627370496) - 4503599627370496)
+       rx = 1 / x
+       xneg = x < 0 || (x == 0 && rx < 0)
+       kf = log_reduce(ax)
+       k = kf.x
+       m = kf.y + 1
+       g1 = m >= f64_bits(0x3FE7A11473EB0187)
+       g2 = m >= f64_bits(0x3FE9C49182A3F090)
+       g3 = m >= f64_bits(0x3FEC199BDD85529C)
+       g4 = m >= f64_bits(0x3FEEA4AFA2A490DA)
+       g5 = m >= f64_bits(0x3FF0B5586CF9890F)
+       g6 = m >= f64_bits(0x3FF2387A6E756238)
+       g7 = m >= f64_bits(0x3FF3DEA64C123422)
+       g8 = m >= f64_bits(0x3FF5AB07DD485429)
+       c = g8 ? f64_bits(0x3FF6A09E667F3BCD) : (g7 ? f64_bits(0x3FF4BFDAD5362A27) : (g6 ? f64_bits(0x3FF306FE0A31B715) : (g5 ? f64_bits(0x3FF172B83C7D517B) : (g4 ? 1 : (g3 ? f64_bits(0x3FED5818DCFBA487) : (g2 ? f64_bits(0x3FEAE89F995AD3AD) : (g1 ? f64_bits(0x3FE8ACE5422AA0DB) : f64_bits(0x3FE6A09E667F3BCD))))))))
+       ch = g8 ? f64_bits(0x3FD62E42FEFA39F0) : (g7 ? f64_bits(0x3FD0A2B23F3BAB73) : (g6 ? f64_bits(0x3FC62E42FEFA39EE) : (g5 ? f64_bits(0x3FB62E42FEFA39F1) : (g4 ? 0 : (g3 ? f64_bits(0xBFB62E42FEFA39F0) : (g2 ? f64_bits(0xBFC62E42FEFA39F1) : (g1 ? f64_bits(0xBFD0A2B23F3BAB74) : f64_bits(0xBFD62E42FEFA39EE))))))))
+       cl = g8 ? f64_bits(0x3C7C2E0E1B1548C2) : (g7 ? f64_bits(0x3C4BAF64D5D7033B) : (g6 ? f64_bits(0x3BF43CF36D08A40C) : (g5 ? f64_bits(0x3C4C6DFCE592B4BA) : (g4 ? 0 : (g3 ? f64_bits(0xBC5FEC65B690DEBD) : (g2 ? f64_bits(0x3C31BE94B9B38E2E) : (g1 ? f64_bits(0xBC75751ADA176580) : f64_bits(0x3C3716FDFDBC882E))))))))
+       d = m - c
+       sh0 = m + c
+       sv = sh0 - m
+       sl0 = (m - (sh0 - sv)) + (c - sv)
+       sh = d / sh0
+       tc = sh * f64_bits(0x41A0000002000000)
+       th = tc - (tc - sh)
+       tlo = sh - th
+       dc = sh0 * f64_bits(0x41A0000002000000)
+       dh = dc - (dc - sh0)
+       dlo = sh0 - dh
+       ph = sh * sh0
+       pn = (((ph - th * dh) - th * dlo) - tlo * dh) - tlo * dlo
+       sl = (((d - ph) + pn) - sh * sl0) / sh0
+       z = sh * sh
+       t = sh * z * (f64_bits(0x3FE5555555555555) + z * (f64_bits(0x3FD99999999AE5F2) + z * (f64_bits(0x3FD249245C572371) + z * f64_bits(0x3FCC776195B7CE48))))
+       a1 = k * f64_bits(0x3FE62E42FEFA3800)
+       t1 = a1 + ch
+       e1 = ch - (t1 - a1)
+       lh2 = 2 * sh
+       t2 = t1 + lh2
+       e2 = lh2 - (t2 - t1)
+       lo = (k * f64_bits(0x3D2EF35793C76800) + (e1 + e2)) + ((t + 2 * sl) + (cl + k * f64_bits(0xBA59FF0342542FC3)))
+       lh = t2 + lo
+       ll = lo - (lh - t2)
+       yc = y > f64_bits(0x43F0000000000000) ? f64_bits(0x43F0000000000000) : (y < f64_bits(0x43F0000000000000) * -1 ? f64_bits(0x43F0000000000000) * -1 : y)
+       yc1 = yc * f64_bits(0x41A0000002000000)
+       yh = yc1 - (yc1 - yc)
+       ylo = yc - yh
+       lc1 = lh * f64_bits(0x41A0000002000000)
+       lhh = lc1 - (lc1 - lh)
+       lhl = lh - lhh
+       qh = yc * lh
+       qn = (((qh - yh * lhh) - yh * lhl) - ylo * lhh) - ylo * lhl
+       yl = yc * ll - qn
+       wh = qh + yl
+       wl = yl - (wh - qh)
+       xc = wh > 710 ? 710 : (wh < -746 ? -746 : wh)
+       kk = (xc * f64_bits(0x3FF71547652B82FE) + 6755399441055744) - 6755399441055744
+       s = xc - kk * f64_bits(0x3FE62E42FEFA3800)
+       rd = kk * f64_bits(0x3D2EF35793C76730)
+       r0 = s - rd
+       v = r0 - s
+       rl0 = (s - (r0 - v)) - (rd + v)
+       q = xc == wh ? rl0 + wl : rl0
+       r = r0 + q
+       w = r - r0
+       e = exp_finish(kk, r, (r0 - (r - w)) + (q - w))
+       zi = ax == 0 || ax > f64_bits(0x7FEFFFFFFFFFFFFF)
+       mag = zi ? (y < 0 ? fabs(rx) : ax) : e
+       sm = xneg && yodd ? mag * -1 : mag
+       grows = (ax < 1 && y < 0) || (ax > 1 && y > 0)
+       z0 = ax - ax
+       out = y == 0 || x == 1 ? 1 : (x != x || y != y ? x + y : (ay > f64_bits(0x7FEFFFFFFFFFFFFF) ? (ax == 1 ? 1 : (grows ? ay : 0)) : (x < 0 && !yint && !zi ? z0 / z0 : sm)))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double ax = fabs(x);
+       const double ay = fabs(y);
+       const double yr = ((ay >= 4503599627370496.0) ? ay : ((ay + 4503599627370496.0) - 4503599627370496.0));
+       const int yint = (yr == ay);
+       const double hy = (yr * 0.5);
+       const int yodd = (yint && (hy != ((hy >= 4503599627370496.0) ? hy : ((hy + 4503599627370496.0) - 4503599627370496.0))));
+       const double rx = (1.0 / x);
+       const int xneg = ((x < 0.0) || ((x == 0.0) && (rx < 0.0)));
+       const int log_reduce_sub = (ax < 0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000002225073858507201383090232717332404064219215980462331830553327416887204434813918195854283159012511020564067339731035811005152434161553460108856012385377718821130777993532002330479610147442583636071921565046942503734208375250806650616658158948720491179968591639648500635908770118304874799780887753749949451580451605050915399856582470818645113537935804992115981085766051992433352114352390148795699609591288891602992641511063466313393663477586513029371762047325631781485664350872122828637642044846811407613911477062801689853244110024161447421618567166150540154285084716752901903161322778896729707373123334086988983175067838846926092773977972858659654941091369095406136467568702398678315290680984617210924625396728515625);
+       const double log_reduce_m10 = (log_reduce_sub ? (ax * 18014398509481984.0) : ax);
+       const double log_reduce_k10 = (log_reduce_sub ? -54.0 : 0.0);
+       const int log_reduce_u9 = (log_reduce_m10 >= 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0);
+       const int log_reduce_d9 = (log_reduce_m10 < 0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001491668146240041348658193063092586767475294306920081378854303666641255677014023660987234978080085560672302320651167220290682545619045060532097232965918416938296252158463756275499040814853287052588289310873012782953082843452117701424006337364600644548459512739853070043067441211667303325729200722585486710369393731465299801630663978357915766537189483642578125);
+       const double log_reduce_m9 = (log_reduce_m10 * (log_reduce_u9 ? 0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000007458340731200206743290965315462933837376471534600406894271518333206278385070118304936174890400427803361511603255836101453412728095225302660486164829592084691481260792318781377495204074266435262941446554365063914765414217260588507120031686823003222742297563699265350215337206058336516628646003612927433551846968657326499008153319891789578832685947418212890625 : (log_reduce_d9 ? 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0 : 1.0)));
+       const double log_reduce_k9 = (log_reduce_k10 + (log_reduce_u9 ? 512.0 : (log_reduce_d9 ? -512.0 : 0.0)));
+       const int log_reduce_u8 = (log_reduce_m9 >= 115792089237316195423570985008687907853269984665640564039457584007913129639936.0);
+       const int log_reduce_d8 = (log_reduce_m9 < 0.000000000000000000000000000000000000000000000000000000000000000000000000000017272337110188889250772703725600799142232000728872562770047406940337183606324854115943015006944576453121094587892299327193990197893663893387306007554116149549372494220733642578125);
+       const double log_reduce_m8 = (log_reduce_m9 * (log_reduce_u8 ? 0.0000000000000000000000000000000000000000000000000000000000000000000000000000086361685550944446253863518628003995711160003644362813850237034701685918031624270579715075034722882265605472939461496635969950989468319466936530037770580747746862471103668212890625 : (log_reduce_d8 ? 115792089237316195423570985008687907853269984665640564039457584007913129639936.0 : 1.0)));
+       const double log_reduce_k8 = (log_reduce_k9 + (log_reduce_u8 ? 256.0 : (log_reduce_d8 ? -256.0 : 0.0)));
+       const int log_reduce_u7 = (log_reduce_m8 >= 340282366920938463463374607431768211456.0);
+       const int log_reduce_d7 = (log_reduce_m8 < 0.0000000000000000000000000000000000000058774717541114375398436826861112283890933277838604376075437585313920862972736358642578125);
+       const double log_reduce_m7 = (log_reduce_m8 * (log_reduce_u7 ? 0.00000000000000000000000000000000000000293873587705571876992184134305561419454666389193021880377187926569604314863681793212890625 : (log_reduce_d7 ? 340282366920938463463374607431768211456.0 : 1.0)));
+       const double log_reduce_k7 = (log_reduce_k8 + (log_reduce_u7 ? 128.0 : (log_reduce_d7 ? -128.0 : 0.0)));
+       const int log_reduce_u6 = (log_reduce_m7 >= 18446744073709551616.0);
+       const int log_reduce_d6 = (log_reduce_m7 < 0.000000000000000000108420217248550443400745280086994171142578125);
+       const double log_reduce_m6 = (log_reduce_m7 * (log_reduce_u6 ? 0.0000000000000000000542101086242752217003726400434970855712890625 : (log_reduce_d6 ? 18446744073709551616.0 : 1.0)));
+       const double log_reduce_k6 = (log_reduce_k7 + (log_reduce_u6 ? 64.0 : (log_reduce_d6 ? -64.0 : 0.0)));
+       const int log_reduce_u5 = (log_reduce_m6 >= 4294967296.0);
+       const int log_reduce_d5 = (log_reduce_m6 < 0.0000000004656612873077392578125);
+       const double log_reduce_m5 = (log_reduce_m6 * (log_reduce_u5 ? 0.00000000023283064365386962890625 : (log_reduce_d5 ? 4294967296.0 : 1.0)));
+       const double log_reduce_k5 = (log_reduce_k6 + (log_reduce_u5 ? 32.0 : (log_reduce_d5 ? -32.0 : 0.0)));
+       const int log_reduce_u4 = (log_reduce_m5 >= 65536.0);
+       const int log_reduce_d4 = (log_reduce_m5 < 0.000030517578125);
+       const double log_reduce_m4 = (log_reduce_m5 * (log_reduce_u4 ? 0.0000152587890625 : (log_reduce_d4 ? 65536.0 : 1.0)));
+       const double log_reduce_k4 = (log_reduce_k5 + (log_reduce_u4 ? 16.0 : (log_reduce_d4 ? -16.0 : 0.0)));
+       const int log_reduce_u3 = (log_reduce_m4 >= 256.0);
+       const int log_reduce_d3 = (log_reduce_m4 < 0.0078125);
+       const double log_reduce_m3 = (log_reduce_m4 * (log_reduce_u3 ? 0.00390625 : (log_reduce_d3 ? 256.0 : 1.0)));
+       const double log_reduce_k3 = (log_reduce_k4 + (log_reduce_u3 ? 8.0 : (log_reduce_d3 ? -8.0 : 0.0)));
+       const int log_reduce_u2 = (log_reduce_m3 >= 16.0);
+       const int log_reduce_d2 = (log_reduce_m3 < 0.125);
+       const double log_reduce_m2 = (log_reduce_m3 * (log_reduce_u2 ? 0.0625 : (log_reduce_d2 ? 16.0 : 1.0)));
+       const double log_reduce_k2 = (log_reduce_k3 + (log_reduce_u2 ? 4.0 : (log_reduce_d2 ? -4.0 : 0.0)));
+       const int log_reduce_u1 = (log_reduce_m2 >= 4.0);
+       const int log_reduce_d1 = (log_reduce_m2 < 0.5);
+       const double log_reduce_m1 = (log_reduce_m2 * (log_reduce_u1 ? 0.25 : (log_reduce_d1 ? 4.0 : 1.0)));
+       const double log_reduce_k1 = (log_reduce_k2 + (log_reduce_u1 ? 2.0 : (log_reduce_d1 ? -2.0 : 0.0)));
+       const int log_reduce_u0 = (log_reduce_m1 >= 2.0);
+       const int log_reduce_d0 = (log_reduce_m1 < 1.0);
+       const double log_reduce_m0 = (log_reduce_m1 * (log_reduce_u0 ? 0.5 : (log_reduce_d0 ? 2.0 : 1.0)));
+       const double log_reduce_k0 = (log_reduce_k1 + (log_reduce_u0 ? 1.0 : (log_reduce_d0 ? -1.0 : 0.0)));
+       const int log_reduce_hm = (log_reduce_m0 > 1.4142135623730951454746218587388284504413604736328125);
+       const double log_reduce_m = (log_reduce_hm ? (log_reduce_m0 * 0.5) : log_reduce_m0);
+       const double log_reduce_k = (log_reduce_hm ? (log_reduce_k0 + 1.0) : log_reduce_k0);
+       const double kf_y = (log_reduce_m - 1.0);
+       const double m = (kf_y + 1.0);
+       const int g1 = (m >= 0.73841307296974967311342652465100400149822235107421875);
+       const int g2 = (m >= 0.8052451659746271417361640487797558307647705078125);
+       const int g3 = (m >= 0.878126080186649726755376832443289458751678466796875);
+       const int g4 = (m >= 0.9576032806985737000360359161277301609516143798828125);
+       const int g5 = (m >= 1.0442737824274137548030694233602844178676605224609375);
+       const int g6 = (m >= 1.1387886347566915645757035235874354839324951171875);
+       const int g7 = (m >= 1.241857812073484002013401550357230007648468017578125);
+       const int g8 = (m >= 1.3542555469368926512885309421108104288578033447265625);
+       const double c = (g8 ? 1.4142135623730951454746218587388284504413604736328125 : (g7 ? 1.2968395546510096405512513229041360318660736083984375 : (g6 ? 1.1892071150027210268973476559040136635303497314453125 : (g5 ? 1.0905077326652576896748314538854174315929412841796875 : (g4 ? 1.0 : (g3 ? 0.91700404320467121532800547356600873172283172607421875 : (g2 ? 0.84089641525371450203607537332572974264621734619140625 : (g1 ? 0.77110541270397037205697188255726359784603118896484375 : 0.70710678118654757273731092936941422522068023681640625))))))));
+       const double ch = (g8 ? 0.34657359027997269862453322275541722774505615234375 : (g7 ? 0.259930192709979468457248685808735899627208709716796875 : (g6 ? 0.173286795139986293801115380119881592690944671630859375 : (g5 ? 0.08664339756999318853392111350331106223165988922119140625 : (g4 ? 0.0 : (g3 ? -0.0866433975699931746561333056888543069362640380859375 : (g2 ? -0.1732867951399863770678422270066221244633197784423828125 : (g1 ? -0.2599301927099795239683999170665629208087921142578125 : -0.34657359027997258760223076023976318538188934326171875))))))));
+       const double cl = (g8 ? 0.00000000000000002444216941459289816588769673455282579591046792960758182733371768335928209125995635986328125 : (g7 ? 0.000000000000000003001628066626043510279553148643039920669653121548261197337748029667636728845536708831787109375 : (g6 ? 0.000000000000000000068569313993139177792189014300967915847982259959370455841554115039571115630678832530975341796875 : (g5 ? 0.00000000000000000308234776119469231945327230901238712871960733367189717857304032122556236572563648223876953125 : (g4 ? 0.0 : (g3 ? -0.00000000000000000692228978553855022477983656913943087778548953276015927305042652051270124502480030059814453125 : (g2 ? 0.000000000000000000961928934371463055746425308556741190581096681173618560822813350341675686649978160858154296875 : (g1 ? -0.00000000000000001861136329926703753634524882240597198974538760418706573318559094332158565521240234375 : 0.000000000000000001251701276129902196523997059972039433974920169835294385396462502058056998066604137420654296875))))))));
+       const double d = (m - c);
+       const double sh0 = (m + c);
+       const double sv = (sh0 - m);
+       const double sl0 = ((m - (sh0 - sv)) + (c - sv));
+       const double sh = (d / sh0);
+       const double tc = (sh * 134217729.0);
+       const double th = (tc - (tc - sh));
+       const double tlo = (sh - th);
+       const double dc = (sh0 * 134217729.0);
+       const double dh = (dc - (dc - sh0));
+       const double dlo = (sh0 - dh);
+       const double ph = (sh * sh0);
+       const double pn = ((((ph - (th * dh)) - (th * dlo)) - (tlo * dh)) - (tlo * dlo));
+       const double sl = ((((d - ph) + pn) - (sh * sl0)) / sh0);
+       const double z = (sh * sh);
+       const double t = ((sh * z) * (0.66666666666666662965923251249478198587894439697265625 + (z * (0.40000000000472291095121590842609293758869171142578125 + (z * (0.285714235473782329766123666558996774256229400634765625 + (z * 0.2223932248158340119204012808040715754032135009765625)))))));
+       const double a1 = (log_reduce_k * 0.693147180559890330187045037746429443359375);
+       const double t1 = (a1 + ch);
+       const double e1 = (ch - (t1 - a1));
+       const double lh2 = (2.0 * sh);
+       const double t2 = (t1 + lh2);
+       const double e2 = (lh2 - (t2 - t1));
+       const double lo = (((log_reduce_k * 0.00000000000005497923018708502421696649465070357021279079390296828933060169219970703125) + (e1 + e2)) + ((t + (2.0 * sl)) + (cl + (log_reduce_k * -0.0000000000000000000000000013124698417785255361305882616599823203956009287247833841865525032726114205809675450353779524448327720165252685546875))));
+       const double lh = (t2 + lo);
+       const double ll = (lo - (lh - t2));
+       const double yc = ((y > 18446744073709551616.0) ? 18446744073709551616.0 : ((y < (18446744073709551616.0 * -1.0)) ? (18446744073709551616.0 * -1.0) : y));
+       const double yc1 = (yc * 134217729.0);
+       const double yh = (yc1 - (yc1 - yc));
+       const double ylo = (yc - yh);
+       const double lc1 = (lh * 134217729.0);
+       const double lhh = (lc1 - (lc1 - lh));
+       const double lhl = (lh - lhh);
+       const double qh = (yc * lh);
+       const double qn = ((((qh - (yh * lhh)) - (yh * lhl)) - (ylo * lhh)) - (ylo * lhl));
+       const double yl = ((yc * ll) - qn);
+       const double wh = (qh + yl);
+       const double wl = (yl - (wh - qh));
+       const double xc = ((wh > 710.0) ? 710.0 : ((wh < -746.0) ? -746.0 : wh));
+       const double kk = (((xc * 1.442695040888963387004650940070860087871551513671875) + 6755399441055744.0) - 6755399441055744.0);
+       const double s = (xc - (kk * 0.693147180559890330187045037746429443359375));
+       const double rd = (kk * 0.000000000000054979230187083711552420206887059365096458163346682113115093670785427093505859375);
+       const double r0 = (s - rd);
+       const double v = (r0 - s);
+       const double rl0 = ((s - (r0 - v)) - (rd + v));
+       const double q = ((xc == wh) ? (rl0 + wl) : rl0);
+       const double r = (r0 + q);
+       const double w = (r - r0);
+       const double exp_finish_rl_0 = ((r0 - (r - w)) + (q - w));
+       const double exp_finish_p = ((r * r) * (0.5 + (r * (0.1666666666666667129259593593815225176513195037841796875 + (r * (0.04166666666666667129259593593815225176513195037841796875 + (r * (0.00833333333332555124817186964492066181264817714691162109375 + (r * (0.001388888888888333179860712363051788997836410999298095703125 + (r * (0.0001984126987684035696955786587380998753360472619533538818359375 + (r * (0.0000248015873269900500469077597731626383392722345888614654541015625 + (r * (0.0000027557252863367321974136063544857933038656483404338359832763671875 + (r * (0.00000027557271831536130966716657310355831356218914152123034000396728515625 + (r * (0.00000002510626255087907802256692413149508080749683358590118587017059326171875 + (r * 0.000000002091543359807600346154301198414206253151093051201314665377140045166015625)))))))))))))))))))));
+       const double exp_finish_hi = (1.0 + r);
+       const double exp_finish_lo = ((1.0 - exp_finish_hi) + r);
+       const double exp_finish_e = (exp_finish_hi + (exp_finish_lo + (exp_finish_p + exp_finish_rl_0)));
+       const double scale_pow2_ka = (((kk * 0.5) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_d = (kk - (2.0 * scale_pow2_ka));
+       const double scale_pow2_j = (scale_pow2_ka + 538.0);
+       const double scale_pow2_q1 = ((((scale_pow2_j * 0.5) - 0.25) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q2 = ((((scale_pow2_j * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q3 = ((((scale_pow2_j * 0.125) - 0.4375) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q4 = ((((scale_pow2_j * 0.0625) - 0.46875) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q5 = ((((scale_pow2_j * 0.03125) - 0.484375) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q6 = ((((scale_pow2_j * 0.015625) - 0.4921875) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q7 = ((((scale_pow2_j * 0.0078125) - 0.49609375) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q8 = ((((scale_pow2_j * 0.00390625) - 0.498046875) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q9 = ((((scale_pow2_j * 0.001953125) - 0.4990234375) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q10 = ((((scale_pow2_j * 0.0009765625) - 0.49951171875) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_b0 = (scale_pow2_j - (2.0 * scale_pow2_q1));
+       const double scale_pow2_b1 = (scale_pow2_q1 - (2.0 * scale_pow2_q2));
+       const double scale_pow2_b2 = (scale_pow2_q2 - (2.0 * scale_pow2_q3));
+       const double scale_pow2_b3 = (scale_pow2_q3 - (2.0 * scale_pow2_q4));
+       const double scale_pow2_b4 = (scale_pow2_q4 - (2.0 * scale_pow2_q5));
+       const double scale_pow2_b5 = (scale_pow2_q5 - (2.0 * scale_pow2_q6));
+       const double scale_pow2_b6 = (scale_pow2_q6 - (2.0 * scale_pow2_q7));
+       const double scale_pow2_b7 = (scale_pow2_q7 - (2.0 * scale_pow2_q8));
+       const double scale_pow2_b8 = (scale_pow2_q8 - (2.0 * scale_pow2_q9));
+       const double scale_pow2_b9 = (scale_pow2_q9 - (2.0 * scale_pow2_q10));
+       const double scale_pow2_s0 = (0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000011113793747425387417213567071352800484562622807324538967417952914843378044769344188177846208811443751098977928244823368569333446167745147139558441683042175608100385654447647001587158552209191416116724244304096571751556124181432287573861609135572944197502082138158902846779236284399802429446583409499277996788872267792372417678415614052979398795883980710641480982303619384765625 + (scale_pow2_q10 * 199791907220223502808422222706762643567910281130558153654986045416023791284464999687699590596063486154228923591770023865308670443474450259602571264.0));
+       const double scale_pow2_w = ((((((((((scale_pow2_s0 * (1.0 + (scale_pow2_b9 * 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0))) * (1.0 + (scale_pow2_b8 * 115792089237316195423570985008687907853269984665640564039457584007913129639936.0))) * (1.0 + (scale_pow2_b7 * 340282366920938463463374607431768211456.0))) * (1.0 + (scale_pow2_b6 * 18446744073709551616.0))) * (1.0 + (scale_pow2_b5 * 4294967295.0))) * (1.0 + (scale_pow2_b4 * 65535.0))) * (1.0 + (scale_pow2_b3 * 255.0))) * (1.0 + (scale_pow2_b2 * 15.0))) * (1.0 + (scale_pow2_b1 * 3.0))) * (1.0 + scale_pow2_b0));
+       const double scale_pow2_dd = (1.0 + (scale_pow2_d * (0.75 + (0.25 * scale_pow2_d))));
+       const double e = ((exp_finish_e * scale_pow2_w) * (scale_pow2_w * scale_pow2_dd));
+       const int zi = ((ax == 0.0) || (ax > 179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0));
+       const double mag = (zi ? ((y < 0.0) ? fabs(rx) : ax) : e);
+       const double sm = ((xneg && yodd) ? (mag * -1.0) : mag);
+       const int grows = (((ax < 1.0) && (y < 0.0)) || ((ax > 1.0) && (y > 0.0)));
+       const double z0 = (ax - ax);
+       return (((y == 0.0) || (x == 1.0)) ? 1.0 : (((x != x) || (y != y)) ? (x + y) : ((ay > 179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0) ? ((ax == 1.0) ? 1.0 : (grows ? ay : 0.0)) : ((((x < 0.0) && (!yint)) && (!zi)) ? (z0 / z0) : sm)))); */
+double aether_f64_pow(double x, double y)
+{
+    const double ax = fabs(x);
+    const double ay = fabs(y);
+    const double yr = ((ay >= 4503599627370496.0) ? ay : ((ay + 4503599627370496.0) - 4503599627370496.0));
+    const int yint = (yr == ay);
+    const double hy = (yr * 0.5);
+    const int yodd = (yint && (hy != ((hy >= 4503599627370496.0) ? hy : ((hy + 4503599627370496.0) - 4503599627370496.0))));
+    const double rx = (1.0 / x);
+    const int xneg = ((x < 0.0) || ((x == 0.0) && (rx < 0.0)));
+    const int log_reduce_sub = (ax < 0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000002225073858507201383090232717332404064219215980462331830553327416887204434813918195854283159012511020564067339731035811005152434161553460108856012385377718821130777993532002330479610147442583636071921565046942503734208375250806650616658158948720491179968591639648500635908770118304874799780887753749949451580451605050915399856582470818645113537935804992115981085766051992433352114352390148795699609591288891602992641511063466313393663477586513029371762047325631781485664350872122828637642044846811407613911477062801689853244110024161447421618567166150540154285084716752901903161322778896729707373123334086988983175067838846926092773977972858659654941091369095406136467568702398678315290680984617210924625396728515625);
+    const double log_reduce_m10 = (log_reduce_sub ? (ax * 18014398509481984.0) : ax);
+    const double log_reduce_k10 = (log_reduce_sub ? -54.0 : 0.0);
+    const int log_reduce_u9 = (log_reduce_m10 >= 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0);
+    const int log_reduce_d9 = (log_reduce_m10 < 0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001491668146240041348658193063092586767475294306920081378854303666641255677014023660987234978080085560672302320651167220290682545619045060532097232965918416938296252158463756275499040814853287052588289310873012782953082843452117701424006337364600644548459512739853070043067441211667303325729200722585486710369393731465299801630663978357915766537189483642578125);
+    const double log_reduce_m9 = (log_reduce_m10 * (log_reduce_u9 ? 0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000007458340731200206743290965315462933837376471534600406894271518333206278385070118304936174890400427803361511603255836101453412728095225302660486164829592084691481260792318781377495204074266435262941446554365063914765414217260588507120031686823003222742297563699265350215337206058336516628646003612927433551846968657326499008153319891789578832685947418212890625 : (log_reduce_d9 ? 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0 : 1.0)));
+    const double log_reduce_k9 = (log_reduce_k10 + (log_reduce_u9 ? 512.0 : (log_reduce_d9 ? -512.0 : 0.0)));
+    const int log_reduce_u8 = (log_reduce_m9 >= 115792089237316195423570985008687907853269984665640564039457584007913129639936.0);
+    const int log_reduce_d8 = (log_reduce_m9 < 0.000000000000000000000000000000000000000000000000000000000000000000000000000017272337110188889250772703725600799142232000728872562770047406940337183606324854115943015006944576453121094587892299327193990197893663893387306007554116149549372494220733642578125);
+    const double log_reduce_m8 = (log_reduce_m9 * (log_reduce_u8 ? 0.0000000000000000000000000000000000000000000000000000000000000000000000000000086361685550944446253863518628003995711160003644362813850237034701685918031624270579715075034722882265605472939461496635969950989468319466936530037770580747746862471103668212890625 : (log_reduce_d8 ? 115792089237316195423570985008687907853269984665640564039457584007913129639936.0 : 1.0)));
+    const double log_reduce_k8 = (log_reduce_k9 + (log_reduce_u8 ? 256.0 : (log_reduce_d8 ? -256.0 : 0.0)));
+    const int log_reduce_u7 = (log_reduce_m8 >= 340282366920938463463374607431768211456.0);
+    const int log_reduce_d7 = (log_reduce_m8 < 0.0000000000000000000000000000000000000058774717541114375398436826861112283890933277838604376075437585313920862972736358642578125);
+    const double log_reduce_m7 = (log_reduce_m8 * (log_reduce_u7 ? 0.00000000000000000000000000000000000000293873587705571876992184134305561419454666389193021880377187926569604314863681793212890625 : (log_reduce_d7 ? 340282366920938463463374607431768211456.0 : 1.0)));
+    const double log_reduce_k7 = (log_reduce_k8 + (log_reduce_u7 ? 128.0 : (log_reduce_d7 ? -128.0 : 0.0)));
+    const int log_reduce_u6 = (log_reduce_m7 >= 18446744073709551616.0);
+    const int log_reduce_d6 = (log_reduce_m7 < 0.000000000000000000108420217248550443400745280086994171142578125);
+    const double log_reduce_m6 = (log_reduce_m7 * (log_reduce_u6 ? 0.0000000000000000000542101086242752217003726400434970855712890625 : (log_reduce_d6 ? 18446744073709551616.0 : 1.0)));
+    const double log_reduce_k6 = (log_reduce_k7 + (log_reduce_u6 ? 64.0 : (log_reduce_d6 ? -64.0 : 0.0)));
+    const int log_reduce_u5 = (log_reduce_m6 >= 4294967296.0);
+    const int log_reduce_d5 = (log_reduce_m6 < 0.0000000004656612873077392578125);
+    const double log_reduce_m5 = (log_reduce_m6 * (log_reduce_u5 ? 0.00000000023283064365386962890625 : (log_reduce_d5 ? 4294967296.0 : 1.0)));
+    const double log_reduce_k5 = (log_reduce_k6 + (log_reduce_u5 ? 32.0 : (log_reduce_d5 ? -32.0 : 0.0)));
+    const int log_reduce_u4 = (log_reduce_m5 >= 65536.0);
+    const int log_reduce_d4 = (log_reduce_m5 < 0.000030517578125);
+    const double log_reduce_m4 = (log_reduce_m5 * (log_reduce_u4 ? 0.0000152587890625 : (log_reduce_d4 ? 65536.0 : 1.0)));
+    const double log_reduce_k4 = (log_reduce_k5 + (log_reduce_u4 ? 16.0 : (log_reduce_d4 ? -16.0 : 0.0)));
+    const int log_reduce_u3 = (log_reduce_m4 >= 256.0);
+    const int log_reduce_d3 = (log_reduce_m4 < 0.0078125);
+    const double log_reduce_m3 = (log_reduce_m4 * (log_reduce_u3 ? 0.00390625 : (log_reduce_d3 ? 256.0 : 1.0)));
+    const double log_reduce_k3 = (log_reduce_k4 + (log_reduce_u3 ? 8.0 : (log_reduce_d3 ? -8.0 : 0.0)));
+    const int log_reduce_u2 = (log_reduce_m3 >= 16.0);
+    const int log_reduce_d2 = (log_reduce_m3 < 0.125);
+    const double log_reduce_m2 = (log_reduce_m3 * (log_reduce_u2 ? 0.0625 : (log_reduce_d2 ? 16.0 : 1.0)));
+    const double log_reduce_k2 = (log_reduce_k3 + (log_reduce_u2 ? 4.0 : (log_reduce_d2 ? -4.0 : 0.0)));
+    const int log_reduce_u1 = (log_reduce_m2 >= 4.0);
+    const int log_reduce_d1 = (log_reduce_m2 < 0.5);
+    const double log_reduce_m1 = (log_reduce_m2 * (log_reduce_u1 ? 0.25 : (log_reduce_d1 ? 4.0 : 1.0)));
+    const double log_reduce_k1 = (log_reduce_k2 + (log_reduce_u1 ? 2.0 : (log_reduce_d1 ? -2.0 : 0.0)));
+    const int log_reduce_u0 = (log_reduce_m1 >= 2.0);
+    const int log_reduce_d0 = (log_reduce_m1 < 1.0);
+    const double log_reduce_m0 = (log_reduce_m1 * (log_reduce_u0 ? 0.5 : (log_reduce_d0 ? 2.0 : 1.0)));
+    const double log_reduce_k0 = (log_reduce_k1 + (log_reduce_u0 ? 1.0 : (log_reduce_d0 ? -1.0 : 0.0)));
+    const int log_reduce_hm = (log_reduce_m0 > 1.4142135623730951454746218587388284504413604736328125);
+    const double log_reduce_m = (log_reduce_hm ? (log_reduce_m0 * 0.5) : log_reduce_m0);
+    const double log_reduce_k = (log_reduce_hm ? (log_reduce_k0 + 1.0) : log_reduce_k0);
+    const double kf_y = (log_reduce_m - 1.0);
+    const double m = (kf_y + 1.0);
+    const int g1 = (m >= 0.73841307296974967311342652465100400149822235107421875);
+    const int g2 = (m >= 0.8052451659746271417361640487797558307647705078125);
+    const int g3 = (m >= 0.878126080186649726755376832443289458751678466796875);
+    const int g4 = (m >= 0.9576032806985737000360359161277301609516143798828125);
+    const int g5 = (m >= 1.0442737824274137548030694233602844178676605224609375);
+    const int g6 = (m >= 1.1387886347566915645757035235874354839324951171875);
+    const int g7 = (m >= 1.241857812073484002013401550357230007648468017578125);
+    const int g8 = (m >= 1.3542555469368926512885309421108104288578033447265625);
+    const double c = (g8 ? 1.4142135623730951454746218587388284504413604736328125 : (g7 ? 1.2968395546510096405512513229041360318660736083984375 : (g6 ? 1.1892071150027210268973476559040136635303497314453125 : (g5 ? 1.0905077326652576896748314538854174315929412841796875 : (g4 ? 1.0 : (g3 ? 0.91700404320467121532800547356600873172283172607421875 : (g2 ? 0.84089641525371450203607537332572974264621734619140625 : (g1 ? 0.77110541270397037205697188255726359784603118896484375 : 0.70710678118654757273731092936941422522068023681640625))))))));
+    const double ch = (g8 ? 0.34657359027997269862453322275541722774505615234375 : (g7 ? 0.259930192709979468457248685808735899627208709716796875 : (g6 ? 0.173286795139986293801115380119881592690944671630859375 : (g5 ? 0.08664339756999318853392111350331106223165988922119140625 : (g4 ? 0.0 : (g3 ? -0.0866433975699931746561333056888543069362640380859375 : (g2 ? -0.1732867951399863770678422270066221244633197784423828125 : (g1 ? -0.2599301927099795239683999170665629208087921142578125 : -0.34657359027997258760223076023976318538188934326171875))))))));
+    const double cl = (g8 ? 0.00000000000000002444216941459289816588769673455282579591046792960758182733371768335928209125995635986328125 : (g7 ? 0.000000000000000003001628066626043510279553148643039920669653121548261197337748029667636728845536708831787109375 : (g6 ? 0.000000000000000000068569313993139177792189014300967915847982259959370455841554115039571115630678832530975341796875 : (g5 ? 0.00000000000000000308234776119469231945327230901238712871960733367189717857304032122556236572563648223876953125 : (g4 ? 0.0 : (g3 ? -0.00000000000000000692228978553855022477983656913943087778548953276015927305042652051270124502480030059814453125 : (g2 ? 0.000000000000000000961928934371463055746425308556741190581096681173618560822813350341675686649978160858154296875 : (g1 ? -0.00000000000000001861136329926703753634524882240597198974538760418706573318559094332158565521240234375 : 0.000000000000000001251701276129902196523997059972039433974920169835294385396462502058056998066604137420654296875))))))));
+    const double d = (m - c);
+    const double sh0 = (m + c);
+    const double sv = (sh0 - m);
+    const double sl0 = ((m - (sh0 - sv)) + (c - sv));
+    const double sh = (d / sh0);
+    const double tc = (sh * 134217729.0);
+    const double th = (tc - (tc - sh));
+    const double tlo = (sh - th);
+    const double dc = (sh0 * 134217729.0);
+    const double dh = (dc - (dc - sh0));
+    const double dlo = (sh0 - dh);
+    const double ph = (sh * sh0);
+    const double pn = ((((ph - (th * dh)) - (th * dlo)) - (tlo * dh)) - (tlo * dlo));
+    const double sl = ((((d - ph) + pn) - (sh * sl0)) / sh0);
+    const double z = (sh * sh);
+    const double t = ((sh * z) * (0.66666666666666662965923251249478198587894439697265625 + (z * (0.40000000000472291095121590842609293758869171142578125 + (z * (0.285714235473782329766123666558996774256229400634765625 + (z * 0.2223932248158340119204012808040715754032135009765625)))))));
+    const double a1 = (log_reduce_k * 0.693147180559890330187045037746429443359375);
+    const double t1 = (a1 + ch);
+    const double e1 = (ch - (t1 - a1));
+    const double lh2 = (2.0 * sh);
+    const double t2 = (t1 + lh2);
+    const double e2 = (lh2 - (t2 - t1));
+    const double lo = (((log_reduce_k * 0.00000000000005497923018708502421696649465070357021279079390296828933060169219970703125) + (e1 + e2)) + ((t + (2.0 * sl)) + (cl + (log_reduce_k * -0.0000000000000000000000000013124698417785255361305882616599823203956009287247833841865525032726114205809675450353779524448327720165252685546875))));
+    const double lh = (t2 + lo);
+    const double ll = (lo - (lh - t2));
+    const double yc = ((y > 18446744073709551616.0) ? 18446744073709551616.0 : ((y < (18446744073709551616.0 * -1.0)) ? (18446744073709551616.0 * -1.0) : y));
+    const double yc1 = (yc * 134217729.0);
+    const double yh = (yc1 - (yc1 - yc));
+    const double ylo = (yc - yh);
+    const double lc1 = (lh * 134217729.0);
+    const double lhh = (lc1 - (lc1 - lh));
+    const double lhl = (lh - lhh);
+    const double qh = (yc * lh);
+    const double qn = ((((qh - (yh * lhh)) - (yh * lhl)) - (ylo * lhh)) - (ylo * lhl));
+    const double yl = ((yc * ll) - qn);
+    const double wh = (qh + yl);
+    const double wl = (yl - (wh - qh));
+    const double xc = ((wh > 710.0) ? 710.0 : ((wh < -746.0) ? -746.0 : wh));
+    const double kk = (((xc * 1.442695040888963387004650940070860087871551513671875) + 6755399441055744.0) - 6755399441055744.0);
+    const double s = (xc - (kk * 0.693147180559890330187045037746429443359375));
+    const double rd = (kk * 0.000000000000054979230187083711552420206887059365096458163346682113115093670785427093505859375);
+    const double r0 = (s - rd);
+    const double v = (r0 - s);
+    const double rl0 = ((s - (r0 - v)) - (rd + v));
+    const double q = ((xc == wh) ? (rl0 + wl) : rl0);
+    const double r = (r0 + q);
+    const double w = (r - r0);
+    const double exp_finish_rl_0 = ((r0 - (r - w)) + (q - w));
+    const double exp_finish_p = ((r * r) * (0.5 + (r * (0.1666666666666667129259593593815225176513195037841796875 + (r * (0.04166666666666667129259593593815225176513195037841796875 + (r * (0.00833333333332555124817186964492066181264817714691162109375 + (r * (0.001388888888888333179860712363051788997836410999298095703125 + (r * (0.0001984126987684035696955786587380998753360472619533538818359375 + (r * (0.0000248015873269900500469077597731626383392722345888614654541015625 + (r * (0.0000027557252863367321974136063544857933038656483404338359832763671875 + (r * (0.00000027557271831536130966716657310355831356218914152123034000396728515625 + (r * (0.00000002510626255087907802256692413149508080749683358590118587017059326171875 + (r * 0.000000002091543359807600346154301198414206253151093051201314665377140045166015625)))))))))))))))))))));
+    const double exp_finish_hi = (1.0 + r);
+    const double exp_finish_lo = ((1.0 - exp_finish_hi) + r);
+    const double exp_finish_e = (exp_finish_hi + (exp_finish_lo + (exp_finish_p + exp_finish_rl_0)));
+    const double scale_pow2_ka = (((kk * 0.5) + 6755399441055744.0) - 6755399441055744.0);
+    const double scale_pow2_d = (kk - (2.0 * scale_pow2_ka));
+    const double scale_pow2_j = (scale_pow2_ka + 538.0);
+    const double scale_pow2_q1 = ((((scale_pow2_j * 0.5) - 0.25) + 6755399441055744.0) - 6755399441055744.0);
+    const double scale_pow2_q2 = ((((scale_pow2_j * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+    const double scale_pow2_q3 = ((((scale_pow2_j * 0.125) - 0.4375) + 6755399441055744.0) - 6755399441055744.0);
+    const double scale_pow2_q4 = ((((scale_pow2_j * 0.0625) - 0.46875) + 6755399441055744.0) - 6755399441055744.0);
+    const double scale_pow2_q5 = ((((scale_pow2_j * 0.03125) - 0.484375) + 6755399441055744.0) - 6755399441055744.0);
+    const double scale_pow2_q6 = ((((scale_pow2_j * 0.015625) - 0.4921875) + 6755399441055744.0) - 6755399441055744.0);
+    const double scale_pow2_q7 = ((((scale_pow2_j * 0.0078125) - 0.49609375) + 6755399441055744.0) - 6755399441055744.0);
+    const double scale_pow2_q8 = ((((scale_pow2_j * 0.00390625) - 0.498046875) + 6755399441055744.0) - 6755399441055744.0);
+    const double scale_pow2_q9 = ((((scale_pow2_j * 0.001953125) - 0.4990234375) + 6755399441055744.0) - 6755399441055744.0);
+    const double scale_pow2_q10 = ((((scale_pow2_j * 0.0009765625) - 0.49951171875) + 6755399441055744.0) - 6755399441055744.0);
+    const double scale_pow2_b0 = (scale_pow2_j - (2.0 * scale_pow2_q1));
+    const double scale_pow2_b1 = (scale_pow2_q1 - (2.0 * scale_pow2_q2));
+    const double scale_pow2_b2 = (scale_pow2_q2 - (2.0 * scale_pow2_q3));
+    const double scale_pow2_b3 = (scale_pow2_q3 - (2.0 * scale_pow2_q4));
+    const double scale_pow2_b4 = (scale_pow2_q4 - (2.0 * scale_pow2_q5));
+    const double scale_pow2_b5 = (scale_pow2_q5 - (2.0 * scale_pow2_q6));
+    const double scale_pow2_b6 = (scale_pow2_q6 - (2.0 * scale_pow2_q7));
+    const double scale_pow2_b7 = (scale_pow2_q7 - (2.0 * scale_pow2_q8));
+    const double scale_pow2_b8 = (scale_pow2_q8 - (2.0 * scale_pow2_q9));
+    const double scale_pow2_b9 = (scale_pow2_q9 - (2.0 * scale_pow2_q10));
+    const double scale_pow2_s0 = (0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000011113793747425387417213567071352800484562622807324538967417952914843378044769344188177846208811443751098977928244823368569333446167745147139558441683042175608100385654447647001587158552209191416116724244304096571751556124181432287573861609135572944197502082138158902846779236284399802429446583409499277996788872267792372417678415614052979398795883980710641480982303619384765625 + (scale_pow2_q10 * 199791907220223502808422222706762643567910281130558153654986045416023791284464999687699590596063486154228923591770023865308670443474450259602571264.0));
+    const double scale_pow2_w = ((((((((((scale_pow2_s0 * (1.0 + (scale_pow2_b9 * 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0))) * (1.0 + (scale_pow2_b8 * 115792089237316195423570985008687907853269984665640564039457584007913129639936.0))) * (1.0 + (scale_pow2_b7 * 340282366920938463463374607431768211456.0))) * (1.0 + (scale_pow2_b6 * 18446744073709551616.0))) * (1.0 + (scale_pow2_b5 * 4294967295.0))) * (1.0 + (scale_pow2_b4 * 65535.0))) * (1.0 + (scale_pow2_b3 * 255.0))) * (1.0 + (scale_pow2_b2 * 15.0))) * (1.0 + (scale_pow2_b1 * 3.0))) * (1.0 + scale_pow2_b0));
+    const double scale_pow2_dd = (1.0 + (scale_pow2_d * (0.75 + (0.25 * scale_pow2_d))));
+    const double e = ((exp_finish_e * scale_pow2_w) * (scale_pow2_w * scale_pow2_dd));
+    const int zi = ((ax == 0.0) || (ax > 179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0));
+    const double mag = (zi ? ((y < 0.0) ? fabs(rx) : ax) : e);
+    const double sm = ((xneg && yodd) ? (mag * -1.0) : mag);
+    const int grows = (((ax < 1.0) && (y < 0.0)) || ((ax > 1.0) && (y > 0.0)));
+    const double z0 = (ax - ax);
+    return (((y == 0.0) || (x == 1.0)) ? 1.0 : (((x != x) || (y != y)) ? (x + y) : ((ay > 179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0) ? ((ax == 1.0) ? 1.0 : (grows ? ay : 0.0)) : ((((x < 0.0) && (!yint)) && (!zi)) ? (z0 / z0) : sm))));
 }
 
 /* aether_f64_tan: tan a (radians): sincos's reduction by pi/2, a Horner polynomial on the reduced argument (or on pi/4 minus it, where tan is near 1), -1/tan on odd quadrants with the division's rounding corrected, as the contract states (its elementary-functions section); NaN outside sincos's domain.
@@ -14169,6 +14916,21 @@ __kernel void aether_f64_log2_batch(__global const double *x, __global double *o
         double v_x;
         v_x = x[i];
         const double result = aether_f64_log2(v_x);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_pow_batch: out[i] = aether_f64_pow(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_pow_batch(__global const double *x, __global const double *y, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_x;
+        v_x = x[i];
+        double v_y;
+        v_y = y[i];
+        const double result = aether_f64_pow(v_x, v_y);
         out[i] = result;
     }
 }

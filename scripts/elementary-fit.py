@@ -9,6 +9,7 @@ error of the approximation alone; the evaluated error is the accuracy
 report's, docs/reports/elementary-functions.md).
 
     python3 scripts/elementary-fit.py atan f32   # needs mpmath (pip install mpmath)
+    python3 scripts/elementary-fit.py pow-table f64   # pow's constants
 
 atan: atan(t) = t + (t u) P(u) on |t| <= 7/16 (the reduced argument), so
 P(u) = (atan(sqrt u) / sqrt u - 1) / u on u in [0, (7/16)^2].
@@ -24,6 +25,9 @@ s f), so P(z) = (log((1 + s) / (1 - s)) / s - 2) / z on z in [0, 0.0295]
 tan: tan(v) = v + (v u) P(u) with u = v v on |v| <= 43/64 (sincos's reduced
 argument r below 43/64, else pi/4 - |r| <= 0.114), so P(u) = (tan(sqrt u) /
 sqrt u - 1) / u on u in [0, (43/64)^2].
+pow: log(m / c) = 2 atanh(s) = 2s + s z P(z), s = (m - c) / (m + c), z = s s,
+on z in [0, 0.00047] (|s| <= 0.02166 with nine c, `pow-table` prints them and
+the exact reach), so P is log's target on a shorter interval.
 asin (and acos): asin(a) = a + (a z) P(z) with z = a a on a <= 1/2, and the
 same P at z = (1 - a) / 2 <= 1/4 past 1/2 (asin a = pi/2 - 2 asin(sqrt z)), so
 P(z) = (asin(sqrt z) / sqrt z - 1) / z on z in [0, 1/4].
@@ -123,6 +127,16 @@ def error_log(z, p):
     return worst
 
 
+def error_pow(z, p):
+    # relative error of 2s + s z P(z) against 2 atanh(s) = log((1 + s) / (1 -
+    # s)), s = sqrt z (odd in s, so one sign serves)
+    s = mp.sqrt(z)
+    if s == 0:
+        return mp.mpf(0)
+    exact = mp.log((1 + s) / (1 - s))
+    return abs((2 * s + s * z * p) / exact - 1)
+
+
 FITS = {
     # function: (the polynomial's target, its interval, degree per type, the
     # relative error of the evaluated form at a point given the polynomial's value)
@@ -132,6 +146,7 @@ FITS = {
     "tan": (target_tan, (mp.mpf(0), mp.mpf("0.671875") ** 2), {"f32": 5, "f64": 12}, error_tan),
     "asin": (target_asin, (mp.mpf(0), mp.mpf("0.25")), {"f32": 5, "f64": 12}, error_asin),
     "log": (target_log, (mp.mpf(0), mp.mpf("0.0295")), {"f32": 2, "f64": 6}, error_log),
+    "pow": (target_log, (mp.mpf(0), mp.mpf("0.000470")), {"f32": 1, "f64": 4}, error_pow),
 }
 
 
@@ -151,8 +166,46 @@ def bits(x, ty):
     return "f64_bits(0x%016X)" % struct.unpack("<Q", struct.pack("<d", x))[0]
 
 
+def round_bits(x, n):
+    # x rounded once to n significant bits (ties to even)
+    if x == 0:
+        return mp.mpf(0)
+    m, e = mp.frexp(x)
+    return mp.ldexp(mp.nint(m * 2**n), int(e) - n)
+
+
+def pow_table(ty):
+    # pow's second reduction and its constants: c_j = 2^(j/8) rounded (j =
+    # -4..4), the breakpoints 2^((2j-1)/16) rounded (j = -3..4), log c_j in
+    # two parts (hi rounded, lo the rest rounded), ln 2 in three parts (two
+    # of p - 11 bits, f32 p - 8, so k L1 and k L2 are exact for |k| < 2^11,
+    # f32 2^8; the third rounded), and the reach of s = (m - c) / (m + c).
+    p = 24 if ty == "f32" else 53
+    rnd = round_f32_once if ty == "f32" else float
+    cs = [round_bits(mp.power(2, mp.mpf(j) / 8), p) for j in range(-4, 5)]
+    ts = [round_bits(mp.power(2, mp.mpf(2 * j - 1) / 16), p) for j in range(-3, 5)]
+    edges = [cs[0]] + ts + [cs[-1]]
+    sigma = max(abs(m - c) / (m + c) for j, c in enumerate(cs) for m in edges[j:j + 2])
+    print(f"# pow {ty}: |s| <= {mp.nstr(sigma, 8)}, s^2 <= {mp.nstr(sigma ** 2, 8)}")
+    for j, t in enumerate(ts):
+        print(f"t{j + 1} = {bits(float(t), ty)}  # {float(t)!r}")
+    for j, c in enumerate(cs):
+        lc = mp.log(c)
+        hi = rnd(lc)
+        lo = rnd(lc - mp.mpf(hi))
+        print(f"c{j} = {bits(float(c), ty)}  log hi {bits(hi, ty)}  lo {bits(lo, ty)}")
+    short = p - (8 if ty == "f32" else 11)
+    l1 = round_bits(mp.log(2), short)
+    l2 = round_bits(mp.log(2) - l1, short)
+    l3 = mp.log(2) - l1 - l2
+    print(f"ln2 = {bits(float(l1), ty)} + {bits(float(l2), ty)} + {bits(rnd(l3), ty)}")
+
+
 def main():
     name, ty = sys.argv[1], sys.argv[2]
+    if name == "pow-table":
+        pow_table(ty)
+        return
     f, (lo, hi), degrees, error = FITS[name]
     n = degrees[ty] + 1 if len(sys.argv) < 4 else int(sys.argv[3]) + 1
     nodes = [(lo + hi) / 2 + (hi - lo) / 2 * mp.cos(mp.pi * (2 * k + 1) / (2 * n)) for k in range(n)]

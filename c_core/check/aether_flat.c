@@ -5236,6 +5236,36 @@ static size_t aether_flat_call_f64_log2(const uint64_t *in, size_t n_in, uint64_
     return o;
 }
 
+static size_t aether_flat_call_f32_pow(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_x;
+    float p_y;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 2u || cap < 1u) return AETHER_FLAT_BAD;
+    p_x = aether_flat_rd32(in[0u]);
+    p_y = aether_flat_rd32(in[1u]);
+    r = aether_f32_pow(p_x, p_y);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static size_t aether_flat_call_f64_pow(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_x;
+    double p_y;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 2u || cap < 1u) return AETHER_FLAT_BAD;
+    p_x = aether_flat_rd64(in[0u]);
+    p_y = aether_flat_rd64(in[1u]);
+    r = aether_f64_pow(p_x, p_y);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
 static size_t aether_flat_call_f32_tan(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
 {
     float p_a;
@@ -12845,6 +12875,8 @@ const aether_flat_entry aether_flat_entries[AETHER_FLAT_COUNT] = {
     { "aether_f64_exp2", "exp2", "scalar", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f64_exp2 },
     { "aether_f32_log2", "log2", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f32_log2 },
     { "aether_f64_log2", "log2", "scalar", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f64_log2 },
+    { "aether_f32_pow", "pow", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 2u, 1u, 0u, 0u, 0u, aether_flat_call_f32_pow },
+    { "aether_f64_pow", "pow", "scalar", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 2u, 1u, 0u, 0u, 0u, aether_flat_call_f64_pow },
     { "aether_f32_tan", "tan", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f32_tan },
     { "aether_f64_tan", "tan", "scalar", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f64_tan },
     { "aether_f32_asin", "asin", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f32_asin },

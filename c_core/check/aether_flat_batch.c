@@ -3355,6 +3355,42 @@ static size_t aether_flat_batch_f64_log2(int aos, const uint64_t *in, const size
     return status;
 }
 
+static size_t aether_flat_batch_f32_pow(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    float *p_x = aether_flat_batch_get32(in, in_at, count, 0u, 1u, aos);
+    float *p_y = aether_flat_batch_get32(in, in_at, count, 1u, 1u, aos);
+    float *r = (float *)malloc((count * 1u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 1u && r != NULL && p_x != NULL && p_y != NULL) {
+        if (aos) aether_f32_pow_aos((const float *)(void *)p_x, (const float *)(void *)p_y, (float *)(void *)r, count);
+        else aether_f32_pow_soa(p_x, p_y, r, count);
+        aether_flat_batch_put32(r, count, 1u, aos, out, cap);
+        status = 1u;
+    }
+    free(p_x);
+    free(p_y);
+    free(r);
+    return status;
+}
+
+static size_t aether_flat_batch_f64_pow(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    double *p_x = aether_flat_batch_get64(in, in_at, count, 0u, 1u, aos);
+    double *p_y = aether_flat_batch_get64(in, in_at, count, 1u, 1u, aos);
+    double *r = (double *)malloc((count * 1u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 1u && r != NULL && p_x != NULL && p_y != NULL) {
+        if (aos) aether_f64_pow_aos((const double *)(void *)p_x, (const double *)(void *)p_y, (double *)(void *)r, count);
+        else aether_f64_pow_soa(p_x, p_y, r, count);
+        aether_flat_batch_put64(r, count, 1u, aos, out, cap);
+        status = 1u;
+    }
+    free(p_x);
+    free(p_y);
+    free(r);
+    return status;
+}
+
 static size_t aether_flat_batch_f32_tan(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
 {
     float *p_a = aether_flat_batch_get32(in, in_at, count, 0u, 1u, aos);
@@ -3691,7 +3727,7 @@ static size_t aether_flat_batch_f64_jacobi_diag(int aos, const uint64_t *in, con
     return status;
 }
 
-const aether_flat_batch_call aether_flat_batch_calls[362] = {
+const aether_flat_batch_call aether_flat_batch_calls[364] = {
     aether_flat_batch_f32_fmin,
     aether_flat_batch_f64_fmin,
     aether_flat_batch_f32_fmax,
@@ -3884,6 +3920,8 @@ const aether_flat_batch_call aether_flat_batch_calls[362] = {
     aether_flat_batch_f64_exp2,
     aether_flat_batch_f32_log2,
     aether_flat_batch_f64_log2,
+    aether_flat_batch_f32_pow,
+    aether_flat_batch_f64_pow,
     aether_flat_batch_f32_tan,
     aether_flat_batch_f64_tan,
     aether_flat_batch_f32_asin,

@@ -16,7 +16,7 @@
    Prints a Markdown table: kernel, items, bytes per item, microseconds per launch, GB/s, the
    share of the copy kernel's GB/s, and the check. Exit status: 0; 1 when an item differs from
    the host path (the plain-operator control build must give 1); 2 on a CUDA or usage error.
-   Contract aether 0.1.0 cb879a856f1603bab6e11d917485b387. */
+   Contract aether 0.1.0 0fc781764636a6038ad6fc31f5f29b1f. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9793,6 +9793,102 @@ int main(int argc, char **argv)
         free(h1);
         free(r1);
         bench_row("aether_f64_log2_batch", n, per_item, seconds, copy_rate, nv, differ);
+        pool.used = 0;
+    }
+    if (only == NULL || strstr("aether_f32_pow_batch", only) != NULL) {
+        const size_t per_item = 1 * sizeof(float) + 1 * sizeof(float) + 1 * sizeof(float);
+        const size_t n = budget / per_item;
+        float *b0 = (float *)bench_take(&pool, n * 1 * sizeof(float));
+        float *b1 = (float *)bench_take(&pool, n * 1 * sizeof(float));
+        float *b2 = (float *)bench_take(&pool, n * 1 * sizeof(float));
+        bench_fill(b0, n * 1, n, 0u, 0, 0u);
+        bench_fill(b1, n * 1, n, 0u, 0, 1u);
+        const double seconds = bench_seconds([&]() { return aether_f32_pow_batch(b0, b1, b2, n, 0); }, reps);
+        /* The check: nv items on the device against the host path. */
+        const size_t nv = n < BENCH_VERIFY ? n : BENCH_VERIFY;
+        size_t differ = 0, i;
+        bench_fill(b0, nv * 1, nv, 0u, 0, 0u);
+        bench_fill(b1, nv * 1, nv, 0u, 0, 1u);
+        BENCH_CHECK((cudaError_t)aether_f32_pow_batch(b0, b1, b2, nv, 0));
+        BENCH_CHECK(cudaDeviceSynchronize());
+        float *h0 = bench_host_copy(b0, nv * 1);
+        float *h1 = bench_host_copy(b1, nv * 1);
+        float *h2 = bench_host_copy(b2, nv * 1);
+        float *r2 = (float *)calloc(nv * 1 + 1u, sizeof(float));
+        if (r2 == NULL) exit(2);
+        {
+            const size_t n = nv;
+            const float *x = (const float *)h0;
+            const float *y = (const float *)h1;
+            float *out = (float *)r2;
+            for (i = 0; i < n; ++i) {
+                float v_x;
+                v_x = x[i];
+                float v_y;
+                v_y = y[i];
+                const float result = aether_f32_pow(v_x, v_y);
+                out[i] = result;
+            }
+        }
+        for (i = 0; i < nv; ++i) {
+            int same = 1;
+            size_t c;
+            for (c = 0; c < 1; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
+            if (!same) differ += 1;
+        }
+        free(h0);
+        free(h1);
+        free(h2);
+        free(r2);
+        bench_row("aether_f32_pow_batch", n, per_item, seconds, copy_rate, nv, differ);
+        pool.used = 0;
+    }
+    if (only == NULL || strstr("aether_f64_pow_batch", only) != NULL) {
+        const size_t per_item = 1 * sizeof(double) + 1 * sizeof(double) + 1 * sizeof(double);
+        const size_t n = budget / per_item;
+        double *b0 = (double *)bench_take(&pool, n * 1 * sizeof(double));
+        double *b1 = (double *)bench_take(&pool, n * 1 * sizeof(double));
+        double *b2 = (double *)bench_take(&pool, n * 1 * sizeof(double));
+        bench_fill(b0, n * 1, n, 0u, 0, 0u);
+        bench_fill(b1, n * 1, n, 0u, 0, 1u);
+        const double seconds = bench_seconds([&]() { return aether_f64_pow_batch(b0, b1, b2, n, 0); }, reps);
+        /* The check: nv items on the device against the host path. */
+        const size_t nv = n < BENCH_VERIFY ? n : BENCH_VERIFY;
+        size_t differ = 0, i;
+        bench_fill(b0, nv * 1, nv, 0u, 0, 0u);
+        bench_fill(b1, nv * 1, nv, 0u, 0, 1u);
+        BENCH_CHECK((cudaError_t)aether_f64_pow_batch(b0, b1, b2, nv, 0));
+        BENCH_CHECK(cudaDeviceSynchronize());
+        double *h0 = bench_host_copy(b0, nv * 1);
+        double *h1 = bench_host_copy(b1, nv * 1);
+        double *h2 = bench_host_copy(b2, nv * 1);
+        double *r2 = (double *)calloc(nv * 1 + 1u, sizeof(double));
+        if (r2 == NULL) exit(2);
+        {
+            const size_t n = nv;
+            const double *x = (const double *)h0;
+            const double *y = (const double *)h1;
+            double *out = (double *)r2;
+            for (i = 0; i < n; ++i) {
+                double v_x;
+                v_x = x[i];
+                double v_y;
+                v_y = y[i];
+                const double result = aether_f64_pow(v_x, v_y);
+                out[i] = result;
+            }
+        }
+        for (i = 0; i < nv; ++i) {
+            int same = 1;
+            size_t c;
+            for (c = 0; c < 1; ++c) same = same && bench_same(r2[c * nv + i], h2[c * nv + i], 0);
+            if (!same) differ += 1;
+        }
+        free(h0);
+        free(h1);
+        free(h2);
+        free(r2);
+        bench_row("aether_f64_pow_batch", n, per_item, seconds, copy_rate, nv, differ);
         pool.used = 0;
     }
     if (only == NULL || strstr("aether_f32_tan_batch", only) != NULL) {

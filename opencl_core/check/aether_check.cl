@@ -47,7 +47,7 @@
 #define AETHER_CONTRACT_VERSION "0.1.0"
 /* The contract's fingerprint: the same as c_core/aether_core.h and the corpus when they come from
    the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 cb879a856f1603bab6e11d917485b387"
+#define AETHER_CONTRACT_ID "aether 0.1.0 0fc781764636a6038ad6fc31f5f29b1f"
 
 /* Self-test status bits (the C core's). */
 #define AETHER_SELFTEST_OK 0u
@@ -235,6 +235,7 @@ float aether_f32_exp(float x);
 float aether_f32_log(float x);
 float aether_f32_exp2(float x);
 float aether_f32_log2(float x);
+float aether_f32_pow(float x, float y);
 float aether_f32_tan(float a);
 float aether_f32_asin(float x);
 float aether_f32_acos(float x);
@@ -2866,11 +2867,7 @@ float aether_f32_atan2(float y, float x)
        r = s - rd
        v = r - s
        rl = (s - (r - v)) - (rd + v)
-       p = r * r * (f32_bits(0x3F000000) + r * (f32_bits(0x3E2AAAAB) + r * (f32_bits(0x3D2AAA72) + r * (f32_bits(0x3C088870) + r * (f32_bits(0x3AB6A488) + r * f32_bits(0x3950951A))))))
-       hi = 1 + r
-       lo = (1 - hi) + r
-       e = hi + (lo + (p + rl))
-       out = scale_pow2(e, k)
+       out = exp_finish(k, r, rl)
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const float xc = ((x > 89.0f) ? 89.0f : ((x < -104.0f) ? -104.0f : x));
        const float k = (((xc * 1.44269502162933349609375f) + 12582912.0f) - 12582912.0f);
@@ -2879,10 +2876,10 @@ float aether_f32_atan2(float y, float x)
        const float r = (s - rd);
        const float v = (r - s);
        const float rl = ((s - (r - v)) - (rd + v));
-       const float p = ((r * r) * (0.5f + (r * (0.16666667163372039794921875f + (r * (0.041666455566883087158203125f + (r * (0.00833331048488616943359375f + (r * (0.001393453218042850494384765625f + (r * 0.00019891970441676676273345947265625f)))))))))));
-       const float hi = (1.0f + r);
-       const float lo = ((1.0f - hi) + r);
-       const float e = (hi + (lo + (p + rl)));
+       const float exp_finish_p = ((r * r) * (0.5f + (r * (0.16666667163372039794921875f + (r * (0.041666455566883087158203125f + (r * (0.00833331048488616943359375f + (r * (0.001393453218042850494384765625f + (r * 0.00019891970441676676273345947265625f)))))))))));
+       const float exp_finish_hi = (1.0f + r);
+       const float exp_finish_lo = ((1.0f - exp_finish_hi) + r);
+       const float exp_finish_e = (exp_finish_hi + (exp_finish_lo + (exp_finish_p + rl)));
        const float scale_pow2_ka = (((k * 0.5f) + 12582912.0f) - 12582912.0f);
        const float scale_pow2_d = (k - (2.0f * scale_pow2_ka));
        const float scale_pow2_j = (scale_pow2_ka + 76.0f);
@@ -2903,7 +2900,7 @@ float aether_f32_atan2(float y, float x)
        const float scale_pow2_s0 = (0.0000000000000000000000132348898008484427979425390731194056570529937744140625f + (scale_pow2_q7 * 4503599627370496.0f));
        const float scale_pow2_w = (((((((scale_pow2_s0 * (1.0f + (scale_pow2_b6 * 18446744073709551616.0f))) * (1.0f + (scale_pow2_b5 * 4294967296.0f))) * (1.0f + (scale_pow2_b4 * 65535.0f))) * (1.0f + (scale_pow2_b3 * 255.0f))) * (1.0f + (scale_pow2_b2 * 15.0f))) * (1.0f + (scale_pow2_b1 * 3.0f))) * (1.0f + scale_pow2_b0));
        const float scale_pow2_dd = (1.0f + (scale_pow2_d * (0.75f + (0.25f * scale_pow2_d))));
-       return ((e * scale_pow2_w) * (scale_pow2_w * scale_pow2_dd)); */
+       return ((exp_finish_e * scale_pow2_w) * (scale_pow2_w * scale_pow2_dd)); */
 float aether_f32_exp(float x)
 {
     const float xc = ((x > 89.0f) ? 89.0f : ((x < -104.0f) ? -104.0f : x));
@@ -2913,10 +2910,10 @@ float aether_f32_exp(float x)
     const float r = (s - rd);
     const float v = (r - s);
     const float rl = ((s - (r - v)) - (rd + v));
-    const float p = ((r * r) * (0.5f + (r * (0.16666667163372039794921875f + (r * (0.041666455566883087158203125f + (r * (0.00833331048488616943359375f + (r * (0.001393453218042850494384765625f + (r * 0.00019891970441676676273345947265625f)))))))))));
-    const float hi = (1.0f + r);
-    const float lo = ((1.0f - hi) + r);
-    const float e = (hi + (lo + (p + rl)));
+    const float exp_finish_p = ((r * r) * (0.5f + (r * (0.16666667163372039794921875f + (r * (0.041666455566883087158203125f + (r * (0.00833331048488616943359375f + (r * (0.001393453218042850494384765625f + (r * 0.00019891970441676676273345947265625f)))))))))));
+    const float exp_finish_hi = (1.0f + r);
+    const float exp_finish_lo = ((1.0f - exp_finish_hi) + r);
+    const float exp_finish_e = (exp_finish_hi + (exp_finish_lo + (exp_finish_p + rl)));
     const float scale_pow2_ka = (((k * 0.5f) + 12582912.0f) - 12582912.0f);
     const float scale_pow2_d = (k - (2.0f * scale_pow2_ka));
     const float scale_pow2_j = (scale_pow2_ka + 76.0f);
@@ -2937,7 +2934,7 @@ float aether_f32_exp(float x)
     const float scale_pow2_s0 = (0.0000000000000000000000132348898008484427979425390731194056570529937744140625f + (scale_pow2_q7 * 4503599627370496.0f));
     const float scale_pow2_w = (((((((scale_pow2_s0 * (1.0f + (scale_pow2_b6 * 18446744073709551616.0f))) * (1.0f + (scale_pow2_b5 * 4294967296.0f))) * (1.0f + (scale_pow2_b4 * 65535.0f))) * (1.0f + (scale_pow2_b3 * 255.0f))) * (1.0f + (scale_pow2_b2 * 15.0f))) * (1.0f + (scale_pow2_b1 * 3.0f))) * (1.0f + scale_pow2_b0));
     const float scale_pow2_dd = (1.0f + (scale_pow2_d * (0.75f + (0.25f * scale_pow2_d))));
-    return ((e * scale_pow2_w) * (scale_pow2_w * scale_pow2_dd));
+    return ((exp_finish_e * scale_pow2_w) * (scale_pow2_w * scale_pow2_dd));
 }
 
 /* aether_f32_log: log x (natural): the exponent taken out exactly by powers of two, log(1 + f) as 2 atanh(f / (2 + f)) by a Horner polynomial, k ln 2 added in two parts, as the contract states (its elementary-functions section); -inf at +-0, NaN below 0.
@@ -3239,6 +3236,357 @@ float aether_f32_log2(float x)
     const float r = (w + (vl + ((log_reduce_k - w) + vh)));
     const float log_special_z0 = (x - x);
     return ((x < 0.0f) ? (log_special_z0 / log_special_z0) : ((x == 0.0f) ? (-1.0f / (x * x)) : ((x > 340282346638528859811704183484516925440.0f) ? x : r)));
+}
+
+/* aether_f32_pow: pow(x, y) = x^y: exp(y log |x|) with log |x| in two parts (log's exponent, a second reduction to one of nine centres, 2 atanh by a Horner polynomial), y log |x| by Dekker's exact product, exp's steps on both parts, and C99's special values, as the contract states (its elementary-functions section).
+   Spec:
+       ax = fabs(x)
+       ay = fabs(y)
+       yr = ay >= 8388608 ? ay : (ay + 8388608) - 8388608
+       yint = yr == ay
+       hy = yr * 0.5
+       yodd = yint && hy != (hy >= 8388608 ? hy : (hy + 8388608) - 8388608)
+       rx = 1 / x
+       xneg = x < 0 || (x == 0 && rx < 0)
+       kf = log_reduce(ax)
+       k = kf.x
+       m = kf.y + 1
+       g1 = m >= f32_bits(0x3F3D08A4)
+       g2 = m >= f32_bits(0x3F4E248C)
+       g3 = m >= f32_bits(0x3F60CCDF)
+       g4 = m >= f32_bits(0x3F75257D)
+       g5 = m >= f32_bits(0x3F85AAC3)
+       g6 = m >= f32_bits(0x3F91C3D3)
+       g7 = m >= f32_bits(0x3F9EF532)
+       g8 = m >= f32_bits(0x3FAD583F)
+       c = g8 ? f32_bits(0x3FB504F3) : (g7 ? f32_bits(0x3FA5FED7) : (g6 ? f32_bits(0x3F9837F0) : (g5 ? f32_bits(0x3F8B95C2) : (g4 ? 1 : (g3 ? f32_bits(0x3F6AC0C7) : (g2 ? f32_bits(0x3F5744FD) : (g1 ? f32_bits(0x3F45672A) : f32_bits(0x3F3504F3))))))))
+       ch = g8 ? f32_bits(0x3EB17217) : (g7 ? f32_bits(0x3E851593) : (g6 ? f32_bits(0x3E317216) : (g5 ? f32_bits(0x3DB1721A) : (g4 ? 0 : (g3 ? f32_bits(0xBDB17217) : (g2 ? f32_bits(0xBE317217) : (g1 ? f32_bits(0xBE851592) : f32_bits(0xBEB17219))))))))
+       cl = g8 ? f32_bits(0x32499E43) : (g7 ? f32_bits(0x30025596) : (g6 ? f32_bits(0xB13338CD) : (g5 ? f32_bits(0xB158441F) : (g4 ? 0 : (g3 ? f32_bits(0xB0950444) : (g2 ? f32_bits(0x2FA1F661) : (g1 ? f32_bits(0xB19B4653) : f32_bits(0x326A5705))))))))
+       d = m - c
+       sh0 = m + c
+       sv = sh0 - m
+       sl0 = (m - (sh0 - sv)) + (c - sv)
+       sh = d / sh0
+       tc = sh * 4097
+       th = tc - (tc - sh)
+       tlo = sh - th
+       dc = sh0 * 4097
+       dh = dc - (dc - sh0)
+       dlo = sh0 - dh
+       ph = sh * sh0
+       pn = (((ph - th * dh) - th * dlo) - tlo * dh) - tlo * dlo
+       sl = (((d - ph) + pn) - sh * sl0) / sh0
+       z = sh * sh
+       t = sh * z * (f32_bits(0x3F2AAAAB) + z * f32_bits(0x3ECCDE68))
+       a1 = k * f32_bits(0x3F317200)
+       t1 = a1 + ch
+       e1 = ch - (t1 - a1)
+       lh2 = 2 * sh
+       t2 = t1 + lh2
+       e2 = lh2 - (t2 - t1)
+       lo = (k * f32_bits(0x35BFBF00) + (e1 + e2)) + ((t + 2 * sl) + (cl + k * f32_bits(0xAD630865)))
+       lh = t2 + lo
+       ll = lo - (lh - t2)
+       yc = y > f32_bits(0x50800000) ? f32_bits(0x50800000) : (y < f32_bits(0x50800000) * -1 ? f32_bits(0x50800000) * -1 : y)
+       yc1 = yc * 4097
+       yh = yc1 - (yc1 - yc)
+       ylo = yc - yh
+       lc1 = lh * 4097
+       lhh = lc1 - (lc1 - lh)
+       lhl = lh - lhh
+       qh = yc * lh
+       qn = (((qh - yh * lhh) - yh * lhl) - ylo * lhh) - ylo * lhl
+       yl = yc * ll - qn
+       wh = qh + yl
+       wl = yl - (wh - qh)
+       xc = wh > 89 ? 89 : (wh < -104 ? -104 : wh)
+       kk = (xc * f32_bits(0x3FB8AA3B) + 12582912) - 12582912
+       s = xc - kk * f32_bits(0x3F317200)
+       rd = kk * f32_bits(0x35BFBE8E)
+       r0 = s - rd
+       v = r0 - s
+       rl0 = (s - (r0 - v)) - (rd + v)
+       q = xc == wh ? rl0 + wl : rl0
+       r = r0 + q
+       w = r - r0
+       e = exp_finish(kk, r, (r0 - (r - w)) + (q - w))
+       zi = ax == 0 || ax > f32_bits(0x7F7FFFFF)
+       mag = zi ? (y < 0 ? fabs(rx) : ax) : e
+       sm = xneg && yodd ? mag * -1 : mag
+       grows = (ax < 1 && y < 0) || (ax > 1 && y > 0)
+       z0 = ax - ax
+       out = y == 0 || x == 1 ? 1 : (x != x || y != y ? x + y : (ay > f32_bits(0x7F7FFFFF) ? (ax == 1 ? 1 : (grows ? ay : 0)) : (x < 0 && !yint && !zi ? z0 / z0 : sm)))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float ax = fabsf(x);
+       const float ay = fabsf(y);
+       const float yr = ((ay >= 8388608.0f) ? ay : ((ay + 8388608.0f) - 8388608.0f));
+       const int yint = (yr == ay);
+       const float hy = (yr * 0.5f);
+       const int yodd = (yint && (hy != ((hy >= 8388608.0f) ? hy : ((hy + 8388608.0f) - 8388608.0f))));
+       const float rx = (1.0f / x);
+       const int xneg = ((x < 0.0f) || ((x == 0.0f) && (rx < 0.0f)));
+       const int log_reduce_sub = (ax < 0.000000000000000000000000000000000000011754943508222875079687365372222456778186655567720875215087517062784172594547271728515625f);
+       const float log_reduce_m7 = (log_reduce_sub ? (ax * 16777216.0f) : ax);
+       const float log_reduce_k7 = (log_reduce_sub ? -24.0f : 0.0f);
+       const int log_reduce_u6 = (log_reduce_m7 >= 18446744073709551616.0f);
+       const int log_reduce_d6 = (log_reduce_m7 < 0.000000000000000000108420217248550443400745280086994171142578125f);
+       const float log_reduce_m6 = (log_reduce_m7 * (log_reduce_u6 ? 0.0000000000000000000542101086242752217003726400434970855712890625f : (log_reduce_d6 ? 18446744073709551616.0f : 1.0f)));
+       const float log_reduce_k6 = (log_reduce_k7 + (log_reduce_u6 ? 64.0f : (log_reduce_d6 ? -64.0f : 0.0f)));
+       const int log_reduce_u5 = (log_reduce_m6 >= 4294967296.0f);
+       const int log_reduce_d5 = (log_reduce_m6 < 0.0000000004656612873077392578125f);
+       const float log_reduce_m5 = (log_reduce_m6 * (log_reduce_u5 ? 0.00000000023283064365386962890625f : (log_reduce_d5 ? 4294967296.0f : 1.0f)));
+       const float log_reduce_k5 = (log_reduce_k6 + (log_reduce_u5 ? 32.0f : (log_reduce_d5 ? -32.0f : 0.0f)));
+       const int log_reduce_u4 = (log_reduce_m5 >= 65536.0f);
+       const int log_reduce_d4 = (log_reduce_m5 < 0.000030517578125f);
+       const float log_reduce_m4 = (log_reduce_m5 * (log_reduce_u4 ? 0.0000152587890625f : (log_reduce_d4 ? 65536.0f : 1.0f)));
+       const float log_reduce_k4 = (log_reduce_k5 + (log_reduce_u4 ? 16.0f : (log_reduce_d4 ? -16.0f : 0.0f)));
+       const int log_reduce_u3 = (log_reduce_m4 >= 256.0f);
+       const int log_reduce_d3 = (log_reduce_m4 < 0.0078125f);
+       const float log_reduce_m3 = (log_reduce_m4 * (log_reduce_u3 ? 0.00390625f : (log_reduce_d3 ? 256.0f : 1.0f)));
+       const float log_reduce_k3 = (log_reduce_k4 + (log_reduce_u3 ? 8.0f : (log_reduce_d3 ? -8.0f : 0.0f)));
+       const int log_reduce_u2 = (log_reduce_m3 >= 16.0f);
+       const int log_reduce_d2 = (log_reduce_m3 < 0.125f);
+       const float log_reduce_m2 = (log_reduce_m3 * (log_reduce_u2 ? 0.0625f : (log_reduce_d2 ? 16.0f : 1.0f)));
+       const float log_reduce_k2 = (log_reduce_k3 + (log_reduce_u2 ? 4.0f : (log_reduce_d2 ? -4.0f : 0.0f)));
+       const int log_reduce_u1 = (log_reduce_m2 >= 4.0f);
+       const int log_reduce_d1 = (log_reduce_m2 < 0.5f);
+       const float log_reduce_m1 = (log_reduce_m2 * (log_reduce_u1 ? 0.25f : (log_reduce_d1 ? 4.0f : 1.0f)));
+       const float log_reduce_k1 = (log_reduce_k2 + (log_reduce_u1 ? 2.0f : (log_reduce_d1 ? -2.0f : 0.0f)));
+       const int log_reduce_u0 = (log_reduce_m1 >= 2.0f);
+       const int log_reduce_d0 = (log_reduce_m1 < 1.0f);
+       const float log_reduce_m0 = (log_reduce_m1 * (log_reduce_u0 ? 0.5f : (log_reduce_d0 ? 2.0f : 1.0f)));
+       const float log_reduce_k0 = (log_reduce_k1 + (log_reduce_u0 ? 1.0f : (log_reduce_d0 ? -1.0f : 0.0f)));
+       const int log_reduce_hm = (log_reduce_m0 > 1.41421353816986083984375f);
+       const float log_reduce_m = (log_reduce_hm ? (log_reduce_m0 * 0.5f) : log_reduce_m0);
+       const float log_reduce_k = (log_reduce_hm ? (log_reduce_k0 + 1.0f) : log_reduce_k0);
+       const float kf_y = (log_reduce_m - 1.0f);
+       const float m = (kf_y + 1.0f);
+       const int g1 = (m >= 0.7384130954742431640625f);
+       const int g2 = (m >= 0.8052451610565185546875f);
+       const int g3 = (m >= 0.878126084804534912109375f);
+       const int g4 = (m >= 0.957603275775909423828125f);
+       const int g5 = (m >= 1.04427373409271240234375f);
+       const int g6 = (m >= 1.13878858089447021484375f);
+       const int g7 = (m >= 1.2418577671051025390625f);
+       const int g8 = (m >= 1.35425555706024169921875f);
+       const float c = (g8 ? 1.41421353816986083984375f : (g7 ? 1.29683959484100341796875f : (g6 ? 1.1892070770263671875f : (g5 ? 1.0905077457427978515625f : (g4 ? 1.0f : (g3 ? 0.917004048824310302734375f : (g2 ? 0.840896427631378173828125f : (g1 ? 0.77110540866851806640625f : 0.707106769084930419921875f))))))));
+       const float ch = (g8 ? 0.3465735614299774169921875f : (g7 ? 0.2599302232265472412109375f : (g6 ? 0.1732867658138275146484375f : (g5 ? 0.08664341270923614501953125f : (g4 ? 0.0f : (g3 ? -0.086643390357494354248046875f : (g2 ? -0.17328678071498870849609375f : (g1 ? -0.259930193424224853515625f : -0.3465736210346221923828125f))))))));
+       const float cl = (g8 ? 0.00000001173572439228109942632727324962615966796875f : (g7 ? 0.00000000047415349424539954270585440099239349365234375f : (g6 ? -0.0000000026080215764778813536395318806171417236328125f : (g5 ? -0.0000000031470859251925276112160645425319671630859375f : (g4 ? 0.0f : (g3 ? -0.000000001084238920867619526688940823078155517578125f : (g2 ? 0.0000000002946079213916874550704960711300373077392578125f : (g1 ? -0.000000004519088658838654737337492406368255615234375f : 0.00000001364037860440703298081643879413604736328125f))))))));
+       const float d = (m - c);
+       const float sh0 = (m + c);
+       const float sv = (sh0 - m);
+       const float sl0 = ((m - (sh0 - sv)) + (c - sv));
+       const float sh = (d / sh0);
+       const float tc = (sh * 4097.0f);
+       const float th = (tc - (tc - sh));
+       const float tlo = (sh - th);
+       const float dc = (sh0 * 4097.0f);
+       const float dh = (dc - (dc - sh0));
+       const float dlo = (sh0 - dh);
+       const float ph = (sh * sh0);
+       const float pn = ((((ph - (th * dh)) - (th * dlo)) - (tlo * dh)) - (tlo * dlo));
+       const float sl = ((((d - ph) + pn) - (sh * sl0)) / sh0);
+       const float z = (sh * sh);
+       const float t = ((sh * z) * (0.666666686534881591796875f + (z * 0.4001343250274658203125f)));
+       const float a1 = (log_reduce_k * 0.693145751953125f);
+       const float t1 = (a1 + ch);
+       const float e1 = (ch - (t1 - a1));
+       const float lh2 = (2.0f * sh);
+       const float t2 = (t1 + lh2);
+       const float e2 = (lh2 - (t2 - t1));
+       const float lo = (((log_reduce_k * 0.00000142861972562968730926513671875f) + (e1 + e2)) + ((t + (2.0f * sl)) + (cl + (log_reduce_k * -0.000000000012905320041778356454642562312074005603790283203125f))));
+       const float lh = (t2 + lo);
+       const float ll = (lo - (lh - t2));
+       const float yc = ((y > 17179869184.0f) ? 17179869184.0f : ((y < (17179869184.0f * -1.0f)) ? (17179869184.0f * -1.0f) : y));
+       const float yc1 = (yc * 4097.0f);
+       const float yh = (yc1 - (yc1 - yc));
+       const float ylo = (yc - yh);
+       const float lc1 = (lh * 4097.0f);
+       const float lhh = (lc1 - (lc1 - lh));
+       const float lhl = (lh - lhh);
+       const float qh = (yc * lh);
+       const float qn = ((((qh - (yh * lhh)) - (yh * lhl)) - (ylo * lhh)) - (ylo * lhl));
+       const float yl = ((yc * ll) - qn);
+       const float wh = (qh + yl);
+       const float wl = (yl - (wh - qh));
+       const float xc = ((wh > 89.0f) ? 89.0f : ((wh < -104.0f) ? -104.0f : wh));
+       const float kk = (((xc * 1.44269502162933349609375f) + 12582912.0f) - 12582912.0f);
+       const float s = (xc - (kk * 0.693145751953125f));
+       const float rd = (kk * 0.000001428606765330187045037746429443359375f);
+       const float r0 = (s - rd);
+       const float v = (r0 - s);
+       const float rl0 = ((s - (r0 - v)) - (rd + v));
+       const float q = ((xc == wh) ? (rl0 + wl) : rl0);
+       const float r = (r0 + q);
+       const float w = (r - r0);
+       const float exp_finish_rl_0 = ((r0 - (r - w)) + (q - w));
+       const float exp_finish_p = ((r * r) * (0.5f + (r * (0.16666667163372039794921875f + (r * (0.041666455566883087158203125f + (r * (0.00833331048488616943359375f + (r * (0.001393453218042850494384765625f + (r * 0.00019891970441676676273345947265625f)))))))))));
+       const float exp_finish_hi = (1.0f + r);
+       const float exp_finish_lo = ((1.0f - exp_finish_hi) + r);
+       const float exp_finish_e = (exp_finish_hi + (exp_finish_lo + (exp_finish_p + exp_finish_rl_0)));
+       const float scale_pow2_ka = (((kk * 0.5f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_d = (kk - (2.0f * scale_pow2_ka));
+       const float scale_pow2_j = (scale_pow2_ka + 76.0f);
+       const float scale_pow2_q1 = ((((scale_pow2_j * 0.5f) - 0.25f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_q2 = ((((scale_pow2_j * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_q3 = ((((scale_pow2_j * 0.125f) - 0.4375f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_q4 = ((((scale_pow2_j * 0.0625f) - 0.46875f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_q5 = ((((scale_pow2_j * 0.03125f) - 0.484375f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_q6 = ((((scale_pow2_j * 0.015625f) - 0.4921875f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_q7 = ((((scale_pow2_j * 0.0078125f) - 0.49609375f) + 12582912.0f) - 12582912.0f);
+       const float scale_pow2_b0 = (scale_pow2_j - (2.0f * scale_pow2_q1));
+       const float scale_pow2_b1 = (scale_pow2_q1 - (2.0f * scale_pow2_q2));
+       const float scale_pow2_b2 = (scale_pow2_q2 - (2.0f * scale_pow2_q3));
+       const float scale_pow2_b3 = (scale_pow2_q3 - (2.0f * scale_pow2_q4));
+       const float scale_pow2_b4 = (scale_pow2_q4 - (2.0f * scale_pow2_q5));
+       const float scale_pow2_b5 = (scale_pow2_q5 - (2.0f * scale_pow2_q6));
+       const float scale_pow2_b6 = (scale_pow2_q6 - (2.0f * scale_pow2_q7));
+       const float scale_pow2_s0 = (0.0000000000000000000000132348898008484427979425390731194056570529937744140625f + (scale_pow2_q7 * 4503599627370496.0f));
+       const float scale_pow2_w = (((((((scale_pow2_s0 * (1.0f + (scale_pow2_b6 * 18446744073709551616.0f))) * (1.0f + (scale_pow2_b5 * 4294967296.0f))) * (1.0f + (scale_pow2_b4 * 65535.0f))) * (1.0f + (scale_pow2_b3 * 255.0f))) * (1.0f + (scale_pow2_b2 * 15.0f))) * (1.0f + (scale_pow2_b1 * 3.0f))) * (1.0f + scale_pow2_b0));
+       const float scale_pow2_dd = (1.0f + (scale_pow2_d * (0.75f + (0.25f * scale_pow2_d))));
+       const float e = ((exp_finish_e * scale_pow2_w) * (scale_pow2_w * scale_pow2_dd));
+       const int zi = ((ax == 0.0f) || (ax > 340282346638528859811704183484516925440.0f));
+       const float mag = (zi ? ((y < 0.0f) ? fabsf(rx) : ax) : e);
+       const float sm = ((xneg && yodd) ? (mag * -1.0f) : mag);
+       const int grows = (((ax < 1.0f) && (y < 0.0f)) || ((ax > 1.0f) && (y > 0.0f)));
+       const float z0 = (ax - ax);
+       return (((y == 0.0f) || (x == 1.0f)) ? 1.0f : (((x != x) || (y != y)) ? (x + y) : ((ay > 340282346638528859811704183484516925440.0f) ? ((ax == 1.0f) ? 1.0f : (grows ? ay : 0.0f)) : ((((x < 0.0f) && (!yint)) && (!zi)) ? (z0 / z0) : sm)))); */
+float aether_f32_pow(float x, float y)
+{
+    const float ax = fabs(x);
+    const float ay = fabs(y);
+    const float yr = ((ay >= 8388608.0f) ? ay : ((ay + 8388608.0f) - 8388608.0f));
+    const int yint = (yr == ay);
+    const float hy = (yr * 0.5f);
+    const int yodd = (yint && (hy != ((hy >= 8388608.0f) ? hy : ((hy + 8388608.0f) - 8388608.0f))));
+    const float rx = (1.0f / x);
+    const int xneg = ((x < 0.0f) || ((x == 0.0f) && (rx < 0.0f)));
+    const int log_reduce_sub = (ax < 0.000000000000000000000000000000000000011754943508222875079687365372222456778186655567720875215087517062784172594547271728515625f);
+    const float log_reduce_m7 = (log_reduce_sub ? (ax * 16777216.0f) : ax);
+    const float log_reduce_k7 = (log_reduce_sub ? -24.0f : 0.0f);
+    const int log_reduce_u6 = (log_reduce_m7 >= 18446744073709551616.0f);
+    const int log_reduce_d6 = (log_reduce_m7 < 0.000000000000000000108420217248550443400745280086994171142578125f);
+    const float log_reduce_m6 = (log_reduce_m7 * (log_reduce_u6 ? 0.0000000000000000000542101086242752217003726400434970855712890625f : (log_reduce_d6 ? 18446744073709551616.0f : 1.0f)));
+    const float log_reduce_k6 = (log_reduce_k7 + (log_reduce_u6 ? 64.0f : (log_reduce_d6 ? -64.0f : 0.0f)));
+    const int log_reduce_u5 = (log_reduce_m6 >= 4294967296.0f);
+    const int log_reduce_d5 = (log_reduce_m6 < 0.0000000004656612873077392578125f);
+    const float log_reduce_m5 = (log_reduce_m6 * (log_reduce_u5 ? 0.00000000023283064365386962890625f : (log_reduce_d5 ? 4294967296.0f : 1.0f)));
+    const float log_reduce_k5 = (log_reduce_k6 + (log_reduce_u5 ? 32.0f : (log_reduce_d5 ? -32.0f : 0.0f)));
+    const int log_reduce_u4 = (log_reduce_m5 >= 65536.0f);
+    const int log_reduce_d4 = (log_reduce_m5 < 0.000030517578125f);
+    const float log_reduce_m4 = (log_reduce_m5 * (log_reduce_u4 ? 0.0000152587890625f : (log_reduce_d4 ? 65536.0f : 1.0f)));
+    const float log_reduce_k4 = (log_reduce_k5 + (log_reduce_u4 ? 16.0f : (log_reduce_d4 ? -16.0f : 0.0f)));
+    const int log_reduce_u3 = (log_reduce_m4 >= 256.0f);
+    const int log_reduce_d3 = (log_reduce_m4 < 0.0078125f);
+    const float log_reduce_m3 = (log_reduce_m4 * (log_reduce_u3 ? 0.00390625f : (log_reduce_d3 ? 256.0f : 1.0f)));
+    const float log_reduce_k3 = (log_reduce_k4 + (log_reduce_u3 ? 8.0f : (log_reduce_d3 ? -8.0f : 0.0f)));
+    const int log_reduce_u2 = (log_reduce_m3 >= 16.0f);
+    const int log_reduce_d2 = (log_reduce_m3 < 0.125f);
+    const float log_reduce_m2 = (log_reduce_m3 * (log_reduce_u2 ? 0.0625f : (log_reduce_d2 ? 16.0f : 1.0f)));
+    const float log_reduce_k2 = (log_reduce_k3 + (log_reduce_u2 ? 4.0f : (log_reduce_d2 ? -4.0f : 0.0f)));
+    const int log_reduce_u1 = (log_reduce_m2 >= 4.0f);
+    const int log_reduce_d1 = (log_reduce_m2 < 0.5f);
+    const float log_reduce_m1 = (log_reduce_m2 * (log_reduce_u1 ? 0.25f : (log_reduce_d1 ? 4.0f : 1.0f)));
+    const float log_reduce_k1 = (log_reduce_k2 + (log_reduce_u1 ? 2.0f : (log_reduce_d1 ? -2.0f : 0.0f)));
+    const int log_reduce_u0 = (log_reduce_m1 >= 2.0f);
+    const int log_reduce_d0 = (log_reduce_m1 < 1.0f);
+    const float log_reduce_m0 = (log_reduce_m1 * (log_reduce_u0 ? 0.5f : (log_reduce_d0 ? 2.0f : 1.0f)));
+    const float log_reduce_k0 = (log_reduce_k1 + (log_reduce_u0 ? 1.0f : (log_reduce_d0 ? -1.0f : 0.0f)));
+    const int log_reduce_hm = (log_reduce_m0 > 1.41421353816986083984375f);
+    const float log_reduce_m = (log_reduce_hm ? (log_reduce_m0 * 0.5f) : log_reduce_m0);
+    const float log_reduce_k = (log_reduce_hm ? (log_reduce_k0 + 1.0f) : log_reduce_k0);
+    const float kf_y = (log_reduce_m - 1.0f);
+    const float m = (kf_y + 1.0f);
+    const int g1 = (m >= 0.7384130954742431640625f);
+    const int g2 = (m >= 0.8052451610565185546875f);
+    const int g3 = (m >= 0.878126084804534912109375f);
+    const int g4 = (m >= 0.957603275775909423828125f);
+    const int g5 = (m >= 1.04427373409271240234375f);
+    const int g6 = (m >= 1.13878858089447021484375f);
+    const int g7 = (m >= 1.2418577671051025390625f);
+    const int g8 = (m >= 1.35425555706024169921875f);
+    const float c = (g8 ? 1.41421353816986083984375f : (g7 ? 1.29683959484100341796875f : (g6 ? 1.1892070770263671875f : (g5 ? 1.0905077457427978515625f : (g4 ? 1.0f : (g3 ? 0.917004048824310302734375f : (g2 ? 0.840896427631378173828125f : (g1 ? 0.77110540866851806640625f : 0.707106769084930419921875f))))))));
+    const float ch = (g8 ? 0.3465735614299774169921875f : (g7 ? 0.2599302232265472412109375f : (g6 ? 0.1732867658138275146484375f : (g5 ? 0.08664341270923614501953125f : (g4 ? 0.0f : (g3 ? -0.086643390357494354248046875f : (g2 ? -0.17328678071498870849609375f : (g1 ? -0.259930193424224853515625f : -0.3465736210346221923828125f))))))));
+    const float cl = (g8 ? 0.00000001173572439228109942632727324962615966796875f : (g7 ? 0.00000000047415349424539954270585440099239349365234375f : (g6 ? -0.0000000026080215764778813536395318806171417236328125f : (g5 ? -0.0000000031470859251925276112160645425319671630859375f : (g4 ? 0.0f : (g3 ? -0.000000001084238920867619526688940823078155517578125f : (g2 ? 0.0000000002946079213916874550704960711300373077392578125f : (g1 ? -0.000000004519088658838654737337492406368255615234375f : 0.00000001364037860440703298081643879413604736328125f))))))));
+    const float d = (m - c);
+    const float sh0 = (m + c);
+    const float sv = (sh0 - m);
+    const float sl0 = ((m - (sh0 - sv)) + (c - sv));
+    const float sh = (d / sh0);
+    const float tc = (sh * 4097.0f);
+    const float th = (tc - (tc - sh));
+    const float tlo = (sh - th);
+    const float dc = (sh0 * 4097.0f);
+    const float dh = (dc - (dc - sh0));
+    const float dlo = (sh0 - dh);
+    const float ph = (sh * sh0);
+    const float pn = ((((ph - (th * dh)) - (th * dlo)) - (tlo * dh)) - (tlo * dlo));
+    const float sl = ((((d - ph) + pn) - (sh * sl0)) / sh0);
+    const float z = (sh * sh);
+    const float t = ((sh * z) * (0.666666686534881591796875f + (z * 0.4001343250274658203125f)));
+    const float a1 = (log_reduce_k * 0.693145751953125f);
+    const float t1 = (a1 + ch);
+    const float e1 = (ch - (t1 - a1));
+    const float lh2 = (2.0f * sh);
+    const float t2 = (t1 + lh2);
+    const float e2 = (lh2 - (t2 - t1));
+    const float lo = (((log_reduce_k * 0.00000142861972562968730926513671875f) + (e1 + e2)) + ((t + (2.0f * sl)) + (cl + (log_reduce_k * -0.000000000012905320041778356454642562312074005603790283203125f))));
+    const float lh = (t2 + lo);
+    const float ll = (lo - (lh - t2));
+    const float yc = ((y > 17179869184.0f) ? 17179869184.0f : ((y < (17179869184.0f * -1.0f)) ? (17179869184.0f * -1.0f) : y));
+    const float yc1 = (yc * 4097.0f);
+    const float yh = (yc1 - (yc1 - yc));
+    const float ylo = (yc - yh);
+    const float lc1 = (lh * 4097.0f);
+    const float lhh = (lc1 - (lc1 - lh));
+    const float lhl = (lh - lhh);
+    const float qh = (yc * lh);
+    const float qn = ((((qh - (yh * lhh)) - (yh * lhl)) - (ylo * lhh)) - (ylo * lhl));
+    const float yl = ((yc * ll) - qn);
+    const float wh = (qh + yl);
+    const float wl = (yl - (wh - qh));
+    const float xc = ((wh > 89.0f) ? 89.0f : ((wh < -104.0f) ? -104.0f : wh));
+    const float kk = (((xc * 1.44269502162933349609375f) + 12582912.0f) - 12582912.0f);
+    const float s = (xc - (kk * 0.693145751953125f));
+    const float rd = (kk * 0.000001428606765330187045037746429443359375f);
+    const float r0 = (s - rd);
+    const float v = (r0 - s);
+    const float rl0 = ((s - (r0 - v)) - (rd + v));
+    const float q = ((xc == wh) ? (rl0 + wl) : rl0);
+    const float r = (r0 + q);
+    const float w = (r - r0);
+    const float exp_finish_rl_0 = ((r0 - (r - w)) + (q - w));
+    const float exp_finish_p = ((r * r) * (0.5f + (r * (0.16666667163372039794921875f + (r * (0.041666455566883087158203125f + (r * (0.00833331048488616943359375f + (r * (0.001393453218042850494384765625f + (r * 0.00019891970441676676273345947265625f)))))))))));
+    const float exp_finish_hi = (1.0f + r);
+    const float exp_finish_lo = ((1.0f - exp_finish_hi) + r);
+    const float exp_finish_e = (exp_finish_hi + (exp_finish_lo + (exp_finish_p + exp_finish_rl_0)));
+    const float scale_pow2_ka = (((kk * 0.5f) + 12582912.0f) - 12582912.0f);
+    const float scale_pow2_d = (kk - (2.0f * scale_pow2_ka));
+    const float scale_pow2_j = (scale_pow2_ka + 76.0f);
+    const float scale_pow2_q1 = ((((scale_pow2_j * 0.5f) - 0.25f) + 12582912.0f) - 12582912.0f);
+    const float scale_pow2_q2 = ((((scale_pow2_j * 0.25f) - 0.375f) + 12582912.0f) - 12582912.0f);
+    const float scale_pow2_q3 = ((((scale_pow2_j * 0.125f) - 0.4375f) + 12582912.0f) - 12582912.0f);
+    const float scale_pow2_q4 = ((((scale_pow2_j * 0.0625f) - 0.46875f) + 12582912.0f) - 12582912.0f);
+    const float scale_pow2_q5 = ((((scale_pow2_j * 0.03125f) - 0.484375f) + 12582912.0f) - 12582912.0f);
+    const float scale_pow2_q6 = ((((scale_pow2_j * 0.015625f) - 0.4921875f) + 12582912.0f) - 12582912.0f);
+    const float scale_pow2_q7 = ((((scale_pow2_j * 0.0078125f) - 0.49609375f) + 12582912.0f) - 12582912.0f);
+    const float scale_pow2_b0 = (scale_pow2_j - (2.0f * scale_pow2_q1));
+    const float scale_pow2_b1 = (scale_pow2_q1 - (2.0f * scale_pow2_q2));
+    const float scale_pow2_b2 = (scale_pow2_q2 - (2.0f * scale_pow2_q3));
+    const float scale_pow2_b3 = (scale_pow2_q3 - (2.0f * scale_pow2_q4));
+    const float scale_pow2_b4 = (scale_pow2_q4 - (2.0f * scale_pow2_q5));
+    const float scale_pow2_b5 = (scale_pow2_q5 - (2.0f * scale_pow2_q6));
+    const float scale_pow2_b6 = (scale_pow2_q6 - (2.0f * scale_pow2_q7));
+    const float scale_pow2_s0 = (0.0000000000000000000000132348898008484427979425390731194056570529937744140625f + (scale_pow2_q7 * 4503599627370496.0f));
+    const float scale_pow2_w = (((((((scale_pow2_s0 * (1.0f + (scale_pow2_b6 * 18446744073709551616.0f))) * (1.0f + (scale_pow2_b5 * 4294967296.0f))) * (1.0f + (scale_pow2_b4 * 65535.0f))) * (1.0f + (scale_pow2_b3 * 255.0f))) * (1.0f + (scale_pow2_b2 * 15.0f))) * (1.0f + (scale_pow2_b1 * 3.0f))) * (1.0f + scale_pow2_b0));
+    const float scale_pow2_dd = (1.0f + (scale_pow2_d * (0.75f + (0.25f * scale_pow2_d))));
+    const float e = ((exp_finish_e * scale_pow2_w) * (scale_pow2_w * scale_pow2_dd));
+    const int zi = ((ax == 0.0f) || (ax > 340282346638528859811704183484516925440.0f));
+    const float mag = (zi ? ((y < 0.0f) ? fabs(rx) : ax) : e);
+    const float sm = ((xneg && yodd) ? (mag * -1.0f) : mag);
+    const int grows = (((ax < 1.0f) && (y < 0.0f)) || ((ax > 1.0f) && (y > 0.0f)));
+    const float z0 = (ax - ax);
+    return (((y == 0.0f) || (x == 1.0f)) ? 1.0f : (((x != x) || (y != y)) ? (x + y) : ((ay > 340282346638528859811704183484516925440.0f) ? ((ax == 1.0f) ? 1.0f : (grows ? ay : 0.0f)) : ((((x < 0.0f) && (!yint)) && (!zi)) ? (z0 / z0) : sm))));
 }
 
 /* aether_f32_tan: tan a (radians): sincos's reduction by pi/2, a Horner polynomial on the reduced argument (or on pi/4 minus it, where tan is near 1), -1/tan on odd quadrants with the division's rounding corrected, as the contract states (its elementary-functions section); NaN outside sincos's domain.
@@ -6901,6 +7249,21 @@ __kernel void aether_f32_log2_batch(__global const float *x, __global float *out
     }
 }
 
+/* aether_f32_pow_batch: out[i] = aether_f32_pow(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_pow_batch(__global const float *x, __global const float *y, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_x;
+        v_x = x[i];
+        float v_y;
+        v_y = y[i];
+        const float result = aether_f32_pow(v_x, v_y);
+        out[i] = result;
+    }
+}
+
 /* aether_f32_tan_batch: out[i] = aether_f32_tan(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 __kernel void aether_f32_tan_batch(__global const float *a, __global float *out, ulong n)
 {
@@ -7435,6 +7798,7 @@ double aether_f64_exp(double x);
 double aether_f64_log(double x);
 double aether_f64_exp2(double x);
 double aether_f64_log2(double x);
+double aether_f64_pow(double x, double y);
 double aether_f64_tan(double a);
 double aether_f64_asin(double x);
 double aether_f64_acos(double x);
@@ -10066,11 +10430,7 @@ double aether_f64_atan2(double y, double x)
        r = s - rd
        v = r - s
        rl = (s - (r - v)) - (rd + v)
-       p = r * r * (f64_bits(0x3FE0000000000000) + r * (f64_bits(0x3FC5555555555557) + r * (f64_bits(0x3FA5555555555556) + r * (f64_bits(0x3F8111111110FF8B) + r * (f64_bits(0x3F56C16C16C16214) + r * (f64_bits(0x3F2A01A01AC9DE9E) + r * (f64_bits(0x3EFA01A01A74077A) + r * (f64_bits(0x3EC71DDFFF6573D6) + r * (f64_bits(0x3E927E4DA1E12FB1) + r * (f64_bits(0x3E5AF5282AACDB2E) + r * f64_bits(0x3E21F75A3CAADFF5)))))))))))
-       hi = 1 + r
-       lo = (1 - hi) + r
-       e = hi + (lo + (p + rl))
-       out = scale_pow2(e, k)
+       out = exp_finish(k, r, rl)
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const double xc = ((x > 710.0) ? 710.0 : ((x < -746.0) ? -746.0 : x));
        const double k = (((xc * 1.442695040888963387004650940070860087871551513671875) + 6755399441055744.0) - 6755399441055744.0);
@@ -10079,10 +10439,10 @@ double aether_f64_atan2(double y, double x)
        const double r = (s - rd);
        const double v = (r - s);
        const double rl = ((s - (r - v)) - (rd + v));
-       const double p = ((r * r) * (0.5 + (r * (0.1666666666666667129259593593815225176513195037841796875 + (r * (0.04166666666666667129259593593815225176513195037841796875 + (r * (0.00833333333332555124817186964492066181264817714691162109375 + (r * (0.001388888888888333179860712363051788997836410999298095703125 + (r * (0.0001984126987684035696955786587380998753360472619533538818359375 + (r * (0.0000248015873269900500469077597731626383392722345888614654541015625 + (r * (0.0000027557252863367321974136063544857933038656483404338359832763671875 + (r * (0.00000027557271831536130966716657310355831356218914152123034000396728515625 + (r * (0.00000002510626255087907802256692413149508080749683358590118587017059326171875 + (r * 0.000000002091543359807600346154301198414206253151093051201314665377140045166015625)))))))))))))))))))));
-       const double hi = (1.0 + r);
-       const double lo = ((1.0 - hi) + r);
-       const double e = (hi + (lo + (p + rl)));
+       const double exp_finish_p = ((r * r) * (0.5 + (r * (0.1666666666666667129259593593815225176513195037841796875 + (r * (0.04166666666666667129259593593815225176513195037841796875 + (r * (0.00833333333332555124817186964492066181264817714691162109375 + (r * (0.001388888888888333179860712363051788997836410999298095703125 + (r * (0.0001984126987684035696955786587380998753360472619533538818359375 + (r * (0.0000248015873269900500469077597731626383392722345888614654541015625 + (r * (0.0000027557252863367321974136063544857933038656483404338359832763671875 + (r * (0.00000027557271831536130966716657310355831356218914152123034000396728515625 + (r * (0.00000002510626255087907802256692413149508080749683358590118587017059326171875 + (r * 0.000000002091543359807600346154301198414206253151093051201314665377140045166015625)))))))))))))))))))));
+       const double exp_finish_hi = (1.0 + r);
+       const double exp_finish_lo = ((1.0 - exp_finish_hi) + r);
+       const double exp_finish_e = (exp_finish_hi + (exp_finish_lo + (exp_finish_p + rl)));
        const double scale_pow2_ka = (((k * 0.5) + 6755399441055744.0) - 6755399441055744.0);
        const double scale_pow2_d = (k - (2.0 * scale_pow2_ka));
        const double scale_pow2_j = (scale_pow2_ka + 538.0);
@@ -10109,7 +10469,7 @@ double aether_f64_atan2(double y, double x)
        const double scale_pow2_s0 = (0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000011113793747425387417213567071352800484562622807324538967417952914843378044769344188177846208811443751098977928244823368569333446167745147139558441683042175608100385654447647001587158552209191416116724244304096571751556124181432287573861609135572944197502082138158902846779236284399802429446583409499277996788872267792372417678415614052979398795883980710641480982303619384765625 + (scale_pow2_q10 * 199791907220223502808422222706762643567910281130558153654986045416023791284464999687699590596063486154228923591770023865308670443474450259602571264.0));
        const double scale_pow2_w = ((((((((((scale_pow2_s0 * (1.0 + (scale_pow2_b9 * 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0))) * (1.0 + (scale_pow2_b8 * 115792089237316195423570985008687907853269984665640564039457584007913129639936.0))) * (1.0 + (scale_pow2_b7 * 340282366920938463463374607431768211456.0))) * (1.0 + (scale_pow2_b6 * 18446744073709551616.0))) * (1.0 + (scale_pow2_b5 * 4294967295.0))) * (1.0 + (scale_pow2_b4 * 65535.0))) * (1.0 + (scale_pow2_b3 * 255.0))) * (1.0 + (scale_pow2_b2 * 15.0))) * (1.0 + (scale_pow2_b1 * 3.0))) * (1.0 + scale_pow2_b0));
        const double scale_pow2_dd = (1.0 + (scale_pow2_d * (0.75 + (0.25 * scale_pow2_d))));
-       return ((e * scale_pow2_w) * (scale_pow2_w * scale_pow2_dd)); */
+       return ((exp_finish_e * scale_pow2_w) * (scale_pow2_w * scale_pow2_dd)); */
 double aether_f64_exp(double x)
 {
     const double xc = ((x > 710.0) ? 710.0 : ((x < -746.0) ? -746.0 : x));
@@ -10119,10 +10479,10 @@ double aether_f64_exp(double x)
     const double r = (s - rd);
     const double v = (r - s);
     const double rl = ((s - (r - v)) - (rd + v));
-    const double p = ((r * r) * (0.5 + (r * (0.1666666666666667129259593593815225176513195037841796875 + (r * (0.04166666666666667129259593593815225176513195037841796875 + (r * (0.00833333333332555124817186964492066181264817714691162109375 + (r * (0.001388888888888333179860712363051788997836410999298095703125 + (r * (0.0001984126987684035696955786587380998753360472619533538818359375 + (r * (0.0000248015873269900500469077597731626383392722345888614654541015625 + (r * (0.0000027557252863367321974136063544857933038656483404338359832763671875 + (r * (0.00000027557271831536130966716657310355831356218914152123034000396728515625 + (r * (0.00000002510626255087907802256692413149508080749683358590118587017059326171875 + (r * 0.000000002091543359807600346154301198414206253151093051201314665377140045166015625)))))))))))))))))))));
-    const double hi = (1.0 + r);
-    const double lo = ((1.0 - hi) + r);
-    const double e = (hi + (lo + (p + rl)));
+    const double exp_finish_p = ((r * r) * (0.5 + (r * (0.1666666666666667129259593593815225176513195037841796875 + (r * (0.04166666666666667129259593593815225176513195037841796875 + (r * (0.00833333333332555124817186964492066181264817714691162109375 + (r * (0.001388888888888333179860712363051788997836410999298095703125 + (r * (0.0001984126987684035696955786587380998753360472619533538818359375 + (r * (0.0000248015873269900500469077597731626383392722345888614654541015625 + (r * (0.0000027557252863367321974136063544857933038656483404338359832763671875 + (r * (0.00000027557271831536130966716657310355831356218914152123034000396728515625 + (r * (0.00000002510626255087907802256692413149508080749683358590118587017059326171875 + (r * 0.000000002091543359807600346154301198414206253151093051201314665377140045166015625)))))))))))))))))))));
+    const double exp_finish_hi = (1.0 + r);
+    const double exp_finish_lo = ((1.0 - exp_finish_hi) + r);
+    const double exp_finish_e = (exp_finish_hi + (exp_finish_lo + (exp_finish_p + rl)));
     const double scale_pow2_ka = (((k * 0.5) + 6755399441055744.0) - 6755399441055744.0);
     const double scale_pow2_d = (k - (2.0 * scale_pow2_ka));
     const double scale_pow2_j = (scale_pow2_ka + 538.0);
@@ -10149,7 +10509,7 @@ double aether_f64_exp(double x)
     const double scale_pow2_s0 = (0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000011113793747425387417213567071352800484562622807324538967417952914843378044769344188177846208811443751098977928244823368569333446167745147139558441683042175608100385654447647001587158552209191416116724244304096571751556124181432287573861609135572944197502082138158902846779236284399802429446583409499277996788872267792372417678415614052979398795883980710641480982303619384765625 + (scale_pow2_q10 * 199791907220223502808422222706762643567910281130558153654986045416023791284464999687699590596063486154228923591770023865308670443474450259602571264.0));
     const double scale_pow2_w = ((((((((((scale_pow2_s0 * (1.0 + (scale_pow2_b9 * 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0))) * (1.0 + (scale_pow2_b8 * 115792089237316195423570985008687907853269984665640564039457584007913129639936.0))) * (1.0 + (scale_pow2_b7 * 340282366920938463463374607431768211456.0))) * (1.0 + (scale_pow2_b6 * 18446744073709551616.0))) * (1.0 + (scale_pow2_b5 * 4294967295.0))) * (1.0 + (scale_pow2_b4 * 65535.0))) * (1.0 + (scale_pow2_b3 * 255.0))) * (1.0 + (scale_pow2_b2 * 15.0))) * (1.0 + (scale_pow2_b1 * 3.0))) * (1.0 + scale_pow2_b0));
     const double scale_pow2_dd = (1.0 + (scale_pow2_d * (0.75 + (0.25 * scale_pow2_d))));
-    return ((e * scale_pow2_w) * (scale_pow2_w * scale_pow2_dd));
+    return ((exp_finish_e * scale_pow2_w) * (scale_pow2_w * scale_pow2_dd));
 }
 
 /* aether_f64_log: log x (natural): the exponent taken out exactly by powers of two, log(1 + f) as 2 atanh(f / (2 + f)) by a Horner polynomial, k ln 2 added in two parts, as the contract states (its elementary-functions section); -inf at +-0, NaN below 0.
@@ -10511,6 +10871,393 @@ double aether_f64_log2(double x)
     const double r = (w + (vl + ((log_reduce_k - w) + vh)));
     const double log_special_z0 = (x - x);
     return ((x < 0.0) ? (log_special_z0 / log_special_z0) : ((x == 0.0) ? (-1.0 / (x * x)) : ((x > 179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0) ? x : r)));
+}
+
+/* aether_f64_pow: pow(x, y) = x^y: exp(y log |x|) with log |x| in two parts (log's exponent, a second reduction to one of nine centres, 2 atanh by a Horner polynomial), y log |x| by Dekker's exact product, exp's steps on both parts, and C99's special values, as the contract states (its elementary-functions section).
+   Spec:
+       ax = fabs(x)
+       ay = fabs(y)
+       yr = ay >= 4503599627370496 ? ay : (ay + 4503599627370496) - 4503599627370496
+       yint = yr == ay
+       hy = yr * 0.5
+       yodd = yint && hy != (hy >= 4503599627370496 ? hy : (hy + 4503599627370496) - 4503599627370496)
+       rx = 1 / x
+       xneg = x < 0 || (x == 0 && rx < 0)
+       kf = log_reduce(ax)
+       k = kf.x
+       m = kf.y + 1
+       g1 = m >= f64_bits(0x3FE7A11473EB0187)
+       g2 = m >= f64_bits(0x3FE9C49182A3F090)
+       g3 = m >= f64_bits(0x3FEC199BDD85529C)
+       g4 = m >= f64_bits(0x3FEEA4AFA2A490DA)
+       g5 = m >= f64_bits(0x3FF0B5586CF9890F)
+       g6 = m >= f64_bits(0x3FF2387A6E756238)
+       g7 = m >= f64_bits(0x3FF3DEA64C123422)
+       g8 = m >= f64_bits(0x3FF5AB07DD485429)
+       c = g8 ? f64_bits(0x3FF6A09E667F3BCD) : (g7 ? f64_bits(0x3FF4BFDAD5362A27) : (g6 ? f64_bits(0x3FF306FE0A31B715) : (g5 ? f64_bits(0x3FF172B83C7D517B) : (g4 ? 1 : (g3 ? f64_bits(0x3FED5818DCFBA487) : (g2 ? f64_bits(0x3FEAE89F995AD3AD) : (g1 ? f64_bits(0x3FE8ACE5422AA0DB) : f64_bits(0x3FE6A09E667F3BCD))))))))
+       ch = g8 ? f64_bits(0x3FD62E42FEFA39F0) : (g7 ? f64_bits(0x3FD0A2B23F3BAB73) : (g6 ? f64_bits(0x3FC62E42FEFA39EE) : (g5 ? f64_bits(0x3FB62E42FEFA39F1) : (g4 ? 0 : (g3 ? f64_bits(0xBFB62E42FEFA39F0) : (g2 ? f64_bits(0xBFC62E42FEFA39F1) : (g1 ? f64_bits(0xBFD0A2B23F3BAB74) : f64_bits(0xBFD62E42FEFA39EE))))))))
+       cl = g8 ? f64_bits(0x3C7C2E0E1B1548C2) : (g7 ? f64_bits(0x3C4BAF64D5D7033B) : (g6 ? f64_bits(0x3BF43CF36D08A40C) : (g5 ? f64_bits(0x3C4C6DFCE592B4BA) : (g4 ? 0 : (g3 ? f64_bits(0xBC5FEC65B690DEBD) : (g2 ? f64_bits(0x3C31BE94B9B38E2E) : (g1 ? f64_bits(0xBC75751ADA176580) : f64_bits(0x3C3716FDFDBC882E))))))))
+       d = m - c
+       sh0 = m + c
+       sv = sh0 - m
+       sl0 = (m - (sh0 - sv)) + (c - sv)
+       sh = d / sh0
+       tc = sh * f64_bits(0x41A0000002000000)
+       th = tc - (tc - sh)
+       tlo = sh - th
+       dc = sh0 * f64_bits(0x41A0000002000000)
+       dh = dc - (dc - sh0)
+       dlo = sh0 - dh
+       ph = sh * sh0
+       pn = (((ph - th * dh) - th * dlo) - tlo * dh) - tlo * dlo
+       sl = (((d - ph) + pn) - sh * sl0) / sh0
+       z = sh * sh
+       t = sh * z * (f64_bits(0x3FE5555555555555) + z * (f64_bits(0x3FD99999999AE5F2) + z * (f64_bits(0x3FD249245C572371) + z * f64_bits(0x3FCC776195B7CE48))))
+       a1 = k * f64_bits(0x3FE62E42FEFA3800)
+       t1 = a1 + ch
+       e1 = ch - (t1 - a1)
+       lh2 = 2 * sh
+       t2 = t1 + lh2
+       e2 = lh2 - (t2 - t1)
+       lo = (k * f64_bits(0x3D2EF35793C76800) + (e1 + e2)) + ((t + 2 * sl) + (cl + k * f64_bits(0xBA59FF0342542FC3)))
+       lh = t2 + lo
+       ll = lo - (lh - t2)
+       yc = y > f64_bits(0x43F0000000000000) ? f64_bits(0x43F0000000000000) : (y < f64_bits(0x43F0000000000000) * -1 ? f64_bits(0x43F0000000000000) * -1 : y)
+       yc1 = yc * f64_bits(0x41A0000002000000)
+       yh = yc1 - (yc1 - yc)
+       ylo = yc - yh
+       lc1 = lh * f64_bits(0x41A0000002000000)
+       lhh = lc1 - (lc1 - lh)
+       lhl = lh - lhh
+       qh = yc * lh
+       qn = (((qh - yh * lhh) - yh * lhl) - ylo * lhh) - ylo * lhl
+       yl = yc * ll - qn
+       wh = qh + yl
+       wl = yl - (wh - qh)
+       xc = wh > 710 ? 710 : (wh < -746 ? -746 : wh)
+       kk = (xc * f64_bits(0x3FF71547652B82FE) + 6755399441055744) - 6755399441055744
+       s = xc - kk * f64_bits(0x3FE62E42FEFA3800)
+       rd = kk * f64_bits(0x3D2EF35793C76730)
+       r0 = s - rd
+       v = r0 - s
+       rl0 = (s - (r0 - v)) - (rd + v)
+       q = xc == wh ? rl0 + wl : rl0
+       r = r0 + q
+       w = r - r0
+       e = exp_finish(kk, r, (r0 - (r - w)) + (q - w))
+       zi = ax == 0 || ax > f64_bits(0x7FEFFFFFFFFFFFFF)
+       mag = zi ? (y < 0 ? fabs(rx) : ax) : e
+       sm = xneg && yodd ? mag * -1 : mag
+       grows = (ax < 1 && y < 0) || (ax > 1 && y > 0)
+       z0 = ax - ax
+       out = y == 0 || x == 1 ? 1 : (x != x || y != y ? x + y : (ay > f64_bits(0x7FEFFFFFFFFFFFFF) ? (ax == 1 ? 1 : (grows ? ay : 0)) : (x < 0 && !yint && !zi ? z0 / z0 : sm)))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double ax = fabs(x);
+       const double ay = fabs(y);
+       const double yr = ((ay >= 4503599627370496.0) ? ay : ((ay + 4503599627370496.0) - 4503599627370496.0));
+       const int yint = (yr == ay);
+       const double hy = (yr * 0.5);
+       const int yodd = (yint && (hy != ((hy >= 4503599627370496.0) ? hy : ((hy + 4503599627370496.0) - 4503599627370496.0))));
+       const double rx = (1.0 / x);
+       const int xneg = ((x < 0.0) || ((x == 0.0) && (rx < 0.0)));
+       const int log_reduce_sub = (ax < 0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000002225073858507201383090232717332404064219215980462331830553327416887204434813918195854283159012511020564067339731035811005152434161553460108856012385377718821130777993532002330479610147442583636071921565046942503734208375250806650616658158948720491179968591639648500635908770118304874799780887753749949451580451605050915399856582470818645113537935804992115981085766051992433352114352390148795699609591288891602992641511063466313393663477586513029371762047325631781485664350872122828637642044846811407613911477062801689853244110024161447421618567166150540154285084716752901903161322778896729707373123334086988983175067838846926092773977972858659654941091369095406136467568702398678315290680984617210924625396728515625);
+       const double log_reduce_m10 = (log_reduce_sub ? (ax * 18014398509481984.0) : ax);
+       const double log_reduce_k10 = (log_reduce_sub ? -54.0 : 0.0);
+       const int log_reduce_u9 = (log_reduce_m10 >= 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0);
+       const int log_reduce_d9 = (log_reduce_m10 < 0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001491668146240041348658193063092586767475294306920081378854303666641255677014023660987234978080085560672302320651167220290682545619045060532097232965918416938296252158463756275499040814853287052588289310873012782953082843452117701424006337364600644548459512739853070043067441211667303325729200722585486710369393731465299801630663978357915766537189483642578125);
+       const double log_reduce_m9 = (log_reduce_m10 * (log_reduce_u9 ? 0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000007458340731200206743290965315462933837376471534600406894271518333206278385070118304936174890400427803361511603255836101453412728095225302660486164829592084691481260792318781377495204074266435262941446554365063914765414217260588507120031686823003222742297563699265350215337206058336516628646003612927433551846968657326499008153319891789578832685947418212890625 : (log_reduce_d9 ? 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0 : 1.0)));
+       const double log_reduce_k9 = (log_reduce_k10 + (log_reduce_u9 ? 512.0 : (log_reduce_d9 ? -512.0 : 0.0)));
+       const int log_reduce_u8 = (log_reduce_m9 >= 115792089237316195423570985008687907853269984665640564039457584007913129639936.0);
+       const int log_reduce_d8 = (log_reduce_m9 < 0.000000000000000000000000000000000000000000000000000000000000000000000000000017272337110188889250772703725600799142232000728872562770047406940337183606324854115943015006944576453121094587892299327193990197893663893387306007554116149549372494220733642578125);
+       const double log_reduce_m8 = (log_reduce_m9 * (log_reduce_u8 ? 0.0000000000000000000000000000000000000000000000000000000000000000000000000000086361685550944446253863518628003995711160003644362813850237034701685918031624270579715075034722882265605472939461496635969950989468319466936530037770580747746862471103668212890625 : (log_reduce_d8 ? 115792089237316195423570985008687907853269984665640564039457584007913129639936.0 : 1.0)));
+       const double log_reduce_k8 = (log_reduce_k9 + (log_reduce_u8 ? 256.0 : (log_reduce_d8 ? -256.0 : 0.0)));
+       const int log_reduce_u7 = (log_reduce_m8 >= 340282366920938463463374607431768211456.0);
+       const int log_reduce_d7 = (log_reduce_m8 < 0.0000000000000000000000000000000000000058774717541114375398436826861112283890933277838604376075437585313920862972736358642578125);
+       const double log_reduce_m7 = (log_reduce_m8 * (log_reduce_u7 ? 0.00000000000000000000000000000000000000293873587705571876992184134305561419454666389193021880377187926569604314863681793212890625 : (log_reduce_d7 ? 340282366920938463463374607431768211456.0 : 1.0)));
+       const double log_reduce_k7 = (log_reduce_k8 + (log_reduce_u7 ? 128.0 : (log_reduce_d7 ? -128.0 : 0.0)));
+       const int log_reduce_u6 = (log_reduce_m7 >= 18446744073709551616.0);
+       const int log_reduce_d6 = (log_reduce_m7 < 0.000000000000000000108420217248550443400745280086994171142578125);
+       const double log_reduce_m6 = (log_reduce_m7 * (log_reduce_u6 ? 0.0000000000000000000542101086242752217003726400434970855712890625 : (log_reduce_d6 ? 18446744073709551616.0 : 1.0)));
+       const double log_reduce_k6 = (log_reduce_k7 + (log_reduce_u6 ? 64.0 : (log_reduce_d6 ? -64.0 : 0.0)));
+       const int log_reduce_u5 = (log_reduce_m6 >= 4294967296.0);
+       const int log_reduce_d5 = (log_reduce_m6 < 0.0000000004656612873077392578125);
+       const double log_reduce_m5 = (log_reduce_m6 * (log_reduce_u5 ? 0.00000000023283064365386962890625 : (log_reduce_d5 ? 4294967296.0 : 1.0)));
+       const double log_reduce_k5 = (log_reduce_k6 + (log_reduce_u5 ? 32.0 : (log_reduce_d5 ? -32.0 : 0.0)));
+       const int log_reduce_u4 = (log_reduce_m5 >= 65536.0);
+       const int log_reduce_d4 = (log_reduce_m5 < 0.000030517578125);
+       const double log_reduce_m4 = (log_reduce_m5 * (log_reduce_u4 ? 0.0000152587890625 : (log_reduce_d4 ? 65536.0 : 1.0)));
+       const double log_reduce_k4 = (log_reduce_k5 + (log_reduce_u4 ? 16.0 : (log_reduce_d4 ? -16.0 : 0.0)));
+       const int log_reduce_u3 = (log_reduce_m4 >= 256.0);
+       const int log_reduce_d3 = (log_reduce_m4 < 0.0078125);
+       const double log_reduce_m3 = (log_reduce_m4 * (log_reduce_u3 ? 0.00390625 : (log_reduce_d3 ? 256.0 : 1.0)));
+       const double log_reduce_k3 = (log_reduce_k4 + (log_reduce_u3 ? 8.0 : (log_reduce_d3 ? -8.0 : 0.0)));
+       const int log_reduce_u2 = (log_reduce_m3 >= 16.0);
+       const int log_reduce_d2 = (log_reduce_m3 < 0.125);
+       const double log_reduce_m2 = (log_reduce_m3 * (log_reduce_u2 ? 0.0625 : (log_reduce_d2 ? 16.0 : 1.0)));
+       const double log_reduce_k2 = (log_reduce_k3 + (log_reduce_u2 ? 4.0 : (log_reduce_d2 ? -4.0 : 0.0)));
+       const int log_reduce_u1 = (log_reduce_m2 >= 4.0);
+       const int log_reduce_d1 = (log_reduce_m2 < 0.5);
+       const double log_reduce_m1 = (log_reduce_m2 * (log_reduce_u1 ? 0.25 : (log_reduce_d1 ? 4.0 : 1.0)));
+       const double log_reduce_k1 = (log_reduce_k2 + (log_reduce_u1 ? 2.0 : (log_reduce_d1 ? -2.0 : 0.0)));
+       const int log_reduce_u0 = (log_reduce_m1 >= 2.0);
+       const int log_reduce_d0 = (log_reduce_m1 < 1.0);
+       const double log_reduce_m0 = (log_reduce_m1 * (log_reduce_u0 ? 0.5 : (log_reduce_d0 ? 2.0 : 1.0)));
+       const double log_reduce_k0 = (log_reduce_k1 + (log_reduce_u0 ? 1.0 : (log_reduce_d0 ? -1.0 : 0.0)));
+       const int log_reduce_hm = (log_reduce_m0 > 1.4142135623730951454746218587388284504413604736328125);
+       const double log_reduce_m = (log_reduce_hm ? (log_reduce_m0 * 0.5) : log_reduce_m0);
+       const double log_reduce_k = (log_reduce_hm ? (log_reduce_k0 + 1.0) : log_reduce_k0);
+       const double kf_y = (log_reduce_m - 1.0);
+       const double m = (kf_y + 1.0);
+       const int g1 = (m >= 0.73841307296974967311342652465100400149822235107421875);
+       const int g2 = (m >= 0.8052451659746271417361640487797558307647705078125);
+       const int g3 = (m >= 0.878126080186649726755376832443289458751678466796875);
+       const int g4 = (m >= 0.9576032806985737000360359161277301609516143798828125);
+       const int g5 = (m >= 1.0442737824274137548030694233602844178676605224609375);
+       const int g6 = (m >= 1.1387886347566915645757035235874354839324951171875);
+       const int g7 = (m >= 1.241857812073484002013401550357230007648468017578125);
+       const int g8 = (m >= 1.3542555469368926512885309421108104288578033447265625);
+       const double c = (g8 ? 1.4142135623730951454746218587388284504413604736328125 : (g7 ? 1.2968395546510096405512513229041360318660736083984375 : (g6 ? 1.1892071150027210268973476559040136635303497314453125 : (g5 ? 1.0905077326652576896748314538854174315929412841796875 : (g4 ? 1.0 : (g3 ? 0.91700404320467121532800547356600873172283172607421875 : (g2 ? 0.84089641525371450203607537332572974264621734619140625 : (g1 ? 0.77110541270397037205697188255726359784603118896484375 : 0.70710678118654757273731092936941422522068023681640625))))))));
+       const double ch = (g8 ? 0.34657359027997269862453322275541722774505615234375 : (g7 ? 0.259930192709979468457248685808735899627208709716796875 : (g6 ? 0.173286795139986293801115380119881592690944671630859375 : (g5 ? 0.08664339756999318853392111350331106223165988922119140625 : (g4 ? 0.0 : (g3 ? -0.0866433975699931746561333056888543069362640380859375 : (g2 ? -0.1732867951399863770678422270066221244633197784423828125 : (g1 ? -0.2599301927099795239683999170665629208087921142578125 : -0.34657359027997258760223076023976318538188934326171875))))))));
+       const double cl = (g8 ? 0.00000000000000002444216941459289816588769673455282579591046792960758182733371768335928209125995635986328125 : (g7 ? 0.000000000000000003001628066626043510279553148643039920669653121548261197337748029667636728845536708831787109375 : (g6 ? 0.000000000000000000068569313993139177792189014300967915847982259959370455841554115039571115630678832530975341796875 : (g5 ? 0.00000000000000000308234776119469231945327230901238712871960733367189717857304032122556236572563648223876953125 : (g4 ? 0.0 : (g3 ? -0.00000000000000000692228978553855022477983656913943087778548953276015927305042652051270124502480030059814453125 : (g2 ? 0.000000000000000000961928934371463055746425308556741190581096681173618560822813350341675686649978160858154296875 : (g1 ? -0.00000000000000001861136329926703753634524882240597198974538760418706573318559094332158565521240234375 : 0.000000000000000001251701276129902196523997059972039433974920169835294385396462502058056998066604137420654296875))))))));
+       const double d = (m - c);
+       const double sh0 = (m + c);
+       const double sv = (sh0 - m);
+       const double sl0 = ((m - (sh0 - sv)) + (c - sv));
+       const double sh = (d / sh0);
+       const double tc = (sh * 134217729.0);
+       const double th = (tc - (tc - sh));
+       const double tlo = (sh - th);
+       const double dc = (sh0 * 134217729.0);
+       const double dh = (dc - (dc - sh0));
+       const double dlo = (sh0 - dh);
+       const double ph = (sh * sh0);
+       const double pn = ((((ph - (th * dh)) - (th * dlo)) - (tlo * dh)) - (tlo * dlo));
+       const double sl = ((((d - ph) + pn) - (sh * sl0)) / sh0);
+       const double z = (sh * sh);
+       const double t = ((sh * z) * (0.66666666666666662965923251249478198587894439697265625 + (z * (0.40000000000472291095121590842609293758869171142578125 + (z * (0.285714235473782329766123666558996774256229400634765625 + (z * 0.2223932248158340119204012808040715754032135009765625)))))));
+       const double a1 = (log_reduce_k * 0.693147180559890330187045037746429443359375);
+       const double t1 = (a1 + ch);
+       const double e1 = (ch - (t1 - a1));
+       const double lh2 = (2.0 * sh);
+       const double t2 = (t1 + lh2);
+       const double e2 = (lh2 - (t2 - t1));
+       const double lo = (((log_reduce_k * 0.00000000000005497923018708502421696649465070357021279079390296828933060169219970703125) + (e1 + e2)) + ((t + (2.0 * sl)) + (cl + (log_reduce_k * -0.0000000000000000000000000013124698417785255361305882616599823203956009287247833841865525032726114205809675450353779524448327720165252685546875))));
+       const double lh = (t2 + lo);
+       const double ll = (lo - (lh - t2));
+       const double yc = ((y > 18446744073709551616.0) ? 18446744073709551616.0 : ((y < (18446744073709551616.0 * -1.0)) ? (18446744073709551616.0 * -1.0) : y));
+       const double yc1 = (yc * 134217729.0);
+       const double yh = (yc1 - (yc1 - yc));
+       const double ylo = (yc - yh);
+       const double lc1 = (lh * 134217729.0);
+       const double lhh = (lc1 - (lc1 - lh));
+       const double lhl = (lh - lhh);
+       const double qh = (yc * lh);
+       const double qn = ((((qh - (yh * lhh)) - (yh * lhl)) - (ylo * lhh)) - (ylo * lhl));
+       const double yl = ((yc * ll) - qn);
+       const double wh = (qh + yl);
+       const double wl = (yl - (wh - qh));
+       const double xc = ((wh > 710.0) ? 710.0 : ((wh < -746.0) ? -746.0 : wh));
+       const double kk = (((xc * 1.442695040888963387004650940070860087871551513671875) + 6755399441055744.0) - 6755399441055744.0);
+       const double s = (xc - (kk * 0.693147180559890330187045037746429443359375));
+       const double rd = (kk * 0.000000000000054979230187083711552420206887059365096458163346682113115093670785427093505859375);
+       const double r0 = (s - rd);
+       const double v = (r0 - s);
+       const double rl0 = ((s - (r0 - v)) - (rd + v));
+       const double q = ((xc == wh) ? (rl0 + wl) : rl0);
+       const double r = (r0 + q);
+       const double w = (r - r0);
+       const double exp_finish_rl_0 = ((r0 - (r - w)) + (q - w));
+       const double exp_finish_p = ((r * r) * (0.5 + (r * (0.1666666666666667129259593593815225176513195037841796875 + (r * (0.04166666666666667129259593593815225176513195037841796875 + (r * (0.00833333333332555124817186964492066181264817714691162109375 + (r * (0.001388888888888333179860712363051788997836410999298095703125 + (r * (0.0001984126987684035696955786587380998753360472619533538818359375 + (r * (0.0000248015873269900500469077597731626383392722345888614654541015625 + (r * (0.0000027557252863367321974136063544857933038656483404338359832763671875 + (r * (0.00000027557271831536130966716657310355831356218914152123034000396728515625 + (r * (0.00000002510626255087907802256692413149508080749683358590118587017059326171875 + (r * 0.000000002091543359807600346154301198414206253151093051201314665377140045166015625)))))))))))))))))))));
+       const double exp_finish_hi = (1.0 + r);
+       const double exp_finish_lo = ((1.0 - exp_finish_hi) + r);
+       const double exp_finish_e = (exp_finish_hi + (exp_finish_lo + (exp_finish_p + exp_finish_rl_0)));
+       const double scale_pow2_ka = (((kk * 0.5) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_d = (kk - (2.0 * scale_pow2_ka));
+       const double scale_pow2_j = (scale_pow2_ka + 538.0);
+       const double scale_pow2_q1 = ((((scale_pow2_j * 0.5) - 0.25) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q2 = ((((scale_pow2_j * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q3 = ((((scale_pow2_j * 0.125) - 0.4375) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q4 = ((((scale_pow2_j * 0.0625) - 0.46875) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q5 = ((((scale_pow2_j * 0.03125) - 0.484375) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q6 = ((((scale_pow2_j * 0.015625) - 0.4921875) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q7 = ((((scale_pow2_j * 0.0078125) - 0.49609375) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q8 = ((((scale_pow2_j * 0.00390625) - 0.498046875) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q9 = ((((scale_pow2_j * 0.001953125) - 0.4990234375) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_q10 = ((((scale_pow2_j * 0.0009765625) - 0.49951171875) + 6755399441055744.0) - 6755399441055744.0);
+       const double scale_pow2_b0 = (scale_pow2_j - (2.0 * scale_pow2_q1));
+       const double scale_pow2_b1 = (scale_pow2_q1 - (2.0 * scale_pow2_q2));
+       const double scale_pow2_b2 = (scale_pow2_q2 - (2.0 * scale_pow2_q3));
+       const double scale_pow2_b3 = (scale_pow2_q3 - (2.0 * scale_pow2_q4));
+       const double scale_pow2_b4 = (scale_pow2_q4 - (2.0 * scale_pow2_q5));
+       const double scale_pow2_b5 = (scale_pow2_q5 - (2.0 * scale_pow2_q6));
+       const double scale_pow2_b6 = (scale_pow2_q6 - (2.0 * scale_pow2_q7));
+       const double scale_pow2_b7 = (scale_pow2_q7 - (2.0 * scale_pow2_q8));
+       const double scale_pow2_b8 = (scale_pow2_q8 - (2.0 * scale_pow2_q9));
+       const double scale_pow2_b9 = (scale_pow2_q9 - (2.0 * scale_pow2_q10));
+       const double scale_pow2_s0 = (0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000011113793747425387417213567071352800484562622807324538967417952914843378044769344188177846208811443751098977928244823368569333446167745147139558441683042175608100385654447647001587158552209191416116724244304096571751556124181432287573861609135572944197502082138158902846779236284399802429446583409499277996788872267792372417678415614052979398795883980710641480982303619384765625 + (scale_pow2_q10 * 199791907220223502808422222706762643567910281130558153654986045416023791284464999687699590596063486154228923591770023865308670443474450259602571264.0));
+       const double scale_pow2_w = ((((((((((scale_pow2_s0 * (1.0 + (scale_pow2_b9 * 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0))) * (1.0 + (scale_pow2_b8 * 115792089237316195423570985008687907853269984665640564039457584007913129639936.0))) * (1.0 + (scale_pow2_b7 * 340282366920938463463374607431768211456.0))) * (1.0 + (scale_pow2_b6 * 18446744073709551616.0))) * (1.0 + (scale_pow2_b5 * 4294967295.0))) * (1.0 + (scale_pow2_b4 * 65535.0))) * (1.0 + (scale_pow2_b3 * 255.0))) * (1.0 + (scale_pow2_b2 * 15.0))) * (1.0 + (scale_pow2_b1 * 3.0))) * (1.0 + scale_pow2_b0));
+       const double scale_pow2_dd = (1.0 + (scale_pow2_d * (0.75 + (0.25 * scale_pow2_d))));
+       const double e = ((exp_finish_e * scale_pow2_w) * (scale_pow2_w * scale_pow2_dd));
+       const int zi = ((ax == 0.0) || (ax > 179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0));
+       const double mag = (zi ? ((y < 0.0) ? fabs(rx) : ax) : e);
+       const double sm = ((xneg && yodd) ? (mag * -1.0) : mag);
+       const int grows = (((ax < 1.0) && (y < 0.0)) || ((ax > 1.0) && (y > 0.0)));
+       const double z0 = (ax - ax);
+       return (((y == 0.0) || (x == 1.0)) ? 1.0 : (((x != x) || (y != y)) ? (x + y) : ((ay > 179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0) ? ((ax == 1.0) ? 1.0 : (grows ? ay : 0.0)) : ((((x < 0.0) && (!yint)) && (!zi)) ? (z0 / z0) : sm)))); */
+double aether_f64_pow(double x, double y)
+{
+    const double ax = fabs(x);
+    const double ay = fabs(y);
+    const double yr = ((ay >= 4503599627370496.0) ? ay : ((ay + 4503599627370496.0) - 4503599627370496.0));
+    const int yint = (yr == ay);
+    const double hy = (yr * 0.5);
+    const int yodd = (yint && (hy != ((hy >= 4503599627370496.0) ? hy : ((hy + 4503599627370496.0) - 4503599627370496.0))));
+    const double rx = (1.0 / x);
+    const int xneg = ((x < 0.0) || ((x == 0.0) && (rx < 0.0)));
+    const int log_reduce_sub = (ax < 0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000002225073858507201383090232717332404064219215980462331830553327416887204434813918195854283159012511020564067339731035811005152434161553460108856012385377718821130777993532002330479610147442583636071921565046942503734208375250806650616658158948720491179968591639648500635908770118304874799780887753749949451580451605050915399856582470818645113537935804992115981085766051992433352114352390148795699609591288891602992641511063466313393663477586513029371762047325631781485664350872122828637642044846811407613911477062801689853244110024161447421618567166150540154285084716752901903161322778896729707373123334086988983175067838846926092773977972858659654941091369095406136467568702398678315290680984617210924625396728515625);
+    const double log_reduce_m10 = (log_reduce_sub ? (ax * 18014398509481984.0) : ax);
+    const double log_reduce_k10 = (log_reduce_sub ? -54.0 : 0.0);
+    const int log_reduce_u9 = (log_reduce_m10 >= 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0);
+    const int log_reduce_d9 = (log_reduce_m10 < 0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001491668146240041348658193063092586767475294306920081378854303666641255677014023660987234978080085560672302320651167220290682545619045060532097232965918416938296252158463756275499040814853287052588289310873012782953082843452117701424006337364600644548459512739853070043067441211667303325729200722585486710369393731465299801630663978357915766537189483642578125);
+    const double log_reduce_m9 = (log_reduce_m10 * (log_reduce_u9 ? 0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000007458340731200206743290965315462933837376471534600406894271518333206278385070118304936174890400427803361511603255836101453412728095225302660486164829592084691481260792318781377495204074266435262941446554365063914765414217260588507120031686823003222742297563699265350215337206058336516628646003612927433551846968657326499008153319891789578832685947418212890625 : (log_reduce_d9 ? 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0 : 1.0)));
+    const double log_reduce_k9 = (log_reduce_k10 + (log_reduce_u9 ? 512.0 : (log_reduce_d9 ? -512.0 : 0.0)));
+    const int log_reduce_u8 = (log_reduce_m9 >= 115792089237316195423570985008687907853269984665640564039457584007913129639936.0);
+    const int log_reduce_d8 = (log_reduce_m9 < 0.000000000000000000000000000000000000000000000000000000000000000000000000000017272337110188889250772703725600799142232000728872562770047406940337183606324854115943015006944576453121094587892299327193990197893663893387306007554116149549372494220733642578125);
+    const double log_reduce_m8 = (log_reduce_m9 * (log_reduce_u8 ? 0.0000000000000000000000000000000000000000000000000000000000000000000000000000086361685550944446253863518628003995711160003644362813850237034701685918031624270579715075034722882265605472939461496635969950989468319466936530037770580747746862471103668212890625 : (log_reduce_d8 ? 115792089237316195423570985008687907853269984665640564039457584007913129639936.0 : 1.0)));
+    const double log_reduce_k8 = (log_reduce_k9 + (log_reduce_u8 ? 256.0 : (log_reduce_d8 ? -256.0 : 0.0)));
+    const int log_reduce_u7 = (log_reduce_m8 >= 340282366920938463463374607431768211456.0);
+    const int log_reduce_d7 = (log_reduce_m8 < 0.0000000000000000000000000000000000000058774717541114375398436826861112283890933277838604376075437585313920862972736358642578125);
+    const double log_reduce_m7 = (log_reduce_m8 * (log_reduce_u7 ? 0.00000000000000000000000000000000000000293873587705571876992184134305561419454666389193021880377187926569604314863681793212890625 : (log_reduce_d7 ? 340282366920938463463374607431768211456.0 : 1.0)));
+    const double log_reduce_k7 = (log_reduce_k8 + (log_reduce_u7 ? 128.0 : (log_reduce_d7 ? -128.0 : 0.0)));
+    const int log_reduce_u6 = (log_reduce_m7 >= 18446744073709551616.0);
+    const int log_reduce_d6 = (log_reduce_m7 < 0.000000000000000000108420217248550443400745280086994171142578125);
+    const double log_reduce_m6 = (log_reduce_m7 * (log_reduce_u6 ? 0.0000000000000000000542101086242752217003726400434970855712890625 : (log_reduce_d6 ? 18446744073709551616.0 : 1.0)));
+    const double log_reduce_k6 = (log_reduce_k7 + (log_reduce_u6 ? 64.0 : (log_reduce_d6 ? -64.0 : 0.0)));
+    const int log_reduce_u5 = (log_reduce_m6 >= 4294967296.0);
+    const int log_reduce_d5 = (log_reduce_m6 < 0.0000000004656612873077392578125);
+    const double log_reduce_m5 = (log_reduce_m6 * (log_reduce_u5 ? 0.00000000023283064365386962890625 : (log_reduce_d5 ? 4294967296.0 : 1.0)));
+    const double log_reduce_k5 = (log_reduce_k6 + (log_reduce_u5 ? 32.0 : (log_reduce_d5 ? -32.0 : 0.0)));
+    const int log_reduce_u4 = (log_reduce_m5 >= 65536.0);
+    const int log_reduce_d4 = (log_reduce_m5 < 0.000030517578125);
+    const double log_reduce_m4 = (log_reduce_m5 * (log_reduce_u4 ? 0.0000152587890625 : (log_reduce_d4 ? 65536.0 : 1.0)));
+    const double log_reduce_k4 = (log_reduce_k5 + (log_reduce_u4 ? 16.0 : (log_reduce_d4 ? -16.0 : 0.0)));
+    const int log_reduce_u3 = (log_reduce_m4 >= 256.0);
+    const int log_reduce_d3 = (log_reduce_m4 < 0.0078125);
+    const double log_reduce_m3 = (log_reduce_m4 * (log_reduce_u3 ? 0.00390625 : (log_reduce_d3 ? 256.0 : 1.0)));
+    const double log_reduce_k3 = (log_reduce_k4 + (log_reduce_u3 ? 8.0 : (log_reduce_d3 ? -8.0 : 0.0)));
+    const int log_reduce_u2 = (log_reduce_m3 >= 16.0);
+    const int log_reduce_d2 = (log_reduce_m3 < 0.125);
+    const double log_reduce_m2 = (log_reduce_m3 * (log_reduce_u2 ? 0.0625 : (log_reduce_d2 ? 16.0 : 1.0)));
+    const double log_reduce_k2 = (log_reduce_k3 + (log_reduce_u2 ? 4.0 : (log_reduce_d2 ? -4.0 : 0.0)));
+    const int log_reduce_u1 = (log_reduce_m2 >= 4.0);
+    const int log_reduce_d1 = (log_reduce_m2 < 0.5);
+    const double log_reduce_m1 = (log_reduce_m2 * (log_reduce_u1 ? 0.25 : (log_reduce_d1 ? 4.0 : 1.0)));
+    const double log_reduce_k1 = (log_reduce_k2 + (log_reduce_u1 ? 2.0 : (log_reduce_d1 ? -2.0 : 0.0)));
+    const int log_reduce_u0 = (log_reduce_m1 >= 2.0);
+    const int log_reduce_d0 = (log_reduce_m1 < 1.0);
+    const double log_reduce_m0 = (log_reduce_m1 * (log_reduce_u0 ? 0.5 : (log_reduce_d0 ? 2.0 : 1.0)));
+    const double log_reduce_k0 = (log_reduce_k1 + (log_reduce_u0 ? 1.0 : (log_reduce_d0 ? -1.0 : 0.0)));
+    const int log_reduce_hm = (log_reduce_m0 > 1.4142135623730951454746218587388284504413604736328125);
+    const double log_reduce_m = (log_reduce_hm ? (log_reduce_m0 * 0.5) : log_reduce_m0);
+    const double log_reduce_k = (log_reduce_hm ? (log_reduce_k0 + 1.0) : log_reduce_k0);
+    const double kf_y = (log_reduce_m - 1.0);
+    const double m = (kf_y + 1.0);
+    const int g1 = (m >= 0.73841307296974967311342652465100400149822235107421875);
+    const int g2 = (m >= 0.8052451659746271417361640487797558307647705078125);
+    const int g3 = (m >= 0.878126080186649726755376832443289458751678466796875);
+    const int g4 = (m >= 0.9576032806985737000360359161277301609516143798828125);
+    const int g5 = (m >= 1.0442737824274137548030694233602844178676605224609375);
+    const int g6 = (m >= 1.1387886347566915645757035235874354839324951171875);
+    const int g7 = (m >= 1.241857812073484002013401550357230007648468017578125);
+    const int g8 = (m >= 1.3542555469368926512885309421108104288578033447265625);
+    const double c = (g8 ? 1.4142135623730951454746218587388284504413604736328125 : (g7 ? 1.2968395546510096405512513229041360318660736083984375 : (g6 ? 1.1892071150027210268973476559040136635303497314453125 : (g5 ? 1.0905077326652576896748314538854174315929412841796875 : (g4 ? 1.0 : (g3 ? 0.91700404320467121532800547356600873172283172607421875 : (g2 ? 0.84089641525371450203607537332572974264621734619140625 : (g1 ? 0.77110541270397037205697188255726359784603118896484375 : 0.70710678118654757273731092936941422522068023681640625))))))));
+    const double ch = (g8 ? 0.34657359027997269862453322275541722774505615234375 : (g7 ? 0.259930192709979468457248685808735899627208709716796875 : (g6 ? 0.173286795139986293801115380119881592690944671630859375 : (g5 ? 0.08664339756999318853392111350331106223165988922119140625 : (g4 ? 0.0 : (g3 ? -0.0866433975699931746561333056888543069362640380859375 : (g2 ? -0.1732867951399863770678422270066221244633197784423828125 : (g1 ? -0.2599301927099795239683999170665629208087921142578125 : -0.34657359027997258760223076023976318538188934326171875))))))));
+    const double cl = (g8 ? 0.00000000000000002444216941459289816588769673455282579591046792960758182733371768335928209125995635986328125 : (g7 ? 0.000000000000000003001628066626043510279553148643039920669653121548261197337748029667636728845536708831787109375 : (g6 ? 0.000000000000000000068569313993139177792189014300967915847982259959370455841554115039571115630678832530975341796875 : (g5 ? 0.00000000000000000308234776119469231945327230901238712871960733367189717857304032122556236572563648223876953125 : (g4 ? 0.0 : (g3 ? -0.00000000000000000692228978553855022477983656913943087778548953276015927305042652051270124502480030059814453125 : (g2 ? 0.000000000000000000961928934371463055746425308556741190581096681173618560822813350341675686649978160858154296875 : (g1 ? -0.00000000000000001861136329926703753634524882240597198974538760418706573318559094332158565521240234375 : 0.000000000000000001251701276129902196523997059972039433974920169835294385396462502058056998066604137420654296875))))))));
+    const double d = (m - c);
+    const double sh0 = (m + c);
+    const double sv = (sh0 - m);
+    const double sl0 = ((m - (sh0 - sv)) + (c - sv));
+    const double sh = (d / sh0);
+    const double tc = (sh * 134217729.0);
+    const double th = (tc - (tc - sh));
+    const double tlo = (sh - th);
+    const double dc = (sh0 * 134217729.0);
+    const double dh = (dc - (dc - sh0));
+    const double dlo = (sh0 - dh);
+    const double ph = (sh * sh0);
+    const double pn = ((((ph - (th * dh)) - (th * dlo)) - (tlo * dh)) - (tlo * dlo));
+    const double sl = ((((d - ph) + pn) - (sh * sl0)) / sh0);
+    const double z = (sh * sh);
+    const double t = ((sh * z) * (0.66666666666666662965923251249478198587894439697265625 + (z * (0.40000000000472291095121590842609293758869171142578125 + (z * (0.285714235473782329766123666558996774256229400634765625 + (z * 0.2223932248158340119204012808040715754032135009765625)))))));
+    const double a1 = (log_reduce_k * 0.693147180559890330187045037746429443359375);
+    const double t1 = (a1 + ch);
+    const double e1 = (ch - (t1 - a1));
+    const double lh2 = (2.0 * sh);
+    const double t2 = (t1 + lh2);
+    const double e2 = (lh2 - (t2 - t1));
+    const double lo = (((log_reduce_k * 0.00000000000005497923018708502421696649465070357021279079390296828933060169219970703125) + (e1 + e2)) + ((t + (2.0 * sl)) + (cl + (log_reduce_k * -0.0000000000000000000000000013124698417785255361305882616599823203956009287247833841865525032726114205809675450353779524448327720165252685546875))));
+    const double lh = (t2 + lo);
+    const double ll = (lo - (lh - t2));
+    const double yc = ((y > 18446744073709551616.0) ? 18446744073709551616.0 : ((y < (18446744073709551616.0 * -1.0)) ? (18446744073709551616.0 * -1.0) : y));
+    const double yc1 = (yc * 134217729.0);
+    const double yh = (yc1 - (yc1 - yc));
+    const double ylo = (yc - yh);
+    const double lc1 = (lh * 134217729.0);
+    const double lhh = (lc1 - (lc1 - lh));
+    const double lhl = (lh - lhh);
+    const double qh = (yc * lh);
+    const double qn = ((((qh - (yh * lhh)) - (yh * lhl)) - (ylo * lhh)) - (ylo * lhl));
+    const double yl = ((yc * ll) - qn);
+    const double wh = (qh + yl);
+    const double wl = (yl - (wh - qh));
+    const double xc = ((wh > 710.0) ? 710.0 : ((wh < -746.0) ? -746.0 : wh));
+    const double kk = (((xc * 1.442695040888963387004650940070860087871551513671875) + 6755399441055744.0) - 6755399441055744.0);
+    const double s = (xc - (kk * 0.693147180559890330187045037746429443359375));
+    const double rd = (kk * 0.000000000000054979230187083711552420206887059365096458163346682113115093670785427093505859375);
+    const double r0 = (s - rd);
+    const double v = (r0 - s);
+    const double rl0 = ((s - (r0 - v)) - (rd + v));
+    const double q = ((xc == wh) ? (rl0 + wl) : rl0);
+    const double r = (r0 + q);
+    const double w = (r - r0);
+    const double exp_finish_rl_0 = ((r0 - (r - w)) + (q - w));
+    const double exp_finish_p = ((r * r) * (0.5 + (r * (0.1666666666666667129259593593815225176513195037841796875 + (r * (0.04166666666666667129259593593815225176513195037841796875 + (r * (0.00833333333332555124817186964492066181264817714691162109375 + (r * (0.001388888888888333179860712363051788997836410999298095703125 + (r * (0.0001984126987684035696955786587380998753360472619533538818359375 + (r * (0.0000248015873269900500469077597731626383392722345888614654541015625 + (r * (0.0000027557252863367321974136063544857933038656483404338359832763671875 + (r * (0.00000027557271831536130966716657310355831356218914152123034000396728515625 + (r * (0.00000002510626255087907802256692413149508080749683358590118587017059326171875 + (r * 0.000000002091543359807600346154301198414206253151093051201314665377140045166015625)))))))))))))))))))));
+    const double exp_finish_hi = (1.0 + r);
+    const double exp_finish_lo = ((1.0 - exp_finish_hi) + r);
+    const double exp_finish_e = (exp_finish_hi + (exp_finish_lo + (exp_finish_p + exp_finish_rl_0)));
+    const double scale_pow2_ka = (((kk * 0.5) + 6755399441055744.0) - 6755399441055744.0);
+    const double scale_pow2_d = (kk - (2.0 * scale_pow2_ka));
+    const double scale_pow2_j = (scale_pow2_ka + 538.0);
+    const double scale_pow2_q1 = ((((scale_pow2_j * 0.5) - 0.25) + 6755399441055744.0) - 6755399441055744.0);
+    const double scale_pow2_q2 = ((((scale_pow2_j * 0.25) - 0.375) + 6755399441055744.0) - 6755399441055744.0);
+    const double scale_pow2_q3 = ((((scale_pow2_j * 0.125) - 0.4375) + 6755399441055744.0) - 6755399441055744.0);
+    const double scale_pow2_q4 = ((((scale_pow2_j * 0.0625) - 0.46875) + 6755399441055744.0) - 6755399441055744.0);
+    const double scale_pow2_q5 = ((((scale_pow2_j * 0.03125) - 0.484375) + 6755399441055744.0) - 6755399441055744.0);
+    const double scale_pow2_q6 = ((((scale_pow2_j * 0.015625) - 0.4921875) + 6755399441055744.0) - 6755399441055744.0);
+    const double scale_pow2_q7 = ((((scale_pow2_j * 0.0078125) - 0.49609375) + 6755399441055744.0) - 6755399441055744.0);
+    const double scale_pow2_q8 = ((((scale_pow2_j * 0.00390625) - 0.498046875) + 6755399441055744.0) - 6755399441055744.0);
+    const double scale_pow2_q9 = ((((scale_pow2_j * 0.001953125) - 0.4990234375) + 6755399441055744.0) - 6755399441055744.0);
+    const double scale_pow2_q10 = ((((scale_pow2_j * 0.0009765625) - 0.49951171875) + 6755399441055744.0) - 6755399441055744.0);
+    const double scale_pow2_b0 = (scale_pow2_j - (2.0 * scale_pow2_q1));
+    const double scale_pow2_b1 = (scale_pow2_q1 - (2.0 * scale_pow2_q2));
+    const double scale_pow2_b2 = (scale_pow2_q2 - (2.0 * scale_pow2_q3));
+    const double scale_pow2_b3 = (scale_pow2_q3 - (2.0 * scale_pow2_q4));
+    const double scale_pow2_b4 = (scale_pow2_q4 - (2.0 * scale_pow2_q5));
+    const double scale_pow2_b5 = (scale_pow2_q5 - (2.0 * scale_pow2_q6));
+    const double scale_pow2_b6 = (scale_pow2_q6 - (2.0 * scale_pow2_q7));
+    const double scale_pow2_b7 = (scale_pow2_q7 - (2.0 * scale_pow2_q8));
+    const double scale_pow2_b8 = (scale_pow2_q8 - (2.0 * scale_pow2_q9));
+    const double scale_pow2_b9 = (scale_pow2_q9 - (2.0 * scale_pow2_q10));
+    const double scale_pow2_s0 = (0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000011113793747425387417213567071352800484562622807324538967417952914843378044769344188177846208811443751098977928244823368569333446167745147139558441683042175608100385654447647001587158552209191416116724244304096571751556124181432287573861609135572944197502082138158902846779236284399802429446583409499277996788872267792372417678415614052979398795883980710641480982303619384765625 + (scale_pow2_q10 * 199791907220223502808422222706762643567910281130558153654986045416023791284464999687699590596063486154228923591770023865308670443474450259602571264.0));
+    const double scale_pow2_w = ((((((((((scale_pow2_s0 * (1.0 + (scale_pow2_b9 * 13407807929942597099574024998205846127479365820592393377723561443721764030073546976801874298166903427690031858186486050853753882811946569946433649006084096.0))) * (1.0 + (scale_pow2_b8 * 115792089237316195423570985008687907853269984665640564039457584007913129639936.0))) * (1.0 + (scale_pow2_b7 * 340282366920938463463374607431768211456.0))) * (1.0 + (scale_pow2_b6 * 18446744073709551616.0))) * (1.0 + (scale_pow2_b5 * 4294967295.0))) * (1.0 + (scale_pow2_b4 * 65535.0))) * (1.0 + (scale_pow2_b3 * 255.0))) * (1.0 + (scale_pow2_b2 * 15.0))) * (1.0 + (scale_pow2_b1 * 3.0))) * (1.0 + scale_pow2_b0));
+    const double scale_pow2_dd = (1.0 + (scale_pow2_d * (0.75 + (0.25 * scale_pow2_d))));
+    const double e = ((exp_finish_e * scale_pow2_w) * (scale_pow2_w * scale_pow2_dd));
+    const int zi = ((ax == 0.0) || (ax > 179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0));
+    const double mag = (zi ? ((y < 0.0) ? fabs(rx) : ax) : e);
+    const double sm = ((xneg && yodd) ? (mag * -1.0) : mag);
+    const int grows = (((ax < 1.0) && (y < 0.0)) || ((ax > 1.0) && (y > 0.0)));
+    const double z0 = (ax - ax);
+    return (((y == 0.0) || (x == 1.0)) ? 1.0 : (((x != x) || (y != y)) ? (x + y) : ((ay > 179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.0) ? ((ax == 1.0) ? 1.0 : (grows ? ay : 0.0)) : ((((x < 0.0) && (!yint)) && (!zi)) ? (z0 / z0) : sm))));
 }
 
 /* aether_f64_tan: tan a (radians): sincos's reduction by pi/2, a Horner polynomial on the reduced argument (or on pi/4 minus it, where tan is near 1), -1/tan on odd quadrants with the division's rounding corrected, as the contract states (its elementary-functions section); NaN outside sincos's domain.
@@ -14169,6 +14916,21 @@ __kernel void aether_f64_log2_batch(__global const double *x, __global double *o
         double v_x;
         v_x = x[i];
         const double result = aether_f64_log2(v_x);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_pow_batch: out[i] = aether_f64_pow(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_pow_batch(__global const double *x, __global const double *y, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_x;
+        v_x = x[i];
+        double v_y;
+        v_y = y[i];
+        const double result = aether_f64_pow(v_x, v_y);
         out[i] = result;
     }
 }
@@ -18316,6 +19078,33 @@ __kernel void aether_check_f32_log2(__global const uint *in, __global uint *out,
     if (i >= count) return;
     for (k = 0; k < 1u; ++k) w[k] = (uint64_t)in[i * 1u + k];
     n = aether_flat_call_f32_log2(w, 1u, r, 1u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 1u; ++k) out[i * 1u + k] = (uint)r[k];
+}
+
+static size_t aether_flat_call_f32_pow(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_x;
+    float p_y;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 2u || cap < 1u) return AETHER_FLAT_BAD;
+    p_x = aether_flat_rd32(in[0u]);
+    p_y = aether_flat_rd32(in[1u]);
+    r = aether_f32_pow(p_x, p_y);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+__kernel void aether_check_f32_pow(__global const uint *in, __global uint *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[2], r[1];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 2u; ++k) w[k] = (uint64_t)in[i * 2u + k];
+    n = aether_flat_call_f32_pow(w, 2u, r, 1u);
     n_out[i] = (ulong)n;
     for (k = 0; k < 1u; ++k) out[i * 1u + k] = (uint)r[k];
 }
@@ -24148,6 +24937,33 @@ __kernel void aether_check_f64_log2(__global const ulong *in, __global ulong *ou
     if (i >= count) return;
     for (k = 0; k < 1u; ++k) w[k] = (uint64_t)in[i * 1u + k];
     n = aether_flat_call_f64_log2(w, 1u, r, 1u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 1u; ++k) out[i * 1u + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_f64_pow(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_x;
+    double p_y;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 2u || cap < 1u) return AETHER_FLAT_BAD;
+    p_x = aether_flat_rd64(in[0u]);
+    p_y = aether_flat_rd64(in[1u]);
+    r = aether_f64_pow(p_x, p_y);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+__kernel void aether_check_f64_pow(__global const ulong *in, __global ulong *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[2], r[1];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 2u; ++k) w[k] = (uint64_t)in[i * 2u + k];
+    n = aether_flat_call_f64_pow(w, 2u, r, 1u);
     n_out[i] = (ulong)n;
     for (k = 0; k < 1u; ++k) out[i * 1u + k] = (ulong)r[k];
 }
@@ -32345,197 +33161,201 @@ static size_t aether_selftest_call(uint thunk, const uint64_t *in, size_t n_in, 
     case 29u: return aether_flat_call_f32_log(in, n_in, out, cap);
     case 30u: return aether_flat_call_f32_exp2(in, n_in, out, cap);
     case 31u: return aether_flat_call_f32_log2(in, n_in, out, cap);
-    case 32u: return aether_flat_call_f32_tan(in, n_in, out, cap);
-    case 33u: return aether_flat_call_f32_asin(in, n_in, out, cap);
-    case 34u: return aether_flat_call_f32_acos(in, n_in, out, cap);
-    case 35u: return aether_flat_call_quatf_from_axis_angle(in, n_in, out, cap);
-    case 36u: return aether_flat_call_mat3f_from_euler_xyz(in, n_in, out, cap);
-    case 37u: return aether_flat_call_quatf_slerp(in, n_in, out, cap);
-    case 38u: return aether_flat_call_f32_jacobi_rotation(in, n_in, out, cap);
-    case 39u: return aether_flat_call_f32_jacobi_update(in, n_in, out, cap);
-    case 40u: return aether_flat_call_f32_jacobi_diag(in, n_in, out, cap);
-    case 41u: return aether_flat_call_mat2f_lu(in, n_in, out, cap);
-    case 42u: return aether_flat_call_mat2f_lu_solve(in, n_in, out, cap);
-    case 43u: return aether_flat_call_mat2f_solve_lower(in, n_in, out, cap);
-    case 44u: return aether_flat_call_mat2f_solve_lower_unit(in, n_in, out, cap);
-    case 45u: return aether_flat_call_mat2f_solve_upper(in, n_in, out, cap);
-    case 46u: return aether_flat_call_mat2f_solve_upper_unit(in, n_in, out, cap);
-    case 47u: return aether_flat_call_mat2f_det_lu(in, n_in, out, cap);
-    case 48u: return aether_flat_call_mat2f_inverse(in, n_in, out, cap);
-    case 49u: return aether_flat_call_mat2f_cholesky(in, n_in, out, cap);
-    case 50u: return aether_flat_call_mat2f_cholesky_solve(in, n_in, out, cap);
-    case 51u: return aether_flat_call_mat2f_eigh(in, n_in, out, cap);
+    case 32u: return aether_flat_call_f32_pow(in, n_in, out, cap);
+    case 33u: return aether_flat_call_f32_tan(in, n_in, out, cap);
+    case 34u: return aether_flat_call_f32_asin(in, n_in, out, cap);
+    case 35u: return aether_flat_call_f32_acos(in, n_in, out, cap);
+    case 36u: return aether_flat_call_quatf_from_axis_angle(in, n_in, out, cap);
+    case 37u: return aether_flat_call_mat3f_from_euler_xyz(in, n_in, out, cap);
+    case 38u: return aether_flat_call_quatf_slerp(in, n_in, out, cap);
+    case 39u: return aether_flat_call_f32_jacobi_rotation(in, n_in, out, cap);
+    case 40u: return aether_flat_call_f32_jacobi_update(in, n_in, out, cap);
+    case 41u: return aether_flat_call_f32_jacobi_diag(in, n_in, out, cap);
+    case 42u: return aether_flat_call_mat2f_lu(in, n_in, out, cap);
+    case 43u: return aether_flat_call_mat2f_lu_solve(in, n_in, out, cap);
+    case 44u: return aether_flat_call_mat2f_solve_lower(in, n_in, out, cap);
+    case 45u: return aether_flat_call_mat2f_solve_lower_unit(in, n_in, out, cap);
+    case 46u: return aether_flat_call_mat2f_solve_upper(in, n_in, out, cap);
+    case 47u: return aether_flat_call_mat2f_solve_upper_unit(in, n_in, out, cap);
+    case 48u: return aether_flat_call_mat2f_det_lu(in, n_in, out, cap);
+    case 49u: return aether_flat_call_mat2f_inverse(in, n_in, out, cap);
+    case 50u: return aether_flat_call_mat2f_cholesky(in, n_in, out, cap);
+    case 51u: return aether_flat_call_mat2f_cholesky_solve(in, n_in, out, cap);
+    case 52u: return aether_flat_call_mat2f_eigh(in, n_in, out, cap);
 #ifdef AETHER_FP64
-    case 52u: return aether_flat_call_vec2d_lerp(in, n_in, out, cap);
+    case 53u: return aether_flat_call_vec2d_lerp(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 53u: return aether_flat_call_vec2d_squared_norm(in, n_in, out, cap);
+    case 54u: return aether_flat_call_vec2d_squared_norm(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 54u: return aether_flat_call_vec2d_norm(in, n_in, out, cap);
+    case 55u: return aether_flat_call_vec2d_norm(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 55u: return aether_flat_call_vec3d_cross(in, n_in, out, cap);
+    case 56u: return aether_flat_call_vec3d_cross(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 56u: return aether_flat_call_quatd_mul(in, n_in, out, cap);
+    case 57u: return aether_flat_call_quatd_mul(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 57u: return aether_flat_call_quatd_rotate(in, n_in, out, cap);
+    case 58u: return aether_flat_call_quatd_rotate(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 58u: return aether_flat_call_mat2d_mul_vec(in, n_in, out, cap);
+    case 59u: return aether_flat_call_mat2d_mul_vec(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 59u: return aether_flat_call_mat2d_mul(in, n_in, out, cap);
+    case 60u: return aether_flat_call_mat2d_mul(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 60u: return aether_flat_call_mat2d_dot(in, n_in, out, cap);
+    case 61u: return aether_flat_call_mat2d_dot(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 61u: return aether_flat_call_mat2d_determinant(in, n_in, out, cap);
+    case 62u: return aether_flat_call_mat2d_determinant(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 62u: return aether_flat_call_mat2d_inverse_adjugate(in, n_in, out, cap);
+    case 63u: return aether_flat_call_mat2d_inverse_adjugate(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 63u: return aether_flat_call_f64_sincos(in, n_in, out, cap);
+    case 64u: return aether_flat_call_f64_sincos(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 64u: return aether_flat_call_f64_sin(in, n_in, out, cap);
+    case 65u: return aether_flat_call_f64_sin(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 65u: return aether_flat_call_f64_atan(in, n_in, out, cap);
+    case 66u: return aether_flat_call_f64_atan(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 66u: return aether_flat_call_f64_atan2(in, n_in, out, cap);
+    case 67u: return aether_flat_call_f64_atan2(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 67u: return aether_flat_call_f64_exp(in, n_in, out, cap);
+    case 68u: return aether_flat_call_f64_exp(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 68u: return aether_flat_call_f64_log(in, n_in, out, cap);
+    case 69u: return aether_flat_call_f64_log(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 69u: return aether_flat_call_f64_exp2(in, n_in, out, cap);
+    case 70u: return aether_flat_call_f64_exp2(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 70u: return aether_flat_call_f64_log2(in, n_in, out, cap);
+    case 71u: return aether_flat_call_f64_log2(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 71u: return aether_flat_call_f64_tan(in, n_in, out, cap);
+    case 72u: return aether_flat_call_f64_pow(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 72u: return aether_flat_call_f64_asin(in, n_in, out, cap);
+    case 73u: return aether_flat_call_f64_tan(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 73u: return aether_flat_call_f64_acos(in, n_in, out, cap);
+    case 74u: return aether_flat_call_f64_asin(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 74u: return aether_flat_call_quatd_from_axis_angle(in, n_in, out, cap);
+    case 75u: return aether_flat_call_f64_acos(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 75u: return aether_flat_call_mat3d_from_euler_xyz(in, n_in, out, cap);
+    case 76u: return aether_flat_call_quatd_from_axis_angle(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 76u: return aether_flat_call_quatd_slerp(in, n_in, out, cap);
+    case 77u: return aether_flat_call_mat3d_from_euler_xyz(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 77u: return aether_flat_call_f64_jacobi_rotation(in, n_in, out, cap);
+    case 78u: return aether_flat_call_quatd_slerp(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 78u: return aether_flat_call_f64_jacobi_update(in, n_in, out, cap);
+    case 79u: return aether_flat_call_f64_jacobi_rotation(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 79u: return aether_flat_call_f64_jacobi_diag(in, n_in, out, cap);
+    case 80u: return aether_flat_call_f64_jacobi_update(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 80u: return aether_flat_call_mat2d_lu(in, n_in, out, cap);
+    case 81u: return aether_flat_call_f64_jacobi_diag(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 81u: return aether_flat_call_mat2d_lu_solve(in, n_in, out, cap);
+    case 82u: return aether_flat_call_mat2d_lu(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 82u: return aether_flat_call_mat2d_solve_lower(in, n_in, out, cap);
+    case 83u: return aether_flat_call_mat2d_lu_solve(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 83u: return aether_flat_call_mat2d_solve_lower_unit(in, n_in, out, cap);
+    case 84u: return aether_flat_call_mat2d_solve_lower(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 84u: return aether_flat_call_mat2d_solve_upper(in, n_in, out, cap);
+    case 85u: return aether_flat_call_mat2d_solve_lower_unit(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 85u: return aether_flat_call_mat2d_solve_upper_unit(in, n_in, out, cap);
+    case 86u: return aether_flat_call_mat2d_solve_upper(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 86u: return aether_flat_call_mat2d_det_lu(in, n_in, out, cap);
+    case 87u: return aether_flat_call_mat2d_solve_upper_unit(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 87u: return aether_flat_call_mat2d_inverse(in, n_in, out, cap);
+    case 88u: return aether_flat_call_mat2d_det_lu(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 88u: return aether_flat_call_mat2d_cholesky(in, n_in, out, cap);
+    case 89u: return aether_flat_call_mat2d_inverse(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 89u: return aether_flat_call_mat2d_cholesky_solve(in, n_in, out, cap);
+    case 90u: return aether_flat_call_mat2d_cholesky(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 90u: return aether_flat_call_mat2d_eigh(in, n_in, out, cap);
-#endif
-    case 91u: return aether_flat_call_f32_neg(in, n_in, out, cap);
-    case 92u: return aether_flat_call_quatf_conjugate(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 93u: return aether_flat_call_f64_neg(in, n_in, out, cap);
+    case 91u: return aether_flat_call_mat2d_cholesky_solve(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 94u: return aether_flat_call_quatd_conjugate(in, n_in, out, cap);
+    case 92u: return aether_flat_call_mat2d_eigh(in, n_in, out, cap);
 #endif
-    case 95u: return aether_flat_call_mat3f_inverse_adjugate(in, n_in, out, cap);
+    case 93u: return aether_flat_call_f32_neg(in, n_in, out, cap);
+    case 94u: return aether_flat_call_quatf_conjugate(in, n_in, out, cap);
 #ifdef AETHER_FP64
-    case 96u: return aether_flat_call_mat3d_inverse_adjugate(in, n_in, out, cap);
-#endif
-    case 97u: return aether_flat_call_vec2f_max_norm(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 98u: return aether_flat_call_vec2d_max_norm(in, n_in, out, cap);
-#endif
-    case 99u: return aether_flat_call_f32_two_sum_err(in, n_in, out, cap);
-    case 100u: return aether_flat_call_f32_two_sum(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 101u: return aether_flat_call_f64_two_sum_err(in, n_in, out, cap);
+    case 95u: return aether_flat_call_f64_neg(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 102u: return aether_flat_call_f64_two_sum(in, n_in, out, cap);
+    case 96u: return aether_flat_call_quatd_conjugate(in, n_in, out, cap);
 #endif
-    case 103u: return aether_flat_call_pairf_value(in, n_in, out, cap);
+    case 97u: return aether_flat_call_mat3f_inverse_adjugate(in, n_in, out, cap);
 #ifdef AETHER_FP64
-    case 104u: return aether_flat_call_paird_value(in, n_in, out, cap);
+    case 98u: return aether_flat_call_mat3d_inverse_adjugate(in, n_in, out, cap);
 #endif
-    case 105u: return aether_flat_call_pairf_reduce32(in, n_in, out, cap);
+    case 99u: return aether_flat_call_vec2f_max_norm(in, n_in, out, cap);
 #ifdef AETHER_FP64
-    case 106u: return aether_flat_call_paird_reduce32(in, n_in, out, cap);
+    case 100u: return aether_flat_call_vec2d_max_norm(in, n_in, out, cap);
 #endif
-    case 107u: return aether_flat_call_mat3f_lu(in, n_in, out, cap);
+    case 101u: return aether_flat_call_f32_two_sum_err(in, n_in, out, cap);
+    case 102u: return aether_flat_call_f32_two_sum(in, n_in, out, cap);
 #ifdef AETHER_FP64
-    case 108u: return aether_flat_call_mat3d_lu(in, n_in, out, cap);
-#endif
-    case 109u: return aether_flat_call_pairf_combine(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 110u: return aether_flat_call_paird_combine(in, n_in, out, cap);
-#endif
-    case 111u: return aether_flat_call_f32_fmin(in, n_in, out, cap);
-    case 112u: return aether_flat_call_f32_fmax(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 113u: return aether_flat_call_f64_fmin(in, n_in, out, cap);
+    case 103u: return aether_flat_call_f64_two_sum_err(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 114u: return aether_flat_call_f64_fmax(in, n_in, out, cap);
+    case 104u: return aether_flat_call_f64_two_sum(in, n_in, out, cap);
+#endif
+    case 105u: return aether_flat_call_pairf_value(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 106u: return aether_flat_call_paird_value(in, n_in, out, cap);
+#endif
+    case 107u: return aether_flat_call_pairf_reduce32(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 108u: return aether_flat_call_paird_reduce32(in, n_in, out, cap);
+#endif
+    case 109u: return aether_flat_call_mat3f_lu(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 110u: return aether_flat_call_mat3d_lu(in, n_in, out, cap);
+#endif
+    case 111u: return aether_flat_call_pairf_combine(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 112u: return aether_flat_call_paird_combine(in, n_in, out, cap);
+#endif
+    case 113u: return aether_flat_call_f32_fmin(in, n_in, out, cap);
+    case 114u: return aether_flat_call_f32_fmax(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 115u: return aether_flat_call_f64_fmin(in, n_in, out, cap);
+#endif
+#ifdef AETHER_FP64
+    case 116u: return aether_flat_call_f64_fmax(in, n_in, out, cap);
 #endif
     default: return AETHER_FLAT_BAD;
     }
 }
 
 /* One row per witness: thunk, bits, is_float, either_zero, n_in, n_out, word offset. */
-__constant uint aether_selftest_rows[173][7] = {
+__constant uint aether_selftest_rows[177][7] = {
     { 0u, 32u, 1u, 0u, 3u, 1u, 0u }, /* aether_vec3f_sum: fold-left */
     { 1u, 32u, 1u, 0u, 6u, 1u, 4u }, /* aether_vec3f_dot: fold-left */
     { 2u, 64u, 1u, 0u, 3u, 1u, 11u }, /* aether_vec3d_sum: fold-left */
@@ -32570,147 +33390,151 @@ __constant uint aether_selftest_rows[173][7] = {
     { 29u, 32u, 1u, 0u, 1u, 1u, 165u }, /* aether_f32_log: fma */
     { 30u, 32u, 1u, 0u, 1u, 1u, 167u }, /* aether_f32_exp2: fma */
     { 31u, 32u, 1u, 0u, 1u, 1u, 169u }, /* aether_f32_log2: fma */
-    { 32u, 32u, 1u, 0u, 1u, 1u, 171u }, /* aether_f32_tan: fma */
-    { 33u, 32u, 1u, 0u, 1u, 1u, 173u }, /* aether_f32_asin: fma */
-    { 34u, 32u, 1u, 0u, 1u, 1u, 175u }, /* aether_f32_acos: fma */
-    { 35u, 32u, 1u, 0u, 4u, 4u, 177u }, /* aether_quatf_from_axis_angle: fma */
-    { 36u, 32u, 1u, 0u, 3u, 9u, 185u }, /* aether_mat3f_from_euler_xyz: fma */
-    { 37u, 32u, 1u, 0u, 9u, 4u, 197u }, /* aether_quatf_slerp: fma */
-    { 38u, 32u, 1u, 0u, 3u, 4u, 210u }, /* aether_f32_jacobi_rotation: fma */
-    { 39u, 32u, 1u, 0u, 6u, 2u, 217u }, /* aether_f32_jacobi_update: fma */
-    { 40u, 32u, 1u, 0u, 7u, 2u, 225u }, /* aether_f32_jacobi_diag: fma */
-    { 41u, 32u, 1u, 0u, 4u, 7u, 234u }, /* aether_mat2f_lu: fma */
-    { 42u, 32u, 1u, 0u, 8u, 2u, 245u }, /* aether_mat2f_lu_solve: fma */
-    { 43u, 32u, 1u, 0u, 6u, 2u, 255u }, /* aether_mat2f_solve_lower: fma */
-    { 44u, 32u, 1u, 0u, 6u, 2u, 263u }, /* aether_mat2f_solve_lower_unit: fma */
-    { 45u, 32u, 1u, 0u, 6u, 2u, 271u }, /* aether_mat2f_solve_upper: fma */
-    { 46u, 32u, 1u, 0u, 6u, 2u, 279u }, /* aether_mat2f_solve_upper_unit: fma */
-    { 47u, 32u, 1u, 0u, 4u, 1u, 287u }, /* aether_mat2f_det_lu: fma */
-    { 48u, 32u, 1u, 0u, 4u, 5u, 292u }, /* aether_mat2f_inverse: fma */
-    { 49u, 32u, 1u, 0u, 4u, 5u, 301u }, /* aether_mat2f_cholesky: fma */
-    { 50u, 32u, 1u, 0u, 6u, 2u, 310u }, /* aether_mat2f_cholesky_solve: fma */
-    { 51u, 32u, 1u, 0u, 4u, 6u, 318u }, /* aether_mat2f_eigh: fma */
-    { 52u, 64u, 1u, 0u, 5u, 2u, 328u }, /* aether_vec2d_lerp: fma */
-    { 7u, 64u, 1u, 0u, 4u, 1u, 335u }, /* aether_vec2d_dot: fma */
-    { 53u, 64u, 1u, 0u, 2u, 1u, 340u }, /* aether_vec2d_squared_norm: fma */
-    { 54u, 64u, 1u, 0u, 2u, 1u, 343u }, /* aether_vec2d_norm: fma */
-    { 11u, 64u, 1u, 0u, 2u, 2u, 346u }, /* aether_vec2d_normalize: fma */
-    { 55u, 64u, 1u, 0u, 6u, 3u, 350u }, /* aether_vec3d_cross: fma */
-    { 56u, 64u, 1u, 0u, 8u, 4u, 359u }, /* aether_quatd_mul: fma */
-    { 57u, 64u, 1u, 0u, 7u, 3u, 371u }, /* aether_quatd_rotate: fma */
-    { 58u, 64u, 1u, 0u, 6u, 2u, 381u }, /* aether_mat2d_mul_vec: fma */
-    { 59u, 64u, 1u, 0u, 8u, 4u, 389u }, /* aether_mat2d_mul: fma */
-    { 60u, 64u, 1u, 0u, 8u, 1u, 401u }, /* aether_mat2d_dot: fma */
-    { 61u, 64u, 1u, 0u, 4u, 1u, 410u }, /* aether_mat2d_determinant: fma */
-    { 62u, 64u, 1u, 0u, 4u, 4u, 415u }, /* aether_mat2d_inverse_adjugate: fma */
-    { 63u, 64u, 1u, 0u, 1u, 2u, 423u }, /* aether_f64_sincos: fma */
-    { 64u, 64u, 1u, 0u, 1u, 1u, 426u }, /* aether_f64_sin: fma */
-    { 65u, 64u, 1u, 0u, 1u, 1u, 428u }, /* aether_f64_atan: fma */
-    { 66u, 64u, 1u, 0u, 2u, 1u, 430u }, /* aether_f64_atan2: fma */
-    { 67u, 64u, 1u, 0u, 1u, 1u, 433u }, /* aether_f64_exp: fma */
-    { 68u, 64u, 1u, 0u, 1u, 1u, 435u }, /* aether_f64_log: fma */
-    { 69u, 64u, 1u, 0u, 1u, 1u, 437u }, /* aether_f64_exp2: fma */
-    { 70u, 64u, 1u, 0u, 1u, 1u, 439u }, /* aether_f64_log2: fma */
-    { 71u, 64u, 1u, 0u, 1u, 1u, 441u }, /* aether_f64_tan: fma */
-    { 72u, 64u, 1u, 0u, 1u, 1u, 443u }, /* aether_f64_asin: fma */
-    { 73u, 64u, 1u, 0u, 1u, 1u, 445u }, /* aether_f64_acos: fma */
-    { 74u, 64u, 1u, 0u, 4u, 4u, 447u }, /* aether_quatd_from_axis_angle: fma */
-    { 75u, 64u, 1u, 0u, 3u, 9u, 455u }, /* aether_mat3d_from_euler_xyz: fma */
-    { 76u, 64u, 1u, 0u, 9u, 4u, 467u }, /* aether_quatd_slerp: fma */
-    { 77u, 64u, 1u, 0u, 3u, 4u, 480u }, /* aether_f64_jacobi_rotation: fma */
-    { 78u, 64u, 1u, 0u, 6u, 2u, 487u }, /* aether_f64_jacobi_update: fma */
-    { 79u, 64u, 1u, 0u, 7u, 2u, 495u }, /* aether_f64_jacobi_diag: fma */
-    { 80u, 64u, 1u, 0u, 4u, 7u, 504u }, /* aether_mat2d_lu: fma */
-    { 81u, 64u, 1u, 0u, 8u, 2u, 515u }, /* aether_mat2d_lu_solve: fma */
-    { 82u, 64u, 1u, 0u, 6u, 2u, 525u }, /* aether_mat2d_solve_lower: fma */
-    { 83u, 64u, 1u, 0u, 6u, 2u, 533u }, /* aether_mat2d_solve_lower_unit: fma */
-    { 84u, 64u, 1u, 0u, 6u, 2u, 541u }, /* aether_mat2d_solve_upper: fma */
-    { 85u, 64u, 1u, 0u, 6u, 2u, 549u }, /* aether_mat2d_solve_upper_unit: fma */
-    { 86u, 64u, 1u, 0u, 4u, 1u, 557u }, /* aether_mat2d_det_lu: fma */
-    { 87u, 64u, 1u, 0u, 4u, 5u, 562u }, /* aether_mat2d_inverse: fma */
-    { 88u, 64u, 1u, 0u, 4u, 5u, 571u }, /* aether_mat2d_cholesky: fma */
-    { 89u, 64u, 1u, 0u, 6u, 2u, 580u }, /* aether_mat2d_cholesky_solve: fma */
-    { 90u, 64u, 1u, 0u, 4u, 6u, 588u }, /* aether_mat2d_eigh: fma */
-    { 14u, 32u, 1u, 0u, 2u, 1u, 598u }, /* aether_vec2f_norm: hypot */
-    { 9u, 32u, 1u, 0u, 2u, 2u, 601u }, /* aether_vec2f_normalize: hypot */
-    { 54u, 64u, 1u, 0u, 2u, 1u, 605u }, /* aether_vec2d_norm: hypot */
-    { 11u, 64u, 1u, 0u, 2u, 2u, 608u }, /* aether_vec2d_normalize: hypot */
-    { 91u, 32u, 1u, 0u, 1u, 1u, 612u }, /* aether_f32_neg: neg-sub */
-    { 92u, 32u, 1u, 0u, 4u, 4u, 614u }, /* aether_quatf_conjugate: neg-sub */
-    { 22u, 32u, 1u, 0u, 4u, 4u, 622u }, /* aether_mat2f_inverse_adjugate: neg-sub */
-    { 27u, 32u, 1u, 0u, 2u, 1u, 630u }, /* aether_f32_atan2: neg-sub */
-    { 36u, 32u, 1u, 0u, 3u, 9u, 633u }, /* aether_mat3f_from_euler_xyz: neg-sub */
-    { 38u, 32u, 1u, 0u, 3u, 4u, 645u }, /* aether_f32_jacobi_rotation: neg-sub */
-    { 51u, 32u, 1u, 0u, 4u, 6u, 652u }, /* aether_mat2f_eigh: neg-sub */
-    { 93u, 64u, 1u, 0u, 1u, 1u, 662u }, /* aether_f64_neg: neg-sub */
-    { 94u, 64u, 1u, 0u, 4u, 4u, 664u }, /* aether_quatd_conjugate: neg-sub */
-    { 62u, 64u, 1u, 0u, 4u, 4u, 672u }, /* aether_mat2d_inverse_adjugate: neg-sub */
-    { 66u, 64u, 1u, 0u, 2u, 1u, 680u }, /* aether_f64_atan2: neg-sub */
-    { 75u, 64u, 1u, 0u, 3u, 9u, 683u }, /* aether_mat3d_from_euler_xyz: neg-sub */
-    { 77u, 64u, 1u, 0u, 3u, 4u, 695u }, /* aether_f64_jacobi_rotation: neg-sub */
-    { 90u, 64u, 1u, 0u, 4u, 6u, 702u }, /* aether_mat2d_eigh: neg-sub */
-    { 95u, 32u, 1u, 0u, 9u, 9u, 712u }, /* aether_mat3f_inverse_adjugate: neg-swap */
-    { 96u, 64u, 1u, 0u, 9u, 9u, 730u }, /* aether_mat3d_inverse_adjugate: neg-swap */
-    { 97u, 32u, 1u, 0u, 2u, 1u, 748u }, /* aether_vec2f_max_norm: max-select-swapped */
-    { 98u, 64u, 1u, 0u, 2u, 1u, 751u }, /* aether_vec2d_max_norm: max-select-swapped */
-    { 18u, 32u, 1u, 0u, 6u, 2u, 754u }, /* aether_mat2f_mul_vec: column-major */
-    { 19u, 32u, 1u, 0u, 8u, 4u, 762u }, /* aether_mat2f_mul: column-major */
-    { 58u, 64u, 1u, 0u, 6u, 2u, 774u }, /* aether_mat2d_mul_vec: column-major */
-    { 59u, 64u, 1u, 0u, 8u, 4u, 782u }, /* aether_mat2d_mul: column-major */
-    { 16u, 32u, 1u, 0u, 8u, 4u, 794u }, /* aether_quatf_mul: quat-xyzw */
-    { 92u, 32u, 1u, 0u, 4u, 4u, 806u }, /* aether_quatf_conjugate: quat-xyzw */
-    { 56u, 64u, 1u, 0u, 8u, 4u, 814u }, /* aether_quatd_mul: quat-xyzw */
-    { 94u, 64u, 1u, 0u, 4u, 4u, 826u }, /* aether_quatd_conjugate: quat-xyzw */
-    { 99u, 32u, 1u, 0u, 3u, 1u, 834u }, /* aether_f32_two_sum_err: uncompensated */
-    { 100u, 32u, 1u, 0u, 2u, 2u, 838u }, /* aether_f32_two_sum: uncompensated */
-    { 101u, 64u, 1u, 0u, 3u, 1u, 842u }, /* aether_f64_two_sum_err: uncompensated */
-    { 102u, 64u, 1u, 0u, 2u, 2u, 846u }, /* aether_f64_two_sum: uncompensated */
-    { 103u, 32u, 1u, 0u, 2u, 1u, 850u }, /* aether_pairf_value: non-finite-kept */
-    { 38u, 32u, 1u, 0u, 3u, 4u, 853u }, /* aether_f32_jacobi_rotation: non-finite-kept */
-    { 104u, 64u, 1u, 0u, 2u, 1u, 860u }, /* aether_paird_value: non-finite-kept */
-    { 77u, 64u, 1u, 0u, 3u, 4u, 863u }, /* aether_f64_jacobi_rotation: non-finite-kept */
-    { 105u, 32u, 1u, 0u, 64u, 2u, 870u }, /* aether_pairf_reduce32: rounds-reversed */
-    { 106u, 64u, 1u, 0u, 64u, 2u, 936u }, /* aether_paird_reduce32: rounds-reversed */
-    { 41u, 32u, 1u, 0u, 4u, 7u, 1002u }, /* aether_mat2f_lu: pivot-last */
-    { 80u, 64u, 1u, 0u, 4u, 7u, 1013u }, /* aether_mat2d_lu: pivot-last */
-    { 107u, 32u, 1u, 0u, 9u, 13u, 1024u }, /* aether_mat3f_lu: right-looking */
-    { 108u, 64u, 1u, 0u, 9u, 13u, 1046u }, /* aether_mat3d_lu: right-looking */
-    { 49u, 32u, 1u, 0u, 4u, 5u, 1068u }, /* aether_mat2f_cholesky: no-symmetrize */
-    { 88u, 64u, 1u, 0u, 4u, 5u, 1077u }, /* aether_mat2d_cholesky: no-symmetrize */
-    { 109u, 32u, 1u, 0u, 4u, 2u, 1086u }, /* aether_pairf_combine: comp-dropped */
-    { 105u, 32u, 1u, 0u, 64u, 2u, 1092u }, /* aether_pairf_reduce32: comp-dropped */
-    { 110u, 64u, 1u, 0u, 4u, 2u, 1158u }, /* aether_paird_combine: comp-dropped */
-    { 106u, 64u, 1u, 0u, 64u, 2u, 1164u }, /* aether_paird_reduce32: comp-dropped */
-    { 111u, 32u, 1u, 1u, 2u, 1u, 1230u }, /* aether_f32_fmin: nan-first */
-    { 112u, 32u, 1u, 1u, 2u, 1u, 1233u }, /* aether_f32_fmax: nan-first */
-    { 113u, 64u, 1u, 1u, 2u, 1u, 1236u }, /* aether_f64_fmin: nan-first */
-    { 114u, 64u, 1u, 1u, 2u, 1u, 1239u }, /* aether_f64_fmax: nan-first */
-    { 111u, 32u, 1u, 1u, 2u, 1u, 1242u }, /* aether_f32_fmin: nan-second */
-    { 112u, 32u, 1u, 1u, 2u, 1u, 1245u }, /* aether_f32_fmax: nan-second */
-    { 113u, 64u, 1u, 1u, 2u, 1u, 1248u }, /* aether_f64_fmin: nan-second */
-    { 114u, 64u, 1u, 1u, 2u, 1u, 1251u }, /* aether_f64_fmax: nan-second */
-    { 16u, 32u, 1u, 0u, 8u, 4u, 1254u }, /* aether_quatf_mul: reassociate */
-    { 109u, 32u, 1u, 0u, 4u, 2u, 1266u }, /* aether_pairf_combine: reassociate */
-    { 56u, 64u, 1u, 0u, 8u, 4u, 1272u }, /* aether_quatd_mul: reassociate */
-    { 110u, 64u, 1u, 0u, 4u, 2u, 1284u }, /* aether_paird_combine: reassociate */
-    { 26u, 32u, 1u, 0u, 1u, 1u, 1290u }, /* aether_f32_atan: reciprocal */
-    { 27u, 32u, 1u, 0u, 2u, 1u, 1292u }, /* aether_f32_atan2: reciprocal */
-    { 65u, 64u, 1u, 0u, 1u, 1u, 1295u }, /* aether_f64_atan: reciprocal */
-    { 66u, 64u, 1u, 0u, 2u, 1u, 1297u }, /* aether_f64_atan2: reciprocal */
-    { 23u, 32u, 1u, 0u, 1u, 2u, 1300u }, /* aether_f32_sincos: product-order */
-    { 24u, 32u, 1u, 0u, 1u, 1u, 1303u }, /* aether_f32_sin: product-order */
-    { 63u, 64u, 1u, 0u, 1u, 2u, 1305u }, /* aether_f64_sincos: product-order */
-    { 64u, 64u, 1u, 0u, 1u, 1u, 1308u }, /* aether_f64_sin: product-order */
-    { 23u, 32u, 1u, 0u, 1u, 2u, 1310u }, /* aether_f32_sincos: coefficient-bit */
-    { 24u, 32u, 1u, 0u, 1u, 1u, 1313u }, /* aether_f32_sin: coefficient-bit */
-    { 63u, 64u, 1u, 0u, 1u, 2u, 1315u }, /* aether_f64_sincos: coefficient-bit */
-    { 64u, 64u, 1u, 0u, 1u, 1u, 1318u }, /* aether_f64_sin: coefficient-bit */
-    { 23u, 32u, 1u, 0u, 1u, 2u, 1320u }, /* aether_f32_sincos: reduction-constant */
-    { 24u, 32u, 1u, 0u, 1u, 1u, 1323u }, /* aether_f32_sin: reduction-constant */
-    { 63u, 64u, 1u, 0u, 1u, 2u, 1325u }, /* aether_f64_sincos: reduction-constant */
-    { 64u, 64u, 1u, 0u, 1u, 1u, 1328u }, /* aether_f64_sin: reduction-constant */
+    { 32u, 32u, 1u, 0u, 2u, 1u, 171u }, /* aether_f32_pow: fma */
+    { 33u, 32u, 1u, 0u, 1u, 1u, 174u }, /* aether_f32_tan: fma */
+    { 34u, 32u, 1u, 0u, 1u, 1u, 176u }, /* aether_f32_asin: fma */
+    { 35u, 32u, 1u, 0u, 1u, 1u, 178u }, /* aether_f32_acos: fma */
+    { 36u, 32u, 1u, 0u, 4u, 4u, 180u }, /* aether_quatf_from_axis_angle: fma */
+    { 37u, 32u, 1u, 0u, 3u, 9u, 188u }, /* aether_mat3f_from_euler_xyz: fma */
+    { 38u, 32u, 1u, 0u, 9u, 4u, 200u }, /* aether_quatf_slerp: fma */
+    { 39u, 32u, 1u, 0u, 3u, 4u, 213u }, /* aether_f32_jacobi_rotation: fma */
+    { 40u, 32u, 1u, 0u, 6u, 2u, 220u }, /* aether_f32_jacobi_update: fma */
+    { 41u, 32u, 1u, 0u, 7u, 2u, 228u }, /* aether_f32_jacobi_diag: fma */
+    { 42u, 32u, 1u, 0u, 4u, 7u, 237u }, /* aether_mat2f_lu: fma */
+    { 43u, 32u, 1u, 0u, 8u, 2u, 248u }, /* aether_mat2f_lu_solve: fma */
+    { 44u, 32u, 1u, 0u, 6u, 2u, 258u }, /* aether_mat2f_solve_lower: fma */
+    { 45u, 32u, 1u, 0u, 6u, 2u, 266u }, /* aether_mat2f_solve_lower_unit: fma */
+    { 46u, 32u, 1u, 0u, 6u, 2u, 274u }, /* aether_mat2f_solve_upper: fma */
+    { 47u, 32u, 1u, 0u, 6u, 2u, 282u }, /* aether_mat2f_solve_upper_unit: fma */
+    { 48u, 32u, 1u, 0u, 4u, 1u, 290u }, /* aether_mat2f_det_lu: fma */
+    { 49u, 32u, 1u, 0u, 4u, 5u, 295u }, /* aether_mat2f_inverse: fma */
+    { 50u, 32u, 1u, 0u, 4u, 5u, 304u }, /* aether_mat2f_cholesky: fma */
+    { 51u, 32u, 1u, 0u, 6u, 2u, 313u }, /* aether_mat2f_cholesky_solve: fma */
+    { 52u, 32u, 1u, 0u, 4u, 6u, 321u }, /* aether_mat2f_eigh: fma */
+    { 53u, 64u, 1u, 0u, 5u, 2u, 331u }, /* aether_vec2d_lerp: fma */
+    { 7u, 64u, 1u, 0u, 4u, 1u, 338u }, /* aether_vec2d_dot: fma */
+    { 54u, 64u, 1u, 0u, 2u, 1u, 343u }, /* aether_vec2d_squared_norm: fma */
+    { 55u, 64u, 1u, 0u, 2u, 1u, 346u }, /* aether_vec2d_norm: fma */
+    { 11u, 64u, 1u, 0u, 2u, 2u, 349u }, /* aether_vec2d_normalize: fma */
+    { 56u, 64u, 1u, 0u, 6u, 3u, 353u }, /* aether_vec3d_cross: fma */
+    { 57u, 64u, 1u, 0u, 8u, 4u, 362u }, /* aether_quatd_mul: fma */
+    { 58u, 64u, 1u, 0u, 7u, 3u, 374u }, /* aether_quatd_rotate: fma */
+    { 59u, 64u, 1u, 0u, 6u, 2u, 384u }, /* aether_mat2d_mul_vec: fma */
+    { 60u, 64u, 1u, 0u, 8u, 4u, 392u }, /* aether_mat2d_mul: fma */
+    { 61u, 64u, 1u, 0u, 8u, 1u, 404u }, /* aether_mat2d_dot: fma */
+    { 62u, 64u, 1u, 0u, 4u, 1u, 413u }, /* aether_mat2d_determinant: fma */
+    { 63u, 64u, 1u, 0u, 4u, 4u, 418u }, /* aether_mat2d_inverse_adjugate: fma */
+    { 64u, 64u, 1u, 0u, 1u, 2u, 426u }, /* aether_f64_sincos: fma */
+    { 65u, 64u, 1u, 0u, 1u, 1u, 429u }, /* aether_f64_sin: fma */
+    { 66u, 64u, 1u, 0u, 1u, 1u, 431u }, /* aether_f64_atan: fma */
+    { 67u, 64u, 1u, 0u, 2u, 1u, 433u }, /* aether_f64_atan2: fma */
+    { 68u, 64u, 1u, 0u, 1u, 1u, 436u }, /* aether_f64_exp: fma */
+    { 69u, 64u, 1u, 0u, 1u, 1u, 438u }, /* aether_f64_log: fma */
+    { 70u, 64u, 1u, 0u, 1u, 1u, 440u }, /* aether_f64_exp2: fma */
+    { 71u, 64u, 1u, 0u, 1u, 1u, 442u }, /* aether_f64_log2: fma */
+    { 72u, 64u, 1u, 0u, 2u, 1u, 444u }, /* aether_f64_pow: fma */
+    { 73u, 64u, 1u, 0u, 1u, 1u, 447u }, /* aether_f64_tan: fma */
+    { 74u, 64u, 1u, 0u, 1u, 1u, 449u }, /* aether_f64_asin: fma */
+    { 75u, 64u, 1u, 0u, 1u, 1u, 451u }, /* aether_f64_acos: fma */
+    { 76u, 64u, 1u, 0u, 4u, 4u, 453u }, /* aether_quatd_from_axis_angle: fma */
+    { 77u, 64u, 1u, 0u, 3u, 9u, 461u }, /* aether_mat3d_from_euler_xyz: fma */
+    { 78u, 64u, 1u, 0u, 9u, 4u, 473u }, /* aether_quatd_slerp: fma */
+    { 79u, 64u, 1u, 0u, 3u, 4u, 486u }, /* aether_f64_jacobi_rotation: fma */
+    { 80u, 64u, 1u, 0u, 6u, 2u, 493u }, /* aether_f64_jacobi_update: fma */
+    { 81u, 64u, 1u, 0u, 7u, 2u, 501u }, /* aether_f64_jacobi_diag: fma */
+    { 82u, 64u, 1u, 0u, 4u, 7u, 510u }, /* aether_mat2d_lu: fma */
+    { 83u, 64u, 1u, 0u, 8u, 2u, 521u }, /* aether_mat2d_lu_solve: fma */
+    { 84u, 64u, 1u, 0u, 6u, 2u, 531u }, /* aether_mat2d_solve_lower: fma */
+    { 85u, 64u, 1u, 0u, 6u, 2u, 539u }, /* aether_mat2d_solve_lower_unit: fma */
+    { 86u, 64u, 1u, 0u, 6u, 2u, 547u }, /* aether_mat2d_solve_upper: fma */
+    { 87u, 64u, 1u, 0u, 6u, 2u, 555u }, /* aether_mat2d_solve_upper_unit: fma */
+    { 88u, 64u, 1u, 0u, 4u, 1u, 563u }, /* aether_mat2d_det_lu: fma */
+    { 89u, 64u, 1u, 0u, 4u, 5u, 568u }, /* aether_mat2d_inverse: fma */
+    { 90u, 64u, 1u, 0u, 4u, 5u, 577u }, /* aether_mat2d_cholesky: fma */
+    { 91u, 64u, 1u, 0u, 6u, 2u, 586u }, /* aether_mat2d_cholesky_solve: fma */
+    { 92u, 64u, 1u, 0u, 4u, 6u, 594u }, /* aether_mat2d_eigh: fma */
+    { 14u, 32u, 1u, 0u, 2u, 1u, 604u }, /* aether_vec2f_norm: hypot */
+    { 9u, 32u, 1u, 0u, 2u, 2u, 607u }, /* aether_vec2f_normalize: hypot */
+    { 55u, 64u, 1u, 0u, 2u, 1u, 611u }, /* aether_vec2d_norm: hypot */
+    { 11u, 64u, 1u, 0u, 2u, 2u, 614u }, /* aether_vec2d_normalize: hypot */
+    { 93u, 32u, 1u, 0u, 1u, 1u, 618u }, /* aether_f32_neg: neg-sub */
+    { 94u, 32u, 1u, 0u, 4u, 4u, 620u }, /* aether_quatf_conjugate: neg-sub */
+    { 22u, 32u, 1u, 0u, 4u, 4u, 628u }, /* aether_mat2f_inverse_adjugate: neg-sub */
+    { 27u, 32u, 1u, 0u, 2u, 1u, 636u }, /* aether_f32_atan2: neg-sub */
+    { 32u, 32u, 1u, 0u, 2u, 1u, 639u }, /* aether_f32_pow: neg-sub */
+    { 37u, 32u, 1u, 0u, 3u, 9u, 642u }, /* aether_mat3f_from_euler_xyz: neg-sub */
+    { 39u, 32u, 1u, 0u, 3u, 4u, 654u }, /* aether_f32_jacobi_rotation: neg-sub */
+    { 52u, 32u, 1u, 0u, 4u, 6u, 661u }, /* aether_mat2f_eigh: neg-sub */
+    { 95u, 64u, 1u, 0u, 1u, 1u, 671u }, /* aether_f64_neg: neg-sub */
+    { 96u, 64u, 1u, 0u, 4u, 4u, 673u }, /* aether_quatd_conjugate: neg-sub */
+    { 63u, 64u, 1u, 0u, 4u, 4u, 681u }, /* aether_mat2d_inverse_adjugate: neg-sub */
+    { 67u, 64u, 1u, 0u, 2u, 1u, 689u }, /* aether_f64_atan2: neg-sub */
+    { 72u, 64u, 1u, 0u, 2u, 1u, 692u }, /* aether_f64_pow: neg-sub */
+    { 77u, 64u, 1u, 0u, 3u, 9u, 695u }, /* aether_mat3d_from_euler_xyz: neg-sub */
+    { 79u, 64u, 1u, 0u, 3u, 4u, 707u }, /* aether_f64_jacobi_rotation: neg-sub */
+    { 92u, 64u, 1u, 0u, 4u, 6u, 714u }, /* aether_mat2d_eigh: neg-sub */
+    { 97u, 32u, 1u, 0u, 9u, 9u, 724u }, /* aether_mat3f_inverse_adjugate: neg-swap */
+    { 98u, 64u, 1u, 0u, 9u, 9u, 742u }, /* aether_mat3d_inverse_adjugate: neg-swap */
+    { 99u, 32u, 1u, 0u, 2u, 1u, 760u }, /* aether_vec2f_max_norm: max-select-swapped */
+    { 100u, 64u, 1u, 0u, 2u, 1u, 763u }, /* aether_vec2d_max_norm: max-select-swapped */
+    { 18u, 32u, 1u, 0u, 6u, 2u, 766u }, /* aether_mat2f_mul_vec: column-major */
+    { 19u, 32u, 1u, 0u, 8u, 4u, 774u }, /* aether_mat2f_mul: column-major */
+    { 59u, 64u, 1u, 0u, 6u, 2u, 786u }, /* aether_mat2d_mul_vec: column-major */
+    { 60u, 64u, 1u, 0u, 8u, 4u, 794u }, /* aether_mat2d_mul: column-major */
+    { 16u, 32u, 1u, 0u, 8u, 4u, 806u }, /* aether_quatf_mul: quat-xyzw */
+    { 94u, 32u, 1u, 0u, 4u, 4u, 818u }, /* aether_quatf_conjugate: quat-xyzw */
+    { 57u, 64u, 1u, 0u, 8u, 4u, 826u }, /* aether_quatd_mul: quat-xyzw */
+    { 96u, 64u, 1u, 0u, 4u, 4u, 838u }, /* aether_quatd_conjugate: quat-xyzw */
+    { 101u, 32u, 1u, 0u, 3u, 1u, 846u }, /* aether_f32_two_sum_err: uncompensated */
+    { 102u, 32u, 1u, 0u, 2u, 2u, 850u }, /* aether_f32_two_sum: uncompensated */
+    { 103u, 64u, 1u, 0u, 3u, 1u, 854u }, /* aether_f64_two_sum_err: uncompensated */
+    { 104u, 64u, 1u, 0u, 2u, 2u, 858u }, /* aether_f64_two_sum: uncompensated */
+    { 105u, 32u, 1u, 0u, 2u, 1u, 862u }, /* aether_pairf_value: non-finite-kept */
+    { 39u, 32u, 1u, 0u, 3u, 4u, 865u }, /* aether_f32_jacobi_rotation: non-finite-kept */
+    { 106u, 64u, 1u, 0u, 2u, 1u, 872u }, /* aether_paird_value: non-finite-kept */
+    { 79u, 64u, 1u, 0u, 3u, 4u, 875u }, /* aether_f64_jacobi_rotation: non-finite-kept */
+    { 107u, 32u, 1u, 0u, 64u, 2u, 882u }, /* aether_pairf_reduce32: rounds-reversed */
+    { 108u, 64u, 1u, 0u, 64u, 2u, 948u }, /* aether_paird_reduce32: rounds-reversed */
+    { 42u, 32u, 1u, 0u, 4u, 7u, 1014u }, /* aether_mat2f_lu: pivot-last */
+    { 82u, 64u, 1u, 0u, 4u, 7u, 1025u }, /* aether_mat2d_lu: pivot-last */
+    { 109u, 32u, 1u, 0u, 9u, 13u, 1036u }, /* aether_mat3f_lu: right-looking */
+    { 110u, 64u, 1u, 0u, 9u, 13u, 1058u }, /* aether_mat3d_lu: right-looking */
+    { 50u, 32u, 1u, 0u, 4u, 5u, 1080u }, /* aether_mat2f_cholesky: no-symmetrize */
+    { 90u, 64u, 1u, 0u, 4u, 5u, 1089u }, /* aether_mat2d_cholesky: no-symmetrize */
+    { 111u, 32u, 1u, 0u, 4u, 2u, 1098u }, /* aether_pairf_combine: comp-dropped */
+    { 107u, 32u, 1u, 0u, 64u, 2u, 1104u }, /* aether_pairf_reduce32: comp-dropped */
+    { 112u, 64u, 1u, 0u, 4u, 2u, 1170u }, /* aether_paird_combine: comp-dropped */
+    { 108u, 64u, 1u, 0u, 64u, 2u, 1176u }, /* aether_paird_reduce32: comp-dropped */
+    { 113u, 32u, 1u, 1u, 2u, 1u, 1242u }, /* aether_f32_fmin: nan-first */
+    { 114u, 32u, 1u, 1u, 2u, 1u, 1245u }, /* aether_f32_fmax: nan-first */
+    { 115u, 64u, 1u, 1u, 2u, 1u, 1248u }, /* aether_f64_fmin: nan-first */
+    { 116u, 64u, 1u, 1u, 2u, 1u, 1251u }, /* aether_f64_fmax: nan-first */
+    { 113u, 32u, 1u, 1u, 2u, 1u, 1254u }, /* aether_f32_fmin: nan-second */
+    { 114u, 32u, 1u, 1u, 2u, 1u, 1257u }, /* aether_f32_fmax: nan-second */
+    { 115u, 64u, 1u, 1u, 2u, 1u, 1260u }, /* aether_f64_fmin: nan-second */
+    { 116u, 64u, 1u, 1u, 2u, 1u, 1263u }, /* aether_f64_fmax: nan-second */
+    { 16u, 32u, 1u, 0u, 8u, 4u, 1266u }, /* aether_quatf_mul: reassociate */
+    { 111u, 32u, 1u, 0u, 4u, 2u, 1278u }, /* aether_pairf_combine: reassociate */
+    { 57u, 64u, 1u, 0u, 8u, 4u, 1284u }, /* aether_quatd_mul: reassociate */
+    { 112u, 64u, 1u, 0u, 4u, 2u, 1296u }, /* aether_paird_combine: reassociate */
+    { 26u, 32u, 1u, 0u, 1u, 1u, 1302u }, /* aether_f32_atan: reciprocal */
+    { 27u, 32u, 1u, 0u, 2u, 1u, 1304u }, /* aether_f32_atan2: reciprocal */
+    { 66u, 64u, 1u, 0u, 1u, 1u, 1307u }, /* aether_f64_atan: reciprocal */
+    { 67u, 64u, 1u, 0u, 2u, 1u, 1309u }, /* aether_f64_atan2: reciprocal */
+    { 23u, 32u, 1u, 0u, 1u, 2u, 1312u }, /* aether_f32_sincos: product-order */
+    { 24u, 32u, 1u, 0u, 1u, 1u, 1315u }, /* aether_f32_sin: product-order */
+    { 64u, 64u, 1u, 0u, 1u, 2u, 1317u }, /* aether_f64_sincos: product-order */
+    { 65u, 64u, 1u, 0u, 1u, 1u, 1320u }, /* aether_f64_sin: product-order */
+    { 23u, 32u, 1u, 0u, 1u, 2u, 1322u }, /* aether_f32_sincos: coefficient-bit */
+    { 24u, 32u, 1u, 0u, 1u, 1u, 1325u }, /* aether_f32_sin: coefficient-bit */
+    { 64u, 64u, 1u, 0u, 1u, 2u, 1327u }, /* aether_f64_sincos: coefficient-bit */
+    { 65u, 64u, 1u, 0u, 1u, 1u, 1330u }, /* aether_f64_sin: coefficient-bit */
+    { 23u, 32u, 1u, 0u, 1u, 2u, 1332u }, /* aether_f32_sincos: reduction-constant */
+    { 24u, 32u, 1u, 0u, 1u, 1u, 1335u }, /* aether_f32_sin: reduction-constant */
+    { 64u, 64u, 1u, 0u, 1u, 2u, 1337u }, /* aether_f64_sincos: reduction-constant */
+    { 65u, 64u, 1u, 0u, 1u, 1u, 1340u }, /* aether_f64_sin: reduction-constant */
 };
-__constant ulong aether_selftest_words[1330] = {
+__constant ulong aether_selftest_words[1342] = {
     0x00000000c0000000ul, 0x00000000bf6da079ul, 0x000000003ec9e325ul, 0x00000000c0222bb9ul,
     0x00000000be4faecful, 0x00000000bf56f85ful, 0x000000004154f1ddul, 0x000000003e2438eaul,
     0x00000000bf7a6cb8ul, 0x00000000402dbdb6ul, 0x000000004213ad19ul, 0xbfc7d04f62c6569ful,
@@ -32753,135 +33577,138 @@ __constant ulong aether_selftest_words[1330] = {
     0x00000000c0158bbaul, 0x00000000bf317299ul, 0x000000003e39e688ul, 0x000000003e37e5ceul,
     0x00000000805d2fb5ul, 0x0000000027c775f2ul, 0x0000000097ef33baul, 0x00000000be31f173ul,
     0x000000003f572a39ul, 0x000000003f45ccd8ul, 0x00000000be840e1cul, 0x000000003f1d1939ul,
-    0x000000003fc3dbb6ul, 0x000000003f02d4e1ul, 0x00000000bf77eb3dul, 0x00000000c10c20a4ul,
-    0x000000003f497da5ul, 0x00000000bf117042ul, 0x00000000bf1aae12ul, 0x000000003ee71e51ul,
-    0x000000003f8d1d62ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x000000003f800000ul,
-    0x000000003f8009ecul, 0x000000003f60a47eul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0x000000003ef588aeul, 0x000000003f258057ul, 0x000000003fbaee5eul, 0x000000003fc1db62ul,
-    0x000000003bcb1a73ul, 0x00000000bde146cful, 0x000000003f7e710cul, 0x000000003f54a3aful,
-    0x00000000bf0d88aaul, 0x00000000bd87eb51ul, 0x000000003f0e8a86ul, 0x000000003f537343ul,
-    0x000000003db41a0eul, 0x000000003e5160c9ul, 0x00000000416259caul, 0x00000000c03a78f9ul,
-    0x000000003f7fa9f3ul, 0x00000000be8b9a4eul, 0x00000000c00e7850ul, 0x00000000c04b7ef8ul,
-    0x000000003e8c1f18ul, 0x00000000be66422aul, 0x000000003c31f6c5ul, 0x000000003f776580ul,
-    0x00000000be7beb5bul, 0x000000003d971c95ul, 0x00000000bee6eee5ul, 0x00000000c03647abul,
-    0x00000000407eed2ful, 0x000000003f4d7329ul, 0x00000000bf18baceul, 0x00000000bf3e4eebul,
-    0x00000000bea975f0ul, 0x000000004067ee3bul, 0x000000003e40ac86ul, 0x000000003d99de7bul,
-    0x00000000c16c416ful, 0x000000003f25ffdbul, 0x00000000c002778ful, 0x00000000c2cd5d0cul,
-    0x00000000c26bf1edul, 0x00000000c1068a1eul, 0x0000000040d8329eul, 0x00000000c0bb6dd0ul,
-    0x00000000c0fc015aul, 0x00000000c0d4244eul, 0x00000000407ec97cul, 0x00000000bf91df4ful,
-    0x00000000416e8ad2ul, 0x00000000c1847dd0ul, 0x0000000075c242aeul, 0x00000000d6864858ul,
-    0x0000000076d6a5ceul, 0x00000000d82c7331ul, 0x0000000076d6a5ceul, 0x00000000d82c7331ul,
-    0x000000003e67af66ul, 0x0000000056b1dbdaul, 0x0000000000000002ul, 0x0000000000000002ul,
-    0x0000000000000000ul, 0x000000003f7a9479ul, 0x000000003f621b6bul, 0x000000003f24ef59ul,
-    0x000000003ed1cf04ul, 0x0000000000000002ul, 0x0000000000000002ul, 0x00000000c03fefa4ul,
-    0x0000000040423a71ul, 0x00000000416027a3ul, 0x00000000c1417094ul, 0x000000003f83b0f7ul,
-    0x000000003e4c5666ul, 0x000000003e4c5666ul, 0x000000003f231e09ul, 0x00000000406ab21dul,
-    0x000000003f5ed47dul, 0x0000000040641e07ul, 0x000000003e7fce2aul, 0x00000000bf2712d9ul,
-    0x00000000bf01c80dul, 0x00000000bf361498ul, 0x00000000405fe50cul, 0x00000000bfbc4e31ul,
-    0x000000004073c273ul, 0x00000000bfbc4e31ul, 0x000000004030cb14ul, 0x00000000a648a7a4ul,
-    0x00000000cbca2f4dul, 0x000000002a5ada63ul, 0x000000003ce140f1ul, 0x00000000406b32fbul,
-    0x00000000c055ae30ul, 0x000000006874b2dcul, 0x00000000c2f2d8d7ul, 0x00000000c0cbc5caul,
-    0x000000003e138b83ul, 0x000000004079aab1ul, 0x00000000409d94b1ul, 0x00000000bfc59696ul,
-    0x00000000bf8d7817ul, 0x00000000bfb13452ul, 0x00000000bf8d7817ul, 0x00000000befc420aul,
-    0x000000003f3750b6ul, 0x00000000befc420bul, 0x000000003f3750b7ul, 0x0000000000000000ul,
-    0x00000000be45c055ul, 0x000000003f730fdbul, 0x00000000be45c055ul, 0x000000003f730fdbul,
-    0x00000000cc9d541dul, 0x000000004c9d541dul, 0x00000000cb7ffffful, 0x000000004b800000ul,
-    0x0000000000000000ul, 0x000000003fc96d57ul, 0x000000003efe71c7ul, 0x000000003efe71c7ul,
-    0x000000003f613d00ul, 0x000000003fa091e0ul, 0x0000000000000000ul, 0x000000003ecad54cul,
-    0x000000003f59a8d7ul, 0x0000000000000000ul, 0x000000003fddb3d7ul, 0x0000000000000000ul,
-    0x000000003f13cd3aul, 0x00000000bf800000ul, 0x00000000c02c3fb2ul, 0x000000003e5c1242ul,
-    0x00000000bfa2479aul, 0x000000003f8e576aul, 0x00000000bf4c8374ul, 0x00000000bf1b4b21ul,
-    0x00000000bf4c8374ul, 0x00000000bf1b4b22ul, 0x00000000bfb4bdc0ul, 0x000000003bd67580ul,
-    0x000000003f40e591ul, 0x00000000bf284e4aul, 0x000000003f284e4aul, 0x000000003f40e591ul,
-    0xbfe73017009e3888ul, 0x3ff0000000000000ul, 0x7ff0000000000000ul, 0xbfecf3fb6f7884e8ul,
-    0x3fded47e928ec4c0ul, 0x7ff0000000000000ul, 0x3fb51a0b379585c0ul, 0x3ff2799b7a48a575ul,
-    0x4023173ab69e0931ul, 0xbff25d05133afe18ul, 0xbfca3fe1d3b5d8cbul, 0xc00a4317f859393aul,
-    0xbfd2052aa2ae2dcbul, 0x3fe37908ce96f320ul, 0x3fdcc5f0e627d1a8ul, 0xbfde582e3fb4ee7bul,
-    0x4003c61432e921cbul, 0x4004225ea8da7c2dul, 0xc006ad80ab73579dul, 0xc00ebae18d96e874ul,
-    0xbfe3004b010ae15ful, 0xbfe9bf791dbc1a44ul, 0x40176262ec2d7378ul, 0xbff7f87188e57e4bul,
-    0xc025e6731d6908f5ul, 0x3fef559a8baaeb9dul, 0xc02b63914e006e88ul, 0xbfe6e960788cc26dul,
-    0xc0629c4247f6657dul, 0xc01a257bf3e0372eul, 0xc053a5e2d16797edul, 0xc02046cf96a86113ul,
-    0x3fc543bc917031feul, 0xbff04b293133764ful, 0x400b2fc118f249e5ul, 0xbfc80bb88bf92d70ul,
-    0x3fd3ef2aa2c0c7f4ul, 0xc0010325135817e8ul, 0xbfc62cfd5e71fe3aul, 0xbfb9866fa9a4d7c0ul,
-    0x401359176a84c3e0ul, 0x403295bfdd690a24ul, 0x3fe788d22945983aul, 0xc0059a1a2a84fa33ul,
-    0xbfb20151152e286eul, 0x3fb3504af9145e11ul, 0xc00cea2f786599fcul, 0xbfd54111c7d9542dul,
-    0x3fcaca61f6bad05aul, 0xbfe3d71b5f8705bful, 0x4010cae6e95f44bdul, 0xc02655272008c949ul,
-    0xbfee4273930ffad1ul, 0xbffaa83d2d457a33ul, 0xc02c966b40bcc022ul, 0x3fdcead3ed95cbeful,
-    0xbfc10d9ff1cd46eaul, 0x3fd2f963325b7e0aul, 0xbfd4971f611c1e29ul, 0x40106b38960a7694ul,
-    0x3fc6a1fa981e7c32ul, 0xc0121f715f9e3da0ul, 0x3ff72a668f4f9ea2ul, 0x4026aa834628e896ul,
-    0x3fce1334051474deul, 0xbffcac7448bc3966ul, 0x3fcd7bb20325fcb9ul, 0xbfd90d12b8fb59edul,
-    0x4002b6c3aa9e880bul, 0x401e36094384fac7ul, 0x4002bf0ac612b314ul, 0xc03466e506a78178ul,
-    0x400947c90ee5f4c6ul, 0x4000000000000000ul, 0xb28e9f094b5c5195ul, 0x0000000000000000ul,
-    0x3fec46063d7d40baul, 0xc008000000000000ul, 0x3ffc407e99a47b9bul, 0x400615a0c3dc07aeul,
-    0xbfb532415e70ff14ul, 0xc0184ae96d0f21f0ul, 0xbfdf85b412f79369ul, 0x3fc601e6fac2b8e0ul,
-    0x3fe66806851bb42dul, 0xc0003825e0de49a4ul, 0x3fec1a1c4bb163ecul, 0xbfc820772751dbdeul,
-    0xbfce6b6eef9a262bul, 0x3fc8cd1685fb1b42ul, 0x402631e5c9d8e56aul, 0xc015b2e928b0d048ul,
-    0xbfbdbd639cd1553ful, 0x3fb83f309adedde7ul, 0x3fb7966ce26d775dul, 0xbfe054e5c9982668ul,
-    0xbfdf437e2c6c9b01ul, 0x3febec11a5ac7ff8ul, 0xc003f89efb8c64fbul, 0xbfe33e4c6422c1d7ul,
-    0xbfd4f17b682dec0ful, 0xbfd43d87ff135b92ul, 0x3fe35b03812cca64ul, 0xbfc8fc341b2715bbul,
-    0x3ffe2099969d1235ul, 0xbfcb4552da62d711ul, 0x3fe9dc1048b221b8ul, 0x3fda64950f404b50ul,
-    0xbfec5860386467d3ul, 0x3fe2e0d91b1224b5ul, 0x3ff81543ee235156ul, 0x3ff73996a61a1049ul,
-    0x3fe1340d14fe3a86ul, 0xbfd9b2cb5139365cul, 0xbfdb2cc2df0b0d61ul, 0xbfd76ebbd9f09babul,
-    0xbfd7fd8e08e7cf0eul, 0xbfdbf588d305353bul, 0x40002ee79ac37c18ul, 0xbfc0686b60cc47deul,
-    0xbfe2413e796c5928ul, 0x400126bf882bb0c3ul, 0xc002e778c8eb1b28ul, 0x3fd84a2a4d290e76ul,
-    0x3fbe5c4b75720476ul, 0x3fe0e3987a0a85f4ul, 0xbfffbc78c2ce6bc2ul, 0xbfc3c43d006d03c4ul,
-    0x3fcad390838a6c8eul, 0x3fc593a86597589aul, 0x3feedb2b86fef92ful, 0xbfc5013d24b9ffaaul,
-    0x3fcaa166338e1caeul, 0x3fc12e5f2abc54aeul, 0x3fef57c393b00416ul, 0x3fc341dc9f88b693ul,
-    0xbfcd3e627b0bdba7ul, 0xbfbdfd1cc9e090d2ul, 0x3feeed642ac9f486ul, 0xc02dd7248358d95aul,
-    0xc01806d395038abbul, 0x4014790dc014ee45ul, 0xbfc190b61924dceaul, 0xbfdc996e9df7fb02ul,
-    0xbfd3d55e45a8c2f2ul, 0x402d88fe41f8637dul, 0x401082ddbc04afadul, 0x402ff4d2e1849c09ul,
-    0x3fe7e1ac675d198bul, 0x3fd2c529ca9b93adul, 0x3fe195b9a954b8d6ul, 0x3fce07d79838e915ul,
-    0xc010000000000000ul, 0xbff0000000000000ul, 0x4010000000000000ul, 0x3fea4d36f3e4ac24ul,
-    0x3fe23a1ef4052543ul, 0x3fe62d0f515c2947ul, 0x3fd4022f9b3344b6ul, 0x3fee8695342d9058ul,
-    0x4009baf3af1c75a0ul, 0x3ffcdfbcb08a2e54ul, 0x3fff1a5ef4daa17aul, 0xbfbcb22ce55ffe97ul,
-    0x4008eb9557bc3bd6ul, 0xc026264917f7c946ul, 0xc02ccf85ea07e5ceul, 0x400d76bc11d54ec7ul,
-    0xc004596ac8be4bcdul, 0x3fb427e3aea7707aul, 0x3fff885a821cf64cul, 0x3ff9af8f2dea5744ul,
-    0x4027daf0cd9f09f7ul, 0xbfcf3f4774f51fb7ul, 0x4005f372892e8d88ul, 0xbff9ac42802f151cul,
-    0x3fe26c954731ab4dul, 0xbfe0acbb97b2c1fbul, 0x3fe26c9546cdfdceul, 0xbfe0acbbb0cb7f58ul,
-    0x3fe26c954731ab4dul, 0xbfe0acbb97b2c1fbul, 0x3fefffffff52dfedul, 0xbe6972f3ea000000ul,
-    0x0000000000000001ul, 0x0000000000000002ul, 0x0000000000000000ul, 0x3fe2c17ff5cefed8ul,
-    0x3fdd073d1037a35cul, 0x3fe2a4aa6f7bb0e1ul, 0x3fd4998dddf5de69ul, 0x0000000000000002ul,
-    0x0000000000000002ul, 0xc00fc3882be43206ul, 0x400c870467ec73eeul, 0x40349fe0b201b9b1ul,
-    0xc032ca3ef4a90794ul, 0x3fe7d57680a86feaul, 0x3fdafad639fcfa68ul, 0x3fdafad639fcfa68ul,
-    0x3fe49b8f9cd19458ul, 0xc01fc821dff5a410ul, 0xbfb640b58fd8a7dful, 0xc02555e725610b36ul,
-    0x401b649479eb7a9dul, 0x400c02a61c82e238ul, 0xbfab85f61f6f1300ul, 0xbfee19b120c32eb2ul,
-    0xc01328b96d29c14eul, 0x400531d91d87db7eul, 0xc00a3d6be97ff712ul, 0x400531d91d87db7eul,
-    0xbfe936b06b15f00cul, 0x3ff0000000000000ul, 0xbfefc18b3dd52225ul, 0xbfefc18b3dd52225ul,
-    0x3ff6f6bd33f5adeeul, 0x3ff7130bb5a56098ul, 0x400604b4b21bebd6ul, 0x400ac2f1bfbaba2aul,
-    0x3ffeaeba4647e11dul, 0x401294c9a80aab5ful, 0xbfc31b991bc3d798ul, 0x3fb097f594b12200ul,
-    0x4011f69725e37404ul, 0xbfe357c9560802c8ul, 0x400a529727a58be6ul, 0xbfbd005fa9d6327cul,
-    0x400a529727a58be6ul, 0xbfdd79af0ddd8570ul, 0x3fd9906f093f3cfcul, 0x3fd9906f093f3cfcul,
-    0x3fe13a5814e75f42ul, 0xbfda147f622d0a61ul, 0xbfe8188b15f03fecul, 0xbfe15640ff84bfbbul,
-    0xbfe8188b3d9b8ef2ul, 0xbfe15640efd69d9aul, 0x4160a91bd38f313eul, 0xc160a91be2a0b9faul,
-    0xc16727e59da223e0ul, 0x416727e57783028bul, 0x0000000000000000ul, 0x3ffa90b26c62fbb4ul,
-    0x3fdd0e1c1ce80b10ul, 0x3fdd0e1c1ce80b10ul, 0x3fed1a58f879e850ul, 0x3ff49dd87cf24963ul,
-    0x0000000000000000ul, 0x3fd68c867cda40a4ul, 0x3fec5baa38a74bf8ul, 0x0000000000000000ul,
-    0xbfea23a78b2029a4ul, 0x0000000000000000ul, 0xbf9a9201dfe56a80ul, 0x3fc0521ba26c5200ul,
-    0xc00f706ae0b2fcdaul, 0x3fe5e478c83ee048ul, 0xc01de19d9f212d52ul, 0x4048e133f1afc177ul,
-    0x41d5e36ec57ee7b3ul, 0xb977a53bf7176a61ul, 0x42519aed0496d413ul, 0x39e61dc63329ef38ul,
-    0xc24185173127503aul, 0x4241b0de0eb24e09ul, 0xbfe6928918cba7f0ul, 0x3fe6aeaaf5b50b42ul,
-    0x3fe6aeaaf5b50b42ul, 0x3fe6928918cba7f0ul, 0x00000000e9ede4ccul, 0x0000000072961646ul,
-    0x000000007f800000ul, 0x00000000e1e40651ul, 0x00000000ebe4c125ul, 0x0000000080000000ul,
-    0x0000000080000000ul, 0x800ffffffffffffful, 0xffeffffffffffffful, 0x7ff0000000000000ul,
-    0x6c056bbe7ee3d225ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x0000000080000000ul, 0x0000000000000000ul, 0x000000003f58c4d5ul,
-    0x0000000000000000ul, 0x00000000bed0b8f3ul, 0x0000000000000000ul, 0x00000000bf58c4d5ul,
-    0x0000000080000000ul, 0x000000003ed0b8f3ul, 0x0000000040400000ul, 0x00000000c0800000ul,
-    0x0000000000000000ul, 0x00000000bf800000ul, 0x000000003eaaaaabul, 0x00000000bfaaaaabul,
-    0x0000000000000000ul, 0x00000000bf800000ul, 0x0000000080000000ul, 0x0000000000000000ul,
-    0x0000000080000000ul, 0x0000000080000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0x000000003f800000ul, 0x0000000080000000ul, 0x0000000000000000ul, 0x0000000000000000ul,
-    0x000000003f800000ul, 0x0000000000000000ul, 0x0000000080000000ul, 0x0000000000000000ul,
-    0x000000003f800000ul, 0x00000000ff800000ul, 0x000000003f800000ul, 0x00000000807ffffful,
-    0x000000003f800000ul, 0x0000000080000000ul, 0x0000000080000000ul, 0x0000000080000000ul,
-    0x00000000ff7ffffful, 0x00000000807ffffful, 0x0000000000000000ul, 0x0000000080000000ul,
-    0x00000000ff7ffffful, 0x0000000000000000ul, 0x000000003f800000ul, 0x0000000000000000ul,
-    0x0000000000000000ul, 0x000000003f800000ul, 0x0000000000000000ul, 0x8000000000000000ul,
-    0xfff8000000012345ul, 0x0000000000000000ul, 0x0000000000000000ul, 0xffeffffffffffffful,
-    0xfff8000000012345ul, 0x8000000000000000ul, 0x8000000000000000ul, 0x7feffffffffffffful,
-    0xc010000000000000ul, 0x0000000000000000ul, 0xc008000000000000ul, 0xbff0000000000000ul,
-    0xbfd0000000000000ul, 0x8000000000000000ul, 0x3fe8000000000000ul, 0xbff0000000000000ul,
-    0x82dbf8c94f7d9d0ful, 0x5667a936d5eceae3ul, 0x8000000000000000ul, 0x4003ee1de31a4bd8ul,
+    0x000000003fc3dbb6ul, 0x000000003f02d4e1ul, 0x00000000bf77eb3dul, 0x000000003d9f7f71ul,
+    0x0000000041465ec5ul, 0x0000000028a24d2bul, 0x00000000c10c20a4ul, 0x000000003f497da5ul,
+    0x00000000bf117042ul, 0x00000000bf1aae12ul, 0x000000003ee71e51ul, 0x000000003f8d1d62ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x000000003f800000ul, 0x000000003f8009ecul,
+    0x000000003f60a47eul, 0x0000000000000000ul, 0x0000000000000000ul, 0x000000003ef588aeul,
+    0x000000003f258057ul, 0x000000003fbaee5eul, 0x000000003fc1db62ul, 0x000000003bcb1a73ul,
+    0x00000000bde146cful, 0x000000003f7e710cul, 0x000000003f54a3aful, 0x00000000bf0d88aaul,
+    0x00000000bd87eb51ul, 0x000000003f0e8a86ul, 0x000000003f537343ul, 0x000000003db41a0eul,
+    0x000000003e5160c9ul, 0x00000000416259caul, 0x00000000c03a78f9ul, 0x000000003f7fa9f3ul,
+    0x00000000be8b9a4eul, 0x00000000c00e7850ul, 0x00000000c04b7ef8ul, 0x000000003e8c1f18ul,
+    0x00000000be66422aul, 0x000000003c31f6c5ul, 0x000000003f776580ul, 0x00000000be7beb5bul,
+    0x000000003d971c95ul, 0x00000000bee6eee5ul, 0x00000000c03647abul, 0x00000000407eed2ful,
+    0x000000003f4d7329ul, 0x00000000bf18baceul, 0x00000000bf3e4eebul, 0x00000000bea975f0ul,
+    0x000000004067ee3bul, 0x000000003e40ac86ul, 0x000000003d99de7bul, 0x00000000c16c416ful,
+    0x000000003f25ffdbul, 0x00000000c002778ful, 0x00000000c2cd5d0cul, 0x00000000c26bf1edul,
+    0x00000000c1068a1eul, 0x0000000040d8329eul, 0x00000000c0bb6dd0ul, 0x00000000c0fc015aul,
+    0x00000000c0d4244eul, 0x00000000407ec97cul, 0x00000000bf91df4ful, 0x00000000416e8ad2ul,
+    0x00000000c1847dd0ul, 0x0000000075c242aeul, 0x00000000d6864858ul, 0x0000000076d6a5ceul,
+    0x00000000d82c7331ul, 0x0000000076d6a5ceul, 0x00000000d82c7331ul, 0x000000003e67af66ul,
+    0x0000000056b1dbdaul, 0x0000000000000002ul, 0x0000000000000002ul, 0x0000000000000000ul,
+    0x000000003f7a9479ul, 0x000000003f621b6bul, 0x000000003f24ef59ul, 0x000000003ed1cf04ul,
+    0x0000000000000002ul, 0x0000000000000002ul, 0x00000000c03fefa4ul, 0x0000000040423a71ul,
+    0x00000000416027a3ul, 0x00000000c1417094ul, 0x000000003f83b0f7ul, 0x000000003e4c5666ul,
+    0x000000003e4c5666ul, 0x000000003f231e09ul, 0x00000000406ab21dul, 0x000000003f5ed47dul,
+    0x0000000040641e07ul, 0x000000003e7fce2aul, 0x00000000bf2712d9ul, 0x00000000bf01c80dul,
+    0x00000000bf361498ul, 0x00000000405fe50cul, 0x00000000bfbc4e31ul, 0x000000004073c273ul,
+    0x00000000bfbc4e31ul, 0x000000004030cb14ul, 0x00000000a648a7a4ul, 0x00000000cbca2f4dul,
+    0x000000002a5ada63ul, 0x000000003ce140f1ul, 0x00000000406b32fbul, 0x00000000c055ae30ul,
+    0x000000006874b2dcul, 0x00000000c2f2d8d7ul, 0x00000000c0cbc5caul, 0x000000003e138b83ul,
+    0x000000004079aab1ul, 0x00000000409d94b1ul, 0x00000000bfc59696ul, 0x00000000bf8d7817ul,
+    0x00000000bfb13452ul, 0x00000000bf8d7817ul, 0x00000000befc420aul, 0x000000003f3750b6ul,
+    0x00000000befc420bul, 0x000000003f3750b7ul, 0x0000000000000000ul, 0x00000000be45c055ul,
+    0x000000003f730fdbul, 0x00000000be45c055ul, 0x000000003f730fdbul, 0x00000000cc9d541dul,
+    0x000000004c9d541dul, 0x00000000cb7ffffful, 0x000000004b800000ul, 0x0000000000000000ul,
+    0x000000003fc96d57ul, 0x000000003efe71c7ul, 0x000000003efe71c7ul, 0x000000003f613d00ul,
+    0x000000003fa091e0ul, 0x0000000000000000ul, 0x000000003ecad54cul, 0x000000003f59a8d7ul,
+    0x0000000000000000ul, 0x000000003fddb3d7ul, 0x0000000000000000ul, 0x000000003f13cd3aul,
+    0x00000000bf800000ul, 0x00000000c02c3fb2ul, 0x000000003e5c1242ul, 0x00000000bfa2479aul,
+    0x000000003f8e576aul, 0x00000000bf4c8374ul, 0x00000000bf1b4b21ul, 0x00000000bf4c8374ul,
+    0x00000000bf1b4b22ul, 0x00000000bfb4bdc0ul, 0x000000003bd67580ul, 0x000000003f40e591ul,
+    0x00000000bf284e4aul, 0x000000003f284e4aul, 0x000000003f40e591ul, 0xbfe73017009e3888ul,
+    0x3ff0000000000000ul, 0x7ff0000000000000ul, 0xbfecf3fb6f7884e8ul, 0x3fded47e928ec4c0ul,
+    0x7ff0000000000000ul, 0x3fb51a0b379585c0ul, 0x3ff2799b7a48a575ul, 0x4023173ab69e0931ul,
+    0xbff25d05133afe18ul, 0xbfca3fe1d3b5d8cbul, 0xc00a4317f859393aul, 0xbfd2052aa2ae2dcbul,
+    0x3fe37908ce96f320ul, 0x3fdcc5f0e627d1a8ul, 0xbfde582e3fb4ee7bul, 0x4003c61432e921cbul,
+    0x4004225ea8da7c2dul, 0xc006ad80ab73579dul, 0xc00ebae18d96e874ul, 0xbfe3004b010ae15ful,
+    0xbfe9bf791dbc1a44ul, 0x40176262ec2d7378ul, 0xbff7f87188e57e4bul, 0xc025e6731d6908f5ul,
+    0x3fef559a8baaeb9dul, 0xc02b63914e006e88ul, 0xbfe6e960788cc26dul, 0xc0629c4247f6657dul,
+    0xc01a257bf3e0372eul, 0xc053a5e2d16797edul, 0xc02046cf96a86113ul, 0x3fc543bc917031feul,
+    0xbff04b293133764ful, 0x400b2fc118f249e5ul, 0xbfc80bb88bf92d70ul, 0x3fd3ef2aa2c0c7f4ul,
+    0xc0010325135817e8ul, 0xbfc62cfd5e71fe3aul, 0xbfb9866fa9a4d7c0ul, 0x401359176a84c3e0ul,
+    0x403295bfdd690a24ul, 0x3fe788d22945983aul, 0xc0059a1a2a84fa33ul, 0xbfb20151152e286eul,
+    0x3fb3504af9145e11ul, 0xc00cea2f786599fcul, 0xbfd54111c7d9542dul, 0x3fcaca61f6bad05aul,
+    0xbfe3d71b5f8705bful, 0x4010cae6e95f44bdul, 0xc02655272008c949ul, 0xbfee4273930ffad1ul,
+    0xbffaa83d2d457a33ul, 0xc02c966b40bcc022ul, 0x3fdcead3ed95cbeful, 0xbfc10d9ff1cd46eaul,
+    0x3fd2f963325b7e0aul, 0xbfd4971f611c1e29ul, 0x40106b38960a7694ul, 0x3fc6a1fa981e7c32ul,
+    0xc0121f715f9e3da0ul, 0x3ff72a668f4f9ea2ul, 0x4026aa834628e896ul, 0x3fce1334051474deul,
+    0xbffcac7448bc3966ul, 0x3fcd7bb20325fcb9ul, 0xbfd90d12b8fb59edul, 0x4002b6c3aa9e880bul,
+    0x401e36094384fac7ul, 0x4002bf0ac612b314ul, 0xc03466e506a78178ul, 0x400947c90ee5f4c6ul,
+    0x4000000000000000ul, 0xb28e9f094b5c5195ul, 0x0000000000000000ul, 0x3fec46063d7d40baul,
+    0xc008000000000000ul, 0x3ffc407e99a47b9bul, 0x400615a0c3dc07aeul, 0xbfb532415e70ff14ul,
+    0xc0184ae96d0f21f0ul, 0xbfdf85b412f79369ul, 0x3fc601e6fac2b8e0ul, 0x3fe66806851bb42dul,
+    0xc0003825e0de49a4ul, 0x3fec1a1c4bb163ecul, 0xbfc820772751dbdeul, 0xbfce6b6eef9a262bul,
+    0x3fc8cd1685fb1b42ul, 0x402631e5c9d8e56aul, 0xc015b2e928b0d048ul, 0xbfbdbd639cd1553ful,
+    0x3fb83f309adedde7ul, 0x3fb7966ce26d775dul, 0xbfe054e5c9982668ul, 0xbfdf437e2c6c9b01ul,
+    0x3febec11a5ac7ff8ul, 0xc003f89efb8c64fbul, 0xbfe33e4c6422c1d7ul, 0xbfd4f17b682dec0ful,
+    0xbfd43d87ff135b92ul, 0x3fe35b03812cca64ul, 0xbfc8fc341b2715bbul, 0x3ffe2099969d1235ul,
+    0xbfcb4552da62d711ul, 0x3fe9dc1048b221b8ul, 0x3fda64950f404b50ul, 0xbfec5860386467d3ul,
+    0x3fe2e0d91b1224b5ul, 0x3ff81543ee235156ul, 0x3ff73996a61a1049ul, 0x3fe1340d14fe3a86ul,
+    0xc00ac8dd94088d04ul, 0xc008000000000000ul, 0xbf9b48c84988547dul, 0xbfd9b2cb5139365cul,
+    0xbfdb2cc2df0b0d61ul, 0xbfd76ebbd9f09babul, 0xbfd7fd8e08e7cf0eul, 0xbfdbf588d305353bul,
+    0x40002ee79ac37c18ul, 0xbfc0686b60cc47deul, 0xbfe2413e796c5928ul, 0x400126bf882bb0c3ul,
+    0xc002e778c8eb1b28ul, 0x3fd84a2a4d290e76ul, 0x3fbe5c4b75720476ul, 0x3fe0e3987a0a85f4ul,
+    0xbfffbc78c2ce6bc2ul, 0xbfc3c43d006d03c4ul, 0x3fcad390838a6c8eul, 0x3fc593a86597589aul,
+    0x3feedb2b86fef92ful, 0xbfc5013d24b9ffaaul, 0x3fcaa166338e1caeul, 0x3fc12e5f2abc54aeul,
+    0x3fef57c393b00416ul, 0x3fc341dc9f88b693ul, 0xbfcd3e627b0bdba7ul, 0xbfbdfd1cc9e090d2ul,
+    0x3feeed642ac9f486ul, 0xc02dd7248358d95aul, 0xc01806d395038abbul, 0x4014790dc014ee45ul,
+    0xbfc190b61924dceaul, 0xbfdc996e9df7fb02ul, 0xbfd3d55e45a8c2f2ul, 0x402d88fe41f8637dul,
+    0x401082ddbc04afadul, 0x402ff4d2e1849c09ul, 0x3fe7e1ac675d198bul, 0x3fd2c529ca9b93adul,
+    0x3fe195b9a954b8d6ul, 0x3fce07d79838e915ul, 0xc010000000000000ul, 0xbff0000000000000ul,
+    0x4010000000000000ul, 0x3fea4d36f3e4ac24ul, 0x3fe23a1ef4052543ul, 0x3fe62d0f515c2947ul,
+    0x3fd4022f9b3344b6ul, 0x3fee8695342d9058ul, 0x4009baf3af1c75a0ul, 0x3ffcdfbcb08a2e54ul,
+    0x3fff1a5ef4daa17aul, 0xbfbcb22ce55ffe97ul, 0x4008eb9557bc3bd6ul, 0xc026264917f7c946ul,
+    0xc02ccf85ea07e5ceul, 0x400d76bc11d54ec7ul, 0xc004596ac8be4bcdul, 0x3fb427e3aea7707aul,
+    0x3fff885a821cf64cul, 0x3ff9af8f2dea5744ul, 0x4027daf0cd9f09f7ul, 0xbfcf3f4774f51fb7ul,
+    0x4005f372892e8d88ul, 0xbff9ac42802f151cul, 0x3fe26c954731ab4dul, 0xbfe0acbb97b2c1fbul,
+    0x3fe26c9546cdfdceul, 0xbfe0acbbb0cb7f58ul, 0x3fe26c954731ab4dul, 0xbfe0acbb97b2c1fbul,
+    0x3fefffffff52dfedul, 0xbe6972f3ea000000ul, 0x0000000000000001ul, 0x0000000000000002ul,
+    0x0000000000000000ul, 0x3fe2c17ff5cefed8ul, 0x3fdd073d1037a35cul, 0x3fe2a4aa6f7bb0e1ul,
+    0x3fd4998dddf5de69ul, 0x0000000000000002ul, 0x0000000000000002ul, 0xc00fc3882be43206ul,
+    0x400c870467ec73eeul, 0x40349fe0b201b9b1ul, 0xc032ca3ef4a90794ul, 0x3fe7d57680a86feaul,
+    0x3fdafad639fcfa68ul, 0x3fdafad639fcfa68ul, 0x3fe49b8f9cd19458ul, 0xc01fc821dff5a410ul,
+    0xbfb640b58fd8a7dful, 0xc02555e725610b36ul, 0x401b649479eb7a9dul, 0x400c02a61c82e238ul,
+    0xbfab85f61f6f1300ul, 0xbfee19b120c32eb2ul, 0xc01328b96d29c14eul, 0x400531d91d87db7eul,
+    0xc00a3d6be97ff712ul, 0x400531d91d87db7eul, 0xbfe936b06b15f00cul, 0x3ff0000000000000ul,
+    0xbfefc18b3dd52225ul, 0xbfefc18b3dd52225ul, 0x3ff6f6bd33f5adeeul, 0x3ff7130bb5a56098ul,
+    0x400604b4b21bebd6ul, 0x400ac2f1bfbaba2aul, 0x3ffeaeba4647e11dul, 0x401294c9a80aab5ful,
+    0xbfc31b991bc3d798ul, 0x3fb097f594b12200ul, 0x4011f69725e37404ul, 0xbfe357c9560802c8ul,
+    0x400a529727a58be6ul, 0xbfbd005fa9d6327cul, 0x400a529727a58be6ul, 0xbfdd79af0ddd8570ul,
+    0x3fd9906f093f3cfcul, 0x3fd9906f093f3cfcul, 0x3fe13a5814e75f42ul, 0xbfda147f622d0a61ul,
+    0xbfe8188b15f03fecul, 0xbfe15640ff84bfbbul, 0xbfe8188b3d9b8ef2ul, 0xbfe15640efd69d9aul,
+    0x4160a91bd38f313eul, 0xc160a91be2a0b9faul, 0xc16727e59da223e0ul, 0x416727e57783028bul,
+    0x0000000000000000ul, 0x3ffa90b26c62fbb4ul, 0x3fdd0e1c1ce80b10ul, 0x3fdd0e1c1ce80b10ul,
+    0x3fed1a58f879e850ul, 0x3ff49dd87cf24963ul, 0x0000000000000000ul, 0x3fd68c867cda40a4ul,
+    0x3fec5baa38a74bf8ul, 0x0000000000000000ul, 0xbfea23a78b2029a4ul, 0x0000000000000000ul,
+    0xbf9a9201dfe56a80ul, 0x3fc0521ba26c5200ul, 0xc00f706ae0b2fcdaul, 0x3fe5e478c83ee048ul,
+    0xc01de19d9f212d52ul, 0x4048e133f1afc177ul, 0x41d5e36ec57ee7b3ul, 0xb977a53bf7176a61ul,
+    0x42519aed0496d413ul, 0x39e61dc63329ef38ul, 0xc24185173127503aul, 0x4241b0de0eb24e09ul,
+    0xbfe6928918cba7f0ul, 0x3fe6aeaaf5b50b42ul, 0x3fe6aeaaf5b50b42ul, 0x3fe6928918cba7f0ul,
+    0x00000000e9ede4ccul, 0x0000000072961646ul, 0x000000007f800000ul, 0x00000000e1e40651ul,
+    0x00000000ebe4c125ul, 0x0000000080000000ul, 0x0000000080000000ul, 0x800ffffffffffffful,
+    0xffeffffffffffffful, 0x7ff0000000000000ul, 0x6c056bbe7ee3d225ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x0000000000000000ul, 0x0000000080000000ul,
+    0x0000000000000000ul, 0x000000003f58c4d5ul, 0x0000000000000000ul, 0x00000000bed0b8f3ul,
+    0x0000000000000000ul, 0x00000000bf58c4d5ul, 0x0000000080000000ul, 0x000000003ed0b8f3ul,
+    0x0000000040400000ul, 0x00000000c0800000ul, 0x0000000000000000ul, 0x00000000bf800000ul,
+    0x000000003eaaaaabul, 0x00000000bfaaaaabul, 0x0000000000000000ul, 0x00000000bf800000ul,
+    0x0000000080000000ul, 0x0000000000000000ul, 0x0000000080000000ul, 0x0000000080000000ul,
+    0x000000003f800000ul, 0x0000000080000000ul, 0x0000000080000000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x000000003f800000ul, 0x0000000080000000ul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x000000003f800000ul, 0x0000000000000000ul, 0x0000000080000000ul,
+    0x0000000000000000ul, 0x000000003f800000ul, 0x00000000ff800000ul, 0x000000003f800000ul,
+    0x00000000807ffffful, 0x000000003f800000ul, 0x0000000080000000ul, 0x0000000080000000ul,
+    0x0000000080000000ul, 0x00000000ff7ffffful, 0x00000000807ffffful, 0x0000000000000000ul,
+    0x0000000080000000ul, 0x00000000ff7ffffful, 0x0000000000000000ul, 0x000000003f800000ul,
+    0x0000000000000000ul, 0x0000000000000000ul, 0x000000003f800000ul, 0x0000000000000000ul,
+    0x8000000000000000ul, 0xfff8000000012345ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0xffeffffffffffffful, 0xfff8000000012345ul, 0x8000000000000000ul, 0x8000000000000000ul,
+    0x7feffffffffffffful, 0xc010000000000000ul, 0x0000000000000000ul, 0xc008000000000000ul,
+    0xbff0000000000000ul, 0xbfd0000000000000ul, 0x8000000000000000ul, 0x3fe8000000000000ul,
+    0xbff0000000000000ul, 0x82dbf8c94f7d9d0ful, 0x5667a936d5eceae3ul, 0x8000000000000000ul,
+    0xfff0000000000000ul, 0xbff0000000000000ul, 0x8000000000000000ul, 0x4003ee1de31a4bd8ul,
     0xbfd8ffe0e0d3771ful, 0x0000000000000000ul, 0x3fed96ee1c3f16d7ul, 0x8000000000000000ul,
     0xbfd85e5d4b7b3abeul, 0xbfcd81f8b4183906ul, 0xbfe977e88793fcf8ul, 0xbfe1ea33dcce3210ul,
     0xbfd36508e14c271bul, 0x3fe35fcdec06e526ul, 0xbfe78cca4f263505ul, 0xf2b84d964a23379cul,
@@ -33070,7 +33897,7 @@ __kernel void aether_selftest(__global uint *status, __global uint *failed, uint
 {
     uint bits = 0u, nfail = 0u, run = 0u, skipped = 0u, i, k;
     uint64_t in[64], out[13];
-    for (i = 0u; i < 173u; ++i) {
+    for (i = 0u; i < 177u; ++i) {
         const uint thunk = aether_selftest_rows[i][0], wbits = aether_selftest_rows[i][1];
         const uint n_in = aether_selftest_rows[i][4], n_out = aether_selftest_rows[i][5], at = aether_selftest_rows[i][6];
         size_t n;

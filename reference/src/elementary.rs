@@ -1,5 +1,5 @@
 //! The elementary functions of the contract: [`sincos`], [`sin`], [`cos`],
-//! [`tan`], [`atan`], [`atan2`], [`exp`], [`log`], [`exp2`], [`log2`], [`asin`], [`acos`],
+//! [`tan`], [`atan`], [`atan2`], [`exp`], [`log`], [`exp2`], [`log2`], [`pow`], [`asin`], [`acos`],
 //! and the rotations built on them, [`slerp`],
 //! [`from_axis_angle`] and [`from_euler_xyz`].
 //!
@@ -104,6 +104,25 @@ pub trait Trig: Real {
     const MAX: Self;
     /// sqrt 2 rounded (log's halving boundary).
     const SQRT_2: Self;
+    /// pow's breakpoints 2^((2j - 1)/16) rounded, j = -3..4: `m` at or past
+    /// the i-th takes `POW_C[i + 1]`.
+    const POW_BREAKS: [Self; 8];
+    /// pow's centres c_j = 2^(j/8) rounded, j = -4..4.
+    const POW_C: [Self; 9];
+    /// log c_j rounded, and the rest rounded: `log c_j = hi + lo` to twice the
+    /// precision.
+    const POW_LOG_C: [[Self; 9]; 2];
+    /// ln 2 = L1 + L2 + L3, L1 and L2 of 16 (42) significant bits, so `k L1`
+    /// and `k L2` are exact for every `k` of log's reduction.
+    const POW_LN2: [Self; 3];
+    /// log(m / c) = 2s + s z P(z), z = s s: P's coefficients, constant term first.
+    fn pow_coefficients() -> &'static [Self];
+    /// |y| beyond it acts as it (2^34, f64 2^64): y log x is then past exp's range
+    /// for every x but 1.
+    const POW_Y_LIMIT: Self;
+    /// 2^(p-1) (2^23, f64 2^52): adding and subtracting it rounds a number
+    /// below it to an integer; every number from it up is whole.
+    const POW_WHOLE: Self;
     /// `2^e` for an exponent of the normal range, exactly.
     fn pow2(e: i32) -> Self;
     /// The whole number `n` (exact: the callers' `|n|` are below 2^11).
@@ -217,6 +236,8 @@ const ASIN_F64: [f64; 13] = [
     d(0xBF8E_6AAA_8A0A_04CC),
     d(0x3F9D_72B2_BC81_55F8),
 ];
+const POW_F32: [f32; 2] = [f(0x3F2A_AAAB), f(0x3ECC_DE68)];
+const POW_F64: [f64; 4] = [d(0x3FE5_5555_5555_5555), d(0x3FD9_9999_999A_E5F2), d(0x3FD2_4924_5C57_2371), d(0x3FCC_7761_95B7_CE48)];
 const LOG_F32: [f32; 3] = [f(0x3F2A_AAAE), f(0x3ECC_BE08), f(0x3E97_75ED)];
 const LOG_F64: [f64; 7] = [
     d(0x3FE5_5555_5555_5558),
@@ -279,6 +300,37 @@ impl Trig for f32 {
     const MIN_NORMAL: f32 = f32::MIN_POSITIVE;
     const MAX: f32 = f32::MAX;
     const SQRT_2: f32 = f(0x3FB5_04F3);
+    const POW_BREAKS: [f32; 8] = [
+        f(0x3F3D_08A4),
+        f(0x3F4E_248C),
+        f(0x3F60_CCDF),
+        f(0x3F75_257D),
+        f(0x3F85_AAC3),
+        f(0x3F91_C3D3),
+        f(0x3F9E_F532),
+        f(0x3FAD_583F),
+    ];
+    const POW_C: [f32; 9] = [
+        f(0x3F35_04F3),
+        f(0x3F45_672A),
+        f(0x3F57_44FD),
+        f(0x3F6A_C0C7),
+        1.0,
+        f(0x3F8B_95C2),
+        f(0x3F98_37F0),
+        f(0x3FA5_FED7),
+        f(0x3FB5_04F3),
+    ];
+    const POW_LOG_C: [[f32; 9]; 2] = [
+        [f(0xBEB1_7219), f(0xBE85_1592), f(0xBE31_7217), f(0xBDB1_7217), 0.0, f(0x3DB1_721A), f(0x3E31_7216), f(0x3E85_1593), f(0x3EB1_7217)],
+        [f(0x326A_5705), f(0xB19B_4653), f(0x2FA1_F661), f(0xB095_0444), 0.0, f(0xB158_441F), f(0xB133_38CD), f(0x3002_5596), f(0x3249_9E43)],
+    ];
+    const POW_LN2: [f32; 3] = [f(0x3F31_7200), f(0x35BF_BF00), f(0xAD63_0865)];
+    fn pow_coefficients() -> &'static [f32] {
+        &POW_F32
+    }
+    const POW_Y_LIMIT: f32 = f(0x5080_0000);
+    const POW_WHOLE: f32 = 8_388_608.0;
     fn pow2(e: i32) -> f32 {
         assert!((-126..=127).contains(&e), "2^{e} is not a normal binary32 number");
         f32::from_bits(((e + 127) as u32) << 23)
@@ -342,6 +394,57 @@ impl Trig for f64 {
     const MIN_NORMAL: f64 = f64::MIN_POSITIVE;
     const MAX: f64 = f64::MAX;
     const SQRT_2: f64 = d(0x3FF6_A09E_667F_3BCD);
+    const POW_BREAKS: [f64; 8] = [
+        d(0x3FE7_A114_73EB_0187),
+        d(0x3FE9_C491_82A3_F090),
+        d(0x3FEC_199B_DD85_529C),
+        d(0x3FEE_A4AF_A2A4_90DA),
+        d(0x3FF0_B558_6CF9_890F),
+        d(0x3FF2_387A_6E75_6238),
+        d(0x3FF3_DEA6_4C12_3422),
+        d(0x3FF5_AB07_DD48_5429),
+    ];
+    const POW_C: [f64; 9] = [
+        d(0x3FE6_A09E_667F_3BCD),
+        d(0x3FE8_ACE5_422A_A0DB),
+        d(0x3FEA_E89F_995A_D3AD),
+        d(0x3FED_5818_DCFB_A487),
+        1.0,
+        d(0x3FF1_72B8_3C7D_517B),
+        d(0x3FF3_06FE_0A31_B715),
+        d(0x3FF4_BFDA_D536_2A27),
+        d(0x3FF6_A09E_667F_3BCD),
+    ];
+    const POW_LOG_C: [[f64; 9]; 2] = [
+        [
+            d(0xBFD6_2E42_FEFA_39EE),
+            d(0xBFD0_A2B2_3F3B_AB74),
+            d(0xBFC6_2E42_FEFA_39F1),
+            d(0xBFB6_2E42_FEFA_39F0),
+            0.0,
+            d(0x3FB6_2E42_FEFA_39F1),
+            d(0x3FC6_2E42_FEFA_39EE),
+            d(0x3FD0_A2B2_3F3B_AB73),
+            d(0x3FD6_2E42_FEFA_39F0),
+        ],
+        [
+            d(0x3C37_16FD_FDBC_882E),
+            d(0xBC75_751A_DA17_6580),
+            d(0x3C31_BE94_B9B3_8E2E),
+            d(0xBC5F_EC65_B690_DEBD),
+            0.0,
+            d(0x3C4C_6DFC_E592_B4BA),
+            d(0x3BF4_3CF3_6D08_A40C),
+            d(0x3C4B_AF64_D5D7_033B),
+            d(0x3C7C_2E0E_1B15_48C2),
+        ],
+    ];
+    const POW_LN2: [f64; 3] = [d(0x3FE6_2E42_FEFA_3800), d(0x3D2E_F357_93C7_6800), d(0xBA59_FF03_4254_2FC3)];
+    fn pow_coefficients() -> &'static [f64] {
+        &POW_F64
+    }
+    const POW_Y_LIMIT: f64 = d(0x43F0_0000_0000_0000);
+    const POW_WHOLE: f64 = 4_503_599_627_370_496.0;
     fn pow2(e: i32) -> f64 {
         assert!((-1022..=1023).contains(&e), "2^{e} is not a normal binary64 number");
         f64::from_bits(((e + 1023) as u64) << 52)
@@ -616,6 +719,13 @@ pub fn exp<T: Trig>(x: T) -> T {
     let rd = k * c2;
     let r = s - rd;
     let rl = two_diff_err(s, rd, r);
+    exp_finish(k, r, rl)
+}
+
+/// exp's steps 3 and 4 on the reduced argument `r + rl` (what exp and pow
+/// share): `e = hi + (lo + ((r r) P(r) + rl))` with `hi + lo = 1 + r`
+/// exactly, then `e 2^k` by [`times_pow2`].
+fn exp_finish<T: Trig>(k: T, r: T, rl: T) -> T {
     let p = r * r * horner(T::exp_coefficients(), r);
     let hi = T::ONE + r;
     let lo = (T::ONE - hi) + r;
@@ -648,6 +758,17 @@ pub fn exp2<T: Trig>(x: T) -> T {
 /// f)`, `rz = z P(z)`, `z = s s`, so that `log(1 + f) = f - (h - s (h +
 /// rz))`. For a positive finite `x`.
 fn log_parts<T: Trig>(x: T) -> [T; 5] {
+    let (k, m) = log_reduce(x);
+    let f = m - T::ONE;
+    let h = T::HALF * f * f;
+    let s = f / (T::TWO + f);
+    let z = s * s;
+    [k, f, h, s, z * horner(T::log_coefficients(), z)]
+}
+
+/// log's step 1: `(k, m)` with `x = m 2^k` exactly, `m` in [sqrt 1/2, sqrt 2]
+/// (rounded), for a positive finite `x`.
+fn log_reduce<T: Trig>(x: T) -> (T, T) {
     let shift = T::SUBNORMAL_SHIFT;
     let (mut m, mut k) = if x < T::MIN_NORMAL { (x * T::pow2(shift), T::whole(-shift)) } else { (x, T::ZERO) };
     for b in (0..T::POW2_STEPS).rev() {
@@ -664,11 +785,7 @@ fn log_parts<T: Trig>(x: T) -> [T; 5] {
         m = m * T::HALF;
         k = k + T::ONE;
     }
-    let f = m - T::ONE;
-    let h = T::HALF * f * f;
-    let s = f / (T::TWO + f);
-    let z = s * s;
-    [k, f, h, s, z * horner(T::log_coefficients(), z)]
+    (k, m)
 }
 
 /// log's and log2's special values: NaN below zero (`z0 / z0`, `z0 = x -
@@ -719,6 +836,134 @@ pub fn log2<T: Trig>(x: T) -> T {
     let vl = (lo + hi) * i2 + lo * i1;
     let w = k + vh;
     w + (vl + ((k - w) + vh))
+}
+
+/// Dekker's exact product without a fused multiply-add: `(ph, pn)` with `ph =
+/// a b` rounded and `pn = ph - a b` exactly, from Veltkamp halves (`a` and
+/// `b` well inside the range, so the splits cannot overflow).
+fn two_prod<T: Trig>(a: T, b: T) -> (T, T) {
+    let split = |v: T| {
+        let c = v * T::VELTKAMP;
+        let h = c - (c - v);
+        (h, v - h)
+    };
+    let (ah, al) = split(a);
+    let (bh, bl) = split(b);
+    let ph = a * b;
+    (ph, (((ph - ah * bh) - ah * bl) - al * bh) - al * bl)
+}
+
+/// `log x` in two parts for pow, `(lh, ll)` with `lh + ll = log x` to about
+/// twice the precision, for a positive finite `x`: log's exponent `x = m
+/// 2^k`, then `m` against the nearest centre `c` of nine (`POW_C`, picked by
+/// the breakpoints), `s = (m - c) / (m + c)` in two parts (`m - c` exact by
+/// Sterbenz, `m + c` as a two-sum, `sl` from the exact product `sh (m + c)`),
+/// `log(m / c) = 2 atanh(s) = 2s + s z P(z)` (`z = sh sh`), and `k ln 2 +
+/// log c` in parts (`k L1`, `k L2` exact): `t1 = k L1 + hi(c)`, `t2 = t1 + 2
+/// sh` (each a Fast2Sum), the rest summed as `lo = (k L2 + (e1 + e2)) + ((t
+/// + 2 sl) + (lo(c) + k L3))`, and `lh + ll = t2 + lo` by Fast2Sum.
+fn pow_log<T: Trig>(x: T) -> (T, T) {
+    let (k, m) = log_reduce(x);
+    let j = T::POW_BREAKS.iter().filter(|&&b| m >= b).count();
+    let (c, ch, cl) = (T::POW_C[j], T::POW_LOG_C[0][j], T::POW_LOG_C[1][j]);
+    let d = m - c;
+    let sh0 = m + c;
+    let sl0 = two_sum_err(m, c, sh0);
+    let sh = d / sh0;
+    let (ph, pn) = two_prod(sh, sh0);
+    let sl = (((d - ph) + pn) - sh * sl0) / sh0;
+    let z = sh * sh;
+    let t = sh * z * horner(T::pow_coefficients(), z);
+    let [l1, l2, l3] = T::POW_LN2;
+    let a1 = k * l1;
+    let t1 = a1 + ch;
+    let e1 = ch - (t1 - a1);
+    let lh2 = T::TWO * sh;
+    let t2 = t1 + lh2;
+    let e2 = lh2 - (t2 - t1);
+    let lo = (k * l2 + (e1 + e2)) + ((t + T::TWO * sl) + (cl + k * l3));
+    let lh = t2 + lo;
+    (lh, lo - (lh - t2))
+}
+
+/// `pow(x, y)` (`x^y`) as the contract states it: for a finite nonzero `x`
+/// and finite `y`, `exp(y log |x|)` with `log |x| = lh + ll` by [`pow_log`],
+/// `y` clamped to `+-POW_Y_LIMIT`, `y lh` by Dekker's exact product and
+/// `y ll` added (`wh + wl` by Fast2Sum), then exp's steps on `wh` with `wl`
+/// taken into the reduced argument by a two-sum (`wl` dropped when `wh` is
+/// clamped); the sign of a negative `x` to an odd `y`. C99's special
+/// values: `pow(x, +-0) = pow(1, y) = 1` (NaN too), NaN otherwise from NaN
+/// (`x + y`), `y = +-inf` by `|x|` against 1 (`pow(-1, +-inf) = 1`), `x =
+/// +-0` and `+-inf` by the sign of `y` (and `-0`/`-inf` to an odd `y`
+/// signed), and NaN for a negative finite `x` to a non-integer `y`.
+// The contract's NaN is `z0 / z0` with `z0 = |x| - |x|`, and its NaN test `v !=
+// v`: the equal operands are the point.
+#[allow(clippy::eq_op)]
+pub fn pow<T: Trig>(x: T, y: T) -> T {
+    let ax = x.abs();
+    let ay = y.abs();
+    let nearest = |v: T| if v >= T::POW_WHOLE { v } else { (v + T::POW_WHOLE) - T::POW_WHOLE };
+    let yr = nearest(ay);
+    let whole = yr == ay;
+    let hy = yr * T::HALF;
+    let odd = whole && hy != nearest(hy);
+    let rx = T::ONE / x;
+    let xneg = x < T::ZERO || (x == T::ZERO && rx < T::ZERO);
+    if y == T::ZERO || x == T::ONE {
+        return T::ONE;
+    }
+    if x != x || y != y {
+        return x + y;
+    }
+    if ay > T::MAX {
+        let grows = (ax < T::ONE && y < T::ZERO) || (ax > T::ONE && y > T::ZERO);
+        return if ax == T::ONE {
+            T::ONE
+        } else if grows {
+            ay
+        } else {
+            T::ZERO
+        };
+    }
+    let mag = if ax == T::ZERO || ax > T::MAX {
+        if y < T::ZERO {
+            rx.abs()
+        } else {
+            ax
+        }
+    } else if x < T::ZERO && !whole {
+        let z0 = ax - ax;
+        return z0 / z0;
+    } else {
+        pow_finite(ax, y)
+    };
+    if xneg && odd {
+        mag * T::NEG_ONE
+    } else {
+        mag
+    }
+}
+
+/// `|x|^y` for a positive finite `x` and a finite `y` (the steps of
+/// [`pow`]'s doc).
+fn pow_finite<T: Trig>(ax: T, y: T) -> T {
+    let (lh, ll) = pow_log(ax);
+    let lim = T::POW_Y_LIMIT;
+    let yc = clamp(y, [lim * T::NEG_ONE, lim]);
+    let (ph, pn) = two_prod(yc, lh);
+    let yl = yc * ll - pn;
+    let wh = ph + yl;
+    let wl = yl - (wh - ph);
+    let xc = clamp(wh, T::EXP_RANGE);
+    let [c1, c2] = T::LN2;
+    let k = round_whole(xc * T::LOG2_E);
+    let s = xc - k * c1;
+    let rd = k * c2;
+    let r0 = s - rd;
+    let rl0 = two_diff_err(s, rd, r0);
+    let q = if xc == wh { rl0 + wl } else { rl0 };
+    let r = r0 + q;
+    exp_finish(k, r, two_sum_err(r0, q, r))
 }
 
 /// `tan a` as the contract states it, on sincos's reduction `(k, r, rl)`:

@@ -623,6 +623,7 @@ static TABLE: LazyLock<Vec<Entry>> = LazyLock::new(|| {
         log [scalar] (x: T) => elementary::log(x);
         exp2 [scalar] (x: T) => elementary::exp2(x);
         log2 [scalar] (x: T) => elementary::log2(x);
+        pow [scalar] (x: T, y: T) => elementary::pow(x, y);
         asin [scalar] (x: T) => elementary::asin(x);
         acos [scalar] (x: T) => elementary::acos(x);
         from_axis_angle [quat] (axis: V, angle: T) => elementary::from_axis_angle(axis, angle);

@@ -460,15 +460,16 @@ fn entries_cover_the_spec() {
     // The elementary functions (sincos, sin, cos) add 3: 169 and 338; the
     // rotations from angles (from_axis_angle, from_euler_xyz) 2: 171 and 342;
     // atan and atan2 2: 173 and 346; exp, log, exp2, log2 4: 177 and 354;
-    // asin and acos 2: 179 and 358; slerp 1: 180 and 360; tan 1: 181 and 362.
+    // asin and acos 2: 179 and 358; slerp 1: 180 and 360; tan 1: 181 and 362;
+    // pow 1: 182 and 364.
     let all = entries();
-    assert_eq!(all.len(), 362);
-    assert_eq!(all.iter().filter(|e| e.2 == "f32").count(), 181);
-    assert_eq!(all.iter().filter(|e| e.2 == "f64").count(), 181);
+    assert_eq!(all.len(), 364);
+    assert_eq!(all.iter().filter(|e| e.2 == "f32").count(), 182);
+    assert_eq!(all.iter().filter(|e| e.2 == "f64").count(), 182);
     let mut sorted = all.to_vec();
     sorted.sort_unstable();
     sorted.dedup();
-    assert_eq!(sorted.len(), 362, "duplicate entries");
+    assert_eq!(sorted.len(), 364, "duplicate entries");
     for &(family, shape, elem) in all {
         assert!(lookup(family, shape, elem).is_some());
     }
@@ -593,7 +594,7 @@ fn every_entry_runs_and_sizes_its_output() {
             "sign" | "neg" | "abs" | "normalize" | "conjugate" | "transpose" | "sin" | "cos" | "tan" | "atan" | "exp" | "log" | "exp2"
             | "log2" | "asin" | "acos" => (ones(n), n),
             "sincos" => (ones(1), 2),
-            "atan2" => (ones(2), 1),
+            "atan2" | "pow" => (ones(2), 1),
             "slerp" => (ones(9), 4),
             "from_axis_angle" => (ones(4), 4),
             "from_euler_xyz" => (ones(3), 9),
