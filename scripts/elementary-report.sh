@@ -53,14 +53,17 @@ if und:
         import mpmath as mp
     mp.mp.prec = 300
     fns = {"sin": mp.sin, "cos": mp.cos, "atan": mp.atan, "exp": mp.exp, "log": mp.log,
-           "exp2": lambda v: mp.power(2, v), "log2": lambda v: mp.log(v, 2), "asin": mp.asin, "acos": mp.acos, "tan": mp.tan}
+           "exp2": lambda v: mp.power(2, v), "log2": lambda v: mp.log(v, 2), "asin": mp.asin, "acos": mp.acos, "tan": mp.tan,
+           "pow": mp.power}
     def f32_bits(v):
         return struct.unpack("<I", struct.pack("<f", v))[0]
     def order(b):
         return b if b < 0x80000000 else 0x80000000 - b
     for name, ty, xs, ys in und:
-        x, y = float.fromhex(xs), float.fromhex(ys)
-        exact = fns[name](mp.mpf(x))
+        # One input, or pow's two ("x,y").
+        args = [mp.mpf(float.fromhex(a)) for a in xs.split(",")]
+        y = float.fromhex(ys)
+        exact = fns[name](*args)
         m, e = mp.frexp(exact)
         e = max(int(e), -125)  # binary32's subnormals share the least normal exponent's grid
         c = float(mp.ldexp(mp.nint(mp.ldexp(exact, 24 - e)), e - 24))
@@ -99,7 +102,7 @@ L = []
 L.append("# Elementary functions: accuracy and speed\n")
 L.append("Written by `bash scripts/elementary-report.sh` (the program is `tests/c/elementary_report.c`); do not edit by hand.\n")
 L.append(f"The functions are the C core's `aether_f32_sin`, `aether_f32_cos`, `aether_f32_tan`, `aether_f32_atan`, `aether_f32_atan2`, `aether_f32_exp`, "
-         "`aether_f32_log`, `aether_f32_exp2`, `aether_f32_log2`, `aether_f32_asin`, `aether_f32_acos` and their f64 forms (and `sincos`, "
+         "`aether_f32_log`, `aether_f32_exp2`, `aether_f32_log2`, `aether_f32_pow`, `aether_f32_asin`, `aether_f32_acos` and their f64 forms (and `sincos`, "
          "the same bits as sin and cos), as `spec/aether.toml` states them from + - * / alone: sin and cos by a four-part Cody-Waite "
          "reduction by pi/2 with exact two-sums, Horner polynomials in r^2 and the quadrant by exact floating-point steps; tan on "
          "the same reduction by its own Horner polynomial in v^2 (v = r, or pi/4 - |r| past 43/64, then (1 - tan v) / (1 + tan v)), "
@@ -109,12 +112,14 @@ L.append(f"The functions are the C core's `aether_f32_sin`, `aether_f32_cos`, `a
          "rounding kept by a two-sum), a Horner polynomial in r and a scaling by 2^k built exactly from powers of two (one rounding); "
          "log by taking the exponent out exactly with powers of two, 2 atanh(f / (2 + f)) by a Horner polynomial, and k ln 2 in two "
          "parts; exp2 as exp with k = round(x) and 2^r by a split product with ln 2 in two parts; log2 as log with the division by "
-         "ln 2 carried in parts (exact at powers of two); asin and acos by one Horner polynomial in z = x^2 below 1/2 and, past it, in "
+         "ln 2 carried in parts (exact at powers of two); pow as exp(y log |x|) with log |x| in two parts (log's exponent, then the "
+         "nearest of nine centres c and 2 atanh((m - c) / (m + c)) with the ratio in two parts), y log |x| by Dekker's exact product "
+         "and exp's steps taking both parts, with C99's special values; asin and acos by one Horner polynomial in z = x^2 below 1/2 and, past it, in "
          "z = (1 - |x|) / 2 with asin |x| = pi/2 - 2 asin(sqrt z), the rounding of sqrt z carried by a Veltkamp split and one "
          "division. The C core gives the "
          "reference's bits on the corpus and random inputs (`scripts/c-random.sh`); `scripts/sweep.sh` takes them in with every one-input "
          "f32 function (its committed report is older than them). The CUDA, OpenCL (PoCL) and WGSL runners run them like every function; "
-         "WGSL lists sin, cos, tan, atan2, log, log2, asin and acos `unbounded` (measured, no band promised) and bounds atan, exp and "
+         "WGSL lists sin, cos, tan, atan2, log, log2, pow, asin and acos `unbounded` (measured, no band promised) and bounds atan, exp and "
          "exp2 `forward`; relaxed OpenCL lists the same `unbounded` and keeps exp's and exp2's bits (they divide nothing).\n")
 L.append("## Accuracy\n")
 L.append("| function | type | inputs | count | max error (ulp) | at | max distance to the correctly rounded result (ulp) | correctly rounded | decided by long double | undecided | outside the domain, not NaN |")
@@ -127,11 +132,14 @@ L.append("- **Domain**: sin, cos and tan: |x| <= 8192 (f32), |x| <= 2^20 (f64), 
          "underflows through the subnormals to +0 as one rounding; exp2 alike), NaN gives NaN. log and log2: x >= -0 (-inf at +-0, "
          "+inf at +inf); "
          "x < 0 and NaN give NaN. asin and acos: [-1, 1] (asin(+-1) = +-pi/2 rounded, acos(1) = +0, acos(-1) = pi rounded); "
-         "|x| > 1 and NaN give NaN. The last column counts "
+         "|x| > 1 and NaN give NaN. pow: every pair, with C99's special values (pow(x, +-0) = pow(1, y) = 1, NaN included; "
+         "+-0 and +-inf by the sign of y, signed for an odd y; y = +-inf by |x| against 1); a negative finite x to a non-integer y "
+         "gives NaN; past the range +-inf and through the subnormals +-0 as one rounding. The last column counts "
          "the inputs outside the domain whose result is not NaN (for f64: 2e6, 1e300, +-inf and NaN for sin, cos and tan; NaN for atan and "
-         "exp and exp2; -1e-300, -1, -inf and NaN for log and log2; +-(1 + 2^-52), -2, 1e300, +-inf and NaN for asin and acos).")
+         "exp and exp2; -1e-300, -1, -inf and NaN for log and log2; +-(1 + 2^-52), -2, 1e300, +-inf and NaN for asin and acos; for pow, both "
+         "types: a negative x to a non-integer y three ways, and NaN with 1, 2, NaN, -1 and 0 in the pairs C99 makes NaN).")
 L.append("- **max error** is |computed - exact| in ulps of the result (exact: glibc's binary64 result for f32, the x87 long double "
-         "sinl/cosl/atanl for f64). Under 1 is faithful.")
+         "sinl/cosl/atanl for f64, powl for pow). Under 1 is faithful.")
 L.append("- **The correctly rounded f32 result**: glibc's binary64 result rounded once, unless it lies within 2^-50 (relative) of a binary32 "
          "rounding boundary, where the long double function decides (counted); a case still within 2^-60 of the boundary there is "
          "decided by mpmath at 300 bits (" + (", ".join(f"{k}: {v[0]}" for k, v in sorted(resolved.items())) or "none this run") + ") and "
@@ -140,13 +148,15 @@ L.append(f"- **f64 inputs**: {per} random inputs per binade (either sign), from 
          "multiples of pi/2 (the nearest double to k pi/2 and up to 3 ulps either side, the hard cases of the reduction), and from 2^-40 "
          "to 2^40 for atan (every interval of its reduction), from 2^-60 to 2^10 for exp (either sign: past overflow and into the "
          "subnormals; exp2 to 2^11), and positive inputs in every binade from 2^-1074 to 2^1023 for log and log2 (a twentieth as "
-         "many per binade), and from 2^-40 to 1 for asin and acos (either sign). The "
+         "many per binade), and from 2^-40 to 1 for asin and acos (either sign); pow's pairs are in its row, four kinds by turns (the "
+         "f32 row has 100 times, the f64 row 40 times, the per-binade count). The "
          "correctly rounded share for f64 compares with long double rounded once.")
 L.append("")
 L.append("## Speed against glibc\n")
 L.append("ns per call on 4096 inputs in [-100, 100], in cache, each function beside glibc's in interleaved rounds, the best of 200 rounds "
          "each (a benchmark: the machine is shared, the ratio is the figure). `sincos` is the sum of both results, against glibc's "
-         "`sincosf`/`sincos`; exp takes 0.8 x (in [-80, 80]), exp2 1.2 x, log and log2 |x|, asin and acos x / 100, both sides alike.\n")
+         "`sincosf`/`sincos`; exp takes 0.8 x (in [-80, 80]), exp2 1.2 x, log and log2 |x|, asin and acos x / 100, pow |x| / 10 to "
+         "y / 10, both sides alike.\n")
 L.append("| function | aether (ns) | glibc (ns) | ratio |")
 L.append("|---|---:|---:|---:|")
 for name, a, g, r in tim:

@@ -6,14 +6,16 @@
 //!
 //! With HEX words (a coefficient's bits, `3636DEE9`), only those are searched.
 //! AETHER_COEFFICIENT_RANGES="lo:hi,lo:hi,..." draws the inputs (but the
-//! random test's quarter) uniformly from those intervals instead, to aim at
-//! where a polynomial's argument is largest (exp: x = k ln 2 + r, |r| near
-//! 0.35).
+//! random test's quarter) uniformly from those intervals instead, each input
+//! from one picked at random, to aim at where a polynomial's argument is
+//! largest (exp: x = k ln 2 + r, |r| near 0.35; pow: x near a centre's edge and
+//! |y log x| large, e.g. "1e100:1e300,-1:1").
 //!
-//! For each such coefficient and each one-input function that uses it, TRIES
-//! inputs (default 2^22) drawn from the random test's generator and from
-//! uniform ranges around the polynomials' intervals (|x| below 0.5, 1, 1.6, 4,
-//! 100 and 8192); both the contract's tree and the mutant's are evaluated by
+//! For each such coefficient and each one-input function that uses it (then
+//! each two-input one: atan2, pow), TRIES inputs (default 2^22) drawn from the
+//! random test's generator and from uniform ranges around the polynomials'
+//! intervals (|x| below 0.5, 1, 1.6, 4, 100 and 8192; each input drawn alone);
+//! both the contract's tree and the mutant's are evaluated by
 //! the generator's interpreter, as the generated C evaluates them.
 
 use std::process::ExitCode;
@@ -55,36 +57,39 @@ fn main() -> ExitCode {
         .collect();
     // One search per coefficient, on every core.
     let search = |k: (u32, u64), users: &[usize]| -> Option<String> {
-        for &i in users.iter().filter(|&&i| lowered[i].input_words() == 1) {
+        // One-input functions first, then two-input ones (atan2, pow).
+        let mut order: Vec<usize> = users.iter().copied().filter(|&i| lowered[i].input_words() <= 2).collect();
+        order.sort_by_key(|&i| lowered[i].input_words());
+        for i in order {
             let f = &lowered[i];
             let b = bits_of(&model, f);
             let g = coefficients::flipped(f, k);
             let name = model.c_name(f);
             let mut r = SplitMix64::for_name(&format!("coefficients {} {name}", k.1), 0);
             let scales = [0.5, 0.8, 1.0, 1.6, 4.0, 100.0, 8192.0];
+            let word = |x: f64| if b == 32 { u64::from((x as f32).to_bits()) } else { x.to_bits() };
             for t in 0..tries {
-                let w = if t % 4 == 0 {
-                    kernel::random_callable_input(&model, &lowered, Callable::Function(f), &mut r)[0]
+                let w: Vec<u64> = if t % 4 == 0 {
+                    kernel::random_callable_input(&model, &lowered, Callable::Function(f), &mut r)
                 } else if !ranges.is_empty() {
-                    let (lo, hi) = ranges[r.below(ranges.len() as u64) as usize];
-                    let x = lo + (hi - lo) * ((r.next_u64() >> 11) as f64 / (1u64 << 53) as f64);
-                    if b == 32 {
-                        u64::from((x as f32).to_bits())
-                    } else {
-                        x.to_bits()
-                    }
+                    (0..f.input_words())
+                        .map(|_| {
+                            let (lo, hi) = ranges[r.below(ranges.len() as u64) as usize];
+                            word(lo + (hi - lo) * ((r.next_u64() >> 11) as f64 / (1u64 << 53) as f64))
+                        })
+                        .collect()
                 } else {
-                    let s = scales[r.below(scales.len() as u64) as usize];
-                    let u = (r.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-                    let x = s * (2.0 * u - 1.0);
-                    if b == 32 {
-                        u64::from((x as f32).to_bits())
-                    } else {
-                        x.to_bits()
-                    }
+                    (0..f.input_words())
+                        .map(|_| {
+                            let s = scales[r.below(scales.len() as u64) as usize];
+                            let u = (r.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+                            word(s * (2.0 * u - 1.0))
+                        })
+                        .collect()
                 };
-                if !same(&interp::evaluate(f, b, &[w]), &interp::evaluate(&g, b, &[w]), b) {
-                    let v = if b == 32 { format!("{:?}", f32::from_bits(w as u32)) } else { format!("{:?}", f64::from_bits(w)) };
+                if !same(&interp::evaluate(f, b, &w), &interp::evaluate(&g, b, &w), b) {
+                    let show = |&w: &u64| if b == 32 { format!("{:?}", f32::from_bits(w as u32)) } else { format!("{:?}", f64::from_bits(w)) };
+                    let v = w.iter().map(show).collect::<Vec<_>>().join(", ");
                     return Some(format!(
                         "{}: \"the last bit of coefficient 0x{:0n$X} (f{b}) moves {name} here: {v}\",  # after {} tries",
                         f.family,
@@ -106,7 +111,7 @@ fn main() -> ExitCode {
                 let j = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some((k, users)) = unseen.get(j) else { break };
                 let line = search(*k, users)
-                    .unwrap_or_else(|| format!("none: {} moves no one-input function in {tries} tries", coefficients::describe(*k)));
+                    .unwrap_or_else(|| format!("none: {} moves no one- or two-input function in {tries} tries", coefficients::describe(*k)));
                 results.lock().unwrap()[j] = Some(line);
             });
         }

@@ -9,7 +9,9 @@
 //! ```
 //!
 //! The inputs are the random test's (`kernel::random_callable_input`), from a
-//! seed of the probe's own. Exits 0 with the inputs when the results differ,
+//! seed of the probe's own; or, with AETHER_PROBE_RANGES="lo:hi,lo:hi,..."
+//! (one interval per input word), each word uniform in its own interval, to
+//! aim where a rounding is fragile (pow: `1.1:1.139,-5000:5000`). Exits 0 with the inputs when the results differ,
 //! 1 when TRIES inputs (default 10^7) give the same bits, 2 on a usage error.
 //! The mutants test (`tests/tests/mutants.rs`) names the survivors.
 
@@ -63,8 +65,30 @@ fn main() -> ExitCode {
     let mutant = thunk(&lib, fname);
     let w = width(f.elem());
     let mut r = SplitMix64::for_name(&format!("probe {mname} {fname}"), 0);
+    let ranges: Vec<(f64, f64)> = std::env::var("AETHER_PROBE_RANGES")
+        .unwrap_or_default()
+        .split(',')
+        .filter_map(|r| {
+            let (lo, hi) = r.split_once(':')?;
+            Some((lo.trim().parse().ok()?, hi.trim().parse().ok()?))
+        })
+        .collect();
     for i in 0..tries {
-        let inputs = kernel::random_callable_input(&model, &lowered, f, &mut r);
+        let inputs = if ranges.is_empty() {
+            kernel::random_callable_input(&model, &lowered, f, &mut r)
+        } else {
+            ranges
+                .iter()
+                .map(|&(lo, hi)| {
+                    let x = lo + (hi - lo) * ((r.next_u64() >> 11) as f64 / (1u64 << 53) as f64);
+                    if f.elem() == "f32" {
+                        u64::from((x as f32).to_bits())
+                    } else {
+                        x.to_bits()
+                    }
+                })
+                .collect()
+        };
         let (want, got) = (linked.run(&inputs), (linked.call)(mutant, &inputs));
         if !policy::matches(&want, &got, w, f.is_float(), f.either_zero()) {
             let values: Vec<_> = inputs.iter().map(|&x| value(x, f.elem())).collect();
