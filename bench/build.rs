@@ -1,6 +1,7 @@
-//! Builds the C contenders (c/contenders.c) with gcc and with clang, each four ways: the
-//! shipped core as its own object, the header-only core, cglm, and the batched forms
-//! (aether_batch.c as its own object). Each build is linked
+//! Builds the C contenders (c/contenders.c) with gcc and with clang, each five ways: the
+//! shipped core as its own object, the header-only core, cglm, the batched forms
+//! (aether_batch.c as its own object) and glibc's libm; and with gcc a sixth, libm's loops
+//! under -O3 -ffast-math -fopenmp-simd (vectorised into libmvec's calls: the platform's fast path). Each build is linked
 //! partially (`ld -r`) with what it calls and keeps only its `bench_<cc>_<kind>_*` loops
 //! global (`objcopy -G`), so the two compilers' copies of the core live side by side in one
 //! binary. BENCH_CFLAGS overrides the flags (default `-O2 -march=x86-64-v3`).
@@ -36,13 +37,21 @@ fn main() {
             c.args(defs).arg("-I").arg(&core).arg(src).arg("-o").arg(obj);
             run(&mut c);
         };
-        for kind in ["obj", "inline", "cglm", "batch"] {
+        // The platform's fast path (libmvec through gcc's vectoriser) is gcc's alone.
+        let kinds: &[&str] =
+            if cc == "gcc" { &["obj", "inline", "cglm", "batch", "libm", "fast"] } else { &["obj", "inline", "cglm", "batch", "libm"] };
+        for &kind in kinds {
             let mut defs = vec![format!("-DBENCH_CC={cc}"), format!("-DBENCH_KIND={kind}")];
             defs.push(match kind {
                 "cglm" => "-DBENCH_KIND_CGLM".into(),
                 "batch" => "-DBENCH_KIND_BATCH".into(),
+                "libm" => "-DBENCH_KIND_LIBM".into(),
+                "fast" => "-DBENCH_KIND_FAST".into(),
                 _ => "-DBENCH_KIND_AETHER".into(),
             });
+            if kind == "fast" {
+                defs.extend(["-O3", "-ffast-math", "-fopenmp-simd"].map(String::from));
+            }
             if kind == "inline" {
                 defs.push("-DAETHER_HEADER_ONLY".into());
             }
@@ -71,6 +80,7 @@ fn main() {
     run(Command::new("ar").arg("crs").arg(&lib).args(&objects));
     println!("cargo:rustc-link-search=native={}", out.display());
     println!("cargo:rustc-link-lib=static=aether_bench_c");
+    println!("cargo:rustc-link-lib=mvec");
     println!("cargo:rustc-link-lib=m");
     println!("cargo:rustc-env=BENCH_CFLAGS={cflags}");
 }

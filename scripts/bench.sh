@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The C core against cglm and glam (bench/, its own Cargo workspace): gcc and clang, the core as
 # its own object and header-only (AETHER_HEADER_ONLY), cglm 0.8.8 (Debian) and glam 0.34
-# (crates.io), every contender interleaved in one process. Every aether contender's output is
+# (crates.io), every contender interleaved in one process; the elementary functions against
+# glibc's libm, its libmvec (gcc's vectoriser under -ffast-math) and Rust's std. Every aether contender's output is
 # first compared with the hand-written reference item by item (a differing bit stops the run).
 #
 #   scripts/bench.sh --check            CI: formatting, clippy, the bits at n = 1024 and n = 4099
@@ -90,7 +91,9 @@ awk '
     function cell(k) { return (k in c) ? sprintf("%.1f", c[k] / 2048) : "-" }
     {
         name = $1; n = $2
+        if (name ~ /_elementary_table$/) next
         if (name ~ /^glam_/) { who = "glam"; op = substr(name, 6) }
+        else if (name ~ /^std_/) { who = "std"; op = substr(name, 5) }
         else {
             split(name, p, "_"); cc = p[1]; kind = p[2]; op = substr(name, length(cc) + length(kind) + 3)
             if (op ~ /_plain$/) { kind = "plain"; sub(/_plain$/, "", op) }
@@ -105,10 +108,20 @@ awk '
         print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
         for (i = 1; i <= nop; i++) {
             o = order[i]
+            if (o ~ /^f(32|64)_[a-z0-9]+$/ && o !~ /_array$/) { elem[++ne] = o; continue }
             printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", o, cell(o "|gcc_obj"), cell(o "|gcc_inline"),
                 cell(o "|clang_obj"), cell(o "|clang_inline"), cell(o "|gcc_batch_aos"), cell(o "|gcc_batch_soa"),
                 cell(o "|clang_batch_aos"), cell(o "|clang_batch_soa"), cell(o "|gcc_cglm"), cell(o "|clang_cglm"), cell(o "|glam"),
                 cell(o "|gcc_plain"), cell(o "|clang_plain"), cell(o "|gcc_kahan"), cell(o "|clang_kahan")
+        }
+        # The elementary functions: the loops count the instructions of the libm calls they make.
+        print ""
+        print "| function | gcc object | gcc header-only | clang object | clang header-only | glibc gcc | glibc clang | libmvec gcc | Rust std |"
+        print "|---|---|---|---|---|---|---|---|---|"
+        for (i = 1; i <= ne; i++) {
+            o = elem[i]
+            printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", o, cell(o "|gcc_obj"), cell(o "|gcc_inline"), cell(o "|clang_obj"),
+                cell(o "|clang_inline"), cell(o "|gcc_libm"), cell(o "|clang_libm"), cell(o "|gcc_fast"), cell(o "|std")
         }
     }' "$tmp/counts" >"$tmp/counts.md"
 
@@ -135,7 +148,11 @@ cflags=${BENCH_CFLAGS:--O2 -march=x86-64-v3}
     echo "  \"batch aos\" / \"batch soa\": \`aether_batch.c\` compiled on its own, one call of \`aether_<fn>_aos\` (the"
     echo "  core's structs) or \`aether_<fn>_soa\` (component planes, component c of item i at [c * n + i]) for all n items"
     echo "- ratios: header-only ÷ the faster of cglm (same compiler) and glam; object ÷ cglm (same compiler;"
-    echo "  glam for the f64 operations, which cglm has not); the array sums ÷ a plain loop, and a Kahan loop ÷ them"
+    echo "  glam for the f64 operations, which cglm has not); the array sums ÷ a plain loop, and a Kahan loop ÷ them;"
+    echo "  the elementary functions ÷ glibc's libm (same compiler) and ÷ libmvec (glibc's SIMD forms, which gcc"
+    echo "  calls when it vectorises the same loop under \`-O3 -ffast-math -fopenmp-simd\`: the platform's fast path)."
+    echo "  Their inputs: sin, cos, tan, atan and atan2 over [-100, 100], exp 80 x and exp2 120 x (x in [-1, 1]),"
+    echo "  log and log2 over [0, 100], asin and acos over [-1, 1], pow of [0, 10] to [-10, 10]; timed in cache only"
     echo
     echo "## n = 1024 (in cache)"
     echo

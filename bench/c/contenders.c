@@ -5,6 +5,11 @@
      cglm    cglm 0.8.8's inline functions (Debian's libcglm-dev), and the plain and Kahan loops
      batch   the batched forms (aether_batch.c compiled on its own): one call for all n items,
              <op>_aos over the core's structs, <op>_soa over component planes ([c * n + i])
+     libm    the platform's elementary functions (glibc's libm: sinf, sin, ...), one call per item
+     fast    the platform's fast path (gcc only): the same loops under -O3 -ffast-math -fopenmp-simd,
+             which glibc's <math.h> lets gcc vectorise into calls of libmvec's SIMD forms
+   The elementary functions' loops are also listed, by name, in a table per kind
+   (bench_<cc>_<kind>_elementary_table), so main.rs finds them without naming each one.
    Every loop is `void bench_<cc>_<kind>_<op>(const void *a, const void *b, void *out, size_t n)`;
    n counts items (elements for the array sums). The layouts are the callers': aether's
    row-major matrices and (w, x, y, z) quaternions, cglm's column-major matrices and (x, y, z, w)
@@ -17,6 +22,25 @@
 #define BENCH_NAME(cc, kind, op) BENCH_CAT3(cc, kind, op)
 #define BENCH(op) void BENCH_NAME(BENCH_CC, BENCH_KIND, op)(const void *a_, const void *b_, void *out_, size_t n)
 #define UNUSED_B (void)b_
+
+/* The elementary functions of the benchmark: one input, and two (atan2(y, x), pow(x, y)). */
+#define BENCH_ELEMENTARY1(X) X(sin) X(cos) X(tan) X(atan) X(exp) X(exp2) X(log) X(log2) X(asin) X(acos)
+#define BENCH_ELEMENTARY2(X) X(atan2) X(pow)
+
+typedef void (*bench_loop)(const void *, const void *, void *, size_t);
+struct bench_entry {
+    const char *name;
+    bench_loop loop;
+};
+#define BENCH_ENTRY(op) {"f32_" #op, BENCH_NAME(BENCH_CC, BENCH_KIND, f32_##op)}, {"f64_" #op, BENCH_NAME(BENCH_CC, BENCH_KIND, f64_##op)},
+#define BENCH_ELEMENTARY_TABLE                                                                \
+    const struct bench_entry *BENCH_NAME(BENCH_CC, BENCH_KIND, elementary_table)(size_t *count); \
+    const struct bench_entry *BENCH_NAME(BENCH_CC, BENCH_KIND, elementary_table)(size_t *count) \
+    {                                                                                         \
+        static const struct bench_entry t[] = {BENCH_ELEMENTARY1(BENCH_ENTRY) BENCH_ELEMENTARY2(BENCH_ENTRY)}; \
+        *count = sizeof t / sizeof t[0];                                                      \
+        return t;                                                                             \
+    }
 
 #if defined(BENCH_KIND_AETHER)
 
@@ -94,6 +118,52 @@ BENCH(f64_sum_array)
     UNUSED_B;
     *(double *)out_ = aether_f64_sum_array((const double *)a_, n);
 }
+
+#define AETHER_ELEMENTARY1(op)                                                                \
+    MAP1(f32_##op, float, float, aether_f32_##op)                                             \
+    MAP1(f64_##op, double, double, aether_f64_##op)
+#define AETHER_ELEMENTARY2(op)                                                                \
+    MAP2(f32_##op, float, float, float, aether_f32_##op)                                      \
+    MAP2(f64_##op, double, double, double, aether_f64_##op)
+BENCH_ELEMENTARY1(AETHER_ELEMENTARY1)
+BENCH_ELEMENTARY2(AETHER_ELEMENTARY2)
+BENCH_ELEMENTARY_TABLE
+
+#elif defined(BENCH_KIND_LIBM) || defined(BENCH_KIND_FAST)
+
+#include <math.h>
+
+#if defined(BENCH_KIND_FAST)
+#define BENCH_SIMD _Pragma("omp simd")
+#else
+#define BENCH_SIMD
+#endif
+
+#define LIBM1(op, t, fn)                                                                      \
+    BENCH(op)                                                                                 \
+    {                                                                                         \
+        const t *a = (const t *)a_;                                                           \
+        t *out = (t *)out_;                                                                   \
+        size_t i;                                                                             \
+        UNUSED_B;                                                                             \
+        BENCH_SIMD                                                                            \
+        for (i = 0; i < n; ++i) out[i] = fn(a[i]);                                            \
+    }
+#define LIBM2(op, t, fn)                                                                      \
+    BENCH(op)                                                                                 \
+    {                                                                                         \
+        const t *a = (const t *)a_;                                                           \
+        const t *b = (const t *)b_;                                                           \
+        t *out = (t *)out_;                                                                   \
+        size_t i;                                                                             \
+        BENCH_SIMD                                                                            \
+        for (i = 0; i < n; ++i) out[i] = fn(a[i], b[i]);                                      \
+    }
+#define LIBM_ELEMENTARY1(op) LIBM1(f32_##op, float, op##f) LIBM1(f64_##op, double, op)
+#define LIBM_ELEMENTARY2(op) LIBM2(f32_##op, float, op##f) LIBM2(f64_##op, double, op)
+BENCH_ELEMENTARY1(LIBM_ELEMENTARY1)
+BENCH_ELEMENTARY2(LIBM_ELEMENTARY2)
+BENCH_ELEMENTARY_TABLE
 
 #elif defined(BENCH_KIND_CGLM)
 
@@ -224,5 +294,5 @@ BATCH2(mat4d_mul)
 BATCH2(quatd_mul)
 
 #else
-#error "bench/c/contenders.c: define BENCH_KIND_AETHER, BENCH_KIND_CGLM or BENCH_KIND_BATCH (bench/build.rs does)"
+#error "bench/c/contenders.c: define BENCH_KIND_AETHER, BENCH_KIND_CGLM, BENCH_KIND_BATCH, BENCH_KIND_LIBM or BENCH_KIND_FAST (bench/build.rs does)"
 #endif

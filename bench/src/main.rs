@@ -18,11 +18,22 @@
 //! ```
 //! `--check` only compares (CI); `--callgrind` runs each contender once, for
 //! `valgrind --tool=callgrind`, whose per-function counts scripts/bench.sh
-//! turns into instructions per item.
+//! turns into instructions per item. `--list` names the operations but the
+//! elementary functions (scripts/bench.sh's runs in memory; the elementary
+//! functions are timed in cache only).
+//!
+//! The elementary functions (`f32_sin` ... `f64_pow`) run against the
+//! platform's: glibc's libm (gcc and clang), glibc's libmvec through gcc's
+//! vectoriser under `-O3 -ffast-math` (its fast path), and Rust's std (what
+//! glam calls). Their C loops are found by name in each kind's table
+//! (`bench_<cc>_<kind>_elementary_table`).
 
 use std::ffi::c_void;
 use std::time::Instant;
 
+use std::ffi::{c_char, CStr};
+
+use aether_reference::elementary::{self, Trig};
 use aether_reference::{compensated, linalg, Mat, Quat, Vec3, Vec4};
 
 type Loop = unsafe extern "C" fn(*const c_void, *const c_void, *mut c_void, usize);
@@ -218,6 +229,139 @@ glam_map2!(bench_glam_vec3d_dot, glam::DVec3, glam::DVec3, f64, |x, y| x.dot(*y)
 glam_map2!(bench_glam_mat4d_mul, glam::DMat4, glam::DMat4, glam::DMat4, |x, y| *x * *y);
 glam_map2!(bench_glam_quatd_mul, glam::DQuat, glam::DQuat, glam::DQuat, |x, y| *x * *y);
 
+// ---- the elementary functions ----
+
+/// One entry of a C kind's table of elementary loops.
+#[repr(C)]
+struct Entry {
+    name: *const c_char,
+    f: Loop,
+}
+
+type Table = unsafe extern "C" fn(*mut usize) -> *const Entry;
+
+extern "C" {
+    fn bench_gcc_obj_elementary_table(n: *mut usize) -> *const Entry;
+    fn bench_gcc_inline_elementary_table(n: *mut usize) -> *const Entry;
+    fn bench_clang_obj_elementary_table(n: *mut usize) -> *const Entry;
+    fn bench_clang_inline_elementary_table(n: *mut usize) -> *const Entry;
+    fn bench_gcc_libm_elementary_table(n: *mut usize) -> *const Entry;
+    fn bench_clang_libm_elementary_table(n: *mut usize) -> *const Entry;
+    fn bench_gcc_fast_elementary_table(n: *mut usize) -> *const Entry;
+}
+
+/// The elementary functions' contenders: who, and each kind's table.
+const ELEMENTARY_KINDS: [(&str, Table); 7] = [
+    ("gcc object", bench_gcc_obj_elementary_table),
+    ("gcc header-only", bench_gcc_inline_elementary_table),
+    ("clang object", bench_clang_obj_elementary_table),
+    ("clang header-only", bench_clang_inline_elementary_table),
+    ("glibc gcc", bench_gcc_libm_elementary_table),
+    ("glibc clang", bench_clang_libm_elementary_table),
+    ("libmvec gcc", bench_gcc_fast_elementary_table),
+];
+
+/// The loop named `op` in one kind's table.
+fn elementary_loop(table: Table, op: &str) -> Loop {
+    let mut n = 0usize;
+    let entries = unsafe { std::slice::from_raw_parts(table(&mut n), n) };
+    entries
+        .iter()
+        .find(|e| unsafe { CStr::from_ptr(e.name) }.to_str() == Ok(op))
+        .unwrap_or_else(|| panic!("no loop {op} in a C table of elementary loops"))
+        .f
+}
+
+/// A Rust std loop (what glam calls) with the C loops' signature: one input
+/// (`b` unread), or two.
+macro_rules! std_map {
+    ($name:ident, $t:ty, |$x:ident| $e:expr) => {
+        /// # Safety
+        /// `a` and `out` point to `n` values of the loop's type.
+        #[no_mangle]
+        #[inline(never)]
+        pub unsafe extern "C" fn $name(a: *const c_void, _b: *const c_void, out: *mut c_void, n: usize) {
+            let a = unsafe { std::slice::from_raw_parts(a as *const $t, n) };
+            let out = unsafe { std::slice::from_raw_parts_mut(out as *mut $t, n) };
+            for (o, &$x) in out.iter_mut().zip(a) {
+                *o = $e;
+            }
+        }
+    };
+    ($name:ident, $t:ty, |$x:ident, $y:ident| $e:expr) => {
+        /// # Safety
+        /// `a`, `b` and `out` point to `n` values of the loop's type.
+        #[no_mangle]
+        #[inline(never)]
+        pub unsafe extern "C" fn $name(a: *const c_void, b: *const c_void, out: *mut c_void, n: usize) {
+            let a = unsafe { std::slice::from_raw_parts(a as *const $t, n) };
+            let b = unsafe { std::slice::from_raw_parts(b as *const $t, n) };
+            let out = unsafe { std::slice::from_raw_parts_mut(out as *mut $t, n) };
+            for ((o, &$x), &$y) in out.iter_mut().zip(a).zip(b) {
+                *o = $e;
+            }
+        }
+    };
+}
+std_map!(bench_std_f32_sin, f32, |x| x.sin());
+std_map!(bench_std_f64_sin, f64, |x| x.sin());
+std_map!(bench_std_f32_cos, f32, |x| x.cos());
+std_map!(bench_std_f64_cos, f64, |x| x.cos());
+std_map!(bench_std_f32_tan, f32, |x| x.tan());
+std_map!(bench_std_f64_tan, f64, |x| x.tan());
+std_map!(bench_std_f32_atan, f32, |x| x.atan());
+std_map!(bench_std_f64_atan, f64, |x| x.atan());
+std_map!(bench_std_f32_exp, f32, |x| x.exp());
+std_map!(bench_std_f64_exp, f64, |x| x.exp());
+std_map!(bench_std_f32_exp2, f32, |x| x.exp2());
+std_map!(bench_std_f64_exp2, f64, |x| x.exp2());
+std_map!(bench_std_f32_log, f32, |x| x.ln());
+std_map!(bench_std_f64_log, f64, |x| x.ln());
+std_map!(bench_std_f32_log2, f32, |x| x.log2());
+std_map!(bench_std_f64_log2, f64, |x| x.log2());
+std_map!(bench_std_f32_asin, f32, |x| x.asin());
+std_map!(bench_std_f64_asin, f64, |x| x.asin());
+std_map!(bench_std_f32_acos, f32, |x| x.acos());
+std_map!(bench_std_f64_acos, f64, |x| x.acos());
+std_map!(bench_std_f32_atan2, f32, |x, y| x.atan2(y));
+std_map!(bench_std_f64_atan2, f64, |x, y| x.atan2(y));
+std_map!(bench_std_f32_pow, f32, |x, y| x.powf(y));
+std_map!(bench_std_f64_pow, f64, |x, y| x.powf(y));
+
+/// The elementary functions: name, whether it takes two inputs, the Rust std
+/// loops (f32, f64), and the inputs' map from [-1, 1) (as the accuracy
+/// report's timing takes them: sin, cos and tan over [-100, 100], exp 80 x,
+/// exp2 120 x, log and log2 100 |x|, asin and acos x, atan 100 x, atan2 100 y
+/// and 100 x, pow 10 |x| to 10 y).
+#[allow(clippy::type_complexity)]
+const ELEMENTARY: [(&str, bool, [Loop; 2], [fn(f64) -> f64; 2]); 12] = [
+    ("sin", false, [bench_std_f32_sin, bench_std_f64_sin], [times_100, times_100]),
+    ("cos", false, [bench_std_f32_cos, bench_std_f64_cos], [times_100, times_100]),
+    ("tan", false, [bench_std_f32_tan, bench_std_f64_tan], [times_100, times_100]),
+    ("atan", false, [bench_std_f32_atan, bench_std_f64_atan], [times_100, times_100]),
+    ("atan2", true, [bench_std_f32_atan2, bench_std_f64_atan2], [times_100, times_100]),
+    ("exp", false, [bench_std_f32_exp, bench_std_f64_exp], [|x| 80.0 * x, same]),
+    ("exp2", false, [bench_std_f32_exp2, bench_std_f64_exp2], [|x| 120.0 * x, same]),
+    ("log", false, [bench_std_f32_log, bench_std_f64_log], [|x| 100.0 * x.abs(), same]),
+    ("log2", false, [bench_std_f32_log2, bench_std_f64_log2], [|x| 100.0 * x.abs(), same]),
+    ("pow", true, [bench_std_f32_pow, bench_std_f64_pow], [|x| 10.0 * x.abs(), |x| 10.0 * x]),
+    ("asin", false, [bench_std_f32_asin, bench_std_f64_asin], [same, same]),
+    ("acos", false, [bench_std_f32_acos, bench_std_f64_acos], [same, same]),
+];
+
+fn same(x: f64) -> f64 {
+    x
+}
+
+fn times_100(x: f64) -> f64 {
+    100.0 * x
+}
+
+/// Whether the operation is one of the elementary functions (`f32_sin`).
+fn is_elementary(name: &str) -> bool {
+    ELEMENTARY.iter().any(|e| name.len() == 4 + e.0.len() && name.ends_with(e.0) && (name.starts_with("f32_") || name.starts_with("f64_")))
+}
+
 // ---- buffers, layouts, inputs ----
 
 /// 64-byte aligned storage (cglm's AVX paths load matrices with aligned loads).
@@ -330,6 +474,8 @@ struct Op {
     out: Shape,
     /// Well-conditioned inputs (the inverses): 3 added to the diagonal.
     diagonal: bool,
+    /// Each input's values, from the generator's [-1, 1) (the elementary functions' domains).
+    map: [fn(f64) -> f64; 2],
     contenders: Vec<(&'static str, Layout, Loop)>,
 }
 
@@ -340,7 +486,7 @@ fn ops() -> Vec<Op> {
     let mut v = Vec::new();
     macro_rules! op {
         ($name:literal, $elem:expr, $a:expr, $b:expr, $out:expr, $diag:expr, [$($c:expr),* $(,)?]) => {
-            v.push(Op { name: $name, elem: $elem, a: $a, b: $b, out: $out, diagonal: $diag, contenders: vec![$($c),*] });
+            v.push(Op { name: $name, elem: $elem, a: $a, b: $b, out: $out, diagonal: $diag, map: [same, same], contenders: vec![$($c),*] });
         };
     }
     op!(
@@ -694,12 +840,69 @@ fn ops() -> Vec<Op> {
             ("Kahan loop clang", Aether, bench_clang_cglm_f64_sum_array_kahan)
         ]
     );
+    const NAMES: [[&str; 12]; 2] = [
+        [
+            "f32_sin",
+            "f32_cos",
+            "f32_tan",
+            "f32_atan",
+            "f32_atan2",
+            "f32_exp",
+            "f32_exp2",
+            "f32_log",
+            "f32_log2",
+            "f32_pow",
+            "f32_asin",
+            "f32_acos",
+        ],
+        [
+            "f64_sin",
+            "f64_cos",
+            "f64_tan",
+            "f64_atan",
+            "f64_atan2",
+            "f64_exp",
+            "f64_exp2",
+            "f64_log",
+            "f64_log2",
+            "f64_pow",
+            "f64_asin",
+            "f64_acos",
+        ],
+    ];
+    for (t, elem) in [F32, F64].into_iter().enumerate() {
+        for (k, &(_, two, std, map)) in ELEMENTARY.iter().enumerate() {
+            let name = NAMES[t][k];
+            let mut contenders: Vec<(&'static str, Layout, Loop)> =
+                ELEMENTARY_KINDS.iter().map(|&(who, table)| (who, Aether, elementary_loop(table, name))).collect();
+            contenders.push(("Rust std", Aether, std[t]));
+            v.push(Op { name, elem, a: Scalar, b: two.then_some(Scalar), out: Scalar, diagonal: false, map, contenders });
+        }
+    }
     v
 }
 
 /// The reference's result elements, in aether's order: `out.len()` per item
 /// (one for the sums).
-fn reference<T: aether_reference::Real>(op: &Op, a: &[T], b: &[T], n: usize) -> Vec<T> {
+fn reference<T: Trig>(op: &Op, a: &[T], b: &[T], n: usize) -> Vec<T> {
+    if is_elementary(op.name) {
+        let f: fn(T, T) -> T = match &op.name[4..] {
+            "sin" => |x, _| elementary::sin(x),
+            "cos" => |x, _| elementary::cos(x),
+            "tan" => |x, _| elementary::tan(x),
+            "atan" => |x, _| elementary::atan(x),
+            "atan2" => elementary::atan2,
+            "exp" => |x, _| elementary::exp(x),
+            "exp2" => |x, _| elementary::exp2(x),
+            "log" => |x, _| elementary::log(x),
+            "log2" => |x, _| elementary::log2(x),
+            "pow" => elementary::pow,
+            "asin" => |x, _| elementary::asin(x),
+            "acos" => |x, _| elementary::acos(x),
+            other => unreachable!("no reference for {other}"),
+        };
+        return (0..n).map(|i| f(a[i], b.get(i).copied().unwrap_or(T::ZERO))).collect();
+    }
     let v3 = |s: &[T]| Vec3 { x: s[0], y: s[1], z: s[2] };
     let v4 = |s: &[T]| Vec4 { x: s[0], y: s[1], z: s[2], w: s[3] };
     let q = |s: &[T]| Quat::new(s[0], s[1], s[2], s[3]);
@@ -758,10 +961,10 @@ fn size_of(e: Elem) -> usize {
 }
 
 /// Items (or array elements) of `shape` from the generator, in the three layouts.
-fn fill(shape: Shape, elem: Elem, n: usize, diagonal: bool, rng: &mut Rng) -> [Buf; 3] {
+fn fill(shape: Shape, elem: Elem, n: usize, diagonal: bool, map: fn(f64) -> f64, rng: &mut Rng) -> [Buf; 3] {
     let len = shape.len();
     let count = if matches!(shape, Shape::Array) { n } else { n * len };
-    let mut values: Vec<f64> = (0..count).map(|_| rng.next()).collect();
+    let mut values: Vec<f64> = (0..count).map(|_| map(rng.next())).collect();
     if diagonal {
         let d = if len == 9 { 3 } else { 4 };
         for item in values.chunks_mut(len) {
@@ -818,9 +1021,9 @@ fn words(op: &Op, layout: Layout, out: &Buf, n: usize) -> Vec<u64> {
 
 fn prepare(op: &Op, n: usize, seed: u64) -> Data {
     let mut rng = Rng(seed);
-    let a = fill(op.a, op.elem, n, op.diagonal, &mut rng);
+    let a = fill(op.a, op.elem, n, op.diagonal, op.map[0], &mut rng);
     let b = match op.b {
-        Some(s) => fill(s, op.elem, n, false, &mut rng),
+        Some(s) => fill(s, op.elem, n, false, op.map[1], &mut rng),
         None => [Buf::zeroed(64), Buf::zeroed(64), Buf::zeroed(64)],
     };
     let (la, lb) = (
@@ -874,7 +1077,7 @@ fn args() -> Args {
             "--callgrind" => a.callgrind = true,
             "--markdown" => a.markdown = true,
             "--list" => {
-                for op in ops() {
+                for op in ops().into_iter().filter(|o| !is_elementary(o.name)) {
                     println!("{}", op.name);
                 }
                 std::process::exit(0);
@@ -991,7 +1194,7 @@ fn markdown(ops: &[Op], best: &[Vec<f64>], differ: &[Vec<usize>], args: &Args) {
     println!();
     println!("| operation | gcc object | gcc header-only | clang object | clang header-only | cglm gcc | cglm clang | glam | gcc header-only ÷ best peer | clang header-only ÷ best peer | gcc object ÷ cglm | clang object ÷ cglm | peers' items off the contract (cglm gcc, cglm clang, glam) |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
-    for (i, op) in ops.iter().enumerate().filter(|(_, o)| !matches!(o.a, Shape::Array)) {
+    for (i, op) in ops.iter().enumerate().filter(|(_, o)| !matches!(o.a, Shape::Array) && !is_elementary(o.name)) {
         let (go, gh, co, ch) = (t(i, "gcc object"), t(i, "gcc header-only"), t(i, "clang object"), t(i, "clang header-only"));
         let (cg, cc, gl) = (t(i, "cglm gcc"), t(i, "cglm clang"), t(i, "glam"));
         let off = |who: &str| op.contenders.iter().position(|c| c.0 == who).map_or("-".to_string(), |j| differ[i][j].to_string());
@@ -1060,6 +1263,38 @@ fn markdown(ops: &[Op], best: &[Vec<f64>], differ: &[Vec<usize>], args: &Args) {
             r(ch, pc),
             r(kg, gh),
             r(kc, ch)
+        );
+    }
+    if !ops.iter().any(|o| is_elementary(o.name)) {
+        return;
+    }
+    println!();
+    println!("The elementary functions, ns per call (the platform's: glibc's libm, its libmvec through gcc's vectoriser under -O3 -ffast-math, and Rust's std, which glam calls), and the cost of the contract's bits as a ratio.");
+    println!();
+    println!("| function | gcc object | gcc header-only | clang object | clang header-only | glibc gcc | glibc clang | libmvec gcc (-ffast-math) | Rust std | gcc header-only ÷ glibc gcc | clang header-only ÷ glibc clang | gcc header-only ÷ libmvec | items off the contract (glibc gcc, libmvec, Rust std) |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for (i, op) in ops.iter().enumerate().filter(|(_, o)| is_elementary(o.name)) {
+        let (go, gh, co, ch) = (t(i, "gcc object"), t(i, "gcc header-only"), t(i, "clang object"), t(i, "clang header-only"));
+        let (lg, lc, mv, rs) = (t(i, "glibc gcc"), t(i, "glibc clang"), t(i, "libmvec gcc"), t(i, "Rust std"));
+        let off = |who: &str| op.contenders.iter().position(|c| c.0 == who).map_or("-".to_string(), |j| differ[i][j].to_string());
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {}, {}, {} of {} |",
+            op.name,
+            f(go),
+            f(gh),
+            f(co),
+            f(ch),
+            f(lg),
+            f(lc),
+            f(mv),
+            f(rs),
+            r(gh, lg),
+            r(ch, lc),
+            r(gh, mv),
+            off("glibc gcc"),
+            off("libmvec gcc"),
+            off("Rust std"),
+            args.n
         );
     }
 }
