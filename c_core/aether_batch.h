@@ -10,14 +10,14 @@
    itself. The per-lane linear algebra's batched forms are its _lanes functions. Truth values
    are int (0 or 1). out may be one of the input arrays (in place) but must not overlap one
    otherwise. Compile aether_batch.c: it includes the core header-only, so aether_core.c must be
-   beside aether_core.h but is not compiled or linked for it. Contract aether 0.1.0 0fc781764636a6038ad6fc31f5f29b1f. */
+   beside aether_core.h but is not compiled or linked for it. Contract aether 0.1.0 c26b53b923dd07a1756ff6f63d2cbb6c. */
 #ifndef AETHER_BATCH_H
 #define AETHER_BATCH_H
 
 #include <stddef.h>
 #include "aether_core.h"
 
-#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 0fc781764636a6038ad6fc31f5f29b1f"
+#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 c26b53b923dd07a1756ff6f63d2cbb6c"
 
 #ifdef __cplusplus
 extern "C" {

@@ -207,7 +207,7 @@ static __inline__ double aether_product_vec_f64(double x)
 #include "aether_core.h"
 
 /* The contract this file was generated from (see aether_contract_id()). */
-#define AETHER_CORE_CONTRACT_ID "aether 0.1.0 0fc781764636a6038ad6fc31f5f29b1f"
+#define AETHER_CORE_CONTRACT_ID "aether 0.1.0 c26b53b923dd07a1756ff6f63d2cbb6c"
 
 AETHER_API const char *aether_contract_id(void)
 {

@@ -7,7 +7,7 @@
 
 #define AETHER_CORPUS_CONTRACT_VERSION "0.1.0"
 /* The fingerprint of the contract the corpus was generated from (aether_core.h's AETHER_CONTRACT_ID). */
-#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 0fc781764636a6038ad6fc31f5f29b1f"
+#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 c26b53b923dd07a1756ff6f63d2cbb6c"
 
 #include "fmin_f32.h"
 #include "fmin_f64.h"

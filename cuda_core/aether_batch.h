@@ -9,14 +9,14 @@
    Structure of arrays: for a parameter or result with several components (a vec3f, a mat3d,
    ...), component c of item i is at [c * n + i]; a matrix's components are its row-major
    elements, (r, c) at component r * cols + c. Scalars are at [i]; truth values are int.
-   Link aether_batch.cu (nvcc -c aether_batch.cu) into the program. Contract aether 0.1.0 0fc781764636a6038ad6fc31f5f29b1f. */
+   Link aether_batch.cu (nvcc -c aether_batch.cu) into the program. Contract aether 0.1.0 c26b53b923dd07a1756ff6f63d2cbb6c. */
 #ifndef AETHER_BATCH_H
 #define AETHER_BATCH_H
 
 #include <stddef.h>
 #include <cuda_runtime_api.h>
 
-#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 0fc781764636a6038ad6fc31f5f29b1f"
+#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 c26b53b923dd07a1756ff6f63d2cbb6c"
 
 #ifdef __cplusplus
 extern "C" {

@@ -39,7 +39,7 @@
 #define AETHER_VERSION_PATCH 0
 /* The contract's fingerprint: the same as c_core/aether_core.h and the corpus when they come from
    the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 0fc781764636a6038ad6fc31f5f29b1f"
+#define AETHER_CONTRACT_ID "aether 0.1.0 c26b53b923dd07a1756ff6f63d2cbb6c"
 
 /* Self-test status bits (the C core's, plus DEVICE). */
 #define AETHER_SELFTEST_OK 0

@@ -16,7 +16,7 @@
    Prints a Markdown table: kernel, items, bytes per item, microseconds per launch, GB/s, the
    share of the copy kernel's GB/s, and the check. Exit status: 0; 1 when an item differs from
    the host path (the plain-operator control build must give 1); 2 on a CUDA or usage error.
-   Contract aether 0.1.0 0fc781764636a6038ad6fc31f5f29b1f. */
+   Contract aether 0.1.0 c26b53b923dd07a1756ff6f63d2cbb6c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

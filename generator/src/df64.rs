@@ -144,6 +144,8 @@ pub struct Df64Spec {
     pub renorm: usize,
     pub ops: Vec<Op>,
     pub line: usize,
+    /// The line of the `exclude` key (where a family that cannot run belongs).
+    pub exclude_line: usize,
 }
 
 /// The keys of `[df64].ops`, each with the signature its operation must have.
@@ -328,6 +330,7 @@ pub(crate) fn parse(
         renorm,
         ops,
         line: cx.lines.line(raw.span().start),
+        exclude_line: cx.lines.line(r.exclude.span().start),
     }))
 }
 

@@ -413,6 +413,13 @@ fn malformed_specs_get_exact_messages() {
         ("body = \"out = df(a.hi * -1, a.lo * -1)\"", "body = \"out = add(a, a)\"", 0, "df64_ops.neg.body", "column 7: `add` is not a builtin (df, sqrt, fabs, isfinite) or an earlier operation of [df64_ops]"),
         ("isfinite = \"is_finite\"", "isfinite = \"abs\"", 0, "df64.ops.isfinite", "`isfinite` needs an operation (df) -> bool; `abs` is (df) -> df"),
         ("exclude = [\"two_sum_err\"", "exclude = [\"two_sum_errr\"", 0, "df64.exclude", "`two_sum_errr` is not a family"),
+        (
+            "\"exp2\", \"log2\", \"pow\", \"asin\"",
+            "\"exp2\", \"log2\", \"asin\"",
+            0,
+            "df64.exclude",
+            "family `pow` states the literal 2.2250738585072014e-308, outside the df64 domain (min_magnitude to max_magnitude): exclude it",
+        ),
         ("min_magnitude = \"2^-70\"", "min_magnitude = \"1e-21\"", 0, "df64.min_magnitude", "`1e-21`: a power of two `2^N`, -126 <= N <= 127"),
         ("t = 4097 * a\n", "t = 4097.1 * a\n", 0, "df64_ops.split.body", "column 5: 4097.1 is not a binary32 number"),
         ("returns = \"df\"\nbound = 7.0", "returns = \"bool\"\nbound = 7.0", 1, "df64_ops.mul.bound", "a bound is a positive number of u^2, on an operation that returns a pair"),

@@ -175,25 +175,38 @@ pub fn type_name(model: &Model, shape: &str) -> String {
 }
 
 /// Checks that every function df64 runs can be printed: no builtin without a
-/// df64 form (the barrier, fma, hypot).
+/// df64 form (the barrier, fma, hypot), and no literal a pair cannot hold
+/// (zero, or a magnitude inside `[min_magnitude, max_magnitude]`: outside it
+/// the host's split gives infinite or lost words, as log's powers of two up to
+/// 2^512 would).
 pub fn validate(model: &Model) -> Result<(), crate::error::SpecError> {
     let Some(spec) = df64::of(model) else { return Ok(()) };
     for f in spec.functions(&model.lowered()) {
         let mut bad = None;
+        let mut far = None;
         for e in f.exprs() {
-            e.visit(&mut |x| {
-                if let Expr::Call(b, _) = x {
-                    if df64::builtin_key(*b).is_none() {
-                        bad.get_or_insert(*b);
-                    }
+            e.visit(&mut |x| match x {
+                Expr::Call(b, _) if df64::builtin_key(*b).is_none() => {
+                    bad.get_or_insert(*b);
                 }
+                Expr::Lit(v) if *v != 0.0 && !(spec.min_magnitude..=spec.max_magnitude).contains(&v.abs()) => {
+                    far.get_or_insert(*v);
+                }
+                _ => {}
             });
         }
         if let Some(b) = bad {
             return Err(model.error_at(
-                spec.line,
+                spec.exclude_line,
                 "df64.exclude",
                 format!("family `{}` calls {}(), which has no df64 form: exclude it", f.family, b.name()),
+            ));
+        }
+        if let Some(v) = far {
+            return Err(model.error_at(
+                spec.exclude_line,
+                "df64.exclude",
+                format!("family `{}` states the literal {v:e}, outside the df64 domain (min_magnitude to max_magnitude): exclude it", f.family),
             ));
         }
     }
