@@ -329,7 +329,7 @@ static void pow_32(long count)
     }
     float nan_pairs[][2] = {{-2, 0.5f}, {-1e30f, 1e-30f}, {-0x1p-149f, 2.5f}, {NAN, 1}, {2, NAN}, {NAN, NAN}, {-1, NAN}, {0, NAN}};
     for (unsigned i = 0; i < 8; i++) bad += !isnan(aether_f32_pow(nan_pairs[i][0], nan_pairs[i][1]));
-    printf("acc|pow|f32|%ld random pairs (x over every binade with |y log x| to 110 or y in [-8, 8]; x = 1 +- 2^-24..2^-1 with large y; "
+    printf("acc|pow|f32|%ld random pairs (x over every binade with y log x up to 110 in magnitude or y in [-8, 8]; x = 1 +- 2^-24..2^-1 with large y; "
            "x < 0 with y whole)|%llu|%.4f|%a, %a|%ld|%.6f|%llu|%llu|%llu\n",
            count, (unsigned long long)n, max_err, (double)wx, (double)wy, max_dist, (double)cr / (double)n,
            (unsigned long long)ld, (unsigned long long)und, (unsigned long long)bad);
@@ -361,7 +361,7 @@ static void pow_64(long count)
     }
     double nan_pairs[][2] = {{-2, 0.5}, {-1e300, 1e-300}, {-0x1p-1074, 2.5}, {NAN, 1}, {2, NAN}, {NAN, NAN}, {-1, NAN}, {0, NAN}};
     for (unsigned i = 0; i < 8; i++) bad += !isnan(aether_f64_pow(nan_pairs[i][0], nan_pairs[i][1]));
-    printf("acc|pow|f64|%ld random pairs (x over every binade with |y log x| to 750 or y in [-8, 8]; x = 1 +- 2^-60..2^-1 with large y; "
+    printf("acc|pow|f64|%ld random pairs (x over every binade with y log x up to 750 in magnitude or y in [-8, 8]; x = 1 +- 2^-60..2^-1 with large y; "
            "x < 0 with y whole)|%llu|%.4f|%a, %a|-|%.6f|-|-|%llu\n",
            count, (unsigned long long)n, max_err, wx, wy, (double)cr / (double)n, (unsigned long long)bad);
 }
