@@ -206,7 +206,10 @@ pub fn validate(model: &Model) -> Result<(), crate::error::SpecError> {
             return Err(model.error_at(
                 spec.exclude_line,
                 "df64.exclude",
-                format!("family `{}` states the literal {v:e}, outside the df64 domain (min_magnitude to max_magnitude): exclude it", f.family),
+                format!(
+                    "family `{}` states the literal {v:e}, outside the df64 domain (min_magnitude to max_magnitude): exclude it",
+                    f.family
+                ),
             ));
         }
     }

@@ -88,7 +88,8 @@ fn main() -> ExitCode {
                         .collect()
                 };
                 if !same(&interp::evaluate(f, b, &w), &interp::evaluate(&g, b, &w), b) {
-                    let show = |&w: &u64| if b == 32 { format!("{:?}", f32::from_bits(w as u32)) } else { format!("{:?}", f64::from_bits(w)) };
+                    let show =
+                        |&w: &u64| if b == 32 { format!("{:?}", f32::from_bits(w as u32)) } else { format!("{:?}", f64::from_bits(w)) };
                     let v = w.iter().map(show).collect::<Vec<_>>().join(", ");
                     return Some(format!(
                         "{}: \"the last bit of coefficient 0x{:0n$X} (f{b}) moves {name} here: {v}\",  # after {} tries",
@@ -110,8 +111,9 @@ fn main() -> ExitCode {
             s.spawn(|| loop {
                 let j = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some((k, users)) = unseen.get(j) else { break };
-                let line = search(*k, users)
-                    .unwrap_or_else(|| format!("none: {} moves no one- or two-input function in {tries} tries", coefficients::describe(*k)));
+                let line = search(*k, users).unwrap_or_else(|| {
+                    format!("none: {} moves no one- or two-input function in {tries} tries", coefficients::describe(*k))
+                });
                 results.lock().unwrap()[j] = Some(line);
             });
         }
