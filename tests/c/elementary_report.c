@@ -29,29 +29,38 @@
 static float f32_of(uint32_t b) { float f; memcpy(&f, &b, 4); return f; }
 static uint32_t bits_of(float f) { uint32_t b; memcpy(&b, &f, 4); return b; }
 
-/* The binary32 rounding of the exact value, decided as the file's opening says.
- * *how: 0 from binary64, 1 from long double, 2 undecided. */
-static float cr32(double d, long double (*fl)(long double), float x, int *how)
+/* Whether binary64's d decides the binary32 rounding of the exact value (into *f): an infinite or
+   zero d (exact here, or past binary32's range, where binary32's result is the same infinity or
+   zero), or every double within 2^-50 relative of d rounding the same way. */
+static int decided64(double d, float *f)
 {
-    float f = (float)d;
-    /* An infinite or zero result of the binary64 function is exact here (exp(+-inf), log(+-0), log(+inf)),
-       or past binary32's range, where binary32's result is the same infinity or zero. */
-    if (isinf(d) || d == 0) {
-        *how = 0;
-        return f;
-    }
+    *f = (float)d;
+    if (isinf(d) || d == 0) return 1;
     double up = nextafter(d, INFINITY), down = nextafter(d, -INFINITY);
-    /* Every double within 2^-50 relative of d rounds the same way? */
     double span = fabs(d) * 0x1p-50;
-    if ((float)(d + span) == f && (float)(d - span) == f && (float)up == f && (float)down == f) {
-        *how = 0;
-        return f;
-    }
-    long double l = fl((long double)x);
+    return (float)(d + span) == *f && (float)(d - span) == *f && (float)up == *f && (float)down == *f;
+}
+
+/* The binary32 rounding of long double's l; *how: 1 decided (every value within 2^-60 relative of l
+   rounds the same way), 2 undecided. */
+static float decided_ld(long double l, int *how)
+{
     long double lspan = fabsl(l) * 0x1p-60L;
     float g = (float)l;
     *how = ((float)(l + lspan) == g && (float)(l - lspan) == g) ? 1 : 2;
     return g;
+}
+
+/* The binary32 rounding of the exact value, decided as the file's opening says.
+ * *how: 0 from binary64, 1 from long double, 2 undecided. */
+static float cr32(double d, long double (*fl)(long double), float x, int *how)
+{
+    float f;
+    if (decided64(d, &f)) {
+        *how = 0;
+        return f;
+    }
+    return decided_ld(fl((long double)x), how);
 }
 
 static double ulp32_of(double ref)
@@ -212,12 +221,11 @@ static void sweep2_32(long count)
         }
         float got = aether_f32_atan2(y, x);
         double d = atan2((double)y, (double)x);
-        float c = (float)d;
-        double span = fabs(d) * 0x1p-50;
-        if (!((float)(d + span) == c && (float)(d - span) == c)) {
-            long double l = atan2l((long double)y, (long double)x), ls = fabsl(l) * 0x1p-60L;
-            c = (float)l;
-            if ((float)(l + ls) == c && (float)(l - ls) == c) ld++; else und++;
+        float c;
+        if (!decided64(d, &c)) {
+            int how;
+            c = decided_ld(atan2l((long double)y, (long double)x), &how);
+            if (how == 1) ld++; else und++;
         }
         n++;
         cr += bits_of(got) == bits_of(c);
@@ -305,12 +313,11 @@ static void pow_32(long count)
         float x = (float)xd0, y = (float)yd0;
         float got = aether_f32_pow(x, y);
         double d = pow((double)x, (double)y);
-        float c = (float)d;
-        double span = fabs(d) * 0x1p-50;
-        if (!((float)(d + span) == c && (float)(d - span) == c)) {
-            long double l = powl((long double)x, (long double)y), ls = fabsl(l) * 0x1p-60L;
-            c = (float)l;
-            if ((float)(l + ls) == c && (float)(l - ls) == c) {
+        float c;
+        if (!decided64(d, &c)) {
+            int how;
+            c = decided_ld(powl((long double)x, (long double)y), &how);
+            if (how == 1) {
                 ld++;
             } else {
                 /* As sweep32's: the report script decides it with mpmath. */

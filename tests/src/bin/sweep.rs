@@ -270,6 +270,10 @@ fn sweeps() -> Vec<Sweep> {
     add("aether_f32_jacobi_rotation", "(0, 1, x)", vec![K(0.0), K(1.0), X], false);
     add("aether_vec3f_neg", "((x, x, x))", vec![X, X, X], false);
     add("aether_vec3f_abs", "((x, x, x))", vec![X, X, X], false);
+    add("aether_f32_atan2", "(x, 1)", vec![X, K(1.0)], false);
+    add("aether_f32_atan2", "(-1, x)", vec![K(-1.0), X], false);
+    add("aether_f32_pow", "(x, 2.5)", vec![X, K(2.5)], false);
+    add("aether_f32_pow", "(1.0625, x)", vec![K(1.0625), X], false);
     out
 }
 
