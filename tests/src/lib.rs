@@ -205,3 +205,17 @@ pub fn width(elem: &str) -> u32 {
         64
     }
 }
+
+/// The intervals `lo:hi,lo:hi,...` of the environment variable `var`, for the
+/// witness searches' aimed inputs (`bin/probe.rs`, `bin/coefficients.rs`); an
+/// unset variable, or a part that does not parse, gives none.
+pub fn ranges_from_env(var: &str) -> Vec<(f64, f64)> {
+    std::env::var(var)
+        .unwrap_or_default()
+        .split(',')
+        .filter_map(|r| {
+            let (lo, hi) = r.split_once(':')?;
+            Some((lo.trim().parse().ok()?, hi.trim().parse().ok()?))
+        })
+        .collect()
+}

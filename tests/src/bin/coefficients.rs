@@ -47,14 +47,7 @@ fn main() -> ExitCode {
         .filter(|(&k, users)| coefficients::seen_by(&model, &corpus, &lowered, k, users).is_none())
         .map(|(&k, u)| (k, u.clone()))
         .collect();
-    let ranges: Vec<(f64, f64)> = std::env::var("AETHER_COEFFICIENT_RANGES")
-        .unwrap_or_default()
-        .split(',')
-        .filter_map(|r| {
-            let (lo, hi) = r.split_once(':')?;
-            Some((lo.trim().parse().ok()?, hi.trim().parse().ok()?))
-        })
-        .collect();
+    let ranges = aether_tests::ranges_from_env("AETHER_COEFFICIENT_RANGES");
     // One search per coefficient, on every core.
     let search = |k: (u32, u64), users: &[usize]| -> Option<String> {
         // One-input functions first, then two-input ones (atan2, pow).

@@ -65,14 +65,7 @@ fn main() -> ExitCode {
     let mutant = thunk(&lib, fname);
     let w = width(f.elem());
     let mut r = SplitMix64::for_name(&format!("probe {mname} {fname}"), 0);
-    let ranges: Vec<(f64, f64)> = std::env::var("AETHER_PROBE_RANGES")
-        .unwrap_or_default()
-        .split(',')
-        .filter_map(|r| {
-            let (lo, hi) = r.split_once(':')?;
-            Some((lo.trim().parse().ok()?, hi.trim().parse().ok()?))
-        })
-        .collect();
+    let ranges = aether_tests::ranges_from_env("AETHER_PROBE_RANGES");
     for i in 0..tries {
         let inputs = if ranges.is_empty() {
             kernel::random_callable_input(&model, &lowered, f, &mut r)
