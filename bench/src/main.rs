@@ -840,39 +840,10 @@ fn ops() -> Vec<Op> {
             ("Kahan loop clang", Aether, bench_clang_cglm_f64_sum_array_kahan)
         ]
     );
-    const NAMES: [[&str; 12]; 2] = [
-        [
-            "f32_sin",
-            "f32_cos",
-            "f32_tan",
-            "f32_atan",
-            "f32_atan2",
-            "f32_exp",
-            "f32_exp2",
-            "f32_log",
-            "f32_log2",
-            "f32_pow",
-            "f32_asin",
-            "f32_acos",
-        ],
-        [
-            "f64_sin",
-            "f64_cos",
-            "f64_tan",
-            "f64_atan",
-            "f64_atan2",
-            "f64_exp",
-            "f64_exp2",
-            "f64_log",
-            "f64_log2",
-            "f64_pow",
-            "f64_asin",
-            "f64_acos",
-        ],
-    ];
     for (t, elem) in [F32, F64].into_iter().enumerate() {
-        for (k, &(_, two, std, map)) in ELEMENTARY.iter().enumerate() {
-            let name = NAMES[t][k];
+        for &(fname, two, std, map) in &ELEMENTARY {
+            // `f32_sin`: the name the C tables list (a static name, made once per run).
+            let name: &'static str = Box::leak(format!("{}_{fname}", ["f32", "f64"][t]).into_boxed_str());
             let mut contenders: Vec<(&'static str, Layout, Loop)> =
                 ELEMENTARY_KINDS.iter().map(|&(who, table)| (who, Aether, elementary_loop(table, name))).collect();
             contenders.push(("Rust std", Aether, std[t]));

@@ -850,21 +850,6 @@ pub fn log2<T: Trig>(x: T) -> T {
     w + (vl + ((k - w) + vh))
 }
 
-/// Dekker's exact product without a fused multiply-add: `(ph, pn)` with `ph =
-/// a b` rounded and `pn = ph - a b` exactly, from Veltkamp halves (`a` and
-/// `b` well inside the range, so the splits cannot overflow).
-fn two_prod<T: Trig>(a: T, b: T) -> (T, T) {
-    let split = |v: T| {
-        let c = v * T::VELTKAMP;
-        let h = c - (c - v);
-        (h, v - h)
-    };
-    let (ah, al) = split(a);
-    let (bh, bl) = split(b);
-    let ph = a * b;
-    (ph, (((ph - ah * bh) - ah * bl) - al * bh) - al * bl)
-}
-
 /// `log x` in two parts for pow, `(lh, ll)` with `lh + ll = log x` to about
 /// twice the precision, for a positive finite `x`: log's exponent `x = m
 /// 2^k`, then `m` against the nearest centre `c` of nine (`POW_C`, picked by
@@ -882,7 +867,7 @@ fn pow_log<T: Trig>(x: T) -> (T, T) {
     let sh0 = m + c;
     let sl0 = two_sum_err(m, c, sh0);
     let sh = d / sh0;
-    let (ph, pn) = two_prod(sh, sh0);
+    let (ph, pn) = exact_product(sh, sh0);
     let sl = (((d - ph) + pn) - sh * sl0) / sh0;
     let z = sh * sh;
     let t = sh * z * horner(T::pow_coefficients(), z);
@@ -965,7 +950,7 @@ fn pow_finite<T: Trig>(ax: T, y: T, carried: bool, clamped: bool) -> T {
     let ll = if carried { ll } else { T::ZERO };
     let lim = T::POW_Y_LIMIT;
     let yc = if clamped { clamp(y, [lim * T::NEG_ONE, lim]) } else { y };
-    let (ph, pn) = two_prod(yc, lh);
+    let (ph, pn) = exact_product(yc, lh);
     let yl = yc * ll - pn;
     let wh = ph + yl;
     let wl = yl - (wh - ph);
