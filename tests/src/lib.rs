@@ -49,19 +49,30 @@ pub fn call_thunk(thunk: *const (), words: &[u64]) -> Vec<u64> {
     // `aether_flat_entries` table (this crate's or a loaded core's).
     let f = unsafe { std::mem::transmute::<*const (), Thunk>(thunk) };
     // The result's size is not known before the call: a thunk that needs more
-    // room says so (and calls nothing), and is called again with more.
-    let mut cap = (4 * words.len()).max(1024);
-    loop {
-        let mut out = vec![0u64; cap];
-        // SAFETY: `words` and `out` are valid for the lengths passed.
-        let n = unsafe { f(words.as_ptr(), words.len(), out.as_mut_ptr(), out.len()) };
-        if n != usize::MAX {
-            out.truncate(n);
-            return out;
-        }
-        assert!(cap < 1 << 26, "the thunk refuses the input words {words:x?}");
-        cap *= 8;
+    // room says so (and calls nothing), and is called again with more. The
+    // room is one buffer per thread, kept between calls: a fresh zeroed
+    // buffer per call cost more than most functions (an exhaustive sweep calls
+    // 2^32 times).
+    thread_local! {
+        static ROOM: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
     }
+    ROOM.with(|room| {
+        let mut out = room.borrow_mut();
+        let need = (4 * words.len()).max(1024);
+        if out.len() < need {
+            out.resize(need, 0);
+        }
+        loop {
+            // SAFETY: `words` and `out` are valid for the lengths passed.
+            let n = unsafe { f(words.as_ptr(), words.len(), out.as_mut_ptr(), out.len()) };
+            if n != usize::MAX {
+                return out[..n].to_vec();
+            }
+            assert!(out.len() < 1 << 26, "the thunk refuses the input words {words:x?}");
+            let more = out.len() * 8;
+            out.resize(more, 0);
+        }
+    })
 }
 
 /// A static C string of a flat entry.
