@@ -4729,37 +4729,37 @@ static inline double aether_vec4d_squared_norm_batch_item(const aether_vec4d *ae
 static inline float aether_vec2f_norm_batch_item(const aether_vec2f *aether_a)
 {
     const aether_vec2f a = *aether_a;
-    return sqrtf((aether_product_vec_f32((a.y * a.y)) + aether_product_vec_f32((a.x * a.x))));
+    return aether_ieee_sqrt_f32((aether_product_vec_f32((a.y * a.y)) + aether_product_vec_f32((a.x * a.x))));
 }
 
 static inline double aether_vec2d_norm_batch_item(const aether_vec2d *aether_a)
 {
     const aether_vec2d a = *aether_a;
-    return sqrt((aether_product_vec_f64((a.y * a.y)) + aether_product_vec_f64((a.x * a.x))));
+    return aether_ieee_sqrt_f64((aether_product_vec_f64((a.y * a.y)) + aether_product_vec_f64((a.x * a.x))));
 }
 
 static inline float aether_vec3f_norm_batch_item(const aether_vec3f *aether_a)
 {
     const aether_vec3f a = *aether_a;
-    return sqrtf((aether_product_vec_f32((a.z * a.z)) + (aether_product_vec_f32((a.y * a.y)) + aether_product_vec_f32((a.x * a.x)))));
+    return aether_ieee_sqrt_f32((aether_product_vec_f32((a.z * a.z)) + (aether_product_vec_f32((a.y * a.y)) + aether_product_vec_f32((a.x * a.x)))));
 }
 
 static inline double aether_vec3d_norm_batch_item(const aether_vec3d *aether_a)
 {
     const aether_vec3d a = *aether_a;
-    return sqrt((aether_product_vec_f64((a.z * a.z)) + (aether_product_vec_f64((a.y * a.y)) + aether_product_vec_f64((a.x * a.x)))));
+    return aether_ieee_sqrt_f64((aether_product_vec_f64((a.z * a.z)) + (aether_product_vec_f64((a.y * a.y)) + aether_product_vec_f64((a.x * a.x)))));
 }
 
 static inline float aether_vec4f_norm_batch_item(const aether_vec4f *aether_a)
 {
     const aether_vec4f a = *aether_a;
-    return sqrtf((aether_product_vec_f32((a.w * a.w)) + (aether_product_vec_f32((a.z * a.z)) + (aether_product_vec_f32((a.y * a.y)) + aether_product_vec_f32((a.x * a.x))))));
+    return aether_ieee_sqrt_f32((aether_product_vec_f32((a.w * a.w)) + (aether_product_vec_f32((a.z * a.z)) + (aether_product_vec_f32((a.y * a.y)) + aether_product_vec_f32((a.x * a.x))))));
 }
 
 static inline double aether_vec4d_norm_batch_item(const aether_vec4d *aether_a)
 {
     const aether_vec4d a = *aether_a;
-    return sqrt((aether_product_vec_f64((a.w * a.w)) + (aether_product_vec_f64((a.z * a.z)) + (aether_product_vec_f64((a.y * a.y)) + aether_product_vec_f64((a.x * a.x))))));
+    return aether_ieee_sqrt_f64((aether_product_vec_f64((a.w * a.w)) + (aether_product_vec_f64((a.z * a.z)) + (aether_product_vec_f64((a.y * a.y)) + aether_product_vec_f64((a.x * a.x))))));
 }
 
 static inline float aether_vec2f_max_norm_batch_item(const aether_vec2f *aether_a)
@@ -4837,7 +4837,7 @@ static inline int aether_vec4d_is_finite_batch_item(const aether_vec4d *aether_a
 static inline aether_vec2f aether_vec2f_normalize_batch_item(const aether_vec2f *aether_a)
 {
     const aether_vec2f a = *aether_a;
-    const float n = sqrtf((aether_product_vec_f32((a.y * a.y)) + aether_product_vec_f32((a.x * a.x))));
+    const float n = aether_ieee_sqrt_f32((aether_product_vec_f32((a.y * a.y)) + aether_product_vec_f32((a.x * a.x))));
     const float div_r = (1.0f / n);
     const float d_x = aether_product_vec_f32((div_r * a.x));
     const float d_y = aether_product_vec_f32((div_r * a.y));
@@ -4850,7 +4850,7 @@ static inline aether_vec2f aether_vec2f_normalize_batch_item(const aether_vec2f 
 static inline aether_vec2d aether_vec2d_normalize_batch_item(const aether_vec2d *aether_a)
 {
     const aether_vec2d a = *aether_a;
-    const double n = sqrt((aether_product_vec_f64((a.y * a.y)) + aether_product_vec_f64((a.x * a.x))));
+    const double n = aether_ieee_sqrt_f64((aether_product_vec_f64((a.y * a.y)) + aether_product_vec_f64((a.x * a.x))));
     const double div_r = (1.0 / n);
     const double d_x = aether_product_vec_f64((div_r * a.x));
     const double d_y = aether_product_vec_f64((div_r * a.y));
@@ -4863,7 +4863,7 @@ static inline aether_vec2d aether_vec2d_normalize_batch_item(const aether_vec2d 
 static inline aether_vec3f aether_vec3f_normalize_batch_item(const aether_vec3f *aether_a)
 {
     const aether_vec3f a = *aether_a;
-    const float n = sqrtf((aether_product_vec_f32((a.z * a.z)) + (aether_product_vec_f32((a.y * a.y)) + aether_product_vec_f32((a.x * a.x)))));
+    const float n = aether_ieee_sqrt_f32((aether_product_vec_f32((a.z * a.z)) + (aether_product_vec_f32((a.y * a.y)) + aether_product_vec_f32((a.x * a.x)))));
     const float div_r = (1.0f / n);
     const float d_x = aether_product_vec_f32((div_r * a.x));
     const float d_y = aether_product_vec_f32((div_r * a.y));
@@ -4878,7 +4878,7 @@ static inline aether_vec3f aether_vec3f_normalize_batch_item(const aether_vec3f 
 static inline aether_vec3d aether_vec3d_normalize_batch_item(const aether_vec3d *aether_a)
 {
     const aether_vec3d a = *aether_a;
-    const double n = sqrt((aether_product_vec_f64((a.z * a.z)) + (aether_product_vec_f64((a.y * a.y)) + aether_product_vec_f64((a.x * a.x)))));
+    const double n = aether_ieee_sqrt_f64((aether_product_vec_f64((a.z * a.z)) + (aether_product_vec_f64((a.y * a.y)) + aether_product_vec_f64((a.x * a.x)))));
     const double div_r = (1.0 / n);
     const double d_x = aether_product_vec_f64((div_r * a.x));
     const double d_y = aether_product_vec_f64((div_r * a.y));
@@ -4893,7 +4893,7 @@ static inline aether_vec3d aether_vec3d_normalize_batch_item(const aether_vec3d 
 static inline aether_vec4f aether_vec4f_normalize_batch_item(const aether_vec4f *aether_a)
 {
     const aether_vec4f a = *aether_a;
-    const float n = sqrtf((aether_product_vec_f32((a.w * a.w)) + (aether_product_vec_f32((a.z * a.z)) + (aether_product_vec_f32((a.y * a.y)) + aether_product_vec_f32((a.x * a.x))))));
+    const float n = aether_ieee_sqrt_f32((aether_product_vec_f32((a.w * a.w)) + (aether_product_vec_f32((a.z * a.z)) + (aether_product_vec_f32((a.y * a.y)) + aether_product_vec_f32((a.x * a.x))))));
     const float div_r = (1.0f / n);
     const float d_x = aether_product_vec_f32((div_r * a.x));
     const float d_y = aether_product_vec_f32((div_r * a.y));
@@ -4910,7 +4910,7 @@ static inline aether_vec4f aether_vec4f_normalize_batch_item(const aether_vec4f 
 static inline aether_vec4d aether_vec4d_normalize_batch_item(const aether_vec4d *aether_a)
 {
     const aether_vec4d a = *aether_a;
-    const double n = sqrt((aether_product_vec_f64((a.w * a.w)) + (aether_product_vec_f64((a.z * a.z)) + (aether_product_vec_f64((a.y * a.y)) + aether_product_vec_f64((a.x * a.x))))));
+    const double n = aether_ieee_sqrt_f64((aether_product_vec_f64((a.w * a.w)) + (aether_product_vec_f64((a.z * a.z)) + (aether_product_vec_f64((a.y * a.y)) + aether_product_vec_f64((a.x * a.x))))));
     const double div_r = (1.0 / n);
     const double d_x = aether_product_vec_f64((div_r * a.x));
     const double d_y = aether_product_vec_f64((div_r * a.y));
@@ -4927,7 +4927,7 @@ static inline aether_vec4d aether_vec4d_normalize_batch_item(const aether_vec4d 
 static inline aether_quatf aether_quatf_normalize_batch_item(const aether_quatf *aether_a)
 {
     const aether_quatf a = *aether_a;
-    const float n = sqrtf((aether_product_vec_f32((a.z * a.z)) + (aether_product_vec_f32((a.y * a.y)) + (aether_product_vec_f32((a.x * a.x)) + aether_product_vec_f32((a.w * a.w))))));
+    const float n = aether_ieee_sqrt_f32((aether_product_vec_f32((a.z * a.z)) + (aether_product_vec_f32((a.y * a.y)) + (aether_product_vec_f32((a.x * a.x)) + aether_product_vec_f32((a.w * a.w))))));
     const float div_r = (1.0f / n);
     const float d_w = aether_product_vec_f32((div_r * a.w));
     const float d_x = aether_product_vec_f32((div_r * a.x));
@@ -4944,7 +4944,7 @@ static inline aether_quatf aether_quatf_normalize_batch_item(const aether_quatf 
 static inline aether_quatd aether_quatd_normalize_batch_item(const aether_quatd *aether_a)
 {
     const aether_quatd a = *aether_a;
-    const double n = sqrt((aether_product_vec_f64((a.z * a.z)) + (aether_product_vec_f64((a.y * a.y)) + (aether_product_vec_f64((a.x * a.x)) + aether_product_vec_f64((a.w * a.w))))));
+    const double n = aether_ieee_sqrt_f64((aether_product_vec_f64((a.z * a.z)) + (aether_product_vec_f64((a.y * a.y)) + (aether_product_vec_f64((a.x * a.x)) + aether_product_vec_f64((a.w * a.w))))));
     const double div_r = (1.0 / n);
     const double d_w = aether_product_vec_f64((div_r * a.w));
     const double d_x = aether_product_vec_f64((div_r * a.x));
@@ -6927,7 +6927,7 @@ static inline float aether_f32_asin_batch_item(const float *aether_x)
     const float x = *aether_x;
     const float asin_parts_a = fabsf(x);
     const float asin_parts_z = ((asin_parts_a < 0.5f) ? aether_product_vec_f32((asin_parts_a * asin_parts_a)) : aether_product_vec_f32(((1.0f - asin_parts_a) * 0.5f)));
-    const float asin_parts_s = sqrtf(asin_parts_z);
+    const float asin_parts_s = aether_ieee_sqrt_f32(asin_parts_z);
     const float asin_parts_w = aether_product_vec_f32((asin_parts_z * (0.1666666567325592041015625f + aether_product_vec_f32((asin_parts_z * (0.075000941753387451171875f + aether_product_vec_f32((asin_parts_z * (0.0445994026958942413330078125f + aether_product_vec_f32((asin_parts_z * (0.03110066242516040802001953125f + aether_product_vec_f32((asin_parts_z * (0.01714923791587352752685546875f + aether_product_vec_f32((asin_parts_z * 0.033690847456455230712890625f)))))))))))))))));
     const float asin_parts_hc = aether_product_vec_f32((asin_parts_s * 4097.0f));
     const float asin_parts_sh = (asin_parts_hc - (asin_parts_hc - asin_parts_s));
@@ -6945,7 +6945,7 @@ static inline double aether_f64_asin_batch_item(const double *aether_x)
     const double x = *aether_x;
     const double asin_parts_a = fabs(x);
     const double asin_parts_z = ((asin_parts_a < 0.5) ? aether_product_vec_f64((asin_parts_a * asin_parts_a)) : aether_product_vec_f64(((1.0 - asin_parts_a) * 0.5)));
-    const double asin_parts_s = sqrt(asin_parts_z);
+    const double asin_parts_s = aether_ieee_sqrt_f64(asin_parts_z);
     const double asin_parts_w = aether_product_vec_f64((asin_parts_z * (0.166666666666666685170383743752609007060527801513671875 + aether_product_vec_f64((asin_parts_z * (0.0749999999999843292020074159154319204390048980712890625 + aether_product_vec_f64((asin_parts_z * (0.044642857146355428843431667473851121030747890472412109375 + aether_product_vec_f64((asin_parts_z * (0.0303819441385312465075951848803015309385955333709716796875 + aether_product_vec_f64((asin_parts_z * (0.022372172942149888552609837688578409142792224884033203125 + aether_product_vec_f64((asin_parts_z * (0.0173523927208699725588392226427458808757364749908447265625 + aether_product_vec_f64((asin_parts_z * (0.0139712129735529329288556965593670611269772052764892578125 + aether_product_vec_f64((asin_parts_z * (0.01147917741518490568342070190510639804415404796600341796875 + aether_product_vec_f64((asin_parts_z * (0.0103228143501857792807552272051907493732869625091552734375 + aether_product_vec_f64((asin_parts_z * (0.00545750671864035814817572855872640502639114856719970703125 + aether_product_vec_f64((asin_parts_z * (0.017400879442694021370652279756541247479617595672607421875 + aether_product_vec_f64((asin_parts_z * (-0.014851887071247203697677008449318236671388149261474609375 + aether_product_vec_f64((asin_parts_z * 0.0287578513674215663353805894075776450335979461669921875))))))))))))))))))))))))))))))))))))));
     const double asin_parts_hc = aether_product_vec_f64((asin_parts_s * 134217729.0));
     const double asin_parts_sh = (asin_parts_hc - (asin_parts_hc - asin_parts_s));
@@ -6963,7 +6963,7 @@ static inline float aether_f32_acos_batch_item(const float *aether_x)
     const float x = *aether_x;
     const float asin_parts_a = fabsf(x);
     const float asin_parts_z = ((asin_parts_a < 0.5f) ? aether_product_vec_f32((asin_parts_a * asin_parts_a)) : aether_product_vec_f32(((1.0f - asin_parts_a) * 0.5f)));
-    const float asin_parts_s = sqrtf(asin_parts_z);
+    const float asin_parts_s = aether_ieee_sqrt_f32(asin_parts_z);
     const float asin_parts_w = aether_product_vec_f32((asin_parts_z * (0.1666666567325592041015625f + aether_product_vec_f32((asin_parts_z * (0.075000941753387451171875f + aether_product_vec_f32((asin_parts_z * (0.0445994026958942413330078125f + aether_product_vec_f32((asin_parts_z * (0.03110066242516040802001953125f + aether_product_vec_f32((asin_parts_z * (0.01714923791587352752685546875f + aether_product_vec_f32((asin_parts_z * 0.033690847456455230712890625f)))))))))))))))));
     const float asin_parts_hc = aether_product_vec_f32((asin_parts_s * 4097.0f));
     const float asin_parts_sh = (asin_parts_hc - (asin_parts_hc - asin_parts_s));
@@ -6979,7 +6979,7 @@ static inline double aether_f64_acos_batch_item(const double *aether_x)
     const double x = *aether_x;
     const double asin_parts_a = fabs(x);
     const double asin_parts_z = ((asin_parts_a < 0.5) ? aether_product_vec_f64((asin_parts_a * asin_parts_a)) : aether_product_vec_f64(((1.0 - asin_parts_a) * 0.5)));
-    const double asin_parts_s = sqrt(asin_parts_z);
+    const double asin_parts_s = aether_ieee_sqrt_f64(asin_parts_z);
     const double asin_parts_w = aether_product_vec_f64((asin_parts_z * (0.166666666666666685170383743752609007060527801513671875 + aether_product_vec_f64((asin_parts_z * (0.0749999999999843292020074159154319204390048980712890625 + aether_product_vec_f64((asin_parts_z * (0.044642857146355428843431667473851121030747890472412109375 + aether_product_vec_f64((asin_parts_z * (0.0303819441385312465075951848803015309385955333709716796875 + aether_product_vec_f64((asin_parts_z * (0.022372172942149888552609837688578409142792224884033203125 + aether_product_vec_f64((asin_parts_z * (0.0173523927208699725588392226427458808757364749908447265625 + aether_product_vec_f64((asin_parts_z * (0.0139712129735529329288556965593670611269772052764892578125 + aether_product_vec_f64((asin_parts_z * (0.01147917741518490568342070190510639804415404796600341796875 + aether_product_vec_f64((asin_parts_z * (0.0103228143501857792807552272051907493732869625091552734375 + aether_product_vec_f64((asin_parts_z * (0.00545750671864035814817572855872640502639114856719970703125 + aether_product_vec_f64((asin_parts_z * (0.017400879442694021370652279756541247479617595672607421875 + aether_product_vec_f64((asin_parts_z * (-0.014851887071247203697677008449318236671388149261474609375 + aether_product_vec_f64((asin_parts_z * 0.0287578513674215663353805894075776450335979461669921875))))))))))))))))))))))))))))))))))))));
     const double asin_parts_hc = aether_product_vec_f64((asin_parts_s * 134217729.0));
     const double asin_parts_sh = (asin_parts_hc - (asin_parts_hc - asin_parts_s));
@@ -7314,7 +7314,7 @@ static inline aether_quatf aether_quatf_slerp_batch_item(const aether_quatf *aet
     const float normalize_a_x = (a.x + aether_product_vec_f32((t * (c_x - a.x))));
     const float normalize_a_y = (a.y + aether_product_vec_f32((t * (c_y - a.y))));
     const float normalize_a_z = (a.z + aether_product_vec_f32((t * (c_z - a.z))));
-    const float normalize_n = sqrtf((aether_product_vec_f32((normalize_a_z * normalize_a_z)) + (aether_product_vec_f32((normalize_a_y * normalize_a_y)) + (aether_product_vec_f32((normalize_a_x * normalize_a_x)) + aether_product_vec_f32((normalize_a_w * normalize_a_w))))));
+    const float normalize_n = aether_ieee_sqrt_f32((aether_product_vec_f32((normalize_a_z * normalize_a_z)) + (aether_product_vec_f32((normalize_a_y * normalize_a_y)) + (aether_product_vec_f32((normalize_a_x * normalize_a_x)) + aether_product_vec_f32((normalize_a_w * normalize_a_w))))));
     const float div_r = (1.0f / normalize_n);
     const float normalize_d_w = aether_product_vec_f32((div_r * normalize_a_w));
     const float normalize_d_x = aether_product_vec_f32((div_r * normalize_a_x));
@@ -7326,7 +7326,7 @@ static inline aether_quatf aether_quatf_slerp_batch_item(const aether_quatf *aet
     const float nl_z = ((normalize_n > 0.0f) ? normalize_d_z : normalize_a_z);
     const float asin_parts_a = fabsf(d);
     const float asin_parts_z = ((asin_parts_a < 0.5f) ? aether_product_vec_f32((asin_parts_a * asin_parts_a)) : aether_product_vec_f32(((1.0f - asin_parts_a) * 0.5f)));
-    const float asin_parts_s = sqrtf(asin_parts_z);
+    const float asin_parts_s = aether_ieee_sqrt_f32(asin_parts_z);
     const float asin_parts_w = aether_product_vec_f32((asin_parts_z * (0.1666666567325592041015625f + aether_product_vec_f32((asin_parts_z * (0.075000941753387451171875f + aether_product_vec_f32((asin_parts_z * (0.0445994026958942413330078125f + aether_product_vec_f32((asin_parts_z * (0.03110066242516040802001953125f + aether_product_vec_f32((asin_parts_z * (0.01714923791587352752685546875f + aether_product_vec_f32((asin_parts_z * 0.033690847456455230712890625f)))))))))))))))));
     const float asin_parts_hc = aether_product_vec_f32((asin_parts_s * 4097.0f));
     const float asin_parts_sh = (asin_parts_hc - (asin_parts_hc - asin_parts_s));
@@ -7446,7 +7446,7 @@ static inline aether_quatd aether_quatd_slerp_batch_item(const aether_quatd *aet
     const double normalize_a_x = (a.x + aether_product_vec_f64((t * (c_x - a.x))));
     const double normalize_a_y = (a.y + aether_product_vec_f64((t * (c_y - a.y))));
     const double normalize_a_z = (a.z + aether_product_vec_f64((t * (c_z - a.z))));
-    const double normalize_n = sqrt((aether_product_vec_f64((normalize_a_z * normalize_a_z)) + (aether_product_vec_f64((normalize_a_y * normalize_a_y)) + (aether_product_vec_f64((normalize_a_x * normalize_a_x)) + aether_product_vec_f64((normalize_a_w * normalize_a_w))))));
+    const double normalize_n = aether_ieee_sqrt_f64((aether_product_vec_f64((normalize_a_z * normalize_a_z)) + (aether_product_vec_f64((normalize_a_y * normalize_a_y)) + (aether_product_vec_f64((normalize_a_x * normalize_a_x)) + aether_product_vec_f64((normalize_a_w * normalize_a_w))))));
     const double div_r = (1.0 / normalize_n);
     const double normalize_d_w = aether_product_vec_f64((div_r * normalize_a_w));
     const double normalize_d_x = aether_product_vec_f64((div_r * normalize_a_x));
@@ -7458,7 +7458,7 @@ static inline aether_quatd aether_quatd_slerp_batch_item(const aether_quatd *aet
     const double nl_z = ((normalize_n > 0.0) ? normalize_d_z : normalize_a_z);
     const double asin_parts_a = fabs(d);
     const double asin_parts_z = ((asin_parts_a < 0.5) ? aether_product_vec_f64((asin_parts_a * asin_parts_a)) : aether_product_vec_f64(((1.0 - asin_parts_a) * 0.5)));
-    const double asin_parts_s = sqrt(asin_parts_z);
+    const double asin_parts_s = aether_ieee_sqrt_f64(asin_parts_z);
     const double asin_parts_w = aether_product_vec_f64((asin_parts_z * (0.166666666666666685170383743752609007060527801513671875 + aether_product_vec_f64((asin_parts_z * (0.0749999999999843292020074159154319204390048980712890625 + aether_product_vec_f64((asin_parts_z * (0.044642857146355428843431667473851121030747890472412109375 + aether_product_vec_f64((asin_parts_z * (0.0303819441385312465075951848803015309385955333709716796875 + aether_product_vec_f64((asin_parts_z * (0.022372172942149888552609837688578409142792224884033203125 + aether_product_vec_f64((asin_parts_z * (0.0173523927208699725588392226427458808757364749908447265625 + aether_product_vec_f64((asin_parts_z * (0.0139712129735529329288556965593670611269772052764892578125 + aether_product_vec_f64((asin_parts_z * (0.01147917741518490568342070190510639804415404796600341796875 + aether_product_vec_f64((asin_parts_z * (0.0103228143501857792807552272051907493732869625091552734375 + aether_product_vec_f64((asin_parts_z * (0.00545750671864035814817572855872640502639114856719970703125 + aether_product_vec_f64((asin_parts_z * (0.017400879442694021370652279756541247479617595672607421875 + aether_product_vec_f64((asin_parts_z * (-0.014851887071247203697677008449318236671388149261474609375 + aether_product_vec_f64((asin_parts_z * 0.0287578513674215663353805894075776450335979461669921875))))))))))))))))))))))))))))))))))))));
     const double asin_parts_hc = aether_product_vec_f64((asin_parts_s * 134217729.0));
     const double asin_parts_sh = (asin_parts_hc - (asin_parts_hc - asin_parts_s));
@@ -7568,11 +7568,11 @@ static inline aether_rotationf aether_f32_jacobi_rotation_batch_item(const float
     const float aqq = *aether_aqq;
     const float apq = *aether_apq;
     const float theta = ((aqq - app) / aether_product_vec_f32((2.0f * apq)));
-    const float r = sqrtf((aether_product_vec_f32((theta * theta)) + 1.0f));
+    const float r = aether_ieee_sqrt_f32((aether_product_vec_f32((theta * theta)) + 1.0f));
     const float tt = (isfinite(r) ? (1.0f / (fabsf(theta) + r)) : (0.5f / fabsf(theta)));
     const float t0 = ((theta < 0.0f) ? aether_product_vec_f32((tt * -1.0f)) : tt);
     const float t = ((apq == 0.0f) ? 0.0f : t0);
-    const float c = (1.0f / sqrtf((aether_product_vec_f32((t * t)) + 1.0f)));
+    const float c = (1.0f / aether_ieee_sqrt_f32((aether_product_vec_f32((t * t)) + 1.0f)));
     const float s = aether_product_vec_f32((t * c));
     aether_rotationf out;
     out.c = c;
@@ -7588,11 +7588,11 @@ static inline aether_rotationd aether_f64_jacobi_rotation_batch_item(const doubl
     const double aqq = *aether_aqq;
     const double apq = *aether_apq;
     const double theta = ((aqq - app) / aether_product_vec_f64((2.0 * apq)));
-    const double r = sqrt((aether_product_vec_f64((theta * theta)) + 1.0));
+    const double r = aether_ieee_sqrt_f64((aether_product_vec_f64((theta * theta)) + 1.0));
     const double tt = (isfinite(r) ? (1.0 / (fabs(theta) + r)) : (0.5 / fabs(theta)));
     const double t0 = ((theta < 0.0) ? aether_product_vec_f64((tt * -1.0)) : tt);
     const double t = ((apq == 0.0) ? 0.0 : t0);
-    const double c = (1.0 / sqrt((aether_product_vec_f64((t * t)) + 1.0)));
+    const double c = (1.0 / aether_ieee_sqrt_f64((aether_product_vec_f64((t * t)) + 1.0)));
     const double s = aether_product_vec_f64((t * c));
     aether_rotationd out;
     out.c = c;

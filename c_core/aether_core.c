@@ -204,6 +204,27 @@ static __inline__ double aether_product_vec_f64(double x)
 #  define AETHER_SELFTEST_FPCR 1
 #endif
 
+/* The square root, correctly rounded as IEEE 754 states it, without libm's errno check: C's
+   default -fmath-errno puts a compare and a call around the instruction of sqrtf and sqrt, which
+   kept aether_vec3f_normalize and its kin from inlining into a caller's loop
+   (docs/reports/performance-notes.md). SSE2's sqrtss and sqrtsd are that operation (the same
+   bits as libm's, NaN included), so GNU C compilers on x86 take them through the intrinsics
+   (which any optimiser understands, unlike an asm statement); elsewhere libm's sqrtf and sqrt. */
+#if defined(__GNUC__) && (defined(__x86_64__) || (defined(__i386__) && defined(__SSE2__)))
+#  include <emmintrin.h>
+static __inline__ float aether_ieee_sqrt_f32(float x)
+{
+    return _mm_cvtss_f32(_mm_sqrt_ss(_mm_set_ss(x)));
+}
+static __inline__ double aether_ieee_sqrt_f64(double x)
+{
+    return _mm_cvtsd_f64(_mm_sqrt_sd(_mm_setzero_pd(), _mm_set_sd(x)));
+}
+#else
+#  define aether_ieee_sqrt_f32(x) sqrtf(x)
+#  define aether_ieee_sqrt_f64(x) sqrt(x)
+#endif
+
 #include "aether_core.h"
 
 /* The contract this file was generated from (see aether_contract_id()). */
@@ -428,7 +449,7 @@ static inline int aether_cholesky_f32_2(const float *a, float *w)
         float l;
         for (k = 0; k < j; ++k) d = (d - aether_product_f32((w[(j) * 2 + (k)] * w[(j) * 2 + (k)])));
         if (!(d > 0.0f)) return j + 1;
-        l = sqrtf(d);
+        l = aether_ieee_sqrt_f32(d);
         w[(j) * 2 + (j)] = l;
         for (i = j + 1; i < 2; ++i) {
             float s = w[(i) * 2 + (j)];
@@ -573,7 +594,7 @@ static inline int aether_cholesky_f64_2(const double *a, double *w)
         double l;
         for (k = 0; k < j; ++k) d = (d - aether_product_f64((w[(j) * 2 + (k)] * w[(j) * 2 + (k)])));
         if (!(d > 0.0)) return j + 1;
-        l = sqrt(d);
+        l = aether_ieee_sqrt_f64(d);
         w[(j) * 2 + (j)] = l;
         for (i = j + 1; i < 2; ++i) {
             double s = w[(i) * 2 + (j)];
@@ -718,7 +739,7 @@ static inline int aether_cholesky_f32_3(const float *a, float *w)
         float l;
         for (k = 0; k < j; ++k) d = (d - aether_product_f32((w[(j) * 3 + (k)] * w[(j) * 3 + (k)])));
         if (!(d > 0.0f)) return j + 1;
-        l = sqrtf(d);
+        l = aether_ieee_sqrt_f32(d);
         w[(j) * 3 + (j)] = l;
         for (i = j + 1; i < 3; ++i) {
             float s = w[(i) * 3 + (j)];
@@ -863,7 +884,7 @@ static inline int aether_cholesky_f64_3(const double *a, double *w)
         double l;
         for (k = 0; k < j; ++k) d = (d - aether_product_f64((w[(j) * 3 + (k)] * w[(j) * 3 + (k)])));
         if (!(d > 0.0)) return j + 1;
-        l = sqrt(d);
+        l = aether_ieee_sqrt_f64(d);
         w[(j) * 3 + (j)] = l;
         for (i = j + 1; i < 3; ++i) {
             double s = w[(i) * 3 + (j)];
@@ -1008,7 +1029,7 @@ static inline int aether_cholesky_f32_4(const float *a, float *w)
         float l;
         for (k = 0; k < j; ++k) d = (d - aether_product_f32((w[(j) * 4 + (k)] * w[(j) * 4 + (k)])));
         if (!(d > 0.0f)) return j + 1;
-        l = sqrtf(d);
+        l = aether_ieee_sqrt_f32(d);
         w[(j) * 4 + (j)] = l;
         for (i = j + 1; i < 4; ++i) {
             float s = w[(i) * 4 + (j)];
@@ -1153,7 +1174,7 @@ static inline int aether_cholesky_f64_4(const double *a, double *w)
         double l;
         for (k = 0; k < j; ++k) d = (d - aether_product_f64((w[(j) * 4 + (k)] * w[(j) * 4 + (k)])));
         if (!(d > 0.0)) return j + 1;
-        l = sqrt(d);
+        l = aether_ieee_sqrt_f64(d);
         w[(j) * 4 + (j)] = l;
         for (i = j + 1; i < 4; ++i) {
             double s = w[(i) * 4 + (j)];
@@ -1892,32 +1913,32 @@ AETHER_API double aether_vec4d_squared_norm(aether_vec4d a)
 
 AETHER_API float aether_vec2f_norm(aether_vec2f a)
 {
-    return sqrtf((aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x))));
+    return aether_ieee_sqrt_f32((aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x))));
 }
 
 AETHER_API double aether_vec2d_norm(aether_vec2d a)
 {
-    return sqrt((aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x))));
+    return aether_ieee_sqrt_f64((aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x))));
 }
 
 AETHER_API float aether_vec3f_norm(aether_vec3f a)
 {
-    return sqrtf((aether_product_f32((a.z * a.z)) + (aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x)))));
+    return aether_ieee_sqrt_f32((aether_product_f32((a.z * a.z)) + (aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x)))));
 }
 
 AETHER_API double aether_vec3d_norm(aether_vec3d a)
 {
-    return sqrt((aether_product_f64((a.z * a.z)) + (aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x)))));
+    return aether_ieee_sqrt_f64((aether_product_f64((a.z * a.z)) + (aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x)))));
 }
 
 AETHER_API float aether_vec4f_norm(aether_vec4f a)
 {
-    return sqrtf((aether_product_f32((a.w * a.w)) + (aether_product_f32((a.z * a.z)) + (aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x))))));
+    return aether_ieee_sqrt_f32((aether_product_f32((a.w * a.w)) + (aether_product_f32((a.z * a.z)) + (aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x))))));
 }
 
 AETHER_API double aether_vec4d_norm(aether_vec4d a)
 {
-    return sqrt((aether_product_f64((a.w * a.w)) + (aether_product_f64((a.z * a.z)) + (aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x))))));
+    return aether_ieee_sqrt_f64((aether_product_f64((a.w * a.w)) + (aether_product_f64((a.z * a.z)) + (aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x))))));
 }
 
 AETHER_API float aether_vec2f_max_norm(aether_vec2f a)
@@ -1982,7 +2003,7 @@ AETHER_API int aether_vec4d_is_finite(aether_vec4d a)
 
 AETHER_API aether_vec2f aether_vec2f_normalize(aether_vec2f a)
 {
-    const float n = sqrtf((aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x))));
+    const float n = aether_ieee_sqrt_f32((aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x))));
     const float div_r = (1.0f / n);
     const float d_x = aether_product_f32((div_r * a.x));
     const float d_y = aether_product_f32((div_r * a.y));
@@ -1994,7 +2015,7 @@ AETHER_API aether_vec2f aether_vec2f_normalize(aether_vec2f a)
 
 AETHER_API aether_vec2d aether_vec2d_normalize(aether_vec2d a)
 {
-    const double n = sqrt((aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x))));
+    const double n = aether_ieee_sqrt_f64((aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x))));
     const double div_r = (1.0 / n);
     const double d_x = aether_product_f64((div_r * a.x));
     const double d_y = aether_product_f64((div_r * a.y));
@@ -2006,7 +2027,7 @@ AETHER_API aether_vec2d aether_vec2d_normalize(aether_vec2d a)
 
 AETHER_API aether_vec3f aether_vec3f_normalize(aether_vec3f a)
 {
-    const float n = sqrtf((aether_product_f32((a.z * a.z)) + (aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x)))));
+    const float n = aether_ieee_sqrt_f32((aether_product_f32((a.z * a.z)) + (aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x)))));
     const float div_r = (1.0f / n);
     const float d_x = aether_product_f32((div_r * a.x));
     const float d_y = aether_product_f32((div_r * a.y));
@@ -2020,7 +2041,7 @@ AETHER_API aether_vec3f aether_vec3f_normalize(aether_vec3f a)
 
 AETHER_API aether_vec3d aether_vec3d_normalize(aether_vec3d a)
 {
-    const double n = sqrt((aether_product_f64((a.z * a.z)) + (aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x)))));
+    const double n = aether_ieee_sqrt_f64((aether_product_f64((a.z * a.z)) + (aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x)))));
     const double div_r = (1.0 / n);
     const double d_x = aether_product_f64((div_r * a.x));
     const double d_y = aether_product_f64((div_r * a.y));
@@ -2034,7 +2055,7 @@ AETHER_API aether_vec3d aether_vec3d_normalize(aether_vec3d a)
 
 AETHER_API aether_vec4f aether_vec4f_normalize(aether_vec4f a)
 {
-    const float n = sqrtf((aether_product_f32((a.w * a.w)) + (aether_product_f32((a.z * a.z)) + (aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x))))));
+    const float n = aether_ieee_sqrt_f32((aether_product_f32((a.w * a.w)) + (aether_product_f32((a.z * a.z)) + (aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x))))));
     const float div_r = (1.0f / n);
     const float d_x = aether_product_f32((div_r * a.x));
     const float d_y = aether_product_f32((div_r * a.y));
@@ -2050,7 +2071,7 @@ AETHER_API aether_vec4f aether_vec4f_normalize(aether_vec4f a)
 
 AETHER_API aether_vec4d aether_vec4d_normalize(aether_vec4d a)
 {
-    const double n = sqrt((aether_product_f64((a.w * a.w)) + (aether_product_f64((a.z * a.z)) + (aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x))))));
+    const double n = aether_ieee_sqrt_f64((aether_product_f64((a.w * a.w)) + (aether_product_f64((a.z * a.z)) + (aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x))))));
     const double div_r = (1.0 / n);
     const double d_x = aether_product_f64((div_r * a.x));
     const double d_y = aether_product_f64((div_r * a.y));
@@ -2066,7 +2087,7 @@ AETHER_API aether_vec4d aether_vec4d_normalize(aether_vec4d a)
 
 AETHER_API aether_quatf aether_quatf_normalize(aether_quatf a)
 {
-    const float n = sqrtf((aether_product_f32((a.z * a.z)) + (aether_product_f32((a.y * a.y)) + (aether_product_f32((a.x * a.x)) + aether_product_f32((a.w * a.w))))));
+    const float n = aether_ieee_sqrt_f32((aether_product_f32((a.z * a.z)) + (aether_product_f32((a.y * a.y)) + (aether_product_f32((a.x * a.x)) + aether_product_f32((a.w * a.w))))));
     const float div_r = (1.0f / n);
     const float d_w = aether_product_f32((div_r * a.w));
     const float d_x = aether_product_f32((div_r * a.x));
@@ -2082,7 +2103,7 @@ AETHER_API aether_quatf aether_quatf_normalize(aether_quatf a)
 
 AETHER_API aether_quatd aether_quatd_normalize(aether_quatd a)
 {
-    const double n = sqrt((aether_product_f64((a.z * a.z)) + (aether_product_f64((a.y * a.y)) + (aether_product_f64((a.x * a.x)) + aether_product_f64((a.w * a.w))))));
+    const double n = aether_ieee_sqrt_f64((aether_product_f64((a.z * a.z)) + (aether_product_f64((a.y * a.y)) + (aether_product_f64((a.x * a.x)) + aether_product_f64((a.w * a.w))))));
     const double div_r = (1.0 / n);
     const double d_w = aether_product_f64((div_r * a.w));
     const double d_x = aether_product_f64((div_r * a.x));
@@ -3950,7 +3971,7 @@ AETHER_API float aether_f32_asin(float x)
 {
     const float asin_parts_a = fabsf(x);
     const float asin_parts_z = ((asin_parts_a < 0.5f) ? aether_product_f32((asin_parts_a * asin_parts_a)) : aether_product_f32(((1.0f - asin_parts_a) * 0.5f)));
-    const float asin_parts_s = sqrtf(asin_parts_z);
+    const float asin_parts_s = aether_ieee_sqrt_f32(asin_parts_z);
     const float asin_parts_w = aether_product_f32((asin_parts_z * (0.1666666567325592041015625f + aether_product_f32((asin_parts_z * (0.075000941753387451171875f + aether_product_f32((asin_parts_z * (0.0445994026958942413330078125f + aether_product_f32((asin_parts_z * (0.03110066242516040802001953125f + aether_product_f32((asin_parts_z * (0.01714923791587352752685546875f + aether_product_f32((asin_parts_z * 0.033690847456455230712890625f)))))))))))))))));
     const float asin_parts_hc = aether_product_f32((asin_parts_s * 4097.0f));
     const float asin_parts_sh = (asin_parts_hc - (asin_parts_hc - asin_parts_s));
@@ -3967,7 +3988,7 @@ AETHER_API double aether_f64_asin(double x)
 {
     const double asin_parts_a = fabs(x);
     const double asin_parts_z = ((asin_parts_a < 0.5) ? aether_product_f64((asin_parts_a * asin_parts_a)) : aether_product_f64(((1.0 - asin_parts_a) * 0.5)));
-    const double asin_parts_s = sqrt(asin_parts_z);
+    const double asin_parts_s = aether_ieee_sqrt_f64(asin_parts_z);
     const double asin_parts_w = aether_product_f64((asin_parts_z * (0.166666666666666685170383743752609007060527801513671875 + aether_product_f64((asin_parts_z * (0.0749999999999843292020074159154319204390048980712890625 + aether_product_f64((asin_parts_z * (0.044642857146355428843431667473851121030747890472412109375 + aether_product_f64((asin_parts_z * (0.0303819441385312465075951848803015309385955333709716796875 + aether_product_f64((asin_parts_z * (0.022372172942149888552609837688578409142792224884033203125 + aether_product_f64((asin_parts_z * (0.0173523927208699725588392226427458808757364749908447265625 + aether_product_f64((asin_parts_z * (0.0139712129735529329288556965593670611269772052764892578125 + aether_product_f64((asin_parts_z * (0.01147917741518490568342070190510639804415404796600341796875 + aether_product_f64((asin_parts_z * (0.0103228143501857792807552272051907493732869625091552734375 + aether_product_f64((asin_parts_z * (0.00545750671864035814817572855872640502639114856719970703125 + aether_product_f64((asin_parts_z * (0.017400879442694021370652279756541247479617595672607421875 + aether_product_f64((asin_parts_z * (-0.014851887071247203697677008449318236671388149261474609375 + aether_product_f64((asin_parts_z * 0.0287578513674215663353805894075776450335979461669921875))))))))))))))))))))))))))))))))))))));
     const double asin_parts_hc = aether_product_f64((asin_parts_s * 134217729.0));
     const double asin_parts_sh = (asin_parts_hc - (asin_parts_hc - asin_parts_s));
@@ -3984,7 +4005,7 @@ AETHER_API float aether_f32_acos(float x)
 {
     const float asin_parts_a = fabsf(x);
     const float asin_parts_z = ((asin_parts_a < 0.5f) ? aether_product_f32((asin_parts_a * asin_parts_a)) : aether_product_f32(((1.0f - asin_parts_a) * 0.5f)));
-    const float asin_parts_s = sqrtf(asin_parts_z);
+    const float asin_parts_s = aether_ieee_sqrt_f32(asin_parts_z);
     const float asin_parts_w = aether_product_f32((asin_parts_z * (0.1666666567325592041015625f + aether_product_f32((asin_parts_z * (0.075000941753387451171875f + aether_product_f32((asin_parts_z * (0.0445994026958942413330078125f + aether_product_f32((asin_parts_z * (0.03110066242516040802001953125f + aether_product_f32((asin_parts_z * (0.01714923791587352752685546875f + aether_product_f32((asin_parts_z * 0.033690847456455230712890625f)))))))))))))))));
     const float asin_parts_hc = aether_product_f32((asin_parts_s * 4097.0f));
     const float asin_parts_sh = (asin_parts_hc - (asin_parts_hc - asin_parts_s));
@@ -3999,7 +4020,7 @@ AETHER_API double aether_f64_acos(double x)
 {
     const double asin_parts_a = fabs(x);
     const double asin_parts_z = ((asin_parts_a < 0.5) ? aether_product_f64((asin_parts_a * asin_parts_a)) : aether_product_f64(((1.0 - asin_parts_a) * 0.5)));
-    const double asin_parts_s = sqrt(asin_parts_z);
+    const double asin_parts_s = aether_ieee_sqrt_f64(asin_parts_z);
     const double asin_parts_w = aether_product_f64((asin_parts_z * (0.166666666666666685170383743752609007060527801513671875 + aether_product_f64((asin_parts_z * (0.0749999999999843292020074159154319204390048980712890625 + aether_product_f64((asin_parts_z * (0.044642857146355428843431667473851121030747890472412109375 + aether_product_f64((asin_parts_z * (0.0303819441385312465075951848803015309385955333709716796875 + aether_product_f64((asin_parts_z * (0.022372172942149888552609837688578409142792224884033203125 + aether_product_f64((asin_parts_z * (0.0173523927208699725588392226427458808757364749908447265625 + aether_product_f64((asin_parts_z * (0.0139712129735529329288556965593670611269772052764892578125 + aether_product_f64((asin_parts_z * (0.01147917741518490568342070190510639804415404796600341796875 + aether_product_f64((asin_parts_z * (0.0103228143501857792807552272051907493732869625091552734375 + aether_product_f64((asin_parts_z * (0.00545750671864035814817572855872640502639114856719970703125 + aether_product_f64((asin_parts_z * (0.017400879442694021370652279756541247479617595672607421875 + aether_product_f64((asin_parts_z * (-0.014851887071247203697677008449318236671388149261474609375 + aether_product_f64((asin_parts_z * 0.0287578513674215663353805894075776450335979461669921875))))))))))))))))))))))))))))))))))))));
     const double asin_parts_hc = aether_product_f64((asin_parts_s * 134217729.0));
     const double asin_parts_sh = (asin_parts_hc - (asin_parts_hc - asin_parts_s));
@@ -4321,7 +4342,7 @@ AETHER_API aether_quatf aether_quatf_slerp(aether_quatf a, aether_quatf b, float
     const float normalize_a_x = (a.x + aether_product_f32((t * (c_x - a.x))));
     const float normalize_a_y = (a.y + aether_product_f32((t * (c_y - a.y))));
     const float normalize_a_z = (a.z + aether_product_f32((t * (c_z - a.z))));
-    const float normalize_n = sqrtf((aether_product_f32((normalize_a_z * normalize_a_z)) + (aether_product_f32((normalize_a_y * normalize_a_y)) + (aether_product_f32((normalize_a_x * normalize_a_x)) + aether_product_f32((normalize_a_w * normalize_a_w))))));
+    const float normalize_n = aether_ieee_sqrt_f32((aether_product_f32((normalize_a_z * normalize_a_z)) + (aether_product_f32((normalize_a_y * normalize_a_y)) + (aether_product_f32((normalize_a_x * normalize_a_x)) + aether_product_f32((normalize_a_w * normalize_a_w))))));
     const float div_r = (1.0f / normalize_n);
     const float normalize_d_w = aether_product_f32((div_r * normalize_a_w));
     const float normalize_d_x = aether_product_f32((div_r * normalize_a_x));
@@ -4333,7 +4354,7 @@ AETHER_API aether_quatf aether_quatf_slerp(aether_quatf a, aether_quatf b, float
     const float nl_z = ((normalize_n > 0.0f) ? normalize_d_z : normalize_a_z);
     const float asin_parts_a = fabsf(d);
     const float asin_parts_z = ((asin_parts_a < 0.5f) ? aether_product_f32((asin_parts_a * asin_parts_a)) : aether_product_f32(((1.0f - asin_parts_a) * 0.5f)));
-    const float asin_parts_s = sqrtf(asin_parts_z);
+    const float asin_parts_s = aether_ieee_sqrt_f32(asin_parts_z);
     const float asin_parts_w = aether_product_f32((asin_parts_z * (0.1666666567325592041015625f + aether_product_f32((asin_parts_z * (0.075000941753387451171875f + aether_product_f32((asin_parts_z * (0.0445994026958942413330078125f + aether_product_f32((asin_parts_z * (0.03110066242516040802001953125f + aether_product_f32((asin_parts_z * (0.01714923791587352752685546875f + aether_product_f32((asin_parts_z * 0.033690847456455230712890625f)))))))))))))))));
     const float asin_parts_hc = aether_product_f32((asin_parts_s * 4097.0f));
     const float asin_parts_sh = (asin_parts_hc - (asin_parts_hc - asin_parts_s));
@@ -4450,7 +4471,7 @@ AETHER_API aether_quatd aether_quatd_slerp(aether_quatd a, aether_quatd b, doubl
     const double normalize_a_x = (a.x + aether_product_f64((t * (c_x - a.x))));
     const double normalize_a_y = (a.y + aether_product_f64((t * (c_y - a.y))));
     const double normalize_a_z = (a.z + aether_product_f64((t * (c_z - a.z))));
-    const double normalize_n = sqrt((aether_product_f64((normalize_a_z * normalize_a_z)) + (aether_product_f64((normalize_a_y * normalize_a_y)) + (aether_product_f64((normalize_a_x * normalize_a_x)) + aether_product_f64((normalize_a_w * normalize_a_w))))));
+    const double normalize_n = aether_ieee_sqrt_f64((aether_product_f64((normalize_a_z * normalize_a_z)) + (aether_product_f64((normalize_a_y * normalize_a_y)) + (aether_product_f64((normalize_a_x * normalize_a_x)) + aether_product_f64((normalize_a_w * normalize_a_w))))));
     const double div_r = (1.0 / normalize_n);
     const double normalize_d_w = aether_product_f64((div_r * normalize_a_w));
     const double normalize_d_x = aether_product_f64((div_r * normalize_a_x));
@@ -4462,7 +4483,7 @@ AETHER_API aether_quatd aether_quatd_slerp(aether_quatd a, aether_quatd b, doubl
     const double nl_z = ((normalize_n > 0.0) ? normalize_d_z : normalize_a_z);
     const double asin_parts_a = fabs(d);
     const double asin_parts_z = ((asin_parts_a < 0.5) ? aether_product_f64((asin_parts_a * asin_parts_a)) : aether_product_f64(((1.0 - asin_parts_a) * 0.5)));
-    const double asin_parts_s = sqrt(asin_parts_z);
+    const double asin_parts_s = aether_ieee_sqrt_f64(asin_parts_z);
     const double asin_parts_w = aether_product_f64((asin_parts_z * (0.166666666666666685170383743752609007060527801513671875 + aether_product_f64((asin_parts_z * (0.0749999999999843292020074159154319204390048980712890625 + aether_product_f64((asin_parts_z * (0.044642857146355428843431667473851121030747890472412109375 + aether_product_f64((asin_parts_z * (0.0303819441385312465075951848803015309385955333709716796875 + aether_product_f64((asin_parts_z * (0.022372172942149888552609837688578409142792224884033203125 + aether_product_f64((asin_parts_z * (0.0173523927208699725588392226427458808757364749908447265625 + aether_product_f64((asin_parts_z * (0.0139712129735529329288556965593670611269772052764892578125 + aether_product_f64((asin_parts_z * (0.01147917741518490568342070190510639804415404796600341796875 + aether_product_f64((asin_parts_z * (0.0103228143501857792807552272051907493732869625091552734375 + aether_product_f64((asin_parts_z * (0.00545750671864035814817572855872640502639114856719970703125 + aether_product_f64((asin_parts_z * (0.017400879442694021370652279756541247479617595672607421875 + aether_product_f64((asin_parts_z * (-0.014851887071247203697677008449318236671388149261474609375 + aether_product_f64((asin_parts_z * 0.0287578513674215663353805894075776450335979461669921875))))))))))))))))))))))))))))))))))))));
     const double asin_parts_hc = aether_product_f64((asin_parts_s * 134217729.0));
     const double asin_parts_sh = (asin_parts_hc - (asin_parts_hc - asin_parts_s));
@@ -4569,11 +4590,11 @@ AETHER_API aether_quatd aether_quatd_slerp(aether_quatd a, aether_quatd b, doubl
 AETHER_API aether_rotationf aether_f32_jacobi_rotation(float app, float aqq, float apq)
 {
     const float theta = ((aqq - app) / aether_product_f32((2.0f * apq)));
-    const float r = sqrtf((aether_product_f32((theta * theta)) + 1.0f));
+    const float r = aether_ieee_sqrt_f32((aether_product_f32((theta * theta)) + 1.0f));
     const float tt = (isfinite(r) ? (1.0f / (fabsf(theta) + r)) : (0.5f / fabsf(theta)));
     const float t0 = ((theta < 0.0f) ? aether_product_f32((tt * -1.0f)) : tt);
     const float t = ((apq == 0.0f) ? 0.0f : t0);
-    const float c = (1.0f / sqrtf((aether_product_f32((t * t)) + 1.0f)));
+    const float c = (1.0f / aether_ieee_sqrt_f32((aether_product_f32((t * t)) + 1.0f)));
     const float s = aether_product_f32((t * c));
     aether_rotationf out;
     out.c = c;
@@ -4586,11 +4607,11 @@ AETHER_API aether_rotationf aether_f32_jacobi_rotation(float app, float aqq, flo
 AETHER_API aether_rotationd aether_f64_jacobi_rotation(double app, double aqq, double apq)
 {
     const double theta = ((aqq - app) / aether_product_f64((2.0 * apq)));
-    const double r = sqrt((aether_product_f64((theta * theta)) + 1.0));
+    const double r = aether_ieee_sqrt_f64((aether_product_f64((theta * theta)) + 1.0));
     const double tt = (isfinite(r) ? (1.0 / (fabs(theta) + r)) : (0.5 / fabs(theta)));
     const double t0 = ((theta < 0.0) ? aether_product_f64((tt * -1.0)) : tt);
     const double t = ((apq == 0.0) ? 0.0 : t0);
-    const double c = (1.0 / sqrt((aether_product_f64((t * t)) + 1.0)));
+    const double c = (1.0 / aether_ieee_sqrt_f64((aether_product_f64((t * t)) + 1.0)));
     const double s = aether_product_f64((t * c));
     aether_rotationd out;
     out.c = c;

@@ -119,7 +119,11 @@ impl Dialect {
     pub fn sqrt(&self, x: &str, elem: &ElemType) -> String {
         match self.arith {
             Arith::Calls => format!("aether_sqrt_{}({x})", elem.name),
-            Arith::Operators { .. } => format!("{}({x})", self.libm("sqrt", elem)),
+            // The C core as compiled (its guards on) spells it as its prelude's helper: the
+            // IEEE operation without libm's errno check, which kept the norms from inlining.
+            // The plain C body of the docs, and OpenCL C, keep the math library's name.
+            Arith::Operators { guard: true } => format!("aether_ieee_sqrt_{}({x})", elem.name),
+            Arith::Operators { guard: false } => format!("{}({x})", self.libm("sqrt", elem)),
         }
     }
 
@@ -889,7 +893,7 @@ mod tests {
         let vector = Dialect { vector_products: true, ..Dialect::C };
         assert_eq!(vector.bin(BinOp::Mul, "a", "b", &t), "aether_product_vec_f32((a * b))");
         assert_eq!(Dialect::C.bin(BinOp::Add, "a", "b", &t), "(a + b)");
-        assert_eq!(Dialect::C.sqrt("x", &t), "sqrtf(x)");
+        assert_eq!(Dialect::C.sqrt("x", &t), "aether_ieee_sqrt_f32(x)");
         assert_eq!(calls.bin(BinOp::Mul, "a", "b", &t), "aether_mul_f32(a, b)");
         assert_eq!(calls.bin(BinOp::Div, "a", "b", &t), "aether_div_f32(a, b)");
         assert_eq!(calls.bin(BinOp::Sub, "a", "b", &t), "aether_sub_f32(a, b)");
