@@ -139,6 +139,9 @@ c_lane=(
     # The elementary functions' accuracy targets on a bounded run: one f32 input in 61 and
     # 2000 f64 inputs per binade (docs/reports/elementary-functions.md is the full run).
     "bash scripts/elementary-report.sh 2000 --check 61"
+    # The native coefficient search (tests/coefficients.rs's witnesses come from it) on a
+    # control: a coefficient the corpus already sees must be found again (a few seconds).
+    "python3 scripts/coefficient-search.py --tries 1000000 sincos:BF56C16C16C16966 exp:3F8111111110FF8B"
     # The C consumer kit: the pure-C runner against the cbindgen-exported reference
     # (1.2*10^4 random inputs per function here; `bash scripts/c-random.sh` runs 10^5), the
     # negative controls, and every documented way to consume the core.
