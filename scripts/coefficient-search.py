@@ -9,8 +9,8 @@ a copy of the shipped C core is made with that coefficient's last bit flipped in
 (tests/c/coefficient_core.c) and linked beside tests/c/coefficient_search.c, and the functions
 that use the coefficient are called on N random inputs (default 2^30) aimed where the
 polynomial's argument is largest (AIMS below); an f32 function of one input then takes every one of
-its 2^32 inputs, so that a coefficient still unseen is shown equivalent on it. Each witness is printed as a case line for its
-family's `cases` in spec/aether.toml; `cargo test -p aether-tests --test coefficients` then
+its 2^32 inputs, so that a coefficient still unseen is shown equivalent on it. Each witness is
+printed as a case line for the `cases` of the family of the function it moves (spec/aether.toml); `cargo test -p aether-tests --test coefficients` then
 checks it through the generator's interpreter, the mutant exactly as the Rust search makes it.
 
 A last-bit change of coefficient c_i of a polynomial in u moves the result by about
@@ -133,8 +133,9 @@ def search(job):
             out = r.stdout.strip()
             if out.startswith("witness "):
                 inputs, after = out[len("witness "):].rsplit(" after ", 1)
+                # The case belongs to the family of the function that sees it.
                 return (
-                    f'{family}: "the last bit of coefficient 0x{name} (f{bits}) moves {full} here: {inputs}",'
+                    f'{fn}: "the last bit of coefficient 0x{name} (f{bits}) moves {full} here: {inputs}",'
                     f"  # after {after} tries ({n} literal(s) replaced)"
                 )
             lines.append(f"{full}: {out or r.stderr.strip()}")
