@@ -10,8 +10,8 @@ a copy of the shipped C core is made with that coefficient's last bit flipped in
 that use the coefficient are called on N random inputs (default 2^30) aimed where the
 polynomial's argument is largest (AIMS below); an f32 function of one input then takes every one of
 its 2^32 inputs, so that a coefficient still unseen is shown equivalent on it. Each witness is
-printed as a case line for the `cases` of the family of the function it moves (spec/aether.toml); `cargo test -p aether-tests --test coefficients` then
-checks it through the generator's interpreter, the mutant exactly as the Rust search makes it.
+printed as a case line for the `cases` of the family of the function it moves
+(spec/aether.toml); `cargo test -p aether-tests --test coefficients` then checks it through the generator's interpreter, the mutant exactly as the Rust search makes it.
 
 A last-bit change of coefficient c_i of a polynomial in u moves the result by about
 2^-p |c_i| u^i of it (p: the precision), so an input sees it about that often: an aimed native
@@ -34,7 +34,7 @@ FLAGS = ["-std=c99", "-O2", "-ffp-contract=off", "-D_GNU_SOURCE"]
 
 
 def both(r):
-    """A range and its negation: 'lo:hi' -> 'lo:hi,-hi:-lo'."""
+    """A range and its negation: (lo, hi) -> [(lo, hi), (-hi, -lo)]."""
     lo, hi = r
     return [(lo, hi), (-hi, -lo)]
 
@@ -85,9 +85,9 @@ def value(bits, word):
 
 
 def literal(bits, word):
-    """The core's text for |value| (the generator prints exact decimals; f32 ones end in f)."""
-    text = format(decimal.Decimal(abs(value(bits, word))), "f")
-    return text
+    """The core's digits for |value|: the generator prints exact decimals (an f32 one is then
+    followed by f, which mutant_core matches)."""
+    return format(decimal.Decimal(abs(value(bits, word))), "f")
 
 
 def mutant_core(bits, word, where):
