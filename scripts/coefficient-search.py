@@ -8,10 +8,11 @@ a copy of the shipped C core is made with that coefficient's last bit flipped in
 (every occurrence of its exact decimal literal), both copies are compiled header-only
 (tests/c/coefficient_core.c) and linked beside tests/c/coefficient_search.c, and the functions
 that use the coefficient are called on N random inputs (default 2^30) aimed where the
-polynomial's argument is largest (AIMS below); an f32 function of one input then takes every one of
-its 2^32 inputs, so that a coefficient still unseen is shown equivalent on it. Each witness is
+polynomial's argument is largest (AIMS below); an f32 function of one input then takes every
+one of its 2^32 inputs, so that a coefficient still unseen is shown equivalent on it. Each witness is
 printed as a case line for the `cases` of the family of the function it moves
-(spec/aether.toml); `cargo test -p aether-tests --test coefficients` then checks it through the generator's interpreter, the mutant exactly as the Rust search makes it.
+(spec/aether.toml); `cargo test -p aether-tests --test coefficients` then checks it through the
+generator's interpreter, with the mutant exactly as the Rust search makes it.
 
 A last-bit change of coefficient c_i of a polynomial in u moves the result by about
 2^-p |c_i| u^i of it (p: the precision), so an input sees it about that often: an aimed native
