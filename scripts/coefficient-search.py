@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Native search for the coefficient witnesses that tests/coefficients.rs lists as unwitnessed.
 
-    python3 scripts/coefficient-search.py [--tries N] [--jobs J] [HEX | FAMILY:HEX ...]
+    python3 scripts/coefficient-search.py [--tries N] [--jobs J] [--seed S] [HEX | FAMILY:HEX ...]
 
 For each coefficient (HEX words, or every entry of UNWITNESSED in tests/tests/coefficients.rs),
 a copy of the shipped C core is made with that coefficient's last bit flipped in the text
@@ -110,7 +110,7 @@ def cc(args):
 
 
 def search(job):
-    bits, word, family, tries, tmp, orig_obj, driver_obj = job
+    bits, word, family, tries, seed, tmp, orig_obj, driver_obj = job
     name = f"{word:0{bits // 4}X}"
     where = os.path.join(tmp, name)
     n = mutant_core(bits, word, where)
@@ -127,7 +127,7 @@ def search(job):
         if bits == 32 and ys is None:
             plans.append(("0", EVERY))
         for count, xtext in plans:
-            args = [exe, full, count, str(word & 0xFFFF), xtext]
+            args = [exe, full, count, str((word & 0xFFFF) + (seed << 16)), xtext]
             if ys is not None:
                 args.append(",".join(f"{lo!r}:{hi!r}" for lo, hi in ys))
             r = subprocess.run(args, capture_output=True, text=True)
@@ -147,6 +147,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tries", type=int, default=1 << 30)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    # Another stream of random inputs (a second run on other inputs, e.g. one per core).
+    ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("hex", nargs="*", metavar="HEX|FAMILY:HEX")
     a = ap.parse_args()
     todo = unwitnessed()
@@ -164,7 +166,7 @@ def main():
         orig_obj, driver_obj = os.path.join(tmp, "orig.o"), os.path.join(tmp, "driver.o")
         cc(["-I" + CORE, "-I" + TESTS_C, "-DPREFIX=orig_", "-c", os.path.join(TESTS_C, "coefficient_core.c"), "-o", orig_obj])
         cc(["-I" + TESTS_C, "-c", os.path.join(TESTS_C, "coefficient_search.c"), "-o", driver_obj])
-        jobs = [(b, w, f, a.tries, tmp, orig_obj, driver_obj) for b, w, f in todo]
+        jobs = [(b, w, f, a.tries, a.seed, tmp, orig_obj, driver_obj) for b, w, f in todo]
         found = 0
         with ThreadPoolExecutor(max_workers=a.jobs) as pool:
             for line in pool.map(search, jobs):
