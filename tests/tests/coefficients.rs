@@ -40,7 +40,7 @@ use aether_tests::{corpus, model};
 ///   moves the result by about 2^-53 |c_i| u^i of it, so about one input in
 ///   1 / (|c_i| u^i) sees it where u is largest: past about 2^30 for these
 ///   (sin's last coefficient, -7.6e-13 u^7 r with u <= 0.62: about 2^-45; pow's
-///   c2 at most about 2^-28 of an ulp where |y| is largest, 2^30 pairs found
+///   c2 at most about 2^-28 of an ulp where |y| is largest, 2^32 pairs found
 ///   none). No random search reaches them; the chance per input is the size
 ///   of the change, and a change of one ulp of x moves each inner Horner step
 ///   by as much as the mutant does, so consecutive inputs are no likelier.
