@@ -37,6 +37,9 @@ impl CFunction {
     }
 }
 
+/// What a word of the thunks' result room holds until a call writes it.
+const ROOM_POISON: u64 = 0xDEAD_7FF4_BAD0_0A11;
+
 type Thunk = unsafe extern "C" fn(*const u64, usize, *mut u64, usize) -> usize;
 
 /// Calls a flat thunk with `words`; panics, naming the words, when the
@@ -52,7 +55,9 @@ pub fn call_thunk(thunk: *const (), words: &[u64]) -> Vec<u64> {
     // room says so (and calls nothing), and is called again with more. The
     // room is one buffer per thread, kept between calls: a fresh zeroed
     // buffer per call cost more than most functions (an exhaustive sweep calls
-    // 2^32 times).
+    // 2^32 times). Every word a call does not write holds ROOM_POISON (no f32
+    // word, no likely f64 result), never an earlier call's result, so a thunk
+    // that reports a word it did not write still shows as a mismatch.
     thread_local! {
         static ROOM: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
     }
@@ -60,17 +65,19 @@ pub fn call_thunk(thunk: *const (), words: &[u64]) -> Vec<u64> {
         let mut out = room.borrow_mut();
         let need = (4 * words.len()).max(1024);
         if out.len() < need {
-            out.resize(need, 0);
+            out.resize(need, ROOM_POISON);
         }
         loop {
             // SAFETY: `words` and `out` are valid for the lengths passed.
             let n = unsafe { f(words.as_ptr(), words.len(), out.as_mut_ptr(), out.len()) };
             if n != usize::MAX {
-                return out[..n].to_vec();
+                let result = out[..n].to_vec();
+                out[..n].fill(ROOM_POISON);
+                return result;
             }
             assert!(out.len() < 1 << 26, "the thunk refuses the input words {words:x?}");
             let more = out.len() * 8;
-            out.resize(more, 0);
+            out.resize(more, ROOM_POISON);
         }
     })
 }
