@@ -9,7 +9,8 @@
 #                                              # DIR/*.log (a few minutes on an H200)
 #   bash scripts/cuda-device.sh report DIR     # here: docs/reports/cuda-device.md from DIR's logs
 #
-# `run` does, on the device: the corpus and RANDOM (default 10^6) random inputs per function
+# `run` does, on the device: every one-input f32 function over all 2^32 patterns against the C core
+# (tests/c/cuda_exhaustive.cu, with its control: plain operators on the device must differ), the corpus and RANDOM (default 10^6) random inputs per function
 # against the Rust reference (aether_check_reference --each: one line per function for the corpus
 # and for the random inputs, a line per mismatch), the device self-test built normally and with --use_fast_math (which
 # it must name), the negative control (the core with plain operators, which must report
@@ -21,6 +22,13 @@ step=${1:-}
 dir=build/cuda-device
 ARCH=${ARCH:-sm_90}
 RANDOM_N=${RANDOM_N:-1000000}
+
+# waitall: waits for every background job, failing when one failed (a bare `wait` returns 0).
+waitall() {
+    local job rc=0
+    for job in $(jobs -p); do wait "$job" || rc=$?; done
+    return "$rc"
+}
 
 case "$step" in
 build)
@@ -36,17 +44,27 @@ build)
     "$NVCC" "${flags[@]}" cuda_core/check/aether_bench.cu cuda_core/aether_batch.cu -o "$dir/aether_bench" &
     "$NVCC" "${flags[@]}" -DAETHER_UNSAFE_ALLOW_CONTRACTION cuda_core/check/aether_bench.cu cuda_core/aether_batch.cu \
         -o "$dir/aether_bench_plain" &
-    wait
+    waitall
     # The self-test as a consumer calls it, built with the default flags and with --use_fast_math.
     "$NVCC" "${flags[@]}" tests/c/cuda_selftest.cu -o "$dir/selftest"
     "$NVCC" "${flags[@]}" --use_fast_math tests/c/cuda_selftest.cu -o "$dir/selftest_fastmath"
+    # Every one-input f32 function over all 2^32 patterns on the device against the C core
+    # (tests/c/cuda_exhaustive.cu), and its control with plain operators on the device.
+    gcc -std=c99 -O2 -Wall -Wextra -Ic_core -Ic_core/check -c tests/c/exhaustive_c_flat.c -o "$dir/exhaustive_c_flat.o"
+    exhaustive=(-Icuda_core/check -Ic_core/check -Xcompiler -fopenmp tests/c/cuda_exhaustive.cu "$dir/exhaustive_c_flat.o" -lgomp)
+    "$NVCC" "${flags[@]}" "${exhaustive[@]}" -o "$dir/exhaustive" &
+    "$NVCC" "${flags[@]}" -DAETHER_UNSAFE_ALLOW_CONTRACTION "${exhaustive[@]}" -o "$dir/exhaustive_plain" &
+    waitall
     # The host libraries the binaries need beyond libc (the GPU machine may be bare).
-    for lib in $(ldd "$dir"/aether_check_reference "$dir"/aether_bench | awk '/=> \// { print $3 }' | sort -u); do
+    for lib in $(ldd "$dir"/aether_check_reference "$dir"/aether_bench "$dir"/exhaustive | awk '/=> \// { print $3 }' | sort -u); do
         case "$(basename "$lib")" in
         libc.so* | libm.so* | libdl.so* | libpthread.so* | librt.so* | ld-linux*) ;;
         *) cp -L "$lib" "$dir/lib/" ;;
         esac
     done
+    # What travels to the GPU machine is limited (64 MiB with the working tree): no host symbols.
+    rm -f "$dir/exhaustive_c_flat.o"
+    strip "$dir"/aether_* "$dir"/exhaustive* "$dir"/selftest*
     echo "$NVCC_VERSION" >"$dir/nvcc-version"
     echo "cuda-device: built $(ls "$dir" | tr '\n' ' ')($(du -sh "$dir" | cut -f1)) with nvcc $NVCC_VERSION for $ARCH"
     ;;
@@ -62,10 +80,10 @@ run)
     cat "$out/machine.log"
     status=0
     run() { # name timeout command...: runs it into DIR/name.log, printing its last lines
-        local name=$1 limit=$2 rc=0
+        local name=$1 limit=$2 rc=0 t0=$SECONDS
         shift 2
         timeout "$limit" "$@" >"$out/$name.log" 2>&1 || rc=$?
-        echo "cuda-device: $name: exit $rc"
+        echo "cuda-device: $name: exit $rc ($((SECONDS - t0)) s)" | tee -a "$out/steps.log"
         tail -n 4 "$out/$name.log"
         return "$rc"
     }
@@ -80,8 +98,13 @@ run)
         echo "cuda-device: FAIL: the self-test built with --use_fast_math does not see the flush (status ${fast:-none})"
         status=1
     fi
-    run check 420 "$dir/aether_check_reference" --random "$RANDOM_N" --each || status=1
+    # Every one-input f32 function over all 2^32 patterns, the device against the C core.
+    run exhaustive 240 "$dir/exhaustive" || status=1
+    run check 240 "$dir/aether_check_reference" --random "$RANDOM_N" --each || status=1
     run control 120 "$dir/aether_check_control" --control-expected --quiet || status=1
+    # Its control: plain operators on the device must differ from the C core somewhere
+    # (16 of the 256 blocks, evenly spaced).
+    run exhaustive_plain 120 "$dir/exhaustive_plain" --blocks 16 --control-expected || status=1
     run bench 120 "$dir/aether_bench" || status=1
     # The control: with plain operators some items must differ from the host path (exit 1).
     rc=0
@@ -104,6 +127,10 @@ report)
         echo
         sed 's/^/    /' "$in/machine.log"
         echo
+        echo "Each step's exit status and wall time on the device machine:"
+        echo
+        sed 's/^/    /' "$in/steps.log"
+        echo
         echo "## Corpus and random inputs on the device, against the reference"
         echo
         echo "\`aether_check_reference --random $RANDOM_N\`: every corpus case, then $RANDOM_N random inputs per"
@@ -117,6 +144,23 @@ report)
         sed 's/^/    /' "$in/check.log"
         echo
         echo "</details>"
+        echo
+        echo "## Every one-input f32 function over all 2^32 patterns"
+        echo
+        echo "\`tests/c/cuda_exhaustive.cu\`: every entry of the flat convention's table with one 32-bit input"
+        echo "word (sign, neg, abs and the f32 elementary functions), run on the GPU over every bit pattern"
+        echo "(256 blocks of 2^24 inputs, one thread per input) and compared under the spec's policy with"
+        echo "the C core (its thunks in \`tests/c/exhaustive_c_flat.c\`, built by gcc -O2 and run on the"
+        echo "host's cores). The exhaustive sweep (\`scripts/sweep.sh\`, \`docs/reports/exhaustive-f32.md\`)"
+        echo "compares the C core with the Rust reference over the same patterns."
+        echo
+        sed 's/^/    /' "$in/exhaustive.log"
+        echo
+        echo "Its control: the same program with plain operators on the device"
+        echo "(\`-DAETHER_UNSAFE_ALLOW_CONTRACTION\`, which nvcc contracts into FMAs), over 16 of the 256"
+        echo "blocks, evenly spaced; the run passes only when some input mismatches:"
+        echo
+        sed 's/^/    /' "$in/exhaustive_plain.log"
         echo
         echo "## The self-test on the device"
         echo

@@ -12,6 +12,9 @@
 #     device self-test exists.
 #  4. The benchmark (cuda_core/check/aether_bench.cu with aether_batch.cu) builds, and the
 #     self-test's host twin fails as it must under FTZ/DAZ and under host contraction.
+#     tests/c/cuda_exhaustive.cu (scripts/cuda-device.sh runs it on the device over all 2^32
+#     patterns) runs on the host path over 4 of its 256 blocks against the C core, and its
+#     control (plain operators, host contraction) must differ.
 #  6. The predicates (cuda_core/aether_predicate.cuh): PTX of a kernel per form for sm_90 and
 #     sm_75 through the same PTX check (every f32/f64 instruction an explicit .rn), and the host
 #     path of both forms on every case of the predicates' corpus parts.
@@ -65,6 +68,9 @@ build() { # log command...: runs a build, printing its output on failure
     shift
     "$@" >"$out/$log.log" 2>&1 || { cat "$out/$log.log"; echo "cuda-static: FAIL: $*"; return 1; }
 }
+# tests/c/cuda_exhaustive.cu against the C core's thunks (device code as PTX only: --host runs none).
+exhaustive=(-Icuda_core -Icuda_core/check -Ic_core/check -Xcompiler -fopenmp tests/c/cuda_exhaustive.cu
+    "$out/exhaustive_c_flat.o" -lgomp)
 queue_core() {
     ptx core-sm_90 -arch=sm_90 "${includes[@]}" "$out/ptx.cu" &&
         ptx core-sm_75 -arch=sm_75 "${includes[@]}" "$out/ptx.cu" &&
@@ -73,7 +79,14 @@ queue_core() {
         [ "$(uname -m)" != x86_64 ] || {
             build selftest-host "$NVCC" -Werror all-warnings -O2 -Icuda_core tests/c/cuda_selftest.cu -o "$out/selftest_host" &&
                 build selftest-fused "$NVCC" -Werror all-warnings -O2 -Icuda_core -DAETHER_UNSAFE_ALLOW_CONTRACTION \
-                    -Xcompiler -mfma,-ffp-contract=fast tests/c/cuda_selftest.cu -o "$out/selftest_host_fused"
+                    -Xcompiler -mfma,-ffp-contract=fast tests/c/cuda_selftest.cu -o "$out/selftest_host_fused" &&
+                build exhaustive-c gcc -std=c99 -O2 -Wall -Wextra -Werror -Ic_core -Ic_core/check -c \
+                    tests/c/exhaustive_c_flat.c -o "$out/exhaustive_c_flat.o" &&
+                build exhaustive-host "$NVCC" -Werror all-warnings -O2 -gencode arch=compute_90,code=compute_90 \
+                    "${exhaustive[@]}" -o "$out/exhaustive_host" &&
+                build exhaustive-fused "$NVCC" -Werror all-warnings -O2 -gencode arch=compute_90,code=compute_90 \
+                    -DAETHER_UNSAFE_ALLOW_CONTRACTION -Xcompiler -mfma,-ffp-contract=fast "${exhaustive[@]}" \
+                    -o "$out/exhaustive_host_fused"
         }
     }
 }
@@ -136,6 +149,24 @@ if [ "$(uname -m)" = x86_64 ]; then
     code=$(echo "$ftz" | sed -n 's/^status \([0-9]*\):.*/\1/p')
     [ -n "$code" ] && [ $((code & 6)) -eq 6 ] || { echo "cuda-static: FAIL: the self-test does not name FTZ and DAZ"; failed=1; }
     case "$fused" in "status 8:"*) ;; *) echo "cuda-static: FAIL: the self-test does not see contraction"; failed=1 ;; esac
+    # The exhaustive program of scripts/cuda-device.sh on the CUDA core's host path, over 4 of its
+    # 256 blocks (x from 0, 2, -0 and -2 up: the tiny inputs and [2, 8) of either sign), and its
+    # control: plain operators contracted on the host must differ from the C core on sin.
+    log=$out/exhaustive.log
+    if "$out/exhaustive_host" --host --blocks 4 >"$log" 2>&1; then
+        tail -n 1 "$log" | sed 's/^/cuda-static: host: /'
+    else
+        cat "$log"
+        echo "cuda-static: FAIL: the exhaustive program on the host path"
+        failed=1
+    fi
+    if "$out/exhaustive_host_fused" --host --blocks 4 --only aether_f32_sin --control-expected >"$log" 2>&1; then
+        echo "cuda-static: control: $(tail -n 1 "$log" | sed 's/^cuda_exhaustive: //') with plain operators under -mfma -ffp-contract=fast, as it must"
+    else
+        cat "$log"
+        echo "cuda-static: FAIL: the exhaustive program does not see host contraction"
+        failed=1
+    fi
 fi
 
 # The runner on the host path: the corpus, then random inputs against the reference.

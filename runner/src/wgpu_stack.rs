@@ -18,9 +18,17 @@ pub struct Wgpu {
 /// The driver name lavapipe reports.
 pub const DRIVER: &str = "llvmpipe";
 
+/// The variable that names another Vulkan driver for this stack (a GPU's:
+/// `NVIDIA`), matched like [`DRIVER`] against the adapter's driver and name.
+/// CI never sets it; the report and every line name the adapter taken.
+pub const DRIVER_VARIABLE: &str = "AETHER_WGPU_DRIVER";
+
 impl Wgpu {
-    /// Opens the llvmpipe Vulkan adapter; `NotInstalled` when there is none.
+    /// Opens the llvmpipe Vulkan adapter (or the one [`DRIVER_VARIABLE`]
+    /// names); `NotInstalled` when there is none.
     pub fn new() -> Result<Wgpu, Error> {
+        let wanted = std::env::var(DRIVER_VARIABLE).ok().filter(|d| !d.is_empty());
+        let driver = wanted.as_deref().unwrap_or(DRIVER);
         let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
             backends: wgpu::Backends::VULKAN,
             flags: wgpu::InstanceFlags::empty(),
@@ -32,11 +40,12 @@ impl Wgpu {
         let seen: Vec<String> = adapters.iter().map(|a| describe(&a.get_info())).collect();
         let adapter = adapters.into_iter().find(|a| {
             let i = a.get_info();
-            i.driver == DRIVER || i.name.contains(DRIVER)
+            i.driver == driver || i.name.contains(driver)
         });
         let Some(adapter) = adapter else {
+            let hint = if wanted.is_some() { format!("named by {DRIVER_VARIABLE}") } else { "Mesa's lavapipe: apt-get install mesa-vulkan-drivers".into() };
             return Err(Error::NotInstalled(format!(
-                "no Vulkan adapter with driver {DRIVER} (Mesa's lavapipe: apt-get install mesa-vulkan-drivers); adapters seen: {}",
+                "no Vulkan adapter with driver {driver} ({hint}); adapters seen: {}",
                 if seen.is_empty() { "none".to_string() } else { seen.join("; ") }
             )));
         };

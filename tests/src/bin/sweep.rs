@@ -10,7 +10,11 @@
 //!
 //! ```text
 //! cargo run --release -p aether-tests --bin sweep -- [--plan auto|full|reduced|measure] [--threads N] [--report PATH]
+//!     [--only NAME,NAME...]
 //! ```
+//!
+//! `--only` keeps the sweeps of the functions named (C names, e.g.
+//! `aether_f32_sin`), for a run of part of the plan; the report says so.
 //!
 //! Exits 1 when any input mismatches (after printing the first few per sweep
 //! and writing the report), 2 on a usage error.
@@ -111,6 +115,7 @@ fn main() -> ExitCode {
     let mut plan = Plan::Auto;
     let mut threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut report_path = None;
+    let mut only: Option<Vec<String>> = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match (a.as_str(), args.next()) {
@@ -128,11 +133,18 @@ fn main() -> ExitCode {
                 _ => return usage(&format!("bad thread count {n}")),
             },
             ("--report", Some(p)) => report_path = Some(p),
+            ("--only", Some(names)) => only = Some(names.split(',').map(str::to_string).collect()),
             _ => return usage(&format!("unknown or incomplete argument {a}")),
         }
     }
 
-    let sweeps = sweeps();
+    let mut sweeps = sweeps();
+    if let Some(names) = &only {
+        if let Some(n) = names.iter().find(|n| !sweeps.iter().any(|s| &s.name == *n)) {
+            return usage(&format!("--only: {n} is not swept"));
+        }
+        sweeps.retain(|s| names.contains(&s.name));
+    }
     let started = Instant::now();
     let load_before = load_average();
     eprintln!("sweep: {} sweeps on {threads} threads", sweeps.len());
@@ -191,7 +203,8 @@ fn main() -> ExitCode {
     let total = started.elapsed();
     let bad: u64 = results.iter().map(|(_, o)| o.mismatches).sum();
     let load = (load_before, load_average());
-    let report = report(&sweeps, &measured, &results, threads, &decision, (total_projected, reduced_projected), load, total);
+    let scope = only.map(|names| format!("This run takes only the sweeps of {} (`--only`).", names.join(", ")));
+    let report = report(&sweeps, &measured, &results, threads, &decision, (total_projected, reduced_projected), load, total, scope);
     println!("\n{report}");
     if let Some(p) = report_path {
         if let Err(e) = std::fs::write(&p, &report) {
@@ -209,7 +222,7 @@ fn main() -> ExitCode {
 }
 
 fn usage(why: &str) -> ExitCode {
-    eprintln!("sweep: {why}\nusage: sweep [--plan auto|full|reduced|measure] [--threads N] [--report PATH]");
+    eprintln!("sweep: {why}\nusage: sweep [--plan auto|full|reduced|measure] [--threads N] [--report PATH] [--only NAME,...]");
     ExitCode::from(2)
 }
 
@@ -364,6 +377,7 @@ fn report(
     (total_projected, reduced_projected): (f64, f64),
     load: (String, String),
     total: Duration,
+    scope: Option<String>,
 ) -> String {
     let bad: u64 = results.iter().map(|(_, o)| o.mismatches).sum();
     let inputs: u64 = results.iter().map(|(_, o)| o.inputs).sum();
@@ -380,6 +394,9 @@ fn report(
         aether_tests::CC,
         aether_tests::core_flags().join(" ")
     );
+    if let Some(scope) = scope {
+        let _ = writeln!(w, "{scope}\n");
+    }
     let verdict = if bad == 0 { "**0 mismatches**".to_string() } else { format!("**{bad} MISMATCHES**") };
     let _ = writeln!(
         w,
