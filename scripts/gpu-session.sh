@@ -8,7 +8,7 @@
 #                                             # all into .gpu/ (gitignored; about 15 MB, xz)
 #   bash scripts/gpu-session.sh run OUT       # there, from the repository root with .gpu/
 #                                             # carried: OUT/gpu-logs.tar.gz (at most 9.2 minutes)
-#   bash scripts/gpu-session.sh report DIR    # here, DIR holding gpu-logs.tar.gz: the reports
+#   bash scripts/gpu-session.sh report DIR... # here, each DIR holding a gpu-logs.tar.gz: the reports
 #
 # `run` does, each step under its own time limit so that a slow one cannot starve the rest:
 #   1. the CUDA core: `scripts/cuda-device.sh run` (self-tests, every one-input f32 function over
@@ -19,13 +19,16 @@
 #      the reference under the spec's bands, the self-test, and the guard-none control;
 #   3. the OpenCL C core on the GPU's own OpenCL driver (CI runs it on PoCL): aether-opencl with
 #      OPENCL_RANDOM random inputs and its controls.
-# A step whose driver is missing on the machine says so in its log; `report` says so too.
+# STEPS (default "cuda wgsl opencl") names the steps to run. A step whose driver is missing on
+# the machine says so in its log; `report` says so too. `report` takes one or more DIRs, later
+# ones adding or replacing logs (a second run of some steps).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 step=${1:-}
 pack=.gpu
 WGSL_RANDOM=${WGSL_RANDOM:-50000}
 OPENCL_RANDOM=${OPENCL_RANDOM:-20000}
+STEPS=${STEPS:-cuda wgsl opencl}
 
 case "$step" in
 pack)
@@ -42,10 +45,12 @@ pack)
     lists=$(mktemp -d)
     mkdir -p "$lists/partial"
     o=(-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 "-oDir::State::Lists=$lists")
+    # libGLX_nvidia.so.0, the library NVIDIA's Vulkan ICD names, needs glvnd's libGLdispatch.
+    debs=(libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2 ocl-icd-libopencl1)
     apt-get "${o[@]}" update -qq
-    (cd "$pack" && apt-get "${o[@]}" download libvulkan1 ocl-icd-libopencl1 2>&1 | grep -v unsandboxed || true)
+    (cd "$pack" && apt-get "${o[@]}" download "${debs[@]}" 2>&1 | grep -v unsandboxed || true)
     rm -rf "$lists"
-    ls "$pack"/libvulkan1_*.deb "$pack"/ocl-icd-libopencl1_*.deb >/dev/null
+    for d in "${debs[@]}"; do ls "$pack/${d}"_*.deb >/dev/null; done
     echo "gpu-session: packed $(ls "$pack" | tr '\n' ' ')($(du -sh "$pack" | cut -f1)); carry $pack"
     ;;
 run)
@@ -68,34 +73,46 @@ run)
         return "$rc"
     }
     # 1. CUDA (its own steps keep their own logs under logs/cuda).
-    limit 320 cuda bash scripts/cuda-device.sh run "$logs/cuda" || status=1
-    # 2. WGSL on the GPU's Vulkan driver.
-    icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-    [ -e "$icd" ] && export VK_DRIVER_FILES=$icd
-    export AETHER_WGPU_DRIVER=${AETHER_WGPU_DRIVER:-NVIDIA}
-    limit 90 wgsl "$bin/aether-runner" wgsl --stack wgpu --random "$WGSL_RANDOM" --report "$logs/wgsl-gpu.md" || status=1
-    limit 30 wgsl-selftest "$bin/aether-runner" wgsl-selftest --stack wgpu || status=1
-    limit 30 wgsl-guard-none "$bin/aether-runner" wgsl --stack wgpu --random 2000 --expect-mismatch --guard none || status=1
-    # 3. OpenCL on the GPU's OpenCL driver: the ICD loader finds it by a vendors file.
-    lib=$(ldconfig -p | awk '/libnvidia-opencl\.so\.1/ { print $NF; exit }')
-    [ -n "$lib" ] || lib=$(find / -xdev -name 'libnvidia-opencl.so.1' 2>/dev/null | head -n 1)
-    if [ -n "$lib" ]; then
-        mkdir -p /etc/OpenCL/vendors
-        echo "$lib" >/etc/OpenCL/vendors/nvidia.icd
-        echo "gpu-session: the NVIDIA OpenCL driver is $lib" | tee -a "$logs/steps.log"
+    if [[ " $STEPS " == *" cuda "* ]]; then
+        limit 320 cuda bash scripts/cuda-device.sh run "$logs/cuda" || status=1
+    fi
+    # 2. WGSL on the GPU's Vulkan driver (the image's ICD file names it; the loader says why
+    #    when it cannot open it).
+    if [[ " $STEPS " == *" wgsl "* ]]; then
+        icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+        [ -e "$icd" ] && [ ! -e /usr/share/vulkan/icd.d/nvidia_icd.json ] && export VK_DRIVER_FILES=$icd
+        export AETHER_WGPU_DRIVER=${AETHER_WGPU_DRIVER:-NVIDIA} VK_LOADER_DEBUG=error
+        limit 90 wgsl "$bin/aether-runner" wgsl --stack wgpu --random "$WGSL_RANDOM" --report "$logs/wgsl-gpu.md" || status=1
+        limit 30 wgsl-selftest "$bin/aether-runner" wgsl-selftest --stack wgpu || status=1
+        limit 30 wgsl-guard-none "$bin/aether-runner" wgsl --stack wgpu --random 2000 --expect-mismatch --guard none || status=1
+    fi
+    # 3. OpenCL on the GPU's OpenCL driver: AETHER_OPENCL_PLATFORM picks it where the loader
+    #    lists another platform first (the image has PoCL too); a vendors file is written
+    #    where there is none.
+    if [[ " $STEPS " == *" opencl "* ]]; then
+        export AETHER_OPENCL_PLATFORM=${AETHER_OPENCL_PLATFORM:-NVIDIA}
+        if ! grep -qs nvidia /etc/OpenCL/vendors/*.icd; then
+            lib=$(find / -xdev -name 'libnvidia-opencl.so.1' 2>/dev/null | head -n 1)
+            if [ -n "$lib" ]; then mkdir -p /etc/OpenCL/vendors && echo "$lib" >/etc/OpenCL/vendors/nvidia.icd; fi
+        fi
         limit 90 opencl "$bin/aether-opencl" "$OPENCL_RANDOM" --report "$logs/opencl-gpu.md" || status=1
-    else
-        echo "gpu-session: opencl: no libnvidia-opencl.so.1 on this machine" | tee -a "$logs/steps.log"
-        status=1
     fi
     tar czf "$out/gpu-logs.tar.gz" -C "$logs" .
     echo "gpu-session: logs in $out/gpu-logs.tar.gz, status $status"
     exit "$status"
     ;;
 report)
-    in=${2:?usage: gpu-session.sh report DIR}
+    [ $# -ge 2 ] || { echo "usage: gpu-session.sh report DIR..." >&2; exit 2; }
     logs=$(mktemp -d)
-    tar xzf "$in/gpu-logs.tar.gz" -C "$logs"
+    shift
+    for in in "$@"; do
+        one=$(mktemp -d)
+        tar xzf "$in/gpu-logs.tar.gz" -C "$one"
+        cat "$one/steps.log" >>"$logs/steps.log"
+        rm "$one/steps.log"
+        cp -r "$one"/. "$logs"/
+        rm -rf "$one"
+    done
     bash scripts/cuda-device.sh report "$logs/cuda"
     doc=docs/reports/gpu-targets.md
     {

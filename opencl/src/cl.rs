@@ -17,6 +17,13 @@ pub const CL_DEVICE_EXTENSIONS: u32 = 0x1030;
 pub const CL_DEVICE_OPENCL_C_VERSION: u32 = 0x103d;
 const CL_DEVICE_SINGLE_FP_CONFIG: u32 = 0x101b;
 const CL_PLATFORM_VERSION: u32 = 0x0901;
+const CL_PLATFORM_NAME: u32 = 0x0902;
+const CL_PLATFORM_VENDOR: u32 = 0x0903;
+
+/// The variable that picks a platform other than the loader's first: the
+/// first platform whose name or vendor contains its value (`NVIDIA` on a
+/// machine whose loader lists PoCL first). CI never sets it.
+pub const PLATFORM_VARIABLE: &str = "AETHER_OPENCL_PLATFORM";
 const CL_PROGRAM_BUILD_LOG: u32 = 0x1183;
 const CL_FP_DENORM: u64 = 1;
 const CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT: u64 = 1 << 7;
@@ -128,17 +135,45 @@ pub enum Arg<'a> {
 }
 
 impl Device {
-    /// The first OpenCL device, or why there is none.
+    /// The first device of the first platform (or of the platform
+    /// [`PLATFORM_VARIABLE`] names), or why there is none.
     pub fn first() -> Result<Device, String> {
         let api = Api::load()?;
-        let mut platform: Handle = ptr::null_mut();
         let mut n = 0u32;
-        // SAFETY: out-pointers to locals, sizes as declared.
+        // SAFETY: out-pointers to locals and a vector of the size asked for.
         unsafe {
-            check("clGetPlatformIDs", (api.get_platform_ids)(1, &mut platform, &mut n))?;
+            check("clGetPlatformIDs", (api.get_platform_ids)(0, ptr::null_mut(), &mut n))?;
             if n == 0 {
                 return Err("no OpenCL platform (install pocl-opencl-icd)".into());
             }
+            let mut platforms: Vec<Handle> = vec![ptr::null_mut(); n as usize];
+            check("clGetPlatformIDs", (api.get_platform_ids)(n, platforms.as_mut_ptr(), &mut n))?;
+            platforms.truncate(n as usize);
+            let platform = match std::env::var(PLATFORM_VARIABLE).ok().filter(|v| !v.is_empty()) {
+                None => platforms[0],
+                Some(want) => {
+                    let text = |p: Handle, param: u32| {
+                        let mut size = 0usize;
+                        if (api.get_platform_info)(p, param, 0, ptr::null_mut(), &mut size) != 0 {
+                            return String::new();
+                        }
+                        let mut buf = vec![0u8; size];
+                        if (api.get_platform_info)(p, param, size, buf.as_mut_ptr().cast(), ptr::null_mut()) != 0 {
+                            return String::new();
+                        }
+                        String::from_utf8_lossy(&buf).trim_end_matches('\0').to_string()
+                    };
+                    let named: Vec<(Handle, String)> =
+                        platforms.iter().map(|&p| (p, format!("{} ({})", text(p, CL_PLATFORM_NAME), text(p, CL_PLATFORM_VENDOR)))).collect();
+                    match named.iter().find(|(_, name)| name.contains(&want)) {
+                        Some(&(p, _)) => p,
+                        None => {
+                            let seen: Vec<&str> = named.iter().map(|(_, name)| name.as_str()).collect();
+                            return Err(format!("no OpenCL platform named {want} ({PLATFORM_VARIABLE}); platforms seen: {}", seen.join("; ")));
+                        }
+                    }
+                }
+            };
             let mut device: Handle = ptr::null_mut();
             check("clGetDeviceIDs", (api.get_device_ids)(platform, CL_DEVICE_TYPE_ALL, 1, &mut device, &mut n))?;
             let mut err = 0;

@@ -255,17 +255,17 @@ void aether_vec2f_plane_add(float *value, float *comp, size_t element, aether_ve
 void aether_vec3f_plane_add(float *value, float *comp, size_t element, aether_vec3f term);
 void aether_vec4f_plane_add(float *value, float *comp, size_t element, aether_vec4f term);
 void aether_f32_plane_resolve(float *out, const float *value, const float *comp, size_t n);
-int aether_mat2f_lu(aether_mat2f *a, int ipiv[2]);
+int aether_mat2f_lu(aether_mat2f *a, int *ipiv);
 void aether_mat2f_lu_lanes(aether_mat2f *a, int *ipiv, int *info, size_t count);
-int aether_mat3f_lu(aether_mat3f *a, int ipiv[3]);
+int aether_mat3f_lu(aether_mat3f *a, int *ipiv);
 void aether_mat3f_lu_lanes(aether_mat3f *a, int *ipiv, int *info, size_t count);
-int aether_mat4f_lu(aether_mat4f *a, int ipiv[4]);
+int aether_mat4f_lu(aether_mat4f *a, int *ipiv);
 void aether_mat4f_lu_lanes(aether_mat4f *a, int *ipiv, int *info, size_t count);
-aether_vec2f aether_mat2f_lu_solve(const aether_mat2f *lu, const int ipiv[2], aether_vec2f b);
+aether_vec2f aether_mat2f_lu_solve(const aether_mat2f *lu, const int *ipiv, aether_vec2f b);
 void aether_mat2f_lu_solve_lanes(const aether_mat2f *lu, const int *ipiv, const aether_vec2f *b, aether_vec2f *x, size_t count);
-aether_vec3f aether_mat3f_lu_solve(const aether_mat3f *lu, const int ipiv[3], aether_vec3f b);
+aether_vec3f aether_mat3f_lu_solve(const aether_mat3f *lu, const int *ipiv, aether_vec3f b);
 void aether_mat3f_lu_solve_lanes(const aether_mat3f *lu, const int *ipiv, const aether_vec3f *b, aether_vec3f *x, size_t count);
-aether_vec4f aether_mat4f_lu_solve(const aether_mat4f *lu, const int ipiv[4], aether_vec4f b);
+aether_vec4f aether_mat4f_lu_solve(const aether_mat4f *lu, const int *ipiv, aether_vec4f b);
 void aether_mat4f_lu_solve_lanes(const aether_mat4f *lu, const int *ipiv, const aether_vec4f *b, aether_vec4f *x, size_t count);
 aether_vec2f aether_mat2f_solve_lower(aether_mat2f a, aether_vec2f b);
 void aether_mat2f_solve_lower_lanes(const aether_mat2f *a, const aether_vec2f *b, aether_vec2f *x, size_t count);
@@ -4607,7 +4607,7 @@ void aether_f32_plane_resolve(float *out, const float *value, const float *comp,
 }
 
 /* aether_mat2f_lu: LU with partial pivoting in place ([rules.linalg]): L strictly below the diagonal (unit diagonal implied), U on and above it; ipiv 1-based as LAPACK's getrf; returns info (0, or k + 1 for the first zero pivot). */
-int aether_mat2f_lu(aether_mat2f *a, int ipiv[2])
+int aether_mat2f_lu(aether_mat2f *a, int *ipiv)
 {
     return aether_lu_f32_2(a->m, ipiv);
 }
@@ -4621,7 +4621,7 @@ void aether_mat2f_lu_lanes(aether_mat2f *a, int *ipiv, int *info, size_t count)
 }
 
 /* aether_mat3f_lu: LU with partial pivoting in place ([rules.linalg]): L strictly below the diagonal (unit diagonal implied), U on and above it; ipiv 1-based as LAPACK's getrf; returns info (0, or k + 1 for the first zero pivot). */
-int aether_mat3f_lu(aether_mat3f *a, int ipiv[3])
+int aether_mat3f_lu(aether_mat3f *a, int *ipiv)
 {
     return aether_lu_f32_3(a->m, ipiv);
 }
@@ -4635,7 +4635,7 @@ void aether_mat3f_lu_lanes(aether_mat3f *a, int *ipiv, int *info, size_t count)
 }
 
 /* aether_mat4f_lu: LU with partial pivoting in place ([rules.linalg]): L strictly below the diagonal (unit diagonal implied), U on and above it; ipiv 1-based as LAPACK's getrf; returns info (0, or k + 1 for the first zero pivot). */
-int aether_mat4f_lu(aether_mat4f *a, int ipiv[4])
+int aether_mat4f_lu(aether_mat4f *a, int *ipiv)
 {
     return aether_lu_f32_4(a->m, ipiv);
 }
@@ -4649,7 +4649,7 @@ void aether_mat4f_lu_lanes(aether_mat4f *a, int *ipiv, int *info, size_t count)
 }
 
 /* aether_mat2f_lu_solve: Solves A x = b from lu's factors and pivots: the interchanges, the unit lower solve, the upper solve. */
-aether_vec2f aether_mat2f_lu_solve(const aether_mat2f *lu, const int ipiv[2], aether_vec2f b)
+aether_vec2f aether_mat2f_lu_solve(const aether_mat2f *lu, const int *ipiv, aether_vec2f b)
 {
     float bb[2], xx[2];
     aether_vec2f x;
@@ -4670,7 +4670,7 @@ void aether_mat2f_lu_solve_lanes(const aether_mat2f *lu, const int *ipiv, const 
 }
 
 /* aether_mat3f_lu_solve: Solves A x = b from lu's factors and pivots: the interchanges, the unit lower solve, the upper solve. */
-aether_vec3f aether_mat3f_lu_solve(const aether_mat3f *lu, const int ipiv[3], aether_vec3f b)
+aether_vec3f aether_mat3f_lu_solve(const aether_mat3f *lu, const int *ipiv, aether_vec3f b)
 {
     float bb[3], xx[3];
     aether_vec3f x;
@@ -4693,7 +4693,7 @@ void aether_mat3f_lu_solve_lanes(const aether_mat3f *lu, const int *ipiv, const 
 }
 
 /* aether_mat4f_lu_solve: Solves A x = b from lu's factors and pivots: the interchanges, the unit lower solve, the upper solve. */
-aether_vec4f aether_mat4f_lu_solve(const aether_mat4f *lu, const int ipiv[4], aether_vec4f b)
+aether_vec4f aether_mat4f_lu_solve(const aether_mat4f *lu, const int *ipiv, aether_vec4f b)
 {
     float bb[4], xx[4];
     aether_vec4f x;
@@ -7818,17 +7818,17 @@ void aether_vec2d_plane_add(double *value, double *comp, size_t element, aether_
 void aether_vec3d_plane_add(double *value, double *comp, size_t element, aether_vec3d term);
 void aether_vec4d_plane_add(double *value, double *comp, size_t element, aether_vec4d term);
 void aether_f64_plane_resolve(double *out, const double *value, const double *comp, size_t n);
-int aether_mat2d_lu(aether_mat2d *a, int ipiv[2]);
+int aether_mat2d_lu(aether_mat2d *a, int *ipiv);
 void aether_mat2d_lu_lanes(aether_mat2d *a, int *ipiv, int *info, size_t count);
-int aether_mat3d_lu(aether_mat3d *a, int ipiv[3]);
+int aether_mat3d_lu(aether_mat3d *a, int *ipiv);
 void aether_mat3d_lu_lanes(aether_mat3d *a, int *ipiv, int *info, size_t count);
-int aether_mat4d_lu(aether_mat4d *a, int ipiv[4]);
+int aether_mat4d_lu(aether_mat4d *a, int *ipiv);
 void aether_mat4d_lu_lanes(aether_mat4d *a, int *ipiv, int *info, size_t count);
-aether_vec2d aether_mat2d_lu_solve(const aether_mat2d *lu, const int ipiv[2], aether_vec2d b);
+aether_vec2d aether_mat2d_lu_solve(const aether_mat2d *lu, const int *ipiv, aether_vec2d b);
 void aether_mat2d_lu_solve_lanes(const aether_mat2d *lu, const int *ipiv, const aether_vec2d *b, aether_vec2d *x, size_t count);
-aether_vec3d aether_mat3d_lu_solve(const aether_mat3d *lu, const int ipiv[3], aether_vec3d b);
+aether_vec3d aether_mat3d_lu_solve(const aether_mat3d *lu, const int *ipiv, aether_vec3d b);
 void aether_mat3d_lu_solve_lanes(const aether_mat3d *lu, const int *ipiv, const aether_vec3d *b, aether_vec3d *x, size_t count);
-aether_vec4d aether_mat4d_lu_solve(const aether_mat4d *lu, const int ipiv[4], aether_vec4d b);
+aether_vec4d aether_mat4d_lu_solve(const aether_mat4d *lu, const int *ipiv, aether_vec4d b);
 void aether_mat4d_lu_solve_lanes(const aether_mat4d *lu, const int *ipiv, const aether_vec4d *b, aether_vec4d *x, size_t count);
 aether_vec2d aether_mat2d_solve_lower(aether_mat2d a, aether_vec2d b);
 void aether_mat2d_solve_lower_lanes(const aether_mat2d *a, const aether_vec2d *b, aether_vec2d *x, size_t count);
@@ -12278,7 +12278,7 @@ void aether_f64_plane_resolve(double *out, const double *value, const double *co
 }
 
 /* aether_mat2d_lu: LU with partial pivoting in place ([rules.linalg]): L strictly below the diagonal (unit diagonal implied), U on and above it; ipiv 1-based as LAPACK's getrf; returns info (0, or k + 1 for the first zero pivot). */
-int aether_mat2d_lu(aether_mat2d *a, int ipiv[2])
+int aether_mat2d_lu(aether_mat2d *a, int *ipiv)
 {
     return aether_lu_f64_2(a->m, ipiv);
 }
@@ -12292,7 +12292,7 @@ void aether_mat2d_lu_lanes(aether_mat2d *a, int *ipiv, int *info, size_t count)
 }
 
 /* aether_mat3d_lu: LU with partial pivoting in place ([rules.linalg]): L strictly below the diagonal (unit diagonal implied), U on and above it; ipiv 1-based as LAPACK's getrf; returns info (0, or k + 1 for the first zero pivot). */
-int aether_mat3d_lu(aether_mat3d *a, int ipiv[3])
+int aether_mat3d_lu(aether_mat3d *a, int *ipiv)
 {
     return aether_lu_f64_3(a->m, ipiv);
 }
@@ -12306,7 +12306,7 @@ void aether_mat3d_lu_lanes(aether_mat3d *a, int *ipiv, int *info, size_t count)
 }
 
 /* aether_mat4d_lu: LU with partial pivoting in place ([rules.linalg]): L strictly below the diagonal (unit diagonal implied), U on and above it; ipiv 1-based as LAPACK's getrf; returns info (0, or k + 1 for the first zero pivot). */
-int aether_mat4d_lu(aether_mat4d *a, int ipiv[4])
+int aether_mat4d_lu(aether_mat4d *a, int *ipiv)
 {
     return aether_lu_f64_4(a->m, ipiv);
 }
@@ -12320,7 +12320,7 @@ void aether_mat4d_lu_lanes(aether_mat4d *a, int *ipiv, int *info, size_t count)
 }
 
 /* aether_mat2d_lu_solve: Solves A x = b from lu's factors and pivots: the interchanges, the unit lower solve, the upper solve. */
-aether_vec2d aether_mat2d_lu_solve(const aether_mat2d *lu, const int ipiv[2], aether_vec2d b)
+aether_vec2d aether_mat2d_lu_solve(const aether_mat2d *lu, const int *ipiv, aether_vec2d b)
 {
     double bb[2], xx[2];
     aether_vec2d x;
@@ -12341,7 +12341,7 @@ void aether_mat2d_lu_solve_lanes(const aether_mat2d *lu, const int *ipiv, const 
 }
 
 /* aether_mat3d_lu_solve: Solves A x = b from lu's factors and pivots: the interchanges, the unit lower solve, the upper solve. */
-aether_vec3d aether_mat3d_lu_solve(const aether_mat3d *lu, const int ipiv[3], aether_vec3d b)
+aether_vec3d aether_mat3d_lu_solve(const aether_mat3d *lu, const int *ipiv, aether_vec3d b)
 {
     double bb[3], xx[3];
     aether_vec3d x;
@@ -12364,7 +12364,7 @@ void aether_mat3d_lu_solve_lanes(const aether_mat3d *lu, const int *ipiv, const 
 }
 
 /* aether_mat4d_lu_solve: Solves A x = b from lu's factors and pivots: the interchanges, the unit lower solve, the upper solve. */
-aether_vec4d aether_mat4d_lu_solve(const aether_mat4d *lu, const int ipiv[4], aether_vec4d b)
+aether_vec4d aether_mat4d_lu_solve(const aether_mat4d *lu, const int *ipiv, aether_vec4d b)
 {
     double bb[4], xx[4];
     aether_vec4d x;

@@ -58,6 +58,13 @@ pub struct Dialect {
     /// (`aether_product_vec_*`), for a function whose products do
     /// ([`products_vectorise`]); else the register-pinning guard.
     pub vector_products: bool,
+    /// A fixed-length array parameter printed as an array, `int ipiv[3]`
+    /// (C: the length documents the contract), or as a pointer, `int *ipiv`
+    /// (OpenCL C: where the generic address space is on, as in PoCL 5's
+    /// clang, an array parameter's elements are `__private` but a pointer
+    /// parameter's are `__generic`, and the `_lanes` functions, which pass
+    /// `&ipiv[l * n]` from their own pointer parameter, do not compile).
+    pub array_params: bool,
 }
 
 /// How a dialect names the math library's functions.
@@ -89,6 +96,7 @@ impl Dialect {
         math: Math::Suffixed,
         table: "static const",
         vector_products: false,
+        array_params: true,
     };
 
     /// A math library function of the element type in the dialect's
@@ -253,7 +261,7 @@ impl super::stmt::Statements for Dialect {
                 ParamTy::Array { ty, len, konst } => {
                     let c = if *konst { "const " } else { "" };
                     let b = self.base_type(model, ty, elem);
-                    if helper {
+                    if helper || !self.array_params {
                         format!("{c}{b} *{p}")
                     } else {
                         format!("{c}{b} {p}[{len}]")

@@ -75,6 +75,7 @@ pub const DIALECT: Dialect = Dialect {
     math: Math::Overloaded,
     table: "const",
     vector_products: false,
+    array_params: false,
 };
 
 /// The thunks: file-local, private memory only. OpenCL C has no heap: the
