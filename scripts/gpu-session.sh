@@ -105,10 +105,12 @@ report)
     [ $# -ge 2 ] || { echo "usage: gpu-session.sh report DIR..." >&2; exit 2; }
     logs=$(mktemp -d)
     shift
+    run=0
     for in in "$@"; do
+        run=$((run + 1))
         one=$(mktemp -d)
         tar xzf "$in/gpu-logs.tar.gz" -C "$one"
-        cat "$one/steps.log" >>"$logs/steps.log"
+        sed "s/^/run $run: /" "$one/steps.log" >>"$logs/steps.log"
         rm "$one/steps.log"
         cp -r "$one"/. "$logs"/
         rm -rf "$one"
@@ -125,7 +127,8 @@ report)
         echo
         sed 's/^/    /' "$logs/cuda/machine.log" 2>/dev/null || true
         echo
-        echo "Steps (exit status and wall time):"
+        echo "Steps (exit status and wall time; with several runs, a later run's logs replace an"
+        echo "earlier one's for the steps it ran again):"
         echo
         sed 's/^/    /' "$logs/steps.log"
         echo
