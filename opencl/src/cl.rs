@@ -163,13 +163,18 @@ impl Device {
                         }
                         String::from_utf8_lossy(&buf).trim_end_matches('\0').to_string()
                     };
-                    let named: Vec<(Handle, String)> =
-                        platforms.iter().map(|&p| (p, format!("{} ({})", text(p, CL_PLATFORM_NAME), text(p, CL_PLATFORM_VENDOR)))).collect();
+                    let named: Vec<(Handle, String)> = platforms
+                        .iter()
+                        .map(|&p| (p, format!("{} ({})", text(p, CL_PLATFORM_NAME), text(p, CL_PLATFORM_VENDOR))))
+                        .collect();
                     match named.iter().find(|(_, name)| name.contains(&want)) {
                         Some(&(p, _)) => p,
                         None => {
                             let seen: Vec<&str> = named.iter().map(|(_, name)| name.as_str()).collect();
-                            return Err(format!("no OpenCL platform named {want} ({PLATFORM_VARIABLE}); platforms seen: {}", seen.join("; ")));
+                            return Err(format!(
+                                "no OpenCL platform named {want} ({PLATFORM_VARIABLE}); platforms seen: {}",
+                                seen.join("; ")
+                            ));
                         }
                     }
                 }

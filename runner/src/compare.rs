@@ -10,6 +10,7 @@ use aether_generator::kernel;
 use aether_generator::linalg;
 use aether_generator::model::{Callable, KernelKind, Model};
 use aether_generator::rng::SplitMix64;
+use aether_generator::spec::BandMetric;
 use aether_generator::targets::wgsl::CheckModule;
 
 use crate::exec::{Error, Executor, Job};
@@ -200,10 +201,17 @@ pub struct Row {
     pub worst_factor_case: Option<Example>,
 }
 
-/// Judges one entry's outputs against the reference.
-pub fn judge(model: &Model, c: &EntryCases, got: &[u64]) -> Row {
+/// Judges one entry's outputs against the reference; on a stack that rounds
+/// every operation to nearest ([`Executor::rounds_to_nearest`]) a
+/// linear-algebra routine the spec leaves unbounded is held to bits.
+pub fn judge(model: &Model, c: &EntryCases, got: &[u64], rounds_to_nearest: bool) -> Row {
     let callable: Callable = model.callables()[c.at];
-    let band = bands::band(model, callable);
+    let mut band = bands::band(model, callable);
+    let linalg = matches!(callable, Callable::Kernel(k) if matches!(k.kind, KernelKind::Linalg { .. }));
+    let held = rounds_to_nearest && linalg && band.stated == BandMetric::Unbounded;
+    if held {
+        band = bands::Band { metrics: vec![bands::Metric::Bits; band.metrics.len()], stated: BandMetric::Bits, tree: None };
+    }
     let mut row = Row {
         entry: c.entry.clone(),
         c_name: c.c_name.clone(),
@@ -216,7 +224,7 @@ pub fn judge(model: &Model, c: &EntryCases, got: &[u64]) -> Row {
         identical: 0,
         worst_ulp: 0.0,
         worst_factor: 0.0,
-        band: band.summary(),
+        band: if held { format!("{} (this stack)", band.summary()) } else { band.summary() },
         outside: 0,
         ood_differ: 0,
         worst_outside: None,
@@ -267,7 +275,8 @@ pub struct StackRun {
 /// Runs every entry of `module` on `exec` and judges it.
 pub fn run_stack(model: &Model, exec: &mut dyn Executor, module: &CheckModule, cases: &[EntryCases]) -> Result<StackRun, Error> {
     let outputs = execute(exec, module, cases)?;
-    let rows = cases.iter().filter_map(|c| outputs.get(&c.entry).map(|o| judge(model, c, o))).collect();
+    let exact = exec.rounds_to_nearest();
+    let rows = cases.iter().filter_map(|c| outputs.get(&c.entry).map(|o| judge(model, c, o, exact))).collect();
     Ok(StackRun { stack: exec.stack().to_string(), adapter: exec.adapter(), rows, outputs })
 }
 

@@ -116,6 +116,11 @@ impl Executor for Dawn {
         self.adapter.clone()
     }
 
+    /// Dawn here runs on SwiftShader, a CPU stack.
+    fn rounds_to_nearest(&self) -> bool {
+        true
+    }
+
     fn run(&mut self, module: &CheckModule, jobs: &[Job]) -> Result<Vec<Vec<u64>>, Error> {
         exec::check_jobs(module, jobs)?;
         self.runs += 1;

@@ -69,6 +69,16 @@ pub trait Executor {
     /// Runs every job on the module's entries: one vector of result words
     /// (`count * n_out`, 64-bit as the inputs) per job, in order.
     fn run(&mut self, module: &CheckModule, jobs: &[Job]) -> Result<Vec<Vec<u64>>, Error>;
+    /// Whether the stack rounds every + - * / and sqrt to nearest and fuses
+    /// nothing, as the CPU stacks do (lavapipe, SwiftShader: measured in
+    /// docs/reports/wgsl.md). WGSL promises neither, so the per-lane linear
+    /// algebra is `unbounded` in the spec's WGSL bands (a GPU driver divides
+    /// within 2 ulp and fuses products: docs/reports/gpu-targets.md); on such
+    /// a stack the runner holds it to the reference's bits all the same, as
+    /// a check of the printer.
+    fn rounds_to_nearest(&self) -> bool {
+        false
+    }
 }
 
 /// One dispatch of an entry: cases `first..first + cases`, in `workgroups`

@@ -43,7 +43,11 @@ impl Wgpu {
             i.driver == driver || i.name.contains(driver)
         });
         let Some(adapter) = adapter else {
-            let hint = if wanted.is_some() { format!("named by {DRIVER_VARIABLE}") } else { "Mesa's lavapipe: apt-get install mesa-vulkan-drivers".into() };
+            let hint = if wanted.is_some() {
+                format!("named by {DRIVER_VARIABLE}")
+            } else {
+                "Mesa's lavapipe: apt-get install mesa-vulkan-drivers".into()
+            };
             return Err(Error::NotInstalled(format!(
                 "no Vulkan adapter with driver {driver} ({hint}); adapters seen: {}",
                 if seen.is_empty() { "none".to_string() } else { seen.join("; ") }
@@ -206,6 +210,10 @@ impl Executor for Wgpu {
 
     fn adapter(&self) -> String {
         format!("wgpu 30 on {}", describe(&self.info))
+    }
+
+    fn rounds_to_nearest(&self) -> bool {
+        self.info.driver == DRIVER || self.info.name.contains(DRIVER)
     }
 
     fn run(&mut self, module: &CheckModule, jobs: &[Job]) -> Result<Vec<Vec<u64>>, Error> {

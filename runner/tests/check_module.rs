@@ -71,3 +71,30 @@ fn without_the_guard_lavapipe_changes_the_compensated_functions() {
     eprintln!("{}: unguarded: {changed:?}", n.adapter);
     assert!(changed.iter().any(|c| c.c_name.ends_with("_two_sum")), "the unguarded two_sum keeps its residual on lavapipe: {changed:?}");
 }
+
+/// The per-lane linear algebra is unbounded in the spec's WGSL bands (a GPU
+/// driver divides within 2 ulp and fuses products) and held to bits on a
+/// stack that rounds every operation to nearest: one flipped low bit in every
+/// in-domain case's first result word is outside the band there, and passes
+/// as unbounded elsewhere. Needs no stack.
+#[test]
+fn the_linear_algebra_is_held_to_bits_only_on_stacks_that_round_to_nearest() {
+    let root = aether_generator::default_root();
+    let model = aether_generator::load(&root).unwrap();
+    let corpus = aether_generator::corpus::read_committed(&root).unwrap();
+    let module = wgsl::check_module(&model, &model.lowered(), Guard::Bits);
+    let cases = compare::prepare(&model, &module, &corpus, 200, aether_runner::inputs::DEFAULT_SEED).unwrap();
+    let lu = cases.iter().find(|c| c.c_name == "aether_mat3f_lu").expect("aether_mat3f_lu is checked");
+    let exact = compare::judge(&model, lu, &lu.expected, true);
+    assert!(exact.in_domain > 0 && exact.outside == 0, "the reference's own words: {exact:?}");
+    let mut got = lu.expected.clone();
+    for k in 0..lu.inputs.cases() {
+        got[k * lu.n_out] ^= 1;
+    }
+    let held = compare::judge(&model, lu, &got, true);
+    assert_eq!(held.outside, held.in_domain, "held to bits, every in-domain case is outside: {}", held.band);
+    assert!(held.band.starts_with("bits"), "{}", held.band);
+    let loose = compare::judge(&model, lu, &got, false);
+    assert_eq!(loose.outside, 0, "unbounded: {}", loose.band);
+    assert_eq!(loose.band, "unbounded");
+}
