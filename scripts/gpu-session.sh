@@ -134,8 +134,9 @@ report)
         echo
         echo "## WGSL on the GPU's Vulkan driver"
         echo
-        echo "\`AETHER_WGPU_DRIVER=NVIDIA aether-runner wgsl --stack wgpu --random $WGSL_RANDOM\`: the corpus and"
-        echo "$WGSL_RANDOM random inputs per entry, judged against the reference under the spec's bands."
+        echo "\`AETHER_WGPU_DRIVER=NVIDIA aether-runner wgsl --stack wgpu\`: the corpus and random inputs per entry"
+        echo "(the count is in the command below), judged against the reference under the spec's WGSL bands;"
+        echo "on this stack nothing is held to more than its band (\`rounds_to_nearest\` is false for it)."
         echo
         if [ -s "$logs/wgsl-gpu.md" ]; then sed 's/^#/##/' "$logs/wgsl-gpu.md"; else sed 's/^/    /' "$logs/wgsl.log"; fi
         echo
