@@ -106,3 +106,30 @@ fn the_linear_algebra_is_held_to_bits_only_on_stacks_that_round_to_nearest() {
     assert_eq!(compare::judge(&model, lu, &got, true).outside, held.in_domain);
     assert_eq!(compare::judge(&model, lu, &got, false).outside, 0);
 }
+
+/// The elementary functions round to an integer by the shifter,
+/// `(x + 1.5 * 2^23) - 1.5 * 2^23`, which lavapipe folds to x unless the sums
+/// pass through the guard (the printer guards every function whose tree has
+/// the shifter): without the guard exp gives other bits there.
+#[test]
+fn without_the_guard_lavapipe_folds_the_shifter_of_exp() {
+    let Some(mut exec) = open("wgpu") else { return };
+    let root = aether_generator::default_root();
+    let model = aether_generator::load(&root).unwrap();
+    let corpus = aether_generator::corpus::read_committed(&root).unwrap();
+    let lowered = model.lowered();
+    let only = |m: wgsl::CheckModule| wgsl::CheckModule {
+        source: m.source,
+        entries: m.entries.into_iter().filter(|e| e.c_name == "aether_f32_exp").collect(),
+    };
+    let base = only(wgsl::check_module(&model, &lowered, Guard::Bits));
+    let none = only(wgsl::check_module(&model, &lowered, Guard::None));
+    assert_eq!(base.entries.len(), 1);
+    let cases = compare::prepare(&model, &base, &corpus, 2000, 1).unwrap();
+    let b = compare::run_stack(&model, exec.as_mut(), &base, &cases).unwrap();
+    let n = compare::run_stack(&model, exec.as_mut(), &none, &cases).unwrap();
+    let guarded = &b.rows[0];
+    assert_eq!(guarded.identical, guarded.cases, "{}: the guarded exp gives the reference's bits: {guarded:?}", b.adapter);
+    let changed = compare::changes(&b, &n);
+    assert!(changed.iter().any(|c| c.c_name == "aether_f32_exp"), "{}: the unguarded exp keeps its bits: {changed:?}", n.adapter);
+}

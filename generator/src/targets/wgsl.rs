@@ -342,8 +342,24 @@ fn has_barrier(f: &Function) -> bool {
     found
 }
 
+/// The f32 shifter 1.5 * 2^23: `(x + 12582912) - 12582912` rounds x to an
+/// integer (|x| < 2^22), the elementary functions' reductions and scalings.
+const SHIFTER_F32: f64 = 12_582_912.0;
+
+/// Whether a function's tree rounds to an integer by the shifter: a compiler
+/// that reassociates folds `(x + C) - C` to x (lavapipe does), and the
+/// reduction then takes a fraction for an integer, so such a function's sums
+/// pass through the guard like a compensated helper's.
+fn has_shifter(f: &Function) -> bool {
+    let mut found = false;
+    for e in f.exprs() {
+        e.visit(&mut |x| found |= matches!(x, crate::model::Expr::Lit(v) if v.abs() == SHIFTER_F32));
+    }
+    found
+}
+
 fn function(model: &Model, f: &Function, t: &ElemType) -> WFunction {
-    let sp = Wgsl { opaque: has_barrier(f) };
+    let sp = Wgsl { opaque: has_barrier(f) || has_shifter(f) };
     let name = model.c_name(f);
     let params: Vec<String> = f.params.iter().map(|p| format!("{}: {}", p.name, sp.kind_type(model, &p.kind, t))).collect();
     let ret = sp.kind_type(model, &f.ret, t);
