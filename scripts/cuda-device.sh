@@ -9,13 +9,15 @@
 #                                              # DIR/*.log (a few minutes on an H200)
 #   bash scripts/cuda-device.sh report DIR     # here: docs/reports/cuda-device.md from DIR's logs
 #
-# `run` does, on the device: every one-input f32 function over all 2^32 patterns against the C core
-# (tests/c/cuda_exhaustive.cu, with its control: plain operators on the device must differ), the corpus and RANDOM (default 10^6) random inputs per function
-# against the Rust reference (aether_check_reference --each: one line per function for the corpus
-# and for the random inputs, a line per mismatch), the device self-test built normally and with --use_fast_math (which
-# it must name), the negative control (the core with plain operators, which must report
+# `run` does, on the device: every one-input f32 function over all 2^32 patterns against the C
+# core (tests/c/cuda_exhaustive.cu, with its control: plain operators on the device must differ),
+# the corpus and RANDOM (default 10^6) random inputs per function against the Rust reference
+# (aether_check_reference --each: one line per function for the corpus and for the random
+# inputs, a line per mismatch), the device self-test built normally and with --use_fast_math
+# (which it must name), the negative control (the core with plain operators, which must report
 # mismatches), and the throughput of every batched kernel against a device copy kernel, with the
 # intrinsics and with plain operators. ARCH (default sm_90) is the GPU's architecture.
+# scripts/gpu-session.sh wraps build and run for a short GPU lease.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 step=${1:-}

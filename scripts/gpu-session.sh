@@ -6,7 +6,8 @@
 #                                             # (aether-runner, aether-opencl) in release, the
 #                                             # Vulkan and OpenCL ICD loaders (Debian's .debs),
 #                                             # all into .gpu/ (gitignored; about 15 MB, xz)
-#   bash scripts/gpu-session.sh run OUT       # there, from the repository root with .gpu/
+#   bash scripts/gpu-session.sh run OUT       # there (it unpacks the .debs into /: meant for
+#                                             # the bare GPU machine), from the repository root with .gpu/
 #                                             # carried: OUT/gpu-logs.tar.gz (at most 9.2 minutes)
 #   bash scripts/gpu-session.sh report DIR... # here, each DIR holding a gpu-logs.tar.gz: the reports
 #
