@@ -50,23 +50,29 @@ fn the_check_module_is_within_its_bands_on_dawn() {
     within_bands("dawn");
 }
 
-#[test]
-fn without_the_guard_lavapipe_changes_the_compensated_functions() {
-    let Some(mut exec) = open("wgpu") else { return };
+/// The entries `keep` selects, with and without the guard, on lavapipe over
+/// the corpus and 2000 random inputs each: (guarded run, unguarded run), or
+/// None when lavapipe is not installed.
+fn with_and_without_the_guard(keep: &dyn Fn(&str) -> bool) -> Option<(compare::StackRun, compare::StackRun)> {
+    let mut exec = open("wgpu")?;
     let root = aether_generator::default_root();
     let model = aether_generator::load(&root).unwrap();
     let corpus = aether_generator::corpus::read_committed(&root).unwrap();
     let lowered = model.lowered();
-    let only = |m: wgsl::CheckModule| wgsl::CheckModule {
-        source: m.source,
-        entries: m.entries.into_iter().filter(|e| e.c_name.ends_with("_two_sum") || e.c_name.ends_with("_combine")).collect(),
-    };
+    let only =
+        |m: wgsl::CheckModule| wgsl::CheckModule { source: m.source, entries: m.entries.into_iter().filter(|e| keep(&e.c_name)).collect() };
     let base = only(wgsl::check_module(&model, &lowered, Guard::Bits));
     let none = only(wgsl::check_module(&model, &lowered, Guard::None));
-    assert!(!base.entries.is_empty());
+    assert!(!base.entries.is_empty(), "no entry selected");
     let cases = compare::prepare(&model, &base, &corpus, 2000, 1).unwrap();
     let b = compare::run_stack(&model, exec.as_mut(), &base, &cases).unwrap();
     let n = compare::run_stack(&model, exec.as_mut(), &none, &cases).unwrap();
+    Some((b, n))
+}
+
+#[test]
+fn without_the_guard_lavapipe_changes_the_compensated_functions() {
+    let Some((b, n)) = with_and_without_the_guard(&|name| name.ends_with("_two_sum") || name.ends_with("_combine")) else { return };
     let changed = compare::changes(&b, &n);
     eprintln!("{}: unguarded: {changed:?}", n.adapter);
     assert!(changed.iter().any(|c| c.c_name.ends_with("_two_sum")), "the unguarded two_sum keeps its residual on lavapipe: {changed:?}");
@@ -110,24 +116,10 @@ fn the_linear_algebra_is_held_to_bits_only_on_stacks_that_round_to_nearest() {
 /// The elementary functions round to an integer by the shifter,
 /// `(x + 1.5 * 2^23) - 1.5 * 2^23`, which lavapipe folds to x unless the sums
 /// pass through the guard (the printer guards every function whose tree has
-/// the shifter): without the guard exp gives other bits there.
+/// the shifter, `(x + C) - C`): without the guard exp gives other bits there.
 #[test]
 fn without_the_guard_lavapipe_folds_the_shifter_of_exp() {
-    let Some(mut exec) = open("wgpu") else { return };
-    let root = aether_generator::default_root();
-    let model = aether_generator::load(&root).unwrap();
-    let corpus = aether_generator::corpus::read_committed(&root).unwrap();
-    let lowered = model.lowered();
-    let only = |m: wgsl::CheckModule| wgsl::CheckModule {
-        source: m.source,
-        entries: m.entries.into_iter().filter(|e| e.c_name == "aether_f32_exp").collect(),
-    };
-    let base = only(wgsl::check_module(&model, &lowered, Guard::Bits));
-    let none = only(wgsl::check_module(&model, &lowered, Guard::None));
-    assert_eq!(base.entries.len(), 1);
-    let cases = compare::prepare(&model, &base, &corpus, 2000, 1).unwrap();
-    let b = compare::run_stack(&model, exec.as_mut(), &base, &cases).unwrap();
-    let n = compare::run_stack(&model, exec.as_mut(), &none, &cases).unwrap();
+    let Some((b, n)) = with_and_without_the_guard(&|name| name == "aether_f32_exp") else { return };
     let guarded = &b.rows[0];
     assert_eq!(guarded.identical, guarded.cases, "{}: the guarded exp gives the reference's bits: {guarded:?}", b.adapter);
     let changed = compare::changes(&b, &n);

@@ -342,18 +342,30 @@ fn has_barrier(f: &Function) -> bool {
     found
 }
 
-/// The f32 shifter 1.5 * 2^23: `(x + 12582912) - 12582912` rounds x to an
-/// integer (|x| < 2^22), the elementary functions' reductions and scalings.
-const SHIFTER_F32: f64 = 12_582_912.0;
-
-/// Whether a function's tree rounds to an integer by the shifter: a compiler
-/// that reassociates folds `(x + C) - C` to x (lavapipe does), and the
-/// reduction then takes a fraction for an integer, so such a function's sums
-/// pass through the guard like a compensated helper's.
+/// Whether a function's tree rounds to an integer by a shifter, `(x + C) - C`
+/// with the same literal C (the elementary functions' reductions and
+/// scalings: C = 1.5 * 2^23 in the spec). The two operations are the
+/// identity under reassociation, and a compiler that reassociates folds them
+/// to x (lavapipe does); the reduction then takes a fraction for an integer.
+/// Such a function's sums pass through the guard like a compensated helper's.
+/// The sum may sit in a named intermediate.
 fn has_shifter(f: &Function) -> bool {
+    use crate::model::Expr;
+    let resolve = |e: &Expr| -> Expr {
+        match e {
+            Expr::Temp(i) => f.temps[*i].expr.clone(),
+            other => other.clone(),
+        }
+    };
     let mut found = false;
     for e in f.exprs() {
-        e.visit(&mut |x| found |= matches!(x, crate::model::Expr::Lit(v) if v.abs() == SHIFTER_F32));
+        e.visit(&mut |x| {
+            if let Expr::Bin(BinOp::Sub, sum, c) = x {
+                if let (Expr::Bin(BinOp::Add, _, k), Expr::Lit(c)) = (resolve(sum), c.as_ref()) {
+                    found |= *c != 0.0 && matches!(*k, Expr::Lit(k) if k == *c);
+                }
+            }
+        });
     }
     found
 }
