@@ -25,7 +25,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use aether_reference::flat::FlatFn;
-use aether_tests::{functions, hex, model, policy, CFunction};
+use aether_reference::{elementary, scalar, Vec2};
+use aether_tests::{functions, hex, model, policy, sys, CFunction};
 
 /// A projected full run above this many seconds selects the reduced plan.
 const BUDGET_S: f64 = 25.0 * 60.0;
@@ -54,8 +55,97 @@ struct Sweep {
     full: bool,
     c: CFunction,
     reference: FlatFn,
+    /// The same two functions called by their types, when the sweep has them.
+    direct: Option<Direct>,
     is_float: bool,
     either_zero: bool,
+}
+
+/// A C function of the core and its reference called by their types, with no
+/// flat words in between: the flat convention allocates on both sides, and
+/// that is most of the time of a cheap function's sweep. Each is checked
+/// against the flat path before a sweep uses it ([`Direct::agrees`]).
+#[derive(Debug, Clone, Copy)]
+enum Direct {
+    /// f32 to f32.
+    One(unsafe extern "C" fn(f32) -> f32, fn(f32) -> f32),
+    /// f32 to a pair (sincos).
+    Pair(unsafe extern "C" fn(f32) -> sys::aether_vec2f, fn(f32) -> Vec2<f32>),
+    /// (f32, f32) to f32, the slice's words in the parameters' order.
+    Two(unsafe extern "C" fn(f32, f32) -> f32, fn(f32, f32) -> f32),
+}
+
+impl Direct {
+    /// The typed functions of the C function `name`, where the sweep has them.
+    fn of(name: &str) -> Option<Direct> {
+        use Direct::{One, Pair, Two};
+        Some(match name {
+            "aether_f32_sign" => One(sys::aether_f32_sign, scalar::sign::<f32>),
+            "aether_f32_neg" => One(sys::aether_f32_neg, scalar::neg::<f32>),
+            "aether_f32_abs" => One(sys::aether_f32_abs, scalar::abs::<f32>),
+            "aether_f32_sincos" => Pair(sys::aether_f32_sincos, elementary::sincos::<f32>),
+            "aether_f32_sin" => One(sys::aether_f32_sin, elementary::sin::<f32>),
+            "aether_f32_cos" => One(sys::aether_f32_cos, elementary::cos::<f32>),
+            "aether_f32_tan" => One(sys::aether_f32_tan, elementary::tan::<f32>),
+            "aether_f32_atan" => One(sys::aether_f32_atan, elementary::atan::<f32>),
+            "aether_f32_exp" => One(sys::aether_f32_exp, elementary::exp::<f32>),
+            "aether_f32_log" => One(sys::aether_f32_log, elementary::log::<f32>),
+            "aether_f32_exp2" => One(sys::aether_f32_exp2, elementary::exp2::<f32>),
+            "aether_f32_log2" => One(sys::aether_f32_log2, elementary::log2::<f32>),
+            "aether_f32_asin" => One(sys::aether_f32_asin, elementary::asin::<f32>),
+            "aether_f32_acos" => One(sys::aether_f32_acos, elementary::acos::<f32>),
+            "aether_f32_atan2" => Two(sys::aether_f32_atan2, elementary::atan2::<f32>),
+            "aether_f32_pow" => Two(sys::aether_f32_pow, elementary::pow::<f32>),
+            _ => return None,
+        })
+    }
+
+    /// The reference's and the C function's result words for the input
+    /// words, in `want` and `got`; returns how many words each has.
+    fn call(self, words: &[u64], want: &mut [u64; 2], got: &mut [u64; 2]) -> usize {
+        let f = |i: usize| f32::from_bits(words[i] as u32);
+        let w = |v: f32| u64::from(v.to_bits());
+        match self {
+            // SAFETY: the C core's functions of plain floats have no
+            // preconditions; every input, NaN and infinity included, is in
+            // their domain.
+            Direct::One(c, r) => {
+                (want[0], got[0]) = (w(r(f(0))), w(unsafe { c(f(0)) }));
+                1
+            }
+            Direct::Pair(c, r) => {
+                let (a, b) = (r(f(0)), unsafe { c(f(0)) });
+                (want[0], want[1], got[0], got[1]) = (w(a.x), w(a.y), w(b.x), w(b.y));
+                2
+            }
+            Direct::Two(c, r) => {
+                (want[0], got[0]) = (w(r(f(0), f(1))), w(unsafe { c(f(0), f(1)) }));
+                1
+            }
+        }
+    }
+
+    /// Whether the typed path gives the flat path's words on both sides, on
+    /// 4096 inputs spread over every exponent (a wrong entry in
+    /// [`Direct::of`] differs at once).
+    fn agrees(self, s: &Sweep) -> bool {
+        let (mut want, mut got) = ([0; 2], [0; 2]);
+        (0..4096u32).all(|k| {
+            let x = k.wrapping_mul(0x9E37_79B9) ^ (k << 20);
+            let words: Vec<u64> = s.words.iter().map(|w| if let Word::K(v) = w { u64::from(v.to_bits()) } else { u64::from(x) }).collect();
+            let n = self.call(&words, &mut want, &mut got);
+            let (flat_want, flat_got) = ((s.reference)(&words), s.c.run(&words));
+            let same = |a: &[u64], b: &[u64]| {
+                a.len() == b.len() && a.iter().zip(b).all(|(p, q)| p == q || (s.is_float && is_nan(*p) && is_nan(*q)))
+            };
+            same(&want[..n], &flat_want) && same(&got[..n], &flat_got)
+        })
+    }
+}
+
+/// A binary32 NaN's word.
+fn is_nan(w: u64) -> bool {
+    f32::from_bits(w as u32).is_nan()
 }
 
 /// Which x a sweep takes: `2^log2` values, x = k * stride + (7k mod stride)
@@ -249,16 +339,22 @@ fn sweeps() -> Vec<Sweep> {
         assert_eq!(f.fixed_words().map(|(n, _)| n), Some(words.len()), "{name}: input word count");
         let c = *fns.iter().find(|c| c.name == name).unwrap_or_else(|| panic!("{name}: no C binding"));
         let reference = aether_reference::flat::lookup(f.family(), f.shape(), f.elem()).unwrap_or_else(|| panic!("{name}: no reference"));
-        out.push(Sweep {
+        let mut sweep = Sweep {
             name: name.into(),
             slice: slice.into(),
             words,
             full,
             c,
             reference,
+            direct: None,
             is_float: f.is_float(),
             either_zero: f.either_zero(),
-        });
+        };
+        if let Some(d) = Direct::of(name) {
+            assert!(d.agrees(&sweep), "{name}: the typed functions disagree with the flat ones");
+            sweep.direct = Some(d);
+        }
+        out.push(sweep);
     };
     let one_input: Vec<String> = model
         .callables()
@@ -301,9 +397,10 @@ fn run(s: &Sweep, cov: Coverage, threads: usize, progress: bool) -> Outcome {
     // A raw pointer is not Sync: the workers get the C function's address as
     // an integer and its typed caller.
     let (call, addr, reference) = (s.c.call, s.c.linked.expose_provenance(), s.reference);
-    let (is_float, either_zero) = (s.is_float, s.either_zero);
+    let (is_float, either_zero, direct) = (s.is_float, s.either_zero, s.direct);
     let worker = || {
         let mut words = template.clone();
+        let (mut want2, mut got2) = ([0; 2], [0; 2]);
         let (mut bad, mut first) = (0u64, Vec::new());
         loop {
             let lo = next.fetch_add(CHUNK, Ordering::Relaxed);
@@ -316,13 +413,22 @@ fn run(s: &Sweep, cov: Coverage, threads: usize, progress: bool) -> Outcome {
                 for &i in &xs {
                     words[i] = u64::from(x);
                 }
-                let want = reference(&words);
-                let got = call(std::ptr::with_exposed_provenance(addr), &words);
-                if !policy::matches(&want, &got, 32, is_float, either_zero) {
+                let ok = if let Some(d) = direct {
+                    let n = d.call(&words, &mut want2, &mut got2);
+                    policy::matches(&want2[..n], &got2[..n], 32, is_float, either_zero)
+                } else {
+                    let want = reference(&words);
+                    let got = call(std::ptr::with_exposed_provenance(addr), &words);
+                    policy::matches(&want, &got, 32, is_float, either_zero)
+                };
+                if !ok {
                     bad += 1;
                     // Each worker takes its chunks in ascending k, so its
-                    // first few are its lowest.
+                    // first few are its lowest; they are kept with the flat
+                    // path's words.
                     if first.len() < KEEP {
+                        let want = reference(&words);
+                        let got = call(std::ptr::with_exposed_provenance(addr), &words);
                         first.push((x, words.clone(), want, got));
                     }
                 }
@@ -494,8 +600,11 @@ fn report(
     let _ = writeln!(w);
     let _ = writeln!(
         w,
-        "Each input goes through the flat calling convention on both sides (`CFunction::run` and the reference's \
-         `FlatFn`), as the other tests do; that, not the arithmetic, is most of the time per input."
+        "{} functions, the scalar ones of plain floats, are called by their types on both sides (the bindings of \
+         `aether_core.h` and the reference's generic functions), each first checked to give the flat path's words on \
+         4096 inputs; the rest go through the flat calling convention (`CFunction::run` and the reference's `FlatFn`), \
+         as the other tests do, which allocates on both sides and is most of the time of a cheap function's input.",
+        sweeps.iter().filter(|s| s.direct.is_some()).map(|s| s.name.as_str()).collect::<std::collections::BTreeSet<_>>().len()
     );
     r
 }
