@@ -90,6 +90,10 @@ pub struct Band {
     /// What the spec states for the family.
     pub stated: BandMetric,
     pub tree: Option<Function>,
+    /// The tree rests on rounding to nearest (`Function::relies_on_rounding`):
+    /// its value in real arithmetic is not the function's, so the domain is
+    /// judged on the values as the reference rounds them alone.
+    pub rounding: bool,
 }
 
 impl Band {
@@ -366,6 +370,20 @@ impl Walk<'_> {
 /// The metric of each result word of a lowered function, for the metric the
 /// spec states; an error message when the tree gives no such bound.
 fn derive(f: &Function, stated: BandMetric, ops: OpUlps) -> Result<Vec<Metric>, String> {
+    // A tree whose value rests on rounding to nearest (a shifter, a split, a
+    // two-sum's error: `Function::relies_on_rounding`) has no real value to
+    // bound: the walk below would bound what it computes under real
+    // arithmetic (a fraction where it rounds to an integer, zero where it
+    // keeps an error), not the function.
+    if stated != BandMetric::Bits && f.relies_on_rounding() {
+        return match stated {
+            BandMetric::Unbounded => Ok(vec![Metric::Unbounded; f.outputs.len()]),
+            _ => Err("its tree rests on each operation rounding to nearest (a shifter's rounding to an integer, a split or a \
+                      two-sum's error), so no band follows from the target's accuracy per operation: state it `unbounded` (or \
+                      `bits`)"
+                .into()),
+        };
+    }
     let mut w = Walk { f, temps: vec![None; f.temps.len()], ops };
     let truth = f.ret == Kind::Bool;
     let mut out = Vec::new();
@@ -500,13 +518,16 @@ pub fn band_on(model: &Model, target: &str, c: Callable) -> Band {
         (Callable::Function(f), Some(ops)) => {
             let tree = model.lower(f);
             let metrics = derive(&tree, stated, ops).unwrap_or_else(|_| vec![Metric::Unbounded; f.output_words()]);
-            Band { metrics, stated, tree: Some(tree) }
+            Band { metrics, stated, rounding: tree.relies_on_rounding(), tree: Some(tree) }
         }
-        (Callable::Function(f), None) => Band { metrics: vec![Metric::Bits; f.output_words()], stated, tree: Some(model.lower(f)) },
+        (Callable::Function(f), None) => {
+            let tree = model.lower(f);
+            Band { metrics: vec![Metric::Bits; f.output_words()], stated, rounding: tree.relies_on_rounding(), tree: Some(tree) }
+        }
         (Callable::Kernel(_), _) => {
             let words = c.fixed_words().map(|(_, o)| o).unwrap_or(1);
             let m = if stated == BandMetric::Unbounded { Metric::Unbounded } else { Metric::Bits };
-            Band { metrics: vec![m; words], stated, tree: None }
+            Band { metrics: vec![m; words], stated, tree: None, rounding: false }
         }
     }
 }
@@ -531,6 +552,9 @@ struct Eval<'a> {
     inputs: Vec<f32>,
     temps: Vec<Option<(f32, f64, f64)>>,
     domain: bool,
+    /// The f64 value and the magnitude follow the real value of the tree
+    /// (false where the tree rests on rounding: `Band::rounding`).
+    real: bool,
 }
 
 fn normal_or_zero(x: f32) -> bool {
@@ -651,9 +675,16 @@ impl Eval<'_> {
         // stack that reassociates or fuses them may overflow where the
         // reference does not (measured: quat rotate on lavapipe gave -inf for
         // a result of -3.4e38).
+        // The magnitudes are those of an operation's terms: a literal or an
+        // input near the top of the range (log's `x > max`) sums nothing.
+        // Where the tree rests on rounding (guarded, so not reassociated),
+        // its value in f64 is no exact value of anything: the values as the
+        // reference rounds them decide alone.
+        let operation = matches!(e, Expr::Bin(..) | Expr::Call(Builtin::Fma, _));
         if !normal_or_zero(r.0)
-            || (r.1 != 0.0 && r.1.abs() < f64::from(f32::MIN_POSITIVE))
-            || r.2 > f64::from(f32::MAX) * (1.0 - 1.0 / 1_048_576.0)
+            || (self.real
+                && ((r.1 != 0.0 && r.1.abs() < f64::from(f32::MIN_POSITIVE))
+                    || (operation && r.2 > f64::from(f32::MAX) * (1.0 - 1.0 / 1_048_576.0))))
         {
             self.domain = false;
         }
@@ -703,8 +734,13 @@ pub fn judge(model: &Model, c: Callable, band: &Band, inputs: &[u64], expected: 
     }
     let mut exact: Vec<Option<(f64, f64)>> = vec![None; got.len()];
     if let Some(tree) = &band.tree {
-        let mut ev =
-            Eval { f: tree, inputs: inputs.iter().map(|x| as_f32(*x)).collect(), temps: vec![None; tree.temps.len()], domain: true };
+        let mut ev = Eval {
+            f: tree,
+            inputs: inputs.iter().map(|x| as_f32(*x)).collect(),
+            temps: vec![None; tree.temps.len()],
+            domain: true,
+            real: !band.rounding,
+        };
         if tree.ret != Kind::Bool {
             for (k, o) in tree.outputs.iter().enumerate() {
                 let (_, d, m) = ev.num(o);

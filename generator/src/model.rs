@@ -257,6 +257,43 @@ impl Function {
         self.temps.iter().map(|t| &t.expr).chain(self.outputs.iter())
     }
 
+    /// Whether the tree's value rests on each operation rounding to nearest
+    /// in the stated order: it has a barrier (a compensated helper) or an
+    /// exactness idiom, a sum or difference one of whose operands is itself a
+    /// sum or difference of the other operand and something (the temps looked
+    /// through once). Under real arithmetic such a node is one of its operands
+    /// or zero; in floating point it is what the rounding did:
+    /// - `(x + C) - C`, a shifter's rounding of x to an integer (the
+    ///   elementary functions' reductions and scalings);
+    /// - `t - (t - x)` with t = 4097 x, Veltkamp's split (asin, atan2, pow);
+    /// - `(a + b) - a` and `s - (r - v)`, the error of a two-sum.
+    ///
+    /// A compiler that reassociates folds each to an operand or to zero
+    /// (lavapipe does), so a target that may reassociate guards such a tree
+    /// (`targets::wgsl`), and no band follows from per-operation accuracy for
+    /// it (`bands`): the tree's real value is not the function's.
+    pub fn relies_on_rounding(&self) -> bool {
+        let resolve = |e: &Expr| -> Expr {
+            match e {
+                Expr::Temp(i) => self.temps[*i].expr.clone(),
+                other => other.clone(),
+            }
+        };
+        // `inner` is a sum or difference with `other` as one of its operands.
+        let holds = |inner: &Expr, other: &Expr| {
+            matches!(resolve(inner), Expr::Bin(BinOp::Add | BinOp::Sub, p, q) if (*p == *other || *q == *other) && *other != Expr::Lit(0.0))
+        };
+        let mut found = false;
+        for e in self.exprs() {
+            e.visit(&mut |x| match x {
+                Expr::Call(Builtin::Barrier, _) => found = true,
+                Expr::Bin(BinOp::Add | BinOp::Sub, a, b) => found |= holds(a, b) || holds(b, a),
+                _ => {}
+            });
+        }
+        found
+    }
+
     pub fn map_exprs(&mut self, f: &mut impl FnMut(Expr) -> Expr) {
         for t in &mut self.temps {
             t.expr = std::mem::replace(&mut t.expr, Expr::Lit(0.0)).map(f);

@@ -37,3 +37,30 @@ fn check_module_has_an_entry_per_f32_callable_with_reference_word_counts() {
         assert_eq!(c.entries, m.entries);
     }
 }
+
+/// The trees that rest on rounding to nearest are found by their shape
+/// (`Function::relies_on_rounding`): a barrier, a shifter `(x + C) - C`, a
+/// Veltkamp split `t - (t - x)`, a two-sum's error. The WGSL printer guards
+/// every sum of such a tree (on lavapipe an unguarded exp folds its shifter
+/// and an unguarded asin its split: `runner/tests/check_module.rs`), and the
+/// bands give it no ulp or forward bound. The functions without any of these
+/// (products, sums, the adjugate's cofactors, atan's reduction) are left as
+/// they were: a guard there would only cost speed.
+#[test]
+fn the_trees_that_rest_on_rounding_are_found_by_their_shape() {
+    let model = aether_generator::load(&aether_generator::default_root()).unwrap();
+    let lowered = model.lowered();
+    let family = |name: &str| {
+        let fs: Vec<_> = lowered.iter().filter(|f| f.elem == "f32" && f.family == name).collect();
+        assert!(!fs.is_empty(), "no f32 function of the family {name}");
+        fs.iter().map(|f| f.relies_on_rounding()).collect::<Vec<_>>()
+    };
+    // A barrier (two_sum), the shifter (exp, exp2, sin, cos, tan, pow), the
+    // split (asin, acos, atan2, pow) and two-sums' errors (log2, atan2).
+    for name in ["two_sum", "neumaier_add", "exp", "exp2", "sincos", "sin", "cos", "tan", "pow", "asin", "acos", "atan2", "log2"] {
+        assert!(family(name).iter().all(|r| *r), "{name}: its tree rests on rounding, but it is not found");
+    }
+    for name in ["add", "dot", "cross", "lerp", "quat_mul", "mat_mul", "determinant", "inverse_adjugate", "normalize", "atan"] {
+        assert!(!family(name).iter().any(|r| *r), "{name}: found to rest on rounding, but none of its steps does");
+    }
+}

@@ -202,15 +202,18 @@ pub struct Row {
 }
 
 /// Judges one entry's outputs against the reference; on a stack that rounds
-/// every operation to nearest ([`Executor::rounds_to_nearest`]) a
-/// linear-algebra routine the spec leaves unbounded is held to bits.
+/// every operation to nearest ([`Executor::rounds_to_nearest`]) what the
+/// spec leaves unbounded (the per-lane linear algebra, the elementary
+/// functions and what is built on them, the adjugate inverse) is held to
+/// bits: there the only freedom left is reassociation and fusion, which the
+/// guards stop where a tree rests on rounding, and the target's bands are
+/// for the stacks that round otherwise.
 pub fn judge(model: &Model, c: &EntryCases, got: &[u64], rounds_to_nearest: bool) -> Row {
     let callable: Callable = model.callables()[c.at];
     let mut band = bands::band(model, callable);
-    let linalg = matches!(callable, Callable::Kernel(k) if matches!(k.kind, KernelKind::Linalg { .. }));
-    let held = rounds_to_nearest && linalg && band.stated == BandMetric::Unbounded;
+    let held = rounds_to_nearest && band.stated == BandMetric::Unbounded;
     if held {
-        band = bands::Band { metrics: vec![bands::Metric::Bits; band.metrics.len()], stated: BandMetric::Bits, tree: None };
+        band = bands::Band { metrics: vec![bands::Metric::Bits; band.metrics.len()], stated: BandMetric::Bits, ..band };
     }
     let mut row = Row {
         entry: c.entry.clone(),

@@ -333,45 +333,8 @@ fn structs(model: &Model, t: &ElemType) -> Vec<WStruct> {
     out
 }
 
-/// Whether a function's tree has a barrier (a compensated helper).
-fn has_barrier(f: &Function) -> bool {
-    let mut found = false;
-    for e in f.exprs() {
-        e.visit(&mut |x| found |= matches!(x, crate::model::Expr::Call(Builtin::Barrier, _)));
-    }
-    found
-}
-
-/// Whether a function's tree rounds to an integer by a shifter, `(x + C) - C`
-/// with the same literal C (the elementary functions' reductions and
-/// scalings: C = 1.5 * 2^23 in the spec). The two operations are the
-/// identity under reassociation, and a compiler that reassociates folds them
-/// to x (lavapipe does); the reduction then takes a fraction for an integer.
-/// Such a function's sums pass through the guard like a compensated helper's.
-/// The sum may sit in a named intermediate.
-fn has_shifter(f: &Function) -> bool {
-    use crate::model::Expr;
-    let resolve = |e: &Expr| -> Expr {
-        match e {
-            Expr::Temp(i) => f.temps[*i].expr.clone(),
-            other => other.clone(),
-        }
-    };
-    let mut found = false;
-    for e in f.exprs() {
-        e.visit(&mut |x| {
-            if let Expr::Bin(BinOp::Sub, sum, c) = x {
-                if let (Expr::Bin(BinOp::Add, _, k), Expr::Lit(c)) = (resolve(sum), c.as_ref()) {
-                    found |= *c != 0.0 && matches!(*k, Expr::Lit(k) if k == *c);
-                }
-            }
-        });
-    }
-    found
-}
-
 fn function(model: &Model, f: &Function, t: &ElemType) -> WFunction {
-    let sp = Wgsl { opaque: has_barrier(f) || has_shifter(f) };
+    let sp = Wgsl { opaque: f.relies_on_rounding() };
     let name = model.c_name(f);
     let params: Vec<String> = f.params.iter().map(|p| format!("{}: {}", p.name, sp.kind_type(model, &p.kind, t))).collect();
     let ret = sp.kind_type(model, &f.ret, t);
