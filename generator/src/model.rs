@@ -280,9 +280,7 @@ impl Function {
             }
         };
         // `inner` is a sum or difference with `other` as one of its operands.
-        let holds = |inner: &Expr, other: &Expr| {
-            matches!(resolve(inner), Expr::Bin(BinOp::Add | BinOp::Sub, p, q) if (*p == *other || *q == *other) && *other != Expr::Lit(0.0))
-        };
+        let holds = |inner: &Expr, other: &Expr| matches!(resolve(inner), Expr::Bin(BinOp::Add | BinOp::Sub, p, q) if (*p == *other || *q == *other) && *other != Expr::Lit(0.0));
         let mut found = false;
         for e in self.exprs() {
             e.visit(&mut |x| match x {

@@ -122,8 +122,10 @@ pub struct CheckModule {
 /// WGSL leaves loose (fabs, isfinite and NaN tests on the bits, since an
 /// implementation may assume no NaN or infinity; the barrier as the guard).
 ///
-/// In a function whose tree has a barrier (the compensated helpers), every
-/// addition and subtraction is also passed through the guard (`opaque`):
+/// In a function whose tree rests on rounding to nearest
+/// (`Function::relies_on_rounding`: the compensated helpers' barriers, the
+/// elementary functions' shifters, splits and two-sums), every addition and
+/// subtraction is also passed through the guard (`opaque`):
 /// guarding the inputs alone does not stop a compiler that reassociates
 /// (lavapipe rewrites t - (t - x) to x, whatever t is, and loses the
 /// residual), so each rounded sum is opaque before the next operation reads
