@@ -249,6 +249,35 @@ const LOG_F64: [f64; 7] = [
     d(0x3FC2_B677_6A1B_F0B9),
 ];
 
+/// Every polynomial's coefficients as this reference evaluates them, by table
+/// name, as (width, bits) words: for a check that the spec states the same
+/// bits for each (`tests/tests/coefficients.rs`), also where no input moves
+/// the result by a coefficient's last bit (the high-order f64 terms).
+pub fn polynomial_coefficients() -> Vec<(&'static str, u32, Vec<u64>)> {
+    let w32 = |c: &[f32]| c.iter().map(|x| u64::from(x.to_bits())).collect::<Vec<_>>();
+    let w64 = |c: &[f64]| c.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    vec![
+        ("sin", 32, w32(&SIN_F32)),
+        ("cos", 32, w32(&COS_F32)),
+        ("atan", 32, w32(&ATAN_F32)),
+        ("exp", 32, w32(&EXP_F32)),
+        ("exp2", 32, w32(&EXP2_F32)),
+        ("tan", 32, w32(&TAN_F32)),
+        ("asin", 32, w32(&ASIN_F32)),
+        ("pow", 32, w32(&POW_F32)),
+        ("log", 32, w32(&LOG_F32)),
+        ("sin", 64, w64(&SIN_F64)),
+        ("cos", 64, w64(&COS_F64)),
+        ("atan", 64, w64(&ATAN_F64)),
+        ("exp", 64, w64(&EXP_F64)),
+        ("exp2", 64, w64(&EXP2_F64)),
+        ("tan", 64, w64(&TAN_F64)),
+        ("asin", 64, w64(&ASIN_F64)),
+        ("pow", 64, w64(&POW_F64)),
+        ("log", 64, w64(&LOG_F64)),
+    ]
+}
+
 impl Trig for f32 {
     const TWO_OVER_PI: f32 = f(0x3F22_F983);
     const ROUNDER: f32 = 12_582_912.0;
