@@ -117,10 +117,13 @@ L.append(f"The functions are the C core's `aether_f32_sin`, `aether_f32_cos`, `a
          "and exp's steps taking both parts, with C99's special values; asin and acos by one Horner polynomial in z = x^2 below 1/2 and, past it, in "
          "z = (1 - |x|) / 2 with asin |x| = pi/2 - 2 asin(sqrt z), the rounding of sqrt z carried by a Veltkamp split and one "
          "division. The C core gives the "
-         "reference's bits on the corpus and random inputs (`scripts/c-random.sh`); `scripts/sweep.sh` takes them in with every one-input "
-         "f32 function (its committed report is older than them). The CUDA, OpenCL (PoCL) and WGSL runners run them like every function; "
-         "WGSL lists sin, cos, tan, atan2, log, log2, pow, asin and acos `unbounded` (measured, no band promised) and bounds atan, exp and "
-         "exp2 `forward`; relaxed OpenCL lists the same `unbounded` and keeps exp's and exp2's bits (they divide nothing).\n")
+         "reference's bits on the corpus and random inputs (`scripts/c-random.sh`) and on every f32 input of each one-input function, "
+         "with slices of atan2 and pow (`scripts/sweep.sh --plan full`, `docs/reports/exhaustive-f32.md`); the CUDA core gives the C "
+         "core's bits on every f32 input on an H200 (`docs/reports/cuda-device.md`). The CUDA, OpenCL (PoCL) and WGSL runners run them "
+         "like every function; WGSL lists every one but atan `unbounded` (their trees rest on rounding to nearest: shifters, splits, "
+         "two-sums, which the WGSL printer guards; measured on a GPU, held to the reference's bits on the CPU stacks, which round to "
+         "nearest) and bounds atan `forward`; relaxed OpenCL lists them `unbounded` but keeps exp's and exp2's bits (they divide "
+         "nothing).\n")
 L.append("## Accuracy\n")
 L.append("| function | type | inputs | count | max error (ulp) | at | max distance to the correctly rounded result (ulp) | correctly rounded | decided by long double | undecided | outside the domain, not NaN |")
 L.append("|---|---|---|---:|---:|---|---:|---:|---:|---:|---:|")

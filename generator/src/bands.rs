@@ -574,8 +574,11 @@ impl Eval<'_> {
             Expr::Bin(BinOp::And, a, b) => self.truth(a) & self.truth(b),
             Expr::Bin(BinOp::Or, a, b) => self.truth(a) | self.truth(b),
             Expr::Bin(op, a, b) => {
-                // Decided on the exact values (f64): what the band assumes.
-                let (x, y) = (self.num(a).1, self.num(b).1);
+                // Decided on the exact values (f64): what the band assumes;
+                // where the tree rests on rounding, on the rounded ones (the
+                // branches the reference took: its quadrant is a rounded
+                // whole number, a fraction under real arithmetic).
+                let (x, y) = if self.real { (self.num(a).1, self.num(b).1) } else { (f64::from(self.num(a).0), f64::from(self.num(b).0)) };
                 match op {
                     BinOp::Lt => x < y,
                     BinOp::Gt => x > y,
@@ -625,7 +628,8 @@ impl Eval<'_> {
             }
             Expr::Call(b @ (Builtin::Fmin | Builtin::Fmax), a) => {
                 let (x, y) = (self.num(&a[0]), self.num(&a[1]));
-                let pick_x = if *b == Builtin::Fmin { x.1 <= y.1 } else { x.1 >= y.1 };
+                let (u, v) = if self.real { (x.1, y.1) } else { (f64::from(x.0), f64::from(y.0)) };
+                let pick_x = if *b == Builtin::Fmin { u <= v } else { u >= v };
                 let s = if *b == Builtin::Fmin { x.0.min(y.0) } else { x.0.max(y.0) };
                 (s, if pick_x { x.1 } else { y.1 }, x.2.max(y.2))
             }
