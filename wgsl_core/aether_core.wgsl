@@ -23,12 +23,13 @@
 // value's bits with aether_opaque_zero. A compiler that cannot see that zero
 // cannot fold the error-free transforms away (lavapipe folds an unguarded
 // two-sum's residual in most cases, and one guarded by a multiplication with
-// an opaque 1.0 in about half). The elementary functions (sin, cos, tan,
-// exp, exp2, pow and those built on them) round to an integer by the shifter,
-// (x + 1.5 * 2^23) - 1.5 * 2^23, which lavapipe folds to x; their sums pass
-// through the same guard. Every entry point that calls any of these must
-// first call aether_set_opaque_zero(z) with a zero read from a uniform or
-// storage buffer; without it the guard is the identity.
+// an opaque 1.0 in about half). Every other function whose tree rests on
+// rounding to nearest (the elementary functions: a shifter's rounding to an
+// integer, a Veltkamp split, a two-sum's error, each the identity or zero
+// under real arithmetic, which lavapipe folds) passes its sums through the
+// same guard. Every entry point that calls any of these must first call
+// aether_set_opaque_zero(z) with a zero read from a uniform or storage
+// buffer; without it the guard is the identity.
 // Guard in this module: Bits.
 //
 // The array kernels (sum_array, dot_array) with the host's bits, in a

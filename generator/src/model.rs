@@ -273,14 +273,15 @@ impl Function {
     /// (`targets::wgsl`), and no band follows from per-operation accuracy for
     /// it (`bands`): the tree's real value is not the function's.
     pub fn relies_on_rounding(&self) -> bool {
-        let resolve = |e: &Expr| -> Expr {
-            match e {
-                Expr::Temp(i) => self.temps[*i].expr.clone(),
-                other => other.clone(),
-            }
+        // `inner` (a temp looked through) is a sum or difference with `other`
+        // as one of its operands.
+        let holds = |inner: &Expr, other: &Expr| {
+            let inner = match inner {
+                Expr::Temp(i) => &self.temps[*i].expr,
+                e => e,
+            };
+            matches!(inner, Expr::Bin(BinOp::Add | BinOp::Sub, p, q) if (**p == *other || **q == *other) && *other != Expr::Lit(0.0))
         };
-        // `inner` is a sum or difference with `other` as one of its operands.
-        let holds = |inner: &Expr, other: &Expr| matches!(resolve(inner), Expr::Bin(BinOp::Add | BinOp::Sub, p, q) if (*p == *other || *q == *other) && *other != Expr::Lit(0.0));
         let mut found = false;
         for e in self.exprs() {
             e.visit(&mut |x| match x {
