@@ -90,8 +90,14 @@
    the products of aether_quatf_mul even under -ffp-contract=off, and gcc gets no pragma (see
    above). So with GNU C compilers every product passes through an empty asm statement that
    pins it in a register of its own, which no later pass can see through (no instruction is
-   emitted for it). Elsewhere the pragma does the work and the guard is the identity. */
-#if !defined(AETHER_UNSAFE_ALLOW_CONTRACTION) && defined(__GNUC__)
+   emitted for it). Elsewhere the pragma does the work and the guard is the identity. In the
+   header-only form laid out for LLVM's loop vectoriser (AETHER_VECTOR_INLINE, aether_core.h)
+   every product takes the OR guard below instead: an asm statement in a loop body stops that
+   vectoriser, and the OR's opaque zero is hoisted out of the caller's loop. */
+#if !defined(AETHER_UNSAFE_ALLOW_CONTRACTION) && defined(__GNUC__) && defined(AETHER_VECTOR_INLINE)
+#  define aether_product_f32(x) aether_or_zero_float(x)
+#  define aether_product_f64(x) aether_or_zero_double(x)
+#elif !defined(AETHER_UNSAFE_ALLOW_CONTRACTION) && defined(__GNUC__)
 #  if defined(__x86_64__) || defined(__i386__)
 #    define AETHER_FP_REGISTER "+x"
 #  elif defined(__aarch64__) || defined(__arm__)
@@ -140,6 +146,26 @@ static __inline__ uint32_t aether_opaque_zero(void)
     return z;
 }
 #endif
+/* A value's bits ORed with that zero: the same value, which no pass can fuse into a*b + c (the
+   header-only form's product guards, below). */
+#if defined(__GNUC__) && defined(AETHER_HEADER_ONLY)
+static __inline__ float aether_or_zero_float(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    u |= (uint32_t)aether_opaque_zero();
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+static __inline__ double aether_or_zero_double(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    u |= (uint64_t)aether_opaque_zero();
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+#endif
 
 /* The lanes kernels' vector path (aether_f32_lanes_sum, _lanes_dot and so the *_array sums):
    32 consecutive elements from a lane-aligned index are 32 independent steps, run as GNU C
@@ -166,22 +192,8 @@ static __inline__ uint32_t aether_opaque_zero(void)
 #  define aether_product_vec_f32(x) (x)
 #  define aether_product_vec_f64(x) (x)
 #elif defined(AETHER_HEADER_ONLY)
-static __inline__ float aether_product_vec_f32(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    u |= (uint32_t)aether_opaque_zero();
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
-static __inline__ double aether_product_vec_f64(double x)
-{
-    uint64_t u;
-    memcpy(&u, &x, sizeof u);
-    u |= (uint64_t)aether_opaque_zero();
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
+#  define aether_product_vec_f32(x) aether_or_zero_float(x)
+#  define aether_product_vec_f64(x) aether_or_zero_double(x)
 #else
 #  define aether_product_vec_f32(x) aether_product_f32(x)
 #  define aether_product_vec_f64(x) aether_product_f64(x)
@@ -1255,7 +1267,7 @@ AETHER_API double aether_f64_sign(double a)
     return ((a > 0.0) ? 1.0 : ((a < 0.0) ? -1.0 : 0.0));
 }
 
-AETHER_API aether_vec2f aether_vec2f_add(aether_vec2f a, aether_vec2f b)
+AETHER_API_BY_VALUE aether_vec2f aether_vec2f_add(aether_vec2f a, aether_vec2f b)
 {
     aether_vec2f out;
     out.x = (a.x + b.x);
@@ -1263,7 +1275,7 @@ AETHER_API aether_vec2f aether_vec2f_add(aether_vec2f a, aether_vec2f b)
     return out;
 }
 
-AETHER_API aether_vec2d aether_vec2d_add(aether_vec2d a, aether_vec2d b)
+AETHER_API_BY_VALUE aether_vec2d aether_vec2d_add(aether_vec2d a, aether_vec2d b)
 {
     aether_vec2d out;
     out.x = (a.x + b.x);
@@ -1271,7 +1283,7 @@ AETHER_API aether_vec2d aether_vec2d_add(aether_vec2d a, aether_vec2d b)
     return out;
 }
 
-AETHER_API aether_vec3f aether_vec3f_add(aether_vec3f a, aether_vec3f b)
+AETHER_API_BY_VALUE aether_vec3f aether_vec3f_add(aether_vec3f a, aether_vec3f b)
 {
     aether_vec3f out;
     out.x = (a.x + b.x);
@@ -1280,7 +1292,7 @@ AETHER_API aether_vec3f aether_vec3f_add(aether_vec3f a, aether_vec3f b)
     return out;
 }
 
-AETHER_API aether_vec3d aether_vec3d_add(aether_vec3d a, aether_vec3d b)
+AETHER_API_BY_VALUE aether_vec3d aether_vec3d_add(aether_vec3d a, aether_vec3d b)
 {
     aether_vec3d out;
     out.x = (a.x + b.x);
@@ -1289,7 +1301,7 @@ AETHER_API aether_vec3d aether_vec3d_add(aether_vec3d a, aether_vec3d b)
     return out;
 }
 
-AETHER_API aether_vec4f aether_vec4f_add(aether_vec4f a, aether_vec4f b)
+AETHER_API_BY_VALUE aether_vec4f aether_vec4f_add(aether_vec4f a, aether_vec4f b)
 {
     aether_vec4f out;
     out.x = (a.x + b.x);
@@ -1299,7 +1311,7 @@ AETHER_API aether_vec4f aether_vec4f_add(aether_vec4f a, aether_vec4f b)
     return out;
 }
 
-AETHER_API aether_vec4d aether_vec4d_add(aether_vec4d a, aether_vec4d b)
+AETHER_API_BY_VALUE aether_vec4d aether_vec4d_add(aether_vec4d a, aether_vec4d b)
 {
     aether_vec4d out;
     out.x = (a.x + b.x);
@@ -1309,7 +1321,7 @@ AETHER_API aether_vec4d aether_vec4d_add(aether_vec4d a, aether_vec4d b)
     return out;
 }
 
-AETHER_API aether_vec2f aether_vec2f_sub(aether_vec2f a, aether_vec2f b)
+AETHER_API_BY_VALUE aether_vec2f aether_vec2f_sub(aether_vec2f a, aether_vec2f b)
 {
     aether_vec2f out;
     out.x = (a.x - b.x);
@@ -1317,7 +1329,7 @@ AETHER_API aether_vec2f aether_vec2f_sub(aether_vec2f a, aether_vec2f b)
     return out;
 }
 
-AETHER_API aether_vec2d aether_vec2d_sub(aether_vec2d a, aether_vec2d b)
+AETHER_API_BY_VALUE aether_vec2d aether_vec2d_sub(aether_vec2d a, aether_vec2d b)
 {
     aether_vec2d out;
     out.x = (a.x - b.x);
@@ -1325,7 +1337,7 @@ AETHER_API aether_vec2d aether_vec2d_sub(aether_vec2d a, aether_vec2d b)
     return out;
 }
 
-AETHER_API aether_vec3f aether_vec3f_sub(aether_vec3f a, aether_vec3f b)
+AETHER_API_BY_VALUE aether_vec3f aether_vec3f_sub(aether_vec3f a, aether_vec3f b)
 {
     aether_vec3f out;
     out.x = (a.x - b.x);
@@ -1334,7 +1346,7 @@ AETHER_API aether_vec3f aether_vec3f_sub(aether_vec3f a, aether_vec3f b)
     return out;
 }
 
-AETHER_API aether_vec3d aether_vec3d_sub(aether_vec3d a, aether_vec3d b)
+AETHER_API_BY_VALUE aether_vec3d aether_vec3d_sub(aether_vec3d a, aether_vec3d b)
 {
     aether_vec3d out;
     out.x = (a.x - b.x);
@@ -1343,7 +1355,7 @@ AETHER_API aether_vec3d aether_vec3d_sub(aether_vec3d a, aether_vec3d b)
     return out;
 }
 
-AETHER_API aether_vec4f aether_vec4f_sub(aether_vec4f a, aether_vec4f b)
+AETHER_API_BY_VALUE aether_vec4f aether_vec4f_sub(aether_vec4f a, aether_vec4f b)
 {
     aether_vec4f out;
     out.x = (a.x - b.x);
@@ -1353,7 +1365,7 @@ AETHER_API aether_vec4f aether_vec4f_sub(aether_vec4f a, aether_vec4f b)
     return out;
 }
 
-AETHER_API aether_vec4d aether_vec4d_sub(aether_vec4d a, aether_vec4d b)
+AETHER_API_BY_VALUE aether_vec4d aether_vec4d_sub(aether_vec4d a, aether_vec4d b)
 {
     aether_vec4d out;
     out.x = (a.x - b.x);
@@ -1363,7 +1375,7 @@ AETHER_API aether_vec4d aether_vec4d_sub(aether_vec4d a, aether_vec4d b)
     return out;
 }
 
-AETHER_API aether_vec2f aether_vec2f_mul(aether_vec2f a, aether_vec2f b)
+AETHER_API_BY_VALUE aether_vec2f aether_vec2f_mul(aether_vec2f a, aether_vec2f b)
 {
     aether_vec2f out;
     out.x = aether_product_f32((a.x * b.x));
@@ -1371,7 +1383,7 @@ AETHER_API aether_vec2f aether_vec2f_mul(aether_vec2f a, aether_vec2f b)
     return out;
 }
 
-AETHER_API aether_vec2d aether_vec2d_mul(aether_vec2d a, aether_vec2d b)
+AETHER_API_BY_VALUE aether_vec2d aether_vec2d_mul(aether_vec2d a, aether_vec2d b)
 {
     aether_vec2d out;
     out.x = aether_product_f64((a.x * b.x));
@@ -1379,7 +1391,7 @@ AETHER_API aether_vec2d aether_vec2d_mul(aether_vec2d a, aether_vec2d b)
     return out;
 }
 
-AETHER_API aether_vec3f aether_vec3f_mul(aether_vec3f a, aether_vec3f b)
+AETHER_API_BY_VALUE aether_vec3f aether_vec3f_mul(aether_vec3f a, aether_vec3f b)
 {
     aether_vec3f out;
     out.x = aether_product_f32((a.x * b.x));
@@ -1388,7 +1400,7 @@ AETHER_API aether_vec3f aether_vec3f_mul(aether_vec3f a, aether_vec3f b)
     return out;
 }
 
-AETHER_API aether_vec3d aether_vec3d_mul(aether_vec3d a, aether_vec3d b)
+AETHER_API_BY_VALUE aether_vec3d aether_vec3d_mul(aether_vec3d a, aether_vec3d b)
 {
     aether_vec3d out;
     out.x = aether_product_f64((a.x * b.x));
@@ -1397,7 +1409,7 @@ AETHER_API aether_vec3d aether_vec3d_mul(aether_vec3d a, aether_vec3d b)
     return out;
 }
 
-AETHER_API aether_vec4f aether_vec4f_mul(aether_vec4f a, aether_vec4f b)
+AETHER_API_BY_VALUE aether_vec4f aether_vec4f_mul(aether_vec4f a, aether_vec4f b)
 {
     aether_vec4f out;
     out.x = aether_product_f32((a.x * b.x));
@@ -1407,7 +1419,7 @@ AETHER_API aether_vec4f aether_vec4f_mul(aether_vec4f a, aether_vec4f b)
     return out;
 }
 
-AETHER_API aether_vec4d aether_vec4d_mul(aether_vec4d a, aether_vec4d b)
+AETHER_API_BY_VALUE aether_vec4d aether_vec4d_mul(aether_vec4d a, aether_vec4d b)
 {
     aether_vec4d out;
     out.x = aether_product_f64((a.x * b.x));
@@ -1417,7 +1429,7 @@ AETHER_API aether_vec4d aether_vec4d_mul(aether_vec4d a, aether_vec4d b)
     return out;
 }
 
-AETHER_API aether_vec2f aether_vec2f_scale(aether_vec2f a, float s)
+AETHER_API_BY_VALUE aether_vec2f aether_vec2f_scale(aether_vec2f a, float s)
 {
     aether_vec2f out;
     out.x = aether_product_f32((s * a.x));
@@ -1425,7 +1437,7 @@ AETHER_API aether_vec2f aether_vec2f_scale(aether_vec2f a, float s)
     return out;
 }
 
-AETHER_API aether_vec2d aether_vec2d_scale(aether_vec2d a, double s)
+AETHER_API_BY_VALUE aether_vec2d aether_vec2d_scale(aether_vec2d a, double s)
 {
     aether_vec2d out;
     out.x = aether_product_f64((s * a.x));
@@ -1433,7 +1445,7 @@ AETHER_API aether_vec2d aether_vec2d_scale(aether_vec2d a, double s)
     return out;
 }
 
-AETHER_API aether_vec3f aether_vec3f_scale(aether_vec3f a, float s)
+AETHER_API_BY_VALUE aether_vec3f aether_vec3f_scale(aether_vec3f a, float s)
 {
     aether_vec3f out;
     out.x = aether_product_f32((s * a.x));
@@ -1442,7 +1454,7 @@ AETHER_API aether_vec3f aether_vec3f_scale(aether_vec3f a, float s)
     return out;
 }
 
-AETHER_API aether_vec3d aether_vec3d_scale(aether_vec3d a, double s)
+AETHER_API_BY_VALUE aether_vec3d aether_vec3d_scale(aether_vec3d a, double s)
 {
     aether_vec3d out;
     out.x = aether_product_f64((s * a.x));
@@ -1451,7 +1463,7 @@ AETHER_API aether_vec3d aether_vec3d_scale(aether_vec3d a, double s)
     return out;
 }
 
-AETHER_API aether_vec4f aether_vec4f_scale(aether_vec4f a, float s)
+AETHER_API_BY_VALUE aether_vec4f aether_vec4f_scale(aether_vec4f a, float s)
 {
     aether_vec4f out;
     out.x = aether_product_f32((s * a.x));
@@ -1461,7 +1473,7 @@ AETHER_API aether_vec4f aether_vec4f_scale(aether_vec4f a, float s)
     return out;
 }
 
-AETHER_API aether_vec4d aether_vec4d_scale(aether_vec4d a, double s)
+AETHER_API_BY_VALUE aether_vec4d aether_vec4d_scale(aether_vec4d a, double s)
 {
     aether_vec4d out;
     out.x = aether_product_f64((s * a.x));
@@ -1471,7 +1483,7 @@ AETHER_API aether_vec4d aether_vec4d_scale(aether_vec4d a, double s)
     return out;
 }
 
-AETHER_API aether_vec2f aether_vec2f_div(aether_vec2f a, float s)
+AETHER_API_BY_VALUE aether_vec2f aether_vec2f_div(aether_vec2f a, float s)
 {
     const float r = (1.0f / s);
     aether_vec2f out;
@@ -1480,7 +1492,7 @@ AETHER_API aether_vec2f aether_vec2f_div(aether_vec2f a, float s)
     return out;
 }
 
-AETHER_API aether_vec2d aether_vec2d_div(aether_vec2d a, double s)
+AETHER_API_BY_VALUE aether_vec2d aether_vec2d_div(aether_vec2d a, double s)
 {
     const double r = (1.0 / s);
     aether_vec2d out;
@@ -1489,7 +1501,7 @@ AETHER_API aether_vec2d aether_vec2d_div(aether_vec2d a, double s)
     return out;
 }
 
-AETHER_API aether_vec3f aether_vec3f_div(aether_vec3f a, float s)
+AETHER_API_BY_VALUE aether_vec3f aether_vec3f_div(aether_vec3f a, float s)
 {
     const float r = (1.0f / s);
     aether_vec3f out;
@@ -1499,7 +1511,7 @@ AETHER_API aether_vec3f aether_vec3f_div(aether_vec3f a, float s)
     return out;
 }
 
-AETHER_API aether_vec3d aether_vec3d_div(aether_vec3d a, double s)
+AETHER_API_BY_VALUE aether_vec3d aether_vec3d_div(aether_vec3d a, double s)
 {
     const double r = (1.0 / s);
     aether_vec3d out;
@@ -1509,7 +1521,7 @@ AETHER_API aether_vec3d aether_vec3d_div(aether_vec3d a, double s)
     return out;
 }
 
-AETHER_API aether_vec4f aether_vec4f_div(aether_vec4f a, float s)
+AETHER_API_BY_VALUE aether_vec4f aether_vec4f_div(aether_vec4f a, float s)
 {
     const float r = (1.0f / s);
     aether_vec4f out;
@@ -1520,7 +1532,7 @@ AETHER_API aether_vec4f aether_vec4f_div(aether_vec4f a, float s)
     return out;
 }
 
-AETHER_API aether_vec4d aether_vec4d_div(aether_vec4d a, double s)
+AETHER_API_BY_VALUE aether_vec4d aether_vec4d_div(aether_vec4d a, double s)
 {
     const double r = (1.0 / s);
     aether_vec4d out;
@@ -1541,7 +1553,7 @@ AETHER_API double aether_f64_neg(double a)
     return aether_product_f64((a * -1.0));
 }
 
-AETHER_API aether_vec2f aether_vec2f_neg(aether_vec2f a)
+AETHER_API_BY_VALUE aether_vec2f aether_vec2f_neg(aether_vec2f a)
 {
     aether_vec2f out;
     out.x = aether_product_f32((a.x * -1.0f));
@@ -1549,7 +1561,7 @@ AETHER_API aether_vec2f aether_vec2f_neg(aether_vec2f a)
     return out;
 }
 
-AETHER_API aether_vec2d aether_vec2d_neg(aether_vec2d a)
+AETHER_API_BY_VALUE aether_vec2d aether_vec2d_neg(aether_vec2d a)
 {
     aether_vec2d out;
     out.x = aether_product_f64((a.x * -1.0));
@@ -1557,7 +1569,7 @@ AETHER_API aether_vec2d aether_vec2d_neg(aether_vec2d a)
     return out;
 }
 
-AETHER_API aether_vec3f aether_vec3f_neg(aether_vec3f a)
+AETHER_API_BY_VALUE aether_vec3f aether_vec3f_neg(aether_vec3f a)
 {
     aether_vec3f out;
     out.x = aether_product_f32((a.x * -1.0f));
@@ -1566,7 +1578,7 @@ AETHER_API aether_vec3f aether_vec3f_neg(aether_vec3f a)
     return out;
 }
 
-AETHER_API aether_vec3d aether_vec3d_neg(aether_vec3d a)
+AETHER_API_BY_VALUE aether_vec3d aether_vec3d_neg(aether_vec3d a)
 {
     aether_vec3d out;
     out.x = aether_product_f64((a.x * -1.0));
@@ -1575,7 +1587,7 @@ AETHER_API aether_vec3d aether_vec3d_neg(aether_vec3d a)
     return out;
 }
 
-AETHER_API aether_vec4f aether_vec4f_neg(aether_vec4f a)
+AETHER_API_BY_VALUE aether_vec4f aether_vec4f_neg(aether_vec4f a)
 {
     aether_vec4f out;
     out.x = aether_product_f32((a.x * -1.0f));
@@ -1585,7 +1597,7 @@ AETHER_API aether_vec4f aether_vec4f_neg(aether_vec4f a)
     return out;
 }
 
-AETHER_API aether_vec4d aether_vec4d_neg(aether_vec4d a)
+AETHER_API_BY_VALUE aether_vec4d aether_vec4d_neg(aether_vec4d a)
 {
     aether_vec4d out;
     out.x = aether_product_f64((a.x * -1.0));
@@ -1605,7 +1617,7 @@ AETHER_API double aether_f64_abs(double a)
     return fabs(a);
 }
 
-AETHER_API aether_vec2f aether_vec2f_abs(aether_vec2f a)
+AETHER_API_BY_VALUE aether_vec2f aether_vec2f_abs(aether_vec2f a)
 {
     aether_vec2f out;
     out.x = fabsf(a.x);
@@ -1613,7 +1625,7 @@ AETHER_API aether_vec2f aether_vec2f_abs(aether_vec2f a)
     return out;
 }
 
-AETHER_API aether_vec2d aether_vec2d_abs(aether_vec2d a)
+AETHER_API_BY_VALUE aether_vec2d aether_vec2d_abs(aether_vec2d a)
 {
     aether_vec2d out;
     out.x = fabs(a.x);
@@ -1621,7 +1633,7 @@ AETHER_API aether_vec2d aether_vec2d_abs(aether_vec2d a)
     return out;
 }
 
-AETHER_API aether_vec3f aether_vec3f_abs(aether_vec3f a)
+AETHER_API_BY_VALUE aether_vec3f aether_vec3f_abs(aether_vec3f a)
 {
     aether_vec3f out;
     out.x = fabsf(a.x);
@@ -1630,7 +1642,7 @@ AETHER_API aether_vec3f aether_vec3f_abs(aether_vec3f a)
     return out;
 }
 
-AETHER_API aether_vec3d aether_vec3d_abs(aether_vec3d a)
+AETHER_API_BY_VALUE aether_vec3d aether_vec3d_abs(aether_vec3d a)
 {
     aether_vec3d out;
     out.x = fabs(a.x);
@@ -1639,7 +1651,7 @@ AETHER_API aether_vec3d aether_vec3d_abs(aether_vec3d a)
     return out;
 }
 
-AETHER_API aether_vec4f aether_vec4f_abs(aether_vec4f a)
+AETHER_API_BY_VALUE aether_vec4f aether_vec4f_abs(aether_vec4f a)
 {
     aether_vec4f out;
     out.x = fabsf(a.x);
@@ -1649,7 +1661,7 @@ AETHER_API aether_vec4f aether_vec4f_abs(aether_vec4f a)
     return out;
 }
 
-AETHER_API aether_vec4d aether_vec4d_abs(aether_vec4d a)
+AETHER_API_BY_VALUE aether_vec4d aether_vec4d_abs(aether_vec4d a)
 {
     aether_vec4d out;
     out.x = fabs(a.x);
@@ -1659,7 +1671,7 @@ AETHER_API aether_vec4d aether_vec4d_abs(aether_vec4d a)
     return out;
 }
 
-AETHER_API aether_vec2f aether_vec2f_min(aether_vec2f a, aether_vec2f b)
+AETHER_API_BY_VALUE aether_vec2f aether_vec2f_min(aether_vec2f a, aether_vec2f b)
 {
     aether_vec2f out;
     out.x = aether_fmin_f32(a.x, b.x);
@@ -1667,7 +1679,7 @@ AETHER_API aether_vec2f aether_vec2f_min(aether_vec2f a, aether_vec2f b)
     return out;
 }
 
-AETHER_API aether_vec2d aether_vec2d_min(aether_vec2d a, aether_vec2d b)
+AETHER_API_BY_VALUE aether_vec2d aether_vec2d_min(aether_vec2d a, aether_vec2d b)
 {
     aether_vec2d out;
     out.x = aether_fmin_f64(a.x, b.x);
@@ -1675,7 +1687,7 @@ AETHER_API aether_vec2d aether_vec2d_min(aether_vec2d a, aether_vec2d b)
     return out;
 }
 
-AETHER_API aether_vec3f aether_vec3f_min(aether_vec3f a, aether_vec3f b)
+AETHER_API_BY_VALUE aether_vec3f aether_vec3f_min(aether_vec3f a, aether_vec3f b)
 {
     aether_vec3f out;
     out.x = aether_fmin_f32(a.x, b.x);
@@ -1684,7 +1696,7 @@ AETHER_API aether_vec3f aether_vec3f_min(aether_vec3f a, aether_vec3f b)
     return out;
 }
 
-AETHER_API aether_vec3d aether_vec3d_min(aether_vec3d a, aether_vec3d b)
+AETHER_API_BY_VALUE aether_vec3d aether_vec3d_min(aether_vec3d a, aether_vec3d b)
 {
     aether_vec3d out;
     out.x = aether_fmin_f64(a.x, b.x);
@@ -1693,7 +1705,7 @@ AETHER_API aether_vec3d aether_vec3d_min(aether_vec3d a, aether_vec3d b)
     return out;
 }
 
-AETHER_API aether_vec4f aether_vec4f_min(aether_vec4f a, aether_vec4f b)
+AETHER_API_BY_VALUE aether_vec4f aether_vec4f_min(aether_vec4f a, aether_vec4f b)
 {
     aether_vec4f out;
     out.x = aether_fmin_f32(a.x, b.x);
@@ -1703,7 +1715,7 @@ AETHER_API aether_vec4f aether_vec4f_min(aether_vec4f a, aether_vec4f b)
     return out;
 }
 
-AETHER_API aether_vec4d aether_vec4d_min(aether_vec4d a, aether_vec4d b)
+AETHER_API_BY_VALUE aether_vec4d aether_vec4d_min(aether_vec4d a, aether_vec4d b)
 {
     aether_vec4d out;
     out.x = aether_fmin_f64(a.x, b.x);
@@ -1713,7 +1725,7 @@ AETHER_API aether_vec4d aether_vec4d_min(aether_vec4d a, aether_vec4d b)
     return out;
 }
 
-AETHER_API aether_vec2f aether_vec2f_max(aether_vec2f a, aether_vec2f b)
+AETHER_API_BY_VALUE aether_vec2f aether_vec2f_max(aether_vec2f a, aether_vec2f b)
 {
     aether_vec2f out;
     out.x = aether_fmax_f32(a.x, b.x);
@@ -1721,7 +1733,7 @@ AETHER_API aether_vec2f aether_vec2f_max(aether_vec2f a, aether_vec2f b)
     return out;
 }
 
-AETHER_API aether_vec2d aether_vec2d_max(aether_vec2d a, aether_vec2d b)
+AETHER_API_BY_VALUE aether_vec2d aether_vec2d_max(aether_vec2d a, aether_vec2d b)
 {
     aether_vec2d out;
     out.x = aether_fmax_f64(a.x, b.x);
@@ -1729,7 +1741,7 @@ AETHER_API aether_vec2d aether_vec2d_max(aether_vec2d a, aether_vec2d b)
     return out;
 }
 
-AETHER_API aether_vec3f aether_vec3f_max(aether_vec3f a, aether_vec3f b)
+AETHER_API_BY_VALUE aether_vec3f aether_vec3f_max(aether_vec3f a, aether_vec3f b)
 {
     aether_vec3f out;
     out.x = aether_fmax_f32(a.x, b.x);
@@ -1738,7 +1750,7 @@ AETHER_API aether_vec3f aether_vec3f_max(aether_vec3f a, aether_vec3f b)
     return out;
 }
 
-AETHER_API aether_vec3d aether_vec3d_max(aether_vec3d a, aether_vec3d b)
+AETHER_API_BY_VALUE aether_vec3d aether_vec3d_max(aether_vec3d a, aether_vec3d b)
 {
     aether_vec3d out;
     out.x = aether_fmax_f64(a.x, b.x);
@@ -1747,7 +1759,7 @@ AETHER_API aether_vec3d aether_vec3d_max(aether_vec3d a, aether_vec3d b)
     return out;
 }
 
-AETHER_API aether_vec4f aether_vec4f_max(aether_vec4f a, aether_vec4f b)
+AETHER_API_BY_VALUE aether_vec4f aether_vec4f_max(aether_vec4f a, aether_vec4f b)
 {
     aether_vec4f out;
     out.x = aether_fmax_f32(a.x, b.x);
@@ -1757,7 +1769,7 @@ AETHER_API aether_vec4f aether_vec4f_max(aether_vec4f a, aether_vec4f b)
     return out;
 }
 
-AETHER_API aether_vec4d aether_vec4d_max(aether_vec4d a, aether_vec4d b)
+AETHER_API_BY_VALUE aether_vec4d aether_vec4d_max(aether_vec4d a, aether_vec4d b)
 {
     aether_vec4d out;
     out.x = aether_fmax_f64(a.x, b.x);
@@ -1767,7 +1779,7 @@ AETHER_API aether_vec4d aether_vec4d_max(aether_vec4d a, aether_vec4d b)
     return out;
 }
 
-AETHER_API aether_vec2f aether_vec2f_lerp(aether_vec2f a, aether_vec2f b, float t)
+AETHER_API_BY_VALUE aether_vec2f aether_vec2f_lerp(aether_vec2f a, aether_vec2f b, float t)
 {
     aether_vec2f out;
     out.x = (a.x + aether_product_f32((t * (b.x - a.x))));
@@ -1775,7 +1787,7 @@ AETHER_API aether_vec2f aether_vec2f_lerp(aether_vec2f a, aether_vec2f b, float 
     return out;
 }
 
-AETHER_API aether_vec2d aether_vec2d_lerp(aether_vec2d a, aether_vec2d b, double t)
+AETHER_API_BY_VALUE aether_vec2d aether_vec2d_lerp(aether_vec2d a, aether_vec2d b, double t)
 {
     aether_vec2d out;
     out.x = (a.x + aether_product_f64((t * (b.x - a.x))));
@@ -1783,7 +1795,7 @@ AETHER_API aether_vec2d aether_vec2d_lerp(aether_vec2d a, aether_vec2d b, double
     return out;
 }
 
-AETHER_API aether_vec3f aether_vec3f_lerp(aether_vec3f a, aether_vec3f b, float t)
+AETHER_API_BY_VALUE aether_vec3f aether_vec3f_lerp(aether_vec3f a, aether_vec3f b, float t)
 {
     aether_vec3f out;
     out.x = (a.x + aether_product_f32((t * (b.x - a.x))));
@@ -1792,7 +1804,7 @@ AETHER_API aether_vec3f aether_vec3f_lerp(aether_vec3f a, aether_vec3f b, float 
     return out;
 }
 
-AETHER_API aether_vec3d aether_vec3d_lerp(aether_vec3d a, aether_vec3d b, double t)
+AETHER_API_BY_VALUE aether_vec3d aether_vec3d_lerp(aether_vec3d a, aether_vec3d b, double t)
 {
     aether_vec3d out;
     out.x = (a.x + aether_product_f64((t * (b.x - a.x))));
@@ -1801,7 +1813,7 @@ AETHER_API aether_vec3d aether_vec3d_lerp(aether_vec3d a, aether_vec3d b, double
     return out;
 }
 
-AETHER_API aether_vec4f aether_vec4f_lerp(aether_vec4f a, aether_vec4f b, float t)
+AETHER_API_BY_VALUE aether_vec4f aether_vec4f_lerp(aether_vec4f a, aether_vec4f b, float t)
 {
     aether_vec4f out;
     out.x = (a.x + aether_product_f32((t * (b.x - a.x))));
@@ -1811,7 +1823,7 @@ AETHER_API aether_vec4f aether_vec4f_lerp(aether_vec4f a, aether_vec4f b, float 
     return out;
 }
 
-AETHER_API aether_vec4d aether_vec4d_lerp(aether_vec4d a, aether_vec4d b, double t)
+AETHER_API_BY_VALUE aether_vec4d aether_vec4d_lerp(aether_vec4d a, aether_vec4d b, double t)
 {
     aether_vec4d out;
     out.x = (a.x + aether_product_f64((t * (b.x - a.x))));
@@ -1821,187 +1833,187 @@ AETHER_API aether_vec4d aether_vec4d_lerp(aether_vec4d a, aether_vec4d b, double
     return out;
 }
 
-AETHER_API float aether_vec2f_sum(aether_vec2f a)
+AETHER_API_BY_VALUE float aether_vec2f_sum(aether_vec2f a)
 {
     return (a.y + a.x);
 }
 
-AETHER_API double aether_vec2d_sum(aether_vec2d a)
+AETHER_API_BY_VALUE double aether_vec2d_sum(aether_vec2d a)
 {
     return (a.y + a.x);
 }
 
-AETHER_API float aether_vec3f_sum(aether_vec3f a)
+AETHER_API_BY_VALUE float aether_vec3f_sum(aether_vec3f a)
 {
     return (a.z + (a.y + a.x));
 }
 
-AETHER_API double aether_vec3d_sum(aether_vec3d a)
+AETHER_API_BY_VALUE double aether_vec3d_sum(aether_vec3d a)
 {
     return (a.z + (a.y + a.x));
 }
 
-AETHER_API float aether_vec4f_sum(aether_vec4f a)
+AETHER_API_BY_VALUE float aether_vec4f_sum(aether_vec4f a)
 {
     return (a.w + (a.z + (a.y + a.x)));
 }
 
-AETHER_API double aether_vec4d_sum(aether_vec4d a)
+AETHER_API_BY_VALUE double aether_vec4d_sum(aether_vec4d a)
 {
     return (a.w + (a.z + (a.y + a.x)));
 }
 
-AETHER_API float aether_vec2f_dot(aether_vec2f a, aether_vec2f b)
+AETHER_API_BY_VALUE float aether_vec2f_dot(aether_vec2f a, aether_vec2f b)
 {
     return (aether_product_f32((a.y * b.y)) + aether_product_f32((a.x * b.x)));
 }
 
-AETHER_API double aether_vec2d_dot(aether_vec2d a, aether_vec2d b)
+AETHER_API_BY_VALUE double aether_vec2d_dot(aether_vec2d a, aether_vec2d b)
 {
     return (aether_product_f64((a.y * b.y)) + aether_product_f64((a.x * b.x)));
 }
 
-AETHER_API float aether_vec3f_dot(aether_vec3f a, aether_vec3f b)
+AETHER_API_BY_VALUE float aether_vec3f_dot(aether_vec3f a, aether_vec3f b)
 {
     return (aether_product_f32((a.z * b.z)) + (aether_product_f32((a.y * b.y)) + aether_product_f32((a.x * b.x))));
 }
 
-AETHER_API double aether_vec3d_dot(aether_vec3d a, aether_vec3d b)
+AETHER_API_BY_VALUE double aether_vec3d_dot(aether_vec3d a, aether_vec3d b)
 {
     return (aether_product_f64((a.z * b.z)) + (aether_product_f64((a.y * b.y)) + aether_product_f64((a.x * b.x))));
 }
 
-AETHER_API float aether_vec4f_dot(aether_vec4f a, aether_vec4f b)
+AETHER_API_BY_VALUE float aether_vec4f_dot(aether_vec4f a, aether_vec4f b)
 {
     return (aether_product_f32((a.w * b.w)) + (aether_product_f32((a.z * b.z)) + (aether_product_f32((a.y * b.y)) + aether_product_f32((a.x * b.x)))));
 }
 
-AETHER_API double aether_vec4d_dot(aether_vec4d a, aether_vec4d b)
+AETHER_API_BY_VALUE double aether_vec4d_dot(aether_vec4d a, aether_vec4d b)
 {
     return (aether_product_f64((a.w * b.w)) + (aether_product_f64((a.z * b.z)) + (aether_product_f64((a.y * b.y)) + aether_product_f64((a.x * b.x)))));
 }
 
-AETHER_API float aether_vec2f_squared_norm(aether_vec2f a)
+AETHER_API_BY_VALUE float aether_vec2f_squared_norm(aether_vec2f a)
 {
     return (aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x)));
 }
 
-AETHER_API double aether_vec2d_squared_norm(aether_vec2d a)
+AETHER_API_BY_VALUE double aether_vec2d_squared_norm(aether_vec2d a)
 {
     return (aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x)));
 }
 
-AETHER_API float aether_vec3f_squared_norm(aether_vec3f a)
+AETHER_API_BY_VALUE float aether_vec3f_squared_norm(aether_vec3f a)
 {
     return (aether_product_f32((a.z * a.z)) + (aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x))));
 }
 
-AETHER_API double aether_vec3d_squared_norm(aether_vec3d a)
+AETHER_API_BY_VALUE double aether_vec3d_squared_norm(aether_vec3d a)
 {
     return (aether_product_f64((a.z * a.z)) + (aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x))));
 }
 
-AETHER_API float aether_vec4f_squared_norm(aether_vec4f a)
+AETHER_API_BY_VALUE float aether_vec4f_squared_norm(aether_vec4f a)
 {
     return (aether_product_f32((a.w * a.w)) + (aether_product_f32((a.z * a.z)) + (aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x)))));
 }
 
-AETHER_API double aether_vec4d_squared_norm(aether_vec4d a)
+AETHER_API_BY_VALUE double aether_vec4d_squared_norm(aether_vec4d a)
 {
     return (aether_product_f64((a.w * a.w)) + (aether_product_f64((a.z * a.z)) + (aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x)))));
 }
 
-AETHER_API float aether_vec2f_norm(aether_vec2f a)
+AETHER_API_BY_VALUE float aether_vec2f_norm(aether_vec2f a)
 {
     return aether_ieee_sqrt_f32((aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x))));
 }
 
-AETHER_API double aether_vec2d_norm(aether_vec2d a)
+AETHER_API_BY_VALUE double aether_vec2d_norm(aether_vec2d a)
 {
     return aether_ieee_sqrt_f64((aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x))));
 }
 
-AETHER_API float aether_vec3f_norm(aether_vec3f a)
+AETHER_API_BY_VALUE float aether_vec3f_norm(aether_vec3f a)
 {
     return aether_ieee_sqrt_f32((aether_product_f32((a.z * a.z)) + (aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x)))));
 }
 
-AETHER_API double aether_vec3d_norm(aether_vec3d a)
+AETHER_API_BY_VALUE double aether_vec3d_norm(aether_vec3d a)
 {
     return aether_ieee_sqrt_f64((aether_product_f64((a.z * a.z)) + (aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x)))));
 }
 
-AETHER_API float aether_vec4f_norm(aether_vec4f a)
+AETHER_API_BY_VALUE float aether_vec4f_norm(aether_vec4f a)
 {
     return aether_ieee_sqrt_f32((aether_product_f32((a.w * a.w)) + (aether_product_f32((a.z * a.z)) + (aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x))))));
 }
 
-AETHER_API double aether_vec4d_norm(aether_vec4d a)
+AETHER_API_BY_VALUE double aether_vec4d_norm(aether_vec4d a)
 {
     return aether_ieee_sqrt_f64((aether_product_f64((a.w * a.w)) + (aether_product_f64((a.z * a.z)) + (aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x))))));
 }
 
-AETHER_API float aether_vec2f_max_norm(aether_vec2f a)
+AETHER_API_BY_VALUE float aether_vec2f_max_norm(aether_vec2f a)
 {
     return ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x));
 }
 
-AETHER_API double aether_vec2d_max_norm(aether_vec2d a)
+AETHER_API_BY_VALUE double aether_vec2d_max_norm(aether_vec2d a)
 {
     return ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x));
 }
 
-AETHER_API float aether_vec3f_max_norm(aether_vec3f a)
+AETHER_API_BY_VALUE float aether_vec3f_max_norm(aether_vec3f a)
 {
     return ((fabsf(a.z) > ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x))) ? fabsf(a.z) : ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x)));
 }
 
-AETHER_API double aether_vec3d_max_norm(aether_vec3d a)
+AETHER_API_BY_VALUE double aether_vec3d_max_norm(aether_vec3d a)
 {
     return ((fabs(a.z) > ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x))) ? fabs(a.z) : ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x)));
 }
 
-AETHER_API float aether_vec4f_max_norm(aether_vec4f a)
+AETHER_API_BY_VALUE float aether_vec4f_max_norm(aether_vec4f a)
 {
     return ((fabsf(a.w) > ((fabsf(a.z) > ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x))) ? fabsf(a.z) : ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x)))) ? fabsf(a.w) : ((fabsf(a.z) > ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x))) ? fabsf(a.z) : ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x))));
 }
 
-AETHER_API double aether_vec4d_max_norm(aether_vec4d a)
+AETHER_API_BY_VALUE double aether_vec4d_max_norm(aether_vec4d a)
 {
     return ((fabs(a.w) > ((fabs(a.z) > ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x))) ? fabs(a.z) : ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x)))) ? fabs(a.w) : ((fabs(a.z) > ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x))) ? fabs(a.z) : ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x))));
 }
 
-AETHER_API int aether_vec2f_is_finite(aether_vec2f a)
+AETHER_API_BY_VALUE int aether_vec2f_is_finite(aether_vec2f a)
 {
     return (isfinite(a.y) && isfinite(a.x)) ? 1 : 0;
 }
 
-AETHER_API int aether_vec2d_is_finite(aether_vec2d a)
+AETHER_API_BY_VALUE int aether_vec2d_is_finite(aether_vec2d a)
 {
     return (isfinite(a.y) && isfinite(a.x)) ? 1 : 0;
 }
 
-AETHER_API int aether_vec3f_is_finite(aether_vec3f a)
+AETHER_API_BY_VALUE int aether_vec3f_is_finite(aether_vec3f a)
 {
     return (isfinite(a.z) && (isfinite(a.y) && isfinite(a.x))) ? 1 : 0;
 }
 
-AETHER_API int aether_vec3d_is_finite(aether_vec3d a)
+AETHER_API_BY_VALUE int aether_vec3d_is_finite(aether_vec3d a)
 {
     return (isfinite(a.z) && (isfinite(a.y) && isfinite(a.x))) ? 1 : 0;
 }
 
-AETHER_API int aether_vec4f_is_finite(aether_vec4f a)
+AETHER_API_BY_VALUE int aether_vec4f_is_finite(aether_vec4f a)
 {
     return (isfinite(a.w) && (isfinite(a.z) && (isfinite(a.y) && isfinite(a.x)))) ? 1 : 0;
 }
 
-AETHER_API int aether_vec4d_is_finite(aether_vec4d a)
+AETHER_API_BY_VALUE int aether_vec4d_is_finite(aether_vec4d a)
 {
     return (isfinite(a.w) && (isfinite(a.z) && (isfinite(a.y) && isfinite(a.x)))) ? 1 : 0;
 }
 
-AETHER_API aether_vec2f aether_vec2f_normalize(aether_vec2f a)
+AETHER_API_BY_VALUE aether_vec2f aether_vec2f_normalize(aether_vec2f a)
 {
     const float n = aether_ieee_sqrt_f32((aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x))));
     const float div_r = (1.0f / n);
@@ -2013,7 +2025,7 @@ AETHER_API aether_vec2f aether_vec2f_normalize(aether_vec2f a)
     return out;
 }
 
-AETHER_API aether_vec2d aether_vec2d_normalize(aether_vec2d a)
+AETHER_API_BY_VALUE aether_vec2d aether_vec2d_normalize(aether_vec2d a)
 {
     const double n = aether_ieee_sqrt_f64((aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x))));
     const double div_r = (1.0 / n);
@@ -2025,7 +2037,7 @@ AETHER_API aether_vec2d aether_vec2d_normalize(aether_vec2d a)
     return out;
 }
 
-AETHER_API aether_vec3f aether_vec3f_normalize(aether_vec3f a)
+AETHER_API_BY_VALUE aether_vec3f aether_vec3f_normalize(aether_vec3f a)
 {
     const float n = aether_ieee_sqrt_f32((aether_product_f32((a.z * a.z)) + (aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x)))));
     const float div_r = (1.0f / n);
@@ -2039,7 +2051,7 @@ AETHER_API aether_vec3f aether_vec3f_normalize(aether_vec3f a)
     return out;
 }
 
-AETHER_API aether_vec3d aether_vec3d_normalize(aether_vec3d a)
+AETHER_API_BY_VALUE aether_vec3d aether_vec3d_normalize(aether_vec3d a)
 {
     const double n = aether_ieee_sqrt_f64((aether_product_f64((a.z * a.z)) + (aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x)))));
     const double div_r = (1.0 / n);
@@ -2053,7 +2065,7 @@ AETHER_API aether_vec3d aether_vec3d_normalize(aether_vec3d a)
     return out;
 }
 
-AETHER_API aether_vec4f aether_vec4f_normalize(aether_vec4f a)
+AETHER_API_BY_VALUE aether_vec4f aether_vec4f_normalize(aether_vec4f a)
 {
     const float n = aether_ieee_sqrt_f32((aether_product_f32((a.w * a.w)) + (aether_product_f32((a.z * a.z)) + (aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x))))));
     const float div_r = (1.0f / n);
@@ -2069,7 +2081,7 @@ AETHER_API aether_vec4f aether_vec4f_normalize(aether_vec4f a)
     return out;
 }
 
-AETHER_API aether_vec4d aether_vec4d_normalize(aether_vec4d a)
+AETHER_API_BY_VALUE aether_vec4d aether_vec4d_normalize(aether_vec4d a)
 {
     const double n = aether_ieee_sqrt_f64((aether_product_f64((a.w * a.w)) + (aether_product_f64((a.z * a.z)) + (aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x))))));
     const double div_r = (1.0 / n);
@@ -2085,7 +2097,7 @@ AETHER_API aether_vec4d aether_vec4d_normalize(aether_vec4d a)
     return out;
 }
 
-AETHER_API aether_quatf aether_quatf_normalize(aether_quatf a)
+AETHER_API_BY_VALUE aether_quatf aether_quatf_normalize(aether_quatf a)
 {
     const float n = aether_ieee_sqrt_f32((aether_product_f32((a.z * a.z)) + (aether_product_f32((a.y * a.y)) + (aether_product_f32((a.x * a.x)) + aether_product_f32((a.w * a.w))))));
     const float div_r = (1.0f / n);
@@ -2101,7 +2113,7 @@ AETHER_API aether_quatf aether_quatf_normalize(aether_quatf a)
     return out;
 }
 
-AETHER_API aether_quatd aether_quatd_normalize(aether_quatd a)
+AETHER_API_BY_VALUE aether_quatd aether_quatd_normalize(aether_quatd a)
 {
     const double n = aether_ieee_sqrt_f64((aether_product_f64((a.z * a.z)) + (aether_product_f64((a.y * a.y)) + (aether_product_f64((a.x * a.x)) + aether_product_f64((a.w * a.w))))));
     const double div_r = (1.0 / n);
@@ -2117,7 +2129,7 @@ AETHER_API aether_quatd aether_quatd_normalize(aether_quatd a)
     return out;
 }
 
-AETHER_API aether_vec3f aether_vec3f_cross(aether_vec3f a, aether_vec3f b)
+AETHER_API_BY_VALUE aether_vec3f aether_vec3f_cross(aether_vec3f a, aether_vec3f b)
 {
     aether_vec3f out;
     out.x = (aether_product_f32((a.y * b.z)) - aether_product_f32((a.z * b.y)));
@@ -2126,7 +2138,7 @@ AETHER_API aether_vec3f aether_vec3f_cross(aether_vec3f a, aether_vec3f b)
     return out;
 }
 
-AETHER_API aether_vec3d aether_vec3d_cross(aether_vec3d a, aether_vec3d b)
+AETHER_API_BY_VALUE aether_vec3d aether_vec3d_cross(aether_vec3d a, aether_vec3d b)
 {
     aether_vec3d out;
     out.x = (aether_product_f64((a.y * b.z)) - aether_product_f64((a.z * b.y)));
@@ -2135,7 +2147,7 @@ AETHER_API aether_vec3d aether_vec3d_cross(aether_vec3d a, aether_vec3d b)
     return out;
 }
 
-AETHER_API aether_quatf aether_quatf_mul(aether_quatf a, aether_quatf b)
+AETHER_API_BY_VALUE aether_quatf aether_quatf_mul(aether_quatf a, aether_quatf b)
 {
     aether_quatf out;
     out.w = (((aether_product_vec_f32((a.w * b.w)) - aether_product_vec_f32((a.x * b.x))) - aether_product_vec_f32((a.y * b.y))) - aether_product_vec_f32((a.z * b.z)));
@@ -2145,7 +2157,7 @@ AETHER_API aether_quatf aether_quatf_mul(aether_quatf a, aether_quatf b)
     return out;
 }
 
-AETHER_API aether_quatd aether_quatd_mul(aether_quatd a, aether_quatd b)
+AETHER_API_BY_VALUE aether_quatd aether_quatd_mul(aether_quatd a, aether_quatd b)
 {
     aether_quatd out;
     out.w = (((aether_product_vec_f64((a.w * b.w)) - aether_product_vec_f64((a.x * b.x))) - aether_product_vec_f64((a.y * b.y))) - aether_product_vec_f64((a.z * b.z)));
@@ -2155,7 +2167,7 @@ AETHER_API aether_quatd aether_quatd_mul(aether_quatd a, aether_quatd b)
     return out;
 }
 
-AETHER_API aether_quatf aether_quatf_conjugate(aether_quatf a)
+AETHER_API_BY_VALUE aether_quatf aether_quatf_conjugate(aether_quatf a)
 {
     aether_quatf out;
     out.w = a.w;
@@ -2165,7 +2177,7 @@ AETHER_API aether_quatf aether_quatf_conjugate(aether_quatf a)
     return out;
 }
 
-AETHER_API aether_quatd aether_quatd_conjugate(aether_quatd a)
+AETHER_API_BY_VALUE aether_quatd aether_quatd_conjugate(aether_quatd a)
 {
     aether_quatd out;
     out.w = a.w;
@@ -2175,7 +2187,7 @@ AETHER_API aether_quatd aether_quatd_conjugate(aether_quatd a)
     return out;
 }
 
-AETHER_API aether_vec3f aether_quatf_rotate(aether_quatf q, aether_vec3f v)
+AETHER_API_BY_VALUE aether_vec3f aether_quatf_rotate(aether_quatf q, aether_vec3f v)
 {
     const float scale_a_x = (aether_product_f32((q.y * v.z)) - aether_product_f32((q.z * v.y)));
     const float scale_a_y = (aether_product_f32((q.z * v.x)) - aether_product_f32((q.x * v.z)));
@@ -2199,7 +2211,7 @@ AETHER_API aether_vec3f aether_quatf_rotate(aether_quatf q, aether_vec3f v)
     return out;
 }
 
-AETHER_API aether_vec3d aether_quatd_rotate(aether_quatd q, aether_vec3d v)
+AETHER_API_BY_VALUE aether_vec3d aether_quatd_rotate(aether_quatd q, aether_vec3d v)
 {
     const double scale_a_x = (aether_product_f64((q.y * v.z)) - aether_product_f64((q.z * v.y)));
     const double scale_a_y = (aether_product_f64((q.z * v.x)) - aether_product_f64((q.x * v.z)));
@@ -2223,7 +2235,7 @@ AETHER_API aether_vec3d aether_quatd_rotate(aether_quatd q, aether_vec3d v)
     return out;
 }
 
-AETHER_API aether_vec2f aether_mat2f_mul_vec(aether_mat2f m, aether_vec2f v)
+AETHER_API_BY_VALUE aether_vec2f aether_mat2f_mul_vec(aether_mat2f m, aether_vec2f v)
 {
     aether_vec2f out;
     out.x = (aether_product_f32((m.m[1] * v.y)) + aether_product_f32((m.m[0] * v.x)));
@@ -2231,7 +2243,7 @@ AETHER_API aether_vec2f aether_mat2f_mul_vec(aether_mat2f m, aether_vec2f v)
     return out;
 }
 
-AETHER_API aether_vec2d aether_mat2d_mul_vec(aether_mat2d m, aether_vec2d v)
+AETHER_API_BY_VALUE aether_vec2d aether_mat2d_mul_vec(aether_mat2d m, aether_vec2d v)
 {
     aether_vec2d out;
     out.x = (aether_product_f64((m.m[1] * v.y)) + aether_product_f64((m.m[0] * v.x)));
@@ -2239,7 +2251,7 @@ AETHER_API aether_vec2d aether_mat2d_mul_vec(aether_mat2d m, aether_vec2d v)
     return out;
 }
 
-AETHER_API aether_vec3f aether_mat3f_mul_vec(aether_mat3f m, aether_vec3f v)
+AETHER_API_BY_VALUE aether_vec3f aether_mat3f_mul_vec(aether_mat3f m, aether_vec3f v)
 {
     aether_vec3f out;
     out.x = (aether_product_f32((m.m[2] * v.z)) + (aether_product_f32((m.m[1] * v.y)) + aether_product_f32((m.m[0] * v.x))));
@@ -2248,7 +2260,7 @@ AETHER_API aether_vec3f aether_mat3f_mul_vec(aether_mat3f m, aether_vec3f v)
     return out;
 }
 
-AETHER_API aether_vec3d aether_mat3d_mul_vec(aether_mat3d m, aether_vec3d v)
+AETHER_API_BY_VALUE aether_vec3d aether_mat3d_mul_vec(aether_mat3d m, aether_vec3d v)
 {
     aether_vec3d out;
     out.x = (aether_product_f64((m.m[2] * v.z)) + (aether_product_f64((m.m[1] * v.y)) + aether_product_f64((m.m[0] * v.x))));
@@ -2257,7 +2269,7 @@ AETHER_API aether_vec3d aether_mat3d_mul_vec(aether_mat3d m, aether_vec3d v)
     return out;
 }
 
-AETHER_API aether_vec4f aether_mat4f_mul_vec(aether_mat4f m, aether_vec4f v)
+AETHER_API_BY_VALUE aether_vec4f aether_mat4f_mul_vec(aether_mat4f m, aether_vec4f v)
 {
     aether_vec4f out;
     out.x = (aether_product_vec_f32((m.m[3] * v.w)) + (aether_product_vec_f32((m.m[2] * v.z)) + (aether_product_vec_f32((m.m[1] * v.y)) + aether_product_vec_f32((m.m[0] * v.x)))));
@@ -2267,7 +2279,7 @@ AETHER_API aether_vec4f aether_mat4f_mul_vec(aether_mat4f m, aether_vec4f v)
     return out;
 }
 
-AETHER_API aether_vec4d aether_mat4d_mul_vec(aether_mat4d m, aether_vec4d v)
+AETHER_API_BY_VALUE aether_vec4d aether_mat4d_mul_vec(aether_mat4d m, aether_vec4d v)
 {
     aether_vec4d out;
     out.x = (aether_product_vec_f64((m.m[3] * v.w)) + (aether_product_vec_f64((m.m[2] * v.z)) + (aether_product_vec_f64((m.m[1] * v.y)) + aether_product_vec_f64((m.m[0] * v.x)))));
@@ -2277,7 +2289,7 @@ AETHER_API aether_vec4d aether_mat4d_mul_vec(aether_mat4d m, aether_vec4d v)
     return out;
 }
 
-AETHER_API aether_mat2f aether_mat2f_mul(aether_mat2f a, aether_mat2f b)
+AETHER_API_BY_VALUE aether_mat2f aether_mat2f_mul(aether_mat2f a, aether_mat2f b)
 {
     aether_mat2f out;
     out.m[0] = (aether_product_vec_f32((a.m[1] * b.m[2])) + aether_product_vec_f32((a.m[0] * b.m[0])));
@@ -2287,7 +2299,7 @@ AETHER_API aether_mat2f aether_mat2f_mul(aether_mat2f a, aether_mat2f b)
     return out;
 }
 
-AETHER_API aether_mat2d aether_mat2d_mul(aether_mat2d a, aether_mat2d b)
+AETHER_API_BY_VALUE aether_mat2d aether_mat2d_mul(aether_mat2d a, aether_mat2d b)
 {
     aether_mat2d out;
     out.m[0] = (aether_product_vec_f64((a.m[1] * b.m[2])) + aether_product_vec_f64((a.m[0] * b.m[0])));
@@ -2297,7 +2309,7 @@ AETHER_API aether_mat2d aether_mat2d_mul(aether_mat2d a, aether_mat2d b)
     return out;
 }
 
-AETHER_API aether_mat3f aether_mat3f_mul(aether_mat3f a, aether_mat3f b)
+AETHER_API_BY_VALUE aether_mat3f aether_mat3f_mul(aether_mat3f a, aether_mat3f b)
 {
     aether_mat3f out;
     out.m[0] = (aether_product_vec_f32((a.m[2] * b.m[6])) + (aether_product_vec_f32((a.m[1] * b.m[3])) + aether_product_vec_f32((a.m[0] * b.m[0]))));
@@ -2312,7 +2324,7 @@ AETHER_API aether_mat3f aether_mat3f_mul(aether_mat3f a, aether_mat3f b)
     return out;
 }
 
-AETHER_API aether_mat3d aether_mat3d_mul(aether_mat3d a, aether_mat3d b)
+AETHER_API_BY_VALUE aether_mat3d aether_mat3d_mul(aether_mat3d a, aether_mat3d b)
 {
     aether_mat3d out;
     out.m[0] = (aether_product_vec_f64((a.m[2] * b.m[6])) + (aether_product_vec_f64((a.m[1] * b.m[3])) + aether_product_vec_f64((a.m[0] * b.m[0]))));
@@ -2327,7 +2339,7 @@ AETHER_API aether_mat3d aether_mat3d_mul(aether_mat3d a, aether_mat3d b)
     return out;
 }
 
-AETHER_API aether_mat4f aether_mat4f_mul(aether_mat4f a, aether_mat4f b)
+AETHER_API_BY_VALUE aether_mat4f aether_mat4f_mul(aether_mat4f a, aether_mat4f b)
 {
     aether_mat4f out;
     out.m[0] = (aether_product_vec_f32((a.m[3] * b.m[12])) + (aether_product_vec_f32((a.m[2] * b.m[8])) + (aether_product_vec_f32((a.m[1] * b.m[4])) + aether_product_vec_f32((a.m[0] * b.m[0])))));
@@ -2349,7 +2361,7 @@ AETHER_API aether_mat4f aether_mat4f_mul(aether_mat4f a, aether_mat4f b)
     return out;
 }
 
-AETHER_API aether_mat4d aether_mat4d_mul(aether_mat4d a, aether_mat4d b)
+AETHER_API_BY_VALUE aether_mat4d aether_mat4d_mul(aether_mat4d a, aether_mat4d b)
 {
     aether_mat4d out;
     out.m[0] = (aether_product_vec_f64((a.m[3] * b.m[12])) + (aether_product_vec_f64((a.m[2] * b.m[8])) + (aether_product_vec_f64((a.m[1] * b.m[4])) + aether_product_vec_f64((a.m[0] * b.m[0])))));
@@ -2371,7 +2383,7 @@ AETHER_API aether_mat4d aether_mat4d_mul(aether_mat4d a, aether_mat4d b)
     return out;
 }
 
-AETHER_API aether_mat2f aether_mat2f_transpose(aether_mat2f m)
+AETHER_API_BY_VALUE aether_mat2f aether_mat2f_transpose(aether_mat2f m)
 {
     aether_mat2f out;
     out.m[0] = m.m[0];
@@ -2381,7 +2393,7 @@ AETHER_API aether_mat2f aether_mat2f_transpose(aether_mat2f m)
     return out;
 }
 
-AETHER_API aether_mat2d aether_mat2d_transpose(aether_mat2d m)
+AETHER_API_BY_VALUE aether_mat2d aether_mat2d_transpose(aether_mat2d m)
 {
     aether_mat2d out;
     out.m[0] = m.m[0];
@@ -2391,7 +2403,7 @@ AETHER_API aether_mat2d aether_mat2d_transpose(aether_mat2d m)
     return out;
 }
 
-AETHER_API aether_mat3f aether_mat3f_transpose(aether_mat3f m)
+AETHER_API_BY_VALUE aether_mat3f aether_mat3f_transpose(aether_mat3f m)
 {
     aether_mat3f out;
     out.m[0] = m.m[0];
@@ -2406,7 +2418,7 @@ AETHER_API aether_mat3f aether_mat3f_transpose(aether_mat3f m)
     return out;
 }
 
-AETHER_API aether_mat3d aether_mat3d_transpose(aether_mat3d m)
+AETHER_API_BY_VALUE aether_mat3d aether_mat3d_transpose(aether_mat3d m)
 {
     aether_mat3d out;
     out.m[0] = m.m[0];
@@ -2421,7 +2433,7 @@ AETHER_API aether_mat3d aether_mat3d_transpose(aether_mat3d m)
     return out;
 }
 
-AETHER_API aether_mat4f aether_mat4f_transpose(aether_mat4f m)
+AETHER_API_BY_VALUE aether_mat4f aether_mat4f_transpose(aether_mat4f m)
 {
     aether_mat4f out;
     out.m[0] = m.m[0];
@@ -2443,7 +2455,7 @@ AETHER_API aether_mat4f aether_mat4f_transpose(aether_mat4f m)
     return out;
 }
 
-AETHER_API aether_mat4d aether_mat4d_transpose(aether_mat4d m)
+AETHER_API_BY_VALUE aether_mat4d aether_mat4d_transpose(aether_mat4d m)
 {
     aether_mat4d out;
     out.m[0] = m.m[0];
@@ -2465,7 +2477,7 @@ AETHER_API aether_mat4d aether_mat4d_transpose(aether_mat4d m)
     return out;
 }
 
-AETHER_API aether_mat2f aether_mat2f_identity(void)
+AETHER_API_BY_VALUE aether_mat2f aether_mat2f_identity(void)
 {
     aether_mat2f out;
     out.m[0] = 1.0f;
@@ -2475,7 +2487,7 @@ AETHER_API aether_mat2f aether_mat2f_identity(void)
     return out;
 }
 
-AETHER_API aether_mat2d aether_mat2d_identity(void)
+AETHER_API_BY_VALUE aether_mat2d aether_mat2d_identity(void)
 {
     aether_mat2d out;
     out.m[0] = 1.0;
@@ -2485,7 +2497,7 @@ AETHER_API aether_mat2d aether_mat2d_identity(void)
     return out;
 }
 
-AETHER_API aether_mat3f aether_mat3f_identity(void)
+AETHER_API_BY_VALUE aether_mat3f aether_mat3f_identity(void)
 {
     aether_mat3f out;
     out.m[0] = 1.0f;
@@ -2500,7 +2512,7 @@ AETHER_API aether_mat3f aether_mat3f_identity(void)
     return out;
 }
 
-AETHER_API aether_mat3d aether_mat3d_identity(void)
+AETHER_API_BY_VALUE aether_mat3d aether_mat3d_identity(void)
 {
     aether_mat3d out;
     out.m[0] = 1.0;
@@ -2515,7 +2527,7 @@ AETHER_API aether_mat3d aether_mat3d_identity(void)
     return out;
 }
 
-AETHER_API aether_mat4f aether_mat4f_identity(void)
+AETHER_API_BY_VALUE aether_mat4f aether_mat4f_identity(void)
 {
     aether_mat4f out;
     out.m[0] = 1.0f;
@@ -2537,7 +2549,7 @@ AETHER_API aether_mat4f aether_mat4f_identity(void)
     return out;
 }
 
-AETHER_API aether_mat4d aether_mat4d_identity(void)
+AETHER_API_BY_VALUE aether_mat4d aether_mat4d_identity(void)
 {
     aether_mat4d out;
     out.m[0] = 1.0;
@@ -2559,67 +2571,67 @@ AETHER_API aether_mat4d aether_mat4d_identity(void)
     return out;
 }
 
-AETHER_API float aether_mat2f_dot(aether_mat2f a, aether_mat2f b)
+AETHER_API_BY_VALUE float aether_mat2f_dot(aether_mat2f a, aether_mat2f b)
 {
     return (aether_product_f32((a.m[3] * b.m[3])) + (aether_product_f32((a.m[2] * b.m[2])) + (aether_product_f32((a.m[1] * b.m[1])) + aether_product_f32((a.m[0] * b.m[0])))));
 }
 
-AETHER_API double aether_mat2d_dot(aether_mat2d a, aether_mat2d b)
+AETHER_API_BY_VALUE double aether_mat2d_dot(aether_mat2d a, aether_mat2d b)
 {
     return (aether_product_f64((a.m[3] * b.m[3])) + (aether_product_f64((a.m[2] * b.m[2])) + (aether_product_f64((a.m[1] * b.m[1])) + aether_product_f64((a.m[0] * b.m[0])))));
 }
 
-AETHER_API float aether_mat3f_dot(aether_mat3f a, aether_mat3f b)
+AETHER_API_BY_VALUE float aether_mat3f_dot(aether_mat3f a, aether_mat3f b)
 {
     return (aether_product_f32((a.m[8] * b.m[8])) + (aether_product_f32((a.m[7] * b.m[7])) + (aether_product_f32((a.m[6] * b.m[6])) + (aether_product_f32((a.m[5] * b.m[5])) + (aether_product_f32((a.m[4] * b.m[4])) + (aether_product_f32((a.m[3] * b.m[3])) + (aether_product_f32((a.m[2] * b.m[2])) + (aether_product_f32((a.m[1] * b.m[1])) + aether_product_f32((a.m[0] * b.m[0]))))))))));
 }
 
-AETHER_API double aether_mat3d_dot(aether_mat3d a, aether_mat3d b)
+AETHER_API_BY_VALUE double aether_mat3d_dot(aether_mat3d a, aether_mat3d b)
 {
     return (aether_product_f64((a.m[8] * b.m[8])) + (aether_product_f64((a.m[7] * b.m[7])) + (aether_product_f64((a.m[6] * b.m[6])) + (aether_product_f64((a.m[5] * b.m[5])) + (aether_product_f64((a.m[4] * b.m[4])) + (aether_product_f64((a.m[3] * b.m[3])) + (aether_product_f64((a.m[2] * b.m[2])) + (aether_product_f64((a.m[1] * b.m[1])) + aether_product_f64((a.m[0] * b.m[0]))))))))));
 }
 
-AETHER_API float aether_mat4f_dot(aether_mat4f a, aether_mat4f b)
+AETHER_API_BY_VALUE float aether_mat4f_dot(aether_mat4f a, aether_mat4f b)
 {
     return (aether_product_f32((a.m[15] * b.m[15])) + (aether_product_f32((a.m[14] * b.m[14])) + (aether_product_f32((a.m[13] * b.m[13])) + (aether_product_f32((a.m[12] * b.m[12])) + (aether_product_f32((a.m[11] * b.m[11])) + (aether_product_f32((a.m[10] * b.m[10])) + (aether_product_f32((a.m[9] * b.m[9])) + (aether_product_f32((a.m[8] * b.m[8])) + (aether_product_f32((a.m[7] * b.m[7])) + (aether_product_f32((a.m[6] * b.m[6])) + (aether_product_f32((a.m[5] * b.m[5])) + (aether_product_f32((a.m[4] * b.m[4])) + (aether_product_f32((a.m[3] * b.m[3])) + (aether_product_f32((a.m[2] * b.m[2])) + (aether_product_f32((a.m[1] * b.m[1])) + aether_product_f32((a.m[0] * b.m[0])))))))))))))))));
 }
 
-AETHER_API double aether_mat4d_dot(aether_mat4d a, aether_mat4d b)
+AETHER_API_BY_VALUE double aether_mat4d_dot(aether_mat4d a, aether_mat4d b)
 {
     return (aether_product_f64((a.m[15] * b.m[15])) + (aether_product_f64((a.m[14] * b.m[14])) + (aether_product_f64((a.m[13] * b.m[13])) + (aether_product_f64((a.m[12] * b.m[12])) + (aether_product_f64((a.m[11] * b.m[11])) + (aether_product_f64((a.m[10] * b.m[10])) + (aether_product_f64((a.m[9] * b.m[9])) + (aether_product_f64((a.m[8] * b.m[8])) + (aether_product_f64((a.m[7] * b.m[7])) + (aether_product_f64((a.m[6] * b.m[6])) + (aether_product_f64((a.m[5] * b.m[5])) + (aether_product_f64((a.m[4] * b.m[4])) + (aether_product_f64((a.m[3] * b.m[3])) + (aether_product_f64((a.m[2] * b.m[2])) + (aether_product_f64((a.m[1] * b.m[1])) + aether_product_f64((a.m[0] * b.m[0])))))))))))))))));
 }
 
-AETHER_API float aether_mat2f_determinant(aether_mat2f m)
+AETHER_API_BY_VALUE float aether_mat2f_determinant(aether_mat2f m)
 {
     return (aether_product_f32((m.m[0] * m.m[3])) - aether_product_f32((m.m[1] * m.m[2])));
 }
 
-AETHER_API double aether_mat2d_determinant(aether_mat2d m)
+AETHER_API_BY_VALUE double aether_mat2d_determinant(aether_mat2d m)
 {
     return (aether_product_f64((m.m[0] * m.m[3])) - aether_product_f64((m.m[1] * m.m[2])));
 }
 
-AETHER_API float aether_mat3f_determinant(aether_mat3f m)
+AETHER_API_BY_VALUE float aether_mat3f_determinant(aether_mat3f m)
 {
     return ((aether_product_f32((m.m[0] * (aether_product_f32((m.m[4] * m.m[8])) - aether_product_f32((m.m[5] * m.m[7]))))) - aether_product_f32((m.m[1] * (aether_product_f32((m.m[3] * m.m[8])) - aether_product_f32((m.m[5] * m.m[6])))))) + aether_product_f32((m.m[2] * (aether_product_f32((m.m[3] * m.m[7])) - aether_product_f32((m.m[4] * m.m[6]))))));
 }
 
-AETHER_API double aether_mat3d_determinant(aether_mat3d m)
+AETHER_API_BY_VALUE double aether_mat3d_determinant(aether_mat3d m)
 {
     return ((aether_product_f64((m.m[0] * (aether_product_f64((m.m[4] * m.m[8])) - aether_product_f64((m.m[5] * m.m[7]))))) - aether_product_f64((m.m[1] * (aether_product_f64((m.m[3] * m.m[8])) - aether_product_f64((m.m[5] * m.m[6])))))) + aether_product_f64((m.m[2] * (aether_product_f64((m.m[3] * m.m[7])) - aether_product_f64((m.m[4] * m.m[6]))))));
 }
 
-AETHER_API float aether_mat4f_determinant(aether_mat4f m)
+AETHER_API_BY_VALUE float aether_mat4f_determinant(aether_mat4f m)
 {
     return (((aether_product_f32((m.m[0] * ((aether_product_f32((m.m[5] * (aether_product_f32((m.m[10] * m.m[15])) - aether_product_f32((m.m[11] * m.m[14]))))) - aether_product_f32((m.m[6] * (aether_product_f32((m.m[9] * m.m[15])) - aether_product_f32((m.m[11] * m.m[13])))))) + aether_product_f32((m.m[7] * (aether_product_f32((m.m[9] * m.m[14])) - aether_product_f32((m.m[10] * m.m[13])))))))) - aether_product_f32((m.m[1] * ((aether_product_f32((m.m[4] * (aether_product_f32((m.m[10] * m.m[15])) - aether_product_f32((m.m[11] * m.m[14]))))) - aether_product_f32((m.m[6] * (aether_product_f32((m.m[8] * m.m[15])) - aether_product_f32((m.m[11] * m.m[12])))))) + aether_product_f32((m.m[7] * (aether_product_f32((m.m[8] * m.m[14])) - aether_product_f32((m.m[10] * m.m[12]))))))))) + aether_product_f32((m.m[2] * ((aether_product_f32((m.m[4] * (aether_product_f32((m.m[9] * m.m[15])) - aether_product_f32((m.m[11] * m.m[13]))))) - aether_product_f32((m.m[5] * (aether_product_f32((m.m[8] * m.m[15])) - aether_product_f32((m.m[11] * m.m[12])))))) + aether_product_f32((m.m[7] * (aether_product_f32((m.m[8] * m.m[13])) - aether_product_f32((m.m[9] * m.m[12]))))))))) - aether_product_f32((m.m[3] * ((aether_product_f32((m.m[4] * (aether_product_f32((m.m[9] * m.m[14])) - aether_product_f32((m.m[10] * m.m[13]))))) - aether_product_f32((m.m[5] * (aether_product_f32((m.m[8] * m.m[14])) - aether_product_f32((m.m[10] * m.m[12])))))) + aether_product_f32((m.m[6] * (aether_product_f32((m.m[8] * m.m[13])) - aether_product_f32((m.m[9] * m.m[12])))))))));
 }
 
-AETHER_API double aether_mat4d_determinant(aether_mat4d m)
+AETHER_API_BY_VALUE double aether_mat4d_determinant(aether_mat4d m)
 {
     return (((aether_product_f64((m.m[0] * ((aether_product_f64((m.m[5] * (aether_product_f64((m.m[10] * m.m[15])) - aether_product_f64((m.m[11] * m.m[14]))))) - aether_product_f64((m.m[6] * (aether_product_f64((m.m[9] * m.m[15])) - aether_product_f64((m.m[11] * m.m[13])))))) + aether_product_f64((m.m[7] * (aether_product_f64((m.m[9] * m.m[14])) - aether_product_f64((m.m[10] * m.m[13])))))))) - aether_product_f64((m.m[1] * ((aether_product_f64((m.m[4] * (aether_product_f64((m.m[10] * m.m[15])) - aether_product_f64((m.m[11] * m.m[14]))))) - aether_product_f64((m.m[6] * (aether_product_f64((m.m[8] * m.m[15])) - aether_product_f64((m.m[11] * m.m[12])))))) + aether_product_f64((m.m[7] * (aether_product_f64((m.m[8] * m.m[14])) - aether_product_f64((m.m[10] * m.m[12]))))))))) + aether_product_f64((m.m[2] * ((aether_product_f64((m.m[4] * (aether_product_f64((m.m[9] * m.m[15])) - aether_product_f64((m.m[11] * m.m[13]))))) - aether_product_f64((m.m[5] * (aether_product_f64((m.m[8] * m.m[15])) - aether_product_f64((m.m[11] * m.m[12])))))) + aether_product_f64((m.m[7] * (aether_product_f64((m.m[8] * m.m[13])) - aether_product_f64((m.m[9] * m.m[12]))))))))) - aether_product_f64((m.m[3] * ((aether_product_f64((m.m[4] * (aether_product_f64((m.m[9] * m.m[14])) - aether_product_f64((m.m[10] * m.m[13]))))) - aether_product_f64((m.m[5] * (aether_product_f64((m.m[8] * m.m[14])) - aether_product_f64((m.m[10] * m.m[12])))))) + aether_product_f64((m.m[6] * (aether_product_f64((m.m[8] * m.m[13])) - aether_product_f64((m.m[9] * m.m[12])))))))));
 }
 
-AETHER_API aether_mat2f aether_mat2f_inverse_adjugate(aether_mat2f m)
+AETHER_API_BY_VALUE aether_mat2f aether_mat2f_inverse_adjugate(aether_mat2f m)
 {
     const float s = (1.0f / (aether_product_f32((m.m[0] * m.m[3])) - aether_product_f32((m.m[1] * m.m[2]))));
     aether_mat2f out;
@@ -2630,7 +2642,7 @@ AETHER_API aether_mat2f aether_mat2f_inverse_adjugate(aether_mat2f m)
     return out;
 }
 
-AETHER_API aether_mat2d aether_mat2d_inverse_adjugate(aether_mat2d m)
+AETHER_API_BY_VALUE aether_mat2d aether_mat2d_inverse_adjugate(aether_mat2d m)
 {
     const double s = (1.0 / (aether_product_f64((m.m[0] * m.m[3])) - aether_product_f64((m.m[1] * m.m[2]))));
     aether_mat2d out;
@@ -2641,7 +2653,7 @@ AETHER_API aether_mat2d aether_mat2d_inverse_adjugate(aether_mat2d m)
     return out;
 }
 
-AETHER_API aether_mat3f aether_mat3f_inverse_adjugate(aether_mat3f m)
+AETHER_API_BY_VALUE aether_mat3f aether_mat3f_inverse_adjugate(aether_mat3f m)
 {
     const float s = (1.0f / ((aether_product_f32((m.m[0] * (aether_product_f32((m.m[4] * m.m[8])) - aether_product_f32((m.m[5] * m.m[7]))))) - aether_product_f32((m.m[1] * (aether_product_f32((m.m[3] * m.m[8])) - aether_product_f32((m.m[5] * m.m[6])))))) + aether_product_f32((m.m[2] * (aether_product_f32((m.m[3] * m.m[7])) - aether_product_f32((m.m[4] * m.m[6])))))));
     aether_mat3f out;
@@ -2657,7 +2669,7 @@ AETHER_API aether_mat3f aether_mat3f_inverse_adjugate(aether_mat3f m)
     return out;
 }
 
-AETHER_API aether_mat3d aether_mat3d_inverse_adjugate(aether_mat3d m)
+AETHER_API_BY_VALUE aether_mat3d aether_mat3d_inverse_adjugate(aether_mat3d m)
 {
     const double s = (1.0 / ((aether_product_f64((m.m[0] * (aether_product_f64((m.m[4] * m.m[8])) - aether_product_f64((m.m[5] * m.m[7]))))) - aether_product_f64((m.m[1] * (aether_product_f64((m.m[3] * m.m[8])) - aether_product_f64((m.m[5] * m.m[6])))))) + aether_product_f64((m.m[2] * (aether_product_f64((m.m[3] * m.m[7])) - aether_product_f64((m.m[4] * m.m[6])))))));
     aether_mat3d out;
@@ -2673,7 +2685,7 @@ AETHER_API aether_mat3d aether_mat3d_inverse_adjugate(aether_mat3d m)
     return out;
 }
 
-AETHER_API aether_mat4f aether_mat4f_inverse_adjugate(aether_mat4f m)
+AETHER_API_BY_VALUE aether_mat4f aether_mat4f_inverse_adjugate(aether_mat4f m)
 {
     const float s = (1.0f / (((aether_product_f32((m.m[0] * ((aether_product_f32((m.m[5] * (aether_product_f32((m.m[10] * m.m[15])) - aether_product_f32((m.m[11] * m.m[14]))))) - aether_product_f32((m.m[6] * (aether_product_f32((m.m[9] * m.m[15])) - aether_product_f32((m.m[11] * m.m[13])))))) + aether_product_f32((m.m[7] * (aether_product_f32((m.m[9] * m.m[14])) - aether_product_f32((m.m[10] * m.m[13])))))))) - aether_product_f32((m.m[1] * ((aether_product_f32((m.m[4] * (aether_product_f32((m.m[10] * m.m[15])) - aether_product_f32((m.m[11] * m.m[14]))))) - aether_product_f32((m.m[6] * (aether_product_f32((m.m[8] * m.m[15])) - aether_product_f32((m.m[11] * m.m[12])))))) + aether_product_f32((m.m[7] * (aether_product_f32((m.m[8] * m.m[14])) - aether_product_f32((m.m[10] * m.m[12]))))))))) + aether_product_f32((m.m[2] * ((aether_product_f32((m.m[4] * (aether_product_f32((m.m[9] * m.m[15])) - aether_product_f32((m.m[11] * m.m[13]))))) - aether_product_f32((m.m[5] * (aether_product_f32((m.m[8] * m.m[15])) - aether_product_f32((m.m[11] * m.m[12])))))) + aether_product_f32((m.m[7] * (aether_product_f32((m.m[8] * m.m[13])) - aether_product_f32((m.m[9] * m.m[12]))))))))) - aether_product_f32((m.m[3] * ((aether_product_f32((m.m[4] * (aether_product_f32((m.m[9] * m.m[14])) - aether_product_f32((m.m[10] * m.m[13]))))) - aether_product_f32((m.m[5] * (aether_product_f32((m.m[8] * m.m[14])) - aether_product_f32((m.m[10] * m.m[12])))))) + aether_product_f32((m.m[6] * (aether_product_f32((m.m[8] * m.m[13])) - aether_product_f32((m.m[9] * m.m[12]))))))))));
     aether_mat4f out;
@@ -2696,7 +2708,7 @@ AETHER_API aether_mat4f aether_mat4f_inverse_adjugate(aether_mat4f m)
     return out;
 }
 
-AETHER_API aether_mat4d aether_mat4d_inverse_adjugate(aether_mat4d m)
+AETHER_API_BY_VALUE aether_mat4d aether_mat4d_inverse_adjugate(aether_mat4d m)
 {
     const double s = (1.0 / (((aether_product_f64((m.m[0] * ((aether_product_f64((m.m[5] * (aether_product_f64((m.m[10] * m.m[15])) - aether_product_f64((m.m[11] * m.m[14]))))) - aether_product_f64((m.m[6] * (aether_product_f64((m.m[9] * m.m[15])) - aether_product_f64((m.m[11] * m.m[13])))))) + aether_product_f64((m.m[7] * (aether_product_f64((m.m[9] * m.m[14])) - aether_product_f64((m.m[10] * m.m[13])))))))) - aether_product_f64((m.m[1] * ((aether_product_f64((m.m[4] * (aether_product_f64((m.m[10] * m.m[15])) - aether_product_f64((m.m[11] * m.m[14]))))) - aether_product_f64((m.m[6] * (aether_product_f64((m.m[8] * m.m[15])) - aether_product_f64((m.m[11] * m.m[12])))))) + aether_product_f64((m.m[7] * (aether_product_f64((m.m[8] * m.m[14])) - aether_product_f64((m.m[10] * m.m[12]))))))))) + aether_product_f64((m.m[2] * ((aether_product_f64((m.m[4] * (aether_product_f64((m.m[9] * m.m[15])) - aether_product_f64((m.m[11] * m.m[13]))))) - aether_product_f64((m.m[5] * (aether_product_f64((m.m[8] * m.m[15])) - aether_product_f64((m.m[11] * m.m[12])))))) + aether_product_f64((m.m[7] * (aether_product_f64((m.m[8] * m.m[13])) - aether_product_f64((m.m[9] * m.m[12]))))))))) - aether_product_f64((m.m[3] * ((aether_product_f64((m.m[4] * (aether_product_f64((m.m[9] * m.m[14])) - aether_product_f64((m.m[10] * m.m[13]))))) - aether_product_f64((m.m[5] * (aether_product_f64((m.m[8] * m.m[14])) - aether_product_f64((m.m[10] * m.m[12])))))) + aether_product_f64((m.m[6] * (aether_product_f64((m.m[8] * m.m[13])) - aether_product_f64((m.m[9] * m.m[12]))))))))));
     aether_mat4d out;
@@ -2743,7 +2755,7 @@ AETHER_API double aether_f64_two_sum_err(double a, double b, double s)
     return aether_fmax_f64(ab, ba);
 }
 
-AETHER_API aether_pairf aether_f32_two_sum(float a, float b)
+AETHER_API_BY_VALUE aether_pairf aether_f32_two_sum(float a, float b)
 {
     const float x = aether_barrier_f32(a);
     const float y = aether_barrier_f32(b);
@@ -2759,7 +2771,7 @@ AETHER_API aether_pairf aether_f32_two_sum(float a, float b)
     return out;
 }
 
-AETHER_API aether_paird aether_f64_two_sum(double a, double b)
+AETHER_API_BY_VALUE aether_paird aether_f64_two_sum(double a, double b)
 {
     const double x = aether_barrier_f64(a);
     const double y = aether_barrier_f64(b);
@@ -2775,7 +2787,7 @@ AETHER_API aether_paird aether_f64_two_sum(double a, double b)
     return out;
 }
 
-AETHER_API aether_pairf aether_pairf_neumaier_add(aether_pairf p, float x)
+AETHER_API_BY_VALUE aether_pairf aether_pairf_neumaier_add(aether_pairf p, float x)
 {
     const float h = aether_barrier_f32(p.hi);
     const float c = aether_barrier_f32(p.comp);
@@ -2792,7 +2804,7 @@ AETHER_API aether_pairf aether_pairf_neumaier_add(aether_pairf p, float x)
     return out;
 }
 
-AETHER_API aether_paird aether_paird_neumaier_add(aether_paird p, double x)
+AETHER_API_BY_VALUE aether_paird aether_paird_neumaier_add(aether_paird p, double x)
 {
     const double h = aether_barrier_f64(p.hi);
     const double c = aether_barrier_f64(p.comp);
@@ -2809,7 +2821,7 @@ AETHER_API aether_paird aether_paird_neumaier_add(aether_paird p, double x)
     return out;
 }
 
-AETHER_API aether_pairf aether_pairf_combine(aether_pairf a, aether_pairf b)
+AETHER_API_BY_VALUE aether_pairf aether_pairf_combine(aether_pairf a, aether_pairf b)
 {
     const float x = aether_barrier_f32(a.hi);
     const float y = aether_barrier_f32(b.hi);
@@ -2825,7 +2837,7 @@ AETHER_API aether_pairf aether_pairf_combine(aether_pairf a, aether_pairf b)
     return out;
 }
 
-AETHER_API aether_paird aether_paird_combine(aether_paird a, aether_paird b)
+AETHER_API_BY_VALUE aether_paird aether_paird_combine(aether_paird a, aether_paird b)
 {
     const double x = aether_barrier_f64(a.hi);
     const double y = aether_barrier_f64(b.hi);
@@ -2841,19 +2853,19 @@ AETHER_API aether_paird aether_paird_combine(aether_paird a, aether_paird b)
     return out;
 }
 
-AETHER_API float aether_pairf_value(aether_pairf p)
+AETHER_API_BY_VALUE float aether_pairf_value(aether_pairf p)
 {
     const float h = aether_barrier_f32(p.hi);
     return (isfinite(h) ? (h + aether_barrier_f32(p.comp)) : h);
 }
 
-AETHER_API double aether_paird_value(aether_paird p)
+AETHER_API_BY_VALUE double aether_paird_value(aether_paird p)
 {
     const double h = aether_barrier_f64(p.hi);
     return (isfinite(h) ? (h + aether_barrier_f64(p.comp)) : h);
 }
 
-AETHER_API aether_vec2f aether_f32_sincos(float a)
+AETHER_API_BY_VALUE aether_vec2f aether_f32_sincos(float a)
 {
     const float reduce_half_pi_t = aether_product_f32((a * 0.636619746685028076171875f));
     const float reduce_half_pi_k = ((reduce_half_pi_t + 12582912.0f) - 12582912.0f);
@@ -2890,7 +2902,7 @@ AETHER_API aether_vec2f aether_f32_sincos(float a)
     return out;
 }
 
-AETHER_API aether_vec2d aether_f64_sincos(double a)
+AETHER_API_BY_VALUE aether_vec2d aether_f64_sincos(double a)
 {
     const double reduce_half_pi_t = aether_product_f64((a * 0.63661977236758138243288840385503135621547698974609375));
     const double reduce_half_pi_k = ((reduce_half_pi_t + 6755399441055744.0) - 6755399441055744.0);
@@ -4031,7 +4043,7 @@ AETHER_API double aether_f64_acos(double x)
     return (b ? (1.5707963267948965579989817342720925807952880859375 - (x - (0.0000000000000000612323399573676603586882014729198302312846062338790031898128063403419218957424163818359375 - aether_product_f64((x * asin_parts_w))))) : ((x < 0.0) ? rn : rp));
 }
 
-AETHER_API aether_quatf aether_quatf_from_axis_angle(aether_vec3f axis, float angle)
+AETHER_API_BY_VALUE aether_quatf aether_quatf_from_axis_angle(aether_vec3f axis, float angle)
 {
     const float sincos_a_0 = aether_product_f32((angle * 0.5f));
     const float reduce_half_pi_t = aether_product_f32((sincos_a_0 * 0.636619746685028076171875f));
@@ -4071,7 +4083,7 @@ AETHER_API aether_quatf aether_quatf_from_axis_angle(aether_vec3f axis, float an
     return out;
 }
 
-AETHER_API aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, double angle)
+AETHER_API_BY_VALUE aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, double angle)
 {
     const double sincos_a_0 = aether_product_f64((angle * 0.5));
     const double reduce_half_pi_t = aether_product_f64((sincos_a_0 * 0.63661977236758138243288840385503135621547698974609375));
@@ -4111,7 +4123,7 @@ AETHER_API aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, double a
     return out;
 }
 
-AETHER_API aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, float az)
+AETHER_API_BY_VALUE aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, float az)
 {
     const float reduce_half_pi_t = aether_product_f32((ax * 0.636619746685028076171875f));
     const float reduce_half_pi_k = ((reduce_half_pi_t + 12582912.0f) - 12582912.0f);
@@ -4220,7 +4232,7 @@ AETHER_API aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, float az
     return out;
 }
 
-AETHER_API aether_mat3d aether_mat3d_from_euler_xyz(double ax, double ay, double az)
+AETHER_API_BY_VALUE aether_mat3d aether_mat3d_from_euler_xyz(double ax, double ay, double az)
 {
     const double reduce_half_pi_t = aether_product_f64((ax * 0.63661977236758138243288840385503135621547698974609375));
     const double reduce_half_pi_k = ((reduce_half_pi_t + 6755399441055744.0) - 6755399441055744.0);
@@ -4329,7 +4341,7 @@ AETHER_API aether_mat3d aether_mat3d_from_euler_xyz(double ax, double ay, double
     return out;
 }
 
-AETHER_API aether_quatf aether_quatf_slerp(aether_quatf a, aether_quatf b, float t)
+AETHER_API_BY_VALUE aether_quatf aether_quatf_slerp(aether_quatf a, aether_quatf b, float t)
 {
     const float d0 = (aether_product_f32((a.z * b.z)) + (aether_product_f32((a.y * b.y)) + (aether_product_f32((a.x * b.x)) + aether_product_f32((a.w * b.w)))));
     const float sg = ((d0 < 0.0f) ? -1.0f : 1.0f);
@@ -4458,7 +4470,7 @@ AETHER_API aether_quatf aether_quatf_slerp(aether_quatf a, aether_quatf b, float
     return out;
 }
 
-AETHER_API aether_quatd aether_quatd_slerp(aether_quatd a, aether_quatd b, double t)
+AETHER_API_BY_VALUE aether_quatd aether_quatd_slerp(aether_quatd a, aether_quatd b, double t)
 {
     const double d0 = (aether_product_f64((a.z * b.z)) + (aether_product_f64((a.y * b.y)) + (aether_product_f64((a.x * b.x)) + aether_product_f64((a.w * b.w)))));
     const double sg = ((d0 < 0.0) ? -1.0 : 1.0);
@@ -4587,7 +4599,7 @@ AETHER_API aether_quatd aether_quatd_slerp(aether_quatd a, aether_quatd b, doubl
     return out;
 }
 
-AETHER_API aether_rotationf aether_f32_jacobi_rotation(float app, float aqq, float apq)
+AETHER_API_BY_VALUE aether_rotationf aether_f32_jacobi_rotation(float app, float aqq, float apq)
 {
     const float theta = ((aqq - app) / aether_product_f32((2.0f * apq)));
     const float r = aether_ieee_sqrt_f32((aether_product_f32((theta * theta)) + 1.0f));
@@ -4604,7 +4616,7 @@ AETHER_API aether_rotationf aether_f32_jacobi_rotation(float app, float aqq, flo
     return out;
 }
 
-AETHER_API aether_rotationd aether_f64_jacobi_rotation(double app, double aqq, double apq)
+AETHER_API_BY_VALUE aether_rotationd aether_f64_jacobi_rotation(double app, double aqq, double apq)
 {
     const double theta = ((aqq - app) / aether_product_f64((2.0 * apq)));
     const double r = aether_ieee_sqrt_f64((aether_product_f64((theta * theta)) + 1.0));
@@ -4621,7 +4633,7 @@ AETHER_API aether_rotationd aether_f64_jacobi_rotation(double app, double aqq, d
     return out;
 }
 
-AETHER_API aether_vec2f aether_f32_jacobi_update(float g, float h, aether_rotationf r)
+AETHER_API_BY_VALUE aether_vec2f aether_f32_jacobi_update(float g, float h, aether_rotationf r)
 {
     aether_vec2f out;
     out.x = (g - aether_product_f32((r.s * (h + aether_product_f32((r.tau * g))))));
@@ -4629,7 +4641,7 @@ AETHER_API aether_vec2f aether_f32_jacobi_update(float g, float h, aether_rotati
     return out;
 }
 
-AETHER_API aether_vec2d aether_f64_jacobi_update(double g, double h, aether_rotationd r)
+AETHER_API_BY_VALUE aether_vec2d aether_f64_jacobi_update(double g, double h, aether_rotationd r)
 {
     aether_vec2d out;
     out.x = (g - aether_product_f64((r.s * (h + aether_product_f64((r.tau * g))))));
@@ -4637,7 +4649,7 @@ AETHER_API aether_vec2d aether_f64_jacobi_update(double g, double h, aether_rota
     return out;
 }
 
-AETHER_API aether_vec2f aether_f32_jacobi_diag(float app, float aqq, float apq, aether_rotationf r)
+AETHER_API_BY_VALUE aether_vec2f aether_f32_jacobi_diag(float app, float aqq, float apq, aether_rotationf r)
 {
     aether_vec2f out;
     out.x = (app - aether_product_f32((r.t * apq)));
@@ -4645,7 +4657,7 @@ AETHER_API aether_vec2f aether_f32_jacobi_diag(float app, float aqq, float apq, 
     return out;
 }
 
-AETHER_API aether_vec2d aether_f64_jacobi_diag(double app, double aqq, double apq, aether_rotationd r)
+AETHER_API_BY_VALUE aether_vec2d aether_f64_jacobi_diag(double app, double aqq, double apq, aether_rotationd r)
 {
     aether_vec2d out;
     out.x = (app - aether_product_f64((r.t * apq)));

@@ -32,7 +32,21 @@
    compiler can inline it into your loops. The bits are the same: the checks and guards above
    apply to the including file's flags, and clang's float_control is pushed and popped around
    the core (with gcc nothing is set for the rest of the file; MSVC and other compilers keep
-   contraction off to its end). The compatibility matrix runs its corpus on this form too. */
+   contraction off to its end). The compatibility matrix runs its corpus on this form too.
+
+   With clang on x86-64 the header-only form is laid out for LLVM's loop vectoriser, so a loop
+   over arrays of the core's structs can run several items per instruction
+   (AETHER_VECTOR_INLINE; define AETHER_NO_VECTOR_INLINE before the include to turn it off):
+   - A function that takes or returns a struct by value is called through the Microsoft x64
+     convention (ms_abi), which passes such structs by reference. The System V convention
+     splits a vec3f into a <2 x float> and a float, and the vectoriser cannot widen a value that
+     is already a vector. Each such name is a function-like macro for that form
+     (aether_vec3f_dot(a, b) calls aether_vec3f_dot_byref_); the name without a call, as in
+     &aether_vec3f_dot, is a System V function that calls it, so function pointers keep their
+     usual types.
+   - Every product takes the OR guard (its bits ORed with a zero the compiler cannot see)
+     instead of the register-pinning asm statement, which stops that vectoriser.
+   The bits stay the same: the calling convention moves no arithmetic, and x | 0 is x. */
 #define AETHER_CONTRACT_VERSION "0.1.0"
 #define AETHER_VERSION_MAJOR 0
 #define AETHER_VERSION_MINOR 1
@@ -51,6 +65,190 @@
 #  define AETHER_API static inline
 #else
 #  define AETHER_API
+#endif
+
+/* The header-only form for LLVM's loop vectoriser (see the top of this file). */
+#if defined(AETHER_HEADER_ONLY) && defined(__clang__) && defined(__x86_64__) && !defined(AETHER_NO_VECTOR_INLINE)
+#  define AETHER_VECTOR_INLINE 1
+#  define AETHER_API_BY_VALUE AETHER_API __attribute__((ms_abi))
+#  define aether_vec2f_add(...) aether_vec2f_add_byref_(__VA_ARGS__)
+#  define aether_vec2d_add(...) aether_vec2d_add_byref_(__VA_ARGS__)
+#  define aether_vec3f_add(...) aether_vec3f_add_byref_(__VA_ARGS__)
+#  define aether_vec3d_add(...) aether_vec3d_add_byref_(__VA_ARGS__)
+#  define aether_vec4f_add(...) aether_vec4f_add_byref_(__VA_ARGS__)
+#  define aether_vec4d_add(...) aether_vec4d_add_byref_(__VA_ARGS__)
+#  define aether_vec2f_sub(...) aether_vec2f_sub_byref_(__VA_ARGS__)
+#  define aether_vec2d_sub(...) aether_vec2d_sub_byref_(__VA_ARGS__)
+#  define aether_vec3f_sub(...) aether_vec3f_sub_byref_(__VA_ARGS__)
+#  define aether_vec3d_sub(...) aether_vec3d_sub_byref_(__VA_ARGS__)
+#  define aether_vec4f_sub(...) aether_vec4f_sub_byref_(__VA_ARGS__)
+#  define aether_vec4d_sub(...) aether_vec4d_sub_byref_(__VA_ARGS__)
+#  define aether_vec2f_mul(...) aether_vec2f_mul_byref_(__VA_ARGS__)
+#  define aether_vec2d_mul(...) aether_vec2d_mul_byref_(__VA_ARGS__)
+#  define aether_vec3f_mul(...) aether_vec3f_mul_byref_(__VA_ARGS__)
+#  define aether_vec3d_mul(...) aether_vec3d_mul_byref_(__VA_ARGS__)
+#  define aether_vec4f_mul(...) aether_vec4f_mul_byref_(__VA_ARGS__)
+#  define aether_vec4d_mul(...) aether_vec4d_mul_byref_(__VA_ARGS__)
+#  define aether_vec2f_scale(...) aether_vec2f_scale_byref_(__VA_ARGS__)
+#  define aether_vec2d_scale(...) aether_vec2d_scale_byref_(__VA_ARGS__)
+#  define aether_vec3f_scale(...) aether_vec3f_scale_byref_(__VA_ARGS__)
+#  define aether_vec3d_scale(...) aether_vec3d_scale_byref_(__VA_ARGS__)
+#  define aether_vec4f_scale(...) aether_vec4f_scale_byref_(__VA_ARGS__)
+#  define aether_vec4d_scale(...) aether_vec4d_scale_byref_(__VA_ARGS__)
+#  define aether_vec2f_div(...) aether_vec2f_div_byref_(__VA_ARGS__)
+#  define aether_vec2d_div(...) aether_vec2d_div_byref_(__VA_ARGS__)
+#  define aether_vec3f_div(...) aether_vec3f_div_byref_(__VA_ARGS__)
+#  define aether_vec3d_div(...) aether_vec3d_div_byref_(__VA_ARGS__)
+#  define aether_vec4f_div(...) aether_vec4f_div_byref_(__VA_ARGS__)
+#  define aether_vec4d_div(...) aether_vec4d_div_byref_(__VA_ARGS__)
+#  define aether_vec2f_neg(...) aether_vec2f_neg_byref_(__VA_ARGS__)
+#  define aether_vec2d_neg(...) aether_vec2d_neg_byref_(__VA_ARGS__)
+#  define aether_vec3f_neg(...) aether_vec3f_neg_byref_(__VA_ARGS__)
+#  define aether_vec3d_neg(...) aether_vec3d_neg_byref_(__VA_ARGS__)
+#  define aether_vec4f_neg(...) aether_vec4f_neg_byref_(__VA_ARGS__)
+#  define aether_vec4d_neg(...) aether_vec4d_neg_byref_(__VA_ARGS__)
+#  define aether_vec2f_abs(...) aether_vec2f_abs_byref_(__VA_ARGS__)
+#  define aether_vec2d_abs(...) aether_vec2d_abs_byref_(__VA_ARGS__)
+#  define aether_vec3f_abs(...) aether_vec3f_abs_byref_(__VA_ARGS__)
+#  define aether_vec3d_abs(...) aether_vec3d_abs_byref_(__VA_ARGS__)
+#  define aether_vec4f_abs(...) aether_vec4f_abs_byref_(__VA_ARGS__)
+#  define aether_vec4d_abs(...) aether_vec4d_abs_byref_(__VA_ARGS__)
+#  define aether_vec2f_min(...) aether_vec2f_min_byref_(__VA_ARGS__)
+#  define aether_vec2d_min(...) aether_vec2d_min_byref_(__VA_ARGS__)
+#  define aether_vec3f_min(...) aether_vec3f_min_byref_(__VA_ARGS__)
+#  define aether_vec3d_min(...) aether_vec3d_min_byref_(__VA_ARGS__)
+#  define aether_vec4f_min(...) aether_vec4f_min_byref_(__VA_ARGS__)
+#  define aether_vec4d_min(...) aether_vec4d_min_byref_(__VA_ARGS__)
+#  define aether_vec2f_max(...) aether_vec2f_max_byref_(__VA_ARGS__)
+#  define aether_vec2d_max(...) aether_vec2d_max_byref_(__VA_ARGS__)
+#  define aether_vec3f_max(...) aether_vec3f_max_byref_(__VA_ARGS__)
+#  define aether_vec3d_max(...) aether_vec3d_max_byref_(__VA_ARGS__)
+#  define aether_vec4f_max(...) aether_vec4f_max_byref_(__VA_ARGS__)
+#  define aether_vec4d_max(...) aether_vec4d_max_byref_(__VA_ARGS__)
+#  define aether_vec2f_lerp(...) aether_vec2f_lerp_byref_(__VA_ARGS__)
+#  define aether_vec2d_lerp(...) aether_vec2d_lerp_byref_(__VA_ARGS__)
+#  define aether_vec3f_lerp(...) aether_vec3f_lerp_byref_(__VA_ARGS__)
+#  define aether_vec3d_lerp(...) aether_vec3d_lerp_byref_(__VA_ARGS__)
+#  define aether_vec4f_lerp(...) aether_vec4f_lerp_byref_(__VA_ARGS__)
+#  define aether_vec4d_lerp(...) aether_vec4d_lerp_byref_(__VA_ARGS__)
+#  define aether_vec2f_sum(...) aether_vec2f_sum_byref_(__VA_ARGS__)
+#  define aether_vec2d_sum(...) aether_vec2d_sum_byref_(__VA_ARGS__)
+#  define aether_vec3f_sum(...) aether_vec3f_sum_byref_(__VA_ARGS__)
+#  define aether_vec3d_sum(...) aether_vec3d_sum_byref_(__VA_ARGS__)
+#  define aether_vec4f_sum(...) aether_vec4f_sum_byref_(__VA_ARGS__)
+#  define aether_vec4d_sum(...) aether_vec4d_sum_byref_(__VA_ARGS__)
+#  define aether_vec2f_dot(...) aether_vec2f_dot_byref_(__VA_ARGS__)
+#  define aether_vec2d_dot(...) aether_vec2d_dot_byref_(__VA_ARGS__)
+#  define aether_vec3f_dot(...) aether_vec3f_dot_byref_(__VA_ARGS__)
+#  define aether_vec3d_dot(...) aether_vec3d_dot_byref_(__VA_ARGS__)
+#  define aether_vec4f_dot(...) aether_vec4f_dot_byref_(__VA_ARGS__)
+#  define aether_vec4d_dot(...) aether_vec4d_dot_byref_(__VA_ARGS__)
+#  define aether_vec2f_squared_norm(...) aether_vec2f_squared_norm_byref_(__VA_ARGS__)
+#  define aether_vec2d_squared_norm(...) aether_vec2d_squared_norm_byref_(__VA_ARGS__)
+#  define aether_vec3f_squared_norm(...) aether_vec3f_squared_norm_byref_(__VA_ARGS__)
+#  define aether_vec3d_squared_norm(...) aether_vec3d_squared_norm_byref_(__VA_ARGS__)
+#  define aether_vec4f_squared_norm(...) aether_vec4f_squared_norm_byref_(__VA_ARGS__)
+#  define aether_vec4d_squared_norm(...) aether_vec4d_squared_norm_byref_(__VA_ARGS__)
+#  define aether_vec2f_norm(...) aether_vec2f_norm_byref_(__VA_ARGS__)
+#  define aether_vec2d_norm(...) aether_vec2d_norm_byref_(__VA_ARGS__)
+#  define aether_vec3f_norm(...) aether_vec3f_norm_byref_(__VA_ARGS__)
+#  define aether_vec3d_norm(...) aether_vec3d_norm_byref_(__VA_ARGS__)
+#  define aether_vec4f_norm(...) aether_vec4f_norm_byref_(__VA_ARGS__)
+#  define aether_vec4d_norm(...) aether_vec4d_norm_byref_(__VA_ARGS__)
+#  define aether_vec2f_max_norm(...) aether_vec2f_max_norm_byref_(__VA_ARGS__)
+#  define aether_vec2d_max_norm(...) aether_vec2d_max_norm_byref_(__VA_ARGS__)
+#  define aether_vec3f_max_norm(...) aether_vec3f_max_norm_byref_(__VA_ARGS__)
+#  define aether_vec3d_max_norm(...) aether_vec3d_max_norm_byref_(__VA_ARGS__)
+#  define aether_vec4f_max_norm(...) aether_vec4f_max_norm_byref_(__VA_ARGS__)
+#  define aether_vec4d_max_norm(...) aether_vec4d_max_norm_byref_(__VA_ARGS__)
+#  define aether_vec2f_is_finite(...) aether_vec2f_is_finite_byref_(__VA_ARGS__)
+#  define aether_vec2d_is_finite(...) aether_vec2d_is_finite_byref_(__VA_ARGS__)
+#  define aether_vec3f_is_finite(...) aether_vec3f_is_finite_byref_(__VA_ARGS__)
+#  define aether_vec3d_is_finite(...) aether_vec3d_is_finite_byref_(__VA_ARGS__)
+#  define aether_vec4f_is_finite(...) aether_vec4f_is_finite_byref_(__VA_ARGS__)
+#  define aether_vec4d_is_finite(...) aether_vec4d_is_finite_byref_(__VA_ARGS__)
+#  define aether_vec2f_normalize(...) aether_vec2f_normalize_byref_(__VA_ARGS__)
+#  define aether_vec2d_normalize(...) aether_vec2d_normalize_byref_(__VA_ARGS__)
+#  define aether_vec3f_normalize(...) aether_vec3f_normalize_byref_(__VA_ARGS__)
+#  define aether_vec3d_normalize(...) aether_vec3d_normalize_byref_(__VA_ARGS__)
+#  define aether_vec4f_normalize(...) aether_vec4f_normalize_byref_(__VA_ARGS__)
+#  define aether_vec4d_normalize(...) aether_vec4d_normalize_byref_(__VA_ARGS__)
+#  define aether_quatf_normalize(...) aether_quatf_normalize_byref_(__VA_ARGS__)
+#  define aether_quatd_normalize(...) aether_quatd_normalize_byref_(__VA_ARGS__)
+#  define aether_vec3f_cross(...) aether_vec3f_cross_byref_(__VA_ARGS__)
+#  define aether_vec3d_cross(...) aether_vec3d_cross_byref_(__VA_ARGS__)
+#  define aether_quatf_mul(...) aether_quatf_mul_byref_(__VA_ARGS__)
+#  define aether_quatd_mul(...) aether_quatd_mul_byref_(__VA_ARGS__)
+#  define aether_quatf_conjugate(...) aether_quatf_conjugate_byref_(__VA_ARGS__)
+#  define aether_quatd_conjugate(...) aether_quatd_conjugate_byref_(__VA_ARGS__)
+#  define aether_quatf_rotate(...) aether_quatf_rotate_byref_(__VA_ARGS__)
+#  define aether_quatd_rotate(...) aether_quatd_rotate_byref_(__VA_ARGS__)
+#  define aether_mat2f_mul_vec(...) aether_mat2f_mul_vec_byref_(__VA_ARGS__)
+#  define aether_mat2d_mul_vec(...) aether_mat2d_mul_vec_byref_(__VA_ARGS__)
+#  define aether_mat3f_mul_vec(...) aether_mat3f_mul_vec_byref_(__VA_ARGS__)
+#  define aether_mat3d_mul_vec(...) aether_mat3d_mul_vec_byref_(__VA_ARGS__)
+#  define aether_mat4f_mul_vec(...) aether_mat4f_mul_vec_byref_(__VA_ARGS__)
+#  define aether_mat4d_mul_vec(...) aether_mat4d_mul_vec_byref_(__VA_ARGS__)
+#  define aether_mat2f_mul(...) aether_mat2f_mul_byref_(__VA_ARGS__)
+#  define aether_mat2d_mul(...) aether_mat2d_mul_byref_(__VA_ARGS__)
+#  define aether_mat3f_mul(...) aether_mat3f_mul_byref_(__VA_ARGS__)
+#  define aether_mat3d_mul(...) aether_mat3d_mul_byref_(__VA_ARGS__)
+#  define aether_mat4f_mul(...) aether_mat4f_mul_byref_(__VA_ARGS__)
+#  define aether_mat4d_mul(...) aether_mat4d_mul_byref_(__VA_ARGS__)
+#  define aether_mat2f_transpose(...) aether_mat2f_transpose_byref_(__VA_ARGS__)
+#  define aether_mat2d_transpose(...) aether_mat2d_transpose_byref_(__VA_ARGS__)
+#  define aether_mat3f_transpose(...) aether_mat3f_transpose_byref_(__VA_ARGS__)
+#  define aether_mat3d_transpose(...) aether_mat3d_transpose_byref_(__VA_ARGS__)
+#  define aether_mat4f_transpose(...) aether_mat4f_transpose_byref_(__VA_ARGS__)
+#  define aether_mat4d_transpose(...) aether_mat4d_transpose_byref_(__VA_ARGS__)
+#  define aether_mat2f_identity(...) aether_mat2f_identity_byref_(__VA_ARGS__)
+#  define aether_mat2d_identity(...) aether_mat2d_identity_byref_(__VA_ARGS__)
+#  define aether_mat3f_identity(...) aether_mat3f_identity_byref_(__VA_ARGS__)
+#  define aether_mat3d_identity(...) aether_mat3d_identity_byref_(__VA_ARGS__)
+#  define aether_mat4f_identity(...) aether_mat4f_identity_byref_(__VA_ARGS__)
+#  define aether_mat4d_identity(...) aether_mat4d_identity_byref_(__VA_ARGS__)
+#  define aether_mat2f_dot(...) aether_mat2f_dot_byref_(__VA_ARGS__)
+#  define aether_mat2d_dot(...) aether_mat2d_dot_byref_(__VA_ARGS__)
+#  define aether_mat3f_dot(...) aether_mat3f_dot_byref_(__VA_ARGS__)
+#  define aether_mat3d_dot(...) aether_mat3d_dot_byref_(__VA_ARGS__)
+#  define aether_mat4f_dot(...) aether_mat4f_dot_byref_(__VA_ARGS__)
+#  define aether_mat4d_dot(...) aether_mat4d_dot_byref_(__VA_ARGS__)
+#  define aether_mat2f_determinant(...) aether_mat2f_determinant_byref_(__VA_ARGS__)
+#  define aether_mat2d_determinant(...) aether_mat2d_determinant_byref_(__VA_ARGS__)
+#  define aether_mat3f_determinant(...) aether_mat3f_determinant_byref_(__VA_ARGS__)
+#  define aether_mat3d_determinant(...) aether_mat3d_determinant_byref_(__VA_ARGS__)
+#  define aether_mat4f_determinant(...) aether_mat4f_determinant_byref_(__VA_ARGS__)
+#  define aether_mat4d_determinant(...) aether_mat4d_determinant_byref_(__VA_ARGS__)
+#  define aether_mat2f_inverse_adjugate(...) aether_mat2f_inverse_adjugate_byref_(__VA_ARGS__)
+#  define aether_mat2d_inverse_adjugate(...) aether_mat2d_inverse_adjugate_byref_(__VA_ARGS__)
+#  define aether_mat3f_inverse_adjugate(...) aether_mat3f_inverse_adjugate_byref_(__VA_ARGS__)
+#  define aether_mat3d_inverse_adjugate(...) aether_mat3d_inverse_adjugate_byref_(__VA_ARGS__)
+#  define aether_mat4f_inverse_adjugate(...) aether_mat4f_inverse_adjugate_byref_(__VA_ARGS__)
+#  define aether_mat4d_inverse_adjugate(...) aether_mat4d_inverse_adjugate_byref_(__VA_ARGS__)
+#  define aether_f32_two_sum(...) aether_f32_two_sum_byref_(__VA_ARGS__)
+#  define aether_f64_two_sum(...) aether_f64_two_sum_byref_(__VA_ARGS__)
+#  define aether_pairf_neumaier_add(...) aether_pairf_neumaier_add_byref_(__VA_ARGS__)
+#  define aether_paird_neumaier_add(...) aether_paird_neumaier_add_byref_(__VA_ARGS__)
+#  define aether_pairf_combine(...) aether_pairf_combine_byref_(__VA_ARGS__)
+#  define aether_paird_combine(...) aether_paird_combine_byref_(__VA_ARGS__)
+#  define aether_pairf_value(...) aether_pairf_value_byref_(__VA_ARGS__)
+#  define aether_paird_value(...) aether_paird_value_byref_(__VA_ARGS__)
+#  define aether_f32_sincos(...) aether_f32_sincos_byref_(__VA_ARGS__)
+#  define aether_f64_sincos(...) aether_f64_sincos_byref_(__VA_ARGS__)
+#  define aether_quatf_from_axis_angle(...) aether_quatf_from_axis_angle_byref_(__VA_ARGS__)
+#  define aether_quatd_from_axis_angle(...) aether_quatd_from_axis_angle_byref_(__VA_ARGS__)
+#  define aether_mat3f_from_euler_xyz(...) aether_mat3f_from_euler_xyz_byref_(__VA_ARGS__)
+#  define aether_mat3d_from_euler_xyz(...) aether_mat3d_from_euler_xyz_byref_(__VA_ARGS__)
+#  define aether_quatf_slerp(...) aether_quatf_slerp_byref_(__VA_ARGS__)
+#  define aether_quatd_slerp(...) aether_quatd_slerp_byref_(__VA_ARGS__)
+#  define aether_f32_jacobi_rotation(...) aether_f32_jacobi_rotation_byref_(__VA_ARGS__)
+#  define aether_f64_jacobi_rotation(...) aether_f64_jacobi_rotation_byref_(__VA_ARGS__)
+#  define aether_f32_jacobi_update(...) aether_f32_jacobi_update_byref_(__VA_ARGS__)
+#  define aether_f64_jacobi_update(...) aether_f64_jacobi_update_byref_(__VA_ARGS__)
+#  define aether_f32_jacobi_diag(...) aether_f32_jacobi_diag_byref_(__VA_ARGS__)
+#  define aether_f64_jacobi_diag(...) aether_f64_jacobi_diag_byref_(__VA_ARGS__)
+#else
+#  define AETHER_API_BY_VALUE AETHER_API
 #endif
 
 #ifdef __cplusplus
@@ -265,7 +463,7 @@ AETHER_API double aether_f64_sign(double a);
        out.x = (a.x + b.x);
        out.y = (a.y + b.y);
        return out; */
-AETHER_API aether_vec2f aether_vec2f_add(aether_vec2f a, aether_vec2f b);
+AETHER_API_BY_VALUE aether_vec2f aether_vec2f_add(aether_vec2f a, aether_vec2f b);
 
 /* aether_vec2d_add: Componentwise a + b.
    Spec:
@@ -275,7 +473,7 @@ AETHER_API aether_vec2f aether_vec2f_add(aether_vec2f a, aether_vec2f b);
        out.x = (a.x + b.x);
        out.y = (a.y + b.y);
        return out; */
-AETHER_API aether_vec2d aether_vec2d_add(aether_vec2d a, aether_vec2d b);
+AETHER_API_BY_VALUE aether_vec2d aether_vec2d_add(aether_vec2d a, aether_vec2d b);
 
 /* aether_vec3f_add: Componentwise a + b.
    Spec:
@@ -286,7 +484,7 @@ AETHER_API aether_vec2d aether_vec2d_add(aether_vec2d a, aether_vec2d b);
        out.y = (a.y + b.y);
        out.z = (a.z + b.z);
        return out; */
-AETHER_API aether_vec3f aether_vec3f_add(aether_vec3f a, aether_vec3f b);
+AETHER_API_BY_VALUE aether_vec3f aether_vec3f_add(aether_vec3f a, aether_vec3f b);
 
 /* aether_vec3d_add: Componentwise a + b.
    Spec:
@@ -297,7 +495,7 @@ AETHER_API aether_vec3f aether_vec3f_add(aether_vec3f a, aether_vec3f b);
        out.y = (a.y + b.y);
        out.z = (a.z + b.z);
        return out; */
-AETHER_API aether_vec3d aether_vec3d_add(aether_vec3d a, aether_vec3d b);
+AETHER_API_BY_VALUE aether_vec3d aether_vec3d_add(aether_vec3d a, aether_vec3d b);
 
 /* aether_vec4f_add: Componentwise a + b.
    Spec:
@@ -309,7 +507,7 @@ AETHER_API aether_vec3d aether_vec3d_add(aether_vec3d a, aether_vec3d b);
        out.z = (a.z + b.z);
        out.w = (a.w + b.w);
        return out; */
-AETHER_API aether_vec4f aether_vec4f_add(aether_vec4f a, aether_vec4f b);
+AETHER_API_BY_VALUE aether_vec4f aether_vec4f_add(aether_vec4f a, aether_vec4f b);
 
 /* aether_vec4d_add: Componentwise a + b.
    Spec:
@@ -321,7 +519,7 @@ AETHER_API aether_vec4f aether_vec4f_add(aether_vec4f a, aether_vec4f b);
        out.z = (a.z + b.z);
        out.w = (a.w + b.w);
        return out; */
-AETHER_API aether_vec4d aether_vec4d_add(aether_vec4d a, aether_vec4d b);
+AETHER_API_BY_VALUE aether_vec4d aether_vec4d_add(aether_vec4d a, aether_vec4d b);
 
 /* aether_vec2f_sub: Componentwise a - b.
    Spec:
@@ -331,7 +529,7 @@ AETHER_API aether_vec4d aether_vec4d_add(aether_vec4d a, aether_vec4d b);
        out.x = (a.x - b.x);
        out.y = (a.y - b.y);
        return out; */
-AETHER_API aether_vec2f aether_vec2f_sub(aether_vec2f a, aether_vec2f b);
+AETHER_API_BY_VALUE aether_vec2f aether_vec2f_sub(aether_vec2f a, aether_vec2f b);
 
 /* aether_vec2d_sub: Componentwise a - b.
    Spec:
@@ -341,7 +539,7 @@ AETHER_API aether_vec2f aether_vec2f_sub(aether_vec2f a, aether_vec2f b);
        out.x = (a.x - b.x);
        out.y = (a.y - b.y);
        return out; */
-AETHER_API aether_vec2d aether_vec2d_sub(aether_vec2d a, aether_vec2d b);
+AETHER_API_BY_VALUE aether_vec2d aether_vec2d_sub(aether_vec2d a, aether_vec2d b);
 
 /* aether_vec3f_sub: Componentwise a - b.
    Spec:
@@ -352,7 +550,7 @@ AETHER_API aether_vec2d aether_vec2d_sub(aether_vec2d a, aether_vec2d b);
        out.y = (a.y - b.y);
        out.z = (a.z - b.z);
        return out; */
-AETHER_API aether_vec3f aether_vec3f_sub(aether_vec3f a, aether_vec3f b);
+AETHER_API_BY_VALUE aether_vec3f aether_vec3f_sub(aether_vec3f a, aether_vec3f b);
 
 /* aether_vec3d_sub: Componentwise a - b.
    Spec:
@@ -363,7 +561,7 @@ AETHER_API aether_vec3f aether_vec3f_sub(aether_vec3f a, aether_vec3f b);
        out.y = (a.y - b.y);
        out.z = (a.z - b.z);
        return out; */
-AETHER_API aether_vec3d aether_vec3d_sub(aether_vec3d a, aether_vec3d b);
+AETHER_API_BY_VALUE aether_vec3d aether_vec3d_sub(aether_vec3d a, aether_vec3d b);
 
 /* aether_vec4f_sub: Componentwise a - b.
    Spec:
@@ -375,7 +573,7 @@ AETHER_API aether_vec3d aether_vec3d_sub(aether_vec3d a, aether_vec3d b);
        out.z = (a.z - b.z);
        out.w = (a.w - b.w);
        return out; */
-AETHER_API aether_vec4f aether_vec4f_sub(aether_vec4f a, aether_vec4f b);
+AETHER_API_BY_VALUE aether_vec4f aether_vec4f_sub(aether_vec4f a, aether_vec4f b);
 
 /* aether_vec4d_sub: Componentwise a - b.
    Spec:
@@ -387,7 +585,7 @@ AETHER_API aether_vec4f aether_vec4f_sub(aether_vec4f a, aether_vec4f b);
        out.z = (a.z - b.z);
        out.w = (a.w - b.w);
        return out; */
-AETHER_API aether_vec4d aether_vec4d_sub(aether_vec4d a, aether_vec4d b);
+AETHER_API_BY_VALUE aether_vec4d aether_vec4d_sub(aether_vec4d a, aether_vec4d b);
 
 /* aether_vec2f_mul: Componentwise a * b.
    Spec:
@@ -397,7 +595,7 @@ AETHER_API aether_vec4d aether_vec4d_sub(aether_vec4d a, aether_vec4d b);
        out.x = (a.x * b.x);
        out.y = (a.y * b.y);
        return out; */
-AETHER_API aether_vec2f aether_vec2f_mul(aether_vec2f a, aether_vec2f b);
+AETHER_API_BY_VALUE aether_vec2f aether_vec2f_mul(aether_vec2f a, aether_vec2f b);
 
 /* aether_vec2d_mul: Componentwise a * b.
    Spec:
@@ -407,7 +605,7 @@ AETHER_API aether_vec2f aether_vec2f_mul(aether_vec2f a, aether_vec2f b);
        out.x = (a.x * b.x);
        out.y = (a.y * b.y);
        return out; */
-AETHER_API aether_vec2d aether_vec2d_mul(aether_vec2d a, aether_vec2d b);
+AETHER_API_BY_VALUE aether_vec2d aether_vec2d_mul(aether_vec2d a, aether_vec2d b);
 
 /* aether_vec3f_mul: Componentwise a * b.
    Spec:
@@ -418,7 +616,7 @@ AETHER_API aether_vec2d aether_vec2d_mul(aether_vec2d a, aether_vec2d b);
        out.y = (a.y * b.y);
        out.z = (a.z * b.z);
        return out; */
-AETHER_API aether_vec3f aether_vec3f_mul(aether_vec3f a, aether_vec3f b);
+AETHER_API_BY_VALUE aether_vec3f aether_vec3f_mul(aether_vec3f a, aether_vec3f b);
 
 /* aether_vec3d_mul: Componentwise a * b.
    Spec:
@@ -429,7 +627,7 @@ AETHER_API aether_vec3f aether_vec3f_mul(aether_vec3f a, aether_vec3f b);
        out.y = (a.y * b.y);
        out.z = (a.z * b.z);
        return out; */
-AETHER_API aether_vec3d aether_vec3d_mul(aether_vec3d a, aether_vec3d b);
+AETHER_API_BY_VALUE aether_vec3d aether_vec3d_mul(aether_vec3d a, aether_vec3d b);
 
 /* aether_vec4f_mul: Componentwise a * b.
    Spec:
@@ -441,7 +639,7 @@ AETHER_API aether_vec3d aether_vec3d_mul(aether_vec3d a, aether_vec3d b);
        out.z = (a.z * b.z);
        out.w = (a.w * b.w);
        return out; */
-AETHER_API aether_vec4f aether_vec4f_mul(aether_vec4f a, aether_vec4f b);
+AETHER_API_BY_VALUE aether_vec4f aether_vec4f_mul(aether_vec4f a, aether_vec4f b);
 
 /* aether_vec4d_mul: Componentwise a * b.
    Spec:
@@ -453,7 +651,7 @@ AETHER_API aether_vec4f aether_vec4f_mul(aether_vec4f a, aether_vec4f b);
        out.z = (a.z * b.z);
        out.w = (a.w * b.w);
        return out; */
-AETHER_API aether_vec4d aether_vec4d_mul(aether_vec4d a, aether_vec4d b);
+AETHER_API_BY_VALUE aether_vec4d aether_vec4d_mul(aether_vec4d a, aether_vec4d b);
 
 /* aether_vec2f_scale: Scale by a scalar: s * a[i].
    Spec:
@@ -463,7 +661,7 @@ AETHER_API aether_vec4d aether_vec4d_mul(aether_vec4d a, aether_vec4d b);
        out.x = (s * a.x);
        out.y = (s * a.y);
        return out; */
-AETHER_API aether_vec2f aether_vec2f_scale(aether_vec2f a, float s);
+AETHER_API_BY_VALUE aether_vec2f aether_vec2f_scale(aether_vec2f a, float s);
 
 /* aether_vec2d_scale: Scale by a scalar: s * a[i].
    Spec:
@@ -473,7 +671,7 @@ AETHER_API aether_vec2f aether_vec2f_scale(aether_vec2f a, float s);
        out.x = (s * a.x);
        out.y = (s * a.y);
        return out; */
-AETHER_API aether_vec2d aether_vec2d_scale(aether_vec2d a, double s);
+AETHER_API_BY_VALUE aether_vec2d aether_vec2d_scale(aether_vec2d a, double s);
 
 /* aether_vec3f_scale: Scale by a scalar: s * a[i].
    Spec:
@@ -484,7 +682,7 @@ AETHER_API aether_vec2d aether_vec2d_scale(aether_vec2d a, double s);
        out.y = (s * a.y);
        out.z = (s * a.z);
        return out; */
-AETHER_API aether_vec3f aether_vec3f_scale(aether_vec3f a, float s);
+AETHER_API_BY_VALUE aether_vec3f aether_vec3f_scale(aether_vec3f a, float s);
 
 /* aether_vec3d_scale: Scale by a scalar: s * a[i].
    Spec:
@@ -495,7 +693,7 @@ AETHER_API aether_vec3f aether_vec3f_scale(aether_vec3f a, float s);
        out.y = (s * a.y);
        out.z = (s * a.z);
        return out; */
-AETHER_API aether_vec3d aether_vec3d_scale(aether_vec3d a, double s);
+AETHER_API_BY_VALUE aether_vec3d aether_vec3d_scale(aether_vec3d a, double s);
 
 /* aether_vec4f_scale: Scale by a scalar: s * a[i].
    Spec:
@@ -507,7 +705,7 @@ AETHER_API aether_vec3d aether_vec3d_scale(aether_vec3d a, double s);
        out.z = (s * a.z);
        out.w = (s * a.w);
        return out; */
-AETHER_API aether_vec4f aether_vec4f_scale(aether_vec4f a, float s);
+AETHER_API_BY_VALUE aether_vec4f aether_vec4f_scale(aether_vec4f a, float s);
 
 /* aether_vec4d_scale: Scale by a scalar: s * a[i].
    Spec:
@@ -519,7 +717,7 @@ AETHER_API aether_vec4f aether_vec4f_scale(aether_vec4f a, float s);
        out.z = (s * a.z);
        out.w = (s * a.w);
        return out; */
-AETHER_API aether_vec4d aether_vec4d_scale(aether_vec4d a, double s);
+AETHER_API_BY_VALUE aether_vec4d aether_vec4d_scale(aether_vec4d a, double s);
 
 /* aether_vec2f_div: Divide by a scalar: one reciprocal r = 1/s, then r * a[i]; not a correctly rounded division per component.
    Spec:
@@ -531,7 +729,7 @@ AETHER_API aether_vec4d aether_vec4d_scale(aether_vec4d a, double s);
        out.x = (r * a.x);
        out.y = (r * a.y);
        return out; */
-AETHER_API aether_vec2f aether_vec2f_div(aether_vec2f a, float s);
+AETHER_API_BY_VALUE aether_vec2f aether_vec2f_div(aether_vec2f a, float s);
 
 /* aether_vec2d_div: Divide by a scalar: one reciprocal r = 1/s, then r * a[i]; not a correctly rounded division per component.
    Spec:
@@ -543,7 +741,7 @@ AETHER_API aether_vec2f aether_vec2f_div(aether_vec2f a, float s);
        out.x = (r * a.x);
        out.y = (r * a.y);
        return out; */
-AETHER_API aether_vec2d aether_vec2d_div(aether_vec2d a, double s);
+AETHER_API_BY_VALUE aether_vec2d aether_vec2d_div(aether_vec2d a, double s);
 
 /* aether_vec3f_div: Divide by a scalar: one reciprocal r = 1/s, then r * a[i]; not a correctly rounded division per component.
    Spec:
@@ -556,7 +754,7 @@ AETHER_API aether_vec2d aether_vec2d_div(aether_vec2d a, double s);
        out.y = (r * a.y);
        out.z = (r * a.z);
        return out; */
-AETHER_API aether_vec3f aether_vec3f_div(aether_vec3f a, float s);
+AETHER_API_BY_VALUE aether_vec3f aether_vec3f_div(aether_vec3f a, float s);
 
 /* aether_vec3d_div: Divide by a scalar: one reciprocal r = 1/s, then r * a[i]; not a correctly rounded division per component.
    Spec:
@@ -569,7 +767,7 @@ AETHER_API aether_vec3f aether_vec3f_div(aether_vec3f a, float s);
        out.y = (r * a.y);
        out.z = (r * a.z);
        return out; */
-AETHER_API aether_vec3d aether_vec3d_div(aether_vec3d a, double s);
+AETHER_API_BY_VALUE aether_vec3d aether_vec3d_div(aether_vec3d a, double s);
 
 /* aether_vec4f_div: Divide by a scalar: one reciprocal r = 1/s, then r * a[i]; not a correctly rounded division per component.
    Spec:
@@ -583,7 +781,7 @@ AETHER_API aether_vec3d aether_vec3d_div(aether_vec3d a, double s);
        out.z = (r * a.z);
        out.w = (r * a.w);
        return out; */
-AETHER_API aether_vec4f aether_vec4f_div(aether_vec4f a, float s);
+AETHER_API_BY_VALUE aether_vec4f aether_vec4f_div(aether_vec4f a, float s);
 
 /* aether_vec4d_div: Divide by a scalar: one reciprocal r = 1/s, then r * a[i]; not a correctly rounded division per component.
    Spec:
@@ -597,7 +795,7 @@ AETHER_API aether_vec4f aether_vec4f_div(aether_vec4f a, float s);
        out.z = (r * a.z);
        out.w = (r * a.w);
        return out; */
-AETHER_API aether_vec4d aether_vec4d_div(aether_vec4d a, double s);
+AETHER_API_BY_VALUE aether_vec4d aether_vec4d_div(aether_vec4d a, double s);
 
 /* aether_f32_neg: Negation spelled a * -1.
    Spec:
@@ -621,7 +819,7 @@ AETHER_API double aether_f64_neg(double a);
        out.x = (a.x * -1.0f);
        out.y = (a.y * -1.0f);
        return out; */
-AETHER_API aether_vec2f aether_vec2f_neg(aether_vec2f a);
+AETHER_API_BY_VALUE aether_vec2f aether_vec2f_neg(aether_vec2f a);
 
 /* aether_vec2d_neg: Negation spelled a * -1.
    Spec:
@@ -631,7 +829,7 @@ AETHER_API aether_vec2f aether_vec2f_neg(aether_vec2f a);
        out.x = (a.x * -1.0);
        out.y = (a.y * -1.0);
        return out; */
-AETHER_API aether_vec2d aether_vec2d_neg(aether_vec2d a);
+AETHER_API_BY_VALUE aether_vec2d aether_vec2d_neg(aether_vec2d a);
 
 /* aether_vec3f_neg: Negation spelled a * -1.
    Spec:
@@ -642,7 +840,7 @@ AETHER_API aether_vec2d aether_vec2d_neg(aether_vec2d a);
        out.y = (a.y * -1.0f);
        out.z = (a.z * -1.0f);
        return out; */
-AETHER_API aether_vec3f aether_vec3f_neg(aether_vec3f a);
+AETHER_API_BY_VALUE aether_vec3f aether_vec3f_neg(aether_vec3f a);
 
 /* aether_vec3d_neg: Negation spelled a * -1.
    Spec:
@@ -653,7 +851,7 @@ AETHER_API aether_vec3f aether_vec3f_neg(aether_vec3f a);
        out.y = (a.y * -1.0);
        out.z = (a.z * -1.0);
        return out; */
-AETHER_API aether_vec3d aether_vec3d_neg(aether_vec3d a);
+AETHER_API_BY_VALUE aether_vec3d aether_vec3d_neg(aether_vec3d a);
 
 /* aether_vec4f_neg: Negation spelled a * -1.
    Spec:
@@ -665,7 +863,7 @@ AETHER_API aether_vec3d aether_vec3d_neg(aether_vec3d a);
        out.z = (a.z * -1.0f);
        out.w = (a.w * -1.0f);
        return out; */
-AETHER_API aether_vec4f aether_vec4f_neg(aether_vec4f a);
+AETHER_API_BY_VALUE aether_vec4f aether_vec4f_neg(aether_vec4f a);
 
 /* aether_vec4d_neg: Negation spelled a * -1.
    Spec:
@@ -677,7 +875,7 @@ AETHER_API aether_vec4f aether_vec4f_neg(aether_vec4f a);
        out.z = (a.z * -1.0);
        out.w = (a.w * -1.0);
        return out; */
-AETHER_API aether_vec4d aether_vec4d_neg(aether_vec4d a);
+AETHER_API_BY_VALUE aether_vec4d aether_vec4d_neg(aether_vec4d a);
 
 /* aether_f32_abs: Absolute value (fabs): clears the sign bit, NaN payload kept.
    Spec:
@@ -701,7 +899,7 @@ AETHER_API double aether_f64_abs(double a);
        out.x = fabsf(a.x);
        out.y = fabsf(a.y);
        return out; */
-AETHER_API aether_vec2f aether_vec2f_abs(aether_vec2f a);
+AETHER_API_BY_VALUE aether_vec2f aether_vec2f_abs(aether_vec2f a);
 
 /* aether_vec2d_abs: Absolute value (fabs): clears the sign bit, NaN payload kept.
    Spec:
@@ -711,7 +909,7 @@ AETHER_API aether_vec2f aether_vec2f_abs(aether_vec2f a);
        out.x = fabs(a.x);
        out.y = fabs(a.y);
        return out; */
-AETHER_API aether_vec2d aether_vec2d_abs(aether_vec2d a);
+AETHER_API_BY_VALUE aether_vec2d aether_vec2d_abs(aether_vec2d a);
 
 /* aether_vec3f_abs: Absolute value (fabs): clears the sign bit, NaN payload kept.
    Spec:
@@ -722,7 +920,7 @@ AETHER_API aether_vec2d aether_vec2d_abs(aether_vec2d a);
        out.y = fabsf(a.y);
        out.z = fabsf(a.z);
        return out; */
-AETHER_API aether_vec3f aether_vec3f_abs(aether_vec3f a);
+AETHER_API_BY_VALUE aether_vec3f aether_vec3f_abs(aether_vec3f a);
 
 /* aether_vec3d_abs: Absolute value (fabs): clears the sign bit, NaN payload kept.
    Spec:
@@ -733,7 +931,7 @@ AETHER_API aether_vec3f aether_vec3f_abs(aether_vec3f a);
        out.y = fabs(a.y);
        out.z = fabs(a.z);
        return out; */
-AETHER_API aether_vec3d aether_vec3d_abs(aether_vec3d a);
+AETHER_API_BY_VALUE aether_vec3d aether_vec3d_abs(aether_vec3d a);
 
 /* aether_vec4f_abs: Absolute value (fabs): clears the sign bit, NaN payload kept.
    Spec:
@@ -745,7 +943,7 @@ AETHER_API aether_vec3d aether_vec3d_abs(aether_vec3d a);
        out.z = fabsf(a.z);
        out.w = fabsf(a.w);
        return out; */
-AETHER_API aether_vec4f aether_vec4f_abs(aether_vec4f a);
+AETHER_API_BY_VALUE aether_vec4f aether_vec4f_abs(aether_vec4f a);
 
 /* aether_vec4d_abs: Absolute value (fabs): clears the sign bit, NaN payload kept.
    Spec:
@@ -757,7 +955,7 @@ AETHER_API aether_vec4f aether_vec4f_abs(aether_vec4f a);
        out.z = fabs(a.z);
        out.w = fabs(a.w);
        return out; */
-AETHER_API aether_vec4d aether_vec4d_abs(aether_vec4d a);
+AETHER_API_BY_VALUE aether_vec4d aether_vec4d_abs(aether_vec4d a);
 
 /* aether_vec2f_min: Componentwise C fmin.
    Spec:
@@ -767,7 +965,7 @@ AETHER_API aether_vec4d aether_vec4d_abs(aether_vec4d a);
        out.x = aether_fmin_f32(a.x, b.x);
        out.y = aether_fmin_f32(a.y, b.y);
        return out; */
-AETHER_API aether_vec2f aether_vec2f_min(aether_vec2f a, aether_vec2f b);
+AETHER_API_BY_VALUE aether_vec2f aether_vec2f_min(aether_vec2f a, aether_vec2f b);
 
 /* aether_vec2d_min: Componentwise C fmin.
    Spec:
@@ -777,7 +975,7 @@ AETHER_API aether_vec2f aether_vec2f_min(aether_vec2f a, aether_vec2f b);
        out.x = aether_fmin_f64(a.x, b.x);
        out.y = aether_fmin_f64(a.y, b.y);
        return out; */
-AETHER_API aether_vec2d aether_vec2d_min(aether_vec2d a, aether_vec2d b);
+AETHER_API_BY_VALUE aether_vec2d aether_vec2d_min(aether_vec2d a, aether_vec2d b);
 
 /* aether_vec3f_min: Componentwise C fmin.
    Spec:
@@ -788,7 +986,7 @@ AETHER_API aether_vec2d aether_vec2d_min(aether_vec2d a, aether_vec2d b);
        out.y = aether_fmin_f32(a.y, b.y);
        out.z = aether_fmin_f32(a.z, b.z);
        return out; */
-AETHER_API aether_vec3f aether_vec3f_min(aether_vec3f a, aether_vec3f b);
+AETHER_API_BY_VALUE aether_vec3f aether_vec3f_min(aether_vec3f a, aether_vec3f b);
 
 /* aether_vec3d_min: Componentwise C fmin.
    Spec:
@@ -799,7 +997,7 @@ AETHER_API aether_vec3f aether_vec3f_min(aether_vec3f a, aether_vec3f b);
        out.y = aether_fmin_f64(a.y, b.y);
        out.z = aether_fmin_f64(a.z, b.z);
        return out; */
-AETHER_API aether_vec3d aether_vec3d_min(aether_vec3d a, aether_vec3d b);
+AETHER_API_BY_VALUE aether_vec3d aether_vec3d_min(aether_vec3d a, aether_vec3d b);
 
 /* aether_vec4f_min: Componentwise C fmin.
    Spec:
@@ -811,7 +1009,7 @@ AETHER_API aether_vec3d aether_vec3d_min(aether_vec3d a, aether_vec3d b);
        out.z = aether_fmin_f32(a.z, b.z);
        out.w = aether_fmin_f32(a.w, b.w);
        return out; */
-AETHER_API aether_vec4f aether_vec4f_min(aether_vec4f a, aether_vec4f b);
+AETHER_API_BY_VALUE aether_vec4f aether_vec4f_min(aether_vec4f a, aether_vec4f b);
 
 /* aether_vec4d_min: Componentwise C fmin.
    Spec:
@@ -823,7 +1021,7 @@ AETHER_API aether_vec4f aether_vec4f_min(aether_vec4f a, aether_vec4f b);
        out.z = aether_fmin_f64(a.z, b.z);
        out.w = aether_fmin_f64(a.w, b.w);
        return out; */
-AETHER_API aether_vec4d aether_vec4d_min(aether_vec4d a, aether_vec4d b);
+AETHER_API_BY_VALUE aether_vec4d aether_vec4d_min(aether_vec4d a, aether_vec4d b);
 
 /* aether_vec2f_max: Componentwise C fmax.
    Spec:
@@ -833,7 +1031,7 @@ AETHER_API aether_vec4d aether_vec4d_min(aether_vec4d a, aether_vec4d b);
        out.x = aether_fmax_f32(a.x, b.x);
        out.y = aether_fmax_f32(a.y, b.y);
        return out; */
-AETHER_API aether_vec2f aether_vec2f_max(aether_vec2f a, aether_vec2f b);
+AETHER_API_BY_VALUE aether_vec2f aether_vec2f_max(aether_vec2f a, aether_vec2f b);
 
 /* aether_vec2d_max: Componentwise C fmax.
    Spec:
@@ -843,7 +1041,7 @@ AETHER_API aether_vec2f aether_vec2f_max(aether_vec2f a, aether_vec2f b);
        out.x = aether_fmax_f64(a.x, b.x);
        out.y = aether_fmax_f64(a.y, b.y);
        return out; */
-AETHER_API aether_vec2d aether_vec2d_max(aether_vec2d a, aether_vec2d b);
+AETHER_API_BY_VALUE aether_vec2d aether_vec2d_max(aether_vec2d a, aether_vec2d b);
 
 /* aether_vec3f_max: Componentwise C fmax.
    Spec:
@@ -854,7 +1052,7 @@ AETHER_API aether_vec2d aether_vec2d_max(aether_vec2d a, aether_vec2d b);
        out.y = aether_fmax_f32(a.y, b.y);
        out.z = aether_fmax_f32(a.z, b.z);
        return out; */
-AETHER_API aether_vec3f aether_vec3f_max(aether_vec3f a, aether_vec3f b);
+AETHER_API_BY_VALUE aether_vec3f aether_vec3f_max(aether_vec3f a, aether_vec3f b);
 
 /* aether_vec3d_max: Componentwise C fmax.
    Spec:
@@ -865,7 +1063,7 @@ AETHER_API aether_vec3f aether_vec3f_max(aether_vec3f a, aether_vec3f b);
        out.y = aether_fmax_f64(a.y, b.y);
        out.z = aether_fmax_f64(a.z, b.z);
        return out; */
-AETHER_API aether_vec3d aether_vec3d_max(aether_vec3d a, aether_vec3d b);
+AETHER_API_BY_VALUE aether_vec3d aether_vec3d_max(aether_vec3d a, aether_vec3d b);
 
 /* aether_vec4f_max: Componentwise C fmax.
    Spec:
@@ -877,7 +1075,7 @@ AETHER_API aether_vec3d aether_vec3d_max(aether_vec3d a, aether_vec3d b);
        out.z = aether_fmax_f32(a.z, b.z);
        out.w = aether_fmax_f32(a.w, b.w);
        return out; */
-AETHER_API aether_vec4f aether_vec4f_max(aether_vec4f a, aether_vec4f b);
+AETHER_API_BY_VALUE aether_vec4f aether_vec4f_max(aether_vec4f a, aether_vec4f b);
 
 /* aether_vec4d_max: Componentwise C fmax.
    Spec:
@@ -889,7 +1087,7 @@ AETHER_API aether_vec4f aether_vec4f_max(aether_vec4f a, aether_vec4f b);
        out.z = aether_fmax_f64(a.z, b.z);
        out.w = aether_fmax_f64(a.w, b.w);
        return out; */
-AETHER_API aether_vec4d aether_vec4d_max(aether_vec4d a, aether_vec4d b);
+AETHER_API_BY_VALUE aether_vec4d aether_vec4d_max(aether_vec4d a, aether_vec4d b);
 
 /* aether_vec2f_lerp: Linear interpolation a + t * (b - a), per component, in that order.
    Spec:
@@ -899,7 +1097,7 @@ AETHER_API aether_vec4d aether_vec4d_max(aether_vec4d a, aether_vec4d b);
        out.x = (a.x + (t * (b.x - a.x)));
        out.y = (a.y + (t * (b.y - a.y)));
        return out; */
-AETHER_API aether_vec2f aether_vec2f_lerp(aether_vec2f a, aether_vec2f b, float t);
+AETHER_API_BY_VALUE aether_vec2f aether_vec2f_lerp(aether_vec2f a, aether_vec2f b, float t);
 
 /* aether_vec2d_lerp: Linear interpolation a + t * (b - a), per component, in that order.
    Spec:
@@ -909,7 +1107,7 @@ AETHER_API aether_vec2f aether_vec2f_lerp(aether_vec2f a, aether_vec2f b, float 
        out.x = (a.x + (t * (b.x - a.x)));
        out.y = (a.y + (t * (b.y - a.y)));
        return out; */
-AETHER_API aether_vec2d aether_vec2d_lerp(aether_vec2d a, aether_vec2d b, double t);
+AETHER_API_BY_VALUE aether_vec2d aether_vec2d_lerp(aether_vec2d a, aether_vec2d b, double t);
 
 /* aether_vec3f_lerp: Linear interpolation a + t * (b - a), per component, in that order.
    Spec:
@@ -920,7 +1118,7 @@ AETHER_API aether_vec2d aether_vec2d_lerp(aether_vec2d a, aether_vec2d b, double
        out.y = (a.y + (t * (b.y - a.y)));
        out.z = (a.z + (t * (b.z - a.z)));
        return out; */
-AETHER_API aether_vec3f aether_vec3f_lerp(aether_vec3f a, aether_vec3f b, float t);
+AETHER_API_BY_VALUE aether_vec3f aether_vec3f_lerp(aether_vec3f a, aether_vec3f b, float t);
 
 /* aether_vec3d_lerp: Linear interpolation a + t * (b - a), per component, in that order.
    Spec:
@@ -931,7 +1129,7 @@ AETHER_API aether_vec3f aether_vec3f_lerp(aether_vec3f a, aether_vec3f b, float 
        out.y = (a.y + (t * (b.y - a.y)));
        out.z = (a.z + (t * (b.z - a.z)));
        return out; */
-AETHER_API aether_vec3d aether_vec3d_lerp(aether_vec3d a, aether_vec3d b, double t);
+AETHER_API_BY_VALUE aether_vec3d aether_vec3d_lerp(aether_vec3d a, aether_vec3d b, double t);
 
 /* aether_vec4f_lerp: Linear interpolation a + t * (b - a), per component, in that order.
    Spec:
@@ -943,7 +1141,7 @@ AETHER_API aether_vec3d aether_vec3d_lerp(aether_vec3d a, aether_vec3d b, double
        out.z = (a.z + (t * (b.z - a.z)));
        out.w = (a.w + (t * (b.w - a.w)));
        return out; */
-AETHER_API aether_vec4f aether_vec4f_lerp(aether_vec4f a, aether_vec4f b, float t);
+AETHER_API_BY_VALUE aether_vec4f aether_vec4f_lerp(aether_vec4f a, aether_vec4f b, float t);
 
 /* aether_vec4d_lerp: Linear interpolation a + t * (b - a), per component, in that order.
    Spec:
@@ -955,259 +1153,259 @@ AETHER_API aether_vec4f aether_vec4f_lerp(aether_vec4f a, aether_vec4f b, float 
        out.z = (a.z + (t * (b.z - a.z)));
        out.w = (a.w + (t * (b.w - a.w)));
        return out; */
-AETHER_API aether_vec4d aether_vec4d_lerp(aether_vec4d a, aether_vec4d b, double t);
+AETHER_API_BY_VALUE aether_vec4d aether_vec4d_lerp(aether_vec4d a, aether_vec4d b, double t);
 
 /* aether_vec2f_sum: Sum of the components: the fold of a[k].
    Spec:
        out = fold(add, i < N, a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return (a.y + a.x); */
-AETHER_API float aether_vec2f_sum(aether_vec2f a);
+AETHER_API_BY_VALUE float aether_vec2f_sum(aether_vec2f a);
 
 /* aether_vec2d_sum: Sum of the components: the fold of a[k].
    Spec:
        out = fold(add, i < N, a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return (a.y + a.x); */
-AETHER_API double aether_vec2d_sum(aether_vec2d a);
+AETHER_API_BY_VALUE double aether_vec2d_sum(aether_vec2d a);
 
 /* aether_vec3f_sum: Sum of the components: the fold of a[k].
    Spec:
        out = fold(add, i < N, a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return (a.z + (a.y + a.x)); */
-AETHER_API float aether_vec3f_sum(aether_vec3f a);
+AETHER_API_BY_VALUE float aether_vec3f_sum(aether_vec3f a);
 
 /* aether_vec3d_sum: Sum of the components: the fold of a[k].
    Spec:
        out = fold(add, i < N, a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return (a.z + (a.y + a.x)); */
-AETHER_API double aether_vec3d_sum(aether_vec3d a);
+AETHER_API_BY_VALUE double aether_vec3d_sum(aether_vec3d a);
 
 /* aether_vec4f_sum: Sum of the components: the fold of a[k].
    Spec:
        out = fold(add, i < N, a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return (a.w + (a.z + (a.y + a.x))); */
-AETHER_API float aether_vec4f_sum(aether_vec4f a);
+AETHER_API_BY_VALUE float aether_vec4f_sum(aether_vec4f a);
 
 /* aether_vec4d_sum: Sum of the components: the fold of a[k].
    Spec:
        out = fold(add, i < N, a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return (a.w + (a.z + (a.y + a.x))); */
-AETHER_API double aether_vec4d_sum(aether_vec4d a);
+AETHER_API_BY_VALUE double aether_vec4d_sum(aether_vec4d a);
 
 /* aether_vec2f_dot: Dot product: the fold of a[k] * b[k].
    Spec:
        out = fold(add, i < N, a[i] * b[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a.y * b.y) + (a.x * b.x)); */
-AETHER_API float aether_vec2f_dot(aether_vec2f a, aether_vec2f b);
+AETHER_API_BY_VALUE float aether_vec2f_dot(aether_vec2f a, aether_vec2f b);
 
 /* aether_vec2d_dot: Dot product: the fold of a[k] * b[k].
    Spec:
        out = fold(add, i < N, a[i] * b[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a.y * b.y) + (a.x * b.x)); */
-AETHER_API double aether_vec2d_dot(aether_vec2d a, aether_vec2d b);
+AETHER_API_BY_VALUE double aether_vec2d_dot(aether_vec2d a, aether_vec2d b);
 
 /* aether_vec3f_dot: Dot product: the fold of a[k] * b[k].
    Spec:
        out = fold(add, i < N, a[i] * b[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a.z * b.z) + ((a.y * b.y) + (a.x * b.x))); */
-AETHER_API float aether_vec3f_dot(aether_vec3f a, aether_vec3f b);
+AETHER_API_BY_VALUE float aether_vec3f_dot(aether_vec3f a, aether_vec3f b);
 
 /* aether_vec3d_dot: Dot product: the fold of a[k] * b[k].
    Spec:
        out = fold(add, i < N, a[i] * b[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a.z * b.z) + ((a.y * b.y) + (a.x * b.x))); */
-AETHER_API double aether_vec3d_dot(aether_vec3d a, aether_vec3d b);
+AETHER_API_BY_VALUE double aether_vec3d_dot(aether_vec3d a, aether_vec3d b);
 
 /* aether_vec4f_dot: Dot product: the fold of a[k] * b[k].
    Spec:
        out = fold(add, i < N, a[i] * b[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a.w * b.w) + ((a.z * b.z) + ((a.y * b.y) + (a.x * b.x)))); */
-AETHER_API float aether_vec4f_dot(aether_vec4f a, aether_vec4f b);
+AETHER_API_BY_VALUE float aether_vec4f_dot(aether_vec4f a, aether_vec4f b);
 
 /* aether_vec4d_dot: Dot product: the fold of a[k] * b[k].
    Spec:
        out = fold(add, i < N, a[i] * b[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a.w * b.w) + ((a.z * b.z) + ((a.y * b.y) + (a.x * b.x)))); */
-AETHER_API double aether_vec4d_dot(aether_vec4d a, aether_vec4d b);
+AETHER_API_BY_VALUE double aether_vec4d_dot(aether_vec4d a, aether_vec4d b);
 
 /* aether_vec2f_squared_norm: Squared norm: dot(a, a).
    Spec:
        out = dot(a, a)
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a.y * a.y) + (a.x * a.x)); */
-AETHER_API float aether_vec2f_squared_norm(aether_vec2f a);
+AETHER_API_BY_VALUE float aether_vec2f_squared_norm(aether_vec2f a);
 
 /* aether_vec2d_squared_norm: Squared norm: dot(a, a).
    Spec:
        out = dot(a, a)
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a.y * a.y) + (a.x * a.x)); */
-AETHER_API double aether_vec2d_squared_norm(aether_vec2d a);
+AETHER_API_BY_VALUE double aether_vec2d_squared_norm(aether_vec2d a);
 
 /* aether_vec3f_squared_norm: Squared norm: dot(a, a).
    Spec:
        out = dot(a, a)
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a.z * a.z) + ((a.y * a.y) + (a.x * a.x))); */
-AETHER_API float aether_vec3f_squared_norm(aether_vec3f a);
+AETHER_API_BY_VALUE float aether_vec3f_squared_norm(aether_vec3f a);
 
 /* aether_vec3d_squared_norm: Squared norm: dot(a, a).
    Spec:
        out = dot(a, a)
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a.z * a.z) + ((a.y * a.y) + (a.x * a.x))); */
-AETHER_API double aether_vec3d_squared_norm(aether_vec3d a);
+AETHER_API_BY_VALUE double aether_vec3d_squared_norm(aether_vec3d a);
 
 /* aether_vec4f_squared_norm: Squared norm: dot(a, a).
    Spec:
        out = dot(a, a)
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a.w * a.w) + ((a.z * a.z) + ((a.y * a.y) + (a.x * a.x)))); */
-AETHER_API float aether_vec4f_squared_norm(aether_vec4f a);
+AETHER_API_BY_VALUE float aether_vec4f_squared_norm(aether_vec4f a);
 
 /* aether_vec4d_squared_norm: Squared norm: dot(a, a).
    Spec:
        out = dot(a, a)
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a.w * a.w) + ((a.z * a.z) + ((a.y * a.y) + (a.x * a.x)))); */
-AETHER_API double aether_vec4d_squared_norm(aether_vec4d a);
+AETHER_API_BY_VALUE double aether_vec4d_squared_norm(aether_vec4d a);
 
 /* aether_vec2f_norm: Norm: sqrt of the squared norm; no hypot, so it overflows and underflows with the squares.
    Spec:
        out = sqrt(squared_norm(a))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return sqrtf(((a.y * a.y) + (a.x * a.x))); */
-AETHER_API float aether_vec2f_norm(aether_vec2f a);
+AETHER_API_BY_VALUE float aether_vec2f_norm(aether_vec2f a);
 
 /* aether_vec2d_norm: Norm: sqrt of the squared norm; no hypot, so it overflows and underflows with the squares.
    Spec:
        out = sqrt(squared_norm(a))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return sqrt(((a.y * a.y) + (a.x * a.x))); */
-AETHER_API double aether_vec2d_norm(aether_vec2d a);
+AETHER_API_BY_VALUE double aether_vec2d_norm(aether_vec2d a);
 
 /* aether_vec3f_norm: Norm: sqrt of the squared norm; no hypot, so it overflows and underflows with the squares.
    Spec:
        out = sqrt(squared_norm(a))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return sqrtf(((a.z * a.z) + ((a.y * a.y) + (a.x * a.x)))); */
-AETHER_API float aether_vec3f_norm(aether_vec3f a);
+AETHER_API_BY_VALUE float aether_vec3f_norm(aether_vec3f a);
 
 /* aether_vec3d_norm: Norm: sqrt of the squared norm; no hypot, so it overflows and underflows with the squares.
    Spec:
        out = sqrt(squared_norm(a))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return sqrt(((a.z * a.z) + ((a.y * a.y) + (a.x * a.x)))); */
-AETHER_API double aether_vec3d_norm(aether_vec3d a);
+AETHER_API_BY_VALUE double aether_vec3d_norm(aether_vec3d a);
 
 /* aether_vec4f_norm: Norm: sqrt of the squared norm; no hypot, so it overflows and underflows with the squares.
    Spec:
        out = sqrt(squared_norm(a))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return sqrtf(((a.w * a.w) + ((a.z * a.z) + ((a.y * a.y) + (a.x * a.x))))); */
-AETHER_API float aether_vec4f_norm(aether_vec4f a);
+AETHER_API_BY_VALUE float aether_vec4f_norm(aether_vec4f a);
 
 /* aether_vec4d_norm: Norm: sqrt of the squared norm; no hypot, so it overflows and underflows with the squares.
    Spec:
        out = sqrt(squared_norm(a))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return sqrt(((a.w * a.w) + ((a.z * a.z) + ((a.y * a.y) + (a.x * a.x))))); */
-AETHER_API double aether_vec4d_norm(aether_vec4d a);
+AETHER_API_BY_VALUE double aether_vec4d_norm(aether_vec4d a);
 
 /* aether_vec2f_max_norm: Max norm: the fold of fabs(a[k]) with the max_select combiner (new > acc ? new : acc).
    Spec:
        out = fold(max_select, i < N, fabs(a[i]))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x)); */
-AETHER_API float aether_vec2f_max_norm(aether_vec2f a);
+AETHER_API_BY_VALUE float aether_vec2f_max_norm(aether_vec2f a);
 
 /* aether_vec2d_max_norm: Max norm: the fold of fabs(a[k]) with the max_select combiner (new > acc ? new : acc).
    Spec:
        out = fold(max_select, i < N, fabs(a[i]))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x)); */
-AETHER_API double aether_vec2d_max_norm(aether_vec2d a);
+AETHER_API_BY_VALUE double aether_vec2d_max_norm(aether_vec2d a);
 
 /* aether_vec3f_max_norm: Max norm: the fold of fabs(a[k]) with the max_select combiner (new > acc ? new : acc).
    Spec:
        out = fold(max_select, i < N, fabs(a[i]))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((fabsf(a.z) > ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x))) ? fabsf(a.z) : ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x))); */
-AETHER_API float aether_vec3f_max_norm(aether_vec3f a);
+AETHER_API_BY_VALUE float aether_vec3f_max_norm(aether_vec3f a);
 
 /* aether_vec3d_max_norm: Max norm: the fold of fabs(a[k]) with the max_select combiner (new > acc ? new : acc).
    Spec:
        out = fold(max_select, i < N, fabs(a[i]))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((fabs(a.z) > ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x))) ? fabs(a.z) : ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x))); */
-AETHER_API double aether_vec3d_max_norm(aether_vec3d a);
+AETHER_API_BY_VALUE double aether_vec3d_max_norm(aether_vec3d a);
 
 /* aether_vec4f_max_norm: Max norm: the fold of fabs(a[k]) with the max_select combiner (new > acc ? new : acc).
    Spec:
        out = fold(max_select, i < N, fabs(a[i]))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((fabsf(a.w) > ((fabsf(a.z) > ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x))) ? fabsf(a.z) : ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x)))) ? fabsf(a.w) : ((fabsf(a.z) > ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x))) ? fabsf(a.z) : ((fabsf(a.y) > fabsf(a.x)) ? fabsf(a.y) : fabsf(a.x)))); */
-AETHER_API float aether_vec4f_max_norm(aether_vec4f a);
+AETHER_API_BY_VALUE float aether_vec4f_max_norm(aether_vec4f a);
 
 /* aether_vec4d_max_norm: Max norm: the fold of fabs(a[k]) with the max_select combiner (new > acc ? new : acc).
    Spec:
        out = fold(max_select, i < N, fabs(a[i]))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((fabs(a.w) > ((fabs(a.z) > ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x))) ? fabs(a.z) : ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x)))) ? fabs(a.w) : ((fabs(a.z) > ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x))) ? fabs(a.z) : ((fabs(a.y) > fabs(a.x)) ? fabs(a.y) : fabs(a.x)))); */
-AETHER_API double aether_vec4d_max_norm(aether_vec4d a);
+AETHER_API_BY_VALUE double aether_vec4d_max_norm(aether_vec4d a);
 
 /* aether_vec2f_is_finite: 1 when every component is finite, else 0.
    Spec:
        out = fold(all, i < N, isfinite(a[i]))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return (isfinite(a.y) && isfinite(a.x)) ? 1 : 0; */
-AETHER_API int aether_vec2f_is_finite(aether_vec2f a);
+AETHER_API_BY_VALUE int aether_vec2f_is_finite(aether_vec2f a);
 
 /* aether_vec2d_is_finite: 1 when every component is finite, else 0.
    Spec:
        out = fold(all, i < N, isfinite(a[i]))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return (isfinite(a.y) && isfinite(a.x)) ? 1 : 0; */
-AETHER_API int aether_vec2d_is_finite(aether_vec2d a);
+AETHER_API_BY_VALUE int aether_vec2d_is_finite(aether_vec2d a);
 
 /* aether_vec3f_is_finite: 1 when every component is finite, else 0.
    Spec:
        out = fold(all, i < N, isfinite(a[i]))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return (isfinite(a.z) && (isfinite(a.y) && isfinite(a.x))) ? 1 : 0; */
-AETHER_API int aether_vec3f_is_finite(aether_vec3f a);
+AETHER_API_BY_VALUE int aether_vec3f_is_finite(aether_vec3f a);
 
 /* aether_vec3d_is_finite: 1 when every component is finite, else 0.
    Spec:
        out = fold(all, i < N, isfinite(a[i]))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return (isfinite(a.z) && (isfinite(a.y) && isfinite(a.x))) ? 1 : 0; */
-AETHER_API int aether_vec3d_is_finite(aether_vec3d a);
+AETHER_API_BY_VALUE int aether_vec3d_is_finite(aether_vec3d a);
 
 /* aether_vec4f_is_finite: 1 when every component is finite, else 0.
    Spec:
        out = fold(all, i < N, isfinite(a[i]))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return (isfinite(a.w) && (isfinite(a.z) && (isfinite(a.y) && isfinite(a.x)))) ? 1 : 0; */
-AETHER_API int aether_vec4f_is_finite(aether_vec4f a);
+AETHER_API_BY_VALUE int aether_vec4f_is_finite(aether_vec4f a);
 
 /* aether_vec4d_is_finite: 1 when every component is finite, else 0.
    Spec:
        out = fold(all, i < N, isfinite(a[i]))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return (isfinite(a.w) && (isfinite(a.z) && (isfinite(a.y) && isfinite(a.x)))) ? 1 : 0; */
-AETHER_API int aether_vec4d_is_finite(aether_vec4d a);
+AETHER_API_BY_VALUE int aether_vec4d_is_finite(aether_vec4d a);
 
 /* aether_vec2f_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
    Spec:
@@ -1223,7 +1421,7 @@ AETHER_API int aether_vec4d_is_finite(aether_vec4d a);
        out.x = ((n > 0.0f) ? d_x : a.x);
        out.y = ((n > 0.0f) ? d_y : a.y);
        return out; */
-AETHER_API aether_vec2f aether_vec2f_normalize(aether_vec2f a);
+AETHER_API_BY_VALUE aether_vec2f aether_vec2f_normalize(aether_vec2f a);
 
 /* aether_vec2d_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
    Spec:
@@ -1239,7 +1437,7 @@ AETHER_API aether_vec2f aether_vec2f_normalize(aether_vec2f a);
        out.x = ((n > 0.0) ? d_x : a.x);
        out.y = ((n > 0.0) ? d_y : a.y);
        return out; */
-AETHER_API aether_vec2d aether_vec2d_normalize(aether_vec2d a);
+AETHER_API_BY_VALUE aether_vec2d aether_vec2d_normalize(aether_vec2d a);
 
 /* aether_vec3f_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
    Spec:
@@ -1257,7 +1455,7 @@ AETHER_API aether_vec2d aether_vec2d_normalize(aether_vec2d a);
        out.y = ((n > 0.0f) ? d_y : a.y);
        out.z = ((n > 0.0f) ? d_z : a.z);
        return out; */
-AETHER_API aether_vec3f aether_vec3f_normalize(aether_vec3f a);
+AETHER_API_BY_VALUE aether_vec3f aether_vec3f_normalize(aether_vec3f a);
 
 /* aether_vec3d_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
    Spec:
@@ -1275,7 +1473,7 @@ AETHER_API aether_vec3f aether_vec3f_normalize(aether_vec3f a);
        out.y = ((n > 0.0) ? d_y : a.y);
        out.z = ((n > 0.0) ? d_z : a.z);
        return out; */
-AETHER_API aether_vec3d aether_vec3d_normalize(aether_vec3d a);
+AETHER_API_BY_VALUE aether_vec3d aether_vec3d_normalize(aether_vec3d a);
 
 /* aether_vec4f_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
    Spec:
@@ -1295,7 +1493,7 @@ AETHER_API aether_vec3d aether_vec3d_normalize(aether_vec3d a);
        out.z = ((n > 0.0f) ? d_z : a.z);
        out.w = ((n > 0.0f) ? d_w : a.w);
        return out; */
-AETHER_API aether_vec4f aether_vec4f_normalize(aether_vec4f a);
+AETHER_API_BY_VALUE aether_vec4f aether_vec4f_normalize(aether_vec4f a);
 
 /* aether_vec4d_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
    Spec:
@@ -1315,7 +1513,7 @@ AETHER_API aether_vec4f aether_vec4f_normalize(aether_vec4f a);
        out.z = ((n > 0.0) ? d_z : a.z);
        out.w = ((n > 0.0) ? d_w : a.w);
        return out; */
-AETHER_API aether_vec4d aether_vec4d_normalize(aether_vec4d a);
+AETHER_API_BY_VALUE aether_vec4d aether_vec4d_normalize(aether_vec4d a);
 
 /* aether_quatf_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
    Spec:
@@ -1335,7 +1533,7 @@ AETHER_API aether_vec4d aether_vec4d_normalize(aether_vec4d a);
        out.y = ((n > 0.0f) ? d_y : a.y);
        out.z = ((n > 0.0f) ? d_z : a.z);
        return out; */
-AETHER_API aether_quatf aether_quatf_normalize(aether_quatf a);
+AETHER_API_BY_VALUE aether_quatf aether_quatf_normalize(aether_quatf a);
 
 /* aether_quatd_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
    Spec:
@@ -1355,7 +1553,7 @@ AETHER_API aether_quatf aether_quatf_normalize(aether_quatf a);
        out.y = ((n > 0.0) ? d_y : a.y);
        out.z = ((n > 0.0) ? d_z : a.z);
        return out; */
-AETHER_API aether_quatd aether_quatd_normalize(aether_quatd a);
+AETHER_API_BY_VALUE aether_quatd aether_quatd_normalize(aether_quatd a);
 
 /* aether_vec3f_cross: Cross product, each component a*b - c*d rounded product by product.
    Spec:
@@ -1368,7 +1566,7 @@ AETHER_API aether_quatd aether_quatd_normalize(aether_quatd a);
        out.y = ((a.z * b.x) - (a.x * b.z));
        out.z = ((a.x * b.y) - (a.y * b.x));
        return out; */
-AETHER_API aether_vec3f aether_vec3f_cross(aether_vec3f a, aether_vec3f b);
+AETHER_API_BY_VALUE aether_vec3f aether_vec3f_cross(aether_vec3f a, aether_vec3f b);
 
 /* aether_vec3d_cross: Cross product, each component a*b - c*d rounded product by product.
    Spec:
@@ -1381,7 +1579,7 @@ AETHER_API aether_vec3f aether_vec3f_cross(aether_vec3f a, aether_vec3f b);
        out.y = ((a.z * b.x) - (a.x * b.z));
        out.z = ((a.x * b.y) - (a.y * b.x));
        return out; */
-AETHER_API aether_vec3d aether_vec3d_cross(aether_vec3d a, aether_vec3d b);
+AETHER_API_BY_VALUE aether_vec3d aether_vec3d_cross(aether_vec3d a, aether_vec3d b);
 
 /* aether_quatf_mul: Hamilton product a b, each component a left-to-right chain of four rounded products.
    Spec:
@@ -1396,7 +1594,7 @@ AETHER_API aether_vec3d aether_vec3d_cross(aether_vec3d a, aether_vec3d b);
        out.y = ((((a.w * b.y) - (a.x * b.z)) + (a.y * b.w)) + (a.z * b.x));
        out.z = ((((a.w * b.z) + (a.x * b.y)) - (a.y * b.x)) + (a.z * b.w));
        return out; */
-AETHER_API aether_quatf aether_quatf_mul(aether_quatf a, aether_quatf b);
+AETHER_API_BY_VALUE aether_quatf aether_quatf_mul(aether_quatf a, aether_quatf b);
 
 /* aether_quatd_mul: Hamilton product a b, each component a left-to-right chain of four rounded products.
    Spec:
@@ -1411,7 +1609,7 @@ AETHER_API aether_quatf aether_quatf_mul(aether_quatf a, aether_quatf b);
        out.y = ((((a.w * b.y) - (a.x * b.z)) + (a.y * b.w)) + (a.z * b.x));
        out.z = ((((a.w * b.z) + (a.x * b.y)) - (a.y * b.x)) + (a.z * b.w));
        return out; */
-AETHER_API aether_quatd aether_quatd_mul(aether_quatd a, aether_quatd b);
+AETHER_API_BY_VALUE aether_quatd aether_quatd_mul(aether_quatd a, aether_quatd b);
 
 /* aether_quatf_conjugate: Conjugate (w, -x, -y, -z), each negation spelled x * -1.
    Spec:
@@ -1426,7 +1624,7 @@ AETHER_API aether_quatd aether_quatd_mul(aether_quatd a, aether_quatd b);
        out.y = (a.y * -1.0f);
        out.z = (a.z * -1.0f);
        return out; */
-AETHER_API aether_quatf aether_quatf_conjugate(aether_quatf a);
+AETHER_API_BY_VALUE aether_quatf aether_quatf_conjugate(aether_quatf a);
 
 /* aether_quatd_conjugate: Conjugate (w, -x, -y, -z), each negation spelled x * -1.
    Spec:
@@ -1441,7 +1639,7 @@ AETHER_API aether_quatf aether_quatf_conjugate(aether_quatf a);
        out.y = (a.y * -1.0);
        out.z = (a.z * -1.0);
        return out; */
-AETHER_API aether_quatd aether_quatd_conjugate(aether_quatd a);
+AETHER_API_BY_VALUE aether_quatd aether_quatd_conjugate(aether_quatd a);
 
 /* aether_quatf_rotate: Rotate v by q: u = (q.x, q.y, q.z), t = scale(cross(u, v), 2), result add(add(v, scale(t, q.w)), cross(u, t)). Equals q v q* for a unit q; a non-unit q is not rescaled, so normalize it first.
    Spec:
@@ -1469,7 +1667,7 @@ AETHER_API aether_quatd aether_quatd_conjugate(aether_quatd a);
        out.y = (add_a_y + add_b_y_2);
        out.z = (add_a_z + add_b_z_2);
        return out; */
-AETHER_API aether_vec3f aether_quatf_rotate(aether_quatf q, aether_vec3f v);
+AETHER_API_BY_VALUE aether_vec3f aether_quatf_rotate(aether_quatf q, aether_vec3f v);
 
 /* aether_quatd_rotate: Rotate v by q: u = (q.x, q.y, q.z), t = scale(cross(u, v), 2), result add(add(v, scale(t, q.w)), cross(u, t)). Equals q v q* for a unit q; a non-unit q is not rescaled, so normalize it first.
    Spec:
@@ -1497,7 +1695,7 @@ AETHER_API aether_vec3f aether_quatf_rotate(aether_quatf q, aether_vec3f v);
        out.y = (add_a_y + add_b_y_2);
        out.z = (add_a_z + add_b_z_2);
        return out; */
-AETHER_API aether_vec3d aether_quatd_rotate(aether_quatd q, aether_vec3d v);
+AETHER_API_BY_VALUE aether_vec3d aether_quatd_rotate(aether_quatd q, aether_vec3d v);
 
 /* aether_mat2f_mul_vec: Matrix times column vector: row r is the fold of m[r][k] * v[k].
    Spec:
@@ -1507,7 +1705,7 @@ AETHER_API aether_vec3d aether_quatd_rotate(aether_quatd q, aether_vec3d v);
        out.x = ((m.m[1] * v.y) + (m.m[0] * v.x));
        out.y = ((m.m[3] * v.y) + (m.m[2] * v.x));
        return out; */
-AETHER_API aether_vec2f aether_mat2f_mul_vec(aether_mat2f m, aether_vec2f v);
+AETHER_API_BY_VALUE aether_vec2f aether_mat2f_mul_vec(aether_mat2f m, aether_vec2f v);
 
 /* aether_mat2d_mul_vec: Matrix times column vector: row r is the fold of m[r][k] * v[k].
    Spec:
@@ -1517,7 +1715,7 @@ AETHER_API aether_vec2f aether_mat2f_mul_vec(aether_mat2f m, aether_vec2f v);
        out.x = ((m.m[1] * v.y) + (m.m[0] * v.x));
        out.y = ((m.m[3] * v.y) + (m.m[2] * v.x));
        return out; */
-AETHER_API aether_vec2d aether_mat2d_mul_vec(aether_mat2d m, aether_vec2d v);
+AETHER_API_BY_VALUE aether_vec2d aether_mat2d_mul_vec(aether_mat2d m, aether_vec2d v);
 
 /* aether_mat3f_mul_vec: Matrix times column vector: row r is the fold of m[r][k] * v[k].
    Spec:
@@ -1528,7 +1726,7 @@ AETHER_API aether_vec2d aether_mat2d_mul_vec(aether_mat2d m, aether_vec2d v);
        out.y = ((m.m[5] * v.z) + ((m.m[4] * v.y) + (m.m[3] * v.x)));
        out.z = ((m.m[8] * v.z) + ((m.m[7] * v.y) + (m.m[6] * v.x)));
        return out; */
-AETHER_API aether_vec3f aether_mat3f_mul_vec(aether_mat3f m, aether_vec3f v);
+AETHER_API_BY_VALUE aether_vec3f aether_mat3f_mul_vec(aether_mat3f m, aether_vec3f v);
 
 /* aether_mat3d_mul_vec: Matrix times column vector: row r is the fold of m[r][k] * v[k].
    Spec:
@@ -1539,7 +1737,7 @@ AETHER_API aether_vec3f aether_mat3f_mul_vec(aether_mat3f m, aether_vec3f v);
        out.y = ((m.m[5] * v.z) + ((m.m[4] * v.y) + (m.m[3] * v.x)));
        out.z = ((m.m[8] * v.z) + ((m.m[7] * v.y) + (m.m[6] * v.x)));
        return out; */
-AETHER_API aether_vec3d aether_mat3d_mul_vec(aether_mat3d m, aether_vec3d v);
+AETHER_API_BY_VALUE aether_vec3d aether_mat3d_mul_vec(aether_mat3d m, aether_vec3d v);
 
 /* aether_mat4f_mul_vec: Matrix times column vector: row r is the fold of m[r][k] * v[k].
    Spec:
@@ -1551,7 +1749,7 @@ AETHER_API aether_vec3d aether_mat3d_mul_vec(aether_mat3d m, aether_vec3d v);
        out.z = ((m.m[11] * v.w) + ((m.m[10] * v.z) + ((m.m[9] * v.y) + (m.m[8] * v.x))));
        out.w = ((m.m[15] * v.w) + ((m.m[14] * v.z) + ((m.m[13] * v.y) + (m.m[12] * v.x))));
        return out; */
-AETHER_API aether_vec4f aether_mat4f_mul_vec(aether_mat4f m, aether_vec4f v);
+AETHER_API_BY_VALUE aether_vec4f aether_mat4f_mul_vec(aether_mat4f m, aether_vec4f v);
 
 /* aether_mat4d_mul_vec: Matrix times column vector: row r is the fold of m[r][k] * v[k].
    Spec:
@@ -1563,7 +1761,7 @@ AETHER_API aether_vec4f aether_mat4f_mul_vec(aether_mat4f m, aether_vec4f v);
        out.z = ((m.m[11] * v.w) + ((m.m[10] * v.z) + ((m.m[9] * v.y) + (m.m[8] * v.x))));
        out.w = ((m.m[15] * v.w) + ((m.m[14] * v.z) + ((m.m[13] * v.y) + (m.m[12] * v.x))));
        return out; */
-AETHER_API aether_vec4d aether_mat4d_mul_vec(aether_mat4d m, aether_vec4d v);
+AETHER_API_BY_VALUE aether_vec4d aether_mat4d_mul_vec(aether_mat4d m, aether_vec4d v);
 
 /* aether_mat2f_mul: Matrix product: entry (r, c) is the fold of a[r][k] * b[k][c].
    Spec:
@@ -1575,7 +1773,7 @@ AETHER_API aether_vec4d aether_mat4d_mul_vec(aether_mat4d m, aether_vec4d v);
        out.m[2] = ((a.m[3] * b.m[2]) + (a.m[2] * b.m[0]));
        out.m[3] = ((a.m[3] * b.m[3]) + (a.m[2] * b.m[1]));
        return out; */
-AETHER_API aether_mat2f aether_mat2f_mul(aether_mat2f a, aether_mat2f b);
+AETHER_API_BY_VALUE aether_mat2f aether_mat2f_mul(aether_mat2f a, aether_mat2f b);
 
 /* aether_mat2d_mul: Matrix product: entry (r, c) is the fold of a[r][k] * b[k][c].
    Spec:
@@ -1587,7 +1785,7 @@ AETHER_API aether_mat2f aether_mat2f_mul(aether_mat2f a, aether_mat2f b);
        out.m[2] = ((a.m[3] * b.m[2]) + (a.m[2] * b.m[0]));
        out.m[3] = ((a.m[3] * b.m[3]) + (a.m[2] * b.m[1]));
        return out; */
-AETHER_API aether_mat2d aether_mat2d_mul(aether_mat2d a, aether_mat2d b);
+AETHER_API_BY_VALUE aether_mat2d aether_mat2d_mul(aether_mat2d a, aether_mat2d b);
 
 /* aether_mat3f_mul: Matrix product: entry (r, c) is the fold of a[r][k] * b[k][c].
    Spec:
@@ -1604,7 +1802,7 @@ AETHER_API aether_mat2d aether_mat2d_mul(aether_mat2d a, aether_mat2d b);
        out.m[7] = ((a.m[8] * b.m[7]) + ((a.m[7] * b.m[4]) + (a.m[6] * b.m[1])));
        out.m[8] = ((a.m[8] * b.m[8]) + ((a.m[7] * b.m[5]) + (a.m[6] * b.m[2])));
        return out; */
-AETHER_API aether_mat3f aether_mat3f_mul(aether_mat3f a, aether_mat3f b);
+AETHER_API_BY_VALUE aether_mat3f aether_mat3f_mul(aether_mat3f a, aether_mat3f b);
 
 /* aether_mat3d_mul: Matrix product: entry (r, c) is the fold of a[r][k] * b[k][c].
    Spec:
@@ -1621,7 +1819,7 @@ AETHER_API aether_mat3f aether_mat3f_mul(aether_mat3f a, aether_mat3f b);
        out.m[7] = ((a.m[8] * b.m[7]) + ((a.m[7] * b.m[4]) + (a.m[6] * b.m[1])));
        out.m[8] = ((a.m[8] * b.m[8]) + ((a.m[7] * b.m[5]) + (a.m[6] * b.m[2])));
        return out; */
-AETHER_API aether_mat3d aether_mat3d_mul(aether_mat3d a, aether_mat3d b);
+AETHER_API_BY_VALUE aether_mat3d aether_mat3d_mul(aether_mat3d a, aether_mat3d b);
 
 /* aether_mat4f_mul: Matrix product: entry (r, c) is the fold of a[r][k] * b[k][c].
    Spec:
@@ -1645,7 +1843,7 @@ AETHER_API aether_mat3d aether_mat3d_mul(aether_mat3d a, aether_mat3d b);
        out.m[14] = ((a.m[15] * b.m[14]) + ((a.m[14] * b.m[10]) + ((a.m[13] * b.m[6]) + (a.m[12] * b.m[2]))));
        out.m[15] = ((a.m[15] * b.m[15]) + ((a.m[14] * b.m[11]) + ((a.m[13] * b.m[7]) + (a.m[12] * b.m[3]))));
        return out; */
-AETHER_API aether_mat4f aether_mat4f_mul(aether_mat4f a, aether_mat4f b);
+AETHER_API_BY_VALUE aether_mat4f aether_mat4f_mul(aether_mat4f a, aether_mat4f b);
 
 /* aether_mat4d_mul: Matrix product: entry (r, c) is the fold of a[r][k] * b[k][c].
    Spec:
@@ -1669,7 +1867,7 @@ AETHER_API aether_mat4f aether_mat4f_mul(aether_mat4f a, aether_mat4f b);
        out.m[14] = ((a.m[15] * b.m[14]) + ((a.m[14] * b.m[10]) + ((a.m[13] * b.m[6]) + (a.m[12] * b.m[2]))));
        out.m[15] = ((a.m[15] * b.m[15]) + ((a.m[14] * b.m[11]) + ((a.m[13] * b.m[7]) + (a.m[12] * b.m[3]))));
        return out; */
-AETHER_API aether_mat4d aether_mat4d_mul(aether_mat4d a, aether_mat4d b);
+AETHER_API_BY_VALUE aether_mat4d aether_mat4d_mul(aether_mat4d a, aether_mat4d b);
 
 /* aether_mat2f_transpose: Transpose.
    Spec:
@@ -1681,7 +1879,7 @@ AETHER_API aether_mat4d aether_mat4d_mul(aether_mat4d a, aether_mat4d b);
        out.m[2] = m.m[1];
        out.m[3] = m.m[3];
        return out; */
-AETHER_API aether_mat2f aether_mat2f_transpose(aether_mat2f m);
+AETHER_API_BY_VALUE aether_mat2f aether_mat2f_transpose(aether_mat2f m);
 
 /* aether_mat2d_transpose: Transpose.
    Spec:
@@ -1693,7 +1891,7 @@ AETHER_API aether_mat2f aether_mat2f_transpose(aether_mat2f m);
        out.m[2] = m.m[1];
        out.m[3] = m.m[3];
        return out; */
-AETHER_API aether_mat2d aether_mat2d_transpose(aether_mat2d m);
+AETHER_API_BY_VALUE aether_mat2d aether_mat2d_transpose(aether_mat2d m);
 
 /* aether_mat3f_transpose: Transpose.
    Spec:
@@ -1710,7 +1908,7 @@ AETHER_API aether_mat2d aether_mat2d_transpose(aether_mat2d m);
        out.m[7] = m.m[5];
        out.m[8] = m.m[8];
        return out; */
-AETHER_API aether_mat3f aether_mat3f_transpose(aether_mat3f m);
+AETHER_API_BY_VALUE aether_mat3f aether_mat3f_transpose(aether_mat3f m);
 
 /* aether_mat3d_transpose: Transpose.
    Spec:
@@ -1727,7 +1925,7 @@ AETHER_API aether_mat3f aether_mat3f_transpose(aether_mat3f m);
        out.m[7] = m.m[5];
        out.m[8] = m.m[8];
        return out; */
-AETHER_API aether_mat3d aether_mat3d_transpose(aether_mat3d m);
+AETHER_API_BY_VALUE aether_mat3d aether_mat3d_transpose(aether_mat3d m);
 
 /* aether_mat4f_transpose: Transpose.
    Spec:
@@ -1751,7 +1949,7 @@ AETHER_API aether_mat3d aether_mat3d_transpose(aether_mat3d m);
        out.m[14] = m.m[11];
        out.m[15] = m.m[15];
        return out; */
-AETHER_API aether_mat4f aether_mat4f_transpose(aether_mat4f m);
+AETHER_API_BY_VALUE aether_mat4f aether_mat4f_transpose(aether_mat4f m);
 
 /* aether_mat4d_transpose: Transpose.
    Spec:
@@ -1775,7 +1973,7 @@ AETHER_API aether_mat4f aether_mat4f_transpose(aether_mat4f m);
        out.m[14] = m.m[11];
        out.m[15] = m.m[15];
        return out; */
-AETHER_API aether_mat4d aether_mat4d_transpose(aether_mat4d m);
+AETHER_API_BY_VALUE aether_mat4d aether_mat4d_transpose(aether_mat4d m);
 
 /* aether_mat2f_identity: The identity matrix (+1 on the diagonal, +0 elsewhere).
    Spec:
@@ -1787,7 +1985,7 @@ AETHER_API aether_mat4d aether_mat4d_transpose(aether_mat4d m);
        out.m[2] = 0.0f;
        out.m[3] = 1.0f;
        return out; */
-AETHER_API aether_mat2f aether_mat2f_identity(void);
+AETHER_API_BY_VALUE aether_mat2f aether_mat2f_identity(void);
 
 /* aether_mat2d_identity: The identity matrix (+1 on the diagonal, +0 elsewhere).
    Spec:
@@ -1799,7 +1997,7 @@ AETHER_API aether_mat2f aether_mat2f_identity(void);
        out.m[2] = 0.0;
        out.m[3] = 1.0;
        return out; */
-AETHER_API aether_mat2d aether_mat2d_identity(void);
+AETHER_API_BY_VALUE aether_mat2d aether_mat2d_identity(void);
 
 /* aether_mat3f_identity: The identity matrix (+1 on the diagonal, +0 elsewhere).
    Spec:
@@ -1816,7 +2014,7 @@ AETHER_API aether_mat2d aether_mat2d_identity(void);
        out.m[7] = 0.0f;
        out.m[8] = 1.0f;
        return out; */
-AETHER_API aether_mat3f aether_mat3f_identity(void);
+AETHER_API_BY_VALUE aether_mat3f aether_mat3f_identity(void);
 
 /* aether_mat3d_identity: The identity matrix (+1 on the diagonal, +0 elsewhere).
    Spec:
@@ -1833,7 +2031,7 @@ AETHER_API aether_mat3f aether_mat3f_identity(void);
        out.m[7] = 0.0;
        out.m[8] = 1.0;
        return out; */
-AETHER_API aether_mat3d aether_mat3d_identity(void);
+AETHER_API_BY_VALUE aether_mat3d aether_mat3d_identity(void);
 
 /* aether_mat4f_identity: The identity matrix (+1 on the diagonal, +0 elsewhere).
    Spec:
@@ -1857,7 +2055,7 @@ AETHER_API aether_mat3d aether_mat3d_identity(void);
        out.m[14] = 0.0f;
        out.m[15] = 1.0f;
        return out; */
-AETHER_API aether_mat4f aether_mat4f_identity(void);
+AETHER_API_BY_VALUE aether_mat4f aether_mat4f_identity(void);
 
 /* aether_mat4d_identity: The identity matrix (+1 on the diagonal, +0 elsewhere).
    Spec:
@@ -1881,91 +2079,91 @@ AETHER_API aether_mat4f aether_mat4f_identity(void);
        out.m[14] = 0.0;
        out.m[15] = 1.0;
        return out; */
-AETHER_API aether_mat4d aether_mat4d_identity(void);
+AETHER_API_BY_VALUE aether_mat4d aether_mat4d_identity(void);
 
 /* aether_mat2f_dot: Frobenius product: the fold of a[r][c] * b[r][c] in row-major order (r outer).
    Spec:
        out = fold(add, r < R, c < C, a[r][c] * b[r][c])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a.m[3] * b.m[3]) + ((a.m[2] * b.m[2]) + ((a.m[1] * b.m[1]) + (a.m[0] * b.m[0])))); */
-AETHER_API float aether_mat2f_dot(aether_mat2f a, aether_mat2f b);
+AETHER_API_BY_VALUE float aether_mat2f_dot(aether_mat2f a, aether_mat2f b);
 
 /* aether_mat2d_dot: Frobenius product: the fold of a[r][c] * b[r][c] in row-major order (r outer).
    Spec:
        out = fold(add, r < R, c < C, a[r][c] * b[r][c])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a.m[3] * b.m[3]) + ((a.m[2] * b.m[2]) + ((a.m[1] * b.m[1]) + (a.m[0] * b.m[0])))); */
-AETHER_API double aether_mat2d_dot(aether_mat2d a, aether_mat2d b);
+AETHER_API_BY_VALUE double aether_mat2d_dot(aether_mat2d a, aether_mat2d b);
 
 /* aether_mat3f_dot: Frobenius product: the fold of a[r][c] * b[r][c] in row-major order (r outer).
    Spec:
        out = fold(add, r < R, c < C, a[r][c] * b[r][c])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a.m[8] * b.m[8]) + ((a.m[7] * b.m[7]) + ((a.m[6] * b.m[6]) + ((a.m[5] * b.m[5]) + ((a.m[4] * b.m[4]) + ((a.m[3] * b.m[3]) + ((a.m[2] * b.m[2]) + ((a.m[1] * b.m[1]) + (a.m[0] * b.m[0]))))))))); */
-AETHER_API float aether_mat3f_dot(aether_mat3f a, aether_mat3f b);
+AETHER_API_BY_VALUE float aether_mat3f_dot(aether_mat3f a, aether_mat3f b);
 
 /* aether_mat3d_dot: Frobenius product: the fold of a[r][c] * b[r][c] in row-major order (r outer).
    Spec:
        out = fold(add, r < R, c < C, a[r][c] * b[r][c])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a.m[8] * b.m[8]) + ((a.m[7] * b.m[7]) + ((a.m[6] * b.m[6]) + ((a.m[5] * b.m[5]) + ((a.m[4] * b.m[4]) + ((a.m[3] * b.m[3]) + ((a.m[2] * b.m[2]) + ((a.m[1] * b.m[1]) + (a.m[0] * b.m[0]))))))))); */
-AETHER_API double aether_mat3d_dot(aether_mat3d a, aether_mat3d b);
+AETHER_API_BY_VALUE double aether_mat3d_dot(aether_mat3d a, aether_mat3d b);
 
 /* aether_mat4f_dot: Frobenius product: the fold of a[r][c] * b[r][c] in row-major order (r outer).
    Spec:
        out = fold(add, r < R, c < C, a[r][c] * b[r][c])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a.m[15] * b.m[15]) + ((a.m[14] * b.m[14]) + ((a.m[13] * b.m[13]) + ((a.m[12] * b.m[12]) + ((a.m[11] * b.m[11]) + ((a.m[10] * b.m[10]) + ((a.m[9] * b.m[9]) + ((a.m[8] * b.m[8]) + ((a.m[7] * b.m[7]) + ((a.m[6] * b.m[6]) + ((a.m[5] * b.m[5]) + ((a.m[4] * b.m[4]) + ((a.m[3] * b.m[3]) + ((a.m[2] * b.m[2]) + ((a.m[1] * b.m[1]) + (a.m[0] * b.m[0])))))))))))))))); */
-AETHER_API float aether_mat4f_dot(aether_mat4f a, aether_mat4f b);
+AETHER_API_BY_VALUE float aether_mat4f_dot(aether_mat4f a, aether_mat4f b);
 
 /* aether_mat4d_dot: Frobenius product: the fold of a[r][c] * b[r][c] in row-major order (r outer).
    Spec:
        out = fold(add, r < R, c < C, a[r][c] * b[r][c])
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((a.m[15] * b.m[15]) + ((a.m[14] * b.m[14]) + ((a.m[13] * b.m[13]) + ((a.m[12] * b.m[12]) + ((a.m[11] * b.m[11]) + ((a.m[10] * b.m[10]) + ((a.m[9] * b.m[9]) + ((a.m[8] * b.m[8]) + ((a.m[7] * b.m[7]) + ((a.m[6] * b.m[6]) + ((a.m[5] * b.m[5]) + ((a.m[4] * b.m[4]) + ((a.m[3] * b.m[3]) + ((a.m[2] * b.m[2]) + ((a.m[1] * b.m[1]) + (a.m[0] * b.m[0])))))))))))))))); */
-AETHER_API double aether_mat4d_dot(aether_mat4d a, aether_mat4d b);
+AETHER_API_BY_VALUE double aether_mat4d_dot(aether_mat4d a, aether_mat4d b);
 
 /* aether_mat2f_determinant: Determinant by cofactor expansion along row 0, a left-to-right chain m[0][0]*det(M00) - m[0][1]*det(M01) + ...; a 2x2 is m00*m11 - m01*m10.
    Spec:
        out = m[0][0] * m[1][1] - m[0][1] * m[1][0]
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((m.m[0] * m.m[3]) - (m.m[1] * m.m[2])); */
-AETHER_API float aether_mat2f_determinant(aether_mat2f m);
+AETHER_API_BY_VALUE float aether_mat2f_determinant(aether_mat2f m);
 
 /* aether_mat2d_determinant: Determinant by cofactor expansion along row 0, a left-to-right chain m[0][0]*det(M00) - m[0][1]*det(M01) + ...; a 2x2 is m00*m11 - m01*m10.
    Spec:
        out = m[0][0] * m[1][1] - m[0][1] * m[1][0]
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((m.m[0] * m.m[3]) - (m.m[1] * m.m[2])); */
-AETHER_API double aether_mat2d_determinant(aether_mat2d m);
+AETHER_API_BY_VALUE double aether_mat2d_determinant(aether_mat2d m);
 
 /* aether_mat3f_determinant: Determinant by cofactor expansion along row 0, a left-to-right chain m[0][0]*det(M00) - m[0][1]*det(M01) + ...; a 2x2 is m00*m11 - m01*m10.
    Spec:
        out = m[0][0] * determinant(minor(m, 0, 0)) - m[0][1] * determinant(minor(m, 0, 1)) + m[0][2] * determinant(minor(m, 0, 2))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return (((m.m[0] * ((m.m[4] * m.m[8]) - (m.m[5] * m.m[7]))) - (m.m[1] * ((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])))) + (m.m[2] * ((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])))); */
-AETHER_API float aether_mat3f_determinant(aether_mat3f m);
+AETHER_API_BY_VALUE float aether_mat3f_determinant(aether_mat3f m);
 
 /* aether_mat3d_determinant: Determinant by cofactor expansion along row 0, a left-to-right chain m[0][0]*det(M00) - m[0][1]*det(M01) + ...; a 2x2 is m00*m11 - m01*m10.
    Spec:
        out = m[0][0] * determinant(minor(m, 0, 0)) - m[0][1] * determinant(minor(m, 0, 1)) + m[0][2] * determinant(minor(m, 0, 2))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return (((m.m[0] * ((m.m[4] * m.m[8]) - (m.m[5] * m.m[7]))) - (m.m[1] * ((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])))) + (m.m[2] * ((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])))); */
-AETHER_API double aether_mat3d_determinant(aether_mat3d m);
+AETHER_API_BY_VALUE double aether_mat3d_determinant(aether_mat3d m);
 
 /* aether_mat4f_determinant: Determinant by cofactor expansion along row 0, a left-to-right chain m[0][0]*det(M00) - m[0][1]*det(M01) + ...; a 2x2 is m00*m11 - m01*m10.
    Spec:
        out = m[0][0] * determinant(minor(m, 0, 0)) - m[0][1] * determinant(minor(m, 0, 1)) + m[0][2] * determinant(minor(m, 0, 2)) - m[0][3] * determinant(minor(m, 0, 3))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((((m.m[0] * (((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))))) - (m.m[1] * (((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))))) + (m.m[2] * (((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))) - (m.m[3] * (((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))); */
-AETHER_API float aether_mat4f_determinant(aether_mat4f m);
+AETHER_API_BY_VALUE float aether_mat4f_determinant(aether_mat4f m);
 
 /* aether_mat4d_determinant: Determinant by cofactor expansion along row 0, a left-to-right chain m[0][0]*det(M00) - m[0][1]*det(M01) + ...; a 2x2 is m00*m11 - m01*m10.
    Spec:
        out = m[0][0] * determinant(minor(m, 0, 0)) - m[0][1] * determinant(minor(m, 0, 1)) + m[0][2] * determinant(minor(m, 0, 2)) - m[0][3] * determinant(minor(m, 0, 3))
    Evaluates exactly (the C body, in this order; every operation rounded once):
        return ((((m.m[0] * (((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))))) - (m.m[1] * (((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))))) + (m.m[2] * (((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))) - (m.m[3] * (((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))); */
-AETHER_API double aether_mat4d_determinant(aether_mat4d m);
+AETHER_API_BY_VALUE double aether_mat4d_determinant(aether_mat4d m);
 
 /* aether_mat2f_inverse_adjugate: Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
    Spec:
@@ -1979,7 +2177,7 @@ AETHER_API double aether_mat4d_determinant(aether_mat4d m);
        out.m[2] = ((m.m[2] * -1.0f) * s);
        out.m[3] = (m.m[0] * s);
        return out; */
-AETHER_API aether_mat2f aether_mat2f_inverse_adjugate(aether_mat2f m);
+AETHER_API_BY_VALUE aether_mat2f aether_mat2f_inverse_adjugate(aether_mat2f m);
 
 /* aether_mat2d_inverse_adjugate: Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
    Spec:
@@ -1993,7 +2191,7 @@ AETHER_API aether_mat2f aether_mat2f_inverse_adjugate(aether_mat2f m);
        out.m[2] = ((m.m[2] * -1.0) * s);
        out.m[3] = (m.m[0] * s);
        return out; */
-AETHER_API aether_mat2d aether_mat2d_inverse_adjugate(aether_mat2d m);
+AETHER_API_BY_VALUE aether_mat2d aether_mat2d_inverse_adjugate(aether_mat2d m);
 
 /* aether_mat3f_inverse_adjugate: Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
    Spec:
@@ -2012,7 +2210,7 @@ AETHER_API aether_mat2d aether_mat2d_inverse_adjugate(aether_mat2d m);
        out.m[7] = ((((m.m[0] * m.m[7]) - (m.m[1] * m.m[6])) * -1.0f) * s);
        out.m[8] = (((m.m[0] * m.m[4]) - (m.m[1] * m.m[3])) * s);
        return out; */
-AETHER_API aether_mat3f aether_mat3f_inverse_adjugate(aether_mat3f m);
+AETHER_API_BY_VALUE aether_mat3f aether_mat3f_inverse_adjugate(aether_mat3f m);
 
 /* aether_mat3d_inverse_adjugate: Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
    Spec:
@@ -2031,7 +2229,7 @@ AETHER_API aether_mat3f aether_mat3f_inverse_adjugate(aether_mat3f m);
        out.m[7] = ((((m.m[0] * m.m[7]) - (m.m[1] * m.m[6])) * -1.0) * s);
        out.m[8] = (((m.m[0] * m.m[4]) - (m.m[1] * m.m[3])) * s);
        return out; */
-AETHER_API aether_mat3d aether_mat3d_inverse_adjugate(aether_mat3d m);
+AETHER_API_BY_VALUE aether_mat3d aether_mat3d_inverse_adjugate(aether_mat3d m);
 
 /* aether_mat4f_inverse_adjugate: Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
    Spec:
@@ -2057,7 +2255,7 @@ AETHER_API aether_mat3d aether_mat3d_inverse_adjugate(aether_mat3d m);
        out.m[14] = (((((m.m[0] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) + (m.m[2] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * -1.0f) * s);
        out.m[15] = ((((m.m[0] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) + (m.m[2] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * s);
        return out; */
-AETHER_API aether_mat4f aether_mat4f_inverse_adjugate(aether_mat4f m);
+AETHER_API_BY_VALUE aether_mat4f aether_mat4f_inverse_adjugate(aether_mat4f m);
 
 /* aether_mat4d_inverse_adjugate: Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
    Spec:
@@ -2083,7 +2281,7 @@ AETHER_API aether_mat4f aether_mat4f_inverse_adjugate(aether_mat4f m);
        out.m[14] = (((((m.m[0] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) + (m.m[2] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * -1.0) * s);
        out.m[15] = ((((m.m[0] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) + (m.m[2] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * s);
        return out; */
-AETHER_API aether_mat4d aether_mat4d_inverse_adjugate(aether_mat4d m);
+AETHER_API_BY_VALUE aether_mat4d aether_mat4d_inverse_adjugate(aether_mat4d m);
 
 /* aether_f32_two_sum_err: The exact residual (a + b) - s of the rounded sum s = a + b, for any order and signs of a and b, whenever s is finite. Knuth's two-sum (no magnitude test) in both operand orders: the two agree, bit for bit, except where one order overflows spuriously (an operand is +-max and s - a rounds to infinity, giving NaN), and fmax keeps the other. A zero residual is +0. Inputs pass the barrier.
    Spec:
@@ -2147,7 +2345,7 @@ AETHER_API double aether_f64_two_sum_err(double a, double b, double s);
        out.hi = s;
        out.comp = aether_fmax_f32(two_sum_err_ab, two_sum_err_ba);
        return out; */
-AETHER_API aether_pairf aether_f32_two_sum(float a, float b);
+AETHER_API_BY_VALUE aether_pairf aether_f32_two_sum(float a, float b);
 
 /* aether_f64_two_sum: The error-free sum of a and b: hi = a + b rounded, comp = two_sum_err(a, b, hi) (meaningless when hi is not finite).
    Spec:
@@ -2169,7 +2367,7 @@ AETHER_API aether_pairf aether_f32_two_sum(float a, float b);
        out.hi = s;
        out.comp = aether_fmax_f64(two_sum_err_ab, two_sum_err_ba);
        return out; */
-AETHER_API aether_paird aether_f64_two_sum(double a, double b);
+AETHER_API_BY_VALUE aether_paird aether_f64_two_sum(double a, double b);
 
 /* aether_pairf_neumaier_add: Neumaier step: adds the term x to the pair p. hi = p.hi + x rounded; comp = p.comp + two_sum_err(p.hi, x, hi): the same two additions an atomic accumulation performs. No test: once hi is not finite, comp is never read.
    Spec:
@@ -2193,7 +2391,7 @@ AETHER_API aether_paird aether_f64_two_sum(double a, double b);
        out.hi = s;
        out.comp = (c + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba));
        return out; */
-AETHER_API aether_pairf aether_pairf_neumaier_add(aether_pairf p, float x);
+AETHER_API_BY_VALUE aether_pairf aether_pairf_neumaier_add(aether_pairf p, float x);
 
 /* aether_paird_neumaier_add: Neumaier step: adds the term x to the pair p. hi = p.hi + x rounded; comp = p.comp + two_sum_err(p.hi, x, hi): the same two additions an atomic accumulation performs. No test: once hi is not finite, comp is never read.
    Spec:
@@ -2217,7 +2415,7 @@ AETHER_API aether_pairf aether_pairf_neumaier_add(aether_pairf p, float x);
        out.hi = s;
        out.comp = (c + aether_fmax_f64(two_sum_err_ab, two_sum_err_ba));
        return out; */
-AETHER_API aether_paird aether_paird_neumaier_add(aether_paird p, double x);
+AETHER_API_BY_VALUE aether_paird aether_paird_neumaier_add(aether_paird p, double x);
 
 /* aether_pairf_combine: Merges two pairs: hi = a.hi + b.hi rounded; comp = (a.comp + b.comp) + two_sum_err(a.hi, b.hi, hi). Swapping a and b gives the same bits (any NaN for a NaN).
    Spec:
@@ -2239,7 +2437,7 @@ AETHER_API aether_paird aether_paird_neumaier_add(aether_paird p, double x);
        out.hi = s;
        out.comp = ((aether_barrier_f32(a.comp) + aether_barrier_f32(b.comp)) + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba));
        return out; */
-AETHER_API aether_pairf aether_pairf_combine(aether_pairf a, aether_pairf b);
+AETHER_API_BY_VALUE aether_pairf aether_pairf_combine(aether_pairf a, aether_pairf b);
 
 /* aether_paird_combine: Merges two pairs: hi = a.hi + b.hi rounded; comp = (a.comp + b.comp) + two_sum_err(a.hi, b.hi, hi). Swapping a and b gives the same bits (any NaN for a NaN).
    Spec:
@@ -2261,7 +2459,7 @@ AETHER_API aether_pairf aether_pairf_combine(aether_pairf a, aether_pairf b);
        out.hi = s;
        out.comp = ((aether_barrier_f64(a.comp) + aether_barrier_f64(b.comp)) + aether_fmax_f64(two_sum_err_ab, two_sum_err_ba));
        return out; */
-AETHER_API aether_paird aether_paird_combine(aether_paird a, aether_paird b);
+AETHER_API_BY_VALUE aether_paird aether_paird_combine(aether_paird a, aether_paird b);
 
 /* aether_pairf_value: The value a pair delivers: hi + comp rounded, or hi itself when hi is not finite (the correction dropped).
    Spec:
@@ -2270,7 +2468,7 @@ AETHER_API aether_paird aether_paird_combine(aether_paird a, aether_paird b);
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const float h = aether_barrier_f32(p.hi);
        return (isfinite(h) ? (h + aether_barrier_f32(p.comp)) : h); */
-AETHER_API float aether_pairf_value(aether_pairf p);
+AETHER_API_BY_VALUE float aether_pairf_value(aether_pairf p);
 
 /* aether_paird_value: The value a pair delivers: hi + comp rounded, or hi itself when hi is not finite (the correction dropped).
    Spec:
@@ -2279,7 +2477,7 @@ AETHER_API float aether_pairf_value(aether_pairf p);
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const double h = aether_barrier_f64(p.hi);
        return (isfinite(h) ? (h + aether_barrier_f64(p.comp)) : h); */
-AETHER_API double aether_paird_value(aether_paird p);
+AETHER_API_BY_VALUE double aether_paird_value(aether_paird p);
 
 /* aether_f32_sincos: sin a and cos a together (out.x = sin, out.y = cos), by one Cody-Waite reduction by pi/2 and two polynomials, as the contract states (its elementary-functions section); NaN outside |a| <= 8192 (f32) or 2^20 (f64).
    Spec:
@@ -2335,7 +2533,7 @@ AETHER_API double aether_paird_value(aether_paird p);
        out.x = sn;
        out.y = cs;
        return out; */
-AETHER_API aether_vec2f aether_f32_sincos(float a);
+AETHER_API_BY_VALUE aether_vec2f aether_f32_sincos(float a);
 
 /* aether_f64_sincos: sin a and cos a together (out.x = sin, out.y = cos), by one Cody-Waite reduction by pi/2 and two polynomials, as the contract states (its elementary-functions section); NaN outside |a| <= 8192 (f32) or 2^20 (f64).
    Spec:
@@ -2391,7 +2589,7 @@ AETHER_API aether_vec2f aether_f32_sincos(float a);
        out.x = sn;
        out.y = cs;
        return out; */
-AETHER_API aether_vec2d aether_f64_sincos(double a);
+AETHER_API_BY_VALUE aether_vec2d aether_f64_sincos(double a);
 
 /* aether_f32_sin: sin a: sincos(a).x, so the same bits as sincos.
    Spec:
@@ -4034,7 +4232,7 @@ AETHER_API double aether_f64_acos(double x);
        out.y = (axis.y * sincos_sn);
        out.z = (axis.z * sincos_sn);
        return out; */
-AETHER_API aether_quatf aether_quatf_from_axis_angle(aether_vec3f axis, float angle);
+AETHER_API_BY_VALUE aether_quatf aether_quatf_from_axis_angle(aether_vec3f axis, float angle);
 
 /* aether_quatd_from_axis_angle: The rotation by angle (radians) about axis: sc = sincos(angle * 0.5), out = quat(sc.y, axis.x * sc.x, axis.y * sc.x, axis.z * sc.x). The axis is used as given (normalize it first: a non-unit axis gives a non-unit quaternion); NaN where |angle * 0.5| is outside sincos's domain.
    Spec:
@@ -4077,7 +4275,7 @@ AETHER_API aether_quatf aether_quatf_from_axis_angle(aether_vec3f axis, float an
        out.y = (axis.y * sincos_sn);
        out.z = (axis.z * sincos_sn);
        return out; */
-AETHER_API aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, double angle);
+AETHER_API_BY_VALUE aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, double angle);
 
 /* aether_mat3f_from_euler_xyz: The rotation matrix Rx(ax) Ry(ay) Rz(az) (intrinsic x, then y, then z; for a column vector, rotate about z first), angles in radians, from sx = sincos(ax), sy = sincos(ay), sz = sincos(az) (.x the sine, .y the cosine) and the stated products, left to right: row 0 = (cy cz, (cy sz) * -1, sy); row 1 = ((sx sy) cz + cx sz, cx cz - (sx sy) sz, (sx cy) * -1); row 2 = (sx sz - (cx sy) cz, (cx sy) sz + sx cz, cx cy). NaN where an angle is outside sincos's domain.
    Spec:
@@ -4198,7 +4396,7 @@ AETHER_API aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, double a
        out.m[7] = m21;
        out.m[8] = (sincos_cs * sincos_cs_2);
        return out; */
-AETHER_API aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, float az);
+AETHER_API_BY_VALUE aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, float az);
 
 /* aether_mat3d_from_euler_xyz: The rotation matrix Rx(ax) Ry(ay) Rz(az) (intrinsic x, then y, then z; for a column vector, rotate about z first), angles in radians, from sx = sincos(ax), sy = sincos(ay), sz = sincos(az) (.x the sine, .y the cosine) and the stated products, left to right: row 0 = (cy cz, (cy sz) * -1, sy); row 1 = ((sx sy) cz + cx sz, cx cz - (sx sy) sz, (sx cy) * -1); row 2 = (sx sz - (cx sy) cz, (cx sy) sz + sx cz, cx cy). NaN where an angle is outside sincos's domain.
    Spec:
@@ -4319,7 +4517,7 @@ AETHER_API aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, float az
        out.m[7] = m21;
        out.m[8] = (sincos_cs * sincos_cs_2);
        return out; */
-AETHER_API aether_mat3d aether_mat3d_from_euler_xyz(double ax, double ay, double az);
+AETHER_API_BY_VALUE aether_mat3d aether_mat3d_from_euler_xyz(double ax, double ay, double az);
 
 /* aether_quatf_slerp: Spherical linear interpolation from a (t = 0) to b (t = 1) along the shorter arc: b negated when dot(a, b) < 0; normalize(lerp(a, b, t)) when the dot exceeds 1 - 2^-11; else (a sin(th (1 - t)) + b sin(th t)) * (1 / sin th) with th = acos(dot), as the contract states (its elementary-functions section). For unit quaternions.
    Spec:
@@ -4459,7 +4657,7 @@ AETHER_API aether_mat3d aether_mat3d_from_euler_xyz(double ax, double ay, double
        out.y = ((d > 0.99951171875f) ? nl_y : (((a.y * sincos_sn) + (c_y * sincos_sn_2)) * r));
        out.z = ((d > 0.99951171875f) ? nl_z : (((a.z * sincos_sn) + (c_z * sincos_sn_2)) * r));
        return out; */
-AETHER_API aether_quatf aether_quatf_slerp(aether_quatf a, aether_quatf b, float t);
+AETHER_API_BY_VALUE aether_quatf aether_quatf_slerp(aether_quatf a, aether_quatf b, float t);
 
 /* aether_quatd_slerp: Spherical linear interpolation from a (t = 0) to b (t = 1) along the shorter arc: b negated when dot(a, b) < 0; normalize(lerp(a, b, t)) when the dot exceeds 1 - 2^-11; else (a sin(th (1 - t)) + b sin(th t)) * (1 / sin th) with th = acos(dot), as the contract states (its elementary-functions section). For unit quaternions.
    Spec:
@@ -4599,7 +4797,7 @@ AETHER_API aether_quatf aether_quatf_slerp(aether_quatf a, aether_quatf b, float
        out.y = ((d > 0.99951171875) ? nl_y : (((a.y * sincos_sn) + (c_y * sincos_sn_2)) * r));
        out.z = ((d > 0.99951171875) ? nl_z : (((a.z * sincos_sn) + (c_z * sincos_sn_2)) * r));
        return out; */
-AETHER_API aether_quatd aether_quatd_slerp(aether_quatd a, aether_quatd b, double t);
+AETHER_API_BY_VALUE aether_quatd aether_quatd_slerp(aether_quatd a, aether_quatd b, double t);
 
 /* aether_f32_jacobi_rotation: The Jacobi rotation that zeroes apq: theta = (aqq - app) / (2 * apq); t = sign(theta) / (|theta| + sqrt(theta^2 + 1)), or 0.5 / |theta| where theta^2 overflows; t = +0 when apq is zero; c = 1 / sqrt(t^2 + 1); s = t * c; tau = s / (1 + c).
    Spec:
@@ -4625,7 +4823,7 @@ AETHER_API aether_quatd aether_quatd_slerp(aether_quatd a, aether_quatd b, doubl
        out.t = t;
        out.tau = (s / (1.0f + c));
        return out; */
-AETHER_API aether_rotationf aether_f32_jacobi_rotation(float app, float aqq, float apq);
+AETHER_API_BY_VALUE aether_rotationf aether_f32_jacobi_rotation(float app, float aqq, float apq);
 
 /* aether_f64_jacobi_rotation: The Jacobi rotation that zeroes apq: theta = (aqq - app) / (2 * apq); t = sign(theta) / (|theta| + sqrt(theta^2 + 1)), or 0.5 / |theta| where theta^2 overflows; t = +0 when apq is zero; c = 1 / sqrt(t^2 + 1); s = t * c; tau = s / (1 + c).
    Spec:
@@ -4651,7 +4849,7 @@ AETHER_API aether_rotationf aether_f32_jacobi_rotation(float app, float aqq, flo
        out.t = t;
        out.tau = (s / (1.0 + c));
        return out; */
-AETHER_API aether_rotationd aether_f64_jacobi_rotation(double app, double aqq, double apq);
+AETHER_API_BY_VALUE aether_rotationd aether_f64_jacobi_rotation(double app, double aqq, double apq);
 
 /* aether_f32_jacobi_update: A Jacobi rotation applied to a pair (g, h) of a row or column: (g - s * (h + tau * g), h + s * (g - tau * h)).
    Spec:
@@ -4662,7 +4860,7 @@ AETHER_API aether_rotationd aether_f64_jacobi_rotation(double app, double aqq, d
        out.x = (g - (r.s * (h + (r.tau * g))));
        out.y = (h + (r.s * (g - (r.tau * h))));
        return out; */
-AETHER_API aether_vec2f aether_f32_jacobi_update(float g, float h, aether_rotationf r);
+AETHER_API_BY_VALUE aether_vec2f aether_f32_jacobi_update(float g, float h, aether_rotationf r);
 
 /* aether_f64_jacobi_update: A Jacobi rotation applied to a pair (g, h) of a row or column: (g - s * (h + tau * g), h + s * (g - tau * h)).
    Spec:
@@ -4673,7 +4871,7 @@ AETHER_API aether_vec2f aether_f32_jacobi_update(float g, float h, aether_rotati
        out.x = (g - (r.s * (h + (r.tau * g))));
        out.y = (h + (r.s * (g - (r.tau * h))));
        return out; */
-AETHER_API aether_vec2d aether_f64_jacobi_update(double g, double h, aether_rotationd r);
+AETHER_API_BY_VALUE aether_vec2d aether_f64_jacobi_update(double g, double h, aether_rotationd r);
 
 /* aether_f32_jacobi_diag: The diagonal after a Jacobi rotation: (app - t * apq, aqq + t * apq).
    Spec:
@@ -4684,7 +4882,7 @@ AETHER_API aether_vec2d aether_f64_jacobi_update(double g, double h, aether_rota
        out.x = (app - (r.t * apq));
        out.y = (aqq + (r.t * apq));
        return out; */
-AETHER_API aether_vec2f aether_f32_jacobi_diag(float app, float aqq, float apq, aether_rotationf r);
+AETHER_API_BY_VALUE aether_vec2f aether_f32_jacobi_diag(float app, float aqq, float apq, aether_rotationf r);
 
 /* aether_f64_jacobi_diag: The diagonal after a Jacobi rotation: (app - t * apq, aqq + t * apq).
    Spec:
@@ -4695,7 +4893,7 @@ AETHER_API aether_vec2f aether_f32_jacobi_diag(float app, float aqq, float apq, 
        out.x = (app - (r.t * apq));
        out.y = (aqq + (r.t * apq));
        return out; */
-AETHER_API aether_vec2d aether_f64_jacobi_diag(double app, double aqq, double apq, aether_rotationd r);
+AETHER_API_BY_VALUE aether_vec2d aether_f64_jacobi_diag(double app, double aqq, double apq, aether_rotationd r);
 
 /* aether_pairf_reduce32: The 32-slot tree: combines the 32 lane pairs by the butterfly of [rules.reduction] (rounds xor 16, 8, 4, 2, 1) and returns lane 0. Lanes past a ragged end must hold +0 pairs. */
 AETHER_API aether_pairf aether_pairf_reduce32(const aether_pairf lanes[32]);
@@ -5229,6 +5427,716 @@ AETHER_API void aether_mat4d_eigh_lanes(const aether_mat4d *a, aether_vec4d *w, 
 
 #if defined(AETHER_HEADER_ONLY)
 #  include "aether_core.c"
+#endif
+
+/* The names without a call, in the form for the loop vectoriser: System V functions (the
+   parentheses keep the macros above from renaming them), so that &aether_vec3f_dot has the
+   usual type. */
+#if defined(AETHER_VECTOR_INLINE)
+static inline aether_vec2f (aether_vec2f_add)(aether_vec2f a, aether_vec2f b)
+{
+    return aether_vec2f_add(a, b);
+}
+static inline aether_vec2d (aether_vec2d_add)(aether_vec2d a, aether_vec2d b)
+{
+    return aether_vec2d_add(a, b);
+}
+static inline aether_vec3f (aether_vec3f_add)(aether_vec3f a, aether_vec3f b)
+{
+    return aether_vec3f_add(a, b);
+}
+static inline aether_vec3d (aether_vec3d_add)(aether_vec3d a, aether_vec3d b)
+{
+    return aether_vec3d_add(a, b);
+}
+static inline aether_vec4f (aether_vec4f_add)(aether_vec4f a, aether_vec4f b)
+{
+    return aether_vec4f_add(a, b);
+}
+static inline aether_vec4d (aether_vec4d_add)(aether_vec4d a, aether_vec4d b)
+{
+    return aether_vec4d_add(a, b);
+}
+static inline aether_vec2f (aether_vec2f_sub)(aether_vec2f a, aether_vec2f b)
+{
+    return aether_vec2f_sub(a, b);
+}
+static inline aether_vec2d (aether_vec2d_sub)(aether_vec2d a, aether_vec2d b)
+{
+    return aether_vec2d_sub(a, b);
+}
+static inline aether_vec3f (aether_vec3f_sub)(aether_vec3f a, aether_vec3f b)
+{
+    return aether_vec3f_sub(a, b);
+}
+static inline aether_vec3d (aether_vec3d_sub)(aether_vec3d a, aether_vec3d b)
+{
+    return aether_vec3d_sub(a, b);
+}
+static inline aether_vec4f (aether_vec4f_sub)(aether_vec4f a, aether_vec4f b)
+{
+    return aether_vec4f_sub(a, b);
+}
+static inline aether_vec4d (aether_vec4d_sub)(aether_vec4d a, aether_vec4d b)
+{
+    return aether_vec4d_sub(a, b);
+}
+static inline aether_vec2f (aether_vec2f_mul)(aether_vec2f a, aether_vec2f b)
+{
+    return aether_vec2f_mul(a, b);
+}
+static inline aether_vec2d (aether_vec2d_mul)(aether_vec2d a, aether_vec2d b)
+{
+    return aether_vec2d_mul(a, b);
+}
+static inline aether_vec3f (aether_vec3f_mul)(aether_vec3f a, aether_vec3f b)
+{
+    return aether_vec3f_mul(a, b);
+}
+static inline aether_vec3d (aether_vec3d_mul)(aether_vec3d a, aether_vec3d b)
+{
+    return aether_vec3d_mul(a, b);
+}
+static inline aether_vec4f (aether_vec4f_mul)(aether_vec4f a, aether_vec4f b)
+{
+    return aether_vec4f_mul(a, b);
+}
+static inline aether_vec4d (aether_vec4d_mul)(aether_vec4d a, aether_vec4d b)
+{
+    return aether_vec4d_mul(a, b);
+}
+static inline aether_vec2f (aether_vec2f_scale)(aether_vec2f a, float s)
+{
+    return aether_vec2f_scale(a, s);
+}
+static inline aether_vec2d (aether_vec2d_scale)(aether_vec2d a, double s)
+{
+    return aether_vec2d_scale(a, s);
+}
+static inline aether_vec3f (aether_vec3f_scale)(aether_vec3f a, float s)
+{
+    return aether_vec3f_scale(a, s);
+}
+static inline aether_vec3d (aether_vec3d_scale)(aether_vec3d a, double s)
+{
+    return aether_vec3d_scale(a, s);
+}
+static inline aether_vec4f (aether_vec4f_scale)(aether_vec4f a, float s)
+{
+    return aether_vec4f_scale(a, s);
+}
+static inline aether_vec4d (aether_vec4d_scale)(aether_vec4d a, double s)
+{
+    return aether_vec4d_scale(a, s);
+}
+static inline aether_vec2f (aether_vec2f_div)(aether_vec2f a, float s)
+{
+    return aether_vec2f_div(a, s);
+}
+static inline aether_vec2d (aether_vec2d_div)(aether_vec2d a, double s)
+{
+    return aether_vec2d_div(a, s);
+}
+static inline aether_vec3f (aether_vec3f_div)(aether_vec3f a, float s)
+{
+    return aether_vec3f_div(a, s);
+}
+static inline aether_vec3d (aether_vec3d_div)(aether_vec3d a, double s)
+{
+    return aether_vec3d_div(a, s);
+}
+static inline aether_vec4f (aether_vec4f_div)(aether_vec4f a, float s)
+{
+    return aether_vec4f_div(a, s);
+}
+static inline aether_vec4d (aether_vec4d_div)(aether_vec4d a, double s)
+{
+    return aether_vec4d_div(a, s);
+}
+static inline aether_vec2f (aether_vec2f_neg)(aether_vec2f a)
+{
+    return aether_vec2f_neg(a);
+}
+static inline aether_vec2d (aether_vec2d_neg)(aether_vec2d a)
+{
+    return aether_vec2d_neg(a);
+}
+static inline aether_vec3f (aether_vec3f_neg)(aether_vec3f a)
+{
+    return aether_vec3f_neg(a);
+}
+static inline aether_vec3d (aether_vec3d_neg)(aether_vec3d a)
+{
+    return aether_vec3d_neg(a);
+}
+static inline aether_vec4f (aether_vec4f_neg)(aether_vec4f a)
+{
+    return aether_vec4f_neg(a);
+}
+static inline aether_vec4d (aether_vec4d_neg)(aether_vec4d a)
+{
+    return aether_vec4d_neg(a);
+}
+static inline aether_vec2f (aether_vec2f_abs)(aether_vec2f a)
+{
+    return aether_vec2f_abs(a);
+}
+static inline aether_vec2d (aether_vec2d_abs)(aether_vec2d a)
+{
+    return aether_vec2d_abs(a);
+}
+static inline aether_vec3f (aether_vec3f_abs)(aether_vec3f a)
+{
+    return aether_vec3f_abs(a);
+}
+static inline aether_vec3d (aether_vec3d_abs)(aether_vec3d a)
+{
+    return aether_vec3d_abs(a);
+}
+static inline aether_vec4f (aether_vec4f_abs)(aether_vec4f a)
+{
+    return aether_vec4f_abs(a);
+}
+static inline aether_vec4d (aether_vec4d_abs)(aether_vec4d a)
+{
+    return aether_vec4d_abs(a);
+}
+static inline aether_vec2f (aether_vec2f_min)(aether_vec2f a, aether_vec2f b)
+{
+    return aether_vec2f_min(a, b);
+}
+static inline aether_vec2d (aether_vec2d_min)(aether_vec2d a, aether_vec2d b)
+{
+    return aether_vec2d_min(a, b);
+}
+static inline aether_vec3f (aether_vec3f_min)(aether_vec3f a, aether_vec3f b)
+{
+    return aether_vec3f_min(a, b);
+}
+static inline aether_vec3d (aether_vec3d_min)(aether_vec3d a, aether_vec3d b)
+{
+    return aether_vec3d_min(a, b);
+}
+static inline aether_vec4f (aether_vec4f_min)(aether_vec4f a, aether_vec4f b)
+{
+    return aether_vec4f_min(a, b);
+}
+static inline aether_vec4d (aether_vec4d_min)(aether_vec4d a, aether_vec4d b)
+{
+    return aether_vec4d_min(a, b);
+}
+static inline aether_vec2f (aether_vec2f_max)(aether_vec2f a, aether_vec2f b)
+{
+    return aether_vec2f_max(a, b);
+}
+static inline aether_vec2d (aether_vec2d_max)(aether_vec2d a, aether_vec2d b)
+{
+    return aether_vec2d_max(a, b);
+}
+static inline aether_vec3f (aether_vec3f_max)(aether_vec3f a, aether_vec3f b)
+{
+    return aether_vec3f_max(a, b);
+}
+static inline aether_vec3d (aether_vec3d_max)(aether_vec3d a, aether_vec3d b)
+{
+    return aether_vec3d_max(a, b);
+}
+static inline aether_vec4f (aether_vec4f_max)(aether_vec4f a, aether_vec4f b)
+{
+    return aether_vec4f_max(a, b);
+}
+static inline aether_vec4d (aether_vec4d_max)(aether_vec4d a, aether_vec4d b)
+{
+    return aether_vec4d_max(a, b);
+}
+static inline aether_vec2f (aether_vec2f_lerp)(aether_vec2f a, aether_vec2f b, float t)
+{
+    return aether_vec2f_lerp(a, b, t);
+}
+static inline aether_vec2d (aether_vec2d_lerp)(aether_vec2d a, aether_vec2d b, double t)
+{
+    return aether_vec2d_lerp(a, b, t);
+}
+static inline aether_vec3f (aether_vec3f_lerp)(aether_vec3f a, aether_vec3f b, float t)
+{
+    return aether_vec3f_lerp(a, b, t);
+}
+static inline aether_vec3d (aether_vec3d_lerp)(aether_vec3d a, aether_vec3d b, double t)
+{
+    return aether_vec3d_lerp(a, b, t);
+}
+static inline aether_vec4f (aether_vec4f_lerp)(aether_vec4f a, aether_vec4f b, float t)
+{
+    return aether_vec4f_lerp(a, b, t);
+}
+static inline aether_vec4d (aether_vec4d_lerp)(aether_vec4d a, aether_vec4d b, double t)
+{
+    return aether_vec4d_lerp(a, b, t);
+}
+static inline float (aether_vec2f_sum)(aether_vec2f a)
+{
+    return aether_vec2f_sum(a);
+}
+static inline double (aether_vec2d_sum)(aether_vec2d a)
+{
+    return aether_vec2d_sum(a);
+}
+static inline float (aether_vec3f_sum)(aether_vec3f a)
+{
+    return aether_vec3f_sum(a);
+}
+static inline double (aether_vec3d_sum)(aether_vec3d a)
+{
+    return aether_vec3d_sum(a);
+}
+static inline float (aether_vec4f_sum)(aether_vec4f a)
+{
+    return aether_vec4f_sum(a);
+}
+static inline double (aether_vec4d_sum)(aether_vec4d a)
+{
+    return aether_vec4d_sum(a);
+}
+static inline float (aether_vec2f_dot)(aether_vec2f a, aether_vec2f b)
+{
+    return aether_vec2f_dot(a, b);
+}
+static inline double (aether_vec2d_dot)(aether_vec2d a, aether_vec2d b)
+{
+    return aether_vec2d_dot(a, b);
+}
+static inline float (aether_vec3f_dot)(aether_vec3f a, aether_vec3f b)
+{
+    return aether_vec3f_dot(a, b);
+}
+static inline double (aether_vec3d_dot)(aether_vec3d a, aether_vec3d b)
+{
+    return aether_vec3d_dot(a, b);
+}
+static inline float (aether_vec4f_dot)(aether_vec4f a, aether_vec4f b)
+{
+    return aether_vec4f_dot(a, b);
+}
+static inline double (aether_vec4d_dot)(aether_vec4d a, aether_vec4d b)
+{
+    return aether_vec4d_dot(a, b);
+}
+static inline float (aether_vec2f_squared_norm)(aether_vec2f a)
+{
+    return aether_vec2f_squared_norm(a);
+}
+static inline double (aether_vec2d_squared_norm)(aether_vec2d a)
+{
+    return aether_vec2d_squared_norm(a);
+}
+static inline float (aether_vec3f_squared_norm)(aether_vec3f a)
+{
+    return aether_vec3f_squared_norm(a);
+}
+static inline double (aether_vec3d_squared_norm)(aether_vec3d a)
+{
+    return aether_vec3d_squared_norm(a);
+}
+static inline float (aether_vec4f_squared_norm)(aether_vec4f a)
+{
+    return aether_vec4f_squared_norm(a);
+}
+static inline double (aether_vec4d_squared_norm)(aether_vec4d a)
+{
+    return aether_vec4d_squared_norm(a);
+}
+static inline float (aether_vec2f_norm)(aether_vec2f a)
+{
+    return aether_vec2f_norm(a);
+}
+static inline double (aether_vec2d_norm)(aether_vec2d a)
+{
+    return aether_vec2d_norm(a);
+}
+static inline float (aether_vec3f_norm)(aether_vec3f a)
+{
+    return aether_vec3f_norm(a);
+}
+static inline double (aether_vec3d_norm)(aether_vec3d a)
+{
+    return aether_vec3d_norm(a);
+}
+static inline float (aether_vec4f_norm)(aether_vec4f a)
+{
+    return aether_vec4f_norm(a);
+}
+static inline double (aether_vec4d_norm)(aether_vec4d a)
+{
+    return aether_vec4d_norm(a);
+}
+static inline float (aether_vec2f_max_norm)(aether_vec2f a)
+{
+    return aether_vec2f_max_norm(a);
+}
+static inline double (aether_vec2d_max_norm)(aether_vec2d a)
+{
+    return aether_vec2d_max_norm(a);
+}
+static inline float (aether_vec3f_max_norm)(aether_vec3f a)
+{
+    return aether_vec3f_max_norm(a);
+}
+static inline double (aether_vec3d_max_norm)(aether_vec3d a)
+{
+    return aether_vec3d_max_norm(a);
+}
+static inline float (aether_vec4f_max_norm)(aether_vec4f a)
+{
+    return aether_vec4f_max_norm(a);
+}
+static inline double (aether_vec4d_max_norm)(aether_vec4d a)
+{
+    return aether_vec4d_max_norm(a);
+}
+static inline int (aether_vec2f_is_finite)(aether_vec2f a)
+{
+    return aether_vec2f_is_finite(a);
+}
+static inline int (aether_vec2d_is_finite)(aether_vec2d a)
+{
+    return aether_vec2d_is_finite(a);
+}
+static inline int (aether_vec3f_is_finite)(aether_vec3f a)
+{
+    return aether_vec3f_is_finite(a);
+}
+static inline int (aether_vec3d_is_finite)(aether_vec3d a)
+{
+    return aether_vec3d_is_finite(a);
+}
+static inline int (aether_vec4f_is_finite)(aether_vec4f a)
+{
+    return aether_vec4f_is_finite(a);
+}
+static inline int (aether_vec4d_is_finite)(aether_vec4d a)
+{
+    return aether_vec4d_is_finite(a);
+}
+static inline aether_vec2f (aether_vec2f_normalize)(aether_vec2f a)
+{
+    return aether_vec2f_normalize(a);
+}
+static inline aether_vec2d (aether_vec2d_normalize)(aether_vec2d a)
+{
+    return aether_vec2d_normalize(a);
+}
+static inline aether_vec3f (aether_vec3f_normalize)(aether_vec3f a)
+{
+    return aether_vec3f_normalize(a);
+}
+static inline aether_vec3d (aether_vec3d_normalize)(aether_vec3d a)
+{
+    return aether_vec3d_normalize(a);
+}
+static inline aether_vec4f (aether_vec4f_normalize)(aether_vec4f a)
+{
+    return aether_vec4f_normalize(a);
+}
+static inline aether_vec4d (aether_vec4d_normalize)(aether_vec4d a)
+{
+    return aether_vec4d_normalize(a);
+}
+static inline aether_quatf (aether_quatf_normalize)(aether_quatf a)
+{
+    return aether_quatf_normalize(a);
+}
+static inline aether_quatd (aether_quatd_normalize)(aether_quatd a)
+{
+    return aether_quatd_normalize(a);
+}
+static inline aether_vec3f (aether_vec3f_cross)(aether_vec3f a, aether_vec3f b)
+{
+    return aether_vec3f_cross(a, b);
+}
+static inline aether_vec3d (aether_vec3d_cross)(aether_vec3d a, aether_vec3d b)
+{
+    return aether_vec3d_cross(a, b);
+}
+static inline aether_quatf (aether_quatf_mul)(aether_quatf a, aether_quatf b)
+{
+    return aether_quatf_mul(a, b);
+}
+static inline aether_quatd (aether_quatd_mul)(aether_quatd a, aether_quatd b)
+{
+    return aether_quatd_mul(a, b);
+}
+static inline aether_quatf (aether_quatf_conjugate)(aether_quatf a)
+{
+    return aether_quatf_conjugate(a);
+}
+static inline aether_quatd (aether_quatd_conjugate)(aether_quatd a)
+{
+    return aether_quatd_conjugate(a);
+}
+static inline aether_vec3f (aether_quatf_rotate)(aether_quatf q, aether_vec3f v)
+{
+    return aether_quatf_rotate(q, v);
+}
+static inline aether_vec3d (aether_quatd_rotate)(aether_quatd q, aether_vec3d v)
+{
+    return aether_quatd_rotate(q, v);
+}
+static inline aether_vec2f (aether_mat2f_mul_vec)(aether_mat2f m, aether_vec2f v)
+{
+    return aether_mat2f_mul_vec(m, v);
+}
+static inline aether_vec2d (aether_mat2d_mul_vec)(aether_mat2d m, aether_vec2d v)
+{
+    return aether_mat2d_mul_vec(m, v);
+}
+static inline aether_vec3f (aether_mat3f_mul_vec)(aether_mat3f m, aether_vec3f v)
+{
+    return aether_mat3f_mul_vec(m, v);
+}
+static inline aether_vec3d (aether_mat3d_mul_vec)(aether_mat3d m, aether_vec3d v)
+{
+    return aether_mat3d_mul_vec(m, v);
+}
+static inline aether_vec4f (aether_mat4f_mul_vec)(aether_mat4f m, aether_vec4f v)
+{
+    return aether_mat4f_mul_vec(m, v);
+}
+static inline aether_vec4d (aether_mat4d_mul_vec)(aether_mat4d m, aether_vec4d v)
+{
+    return aether_mat4d_mul_vec(m, v);
+}
+static inline aether_mat2f (aether_mat2f_mul)(aether_mat2f a, aether_mat2f b)
+{
+    return aether_mat2f_mul(a, b);
+}
+static inline aether_mat2d (aether_mat2d_mul)(aether_mat2d a, aether_mat2d b)
+{
+    return aether_mat2d_mul(a, b);
+}
+static inline aether_mat3f (aether_mat3f_mul)(aether_mat3f a, aether_mat3f b)
+{
+    return aether_mat3f_mul(a, b);
+}
+static inline aether_mat3d (aether_mat3d_mul)(aether_mat3d a, aether_mat3d b)
+{
+    return aether_mat3d_mul(a, b);
+}
+static inline aether_mat4f (aether_mat4f_mul)(aether_mat4f a, aether_mat4f b)
+{
+    return aether_mat4f_mul(a, b);
+}
+static inline aether_mat4d (aether_mat4d_mul)(aether_mat4d a, aether_mat4d b)
+{
+    return aether_mat4d_mul(a, b);
+}
+static inline aether_mat2f (aether_mat2f_transpose)(aether_mat2f m)
+{
+    return aether_mat2f_transpose(m);
+}
+static inline aether_mat2d (aether_mat2d_transpose)(aether_mat2d m)
+{
+    return aether_mat2d_transpose(m);
+}
+static inline aether_mat3f (aether_mat3f_transpose)(aether_mat3f m)
+{
+    return aether_mat3f_transpose(m);
+}
+static inline aether_mat3d (aether_mat3d_transpose)(aether_mat3d m)
+{
+    return aether_mat3d_transpose(m);
+}
+static inline aether_mat4f (aether_mat4f_transpose)(aether_mat4f m)
+{
+    return aether_mat4f_transpose(m);
+}
+static inline aether_mat4d (aether_mat4d_transpose)(aether_mat4d m)
+{
+    return aether_mat4d_transpose(m);
+}
+static inline aether_mat2f (aether_mat2f_identity)(void)
+{
+    return aether_mat2f_identity();
+}
+static inline aether_mat2d (aether_mat2d_identity)(void)
+{
+    return aether_mat2d_identity();
+}
+static inline aether_mat3f (aether_mat3f_identity)(void)
+{
+    return aether_mat3f_identity();
+}
+static inline aether_mat3d (aether_mat3d_identity)(void)
+{
+    return aether_mat3d_identity();
+}
+static inline aether_mat4f (aether_mat4f_identity)(void)
+{
+    return aether_mat4f_identity();
+}
+static inline aether_mat4d (aether_mat4d_identity)(void)
+{
+    return aether_mat4d_identity();
+}
+static inline float (aether_mat2f_dot)(aether_mat2f a, aether_mat2f b)
+{
+    return aether_mat2f_dot(a, b);
+}
+static inline double (aether_mat2d_dot)(aether_mat2d a, aether_mat2d b)
+{
+    return aether_mat2d_dot(a, b);
+}
+static inline float (aether_mat3f_dot)(aether_mat3f a, aether_mat3f b)
+{
+    return aether_mat3f_dot(a, b);
+}
+static inline double (aether_mat3d_dot)(aether_mat3d a, aether_mat3d b)
+{
+    return aether_mat3d_dot(a, b);
+}
+static inline float (aether_mat4f_dot)(aether_mat4f a, aether_mat4f b)
+{
+    return aether_mat4f_dot(a, b);
+}
+static inline double (aether_mat4d_dot)(aether_mat4d a, aether_mat4d b)
+{
+    return aether_mat4d_dot(a, b);
+}
+static inline float (aether_mat2f_determinant)(aether_mat2f m)
+{
+    return aether_mat2f_determinant(m);
+}
+static inline double (aether_mat2d_determinant)(aether_mat2d m)
+{
+    return aether_mat2d_determinant(m);
+}
+static inline float (aether_mat3f_determinant)(aether_mat3f m)
+{
+    return aether_mat3f_determinant(m);
+}
+static inline double (aether_mat3d_determinant)(aether_mat3d m)
+{
+    return aether_mat3d_determinant(m);
+}
+static inline float (aether_mat4f_determinant)(aether_mat4f m)
+{
+    return aether_mat4f_determinant(m);
+}
+static inline double (aether_mat4d_determinant)(aether_mat4d m)
+{
+    return aether_mat4d_determinant(m);
+}
+static inline aether_mat2f (aether_mat2f_inverse_adjugate)(aether_mat2f m)
+{
+    return aether_mat2f_inverse_adjugate(m);
+}
+static inline aether_mat2d (aether_mat2d_inverse_adjugate)(aether_mat2d m)
+{
+    return aether_mat2d_inverse_adjugate(m);
+}
+static inline aether_mat3f (aether_mat3f_inverse_adjugate)(aether_mat3f m)
+{
+    return aether_mat3f_inverse_adjugate(m);
+}
+static inline aether_mat3d (aether_mat3d_inverse_adjugate)(aether_mat3d m)
+{
+    return aether_mat3d_inverse_adjugate(m);
+}
+static inline aether_mat4f (aether_mat4f_inverse_adjugate)(aether_mat4f m)
+{
+    return aether_mat4f_inverse_adjugate(m);
+}
+static inline aether_mat4d (aether_mat4d_inverse_adjugate)(aether_mat4d m)
+{
+    return aether_mat4d_inverse_adjugate(m);
+}
+static inline aether_pairf (aether_f32_two_sum)(float a, float b)
+{
+    return aether_f32_two_sum(a, b);
+}
+static inline aether_paird (aether_f64_two_sum)(double a, double b)
+{
+    return aether_f64_two_sum(a, b);
+}
+static inline aether_pairf (aether_pairf_neumaier_add)(aether_pairf p, float x)
+{
+    return aether_pairf_neumaier_add(p, x);
+}
+static inline aether_paird (aether_paird_neumaier_add)(aether_paird p, double x)
+{
+    return aether_paird_neumaier_add(p, x);
+}
+static inline aether_pairf (aether_pairf_combine)(aether_pairf a, aether_pairf b)
+{
+    return aether_pairf_combine(a, b);
+}
+static inline aether_paird (aether_paird_combine)(aether_paird a, aether_paird b)
+{
+    return aether_paird_combine(a, b);
+}
+static inline float (aether_pairf_value)(aether_pairf p)
+{
+    return aether_pairf_value(p);
+}
+static inline double (aether_paird_value)(aether_paird p)
+{
+    return aether_paird_value(p);
+}
+static inline aether_vec2f (aether_f32_sincos)(float a)
+{
+    return aether_f32_sincos(a);
+}
+static inline aether_vec2d (aether_f64_sincos)(double a)
+{
+    return aether_f64_sincos(a);
+}
+static inline aether_quatf (aether_quatf_from_axis_angle)(aether_vec3f axis, float angle)
+{
+    return aether_quatf_from_axis_angle(axis, angle);
+}
+static inline aether_quatd (aether_quatd_from_axis_angle)(aether_vec3d axis, double angle)
+{
+    return aether_quatd_from_axis_angle(axis, angle);
+}
+static inline aether_mat3f (aether_mat3f_from_euler_xyz)(float ax, float ay, float az)
+{
+    return aether_mat3f_from_euler_xyz(ax, ay, az);
+}
+static inline aether_mat3d (aether_mat3d_from_euler_xyz)(double ax, double ay, double az)
+{
+    return aether_mat3d_from_euler_xyz(ax, ay, az);
+}
+static inline aether_quatf (aether_quatf_slerp)(aether_quatf a, aether_quatf b, float t)
+{
+    return aether_quatf_slerp(a, b, t);
+}
+static inline aether_quatd (aether_quatd_slerp)(aether_quatd a, aether_quatd b, double t)
+{
+    return aether_quatd_slerp(a, b, t);
+}
+static inline aether_rotationf (aether_f32_jacobi_rotation)(float app, float aqq, float apq)
+{
+    return aether_f32_jacobi_rotation(app, aqq, apq);
+}
+static inline aether_rotationd (aether_f64_jacobi_rotation)(double app, double aqq, double apq)
+{
+    return aether_f64_jacobi_rotation(app, aqq, apq);
+}
+static inline aether_vec2f (aether_f32_jacobi_update)(float g, float h, aether_rotationf r)
+{
+    return aether_f32_jacobi_update(g, h, r);
+}
+static inline aether_vec2d (aether_f64_jacobi_update)(double g, double h, aether_rotationd r)
+{
+    return aether_f64_jacobi_update(g, h, r);
+}
+static inline aether_vec2f (aether_f32_jacobi_diag)(float app, float aqq, float apq, aether_rotationf r)
+{
+    return aether_f32_jacobi_diag(app, aqq, apq, r);
+}
+static inline aether_vec2d (aether_f64_jacobi_diag)(double app, double aqq, double apq, aether_rotationd r)
+{
+    return aether_f64_jacobi_diag(app, aqq, apq, r);
+}
 #endif
 
 #endif /* AETHER_CORE_H */

@@ -390,6 +390,11 @@ for cc in gcc clang; do
     add header-only "$cc" "x86_64 (header-only)" "-O3 -march=native -ffp-contract=fast" ""
 done
 add header-only "g++ -std=c++11 -x c++" "x86_64 (header-only, C++11)" "-O2" ""
+# clang's header-only form takes the layout for LLVM's loop vectoriser (AETHER_VECTOR_INLINE:
+# ms_abi for the by-value functions, the OR guard on every product); these cells run it as C++
+# and run the System V layout it replaces (AETHER_NO_VECTOR_INLINE).
+add header-only "clang++ -std=c++11 -x c++" "x86_64 (header-only, C++11)" "-O3 -march=native -ffp-contract=fast" ""
+add header-only clang "x86_64 (header-only, System V)" "-O3 -march=native -ffp-contract=fast -DAETHER_NO_VECTOR_INLINE" ""
 # The batched forms (make BATCH=1, --batch soa|aos): every corpus case through aether_batch.c,
 # its vector steps on each target's vectors and packed sqrt (AVX, SSE2, NEON; the scalar sqrt
 # lane by lane on wasm32), the scalar tails through the core; tcc has no GNU C vectors, so all of

@@ -74,13 +74,14 @@ way_two_files() {
 
 # a1. Header-only: the same main.c with AETHER_HEADER_ONLY defined and no aether_core.c to
 # compile (the header includes it beside itself; every function static inline), gcc and clang,
-# with the consumer's defaults and with -O3 -march=native -ffp-contract=fast; and g++.
+# with the consumer's defaults and with -O3 -march=native -ffp-contract=fast; and g++ and clang++
+# (clang's form for the loop vectoriser renames the by-value functions: main.c takes one's address).
 way_header_only() {
     local d cc opt exe
     d=$(mktemp -d -p "$top")
     cp "$core/aether_core.h" "$core/aether_core.c" "$consumer/main.c" "$d/"
     cd "$d"
-    for cc in gcc clang "g++ -x c++"; do
+    for cc in gcc clang "g++ -x c++" "clang++ -x c++"; do
         for opt in "-O2" "-O3 -march=native -ffp-contract=fast"; do
             exe=$d/main-header-only-${cc// /}-${opt// /}
             echo "+ $cc $opt -DAETHER_HEADER_ONLY main.c -lm"

@@ -21,6 +21,7 @@ int main(void)
     const float xs[] = {1e8f, 0.5f, -1e8f, 0.25f};
     const size_t n = sizeof xs / sizeof xs[0];
     aether_vec3f c;
+    float (*dot)(aether_vec3f, aether_vec3f);
     float naive = 0.0f;
     size_t i;
 
@@ -36,6 +37,9 @@ int main(void)
     printf("%s\n", msg);
 
     show("dot(a, b)", aether_vec3f_dot(a, b));
+    /* A function's address has the type its declaration shows, in the header-only form too. */
+    dot = aether_vec3f_dot;
+    show("dot, by pointer", dot(a, b));
     c = aether_vec3f_cross(a, b);
     show("cross(a, b).x", c.x);
     show("cross(a, b).y", c.y);

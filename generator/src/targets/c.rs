@@ -546,8 +546,29 @@ pub fn render_core(model: &Model, lowered: &[Function], banner: &str, witnesses:
         .iter()
         .map(|t| context! { c_type => t.c_type, name => product_name(t), vec_name => product_vec_name(t), word => format!("uint{}_t", t.bits) })
         .collect();
+    // The functions that take or return a struct by value: in the header-only
+    // form for LLVM's loop vectoriser they are called through ms_abi
+    // (aether_core.h), and their names without a call are System V wrappers.
+    let by_value: Vec<_> = lowered
+        .iter()
+        .filter(|f| passes_structs(f))
+        .map(|f| {
+            let elem = model.spec.types.iter().find(|t| t.name == f.elem).unwrap();
+            let params: Vec<String> = f.params.iter().map(|p| format!("{} {}", kind_type(model, &p.kind, elem), p.name)).collect();
+            let args: Vec<&str> = f.params.iter().map(|p| p.name.as_str()).collect();
+            context! {
+                name => model.c_name(f),
+                ret => kind_type(model, &f.ret, elem),
+                params => if params.is_empty() { "void".to_string() } else { params.join(", ") },
+                args => args.join(", "),
+            }
+        })
+        .collect();
+    let by_value_names: Vec<String> = lowered.iter().filter(|f| passes_structs(f)).map(|f| model.c_name(f)).collect();
     let ctx = context! {
         banner,
+        by_value,
+        by_value_names,
         version => model.spec.version,
         version_parts => version,
         contract_id => crate::selftest::contract_id(model),
@@ -566,6 +587,13 @@ pub fn render_core(model: &Model, lowered: &[Function], banner: &str, witnesses:
     let h = render("c/aether_core.h.j2", HEADER_TEMPLATE, &ctx)?;
     let c = render("c/aether_core.c.j2", SOURCE_TEMPLATE, &ctx)?;
     Ok((h, c))
+}
+
+/// Whether a function takes or returns a vector or matrix (a struct in C) by
+/// value.
+fn passes_structs(f: &Function) -> bool {
+    let is_struct = |k: &Kind| matches!(k, Kind::Shape(s) if !matches!(s.kind, ShapeKind::Scalar));
+    is_struct(&f.ret) || f.params.iter().any(|p| is_struct(&p.kind))
 }
 
 /// A lowered function printed in a dialect; its doc shows the exact body in
