@@ -1000,6 +1000,40 @@ mod tests {
         }
     }
 
+    /// In the header-only form for LLVM's loop vectoriser, exactly the
+    /// functions with a struct parameter or result are renamed to their
+    /// ms_abi form, each with a System V wrapper under its own name; the
+    /// scalar ones and the kernels (pointers) keep theirs.
+    #[test]
+    fn the_by_value_functions_and_only_they_take_the_by_reference_form() {
+        let m = crate::load(&crate::default_root()).expect("the spec loads");
+        let lowered = m.lowered();
+        let (h, c) = render_core(&m, &lowered, "", &[]).expect("the core renders");
+        let mut renamed = 0;
+        for f in &lowered {
+            let name = m.c_name(f);
+            let by_value = passes_structs(f);
+            let has = |text: &str, needle: &str| text.contains(needle);
+            assert_eq!(has(&h, &format!("#  define {name}(...) {name}_byref_(__VA_ARGS__)\n")), by_value, "{name}: the macro");
+            assert_eq!(has(&h, &format!(" ({name})(")), by_value, "{name}: the System V wrapper");
+            assert_eq!(
+                has(&h, &format!("AETHER_API_BY_VALUE {}", function(&m, f, &Dialect::C).signature)),
+                by_value,
+                "{name}: the prototype"
+            );
+            assert_eq!(has(&c, &format!("\nAETHER_API_BY_VALUE {}\n{{", function(&m, f, &Dialect::C).signature)), by_value, "{name}");
+            renamed += usize::from(by_value);
+        }
+        let count = |n: &str| lowered.iter().any(|f| m.c_name(f) == n && passes_structs(f));
+        assert!(count("aether_vec3f_dot") && count("aether_mat4d_mul") && count("aether_quatf_from_axis_angle"));
+        assert!(!count("aether_f32_sin") && !count("aether_f64_exp"), "scalars pass in registers either way");
+        assert!(renamed > 100 && renamed < lowered.len(), "{renamed} of {}", lowered.len());
+        for k in &m.kernels {
+            let name = kernel(&m, k, &Dialect::C).name;
+            assert!(!h.contains(&format!("{name}_byref_")), "{name}: a kernel takes pointers");
+        }
+    }
+
     /// The butterfly computes only lane 0's cone where the rounds halve down
     /// to 1, and the full butterfly for any other rounds.
     #[test]
