@@ -41,6 +41,9 @@ int main()
     std::printf("%s\n", msg);
 
     show("dot(a, b)", aether_vec3f_dot(a, b));
+    // A function's address has the type its declaration shows.
+    float (*const dot)(aether_vec3f, aether_vec3f) = aether_vec3f_dot;
+    show("dot, by pointer", dot(a, b));
     const aether_vec3f c = aether_vec3f_cross(a, b);
     show("cross(a, b).x", c.x);
     show("cross(a, b).y", c.y);
