@@ -93,10 +93,13 @@
    emitted for it). Elsewhere the pragma does the work and the guard is the identity. In the
    header-only form laid out for LLVM's loop vectoriser (AETHER_VECTOR_INLINE, aether_core.h)
    every product takes the OR guard below instead: an asm statement in a loop body stops that
-   vectoriser, and the OR's opaque zero is hoisted out of the caller's loop. */
+   vectoriser. The zero is made once, by the AETHER_GUARD_ZERO line that opens every function
+   with products, so that the caller's loop can hoist its asm statement: one in a product on
+   a conditional path (c ? x * y : x) could not be moved, and would keep the loop scalar. */
 #if !defined(AETHER_UNSAFE_ALLOW_CONTRACTION) && defined(__GNUC__) && defined(AETHER_VECTOR_INLINE)
-#  define aether_product_f32(x) aether_or_zero_float(x)
-#  define aether_product_f64(x) aether_or_zero_double(x)
+#  define AETHER_GUARD_ZERO const uint32_t aether_guard_zero __attribute__((unused)) = aether_opaque_zero();
+#  define aether_product_f32(x) aether_or_float((x), aether_guard_zero)
+#  define aether_product_f64(x) aether_or_double((x), aether_guard_zero)
 #elif !defined(AETHER_UNSAFE_ALLOW_CONTRACTION) && defined(__GNUC__)
 #  if defined(__x86_64__) || defined(__i386__)
 #    define AETHER_FP_REGISTER "+x"
@@ -131,6 +134,9 @@ static __inline__ double aether_product_f64(double x)
 #  define aether_product_f32(x) (x)
 #  define aether_product_f64(x) (x)
 #endif
+#if !defined(AETHER_GUARD_ZERO)
+#  define AETHER_GUARD_ZERO
+#endif
 
 /* A zero the compiler cannot see: an empty asm statement's output in a general register ("+r"
    on every GNU target, WebAssembly included: an i32 local), 32 bits wide, so 32-bit targets
@@ -146,22 +152,22 @@ static __inline__ uint32_t aether_opaque_zero(void)
     return z;
 }
 #endif
-/* A value's bits ORed with that zero: the same value, which no pass can fuse into a*b + c (the
-   header-only form's product guards, below). */
+/* A value's bits ORed with such a zero: the same value, which no pass can fuse into a*b + c (the
+   header-only form's product guards). */
 #if defined(__GNUC__) && defined(AETHER_HEADER_ONLY)
-static __inline__ float aether_or_zero_float(float x)
+static __inline__ float aether_or_float(float x, uint32_t zero)
 {
     uint32_t u;
     memcpy(&u, &x, sizeof u);
-    u |= (uint32_t)aether_opaque_zero();
+    u |= (uint32_t)zero;
     memcpy(&x, &u, sizeof x);
     return x;
 }
-static __inline__ double aether_or_zero_double(double x)
+static __inline__ double aether_or_double(double x, uint32_t zero)
 {
     uint64_t u;
     memcpy(&u, &x, sizeof u);
-    u |= (uint64_t)aether_opaque_zero();
+    u |= (uint64_t)zero;
     memcpy(&x, &u, sizeof x);
     return x;
 }
@@ -192,8 +198,8 @@ static __inline__ double aether_or_zero_double(double x)
 #  define aether_product_vec_f32(x) (x)
 #  define aether_product_vec_f64(x) (x)
 #elif defined(AETHER_HEADER_ONLY)
-#  define aether_product_vec_f32(x) aether_or_zero_float(x)
-#  define aether_product_vec_f64(x) aether_or_zero_double(x)
+#  define aether_product_vec_f32(x) aether_or_float((x), aether_opaque_zero())
+#  define aether_product_vec_f64(x) aether_or_double((x), aether_opaque_zero())
 #else
 #  define aether_product_vec_f32(x) aether_product_f32(x)
 #  define aether_product_vec_f64(x) aether_product_f64(x)
@@ -370,6 +376,7 @@ static __inline__ void aether_paird_neumaier_add_x4(aether_pairdx4 *aether_resul
 /* The per-lane linear algebra of 2x2 float matrices on row-major arrays ([rules.linalg]). */
 static inline int aether_lu_f32_2(float *w, int *ipiv)
 {
+    AETHER_GUARD_ZERO
     int info = 0, i, j, k, p;
     for (j = 0; j < 2; ++j) {
         for (i = 1; i < j; ++i) {
@@ -404,6 +411,7 @@ static inline int aether_lu_f32_2(float *w, int *ipiv)
 
 static inline void aether_solve_lower_f32_2(const float *w, const float *b, float *x)
 {
+    AETHER_GUARD_ZERO
     int i, k;
     for (i = 0; i < 2; ++i) {
         float s = b[i];
@@ -414,6 +422,7 @@ static inline void aether_solve_lower_f32_2(const float *w, const float *b, floa
 
 static inline void aether_solve_lower_unit_f32_2(const float *w, const float *b, float *x)
 {
+    AETHER_GUARD_ZERO
     int i, k;
     for (i = 0; i < 2; ++i) {
         float s = b[i];
@@ -424,6 +433,7 @@ static inline void aether_solve_lower_unit_f32_2(const float *w, const float *b,
 
 static inline void aether_solve_upper_f32_2(const float *w, const float *b, float *x)
 {
+    AETHER_GUARD_ZERO
     int i, k;
     for (i = 2; i-- > 0;) {
         float s = b[i];
@@ -434,6 +444,7 @@ static inline void aether_solve_upper_f32_2(const float *w, const float *b, floa
 
 static inline void aether_solve_upper_unit_f32_2(const float *w, const float *b, float *x)
 {
+    AETHER_GUARD_ZERO
     int i, k;
     for (i = 2; i-- > 0;) {
         float s = b[i];
@@ -454,6 +465,7 @@ static inline void aether_lu_solve_f32_2(const float *w, const int *ipiv, const 
 
 static inline int aether_cholesky_f32_2(const float *a, float *w)
 {
+    AETHER_GUARD_ZERO
     int i, j, k;
     for (i = 0; i < 2; ++i) for (j = 0; j < 2; ++j) w[(i) * 2 + (j)] = j <= i ? (aether_product_f32((0.5f * a[(i) * 2 + (j)])) + aether_product_f32((0.5f * a[(j) * 2 + (i)]))) : 0.0f;
     for (j = 0; j < 2; ++j) {
@@ -474,6 +486,7 @@ static inline int aether_cholesky_f32_2(const float *a, float *w)
 
 static inline void aether_eigh_f32_2(const float *a, float *e, float *v)
 {
+    AETHER_GUARD_ZERO
     float w[2 * 2];
     int i, j, k, p, q, sweep;
     for (i = 0; i < 2; ++i) for (j = 0; j < 2; ++j) { w[(i) * 2 + (j)] = (aether_product_f32((0.5f * a[(i) * 2 + (j)])) + aether_product_f32((0.5f * a[(j) * 2 + (i)]))); v[(i) * 2 + (j)] = i == j ? 1.0f : 0.0f; }
@@ -515,6 +528,7 @@ static inline void aether_eigh_f32_2(const float *a, float *e, float *v)
 /* The per-lane linear algebra of 2x2 double matrices on row-major arrays ([rules.linalg]). */
 static inline int aether_lu_f64_2(double *w, int *ipiv)
 {
+    AETHER_GUARD_ZERO
     int info = 0, i, j, k, p;
     for (j = 0; j < 2; ++j) {
         for (i = 1; i < j; ++i) {
@@ -549,6 +563,7 @@ static inline int aether_lu_f64_2(double *w, int *ipiv)
 
 static inline void aether_solve_lower_f64_2(const double *w, const double *b, double *x)
 {
+    AETHER_GUARD_ZERO
     int i, k;
     for (i = 0; i < 2; ++i) {
         double s = b[i];
@@ -559,6 +574,7 @@ static inline void aether_solve_lower_f64_2(const double *w, const double *b, do
 
 static inline void aether_solve_lower_unit_f64_2(const double *w, const double *b, double *x)
 {
+    AETHER_GUARD_ZERO
     int i, k;
     for (i = 0; i < 2; ++i) {
         double s = b[i];
@@ -569,6 +585,7 @@ static inline void aether_solve_lower_unit_f64_2(const double *w, const double *
 
 static inline void aether_solve_upper_f64_2(const double *w, const double *b, double *x)
 {
+    AETHER_GUARD_ZERO
     int i, k;
     for (i = 2; i-- > 0;) {
         double s = b[i];
@@ -579,6 +596,7 @@ static inline void aether_solve_upper_f64_2(const double *w, const double *b, do
 
 static inline void aether_solve_upper_unit_f64_2(const double *w, const double *b, double *x)
 {
+    AETHER_GUARD_ZERO
     int i, k;
     for (i = 2; i-- > 0;) {
         double s = b[i];
@@ -599,6 +617,7 @@ static inline void aether_lu_solve_f64_2(const double *w, const int *ipiv, const
 
 static inline int aether_cholesky_f64_2(const double *a, double *w)
 {
+    AETHER_GUARD_ZERO
     int i, j, k;
     for (i = 0; i < 2; ++i) for (j = 0; j < 2; ++j) w[(i) * 2 + (j)] = j <= i ? (aether_product_f64((0.5 * a[(i) * 2 + (j)])) + aether_product_f64((0.5 * a[(j) * 2 + (i)]))) : 0.0;
     for (j = 0; j < 2; ++j) {
@@ -619,6 +638,7 @@ static inline int aether_cholesky_f64_2(const double *a, double *w)
 
 static inline void aether_eigh_f64_2(const double *a, double *e, double *v)
 {
+    AETHER_GUARD_ZERO
     double w[2 * 2];
     int i, j, k, p, q, sweep;
     for (i = 0; i < 2; ++i) for (j = 0; j < 2; ++j) { w[(i) * 2 + (j)] = (aether_product_f64((0.5 * a[(i) * 2 + (j)])) + aether_product_f64((0.5 * a[(j) * 2 + (i)]))); v[(i) * 2 + (j)] = i == j ? 1.0 : 0.0; }
@@ -660,6 +680,7 @@ static inline void aether_eigh_f64_2(const double *a, double *e, double *v)
 /* The per-lane linear algebra of 3x3 float matrices on row-major arrays ([rules.linalg]). */
 static inline int aether_lu_f32_3(float *w, int *ipiv)
 {
+    AETHER_GUARD_ZERO
     int info = 0, i, j, k, p;
     for (j = 0; j < 3; ++j) {
         for (i = 1; i < j; ++i) {
@@ -694,6 +715,7 @@ static inline int aether_lu_f32_3(float *w, int *ipiv)
 
 static inline void aether_solve_lower_f32_3(const float *w, const float *b, float *x)
 {
+    AETHER_GUARD_ZERO
     int i, k;
     for (i = 0; i < 3; ++i) {
         float s = b[i];
@@ -704,6 +726,7 @@ static inline void aether_solve_lower_f32_3(const float *w, const float *b, floa
 
 static inline void aether_solve_lower_unit_f32_3(const float *w, const float *b, float *x)
 {
+    AETHER_GUARD_ZERO
     int i, k;
     for (i = 0; i < 3; ++i) {
         float s = b[i];
@@ -714,6 +737,7 @@ static inline void aether_solve_lower_unit_f32_3(const float *w, const float *b,
 
 static inline void aether_solve_upper_f32_3(const float *w, const float *b, float *x)
 {
+    AETHER_GUARD_ZERO
     int i, k;
     for (i = 3; i-- > 0;) {
         float s = b[i];
@@ -724,6 +748,7 @@ static inline void aether_solve_upper_f32_3(const float *w, const float *b, floa
 
 static inline void aether_solve_upper_unit_f32_3(const float *w, const float *b, float *x)
 {
+    AETHER_GUARD_ZERO
     int i, k;
     for (i = 3; i-- > 0;) {
         float s = b[i];
@@ -744,6 +769,7 @@ static inline void aether_lu_solve_f32_3(const float *w, const int *ipiv, const 
 
 static inline int aether_cholesky_f32_3(const float *a, float *w)
 {
+    AETHER_GUARD_ZERO
     int i, j, k;
     for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) w[(i) * 3 + (j)] = j <= i ? (aether_product_f32((0.5f * a[(i) * 3 + (j)])) + aether_product_f32((0.5f * a[(j) * 3 + (i)]))) : 0.0f;
     for (j = 0; j < 3; ++j) {
@@ -764,6 +790,7 @@ static inline int aether_cholesky_f32_3(const float *a, float *w)
 
 static inline void aether_eigh_f32_3(const float *a, float *e, float *v)
 {
+    AETHER_GUARD_ZERO
     float w[3 * 3];
     int i, j, k, p, q, sweep;
     for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) { w[(i) * 3 + (j)] = (aether_product_f32((0.5f * a[(i) * 3 + (j)])) + aether_product_f32((0.5f * a[(j) * 3 + (i)]))); v[(i) * 3 + (j)] = i == j ? 1.0f : 0.0f; }
@@ -805,6 +832,7 @@ static inline void aether_eigh_f32_3(const float *a, float *e, float *v)
 /* The per-lane linear algebra of 3x3 double matrices on row-major arrays ([rules.linalg]). */
 static inline int aether_lu_f64_3(double *w, int *ipiv)
 {
+    AETHER_GUARD_ZERO
     int info = 0, i, j, k, p;
     for (j = 0; j < 3; ++j) {
         for (i = 1; i < j; ++i) {
@@ -839,6 +867,7 @@ static inline int aether_lu_f64_3(double *w, int *ipiv)
 
 static inline void aether_solve_lower_f64_3(const double *w, const double *b, double *x)
 {
+    AETHER_GUARD_ZERO
     int i, k;
     for (i = 0; i < 3; ++i) {
         double s = b[i];
@@ -849,6 +878,7 @@ static inline void aether_solve_lower_f64_3(const double *w, const double *b, do
 
 static inline void aether_solve_lower_unit_f64_3(const double *w, const double *b, double *x)
 {
+    AETHER_GUARD_ZERO
     int i, k;
     for (i = 0; i < 3; ++i) {
         double s = b[i];
@@ -859,6 +889,7 @@ static inline void aether_solve_lower_unit_f64_3(const double *w, const double *
 
 static inline void aether_solve_upper_f64_3(const double *w, const double *b, double *x)
 {
+    AETHER_GUARD_ZERO
     int i, k;
     for (i = 3; i-- > 0;) {
         double s = b[i];
@@ -869,6 +900,7 @@ static inline void aether_solve_upper_f64_3(const double *w, const double *b, do
 
 static inline void aether_solve_upper_unit_f64_3(const double *w, const double *b, double *x)
 {
+    AETHER_GUARD_ZERO
     int i, k;
     for (i = 3; i-- > 0;) {
         double s = b[i];
@@ -889,6 +921,7 @@ static inline void aether_lu_solve_f64_3(const double *w, const int *ipiv, const
 
 static inline int aether_cholesky_f64_3(const double *a, double *w)
 {
+    AETHER_GUARD_ZERO
     int i, j, k;
     for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) w[(i) * 3 + (j)] = j <= i ? (aether_product_f64((0.5 * a[(i) * 3 + (j)])) + aether_product_f64((0.5 * a[(j) * 3 + (i)]))) : 0.0;
     for (j = 0; j < 3; ++j) {
@@ -909,6 +942,7 @@ static inline int aether_cholesky_f64_3(const double *a, double *w)
 
 static inline void aether_eigh_f64_3(const double *a, double *e, double *v)
 {
+    AETHER_GUARD_ZERO
     double w[3 * 3];
     int i, j, k, p, q, sweep;
     for (i = 0; i < 3; ++i) for (j = 0; j < 3; ++j) { w[(i) * 3 + (j)] = (aether_product_f64((0.5 * a[(i) * 3 + (j)])) + aether_product_f64((0.5 * a[(j) * 3 + (i)]))); v[(i) * 3 + (j)] = i == j ? 1.0 : 0.0; }
@@ -950,6 +984,7 @@ static inline void aether_eigh_f64_3(const double *a, double *e, double *v)
 /* The per-lane linear algebra of 4x4 float matrices on row-major arrays ([rules.linalg]). */
 static inline int aether_lu_f32_4(float *w, int *ipiv)
 {
+    AETHER_GUARD_ZERO
     int info = 0, i, j, k, p;
     for (j = 0; j < 4; ++j) {
         for (i = 1; i < j; ++i) {
@@ -984,6 +1019,7 @@ static inline int aether_lu_f32_4(float *w, int *ipiv)
 
 static inline void aether_solve_lower_f32_4(const float *w, const float *b, float *x)
 {
+    AETHER_GUARD_ZERO
     int i, k;
     for (i = 0; i < 4; ++i) {
         float s = b[i];
@@ -994,6 +1030,7 @@ static inline void aether_solve_lower_f32_4(const float *w, const float *b, floa
 
 static inline void aether_solve_lower_unit_f32_4(const float *w, const float *b, float *x)
 {
+    AETHER_GUARD_ZERO
     int i, k;
     for (i = 0; i < 4; ++i) {
         float s = b[i];
@@ -1004,6 +1041,7 @@ static inline void aether_solve_lower_unit_f32_4(const float *w, const float *b,
 
 static inline void aether_solve_upper_f32_4(const float *w, const float *b, float *x)
 {
+    AETHER_GUARD_ZERO
     int i, k;
     for (i = 4; i-- > 0;) {
         float s = b[i];
@@ -1014,6 +1052,7 @@ static inline void aether_solve_upper_f32_4(const float *w, const float *b, floa
 
 static inline void aether_solve_upper_unit_f32_4(const float *w, const float *b, float *x)
 {
+    AETHER_GUARD_ZERO
     int i, k;
     for (i = 4; i-- > 0;) {
         float s = b[i];
@@ -1034,6 +1073,7 @@ static inline void aether_lu_solve_f32_4(const float *w, const int *ipiv, const 
 
 static inline int aether_cholesky_f32_4(const float *a, float *w)
 {
+    AETHER_GUARD_ZERO
     int i, j, k;
     for (i = 0; i < 4; ++i) for (j = 0; j < 4; ++j) w[(i) * 4 + (j)] = j <= i ? (aether_product_f32((0.5f * a[(i) * 4 + (j)])) + aether_product_f32((0.5f * a[(j) * 4 + (i)]))) : 0.0f;
     for (j = 0; j < 4; ++j) {
@@ -1054,6 +1094,7 @@ static inline int aether_cholesky_f32_4(const float *a, float *w)
 
 static inline void aether_eigh_f32_4(const float *a, float *e, float *v)
 {
+    AETHER_GUARD_ZERO
     float w[4 * 4];
     int i, j, k, p, q, sweep;
     for (i = 0; i < 4; ++i) for (j = 0; j < 4; ++j) { w[(i) * 4 + (j)] = (aether_product_f32((0.5f * a[(i) * 4 + (j)])) + aether_product_f32((0.5f * a[(j) * 4 + (i)]))); v[(i) * 4 + (j)] = i == j ? 1.0f : 0.0f; }
@@ -1095,6 +1136,7 @@ static inline void aether_eigh_f32_4(const float *a, float *e, float *v)
 /* The per-lane linear algebra of 4x4 double matrices on row-major arrays ([rules.linalg]). */
 static inline int aether_lu_f64_4(double *w, int *ipiv)
 {
+    AETHER_GUARD_ZERO
     int info = 0, i, j, k, p;
     for (j = 0; j < 4; ++j) {
         for (i = 1; i < j; ++i) {
@@ -1129,6 +1171,7 @@ static inline int aether_lu_f64_4(double *w, int *ipiv)
 
 static inline void aether_solve_lower_f64_4(const double *w, const double *b, double *x)
 {
+    AETHER_GUARD_ZERO
     int i, k;
     for (i = 0; i < 4; ++i) {
         double s = b[i];
@@ -1139,6 +1182,7 @@ static inline void aether_solve_lower_f64_4(const double *w, const double *b, do
 
 static inline void aether_solve_lower_unit_f64_4(const double *w, const double *b, double *x)
 {
+    AETHER_GUARD_ZERO
     int i, k;
     for (i = 0; i < 4; ++i) {
         double s = b[i];
@@ -1149,6 +1193,7 @@ static inline void aether_solve_lower_unit_f64_4(const double *w, const double *
 
 static inline void aether_solve_upper_f64_4(const double *w, const double *b, double *x)
 {
+    AETHER_GUARD_ZERO
     int i, k;
     for (i = 4; i-- > 0;) {
         double s = b[i];
@@ -1159,6 +1204,7 @@ static inline void aether_solve_upper_f64_4(const double *w, const double *b, do
 
 static inline void aether_solve_upper_unit_f64_4(const double *w, const double *b, double *x)
 {
+    AETHER_GUARD_ZERO
     int i, k;
     for (i = 4; i-- > 0;) {
         double s = b[i];
@@ -1179,6 +1225,7 @@ static inline void aether_lu_solve_f64_4(const double *w, const int *ipiv, const
 
 static inline int aether_cholesky_f64_4(const double *a, double *w)
 {
+    AETHER_GUARD_ZERO
     int i, j, k;
     for (i = 0; i < 4; ++i) for (j = 0; j < 4; ++j) w[(i) * 4 + (j)] = j <= i ? (aether_product_f64((0.5 * a[(i) * 4 + (j)])) + aether_product_f64((0.5 * a[(j) * 4 + (i)]))) : 0.0;
     for (j = 0; j < 4; ++j) {
@@ -1199,6 +1246,7 @@ static inline int aether_cholesky_f64_4(const double *a, double *w)
 
 static inline void aether_eigh_f64_4(const double *a, double *e, double *v)
 {
+    AETHER_GUARD_ZERO
     double w[4 * 4];
     int i, j, k, p, q, sweep;
     for (i = 0; i < 4; ++i) for (j = 0; j < 4; ++j) { w[(i) * 4 + (j)] = (aether_product_f64((0.5 * a[(i) * 4 + (j)])) + aether_product_f64((0.5 * a[(j) * 4 + (i)]))); v[(i) * 4 + (j)] = i == j ? 1.0 : 0.0; }
@@ -1377,6 +1425,7 @@ AETHER_API_BY_VALUE aether_vec4d aether_vec4d_sub(aether_vec4d a, aether_vec4d b
 
 AETHER_API_BY_VALUE aether_vec2f aether_vec2f_mul(aether_vec2f a, aether_vec2f b)
 {
+    AETHER_GUARD_ZERO
     aether_vec2f out;
     out.x = aether_product_f32((a.x * b.x));
     out.y = aether_product_f32((a.y * b.y));
@@ -1385,6 +1434,7 @@ AETHER_API_BY_VALUE aether_vec2f aether_vec2f_mul(aether_vec2f a, aether_vec2f b
 
 AETHER_API_BY_VALUE aether_vec2d aether_vec2d_mul(aether_vec2d a, aether_vec2d b)
 {
+    AETHER_GUARD_ZERO
     aether_vec2d out;
     out.x = aether_product_f64((a.x * b.x));
     out.y = aether_product_f64((a.y * b.y));
@@ -1393,6 +1443,7 @@ AETHER_API_BY_VALUE aether_vec2d aether_vec2d_mul(aether_vec2d a, aether_vec2d b
 
 AETHER_API_BY_VALUE aether_vec3f aether_vec3f_mul(aether_vec3f a, aether_vec3f b)
 {
+    AETHER_GUARD_ZERO
     aether_vec3f out;
     out.x = aether_product_f32((a.x * b.x));
     out.y = aether_product_f32((a.y * b.y));
@@ -1402,6 +1453,7 @@ AETHER_API_BY_VALUE aether_vec3f aether_vec3f_mul(aether_vec3f a, aether_vec3f b
 
 AETHER_API_BY_VALUE aether_vec3d aether_vec3d_mul(aether_vec3d a, aether_vec3d b)
 {
+    AETHER_GUARD_ZERO
     aether_vec3d out;
     out.x = aether_product_f64((a.x * b.x));
     out.y = aether_product_f64((a.y * b.y));
@@ -1411,6 +1463,7 @@ AETHER_API_BY_VALUE aether_vec3d aether_vec3d_mul(aether_vec3d a, aether_vec3d b
 
 AETHER_API_BY_VALUE aether_vec4f aether_vec4f_mul(aether_vec4f a, aether_vec4f b)
 {
+    AETHER_GUARD_ZERO
     aether_vec4f out;
     out.x = aether_product_f32((a.x * b.x));
     out.y = aether_product_f32((a.y * b.y));
@@ -1421,6 +1474,7 @@ AETHER_API_BY_VALUE aether_vec4f aether_vec4f_mul(aether_vec4f a, aether_vec4f b
 
 AETHER_API_BY_VALUE aether_vec4d aether_vec4d_mul(aether_vec4d a, aether_vec4d b)
 {
+    AETHER_GUARD_ZERO
     aether_vec4d out;
     out.x = aether_product_f64((a.x * b.x));
     out.y = aether_product_f64((a.y * b.y));
@@ -1431,6 +1485,7 @@ AETHER_API_BY_VALUE aether_vec4d aether_vec4d_mul(aether_vec4d a, aether_vec4d b
 
 AETHER_API_BY_VALUE aether_vec2f aether_vec2f_scale(aether_vec2f a, float s)
 {
+    AETHER_GUARD_ZERO
     aether_vec2f out;
     out.x = aether_product_f32((s * a.x));
     out.y = aether_product_f32((s * a.y));
@@ -1439,6 +1494,7 @@ AETHER_API_BY_VALUE aether_vec2f aether_vec2f_scale(aether_vec2f a, float s)
 
 AETHER_API_BY_VALUE aether_vec2d aether_vec2d_scale(aether_vec2d a, double s)
 {
+    AETHER_GUARD_ZERO
     aether_vec2d out;
     out.x = aether_product_f64((s * a.x));
     out.y = aether_product_f64((s * a.y));
@@ -1447,6 +1503,7 @@ AETHER_API_BY_VALUE aether_vec2d aether_vec2d_scale(aether_vec2d a, double s)
 
 AETHER_API_BY_VALUE aether_vec3f aether_vec3f_scale(aether_vec3f a, float s)
 {
+    AETHER_GUARD_ZERO
     aether_vec3f out;
     out.x = aether_product_f32((s * a.x));
     out.y = aether_product_f32((s * a.y));
@@ -1456,6 +1513,7 @@ AETHER_API_BY_VALUE aether_vec3f aether_vec3f_scale(aether_vec3f a, float s)
 
 AETHER_API_BY_VALUE aether_vec3d aether_vec3d_scale(aether_vec3d a, double s)
 {
+    AETHER_GUARD_ZERO
     aether_vec3d out;
     out.x = aether_product_f64((s * a.x));
     out.y = aether_product_f64((s * a.y));
@@ -1465,6 +1523,7 @@ AETHER_API_BY_VALUE aether_vec3d aether_vec3d_scale(aether_vec3d a, double s)
 
 AETHER_API_BY_VALUE aether_vec4f aether_vec4f_scale(aether_vec4f a, float s)
 {
+    AETHER_GUARD_ZERO
     aether_vec4f out;
     out.x = aether_product_f32((s * a.x));
     out.y = aether_product_f32((s * a.y));
@@ -1475,6 +1534,7 @@ AETHER_API_BY_VALUE aether_vec4f aether_vec4f_scale(aether_vec4f a, float s)
 
 AETHER_API_BY_VALUE aether_vec4d aether_vec4d_scale(aether_vec4d a, double s)
 {
+    AETHER_GUARD_ZERO
     aether_vec4d out;
     out.x = aether_product_f64((s * a.x));
     out.y = aether_product_f64((s * a.y));
@@ -1485,6 +1545,7 @@ AETHER_API_BY_VALUE aether_vec4d aether_vec4d_scale(aether_vec4d a, double s)
 
 AETHER_API_BY_VALUE aether_vec2f aether_vec2f_div(aether_vec2f a, float s)
 {
+    AETHER_GUARD_ZERO
     const float r = (1.0f / s);
     aether_vec2f out;
     out.x = aether_product_f32((r * a.x));
@@ -1494,6 +1555,7 @@ AETHER_API_BY_VALUE aether_vec2f aether_vec2f_div(aether_vec2f a, float s)
 
 AETHER_API_BY_VALUE aether_vec2d aether_vec2d_div(aether_vec2d a, double s)
 {
+    AETHER_GUARD_ZERO
     const double r = (1.0 / s);
     aether_vec2d out;
     out.x = aether_product_f64((r * a.x));
@@ -1503,6 +1565,7 @@ AETHER_API_BY_VALUE aether_vec2d aether_vec2d_div(aether_vec2d a, double s)
 
 AETHER_API_BY_VALUE aether_vec3f aether_vec3f_div(aether_vec3f a, float s)
 {
+    AETHER_GUARD_ZERO
     const float r = (1.0f / s);
     aether_vec3f out;
     out.x = aether_product_f32((r * a.x));
@@ -1513,6 +1576,7 @@ AETHER_API_BY_VALUE aether_vec3f aether_vec3f_div(aether_vec3f a, float s)
 
 AETHER_API_BY_VALUE aether_vec3d aether_vec3d_div(aether_vec3d a, double s)
 {
+    AETHER_GUARD_ZERO
     const double r = (1.0 / s);
     aether_vec3d out;
     out.x = aether_product_f64((r * a.x));
@@ -1523,6 +1587,7 @@ AETHER_API_BY_VALUE aether_vec3d aether_vec3d_div(aether_vec3d a, double s)
 
 AETHER_API_BY_VALUE aether_vec4f aether_vec4f_div(aether_vec4f a, float s)
 {
+    AETHER_GUARD_ZERO
     const float r = (1.0f / s);
     aether_vec4f out;
     out.x = aether_product_f32((r * a.x));
@@ -1534,6 +1599,7 @@ AETHER_API_BY_VALUE aether_vec4f aether_vec4f_div(aether_vec4f a, float s)
 
 AETHER_API_BY_VALUE aether_vec4d aether_vec4d_div(aether_vec4d a, double s)
 {
+    AETHER_GUARD_ZERO
     const double r = (1.0 / s);
     aether_vec4d out;
     out.x = aether_product_f64((r * a.x));
@@ -1545,16 +1611,19 @@ AETHER_API_BY_VALUE aether_vec4d aether_vec4d_div(aether_vec4d a, double s)
 
 AETHER_API float aether_f32_neg(float a)
 {
+    AETHER_GUARD_ZERO
     return aether_product_f32((a * -1.0f));
 }
 
 AETHER_API double aether_f64_neg(double a)
 {
+    AETHER_GUARD_ZERO
     return aether_product_f64((a * -1.0));
 }
 
 AETHER_API_BY_VALUE aether_vec2f aether_vec2f_neg(aether_vec2f a)
 {
+    AETHER_GUARD_ZERO
     aether_vec2f out;
     out.x = aether_product_f32((a.x * -1.0f));
     out.y = aether_product_f32((a.y * -1.0f));
@@ -1563,6 +1632,7 @@ AETHER_API_BY_VALUE aether_vec2f aether_vec2f_neg(aether_vec2f a)
 
 AETHER_API_BY_VALUE aether_vec2d aether_vec2d_neg(aether_vec2d a)
 {
+    AETHER_GUARD_ZERO
     aether_vec2d out;
     out.x = aether_product_f64((a.x * -1.0));
     out.y = aether_product_f64((a.y * -1.0));
@@ -1571,6 +1641,7 @@ AETHER_API_BY_VALUE aether_vec2d aether_vec2d_neg(aether_vec2d a)
 
 AETHER_API_BY_VALUE aether_vec3f aether_vec3f_neg(aether_vec3f a)
 {
+    AETHER_GUARD_ZERO
     aether_vec3f out;
     out.x = aether_product_f32((a.x * -1.0f));
     out.y = aether_product_f32((a.y * -1.0f));
@@ -1580,6 +1651,7 @@ AETHER_API_BY_VALUE aether_vec3f aether_vec3f_neg(aether_vec3f a)
 
 AETHER_API_BY_VALUE aether_vec3d aether_vec3d_neg(aether_vec3d a)
 {
+    AETHER_GUARD_ZERO
     aether_vec3d out;
     out.x = aether_product_f64((a.x * -1.0));
     out.y = aether_product_f64((a.y * -1.0));
@@ -1589,6 +1661,7 @@ AETHER_API_BY_VALUE aether_vec3d aether_vec3d_neg(aether_vec3d a)
 
 AETHER_API_BY_VALUE aether_vec4f aether_vec4f_neg(aether_vec4f a)
 {
+    AETHER_GUARD_ZERO
     aether_vec4f out;
     out.x = aether_product_f32((a.x * -1.0f));
     out.y = aether_product_f32((a.y * -1.0f));
@@ -1599,6 +1672,7 @@ AETHER_API_BY_VALUE aether_vec4f aether_vec4f_neg(aether_vec4f a)
 
 AETHER_API_BY_VALUE aether_vec4d aether_vec4d_neg(aether_vec4d a)
 {
+    AETHER_GUARD_ZERO
     aether_vec4d out;
     out.x = aether_product_f64((a.x * -1.0));
     out.y = aether_product_f64((a.y * -1.0));
@@ -1781,6 +1855,7 @@ AETHER_API_BY_VALUE aether_vec4d aether_vec4d_max(aether_vec4d a, aether_vec4d b
 
 AETHER_API_BY_VALUE aether_vec2f aether_vec2f_lerp(aether_vec2f a, aether_vec2f b, float t)
 {
+    AETHER_GUARD_ZERO
     aether_vec2f out;
     out.x = (a.x + aether_product_f32((t * (b.x - a.x))));
     out.y = (a.y + aether_product_f32((t * (b.y - a.y))));
@@ -1789,6 +1864,7 @@ AETHER_API_BY_VALUE aether_vec2f aether_vec2f_lerp(aether_vec2f a, aether_vec2f 
 
 AETHER_API_BY_VALUE aether_vec2d aether_vec2d_lerp(aether_vec2d a, aether_vec2d b, double t)
 {
+    AETHER_GUARD_ZERO
     aether_vec2d out;
     out.x = (a.x + aether_product_f64((t * (b.x - a.x))));
     out.y = (a.y + aether_product_f64((t * (b.y - a.y))));
@@ -1797,6 +1873,7 @@ AETHER_API_BY_VALUE aether_vec2d aether_vec2d_lerp(aether_vec2d a, aether_vec2d 
 
 AETHER_API_BY_VALUE aether_vec3f aether_vec3f_lerp(aether_vec3f a, aether_vec3f b, float t)
 {
+    AETHER_GUARD_ZERO
     aether_vec3f out;
     out.x = (a.x + aether_product_f32((t * (b.x - a.x))));
     out.y = (a.y + aether_product_f32((t * (b.y - a.y))));
@@ -1806,6 +1883,7 @@ AETHER_API_BY_VALUE aether_vec3f aether_vec3f_lerp(aether_vec3f a, aether_vec3f 
 
 AETHER_API_BY_VALUE aether_vec3d aether_vec3d_lerp(aether_vec3d a, aether_vec3d b, double t)
 {
+    AETHER_GUARD_ZERO
     aether_vec3d out;
     out.x = (a.x + aether_product_f64((t * (b.x - a.x))));
     out.y = (a.y + aether_product_f64((t * (b.y - a.y))));
@@ -1815,6 +1893,7 @@ AETHER_API_BY_VALUE aether_vec3d aether_vec3d_lerp(aether_vec3d a, aether_vec3d 
 
 AETHER_API_BY_VALUE aether_vec4f aether_vec4f_lerp(aether_vec4f a, aether_vec4f b, float t)
 {
+    AETHER_GUARD_ZERO
     aether_vec4f out;
     out.x = (a.x + aether_product_f32((t * (b.x - a.x))));
     out.y = (a.y + aether_product_f32((t * (b.y - a.y))));
@@ -1825,6 +1904,7 @@ AETHER_API_BY_VALUE aether_vec4f aether_vec4f_lerp(aether_vec4f a, aether_vec4f 
 
 AETHER_API_BY_VALUE aether_vec4d aether_vec4d_lerp(aether_vec4d a, aether_vec4d b, double t)
 {
+    AETHER_GUARD_ZERO
     aether_vec4d out;
     out.x = (a.x + aether_product_f64((t * (b.x - a.x))));
     out.y = (a.y + aether_product_f64((t * (b.y - a.y))));
@@ -1865,91 +1945,109 @@ AETHER_API_BY_VALUE double aether_vec4d_sum(aether_vec4d a)
 
 AETHER_API_BY_VALUE float aether_vec2f_dot(aether_vec2f a, aether_vec2f b)
 {
+    AETHER_GUARD_ZERO
     return (aether_product_f32((a.y * b.y)) + aether_product_f32((a.x * b.x)));
 }
 
 AETHER_API_BY_VALUE double aether_vec2d_dot(aether_vec2d a, aether_vec2d b)
 {
+    AETHER_GUARD_ZERO
     return (aether_product_f64((a.y * b.y)) + aether_product_f64((a.x * b.x)));
 }
 
 AETHER_API_BY_VALUE float aether_vec3f_dot(aether_vec3f a, aether_vec3f b)
 {
+    AETHER_GUARD_ZERO
     return (aether_product_f32((a.z * b.z)) + (aether_product_f32((a.y * b.y)) + aether_product_f32((a.x * b.x))));
 }
 
 AETHER_API_BY_VALUE double aether_vec3d_dot(aether_vec3d a, aether_vec3d b)
 {
+    AETHER_GUARD_ZERO
     return (aether_product_f64((a.z * b.z)) + (aether_product_f64((a.y * b.y)) + aether_product_f64((a.x * b.x))));
 }
 
 AETHER_API_BY_VALUE float aether_vec4f_dot(aether_vec4f a, aether_vec4f b)
 {
+    AETHER_GUARD_ZERO
     return (aether_product_f32((a.w * b.w)) + (aether_product_f32((a.z * b.z)) + (aether_product_f32((a.y * b.y)) + aether_product_f32((a.x * b.x)))));
 }
 
 AETHER_API_BY_VALUE double aether_vec4d_dot(aether_vec4d a, aether_vec4d b)
 {
+    AETHER_GUARD_ZERO
     return (aether_product_f64((a.w * b.w)) + (aether_product_f64((a.z * b.z)) + (aether_product_f64((a.y * b.y)) + aether_product_f64((a.x * b.x)))));
 }
 
 AETHER_API_BY_VALUE float aether_vec2f_squared_norm(aether_vec2f a)
 {
+    AETHER_GUARD_ZERO
     return (aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x)));
 }
 
 AETHER_API_BY_VALUE double aether_vec2d_squared_norm(aether_vec2d a)
 {
+    AETHER_GUARD_ZERO
     return (aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x)));
 }
 
 AETHER_API_BY_VALUE float aether_vec3f_squared_norm(aether_vec3f a)
 {
+    AETHER_GUARD_ZERO
     return (aether_product_f32((a.z * a.z)) + (aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x))));
 }
 
 AETHER_API_BY_VALUE double aether_vec3d_squared_norm(aether_vec3d a)
 {
+    AETHER_GUARD_ZERO
     return (aether_product_f64((a.z * a.z)) + (aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x))));
 }
 
 AETHER_API_BY_VALUE float aether_vec4f_squared_norm(aether_vec4f a)
 {
+    AETHER_GUARD_ZERO
     return (aether_product_f32((a.w * a.w)) + (aether_product_f32((a.z * a.z)) + (aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x)))));
 }
 
 AETHER_API_BY_VALUE double aether_vec4d_squared_norm(aether_vec4d a)
 {
+    AETHER_GUARD_ZERO
     return (aether_product_f64((a.w * a.w)) + (aether_product_f64((a.z * a.z)) + (aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x)))));
 }
 
 AETHER_API_BY_VALUE float aether_vec2f_norm(aether_vec2f a)
 {
+    AETHER_GUARD_ZERO
     return aether_ieee_sqrt_f32((aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x))));
 }
 
 AETHER_API_BY_VALUE double aether_vec2d_norm(aether_vec2d a)
 {
+    AETHER_GUARD_ZERO
     return aether_ieee_sqrt_f64((aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x))));
 }
 
 AETHER_API_BY_VALUE float aether_vec3f_norm(aether_vec3f a)
 {
+    AETHER_GUARD_ZERO
     return aether_ieee_sqrt_f32((aether_product_f32((a.z * a.z)) + (aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x)))));
 }
 
 AETHER_API_BY_VALUE double aether_vec3d_norm(aether_vec3d a)
 {
+    AETHER_GUARD_ZERO
     return aether_ieee_sqrt_f64((aether_product_f64((a.z * a.z)) + (aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x)))));
 }
 
 AETHER_API_BY_VALUE float aether_vec4f_norm(aether_vec4f a)
 {
+    AETHER_GUARD_ZERO
     return aether_ieee_sqrt_f32((aether_product_f32((a.w * a.w)) + (aether_product_f32((a.z * a.z)) + (aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x))))));
 }
 
 AETHER_API_BY_VALUE double aether_vec4d_norm(aether_vec4d a)
 {
+    AETHER_GUARD_ZERO
     return aether_ieee_sqrt_f64((aether_product_f64((a.w * a.w)) + (aether_product_f64((a.z * a.z)) + (aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x))))));
 }
 
@@ -2015,6 +2113,7 @@ AETHER_API_BY_VALUE int aether_vec4d_is_finite(aether_vec4d a)
 
 AETHER_API_BY_VALUE aether_vec2f aether_vec2f_normalize(aether_vec2f a)
 {
+    AETHER_GUARD_ZERO
     const float n = aether_ieee_sqrt_f32((aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x))));
     const float div_r = (1.0f / n);
     const float d_x = aether_product_f32((div_r * a.x));
@@ -2027,6 +2126,7 @@ AETHER_API_BY_VALUE aether_vec2f aether_vec2f_normalize(aether_vec2f a)
 
 AETHER_API_BY_VALUE aether_vec2d aether_vec2d_normalize(aether_vec2d a)
 {
+    AETHER_GUARD_ZERO
     const double n = aether_ieee_sqrt_f64((aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x))));
     const double div_r = (1.0 / n);
     const double d_x = aether_product_f64((div_r * a.x));
@@ -2039,6 +2139,7 @@ AETHER_API_BY_VALUE aether_vec2d aether_vec2d_normalize(aether_vec2d a)
 
 AETHER_API_BY_VALUE aether_vec3f aether_vec3f_normalize(aether_vec3f a)
 {
+    AETHER_GUARD_ZERO
     const float n = aether_ieee_sqrt_f32((aether_product_f32((a.z * a.z)) + (aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x)))));
     const float div_r = (1.0f / n);
     const float d_x = aether_product_f32((div_r * a.x));
@@ -2053,6 +2154,7 @@ AETHER_API_BY_VALUE aether_vec3f aether_vec3f_normalize(aether_vec3f a)
 
 AETHER_API_BY_VALUE aether_vec3d aether_vec3d_normalize(aether_vec3d a)
 {
+    AETHER_GUARD_ZERO
     const double n = aether_ieee_sqrt_f64((aether_product_f64((a.z * a.z)) + (aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x)))));
     const double div_r = (1.0 / n);
     const double d_x = aether_product_f64((div_r * a.x));
@@ -2067,6 +2169,7 @@ AETHER_API_BY_VALUE aether_vec3d aether_vec3d_normalize(aether_vec3d a)
 
 AETHER_API_BY_VALUE aether_vec4f aether_vec4f_normalize(aether_vec4f a)
 {
+    AETHER_GUARD_ZERO
     const float n = aether_ieee_sqrt_f32((aether_product_f32((a.w * a.w)) + (aether_product_f32((a.z * a.z)) + (aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x))))));
     const float div_r = (1.0f / n);
     const float d_x = aether_product_f32((div_r * a.x));
@@ -2083,6 +2186,7 @@ AETHER_API_BY_VALUE aether_vec4f aether_vec4f_normalize(aether_vec4f a)
 
 AETHER_API_BY_VALUE aether_vec4d aether_vec4d_normalize(aether_vec4d a)
 {
+    AETHER_GUARD_ZERO
     const double n = aether_ieee_sqrt_f64((aether_product_f64((a.w * a.w)) + (aether_product_f64((a.z * a.z)) + (aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x))))));
     const double div_r = (1.0 / n);
     const double d_x = aether_product_f64((div_r * a.x));
@@ -2099,6 +2203,7 @@ AETHER_API_BY_VALUE aether_vec4d aether_vec4d_normalize(aether_vec4d a)
 
 AETHER_API_BY_VALUE aether_quatf aether_quatf_normalize(aether_quatf a)
 {
+    AETHER_GUARD_ZERO
     const float n = aether_ieee_sqrt_f32((aether_product_f32((a.z * a.z)) + (aether_product_f32((a.y * a.y)) + (aether_product_f32((a.x * a.x)) + aether_product_f32((a.w * a.w))))));
     const float div_r = (1.0f / n);
     const float d_w = aether_product_f32((div_r * a.w));
@@ -2115,6 +2220,7 @@ AETHER_API_BY_VALUE aether_quatf aether_quatf_normalize(aether_quatf a)
 
 AETHER_API_BY_VALUE aether_quatd aether_quatd_normalize(aether_quatd a)
 {
+    AETHER_GUARD_ZERO
     const double n = aether_ieee_sqrt_f64((aether_product_f64((a.z * a.z)) + (aether_product_f64((a.y * a.y)) + (aether_product_f64((a.x * a.x)) + aether_product_f64((a.w * a.w))))));
     const double div_r = (1.0 / n);
     const double d_w = aether_product_f64((div_r * a.w));
@@ -2131,6 +2237,7 @@ AETHER_API_BY_VALUE aether_quatd aether_quatd_normalize(aether_quatd a)
 
 AETHER_API_BY_VALUE aether_vec3f aether_vec3f_cross(aether_vec3f a, aether_vec3f b)
 {
+    AETHER_GUARD_ZERO
     aether_vec3f out;
     out.x = (aether_product_f32((a.y * b.z)) - aether_product_f32((a.z * b.y)));
     out.y = (aether_product_f32((a.z * b.x)) - aether_product_f32((a.x * b.z)));
@@ -2140,6 +2247,7 @@ AETHER_API_BY_VALUE aether_vec3f aether_vec3f_cross(aether_vec3f a, aether_vec3f
 
 AETHER_API_BY_VALUE aether_vec3d aether_vec3d_cross(aether_vec3d a, aether_vec3d b)
 {
+    AETHER_GUARD_ZERO
     aether_vec3d out;
     out.x = (aether_product_f64((a.y * b.z)) - aether_product_f64((a.z * b.y)));
     out.y = (aether_product_f64((a.z * b.x)) - aether_product_f64((a.x * b.z)));
@@ -2169,6 +2277,7 @@ AETHER_API_BY_VALUE aether_quatd aether_quatd_mul(aether_quatd a, aether_quatd b
 
 AETHER_API_BY_VALUE aether_quatf aether_quatf_conjugate(aether_quatf a)
 {
+    AETHER_GUARD_ZERO
     aether_quatf out;
     out.w = a.w;
     out.x = aether_product_f32((a.x * -1.0f));
@@ -2179,6 +2288,7 @@ AETHER_API_BY_VALUE aether_quatf aether_quatf_conjugate(aether_quatf a)
 
 AETHER_API_BY_VALUE aether_quatd aether_quatd_conjugate(aether_quatd a)
 {
+    AETHER_GUARD_ZERO
     aether_quatd out;
     out.w = a.w;
     out.x = aether_product_f64((a.x * -1.0));
@@ -2189,6 +2299,7 @@ AETHER_API_BY_VALUE aether_quatd aether_quatd_conjugate(aether_quatd a)
 
 AETHER_API_BY_VALUE aether_vec3f aether_quatf_rotate(aether_quatf q, aether_vec3f v)
 {
+    AETHER_GUARD_ZERO
     const float scale_a_x = (aether_product_f32((q.y * v.z)) - aether_product_f32((q.z * v.y)));
     const float scale_a_y = (aether_product_f32((q.z * v.x)) - aether_product_f32((q.x * v.z)));
     const float scale_a_z = (aether_product_f32((q.x * v.y)) - aether_product_f32((q.y * v.x)));
@@ -2213,6 +2324,7 @@ AETHER_API_BY_VALUE aether_vec3f aether_quatf_rotate(aether_quatf q, aether_vec3
 
 AETHER_API_BY_VALUE aether_vec3d aether_quatd_rotate(aether_quatd q, aether_vec3d v)
 {
+    AETHER_GUARD_ZERO
     const double scale_a_x = (aether_product_f64((q.y * v.z)) - aether_product_f64((q.z * v.y)));
     const double scale_a_y = (aether_product_f64((q.z * v.x)) - aether_product_f64((q.x * v.z)));
     const double scale_a_z = (aether_product_f64((q.x * v.y)) - aether_product_f64((q.y * v.x)));
@@ -2237,6 +2349,7 @@ AETHER_API_BY_VALUE aether_vec3d aether_quatd_rotate(aether_quatd q, aether_vec3
 
 AETHER_API_BY_VALUE aether_vec2f aether_mat2f_mul_vec(aether_mat2f m, aether_vec2f v)
 {
+    AETHER_GUARD_ZERO
     aether_vec2f out;
     out.x = (aether_product_f32((m.m[1] * v.y)) + aether_product_f32((m.m[0] * v.x)));
     out.y = (aether_product_f32((m.m[3] * v.y)) + aether_product_f32((m.m[2] * v.x)));
@@ -2245,6 +2358,7 @@ AETHER_API_BY_VALUE aether_vec2f aether_mat2f_mul_vec(aether_mat2f m, aether_vec
 
 AETHER_API_BY_VALUE aether_vec2d aether_mat2d_mul_vec(aether_mat2d m, aether_vec2d v)
 {
+    AETHER_GUARD_ZERO
     aether_vec2d out;
     out.x = (aether_product_f64((m.m[1] * v.y)) + aether_product_f64((m.m[0] * v.x)));
     out.y = (aether_product_f64((m.m[3] * v.y)) + aether_product_f64((m.m[2] * v.x)));
@@ -2253,6 +2367,7 @@ AETHER_API_BY_VALUE aether_vec2d aether_mat2d_mul_vec(aether_mat2d m, aether_vec
 
 AETHER_API_BY_VALUE aether_vec3f aether_mat3f_mul_vec(aether_mat3f m, aether_vec3f v)
 {
+    AETHER_GUARD_ZERO
     aether_vec3f out;
     out.x = (aether_product_f32((m.m[2] * v.z)) + (aether_product_f32((m.m[1] * v.y)) + aether_product_f32((m.m[0] * v.x))));
     out.y = (aether_product_f32((m.m[5] * v.z)) + (aether_product_f32((m.m[4] * v.y)) + aether_product_f32((m.m[3] * v.x))));
@@ -2262,6 +2377,7 @@ AETHER_API_BY_VALUE aether_vec3f aether_mat3f_mul_vec(aether_mat3f m, aether_vec
 
 AETHER_API_BY_VALUE aether_vec3d aether_mat3d_mul_vec(aether_mat3d m, aether_vec3d v)
 {
+    AETHER_GUARD_ZERO
     aether_vec3d out;
     out.x = (aether_product_f64((m.m[2] * v.z)) + (aether_product_f64((m.m[1] * v.y)) + aether_product_f64((m.m[0] * v.x))));
     out.y = (aether_product_f64((m.m[5] * v.z)) + (aether_product_f64((m.m[4] * v.y)) + aether_product_f64((m.m[3] * v.x))));
@@ -2573,66 +2689,79 @@ AETHER_API_BY_VALUE aether_mat4d aether_mat4d_identity(void)
 
 AETHER_API_BY_VALUE float aether_mat2f_dot(aether_mat2f a, aether_mat2f b)
 {
+    AETHER_GUARD_ZERO
     return (aether_product_f32((a.m[3] * b.m[3])) + (aether_product_f32((a.m[2] * b.m[2])) + (aether_product_f32((a.m[1] * b.m[1])) + aether_product_f32((a.m[0] * b.m[0])))));
 }
 
 AETHER_API_BY_VALUE double aether_mat2d_dot(aether_mat2d a, aether_mat2d b)
 {
+    AETHER_GUARD_ZERO
     return (aether_product_f64((a.m[3] * b.m[3])) + (aether_product_f64((a.m[2] * b.m[2])) + (aether_product_f64((a.m[1] * b.m[1])) + aether_product_f64((a.m[0] * b.m[0])))));
 }
 
 AETHER_API_BY_VALUE float aether_mat3f_dot(aether_mat3f a, aether_mat3f b)
 {
+    AETHER_GUARD_ZERO
     return (aether_product_f32((a.m[8] * b.m[8])) + (aether_product_f32((a.m[7] * b.m[7])) + (aether_product_f32((a.m[6] * b.m[6])) + (aether_product_f32((a.m[5] * b.m[5])) + (aether_product_f32((a.m[4] * b.m[4])) + (aether_product_f32((a.m[3] * b.m[3])) + (aether_product_f32((a.m[2] * b.m[2])) + (aether_product_f32((a.m[1] * b.m[1])) + aether_product_f32((a.m[0] * b.m[0]))))))))));
 }
 
 AETHER_API_BY_VALUE double aether_mat3d_dot(aether_mat3d a, aether_mat3d b)
 {
+    AETHER_GUARD_ZERO
     return (aether_product_f64((a.m[8] * b.m[8])) + (aether_product_f64((a.m[7] * b.m[7])) + (aether_product_f64((a.m[6] * b.m[6])) + (aether_product_f64((a.m[5] * b.m[5])) + (aether_product_f64((a.m[4] * b.m[4])) + (aether_product_f64((a.m[3] * b.m[3])) + (aether_product_f64((a.m[2] * b.m[2])) + (aether_product_f64((a.m[1] * b.m[1])) + aether_product_f64((a.m[0] * b.m[0]))))))))));
 }
 
 AETHER_API_BY_VALUE float aether_mat4f_dot(aether_mat4f a, aether_mat4f b)
 {
+    AETHER_GUARD_ZERO
     return (aether_product_f32((a.m[15] * b.m[15])) + (aether_product_f32((a.m[14] * b.m[14])) + (aether_product_f32((a.m[13] * b.m[13])) + (aether_product_f32((a.m[12] * b.m[12])) + (aether_product_f32((a.m[11] * b.m[11])) + (aether_product_f32((a.m[10] * b.m[10])) + (aether_product_f32((a.m[9] * b.m[9])) + (aether_product_f32((a.m[8] * b.m[8])) + (aether_product_f32((a.m[7] * b.m[7])) + (aether_product_f32((a.m[6] * b.m[6])) + (aether_product_f32((a.m[5] * b.m[5])) + (aether_product_f32((a.m[4] * b.m[4])) + (aether_product_f32((a.m[3] * b.m[3])) + (aether_product_f32((a.m[2] * b.m[2])) + (aether_product_f32((a.m[1] * b.m[1])) + aether_product_f32((a.m[0] * b.m[0])))))))))))))))));
 }
 
 AETHER_API_BY_VALUE double aether_mat4d_dot(aether_mat4d a, aether_mat4d b)
 {
+    AETHER_GUARD_ZERO
     return (aether_product_f64((a.m[15] * b.m[15])) + (aether_product_f64((a.m[14] * b.m[14])) + (aether_product_f64((a.m[13] * b.m[13])) + (aether_product_f64((a.m[12] * b.m[12])) + (aether_product_f64((a.m[11] * b.m[11])) + (aether_product_f64((a.m[10] * b.m[10])) + (aether_product_f64((a.m[9] * b.m[9])) + (aether_product_f64((a.m[8] * b.m[8])) + (aether_product_f64((a.m[7] * b.m[7])) + (aether_product_f64((a.m[6] * b.m[6])) + (aether_product_f64((a.m[5] * b.m[5])) + (aether_product_f64((a.m[4] * b.m[4])) + (aether_product_f64((a.m[3] * b.m[3])) + (aether_product_f64((a.m[2] * b.m[2])) + (aether_product_f64((a.m[1] * b.m[1])) + aether_product_f64((a.m[0] * b.m[0])))))))))))))))));
 }
 
 AETHER_API_BY_VALUE float aether_mat2f_determinant(aether_mat2f m)
 {
+    AETHER_GUARD_ZERO
     return (aether_product_f32((m.m[0] * m.m[3])) - aether_product_f32((m.m[1] * m.m[2])));
 }
 
 AETHER_API_BY_VALUE double aether_mat2d_determinant(aether_mat2d m)
 {
+    AETHER_GUARD_ZERO
     return (aether_product_f64((m.m[0] * m.m[3])) - aether_product_f64((m.m[1] * m.m[2])));
 }
 
 AETHER_API_BY_VALUE float aether_mat3f_determinant(aether_mat3f m)
 {
+    AETHER_GUARD_ZERO
     return ((aether_product_f32((m.m[0] * (aether_product_f32((m.m[4] * m.m[8])) - aether_product_f32((m.m[5] * m.m[7]))))) - aether_product_f32((m.m[1] * (aether_product_f32((m.m[3] * m.m[8])) - aether_product_f32((m.m[5] * m.m[6])))))) + aether_product_f32((m.m[2] * (aether_product_f32((m.m[3] * m.m[7])) - aether_product_f32((m.m[4] * m.m[6]))))));
 }
 
 AETHER_API_BY_VALUE double aether_mat3d_determinant(aether_mat3d m)
 {
+    AETHER_GUARD_ZERO
     return ((aether_product_f64((m.m[0] * (aether_product_f64((m.m[4] * m.m[8])) - aether_product_f64((m.m[5] * m.m[7]))))) - aether_product_f64((m.m[1] * (aether_product_f64((m.m[3] * m.m[8])) - aether_product_f64((m.m[5] * m.m[6])))))) + aether_product_f64((m.m[2] * (aether_product_f64((m.m[3] * m.m[7])) - aether_product_f64((m.m[4] * m.m[6]))))));
 }
 
 AETHER_API_BY_VALUE float aether_mat4f_determinant(aether_mat4f m)
 {
+    AETHER_GUARD_ZERO
     return (((aether_product_f32((m.m[0] * ((aether_product_f32((m.m[5] * (aether_product_f32((m.m[10] * m.m[15])) - aether_product_f32((m.m[11] * m.m[14]))))) - aether_product_f32((m.m[6] * (aether_product_f32((m.m[9] * m.m[15])) - aether_product_f32((m.m[11] * m.m[13])))))) + aether_product_f32((m.m[7] * (aether_product_f32((m.m[9] * m.m[14])) - aether_product_f32((m.m[10] * m.m[13])))))))) - aether_product_f32((m.m[1] * ((aether_product_f32((m.m[4] * (aether_product_f32((m.m[10] * m.m[15])) - aether_product_f32((m.m[11] * m.m[14]))))) - aether_product_f32((m.m[6] * (aether_product_f32((m.m[8] * m.m[15])) - aether_product_f32((m.m[11] * m.m[12])))))) + aether_product_f32((m.m[7] * (aether_product_f32((m.m[8] * m.m[14])) - aether_product_f32((m.m[10] * m.m[12]))))))))) + aether_product_f32((m.m[2] * ((aether_product_f32((m.m[4] * (aether_product_f32((m.m[9] * m.m[15])) - aether_product_f32((m.m[11] * m.m[13]))))) - aether_product_f32((m.m[5] * (aether_product_f32((m.m[8] * m.m[15])) - aether_product_f32((m.m[11] * m.m[12])))))) + aether_product_f32((m.m[7] * (aether_product_f32((m.m[8] * m.m[13])) - aether_product_f32((m.m[9] * m.m[12]))))))))) - aether_product_f32((m.m[3] * ((aether_product_f32((m.m[4] * (aether_product_f32((m.m[9] * m.m[14])) - aether_product_f32((m.m[10] * m.m[13]))))) - aether_product_f32((m.m[5] * (aether_product_f32((m.m[8] * m.m[14])) - aether_product_f32((m.m[10] * m.m[12])))))) + aether_product_f32((m.m[6] * (aether_product_f32((m.m[8] * m.m[13])) - aether_product_f32((m.m[9] * m.m[12])))))))));
 }
 
 AETHER_API_BY_VALUE double aether_mat4d_determinant(aether_mat4d m)
 {
+    AETHER_GUARD_ZERO
     return (((aether_product_f64((m.m[0] * ((aether_product_f64((m.m[5] * (aether_product_f64((m.m[10] * m.m[15])) - aether_product_f64((m.m[11] * m.m[14]))))) - aether_product_f64((m.m[6] * (aether_product_f64((m.m[9] * m.m[15])) - aether_product_f64((m.m[11] * m.m[13])))))) + aether_product_f64((m.m[7] * (aether_product_f64((m.m[9] * m.m[14])) - aether_product_f64((m.m[10] * m.m[13])))))))) - aether_product_f64((m.m[1] * ((aether_product_f64((m.m[4] * (aether_product_f64((m.m[10] * m.m[15])) - aether_product_f64((m.m[11] * m.m[14]))))) - aether_product_f64((m.m[6] * (aether_product_f64((m.m[8] * m.m[15])) - aether_product_f64((m.m[11] * m.m[12])))))) + aether_product_f64((m.m[7] * (aether_product_f64((m.m[8] * m.m[14])) - aether_product_f64((m.m[10] * m.m[12]))))))))) + aether_product_f64((m.m[2] * ((aether_product_f64((m.m[4] * (aether_product_f64((m.m[9] * m.m[15])) - aether_product_f64((m.m[11] * m.m[13]))))) - aether_product_f64((m.m[5] * (aether_product_f64((m.m[8] * m.m[15])) - aether_product_f64((m.m[11] * m.m[12])))))) + aether_product_f64((m.m[7] * (aether_product_f64((m.m[8] * m.m[13])) - aether_product_f64((m.m[9] * m.m[12]))))))))) - aether_product_f64((m.m[3] * ((aether_product_f64((m.m[4] * (aether_product_f64((m.m[9] * m.m[14])) - aether_product_f64((m.m[10] * m.m[13]))))) - aether_product_f64((m.m[5] * (aether_product_f64((m.m[8] * m.m[14])) - aether_product_f64((m.m[10] * m.m[12])))))) + aether_product_f64((m.m[6] * (aether_product_f64((m.m[8] * m.m[13])) - aether_product_f64((m.m[9] * m.m[12])))))))));
 }
 
 AETHER_API_BY_VALUE aether_mat2f aether_mat2f_inverse_adjugate(aether_mat2f m)
 {
+    AETHER_GUARD_ZERO
     const float s = (1.0f / (aether_product_f32((m.m[0] * m.m[3])) - aether_product_f32((m.m[1] * m.m[2]))));
     aether_mat2f out;
     out.m[0] = aether_product_f32((m.m[3] * s));
@@ -2644,6 +2773,7 @@ AETHER_API_BY_VALUE aether_mat2f aether_mat2f_inverse_adjugate(aether_mat2f m)
 
 AETHER_API_BY_VALUE aether_mat2d aether_mat2d_inverse_adjugate(aether_mat2d m)
 {
+    AETHER_GUARD_ZERO
     const double s = (1.0 / (aether_product_f64((m.m[0] * m.m[3])) - aether_product_f64((m.m[1] * m.m[2]))));
     aether_mat2d out;
     out.m[0] = aether_product_f64((m.m[3] * s));
@@ -2655,6 +2785,7 @@ AETHER_API_BY_VALUE aether_mat2d aether_mat2d_inverse_adjugate(aether_mat2d m)
 
 AETHER_API_BY_VALUE aether_mat3f aether_mat3f_inverse_adjugate(aether_mat3f m)
 {
+    AETHER_GUARD_ZERO
     const float s = (1.0f / ((aether_product_f32((m.m[0] * (aether_product_f32((m.m[4] * m.m[8])) - aether_product_f32((m.m[5] * m.m[7]))))) - aether_product_f32((m.m[1] * (aether_product_f32((m.m[3] * m.m[8])) - aether_product_f32((m.m[5] * m.m[6])))))) + aether_product_f32((m.m[2] * (aether_product_f32((m.m[3] * m.m[7])) - aether_product_f32((m.m[4] * m.m[6])))))));
     aether_mat3f out;
     out.m[0] = aether_product_f32(((aether_product_f32((m.m[4] * m.m[8])) - aether_product_f32((m.m[5] * m.m[7]))) * s));
@@ -2671,6 +2802,7 @@ AETHER_API_BY_VALUE aether_mat3f aether_mat3f_inverse_adjugate(aether_mat3f m)
 
 AETHER_API_BY_VALUE aether_mat3d aether_mat3d_inverse_adjugate(aether_mat3d m)
 {
+    AETHER_GUARD_ZERO
     const double s = (1.0 / ((aether_product_f64((m.m[0] * (aether_product_f64((m.m[4] * m.m[8])) - aether_product_f64((m.m[5] * m.m[7]))))) - aether_product_f64((m.m[1] * (aether_product_f64((m.m[3] * m.m[8])) - aether_product_f64((m.m[5] * m.m[6])))))) + aether_product_f64((m.m[2] * (aether_product_f64((m.m[3] * m.m[7])) - aether_product_f64((m.m[4] * m.m[6])))))));
     aether_mat3d out;
     out.m[0] = aether_product_f64(((aether_product_f64((m.m[4] * m.m[8])) - aether_product_f64((m.m[5] * m.m[7]))) * s));
@@ -2687,6 +2819,7 @@ AETHER_API_BY_VALUE aether_mat3d aether_mat3d_inverse_adjugate(aether_mat3d m)
 
 AETHER_API_BY_VALUE aether_mat4f aether_mat4f_inverse_adjugate(aether_mat4f m)
 {
+    AETHER_GUARD_ZERO
     const float s = (1.0f / (((aether_product_f32((m.m[0] * ((aether_product_f32((m.m[5] * (aether_product_f32((m.m[10] * m.m[15])) - aether_product_f32((m.m[11] * m.m[14]))))) - aether_product_f32((m.m[6] * (aether_product_f32((m.m[9] * m.m[15])) - aether_product_f32((m.m[11] * m.m[13])))))) + aether_product_f32((m.m[7] * (aether_product_f32((m.m[9] * m.m[14])) - aether_product_f32((m.m[10] * m.m[13])))))))) - aether_product_f32((m.m[1] * ((aether_product_f32((m.m[4] * (aether_product_f32((m.m[10] * m.m[15])) - aether_product_f32((m.m[11] * m.m[14]))))) - aether_product_f32((m.m[6] * (aether_product_f32((m.m[8] * m.m[15])) - aether_product_f32((m.m[11] * m.m[12])))))) + aether_product_f32((m.m[7] * (aether_product_f32((m.m[8] * m.m[14])) - aether_product_f32((m.m[10] * m.m[12]))))))))) + aether_product_f32((m.m[2] * ((aether_product_f32((m.m[4] * (aether_product_f32((m.m[9] * m.m[15])) - aether_product_f32((m.m[11] * m.m[13]))))) - aether_product_f32((m.m[5] * (aether_product_f32((m.m[8] * m.m[15])) - aether_product_f32((m.m[11] * m.m[12])))))) + aether_product_f32((m.m[7] * (aether_product_f32((m.m[8] * m.m[13])) - aether_product_f32((m.m[9] * m.m[12]))))))))) - aether_product_f32((m.m[3] * ((aether_product_f32((m.m[4] * (aether_product_f32((m.m[9] * m.m[14])) - aether_product_f32((m.m[10] * m.m[13]))))) - aether_product_f32((m.m[5] * (aether_product_f32((m.m[8] * m.m[14])) - aether_product_f32((m.m[10] * m.m[12])))))) + aether_product_f32((m.m[6] * (aether_product_f32((m.m[8] * m.m[13])) - aether_product_f32((m.m[9] * m.m[12]))))))))));
     aether_mat4f out;
     out.m[0] = aether_product_f32((((aether_product_f32((m.m[5] * (aether_product_f32((m.m[10] * m.m[15])) - aether_product_f32((m.m[11] * m.m[14]))))) - aether_product_f32((m.m[6] * (aether_product_f32((m.m[9] * m.m[15])) - aether_product_f32((m.m[11] * m.m[13])))))) + aether_product_f32((m.m[7] * (aether_product_f32((m.m[9] * m.m[14])) - aether_product_f32((m.m[10] * m.m[13])))))) * s));
@@ -2710,6 +2843,7 @@ AETHER_API_BY_VALUE aether_mat4f aether_mat4f_inverse_adjugate(aether_mat4f m)
 
 AETHER_API_BY_VALUE aether_mat4d aether_mat4d_inverse_adjugate(aether_mat4d m)
 {
+    AETHER_GUARD_ZERO
     const double s = (1.0 / (((aether_product_f64((m.m[0] * ((aether_product_f64((m.m[5] * (aether_product_f64((m.m[10] * m.m[15])) - aether_product_f64((m.m[11] * m.m[14]))))) - aether_product_f64((m.m[6] * (aether_product_f64((m.m[9] * m.m[15])) - aether_product_f64((m.m[11] * m.m[13])))))) + aether_product_f64((m.m[7] * (aether_product_f64((m.m[9] * m.m[14])) - aether_product_f64((m.m[10] * m.m[13])))))))) - aether_product_f64((m.m[1] * ((aether_product_f64((m.m[4] * (aether_product_f64((m.m[10] * m.m[15])) - aether_product_f64((m.m[11] * m.m[14]))))) - aether_product_f64((m.m[6] * (aether_product_f64((m.m[8] * m.m[15])) - aether_product_f64((m.m[11] * m.m[12])))))) + aether_product_f64((m.m[7] * (aether_product_f64((m.m[8] * m.m[14])) - aether_product_f64((m.m[10] * m.m[12]))))))))) + aether_product_f64((m.m[2] * ((aether_product_f64((m.m[4] * (aether_product_f64((m.m[9] * m.m[15])) - aether_product_f64((m.m[11] * m.m[13]))))) - aether_product_f64((m.m[5] * (aether_product_f64((m.m[8] * m.m[15])) - aether_product_f64((m.m[11] * m.m[12])))))) + aether_product_f64((m.m[7] * (aether_product_f64((m.m[8] * m.m[13])) - aether_product_f64((m.m[9] * m.m[12]))))))))) - aether_product_f64((m.m[3] * ((aether_product_f64((m.m[4] * (aether_product_f64((m.m[9] * m.m[14])) - aether_product_f64((m.m[10] * m.m[13]))))) - aether_product_f64((m.m[5] * (aether_product_f64((m.m[8] * m.m[14])) - aether_product_f64((m.m[10] * m.m[12])))))) + aether_product_f64((m.m[6] * (aether_product_f64((m.m[8] * m.m[13])) - aether_product_f64((m.m[9] * m.m[12]))))))))));
     aether_mat4d out;
     out.m[0] = aether_product_f64((((aether_product_f64((m.m[5] * (aether_product_f64((m.m[10] * m.m[15])) - aether_product_f64((m.m[11] * m.m[14]))))) - aether_product_f64((m.m[6] * (aether_product_f64((m.m[9] * m.m[15])) - aether_product_f64((m.m[11] * m.m[13])))))) + aether_product_f64((m.m[7] * (aether_product_f64((m.m[9] * m.m[14])) - aether_product_f64((m.m[10] * m.m[13])))))) * s));
@@ -2867,6 +3001,7 @@ AETHER_API_BY_VALUE double aether_paird_value(aether_paird p)
 
 AETHER_API_BY_VALUE aether_vec2f aether_f32_sincos(float a)
 {
+    AETHER_GUARD_ZERO
     const float reduce_half_pi_t = aether_product_f32((a * 0.636619746685028076171875f));
     const float reduce_half_pi_k = ((reduce_half_pi_t + 12582912.0f) - 12582912.0f);
     const float reduce_half_pi_ra = (a - aether_product_f32((reduce_half_pi_k * 1.5703125f)));
@@ -2904,6 +3039,7 @@ AETHER_API_BY_VALUE aether_vec2f aether_f32_sincos(float a)
 
 AETHER_API_BY_VALUE aether_vec2d aether_f64_sincos(double a)
 {
+    AETHER_GUARD_ZERO
     const double reduce_half_pi_t = aether_product_f64((a * 0.63661977236758138243288840385503135621547698974609375));
     const double reduce_half_pi_k = ((reduce_half_pi_t + 6755399441055744.0) - 6755399441055744.0);
     const double reduce_half_pi_ra = (a - aether_product_f64((reduce_half_pi_k * 1.570796326734125614166259765625)));
@@ -2941,6 +3077,7 @@ AETHER_API_BY_VALUE aether_vec2d aether_f64_sincos(double a)
 
 AETHER_API float aether_f32_sin(float a)
 {
+    AETHER_GUARD_ZERO
     const float reduce_half_pi_t = aether_product_f32((a * 0.636619746685028076171875f));
     const float reduce_half_pi_k = ((reduce_half_pi_t + 12582912.0f) - 12582912.0f);
     const float reduce_half_pi_ra = (a - aether_product_f32((reduce_half_pi_k * 1.5703125f)));
@@ -2974,6 +3111,7 @@ AETHER_API float aether_f32_sin(float a)
 
 AETHER_API double aether_f64_sin(double a)
 {
+    AETHER_GUARD_ZERO
     const double reduce_half_pi_t = aether_product_f64((a * 0.63661977236758138243288840385503135621547698974609375));
     const double reduce_half_pi_k = ((reduce_half_pi_t + 6755399441055744.0) - 6755399441055744.0);
     const double reduce_half_pi_ra = (a - aether_product_f64((reduce_half_pi_k * 1.570796326734125614166259765625)));
@@ -3007,6 +3145,7 @@ AETHER_API double aether_f64_sin(double a)
 
 AETHER_API float aether_f32_cos(float a)
 {
+    AETHER_GUARD_ZERO
     const float reduce_half_pi_t = aether_product_f32((a * 0.636619746685028076171875f));
     const float reduce_half_pi_k = ((reduce_half_pi_t + 12582912.0f) - 12582912.0f);
     const float reduce_half_pi_ra = (a - aether_product_f32((reduce_half_pi_k * 1.5703125f)));
@@ -3040,6 +3179,7 @@ AETHER_API float aether_f32_cos(float a)
 
 AETHER_API double aether_f64_cos(double a)
 {
+    AETHER_GUARD_ZERO
     const double reduce_half_pi_t = aether_product_f64((a * 0.63661977236758138243288840385503135621547698974609375));
     const double reduce_half_pi_k = ((reduce_half_pi_t + 6755399441055744.0) - 6755399441055744.0);
     const double reduce_half_pi_ra = (a - aether_product_f64((reduce_half_pi_k * 1.570796326734125614166259765625)));
@@ -3073,6 +3213,7 @@ AETHER_API double aether_f64_cos(double a)
 
 AETHER_API float aether_f32_atan(float x)
 {
+    AETHER_GUARD_ZERO
     const float a = fabsf(x);
     const int b1 = (a < 0.4375f);
     const int b2 = (a < 0.6875f);
@@ -3091,6 +3232,7 @@ AETHER_API float aether_f32_atan(float x)
 
 AETHER_API double aether_f64_atan(double x)
 {
+    AETHER_GUARD_ZERO
     const double a = fabs(x);
     const int b1 = (a < 0.4375);
     const int b2 = (a < 0.6875);
@@ -3109,6 +3251,7 @@ AETHER_API double aether_f64_atan(double x)
 
 AETHER_API float aether_f32_atan2(float y, float x)
 {
+    AETHER_GUARD_ZERO
     const float a0 = fabsf(y);
     const float b0 = fabsf(x);
     const float m0 = aether_fmax_f32(a0, b0);
@@ -3159,6 +3302,7 @@ AETHER_API float aether_f32_atan2(float y, float x)
 
 AETHER_API double aether_f64_atan2(double y, double x)
 {
+    AETHER_GUARD_ZERO
     const double a0 = fabs(y);
     const double b0 = fabs(x);
     const double m0 = aether_fmax_f64(a0, b0);
@@ -3209,6 +3353,7 @@ AETHER_API double aether_f64_atan2(double y, double x)
 
 AETHER_API float aether_f32_exp(float x)
 {
+    AETHER_GUARD_ZERO
     const float xc = ((x > 89.0f) ? 89.0f : ((x < -104.0f) ? -104.0f : x));
     const float k = ((aether_product_f32((xc * 1.44269502162933349609375f)) + 12582912.0f) - 12582912.0f);
     const float s = (xc - aether_product_f32((k * 0.693145751953125f)));
@@ -3245,6 +3390,7 @@ AETHER_API float aether_f32_exp(float x)
 
 AETHER_API double aether_f64_exp(double x)
 {
+    AETHER_GUARD_ZERO
     const double xc = ((x > 710.0) ? 710.0 : ((x < -746.0) ? -746.0 : x));
     const double k = ((aether_product_f64((xc * 1.442695040888963387004650940070860087871551513671875)) + 6755399441055744.0) - 6755399441055744.0);
     const double s = (xc - aether_product_f64((k * 0.693147180559890330187045037746429443359375)));
@@ -3287,6 +3433,7 @@ AETHER_API double aether_f64_exp(double x)
 
 AETHER_API float aether_f32_log(float x)
 {
+    AETHER_GUARD_ZERO
     const int log_reduce_sub = (x < 0.000000000000000000000000000000000000011754943508222875079687365372222456778186655567720875215087517062784172594547271728515625f);
     const float log_reduce_m7 = (log_reduce_sub ? aether_product_f32((x * 16777216.0f)) : x);
     const float log_reduce_k7 = (log_reduce_sub ? -24.0f : 0.0f);
@@ -3333,6 +3480,7 @@ AETHER_API float aether_f32_log(float x)
 
 AETHER_API double aether_f64_log(double x)
 {
+    AETHER_GUARD_ZERO
     const int log_reduce_sub = (x < 0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000002225073858507201383090232717332404064219215980462331830553327416887204434813918195854283159012511020564067339731035811005152434161553460108856012385377718821130777993532002330479610147442583636071921565046942503734208375250806650616658158948720491179968591639648500635908770118304874799780887753749949451580451605050915399856582470818645113537935804992115981085766051992433352114352390148795699609591288891602992641511063466313393663477586513029371762047325631781485664350872122828637642044846811407613911477062801689853244110024161447421618567166150540154285084716752901903161322778896729707373123334086988983175067838846926092773977972858659654941091369095406136467568702398678315290680984617210924625396728515625);
     const double log_reduce_m10 = (log_reduce_sub ? aether_product_f64((x * 18014398509481984.0)) : x);
     const double log_reduce_k10 = (log_reduce_sub ? -54.0 : 0.0);
@@ -3391,6 +3539,7 @@ AETHER_API double aether_f64_log(double x)
 
 AETHER_API float aether_f32_exp2(float x)
 {
+    AETHER_GUARD_ZERO
     const float xc = ((x > 129.0f) ? 129.0f : ((x < -151.0f) ? -151.0f : x));
     const float k = ((xc + 12582912.0f) - 12582912.0f);
     const float r = (xc - k);
@@ -3426,6 +3575,7 @@ AETHER_API float aether_f32_exp2(float x)
 
 AETHER_API double aether_f64_exp2(double x)
 {
+    AETHER_GUARD_ZERO
     const double xc = ((x > 1025.0) ? 1025.0 : ((x < -1076.0) ? -1076.0 : x));
     const double k = ((xc + 6755399441055744.0) - 6755399441055744.0);
     const double r = (xc - k);
@@ -3467,6 +3617,7 @@ AETHER_API double aether_f64_exp2(double x)
 
 AETHER_API float aether_f32_log2(float x)
 {
+    AETHER_GUARD_ZERO
     const int log_reduce_sub = (x < 0.000000000000000000000000000000000000011754943508222875079687365372222456778186655567720875215087517062784172594547271728515625f);
     const float log_reduce_m7 = (log_reduce_sub ? aether_product_f32((x * 16777216.0f)) : x);
     const float log_reduce_k7 = (log_reduce_sub ? -24.0f : 0.0f);
@@ -3520,6 +3671,7 @@ AETHER_API float aether_f32_log2(float x)
 
 AETHER_API double aether_f64_log2(double x)
 {
+    AETHER_GUARD_ZERO
     const int log_reduce_sub = (x < 0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000002225073858507201383090232717332404064219215980462331830553327416887204434813918195854283159012511020564067339731035811005152434161553460108856012385377718821130777993532002330479610147442583636071921565046942503734208375250806650616658158948720491179968591639648500635908770118304874799780887753749949451580451605050915399856582470818645113537935804992115981085766051992433352114352390148795699609591288891602992641511063466313393663477586513029371762047325631781485664350872122828637642044846811407613911477062801689853244110024161447421618567166150540154285084716752901903161322778896729707373123334086988983175067838846926092773977972858659654941091369095406136467568702398678315290680984617210924625396728515625);
     const double log_reduce_m10 = (log_reduce_sub ? aether_product_f64((x * 18014398509481984.0)) : x);
     const double log_reduce_k10 = (log_reduce_sub ? -54.0 : 0.0);
@@ -3585,6 +3737,7 @@ AETHER_API double aether_f64_log2(double x)
 
 AETHER_API float aether_f32_pow(float x, float y)
 {
+    AETHER_GUARD_ZERO
     const float ax = fabsf(x);
     const float ay = fabsf(y);
     const float yr = ((ay >= 8388608.0f) ? ay : ((ay + 8388608.0f) - 8388608.0f));
@@ -3723,6 +3876,7 @@ AETHER_API float aether_f32_pow(float x, float y)
 
 AETHER_API double aether_f64_pow(double x, double y)
 {
+    AETHER_GUARD_ZERO
     const double ax = fabs(x);
     const double ay = fabs(y);
     const double yr = ((ay >= 4503599627370496.0) ? ay : ((ay + 4503599627370496.0) - 4503599627370496.0));
@@ -3879,6 +4033,7 @@ AETHER_API double aether_f64_pow(double x, double y)
 
 AETHER_API float aether_f32_tan(float a)
 {
+    AETHER_GUARD_ZERO
     const float reduce_half_pi_t = aether_product_f32((a * 0.636619746685028076171875f));
     const float reduce_half_pi_k = ((reduce_half_pi_t + 12582912.0f) - 12582912.0f);
     const float reduce_half_pi_ra = (a - aether_product_f32((reduce_half_pi_k * 1.5703125f)));
@@ -3930,6 +4085,7 @@ AETHER_API float aether_f32_tan(float a)
 
 AETHER_API double aether_f64_tan(double a)
 {
+    AETHER_GUARD_ZERO
     const double reduce_half_pi_t = aether_product_f64((a * 0.63661977236758138243288840385503135621547698974609375));
     const double reduce_half_pi_k = ((reduce_half_pi_t + 6755399441055744.0) - 6755399441055744.0);
     const double reduce_half_pi_ra = (a - aether_product_f64((reduce_half_pi_k * 1.570796326734125614166259765625)));
@@ -3981,6 +4137,7 @@ AETHER_API double aether_f64_tan(double a)
 
 AETHER_API float aether_f32_asin(float x)
 {
+    AETHER_GUARD_ZERO
     const float asin_parts_a = fabsf(x);
     const float asin_parts_z = ((asin_parts_a < 0.5f) ? aether_product_f32((asin_parts_a * asin_parts_a)) : aether_product_f32(((1.0f - asin_parts_a) * 0.5f)));
     const float asin_parts_s = aether_ieee_sqrt_f32(asin_parts_z);
@@ -3998,6 +4155,7 @@ AETHER_API float aether_f32_asin(float x)
 
 AETHER_API double aether_f64_asin(double x)
 {
+    AETHER_GUARD_ZERO
     const double asin_parts_a = fabs(x);
     const double asin_parts_z = ((asin_parts_a < 0.5) ? aether_product_f64((asin_parts_a * asin_parts_a)) : aether_product_f64(((1.0 - asin_parts_a) * 0.5)));
     const double asin_parts_s = aether_ieee_sqrt_f64(asin_parts_z);
@@ -4015,6 +4173,7 @@ AETHER_API double aether_f64_asin(double x)
 
 AETHER_API float aether_f32_acos(float x)
 {
+    AETHER_GUARD_ZERO
     const float asin_parts_a = fabsf(x);
     const float asin_parts_z = ((asin_parts_a < 0.5f) ? aether_product_f32((asin_parts_a * asin_parts_a)) : aether_product_f32(((1.0f - asin_parts_a) * 0.5f)));
     const float asin_parts_s = aether_ieee_sqrt_f32(asin_parts_z);
@@ -4030,6 +4189,7 @@ AETHER_API float aether_f32_acos(float x)
 
 AETHER_API double aether_f64_acos(double x)
 {
+    AETHER_GUARD_ZERO
     const double asin_parts_a = fabs(x);
     const double asin_parts_z = ((asin_parts_a < 0.5) ? aether_product_f64((asin_parts_a * asin_parts_a)) : aether_product_f64(((1.0 - asin_parts_a) * 0.5)));
     const double asin_parts_s = aether_ieee_sqrt_f64(asin_parts_z);
@@ -4045,6 +4205,7 @@ AETHER_API double aether_f64_acos(double x)
 
 AETHER_API_BY_VALUE aether_quatf aether_quatf_from_axis_angle(aether_vec3f axis, float angle)
 {
+    AETHER_GUARD_ZERO
     const float sincos_a_0 = aether_product_f32((angle * 0.5f));
     const float reduce_half_pi_t = aether_product_f32((sincos_a_0 * 0.636619746685028076171875f));
     const float reduce_half_pi_k = ((reduce_half_pi_t + 12582912.0f) - 12582912.0f);
@@ -4085,6 +4246,7 @@ AETHER_API_BY_VALUE aether_quatf aether_quatf_from_axis_angle(aether_vec3f axis,
 
 AETHER_API_BY_VALUE aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, double angle)
 {
+    AETHER_GUARD_ZERO
     const double sincos_a_0 = aether_product_f64((angle * 0.5));
     const double reduce_half_pi_t = aether_product_f64((sincos_a_0 * 0.63661977236758138243288840385503135621547698974609375));
     const double reduce_half_pi_k = ((reduce_half_pi_t + 6755399441055744.0) - 6755399441055744.0);
@@ -4125,6 +4287,7 @@ AETHER_API_BY_VALUE aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis,
 
 AETHER_API_BY_VALUE aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, float az)
 {
+    AETHER_GUARD_ZERO
     const float reduce_half_pi_t = aether_product_f32((ax * 0.636619746685028076171875f));
     const float reduce_half_pi_k = ((reduce_half_pi_t + 12582912.0f) - 12582912.0f);
     const float reduce_half_pi_ra = (ax - aether_product_f32((reduce_half_pi_k * 1.5703125f)));
@@ -4234,6 +4397,7 @@ AETHER_API_BY_VALUE aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay,
 
 AETHER_API_BY_VALUE aether_mat3d aether_mat3d_from_euler_xyz(double ax, double ay, double az)
 {
+    AETHER_GUARD_ZERO
     const double reduce_half_pi_t = aether_product_f64((ax * 0.63661977236758138243288840385503135621547698974609375));
     const double reduce_half_pi_k = ((reduce_half_pi_t + 6755399441055744.0) - 6755399441055744.0);
     const double reduce_half_pi_ra = (ax - aether_product_f64((reduce_half_pi_k * 1.570796326734125614166259765625)));
@@ -4343,6 +4507,7 @@ AETHER_API_BY_VALUE aether_mat3d aether_mat3d_from_euler_xyz(double ax, double a
 
 AETHER_API_BY_VALUE aether_quatf aether_quatf_slerp(aether_quatf a, aether_quatf b, float t)
 {
+    AETHER_GUARD_ZERO
     const float d0 = (aether_product_f32((a.z * b.z)) + (aether_product_f32((a.y * b.y)) + (aether_product_f32((a.x * b.x)) + aether_product_f32((a.w * b.w)))));
     const float sg = ((d0 < 0.0f) ? -1.0f : 1.0f);
     const float c_w = aether_product_f32((sg * b.w));
@@ -4472,6 +4637,7 @@ AETHER_API_BY_VALUE aether_quatf aether_quatf_slerp(aether_quatf a, aether_quatf
 
 AETHER_API_BY_VALUE aether_quatd aether_quatd_slerp(aether_quatd a, aether_quatd b, double t)
 {
+    AETHER_GUARD_ZERO
     const double d0 = (aether_product_f64((a.z * b.z)) + (aether_product_f64((a.y * b.y)) + (aether_product_f64((a.x * b.x)) + aether_product_f64((a.w * b.w)))));
     const double sg = ((d0 < 0.0) ? -1.0 : 1.0);
     const double c_w = aether_product_f64((sg * b.w));
@@ -4601,6 +4767,7 @@ AETHER_API_BY_VALUE aether_quatd aether_quatd_slerp(aether_quatd a, aether_quatd
 
 AETHER_API_BY_VALUE aether_rotationf aether_f32_jacobi_rotation(float app, float aqq, float apq)
 {
+    AETHER_GUARD_ZERO
     const float theta = ((aqq - app) / aether_product_f32((2.0f * apq)));
     const float r = aether_ieee_sqrt_f32((aether_product_f32((theta * theta)) + 1.0f));
     const float tt = (isfinite(r) ? (1.0f / (fabsf(theta) + r)) : (0.5f / fabsf(theta)));
@@ -4618,6 +4785,7 @@ AETHER_API_BY_VALUE aether_rotationf aether_f32_jacobi_rotation(float app, float
 
 AETHER_API_BY_VALUE aether_rotationd aether_f64_jacobi_rotation(double app, double aqq, double apq)
 {
+    AETHER_GUARD_ZERO
     const double theta = ((aqq - app) / aether_product_f64((2.0 * apq)));
     const double r = aether_ieee_sqrt_f64((aether_product_f64((theta * theta)) + 1.0));
     const double tt = (isfinite(r) ? (1.0 / (fabs(theta) + r)) : (0.5 / fabs(theta)));
@@ -4635,6 +4803,7 @@ AETHER_API_BY_VALUE aether_rotationd aether_f64_jacobi_rotation(double app, doub
 
 AETHER_API_BY_VALUE aether_vec2f aether_f32_jacobi_update(float g, float h, aether_rotationf r)
 {
+    AETHER_GUARD_ZERO
     aether_vec2f out;
     out.x = (g - aether_product_f32((r.s * (h + aether_product_f32((r.tau * g))))));
     out.y = (h + aether_product_f32((r.s * (g - aether_product_f32((r.tau * h))))));
@@ -4643,6 +4812,7 @@ AETHER_API_BY_VALUE aether_vec2f aether_f32_jacobi_update(float g, float h, aeth
 
 AETHER_API_BY_VALUE aether_vec2d aether_f64_jacobi_update(double g, double h, aether_rotationd r)
 {
+    AETHER_GUARD_ZERO
     aether_vec2d out;
     out.x = (g - aether_product_f64((r.s * (h + aether_product_f64((r.tau * g))))));
     out.y = (h + aether_product_f64((r.s * (g - aether_product_f64((r.tau * h))))));
@@ -4651,6 +4821,7 @@ AETHER_API_BY_VALUE aether_vec2d aether_f64_jacobi_update(double g, double h, ae
 
 AETHER_API_BY_VALUE aether_vec2f aether_f32_jacobi_diag(float app, float aqq, float apq, aether_rotationf r)
 {
+    AETHER_GUARD_ZERO
     aether_vec2f out;
     out.x = (app - aether_product_f32((r.t * apq)));
     out.y = (aqq + aether_product_f32((r.t * apq)));
@@ -4659,6 +4830,7 @@ AETHER_API_BY_VALUE aether_vec2f aether_f32_jacobi_diag(float app, float aqq, fl
 
 AETHER_API_BY_VALUE aether_vec2d aether_f64_jacobi_diag(double app, double aqq, double apq, aether_rotationd r)
 {
+    AETHER_GUARD_ZERO
     aether_vec2d out;
     out.x = (app - aether_product_f64((r.t * apq)));
     out.y = (aqq + aether_product_f64((r.t * apq)));
@@ -4779,6 +4951,7 @@ AETHER_API void aether_f64_lanes_sum(aether_paird lanes[32], size_t first, const
 
 AETHER_API void aether_f32_lanes_dot(aether_pairf lanes[32], size_t first, const float *a, const float *b, size_t n)
 {
+    AETHER_GUARD_ZERO
     size_t j = 0;
     for (; j < n && (first + j) % 32u != 0u; ++j) {
         const float term = aether_product_f32((a[j] * b[j]));
@@ -4825,6 +4998,7 @@ AETHER_API void aether_f32_lanes_dot(aether_pairf lanes[32], size_t first, const
 
 AETHER_API void aether_f64_lanes_dot(aether_paird lanes[32], size_t first, const double *a, const double *b, size_t n)
 {
+    AETHER_GUARD_ZERO
     size_t j = 0;
     for (; j < n && (first + j) % 32u != 0u; ++j) {
         const double term = aether_product_f64((a[j] * b[j]));
@@ -5747,6 +5921,7 @@ AETHER_API void aether_mat4d_solve_upper_unit_lanes(const aether_mat4d *a, const
 
 AETHER_API float aether_mat2f_det_lu(aether_mat2f a)
 {
+    AETHER_GUARD_ZERO
     int ipiv[2], k, swaps = 0;
     float d;
     aether_lu_f32_2(a.m, ipiv);
@@ -5765,6 +5940,7 @@ AETHER_API void aether_mat2f_det_lu_lanes(const aether_mat2f *a, float *d, size_
 
 AETHER_API double aether_mat2d_det_lu(aether_mat2d a)
 {
+    AETHER_GUARD_ZERO
     int ipiv[2], k, swaps = 0;
     double d;
     aether_lu_f64_2(a.m, ipiv);
@@ -5783,6 +5959,7 @@ AETHER_API void aether_mat2d_det_lu_lanes(const aether_mat2d *a, double *d, size
 
 AETHER_API float aether_mat3f_det_lu(aether_mat3f a)
 {
+    AETHER_GUARD_ZERO
     int ipiv[3], k, swaps = 0;
     float d;
     aether_lu_f32_3(a.m, ipiv);
@@ -5801,6 +5978,7 @@ AETHER_API void aether_mat3f_det_lu_lanes(const aether_mat3f *a, float *d, size_
 
 AETHER_API double aether_mat3d_det_lu(aether_mat3d a)
 {
+    AETHER_GUARD_ZERO
     int ipiv[3], k, swaps = 0;
     double d;
     aether_lu_f64_3(a.m, ipiv);
@@ -5819,6 +5997,7 @@ AETHER_API void aether_mat3d_det_lu_lanes(const aether_mat3d *a, double *d, size
 
 AETHER_API float aether_mat4f_det_lu(aether_mat4f a)
 {
+    AETHER_GUARD_ZERO
     int ipiv[4], k, swaps = 0;
     float d;
     aether_lu_f32_4(a.m, ipiv);
@@ -5837,6 +6016,7 @@ AETHER_API void aether_mat4f_det_lu_lanes(const aether_mat4f *a, float *d, size_
 
 AETHER_API double aether_mat4d_det_lu(aether_mat4d a)
 {
+    AETHER_GUARD_ZERO
     int ipiv[4], k, swaps = 0;
     double d;
     aether_lu_f64_4(a.m, ipiv);
@@ -6041,6 +6221,7 @@ AETHER_API void aether_mat4d_cholesky_lanes(aether_mat4d *a, int *info, size_t c
 
 AETHER_API aether_vec2f aether_mat2f_cholesky_solve(aether_mat2f l, aether_vec2f b)
 {
+    AETHER_GUARD_ZERO
     float bb[2], y[2], xx[2];
     aether_vec2f x;
     int i, k;
@@ -6065,6 +6246,7 @@ AETHER_API void aether_mat2f_cholesky_solve_lanes(const aether_mat2f *a, const a
 
 AETHER_API aether_vec2d aether_mat2d_cholesky_solve(aether_mat2d l, aether_vec2d b)
 {
+    AETHER_GUARD_ZERO
     double bb[2], y[2], xx[2];
     aether_vec2d x;
     int i, k;
@@ -6089,6 +6271,7 @@ AETHER_API void aether_mat2d_cholesky_solve_lanes(const aether_mat2d *a, const a
 
 AETHER_API aether_vec3f aether_mat3f_cholesky_solve(aether_mat3f l, aether_vec3f b)
 {
+    AETHER_GUARD_ZERO
     float bb[3], y[3], xx[3];
     aether_vec3f x;
     int i, k;
@@ -6115,6 +6298,7 @@ AETHER_API void aether_mat3f_cholesky_solve_lanes(const aether_mat3f *a, const a
 
 AETHER_API aether_vec3d aether_mat3d_cholesky_solve(aether_mat3d l, aether_vec3d b)
 {
+    AETHER_GUARD_ZERO
     double bb[3], y[3], xx[3];
     aether_vec3d x;
     int i, k;
@@ -6141,6 +6325,7 @@ AETHER_API void aether_mat3d_cholesky_solve_lanes(const aether_mat3d *a, const a
 
 AETHER_API aether_vec4f aether_mat4f_cholesky_solve(aether_mat4f l, aether_vec4f b)
 {
+    AETHER_GUARD_ZERO
     float bb[4], y[4], xx[4];
     aether_vec4f x;
     int i, k;
@@ -6169,6 +6354,7 @@ AETHER_API void aether_mat4f_cholesky_solve_lanes(const aether_mat4f *a, const a
 
 AETHER_API aether_vec4d aether_mat4d_cholesky_solve(aether_mat4d l, aether_vec4d b)
 {
+    AETHER_GUARD_ZERO
     double bb[4], y[4], xx[4];
     aether_vec4d x;
     int i, k;

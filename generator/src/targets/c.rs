@@ -535,6 +535,17 @@ pub fn render_core(model: &Model, lowered: &[Function], banner: &str, witnesses:
     }
     helpers.extend(super::c_simd::helpers(model, lowered));
     helpers.extend(linalg_helpers(model, lowered, &Dialect::C));
+    // Every function with guarded products opens with AETHER_GUARD_ZERO (the
+    // opaque zero of the header-only form for LLVM's loop vectoriser, made
+    // once where a caller's loop can hoist it; empty elsewhere).
+    for f in &mut functions {
+        if f.body.iter().any(|l| has_product_guard(l)) {
+            f.body.insert(0, GUARD_ZERO.into());
+        }
+    }
+    for h in &mut helpers {
+        open_with_guard_zero(&mut h.lines);
+    }
     let version: Vec<u32> = model.spec.version.split('.').map(|p| p.parse().unwrap_or(0)).chain(std::iter::repeat(0)).take(3).collect();
     let selftest = super::c_selftest::tables(model, witnesses);
     let rules: std::collections::BTreeSet<&str> = witnesses.iter().map(|w| w.mutant.name()).collect();
@@ -587,6 +598,34 @@ pub fn render_core(model: &Model, lowered: &[Function], banner: &str, witnesses:
     let h = render("c/aether_core.h.j2", HEADER_TEMPLATE, &ctx)?;
     let c = render("c/aether_core.c.j2", SOURCE_TEMPLATE, &ctx)?;
     Ok((h, c))
+}
+
+/// The line that opens a C function with guarded products (see the core's
+/// product guards).
+const GUARD_ZERO: &str = "AETHER_GUARD_ZERO";
+
+/// Whether a line of C calls the scalar product guard (not the vectorising
+/// one, nor the lanes kernels' vector guard).
+fn has_product_guard(line: &str) -> bool {
+    line.contains("aether_product_f32((") || line.contains("aether_product_f64((")
+}
+
+/// Puts AETHER_GUARD_ZERO first in every function of a helper's lines (a
+/// body opens with `{` and closes with `}` at the line's start) that calls
+/// the scalar product guard.
+fn open_with_guard_zero(lines: &mut Vec<String>) {
+    let mut i = 0;
+    while i < lines.len() {
+        if lines[i] == "{" {
+            let end = (i + 1..lines.len()).find(|&j| lines[j] == "}").unwrap_or(lines.len());
+            if lines[i + 1..end].iter().any(|l| has_product_guard(l)) {
+                lines.insert(i + 1, format!("    {GUARD_ZERO}"));
+            }
+            i = end + 1;
+        } else {
+            i += 1;
+        }
+    }
 }
 
 /// Whether a function takes or returns a vector or matrix (a struct in C) by
