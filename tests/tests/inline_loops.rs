@@ -59,7 +59,7 @@ fn build(dir: &Path, cc: &str, flags: &[&str]) -> (PathBuf, String) {
 
 /// Runs the harness; returns (mismatches, results) from its last line.
 fn mismatches(exe: &Path) -> (u64, u64) {
-    let out = run(&mut Command::new(exe).arg(N));
+    let out = run(Command::new(exe).arg(N));
     let last = out.lines().rfind(|l| l.starts_with("inline_loops: ")).unwrap_or_else(|| panic!("no summary line:\n{out}"));
     let words: Vec<&str> = last.split_whitespace().collect();
     (words[1].parse().unwrap(), words[4].parse().unwrap())
