@@ -39,7 +39,9 @@
 #            -std=c++17}, one optimisation level each                                   4 cells
 #   header-only: the core included by the runner's files as static inline functions
 #            (make HEADER_ONLY=1, AETHER_HEADER_ONLY), so it is inlined with their flags:
-#            {gcc, clang} x {-O2, -O3 -march=native -ffp-contract=fast}, and g++ -std=c++11 -O2  5 cells
+#            {gcc, clang} x {-O2, -O3 -march=native -ffp-contract=fast}, g++ -std=c++11 -O2,
+#            clang++ -std=c++11 -O3 -march=native -ffp-contract=fast (clang's form for the loop
+#            vectoriser as C++), and clang -O3 with -DAETHER_NO_VECTOR_INLINE (System V)  7 cells
 #   batch:   the batched forms (make BATCH=1, runner --batch soa|aos; scripts/c-random.sh runs
 #            more on x86_64): clang -O3 -march=native -ffp-contract=fast on x86_64, aarch64,
 #            i386, wasm32 -msimd128, tcc                                                5 cells
