@@ -173,6 +173,10 @@ L.append("The cost of determinism: atan evaluates every interval's numerator, de
          "compiler fuses it (a register pin per product), and the reduction carries its roundings in two two-sums; glibc promises "
          "no bits beyond its own accuracy bound, and other libraries give other bits.")
 L.append("")
+L.append("These are calls of the shipped object compiled by gcc, one at a time. In a caller's loop, clang's header-only form on "
+         "x86-64 (`AETHER_VECTOR_INLINE`) vectorises each of these functions across items with the same bits "
+         "(`tests/tests/inline_loops.rs`); `docs/reports/performance.md` times those loops against glibc's.")
+L.append("")
 L.append("## Machine and command\n")
 L.append(f"- CPU: {cpu}; nproc {subprocess.run(['nproc'], capture_output=True, text=True).stdout.strip()}")
 L.append(f"- {glibc}; {gcc}; flags `{flags}` (OpenMP for the f32 sweep)")
