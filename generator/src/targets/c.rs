@@ -543,6 +543,13 @@ pub fn render_core(model: &Model, lowered: &[Function], banner: &str, witnesses:
             f.body.insert(0, GUARD_ZERO.into());
         }
     }
+    // The matrix products open with AETHER_ITEM_VECTORS (one item's rows as
+    // vectors, in the form for LLVM's loop vectoriser; empty elsewhere).
+    for (f, c) in lowered.iter().zip(functions.iter_mut()) {
+        if rows_vectorise(f) {
+            c.body.insert(0, ITEM_VECTORS.into());
+        }
+    }
     for h in &mut helpers {
         open_with_guard_zero(&mut h.lines);
     }
@@ -603,6 +610,16 @@ pub fn render_core(model: &Model, lowered: &[Function], banner: &str, witnesses:
 /// The line that opens a C function with guarded products (see the core's
 /// product guards).
 const GUARD_ZERO: &str = "AETHER_GUARD_ZERO";
+
+/// The line that opens a matrix product (see the core's AETHER_ITEM_VECTORS).
+const ITEM_VECTORS: &str = "AETHER_ITEM_VECTORS";
+
+/// Whether a function's products are lanes (`products_vectorise`) of a
+/// matrix's rows: the matrix products and mat4 * vec4, not the quaternion
+/// product, whose lanes clang vectorises well across items.
+pub fn rows_vectorise(f: &Function) -> bool {
+    products_vectorise(f) && f.params.iter().any(|p| matches!(&p.kind, Kind::Shape(s) if matches!(s.kind, ShapeKind::Matrix { .. })))
+}
 
 /// Whether a line of C calls the scalar product guard (not the vectorising
 /// one, nor the lanes kernels' vector guard).
@@ -1033,6 +1050,15 @@ mod tests {
         assert_eq!(chosen, want);
         let dot = lowered.iter().find(|f| m.c_name(f) == "aether_vec4f_dot").unwrap();
         assert!(!products_vectorise(dot), "one result: the pinning guard");
+        // The matrix rows among them open with AETHER_ITEM_VECTORS; the quaternion product does not.
+        let rows: std::collections::BTreeSet<String> = lowered.iter().filter(|f| rows_vectorise(f)).map(|f| m.c_name(f)).collect();
+        let want_rows: std::collections::BTreeSet<String> = want.iter().filter(|n| !n.starts_with("aether_quat")).cloned().collect();
+        assert_eq!(rows, want_rows);
+        let (_, c) = render_core(&m, &lowered, "", &[]).expect("the core renders");
+        for f in &lowered {
+            let first = format!("{}\n{{\n    {ITEM_VECTORS}\n", function(&m, f, &Dialect::C).signature);
+            assert_eq!(c.contains(&first), want_rows.contains(&m.c_name(f)), "{}", m.c_name(f));
+        }
         for f in lowered.iter().filter(|f| f.elem == "f32") {
             let body = function(&m, f, &Dialect::C).body.join("\n");
             assert_eq!(body.contains("aether_product_vec_f32(("), want.contains(&m.c_name(f)), "{}", m.c_name(f));
