@@ -46,6 +46,8 @@
      usual types.
    - Every product takes the OR guard (its bits ORed with a zero the compiler cannot see)
      instead of the register-pinning asm statement, which stops that vectoriser.
+   - The matrix products keep a loop of items (AETHER_ITEM_VECTORS, aether_core.c), so that
+     each item's rows become the vectors.
    The bits stay the same: the calling convention moves no arithmetic, and x | 0 is x. */
 #define AETHER_CONTRACT_VERSION "0.1.0"
 #define AETHER_VERSION_MAJOR 0
