@@ -11,8 +11,9 @@ fn c_declarations() -> Vec<String> {
     let h = std::fs::read_to_string(default_root().join("c_core/aether_core.h")).unwrap();
     h.lines()
         .filter(|l| l.contains(" aether_") && l.ends_with(");") && !l.starts_with(' ') && !l.starts_with("/*") && !l.starts_with('#'))
-        // AETHER_API is the header-only form's storage (`static inline`); the CUDA core has its own.
-        .map(|l| l.trim_end_matches(';').trim_start_matches("AETHER_API ").to_string())
+        // AETHER_API (and AETHER_API_BY_VALUE, the by-value functions') is the header-only
+        // form's storage (`static inline`); the CUDA core has its own.
+        .map(|l| l.trim_end_matches(';').trim_start_matches("AETHER_API_BY_VALUE ").trim_start_matches("AETHER_API ").to_string())
         .collect()
 }
 
