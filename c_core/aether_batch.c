@@ -5124,12 +5124,35 @@ static inline aether_vec4f aether_mat4f_mul_vec_batch_item(const aether_mat4f *a
 {
     const aether_mat4f m = *aether_m;
     const aether_vec4f v = *aether_v;
+    #if defined(AETHER_ITEM_SHUFFLES)
+    aether_vec4f out;
+    aether_item_f32x8 aether_v0;
+    memcpy(&aether_v0, (const char *)&m + 0u * sizeof(float), sizeof aether_v0);
+    aether_item_f32x8 aether_v1;
+    memcpy(&aether_v1, (const char *)&m + 8u * sizeof(float), sizeof aether_v1);
+    aether_item_f32x4 aether_v2;
+    memcpy(&aether_v2, (const char *)&v + 0u * sizeof(float), sizeof aether_v2);
+    const aether_item_f32x8 aether_v3 = __builtin_shufflevector(aether_v2, aether_v2, 0, 1, 2, 3, 0, 1, 2, 3);
+    const aether_item_f32x8 aether_v4 = aether_item_product_f32x8(aether_v0 * aether_v3);
+    const aether_item_f32x8 aether_v5 = aether_item_product_f32x8(aether_v1 * aether_v3);
+    const aether_item_f32x8 aether_v6 = __builtin_shufflevector(aether_v4, aether_v5, 0, 8, 1, 9, 4, 12, 5, 13);
+    const aether_item_f32x8 aether_v7 = __builtin_shufflevector(aether_v4, aether_v5, 2, 10, 3, 11, 6, 14, 7, 15);
+    const aether_item_f32x8 aether_v8 = __builtin_shufflevector(aether_v6, aether_v6, 2, 3, 0, 1, 6, 7, 4, 5);
+    const aether_item_f32x8 aether_v9 = __builtin_shufflevector(aether_v7, aether_v7, 2, 3, 0, 1, 6, 7, 4, 5);
+    const aether_item_f32x8 aether_v10 = aether_v6 + aether_v8;
+    const aether_item_f32x8 aether_v11 = aether_v7 + aether_v10;
+    const aether_item_f32x8 aether_v12 = aether_v9 + aether_v11;
+    const aether_item_f32x4 aether_v13 = __builtin_shufflevector(aether_v12, aether_v12, 0, 4, 1, 5);
+    memcpy((char *)&out + 0u * sizeof(float), &aether_v13, sizeof aether_v13);
+    return out;
+    #else
     aether_vec4f out;
     out.x = (aether_product_vec_f32((m.m[3] * v.w)) + (aether_product_vec_f32((m.m[2] * v.z)) + (aether_product_vec_f32((m.m[1] * v.y)) + aether_product_vec_f32((m.m[0] * v.x)))));
     out.y = (aether_product_vec_f32((m.m[7] * v.w)) + (aether_product_vec_f32((m.m[6] * v.z)) + (aether_product_vec_f32((m.m[5] * v.y)) + aether_product_vec_f32((m.m[4] * v.x)))));
     out.z = (aether_product_vec_f32((m.m[11] * v.w)) + (aether_product_vec_f32((m.m[10] * v.z)) + (aether_product_vec_f32((m.m[9] * v.y)) + aether_product_vec_f32((m.m[8] * v.x)))));
     out.w = (aether_product_vec_f32((m.m[15] * v.w)) + (aether_product_vec_f32((m.m[14] * v.z)) + (aether_product_vec_f32((m.m[13] * v.y)) + aether_product_vec_f32((m.m[12] * v.x)))));
     return out;
+    #endif
 }
 
 static inline aether_vec4d aether_mat4d_mul_vec_batch_item(const aether_mat4d *aether_m, const aether_vec4d *aether_v)
@@ -5206,6 +5229,50 @@ static inline aether_mat4f aether_mat4f_mul_batch_item(const aether_mat4f *aethe
 {
     const aether_mat4f a = *aether_a;
     const aether_mat4f b = *aether_b;
+    #if defined(AETHER_ITEM_SHUFFLES)
+    aether_mat4f out;
+    aether_item_f32x4 aether_v0;
+    memcpy(&aether_v0, (const char *)&b + 0u * sizeof(float), sizeof aether_v0);
+    const aether_item_f32x8 aether_v1 = __builtin_shufflevector(aether_v0, aether_v0, 0, 1, 2, 3, 0, 1, 2, 3);
+    aether_item_f32x4 aether_v2;
+    memcpy(&aether_v2, (const char *)&b + 4u * sizeof(float), sizeof aether_v2);
+    const aether_item_f32x8 aether_v3 = __builtin_shufflevector(aether_v2, aether_v2, 0, 1, 2, 3, 0, 1, 2, 3);
+    aether_item_f32x4 aether_v4;
+    memcpy(&aether_v4, (const char *)&b + 8u * sizeof(float), sizeof aether_v4);
+    const aether_item_f32x8 aether_v5 = __builtin_shufflevector(aether_v4, aether_v4, 0, 1, 2, 3, 0, 1, 2, 3);
+    aether_item_f32x4 aether_v6;
+    memcpy(&aether_v6, (const char *)&b + 12u * sizeof(float), sizeof aether_v6);
+    const aether_item_f32x8 aether_v7 = __builtin_shufflevector(aether_v6, aether_v6, 0, 1, 2, 3, 0, 1, 2, 3);
+    aether_item_f32x8 aether_v8;
+    memcpy(&aether_v8, (const char *)&a + 0u * sizeof(float), sizeof aether_v8);
+    const aether_item_f32x8 aether_v9 = __builtin_shufflevector(aether_v8, aether_v8, 0, 0, 0, 0, 4, 4, 4, 4);
+    const aether_item_f32x8 aether_v10 = aether_item_product_f32x8(aether_v9 * aether_v1);
+    const aether_item_f32x8 aether_v11 = __builtin_shufflevector(aether_v8, aether_v8, 1, 1, 1, 1, 5, 5, 5, 5);
+    const aether_item_f32x8 aether_v12 = aether_item_product_f32x8(aether_v11 * aether_v3);
+    const aether_item_f32x8 aether_v13 = aether_v12 + aether_v10;
+    const aether_item_f32x8 aether_v14 = __builtin_shufflevector(aether_v8, aether_v8, 2, 2, 2, 2, 6, 6, 6, 6);
+    const aether_item_f32x8 aether_v15 = aether_item_product_f32x8(aether_v14 * aether_v5);
+    const aether_item_f32x8 aether_v16 = aether_v15 + aether_v13;
+    const aether_item_f32x8 aether_v17 = __builtin_shufflevector(aether_v8, aether_v8, 3, 3, 3, 3, 7, 7, 7, 7);
+    const aether_item_f32x8 aether_v18 = aether_item_product_f32x8(aether_v17 * aether_v7);
+    const aether_item_f32x8 aether_v19 = aether_v18 + aether_v16;
+    memcpy((char *)&out + 0u * sizeof(float), &aether_v19, sizeof aether_v19);
+    aether_item_f32x8 aether_v20;
+    memcpy(&aether_v20, (const char *)&a + 8u * sizeof(float), sizeof aether_v20);
+    const aether_item_f32x8 aether_v21 = __builtin_shufflevector(aether_v20, aether_v20, 0, 0, 0, 0, 4, 4, 4, 4);
+    const aether_item_f32x8 aether_v22 = aether_item_product_f32x8(aether_v21 * aether_v1);
+    const aether_item_f32x8 aether_v23 = __builtin_shufflevector(aether_v20, aether_v20, 1, 1, 1, 1, 5, 5, 5, 5);
+    const aether_item_f32x8 aether_v24 = aether_item_product_f32x8(aether_v23 * aether_v3);
+    const aether_item_f32x8 aether_v25 = aether_v24 + aether_v22;
+    const aether_item_f32x8 aether_v26 = __builtin_shufflevector(aether_v20, aether_v20, 2, 2, 2, 2, 6, 6, 6, 6);
+    const aether_item_f32x8 aether_v27 = aether_item_product_f32x8(aether_v26 * aether_v5);
+    const aether_item_f32x8 aether_v28 = aether_v27 + aether_v25;
+    const aether_item_f32x8 aether_v29 = __builtin_shufflevector(aether_v20, aether_v20, 3, 3, 3, 3, 7, 7, 7, 7);
+    const aether_item_f32x8 aether_v30 = aether_item_product_f32x8(aether_v29 * aether_v7);
+    const aether_item_f32x8 aether_v31 = aether_v30 + aether_v28;
+    memcpy((char *)&out + 8u * sizeof(float), &aether_v31, sizeof aether_v31);
+    return out;
+    #else
     aether_mat4f out;
     out.m[0] = (aether_product_vec_f32((a.m[3] * b.m[12])) + (aether_product_vec_f32((a.m[2] * b.m[8])) + (aether_product_vec_f32((a.m[1] * b.m[4])) + aether_product_vec_f32((a.m[0] * b.m[0])))));
     out.m[1] = (aether_product_vec_f32((a.m[3] * b.m[13])) + (aether_product_vec_f32((a.m[2] * b.m[9])) + (aether_product_vec_f32((a.m[1] * b.m[5])) + aether_product_vec_f32((a.m[0] * b.m[1])))));
@@ -5224,6 +5291,7 @@ static inline aether_mat4f aether_mat4f_mul_batch_item(const aether_mat4f *aethe
     out.m[14] = (aether_product_vec_f32((a.m[15] * b.m[14])) + (aether_product_vec_f32((a.m[14] * b.m[10])) + (aether_product_vec_f32((a.m[13] * b.m[6])) + aether_product_vec_f32((a.m[12] * b.m[2])))));
     out.m[15] = (aether_product_vec_f32((a.m[15] * b.m[15])) + (aether_product_vec_f32((a.m[14] * b.m[11])) + (aether_product_vec_f32((a.m[13] * b.m[7])) + aether_product_vec_f32((a.m[12] * b.m[3])))));
     return out;
+    #endif
 }
 
 static inline aether_mat4d aether_mat4d_mul_batch_item(const aether_mat4d *aether_a, const aether_mat4d *aether_b)
@@ -15069,7 +15137,7 @@ void aether_mat4f_mul_vec_soa(const float *m, const float *v, float *out, size_t
 void aether_mat4f_mul_vec_aos(const aether_mat4f *m, const aether_vec4f *v, aether_vec4f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || (defined(__clang__) && !defined(AETHER_ITEM_SHUFFLES)))
     for (; n - i >= 8u; i += 8u) {
         aether_mat4fx8 v_m;
         aether_vec4fx8 v_v;
@@ -15819,7 +15887,7 @@ void aether_mat4f_mul_soa(const float *a, const float *b, float *out, size_t n)
 void aether_mat4f_mul_aos(const aether_mat4f *a, const aether_mat4f *b, aether_mat4f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || (defined(__clang__) && !defined(AETHER_ITEM_SHUFFLES)))
     for (; n - i >= 8u; i += 8u) {
         aether_mat4fx8 v_a;
         aether_mat4fx8 v_b;

@@ -509,6 +509,13 @@ pub fn ulp_functions(model: &Model) -> Vec<CFunction> {
 pub fn render_core(model: &Model, lowered: &[Function], banner: &str, witnesses: &[Witness]) -> Result<(String, String), Error> {
     let types = c_types(model);
     let mut functions: Vec<CFunction> = lowered.iter().map(|f| function(model, f, &Dialect::C)).collect();
+    // The 4 x 4 binary32 matrix products also have their per-item vector
+    // form (AETHER_ITEM_SHUFFLES, c_item.rs), where its plan computes their trees.
+    for (f, c) in lowered.iter().zip(functions.iter_mut()) {
+        if let Some(form) = super::c_item::form(model, f) {
+            c.body = super::c_item::wrap(form, std::mem::take(&mut c.body));
+        }
+    }
     functions.extend(model.kernels.iter().map(|k| kernel(model, k, &Dialect::C)));
     let helpers: Vec<Helper> = model
         .spec
@@ -535,6 +542,14 @@ pub fn render_core(model: &Model, lowered: &[Function], banner: &str, witnesses:
     }
     helpers.extend(super::c_simd::helpers(model, lowered));
     helpers.extend(linalg_helpers(model, lowered, &Dialect::C));
+    if lowered.iter().any(|f| super::c_item::form(model, f).is_some()) {
+        helpers.push(Helper {
+            doc: "The per-item vector forms of the 4 x 4 binary32 matrix products (AETHER_ITEM_SHUFFLES): their vector \
+                  types, their product guard (the bits ORed with the opaque zero, lane by lane) and the packing they read."
+                .into(),
+            lines: super::c_item::prologue(model, lowered),
+        });
+    }
     // Every function with guarded products opens with AETHER_GUARD_ZERO (the
     // opaque zero of the header-only form for LLVM's loop vectoriser, made
     // once where a caller's loop can hoist it; empty elsewhere).

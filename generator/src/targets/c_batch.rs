@@ -360,13 +360,22 @@ fn aos_io(kind: &ShapeKind, var: &str, arr: &str, words: usize, width: usize, lo
 ///   loop across items only where an item has one result, and there the
 ///   step is as fast: dot 0.35 against 0.36 ns; elsewhere the step is up to
 ///   twice as fast, quatf_mul 1.60 against 2.99, and the item loop at most
-///   1.3 times faster, quatd_mul).
+///   1.3 times faster, quatd_mul);
+/// - both: the item loop where the item function has its per-item vector
+///   form (`c_item`: mat4f_mul and mat4f_mul_vec under AETHER_ITEM_SHUFFLES),
+///   which moves no component into the lanes of other items.
 ///
 /// `AETHER_BATCH_AOS_STEPS` (every `_aos` through its vector step) and
 /// `AETHER_BATCH_AOS_ITEMS` (every item alone) override it, for the
 /// benchmark and the tests.
-fn aos_steps_condition(f: &Function) -> String {
-    let pick = if c::products_vectorise(f) { "defined(__clang__)" } else { "1" };
+fn aos_steps_condition(model: &Model, f: &Function) -> String {
+    let pick = if super::c_item::form(model, f).is_some() {
+        "(defined(__clang__) && !defined(AETHER_ITEM_SHUFFLES))"
+    } else if c::products_vectorise(f) {
+        "defined(__clang__)"
+    } else {
+        "1"
+    };
     format!("!defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || {pick})")
 }
 
@@ -391,7 +400,12 @@ fn item_function(model: &Model, f: &Function) -> Vec<String> {
     for p in &f.params {
         lines.push(format!("    const {} {} = *aether_{};", c::kind_type(model, &p.kind, t), p.name, p.name));
     }
-    lines.extend(print::body(&d, model, f, t).into_iter().map(|l| format!("    {l}")));
+    let body = print::body(&d, model, f, t);
+    let body = match super::c_item::form(model, f) {
+        Some(form) => super::c_item::wrap(form, body),
+        None => body,
+    };
+    lines.extend(body.into_iter().map(|l| format!("    {l}")));
     lines.push("}".into());
     lines
 }
@@ -425,7 +439,7 @@ fn form(model: &Model, f: &Function, aos: bool) -> Form {
     let mut body = vec!["size_t i = 0;".to_string()];
     if vectorises(f) {
         body.push(if aos {
-            format!("#if defined(AETHER_LANES_SIMD) && {}", aos_steps_condition(f))
+            format!("#if defined(AETHER_LANES_SIMD) && {}", aos_steps_condition(model, f))
         } else {
             "#if defined(AETHER_LANES_SIMD)".into()
         });

@@ -12,6 +12,7 @@ pub mod c;
 pub mod c_batch;
 pub mod c_check;
 pub mod c_flat;
+pub mod c_item;
 pub mod c_selftest;
 pub mod c_simd;
 pub mod cuda;

@@ -1,0 +1,306 @@
+//! The per-item vector forms of the C core's 4 × 4 binary32 matrix products
+//! (`AETHER_ITEM_SHUFFLES`: the header-only form, with AVX, under clang or
+//! gcc 12 and later).
+//!
+//! A caller's loop over `aether_mat4f_mul_vec` ran 2.9 times slower than
+//! cglm's and glam's: the contract's row-major matrix puts the four products
+//! that one result sums in one row, so a compiler that packs the four
+//! results into one vector has to gather each column across four rows first
+//! (16 lane inserts per item). The form here takes the products along the
+//! rows instead (two rows times the vector twice, in two 8-lane products)
+//! and moves the products, not the inputs, into the lanes of the sums: two
+//! unpacks, two swaps within 64-bit pairs and one final gather, then the
+//! contract's three sums. `aether_mat4f_mul` takes two rows of the result
+//! per vector: each row of `b` twice times `a`'s entries broadcast, summed
+//! in the contract's order.
+//!
+//! The order of operations stays the tree's: a plan is a list of lane moves
+//! (loads, shuffles, products, sums, stores), and [`form`] evaluates it on
+//! symbols, giving each result component the expression the plan computes.
+//! The plan is printed only where those expressions are the function's
+//! lowered trees, up to the order of the operands of `+` and `*` (IEEE 754
+//! rounds `a + b` and `b + a` alike); any other fold in the spec leaves the
+//! scalar body alone. Every product is ORed with an opaque zero (the
+//! vectorising guard of the header-only form, lane by lane), so no compiler
+//! fuses it into a sum. `AETHER_UNSAFE_UNGUARDED_ITEM_PRODUCTS` removes this
+//! guard alone (and `AETHER_UNSAFE_UNGUARDED_VECTOR_PRODUCTS` with the
+//! vectorising guard): the compatibility matrix's negative controls, where
+//! mat4f_mul's form then fuses under `-ffp-contract=fast`. mat4f_mul_vec's
+//! products reach its sums only through shuffles, and no compiler tried
+//! fused them without the guard; it stays, for a compiler that moves the
+//! shuffles before the products.
+
+use crate::dsl::BinOp;
+use crate::model::{Expr, Function, Kind, Model};
+use crate::spec::ElemType;
+
+/// The macro under which the core prints these forms (aether_core.c).
+pub const MACRO: &str = "AETHER_ITEM_SHUFFLES";
+
+/// A vector value of a plan: its C name and each lane's expression.
+#[derive(Clone)]
+struct V {
+    name: String,
+    lanes: Vec<Expr>,
+}
+
+/// A plan being written: the C lines and the result components it stored.
+struct Plan<'a> {
+    f: &'a Function,
+    lines: Vec<String>,
+    out: Vec<Option<Expr>>,
+    n: usize,
+}
+
+impl<'a> Plan<'a> {
+    fn new(f: &'a Function) -> Self {
+        Plan { f, lines: Vec::new(), out: vec![None; f.output_words()], n: 0 }
+    }
+
+    fn bind(&mut self, lanes: Vec<Expr>, value: String) -> V {
+        let name = format!("aether_v{}", self.n);
+        self.n += 1;
+        self.lines.push(format!("const aether_item_f32x{} {name} = {value};", lanes.len()));
+        V { name, lanes }
+    }
+
+    /// Components `first..first + lanes` (memory order) of parameter `param`.
+    fn load(&mut self, param: usize, first: usize, lanes: usize) -> V {
+        let name = format!("aether_v{}", self.n);
+        self.n += 1;
+        let p = &self.f.params[param].name;
+        self.lines.push(format!("aether_item_f32x{lanes} {name};"));
+        self.lines.push(format!("memcpy(&{name}, (const char *)&{p} + {first}u * sizeof(float), sizeof {name});"));
+        V { name, lanes: (first..first + lanes).map(|comp| Expr::Input { param, comp }).collect() }
+    }
+
+    /// Lane i is lane `pick[i]` of `a` followed by `b`.
+    fn shuffle(&mut self, a: &V, b: &V, pick: &[usize]) -> V {
+        let both: Vec<&Expr> = a.lanes.iter().chain(&b.lanes).collect();
+        let lanes = pick.iter().map(|&i| both[i].clone()).collect();
+        let idx: Vec<String> = pick.iter().map(|i| i.to_string()).collect();
+        self.bind(lanes, format!("__builtin_shufflevector({}, {}, {})", a.name, b.name, idx.join(", ")))
+    }
+
+    fn op(&mut self, op: BinOp, a: &V, b: &V) -> V {
+        assert_eq!(a.lanes.len(), b.lanes.len());
+        let lanes = a.lanes.iter().zip(&b.lanes).map(|(x, y)| Expr::Bin(op, Box::new(x.clone()), Box::new(y.clone()))).collect();
+        let value = match op {
+            BinOp::Mul => format!("aether_item_product_f32x{}({} * {})", a.lanes.len(), a.name, b.name),
+            BinOp::Add => format!("{} + {}", a.name, b.name),
+            _ => unreachable!("plans multiply and add"),
+        };
+        self.bind(lanes, value)
+    }
+
+    /// Stores `v` as result components `first..`.
+    fn store(&mut self, v: &V, first: usize) {
+        self.lines.push(format!("memcpy((char *)&out + {first}u * sizeof(float), &{}, sizeof {});", v.name, v.name));
+        for (i, e) in v.lanes.iter().enumerate() {
+            self.out[first + i] = Some(e.clone());
+        }
+    }
+}
+
+/// `e` with the operands of every `+` and `*` in one order (their printed
+/// form's), so that trees equal up to commutation compare equal.
+fn commuted(e: &Expr) -> Expr {
+    match e {
+        Expr::Bin(op, a, b) => {
+            let (a, b) = (commuted(a), commuted(b));
+            let swap = matches!(op, BinOp::Add | BinOp::Mul) && format!("{a:?}") > format!("{b:?}");
+            if swap {
+                Expr::Bin(*op, Box::new(b), Box::new(a))
+            } else {
+                Expr::Bin(*op, Box::new(a), Box::new(b))
+            }
+        }
+        other => other.clone(),
+    }
+}
+
+fn words(k: &Kind) -> usize {
+    k.words()
+}
+
+/// mat4 * vec4: the products along the rows, moved into the sums' lanes.
+fn mul_vec(f: &Function) -> Plan<'_> {
+    let mut p = Plan::new(f);
+    let m01 = p.load(0, 0, 8);
+    let m23 = p.load(0, 8, 8);
+    let v = p.load(1, 0, 4);
+    let vv = p.shuffle(&v, &v, &[0, 1, 2, 3, 0, 1, 2, 3]);
+    let p01 = p.op(BinOp::Mul, &m01, &vv);
+    let p23 = p.op(BinOp::Mul, &m23, &vv);
+    // Lanes (row 0, row 2 | row 1, row 3): columns 0 and 1 in a, 2 and 3 in b.
+    let a = p.shuffle(&p01, &p23, &[0, 8, 1, 9, 4, 12, 5, 13]);
+    let b = p.shuffle(&p01, &p23, &[2, 10, 3, 11, 6, 14, 7, 15]);
+    let a1 = p.shuffle(&a, &a, &[2, 3, 0, 1, 6, 7, 4, 5]);
+    let b1 = p.shuffle(&b, &b, &[2, 3, 0, 1, 6, 7, 4, 5]);
+    let s = p.op(BinOp::Add, &a, &a1);
+    let s = p.op(BinOp::Add, &b, &s);
+    let s = p.op(BinOp::Add, &b1, &s);
+    let o = p.shuffle(&s, &s, &[0, 4, 1, 5]);
+    p.store(&o, 0);
+    p
+}
+
+/// mat4 * mat4: two rows of the result per vector, each a sum over k of
+/// a's entry (r, k) broadcast times b's row k.
+fn mat_mul(f: &Function) -> Plan<'_> {
+    let mut p = Plan::new(f);
+    let rows: Vec<V> = (0..4)
+        .map(|k| {
+            let row = p.load(1, 4 * k, 4);
+            p.shuffle(&row, &row, &[0, 1, 2, 3, 0, 1, 2, 3])
+        })
+        .collect();
+    for half in 0..2 {
+        let a = p.load(0, 8 * half, 8);
+        let mut sum: Option<V> = None;
+        for (k, row) in rows.iter().enumerate() {
+            let pick = [k, k, k, k, 4 + k, 4 + k, 4 + k, 4 + k];
+            let ak = p.shuffle(&a, &a, &pick);
+            let prod = p.op(BinOp::Mul, &ak, row);
+            sum = Some(match sum {
+                None => prod,
+                Some(s) => p.op(BinOp::Add, &prod, &s),
+            });
+        }
+        p.store(&sum.unwrap(), 8 * half);
+    }
+    p
+}
+
+/// The vector form of `f` (the lines between `#if AETHER_ITEM_SHUFFLES` and
+/// `#else`), where a plan computes its trees.
+pub fn form(model: &Model, f: &Function) -> Option<Vec<String>> {
+    let elem: &ElemType = model.spec.types.iter().find(|t| t.name == f.elem)?;
+    let matrix4 = |k: &Kind| matches!(k, Kind::Shape(s) if s.len() == 16);
+    if elem.bits != 32 || !f.temps.is_empty() || f.params.len() != 2 || !matrix4(&f.params[0].kind) {
+        return None;
+    }
+    let plan = match (words(&f.params[1].kind), words(&f.ret)) {
+        (4, 4) => mul_vec(f),
+        (16, 16) if matrix4(&f.params[1].kind) => mat_mul(f),
+        _ => return None,
+    };
+    let same = plan.out.iter().zip(&f.outputs).all(|(got, want)| got.as_ref().map(commuted) == Some(commuted(want)));
+    if !same {
+        return None;
+    }
+    let ret = super::c::kind_type(model, &f.ret, elem);
+    let mut lines = vec![format!("{ret} out;")];
+    lines.extend(plan.lines);
+    lines.push("return out;".into());
+    Some(lines)
+}
+
+/// A function body with its vector form first: `#if AETHER_ITEM_SHUFFLES`,
+/// the form, `#else`, the scalar body, `#endif`.
+pub fn wrap(form: Vec<String>, scalar: Vec<String>) -> Vec<String> {
+    let mut lines = vec![format!("#if defined({MACRO})")];
+    lines.extend(form);
+    lines.push("#else".into());
+    lines.extend(scalar);
+    lines.push("#endif".into());
+    lines
+}
+
+/// The file-scope lines of the forms: their vector types, the guard and the
+/// packing they rely on (each shape's components side by side).
+pub fn prologue(model: &Model, lowered: &[Function]) -> Vec<String> {
+    let f32 = model.spec.types.iter().find(|t| t.bits == 32);
+    let Some(t) = f32 else { return Vec::new() };
+    let mut lines = vec![
+        format!("#if defined({MACRO})"),
+        "typedef float aether_item_f32x8 __attribute__((vector_size(32)));".into(),
+        "typedef float aether_item_f32x4 __attribute__((vector_size(16)));".into(),
+        "typedef int32_t aether_item_i32x8 __attribute__((vector_size(32)));".into(),
+        "#  if defined(AETHER_UNSAFE_ALLOW_CONTRACTION) || defined(AETHER_UNSAFE_UNGUARDED_VECTOR_PRODUCTS) \\".into(),
+        "      || defined(AETHER_UNSAFE_UNGUARDED_ITEM_PRODUCTS)".into(),
+        "#    define aether_item_product_f32x8(x) (x)".into(),
+        "#  else".into(),
+        "#    define aether_item_product_f32x8(x) ((aether_item_f32x8)((aether_item_i32x8)(x) | (int32_t)aether_opaque_zero()))".into(),
+        "#  endif".into(),
+    ];
+    let mut shapes: Vec<&str> = Vec::new();
+    for f in lowered.iter().filter(|f| form(model, f).is_some()) {
+        for k in f.params.iter().map(|p| &p.kind).chain(std::iter::once(&f.ret)) {
+            if let Kind::Shape(s) = k {
+                if !shapes.contains(&s.name.as_str()) {
+                    shapes.push(&s.name);
+                }
+            }
+        }
+    }
+    for s in shapes {
+        let (c, n) = (super::c::type_name(model, s, t), model.spec.shape(s).map_or(0, |s| s.len()));
+        lines.push(format!("typedef char {c}_packed_for_item_forms[sizeof({c}) == {n}u * sizeof(float) ? 1 : -1];"));
+    }
+    lines.push("#endif".into());
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model() -> Model {
+        crate::load(&crate::default_root()).expect("the spec loads")
+    }
+
+    #[test]
+    fn the_4x4_binary32_products_and_only_they_have_a_form() {
+        let m = model();
+        let with: Vec<String> = m.lowered().iter().filter(|f| form(&m, f).is_some()).map(|f| m.c_name(f)).collect();
+        assert_eq!(with, ["aether_mat4f_mul_vec", "aether_mat4f_mul"]);
+    }
+
+    /// The symbolic check is what keeps the order the tree's: a tree the
+    /// plan does not compute (the same products summed pairwise, or one
+    /// product's operand from another row) gets no form; the same tree with
+    /// the operands of a sum swapped (IEEE 754 rounds both alike) keeps it.
+    #[test]
+    fn a_tree_the_plan_does_not_compute_gets_no_form() {
+        let m = model();
+        let lowered = m.lowered();
+        for name in ["aether_mat4f_mul_vec", "aether_mat4f_mul"] {
+            let f = lowered.iter().find(|f| m.c_name(f) == name).unwrap();
+            let Expr::Bin(BinOp::Add, p3, rest) = &f.outputs[1] else { panic!("{name}: out[1] is no sum") };
+            let Expr::Bin(BinOp::Add, p2, rest) = &**rest else { panic!("{name}: out[1] is no right-nested sum") };
+            let Expr::Bin(BinOp::Add, p1, p0) = &**rest else { panic!("{name}: out[1] is no right-nested sum") };
+            let add = |a: &Expr, b: &Expr| Expr::Bin(BinOp::Add, Box::new(a.clone()), Box::new(b.clone()));
+            let with = |e: Expr| {
+                let mut g = f.clone();
+                g.outputs[1] = e;
+                form(&m, &g).is_some()
+            };
+            assert!(with(f.outputs[1].clone()), "{name}: its own tree");
+            assert!(with(add(&add(p2, &add(p0, p1)), p3)), "{name}: operands swapped");
+            assert!(!with(add(&add(p3, p2), &add(p1, p0))), "{name}: summed pairwise");
+            assert!(!with(add(p3, &add(p1, &add(p2, p0)))), "{name}: another order");
+            assert!(!with(add(p3, &add(p2, &add(p1, &f.outputs[0].clone())))), "{name}: another row's term");
+        }
+    }
+
+    #[test]
+    fn the_core_prints_each_form_under_its_macro_with_the_scalar_body_after_it() {
+        let m = model();
+        let lowered = m.lowered();
+        let (_, c) = super::super::c::render_core(&m, &lowered, "", &[]).expect("the core renders");
+        for name in ["aether_mat4f_mul_vec", "aether_mat4f_mul"] {
+            let at = c.find(&format!(" {name}(")).unwrap_or_else(|| panic!("{name} is printed"));
+            let body = &c[at..at + c[at..].find("\n}\n").unwrap()];
+            let (open, other, close) = (body.find(&format!("#if defined({MACRO})")), body.find("#else"), body.find("#endif"));
+            assert!(open < other && other < close && open.is_some(), "{name}: #if, #else, #endif in order");
+            assert_eq!(body.matches("return out;").count(), 2, "{name}: the form and the scalar body each return");
+            assert_eq!(
+                body.matches("aether_item_product_f32x8(").count(),
+                if name.ends_with("vec") { 2 } else { 8 },
+                "{name}: every product guarded"
+            );
+        }
+        assert!(c.contains("typedef char aether_mat4f_packed_for_item_forms["), "the packing the forms read is checked");
+    }
+}
