@@ -4984,12 +4984,36 @@ static inline aether_quatf aether_quatf_mul_batch_item(const aether_quatf *aethe
 {
     const aether_quatf a = *aether_a;
     const aether_quatf b = *aether_b;
+    #if defined(AETHER_ITEM_SHUFFLES)
+    aether_quatf out;
+    aether_item_f32x4 aether_v0;
+    memcpy(&aether_v0, (const char *)&a + 0u * sizeof(float), sizeof aether_v0);
+    aether_item_f32x4 aether_v1;
+    memcpy(&aether_v1, (const char *)&b + 0u * sizeof(float), sizeof aether_v1);
+    const aether_item_f32x4 aether_v2 = __builtin_shufflevector(aether_v0, aether_v0, 0, 0, 0, 0);
+    const aether_item_f32x4 aether_v3 = aether_item_product_f32x4(aether_v2 * aether_v1);
+    const aether_item_f32x4 aether_v4 = __builtin_shufflevector(aether_v0, aether_v0, 1, 1, 1, 1);
+    const aether_item_f32x4 aether_v5 = __builtin_shufflevector(aether_v1, aether_v1, 1, 0, 3, 2);
+    const aether_item_i32x4 aether_v6 = {INT32_MIN, 0, INT32_MIN, 0};
+    const aether_item_f32x4 aether_v7 = aether_v3 + aether_item_signed_product_f32x4(aether_v4 * aether_v5, aether_v6);
+    const aether_item_f32x4 aether_v8 = __builtin_shufflevector(aether_v0, aether_v0, 2, 2, 2, 2);
+    const aether_item_f32x4 aether_v9 = __builtin_shufflevector(aether_v1, aether_v1, 2, 3, 0, 1);
+    const aether_item_i32x4 aether_v10 = {INT32_MIN, 0, 0, INT32_MIN};
+    const aether_item_f32x4 aether_v11 = aether_v7 + aether_item_signed_product_f32x4(aether_v8 * aether_v9, aether_v10);
+    const aether_item_f32x4 aether_v12 = __builtin_shufflevector(aether_v0, aether_v0, 3, 3, 3, 3);
+    const aether_item_f32x4 aether_v13 = __builtin_shufflevector(aether_v1, aether_v1, 3, 2, 1, 0);
+    const aether_item_i32x4 aether_v14 = {INT32_MIN, INT32_MIN, 0, 0};
+    const aether_item_f32x4 aether_v15 = aether_v11 + aether_item_signed_product_f32x4(aether_v12 * aether_v13, aether_v14);
+    memcpy((char *)&out + 0u * sizeof(float), &aether_v15, sizeof aether_v15);
+    return out;
+    #else
     aether_quatf out;
     out.w = (((aether_product_vec_f32((a.w * b.w)) - aether_product_vec_f32((a.x * b.x))) - aether_product_vec_f32((a.y * b.y))) - aether_product_vec_f32((a.z * b.z)));
     out.x = (((aether_product_vec_f32((a.w * b.x)) + aether_product_vec_f32((a.x * b.w))) + aether_product_vec_f32((a.y * b.z))) - aether_product_vec_f32((a.z * b.y)));
     out.y = (((aether_product_vec_f32((a.w * b.y)) - aether_product_vec_f32((a.x * b.z))) + aether_product_vec_f32((a.y * b.w))) + aether_product_vec_f32((a.z * b.x)));
     out.z = (((aether_product_vec_f32((a.w * b.z)) + aether_product_vec_f32((a.x * b.y))) - aether_product_vec_f32((a.y * b.x))) + aether_product_vec_f32((a.z * b.w)));
     return out;
+    #endif
 }
 
 static inline aether_quatd aether_quatd_mul_batch_item(const aether_quatd *aether_a, const aether_quatd *aether_b)
@@ -14389,7 +14413,7 @@ void aether_quatf_mul_soa(const float *a, const float *b, float *out, size_t n)
 void aether_quatf_mul_aos(const aether_quatf *a, const aether_quatf *b, aether_quatf *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || (defined(__clang__) && !defined(AETHER_ITEM_SHUFFLES)))
     for (; n - i >= 8u; i += 8u) {
         aether_quatfx8 v_a;
         aether_quatfx8 v_b;

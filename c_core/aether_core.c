@@ -1316,12 +1316,19 @@ static inline void aether_eigh_f64_4(const double *a, double *e, double *v)
 typedef float aether_item_f32x8 __attribute__((vector_size(32)));
 typedef float aether_item_f32x4 __attribute__((vector_size(16)));
 typedef int32_t aether_item_i32x8 __attribute__((vector_size(32)));
+typedef int32_t aether_item_i32x4 __attribute__((vector_size(16)));
 #  if defined(AETHER_UNSAFE_ALLOW_CONTRACTION) || defined(AETHER_UNSAFE_UNGUARDED_VECTOR_PRODUCTS) \
       || defined(AETHER_UNSAFE_UNGUARDED_ITEM_PRODUCTS)
 #    define aether_item_product_f32x8(x) (x)
+#    define aether_item_product_f32x4(x) (x)
+#    define aether_item_signed_product_f32x4(x, sign) ((aether_item_f32x4)((aether_item_i32x4)(x) ^ (sign)))
 #  else
 #    define aether_item_product_f32x8(x) ((aether_item_f32x8)((aether_item_i32x8)(x) | (int32_t)aether_opaque_zero()))
+#    define aether_item_product_f32x4(x) ((aether_item_f32x4)((aether_item_i32x4)(x) | (int32_t)aether_opaque_zero()))
+#    define aether_item_signed_product_f32x4(x, sign) \
+        ((aether_item_f32x4)((aether_item_i32x4)(x) ^ ((sign) | (int32_t)aether_opaque_zero())))
 #  endif
+typedef char aether_quatf_packed_for_item_forms[sizeof(aether_quatf) == 4u * sizeof(float) ? 1 : -1];
 typedef char aether_mat4f_packed_for_item_forms[sizeof(aether_mat4f) == 16u * sizeof(float) ? 1 : -1];
 typedef char aether_vec4f_packed_for_item_forms[sizeof(aether_vec4f) == 4u * sizeof(float) ? 1 : -1];
 #endif
@@ -2298,12 +2305,36 @@ AETHER_API_BY_VALUE aether_vec3d aether_vec3d_cross(aether_vec3d a, aether_vec3d
 
 AETHER_API_BY_VALUE aether_quatf aether_quatf_mul(aether_quatf a, aether_quatf b)
 {
+    #if defined(AETHER_ITEM_SHUFFLES)
+    aether_quatf out;
+    aether_item_f32x4 aether_v0;
+    memcpy(&aether_v0, (const char *)&a + 0u * sizeof(float), sizeof aether_v0);
+    aether_item_f32x4 aether_v1;
+    memcpy(&aether_v1, (const char *)&b + 0u * sizeof(float), sizeof aether_v1);
+    const aether_item_f32x4 aether_v2 = __builtin_shufflevector(aether_v0, aether_v0, 0, 0, 0, 0);
+    const aether_item_f32x4 aether_v3 = aether_item_product_f32x4(aether_v2 * aether_v1);
+    const aether_item_f32x4 aether_v4 = __builtin_shufflevector(aether_v0, aether_v0, 1, 1, 1, 1);
+    const aether_item_f32x4 aether_v5 = __builtin_shufflevector(aether_v1, aether_v1, 1, 0, 3, 2);
+    const aether_item_i32x4 aether_v6 = {INT32_MIN, 0, INT32_MIN, 0};
+    const aether_item_f32x4 aether_v7 = aether_v3 + aether_item_signed_product_f32x4(aether_v4 * aether_v5, aether_v6);
+    const aether_item_f32x4 aether_v8 = __builtin_shufflevector(aether_v0, aether_v0, 2, 2, 2, 2);
+    const aether_item_f32x4 aether_v9 = __builtin_shufflevector(aether_v1, aether_v1, 2, 3, 0, 1);
+    const aether_item_i32x4 aether_v10 = {INT32_MIN, 0, 0, INT32_MIN};
+    const aether_item_f32x4 aether_v11 = aether_v7 + aether_item_signed_product_f32x4(aether_v8 * aether_v9, aether_v10);
+    const aether_item_f32x4 aether_v12 = __builtin_shufflevector(aether_v0, aether_v0, 3, 3, 3, 3);
+    const aether_item_f32x4 aether_v13 = __builtin_shufflevector(aether_v1, aether_v1, 3, 2, 1, 0);
+    const aether_item_i32x4 aether_v14 = {INT32_MIN, INT32_MIN, 0, 0};
+    const aether_item_f32x4 aether_v15 = aether_v11 + aether_item_signed_product_f32x4(aether_v12 * aether_v13, aether_v14);
+    memcpy((char *)&out + 0u * sizeof(float), &aether_v15, sizeof aether_v15);
+    return out;
+    #else
     aether_quatf out;
     out.w = (((aether_product_vec_f32((a.w * b.w)) - aether_product_vec_f32((a.x * b.x))) - aether_product_vec_f32((a.y * b.y))) - aether_product_vec_f32((a.z * b.z)));
     out.x = (((aether_product_vec_f32((a.w * b.x)) + aether_product_vec_f32((a.x * b.w))) + aether_product_vec_f32((a.y * b.z))) - aether_product_vec_f32((a.z * b.y)));
     out.y = (((aether_product_vec_f32((a.w * b.y)) - aether_product_vec_f32((a.x * b.z))) + aether_product_vec_f32((a.y * b.w))) + aether_product_vec_f32((a.z * b.x)));
     out.z = (((aether_product_vec_f32((a.w * b.z)) + aether_product_vec_f32((a.x * b.y))) - aether_product_vec_f32((a.y * b.x))) + aether_product_vec_f32((a.z * b.w)));
     return out;
+    #endif
 }
 
 AETHER_API_BY_VALUE aether_quatd aether_quatd_mul(aether_quatd a, aether_quatd b)

@@ -93,6 +93,27 @@ impl<'a> Plan<'a> {
         self.bind(lanes, value)
     }
 
+    /// Lane i is `s - x * y` where `negate[i]`, else `s + x * y`: printed as
+    /// `s` plus the product with those lanes' sign bits flipped (IEEE 754
+    /// defines s - p as s + (-p), so the bits are the same, zeros' signs
+    /// included). The flip is an XOR with the mask ORed with the opaque
+    /// zero, which is the product's guard too (one integer operation).
+    fn add_product(&mut self, s: &V, x: &V, y: &V, negate: &[bool]) -> V {
+        let n = negate.len();
+        assert!(s.lanes.len() == n && x.lanes.len() == n && y.lanes.len() == n);
+        let lanes = (0..n)
+            .map(|i| {
+                let p = Expr::Bin(BinOp::Mul, Box::new(x.lanes[i].clone()), Box::new(y.lanes[i].clone()));
+                Expr::Bin(if negate[i] { BinOp::Sub } else { BinOp::Add }, Box::new(s.lanes[i].clone()), Box::new(p))
+            })
+            .collect();
+        let mask: Vec<&str> = negate.iter().map(|&x| if x { "INT32_MIN" } else { "0" }).collect();
+        let name = format!("aether_v{}", self.n);
+        self.n += 1;
+        self.lines.push(format!("const aether_item_i32x{n} {name} = {{{}}};", mask.join(", ")));
+        self.bind(lanes, format!("{} + aether_item_signed_product_f32x{n}({} * {}, {name})", s.name, x.name, y.name))
+    }
+
     /// Stores `v` as result components `first..`.
     fn store(&mut self, v: &V, first: usize) {
         self.lines.push(format!("memcpy((char *)&out + {first}u * sizeof(float), &{}, sizeof {});", v.name, v.name));
@@ -172,17 +193,40 @@ fn mat_mul(f: &Function) -> Plan<'_> {
     p
 }
 
+/// quat * quat (four components, stored w, x, y, z): the sum over k of a's
+/// component k broadcast times b's components in the order term k of each
+/// result takes them, each added or subtracted lane by lane.
+fn quat_mul(f: &Function) -> Plan<'_> {
+    let mut p = Plan::new(f);
+    let a = p.load(0, 0, 4);
+    let b = p.load(1, 0, 4);
+    // Term k of result i is a[k] * b[ORDER[k][i]], subtracted where NEGATE[k][i].
+    const ORDER: [[usize; 4]; 4] = [[0, 1, 2, 3], [1, 0, 3, 2], [2, 3, 0, 1], [3, 2, 1, 0]];
+    const NEGATE: [[bool; 4]; 4] = [[false; 4], [true, false, true, false], [true, false, false, true], [true, true, false, false]];
+    let mut sum: Option<V> = None;
+    for k in 0..4 {
+        let ak = p.shuffle(&a, &a, &[k; 4]);
+        let bk = if k == 0 { b.clone() } else { p.shuffle(&b, &b, &ORDER[k]) };
+        sum = Some(match sum {
+            None => p.op(BinOp::Mul, &ak, &bk),
+            Some(s) => p.add_product(&s, &ak, &bk, &NEGATE[k]),
+        });
+    }
+    p.store(&sum.unwrap(), 0);
+    p
+}
+
 /// The vector form of `f` (the lines between `#if AETHER_ITEM_SHUFFLES` and
 /// `#else`), where a plan computes its trees.
 pub fn form(model: &Model, f: &Function) -> Option<Vec<String>> {
     let elem: &ElemType = model.spec.types.iter().find(|t| t.name == f.elem)?;
-    let matrix4 = |k: &Kind| matches!(k, Kind::Shape(s) if s.len() == 16);
-    if elem.bits != 32 || !f.temps.is_empty() || f.params.len() != 2 || !matrix4(&f.params[0].kind) {
+    if elem.bits != 32 || !f.temps.is_empty() || f.params.len() != 2 {
         return None;
     }
-    let plan = match (words(&f.params[1].kind), words(&f.ret)) {
-        (4, 4) => mul_vec(f),
-        (16, 16) if matrix4(&f.params[1].kind) => mat_mul(f),
+    let plan = match (words(&f.params[0].kind), words(&f.params[1].kind), words(&f.ret)) {
+        (16, 4, 4) => mul_vec(f),
+        (16, 16, 16) => mat_mul(f),
+        (4, 4, 4) if f.params[0].kind == f.ret && f.params[1].kind == f.ret => quat_mul(f),
         _ => return None,
     };
     let same = plan.out.iter().zip(&f.outputs).all(|(got, want)| got.as_ref().map(commuted) == Some(commuted(want)));
@@ -217,11 +261,17 @@ pub fn prologue(model: &Model, lowered: &[Function]) -> Vec<String> {
         "typedef float aether_item_f32x8 __attribute__((vector_size(32)));".into(),
         "typedef float aether_item_f32x4 __attribute__((vector_size(16)));".into(),
         "typedef int32_t aether_item_i32x8 __attribute__((vector_size(32)));".into(),
+        "typedef int32_t aether_item_i32x4 __attribute__((vector_size(16)));".into(),
         "#  if defined(AETHER_UNSAFE_ALLOW_CONTRACTION) || defined(AETHER_UNSAFE_UNGUARDED_VECTOR_PRODUCTS) \\".into(),
         "      || defined(AETHER_UNSAFE_UNGUARDED_ITEM_PRODUCTS)".into(),
         "#    define aether_item_product_f32x8(x) (x)".into(),
+        "#    define aether_item_product_f32x4(x) (x)".into(),
+        "#    define aether_item_signed_product_f32x4(x, sign) ((aether_item_f32x4)((aether_item_i32x4)(x) ^ (sign)))".into(),
         "#  else".into(),
         "#    define aether_item_product_f32x8(x) ((aether_item_f32x8)((aether_item_i32x8)(x) | (int32_t)aether_opaque_zero()))".into(),
+        "#    define aether_item_product_f32x4(x) ((aether_item_f32x4)((aether_item_i32x4)(x) | (int32_t)aether_opaque_zero()))".into(),
+        "#    define aether_item_signed_product_f32x4(x, sign) \\".into(),
+        "        ((aether_item_f32x4)((aether_item_i32x4)(x) ^ ((sign) | (int32_t)aether_opaque_zero())))".into(),
         "#  endif".into(),
     ];
     let mut shapes: Vec<&str> = Vec::new();
@@ -251,10 +301,10 @@ mod tests {
     }
 
     #[test]
-    fn the_4x4_binary32_products_and_only_they_have_a_form() {
+    fn the_4x4_and_quaternion_binary32_products_and_only_they_have_a_form() {
         let m = model();
         let with: Vec<String> = m.lowered().iter().filter(|f| form(&m, f).is_some()).map(|f| m.c_name(f)).collect();
-        assert_eq!(with, ["aether_mat4f_mul_vec", "aether_mat4f_mul"]);
+        assert_eq!(with, ["aether_quatf_mul", "aether_mat4f_mul_vec", "aether_mat4f_mul"]);
     }
 
     /// The symbolic check is what keeps the order the tree's: a tree the
@@ -284,22 +334,45 @@ mod tests {
         }
     }
 
+    /// The quaternion product's signs are checked the same way: one term's
+    /// sign flipped, or two terms swapped, and the form is gone.
+    #[test]
+    fn a_quaternion_product_with_another_sign_or_order_gets_no_form() {
+        let m = model();
+        let lowered = m.lowered();
+        let f = lowered.iter().find(|f| m.c_name(f) == "aether_quatf_mul").unwrap();
+        let Expr::Bin(last, rest, p3) = &f.outputs[2] else { panic!("out.y is no sum") };
+        let Expr::Bin(mid, rest2, p2) = &**rest else { panic!("out.y is no left-nested sum") };
+        let flip = |op: &BinOp| if *op == BinOp::Add { BinOp::Sub } else { BinOp::Add };
+        let with = |e: Expr| {
+            let mut g = f.clone();
+            g.outputs[2] = e;
+            form(&m, &g).is_some()
+        };
+        let bin = |op: BinOp, a: &Expr, b: &Expr| Expr::Bin(op, Box::new(a.clone()), Box::new(b.clone()));
+        assert!(with(f.outputs[2].clone()), "its own tree");
+        assert!(!with(bin(flip(last), rest, p3)), "the last term's sign flipped");
+        assert!(!with(bin(*last, &bin(*mid, rest2, p3), p2)), "the last two terms swapped");
+    }
+
     #[test]
     fn the_core_prints_each_form_under_its_macro_with_the_scalar_body_after_it() {
         let m = model();
         let lowered = m.lowered();
         let (_, c) = super::super::c::render_core(&m, &lowered, "", &[]).expect("the core renders");
-        for name in ["aether_mat4f_mul_vec", "aether_mat4f_mul"] {
+        for name in ["aether_quatf_mul", "aether_mat4f_mul_vec", "aether_mat4f_mul"] {
             let at = c.find(&format!(" {name}(")).unwrap_or_else(|| panic!("{name} is printed"));
             let body = &c[at..at + c[at..].find("\n}\n").unwrap()];
             let (open, other, close) = (body.find(&format!("#if defined({MACRO})")), body.find("#else"), body.find("#endif"));
             assert!(open < other && other < close && open.is_some(), "{name}: #if, #else, #endif in order");
             assert_eq!(body.matches("return out;").count(), 2, "{name}: the form and the scalar body each return");
-            assert_eq!(
-                body.matches("aether_item_product_f32x8(").count(),
-                if name.ends_with("vec") { 2 } else { 8 },
-                "{name}: every product guarded"
-            );
+            let guards = body.matches("aether_item_product_f32x").count() + body.matches("aether_item_signed_product_f32x").count();
+            let products = match name {
+                "aether_quatf_mul" => 4,
+                "aether_mat4f_mul_vec" => 2,
+                _ => 8,
+            };
+            assert_eq!(guards, products, "{name}: every product guarded");
         }
         assert!(c.contains("typedef char aether_mat4f_packed_for_item_forms["), "the packing the forms read is checked");
     }
