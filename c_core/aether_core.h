@@ -48,7 +48,13 @@
      instead of the register-pinning asm statement, which stops that vectoriser.
    - The matrix products keep a loop of items (AETHER_ITEM_VECTORS, aether_core.c), so that
      each item's rows become the vectors.
-   The bits stay the same: the calling convention moves no arithmetic, and x | 0 is x. */
+   The bits stay the same: the calling convention moves no arithmetic, and x | 0 is x.
+
+   With AVX, aether_mat4f_mul, aether_mat4f_mul_vec and aether_quatf_mul have a per-item vector
+   form (AETHER_ITEM_SHUFFLES, aether_core.c: the header-only form under clang or gcc 12 and
+   later, and an object compiled by clang; define AETHER_NO_ITEM_SHUFFLES to turn it off), with
+   the same bits: each vector lane does the contract's operations in its order on one result
+   component, and every product is guarded. */
 #define AETHER_CONTRACT_VERSION "0.1.0"
 #define AETHER_VERSION_MAJOR 0
 #define AETHER_VERSION_MINOR 1
