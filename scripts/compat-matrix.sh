@@ -39,9 +39,10 @@
 #            -std=c++17}, one optimisation level each                                   4 cells
 #   header-only: the core included by the runner's files as static inline functions
 #            (make HEADER_ONLY=1, AETHER_HEADER_ONLY), so it is inlined with their flags:
-#            {gcc, clang} x {-O2, -O3 -march=native -ffp-contract=fast}, g++ -std=c++11 -O2,
-#            clang++ -std=c++11 -O3 -march=native -ffp-contract=fast (clang's form for the loop
-#            vectoriser as C++), and clang -O3 with -DAETHER_NO_VECTOR_INLINE (System V)  7 cells
+#            {gcc, clang} x {-O2, -O3 -march=native -ffp-contract=fast}, g++ -std=c++11 x {-O2,
+#            -O3 -march=native} (the per-item vector forms as C++), clang++ -std=c++11 -O3
+#            -march=native -ffp-contract=fast (clang's form for the loop vectoriser as C++),
+#            and clang -O3 with -DAETHER_NO_VECTOR_INLINE (System V)                      8 cells
 #   batch:   the batched forms (make BATCH=1, runner --batch soa|aos; scripts/c-random.sh runs
 #            more on x86_64): clang -O3 -march=native -ffp-contract=fast on x86_64, aarch64,
 #            i386, wasm32 -msimd128, tcc                                                5 cells
@@ -51,7 +52,8 @@
 #            <cross>-gcc -O2 -ffp-contract=fast under qemu-user                          4 cells
 #   (--quick keeps tcc, wasm32 -O2 -msimd128 and g++ -std=c++11; not the four ISAs.)
 # The header-only form has its own guard-disabled control, and so has gcc -flto: the guards are
-# what holds the inlined core's bits. Each ISA has its guard-disabled control (-DAETHER_UNSAFE_ALLOW_CONTRACTION with
+# what holds the inlined core's bits. The vectorising guard and the per-item vector forms' guard
+# each have a control that removes that guard alone. Each ISA has its guard-disabled control (-DAETHER_UNSAFE_ALLOW_CONTRACTION with
 # -ffp-contract=fast), which must report mismatches; tcc and wasm32 without SIMD have one that
 # must report none (they do not fuse: nothing for the guard to do there).
 #   options: {gcc, clang} x each option that can change a bit, -O2 -march=x86-64; a cell whose
@@ -392,6 +394,7 @@ for cc in gcc clang; do
     add header-only "$cc" "x86_64 (header-only)" "-O3 -march=native -ffp-contract=fast" ""
 done
 add header-only "g++ -std=c++11 -x c++" "x86_64 (header-only, C++11)" "-O2" ""
+add header-only "g++ -std=c++11 -x c++" "x86_64 (header-only, C++11)" "-O3 -march=native -ffp-contract=fast" ""
 # clang's header-only form takes the layout for LLVM's loop vectoriser (AETHER_VECTOR_INLINE:
 # ms_abi for the by-value functions, the OR guard on every product); these cells run it as C++
 # and run the System V layout it replaces (AETHER_NO_VECTOR_INLINE).
