@@ -2,7 +2,8 @@
 # The pure-C runner's random mode: N random inputs per function (default 100000), each
 # compared with the Rust reference exported as a C library (reference-capi, cbindgen), on top
 # of the whole corpus. Built with gcc at the consumer's defaults (-O2, GNU C, so GCC's default
-# -ffp-contract=fast) and with clang -O3 -march=native -ffp-contract=fast. A negative control
+# -ffp-contract=fast), with clang -O3 -march=native -ffp-contract=fast, and header-only with gcc
+# -O3 -march=x86-64-v3 -ffp-contract=fast. A negative control
 # (the guards disabled) must report random mismatches. The batched forms (aether_batch.c) run
 # the same way, SoA and AoS, AVX2 and the baseline, with the negative control of their guard.
 #   usage: scripts/c-random.sh [N]
@@ -31,11 +32,14 @@ run() { # name, cc, cflags, [batch form: soa | aos]
     if [ -n "$form" ]; then batch=(BATCH=1); checkflags="--quiet --batch $form"; count=$((n / 5 + 3)); fi
     make -s -C c_core/check random "${batch[@]}" CC="$cc" CFLAGS="$flags" BUILD="$tmp/$what" REFERENCE_LIB="$lib" \
         RANDOM="$count" CHECKFLAGS="$checkflags" >"$tmp/$what.txt" 2>&1 || { cat "$tmp/$what.txt" >&2; echo "c-random: $what ($cc $flags) FAILED" >&2; exit 1; }
-    echo "c-random: $cc $flags${form:+ --batch $form}: $(grep '^aether_check: random:' "$tmp/$what.txt" | cut -d: -f3-)"
+    echo "c-random: $cc $flags${HEADER_ONLY:+ (header-only)}${form:+ --batch $form}: $(grep '^aether_check: random:' "$tmp/$what.txt" | cut -d: -f3-)"
     if [ -n "$form" ]; then echo "c-random:   $(grep '^aether_check: batch form' "$tmp/$what.txt" | cut -d: -f2-)"; fi
 }
 run gcc-default gcc "-O2"
 run clang-native clang "-O3 -march=native -ffp-contract=fast"
+# The header-only form with AVX2 (gcc: its per-item vector forms of mat4f_mul, mat4f_mul_vec and
+# quatf_mul; clang's object above takes them too).
+HEADER_ONLY=1 run gcc-header-only-v3 gcc "-O3 -march=x86-64-v3 -ffp-contract=fast"
 # The batched forms: AVX2 (the eight-wide steps in ymm registers), the x86-64 baseline (the same
 # GNU C vectors split into SSE2 halves) and clang's most aggressive options. Each _aos form has two
 # paths, chosen per function and compiler (vector steps over lanes shuffled from the structs, or a

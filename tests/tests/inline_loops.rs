@@ -96,3 +96,44 @@ fn the_inlined_loops_give_the_objects_bits_and_clang_vectorises_them() {
     assert_eq!(remarks.matches("remark: vectorized loop").count(), LOOPS);
     std::fs::remove_dir_all(&tmp).ok();
 }
+
+/// The per-item vector forms (`AETHER_ITEM_SHUFFLES`, aether_core.c) are
+/// compiled exactly where the core says: with AVX, header-only under gcc and
+/// clang, and in clang's object; not in gcc's object (slower there), not
+/// without AVX, and not with `-DAETHER_NO_ITEM_SHUFFLES`. So the
+/// compatibility matrix's AVX cells and the benchmark do run them, and no
+/// build silently falls back. Read from the preprocessor's macro list.
+#[test]
+fn the_item_forms_are_compiled_where_the_core_says() {
+    let core = aether_generator::default_root().join("c_core");
+    let defined = |cc: &str, header_only: bool, flags: &[&str]| {
+        let mut c = Command::new(cc);
+        c.args(flags).args(["-std=c99", "-E", "-dM", "-I"]).arg(&core);
+        if header_only {
+            c.args(["-DAETHER_HEADER_ONLY", "-include", "aether_core.h", "-x", "c", "/dev/null"]);
+        } else {
+            c.arg(core.join("aether_core.c"));
+        }
+        run(&mut c).lines().any(|l| l.trim() == "#define AETHER_ITEM_SHUFFLES 1")
+    };
+    let avx = ["-O2", "-march=x86-64-v3"];
+    let cases: [(&str, bool, &[&str], bool); 8] = [
+        ("gcc", true, &avx, true),
+        ("clang", true, &avx, true),
+        ("clang", false, &avx, true),
+        ("gcc", false, &avx, false),
+        ("gcc", true, &["-O2"], false),
+        ("clang", false, &["-O2"], false),
+        ("gcc", true, &["-O2", "-march=x86-64-v3", "-DAETHER_NO_ITEM_SHUFFLES"], false),
+        ("clang", false, &["-O2", "-march=x86-64-v3", "-DAETHER_NO_ITEM_SHUFFLES"], false),
+    ];
+    for (cc, header_only, flags, want) in cases {
+        let form = if header_only { "header-only" } else { "object" };
+        assert_eq!(
+            defined(cc, header_only, flags),
+            want,
+            "{cc} {form} {flags:?}: AETHER_ITEM_SHUFFLES should be {}",
+            if want { "on" } else { "off" }
+        );
+    }
+}
