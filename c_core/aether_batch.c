@@ -5183,12 +5183,43 @@ static inline aether_vec4d aether_mat4d_mul_vec_batch_item(const aether_mat4d *a
 {
     const aether_mat4d m = *aether_m;
     const aether_vec4d v = *aether_v;
+    #if defined(AETHER_ITEM_SHUFFLES)
+    aether_vec4d out;
+    aether_item_f64x4 aether_v0;
+    memcpy(&aether_v0, (const char *)&v + 0u * sizeof(double), sizeof aether_v0);
+    aether_item_f64x4 aether_v1;
+    memcpy(&aether_v1, (const char *)&m + 0u * sizeof(double), sizeof aether_v1);
+    const aether_item_f64x4 aether_v2 = aether_item_product_f64x4(aether_v1 * aether_v0);
+    aether_item_f64x4 aether_v3;
+    memcpy(&aether_v3, (const char *)&m + 4u * sizeof(double), sizeof aether_v3);
+    const aether_item_f64x4 aether_v4 = aether_item_product_f64x4(aether_v3 * aether_v0);
+    aether_item_f64x4 aether_v5;
+    memcpy(&aether_v5, (const char *)&m + 8u * sizeof(double), sizeof aether_v5);
+    const aether_item_f64x4 aether_v6 = aether_item_product_f64x4(aether_v5 * aether_v0);
+    aether_item_f64x4 aether_v7;
+    memcpy(&aether_v7, (const char *)&m + 12u * sizeof(double), sizeof aether_v7);
+    const aether_item_f64x4 aether_v8 = aether_item_product_f64x4(aether_v7 * aether_v0);
+    const aether_item_f64x4 aether_v9 = __builtin_shufflevector(aether_v2, aether_v4, 0, 4, 2, 6);
+    const aether_item_f64x4 aether_v10 = __builtin_shufflevector(aether_v2, aether_v4, 1, 5, 3, 7);
+    const aether_item_f64x4 aether_v11 = __builtin_shufflevector(aether_v6, aether_v8, 0, 4, 2, 6);
+    const aether_item_f64x4 aether_v12 = __builtin_shufflevector(aether_v6, aether_v8, 1, 5, 3, 7);
+    const aether_item_f64x4 aether_v13 = __builtin_shufflevector(aether_v9, aether_v11, 0, 1, 4, 5);
+    const aether_item_f64x4 aether_v14 = __builtin_shufflevector(aether_v10, aether_v12, 0, 1, 4, 5);
+    const aether_item_f64x4 aether_v15 = __builtin_shufflevector(aether_v9, aether_v11, 2, 3, 6, 7);
+    const aether_item_f64x4 aether_v16 = __builtin_shufflevector(aether_v10, aether_v12, 2, 3, 6, 7);
+    const aether_item_f64x4 aether_v17 = aether_v13 + aether_v14;
+    const aether_item_f64x4 aether_v18 = aether_v15 + aether_v17;
+    const aether_item_f64x4 aether_v19 = aether_v16 + aether_v18;
+    memcpy((char *)&out + 0u * sizeof(double), &aether_v19, sizeof aether_v19);
+    return out;
+    #else
     aether_vec4d out;
     out.x = (aether_product_vec_f64((m.m[3] * v.w)) + (aether_product_vec_f64((m.m[2] * v.z)) + (aether_product_vec_f64((m.m[1] * v.y)) + aether_product_vec_f64((m.m[0] * v.x)))));
     out.y = (aether_product_vec_f64((m.m[7] * v.w)) + (aether_product_vec_f64((m.m[6] * v.z)) + (aether_product_vec_f64((m.m[5] * v.y)) + aether_product_vec_f64((m.m[4] * v.x)))));
     out.z = (aether_product_vec_f64((m.m[11] * v.w)) + (aether_product_vec_f64((m.m[10] * v.z)) + (aether_product_vec_f64((m.m[9] * v.y)) + aether_product_vec_f64((m.m[8] * v.x)))));
     out.w = (aether_product_vec_f64((m.m[15] * v.w)) + (aether_product_vec_f64((m.m[14] * v.z)) + (aether_product_vec_f64((m.m[13] * v.y)) + aether_product_vec_f64((m.m[12] * v.x)))));
     return out;
+    #endif
 }
 
 static inline aether_mat2f aether_mat2f_mul_batch_item(const aether_mat2f *aether_a, const aether_mat2f *aether_b)
@@ -15272,7 +15303,7 @@ void aether_mat4d_mul_vec_soa(const double *m, const double *v, double *out, siz
 void aether_mat4d_mul_vec_aos(const aether_mat4d *m, const aether_vec4d *v, aether_vec4d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || (defined(__clang__) && !defined(AETHER_ITEM_SHUFFLES)))
     for (; n - i >= 4u; i += 4u) {
         aether_mat4dx4 v_m;
         aether_vec4dx4 v_v;

@@ -148,17 +148,18 @@ static __inline__ double aether_product_f64(double x)
 #else
 #  define AETHER_ITEM_VECTORS
 #endif
-/* With AVX, mat4f_mul and mat4f_mul_vec also have a per-item vector form (AETHER_ITEM_SHUFFLES;
-   AETHER_NO_ITEM_SHUFFLES turns it off): GNU C vectors of eight binary32 lanes, each lane the
-   contract's operations in its order on one result component. mat4f_mul_vec takes its products
-   along the rows and moves the products into the lanes of the sums (a row-major matrix has no
-   column in one vector to load), and mat4f_mul computes two result rows per vector. The
-   generator prints a form only where its lanes, evaluated on symbols, are the function's trees;
-   every product is ORed with an opaque zero, as in the vectorising guard below. It is taken in
-   the header-only form under clang and gcc 12 or later (a caller's loop over mat4f_mul_vec: 2.7
-   ns per item before, 1.5 to 1.7 with it), and in the object under clang (mat4f_mul 15 ns per
-   call before, 5 with it); gcc's object reloads its by-value arguments through memory and ran
-   mat4f_mul_vec three times slower with it (docs/reports/performance-notes.md). */
+/* With AVX, mat4f_mul, mat4f_mul_vec, mat4d_mul_vec and quatf_mul also have a per-item vector
+   form (AETHER_ITEM_SHUFFLES; AETHER_NO_ITEM_SHUFFLES turns it off): GNU C vectors whose every
+   lane does the contract's operations in its order on one result component. The mat4 * vec4
+   forms take their products along the rows and move the products into the lanes of the sums (a
+   row-major matrix has no column in one vector to load); mat4f_mul computes two result rows per
+   vector; quatf_mul adds each term with its sign bits flipped where the contract subtracts it.
+   The generator prints a form only where its lanes, evaluated on symbols, are the function's
+   trees; every product is ORed with an opaque zero, as in the vectorising guard below. It is
+   taken in the header-only form under clang and gcc 12 or later (a caller's loop over
+   mat4f_mul_vec: 3.5 ns per item before, 1.7 with it), and in the object under clang (mat4f_mul
+   17 ns per call before, 6.5 with it); gcc's object reloads its by-value arguments through
+   memory and ran mat4f_mul_vec three times slower with it (docs/reports/performance-notes.md). */
 #if defined(__AVX__) && !defined(AETHER_NO_ITEM_SHUFFLES) \
     && (defined(__clang__) || (defined(AETHER_HEADER_ONLY) && defined(__GNUC__) && __GNUC__ >= 12))
 #  define AETHER_ITEM_SHUFFLES 1
@@ -1317,20 +1318,26 @@ typedef float aether_item_f32x8 __attribute__((vector_size(32)));
 typedef float aether_item_f32x4 __attribute__((vector_size(16)));
 typedef int32_t aether_item_i32x8 __attribute__((vector_size(32)));
 typedef int32_t aether_item_i32x4 __attribute__((vector_size(16)));
+typedef double aether_item_f64x4 __attribute__((vector_size(32)));
+typedef int64_t aether_item_i64x4 __attribute__((vector_size(32)));
 #  if defined(AETHER_UNSAFE_ALLOW_CONTRACTION) || defined(AETHER_UNSAFE_UNGUARDED_VECTOR_PRODUCTS) \
       || defined(AETHER_UNSAFE_UNGUARDED_ITEM_PRODUCTS)
 #    define aether_item_product_f32x8(x) (x)
 #    define aether_item_product_f32x4(x) (x)
+#    define aether_item_product_f64x4(x) (x)
 #    define aether_item_signed_product_f32x4(x, sign) ((aether_item_f32x4)((aether_item_i32x4)(x) ^ (sign)))
 #  else
 #    define aether_item_product_f32x8(x) ((aether_item_f32x8)((aether_item_i32x8)(x) | (int32_t)aether_opaque_zero()))
 #    define aether_item_product_f32x4(x) ((aether_item_f32x4)((aether_item_i32x4)(x) | (int32_t)aether_opaque_zero()))
+#    define aether_item_product_f64x4(x) ((aether_item_f64x4)((aether_item_i64x4)(x) | (int64_t)aether_opaque_zero()))
 #    define aether_item_signed_product_f32x4(x, sign) \
         ((aether_item_f32x4)((aether_item_i32x4)(x) ^ ((sign) | (int32_t)aether_opaque_zero())))
 #  endif
 typedef char aether_quatf_packed_for_item_forms[sizeof(aether_quatf) == 4u * sizeof(float) ? 1 : -1];
 typedef char aether_mat4f_packed_for_item_forms[sizeof(aether_mat4f) == 16u * sizeof(float) ? 1 : -1];
 typedef char aether_vec4f_packed_for_item_forms[sizeof(aether_vec4f) == 4u * sizeof(float) ? 1 : -1];
+typedef char aether_mat4d_packed_for_item_forms[sizeof(aether_mat4d) == 16u * sizeof(double) ? 1 : -1];
+typedef char aether_vec4d_packed_for_item_forms[sizeof(aether_vec4d) == 4u * sizeof(double) ? 1 : -1];
 #endif
 
 AETHER_API float aether_f32_fmin(float a, float b)
@@ -2494,12 +2501,43 @@ AETHER_API_BY_VALUE aether_vec4f aether_mat4f_mul_vec(aether_mat4f m, aether_vec
 AETHER_API_BY_VALUE aether_vec4d aether_mat4d_mul_vec(aether_mat4d m, aether_vec4d v)
 {
     AETHER_ITEM_VECTORS
+    #if defined(AETHER_ITEM_SHUFFLES)
+    aether_vec4d out;
+    aether_item_f64x4 aether_v0;
+    memcpy(&aether_v0, (const char *)&v + 0u * sizeof(double), sizeof aether_v0);
+    aether_item_f64x4 aether_v1;
+    memcpy(&aether_v1, (const char *)&m + 0u * sizeof(double), sizeof aether_v1);
+    const aether_item_f64x4 aether_v2 = aether_item_product_f64x4(aether_v1 * aether_v0);
+    aether_item_f64x4 aether_v3;
+    memcpy(&aether_v3, (const char *)&m + 4u * sizeof(double), sizeof aether_v3);
+    const aether_item_f64x4 aether_v4 = aether_item_product_f64x4(aether_v3 * aether_v0);
+    aether_item_f64x4 aether_v5;
+    memcpy(&aether_v5, (const char *)&m + 8u * sizeof(double), sizeof aether_v5);
+    const aether_item_f64x4 aether_v6 = aether_item_product_f64x4(aether_v5 * aether_v0);
+    aether_item_f64x4 aether_v7;
+    memcpy(&aether_v7, (const char *)&m + 12u * sizeof(double), sizeof aether_v7);
+    const aether_item_f64x4 aether_v8 = aether_item_product_f64x4(aether_v7 * aether_v0);
+    const aether_item_f64x4 aether_v9 = __builtin_shufflevector(aether_v2, aether_v4, 0, 4, 2, 6);
+    const aether_item_f64x4 aether_v10 = __builtin_shufflevector(aether_v2, aether_v4, 1, 5, 3, 7);
+    const aether_item_f64x4 aether_v11 = __builtin_shufflevector(aether_v6, aether_v8, 0, 4, 2, 6);
+    const aether_item_f64x4 aether_v12 = __builtin_shufflevector(aether_v6, aether_v8, 1, 5, 3, 7);
+    const aether_item_f64x4 aether_v13 = __builtin_shufflevector(aether_v9, aether_v11, 0, 1, 4, 5);
+    const aether_item_f64x4 aether_v14 = __builtin_shufflevector(aether_v10, aether_v12, 0, 1, 4, 5);
+    const aether_item_f64x4 aether_v15 = __builtin_shufflevector(aether_v9, aether_v11, 2, 3, 6, 7);
+    const aether_item_f64x4 aether_v16 = __builtin_shufflevector(aether_v10, aether_v12, 2, 3, 6, 7);
+    const aether_item_f64x4 aether_v17 = aether_v13 + aether_v14;
+    const aether_item_f64x4 aether_v18 = aether_v15 + aether_v17;
+    const aether_item_f64x4 aether_v19 = aether_v16 + aether_v18;
+    memcpy((char *)&out + 0u * sizeof(double), &aether_v19, sizeof aether_v19);
+    return out;
+    #else
     aether_vec4d out;
     out.x = (aether_product_vec_f64((m.m[3] * v.w)) + (aether_product_vec_f64((m.m[2] * v.z)) + (aether_product_vec_f64((m.m[1] * v.y)) + aether_product_vec_f64((m.m[0] * v.x)))));
     out.y = (aether_product_vec_f64((m.m[7] * v.w)) + (aether_product_vec_f64((m.m[6] * v.z)) + (aether_product_vec_f64((m.m[5] * v.y)) + aether_product_vec_f64((m.m[4] * v.x)))));
     out.z = (aether_product_vec_f64((m.m[11] * v.w)) + (aether_product_vec_f64((m.m[10] * v.z)) + (aether_product_vec_f64((m.m[9] * v.y)) + aether_product_vec_f64((m.m[8] * v.x)))));
     out.w = (aether_product_vec_f64((m.m[15] * v.w)) + (aether_product_vec_f64((m.m[14] * v.z)) + (aether_product_vec_f64((m.m[13] * v.y)) + aether_product_vec_f64((m.m[12] * v.x)))));
     return out;
+    #endif
 }
 
 AETHER_API_BY_VALUE aether_mat2f aether_mat2f_mul(aether_mat2f a, aether_mat2f b)

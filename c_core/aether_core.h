@@ -50,7 +50,8 @@
      each item's rows become the vectors.
    The bits stay the same: the calling convention moves no arithmetic, and x | 0 is x.
 
-   With AVX, aether_mat4f_mul, aether_mat4f_mul_vec and aether_quatf_mul have a per-item vector
+   With AVX, aether_mat4f_mul, aether_mat4f_mul_vec, aether_mat4d_mul_vec and aether_quatf_mul have a
+   per-item vector
    form (AETHER_ITEM_SHUFFLES, aether_core.c: the header-only form under clang or gcc 12 and
    later, and an object compiled by clang; define AETHER_NO_ITEM_SHUFFLES to turn it off), with
    the same bits: each vector lane does the contract's operations in its order on one result

@@ -79,7 +79,7 @@ awk "$tables" "$tmp/big.md" >"$tmp/big-tables.md"
 # The structure-of-arrays forms of the matrix operations once more at n = 1000: at n = 1024 each
 # component plane starts 4 KiB after the last, so a step's 24 to 48 planes fall in one L1 set.
 : >"$tmp/pad.md"
-for op in mat4f_mul mat4f_mul_vec mat4f_inverse_adjugate mat4d_mul; do
+for op in mat4f_mul mat4f_mul_vec mat4f_inverse_adjugate mat4d_mul mat4d_mul_vec; do
     "$bin" --markdown --n 1000 --rounds "$rounds" --only "$op" | awk -v want=2 "$tables" >>"$tmp/pad.md"
 done
 

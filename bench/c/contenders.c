@@ -88,6 +88,7 @@ MAP1(mat3f_inverse_adjugate, aether_mat3f, aether_mat3f, aether_mat3f_inverse_ad
 MAP1(mat4f_inverse_adjugate, aether_mat4f, aether_mat4f, aether_mat4f_inverse_adjugate)
 MAP2(vec3d_dot, aether_vec3d, aether_vec3d, double, aether_vec3d_dot)
 MAP2(mat4d_mul, aether_mat4d, aether_mat4d, aether_mat4d, aether_mat4d_mul)
+MAP2(mat4d_mul_vec, aether_mat4d, aether_vec4d, aether_vec4d, aether_mat4d_mul_vec)
 MAP2(quatd_mul, aether_quatd, aether_quatd, aether_quatd, aether_quatd_mul)
 
 BENCH(mat3f_inverse_lanes)
@@ -291,6 +292,7 @@ BATCH1(mat3f_inverse_adjugate)
 BATCH1(mat4f_inverse_adjugate)
 BATCH2(vec3d_dot)
 BATCH2(mat4d_mul)
+BATCH2(mat4d_mul_vec)
 BATCH2(quatd_mul)
 
 #else

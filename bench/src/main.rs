@@ -58,6 +58,7 @@ c_loops!(
     bench_gcc_obj_mat4f_inverse_adjugate,
     bench_gcc_obj_vec3d_dot,
     bench_gcc_obj_mat4d_mul,
+    bench_gcc_obj_mat4d_mul_vec,
     bench_gcc_obj_quatd_mul,
     bench_gcc_obj_mat3f_inverse_lanes,
     bench_gcc_obj_f32_sum_array,
@@ -76,6 +77,7 @@ c_loops!(
     bench_gcc_inline_mat4f_inverse_adjugate,
     bench_gcc_inline_vec3d_dot,
     bench_gcc_inline_mat4d_mul,
+    bench_gcc_inline_mat4d_mul_vec,
     bench_gcc_inline_quatd_mul,
     bench_gcc_inline_mat3f_inverse_lanes,
     bench_gcc_inline_f32_sum_array,
@@ -94,6 +96,7 @@ c_loops!(
     bench_clang_obj_mat4f_inverse_adjugate,
     bench_clang_obj_vec3d_dot,
     bench_clang_obj_mat4d_mul,
+    bench_clang_obj_mat4d_mul_vec,
     bench_clang_obj_quatd_mul,
     bench_clang_obj_mat3f_inverse_lanes,
     bench_clang_obj_f32_sum_array,
@@ -112,6 +115,7 @@ c_loops!(
     bench_clang_inline_mat4f_inverse_adjugate,
     bench_clang_inline_vec3d_dot,
     bench_clang_inline_mat4d_mul,
+    bench_clang_inline_mat4d_mul_vec,
     bench_clang_inline_quatd_mul,
     bench_clang_inline_mat3f_inverse_lanes,
     bench_clang_inline_f32_sum_array,
@@ -169,6 +173,8 @@ c_loops!(
     bench_gcc_batch_vec3d_dot_soa,
     bench_gcc_batch_mat4d_mul_aos,
     bench_gcc_batch_mat4d_mul_soa,
+    bench_gcc_batch_mat4d_mul_vec_aos,
+    bench_gcc_batch_mat4d_mul_vec_soa,
     bench_gcc_batch_quatd_mul_aos,
     bench_gcc_batch_quatd_mul_soa,
     bench_clang_batch_vec3f_dot_aos,
@@ -193,6 +199,8 @@ c_loops!(
     bench_clang_batch_vec3d_dot_soa,
     bench_clang_batch_mat4d_mul_aos,
     bench_clang_batch_mat4d_mul_soa,
+    bench_clang_batch_mat4d_mul_vec_aos,
+    bench_clang_batch_mat4d_mul_vec_soa,
     bench_clang_batch_quatd_mul_aos,
     bench_clang_batch_quatd_mul_soa,
 );
@@ -227,6 +235,7 @@ glam_map2!(bench_glam_mat3f_inverse, glam::Mat3, glam::Mat3, glam::Mat3, |x, _y|
 glam_map2!(bench_glam_mat4f_inverse, glam::Mat4, glam::Mat4, glam::Mat4, |x, _y| x.inverse());
 glam_map2!(bench_glam_vec3d_dot, glam::DVec3, glam::DVec3, f64, |x, y| x.dot(*y));
 glam_map2!(bench_glam_mat4d_mul, glam::DMat4, glam::DMat4, glam::DMat4, |x, y| *x * *y);
+glam_map2!(bench_glam_mat4d_mul_vec, glam::DMat4, glam::DVec4, glam::DVec4, |x, y| *x * *y);
 glam_map2!(bench_glam_quatd_mul, glam::DQuat, glam::DQuat, glam::DQuat, |x, y| *x * *y);
 
 // ---- the elementary functions ----
@@ -765,6 +774,25 @@ fn ops() -> Vec<Op> {
             ("clang batch aos", Aether, bench_clang_batch_mat4d_mul_aos),
             ("clang batch soa", Soa, bench_clang_batch_mat4d_mul_soa),
             ("glam", Peer, bench_glam_mat4d_mul)
+        ]
+    );
+    op!(
+        "mat4d_mul_vec",
+        F64,
+        Mat4,
+        Some(Vec4),
+        Vec4,
+        false,
+        [
+            ("gcc object", Aether, bench_gcc_obj_mat4d_mul_vec),
+            ("gcc header-only", Aether, bench_gcc_inline_mat4d_mul_vec),
+            ("clang object", Aether, bench_clang_obj_mat4d_mul_vec),
+            ("clang header-only", Aether, bench_clang_inline_mat4d_mul_vec),
+            ("gcc batch aos", Aether, bench_gcc_batch_mat4d_mul_vec_aos),
+            ("gcc batch soa", Soa, bench_gcc_batch_mat4d_mul_vec_soa),
+            ("clang batch aos", Aether, bench_clang_batch_mat4d_mul_vec_aos),
+            ("clang batch soa", Soa, bench_clang_batch_mat4d_mul_vec_soa),
+            ("glam", Peer, bench_glam_mat4d_mul_vec)
         ]
     );
     op!(

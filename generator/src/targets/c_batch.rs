@@ -362,7 +362,7 @@ fn aos_io(kind: &ShapeKind, var: &str, arr: &str, words: usize, width: usize, lo
 ///   twice as fast, quatf_mul 1.60 against 2.99, and the item loop at most
 ///   1.3 times faster, quatd_mul);
 /// - both: the item loop where the item function has its per-item vector
-///   form (`c_item`: mat4f_mul and mat4f_mul_vec under AETHER_ITEM_SHUFFLES),
+///   form (`c_item`: the mat4 products and quatf_mul under AETHER_ITEM_SHUFFLES),
 ///   which moves no component into the lanes of other items.
 ///
 /// `AETHER_BATCH_AOS_STEPS` (every `_aos` through its vector step) and

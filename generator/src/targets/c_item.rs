@@ -1,6 +1,7 @@
-//! The per-item vector forms of the C core's 4 × 4 binary32 matrix products
-//! (`AETHER_ITEM_SHUFFLES`: the header-only form, with AVX, under clang or
-//! gcc 12 and later).
+//! The per-item vector forms of the C core's 4 × 4 matrix products and the
+//! binary32 quaternion product (`AETHER_ITEM_SHUFFLES`, aether_core.c: with
+//! AVX, the header-only form under clang or gcc 12 and later, and clang's
+//! object): mat4f_mul, mat4f_mul_vec, mat4d_mul_vec and quatf_mul.
 //!
 //! A caller's loop over `aether_mat4f_mul_vec` ran 2.9 times slower than
 //! cglm's and glam's: the contract's row-major matrix puts the four products
@@ -10,9 +11,11 @@
 //! rows instead (two rows times the vector twice, in two 8-lane products)
 //! and moves the products, not the inputs, into the lanes of the sums: two
 //! unpacks, two swaps within 64-bit pairs and one final gather, then the
-//! contract's three sums. `aether_mat4f_mul` takes two rows of the result
-//! per vector: each row of `b` twice times `a`'s entries broadcast, summed
-//! in the contract's order.
+//! contract's three sums (binary64: one row per four-lane vector, the
+//! products transposed by unpacks and half swaps). `aether_mat4f_mul` takes
+//! two rows of the result per vector: each row of `b` twice times `a`'s
+//! entries broadcast, summed in the contract's order. `aether_quatf_mul`
+//! adds each term with its sign bits flipped where the contract subtracts.
 //!
 //! The order of operations stays the tree's: a plan is a list of lane moves
 //! (loads, shuffles, products, sums, stores), and [`form`] evaluates it on
@@ -25,10 +28,10 @@
 //! fuses it into a sum. `AETHER_UNSAFE_UNGUARDED_ITEM_PRODUCTS` removes this
 //! guard alone (and `AETHER_UNSAFE_UNGUARDED_VECTOR_PRODUCTS` with the
 //! vectorising guard): the compatibility matrix's negative controls, where
-//! mat4f_mul's form then fuses under `-ffp-contract=fast`. mat4f_mul_vec's
-//! products reach its sums only through shuffles, and no compiler tried
-//! fused them without the guard; it stays, for a compiler that moves the
-//! shuffles before the products.
+//! mat4f_mul's and quatf_mul's forms then fuse under `-ffp-contract=fast`.
+//! The mat4 * vec4 forms' products reach their sums only through shuffles,
+//! and no compiler tried fused them without the guard; it stays, for a
+//! compiler that moves the shuffles before the products.
 
 use crate::dsl::BinOp;
 use crate::model::{Expr, Function, Kind, Model};
@@ -47,20 +50,23 @@ struct V {
 /// A plan being written: the C lines and the result components it stored.
 struct Plan<'a> {
     f: &'a Function,
+    /// The element's name in the vector types (`f32`, `f64`) and its C type.
+    t: &'a str,
+    c: &'a str,
     lines: Vec<String>,
     out: Vec<Option<Expr>>,
     n: usize,
 }
 
 impl<'a> Plan<'a> {
-    fn new(f: &'a Function) -> Self {
-        Plan { f, lines: Vec::new(), out: vec![None; f.output_words()], n: 0 }
+    fn new(f: &'a Function, elem: &'a ElemType) -> Self {
+        Plan { f, t: &elem.name, c: &elem.c_type, lines: Vec::new(), out: vec![None; f.output_words()], n: 0 }
     }
 
     fn bind(&mut self, lanes: Vec<Expr>, value: String) -> V {
         let name = format!("aether_v{}", self.n);
         self.n += 1;
-        self.lines.push(format!("const aether_item_f32x{} {name} = {value};", lanes.len()));
+        self.lines.push(format!("const aether_item_{}x{} {name} = {value};", self.t, lanes.len()));
         V { name, lanes }
     }
 
@@ -69,8 +75,8 @@ impl<'a> Plan<'a> {
         let name = format!("aether_v{}", self.n);
         self.n += 1;
         let p = &self.f.params[param].name;
-        self.lines.push(format!("aether_item_f32x{lanes} {name};"));
-        self.lines.push(format!("memcpy(&{name}, (const char *)&{p} + {first}u * sizeof(float), sizeof {name});"));
+        self.lines.push(format!("aether_item_{}x{lanes} {name};", self.t));
+        self.lines.push(format!("memcpy(&{name}, (const char *)&{p} + {first}u * sizeof({}), sizeof {name});", self.c));
         V { name, lanes: (first..first + lanes).map(|comp| Expr::Input { param, comp }).collect() }
     }
 
@@ -86,7 +92,7 @@ impl<'a> Plan<'a> {
         assert_eq!(a.lanes.len(), b.lanes.len());
         let lanes = a.lanes.iter().zip(&b.lanes).map(|(x, y)| Expr::Bin(op, Box::new(x.clone()), Box::new(y.clone()))).collect();
         let value = match op {
-            BinOp::Mul => format!("aether_item_product_f32x{}({} * {})", a.lanes.len(), a.name, b.name),
+            BinOp::Mul => format!("aether_item_product_{}x{}({} * {})", self.t, a.lanes.len(), a.name, b.name),
             BinOp::Add => format!("{} + {}", a.name, b.name),
             _ => unreachable!("plans multiply and add"),
         };
@@ -116,7 +122,7 @@ impl<'a> Plan<'a> {
 
     /// Stores `v` as result components `first..`.
     fn store(&mut self, v: &V, first: usize) {
-        self.lines.push(format!("memcpy((char *)&out + {first}u * sizeof(float), &{}, sizeof {});", v.name, v.name));
+        self.lines.push(format!("memcpy((char *)&out + {first}u * sizeof({}), &{}, sizeof {});", self.c, v.name, v.name));
         for (i, e) in v.lanes.iter().enumerate() {
             self.out[first + i] = Some(e.clone());
         }
@@ -145,8 +151,8 @@ fn words(k: &Kind) -> usize {
 }
 
 /// mat4 * vec4: the products along the rows, moved into the sums' lanes.
-fn mul_vec(f: &Function) -> Plan<'_> {
-    let mut p = Plan::new(f);
+fn mul_vec<'a>(f: &'a Function, elem: &'a ElemType) -> Plan<'a> {
+    let mut p = Plan::new(f, elem);
     let m01 = p.load(0, 0, 8);
     let m23 = p.load(0, 8, 8);
     let v = p.load(1, 0, 4);
@@ -168,8 +174,8 @@ fn mul_vec(f: &Function) -> Plan<'_> {
 
 /// mat4 * mat4: two rows of the result per vector, each a sum over k of
 /// a's entry (r, k) broadcast times b's row k.
-fn mat_mul(f: &Function) -> Plan<'_> {
-    let mut p = Plan::new(f);
+fn mat_mul<'a>(f: &'a Function, elem: &'a ElemType) -> Plan<'a> {
+    let mut p = Plan::new(f, elem);
     let rows: Vec<V> = (0..4)
         .map(|k| {
             let row = p.load(1, 4 * k, 4);
@@ -196,8 +202,8 @@ fn mat_mul(f: &Function) -> Plan<'_> {
 /// quat * quat (four components, stored w, x, y, z): the sum over k of a's
 /// component k broadcast times b's components in the order term k of each
 /// result takes them, each added or subtracted lane by lane.
-fn quat_mul(f: &Function) -> Plan<'_> {
-    let mut p = Plan::new(f);
+fn quat_mul<'a>(f: &'a Function, elem: &'a ElemType) -> Plan<'a> {
+    let mut p = Plan::new(f, elem);
     let a = p.load(0, 0, 4);
     let b = p.load(1, 0, 4);
     // Term k of result i is a[k] * b[ORDER[k][i]], subtracted where NEGATE[k][i].
@@ -216,17 +222,46 @@ fn quat_mul(f: &Function) -> Plan<'_> {
     p
 }
 
+/// mat4 * vec4 in binary64: each row (four lanes) times the vector, then
+/// the products transposed into the sums' lanes (two unpacks and two
+/// half swaps per pair of rows) and summed in the contract's order.
+fn mul_vec_f64<'a>(f: &'a Function, elem: &'a ElemType) -> Plan<'a> {
+    let mut p = Plan::new(f, elem);
+    let v = p.load(1, 0, 4);
+    let prods: Vec<V> = (0..4)
+        .map(|r| {
+            let row = p.load(0, 4 * r, 4);
+            p.op(BinOp::Mul, &row, &v)
+        })
+        .collect();
+    // (r, r + 1) products of columns 0 and 2, then 1 and 3.
+    let t0 = p.shuffle(&prods[0], &prods[1], &[0, 4, 2, 6]);
+    let t1 = p.shuffle(&prods[0], &prods[1], &[1, 5, 3, 7]);
+    let t2 = p.shuffle(&prods[2], &prods[3], &[0, 4, 2, 6]);
+    let t3 = p.shuffle(&prods[2], &prods[3], &[1, 5, 3, 7]);
+    let c0 = p.shuffle(&t0, &t2, &[0, 1, 4, 5]);
+    let c1 = p.shuffle(&t1, &t3, &[0, 1, 4, 5]);
+    let c2 = p.shuffle(&t0, &t2, &[2, 3, 6, 7]);
+    let c3 = p.shuffle(&t1, &t3, &[2, 3, 6, 7]);
+    let s = p.op(BinOp::Add, &c0, &c1);
+    let s = p.op(BinOp::Add, &c2, &s);
+    let s = p.op(BinOp::Add, &c3, &s);
+    p.store(&s, 0);
+    p
+}
+
 /// The vector form of `f` (the lines between `#if AETHER_ITEM_SHUFFLES` and
 /// `#else`), where a plan computes its trees.
 pub fn form(model: &Model, f: &Function) -> Option<Vec<String>> {
     let elem: &ElemType = model.spec.types.iter().find(|t| t.name == f.elem)?;
-    if elem.bits != 32 || !f.temps.is_empty() || f.params.len() != 2 {
+    if !f.temps.is_empty() || f.params.len() != 2 {
         return None;
     }
-    let plan = match (words(&f.params[0].kind), words(&f.params[1].kind), words(&f.ret)) {
-        (16, 4, 4) => mul_vec(f),
-        (16, 16, 16) => mat_mul(f),
-        (4, 4, 4) if f.params[0].kind == f.ret && f.params[1].kind == f.ret => quat_mul(f),
+    let plan = match (elem.bits, words(&f.params[0].kind), words(&f.params[1].kind), words(&f.ret)) {
+        (32, 16, 4, 4) => mul_vec(f, elem),
+        (32, 16, 16, 16) => mat_mul(f, elem),
+        (32, 4, 4, 4) if f.params[0].kind == f.ret && f.params[1].kind == f.ret => quat_mul(f, elem),
+        (64, 16, 4, 4) => mul_vec_f64(f, elem),
         _ => return None,
     };
     let same = plan.out.iter().zip(&f.outputs).all(|(got, want)| got.as_ref().map(commuted) == Some(commuted(want)));
@@ -254,40 +289,42 @@ pub fn wrap(form: Vec<String>, scalar: Vec<String>) -> Vec<String> {
 /// The file-scope lines of the forms: their vector types, the guard and the
 /// packing they rely on (each shape's components side by side).
 pub fn prologue(model: &Model, lowered: &[Function]) -> Vec<String> {
-    let f32 = model.spec.types.iter().find(|t| t.bits == 32);
-    let Some(t) = f32 else { return Vec::new() };
     let mut lines = vec![
         format!("#if defined({MACRO})"),
         "typedef float aether_item_f32x8 __attribute__((vector_size(32)));".into(),
         "typedef float aether_item_f32x4 __attribute__((vector_size(16)));".into(),
         "typedef int32_t aether_item_i32x8 __attribute__((vector_size(32)));".into(),
         "typedef int32_t aether_item_i32x4 __attribute__((vector_size(16)));".into(),
+        "typedef double aether_item_f64x4 __attribute__((vector_size(32)));".into(),
+        "typedef int64_t aether_item_i64x4 __attribute__((vector_size(32)));".into(),
         "#  if defined(AETHER_UNSAFE_ALLOW_CONTRACTION) || defined(AETHER_UNSAFE_UNGUARDED_VECTOR_PRODUCTS) \\".into(),
         "      || defined(AETHER_UNSAFE_UNGUARDED_ITEM_PRODUCTS)".into(),
         "#    define aether_item_product_f32x8(x) (x)".into(),
         "#    define aether_item_product_f32x4(x) (x)".into(),
+        "#    define aether_item_product_f64x4(x) (x)".into(),
         "#    define aether_item_signed_product_f32x4(x, sign) ((aether_item_f32x4)((aether_item_i32x4)(x) ^ (sign)))".into(),
         "#  else".into(),
         "#    define aether_item_product_f32x8(x) ((aether_item_f32x8)((aether_item_i32x8)(x) | (int32_t)aether_opaque_zero()))".into(),
         "#    define aether_item_product_f32x4(x) ((aether_item_f32x4)((aether_item_i32x4)(x) | (int32_t)aether_opaque_zero()))".into(),
+        "#    define aether_item_product_f64x4(x) ((aether_item_f64x4)((aether_item_i64x4)(x) | (int64_t)aether_opaque_zero()))".into(),
         "#    define aether_item_signed_product_f32x4(x, sign) \\".into(),
         "        ((aether_item_f32x4)((aether_item_i32x4)(x) ^ ((sign) | (int32_t)aether_opaque_zero())))".into(),
         "#  endif".into(),
     ];
-    let mut shapes: Vec<&str> = Vec::new();
+    let mut packed: Vec<String> = Vec::new();
     for f in lowered.iter().filter(|f| form(model, f).is_some()) {
+        let Some(t) = model.spec.types.iter().find(|t| t.name == f.elem) else { continue };
         for k in f.params.iter().map(|p| &p.kind).chain(std::iter::once(&f.ret)) {
             if let Kind::Shape(s) = k {
-                if !shapes.contains(&s.name.as_str()) {
-                    shapes.push(&s.name);
+                let c = super::c::type_name(model, &s.name, t);
+                let line = format!("typedef char {c}_packed_for_item_forms[sizeof({c}) == {}u * sizeof({}) ? 1 : -1];", s.len(), t.c_type);
+                if !packed.contains(&line) {
+                    packed.push(line);
                 }
             }
         }
     }
-    for s in shapes {
-        let (c, n) = (super::c::type_name(model, s, t), model.spec.shape(s).map_or(0, |s| s.len()));
-        lines.push(format!("typedef char {c}_packed_for_item_forms[sizeof({c}) == {n}u * sizeof(float) ? 1 : -1];"));
-    }
+    lines.extend(packed);
     lines.push("#endif".into());
     lines
 }
@@ -301,10 +338,10 @@ mod tests {
     }
 
     #[test]
-    fn the_4x4_and_quaternion_binary32_products_and_only_they_have_a_form() {
+    fn the_4x4_and_quaternion_products_and_only_they_have_a_form() {
         let m = model();
         let with: Vec<String> = m.lowered().iter().filter(|f| form(&m, f).is_some()).map(|f| m.c_name(f)).collect();
-        assert_eq!(with, ["aether_quatf_mul", "aether_mat4f_mul_vec", "aether_mat4f_mul"]);
+        assert_eq!(with, ["aether_quatf_mul", "aether_mat4f_mul_vec", "aether_mat4d_mul_vec", "aether_mat4f_mul"]);
     }
 
     /// The symbolic check is what keeps the order the tree's: a tree the
@@ -315,7 +352,7 @@ mod tests {
     fn a_tree_the_plan_does_not_compute_gets_no_form() {
         let m = model();
         let lowered = m.lowered();
-        for name in ["aether_mat4f_mul_vec", "aether_mat4f_mul"] {
+        for name in ["aether_mat4f_mul_vec", "aether_mat4d_mul_vec", "aether_mat4f_mul"] {
             let f = lowered.iter().find(|f| m.c_name(f) == name).unwrap();
             let Expr::Bin(BinOp::Add, p3, rest) = &f.outputs[1] else { panic!("{name}: out[1] is no sum") };
             let Expr::Bin(BinOp::Add, p2, rest) = &**rest else { panic!("{name}: out[1] is no right-nested sum") };
@@ -360,15 +397,15 @@ mod tests {
         let m = model();
         let lowered = m.lowered();
         let (_, c) = super::super::c::render_core(&m, &lowered, "", &[]).expect("the core renders");
-        for name in ["aether_quatf_mul", "aether_mat4f_mul_vec", "aether_mat4f_mul"] {
+        for name in ["aether_quatf_mul", "aether_mat4f_mul_vec", "aether_mat4d_mul_vec", "aether_mat4f_mul"] {
             let at = c.find(&format!(" {name}(")).unwrap_or_else(|| panic!("{name} is printed"));
             let body = &c[at..at + c[at..].find("\n}\n").unwrap()];
             let (open, other, close) = (body.find(&format!("#if defined({MACRO})")), body.find("#else"), body.find("#endif"));
             assert!(open < other && other < close && open.is_some(), "{name}: #if, #else, #endif in order");
             assert_eq!(body.matches("return out;").count(), 2, "{name}: the form and the scalar body each return");
-            let guards = body.matches("aether_item_product_f32x").count() + body.matches("aether_item_signed_product_f32x").count();
+            let guards = body.matches("aether_item_product_f").count() + body.matches("aether_item_signed_product_f").count();
             let products = match name {
-                "aether_quatf_mul" => 4,
+                "aether_quatf_mul" | "aether_mat4d_mul_vec" => 4,
                 "aether_mat4f_mul_vec" => 2,
                 _ => 8,
             };
