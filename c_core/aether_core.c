@@ -1312,7 +1312,7 @@ static inline void aether_eigh_f64_4(const double *a, double *e, double *v)
 }
 
 
-/* The per-item vector forms of the 4 x 4 binary32 matrix products (AETHER_ITEM_SHUFFLES): their vector types, their product guard (the bits ORed with the opaque zero, lane by lane) and the packing they read. */
+/* The per-item vector forms of the mat4 products and quatf_mul (AETHER_ITEM_SHUFFLES): their vector types, their product guard (the bits ORed with the opaque zero, lane by lane) and the packing they read. */
 #if defined(AETHER_ITEM_SHUFFLES)
 typedef float aether_item_f32x8 __attribute__((vector_size(32)));
 typedef float aether_item_f32x4 __attribute__((vector_size(16)));

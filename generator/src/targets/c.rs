@@ -509,8 +509,8 @@ pub fn ulp_functions(model: &Model) -> Vec<CFunction> {
 pub fn render_core(model: &Model, lowered: &[Function], banner: &str, witnesses: &[Witness]) -> Result<(String, String), Error> {
     let types = c_types(model);
     let mut functions: Vec<CFunction> = lowered.iter().map(|f| function(model, f, &Dialect::C)).collect();
-    // The 4 x 4 binary32 matrix products also have their per-item vector
-    // form (AETHER_ITEM_SHUFFLES, c_item.rs), where its plan computes their trees.
+    // The mat4 products and quatf_mul also have their per-item vector form
+    // (AETHER_ITEM_SHUFFLES, c_item.rs), where its plan computes their trees.
     for (f, c) in lowered.iter().zip(functions.iter_mut()) {
         if let Some(form) = super::c_item::form(model, f) {
             c.body = super::c_item::wrap(form, std::mem::take(&mut c.body));
@@ -544,7 +544,7 @@ pub fn render_core(model: &Model, lowered: &[Function], banner: &str, witnesses:
     helpers.extend(linalg_helpers(model, lowered, &Dialect::C));
     if lowered.iter().any(|f| super::c_item::form(model, f).is_some()) {
         helpers.push(Helper {
-            doc: "The per-item vector forms of the 4 x 4 binary32 matrix products (AETHER_ITEM_SHUFFLES): their vector \
+            doc: "The per-item vector forms of the mat4 products and quatf_mul (AETHER_ITEM_SHUFFLES): their vector \
                   types, their product guard (the bits ORed with the opaque zero, lane by lane) and the packing they read."
                 .into(),
             lines: super::c_item::prologue(model, lowered),

@@ -202,24 +202,47 @@ fn mat_mul<'a>(f: &'a Function, elem: &'a ElemType) -> Plan<'a> {
 /// quat * quat (four components, stored w, x, y, z): the sum over k of a's
 /// component k broadcast times b's components in the order term k of each
 /// result takes them, each added or subtracted lane by lane.
-fn quat_mul<'a>(f: &'a Function, elem: &'a ElemType) -> Plan<'a> {
+fn quat_mul<'a>(f: &'a Function, elem: &'a ElemType) -> Option<Plan<'a>> {
+    // Term k of result i is a[k] * b[order[k][i]], subtracted where
+    // negate[k][i]: read from the function's trees (left-nested sums of four
+    // products), so the signs and orders are the spec's alone.
+    let mut order = [[0usize; 4]; 4];
+    let mut negate = [[false; 4]; 4];
+    for (i, out) in f.outputs.iter().enumerate().take(4) {
+        let mut e = out;
+        for k in (0..4).rev() {
+            let (neg, prod) = match e {
+                Expr::Bin(op @ (BinOp::Add | BinOp::Sub), rest, prod) if k > 0 => {
+                    e = rest;
+                    (*op == BinOp::Sub, &**prod)
+                }
+                prod if k == 0 => (false, prod),
+                _ => return None,
+            };
+            let Expr::Bin(BinOp::Mul, x, y) = prod else { return None };
+            let (Expr::Input { param: 0, comp: ka }, Expr::Input { param: 1, comp: kb }) = (&**x, &**y) else { return None };
+            if *ka != k {
+                return None;
+            }
+            order[k][i] = *kb;
+            negate[k][i] = neg;
+        }
+    }
     let mut p = Plan::new(f, elem);
     let a = p.load(0, 0, 4);
     let b = p.load(1, 0, 4);
-    // Term k of result i is a[k] * b[ORDER[k][i]], subtracted where NEGATE[k][i].
-    const ORDER: [[usize; 4]; 4] = [[0, 1, 2, 3], [1, 0, 3, 2], [2, 3, 0, 1], [3, 2, 1, 0]];
-    const NEGATE: [[bool; 4]; 4] = [[false; 4], [true, false, true, false], [true, false, false, true], [true, true, false, false]];
     let mut sum: Option<V> = None;
     for k in 0..4 {
         let ak = p.shuffle(&a, &a, &[k; 4]);
-        let bk = if k == 0 { b.clone() } else { p.shuffle(&b, &b, &ORDER[k]) };
+        let bk = if order[k] == [0, 1, 2, 3] { b.clone() } else { p.shuffle(&b, &b, &order[k]) };
         sum = Some(match sum {
-            None => p.op(BinOp::Mul, &ak, &bk),
-            Some(s) => p.add_product(&s, &ak, &bk, &NEGATE[k]),
+            None if negate[k] == [false; 4] => p.op(BinOp::Mul, &ak, &bk),
+            None => return None,
+            Some(s) => p.add_product(&s, &ak, &bk, &negate[k]),
         });
     }
-    p.store(&sum.unwrap(), 0);
-    p
+    p.store(&sum?, 0);
+    Some(p)
 }
 
 /// mat4 * vec4 in binary64: each row (four lanes) times the vector, then
@@ -260,7 +283,7 @@ pub fn form(model: &Model, f: &Function) -> Option<Vec<String>> {
     let plan = match (elem.bits, words(&f.params[0].kind), words(&f.params[1].kind), words(&f.ret)) {
         (32, 16, 4, 4) => mul_vec(f, elem),
         (32, 16, 16, 16) => mat_mul(f, elem),
-        (32, 4, 4, 4) if f.params[0].kind == f.ret && f.params[1].kind == f.ret => quat_mul(f, elem),
+        (32, 4, 4, 4) if f.params[0].kind == f.ret && f.params[1].kind == f.ret => quat_mul(f, elem)?,
         (64, 16, 4, 4) => mul_vec_f64(f, elem),
         _ => return None,
     };
@@ -371,10 +394,12 @@ mod tests {
         }
     }
 
-    /// The quaternion product's signs are checked the same way: one term's
-    /// sign flipped, or two terms swapped, and the form is gone.
+    /// The quaternion plan reads its signs and orders from the tree, so a
+    /// tree with one term's sign flipped gets a form that flips that lane's
+    /// sign too (its lanes are that tree, the symbolic check says), and a
+    /// tree whose terms are not in the order of a's components gets none.
     #[test]
-    fn a_quaternion_product_with_another_sign_or_order_gets_no_form() {
+    fn a_quaternion_product_form_follows_its_signs_and_drops_another_order() {
         let m = model();
         let lowered = m.lowered();
         let f = lowered.iter().find(|f| m.c_name(f) == "aether_quatf_mul").unwrap();
@@ -384,12 +409,15 @@ mod tests {
         let with = |e: Expr| {
             let mut g = f.clone();
             g.outputs[2] = e;
-            form(&m, &g).is_some()
+            form(&m, &g)
         };
         let bin = |op: BinOp, a: &Expr, b: &Expr| Expr::Bin(op, Box::new(a.clone()), Box::new(b.clone()));
-        assert!(with(f.outputs[2].clone()), "its own tree");
-        assert!(!with(bin(flip(last), rest, p3)), "the last term's sign flipped");
-        assert!(!with(bin(*last, &bin(*mid, rest2, p3), p2)), "the last two terms swapped");
+        let own = with(f.outputs[2].clone()).expect("its own tree has a form");
+        let flipped = with(bin(flip(last), rest, p3)).expect("a flipped sign still has a form");
+        let masks = |lines: &[String]| lines.iter().filter(|l| l.contains("INT32_MIN")).cloned().collect::<Vec<_>>();
+        assert_ne!(masks(&own), masks(&flipped), "the flipped sign is in the form's masks");
+        assert_eq!(masks(&own).len(), masks(&flipped).len());
+        assert!(with(bin(*last, &bin(*mid, rest2, p3), p2)).is_none(), "the last two terms swapped");
     }
 
     #[test]
